@@ -1,0 +1,49 @@
+"""veracity — honest probabilities.
+
+Audit whether a model's scores mean what they say, repair them with calibrators
+fit only on held-out data, turn them into decisions, and watch them drift.
+
+>>> import veracity as vc
+>>> round(vc.brier([.76, .82, .81, .91, .70], [1, 0, 1, 1, 0]), 5)
+0.25284
+"""
+
+from ._version import __version__
+
+# -- audit core --------------------------------------------------------------------
+from ._validation import VeracityError
+from ._intervals import binomial_interval
+from ._stats import BinStats
+from ._metrics import (
+    BrierDecomposition,
+    accuracy,
+    auc,
+    brier,
+    brier_decomposition,
+    ece,
+    mce,
+    nll,
+)
+from ._reliability import ReliabilityRow, ReliabilityTable, reliability
+from ._audit import AuditResult, audit
+from .datasets import load_demo
+
+# -- calibrators (issue 3) ---------------------------------------------------------
+
+# -- decisions (issue 4) -----------------------------------------------------------
+
+# -- honest estimators (issue 5) ---------------------------------------------------
+
+# -- reporting (issue 7) -----------------------------------------------------------
+
+def _public_names() -> list[str]:
+    import types
+
+    return sorted(
+        name
+        for name, value in globals().items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    )
+
+
+__all__ = _public_names()  # pinned by tests/test_public_api.py

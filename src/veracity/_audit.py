@@ -1,0 +1,238 @@
+"""``vc.audit``: every audit number from one pass over the data, optionally per slice."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ._binning import make_edges
+from ._metrics import (
+    BrierDecomposition,
+    accuracy_of,
+    auc_of,
+    brier_decomposition_from_stats,
+    nll_from_stats,
+)
+from ._reliability import ReliabilityTable
+from ._stats import BinStats
+from ._text import fmt, render_table
+from ._validation import Binary, VeracityError, prepare_binary, to_numpy
+
+
+@dataclass(frozen=True, eq=False)
+class AuditResult:
+    """All audit numbers for one set of forecasts.
+
+    ``metrics`` holds ``ece, mce, brier, nll, auc, accuracy`` (``auc`` is ``None``
+    when the data has a single class); ``table`` is the reliability table;
+    ``decomposition`` the exact Brier decomposition; ``groups`` one
+    :class:`AuditResult` per slice when ``by=`` was given; ``extras`` holds
+    optional sections (intervals, noise floor, tests) added by other estimators.
+    """
+
+    n: int
+    total_weight: float
+    base_rate: float
+    score_type: str
+    n_classes: int
+    threshold: float
+    table: ReliabilityTable
+    decomposition: BrierDecomposition
+    ece: float
+    mce: float
+    brier: float
+    nll: float
+    auc: float | None
+    accuracy: float
+    groups: dict[str, AuditResult] = field(default_factory=dict)
+    group_column: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def metrics(self) -> dict[str, float | None]:
+        return {
+            "ece": self.ece,
+            "mce": self.mce,
+            "brier": self.brier,
+            "nll": self.nll,
+            "auc": self.auc,
+            "accuracy": self.accuracy,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; keys mirror the Python names (DESIGN §3)."""
+        table = self.table.to_dict()
+        out: dict[str, Any] = {
+            "n": self.n,
+            "total_weight": self.total_weight,
+            "base_rate": self.base_rate,
+            "score_type": self.score_type,
+            "n_classes": self.n_classes,
+            "threshold": self.threshold,
+            "metrics": self.metrics,
+            "decomposition": self.decomposition.to_dict(),
+            "bins": table["bins"],
+            "strategy": table["strategy"],
+            "ci": table["ci"],
+            "level": table["level"],
+            "min_count": table["min_count"],
+            "empty_bins": table["empty_bins"],
+            "table": table["table"],
+        }
+        for key, section in self.extras.items():
+            out[key] = section.to_dict() if hasattr(section, "to_dict") else section
+        if self.groups:
+            out["by"] = self.group_column
+            out["groups"] = {k: g.to_dict() for k, g in self.groups.items()}
+        return out
+
+    def summary_line(self) -> str:
+        return (
+            f"ECE {fmt(self.ece)}   MCE {fmt(self.mce)}   Brier {fmt(self.brier)}   "
+            f"NLL {fmt(self.nll)}   acc({self.threshold:g}) {fmt(self.accuracy)}   AUC {fmt(self.auc)}"
+        )
+
+    def __str__(self) -> str:
+        reading = "top-label, " if self.n_classes > 2 else ""
+        head = (
+            f"Calibration audit: {self.n} rows, {reading}base rate {self.base_rate:.4f}, "
+            f"{self.table.bins} {self.table.strategy} bins"
+        )
+        d = self.decomposition
+        lines = [
+            head,
+            str(self.table),
+            self.summary_line(),
+            (
+                f"Brier = reliability {d.reliability:.4f} - resolution {d.resolution:.4f} "
+                f"+ uncertainty {d.uncertainty:.4f} + within-bin {d.within_variance - 2 * d.within_covariance:+.4f}"
+            ),
+        ]
+        lines.extend(str(section) for section in self.extras.values())
+        if self.groups:
+            rows = [
+                [
+                    str(k),
+                    str(g.n),
+                    fmt(g.base_rate),
+                    fmt(g.ece),
+                    fmt(g.brier),
+                    fmt(g.nll),
+                    fmt(g.auc),
+                    fmt(g.accuracy),
+                ]
+                for k, g in self.groups.items()
+            ]
+            rows.append(
+                ["(all)", str(self.n), fmt(self.base_rate), fmt(self.ece), fmt(self.brier),
+                 fmt(self.nll), fmt(self.auc), fmt(self.accuracy)]
+            )
+            lines.append(f"\nBy {self.group_column or 'group'}:")
+            lines.append(
+                render_table(
+                    [self.group_column or "group", "n", "base", "ECE", "Brier", "NLL", "AUC", "acc"], rows
+                )
+            )
+        return "\n".join(lines)
+
+
+def _audit_binary(
+    data: Binary,
+    edges: np.ndarray,
+    strategy: str,
+    *,
+    score_type: str,
+    ci: str,
+    level: float,
+    sided: str,
+    min_count: int,
+    threshold: float,
+) -> AuditResult:
+    stats = BinStats.from_binary(data, edges, strategy, full=True)
+    table = ReliabilityTable.from_stats(stats, ci=ci, level=level, sided=sided, min_count=min_count)
+    decomposition = brier_decomposition_from_stats(stats)
+    total = stats.total_weight
+    n_pos = float(stats.sum_y.sum())
+    auc_value = auc_of(data) if 0 < n_pos < total and (data.y == 0).any() else None
+    return AuditResult(
+        n=data.n,
+        total_weight=total,
+        base_rate=n_pos / total,
+        score_type=score_type,
+        n_classes=data.n_classes,
+        threshold=threshold,
+        table=table,
+        decomposition=decomposition,
+        ece=table.ece,
+        mce=table.mce,
+        brier=decomposition.brier,
+        nll=nll_from_stats(stats),
+        auc=auc_value,
+        accuracy=accuracy_of(data, threshold),
+    )
+
+
+def _subset(data: Binary, rows: np.ndarray) -> Binary:
+    pick = (lambda a: None if a is None else a[rows])
+    return Binary(
+        p=data.p[rows],
+        y=data.y[rows],
+        w=pick(data.w),
+        logit=pick(data.logit),
+        nll_terms=pick(data.nll_terms),
+        n_classes=data.n_classes,
+    )
+
+
+def audit(
+    scores: Any,
+    labels: Any,
+    *,
+    bins: int = 15,
+    strategy: str = "uniform",
+    score_type: str = "probability",
+    ci: str = "wilson",
+    level: float = 0.95,
+    sided: str = "two-sided",
+    min_count: int = 20,
+    threshold: float = 0.5,
+    sample_weight: Any = None,
+    by: Any = None,
+    by_name: str | None = None,
+) -> AuditResult:
+    """Reliability table, ECE, MCE, Brier (+ decomposition), NLL, AUC and accuracy at once.
+
+    One pass builds the per-bin statistics that every binned number reads; AUC
+    needs one sort. ``by=`` (an array of group keys, one per row) adds one audit
+    per group, binned with the same edges as the whole so their tables line up.
+    ``ci`` names the per-bin binomial interval ('wilson' or 'clopper-pearson').
+    """
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    edges = make_edges(data.p, bins, strategy, data.w)
+    options = dict(
+        score_type=score_type, ci=ci, level=level, sided=sided, min_count=min_count,
+        threshold=threshold,
+    )
+    whole = _audit_binary(data, edges, strategy, **options)
+    if by is None:
+        return whole
+    keys = to_numpy(by, "by")
+    if keys.ndim != 1 or keys.shape[0] != data.n:
+        raise VeracityError(
+            f"by must hold one group key per row: got {keys.shape[0] if keys.ndim else 0} keys "
+            f"for {data.n} rows"
+        )
+    if keys.dtype == object:
+        keys = keys.astype(str)
+    uniques, inverse = np.unique(keys, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    starts = np.searchsorted(inverse[order], np.arange(uniques.size + 1))
+    groups = {
+        str(key): _audit_binary(
+            _subset(data, order[starts[g] : starts[g + 1]]), edges, strategy, **options
+        )
+        for g, key in enumerate(uniques)
+    }
+    return replace(whole, groups=groups, group_column=by_name or "group")

@@ -1,0 +1,192 @@
+"""The reliability table: per-bin counts, confidence, frequency, gap and interval."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ._binning import make_edges
+from ._intervals import binomial_interval, check_interval_args
+from ._metrics import ece_from_stats
+from ._stats import BinStats
+from ._text import fmt, fmt_count, fmt_edge, render_table
+from ._validation import VeracityError, prepare_binary
+
+
+@dataclass(frozen=True)
+class ReliabilityRow:
+    """One non-empty bin. ``n`` is the (weighted) count, ``count`` the number of rows."""
+
+    index: int
+    lo: float
+    hi: float
+    n: float
+    count: int
+    conf: float
+    acc: float
+    gap: float
+    ci_low: float
+    ci_high: float
+    sufficient: bool
+
+    def label(self, last: bool) -> str:
+        close = "]" if last else ")"
+        return f"[{fmt_edge(self.lo)},{fmt_edge(self.hi)}{close}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class ReliabilityTable:
+    """Reliability table (empty bins omitted from ``rows`` and listed in ``empty_bins``).
+
+    ``gap = acc − conf`` (positive: under-confident, negative: over-confident);
+    ``[ci_low, ci_high]`` is the binomial interval of ``acc``;
+    ``sufficient`` is ``n ≥ min_count`` (effective size when weighted).
+    """
+
+    rows: tuple[ReliabilityRow, ...]
+    empty_bins: tuple[int, ...]
+    stats: BinStats
+    ece: float
+    mce: float
+    ci: str
+    level: float
+    sided: str
+    min_count: int
+
+    @property
+    def n(self) -> int:
+        return self.stats.n
+
+    @property
+    def bins(self) -> int:
+        return self.stats.n_bins
+
+    @property
+    def strategy(self) -> str:
+        return self.stats.strategy
+
+    @classmethod
+    def from_stats(
+        cls,
+        stats: BinStats,
+        *,
+        ci: str = "wilson",
+        level: float = 0.95,
+        sided: str = "two-sided",
+        min_count: int = 20,
+    ) -> ReliabilityTable:
+        check_interval_args(ci, level, sided)
+        if min_count < 0:
+            raise VeracityError(f"min_count must be >= 0, got {min_count}")
+        n_eff = stats.effective_count
+        acc = stats.acc
+        conf = stats.conf
+        low, high = binomial_interval(
+            np.nan_to_num(acc) * n_eff, n_eff, method=ci, level=level, sided=sided
+        )
+        keep = np.flatnonzero(stats.nonempty)
+        e = stats.edges
+        rows = tuple(
+            ReliabilityRow(
+                index=int(b),
+                lo=float(e[b]),
+                hi=float(e[b + 1]),
+                n=float(stats.weight[b]),
+                count=int(stats.count[b]),
+                conf=float(conf[b]),
+                acc=float(acc[b]),
+                gap=float(acc[b] - conf[b]),
+                ci_low=float(low[b]),
+                ci_high=float(high[b]),
+                sufficient=bool(n_eff[b] >= min_count),
+            )
+            for b in keep
+        )
+        empty = tuple(int(b) for b in np.flatnonzero(~stats.nonempty))
+        return cls(
+            rows=rows,
+            empty_bins=empty,
+            stats=stats,
+            ece=ece_from_stats(stats, "l1"),
+            mce=ece_from_stats(stats, "max"),
+            ci=ci,
+            level=float(level),
+            sided=sided,
+            min_count=int(min_count),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bins": self.bins,
+            "strategy": self.strategy,
+            "ci": self.ci,
+            "level": self.level,
+            "sided": self.sided,
+            "min_count": self.min_count,
+            "ece": self.ece,
+            "mce": self.mce,
+            "empty_bins": list(self.empty_bins),
+            "table": [r.to_dict() for r in self.rows],
+        }
+
+    def __str__(self) -> str:
+        pct = f"{self.level * 100:g}%"
+        side = "" if self.sided == "two-sided" else f" {self.sided}"
+        weighted = not np.array_equal(self.stats.weight, self.stats.count)
+        headers = ["bin", "weight" if weighted else "count", "conf", "acc", "gap", f"{pct}{side} CI", ""]
+        last = self.bins - 1
+        body = [
+            [
+                r.label(r.index == last),
+                fmt_count(r.n),
+                fmt(r.conf),
+                fmt(r.acc),
+                fmt(r.gap, sign=True),
+                f"[{fmt(r.ci_low, 3)}, {fmt(r.ci_high, 3)}]",
+                "" if r.sufficient else "insufficient",
+            ]
+            for r in self.rows
+        ]
+        table = render_table(headers, body, align="lrrrrll")
+        omitted = f"; empty bins {list(self.empty_bins)} omitted" if self.empty_bins else ""
+        footer = f"({self.n} points{omitted})   ECE {self.ece:.4f}   MCE {self.mce:.4f}"
+        if any(not r.sufficient for r in self.rows):
+            footer += f"\n(insufficient: fewer than {self.min_count} observations; do not act on these bins)"
+        return f"{table}\n{footer}"
+
+
+def reliability(
+    scores: Any,
+    labels: Any,
+    *,
+    bins: int = 15,
+    strategy: str = "uniform",
+    score_type: str = "probability",
+    ci: str = "wilson",
+    level: float = 0.95,
+    sided: str = "two-sided",
+    min_count: int = 20,
+    sample_weight: Any = None,
+) -> ReliabilityTable:
+    r"""Reliability table of binary (or top-label multiclass) forecasts.
+
+    Per bin b: :math:`n_b`, :math:`\mathrm{conf}_b = \frac{1}{n_b}\sum_{i\in b} p_i`,
+    :math:`\mathrm{acc}_b = \frac{1}{n_b}\sum_{i\in b} y_i`, ``gap = acc − conf``, a
+    Wilson or Clopper–Pearson interval for acc, and ``sufficient = n_b ≥ min_count``.
+    Equal-width bins use index ``min(floor(p·M), M−1)``; ``strategy="quantile"``
+    gives equal-mass bins that never split equal scores.
+
+    >>> t = reliability([.76, .82, .81, .91, .70], [1, 0, 1, 1, 0], bins=1)  # seed 004
+    >>> round(t.rows[0].conf, 2), round(t.rows[0].acc, 2)
+    (0.8, 0.6)
+    """
+    check_interval_args(ci, level, sided)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    edges = make_edges(data.p, bins, strategy, data.w)
+    stats = BinStats.from_binary(data, edges, strategy, full=False)
+    return ReliabilityTable.from_stats(stats, ci=ci, level=level, sided=sided, min_count=min_count)

@@ -1,0 +1,190 @@
+"""Mergeable per-bin sufficient statistics — the one object every binned number reads.
+
+For bins b = 0…M−1 with edges ``e_0 < … < e_M`` a :class:`BinStats` holds
+
+* ``count`` — rows in the bin (integer),
+* ``weight`` — :math:`\\sum w`, ``weight_sq`` — :math:`\\sum w^2` (effective size),
+* ``sum_p`` — :math:`\\sum w p`, ``sum_y`` — :math:`\\sum w y`,
+* ``sum_p2`` — :math:`\\sum w p^2`, ``sum_py`` — :math:`\\sum w p y`,
+* ``sum_nll`` — :math:`\\sum w \\ell` with ℓ the per-row log-loss.
+
+Two objects with the same edges merge by addition (``a + b``), so an audit of a
+file read in chunks, or of partitions on a cluster, is the sum of the parts.
+The last three sums are optional (``None``) when only the reliability table is
+needed; they are then not computed at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from ._binning import bin_index, check_strategy
+from ._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
+
+_SUMS = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll")
+_OPTIONAL = ("sum_p2", "sum_py", "sum_nll")
+
+
+@dataclass(frozen=True, eq=False)
+class BinStats:
+    """Per-bin sufficient statistics; ``a + b`` merges two (same edges)."""
+
+    edges: np.ndarray
+    strategy: str
+    count: np.ndarray
+    weight: np.ndarray
+    weight_sq: np.ndarray
+    sum_p: np.ndarray
+    sum_y: np.ndarray
+    sum_p2: np.ndarray | None = None
+    sum_py: np.ndarray | None = None
+    sum_nll: np.ndarray | None = None
+
+    # -- construction -------------------------------------------------------------
+    @classmethod
+    def from_binary(cls, data: Binary, edges: np.ndarray, strategy: str, *, full: bool = True) -> BinStats:
+        """Accumulate a validated binary problem into bins given by ``edges``."""
+        m = edges.size - 1
+        idx = bin_index(data.p, edges, strategy)
+        w = data.w
+
+        def total(values: np.ndarray | None) -> np.ndarray:
+            if values is None:
+                weights = w
+            else:
+                weights = values if w is None else values * w
+            out = np.bincount(idx, weights=weights, minlength=m)
+            return out.astype(np.float64, copy=False)
+
+        count = np.bincount(idx, minlength=m).astype(np.int64)
+        if w is None:
+            weight = count.astype(np.float64)
+            weight_sq = weight
+        else:
+            weight = total(None)
+            weight_sq = np.bincount(idx, weights=w * w, minlength=m)
+        sum_p = total(data.p)
+        sum_y = total(data.y)
+        if not full:
+            return cls(edges, strategy, count, weight, weight_sq, sum_p, sum_y)
+        py = data.p * data.y
+        return cls(
+            edges,
+            strategy,
+            count,
+            weight,
+            weight_sq,
+            sum_p,
+            sum_y,
+            sum_p2=total(data.p * data.p),
+            sum_py=total(py),
+            sum_nll=total(binary_nll_terms(data)),
+        )
+
+    @classmethod
+    def from_arrays(
+        cls,
+        scores: Any,
+        labels: Any,
+        *,
+        edges: Any,
+        strategy: str = "uniform",
+        sample_weight: Any = None,
+        score_type: str = "probability",
+        full: bool = True,
+    ) -> BinStats:
+        """Statistics of raw arrays for fixed ``edges`` (the engine-neutral entry point)."""
+        check_strategy(strategy)
+        e = np.asarray(edges, dtype=np.float64)
+        if e.ndim != 1 or e.size < 2 or e[0] != 0.0 or e[-1] != 1.0 or (np.diff(e) <= 0).any():
+            raise VeracityError("edges must increase strictly from 0.0 to 1.0")
+        data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+        return cls.from_binary(data, e, strategy, full=full)
+
+    # -- merging ------------------------------------------------------------------
+    def __add__(self, other: BinStats) -> BinStats:
+        if not isinstance(other, BinStats):
+            return NotImplemented
+        if self.edges.shape != other.edges.shape or not np.array_equal(self.edges, other.edges):
+            raise VeracityError(
+                "cannot merge statistics with different bin edges; compute both with the same "
+                "edges (fix quantile edges once, then pass edges= to each part)"
+            )
+        merged: dict[str, Any] = {"count": self.count + other.count}
+        for name in _SUMS:
+            a, b = getattr(self, name), getattr(other, name)
+            merged[name] = None if a is None or b is None else a + b
+        return BinStats(self.edges, self.strategy, **merged)
+
+    merge = __add__
+
+    # -- derived ------------------------------------------------------------------
+    @property
+    def n_bins(self) -> int:
+        return int(self.edges.size - 1)
+
+    @property
+    def total_weight(self) -> float:
+        return float(self.weight.sum())
+
+    @property
+    def n(self) -> int:
+        return int(self.count.sum())
+
+    @property
+    def nonempty(self) -> np.ndarray:
+        return self.weight > 0
+
+    @property
+    def conf(self) -> np.ndarray:
+        """Mean confidence per bin (NaN for empty bins)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.nonempty, self.sum_p / self.weight, np.nan)
+
+    @property
+    def acc(self) -> np.ndarray:
+        """Observed frequency of label 1 per bin (NaN for empty bins)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.nonempty, self.sum_y / self.weight, np.nan)
+
+    @property
+    def effective_count(self) -> np.ndarray:
+        r"""Kish effective size per bin, :math:`(\sum w)^2 / \sum w^2` (= count unweighted)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.nonempty, self.weight**2 / self.weight_sq, 0.0)
+
+    def require_full(self, what: str) -> None:
+        if self.sum_p2 is None or self.sum_py is None or self.sum_nll is None:
+            raise VeracityError(f"{what} needs full statistics; build them with full=True")
+
+    # -- serialisation --------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"edges": self.edges.tolist(), "strategy": self.strategy}
+        for f in fields(self):
+            if f.name in ("edges", "strategy"):
+                continue
+            value = getattr(self, f.name)
+            out[f.name] = None if value is None else value.tolist()
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BinStats:
+        try:
+            kwargs = {
+                name: (None if data.get(name) is None else np.asarray(data[name], dtype=np.float64))
+                for name in _SUMS
+            }
+            return cls(
+                edges=np.asarray(data["edges"], dtype=np.float64),
+                strategy=str(data["strategy"]),
+                count=np.asarray(data["count"], dtype=np.int64),
+                **kwargs,
+            )
+        except KeyError as exc:
+            raise VeracityError(f"statistics dict is missing the field {exc.args[0]!r}") from None
+
+    def __str__(self) -> str:
+        return f"BinStats({self.n} rows in {self.n_bins} {self.strategy} bins)"

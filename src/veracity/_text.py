@@ -1,0 +1,46 @@
+"""One plain-text table renderer used by every printed result."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def render_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    align: str | None = None,
+    indent: str = "",
+) -> str:
+    """Fixed-width table; ``align`` is one 'l'/'r' per column (first left, rest right)."""
+    ncol = len(headers)
+    align = align or ("l" + "r" * (ncol - 1))
+    cells = [list(headers)] + [list(r) + [""] * (ncol - len(r)) for r in rows]
+    widths = [max(len(row[j]) for row in cells) for j in range(ncol)]
+    lines = []
+    for row in cells:
+        parts = [
+            row[j].ljust(widths[j]) if align[j] == "l" else row[j].rjust(widths[j])
+            for j in range(ncol)
+        ]
+        lines.append((indent + "  ".join(parts)).rstrip())
+    return "\n".join(lines)
+
+
+def fmt(value: float | None, digits: int = 4, *, sign: bool = False) -> str:
+    """A float with fixed decimals; None/NaN print as 'n/a'."""
+    if value is None or value != value:
+        return "n/a"
+    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+def fmt_edge(x: float) -> str:
+    """Shortest of 1–4 decimals that represents a bin edge faithfully."""
+    for d in (1, 2, 3, 4):
+        if abs(round(x, d) - x) < 1e-12:
+            return f"{x:.{d}f}"
+    return f"{x:.4f}"
+
+
+def fmt_count(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"

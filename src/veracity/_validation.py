@@ -1,0 +1,362 @@
+"""Turning user inputs into checked numpy arrays.
+
+Everything that enters veracity passes through here: numpy arrays, lists,
+pandas/polars Series, pyarrow arrays and torch tensors become float64 numpy
+arrays, and every mistake becomes one :class:`VeracityError` whose message says
+what was wrong, shows the offending value, and says how to fix it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from scipy.special import expit, log_softmax, softmax
+
+ScoreType = Literal["probability", "logit"]
+SCORE_TYPES = ("probability", "logit")
+
+#: Tolerance for multiclass probability rows summing to one.
+ROW_SUM_ATOL = 1e-6
+
+
+class VeracityError(ValueError):
+    """Bad input to veracity. The message says what was wrong and how to fix it."""
+
+
+def to_numpy(x: Any, name: str) -> np.ndarray:
+    """Convert numpy / list / pandas / polars / pyarrow / torch input to a numpy array."""
+    if x is None:
+        raise VeracityError(f"{name} is None; pass an array of values")
+    if isinstance(x, np.ndarray):
+        return x
+    module = type(x).__module__
+    if module.startswith("torch"):
+        return x.detach().cpu().numpy()
+    if module.startswith("pyarrow"):
+        if hasattr(x, "null_count") and x.null_count:
+            raise VeracityError(
+                f"{name} has {x.null_count} missing (null) values; drop or fill those rows first"
+            )
+        return x.to_numpy(zero_copy_only=False)
+    if hasattr(x, "to_numpy"):  # pandas, polars
+        try:
+            return x.to_numpy()
+        except Exception as exc:  # pragma: no cover - defensive
+            raise VeracityError(f"could not convert {name} to an array: {exc}") from exc
+    return np.asarray(x)
+
+
+def as_float_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float64 array with no NaN or infinity."""
+    arr = to_numpy(x, name)
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise VeracityError(
+                f"{name} must be numeric; found non-numeric or missing values ({exc}). "
+                "Drop or fill missing rows first"
+            ) from exc
+    elif arr.dtype.kind not in "biuf":
+        raise VeracityError(
+            f"{name} must be numeric, got dtype {arr.dtype}; convert the column to numbers"
+        )
+    arr = np.asarray(arr, dtype=np.float64)
+    if arr.size == 0:
+        raise VeracityError(f"{name} is empty; pass at least one row")
+    _check_finite(arr, name)
+    return arr
+
+
+def _check_finite(arr: np.ndarray, name: str) -> None:
+    # np.isfinite(arr.sum()) is a single fast pass; only locate on failure.
+    if np.isfinite(arr.sum()):
+        return
+    bad = ~np.isfinite(arr)
+    if not bad.any():  # overflow of the sum itself, values are finite
+        return
+    n_nan = int(np.isnan(arr).sum())
+    n_inf = int(bad.sum()) - n_nan
+    first = int(np.flatnonzero(bad.ravel())[0])
+    raise VeracityError(
+        f"{name} contains {n_nan} NaN and {n_inf} infinite values (first at flat index {first}); "
+        "drop or fill those rows first"
+    )
+
+
+def check_score_type(score_type: str) -> str:
+    if score_type not in SCORE_TYPES:
+        raise VeracityError(
+            f"score_type must be 'probability' or 'logit', got {score_type!r}"
+        )
+    return score_type
+
+
+def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
+    """Validated non-negative weights of length ``n`` with a positive total, or None."""
+    if sample_weight is None:
+        return None
+    w = as_float_array(sample_weight, "sample_weight")
+    if w.ndim != 1:
+        raise VeracityError(f"sample_weight must be 1-D, got shape {w.shape}")
+    if w.shape[0] != n:
+        raise VeracityError(
+            f"sample_weight has {w.shape[0]} rows but scores have {n}; pass one weight per row"
+        )
+    if (w < 0).any():
+        n_neg = int((w < 0).sum())
+        raise VeracityError(
+            f"sample_weight must be non-negative; {n_neg} of {n} are negative (min={w.min():.3g})"
+        )
+    if not w.sum() > 0:
+        raise VeracityError("sample_weight sums to 0; at least one row needs a positive weight")
+    return w
+
+
+def check_binary_labels(labels: Any, n: int | None = None) -> np.ndarray:
+    """Labels as float64 0/1. Accepts bool, {0, 1} integers or floats."""
+    raw = to_numpy(labels, "labels")
+    if raw.dtype == bool:
+        y = raw.astype(np.float64)
+    else:
+        y = as_float_array(raw, "labels")
+    if y.ndim != 1:
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        else:
+            raise VeracityError(f"labels must be 1-D, got shape {y.shape}")
+    if y.size == 0:
+        raise VeracityError("labels are empty; pass at least one row")
+    if n is not None and y.shape[0] != n:
+        raise VeracityError(
+            f"scores have {n} rows but labels have {y.shape[0]}; pass one label per score"
+        )
+    ok = (y == 0) | (y == 1)
+    if not ok.all():
+        bad = y[~ok]
+        values = np.unique(bad)[:5]
+        shown = ", ".join(f"{v:g}" for v in values)
+        hint = ""
+        if ((bad > 0) & (bad < 1)).any():
+            hint = (
+                " These look like scores: scores come first and labels second, "
+                "e.g. vc.ece(scores, labels)."
+            )
+        elif set(np.unique(y)) <= {-1.0, 1.0}:
+            hint = " Map -1 to 0 (labels are 0/1)."
+        raise VeracityError(
+            f"labels must be binary 0/1 (or bool); {int((~ok).sum())} of {y.size} are not "
+            f"(values such as {shown}).{hint}"
+        )
+    return y
+
+
+def check_class_labels(labels: Any, n: int, k: int) -> np.ndarray:
+    """Integer class labels in ``0..k-1`` as int64."""
+    y = as_float_array(labels, "labels")
+    if y.ndim != 1:
+        raise VeracityError(f"labels must be 1-D class indices, got shape {y.shape}")
+    if y.shape[0] != n:
+        raise VeracityError(
+            f"scores have {n} rows but labels have {y.shape[0]}; pass one label per row"
+        )
+    if (y != np.round(y)).any():
+        bad = y[y != np.round(y)][0]
+        raise VeracityError(
+            f"multiclass labels must be integer class indices 0..{k - 1}; found {bad:g}. "
+            "Scores come first and labels second"
+        )
+    if y.min() < 0 or y.max() > k - 1:
+        raise VeracityError(
+            f"multiclass labels must lie in 0..{k - 1} for {k} score columns; "
+            f"found min={y.min():g}, max={y.max():g}"
+        )
+    return y.astype(np.int64)
+
+
+def check_probabilities(p: np.ndarray, name: str = "scores") -> None:
+    lo, hi = float(p.min()), float(p.max())
+    if lo < 0.0 or hi > 1.0:
+        n_bad = int(((p < 0) | (p > 1)).sum())
+        raise VeracityError(
+            f"{name} must be probabilities in [0, 1]; {n_bad} of {p.size} are not "
+            f"(min={lo:.3g}, max={hi:.3g}). If these are logits, pass score_type='logit'"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Binary:
+    """Checked binary inputs: probabilities ``p``, labels ``y`` (0/1 floats), weights ``w``.
+
+    ``logit`` holds the raw logits when ``score_type='logit'`` so that log-loss can
+    be computed exactly with softplus instead of from the rounded probability.
+    For multiclass input in the top-label reading, ``p`` is the confidence (max
+    probability), ``y`` is 1 where the argmax is the label, and ``nll_terms``
+    carry the categorical log-loss per row.
+    """
+
+    p: np.ndarray
+    y: np.ndarray
+    w: np.ndarray | None
+    logit: np.ndarray | None = None
+    nll_terms: np.ndarray | None = None
+    n_classes: int = 2
+
+    @property
+    def n(self) -> int:
+        return int(self.p.shape[0])
+
+    @property
+    def total_weight(self) -> float:
+        return float(self.n if self.w is None else self.w.sum())
+
+
+def _looks_like_labels(s: np.ndarray) -> bool:
+    return s.size >= 2 and bool(np.all((s == 0) | (s == 1)))
+
+
+def prepare_binary(
+    scores: Any,
+    labels: Any,
+    *,
+    sample_weight: Any = None,
+    score_type: str = "probability",
+) -> Binary:
+    """Validate a binary (or multiclass top-label) problem."""
+    check_score_type(score_type)
+    s = as_float_array(scores, "scores")
+    if s.ndim == 2 and s.shape[1] > 1:
+        return prepare_top_label(s, labels, sample_weight=sample_weight, score_type=score_type)
+    if s.ndim == 2:
+        s = s[:, 0]
+    if s.ndim != 1:
+        raise VeracityError(
+            f"scores must be 1-D (binary) or 2-D (N, K) (multiclass), got shape {s.shape}"
+        )
+    try:
+        y = check_binary_labels(labels, s.shape[0])
+    except VeracityError as exc:
+        raw = to_numpy(labels, "labels")
+        if raw.dtype.kind == "f" and _looks_like_labels(s) and raw.size == s.size:
+            raise VeracityError(
+                "the scores are all 0/1 and the labels are not: did you swap them? "
+                "Scores come first and labels second, e.g. vc.ece(scores, labels)"
+            ) from None
+        raise
+    w = check_weights(sample_weight, s.shape[0])
+    if score_type == "logit":
+        return Binary(p=expit(s), y=y, w=w, logit=s)
+    check_probabilities(s)
+    return Binary(p=s, y=y, w=w)
+
+
+def multiclass_probabilities(
+    scores: np.ndarray, score_type: str
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """(N, K) probabilities and, for logits, the log-probabilities."""
+    if score_type == "logit":
+        logp = log_softmax(scores, axis=1)
+        return np.exp(logp), logp
+    check_probabilities(scores)
+    sums = scores.sum(axis=1)
+    bad = np.abs(sums - 1.0) > ROW_SUM_ATOL * max(1, scores.shape[1])
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise VeracityError(
+            f"multiclass probability rows must sum to 1; {int(bad.sum())} of {sums.size} do not "
+            f"(row {i} sums to {sums[i]:.6g}). Normalise the rows, or pass score_type='logit' "
+            "for raw logits"
+        )
+    return scores, None
+
+
+def prepare_multiclass(
+    scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Validated ``(P, y, w, logP)`` for an (N, K) problem with integer labels."""
+    check_score_type(score_type)
+    s = as_float_array(scores, "scores")
+    if s.ndim != 2 or s.shape[1] < 2:
+        raise VeracityError(
+            f"multiclass scores must be an (N, K) array with K >= 2, got shape {s.shape}; "
+            "for a binary problem pass a 1-D array of scores"
+        )
+    n, k = s.shape
+    y = check_class_labels(labels, n, k)
+    w = check_weights(sample_weight, n)
+    P, logP = multiclass_probabilities(s, score_type)
+    return P, y, w, logP
+
+
+def prepare_top_label(
+    scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability"
+) -> Binary:
+    """Reduce an (N, K) problem to the top-label reading: (confidence, correct)."""
+    P, y, w, logP = prepare_multiclass(
+        scores, labels, sample_weight=sample_weight, score_type=score_type
+    )
+    pred = P.argmax(axis=1)
+    rows = np.arange(P.shape[0])
+    conf = P[rows, pred]
+    correct = (pred == y).astype(np.float64)
+    if logP is None:
+        nll_terms = -np.log(np.clip(P[rows, y], PROB_EPS, 1.0))
+    else:
+        nll_terms = -logP[rows, y]
+    return Binary(p=conf, y=correct, w=w, nll_terms=nll_terms, n_classes=P.shape[1])
+
+
+def prepare_classwise(
+    scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability"
+) -> list[Binary]:
+    """One one-vs-rest binary problem per class of an (N, K) input."""
+    P, y, w, _ = prepare_multiclass(
+        scores, labels, sample_weight=sample_weight, score_type=score_type
+    )
+    return [
+        Binary(p=np.ascontiguousarray(P[:, k]), y=(y == k).astype(np.float64), w=w)
+        for k in range(P.shape[1])
+    ]
+
+
+#: Probabilities are clipped to [PROB_EPS, 1 - PROB_EPS] before taking logs
+#: (machine epsilon, the same rule as scikit-learn's ``log_loss``).
+PROB_EPS = float(np.finfo(np.float64).eps)
+
+
+def binary_nll_terms(data: Binary) -> np.ndarray:
+    r"""Per-row log-loss.
+
+    From logits it is exact and overflow-free: :math:`\mathrm{softplus}(-y_\pm s)`
+    with :math:`y_\pm = 2y - 1`. From probabilities it is
+    :math:`-\log \mathrm{clip}(q, \epsilon, 1)` with :math:`q = p` for positives and
+    :math:`1 - p` for negatives and :math:`\epsilon` the float64 machine epsilon.
+    """
+    if data.nll_terms is not None:
+        return data.nll_terms
+    if data.logit is not None:
+        return np.logaddexp(0.0, np.where(data.y == 1.0, -data.logit, data.logit))
+    q = np.where(data.y == 1.0, data.p, 1.0 - data.p)
+    return -np.log(np.clip(q, PROB_EPS, 1.0))
+
+
+__all__ = [
+    "Binary",
+    "PROB_EPS",
+    "ScoreType",
+    "VeracityError",
+    "as_float_array",
+    "binary_nll_terms",
+    "check_binary_labels",
+    "check_probabilities",
+    "check_score_type",
+    "check_weights",
+    "prepare_binary",
+    "prepare_classwise",
+    "prepare_multiclass",
+    "prepare_top_label",
+    "softmax",
+    "to_numpy",
+]

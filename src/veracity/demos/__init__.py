@@ -1,0 +1,1 @@
+"""Runnable demonstrations (``veracity demo``); each module exposes ``main(args) -> int``."""

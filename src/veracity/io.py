@@ -1,0 +1,68 @@
+"""Reading scored tables from CSV and Parquet files (pyarrow)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._validation import VeracityError
+
+
+def read_table(path: str | Path) -> Any:
+    """A ``pyarrow.Table`` from a CSV or Parquet file (chosen by extension, then content)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    p = Path(path)
+    if not p.exists():
+        raise VeracityError(f"file not found: {p}; check the path")
+    if p.is_dir():
+        raise VeracityError(f"{p} is a directory; pass a CSV or Parquet file")
+    if p.stat().st_size == 0:
+        raise VeracityError(f"{p} is empty; it has no header and no rows")
+    try:
+        if p.suffix.lower() in (".parquet", ".pq"):
+            table = pq.read_table(p)
+        else:
+            table = pacsv.read_csv(p)
+    except (pa.ArrowInvalid, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise VeracityError(f"could not read {p} as CSV or Parquet: {first}") from None
+    if table.num_rows == 0:
+        raise VeracityError(f"{p} has a header but no rows; nothing to audit")
+    return table
+
+
+def column(table: Any, name: str, *, path: str | Path | None = None) -> np.ndarray:
+    """One column as a numpy array; a clear error naming the available columns."""
+    if name not in table.column_names:
+        where = f" in {path}" if path else ""
+        available = ", ".join(table.column_names[:20])
+        raise VeracityError(
+            f"column {name!r} not found{where}; available columns: {available}"
+        )
+    col = table.column(name)
+    if col.null_count:
+        raise VeracityError(
+            f"column {name!r} has {col.null_count} missing values; drop or fill those rows first"
+        )
+    return col.to_numpy()
+
+
+def score_matrix(table: Any, spec: str, *, path: str | Path | None = None) -> np.ndarray:
+    """Scores from ``spec``: one column name, or comma-separated names for an (N, K) matrix."""
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
+    cols = [column(table, n, path=path) for n in names]
+    for n, c in zip(names, cols):
+        if c.dtype.kind not in "biuf":
+            raise VeracityError(
+                f"column {n!r} must be numeric scores, found {c.dtype} values such as {c[0]!r}"
+            )
+    if len(cols) == 1:
+        return cols[0]
+    return np.column_stack(cols).astype(np.float64)
