@@ -193,7 +193,7 @@ def audit(
     bins: int = 15,
     strategy: str = "uniform",
     score_type: str = "probability",
-    ci: str = "wilson",
+    interval: str = "wilson",
     level: float = 0.95,
     sided: str = "two-sided",
     min_count: int = 20,
@@ -207,12 +207,12 @@ def audit(
     One pass builds the per-bin statistics that every binned number reads; AUC
     needs one sort. ``by=`` (an array of group keys, one per row) adds one audit
     per group, binned with the same edges as the whole so their tables line up.
-    ``ci`` names the per-bin binomial interval ('wilson' or 'clopper-pearson').
+    ``interval`` names the per-bin binomial interval ('wilson' or 'clopper-pearson').
     """
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     edges = make_edges(data.p, bins, strategy, data.w)
     options = dict(
-        score_type=score_type, ci=ci, level=level, sided=sided, min_count=min_count,
+        score_type=score_type, ci=interval, level=level, sided=sided, min_count=min_count,
         threshold=threshold,
     )
     whole = _audit_binary(data, edges, strategy, **options)

@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bins", type=int, default=15, help="number of bins (default: 15)")
     parser.add_argument("--strategy", default="uniform", choices=["uniform", "quantile"],
                         help="equal-width or equal-mass bins (default: uniform)")
-    parser.add_argument("--ci", default="wilson", choices=["wilson", "clopper-pearson"],
+    parser.add_argument("--interval", default="wilson", choices=["wilson", "clopper-pearson"],
                         help="per-bin binomial interval (default: wilson)")
     parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
     parser.add_argument("--min-count", type=int, default=20,
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         bins=args.bins,
         strategy=args.strategy,
         score_type=args.score_type,
-        ci=args.ci,
+        interval=args.interval,
         level=args.level,
         min_count=args.min_count,
         threshold=args.threshold,
