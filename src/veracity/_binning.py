@@ -42,17 +42,21 @@ def uniform_edges(bins: int) -> np.ndarray:
 def quantile_edges(p: np.ndarray, bins: int, w: np.ndarray | None = None) -> np.ndarray:
     """Edges ``[0, c_1, …, c_k, 1]`` with cut points at the (weighted) j/M quantiles.
 
-    ``c_j`` is the smallest score whose preceding (weighted) mass reaches j/M of
-    the total. Cuts equal to the minimum score or to each other are dropped.
+    With the scores sorted, ``c_j`` is the score at position ``floor(j·N/M)``
+    (weighted: the score whose cumulative-weight interval covers ``j·W/M``).
+    Cuts equal to the minimum score or to each other are dropped, so ties never
+    straddle a cut.
     """
     if w is None:
         s = np.sort(p)
         pos = (np.arange(1, bins) * s.size) // bins
     else:
+        # The row whose mass interval [before, before + w) covers j/M of the total:
+        # with integer weights this is exactly the unweighted rule on repeated rows.
         order = np.argsort(p, kind="stable")
         s = p[order]
-        before = np.cumsum(w[order]) - w[order]  # mass strictly before each sorted row
-        pos = np.searchsorted(before, np.arange(1, bins) * (before[-1] + w[order][-1]) / bins)
+        cum = np.cumsum(w[order])
+        pos = np.searchsorted(cum, np.arange(1, bins) * cum[-1] / bins, side="right")
         pos = np.minimum(pos, s.size - 1)
     cuts = np.unique(s[pos])
     cuts = cuts[(cuts > s[0]) & (cuts > 0.0) & (cuts < 1.0)]

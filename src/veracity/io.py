@@ -46,10 +46,21 @@ def column(table: Any, name: str, *, path: str | Path | None = None) -> np.ndarr
         )
     col = table.column(name)
     if col.null_count:
+        first = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
         raise VeracityError(
-            f"column {name!r} has {col.null_count} missing values; drop or fill those rows first"
+            f"column {name!r} has {col.null_count} missing (empty/NaN) values, first at data row "
+            f"{first + 1}; drop or fill those rows first"
         )
-    return col.to_numpy()
+    values = col.to_numpy()
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values)
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise VeracityError(
+                f"column {name!r} has {int(bad.sum())} NaN/infinite values, first at data row "
+                f"{first + 1} ({values[first]}); drop or fill those rows first"
+            )
+    return values
 
 
 def score_matrix(table: Any, spec: str, *, path: str | Path | None = None) -> np.ndarray:

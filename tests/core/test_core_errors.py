@@ -1,0 +1,135 @@
+"""Bad input: one clear VeracityError (a ValueError) in Python, exit 2 on the CLI."""
+
+import numpy as np
+import pytest
+
+import veracity as vc
+from veracity.cli import main
+
+P = [0.1, 0.4, 0.8, 0.9]
+Y = [0, 1, 1, 0]
+
+
+@pytest.mark.parametrize(
+    "scores, labels, kwargs, match",
+    [
+        ([0.1, np.nan, 0.3], [0, 1, 0], {}, r"scores contains 1 NaN"),
+        ([0.1, np.inf, 0.3], [0, 1, 0], {}, r"infinite"),
+        ([0.1, 1.2, -0.3], [0, 1, 0], {}, r"probabilities in \[0, 1\]; 2 of 3 .*score_type='logit'"),
+        (P, [0, 1, 2, 0], {}, r"labels must be binary 0/1.*values such as 2"),
+        (P, [0, 1, np.nan, 0], {}, r"labels contains 1 NaN"),
+        (P, [-1, 1, 1, -1], {}, r"Map -1 to 0"),
+        (P, [0, 1, 1], {}, r"scores have 4 rows but labels have 3"),
+        ([], [], {}, r"scores is empty"),
+        (P, [0.2, 0.7, 0.9, 0.1], {}, r"look like scores: scores come first"),
+        ([0, 1, 1, 0], [0.2, 0.7, 0.9, 0.1], {}, r"did you swap them"),
+        (P, Y, {"score_type": "prob"}, r"score_type must be 'probability' or 'logit'"),
+        (P, Y, {"sample_weight": [1, 1, 1]}, r"sample_weight has 3 rows but scores have 4"),
+        (P, Y, {"sample_weight": [1, -1, 1, 1]}, r"non-negative"),
+        (P, Y, {"sample_weight": [0, 0, 0, 0]}, r"sums to 0"),
+        (P, Y, {"sample_weight": [1, np.nan, 1, 1]}, r"sample_weight contains 1 NaN"),
+        (np.zeros((4, 2, 2)), Y, {}, r"1-D \(binary\) or 2-D"),
+        (["a", "b", "c", "d"], Y, {}, r"must be numeric"),
+    ],
+)
+def test_bad_input_raises_clear_error(scores, labels, kwargs, match):
+    for fn in (vc.ece, vc.brier, vc.nll, vc.reliability, vc.audit):
+        with pytest.raises(vc.VeracityError, match=match):
+            fn(scores, labels, **kwargs)
+
+
+def test_error_type_is_value_error():
+    assert issubclass(vc.VeracityError, ValueError)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"bins": 0}, r"bins must be a positive integer"),
+        ({"bins": 2.5}, r"bins must be a positive integer"),
+        ({"strategy": "equal"}, r"strategy must be 'uniform' or 'quantile'"),
+        ({"ci": "exact"}, r"ci must be 'wilson' or 'clopper-pearson'"),
+        ({"level": 95}, r"level must be in \(0, 1\)"),
+        ({"sided": "left"}, r"sided must be"),
+    ],
+)
+def test_bad_options(kwargs, match):
+    with pytest.raises(vc.VeracityError, match=match):
+        vc.reliability(P, Y, **kwargs)
+
+
+def test_single_class_auc_error_but_audit_reports_none():
+    with pytest.raises(vc.VeracityError, match=r"AUC needs both classes; all 4 labels are 1"):
+        vc.auc(P, [1, 1, 1, 1])
+    result = vc.audit(P, [1, 1, 1, 1])
+    assert result.auc is None and result.to_dict()["metrics"]["auc"] is None
+    assert "AUC n/a" in str(result)
+
+
+def test_multiclass_rows_must_sum_to_one():
+    P3 = np.array([[0.2, 0.3, 0.4], [0.1, 0.1, 0.8]])
+    with pytest.raises(vc.VeracityError, match=r"rows must sum to 1; 1 of 2 .*row 0 sums to 0.9"):
+        vc.ece(P3, [0, 2])
+    with pytest.raises(vc.VeracityError, match=r"labels must lie in 0..2"):
+        vc.ece(np.full((2, 3), 1 / 3), [0, 3])
+    with pytest.raises(vc.VeracityError, match=r"integer class indices"):
+        vc.ece(np.full((2, 3), 1 / 3), [0.5, 1])
+
+
+def test_huge_logits_are_exact_and_finite():
+    s = np.array([1e4, -1e4, 1e4, -1e4])
+    y = np.array([1, 0, 0, 1])
+    # two right with margin 1e4 (loss ~0) and two wrong (loss 1e4 each)
+    assert vc.nll(s, y, score_type="logit") == pytest.approx(5000.0, rel=1e-15)
+    assert vc.auc(s, y, score_type="logit") == 0.5
+
+
+def test_constant_scores_are_documented_not_errors():
+    result = vc.audit([0.3] * 50, [0] * 35 + [1] * 15)
+    assert result.auc == 0.5  # all pairs tied
+    assert len(result.table.rows) == 1
+
+
+# ---------------------------------------------------------------------------- CLI
+def _csv(tmp_path, text, name="data.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "content, extra, match",
+    [
+        ("score,label\n0.1,0\n0.9,1\n", ["--label", "y"], r"column 'y' not found.*available columns: score, label"),
+        ("score,label\n0.1,0\nnan,1\n", [], r"column 'score' has 1 missing \(empty/NaN\) values, first at data row 2"),
+        ("score,label\n0.1,0\n,1\n", [], r"column 'score' has 1 missing"),
+        ("score,label\n0.1,0\ninf,1\n", [], r"column 'score' has 1 NaN/infinite values, first at data row 2"),
+        ("score,label\n0.1,0\n0.9,2\n", [], r"labels must be binary"),
+        ("score,label\n0.1,0\n1.9,1\n", [], r"pass --score-type logit"),
+        ("score,label\n", [], r"header but no rows"),
+        ("", [], r"is empty"),
+        ("score,label\n0.1,0\n0.9,1\n", ["--by", "segment"], r"column 'segment' not found"),
+        ("score,label\n0.1,0\n0.9,1\n", ["--bins", "0"], r"bins must be a positive integer"),
+        ("score,label\nhigh,0\nlow,1\n", [], r"column 'score' must be numeric"),
+    ],
+)
+def test_cli_bad_input_exits_2_with_one_line(tmp_path, capsys, content, extra, match):
+    path = _csv(tmp_path, content)
+    assert main(["audit", path, *extra]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+    import re
+
+    assert re.search(match, err), err
+
+
+def test_cli_missing_file(capsys):
+    assert main(["audit", "/nonexistent/file.csv"]) == 2
+    assert "file not found" in capsys.readouterr().err
+
+
+def test_cli_argparse_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["audit", "--strategy", "nope"])
+    assert exc.value.code == 2
