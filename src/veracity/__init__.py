@@ -31,6 +31,19 @@ from .datasets import load_demo
 # -- calibrators (issue 3) ---------------------------------------------------------
 
 # -- decisions (issue 4) -----------------------------------------------------------
+from .decisions import (
+    ConformalClassifier,
+    CoverageLaw,
+    CoverageReport,
+    ThresholdRow,
+    ThresholdTable,
+    budget_threshold,
+    conformal_coverage_law,
+    cost_threshold,
+    precision_threshold,
+    recall_threshold,
+    threshold_table,
+)
 
 # -- honest estimators (issue 5) ---------------------------------------------------
 

@@ -1,0 +1,86 @@
+"""Input checks shared by the decision tools (thresholds, tables, redraws)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validation import (
+    VeracityError,
+    as_float_array,
+    check_binary_labels,
+    check_probabilities,
+    check_score_type,
+    check_weights,
+)
+
+#: Slack when taking ceilings of products such as (n + 1) * 0.95 that are
+#: mathematically integers but land a hair above one in floating point.
+CEIL_EPS = 1e-9
+
+
+def ceil_rank(x: float) -> int:
+    """``ceil(x)`` that treats values within 1e-9 above an integer as that integer."""
+    return int(math.ceil(x - CEIL_EPS))
+
+
+def scores_1d(scores: Any, *, score_type: str = "probability", name: str = "scores") -> np.ndarray:
+    """1-D float scores; probabilities are checked to lie in [0, 1]."""
+    check_score_type(score_type)
+    s = as_float_array(scores, name)
+    if s.ndim == 2 and s.shape[1] == 1:
+        s = s[:, 0]
+    if s.ndim != 1:
+        raise VeracityError(
+            f"{name} must be 1-D (one score per row), got shape {s.shape}; for (N, K) "
+            "multiclass scores pass the column of the class to flag, or use ConformalClassifier"
+        )
+    if score_type == "probability":
+        check_probabilities(s, name)
+    return s
+
+
+def binary_inputs(
+    scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Checked ``(scores, labels as 0/1 floats, weights or None)``."""
+    s = scores_1d(scores, score_type=score_type)
+    y = check_binary_labels(labels, s.shape[0])
+    w = check_weights(sample_weight, s.shape[0])
+    return s, y, w
+
+
+def check_target(target: Any, name: str = "target") -> float:
+    """A rate strictly inside (0, 1)."""
+    try:
+        t = float(target)
+    except (TypeError, ValueError):
+        raise VeracityError(f"{name} must be a number in (0, 1), e.g. 0.95; got {target!r}") from None
+    if not 0.0 < t < 1.0:
+        raise VeracityError(f"{name} must be in (0, 1), e.g. 0.95; got {target!r}")
+    return t
+
+
+def check_alpha(alpha: Any) -> float:
+    """Miscoverage level α strictly inside (0, 1)."""
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise VeracityError(f"alpha must be a number in (0, 1), e.g. 0.1; got {alpha!r}") from None
+    if not 0.0 < a < 1.0:
+        raise VeracityError(
+            f"alpha must be in (0, 1), e.g. 0.1 for 90% coverage; got {alpha!r}"
+        )
+    return a
+
+
+def check_cost(value: Any, name: str) -> float:
+    try:
+        c = float(value)
+    except (TypeError, ValueError):
+        raise VeracityError(f"{name} must be a non-negative number; got {value!r}") from None
+    if not math.isfinite(c) or c < 0:
+        raise VeracityError(f"{name} must be a finite non-negative cost; got {value!r}")
+    return c

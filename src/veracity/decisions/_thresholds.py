@@ -1,0 +1,237 @@
+r"""Choosing a decision threshold: by cost, by target recall, by target precision, by budget.
+
+A threshold ``t`` flags a row when ``score >= t`` (seed 003: "t 이상이면 경보").
+A threshold is a decision fit on data: choose it on the calib role and measure it
+on test (:func:`threshold_table`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._validation import VeracityError, check_weights
+from ._inputs import CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_target, scores_1d
+from ._table import _counts_at_or_above, threshold_table
+
+
+def cost_threshold(cost_fp: float, cost_fn: float) -> float:
+    r"""Cost-optimal threshold for calibrated probabilities (Elkan 2001, eq. 2):
+
+    .. math:: t^* = \frac{c_{FP}}{c_{FP} + c_{FN}}
+
+    Flagging a row with probability *p* costs :math:`(1-p)\,c_{FP}` in expectation
+    and not flagging it costs :math:`p\,c_{FN}`; the two are equal at :math:`t^*`.
+    **This assumes the probabilities are calibrated** — it trusts their size, not
+    just their order. On an uncalibrated model (seed 003: "보정 안 함") the same
+    :math:`t^*` costs more than the cheapest threshold found on calib, so
+    calibrate first (or pick the cheapest row of :func:`threshold_table` on calib).
+
+    >>> cost_threshold(1, 9)       # seed 003: a miss costs 9x a false alarm
+    0.1
+    >>> cost_threshold(1, 1)
+    0.5
+    """
+    c_fp = check_cost(cost_fp, "cost_fp")
+    c_fn = check_cost(cost_fn, "cost_fn")
+    if c_fp + c_fn <= 0:
+        raise VeracityError("cost_fp and cost_fn are both 0; give at least one a positive cost")
+    return c_fp / (c_fp + c_fn)
+
+
+def min_positives(target: float, correction: bool = True) -> int:
+    r"""The fewest positives for which :func:`recall_threshold` can reach ``target``.
+
+    With the +1 correction the rank :math:`k = \lceil (n+1)\,\mathrm{target} \rceil`
+    must not exceed *n*, i.e. :math:`n \ge \mathrm{target} / (1 - \mathrm{target})`;
+    without it one positive suffices.
+
+    >>> min_positives(0.95), min_positives(0.9), min_positives(0.95, correction=False)
+    (19, 9, 1)
+    """
+    target = check_target(target)
+    if not correction:
+        return 1
+    n = max(1, ceil_rank(target / (1.0 - target)))
+    while n > 1 and ceil_rank((n) * target) <= n - 1:  # pragma: no cover - float guard
+        n -= 1
+    while ceil_rank((n + 1) * target) > n:
+        n += 1
+    return n
+
+
+def recall_rank(n: int, target: float, correction: bool = True) -> int:
+    r"""The rank *k* (from the top) of the positive score used as threshold.
+
+    :math:`k = \lceil (n+1)\,\mathrm{target} \rceil` with the +1 correction (a new
+    positive lands at or above the *k*-th highest of *n* with probability
+    :math:`k/(n+1)`), :math:`\lceil n\,\mathrm{target} \rceil` without.
+
+    >>> recall_rank(100, 0.95), recall_rank(100, 0.95, correction=False)   # seed 003
+    (96, 95)
+    """
+    target = check_target(target)
+    return max(1, ceil_rank((n + 1 if correction else n) * target))
+
+
+def recall_threshold(
+    scores: Any,
+    labels: Any,
+    target: float = 0.95,
+    correction: bool = True,
+    *,
+    sample_weight: Any = None,
+    score_type: str = "probability",
+) -> float:
+    r"""Threshold that catches ``target`` of the positives, chosen on calib data.
+
+    Sort the *n* positive scores from the top and return the *k*-th:
+    :math:`k = \lceil (n+1)\,\mathrm{target} \rceil` with ``correction=True`` (the
+    conformal "+1 correction"), :math:`k = \lceil n\,\mathrm{target} \rceil` without.
+    A fresh positive from the same distribution scores at or above the *k*-th
+    highest of *n* with probability :math:`k/(n+1)` (Angelopoulos & Bates 2021,
+    §1, Thm. 1), so the corrected rule has expected recall ≥ target on new data,
+    while the plain one (k = 95 of n = 100) averages only 95/101 ≈ 0.941.
+
+    Rows with ``score >= threshold`` are flagged (ties at the threshold included).
+    With ``sample_weight``, *k* becomes the first position in descending order
+    where the cumulative positive weight reaches ``target·(W + w̄)`` (``target·W``
+    without correction), W the total positive weight and w̄ its mean; unit weights
+    give back the formula above.
+
+    Raises :class:`~veracity.VeracityError` when there are too few positives for the
+    target (with correction: n ≥ target/(1 − target), e.g. 19 for 0.95).
+
+    >>> p = np.linspace(0.01, 1.0, 100)          # 100 positives
+    >>> round(recall_threshold(p, np.ones(100), 0.95), 2)   # k = ceil(101 * 0.95) = 96: 5th lowest
+    0.05
+    >>> round(recall_threshold(p, np.ones(100), 0.95, correction=False), 2)   # k = 95
+    0.06
+    """
+    s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    target = check_target(target)
+    pos = y == 1.0
+    n = int(np.count_nonzero(pos))
+    if n == 0:
+        raise VeracityError("recall_threshold needs positive rows (label 1); the labels have none")
+    sp = s[pos]
+    if w is None:
+        k = recall_rank(n, target, correction)
+        if k > n:
+            need = min_positives(target, correction)
+            raise VeracityError(
+                f"too few positives for target recall {target:g}: the +1 correction needs at least "
+                f"{need} positives (k = ceil((n+1)·{target:g}) <= n), got n = {n}. Collect more "
+                "positives in the calib role, lower the target, or pass correction=False"
+            )
+        # the k-th highest = the (n-k)-th smallest (0-based)
+        return float(np.partition(sp, n - k)[n - k])
+    wp = w[pos]
+    order = np.argsort(-sp, kind="stable")
+    cum = np.cumsum(wp[order])
+    total = float(cum[-1])
+    if total <= 0:
+        raise VeracityError("the positive rows all have weight 0; recall is undefined")
+    need_w = target * (total + total / n if correction else total)
+    j = int(np.searchsorted(cum, need_w - CEIL_EPS * total, side="left"))
+    if j >= n:
+        need = min_positives(target, correction)
+        raise VeracityError(
+            f"too few positives for target recall {target:g}: the +1 correction needs at least "
+            f"{need} equally weighted positives, got n = {n} (weight {total:.4g}). Collect more "
+            "positives, lower the target, or pass correction=False"
+        )
+    return float(sp[order][j])
+
+
+def precision_threshold(
+    scores: Any,
+    labels: Any,
+    target: float = 0.9,
+    *,
+    sample_weight: Any = None,
+    score_type: str = "probability",
+) -> float:
+    r"""Lowest threshold whose empirical precision :math:`TP/(TP+FP)` reaches ``target``.
+
+    Among the observed scores used as thresholds, return the smallest *t* with
+    ``precision(t) >= target`` — the most recall for that precision on these data.
+    Precision is not monotone in *t* and this is a plug-in choice with no
+    finite-sample correction: measure it on a held-out role.
+
+    >>> precision_threshold([.1, .3, .4, .6, .8, .9], [0, 0, 1, 0, 1, 1], 0.75)
+    0.4
+    """
+    s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    target = check_target(target)
+    if not (y == 1.0).any():
+        raise VeracityError("precision_threshold needs positive rows (label 1); the labels have none")
+    candidates = np.unique(s)
+    table = threshold_table(s, y, candidates, sample_weight=w, score_type=score_type)
+    ok = np.flatnonzero(table.precision >= target - 1e-12)
+    if ok.size == 0:
+        best = int(np.nanargmax(table.precision))
+        raise VeracityError(
+            f"no threshold reaches precision {target:g}; the best is {table.precision[best]:.4g} "
+            f"at threshold {candidates[best]:.6g}. Lower the target"
+        )
+    return float(candidates[ok[0]])
+
+
+def budget_threshold(
+    scores: Any,
+    *,
+    top_k: float | None = None,
+    fraction: float | None = None,
+    sample_weight: Any = None,
+    score_type: str = "probability",
+) -> float:
+    r"""Lowest threshold whose review volume fits the budget (seed 004: review volume).
+
+    Give ``top_k`` (rows to review; with ``sample_weight``, total weight) or
+    ``fraction`` (share of rows, in (0, 1]). Returns the smallest observed score
+    *t* with :math:`\#\{s_i \ge t\} \le` budget, so the alerts never exceed it;
+    when rows tie at the cut, all of them stay below it and fewer than ``top_k``
+    are flagged. If even the top score is shared by more rows than the budget,
+    the threshold is just above the maximum (nothing flagged) and a warning says so.
+
+    >>> budget_threshold([.9, .8, .8, .7, .1], top_k=2)    # the two 0.8s would exceed 2
+    0.9
+    >>> budget_threshold([.9, .8, .8, .7, .1], fraction=0.6)
+    0.8
+    """
+    s = scores_1d(scores, score_type=score_type)
+    w = check_weights(sample_weight, s.shape[0])
+    if (top_k is None) == (fraction is None):
+        raise VeracityError("give exactly one of top_k (rows to review) or fraction (share of rows)")
+    total = float(s.shape[0]) if w is None else float(w.sum())
+    if top_k is not None:
+        try:
+            budget = float(top_k)
+        except (TypeError, ValueError):
+            raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}") from None
+        if not math.isfinite(budget) or budget <= 0:
+            raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}")
+    else:
+        try:
+            frac = float(fraction)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise VeracityError(f"fraction must be in (0, 1]; got {fraction!r}") from None
+        if not 0.0 < frac <= 1.0:
+            raise VeracityError(f"fraction must be in (0, 1], e.g. 0.05 for 5%; got {fraction!r}")
+        budget = frac * total
+    candidates = np.unique(s)
+    volume = _counts_at_or_above(s, w, candidates)
+    ok = np.flatnonzero(volume <= budget * (1 + 1e-12))
+    if ok.size == 0:
+        top = float(candidates[-1])
+        warnings.warn(
+            f"{volume[-1]:g} rows tie at the top score {top:.6g}, more than the budget {budget:g}; "
+            "the threshold flags nothing",
+            stacklevel=2,
+        )
+        return float(np.nextafter(top, np.inf))
+    return float(candidates[ok[0]])
