@@ -19,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ._binning import make_edges
+from ._parallel import submit
 from ._stats import BinStats
 from ._validation import (
     Binary,
@@ -307,11 +308,16 @@ def auc_of(data: Binary) -> float:
             "Audit a sample that contains positives and negatives"
         )
     if data.w is None:
-        pos = np.sort(s[positive])
+        pos_future = submit(data.n, np.sort, s[positive])
         neg = np.sort(s[~positive])
+        pos = pos_future.result()
+        # negatives strictly below each positive, plus ½ per tie; ties are rare,
+        # so the second binary search runs only where a tie was found
         below = np.searchsorted(neg, pos, side="left")
-        at_or_below = np.searchsorted(neg, pos, side="right")
-        twice_u = 2 * int(below.sum()) + int((at_or_below - below).sum())
+        hit = below < n_neg
+        hit[hit] = neg[below[hit]] == pos[hit]
+        ties = np.searchsorted(neg, pos[hit], side="right") - below[hit]
+        twice_u = 2 * int(below.sum()) + int(ties.sum())
         return twice_u / (2.0 * n_pos * n_neg)
     w_pos, w_neg = data.w[positive], data.w[~positive]
     neg_s = s[~positive]

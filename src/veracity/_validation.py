@@ -120,6 +120,15 @@ def check_binary_labels(labels: Any, n: int | None = None) -> np.ndarray:
     raw = to_numpy(labels, "labels")
     if raw.dtype == bool:
         y = raw.astype(np.float64)
+    elif raw.dtype.kind in "iu" and raw.ndim == 1 and raw.size:
+        # fast path: integer labels are binary iff 0 <= min and max <= 1
+        if n is not None and raw.shape[0] != n:
+            raise VeracityError(
+                f"scores have {n} rows but labels have {raw.shape[0]}; pass one label per score"
+            )
+        if raw.min() >= 0 and raw.max() <= 1:
+            return raw.astype(np.float64)
+        y = raw.astype(np.float64)
     else:
         y = as_float_array(raw, "labels")
     if y.ndim != 1:
@@ -133,6 +142,9 @@ def check_binary_labels(labels: Any, n: int | None = None) -> np.ndarray:
         raise VeracityError(
             f"scores have {n} rows but labels have {y.shape[0]}; pass one label per score"
         )
+    # values in [0, 1] are all 0 or 1 exactly when their sum equals their nonzero count
+    if y.min() >= 0.0 and y.max() <= 1.0 and y.sum() == np.count_nonzero(y):
+        return y
     ok = (y == 0) | (y == 1)
     if not ok.all():
         bad = y[~ok]
