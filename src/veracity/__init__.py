@@ -35,6 +35,9 @@ from .decisions import (
     ConformalClassifier,
     CoverageLaw,
     CoverageReport,
+    RedrawResult,
+    RiskCoverage,
+    SelectiveThreshold,
     ThresholdRow,
     ThresholdTable,
     budget_threshold,
@@ -42,6 +45,9 @@ from .decisions import (
     cost_threshold,
     precision_threshold,
     recall_threshold,
+    risk_coverage,
+    selective_threshold,
+    simulate_redraws,
     threshold_table,
 )
 

@@ -14,6 +14,14 @@ from ._conformal import (
     conformal_quantile,
     min_calibration_size,
 )
+from ._redraws import RedrawResult, simulate_redraws
+from ._selective import (
+    DEFAULT_CANDIDATES,
+    RiskCoverage,
+    SelectiveThreshold,
+    risk_coverage,
+    selective_threshold,
+)
 from ._table import ThresholdRow, ThresholdTable, threshold_table
 from ._thresholds import (
     budget_threshold,
@@ -28,6 +36,10 @@ __all__ = [
     "ConformalClassifier",
     "CoverageLaw",
     "CoverageReport",
+    "DEFAULT_CANDIDATES",
+    "RedrawResult",
+    "RiskCoverage",
+    "SelectiveThreshold",
     "ThresholdRow",
     "ThresholdTable",
     "budget_threshold",
@@ -39,5 +51,8 @@ __all__ = [
     "precision_threshold",
     "recall_rank",
     "recall_threshold",
+    "risk_coverage",
+    "selective_threshold",
+    "simulate_redraws",
     "threshold_table",
 ]

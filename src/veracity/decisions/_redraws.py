@@ -1,0 +1,221 @@
+r"""Seed 003's redraw experiment: how much does a recall threshold fit on calib wobble?"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._text import render_table
+from .._validation import VeracityError
+from ._inputs import binary_inputs, check_target
+from ._thresholds import min_positives
+
+
+def _summary(x: np.ndarray, target: float) -> dict[str, float]:
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return {"mean": float("nan"), "p05": float("nan"), "p95": float("nan"), "below_target": float("nan")}
+    p05, p95 = np.quantile(x, [0.05, 0.95])
+    return {"mean": float(x.mean()), "p05": float(p05), "p95": float(p95),
+            "below_target": float(np.mean(x < target))}
+
+
+@dataclass(frozen=True, eq=False)
+class RedrawResult:
+    r"""Outcome of :func:`simulate_redraws`, one entry per (kept) redraw.
+
+    * ``thresholds`` — the recall threshold fit on that redraw's calib rows;
+    * ``calib_positives``, ``test_positives`` — positives drawn into calib / test;
+    * ``calib_recall`` — recall on the calib rows it was fit on (always ≥ target);
+    * ``test_recall`` — the recall a test split would report;
+    * ``deployed_recall`` — recall on every pool positive outside calib (the deployment);
+    * ``expected_recall`` — theory, :math:`k/(m+1)` for *m* calib positives.
+
+    ``summary()`` gives mean, 5 %/95 % quantiles and the share below target.
+    """
+
+    target: float
+    correction: bool
+    n_calib: int
+    n_test: int
+    pool_size: int
+    pool_positives: int
+    stratify: bool
+    seed: int | None
+    skipped: int
+    thresholds: np.ndarray
+    calib_positives: np.ndarray
+    test_positives: np.ndarray
+    calib_recall: np.ndarray
+    test_recall: np.ndarray
+    deployed_recall: np.ndarray
+    expected_recall: np.ndarray
+
+    @property
+    def redraws(self) -> int:
+        return int(self.thresholds.shape[0])
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        return {
+            "calib": _summary(self.calib_recall, self.target),
+            "test": _summary(self.test_recall, self.target),
+            "deployed": _summary(self.deployed_recall, self.target),
+        }
+
+    @property
+    def test_mean(self) -> float:
+        return self.summary()["test"]["mean"]
+
+    @property
+    def deployed_mean(self) -> float:
+        return self.summary()["deployed"]["mean"]
+
+    @property
+    def test_range(self) -> tuple[float, float]:
+        s = self.summary()["test"]
+        return s["p05"], s["p95"]
+
+    @property
+    def deployed_range(self) -> tuple[float, float]:
+        s = self.summary()["deployed"]
+        return s["p05"], s["p95"]
+
+    @property
+    def test_below_target(self) -> float:
+        return self.summary()["test"]["below_target"]
+
+    @property
+    def deployed_below_target(self) -> float:
+        return self.summary()["deployed"]["below_target"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target, "correction": self.correction, "n_calib": self.n_calib,
+            "n_test": self.n_test, "pool_size": self.pool_size, "pool_positives": self.pool_positives,
+            "stratify": self.stratify, "seed": self.seed, "redraws": self.redraws,
+            "skipped": self.skipped, "mean_calib_positives": float(self.calib_positives.mean()),
+            "expected_recall": float(self.expected_recall.mean()), "summary": self.summary(),
+        }
+
+    def __str__(self) -> str:
+        s = self.summary()
+        names = {"calib": "calib (fit here)", "test": "test-reported", "deployed": "deployed"}
+        body = [
+            [names[k], f"{v['mean']:.2%}", f"{v['p05']:.2%}", f"{v['p95']:.2%}", f"{v['below_target']:.1%}"]
+            for k, v in s.items()
+        ]
+        table = render_table(["recall", "mean", "5%", "95%", f"< {self.target:g}"], body)
+        rule = "ceil((n+1)·target)" if self.correction else "ceil(n·target)"
+        skipped = f"; {self.skipped} skipped (too few positives)" if self.skipped else ""
+        return (
+            f"{self.redraws} redraws of calib ({self.n_calib} rows, {self.calib_positives.mean():.1f} "
+            f"positives on average) and test ({self.n_test} rows) from {self.pool_size} rows{skipped}\n"
+            f"threshold = the k-th highest calib positive, k = {rule}; theory k/(n+1) averages "
+            f"{self.expected_recall.mean():.2%}\n{table}"
+        )
+
+
+def simulate_redraws(
+    scores: Any,
+    labels: Any,
+    *,
+    n_calib: int,
+    n_test: int | None = None,
+    target: float = 0.95,
+    correction: bool = True,
+    redraws: int = 1000,
+    stratify: bool = False,
+    seed: int | None = 0,
+    score_type: str = "probability",
+) -> RedrawResult:
+    r"""Redraw the calib/test split many times and watch the recall threshold wobble (seed 003).
+
+    ``scores, labels`` are a labelled pool standing for the population (e.g. the
+    27,000 deployment rows of seed 003). Each of ``redraws`` repetitions draws
+    ``n_calib`` calib rows and ``n_test`` disjoint test rows without replacement
+    (``stratify=True`` keeps the positive share of the pool in both), fits
+    :func:`~veracity.recall_threshold` on the calib positives (k-th highest of *m*,
+    :math:`k = \lceil (m+1)\,\mathrm{target} \rceil` or :math:`\lceil m\,\mathrm{target} \rceil`
+    without ``correction``) and measures recall three ways: on calib itself, on the
+    test rows (what a test split reports), and on every pool positive outside calib
+    (what deployment delivers). Only positives matter for recall, so only positives
+    are drawn: the count *m* in calib is hypergeometric (or fixed when stratified).
+
+    The draws of row indices loop over redraws (``Generator.choice``); fitting and
+    measuring are vectorised over all redraws. Redraws with too few calib positives
+    for the target are skipped (counted in ``skipped``, with a warning). Theory: for
+    continuous scores the deployed recall is Beta(k, m + 1 − k) with mean k/(m+1).
+
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.random(20000); y = (rng.random(20000) < s).astype(int)
+    >>> r = simulate_redraws(s, y, n_calib=400, redraws=200, seed=1)
+    >>> r.deployed_mean > 0.95 - 0.01, r.redraws
+    (True, 200)
+    """
+    s, y, _ = binary_inputs(scores, labels, score_type=score_type)
+    target = check_target(target)
+    N = s.shape[0]
+    n_test = n_calib if n_test is None else n_test
+    for name, v in (("n_calib", n_calib), ("n_test", n_test), ("redraws", redraws)):
+        if int(v) != v or v < (0 if name == "n_test" else 1):
+            raise VeracityError(f"{name} must be a positive integer; got {v!r}")
+    n_calib, n_test, redraws = int(n_calib), int(n_test), int(redraws)
+    if n_calib + n_test > N:
+        raise VeracityError(
+            f"n_calib + n_test = {n_calib + n_test} exceeds the pool of {N} rows; draw fewer rows"
+        )
+    pos_scores = s[y == 1.0]
+    P = pos_scores.shape[0]
+    need = min_positives(target, correction)
+    if P < need:
+        raise VeracityError(
+            f"the pool has {P} positives; target recall {target:g} needs at least {need} calib positives"
+        )
+    rng = np.random.default_rng(seed)
+    if stratify:
+        m = np.full(redraws, int(round(n_calib * P / N)))
+        t = np.full(redraws, int(round(n_test * P / N)))
+    else:
+        m = rng.hypergeometric(P, N - P, n_calib, size=redraws)
+        t = rng.hypergeometric(P - m, (N - P) - (n_calib - m), n_test) if n_test else np.zeros(redraws, int)
+    k = np.maximum(1, np.ceil((m + 1 if correction else m) * target - 1e-9).astype(np.int64))
+    keep = (k <= m) & (m >= 1)
+    skipped = int((~keep).sum())
+    if not keep.any():
+        raise VeracityError(
+            f"every redraw had too few calib positives (at most {int(m.max())}); target recall "
+            f"{target:g} needs at least {need}. Use a larger n_calib"
+        )
+    if skipped:
+        warnings.warn(
+            f"{skipped} of {redraws} redraws had fewer than {need} calib positives and were skipped",
+            stacklevel=2,
+        )
+    m, t, k = m[keep], t[keep], k[keep]
+    R = m.shape[0]
+    width_c, width_t = int(m.max()), max(1, int(t.max()))
+    calib = np.full((R, width_c), -np.inf)
+    test = np.full((R, width_t), np.nan)
+    for r in range(R):  # index draws only; everything below is vectorised over redraws
+        idx = rng.choice(P, m[r] + t[r], replace=False)
+        calib[r, : m[r]] = pos_scores[idx[: m[r]]]
+        test[r, : t[r]] = pos_scores[idx[m[r]:]]
+    desc = -np.sort(-calib, axis=1)
+    thr = desc[np.arange(R), k - 1]
+    tp_calib = (calib >= thr[:, None]).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        test_hits = (test >= thr[:, None]).sum(axis=1)
+        test_recall = np.where(t > 0, test_hits / np.maximum(t, 1), np.nan)
+        sorted_pos = np.sort(pos_scores)
+        tp_pool = P - np.searchsorted(sorted_pos, thr, side="left")
+        outside = P - m
+        deployed = np.where(outside > 0, (tp_pool - tp_calib) / np.maximum(outside, 1), np.nan)
+    return RedrawResult(
+        target=target, correction=bool(correction), n_calib=n_calib, n_test=n_test, pool_size=N,
+        pool_positives=P, stratify=bool(stratify), seed=seed, skipped=skipped, thresholds=thr,
+        calib_positives=m, test_positives=t, calib_recall=tp_calib / m, test_recall=test_recall,
+        deployed_recall=deployed, expected_recall=k / (m + 1.0),
+    )

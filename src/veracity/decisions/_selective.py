@@ -1,0 +1,288 @@
+r"""Selective prediction (abstention): answer only when confident enough.
+
+Seed 000 names it as the next step after calibration: refuse to answer below a
+confidence threshold and trade coverage (the share answered) for selective risk
+(the error rate among the answered).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import expit
+
+from .._intervals import binomial_interval
+from .._text import fmt, fmt_count, render_table
+from .._validation import (
+    VeracityError,
+    as_float_array,
+    check_binary_labels,
+    check_probabilities,
+    check_score_type,
+    check_weights,
+    prepare_top_label,
+)
+from ._inputs import check_target
+
+READINGS = ("top-label", "confidence")
+
+#: Default candidate thresholds for confidences in [0, 1]: fixed before seeing any
+#: data (required for the guarantee): 0.00, 0.01, …, 1.00 and 1 − 10^(−x) for
+#: x = 2.0, 2.1, …, 6.0 to resolve very confident models.
+DEFAULT_CANDIDATES = np.unique(
+    np.concatenate([np.round(np.linspace(0.0, 1.0, 101), 10), 1.0 - 10.0 ** -np.linspace(2.0, 6.0, 41)])
+)
+
+
+def _confidence_correct(
+    scores: Any, labels: Any, *, sample_weight: Any, score_type: str, reading: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(confidence, correct 0/1, weights) for the chosen reading."""
+    check_score_type(score_type)
+    if reading not in READINGS:
+        raise VeracityError(f"reading must be 'top-label' or 'confidence', got {reading!r}")
+    s = as_float_array(scores, "scores")
+    if reading == "confidence":
+        if s.ndim != 1:
+            raise VeracityError(
+                f"with reading='confidence' scores must be 1-D confidences, got shape {s.shape}"
+            )
+        if score_type == "probability":
+            check_probabilities(s)
+        y = check_binary_labels(labels, s.shape[0])
+        return s, y, check_weights(sample_weight, s.shape[0])
+    if s.ndim == 2 and s.shape[1] > 1:
+        d = prepare_top_label(s, labels, sample_weight=sample_weight, score_type=score_type)
+        return d.p, d.y, d.w
+    s = s.reshape(-1) if s.ndim == 2 else s
+    if s.ndim != 1:
+        raise VeracityError(f"scores must be 1-D or (N, K), got shape {s.shape}")
+    if score_type == "logit":
+        p = expit(s)
+    else:
+        check_probabilities(s)
+        p = s
+    y = check_binary_labels(labels, s.shape[0])
+    w = check_weights(sample_weight, s.shape[0])
+    pred = (p >= 0.5).astype(np.float64)
+    return np.maximum(p, 1.0 - p), (pred == y).astype(np.float64), w
+
+
+@dataclass(frozen=True, eq=False)
+class RiskCoverage:
+    r"""Risk–coverage curve: one point per distinct confidence, most confident first.
+
+    Answering the rows with confidence ``>= thresholds[j]`` covers ``coverage[j]``
+    of the rows (weight) with selective risk ``risk[j]`` = errors / answered.
+    ``aurc`` is the area under the step curve,
+    :math:`\sum_j \mathrm{risk}_j\,(\mathrm{cov}_j - \mathrm{cov}_{j-1})`, which without
+    ties equals :math:`\frac1N \sum_{i=1}^N \mathrm{risk}(i/N)` (Geifman et al. 2019).
+    """
+
+    thresholds: np.ndarray
+    coverage: np.ndarray
+    risk: np.ndarray
+    accepted: np.ndarray
+    errors: np.ndarray
+    aurc: float
+    n: float
+
+    def risk_at(self, coverage: float) -> float:
+        """Selective risk at the first curve point whose coverage reaches ``coverage``."""
+        j = int(np.searchsorted(self.coverage, float(coverage) - 1e-12, side="left"))
+        return float(self.risk[min(j, self.risk.shape[0] - 1)])
+
+    def _grid(self) -> list[int]:
+        idx = np.searchsorted(self.coverage, np.linspace(0.1, 1.0, 10) - 1e-12, side="left")
+        return sorted(set(int(min(i, self.coverage.shape[0] - 1)) for i in idx))
+
+    def to_dict(self) -> dict[str, Any]:
+        m = self.coverage.shape[0]
+        keep = np.arange(m) if m <= 1000 else np.unique(np.linspace(0, m - 1, 1000).round().astype(int))
+        return {
+            "n": self.n,
+            "aurc": self.aurc,
+            "points": len(self.coverage),
+            "curve": [
+                {"threshold": float(self.thresholds[i]), "coverage": float(self.coverage[i]),
+                 "risk": float(self.risk[i]), "accepted": float(self.accepted[i]),
+                 "errors": float(self.errors[i])}
+                for i in keep
+            ],
+        }
+
+    def __str__(self) -> str:
+        body = [
+            [fmt(self.thresholds[i]), fmt(self.coverage[i]), fmt(self.risk[i]),
+             fmt_count(self.accepted[i]), fmt_count(self.errors[i])]
+            for i in self._grid()
+        ]
+        table = render_table(["answer if conf >=", "coverage", "risk", "answered", "errors"], body)
+        return f"{table}\n({fmt_count(self.n)} rows, {len(self.coverage)} curve points)   AURC {self.aurc:.4f}"
+
+
+def risk_coverage(
+    scores: Any,
+    labels: Any,
+    *,
+    sample_weight: Any = None,
+    score_type: str = "probability",
+    reading: str = "top-label",
+) -> RiskCoverage:
+    r"""Risk–coverage curve and its area (AURC) for abstaining below a confidence.
+
+    ``reading="top-label"`` (default): (N, K) scores are read as the top class with
+    confidence :math:`\max_k p_k` and error :math:`\arg\max_k p_k \ne y`; 1-D binary
+    probabilities *p* predict ``p >= 0.5`` with confidence :math:`\max(p, 1-p)`.
+    ``reading="confidence"``: the scores already are confidences and ``labels`` are
+    1 for a correct answer, 0 for a wrong one.
+
+    >>> rc = risk_coverage([.9, .8, .7, .6], [1, 1, 0, 1], reading="confidence")
+    >>> rc.coverage.tolist(), rc.risk.tolist(), round(rc.aurc, 4)
+    ([0.25, 0.5, 0.75, 1.0], [0.0, 0.0, 0.3333333333333333, 0.25], 0.1458)
+    """
+    conf, correct, w = _confidence_correct(
+        scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading
+    )
+    order = np.argsort(-conf, kind="stable")
+    c = conf[order]
+    err = 1.0 - correct[order]
+    ww = np.ones_like(c) if w is None else w[order]
+    cum_w = np.cumsum(ww)
+    cum_e = np.cumsum(err * ww)
+    # last index of every run of equal confidence: ties are answered together
+    last = np.flatnonzero(np.append(c[1:] != c[:-1], True))
+    accepted = cum_w[last]
+    errors = cum_e[last]
+    total = float(cum_w[-1])
+    coverage = accepted / total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        risk = np.where(accepted > 0, errors / np.where(accepted > 0, accepted, 1.0), 0.0)
+    widths = np.diff(np.concatenate([[0.0], coverage]))
+    return RiskCoverage(
+        thresholds=c[last], coverage=coverage, risk=risk, accepted=accepted, errors=errors,
+        aurc=float(np.sum(risk * widths)), n=total,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class SelectiveThreshold:
+    r"""An abstention threshold with a finite-sample risk guarantee.
+
+    Answer when confidence ``>= threshold``. With probability at least
+    :math:`1 - \delta` over the calib draw, the selective risk of this threshold on
+    new data from the same distribution is at most ``target_risk``.
+    ``threshold`` is ``inf`` (answer nothing) when no candidate could be certified.
+    """
+
+    threshold: float
+    target_risk: float
+    delta: float
+    coverage: float
+    risk: float
+    risk_upper_bound: float
+    accepted: float
+    errors: float
+    n: int
+    candidates: int
+    certified: int
+    feasible: bool
+    method: str
+
+    def __float__(self) -> float:
+        return float(self.threshold)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def __str__(self) -> str:
+        if not self.feasible:
+            return (f"no threshold certifies risk <= {self.target_risk:g} at delta={self.delta:g} "
+                    f"({self.n} calib rows, {self.candidates} candidates); abstain on everything")
+        return (
+            f"answer if confidence >= {self.threshold:.6g}: coverage {self.coverage:.4f} "
+            f"({fmt_count(self.accepted)} of {self.n}), calib risk {self.risk:.4f}, "
+            f"{1 - self.delta:g}-confidence upper bound {self.risk_upper_bound:.4f} <= target "
+            f"{self.target_risk:g} ({self.method} over {self.candidates} candidates, "
+            f"{self.certified} certified)"
+        )
+
+
+def selective_threshold(
+    scores: Any,
+    labels: Any,
+    *,
+    target_risk: float,
+    delta: float = 0.1,
+    candidates: Any = None,
+    score_type: str = "probability",
+    reading: str = "top-label",
+) -> SelectiveThreshold:
+    r"""Lowest abstention threshold whose selective risk is certified :math:`\le` ``target_risk``.
+
+    For every candidate threshold :math:`t_j` (:math:`j = 1..J`) count the calib rows
+    answered, :math:`n_j = \#\{\mathrm{conf} \ge t_j\}`, and the errors among them,
+    :math:`e_j`. Given :math:`n_j` these errors are Binomial(:math:`n_j`, :math:`R(t_j)`),
+    so the one-sided Clopper–Pearson bound
+
+    .. math:: U_j = B^{-1}_{1 - \delta/J}(e_j + 1,\; n_j - e_j)
+
+    exceeds the true risk :math:`R(t_j)` with probability :math:`\ge 1 - \delta/J`.
+    **Multiple testing: Bonferroni over the J candidates**, so with probability
+    :math:`\ge 1-\delta` *every* bound holds at once, and the returned threshold —
+    the lowest (largest-coverage) :math:`t_j` with :math:`U_j \le` ``target_risk`` —
+    has true risk :math:`\le` ``target_risk``. The candidates must be fixed before
+    seeing the data; the default is a fixed grid for confidences in [0, 1]
+    (``DEFAULT_CANDIDATES``: 0.00–1.00 by 0.01 plus 1 − 10⁻² … 1 − 10⁻⁶, 142 values).
+    When nothing is certified the threshold is ``inf`` (abstain on everything) and a
+    warning says so.
+
+    Readings of ``scores``/``labels`` as in :func:`risk_coverage`.
+    """
+    target = check_target(target_risk, "target_risk")
+    d = check_target(delta, "delta")
+    conf, correct, _ = _confidence_correct(
+        scores, labels, sample_weight=None, score_type=score_type, reading=reading
+    )
+    if candidates is None:
+        if reading == "confidence" and score_type == "logit":
+            raise VeracityError(
+                "confidences on a logit scale need explicit candidates=[...] thresholds, "
+                "fixed before looking at these data"
+            )
+        cand = DEFAULT_CANDIDATES
+    else:
+        cand = np.unique(as_float_array(candidates, "candidates").reshape(-1))
+    n = conf.shape[0]
+    idx = np.argsort(conf, kind="stable")
+    order = conf[idx]
+    err_sorted = (1.0 - correct)[idx]
+    suffix_err = np.concatenate([np.cumsum(err_sorted[::-1])[::-1], [0.0]])
+    pos = np.searchsorted(order, cand, side="left")
+    accepted = (n - pos).astype(np.float64)
+    errors = suffix_err[pos]
+    J = cand.shape[0]
+    _, upper = binomial_interval(errors, accepted, method="clopper-pearson", level=1.0 - d / J, sided="upper")
+    upper = np.where(accepted > 0, upper, 1.0)
+    ok = np.flatnonzero(upper <= target)
+    if ok.size == 0:
+        warnings.warn(
+            f"no candidate threshold certifies selective risk <= {target:g} at delta={d:g} with "
+            f"{n} calib rows; abstaining on everything. Use more calib rows, a larger target_risk or delta",
+            stacklevel=2,
+        )
+        return SelectiveThreshold(
+            threshold=float("inf"), target_risk=target, delta=d, coverage=0.0, risk=0.0,
+            risk_upper_bound=float("nan"), accepted=0.0, errors=0.0, n=n, candidates=J, certified=0,
+            feasible=False, method="bonferroni",
+        )
+    j = int(ok[0])  # candidates ascending: the lowest certified threshold, the largest coverage
+    return SelectiveThreshold(
+        threshold=float(cand[j]), target_risk=target, delta=d, coverage=float(accepted[j] / n),
+        risk=float(errors[j] / accepted[j]), risk_upper_bound=float(upper[j]),
+        accepted=float(accepted[j]), errors=float(errors[j]), n=n, candidates=J,
+        certified=int(ok.size), feasible=True, method="bonferroni",
+    )
