@@ -240,7 +240,8 @@ class ConformalClassifier:
         if self.score == "lac":
             return 1.0 - P
         order = np.argsort(-P, axis=1, kind="stable")
-        cum = np.cumsum(np.take_along_axis(P, order, axis=1), axis=1)
+        # the total mass is 1 by construction; clip the rounding of the cumulative sum
+        cum = np.minimum(np.cumsum(np.take_along_axis(P, order, axis=1), axis=1), 1.0)
         E = np.empty_like(P)
         np.put_along_axis(E, order, cum, axis=1)
         if self.randomized:

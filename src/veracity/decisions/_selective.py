@@ -236,7 +236,7 @@ def selective_threshold(
     the lowest (largest-coverage) :math:`t_j` with :math:`U_j \le` ``target_risk`` —
     has true risk :math:`\le` ``target_risk``. The candidates must be fixed before
     seeing the data; the default is a fixed grid for confidences in [0, 1]
-    (``DEFAULT_CANDIDATES``: 0.00–1.00 by 0.01 plus 1 − 10⁻² … 1 − 10⁻⁶, 142 values).
+    (``DEFAULT_CANDIDATES``: 0.00–1.00 by 0.01 plus 1 − 10⁻² … 1 − 10⁻⁶, 141 values).
     When nothing is certified the threshold is ``inf`` (abstain on everything) and a
     warning says so.
 

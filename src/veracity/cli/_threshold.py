@@ -1,0 +1,179 @@
+"""Choose a decision threshold on one role (calib) and print the operating table on both.
+
+A row is flagged (alert) when its score >= the threshold. Pick the rule:
+
+    veracity threshold data.csv --cost-fp 1 --cost-fn 9      # t* = c_FP / (c_FP + c_FN)
+    veracity threshold data.csv --target-recall 0.95         # k-th highest calib positive, +1 correction
+    veracity threshold data.csv --target-precision 0.8
+    veracity threshold data.csv --budget 200                 # at most 200 alerts on calib (or --budget 5%)
+
+The threshold is fit on the rows whose --role-col equals --fit-role (default: the
+'role' column, if present, with 'calib') and measured on --eval-role ('test').
+Without a role column it is fit and measured on the same rows, which flatters it.
+Costs (--cost-fp, --cost-fn; default 1 and 1) also price every table row.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+from scipy.special import logit
+
+from .. import io
+from .._text import fmt, fmt_count, render_table
+from .._validation import VeracityError
+from ..decisions import (
+    budget_threshold,
+    cost_threshold,
+    precision_threshold,
+    recall_rank,
+    recall_threshold,
+    threshold_table,
+)
+from ._common import add_input_arguments, add_json_argument, emit, inputs, load
+
+
+def add_role_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--role-col", default=None,
+                        help="column naming each row's role (default: 'role' if the file has one)")
+    parser.add_argument("--fit-role", default="calib", help="role the decision is fit on (default: calib)")
+    parser.add_argument("--eval-role", default="test", help="role it is measured on (default: test)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    rule = parser.add_mutually_exclusive_group()
+    rule.add_argument("--target-recall", type=float, default=None, metavar="R",
+                      help="catch this share of calib positives (k = ceil((n+1)·R) with the +1 correction)")
+    rule.add_argument("--target-precision", type=float, default=None, metavar="P",
+                      help="lowest threshold whose calib precision reaches P")
+    rule.add_argument("--budget", default=None, metavar="K|F%",
+                      help="at most K alerts on the fit role, or F%% of its rows (e.g. 200 or 5%%)")
+    parser.add_argument("--no-correction", action="store_true",
+                        help="with --target-recall: k = ceil(n·R), without the +1 correction")
+    parser.add_argument("--cost-fp", type=float, default=None,
+                        help="cost of a false alarm (default 1; alone it selects the cost rule)")
+    parser.add_argument("--cost-fn", type=float, default=None,
+                        help="cost of a missed positive (default 1)")
+    parser.add_argument("--also", default=None, metavar="T1,T2",
+                        help="extra thresholds to show in the table, comma-separated")
+    add_role_arguments(parser)
+    add_json_argument(parser)
+
+
+def role_masks(table: Any, args: argparse.Namespace, path: str) -> tuple[str | None, dict[str, np.ndarray]]:
+    """(role column or None, {role: row mask}) for the fit and eval roles."""
+    col = args.role_col
+    if col is None:
+        if "role" not in table.column_names:
+            n = table.num_rows
+            return None, {"all": np.ones(n, dtype=bool)}
+        col = "role"
+    values = np.asarray(io.column(table, col, path=path)).astype(str)
+    masks: dict[str, np.ndarray] = {}
+    for role in dict.fromkeys([args.fit_role, args.eval_role]):
+        mask = values == role
+        if not mask.any():
+            present = ", ".join(sorted(set(values.tolist()))[:10])
+            raise VeracityError(
+                f"no rows with {col} == {role!r} in {path} (values: {present}); "
+                "pass --fit-role/--eval-role with one of those"
+            )
+        masks[role] = mask
+    return col, masks
+
+
+def _float_list(text: str | None, name: str) -> list[float]:
+    if not text:
+        return []
+    try:
+        return [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise VeracityError(f"{name} must be comma-separated numbers, e.g. 0.1,0.5; got {text!r}") from None
+
+
+def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+            cost_fp: float, cost_fn: float) -> tuple[float, dict[str, Any], str]:
+    """(threshold, rule description for JSON, one-line explanation)."""
+    st = args.score_type
+    if args.target_recall is not None:
+        corr = not args.no_correction
+        t = recall_threshold(s, y, args.target_recall, corr, sample_weight=w, score_type=st)
+        n = int((y == 1).sum())
+        k = recall_rank(n, args.target_recall, corr)
+        how = "ceil((n+1)·R)" if corr else "ceil(n·R)"
+        return t, {"kind": "recall", "target": args.target_recall, "correction": corr, "n_positives": n,
+                   "k": k}, (f"target recall {args.target_recall:g}: the k-th highest of n = {n} positives, "
+                             f"k = {how} = {k}")
+    if args.target_precision is not None:
+        t = precision_threshold(s, y, args.target_precision, sample_weight=w, score_type=st)
+        return t, {"kind": "precision", "target": args.target_precision}, (
+            f"target precision {args.target_precision:g}: lowest threshold reaching it")
+    if args.budget is not None:
+        text = str(args.budget).strip()
+        try:
+            if text.endswith("%"):
+                frac = float(text[:-1]) / 100.0
+                t = budget_threshold(s, fraction=frac, sample_weight=w, score_type=st)
+                return t, {"kind": "budget", "fraction": frac}, f"review budget {text} of the rows"
+            k = float(text)
+        except ValueError:
+            raise VeracityError(f"--budget must be a count such as 200 or a share such as 5%; got {text!r}") from None
+        t = budget_threshold(s, top_k=k, sample_weight=w, score_type=st)
+        return t, {"kind": "budget", "top_k": k}, f"review budget of {text:s} alerts"
+    t = cost_threshold(cost_fp, cost_fn)
+    how = f"t* = c_FP/(c_FP + c_FN) = {t:.4g} (assumes calibrated probabilities)"
+    if st == "logit":
+        t = float(logit(t)) if 0 < t < 1 else (float("inf") if t >= 1 else float("-inf"))
+        how += f"; on the logit scale {t:.4g}"
+    return t, {"kind": "cost", "cost_fp": cost_fp, "cost_fn": cost_fn}, how
+
+
+def run(args: argparse.Namespace) -> int:
+    table, path = load(args)
+    scores, labels, weights = inputs(table, args, path)
+    if np.ndim(scores) != 1:
+        raise VeracityError("threshold needs one --score column (the score of the class to flag)")
+    role_col, masks = role_masks(table, args, path)
+    cost_fp = 1.0 if args.cost_fp is None else args.cost_fp
+    cost_fn = 1.0 if args.cost_fn is None else args.cost_fn
+    fit_name = args.fit_role if role_col else "all"
+    fit = masks[fit_name]
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    # validate the whole file once so errors name the file, not a role
+    threshold_table(s, y, [0.5], cost_fp=cost_fp, cost_fn=cost_fn, sample_weight=w, score_type=args.score_type)
+    t, rule, how = _choose(args, s[fit], y[fit], None if w is None else w[fit], cost_fp, cost_fn)
+    shown = [t] + [v for v in _float_list(args.also, "--also") if v != t]
+    tables = {
+        role: threshold_table(s[m], y[m], shown, cost_fp=cost_fp, cost_fn=cost_fn,
+                              sample_weight=None if w is None else w[m], score_type=args.score_type)
+        for role, m in masks.items()
+    }
+    headers = ["role", "rows", "threshold", "TP", "FP", "FN", "TN", "recall", "false alarm",
+               "precision", "alerts", "cost", "cost/1000"]
+    body = []
+    for i in range(len(shown)):
+        for role, tab in tables.items():
+            r = tab.rows[i]
+            body.append([role, fmt_count(tab.n), fmt(r.threshold), fmt_count(r.tp), fmt_count(r.fp),
+                         fmt_count(r.fn), fmt_count(r.tn), fmt(r.recall), fmt(r.false_alarm_rate),
+                         fmt(r.precision), fmt_count(r.alerts), fmt_count(round(r.cost, 1)),
+                         f"{r.cost_per_1000:.1f}"])
+    where = (f"fit on {role_col} == {args.fit_role!r}, measured on {args.eval_role!r}" if role_col
+             else "no role column: fit and measured on the same rows (optimistic)")
+    text = (
+        f"{path}\nthreshold {t:.6g} (flag score >= threshold) — {how}\n{where}\n"
+        f"{render_table(headers, body, align='lrrrrrrrrrrrr')}\n"
+        f"(cost = {cost_fp:g}·FP + {cost_fn:g}·FN)"
+    )
+    payload = {
+        "file": path, "score": args.score, "label": args.label, "threshold": t, "rule": rule,
+        "role_col": role_col, "fit_role": fit_name, "eval_role": args.eval_role if role_col else "all",
+        "roles": {role: tab.to_dict() for role, tab in tables.items()},
+    }
+    emit(args, text, payload)
+    return 0
