@@ -1,0 +1,220 @@
+/* veracity threshold explorer: counts at cut points -> live confusion table. No network, no rows. */
+(function () {
+  "use strict";
+  var source = document.getElementById("vc-explorer-data");
+  var root = document.getElementById("explorer");
+  if (!source || !root) { return; }
+  var D = JSON.parse(source.textContent);
+  var T = D.thresholds, TP = D.tp, FP = D.fp, P = D.positives, N = D.negatives;
+  var M = T.length, TOTAL = P + N;
+  var $ = function (id) { return document.getElementById(id); };
+  var slider = $("ex-slider"), tinput = $("ex-tinput"), cfpIn = $("ex-cfp"), cfnIn = $("ex-cfn");
+  var state = { t: D.t_star, cfp: D.cost_fp, cfn: D.cost_fn };
+
+  slider.min = "0"; slider.max = "1"; slider.step = "0.001";
+
+  // first cut point >= t (rows with score >= t are flagged; counts there equal counts at t)
+  function lowerBound(t) {
+    var lo = 0, hi = M;
+    while (lo < hi) { var mid = (lo + hi) >>> 1; if (T[mid] < t) { lo = mid + 1; } else { hi = mid; } }
+    return lo;
+  }
+  function group(s) { return s.replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+  function fmtCount(x) {
+    if (!D.weighted) { return group(String(Math.round(x))); }
+    var parts = x.toFixed(1).split(".");
+    return group(parts[0]) + "." + parts[1];
+  }
+  function fmtRate(x) { return (x === null || !isFinite(x)) ? "n/a" : x.toFixed(4); }
+  function fmtMoney(x) {
+    if (!isFinite(x)) { return "n/a"; }
+    var parts = x.toFixed(x >= 1000 ? 0 : 2).split(".");
+    return group(parts[0]) + (parts.length > 1 ? "." + parts[1] : "");
+  }
+  function show(id, value, text) {
+    var el = $(id);
+    el.textContent = text;
+    el.setAttribute("data-value", (value === null || !isFinite(value)) ? "" : String(value));
+  }
+  function costAt(i, cfp, cfn) {
+    var tp = i < M ? TP[i] : 0, fp = i < M ? FP[i] : 0;
+    return cfp * fp + cfn * (P - tp);
+  }
+  function bestIndex() {
+    var best = 0, bestCost = Infinity;
+    for (var i = 0; i < M; i++) {
+      var c = costAt(i, state.cfp, state.cfn);
+      if (i === 0 || c < bestCost - 1e-12 * Math.max(1, Math.abs(bestCost))) { bestCost = c; best = i; }
+    }
+    return best;
+  }
+  function tStar() {
+    var s = state.cfp + state.cfn;
+    return s > 0 ? state.cfp / s : NaN;
+  }
+
+  // ---- chart (SVG, x linear in t) ----
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var chart = $("ex-chart");
+  var W = 560, H = 300, L = 46, R = 14, TOP = 14, B = 36;
+  function sx(t) { return L + t * (W - L - R); }
+  function sy(v) { return TOP + (1 - v) * (H - TOP - B); }
+  function el(name, attrs, parent) {
+    var node = document.createElementNS(SVGNS, name);
+    for (var k in attrs) { if (Object.prototype.hasOwnProperty.call(attrs, k)) { node.setAttribute(k, attrs[k]); } }
+    (parent || chart).appendChild(node);
+    return node;
+  }
+  function stepPath(values) {
+    var d = "", started = false;
+    for (var i = 0; i < M; i++) {
+      var v = values(i);
+      if (v === null || !isFinite(v)) { started = false; continue; }
+      var x = sx(T[i]).toFixed(1), y = sy(v).toFixed(1);
+      if (!started) { d += "M" + x + " " + y; started = true; }
+      else { d += "V" + y + "H" + x; }
+      if (i + 1 < M) { d += "H" + sx(T[i + 1]).toFixed(1); }
+    }
+    return d;
+  }
+  var COLORS = { recall: "#1f5fa8", precision: "#009e73", far: "#d55e00", cost: "#6b7686",
+                 star: "#1f2933", recallT: "#cc79a7", best: "#0a7a4f", now: "#1f5fa8" };
+  var costPath, lines = {};
+  function drawChart() {
+    while (chart.firstChild) { chart.removeChild(chart.firstChild); }
+    var axis = el("g", { "font-size": "11", fill: "#6b7686" });
+    for (var k = 0; k <= 5; k++) {
+      var v = k / 5;
+      el("line", { x1: sx(0), x2: sx(1), y1: sy(v), y2: sy(v), stroke: "#e4e7eb" }, axis);
+      el("line", { x1: sx(v), x2: sx(v), y1: sy(0), y2: sy(1), stroke: "#eef1f4" }, axis);
+      var ty = el("text", { x: L - 6, y: sy(v) + 4, "text-anchor": "end" }, axis); ty.textContent = v.toFixed(1);
+      var tx = el("text", { x: sx(v), y: H - B + 16, "text-anchor": "middle" }, axis); tx.textContent = v.toFixed(1);
+    }
+    var xl = el("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, axis);
+    xl.textContent = "threshold t";
+    el("path", { d: stepPath(function (i) { return P > 0 ? TP[i] / P : null; }), fill: "none", stroke: COLORS.recall, "stroke-width": 2 });
+    el("path", { d: stepPath(function (i) { var a = TP[i] + FP[i]; return a > 0 ? TP[i] / a : null; }), fill: "none", stroke: COLORS.precision, "stroke-width": 2 });
+    el("path", { d: stepPath(function (i) { return N > 0 ? FP[i] / N : null; }), fill: "none", stroke: COLORS.far, "stroke-width": 2 });
+    costPath = el("path", { fill: "none", stroke: COLORS.cost, "stroke-width": 1.6, "stroke-dasharray": "5 3" });
+    lines.star = el("line", { y1: sy(0), y2: sy(1), stroke: COLORS.star, "stroke-width": 1.6, "stroke-dasharray": "2 3" });
+    lines.recallT = el("line", { y1: sy(0), y2: sy(1), stroke: COLORS.recallT, "stroke-width": 1.6, "stroke-dasharray": "7 3 2 3" });
+    lines.best = el("line", { y1: sy(0), y2: sy(1), stroke: COLORS.best, "stroke-width": 1.2, "stroke-dasharray": "1 2" });
+    lines.now = el("line", { y1: sy(0) + 4, y2: sy(1) - 4, stroke: COLORS.now, "stroke-width": 2.5, opacity: 0.9 });
+    lines.nowDot = el("circle", { r: 4.5, fill: COLORS.now, stroke: "#fff", "stroke-width": 1.5 });
+    var legend = $("ex-legend");
+    legend.textContent = "";
+    [["recall", COLORS.recall, false], ["precision", COLORS.precision, false], ["false-alarm rate", COLORS.far, false],
+     ["cost (scaled to its maximum)", COLORS.cost, true], ["t*", COLORS.star, true],
+     ["recall-target t", COLORS.recallT, true], ["lowest cost here", COLORS.best, true]].forEach(function (item) {
+      var span = document.createElement("span");
+      var sw = document.createElement("i");
+      sw.style.background = item[1];
+      if (item[2]) { sw.style.opacity = "0.7"; }
+      span.appendChild(sw);
+      span.appendChild(document.createTextNode(item[0]));
+      legend.appendChild(span);
+    });
+  }
+  function placeLine(line, t) {
+    if (t === null || t === undefined || !isFinite(t)) { line.setAttribute("visibility", "hidden"); return; }
+    line.setAttribute("visibility", "visible");
+    line.setAttribute("x1", sx(t)); line.setAttribute("x2", sx(t));
+  }
+  function redrawCost() {
+    var maxCost = 0;
+    for (var i = 0; i < M; i++) { maxCost = Math.max(maxCost, costAt(i, state.cfp, state.cfn)); }
+    costPath.setAttribute("d", stepPath(function (i) { return maxCost > 0 ? costAt(i, state.cfp, state.cfn) / maxCost : 0; }));
+    var star = tStar(), best = T[bestIndex()];
+    placeLine(lines.star, star);
+    placeLine(lines.recallT, D.t_recall);
+    placeLine(lines.best, best);
+    var marks = $("ex-marks");
+    marks.textContent = "";
+    [["star", star, "t* " + (isFinite(star) ? star.toFixed(3) : "")],
+     ["recall", D.t_recall, "recall " + (D.target_recall === null ? "" : D.target_recall) + " t " + (D.t_recall === null ? "" : D.t_recall.toFixed(3))],
+     ["best", best, "lowest cost " + best.toFixed(3)]].forEach(function (m, row) {
+      if (m[1] === null || !isFinite(m[1])) { return; }
+      var span = document.createElement("span");
+      span.className = "mark " + m[0];
+      // the range thumb travels from 8px to (width - 8px); keep labels inside the box at the ends
+      span.style.left = "calc(8px + (100% - 16px) * " + m[1].toFixed(4) + ")";
+      if (m[1] < 0.12) { span.classList.add("at-start"); } else if (m[1] > 0.88) { span.classList.add("at-end"); }
+      span.style.top = (row * 15) + "px";
+      span.textContent = m[2];
+      marks.appendChild(span);
+    });
+  }
+
+  // ---- state -> page ----
+  function update() {
+    var i = lowerBound(state.t);
+    var t = state.t;
+    if (!D.exact && i < M) { t = T[i]; state.t = t; }  // only cut points have exact counts
+    var tp = i < M ? TP[i] : 0, fp = i < M ? FP[i] : 0;
+    var fn = P - tp, tn = N - fp, alerts = tp + fp;
+    var recall = P > 0 ? tp / P : NaN, far = N > 0 ? fp / N : NaN;
+    var precision = alerts > 0 ? tp / alerts : NaN;
+    var cost = state.cfp * fp + state.cfn * fn;
+    var t4 = t.toFixed(4);
+    var out = $("ex-t");
+    out.textContent = (Number(t4) === t ? t.toFixed(3) : t4);
+    out.setAttribute("data-value", String(t));
+    show("ex-tp", tp, fmtCount(tp)); show("ex-fp", fp, fmtCount(fp));
+    show("ex-fn", fn, fmtCount(fn)); show("ex-tn", tn, fmtCount(tn));
+    show("ex-recall", recall, fmtRate(recall)); show("ex-far", far, fmtRate(far));
+    show("ex-precision", precision, fmtRate(precision));
+    show("ex-alerts", alerts, fmtCount(alerts) + " (" + (TOTAL > 0 ? (100 * alerts / TOTAL).toFixed(1) : "0") + "%)");
+    show("ex-cost", cost, fmtMoney(cost));
+    show("ex-cost1000", TOTAL > 0 ? 1000 * cost / TOTAL : NaN, fmtMoney(TOTAL > 0 ? 1000 * cost / TOTAL : NaN));
+    if (document.activeElement !== slider) { slider.value = String(t); }
+    if (document.activeElement !== tinput) { tinput.value = t4; }
+    placeLine(lines.now, t);
+    lines.nowDot.setAttribute("cx", sx(t));
+    lines.nowDot.setAttribute("cy", sy(isFinite(recall) ? recall : 0));
+  }
+  function setT(t) {
+    if (!isFinite(t)) { return; }
+    state.t = Math.min(1, Math.max(0, t));
+    update();
+  }
+  function readCost(input, fallback) {
+    var v = parseFloat(input.value);
+    if (!isFinite(v) || v < 0) { input.setAttribute("aria-invalid", "true"); return fallback; }
+    input.removeAttribute("aria-invalid");
+    return v;
+  }
+
+  slider.addEventListener("input", function () { setT(parseFloat(slider.value)); });
+  tinput.addEventListener("change", function () { setT(parseFloat(tinput.value)); });
+  function costsChanged() {
+    var cfp = readCost(cfpIn, state.cfp), cfn = readCost(cfnIn, state.cfn);
+    if (cfp + cfn <= 0) { cfpIn.setAttribute("aria-invalid", "true"); return; }
+    state.cfp = cfp; state.cfn = cfn;
+    redrawCost();
+    update();
+  }
+  cfpIn.addEventListener("input", costsChanged);
+  cfnIn.addEventListener("input", costsChanged);
+  $("ex-go-star").addEventListener("click", function () { setT(tStar()); });
+  $("ex-go-recall").addEventListener("click", function () { if (D.t_recall !== null) { setT(D.t_recall); } });
+  $("ex-go-best").addEventListener("click", function () { setT(T[bestIndex()]); });
+  function fromPointer(ev) {
+    var box = chart.getBoundingClientRect();
+    var x = (ev.clientX - box.left) * W / box.width;
+    setT(Math.round(1000 * (x - L) / (W - L - R)) / 1000);
+  }
+  var dragging = false;
+  chart.addEventListener("pointerdown", function (ev) { dragging = true; fromPointer(ev); });
+  chart.addEventListener("pointermove", function (ev) { if (dragging) { fromPointer(ev); } });
+  window.addEventListener("pointerup", function () { dragging = false; });
+
+  var note = D.exact
+    ? "Counts are exact at every threshold: every distinct score is a cut point."
+    : "Counts are exact at the " + M.toLocaleString("en-US") + " cut points; a typed threshold snaps to the next cut point at or above it.";
+  $("ex-note").textContent = note + " Cost = c_FP × FP + c_FN × FN" + (D.weighted ? " (weighted counts)." : ".");
+
+  drawChart();
+  redrawCost();
+  update();
+  root.setAttribute("data-ready", "1");
+})();

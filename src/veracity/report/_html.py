@@ -1,0 +1,725 @@
+r"""``vc.report``: one self-contained, offline HTML page.
+
+The page holds a summary, the reliability diagram(s) as inline SVG, the full
+reliability table, slices, the before/after ledger and the calibrator's
+metadata when a calibrator is given, operating curves, and an interactive
+threshold explorer. It carries aggregates only — per-bin statistics and the
+cumulative (TP, FP) counts at a few thousand cut points — never rows, so a
+10⁶-row audit stays well under 2 MB. Nothing is fetched: the CSS and the
+script are inlined and a Content-Security-Policy forbids every request.
+Every user-supplied string is escaped; the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.special import expit
+
+from .._audit import AuditResult, audit
+from .._reliability import ReliabilityTable
+from .._validation import VeracityError, prepare_binary
+from .._version import __version__
+from ._curves import threshold_curve, threshold_grid
+
+_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "img-src data:; base-uri 'none'; form-action 'none'"
+)
+
+
+@dataclass(frozen=True)
+class Report:
+    """A rendered report: ``html`` (the whole page) and the ``sections`` it holds.
+
+    ``save(path)`` writes the page; ``str(report)`` is a one-line description.
+    """
+
+    html: str
+    sections: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def size(self) -> int:
+        """Size of the page in bytes (UTF-8)."""
+        return len(self.html.encode("utf-8"))
+
+    def save(self, path: str | Path) -> Path:
+        p = Path(path)
+        p.write_text(self.html, encoding="utf-8")
+        return p
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sections": list(self.sections), "bytes": self.size, "notes": list(self.notes)}
+
+    def __str__(self) -> str:
+        text = f"Calibration report: {self.size / 1024:,.0f} KB; sections: {', '.join(self.sections)}"
+        if self.notes:
+            text += "\n" + "\n".join(f"note: {n}" for n in self.notes)
+        return text
+
+
+# -- small helpers ----------------------------------------------------------------------------
+def _e(value: Any) -> str:
+    """Escape any value for HTML text or a quoted attribute."""
+    return html.escape(str(value), quote=True)
+
+
+def _num(value: Any, digits: int = 4) -> str:
+    if value is None:
+        return "n/a"
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return _e(value)
+    if not math.isfinite(x):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def _count(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.1f}"
+
+
+def _json_script(payload: Any) -> str:
+    """JSON safe inside <script>: no '<', '>' or '&' survive literally."""
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _asset(name: str) -> str:
+    return (resources.files("veracity.report") / name).read_text(encoding="utf-8")
+
+
+def _svg(fig: Any, prefix: str, label: str) -> str:
+    """A matplotlib Figure as inline SVG: text kept as text, ids made unique per figure."""
+    import io
+
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": prefix, "svg.fonttype": "none"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    text = buf.getvalue()
+    text = text[text.index("<svg"):]
+    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
+    text = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', text)
+    text = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})", text)
+    text = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{prefix}-{m.group(1)}"', text)
+    text = re.sub(r'\s(width|height)="[0-9.]+pt"', "", text, count=2)
+    text = text.replace("<svg ", f'<svg role="img" aria-label="{_e(label)}" class="plot" ', 1)
+    fig.clear()
+    return text.strip()
+
+
+def _have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:  # pragma: no cover - depends on the environment
+        return False
+    return True
+
+
+def _table(headers: list[str], rows: list[list[str]], *, cls: str = "", numeric: str | None = None,
+           row_classes: list[str] | None = None) -> str:
+    """An HTML table; cells are already-escaped HTML. ``numeric``: 'l'/'r' per column."""
+    align = numeric or ("l" + "r" * (len(headers) - 1))
+    head = "".join(
+        f'<th class="{"num" if a == "r" else ""}">{h}</th>' for h, a in zip(headers, align)
+    )
+    body = []
+    for i, row in enumerate(rows):
+        rc = f' class="{row_classes[i]}"' if row_classes and row_classes[i] else ""
+        cells = "".join(
+            f'<td class="{"num" if a == "r" else ""}">{c}</td>' for c, a in zip(row, align)
+        )
+        body.append(f"<tr{rc}>{cells}</tr>")
+    return (f'<div class="table-wrap"><table class="{cls}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _card(label: str, value: str, sub: str = "", *, key: str = "") -> str:
+    data = f' data-metric="{_e(key)}"' if key else ""
+    sub_html = f'<div class="card-sub">{sub}</div>' if sub else ""
+    return (f'<div class="card"{data}><div class="card-label">{label}</div>'
+            f'<div class="card-value">{value}</div>{sub_html}</div>')
+
+
+def _section(sid: str, title: str, body: str, lead: str = "") -> str:
+    lead_html = f'<p class="lead">{lead}</p>' if lead else ""
+    return f'<section id="{sid}"><h2>{_e(title)}</h2>{lead_html}{body}</section>'
+
+
+# -- sections ---------------------------------------------------------------------------------
+def _verdict(table: ReliabilityTable) -> str:
+    ok = [r for r in table.rows if r.sufficient]
+    over = sum(1 for r in ok if r.ci_high < r.conf)
+    under = sum(1 for r in ok if r.ci_low > r.conf)
+    thin = len(table.rows) - len(ok)
+    pct = f"{table.level * 100:g}%"
+    parts = [
+        f"Of {len(ok)} bins with at least {table.min_count} observations, "
+        f"<strong>{over}</strong> are over-confident and <strong>{under}</strong> under-confident "
+        f"beyond their {pct} interval (the observed frequency lies below / above the interval "
+        f"around the mean confidence)."
+    ]
+    if thin:
+        parts.append(f"{thin} bin{'s' if thin != 1 else ''} with fewer observations "
+                     f"{'are' if thin != 1 else 'is'} marked <em>insufficient</em>: do not act on them.")
+    return " ".join(parts)
+
+
+def _interval_of(result: AuditResult) -> tuple[float, float] | None:
+    section = result.extras.get("intervals")
+    if section is None:
+        return None
+    d = section.to_dict() if hasattr(section, "to_dict") else section
+    if not isinstance(d, dict):
+        return None
+    ece = d.get("ece")
+    if isinstance(ece, dict):
+        lo, hi = ece.get("low", ece.get("lo")), ece.get("high", ece.get("hi"))
+    elif isinstance(ece, (list, tuple)) and len(ece) == 2:
+        lo, hi = ece
+    else:
+        return None
+    try:
+        return float(lo), float(hi)
+    except (TypeError, ValueError):
+        return None
+
+
+def _noise_floor_of(result: AuditResult) -> dict[str, Any] | None:
+    section = result.extras.get("noise_floor")
+    if section is None:
+        return None
+    d = section.to_dict() if hasattr(section, "to_dict") else section
+    return d if isinstance(d, dict) else None
+
+
+def _summary(result: AuditResult, reading: str) -> str:
+    d = result.decomposition
+    ece_sub = f"MCE {_num(result.mce)}"
+    interval = _interval_of(result)
+    if interval is not None:
+        level = result.table.level
+        ece_sub = (f'<span data-ece-interval>{level * 100:g}% CI [{_num(interval[0])}, '
+                   f"{_num(interval[1])}]</span> · " + ece_sub)
+    floor = _noise_floor_of(result)
+    if floor is not None and floor.get("expected") is not None:
+        ece_sub += f" · noise floor {_num(floor.get('expected'))}"
+        if floor.get("p_value") is not None:
+            ece_sub += f" (p = {_num(floor.get('p_value'), 3)})"
+    weighted = not math.isclose(result.total_weight, result.n)
+    cards = [
+        _card("rows", f"{result.n:,}", f"total weight {_count(result.total_weight)}" if weighted
+              else f"score type: {_e(result.score_type)}", key="n"),
+        _card("base rate" if result.n_classes <= 2 else "top-label accuracy",
+              _num(result.base_rate), "share of positives" if result.n_classes <= 2
+              else "share of correct top labels", key="base_rate"),
+        _card("ECE", _num(result.ece), ece_sub, key="ece"),
+        _card("Brier", _num(result.brier),
+              f"reliability {_num(d.reliability)} − resolution {_num(d.resolution)} "
+              f"+ uncertainty {_num(d.uncertainty)}", key="brier"),
+        _card("NLL", _num(result.nll), "mean log-loss (nats)", key="nll"),
+        _card("AUC", _num(result.auc), "ranking; unchanged by monotone calibration", key="auc"),
+        _card(f"accuracy @ {result.threshold:g}", _num(result.accuracy), "", key="accuracy"),
+    ]
+    return (f'<div class="cards">{"".join(cards)}</div>'
+            f'<p class="verdict">{_verdict(result.table)}</p>')
+
+
+def _reliability_table(table: ReliabilityTable) -> str:
+    weighted = not np.array_equal(table.stats.weight, table.stats.count)
+    last = table.bins - 1
+    pct = f"{table.level * 100:g}%"
+    headers = ["bin", "weight" if weighted else "count", "conf", "acc", "gap", f"{pct} {_e(table.ci)} interval", ""]
+    rows, classes = [], []
+    for r in table.rows:
+        rows.append([
+            _e(r.label(r.index == last)),
+            _count(r.n),
+            _num(r.conf),
+            _num(r.acc),
+            f'<span class="{"neg" if r.gap < 0 else "pos"}">{r.gap:+.4f}</span>',
+            f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]",
+            "" if r.sufficient else '<span class="badge warn">insufficient</span>',
+        ])
+        classes.append("" if r.sufficient else "thin")
+    out = _table(headers, rows, cls="reliability", numeric="lrrrrll", row_classes=classes)
+    notes = [f"{table.n:,} points, {table.bins} {_e(table.strategy)} bins; "
+             f"ECE {_num(table.ece)}, MCE {_num(table.mce)}."]
+    if table.empty_bins:
+        notes.append(f"Empty bins {_e(list(table.empty_bins))} omitted.")
+    notes.append("gap = acc − conf: negative means over-confident.")
+    if any(not r.sufficient for r in table.rows):
+        notes.append(f"Insufficient: fewer than {table.min_count} observations; do not act on these bins.")
+    return out + f'<p class="note">{" ".join(notes)}</p>'
+
+
+def _slices(result: AuditResult, svg: str) -> str:
+    col = result.group_column or "group"
+    groups = list(result.groups.items())
+    worst = max((g.ece for _, g in groups if g.table.rows), default=0.0) or 1.0
+    headers = [_e(col), "rows", "base rate", "ECE", "", "MCE", "Brier", "NLL", "AUC", "acc", "thin bins"]
+    rows = []
+    for key, g in groups:
+        thin = sum(1 for r in g.table.rows if not r.sufficient)
+        width = 100.0 * g.ece / worst
+        rows.append([
+            f'<span class="key">{_e(key)}</span>', f"{g.n:,}", _num(g.base_rate), _num(g.ece),
+            f'<span class="bar" style="width:{width:.1f}%"></span>', _num(g.mce), _num(g.brier),
+            _num(g.nll), _num(g.auc), _num(g.accuracy), str(thin),
+        ])
+    rows.append(["<strong>(all)</strong>", f"{result.n:,}", _num(result.base_rate), _num(result.ece), "",
+                 _num(result.mce), _num(result.brier), _num(result.nll), _num(result.auc),
+                 _num(result.accuracy), str(sum(1 for r in result.table.rows if not r.sufficient))])
+    table = _table(headers, rows, cls="slices", numeric="lrrrlrrrrrr")
+    fig = f'<figure class="plot-box">{svg}</figure>' if svg else ""
+    return table + fig
+
+
+def _ledger(ledger: Any) -> str:
+    higher_better = {"auc", "accuracy", "acc", "resolution"}
+    rows = []
+    for r in getattr(ledger, "rows", ()):
+        metric = str(getattr(r, "metric", ""))
+        before, after = getattr(r, "before", None), getattr(r, "after", None)
+        change = getattr(r, "change", None)
+        cls = ""
+        try:
+            delta = float(change) if change is not None else float(after) - float(before)
+            if math.isfinite(delta) and delta != 0:
+                good = delta > 0 if metric.lower().split("@")[0].strip() in higher_better else delta < 0
+                cls = "good" if good else "bad"
+            change_text = f"{delta:+.4f}" if math.isfinite(delta) else "n/a"
+        except (TypeError, ValueError):
+            change_text = _e(change) if change is not None else ""
+        can_move = getattr(r, "can_move", "")
+        if isinstance(can_move, bool):
+            can_move = "yes" if can_move else "no"
+        rows.append([f"<strong>{_e(metric)}</strong>", _e(getattr(r, "what", "")), _num(before),
+                     _num(after), f'<span class="{cls}">{change_text}</span>', _e(can_move)])
+    out = _table(["metric", "what", "before", "after", "change", "can the calibrator move it?"], rows,
+                 cls="ledger", numeric="llrrrl")
+    certs = getattr(ledger, "certificates", None) or {}
+    if certs:
+        items = []
+        for name, value in certs.items():
+            if value is True:
+                mark = '<span class="badge ok">✓ holds</span>'
+            elif value is False:
+                mark = '<span class="badge bad">✗ fails</span>'
+            else:
+                mark = f'<span class="badge">{_e(value)}</span>'
+            items.append(f"<li>{mark} {_e(name)}</li>")
+        out += f'<ul class="certs">{"".join(items)}</ul>'
+    return out
+
+
+def _short(value: Any, limit: int = 12) -> Any:
+    """Long lists shortened for display: the first ``limit`` items and a count."""
+    if isinstance(value, dict):
+        return {k: _short(v, limit) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if len(value) > limit:
+            return [_short(v, limit) for v in value[:limit]] + [f"… {len(value) - limit} more"]
+        return [_short(v, limit) for v in value]
+    return value
+
+
+def _calibrator_meta(doc: dict[str, Any]) -> str:
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    order = ["model_revision", "score_type", "fit_window", "cohort", "role", "n_rows", "n_classes",
+             "data_hash", "method", "version"]
+    keys = [k for k in order if k in meta] + sorted(k for k in meta if k not in order and k != "params")
+    rows = [[_e(k.replace("_", " ")), f"<code>{_e(_pretty(meta[k]))}</code>"] for k in keys]
+    kind = doc.get("kind") or meta.get("method")
+    if kind is not None:
+        rows.insert(0, ["calibrator", f"<strong>{_e(kind)}</strong>"])
+    params = doc.get("params", meta.get("params"))
+    if isinstance(params, dict):
+        for k in sorted(params):
+            rows.append([f"param: {_e(k)}", f"<code>{_e(_pretty(params[k]))}</code>"])
+    table = _table(["field", "value"], rows, cls="meta", numeric="ll")
+    rest = {k: v for k, v in doc.items() if k not in ("metadata",)}
+    dump = json.dumps(_short(rest), indent=2, sort_keys=True, default=str, allow_nan=True)
+    return (table + '<details class="raw"><summary>Full calibrator artifact (JSON, long lists '
+            f"shortened)</summary><pre>{_e(dump)}</pre></details>")
+
+
+def _pretty(value: Any) -> str:
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(_short(value, 8), sort_keys=True, default=str)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+_EXPLORER_HTML = """
+<div class="explorer" id="explorer" data-ready="0">
+  <div class="ex-controls">
+    <div class="ex-threshold">
+      <label for="ex-slider">threshold <span class="muted">(flag when {reading} ≥ t)</span></label>
+      <div class="ex-tvalue"><output id="ex-t" data-value="">–</output></div>
+      <input type="range" id="ex-slider" min="0" max="{max_index}" step="1" value="{start}"
+             aria-label="decision threshold">
+      <div class="ex-marks" id="ex-marks"></div>
+    </div>
+    <div class="ex-inputs">
+      <label>type a threshold <input type="number" id="ex-tinput" min="0" max="1" step="0.001"></label>
+      <label>cost of a false alarm (FP) <input type="number" id="ex-cfp" min="0" step="any" value="{cost_fp}"></label>
+      <label>cost of a miss (FN) <input type="number" id="ex-cfn" min="0" step="any" value="{cost_fn}"></label>
+      <div class="ex-buttons">
+        <button type="button" id="ex-go-star">go to t*</button>
+        <button type="button" id="ex-go-recall"{recall_disabled}>go to recall-target t</button>
+        <button type="button" id="ex-go-best">go to lowest cost here</button>
+      </div>
+    </div>
+  </div>
+  <div class="ex-body">
+    <div class="ex-confusion">
+      <table class="confusion">
+        <thead><tr><th></th><th>flagged (≥ t)</th><th>not flagged</th></tr></thead>
+        <tbody>
+          <tr><th>positive</th><td class="tp"><span class="cm-label">TP · caught</span><span id="ex-tp" data-value="">–</span></td>
+              <td class="fn"><span class="cm-label">FN · missed</span><span id="ex-fn" data-value="">–</span></td></tr>
+          <tr><th>negative</th><td class="fp"><span class="cm-label">FP · false alarm</span><span id="ex-fp" data-value="">–</span></td>
+              <td class="tn"><span class="cm-label">TN · quiet</span><span id="ex-tn" data-value="">–</span></td></tr>
+        </tbody>
+      </table>
+      <div class="ex-stats">
+        <div><span class="stat-label">recall</span><span id="ex-recall" data-value="">–</span></div>
+        <div><span class="stat-label">false-alarm rate</span><span id="ex-far" data-value="">–</span></div>
+        <div><span class="stat-label">precision</span><span id="ex-precision" data-value="">–</span></div>
+        <div><span class="stat-label">alerts</span><span id="ex-alerts" data-value="">–</span></div>
+        <div><span class="stat-label">cost</span><span id="ex-cost" data-value="">–</span></div>
+        <div><span class="stat-label">cost / 1,000 rows</span><span id="ex-cost1000" data-value="">–</span></div>
+      </div>
+    </div>
+    <div class="ex-chart"><svg id="ex-chart" viewBox="0 0 560 300" role="img"
+         aria-label="recall, precision, false-alarm rate and cost against the threshold"></svg>
+      <div class="ex-legend" id="ex-legend"></div>
+    </div>
+  </div>
+  <p class="note" id="ex-note"></p>
+  <noscript><p class="note">The explorer needs JavaScript; the tables above do not.</p></noscript>
+</div>
+"""
+
+
+def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: float, cost_fn: float,
+              target_recall: float | None, reading: str, max_cuts: int) -> tuple[str, dict[str, Any], list[str]]:
+    notes: list[str] = []
+    t_star = cost_fp / (cost_fp + cost_fn)
+    t_recall = None
+    if target_recall is not None:
+        from ..decisions import recall_threshold
+
+        if not (y == 1).any():
+            notes.append("target-recall threshold omitted: there are no positives")
+        else:
+            try:
+                t_recall = float(recall_threshold(p, y, target=target_recall, sample_weight=w))
+            except VeracityError as exc:
+                notes.append(f"target-recall threshold omitted: {exc}")
+    grid = threshold_grid(p, extra=(t_star, t_recall if t_recall is not None else float("nan")),
+                          max_cuts=max_cuts)
+    curve = threshold_curve(p, y, w, grid)
+    exact = np.unique(p).size <= max_cuts
+    data = curve.to_dict()
+    data.update({
+        "cost_fp": cost_fp, "cost_fn": cost_fn, "t_star": t_star, "t_recall": t_recall,
+        "target_recall": target_recall, "exact": bool(exact), "reading": reading,
+    })
+    start = int(np.searchsorted(grid, t_star, side="left"))
+    markup = _EXPLORER_HTML.format(
+        max_index=grid.size - 1, start=min(start, grid.size - 1), cost_fp=f"{cost_fp:g}",
+        cost_fn=f"{cost_fn:g}", reading=_e(reading),
+        recall_disabled="" if t_recall is not None else " disabled",
+    )
+    return markup, data, notes
+
+
+# -- the page ---------------------------------------------------------------------------------
+def report(
+    scores: Any,
+    labels: Any,
+    *,
+    out: str | Path | None = None,
+    calibrator: Any = None,
+    score_type: str = "probability",
+    sample_weight: Any = None,
+    by: Any = None,
+    by_name: str | None = None,
+    bins: int = 15,
+    strategy: str = "uniform",
+    interval: str = "wilson",
+    level: float = 0.95,
+    min_count: int = 20,
+    threshold: float = 0.5,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+    target_recall: float | None = 0.95,
+    ci: bool = True,
+    title: str = "Calibration report",
+    source: str | None = None,
+    details: dict[str, Any] | None = None,
+    timestamp: bool | str = False,
+    max_cuts: int = 4000,
+) -> Report:
+    r"""Build a self-contained HTML calibration report (and write it to ``out`` if given).
+
+    Sections: summary (N, base rate, ECE with its interval when the estimator
+    is available, Brier and its decomposition, NLL, AUC, accuracy); the
+    reliability diagram and full table; with ``by=`` one audit per slice; with a
+    fitted ``calibrator`` the before/after diagram, ``vc.compare``'s ledger and
+    the calibrator's metadata; operating curves; and a threshold explorer whose
+    slider shows TP/FP/FN/TN, recall, false-alarm rate, precision, alerts and
+    cost :math:`c_{FP}\,\mathrm{FP} + c_{FN}\,\mathrm{FN}` (costs editable) at
+    each cut point, marking :math:`t^* = c_{FP}/(c_{FP}+c_{FN})` and the
+    ``target_recall`` threshold.
+
+    With a calibrator the explorer and curves use the calibrated probabilities
+    (thresholds are chosen on probabilities you can trust); ``scores`` are the
+    raw scores of ``score_type`` that the calibrator takes. ``details`` adds
+    key/value lines to the header (e.g. model revision). The page has no
+    timestamp unless ``timestamp=True`` (UTC now) or a string is given.
+
+    >>> r = report([.1, .3, .7, .9, .2, .8], [0, 0, 1, 1, 1, 0], min_count=1, ci=False)
+    >>> r.sections[:2], r.html.startswith("<!DOCTYPE html>")
+    (('summary', 'reliability'), True)
+    """
+    if not (cost_fp >= 0 and cost_fn >= 0 and cost_fp + cost_fn > 0):
+        raise VeracityError(f"costs must be non-negative and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
+    if target_recall is not None and not 0 < target_recall < 1:
+        raise VeracityError(f"target_recall must lie in (0, 1), got {target_recall}")
+    options = dict(bins=bins, strategy=strategy, interval=interval, level=level, min_count=min_count,
+                   threshold=threshold, sample_weight=sample_weight)
+    raw = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    multiclass = raw.n_classes > 2
+    notes: list[str] = []
+    result = _audit_with_extras(scores, labels, score_type=score_type, by=by, by_name=by_name,
+                                ci=ci, notes=notes, **options)
+    reading = "top-label confidence" if multiclass else ("probability" if score_type == "probability"
+                                                          else "σ(logit)")
+    plots = _have_matplotlib()
+    if not plots:
+        notes.append("diagrams omitted: install matplotlib (pip install 'veracity[plot]')")
+    from . import _plots
+
+    sections: list[tuple[str, str, str]] = []  # (id, nav title, html)
+    sections.append(("summary", "Summary", _section("summary", "Summary", _summary(result, reading))))
+
+    # reliability
+    figs = ""
+    if plots:
+        figs = _svg(_plots.plot_reliability(result.table, title="Reliability diagram"), "rel",
+                    "reliability diagram")
+        figs = f'<figure class="plot-box">{figs}</figure>'
+        if multiclass:
+            fig = _plots.plot_multiclass_reliability(scores, labels, score_type=score_type,
+                                                     bins=bins, strategy=strategy, interval=interval,
+                                                     level=level, min_count=min_count,
+                                                     sample_weight=sample_weight,
+                                                     classes=None if raw.n_classes <= 11 else range(11))
+            mc_fig = fig
+    lead = ("Each point is one bin: mean confidence (x) against observed frequency (y), sized by its "
+            "count, with its binomial interval. Points under the dashed diagonal are over-confident.")
+    mc = ""
+    if multiclass and plots:
+        mc = f'<figure class="plot-box wide">{_svg(mc_fig, "mc", "per-class reliability")}</figure>'
+    body = (f'<div class="rel-grid"><div>{figs}</div><div>{_reliability_table(result.table)}</div></div>'
+            + mc)
+    sections.append(("reliability", "Reliability", _section("reliability", "Reliability", body, lead)))
+
+    # calibrator
+    decision_p, decision_y, decision_w = (None, None, None) if multiclass else (raw.p, raw.y, raw.w)
+    if calibrator is not None:
+        cal_html, calibrated = _calibration(calibrator, scores, labels, raw=raw, score_type=score_type,
+                                            result=result, plots=plots, notes=notes, **options)
+        sections.append(("calibration", "Calibrator", cal_html))
+        if calibrated is not None and not multiclass and calibrated.ndim == 1:
+            decision_p = calibrated
+    # explorer + curves (binary only)
+    data_json = None
+    if decision_p is not None:
+        which = "calibrated probability" if calibrator is not None and decision_p is not raw.p else reading
+        markup, data, ex_notes = _explorer(decision_p, decision_y, decision_w, cost_fp=cost_fp,
+                                           cost_fn=cost_fn, target_recall=target_recall, reading=which,
+                                           max_cuts=max_cuts)
+        notes.extend(ex_notes)
+        data_json = data
+        lead = (f"Drag the threshold: rows whose {_e(which)} is ≥ t are flagged. Counts are exact at "
+                + ("every distinct score" if data["exact"] else
+                   f"each of the {len(data['thresholds']):,} cut points (0.001 grid plus score quantiles)")
+                + ". t* = c<sub>FP</sub> / (c<sub>FP</sub> + c<sub>FN</sub>) is the cost-optimal "
+                "threshold when the probabilities are honest; edit the costs to move it.")
+        sections.append(("explorer", "Threshold explorer", _section("explorer-section", "Threshold explorer",
+                                                                     markup, lead)))
+        if plots:
+            rc = _svg(_plots.plot_risk_coverage(decision_p, decision_y, sample_weight=decision_w),
+                      "rc", "risk-coverage curve")
+            th = _svg(_plots.plot_thresholds(decision_p, decision_y, sample_weight=decision_w,
+                                             cost_fp=cost_fp, cost_fn=cost_fn,
+                                             target_recall=target_recall,
+                                             recall_threshold=data["t_recall"]),
+                      "th", "recall, precision, false-alarm rate and cost by threshold")
+            body = (f'<div class="figure-row"><figure class="plot-box">{th}</figure>'
+                    f'<figure class="plot-box">{rc}</figure></div>')
+            sections.append(("curves", "Operating curves", _section(
+                "curves", "Operating curves", body,
+                "Left: rates and cost per 1,000 rows by threshold. Right: the error rate among the "
+                "rows answered when only the most confident fraction is answered (selective prediction).")))
+    else:
+        notes.append("threshold explorer omitted: it needs binary scores")
+
+    if result.groups:
+        svg = ""
+        if plots:
+            biggest = sorted(result.groups.items(), key=lambda kv: -kv[1].n)[:6]
+            fig = _plots._overlay_tables({k: g.table for k, g in biggest},
+                                         title=f"Reliability by {result.group_column}")
+            svg = _svg(fig, "slices", f"reliability by {result.group_column}")
+        lead = (f"One audit per value of <code>{_e(result.group_column)}</code>, binned with the same "
+                "edges as the whole. The bar shows ECE relative to the worst slice"
+                + ("; the diagram shows the six largest slices." if len(result.groups) > 6 else "."))
+        sections.append(("slices", "Slices", _section("slices", f"Slices by {result.group_column}",
+                                                        _slices(result, svg), lead)))
+
+    sections.append(("about", "About", _section("about", "About this report",
+                                               _about(result, options, score_type, cost_fp, cost_fn,
+                                                      target_recall, notes, timestamp))))
+    page = _page(title=title, source=source, details=details, result=result, sections=sections,
+                 explorer=data_json)
+    rep = Report(html=page, sections=tuple(s[0] for s in sections), notes=tuple(notes))
+    if out is not None:
+        rep.save(out)
+    return rep
+
+
+def _audit_with_extras(scores: Any, labels: Any, *, ci: bool, notes: list[str], **kwargs: Any) -> AuditResult:
+    """``vc.audit`` with bootstrap intervals and the noise floor when the estimators support them."""
+    if ci:
+        try:
+            return audit(scores, labels, ci=True, noise_floor=True, **kwargs)  # type: ignore[call-arg]
+        except TypeError:
+            notes.append("ECE interval omitted: this build of vc.audit has no ci= option")
+    return audit(scores, labels, **kwargs)
+
+
+def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_type: str,
+                 result: AuditResult, plots: bool, notes: list[str], **options: Any) -> tuple[str, np.ndarray | None]:
+    from . import _plots
+
+    try:
+        calibrated = np.asarray(calibrator.transform(scores), dtype=np.float64)
+    except VeracityError:
+        raise
+    except Exception as exc:  # a calibrator from elsewhere: say what failed
+        raise VeracityError(f"the calibrator could not transform these scores: {exc}") from None
+    parts = []
+    if plots:
+        after = prepare_binary(calibrated, labels, sample_weight=options["sample_weight"])
+        before_t = result.table
+        after_t = _plots._table_from_binary(after, bins=options["bins"], strategy=options["strategy"],
+                                            interval=options["interval"], level=options["level"],
+                                            min_count=options["min_count"])
+        fig = _plots._overlay_tables({"before": before_t, "after": after_t},
+                                     title="Before and after calibration")
+        parts.append(f'<div class="figure-row"><figure class="plot-box">'
+                     f'{_svg(fig, "cal", "reliability before and after calibration")}</figure></div>')
+    try:
+        from .. import compare  # type: ignore[attr-defined]
+    except ImportError:
+        notes.append("ledger omitted: vc.compare is not available")
+    else:
+        ledger = compare(scores, labels, calibrator, bins=options["bins"],
+                         sample_weight=options["sample_weight"])
+        parts.append("<h3>Before / after ledger</h3>" + _ledger(ledger))
+    doc = calibrator.to_dict() if hasattr(calibrator, "to_dict") else None
+    if isinstance(doc, dict):
+        parts.append("<h3>Calibrator metadata</h3>" + _calibrator_meta(doc))
+    lead = ("The calibrator was fit elsewhere; here it is applied to these rows. Regressions are "
+            "shown, not hidden. Its metadata says which model revision, score type, fit window and "
+            "cohort it belongs to: a new score generator invalidates it.")
+    return _section("calibration", "Calibrator", "".join(parts), lead), calibrated
+
+
+def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_fp: float, cost_fn: float,
+           target_recall: float | None, notes: list[str], timestamp: bool | str) -> str:
+    rows = [
+        ["score type", _e(score_type)],
+        ["bins", f"{options['bins']} {_e(options['strategy'])}"],
+        ["per-bin interval", f"{_e(options['interval'])}, {options['level'] * 100:g}%"],
+        ["insufficient below", f"{options['min_count']} observations"],
+        ["accuracy threshold", f"{options['threshold']:g}"],
+        ["costs", f"false alarm {cost_fp:g}, miss {cost_fn:g}"],
+        ["target recall", "—" if target_recall is None else f"{target_recall:g}"],
+        ["weights", "yes" if options["sample_weight"] is not None else "no"],
+        ["veracity", _e(__version__)],
+    ]
+    if timestamp:
+        stamp = (datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if timestamp is True
+                 else str(timestamp))
+        rows.append(["generated", _e(stamp)])
+    out = _table(["setting", "value"], rows, cls="meta", numeric="ll")
+    if notes:
+        out += '<ul class="notes">' + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>"
+    out += ('<p class="note">This page is self-contained: it makes no network requests and carries '
+            "aggregates (bin statistics and counts at cut points), not rows.</p>")
+    return out
+
+
+def _page(*, title: str, source: str | None, details: dict[str, Any] | None, result: AuditResult,
+          sections: list[tuple[str, str, str]], explorer: dict[str, Any] | None) -> str:
+    css = _asset("_style.css")
+    facts = []
+    if source:
+        facts.append(f'<span class="fact"><span class="muted">source</span> {_e(source)}</span>')
+    for k, v in (details or {}).items():
+        facts.append(f'<span class="fact"><span class="muted">{_e(k)}</span> {_e(v)}</span>')
+    facts.append(f'<span class="fact"><span class="muted">rows</span> {result.n:,}</span>')
+    if result.n_classes > 2:
+        facts.append(f'<span class="fact"><span class="muted">classes</span> {result.n_classes}</span>')
+    nav = "".join(f'<a href="#{sid if sid != "explorer" else "explorer-section"}">{_e(name)}</a>'
+                  for sid, name, _ in sections)
+    body = "\n".join(h for _, _, h in sections)
+    script = ""
+    if explorer is not None:
+        script = (f'<script type="application/json" id="vc-explorer-data">{_json_script(explorer)}</script>\n'
+                  f"<script>{_asset('_explorer.js')}</script>")
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
+<meta name="generator" content="veracity {_e(__version__)}">
+<title>{_e(title)}</title>
+<style>{css}</style>
+</head>
+<body>
+<header class="top"><div class="wrap">
+<div class="brand">veracity · calibration report</div>
+<h1>{_e(title)}</h1>
+<div class="facts">{"".join(facts)}</div>
+<nav>{nav}</nav>
+</div></header>
+<main class="wrap">
+{body}
+</main>
+<footer class="wrap">Made with veracity {_e(__version__)} — does 0.97 mean 97 times in 100?</footer>
+{script}
+</body>
+</html>
+"""

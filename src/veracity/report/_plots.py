@@ -1,0 +1,473 @@
+r"""Plots (matplotlib, the optional ``plot`` extra, imported only when a plot is drawn).
+
+Every function returns a :class:`matplotlib.figure.Figure` built without
+``pyplot``: nothing is shown or saved unless you ask (``fig.savefig(path)``;
+in a notebook the figure displays itself). Key artists carry a ``gid`` so tests
+and callers can find them: ``diagonal``, ``bins``, ``intervals``,
+``insufficient``, ``histogram``, ``t_star``, ``t_recall``.
+
+Compute is separated from drawing: :func:`plot_reliability` also accepts a
+ready :class:`~veracity.ReliabilityTable` or :class:`~veracity.AuditResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._audit import AuditResult
+from .._binning import make_edges
+from .._reliability import ReliabilityTable
+from .._stats import BinStats
+from .._validation import Binary, VeracityError, prepare_binary, prepare_classwise, prepare_top_label
+from ._curves import threshold_curve, threshold_grid
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+#: Colour cycle shared by plots and the HTML report (colour-blind safe, Okabe–Ito based).
+PALETTE = ("#1f5fa8", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000")
+INK = "#1f2933"
+MUTED = "#8a94a6"
+GRID = "#e4e7eb"
+
+
+def _figure(figsize: tuple[float, float], dpi: float) -> Figure:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise VeracityError(
+            "plots need matplotlib; install it with: pip install 'veracity[plot]'"
+        ) from None
+    fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+    return fig
+
+
+def _style(ax: Axes) -> None:
+    ax.grid(True, color=GRID, linewidth=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color(MUTED)
+    ax.tick_params(colors=INK, labelsize=9, color=MUTED)
+    ax.xaxis.label.set_color(INK)
+    ax.yaxis.label.set_color(INK)
+    ax.title.set_color(INK)
+
+
+def _table_of(
+    scores: Any,
+    labels: Any,
+    *,
+    bins: int,
+    strategy: str,
+    score_type: str,
+    interval: str,
+    level: float,
+    min_count: int,
+    sample_weight: Any,
+) -> ReliabilityTable:
+    if isinstance(scores, AuditResult):
+        scores = scores.table
+    if isinstance(scores, ReliabilityTable):
+        if labels is not None:
+            raise VeracityError("pass either a ReliabilityTable/AuditResult or (scores, labels), not both")
+        return scores
+    if labels is None:
+        raise VeracityError("labels are missing: call plot_reliability(scores, labels)")
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    return _table_from_binary(data, bins=bins, strategy=strategy, interval=interval, level=level,
+                              min_count=min_count)
+
+
+def _table_from_binary(data: Binary, *, bins: int, strategy: str, interval: str, level: float,
+                       min_count: int, edges: np.ndarray | None = None) -> ReliabilityTable:
+    if edges is None:
+        edges = make_edges(data.p, bins, strategy, data.w)
+    stats = BinStats.from_binary(data, edges, strategy, full=False)
+    return ReliabilityTable.from_stats(stats, ci=interval, level=level, min_count=min_count)
+
+
+def _draw_reliability(
+    ax: Axes,
+    table: ReliabilityTable,
+    *,
+    color: str,
+    name: str | None = None,
+    annotate: bool = True,
+    diagonal: bool = True,
+    marker_scale: float = 1.0,
+) -> None:
+    """Diagonal, per-bin points sized by count, interval bars, insufficient bins hollow."""
+    rows = table.rows
+    if diagonal:
+        ax.plot([0, 1], [0, 1], linestyle=(0, (4, 3)), color=MUTED, linewidth=1.0,
+                label="perfect calibration", gid="diagonal", zorder=1)
+    if not rows:
+        return
+    conf = np.array([r.conf for r in rows])
+    acc = np.array([r.acc for r in rows])
+    lo = np.array([r.ci_low for r in rows])
+    hi = np.array([r.ci_high for r in rows])
+    count = np.array([r.n for r in rows])
+    ok = np.array([r.sufficient for r in rows])
+    size = marker_scale * (14.0 + 110.0 * np.sqrt(count / count.max()))
+    ece = f"ECE {table.ece:.4f}"
+    label = f"{name} ({ece})" if name else f"bins ({ece})"
+    ax.errorbar(conf, acc, yerr=np.vstack((np.maximum(acc - lo, 0), np.maximum(hi - acc, 0))),
+                fmt="none", ecolor=color, elinewidth=1.1, capsize=2.5, alpha=0.75, gid="intervals",
+                zorder=2)
+    if ok.sum() > 1:
+        ax.plot(conf[ok], acc[ok], color=color, linewidth=1.2, alpha=0.8, zorder=2)
+    ax.scatter(conf[ok], acc[ok], s=size[ok], color=color, edgecolor="white", linewidth=0.8,
+               label=label, gid="bins", zorder=3)
+    if (~ok).any():
+        ax.scatter(conf[~ok], acc[~ok], s=size[~ok], facecolor="white", edgecolor=color,
+                   linewidth=1.2, linestyle=(0, (2, 1)),
+                   label=f"insufficient (n < {table.min_count})", gid="insufficient", zorder=3)
+    if annotate:
+        for c, a, n, good in zip(conf, acc, count, ok):
+            text = f"{n:,.0f}" if float(n).is_integer() else f"{n:,.1f}"
+            ax.annotate(text, (c, a), xytext=(5, -11 if a > c else 5), textcoords="offset points",
+                        fontsize=7.5, color=INK if good else MUTED)
+
+
+def _draw_histogram(ax: Axes, table: ReliabilityTable, *, color: str, step: bool = False,
+                    name: str | None = None) -> None:
+    e = table.stats.edges
+    counts = table.stats.weight
+    if step:
+        ax.stairs(counts, e, color=color, linewidth=1.4, label=name, gid="histogram")
+        return
+    ok = table.stats.effective_count >= table.min_count
+    widths = np.diff(e)
+    ax.bar(e[:-1][ok], counts[ok], width=widths[ok], align="edge", color=color, alpha=0.55,
+           edgecolor="white", linewidth=0.6, gid="histogram")
+    if (~ok).any():
+        ax.bar(e[:-1][~ok], counts[~ok], width=widths[~ok], align="edge", facecolor="white",
+               edgecolor=color, hatch="////", linewidth=0.6, alpha=0.8, gid="histogram_insufficient")
+
+
+def plot_reliability(
+    scores: Any,
+    labels: Any = None,
+    *,
+    bins: int = 15,
+    strategy: str = "uniform",
+    score_type: str = "probability",
+    interval: str = "wilson",
+    level: float = 0.95,
+    min_count: int = 20,
+    sample_weight: Any = None,
+    title: str | None = "Reliability diagram",
+    annotate: bool = True,
+    histogram: bool = True,
+    figsize: tuple[float, float] = (6.0, 6.2),
+    dpi: float = 100,
+) -> Figure:
+    r"""Reliability diagram: observed frequency against mean confidence per bin.
+
+    Each non-empty bin b is a point :math:`(\mathrm{conf}_b, \mathrm{acc}_b)`
+    sized (and, with ``annotate``, labelled) by its count, with its binomial
+    ``interval`` at ``level`` as an error bar; bins with fewer than ``min_count``
+    observations are drawn hollow and labelled *insufficient*. The dashed
+    diagonal is perfect calibration (:math:`\mathrm{acc} = \mathrm{conf}`);
+    points below it are over-confident. A count histogram sits beneath.
+
+    ``scores`` may also be a :class:`~veracity.ReliabilityTable` or an
+    :class:`~veracity.AuditResult` (then ``labels`` is omitted). (N, K) scores use
+    the top-label reading. Nothing is shown or saved: call ``fig.savefig(path)``.
+
+    >>> fig = plot_reliability([.1, .2, .8, .9], [0, 0, 1, 1], bins=5, min_count=1)
+    >>> [ax.get_ylabel() for ax in fig.axes]
+    ['observed frequency', 'count']
+    """
+    table = _table_of(scores, labels, bins=bins, strategy=strategy, score_type=score_type,
+                      interval=interval, level=level, min_count=min_count,
+                      sample_weight=sample_weight)
+    fig = _figure(figsize, dpi)
+    if histogram:
+        ax, hax = fig.subplots(2, 1, sharex=True, height_ratios=(3.2, 1))
+    else:
+        ax, hax = fig.subplots(1, 1), None
+    _draw_reliability(ax, table, color=PALETTE[0], annotate=annotate)
+    _finish_reliability_axes(ax, table, title=title, with_xlabel=hax is None)
+    if hax is not None:
+        _draw_histogram(hax, table, color=PALETTE[0])
+        _style(hax)
+        hax.set_ylabel("count")
+        hax.set_xlabel("mean predicted probability (confidence)")
+    return fig
+
+
+def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title: str | None,
+                             with_xlabel: bool, legend: bool = True) -> None:
+    _style(ax)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_aspect("auto")
+    ax.set_ylabel("observed frequency")
+    if with_xlabel:
+        ax.set_xlabel("mean predicted probability (confidence)")
+    if title:
+        ax.set_title(title, loc="left", fontsize=12, fontweight="bold")
+    if table is not None:
+        ax.text(0.98, 0.03, f"N = {table.n:,}   {table.bins} {table.strategy} bins\n"
+                f"{table.level * 100:g}% {table.ci} intervals",
+                transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color=MUTED)
+    if legend:
+        handles, names = ax.get_legend_handles_labels()
+        unique = dict(zip(names, handles))  # one "insufficient" entry however many curves
+        ax.legend(list(unique.values()), list(unique.keys()), loc="upper left", fontsize=8.5,
+                  frameon=False)
+
+
+def plot_reliability_overlay(
+    curves: Mapping[str, Any],
+    labels: Any,
+    *,
+    bins: int = 15,
+    strategy: str = "uniform",
+    score_type: str | Mapping[str, str] = "probability",
+    interval: str = "wilson",
+    level: float = 0.95,
+    min_count: int = 20,
+    sample_weight: Any = None,
+    title: str | None = "Before and after calibration",
+    figsize: tuple[float, float] = (6.0, 6.2),
+    dpi: float = 100,
+) -> Figure:
+    """Several reliability curves of the same rows on one diagram (e.g. before/after).
+
+    ``curves`` maps a name to scores (``{"raw": logits, "temperature": p}``);
+    ``score_type`` is one type for all or a mapping name -> type. Quantile bins
+    are cut separately for each curve; a step histogram per curve sits beneath.
+
+    >>> fig = plot_reliability_overlay({"before": [.1, .9, .8], "after": [.3, .7, .6]}, [0, 1, 1])
+    >>> len(fig.axes)
+    2
+    """
+    if not curves:
+        raise VeracityError("curves is empty; pass a mapping name -> scores, e.g. {'before': p, 'after': q}")
+    types = score_type if isinstance(score_type, Mapping) else {k: score_type for k in curves}
+    tables = {}
+    for name, scores in curves.items():
+        data = prepare_binary(scores, labels, sample_weight=sample_weight,
+                              score_type=types.get(name, "probability"))
+        tables[str(name)] = _table_from_binary(data, bins=bins, strategy=strategy, interval=interval,
+                                               level=level, min_count=min_count)
+    return _overlay_tables(tables, title=title, figsize=figsize, dpi=dpi)
+
+
+def _overlay_tables(tables: Mapping[str, ReliabilityTable], *, title: str | None,
+                    figsize: tuple[float, float] = (6.0, 6.2), dpi: float = 100) -> Figure:
+    fig = _figure(figsize, dpi)
+    ax, hax = fig.subplots(2, 1, sharex=True, height_ratios=(3.2, 1))
+    first = None
+    for i, (name, table) in enumerate(tables.items()):
+        first = first or table
+        color = PALETTE[i % len(PALETTE)]
+        _draw_reliability(ax, table, color=color, name=name, annotate=False, diagonal=i == 0)
+        _draw_histogram(hax, table, color=color, step=True, name=name)
+    _finish_reliability_axes(ax, first, title=title, with_xlabel=False)
+    _style(hax)
+    hax.set_ylabel("count")
+    hax.set_xlabel("mean predicted probability (confidence)")
+    return fig
+
+
+def plot_multiclass_reliability(
+    scores: Any,
+    labels: Any,
+    *,
+    classes: Sequence[int] | None = None,
+    class_names: Sequence[str] | None = None,
+    bins: int = 15,
+    strategy: str = "uniform",
+    score_type: str = "probability",
+    interval: str = "wilson",
+    level: float = 0.95,
+    min_count: int = 20,
+    sample_weight: Any = None,
+    ncols: int = 3,
+    dpi: float = 100,
+) -> Figure:
+    """Multiclass panels: the top-label diagram first, then one one-vs-rest panel per class.
+
+    ``classes`` picks which class panels to draw (default: all, at most 24);
+    ``class_names`` labels them.
+
+    >>> P = [[.7, .2, .1], [.1, .8, .1], [.2, .2, .6], [.5, .3, .2]]
+    >>> fig = plot_multiclass_reliability(P, [0, 1, 2, 1], min_count=1)
+    >>> [ax.get_title(loc="left") for ax in fig.axes if ax.get_visible()]
+    ['top label', 'class 0', 'class 1', 'class 2']
+    """
+    top = prepare_top_label(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    per_class = prepare_classwise(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    k = len(per_class)
+    picked = list(range(k)) if classes is None else [int(c) for c in classes]
+    bad = [c for c in picked if not 0 <= c < k]
+    if bad:
+        raise VeracityError(f"classes must lie in 0..{k - 1}; got {bad}")
+    if len(picked) > 24:
+        raise VeracityError(f"{len(picked)} class panels is too many to read; pass classes=[...] (at most 24)")
+    if class_names is not None and len(class_names) != k:
+        raise VeracityError(f"class_names has {len(class_names)} names for {k} classes; pass one per class")
+    panels: list[tuple[str, Binary]] = [("top label", top)]
+    panels += [(f"class {class_names[c] if class_names else c}", per_class[c]) for c in picked]
+    ncols = max(1, min(ncols, len(panels)))
+    nrows = -(-len(panels) // ncols)
+    fig = _figure((3.3 * ncols, 3.3 * nrows), dpi)
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)).ravel()
+    for i, (ax, (name, data)) in enumerate(zip(axes, panels)):
+        table = _table_from_binary(data, bins=bins, strategy=strategy, interval=interval,
+                                   level=level, min_count=min_count)
+        _draw_reliability(ax, table, color=PALETTE[0] if i == 0 else PALETTE[2], annotate=False,
+                          marker_scale=0.55)
+        _style(ax)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(name, loc="left", fontsize=10, fontweight="bold")
+        ax.text(0.97, 0.04, f"ECE {table.ece:.4f}\nN {table.n:,}", transform=ax.transAxes,
+                ha="right", va="bottom", fontsize=8, color=MUTED)
+        if i % ncols == 0:
+            ax.set_ylabel("observed frequency")
+        if i + ncols >= len(panels):
+            ax.set_xlabel("confidence")
+            ax.xaxis.set_tick_params(labelbottom=True)
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    return fig
+
+
+def plot_risk_coverage(
+    scores: Any,
+    labels: Any,
+    *,
+    score_type: str = "probability",
+    sample_weight: Any = None,
+    title: str | None = "Risk–coverage",
+    figsize: tuple[float, float] = (6.0, 4.0),
+    dpi: float = 100,
+) -> Figure:
+    r"""Selective risk against coverage when only the most confident rows are answered.
+
+    Binary: predict ``p ≥ 0.5`` with confidence ``max(p, 1 − p)``; (N, K): top
+    label. Coverage c keeps the fraction c of rows with the highest confidence;
+    risk is their error rate. The area under the curve (AURC) is in the legend;
+    a well-ordered model's curve rises from near 0 on the left.
+
+    >>> fig = plot_risk_coverage([.9, .8, .3, .6], [1, 1, 0, 0])
+    >>> fig.axes[0].get_xlabel()
+    'coverage (fraction answered)'
+    """
+    from ..decisions import risk_coverage
+
+    rc = risk_coverage(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    coverage, risk, aurc = rc.coverage, rc.risk, rc.aurc
+    if coverage.size > 2000:  # keep the drawing small: ~2,000 evenly spaced coverages
+        keep = np.minimum(np.unique(np.searchsorted(coverage, np.linspace(0.0, 1.0, 2001))),
+                          coverage.size - 1)
+        coverage, risk = coverage[keep], risk[keep]
+    cov = np.concatenate(([0.0], coverage))
+    rsk = np.concatenate(([risk[0]], risk))
+    fig = _figure(figsize, dpi)
+    ax = fig.subplots(1, 1)
+    ax.step(cov, rsk, where="post", color=PALETTE[0], linewidth=1.6,
+            label=f"selective risk (AURC {aurc:.4f})", gid="risk_coverage")
+    ax.axhline(risk[-1], color=MUTED, linestyle=(0, (4, 3)), linewidth=1.0,
+               label=f"risk at full coverage {risk[-1]:.4f}")
+    _style(ax)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, max(float(risk.max()) * 1.3, 0.01))
+    ax.set_xlabel("coverage (fraction answered)")
+    ax.set_ylabel("risk (error rate of answered)")
+    if title:
+        ax.set_title(title, loc="left", fontsize=12, fontweight="bold")
+    ax.legend(loc="upper left", fontsize=8.5, frameon=False)
+    return fig
+
+
+def plot_thresholds(
+    scores: Any,
+    labels: Any,
+    *,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+    target_recall: float | None = 0.95,
+    recall_threshold: float | None = None,
+    score_type: str = "probability",
+    sample_weight: Any = None,
+    title: str | None = "Operating curves",
+    figsize: tuple[float, float] = (6.0, 5.6),
+    dpi: float = 100,
+) -> Figure:
+    r"""Recall, precision and false-alarm rate (top) and cost per 1,000 rows (bottom) by threshold.
+
+    A row is flagged when its probability is ≥ t. The cost is
+    :math:`c_{FP}\,\mathrm{FP}(t) + c_{FN}\,\mathrm{FN}(t)`, per 1,000 rows. The
+    dotted line marks the cost-optimal :math:`t^* = c_{FP} / (c_{FP} + c_{FN})`
+    (right when the probabilities are honest); the dash-dotted line the
+    target-recall threshold (``recall_threshold``, or computed for
+    ``target_recall`` with ``vc.recall_threshold`` when available).
+
+    >>> fig = plot_thresholds([.1, .4, .35, .8], [0, 0, 1, 1], cost_fp=1, cost_fn=9, target_recall=None)
+    >>> [a.get_gid() for a in fig.axes[0].lines if a.get_gid()]
+    ['recall', 'precision', 'false_alarm_rate', 't_star']
+    """
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    if data.n_classes > 2:
+        raise VeracityError("threshold curves need binary scores; pass the probability of the positive class")
+    if not (cost_fp >= 0 and cost_fn >= 0 and cost_fp + cost_fn > 0):
+        raise VeracityError(f"costs must be non-negative and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
+    t_star = cost_fp / (cost_fp + cost_fn)
+    if recall_threshold is None and target_recall is not None:
+        recall_threshold = _recall_threshold(data, target_recall)
+    grid = threshold_grid(data.p, extra=(t_star, recall_threshold or np.nan), max_cuts=1500)
+    curve = threshold_curve(data.p, data.y, data.w, grid)
+    fig = _figure(figsize, dpi)
+    ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
+    t = curve.thresholds
+    ax.plot(t, curve.recall(), color=PALETTE[0], linewidth=1.6, label="recall", gid="recall",
+            drawstyle="steps-post")
+    ax.plot(t, curve.precision(), color=PALETTE[2], linewidth=1.6, label="precision",
+            gid="precision", drawstyle="steps-post")
+    ax.plot(t, curve.false_alarm_rate(), color=PALETTE[1], linewidth=1.6,
+            label="false-alarm rate", gid="false_alarm_rate", drawstyle="steps-post")
+    cost = curve.cost_per_1000(cost_fp, cost_fn)
+    cax.plot(t, cost, color=INK, linewidth=1.4, gid="cost", drawstyle="steps-post")
+    for a in (ax, cax):
+        a.axvline(t_star, color=INK, linestyle=":", linewidth=1.3,
+                  label=f"t* = {t_star:.3g} (cost)" if a is ax else None, gid="t_star")
+        if recall_threshold is not None:
+            a.axvline(recall_threshold, color=PALETTE[3], linestyle="-.", linewidth=1.3,
+                      label=f"t = {recall_threshold:.3g} (recall ≥ {target_recall:g})"
+                      if a is ax and target_recall is not None else
+                      (f"t = {recall_threshold:.3g} (target recall)" if a is ax else None),
+                      gid="t_recall")
+        _style(a)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("rate")
+    ax.legend(loc="center right", fontsize=8, frameon=True, facecolor="white", edgecolor=GRID)
+    cax.set_ylabel(f"cost / 1,000\n(FP {cost_fp:g}, FN {cost_fn:g})")
+    cax.set_xlabel("threshold t (flag when p ≥ t)")
+    if title:
+        ax.set_title(title, loc="left", fontsize=12, fontweight="bold")
+    return fig
+
+
+def _recall_threshold(data: Binary, target: float) -> float | None:
+    """``vc.recall_threshold`` on these rows, or None when it cannot be computed (too few positives)."""
+    from ..decisions import recall_threshold
+
+    if not (data.y == 1).any():
+        return None
+    try:
+        return float(recall_threshold(data.p, data.y, target=target, sample_weight=data.w))
+    except VeracityError:
+        return None

@@ -1,0 +1,54 @@
+"""Regenerate docs/screenshots/report_*.png from the bundled demo data (headless Debian chromium).
+
+    .venv/bin/python tests/report/make_report_screenshots.py
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+import veracity as vc
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+
+def build(path: Path) -> None:
+    d = vc.load_demo()
+    calib = d["role"] == "calib"
+    test = ~calib
+    calibrator = None
+    if hasattr(vc, "TemperatureScaling"):
+        calibrator = vc.TemperatureScaling(score_type="logit").fit(d["logit"][calib], d["label"][calib])
+    vc.report(d["logit"][test], d["label"][test], score_type="logit", calibrator=calibrator,
+              by=d["segment"][test], by_name="segment", cost_fp=1.0, cost_fn=9.0,
+              source="demo.csv (role = test)", out=path)
+
+
+def main(out_dir: str = "docs/screenshots") -> None:
+    from playwright.sync_api import sync_playwright
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        page_path = Path(tmp) / "report.html"
+        build(page_path)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+            page.goto(page_path.as_uri())
+            page.wait_for_selector('#explorer[data-ready="1"]')
+            page.screenshot(path=str(out / "report_full.png"), full_page=True)
+            page.fill("#ex-tinput", "0.35")
+            page.dispatch_event("#ex-tinput", "change")
+            page.locator("#explorer-section").screenshot(path=str(out / "report_explorer.png"))
+            browser.close()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
