@@ -54,6 +54,16 @@ from .decisions import (
 # -- honest estimators (issue 5) ---------------------------------------------------
 
 # -- reporting (issue 7) -----------------------------------------------------------
+# (matplotlib is imported only when a plot is drawn; ``vc.report`` is the function)
+from .report import (
+    Report,
+    plot_multiclass_reliability,
+    plot_reliability,
+    plot_reliability_overlay,
+    plot_risk_coverage,
+    plot_thresholds,
+    report,
+)
 
 def _public_names() -> list[str]:
     import types
