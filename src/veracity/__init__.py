@@ -28,7 +28,22 @@ from ._reliability import ReliabilityRow, ReliabilityTable, reliability
 from ._audit import AuditResult, audit
 from .datasets import load_demo
 
+# -- monitoring and engines --------------------------------------------------------
+from .engines import ScanResult, scan_file
+from .monitoring import MonitorResult, label_maturity, monitor, period_keys
+
 # -- calibrators (issue 3) ---------------------------------------------------------
+from .calibrators import (
+    Calibrator,
+    CrossFit,
+    Ledger,
+    LedgerRow,
+    TemperatureScaling,
+    compare,
+    cross_fit,
+    load,
+    split,
+)
 
 # -- decisions (issue 4) -----------------------------------------------------------
 from .decisions import (

@@ -188,3 +188,32 @@ class BinStats:
 
     def __str__(self) -> str:
         return f"BinStats({self.n} rows in {self.n_bins} {self.strategy} bins)"
+
+
+def grouped_stats(
+    data: Binary, keys: np.ndarray, edges: np.ndarray, strategy: str = "uniform"
+) -> dict[str, BinStats]:
+    """One :class:`BinStats` per distinct key (one sort of the keys, then slices)."""
+    uniques, inverse = np.unique(keys, return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    starts = np.searchsorted(inverse[order], np.arange(uniques.size + 1))
+    out: dict[str, BinStats] = {}
+    for g, key in enumerate(uniques):
+        rows = order[starts[g] : starts[g + 1]]
+        part = Binary(
+            p=data.p[rows],
+            y=data.y[rows],
+            w=None if data.w is None else data.w[rows],
+            logit=None if data.logit is None else data.logit[rows],
+            nll_terms=None if data.nll_terms is None else data.nll_terms[rows],
+            n_classes=data.n_classes,
+        )
+        out[str(key)] = BinStats.from_binary(part, edges, strategy, full=True)
+    return out
+
+
+def merge_into(target: dict[str, BinStats], parts: dict[str, BinStats]) -> dict[str, BinStats]:
+    """Add ``parts`` into ``target`` key by key (in place) and return it."""
+    for key, stats in parts.items():
+        target[key] = target[key] + stats if key in target else stats
+    return target

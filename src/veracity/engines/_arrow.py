@@ -1,0 +1,139 @@
+"""Streaming engine: per-bin statistics of a CSV/Parquet file too large for memory.
+
+The file is read in record batches with ``pyarrow.dataset``; each batch is
+validated and binned, and the per-bin statistics are merged by addition — the
+same :class:`~veracity.BinStats` an in-memory audit builds, so every binned
+number (table, ECE, Brier and its decomposition, NLL) is identical. Optional
+grouping keeps one statistics object per key (a period, a cohort).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .._stats import BinStats, grouped_stats, merge_into
+from .._validation import VeracityError, prepare_binary
+
+#: rows per record batch read from the file
+BATCH_ROWS = 1 << 20
+
+
+@dataclass(frozen=True, eq=False)
+class ScanResult:
+    """Merged statistics of one file: ``total`` and, when grouped, one per key."""
+
+    total: BinStats
+    groups: dict[str, BinStats] = field(default_factory=dict)
+    pending: dict[str, int] = field(default_factory=dict)
+    rows_read: int = 0
+
+
+def _dataset(path: str | Path) -> Any:
+    import pyarrow.dataset as ds
+
+    p = Path(path)
+    if not p.exists():
+        raise VeracityError(f"file not found: {p}; check the path")
+    fmt = "parquet" if p.suffix.lower() in (".parquet", ".pq") or p.is_dir() else "csv"
+    try:
+        return ds.dataset(str(p), format=fmt)
+    except Exception as exc:  # pyarrow raises several types for unreadable files
+        raise VeracityError(f"could not open {p} as {fmt}: {str(exc).splitlines()[0]}") from None
+
+
+def _check_columns(dataset: Any, names: list[str], path: str | Path) -> None:
+    available = dataset.schema.names
+    for name in names:
+        if name not in available:
+            raise VeracityError(
+                f"column {name!r} not found in {path}; available columns: {', '.join(available[:20])}"
+            )
+
+
+def _empty_stats(edges: np.ndarray) -> BinStats:
+    m = edges.size - 1
+    z = np.zeros(m)
+    return BinStats(edges, "uniform", np.zeros(m, np.int64), z, z, z, z, z, z, z)
+
+
+def scan_file(
+    path: str | Path,
+    *,
+    score: str,
+    label: str,
+    edges: np.ndarray,
+    weight: str | None = None,
+    group: str | None = None,
+    mature: str | None = None,
+    score_type: str = "probability",
+    batch_rows: int = BATCH_ROWS,
+    group_keys: Callable[[np.ndarray], np.ndarray] | None = None,
+    mature_from_group: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> ScanResult:
+    """Stream ``path`` and return the merged per-bin statistics (uniform edges only).
+
+    ``group`` names a column whose values key one statistics object each (e.g. the
+    month of the prediction). ``mature`` names a boolean column: rows where it is
+    false have labels that are not final yet and are counted as pending, never as
+    negatives (seed 004's label maturity). ``group_keys`` maps the raw group column
+    to keys (e.g. timestamps to months) and ``mature_from_group`` derives the
+    maturity flags from the raw group column (e.g. prediction time + horizon ≤ as-of).
+    """
+    dataset = _dataset(path)
+    columns = list(dict.fromkeys(c for c in (score, label, weight, group, mature) if c))
+    _check_columns(dataset, columns, path)
+    total = _empty_stats(edges)
+    groups: dict[str, BinStats] = {}
+    pending: dict[str, int] = {}
+    rows = 0
+    for batch in dataset.to_batches(columns=columns, batch_size=batch_rows):
+        if batch.num_rows == 0:
+            continue
+        cols = {name: batch.column(name) for name in columns}
+        for name, col in cols.items():
+            if col.null_count:
+                raise VeracityError(
+                    f"column {name!r} has missing values (after row {rows}); drop or fill them first"
+                )
+        keys = None
+        raw_group = None
+        if group:
+            raw_group = np.asarray(cols[group].to_numpy(zero_copy_only=False))
+            keys = (group_keys(raw_group) if group_keys else raw_group).astype(str)
+        keep = None
+        flags = None
+        if mature:
+            flags = cols[mature].to_numpy(zero_copy_only=False)
+            if flags.dtype != bool:
+                raise VeracityError(f"column {mature!r} must be boolean (true when the label is final)")
+        elif mature_from_group is not None and raw_group is not None:
+            flags = mature_from_group(raw_group)
+        if flags is not None:
+            keep = flags
+            if keys is not None:
+                waiting, counts = np.unique(keys[~flags], return_counts=True)
+                for k, c in zip(waiting, counts):
+                    pending[str(k)] = pending.get(str(k), 0) + int(c)
+            else:
+                pending["(all)"] = pending.get("(all)", 0) + int((~flags).sum())
+        s = cols[score].to_numpy(zero_copy_only=False)
+        y = cols[label].to_numpy(zero_copy_only=False)
+        w = cols[weight].to_numpy(zero_copy_only=False) if weight else None
+        if keep is not None:
+            s, y = s[keep], y[keep]
+            w = None if w is None else w[keep]
+            keys = None if keys is None else keys[keep]
+        rows += batch.num_rows
+        if s.size == 0:
+            continue
+        data = prepare_binary(s, y, sample_weight=w, score_type=score_type)
+        total = total + BinStats.from_binary(data, edges, "uniform", full=True)
+        if keys is not None:
+            merge_into(groups, grouped_stats(data, keys, edges))
+    if rows == 0:
+        raise VeracityError(f"{path} has no rows; nothing to scan")
+    return ScanResult(total=total, groups=dict(sorted(groups.items())), pending=pending, rows_read=rows)

@@ -1,0 +1,155 @@
+"""Monitoring: per-period calibration, label maturity, streaming engine, history."""
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+import veracity as vc
+from veracity.cli import main
+from veracity.engines import scan_file
+from veracity.monitoring import label_maturity, monitor, period_keys
+
+
+def _log(n=6000, seed=0, shift_last=0.0):
+    rng = np.random.default_rng(seed)
+    days = rng.integers(0, 180, n)
+    t = np.datetime64("2026-01-01") + days.astype("timedelta64[D]")
+    p = rng.uniform(0.02, 0.98, n)
+    month = period_keys(t, "M")
+    true_p = np.clip(p + shift_last * (month == "2026-06"), 0, 1)
+    y = (rng.random(n) < true_p).astype(np.int64)
+    return t, month, p, y
+
+
+def test_periods_equal_audit_of_each_period():
+    t, month, p, y = _log()
+    result = monitor(p, y, t, freq="M")
+    assert [r.period for r in result.rows] == [f"2026-0{m}" for m in range(1, 7)]
+    for row in result.rows:
+        m = month == row.period
+        a = vc.audit(p[m], y[m], bins=10)
+        assert row.n == m.sum()
+        assert row.ece == pytest.approx(a.ece, abs=1e-12)
+        assert row.brier == pytest.approx(a.brier, abs=1e-12)
+        assert row.nll == pytest.approx(a.nll, rel=1e-12)
+        assert row.base_rate == pytest.approx(y[m].mean())
+
+
+def test_shifted_period_alerts_and_calibrated_ones_mostly_do_not():
+    t, month, p, y = _log(n=12000, shift_last=-0.15)
+    result = monitor(p, y, month)
+    assert "2026-06" in result.alerts
+    # under perfect calibration, alerts are ~5 % false positives per period
+    rng = np.random.default_rng(9)
+    n = 400 * 300
+    pp = rng.uniform(0.05, 0.95, n)
+    yy = (rng.random(n) < pp).astype(int)
+    keys = np.repeat(np.arange(400), 300).astype(str)
+    calm = monitor(pp, yy, keys, min_count=50)
+    rate = len(calm.alerts) / 400
+    assert 0.05 - 3 * np.sqrt(0.05 * 0.95 / 400) < rate < 0.05 + 3 * np.sqrt(0.05 * 0.95 / 400)
+
+
+def test_immature_labels_are_pending_not_negatives():
+    t, month, p, y = _log()
+    as_of = np.datetime64("2026-06-15")
+    mature = label_maturity(t, as_of, 30)
+    y_recorded = np.where(mature, y, 0)  # not-yet-final labels look like negatives in the log
+    result = monitor(p, y_recorded, month, mature=mature)
+    by_period = {r.period: r for r in result.rows}
+    for period, row in by_period.items():
+        m = (month == period) & mature
+        assert row.pending == int(((month == period) & ~mature).sum())
+        if m.any():
+            assert row.base_rate == pytest.approx(y[m].mean())  # the true labels, not zeros
+    assert by_period["2026-06"].pending > 0
+
+
+def test_label_maturity_rule():
+    t = np.array(["2026-01-01", "2026-01-20", "2026-02-10"], dtype="datetime64[D]")
+    assert label_maturity(t, "2026-02-19", 30).tolist() == [True, True, False]
+
+
+def test_period_keys_quarters_and_bad_input():
+    t = np.array(["2026-01-15", "2026-05-01", "2026-12-31"], dtype="datetime64[D]")
+    assert period_keys(t, "Q").tolist() == ["2026Q1", "2026Q2", "2026Q4"]
+    with pytest.raises(vc.VeracityError, match="freq must be one of"):
+        period_keys(t, "H")
+    with pytest.raises(vc.VeracityError, match="times must be dates"):
+        period_keys(np.array(["soon", "later"]), "M")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_streaming_scan_equals_in_memory(tmp_path, fmt):
+    t, month, p, y = _log(n=5000, seed=3)
+    w = np.random.default_rng(1).uniform(0.5, 2, p.size)
+    table = pa.table({"p": p, "y": y, "w": w, "month": month})
+    path = tmp_path / f"log.{fmt}"
+    (pq.write_table if fmt == "parquet" else pacsv.write_csv)(table, path)
+    edges = np.linspace(0, 1, 11)
+    scan = scan_file(path, score="p", label="y", weight="w", group="month", edges=edges, batch_rows=700)
+    whole = vc.BinStats.from_arrays(p, y, edges=edges, sample_weight=w)
+    np.testing.assert_array_equal(scan.total.count, whole.count)
+    for name in ("weight", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll"):
+        np.testing.assert_allclose(getattr(scan.total, name), getattr(whole, name), rtol=1e-12)
+    for key, stats in scan.groups.items():
+        m = month == key
+        part = vc.BinStats.from_arrays(p[m], y[m], edges=edges, sample_weight=w[m])
+        np.testing.assert_allclose(stats.sum_nll, part.sum_nll, rtol=1e-12)
+    assert scan.rows_read == 5000
+
+
+def test_cli_monitor_demo_and_history(tmp_path, capsys):
+    hist = tmp_path / "h.json"
+    assert main(["monitor", "--period", "month", "--history", str(hist)]) == 0
+    first = capsys.readouterr().out
+    assert "2026-01" in first and "status" in first
+    assert main(["monitor", "--period", "month", "--history", str(hist), "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    counts = {r["period"]: r["n"] for r in doc["periods"]}
+    d = vc.load_demo()
+    assert counts["2026-01"] == 2 * int((d["month"] == "2026-01").sum())
+
+
+def test_cli_monitor_time_freq_and_maturity(tmp_path, capsys):
+    t, month, p, y = _log(n=3000, seed=5)
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"ts": t.astype("datetime64[s]"), "score": p, "label": y}), path)
+    assert main(["monitor", str(path), "--time", "ts", "--freq", "Q", "--as-of", "2026-06-15",
+                 "--horizon", "30", "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    by = {r["period"]: r for r in doc["periods"]}
+    assert set(by) == {"2026Q1", "2026Q2"}
+    expected_pending = int((label_maturity(t, np.datetime64("2026-06-15"), 30) == False).sum())  # noqa: E712
+    assert by["2026Q2"]["pending"] == expected_pending and by["2026Q1"]["pending"] == 0
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["monitor"], r"--period COL .* or --time COL"),
+        (["monitor", "--period", "quarter"], r"column 'quarter' not found"),
+        (["monitor", "--time", "month", "--as-of", "2026-01-01"], r"--as-of and --horizon go together"),
+        (["monitor", "--period", "month", "--as-of", "2026-01-01", "--horizon", "3"], r"need --time"),
+        (["monitor", "--period", "month", "--mature", "label"], r"must be boolean"),
+        (["monitor", "--period", "month", "--bins", "0"], r"--bins must be a positive integer"),
+    ],
+)
+def test_cli_monitor_bad_input(capsys, argv, match):
+    import re
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and re.search(match, err), err
+
+
+def test_cli_history_bins_mismatch(tmp_path, capsys):
+    hist = tmp_path / "h.json"
+    assert main(["monitor", "--period", "month", "--history", str(hist)]) == 0
+    capsys.readouterr()
+    assert main(["monitor", "--period", "month", "--history", str(hist), "--bins", "5"]) == 2
+    assert "built with 10 bins" in capsys.readouterr().err
