@@ -1,0 +1,382 @@
+r"""The one calibrator shape: ``fit`` / ``transform`` / ``to_dict`` / :func:`load`.
+
+Every calibrator is a small model of its own (seed 003: *calib* rows set
+post-training values; *test* rows only measure). So :meth:`Calibrator.fit`
+
+* refuses rows whose split role is ``"test"`` or ``"train"`` unless the caller
+  passes ``allow_role=`` explicitly (the override is recorded in the artifact),
+* checks the data (finite scores, both classes present, binary vs multiclass),
+* records provenance in :attr:`Calibrator.metadata` (seed 004's report
+  metadata: model revision, score type, fit window and cohort, rows, classes, a
+  hash of the fit data, the split role, the library version).
+
+Artifacts are plain JSON (``format`` / ``version`` / ``kind`` / ``params`` /
+``state`` / ``metadata``), never pickles. Floats survive a JSON round trip
+exactly, so ``load(c.to_dict()).transform(s)`` equals ``c.transform(s)`` bit for bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from scipy.special import expit
+
+from .._validation import (
+    PROB_EPS,
+    VeracityError,
+    as_float_array,
+    check_binary_labels,
+    check_class_labels,
+    check_probabilities,
+    check_score_type,
+    check_weights,
+    to_numpy,
+)
+from .._version import __version__
+
+FORMAT = "veracity.calibrator"
+FORMAT_VERSION = 1
+
+#: Roles a calibrator must not be fit on (seed 003): train rows already set the
+#: model's weights; test rows decide nothing and only measure.
+FORBIDDEN_ROLES = ("test", "train")
+
+_REGISTRY: dict[str, type[Calibrator]] = {}
+
+_META_KEYS = ("model_revision", "fit_window", "cohort")
+
+
+def _why_role(role: str) -> str:
+    if role == "test":
+        return ("test rows decide nothing and only measure; what is fit on them can no "
+                "longer be measured fairly on them (seed 003)")
+    return ("train rows already set the model's weights, where its scores are "
+            "over-confident by construction (fitting there gives T << 1, seed 003)")
+
+
+def check_role(name: str, role: Any, allow_role: Any) -> str | None:
+    """The role label recorded for the fit rows, or a :class:`VeracityError`."""
+    if role is None:
+        return None
+    if isinstance(role, str):
+        roles = [role]
+    else:
+        arr = to_numpy(role, "role")
+        roles = sorted({str(r) for r in np.unique(arr.astype(str))})
+    allowed = {allow_role} if isinstance(allow_role, str) else set(allow_role or ())
+    for r in roles:
+        if r in FORBIDDEN_ROLES and r not in allowed:
+            raise VeracityError(
+                f"refusing to fit {name} on rows whose role is {r!r}: a calibrator is itself a "
+                f"model and must be fit on held-out calibration rows ('calib'); {_why_role(r)}. "
+                f"Fit on the calib rows, or pass allow_role={r!r} to override (it is recorded "
+                "in the artifact)"
+            )
+    return ",".join(roles)
+
+
+def data_hash(*arrays: np.ndarray | None) -> str:
+    """SHA-256 (first 32 hex digits) of the fit data (scores, labels, weights), for provenance."""
+    h = hashlib.sha256()
+    for a in arrays:
+        if a is None:
+            h.update(b"none")
+            continue
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.data)
+    return h.hexdigest()[:32]
+
+
+def _label_bytes(y: np.ndarray) -> np.ndarray:
+    """Labels compactly for hashing: bits for 0/1 labels, int32 class indices otherwise."""
+    if y.dtype.kind == "f":
+        return np.packbits(y.astype(bool))
+    return y.astype(np.int32)
+
+
+def probability_to_logit(p: np.ndarray) -> np.ndarray:
+    r""":math:`\log p - \log(1-p)` of probabilities clipped to :math:`[\epsilon, 1-\epsilon]`."""
+    q = np.clip(p, PROB_EPS, 1.0 - PROB_EPS)
+    return np.log(q) - np.log1p(-q)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class Calibrator:
+    """Base class: subclasses define ``kind``, ``multiclass``, ``_params``, ``_state``,
+    ``_fit(X, y, w)`` and ``_transform(X)``.
+
+    ``multiclass`` is ``"binary"`` (1-D scores), ``"multiclass"`` ((N, K) scores) or
+    ``"both"``. ``_fit`` receives the checked score array (logits or probabilities
+    as declared by ``score_type``), float labels (0/1, or class indices for
+    (N, K) input) and weights or None.
+    """
+
+    kind: ClassVar[str] = "base"
+    multiclass: ClassVar[str] = "binary"
+    _params: ClassVar[tuple[str, ...]] = ("score_type",)
+    _state: ClassVar[tuple[str, ...]] = ()
+    #: order-preserving by construction (temperature; Platt with a > 0).
+    preserves_order: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.kind != "base":
+            _REGISTRY[cls.kind] = cls
+
+    # -- plumbing ---------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def get_params(self) -> dict[str, Any]:
+        return {p: getattr(self, p) for p in self._params}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{self.name}({args})"
+
+    def _check_params(self) -> None:
+        check_score_type(self.score_type)
+
+    def _is_fitted(self) -> bool:
+        return all(hasattr(self, s) for s in self._state)
+
+    def _require_fitted(self) -> None:
+        if not self._is_fitted():
+            raise VeracityError(
+                f"this {self.name} is not fitted yet; call fit(scores, labels) first"
+            )
+
+    # -- input checks -----------------------------------------------------------------
+    def _scores(self, scores: Any, *, fitting: bool) -> np.ndarray:
+        s = as_float_array(scores, "scores")
+        if s.ndim == 2 and s.shape[1] == 1:
+            s = s[:, 0]
+        if s.ndim == 2:
+            if self.multiclass == "binary":
+                raise VeracityError(
+                    f"{self.name} is a binary calibrator but scores have shape {s.shape} "
+                    "(multiclass); use TemperatureScaling, VectorScaling or MatrixScaling "
+                    "for (N, K) scores, or pass the positive-class column only"
+                )
+            if s.shape[1] < 2:
+                raise VeracityError(f"multiclass scores need K >= 2 columns, got {s.shape}")
+        elif s.ndim == 1:
+            if self.multiclass == "multiclass":
+                raise VeracityError(
+                    f"{self.name} is a multiclass calibrator but scores are 1-D (binary); "
+                    "use TemperatureScaling, PlattScaling or another binary calibrator, "
+                    "or pass (N, K) scores"
+                )
+        else:
+            raise VeracityError(
+                f"scores must be 1-D (binary) or 2-D (N, K) (multiclass), got shape {s.shape}"
+            )
+        if not fitting and hasattr(self, "n_classes_"):
+            k = s.shape[1] if s.ndim == 2 else 2
+            if k != self.n_classes_:
+                raise VeracityError(
+                    f"this {self.name} was fit on {self.n_classes_}-class scores but got "
+                    f"{'1-D binary' if s.ndim == 1 else f'{k}-column'} scores; "
+                    "pass scores of the same shape as at fit time"
+                )
+        if self.score_type == "probability":
+            check_probabilities(s)
+            if s.ndim == 2:
+                sums = s.sum(axis=1)
+                bad = np.abs(sums - 1.0) > 1e-6 * s.shape[1]
+                if bad.any():
+                    i = int(np.flatnonzero(bad)[0])
+                    raise VeracityError(
+                        f"multiclass probability rows must sum to 1; {int(bad.sum())} of "
+                        f"{sums.size} do not (row {i} sums to {sums[i]:.6g}). Normalise the "
+                        "rows, or pass score_type='logit' for raw logits"
+                    )
+        return s
+
+    def _labels(self, labels: Any, s: np.ndarray) -> np.ndarray:
+        n = s.shape[0]
+        if s.ndim == 1:
+            y = check_binary_labels(labels, n)
+            n_pos = int(y.sum())
+            if n_pos == 0 or n_pos == n:
+                only = "1" if n_pos == n else "0"
+                raise VeracityError(
+                    f"{self.name} needs both classes in the fit data; all {n} labels are "
+                    f"{only}. Fit on a calibration split that holds positives and negatives"
+                )
+            return y
+        y = check_class_labels(labels, n, s.shape[1])
+        present = np.unique(y)
+        if present.size < 2:
+            raise VeracityError(
+                f"{self.name} needs at least 2 classes in the fit data; all {n} labels are "
+                f"{int(present[0])}. Fit on a calibration split that holds several classes"
+            )
+        return y
+
+    # -- public API --------------------------------------------------------------------
+    def fit(
+        self,
+        scores: Any,
+        labels: Any,
+        *,
+        sample_weight: Any = None,
+        role: Any = None,
+        allow_role: Any = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Calibrator:
+        """Fit on held-out calibration rows; returns ``self``.
+
+        ``role`` is the split role of the fit rows (a string, or one role per row);
+        ``"test"`` and ``"train"`` are refused unless named in ``allow_role``.
+        ``metadata`` may carry ``model_revision``, ``fit_window``, ``cohort`` (and
+        anything else JSON-able); it is stored in :attr:`metadata`.
+        """
+        self._check_params()
+        role_label = check_role(self.name, role, allow_role)
+        s = self._scores(scores, fitting=True)
+        y = self._labels(labels, s)
+        w = check_weights(sample_weight, s.shape[0])
+        self._fit(s, y, w)
+        meta = {k: None for k in _META_KEYS}
+        meta.update(dict(metadata or {}))
+        meta.update(
+            method=self.kind,
+            score_type=self.score_type,
+            n_rows=int(s.shape[0]),
+            n_classes=int(s.shape[1]) if s.ndim == 2 else 2,
+            data_hash=data_hash(s, _label_bytes(y), w),
+            role=role_label,
+            allow_role=allow_role if isinstance(allow_role, (str, type(None))) else list(allow_role),
+            library_version=__version__,
+            params=_jsonable(self.get_params()),
+        )
+        self.metadata = _jsonable(meta)
+        self.n_classes_ = meta["n_classes"]
+        return self
+
+    def transform(self, scores: Any) -> np.ndarray:
+        """Calibrated probabilities: ``(N,)`` for binary, ``(N, K)`` for multiclass input."""
+        self._require_fitted()
+        s = self._scores(scores, fitting=False)
+        return self._transform(s)
+
+    def fit_transform(self, scores: Any, labels: Any, **kwargs: Any) -> np.ndarray:
+        return self.fit(scores, labels, **kwargs).transform(scores)
+
+    # -- subclass hooks ------------------------------------------------------------------
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def _transform(self, s: np.ndarray) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _logit_input(self, s: np.ndarray) -> np.ndarray:
+        """Scores on the logit scale (binary: logit of p; multiclass: log p)."""
+        if self.score_type == "logit":
+            return s
+        if s.ndim == 2:
+            return np.log(np.clip(s, PROB_EPS, 1.0))
+        return probability_to_logit(s)
+
+    def _state_dict(self) -> dict[str, Any]:
+        return {k: _jsonable(getattr(self, k)) for k in self._state}
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        for k in self._state:
+            if k not in state:
+                raise VeracityError(f"calibrator artifact lacks fitted field {k!r}; re-save it")
+            v = state[k]
+            setattr(self, k, np.asarray(v, dtype=np.float64) if isinstance(v, list) else v)
+
+    # -- artifacts -----------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-JSON artifact: format, version, kind, params, fitted state, metadata."""
+        self._require_fitted()
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "kind": self.kind,
+            "params": _jsonable(self.get_params()),
+            "state": {**self._state_dict(), "n_classes_": self.n_classes_},
+            "metadata": self.metadata,
+        }
+
+    def save(self, path: str | Path) -> Path:
+        """Write :meth:`to_dict` as JSON to ``path``; returns the path."""
+        p = Path(path)
+        p.write_text(json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n")
+        return p
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> Calibrator:
+        return load(doc)
+
+
+def load(path_or_dict: str | Path | dict[str, Any]) -> Calibrator:
+    """A fitted calibrator from a JSON artifact (a path or the dict of ``to_dict()``)."""
+    if isinstance(path_or_dict, dict):
+        doc = path_or_dict
+        where = "the dict"
+    else:
+        p = Path(path_or_dict)
+        if not p.exists():
+            raise VeracityError(f"calibrator file not found: {p}; check the path")
+        try:
+            doc = json.loads(p.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise VeracityError(f"{p} is not a JSON calibrator artifact: {exc}") from None
+        where = str(p)
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise VeracityError(
+            f"{where} is not a veracity calibrator (expected format {FORMAT!r}, got "
+            f"{doc.get('format') if isinstance(doc, dict) else type(doc).__name__!r}); "
+            "save one with calibrator.save(path) or `veracity fit`"
+        )
+    if doc.get("version") != FORMAT_VERSION:
+        raise VeracityError(
+            f"{where} has artifact version {doc.get('version')!r}; this veracity reads "
+            f"version {FORMAT_VERSION}. Re-fit and save it with this version"
+        )
+    kind = doc.get("kind")
+    if kind not in _REGISTRY:
+        raise VeracityError(
+            f"{where} has unknown calibrator kind {kind!r}; known kinds: {', '.join(sorted(_REGISTRY))}"
+        )
+    cls = _REGISTRY[kind]
+    params = doc.get("params") or {}
+    unknown = set(params) - set(cls._params)
+    if unknown:
+        raise VeracityError(f"{where}: unknown parameters {sorted(unknown)} for {cls.__name__}")
+    obj = cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in params.items()})
+    state = dict(doc.get("state") or {})
+    obj.n_classes_ = int(state.pop("n_classes_", 2))
+    obj._load_state(state)
+    obj.metadata = dict(doc.get("metadata") or {})
+    return obj
+
+
+def warn(message: str) -> None:
+    warnings.warn(message, stacklevel=3)
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return expit(z)

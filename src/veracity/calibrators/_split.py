@@ -1,0 +1,159 @@
+r"""Split discipline: deterministic stratified roles and out-of-fold fitting.
+
+Seed 003 names four roles — *train* sets weights, *val* picks the model, *calib*
+sets post-training values (temperature, threshold, conformal q̂), *test* decides
+nothing and only measures. :func:`split` assigns them deterministically and
+stratified, so every role keeps the class ratio (seed 000: 126 audit rows with
+18 positives split 63/63 keep 1:6 in both halves).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._validation import VeracityError, as_float_array, check_weights, to_numpy
+from ._base import Calibrator
+
+
+def _check_roles(roles: Any) -> tuple[list[str], np.ndarray]:
+    if not isinstance(roles, dict) or not roles:
+        raise VeracityError(
+            f"roles must be a non-empty dict of role name -> fraction, e.g. "
+            f"{{'calib': 0.5, 'test': 0.5}}; got {roles!r}"
+        )
+    names = [str(k) for k in roles]
+    try:
+        frac = np.array([float(v) for v in roles.values()])
+    except (TypeError, ValueError):
+        raise VeracityError(f"role fractions must be numbers, got {roles!r}") from None
+    if not np.all(np.isfinite(frac)) or (frac <= 0).any():
+        raise VeracityError(f"role fractions must be positive, got {roles!r}")
+    if abs(frac.sum() - 1.0) > 1e-9:
+        raise VeracityError(
+            f"role fractions must sum to 1, got {frac.sum():.6g} for {roles!r}; rescale them"
+        )
+    return names, frac
+
+
+def _allocate(n: int, frac: np.ndarray) -> np.ndarray:
+    """Integer counts summing to n, closest to n·frac (largest remainder, ties to the first role)."""
+    exact = n * frac
+    counts = np.floor(exact).astype(np.int64)
+    rest = n - int(counts.sum())
+    if rest:
+        order = np.lexsort((np.arange(frac.size), -(exact - counts)))
+        counts[order[:rest]] += 1
+    return counts
+
+
+def split(labels: Any, roles: dict[str, float] | None = None, seed: int = 0) -> np.ndarray:
+    """Stratified, deterministic assignment of every row to a role.
+
+    Within each class the rows are shuffled by ``numpy.random.default_rng(seed)``
+    and cut into consecutive pieces of ``round(n_class · fraction)`` rows
+    (largest remainder), so every role holds the same class ratio up to one row
+    per class. Returns an array of role names (``str``), one per row.
+
+    >>> y = [1] * 18 + [0] * 108          # seed 000's audit set: 18 true, 108 corrupted
+    >>> r = split(y, {"calib": 0.5, "test": 0.5}, seed=0)
+    >>> [(role, int((r == role).sum()), sum(int(l) for l, q in zip(y, r) if q == role)) for role in ("calib", "test")]
+    [('calib', 63, 9), ('test', 63, 9)]
+    """
+    names, frac = _check_roles(roles if roles is not None else {"calib": 0.5, "test": 0.5})
+    raw = to_numpy(labels, "labels")
+    if raw.ndim != 1:
+        raise VeracityError(f"labels must be 1-D, got shape {raw.shape}")
+    if raw.size == 0:
+        raise VeracityError("labels are empty; pass at least one row")
+    if raw.dtype.kind == "f" and not np.isfinite(raw).all():
+        raise VeracityError("labels contain NaN or infinite values; drop those rows first")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise VeracityError(f"seed must be an integer, got {seed!r}")
+    classes, inverse = np.unique(raw, return_inverse=True)
+    rng = np.random.default_rng(int(seed))
+    out = np.empty(raw.size, dtype=object)
+    name_arr = np.array(names, dtype=object)
+    for c in range(classes.size):
+        idx = np.flatnonzero(inverse == c)
+        idx = idx[rng.permutation(idx.size)]
+        counts = _allocate(idx.size, frac)
+        out[idx] = np.repeat(name_arr, counts)
+    return out.astype(str)
+
+
+def fold_index(labels: Any, n_folds: int = 5, seed: int = 0) -> np.ndarray:
+    """Stratified fold index (0..n_folds-1) of every row."""
+    if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
+        raise VeracityError(f"folds must be an integer >= 2, got {n_folds!r}")
+    roles = split(labels, {str(k): 1.0 / n_folds for k in range(n_folds)}, seed=seed)
+    return roles.astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class CrossFit:
+    """Result of :func:`cross_fit`.
+
+    ``oof``: out-of-fold calibrated probabilities (row i calibrated by a calibrator
+    that never saw row i — honest numbers for a small data set); ``fold``: fold
+    of each row; ``calibrators``: one fitted per fold; ``final``: fitted on all rows.
+    """
+
+    oof: np.ndarray
+    fold: np.ndarray
+    calibrators: tuple[Calibrator, ...]
+    final: Calibrator
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "folds": len(self.calibrators),
+            "fold_counts": np.bincount(self.fold).tolist(),
+            "final": self.final.to_dict(),
+        }
+
+    def __str__(self) -> str:
+        counts = ", ".join(str(c) for c in np.bincount(self.fold))
+        return (f"cross-fit {self.final.name}: {len(self.calibrators)} folds "
+                f"(rows per fold {counts}); out-of-fold probabilities in .oof")
+
+
+def cross_fit(scores: Any, labels: Any, calibrator: Calibrator, *, folds: int = 5,
+              seed: int = 0, sample_weight: Any = None, **fit_kwargs: Any) -> CrossFit:
+    """Fit ``calibrator`` K times on out-of-fold rows (seed 004, for small data).
+
+    Each row's calibrated probability comes from the copy fit on the other
+    folds, so ``oof`` can be audited without a separate test split; ``final`` is
+    the calibrator fit on every row (for deployment). Folds are stratified.
+    """
+    if not isinstance(calibrator, Calibrator):
+        raise VeracityError(
+            f"calibrator must be a veracity calibrator such as vc.TemperatureScaling(), "
+            f"got {type(calibrator).__name__}"
+        )
+    s = as_float_array(scores, "scores")
+    lab = to_numpy(labels, "labels")
+    if lab.shape[0] != s.shape[0]:
+        raise VeracityError(
+            f"scores have {s.shape[0]} rows but labels have {lab.shape[0]}; pass one label per score"
+        )
+    w = check_weights(sample_weight, s.shape[0])
+    fold = fold_index(lab, folds, seed)
+    fitted = []
+    oof = None
+    for k in range(folds):
+        out = fold == k
+        if not out.any():
+            raise VeracityError(f"fold {k} is empty; use fewer folds for {s.shape[0]} rows")
+        c = copy.deepcopy(calibrator)
+        c.fit(s[~out], lab[~out], sample_weight=None if w is None else w[~out], **fit_kwargs)
+        pred = c.transform(s[out])
+        if oof is None:
+            oof = np.empty((s.shape[0],) + pred.shape[1:])
+        oof[out] = pred
+        fitted.append(c)
+    final = copy.deepcopy(calibrator).fit(s, lab, sample_weight=w, **fit_kwargs)
+    return CrossFit(oof=oof, fold=fold, calibrators=tuple(fitted), final=final)
