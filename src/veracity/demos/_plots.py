@@ -39,13 +39,13 @@ def reliability_panels(
                    color="#4c72b0" if ok else "none", alpha=0.35 if ok else 1.0,
                    edgecolor="#4c72b0" if ok else "0.6", lw=1)
             ax.errorbar(row.conf, row.acc,
-                        yerr=[[row.acc - row.ci_low], [row.ci_high - row.acc]],
+                        yerr=[[max(row.acc - row.ci_low, 0.0)], [max(row.ci_high - row.acc, 0.0)]],
                         fmt="o", ms=4, color="#c44e52" if ok else "0.6", capsize=2, lw=1)
-            ax.annotate(str(row.count), (row.lo + (row.hi - row.lo) / 2, min(row.ci_high, 1.0)),
-                        textcoords="offset points", xytext=(0, 3), ha="center", fontsize=7,
-                        color="0.25")
+            ax.annotate(str(row.count), (row.lo + (row.hi - row.lo) / 2, max(row.ci_high, row.acc)),
+                        textcoords="offset points", xytext=(0, 3), ha="center", va="bottom",
+                        fontsize=6.5, color="0.25", rotation=90)
         ax.set_xlim(-0.02, 1.02)
-        ax.set_ylim(-0.02, 1.1)
+        ax.set_ylim(-0.02, 1.18)
         ax.set_aspect("equal")
         ax.set_xlabel("predicted probability (bar = bin, dot = mean confidence)")
         ax.set_ylabel("observed frequency")
@@ -68,7 +68,7 @@ def reliability_panels(
 
 def redraw_scatter(
     deployed: Sequence[float], reported: Sequence[float], target: float, path: Path,
-    *, title: str = "",
+    *, title: str = "", note: str = "",
 ) -> Path:
     """Test-reported vs deployed recall, one dot per redraw, with the diagonal and the target."""
     plt = _pyplot()
@@ -86,6 +86,9 @@ def redraw_scatter(
     ax.set_ylabel("recall reported by the test set")
     ax.set_title(title, fontsize=10)
     ax.legend(loc="upper left", fontsize=8, frameon=False)
+    if note:
+        ax.text(0.98, 0.02, note, transform=ax.transAxes, ha="right", va="bottom", fontsize=8,
+                color="0.3")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

@@ -36,13 +36,13 @@ class Gaussians:
         return cls(means=rng.normal(0.0, separation, (K, D)))
 
     def sample(
-        self, n: int, rng: np.random.Generator, *, noise: float = 1.0
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``n`` points: features (n, D), labels (n,), true probabilities (n, K)."""
+        self, n: int, rng: np.random.Generator, *, noise: float = 1.0, proba: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``n`` points: features (n, D), labels (n,), true probabilities (n, K) or None."""
         y = rng.integers(0, K, size=n)
         sigma = self.sigma * noise
         x = self.means[y] + sigma * rng.standard_normal((n, D))
-        return x, y, self.true_proba(x, noise=noise)
+        return x, y, self.true_proba(x, noise=noise) if proba else None
 
     def true_proba(self, x: np.ndarray, *, noise: float = 1.0) -> np.ndarray:
         sigma = self.sigma * noise

@@ -181,11 +181,10 @@ def run(plots: str | Path | None = None) -> KGDemo:
     out.append(render_table(["triple", "score", "p=σ(s)", "p=σ(s/τ)", "split"], rows,
                             align="lrrrl", indent="    "))
     wrong = [i for i in held if p_before[i] < CONFIDENTLY_WRONG]
-    for i in wrong:
-        out.append(f"    {_name(data.names[i])} is TRUE but gets p = {_p(p_before[i])}: "
-                   "confidently wrong")
     if wrong:
-        out.append("    — the failure a calibration metric exists to expose")
+        out.append(f"    TRUE, yet p = σ(s) < {CONFIDENTLY_WRONG} — confidently wrong, the failure a "
+                   "calibration metric exists to expose:")
+        out.extend(_pack([_name(data.names[i]) for i in wrong], width=88, indent="      "))
 
     # [2] BEFORE
     out.append(f"\n[2] BEFORE — reliability table of p = σ(s) on the evaluation half, "
@@ -215,8 +214,14 @@ def run(plots: str | Path | None = None) -> KGDemo:
     out.append("\n[4] AFTER — the same evaluation half under p = σ(s/τ*)")
     out.append(_indent(str(after.table)))
     out.append(_summary(after))
-    out.append("\nthe ledger (evaluation half; regressions are printed, not hidden):")
-    out.append(_indent(str(ledger)))
+    out.append("\nthe ledger, tool by tool (vc.compare on the evaluation half; regressions are "
+               "printed, not hidden):")
+    out.append(render_table(
+        ["metric", "what it measures", "BEFORE", "AFTER", "can τ move it?"],
+        [[r.metric, r.what, f"{r.before:.4f}", f"{r.after:.4f}",
+          (f"yes: {r.note}" + ("  (REGRESSION: got worse)" if r.regression else ""))
+          if r.can_move else f"never: {r.note}"] for r in ledger.rows],
+        align="llrrl", indent="    "))
 
     # invariance certificate over every triple
     same_order = bool(np.array_equal(np.argsort(p_before, kind="stable"),
@@ -268,6 +273,22 @@ def run(plots: str | Path | None = None) -> KGDemo:
     return KGDemo(audit_set=data, model=model, scores=s, roles=roles, calibrator=ts,
                   before=before, after=after, ledger=ledger, certificate=certificate,
                   claims=claims, text="\n".join(out), figures=figures)
+
+
+def _pack(items: list[str], *, width: int, indent: str) -> list[str]:
+    """Comma-separated items greedily packed into lines, never splitting an item."""
+    lines: list[str] = []
+    line = ""
+    for k, item in enumerate(items):
+        token = item + ("," if k < len(items) - 1 else "")
+        if line and len(indent) + len(line) + 1 + len(token) > width:
+            lines.append(indent + line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    if line:
+        lines.append(indent + line)
+    return lines
 
 
 def _indent(text: str, prefix: str = "    ") -> str:
