@@ -19,15 +19,20 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 
 
 def build(path: Path) -> None:
+    from veracity.calibrators import TemperatureScaling
+
     d = vc.load_demo()
     calib = d["role"] == "calib"
     test = ~calib
-    calibrator = None
-    if hasattr(vc, "TemperatureScaling"):
-        calibrator = vc.TemperatureScaling(score_type="logit").fit(d["logit"][calib], d["label"][calib])
+    calibrator = TemperatureScaling(score_type="logit").fit(
+        d["logit"][calib], d["label"][calib],
+        metadata={"model_revision": "credit-risk v3.2 (git 1f0c9ab)", "fit_window": "2026-01..2026-06",
+                  "cohort": "all segments, role = calib"})
+    t_recall = vc.recall_threshold(calibrator.transform(d["logit"][calib]), d["label"][calib], 0.95)
     vc.report(d["logit"][test], d["label"][test], score_type="logit", calibrator=calibrator,
               by=d["segment"][test], by_name="segment", cost_fp=1.0, cost_fn=9.0,
-              source="demo.csv (role = test)", out=path)
+              recall_threshold=t_recall, source="demo.csv (role = test)",
+              details={"model": "credit-risk v3.2"}, out=path)
 
 
 def main(out_dir: str = "docs/screenshots") -> None:

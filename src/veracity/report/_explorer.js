@@ -163,7 +163,8 @@
     show("ex-fn", fn, fmtCount(fn)); show("ex-tn", tn, fmtCount(tn));
     show("ex-recall", recall, fmtRate(recall)); show("ex-far", far, fmtRate(far));
     show("ex-precision", precision, fmtRate(precision));
-    show("ex-alerts", alerts, fmtCount(alerts) + " (" + (TOTAL > 0 ? (100 * alerts / TOTAL).toFixed(1) : "0") + "%)");
+    show("ex-alerts", alerts, fmtCount(alerts));
+    $("ex-share").textContent = TOTAL > 0 ? (100 * alerts / TOTAL).toFixed(1) + "% of rows" : "";
     show("ex-cost", cost, fmtMoney(cost));
     show("ex-cost1000", TOTAL > 0 ? 1000 * cost / TOTAL : NaN, fmtMoney(TOTAL > 0 ? 1000 * cost / TOTAL : NaN));
     if (document.activeElement !== slider) { slider.value = String(t); }

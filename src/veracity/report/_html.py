@@ -242,7 +242,7 @@ def _reliability_table(table: ReliabilityTable) -> str:
     weighted = not np.array_equal(table.stats.weight, table.stats.count)
     last = table.bins - 1
     pct = f"{table.level * 100:g}%"
-    headers = ["bin", "weight" if weighted else "count", "conf", "acc", "gap", f"{pct} {_e(table.ci)} interval", ""]
+    headers = ["bin", "weight" if weighted else "count", "conf", "acc", "gap", f"{pct} CI", ""]
     rows, classes = [], []
     for r in table.rows:
         rows.append([
@@ -260,7 +260,7 @@ def _reliability_table(table: ReliabilityTable) -> str:
              f"ECE {_num(table.ece)}, MCE {_num(table.mce)}."]
     if table.empty_bins:
         notes.append(f"Empty bins {_e(list(table.empty_bins))} omitted.")
-    notes.append("gap = acc − conf: negative means over-confident.")
+    notes.append(f"CI: {_e(table.ci)} binomial interval of acc. gap = acc − conf: negative means over-confident.")
     if any(not r.sufficient for r in table.rows):
         notes.append(f"Insufficient: fewer than {table.min_count} observations; do not act on these bins.")
     return out + f'<p class="note">{" ".join(notes)}</p>'
@@ -289,40 +289,35 @@ def _slices(result: AuditResult, svg: str) -> str:
 
 
 def _ledger(ledger: Any) -> str:
-    higher_better = {"auc", "accuracy", "acc", "resolution"}
     rows = []
     for r in getattr(ledger, "rows", ()):
-        metric = str(getattr(r, "metric", ""))
-        before, after = getattr(r, "before", None), getattr(r, "after", None)
-        change = getattr(r, "change", None)
-        cls = ""
-        try:
-            delta = float(change) if change is not None else float(after) - float(before)
-            if math.isfinite(delta) and delta != 0:
-                good = delta > 0 if metric.lower().split("@")[0].strip() in higher_better else delta < 0
-                cls = "good" if good else "bad"
-            change_text = f"{delta:+.4f}" if math.isfinite(delta) else "n/a"
-        except (TypeError, ValueError):
-            change_text = _e(change) if change is not None else ""
+        change = float(getattr(r, "change", float("nan")))
+        regression = bool(getattr(r, "regression", False))
+        cls = "bad" if regression else ("good" if math.isfinite(change) and change != 0 else "")
+        verdict = "same" if change == 0 else ("regression" if regression else "better")
         can_move = getattr(r, "can_move", "")
         if isinstance(can_move, bool):
             can_move = "yes" if can_move else "no"
-        rows.append([f"<strong>{_e(metric)}</strong>", _e(getattr(r, "what", "")), _num(before),
-                     _num(after), f'<span class="{cls}">{change_text}</span>', _e(can_move)])
-    out = _table(["metric", "what", "before", "after", "change", "can the calibrator move it?"], rows,
-                 cls="ledger", numeric="llrrrl")
+        better = getattr(r, "better", "")
+        what = _e(getattr(r, "what", "")) + (f' <span class="muted">({_e(better)} is better)</span>'
+                                              if better else "")
+        rows.append([f"<strong>{_e(r.metric)}</strong>", what, _num(r.before), _num(r.after),
+                     f'<span class="{cls}">{change:+.4f}</span>' if math.isfinite(change) else "n/a",
+                     f'<span class="{cls}">{verdict}</span>', _e(can_move), _e(getattr(r, "note", ""))])
+    out = _table(["metric", "what", "before", "after", "change", "verdict", "can it move?", "why"], rows,
+                 cls="ledger", numeric="llrrrlll")
     certs = getattr(ledger, "certificates", None) or {}
     if certs:
         items = []
         for name, value in certs.items():
+            label = _e(str(name).replace("_", " "))
             if value is True:
-                mark = '<span class="badge ok">✓ holds</span>'
+                items.append(f'<li><span class="badge ok">✓ held</span> {label}</li>')
             elif value is False:
-                mark = '<span class="badge bad">✗ fails</span>'
+                items.append(f'<li><span class="badge bad">✗ broken</span> {label}</li>')
             else:
-                mark = f'<span class="badge">{_e(value)}</span>'
-            items.append(f"<li>{mark} {_e(name)}</li>")
-        out += f'<ul class="certs">{"".join(items)}</ul>'
+                items.append(f'<li><span class="muted">{label}:</span> {_e(value)}</li>')
+        out += f'<h3>Certificates</h3><ul class="certs">{"".join(items)}</ul>'
     return out
 
 
@@ -342,7 +337,8 @@ def _calibrator_meta(doc: dict[str, Any]) -> str:
     order = ["model_revision", "score_type", "fit_window", "cohort", "role", "n_rows", "n_classes",
              "data_hash", "method", "version"]
     keys = [k for k in order if k in meta] + sorted(k for k in meta if k not in order and k != "params")
-    rows = [[_e(k.replace("_", " ")), f"<code>{_e(_pretty(meta[k]))}</code>"] for k in keys]
+    rows = [[_e(k.replace("_", " ")), '<span class="muted">— not recorded</span>' if meta[k] is None
+             else f"<code>{_e(_pretty(meta[k]))}</code>"] for k in keys]
     kind = doc.get("kind") or meta.get("method")
     if kind is not None:
         rows.insert(0, ["calibrator", f"<strong>{_e(kind)}</strong>"])
@@ -401,7 +397,7 @@ _EXPLORER_HTML = """
         <div><span class="stat-label">recall</span><span id="ex-recall" data-value="">–</span></div>
         <div><span class="stat-label">false-alarm rate</span><span id="ex-far" data-value="">–</span></div>
         <div><span class="stat-label">precision</span><span id="ex-precision" data-value="">–</span></div>
-        <div><span class="stat-label">alerts</span><span id="ex-alerts" data-value="">–</span></div>
+        <div><span class="stat-label">alerts</span><span><span id="ex-alerts" data-value="">–</span><span class="share" id="ex-share"></span></span></div>
         <div><span class="stat-label">cost</span><span id="ex-cost" data-value="">–</span></div>
         <div><span class="stat-label">cost / 1,000 rows</span><span id="ex-cost1000" data-value="">–</span></div>
       </div>
@@ -418,11 +414,15 @@ _EXPLORER_HTML = """
 
 
 def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: float, cost_fn: float,
-              target_recall: float | None, reading: str, max_cuts: int) -> tuple[str, dict[str, Any], list[str]]:
+              target_recall: float | None, reading: str, max_cuts: int,
+              t_recall: float | None = None) -> tuple[str, dict[str, Any], list[str]]:
     notes: list[str] = []
     t_star = cost_fp / (cost_fp + cost_fn)
-    t_recall = None
-    if target_recall is not None:
+    if t_recall is not None:
+        t_recall = float(t_recall)
+        if not 0.0 <= t_recall <= 1.0:
+            raise VeracityError(f"recall_threshold must be a probability threshold in [0, 1], got {t_recall}")
+    elif target_recall is not None:
         from ..decisions import recall_threshold
 
         if not (y == 1).any():
@@ -432,6 +432,9 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
                 t_recall = float(recall_threshold(p, y, target=target_recall, sample_weight=w))
             except VeracityError as exc:
                 notes.append(f"target-recall threshold omitted: {exc}")
+            else:
+                notes.append("the target-recall threshold was chosen on the same rows it is shown on, "
+                             "which flatters it; choose it on calib rows (recall_threshold=)")
     grid = threshold_grid(p, extra=(t_star, t_recall if t_recall is not None else float("nan")),
                           max_cuts=max_cuts)
     curve = threshold_curve(p, y, w, grid)
@@ -470,6 +473,7 @@ def report(
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     target_recall: float | None = 0.95,
+    recall_threshold: float | None = None,
     ci: bool = True,
     title: str = "Calibration report",
     source: str | None = None,
@@ -487,7 +491,9 @@ def report(
     slider shows TP/FP/FN/TN, recall, false-alarm rate, precision, alerts and
     cost :math:`c_{FP}\,\mathrm{FP} + c_{FN}\,\mathrm{FN}` (costs editable) at
     each cut point, marking :math:`t^* = c_{FP}/(c_{FP}+c_{FN})` and the
-    ``target_recall`` threshold.
+    ``target_recall`` threshold: ``recall_threshold`` when given (fit it on calib
+    rows, e.g. with ``vc.recall_threshold``), else computed on these rows — which
+    flatters it, and the page says so.
 
     With a calibrator the explorer and curves use the calibrated probabilities
     (thresholds are chosen on probabilities you can trust); ``scores`` are the
@@ -556,7 +562,7 @@ def report(
         which = "calibrated probability" if calibrator is not None and decision_p is not raw.p else reading
         markup, data, ex_notes = _explorer(decision_p, decision_y, decision_w, cost_fp=cost_fp,
                                            cost_fn=cost_fn, target_recall=target_recall, reading=which,
-                                           max_cuts=max_cuts)
+                                           max_cuts=max_cuts, t_recall=recall_threshold)
         notes.extend(ex_notes)
         data_json = data
         lead = (f"Drag the threshold: rows whose {_e(which)} is ≥ t are flagged. Counts are exact at "
@@ -621,6 +627,12 @@ def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_t
                  result: AuditResult, plots: bool, notes: list[str], **options: Any) -> tuple[str, np.ndarray | None]:
     from . import _plots
 
+    declared = getattr(calibrator, "score_type", None)
+    if declared is not None and declared != score_type:
+        raise VeracityError(
+            f"the calibrator takes {declared} scores (it was fit on them) but the report was given "
+            f"score_type={score_type!r}; pass the same kind of scores, with score_type={declared!r}"
+        )
     try:
         calibrated = np.asarray(calibrator.transform(scores), dtype=np.float64)
     except VeracityError:
@@ -629,7 +641,8 @@ def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_t
         raise VeracityError(f"the calibrator could not transform these scores: {exc}") from None
     parts = []
     if plots:
-        after = prepare_binary(calibrated, labels, sample_weight=options["sample_weight"])
+        probs = calibrated / calibrated.sum(axis=1, keepdims=True) if calibrated.ndim == 2 else calibrated
+        after = prepare_binary(probs, labels, sample_weight=options["sample_weight"])
         before_t = result.table
         after_t = _plots._table_from_binary(after, bins=options["bins"], strategy=options["strategy"],
                                             interval=options["interval"], level=options["level"],
@@ -639,11 +652,12 @@ def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_t
         parts.append(f'<div class="figure-row"><figure class="plot-box">'
                      f'{_svg(fig, "cal", "reliability before and after calibration")}</figure></div>')
     try:
-        from .. import compare  # type: ignore[attr-defined]
-    except ImportError:
+        from ..calibrators import compare
+    except ImportError:  # pragma: no cover - only while the calibrators are being built
         notes.append("ledger omitted: vc.compare is not available")
     else:
-        ledger = compare(scores, labels, calibrator, bins=options["bins"],
+        ledger = compare(scores, labels, calibrator, score_type=score_type, bins=options["bins"],
+                         strategy=options["strategy"], threshold=options["threshold"],
                          sample_weight=options["sample_weight"])
         parts.append("<h3>Before / after ledger</h3>" + _ledger(ledger))
     doc = calibrator.to_dict() if hasattr(calibrator, "to_dict") else None

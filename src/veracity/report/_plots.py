@@ -101,6 +101,7 @@ def _draw_reliability(
     annotate: bool = True,
     diagonal: bool = True,
     marker_scale: float = 1.0,
+    interval_alpha: float = 0.75,
 ) -> None:
     """Diagonal, per-bin points sized by count, interval bars, insufficient bins hollow."""
     rows = table.rows
@@ -119,7 +120,7 @@ def _draw_reliability(
     ece = f"ECE {table.ece:.4f}"
     label = f"{name} ({ece})" if name else f"bins ({ece})"
     ax.errorbar(conf, acc, yerr=np.vstack((np.maximum(acc - lo, 0), np.maximum(hi - acc, 0))),
-                fmt="none", ecolor=color, elinewidth=1.1, capsize=2.5, alpha=0.75, gid="intervals",
+                fmt="none", ecolor=color, elinewidth=1.1, capsize=2.5, alpha=interval_alpha, gid="intervals",
                 zorder=2)
     if ok.sum() > 1:
         ax.plot(conf[ok], acc[ok], color=color, linewidth=1.2, alpha=0.8, zorder=2)
@@ -205,7 +206,7 @@ def plot_reliability(
 
 
 def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title: str | None,
-                             with_xlabel: bool, legend: bool = True) -> None:
+                             with_xlabel: bool, legend: bool = True, show_n: bool = True) -> None:
     _style(ax)
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.02, 1.02)
@@ -216,7 +217,7 @@ def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title:
     if title:
         ax.set_title(title, loc="left", fontsize=12, fontweight="bold")
     if table is not None:
-        ax.text(0.98, 0.03, f"N = {table.n:,}   {table.bins} {table.strategy} bins\n"
+        ax.text(0.98, 0.03, (f"N = {table.n:,}   " if show_n else "") + f"{table.bins} {table.strategy} bins\n"
                 f"{table.level * 100:g}% {table.ci} intervals",
                 transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color=MUTED)
     if legend:
@@ -271,9 +272,11 @@ def _overlay_tables(tables: Mapping[str, ReliabilityTable], *, title: str | None
     for i, (name, table) in enumerate(tables.items()):
         first = first or table
         color = PALETTE[i % len(PALETTE)]
-        _draw_reliability(ax, table, color=color, name=name, annotate=False, diagonal=i == 0)
+        _draw_reliability(ax, table, color=color, name=name, annotate=False, diagonal=i == 0,
+                          interval_alpha=0.75 if len(tables) <= 2 else 0.35)
         _draw_histogram(hax, table, color=color, step=True, name=name)
-    _finish_reliability_axes(ax, first, title=title, with_xlabel=False)
+    same_n = len({t.n for t in tables.values()}) == 1
+    _finish_reliability_axes(ax, first, title=title, with_xlabel=False, show_n=same_n)
     _style(hax)
     hax.set_ylabel("count")
     hax.set_xlabel("mean predicted probability (confidence)")

@@ -1,0 +1,144 @@
+"""Write a self-contained HTML calibration report (one file, works offline).
+
+The page holds the summary, the reliability diagram and full table, slices
+(--by), the before/after ledger and metadata of a calibrator (--calibrator),
+operating curves and an interactive threshold explorer. Without FILE it
+reports on the bundled demo data. Examples:
+
+    veracity report scores.parquet --score p --label y --by segment --out report.html
+    veracity report data.csv --score logit --score-type logit --calibrator temperature.json --cost-fn 9
+
+When the file has a role column (--role-col, default 'role' if present), the
+report shows the --eval-role rows ('test') and the target-recall threshold is
+chosen on the --fit-role rows ('calib'); otherwise all rows are shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from .. import io
+from .._validation import VeracityError
+from ._common import add_input_arguments, inputs, load
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument("--out", "-o", default="report.html", help="output HTML file (default: report.html)")
+    parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
+    parser.add_argument("--calibrator", default=None, metavar="JSON",
+                        help="a saved calibrator (veracity fit ... --out cal.json): adds the before/after "
+                             "ledger and its metadata; the explorer then uses calibrated probabilities")
+    parser.add_argument("--bins", type=int, default=15, help="number of bins (default: 15)")
+    parser.add_argument("--strategy", default="uniform", choices=["uniform", "quantile"],
+                        help="equal-width or equal-mass bins (default: uniform)")
+    parser.add_argument("--interval", default="wilson", choices=["wilson", "clopper-pearson"],
+                        help="per-bin binomial interval (default: wilson)")
+    parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
+    parser.add_argument("--min-count", type=int, default=20,
+                        help="bins with fewer rows are flagged insufficient (default: 20)")
+    parser.add_argument("--cost-fp", type=float, default=1.0, help="cost of a false alarm (default: 1)")
+    parser.add_argument("--cost-fn", type=float, default=1.0, help="cost of a missed positive (default: 1)")
+    parser.add_argument("--target-recall", type=float, default=0.95,
+                        help="recall target marked in the explorer (default: 0.95)")
+    parser.add_argument("--title", default="Calibration report", help="page title")
+    parser.add_argument("--detail", action="append", default=[], metavar="KEY=VALUE",
+                        help="a line for the page header, e.g. --detail model=v3.2 (repeatable)")
+    parser.add_argument("--timestamp", action="store_true",
+                        help="print the generation time on the page (off: the same input gives the same file)")
+    parser.add_argument("--role-col", default=None,
+                        help="column naming each row's role (default: 'role' if the file has one)")
+    parser.add_argument("--fit-role", default="calib",
+                        help="role the target-recall threshold is chosen on (default: calib)")
+    parser.add_argument("--eval-role", default="test", help="role the report shows (default: test)")
+
+
+def _roles(table, args: argparse.Namespace, path: str) -> tuple[np.ndarray | None, np.ndarray | None, str]:
+    """(fit mask, eval mask, description) — (None, None, '') when there is no role column."""
+    col = args.role_col
+    if col is None:
+        if "role" not in table.column_names:
+            return None, None, ""
+        col = "role"
+    values = np.asarray(io.column(table, col, path=path)).astype(str)
+    present = ", ".join(sorted(set(values.tolist()))[:10])
+    masks = {}
+    for role in (args.fit_role, args.eval_role):
+        mask = values == role
+        if not mask.any():
+            raise VeracityError(
+                f"no rows with {col} == {role!r} in {path} (values: {present}); "
+                "pass --fit-role/--eval-role with one of those"
+            )
+        masks[role] = mask
+    return masks[args.fit_role], masks[args.eval_role], f"{col} = {args.eval_role}"
+
+
+def _details(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise VeracityError(f"--detail must look like KEY=VALUE, e.g. model=v3.2; got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report import report
+
+    table, path = load(args)
+    scores, labels, weights = inputs(table, args, path)
+    by = io.column(table, args.by, path=path) if args.by else None
+    details = _details(args.detail)
+    calibrator = None
+    if args.calibrator:
+        from ..calibrators import load as load_calibrator
+
+        calibrator = load_calibrator(args.calibrator)
+        details.setdefault("calibrator", args.calibrator)
+    fit, keep, where = _roles(table, args, path)
+    recall_t = None
+    if keep is not None:
+        recall_t = _fit_recall_threshold(scores[fit], labels[fit], None if weights is None else weights[fit],
+                                         args, calibrator)
+        scores, labels = scores[keep], labels[keep]
+        weights = None if weights is None else weights[keep]
+        by = None if by is None else by[keep]
+    source = f"{path} ({where})" if where else path
+    result = report(
+        scores, labels, out=args.out, calibrator=calibrator, score_type=args.score_type,
+        sample_weight=weights, by=by, by_name=args.by, bins=args.bins, strategy=args.strategy,
+        interval=args.interval, level=args.level, min_count=args.min_count, cost_fp=args.cost_fp,
+        cost_fn=args.cost_fn, target_recall=args.target_recall, recall_threshold=recall_t,
+        title=args.title, source=source, details=details, timestamp=args.timestamp,
+    )
+    print(f"wrote {args.out} ({result.size / 1024:,.0f} KB): {', '.join(result.sections)}")
+    for note in result.notes:
+        print(f"note: {note}")
+    return 0
+
+
+def _fit_recall_threshold(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                          args: argparse.Namespace, calibrator) -> float | None:
+    """The target-recall threshold on the fit-role rows, on the scale the explorer shows."""
+    if scores.ndim == 2 and scores.shape[1] > 1:
+        return None
+    from .._validation import prepare_binary
+    from ..decisions import recall_threshold
+
+    if calibrator is not None:
+        if getattr(calibrator, "score_type", args.score_type) != args.score_type:
+            return None  # report() explains the mismatch
+        p = np.asarray(calibrator.transform(scores), dtype=np.float64)
+    else:
+        p = prepare_binary(scores, labels, score_type=args.score_type).p
+    y = prepare_binary(p, labels).y
+    if not (y == 1).any():
+        return None
+    try:
+        return float(recall_threshold(p, y, target=args.target_recall, sample_weight=weights))
+    except VeracityError:
+        return None
