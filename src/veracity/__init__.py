@@ -34,13 +34,24 @@ from .monitoring import MonitorResult, label_maturity, monitor, period_keys
 
 # -- calibrators (issue 3) ---------------------------------------------------------
 from .calibrators import (
+    BetaCalibration,
+    CalibratedClassifier,
     Calibrator,
     CrossFit,
+    HistogramBinning,
+    IsotonicCalibration,
     Ledger,
     LedgerRow,
+    MatrixScaling,
+    PlattScaling,
+    PriorEstimate,
     TemperatureScaling,
+    VectorScaling,
+    VennAbers,
+    adjust_prior,
     compare,
     cross_fit,
+    estimate_prior,
     load,
     split,
 )

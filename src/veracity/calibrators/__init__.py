@@ -6,18 +6,51 @@ in ``metadata``. See :mod:`veracity.calibrators._base`.
 """
 
 from ._base import Calibrator, load
+from ._beta import BetaCalibration
+from ._isotonic import HistogramBinning, IsotonicCalibration
 from ._ledger import Ledger, LedgerRow, compare
-from ._split import CrossFit, cross_fit, split
-from ._temperature import TemperatureScaling
+from ._matrix import MatrixScaling, VectorScaling
+from ._platt import PlattScaling
+from ._prior import PriorEstimate, adjust_prior, estimate_prior
+from ._sklearn import CalibratedClassifier
+from ._split import CrossFit, cross_fit, fold_index, split
+from ._temperature import TemperatureScaling, TraceRow
+from ._venn_abers import VennAbers
+
+#: method name (as in ``veracity fit --method``) -> calibrator class
+METHODS = {
+    "temperature": TemperatureScaling,
+    "platt": PlattScaling,
+    "isotonic": IsotonicCalibration,
+    "histogram": HistogramBinning,
+    "beta": BetaCalibration,
+    "vector": VectorScaling,
+    "matrix": MatrixScaling,
+    "venn-abers": VennAbers,
+}
 
 __all__ = [
+    "METHODS",
+    "BetaCalibration",
+    "CalibratedClassifier",
     "Calibrator",
     "CrossFit",
+    "HistogramBinning",
+    "IsotonicCalibration",
     "Ledger",
     "LedgerRow",
+    "MatrixScaling",
+    "PlattScaling",
+    "PriorEstimate",
     "TemperatureScaling",
+    "TraceRow",
+    "VectorScaling",
+    "VennAbers",
+    "adjust_prior",
     "compare",
     "cross_fit",
+    "estimate_prior",
+    "fold_index",
     "load",
     "split",
 ]

@@ -1,0 +1,84 @@
+r"""Beta calibration (Kull, Silva Filho & Flach, AISTATS 2017).
+
+.. math:: p' = \sigma\big(a \ln p - b \ln(1 - p) + c\big),\qquad a, b \ge 0
+
+a logistic regression on the two features :math:`\ln p` and :math:`-\ln(1-p)`
+(the "abm" family; it contains the identity a = b = 1, c = 0, and sigmoid-shaped
+as well as inverse-sigmoid-shaped maps). As in the reference ``betacal``
+package, a negative coefficient is set to 0 and the model refit on the other
+feature, which keeps the map non-decreasing. From logits the features are
+exact: :math:`\ln p = -\mathrm{softplus}(-s)`, :math:`-\ln(1-p) = \mathrm{softplus}(s)`;
+probabilities are clipped to :math:`[\epsilon, 1-\epsilon]` first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.special import expit
+
+from .._validation import PROB_EPS
+from ._base import Calibrator, warn
+from ._platt import fit_logistic_fast
+
+
+class BetaCalibration(Calibrator):
+    r"""Beta calibration :math:`\sigma(a\ln p - b\ln(1-p) + c)` with a, b >= 0.
+
+    Parameters: ``score_type`` (``"probability"`` default). Fitted: ``a_``, ``b_``, ``c_``.
+    """
+
+    kind = "beta"
+    multiclass = "binary"
+    _params = ("score_type",)
+    _state = ("a_", "b_", "c_")
+    preserves_order = False
+
+    def __init__(self, *, score_type: str = "probability"):
+        self.score_type = score_type
+
+    def _features(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.score_type == "logit":
+            return -np.logaddexp(0.0, -s), np.logaddexp(0.0, s)
+        p = np.clip(s, PROB_EPS, 1.0 - PROB_EPS)
+        return np.log(p), -np.log1p(-p)
+
+    @property
+    def preserves_order_(self) -> bool:
+        # strictly increasing when a > 0 or b > 0 (both are >= 0 by construction)
+        return bool(self.a_ > 0 or self.b_ > 0)
+
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        f1, f2 = self._features(s)
+        X = np.column_stack([f1, f2, np.ones_like(f1)])
+        theta, n_iter, ok = fit_logistic_fast(X, y, w)
+        a, b, c = (float(v) for v in theta)
+        if a < 0:
+            theta, n_iter, ok = fit_logistic_fast(X[:, 1:], y, w)
+            a, b, c = 0.0, float(theta[0]), float(theta[1])
+        elif b < 0:
+            theta, n_iter, ok = fit_logistic_fast(X[:, [0, 2]], y, w)
+            a, b, c = float(theta[0]), 0.0, float(theta[1])
+        if not ok:
+            warn(
+                f"BetaCalibration did not converge after {n_iter} Newton steps; the "
+                "calibration rows may be perfectly separable. Use more calibration rows"
+            )
+        self.a_, self.b_, self.c_ = a, b, c
+
+    def transform_logit(self, scores: Any) -> np.ndarray:
+        """Calibrated logits ``a ln p − b ln(1−p) + c``."""
+        self._require_fitted()
+        f1, f2 = self._features(self._scores(scores, fitting=False))
+        return self.a_ * f1 + self.b_ * f2 + self.c_
+
+    def _transform(self, s: np.ndarray) -> np.ndarray:
+        f1, f2 = self._features(s)
+        return expit(self.a_ * f1 + self.b_ * f2 + self.c_)
+
+    def __str__(self) -> str:
+        if not self._is_fitted():
+            return repr(self)
+        return (f"beta calibration: p' = sigmoid({self.a_:.4f} ln p - {self.b_:.4f} ln(1-p) "
+                f"{self.c_:+.4f})")

@@ -1,0 +1,182 @@
+r"""Platt scaling :math:`p = \sigma(a\,x + b)` fit by log-likelihood (seed 000, seed 004).
+
+``x`` is the raw score for ``score_type="logit"`` and :math:`\mathrm{logit}(p)` for
+probabilities (so ``a = 1/τ, b = 0`` is temperature scaling). Platt's (1999)
+target smoothing replaces the 0/1 labels by
+:math:`t_+ = (N_+ + 1)/(N_+ + 2)` and :math:`t_- = 1/(N_- + 2)`.
+
+A negative slope ``a < 0`` means the calibrated probability *falls* as the score
+rises: the map reverses the ranking. Seed 004 warns that sign conventions differ
+between implementations, so the direction is checked at fit time: by default a
+warning (``on_reversed="warn"``), or an error (``"error"``), or accepted
+(``"allow"``); ``reversed_`` records it and :func:`veracity.compare` reports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.special import expit
+
+from .._validation import VeracityError
+from ._base import Calibrator, warn
+
+_CHUNK = 1 << 16
+
+
+def _loss_grad_hess(X: np.ndarray, t: np.ndarray, w: np.ndarray | None,
+                    theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """Σw[softplus(z) − t z], its gradient and Hessian for z = X θ (chunked)."""
+    d = theta.size
+    loss = 0.0
+    g = np.zeros(d)
+    H = np.zeros((d, d))
+    for a in range(0, X.shape[0], _CHUNK):
+        Xc = X[a:a + _CHUNK]
+        tc = t[a:a + _CHUNK]
+        z = np.einsum("ij,j->i", Xc, theta)  # einsum: no BLAS threads per chunk
+        az = np.abs(z)
+        sp = np.log1p(np.exp(-az)) + np.maximum(z, 0.0)
+        p = expit(z)
+        r = p - tc
+        q = p * (1.0 - p)
+        lz = sp - tc * z
+        if w is not None:
+            wc = w[a:a + _CHUNK]
+            lz *= wc
+            r *= wc
+            q *= wc
+        loss += float(lz.sum())
+        g += np.einsum("i,ij->j", r, Xc)
+        H += np.einsum("i,ij,ik->jk", q, Xc, Xc)
+    return loss, g, H
+
+
+def logistic_fit(X: np.ndarray, t: np.ndarray, w: np.ndarray | None = None, *,
+                 theta0: np.ndarray | None = None, tol: float = 1e-10,
+                 max_iter: int = 100) -> tuple[np.ndarray, int, bool]:
+    r"""Unregularised logistic regression by damped Newton (IRLS).
+
+    Minimises :math:`\sum_i w_i[\mathrm{softplus}(x_i^\top\theta) - t_i x_i^\top\theta]`
+    for targets :math:`t_i \in [0, 1]`. ``X`` carries its own intercept column.
+    Returns ``(theta, iterations, converged)``; a step that raises the loss is halved.
+    """
+    theta = np.zeros(X.shape[1]) if theta0 is None else np.asarray(theta0, dtype=np.float64).copy()
+    loss, g, H = _loss_grad_hess(X, t, w, theta)
+    for it in range(1, max_iter + 1):
+        try:
+            step = np.linalg.solve(H + 1e-12 * np.trace(H) * np.eye(H.shape[0]), g)
+        except np.linalg.LinAlgError:
+            return theta, it, False
+        scale = 1.0
+        for _ in range(60):
+            cand = theta - scale * step
+            c_loss, c_g, c_H = _loss_grad_hess(X, t, w, cand)
+            if c_loss <= loss + 1e-12 * abs(loss):
+                break
+            scale *= 0.5
+        else:
+            return theta, it, False
+        moved = np.max(np.abs(cand - theta)) / (1.0 + np.max(np.abs(theta)))
+        theta, loss, g, H = cand, c_loss, c_g, c_H
+        if moved <= tol:
+            return theta, it, True
+        if np.max(np.abs(theta)) > 1e8:
+            return theta, it, False
+    return theta, max_iter, False
+
+
+def fit_logistic_fast(X: np.ndarray, t: np.ndarray, w: np.ndarray | None, *,
+                      tol: float = 1e-10) -> tuple[np.ndarray, int, bool]:
+    """:func:`logistic_fit` warm-started from a strided subsample of ~65k rows."""
+    theta0 = None
+    if X.shape[0] > 4 * 65536:
+        stride = X.shape[0] // 65536
+        theta0, _, ok = logistic_fit(X[::stride], t[::stride], None if w is None else w[::stride],
+                                     tol=1e-6)
+        if not ok:
+            theta0 = None
+    return logistic_fit(X, t, w, theta0=theta0, tol=tol)
+
+
+class PlattScaling(Calibrator):
+    r"""Platt scaling :math:`\sigma(a x + b)`, unregularised maximum likelihood.
+
+    Parameters: ``score_type`` (``"logit"`` default), ``smoothing`` (Platt's
+    target smoothing, default False), ``on_reversed`` (``"warn"``, ``"error"`` or
+    ``"allow"`` when the fitted slope is negative).
+
+    Fitted: ``a_``, ``b_``, ``reversed_`` (a < 0), ``n_iter_``, ``converged_``.
+    """
+
+    kind = "platt"
+    multiclass = "binary"
+    _params = ("score_type", "smoothing", "on_reversed")
+    _state = ("a_", "b_", "reversed_", "n_iter_", "converged_")
+
+    def __init__(self, *, score_type: str = "logit", smoothing: bool = False,
+                 on_reversed: str = "warn"):
+        self.score_type = score_type
+        self.smoothing = smoothing
+        self.on_reversed = on_reversed
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.on_reversed not in ("warn", "error", "allow"):
+            raise VeracityError(
+                f"on_reversed must be 'warn', 'error' or 'allow', got {self.on_reversed!r}")
+        if not isinstance(self.smoothing, bool):
+            raise VeracityError(f"smoothing must be True or False, got {self.smoothing!r}")
+
+    @property
+    def preserves_order_(self) -> bool:
+        return bool(self.a_ > 0)
+
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        x = self._logit_input(s)
+        t = y
+        if self.smoothing:
+            n_pos = float(y.sum() if w is None else np.dot(w, y))
+            n_neg = float((y.size - y.sum()) if w is None else np.dot(w, 1.0 - y))
+            t = np.where(y == 1.0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+        X = np.empty((x.size, 2))
+        X[:, 0] = x
+        X[:, 1] = 1.0
+        theta, n_iter, ok = fit_logistic_fast(X, t, w)
+        if not ok:
+            warn(
+                f"PlattScaling did not converge after {n_iter} Newton steps (slope a = "
+                f"{theta[0]:.3g}); the calibration rows may be perfectly separable. Use "
+                "smoothing=True or more calibration rows"
+            )
+        a, b = float(theta[0]), float(theta[1])
+        if a < 0:
+            msg = (
+                f"PlattScaling fitted a negative slope a = {a:.4g}: higher scores get LOWER "
+                "probabilities, which reverses the ranking. Check the score's sign convention "
+                "(e.g. pass -score) before deploying"
+            )
+            if self.on_reversed == "error":
+                raise VeracityError(msg + ", or pass on_reversed='allow'")
+            if self.on_reversed == "warn":
+                warn(msg + " (on_reversed='allow' silences this)")
+        self.a_, self.b_ = a, b
+        self.reversed_ = bool(a < 0)
+        self.n_iter_ = int(n_iter)
+        self.converged_ = bool(ok)
+
+    def transform_logit(self, scores: Any) -> np.ndarray:
+        """Calibrated logits ``a·x + b``."""
+        self._require_fitted()
+        s = self._scores(scores, fitting=False)
+        return self.a_ * self._logit_input(s) + self.b_
+
+    def _transform(self, s: np.ndarray) -> np.ndarray:
+        return expit(self.a_ * self._logit_input(s) + self.b_)
+
+    def __str__(self) -> str:
+        if not self._is_fitted():
+            return repr(self)
+        flag = "  REVERSED (a < 0)" if self.reversed_ else ""
+        return f"Platt scaling: p = sigmoid({self.a_:.4f} * x + {self.b_:+.4f}){flag}"

@@ -1,0 +1,126 @@
+r"""Prior (label) shift: re-weight probabilities for a new base rate (seed 004).
+
+When the class-conditional score distributions stay the same and only the base
+rate moves from :math:`\pi_\text{old}` to :math:`\pi_\text{new}`, Bayes' rule gives
+
+.. math::
+    \mathrm{LR} = \frac{p}{1-p}\cdot\frac{1-\pi_\text{old}}{\pi_\text{old}},\qquad
+    p_\text{new} = \frac{\mathrm{LR}\,\pi_\text{new}}{\mathrm{LR}\,\pi_\text{new} + 1 - \pi_\text{new}}
+
+(multiclass: :math:`p_{new,k} \propto p_k\,\pi_{new,k}/\pi_{old,k}`). When the new
+prior is unknown, :func:`estimate_prior` finds it from unlabelled deployment
+scores by EM (Saerens, Latinne & Decaestecker 2002): adjust, average, repeat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import VeracityError, as_float_array, check_probabilities, check_weights
+
+
+def _prior_vector(prior: Any, name: str, k: int) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(prior, dtype=np.float64))
+    if k == 2 and arr.size == 1:
+        arr = np.array([1.0 - arr[0], arr[0]])
+    if arr.size != k or arr.ndim != 1:
+        raise VeracityError(
+            f"{name} must be {'one number (the positive rate)' if k == 2 else f'{k} class priors'}, "
+            f"got {prior!r}")
+    if not np.all(np.isfinite(arr)) or (arr <= 0).any() or (arr >= 1).any():
+        raise VeracityError(f"{name} must lie strictly between 0 and 1, got {prior!r}")
+    if abs(arr.sum() - 1.0) > 1e-9:
+        raise VeracityError(f"{name} class priors must sum to 1, got sum {arr.sum():.6g}")
+    return arr
+
+
+def _adjust(P: np.ndarray, old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    Q = P * (new / old)
+    return Q / Q.sum(axis=1, keepdims=True)
+
+
+def adjust_prior(p: Any, old: Any, new: Any) -> Any:
+    r"""Probabilities under a new class prior by the likelihood-ratio formula.
+
+    ``p``: binary probabilities (scalar or 1-D; ``old``/``new`` are positive rates)
+    or an (N, K) matrix (``old``/``new`` are K priors). Returns the same shape
+    (a float for a scalar input).
+
+    >>> round(adjust_prior(0.8, 0.01, 0.10), 4)   # seed 004: LR = 396, odds 44, p = 44/45
+    0.9778
+    """
+    scalar = np.ndim(p) == 0
+    arr = as_float_array(np.atleast_1d(p), "p")
+    check_probabilities(arr, "p")
+    if arr.ndim == 1:
+        o = _prior_vector(old, "old", 2)[1]
+        nw = _prior_vector(new, "new", 2)[1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # p_new = LR·π_new / (LR·π_new + 1 − π_new), LR = p/(1−p) · (1−π_old)/π_old,
+            # written without dividing by 1 − p so that p = 1 stays 1.
+            num = arr * (1.0 - o) * nw
+            out = num / (num + (1.0 - arr) * o * (1.0 - nw))
+        return float(out[0]) if scalar else out
+    if arr.ndim != 2:
+        raise VeracityError(f"p must be 1-D (binary) or (N, K), got shape {arr.shape}")
+    k = arr.shape[1]
+    return _adjust(arr, _prior_vector(old, "old", k), _prior_vector(new, "new", k))
+
+
+@dataclass(frozen=True, eq=False)
+class PriorEstimate:
+    """Result of :func:`estimate_prior`: the new prior (``prior``; a float for binary)."""
+
+    prior: Any
+    old: Any
+    iterations: int
+    converged: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        conv = lambda v: v.tolist() if isinstance(v, np.ndarray) else v  # noqa: E731
+        return {"prior": conv(self.prior), "old": conv(self.old),
+                "iterations": self.iterations, "converged": self.converged}
+
+    def __str__(self) -> str:
+        fmt = lambda v: (f"{v:.4f}" if isinstance(v, float)  # noqa: E731
+                         else "[" + ", ".join(f"{x:.4f}" for x in v) + "]")
+        state = "converged" if self.converged else "NOT converged"
+        return (f"EM prior estimate: {fmt(self.old)} -> {fmt(self.prior)} "
+                f"({self.iterations} iterations, {state})")
+
+
+def estimate_prior(p: Any, old: Any, *, sample_weight: Any = None, tol: float = 1e-10,
+                   max_iter: int = 10_000) -> PriorEstimate:
+    r"""EM estimate of the new class prior from unlabelled scores (Saerens et al. 2002).
+
+    Iterates :math:`\pi^{(t+1)} = \frac1N\sum_i p_\text{new}(x_i;\,\pi^{(t)})` from
+    :math:`\pi^{(0)} = \pi_\text{old}` until the prior moves less than ``tol``.
+    Then ``adjust_prior(p, old, est.prior)`` gives the adjusted probabilities.
+    """
+    arr = as_float_array(p, "p")
+    check_probabilities(arr, "p")
+    binary = arr.ndim == 1
+    P = np.column_stack([1.0 - arr, arr]) if binary else arr
+    if P.ndim != 2:
+        raise VeracityError(f"p must be 1-D (binary) or (N, K), got shape {arr.shape}")
+    k = P.shape[1]
+    o = _prior_vector(old, "old", k)
+    w = check_weights(sample_weight, P.shape[0])
+    wt = np.full(P.shape[0], 1.0 / P.shape[0]) if w is None else w / w.sum()
+    cur = o.copy()
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):
+        nxt = wt @ _adjust(P, o, cur)
+        nxt = np.clip(nxt, 1e-12, 1.0)
+        nxt /= nxt.sum()
+        if np.max(np.abs(nxt - cur)) <= tol:
+            cur = nxt
+            converged = True
+            break
+        cur = nxt
+    return PriorEstimate(prior=float(cur[1]) if binary else cur,
+                         old=float(o[1]) if binary else o, iterations=it, converged=converged)
