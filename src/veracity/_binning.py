@@ -1,6 +1,6 @@
-"""Binning rules: bin edges and the bin index of every score.
+r"""Binning rules: bin edges and the bin index of every score.
 
-Two strategies:
+Three strategies:
 
 * ``"uniform"`` — M equal-width bins on [0, 1]; the index of probability p is
   ``min(floor(p·M), M−1)`` so the last bin is closed and holds p = 1.0 (seed 000).
@@ -8,6 +8,19 @@ Two strategies:
   the scores. A score equal to a cut point goes to the bin above it, so equal
   scores are never split across bins; heavy ties therefore give fewer, larger
   bins than requested (duplicate cuts are dropped).
+* ``"equal-count"`` — the equal-mass binning of Kumar, Liang & Ma (2019) and of
+  the ``uncertainty-calibration`` package (``get_equal_bins``): the sorted scores
+  are split into M runs whose sizes differ by at most one (``numpy.array_split``),
+  the cut between two runs is the midpoint of their neighbouring scores, and a
+  score equal to a cut goes to the bin *below* it. Row counts decide the split
+  (sample weights do not move the cuts). With M > N it uses M = N.
+
+``bins="auto"`` chooses :math:`M = \lceil N_{\mathrm{eff}}^{1/3} \rceil` with
+:math:`N_{\mathrm{eff}} = (\sum w)^2 / \sum w^2` (= N unweighted): the plug-in
+ECE's squared bias shrinks like :math:`M^{-2}` for a Lipschitz calibration curve
+while its variance grows like :math:`M/N`, and the two balance at
+:math:`M \propto N^{1/3}` (63 rows → 4 bins, 6,000 → 19, 10⁶ → 100). The chosen M
+is the table's ``bins`` and is printed with it.
 """
 
 from __future__ import annotations
@@ -18,19 +31,48 @@ import numpy as np
 
 from ._validation import VeracityError
 
-Strategy = Literal["uniform", "quantile"]
-STRATEGIES = ("uniform", "quantile")
+Strategy = Literal["uniform", "quantile", "equal-count"]
+STRATEGIES = ("uniform", "quantile", "equal-count")
 
 
 def check_bins(bins: int) -> int:
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise VeracityError(f"bins must be a positive integer, got {bins!r}")
+        raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
     return int(bins)
+
+
+def auto_bins(n: int | float) -> int:
+    r"""The ``bins="auto"`` rule: :math:`M = \lceil n^{1/3} \rceil` (at least 1).
+
+    >>> auto_bins(63), auto_bins(6000), auto_bins(10**6)
+    (4, 19, 100)
+    """
+    if n <= 1:
+        return 1
+    root = float(n) ** (1.0 / 3.0)
+    m = int(np.ceil(root - 1e-9))  # 10**6 -> exactly 100, not 101 from rounding
+    return max(1, m)
+
+
+def resolve_bins(bins: int | str, p: np.ndarray, w: np.ndarray | None = None) -> int:
+    """An explicit bin count, or the ``"auto"`` choice for these scores (see module doc)."""
+    if isinstance(bins, str):
+        if bins != "auto":
+            raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
+        if w is None:
+            n_eff = float(p.size)
+        else:
+            total, sq = float(w.sum()), float(np.dot(w, w))
+            n_eff = total * total / sq if sq > 0 else 0.0
+        return auto_bins(n_eff)
+    return check_bins(bins)
 
 
 def check_strategy(strategy: str) -> str:
     if strategy not in STRATEGIES:
-        raise VeracityError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
+        raise VeracityError(
+            f"strategy must be 'uniform', 'quantile' or 'equal-count', got {strategy!r}"
+        )
     return strategy
 
 
@@ -63,6 +105,25 @@ def quantile_edges(p: np.ndarray, bins: int, w: np.ndarray | None = None) -> np.
     return np.concatenate(([0.0], cuts, [1.0]))
 
 
+def equal_count_edges(p: np.ndarray, bins: int) -> np.ndarray:
+    """Edges ``[0, c_1, …, c_k, 1]`` of the ``"equal-count"`` strategy (see module doc).
+
+    ``c_j`` is the midpoint between the last score of run j and the first of run
+    j+1 when the sorted scores are cut into ``min(bins, N)`` runs by
+    ``numpy.array_split``; duplicate cuts and cuts at 1.0 are dropped. A cut may
+    equal 0.0 (then bin 0 holds exactly the scores equal to 0).
+    """
+    s = np.sort(p)
+    n = s.size
+    m = min(bins, n)
+    q, r = divmod(n, m)
+    j = np.arange(1, m)
+    starts = j * q + np.minimum(j, r)  # first index of runs 1..m-1 (numpy.array_split)
+    cuts = np.unique((s[starts - 1] + s[starts]) / 2.0)
+    cuts = cuts[cuts < 1.0]
+    return np.concatenate(([0.0], cuts, [1.0]))
+
+
 def bin_index(p: np.ndarray, edges: np.ndarray, strategy: str) -> np.ndarray:
     """Bin of every probability for the given edges (``intp`` array)."""
     m = edges.size - 1
@@ -70,12 +131,19 @@ def bin_index(p: np.ndarray, edges: np.ndarray, strategy: str) -> np.ndarray:
         idx = (p * m).astype(np.intp)
         np.minimum(idx, m - 1, out=idx)
         return idx
+    if strategy == "equal-count":
+        return np.searchsorted(edges[1:-1], p, side="left")
     return np.searchsorted(edges[1:-1], p, side="right")
 
 
-def make_edges(p: np.ndarray, bins: int, strategy: str, w: np.ndarray | None = None) -> np.ndarray:
+def make_edges(
+    p: np.ndarray, bins: int | str, strategy: str, w: np.ndarray | None = None
+) -> np.ndarray:
+    """Bin edges for ``strategy``; ``bins`` is a positive integer or ``"auto"``."""
     check_strategy(strategy)
-    bins = check_bins(bins)
+    bins = resolve_bins(bins, p, w)
     if strategy == "uniform":
         return uniform_edges(bins)
+    if strategy == "equal-count":
+        return equal_count_edges(p, bins)
     return quantile_edges(p, bins, w)

@@ -1,0 +1,29 @@
+"""Small helpers shared by the honest estimators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import VeracityError
+
+
+def check_count(value: Any, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise VeracityError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_level(level: Any) -> float:
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
+        raise VeracityError(f"level must be a probability strictly between 0 and 1, got {level!r}")
+    return float(level)
+
+
+def check_seed(seed: Any) -> Any:
+    if seed is None or isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise VeracityError(f"seed must be a non-negative integer (or None), got {seed!r}")
+    return int(seed)

@@ -1,0 +1,80 @@
+"""Every ECE estimator side by side, as one audit section."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._honest import debiased_ece_from_stats
+from .._metrics import ece_from_stats
+from .._stats import BinStats
+from .._text import fmt, render_table
+from .._validation import Binary, prepare_binary
+from .._binning import make_edges
+from ._smooth import smooth_ece
+
+
+@dataclass(frozen=True)
+class ECEEstimates:
+    """Plug-in ECE (L1, L2, max), debiased ECE (L1, L2) and smooth ECE with its bandwidth."""
+
+    plugin_l1: float
+    plugin_l2: float
+    plugin_max: float
+    debiased_l1: float
+    debiased_l2: float
+    smooth: float
+    smooth_bandwidth: float
+    bins: int
+    strategy: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "plugin": {"l1": self.plugin_l1, "l2": self.plugin_l2, "max": self.plugin_max},
+            "debiased": {"l1": self.debiased_l1, "l2": self.debiased_l2},
+            "smooth": {"l1": self.smooth, "bandwidth": self.smooth_bandwidth},
+            "bins": self.bins,
+            "strategy": self.strategy,
+        }
+
+    def __str__(self) -> str:
+        binned = f"{self.bins} {self.strategy} bins"
+        rows = [
+            ["plugin", fmt(self.plugin_l1), fmt(self.plugin_l2), fmt(self.plugin_max), binned],
+            ["debiased", fmt(self.debiased_l1), fmt(self.debiased_l2), "", f"{binned}, Kumar et al. 2019"],
+            ["smooth", fmt(self.smooth), "", "", f"bandwidth {self.smooth_bandwidth:.4f}, Blasiok & Nakkiran 2023"],
+        ]
+        return "ECE estimators:\n" + render_table(["estimator", "L1", "L2", "max", ""], rows,
+                                                   align="lrrrl")
+
+
+def ece_estimates_of(data: Binary, edges: np.ndarray, strategy: str) -> ECEEstimates:
+    stats = BinStats.from_binary(data, edges, strategy, full=False)
+    value, width = smooth_ece(data.p, data.y, data.w)
+    return ECEEstimates(
+        plugin_l1=ece_from_stats(stats, "l1"),
+        plugin_l2=ece_from_stats(stats, "l2"),
+        plugin_max=ece_from_stats(stats, "max"),
+        debiased_l1=debiased_ece_from_stats(stats, "l1"),
+        debiased_l2=debiased_ece_from_stats(stats, "l2"),
+        smooth=value,
+        smooth_bandwidth=width,
+        bins=edges.size - 1,
+        strategy=strategy,
+    )
+
+
+def ece_estimates(
+    scores: Any,
+    labels: Any,
+    *,
+    bins: int | str = 15,
+    strategy: str = "uniform",
+    score_type: str = "probability",
+    sample_weight: Any = None,
+) -> ECEEstimates:
+    """Plug-in, debiased and smooth ECE of the same forecasts in one object."""
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    return ece_estimates_of(data, make_edges(data.p, bins, strategy, data.w), strategy)

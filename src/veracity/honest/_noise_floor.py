@@ -1,0 +1,224 @@
+r"""The ECE noise floor: the plug-in ECE a perfectly calibrated model would show.
+
+Keep the scores, the weights and the bins, and redraw every label as
+:math:`y^*_i \sim \mathrm{Bernoulli}(p_i)` — a world in which the model *is*
+calibrated. The plug-in ECE of each redraw is pure sampling noise; its mean is the
+**noise floor** (what ECE reads when there is nothing to find) and the fraction of
+redraws at least as large as the observed ECE is a Monte-Carlo **p-value** for
+"this ECE is distinguishable from noise":
+
+.. math:: \hat{\mathrm{E}}_0 = \frac1R\sum_{r=1}^R \mathrm{ECE}(p, y^{*(r)}),\qquad
+          \text{p-value} = \frac{1 + \#\{r:\ \mathrm{ECE}(p, y^{*(r)}) \ge \mathrm{ECE}(p, y)\}}{R + 1}.
+
+The (1 + ·)/(R + 1) form makes the test valid at every level for any R.
+
+**Exactness.** Each label is drawn from its own :math:`p_i` (a uniform per row and
+redraw, compared with :math:`p_i`), so a bin's positive count follows the exact
+Poisson-binomial law. Drawing one Binomial(:math:`n_b`, :math:`\bar p_b`) per bin
+would be exact only when every score in the bin is equal; otherwise it overstates
+the variance (:math:`\sum p_i(1-p_i) \le n_b\bar p_b(1-\bar p_b)`) and so the floor.
+The work is vectorised: rows are sorted by bin once and processed in chunks of
+rows × all redraws, with per-bin sums by ``np.add.reduceat``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._binning import bin_index, make_edges
+from .._text import fmt, render_table
+from .._validation import Binary, VeracityError, prepare_binary
+from ._common import check_count, check_seed
+
+_CHUNK_ELEMENTS = 1 << 22  # rows x redraws per chunk (~32 MB of uniforms)
+
+
+@dataclass(frozen=True, eq=False)
+class NoiseFloor:
+    """Observed plug-in ECE beside its distribution under perfect calibration.
+
+    ``expected`` is the noise floor (mean ECE of the redraws), ``sd`` their
+    standard deviation, ``quantile_95`` the 95th percentile, ``p_value`` the
+    Monte-Carlo p-value and ``excess = ece - expected``. ``redraws`` holds the R
+    redraw ECEs.
+    """
+
+    ece: float
+    expected: float
+    sd: float
+    quantile_95: float
+    p_value: float
+    n_redraws: int
+    seed: Any
+    n: int
+    bins: int
+    strategy: str
+    norm: str
+    redraws: np.ndarray
+
+    @property
+    def excess(self) -> float:
+        return self.ece - self.expected
+
+    @property
+    def expected_se(self) -> float:
+        """Monte-Carlo standard error of ``expected``."""
+        return self.sd / np.sqrt(self.n_redraws)
+
+    def verdict(self, alpha: float = 0.05) -> str:
+        if self.p_value <= alpha:
+            return "above the noise floor: distinguishable from noise"
+        return "within the noise floor: not distinguishable from noise"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ece": self.ece,
+            "expected": self.expected,
+            "expected_se": self.expected_se,
+            "sd": self.sd,
+            "quantile_95": self.quantile_95,
+            "excess": self.excess,
+            "p_value": self.p_value,
+            "n_redraws": self.n_redraws,
+            "seed": self.seed if isinstance(self.seed, int) else None,
+            "n": self.n,
+            "bins": self.bins,
+            "strategy": self.strategy,
+            "norm": self.norm,
+            "verdict": self.verdict(),
+        }
+
+    def __str__(self) -> str:
+        rows = [[
+            fmt(self.ece),
+            fmt(self.expected),
+            fmt(self.quantile_95),
+            fmt(self.excess, sign=True),
+            f"{self.p_value:.4f}",
+        ]]
+        table = render_table(
+            ["ECE", "noise floor", "95% of noise", "excess", "p-value"], rows, align="rrrrr"
+        )
+        return (
+            f"ECE noise floor ({self.norm}; labels redrawn as Bernoulli(p), {self.n_redraws} "
+            f"redraws, seed {self.seed}; {self.n} rows, {self.bins} {self.strategy} bins):\n"
+            f"{table}\n({self.verdict()})"
+        )
+
+
+def _ece_of_sums(d: np.ndarray, w_bin: np.ndarray, total: float, norm: str) -> np.ndarray:
+    """Plug-in ECE of (R, M) gap sums ``d = Σw(y - p)`` over non-empty bins."""
+    if norm == "l1":
+        return np.abs(d).sum(axis=1) / total
+    if norm == "l2":
+        return np.sqrt((d * d / w_bin).sum(axis=1) / total)
+    return (np.abs(d) / w_bin).max(axis=1)
+
+
+def redraw_bin_sums(
+    p: np.ndarray,
+    w: np.ndarray | None,
+    idx: np.ndarray,
+    n_bins: int,
+    n_redraws: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """(R, n_bins) sums Σ w·y* per bin for R redraws y*_i ~ Bernoulli(p_i)."""
+    order = np.argsort(idx, kind="stable")
+    ps = p[order]
+    ws = None if w is None else w[order]
+    bs = idx[order]
+    out = np.zeros((n_redraws, n_bins))
+    n = ps.size
+    step = max(1, _CHUNK_ELEMENTS // n_redraws)
+    for a in range(0, n, step):
+        b = min(n, a + step)
+        seg_bins, seg_starts = np.unique(bs[a:b], return_index=True)
+        hits = rng.random((n_redraws, b - a)) < ps[a:b]
+        if ws is None:
+            sums = np.add.reduceat(hits, seg_starts, axis=1, dtype=np.int64)
+        else:
+            sums = np.add.reduceat(hits * ws[a:b], seg_starts, axis=1)
+        out[:, seg_bins] += sums
+    return out
+
+
+def noise_floor_of(
+    data: Binary,
+    *,
+    bins: int | str = 15,
+    strategy: str = "uniform",
+    norm: str = "l1",
+    n_redraws: int = 1000,
+    seed: Any = 0,
+) -> NoiseFloor:
+    if norm not in ("l1", "l2", "max"):
+        raise VeracityError(f"norm must be 'l1', 'l2' or 'max', got {norm!r}")
+    n_redraws = check_count(n_redraws, "n_redraws")
+    seed = check_seed(seed)
+    edges = make_edges(data.p, bins, strategy, data.w)
+    m = edges.size - 1
+    idx = bin_index(data.p, edges, strategy)
+    w = data.w
+    w_bin = np.bincount(idx, weights=w, minlength=m).astype(np.float64)
+    sum_p = np.bincount(idx, weights=data.p if w is None else data.p * w, minlength=m)
+    sum_y = np.bincount(idx, weights=data.y if w is None else data.y * w, minlength=m)
+    keep = w_bin > 0
+    total = float(w_bin.sum())
+    rng = np.random.default_rng(seed)
+    sims = redraw_bin_sums(data.p, w, idx, m, n_redraws, rng)[:, keep]
+    d_sim = sims - sum_p[keep]
+    d_obs = (sum_y - sum_p)[keep][None, :]
+    ece_sim = _ece_of_sums(d_sim, w_bin[keep], total, norm)
+    ece_obs = float(_ece_of_sums(d_obs, w_bin[keep], total, norm)[0])
+    tol = 1e-12 * max(ece_obs, 1e-300)
+    p_value = (1.0 + np.count_nonzero(ece_sim >= ece_obs - tol)) / (n_redraws + 1.0)
+    return NoiseFloor(
+        ece=ece_obs,
+        expected=float(ece_sim.mean()),
+        sd=float(ece_sim.std(ddof=1)) if n_redraws > 1 else 0.0,
+        quantile_95=float(np.quantile(ece_sim, 0.95)),
+        p_value=float(p_value),
+        n_redraws=n_redraws,
+        seed=seed,
+        n=data.n,
+        bins=m,
+        strategy=strategy,
+        norm=norm,
+        redraws=ece_sim,
+    )
+
+
+def ece_noise_floor(
+    scores: Any,
+    labels: Any,
+    *,
+    bins: int | str = 15,
+    strategy: str = "uniform",
+    norm: str = "l1",
+    n_redraws: int = 1000,
+    seed: Any = 0,
+    score_type: str = "probability",
+    sample_weight: Any = None,
+) -> NoiseFloor:
+    r"""The plug-in ECE beside its noise floor under perfect calibration, with a p-value.
+
+    Labels are redrawn as :math:`y^* \sim \mathrm{Bernoulli}(p)` ``n_redraws`` times
+    (seeded) with the same scores, weights and bins; ``expected`` is the mean redraw
+    ECE and ``p_value = (1 + #{ECE* ≥ ECE}) / (R + 1)``. See
+    :mod:`veracity.honest._noise_floor` for why the draws are per row.
+
+    >>> import numpy as np
+    >>> p = np.r_[np.full(54, 0.004), 0.1697, 0.4281, np.full(7, 0.9976)]  # seed 000's shape
+    >>> y = np.r_[1, np.zeros(53), 0, 1, np.ones(7)]
+    >>> nf = ece_noise_floor(p, y, bins=10, seed=0)
+    >>> round(nf.ece, 4), nf.p_value > 0.05
+    (0.0245, True)
+    """
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    return noise_floor_of(
+        data, bins=bins, strategy=strategy, norm=norm, n_redraws=n_redraws, seed=seed
+    )

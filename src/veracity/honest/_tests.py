@@ -1,0 +1,347 @@
+r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-large and slope.
+
+* **Spiegelhalter (1986)** z-test of :math:`H_0`: every :math:`p_i` is the true
+  probability. With :math:`N = \sum w_i (y_i - p_i)(1 - 2p_i)` and
+  :math:`V = \sum w_i^2 (1 - 2p_i)^2 p_i (1 - p_i)`, :math:`z = N/\sqrt V`
+  is asymptotically N(0, 1) under :math:`H_0`; the p-value is two-sided.
+* **Hosmer–Lemeshow (1980)** :math:`\hat C`: rows in G groups of equal count by
+  sorted score ("deciles of risk", the ``equal-count`` binning),
+  :math:`H = \sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g))` with :math:`O_g = \sum w y`,
+  :math:`E_g = \sum w p`, :math:`n_g = \sum w`, referred to
+  :math:`\chi^2_{G-2}` (the usual development-sample convention; use ``df=G`` for
+  an external validation sample).
+* **Calibration-in-the-large and calibration slope** (Cox 1958; Van Calster et al.
+  2016, 2019): logistic recalibration on the logit :math:`\eta_i` of the score.
+  Slope model :math:`\mathrm{logit}\,P(y=1) = a + b\,\eta` (ideal :math:`b = 1`;
+  :math:`b < 1`: over-confident); in-the-large model
+  :math:`\mathrm{logit}\,P(y=1) = \alpha + \eta` (offset, ideal :math:`\alpha = 0`;
+  :math:`\alpha > 0`: the model under-predicts on average). Fitted by Newton's method
+  (weighted maximum likelihood); standard errors from the inverse Fisher information.
+  Probabilities are mapped to logits after clipping to :math:`[\epsilon, 1-\epsilon]`
+  (machine epsilon); declare ``score_type="logit"`` to use raw logits exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from scipy.special import expit, ndtr
+from scipy.stats import chi2
+
+from .._binning import bin_index, equal_count_edges
+from .._text import fmt, render_table
+from .._validation import PROB_EPS, Binary, VeracityError, prepare_binary
+from ._common import check_count
+
+
+def _two_sided(z: float) -> float:
+    return float(2.0 * ndtr(-abs(z)))
+
+
+# ----------------------------------------------------------------------------------
+# Spiegelhalter
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SpiegelhalterTest:
+    """Spiegelhalter's z (``statistic``) and its two-sided ``p_value``."""
+
+    statistic: float
+    p_value: float
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"Spiegelhalter z = {self.statistic:+.3f}, p = {self.p_value:.4f} ({self.n} rows)"
+
+
+def spiegelhalter_of(data: Binary) -> SpiegelhalterTest:
+    p, y = data.p, data.y
+    w = np.ones_like(p) if data.w is None else data.w
+    a = 1.0 - 2.0 * p
+    num = float(np.dot(w, (y - p) * a))
+    var = float(np.dot(w * w, a * a * p * (1.0 - p)))
+    if var <= 0.0:
+        raise VeracityError(
+            "Spiegelhalter's z is undefined: every score is 0, 0.5 or 1 (zero variance); "
+            "use hosmer_lemeshow or the noise floor instead"
+        )
+    z = num / np.sqrt(var)
+    return SpiegelhalterTest(statistic=float(z), p_value=_two_sided(z), n=data.n)
+
+
+def spiegelhalter(
+    scores: Any, labels: Any, *, score_type: str = "probability", sample_weight: Any = None
+) -> SpiegelhalterTest:
+    r"""Spiegelhalter's z-test of calibration: :math:`z = \sum (y-p)(1-2p) / \sqrt{\sum (1-2p)^2 p(1-p)}`.
+
+    >>> t = spiegelhalter([0.2, 0.7, 0.9, 0.4], [0, 1, 1, 1])
+    >>> round(t.statistic, 4), round(t.p_value, 4)
+    (-0.5025, 0.6153)
+    """
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    return spiegelhalter_of(data)
+
+
+# ----------------------------------------------------------------------------------
+# Hosmer-Lemeshow
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class HosmerLemeshowTest:
+    """Hosmer–Lemeshow statistic, its degrees of freedom and p-value, and the group table."""
+
+    statistic: float
+    df: int
+    p_value: float
+    groups: int
+    n: np.ndarray
+    observed: np.ndarray
+    expected: np.ndarray
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "statistic": self.statistic,
+            "df": self.df,
+            "p_value": self.p_value,
+            "groups": self.groups,
+            "table": [
+                {"n": float(n), "observed": float(o), "expected": float(e)}
+                for n, o, e in zip(self.n, self.observed, self.expected)
+            ],
+        }
+
+    def __str__(self) -> str:
+        return (
+            f"Hosmer-Lemeshow H = {self.statistic:.3f}, df = {self.df}, p = {self.p_value:.4f} "
+            f"({self.groups} equal-count groups)"
+        )
+
+
+def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None) -> HosmerLemeshowTest:
+    groups = check_count(groups, "groups", 2)
+    edges = equal_count_edges(data.p, groups)
+    idx = bin_index(data.p, edges, "equal-count")
+    m = edges.size - 1
+    w = data.w
+    n_g = np.bincount(idx, weights=w, minlength=m).astype(np.float64)
+    o_g = np.bincount(idx, weights=data.y if w is None else data.y * w, minlength=m)
+    e_g = np.bincount(idx, weights=data.p if w is None else data.p * w, minlength=m)
+    keep = n_g > 0
+    n_g, o_g, e_g = n_g[keep], o_g[keep], e_g[keep]
+    g = int(n_g.size)
+    if g < 3 and df is None:
+        raise VeracityError(
+            f"Hosmer-Lemeshow needs at least 3 groups of distinct scores for df = G - 2; got {g}. "
+            "Pass df= explicitly or use spiegelhalter()"
+        )
+    var = e_g * (1.0 - e_g / n_g)
+    diff2 = (o_g - e_g) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(var > 0, diff2 / np.where(var > 0, var, 1.0), np.where(diff2 > 0, np.inf, 0.0))
+    stat = float(terms.sum())
+    dof = g - 2 if df is None else check_count(df, "df")
+    return HosmerLemeshowTest(
+        statistic=stat, df=dof, p_value=float(chi2.sf(stat, dof)), groups=g,
+        n=n_g, observed=o_g, expected=e_g,
+    )
+
+
+def hosmer_lemeshow(
+    scores: Any,
+    labels: Any,
+    *,
+    groups: int = 10,
+    df: int | None = None,
+    score_type: str = "probability",
+    sample_weight: Any = None,
+) -> HosmerLemeshowTest:
+    r"""Hosmer–Lemeshow goodness-of-fit: :math:`\sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g)) \sim \chi^2_{G-2}`.
+
+    Groups are equal-count by sorted score (``strategy="equal-count"``).
+    """
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    return hosmer_lemeshow_of(data, groups, df)
+
+
+# ----------------------------------------------------------------------------------
+# calibration-in-the-large and slope
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CalibrationSlope:
+    """Logistic recalibration: in-the-large ``citl`` (offset model) and ``intercept``/``slope``.
+
+    Each estimate has a standard error (``*_se``); ``slope_p_value`` tests b = 1,
+    ``citl_p_value`` tests α = 0 (Wald).
+    """
+
+    citl: float
+    citl_se: float
+    citl_p_value: float
+    intercept: float
+    intercept_se: float
+    slope: float
+    slope_se: float
+    slope_p_value: float
+    n: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        rows = [
+            ["calibration-in-the-large", fmt(self.citl, sign=True), fmt(self.citl_se), "0",
+             f"{self.citl_p_value:.4f}"],
+            ["calibration intercept", fmt(self.intercept, sign=True), fmt(self.intercept_se), "", ""],
+            ["calibration slope", fmt(self.slope), fmt(self.slope_se), "1", f"{self.slope_p_value:.4f}"],
+        ]
+        return "Logistic recalibration (logit P(y=1) = a + b * logit(score)):\n" + render_table(
+            ["", "estimate", "SE", "ideal", "p-value"], rows, align="lrrrr"
+        )
+
+
+def _eta(data: Binary) -> np.ndarray:
+    if data.logit is not None:
+        return data.logit
+    p = np.clip(data.p, PROB_EPS, 1.0 - PROB_EPS)
+    return np.log(p) - np.log1p(-p)
+
+
+def _newton(
+    X: np.ndarray, offset: np.ndarray, y: np.ndarray, w: np.ndarray, iterations: int = 100
+) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted logistic MLE of ``logit P = X @ beta + offset``; returns (beta, covariance)."""
+    beta = np.zeros(X.shape[1])
+    for _ in range(iterations):
+        mu = expit(X @ beta + offset)
+        grad = X.T @ (w * (y - mu))
+        info = (X * (w * mu * (1.0 - mu))[:, None]).T @ X
+        try:
+            step = np.linalg.solve(info, grad)
+        except np.linalg.LinAlgError:
+            raise VeracityError(
+                "the recalibration fit is singular (constant scores, or labels perfectly "
+                "separated by the score); calibration slope is undefined for this data"
+            ) from None
+        # halve the step while the log-likelihood does not improve (keeps Newton safe)
+        def loglik(b: np.ndarray) -> float:
+            eta = X @ b + offset
+            return float(np.dot(w, y * eta - np.logaddexp(0.0, eta)))
+
+        base = loglik(beta)
+        t = 1.0
+        while t > 1e-8 and loglik(beta + t * step) < base - 1e-12 * abs(base):
+            t *= 0.5
+        beta = beta + t * step
+        if np.max(np.abs(t * step)) < 1e-12 * (1.0 + np.max(np.abs(beta))):
+            break
+    if not np.all(np.isfinite(beta)) or np.max(np.abs(beta)) > 1e6:
+        raise VeracityError(
+            "the recalibration fit diverged (labels perfectly separated by the score); "
+            "calibration slope is undefined for this data"
+        )
+    mu = expit(X @ beta + offset)
+    info = (X * (w * mu * (1.0 - mu))[:, None]).T @ X
+    return beta, np.linalg.inv(info)
+
+
+def calibration_slope_of(data: Binary) -> CalibrationSlope:
+    y = data.y
+    if y.min() == y.max():
+        raise VeracityError(
+            f"calibration slope needs both classes; all {data.n} labels are {int(y[0])}"
+        )
+    w = np.ones_like(y) if data.w is None else data.w
+    eta = _eta(data)
+    if np.ptp(eta) == 0.0:
+        raise VeracityError("calibration slope is undefined for constant scores")
+    ones = np.ones((eta.size, 1))
+    (alpha,), cov0 = _newton(ones, eta, y, w)
+    beta, cov = _newton(np.column_stack([ones[:, 0], eta]), np.zeros_like(eta), y, w)
+    citl_se = float(np.sqrt(cov0[0, 0]))
+    slope_se = float(np.sqrt(cov[1, 1]))
+    return CalibrationSlope(
+        citl=float(alpha),
+        citl_se=citl_se,
+        citl_p_value=_two_sided(alpha / citl_se),
+        intercept=float(beta[0]),
+        intercept_se=float(np.sqrt(cov[0, 0])),
+        slope=float(beta[1]),
+        slope_se=slope_se,
+        slope_p_value=_two_sided((beta[1] - 1.0) / slope_se),
+        n=data.n,
+    )
+
+
+def calibration_slope(
+    scores: Any, labels: Any, *, score_type: str = "probability", sample_weight: Any = None
+) -> CalibrationSlope:
+    r"""Calibration-in-the-large :math:`\alpha` (:math:`\mathrm{logit}P = \alpha + \eta`) and
+    calibration slope :math:`b` (:math:`\mathrm{logit}P = a + b\eta`), with standard errors.
+
+    :math:`\eta` is the logit of the score. A slope below 1 means the scores are too
+    extreme (over-confident); :math:`\alpha > 0` means the model predicts too few events.
+    """
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    return calibration_slope_of(data)
+
+
+# ----------------------------------------------------------------------------------
+# all tests together (for the audit)
+# ----------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class CalibrationTests:
+    """Spiegelhalter, Hosmer–Lemeshow and the logistic recalibration, as one audit section."""
+
+    spiegelhalter: SpiegelhalterTest | None
+    hosmer_lemeshow: HosmerLemeshowTest | None
+    slope: CalibrationSlope | None
+    skipped: dict[str, str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "spiegelhalter": None if self.spiegelhalter is None else self.spiegelhalter.to_dict(),
+            "hosmer_lemeshow": None if self.hosmer_lemeshow is None else self.hosmer_lemeshow.to_dict(),
+            "calibration_slope": None if self.slope is None else self.slope.to_dict(),
+            "skipped": dict(self.skipped),
+        }
+
+    def __str__(self) -> str:
+        lines = ["Calibration tests:"]
+        for part in (self.spiegelhalter, self.hosmer_lemeshow, self.slope):
+            if part is not None:
+                lines.append(str(part))
+        lines.extend(f"{name}: not computed ({why})" for name, why in self.skipped.items())
+        return "\n".join(lines)
+
+
+def calibration_tests_of(data: Binary, groups: int = 10) -> CalibrationTests:
+    parts: dict[str, Any] = {}
+    skipped: dict[str, str] = {}
+    for name, fn in (
+        ("spiegelhalter", spiegelhalter_of),
+        ("hosmer_lemeshow", lambda d: hosmer_lemeshow_of(d, groups)),
+        ("slope", calibration_slope_of),
+    ):
+        try:
+            parts[name] = fn(data)
+        except VeracityError as exc:
+            parts[name] = None
+            skipped[name] = str(exc)
+    return CalibrationTests(skipped=skipped, **parts)
+
+
+def calibration_tests(
+    scores: Any,
+    labels: Any,
+    *,
+    groups: int = 10,
+    score_type: str = "probability",
+    sample_weight: Any = None,
+) -> CalibrationTests:
+    """Spiegelhalter's z, Hosmer–Lemeshow and the calibration slope at once; a test that is
+    undefined for this data is listed in ``skipped`` with the reason instead of raising."""
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    return calibration_tests_of(data, groups)
