@@ -78,6 +78,24 @@ from .decisions import (
 )
 
 # -- honest estimators (issue 5) ---------------------------------------------------
+from .honest import (
+    BootstrapIntervals,
+    CalibrationSlope,
+    CalibrationTests,
+    CORPResult,
+    ECEEstimates,
+    HosmerLemeshowTest,
+    NoiseFloor,
+    SpiegelhalterTest,
+    bootstrap_intervals,
+    calibration_slope,
+    calibration_tests,
+    corp,
+    ece_estimates,
+    ece_noise_floor,
+    hosmer_lemeshow,
+    spiegelhalter,
+)
 
 # -- reporting (issue 7) -----------------------------------------------------------
 # (matplotlib is imported only when a plot is drawn; ``vc.report`` is the function)
