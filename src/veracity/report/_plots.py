@@ -46,6 +46,11 @@ def _figure(figsize: tuple[float, float], dpi: float) -> Figure:
     return fig
 
 
+def _plain(text: Any) -> str:
+    """User text shown literally: matplotlib would read ``$...$`` as mathtext."""
+    return str(text).replace("$", r"\$")
+
+
 def _style(ax: Axes) -> None:
     ax.grid(True, color=GRID, linewidth=0.8)
     ax.set_axisbelow(True)
@@ -118,7 +123,7 @@ def _draw_reliability(
     ok = np.array([r.sufficient for r in rows])
     size = marker_scale * (14.0 + 110.0 * np.sqrt(count / count.max()))
     ece = f"ECE {table.ece:.4f}"
-    label = f"{name} ({ece})" if name else f"bins ({ece})"
+    label = f"{_plain(name)} ({ece})" if name else f"bins ({ece})"
     ax.errorbar(conf, acc, yerr=np.vstack((np.maximum(acc - lo, 0), np.maximum(hi - acc, 0))),
                 fmt="none", ecolor=color, elinewidth=1.1, capsize=2.5, alpha=interval_alpha, gid="intervals",
                 zorder=2)
@@ -142,7 +147,8 @@ def _draw_histogram(ax: Axes, table: ReliabilityTable, *, color: str, step: bool
     e = table.stats.edges
     counts = table.stats.weight
     if step:
-        ax.stairs(counts, e, color=color, linewidth=1.4, label=name, gid="histogram")
+        ax.stairs(counts, e, color=color, linewidth=1.4, label=None if name is None else _plain(name),
+                  gid="histogram")
         return
     ok = table.stats.effective_count >= table.min_count
     widths = np.diff(e)
@@ -215,7 +221,7 @@ def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title:
     if with_xlabel:
         ax.set_xlabel("mean predicted probability (confidence)")
     if title:
-        ax.set_title(title, loc="left", fontsize=12, fontweight="bold")
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold")
     if table is not None:
         ax.text(0.98, 0.03, (f"N = {table.n:,}   " if show_n else "") + f"{table.bins} {table.strategy} bins\n"
                 f"{table.level * 100:g}% {table.ci} intervals",
@@ -334,7 +340,7 @@ def plot_multiclass_reliability(
         _style(ax)
         ax.set_xlim(0, 1)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_title(name, loc="left", fontsize=10, fontweight="bold")
+        ax.set_title(_plain(name), loc="left", fontsize=10, fontweight="bold")
         ax.text(0.97, 0.04, f"ECE {table.ece:.4f}\nN {table.n:,}", transform=ax.transAxes,
                 ha="right", va="bottom", fontsize=8, color=MUTED)
         if i % ncols == 0:
@@ -390,7 +396,7 @@ def plot_risk_coverage(
     ax.set_xlabel("coverage (fraction answered)")
     ax.set_ylabel("risk (error rate of answered)")
     if title:
-        ax.set_title(title, loc="left", fontsize=12, fontweight="bold")
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold")
     ax.legend(loc="upper left", fontsize=8.5, frameon=False)
     return fig
 
@@ -460,7 +466,7 @@ def plot_thresholds(
     cax.set_ylabel(f"cost / 1,000\n(FP {cost_fp:g}, FN {cost_fn:g})")
     cax.set_xlabel("threshold t (flag when p ≥ t)")
     if title:
-        ax.set_title(title, loc="left", fontsize=12, fontweight="bold")
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold")
     return fig
 
 

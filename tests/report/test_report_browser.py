@@ -1,0 +1,178 @@
+"""The report in headless Chromium (Debian's /usr/bin/chromium via Playwright): it loads with no
+console errors and no network requests, the slider shows vc.threshold_table's counts, and
+user-supplied strings render as text."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import veracity as vc
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("VERACITY_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+XSS = "<script>alert(1)</script>"
+XSS_IMG = '<img src="https://example.invalid/x.png" onerror="alert(2)">'
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        pytest.skip(f"no chromium at {CHROMIUM} (scripts/ensure-chromium.sh installs it)")
+    with playwright.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(11)
+    n = 2500
+    p = np.round(rng.beta(2, 4, n), 3)  # ties: ~ 900 distinct scores
+    y = (rng.uniform(size=n) < p).astype(int)
+    cohort = np.where(np.arange(n) % 3 == 0, XSS, np.where(np.arange(n) % 3 == 1, XSS_IMG, "web"))
+    return p, y, cohort
+
+
+def open_page(browser, tmp_path, rep):
+    """Load the page; collect console errors, page errors, dialogs and every request."""
+    path = tmp_path / "report.html"
+    rep.save(path)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    seen = {"errors": [], "requests": [], "dialogs": []}
+    page.on("console", lambda m: seen["errors"].append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: seen["errors"].append(str(e)))
+    page.on("request", lambda r: seen["requests"].append(r.url))
+    page.on("dialog", lambda d: (seen["dialogs"].append(d.message), d.dismiss()))
+    url = path.as_uri()
+    page.goto(url)
+    page.wait_for_selector('#explorer[data-ready="1"]', timeout=10_000)
+    page.wait_for_load_state("networkidle")
+    seen["requests"] = [u for u in seen["requests"] if u != url]
+    return page, seen
+
+
+def shown(page):
+    """Numbers the explorer shows, from the data-value attributes beside the text."""
+    out = {}
+    for key, el in [("threshold", "ex-t"), ("tp", "ex-tp"), ("fp", "ex-fp"), ("fn", "ex-fn"), ("tn", "ex-tn"),
+                    ("recall", "ex-recall"), ("false_alarm_rate", "ex-far"), ("precision", "ex-precision"),
+                    ("alerts", "ex-alerts"), ("cost", "ex-cost"), ("cost_per_1000", "ex-cost1000")]:
+        value = page.get_attribute(f"#{el}", "data-value")
+        out[key] = float(value) if value else float("nan")
+        out[key + "_text"] = page.text_content(f"#{el}")
+    return out
+
+
+def assert_matches_table(page, p, y, *, cost_fp, cost_fn, w=None):
+    s = shown(page)
+    table = vc.threshold_table(p, y, [s["threshold"]], cost_fp=cost_fp, cost_fn=cost_fn, sample_weight=w)
+    row = table.rows[0]
+    for key in ("tp", "fp", "fn", "tn", "alerts"):
+        assert s[key] == pytest.approx(getattr(row, key), rel=1e-12, abs=1e-9), key
+    if w is None:
+        assert s["tp_text"].replace(",", "") == str(int(row.tp))
+        assert s["fp_text"].replace(",", "") == str(int(row.fp))
+    for key in ("recall", "false_alarm_rate", "precision", "cost", "cost_per_1000"):
+        assert s[key] == pytest.approx(getattr(row, key), rel=1e-9, abs=1e-12, nan_ok=True), key
+    assert s["recall_text"] == f"{row.recall:.4f}"
+    assert s["precision_text"] == ("n/a" if np.isnan(row.precision) else f"{row.precision:.4f}")
+    return s
+
+
+def test_loads_offline_without_errors_and_escapes(browser, tmp_path, data):
+    p, y, cohort = data
+    rep = vc.report(p, y, by=cohort, by_name=XSS_IMG, title=XSS, source=XSS_IMG, details={"model": XSS},
+                    cost_fn=4, ci=False)
+    page, seen = open_page(browser, tmp_path, rep)
+    try:
+        assert seen["errors"] == []
+        assert seen["requests"] == []
+        assert seen["dialogs"] == []
+        # the strings render as text, not as elements
+        assert page.title() == XSS
+        assert page.text_content("h1") == XSS
+        keys = page.locator("table.slices .key").all_text_contents()
+        assert XSS in keys and XSS_IMG in keys
+        assert page.locator("main img").count() == 0
+        assert page.locator("script").count() == 2  # the explorer and its JSON data, nothing injected
+        for sid in ("summary", "reliability", "explorer-section", "curves", "slices", "about"):
+            assert page.locator(f"section#{sid}").is_visible()
+        assert page.locator("svg.plot").count() == 4
+    finally:
+        page.close()
+
+
+def test_slider_counts_equal_threshold_table(browser, tmp_path, data):
+    p, y, _ = data
+    rep = vc.report(p, y, cost_fp=1, cost_fn=4, ci=False)
+    page, seen = open_page(browser, tmp_path, rep)
+    try:
+        # starts at t* = c_FP / (c_FP + c_FN)
+        assert assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)["threshold"] == 0.2
+        # drag with the keyboard: each arrow press moves the slider one step
+        page.focus("#ex-slider")
+        for _ in range(137):
+            page.keyboard.press("ArrowRight")
+        s = assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)
+        assert s["threshold"] == pytest.approx(0.337)
+        before = s["tp"]
+        # set the slider directly to a few positions
+        for value in ("0", "0.05", "0.4321", "0.999", "1"):
+            page.fill("#ex-slider", value)
+            s = assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)
+        assert s["tp"] != before
+        # typed threshold, between two distinct scores
+        page.fill("#ex-tinput", "0.2505")
+        page.dispatch_event("#ex-tinput", "change")
+        assert assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)["threshold"] == 0.2505
+        # editing the costs re-prices the same counts and moves t*
+        page.fill("#ex-cfp", "2")
+        page.fill("#ex-cfn", "3")
+        assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
+        page.click("#ex-go-star")
+        assert assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)["threshold"] == pytest.approx(0.4)
+        # the target-recall threshold button lands on vc.recall_threshold
+        page.click("#ex-go-recall")
+        s = assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
+        assert s["threshold"] == vc.recall_threshold(p, y, 0.95)
+        assert s["recall"] >= 0.95
+        # lowest cost here is the minimum of threshold_table's cost over the cut points
+        page.click("#ex-go-best")
+        s = assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
+        grid = np.unique(np.r_[p, 0.0, 1.0, 0.2, vc.recall_threshold(p, y, 0.95)])
+        assert s["cost"] == pytest.approx(vc.threshold_table(p, y, grid, cost_fp=2, cost_fn=3).cost.min())
+        marks = page.locator("#ex-marks .mark").all_text_contents()
+        assert any(m.startswith("t* 0.400") for m in marks) and any(m.startswith("recall 0.95") for m in marks)
+        assert seen["errors"] == [] and seen["requests"] == []
+    finally:
+        page.close()
+
+
+def test_slider_on_compressed_grid_with_weights(browser, tmp_path):
+    rng = np.random.default_rng(5)
+    p = rng.uniform(size=5000)  # 5,000 distinct scores > max_cuts: the page keeps a grid
+    y = (rng.uniform(size=p.size) < p ** 1.5).astype(int)
+    w = rng.uniform(0.2, 3.0, p.size)
+    rep = vc.report(p, y, sample_weight=w, max_cuts=300, cost_fp=1, cost_fn=2, ci=False)
+    page, seen = open_page(browser, tmp_path, rep)
+    try:
+        for value in ("0.123", "0.5", "0.877"):
+            page.fill("#ex-slider", value)
+            s = assert_matches_table(page, p, y, cost_fp=1, cost_fn=2, w=w)
+            assert s["threshold"] == float(value)  # the 0.001 grid is always a cut point
+        page.fill("#ex-tinput", "0.12345")
+        page.dispatch_event("#ex-tinput", "change")
+        s = assert_matches_table(page, p, y, cost_fp=1, cost_fn=2, w=w)
+        assert 0.12345 <= s["threshold"] <= 0.124  # snapped up to the next cut point
+        assert seen["errors"] == [] and seen["requests"] == []
+    finally:
+        page.close()
