@@ -90,8 +90,12 @@ class AuditResult:
         return out
 
     def summary_line(self) -> str:
+        floor = self.extras.get("noise_floor")
+        beside = (
+            f" (noise floor {fmt(floor.expected)}, p = {floor.p_value:.3f})" if floor is not None else ""
+        )
         return (
-            f"ECE {fmt(self.ece)}   MCE {fmt(self.mce)}   Brier {fmt(self.brier)}   "
+            f"ECE {fmt(self.ece)}{beside}   MCE {fmt(self.mce)}   Brier {fmt(self.brier)}   "
             f"NLL {fmt(self.nll)}   acc({self.threshold:g}) {fmt(self.accuracy)}   AUC {fmt(self.auc)}"
         )
 
@@ -190,11 +194,62 @@ def _subset(data: Binary, rows: np.ndarray) -> Binary:
     )
 
 
+def _honest_extras(
+    data: Binary,
+    edges: np.ndarray,
+    strategy: str,
+    *,
+    ci: Any,
+    n_resamples: int,
+    noise_floor: bool,
+    seed: Any,
+    estimators: bool,
+    tests: bool,
+    corp: bool,
+    level: float,
+    threshold: float,
+) -> dict[str, Any]:
+    """Optional honest-estimator sections (issue 5), in print order."""
+    if ci not in (False, True, "percentile", "bca", None):
+        raise VeracityError(f"ci must be False, True, 'percentile' or 'bca', got {ci!r}")
+    for name, flag in (("noise_floor", noise_floor), ("estimators", estimators), ("tests", tests),
+                       ("corp", corp)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise VeracityError(f"{name} must be True or False, got {flag!r}")
+    extras: dict[str, Any] = {}
+    if estimators:
+        from .honest._estimates import ece_estimates_of
+
+        extras["estimators"] = ece_estimates_of(data, edges, strategy)
+    if noise_floor:
+        from .honest._noise_floor import noise_floor_of
+
+        extras["noise_floor"] = noise_floor_of(
+            data, strategy=strategy, n_redraws=n_resamples, seed=seed, edges=edges
+        )
+    if ci:
+        from .honest._bootstrap import bootstrap_of
+
+        extras["intervals"] = bootstrap_of(
+            data, method="bca" if ci is True else ci, n_resamples=n_resamples, level=level,
+            seed=seed, strategy=strategy, threshold=threshold, edges=edges,
+        )
+    if tests:
+        from .honest._tests import calibration_tests_of
+
+        extras["tests"] = calibration_tests_of(data)
+    if corp:
+        from .honest._corp import corp_of
+
+        extras["corp"] = corp_of(data)
+    return extras
+
+
 def audit(
     scores: Any,
     labels: Any,
     *,
-    bins: int = 15,
+    bins: int | str = 15,
     strategy: str = "uniform",
     score_type: str = "probability",
     interval: str = "wilson",
@@ -205,13 +260,35 @@ def audit(
     sample_weight: Any = None,
     by: Any = None,
     by_name: str | None = None,
+    ci: bool | str = False,
+    n_resamples: int = 1000,
+    noise_floor: bool = False,
+    seed: Any = 0,
+    estimators: bool = False,
+    tests: bool = False,
+    corp: bool = False,
 ) -> AuditResult:
-    """Reliability table, ECE, MCE, Brier (+ decomposition), NLL, AUC and accuracy at once.
+    r"""Reliability table, ECE, MCE, Brier (+ decomposition), NLL, AUC and accuracy at once.
 
     One pass builds the per-bin statistics that every binned number reads; AUC
     needs one sort. ``by=`` (an array of group keys, one per row) adds one audit
     per group, binned with the same edges as the whole so their tables line up.
-    ``interval`` names the per-bin binomial interval ('wilson' or 'clopper-pearson').
+    ``interval`` names the per-bin binomial interval ('wilson' or 'clopper-pearson');
+    ``bins="auto"`` picks :math:`M = \lceil N^{1/3} \rceil` (printed in the header).
+
+    Honest-estimator sections (computed for the whole data, stored in ``extras``
+    and printed / exported with the result):
+
+    * ``ci=True`` (= ``"bca"``) or ``"percentile"`` — bootstrap intervals for ECE,
+      MCE, Brier, NLL, AUC and accuracy (``extras["intervals"]``, ``n_resamples``
+      resamples, seeded by ``seed``, at ``level``);
+    * ``noise_floor=True`` — the expected plug-in ECE if the model were perfectly
+      calibrated and a p-value (``extras["noise_floor"]``, ``n_resamples`` redraws),
+      also printed beside ECE;
+    * ``estimators=True`` — plug-in, debiased and smooth ECE (``extras["estimators"]``);
+    * ``tests=True`` — Spiegelhalter, Hosmer–Lemeshow, calibration-in-the-large and
+      slope (``extras["tests"]``);
+    * ``corp=True`` — the CORP (PAV) decomposition MCB − DSC + UNC (``extras["corp"]``).
     """
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     edges = make_edges(data.p, bins, strategy, data.w)
@@ -220,6 +297,13 @@ def audit(
         threshold=threshold,
     )
     whole = _audit_binary(data, edges, strategy, **options)
+    extras = _honest_extras(
+        data, edges, strategy, ci=ci, n_resamples=n_resamples, noise_floor=noise_floor,
+        seed=seed, estimators=estimators, tests=tests, corp=corp, level=level,
+        threshold=threshold,
+    )
+    if extras:
+        whole = replace(whole, extras={**whole.extras, **extras})
     if by is None:
         return whole
     keys = to_numpy(by, "by")
