@@ -217,6 +217,10 @@ def _honest_extras(
         if not isinstance(flag, (bool, np.bool_)):
             raise VeracityError(f"{name} must be True or False, got {flag!r}")
     extras: dict[str, Any] = {}
+    if ci or noise_floor:
+        from .honest._common import check_count
+
+        n_resamples = check_count(n_resamples, "n_resamples", 2)
     if estimators:
         from .honest._estimates import ece_estimates_of
 

@@ -19,8 +19,9 @@ from ._common import add_input_arguments, add_json_argument, emit, inputs, load
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
-    parser.add_argument("--bins", type=int, default=15, help="number of bins (default: 15)")
-    parser.add_argument("--strategy", default="uniform", choices=["uniform", "quantile"],
+    parser.add_argument("--bins", type=_bins, default=15,
+                        help="number of bins, or 'auto' for ceil(N^(1/3)) (default: 15)")
+    parser.add_argument("--strategy", default="uniform", choices=["uniform", "quantile", "equal-count"],
                         help="equal-width or equal-mass bins (default: uniform)")
     parser.add_argument("--interval", default="wilson", choices=["wilson", "clopper-pearson"],
                         help="per-bin binomial interval (default: wilson)")
@@ -30,7 +31,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, default=0.5,
                         help="decision threshold for accuracy (default: 0.5)")
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
+    honest = parser.add_argument_group("honest estimators (how far the numbers can be trusted)")
+    honest.add_argument("--ci", nargs="?", const="bca", default=None, choices=["percentile", "bca"],
+                        help="bootstrap intervals for ECE, MCE, Brier, NLL, AUC, accuracy "
+                             "(default method when given: bca)")
+    honest.add_argument("--noise-floor", action="store_true",
+                        help="expected ECE if the model were perfectly calibrated, with a p-value")
+    honest.add_argument("--estimators", action="store_true",
+                        help="plug-in, debiased and smooth ECE side by side")
+    honest.add_argument("--tests", action="store_true",
+                        help="Spiegelhalter z, Hosmer-Lemeshow, calibration-in-the-large and slope")
+    honest.add_argument("--corp", action="store_true",
+                        help="CORP (PAV) reliability curve: MCB - DSC + UNC for Brier and log loss")
+    honest.add_argument("--honest", action="store_true",
+                        help="all of the above (--ci bca --noise-floor --estimators --tests --corp)")
+    honest.add_argument("--resamples", type=int, default=1000,
+                        help="bootstrap resamples and noise-floor redraws (default: 1000)")
+    honest.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     add_json_argument(parser)
+
+
+def _bins(value: str) -> int | str:
+    if value == "auto":
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive integer or 'auto', got {value!r}"
+        ) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,6 +79,13 @@ def run(args: argparse.Namespace) -> int:
         sample_weight=weights,
         by=by,
         by_name=args.by,
+        ci=args.ci or ("bca" if args.honest else False),
+        n_resamples=args.resamples,
+        noise_floor=args.noise_floor or args.honest,
+        seed=args.seed,
+        estimators=args.estimators or args.honest,
+        tests=args.tests or args.honest,
+        corp=args.corp or args.honest,
     )
     payload = {"file": path, "score": args.score, "label": args.label, **result.to_dict()}
     emit(args, f"{path}\n{result}", payload)
