@@ -87,25 +87,33 @@ def train_complex(
     r_re, r_im = (rng.normal(0.0, init_scale, (n_rel, rank)) for _ in range(2))
     known = encode(triples, n_ent, n_rel)
     y = np.concatenate([np.ones(n), -np.ones(n)])
+    params = (e_re, e_im, r_re, r_im)
     for _ in range(epochs):
         batch = np.concatenate([triples, corrupt_avoiding(triples, n_ent, n_rel, known, rng)])
-        h, r, t = batch[:, 0], batch[:, 1], batch[:, 2]
-        hr, hi, rr, ri, tr, ti = e_re[h], e_im[h], r_re[r], r_im[r], e_re[t], e_im[t]
-        s = _score(hr, hi, rr, ri, tr, ti)
-        # d softplus(-y s) / ds = -y · σ(-y s)
-        g = (-y / (1.0 + np.exp(y * s)))[:, None]
-        g_e_re = np.zeros_like(e_re)
-        g_e_im = np.zeros_like(e_im)
-        g_r_re = np.zeros_like(r_re)
-        g_r_im = np.zeros_like(r_im)
-        np.add.at(g_e_re, h, g * (rr * tr + ri * ti))
-        np.add.at(g_e_im, h, g * (rr * ti - ri * tr))
-        np.add.at(g_e_re, t, g * (hr * rr - hi * ri))
-        np.add.at(g_e_im, t, g * (hi * rr + hr * ri))
-        np.add.at(g_r_re, r, g * (hr * tr + hi * ti))
-        np.add.at(g_r_im, r, g * (hr * ti - hi * tr))
-        e_re -= lr * g_e_re
-        e_im -= lr * g_e_im
-        r_re -= lr * g_r_re
-        r_im -= lr * g_r_im
-    return ComplEx(e_re, e_im, r_re, r_im)
+        _, grads = loss_and_grads(params, batch, y)
+        for param, grad in zip(params, grads):
+            param -= lr * grad
+    return ComplEx(*params)
+
+
+def loss_and_grads(
+    params: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], batch: np.ndarray,
+    y: np.ndarray,
+) -> tuple[float, tuple[np.ndarray, ...]]:
+    """Summed logistic loss Σ softplus(−y·s) over ``batch`` and its gradient in each array."""
+    e_re, e_im, r_re, r_im = params
+    h, r, t = batch[:, 0], batch[:, 1], batch[:, 2]
+    hr, hi, rr, ri, tr, ti = e_re[h], e_im[h], r_re[r], r_im[r], e_re[t], e_im[t]
+    s = _score(hr, hi, rr, ri, tr, ti)
+    loss = float(np.logaddexp(0.0, -y * s).sum())
+    # d softplus(-y s) / ds = -y · σ(-y s)
+    g = (-y / (1.0 + np.exp(y * s)))[:, None]
+    g_e_re, g_e_im = np.zeros_like(e_re), np.zeros_like(e_im)
+    g_r_re, g_r_im = np.zeros_like(r_re), np.zeros_like(r_im)
+    np.add.at(g_e_re, h, g * (rr * tr + ri * ti))
+    np.add.at(g_e_im, h, g * (rr * ti - ri * tr))
+    np.add.at(g_e_re, t, g * (hr * rr - hi * ri))
+    np.add.at(g_e_im, t, g * (hi * rr + hr * ri))
+    np.add.at(g_r_re, r, g * (hr * tr + hi * ti))
+    np.add.at(g_r_im, r, g * (hr * ti - hi * tr))
+    return loss, (g_e_re, g_e_im, g_r_re, g_r_im)

@@ -88,7 +88,7 @@ def redraw_scatter(
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     if note:
         ax.text(0.98, 0.02, note, transform=ax.transAxes, ha="right", va="bottom", fontsize=8,
-                color="0.3")
+                color="0.25", bbox={"facecolor": "white", "edgecolor": "0.8", "pad": 3})
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

@@ -14,6 +14,8 @@ only Python loop is over optimisation steps.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +23,23 @@ import numpy as np
 K = 10
 D = 30
 SIGMA = 1.0
+
+
+@contextlib.contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Run the small matrix products on one BLAS thread when threadpoolctl is installed.
+
+    These matrices are tiny; a multi-threaded BLAS only adds synchronisation, and on a
+    busy 2-core machine (tests under ``-n 2``) spinning BLAS threads slow training
+    several-fold. Without threadpoolctl (a plain install) nothing changes.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ModuleNotFoundError:  # pragma: no cover - depends on the install
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 @dataclass(frozen=True, eq=False)
