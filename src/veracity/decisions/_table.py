@@ -118,15 +118,26 @@ class ThresholdTable:
 def _counts_at_or_above(
     values: np.ndarray, weights: np.ndarray | None, thresholds: np.ndarray
 ) -> np.ndarray:
-    """(Weighted) number of ``values >= t`` for every ``t``, from one sort of ``values``."""
+    """(Weighted) number of ``values >= t`` for every ``t``.
+
+    Unweighted: one sort of ``values`` and a binary search per threshold.
+    Weighted: no sort of the values at all — each value is located among the
+    sorted thresholds (``searchsorted``, O(N log T)), the weights are summed per
+    gap with ``bincount`` and suffix sums give the weight at or above every
+    threshold (an argsort of the values would cost several plain sorts).
+    """
     if weights is None:
         ordered = np.sort(values)
         return (ordered.shape[0] - np.searchsorted(ordered, thresholds, side="left")).astype(np.float64)
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    # suffix sums of the weights in sorted order: above[j] = sum of weights of ordered[j:]
-    above = np.concatenate([np.cumsum(weights[order][::-1])[::-1], [0.0]])
-    return above[np.searchsorted(ordered, thresholds, side="left")]
+    t_order = np.argsort(thresholds, kind="stable")
+    u = thresholds[t_order]
+    # gap[i] = number of thresholds <= value i; value i counts for sorted threshold j iff j < gap[i]
+    gap = np.searchsorted(u, values, side="right")
+    per_gap = np.bincount(gap, weights=weights, minlength=u.shape[0] + 1)
+    at_or_above = np.cumsum(per_gap[::-1])[::-1][1:]
+    out = np.empty(u.shape[0])
+    out[t_order] = at_or_above
+    return out
 
 
 def threshold_table(
@@ -150,8 +161,10 @@ def threshold_table(
     .. math:: \mathrm{TP}(t) = \#\{i: y_i = 1, s_i \ge t\},\qquad
               \mathrm{FP}(t) = \#\{i: y_i = 0, s_i \ge t\}
 
-    are read off with a binary search (weighted: suffix sums of the weights in
-    sorted order), ``FN = P − TP`` and ``TN = N − P − FP``.
+    are read off with a binary search, ``FN = P − TP`` and ``TN = N − P − FP``.
+    With ``sample_weight`` the counts are weight sums, found without sorting the
+    scores: each row is located among the sorted thresholds and the weights are
+    summed per gap (``bincount``) and then from the top.
 
     ``score_type`` only states what the scores are: ``"probability"`` checks that
     they lie in [0, 1]; ``"logit"`` accepts any real score, and the thresholds are
