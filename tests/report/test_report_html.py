@@ -65,6 +65,16 @@ def test_summary_numbers_equal_audit(full):
     assert f"reliability {result.decomposition.reliability:.4f}" in page
 
 
+def test_summary_shows_bootstrap_interval_and_noise_floor(full):
+    rep, _, _, s, y = full
+    result = vc.audit(s, y, score_type="logit", ci=True, noise_floor=True, seed=0)
+    ece = result.extras["intervals"].to_dict()["intervals"]["ece"]
+    m = re.search(r"<span data-ece-interval>95% bootstrap CI \(\w+\) \[([0-9.]+), ([0-9.]+)\]</span>", rep.html)
+    assert m and (m.group(1), m.group(2)) == (f"{ece['low']:.4f}", f"{ece['high']:.4f}")
+    floor = result.extras["noise_floor"]
+    assert f"noise floor {floor.expected:.4f}" in rep.html
+
+
 def test_full_reliability_table(full):
     rep, _, _, s, y = full
     table = vc.reliability(s, y, score_type="logit")
