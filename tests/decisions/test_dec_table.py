@@ -115,5 +115,10 @@ def test_table_bad_input(kwargs, message):
 def test_table_bad_thresholds_and_labels():
     with pytest.raises(VeracityError, match="thresholds contains 1 NaN"):
         vc.threshold_table([0.1, 0.5], [0, 1], [0.5, np.nan])
+    with pytest.raises(VeracityError, match="thresholds is empty"):
+        vc.threshold_table([0.1, 0.5], [0, 1], [])
+    # infinite thresholds are allowed: -inf flags everything, inf nothing
+    t = vc.threshold_table([0.1, 0.5], [0, 1], [-np.inf, np.inf])
+    np.testing.assert_array_equal(t.alerts, [2, 0])
     with pytest.raises(VeracityError, match="labels must be binary"):
         vc.threshold_table([0.1, 0.5], [0, 2], [0.5])

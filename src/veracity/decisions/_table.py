@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._text import fmt, fmt_count, render_table
-from .._validation import VeracityError, as_float_array
+from .._validation import VeracityError, as_float_array, to_numpy
 from ._inputs import binary_inputs, check_cost
 
 COLUMNS = (
@@ -140,6 +140,21 @@ def _counts_at_or_above(
     return out
 
 
+def _thresholds_array(thresholds: Any) -> np.ndarray:
+    """Thresholds as float64; ±inf allowed (flag everything / nothing), NaN is not."""
+    raw = to_numpy(thresholds, "thresholds")
+    if raw.dtype.kind not in "biuf":
+        return as_float_array(raw, "thresholds")  # converts or raises a clear error
+    t = np.asarray(raw, dtype=np.float64)
+    if t.size == 0:
+        raise VeracityError("thresholds is empty; pass at least one threshold")
+    if np.isnan(t).any():
+        raise VeracityError(
+            f"thresholds contains {int(np.isnan(t).sum())} NaN values; pass numbers (inf flags nothing)"
+        )
+    return t
+
+
 def threshold_table(
     scores: Any,
     labels: Any,
@@ -177,8 +192,7 @@ def threshold_table(
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type)
     c_fp = check_cost(cost_fp, "cost_fp")
     c_fn = check_cost(cost_fn, "cost_fn")
-    t = as_float_array(thresholds, "thresholds")
-    t = np.atleast_1d(t)
+    t = np.atleast_1d(_thresholds_array(thresholds))
     if t.ndim != 1:
         raise VeracityError(f"thresholds must be a number or a 1-D array, got shape {t.shape}")
     pos = y == 1.0
