@@ -202,7 +202,7 @@ def _run(plots: str | Path | None) -> SplitsDemo:
     t_plus1 = vc.recall_threshold(q_ca, d_ca, target=TARGET, correction=True)
     t_star = vc.cost_threshold(COST_FP, COST_FN)
     thresholds = {"95% on calib": float(t_plain), "95% on calib, +1": float(t_plus1),
-                  "t* = c_FP/(c_FP+c_FN)": float(t_star), "0.5": 0.5}
+                  "t* = c_FP/(c_FP+c_FN)": float(t_star), "the default 0.5": 0.5}
     grid = list(thresholds.values())
     tables = {
         name: vc.threshold_table(q, d, grid, cost_fp=COST_FP, cost_fn=COST_FN)
@@ -211,12 +211,19 @@ def _run(plots: str | Path | None) -> SplitsDemo:
     out.append(f"\n[3] calib sets the threshold for the defect (class {DEFECT}, "
                f"{int(d_ca.sum())} of {N_CALIB} calib points);\n    alarm when P(defect) ≥ t; "
                f"a miss costs {COST_FN:g}× a false alarm")
-    out.append(render_table(["threshold", "t"], [[k, f"{v:.4f}"] for k, v in thresholds.items()],
-                            indent="    "))
-    for name, label in (("test", f"test ({N_TEST:,}: decides nothing, only measures)"),
+    for name, label in (("calib", f"calib ({N_CALIB:,}: where t was read)"),
+                        ("test", f"test ({N_TEST:,}: decides nothing, only measures)"),
                         ("deploy", f"deployment ({N_DEPLOY:,} fresh points)")):
-        out.append(f"\n    on {label}:")
-        out.append(_indent(str(tables[name]), "    "))
+        tab = tables[name]
+        out.append(f"\n    on {label}, {int(tab.tp[0] + tab.fn[0]):,} defects:")
+        out.append(render_table(
+            ["threshold", "t", "caught", "missed", "false alarms", "recall", "false-alarm rate",
+             "precision", "cost/1000"],
+            [[key, f"{tab.threshold[i]:.4f}", f"{int(tab.tp[i]):,}", f"{int(tab.fn[i]):,}",
+              f"{int(tab.fp[i]):,}", _pct(tab.recall[i]), _pct(tab.false_alarm_rate[i]),
+              _pct(tab.precision[i]), f"{tab.cost_per_1000[i]:.1f}"]
+             for i, key in enumerate(thresholds)],
+            indent="    "))
     q_de_raw = _softmax(z_de)[:, DEFECT]
     raw = vc.threshold_table(q_de_raw, d_de, [t_star], cost_fp=COST_FP, cost_fn=COST_FN)
     out.append(f"\n    t* trusts the probabilities: on deployment it costs "
