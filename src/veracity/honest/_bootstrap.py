@@ -188,7 +188,7 @@ class _Layout:
         s_neg = self.s[neg]
         k_lt = np.searchsorted(s_neg, self.s[pos], side="left")
         k_le = np.searchsorted(s_neg, self.s[pos], side="right")
-        change = np.r_[True, (k_lt[1:] != k_lt[:-1]) | (k_le[1:] != k_le[:-1])]
+        change = np.r_[True, (k_lt[1:] != k_lt[:-1]) | (k_le[1:] != k_le[:-1])][: pos.size]
         self.group_starts = np.flatnonzero(change)
         self.k_lt, self.k_le = k_lt[change], k_le[change]
         self.ties = bool(np.any(self.k_lt != self.k_le))

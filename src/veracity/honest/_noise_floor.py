@@ -154,12 +154,14 @@ def noise_floor_of(
     norm: str = "l1",
     n_redraws: int = 1000,
     seed: Any = 0,
+    edges: np.ndarray | None = None,
 ) -> NoiseFloor:
     if norm not in ("l1", "l2", "max"):
         raise VeracityError(f"norm must be 'l1', 'l2' or 'max', got {norm!r}")
     n_redraws = check_count(n_redraws, "n_redraws")
     seed = check_seed(seed)
-    edges = make_edges(data.p, bins, strategy, data.w)
+    if edges is None:
+        edges = make_edges(data.p, bins, strategy, data.w)
     m = edges.size - 1
     idx = bin_index(data.p, edges, strategy)
     w = data.w
