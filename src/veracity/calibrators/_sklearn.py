@@ -4,7 +4,7 @@ r"""scikit-learn interoperability: calibrate a classifier and keep the estimator
 
 * ``cv="prefit"`` — the classifier is already fitted; ``fit(X, y)`` fits only the
   calibrator, on the held-out calibration rows ``X, y`` you pass;
-* ``cv=k`` (an integer) — the classifier is cross-fitted: k clones are trained on
+* ``cv=k`` (an integer, a scikit-learn splitter or a list of splits) — the classifier is cross-fitted: k clones are trained on
   k − 1 folds each, the calibrator is fit on their out-of-fold scores (seed 004:
   "with little data, fit the calibrator on out-of-fold scores"), and the
   classifier is then refit on every row;
@@ -119,28 +119,46 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
                 cv = "prefit"
             except NotFittedError:
                 cv = 5
+        if isinstance(cv, str) and cv != "prefit":
+            raise VeracityError(
+                f"cv must be 'auto', 'prefit', an integer >= 2, a CV splitter or a list of "
+                f"(train, test) splits; got {cv!r}")
         fit_kw = {} if sample_weight is None else {"sample_weight": sample_weight}
         if cv == "prefit":
             self.estimator_ = base
             scores = self._scores(base, X, cal.score_type, k)
         else:
-            if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
-                raise VeracityError(f"cv must be 'auto', 'prefit' or an integer >= 2, got {cv!r}")
-            n_min = int(np.bincount(y_enc).min())
-            folds = min(int(cv), n_min)
-            if folds < 2:
-                raise ValueError(
-                    f"cross-fitting needs at least 2 rows of every class; the smallest class "
-                    f"has {n_min}. Pass a fitted estimator with cv='prefit'")
+            if hasattr(cv, "split"):
+                splits = list(cv.split(X, y_enc))
+            elif isinstance(cv, (int, np.integer)) and not isinstance(cv, bool) and cv >= 2:
+                n_min = int(np.bincount(y_enc).min())
+                folds = min(int(cv), n_min)
+                if folds < 2:
+                    raise ValueError(
+                        f"cross-fitting needs at least 2 rows of every class; the smallest class "
+                        f"has {n_min}. Pass a fitted estimator with cv='prefit'")
+                splits = list(StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y_enc))
+            elif isinstance(cv, (list, tuple)) and cv:
+                splits = list(cv)  # an explicit list of (train, held-out) index arrays
+            else:
+                raise VeracityError(
+                    f"cv must be 'auto', 'prefit', an integer >= 2, a CV splitter or a list of "
+                    f"(train, test) splits; got {cv!r}")
             scores = None
-            for train, held in StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y_enc):
+            for train, held in splits:
                 est = clone(base).fit(X[train], y[train], **(
                     {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight)[train]}))
                 part = self._scores(est, X[held], cal.score_type, k)
                 if scores is None:
                     scores = np.empty((X.shape[0],) + part.shape[1:])
+                    covered = np.zeros(X.shape[0], dtype=bool)
                 scores[held] = part
+                covered[held] = True
             self.estimator_ = clone(base).fit(X, y, **fit_kw)
+            if not covered.all():  # explicit splits that leave rows out of every held-out fold
+                scores, y_enc = scores[covered], y_enc[covered]
+                if sample_weight is not None:
+                    sample_weight = np.asarray(sample_weight)[covered]
         labels = y_enc.astype(np.float64) if k == 2 else y_enc
         self.calibrator_ = cal.fit(scores, labels, sample_weight=sample_weight)
         return self
@@ -157,7 +175,8 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         return p
 
     def predict(self, X: Any) -> np.ndarray:
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
