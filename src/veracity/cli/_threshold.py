@@ -114,13 +114,14 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
     if args.budget is not None:
         text = str(args.budget).strip()
         try:
-            if text.endswith("%"):
-                frac = float(text[:-1]) / 100.0
-                t = budget_threshold(s, fraction=frac, sample_weight=w, score_type=st)
-                return t, {"kind": "budget", "fraction": frac}, f"review budget {text} of the rows"
-            k = float(text)
+            value = float(text[:-1] if text.endswith("%") else text)
         except ValueError:
             raise VeracityError(f"--budget must be a count such as 200 or a share such as 5%; got {text!r}") from None
+        if text.endswith("%"):
+            frac = value / 100.0
+            t = budget_threshold(s, fraction=frac, sample_weight=w, score_type=st)
+            return t, {"kind": "budget", "fraction": frac}, f"review budget {text} of the rows"
+        k = value
         t = budget_threshold(s, top_k=k, sample_weight=w, score_type=st)
         return t, {"kind": "budget", "top_k": k}, f"review budget of {text:s} alerts"
     t = cost_threshold(cost_fp, cost_fn)
