@@ -204,3 +204,16 @@ def test_beta_law_matches_exact_order_statistic_distribution():
     k = int(np.ceil((n + 1) * (1 - alpha)))
     law = vc.conformal_coverage_law(n, alpha)
     assert stats.kstest(u[:, k - 1], law.cdf).pvalue > 0.001
+
+
+def test_sets_shrink_as_alpha_grows_and_cover_calib_rate():
+    # q̂ is non-increasing in alpha, so the LAC/APS sets are nested
+    rng = np.random.default_rng(15)
+    P, y = _calibrated(rng, 1200, k=5)
+    for score in ("lac", "aps"):
+        prev = None
+        for alpha in (0.02, 0.05, 0.1, 0.2, 0.4):
+            sets = vc.ConformalClassifier(alpha, score).fit(P[:600], y[:600]).predict_sets(P[600:])
+            if prev is not None:
+                assert not (sets & ~prev).any()
+            prev = sets

@@ -122,3 +122,19 @@ def test_table_bad_thresholds_and_labels():
     np.testing.assert_array_equal(t.alerts, [2, 0])
     with pytest.raises(VeracityError, match="labels must be binary"):
         vc.threshold_table([0.1, 0.5], [0, 2], [0.5])
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 200))
+def test_row_order_does_not_matter_and_counts_are_monotone(seed, n):
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random(n), 2)
+    y = rng.integers(0, 2, n)
+    thr = np.sort(rng.random(25))
+    a = vc.threshold_table(s, y, thr)
+    perm = rng.permutation(n)
+    b = vc.threshold_table(s[perm], y[perm], thr)
+    for col in ("tp", "fp", "fn", "tn"):
+        np.testing.assert_array_equal(getattr(a, col), getattr(b, col))
+    assert (np.diff(a.alerts) <= 0).all() and (np.diff(a.fn) >= 0).all()
+    np.testing.assert_array_equal(a.tp + a.fp + a.fn + a.tn, np.full(25, n))
