@@ -113,7 +113,7 @@ def test_loads_offline_without_errors_and_escapes(browser, tmp_path, data):
 
 def test_slider_counts_equal_threshold_table(browser, tmp_path, data):
     p, y, _ = data
-    rep = vc.report(p, y, cost_fp=1, cost_fn=4, ci=False)
+    rep = vc.report(p, y, cost_fp=1, cost_fn=4, ci=False, figures=False)
     page, seen = open_page(browser, tmp_path, rep)
     try:
         # starts at t* = c_FP / (c_FP + c_FN)
@@ -162,7 +162,7 @@ def test_slider_on_compressed_grid_with_weights(browser, tmp_path):
     p = rng.uniform(size=5000)  # 5,000 distinct scores > max_cuts: the page keeps a grid
     y = (rng.uniform(size=p.size) < p ** 1.5).astype(int)
     w = rng.uniform(0.2, 3.0, p.size)
-    rep = vc.report(p, y, sample_weight=w, max_cuts=300, cost_fp=1, cost_fn=2, ci=False)
+    rep = vc.report(p, y, sample_weight=w, max_cuts=300, cost_fp=1, cost_fn=2, ci=False, figures=False)
     page, seen = open_page(browser, tmp_path, rep)
     try:
         for value in ("0.123", "0.5", "0.877"):

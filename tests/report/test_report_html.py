@@ -37,7 +37,7 @@ def full(demo):
         demo["logit"][calib], demo["label"][calib],
         metadata={"model_revision": f"rev {XSS}", "cohort": XSS, "fit_window": "2026-01..2026-06"})
     kwargs = dict(score_type="logit", calibrator=cal, by=demo["segment"][test], by_name="segment",
-                  cost_fp=1.0, cost_fn=9.0, source="demo.csv", details={"model": "v3"})
+                  cost_fp=1.0, cost_fn=9.0, source="demo.csv", details={"model": "v3"}, n_resamples=200)
     first = vc.report(demo["logit"][test], demo["label"][test], **kwargs)
     second = vc.report(demo["logit"][test], demo["label"][test], **kwargs)
     return first, second, cal, demo["logit"][test], demo["label"][test]
@@ -67,9 +67,10 @@ def test_summary_numbers_equal_audit(full):
 
 def test_summary_shows_bootstrap_interval_and_noise_floor(full):
     rep, _, _, s, y = full
-    result = vc.audit(s, y, score_type="logit", ci=True, noise_floor=True, seed=0)
+    result = vc.audit(s, y, score_type="logit", ci=True, noise_floor=True, seed=0, n_resamples=200)
     ece = result.extras["intervals"].to_dict()["intervals"]["ece"]
-    m = re.search(r"<span data-ece-interval>95% bootstrap CI \(\w+\) \[([0-9.]+), ([0-9.]+)\]</span>", rep.html)
+    m = re.search(r'<span data-ece-interval title="bootstrap \(\w+\), 200 resamples">95% CI '
+                  r"\[([0-9.]+), ([0-9.]+)\]</span>", rep.html)
     assert m and (m.group(1), m.group(2)) == (f"{ece['low']:.4f}", f"{ece['high']:.4f}")
     floor = result.extras["noise_floor"]
     assert f"noise floor {floor.expected:.4f}" in rep.html
@@ -104,7 +105,8 @@ def test_user_strings_are_escaped():
     p = rng.uniform(size=400)
     y = (rng.uniform(size=400) < p).astype(int)
     cohort = np.where(np.arange(400) % 2 == 0, XSS, "x$^$y")  # '$' is not mathtext
-    rep = vc.report(p, y, by=cohort, by_name=XSS_IMG, title=XSS, source=XSS_IMG, details={XSS: XSS_IMG})
+    rep = vc.report(p, y, by=cohort, by_name=XSS_IMG, title=XSS, source=XSS_IMG, details={XSS: XSS_IMG},
+                    ci=False)
     page = rep.html
     assert XSS not in page and XSS_IMG not in page
     assert not re.search(r"<img\b", page) and "<script>alert" not in page
@@ -149,7 +151,7 @@ def test_explorer_counts_equal_threshold_table(weighted, max_cuts):
     p = np.round(rng.beta(2, 5, 3000), 3)  # ties
     y = (rng.uniform(size=p.size) < p).astype(int)
     w = rng.uniform(0.5, 2.0, p.size) if weighted else None
-    rep = vc.report(p, y, sample_weight=w, cost_fp=1, cost_fn=4, max_cuts=max_cuts, ci=False)
+    rep = vc.report(p, y, sample_weight=w, cost_fp=1, cost_fn=4, max_cuts=max_cuts, ci=False, figures=False)
     data = explorer_data(rep.html)
     t = np.array(data["thresholds"])
     assert data["exact"] == (np.unique(p).size <= max_cuts)
@@ -177,7 +179,7 @@ def test_million_rows_stays_small():
 def test_recall_threshold_given_is_used():
     p = np.linspace(0.01, 0.99, 200)
     y = (np.arange(200) % 3 == 0).astype(int)
-    data = explorer_data(vc.report(p, y, recall_threshold=0.4321, ci=False).html)
+    data = explorer_data(vc.report(p, y, recall_threshold=0.4321, ci=False, figures=False).html)
     assert data["t_recall"] == 0.4321 and 0.4321 in data["thresholds"]
 
 
@@ -225,7 +227,7 @@ def test_report_calibrator_score_type_mismatch(full):
 def test_cli_writes_report(tmp_path, capsys):
     out = tmp_path / "report.html"
     code = main(["report", "--score", "logit", "--score-type", "logit", "--by", "segment", "--cost-fn", "9",
-                 "--detail", "model=v3", "--out", str(out)])
+                 "--detail", "model=v3", "--resamples", "50", "--out", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
     assert printed.startswith(f"wrote {out}")
@@ -248,7 +250,7 @@ def test_cli_with_calibrator(tmp_path, capsys):
     TemperatureScaling(score_type="logit").fit(d["logit"][calib], d["label"][calib]).save(cal_path)
     out = tmp_path / "r.html"
     assert main(["report", "--score", "logit", "--score-type", "logit", "--calibrator", str(cal_path),
-                 "--out", str(out)]) == 0
+                 "--no-ci", "--out", str(out)]) == 0
     assert "calibration" in capsys.readouterr().out
     assert "Before / after ledger" in out.read_text(encoding="utf-8")
 

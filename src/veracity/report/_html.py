@@ -178,8 +178,8 @@ def _verdict(table: ReliabilityTable) -> str:
     return " ".join(parts)
 
 
-def _interval_of(result: AuditResult, metric: str = "ece") -> tuple[float, float, str] | None:
-    """(low, high, label) of a metric's bootstrap interval when the audit computed one."""
+def _interval_of(result: AuditResult, metric: str = "ece") -> tuple[float, float, str, str] | None:
+    """(low, high, label, detail) of a metric's bootstrap interval when the audit computed one."""
     section = result.extras.get("intervals")
     if section is None:
         return None
@@ -196,8 +196,11 @@ def _interval_of(result: AuditResult, metric: str = "ece") -> tuple[float, float
         return None
     level = d.get("level", result.table.level)
     method = d.get("method")
-    label = f"{float(level) * 100:g}% bootstrap CI" + (f" ({method})" if method else "")
-    return low, high, label
+    label = f"{float(level) * 100:g}% CI"
+    detail = "bootstrap" + (f" ({method})" if method else "")
+    if d.get("n_resamples"):
+        detail += f", {d['n_resamples']} resamples"
+    return low, high, label, detail
 
 
 def _noise_floor_of(result: AuditResult) -> dict[str, Any] | None:
@@ -213,19 +216,22 @@ def _summary(result: AuditResult, reading: str) -> str:
     ece_sub = f"MCE {_num(result.mce)}"
     interval = _interval_of(result)
     if interval is not None:
-        ece_sub = (f'<span data-ece-interval>{_e(interval[2])} [{_num(interval[0])}, '
-                   f"{_num(interval[1])}]</span><br>" + ece_sub)
+        ece_sub = (f'<span data-ece-interval title="{_e(interval[3])}">{_e(interval[2])} '
+                   f"[{_num(interval[0])}, {_num(interval[1])}]</span><br>" + ece_sub)
     floor = _noise_floor_of(result)
     if floor is not None and floor.get("expected") is not None:
         ece_sub += f"<br>noise floor {_num(floor.get('expected'))}"
         if floor.get("p_value") is not None:
             ece_sub += f" (p = {_num(floor.get('p_value'), 3)})"
-        if floor.get("verdict"):
-            ece_sub += f": {_e(floor['verdict'])}"
+        if floor.get("p_value") is not None:
+            above = float(floor["p_value"]) <= 0.05
+            ece_sub += (' <span class="badge ' + ("warn" if above else "ok") + '">'
+                        + ("above noise" if above else "within noise") + "</span>")
 
     def ci(metric: str) -> str:
         iv = _interval_of(result, metric)
-        return "" if iv is None else f"{_e(iv[2])} [{_num(iv[0])}, {_num(iv[1])}]<br>"
+        return "" if iv is None else (f'<span title="{_e(iv[3])}">{_e(iv[2])} [{_num(iv[0])}, '
+                                      f"{_num(iv[1])}]</span><br>")
 
     weighted = not math.isclose(result.total_weight, result.n)
     cards = [
@@ -341,24 +347,39 @@ def _short(value: Any, limit: int = 12) -> Any:
 
 
 def _calibrator_meta(doc: dict[str, Any]) -> str:
+    """Provenance (seed 004: model revision, score type, fit window and cohort), parameters and
+    fitted state (temperature, Platt A/B, isotonic steps …) as a key/value grid."""
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     order = ["model_revision", "score_type", "fit_window", "cohort", "role", "n_rows", "n_classes",
-             "data_hash", "method", "version"]
+             "data_hash", "method", "library_version"]
     keys = [k for k in order if k in meta] + sorted(k for k in meta if k not in order and k != "params")
-    rows = [[_e(k.replace("_", " ")), '<span class="muted">— not recorded</span>' if meta[k] is None
-             else f"<code>{_e(_pretty(meta[k]))}</code>"] for k in keys]
+
+    def value(v: Any, missing: str = "— not recorded") -> str:
+        if v is None:
+            return f'<span class="muted">{missing}</span>'
+        return f"<code>{_e(_pretty(v))}</code>"
+
+    pairs: list[tuple[str, str]] = []
     kind = doc.get("kind") or meta.get("method")
     if kind is not None:
-        rows.insert(0, ["calibrator", f"<strong>{_e(kind)}</strong>"])
+        pairs.append(("calibrator", f"<strong>{_e(kind)}</strong>"))
+    pairs += [(k.replace("_", " "), value(meta[k])) for k in keys]
+    state = doc.get("state") if isinstance(doc.get("state"), dict) else {}
+    for k in sorted(state):
+        v = state[k]
+        if isinstance(v, (list, tuple)):
+            if len(v) == 0:
+                continue
+            v = _short(v, 6)
+        pairs.append((f"fitted {k}", value(v, "none")))
     params = doc.get("params", meta.get("params"))
     if isinstance(params, dict):
-        for k in sorted(params):
-            rows.append([f"param: {_e(k)}", f"<code>{_e(_pretty(params[k]))}</code>"])
-    table = _table(["field", "value"], rows, cls="meta", numeric="ll")
-    rest = {k: v for k, v in doc.items() if k not in ("metadata",)}
+        pairs += [(f"param {k}", value(params[k])) for k in sorted(params)]
+    grid = "".join(f'<div class="kv-key">{_e(k)}</div><div class="kv-value">{v}</div>' for k, v in pairs)
+    rest = {k: v for k, v in doc.items() if k != "metadata"}
     dump = json.dumps(_short(rest), indent=2, sort_keys=True, default=str, allow_nan=True)
-    return (table + '<details class="raw"><summary>Full calibrator artifact (JSON, long lists '
-            f"shortened)</summary><pre>{_e(dump)}</pre></details>")
+    return (f'<div class="kv">{grid}</div><details class="raw"><summary>Full calibrator artifact '
+            f"(JSON, long lists shortened)</summary><pre>{_e(dump)}</pre></details>")
 
 
 def _pretty(value: Any) -> str:
@@ -489,6 +510,7 @@ def report(
     details: dict[str, Any] | None = None,
     timestamp: bool | str = False,
     max_cuts: int = 4000,
+    figures: bool = True,
 ) -> Report:
     r"""Build a self-contained HTML calibration report (and write it to ``out`` if given).
 
@@ -511,7 +533,9 @@ def report(
     timestamp unless ``timestamp=True`` (UTC now) or a string is given. ``ci``
     (``True``, ``"percentile"`` or ``"bca"``) adds seeded bootstrap intervals with
     ``n_resamples`` resamples and the ECE noise floor (``vc.audit``); on 10⁶ rows
-    that takes tens of seconds — pass ``ci=False`` to skip it.
+    that takes tens of seconds — pass ``ci=False`` to skip it. ``figures=False``
+    leaves out the diagrams (tables and explorer only); ``max_cuts`` caps the
+    explorer's cut points (every distinct score below it, a fixed grid above).
 
     >>> r = report([.1, .3, .7, .9, .2, .8], [0, 0, 1, 1, 1, 0], min_count=1, ci=False)
     >>> r.sections[:2], r.html.startswith("<!DOCTYPE html>")
@@ -530,8 +554,8 @@ def report(
                                 ci=ci, n_resamples=n_resamples, notes=notes, **options)
     reading = "top-label confidence" if multiclass else ("probability" if score_type == "probability"
                                                           else "σ(logit)")
-    plots = _have_matplotlib()
-    if not plots:
+    plots = figures and _have_matplotlib()
+    if figures and not plots:
         notes.append("diagrams omitted: install matplotlib (pip install 'veracity[plot]')")
     from . import _plots
 
@@ -654,7 +678,7 @@ def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_t
         raise
     except Exception as exc:  # a calibrator from elsewhere: say what failed
         raise VeracityError(f"the calibrator could not transform these scores: {exc}") from None
-    parts = []
+    figure, ledger_html, meta_html = "", "", ""
     if plots:
         probs = calibrated / calibrated.sum(axis=1, keepdims=True) if calibrated.ndim == 2 else calibrated
         after = prepare_binary(probs, labels, sample_weight=options["sample_weight"])
@@ -664,8 +688,8 @@ def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_t
                                             min_count=options["min_count"])
         fig = _plots._overlay_tables({"before": before_t, "after": after_t},
                                      title="Before and after calibration")
-        parts.append(f'<div class="figure-row"><figure class="plot-box">'
-                     f'{_svg(fig, "cal", "reliability before and after calibration")}</figure></div>')
+        figure = (f'<figure class="plot-box">'
+                  f'{_svg(fig, "cal", "reliability before and after calibration")}</figure>')
     try:
         from ..calibrators import compare
     except ImportError:  # pragma: no cover - only while the calibrators are being built
@@ -674,10 +698,12 @@ def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_t
         ledger = compare(scores, labels, calibrator, score_type=score_type, bins=options["bins"],
                          strategy=options["strategy"], threshold=options["threshold"],
                          sample_weight=options["sample_weight"])
-        parts.append("<h3>Before / after ledger</h3>" + _ledger(ledger))
+        ledger_html = "<h3>Before / after ledger</h3>" + _ledger(ledger)
     doc = calibrator.to_dict() if hasattr(calibrator, "to_dict") else None
     if isinstance(doc, dict):
-        parts.append("<h3>Calibrator metadata</h3>" + _calibrator_meta(doc))
+        meta_html = '<h3 class="first">Calibrator metadata</h3>' + _calibrator_meta(doc)
+    parts = [f'<div class="rel-grid"><div>{figure}</div><div>{meta_html}</div></div>' if figure
+             else meta_html, ledger_html]
     lead = ("The calibrator was fit elsewhere; here it is applied to these rows. Regressions are "
             "shown, not hidden. Its metadata says which model revision, score type, fit window and "
             "cohort it belongs to: a new score generator invalidates it.")
@@ -695,6 +721,8 @@ def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_f
         ["costs", f"false alarm {cost_fp:g}, miss {cost_fn:g}"],
         ["target recall", "—" if target_recall is None else f"{target_recall:g}"],
         ["weights", "yes" if options["sample_weight"] is not None else "no"],
+        ["summary intervals", "—" if _interval_of(result) is None
+         else _e(f"{_interval_of(result)[3]}, seed 0")],
         ["veracity", _e(__version__)],
     ]
     if timestamp:
