@@ -16,8 +16,9 @@ j with label :math:`\ell` is the min–max average
 the slope of the lower common tangent ("bridge") between the prefix hull of
 :math:`\{P_a - (1, \ell)\}_{a\le j}` and the suffix hull of :math:`\{P_b\}_{b\ge j}`.
 Every prefix and suffix lower hull is stored at once as parent pointers (one
-monotone-chain pass each way, O(k)); each bridge is found by walking the two
-chains from the gap. After the O(n log n) sort this is typically O(k) overall
+monotone-chain pass each way, O(k); the left sets are translates of the CSD, so
+the same pointers serve both labels); each bridge is found by walking the two
+chains from the gap, all slots at once. After the O(n log n) sort this is typically O(k) overall
 (each walk is a few hull vertices), against the O(k²) of the reference
 ``venn-abers`` package. A test score equal to a calibration score is pooled with
 it; as in the reference package this gives the same p1 as a score just below it
@@ -69,41 +70,45 @@ def _suffix_hull(x: list[float], y: list[float]) -> list[int]:
     return nxt
 
 
-def _bridge_slopes(W: np.ndarray, Y: np.ndarray, label: float) -> np.ndarray:
-    """Isotonic value of a weight-1 test row with ``label`` in every slot j = 0..k."""
-    px, py = W.tolist(), Y.tolist()
-    lx = [v - 1.0 for v in px]
-    ly = [v - label for v in py]
-    prv = _prefix_hull(lx, ly)
-    nxt = _suffix_hull(px, py)
-    out = [0.0] * len(px)
-    for j in range(len(px)):
-        a = b = j
-        while True:
-            moved = False
-            ax, ay = lx[a], ly[a]
-            while True:  # advance along the right chain while its next vertex is not above
-                nb = nxt[b]
-                if nb < 0:
-                    break
-                if (px[b] - ax) * (py[nb] - ay) - (py[b] - ay) * (px[nb] - ax) <= 0.0:
-                    b = nb
-                else:
-                    break
-            bx, by = px[b], py[b]
-            while True:  # retreat along the left chain while its previous vertex is not above
-                pa = prv[a]
-                if pa < 0:
-                    break
-                if (lx[a] - lx[pa]) * (by - ly[pa]) - (ly[a] - ly[pa]) * (bx - lx[pa]) <= 0.0:
-                    a = pa
-                    moved = True
-                else:
-                    break
-            if not moved:
-                break
-        out[j] = (py[b] - ly[a]) / (px[b] - lx[a])
-    return np.asarray(out)
+def _bridge_slopes(px: np.ndarray, py: np.ndarray, prv: np.ndarray, nxt: np.ndarray,
+                   label: float) -> np.ndarray:
+    """Isotonic value of a weight-1 test row with ``label`` in every slot j = 0..k.
+
+    The left set {P_a − (1, label)} is a translate of {P_a}, so its prefix hulls are
+    the prefix hulls of P (``prv``); ``nxt`` holds the suffix hulls. All slots walk
+    their two chains at once (vectorised over the slots still moving).
+    """
+    k1 = px.size
+    a = np.arange(k1)
+    b = np.arange(k1)
+    act = np.arange(k1)
+    moved = np.zeros(k1, dtype=bool)
+    while act.size:
+        idx = act
+        while idx.size:  # advance b while its next vertex is not above line(L_a, P_b)
+            nb = nxt[b[idx]]
+            keep = nb >= 0
+            idx, nb = idx[keep], nb[keep]
+            aa, bb = a[idx], b[idx]
+            ax, ay = px[aa] - 1.0, py[aa] - label
+            cond = (px[bb] - ax) * (py[nb] - ay) - (py[bb] - ay) * (px[nb] - ax) <= 0.0
+            idx, nb = idx[cond], nb[cond]
+            b[idx] = nb
+        moved[act] = False
+        idx = act
+        while idx.size:  # retreat a while its previous vertex is not above line(L_a, P_b)
+            pa = prv[a[idx]]
+            keep = pa >= 0
+            idx, pa = idx[keep], pa[keep]
+            aa, bb = a[idx], b[idx]
+            lxa, lya = px[aa] - 1.0, py[aa] - label
+            lxp, lyp = px[pa] - 1.0, py[pa] - label
+            cond = (lxa - lxp) * (py[bb] - lyp) - (lya - lyp) * (px[bb] - lxp) <= 0.0
+            idx, pa = idx[cond], pa[cond]
+            a[idx] = pa
+            moved[idx] = True
+        act = act[moved[act]]
+    return (py[b] - (py[a] - label)) / (px[b] - (px[a] - 1.0))
 
 
 class VennAbers(Calibrator):
@@ -128,9 +133,12 @@ class VennAbers(Calibrator):
         c, ybar, wsum = pooled(s, y, w)
         W = np.concatenate(([0.0], np.cumsum(wsum)))
         Y = np.concatenate(([0.0], np.cumsum(wsum * ybar)))
+        px, py = W.tolist(), Y.tolist()
+        prv = np.asarray(_prefix_hull(px, py), dtype=np.intp)
+        nxt = np.asarray(_suffix_hull(px, py), dtype=np.intp)
         self.c_ = c
-        self.p0_ = _bridge_slopes(W, Y, 0.0)
-        self.p1_ = _bridge_slopes(W, Y, 1.0)
+        self.p0_ = _bridge_slopes(W, Y, prv, nxt, 0.0)
+        self.p1_ = _bridge_slopes(W, Y, prv, nxt, 1.0)
 
     def predict_interval(self, scores: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(p0, p1)`` for every score: the Venn–ABERS probability interval."""
