@@ -56,10 +56,10 @@ def reliability_panels(
     handles += [Patch(facecolor="#4c72b0", alpha=0.35, label="observed frequency in bin"),
                 Patch(facecolor="none", edgecolor="0.6",
                       label="fewer than min_count points (insufficient)")]
-    axes[0][0].legend(handles=handles, loc="upper left", fontsize=7.5, frameon=False)
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8, frameon=False)
     if suptitle:
         fig.suptitle(suptitle, fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
