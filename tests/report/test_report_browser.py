@@ -151,7 +151,7 @@ def test_slider_counts_equal_threshold_table(browser, tmp_path, data):
         grid = np.unique(np.r_[p, 0.0, 1.0, 0.2, vc.recall_threshold(p, y, 0.95)])
         assert s["cost"] == pytest.approx(vc.threshold_table(p, y, grid, cost_fp=2, cost_fn=3).cost.min())
         marks = page.locator("#ex-marks .mark").all_text_contents()
-        assert any(m.startswith("t* 0.400") for m in marks) and any(m.startswith("recall 0.95") for m in marks)
+        assert "t* = 0.400" in marks and f"recall 0.95 → {vc.recall_threshold(p, y, 0.95):.3f}" in marks
         assert seen["errors"] == [] and seen["requests"] == []
     finally:
         page.close()

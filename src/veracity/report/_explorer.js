@@ -26,9 +26,9 @@
     return group(parts[0]) + "." + parts[1];
   }
   function fmtRate(x) { return (x === null || !isFinite(x)) ? "n/a" : x.toFixed(4); }
-  function fmtMoney(x) {
+  function fmtMoney(x, digits) {
     if (!isFinite(x)) { return "n/a"; }
-    var parts = x.toFixed(x >= 1000 ? 0 : 2).split(".");
+    var parts = x.toFixed(digits).split(".");
     return group(parts[0]) + (parts.length > 1 ? "." + parts[1] : "");
   }
   function show(id, value, text) {
@@ -130,9 +130,9 @@
     placeLine(lines.best, best);
     var marks = $("ex-marks");
     marks.textContent = "";
-    [["star", star, "t* " + (isFinite(star) ? star.toFixed(3) : "")],
-     ["recall", D.t_recall, "recall " + (D.target_recall === null ? "" : D.target_recall) + " t " + (D.t_recall === null ? "" : D.t_recall.toFixed(3))],
-     ["best", best, "lowest cost " + best.toFixed(3)]].forEach(function (m, row) {
+    [["star", star, "t* = " + (isFinite(star) ? star.toFixed(3) : "")],
+     ["recall", D.t_recall, "recall " + (D.target_recall === null ? "target" : D.target_recall) + " \u2192 " + (D.t_recall === null ? "" : D.t_recall.toFixed(3))],
+     ["best", best, "lowest cost here = " + best.toFixed(3)]].forEach(function (m, row) {
       if (m[1] === null || !isFinite(m[1])) { return; }
       var span = document.createElement("span");
       span.className = "mark " + m[0];
@@ -164,9 +164,9 @@
     show("ex-recall", recall, fmtRate(recall)); show("ex-far", far, fmtRate(far));
     show("ex-precision", precision, fmtRate(precision));
     show("ex-alerts", alerts, fmtCount(alerts));
-    $("ex-share").textContent = TOTAL > 0 ? (100 * alerts / TOTAL).toFixed(1) + "% of rows" : "";
-    show("ex-cost", cost, fmtMoney(cost));
-    show("ex-cost1000", TOTAL > 0 ? 1000 * cost / TOTAL : NaN, fmtMoney(TOTAL > 0 ? 1000 * cost / TOTAL : NaN));
+    $("ex-share").textContent = TOTAL > 0 ? (100 * alerts / TOTAL).toFixed(1) + "%" : "";
+    show("ex-cost", cost, fmtMoney(cost, Math.abs(cost - Math.round(cost)) < 1e-9 ? 0 : 2));
+    show("ex-cost1000", TOTAL > 0 ? 1000 * cost / TOTAL : NaN, fmtMoney(TOTAL > 0 ? 1000 * cost / TOTAL : NaN, 1));
     if (document.activeElement !== slider) { slider.value = String(t); }
     if (document.activeElement !== tinput) { tinput.value = t4; }
     placeLine(lines.now, t);

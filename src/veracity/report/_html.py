@@ -298,7 +298,7 @@ def _slices(result: AuditResult, svg: str) -> str:
                  _num(result.mce), _num(result.brier), _num(result.nll), _num(result.auc),
                  _num(result.accuracy), str(sum(1 for r in result.table.rows if not r.sufficient))])
     table = _table(headers, rows, cls="slices", numeric="lrrrlrrrrrr")
-    fig = f'<figure class="plot-box">{svg}</figure>' if svg else ""
+    fig = f'<figure class="plot-box wide">{svg}</figure>' if svg else ""
     return table + fig
 
 
@@ -629,12 +629,14 @@ def report(
         svg = ""
         if plots:
             biggest = sorted(result.groups.items(), key=lambda kv: -kv[1].n)[:6]
-            fig = _plots._overlay_tables({k: g.table for k, g in biggest},
-                                         title=f"Reliability by {result.group_column}")
+            panels = {"(all)": result.table}
+            panels.update({f"{result.group_column} = {k}": g.table for k, g in biggest})
+            fig = _plots._panel_tables(panels, ncols=4 if len(panels) in (4, 7, 8) else 3,
+                                       colors=(_plots.PALETTE[0], _plots.PALETTE[1]), size=2.9)
             svg = _svg(fig, "slices", f"reliability by {result.group_column}")
         lead = (f"One audit per value of <code>{_e(result.group_column)}</code>, binned with the same "
                 "edges as the whole. The bar shows ECE relative to the worst slice"
-                + ("; the diagram shows the six largest slices." if len(result.groups) > 6 else "."))
+                + ("; the panels show the six largest slices." if len(result.groups) > 6 else "."))
         sections.append(("slices", "Slices", _section("slices", f"Slices by {result.group_column}",
                                                         _slices(result, svg), lead)))
 

@@ -328,14 +328,23 @@ def plot_multiclass_reliability(
         raise VeracityError(f"class_names has {len(class_names)} names for {k} classes; pass one per class")
     panels: list[tuple[str, Binary]] = [("top label", top)]
     panels += [(f"class {class_names[c] if class_names else c}", per_class[c]) for c in picked]
-    ncols = max(1, min(ncols, len(panels)))
-    nrows = -(-len(panels) // ncols)
-    fig = _figure((3.3 * ncols, 3.3 * nrows), dpi)
+    tables = {
+        name: _table_from_binary(data, bins=bins, strategy=strategy, interval=interval, level=level,
+                                 min_count=min_count)
+        for name, data in panels
+    }
+    return _panel_tables(tables, ncols=ncols, dpi=dpi, colors=(PALETTE[0], PALETTE[2]))
+
+
+def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi: float = 100,
+                  colors: tuple[str, str] = (PALETTE[0], PALETTE[0]), size: float = 3.3) -> Figure:
+    """Small multiples: one reliability panel per table (first panel in ``colors[0]``)."""
+    ncols = max(1, min(ncols, len(tables)))
+    nrows = -(-len(tables) // ncols)
+    fig = _figure((size * ncols, size * nrows), dpi)
     axes = np.atleast_1d(fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)).ravel()
-    for i, (ax, (name, data)) in enumerate(zip(axes, panels)):
-        table = _table_from_binary(data, bins=bins, strategy=strategy, interval=interval,
-                                   level=level, min_count=min_count)
-        _draw_reliability(ax, table, color=PALETTE[0] if i == 0 else PALETTE[2], annotate=False,
+    for i, (ax, (name, table)) in enumerate(zip(axes, tables.items())):
+        _draw_reliability(ax, table, color=colors[0] if i == 0 else colors[1], annotate=False,
                           marker_scale=0.55)
         _style(ax)
         ax.set_xlim(0, 1)
@@ -345,10 +354,10 @@ def plot_multiclass_reliability(
                 ha="right", va="bottom", fontsize=8, color=MUTED)
         if i % ncols == 0:
             ax.set_ylabel("observed frequency")
-        if i + ncols >= len(panels):
+        if i + ncols >= len(tables):
             ax.set_xlabel("confidence")
             ax.xaxis.set_tick_params(labelbottom=True)
-    for ax in axes[len(panels):]:
+    for ax in axes[len(tables):]:
         ax.set_visible(False)
     return fig
 
