@@ -12,7 +12,6 @@ import argparse
 import numpy as np
 import pytest
 
-import veracity as vc
 from veracity.cli import main as cli_main
 from veracity.demos import _synth, splits
 

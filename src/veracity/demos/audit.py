@@ -102,8 +102,8 @@ def run(plots: str | Path | None = None) -> AuditDemo:
             suptitle="bundled demo data: the 3,000 test rows (15 bins)"))
         out.append("\nwrote " + ", ".join(str(f) for f in figures))
 
-    out.append("\nthe same from the shell:  veracity audit  ·  veracity fit  ·  veracity compare  ·  "
-               "veracity threshold")
+    out.append("\nthe same from the shell:  veracity audit  ·  veracity fit  ·  "
+               "veracity compare  ·  veracity threshold")
     return AuditDemo(audit=audit, calibrator=ts, ledger=ledger, thresholds=thresholds,
                      table=table, after=after, text="\n".join(out), figures=figures)
 

@@ -182,8 +182,8 @@ def run(plots: str | Path | None = None) -> KGDemo:
                             align="lrrrl", indent="    "))
     wrong = [i for i in held if p_before[i] < CONFIDENTLY_WRONG]
     if wrong:
-        out.append(f"    TRUE, yet p = σ(s) < {CONFIDENTLY_WRONG} — confidently wrong, the failure a "
-                   "calibration metric exists to expose:")
+        out.append(f"    TRUE, yet p = σ(s) < {CONFIDENTLY_WRONG} — confidently wrong, the "
+                   "failure a calibration metric exists to expose:")
         out.extend(_pack([_name(data.names[i]) for i in wrong], width=88, indent="      "))
 
     # [2] BEFORE

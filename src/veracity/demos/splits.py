@@ -177,11 +177,11 @@ def run(plots: str | Path | None = None) -> SplitsDemo:
         ["T fitted on", "T", "test conf", "acc", "ECE", "deploy conf", "acc", "ECE"], rows,
         indent="    "))
     if fitted["train"].clamped_ == "lower":
-        out.append(f"    (on train the NLL keeps falling as T → 0, so the fit stops at the lower bound "
-                   f"{fitted['train'].temperature_:g}" + ("; the library warns" if train_warned else "")
-                   + ")")
-    out.append("    (true P(k | x): the generator's own probabilities — their ECE is the estimator's "
-               "floor at\n    each sample size; no model can be more honest than that)")
+        warned = "; the library warns" if train_warned else ""
+        out.append("    (on train the NLL keeps falling as T → 0, so the fit stops at the lower "
+                   f"bound {fitted['train'].temperature_:g}{warned})")
+    out.append("    (true P(k | x): the generator's own probabilities — their ECE is the "
+               "estimator's floor at\n    each sample size; no model can be more honest than that)")
     out.append(f"\n    reliability on test under T from calib (bins under {MIN_COUNT} points "
                "are flagged):")
     out.append(_indent(str(vc.reliability(readings["calib"][0], y_te, bins=BINS,
@@ -256,7 +256,8 @@ def run(plots: str | Path | None = None) -> SplitsDemo:
     # [5] conformal -----------------------------------------------------------------
     p_ca_T, p_te_T, p_de_T = cal_T.transform(z_ca), cal_T.transform(z_te), cal_T.transform(z_de)
     conformal = vc.ConformalClassifier(alpha=ALPHA).fit(p_ca_T, y_ca)
-    coverage = {"test": conformal.coverage(p_te_T, y_te), "deploy": conformal.coverage(p_de_T, y_de)}
+    coverage = {"test": conformal.coverage(p_te_T, y_te),
+                "deploy": conformal.coverage(p_de_T, y_de)}
     out.append(f"\n[5] calib sets the conformal q̂ (α = {ALPHA}: every class with 1 − p ≤ q̂ "
                f"goes into the set); q̂ = {float(conformal.qhat_):.4f}")
     out.append(f"    on test: marginal coverage {coverage['test'].marginal:.4f}, mean set size "
@@ -339,6 +340,9 @@ def run(plots: str | Path | None = None) -> SplitsDemo:
     if plots is not None:
         from ._plots import redraw_scatter, reliability_panels
 
+        fooled = int(((redraws["reported_plain"] >= TARGET)
+                      & (redraws["deployed_plain"] < TARGET)).sum())
+
         panels = [(f"{name}" if name.startswith("none") else f"T from {name} = {temps[name]:.2f}",
                    vc.reliability(readings[name][1], y_de, bins=BINS, min_count=MIN_COUNT))
                   for name in (none, "train", "calib")]
@@ -350,15 +354,13 @@ def run(plots: str | Path | None = None) -> SplitsDemo:
             redraws["deployed_plain"], redraws["reported_plain"], TARGET,
             Path(plots) / "splits_redraws.png",
             title=f"{REDRAWS} redraws of calib/test: 95% threshold, k = ⌈0.95·n⌉",
-            note="test said ≥ 95% but deployment got less: "
-                 f"{int(((redraws['reported_plain'] >= TARGET) & (redraws['deployed_plain'] < TARGET)).sum())}"
-                 f" of {REDRAWS}"))
+            note=f"test said ≥ 95% but deployment got less: {fooled} of {REDRAWS}"))
         out.append("\nwrote " + ", ".join(str(f) for f in figures))
 
     return SplitsDemo(
         chosen=best, val_accuracy=val_acc, train_accuracy=train_acc, temperatures=temps,
-        ece=ece, confidence=conf, accuracy=accuracy, ece_true=ece_true, thresholds=thresholds, tables=tables,
-        redraws=redraws, coverage=coverage, shift=shift, claims=claims, text="\n".join(out),
+        ece=ece, confidence=conf, accuracy=accuracy, ece_true=ece_true, thresholds=thresholds,
+        tables=tables, redraws=redraws, coverage=coverage, shift=shift, claims=claims, text="\n".join(out),
         figures=figures)
 
 
