@@ -76,3 +76,28 @@ def test_cli_demo_unknown_name_is_a_usage_error(capsys: pytest.CaptureFixture[st
         cli_main(["demo", "nope"])
     assert exc.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("module", [audit, kg, splits])
+def test_demos_touch_the_library_only_through_its_public_api(module: object) -> None:
+    # the demos double as integration tests: apart from the one text renderer, they may
+    # import veracity only as `import veracity as vc` (plus their own helpers in demos/)
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.startswith("veracity"):
+                assert node.module == "veracity._text", node.module
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("veracity"):
+                    assert alias.name == "veracity", alias.name
+
+
+@pytest.mark.parametrize("module", [kg, splits])
+def test_a_failed_claim_raises_instead_of_printing_ok(module: object) -> None:
+    assert "[ok]" in module._claim(True, "holds")  # type: ignore[attr-defined]
+    with pytest.raises(AssertionError, match="claim failed: broken"):
+        module._claim(False, "broken")  # type: ignore[attr-defined]
