@@ -192,6 +192,7 @@ def test_multiclass_report():
     assert "explorer" not in rep.sections and "vc-explorer-data" not in rep.html
     assert any("explorer omitted" in n for n in rep.notes)
     assert 'aria-label="per-class reliability"' in rep.html
+    assert "curves" in rep.sections and 'aria-label="risk-coverage curve"' in rep.html
 
 
 def test_report_object(tmp_path):

@@ -246,7 +246,9 @@ def _summary(result: AuditResult, reading: str) -> str:
               f"+ uncertainty {_num(d.uncertainty)}", key="brier"),
         _card("NLL", _num(result.nll), ci("nll") + "mean log-loss (nats)", key="nll"),
         _card("AUC", _num(result.auc), ci("auc") + "ranking; unchanged by monotone calibration", key="auc"),
-        _card(f"accuracy @ {result.threshold:g}", _num(result.accuracy), "", key="accuracy"),
+        _card(f"accuracy @ {result.threshold:g}" if result.n_classes <= 2 else "accuracy (argmax)",
+              _num(result.accuracy), f"share of rows with (p ≥ {result.threshold:g}) = label"
+              if result.n_classes <= 2 else "share of rows whose top class is the label", key="accuracy"),
     ]
     return (f'<div class="cards">{"".join(cards)}</div>'
             f'<p class="verdict">{_verdict(result.table)}</p>')
@@ -573,7 +575,8 @@ def report(
                                                      bins=bins, strategy=strategy, interval=interval,
                                                      level=level, min_count=min_count,
                                                      sample_weight=sample_weight,
-                                                     classes=None if raw.n_classes <= 11 else range(11))
+                                                     classes=None if raw.n_classes <= 11 else range(11),
+                                                     ncols=4)
             mc_fig = fig
     lead = ("Each point is one bin: mean confidence (x) against observed frequency (y), sized by its "
             "count, with its binomial interval. Points under the dashed diagonal are over-confident.")
@@ -586,6 +589,7 @@ def report(
 
     # calibrator
     decision_p, decision_y, decision_w = (None, None, None) if multiclass else (raw.p, raw.y, raw.w)
+    calibrated = None
     if calibrator is not None:
         cal_html, calibrated = _calibration(calibrator, scores, labels, raw=raw, score_type=score_type,
                                             result=result, plots=plots, notes=notes, **options)
@@ -624,6 +628,18 @@ def report(
                 "rows answered when only the most confident fraction is answered (selective prediction).")))
     else:
         notes.append("threshold explorer omitted: it needs binary scores")
+        if plots:
+            after = None
+            if calibrator is not None and calibrated is not None and calibrated.ndim == 2:
+                after = calibrated / calibrated.sum(axis=1, keepdims=True)
+            rc = _svg(_plots.plot_risk_coverage(scores if after is None else after, labels,
+                                                score_type=score_type if after is None else "probability",
+                                                sample_weight=sample_weight, title="Risk–coverage (top label)"),
+                      "rc", "risk-coverage curve")
+            sections.append(("curves", "Risk–coverage", _section(
+                "curves", "Risk–coverage", f'<div class="figure-row"><figure class="plot-box">{rc}</figure></div>',
+                "The error rate among the rows answered when only the most confident fraction is answered "
+                "(selective prediction), reading the top label.")))
 
     if result.groups:
         svg = ""
