@@ -131,6 +131,24 @@ def test_deterministic_without_timestamp(full):
     assert "generated" not in first.html
 
 
+def test_same_bytes_in_another_process(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys, veracity as vc\n"
+            "rep = vc.report([.1, .35, .4, .8, .9, .2], [0, 1, 0, 1, 1, 0], min_count=1, by=list('aabbab'),\n"
+            "                title='t', ci=False)\n"
+            "sys.stdout.write(rep.html)\n")
+    procs = [  # two interpreters at once, with different hash seeds
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                         env={**__import__("os").environ, "PYTHONHASHSEED": seed})
+        for seed in ("1", "2")
+    ]
+    pages = [p.communicate(timeout=120)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    assert pages[0] == pages[1] and pages[0].startswith("<!DOCTYPE html>")
+
+
 def test_timestamp_only_when_asked():
     rep = vc.report([.1, .4, .6, .9], [0, 0, 1, 1], min_count=1, timestamp="2026-11-30 06:00 UTC")
     assert re.search(r"<td[^>]*>generated</td><td[^>]*>2026-11-30 06:00 UTC</td>", rep.html)
