@@ -29,12 +29,19 @@ import numpy as np
 import veracity as vc
 
 
+CPU = {}
+
+
 def best(fn, repeat):
+    """Best wall time of ``repeat`` runs (the CPU time of that run is kept in CPU)."""
     times, out = [], None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         out = fn()
-        times.append(time.perf_counter() - t0)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        if not times or wall < min(times):
+            CPU[id(fn)] = cpu
+        times.append(wall)
     return min(times), out
 
 
@@ -54,20 +61,23 @@ def main() -> None:
     args = parser.parse_args()
     n = int(args.n)
     print(f"veracity {vc.__version__}, numpy {np.__version__}, python {platform.python_version()}, "
-          f"{cores()} usable cores, {n:,} rows")
+          f"{cores()} usable cores, {n:,} rows, load average {os.getloadavg()[0]:.1f} at start")
     rng = np.random.default_rng(0)
     p = rng.beta(2, 5, n)
     y = (rng.random(n) < np.clip(p * 1.1, 0, 1)).astype(np.int8)
     rows = []
 
-    t, nf = best(lambda: vc.ece_noise_floor(p, y, n_redraws=args.redraws, seed=0), args.repeat)
-    rows.append((f"noise floor, {args.redraws} redraws", t, None, None))
+    run_nf = lambda: vc.ece_noise_floor(p, y, n_redraws=args.redraws, seed=0)  # noqa: E731
+    t, nf = best(run_nf, args.repeat)
+    rows.append((f"noise floor, {args.redraws} redraws", t, None, None, CPU[id(run_nf)]))
     print(nf)
 
     for method in ("percentile", "bca"):
-        t, bi = best(lambda: vc.bootstrap_intervals(p, y, n_resamples=args.resamples, method=method,
-                                                    seed=0), args.repeat)
-        rows.append((f"bootstrap {method}, {args.resamples} resamples, 6 metrics", t, None, None))
+        run_bi = lambda: vc.bootstrap_intervals(p, y, n_resamples=args.resamples,  # noqa: E731
+                                                method=method, seed=0)
+        t, bi = best(run_bi, args.repeat)
+        rows.append((f"bootstrap {method}, {args.resamples} resamples, 6 metrics", t, None, None,
+                     CPU[id(run_bi)]))
     print(bi)
 
     from sklearn.metrics import brier_score_loss, roc_auc_score
@@ -81,34 +91,39 @@ def main() -> None:
 
     t_naive, _ = best(naive, 1)
     t_naive *= args.resamples / 20
-    rows[-1] = (rows[-1][0], rows[-1][1], "sklearn loop (AUC+Brier), scaled", t_naive)
+    rows[-1] = (rows[-1][0], rows[-1][1], "sklearn loop (AUC+Brier), scaled", t_naive, rows[-1][4])
 
     import relplot
 
     yf = y.astype(float)
-    t_ours, ours = best(lambda: vc.ece(p, y, estimator="smooth"), args.repeat)
+    run_sm = lambda: vc.ece(p, y, estimator="smooth")  # noqa: E731
+    t_ours, ours = best(run_sm, args.repeat)
     t_peer, peer = best(lambda: relplot.smECE(p, yf), args.repeat)
-    rows.append(("smooth ECE", t_ours, "relplot.smECE", t_peer))
+    rows.append(("smooth ECE", t_ours, "relplot.smECE", t_peer, CPU[id(run_sm)]))
     print(f"smooth ECE: veracity {ours:.10f}  relplot {peer:.10f}  |diff| {abs(ours - peer):.1e}")
 
     from calibration import utils as cal
 
     m = min(n, 100_000)
     pd, yd = p[:m], y[:m].astype(int)
-    t_ours, ours = best(lambda: vc.ece(pd, yd, estimator="debiased", bins=15,
-                                       strategy="equal-count", norm="l2"), args.repeat)
+    run_db = lambda: vc.ece(pd, yd, estimator="debiased", bins=15,  # noqa: E731
+                            strategy="equal-count", norm="l2")
+    t_ours, ours = best(run_db, args.repeat)
     t_peer, peer = best(lambda: cal.get_calibration_error(pd, yd, debias=True), 1)
-    rows.append((f"debiased ECE ({m:,} rows)", t_ours, "uncertainty-calibration", t_peer))
+    rows.append((f"debiased ECE ({m:,} rows)", t_ours, "uncertainty-calibration", t_peer,
+                 CPU[id(run_db)]))
     print(f"debiased ECE: veracity {ours:.12f}  uncertainty-calibration {peer:.12f}  "
           f"|diff| {abs(ours - peer):.1e}")
 
     print()
-    print(f"{'task':48s} {'veracity':>10s}   {'peer':28s} {'peer time':>10s} {'ratio':>7s}")
-    for name, t, peer_name, t_peer in rows:
-        if peer_name is None:
-            print(f"{name:48s} {t:9.2f}s")
-        else:
-            print(f"{name:48s} {t:9.2f}s   {peer_name:28s} {t_peer:9.2f}s {t_peer / t:6.1f}x")
+    print(f"(wall = elapsed time; cpu = CPU time of veracity's process, all threads; "
+          f"load average {os.getloadavg()[0]:.1f} at the end)")
+    print(f"{'task':52s} {'wall':>8s} {'cpu':>8s}   {'peer':28s} {'peer wall':>10s} {'ratio':>7s}")
+    for name, t, peer_name, t_peer, cpu in rows:
+        line = f"{name:52s} {t:7.2f}s {cpu:7.2f}s"
+        if peer_name is not None:
+            line += f"   {peer_name:28s} {t_peer:9.2f}s {t_peer / t:6.1f}x"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -296,7 +296,7 @@ def _counts(rng: np.random.Generator, n: int, b: int) -> np.ndarray:
     C = np.empty((b, n + 1), dtype=np.int64)
     if n >= 1 << 16:
         for k in range(b):
-            C[k] = np.bincount(rng.integers(1, n + 1, size=n, dtype=np.uint32), minlength=n + 1)
+            C[k] = np.bincount(rng.integers(1, n + 1, size=n, dtype=np.intp), minlength=n + 1)
     else:
         m = n + 1
         draws = rng.integers(1, m, size=(b, n), dtype=np.int64)
