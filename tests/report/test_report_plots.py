@@ -4,6 +4,7 @@ and matplotlib is imported only when a plot is drawn."""
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 
@@ -30,15 +31,27 @@ def demo():
     return d["score"], d["label"]
 
 
-def test_core_import_does_not_import_matplotlib():
+def test_lazy_matplotlib_and_same_bytes_across_interpreters():
+    """In fresh interpreters: `import veracity` does not import matplotlib (a plot does, without
+    pyplot), and two interpreters with different hash seeds write the same report bytes."""
     code = (
         "import sys, veracity as vc\n"
         "assert 'matplotlib' not in sys.modules, 'imported eagerly'\n"
         "vc.plot_reliability([.1, .9], [0, 1], min_count=1)\n"
         "assert 'matplotlib' in sys.modules\n"
         "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot (a GUI backend) was imported'\n"
+        "rep = vc.report([.1, .35, .4, .8, .9, .2], [0, 1, 0, 1, 1, 0], min_count=1, by=list('aabbab'),\n"
+        "                title='t', ci=False)\n"
+        "sys.stdout.write(rep.html)\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    procs = [  # two interpreters at once
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                         env={**os.environ, "PYTHONHASHSEED": seed})
+        for seed in ("1", "2")
+    ]
+    pages = [p.communicate(timeout=120)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    assert pages[0] == pages[1] and pages[0].startswith("<!DOCTYPE html>")
 
 
 def test_reliability_diagram_elements(demo):
