@@ -1,0 +1,465 @@
+"""HTML fragments of the report: escaping helpers and one renderer per section.
+
+Every value that reaches the page passes through :func:`_e` (HTML-escape) or a
+number formatter; nothing user-supplied is ever inserted raw.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from datetime import datetime, timezone
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from .._audit import AuditResult
+from .._reliability import ReliabilityTable
+from .._validation import VeracityError
+from .._version import __version__
+from ._curves import threshold_curve, threshold_grid
+
+# -- small helpers ----------------------------------------------------------------------------
+def _e(value: Any) -> str:
+    """Escape any value for HTML text or a quoted attribute."""
+    return html.escape(str(value), quote=True)
+
+
+def _num(value: Any, digits: int = 4) -> str:
+    if value is None:
+        return "n/a"
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return _e(value)
+    if not math.isfinite(x):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def _count(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.1f}"
+
+
+def _json_script(payload: Any) -> str:
+    """JSON safe inside <script>: no '<', '>' or '&' survive literally."""
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _asset(name: str) -> str:
+    return (resources.files("veracity.report") / name).read_text(encoding="utf-8")
+
+
+def _svg(fig: Any, prefix: str, label: str) -> str:
+    """A matplotlib Figure as inline SVG: text kept as text, ids made unique per figure."""
+    import io
+
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": prefix, "svg.fonttype": "none"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    text = buf.getvalue()
+    text = text[text.index("<svg"):]
+    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
+    text = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', text)
+    text = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})", text)
+    text = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{prefix}-{m.group(1)}"', text)
+    text = re.sub(r'\s(width|height)="[0-9.]+pt"', "", text, count=2)
+    text = text.replace("<svg ", f'<svg role="img" aria-label="{_e(label)}" class="plot" ', 1)
+    fig.clear()
+    return text.strip()
+
+
+def _have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:  # pragma: no cover - depends on the environment
+        return False
+    return True
+
+
+def _table(headers: list[str], rows: list[list[str]], *, cls: str = "", numeric: str | None = None,
+           row_classes: list[str] | None = None) -> str:
+    """An HTML table; cells are already-escaped HTML. ``numeric``: 'l'/'r' per column."""
+    align = numeric or ("l" + "r" * (len(headers) - 1))
+    head = "".join(
+        f'<th class="{"num" if a == "r" else ""}">{h}</th>' for h, a in zip(headers, align)
+    )
+    body = []
+    for i, row in enumerate(rows):
+        rc = f' class="{row_classes[i]}"' if row_classes and row_classes[i] else ""
+        cells = "".join(
+            f'<td class="{"num" if a == "r" else ""}">{c}</td>' for c, a in zip(row, align)
+        )
+        body.append(f"<tr{rc}>{cells}</tr>")
+    return (f'<div class="table-wrap"><table class="{cls}"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _card(label: str, value: str, sub: str = "", *, key: str = "") -> str:
+    data = f' data-metric="{_e(key)}"' if key else ""
+    sub_html = f'<div class="card-sub">{sub}</div>' if sub else ""
+    return (f'<div class="card"{data}><div class="card-label">{label}</div>'
+            f'<div class="card-value">{value}</div>{sub_html}</div>')
+
+
+def _section(sid: str, title: str, body: str, lead: str = "") -> str:
+    lead_html = f'<p class="lead">{lead}</p>' if lead else ""
+    return f'<section id="{sid}"><h2>{_e(title)}</h2>{lead_html}{body}</section>'
+
+
+# -- sections ---------------------------------------------------------------------------------
+def _verdict(table: ReliabilityTable) -> str:
+    ok = [r for r in table.rows if r.sufficient]
+    over = sum(1 for r in ok if r.ci_high < r.conf)
+    under = sum(1 for r in ok if r.ci_low > r.conf)
+    thin = len(table.rows) - len(ok)
+    pct = f"{table.level * 100:g}%"
+    parts = [
+        f"Of {len(ok)} bins with at least {table.min_count} observations, "
+        f"<strong>{over}</strong> are over-confident and <strong>{under}</strong> under-confident "
+        f"beyond their {pct} interval (the observed frequency lies below / above the interval "
+        f"around the mean confidence)."
+    ]
+    if thin:
+        parts.append(f"{thin} bin{'s' if thin != 1 else ''} with fewer observations "
+                     f"{'are' if thin != 1 else 'is'} marked <em>insufficient</em>: do not act on them.")
+    return " ".join(parts)
+
+
+def _interval_of(result: AuditResult, metric: str = "ece") -> tuple[float, float, str, str] | None:
+    """(low, high, label, detail) of a metric's bootstrap interval when the audit computed one."""
+    section = result.extras.get("intervals")
+    if section is None:
+        return None
+    d = section.to_dict() if hasattr(section, "to_dict") else section
+    if not isinstance(d, dict):
+        return None
+    rows = d.get("intervals", d)
+    row = next((v for k, v in rows.items() if str(k).lower() == metric), None) if isinstance(rows, dict) else None
+    if not isinstance(row, dict):
+        return None
+    try:
+        low, high = float(row["low"]), float(row["high"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    level = d.get("level", result.table.level)
+    method = d.get("method")
+    label = f"{float(level) * 100:g}% CI"
+    detail = "bootstrap" + (f" ({method})" if method else "")
+    if d.get("n_resamples"):
+        detail += f", {d['n_resamples']} resamples"
+    return low, high, label, detail
+
+
+def _noise_floor_of(result: AuditResult) -> dict[str, Any] | None:
+    section = result.extras.get("noise_floor")
+    if section is None:
+        return None
+    d = section.to_dict() if hasattr(section, "to_dict") else section
+    return d if isinstance(d, dict) else None
+
+
+def _summary(result: AuditResult, reading: str) -> str:
+    d = result.decomposition
+    ece_sub = f"MCE {_num(result.mce)}"
+    interval = _interval_of(result)
+    if interval is not None:
+        ece_sub = (f'<span data-ece-interval title="{_e(interval[3])}">{_e(interval[2])} '
+                   f"[{_num(interval[0])}, {_num(interval[1])}]</span><br>" + ece_sub)
+    floor = _noise_floor_of(result)
+    if floor is not None and floor.get("expected") is not None:
+        ece_sub += f"<br>noise floor {_num(floor.get('expected'))}"
+        if floor.get("p_value") is not None:
+            ece_sub += f" (p = {_num(floor.get('p_value'), 3)})"
+        if floor.get("p_value") is not None:
+            above = float(floor["p_value"]) <= 0.05
+            ece_sub += (' <span class="badge ' + ("warn" if above else "ok") + '">'
+                        + ("above noise" if above else "within noise") + "</span>")
+
+    def ci(metric: str) -> str:
+        iv = _interval_of(result, metric)
+        return "" if iv is None else (f'<span title="{_e(iv[3])}">{_e(iv[2])} [{_num(iv[0])}, '
+                                      f"{_num(iv[1])}]</span><br>")
+
+    weighted = not math.isclose(result.total_weight, result.n)
+    cards = [
+        _card("rows", f"{result.n:,}", f"total weight {_count(result.total_weight)}" if weighted
+              else f"score type: {_e(result.score_type)}", key="n"),
+        _card("base rate" if result.n_classes <= 2 else "top-label accuracy",
+              _num(result.base_rate), "share of positives" if result.n_classes <= 2
+              else "share of correct top labels", key="base_rate"),
+        _card("ECE", _num(result.ece), ece_sub, key="ece"),
+        _card("Brier", _num(result.brier),
+              ci("brier") + f"reliability {_num(d.reliability)} − resolution {_num(d.resolution)} "
+              f"+ uncertainty {_num(d.uncertainty)}", key="brier"),
+        _card("NLL", _num(result.nll), ci("nll") + "mean log-loss (nats)", key="nll"),
+        _card("AUC", _num(result.auc), ci("auc") + "ranking; unchanged by monotone calibration", key="auc"),
+        _card(f"accuracy @ {result.threshold:g}" if result.n_classes <= 2 else "accuracy (argmax)",
+              _num(result.accuracy), f"share of rows with (p ≥ {result.threshold:g}) = label"
+              if result.n_classes <= 2 else "share of rows whose top class is the label", key="accuracy"),
+    ]
+    return (f'<div class="cards">{"".join(cards)}</div>'
+            f'<p class="verdict">{_verdict(result.table)}</p>')
+
+
+def _reliability_table(table: ReliabilityTable) -> str:
+    weighted = not np.array_equal(table.stats.weight, table.stats.count)
+    last = table.bins - 1
+    pct = f"{table.level * 100:g}%"
+    headers = ["bin", "weight" if weighted else "count", "conf", "acc", "gap", f"{pct} CI", ""]
+    rows, classes = [], []
+    for r in table.rows:
+        rows.append([
+            _e(r.label(r.index == last)),
+            _count(r.n),
+            _num(r.conf),
+            _num(r.acc),
+            f'<span class="{"neg" if r.gap < 0 else "pos"}">{r.gap:+.4f}</span>',
+            f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]",
+            "" if r.sufficient else '<span class="badge warn">insufficient</span>',
+        ])
+        classes.append("" if r.sufficient else "thin")
+    out = _table(headers, rows, cls="reliability", numeric="lrrrrll", row_classes=classes)
+    notes = [f"{table.n:,} points, {table.bins} {_e(table.strategy)} bins; "
+             f"ECE {_num(table.ece)}, MCE {_num(table.mce)}."]
+    if table.empty_bins:
+        notes.append(f"Empty bins {_e(list(table.empty_bins))} omitted.")
+    notes.append(f"CI: {_e(table.ci)} binomial interval of acc. gap = acc − conf: negative means over-confident.")
+    if any(not r.sufficient for r in table.rows):
+        notes.append(f"Insufficient: fewer than {table.min_count} observations; do not act on these bins.")
+    return out + f'<p class="note">{" ".join(notes)}</p>'
+
+
+def _slices(result: AuditResult, svg: str) -> str:
+    col = result.group_column or "group"
+    groups = list(result.groups.items())
+    worst = max((g.ece for _, g in groups if g.table.rows), default=0.0) or 1.0
+    headers = [_e(col), "rows", "base rate", "ECE", "", "MCE", "Brier", "NLL", "AUC", "acc", "thin bins"]
+    rows = []
+    for key, g in groups:
+        thin = sum(1 for r in g.table.rows if not r.sufficient)
+        width = 100.0 * g.ece / worst
+        rows.append([
+            f'<span class="key">{_e(key)}</span>', f"{g.n:,}", _num(g.base_rate), _num(g.ece),
+            f'<span class="bar" style="width:{width:.1f}%"></span>', _num(g.mce), _num(g.brier),
+            _num(g.nll), _num(g.auc), _num(g.accuracy), str(thin),
+        ])
+    rows.append(["<strong>(all)</strong>", f"{result.n:,}", _num(result.base_rate), _num(result.ece), "",
+                 _num(result.mce), _num(result.brier), _num(result.nll), _num(result.auc),
+                 _num(result.accuracy), str(sum(1 for r in result.table.rows if not r.sufficient))])
+    table = _table(headers, rows, cls="slices", numeric="lrrrlrrrrrr")
+    fig = f'<figure class="plot-box wide">{svg}</figure>' if svg else ""
+    return table + fig
+
+
+def _ledger(ledger: Any) -> str:
+    rows = []
+    for r in getattr(ledger, "rows", ()):
+        change = float(getattr(r, "change", float("nan")))
+        regression = bool(getattr(r, "regression", False))
+        cls = "bad" if regression else ("good" if math.isfinite(change) and change != 0 else "")
+        verdict = "same" if change == 0 else ("regression" if regression else "better")
+        can_move = getattr(r, "can_move", "")
+        if isinstance(can_move, bool):
+            can_move = "yes" if can_move else "no"
+        better = getattr(r, "better", "")
+        what = _e(getattr(r, "what", "")) + (f' <span class="muted">({_e(better)} is better)</span>'
+                                              if better else "")
+        rows.append([f"<strong>{_e(r.metric)}</strong>", what, _num(r.before), _num(r.after),
+                     f'<span class="{cls}">{change:+.4f}</span>' if math.isfinite(change) else "n/a",
+                     f'<span class="{cls}">{verdict}</span>', _e(can_move), _e(getattr(r, "note", ""))])
+    out = _table(["metric", "what", "before", "after", "change", "verdict", "can it move?", "why"], rows,
+                 cls="ledger", numeric="llrrrlll")
+    certs = getattr(ledger, "certificates", None) or {}
+    if certs:
+        items = []
+        for name, value in certs.items():
+            label = _e(str(name).replace("_", " "))
+            if value is True:
+                items.append(f'<li><span class="badge ok">✓ held</span> {label}</li>')
+            elif value is False:
+                items.append(f'<li><span class="badge bad">✗ broken</span> {label}</li>')
+            else:
+                items.append(f'<li><span class="muted">{label}:</span> {_e(value)}</li>')
+        out += f'<h3>Certificates</h3><ul class="certs">{"".join(items)}</ul>'
+    return out
+
+
+def _short(value: Any, limit: int = 12) -> Any:
+    """Long lists shortened for display: the first ``limit`` items and a count."""
+    if isinstance(value, dict):
+        return {k: _short(v, limit) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if len(value) > limit:
+            return [_short(v, limit) for v in value[:limit]] + [f"… {len(value) - limit} more"]
+        return [_short(v, limit) for v in value]
+    return value
+
+
+def _calibrator_meta(doc: dict[str, Any]) -> str:
+    """Provenance (seed 004: model revision, score type, fit window and cohort), parameters and
+    fitted state (temperature, Platt A/B, isotonic steps …) as a key/value grid."""
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    order = ["model_revision", "score_type", "fit_window", "cohort", "role", "n_rows", "n_classes",
+             "data_hash", "method", "library_version"]
+    keys = [k for k in order if k in meta] + sorted(k for k in meta if k not in order and k != "params")
+
+    def value(v: Any, missing: str = "— not recorded") -> str:
+        if v is None:
+            return f'<span class="muted">{missing}</span>'
+        return f"<code>{_e(_pretty(v))}</code>"
+
+    pairs: list[tuple[str, str]] = []
+    kind = doc.get("kind") or meta.get("method")
+    if kind is not None:
+        pairs.append(("calibrator", f"<strong>{_e(kind)}</strong>"))
+    pairs += [(k.replace("_", " "), value(meta[k])) for k in keys]
+    state = doc.get("state") if isinstance(doc.get("state"), dict) else {}
+    for k in sorted(state):
+        v = state[k]
+        if isinstance(v, (list, tuple)):
+            if len(v) == 0:
+                continue
+            v = _short(v, 6)
+        pairs.append((f"fitted {k}", value(v, "none")))
+    params = doc.get("params", meta.get("params"))
+    if isinstance(params, dict):
+        pairs += [(f"param {k}", value(params[k])) for k in sorted(params)]
+    grid = "".join(f'<div class="kv-key">{_e(k)}</div><div class="kv-value">{v}</div>' for k, v in pairs)
+    rest = {k: v for k, v in doc.items() if k != "metadata"}
+    dump = json.dumps(_short(rest), indent=2, sort_keys=True, default=str, allow_nan=True)
+    return (f'<div class="kv">{grid}</div><details class="raw"><summary>Full calibrator artifact '
+            f"(JSON, long lists shortened)</summary><pre>{_e(dump)}</pre></details>")
+
+
+def _pretty(value: Any) -> str:
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(_short(value, 8), sort_keys=True, default=str)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+_EXPLORER_HTML = """
+<div class="explorer" id="explorer" data-ready="0">
+  <div class="ex-controls">
+    <div class="ex-threshold">
+      <label for="ex-slider">threshold <span class="muted">(flag when {reading} ≥ t)</span></label>
+      <div class="ex-tvalue"><output id="ex-t" data-value="">–</output></div>
+      <input type="range" id="ex-slider" min="0" max="{max_index}" step="1" value="{start}"
+             aria-label="decision threshold">
+      <div class="ex-marks" id="ex-marks"></div>
+    </div>
+    <div class="ex-inputs">
+      <label>type a threshold <input type="number" id="ex-tinput" min="0" max="1" step="0.001"></label>
+      <label>cost of a false alarm (FP) <input type="number" id="ex-cfp" min="0" step="any" value="{cost_fp}"></label>
+      <label>cost of a miss (FN) <input type="number" id="ex-cfn" min="0" step="any" value="{cost_fn}"></label>
+      <div class="ex-buttons">
+        <button type="button" id="ex-go-star">go to t*</button>
+        <button type="button" id="ex-go-recall"{recall_disabled}>go to recall-target t</button>
+        <button type="button" id="ex-go-best">go to lowest cost here</button>
+      </div>
+    </div>
+  </div>
+  <div class="ex-body">
+    <div class="ex-confusion">
+      <table class="confusion">
+        <thead><tr><th></th><th>flagged (≥ t)</th><th>not flagged</th></tr></thead>
+        <tbody>
+          <tr><th>positive</th><td class="tp"><span class="cm-label">TP · caught</span><span id="ex-tp" data-value="">–</span></td>
+              <td class="fn"><span class="cm-label">FN · missed</span><span id="ex-fn" data-value="">–</span></td></tr>
+          <tr><th>negative</th><td class="fp"><span class="cm-label">FP · false alarm</span><span id="ex-fp" data-value="">–</span></td>
+              <td class="tn"><span class="cm-label">TN · quiet</span><span id="ex-tn" data-value="">–</span></td></tr>
+        </tbody>
+      </table>
+      <div class="ex-stats">
+        <div><span class="stat-label">recall</span><span id="ex-recall" data-value="">–</span></div>
+        <div><span class="stat-label">false-alarm rate</span><span id="ex-far" data-value="">–</span></div>
+        <div><span class="stat-label">precision</span><span id="ex-precision" data-value="">–</span></div>
+        <div><span class="stat-label">alerts</span><span><span id="ex-alerts" data-value="">–</span><span class="share" id="ex-share"></span></span></div>
+        <div><span class="stat-label">cost</span><span id="ex-cost" data-value="">–</span></div>
+        <div><span class="stat-label">cost / 1,000 rows</span><span id="ex-cost1000" data-value="">–</span></div>
+      </div>
+    </div>
+    <div class="ex-chart"><svg id="ex-chart" viewBox="0 0 560 300" role="img"
+         aria-label="recall, precision, false-alarm rate and cost against the threshold"></svg>
+      <div class="ex-legend" id="ex-legend"></div>
+    </div>
+  </div>
+  <p class="note" id="ex-note"></p>
+  <noscript><p class="note">The explorer needs JavaScript; the tables above do not.</p></noscript>
+</div>
+"""
+
+
+def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: float, cost_fn: float,
+              target_recall: float | None, reading: str, max_cuts: int,
+              t_recall: float | None = None) -> tuple[str, dict[str, Any], list[str]]:
+    notes: list[str] = []
+    t_star = cost_fp / (cost_fp + cost_fn)
+    if t_recall is not None:
+        t_recall = float(t_recall)
+        if not 0.0 <= t_recall <= 1.0:
+            raise VeracityError(f"recall_threshold must be a probability threshold in [0, 1], got {t_recall}")
+    elif target_recall is not None:
+        from ..decisions import recall_threshold
+
+        if not (y == 1).any():
+            notes.append("target-recall threshold omitted: there are no positives")
+        else:
+            try:
+                t_recall = float(recall_threshold(p, y, target=target_recall, sample_weight=w))
+            except VeracityError as exc:
+                notes.append(f"target-recall threshold omitted: {exc}")
+            else:
+                notes.append("the target-recall threshold was chosen on the same rows it is shown on, "
+                             "which flatters it; choose it on calib rows (recall_threshold=)")
+    grid = threshold_grid(p, extra=(t_star, t_recall if t_recall is not None else float("nan")),
+                          max_cuts=max_cuts)
+    curve = threshold_curve(p, y, w, grid)
+    exact = np.unique(p).size <= max_cuts
+    data = curve.to_dict()
+    data.update({
+        "cost_fp": cost_fp, "cost_fn": cost_fn, "t_star": t_star, "t_recall": t_recall,
+        "target_recall": target_recall, "exact": bool(exact), "reading": reading,
+    })
+    start = int(np.searchsorted(grid, t_star, side="left"))
+    markup = _EXPLORER_HTML.format(
+        max_index=grid.size - 1, start=min(start, grid.size - 1), cost_fp=f"{cost_fp:g}",
+        cost_fn=f"{cost_fn:g}", reading=_e(reading),
+        recall_disabled="" if t_recall is not None else " disabled",
+    )
+    return markup, data, notes
+
+
+def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_fp: float, cost_fn: float,
+           target_recall: float | None, notes: list[str], timestamp: bool | str) -> str:
+    rows = [
+        ["score type", _e(score_type)],
+        ["bins", f"{options['bins']} {_e(options['strategy'])}"],
+        ["per-bin interval", f"{_e(options['interval'])}, {options['level'] * 100:g}%"],
+        ["insufficient below", f"{options['min_count']} observations"],
+        ["accuracy threshold", f"{options['threshold']:g}"],
+        ["costs", f"false alarm {cost_fp:g}, miss {cost_fn:g}"],
+        ["target recall", "—" if target_recall is None else f"{target_recall:g}"],
+        ["weights", "yes" if options["sample_weight"] is not None else "no"],
+        ["summary intervals", "—" if _interval_of(result) is None
+         else _e(f"{_interval_of(result)[3]}, seed 0")],
+        ["veracity", _e(__version__)],
+    ]
+    if timestamp:
+        stamp = (datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if timestamp is True
+                 else str(timestamp))
+        rows.append(["generated", _e(stamp)])
+    out = _table(["setting", "value"], rows, cls="meta", numeric="ll")
+    if notes:
+        out += '<ul class="notes">' + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul>"
+    out += ('<p class="note">This page is self-contained: it makes no network requests and carries '
+            "aggregates (bin statistics and counts at cut points), not rows.</p>")
+    return out
