@@ -224,7 +224,7 @@ class Calibrator:
                 )
             return y
         y = check_class_labels(labels, n, s.shape[1])
-        present = np.unique(y)
+        present = np.flatnonzero(np.bincount(y, minlength=s.shape[1]))
         if present.size < 2:
             raise VeracityError(
                 f"{self.name} needs at least 2 classes in the fit data; all {n} labels are "

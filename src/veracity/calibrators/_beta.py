@@ -51,14 +51,13 @@ class BetaCalibration(Calibrator):
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         f1, f2 = self._features(s)
-        X = np.column_stack([f1, f2, np.ones_like(f1)])
-        theta, n_iter, ok = fit_logistic_fast(X, y, w)
+        theta, n_iter, ok = fit_logistic_fast([f1, f2], y, w)
         a, b, c = (float(v) for v in theta)
         if a < 0:
-            theta, n_iter, ok = fit_logistic_fast(X[:, 1:], y, w)
+            theta, n_iter, ok = fit_logistic_fast([f2], y, w)
             a, b, c = 0.0, float(theta[0]), float(theta[1])
         elif b < 0:
-            theta, n_iter, ok = fit_logistic_fast(X[:, [0, 2]], y, w)
+            theta, n_iter, ok = fit_logistic_fast([f1], y, w)
             a, b, c = float(theta[0]), 0.0, float(theta[1])
         if not ok:
             warn(

@@ -34,12 +34,77 @@ from ._base import Calibrator, warn
 
 
 def pooled(x: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct sorted scores, their weighted mean label and summed weight."""
+    """Distinct sorted scores, their weighted mean label and summed weight.
+
+    Unweighted 0/1 labels take a sort-only path (no argsort, no scatter): the
+    counts per distinct score come from the sorted scores, the positives per
+    distinct score from the sorted positive scores.
+    """
+    if w is None:
+        xs = np.sort(x)
+        start = np.empty(xs.size, dtype=bool)
+        start[0] = True
+        np.not_equal(xs[1:], xs[:-1], out=start[1:])
+        first = np.flatnonzero(start)
+        if first.size == xs.size:               # all scores distinct (the common case)
+            ux, count = xs, np.ones(xs.size)
+        else:
+            ux = xs[first]
+            count = np.diff(np.append(first, xs.size)).astype(np.float64)
+        # positives per distinct score: locate the sorted positive scores (exact matches)
+        idx = np.searchsorted(ux, np.sort(x[y == 1.0]))
+        pos = np.bincount(idx, minlength=ux.size).astype(np.float64)
+        return ux, pos / count, count
     ux, inv = np.unique(x, return_inverse=True)
-    wt = np.ones_like(y) if w is None else w
-    wsum = np.bincount(inv, weights=wt, minlength=ux.size)
-    ysum = np.bincount(inv, weights=wt * y, minlength=ux.size)
+    wsum = np.bincount(inv, weights=w, minlength=ux.size)
+    ysum = np.bincount(inv, weights=w * y, minlength=ux.size)
     return ux, ysum / wsum, wsum
+
+
+class _Lookup:
+    """Piecewise-linear / step map on sorted knots, evaluated with a uniform cell table.
+
+    Gives the same numbers as :func:`numpy.interp` (same formula
+    ``slope·(x − x_j) + y_j``) but locates each input's knot interval with one
+    table look-up plus a few vectorised corrections instead of a branchy binary
+    search, which is several times faster on unsorted input.
+    """
+
+    def __init__(self, kx: np.ndarray, ky: np.ndarray):
+        self.kx, self.ky = kx, ky
+        k = kx.size
+        self.lo, self.hi = float(kx[0]), float(kx[-1])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = np.diff(ky) / np.diff(kx)
+        self.slope = np.append(slope, 0.0)
+        self.cells = int(min(max(4 * k, 1024), 1 << 22))
+        span = self.hi - self.lo
+        self.scale = self.cells / span if span > 0 else 0.0
+        starts = self.lo + np.arange(self.cells) * (span / self.cells)
+        self.table = np.clip(np.searchsorted(kx, starts, side="right") - 1, 0, k - 1)
+        self.next_x = np.append(kx[1:], np.inf)
+
+    def index(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        xc = np.clip(x, self.lo, self.hi)
+        g = ((xc - self.lo) * self.scale).astype(np.intp)
+        np.clip(g, 0, self.cells - 1, out=g)
+        i = self.table[g]
+        todo = np.flatnonzero(self.next_x[i] <= xc)
+        while todo.size:                      # more than one knot inside the cell
+            i[todo] += 1
+            todo = todo[self.next_x[i[todo]] <= xc[todo]]
+        todo = np.flatnonzero(self.kx[i] > xc)
+        while todo.size:                      # rounding put the cell one too far
+            i[todo] -= 1
+            todo = todo[self.kx[i[todo]] > xc[todo]]
+        return i, xc
+
+    def linear(self, x: np.ndarray) -> np.ndarray:
+        i, xc = self.index(x)
+        return self.slope[i] * (xc - self.kx[i]) + self.ky[i]
+
+    def step(self, x: np.ndarray) -> np.ndarray:
+        return self.ky[self.index(x)[0]]
 
 
 class IsotonicCalibration(Calibrator):
@@ -49,15 +114,15 @@ class IsotonicCalibration(Calibrator):
     scores as given), ``ties`` (``"allow"`` or ``"strict"``), ``interpolation``
     (``"step"`` or ``"linear"``; with ``ties="strict"`` it is always linear).
 
-    Fitted: ``x_`` (distinct fit scores), ``y_`` (fitted value at each), ``knots_x_`` /
-    ``knots_y_`` (the map actually applied), ``n_steps_`` (distinct outputs),
-    ``ties_created_``.
+    Fitted: ``knots_x_`` / ``knots_y_`` (the map: step starts, the two ends of every
+    flat run for linear interpolation, or the centred knots for ``ties="strict"``),
+    ``n_unique_`` (distinct fit scores), ``n_steps_`` (distinct outputs), ``ties_created_``.
     """
 
     kind = "isotonic"
     multiclass = "binary"
     _params = ("score_type", "ties", "interpolation")
-    _state = ("x_", "y_", "knots_x_", "knots_y_", "n_steps_", "ties_created_")
+    _state = ("knots_x_", "knots_y_", "n_unique_", "n_steps_", "ties_created_")
 
     def __init__(self, *, score_type: str = "probability", ties: str = "allow",
                  interpolation: str = "step"):
@@ -76,14 +141,22 @@ class IsotonicCalibration(Calibrator):
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         ux, ybar, wsum = pooled(s, y, w)
         fitted = isotonic_regression(ybar, weights=wsum, increasing=True).x
-        self.x_ = ux
-        self.y_ = fitted
         # blocks = maximal runs of equal fitted value
-        start = np.concatenate(([True], fitted[1:] != fitted[:-1]))
+        start = np.empty(fitted.size, dtype=bool)
+        start[0] = True
+        np.not_equal(fitted[1:], fitted[:-1], out=start[1:])
+        self.n_unique_ = int(ux.size)
         self.n_steps_ = int(start.sum())
         self.ties_created_ = int(ux.size - self.n_steps_)
         if self.ties == "allow":
-            self.knots_x_, self.knots_y_ = ux, fitted
+            if self.interpolation == "step":
+                keep = start                      # the step function changes only there
+            else:
+                end = np.empty_like(start)
+                end[:-1] = start[1:]
+                end[-1] = True
+                keep = start | end                # a run's two ends carry its flat segment
+            self.knots_x_, self.knots_y_ = ux[keep], fitted[keep]
             return
         block = np.cumsum(start) - 1
         bw = np.bincount(block, weights=wsum)
@@ -102,17 +175,18 @@ class IsotonicCalibration(Calibrator):
         self.knots_x_, self.knots_y_ = cx, cy
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
+        lookup = getattr(self, "_lookup", None)
+        if lookup is None or lookup.kx is not self.knots_x_:
+            lookup = self._lookup = _Lookup(self.knots_x_, self.knots_y_)
         if self.ties == "strict" or self.interpolation == "linear":
-            return np.interp(s, self.knots_x_, self.knots_y_)
-        idx = np.searchsorted(self.x_, s, side="right") - 1
-        np.clip(idx, 0, self.x_.size - 1, out=idx)
-        return self.y_[idx]
+            return lookup.linear(s)
+        return lookup.step(s)
 
     def __str__(self) -> str:
         if not self._is_fitted():
             return repr(self)
         return (f"isotonic calibration ({self.ties} ties, {self.interpolation}): "
-                f"{self.x_.size} distinct scores -> {self.n_steps_} steps "
+                f"{self.n_unique_} distinct scores -> {self.n_steps_} steps "
                 f"({self.ties_created_} ties created)")
 
 

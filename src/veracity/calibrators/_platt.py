@@ -25,54 +25,72 @@ from ._base import Calibrator, warn
 _CHUNK = 1 << 16
 
 
-def _loss_grad_hess(X: np.ndarray, t: np.ndarray, w: np.ndarray | None,
+def _loss_grad_hess(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None,
                     theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """Σw[softplus(z) − t z], its gradient and Hessian for z = X θ (chunked)."""
-    d = theta.size
+    """Σw[softplus(z) − t z], its gradient and Hessian for z = Σ_j θ_j x_j + θ_d (chunked).
+
+    Plain element-wise passes over cache-sized chunks: no BLAS (no thread start-up).
+    """
+    d = len(cols)
     loss = 0.0
-    g = np.zeros(d)
-    H = np.zeros((d, d))
-    for a in range(0, X.shape[0], _CHUNK):
-        Xc = X[a:a + _CHUNK]
+    g = np.zeros(d + 1)
+    H = np.zeros((d + 1, d + 1))
+    for a in range(0, t.size, _CHUNK):
+        xs = [c[a:a + _CHUNK] for c in cols]
         tc = t[a:a + _CHUNK]
-        z = np.einsum("ij,j->i", Xc, theta)  # einsum: no BLAS threads per chunk
-        az = np.abs(z)
-        sp = np.log1p(np.exp(-az)) + np.maximum(z, 0.0)
+        z = np.full(tc.size, theta[d])
+        for j in range(d):
+            z += theta[j] * xs[j]
+        sp = np.abs(z)
+        np.negative(sp, out=sp)
+        np.exp(sp, out=sp)
+        np.log1p(sp, out=sp)
+        sp += np.maximum(z, 0.0)               # softplus(z), overflow-free
         p = expit(z)
+        sp -= tc * z
         r = p - tc
-        q = p * (1.0 - p)
-        lz = sp - tc * z
+        q = 1.0 - p
+        q *= p
         if w is not None:
             wc = w[a:a + _CHUNK]
-            lz *= wc
+            sp *= wc
             r *= wc
             q *= wc
-        loss += float(lz.sum())
-        g += np.einsum("i,ij->j", r, Xc)
-        H += np.einsum("i,ij,ik->jk", q, Xc, Xc)
+        loss += float(sp.sum())
+        g[d] += float(r.sum())
+        H[d, d] += float(q.sum())
+        for j in range(d):
+            qx = q * xs[j]
+            g[j] += float((r * xs[j]).sum())
+            H[j, d] += float(qx.sum())
+            for k in range(j, d):
+                H[j, k] += float((qx * xs[k]).sum())
+    H = np.triu(H) + np.triu(H, 1).T
     return loss, g, H
 
 
-def logistic_fit(X: np.ndarray, t: np.ndarray, w: np.ndarray | None = None, *,
+def logistic_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None = None, *,
                  theta0: np.ndarray | None = None, tol: float = 1e-10,
                  max_iter: int = 100) -> tuple[np.ndarray, int, bool]:
     r"""Unregularised logistic regression by damped Newton (IRLS).
 
-    Minimises :math:`\sum_i w_i[\mathrm{softplus}(x_i^\top\theta) - t_i x_i^\top\theta]`
-    for targets :math:`t_i \in [0, 1]`. ``X`` carries its own intercept column.
-    Returns ``(theta, iterations, converged)``; a step that raises the loss is halved.
+    Minimises :math:`\sum_i w_i[\mathrm{softplus}(z_i) - t_i z_i]`,
+    :math:`z_i = \sum_j \theta_j x_{ij} + \theta_d`, for targets :math:`t_i \in [0, 1]`
+    (``cols`` are the feature columns; the intercept is added). Returns
+    ``(theta, iterations, converged)``; a step that raises the loss is halved.
     """
-    theta = np.zeros(X.shape[1]) if theta0 is None else np.asarray(theta0, dtype=np.float64).copy()
-    loss, g, H = _loss_grad_hess(X, t, w, theta)
+    d = len(cols)
+    theta = np.zeros(d + 1) if theta0 is None else np.asarray(theta0, dtype=np.float64).copy()
+    loss, g, H = _loss_grad_hess(cols, t, w, theta)
     for it in range(1, max_iter + 1):
         try:
-            step = np.linalg.solve(H + 1e-12 * np.trace(H) * np.eye(H.shape[0]), g)
+            step = np.linalg.solve(H + 1e-12 * np.trace(H) * np.eye(d + 1), g)
         except np.linalg.LinAlgError:
             return theta, it, False
         scale = 1.0
         for _ in range(60):
             cand = theta - scale * step
-            c_loss, c_g, c_H = _loss_grad_hess(X, t, w, cand)
+            c_loss, c_g, c_H = _loss_grad_hess(cols, t, w, cand)
             if c_loss <= loss + 1e-12 * abs(loss):
                 break
             scale *= 0.5
@@ -87,17 +105,18 @@ def logistic_fit(X: np.ndarray, t: np.ndarray, w: np.ndarray | None = None, *,
     return theta, max_iter, False
 
 
-def fit_logistic_fast(X: np.ndarray, t: np.ndarray, w: np.ndarray | None, *,
+def fit_logistic_fast(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None, *,
                       tol: float = 1e-10) -> tuple[np.ndarray, int, bool]:
     """:func:`logistic_fit` warm-started from a strided subsample of ~65k rows."""
     theta0 = None
-    if X.shape[0] > 4 * 65536:
-        stride = X.shape[0] // 65536
-        theta0, _, ok = logistic_fit(X[::stride], t[::stride], None if w is None else w[::stride],
-                                     tol=1e-6)
+    n = t.size
+    if n > 4 * 65536:
+        stride = n // 65536
+        theta0, _, ok = logistic_fit([c[::stride] for c in cols], t[::stride],
+                                     None if w is None else w[::stride], tol=1e-6)
         if not ok:
             theta0 = None
-    return logistic_fit(X, t, w, theta0=theta0, tol=tol)
+    return logistic_fit(cols, t, w, theta0=theta0, tol=tol)
 
 
 class PlattScaling(Calibrator):
@@ -140,10 +159,7 @@ class PlattScaling(Calibrator):
             n_pos = float(y.sum() if w is None else np.dot(w, y))
             n_neg = float((y.size - y.sum()) if w is None else np.dot(w, 1.0 - y))
             t = np.where(y == 1.0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-        X = np.empty((x.size, 2))
-        X[:, 0] = x
-        X[:, 1] = 1.0
-        theta, n_iter, ok = fit_logistic_fast(X, t, w)
+        theta, n_iter, ok = fit_logistic_fast([np.ascontiguousarray(x)], t, w)
         if not ok:
             warn(
                 f"PlattScaling did not converge after {n_iter} Newton steps (slope a = "

@@ -1,0 +1,217 @@
+"""Calibrator speed, side by side with the peers, at one thread.
+
+    python benchmarks/bench_calibrators.py            # full sizes (~2-3 minutes)
+    python benchmarks/bench_calibrators.py --quick    # 1/10 sizes
+
+Peers: scikit-learn (the temperature and sigmoid calibrators that
+``CalibratedClassifierCV(method="temperature"|"sigmoid")`` fits, and
+``IsotonicRegression``), a torch L-BFGS temperature loop (if torch is installed),
+a plain numpy Newton loop, and the ``venn-abers`` package. Every row also
+checks that the fitted values agree.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+from scipy.special import expit, log_softmax, softmax  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+import veracity as vc  # noqa: E402
+
+
+def best_of(fn, repeat):
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def row(task, who, seconds, ours, agree=""):
+    ratio = f"{seconds / ours:6.1f}x" if not who.startswith("veracity") else "      -"
+    print(f"{task:<34} {who:<34} {seconds:8.3f} s  {ratio}   {agree}")
+
+
+# ------------------------------------------------------------------------------------------
+def numpy_newton_binary(s, y):
+    beta = 1.0
+    for _ in range(100):
+        p = expit(beta * s)
+        g = np.mean(s * (p - y))
+        h = np.mean(s * s * p * (1 - p))
+        step = g / h
+        while beta - step <= 0:  # keep beta > 0
+            step /= 2
+        beta -= step
+        if abs(step) < 1e-12 * beta:
+            break
+    return 1.0 / beta
+
+
+def numpy_newton_multiclass(Z, y):
+    beta = 1.0
+    zy = Z[np.arange(len(y)), y]
+    for _ in range(100):
+        P = softmax(beta * Z, axis=1)
+        m = (P * Z).sum(1)
+        g = np.mean(m - zy)
+        h = np.mean((P * Z * Z).sum(1) - m * m)
+        step = g / h
+        beta -= step
+        if abs(step) < 1e-12 * beta:
+            break
+    return 1.0 / beta
+
+
+def torch_lbfgs(scores, y, multiclass):
+    import torch
+
+    torch.set_num_threads(1)
+    s = torch.from_numpy(scores)
+    t = torch.from_numpy(y)
+    log_tau = torch.zeros((), dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([log_tau], lr=1.0, max_iter=100, line_search_fn="strong_wolfe",
+                            tolerance_grad=1e-12, tolerance_change=1e-15)
+    loss_fn = (torch.nn.functional.cross_entropy if multiclass
+               else torch.nn.functional.binary_cross_entropy_with_logits)
+
+    def closure():
+        opt.zero_grad()
+        loss = loss_fn(s / torch.exp(log_tau), t)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return float(torch.exp(log_tau.detach()))
+
+
+def sklearn_temperature(scores, y):
+    from sklearn.calibration import _TemperatureScaling
+
+    m = _TemperatureScaling().fit(scores, y)
+    # sklearn turns a 1-D decision score x into two-class logits (-x, x): sigma(2 beta x)
+    return 1.0 / (2.0 * m.beta_) if scores.ndim == 1 else 1.0 / m.beta_
+
+
+# ------------------------------------------------------------------------------------------
+def bench_temperature_binary(n, repeat, have_torch):
+    rng = np.random.default_rng(0)
+    u = rng.normal(0, 1.5, n)
+    y = (rng.random(n) < expit(u)).astype(np.float64)
+    s = 2.5 * u + rng.normal(0, 0.3, n)
+    task = f"temperature, binary, n={n:.0e}"
+    ours, cal = best_of(lambda: vc.TemperatureScaling().fit(s, y), repeat)
+    tau = cal.temperature_
+    row(task, "veracity", ours, ours, f"tau={tau:.6f}  ({cal.n_iter_} Newton steps)")
+    t, v = best_of(lambda: sklearn_temperature(s, y), 1)
+    row(task, "scikit-learn _TemperatureScaling", t, ours, f"|dtau|={abs(v - tau):.1e}")
+    if have_torch:
+        t, v = best_of(lambda: torch_lbfgs(s, y, False), 1)
+        row(task, "torch L-BFGS (strong Wolfe)", t, ours, f"|dtau|={abs(v - tau):.1e}")
+    t, v = best_of(lambda: numpy_newton_binary(s, y), 1)
+    row(task, "plain numpy Newton loop", t, ours, f"|dtau|={abs(v - tau):.1e}")
+    g = vc.TemperatureScaling(method="golden").fit(s[: n // 10], y[: n // 10]).temperature_
+    n_ = vc.TemperatureScaling().fit(s[: n // 10], y[: n // 10]).temperature_
+    print(f"{'':<34} golden vs Newton on n/10 rows: |dtau| = {abs(g - n_):.1e}")
+
+
+def bench_temperature_multiclass(n, k, repeat, have_torch):
+    rng = np.random.default_rng(1)
+    U = rng.normal(size=(n, k))
+    y = (U + rng.gumbel(size=U.shape)).argmax(1)
+    Z = 2.5 * U
+    task = f"temperature, K={k}, n={n:.0e}"
+    ours, cal = best_of(lambda: vc.TemperatureScaling().fit(Z, y), repeat)
+    tau = cal.temperature_
+    row(task, "veracity", ours, ours, f"T={tau:.6f}  ({cal.n_iter_} Newton steps)")
+    t, v = best_of(lambda: sklearn_temperature(Z, y), 1)
+    row(task, "scikit-learn _TemperatureScaling", t, ours, f"|dT|={abs(v - tau):.1e}")
+    if have_torch:
+        t, v = best_of(lambda: torch_lbfgs(Z, y, True), 1)
+        row(task, "torch L-BFGS (strong Wolfe)", t, ours, f"|dT|={abs(v - tau):.1e}")
+    t, v = best_of(lambda: numpy_newton_multiclass(Z, y), 1)
+    row(task, "plain numpy Newton loop", t, ours, f"|dT|={abs(v - tau):.1e}")
+
+
+def bench_isotonic_platt(n, repeat):
+    from sklearn.calibration import _SigmoidCalibration
+    from sklearn.isotonic import IsotonicRegression
+
+    rng = np.random.default_rng(2)
+    u = rng.normal(0, 1.5, n)
+    y = (rng.random(n) < expit(u)).astype(np.float64)
+    s = 2.0 * u + rng.normal(0, 0.5, n)
+    p = expit(s)
+    task = f"isotonic fit+predict, n={n:.0e}"
+    ours, out = best_of(
+        lambda: vc.IsotonicCalibration(interpolation="linear").fit(p, y).transform(p), repeat)
+    row(task, "veracity (linear, sklearn's rule)", ours, ours)
+    t, ref = best_of(lambda: IsotonicRegression(out_of_bounds="clip").fit(p, y).predict(p), 2)
+    row(task, "scikit-learn IsotonicRegression", t, ours, f"max|diff|={np.abs(out - ref).max():.1e}")
+
+    task = f"Platt/sigmoid fit, n={n:.0e}"
+    ours, cal = best_of(lambda: vc.PlattScaling(smoothing=True).fit(s, y), repeat)
+    row(task, "veracity (Platt targets)", ours, ours)
+    t, m = best_of(lambda: _SigmoidCalibration().fit(s, y), 2)
+    # sklearn: p = 1/(1 + exp(a f + b)), i.e. a_sk = -a, b_sk = -b
+    diff = max(abs(m.a_ + cal.a_), abs(m.b_ + cal.b_))
+    row(task, "scikit-learn _SigmoidCalibration", t, ours, f"max|d(a,b)|={diff:.1e}")
+
+
+def bench_venn_abers(n, repeat):
+    from venn_abers.venn_abers import calc_p0p1
+
+    rng = np.random.default_rng(3)
+    y = (rng.random(n) < 0.3).astype(np.float64)
+    s = rng.normal(np.where(y == 1, 3.0, -3.0), 1.0)   # a strong model (AUC ~ 0.99999)
+    p = expit(s)
+    task = f"Venn-ABERS p0/p1, n={n:.0e}"
+    ours, cal = best_of(lambda: vc.VennAbers().fit(p, y), repeat)
+    row(task, "veracity", ours, ours)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t, (P0, P1, c) = best_of(lambda: calc_p0p1(np.column_stack([1 - p, p]), y), 1)
+    same = np.array_equal(cal.p0_, P0[:, 1]) and np.array_equal(cal.p1_, P1[:, 1])
+    row(task, "venn-abers package (calc_p0p1)", t, ours, f"identical p0/p1: {same}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1/10 of the sizes")
+    args = parser.parse_args()
+    f = 10 if args.quick else 1
+    try:
+        import torch  # noqa: F401
+
+        have_torch = True
+        torch_version = torch.__version__
+    except ImportError:
+        have_torch, torch_version = False, "not installed"
+    import sklearn
+
+    print(f"veracity {vc.__version__}, numpy {np.__version__}, scikit-learn {sklearn.__version__}, "
+          f"torch {torch_version}; python {platform.python_version()} on {platform.machine()}; "
+          "1 thread")
+    print(f"{'task':<34} {'implementation':<34} {'time':>10}  {'slower':>7}   agreement")
+    t0 = time.perf_counter()
+    with threadpool_limits(1):
+        bench_temperature_binary(10_000_000 // f, 3, have_torch)
+        bench_temperature_multiclass(1_000_000 // f, 10, 3, have_torch)
+        bench_isotonic_platt(1_000_000 // f, 5)
+        bench_venn_abers(100_000 // f, 3)
+    print(f"(total {time.perf_counter() - t0:.0f} s; 'slower' = peer time / veracity time)")
+
+
+if __name__ == "__main__":
+    main()
