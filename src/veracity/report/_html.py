@@ -12,7 +12,7 @@ Every user-supplied string is escaped; the same inputs give the same bytes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,7 @@ class Report:
     ``save(path)`` writes the page; ``str(report)`` is a one-line description.
     """
 
-    html: str
+    html: str = field(repr=False)
     sections: tuple[str, ...]
     notes: tuple[str, ...] = ()
 
