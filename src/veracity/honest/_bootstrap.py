@@ -1,17 +1,20 @@
 r"""Bootstrap intervals for the headline metrics: ECE, MCE, Brier, NLL, AUC, accuracy.
 
-**Resampling.** Each resample draws N rows with replacement (multinomial counts
-:math:`c_i`, from N uniform row indices and a ``bincount``), seeded; every metric of
-the resample is computed from the count matrix of a chunk of resamples at once:
+**Resampling.** Each resample draws N rows with replacement: exact multinomial
+counts :math:`c_i`, drawn hierarchically (one multinomial over blocks of 65,536
+rows, then uniform draws inside each block, so every ``bincount`` stays in cache),
+seeded; every metric of a chunk of resamples is computed from its count matrix:
 
 * binned sums per bin (weight, Σwp, Σwy) and the row sums behind Brier, NLL and
-  accuracy — one matrix product :math:`C_{[:,\,b]} X_{b}` per bin, rows sorted by
-  score so that every bin is a contiguous block;
-* the Mann–Whitney AUC — rows sorted by score with negatives before positives
-  inside a tie, so the running negative mass :math:`\mathrm{cumsum}(c\,w\,[y=0])`
-  at a positive row counts every negative below or tied with it; the tied pairs
-  are then taken back half, :math:`\mathrm{num} = \sum_{y_i=1} c_i w_i\,\mathrm{cum}_i
-  - \tfrac12\sum_{\text{tie levels}} P_\ell Q_\ell`.
+  accuracy — matrix products of cache-sized column blocks of the counts with
+  the per-row values; rows are laid out by class, then by score, so every
+  (bin, class) pair is a contiguous block;
+* the Mann–Whitney AUC — with negatives sorted by score, the running negative
+  mass :math:`\mathrm{cum}_k = \sum_{j \le k} c_j w_j` read at
+  :math:`k_i` = the number of negatives strictly below positive i gives
+  :math:`\mathrm{num} = \sum_{y_i=1} c_i w_i\,\mathrm{cum}_{k_i}`; tied pairs count ½
+  (the mean of the readings at "strictly below" and "at or below"). Unweighted,
+  these are integer sums, exact.
 
 It is the exact (multinomial) bootstrap; nothing is approximated. Bins are those
 of the full sample (ECE and MCE intervals are conditional on the binning).
@@ -188,10 +191,8 @@ class _Layout:
         s_neg = self.s[neg]
         k_lt = np.searchsorted(s_neg, self.s[pos], side="left")
         k_le = np.searchsorted(s_neg, self.s[pos], side="right")
-        change = np.r_[True, (k_lt[1:] != k_lt[:-1]) | (k_le[1:] != k_le[:-1])][: pos.size]
-        self.group_starts = np.flatnonzero(change)
-        self.k_lt, self.k_le = k_lt[change], k_le[change]
-        self.ties = bool(np.any(self.k_lt != self.k_le))
+        self.k_lt, self.k_le = k_lt, k_le
+        self.ties = bool(np.any(k_lt != k_le))
 
     def stats(self, C: np.ndarray) -> dict[str, np.ndarray]:
         """Metric values for each row of a (b, N + 1) count matrix in the column layout.
@@ -202,32 +203,29 @@ class _Layout:
         self.columns()
         b = C.shape[0]
         nb = self.bins_used.size
-        Cf = C if C.dtype == np.float64 else C.astype(np.float64)
         per_bin = np.zeros((b, nb, 3))
         totals = np.zeros((b, self.X.shape[1]))
+        step = _GEMM_COLUMNS  # convert and multiply cache-sized column blocks
         for j, parts in enumerate(self.blocks):
             for s, e in parts:
-                block = Cf[:, s:e] @ self.X_cols[s:e]
-                per_bin[:, j] += block[:, :3]
-                totals += block
-        del Cf
+                for a in range(s, e, step):
+                    z = min(e, a + step)
+                    block = C[:, a:z].astype(np.float64, copy=False) @ self.X_cols[a:z]
+                    per_bin[:, j] += block[:, :3]
+                    totals += block
         out = _from_sums(per_bin, totals)
-        # AUC: running negative mass, read at each group of positives
+        # AUC: running negative mass read at each positive (k_lt: negatives strictly below)
         n0 = 1 + self.n_neg
-        if self.weighted:
-            pos_block = C[:, n0:] * self.w_pos
-            cum = C[:, :n0] * self.w_neg
-        else:
-            pos_block = C[:, n0:]
-            cum = C[:, :n0].copy()
-        ps = np.add.reduceat(pos_block, self.group_starts, axis=1) if self.n_pos else np.zeros((b, 0))
-        for row in cum:  # 1-D cumsum per resample: much faster than axis=1 on 2-D arrays
-            np.cumsum(row, out=row)
-        below = cum[:, self.k_lt]
-        if self.ties:
-            num = np.einsum("ij,ij->i", ps, below + cum[:, self.k_le]) * 0.5
-        else:
-            num = np.einsum("ij,ij->i", ps, below)
+        num = np.empty(b)
+        for k in range(b):  # 1-D running sums per resample (integers when unweighted: exact)
+            neg, ps = C[k, :n0], C[k, n0:]
+            if self.weighted:
+                neg, ps = neg * self.w_neg, ps * self.w_pos
+            cum = np.cumsum(neg)
+            if self.ties:
+                num[k] = 0.5 * (np.dot(ps, cum[self.k_lt]) + np.dot(ps, cum[self.k_le]))
+            else:
+                num[k] = np.dot(ps, cum[self.k_lt])
         pos = totals[:, 2]
         den = pos * (totals[:, 0] - pos)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -291,17 +289,32 @@ def _from_sums(per_bin: np.ndarray, totals: np.ndarray) -> dict[str, np.ndarray]
         }
 
 
+_GEMM_COLUMNS = 1 << 15  # count columns converted to float per matrix product (cache-sized)
+_BLOCK = 1 << 16  # rows per block of the hierarchical draw (fits the L2 cache as int64 counts)
+
+
 def _counts(rng: np.random.Generator, n: int, b: int) -> np.ndarray:
-    """(b, n + 1) integer multinomial row counts of b bootstrap resamples; column 0 is never drawn."""
+    """(b, n + 1) integer multinomial row counts of b bootstrap resamples; column 0 is never drawn.
+
+    Exact hierarchical draw: the n draws of a resample are first split over blocks of
+    ``_BLOCK`` rows (one multinomial over the blocks), then drawn uniformly inside each
+    block, so every ``bincount`` stays cache-resident. Same law as n uniform row indices.
+    """
     C = np.empty((b, n + 1), dtype=np.int64)
-    if n >= 1 << 16:
+    C[:, 0] = 0
+    if n > _BLOCK:
+        sizes = np.full(-(-n // _BLOCK), _BLOCK)
+        sizes[-1] = n - _BLOCK * (sizes.size - 1)
+        per_block = rng.multinomial(n, sizes / n, size=b)
         for k in range(b):
-            C[k] = np.bincount(rng.integers(1, n + 1, size=n, dtype=np.intp), minlength=n + 1)
+            for g, size in enumerate(sizes):
+                a = 1 + g * _BLOCK
+                draws = rng.integers(0, size, size=per_block[k, g], dtype=np.uint16)
+                C[k, a : a + size] = np.bincount(draws, minlength=size)
     else:
-        m = n + 1
-        draws = rng.integers(1, m, size=(b, n), dtype=np.int64)
-        draws += (np.arange(b, dtype=np.int64) * m)[:, None]
-        C[:] = np.bincount(draws.ravel(), minlength=b * m).reshape(b, m)
+        draws = rng.integers(1, n + 1, size=(b, n), dtype=np.int64)
+        draws += (np.arange(b, dtype=np.int64) * (n + 1))[:, None]
+        C[:] = np.bincount(draws.ravel(), minlength=b * (n + 1)).reshape(b, n + 1)
     return C
 
 
@@ -337,10 +350,11 @@ def _interval(
         z0 = float(ndtri(frac))
         accel = float("nan")
         if jack is not None:
-            jf = jack[np.isfinite(jack)]
+            jf = jack if np.isfinite(jack).all() else jack[np.isfinite(jack)]
             u = jf.mean() - jf
-            den = 6.0 * float(np.sum(u * u)) ** 1.5
-            accel = float(np.sum(u**3) / den) if den > 0 else 0.0
+            u2 = u * u
+            den = 6.0 * float(u2.sum()) ** 1.5
+            accel = float(np.dot(u2, u) / den) if den > 0 else 0.0
         if np.isfinite(z0) and np.isfinite(accel):
             zq = ndtri(qs)
             adj = z0 + (z0 + zq) / (1.0 - accel * (z0 + zq))
