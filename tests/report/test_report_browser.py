@@ -176,3 +176,43 @@ def test_slider_on_compressed_grid_with_weights(browser, tmp_path):
         assert seen["errors"] == [] and seen["requests"] == []
     finally:
         page.close()
+
+
+def _single_class():
+    rng = np.random.default_rng(2)
+    return vc.report(rng.uniform(size=300), np.zeros(300), ci=False)
+
+
+def _multiclass_with_calibrator():
+    from veracity.calibrators import TemperatureScaling
+
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=(900, 3)) * 3
+    k = rng.integers(0, 3, 900)
+    z[np.arange(900), k] += 2
+    cal = TemperatureScaling(score_type="logit").fit(z[:450], k[:450])
+    return vc.report(z[450:], k[450:], score_type="logit", calibrator=cal, ci=False)
+
+
+@pytest.mark.parametrize("build", [_single_class, _multiclass_with_calibrator], ids=["single-class", "multiclass"])
+def test_other_pages_load_cleanly(browser, tmp_path, build):
+    rep = build()
+    path = tmp_path / "report.html"
+    rep.save(path)
+    page = browser.new_page()
+    errors, requests = [], []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_load_state("networkidle")
+        assert errors == [] and requests == [path.as_uri()]
+        if "explorer" in rep.sections:
+            page.wait_for_selector('#explorer[data-ready="1"]')
+            page.fill("#ex-slider", "0.5")
+            assert page.text_content("#ex-recall") == "n/a"  # no positives: recall undefined
+            assert page.text_content("#ex-tp") == "0"
+        assert errors == []
+    finally:
+        page.close()
