@@ -176,6 +176,20 @@ def test_million_rows_stays_small():
     assert data["positives"] + data["negatives"] == n
 
 
+def test_many_slices_are_capped():
+    from veracity.report._sections import MAX_SLICES
+
+    rng = np.random.default_rng(4)
+    n = 6000
+    p = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < p).astype(int)
+    keys = np.where(np.arange(n) < 3000, "big", np.arange(n).astype(str))  # 3,001 slices
+    page = vc.report(p, y, by=keys, ci=False, figures=False).html
+    assert page.count('<span class="key">') == MAX_SLICES
+    assert '<span class="key">big</span>' in page
+    assert f"{3001 - MAX_SLICES:,} smaller slices are not listed" in page
+
+
 def test_recall_threshold_given_is_used():
     p = np.linspace(0.01, 0.99, 200)
     y = (np.arange(200) % 3 == 0).astype(int)

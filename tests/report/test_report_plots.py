@@ -110,6 +110,14 @@ def test_interval_bars_span_the_binomial_interval():
     np.testing.assert_allclose(segs[:, 1, 1], [r.ci_high for r in table.rows])
 
 
+def test_draws_into_given_axes(demo):
+    p, y = demo
+    fig = Figure()
+    ax = fig.add_subplot(1, 2, 2)
+    assert vc.plot_reliability(p, y, ax=ax) is fig
+    assert len(fig.axes) == 1 and {"diagonal", "bins"} <= _gids(ax)
+
+
 def test_table_or_audit_result_can_be_plotted(demo):
     p, y = demo
     result = vc.audit(p, y)

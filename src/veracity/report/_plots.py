@@ -173,6 +173,7 @@ def plot_reliability(
     title: str | None = "Reliability diagram",
     annotate: bool = True,
     histogram: bool = True,
+    ax: Axes | None = None,
     figsize: tuple[float, float] = (6.0, 6.2),
     dpi: float = 100,
 ) -> Figure:
@@ -188,6 +189,8 @@ def plot_reliability(
     ``scores`` may also be a :class:`~veracity.ReliabilityTable` or an
     :class:`~veracity.AuditResult` (then ``labels`` is omitted). (N, K) scores use
     the top-label reading. Nothing is shown or saved: call ``fig.savefig(path)``.
+    With ``ax=`` the diagram is drawn into that matplotlib Axes (no histogram)
+    and its figure is returned.
 
     >>> fig = plot_reliability([.1, .2, .8, .9], [0, 0, 1, 1], bins=5, min_count=1)
     >>> [ax.get_ylabel() for ax in fig.axes]
@@ -196,11 +199,14 @@ def plot_reliability(
     table = _table_of(scores, labels, bins=bins, strategy=strategy, score_type=score_type,
                       interval=interval, level=level, min_count=min_count,
                       sample_weight=sample_weight)
-    fig = _figure(figsize, dpi)
-    if histogram:
-        ax, hax = fig.subplots(2, 1, sharex=True, height_ratios=(3.2, 1))
+    if ax is not None:
+        fig, hax = ax.figure, None
     else:
-        ax, hax = fig.subplots(1, 1), None
+        fig = _figure(figsize, dpi)
+        if histogram:
+            ax, hax = fig.subplots(2, 1, sharex=True, height_ratios=(3.2, 1))
+        else:
+            ax, hax = fig.subplots(1, 1), None
     _draw_reliability(ax, table, color=PALETTE[0], annotate=annotate)
     _finish_reliability_axes(ax, table, title=title, with_xlabel=hax is None)
     if hax is not None:

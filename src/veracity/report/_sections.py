@@ -236,9 +236,18 @@ def _reliability_table(table: ReliabilityTable) -> str:
     return out + f'<p class="note">{" ".join(notes)}</p>'
 
 
+#: At most this many slices are listed (the largest); the rest are counted in a note.
+MAX_SLICES = 100
+
+
 def _slices(result: AuditResult, svg: str) -> str:
     col = result.group_column or "group"
     groups = list(result.groups.items())
+    hidden = 0
+    if len(groups) > MAX_SLICES:
+        keep = {k for k, _ in sorted(groups, key=lambda kv: -kv[1].n)[:MAX_SLICES]}
+        hidden = len(groups) - MAX_SLICES
+        groups = [(k, g) for k, g in groups if k in keep]
     worst = max((g.ece for _, g in groups if g.table.rows), default=0.0) or 1.0
     headers = [_e(col), "rows", "base rate", "ECE", "", "MCE", "Brier", "NLL", "AUC", "acc", "thin bins"]
     rows = []
@@ -254,6 +263,9 @@ def _slices(result: AuditResult, svg: str) -> str:
                  _num(result.mce), _num(result.brier), _num(result.nll), _num(result.auc),
                  _num(result.accuracy), str(sum(1 for r in result.table.rows if not r.sufficient))])
     table = _table(headers, rows, cls="slices", numeric="lrrrlrrrrrr")
+    if hidden:
+        table += (f'<p class="note">{hidden:,} smaller slices are not listed; this table shows the '
+                  f"{MAX_SLICES} largest.</p>")
     fig = f'<figure class="plot-box wide">{svg}</figure>' if svg else ""
     return table + fig
 
