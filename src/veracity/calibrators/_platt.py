@@ -87,6 +87,10 @@ def logistic_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None = N
             step = np.linalg.solve(H + 1e-12 * np.trace(H) * np.eye(d + 1), g)
         except np.linalg.LinAlgError:
             return theta, it, False
+        if np.max(np.abs(step)) / (1.0 + np.max(np.abs(theta))) <= 0.1 * np.sqrt(tol):
+            # Newton converges quadratically: after a step this small the remaining
+            # error is ~step² <= tol/100, so take it without another pass.
+            return theta - step, it, True
         scale = 1.0
         for _ in range(60):
             cand = theta - scale * step
