@@ -152,3 +152,11 @@ def test_bad_arguments_cli(argv, match, capsys):
         main(argv)
     assert exc.value.code == 2
     assert match in capsys.readouterr().err
+
+
+def test_report_layer_shows_the_noise_floor_next_to_ece():
+    # the report (issue 7) reads AuditResult.extras["noise_floor"] produced here
+    p, y = _seed000()
+    rep = vc.report(p, y, bins=10, min_count=1, n_resamples=50, figures=False)
+    html = rep.html
+    assert "noise floor" in html and "within noise" in html
