@@ -235,7 +235,7 @@ def test_report_bad_options(kwargs, match):
 
 def test_report_calibrator_score_type_mismatch(full):
     cal = full[2]
-    with pytest.raises(vc.VeracityError, match="the calibrator takes logit scores"):
+    with pytest.raises(vc.VeracityError, match="the calibrator takes logit scores .* pass score_type='logit'"):
         vc.report([.1, .4, .6, .9], [0, 0, 1, 1], calibrator=cal)
 
 
@@ -287,10 +287,15 @@ def csv_without_label(tmp_path):
         (["--detail", "oops"], "--detail must look like KEY=VALUE"),
         (["--cost-fp", "-2"], "costs must be non-negative"),
         (["--score", "logit"], "probabilities in \\[0, 1\\].*--score-type logit"),
+        (["--calibrator", "{cal}"], "the calibrator takes logit scores .* pass --score-type logit with"),
+        (["--calibrator", "missing.json"], "calibrator file not found"),
     ],
 )
 def test_cli_bad_input(argv, match, csv_without_label, tmp_path, capsys):
-    argv = [a.format(nolabel=csv_without_label) for a in argv]
+    cal = tmp_path / "cal.json"
+    if "{cal}" in argv:
+        TemperatureScaling(score_type="logit").fit([-2.0, -1.0, 0.5, 2.0], [0, 1, 0, 1]).save(cal)
+    argv = [a.format(nolabel=csv_without_label, cal=cal) for a in argv]
     out = tmp_path / "r.html"
     assert main(["report", *argv, "--out", str(out)]) == 2
     err = capsys.readouterr().err

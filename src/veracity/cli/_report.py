@@ -6,7 +6,8 @@ operating curves and an interactive threshold explorer. Without FILE it
 reports on the bundled demo data. Examples:
 
     veracity report scores.parquet --score p --label y --by segment --out report.html
-    veracity report data.csv --score logit --score-type logit --calibrator temperature.json --cost-fn 9
+    veracity fit data.csv --method temperature --score logit --score-type logit --out cal.json
+    veracity report data.csv --score logit --score-type logit --calibrator cal.json --cost-fn 9
 
 When the file has a role column (--role-col, default 'role' if present), the
 report shows the --eval-role rows ('test') and the target-recall threshold is
@@ -25,11 +26,12 @@ from ._common import add_input_arguments, inputs, load
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the examples' lines
     add_input_arguments(parser)
     parser.add_argument("--out", "-o", default="report.html", help="output HTML file (default: report.html)")
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
     parser.add_argument("--calibrator", default=None, metavar="JSON",
-                        help="a saved calibrator (veracity fit ... --out cal.json): adds the before/after "
+                        help="a saved calibrator (veracity fit --method ... --out cal.json): adds the before/after "
                              "ledger and its metadata; the explorer then uses calibrated probabilities")
     parser.add_argument("--bins", type=int, default=15, help="number of bins (default: 15)")
     parser.add_argument("--strategy", default="uniform", choices=["uniform", "quantile"],
