@@ -349,7 +349,7 @@ def _interval(
     if method == "bca":
         z0 = float(ndtri(frac))
         accel = float("nan")
-        if jack is not None:
+        if jack is not None and np.count_nonzero(np.isfinite(jack)) >= 2:
             jf = jack if np.isfinite(jack).all() else jack[np.isfinite(jack)]
             u = jf.mean() - jf
             u2 = u * u
