@@ -390,7 +390,7 @@ _EXPLORER_HTML = """
               <td class="tn"><span class="cm-label">TN · quiet</span><span id="ex-tn" data-value="">–</span></td></tr>
         </tbody>
       </table>
-      <div class="ex-stats">
+      <div class="ex-stats" aria-live="polite">
         <div><span class="stat-label">recall</span><span id="ex-recall" data-value="">–</span></div>
         <div><span class="stat-label">false-alarm rate</span><span id="ex-far" data-value="">–</span></div>
         <div><span class="stat-label">precision</span><span id="ex-precision" data-value="">–</span></div>
