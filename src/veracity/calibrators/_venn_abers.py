@@ -37,18 +37,26 @@ from ._isotonic import pooled
 
 def _prefix_hull(x: list[float], y: list[float]) -> list[int]:
     """prv[j]: the vertex before j on the lower hull of points 0..j (−1 for none)."""
-    prv = [-1] * len(x)
-    stack: list[int] = []
-    for j in range(len(x)):
+    n = len(x)
+    prv = [-1] * n
+    stack = [0]
+    top = 0                                   # index of the top of the stack
+    ax, ay = x[0], y[0]                       # its coordinates
+    for j in range(1, n):
         xj, yj = x[j], y[j]
-        while len(stack) >= 2:
-            o, a = stack[-2], stack[-1]
-            if (x[a] - x[o]) * (yj - y[o]) - (y[a] - y[o]) * (xj - x[o]) <= 0.0:
+        while top > 0:                        # pop while (second, top, j) is not a left turn
+            o = stack[top - 1]
+            ox, oy = x[o], y[o]
+            if (ax - ox) * (yj - oy) - (ay - oy) * (xj - ox) <= 0.0:
                 stack.pop()
+                top -= 1
+                ax, ay = ox, oy
             else:
                 break
-        prv[j] = stack[-1] if stack else -1
+        prv[j] = stack[top]
         stack.append(j)
+        top += 1
+        ax, ay = xj, yj
     return prv
 
 
@@ -56,17 +64,24 @@ def _suffix_hull(x: list[float], y: list[float]) -> list[int]:
     """nxt[j]: the vertex after j on the lower hull of points j..k (−1 for none)."""
     n = len(x)
     nxt = [-1] * n
-    stack: list[int] = []
-    for j in range(n - 1, -1, -1):
+    stack = [n - 1]
+    top = 0
+    ax, ay = x[n - 1], y[n - 1]
+    for j in range(n - 2, -1, -1):
         xj, yj = x[j], y[j]
-        while len(stack) >= 2:
-            a, b = stack[-1], stack[-2]
-            if (x[a] - xj) * (y[b] - yj) - (y[a] - yj) * (x[b] - xj) <= 0.0:
+        while top > 0:                        # pop while (j, top, second) is not a left turn
+            b = stack[top - 1]
+            bx, by = x[b], y[b]
+            if (ax - xj) * (by - yj) - (ay - yj) * (bx - xj) <= 0.0:
                 stack.pop()
+                top -= 1
+                ax, ay = bx, by
             else:
                 break
-        nxt[j] = stack[-1] if stack else -1
+        nxt[j] = stack[top]
         stack.append(j)
+        top += 1
+        ax, ay = xj, yj
     return nxt
 
 
