@@ -306,6 +306,10 @@ def audit(
         seed=seed, estimators=estimators, tests=tests, corp=corp, level=level,
         threshold=threshold,
     )
+    if isinstance(bins, str) and bins == "auto":
+        from ._binning import AutoBins, effective_size
+
+        extras = {"auto_bins": AutoBins(edges.size - 1, effective_size(data.p, data.w)), **extras}
     if extras:
         whole = replace(whole, extras={**whole.extras, **extras})
     if by is None:

@@ -25,6 +25,7 @@ is the table's ``bins`` and is printed with it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -59,13 +60,31 @@ def resolve_bins(bins: int | str, p: np.ndarray, w: np.ndarray | None = None) ->
     if isinstance(bins, str):
         if bins != "auto":
             raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
-        if w is None:
-            n_eff = float(p.size)
-        else:
-            total, sq = float(w.sum()), float(np.dot(w, w))
-            n_eff = total * total / sq if sq > 0 else 0.0
-        return auto_bins(n_eff)
+        return auto_bins(effective_size(p, w))
     return check_bins(bins)
+
+
+@dataclass(frozen=True)
+class AutoBins:
+    """The ``bins="auto"`` choice, as an audit section: M and the effective size it came from."""
+
+    bins: int
+    n_eff: float
+
+    def to_dict(self) -> dict[str, object]:
+        return {"rule": "ceil(n_eff ** (1/3))", "bins": self.bins, "n_eff": self.n_eff}
+
+    def __str__(self) -> str:
+        n = f"{self.n_eff:.0f}" if float(self.n_eff).is_integer() else f"{self.n_eff:.1f}"
+        return f"bins='auto': M = ceil(N_eff^(1/3)) = {self.bins} (N_eff = {n})"
+
+
+def effective_size(p: np.ndarray, w: np.ndarray | None = None) -> float:
+    r""":math:`(\sum w)^2 / \sum w^2` (= N unweighted)."""
+    if w is None:
+        return float(p.size)
+    total, sq = float(w.sum()), float(np.dot(w, w))
+    return total * total / sq if sq > 0 else 0.0
 
 
 def check_strategy(strategy: str) -> str:
