@@ -232,3 +232,20 @@ def test_bca_interval_of_a_mean_agrees_with_scipy():
                             random_state=np.random.default_rng(2)).confidence_interval
     assert perc.low == pytest.approx(ref_p.low, abs=0.03 * width)
     assert perc.high == pytest.approx(ref_p.high, abs=0.03 * width)
+
+
+def test_smooth_ece_with_integer_weights_equals_relplot_on_repeated_rows():
+    p, y = _data(12, 300, 1.5, 1.0)
+    w = np.random.default_rng(12).integers(1, 4, p.size)
+    expected = relplot.smECE(np.repeat(p, w), np.repeat(y, w).astype(float))
+    assert vc.ece(p, y, estimator="smooth", sample_weight=w) == pytest.approx(expected, abs=1e-6)
+
+
+def test_ece_estimates_agree_with_single_estimator_calls():
+    p, y = _data(13, 700, 1.2, 1.1)
+    e = vc.ece_estimates(p, y, bins=12, strategy="quantile")
+    for est, norm, value in [("plugin", "l1", e.plugin_l1), ("plugin", "l2", e.plugin_l2),
+                             ("plugin", "max", e.plugin_max), ("debiased", "l1", e.debiased_l1),
+                             ("debiased", "l2", e.debiased_l2), ("smooth", "l1", e.smooth)]:
+        assert value == pytest.approx(vc.ece(p, y, bins=12, strategy="quantile", estimator=est,
+                                             norm=norm), abs=1e-15)
