@@ -173,7 +173,7 @@ class _Layout:
         pos = np.flatnonzero(self.y == 1.0)
         self.n_neg, self.n_pos = neg.size, pos.size
         cols = np.concatenate([neg, pos])
-        self.X_cols = np.vstack([np.zeros((1, self.X.shape[1])), self.X[cols]])
+        X_cols = np.vstack([np.zeros((1, self.X.shape[1])), self.X[cols]])
         self.w_neg = np.r_[0.0, self.w[neg]]
         self.w_pos = self.w[pos]
         # contiguous (start, end) column blocks of each used bin, per class
@@ -193,6 +193,7 @@ class _Layout:
         k_le = np.searchsorted(s_neg, self.s[pos], side="right")
         self.k_lt, self.k_le = k_lt, k_le
         self.ties = bool(np.any(k_lt != k_le))
+        self.X_cols = X_cols  # set last: its presence means the layout is complete
 
     def stats(self, C: np.ndarray) -> dict[str, np.ndarray]:
         """Metric values for each row of a (b, N + 1) count matrix in the column layout.
