@@ -6,6 +6,13 @@ decomposition, NLL, accuracy and AUC. Without FILE it audits the bundled demo
 data. Example:
 
     veracity audit scores.parquet --score p --label y --by segment --json audit.json
+
+How far the numbers can be trusted: ``--noise-floor`` (expected ECE of a perfectly
+calibrated model, with a p-value), ``--ci`` (bootstrap intervals), ``--estimators``
+(plug-in, debiased and smooth ECE), ``--tests`` (Spiegelhalter, Hosmer-Lemeshow,
+calibration slope), ``--corp`` (MCB - DSC + UNC); ``--honest`` turns them all on:
+
+    veracity audit scores.csv --bins auto --honest --resamples 1000 --seed 0
 """
 
 from __future__ import annotations
