@@ -77,6 +77,21 @@ def test_round_trip_property_binary(seed, n, which):
                           c.transform(probe))
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), st.integers(30, 150), st.integers(2, 4), st.sampled_from(range(len(MULTI))))
+def test_round_trip_property_multiclass(seed, n, k, which):
+    Z, y = _multi(n, k, seed)
+    y[:k] = np.arange(k)  # every class present
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = MULTI[which]().fit(Z, y)
+    probe = np.concatenate([Z, -0.5 * Z])
+    again = vc.load(json.loads(json.dumps(c.to_dict())))
+    assert np.array_equal(again.transform(probe), c.transform(probe))
+
+
 def test_data_hash_changes_with_the_data_and_not_with_refits():
     s, y = _binary()
     a = vc.PlattScaling().fit(s, y).metadata["data_hash"]

@@ -113,6 +113,12 @@ def _nan_file(tmp_path):
     return str(p)
 
 
+def _nan_text_file(tmp_path):
+    p = tmp_path / "nan_text.csv"
+    p.write_text("score,label\n0.2,0\nnan,1\n0.7,1\n")
+    return str(p)
+
+
 def _one_class(tmp_path):
     p = tmp_path / "one.csv"
     p.write_text("score,label\n0.2,1\n0.4,1\n0.7,1\n")
@@ -132,6 +138,7 @@ def _one_class(tmp_path):
       "--out", "{tmp}/x.json"], "binary calibrator but scores have shape"),
     (["fit", "{nan}", "--method", "platt", "--out", "{tmp}/x.json"], "missing .*values"),
     (["fit", "{one}", "--method", "isotonic", "--out", "{tmp}/x.json"], "needs both classes"),
+    (["fit", "{nantext}", "--method", "temperature", "--out", "{tmp}/x.json"], "1 missing .*NaN"),
     (["fit", "--method", "platt", "--out", "{tmp}/no/such/dir/x.json"], "could not write"),
     (["fit", "--method", "magic", "--out", "x.json"], "invalid choice"),
     (["fit", "--method", "platt"], "required: --out"),
@@ -140,7 +147,7 @@ def _one_class(tmp_path):
 ])
 def test_cli_errors_exit_2_with_one_line(argv, match, tmp_path, capsys):
     fill = {"tmp": str(tmp_path), "demo": str(demo_path()), "nan": _nan_file(tmp_path),
-            "one": _one_class(tmp_path)}
+            "one": _one_class(tmp_path), "nantext": _nan_text_file(tmp_path)}
     argv = [a.format(**fill) for a in argv]
     try:
         code = main(argv)

@@ -24,8 +24,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.special import expit
-
 from .._validation import (
     PROB_EPS,
     VeracityError,
@@ -375,8 +373,12 @@ def load(path_or_dict: str | Path | dict[str, Any]) -> Calibrator:
 
 
 def warn(message: str) -> None:
-    warnings.warn(message, stacklevel=3)
+    """``warnings.warn`` attributed to the first caller outside veracity (the user's line)."""
+    import sys
 
-
-def sigmoid(z: np.ndarray) -> np.ndarray:
-    return expit(z)
+    package = str(Path(__file__).resolve().parents[1])
+    level, frame = 2, sys._getframe(1)  # stacklevel 2 = the caller of warn()
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
+        level += 1
+        frame = frame.f_back
+    warnings.warn(message, stacklevel=level)
