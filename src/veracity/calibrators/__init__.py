@@ -7,7 +7,8 @@ in ``metadata``. See :mod:`veracity.calibrators._base`.
 
 from ._base import Calibrator, load
 from ._beta import BetaCalibration
-from ._isotonic import HistogramBinning, IsotonicCalibration
+from ._histogram import HistogramBinning
+from ._isotonic import IsotonicCalibration
 from ._ledger import Ledger, LedgerRow, compare
 from ._matrix import MatrixScaling, VectorScaling
 from ._platt import PlattScaling
