@@ -23,7 +23,7 @@ import time  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
-from scipy.special import expit, log_softmax, softmax  # noqa: E402
+from scipy.special import expit, softmax  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 import veracity as vc  # noqa: E402
