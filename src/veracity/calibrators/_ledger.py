@@ -32,6 +32,10 @@ from .._validation import Binary, VeracityError, prepare_binary
 from ._base import Calibrator
 
 
+#: JSON keys of the metrics, the audit core's names (``vc.audit(...).metrics``)
+_KEYS = {"ECE": "ece", "NLL": "nll", "Brier": "brier", "accuracy@0.5": "accuracy", "AUC": "auc"}
+
+
 @dataclass(frozen=True)
 class LedgerRow:
     """One metric before and after; ``can_move`` says whether the method is able to change it."""
@@ -78,8 +82,8 @@ class Ledger:
             "score_type": self.score_type,
             "bins": self.bins,
             "rows": [r.to_dict() for r in self.rows],
-            "before": {r.metric.lower().replace("@", "_at_"): r.before for r in self.rows},
-            "after": {r.metric.lower().replace("@", "_at_"): r.after for r in self.rows},
+            "before": {_KEYS[r.metric]: r.before for r in self.rows},
+            "after": {_KEYS[r.metric]: r.after for r in self.rows},
             "certificates": dict(self.certificates),
             "regressions": [r.metric for r in self.regressions],
         }
