@@ -113,7 +113,9 @@ def _jsonable(value: Any) -> Any:
         return value.tolist()
     if isinstance(value, np.generic):
         return value.item()
-    return value
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    return str(value)  # dates, paths, ... are recorded by their text
 
 
 class Calibrator:
