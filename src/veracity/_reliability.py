@@ -154,7 +154,10 @@ class ReliabilityTable:
         ]
         table = render_table(headers, body, align="lrrrrll")
         omitted = f"; empty bins {list(self.empty_bins)} omitted" if self.empty_bins else ""
-        footer = f"({self.n} points{omitted})   ECE {self.ece:.4f}   MCE {self.mce:.4f}"
+        footer = (
+            f"({self.n} points in {self.bins} {self.strategy} bins{omitted})   "
+            f"ECE {self.ece:.4f}   MCE {self.mce:.4f}"
+        )
         if any(not r.sufficient for r in self.rows):
             footer += f"\n(insufficient: fewer than {self.min_count} observations; do not act on these bins)"
         return f"{table}\n{footer}"

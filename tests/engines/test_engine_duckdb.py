@@ -110,3 +110,37 @@ def test_bad_input(tmp_path, rows, kwargs, match):
 def test_missing_file():
     with pytest.raises(vc.VeracityError, match="file not found"):
         audit_duckdb("/no/such/file.parquet")
+
+
+def test_cli_engine_duckdb_matches_memory(capsys):
+    import json
+
+    from veracity.cli import main
+
+    assert main(["audit", "--engine", "duckdb", "--by", "segment", "--json", "-"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert main(["audit", "--by", "segment", "--json", "-"]) == 0
+    b = json.loads(capsys.readouterr().out)
+    assert a["engine"] == "duckdb"
+    for key, value in b["metrics"].items():
+        assert a["metrics"][key] == pytest.approx(value, rel=1e-12)
+    assert set(a["groups"]) == set(b["groups"])
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["--honest"], r"core audit only; drop --honest"),
+        (["--strategy", "quantile"], r"equal-width bins"),
+        (["--score", "a,b"], r"one --score column"),
+        (["--label", "nope"], r"column 'nope' not found"),
+    ],
+)
+def test_cli_engine_duckdb_bad_input(capsys, argv, match):
+    import re
+
+    from veracity.cli import main
+
+    assert main(["audit", "--engine", "duckdb", *argv]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and re.search(match, err), err

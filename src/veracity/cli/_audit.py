@@ -38,6 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, default=0.5,
                         help="decision threshold for accuracy (default: 0.5)")
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
+    parser.add_argument("--engine", default="memory", choices=["memory", "duckdb"],
+                        help="memory: load the file (default); duckdb: audit out of core inside "
+                             "DuckDB (files larger than memory, globs such as 'logs/*.parquet'; "
+                             "equal-width bins, exact AUC; needs veracity[duckdb])")
     honest = parser.add_argument_group("honest estimators (how far the numbers can be trusted)")
     honest.add_argument("--ci", nargs="?", const="bca", default=None, choices=["percentile", "bca"],
                         help="bootstrap intervals for ECE, MCE, Brier, NLL, AUC, accuracy "
@@ -69,7 +73,36 @@ def _bins(value: str) -> int | str:
         ) from None
 
 
+def _run_duckdb(args: argparse.Namespace) -> int:
+    from .._validation import VeracityError
+    from ..datasets import demo_path
+    from ..engines import audit_duckdb
+
+    extras = [flag for flag, on in [("--ci", args.ci), ("--noise-floor", args.noise_floor),
+              ("--estimators", args.estimators), ("--tests", args.tests), ("--corp", args.corp),
+              ("--honest", args.honest)] if on]
+    if extras:
+        raise VeracityError(
+            f"--engine duckdb computes the core audit only; drop {', '.join(extras)} or use --engine memory"
+        )
+    if args.strategy != "uniform" or args.bins == "auto":
+        raise VeracityError("--engine duckdb uses equal-width bins: pass an integer --bins and --strategy uniform")
+    if "," in args.score:
+        raise VeracityError("--engine duckdb audits binary scores; pass one --score column")
+    path = args.file if args.file is not None else str(demo_path())
+    result = audit_duckdb(
+        path, score=args.score, label=args.label, weight=args.weight, by=args.by, bins=args.bins,
+        score_type=args.score_type, interval=args.interval, level=args.level,
+        min_count=args.min_count, threshold=args.threshold,
+    )
+    payload = {"file": path, "score": args.score, "label": args.label, "engine": "duckdb", **result.to_dict()}
+    emit(args, f"{path} (DuckDB engine)\n{result}", payload)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.engine == "duckdb":
+        return _run_duckdb(args)
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
     by = io.column(table, args.by, path=path) if args.by else None
