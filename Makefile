@@ -1,29 +1,39 @@
 # Two entry points (see README): `make demo` and `make test`.
-# Both create their own virtual environment in .venv.
+# Both create their own virtual environment in .venv (runtime deps for the demo,
+# the dev extra on top for the tests).
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
-STAMP   = $(VENV)/.installed
+BASE    = $(VENV)/.installed-base
+DEV     = $(VENV)/.installed-dev
 
 .PHONY: demo test bench clean
 
-$(STAMP): pyproject.toml
+$(BASE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $(BASE)
+
+$(DEV): $(BASE)
 	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(DEV)
 
 ## Set up and run the main job: audit + calibrate the bundled demo data, then the seed demos.
-demo: $(STAMP)
+demo: $(BASE)
 	$(VENV)/bin/veracity demo
 
 ## Set up and run the whole test suite (browser tests use Debian's chromium).
-test: $(STAMP)
+test: $(DEV)
 	bash scripts/ensure-chromium.sh
 	$(PY) -m pytest -n 2 tests src/veracity
 
-bench: $(STAMP)
+## Benchmarks (not part of the tests): each prints times and ratios against the peers.
+bench: $(DEV)
 	$(PY) benchmarks/bench_audit.py
+	$(PY) benchmarks/bench_calibrators.py
+	$(PY) benchmarks/bench_decisions.py
+	$(PY) benchmarks/bench_honest.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
