@@ -30,6 +30,7 @@ test: $(DEV)
 
 ## Benchmarks (not part of the tests): each prints times and ratios against the peers.
 bench: $(DEV)
+	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	$(PY) benchmarks/bench_audit.py
 	$(PY) benchmarks/bench_calibrators.py
 	$(PY) benchmarks/bench_decisions.py

@@ -22,7 +22,7 @@ PINNED = [
     "RedrawResult", "ReliabilityRow", "ReliabilityTable", "Report", "RiskCoverage", "ScanResult",
     "SelectiveThreshold", "SpiegelhalterTest", "TemperatureScaling", "ThresholdRow",
     "ThresholdTable", "VectorScaling", "VennAbers", "VeracityError", "accuracy", "adjust_prior",
-    "auc", "audit", "audit_duckdb", "binomial_interval", "bootstrap_intervals", "brier",
+    "auc", "audit", "audit_dask", "audit_duckdb", "binomial_interval", "bootstrap_intervals", "brier",
     "brier_decomposition", "budget_threshold", "calibration_slope", "calibration_tests",
     "compare", "conformal_coverage_law", "corp", "cost_threshold", "cross_fit", "ece",
     "ece_estimates", "ece_noise_floor", "estimate_prior", "hosmer_lemeshow", "label_maturity",

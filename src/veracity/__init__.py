@@ -29,7 +29,7 @@ from ._audit import AuditResult, audit
 from .datasets import load_demo
 
 # -- monitoring and engines --------------------------------------------------------
-from .engines import ScanResult, audit_duckdb, scan_file
+from .engines import ScanResult, audit_dask, audit_duckdb, scan_file
 from .monitoring import MonitorResult, label_maturity, monitor, period_keys
 
 # -- calibrators (issue 3) ---------------------------------------------------------

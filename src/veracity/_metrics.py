@@ -295,9 +295,40 @@ def _ranking_scores(data: Binary) -> np.ndarray:
     return data.logit if data.logit is not None else data.p
 
 
+def mann_whitney_u2(
+    s: np.ndarray, positive: np.ndarray, w: np.ndarray | None = None
+) -> tuple[int | float, int | float, int | float]:
+    r"""Twice the Mann–Whitney U and the class totals: ``(2U, W+, W-)``.
+
+    :math:`2U = \sum_{i:\,y_i=1} w_i\,\big(2 W_-(< s_i) + w_-(= s_i)\big)` — integers when
+    unweighted, so sums over partitions stay exact; AUC = 2U / (2 W+ W-).
+    """
+    n_pos = int(positive.sum())
+    n_neg = int(positive.size - n_pos)
+    if w is None:
+        pos_future = submit(positive.size, np.sort, s[positive])
+        neg = np.sort(s[~positive])
+        pos = pos_future.result()
+        # negatives strictly below each positive, plus one per tie (½ after the final
+        # division); ties are rare, so the second search runs only where one was found
+        below = np.searchsorted(neg, pos, side="left")
+        hit = below < n_neg
+        hit[hit] = neg[below[hit]] == pos[hit]
+        ties = np.searchsorted(neg, pos[hit], side="right") - below[hit]
+        return 2 * int(below.sum()) + int(ties.sum()), n_pos, n_neg
+    w_pos, w_neg = w[positive], w[~positive]
+    neg_s = s[~positive]
+    order = np.argsort(neg_s, kind="stable")
+    neg_sorted = neg_s[order]
+    cum = np.concatenate(([0.0], np.cumsum(w_neg[order])))
+    pos_s = s[positive]
+    below = cum[np.searchsorted(neg_sorted, pos_s, side="left")]
+    at_or_below = cum[np.searchsorted(neg_sorted, pos_s, side="right")]
+    return float(np.dot(w_pos, below + at_or_below)), float(w_pos.sum()), float(cum[-1])
+
+
 def auc_of(data: Binary) -> float:
     """Mann–Whitney AUC of a validated binary problem (ties count ½)."""
-    s = _ranking_scores(data)
     positive = data.y == 1.0
     n_pos = int(positive.sum())
     n_neg = data.n - n_pos
@@ -307,31 +338,10 @@ def auc_of(data: Binary) -> float:
             f"AUC needs both classes; all {data.n} labels are {only}. "
             "Audit a sample that contains positives and negatives"
         )
-    if data.w is None:
-        pos_future = submit(data.n, np.sort, s[positive])
-        neg = np.sort(s[~positive])
-        pos = pos_future.result()
-        # negatives strictly below each positive, plus ½ per tie; ties are rare,
-        # so the second binary search runs only where a tie was found
-        below = np.searchsorted(neg, pos, side="left")
-        hit = below < n_neg
-        hit[hit] = neg[below[hit]] == pos[hit]
-        ties = np.searchsorted(neg, pos[hit], side="right") - below[hit]
-        twice_u = 2 * int(below.sum()) + int(ties.sum())
-        return twice_u / (2.0 * n_pos * n_neg)
-    w_pos, w_neg = data.w[positive], data.w[~positive]
-    neg_s = s[~positive]
-    order = np.argsort(neg_s, kind="stable")
-    neg_sorted = neg_s[order]
-    cum = np.concatenate(([0.0], np.cumsum(w_neg[order])))
-    pos_s = s[positive]
-    below = cum[np.searchsorted(neg_sorted, pos_s, side="left")]
-    at_or_below = cum[np.searchsorted(neg_sorted, pos_s, side="right")]
-    num = np.dot(w_pos, below + at_or_below) / 2.0
-    den = w_pos.sum() * cum[-1]
-    if den <= 0:
+    twice_u, w_pos, w_neg = mann_whitney_u2(_ranking_scores(data), positive, data.w)
+    if not (w_pos > 0 and w_neg > 0):
         raise VeracityError("AUC needs positive total weight in both classes")
-    return float(num / den)
+    return twice_u / (2.0 * w_pos * w_neg) if data.w is None else float(twice_u / (2.0 * w_pos * w_neg))
 
 
 def auc(
