@@ -13,7 +13,6 @@ from ._ledger import Ledger, LedgerRow, compare
 from ._matrix import MatrixScaling, VectorScaling
 from ._platt import PlattScaling
 from ._prior import PriorEstimate, adjust_prior, estimate_prior
-from ._sklearn import CalibratedClassifier
 from ._split import CrossFit, cross_fit, fold_index, split
 from ._temperature import TemperatureScaling, TraceRow
 from ._venn_abers import VennAbers
@@ -55,3 +54,12 @@ __all__ = [
     "load",
     "split",
 ]
+
+
+def __getattr__(name: str):
+    # The scikit-learn wrapper imports scikit-learn, so it is loaded on first use only.
+    if name == "CalibratedClassifier":
+        from ._sklearn import CalibratedClassifier
+
+        return CalibratedClassifier
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,11 +41,12 @@ def _sklearn() -> Any:
     return sklearn
 
 
-try:  # make the class a real scikit-learn estimator when scikit-learn is installed
+try:  # this module is imported on first use of vc.CalibratedClassifier only
     from sklearn.base import BaseEstimator, ClassifierMixin
-except ImportError:  # pragma: no cover
-    BaseEstimator = object  # type: ignore[misc,assignment]
-    ClassifierMixin = object  # type: ignore[misc,assignment]
+except ImportError:  # pragma: no cover - exercised only without scikit-learn
+    raise VeracityError(
+        "CalibratedClassifier needs scikit-learn; install it with `pip install scikit-learn`"
+    ) from None
 
 
 class CalibratedClassifier(ClassifierMixin, BaseEstimator):

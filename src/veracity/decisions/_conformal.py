@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from .._text import fmt, fmt_count, render_table
 from .._validation import VeracityError, as_float_array, prepare_multiclass
@@ -97,10 +96,14 @@ class CoverageLaw:
 
     def interval(self, level: float = 0.9) -> tuple[float, float]:
         """Central interval holding ``level`` of the coverage distribution."""
+        from scipy import stats  # scipy.stats is slow to import: load it on use
+
         lo, hi = stats.beta.interval(level, self.a, self.b)
         return float(lo), float(hi)
 
     def cdf(self, x: Any) -> np.ndarray:
+        from scipy import stats
+
         return stats.beta.cdf(x, self.a, self.b)
 
     def to_dict(self) -> dict[str, Any]:

@@ -20,7 +20,6 @@ instead of ``np.add.at`` and direct convolution.
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import fftconvolve
 
 _DENSITY_EPS = 1e-4  # relplot's BaseKernelMixin.smooth eps
 _MESH = 200  # relplot.config.smECE_mesh_pts
@@ -69,6 +68,8 @@ def smooth_ece_at(grid: _Grid, sigma: float) -> float:
     kernel = np.exp(-(g - 0.5) * (g - 0.5) / (2 * sigma**2)) / (np.sqrt(2 * np.pi) * sigma)
     flipped = values[:, ::-1]
     extended = np.concatenate([flipped[:, :-1], values, flipped[:, 1:]], axis=1)
+    from scipy.signal import fftconvolve  # slow to import: load it on use
+
     full = fftconvolve(extended, kernel[None, :], mode="valid", axes=1)
     smoothed = full[:, size // 2 : size // 2 + size]
     ys, dens = _interpolate(t, smoothed)

@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 from scipy.special import expit, ndtr
-from scipy.stats import chi2
 
 from .._binning import bin_index, equal_count_edges
 from .._text import fmt, render_table
@@ -144,7 +143,7 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None) ->
     stat = float(terms.sum())
     dof = g - 2 if df is None else check_count(df, "df")
     return HosmerLemeshowTest(
-        statistic=stat, df=dof, p_value=float(chi2.sf(stat, dof)), groups=g,
+        statistic=stat, df=dof, p_value=float(_chi2_sf(stat, dof)), groups=g,
         n=n_g, observed=o_g, expected=e_g,
     )
 
@@ -345,3 +344,9 @@ def calibration_tests(
     undefined for this data is listed in ``skipped`` with the reason instead of raising."""
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     return calibration_tests_of(data, groups)
+
+
+def _chi2_sf(stat: float, dof: int) -> float:
+    from scipy.stats import chi2  # scipy.stats is slow to import: load it on use
+
+    return float(chi2.sf(stat, dof))
