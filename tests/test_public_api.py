@@ -47,3 +47,17 @@ def test_contract_names_exist():
 
 def test_error_type_is_a_value_error():
     assert issubclass(vc.VeracityError, ValueError)
+
+
+def test_import_stays_light():
+    # the core never imports the optional heavy dependencies (DESIGN §2)
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, veracity; "
+        "print(sorted(m for m in ('sklearn', 'matplotlib', 'pandas', 'polars', 'duckdb', 'dask', 'torch') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
