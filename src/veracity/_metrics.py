@@ -295,6 +295,20 @@ def _ranking_scores(data: Binary) -> np.ndarray:
     return data.logit if data.logit is not None else data.p
 
 
+def _sorted_subset(s: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    return np.sort(s[mask])
+
+
+def _twice_u(neg: np.ndarray, pos: np.ndarray) -> int:
+    """Σ over ``pos`` of 2·#(neg < p) + #(neg = p), both arrays sorted."""
+    # ties are rare, so the second binary search runs only where one was found
+    below = np.searchsorted(neg, pos, side="left")
+    hit = below < neg.size
+    hit[hit] = neg[below[hit]] == pos[hit]
+    ties = np.searchsorted(neg, pos[hit], side="right") - below[hit]
+    return 2 * int(below.sum()) + int(ties.sum())
+
+
 def mann_whitney_u2(
     s: np.ndarray, positive: np.ndarray, w: np.ndarray | None = None
 ) -> tuple[int | float, int | float, int | float]:
@@ -306,16 +320,12 @@ def mann_whitney_u2(
     n_pos = int(positive.sum())
     n_neg = int(positive.size - n_pos)
     if w is None:
-        pos_future = submit(positive.size, np.sort, s[positive])
+        pos_future = submit(positive.size, _sorted_subset, s, positive)
         neg = np.sort(s[~positive])
         pos = pos_future.result()
-        # negatives strictly below each positive, plus one per tie (½ after the final
-        # division); ties are rare, so the second search runs only where one was found
-        below = np.searchsorted(neg, pos, side="left")
-        hit = below < n_neg
-        hit[hit] = neg[below[hit]] == pos[hit]
-        ties = np.searchsorted(neg, pos[hit], side="right") - below[hit]
-        return 2 * int(below.sum()) + int(ties.sum()), n_pos, n_neg
+        half = pos.size // 2
+        first = submit(positive.size, _twice_u, neg, pos[:half])
+        return first.result() + _twice_u(neg, pos[half:]), n_pos, n_neg
     w_pos, w_neg = w[positive], w[~positive]
     neg_s = s[~positive]
     order = np.argsort(neg_s, kind="stable")

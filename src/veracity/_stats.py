@@ -46,42 +46,54 @@ class BinStats:
     # -- construction -------------------------------------------------------------
     @classmethod
     def from_binary(cls, data: Binary, edges: np.ndarray, strategy: str, *, full: bool = True) -> BinStats:
-        """Accumulate a validated binary problem into bins given by ``edges``."""
+        """Accumulate a validated binary problem into bins given by ``edges``.
+
+        ``full=False`` computes only what the reliability table needs (counts,
+        Σw, Σw², Σp, Σy); ``full=True`` adds Σp², Σpy and Σ log-loss.
+        """
         m = edges.size - 1
         idx = bin_index(data.p, edges, strategy)
         w = data.w
+        if full:
+            return cls._full(data, idx, m, edges, strategy)
 
         def total(values: np.ndarray | None) -> np.ndarray:
-            if values is None:
-                weights = w
-            else:
-                weights = values if w is None else values * w
-            out = np.bincount(idx, weights=weights, minlength=m)
-            return out.astype(np.float64, copy=False)
+            weights = values if w is None else (w if values is None else values * w)
+            return np.bincount(idx, weights=weights, minlength=m).astype(np.float64, copy=False)
 
         count = np.bincount(idx, minlength=m).astype(np.int64)
-        if w is None:
-            weight = count.astype(np.float64)
-            weight_sq = weight
-        else:
-            weight = total(None)
-            weight_sq = np.bincount(idx, weights=w * w, minlength=m)
-        sum_p = total(data.p)
-        sum_y = total(data.y)
-        if not full:
-            return cls(edges, strategy, count, weight, weight_sq, sum_p, sum_y)
-        py = data.p * data.y
+        weight = count.astype(np.float64) if w is None else total(None)
+        weight_sq = weight if w is None else np.bincount(idx, weights=w * w, minlength=m)
+        return cls(edges, strategy, count, weight, weight_sq, total(data.p), total(data.y))
+
+    @classmethod
+    def _full(cls, data: Binary, idx: np.ndarray, m: int, edges: np.ndarray, strategy: str) -> BinStats:
+        # One index over (bin, label): cell 2b + y. Sums per cell give every field
+        # with few bincounts — Σy is the label-1 cells' weight, Σpy their Σp.
+        cell = idx * 2
+        cell += data.y.astype(np.intp)
+        w = data.w
+
+        def per_cell(values: np.ndarray | None) -> np.ndarray:
+            weights = values if w is None else (w if values is None else values * w)
+            return np.bincount(cell, weights=weights, minlength=2 * m).reshape(m, 2)
+
+        rows = np.bincount(cell, minlength=2 * m).reshape(m, 2)
+        count = rows.sum(axis=1).astype(np.int64)
+        weight = rows.astype(np.float64) if w is None else per_cell(None)
+        weight_sq = count.astype(np.float64) if w is None else np.bincount(idx, weights=w * w, minlength=m)
+        sum_p = per_cell(data.p)
         return cls(
             edges,
             strategy,
             count,
-            weight,
+            weight.sum(axis=1),
             weight_sq,
-            sum_p,
-            sum_y,
-            sum_p2=total(data.p * data.p),
-            sum_py=total(py),
-            sum_nll=total(binary_nll_terms(data)),
+            sum_p.sum(axis=1),
+            weight[:, 1].copy(),
+            sum_p2=per_cell(data.p * data.p).sum(axis=1),
+            sum_py=sum_p[:, 1].copy(),
+            sum_nll=per_cell(binary_nll_terms(data)).sum(axis=1),
         )
 
     @classmethod
