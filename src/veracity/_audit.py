@@ -17,7 +17,7 @@ from ._metrics import (
 )
 from ._parallel import submit
 from ._reliability import ReliabilityTable
-from ._stats import BinStats
+from ._stats import BinStats, group_rows, subset
 from ._text import fmt, render_table
 from ._validation import Binary, VeracityError, prepare_binary, to_numpy
 
@@ -159,38 +159,55 @@ def _audit_binary(
     both_classes = data.y.min() == 0.0 and data.y.max() == 1.0
     auc_future = submit(data.n, auc_of, data) if both_classes else None
     stats = BinStats.from_binary(data, edges, strategy, full=True)
-    table = ReliabilityTable.from_stats(stats, ci=ci, level=level, sided=sided, min_count=min_count)
-    decomposition = brier_decomposition_from_stats(stats)
-    total = stats.total_weight
-    n_pos = float(stats.sum_y.sum())
-    auc_value = auc_future.result() if auc_future is not None else None
-    return AuditResult(
-        n=data.n,
-        total_weight=total,
-        base_rate=n_pos / total,
+    return audit_from_stats(
+        stats,
+        auc=auc_future.result() if auc_future is not None else None,
+        accuracy=accuracy_of(data, threshold),
         score_type=score_type,
         n_classes=data.n_classes,
         threshold=threshold,
+        ci=ci,
+        level=level,
+        sided=sided,
+        min_count=min_count,
+    )
+
+
+def audit_from_stats(
+    stats: BinStats,
+    *,
+    auc: float | None,
+    accuracy: float,
+    score_type: str = "probability",
+    n_classes: int = 2,
+    threshold: float = 0.5,
+    ci: str = "wilson",
+    level: float = 0.95,
+    sided: str = "two-sided",
+    min_count: int = 20,
+) -> AuditResult:
+    """An :class:`AuditResult` from full statistics plus the two order/row-level numbers.
+
+    Every engine (memory, DuckDB, Dask) ends here, so their results share one code path.
+    """
+    table = ReliabilityTable.from_stats(stats, ci=ci, level=level, sided=sided, min_count=min_count)
+    decomposition = brier_decomposition_from_stats(stats)
+    total = stats.total_weight
+    return AuditResult(
+        n=stats.n,
+        total_weight=total,
+        base_rate=float(stats.sum_y.sum()) / total,
+        score_type=score_type,
+        n_classes=n_classes,
+        threshold=float(threshold),
         table=table,
         decomposition=decomposition,
         ece=table.ece,
         mce=table.mce,
         brier=decomposition.brier,
         nll=nll_from_stats(stats),
-        auc=auc_value,
-        accuracy=accuracy_of(data, threshold),
-    )
-
-
-def _subset(data: Binary, rows: np.ndarray) -> Binary:
-    pick = (lambda a: None if a is None else a[rows])
-    return Binary(
-        p=data.p[rows],
-        y=data.y[rows],
-        w=pick(data.w),
-        logit=pick(data.logit),
-        nll_terms=pick(data.nll_terms),
-        n_classes=data.n_classes,
+        auc=auc,
+        accuracy=float(accuracy),
     )
 
 
@@ -322,13 +339,8 @@ def audit(
         )
     if keys.dtype == object:
         keys = keys.astype(str)
-    uniques, inverse = np.unique(keys, return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    starts = np.searchsorted(inverse[order], np.arange(uniques.size + 1))
     groups = {
-        str(key): _audit_binary(
-            _subset(data, order[starts[g] : starts[g + 1]]), edges, strategy, **options
-        )
-        for g, key in enumerate(uniques)
+        key: _audit_binary(subset(data, rows), edges, strategy, **options)
+        for key, rows in group_rows(keys)
     }
     return replace(whole, groups=groups, group_column=by_name or "group")

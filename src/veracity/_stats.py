@@ -16,6 +16,7 @@ needed; they are then not computed at all.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -202,26 +203,36 @@ class BinStats:
         return f"BinStats({self.n} rows in {self.n_bins} {self.strategy} bins)"
 
 
-def grouped_stats(
-    data: Binary, keys: np.ndarray, edges: np.ndarray, strategy: str = "uniform"
-) -> dict[str, BinStats]:
-    """One :class:`BinStats` per distinct key (one sort of the keys, then slices)."""
+def group_rows(keys: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
+    """``(key, row indices)`` for every distinct key, in sorted key order (one sort)."""
     uniques, inverse = np.unique(keys, return_inverse=True)
     order = np.argsort(inverse, kind="stable")
     starts = np.searchsorted(inverse[order], np.arange(uniques.size + 1))
-    out: dict[str, BinStats] = {}
     for g, key in enumerate(uniques):
-        rows = order[starts[g] : starts[g + 1]]
-        part = Binary(
-            p=data.p[rows],
-            y=data.y[rows],
-            w=None if data.w is None else data.w[rows],
-            logit=None if data.logit is None else data.logit[rows],
-            nll_terms=None if data.nll_terms is None else data.nll_terms[rows],
-            n_classes=data.n_classes,
-        )
-        out[str(key)] = BinStats.from_binary(part, edges, strategy, full=True)
-    return out
+        yield str(key), order[starts[g] : starts[g + 1]]
+
+
+def subset(data: Binary, rows: np.ndarray) -> Binary:
+    """The rows ``rows`` of a validated problem."""
+    pick = (lambda a: None if a is None else a[rows])
+    return Binary(
+        p=data.p[rows],
+        y=data.y[rows],
+        w=pick(data.w),
+        logit=pick(data.logit),
+        nll_terms=pick(data.nll_terms),
+        n_classes=data.n_classes,
+    )
+
+
+def grouped_stats(
+    data: Binary, keys: np.ndarray, edges: np.ndarray, strategy: str = "uniform"
+) -> dict[str, BinStats]:
+    """One full :class:`BinStats` per distinct key."""
+    return {
+        key: BinStats.from_binary(subset(data, rows), edges, strategy, full=True)
+        for key, rows in group_rows(keys)
+    }
 
 
 def merge_into(target: dict[str, BinStats], parts: dict[str, BinStats]) -> dict[str, BinStats]:

@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from .._audit import AuditResult
-from .._metrics import brier_decomposition_from_stats, mann_whitney_u2, nll_from_stats
-from .._reliability import ReliabilityTable
+from .._audit import AuditResult, audit_from_stats
+from .._binning import check_bins
+from .._metrics import mann_whitney_u2
 from .._stats import BinStats, grouped_stats
 from .._validation import VeracityError, check_score_type, prepare_binary
 
@@ -162,8 +162,7 @@ def audit_dask(
         raise VeracityError(f"audit_dask needs a dask DataFrame, got {type(ddf).__name__}; "
                             "for pandas/numpy data use vc.audit")
     check_score_type(score_type)
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise VeracityError(f"bins must be a positive integer, got {bins!r}")
+    bins = check_bins(bins)
     if not 0.0 <= threshold <= 1.0:
         raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
     for name in (c for c in (score, label, weight, by) if c):
@@ -189,15 +188,10 @@ def audit_dask(
             edges, "uniform", count=per_bin["count"].to_numpy().astype(np.int64),
             **{k: per_bin[k].to_numpy(dtype=np.float64) for k in _SUMS[1:-1]},
         )
-        table = ReliabilityTable.from_stats(stats, ci=interval, level=level, min_count=min_count)
-        decomposition = brier_decomposition_from_stats(stats)
-        total = stats.total_weight
-        return AuditResult(
-            n=stats.n, total_weight=total, base_rate=float(stats.sum_y.sum() / total),
-            score_type=score_type, n_classes=2, threshold=float(threshold), table=table,
-            decomposition=decomposition, ece=table.ece, mce=table.mce, brier=decomposition.brier,
-            nll=nll_from_stats(stats), auc=aucs.get(key if key is not None else _ALL),
-            accuracy=float(per_bin["correct"].sum() / total),
+        return audit_from_stats(
+            stats, auc=aucs.get(key if key is not None else _ALL),
+            accuracy=float(per_bin["correct"].sum()) / stats.total_weight, score_type=score_type,
+            threshold=threshold, ci=interval, level=level, min_count=min_count,
         )
 
     if by is None:

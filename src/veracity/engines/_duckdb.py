@@ -26,9 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from .._audit import AuditResult
-from .._metrics import brier_decomposition_from_stats, nll_from_stats
-from .._reliability import ReliabilityTable
+from .._audit import AuditResult, audit_from_stats
+from .._binning import check_bins
 from .._stats import BinStats
 from .._validation import PROB_EPS, VeracityError, check_score_type
 
@@ -209,8 +208,7 @@ def audit_duckdb(
     (same statistics object, same formulas) as the in-memory audit of the rows.
     """
     check_score_type(score_type)
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise VeracityError(f"bins must be a positive integer, got {bins!r}")
+    bins = check_bins(bins)
     con = _connect(connection)
     from_sql = source_sql(source)
     _columns(con, from_sql, [c for c in (score, label, weight, by) if c], source)
@@ -225,17 +223,10 @@ def audit_duckdb(
         decide = f"p >= {float(threshold)!r}"
     stats, correct = _stats_by_group(con, view, p, nll, int(bins), decide)
     aucs = _auc_by_group(con, view, weighted=weight is not None)
-    options = dict(ci=interval, level=level, min_count=min_count)
-
     def result(s: BinStats, auc_value: float | None, n_correct: float) -> AuditResult:
-        table = ReliabilityTable.from_stats(s, **options)
-        decomposition = brier_decomposition_from_stats(s)
-        total = s.total_weight
-        return AuditResult(
-            n=s.n, total_weight=total, base_rate=float(s.sum_y.sum() / total), score_type=score_type,
-            n_classes=2, threshold=float(threshold), table=table, decomposition=decomposition,
-            ece=table.ece, mce=table.mce, brier=decomposition.brier, nll=nll_from_stats(s),
-            auc=auc_value, accuracy=n_correct / total,
+        return audit_from_stats(
+            s, auc=auc_value, accuracy=n_correct / s.total_weight, score_type=score_type,
+            threshold=threshold, ci=interval, level=level, min_count=min_count,
         )
 
     if by is None:

@@ -26,9 +26,9 @@ import numpy as np
 
 from .._intervals import binomial_interval, check_interval_args
 from .._metrics import brier_from_stats, ece_from_stats, nll_from_stats
-from .._stats import BinStats, grouped_stats
+from .._stats import BinStats, grouped_stats, subset
 from .._text import fmt, fmt_count, render_table
-from .._validation import Binary, VeracityError, prepare_binary, to_numpy
+from .._validation import VeracityError, prepare_binary, to_numpy
 
 FREQS = {"D": "datetime64[D]", "W": "datetime64[W]", "M": "datetime64[M]", "Q": "quarter", "Y": "datetime64[Y]"}
 
@@ -232,7 +232,5 @@ def monitor(
         m = np.ones(data.n, dtype=bool)
     stats: dict[str, BinStats] = {}
     if m.any():
-        pick = (lambda a: None if a is None else a[m])
-        sub = Binary(p=data.p[m], y=data.y[m], w=pick(data.w), logit=pick(data.logit))
-        stats = grouped_stats(sub, keys[m], edges)
+        stats = grouped_stats(subset(data, np.flatnonzero(m)), keys[m], edges)
     return summarize_periods(dict(sorted(stats.items())), pending=pending, level=level, min_count=min_count)
