@@ -23,9 +23,16 @@ XSS_IMG = '<img src="https://example.invalid/x.png" onerror="alert(2)">'
 
 @pytest.fixture(scope="module")
 def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
+    # In CI (CI=true) a missing browser is a failure, never a silent skip.
+    if os.environ.get("CI"):
+        import playwright.sync_api as playwright
+    else:
+        playwright = pytest.importorskip("playwright.sync_api")
     if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
-        pytest.skip(f"no chromium at {CHROMIUM} (scripts/ensure-chromium.sh installs it)")
+        message = f"no chromium at {CHROMIUM} (scripts/ensure-chromium.sh installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
     with playwright.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         yield b
