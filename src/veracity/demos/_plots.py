@@ -11,7 +11,9 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-        raise SystemExit(
+        from .._validation import VeracityError
+
+        raise VeracityError(
             "--plots needs matplotlib; install it with: pip install 'veracity[plot]'"
         ) from exc
     matplotlib.use("Agg")
