@@ -21,9 +21,19 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
+from scipy.special import expit
 
 from ._binning import bin_index, check_strategy
-from ._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
+from ._validation import (
+    Binary,
+    VeracityError,
+    as_float_array,
+    binary_nll_terms,
+    check_probabilities,
+    check_score_type,
+    check_weights,
+    prepare_binary,
+)
 
 _SUMS = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll")
 _OPTIONAL = ("sum_p2", "sum_py", "sum_nll")
@@ -239,4 +249,39 @@ def merge_into(target: dict[str, BinStats], parts: dict[str, BinStats]) -> dict[
     """Add ``parts`` into ``target`` key by key (in place) and return it."""
     for key, stats in parts.items():
         target[key] = target[key] + stats if key in target else stats
+    return target
+
+
+def score_histograms(
+    scores: Any,
+    keys: np.ndarray,
+    edges: np.ndarray,
+    *,
+    score_type: str = "probability",
+    sample_weight: Any = None,
+) -> dict[str, np.ndarray]:
+    """(Weighted) count of rows per equal-width bin of the probability, per key.
+
+    Needs scores only — no labels — so rows whose label is not final count too.
+    """
+    s = as_float_array(scores, "scores")
+    if s.ndim != 1:
+        raise VeracityError(f"scores must be 1-D for score histograms, got shape {s.shape}")
+    check_score_type(score_type)
+    p = expit(s) if score_type == "logit" else s
+    if score_type == "probability":
+        check_probabilities(p)
+    w = check_weights(sample_weight, s.size)
+    m = edges.size - 1
+    idx = bin_index(p, edges, "uniform")
+    out = {}
+    for key, rows in group_rows(keys):
+        out[key] = np.bincount(idx[rows], weights=None if w is None else w[rows], minlength=m).astype(np.float64)
+    return out
+
+
+def merge_histograms(target: dict[str, np.ndarray], parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Add per-key histograms into ``target`` (in place) and return it."""
+    for key, h in parts.items():
+        target[key] = target[key] + h if key in target else h
     return target

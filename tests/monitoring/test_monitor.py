@@ -153,3 +153,58 @@ def test_cli_history_bins_mismatch(tmp_path, capsys):
     capsys.readouterr()
     assert main(["monitor", "--period", "month", "--history", str(hist), "--bins", "5"]) == 2
     assert "built with 10 bins" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ label-free drift (PSI)
+from veracity.monitoring._monitor import population_stability  # noqa: E402
+
+
+def test_psi_definition_by_hand():
+    a = np.array([30.0, 50.0, 20.0, 0.0])
+    r = np.array([25.0, 25.0, 25.0, 25.0])
+    a_s, r_s = (a + 0.5) / (a + 0.5).sum(), (r + 0.5) / (r + 0.5).sum()
+    expected = sum((x - z) * np.log(x / z) for x, z in zip(a_s, r_s))
+    assert population_stability(a, r) == pytest.approx(expected, rel=1e-12)
+    assert population_stability(r, r) == 0.0
+    assert population_stability(a, r) > 0 and population_stability(r, a) > 0
+
+
+def test_shifted_scores_flag_major_before_any_label_arrives():
+    rng = np.random.default_rng(11)
+    n = 4000
+    month = np.repeat(["2026-01", "2026-02", "2026-03"], n)
+    p = np.concatenate([rng.beta(2, 5, n), rng.beta(2, 5, n), rng.beta(5, 2, n)])  # March shifts
+    y = (rng.random(3 * n) < p).astype(float)
+    mature = month != "2026-03"
+    y[~mature] = np.nan  # March labels do not exist yet
+    result = monitor(p, y, month, mature=mature)
+    by = {r.period: r for r in result.rows}
+    assert by["2026-03"].status == "pending" and by["2026-03"].pending == n
+    assert by["2026-03"].shift == "MAJOR" and by["2026-03"].psi > 0.25
+    assert by["2026-02"].shift == "stable" and by["2026-02"].psi < 0.1
+    assert result.reference == "2026-01" and by["2026-01"].psi == 0.0
+    other = monitor(p, y, month, mature=mature, reference="2026-03")
+    assert {r.period: r.shift for r in other.rows}["2026-01"] == "MAJOR"
+    with pytest.raises(vc.VeracityError, match="reference period '2025-12' not found"):
+        monitor(p, y, month, mature=mature, reference="2025-12")
+
+
+def test_file_scan_accepts_missing_labels_on_pending_rows(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    n = 600
+    p = rng.random(n)
+    final = np.arange(n) < 400
+    labels = pa.array([int(v) if f else None for v, f in zip(rng.random(n) < p, final)], type=pa.int64())
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"score": p, "label": labels, "final": final,
+                             "month": np.where(np.arange(n) < 300, "a", "b")}), path)
+    assert main(["monitor", str(path), "--period", "month", "--mature", "final", "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    by = {r["period"]: r for r in doc["periods"]}
+    assert by["a"]["pending"] == 0 and by["b"]["pending"] == 200
+    assert by["b"]["n"] == 100
+    assert sum(doc["histograms"]["b"]) == 300  # every row's score, pending included
+    # a missing label on a row declared final is still an error
+    pq.write_table(pa.table({"score": p, "label": labels, "month": np.full(n, "a")}), path)
+    assert main(["monitor", str(path), "--period", "month"]) == 2
+    assert "missing labels on rows counted as final" in capsys.readouterr().err

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._stats import BinStats, merge_into
+from .._stats import BinStats, merge_histograms, merge_into
 from .._validation import VeracityError
 from ..datasets import demo_path
 from ..engines import scan_file
@@ -48,14 +48,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-count", type=int, default=100,
                         help="periods with fewer labelled rows are 'insufficient' (default: 100)")
     parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
+    parser.add_argument("--reference", default=None, metavar="PERIOD",
+                        help="period whose score distribution the PSI compares against (default: the first)")
     parser.add_argument("--history", default=None, metavar="PATH",
                         help="JSON history of per-period statistics to add this file to")
     add_json_argument(parser)
 
 
-def _load_history(path: Path, edges: np.ndarray) -> tuple[dict[str, BinStats], dict[str, int]]:
+def _load_history(
+    path: Path, edges: np.ndarray
+) -> tuple[dict[str, BinStats], dict[str, int], dict[str, np.ndarray]]:
     if not path.exists():
-        return {}, {}
+        return {}, {}, {}
     try:
         doc = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
@@ -69,7 +73,8 @@ def _load_history(path: Path, edges: np.ndarray) -> tuple[dict[str, BinStats], d
                 f"history {path} was built with {s.n_bins} bins but --bins is {edges.size - 1}; "
                 "use the same --bins"
             )
-    return stats, {k: int(v) for k, v in doc.get("pending", {}).items()}
+    histograms = {k: np.asarray(v, dtype=np.float64) for k, v in doc.get("histograms", {}).items()}
+    return stats, {k: int(v) for k, v in doc.get("pending", {}).items()}, histograms
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,11 +112,12 @@ def run(args: argparse.Namespace) -> int:
         group_keys=group_keys,
         mature_from_group=mature_from_group,
     )
-    stats, pending = dict(scan.groups), dict(scan.pending)
+    stats, pending, histograms = dict(scan.groups), dict(scan.pending), dict(scan.histograms)
     if args.history:
         hist_path = Path(args.history)
-        old_stats, old_pending = _load_history(hist_path, edges)
+        old_stats, old_pending, old_histograms = _load_history(hist_path, edges)
         stats = merge_into(old_stats, stats)
+        histograms = merge_histograms(old_histograms, histograms)
         for k, v in pending.items():
             old_pending[k] = old_pending.get(k, 0) + v
         pending = old_pending
@@ -120,9 +126,10 @@ def run(args: argparse.Namespace) -> int:
             "bins": args.bins,
             "periods": {k: s.to_dict() for k, s in sorted(stats.items())},
             "pending": pending,
+            "histograms": {k: h.tolist() for k, h in sorted(histograms.items())},
         }) + "\n")
-    result = summarize_periods(dict(sorted(stats.items())), pending=pending,
-                               level=args.level, min_count=args.min_count)
+    result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
+                               reference=args.reference, level=args.level, min_count=args.min_count)
     text = f"{path}: {scan.rows_read} rows read\n{result}"
     if args.history:
         text += f"\n(history: {len(stats)} periods in {args.history})"

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._stats import BinStats, grouped_stats, merge_into
+from .._stats import BinStats, grouped_stats, merge_histograms, merge_into, score_histograms
 from .._validation import VeracityError, prepare_binary
 
 #: rows per record batch read from the file
@@ -24,12 +24,18 @@ BATCH_ROWS = 1 << 20
 
 @dataclass(frozen=True, eq=False)
 class ScanResult:
-    """Merged statistics of one file: ``total`` and, when grouped, one per key."""
+    """Merged statistics of one file: ``total`` and, when grouped, one per key.
+
+    ``histograms`` counts every row's score per bin (pending rows included), the
+    input of label-free drift measures such as the population stability index.
+    """
 
     total: BinStats
     groups: dict[str, BinStats] = field(default_factory=dict)
     pending: dict[str, int] = field(default_factory=dict)
     rows_read: int = 0
+    #: per key, the (weighted) count of ALL rows per bin — labelled or pending
+    histograms: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def _dataset(path: str | Path) -> Any:
@@ -89,22 +95,24 @@ def scan_file(
     total = _empty_stats(edges)
     groups: dict[str, BinStats] = {}
     pending: dict[str, int] = {}
+    histograms: dict[str, np.ndarray] = {}
     rows = 0
     for batch in dataset.to_batches(columns=columns, batch_size=batch_rows):
         if batch.num_rows == 0:
             continue
         cols = {name: batch.column(name) for name in columns}
         for name, col in cols.items():
-            if col.null_count:
+            # labels may be missing on rows whose label is not final yet; checked below
+            if col.null_count and name != label:
                 raise VeracityError(
                     f"column {name!r} has missing values (after row {rows}); drop or fill them first"
                 )
-        keys = None
-        raw_group = None
-        if group:
-            raw_group = np.asarray(cols[group].to_numpy(zero_copy_only=False))
-            keys = (group_keys(raw_group) if group_keys else raw_group).astype(str)
-        keep = None
+        raw_group = np.asarray(cols[group].to_numpy(zero_copy_only=False)) if group else None
+        keys = (
+            (group_keys(raw_group) if group_keys else raw_group).astype(str)
+            if raw_group is not None
+            else np.full(batch.num_rows, "(all)")
+        )
         flags = None
         if mature:
             flags = cols[mature].to_numpy(zero_copy_only=False)
@@ -112,28 +120,32 @@ def scan_file(
                 raise VeracityError(f"column {mature!r} must be boolean (true when the label is final)")
         elif mature_from_group is not None and raw_group is not None:
             flags = mature_from_group(raw_group)
-        if flags is not None:
-            keep = flags
-            if keys is not None:
-                waiting, counts = np.unique(keys[~flags], return_counts=True)
-                for k, c in zip(waiting, counts):
-                    pending[str(k)] = pending.get(str(k), 0) + int(c)
-            else:
-                pending["(all)"] = pending.get("(all)", 0) + int((~flags).sum())
         s = cols[score].to_numpy(zero_copy_only=False)
-        y = cols[label].to_numpy(zero_copy_only=False)
         w = cols[weight].to_numpy(zero_copy_only=False) if weight else None
-        if keep is not None:
-            s, y = s[keep], y[keep]
-            w = None if w is None else w[keep]
-            keys = None if keys is None else keys[keep]
+        # every row has a score, labelled or not: the score distribution per key
+        merge_histograms(histograms, score_histograms(s, keys, edges, score_type=score_type, sample_weight=w))
         rows += batch.num_rows
+        labels = cols[label]
+        if flags is not None:
+            waiting, counts = np.unique(keys[~flags], return_counts=True)
+            for k, c in zip(waiting, counts):
+                pending[str(k)] = pending.get(str(k), 0) + int(c)
+            labels = labels.filter(flags)
+            s, keys = s[flags], keys[flags]
+            w = None if w is None else w[flags]
+        if labels.null_count:
+            raise VeracityError(
+                f"column {label!r} has {labels.null_count} missing labels on rows counted as final "
+                f"(after row {rows - batch.num_rows}); fill them, or mark those rows as not final"
+            )
         if s.size == 0:
             continue
-        data = prepare_binary(s, y, sample_weight=w, score_type=score_type)
+        data = prepare_binary(s, labels.to_numpy(zero_copy_only=False), sample_weight=w,
+                              score_type=score_type)
         total = total + BinStats.from_binary(data, edges, "uniform", full=True)
-        if keys is not None:
+        if group:
             merge_into(groups, grouped_stats(data, keys, edges))
     if rows == 0:
         raise VeracityError(f"{path} has no rows; nothing to scan")
-    return ScanResult(total=total, groups=dict(sorted(groups.items())), pending=pending, rows_read=rows)
+    return ScanResult(total=total, groups=dict(sorted(groups.items())), pending=pending, rows_read=rows,
+                      histograms=dict(sorted(histograms.items())))

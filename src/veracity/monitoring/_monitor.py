@@ -15,6 +15,17 @@ A period is flagged
 
 Each flag is a per-period test at ``level``; with many periods some false alerts
 are expected (about 1 − level of the periods when nothing changed).
+
+Labels arrive late, scores do not: every period also gets the **population
+stability index** of its score distribution against a reference period (the
+first one unless named), computed on all rows, pending ones included:
+
+.. math:: \mathrm{PSI} = \sum_b (a_b - r_b)\,\ln\frac{a_b}{r_b}
+
+with :math:`a_b, r_b` the shares of the period's and the reference's rows in
+equal-width bin b, each count smoothed by +0.5 so empty bins stay finite. The
+customary reading: below 0.1 stable, 0.1–0.25 moderate shift, above 0.25 major
+shift — a reason to recalibrate before the labels confirm it.
 """
 
 from __future__ import annotations
@@ -26,7 +37,8 @@ import numpy as np
 
 from .._intervals import binomial_interval, check_interval_args
 from .._metrics import brier_from_stats, ece_from_stats, nll_from_stats
-from .._stats import BinStats, grouped_stats, subset
+from .._binning import check_bins
+from .._stats import BinStats, grouped_stats, score_histograms
 from .._text import fmt, fmt_count, render_table
 from .._validation import VeracityError, prepare_binary, to_numpy
 
@@ -47,6 +59,8 @@ class MonitorRow:
     brier: float
     nll: float
     status: str
+    psi: float = float("nan")
+    shift: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -60,6 +74,8 @@ class MonitorResult:
     stats: dict[str, BinStats] = field(default_factory=dict)
     level: float = 0.95
     min_count: int = 100
+    histograms: dict[str, np.ndarray] = field(default_factory=dict)
+    reference: str | None = None
 
     @property
     def alerts(self) -> list[str]:
@@ -70,8 +86,10 @@ class MonitorResult:
             "level": self.level,
             "min_count": self.min_count,
             "alerts": self.alerts,
+            "reference": self.reference,
             "periods": [r.to_dict() for r in self.rows],
             "stats": {k: s.to_dict() for k, s in self.stats.items()},
+            "histograms": {k: h.tolist() for k, h in self.histograms.items()},
         }
 
     def __str__(self) -> str:
@@ -89,33 +107,81 @@ class MonitorResult:
                 fmt(r.brier),
                 fmt(r.nll),
                 r.status,
+                fmt(r.psi, 3),
+                r.shift,
             ]
             for r in self.rows
         ]
         headers = ["period", "labelled", "pending", "conf", "rate", "gap", f"{pct} CI of rate",
-                   "ECE", "Brier", "NLL", "status"]
-        table = render_table(headers, body, align="lrrrrrlrrrl")
+                   "ECE", "Brier", "NLL", "status", "PSI", "scores"]
+        table = render_table(headers, body, align="lrrrrrlrrrlrl")
         notes = [
             f"(gap = observed rate - mean confidence; alert = mean confidence outside the {pct} "
             f"interval of the rate; insufficient = fewer than {self.min_count} labelled rows)"
         ]
         if any(r.pending for r in self.rows):
             notes.append("(pending rows have no final label yet and are not counted as negatives)")
+        if self.reference is not None:
+            notes.append(
+                f"(PSI: score distribution of all rows vs {self.reference}; < 0.1 stable, "
+                "0.1-0.25 moderate, > 0.25 major shift)"
+            )
         alerts = self.alerts
         notes.append(f"alerts: {', '.join(alerts)}" if alerts else "alerts: none")
         return table + "\n" + "\n".join(notes)
+
+
+def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
+    r"""PSI :math:`\sum_b (a_b - r_b)\ln(a_b / r_b)` of two per-bin counts (+0.5 smoothing).
+
+    >>> round(population_stability(np.array([50., 50.]), np.array([50., 50.])), 6)
+    0.0
+    """
+    a = (np.asarray(actual, dtype=np.float64) + 0.5)
+    r = (np.asarray(reference, dtype=np.float64) + 0.5)
+    a /= a.sum()
+    r /= r.sum()
+    return float(np.sum((a - r) * np.log(a / r)))
+
+
+def _shift_label(psi: float) -> str:
+    if psi != psi:
+        return ""
+    return "stable" if psi < 0.1 else ("moderate" if psi <= 0.25 else "MAJOR")
 
 
 def summarize_periods(
     stats: dict[str, BinStats],
     *,
     pending: dict[str, int] | None = None,
+    histograms: dict[str, np.ndarray] | None = None,
+    reference: str | None = None,
     level: float = 0.95,
     min_count: int = 100,
 ) -> MonitorResult:
-    """Monitor rows from per-period statistics (from memory, a file scan, or a history)."""
+    """Monitor rows from per-period statistics (from memory, a file scan, or a history).
+
+    ``histograms`` (all rows' score counts per bin, per period) add the PSI of each
+    period against ``reference`` (default: the first period).
+    """
     check_interval_args("wilson", level, "two-sided")
     pending = pending or {}
+    histograms = dict(sorted((histograms or {}).items()))
+    if histograms:
+        reference = reference if reference is not None else next(iter(histograms))
+        if reference not in histograms:
+            raise VeracityError(
+                f"reference period {reference!r} not found; periods: {', '.join(list(histograms)[:12])}"
+            )
+    else:
+        reference = None
+
+    def psi_of(period: str) -> float:
+        if reference is None or period not in histograms:
+            return float("nan")
+        return population_stability(histograms[period], histograms[reference])
+
+    nan = float("nan")
     rows = []
     for period, s in stats.items():
         total = s.total_weight
@@ -132,6 +198,7 @@ def summarize_periods(
             status = "alert"
         else:
             status = "ok"
+        psi = psi_of(period)
         rows.append(
             MonitorRow(
                 period=period,
@@ -146,14 +213,18 @@ def summarize_periods(
                 brier=brier_from_stats(s),
                 nll=nll_from_stats(s),
                 status=status,
+                psi=psi,
+                shift=_shift_label(psi),
             )
         )
-    for period, count in pending.items():  # periods with nothing labelled yet
-        if period not in stats and period != "(all)":
-            nan = float("nan")
-            rows.append(MonitorRow(period, 0.0, int(count), nan, nan, nan, nan, nan, nan, nan, nan, "pending"))
+    labelled = {r.period for r in rows}
+    for period in sorted((set(pending) | set(histograms)) - labelled - {"(all)"}):
+        psi = psi_of(period)  # nothing labelled yet: the scores still speak
+        rows.append(MonitorRow(period, 0.0, int(pending.get(period, 0)), nan, nan, nan, nan, nan,
+                               nan, nan, nan, "pending", psi, _shift_label(psi)))
     rows.sort(key=lambda r: r.period)
-    return MonitorResult(rows=tuple(rows), stats=dict(stats), level=float(level), min_count=int(min_count))
+    return MonitorResult(rows=tuple(rows), stats=dict(stats), level=float(level),
+                         min_count=int(min_count), histograms=histograms, reference=reference)
 
 
 def period_keys(times: Any, freq: str = "M") -> np.ndarray:
@@ -207,30 +278,40 @@ def monitor(
     sample_weight: Any = None,
     level: float = 0.95,
     min_count: int = 100,
+    reference: str | None = None,
 ) -> MonitorResult:
     """Calibration per period (in memory). ``periods`` are keys, or datetimes with ``freq``.
 
     ``mature`` (boolean, one per row) marks rows whose label is final; the others
-    are counted as pending and left out of every metric.
+    are counted as pending and left out of every metric (their labels may be
+    missing). Every row's score enters the PSI against ``reference``.
     """
     keys = to_numpy(periods, "periods")
     if freq is not None:
         keys = period_keys(keys, freq)
     keys = np.asarray(keys).astype(str)
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
-    if keys.shape != (data.n,):
-        raise VeracityError(f"periods must hold one key per row: got {keys.size} for {data.n} rows")
-    edges = np.arange(int(bins) + 1) / int(bins)
-    pending: dict[str, int] = {}
+    edges = np.arange(check_bins(bins) + 1) / bins
+    n = keys.size
+    if len(to_numpy(scores, "scores")) != n:
+        raise VeracityError(
+            f"periods must hold one key per row: got {n} keys for {len(to_numpy(scores, 'scores'))} scores"
+        )
+    histograms = score_histograms(scores, keys, edges, score_type=score_type, sample_weight=sample_weight)
     if mature is not None:
         m = to_numpy(mature, "mature")
-        if m.dtype != bool or m.shape != (data.n,):
+        if m.dtype != bool or m.shape != (n,):
             raise VeracityError("mature must be a boolean array with one flag per row")
-        waiting, counts = np.unique(keys[~m], return_counts=True)
-        pending = {str(k): int(c) for k, c in zip(waiting, counts)}
     else:
-        m = np.ones(data.n, dtype=bool)
+        m = np.ones(n, dtype=bool)
+    waiting, counts = np.unique(keys[~m], return_counts=True)
+    pending = {str(k): int(c) for k, c in zip(waiting, counts)}
     stats: dict[str, BinStats] = {}
     if m.any():
-        stats = grouped_stats(subset(data, np.flatnonzero(m)), keys[m], edges)
-    return summarize_periods(dict(sorted(stats.items())), pending=pending, level=level, min_count=min_count)
+        rows = np.flatnonzero(m)
+        pick = (lambda a: None if a is None else np.asarray(to_numpy(a, "array"))[rows])
+        # labels of pending rows may be missing: validate only the final ones
+        data = prepare_binary(pick(scores), pick(labels), sample_weight=pick(sample_weight),
+                              score_type=score_type)
+        stats = grouped_stats(data, keys[rows], edges)
+    return summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
+                             reference=reference, level=level, min_count=min_count)
