@@ -183,6 +183,9 @@ def test_shifted_scores_flag_major_before_any_label_arrives():
     assert by["2026-03"].shift == "MAJOR" and by["2026-03"].psi > 0.25
     assert by["2026-02"].shift == "stable" and by["2026-02"].psi < 0.1
     assert result.reference == "2026-01" and by["2026-01"].psi == 0.0
+    few = monitor(np.append(p, [0.9] * 5), np.append(y, [np.nan] * 5), np.append(month, ["2026-04"] * 5),
+                  mature=np.append(mature, [False] * 5))
+    assert {r.period: r.shift for r in few.rows}["2026-04"] == "few rows"
     other = monitor(p, y, month, mature=mature, reference="2026-03")
     assert {r.period: r.shift for r in other.rows}["2026-01"] == "MAJOR"
     with pytest.raises(vc.VeracityError, match="reference period '2025-12' not found"):

@@ -124,7 +124,7 @@ class MonitorResult:
         if self.reference is not None:
             notes.append(
                 f"(PSI: score distribution of all rows vs {self.reference}; < 0.1 stable, "
-                "0.1-0.25 moderate, > 0.25 major shift)"
+                f"0.1-0.25 moderate, > 0.25 major shift; not judged under {self.min_count} rows)"
             )
         alerts = self.alerts
         notes.append(f"alerts: {', '.join(alerts)}" if alerts else "alerts: none")
@@ -144,9 +144,11 @@ def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
     return float(np.sum((a - r) * np.log(a / r)))
 
 
-def _shift_label(psi: float) -> str:
+def _shift_label(psi: float, n_rows: float, min_count: int) -> str:
     if psi != psi:
         return ""
+    if n_rows < min_count:
+        return "few rows"  # PSI of a handful of scores is noise
     return "stable" if psi < 0.1 else ("moderate" if psi <= 0.25 else "MAJOR")
 
 
@@ -176,10 +178,11 @@ def summarize_periods(
     else:
         reference = None
 
-    def psi_of(period: str) -> float:
+    def psi_of(period: str) -> tuple[float, str]:
         if reference is None or period not in histograms:
-            return float("nan")
-        return population_stability(histograms[period], histograms[reference])
+            return float("nan"), ""
+        psi = population_stability(histograms[period], histograms[reference])
+        return psi, _shift_label(psi, float(histograms[period].sum()), min_count)
 
     nan = float("nan")
     rows = []
@@ -198,7 +201,7 @@ def summarize_periods(
             status = "alert"
         else:
             status = "ok"
-        psi = psi_of(period)
+        psi, shift = psi_of(period)
         rows.append(
             MonitorRow(
                 period=period,
@@ -214,14 +217,14 @@ def summarize_periods(
                 nll=nll_from_stats(s),
                 status=status,
                 psi=psi,
-                shift=_shift_label(psi),
+                shift=shift,
             )
         )
     labelled = {r.period for r in rows}
     for period in sorted((set(pending) | set(histograms)) - labelled - {"(all)"}):
-        psi = psi_of(period)  # nothing labelled yet: the scores still speak
+        psi, shift = psi_of(period)  # nothing labelled yet: the scores still speak
         rows.append(MonitorRow(period, 0.0, int(pending.get(period, 0)), nan, nan, nan, nan, nan,
-                               nan, nan, nan, "pending", psi, _shift_label(psi)))
+                               nan, nan, nan, "pending", psi, shift))
     rows.sort(key=lambda r: r.period)
     return MonitorResult(rows=tuple(rows), stats=dict(stats), level=float(level),
                          min_count=int(min_count), histograms=histograms, reference=reference)
