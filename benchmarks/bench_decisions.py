@@ -64,7 +64,7 @@ def main() -> None:
     rows = [
         ("np.sort(scores) once", t_sort),
         (f"vc.threshold_table, {args.thresholds} thresholds", t_table),
-        (f"vc.threshold_table, weighted", t_wtable),
+        ("vc.threshold_table, weighted", t_wtable),
         (f"sklearn confusion_matrix x {args.thresholds} (extrapolated from {len(few)})", t_cm_all),
         ("sklearn precision_recall_curve (all distinct scores)", t_prc),
     ]

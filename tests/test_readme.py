@@ -1,6 +1,5 @@
 """The README's shell examples run, and print what the README shows."""
 
-import re
 import shlex
 from pathlib import Path
 

@@ -249,7 +249,7 @@ def prepare_binary(
         )
     try:
         y = check_binary_labels(labels, s.shape[0])
-    except VeracityError as exc:
+    except VeracityError:
         raw = to_numpy(labels, "labels")
         if raw.dtype.kind == "f" and _looks_like_labels(s) and raw.size == s.size:
             raise VeracityError(

@@ -157,7 +157,7 @@ def run(plots: str | Path | None = None) -> KGDemo:
     ledger = vc.compare(s[ev], y[ev], ts, score_type="logit", bins=BINS)
 
     out: list[str] = []
-    n_pos, n_neg = int(y.sum()), int(len(y) - y.sum())
+    n_pos = int(y.sum())
     out.append("veracity demo kg — seed 000: calibration audit of a knowledge-graph link predictor")
     out.append(
         f"ComplEx, {RANK} complex = {2 * RANK} real dimensions, trained on {len(kg.TRAIN)} of the "

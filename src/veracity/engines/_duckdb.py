@@ -81,7 +81,7 @@ def _base_view(score: str, label: str, weight: str | None, group: str | None, sc
         # the logistic function without overflow on either side
         p = "(CASE WHEN s >= 0 THEN 1.0 / (1.0 + exp(-s)) ELSE exp(s) / (1.0 + exp(s)) END)"
         # softplus(x) = max(x, 0) + ln(1 + exp(-|x|)) with x = -(2y-1)·s : exact, no overflow
-        x = f"(-(2.0 * y - 1.0) * s)"
+        x = "(-(2.0 * y - 1.0) * s)"
         nll = f"(greatest({x}, 0.0) + ln(1.0 + exp(-abs({x}))))"
     else:
         p = "s"
