@@ -72,3 +72,17 @@ def test_bad_rows_raise_the_array_error():
 def test_needs_a_dask_frame():
     with pytest.raises(vc.VeracityError, match="needs a dask DataFrame"):
         audit_dask(_frame(10), score="p", label="y")
+
+
+def test_on_a_local_multi_process_cluster():
+    # A real dask.distributed cluster (two worker processes on loopback): the
+    # partition functions travel to other processes and the numbers still agree.
+    distributed = pytest.importorskip("distributed")
+    df = _frame(8000, seed=9)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        a = audit_dask(dd.from_pandas(df, npartitions=6), score="s", label="y",
+                       score_type="logit", by="g")
+    b = vc.audit(df["s"], df["y"], score_type="logit", by=df["g"].to_numpy(), by_name="g")
+    _same(a, b)
+    assert a.auc == b.auc
