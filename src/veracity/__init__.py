@@ -11,11 +11,11 @@ fit only on held-out data, turn them into decisions, and watch them drift.
 from ._version import __version__
 
 # -- audit core --------------------------------------------------------------------
-from ._validation import VeracityError
-from ._intervals import binomial_interval
-from ._stats import BinStats
-from ._metrics import (
-    BrierDecomposition,
+from .core._validation import VeracityError
+from .core._intervals import binomial_interval
+from .core._stats import BinStats
+from .core._formulas import BrierDecomposition
+from .core._metrics import (
     accuracy,
     auc,
     brier,
@@ -24,8 +24,8 @@ from ._metrics import (
     mce,
     nll,
 )
-from ._reliability import ReliabilityRow, ReliabilityTable, reliability
-from ._audit import AuditResult, audit
+from .core._reliability import ReliabilityRow, ReliabilityTable, reliability
+from .core._audit import AuditResult, audit
 from .datasets import load_demo
 
 # -- monitoring and engines --------------------------------------------------------

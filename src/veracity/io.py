@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import VeracityError
+from .core._validation import VeracityError
 
 
 def read_table(path: str | Path) -> Any:

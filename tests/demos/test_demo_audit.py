@@ -89,7 +89,7 @@ def test_demos_touch_the_library_only_through_its_public_api(module: object) -> 
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module.startswith("veracity"):
-                assert node.module == "veracity._text", node.module
+                assert node.module == "veracity.core._text", node.module
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("veracity"):

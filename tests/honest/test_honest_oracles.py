@@ -15,8 +15,8 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
 import veracity as vc
-from veracity._binning import make_edges
-from veracity._validation import prepare_binary
+from veracity.core._binning import make_edges
+from veracity.core._validation import prepare_binary
 from veracity.honest._bootstrap import _Layout, bootstrap_of
 
 

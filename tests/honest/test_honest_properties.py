@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import veracity as vc
-from veracity._binning import auto_bins, bin_index, make_edges
+from veracity.core._binning import auto_bins, bin_index, make_edges
 
 SETTINGS = settings(max_examples=40, deadline=None)
 

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 import veracity as vc
-from veracity._validation import prepare_binary
+from veracity.core._validation import prepare_binary
 from veracity.honest._bootstrap import bootstrap_of
 from veracity.honest._noise_floor import noise_floor_of
 

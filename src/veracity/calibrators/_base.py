@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from .._validation import (
+from ..core._validation import (
     PROB_EPS,
     VeracityError,
     as_float_array,

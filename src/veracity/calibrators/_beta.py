@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from .._validation import PROB_EPS
+from ..core._validation import PROB_EPS
 from ._base import Calibrator, warn
 from ._platt import fit_logistic_fast
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .._binning import bin_index, check_bins, check_strategy, make_edges
+from ..core._binning import bin_index, check_bins, check_strategy, make_edges
 from ._base import Calibrator
 
 

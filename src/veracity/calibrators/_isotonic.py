@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from ._base import Calibrator, warn
 
 

@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .._metrics import _stats, accuracy_of, auc_of, brier_from_stats, ece_from_stats, nll_from_stats
-from .._text import fmt, render_table
-from .._validation import Binary, VeracityError, prepare_binary
+from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
+from ..core._metrics import _stats, accuracy_of, auc_of
+from ..core._text import fmt, render_table
+from ..core._validation import Binary, VeracityError, prepare_binary
 from ._base import Calibrator
 
 

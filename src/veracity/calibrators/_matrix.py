@@ -25,7 +25,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import log_softmax, softmax
 
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from ._base import Calibrator, warn
 
 

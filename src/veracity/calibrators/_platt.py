@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from ._base import Calibrator, warn
 
 _CHUNK = 1 << 16

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import VeracityError, as_float_array, check_probabilities, check_weights
+from ..core._validation import VeracityError, as_float_array, check_probabilities, check_weights
 
 
 def _prior_vector(prior: Any, name: str, k: int) -> np.ndarray:

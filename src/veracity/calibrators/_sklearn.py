@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from ._base import Calibrator, _REGISTRY
 
 _SCORE_TYPE = {"temperature": "logit", "platt": "logit", "vector": "logit", "matrix": "logit"}

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import VeracityError, as_float_array, check_weights, to_numpy
+from ..core._validation import VeracityError, as_float_array, check_weights, to_numpy
 from ._base import Calibrator
 
 

@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.special import expit, log_softmax, softmax
 
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from ._base import Calibrator, warn
 
 PHI = (math.sqrt(5.0) - 1.0) / 2.0
@@ -402,7 +402,7 @@ class TemperatureScaling(Calibrator):
             return repr(self)
         lines = [f"temperature scaling ({self.method}): tau* = {self.temperature_:.4f}"]
         if self.trace_:
-            from .._text import render_table
+            from ..core._text import render_table
 
             lines.append(render_table(
                 ["iter", "bracket width", "best NLL"],

@@ -12,7 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from .._version import __version__
 
 #: sub-command -> (module, one-line help)

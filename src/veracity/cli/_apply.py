@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 
 from .. import io
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from ..calibrators import load as load_calibrator
 
 

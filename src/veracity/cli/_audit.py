@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 
 from .. import io
-from .._audit import audit
+from ..core._audit import audit
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load
 
 
@@ -74,7 +74,7 @@ def _bins(value: str) -> int | str:
 
 
 def _run_duckdb(args: argparse.Namespace) -> int:
-    from .._validation import VeracityError
+    from ..core._validation import VeracityError
     from ..datasets import demo_path
     from ..engines import audit_duckdb
 

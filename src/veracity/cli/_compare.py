@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load

@@ -15,7 +15,7 @@ import argparse
 
 import numpy as np
 
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from ..decisions import ConformalClassifier, conformal_coverage_law
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load
 from ._threshold import add_role_arguments, role_masks

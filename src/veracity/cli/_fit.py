@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import io
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from ..calibrators import METHODS
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._stats import BinStats, merge_histograms, merge_into
-from .._validation import VeracityError
+from ..core._stats import BinStats, merge_histograms, merge_into
+from ..core._validation import VeracityError
 from ..datasets import demo_path
 from ..engines import scan_file
 from ..monitoring import period_keys, summarize_periods

@@ -21,7 +21,7 @@ import argparse
 import numpy as np
 
 from .. import io
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 from ._common import add_input_arguments, inputs, load
 
 
@@ -131,7 +131,7 @@ def _fit_recall_threshold(scores: np.ndarray, labels: np.ndarray, weights: np.nd
     """The target-recall threshold on the fit-role rows, on the scale the explorer shows."""
     if scores.ndim == 2 and scores.shape[1] > 1:
         return None
-    from .._validation import prepare_binary
+    from ..core._validation import prepare_binary
     from ..decisions import recall_threshold
 
     if calibrator is not None:

@@ -22,8 +22,8 @@ import numpy as np
 from scipy.special import logit
 
 from .. import io
-from .._text import fmt, fmt_count, render_table
-from .._validation import VeracityError
+from ..core._text import fmt, fmt_count, render_table
+from ..core._validation import VeracityError
 from ..decisions import (
     budget_threshold,
     cost_threshold,

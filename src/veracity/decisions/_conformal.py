@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .._text import fmt, fmt_count, render_table
-from .._validation import VeracityError, as_float_array, prepare_multiclass
+from ..core._text import fmt, fmt_count, render_table
+from ..core._validation import VeracityError, as_float_array, prepare_multiclass
 from ._inputs import ceil_rank, check_alpha
 from ._thresholds import min_positives
 

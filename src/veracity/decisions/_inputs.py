@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import (
+from ..core._validation import (
     VeracityError,
     as_float_array,
     check_binary_labels,

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .._text import render_table
-from .._validation import VeracityError
+from ..core._text import render_table
+from ..core._validation import VeracityError
 from ._inputs import binary_inputs, check_target
 from ._thresholds import min_positives
 

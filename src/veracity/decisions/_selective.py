@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from .._intervals import binomial_interval
-from .._text import fmt, fmt_count, render_table
-from .._validation import (
+from ..core._intervals import binomial_interval
+from ..core._text import fmt, fmt_count, render_table
+from ..core._validation import (
     VeracityError,
     as_float_array,
     check_binary_labels,

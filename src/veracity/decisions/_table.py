@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .._text import fmt, fmt_count, render_table
-from .._validation import VeracityError, as_float_array, to_numpy
+from ..core._text import fmt, fmt_count, render_table
+from ..core._validation import VeracityError, as_float_array, to_numpy
 from ._inputs import binary_inputs, check_cost
 
 COLUMNS = (

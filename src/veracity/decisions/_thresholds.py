@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import VeracityError, check_weights
+from ..core._validation import VeracityError, check_weights
 from ._inputs import CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_target, scores_1d
 from ._table import _counts_at_or_above, threshold_table
 

@@ -11,7 +11,7 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
-        from .._validation import VeracityError
+        from ..core._validation import VeracityError
 
         raise VeracityError(
             "--plots needs matplotlib; install it with: pip install 'veracity[plot]'"

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 import veracity as vc
-from veracity._text import render_table
+from veracity.core._text import render_table
 
 from . import _kg_data as kg
 from ._complex import ComplEx, corrupt_avoiding, encode, train_complex

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 import veracity as vc
-from veracity._text import render_table
+from veracity.core._text import render_table
 
 from ._synth import MLP, Gaussians, train_mlp
 

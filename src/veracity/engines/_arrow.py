@@ -15,8 +15,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._stats import BinStats, grouped_stats, merge_histograms, merge_into, score_histograms
-from .._validation import VeracityError, prepare_binary
+from ..core._stats import BinStats, grouped_stats, merge_histograms, merge_into, score_histograms
+from ..core._validation import VeracityError, prepare_binary
 
 #: rows per record batch read from the file
 BATCH_ROWS = 1 << 20

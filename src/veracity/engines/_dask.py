@@ -15,7 +15,7 @@ used, so the same call runs on the local scheduler or a ``distributed`` cluster.
 
   .. math:: 2U = \sum_r \Big(2U_r + 2\,W_+^{(r)} \sum_{r' < r} W_-^{(r')}\Big)
 
-  which is the in-memory :func:`~veracity._metrics.mann_whitney_u2` of all rows,
+  which is the in-memory :func:`~veracity.core._metrics.mann_whitney_u2` of all rows,
   in integers when unweighted (bit-identical AUC).
 """
 
@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from .._audit import AuditResult, audit_from_stats
-from .._binning import check_bins
-from .._metrics import mann_whitney_u2
-from .._stats import BinStats, grouped_stats
-from .._validation import VeracityError, check_score_type, prepare_binary
+from ..core._audit import AuditResult, audit_from_stats
+from ..core._binning import check_bins
+from ..core._metrics import mann_whitney_u2
+from ..core._stats import BinStats, grouped_stats
+from ..core._validation import VeracityError, check_score_type, prepare_binary
 
 _SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct")
 _ALL = "(all)"

@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from .._audit import AuditResult, audit_from_stats
-from .._binning import check_bins
-from .._stats import BinStats
-from .._validation import PROB_EPS, VeracityError, check_score_type
+from ..core._audit import AuditResult, audit_from_stats
+from ..core._binning import check_bins
+from ..core._stats import BinStats
+from ..core._validation import PROB_EPS, VeracityError, check_score_type
 
 
 def _connect(connection: Any = None) -> Any:

@@ -1,6 +1,6 @@
 """Honest estimators: how far each audit number can be trusted.
 
-* debiased and smooth ECE (``vc.ece(..., estimator=...)``, :mod:`veracity._honest`),
+* debiased and smooth ECE (``vc.ece(..., estimator=...)``, :mod:`veracity.core._honest`),
 * the ECE noise floor under perfect calibration with a p-value (:func:`ece_noise_floor`),
 * bootstrap intervals, percentile and BCa, for every headline metric (:func:`bootstrap_intervals`),
 * calibration tests: Spiegelhalter, Hosmer–Lemeshow, calibration-in-the-large and slope,

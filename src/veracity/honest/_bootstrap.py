@@ -46,10 +46,10 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .._binning import bin_index, make_edges
-from .._metrics import auc_of
-from .._text import fmt, render_table
-from .._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
+from ..core._binning import bin_index, make_edges
+from ..core._metrics import auc_of
+from ..core._text import fmt, render_table
+from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
 from ._common import check_count, check_level, check_seed
 
 METRICS = ("ece", "mce", "brier", "nll", "auc", "accuracy")

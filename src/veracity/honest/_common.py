@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import VeracityError
+from ..core._validation import VeracityError
 
 
 def check_count(value: Any, name: str, minimum: int = 1) -> int:

@@ -31,8 +31,8 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 from scipy.special import xlogy
 
-from .._text import fmt, render_table
-from .._validation import Binary, binary_nll_terms, prepare_binary
+from ..core._text import fmt, render_table
+from ..core._validation import Binary, binary_nll_terms, prepare_binary
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from .._honest import debiased_ece_from_stats
-from .._metrics import ece_from_stats
-from .._stats import BinStats
-from .._text import fmt, render_table
-from .._validation import Binary, prepare_binary
-from .._binning import make_edges
-from ._smooth import smooth_ece
+from ..core._honest import debiased_ece_from_stats
+from ..core._formulas import ece_from_stats
+from ..core._stats import BinStats
+from ..core._text import fmt, render_table
+from ..core._validation import Binary, prepare_binary
+from ..core._binning import make_edges
+from ..core._smooth import smooth_ece
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from .._binning import bin_index, make_edges
-from .._text import fmt, render_table
-from .._validation import Binary, VeracityError, prepare_binary
+from ..core._binning import bin_index, make_edges
+from ..core._text import fmt, render_table
+from ..core._validation import Binary, VeracityError, prepare_binary
 from ._common import check_count, check_seed
 
 _CHUNK_ELEMENTS = 1 << 22  # rows x redraws per chunk (~32 MB of uniforms)

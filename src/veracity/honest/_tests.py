@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 from scipy.special import expit, ndtr
 
-from .._binning import bin_index, equal_count_edges
-from .._text import fmt, render_table
-from .._validation import PROB_EPS, Binary, VeracityError, prepare_binary
+from ..core._binning import bin_index, equal_count_edges
+from ..core._text import fmt, render_table
+from ..core._validation import PROB_EPS, Binary, VeracityError, prepare_binary
 from ._common import check_count
 
 

@@ -35,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
-from .._intervals import binomial_interval, check_interval_args
-from .._metrics import brier_from_stats, ece_from_stats, nll_from_stats
-from .._binning import check_bins
-from .._stats import BinStats, grouped_stats, score_histograms
-from .._text import fmt, fmt_count, render_table
-from .._validation import VeracityError, prepare_binary, to_numpy
+from ..core._intervals import binomial_interval, check_interval_args
+from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
+from ..core._binning import check_bins
+from ..core._stats import BinStats, grouped_stats, score_histograms
+from ..core._text import fmt, fmt_count, render_table
+from ..core._validation import VeracityError, prepare_binary, to_numpy
 
 FREQS = {"D": "datetime64[D]", "W": "datetime64[W]", "M": "datetime64[M]", "Q": "quarter", "Y": "datetime64[Y]"}
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .._audit import AuditResult, audit
-from .._validation import VeracityError, prepare_binary
+from ..core._audit import AuditResult, audit
+from ..core._validation import VeracityError, prepare_binary
 from .._version import __version__
 from ._sections import (
     _about,

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._audit import AuditResult
-from .._binning import make_edges
-from .._reliability import ReliabilityTable
-from .._stats import BinStats
-from .._validation import Binary, VeracityError, prepare_binary, prepare_classwise, prepare_top_label
+from ..core._audit import AuditResult
+from ..core._binning import make_edges
+from ..core._reliability import ReliabilityTable
+from ..core._stats import BinStats
+from ..core._validation import Binary, VeracityError, prepare_binary, prepare_classwise, prepare_top_label
 from ._curves import threshold_curve, threshold_grid
 
 if TYPE_CHECKING:  # pragma: no cover

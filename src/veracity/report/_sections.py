@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from .._audit import AuditResult
-from .._reliability import ReliabilityTable
-from .._validation import VeracityError
+from ..core._audit import AuditResult
+from ..core._reliability import ReliabilityTable
+from ..core._validation import VeracityError
 from .._version import __version__
 from ._curves import threshold_curve, threshold_grid
 

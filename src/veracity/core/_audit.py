@@ -8,13 +8,8 @@ from typing import Any
 import numpy as np
 
 from ._binning import make_edges
-from ._metrics import (
-    BrierDecomposition,
-    accuracy_of,
-    auc_of,
-    brier_decomposition_from_stats,
-    nll_from_stats,
-)
+from ._formulas import BrierDecomposition, brier_decomposition_from_stats, nll_from_stats
+from ._metrics import accuracy_of, auc_of
 from ._parallel import submit
 from ._reliability import ReliabilityTable
 from ._stats import BinStats, group_rows, subset
@@ -235,32 +230,32 @@ def _honest_extras(
             raise VeracityError(f"{name} must be True or False, got {flag!r}")
     extras: dict[str, Any] = {}
     if ci or noise_floor:
-        from .honest._common import check_count
+        from ..honest._common import check_count
 
         n_resamples = check_count(n_resamples, "n_resamples", 2)
     if estimators:
-        from .honest._estimates import ece_estimates_of
+        from ..honest._estimates import ece_estimates_of
 
         extras["estimators"] = ece_estimates_of(data, edges, strategy)
     if noise_floor:
-        from .honest._noise_floor import noise_floor_of
+        from ..honest._noise_floor import noise_floor_of
 
         extras["noise_floor"] = noise_floor_of(
             data, strategy=strategy, n_redraws=n_resamples, seed=seed, edges=edges
         )
     if ci:
-        from .honest._bootstrap import bootstrap_of
+        from ..honest._bootstrap import bootstrap_of
 
         extras["intervals"] = bootstrap_of(
             data, method="bca" if ci is True else ci, n_resamples=n_resamples, level=level,
             seed=seed, strategy=strategy, threshold=threshold, edges=edges,
         )
     if tests:
-        from .honest._tests import calibration_tests_of
+        from ..honest._tests import calibration_tests_of
 
         extras["tests"] = calibration_tests_of(data)
     if corp:
-        from .honest._corp import corp_of
+        from ..honest._corp import corp_of
 
         extras["corp"] = corp_of(data)
     return extras

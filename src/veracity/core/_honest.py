@@ -26,7 +26,7 @@ With sample weights, :math:`n_b` is replaced by the bin's effective size
 :math:`(\sum w)^2/\sum w^2` in the variance terms.
 
 **Smooth** (Błasiok & Nakkiran 2023): kernel smoothing with reflection at 0 and 1
-and the automatic bandwidth; see :mod:`veracity.honest._smooth`. It has no bins
+and the automatic bandwidth; see :mod:`veracity.core._smooth`. It has no bins
 (``bins`` and ``strategy`` are ignored) and is an L1 quantity.
 """
 
@@ -36,6 +36,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from ._binning import make_edges
+from ._formulas import ece_from_stats
 from ._stats import BinStats
 from ._validation import Binary, VeracityError
 
@@ -91,13 +92,11 @@ def estimate_ece(
     """ECE of one validated binary problem by ``estimator`` ('plugin', 'debiased', 'smooth')."""
     _check(estimator, norm)
     if estimator == "smooth":
-        from .honest._smooth import smooth_ece
+        from ._smooth import smooth_ece
 
         return smooth_ece(data.p, data.y, data.w)[0]
     edges = make_edges(data.p, bins, strategy, data.w)
     stats = BinStats.from_binary(data, edges, strategy, full=False)
     if estimator == "debiased":
         return debiased_ece_from_stats(stats, norm)
-    from ._metrics import ece_from_stats
-
     return ece_from_stats(stats, norm)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ._binning import make_edges
 from ._intervals import binomial_interval, check_interval_args
-from ._metrics import ece_from_stats
+from ._formulas import ece_from_stats
 from ._stats import BinStats
 from ._text import fmt, fmt_count, fmt_edge, render_table
 from ._validation import VeracityError, prepare_binary
