@@ -9,3 +9,68 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+# -- in-process CLI runs (hardening and fuzz tests) ---------------------------------------
+import contextlib  # noqa: E402
+import io as _io  # noqa: E402
+import warnings as _warnings  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(argv, *, stdin: str | None = None) -> CliResult:
+    """``veracity.cli.main(argv)`` in-process; stdout/stderr captured, SystemExit caught.
+
+    Any other exception propagates: for the CLI that is a traceback, which is a bug.
+    Warnings are recorded (a user would see them on stderr), not raised.
+    """
+    import sys
+
+    from veracity.cli import main
+
+    out, err = _io.StringIO(), _io.StringIO()
+    old_stdin = sys.stdin
+    try:
+        if stdin is not None:
+            sys.stdin = _io.StringIO(stdin)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                _warnings.catch_warnings(record=True):
+            _warnings.simplefilter("always")
+            try:
+                code = main([str(a) for a in argv])
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    finally:
+        sys.stdin = old_stdin
+    return CliResult(int(code), out.getvalue(), err.getvalue())
+
+
+def assert_refused(result: CliResult, match: str | None = None) -> None:
+    """Exit 2 with exactly one line on stderr and no traceback."""
+    import re
+
+    assert result.code == 2, (result.code, result.out[-500:], result.err[-500:])
+    lines = result.err.rstrip("\n").split("\n")
+    assert len(lines) == 1 and lines[0], result.err
+    assert "Traceback" not in result.err
+    if match is not None:
+        assert re.search(match, result.err), result.err
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+@pytest.fixture
+def refused():
+    return assert_refused

@@ -18,6 +18,7 @@ exactly, so ``load(c.to_dict()).transform(s)`` equals ``c.transform(s)`` bit for
 from __future__ import annotations
 
 import hashlib
+import os
 import json
 import warnings
 from pathlib import Path
@@ -37,8 +38,8 @@ from ..core._validation import (
 )
 from .._version import __version__
 
-FORMAT = "veracity.calibrator"
-FORMAT_VERSION = 1
+from . import _schema
+from ._schema import FORMAT, FORMAT_VERSION
 
 #: Roles a calibrator must not be fit on (seed 003): train rows already set the
 #: model's weights; test rows decide nothing and only measure.
@@ -277,7 +278,9 @@ class Calibrator:
         """Calibrated probabilities: ``(N,)`` for binary, ``(N, K)`` for multiclass input."""
         self._require_fitted()
         s = self._scores(scores, fitting=False)
-        return self._transform(s)
+        with np.errstate(all="ignore"):  # a faulty calibrator is reported by check_output
+            p = self._transform(s)
+        return _schema.check_output(self.name, p, s)
 
     def fit_transform(self, scores: Any, labels: Any, **kwargs: Any) -> np.ndarray:
         return self.fit(scores, labels, **kwargs).transform(scores)
@@ -322,9 +325,9 @@ class Calibrator:
 
     def save(self, path: str | Path) -> Path:
         """Write :meth:`to_dict` as JSON to ``path``; returns the path."""
-        p = Path(path)
-        p.write_text(json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n")
-        return p
+        from .._files import write_atomic
+
+        return write_atomic(path, json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n")
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> Calibrator:
@@ -332,45 +335,27 @@ class Calibrator:
 
 
 def load(path_or_dict: str | Path | dict[str, Any]) -> Calibrator:
-    """A fitted calibrator from a JSON artifact (a path or the dict of ``to_dict()``)."""
-    if isinstance(path_or_dict, dict):
-        doc = path_or_dict
-        where = "the dict"
+    """A fitted calibrator from a JSON artifact (a path or the dict of ``to_dict()``).
+
+    The artifact is checked against its declared schema first (:mod:`._schema`):
+    anything damaged is refused with one line naming the field and the rule.
+    """
+    if isinstance(path_or_dict, (str, os.PathLike)):
+        doc, where = _schema.read_artifact(path_or_dict), str(path_or_dict)
     else:
-        p = Path(path_or_dict)
-        if not p.exists():
-            raise VeracityError(f"calibrator file not found: {p}; check the path")
-        try:
-            doc = json.loads(p.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise VeracityError(f"{p} is not a JSON calibrator artifact: {exc}") from None
-        where = str(p)
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise VeracityError(
-            f"{where} is not a veracity calibrator (expected format {FORMAT!r}, got "
-            f"{doc.get('format') if isinstance(doc, dict) else type(doc).__name__!r}); "
-            "save one with calibrator.save(path) or `veracity fit`"
-        )
-    if doc.get("version") != FORMAT_VERSION:
-        raise VeracityError(
-            f"{where} has artifact version {doc.get('version')!r}; this veracity reads "
-            f"version {FORMAT_VERSION}. Re-fit and save it with this version"
-        )
-    kind = doc.get("kind")
-    if kind not in _REGISTRY:
-        raise VeracityError(
-            f"{where} has unknown calibrator kind {kind!r}; known kinds: {', '.join(sorted(_REGISTRY))}"
-        )
+        doc, where = path_or_dict, "the dict"
+    kind, params, state, metadata = _schema.check_artifact(doc, where, _REGISTRY)
     cls = _REGISTRY[kind]
-    params = doc.get("params") or {}
-    unknown = set(params) - set(cls._params)
-    if unknown:
-        raise VeracityError(f"{where}: unknown parameters {sorted(unknown)} for {cls.__name__}")
     obj = cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in params.items()})
-    state = dict(doc.get("state") or {})
     obj.n_classes_ = int(state.pop("n_classes_", 2))
     obj._load_state(state)
-    obj.metadata = dict(doc.get("metadata") or {})
+    obj.metadata = metadata
+    if getattr(obj, "reversed_", False) and getattr(obj, "on_reversed", "allow") != "allow":
+        message = (f"{where}: this {obj.name} reverses the score order (slope a = "
+                   f"{getattr(obj, 'a_', float('nan')):.4g} < 0)")
+        if obj.on_reversed == "error":
+            raise VeracityError(message + "; re-fit it, or save it with on_reversed='allow'")
+        warn(message + "; check the score's sign convention before applying it")
     return obj
 
 

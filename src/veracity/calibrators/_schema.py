@@ -1,0 +1,481 @@
+r"""The declared schema of a calibrator artifact, checked by :func:`veracity.load`.
+
+A calibrator file is an input like any other: it may be damaged, edited by hand
+or hostile. :func:`read_artifact` and :func:`check_artifact` turn it into plain
+``params`` / ``state`` / ``metadata`` dicts that are known to be sound, or refuse
+it with one :class:`~veracity.VeracityError` line naming the field and the rule.
+
+What is checked, per calibrator ``kind`` and artifact ``version``:
+
+* **types** — numbers are numbers (not strings, ``null`` or booleans), lists are
+  lists, enum values are one of the allowed strings (``score_type``, ``ties``,
+  ``method`` …), and no field is unknown;
+* **finiteness and ranges** — every float finite; probabilities (isotonic knot
+  outputs, histogram values, Venn–ABERS bounds) in :math:`[0, 1]`; the
+  temperature :math:`\tau > 0`; beta's :math:`a, b \ge 0`; ``bins`` and
+  ``n_classes_`` bounded;
+* **shapes and order** — knot lists of equal length and strictly increasing in
+  :math:`x`, non-decreasing in :math:`y` (a map that reverses the score order is
+  refused), histogram ``values`` one shorter than ``edges``, (K, K) matrices with
+  ``n_classes_ = K``, a Platt ``reversed_`` flag that agrees with the sign of ``a_``;
+* **size** — a file of at most :data:`MAX_BYTES`, lists of at most
+  :data:`MAX_LENGTH` items, JSON nested at most :data:`MAX_DEPTH` deep.
+
+Library: `msgspec <https://jcristharif.com/msgspec/>`_. It was chosen over
+pydantic and jsonschema because (1) its ``Struct`` types with ``Meta``
+constraints *are* the schema — declarative, one class per kind, easy to read and
+extend; (2) it validates strictly (no silent ``"1.0"`` → ``1.0`` coercion) and
+rejects NaN/infinity through range constraints; (3) its errors carry the JSON
+path (``$.state.knots_y_[3]``) that the one-line message needs; (4) it is one
+small compiled wheel with no dependencies, and decodes JSON several times
+faster than :mod:`json`, which matters for Venn–ABERS artifacts with one entry
+per calibration row. pydantic would pull in pydantic-core and typing-extensions
+for the same checks; jsonschema validates ``dict``\ s after a full
+:func:`json.loads` and cannot express "strictly increasing".
+
+**Extending** (a new calibrator kind, or a new field): add one ``Struct`` for its
+``params`` and one for its ``state`` below and register them with
+:func:`register` — the test ``tests/hardening/test_schema.py`` fails while a
+registered calibrator kind has no schema or a fitted field the schema does not
+declare. Cross-field rules (lengths, order) go in the state struct's
+``__post_init__`` and raise ``ValueError`` with a message that names the field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+import numpy as np
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from ..core._validation import VeracityError
+
+FORMAT = "veracity.calibrator"
+FORMAT_VERSION = 1
+
+#: Largest artifact file read (bytes); a Venn-ABERS artifact of 10^7 calibration
+#: rows is about 600 MB.
+MAX_BYTES = 1 << 30
+#: Longest list in an artifact (knots, edges, Venn-ABERS scores).
+MAX_LENGTH = 50_000_000
+#: Deepest JSON nesting accepted anywhere in an artifact (metadata included).
+MAX_DEPTH = 32
+#: Most classes a multiclass calibrator may declare.
+MAX_CLASSES = 100_000
+#: Most bins of a histogram calibrator.
+MAX_BINS = 10_000
+#: Tolerance for "non-decreasing" on fitted outputs (rounding of the fit itself).
+_ORDER_TOL = 1e-9
+
+_BIG = sys.float_info.max
+Finite = Annotated[float, Meta(ge=-_BIG, le=_BIG, description="a finite number")]
+NonNeg = Annotated[float, Meta(ge=0.0, le=_BIG)]
+Positive = Annotated[float, Meta(gt=0.0, le=_BIG)]
+Prob = Annotated[float, Meta(ge=0.0, le=1.0)]
+Count = Annotated[int, Meta(ge=0)]
+ScoreType = Literal["probability", "logit"]
+
+
+def _vec(t: Any, min_length: int = 0) -> Any:
+    return Annotated[list[t], Meta(min_length=min_length, max_length=MAX_LENGTH)]
+
+
+class _Strict(Struct, forbid_unknown_fields=True, kw_only=True):
+    """Every schema struct: unknown fields refused, fields named when passed."""
+
+
+def _check_order(name: str, values: list[float], *, strict: bool) -> None:
+    a = np.asarray(values, dtype=np.float64)
+    if a.size < 2:
+        return
+    d = np.diff(a)
+    bad = d <= 0 if strict else d < -_ORDER_TOL
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        rule = "strictly increasing" if strict else "non-decreasing"
+        raise ValueError(
+            f"{name} must be {rule} (a monotone map; otherwise it would reverse the score "
+            f"order), but item {i + 1} = {a[i + 1]!r} follows {a[i]!r}"
+        )
+
+
+def _check_len(name: str, values: list[Any], other: str, n: int) -> None:
+    if len(values) != n:
+        raise ValueError(f"{name} has {len(values)} items but must have {n} ({other})")
+
+
+# ----------------------------------------------------------------------------------
+# params (what __init__ takes) and state (what fit learns), one pair per kind
+# ----------------------------------------------------------------------------------
+class BaseParams(_Strict, kw_only=True):
+    score_type: ScoreType | UnsetType = UNSET
+
+
+class BaseState(_Strict, kw_only=True):
+    n_classes_: Annotated[int, Meta(ge=2, le=MAX_CLASSES)] = 2
+
+
+class TemperatureParams(BaseParams, kw_only=True):
+    method: Literal["newton", "golden"] | UnsetType = UNSET
+    bounds: tuple[Positive, Positive] | UnsetType = UNSET
+    iterations: Annotated[int, Meta(ge=1, le=100_000)] | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        if self.bounds is not UNSET and not self.bounds[0] < self.bounds[1]:
+            raise ValueError(f"params.bounds must satisfy lo < hi, got {list(self.bounds)}")
+
+
+class TraceRow(_Strict, kw_only=True):
+    iteration: Count
+    width: NonNeg
+    tau: Positive
+    nll: NonNeg
+
+
+class TemperatureState(BaseState, kw_only=True):
+    temperature_: Positive
+    nll_before_: NonNeg
+    nll_after_: NonNeg
+    trace_: _vec(TraceRow) = []
+    n_iter_: Count = 0
+    clamped_: Literal["lower", "upper"] | None = None
+
+
+class PlattParams(BaseParams, kw_only=True):
+    smoothing: bool | UnsetType = UNSET
+    on_reversed: Literal["warn", "error", "allow"] | UnsetType = UNSET
+
+
+class PlattState(BaseState, kw_only=True):
+    a_: Finite
+    b_: Finite
+    reversed_: bool
+    n_iter_: Count = 0
+    converged_: bool = True
+
+    def __post_init__(self) -> None:
+        if self.reversed_ != (self.a_ < 0):
+            raise ValueError(
+                f"state.reversed_ = {self.reversed_} contradicts the slope state.a_ = {self.a_!r} "
+                "(reversed_ is true exactly when a_ < 0)"
+            )
+
+
+class IsotonicParams(BaseParams, kw_only=True):
+    ties: Literal["allow", "strict"] | UnsetType = UNSET
+    interpolation: Literal["step", "linear"] | UnsetType = UNSET
+
+
+class IsotonicState(BaseState, kw_only=True):
+    knots_x_: _vec(Finite, 1)
+    knots_y_: _vec(Prob, 1)
+    n_unique_: Count
+    n_steps_: Count
+    ties_created_: Count
+
+    def __post_init__(self) -> None:
+        _check_len("state.knots_y_", self.knots_y_, "one per item of state.knots_x_",
+                   len(self.knots_x_))
+        _check_order("state.knots_x_", self.knots_x_, strict=True)
+        _check_order("state.knots_y_", self.knots_y_, strict=False)
+
+
+class HistogramParams(BaseParams, kw_only=True):
+    bins: Annotated[int, Meta(ge=1, le=MAX_BINS)] | UnsetType = UNSET
+    strategy: Literal["uniform", "quantile", "equal-count"] | UnsetType = UNSET
+
+
+class HistogramState(BaseState, kw_only=True):
+    edges_: _vec(Prob, 2)
+    values_: _vec(Prob, 1)
+    counts_: _vec(NonNeg, 1)
+
+    def __post_init__(self) -> None:
+        _check_order("state.edges_", self.edges_, strict=False)
+        m = len(self.edges_) - 1
+        _check_len("state.values_", self.values_, "one per bin: len(edges_) - 1", m)
+        _check_len("state.counts_", self.counts_, "one per bin: len(edges_) - 1", m)
+        if m > MAX_BINS:
+            raise ValueError(f"state.edges_ declares {m} bins; at most {MAX_BINS} are allowed")
+
+
+class BetaState(BaseState, kw_only=True):
+    a_: NonNeg
+    b_: NonNeg
+    c_: Finite
+
+
+class ScalingParams(BaseParams, kw_only=True):
+    reg_lambda: NonNeg | UnsetType = UNSET
+    reg_mu: NonNeg | UnsetType = UNSET
+    max_iter: Annotated[int, Meta(ge=1, le=10_000_000)] | UnsetType = UNSET
+
+
+class ScalingState(BaseState, kw_only=True):
+    W_: _vec(_vec(Finite, 2), 2)
+    b_: _vec(Finite, 2)
+    n_iter_: Count = 0
+    converged_: bool = True
+
+    def __post_init__(self) -> None:
+        k = self.n_classes_
+        _check_len("state.W_", self.W_, "K rows for state.n_classes_ = K", k)
+        for i, row in enumerate(self.W_):
+            _check_len(f"state.W_[{i}]", row, "K columns for state.n_classes_ = K", k)
+        _check_len("state.b_", self.b_, "one per class: state.n_classes_", k)
+
+
+class VectorState(ScalingState, kw_only=True):
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        W = np.asarray(self.W_)
+        off = W - np.diag(np.diag(W))
+        if off.any():
+            raise ValueError("state.W_ of vector scaling must be diagonal")
+
+
+class VennAbersState(BaseState, kw_only=True):
+    c_: _vec(Finite, 1)
+    p0_: _vec(Prob, 2)
+    p1_: _vec(Prob, 2)
+
+    def __post_init__(self) -> None:
+        _check_order("state.c_", self.c_, strict=True)
+        n = len(self.c_) + 1
+        _check_len("state.p0_", self.p0_, "len(c_) + 1", n)
+        _check_len("state.p1_", self.p1_, "len(c_) + 1", n)
+        _check_order("state.p0_", self.p0_, strict=False)
+        _check_order("state.p1_", self.p1_, strict=False)
+
+
+class Metadata(Struct, kw_only=True):
+    """Provenance fields the library reads back; any other key is kept unchecked
+    (depth- and size-limited)."""
+
+    score_column: str | None = None
+    label_column: str | None = None
+    role: str | None = None
+    method: str | None = None
+    score_type: ScoreType | None = None
+    n_rows: Count | None = None
+    n_classes: Annotated[int, Meta(ge=2, le=MAX_CLASSES)] | None = None
+
+
+#: (kind, format version) -> (params struct, state struct).
+SCHEMAS: dict[tuple[str, int], tuple[type[Struct], type[Struct]]] = {}
+
+
+def register(kind: str, params: type[Struct], state: type[Struct], *, version: int = FORMAT_VERSION) -> None:
+    """Declare the schema of one calibrator kind (one entry per kind and version)."""
+    SCHEMAS[(kind, version)] = (params, state)
+
+
+register("temperature", TemperatureParams, TemperatureState)
+register("platt", PlattParams, PlattState)
+register("isotonic", IsotonicParams, IsotonicState)
+register("histogram", HistogramParams, HistogramState)
+register("beta", BaseParams, BetaState)
+register("vector", ScalingParams, VectorState)
+register("matrix", ScalingParams, ScalingState)
+register("venn-abers", BaseParams, VennAbersState)
+
+
+# ----------------------------------------------------------------------------------
+# reading and checking
+# ----------------------------------------------------------------------------------
+def _refuse(where: str, message: str) -> VeracityError:
+    return VeracityError(
+        f"{where} is not a valid calibrator artifact: {message}; re-fit and save it "
+        "(calibrator.save(path) or `veracity fit`) rather than editing it"
+    )
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _depth_and_size(doc: Any, where: str) -> None:
+    """Refuse nesting deeper than MAX_DEPTH (iteratively: no recursion to exhaust)."""
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            items: Any = node.values()
+        elif isinstance(node, (list, tuple)):
+            items = node
+            if len(node) > MAX_LENGTH:
+                raise _refuse(where, f"a list holds {len(node)} items (at most {MAX_LENGTH})")
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise _refuse(where, f"JSON nested deeper than {MAX_DEPTH} levels")
+        stack.extend((v, depth + 1) for v in items if isinstance(v, (dict, list, tuple)))
+
+
+def read_artifact(path: str | Path) -> Any:
+    """The decoded JSON document of an artifact file (not yet checked)."""
+    p = Path(path)
+    where = str(p)
+    if not p.exists():
+        raise VeracityError(f"calibrator file not found: {_one_line(where)}; check the path")
+    if p.is_dir():
+        raise VeracityError(f"{_one_line(where)} is a directory; pass the calibrator's JSON file")
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise _refuse(where, f"the file has {size} bytes (at most {MAX_BYTES})")
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise VeracityError(
+            f"could not read calibrator file {_one_line(where)}: {exc.strerror or exc}; check the path"
+        ) from None
+    try:
+        return msgspec.json.decode(raw)
+    except RecursionError:
+        raise _refuse(where, f"JSON nested deeper than {MAX_DEPTH} levels") from None
+    except msgspec.DecodeError as exc:
+        try:  # Python's json also reads NaN/Infinity: then the schema names the field
+            return json.loads(raw)
+        except RecursionError:
+            raise _refuse(where, f"JSON nested deeper than {MAX_DEPTH} levels") from None
+        except ValueError:
+            pass
+        raise VeracityError(
+            f"{_one_line(where)} is not a JSON calibrator artifact ({_one_line(exc)}); "
+            "pass the file written by `veracity fit` or calibrator.save(path)"
+        ) from None
+
+
+def _value_at(doc: Any, path: str) -> Any:
+    """The value at a msgspec path such as ``$.state.knots_y_[3]`` (or a sentinel)."""
+    import re
+
+    node = doc
+    for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path.removeprefix("$")):
+        try:
+            node = node[name] if name else node[int(index)]
+        except (KeyError, IndexError, TypeError):
+            return _MISSING
+    return node
+
+
+_MISSING = object()
+
+
+def _allowed(schema: Any, path: str) -> tuple[Any, ...]:
+    """The Literal values allowed for a top-level field of ``schema`` (or ``()``)."""
+    import typing
+
+    name = path.removeprefix("$.")
+    try:
+        hint = typing.get_type_hints(schema).get(name)
+    except Exception:  # pragma: no cover - forward references
+        return ()
+    found: list[Any] = []
+    stack = [hint]
+    while stack:
+        t = stack.pop()
+        if typing.get_origin(t) is Literal:
+            found.extend(typing.get_args(t))
+        else:
+            stack.extend(typing.get_args(t))
+    return tuple(found)
+
+
+def _explain(exc: msgspec.ValidationError, doc: Any, prefix: str, schema: Any = None) -> str:
+    text = str(exc)
+    rule, sep, path = text.rpartition(" - at `")
+    if not sep:  # a rule of the object itself (missing/unknown field, __post_init__)
+        rule, path = text, "$"
+    path = path.rstrip("`")
+    if path == "$" and not rule.startswith("Object "):
+        return _one_line(rule)  # a cross-field rule: its message names the fields
+    field = prefix + path.removeprefix("$")
+    value = _value_at(doc, path)
+    if isinstance(value, float) and not math.isfinite(value):
+        rule = "Expected a finite number"
+    shown = "" if value is _MISSING else f" (got {_one_line(repr(value), 60)})"
+    name = rule.rpartition(" field ")[2].strip("`")
+    where = (prefix + path.removeprefix("$")).lstrip(".")
+    if rule.startswith("Invalid enum value") and schema is not None:
+        allowed = _allowed(schema, path)
+        if allowed:
+            rule += f"; allowed: {', '.join(repr(a) for a in allowed)}"
+    if rule.startswith("Object contains unknown field"):
+        what = "unknown parameters" if where == "params" else f"{where}: unknown field"
+        return _one_line(f"{what} [{name!r}]")
+    if rule.startswith("Object missing required field"):
+        what = "lacks fitted field" if where == "state" else f"{where} lacks field"
+        return _one_line(f"{what} {name!r}")
+    return _one_line(f"{field.lstrip('.')}: {rule}{shown}")
+
+
+def check_artifact(doc: Any, where: str, known: Any) -> tuple[str, dict, dict, dict]:
+    """``(kind, params, state, metadata)`` of a sound artifact, or a VeracityError.
+
+    ``known`` is the collection of registered calibrator kinds.
+    """
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        got = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        raise VeracityError(
+            f"{where} is not a veracity calibrator (expected format {FORMAT!r}, got "
+            f"{_one_line(repr(got), 60)}); save one with calibrator.save(path) or `veracity fit`"
+        )
+    version = doc.get("version")
+    kind = doc.get("kind")
+    if isinstance(version, bool) or version != FORMAT_VERSION:
+        raise VeracityError(
+            f"{where} has artifact version {_one_line(repr(version), 60)}; this veracity reads "
+            f"version {FORMAT_VERSION}. Re-fit and save it with this version"
+        )
+    if not isinstance(kind, str) or kind not in known:
+        raise VeracityError(
+            f"{where} has unknown calibrator kind {_one_line(repr(kind), 60)}; known kinds: "
+            f"{', '.join(sorted(known))}"
+        )
+    if (kind, version) not in SCHEMAS:  # pragma: no cover - guarded by a test
+        raise VeracityError(f"no artifact schema is declared for calibrator kind {kind!r}")
+    unknown = sorted(set(doc) - {"format", "version", "kind", "params", "state", "metadata"})
+    if unknown:
+        raise _refuse(where, f"unknown top-level field(s) {_one_line(repr(unknown), 80)}")
+    _depth_and_size(doc, where)
+    params_t, state_t = SCHEMAS[(kind, version)]
+    parts = {}
+    for key, schema in (("params", params_t), ("state", state_t), ("metadata", Metadata)):
+        value = doc.get(key)
+        if value is None and key != "state":
+            value = {}
+        if not isinstance(value, dict):
+            raise _refuse(where, f"{key} must be a JSON object, got {type(value).__name__}")
+        try:
+            msgspec.convert(value, schema, strict=True)
+        except msgspec.ValidationError as exc:
+            raise _refuse(where, _explain(exc, value, "." + key, schema)) from None
+        parts[key] = value
+    return kind, dict(parts["params"]), dict(parts["state"]), dict(parts["metadata"])
+
+
+def check_output(name: str, p: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Refuse NaN/inf or out-of-range probabilities from a calibrator (its fault, not the data's)."""
+    lo, hi = (float(v) for v in (np.min(p), np.max(p))) if p.size else (0.0, 1.0)
+    if lo >= 0.0 and hi <= 1.0:  # NaN fails both comparisons
+        return p
+    bad = ~((p >= 0.0) & (p <= 1.0))
+    rows = np.flatnonzero(bad.reshape(p.shape[0], -1).any(axis=1))
+    i = int(rows[0])
+    shown = scores[i] if scores.ndim == 1 else scores[i].tolist()
+    raise VeracityError(
+        f"{name} produced {rows.size} invalid probabilities (NaN, infinite or outside [0, 1]) "
+        f"from valid scores (first at row {i}, score {_one_line(repr(shown), 60)}); the "
+        "calibrator is faulty, not the data. Re-fit it on calibration rows"
+    )
+
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMAS", "check_artifact", "check_output",
+           "read_artifact", "register"]
