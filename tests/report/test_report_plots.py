@@ -95,7 +95,7 @@ def test_insufficient_bins_are_marked():
     ax, hax = fig.axes
     (hollow,) = [c for c in ax.collections if c.get_gid() == "insufficient"]
     np.testing.assert_allclose(hollow.get_offsets()[:, 0], [r.conf for r in thin])
-    assert "insufficient (n < 20)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "insufficient (n < 20), hollow" in [t.get_text() for t in ax.get_legend().get_texts()]
     assert any(b.get_gid() == "histogram_insufficient" for b in hax.patches)
 
 
@@ -175,8 +175,8 @@ def test_multiclass_panels():
     assert [ax.get_title(loc="left") for ax in visible] == ["top label", "class a", "class b", "class c", "class d"]
     assert len(fig.axes) == 6 and not fig.axes[5].get_visible()
     # the top-label panel reports the top-label ECE; class panels the one-vs-rest ECE
-    assert f"ECE {vc.ece(P, y):.4f}" in visible[0].texts[-1].get_text()
-    assert f"ECE {vc.ece(P[:, 2], (y == 2).astype(float)):.4f}" in visible[3].texts[-1].get_text()
+    assert f"ECE {vc.ece(P, y):.4f}" in visible[0].get_title(loc="right")
+    assert f"ECE {vc.ece(P[:, 2], (y == 2).astype(float)):.4f}" in visible[3].get_title(loc="right")
     fig = vc.plot_multiclass_reliability(P, y, classes=[1])
     assert [ax.get_title(loc="left") for ax in fig.axes if ax.get_visible()] == ["top label", "class 1"]
     with pytest.raises(vc.VeracityError, match="classes must lie in 0..3"):
@@ -245,3 +245,39 @@ def test_threshold_plot_needs_binary():
 def test_plot_bad_input(call, match):
     with pytest.raises(vc.VeracityError, match=match):
         call()
+
+
+def test_line_is_broken_at_empty_and_insufficient_bins():
+    # naive-Bayes-like scores: mass at both ends, a few stragglers, many empty bins in between
+    rng = np.random.default_rng(5)
+    p = np.concatenate([rng.uniform(0, 0.05, 300), [0.33, 0.52], rng.uniform(0.95, 1.0, 300)])
+    y = (rng.uniform(size=p.size) < p).astype(float)
+    fig = vc.plot_reliability(p, y, bins=10, min_count=20)
+    ax = fig.axes[0]
+    (line,) = [ln for ln in ax.lines if ln.get_gid() == "line"]
+    x = line.get_xdata()
+    # two sufficient bins (0 and 9) that are not neighbours: no segment joins them
+    assert np.isnan(x).sum() == 1
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "line broken at empty / insufficient bins" in legend
+
+
+def test_legend_sits_outside_the_data_and_counts_clear_the_bars():
+    rng = np.random.default_rng(6)
+    p = rng.uniform(size=3000)
+    y = (rng.uniform(size=p.size) < p ** 1.5).astype(float)
+    fig = vc.plot_reliability(p, y)
+    ax = fig.axes[0]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    legend_box = ax.get_legend().get_window_extent(renderer)
+    axes_box = ax.get_window_extent(renderer)
+    assert legend_box.y0 >= axes_box.y1 - 1  # the legend band is above the plotting area
+    table = vc.reliability(p, y)
+    labels = [t for t in ax.texts if t.get_gid() == "count_label"]
+    assert len(labels) == len(table.rows)
+    for t, r in zip(labels, table.rows):  # anchored at the bar's end, pushed away from it
+        assert t.xy[1] in (r.ci_high, r.ci_low)

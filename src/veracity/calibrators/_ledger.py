@@ -21,16 +21,18 @@ the sigmoid never fakes a tie.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
 from ..core._metrics import _stats, accuracy_of, auc_of
+from ..core._reliability import ReliabilityTable
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, prepare_binary
 from ._base import Calibrator
+from ..core._display import Display
 
 
 #: JSON keys of the metrics, the audit core's names (``vc.audit(...).metrics``)
@@ -55,8 +57,8 @@ class LedgerRow:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-@dataclass(frozen=True, eq=False)
-class Ledger:
+@dataclass(frozen=True, eq=False, repr=False)
+class Ledger(Display):
     """Result of :func:`compare`: ``rows``, ``certificates`` and context."""
 
     rows: tuple[LedgerRow, ...]
@@ -65,6 +67,8 @@ class Ledger:
     calibrator: str
     score_type: str
     bins: int
+    #: the reliability tables before and after (drawn by :meth:`plot`)
+    tables: dict[str, Any] = field(default_factory=dict)
 
     def row(self, metric: str) -> LedgerRow:
         for r in self.rows:
@@ -88,6 +92,13 @@ class Ledger:
             "certificates": dict(self.certificates),
             "regressions": [r.metric for r in self.regressions],
         }
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ..report._plots import _overlay_tables
+
+        if not self.tables:
+            raise VeracityError("this ledger holds no reliability tables to draw; build it with vc.compare")
+        return _overlay_tables(self.tables, title=f"Before and after {self.calibrator}", ax=ax)
 
     def __str__(self) -> str:
         rows = []
@@ -204,8 +215,11 @@ def compare(
         cal_scores = cal_scores / cal_scores.sum(axis=1, keepdims=True)
     after = prepare_binary(cal_scores, labels, sample_weight=sample_weight, score_type=cal_type)
 
+    tables: dict[str, ReliabilityTable] = {}
+
     def metrics(d: Binary) -> dict[str, float]:
         st_ = _stats(d, bins, strategy, full=True)
+        tables["before" if not tables else "after"] = ReliabilityTable.from_stats(st_)
         return {"ECE": ece_from_stats(st_), "NLL": nll_from_stats(st_),
                 "Brier": brier_from_stats(st_),
                 "accuracy@0.5": accuracy_of(d, threshold), "AUC": auc_of(d)}
@@ -246,4 +260,4 @@ def compare(
         else:
             cert["order"] = f"broken ({cert['ties_created']} ties created)"
     return Ledger(rows=tuple(rows), certificates=cert, n=before.n,
-                  calibrator=calibrator.name, score_type=st, bins=bins)
+                  calibrator=calibrator.name, score_type=st, bins=bins, tables=tables)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import VeracityError, as_float_array, check_probabilities, check_weights
+from ..core._display import Display
 
 
 def _prior_vector(prior: Any, name: str, k: int) -> np.ndarray:
@@ -70,8 +71,8 @@ def adjust_prior(p: Any, old: Any, new: Any) -> Any:
     return _adjust(arr, _prior_vector(old, "old", k), _prior_vector(new, "new", k))
 
 
-@dataclass(frozen=True, eq=False)
-class PriorEstimate:
+@dataclass(frozen=True, eq=False, repr=False)
+class PriorEstimate(Display):
     """Result of :func:`estimate_prior`: the new prior (``prior``; a float for binary)."""
 
     prior: Any

@@ -15,10 +15,11 @@ from ._reliability import ReliabilityTable
 from ._stats import BinStats, group_rows, subset
 from ._text import fmt, render_table
 from ._validation import Binary, VeracityError, prepare_binary, to_numpy
+from ._display import Display
 
 
-@dataclass(frozen=True, eq=False)
-class AuditResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class AuditResult(Display):
     """All audit numbers for one set of forecasts.
 
     ``metrics`` holds ``ece, mce, brier, nll, auc, accuracy`` (``auc`` is ``None``
@@ -93,6 +94,22 @@ class AuditResult:
             f"ECE {fmt(self.ece)}{beside}   MCE {fmt(self.mce)}   Brier {fmt(self.brier)}   "
             f"NLL {fmt(self.nll)}   acc({self.threshold:g}) {fmt(self.accuracy)}   AUC {fmt(self.auc)}"
         )
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        return self.table._frame_records()
+
+    def _summary_items(self) -> dict[str, Any]:
+        items: dict[str, Any] = {"n": self.n}
+        if self.n_classes <= 2:
+            items["base rate"] = self.base_rate
+        items.update({k: v for k, v in self.metrics.items() if k != "accuracy"})
+        items["top-label accuracy" if self.n_classes > 2 else f"accuracy@{self.threshold:g}"] = self.accuracy
+        return items
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ..report._plots import plot_reliability
+
+        return plot_reliability(self.table, ax=ax)
 
     def __str__(self) -> str:
         reading = "top-label, " if self.n_classes > 2 else ""

@@ -14,6 +14,7 @@ import numpy as np
 
 from ._stats import BinStats
 from ._validation import VeracityError
+from ._display import Display
 
 NORMS = ("l1", "l2", "max")
 
@@ -55,8 +56,8 @@ def nll_from_stats(stats: BinStats) -> float:
     return float(stats.sum_nll.sum() / stats.total_weight)
 
 
-@dataclass(frozen=True)
-class BrierDecomposition:
+@dataclass(frozen=True, repr=False)
+class BrierDecomposition(Display):
     r"""Exact binned decomposition of the Brier score.
 
     With bin weights :math:`n_b`, total :math:`N`, bin means

@@ -13,6 +13,7 @@ from ._formulas import ece_from_stats
 from ._stats import BinStats
 from ._text import fmt, fmt_count, fmt_edge, render_table
 from ._validation import VeracityError, prepare_binary
+from ._display import Display
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,8 @@ class ReliabilityRow:
         return asdict(self)
 
 
-@dataclass(frozen=True, eq=False)
-class ReliabilityTable:
+@dataclass(frozen=True, eq=False, repr=False)
+class ReliabilityTable(Display):
     """Reliability table (empty bins omitted from ``rows`` and listed in ``empty_bins``).
 
     ``gap = acc − conf`` (positive: under-confident, negative: over-confident);
@@ -133,6 +134,11 @@ class ReliabilityTable:
             "empty_bins": list(self.empty_bins),
             "table": [r.to_dict() for r in self.rows],
         }
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ..report._plots import plot_reliability
+
+        return plot_reliability(self, ax=ax)
 
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"

@@ -17,6 +17,7 @@ from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import VeracityError, as_float_array, prepare_multiclass
 from ._inputs import ceil_rank, check_alpha
 from ._thresholds import min_positives
+from ..core._display import Display
 
 SCORES = ("lac", "aps")
 
@@ -71,8 +72,8 @@ def conformal_quantile(scores: Any, alpha: float) -> float:
     return float(np.partition(s, k - 1)[k - 1])
 
 
-@dataclass(frozen=True, eq=False)
-class CoverageLaw:
+@dataclass(frozen=True, eq=False, repr=False)
+class CoverageLaw(Display):
     r"""Distribution of split-conformal coverage given the calib set (Angelopoulos & Bates §3.2):
 
     .. math:: \text{coverage} \sim \mathrm{Beta}(k,\; n + 1 - k),\qquad k = \lceil (n+1)(1-\alpha) \rceil
@@ -137,8 +138,8 @@ def conformal_coverage_law(n: int, alpha: float) -> CoverageLaw:
     return CoverageLaw(n=n, alpha=a, a=float(k), b=float(n + 1 - k))
 
 
-@dataclass(frozen=True, eq=False)
-class CoverageReport:
+@dataclass(frozen=True, eq=False, repr=False)
+class CoverageReport(Display):
     """Empirical coverage of prediction sets on labelled rows.
 
     ``marginal`` = share of rows whose true class is in its set; ``per_class[c]``

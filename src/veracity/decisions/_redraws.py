@@ -12,6 +12,7 @@ from ..core._text import render_table
 from ..core._validation import VeracityError
 from ._inputs import binary_inputs, check_target
 from ._thresholds import min_positives
+from ..core._display import Display
 
 
 def _summary(x: np.ndarray, target: float) -> dict[str, float]:
@@ -23,8 +24,8 @@ def _summary(x: np.ndarray, target: float) -> dict[str, float]:
             "below_target": float(np.mean(x < target))}
 
 
-@dataclass(frozen=True, eq=False)
-class RedrawResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class RedrawResult(Display):
     r"""Outcome of :func:`simulate_redraws`, one entry per (kept) redraw.
 
     * ``thresholds`` — the recall threshold fit on that redraw's calib rows;

@@ -26,6 +26,7 @@ from ..core._validation import (
     prepare_top_label,
 )
 from ._inputs import check_target
+from ..core._display import Display
 
 READINGS = ("top-label", "confidence")
 
@@ -71,8 +72,8 @@ def _confidence_correct(
     return np.maximum(p, 1.0 - p), (pred == y).astype(np.float64), w
 
 
-@dataclass(frozen=True, eq=False)
-class RiskCoverage:
+@dataclass(frozen=True, eq=False, repr=False)
+class RiskCoverage(Display):
     r"""Risk–coverage curve: one point per distinct confidence, most confident first.
 
     Answering the rows with confidence ``>= thresholds[j]`` covers ``coverage[j]``
@@ -113,6 +114,11 @@ class RiskCoverage:
                 for i in keep
             ],
         }
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ..report._plots import _risk_coverage_figure
+
+        return _risk_coverage_figure(self, ax=ax)
 
     def __str__(self) -> str:
         body = [
@@ -168,8 +174,8 @@ def risk_coverage(
     )
 
 
-@dataclass(frozen=True, eq=False)
-class SelectiveThreshold:
+@dataclass(frozen=True, eq=False, repr=False)
+class SelectiveThreshold(Display):
     r"""An abstention threshold with a finite-sample risk guarantee.
 
     Answer when confidence ``>= threshold``. With probability at least

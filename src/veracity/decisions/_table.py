@@ -10,6 +10,7 @@ import numpy as np
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import VeracityError, as_float_array, to_numpy
 from ._inputs import binary_inputs, check_cost
+from ..core._display import Display
 
 COLUMNS = (
     "threshold", "tp", "fp", "fn", "tn", "recall", "false_alarm_rate", "precision",
@@ -37,8 +38,8 @@ class ThresholdRow:
         return {c: float(getattr(self, c)) for c in COLUMNS}
 
 
-@dataclass(frozen=True, eq=False)
-class ThresholdTable:
+@dataclass(frozen=True, eq=False, repr=False)
+class ThresholdTable(Display):
     r"""Confusion counts and operating rates per threshold (row *i* flags ``score >= threshold[i]``).
 
     * ``recall = TP / (TP + FN)`` (NaN without positives),
@@ -94,6 +95,11 @@ class ThresholdTable:
             "weighted": self.weighted,
             "table": [r.to_dict() for r in self.rows],
         }
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ..report._plots import _threshold_table_figure
+
+        return _threshold_table_figure(self, ax=ax)
 
     def __str__(self) -> str:
         headers = ["threshold", "TP", "FP", "FN", "TN", "recall", "false alarm", "precision",

@@ -17,13 +17,14 @@ import numpy as np
 
 from ..core._stats import BinStats, grouped_stats, merge_histograms, merge_into, score_histograms
 from ..core._validation import VeracityError, prepare_binary
+from ..core._display import Display
 
 #: rows per record batch read from the file
 BATCH_ROWS = 1 << 20
 
 
-@dataclass(frozen=True, eq=False)
-class ScanResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class ScanResult(Display):
     """Merged statistics of one file: ``total`` and, when grouped, one per key.
 
     ``histograms`` counts every row's score per bin (pending rows included), the

@@ -51,6 +51,7 @@ from ..core._metrics import auc_of
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
 from ._common import check_count, check_level, check_seed
+from ..core._display import Display
 
 METRICS = ("ece", "mce", "brier", "nll", "auc", "accuracy")
 METHODS = ("percentile", "bca")
@@ -81,8 +82,8 @@ class Interval:
         }
 
 
-@dataclass(frozen=True, eq=False)
-class BootstrapIntervals:
+@dataclass(frozen=True, eq=False, repr=False)
+class BootstrapIntervals(Display):
     """Bootstrap intervals for several metrics. ``samples[name]`` holds the B resampled values."""
 
     intervals: tuple[Interval, ...]

@@ -33,6 +33,7 @@ from scipy.special import xlogy
 
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, binary_nll_terms, prepare_binary
+from ..core._display import Display
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,8 @@ class ScoreDecomposition:
         return {"score": self.score, "mcb": self.mcb, "dsc": self.dsc, "unc": self.unc}
 
 
-@dataclass(frozen=True, eq=False)
-class CORPResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class CORPResult(Display):
     """CORP curve (``x`` distinct scores, ``y`` recalibrated probability, ``weight`` per point)
     and the MCB − DSC + UNC decompositions of the Brier score and log loss."""
 

@@ -14,10 +14,11 @@ from ..core._text import fmt, render_table
 from ..core._validation import Binary, prepare_binary
 from ..core._binning import make_edges
 from ..core._smooth import smooth_ece
+from ..core._display import Display
 
 
-@dataclass(frozen=True)
-class ECEEstimates:
+@dataclass(frozen=True, repr=False)
+class ECEEstimates(Display):
     """Plug-in ECE (L1, L2, max), debiased ECE (L1, L2) and smooth ECE with its bandwidth."""
 
     plugin_l1: float

@@ -32,12 +32,13 @@ from ..core._binning import bin_index, make_edges
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, prepare_binary
 from ._common import check_count, check_seed
+from ..core._display import Display
 
 _CHUNK_ELEMENTS = 1 << 22  # rows x redraws per chunk (~32 MB of uniforms)
 
 
-@dataclass(frozen=True, eq=False)
-class NoiseFloor:
+@dataclass(frozen=True, eq=False, repr=False)
+class NoiseFloor(Display):
     """Observed plug-in ECE beside its distribution under perfect calibration.
 
     ``expected`` is the noise floor (mean ECE of the redraws), ``sd`` their

@@ -33,6 +33,7 @@ from ..core._binning import bin_index, equal_count_edges
 from ..core._text import fmt, render_table
 from ..core._validation import PROB_EPS, Binary, VeracityError, prepare_binary
 from ._common import check_count
+from ..core._display import Display
 
 
 def _two_sided(z: float) -> float:
@@ -42,8 +43,8 @@ def _two_sided(z: float) -> float:
 # ----------------------------------------------------------------------------------
 # Spiegelhalter
 # ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class SpiegelhalterTest:
+@dataclass(frozen=True, repr=False)
+class SpiegelhalterTest(Display):
     """Spiegelhalter's z (``statistic``) and its two-sided ``p_value``."""
 
     statistic: float
@@ -88,8 +89,8 @@ def spiegelhalter(
 # ----------------------------------------------------------------------------------
 # Hosmer-Lemeshow
 # ----------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class HosmerLemeshowTest:
+@dataclass(frozen=True, eq=False, repr=False)
+class HosmerLemeshowTest(Display):
     """Hosmer–Lemeshow statistic, its degrees of freedom and p-value, and the group table."""
 
     statistic: float
@@ -168,8 +169,8 @@ def hosmer_lemeshow(
 # ----------------------------------------------------------------------------------
 # calibration-in-the-large and slope
 # ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class CalibrationSlope:
+@dataclass(frozen=True, repr=False)
+class CalibrationSlope(Display):
     """Logistic recalibration: in-the-large ``citl`` (offset model) and ``intercept``/``slope``.
 
     Each estimate has a standard error (``*_se``); ``slope_p_value`` tests b = 1,
@@ -290,8 +291,8 @@ def calibration_slope(
 # ----------------------------------------------------------------------------------
 # all tests together (for the audit)
 # ----------------------------------------------------------------------------------
-@dataclass(frozen=True, eq=False)
-class CalibrationTests:
+@dataclass(frozen=True, eq=False, repr=False)
+class CalibrationTests(Display):
     """Spiegelhalter, Hosmer–Lemeshow and the logistic recalibration, as one audit section."""
 
     spiegelhalter: SpiegelhalterTest | None

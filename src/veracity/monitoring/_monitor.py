@@ -41,6 +41,7 @@ from ..core._binning import check_bins
 from ..core._stats import BinStats, grouped_stats, score_histograms
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import VeracityError, prepare_binary, to_numpy
+from ..core._display import Display
 
 FREQS = {"D": "datetime64[D]", "W": "datetime64[W]", "M": "datetime64[M]", "Q": "quarter", "Y": "datetime64[Y]"}
 
@@ -66,8 +67,8 @@ class MonitorRow:
         return dict(self.__dict__)
 
 
-@dataclass(frozen=True, eq=False)
-class MonitorResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class MonitorResult(Display):
     """Per-period calibration; ``stats`` keeps each period's mergeable statistics."""
 
     rows: tuple[MonitorRow, ...]
@@ -91,6 +92,11 @@ class MonitorResult:
             "stats": {k: s.to_dict() for k, s in self.stats.items()},
             "histograms": {k: h.tolist() for k, h in self.histograms.items()},
         }
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ..report._plots import _monitor_figure
+
+        return _monitor_figure(self, ax=ax)
 
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"

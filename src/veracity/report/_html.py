@@ -36,6 +36,7 @@ from ._sections import (
     _summary,
     _svg,
 )
+from ..core._display import Display
 
 _CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
@@ -43,8 +44,8 @@ _CSP = (
 )
 
 
-@dataclass(frozen=True)
-class Report:
+@dataclass(frozen=True, repr=False)
+class Report(Display):
     """A rendered report: ``html`` (the whole page) and the ``sections`` it holds.
 
     ``save(path)`` writes the page; ``str(report)`` is a one-line description.
@@ -66,6 +67,13 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         return {"sections": list(self.sections), "bytes": self.size, "notes": list(self.notes)}
+
+    def _repr_html_(self) -> str:
+        """Inline in a notebook: the page in a sandboxed frame (its scripts run, nothing is fetched)."""
+        import html as _html
+
+        return (f'<iframe title="veracity report" sandbox="allow-scripts" srcdoc="{_html.escape(self.html)}" '
+                'style="width:100%;height:760px;border:1px solid #e4e7eb;border-radius:4px"></iframe>')
 
     def __str__(self) -> str:
         text = f"Calibration report: {self.size / 1024:,.0f} KB; sections: {', '.join(self.sections)}"

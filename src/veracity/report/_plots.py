@@ -97,6 +97,29 @@ def _table_from_binary(data: Binary, *, bins: int, strategy: str, interval: str,
     return ReliabilityTable.from_stats(stats, ci=interval, level=level, min_count=min_count)
 
 
+def _segments(table: ReliabilityTable) -> tuple[np.ndarray, np.ndarray]:
+    """x, y of the line through the sufficient bins, broken (NaN) at every empty or insufficient bin."""
+    xs: list[float] = []
+    ys: list[float] = []
+    prev = None
+    for r in table.rows:
+        if not r.sufficient:
+            continue
+        if prev is not None and r.index != prev + 1:
+            xs.append(np.nan)
+            ys.append(np.nan)
+        xs.append(r.conf)
+        ys.append(r.acc)
+        prev = r.index
+    return np.array(xs), np.array(ys)
+
+
+def _has_gap(table: ReliabilityTable) -> bool:
+    """Whether the line is broken somewhere between the first and last drawn bin."""
+    x, _ = _segments(table)
+    return bool(np.isnan(x).any()) or any(not r.sufficient for r in table.rows[1:-1])
+
+
 def _draw_reliability(
     ax: Axes,
     table: ReliabilityTable,
@@ -107,8 +130,14 @@ def _draw_reliability(
     diagonal: bool = True,
     marker_scale: float = 1.0,
     interval_alpha: float = 0.75,
+    legend_details: bool = True,
 ) -> None:
-    """Diagonal, per-bin points sized by count, interval bars, insufficient bins hollow."""
+    """Diagonal, per-bin points sized by count, interval bars, insufficient bins hollow.
+
+    The line joins only neighbouring sufficient bins: it is broken at every empty
+    or insufficient bin (said in the legend), so it never claims a trend where
+    there is no data. Count labels sit above (or below) each interval bar, never on it.
+    """
     rows = table.rows
     if diagonal:
         ax.plot([0, 1], [0, 1], linestyle=(0, (4, 3)), color=MUTED, linewidth=1.0,
@@ -123,23 +152,29 @@ def _draw_reliability(
     ok = np.array([r.sufficient for r in rows])
     size = marker_scale * (14.0 + 110.0 * np.sqrt(count / count.max()))
     ece = f"ECE {table.ece:.4f}"
-    label = f"{_plain(name)} ({ece})" if name else f"bins ({ece})"
+    label = f"{_plain(name)} ({ece})" if name else f"bins, area ∝ count ({ece})"
+    pct = f"{table.level * 100:g}%"
     ax.errorbar(conf, acc, yerr=np.vstack((np.maximum(acc - lo, 0), np.maximum(hi - acc, 0))),
                 fmt="none", ecolor=color, elinewidth=1.1, capsize=2.5, alpha=interval_alpha, gid="intervals",
-                zorder=2)
-    if ok.sum() > 1:
-        ax.plot(conf[ok], acc[ok], color=color, linewidth=1.2, alpha=0.8, zorder=2)
+                zorder=2, label=f"{pct} {table.ci} interval" if legend_details else None)
+    lx, ly = _segments(table)
+    if lx.size > 1:
+        gap = legend_details and _has_gap(table)
+        ax.plot(lx, ly, color=color, linewidth=1.2, alpha=0.8, zorder=2, gid="line",
+                label="line broken at empty / insufficient bins" if gap else None)
     ax.scatter(conf[ok], acc[ok], s=size[ok], color=color, edgecolor="white", linewidth=0.8,
                label=label, gid="bins", zorder=3)
     if (~ok).any():
         ax.scatter(conf[~ok], acc[~ok], s=size[~ok], facecolor="white", edgecolor=color,
                    linewidth=1.2, linestyle=(0, (2, 1)),
-                   label=f"insufficient (n < {table.min_count})", gid="insufficient", zorder=3)
+                   label=f"insufficient (n < {table.min_count}), hollow", gid="insufficient", zorder=3)
     if annotate:
-        for c, a, n, good in zip(conf, acc, count, ok):
+        for c, a, h, low, n, good in zip(conf, acc, hi, lo, count, ok):
             text = f"{n:,.0f}" if float(n).is_integer() else f"{n:,.1f}"
-            ax.annotate(text, (c, a), xytext=(5, -11 if a > c else 5), textcoords="offset points",
-                        fontsize=7.5, color=INK if good else MUTED)
+            above = h <= 0.9  # above the bar's upper end, or below its lower end near the top
+            ax.annotate(text, (c, h if above else low), xytext=(0, 3 if above else -3),
+                        textcoords="offset points", ha="center", va="bottom" if above else "top",
+                        fontsize=7, color=INK if good else MUTED, gid="count_label", zorder=4)
 
 
 def _draw_histogram(ax: Axes, table: ReliabilityTable, *, color: str, step: bool = False,
@@ -217,6 +252,12 @@ def plot_reliability(
     return fig
 
 
+def _legend_above(ax: Axes, handles: list[Any], names: list[str], ncol: int = 2) -> None:
+    """The legend in its own band above the axes: it never covers data."""
+    ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 1.01, 1.0, 0.1), mode="expand",
+              ncol=ncol, fontsize=8, frameon=False, borderaxespad=0.2, handlelength=1.8)
+
+
 def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title: str | None,
                              with_xlabel: bool, legend: bool = True, show_n: bool = True) -> None:
     _style(ax)
@@ -226,17 +267,23 @@ def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title:
     ax.set_ylabel("observed frequency")
     if with_xlabel:
         ax.set_xlabel("mean predicted probability (confidence)")
-    if title:
-        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold")
+    note = None
     if table is not None:
-        ax.text(0.98, 0.03, (f"N = {table.n:,}   " if show_n else "") + f"{table.bins} {table.strategy} bins\n"
-                f"{table.level * 100:g}% {table.ci} intervals",
-                transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color=MUTED)
+        note = ((f"N = {table.n:,}, " if show_n else "") + f"{table.bins} {table.strategy} bins")
+    rows = 0
     if legend:
         handles, names = ax.get_legend_handles_labels()
         unique = dict(zip(names, handles))  # one "insufficient" entry however many curves
-        ax.legend(list(unique.values()), list(unique.keys()), loc="upper left", fontsize=8.5,
-                  frameon=False)
+        if note:
+            from matplotlib.patches import Patch
+
+            unique[note] = Patch(visible=False)
+        _legend_above(ax, list(unique.values()), list(unique.keys()))
+        rows = -(-len(unique) // 2)
+    elif note:
+        ax.text(0.98, 0.03, note, transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color=MUTED)
+    if title:  # above the legend band
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5 * rows)
 
 
 def plot_reliability_overlay(
@@ -277,21 +324,27 @@ def plot_reliability_overlay(
 
 
 def _overlay_tables(tables: Mapping[str, ReliabilityTable], *, title: str | None,
-                    figsize: tuple[float, float] = (6.0, 6.2), dpi: float = 100) -> Figure:
-    fig = _figure(figsize, dpi)
-    ax, hax = fig.subplots(2, 1, sharex=True, height_ratios=(3.2, 1))
+                    figsize: tuple[float, float] = (6.0, 6.2), dpi: float = 100,
+                    ax: Axes | None = None) -> Figure:
+    if ax is not None:
+        fig, hax = ax.figure, None
+    else:
+        fig = _figure(figsize, dpi)
+        ax, hax = fig.subplots(2, 1, sharex=True, height_ratios=(3.2, 1))
     first = None
     for i, (name, table) in enumerate(tables.items()):
         first = first or table
         color = PALETTE[i % len(PALETTE)]
         _draw_reliability(ax, table, color=color, name=name, annotate=False, diagonal=i == 0,
                           interval_alpha=0.75 if len(tables) <= 2 else 0.35)
-        _draw_histogram(hax, table, color=color, step=True, name=name)
+        if hax is not None:
+            _draw_histogram(hax, table, color=color, step=True, name=name)
     same_n = len({t.n for t in tables.values()}) == 1
-    _finish_reliability_axes(ax, first, title=title, with_xlabel=False, show_n=same_n)
-    _style(hax)
-    hax.set_ylabel("count")
-    hax.set_xlabel("mean predicted probability (confidence)")
+    _finish_reliability_axes(ax, first, title=title, with_xlabel=hax is None, show_n=same_n)
+    if hax is not None:
+        _style(hax)
+        hax.set_ylabel("count")
+        hax.set_xlabel("mean predicted probability (confidence)")
     return fig
 
 
@@ -356,8 +409,7 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
         ax.set_xlim(0, 1)
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(_plain(name), loc="left", fontsize=10, fontweight="bold")
-        ax.text(0.97, 0.04, f"ECE {table.ece:.4f}\nN {table.n:,}", transform=ax.transAxes,
-                ha="right", va="bottom", fontsize=8, color=MUTED)
+        ax.set_title(f"ECE {table.ece:.4f}, N {table.n:,}", loc="right", fontsize=8, color=MUTED)
         if i % ncols == 0:
             ax.set_ylabel("observed frequency")
         if i + ncols >= len(tables):
@@ -365,7 +417,28 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
             ax.xaxis.set_tick_params(labelbottom=True)
     for ax in axes[len(tables):]:
         ax.set_visible(False)
+    _marker_key(fig, next(iter(tables.values())), colors)
     return fig
+
+
+def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str]) -> None:
+    """One legend for all panels: what the markers, bars, line and diagonal mean."""
+    from matplotlib.lines import Line2D
+
+    color = colors[0]
+    handles = [
+        Line2D([], [], linestyle=(0, (4, 3)), color=MUTED, label="perfect calibration"),
+        Line2D([], [], marker="o", linestyle="", color=color, markeredgecolor="white",
+               label="bin (area ∝ count)" if colors[0] == colors[1] else "top-label bin (area ∝ count)"),
+        *([Line2D([], [], marker="o", linestyle="", color=colors[1], markeredgecolor="white",
+                  label="one-vs-rest class bin")] if colors[0] != colors[1] else []),
+        Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor=color,
+               label=f"insufficient bin (n < {table.min_count})"),
+        Line2D([], [], marker="|", linestyle="", color=color, markersize=10,
+               label=f"{table.level * 100:g}% {table.ci} interval"),
+        Line2D([], [], color=color, label="line broken at empty / insufficient bins"),
+    ]
+    fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=8.5, frameon=False)
 
 
 def plot_risk_coverage(
@@ -392,6 +465,13 @@ def plot_risk_coverage(
     from ..decisions import risk_coverage
 
     rc = risk_coverage(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    return _risk_coverage_figure(rc, title=title, figsize=figsize, dpi=dpi)
+
+
+def _risk_coverage_figure(rc: Any, *, title: str | None = "Risk–coverage",
+                          figsize: tuple[float, float] = (6.0, 4.0), dpi: float = 100,
+                          ax: Axes | None = None) -> Figure:
+    """Draw a :class:`~veracity.RiskCoverage` (into ``ax`` when given)."""
     coverage, risk, aurc = rc.coverage, rc.risk, rc.aurc
     if coverage.size > 2000:  # keep the drawing small: ~2,000 evenly spaced coverages
         keep = np.minimum(np.unique(np.searchsorted(coverage, np.linspace(0.0, 1.0, 2001))),
@@ -399,20 +479,102 @@ def plot_risk_coverage(
         coverage, risk = coverage[keep], risk[keep]
     cov = np.concatenate(([0.0], coverage))
     rsk = np.concatenate(([risk[0]], risk))
-    fig = _figure(figsize, dpi)
-    ax = fig.subplots(1, 1)
+    if ax is None:
+        fig = _figure(figsize, dpi)
+        ax = fig.subplots(1, 1)
+    else:
+        fig = ax.figure
     ax.step(cov, rsk, where="post", color=PALETTE[0], linewidth=1.6,
             label=f"selective risk (AURC {aurc:.4f})", gid="risk_coverage")
     ax.axhline(risk[-1], color=MUTED, linestyle=(0, (4, 3)), linewidth=1.0,
                label=f"risk at full coverage {risk[-1]:.4f}")
     _style(ax)
     ax.set_xlim(0, 1)
-    ax.set_ylim(0, max(float(risk.max()) * 1.3, 0.01))
+    ax.set_ylim(0, max(float(risk.max()) * 1.1, 0.01))
     ax.set_xlabel("coverage (fraction answered)")
     ax.set_ylabel("risk (error rate of answered)")
+    handles, names = ax.get_legend_handles_labels()
+    _legend_above(ax, handles, names)
     if title:
-        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold")
-    ax.legend(loc="upper left", fontsize=8.5, frameon=False)
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5)
+    return fig
+
+
+def _threshold_table_figure(table: Any, *, title: str | None = "Operating points",
+                            figsize: tuple[float, float] = (6.0, 5.6), dpi: float = 100,
+                            ax: Axes | None = None) -> Figure:
+    """Draw a :class:`~veracity.ThresholdTable`: rates (and, without ``ax``, cost) per threshold."""
+    if ax is None:
+        fig = _figure(figsize, dpi)
+        ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
+    else:
+        fig, cax = ax.figure, None
+    t = np.asarray(table.threshold, dtype=float)
+    marker = "o" if t.size <= 30 else None
+    for name, values, color in (("recall", table.recall, PALETTE[0]), ("precision", table.precision, PALETTE[2]),
+                                ("false-alarm rate", table.false_alarm_rate, PALETTE[1])):
+        ax.plot(t, values, color=color, linewidth=1.6, marker=marker, markersize=4, label=name,
+                gid=name.replace("-", "_").replace(" ", "_"))
+    _style(ax)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("rate")
+    best = table.best()
+    if cax is not None:
+        cax.plot(t, table.cost_per_1000, color=INK, linewidth=1.4, marker=marker, markersize=4, gid="cost")
+        cax.axvline(best.threshold, color=PALETTE[3], linestyle=":", linewidth=1.3)
+        _style(cax)
+        cax.set_ylabel(f"cost / 1,000\n(FP {table.cost_fp:g}, FN {table.cost_fn:g})")
+        cax.set_xlabel("threshold t (flag when score ≥ t)")
+    else:
+        ax.set_xlabel("threshold t (flag when score ≥ t)")
+    ax.axvline(best.threshold, color=PALETTE[3], linestyle=":", linewidth=1.3,
+               label=f"lowest cost: t = {best.threshold:.3g}", gid="t_best")
+    handles, names = ax.get_legend_handles_labels()
+    _legend_above(ax, handles, names)
+    if title:
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5 * 2)
+    return fig
+
+
+def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
+                    figsize: tuple[float, float] = (7.0, 4.2), dpi: float = 100,
+                    ax: Axes | None = None) -> Figure:
+    """Draw a :class:`~veracity.MonitorResult`: mean confidence vs observed rate (with interval) per period."""
+    if ax is None:
+        fig = _figure(figsize, dpi)
+        ax = fig.subplots(1, 1)
+    else:
+        fig = ax.figure
+    rows = result.rows
+    x = np.arange(len(rows))
+    rate = np.array([r.base_rate for r in rows])
+    lo = np.array([r.ci_low for r in rows])
+    hi = np.array([r.ci_high for r in rows])
+    conf = np.array([r.conf for r in rows])
+    alert = np.array([r.status == "alert" for r in rows])
+    few = np.array([r.status == "insufficient" for r in rows])
+    pct = f"{result.level * 100:g}%"
+    ax.errorbar(x, rate, yerr=np.vstack((np.maximum(rate - lo, 0), np.maximum(hi - rate, 0))), fmt="none",
+                ecolor=PALETTE[0], elinewidth=1.1, capsize=2.5, label=f"{pct} interval of the rate", gid="intervals")
+    ax.plot(x, conf, color=INK, marker="_", markersize=12, linestyle="", label="mean confidence", gid="conf")
+    ok = ~few
+    ax.scatter(x[ok], rate[ok], color=PALETTE[0], s=28, zorder=3, label="observed rate", gid="rate")
+    if few.any():
+        ax.scatter(x[few], rate[few], facecolor="white", edgecolor=PALETTE[0], s=28, zorder=3,
+                   label=f"insufficient (< {result.min_count} labelled), hollow", gid="insufficient")
+    if alert.any():
+        ax.scatter(x[alert], rate[alert], marker="o", s=110, facecolor="none", edgecolor=PALETTE[1],
+                   linewidth=1.6, zorder=4, label="alert: confidence outside the interval", gid="alerts")
+    _style(ax)
+    ax.set_xticks(x, [_plain(r.period) for r in rows], rotation=45 if len(rows) > 8 else 0, ha="right"
+                  if len(rows) > 8 else "center")
+    ax.set_ylabel("probability")
+    ax.set_xlabel("period")
+    handles, names = ax.get_legend_handles_labels()
+    _legend_above(ax, handles, names)
+    if title:
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold",
+                     pad=9 + 12.5 * -(-len(names) // 2))
     return fig
 
 
@@ -477,11 +639,13 @@ def plot_thresholds(
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("rate")
-    ax.legend(loc="center right", fontsize=8, frameon=True, facecolor="white", edgecolor=GRID)
+    handles, names = ax.get_legend_handles_labels()
+    _legend_above(ax, handles, names, ncol=3)
     cax.set_ylabel(f"cost / 1,000\n(FP {cost_fp:g}, FN {cost_fn:g})")
     cax.set_xlabel("threshold t (flag when p ≥ t)")
     if title:
-        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold")
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold",
+                     pad=9 + 12.5 * -(-len(names) // 3))
     return fig
 
 
