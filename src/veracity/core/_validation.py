@@ -8,6 +8,7 @@ what was wrong, shows the offending value, and says how to fix it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -94,8 +95,21 @@ def check_score_type(score_type: str) -> str:
     return score_type
 
 
-def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
-    """Validated non-negative weights of length ``n`` with a positive total, or None."""
+#: Weights whose largest value lies outside [2**-256, 2**256] are rescaled by a power of
+#: two (exactly) so that sums of weights, of squared weights and their products stay far
+#: from overflow and underflow: every result is invariant to multiplying all weights by a
+#: positive constant (tested from 1e-300 to 1e300).
+WEIGHT_EXP_LIMIT = 256
+
+
+def check_weights(sample_weight: Any, n: int, *, rescale: bool = True) -> np.ndarray | None:
+    """Validated weights of length ``n``, or None.
+
+    The contract: finite, non-negative, with a positive total. Only the ratios of the
+    weights matter; extreme scales are normalised (by an exact power of two, see
+    :data:`WEIGHT_EXP_LIMIT`) unless ``rescale=False`` — which callers that merge the
+    statistics of several chunks pass, so that every chunk keeps the same units.
+    """
     if sample_weight is None:
         return None
     w = as_float_array(sample_weight, "sample_weight")
@@ -105,13 +119,18 @@ def check_weights(sample_weight: Any, n: int) -> np.ndarray | None:
         raise VeracityError(
             f"sample_weight has {w.shape[0]} rows but scores have {n}; pass one weight per row"
         )
-    if (w < 0).any():
+    lo, hi = float(w.min()), float(w.max())
+    if lo < 0:
         n_neg = int((w < 0).sum())
         raise VeracityError(
-            f"sample_weight must be non-negative; {n_neg} of {n} are negative (min={w.min():.3g})"
+            f"sample_weight must be non-negative; {n_neg} of {n} are negative (min={lo:.3g})"
         )
-    if not w.sum() > 0:
+    if not hi > 0:
         raise VeracityError("sample_weight sums to 0; at least one row needs a positive weight")
+    if rescale:
+        exp = math.frexp(hi)[1]  # hi = m * 2**exp with 0.5 <= m < 1
+        if abs(exp) > WEIGHT_EXP_LIMIT:
+            w = np.ldexp(w, -exp)  # exact: a power of two, so every ratio is unchanged
     return w
 
 
@@ -142,14 +161,15 @@ def check_binary_labels(labels: Any, n: int | None = None) -> np.ndarray:
         raise VeracityError(
             f"scores have {n} rows but labels have {y.shape[0]}; pass one label per score"
         )
-    # values in [0, 1] are all 0 or 1 exactly when their sum equals their nonzero count
-    if y.min() >= 0.0 and y.max() <= 1.0 and y.sum() == np.count_nonzero(y):
+    # values in [0, 1] are all 0 or 1 exactly when every nonzero one equals 1 (a sum would
+    # round: 0.9999999999999999 + 1 == 2 in float64)
+    if y.min() >= 0.0 and y.max() <= 1.0 and np.count_nonzero(y == 1.0) == np.count_nonzero(y):
         return y
     ok = (y == 0) | (y == 1)
     if not ok.all():
         bad = y[~ok]
         values = np.unique(bad)[:5]
-        shown = ", ".join(f"{v:g}" for v in values)
+        shown = ", ".join(f"{v:g}" if float(f"{v:g}") == v else repr(float(v)) for v in values)
         hint = ""
         if ((bad > 0) & (bad < 1)).any():
             hint = (
@@ -235,8 +255,13 @@ def prepare_binary(
     *,
     sample_weight: Any = None,
     score_type: str = "probability",
+    rescale_weights: bool = True,
 ) -> Binary:
-    """Validate a binary (or multiclass top-label) problem."""
+    """Validate a binary (or multiclass top-label) problem.
+
+    ``rescale_weights=False`` keeps the weights' scale (for statistics merged over chunks;
+    see :func:`check_weights`).
+    """
     check_score_type(score_type)
     s = as_float_array(scores, "scores")
     if s.ndim == 2 and s.shape[1] > 1:
@@ -257,7 +282,7 @@ def prepare_binary(
                 "Scores come first and labels second, e.g. vc.ece(scores, labels)"
             ) from None
         raise
-    w = check_weights(sample_weight, s.shape[0])
+    w = check_weights(sample_weight, s.shape[0], rescale=rescale_weights)
     if score_type == "logit":
         return Binary(p=expit(s), y=y, w=w, logit=s)
     check_probabilities(s)

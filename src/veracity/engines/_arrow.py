@@ -142,7 +142,7 @@ def scan_file(
         if s.size == 0:
             continue
         data = prepare_binary(s, labels.to_numpy(zero_copy_only=False), sample_weight=w,
-                              score_type=score_type)
+                              score_type=score_type, rescale_weights=False)
         total = total + BinStats.from_binary(data, edges, "uniform", full=True)
         if group:
             merge_into(groups, grouped_stats(data, keys, edges))

@@ -50,6 +50,7 @@ def _partition_data(df: Any, score: str, label: str, weight: str | None, score_t
         df[label].to_numpy(),
         sample_weight=None if weight is None else df[weight].to_numpy(),
         score_type=score_type,
+        rescale_weights=False,  # partitions are merged: one scale for all
     )
 
 
