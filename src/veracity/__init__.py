@@ -30,7 +30,7 @@ from .datasets import load_demo
 
 # -- monitoring and engines --------------------------------------------------------
 from .engines import ScanResult, audit_dask, audit_duckdb, scan_file
-from .monitoring import MonitorResult, label_maturity, monitor, period_keys
+from .monitoring import MonitorResult, MonitorStore, StoreStatus, label_maturity, monitor, period_keys
 
 # -- calibrators (issue 3) ---------------------------------------------------------
 from .calibrators import (

@@ -1,83 +1,191 @@
-"""Calibration over time: one row per period, with label maturity and a history.
+"""Calibration over time from a monitoring store (a DuckDB file).
 
-Streams the file in batches (files larger than memory work), so bins are
-equal-width. Each period shows labelled and pending rows, mean confidence vs
-observed rate with its interval, ECE, Brier and NLL, and a status
-(ok / alert / insufficient). Examples:
+Predictions are logged once, outcomes are joined by id when they arrive, and
+status is computed from the store per period and slice:
 
-    veracity monitor --period month                       # the bundled demo data
-    veracity monitor log.parquet --time ts --freq W --as-of 2026-06-30 --horizon 30
-    veracity monitor new_rows.csv --period month --history calib-history.json
+    veracity monitor init monitor.duckdb
+    veracity monitor log monitor.duckdb day1.csv --id id --time ts --score p --by segment
+    veracity monitor outcomes monitor.duckdb labels.csv --id id --label y --time observed
+    veracity monitor status monitor.duckdb --freq W --horizon 30d --fail-on-alert
+    veracity monitor recalibrate monitor.duckdb --method platt --freq W --out cal.json
 
-With --history, the file's per-period statistics are added to those saved in
-the history file (created if missing) and the whole timeline is printed; feed
-each batch of labelled rows once.
+Re-sending rows is a no-op; a conflicting re-send is refused (or --replace);
+each ingest is one transaction. `veracity monitor scan FILE` is the one-off
+per-period table of a single file, without a store. Needs DuckDB:
+pip install veracity[duckdb].
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from ..core._stats import BinStats, merge_histograms, merge_into
 from ..core._validation import VeracityError
 from ..datasets import demo_path
-from ..engines import scan_file
-from ..monitoring import period_keys, summarize_periods
-from ._common import add_input_arguments, add_json_argument, emit
+from ._common import add_input_arguments, emit
 
-HISTORY_FORMAT = 1
+ACTIONS = ("init", "log", "outcomes", "status", "recalibrate", "scan")
+
+
+def _json_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH|-",
+                   help="print JSON instead of the table (or also write it to PATH)")
+
+
+def _store_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("store", metavar="STORE", help="the monitoring store (a DuckDB file, e.g. monitor.duckdb)")
+    p.add_argument("--timeout", type=float, default=60.0,
+                   help="seconds to wait while another process writes the store (default: 60)")
+
+
+def _period_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--freq", default=None, choices=["D", "W", "M", "Q"],
+                   help="calendar periods: days, ISO weeks (Monday..Sunday), months, quarters (default: W)")
+    g.add_argument("--window", default=None, help="rolling windows ending at --as-of, e.g. 7d or 12h")
+    p.add_argument("--as-of", default=None, help="evaluate as of this UTC date/time (default: now)")
+    p.add_argument("--horizon", default=None,
+                   help="label maturity: a label counts once time + horizon <= as-of (e.g. 30d)")
+    p.add_argument("--by", default=None, metavar="COL", help="slice column logged with --by")
+    p.add_argument("--model", default=None, help="only predictions logged with this --model")
+    p.add_argument("--min-count", type=int, default=100,
+                   help="fewest labelled rows for a calibration alert (default: 100)")
+    p.add_argument("--bins", type=int, default=10, help="equal-width reliability bins (default: 10)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--period", default=None, help="column holding the period key (e.g. month)")
-    group.add_argument("--time", default=None, help="column of prediction timestamps (use with --freq)")
-    parser.add_argument("--freq", default="M", choices=["D", "W", "M", "Q", "Y"],
-                        help="period length for --time (default: M)")
-    parser.add_argument("--mature", default=None,
-                        help="boolean column: true when the row's label is final")
-    parser.add_argument("--as-of", default=None,
-                        help="with --time and --horizon: labels are final when time + horizon <= as-of")
-    parser.add_argument("--horizon", type=float, default=None, help="label horizon in days")
-    parser.add_argument("--bins", type=int, default=10, help="equal-width bins (default: 10)")
-    parser.add_argument("--min-count", type=int, default=100,
-                        help="periods with fewer labelled rows are 'insufficient' (default: 100)")
-    parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
-    parser.add_argument("--reference", default=None, metavar="PERIOD",
-                        help="period whose score distribution the PSI compares against (default: the first)")
-    parser.add_argument("--history", default=None, metavar="PATH",
-                        help="JSON history of per-period statistics to add this file to")
-    add_json_argument(parser)
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    p = sub.add_parser("init", help="create a monitoring store")
+    _store_arg(p)
+    _json_arg(p)
+
+    p = sub.add_parser("log", help="store predictions (id, time, score, slices)")
+    _store_arg(p)
+    p.add_argument("file", metavar="FILE", help="CSV or Parquet file of predictions")
+    p.add_argument("--id", required=True, help="prediction id column (the key)")
+    p.add_argument("--time", required=True,
+                   help="prediction time column (timestamps, ISO strings or epoch seconds; stored as UTC)")
+    p.add_argument("--score", required=True, help="probability column")
+    p.add_argument("--by", action="append", default=[], metavar="COL", help="slice column (repeatable)")
+    p.add_argument("--model", default=None, help="model name/version recorded with these predictions")
+    p.add_argument("--replace", action="store_true", help="overwrite stored rows whose score or time differ")
+    _json_arg(p)
+
+    p = sub.add_parser("outcomes", help="store outcomes (labels) joined by prediction id")
+    _store_arg(p)
+    p.add_argument("file", metavar="FILE", help="CSV or Parquet file of outcomes")
+    p.add_argument("--id", required=True, help="prediction id column")
+    p.add_argument("--label", required=True, help="label column (0/1)")
+    p.add_argument("--time", default=None, help="when each outcome was observed (default: now)")
+    p.add_argument("--replace", action="store_true", help="overwrite stored outcomes whose label differs")
+    _json_arg(p)
+
+    p = sub.add_parser("status", help="calibration per period and slice, alerts and diagnosis")
+    _store_arg(p)
+    _period_args(p)
+    p.add_argument("--level", type=float, default=0.95,
+                   help="family-wise level of a window's three tests (default: 0.95)")
+    p.add_argument("--reference", default=None, metavar="PERIOD",
+                   help="reference period for the score shift and the prior (default: first with enough labels)")
+    p.add_argument("--threshold", type=float, default=0.5,
+                   help="deployed decision threshold for the label-free estimate (default: 0.5)")
+    p.add_argument("--cost-fp", type=float, default=1.0, help="cost of a false positive (default: 1)")
+    p.add_argument("--cost-fn", type=float, default=1.0, help="cost of a false negative (default: 1)")
+    p.add_argument("--fail-on-alert", action="store_true", help="exit with code 1 when any alert fires")
+    _json_arg(p)
+
+    p = sub.add_parser("recalibrate", help="fit a calibrator on a mature window, ledger on the next")
+    _store_arg(p)
+    _period_args(p)
+    p.add_argument("--method", default="platt", help="temperature, platt, isotonic, histogram, beta, venn-abers")
+    p.add_argument("--fit", default=None, metavar="PERIOD",
+                   help="fit period (default: the last one with enough labels followed by a labelled one)")
+    p.add_argument("--slice", default=None, help="with --by: the slice value to recalibrate")
+    p.add_argument("--out", default=None, help="write the calibrator's JSON artifact here")
+    _json_arg(p)
+
+    p = sub.add_parser("scan", help="one-off per-period table of one file (no store)")
+    add_input_arguments(p)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--period", default=None, help="column holding the period key (e.g. month)")
+    g.add_argument("--time", default=None, help="column of prediction timestamps (use with --freq)")
+    p.add_argument("--freq", default="M", choices=["D", "W", "M", "Q", "Y"], help="period for --time (default: M)")
+    p.add_argument("--mature", default=None, help="boolean column: true when the row's label is final")
+    p.add_argument("--as-of", default=None, help="with --time and --horizon: labels final when time + horizon <= as-of")
+    p.add_argument("--horizon", default=None, help="label horizon (e.g. 30d, or a number of days)")
+    p.add_argument("--bins", type=int, default=10, help="equal-width bins (default: 10)")
+    p.add_argument("--min-count", type=int, default=100, help="fewer labelled rows: 'insufficient' (default: 100)")
+    p.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
+    p.add_argument("--reference", default=None, metavar="PERIOD", help="reference period for the PSI")
+    _json_arg(p)
 
 
-def _load_history(
-    path: Path, edges: np.ndarray
-) -> tuple[dict[str, BinStats], dict[str, int], dict[str, np.ndarray]]:
-    if not path.exists():
-        return {}, {}, {}
-    try:
-        doc = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise VeracityError(f"history {path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    if doc.get("format") != HISTORY_FORMAT:
-        raise VeracityError(f"history {path} has format {doc.get('format')!r}; expected {HISTORY_FORMAT}")
-    stats = {k: BinStats.from_dict(v) for k, v in doc.get("periods", {}).items()}
-    for key, s in stats.items():
-        if not np.array_equal(s.edges, edges):
-            raise VeracityError(
-                f"history {path} was built with {s.n_bins} bins but --bins is {edges.size - 1}; "
-                "use the same --bins"
-            )
-    histograms = {k: np.asarray(v, dtype=np.float64) for k, v in doc.get("histograms", {}).items()}
-    return stats, {k: int(v) for k, v in doc.get("pending", {}).items()}, histograms
+def _store(args: argparse.Namespace) -> Any:
+    from ..monitoring import MonitorStore
+
+    if args.timeout != args.timeout or args.timeout < 0:
+        raise VeracityError(f"--timeout must be a number of seconds >= 0, got {args.timeout!r}")
+    return MonitorStore(args.store, timeout=args.timeout)
+
+
+def _periods(args: argparse.Namespace) -> dict[str, Any]:
+    freq = args.freq or (None if args.window else "W")
+    return dict(freq=freq, window=args.window, as_of=args.as_of, horizon=args.horizon, by=args.by,
+                min_count=args.min_count, bins=args.bins, model=args.model)
 
 
 def run(args: argparse.Namespace) -> int:
+    action = getattr(args, "action", None)
+    if action is None:
+        raise VeracityError("say what to do: veracity monitor init|log|outcomes|status|recalibrate STORE ... "
+                            "(or scan FILE); see veracity monitor --help")
+    if action == "scan":
+        return _scan(args)
+    store = _store(args)
+    if action == "init":
+        store.init()
+        counts = store.counts()
+        emit(args, f"{store.path}: monitoring store ready ({counts['predictions']} predictions, "
+             f"{counts['outcomes']} outcomes)", {"store": str(store.path), **counts})
+        return 0
+    if action == "log":
+        res = store.log(args.file, id=args.id, time=args.time, score=args.score, by=args.by,
+                        model=args.model, replace=args.replace)
+        emit(args, str(res), res.to_dict())
+        return 0
+    if action == "outcomes":
+        res = store.outcomes(args.file, id=args.id, label=args.label, time=args.time, replace=args.replace)
+        emit(args, str(res), res.to_dict())
+        return 0
+    if action == "status":
+        if args.min_count < 1:
+            raise VeracityError(f"--min-count must be at least 1, got {args.min_count}")
+        status = store.status(**_periods(args), level=args.level, reference=args.reference,
+                              threshold=args.threshold, cost_fp=args.cost_fp, cost_fn=args.cost_fn)
+        emit(args, f"{store.path}\n{status}", {"store": str(store.path), **status.to_dict()})
+        return 1 if (args.fail_on_alert and status.alerts) else 0
+    # recalibrate
+    res = store.recalibrate(method=args.method, fit=args.fit, slice=args.slice, **_periods(args))
+    text = str(res)
+    if args.out:
+        out = Path(args.out)
+        try:
+            res.calibrator.save(out)
+        except OSError as exc:
+            raise VeracityError(f"could not write {out}: {exc.strerror or exc}; check the path") from None
+        text += f"\nsaved to {out}"
+    emit(args, text, {"store": str(store.path), "out": args.out, **res.to_dict()})
+    return 0
+
+
+def _scan(args: argparse.Namespace) -> int:
+    from ..engines import scan_file
+    from ..monitoring import period_keys, summarize_periods
+    from ..monitoring._time import parse_duration, parse_instant
+
     path = args.file if args.file is not None else demo_path()
     if args.period is None and args.time is None:
         raise VeracityError("say how rows map to periods: --period COL (a key) or --time COL (timestamps)")
@@ -91,47 +199,18 @@ def run(args: argparse.Namespace) -> int:
     group_keys = (lambda t: period_keys(t, args.freq)) if args.time else None
     mature_from_group = None
     if args.as_of is not None:
-        try:
-            as_of = np.datetime64(args.as_of, "s")
-        except ValueError:
-            raise VeracityError(f"--as-of must be a date like 2026-06-30, got {args.as_of!r}") from None
-        horizon = np.timedelta64(int(round(args.horizon * 86400)), "s")
+        as_of = parse_instant(args.as_of).astype("datetime64[s]")
+        horizon = np.timedelta64(int(round(parse_duration(args.horizon))), "s")
 
         def mature_from_group(t: np.ndarray) -> np.ndarray:
             return (t.astype("datetime64[s]") + horizon) <= as_of
 
-    scan = scan_file(
-        path,
-        score=args.score,
-        label=args.label,
-        edges=edges,
-        weight=args.weight,
-        group=args.period or args.time,
-        mature=args.mature,
-        score_type=args.score_type,
-        group_keys=group_keys,
-        mature_from_group=mature_from_group,
-    )
-    stats, pending, histograms = dict(scan.groups), dict(scan.pending), dict(scan.histograms)
-    if args.history:
-        hist_path = Path(args.history)
-        old_stats, old_pending, old_histograms = _load_history(hist_path, edges)
-        stats = merge_into(old_stats, stats)
-        histograms = merge_histograms(old_histograms, histograms)
-        for k, v in pending.items():
-            old_pending[k] = old_pending.get(k, 0) + v
-        pending = old_pending
-        hist_path.write_text(json.dumps({
-            "format": HISTORY_FORMAT,
-            "bins": args.bins,
-            "periods": {k: s.to_dict() for k, s in sorted(stats.items())},
-            "pending": pending,
-            "histograms": {k: h.tolist() for k, h in sorted(histograms.items())},
-        }) + "\n")
-    result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
-                               reference=args.reference, level=args.level, min_count=args.min_count)
-    text = f"{path}: {scan.rows_read} rows read\n{result}"
-    if args.history:
-        text += f"\n(history: {len(stats)} periods in {args.history})"
-    emit(args, text, {"file": str(path), "rows_read": scan.rows_read, **result.to_dict()})
+    scan = scan_file(path, score=args.score, label=args.label, edges=edges, weight=args.weight,
+                     group=args.period or args.time, mature=args.mature, score_type=args.score_type,
+                     group_keys=group_keys, mature_from_group=mature_from_group)
+    result = summarize_periods(dict(sorted(scan.groups.items())), pending=dict(scan.pending),
+                               histograms=dict(scan.histograms), reference=args.reference, level=args.level,
+                               min_count=args.min_count)
+    emit(args, f"{path}: {scan.rows_read} rows read\n{result}",
+         {"file": str(path), "rows_read": scan.rows_read, **result.to_dict()})
     return 0

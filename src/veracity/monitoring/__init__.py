@@ -1,5 +1,6 @@
-"""Monitoring: calibration per period, label maturity, persistent history."""
+"""Monitoring: calibration per period from arrays (``monitor``) or from a store (``MonitorStore``)."""
 
+from ._estimate import Estimate, estimate
 from ._monitor import (
     MonitorResult,
     MonitorRow,
@@ -8,5 +9,10 @@ from ._monitor import (
     period_keys,
     summarize_periods,
 )
+from ._recalibrate import Recalibration, recalibrate_store
+from ._status import StatusRow, StoreStatus, store_status
+from ._store import IngestResult, MonitorStore
 
-__all__ = ["MonitorResult", "MonitorRow", "label_maturity", "monitor", "period_keys", "summarize_periods"]
+__all__ = ["Estimate", "IngestResult", "MonitorResult", "MonitorRow", "MonitorStore", "Recalibration",
+           "StatusRow", "StoreStatus", "estimate", "label_maturity", "monitor", "period_keys",
+           "recalibrate_store", "store_status", "summarize_periods"]

@@ -1,0 +1,110 @@
+"""Recalibrate from a store: fit on one mature labelled window, judge on the next.
+
+Split discipline (seed 003): the window the calibrator is fit on is never the
+window it is evaluated on. By default the fit window is the last period but one
+that has at least ``min_count`` labelled rows and the evaluation window is the
+period after it; ``fit=`` names the fit period instead. The result carries the
+calibrator (save it with ``.calibrator.save(path)``) and the before/after ledger
+(:func:`veracity.compare`) on the evaluation window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError
+from ._time import parse_duration, parse_instant
+
+
+@dataclass(frozen=True, eq=False)
+class Recalibration:
+    """A calibrator fit on ``fit_period`` and its ledger on ``eval_period``."""
+
+    method: str
+    fit_period: str
+    eval_period: str
+    n_fit: int
+    n_eval: int
+    calibrator: Any
+    ledger: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "fit_period": self.fit_period, "eval_period": self.eval_period,
+                "n_fit": self.n_fit, "n_eval": self.n_eval, "calibrator": self.calibrator.to_dict(),
+                "ledger": self.ledger.to_dict()}
+
+    def __str__(self) -> str:
+        return (f"{self.method} fit on {self.fit_period} ({self.n_fit} labelled rows), judged on "
+                f"{self.eval_period} ({self.n_eval} labelled rows; never used for fitting)\n{self.ledger}")
+
+
+def _rows(store: Any, con: Any, start: str, end: str, as_of_us: int, horizon_us: int | None,
+          by: str | None, slice_value: str | None, model: str | None) -> tuple[np.ndarray, np.ndarray]:
+    mature = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
+    where = [f"p.ts >= CAST(? AS TIMESTAMP)", "p.ts < CAST(? AS TIMESTAMP)",
+             f"p.ts <= make_timestamp({as_of_us})", mature]
+    params: list[Any] = [start, end]
+    if model is not None:
+        where.append("p.model = ?")
+        params.append(model)
+    if by is not None and slice_value is not None:
+        where.append(f'p."s_{by}" = ?')
+        params.append(slice_value)
+    got = con.execute(
+        f"SELECT p.score, o.label FROM predictions p JOIN outcomes o ON o.id = p.id AND "
+        f"o.observed <= make_timestamp({as_of_us}) WHERE {' AND '.join(where)}", params).fetchnumpy()
+    return np.asarray(got["score"], dtype=np.float64), np.asarray(got["label"], dtype=np.float64)
+
+
+def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "W", window: str | None = None,
+                      as_of: Any = None, horizon: str | float | None = None, fit: str | None = None,
+                      by: str | None = None, slice: str | None = None, min_count: int = 100, bins: int = 10,
+                      model: str | None = None) -> Recalibration:
+    """Fit ``method`` on a mature labelled window of the store; ledger on the next window."""
+    from ..calibrators import METHODS, compare
+
+    if method not in METHODS or method in ("vector", "matrix"):
+        names = ", ".join(m for m in sorted(METHODS) if m not in ("vector", "matrix"))
+        raise VeracityError(f"method must be one of {names}; got {method!r}")
+    if (by is None) != (slice is None):
+        raise VeracityError("by and slice go together: recalibrate one slice (by='segment', slice='a')")
+    status = store.status(freq=freq, window=window, as_of=as_of, horizon=horizon, by=by, min_count=min_count,
+                          bins=bins, model=model)
+    want = slice if by is not None else "(all)"
+    periods = [r for r in status.rows if r.slice == want]
+    if fit is None:
+        ready = [i for i, r in enumerate(periods) if r.labelled >= min_count]
+        pairs = [i for i in ready if i + 1 < len(periods) and periods[i + 1].labelled > 0]
+        if not pairs:
+            raise VeracityError(
+                f"no mature window with >= {min_count} labelled rows followed by a window with labels; "
+                "wait for more outcomes, pass a coarser --freq, or lower --min-count")
+        i = pairs[-1]
+    else:
+        names = [r.period for r in periods]
+        if fit not in names:
+            raise VeracityError(f"fit period {fit!r} not found; periods: {', '.join(names[:8])}"
+                                + (" ..." if len(names) > 8 else ""))
+        i = names.index(fit)
+        if i + 1 >= len(periods) or periods[i + 1].labelled == 0:
+            raise VeracityError(f"the period after {fit!r} has no labelled rows to judge the calibrator on; "
+                                "pick an earlier fit period")
+    fit_row, eval_row = periods[i], periods[i + 1]
+    t_as_of = parse_instant(as_of)
+    as_of_us = int(t_as_of.astype("datetime64[us]").astype(np.int64))
+    horizon_us = None if horizon is None else int(round(parse_duration(horizon) * 1e6))
+    con = store.connect(read_only=True)
+    try:
+        p_fit, y_fit = _rows(store, con, fit_row.start, fit_row.end, as_of_us, horizon_us, by, slice, model)
+        p_ev, y_ev = _rows(store, con, eval_row.start, eval_row.end, as_of_us, horizon_us, by, slice, model)
+    finally:
+        con.close()
+    cal = METHODS[method](score_type="probability")
+    cal.fit(p_fit, y_fit, metadata={"fit_window": f"{fit_row.start}..{fit_row.end}",
+                                    "cohort": None if by is None else f"{by}={slice}",
+                                    "source_file": str(store.path)})
+    ledger = compare(p_ev, y_ev, cal, bins=bins)
+    return Recalibration(method, fit_row.period, eval_row.period, int(p_fit.size), int(p_ev.size), cal, ledger)

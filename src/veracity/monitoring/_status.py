@@ -1,0 +1,548 @@
+r"""Status of a monitoring store: calibration per period and slice, alerts, diagnosis.
+
+One SQL pass groups the stored rows by (period, slice, state, label, reliability
+bin, logit cell, above-threshold flag) with count, Σp, Σp², Σ log-loss and Σ logit.
+Everything else is numpy on those groups:
+
+* **state** — a prediction is *labelled* when its outcome was observed by the
+  as-of time and (with a horizon) ``time + horizon <= as_of``; *pending* while it
+  waits (never counted as a negative, seed 004); *overdue* when the horizon has
+  passed without an outcome (reported, never a negative).
+* **calibration** — per-bin :class:`~veracity.BinStats` of the labelled rows give
+  ECE, Brier and NLL by the core formulas; the observed rate gets a Wilson
+  interval; calibration-in-the-large and slope come from the logistic fits
+  :math:`\mathrm{logit}\,P = \alpha + \eta` and :math:`\mathrm{logit}\,P = a + b\eta`
+  (on logit cells 0.02 wide — indistinguishable from the row-level fit).
+* **alerts** — three tests per window, each at :math:`(1-\text{level})/3` so that a
+  window of a calibrated, stationary stream alerts with probability at most
+  1 − level (Bonferroni):
+
+  - *calibration*: realised positives :math:`\sum y` against the scores' promise
+    :math:`\sum p \pm z\sqrt{\sum p(1-p)}` (the label-free estimate's interval);
+  - *slope*: Wald test of :math:`b = 1`;
+  - *score shift*: a chi-square test of homogeneity between the window's score
+    histogram (all rows, pending included) and the reference's, **and** PSI ≥ 0.1
+    (a shift must be both real and material).
+
+  No test runs on fewer than ``min_count`` rows (labelled rows for calibration,
+  all rows for the shift): such windows are ``insufficient``, never alerts.
+* **diagnosis** of a calibration alert — *prior shift* when the base rate moved
+  against the reference, the slope is consistent with 1, the class-conditional
+  score histograms are stable and ``adjust_prior(p, old=π_ref, new=π)`` makes the
+  realised count agree with the scores; otherwise *likelihood shift* (recalibrate
+  or retrain) — or *miscalibration* when the base rate did not move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.special import expit, ndtri
+from scipy.stats import chi2, norm
+
+from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
+from ..core._intervals import binomial_interval, check_interval_args
+from ..core._stats import BinStats
+from ..core._text import fmt, render_table
+from ..core._validation import PROB_EPS, VeracityError
+from ._estimate import Estimate, estimate_from_sums
+from ._time import FREQ_NAMES, parse_duration, parse_instant, period_label, period_sql, period_starts
+
+ALL = "(all)"
+CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
+_CELL_W = 50.0
+PSI_MATERIAL = 0.1
+
+
+@dataclass(frozen=True)
+class StatusRow:
+    """One period (and slice) of a store's status; ``to_dict`` is the ``--json`` row."""
+
+    period: str
+    start: str
+    end: str
+    slice: str
+    rows: int
+    labelled: int
+    pending: int
+    overdue: int
+    conf: float
+    rate: float
+    ci_low: float
+    ci_high: float
+    ece: float
+    brier: float
+    nll: float
+    citl: float
+    slope: float
+    slope_p: float
+    psi: float
+    shift_p: float
+    status: str
+    alerts: tuple[str, ...]
+    diagnosis: str | None
+    fix: str | None
+    expected_positives: float
+    realised_positives: float
+    estimate: Estimate | None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float:
+        return self.rate - self.conf
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k not in ("estimate", "details")}
+        out["alerts"] = list(self.alerts)
+        out["gap"] = self.gap
+        out["estimate"] = None if self.estimate is None else self.estimate.to_dict()
+        out.update(self.details)
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class StoreStatus:
+    """Status of a store: ``rows`` per period (and slice), with the settings that produced them."""
+
+    rows: tuple[StatusRow, ...]
+    as_of: str
+    freq: str | None
+    window: str | None
+    horizon: str | None
+    by: str | None
+    reference: str | None
+    level: float
+    min_count: int
+    threshold: float
+    bins: int
+    stats: dict[tuple[str, str], BinStats] = field(default_factory=dict)
+
+    @property
+    def alerts(self) -> list[StatusRow]:
+        return [r for r in self.rows if r.alerts]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "as_of": self.as_of, "freq": self.freq, "window": self.window, "horizon": self.horizon,
+            "by": self.by, "reference": self.reference, "level": self.level, "min_count": self.min_count,
+            "threshold": self.threshold, "bins": self.bins,
+            "alerts": len(self.alerts), "periods": [r.to_dict() for r in self.rows],
+        }
+
+    def __str__(self) -> str:
+        test_level = 1 - (1 - self.level) / 3
+        show_slice = self.by is not None
+        body = []
+        for r in self.rows:
+            ci = f"[{fmt(r.ci_low, 3)}, {fmt(r.ci_high, 3)}]" if r.labelled else ""
+            line = [r.period] + ([r.slice] if show_slice else []) + [
+                str(r.rows), str(r.labelled), str(r.pending + r.overdue), fmt(r.conf), fmt(r.rate), ci,
+                fmt(r.ece), fmt(r.brier), fmt(r.nll), fmt(r.slope, 2), fmt(r.psi, 3), r.status]
+            body.append(line)
+        headers = ["period"] + (["slice"] if show_slice else []) + [
+            "rows", "labelled", "pending", "conf", "rate", f"{test_level * 100:.1f}% CI", "ECE", "Brier",
+            "NLL", "slope", "PSI", "status"]
+        align = "l" + ("l" if show_slice else "") + "rrrrrlrrrrrl"
+        what = (f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows ending at the as-of time")
+        lines = [f"as of {self.as_of} UTC; {what}" + (f"; labels final after {self.horizon}" if self.horizon else "")
+                 + (f"; PSI against {self.reference}" if self.reference else ""),
+                 render_table(headers, body, align=align)]
+        lines.append(
+            f"(pending = no final label yet, never counted as negatives; alerts need >= {self.min_count} labelled "
+            f"rows (calibration, slope) or rows (score shift); three tests per window at "
+            f"{(1 - self.level) / 3:.4g} each, so a calibrated, stationary window alerts with probability "
+            f"<= {1 - self.level:.2g})")
+        for r in self.rows:
+            tag = r.period + (f" [{r.slice}]" if show_slice else "")
+            for a in r.alerts:
+                lines.append(f"ALERT {tag}: {a}")
+            if r.diagnosis:
+                lines.append(f"  diagnosis: {r.diagnosis}" + (f"; fix: {r.fix}" if r.fix else ""))
+        pend = [r for r in self.rows if r.estimate is not None and r.slice == (ALL if not show_slice else r.slice)]
+        if pend:
+            lines.append(f"label-free estimates for pending rows (assume the scores are calibrated; "
+                         f"threshold {self.threshold:g}):")
+            for r in pend:
+                e = r.estimate
+                assert e is not None
+                tag = r.period + (f" [{r.slice}]" if show_slice else "")
+                lines.append(f"  {tag}: {e}")
+        if not self.alerts:
+            lines.append("alerts: none")
+        return "\n".join(lines)
+
+
+def _wald_two_sided(z: float) -> float:
+    return float(2 * norm.sf(abs(z)))
+
+
+def _logistic(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float, float, float]:
+    """(citl, citl_se, slope, slope_se, slope_p) from weighted logit cells."""
+    from ..honest._tests import _newton
+
+    ones = np.ones((eta.size, 1))
+    (alpha,), cov0 = _newton(ones, eta, y, w)
+    beta, cov = _newton(np.column_stack([ones[:, 0], eta]), np.zeros_like(eta), y, w)
+    slope_se = float(np.sqrt(cov[1, 1]))
+    return float(alpha), float(np.sqrt(cov0[0, 0])), float(beta[1]), slope_se, \
+        _wald_two_sided((beta[1] - 1.0) / slope_se)
+
+
+def _chi2_homogeneity(a: np.ndarray, b: np.ndarray) -> float:
+    """p-value of the chi-square test that two histograms come from one distribution."""
+    keep = (a + b) > 0
+    a, b = a[keep], b[keep]
+    if a.size < 2 or a.sum() == 0 or b.sum() == 0:
+        return float("nan")
+    table = np.vstack([a, b])
+    expected = table.sum(axis=1, keepdims=True) * table.sum(axis=0, keepdims=True) / table.sum()
+    stat = float(((table - expected) ** 2 / expected).sum())
+    return float(chi2.sf(stat, a.size - 1))
+
+
+def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
+    r"""PSI :math:`\sum_b (a_b - r_b)\ln(a_b / r_b)` of two per-bin counts (+0.5 smoothing)."""
+    a = np.asarray(actual, dtype=np.float64) + 0.5
+    r = np.asarray(reference, dtype=np.float64) + 0.5
+    a /= a.sum()
+    r /= r.sum()
+    return float(np.sum((a - r) * np.log(a / r)))
+
+
+def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice_col: str | None,
+           bins: int, threshold: float, model: str | None) -> Any:
+    mature = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
+    sl = "'" + ALL + "'" if slice_col is None else f"coalesce(p.\"s_{slice_col}\", '(missing)')"
+    where = f"p.ts <= make_timestamp({as_of_us})" + (" AND p.model = ?" if model is not None else "")
+    eta = "(ln(greatest(score, 1e-12)) - ln(greatest(1 - score, 1e-12)))"
+    sql = f"""
+    WITH r AS (
+      SELECT {period} AS period, {sl} AS slice, p.score AS score, o.label AS y,
+             CASE WHEN o.label IS NOT NULL AND {mature} THEN 0 WHEN {mature} AND {horizon_us is not None}
+                  THEN 2 ELSE 1 END AS state
+      FROM predictions p LEFT JOIN outcomes o ON o.id = p.id AND o.observed <= make_timestamp({as_of_us})
+      WHERE {where}
+    )
+    SELECT epoch_us(period) AS period, slice, state, CASE WHEN state = 0 THEN y ELSE -1 END AS y,
+           least(floor(score * {bins}), {bins - 1})::INTEGER AS bin,
+           CASE WHEN state = 0 THEN least(greatest(floor(({eta} + 12) * {_CELL_W}), 0), {CELLS - 1})
+                ELSE 0 END::INTEGER AS cell,
+           (score >= {threshold})::INTEGER AS flag,
+           count(*)::DOUBLE AS n, sum(score) AS sp, sum(score * score) AS sp2,
+           sum(CASE WHEN state <> 0 THEN 0 WHEN y = 1 THEN -ln(greatest(score, {PROB_EPS!r}))
+                    ELSE -ln(greatest(1 - score, {PROB_EPS!r})) END) AS snll,
+           sum(CASE WHEN state = 0 THEN {eta} ELSE 0 END) AS seta
+    FROM r GROUP BY ALL
+    """
+    params = [model] if model is not None else []
+    return con.execute(sql, params).fetchnumpy()
+
+
+def store_status(
+    store: Any,
+    *,
+    freq: str | None = "W",
+    window: str | None = None,
+    as_of: Any = None,
+    horizon: str | float | None = None,
+    by: str | None = None,
+    bins: int = 10,
+    level: float = 0.95,
+    min_count: int = 100,
+    reference: str | None = None,
+    threshold: float = 0.5,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+    model: str | None = None,
+) -> StoreStatus:
+    """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``."""
+    check_interval_args("wilson", level, "two-sided")
+    if window is not None:
+        window_s: float | None = parse_duration(window, "--window")
+        if not window_s:
+            raise VeracityError("--window must be longer than zero, e.g. 7d")
+        freq = None
+    else:
+        window_s = None
+        if freq not in FREQ_NAMES:
+            raise VeracityError(f"freq must be one of {', '.join(FREQ_NAMES)} (ISO weeks start on Monday); "
+                                f"got {freq!r}")
+    if not isinstance(bins, int) or not 1 <= bins <= 1000:
+        raise VeracityError(f"bins must be an integer in 1..1000, got {bins!r}")
+    if not 0.0 <= float(threshold) <= 1.0:
+        raise VeracityError(f"threshold must be in [0, 1], got {threshold!r}")
+    if int(min_count) < 1:
+        raise VeracityError(f"min_count must be at least 1, got {min_count!r}")
+    t_as_of = parse_instant(as_of)
+    as_of_us = int(t_as_of.astype("datetime64[us]").astype(np.int64))
+    horizon_s = None if horizon is None else parse_duration(horizon, "--horizon")
+    horizon_us = None if horizon_s is None else int(round(horizon_s * 1e6))
+    con = store.connect(read_only=True)
+    try:
+        if by is not None and by not in store.slices(con):
+            known = ", ".join(store.slices(con)) or "none"
+            raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
+                                "log predictions with --by COL first")
+        lo, hi = con.execute(f"SELECT min(ts), max(ts) FROM predictions WHERE ts <= make_timestamp({as_of_us})"
+                             ).fetchone()
+        start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
+        g = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=by,
+                   bins=bins, threshold=float(threshold), model=model)
+    finally:
+        con.close()
+    settings = dict(as_of=str(t_as_of.astype("datetime64[s]")).replace("T", " "), freq=freq,
+                    window=window, horizon=None if horizon is None else str(horizon), by=by,
+                    level=float(level), min_count=int(min_count), threshold=float(threshold), bins=bins)
+    if lo is None:
+        return StoreStatus(rows=(), reference=None, **settings)
+    starts = period_starts(np.datetime64(lo, "us"), np.datetime64(hi, "us"), freq, window_s, t_as_of)
+    return _assemble(g, starts, freq, window_s, t_as_of, by, bins, level, int(min_count), reference,
+                     float(threshold), float(cost_fp), float(cost_fn), settings)
+
+
+def _next_start(starts: np.ndarray, freq: str | None, window_s: float | None) -> np.datetime64:
+    last = starts[-1]
+    if window_s is not None:
+        return last + np.timedelta64(int(round(window_s * 1e6)), "us")
+    if freq == "D":
+        return last + np.timedelta64(1, "D")
+    if freq == "W":
+        return last + np.timedelta64(7, "D")
+    m = last.astype("datetime64[M]") + (3 if freq == "Q" else 1)
+    return m.astype("datetime64[us]")
+
+
+def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, window_s: float | None,
+              as_of: np.datetime64, by: str | None, bins: int, level: float, min_count: int,
+              reference: str | None, threshold: float, cost_fp: float, cost_fn: float,
+              settings: dict[str, Any]) -> StoreStatus:
+    labels = [period_label(s, freq, window_s) for s in starts]
+    ends = list(starts[1:]) + [_next_start(starts, freq, window_s)]
+    n_p = len(starts)
+    pidx = np.searchsorted(starts.astype(np.int64), np.asarray(g["period"], dtype=np.int64))
+    slice_names = np.asarray(g["slice"]).astype(str)
+    names = [ALL] if by is None else [ALL] + sorted(set(slice_names.tolist()))
+    sidx = np.searchsorted(np.array(names[1:] if by else names), slice_names) + (1 if by else 0)
+    n_s = len(names)
+    # every group counts for its own slice and, when slicing, for (all) too
+    if by is not None:
+        pidx = np.concatenate([pidx, pidx])
+        sidx = np.concatenate([sidx, np.zeros_like(sidx)])
+        g = {k: np.concatenate([np.asarray(v), np.asarray(v)]) for k, v in g.items()}
+    key = pidx * n_s + sidx
+    K = n_p * n_s
+    state = np.asarray(g["state"])
+    y = np.asarray(g["y"], dtype=np.float64)
+    b = np.asarray(g["bin"], dtype=np.int64)
+    n, sp, sp2 = (np.asarray(g[c], dtype=np.float64) for c in ("n", "sp", "sp2"))
+    snll, seta = np.asarray(g["snll"], dtype=np.float64), np.asarray(g["seta"], dtype=np.float64)
+    flag = np.asarray(g["flag"]) == 1
+    lab = state == 0
+    pos = lab & (y == 1)
+
+    def per_key_bin(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return np.bincount(key[mask] * bins + b[mask], weights=values[mask], minlength=K * bins).reshape(K, bins)
+
+    def per_key(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return np.bincount(key[mask], weights=values[mask], minlength=K)
+
+    count = per_key_bin(lab, n)
+    s_p, s_y = per_key_bin(lab, sp), per_key_bin(pos, n)
+    s_p2, s_py, s_nll = per_key_bin(lab, sp2), per_key_bin(pos, sp), per_key_bin(lab, snll)
+    hist = per_key_bin(np.ones_like(lab), n)
+    hist_pos, hist_neg = per_key_bin(pos, n), per_key_bin(lab & (y == 0), n)
+    rows_all = per_key(np.ones_like(lab), n)
+    pending = per_key(state == 1, n)
+    overdue = per_key(state == 2, n)
+    unl = state != 0
+    est_parts = {name: per_key(unl & f, v) for name, f, v in (
+        ("sp_hi", flag, sp), ("n_hi", flag, n), ("sp_lo", ~flag, sp), ("n_lo", ~flag, n))}
+    est_var = per_key(unl, sp - sp2)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    alpha_t = (1.0 - level) / 3.0
+    z_t = float(ndtri(1.0 - alpha_t / 2.0))
+
+    # the reference period: named, or the first with min_count labelled rows (else the first with rows)
+    labelled_all = count.sum(axis=1).reshape(n_p, n_s)[:, 0]
+    rows_p = rows_all.reshape(n_p, n_s)[:, 0]
+    if reference is not None:
+        if reference not in labels:
+            raise VeracityError(f"reference period {reference!r} not found; periods: {', '.join(labels[:8])}"
+                                + (" ..." if len(labels) > 8 else ""))
+        ref_p = labels.index(reference)
+    else:
+        ok = np.flatnonzero(labelled_all >= min_count)
+        ref_p = int(ok[0]) if ok.size else int(np.flatnonzero(rows_p > 0)[0])
+    cell_data = _cells(key, lab, y, np.asarray(g["cell"], dtype=np.int64), n, seta, sp, b, bins, K)
+
+    rows: list[StatusRow] = []
+    stats_out: dict[tuple[str, str], BinStats] = {}
+    nan = float("nan")
+    for pi in range(n_p):
+        for si in range(n_s):
+            k = pi * n_s + si
+            rk = ref_p * n_s + si
+            nl = float(count[k].sum())
+            stats = BinStats(edges, "uniform", count[k].astype(np.int64), count[k].copy(), count[k].copy(),
+                             s_p[k], s_y[k], sum_p2=s_p2[k], sum_py=s_py[k], sum_nll=s_nll[k])
+            if nl:
+                stats_out[(labels[pi], names[si])] = stats
+            details: dict[str, Any] = {}
+            alerts: list[str] = []
+            conf = rate = ci_low = ci_high = ece = brier = nll = citl = slope = slope_p = nan
+            exp_pos = real_pos = nan
+            if nl > 0:
+                conf = float(s_p[k].sum() / nl)
+                rate = float(s_y[k].sum() / nl)
+                lo_, hi_ = binomial_interval(rate * nl, nl, method="wilson", level=1 - alpha_t)
+                ci_low, ci_high = float(lo_), float(hi_)
+                ece, brier, nll = ece_from_stats(stats), brier_from_stats(stats), nll_from_stats(stats)
+                exp_pos, real_pos = float(s_p[k].sum()), float(s_y[k].sum())
+                sd = float(np.sqrt(max(s_p[k].sum() - s_p2[k].sum(), 0.0)))
+                details.update(expected_low=exp_pos - z_t * sd, expected_high=exp_pos + z_t * sd,
+                               z=(real_pos - exp_pos) / sd if sd > 0 else nan)
+                fit = _fit_cells(cell_data, k)
+                if fit is not None:
+                    citl, _, slope, slope_se, slope_p = fit
+                    details["slope_se"] = slope_se
+            psi = shift_p = nan
+            if rows_all[k] > 0 and rows_all[rk] > 0:
+                psi = population_stability(hist[k], hist[rk])
+                if k != rk:
+                    shift_p = _chi2_homogeneity(hist[k], hist[rk])
+            # -- alerts (sample-size aware) --
+            if nl >= min_count:
+                if details["z"] == details["z"] and abs(details["z"]) > z_t:
+                    alerts.append(
+                        f"calibration: {real_pos:.0f} positives observed, the scores promised {exp_pos:.1f} "
+                        f"[{details['expected_low']:.1f}, {details['expected_high']:.1f}] "
+                        f"(rate {rate:.4f} vs conf {conf:.4f})")
+                if slope_p == slope_p and slope_p < alpha_t:
+                    alerts.append(f"slope {slope:.2f} (p = {slope_p:.2g}; 1 when calibrated: "
+                                  f"{'over' if slope < 1 else 'under'}-confident scores)")
+            if (k != rk and rows_all[k] >= min_count and rows_all[rk] >= min_count and shift_p == shift_p
+                    and shift_p < alpha_t and psi >= PSI_MATERIAL):
+                alerts.append(f"score shift vs {labels[ref_p]}: PSI {psi:.3f}, chi-square p = {shift_p:.2g}")
+            diagnosis = fix = None
+            if nl >= min_count and any(a.startswith(("calibration", "slope")) for a in alerts):
+                diagnosis, fix, extra = _diagnose(k, rk, count, s_y, hist_pos, hist_neg, slope_p, alpha_t, z_t,
+                                                  cell_data, edges, labels[ref_p])
+                details.update(extra)
+            elif alerts:
+                diagnosis = ("score distribution moved; labels will tell whether calibration held — "
+                             "the label-free estimate below assumes it did")
+            n_unl = float(pending[k] + overdue[k])
+            estimate = None
+            if n_unl > 0:
+                estimate = estimate_from_sums(
+                    n=n_unl, sum_p=est_parts["sp_hi"][k] + est_parts["sp_lo"][k], var=est_var[k],
+                    sum_p_hi=est_parts["sp_hi"][k], n_hi=est_parts["n_hi"][k], sum_p_lo=est_parts["sp_lo"][k],
+                    n_lo=est_parts["n_lo"][k], level=level, threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn)
+            if rows_all[k] == 0:
+                status = "empty"
+            elif alerts:
+                status = "alert"
+            elif nl == 0:
+                status = "pending"
+            elif nl < min_count:
+                status = "insufficient"
+            else:
+                status = "ok"
+            rows.append(StatusRow(
+                period=labels[pi], start=str(starts[pi].astype("datetime64[s]")),
+                end=str(np.datetime64(ends[pi], "s")), slice=names[si], rows=int(rows_all[k]),
+                labelled=int(nl), pending=int(pending[k]), overdue=int(overdue[k]), conf=conf, rate=rate,
+                ci_low=ci_low, ci_high=ci_high, ece=ece, brier=brier, nll=nll, citl=citl, slope=slope,
+                slope_p=slope_p, psi=psi, shift_p=shift_p, status=status, alerts=tuple(alerts),
+                diagnosis=diagnosis, fix=fix, expected_positives=exp_pos, realised_positives=real_pos,
+                estimate=estimate, details=details))
+    return StoreStatus(rows=tuple(rows), reference=labels[ref_p], stats=stats_out, **settings)
+
+
+@dataclass(frozen=True, eq=False)
+class _Cells:
+    key: np.ndarray
+    y: np.ndarray
+    n: np.ndarray
+    eta: np.ndarray
+    order: np.ndarray
+    bounds: np.ndarray
+
+
+def _cells(key: np.ndarray, lab: np.ndarray, y: np.ndarray, cell: np.ndarray, n: np.ndarray, seta: np.ndarray,
+           sp: np.ndarray, b: np.ndarray, bins: int, K: int) -> _Cells:
+    """Labelled groups merged to (key, label, logit cell): weights and mean logits, sorted by key."""
+    m = lab
+    code = (key[m] * 2 + y[m].astype(np.int64)) * CELLS + cell[m]
+    uniq, inv = np.unique(code, return_inverse=True)
+    w = np.bincount(inv, weights=n[m])
+    e = np.bincount(inv, weights=seta[m]) / w
+    k_of = uniq // (2 * CELLS)
+    y_of = (uniq // CELLS) % 2
+    bounds = np.searchsorted(k_of, np.arange(K + 1))
+    return _Cells(k_of, y_of.astype(np.float64), w, e, np.arange(uniq.size), bounds)
+
+
+def _fit_cells(c: _Cells, k: int) -> tuple[float, float, float, float, float] | None:
+    sl = slice(c.bounds[k], c.bounds[k + 1])
+    y, w, eta = c.y[sl], c.n[sl], c.eta[sl]
+    if y.size == 0 or y.min() == y.max() or np.ptp(eta) == 0:
+        return None
+    try:
+        return _logistic(eta, y, w)
+    except VeracityError:  # separated or singular: no slope for this window
+        return None
+
+
+def _diagnose(k: int, rk: int, count: np.ndarray, s_y: np.ndarray, hist_pos: np.ndarray, hist_neg: np.ndarray,
+              slope_p: float, alpha_t: float, z_t: float, cells: _Cells, edges: np.ndarray,
+              ref_label: str) -> tuple[str, str, dict[str, Any]]:
+    """Prior shift vs likelihood shift vs plain miscalibration (see the module doc)."""
+    from ..calibrators import adjust_prior
+
+    n_k, n_r = count[k].sum(), count[rk].sum()
+    pi_new = float(s_y[k].sum() / n_k)
+    pi_old = float(s_y[rk].sum() / n_r) if n_r else float("nan")
+    extra: dict[str, Any] = {"prior_old": pi_old, "prior_new": pi_new}
+    if k == rk or not n_r or not 0 < pi_old < 1 or not 0 < pi_new < 1:
+        return ("miscalibration in the reference window itself",
+                "recalibrate on a mature window (veracity monitor recalibrate)", extra)
+    pooled = (s_y[k].sum() + s_y[rk].sum()) / (n_k + n_r)
+    z_rate = (pi_new - pi_old) / np.sqrt(pooled * (1 - pooled) * (1 / n_k + 1 / n_r))
+    rate_moved = abs(z_rate) > z_t
+    p_pos = _chi2_homogeneity(hist_pos[k], hist_pos[rk])
+    p_neg = _chi2_homogeneity(hist_neg[k], hist_neg[rk])
+    cond_stable = not (p_pos == p_pos and p_pos < alpha_t) and not (p_neg == p_neg and p_neg < alpha_t)
+    slope_ok = not (slope_p == slope_p and slope_p < alpha_t)
+    # apply the prior correction on the logit cells and re-test the realised count
+    sl = slice(cells.bounds[k], cells.bounds[k + 1])
+    w, eta, y = cells.n[sl], cells.eta[sl], cells.y[sl]
+    p_adj = adjust_prior(expit(eta), pi_old, pi_new)
+    exp_adj = float(np.dot(w, p_adj))
+    sd_adj = float(np.sqrt(np.dot(w, p_adj * (1 - p_adj))))
+    real = float(np.dot(w, y))
+    adj_ok = sd_adj > 0 and abs(real - exp_adj) <= z_t * sd_adj
+    idx = np.minimum((p_adj * (edges.size - 1)).astype(np.int64), edges.size - 2)
+    bw = np.bincount(idx, weights=w, minlength=edges.size - 1)
+    bp = np.bincount(idx, weights=w * p_adj, minlength=edges.size - 1)
+    by_ = np.bincount(idx, weights=w * y, minlength=edges.size - 1)
+    extra.update(ece_after_adjust=float(np.abs(by_ - bp).sum() / bw.sum()), class_scores_p=[p_neg, p_pos],
+                 rate_z=float(z_rate))
+    if rate_moved and slope_ok and cond_stable and adj_ok:
+        return (f"prior shift: base rate {pi_old:.4g} in {ref_label} -> {pi_new:.4g}, score distribution "
+                "within each class stable, slope consistent with 1",
+                f"vc.adjust_prior(p, old={pi_old:.4g}, new={pi_new:.4g})", extra)
+    if not rate_moved and cond_stable and slope_ok:
+        return ("miscalibration without a change in base rate or class-conditional scores",
+                "recalibrate on a mature window (veracity monitor recalibrate)", extra)
+    why = []
+    if not slope_ok:
+        why.append("slope differs from 1")
+    if not cond_stable:
+        why.append("scores within a class changed")
+    if rate_moved and not adj_ok:
+        why.append("adjust_prior does not restore it")
+    return ("likelihood/concept shift: " + ", ".join(why or ["the score-outcome relation changed"]),
+            "recalibrate on a recent mature window (veracity monitor recalibrate) or retrain", extra)

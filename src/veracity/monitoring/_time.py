@@ -1,0 +1,180 @@
+"""Time for monitoring: timestamps to UTC once, durations, periods.
+
+Every timestamp entering the store is converted once to a timezone-naive UTC
+``timestamp[us]``:
+
+* timezone-aware timestamps -> their UTC instant;
+* naive timestamps and dates -> read as UTC;
+* integers and floats -> **seconds** since 1970-01-01 UTC (epoch seconds, not
+  nanoseconds);
+* strings -> ISO 8601, with or without an offset (``2026-03-02``,
+  ``2026-03-02T10:00:00+02:00``, ``...Z``).
+
+Periods: ``D`` (days), ``W`` (ISO weeks, Monday to Sunday, named ``2026-W10``),
+``M`` (months), ``Q`` (quarters), or rolling windows of a fixed length
+(``7d``, ``12h``) that end at the as-of time.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError
+
+FREQ_NAMES = {"D": "day", "W": "week", "M": "month", "Q": "quarter"}
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+MAX_DAYS = 36600.0  # a hundred years: anything longer is a typo
+
+
+def parse_duration(text: Any, what: str = "--horizon") -> float:
+    """Seconds in a duration such as ``30d``, ``12h``, ``2w`` or a plain number of days.
+
+    Refuses NaN, infinity, negative and absurd (over 100 years) values.
+
+    >>> parse_duration("30d"), parse_duration("12h"), parse_duration(7)
+    (2592000.0, 43200.0, 604800.0)
+    """
+    raw = str(text).strip().lower()
+    m = re.fullmatch(r"([0-9.eE+\-]+|nan|inf|infinity)\s*([smhdw]?)", raw)
+    if m is None:
+        raise VeracityError(f"{what} must be a duration like 30d, 12h or 2w (or a number of days); got {text!r}")
+    try:
+        value = float(m.group(1))
+    except ValueError:
+        raise VeracityError(f"{what} must be a duration like 30d, 12h or 2w; got {text!r}") from None
+    unit = m.group(2) or "d"
+    seconds = value * _UNITS[unit]
+    if not math.isfinite(seconds) or seconds < 0 or seconds > MAX_DAYS * 86400:
+        raise VeracityError(
+            f"{what} must be a finite duration between 0 and 100 years (e.g. 30d); got {text!r}"
+        )
+    return seconds
+
+
+def parse_instant(text: Any, what: str = "--as-of") -> np.datetime64:
+    """A UTC ``datetime64[us]`` from a date/time string (offsets converted), a datetime or ``now``."""
+    if text is None or (isinstance(text, str) and text.strip().lower() == "now"):
+        return np.datetime64(datetime.now(timezone.utc).replace(tzinfo=None), "us")
+    if isinstance(text, datetime):
+        if text.tzinfo is not None:
+            text = text.astimezone(timezone.utc).replace(tzinfo=None)
+        return np.datetime64(text, "us")
+    if isinstance(text, np.datetime64):
+        return text.astype("datetime64[us]")
+    s = str(text).strip()
+    try:
+        d = datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        raise VeracityError(f"{what} must be a date or time like 2026-06-30 or 2026-06-30T12:00Z; got {text!r}") \
+            from None
+    if d.tzinfo is not None:
+        d = d.astimezone(timezone.utc).replace(tzinfo=None)
+    return np.datetime64(d, "us")
+
+
+def to_utc_timestamps(array: Any, column: str) -> Any:
+    """A pyarrow ``timestamp[us]`` array (naive, UTC) from a column of times; see the module doc."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+    if arr.null_count:
+        raise VeracityError(
+            f"time column {column!r} has {arr.null_count} missing values; every prediction needs a time"
+        )
+    t = arr.type
+    try:
+        if pa.types.is_timestamp(t):
+            out = arr.cast(pa.timestamp("us"))  # tz-aware -> the UTC instant
+        elif pa.types.is_date(t):
+            out = arr.cast(pa.timestamp("us"))
+        elif pa.types.is_integer(t) or pa.types.is_floating(t):
+            seconds = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+            if not np.all(np.isfinite(seconds)) or np.abs(seconds).max() > 1e11:
+                raise VeracityError(
+                    f"time column {column!r} holds numbers that are not epoch seconds "
+                    f"(max |value| {np.abs(seconds).max():.3g}); numbers are read as seconds since "
+                    "1970-01-01 UTC: convert milli/nanoseconds to seconds or pass ISO dates"
+                )
+            out = pa.array(np.round(seconds * 1e6).astype(np.int64), type=pa.timestamp("us"))
+        elif pa.types.is_string(t) or pa.types.is_large_string(t):
+            out = _parse_strings(arr, column)
+        else:
+            raise VeracityError(f"time column {column!r} has type {t}; pass timestamps, dates, ISO strings "
+                                "or epoch seconds")
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise VeracityError(f"time column {column!r} could not be read as times: "
+                            f"{str(exc).splitlines()[0]}") from None
+    return pc.cast(out, pa.timestamp("us"))
+
+
+def _parse_strings(arr: Any, column: str) -> Any:
+    import pyarrow as pa
+
+    for target in (pa.timestamp("us", tz="UTC"), pa.timestamp("us")):
+        try:
+            return arr.cast(target).cast(pa.timestamp("us"))
+        except pa.ArrowInvalid:
+            continue
+    raise VeracityError(
+        f"time column {column!r} has strings that are not ISO 8601 times (first: "
+        f"{str(arr[0])[:40]!r}); use e.g. 2026-03-02 or 2026-03-02T10:00:00+02:00, one form per file"
+    )
+
+
+def period_sql(freq: str | None, window_s: float | None, as_of_us: int, column: str = "ts") -> tuple[str, str]:
+    """SQL for a row's period start (TIMESTAMP) and its label, for a calendar ``freq`` or a window."""
+    if window_s is not None:
+        w = int(round(window_s * 1e6))
+        start = (f"make_timestamp({as_of_us} - ({w}::BIGINT * (floor(({as_of_us} - epoch_us({column})) / {w}) + 1))"
+                 f"::BIGINT)")
+        return start, start
+    unit = FREQ_NAMES[freq]  # type: ignore[index]
+    return f"date_trunc('{unit}', {column})", f"date_trunc('{unit}', {column})"
+
+
+def period_label(start: np.datetime64, freq: str | None, window_s: float | None) -> str:
+    """Human name of a period: ``2026-03-02`` (day), ``2026-W10``, ``2026-03``, ``2026Q1``, or a window's start."""
+    d = start.astype("datetime64[us]").item()
+    if window_s is not None:
+        return d.strftime("%Y-%m-%d") if (window_s % 86400 == 0 and d.hour == d.minute == 0) \
+            else d.strftime("%Y-%m-%dT%H:%M")
+    if freq == "D":
+        return d.strftime("%Y-%m-%d")
+    if freq == "W":
+        year, week, _ = d.isocalendar()
+        return f"{year}-W{week:02d}"
+    if freq == "M":
+        return d.strftime("%Y-%m")
+    return f"{d.year}Q{(d.month - 1) // 3 + 1}"
+
+
+def period_starts(first: np.datetime64, last: np.datetime64, freq: str | None, window_s: float | None,
+                  as_of: np.datetime64) -> np.ndarray:
+    """Every period start from the one holding ``first`` to the one holding ``last`` (empty ones too)."""
+    first = first.astype("datetime64[us]")
+    last = last.astype("datetime64[us]")
+    if window_s is not None:
+        w = np.timedelta64(int(round(window_s * 1e6)), "us")
+        k_first = (as_of - first) // w
+        k_last = (as_of - last) // w
+        ks = np.arange(int(k_first), int(k_last) - 1, -1)
+        return as_of - (ks + 1) * w
+    if freq == "D":
+        return np.arange(first.astype("datetime64[D]"), last.astype("datetime64[D]") + 1).astype("datetime64[us]")
+    if freq == "W":
+        # numpy weeks start on Thursday (1970-01-01); shift by 3 days to get Mondays
+        monday = np.datetime64("1969-12-29", "D")
+        a = (first.astype("datetime64[D]") - monday) // np.timedelta64(7, "D")
+        b = (last.astype("datetime64[D]") - monday) // np.timedelta64(7, "D")
+        return (monday + np.arange(int(a), int(b) + 1) * np.timedelta64(7, "D")).astype("datetime64[us]")
+    months = np.arange(first.astype("datetime64[M]"), last.astype("datetime64[M]") + 1)
+    if freq == "Q":
+        m = months.astype(np.int64)
+        months = np.unique((m - m % 3)).astype("datetime64[M]")
+    return months.astype("datetime64[us]")
