@@ -111,7 +111,7 @@ def bench_temperature_binary(n, repeat, have_torch):
     y = (rng.random(n) < expit(u)).astype(np.float64)
     s = 2.5 * u + rng.normal(0, 0.3, n)
     task = f"temperature, binary, n={n:.0e}"
-    ours, cal = best_of(lambda: vc.TemperatureScaling().fit(s, y), repeat)
+    ours, cal = best_of(lambda: vc.TemperatureScaling(score_type="logit").fit(s, y), repeat)
     tau = cal.temperature_
     row(task, "veracity", ours, ours, f"tau={tau:.6f}  ({cal.n_iter_} Newton steps)")
     t, v = best_of(lambda: sklearn_temperature(s, y), 1)
@@ -121,8 +121,8 @@ def bench_temperature_binary(n, repeat, have_torch):
         row(task, "torch L-BFGS (strong Wolfe)", t, ours, f"|dtau|={abs(v - tau):.1e}")
     t, v = best_of(lambda: numpy_newton_binary(s, y), 1)
     row(task, "plain numpy Newton loop", t, ours, f"|dtau|={abs(v - tau):.1e}")
-    g = vc.TemperatureScaling(method="golden").fit(s[: n // 10], y[: n // 10]).temperature_
-    n_ = vc.TemperatureScaling().fit(s[: n // 10], y[: n // 10]).temperature_
+    g = vc.TemperatureScaling(score_type="logit", method="golden").fit(s[: n // 10], y[: n // 10]).temperature_
+    n_ = vc.TemperatureScaling(score_type="logit").fit(s[: n // 10], y[: n // 10]).temperature_
     print(f"{'':<34} golden vs Newton on n/10 rows: |dtau| = {abs(g - n_):.1e}")
 
 
@@ -132,7 +132,7 @@ def bench_temperature_multiclass(n, k, repeat, have_torch):
     y = (U + rng.gumbel(size=U.shape)).argmax(1)
     Z = 2.5 * U
     task = f"temperature, K={k}, n={n:.0e}"
-    ours, cal = best_of(lambda: vc.TemperatureScaling().fit(Z, y), repeat)
+    ours, cal = best_of(lambda: vc.TemperatureScaling(score_type="logit").fit(Z, y), repeat)
     tau = cal.temperature_
     row(task, "veracity", ours, ours, f"T={tau:.6f}  ({cal.n_iter_} Newton steps)")
     t, v = best_of(lambda: sklearn_temperature(Z, y), 1)
@@ -161,7 +161,7 @@ def bench_isotonic_platt(n, repeat):
     row(task, "scikit-learn IsotonicRegression", t, ours, f"max|diff|={np.abs(out - ref).max():.1e}")
 
     task = f"Platt/sigmoid fit, n={n:.0e}"
-    ours, cal = best_of(lambda: vc.PlattScaling(smoothing=True).fit(s, y), repeat)
+    ours, cal = best_of(lambda: vc.PlattScaling(score_type="logit", smoothing=True).fit(s, y), repeat)
     row(task, "veracity (Platt targets)", ours, ours)
     t, m = best_of(lambda: _SigmoidCalibration().fit(s, y), 2)
     # sklearn: p = 1/(1 + exp(a f + b)), i.e. a_sk = -a, b_sk = -b

@@ -36,7 +36,7 @@ def test_readme_example(command, shown, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     argv = shlex.split(command.split("#")[0])[1:]
     if "--calibrator" in argv:  # the compare example uses the file written by the fit example
-        assert main(["fit", "--method", "temperature", "--score", "logit", "--score-type", "logit",
+        assert main(["fit", "--method", "temperature",
                      "--role-col", "role", "--fit-role", "calib", "--out", "cal.json"]) == 0
         capsys.readouterr()
     if "scores.csv" in argv:  # the bad-input example

@@ -25,9 +25,9 @@ def _multi(n=600, k=3, seed=0):
 
 
 BINARY = [
-    lambda: vc.TemperatureScaling(),
-    lambda: vc.TemperatureScaling(method="golden", iterations=40),
-    lambda: vc.PlattScaling(smoothing=True),
+    lambda: vc.TemperatureScaling(score_type="logit"),
+    lambda: vc.TemperatureScaling(score_type="logit", method="golden", iterations=40),
+    lambda: vc.PlattScaling(score_type="logit", smoothing=True),
     lambda: vc.IsotonicCalibration(score_type="logit"),
     lambda: vc.IsotonicCalibration(score_type="logit", ties="strict"),
     lambda: vc.IsotonicCalibration(score_type="logit", interpolation="linear"),
@@ -35,7 +35,7 @@ BINARY = [
     lambda: vc.BetaCalibration(score_type="logit"),
     lambda: vc.VennAbers(score_type="logit"),
 ]
-MULTI = [lambda: vc.TemperatureScaling(), lambda: vc.VectorScaling(), lambda: vc.MatrixScaling()]
+MULTI = [lambda: vc.TemperatureScaling(score_type="logit"), lambda: vc.VectorScaling(score_type="logit"), lambda: vc.MatrixScaling(score_type="logit")]
 
 
 @pytest.mark.parametrize("make", BINARY + MULTI)
@@ -94,11 +94,11 @@ def test_round_trip_property_multiclass(seed, n, k, which):
 
 def test_data_hash_changes_with_the_data_and_not_with_refits():
     s, y = _binary()
-    a = vc.PlattScaling().fit(s, y).metadata["data_hash"]
-    b = vc.PlattScaling().fit(s, y).metadata["data_hash"]
+    a = vc.PlattScaling(score_type="logit").fit(s, y).metadata["data_hash"]
+    b = vc.PlattScaling(score_type="logit").fit(s, y).metadata["data_hash"]
     y2 = y.copy()
     y2[0] = 1 - y2[0]
-    c = vc.PlattScaling().fit(s, y2).metadata["data_hash"]
+    c = vc.PlattScaling(score_type="logit").fit(s, y2).metadata["data_hash"]
     assert a == b != c and len(a) == 32
 
 
@@ -106,22 +106,22 @@ def test_data_hash_changes_with_the_data_and_not_with_refits():
 def test_fitting_on_test_or_train_rows_is_refused(role):
     s, y = _binary()
     with pytest.raises(vc.VeracityError, match=f"refusing to fit TemperatureScaling on rows whose role is '{role}'.*allow_role='{role}'"):
-        vc.TemperatureScaling().fit(s, y, role=role)
+        vc.TemperatureScaling(score_type="logit").fit(s, y, role=role)
     roles = np.array(["calib"] * (s.size - 1) + [role])
     with pytest.raises(vc.VeracityError, match="held-out calibration rows"):
         vc.IsotonicCalibration(score_type="logit").fit(s, y, role=roles)
-    c = vc.TemperatureScaling().fit(s, y, role=role, allow_role=role)
+    c = vc.TemperatureScaling(score_type="logit").fit(s, y, role=role, allow_role=role)
     assert c.metadata["role"] == role and c.metadata["allow_role"] == role
     assert vc.load(c.to_dict()).metadata["allow_role"] == role
 
 
 def test_unfitted_and_mismatched_use():
     with pytest.raises(vc.VeracityError, match=r"call fit\(scores, labels\) first"):
-        vc.PlattScaling().transform([0.1])
+        vc.PlattScaling(score_type="logit").transform([0.1])
     with pytest.raises(vc.VeracityError, match="not fitted"):
-        vc.PlattScaling().to_dict()
+        vc.PlattScaling(score_type="logit").to_dict()
     Z, y = _multi()
-    c = vc.TemperatureScaling().fit(Z, y)
+    c = vc.TemperatureScaling(score_type="logit").fit(Z, y)
     with pytest.raises(vc.VeracityError, match="fit on 3-class scores"):
         c.transform(Z[:, 0])
 

@@ -24,7 +24,7 @@ from veracity.datasets import demo_path, load_demo
     (lambda: vc.MatrixScaling(), [0.3, 0.2, 1.0], [0, 1, 1], "multiclass calibrator"),
     (lambda: vc.PlattScaling(), [[1, 2, 3], [3, 2, 1]], [0, 2], "binary calibrator but scores have shape"),
     (lambda: vc.VennAbers(), [[.2, .8], [.5, .5]], [0, 1], "binary calibrator"),
-    (lambda: vc.TemperatureScaling(), [[1.0, 2.0], [2.0, 1.0]], [1, 1], "at least 2 classes"),
+    (lambda: vc.TemperatureScaling(score_type="logit"), [[1.0, 2.0], [2.0, 1.0]], [1, 1], "at least 2 classes"),
     (lambda: vc.IsotonicCalibration(), [0.3, 1.2], [0, 1], r"probabilities in \[0, 1\]"),
     (lambda: vc.PlattScaling(), [0.3, 0.4], [0, 2], "binary 0/1"),
     (lambda: vc.PlattScaling(), [0.3, 0.4, 0.5], [0, 1], "3 rows but labels have 2"),
@@ -55,7 +55,7 @@ def test_fit_apply_compare_on_demo(tmp_path, capsys):
     assert doc["metadata"]["model_revision"] == "demo-1" and doc["metadata"]["role"] == "calib"
     d = load_demo()
     mask = d["role"] == "calib"
-    ref = vc.TemperatureScaling().fit(d["logit"][mask], d["label"][mask])
+    ref = vc.TemperatureScaling(score_type="logit").fit(d["logit"][mask], d["label"][mask])
     assert doc["state"]["temperature_"] == ref.temperature_
 
     out_pq = tmp_path / "out.parquet"

@@ -30,7 +30,7 @@ def test_platt_matches_unregularised_logistic_regression():
     s, p, y = _data(3000, 0)
     ref = LogisticRegression(C=np.inf, solver="newton-cholesky", tol=1e-12, max_iter=1000)
     ref.fit(s[:, None], y)
-    c = vc.PlattScaling().fit(s, y)
+    c = vc.PlattScaling(score_type="logit").fit(s, y)
     assert c.a_ == pytest.approx(ref.coef_[0, 0], abs=1e-5)
     assert c.b_ == pytest.approx(ref.intercept_[0], abs=1e-5)
     assert np.allclose(c.transform(s), ref.predict_proba(s[:, None])[:, 1], atol=1e-6)
@@ -51,7 +51,7 @@ def test_platt_target_smoothing_equals_soft_label_regression():
     y2 = np.concatenate([np.ones_like(y), np.zeros_like(y)])
     ref = LogisticRegression(C=np.inf, solver="newton-cholesky", tol=1e-12, max_iter=1000)
     ref.fit(X2, y2, sample_weight=np.concatenate([t, 1 - t]))
-    c = vc.PlattScaling(smoothing=True).fit(s, y)
+    c = vc.PlattScaling(score_type="logit", smoothing=True).fit(s, y)
     assert c.a_ == pytest.approx(ref.coef_[0, 0], abs=1e-5)
     assert c.b_ == pytest.approx(ref.intercept_[0], abs=1e-5)
 
@@ -59,11 +59,11 @@ def test_platt_target_smoothing_equals_soft_label_regression():
 def test_platt_reports_reversed_direction():
     s, _, y = _data(500, 2)
     with pytest.warns(UserWarning, match="negative slope"):
-        c = vc.PlattScaling().fit(-s, y)
+        c = vc.PlattScaling(score_type="logit").fit(-s, y)
     assert c.reversed_ and c.a_ < 0
     with pytest.raises(vc.VeracityError, match="reverses the ranking"):
-        vc.PlattScaling(on_reversed="error").fit(-s, y)
-    c = vc.PlattScaling(on_reversed="allow").fit(-s, y)
+        vc.PlattScaling(score_type="logit", on_reversed="error").fit(-s, y)
+    c = vc.PlattScaling(score_type="logit", on_reversed="allow").fit(-s, y)
     led = vc.compare(-s, y, c)
     assert led.certificates["reversals"] > 0 and not led.certificates["argsort_identical"]
     assert "REGRESSION" in str(led) or "broken" in str(led)
@@ -196,13 +196,13 @@ def test_vector_and_matrix_scaling_fix_a_biased_overconfident_model():
     roles = vc.split(y, seed=0)
     cal, ev = roles == "calib", roles == "test"
     for cls in (vc.VectorScaling, vc.MatrixScaling):
-        c = cls().fit(Z[cal], y[cal], role="calib")
+        c = cls(score_type="logit").fit(Z[cal], y[cal], role="calib")
         led = vc.compare(Z[ev], y[ev], c)
         assert led.row("NLL").after < led.row("NLL").before
         assert led.row("ECE").after < led.row("ECE").before
         assert np.allclose(c.transform(Z).sum(1), 1.0)
     # heavy regularisation pins matrix scaling's off-diagonal to ~0
-    m = vc.MatrixScaling(reg_lambda=1e3).fit(Z[cal], y[cal])
+    m = vc.MatrixScaling(score_type="logit", reg_lambda=1e3).fit(Z[cal], y[cal])
     off = m.W_ - np.diag(np.diag(m.W_))
     assert np.abs(off).max() < 1e-3
 
@@ -215,7 +215,7 @@ def test_vector_scaling_gradient_matches_finite_differences():
     rng = np.random.default_rng(7)
     Z = rng.normal(size=(50, 3))
     y = rng.integers(0, 3, 50)
-    m = vc.MatrixScaling(reg_lambda=0.3, reg_mu=0.2)
+    m = vc.MatrixScaling(score_type="logit", reg_lambda=0.3, reg_mu=0.2)
 
     def f(theta):
         W, b = m._unpack(theta, 3)

@@ -54,8 +54,8 @@ def _overconfident(n=6000, seed=0):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: vc.TemperatureScaling(),
-    lambda: vc.PlattScaling(),
+    lambda: vc.TemperatureScaling(score_type="logit"),
+    lambda: vc.PlattScaling(score_type="logit"),
     lambda: vc.IsotonicCalibration(score_type="logit"),
     lambda: vc.BetaCalibration(score_type="logit"),
 ])
@@ -75,7 +75,7 @@ def test_calibrators_strictly_lower_ece_and_nll_on_held_out_rows(make):
 def test_temperature_certificates_and_printed_ledger():
     s, y = _overconfident(3000, seed=1)
     roles = vc.split(y, seed=0)
-    c = vc.TemperatureScaling().fit(s[roles == "calib"], y[roles == "calib"], role="calib")
+    c = vc.TemperatureScaling(score_type="logit").fit(s[roles == "calib"], y[roles == "calib"], role="calib")
     led = vc.compare(s[roles == "test"], y[roles == "test"], c)
     cert = led.certificates
     assert cert["argsort_identical"] and cert["auc_identical"] and cert["decisions_identical"]
@@ -99,7 +99,7 @@ def test_isotonic_ledger_reports_ties_and_regressions_are_printed():
     assert led.certificates["order"].startswith("broken")
     assert led.row("AUC").can_move
     # a deliberately bad calibrator (fit on shuffled labels) regresses, and it is printed
-    bad = vc.PlattScaling(on_reversed="allow").fit(s[:200], np.random.default_rng(0).permutation(y[:200]))
+    bad = vc.PlattScaling(score_type="logit", on_reversed="allow").fit(s[:200], np.random.default_rng(0).permutation(y[:200]))
     led = vc.compare(s[200:], y[200:], bad)
     assert led.regressions and "regressions (reported, not hidden)" in str(led)
     assert "REGRESSION" in str(led)
@@ -110,7 +110,7 @@ def test_multiclass_temperature_ledger_keeps_argmax():
     U = rng.normal(size=(2000, 5))
     y = (U + rng.gumbel(size=U.shape)).argmax(1)
     Z = 3 * U
-    c = vc.TemperatureScaling().fit(Z[:1000], y[:1000])
+    c = vc.TemperatureScaling(score_type="logit").fit(Z[:1000], y[:1000])
     led = vc.compare(Z[1000:], y[1000:], c)
     assert led.certificates["argmax_identical"] and led.row("accuracy@0.5").change == 0.0
     assert led.row("NLL").after < led.row("NLL").before
@@ -118,7 +118,7 @@ def test_multiclass_temperature_ledger_keeps_argmax():
 
 def test_compare_rejects_a_mismatched_score_type_and_non_calibrators():
     s, y = _overconfident(200)
-    c = vc.TemperatureScaling().fit(s, y)
+    c = vc.TemperatureScaling(score_type="logit").fit(s, y)
     with pytest.raises(vc.VeracityError, match="fit on logit scores"):
         vc.compare(expit(s), y, c, score_type="probability")
     with pytest.raises(vc.VeracityError, match="must be a fitted veracity calibrator"):
@@ -128,7 +128,7 @@ def test_compare_rejects_a_mismatched_score_type_and_non_calibrators():
 # -- cross-fit ---------------------------------------------------------------------------------
 def test_cross_fit_out_of_fold_rows_never_seen():
     s, y = _overconfident(1000, seed=5)
-    cf = vc.cross_fit(s, y, vc.TemperatureScaling(), folds=5, seed=0)
+    cf = vc.cross_fit(s, y, vc.TemperatureScaling(score_type="logit"), folds=5, seed=0)
     assert cf.oof.shape == (1000,) and len(cf.calibrators) == 5
     for k, c in enumerate(cf.calibrators):
         held = cf.fold == k
@@ -138,4 +138,4 @@ def test_cross_fit_out_of_fold_rows_never_seen():
     assert vc.ece(cf.oof, y) < vc.ece(s, y, score_type="logit")
     assert "5 folds" in str(cf)
     with pytest.raises(vc.VeracityError, match="folds must be an integer >= 2"):
-        vc.cross_fit(s, y, vc.TemperatureScaling(), folds=1)
+        vc.cross_fit(s, y, vc.TemperatureScaling(score_type="logit"), folds=1)

@@ -37,7 +37,7 @@ def test_seed_003_softmax_at_t1_and_t2():
 
 def test_seed_000_golden_bracket_widths_and_trace():
     s, y = _overconfident(400, seed=1)
-    ts = vc.TemperatureScaling(method="golden").fit(s, y)
+    ts = vc.TemperatureScaling(score_type="logit", method="golden").fit(s, y)
     rows = {r.iteration: r for r in ts.trace_}
     assert {10, 20, 30, 40, 80} <= set(rows)
     phi = (math.sqrt(5) - 1) / 2
@@ -57,8 +57,8 @@ def test_seed_000_golden_bracket_widths_and_trace():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_newton_matches_golden_and_scipy_bounded(seed):
     s, y = _overconfident(3000, seed=seed)
-    newton = vc.TemperatureScaling().fit(s, y).temperature_
-    golden = vc.TemperatureScaling(method="golden").fit(s, y).temperature_
+    newton = vc.TemperatureScaling(score_type="logit").fit(s, y).temperature_
+    golden = vc.TemperatureScaling(score_type="logit", method="golden").fit(s, y).temperature_
     # oracle: dense grid to locate, then scipy bounded minimisation (Brent) to refine
     grid = np.linspace(0.05, 20, 4000)
     best = grid[np.argmin([_nll(s, y, t) for t in grid])]
@@ -72,36 +72,49 @@ def test_newton_matches_golden_and_scipy_bounded(seed):
 def test_weighted_fit_equals_repeated_rows():
     s, y = _overconfident(500, seed=3)
     w = np.random.default_rng(0).integers(1, 4, s.size)
-    a = vc.TemperatureScaling().fit(s, y, sample_weight=w).temperature_
-    b = vc.TemperatureScaling().fit(np.repeat(s, w), np.repeat(y, w)).temperature_
+    a = vc.TemperatureScaling(score_type="logit").fit(s, y, sample_weight=w).temperature_
+    b = vc.TemperatureScaling(score_type="logit").fit(np.repeat(s, w), np.repeat(y, w)).temperature_
     assert a == pytest.approx(b, rel=1e-9)
 
 
 def test_probability_input_maps_to_logits():
     s, y = _overconfident(1000, seed=4)
-    a = vc.TemperatureScaling().fit(s, y)
+    a = vc.TemperatureScaling(score_type="logit").fit(s, y)
     b = vc.TemperatureScaling(score_type="probability").fit(expit(s), y)
     assert a.temperature_ == pytest.approx(b.temperature_, rel=1e-7)
     assert np.allclose(a.transform(s), b.transform(expit(s)), atol=1e-9)
 
 
 # -- separable / degenerate data ----------------------------------------------------------
-@pytest.mark.parametrize("method", ["newton", "golden"])
-def test_separable_data_clamps_to_lower_bound_and_warns(method):
+@pytest.mark.parametrize("method, lo", [("newton", 1e-10), ("golden", 0.05)])
+def test_separable_data_stops_at_the_lower_end_and_warns(method, lo):
     s = np.array([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0])
     y = np.array([0, 0, 0, 1, 1, 1])
-    with pytest.warns(UserWarning, match="clamped to the lower bound 0.05"):
-        ts = vc.TemperatureScaling(method=method).fit(s, y)
-    assert ts.temperature_ == 0.05 and ts.clamped_ == "lower"
+    with pytest.warns(UserWarning, match="separates the calibration labels perfectly"):
+        ts = vc.TemperatureScaling(score_type="logit", method=method).fit(s, y)
+    assert ts.temperature_ == lo and ts.clamped_ == "lower"
 
 
 @pytest.mark.parametrize("method", ["newton", "golden"])
-def test_reversed_scores_clamp_to_upper_bound_and_warn(method):
+def test_reversed_scores_warn_that_they_are_reversed(method):
     s = np.array([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0])
     y = np.array([1, 1, 0, 1, 0, 0])
-    with pytest.warns(UserWarning, match="upper bound 20"):
-        ts = vc.TemperatureScaling(method=method).fit(s, y)
+    with pytest.warns(UserWarning, match="scores are reversed .*sign convention"):
+        ts = vc.TemperatureScaling(score_type="logit", method=method).fit(s, y)
+    assert ts.clamped_ == "upper"
+    assert ts.temperature_ == (1e10 if method == "newton" else 20.0)
+
+
+@pytest.mark.parametrize("method", ["newton", "golden"])
+def test_explicit_bounds_say_the_optimum_lies_beyond(method):
+    rng = np.random.default_rng(3)
+    s = rng.normal(0, 30, 2000)
+    y = (rng.random(2000) < expit(s / 50)).astype(float)  # optimum tau = 50
+    with pytest.warns(UserWarning, match="upper bound 20 of bounds=.*Widen bounds="):
+        ts = vc.TemperatureScaling(score_type="logit", method=method, bounds=(0.05, 20.0)).fit(s, y)
     assert ts.temperature_ == 20.0 and ts.clamped_ == "upper"
+    free = vc.TemperatureScaling(score_type="logit").fit(s, y)  # unbounded: no warning
+    assert free.clamped_ is None and 35 < free.temperature_ < 70
 
 
 # -- the seed's NLL-overfitting effect (seed 003) ------------------------------------------
@@ -116,8 +129,8 @@ def test_fit_on_train_of_memorising_model_gives_t_below_one():
     tr, ca = roles == "train", roles == "calib"
     model = LogisticRegression(C=0.5, max_iter=5000).fit(X[tr], y[tr])  # 300 rows, 120 features
     s = model.decision_function(X)
-    t_train = vc.TemperatureScaling().fit(s[tr], y[tr], role="train", allow_role="train").temperature_
-    t_calib = vc.TemperatureScaling().fit(s[ca], y[ca], role="calib").temperature_
+    t_train = vc.TemperatureScaling(score_type="logit").fit(s[tr], y[tr], role="train", allow_role="train").temperature_
+    t_calib = vc.TemperatureScaling(score_type="logit").fit(s[ca], y[ca], role="calib").temperature_
     assert t_train < 1.0 < t_calib
 
 
@@ -126,16 +139,16 @@ def test_multiclass_matches_scipy_and_k2_equals_binary():
     rng = np.random.default_rng(5)
     Z = rng.normal(0, 3, (2000, 4))
     y = (Z / 3 + rng.gumbel(size=Z.shape)).argmax(1)
-    ts = vc.TemperatureScaling().fit(Z, y)
+    ts = vc.TemperatureScaling(score_type="logit").fit(Z, y)
     f = lambda t: -np.mean(log_softmax(Z / t, axis=1)[np.arange(len(y)), y])  # noqa: E731
     ref = minimize_scalar(f, bounds=(0.05, 20), method="bounded", options={"xatol": 1e-12}).x
     assert ts.temperature_ == pytest.approx(ref, abs=1e-6)
-    golden = vc.TemperatureScaling(method="golden").fit(Z, y).temperature_
+    golden = vc.TemperatureScaling(score_type="logit", method="golden").fit(Z, y).temperature_
     assert ts.temperature_ == pytest.approx(golden, abs=1e-6)
     # K = 2 logits (0, s) are the binary problem sigma(s / tau)
     s, yb = _overconfident(800, seed=6)
-    t2 = vc.TemperatureScaling().fit(np.column_stack([np.zeros_like(s), s]), yb.astype(int))
-    assert t2.temperature_ == pytest.approx(vc.TemperatureScaling().fit(s, yb).temperature_, rel=1e-9)
+    t2 = vc.TemperatureScaling(score_type="logit").fit(np.column_stack([np.zeros_like(s), s]), yb.astype(int))
+    assert t2.temperature_ == pytest.approx(vc.TemperatureScaling(score_type="logit").fit(s, yb).temperature_, rel=1e-9)
 
 
 grid_logits = st.integers(-64, 64).map(lambda v: v / 8.0)
@@ -146,7 +159,7 @@ grid_logits = st.integers(-64, 64).map(lambda v: v / 8.0)
        st.floats(0.05, 20))
 def test_multiclass_temperature_never_changes_argmax(rows, tau):
     Z = np.array(rows)
-    ts = vc.TemperatureScaling()
+    ts = vc.TemperatureScaling(score_type="logit")
     ts.temperature_, ts.n_classes_ = tau, 3
     assert np.array_equal(ts.transform(Z).argmax(1), Z.argmax(1))
 
@@ -159,7 +172,7 @@ def test_binary_temperature_keeps_argsort_auc_and_decisions(ints, data):
     if y.min() == y.max():
         y[0] = 1 - y[0]
     tau = data.draw(st.floats(0.05, 20))
-    ts = vc.TemperatureScaling()
+    ts = vc.TemperatureScaling(score_type="logit")
     ts.temperature_, ts.n_classes_ = tau, 2
     ts.score_type = "logit"
     ts.nll_before_ = ts.nll_after_ = 0.0
@@ -176,7 +189,7 @@ def test_binary_temperature_keeps_argsort_auc_and_decisions(ints, data):
 @pytest.mark.parametrize("kwargs, match", [
     ({"method": "brent"}, "method must be 'newton' or 'golden'"),
     ({"bounds": (5.0, 1.0)}, "0 < lo < hi"),
-    ({"bounds": "wide"}, "bounds must be two numbers"),
+    ({"bounds": "wide"}, "bounds must be None or two numbers"),
     ({"iterations": 0}, "iterations must be a positive integer"),
     ({"score_type": "logits"}, "score_type must be 'probability' or 'logit'"),
 ])

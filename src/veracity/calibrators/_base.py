@@ -31,6 +31,7 @@ from ..core._validation import (
     as_float_array,
     check_binary_labels,
     check_class_labels,
+    check_logit_scale,
     check_probabilities,
     check_score_type,
     check_weights,
@@ -198,6 +199,8 @@ class Calibrator:
                     f"{'1-D binary' if s.ndim == 1 else f'{k}-column'} scores; "
                     "pass scores of the same shape as at fit time"
                 )
+        if self.score_type == "logit" and fitting:
+            check_logit_scale(s)
         if self.score_type == "probability":
             check_probabilities(s)
             if s.ndim == 2:

@@ -27,6 +27,8 @@ class BetaCalibration(Calibrator):
     r"""Beta calibration :math:`\sigma(a\ln p - b\ln(1-p) + c)` with a, b >= 0.
 
     Parameters: ``score_type`` (``"probability"`` default). Fitted: ``a_``, ``b_``, ``c_``.
+    When the unconstrained fit has a < 0 and b < 0 the score runs the wrong way; the
+    constrained map is then the constant base rate, and a warning says so.
     """
 
     kind = "beta"
@@ -52,13 +54,27 @@ class BetaCalibration(Calibrator):
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         f1, f2 = self._features(s)
         theta, n_iter, ok = fit_logistic_fast([f1, f2], y, w)
-        a, b, c = (float(v) for v in theta)
-        if a < 0:
-            theta, n_iter, ok = fit_logistic_fast([f2], y, w)
-            a, b, c = 0.0, float(theta[0]), float(theta[1])
-        elif b < 0:
-            theta, n_iter, ok = fit_logistic_fast([f1], y, w)
-            a, b, c = float(theta[0]), 0.0, float(theta[1])
+        a0, b0 = float(theta[0]), float(theta[1])
+        a, b, c = a0, b0, float(theta[2])
+        if a < 0 or b < 0:
+            # the constrained MLE: drop the negative coefficient (betacal's rule) ...
+            keep_b = a < 0
+            theta, n_iter, ok = fit_logistic_fast([f2 if keep_b else f1], y, w)
+            coef, c = float(theta[0]), float(theta[1])
+            a, b = (0.0, coef) if keep_b else (coef, 0.0)
+            if coef < 0:
+                # ... and when the other one is negative too, the score is reversed:
+                # with a, b >= 0 the best map is the constant base rate.
+                wt = np.ones_like(y) if w is None else w
+                rate = float(np.dot(wt, y) / wt.sum())
+                a, b, c = 0.0, 0.0, float(np.log(rate) - np.log1p(-rate))
+                ok = True
+                warn(
+                    f"BetaCalibration: the score is reversed (higher scores go with FEWER "
+                    f"positives: the unconstrained fit has a = {a0:.3g}, b = {b0:.3g}); with "
+                    f"a, b >= 0 the map is the constant base rate {rate:.4g}. Check the score's "
+                    "sign convention (pass 1 - p) before calibrating"
+                )
         if not ok:
             warn(
                 f"BetaCalibration did not converge after {n_iter} Newton steps; the "

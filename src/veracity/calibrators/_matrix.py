@@ -34,7 +34,7 @@ class _Scaling(Calibrator):
     _params = ("score_type", "reg_lambda", "reg_mu", "max_iter")
     _state = ("W_", "b_", "n_iter_", "converged_")
 
-    def __init__(self, *, score_type: str = "logit", reg_lambda: float = 1e-3,
+    def __init__(self, *, score_type: str = "probability", reg_lambda: float = 1e-3,
                  reg_mu: float = 1e-3, max_iter: int = 1000):
         self.score_type = score_type
         self.reg_lambda = reg_lambda
@@ -95,7 +95,7 @@ class _Scaling(Calibrator):
 class VectorScaling(_Scaling):
     r"""Vector scaling :math:`\mathrm{softmax}(v\odot z + b)` with L2 towards the identity.
 
-    Parameters: ``score_type`` (``"logit"`` default), ``reg_lambda`` (on v − 1),
+    Parameters: ``score_type`` (``"probability"`` default, or ``"logit"``), ``reg_lambda`` (on v − 1),
     ``reg_mu`` (on b), ``max_iter``. Fitted: ``W_`` (diagonal, K×K), ``b_``.
     """
 
@@ -122,7 +122,7 @@ class VectorScaling(_Scaling):
 class MatrixScaling(_Scaling):
     r"""Matrix scaling :math:`\mathrm{softmax}(W z + b)` with ODIR regularisation.
 
-    Parameters: ``score_type`` (``"logit"`` default), ``reg_lambda`` (off-diagonal
+    Parameters: ``score_type`` (``"probability"`` default, or ``"logit"``), ``reg_lambda`` (off-diagonal
     of W), ``reg_mu`` (b), ``max_iter``. Fitted: ``W_`` (K×K), ``b_``.
     """
 

@@ -126,7 +126,8 @@ def fit_logistic_fast(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | Non
 class PlattScaling(Calibrator):
     r"""Platt scaling :math:`\sigma(a x + b)`, unregularised maximum likelihood.
 
-    Parameters: ``score_type`` (``"logit"`` default), ``smoothing`` (Platt's
+    Parameters: ``score_type`` (``"probability"`` default; ``"logit"`` for raw
+    scores such as ``decision_function``), ``smoothing`` (Platt's
     target smoothing, default False), ``on_reversed`` (``"warn"``, ``"error"`` or
     ``"allow"`` when the fitted slope is negative).
 
@@ -138,7 +139,7 @@ class PlattScaling(Calibrator):
     _params = ("score_type", "smoothing", "on_reversed")
     _state = ("a_", "b_", "reversed_", "n_iter_", "converged_")
 
-    def __init__(self, *, score_type: str = "logit", smoothing: bool = False,
+    def __init__(self, *, score_type: str = "probability", smoothing: bool = False,
                  on_reversed: str = "warn"):
         self.score_type = score_type
         self.smoothing = smoothing

@@ -19,12 +19,17 @@ objective is unimodal in :math:`\tau` on any bracket. Two optimisers:
   ``bounds`` with ``iterations`` probes; the bracket width after ``k`` iterations is
   :math:`(b - a)\varphi^k`, :math:`\varphi = (\sqrt5-1)/2` (19.95·φ¹⁰ = 0.1622).
 
-If the optimum lies outside ``bounds`` (e.g. perfectly separable data, where the
-NLL keeps falling as :math:`\tau \to 0`), τ is clamped to the bracket and a
-warning says so.
+By default (``bounds=None``) τ is unbounded: Newton searches β over
+:math:`[10^{-10}, 10^{10}]` (bisecting on the log scale when a step leaves the
+bracket), so optima such as τ ≈ 131 or τ ≈ 0.01 are found, not clamped. τ reaches
+an end of that range only when no finite optimum exists, and a warning says why:
+perfectly separated calibration rows (the NLL keeps falling as τ → 0), or reversed
+scores (higher scores go with fewer positives, so the best "temperature" would be
+negative). With explicit ``bounds`` a fit that lands on a bound warns that the optimum
+lies beyond it.
 
 >>> import numpy as np
->>> ts = TemperatureScaling()
+>>> ts = TemperatureScaling(score_type="logit")
 >>> ts.temperature_ = 2.0; ts.n_classes_ = 3
 >>> np.round(ts.transform(np.array([[3.0, 1.0, 0.0]])), 2)   # seed 003: 63/23/14 % at T = 2
 array([[0.63, 0.23, 0.14]])
@@ -45,6 +50,10 @@ from ._base import Calibrator, warn
 PHI = (math.sqrt(5.0) - 1.0) / 2.0
 _CHUNK = 1 << 16
 _SUB = 1 << 16
+#: Newton's search range for β = 1/τ with ``bounds=None`` (τ in [1e-10, 1e10]).
+BETA_MIN, BETA_MAX = 1e-10, 1e10
+#: seed 000's bracket for golden-section search.
+GOLDEN_BOUNDS = (0.05, 20.0)
 
 
 @dataclass(frozen=True)
@@ -125,6 +134,13 @@ class _BinaryObjective:
             h += float(q.sum())
         return (g - self.wys) / self.total, h / self.total
 
+    def separated(self) -> bool:
+        """Every (positively weighted) margin y±·s >= 0: the NLL falls for ever as β grows."""
+        m = (2.0 * self.y - 1.0) * self.s
+        if self.w is not None:
+            m = m[self.w > 0]
+        return bool(m.min() >= 0.0)
+
     def subsample(self) -> _BinaryObjective:
         stride = max(1, self.s.size // _SUB)
         return _BinaryObjective(
@@ -188,6 +204,11 @@ class _MulticlassObjective:
         self.last = (beta, f / self.total, g / self.total, h / self.total)
         return g / self.total, h / self.total
 
+    def separated(self) -> bool:
+        """Every (positively weighted) row's label holds the row maximum: f falls for ever."""
+        dy = self.dy if self.w is None else self.dy[self.w > 0]
+        return bool(dy.min() >= 0.0)
+
     def subsample(self) -> _MulticlassObjective:
         return _MulticlassObjective._from(self, max(1, self.z.shape[0] // _SUB))
 
@@ -215,6 +236,10 @@ def _newton(obj: Any, beta_lo: float, beta_hi: float, beta0: float,
     beta = min(max(beta0, lo), hi)
     for it in range(1, max_iter + 1):
         g, h = obj.derivs(beta)
+        if g == 0.0 and h == 0.0 and beta > 1.0:
+            # Every margin saturated with the right sign (σ(βs) = y to the last bit):
+            # the labels are separated and the NLL keeps falling as β grows.
+            return beta_hi, "high", it
         if g == 0.0:
             return beta, None, it
         if g > 0.0:
@@ -232,11 +257,14 @@ def _newton(obj: Any, beta_lo: float, beta_hi: float, beta0: float,
             return new, None, it
         if not (lo < new < hi):
             # Newton left the bracket: try the bound itself once (it may be the answer),
-            # otherwise bisect.
-            if new >= hi and hi == beta_hi:
+            # otherwise bisect -- geometrically while the bracket spans decades (the
+            # search runs on log β = −log τ), arithmetically once it is narrow.
+            if new >= hi and hi == beta_hi and beta != beta_hi:
                 new = beta_hi
-            elif new <= lo and lo == beta_lo:
+            elif new <= lo and lo == beta_lo and beta != beta_lo:
                 new = beta_lo
+            elif hi > 16.0 * lo:
+                new = math.sqrt(lo * hi)
             else:
                 new = 0.5 * (lo + hi)
         beta = new
@@ -266,9 +294,11 @@ def _golden(f: Any, a: float, b: float, iterations: int) -> tuple[float, list[Tr
 class TemperatureScaling(Calibrator):
     r"""Temperature scaling :math:`\sigma(s/\tau)` (binary) or :math:`\mathrm{softmax}(z/T)`.
 
-    Parameters: ``score_type`` (``"logit"`` default; probabilities are mapped to
-    logits first), ``method`` (``"newton"`` or ``"golden"``), ``bounds`` for τ
-    (default ``(0.05, 20.0)``, seed 000), ``iterations`` for golden-section.
+    Parameters: ``score_type`` (``"probability"`` default, e.g. ``predict_proba``
+    output, mapped to logits first; ``"logit"`` for raw logits), ``method``
+    (``"newton"`` or ``"golden"``), ``bounds`` for τ (default ``None``: unbounded for
+    Newton, seed 000's ``(0.05, 20.0)`` for golden-section), ``iterations`` for
+    golden-section.
 
     Fitted: ``temperature_`` (τ), ``nll_before_`` / ``nll_after_`` (fit-data NLL at
     τ = 1 and τ*), ``trace_`` (golden-section rows; empty for Newton),
@@ -285,8 +315,8 @@ class TemperatureScaling(Calibrator):
     _state = ("temperature_", "nll_before_", "nll_after_", "trace_", "n_iter_", "clamped_")
     preserves_order: ClassVar[bool] = True
 
-    def __init__(self, *, score_type: str = "logit", method: str = "newton",
-                 bounds: tuple[float, float] = (0.05, 20.0), iterations: int = 80):
+    def __init__(self, *, score_type: str = "probability", method: str = "newton",
+                 bounds: tuple[float, float] | None = None, iterations: int = 80):
         self.score_type = score_type
         self.method = method
         self.bounds = bounds
@@ -296,14 +326,51 @@ class TemperatureScaling(Calibrator):
         super()._check_params()
         if self.method not in ("newton", "golden"):
             raise VeracityError(f"method must be 'newton' or 'golden', got {self.method!r}")
-        try:
-            lo, hi = (float(v) for v in self.bounds)
-        except (TypeError, ValueError):
-            raise VeracityError(f"bounds must be two numbers (lo, hi), got {self.bounds!r}") from None
-        if not (0.0 < lo < hi < math.inf):
-            raise VeracityError(f"bounds must satisfy 0 < lo < hi, got {self.bounds!r}")
+        if self.bounds is not None:
+            try:
+                lo, hi = (float(v) for v in self.bounds)
+            except (TypeError, ValueError):
+                raise VeracityError(
+                    f"bounds must be None or two numbers (lo, hi), got {self.bounds!r}") from None
+            if not (0.0 < lo < hi < math.inf):
+                raise VeracityError(f"bounds must satisfy 0 < lo < hi, got {self.bounds!r}")
         if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 1:
             raise VeracityError(f"iterations must be a positive integer, got {self.iterations!r}")
+
+    def _clamp_message(self, obj: Any, clamp: str, lo: float, hi: float) -> str:
+        """One line: which end τ reached, what it means, what to try."""
+        user = self.bounds is not None
+        if clamp == "upper":
+            # f'(β) at β -> 0+: positive means the unconstrained optimum has β < 0.
+            reversed_ = obj.derivs(1e-12)[0] > 0.0
+            if reversed_:
+                return (
+                    f"TemperatureScaling: the scores are reversed (higher scores go with FEWER "
+                    f"positives), so no positive temperature fits; tau was clamped at {hi:g}, "
+                    "which flattens every probability towards uniform. Check the score's sign "
+                    "convention (pass -scores, or 1 - p) or use PlattScaling"
+                )
+            if user:
+                return (
+                    f"TemperatureScaling: tau landed on the upper bound {hi:g} of bounds=; the "
+                    "NLL still falls beyond it (the scores are very over-confident). Widen "
+                    "bounds= or leave bounds=None (unbounded)"
+                )
+            return (
+                f"TemperatureScaling: tau reached {hi:g}: the scores carry almost no signal "
+                "about the labels; every calibrated probability is near uniform"
+            )
+        if user:
+            return (
+                f"TemperatureScaling: tau landed on the lower bound {lo:g} of bounds=; the NLL "
+                "still falls beyond it (under-confident scores, or calibration rows the score "
+                "separates perfectly). Widen bounds= or leave bounds=None (unbounded)"
+            )
+        return (
+            f"TemperatureScaling: the NLL keeps falling as tau -> 0 because the score separates "
+            f"the calibration labels perfectly; tau stopped at {lo:g}, so every probability "
+            "is 0 or 1. Use more calibration rows, or PlattScaling(smoothing=True)"
+        )
 
     @property
     def beta_(self) -> float:
@@ -316,8 +383,16 @@ class TemperatureScaling(Calibrator):
             return _BinaryObjective(np.ascontiguousarray(z), y, w)
         return _MulticlassObjective(z, y, w)
 
+    def _tau_range(self) -> tuple[float, float]:
+        if self.bounds is not None:
+            lo, hi = (float(v) for v in self.bounds)
+            return lo, hi
+        if self.method == "golden":
+            return GOLDEN_BOUNDS
+        return 1.0 / BETA_MAX, 1.0 / BETA_MIN
+
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
-        lo, hi = (float(v) for v in self.bounds)
+        lo, hi = self._tau_range()
         obj = self._objective(s, y, w)
         trace: list[TraceRow] = []
         beta = math.nan
@@ -330,23 +405,16 @@ class TemperatureScaling(Calibrator):
                 clamp, tau = "lower", lo
             elif hi - tau <= 1e-9 * (hi - lo) and obj.derivs(1.0 / hi)[0] > 0.0:
                 clamp, tau = "upper", hi
+        elif obj.separated():
+            clamp, tau, n_iter = "lower", lo, 0
         else:
             sub = obj.subsample()
             b0, _, _ = _newton(sub, 1.0 / hi, 1.0 / lo, 1.0, rtol=1e-6)
             beta, side, n_iter = _newton(obj, 1.0 / hi, 1.0 / lo, b0)
             clamp = {None: None, "high": "lower", "low": "upper"}[side]
             tau = lo if clamp == "lower" else hi if clamp == "upper" else 1.0 / beta
-        if clamp == "lower":
-            warn(
-                f"TemperatureScaling: the NLL keeps falling as tau -> 0 (perfectly separable "
-                f"calibration data?); tau was clamped to the lower bound {lo:g}. The scores "
-                "separate the labels; more calibration rows or a wider bounds= may help"
-            )
-        elif clamp == "upper":
-            warn(
-                f"TemperatureScaling: the NLL keeps falling as tau grows (scores carry little or "
-                f"reversed signal); tau was clamped to the upper bound {hi:g}"
-            )
+        if clamp is not None:
+            warn(self._clamp_message(obj, clamp, lo, hi))
         self.temperature_ = float(tau)
         if isinstance(obj, _BinaryObjective):
             self.nll_before_, self.nll_after_ = obj.nll_many((1.0, 1.0 / tau))

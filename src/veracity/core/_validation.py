@@ -218,6 +218,24 @@ def check_probabilities(p: np.ndarray, name: str = "scores") -> None:
         )
 
 
+def check_logit_scale(s: np.ndarray, name: str = "scores") -> None:
+    """Refuse declared logits that all lie in [0, 1]: they are almost surely probabilities.
+
+    Logits of a model with any signal spread over both signs and beyond 1; a whole
+    fit set inside [0, 1] is ``predict_proba`` output declared as logits, which would
+    silently fit the wrong map (seed 000's temperature on probabilities: τ = 0.36
+    instead of 7.4). Checked on fit data (at least 2 distinct values).
+    """
+    lo, hi = float(s.min()), float(s.max())
+    if lo >= 0.0 and hi <= 1.0 and hi > lo:
+        raise VeracityError(
+            f"{name} were declared score_type='logit' but all {s.size} lie in [0, 1] "
+            f"(min={lo:.3g}, max={hi:.3g}): they look like probabilities (predict_proba "
+            "output). Drop score_type='logit' (probabilities are the default), or pass the "
+            "raw logits / decision_function values"
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class Binary:
     """Checked binary inputs: probabilities ``p``, labels ``y`` (0/1 floats), weights ``w``.
@@ -391,6 +409,7 @@ __all__ = [
     "as_float_array",
     "binary_nll_terms",
     "check_binary_labels",
+    "check_logit_scale",
     "check_probabilities",
     "check_score_type",
     "check_weights",

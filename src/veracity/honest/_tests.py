@@ -23,6 +23,7 @@ r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -209,58 +210,128 @@ def _eta(data: Binary) -> np.ndarray:
     return np.log(p) - np.log1p(-p)
 
 
-def _newton(
-    X: np.ndarray, offset: np.ndarray, y: np.ndarray, w: np.ndarray, iterations: int = 100
-) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted logistic MLE of ``logit P = X @ beta + offset``; returns (beta, covariance)."""
-    beta = np.zeros(X.shape[1])
+def _loglik(X: np.ndarray, offset: np.ndarray, y: np.ndarray, w: np.ndarray, b: np.ndarray) -> float:
+    eta = X @ b + offset
+    return float(np.dot(w, y * eta - np.logaddexp(0.0, eta)))
+
+
+def _citl(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    r"""MLE of :math:`\alpha` in :math:`\mathrm{logit}P = \alpha + \eta` and its SE.
+
+    The score :math:`g(\alpha) = \sum w (y - \sigma(\alpha + \eta))` falls strictly
+    from :math:`\sum w y > 0` to :math:`-\sum w (1-y) < 0`, so with both classes present
+    the root exists and is unique, even when scores of exactly 0 or 1 put
+    :math:`\eta` at :math:`\pm 36`. Safeguarded Newton: a bracket kept by the sign of
+    :math:`g`, bisection whenever a Newton step leaves it.
+    """
+    def g_h(a: float) -> tuple[float, float]:
+        mu = expit(a + eta)
+        return float(np.dot(w, y - mu)), float(np.dot(w, mu * (1.0 - mu)))
+
+    lo, hi = -1.0, 1.0
+    while g_h(lo)[0] <= 0.0 and lo > -1e4:
+        lo *= 2.0
+    while g_h(hi)[0] >= 0.0 and hi < 1e4:
+        hi *= 2.0
+    a = 0.0 if lo < 0.0 < hi else 0.5 * (lo + hi)
+    for _ in range(200):
+        g, h = g_h(a)
+        if g == 0.0:
+            break
+        if g > 0.0:
+            lo = a
+        else:
+            hi = a
+        new = a + g / h if h > 0.0 else math.nan
+        if not (lo < new < hi):
+            new = 0.5 * (lo + hi)
+        if abs(new - a) <= 1e-13 * (1.0 + abs(a)) or hi - lo <= 1e-13 * (1.0 + abs(a)):
+            a = new
+            break
+        a = new
+    _, h = g_h(a)
+    if not h > 0.0:
+        raise VeracityError(
+            "calibration-in-the-large is undefined here: every score is exactly 0 or 1 and "
+            "the fit has no curvature; use the calibration slope or the audit table instead"
+        )
+    return a, 1.0 / math.sqrt(h)
+
+
+def _separated(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> bool:
+    """True when the labels are (quasi-)separated by eta, so the slope MLE does not exist."""
+    live = w > 0
+    e1, e0 = eta[live & (y == 1.0)], eta[live & (y == 0.0)]
+    return bool(e0.max() <= e1.min() or e1.max() <= e0.min())
+
+
+def _slope_fit(eta: np.ndarray, y: np.ndarray, w: np.ndarray,
+               iterations: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted logistic MLE of ``logit P = a + b eta``; returns ((a, b), covariance).
+
+    Damped Newton started at the base rate (a = logit ȳ, b = 0), where the Fisher
+    information is well conditioned even when exact 0/1 scores put eta at ±36; a step
+    that lowers the log-likelihood is halved, and a singular information gets a ridge.
+    """
+    X = np.column_stack([np.ones_like(eta), eta])
+    ybar = float(np.dot(w, y) / w.sum())
+    beta = np.array([math.log(ybar) - math.log1p(-ybar), 0.0])
+    base = _loglik(X, 0.0, y, w, beta)
     for _ in range(iterations):
-        mu = expit(X @ beta + offset)
+        mu = expit(X @ beta)
         grad = X.T @ (w * (y - mu))
         info = (X * (w * mu * (1.0 - mu))[:, None]).T @ X
+        ridge = 1e-12 * max(float(np.trace(info)), 1e-300)
         try:
-            step = np.linalg.solve(info, grad)
-        except np.linalg.LinAlgError:
-            raise VeracityError(
-                "the recalibration fit is singular (constant scores, or labels perfectly "
-                "separated by the score); calibration slope is undefined for this data"
-            ) from None
-        # halve the step while the log-likelihood does not improve (keeps Newton safe)
-        def loglik(b: np.ndarray) -> float:
-            eta = X @ b + offset
-            return float(np.dot(w, y * eta - np.logaddexp(0.0, eta)))
-
-        base = loglik(beta)
+            step = np.linalg.solve(info + ridge * np.eye(2), grad)
+        except np.linalg.LinAlgError:  # pragma: no cover - the ridge makes it regular
+            break
         t = 1.0
-        while t > 1e-8 and loglik(beta + t * step) < base - 1e-12 * abs(base):
+        while t > 1e-10:
+            cand = beta + t * step
+            new = _loglik(X, 0.0, y, w, cand)
+            if new >= base - 1e-13 * abs(base):
+                break
             t *= 0.5
-        beta = beta + t * step
+        else:
+            break
+        beta, base = cand, new
         if np.max(np.abs(t * step)) < 1e-12 * (1.0 + np.max(np.abs(beta))):
             break
-    if not np.all(np.isfinite(beta)) or np.max(np.abs(beta)) > 1e6:
+    mu = expit(X @ beta)
+    info = (X * (w * mu * (1.0 - mu))[:, None]).T @ X
+    try:
+        cov = np.linalg.inv(info)
+    except np.linalg.LinAlgError:
+        cov = np.full((2, 2), np.nan)
+    if not np.all(np.isfinite(beta)) or not np.all(np.isfinite(cov)):
         raise VeracityError(
-            "the recalibration fit diverged (labels perfectly separated by the score); "
+            "the recalibration fit is singular (the score takes too few distinct values); "
             "calibration slope is undefined for this data"
         )
-    mu = expit(X @ beta + offset)
-    info = (X * (w * mu * (1.0 - mu))[:, None]).T @ X
-    return beta, np.linalg.inv(info)
+    return beta, cov
 
 
 def calibration_slope_of(data: Binary) -> CalibrationSlope:
     y = data.y
-    if y.min() == y.max():
-        raise VeracityError(
-            f"calibration slope needs both classes; all {data.n} labels are {int(y[0])}"
-        )
     w = np.ones_like(y) if data.w is None else data.w
+    live = w > 0
+    if y[live].min() == y[live].max():
+        raise VeracityError(
+            f"calibration slope needs both classes; all {int(live.sum())} weighted labels "
+            f"are {int(y[live][0])}"
+        )
     eta = _eta(data)
-    if np.ptp(eta) == 0.0:
+    if np.ptp(eta[live]) == 0.0:
         raise VeracityError("calibration slope is undefined for constant scores")
-    ones = np.ones((eta.size, 1))
-    (alpha,), cov0 = _newton(ones, eta, y, w)
-    beta, cov = _newton(np.column_stack([ones[:, 0], eta]), np.zeros_like(eta), y, w)
-    citl_se = float(np.sqrt(cov0[0, 0]))
+    if _separated(eta, y, w):
+        raise VeracityError(
+            "the labels are perfectly separated by the score (every positive scores above "
+            "every negative, or the reverse), so the calibration slope has no finite "
+            "estimate; report AUC = 1 and the audit table instead"
+        )
+    alpha, citl_se = _citl(eta, y, w)
+    beta, cov = _slope_fit(eta, y, w)
     slope_se = float(np.sqrt(cov[1, 1]))
     return CalibrationSlope(
         citl=float(alpha),
