@@ -122,11 +122,11 @@ class BaseState(_Strict, kw_only=True):
 
 class TemperatureParams(BaseParams, kw_only=True):
     method: Literal["newton", "golden"] | UnsetType = UNSET
-    bounds: tuple[Positive, Positive] | UnsetType = UNSET
+    bounds: tuple[Positive, Positive] | None | UnsetType = UNSET
     iterations: Annotated[int, Meta(ge=1, le=100_000)] | UnsetType = UNSET
 
     def __post_init__(self) -> None:
-        if self.bounds is not UNSET and not self.bounds[0] < self.bounds[1]:
+        if self.bounds not in (UNSET, None) and not self.bounds[0] < self.bounds[1]:
             raise ValueError(f"params.bounds must satisfy lo < hi, got {list(self.bounds)}")
 
 
