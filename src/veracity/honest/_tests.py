@@ -312,6 +312,27 @@ def _slope_fit(eta: np.ndarray, y: np.ndarray, w: np.ndarray,
     return beta, cov
 
 
+def _newton(
+    X: np.ndarray, offset: np.ndarray, y: np.ndarray, w: np.ndarray, iterations: int = 200
+) -> tuple[np.ndarray, np.ndarray]:
+    """``logit P = X @ beta + offset`` for the two recalibration models; (beta, covariance).
+
+    One column of ones with the score as offset: calibration-in-the-large
+    (:func:`_citl`); columns (1, eta) without offset: the slope model
+    (:func:`_slope_fit`). Kept for callers of the earlier helper (monitoring).
+    """
+    if X.shape[1] == 1:
+        alpha, se = _citl(np.asarray(offset, dtype=np.float64), y, w)
+        return np.array([alpha]), np.array([[se * se]])
+    eta = X[:, 1]
+    if _separated(eta, y, w):
+        raise VeracityError(
+            "the labels are perfectly separated by the score, so the calibration slope "
+            "has no finite estimate; report AUC = 1 and the audit table instead"
+        )
+    return _slope_fit(eta, y, w, iterations)
+
+
 def calibration_slope_of(data: Binary) -> CalibrationSlope:
     y = data.y
     w = np.ones_like(y) if data.w is None else data.w
