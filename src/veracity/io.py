@@ -18,29 +18,56 @@ def read_table(path: str | Path) -> Any:
 
     p = Path(path)
     if not p.exists():
-        raise VeracityError(f"file not found: {p}; check the path")
+        raise VeracityError(f"file not found: {_name(p)}; check the path")
     if p.is_dir():
-        raise VeracityError(f"{p} is a directory; pass a CSV or Parquet file")
+        raise VeracityError(f"{_name(p)} is a directory; pass a CSV or Parquet file")
     if p.stat().st_size == 0:
-        raise VeracityError(f"{p} is empty; it has no header and no rows")
+        raise VeracityError(f"{_name(p)} is empty; it has no header and no rows")
     try:
         if p.suffix.lower() in (".parquet", ".pq"):
             table = pq.read_table(p)
         else:
             table = pacsv.read_csv(p)
+        names = table.column_names  # decodes the header: may raise UnicodeDecodeError
+    except UnicodeDecodeError as exc:
+        raise VeracityError(
+            f"{_name(p)} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
+            "re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8"
+        ) from None
     except (pa.ArrowInvalid, OSError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise VeracityError(f"could not read {p} as CSV or Parquet: {first}") from None
+        raise VeracityError(f"could not read {_name(p)} as CSV or Parquet: {_arrow_reason(exc)}") from None
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise VeracityError(
+            f"column {dup!r} appears {names.count(dup)} times in {_name(p)}; give every column a "
+            "distinct name")
     if table.num_rows == 0:
-        raise VeracityError(f"{p} has a header but no rows; nothing to audit")
+        raise VeracityError(f"{_name(p)} has a header but no rows; nothing to audit")
     return table
+
+
+def _name(p: Path) -> str:
+    """A path for a one-line message (control characters escaped)."""
+    text = str(p)
+    return repr(text) if any(ord(c) < 32 for c in text) else text
+
+
+def _arrow_reason(exc: BaseException) -> str:
+    """First line of an Arrow error, without the row text it may quote (no file content echoed)."""
+    import re
+
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    first = re.sub(r"(got \d+)(?: columns?)?\s*:.*$", r"\1", first)
+    first = re.sub(r"(invalid value) .*$", r"\1", first)
+    return first[:200]
 
 
 def column(table: Any, name: str, *, path: str | Path | None = None) -> np.ndarray:
     """One column as a numpy array; a clear error naming the available columns."""
     if name not in table.column_names:
         where = f" in {path}" if path else ""
-        available = ", ".join(table.column_names[:20])
+        available = ", ".join(_name(Path(c)) if c else "''" for c in table.column_names[:20])
         raise VeracityError(
             f"column {name!r} not found{where}; available columns: {available}"
         )

@@ -184,9 +184,13 @@ def test_many_slices_are_capped():
     p = rng.uniform(size=n)
     y = (rng.uniform(size=n) < p).astype(int)
     keys = np.where(np.arange(n) < 3000, "big", np.arange(n).astype(str))  # 3,001 slices
+    # issue 13: only the slices shown are computed; the smallest are pooled as "(other ...)"
     page = vc.report(p, y, by=keys, ci=False, figures=False).html
     assert page.count('<span class="key">') == MAX_SLICES
     assert '<span class="key">big</span>' in page
+    assert f'<span class="key">(other {3001 - MAX_SLICES + 1:,} values)</span>' in page
+    page = vc.report(p, y, by=keys, ci=False, figures=False, max_groups=None).html
+    assert page.count('<span class="key">') == MAX_SLICES
     assert f"{3001 - MAX_SLICES:,} smaller slices are not listed" in page
 
 

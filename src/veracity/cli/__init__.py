@@ -63,9 +63,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        from ._common import check_paths
+
+        check_paths(args)  # every output path, before any work
         return int(args._run(args) or 0)
     except VeracityError as exc:
         message = str(exc).replace("pass score_type='logit'", "pass --score-type logit")
+        message = message.replace("\r", "\\r").replace("\n", "\\n")  # always one line
         print(f"veracity {args.command}: error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `veracity audit ... | head`

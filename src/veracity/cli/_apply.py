@@ -31,13 +31,12 @@ def write_table(table, out: Path) -> None:  # type: ignore[no-untyped-def]
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    try:
-        if out.suffix.lower() in (".parquet", ".pq"):
-            pq.write_table(table, out)
-        else:
-            pacsv.write_csv(table, out)
-    except OSError as exc:
-        raise VeracityError(f"could not write {out}: {exc}; check the path") from None
+    from ._common import write_output
+
+    if out.suffix.lower() in (".parquet", ".pq"):
+        write_output(out, lambda tmp: pq.write_table(table, tmp))
+    else:
+        write_output(out, lambda tmp: pacsv.write_csv(table, tmp))
 
 
 def run(args: argparse.Namespace) -> int:

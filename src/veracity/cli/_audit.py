@@ -38,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, default=0.5,
                         help="decision threshold for accuracy (default: 0.5)")
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
+    parser.add_argument("--max-groups", type=int, default=100, metavar="N",
+                        help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
     parser.add_argument("--engine", default="memory", choices=["memory", "duckdb"],
                         help="memory: load the file (default); duckdb: audit out of core inside "
                              "DuckDB (files larger than memory, globs such as 'logs/*.parquet'; "
@@ -119,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         sample_weight=weights,
         by=by,
         by_name=args.by,
+        max_groups=args.max_groups,
         ci=args.ci or ("bca" if args.honest else False),
         n_resamples=args.resamples,
         noise_floor=args.noise_floor or args.honest,

@@ -30,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     parser.add_argument("--out", "-o", default="report.html", help="output HTML file (default: report.html)")
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
+    parser.add_argument("--max-groups", type=int, default=100, metavar="N",
+                        help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
     parser.add_argument("--calibrator", default=None, metavar="JSON",
                         help="a saved calibrator (veracity fit --method ... --out cal.json): adds the before/after "
                              "ledger and its metadata; the explorer then uses calibrated probabilities")
@@ -115,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     source = f"{path} ({where})" if where else path
     result = report(
         scores, labels, out=args.out, calibrator=calibrator, score_type=args.score_type,
-        sample_weight=weights, by=by, by_name=args.by, bins=args.bins, strategy=args.strategy,
+        sample_weight=weights, by=by, by_name=args.by, max_groups=args.max_groups, bins=args.bins, strategy=args.strategy,
         interval=args.interval, level=args.level, min_count=args.min_count, cost_fp=args.cost_fp,
         cost_fn=args.cost_fn, target_recall=args.target_recall, recall_threshold=recall_t,
         ci=not args.no_ci, n_resamples=args.resamples, title=args.title, source=source, details=details, timestamp=args.timestamp,

@@ -12,7 +12,7 @@ from ._formulas import BrierDecomposition, brier_decomposition_from_stats, nll_f
 from ._metrics import accuracy_of, auc_of
 from ._parallel import submit
 from ._reliability import ReliabilityTable
-from ._stats import BinStats, group_rows, subset
+from ._stats import MAX_GROUPS, BinStats, group_rows, subset
 from ._text import fmt, render_table
 from ._validation import Binary, VeracityError, prepare_binary, to_numpy
 from ._display import Display
@@ -293,6 +293,7 @@ def audit(
     sample_weight: Any = None,
     by: Any = None,
     by_name: str | None = None,
+    max_groups: int | None = MAX_GROUPS,
     ci: bool | str = False,
     n_resamples: int = 1000,
     noise_floor: bool = False,
@@ -305,7 +306,9 @@ def audit(
 
     One pass builds the per-bin statistics that every binned number reads; AUC
     needs one sort. ``by=`` (an array of group keys, one per row) adds one audit
-    per group, binned with the same edges as the whole so their tables line up.
+    per group, binned with the same edges as the whole so their tables line up; at most
+    ``max_groups`` slices (default 100): the smallest groups beyond it are audited together
+    as one slice named ``"(other N values)"`` (``max_groups=None``: no cap).
     ``interval`` names the per-bin binomial interval ('wilson' or 'clopper-pearson');
     ``bins="auto"`` picks :math:`M = \lceil N^{1/3} \rceil` (printed in the header).
 
@@ -353,6 +356,6 @@ def audit(
         keys = keys.astype(str)
     groups = {
         key: _audit_binary(subset(data, rows), edges, strategy, **options)
-        for key, rows in group_rows(keys)
+        for key, rows in group_rows(keys, max_groups)
     }
     return replace(whole, groups=groups, group_column=by_name or "group")

@@ -36,9 +36,17 @@ Strategy = Literal["uniform", "quantile", "equal-count"]
 STRATEGIES = ("uniform", "quantile", "equal-count")
 
 
+#: Most bins accepted: beyond this a table is noise and the arrays only cost memory.
+MAX_BINS = 10_000
+
+
 def check_bins(bins: int) -> int:
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
         raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
+    if bins > MAX_BINS:
+        raise VeracityError(
+            f"bins must be at most {MAX_BINS:,}, got {int(bins):,}; with that many bins each holds "
+            "too few rows to estimate anything. Use fewer bins, or bins='auto'")
     return int(bins)
 
 

@@ -213,13 +213,44 @@ class BinStats:
         return f"BinStats({self.n} rows in {self.n_bins} {self.strategy} bins)"
 
 
-def group_rows(keys: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
-    """``(key, row indices)`` for every distinct key, in sorted key order (one sort)."""
+#: Default cap on the number of slices (``by=``): one audit per slice costs a pass each.
+MAX_GROUPS = 100
+
+
+def check_max_groups(max_groups: Any) -> int | None:
+    if max_groups is None:
+        return None
+    if isinstance(max_groups, bool) or not isinstance(max_groups, (int, np.integer)) or max_groups < 2:
+        raise VeracityError(f"max_groups must be an integer >= 2 (or None for no cap), got {max_groups!r}")
+    return int(max_groups)
+
+
+def other_key(n_groups: int) -> str:
+    """The name of the slice that holds the smallest groups beyond the cap."""
+    return f"(other {n_groups:,} values)"
+
+
+def group_rows(keys: np.ndarray, max_groups: int | None = None) -> Iterator[tuple[str, np.ndarray]]:
+    """``(key, row indices)`` for every distinct key, in sorted key order (one sort).
+
+    With ``max_groups``, at most that many slices: the ``max_groups - 1`` largest keys
+    (ties: the first in key order), and one last slice named :func:`other_key` holding
+    the rows of all the others.
+    """
+    max_groups = check_max_groups(max_groups)
     uniques, inverse = np.unique(keys, return_inverse=True)
     order = np.argsort(inverse, kind="stable")
     starts = np.searchsorted(inverse[order], np.arange(uniques.size + 1))
-    for g, key in enumerate(uniques):
-        yield str(key), order[starts[g] : starts[g + 1]]
+    if max_groups is None or uniques.size <= max_groups:
+        for g, key in enumerate(uniques):
+            yield str(key), order[starts[g] : starts[g + 1]]
+        return
+    sizes = np.diff(starts)
+    keep = np.zeros(uniques.size, dtype=bool)
+    keep[np.argsort(-sizes, kind="stable")[: max_groups - 1]] = True
+    for g in np.flatnonzero(keep):
+        yield str(uniques[g]), order[starts[g] : starts[g + 1]]
+    yield other_key(int((~keep).sum())), np.sort(np.flatnonzero(~keep[inverse]))
 
 
 def subset(data: Binary, rows: np.ndarray) -> Binary:

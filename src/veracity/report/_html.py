@@ -12,6 +12,7 @@ Every user-supplied string is escaped; the same inputs give the same bytes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,9 +62,9 @@ class Report(Display):
         return len(self.html.encode("utf-8"))
 
     def save(self, path: str | Path) -> Path:
-        p = Path(path)
-        p.write_text(self.html, encoding="utf-8")
-        return p
+        from .._files import write_atomic
+
+        return write_atomic(path, self.html)
 
     def to_dict(self) -> dict[str, Any]:
         return {"sections": list(self.sections), "bytes": self.size, "notes": list(self.notes)}
@@ -93,6 +94,7 @@ def report(
     sample_weight: Any = None,
     by: Any = None,
     by_name: str | None = None,
+    max_groups: int | None = 100,
     bins: int = 15,
     strategy: str = "uniform",
     interval: str = "wilson",
@@ -141,8 +143,8 @@ def report(
     >>> r.sections[:2], r.html.startswith("<!DOCTYPE html>")
     (('summary', 'reliability'), True)
     """
-    if not (cost_fp >= 0 and cost_fn >= 0 and cost_fp + cost_fn > 0):
-        raise VeracityError(f"costs must be non-negative and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
+    if not (0 <= cost_fp < math.inf and 0 <= cost_fn < math.inf and cost_fp + cost_fn > 0):
+        raise VeracityError(f"costs must be non-negative, finite and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
     if target_recall is not None and not 0 < target_recall < 1:
         raise VeracityError(f"target_recall must lie in (0, 1), got {target_recall}")
     options = dict(bins=bins, strategy=strategy, interval=interval, level=level, min_count=min_count,
@@ -150,7 +152,7 @@ def report(
     raw = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     multiclass = raw.n_classes > 2
     notes: list[str] = []
-    result = _audit_with_extras(scores, labels, score_type=score_type, by=by, by_name=by_name,
+    result = _audit_with_extras(scores, labels, score_type=score_type, by=by, by_name=by_name, max_groups=max_groups,
                                 ci=ci, n_resamples=n_resamples, notes=notes, **options)
     reading = "top-label confidence" if multiclass else ("probability" if score_type == "probability"
                                                           else "σ(logit)")
