@@ -90,7 +90,7 @@ def test_multiclass_fit_and_apply(tmp_path, capsys):
     rng = np.random.default_rng(0)
     Z = 3 * rng.normal(size=(600, 3))
     y = (Z / 3 + rng.gumbel(size=Z.shape)).argmax(1)
-    roles = vc.split(y, seed=0)
+    roles = vc.split(y, random_state=0)
     path = tmp_path / "mc.csv"
     pacsv.write_csv(pa.table({"a": Z[:, 0], "b": Z[:, 1], "c": Z[:, 2], "y": y, "role": roles}), path)
     cal = tmp_path / "m.json"

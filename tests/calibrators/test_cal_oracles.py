@@ -193,7 +193,7 @@ def test_vector_and_matrix_scaling_fix_a_biased_overconfident_model():
     U = rng.normal(0, 1, (n, k))
     y = (U + rng.gumbel(size=U.shape)).argmax(1)
     Z = 3.0 * U + np.array([0.8, 0, 0, -0.5])  # over-confident and biased
-    roles = vc.split(y, seed=0)
+    roles = vc.split(y, random_state=0)
     cal, ev = roles == "calib", roles == "test"
     for cls in (vc.VectorScaling, vc.MatrixScaling):
         c = cls(score_type="logit").fit(Z[cal], y[cal], role="calib")

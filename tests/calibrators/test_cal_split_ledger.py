@@ -13,11 +13,11 @@ import veracity as vc
 def test_seed_000_halves_keep_one_to_six():
     # seed 000: 18 true triples + 6 corruptions each = 126 rows -> 63/63 halves, 9 positives each
     y = np.array([1] * 18 + [0] * 108)
-    roles = vc.split(y, {"calib": 0.5, "test": 0.5}, seed=0)
+    roles = vc.split(y, {"calib": 0.5, "test": 0.5}, random_state=0)
     for r in ("calib", "test"):
         assert (roles == r).sum() == 63 and y[roles == r].sum() == 9
-    assert np.array_equal(roles, vc.split(y, {"calib": 0.5, "test": 0.5}, seed=0))
-    assert not np.array_equal(roles, vc.split(y, {"calib": 0.5, "test": 0.5}, seed=1))
+    assert np.array_equal(roles, vc.split(y, {"calib": 0.5, "test": 0.5}, random_state=0))
+    assert not np.array_equal(roles, vc.split(y, {"calib": 0.5, "test": 0.5}, random_state=1))
 
 
 @settings(max_examples=30, deadline=None)
@@ -25,7 +25,7 @@ def test_seed_000_halves_keep_one_to_six():
 def test_split_is_stratified_within_one_row_per_class(labels, seed):
     y = np.array(labels)
     frac = {"train": 0.5, "val": 0.1, "calib": 0.2, "test": 0.2}
-    roles = vc.split(y, frac, seed=seed)
+    roles = vc.split(y, frac, random_state=seed)
     assert roles.shape == y.shape and set(roles) <= set(frac)
     for c in np.unique(y):
         n_c = (y == c).sum()
@@ -61,7 +61,7 @@ def _overconfident(n=6000, seed=0):
 ])
 def test_calibrators_strictly_lower_ece_and_nll_on_held_out_rows(make):
     s, y = _overconfident()
-    roles = vc.split(y, {"calib": 0.5, "test": 0.5}, seed=3)
+    roles = vc.split(y, {"calib": 0.5, "test": 0.5}, random_state=3)
     cal, ev = roles == "calib", roles == "test"
     c = make().fit(s[cal], y[cal], role="calib")
     ledger = vc.compare(s[ev], y[ev], c)
@@ -74,7 +74,7 @@ def test_calibrators_strictly_lower_ece_and_nll_on_held_out_rows(make):
 
 def test_temperature_certificates_and_printed_ledger():
     s, y = _overconfident(3000, seed=1)
-    roles = vc.split(y, seed=0)
+    roles = vc.split(y, random_state=0)
     c = vc.TemperatureScaling(score_type="logit").fit(s[roles == "calib"], y[roles == "calib"], role="calib")
     led = vc.compare(s[roles == "test"], y[roles == "test"], c)
     cert = led.certificates
@@ -92,7 +92,7 @@ def test_temperature_certificates_and_printed_ledger():
 
 def test_isotonic_ledger_reports_ties_and_regressions_are_printed():
     s, y = _overconfident(400, seed=2)
-    roles = vc.split(y, seed=0)
+    roles = vc.split(y, random_state=0)
     c = vc.IsotonicCalibration(score_type="logit").fit(s[roles == "calib"], y[roles == "calib"])
     led = vc.compare(s[roles == "test"], y[roles == "test"], c)
     assert led.certificates["ties_created"] > 0
@@ -128,7 +128,7 @@ def test_compare_rejects_a_mismatched_score_type_and_non_calibrators():
 # -- cross-fit ---------------------------------------------------------------------------------
 def test_cross_fit_out_of_fold_rows_never_seen():
     s, y = _overconfident(1000, seed=5)
-    cf = vc.cross_fit(s, y, vc.TemperatureScaling(score_type="logit"), folds=5, seed=0)
+    cf = vc.cross_fit(s, y, vc.TemperatureScaling(score_type="logit"), folds=5, random_state=0)
     assert cf.oof.shape == (1000,) and len(cf.calibrators) == 5
     for k, c in enumerate(cf.calibrators):
         held = cf.fold == k

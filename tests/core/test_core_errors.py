@@ -48,7 +48,7 @@ def test_error_type_is_value_error():
         ({"bins": 0}, r"bins must be a positive integer"),
         ({"bins": 2.5}, r"bins must be a positive integer"),
         ({"strategy": "equal"}, r"strategy must be 'uniform', 'quantile'"),
-        ({"ci": "exact"}, r"ci must be 'wilson' or 'clopper-pearson'"),
+        ({"interval": "exact"}, r"interval must be 'wilson' or 'clopper-pearson'"),
         ({"level": 95}, r"level must be in \(0, 1\)"),
         ({"sided": "left"}, r"sided must be"),
     ],

@@ -62,7 +62,7 @@ def test_seven_of_seven_one_sided_lower_bound_seed_000():
     assert round(float(low), 3) == 0.652
     assert float(high) == 1.0
     # and the table reports the same bound for a 7-of-7 bin
-    t = vc.reliability([0.99] * 7, [1] * 7, bins=10, ci="clopper-pearson", sided="lower")
+    t = vc.reliability([0.99] * 7, [1] * 7, bins=10, interval="clopper-pearson", sided="lower")
     assert t.rows[0].ci_low == pytest.approx(0.05 ** (1 / 7), abs=1e-12)
 
 

@@ -28,7 +28,7 @@ def test_corrected_mean_recall_reaches_target_uncorrected_falls_short(pool, m):
     out = {}
     for corr in (True, False):
         r = vc.simulate_redraws(s, y, n_calib=2 * m, n_test=400, target=target, correction=corr,
-                                redraws=R, stratify=True, seed=7)
+                                redraws=R, stratify=True, random_state=7)
         assert (r.calib_positives == m).all()
         k = int(np.ceil(((m + 1) if corr else m) * target - 1e-9))
         law = stats.beta(k, m + 1 - k)
@@ -54,7 +54,7 @@ def test_spread_shrinks_with_more_positives(pool):
     s, y = pool
     widths = []
     for m in (40, 200, 1000):
-        r = vc.simulate_redraws(s, y, n_calib=2 * m, target=0.95, redraws=400, stratify=True, seed=1)
+        r = vc.simulate_redraws(s, y, n_calib=2 * m, target=0.95, redraws=400, stratify=True, random_state=1)
         lo, hi = r.deployed_range
         widths.append(hi - lo)
     assert widths[0] > widths[1] > widths[2]
@@ -62,7 +62,7 @@ def test_spread_shrinks_with_more_positives(pool):
 
 def test_test_reported_recall_is_unbiased_but_noisier(pool):
     s, y = pool
-    r = vc.simulate_redraws(s, y, n_calib=400, n_test=400, redraws=1500, seed=3)
+    r = vc.simulate_redraws(s, y, n_calib=400, n_test=400, redraws=1500, random_state=3)
     assert abs(r.test_mean - r.deployed_mean) < 0.004
     assert np.std(r.test_recall) > np.std(r.deployed_recall)
     # unstratified: the calib positive count varies (hypergeometric, mean n·P/N)
@@ -74,14 +74,14 @@ def test_matches_recall_threshold_on_one_redraw():
     rng = np.random.default_rng(4)
     s = rng.random(3000)
     y = (rng.random(3000) < s).astype(int)
-    r = vc.simulate_redraws(s, y, n_calib=3000, n_test=0, redraws=1, seed=0)
+    r = vc.simulate_redraws(s, y, n_calib=3000, n_test=0, redraws=1, random_state=0)
     # taking every row as calib reproduces recall_threshold on the whole pool
     assert r.thresholds[0] == vc.recall_threshold(s, y, 0.95)
 
 
 def test_result_object_summary_str_and_json(pool):
     s, y = pool
-    r = vc.simulate_redraws(s, y, n_calib=300, redraws=200, seed=5)
+    r = vc.simulate_redraws(s, y, n_calib=300, redraws=200, random_state=5)
     summ = r.summary()
     assert set(summ) == {"calib", "test", "deployed"}
     d = summ["deployed"]
@@ -92,7 +92,7 @@ def test_result_object_summary_str_and_json(pool):
     doc = json.loads(json.dumps(r.to_dict()))
     assert doc["redraws"] == 200
     # seeded: the same seed gives the same numbers
-    r2 = vc.simulate_redraws(s, y, n_calib=300, redraws=200, seed=5)
+    r2 = vc.simulate_redraws(s, y, n_calib=300, redraws=200, random_state=5)
     np.testing.assert_array_equal(r.deployed_recall, r2.deployed_recall)
 
 
@@ -101,7 +101,7 @@ def test_small_calib_skips_with_warning():
     s = rng.random(2000)
     y = (rng.random(2000) < 0.05).astype(int)
     with pytest.warns(UserWarning, match="skipped"):
-        r = vc.simulate_redraws(s, y, n_calib=300, redraws=200, seed=0)  # ~15 positives, 19 needed
+        r = vc.simulate_redraws(s, y, n_calib=300, redraws=200, random_state=0)  # ~15 positives, 19 needed
     assert r.skipped > 0 and r.redraws + r.skipped == 200
 
 

@@ -63,7 +63,7 @@ def _summary(w):
     a = vc.audit(P, Y, sample_weight=w, bins=10)
     rel = vc.reliability(P, Y, sample_weight=w, bins=10, min_count=20)
     t = vc.threshold_table(P, Y, sample_weight=w, thresholds=[0.3, 0.5, 0.7])
-    b = vc.bootstrap_intervals(P, Y, sample_weight=w, n_resamples=50, seed=1)
+    b = vc.bootstrap_intervals(P, Y, sample_weight=w, n_resamples=50, random_state=1)
     out = {
         "auc": vc.auc(P, Y, sample_weight=w),
         "ece": vc.ece(P, Y, sample_weight=w),

@@ -178,7 +178,7 @@ def test_infinite_costs(tmp_path, data, cli, refused, argv, match):
 
 def test_report_cost_checked_in_python():
     with pytest.raises(vc.VeracityError, match="finite"):
-        vc.report([0.2, 0.7, 0.4, 0.9], [0, 1, 0, 1], cost_fn=float("inf"), ci=False, figures=False)
+        vc.report([0.2, 0.7, 0.4, 0.9], [0, 1, 0, 1], cost_fn=float("inf"), bootstrap=False, figures=False)
 
 
 def test_binary_file_parse_error_does_not_echo_its_content(tmp_path, cli, refused):

@@ -21,7 +21,7 @@ def _seed000():
 
 def test_seed000_ece_is_not_distinguishable_from_noise():
     p, y = _seed000()
-    nf = vc.ece_noise_floor(p, y, bins=10, seed=0)
+    nf = vc.ece_noise_floor(p, y, bins=10, random_state=0)
     assert nf.ece == pytest.approx(0.0245, abs=5e-5)  # seed 000: ECE = 0.0245
     assert nf.p_value > 0.05
     assert nf.expected > 0.5 * nf.ece  # the floor is of the same size as the "error"
@@ -30,7 +30,7 @@ def test_seed000_ece_is_not_distinguishable_from_noise():
 
 def test_audit_sections_and_json():
     p, y = _seed000()
-    r = vc.audit(p, y, bins=10, ci=True, n_resamples=200, noise_floor=True, estimators=True,
+    r = vc.audit(p, y, bins=10, bootstrap=True, n_resamples=200, noise_floor=True, estimators=True,
                  tests=True, corp=True)
     assert set(r.extras) == {"estimators", "noise_floor", "intervals", "tests", "corp"}
     assert r.extras["intervals"].method == "bca"
@@ -50,8 +50,8 @@ def test_audit_sections_and_json():
 
 def test_audit_is_seeded_and_default_has_no_sections():
     d = load_demo()
-    a = vc.audit(d["score"], d["label"], ci="percentile", n_resamples=100, noise_floor=True, seed=7)
-    b = vc.audit(d["score"], d["label"], ci="percentile", n_resamples=100, noise_floor=True, seed=7)
+    a = vc.audit(d["score"], d["label"], bootstrap="percentile", n_resamples=100, noise_floor=True, random_state=7)
+    b = vc.audit(d["score"], d["label"], bootstrap="percentile", n_resamples=100, noise_floor=True, random_state=7)
     assert a.extras["intervals"].to_dict() == b.extras["intervals"].to_dict()
     assert a.extras["noise_floor"].to_dict() == b.extras["noise_floor"].to_dict()
     assert vc.audit(d["score"], d["label"]).extras == {}
@@ -102,7 +102,7 @@ def test_ece_bad_options(kwargs, match):
     "call,match",
     [
         (lambda: vc.ece_noise_floor([0.2, 0.8], [0, 1], n_redraws=0), "n_redraws must be"),
-        (lambda: vc.ece_noise_floor([0.2, 0.8], [0, 1], seed=-1), "seed must be"),
+        (lambda: vc.ece_noise_floor([0.2, 0.8], [0, 1], random_state=-1), "seed must be"),
         (lambda: vc.ece_noise_floor([0.2, 0.8], [0, 1], norm="l3"), "norm must be"),
         (lambda: vc.bootstrap_intervals([0.2, 0.8], [0, 1], method="basic"), "method must be"),
         (lambda: vc.bootstrap_intervals([0.2, 0.8], [0, 1], metrics=["f1"]), "metrics must be"),
@@ -113,9 +113,9 @@ def test_ece_bad_options(kwargs, match):
         (lambda: vc.hosmer_lemeshow([0.2, 0.3, 0.4], [0, 1, 1], groups=1), "groups must be"),
         (lambda: vc.calibration_slope([0.2, 0.3], [1, 1]), "both classes"),
         (lambda: vc.calibration_slope([0.2, 0.8], [0, 1]), "separated"),
-        (lambda: vc.audit([0.2, 0.8], [0, 1], ci="yes"), "ci must be"),
+        (lambda: vc.audit([0.2, 0.8], [0, 1], bootstrap="yes"), "bootstrap must be"),
         (lambda: vc.audit([0.2, 0.8], [0, 1], noise_floor="yes"), "noise_floor must be"),
-        (lambda: vc.audit([0.2, 0.8], [0, 1], ci=True, n_resamples=1), "n_resamples must be"),
+        (lambda: vc.audit([0.2, 0.8], [0, 1], bootstrap=True, n_resamples=1), "n_resamples must be"),
         (lambda: vc.corp([0.2, np.nan], [0, 1]), "NaN"),
     ],
 )

@@ -56,8 +56,8 @@ def test_equal_count_binning_matches_uncertainty_calibration_with_ties(data, m):
 @given(forecasts(min_size=5), st.integers(0, 2**31))
 def test_noise_floor_is_seeded_and_bounded(data, seed):
     p, y = data
-    a = vc.ece_noise_floor(p, y, n_redraws=50, seed=seed)
-    b = vc.ece_noise_floor(p, y, n_redraws=50, seed=seed)
+    a = vc.ece_noise_floor(p, y, n_redraws=50, random_state=seed)
+    b = vc.ece_noise_floor(p, y, n_redraws=50, random_state=seed)
     assert a.to_dict() == b.to_dict()
     assert a.ece == pytest.approx(vc.ece(p, y), abs=1e-12)
     assert 1 / 51 <= a.p_value <= 1

@@ -98,7 +98,7 @@ def assert_matches_table(page, p, y, *, cost_fp, cost_fn, w=None):
 def test_loads_offline_without_errors_and_escapes(browser, tmp_path, data):
     p, y, cohort = data
     rep = vc.report(p, y, by=cohort, by_name=XSS_IMG, title=XSS, source=XSS_IMG, details={"model": XSS},
-                    cost_fn=4, ci=False)
+                    cost_fn=4, bootstrap=False)
     page, seen = open_page(browser, tmp_path, rep)
     try:
         assert seen["errors"] == []
@@ -120,7 +120,7 @@ def test_loads_offline_without_errors_and_escapes(browser, tmp_path, data):
 
 def test_slider_counts_equal_threshold_table(browser, tmp_path, data):
     p, y, _ = data
-    rep = vc.report(p, y, cost_fp=1, cost_fn=4, ci=False, figures=False)
+    rep = vc.report(p, y, cost_fp=1, cost_fn=4, bootstrap=False, figures=False)
     page, seen = open_page(browser, tmp_path, rep)
     try:
         # starts at t* = c_FP / (c_FP + c_FN)
@@ -169,7 +169,7 @@ def test_slider_on_compressed_grid_with_weights(browser, tmp_path):
     p = rng.uniform(size=5000)  # 5,000 distinct scores > max_cuts: the page keeps a grid
     y = (rng.uniform(size=p.size) < p ** 1.5).astype(int)
     w = rng.uniform(0.2, 3.0, p.size)
-    rep = vc.report(p, y, sample_weight=w, max_cuts=300, cost_fp=1, cost_fn=2, ci=False, figures=False)
+    rep = vc.report(p, y, sample_weight=w, max_cuts=300, cost_fp=1, cost_fn=2, bootstrap=False, figures=False)
     page, seen = open_page(browser, tmp_path, rep)
     try:
         for value in ("0.123", "0.5", "0.877"):
@@ -187,7 +187,7 @@ def test_slider_on_compressed_grid_with_weights(browser, tmp_path):
 
 def _single_class():
     rng = np.random.default_rng(2)
-    return vc.report(rng.uniform(size=300), np.zeros(300), ci=False)
+    return vc.report(rng.uniform(size=300), np.zeros(300), bootstrap=False)
 
 
 def _multiclass_with_calibrator():
@@ -198,7 +198,7 @@ def _multiclass_with_calibrator():
     k = rng.integers(0, 3, 900)
     z[np.arange(900), k] += 2
     cal = TemperatureScaling(score_type="logit").fit(z[:450], k[:450])
-    return vc.report(z[450:], k[450:], score_type="logit", calibrator=cal, ci=False)
+    return vc.report(z[450:], k[450:], score_type="logit", calibrator=cal, bootstrap=False)
 
 
 @pytest.mark.parametrize("build", [_single_class, _multiclass_with_calibrator], ids=["single-class", "multiclass"])

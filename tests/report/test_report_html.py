@@ -67,7 +67,7 @@ def test_summary_numbers_equal_audit(full):
 
 def test_summary_shows_bootstrap_interval_and_noise_floor(full):
     rep, _, _, s, y = full
-    result = vc.audit(s, y, score_type="logit", ci=True, noise_floor=True, seed=0, n_resamples=100)
+    result = vc.audit(s, y, score_type="logit", bootstrap=True, noise_floor=True, random_state=0, n_resamples=100)
     ece = result.extras["intervals"].to_dict()["intervals"]["ece"]
     m = re.search(r'<span data-ece-interval title="bootstrap \(\w+\), 100 resamples">95% CI '
                   r"\[([0-9.]+), ([0-9.]+)\]</span>", rep.html)
@@ -106,7 +106,7 @@ def test_user_strings_are_escaped():
     y = (rng.uniform(size=400) < p).astype(int)
     cohort = np.where(np.arange(400) % 2 == 0, XSS, "x$^$y")  # '$' is not mathtext
     rep = vc.report(p, y, by=cohort, by_name=XSS_IMG, title=XSS, source=XSS_IMG, details={XSS: XSS_IMG},
-                    ci=False)
+                    bootstrap=False)
     page = rep.html
     assert XSS not in page and XSS_IMG not in page
     assert not re.search(r"<img\b", page) and "<script>alert" not in page
@@ -151,7 +151,7 @@ def test_explorer_counts_equal_threshold_table(weighted, max_cuts):
     p = np.round(rng.beta(2, 5, 3000), 3)  # ties
     y = (rng.uniform(size=p.size) < p).astype(int)
     w = rng.uniform(0.5, 2.0, p.size) if weighted else None
-    rep = vc.report(p, y, sample_weight=w, cost_fp=1, cost_fn=4, max_cuts=max_cuts, ci=False, figures=False)
+    rep = vc.report(p, y, sample_weight=w, cost_fp=1, cost_fn=4, max_cuts=max_cuts, bootstrap=False, figures=False)
     data = explorer_data(rep.html)
     t = np.array(data["thresholds"])
     assert data["exact"] == (np.unique(p).size <= max_cuts)
@@ -169,7 +169,7 @@ def test_million_rows_stays_small():
     n = 1_000_000
     p = rng.uniform(size=n)
     y = (rng.uniform(size=n) < p ** 1.3).astype(np.int8)
-    rep = vc.report(p, y, by=rng.integers(0, 4, n), ci=False)
+    rep = vc.report(p, y, by=rng.integers(0, 4, n), bootstrap=False)
     assert rep.size < 2_000_000
     data = explorer_data(rep.html)
     assert len(data["thresholds"]) <= 4000 // 2 + 1001 + 4  # aggregates, not rows
@@ -185,11 +185,11 @@ def test_many_slices_are_capped():
     y = (rng.uniform(size=n) < p).astype(int)
     keys = np.where(np.arange(n) < 3000, "big", np.arange(n).astype(str))  # 3,001 slices
     # issue 13: only the slices shown are computed; the smallest are pooled as "(other ...)"
-    page = vc.report(p, y, by=keys, ci=False, figures=False).html
+    page = vc.report(p, y, by=keys, bootstrap=False, figures=False).html
     assert page.count('<span class="key">') == MAX_SLICES
     assert '<span class="key">big</span>' in page
     assert f'<span class="key">(other {3001 - MAX_SLICES + 1:,} values)</span>' in page
-    page = vc.report(p, y, by=keys, ci=False, figures=False, max_groups=None).html
+    page = vc.report(p, y, by=keys, bootstrap=False, figures=False, max_groups=None).html
     assert page.count('<span class="key">') == MAX_SLICES
     assert f"{3001 - MAX_SLICES:,} smaller slices are not listed" in page
 
@@ -197,7 +197,7 @@ def test_many_slices_are_capped():
 def test_recall_threshold_given_is_used():
     p = np.linspace(0.01, 0.99, 200)
     y = (np.arange(200) % 3 == 0).astype(int)
-    data = explorer_data(vc.report(p, y, recall_threshold=0.4321, ci=False, figures=False).html)
+    data = explorer_data(vc.report(p, y, recall_threshold=0.4321, bootstrap=False, figures=False).html)
     assert data["t_recall"] == 0.4321 and 0.4321 in data["thresholds"]
 
 
@@ -206,7 +206,7 @@ def test_multiclass_report():
     z = rng.normal(size=(600, 3)) * 2
     y = rng.integers(0, 3, 600)
     z[np.arange(600), y] += 2
-    rep = vc.report(z, y, score_type="logit", ci=False)
+    rep = vc.report(z, y, score_type="logit", bootstrap=False)
     assert "explorer" not in rep.sections and "vc-explorer-data" not in rep.html
     assert any("explorer omitted" in n for n in rep.notes)
     assert 'aria-label="per-class reliability"' in rep.html

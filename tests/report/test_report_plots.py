@@ -41,7 +41,7 @@ def test_lazy_matplotlib_and_same_bytes_across_interpreters():
         "assert 'matplotlib' in sys.modules\n"
         "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot (a GUI backend) was imported'\n"
         "rep = vc.report([.1, .35, .4, .8, .9, .2], [0, 1, 0, 1, 1, 0], min_count=1, by=list('aabbab'),\n"
-        "                title='t', ci=False)\n"
+        "                title='t', bootstrap=False)\n"
         "sys.stdout.write(rep.html)\n"
     )
     procs = [  # two interpreters at once

@@ -36,7 +36,8 @@ from ..core._display import Display
 
 
 #: JSON keys of the metrics, the audit core's names (``vc.audit(...).metrics``)
-_KEYS = {"ECE": "ece", "NLL": "nll", "Brier": "brier", "accuracy@0.5": "accuracy", "AUC": "auc"}
+_KEYS = {"ECE": "ece", "NLL": "nll", "Brier": "brier", "accuracy@0.5": "accuracy",
+         "top-label accuracy": "accuracy", "AUC": "auc"}
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,10 @@ class Ledger(Display):
     tables: dict[str, Any] = field(default_factory=dict)
 
     def row(self, metric: str) -> LedgerRow:
+        same = {metric} | ({"accuracy@0.5", "top-label accuracy"} if metric in (
+            "accuracy@0.5", "top-label accuracy") else set())  # the multiclass row's name, and the old one
         for r in self.rows:
-            if r.metric == metric:
+            if r.metric in same:
                 return r
         raise KeyError(metric)
 
@@ -236,11 +239,12 @@ def compare(
     rows = []
     for key in ("ECE", "NLL", "Brier", "accuracy@0.5", "AUC"):
         b, a = m0[key], m1[key]
+        shown = "top-label accuracy" if multiclass and key == "accuracy@0.5" else key
         change = a - b
         better = what[key][1]
         regression = change > 0 if better == "lower" else change < 0
         can, why = moves.get(key.split("@")[0], (True, "calibration target"))
-        rows.append(LedgerRow(key, what[key][0], b, a, change, can, better, bool(regression), why))
+        rows.append(LedgerRow(shown, what[key][0], b, a, change, can, better, bool(regression), why))
 
     if multiclass:
         s0 = np.asarray(scores, dtype=np.float64)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import VeracityError, as_float_array, check_weights, to_numpy
+from ..core._compat import renamed
 from ._base import Calibrator
 
 
@@ -50,16 +51,17 @@ def _allocate(n: int, frac: np.ndarray) -> np.ndarray:
     return counts
 
 
-def split(labels: Any, roles: dict[str, float] | None = None, seed: int = 0) -> np.ndarray:
+@renamed(seed="random_state")
+def split(labels: Any, roles: dict[str, float] | None = None, random_state: int = 0) -> np.ndarray:
     """Stratified, deterministic assignment of every row to a role.
 
-    Within each class the rows are shuffled by ``numpy.random.default_rng(seed)``
+    Within each class the rows are shuffled by ``numpy.random.default_rng(random_state)``
     and cut into consecutive pieces of ``round(n_class · fraction)`` rows
     (largest remainder), so every role holds the same class ratio up to one row
     per class. Returns an array of role names (``str``), one per row.
 
     >>> y = [1] * 18 + [0] * 108          # seed 000's audit set: 18 true, 108 corrupted
-    >>> r = split(y, {"calib": 0.5, "test": 0.5}, seed=0)
+    >>> r = split(y, {"calib": 0.5, "test": 0.5}, random_state=0)
     >>> [(role, int((r == role).sum()), sum(int(l) for l, q in zip(y, r) if q == role)) for role in ("calib", "test")]
     [('calib', 63, 9), ('test', 63, 9)]
     """
@@ -71,8 +73,9 @@ def split(labels: Any, roles: dict[str, float] | None = None, seed: int = 0) -> 
         raise VeracityError("labels are empty; pass at least one row")
     if raw.dtype.kind == "f" and not np.isfinite(raw).all():
         raise VeracityError("labels contain NaN or infinite values; drop those rows first")
+    seed = random_state
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise VeracityError(f"seed must be an integer, got {seed!r}")
+        raise VeracityError(f"random_state must be an integer, got {seed!r}")
     classes, inverse = np.unique(raw, return_inverse=True)
     rng = np.random.default_rng(int(seed))
     out = np.empty(raw.size, dtype=object)
@@ -89,7 +92,7 @@ def fold_index(labels: Any, n_folds: int = 5, seed: int = 0) -> np.ndarray:
     """Stratified fold index (0..n_folds-1) of every row."""
     if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
         raise VeracityError(f"folds must be an integer >= 2, got {n_folds!r}")
-    roles = split(labels, {str(k): 1.0 / n_folds for k in range(n_folds)}, seed=seed)
+    roles = split(labels, {str(k): 1.0 / n_folds for k in range(n_folds)}, random_state=seed)
     return roles.astype(np.int64)
 
 
@@ -121,8 +124,9 @@ class CrossFit:
                 f"(rows per fold {counts}); out-of-fold probabilities in .oof")
 
 
+@renamed(seed="random_state")
 def cross_fit(scores: Any, labels: Any, calibrator: Calibrator, *, folds: int = 5,
-              seed: int = 0, sample_weight: Any = None, **fit_kwargs: Any) -> CrossFit:
+              random_state: int = 0, sample_weight: Any = None, **fit_kwargs: Any) -> CrossFit:
     """Fit ``calibrator`` K times on out-of-fold rows (seed 004, for small data).
 
     Each row's calibrated probability comes from the copy fit on the other
@@ -141,7 +145,7 @@ def cross_fit(scores: Any, labels: Any, calibrator: Calibrator, *, folds: int = 
             f"scores have {s.shape[0]} rows but labels have {lab.shape[0]}; pass one label per score"
         )
     w = check_weights(sample_weight, s.shape[0])
-    fold = fold_index(lab, folds, seed)
+    fold = fold_index(lab, folds, random_state)
     fitted = []
     oof = None
     for k in range(folds):

@@ -8,11 +8,11 @@ data. Example:
     veracity audit scores.parquet --score p --label y --by segment --json audit.json
 
 How far the numbers can be trusted: ``--noise-floor`` (expected ECE of a perfectly
-calibrated model, with a p-value), ``--ci`` (bootstrap intervals), ``--estimators``
+calibrated model, with a p-value), ``--bootstrap`` (bootstrap intervals; ``--ci`` is the old name), ``--estimators``
 (plug-in, debiased and smooth ECE), ``--tests`` (Spiegelhalter, Hosmer-Lemeshow,
 calibration slope), ``--corp`` (MCB - DSC + UNC); ``--honest`` turns them all on:
 
-    veracity audit scores.csv --bins auto --honest --resamples 1000 --seed 0
+    veracity audit scores.csv --bins auto --honest --resamples 1000 --random-state 0
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "DuckDB (files larger than memory, globs such as 'logs/*.parquet'; "
                              "equal-width bins, exact AUC; needs veracity[duckdb])")
     honest = parser.add_argument_group("honest estimators (how far the numbers can be trusted)")
-    honest.add_argument("--ci", nargs="?", const="bca", default=None, choices=["percentile", "bca"],
+    honest.add_argument("--bootstrap", "--ci", dest="ci", nargs="?", const="bca", default=None,
+                        choices=["percentile", "bca"],
                         help="bootstrap intervals for ECE, MCE, Brier, NLL, AUC, accuracy "
                              "(default method when given: bca)")
     honest.add_argument("--noise-floor", action="store_true",
@@ -57,10 +58,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     honest.add_argument("--corp", action="store_true",
                         help="CORP (PAV) reliability curve: MCB - DSC + UNC for Brier and log loss")
     honest.add_argument("--honest", action="store_true",
-                        help="all of the above (--ci bca --noise-floor --estimators --tests --corp)")
+                        help="all of the above (--bootstrap bca --noise-floor --estimators --tests --corp)")
     honest.add_argument("--resamples", type=int, default=1000,
                         help="bootstrap resamples and noise-floor redraws (default: 1000)")
-    honest.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    honest.add_argument("--random-state", "--seed", dest="seed", type=int, default=0,
+                        help="random seed (default: 0; --seed is the old name)")
     add_json_argument(parser)
 
 
@@ -80,7 +82,7 @@ def _run_duckdb(args: argparse.Namespace) -> int:
     from ..datasets import demo_path
     from ..engines import audit_duckdb
 
-    extras = [flag for flag, on in [("--ci", args.ci), ("--noise-floor", args.noise_floor),
+    extras = [flag for flag, on in [("--bootstrap", args.ci), ("--noise-floor", args.noise_floor),
               ("--estimators", args.estimators), ("--tests", args.tests), ("--corp", args.corp),
               ("--honest", args.honest)] if on]
     if extras:
@@ -122,10 +124,10 @@ def run(args: argparse.Namespace) -> int:
         by=by,
         by_name=args.by,
         max_groups=args.max_groups,
-        ci=args.ci or ("bca" if args.honest else False),
+        bootstrap=args.ci or ("bca" if args.honest else False),
         n_resamples=args.resamples,
         noise_floor=args.noise_floor or args.honest,
-        seed=args.seed,
+        random_state=args.seed,
         estimators=args.estimators or args.honest,
         tests=args.tests or args.honest,
         corp=args.corp or args.honest,

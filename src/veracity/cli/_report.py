@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cost-fn", type=float, default=1.0, help="cost of a missed positive (default: 1)")
     parser.add_argument("--target-recall", type=float, default=0.95,
                         help="recall target marked in the explorer (default: 0.95)")
-    parser.add_argument("--no-ci", action="store_true",
+    parser.add_argument("--no-bootstrap", "--no-ci", dest="no_ci", action="store_true",
                         help="skip the bootstrap intervals and the ECE noise floor (faster on big files)")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default: 1000)")
     parser.add_argument("--title", default="Calibration report", help="page title")
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         sample_weight=weights, by=by, by_name=args.by, max_groups=args.max_groups, bins=args.bins, strategy=args.strategy,
         interval=args.interval, level=args.level, min_count=args.min_count, cost_fp=args.cost_fp,
         cost_fn=args.cost_fn, target_recall=args.target_recall, recall_threshold=recall_t,
-        ci=not args.no_ci, n_resamples=args.resamples, title=args.title, source=source, details=details, timestamp=args.timestamp,
+        bootstrap=not args.no_ci, n_resamples=args.resamples, title=args.title, source=source, details=details, timestamp=args.timestamp,
     )
     print(f"wrote {args.out} ({result.size / 1024:,.0f} KB): {', '.join(result.sections)}")
     for note in result.notes:

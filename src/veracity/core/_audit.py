@@ -14,7 +14,8 @@ from ._parallel import submit
 from ._reliability import ReliabilityTable
 from ._stats import MAX_GROUPS, BinStats, group_rows, subset
 from ._text import fmt, render_table
-from ._validation import Binary, VeracityError, prepare_binary, to_numpy
+from ._compat import renamed
+from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, to_numpy
 from ._display import Display
 
 
@@ -90,9 +91,10 @@ class AuditResult(Display):
         beside = (
             f" (noise floor {fmt(floor.expected)}, p = {floor.p_value:.3f})" if floor is not None else ""
         )
+        acc = "top-label accuracy" if self.n_classes > 2 else f"acc({self.threshold:g})"
         return (
             f"ECE {fmt(self.ece)}{beside}   MCE {fmt(self.mce)}   Brier {fmt(self.brier)}   "
-            f"NLL {fmt(self.nll)}   acc({self.threshold:g}) {fmt(self.accuracy)}   AUC {fmt(self.auc)}"
+            f"NLL {fmt(self.nll)}   {acc} {fmt(self.accuracy)}   AUC {fmt(self.auc)}"
         )
 
     def _frame_records(self) -> list[dict[str, Any]]:
@@ -112,11 +114,10 @@ class AuditResult(Display):
         return plot_reliability(self.table, ax=ax)
 
     def __str__(self) -> str:
-        reading = "top-label, " if self.n_classes > 2 else ""
-        head = (
-            f"Calibration audit: {self.n} rows, {reading}base rate {self.base_rate:.4f}, "
-            f"{self.table.bins} {self.table.strategy} bins"
-        )
+        # multiclass: the top-label reading; its "base rate" would be the accuracy, so it is not shown
+        reading = f"top-label reading of {self.n_classes} classes" if self.n_classes > 2 else (
+            f"base rate {self.base_rate:.4f}")
+        head = f"Calibration audit: {self.n} rows, {reading}, {self.table.bins} {self.table.strategy} bins"
         d = self.decomposition
         lines = [
             head,
@@ -240,7 +241,7 @@ def _honest_extras(
 ) -> dict[str, Any]:
     """Optional honest-estimator sections (issue 5), in print order."""
     if ci not in (False, True, "percentile", "bca", None):
-        raise VeracityError(f"ci must be False, True, 'percentile' or 'bca', got {ci!r}")
+        raise VeracityError(f"bootstrap must be False, True, 'percentile' or 'bca', got {ci!r}")
     for name, flag in (("noise_floor", noise_floor), ("estimators", estimators), ("tests", tests),
                        ("corp", corp)):
         if not isinstance(flag, (bool, np.bool_)):
@@ -278,6 +279,7 @@ def _honest_extras(
     return extras
 
 
+@renamed(ci="bootstrap", seed="random_state")
 def audit(
     scores: Any,
     labels: Any,
@@ -294,13 +296,14 @@ def audit(
     by: Any = None,
     by_name: str | None = None,
     max_groups: int | None = MAX_GROUPS,
-    ci: bool | str = False,
+    bootstrap: bool | str = False,
     n_resamples: int = 1000,
     noise_floor: bool = False,
-    seed: Any = 0,
+    random_state: Any = 0,
     estimators: bool = False,
     tests: bool = False,
     corp: bool = False,
+    multiclass: str = "top-label",
 ) -> AuditResult:
     r"""Reliability table, ECE, MCE, Brier (+ decomposition), NLL, AUC and accuracy at once.
 
@@ -315,9 +318,9 @@ def audit(
     Honest-estimator sections (computed for the whole data, stored in ``extras``
     and printed / exported with the result):
 
-    * ``ci=True`` (= ``"bca"``) or ``"percentile"`` — bootstrap intervals for ECE,
+    * ``bootstrap=True`` (= ``"bca"``) or ``"percentile"`` — bootstrap intervals for ECE,
       MCE, Brier, NLL, AUC and accuracy (``extras["intervals"]``, ``n_resamples``
-      resamples, seeded by ``seed``, at ``level``);
+      resamples, seeded by ``random_state``, at ``level``);
     * ``noise_floor=True`` — the expected plug-in ECE if the model were perfectly
       calibrated and a p-value (``extras["noise_floor"]``, ``n_resamples`` redraws),
       also printed beside ECE;
@@ -325,7 +328,15 @@ def audit(
     * ``tests=True`` — Spiegelhalter, Hosmer–Lemeshow, calibration-in-the-large and
       slope (``extras["tests"]``);
     * ``corp=True`` — the CORP (PAV) decomposition MCB − DSC + UNC (``extras["corp"]``).
+
+    (N, K) scores use the top-label reading (``multiclass="top-label"``, as on the
+    metrics); ``multiclass="classwise"`` adds one one-vs-rest audit per class in
+    ``groups`` (keys ``"class 0"``, ``"class 1"``, …), binned like the whole.
+    The old names ``ci=`` (now ``bootstrap=``) and ``seed=`` (now ``random_state=``)
+    still work and warn once.
     """
+    if multiclass not in ("top-label", "classwise"):
+        raise VeracityError(f"multiclass must be 'top-label' or 'classwise', got {multiclass!r}")
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     edges = make_edges(data.p, bins, strategy, data.w)
     options = dict(
@@ -334,8 +345,8 @@ def audit(
     )
     whole = _audit_binary(data, edges, strategy, **options)
     extras = _honest_extras(
-        data, edges, strategy, ci=ci, n_resamples=n_resamples, noise_floor=noise_floor,
-        seed=seed, estimators=estimators, tests=tests, corp=corp, level=level,
+        data, edges, strategy, ci=bootstrap, n_resamples=n_resamples, noise_floor=noise_floor,
+        seed=random_state, estimators=estimators, tests=tests, corp=corp, level=level,
         threshold=threshold,
     )
     if isinstance(bins, str) and bins == "auto":
@@ -344,6 +355,12 @@ def audit(
         extras = {"auto_bins": AutoBins(edges.size - 1, effective_size(data.p, data.w)), **extras}
     if extras:
         whole = replace(whole, extras={**whole.extras, **extras})
+    if multiclass == "classwise" and data.n_classes > 2:
+        if by is not None:
+            raise VeracityError("multiclass='classwise' and by= both fill groups; pass one of them")
+        per_class = prepare_classwise(scores, labels, sample_weight=sample_weight, score_type=score_type)
+        groups = {f"class {k}": _audit_binary(d, edges, strategy, **options) for k, d in enumerate(per_class)}
+        return replace(whole, groups=groups, group_column="class")
     if by is None:
         return whole
     keys = to_numpy(by, "by")

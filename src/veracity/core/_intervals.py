@@ -17,7 +17,7 @@ SIDES = ("two-sided", "lower", "upper")
 
 def check_interval_args(method: str, level: float, sided: str) -> None:
     if method not in METHODS:
-        raise VeracityError(f"ci must be 'wilson' or 'clopper-pearson', got {method!r}")
+        raise VeracityError(f"interval must be 'wilson' or 'clopper-pearson', got {method!r}")
     if not 0.0 < float(level) < 1.0:
         raise VeracityError(f"level must be in (0, 1), e.g. 0.95; got {level!r}")
     if sided not in SIDES:

@@ -12,6 +12,7 @@ from ._intervals import binomial_interval, check_interval_args
 from ._formulas import ece_from_stats
 from ._stats import BinStats
 from ._text import fmt, fmt_count, fmt_edge, render_table
+from ._compat import renamed
 from ._validation import VeracityError, prepare_binary
 from ._display import Display
 
@@ -62,6 +63,11 @@ class ReliabilityTable(Display):
     @property
     def n(self) -> int:
         return self.stats.n
+
+    @property
+    def interval(self) -> str:
+        """The per-bin binomial interval ('wilson' or 'clopper-pearson'); ``ci`` is the same."""
+        return self.ci
 
     @property
     def bins(self) -> int:
@@ -169,6 +175,7 @@ class ReliabilityTable(Display):
         return f"{table}\n{footer}"
 
 
+@renamed(ci="interval")
 def reliability(
     scores: Any,
     labels: Any,
@@ -176,7 +183,7 @@ def reliability(
     bins: int = 15,
     strategy: str = "uniform",
     score_type: str = "probability",
-    ci: str = "wilson",
+    interval: str = "wilson",
     level: float = 0.95,
     sided: str = "two-sided",
     min_count: int = 20,
@@ -194,8 +201,8 @@ def reliability(
     >>> round(t.rows[0].conf, 2), round(t.rows[0].acc, 2)
     (0.8, 0.6)
     """
-    check_interval_args(ci, level, sided)
+    check_interval_args(interval, level, sided)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     edges = make_edges(data.p, bins, strategy, data.w)
     stats = BinStats.from_binary(data, edges, strategy, full=False)
-    return ReliabilityTable.from_stats(stats, ci=ci, level=level, sided=sided, min_count=min_count)
+    return ReliabilityTable.from_stats(stats, ci=interval, level=level, sided=sided, min_count=min_count)

@@ -13,6 +13,7 @@ from ..core._validation import VeracityError
 from ._inputs import binary_inputs, check_target
 from ._thresholds import min_positives
 from ..core._display import Display
+from ..core._compat import renamed
 
 
 def _summary(x: np.ndarray, target: float) -> dict[str, float]:
@@ -119,6 +120,7 @@ class RedrawResult(Display):
         )
 
 
+@renamed(seed="random_state")
 def simulate_redraws(
     scores: Any,
     labels: Any,
@@ -129,7 +131,7 @@ def simulate_redraws(
     correction: bool = True,
     redraws: int = 1000,
     stratify: bool = False,
-    seed: int | None = 0,
+    random_state: int | None = 0,
     score_type: str = "probability",
 ) -> RedrawResult:
     r"""Redraw the calib/test split many times and watch the recall threshold wobble (seed 003).
@@ -152,7 +154,7 @@ def simulate_redraws(
 
     >>> rng = np.random.default_rng(0)
     >>> s = rng.random(20000); y = (rng.random(20000) < s).astype(int)
-    >>> r = simulate_redraws(s, y, n_calib=400, redraws=200, seed=1)
+    >>> r = simulate_redraws(s, y, n_calib=400, redraws=200, random_state=1)
     >>> r.deployed_mean > 0.95 - 0.01, r.redraws
     (True, 200)
     """
@@ -175,6 +177,7 @@ def simulate_redraws(
         raise VeracityError(
             f"the pool has {P} positives; target recall {target:g} needs at least {need} calib positives"
         )
+    seed = random_state
     rng = np.random.default_rng(seed)
     if stratify:
         m = np.full(redraws, int(round(n_calib * P / N)))

@@ -143,7 +143,7 @@ def run(plots: str | Path | None = None) -> KGDemo:
     s = model.score(data.index[:, 0], data.index[:, 1], data.index[:, 2])
     y = data.labels
     roles = np.asarray(vc.split(y, roles={"calibration": 0.5, "evaluation": 0.5},
-                                seed=SPLIT_SEED))
+                                random_state=SPLIT_SEED))
     cal, ev = roles == "calibration", roles == "evaluation"
 
     ts = vc.TemperatureScaling(score_type="logit", method="golden", bounds=(0.05, 20.0),

@@ -52,6 +52,7 @@ from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
 from ._common import check_count, check_level, check_seed
 from ..core._display import Display
+from ..core._compat import renamed
 
 METRICS = ("ece", "mce", "brier", "nll", "auc", "accuracy")
 METHODS = ("percentile", "bca")
@@ -437,6 +438,7 @@ def bootstrap_of(
     )
 
 
+@renamed(seed="random_state")
 def bootstrap_intervals(
     scores: Any,
     labels: Any,
@@ -445,7 +447,7 @@ def bootstrap_intervals(
     method: str = "bca",
     n_resamples: int = 1000,
     level: float = 0.95,
-    seed: Any = 0,
+    random_state: Any = 0,
     bins: int | str = 15,
     strategy: str = "uniform",
     threshold: float = 0.5,
@@ -468,5 +470,5 @@ def bootstrap_intervals(
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     return bootstrap_of(
         data, metrics=tuple(metrics), method=method, n_resamples=n_resamples, level=level,
-        seed=seed, bins=bins, strategy=strategy, threshold=threshold, n_jobs=n_jobs,
+        seed=random_state, bins=bins, strategy=strategy, threshold=threshold, n_jobs=n_jobs,
     )

@@ -32,6 +32,7 @@ from ..core._binning import bin_index, make_edges
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, prepare_binary
 from ._common import check_count, check_seed
+from ..core._compat import renamed
 from ..core._display import Display
 
 _CHUNK_ELEMENTS = 1 << 22  # rows x redraws per chunk (~32 MB of uniforms)
@@ -195,6 +196,7 @@ def noise_floor_of(
     )
 
 
+@renamed(seed="random_state")
 def ece_noise_floor(
     scores: Any,
     labels: Any,
@@ -203,7 +205,7 @@ def ece_noise_floor(
     strategy: str = "uniform",
     norm: str = "l1",
     n_redraws: int = 1000,
-    seed: Any = 0,
+    random_state: Any = 0,
     score_type: str = "probability",
     sample_weight: Any = None,
 ) -> NoiseFloor:
@@ -217,11 +219,11 @@ def ece_noise_floor(
     >>> import numpy as np
     >>> p = np.r_[np.full(54, 0.004), 0.1697, 0.4281, np.full(7, 0.9976)]  # seed 000's shape
     >>> y = np.r_[1, np.zeros(53), 0, 1, np.ones(7)]
-    >>> nf = ece_noise_floor(p, y, bins=10, seed=0)
+    >>> nf = ece_noise_floor(p, y, bins=10, random_state=0)
     >>> round(nf.ece, 4), nf.p_value > 0.05
     (0.0245, True)
     """
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     return noise_floor_of(
-        data, bins=bins, strategy=strategy, norm=norm, n_redraws=n_redraws, seed=seed
+        data, bins=bins, strategy=strategy, norm=norm, n_redraws=n_redraws, seed=random_state
     )

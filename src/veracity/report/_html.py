@@ -37,6 +37,7 @@ from ._sections import (
     _summary,
     _svg,
 )
+from ..core._compat import renamed
 from ..core._display import Display
 
 _CSP = (
@@ -84,6 +85,7 @@ class Report(Display):
 
 
 # -- the page ---------------------------------------------------------------------------------
+@renamed(ci="bootstrap")
 def report(
     scores: Any,
     labels: Any,
@@ -105,7 +107,7 @@ def report(
     cost_fn: float = 1.0,
     target_recall: float | None = 0.95,
     recall_threshold: float | None = None,
-    ci: bool | str = True,
+    bootstrap: bool | str = True,
     n_resamples: int = 1000,
     title: str = "Calibration report",
     source: str | None = None,
@@ -132,14 +134,14 @@ def report(
     (thresholds are chosen on probabilities you can trust); ``scores`` are the
     raw scores of ``score_type`` that the calibrator takes. ``details`` adds
     key/value lines to the header (e.g. model revision). The page has no
-    timestamp unless ``timestamp=True`` (UTC now) or a string is given. ``ci``
+    timestamp unless ``timestamp=True`` (UTC now) or a string is given. ``bootstrap``
     (``True``, ``"percentile"`` or ``"bca"``) adds seeded bootstrap intervals with
     ``n_resamples`` resamples and the ECE noise floor (``vc.audit``); on 10⁶ rows
-    that takes tens of seconds — pass ``ci=False`` to skip it. ``figures=False``
+    that takes tens of seconds — pass ``bootstrap=False`` to skip it (``ci=`` is the old name). ``figures=False``
     leaves out the diagrams (tables and explorer only); ``max_cuts`` caps the
     explorer's cut points (every distinct score below it, a fixed grid above).
 
-    >>> r = report([.1, .3, .7, .9, .2, .8], [0, 0, 1, 1, 1, 0], min_count=1, ci=False)
+    >>> r = report([.1, .3, .7, .9, .2, .8], [0, 0, 1, 1, 1, 0], min_count=1, bootstrap=False)
     >>> r.sections[:2], r.html.startswith("<!DOCTYPE html>")
     (('summary', 'reliability'), True)
     """
@@ -153,7 +155,7 @@ def report(
     multiclass = raw.n_classes > 2
     notes: list[str] = []
     result = _audit_with_extras(scores, labels, score_type=score_type, by=by, by_name=by_name, max_groups=max_groups,
-                                ci=ci, n_resamples=n_resamples, notes=notes, **options)
+                                ci=bootstrap, n_resamples=n_resamples, notes=notes, **options)
     reading = "top-label confidence" if multiclass else ("probability" if score_type == "probability"
                                                           else "σ(logit)")
     plots = figures and _have_matplotlib()
@@ -272,11 +274,12 @@ def _audit_with_extras(scores: Any, labels: Any, *, ci: bool | str, n_resamples:
     """``vc.audit`` with bootstrap intervals (seeded: the same input gives the same page) and the noise floor."""
     if ci:
         try:
-            return audit(scores, labels, ci=ci, n_resamples=n_resamples, noise_floor=True, seed=0, **kwargs)
+            return audit(scores, labels, bootstrap=ci, n_resamples=n_resamples, noise_floor=True, random_state=0,
+                         **kwargs)
         except TypeError as exc:  # pragma: no cover - an audit core without the honest estimators
             if "unexpected keyword" not in str(exc):
                 raise
-            notes.append("ECE interval omitted: this vc.audit has no ci= option")
+            notes.append("ECE interval omitted: this vc.audit has no bootstrap= option")
     return audit(scores, labels, **kwargs)
 
 
