@@ -108,6 +108,23 @@ from .report import (
     report,
 )
 
+# -- the frame form beside the array form (issue 11) --------------------------------
+# ``vc.audit(frame, score="p", label="y", ...)``; the core functions stay array-only.
+from .frames import configure_duckdb, frame_form as _frame_form
+
+audit = _frame_form(audit)
+reliability = _frame_form(reliability)
+ece = _frame_form(ece)
+mce = _frame_form(mce)
+brier = _frame_form(brier)
+brier_decomposition = _frame_form(brier_decomposition)
+nll = _frame_form(nll)
+auc = _frame_form(auc)
+accuracy = _frame_form(accuracy)
+threshold_table = _frame_form(threshold_table)
+monitor = _frame_form(monitor, columns=("periods", "mature"))
+
+
 def _public_names() -> list[str]:
     import types
 

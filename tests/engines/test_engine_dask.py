@@ -79,8 +79,8 @@ def test_on_a_local_multi_process_cluster():
     # partition functions travel to other processes and the numbers still agree.
     distributed = pytest.importorskip("distributed")
     df = _frame(8000, seed=9)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster):
         a = audit_dask(dd.from_pandas(df, npartitions=6), score="s", label="y",
                        score_type="logit", by="g")
     b = vc.audit(df["s"], df["y"], score_type="logit", by=df["g"].to_numpy(), by_name="g")

@@ -92,9 +92,9 @@ def test_out_of_core_under_a_small_memory_limit(tmp_path):
     "rows, kwargs, match",
     [
         ("p,y\n0.1,0\n0.9,1\n", {"label": "label"}, r"column 'label' not found .*available columns: p, y"),
-        ("p,y\n0.1,0\nnan,1\n", {}, r"column 'p' has 1 missing/NaN/infinite"),
+        ("p,y\n0.1,0\nnan,1\n", {}, r"column 'p' \(scores\) has 1 missing/NaN"),
         ("p,y\n0.1,0\n1.5,1\n", {}, r"probabilities in \[0, 1\].*score_type='logit'"),
-        ("p,y\n0.1,0\n0.5,2\n", {}, r"labels must be binary 0/1; column 'y' has 1 of 2"),
+        ("p,y\n0.1,0\n0.5,2\n", {}, r"column 'y' \(labels\) must be binary 0/1 \(or bool\); 1 of 2"),
         ("p,y\n", {}, r"no rows"),
         ("p,y\n0.1,0\n0.9,1\n", {"bins": 0}, r"bins must be a positive integer"),
         ("p,y\n0.1,0\n0.9,1\n", {"score_type": "odds"}, r"score_type must be"),

@@ -1,17 +1,13 @@
 """Engines: sources of per-bin statistics beyond in-memory arrays.
 
-* :func:`scan_file` streams a CSV/Parquet file in record batches with pyarrow.
-* :func:`audit_duckdb` runs the whole audit (exact AUC included) inside DuckDB,
-  out of core; needs the optional extra ``veracity[duckdb]``.
-* :func:`audit_dask` runs it on a Dask DataFrame — local or on a cluster; needs
-  ``veracity[dask]``.
-
-Each returns the same statistics (and the same :class:`~veracity.AuditResult`)
-as the in-memory audit of the same rows.
+* :func:`scan_file` streams a CSV/Parquet file in record batches with pyarrow
+  (the monitor's scan).
+* :func:`audit_duckdb` and :func:`audit_dask` are kept as aliases of the frame
+  form ``vc.audit(frame, score=..., label=...)`` (see :mod:`veracity.frames`),
+  which runs the same implementation on every backend.
 """
 
+from ..frames._engines import audit_dask, audit_duckdb
 from ._arrow import ScanResult, scan_file
-from ._dask import audit_dask
-from ._duckdb import audit_duckdb
 
 __all__ = ["ScanResult", "audit_dask", "audit_duckdb", "scan_file"]

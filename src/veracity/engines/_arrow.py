@@ -9,9 +9,10 @@ grouping keeps one statistics object per key (a period, a cohort).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

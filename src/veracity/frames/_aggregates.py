@@ -1,0 +1,290 @@
+r"""Every audit number of a frame as aggregates computed where the data lives.
+
+Written once as narwhals expressions, so the same code runs on DuckDB, polars
+(lazy), Spark, Dask, Ibis, pandas and pyarrow; only small aggregate tables come
+back to Python:
+
+* :func:`contract_counts` — one aggregate with the input contract's counts
+  (missing/NaN/infinite scores, probabilities outside [0, 1], labels other than
+  0/1, bad weights) turned into the same one-line errors on every backend;
+* :func:`bin_sums` — per (slice, bin): count, Σw, Σw², Σwp, Σwy, Σwp², Σwpy,
+  Σw·ℓ and Σw·[correct], i.e. :class:`~veracity.BinStats` plus accuracy;
+* :func:`auc_parts` — the exact Mann–Whitney AUC. The score axis is cut into
+  ``R`` ranges (equal-width in probability; the logistic function is monotone,
+  so logits are ranged by their probability and ranked by the logit itself).
+  Equal scores share a range. Per (slice, range, distinct score ``v``) the
+  positive and negative weights :math:`w_\pm(v)` are summed; a running sum of
+  :math:`w_-` inside each range (a window partitioned by range: parallel, and
+  each sort is small) gives
+
+  .. math:: 2U_r = \sum_{v \in r} w_+(v)\,\big(2 W_-^{(r)}(<v) + w_-(v)\big),\qquad
+            2U = \sum_r \Big(2U_r + 2\,W_+^{(r)} \sum_{r' < r} W_-^{(r')}\Big)
+
+  and AUC = 2U / (2 W+ W-): integers when unweighted (exact for any N).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import PROB_EPS, VeracityError
+
+#: score ranges of the exact AUC (balances the work; any number gives the same AUC)
+AUC_RANGES = 256
+_INF = float("inf")
+
+
+def collect(x: Any) -> Any:
+    """A narwhals DataFrame (small: only aggregates are collected)."""
+    import narwhals as nw
+
+    return x.collect() if isinstance(x, nw.LazyFrame) else x
+
+
+def base(frame: Any, score: str, label: str, weight: str | None, by: str | None) -> Any:
+    """The four working columns ``_s, _y, _w`` (and ``_g``), whatever the user's names."""
+    import narwhals as nw
+
+    cols = [nw.col(score).cast(nw.Float64).alias("_s"), nw.col(label).cast(nw.Float64).alias("_y"),
+            (nw.col(weight).cast(nw.Float64) if weight else nw.lit(1.0, nw.Float64)).alias("_w")]
+    if by is not None:
+        cols.append(nw.col(by).alias("_g"))
+    return frame.select(cols)
+
+
+def _flag(expr: Any) -> Any:
+    import narwhals as nw
+
+    return nw.when(expr.fill_null(False)).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
+
+
+def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, Any]:
+    """Counts of every way the rows can break the input contract (one aggregate)."""
+    import narwhals as nw
+
+    s, y, w = nw.col("_s"), nw.col("_y"), nw.col("_w")
+    s_ok = ~(s.is_null() | s.is_nan() | (s.abs() == _INF)).fill_null(True)
+    y_ok = ((y == 0.0) | (y == 1.0)).fill_null(False)
+    w_ok = ~(w.is_null() | w.is_nan() | (w.abs() == _INF)).fill_null(True)
+    x = lf.with_columns(
+        _one=nw.lit(1, nw.Int64),
+        _s_miss=_flag(s.is_null() | s.is_nan()), _s_inf=_flag(s.abs() == _INF),
+        _sf=nw.when(s_ok).then(s), _y_bad=_flag(~y_ok), _yf=nw.when(~y_ok & ~(y.is_null() | y.is_nan()).fill_null(True)).then(y),
+        _w_bad=_flag(~w_ok), _w_neg=_flag(w_ok & (w < 0)), _wf=nw.when(w_ok).then(w),
+    ).with_columns(_p_bad=_flag((nw.col("_sf") < 0) | (nw.col("_sf") > 1)), _wsq=nw.col("_wf") * nw.col("_wf"))
+    row = collect(x.select(
+        nw.col("_one").sum().alias("n"), nw.col("_s_miss").sum(),
+        nw.col("_s_inf").sum(), nw.col("_sf").min().alias("s_min"), nw.col("_sf").max().alias("s_max"),
+        nw.col("_p_bad").sum(), nw.col("_y_bad").sum(), nw.col("_yf").min().alias("y_min"),
+        nw.col("_yf").max().alias("y_max"), nw.col("_w_bad").sum(), nw.col("_w_neg").sum(),
+        nw.col("_wf").min().alias("w_min"), nw.col("_wf").sum().alias("w_sum"), nw.col("_wsq").sum().alias("w_sq"),
+        nw.col("_y").sum().alias("y_sum"),
+    )).rows(named=True)[0]
+    return {k.lstrip("_"): (0 if v is None and k.startswith("_") else v) for k, v in row.items()}
+
+
+def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | None, score_type: str) -> int:
+    """Raise the contract's one-line error for the counts ``c``; return the row count."""
+    n = int(c["n"] or 0)
+    if n == 0:
+        raise VeracityError("the frame has no rows; pass at least one row")
+    if int(c["s_miss"]) + int(c["s_inf"]):
+        raise VeracityError(
+            f"column {score!r} (scores) has {int(c['s_miss'])} missing/NaN and {int(c['s_inf'])} infinite "
+            f"values of {n} rows; drop or fill those rows first"
+        )
+    if score_type == "probability" and int(c["p_bad"]):
+        raise VeracityError(
+            f"column {score!r} (scores) must hold probabilities in [0, 1]; {int(c['p_bad'])} of {n} are not "
+            f"(min={float(c['s_min']):.3g}, max={float(c['s_max']):.3g}). "
+            "If these are logits, pass score_type='logit'"
+        )
+    if int(c["y_bad"]):
+        missing = c["y_min"] is None or math.isnan(float(c["y_min"]))
+        shown = "missing" if missing else f"min={float(c['y_min']):g}, max={float(c['y_max']):g}"
+        raise VeracityError(
+            f"column {label!r} (labels) must be binary 0/1 (or bool); {int(c['y_bad'])} of {n} are not "
+            f"({shown}); map the two classes to 0 and 1 and drop unlabelled rows"
+        )
+    if weight is not None:
+        if int(c["w_bad"]):
+            raise VeracityError(
+                f"column {weight!r} (sample_weight) has {int(c['w_bad'])} missing, NaN or infinite "
+                f"values of {n} rows; drop or fill those rows first"
+            )
+        if int(c["w_neg"]):
+            raise VeracityError(
+                f"column {weight!r} (sample_weight) must be non-negative; {int(c['w_neg'])} of {n} are "
+                f"negative (min={float(c['w_min']):.3g})"
+            )
+        if not float(c["w_sum"] or 0.0) > 0:
+            raise VeracityError(
+                f"column {weight!r} (sample_weight) sums to 0; at least one row needs a positive weight"
+            )
+    return n
+
+
+def probability(score_type: str) -> Any:
+    """The probability expression (logistic of the logit, overflow-free on both sides)."""
+    import narwhals as nw
+
+    s = nw.col("_s")
+    if score_type == "probability":
+        return s
+    return nw.when(s >= 0).then(1.0 / (1.0 + (-s).exp())).otherwise(s.exp() / (1.0 + s.exp()))
+
+
+def _nll(score_type: str) -> Any:
+    import narwhals as nw
+
+    s, y, p = nw.col("_s"), nw.col("_y"), nw.col("_p")
+    if score_type == "logit":  # softplus(x), x = -(2y-1)s, as numpy's logaddexp(0, x)
+        x = nw.when(y == 1.0).then(-s).otherwise(s)
+        return x.clip(lower_bound=0.0) + (1.0 + (-(x.abs())).exp()).log()
+    q = nw.when(y == 1.0).then(p).otherwise(1.0 - p)
+    return -(q.clip(lower_bound=PROB_EPS).log())
+
+
+def _decision(score_type: str, threshold: float) -> Any:
+    import narwhals as nw
+
+    if score_type == "logit" and 0.0 < threshold < 1.0:  # decide on the logit scale, like vc.accuracy
+        return nw.col("_s") >= math.log(threshold / (1.0 - threshold))
+    return nw.col("_p") >= threshold
+
+
+_SUM_NAMES = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct")
+
+
+def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
+    """Per slice (key ``None`` without ``by``): per-bin count and the weighted sums."""
+    import narwhals as nw
+
+    w, p, y = nw.col("_w"), nw.col("_p"), nw.col("_y")
+    x = lf.with_columns(_p=probability(score_type)).with_columns(
+        _b=(p * float(bins)).floor().clip(upper_bound=float(bins - 1)).cast(nw.Int64),
+        _l=_nll(score_type),
+        _c=1.0 - (nw.when(_decision(score_type, threshold)).then(1.0).otherwise(0.0) - y).abs(),
+    ).with_columns(
+        _one=nw.lit(1, nw.Int64), weight=w, weight_sq=w * w, sum_p=w * p, sum_y=w * y,
+        sum_p2=w * p * p, sum_py=w * p * y, sum_nll=w * nw.col("_l"), correct=w * nw.col("_c"),
+    )
+    keys = ["_g", "_b"] if grouped else ["_b"]
+    rows = collect(x.group_by(keys).agg(nw.col("_one").sum().alias("count"),
+                                        *(nw.col(k).sum() for k in _SUM_NAMES)))
+    native = {name: rows.get_column(name).to_list() for name in rows.columns}
+    out: dict[Any, dict[str, np.ndarray]] = {}
+    group_keys = native["_g"] if grouped else [None] * len(native["_b"])
+    for i, key in enumerate(group_keys):
+        acc = out.setdefault(key, {k: np.zeros(bins) for k in ("count", *_SUM_NAMES)})
+        b = int(native["_b"][i])
+        for name in ("count", *_SUM_NAMES):
+            acc[name][b] = float(native[name][i])
+    return out
+
+
+def range_cuts(lf: Any, *, score_type: str, n: int, rows_per_range: int, fine: int = 4096) -> list[float]:
+    """Cut points on the probability axis so that each range holds about ``rows_per_range`` rows.
+
+    From one count per fine equal-width bin; equal scores always share a range.
+    """
+    import narwhals as nw
+
+    ranges = -(-n // max(1, rows_per_range))
+    if ranges <= 1:
+        return []
+    x = lf.with_columns(_p=probability(score_type)).with_columns(
+        _f=(nw.col("_p") * float(fine)).floor().clip(upper_bound=float(fine - 1)).cast(nw.Int64),
+        _one=nw.lit(1, nw.Int64),
+    )
+    hist = collect(x.group_by("_f").agg(nw.col("_one").sum()))
+    counts = np.zeros(fine)
+    counts[np.asarray(hist.get_column("_f").to_list(), dtype=np.int64)] = hist.get_column("_one").to_list()
+    cum = np.cumsum(counts)
+    targets = np.arange(1, ranges) * (cum[-1] / ranges)
+    cut_bins = np.unique(np.searchsorted(cum, targets, side="left") + 1)
+    cut_bins = cut_bins[(cut_bins > 0) & (cut_bins < fine)]
+    return [float(b) / fine for b in cut_bins]
+
+
+def _range_expr(cuts: list[float]) -> Any:
+    import narwhals as nw
+
+    expr = nw.lit(0, nw.Int64)
+    for c in cuts:  # a handful of comparisons per row
+        expr = expr + nw.when(nw.col("_p") >= c).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
+    return expr
+
+
+def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backend: str,
+              ranges: int | None = None, cuts: list[float] | None = None) -> dict[Any, float | None]:
+    r"""Exact Mann–Whitney AUC per slice (``None`` when a slice has one class).
+
+    Per (slice, range, distinct score) the positive and negative weights are
+    summed; a running sum of the negative weight in score order inside each
+    range gives each value's share of 2U (see the module doc). The order is partitioned by score range (``cuts``,
+    from :func:`range_cuts`) when the rows would not fit the memory limit; Spark
+    and Dask always partition (Spark would otherwise move every row to one task;
+    Dask has no ordered window).
+    """
+    import narwhals as nw
+
+    y, w = nw.col("_y"), nw.col("_w")
+    if ranges is None:
+        ranges = AUC_RANGES if backend in ("pyspark", "dask", "sqlframe") else 1
+    if weighted:
+        pos, neg = w * y, w * (1.0 - y)
+    else:
+        pos = y.cast(nw.Int64)
+        neg = nw.lit(1, nw.Int64) - y.cast(nw.Int64)
+    keys = ["_g"] if grouped else []
+    if cuts is not None:
+        rng, ranges = _range_expr(cuts), len(cuts) + 1
+    else:
+        rng = ((nw.col("_p") * float(ranges)).floor().clip(upper_bound=float(ranges - 1)).cast(nw.Int64)
+               if ranges > 1 else nw.lit(0, nw.Int64))
+    x = lf.with_columns(_p=probability(score_type)).with_columns(
+        _r=rng, _pos=pos, _neg=neg,
+    )
+    # logits are ranked directly ("_s"): the sigmoid would create ties
+    per_value = x.group_by([*keys, "_r", "_s"]).agg(nw.col("_pos").sum(), nw.col("_neg").sum())
+    if backend == "dask":
+        from ._dask import range_numerators
+
+        table = range_numerators(per_value, keys, "_s")
+    else:
+        part = [*keys, "_r"] if ranges > 1 else keys  # a constant partition would serialise DuckDB
+        below = nw.col("_neg").cum_sum().over(*part, order_by="_s") - nw.col("_neg")
+        table = collect(
+            per_value.with_columns(_num=nw.col("_pos") * (2 * below + nw.col("_neg")))
+            .group_by([*keys, "_r"]).agg(nw.col("_num").sum(), nw.col("_pos").sum(), nw.col("_neg").sum())
+        )
+        table = {name: table.get_column(name).to_list() for name in table.columns}
+    return combine_ranges(table, grouped=grouped, weighted=weighted)
+
+
+def combine_ranges(table: dict[str, list], *, grouped: bool, weighted: bool) -> dict[Any, float | None]:
+    """Merge per-range numerators (a loop over ranges, never rows)."""
+    cast = float if weighted else (lambda v: int(v))
+    per_key: dict[Any, list[tuple[int, Any, Any, Any]]] = {}
+    keys = table["_g"] if grouped else [None] * len(table["_r"])
+    for i, key in enumerate(keys):
+        per_key.setdefault(key, []).append(
+            (int(table["_r"][i]), cast(table["_num"][i]), cast(table["_pos"][i]), cast(table["_neg"][i]))
+        )
+    out: dict[Any, float | None] = {}
+    for key, parts in per_key.items():
+        parts.sort(key=lambda t: t[0])
+        total, neg_below = 0, 0
+        for _, num, pos, neg in parts:
+            total += num + 2 * pos * neg_below
+            neg_below += neg
+        w_pos, w_neg = sum(t[2] for t in parts), neg_below
+        if not (w_pos > 0 and w_neg > 0):
+            out[key] = None
+        else:  # the array path's expression, so unweighted AUCs are bit-identical
+            out[key] = float(total / (2.0 * w_pos * w_neg))
+    return out

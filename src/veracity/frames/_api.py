@@ -1,0 +1,333 @@
+"""The frame form of the audit, the reliability table and the metrics.
+
+``vc.audit(frame, score="p", label="y", by="segment", sample_weight="w")``:
+
+* in-memory frames (pandas, polars, pyarrow) hand their columns to the array
+  code as numpy arrays (zero-copy where the library allows), so every option of
+  the array form works and the numbers are the array form's, bit for bit;
+* lazy frames (DuckDB relations and files, polars LazyFrames, Dask, Spark, Ibis)
+  are never collected: :mod:`._aggregates` computes the per-bin statistics,
+  accuracy and exact AUC where the data lives and the same
+  :func:`~veracity.core._audit.audit_from_stats` turns them into the result.
+
+Bad rows give the same one-line message on every backend: when the array code
+refuses an in-memory frame, the frame's contract counts name the column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError, check_score_type
+from . import _aggregates as agg
+from ._source import Frame, as_frame, check_columns, check_dtypes
+
+#: options of the array form that need every row in memory (refused on lazy frames)
+_IN_MEMORY_ONLY = ("ci", "noise_floor", "estimators", "tests", "corp")
+
+
+def _scores(score: Any) -> list[str]:
+    if isinstance(score, str):
+        return [score]
+    if isinstance(score, (list, tuple)) and score and all(isinstance(s, str) for s in score):
+        return list(score)
+    raise VeracityError(f"score= must name a column, or a list of columns for multiclass; got {score!r}")
+
+
+def _column_arg(value: Any, role: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise VeracityError(
+            f"with a frame, {role}= names a column (a string), got {type(value).__name__}; "
+            "pass the column name, or use the array form vc.audit(scores, labels, ...)"
+        )
+    return value
+
+
+class _Prepared:
+    """A checked frame and its column names."""
+
+    def __init__(self, data: Any, score: Any, label: Any, sample_weight: Any = None, by: Any = None,
+                 extra: dict[str, Any] | None = None) -> None:
+        if not isinstance(label, str):
+            raise VeracityError(f"label= must name the label column (a string), got {label!r}")
+        self.score = _scores(score)
+        self.label = label
+        self.weight = _column_arg(sample_weight, "sample_weight")
+        self.by = _column_arg(by, "by")
+        self.frame: Frame = as_frame(data)
+        extra = extra or {}
+        check_columns(self.frame, {"score": self.score, "label": label, "sample_weight": self.weight,
+                                   "by": self.by, **extra})
+        try:
+            check_dtypes(self.frame, self.score, label, self.weight)
+        except VeracityError:
+            if self.frame.lazy and agg.collect(self.frame.nw.head(1)).shape[0] == 0:
+                raise VeracityError(f"{self._where()} has no rows; nothing to audit") from None
+            raise
+
+    def _where(self) -> str:
+        return "the frame" if self.frame.source == "frame" else self.frame.source
+
+    # -- in memory ------------------------------------------------------------------
+    def column(self, name: str) -> np.ndarray:
+        return self.frame.nw.get_column(name).to_numpy()
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        cols = [self.column(c) for c in self.score]
+        scores = cols[0] if len(cols) == 1 else np.column_stack(cols).astype(np.float64)
+        return scores, self.column(self.label), None if self.weight is None else self.column(self.weight)
+
+    def explain(self, score_type: str, error: VeracityError) -> VeracityError:
+        """The contract's message naming the column, when the rows break the contract."""
+        if len(self.score) == 1:
+            try:
+                self.check_lazy(score_type)
+            except VeracityError as named:
+                return named
+        return error
+
+    # -- lazy -----------------------------------------------------------------------
+    def working(self, grouped: bool) -> Any:
+        return agg.base(self.frame.nw, self.score[0], self.label, self.weight, self.by if grouped else None)
+
+    def check_lazy(self, score_type: str) -> dict[str, Any]:
+        counts = agg.contract_counts(self.working(False), score_type=score_type, weighted=self.weight is not None)
+        agg.check_contract(counts, score=self.score[0], label=self.label, weight=self.weight, score_type=score_type)
+        return counts
+
+    def require_lazy_support(self, *, strategy: str = "uniform", what: str = "this", **flags: Any) -> None:
+        if len(self.score) > 1:
+            raise VeracityError(
+                f"multiclass scores on a lazy {self.frame.backend} frame are not supported yet; "
+                "collect the columns first (e.g. relation.pl()) or audit one class at a time"
+            )
+        if strategy != "uniform":
+            raise VeracityError(
+                f"{what} on a lazy {self.frame.backend} frame uses equal-width bins; pass strategy='uniform' "
+                "or collect the columns first"
+            )
+        on = [name for name, value in flags.items() if value]
+        if on:
+            raise VeracityError(
+                f"{', '.join(on)} need every row in memory; drop them for a lazy {self.frame.backend} frame "
+                "or collect the columns first"
+            )
+
+
+def _call_in_memory(prep: _Prepared, fn: Any, score_type: str, *args: Any, **kwargs: Any) -> Any:
+    scores, labels, weights = prep.arrays()
+    try:
+        return fn(scores, labels, *args, sample_weight=weights, score_type=score_type, **kwargs)
+    except VeracityError as exc:
+        raise prep.explain(score_type, exc) from None
+
+
+def _edges(bins: int) -> np.ndarray:
+    from ..core._binning import uniform_edges
+
+    return uniform_edges(bins)
+
+
+def _resolve_bins(bins: Any, counts: dict[str, Any], weighted: bool) -> tuple[int, Any]:
+    from ..core._binning import AutoBins, auto_bins, check_bins
+
+    if isinstance(bins, str):
+        if bins != "auto":
+            raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
+        n_eff = float(counts["n"]) if not weighted else float(counts["w_sum"]) ** 2 / float(counts["w_sq"])
+        m = auto_bins(n_eff)
+        return m, AutoBins(m, n_eff)
+    return check_bins(bins), None
+
+
+def _stats(sums: dict[str, np.ndarray], edges: np.ndarray) -> Any:
+    from ..core._stats import BinStats
+
+    return BinStats(edges, "uniform", count=sums["count"].astype(np.int64), weight=sums["weight"],
+                    weight_sq=sums["weight_sq"], sum_p=sums["sum_p"], sum_y=sums["sum_y"],
+                    sum_p2=sums["sum_p2"], sum_py=sums["sum_py"], sum_nll=sums["sum_nll"])
+
+
+def _key_order(keys: list[Any]) -> list[Any]:
+    present = [k for k in keys if k is not None]
+    try:
+        present.sort()
+    except TypeError:
+        present.sort(key=str)
+    return present + [k for k in keys if k is None]
+
+
+def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float = 0.5,
+               grouped: bool = False) -> tuple[Any, dict[Any, Any], dict[Any, float], Any]:
+    """``(whole stats, {key: stats}, {key: Σw·correct}, auto_bins)`` of a lazy frame."""
+    counts = prep.counts = prep.check_lazy(score_type)
+    m, auto = _resolve_bins(bins, counts, prep.weight is not None)
+    edges = _edges(m)
+    sums = agg.bin_sums(prep.working(grouped), bins=m, score_type=score_type, threshold=threshold,
+                        grouped=grouped)
+    stats = {k: _stats(sums[k], edges) for k in _key_order(list(sums))}
+    correct = {k: float(sums[k]["correct"].sum()) for k in stats}
+    whole = None
+    for s in stats.values():
+        whole = s if whole is None else whole + s
+    return whole, stats, correct, auto
+
+
+def lazy_auc(prep: _Prepared, *, score_type: str, n: int, grouped: bool = False) -> dict[Any, float | None]:
+    cuts = None
+    if prep.frame.backend == "duckdb":  # keep each sorted range within DuckDB's memory limit
+        from ._duckdb import rows_per_range
+
+        cuts = agg.range_cuts(prep.working(False), score_type=score_type, n=n,
+                              rows_per_range=rows_per_range(prep.frame.nw.to_native()))
+    return agg.auc_parts(prep.working(grouped), score_type=score_type, weighted=prep.weight is not None,
+                         grouped=grouped, backend=prep.frame.backend, cuts=cuts)
+
+
+# ---------------------------------------------------------------------------------------
+# audit
+# ---------------------------------------------------------------------------------------
+def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None, by: Any = None,
+                **options: Any) -> Any:
+    """``vc.audit`` of a frame (see the module doc)."""
+    from ..core._audit import audit, audit_from_stats
+
+    if "by_name" in options:
+        raise VeracityError("with a frame, by= names the slice column; by_name= is for the array form")
+    prep = _Prepared(data, score, label, sample_weight, by)
+    score_type = check_score_type(options.pop("score_type", "probability"))
+    if not prep.frame.lazy:
+        keys = None if prep.by is None else prep.column(prep.by)
+        return _call_in_memory(prep, audit, score_type, by=keys, by_name=prep.by, **options)
+
+    bins = options.pop("bins", 15)
+    strategy = options.pop("strategy", "uniform")
+    threshold = float(options.pop("threshold", 0.5))
+    flags = {name: options.pop(name, False) for name in _IN_MEMORY_ONLY}
+    for unused in ("n_resamples", "seed"):
+        options.pop(unused, None)
+    prep.require_lazy_support(strategy=strategy, what="vc.audit", **flags)
+    if not 0.0 <= threshold <= 1.0:
+        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
+    table_options = {
+        "ci": options.pop("interval", "wilson"), "level": options.pop("level", 0.95),
+        "sided": options.pop("sided", "two-sided"), "min_count": options.pop("min_count", 20),
+    }
+    if options:
+        raise VeracityError(f"unknown option(s) for vc.audit: {', '.join(sorted(options))}")
+    grouped = prep.by is not None
+    whole, stats, correct, auto = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
+                                             grouped=grouped)
+    n = whole.n
+    aucs = lazy_auc(prep, score_type=score_type, n=n, grouped=grouped)
+
+    def result(s: Any, auc: float | None, right: float) -> Any:
+        return audit_from_stats(s, auc=auc, accuracy=right / s.total_weight, score_type=score_type,
+                                threshold=threshold, **table_options)
+
+    if not grouped:
+        out = result(whole, aucs[None], correct[None])
+    else:
+        whole_auc = lazy_auc(prep, score_type=score_type, n=n, grouped=False)[None]
+        out = result(whole, whole_auc, sum(correct.values()))
+        groups = {str(k): result(stats[k], aucs.get(k), correct[k]) for k in stats}
+        out = replace(out, groups=groups, group_column=prep.by)
+    if auto is not None:
+        out = replace(out, extras={"auto_bins": auto, **out.extras})
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# reliability and the metrics
+# ---------------------------------------------------------------------------------------
+def reliability_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None, **options: Any) -> Any:
+    from ..core._reliability import ReliabilityTable, reliability
+
+    prep = _Prepared(data, score, label, sample_weight)
+    score_type = check_score_type(options.pop("score_type", "probability"))
+    if not prep.frame.lazy:
+        return _call_in_memory(prep, reliability, score_type, **options)
+    prep.require_lazy_support(strategy=options.pop("strategy", "uniform"), what="vc.reliability")
+    whole, _, _, _ = lazy_stats(prep, bins=options.pop("bins", 15), score_type=score_type)
+    return ReliabilityTable.from_stats(whole, **options)
+
+
+def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sample_weight: Any = None,
+                 **options: Any) -> Any:
+    """``vc.ece / mce / brier / brier_decomposition / nll / auc / accuracy`` of a frame."""
+    from ..core import _formulas
+
+    prep = _Prepared(data, score, label, sample_weight)
+    score_type = check_score_type(options.pop("score_type", "probability"))
+    if not prep.frame.lazy:
+        return _call_in_memory(prep, fn, score_type, **options)
+    multiclass = options.pop("multiclass", "top-label")
+    estimator = options.pop("estimator", "plugin")
+    if multiclass != "top-label" or estimator != "plugin":
+        raise VeracityError(
+            f"vc.{name} on a lazy {prep.frame.backend} frame computes the binary plug-in value; "
+            "drop multiclass=/estimator= or collect the columns first"
+        )
+    prep.require_lazy_support(strategy=options.pop("strategy", "uniform"), what=f"vc.{name}")
+    if name == "auc":
+        if options:
+            raise VeracityError(f"unknown option(s) for vc.auc: {', '.join(sorted(options))}")
+        counts = prep.check_lazy(score_type)
+        value = lazy_auc(prep, score_type=score_type, n=int(counts["n"]))[None]
+        if value is None:
+            n, y_sum = int(counts["n"]), float(counts["y_sum"])
+            only = "1" if y_sum == n else "0"
+            raise VeracityError(
+                f"AUC needs both classes; all {n} labels are {only}. "
+                "Audit a sample that contains positives and negatives"
+            )
+        return value
+    threshold = float(options.pop("threshold", 0.5))
+    if not 0.0 <= threshold <= 1.0:
+        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
+    norm = options.pop("norm", "l1")
+    bins = options.pop("bins", 15)
+    if options:
+        raise VeracityError(f"unknown option(s) for vc.{name}: {', '.join(sorted(options))}")
+    whole, _, correct, _ = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold)
+    if name == "ece":
+        return _formulas.ece_from_stats(whole, norm)
+    if name == "mce":
+        return _formulas.ece_from_stats(whole, "max")
+    if name == "brier":
+        return _formulas.brier_from_stats(whole)
+    if name == "nll":
+        return _formulas.nll_from_stats(whole)
+    if name == "brier_decomposition":
+        return _formulas.brier_decomposition_from_stats(whole)
+    if name == "accuracy":
+        return correct[None] / whole.total_weight
+    raise VeracityError(f"vc.{name} has no frame form")  # pragma: no cover
+
+
+def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label: Any,
+                    sample_weight: Any = None, columns: dict[str, Any] | None = None, **options: Any) -> Any:
+    """Frame form of functions that need the rows (threshold table, monitor): in-memory frames only.
+
+    ``columns`` maps keyword arguments that name further columns (``periods``,
+    ``mature``) to those names; their arrays are passed in their place.
+    """
+    columns = {k: v for k, v in (columns or {}).items() if v is not None}
+    prep = _Prepared(data, score, label, sample_weight, extra=columns)
+    if prep.frame.lazy:
+        raise VeracityError(
+            f"vc.{name} needs the rows in memory; pass an in-memory frame (pandas, polars, pyarrow) "
+            "or collect the needed columns first"
+        )
+    score_type = check_score_type(options.pop("score_type", "probability"))
+    extra = {k: prep.column(v) for k, v in columns.items()}
+    scores, labels, weights = prep.arrays()
+    try:
+        return fn(scores, labels, *args, sample_weight=weights, score_type=score_type, **extra, **options)
+    except VeracityError as exc:
+        raise prep.explain(score_type, exc) from None

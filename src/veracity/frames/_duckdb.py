@@ -1,0 +1,177 @@
+"""Files through DuckDB, safely: a locked-down connection that can read only the named files.
+
+Every path the user names (a CSV/Parquet file, a directory of Parquet files, or a
+glob such as ``logs/*.parquet``) is expanded here, in Python, to a list of local
+files. A fresh DuckDB connection then gets
+
+* ``allowed_paths`` = exactly those files (plus its temp directory) and
+  ``enable_external_access = false`` — no other file, no network;
+* ``autoinstall_known_extensions = autoload_known_extensions = false`` — no
+  extension is fetched or loaded (nothing is written under ``~/.duckdb``);
+* a memory limit and a temp directory for spilling (:data:`DEFAULTS`, change with
+  :func:`configure`), then ``lock_configuration = true``.
+
+Paths reach SQL only as bound parameters, never as text. Remote URLs
+(``http://``, ``s3://`` …) are refused: to audit remote data, open it with your
+own DuckDB connection (with the extensions and credentials you choose) and pass
+the relation — that connection is used as it is.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..core._validation import VeracityError
+
+#: Defaults of the connections veracity opens for files (see :func:`configure`).
+DEFAULTS: dict[str, Any] = {"memory_limit": "1GB", "temp_directory": None, "threads": None}
+
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_PARQUET = (".parquet", ".pq", ".parq")
+_CSV = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz")
+
+
+def configure(*, memory_limit: str | None = None, temp_directory: str | None = None,
+              threads: int | None = None) -> dict[str, Any]:
+    """Set the memory limit (e.g. ``"2GB"``), spill directory and thread count of file audits."""
+    if memory_limit is not None:
+        DEFAULTS["memory_limit"] = str(memory_limit)
+    if temp_directory is not None:
+        DEFAULTS["temp_directory"] = str(temp_directory)
+    if threads is not None:
+        DEFAULTS["threads"] = int(threads)
+    return dict(DEFAULTS)
+
+
+def require_duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        raise VeracityError("reading files lazily needs DuckDB: pip install 'veracity[duckdb]'") from None
+    return duckdb
+
+
+def is_remote(path: str) -> bool:
+    return bool(_URL.match(path))
+
+
+def expand(source: str | os.PathLike) -> tuple[list[str], str]:
+    """``(absolute file paths, "parquet"|"csv")`` for a file, a directory or a glob."""
+    text = os.fspath(source)
+    if is_remote(text):
+        scheme = text.split("://", 1)[0]
+        raise VeracityError(
+            f"remote paths ({scheme}://) are not read by veracity; download the file first, or open it "
+            "with your own DuckDB connection and pass the relation (vc.audit(con.read_parquet(url), ...))"
+        )
+    p = Path(text).expanduser()
+    if any(ch in text for ch in "*?["):
+        files = sorted(f for f in _glob.glob(str(p), recursive=True) if os.path.isfile(f))
+        if not files:
+            raise VeracityError(f"no file matches {text}; check the pattern")
+    elif p.is_dir():
+        files = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(_PARQUET))
+        if not files:
+            raise VeracityError(f"{text} is a directory without .parquet files; pass a file or a glob")
+    elif p.exists():
+        files = [str(p)]
+    else:
+        raise VeracityError(f"file not found: {text}; check the path")
+    files = [os.path.abspath(f) for f in files]
+    kinds = {_kind(f) for f in files}
+    if len(kinds) > 1:
+        raise VeracityError(f"{text} matches both CSV and Parquet files; pass one kind at a time")
+    return files, kinds.pop()
+
+
+def _kind(path: str) -> str:
+    low = path.lower()
+    if low.endswith(_PARQUET):
+        return "parquet"
+    if low.endswith(_CSV):
+        return "csv"
+    with open(path, "rb") as fh:  # by content: Parquet files start with PAR1
+        return "parquet" if fh.read(4) == b"PAR1" else "csv"
+
+
+def connect(files: list[str]) -> Any:
+    """A locked DuckDB connection that may read ``files`` and nothing else."""
+    duckdb = require_duckdb()
+    config: dict[str, Any] = {
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "memory_limit": DEFAULTS["memory_limit"],
+    }
+    if DEFAULTS["threads"]:
+        config["threads"] = int(DEFAULTS["threads"])
+    temp = DEFAULTS["temp_directory"] or os.path.join(tempfile.gettempdir(), "veracity-duckdb")
+    config["temp_directory"] = temp
+    con = duckdb.connect(config=config)
+    con.execute("SET allowed_paths = ?", [files])
+    con.execute("SET allowed_directories = ?", [[temp]])
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
+    return con
+
+
+def read(source: str | os.PathLike) -> Any:
+    """A lazy DuckDB relation over the file(s) named by ``source`` (nothing is read yet)."""
+    files, kind = expand(source)
+    con = connect(files)
+    try:
+        if kind == "parquet":
+            return con.read_parquet(files)
+        return con.read_csv(files)
+    except Exception as exc:
+        raise VeracityError(describe_error(exc, os.fspath(source), kind)) from None
+
+
+def describe_error(exc: BaseException, source: str, kind: str | None = None) -> str:
+    """One line about a read failure that never repeats the file's content."""
+    if type(exc).__name__ == "OutOfMemoryException":
+        return (
+            f"DuckDB ran out of its memory limit ({DEFAULTS['memory_limit']}) on {source}; raise it with "
+            "vc.configure_duckdb(memory_limit='4GB') or give it a larger temp_directory to spill to"
+        )
+    if kind is None:
+        low = source.lower()
+        kind = "parquet" if low.endswith(_PARQUET) else "csv" if low.endswith(_CSV) else "file"
+    text = str(exc)
+    line = re.search(r"[Ll]ine:?\s*(\d+)", text)
+    where = f" (near line {line.group(1)})" if line else ""
+    what = type(exc).__name__.replace("Exception", " error").strip()
+    return (f"could not read {source} as {kind.upper()}{where}: DuckDB {what}; "
+            f"check that it is a valid {kind} file")
+
+
+def is_duckdb_error(exc: BaseException) -> bool:
+    return type(exc).__module__.split(".")[0].lstrip("_") == "duckdb"
+
+
+#: bytes of sort memory one row of the exact-AUC order needs (score, label, weight, keys)
+BYTES_PER_SORTED_ROW = 400
+
+
+def rows_per_range(relation: Any) -> int:
+    """Rows per sorted score range that fit a quarter of the relation's memory limit."""
+    try:
+        limit = relation.query("_v", "SELECT current_setting('memory_limit')").fetchall()[0][0]
+    except Exception:  # pragma: no cover - an engine without the setting
+        limit = DEFAULTS["memory_limit"]
+    return max(10_000, parse_bytes(str(limit)) // 4 // BYTES_PER_SORTED_ROW)
+
+
+def parse_bytes(text: str) -> int:
+    """``"1GB"``, ``"244.1 MiB"`` … as bytes."""
+    m = re.match(r"^\s*([\d.]+)\s*([KMGT]?i?B)?\s*$", text, re.IGNORECASE)
+    if not m:
+        return 1 << 30
+    unit = (m.group(2) or "B").upper()
+    scale = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+             "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30, "TIB": 1 << 40}.get(unit, 1)
+    return int(float(m.group(1)) * scale)

@@ -1,0 +1,114 @@
+"""What a frame is, and turning one into a narwhals frame with checked column names/types.
+
+A *frame* is anything with named columns: a pandas, polars (eager or lazy) or
+pyarrow table, a DuckDB relation, a Dask or Spark DataFrame, an Ibis table, or a
+path / glob of CSV or Parquet files (read lazily through DuckDB). Detection looks
+at the type's module only, so no optional library is imported to ask.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from ..core._validation import VeracityError
+
+_FRAME_TYPES = {
+    ("pandas", "DataFrame"), ("polars", "DataFrame"), ("polars", "LazyFrame"), ("pyarrow", "Table"),
+    ("duckdb", "DuckDBPyRelation"), ("dask", "DataFrame"), ("pyspark", "DataFrame"),
+    ("ibis", "Table"), ("narwhals", "DataFrame"), ("narwhals", "LazyFrame"),
+}
+
+
+def is_frame(x: Any) -> bool:
+    """True for a table with named columns (not a Series or an array)."""
+    if isinstance(x, (str, os.PathLike)):
+        return True
+    for cls in type(x).__mro__:
+        root = cls.__module__.split(".")[0].lstrip("_")
+        if (root, cls.__name__) in _FRAME_TYPES:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A narwhals frame plus where it came from. ``lazy`` frames are never collected whole."""
+
+    nw: Any
+    lazy: bool
+    backend: str
+    columns: tuple[str, ...]
+    schema: dict[str, Any]
+    source: str
+
+
+def as_frame(x: Any) -> Frame:
+    """Wrap ``x`` (a frame or a path) in narwhals; paths become lazy DuckDB relations."""
+    import narwhals as nw
+
+    source = "frame"
+    if isinstance(x, (str, os.PathLike)):
+        from ._duckdb import read
+
+        source = os.fspath(x)
+        x = read(x)
+    with warnings.catch_warnings():
+        # narwhals announces that its Dask support moves to a plugin; nothing for users to do
+        warnings.simplefilter("ignore", FutureWarning)
+        try:
+            frame = x if isinstance(x, (nw.DataFrame, nw.LazyFrame)) else nw.from_native(x)
+        except TypeError as exc:
+            raise VeracityError(f"cannot read columns from {type(x).__name__}: {exc}") from None
+    lazy = isinstance(frame, nw.LazyFrame)
+    if lazy and frame.implementation.is_polars():
+        pass
+    schema = dict(frame.collect_schema()) if lazy else dict(frame.schema)
+    backend = str(frame.implementation).split(".")[-1].lower()
+    return Frame(frame, lazy, backend, tuple(schema), schema, source)
+
+
+def check_columns(frame: Frame, names: dict[str, Any]) -> None:
+    """Every named column exists; the message lists what is available."""
+    for role, name in names.items():
+        for col in ([name] if isinstance(name, str) else list(name or [])):
+            if not isinstance(col, str):
+                raise VeracityError(f"{role}= must name a column (a string), got {col!r}")
+            if col not in frame.columns:
+                where = "" if frame.source == "frame" else f" in {frame.source}"
+                shown = ", ".join(str(c) for c in frame.columns[:20])
+                raise VeracityError(f"column {col!r} not found{where}; available columns: {shown}")
+
+
+def _is_numeric(dtype: Any) -> bool:
+    return bool(dtype.is_numeric()) and not _is_decimal(dtype)
+
+
+def _is_decimal(dtype: Any) -> bool:
+    import narwhals as nw
+
+    return isinstance(dtype, nw.Decimal) or dtype == nw.Decimal
+
+
+def check_dtypes(frame: Frame, score: list[str], label: str, weight: str | None) -> None:
+    """The input contract's type part: numeric scores/weights; 0/1 or boolean labels."""
+    import narwhals as nw
+
+    for col, role in [*((c, "scores") for c in score), *(((weight, "sample_weight"),) if weight else ())]:
+        dtype = frame.schema[col]
+        if _is_decimal(dtype):
+            raise VeracityError(
+                f"column {col!r} ({role}) is {dtype}; cast it to a float (DOUBLE / float64) first"
+            )
+        if not _is_numeric(dtype):
+            raise VeracityError(
+                f"column {col!r} ({role}) must be numeric, got {dtype}; convert the column to numbers"
+            )
+    dtype = frame.schema[label]
+    if not (_is_numeric(dtype) or dtype == nw.Boolean):
+        raise VeracityError(
+            f"column {label!r} (labels) must hold 0/1 numbers or booleans, got {dtype}; "
+            "map the two classes to 0 and 1 first"
+        )

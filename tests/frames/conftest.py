@@ -1,0 +1,99 @@
+"""Backends for the frame tests: one random dataset, every way a user may hold it.
+
+The dataset has ties (scores rounded to 2 decimals), weights, a segment column
+and a logit column. Spark runs for real in ``local[2]`` (one session for the
+whole run: it takes ~20 s to start); Java comes from scripts/ensure-java.sh.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+N = 3000
+
+
+def dataset(n: int = N, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    logit = np.round(rng.normal(0.0, 1.8, n), 1)  # ties, within and across AUC ranges
+    p = np.round(1.0 / (1.0 + np.exp(-logit)), 2)
+    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-logit / 1.4))).astype(np.int64)
+    return pd.DataFrame({
+        "p": p, "y": y, "w": np.round(rng.uniform(0.2, 3.0, n), 3),
+        "segment": rng.choice(["north", "south", "east"], n), "logit": logit,
+    })
+
+
+@pytest.fixture(scope="session")
+def spark():
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17: run scripts/ensure-java.sh (make test does)")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]").appName("veracity-tests")
+        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4").config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.memory", "1g").getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def make(backend: str, df: pd.DataFrame, tmp_path, request=None):
+    """``df`` as ``backend`` holds it (paths for the file backends)."""
+    if backend == "pandas":
+        return df
+    if backend == "polars":
+        import polars as pl
+
+        return pl.from_pandas(df)
+    if backend == "polars-lazy":
+        import polars as pl
+
+        return pl.from_pandas(df).lazy()
+    if backend == "pyarrow":
+        import pyarrow as pa
+
+        return pa.Table.from_pandas(df, preserve_index=False)
+    if backend == "duckdb":
+        import duckdb
+
+        con = duckdb.connect()
+        con.register("t", df)
+        return con.sql("SELECT * FROM t")
+    if backend == "parquet":
+        path = tmp_path / "scores.parquet"
+        df.to_parquet(path, index=False)
+        return str(path)
+    if backend == "csv":
+        path = tmp_path / "scores.csv"
+        df.to_csv(path, index=False)
+        return str(path)
+    if backend == "glob":
+        for i, part in enumerate(np.array_split(np.arange(len(df)), 3)):
+            df.iloc[part].to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+        return str(tmp_path / "part-*.parquet")
+    if backend == "dask":
+        import dask.dataframe as dd
+
+        return dd.from_pandas(df, npartitions=2)
+    if backend == "spark":
+        session = request.getfixturevalue("spark")
+        path = tmp_path / "spark.parquet"
+        df.to_parquet(path, index=False)
+        return session.read.parquet(str(path))
+    raise AssertionError(backend)
+
+
+BACKENDS = ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "csv", "glob", "dask"]

@@ -1,0 +1,134 @@
+"""One dataset through every backend: the frame form equals the array form.
+
+Counts identical, per-bin sums and metrics to 1e-9 relative, exact AUC equal to
+scikit-learn's ``roc_auc_score`` (the oracle), slices agree — on numpy arrays,
+pandas, polars (eager and lazy), pyarrow, DuckDB (relation, Parquet, CSV, glob)
+and Dask here; Spark in test_frames_spark.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+import veracity as vc
+
+from .conftest import BACKENDS, dataset, make
+
+REL = 1e-9
+
+
+def same_audit(a, b):
+    assert a.n == b.n
+    np.testing.assert_array_equal(a.table.stats.count, b.table.stats.count)
+    for name in ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll"):
+        np.testing.assert_allclose(getattr(a.table.stats, name), getattr(b.table.stats, name), rtol=REL,
+                                   atol=1e-12, err_msg=name)
+    for key, value in b.metrics.items():
+        assert a.metrics[key] == pytest.approx(value, rel=REL, abs=1e-12), key
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_audit_equals_the_array_form(backend, weighted, tmp_path):
+    df = dataset()
+    w = df["w"].to_numpy() if weighted else None
+    frame = make(backend, df, tmp_path)
+    got = vc.audit(frame, score="p", label="y", by="segment", sample_weight="w" if weighted else None, bins=12)
+    want = vc.audit(df["p"].to_numpy(), df["y"].to_numpy(), sample_weight=w, bins=12,
+                    by=df["segment"].to_numpy(), by_name="segment")
+    same_audit(got, want)
+    # scikit-learn is the oracle for the exact AUC (ties count one half)
+    assert got.auc == pytest.approx(roc_auc_score(df["y"], df["p"], sample_weight=w), rel=1e-12)
+    assert got.group_column == "segment"
+    assert list(got.groups) == list(want.groups) == ["east", "north", "south"]
+    for key in want.groups:
+        same_audit(got.groups[key], want.groups[key])
+        rows = (df["segment"] == key).to_numpy()
+        assert got.groups[key].auc == pytest.approx(
+            roc_auc_score(df["y"][rows], df["p"][rows], sample_weight=None if w is None else w[rows]), rel=1e-12)
+    assert "By segment:" in str(got)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_logits_threshold_and_auto_bins(backend, tmp_path):
+    df = dataset(seed=4)
+    frame = make(backend, df, tmp_path)
+    got = vc.audit(frame, score="logit", label="y", score_type="logit", threshold=0.3, bins="auto")
+    want = vc.audit(df["logit"].to_numpy(), df["y"].to_numpy(), score_type="logit", threshold=0.3, bins="auto")
+    same_audit(got, want)
+    assert got.table.bins == want.table.bins == 15  # ceil(3000 ** (1/3))
+    assert got.auc == pytest.approx(roc_auc_score(df["y"], df["logit"]), rel=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_metrics_and_reliability(backend, tmp_path):
+    df = dataset(seed=7)
+    frame = make(backend, df, tmp_path)
+    p, y, w = (df[c].to_numpy() for c in ("p", "y", "w"))
+    for name in ("ece", "mce", "brier", "nll", "auc", "accuracy"):
+        fn = getattr(vc, name)
+        assert fn(frame, score="p", label="y", sample_weight="w") == pytest.approx(
+            fn(p, y, sample_weight=w), rel=REL), name
+    d = vc.brier_decomposition(frame, score="p", label="y", bins=8)
+    assert d.reliability == pytest.approx(vc.brier_decomposition(p, y, bins=8).reliability, rel=REL)
+    table = vc.reliability(frame, score="p", label="y", bins=5)
+    ref = vc.reliability(p, y, bins=5)
+    assert [r.n for r in table.rows] == [r.n for r in ref.rows]
+    assert table.ece == pytest.approx(ref.ece, rel=REL)
+
+
+@pytest.mark.parametrize("backend", ["polars-lazy", "duckdb", "dask"])
+def test_continuous_scores_exact_auc(backend, tmp_path):
+    # every score distinct: the per-range running sums carry the whole order
+    rng = np.random.default_rng(11)
+    n = 20_000
+    import pandas as pd
+
+    df = pd.DataFrame({"p": rng.random(n)})
+    df["y"] = (rng.random(n) < df["p"]).astype(np.int64)
+    got = vc.auc(make(backend, df, tmp_path), score="p", label="y")
+    assert got == vc.auc(df["p"], df["y"])  # integer Mann-Whitney sums: bit-identical
+    assert got == pytest.approx(roc_auc_score(df["y"], df["p"]), rel=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "parquet", "polars-lazy"])
+def test_sql_injection_column_name_is_a_column(backend, tmp_path):
+    df = dataset(500).rename(columns={"p": 'p"; DROP TABLE x; --', "segment": "seg'ment"})
+    got = vc.audit(make(backend, df, tmp_path), score='p"; DROP TABLE x; --', label="y", by="seg'ment")
+    want = vc.audit(df['p"; DROP TABLE x; --'], df["y"], by=df["seg'ment"].to_numpy(), by_name="seg'ment")
+    same_audit(got, want)
+    assert got.group_column == "seg'ment"
+
+
+def test_multiclass_frame_in_memory(tmp_path):
+    import pandas as pd
+
+    rng = np.random.default_rng(2)
+    P = rng.dirichlet([1, 1, 1], 400)
+    y = rng.integers(0, 3, 400)
+    df = pd.DataFrame({"p0": P[:, 0], "p1": P[:, 1], "p2": P[:, 2], "y": y})
+    got = vc.audit(df, score=["p0", "p1", "p2"], label="y")
+    same_audit(got, vc.audit(P, y))
+    with pytest.raises(vc.VeracityError, match="multiclass scores on a lazy"):
+        vc.audit(make("duckdb", df, tmp_path), score=["p0", "p1", "p2"], label="y")
+
+
+def test_array_form_and_dataframe_matrix_unchanged():
+    import pandas as pd
+
+    df = dataset(200)
+    # a DataFrame passed positionally is still an (N, K) score matrix, not a frame
+    P = pd.DataFrame({"a": 1 - df["p"], "b": df["p"]})
+    assert vc.ece(P, df["y"]) == vc.ece(P.to_numpy(), df["y"].to_numpy())
+
+
+def test_threshold_table_and_monitor_frame_form():
+    df = dataset(600)
+    t = vc.threshold_table(df, [0.3, 0.5], score="p", label="y", sample_weight="w")
+    ref = vc.threshold_table(df["p"].to_numpy(), df["y"].to_numpy(), [0.3, 0.5], sample_weight=df["w"].to_numpy())
+    assert [r.tp for r in t.rows] == [r.tp for r in ref.rows]
+    m = vc.monitor(df, score="p", label="y", periods="segment")
+    ref_m = vc.monitor(df["p"].to_numpy(), df["y"].to_numpy(), df["segment"].to_numpy())
+    assert str(m) == str(ref_m)

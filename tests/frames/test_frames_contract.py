@@ -1,0 +1,102 @@
+"""Bad inputs give the same one-line message on every backend (one input contract)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import veracity as vc
+
+from .conftest import make
+
+BACKENDS = ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "dask"]
+
+
+def _base(n=50):
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"p": np.round(rng.random(n), 2), "y": rng.integers(0, 2, n),
+                         "w": rng.uniform(0.5, 2, n)})
+
+
+def _set(col, row, value, dtype=None):
+    def edit(df):
+        df = df.copy()
+        if dtype is not None:
+            df[col] = df[col].astype(dtype)
+        df.loc[row, col] = value
+        return df
+    return edit
+
+
+CASES = [
+    ("nan score", _set("p", 3, np.nan), {}, r"^column 'p' \(scores\) has 1 missing/NaN and 0 infinite values of 50 rows"),
+    ("inf score", _set("p", 3, np.inf), {}, r"^column 'p' \(scores\) has 0 missing/NaN and 1 infinite"),
+    ("out of range", _set("p", 7, 1.5), {}, r"^column 'p' \(scores\) must hold probabilities in \[0, 1\]; 1 of 50 are not \(min=.*, max=1\.5\)\. If these are logits"),
+    ("label 2", _set("y", 4, 2), {}, r"^column 'y' \(labels\) must be binary 0/1 \(or bool\); 1 of 50 are not \(min=2, max=2\)"),
+    ("label nan", _set("y", 4, np.nan, "float64"), {}, r"^column 'y' \(labels\) must be binary 0/1 \(or bool\); 1 of 50 are not \(missing\)"),
+    ("negative weight", _set("w", 5, -1.0), {"sample_weight": "w"}, r"^column 'w' \(sample_weight\) must be non-negative; 1 of 50 are negative \(min=-1\)"),
+    ("infinite weight", _set("w", 5, np.inf), {"sample_weight": "w"}, r"^column 'w' \(sample_weight\) has 1 missing, NaN or infinite"),
+    ("zero weights", lambda df: df.assign(w=0.0), {"sample_weight": "w"}, r"^column 'w' \(sample_weight\) sums to 0"),
+    ("string scores", lambda df: df.assign(p=df["p"].astype(str)), {}, r"^column 'p' \(scores\) must be numeric, got String"),
+    ("yes/no labels", lambda df: df.assign(y=np.where(df["y"] == 1, "yes", "no")), {}, r"^column 'y' \(labels\) must hold 0/1 numbers or booleans, got String"),
+    ("missing column", lambda df: df, {"label": "target"}, r"^column 'target' not found.*; available columns: p, y, w$"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_same_message_on_every_backend(case, tmp_path):
+    _, edit, kwargs, match = case
+    df = edit(_base())
+    messages = set()
+    for backend in BACKENDS:
+        sub = tmp_path / backend
+        sub.mkdir()
+        with pytest.raises(vc.VeracityError, match=match) as info:
+            vc.audit(make(backend, df, sub), **{"score": "p", "label": "y", **kwargs})
+        messages.add(str(info.value).replace(str(sub / "scores.parquet"), "<file>").replace(" in <file>", ""))
+    assert len(messages) == 1, messages
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_boolean_labels_and_integer_scores_are_fine(backend, tmp_path):
+    df = _base().assign(y=lambda d: d["y"] == 1, p=lambda d: (d["p"] > 0.5).astype(np.int64))
+    got = vc.audit(make(backend, df, tmp_path), score="p", label="y")
+    assert got.brier == pytest.approx(vc.brier(df["p"].to_numpy(), df["y"].to_numpy()), rel=1e-12)
+
+
+def test_decimal_scores_refused(tmp_path):
+    import duckdb
+
+    rel = duckdb.connect().sql("SELECT 0.5 AS p, 1 AS y UNION ALL SELECT 0.25, 0")
+    with pytest.raises(vc.VeracityError, match=r"column 'p' \(scores\) is Decimal.*cast it to a float"):
+        vc.audit(rel, score="p", label="y")
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"bins": 0}, r"bins must be a positive integer"),
+        ({"score_type": "odds"}, r"score_type must be"),
+        ({"threshold": 2}, r"threshold must be a probability"),
+        ({"sample_weight": np.ones(3)}, r"with a frame, sample_weight= names a column"),
+        ({"score": 3}, r"score= must name a column"),
+        ({"label": None}, r"needs both column names"),
+        ({"strategy": "quantile"}, r"equal-width bins"),
+        ({"ci": True}, r"need every row in memory"),
+    ],
+)
+def test_bad_options_on_a_lazy_frame(kwargs, match, tmp_path):
+    frame = make("duckdb", _base(), tmp_path)
+    with pytest.raises(vc.VeracityError, match=match):
+        vc.audit(frame, **{"score": "p", "label": "y", **kwargs})
+
+
+def test_auc_single_class_message_matches_arrays(tmp_path):
+    df = _base().assign(y=1)
+    with pytest.raises(vc.VeracityError) as arrays:
+        vc.auc(df["p"], df["y"])
+    with pytest.raises(vc.VeracityError) as lazy:
+        vc.auc(make("duckdb", df, tmp_path), score="p", label="y")
+    assert str(lazy.value) == str(arrays.value)
+    assert vc.audit(make("duckdb", df, tmp_path), score="p", label="y").auc is None

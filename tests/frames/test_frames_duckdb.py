@@ -1,0 +1,131 @@
+"""DuckDB: lazy (never collected), locked down (only the named files, no network,
+no extensions), quoted identifiers, and read errors that never echo file content."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import veracity as vc
+from veracity.frames import _duckdb
+
+duckdb = pytest.importorskip("duckdb")
+
+
+@pytest.fixture
+def limit_64mb():
+    before = dict(_duckdb.DEFAULTS)
+    vc.configure_duckdb(memory_limit="64MB", threads=2)
+    yield
+    _duckdb.DEFAULTS.update(before)
+
+
+def test_a_file_larger_than_the_memory_limit_is_not_collected(tmp_path, limit_64mb):
+    n = 4_500_000  # raw columns: 4.5e6 x (8-byte score + 8-byte label) = 72 MB > 64 MB
+    path = str(tmp_path / "big.parquet")
+    duckdb.sql(
+        f"COPY (SELECT round(p, 5) AS p, CAST(random() < p AS BIGINT) AS y "
+        f"FROM (SELECT random() AS p FROM range({n}))) TO '{path}' (FORMAT parquet)"
+    )
+    result = vc.audit(path, score="p", label="y", bins=10)
+    assert result.n == n
+    # cross-check on a fresh, unlimited connection with plain SQL
+    con = duckdb.connect()
+    total, pos = con.execute(f"SELECT count(*), sum(y) FROM read_parquet('{path}')").fetchone()
+    assert (result.n, result.base_rate) == (total, pytest.approx(pos / total, rel=1e-12))
+    # the same limit refuses to hold the rows: the audit above could not have collected them
+    rel = _duckdb.read(path)
+    with pytest.raises(duckdb.OutOfMemoryException):
+        rel.aggregate("list(p ORDER BY p) AS l, list(y) AS m").fetchall()
+
+
+def test_only_the_named_files_and_no_extensions(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    path = tmp_path / "a.parquet"
+    pd.DataFrame({"p": [0.1, 0.8, 0.4], "y": [0, 1, 1]}).to_parquet(path)
+    other = tmp_path / "secret.csv"
+    other.write_text("a\n1\n")
+    assert vc.audit(str(path), score="p", label="y").n == 3
+    locked = _duckdb.connect([str(path)])
+    for sql in (f"SELECT * FROM read_csv('{other}')", "INSTALL httpfs", "LOAD httpfs",
+                "SET enable_external_access = true", "SELECT * FROM read_parquet('https://example.com/x.parquet')"):
+        with pytest.raises(duckdb.Error):
+            locked.execute(sql)
+    assert not (tmp_path / "home" / ".duckdb").exists()
+
+
+@pytest.mark.parametrize("url", ["https://example.com/a.parquet", "s3://bucket/a.parquet", "http://x/y.csv",
+                                 "gcs://b/c.parquet"])
+def test_remote_paths_refused(url):
+    with pytest.raises(vc.VeracityError, match=r"remote paths \(\w+://\) are not read.*your own DuckDB connection"):
+        vc.audit(url, score="p", label="y")
+
+
+def test_parse_errors_never_echo_file_content(tmp_path):
+    path = tmp_path / "bad.parquet"
+    path.write_text("p,y\ntop secret value,1\n")  # not Parquet at all
+    with pytest.raises(vc.VeracityError) as info:
+        vc.audit(str(path), score="p", label="y")
+    assert "secret" not in str(info.value)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+    csv = tmp_path / "bad.csv"
+    csv.write_text("p,y\n0.1,0\n0.2,1,extra,confidential\n")
+    with pytest.raises(vc.VeracityError) as info:
+        vc.audit(str(csv), score="p", label="y")
+    assert "confidential" not in str(info.value) and "\n" not in str(info.value)
+
+
+def test_missing_files_and_globs(tmp_path):
+    with pytest.raises(vc.VeracityError, match="file not found"):
+        vc.audit(str(tmp_path / "nope.parquet"), score="p", label="y")
+    with pytest.raises(vc.VeracityError, match="no file matches"):
+        vc.audit(str(tmp_path / "*.parquet"), score="p", label="y")
+    (tmp_path / "h.csv").write_text("p,y\n")
+    with pytest.raises(vc.VeracityError, match="has no rows"):
+        vc.audit(str(tmp_path / "h.csv"), score="p", label="y")
+
+
+def test_a_users_own_connection_and_relation():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT (i % 97) / 96.0 AS p, CAST(i % 3 = 0 AS INTEGER) AS y FROM range(5000) r(i)")
+    rel = con.table("t")
+    df = rel.df()
+    got = vc.audit(rel, score="p", label="y")
+    assert got.ece == pytest.approx(vc.ece(df["p"], df["y"]), rel=1e-12)
+    assert got.auc == vc.auc(df["p"], df["y"])
+
+
+def test_rows_per_range_follows_the_memory_limit():
+    assert _duckdb.parse_bytes("64MB") == 64 * 10**6
+    assert _duckdb.parse_bytes("244.1 MiB") == int(244.1 * 2**20)
+    con = duckdb.connect(config={"memory_limit": "64MB"})
+    assert _duckdb.rows_per_range(con.sql("SELECT 1")) == pytest.approx(64e6 / 4 / 400, rel=0.1)
+
+
+def test_exact_auc_with_many_ranges_equals_one_range():
+    import narwhals as nw
+
+    from veracity.frames import _aggregates as agg
+    from veracity.frames._source import as_frame
+
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"p": np.round(rng.random(4000), 3), "y": rng.integers(0, 2, 4000), "w": rng.random(4000)})
+    lf = agg.base(as_frame(duckdb.connect().from_df(df)).nw, "p", "y", None, None)
+    one = agg.auc_parts(lf, score_type="probability", weighted=False, grouped=False, backend="duckdb")
+    cuts = agg.range_cuts(lf, score_type="probability", n=4000, rows_per_range=300)
+    assert len(cuts) >= 10
+    many = agg.auc_parts(lf, score_type="probability", weighted=False, grouped=False, backend="duckdb", cuts=cuts)
+    assert one == many
+    assert isinstance(lf, nw.LazyFrame)
+
+
+def test_a_late_csv_error_does_not_echo_the_row(tmp_path):
+    path = tmp_path / "late.csv"
+    rows = "".join(f"0.{i % 9 + 1},{i % 2}\n" for i in range(30000))
+    path.write_text("p,y\n" + rows + "0.5,1,classified-token,x\n")
+    with pytest.raises(vc.VeracityError) as info:
+        vc.audit(str(path), score="p", label="y")
+    assert "classified-token" not in str(info.value) and "\n" not in str(info.value)
+    assert str(info.value).startswith(f"could not read {path} as CSV")
