@@ -24,7 +24,7 @@ PINNED = [
     "ThresholdTable", "VectorScaling", "VennAbers", "VeracityError", "accuracy", "adjust_prior",
     "auc", "audit", "audit_dask", "audit_duckdb", "binomial_interval", "bootstrap_intervals", "brier",
     "brier_decomposition", "budget_threshold", "calibration_slope", "calibration_tests",
-    "compare", "conformal_coverage_law", "corp", "cost_threshold", "cross_fit", "ece",
+    "compare", "configure_duckdb", "conformal_coverage_law", "corp", "cost_threshold", "cross_fit", "ece",
     "ece_estimates", "ece_noise_floor", "estimate_prior", "hosmer_lemeshow", "label_maturity",
     "load", "load_demo", "mce", "monitor", "nll", "period_keys", "plot_multiclass_reliability",
     "plot_reliability", "plot_reliability_overlay", "plot_risk_coverage", "plot_thresholds",

@@ -100,3 +100,14 @@ def test_auc_single_class_message_matches_arrays(tmp_path):
         vc.auc(make("duckdb", df, tmp_path), score="p", label="y")
     assert str(lazy.value) == str(arrays.value)
     assert vc.audit(make("duckdb", df, tmp_path), score="p", label="y").auc is None
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e300])
+def test_weight_scale_invariance_on_a_lazy_frame(scale, tmp_path):
+    df = _base(200)
+    want = vc.audit(make("duckdb", df, tmp_path), score="p", label="y", sample_weight="w", bins="auto")
+    got = vc.audit(make("duckdb", df.assign(w=df["w"] * scale), tmp_path), score="p", label="y",
+                   sample_weight="w", bins="auto")
+    for key, value in want.metrics.items():
+        assert got.metrics[key] == pytest.approx(value, rel=1e-9), key
+    assert got.table.bins == want.table.bins

@@ -44,12 +44,19 @@ def collect(x: Any) -> Any:
     return x.collect() if isinstance(x, nw.LazyFrame) else x
 
 
-def base(frame: Any, score: str, label: str, weight: str | None, by: str | None) -> Any:
-    """The four working columns ``_s, _y, _w`` (and ``_g``), whatever the user's names."""
+def base(frame: Any, score: str, label: str, weight: str | None, by: str | None,
+         weight_scale: float = 1.0) -> Any:
+    """The working columns ``_s, _y, _w`` (and ``_g``), whatever the user's names.
+
+    ``weight_scale`` is an exact power of two (see :func:`weight_scale`).
+    """
     import narwhals as nw
 
+    w = nw.col(weight).cast(nw.Float64) if weight else nw.lit(1.0, nw.Float64)
+    if weight and weight_scale != 1.0:
+        w = w * weight_scale
     cols = [nw.col(score).cast(nw.Float64).alias("_s"), nw.col(label).cast(nw.Float64).alias("_y"),
-            (nw.col(weight).cast(nw.Float64) if weight else nw.lit(1.0, nw.Float64)).alias("_w")]
+            w.alias("_w")]
     if by is not None:
         cols.append(nw.col(by).alias("_g"))
     return frame.select(cols)
@@ -74,13 +81,13 @@ def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, An
         _s_miss=_flag(s.is_null() | s.is_nan()), _s_inf=_flag(s.abs() == _INF),
         _sf=nw.when(s_ok).then(s), _y_bad=_flag(~y_ok), _yf=nw.when(~y_ok & ~(y.is_null() | y.is_nan()).fill_null(True)).then(y),
         _w_bad=_flag(~w_ok), _w_neg=_flag(w_ok & (w < 0)), _wf=nw.when(w_ok).then(w),
-    ).with_columns(_p_bad=_flag((nw.col("_sf") < 0) | (nw.col("_sf") > 1)), _wsq=nw.col("_wf") * nw.col("_wf"))
+    ).with_columns(_p_bad=_flag((nw.col("_sf") < 0) | (nw.col("_sf") > 1)))
     row = collect(x.select(
         nw.col("_one").sum().alias("n"), nw.col("_s_miss").sum(),
         nw.col("_s_inf").sum(), nw.col("_sf").min().alias("s_min"), nw.col("_sf").max().alias("s_max"),
         nw.col("_p_bad").sum(), nw.col("_y_bad").sum(), nw.col("_yf").min().alias("y_min"),
         nw.col("_yf").max().alias("y_max"), nw.col("_w_bad").sum(), nw.col("_w_neg").sum(),
-        nw.col("_wf").min().alias("w_min"), nw.col("_wf").sum().alias("w_sum"), nw.col("_wsq").sum().alias("w_sq"),
+        nw.col("_wf").min().alias("w_min"), nw.col("_wf").max().alias("w_max"), nw.col("_wf").sum().alias("w_sum"),
         nw.col("_y").sum().alias("y_sum"),
     )).rows(named=True)[0]
     return {k.lstrip("_"): (0 if v is None and k.startswith("_") else v) for k, v in row.items()}
@@ -120,11 +127,23 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
                 f"column {weight!r} (sample_weight) must be non-negative; {int(c['w_neg'])} of {n} are "
                 f"negative (min={float(c['w_min']):.3g})"
             )
-        if not float(c["w_sum"] or 0.0) > 0:
+        if not float(c["w_max"] or 0.0) > 0:
             raise VeracityError(
                 f"column {weight!r} (sample_weight) sums to 0; at least one row needs a positive weight"
             )
     return n
+
+
+def weight_scale(c: dict[str, Any]) -> float:
+    """The array contract's rescaling of extreme weights: an exact power of two, or 1."""
+    from ..core import _validation
+
+    limit = getattr(_validation, "WEIGHT_EXP_LIMIT", None)
+    hi = float(c.get("w_max") or 0.0)
+    if limit is None or not hi > 0:
+        return 1.0
+    exp = math.frexp(hi)[1]
+    return math.ldexp(1.0, -exp) if abs(exp) > limit else 1.0
 
 
 def probability(score_type: str) -> Any:

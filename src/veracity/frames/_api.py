@@ -92,12 +92,16 @@ class _Prepared:
         return error
 
     # -- lazy -----------------------------------------------------------------------
+    weight_scale = 1.0
+
     def working(self, grouped: bool) -> Any:
-        return agg.base(self.frame.nw, self.score[0], self.label, self.weight, self.by if grouped else None)
+        return agg.base(self.frame.nw, self.score[0], self.label, self.weight, self.by if grouped else None,
+                        self.weight_scale)
 
     def check_lazy(self, score_type: str) -> dict[str, Any]:
         counts = agg.contract_counts(self.working(False), score_type=score_type, weighted=self.weight is not None)
         agg.check_contract(counts, score=self.score[0], label=self.label, weight=self.weight, score_type=score_type)
+        self.weight_scale = agg.weight_scale(counts) if self.weight else 1.0
         return counts
 
     def require_lazy_support(self, *, strategy: str = "uniform", what: str = "this", **flags: Any) -> None:
@@ -133,15 +137,26 @@ def _edges(bins: int) -> np.ndarray:
     return uniform_edges(bins)
 
 
-def _resolve_bins(bins: Any, counts: dict[str, Any], weighted: bool) -> tuple[int, Any]:
+def n_eff(prep: _Prepared, counts: dict[str, Any]) -> float:
+    """Kish effective size (Σw)²/Σw² of the (rescaled) weights; N unweighted."""
+    import narwhals as nw
+
+    if prep.weight is None:
+        return float(counts["n"])
+    row = agg.collect(prep.working(False).with_columns(_wsq=nw.col("_w") * nw.col("_w")).select(
+        nw.col("_w").sum(), nw.col("_wsq").sum())).rows()[0]
+    return float(row[0]) ** 2 / float(row[1])
+
+
+def _resolve_bins(bins: Any, prep: _Prepared, counts: dict[str, Any]) -> tuple[int, Any]:
     from ..core._binning import AutoBins, auto_bins, check_bins
 
     if isinstance(bins, str):
         if bins != "auto":
             raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
-        n_eff = float(counts["n"]) if not weighted else float(counts["w_sum"]) ** 2 / float(counts["w_sq"])
-        m = auto_bins(n_eff)
-        return m, AutoBins(m, n_eff)
+        size = n_eff(prep, counts)
+        m = auto_bins(size)
+        return m, AutoBins(m, size)
     return check_bins(bins), None
 
 
@@ -166,7 +181,7 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
                grouped: bool = False) -> tuple[Any, dict[Any, Any], dict[Any, float], Any]:
     """``(whole stats, {key: stats}, {key: Σw·correct}, auto_bins)`` of a lazy frame."""
     counts = prep.counts = prep.check_lazy(score_type)
-    m, auto = _resolve_bins(bins, counts, prep.weight is not None)
+    m, auto = _resolve_bins(bins, prep, counts)
     edges = _edges(m)
     sums = agg.bin_sums(prep.working(grouped), bins=m, score_type=score_type, threshold=threshold,
                         grouped=grouped)
