@@ -26,6 +26,7 @@ demo: $(BASE)
 ## Set up and run the whole test suite (browser tests use Debian's chromium).
 test: $(DEV)
 	bash scripts/ensure-chromium.sh
+	bash scripts/ensure-java.sh
 	$(PY) -m pytest -n 2 tests src/veracity
 
 ## Benchmarks (not part of the tests): each prints times and ratios against the peers.

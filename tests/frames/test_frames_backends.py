@@ -132,3 +132,19 @@ def test_threshold_table_and_monitor_frame_form():
     m = vc.monitor(df, score="p", label="y", periods="segment")
     ref_m = vc.monitor(df["p"].to_numpy(), df["y"].to_numpy(), df["segment"].to_numpy())
     assert str(m) == str(ref_m)
+
+
+@pytest.mark.parametrize("backend", ["pandas", "duckdb", "polars-lazy"])
+def test_slice_cap_pools_the_smallest_groups_like_the_arrays(backend, tmp_path):
+    import pandas as pd
+
+    rng = np.random.default_rng(8)
+    n = 4000
+    keys = rng.choice([f"k{i:02d}" for i in range(12)], n, p=np.arange(12, 0, -1) / 78)
+    df = pd.DataFrame({"p": np.round(rng.random(n), 2), "y": rng.integers(0, 2, n), "k": keys})
+    got = vc.audit(make(backend, df, tmp_path), score="p", label="y", by="k", max_groups=5)
+    want = vc.audit(df["p"].to_numpy(), df["y"].to_numpy(), by=keys, by_name="k", max_groups=5)
+    assert list(got.groups) == list(want.groups)
+    assert list(got.groups)[-1] == "(other 8 values)"
+    for key in want.groups:
+        same_audit(got.groups[key], want.groups[key])

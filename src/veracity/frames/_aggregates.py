@@ -32,8 +32,10 @@ import numpy as np
 
 from ..core._validation import PROB_EPS, VeracityError
 
-#: score ranges of the exact AUC (balances the work; any number gives the same AUC)
+#: score ranges of the exact AUC when no cut points are given (any number gives the same AUC)
 AUC_RANGES = 256
+#: rows per score range (one sort task) on Spark and Dask
+ROWS_PER_TASK = 2_000_000
 _INF = float("inf")
 
 
@@ -45,7 +47,7 @@ def collect(x: Any) -> Any:
 
 
 def base(frame: Any, score: str, label: str, weight: str | None, by: str | None,
-         weight_scale: float = 1.0) -> Any:
+         weight_scale: float = 1.0, pooled: tuple[list[Any], str] | None = None) -> Any:
     """The working columns ``_s, _y, _w`` (and ``_g``), whatever the user's names.
 
     ``weight_scale`` is an exact power of two (see :func:`weight_scale`).
@@ -58,8 +60,20 @@ def base(frame: Any, score: str, label: str, weight: str | None, by: str | None,
     cols = [nw.col(score).cast(nw.Float64).alias("_s"), nw.col(label).cast(nw.Float64).alias("_y"),
             w.alias("_w")]
     if by is not None:
-        cols.append(nw.col(by).alias("_g"))
+        key = nw.col(by)
+        if pooled is not None:  # the slice cap: keep these keys, pool the others under one name
+            keep, other = pooled
+            key = nw.when(key.is_in(keep)).then(key.cast(nw.String)).otherwise(nw.lit(other, nw.String))
+        cols.append(key.alias("_g"))
     return frame.select(cols)
+
+
+def key_counts(lf: Any) -> dict[Any, int]:
+    """Rows per slice key (one row per distinct key comes back)."""
+    import narwhals as nw
+
+    t = collect(lf.with_columns(_one=nw.lit(1, nw.Int64)).group_by("_g").agg(nw.col("_one").sum()))
+    return dict(zip(t.get_column("_g").to_list(), t.get_column("_one").to_list()))
 
 
 def _flag(expr: Any) -> Any:
@@ -253,7 +267,7 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
 
     y, w = nw.col("_y"), nw.col("_w")
     if ranges is None:
-        ranges = AUC_RANGES if backend in ("pyspark", "dask", "sqlframe") else 1
+        ranges = AUC_RANGES if cuts is None and backend in ("pyspark", "dask", "sqlframe") else 1
     if weighted:
         pos, neg = w * y, w * (1.0 - y)
     else:

@@ -93,10 +93,25 @@ class _Prepared:
 
     # -- lazy -----------------------------------------------------------------------
     weight_scale = 1.0
+    pooled: tuple[list[Any], str] | None = None
 
     def working(self, grouped: bool) -> Any:
-        return agg.base(self.frame.nw, self.score[0], self.label, self.weight, self.by if grouped else None,
-                        self.weight_scale)
+        f = self.frame
+        return agg.base(f.nw, f.ref(self.score[0]), f.ref(self.label), self.weight and f.ref(self.weight),
+                        f.ref(self.by) if grouped and self.by else None, self.weight_scale,
+                        self.pooled if grouped else None)
+
+    def cap_slices(self, cap: int | None, counts: dict[Any, int]) -> bool:
+        """The array form's slice cap: the largest ``cap - 1`` keys, the rest pooled (True if pooled)."""
+        from ..core._stats import other_key
+
+        if cap is None or len(counts) <= cap:
+            return False
+        ordered = _key_order(list(counts))
+        by_size = sorted(range(len(ordered)), key=lambda i: -counts[ordered[i]])  # stable: ties in key order
+        keep = [ordered[i] for i in by_size[: cap - 1]]
+        self.pooled = (keep, other_key(len(ordered) - len(keep)))
+        return True
 
     def check_lazy(self, score_type: str) -> dict[str, Any]:
         counts = agg.contract_counts(self.working(False), score_type=score_type, weighted=self.weight is not None)
@@ -185,7 +200,12 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
     edges = _edges(m)
     sums = agg.bin_sums(prep.working(grouped), bins=m, score_type=score_type, threshold=threshold,
                         grouped=grouped)
-    stats = {k: _stats(sums[k], edges) for k in _key_order(list(sums))}
+    if prep.pooled is not None and grouped:  # kept keys in key order, the pooled slice last
+        rank = {str(k): i for i, k in enumerate(_key_order(list(prep.pooled[0])))}
+        order = sorted(sums, key=lambda k: rank.get(str(k), len(rank)))
+    else:
+        order = _key_order(list(sums))
+    stats = {k: _stats(sums[k], edges) for k in order}
     correct = {k: float(sums[k]["correct"].sum()) for k in stats}
     whole = None
     for s in stats.values():
@@ -194,12 +214,15 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
 
 
 def lazy_auc(prep: _Prepared, *, score_type: str, n: int, grouped: bool = False) -> dict[Any, float | None]:
-    cuts = None
     if prep.frame.backend == "duckdb":  # keep each sorted range within DuckDB's memory limit
         from ._duckdb import rows_per_range
 
-        cuts = agg.range_cuts(prep.working(False), score_type=score_type, n=n,
-                              rows_per_range=rows_per_range(prep.frame.nw.to_native()))
+        per_range = rows_per_range(prep.frame.nw.to_native())
+    elif prep.frame.backend in ("pyspark", "dask"):  # one task per range: parallel, bounded
+        per_range = agg.ROWS_PER_TASK
+    else:  # in-process engines (polars): one sort
+        per_range = n
+    cuts = agg.range_cuts(prep.working(False), score_type=score_type, n=n, rows_per_range=per_range)
     return agg.auc_parts(prep.working(grouped), score_type=score_type, weighted=prep.weight is not None,
                          grouped=grouped, backend=prep.frame.backend, cuts=cuts)
 
@@ -223,6 +246,9 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     bins = options.pop("bins", 15)
     strategy = options.pop("strategy", "uniform")
     threshold = float(options.pop("threshold", 0.5))
+    from ..core._stats import MAX_GROUPS
+
+    max_groups = options.pop("max_groups", MAX_GROUPS)
     flags = {name: options.pop(name, False) for name in _IN_MEMORY_ONLY}
     for unused in ("n_resamples", "seed"):
         options.pop(unused, None)
@@ -236,8 +262,14 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     if options:
         raise VeracityError(f"unknown option(s) for vc.audit: {', '.join(sorted(options))}")
     grouped = prep.by is not None
+    from ..core._stats import check_max_groups
+
+    cap = check_max_groups(max_groups)
     whole, stats, correct, auto = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
                                              grouped=grouped)
+    if grouped and prep.cap_slices(cap, {k: s.n for k, s in stats.items()}):
+        whole, stats, correct, auto = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
+                                                 grouped=grouped)
     n = whole.n
     aucs = lazy_auc(prep, score_type=score_type, n=n, grouped=grouped)
 

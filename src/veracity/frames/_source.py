@@ -43,6 +43,12 @@ class Frame:
     columns: tuple[str, ...]
     schema: dict[str, Any]
     source: str
+    #: user column name -> the name in ``nw`` (Spark's frames are renamed by position,
+    #: since Spark parses dots and backticks in a column reference)
+    internal: dict[str, str] | None = None
+
+    def ref(self, name: str) -> str:
+        return name if self.internal is None else self.internal[name]
 
 
 def as_frame(x: Any) -> Frame:
@@ -63,11 +69,14 @@ def as_frame(x: Any) -> Frame:
         except TypeError as exc:
             raise VeracityError(f"cannot read columns from {type(x).__name__}: {exc}") from None
     lazy = isinstance(frame, nw.LazyFrame)
-    if lazy and frame.implementation.is_polars():
-        pass
     schema = dict(frame.collect_schema()) if lazy else dict(frame.schema)
     backend = str(frame.implementation).split(".")[-1].lower()
-    return Frame(frame, lazy, backend, tuple(schema), schema, source)
+    internal = None
+    if backend == "pyspark":
+        native = frame.to_native()
+        internal = {name: f"_c{i}" for i, name in enumerate(schema)}
+        frame = nw.from_native(native.toDF(*internal.values()))
+    return Frame(frame, lazy, backend, tuple(schema), schema, source, internal)
 
 
 def check_columns(frame: Frame, names: dict[str, Any]) -> None:

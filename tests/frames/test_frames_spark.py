@@ -1,0 +1,43 @@
+"""Spark for real (``local[2]``, one session for the run): the same audit as the arrays.
+
+Few and quick on purpose — starting the JVM dominates. The SQL-injection column
+name and the bad-input message are checked here too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+import veracity as vc
+
+from .conftest import dataset, make
+from .test_frames_backends import same_audit
+
+def test_spark_audit_equals_the_array_form(spark, tmp_path, request):
+    df = dataset().rename(columns={"p": 'p"; DROP TABLE x; --', "segment": "seg`ment"})
+    frame = make("spark", df, tmp_path, request)
+    got = vc.audit(frame, score='p"; DROP TABLE x; --', label="y", sample_weight="w", by="seg`ment", bins=12)
+    p, y, w = df['p"; DROP TABLE x; --'].to_numpy(), df["y"].to_numpy(), df["w"].to_numpy()
+    want = vc.audit(p, y, sample_weight=w, bins=12, by=df["seg`ment"].to_numpy(), by_name="seg`ment")
+    same_audit(got, want)
+    assert got.auc == pytest.approx(roc_auc_score(y, p, sample_weight=w), rel=1e-12)
+    assert got.group_column == "seg`ment"
+    for key in want.groups:
+        same_audit(got.groups[key], want.groups[key])
+
+
+def test_spark_logits_metrics_and_bad_input(spark, tmp_path, request):
+    df = dataset(seed=4)
+    frame = make("spark", df, tmp_path, request)
+    assert vc.auc(frame, score="logit", label="y", score_type="logit") == vc.auc(
+        df["logit"].to_numpy(), df["y"].to_numpy(), score_type="logit")
+    assert vc.ece(frame, score="p", label="y") == pytest.approx(vc.ece(df["p"], df["y"]), rel=1e-9)
+    (tmp_path / "bad").mkdir()
+    bad = make("spark", df.assign(y=np.where(np.arange(len(df)) == 5, 2, df["y"])), tmp_path / "bad", request)
+    with pytest.raises(vc.VeracityError) as spark_error:
+        vc.audit(bad, score="p", label="y")
+    with pytest.raises(vc.VeracityError) as pandas_error:
+        vc.audit(df.assign(y=np.where(np.arange(len(df)) == 5, 2, df["y"])), score="p", label="y")
+    assert str(spark_error.value) == str(pandas_error.value)
