@@ -304,6 +304,6 @@ def test_cli_bad_input(argv, match, csv_without_label, tmp_path, capsys):
     assert main(["report", *argv, "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert err.startswith("veracity report: error: ")
+    assert err.startswith("veracity report: input error: ")
     assert re.search(match, err)
     assert not out.exists()

@@ -1,15 +1,26 @@
 """The ``veracity`` command line.
 
 Each sub-command lives in its own module ``veracity.cli._<name>`` exposing
-``add_arguments(parser)`` and ``run(args) -> int``. Library errors
-(:class:`~veracity.VeracityError`) become a one-line message and exit code 2.
+``add_arguments(parser)`` and ``run(args) -> int``. Conventions shared by all:
+
+* exit 2 on bad input, with one line on stderr that says which kind:
+  ``usage error`` (the command line itself, from argparse) or ``input error``
+  (the data or an option's value, a :class:`~veracity.VeracityError`);
+* ``-`` as the input file reads stdin (CSV, or Parquet recognised by its magic bytes);
+* stdout carries only the table or the JSON; notes (which file was read, where
+  JSON was written) go to stderr;
+* ``--quiet`` silences the progress bar that slow commands draw on stderr when it
+  is a terminal (never under ``--json -``).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
 import sys
+import tempfile
 from collections.abc import Sequence
 
 from ..core._validation import VeracityError
@@ -33,7 +44,32 @@ class _Parser(argparse.ArgumentParser):
     """argparse that exits with code 2 and one line, like every veracity error."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: usage error: {message} (see {self.prog} --help)\n")
+
+
+def plain_help(doc: str) -> str:
+    """A module docstring as --help text: RST markup removed, example blocks kept as blocks."""
+    text = re.sub(r"``([^`]+)``", r"\1", doc)
+    text = re.sub(r":(?:func|class|meth|mod|attr):`~?([^`]+)`", r"\1", text)
+    text = re.sub(r"(\S)::\n", r"\1:\n", text)  # "Examples::" -> "Examples:"
+    text = re.sub(r"^::\n", "", text, flags=re.M)
+    return text.strip()
+
+
+def _stdin_to_file(args: argparse.Namespace) -> str | None:
+    """``-`` as the input file: stdin copied to a temporary file (CSV, or Parquet by its magic)."""
+    if getattr(args, "file", None) != "-":
+        return None
+    data = sys.stdin.buffer.read()
+    if not data:
+        raise VeracityError("no data on stdin: pipe a CSV or Parquet file into '-', e.g. veracity audit - < scores.csv")
+    suffix = ".parquet" if data[:4] == b"PAR1" else ".csv"
+    fd, name = tempfile.mkstemp(prefix="veracity-stdin-", suffix=suffix)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    args.file = name
+    args._input_name = "<stdin>"
+    return name
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,8 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
             if exc.name == f"{__name__}.{module_name}":
                 continue  # command not built yet
             raise
-        cmd = sub.add_parser(name, help=help_text, description=(module.__doc__ or help_text).strip())
+        cmd = sub.add_parser(name, help=help_text, description=plain_help(module.__doc__ or help_text),
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(cmd)
+        cmd.formatter_class = argparse.RawDescriptionHelpFormatter  # examples stay a block
+        if not any("--quiet" in a.option_strings for a in cmd._actions):
+            cmd.add_argument("-q", "--quiet", action="store_true",
+                             help="no progress bar on stderr (it shows only on a terminal anyway)")
         cmd.set_defaults(_run=module.run)
     return parser
 
@@ -62,18 +103,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    stdin_copy = None
     try:
         from ._common import check_paths
+        from ._progress import activity
 
+        stdin_copy = _stdin_to_file(args)
         check_paths(args)  # every output path, before any work
-        return int(args._run(args) or 0)
+        with activity(args, f"veracity {args.command}"):
+            return int(args._run(args) or 0)
     except VeracityError as exc:
         message = str(exc).replace("pass score_type='logit'", "pass --score-type logit")
+        if stdin_copy is not None:
+            message = message.replace(stdin_copy, "<stdin>")
         message = message.replace("\r", "\\r").replace("\n", "\\n")  # always one line
-        print(f"veracity {args.command}: error: {message}", file=sys.stderr)
+        print(f"veracity {args.command}: input error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `veracity audit ... | head`
         return 0
+    finally:
+        if stdin_copy is not None:
+            os.unlink(stdin_copy)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -25,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="score column(s) (default: the column the calibrator was fit on)")
     parser.add_argument("--column", default="calibrated",
                         help="name of the output column (default: calibrated)")
+    from ._common import add_json_argument
+
+    add_json_argument(parser)
 
 
 def write_table(table, out: Path) -> None:  # type: ignore[no-untyped-def]
@@ -62,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
         table = table.append_column(n, pa.array(c))
     out = Path(args.out)
     write_table(table, out)
-    print(f"{args.file}: applied {cal.name} to {table.num_rows} rows -> {out} "
-          f"(column{'s' if len(names) > 1 else ''} {', '.join(names)})")
+    from ._common import emit, shown_path
+
+    emit(args, f"{shown_path(args, args.file)}: applied {cal.name} to {table.num_rows} rows -> {out} "
+               f"(column{'s' if len(names) > 1 else ''} {', '.join(names)})",
+         {"file": shown_path(args, args.file), "out": str(out), "calibrator": cal.name, "rows": table.num_rows,
+          "columns": names})
     return 0

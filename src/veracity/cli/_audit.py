@@ -21,7 +21,7 @@ import argparse
 
 from .. import io
 from ..core._audit import audit
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load
+from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,7 +100,7 @@ def _run_duckdb(args: argparse.Namespace) -> int:
         min_count=args.min_count, threshold=args.threshold,
     )
     payload = {"file": path, "score": args.score, "label": args.label, "engine": "duckdb", **result.to_dict()}
-    emit(args, f"{path} (DuckDB engine)\n{result}", payload)
+    emit(args, str(result), payload, note_text=f"{shown_path(args, path)} (DuckDB engine)")
     return 0
 
 
@@ -133,5 +133,5 @@ def run(args: argparse.Namespace) -> int:
         corp=args.corp or args.honest,
     )
     payload = {"file": path, "score": args.score, "label": args.label, **result.to_dict()}
-    emit(args, f"{path}\n{result}", payload)
+    emit(args, str(result), payload, note_text=shown_path(args, path))
     return 0

@@ -37,8 +37,9 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, file_optional: bool 
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", metavar="PATH|-", default=None,
-                        help="also write the result as JSON to PATH ('-' for stdout only)")
+    parser.add_argument("--json", metavar="PATH|-", nargs="?", const="-", default=None,
+                        help="print the result as JSON instead of the table (--json or --json -), "
+                             "or also write it to PATH")
 
 
 def load(args: argparse.Namespace) -> tuple[Any, str]:
@@ -73,17 +74,32 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def emit(args: argparse.Namespace, text: str, payload: dict[str, Any]) -> None:
-    """Print ``text``; with ``--json -`` print JSON instead; with ``--json PATH`` write it too."""
+def note(args: argparse.Namespace, text: str) -> None:
+    """An informational line (which file was read, where output went): stderr, never stdout."""
+    if text:
+        print(text, file=sys.stderr)
+
+
+def shown_path(args: argparse.Namespace, path: str) -> str:
+    """The input's name for people: ``<stdin>`` when it was piped in."""
+    return getattr(args, "_input_name", None) or path
+
+
+def emit(args: argparse.Namespace, text: str, payload: dict[str, Any], *, note_text: str = "") -> None:
+    """Print ``text``; with ``--json -`` print JSON instead; with ``--json PATH`` write it too.
+
+    ``note_text`` (e.g. the input file's name) goes to stderr, so stdout is only the table or JSON.
+    """
     target = getattr(args, "json", None)
     doc = json.dumps(_clean(payload), indent=2, allow_nan=False)
+    note(args, note_text)
     if target == "-":
         sys.stdout.write(doc + "\n")
         return
     print(text)
     if target:
         write_output(target, doc + "\n", "--json")
-        print(f"(JSON written to {target})")
+        note(args, f"(JSON written to {target})")
 
 
 # -- paths: checked before any work, written atomically ----------------------------------

@@ -14,7 +14,7 @@ import argparse
 from ..core._validation import VeracityError
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load
+from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
 from ._fit import select_role
 
 
@@ -49,6 +49,6 @@ def run(args: argparse.Namespace) -> int:
         weights = None if weights is None else weights[mask]
     ledger = compare(scores, labels, cal, bins=args.bins, sample_weight=weights)
     where = f" (role {args.eval_role!r})" if mask is not None else ""
-    emit(args, f"{path}{where}\n{ledger}",
-         {"file": path, "calibrator": args.calibrator, **ledger.to_dict()})
+    emit(args, str(ledger), {"file": shown_path(args, path), "calibrator": args.calibrator, **ledger.to_dict()},
+         note_text=f"{shown_path(args, path)}{where}")
     return 0

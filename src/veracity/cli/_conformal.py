@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core._validation import VeracityError
 from ..decisions import ConformalClassifier, conformal_coverage_law
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load
+from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
 from ._threshold import add_role_arguments, role_masks
 
 
@@ -55,7 +55,6 @@ def run(args: argparse.Namespace) -> int:
     qline = (f"per-class q̂ {', '.join(f'{q:.4f}' for q in cp.class_qhat_)}" if args.mondrian
              else f"q̂ = {cp.qhat_:.6g}")
     parts = [
-        path,
         f"split conformal ({args.method}{', randomised' if args.randomized else ''}"
         f"{', Mondrian' if args.mondrian else ''}), alpha = {args.alpha:g}: {qline}",
         where,
@@ -69,5 +68,5 @@ def run(args: argparse.Namespace) -> int:
         "coverage_law": law.to_dict(),
         "roles": {role: rep.to_dict() for role, rep in reports.items()},
     }
-    emit(args, "\n".join(parts), payload)
+    emit(args, "\n".join(p for p in parts if p), payload, note_text=shown_path(args, path))
     return 0

@@ -1,9 +1,9 @@
 """Run the bundled demonstrations.
 
-    veracity demo          # audit + calibrate the bundled data, then every seed demo
+    veracity demo          # audit + calibrate the bundled data, then the two studies below
     veracity demo audit    # only the bundled-data walk-through
-    veracity demo kg       # seed 000: knowledge-graph calibration audit
-    veracity demo splits   # seed 003: train/val/calib/test split discipline
+    veracity demo kg       # the knowledge-graph example: calibration audit of a link predictor
+    veracity demo splits   # the train/calibration/test study: what each split may decide
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="which demo to run (default: all)")
     parser.add_argument("--plots", metavar="DIR", default=None,
                         help="write the demo's figures as PNG files into DIR")
+    from ._common import add_json_argument
+
+    add_json_argument(parser)
 
 
 def _available() -> list[str]:
@@ -36,12 +39,25 @@ def _available() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import contextlib
+    import sys
+
+    from ._common import emit
+    from ._progress import tick
+
     names = _available() if args.name == "all" else [args.name]
-    for i, name in enumerate(names):
-        if i:
-            print("\n" + "=" * 78 + "\n")
-        module = importlib.import_module(f"veracity.demos.{DEMOS[name]}")
-        status = module.main(args)
-        if status:
-            return int(status)
-    return 0
+    status = 0
+    # with --json the narrative goes to stderr and stdout carries only the JSON summary
+    quiet_stdout = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
+    with quiet_stdout:
+        for i, name in enumerate(names):
+            if i:
+                print("\n" + "=" * 78 + "\n")
+            tick(f"demo {name}")
+            module = importlib.import_module(f"veracity.demos.{DEMOS[name]}")
+            status = int(module.main(args) or 0)
+            if status:
+                break
+    if args.json:
+        emit(args, "", {"demos": names, "status": status, "plots": args.plots})
+    return status

@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
             raise VeracityError(f"--min-count must be at least 1, got {args.min_count}")
         status = store.status(**_periods(args), level=args.level, reference=args.reference,
                               threshold=args.threshold, cost_fp=args.cost_fp, cost_fn=args.cost_fn)
-        emit(args, f"{store.path}\n{status}", {"store": str(store.path), **status.to_dict()})
+        emit(args, str(status), {"store": str(store.path), **status.to_dict()}, note_text=str(store.path))
         return 1 if (args.fail_on_alert and status.alerts) else 0
     # recalibrate
     res = store.recalibrate(method=args.method, fit=args.fit, slice=args.slice, **_periods(args))
@@ -211,6 +211,6 @@ def _scan(args: argparse.Namespace) -> int:
     result = summarize_periods(dict(sorted(scan.groups.items())), pending=dict(scan.pending),
                                histograms=dict(scan.histograms), reference=args.reference, level=args.level,
                                min_count=args.min_count)
-    emit(args, f"{path}: {scan.rows_read} rows read\n{result}",
-         {"file": str(path), "rows_read": scan.rows_read, **result.to_dict()})
+    emit(args, str(result), {"file": str(path), "rows_read": scan.rows_read, **result.to_dict()},
+         note_text=f"{path}: {scan.rows_read} rows read")
     return 0

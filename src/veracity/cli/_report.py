@@ -22,13 +22,14 @@ import numpy as np
 
 from .. import io
 from ..core._validation import VeracityError
-from ._common import add_input_arguments, inputs, load
+from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the examples' lines
     add_input_arguments(parser)
     parser.add_argument("--out", "-o", default="report.html", help="output HTML file (default: report.html)")
+    add_json_argument(parser)
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
     parser.add_argument("--max-groups", type=int, default=100, metavar="N",
                         help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
@@ -122,9 +123,11 @@ def run(args: argparse.Namespace) -> int:
         cost_fn=args.cost_fn, target_recall=args.target_recall, recall_threshold=recall_t,
         bootstrap=not args.no_ci, n_resamples=args.resamples, title=args.title, source=source, details=details, timestamp=args.timestamp,
     )
-    print(f"wrote {args.out} ({result.size / 1024:,.0f} KB): {', '.join(result.sections)}")
-    for note in result.notes:
-        print(f"note: {note}")
+    from pathlib import Path
+
+    text = f"wrote {args.out} ({result.size / 1024:,.0f} KB): {', '.join(result.sections)}"
+    text += "".join(f"\nnote: {n}" for n in result.notes)
+    emit(args, text, {"file": shown_path(args, path), "out": str(Path(args.out).resolve()), **result.to_dict()})
     return 0
 
 

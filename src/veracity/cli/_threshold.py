@@ -32,7 +32,7 @@ from ..decisions import (
     recall_threshold,
     threshold_table,
 )
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load
+from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
 
 
 def add_role_arguments(parser: argparse.ArgumentParser) -> None:
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     where = (f"fit on {role_col} == {args.fit_role!r}, measured on {args.eval_role!r}" if role_col
              else "no role column: fit and measured on the same rows (optimistic)")
     text = (
-        f"{path}\nthreshold {t:.6g} (flag score >= threshold) — {how}\n{where}\n"
+        f"threshold {t:.6g} (flag score >= threshold) — {how}\n{where}\n"
         f"{render_table(headers, body, align='lrrrrrrrrrrrr')}\n"
         f"(cost = {cost_fp:g}·FP + {cost_fn:g}·FN)"
     )
@@ -176,5 +176,5 @@ def run(args: argparse.Namespace) -> int:
         "role_col": role_col, "fit_role": fit_name, "eval_role": args.eval_role if role_col else "all",
         "roles": {role: tab.to_dict() for role, tab in tables.items()},
     }
-    emit(args, text, payload)
+    emit(args, text, payload, note_text=shown_path(args, path))
     return 0

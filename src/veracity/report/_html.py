@@ -56,6 +56,8 @@ class Report(Display):
     html: str = field(repr=False)
     sections: tuple[str, ...]
     notes: tuple[str, ...] = ()
+    #: the headline numbers of the page (n, base rate, metrics), for ``--json`` and scripts
+    summary: dict[str, Any] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -68,7 +70,8 @@ class Report(Display):
         return write_atomic(path, self.html)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sections": list(self.sections), "bytes": self.size, "notes": list(self.notes)}
+        return {"sections": list(self.sections), "bytes": self.size, "notes": list(self.notes),
+                "summary": dict(self.summary)}
 
     def _repr_html_(self) -> str:
         """Inline in a notebook: the page in a sandboxed frame (its scripts run, nothing is fetched)."""
@@ -263,7 +266,10 @@ def report(
                                                       target_recall, notes, timestamp))))
     page = _page(title=title, source=source, details=details, result=result, sections=sections,
                  explorer=data_json)
-    rep = Report(html=page, sections=tuple(s[0] for s in sections), notes=tuple(notes))
+    summary = {"n": result.n, "n_classes": result.n_classes, "metrics": result.metrics}
+    if result.n_classes <= 2:
+        summary["base_rate"] = result.base_rate
+    rep = Report(html=page, sections=tuple(s[0] for s in sections), notes=tuple(notes), summary=summary)
     if out is not None:
         rep.save(out)
     return rep

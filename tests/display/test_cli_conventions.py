@@ -1,0 +1,142 @@
+"""CLI conventions (issue 14): stdin, stdout only table/JSON, --json everywhere, usage vs input errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from veracity.cli import build_parser, main
+from veracity.cli._progress import wanted
+from veracity.datasets import demo_path
+
+
+def _csv(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=400)
+    y = (rng.uniform(size=400) < p).astype(int)
+    path = tmp_path / "scores.csv"
+    path.write_text("p,y\n" + "\n".join(f"{a:.6f},{b}" for a, b in zip(p, y)) + "\n")
+    return path
+
+
+def test_audit_reads_stdin(tmp_path):
+    path = _csv(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "veracity.cli", "audit", "-", "--score", "p", "--label", "y"],
+                          input=path.read_text(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Calibration audit: 400 rows")  # the table only
+    assert proc.stderr.strip() == "<stdin>"  # the note naming the input
+    file_run = subprocess.run([sys.executable, "-m", "veracity.cli", "audit", str(path), "--score", "p",
+                               "--label", "y"], capture_output=True, text=True, timeout=120)
+    assert file_run.stdout == proc.stdout
+
+
+def test_stdin_json_in_process(tmp_path, monkeypatch, capsys):
+    data = _csv(tmp_path).read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["audit", "-", "--score", "p", "--label", "y", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["n"] == 400
+
+
+def test_empty_stdin_is_an_input_error(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    assert main(["audit", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("veracity audit: input error: no data on stdin") and err.count("\n") == 1
+
+
+JSON_COMMANDS = [
+    ["audit"],
+    ["audit", "--bootstrap", "percentile", "--resamples", "20"],
+    ["threshold", "--cost-fn", "9"],
+    ["conformal"],
+    ["report", "--out", "{tmp}/r.html", "--no-bootstrap"],
+    ["monitor", "scan", "--time", "month"],
+]
+
+
+@pytest.mark.parametrize("argv", JSON_COMMANDS, ids=lambda a: " ".join(a[:2]))
+def test_json_stdout_is_only_json(argv, tmp_path, capsys):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    if argv[0] == "monitor":
+        argv = argv[:2] + [str(demo_path())] + argv[2:]
+    assert main([*argv, "--json"]) == 0
+    out = capsys.readouterr().out
+    doc = json.loads(out)  # nothing before or after the document
+    assert isinstance(doc, dict)
+
+
+def test_report_json_has_the_summary(tmp_path, capsys):
+    assert main(["report", "--out", str(tmp_path / "r.html"), "--no-bootstrap", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["out"].endswith("r.html") and "reliability" in doc["sections"]
+    assert 0 <= doc["summary"]["metrics"]["ece"] <= 1
+
+
+def test_fit_apply_compare_json(tmp_path, capsys):
+    cal = tmp_path / "cal.json"
+    assert main(["fit", "--method", "platt", "--out", str(cal), "--json"]) == 0
+    json.loads(capsys.readouterr().out)
+    assert main(["apply", str(cal), str(demo_path()), "--out", str(tmp_path / "o.csv"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["columns"] == ["calibrated"]
+    assert main(["compare", "--calibrator", str(cal), "--json"]) == 0
+    json.loads(capsys.readouterr().out)
+
+
+def test_every_command_has_json_quiet_and_plain_help():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name, cmd in sub.choices.items():
+        options = {o for a in cmd._actions for o in a.option_strings}
+        assert "--quiet" in options, name
+        if name != "monitor":  # monitor's actions each have --json
+            assert "--json" in options, name
+        text = cmd.format_help()
+        assert "``" not in text and "::" not in text, name
+        assert ":func:" not in text and ":class:" not in text, name
+
+
+def test_usage_and_input_errors_both_exit_2_and_say_which(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["audit", "--bins"])
+    assert exc.value.code == 2
+    assert "usage error" in capsys.readouterr().err
+    assert main(["audit", "--label", "nope"]) == 2
+    assert "input error" in capsys.readouterr().err
+
+
+def test_progress_only_on_a_terminal():
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    ns = build_parser().parse_args(["audit"])
+    assert wanted(ns, Tty())
+    assert not wanted(ns, io.StringIO())
+    assert not wanted(build_parser().parse_args(["audit", "--quiet"]), Tty())
+    assert not wanted(build_parser().parse_args(["audit", "--json"]), Tty())
+
+
+def test_progress_bar_draws_on_a_terminal_and_leaves_stdout_alone():
+    from veracity.cli._progress import activity, tick
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Tty()
+    ns = build_parser().parse_args(["audit"])
+    import time
+
+    with activity(ns, "veracity audit", delay=0.0, stream=err):
+        time.sleep(0.5)
+        tick("bootstrap")
+        time.sleep(0.3)
+    assert "veracity audit" in err.getvalue()
