@@ -149,7 +149,7 @@ def test_status_equals_audit_of_each_period(tmp_path):
         cs = vc.calibration_slope(p[m], y[m])  # row-level logistic fit as the oracle
         assert r.slope == pytest.approx(cs.slope, abs=2e-3)
         assert r.citl == pytest.approx(cs.citl, abs=2e-3)
-        lo, hi = vc.binomial_interval(y[m].sum(), m.sum(), level=1 - 0.05 / 3)
+        lo, hi = vc.binomial_interval(y[m].sum(), m.sum(), level=0.95)
         assert (r.ci_low, r.ci_high) == pytest.approx((float(lo), float(hi)))
 
 

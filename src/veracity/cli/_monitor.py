@@ -86,8 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("status", help="calibration per period and slice, alerts and diagnosis")
     _store_arg(p)
     _period_args(p)
-    p.add_argument("--level", type=float, default=0.95,
-                   help="family-wise level of a window's three tests (default: 0.95)")
+    p.add_argument("--level", type=float, default=0.95, help="level of the printed intervals (default: 0.95)")
+    p.add_argument("--alert-level", type=float, default=0.99,
+                   help="family-wise level of a window's three alert tests (default: 0.99)")
     p.add_argument("--reference", default=None, metavar="PERIOD",
                    help="reference period for the score shift and the prior (default: first with enough labels)")
     p.add_argument("--threshold", type=float, default=0.5,
@@ -163,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     if action == "status":
         if args.min_count < 1:
             raise VeracityError(f"--min-count must be at least 1, got {args.min_count}")
-        status = store.status(**_periods(args), level=args.level, reference=args.reference,
+        status = store.status(**_periods(args), level=args.level, alert_level=args.alert_level, reference=args.reference,
                               threshold=args.threshold, cost_fp=args.cost_fp, cost_fn=args.cost_fn)
         emit(args, str(status), {"store": str(store.path), **status.to_dict()}, note_text=str(store.path))
         return 1 if (args.fail_on_alert and status.alerts) else 0

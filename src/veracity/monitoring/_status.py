@@ -13,9 +13,10 @@ Everything else is numpy on those groups:
   interval; calibration-in-the-large and slope come from the logistic fits
   :math:`\mathrm{logit}\,P = \alpha + \eta` and :math:`\mathrm{logit}\,P = a + b\eta`
   (on logit cells 0.02 wide — indistinguishable from the row-level fit).
-* **alerts** — three tests per window, each at :math:`(1-\text{level})/3` so that a
-  window of a calibrated, stationary stream alerts with probability at most
-  1 − level (Bonferroni):
+* **alerts** — three tests per window, each at :math:`(1-\text{alert\_level})/3` so
+  that a window of a calibrated, stationary stream alerts with probability at most
+  1 − alert_level (Bonferroni; default 0.99: about one false alert per hundred
+  windows). The printed intervals are at ``level`` (default 0.95):
 
   - *calibration*: realised positives :math:`\sum y` against the scores' promise
     :math:`\sum p \pm z\sqrt{\sum p(1-p)}` (the label-free estimate's interval);
@@ -54,6 +55,7 @@ ALL = "(all)"
 CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
 _CELL_W = 50.0
 PSI_MATERIAL = 0.1
+REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ class StoreStatus:
     by: str | None
     reference: str | None
     level: float
+    alert_level: float
     min_count: int
     threshold: float
     bins: int
@@ -126,13 +129,13 @@ class StoreStatus:
     def to_dict(self) -> dict[str, Any]:
         return {
             "as_of": self.as_of, "freq": self.freq, "window": self.window, "horizon": self.horizon,
-            "by": self.by, "reference": self.reference, "level": self.level, "min_count": self.min_count,
+            "by": self.by, "reference": self.reference, "level": self.level,
+            "alert_level": self.alert_level, "min_count": self.min_count,
             "threshold": self.threshold, "bins": self.bins,
             "alerts": len(self.alerts), "periods": [r.to_dict() for r in self.rows],
         }
 
     def __str__(self) -> str:
-        test_level = 1 - (1 - self.level) / 3
         show_slice = self.by is not None
         body = []
         for r in self.rows:
@@ -142,7 +145,7 @@ class StoreStatus:
                 fmt(r.ece), fmt(r.brier), fmt(r.nll), fmt(r.slope, 2), fmt(r.psi, 3), r.status]
             body.append(line)
         headers = ["period"] + (["slice"] if show_slice else []) + [
-            "rows", "labelled", "pending", "conf", "rate", f"{test_level * 100:.1f}% CI", "ECE", "Brier",
+            "rows", "labelled", "pending", "conf", "rate", f"{self.level * 100:g}% CI", "ECE", "Brier",
             "NLL", "slope", "PSI", "status"]
         align = "l" + ("l" if show_slice else "") + "rrrrrlrrrrrl"
         what = (f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows ending at the as-of time")
@@ -152,8 +155,8 @@ class StoreStatus:
         lines.append(
             f"(pending = no final label yet, never counted as negatives; alerts need >= {self.min_count} labelled "
             f"rows (calibration, slope) or rows (score shift); three tests per window at "
-            f"{(1 - self.level) / 3:.4g} each, so a calibrated, stationary window alerts with probability "
-            f"<= {1 - self.level:.2g})")
+            f"{(1 - self.alert_level) / 3:.2g} each, so a calibrated, stationary window alerts with probability "
+            f"<= {1 - self.alert_level:.2g})")
         for r in self.rows:
             tag = r.period + (f" [{r.slice}]" if show_slice else "")
             for a in r.alerts:
@@ -250,6 +253,7 @@ def store_status(
     by: str | None = None,
     bins: int = 10,
     level: float = 0.95,
+    alert_level: float = 0.99,
     min_count: int = 100,
     reference: str | None = None,
     threshold: float = 0.5,
@@ -259,6 +263,8 @@ def store_status(
 ) -> StoreStatus:
     """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``."""
     check_interval_args("wilson", level, "two-sided")
+    if not 0.5 <= float(alert_level) < 1.0:
+        raise VeracityError(f"alert_level must be in [0.5, 1), e.g. 0.99; got {alert_level!r}")
     if window is not None:
         window_s: float | None = parse_duration(window, "--window")
         if not window_s:
@@ -294,7 +300,7 @@ def store_status(
         con.close()
     settings = dict(as_of=str(t_as_of.astype("datetime64[s]")).replace("T", " "), freq=freq,
                     window=window, horizon=None if horizon is None else str(horizon), by=by,
-                    level=float(level), min_count=int(min_count), threshold=float(threshold), bins=bins)
+                    level=float(level), alert_level=float(alert_level), min_count=int(min_count), threshold=float(threshold), bins=bins)
     if lo is None:
         return StoreStatus(rows=(), reference=None, **settings)
     starts = period_starts(np.datetime64(lo, "us"), np.datetime64(hi, "us"), freq, window_s, t_as_of)
@@ -361,20 +367,38 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
         ("sp_hi", flag, sp), ("n_hi", flag, n), ("sp_lo", ~flag, sp), ("n_lo", ~flag, n))}
     est_var = per_key(unl, sp - sp2)
     edges = np.linspace(0.0, 1.0, bins + 1)
-    alpha_t = (1.0 - level) / 3.0
+    alpha_t = (1.0 - settings["alert_level"]) / 3.0
     z_t = float(ndtri(1.0 - alpha_t / 2.0))
 
-    # the reference period: named, or the first with min_count labelled rows (else the first with rows)
+    # the reference: named periods ("A" or "A..B"), or from the first period with min_count labelled
+    # rows, consecutive periods pooled until they hold REF_ROWS_FACTOR * min_count rows (a small
+    # reference would make every later window look shifted at once)
     labelled_all = count.sum(axis=1).reshape(n_p, n_s)[:, 0]
     rows_p = rows_all.reshape(n_p, n_s)[:, 0]
     if reference is not None:
-        if reference not in labels:
-            raise VeracityError(f"reference period {reference!r} not found; periods: {', '.join(labels[:8])}"
-                                + (" ..." if len(labels) > 8 else ""))
-        ref_p = labels.index(reference)
+        first_name, _, last_name = str(reference).partition("..")
+        for name in (first_name, last_name or first_name):
+            if name not in labels:
+                raise VeracityError(f"reference period {name!r} not found; periods: {', '.join(labels[:8])}"
+                                    + (" ..." if len(labels) > 8 else ""))
+        ref_ps = list(range(labels.index(first_name), labels.index(last_name or first_name) + 1))
+        if not ref_ps:
+            raise VeracityError(f"reference {reference!r} runs backwards; write FIRST..LAST")
     else:
         ok = np.flatnonzero(labelled_all >= min_count)
-        ref_p = int(ok[0]) if ok.size else int(np.flatnonzero(rows_p > 0)[0])
+        first = int(ok[0]) if ok.size else int(np.flatnonzero(rows_p > 0)[0])
+        ref_ps = [first]
+        while rows_p[ref_ps].sum() < REF_ROWS_FACTOR * min_count and ref_ps[-1] + 1 < n_p - 1:
+            ref_ps.append(ref_ps[-1] + 1)
+    ref_label = labels[ref_ps[0]] if len(ref_ps) == 1 else f"{labels[ref_ps[0]]}..{labels[ref_ps[-1]]}"
+    in_ref = set(ref_ps)
+
+    def with_reference(a: np.ndarray) -> np.ndarray:  # key K + si holds the pooled reference of slice si
+        pooled = a[:K].reshape((n_p, n_s) + a.shape[1:])[ref_ps].sum(axis=0)
+        return np.concatenate([a, pooled])
+
+    count, s_y, hist, hist_pos, hist_neg, rows_all = map(
+        with_reference, (count, s_y, hist, hist_pos, hist_neg, rows_all))
     cell_data = _cells(key, lab, y, np.asarray(g["cell"], dtype=np.int64), n, seta, sp, b, bins, K)
 
     rows: list[StatusRow] = []
@@ -383,7 +407,7 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
     for pi in range(n_p):
         for si in range(n_s):
             k = pi * n_s + si
-            rk = ref_p * n_s + si
+            rk = K + si
             nl = float(count[k].sum())
             stats = BinStats(edges, "uniform", count[k].astype(np.int64), count[k].copy(), count[k].copy(),
                              s_p[k], s_y[k], sum_p2=s_p2[k], sum_py=s_py[k], sum_nll=s_nll[k])
@@ -396,13 +420,15 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
             if nl > 0:
                 conf = float(s_p[k].sum() / nl)
                 rate = float(s_y[k].sum() / nl)
-                lo_, hi_ = binomial_interval(rate * nl, nl, method="wilson", level=1 - alpha_t)
+                lo_, hi_ = binomial_interval(rate * nl, nl, method="wilson", level=level)
                 ci_low, ci_high = float(lo_), float(hi_)
                 ece, brier, nll = ece_from_stats(stats), brier_from_stats(stats), nll_from_stats(stats)
                 exp_pos, real_pos = float(s_p[k].sum()), float(s_y[k].sum())
                 sd = float(np.sqrt(max(s_p[k].sum() - s_p2[k].sum(), 0.0)))
-                details.update(expected_low=exp_pos - z_t * sd, expected_high=exp_pos + z_t * sd,
-                               z=(real_pos - exp_pos) / sd if sd > 0 else nan)
+                # continuity-corrected: the realised count is an integer
+                details.update(expected_low=exp_pos - z_t * sd - 0.5, expected_high=exp_pos + z_t * sd + 0.5,
+                               z=np.sign(real_pos - exp_pos) * max(abs(real_pos - exp_pos) - 0.5, 0.0) / sd
+                               if sd > 0 else nan)
                 fit = _fit_cells(cell_data, k)
                 if fit is not None:
                     citl, _, slope, slope_se, slope_p = fit
@@ -410,7 +436,7 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
             psi = shift_p = nan
             if rows_all[k] > 0 and rows_all[rk] > 0:
                 psi = population_stability(hist[k], hist[rk])
-                if k != rk:
+                if pi not in in_ref:
                     shift_p = _chi2_homogeneity(hist[k], hist[rk])
             # -- alerts (sample-size aware) --
             if nl >= min_count:
@@ -422,13 +448,13 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                 if slope_p == slope_p and slope_p < alpha_t:
                     alerts.append(f"slope {slope:.2f} (p = {slope_p:.2g}; 1 when calibrated: "
                                   f"{'over' if slope < 1 else 'under'}-confident scores)")
-            if (k != rk and rows_all[k] >= min_count and rows_all[rk] >= min_count and shift_p == shift_p
+            if (pi not in in_ref and rows_all[k] >= min_count and rows_all[rk] >= min_count and shift_p == shift_p
                     and shift_p < alpha_t and psi >= PSI_MATERIAL):
-                alerts.append(f"score shift vs {labels[ref_p]}: PSI {psi:.3f}, chi-square p = {shift_p:.2g}")
+                alerts.append(f"score shift vs {ref_label}: PSI {psi:.3f}, chi-square p = {shift_p:.2g}")
             diagnosis = fix = None
             if nl >= min_count and any(a.startswith(("calibration", "slope")) for a in alerts):
                 diagnosis, fix, extra = _diagnose(k, rk, count, s_y, hist_pos, hist_neg, slope_p, alpha_t, z_t,
-                                                  cell_data, edges, labels[ref_p])
+                                                  cell_data, edges, ref_label, pi in in_ref)
                 details.update(extra)
             elif alerts:
                 diagnosis = ("score distribution moved; labels will tell whether calibration held — "
@@ -458,7 +484,7 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                 slope_p=slope_p, psi=psi, shift_p=shift_p, status=status, alerts=tuple(alerts),
                 diagnosis=diagnosis, fix=fix, expected_positives=exp_pos, realised_positives=real_pos,
                 estimate=estimate, details=details))
-    return StoreStatus(rows=tuple(rows), reference=labels[ref_p], stats=stats_out, **settings)
+    return StoreStatus(rows=tuple(rows), reference=ref_label, stats=stats_out, **settings)
 
 
 @dataclass(frozen=True, eq=False)
@@ -498,7 +524,7 @@ def _fit_cells(c: _Cells, k: int) -> tuple[float, float, float, float, float] | 
 
 def _diagnose(k: int, rk: int, count: np.ndarray, s_y: np.ndarray, hist_pos: np.ndarray, hist_neg: np.ndarray,
               slope_p: float, alpha_t: float, z_t: float, cells: _Cells, edges: np.ndarray,
-              ref_label: str) -> tuple[str, str, dict[str, Any]]:
+              ref_label: str, in_reference: bool) -> tuple[str, str, dict[str, Any]]:
     """Prior shift vs likelihood shift vs plain miscalibration (see the module doc)."""
     from ..calibrators import adjust_prior
 
@@ -506,7 +532,7 @@ def _diagnose(k: int, rk: int, count: np.ndarray, s_y: np.ndarray, hist_pos: np.
     pi_new = float(s_y[k].sum() / n_k)
     pi_old = float(s_y[rk].sum() / n_r) if n_r else float("nan")
     extra: dict[str, Any] = {"prior_old": pi_old, "prior_new": pi_new}
-    if k == rk or not n_r or not 0 < pi_old < 1 or not 0 < pi_new < 1:
+    if in_reference or not n_r or not 0 < pi_old < 1 or not 0 < pi_new < 1:
         return ("miscalibration in the reference window itself",
                 "recalibrate on a mature window (veracity monitor recalibrate)", extra)
     pooled = (s_y[k].sum() + s_y[rk].sum()) / (n_k + n_r)
