@@ -61,6 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fit-role", default="calib",
                         help="role the target-recall threshold is chosen on (default: calib)")
     parser.add_argument("--eval-role", default="test", help="role the report shows (default: test)")
+    parser.add_argument("--store", default=None, metavar="STORE",
+                        help="a monitoring store: adds the 'Over time' section (without FILE the report "
+                             "audits the store's labelled rows)")
+    parser.add_argument("--freq", default="W", choices=["D", "W", "M", "Q"],
+                        help="with --store: periods (default: W, ISO weeks)")
+    parser.add_argument("--as-of", default=None, help="with --store: evaluate as of this UTC date (default: now)")
+    parser.add_argument("--horizon", default=None, help="with --store: label maturity, e.g. 30d")
 
 
 def _roles(table, args: argparse.Namespace, path: str) -> tuple[np.ndarray | None, np.ndarray | None, str]:
@@ -97,8 +104,24 @@ def _details(items: list[str]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     from ..report import report
 
-    table, path = load(args)
-    scores, labels, weights = inputs(table, args, path)
+    status = None
+    if args.store:
+        from ..monitoring import MonitorStore
+        from ..monitoring._recalibrate import labelled_rows
+
+        store = MonitorStore(args.store)
+        status = store.status(freq=args.freq, as_of=args.as_of, horizon=args.horizon)
+    if args.store and args.file is None:
+        scores, labels = labelled_rows(store, as_of=args.as_of, horizon=args.horizon)
+        if scores.size == 0:
+            raise VeracityError(f"store {args.store} has no labelled rows yet; pass a FILE to audit, "
+                                "or wait for outcomes")
+        table, path, weights = None, str(args.store), None
+        if args.by:
+            raise VeracityError("--by needs a FILE; the store's slices are in `veracity monitor status --by`")
+    else:
+        table, path = load(args)
+        scores, labels, weights = inputs(table, args, path)
     by = io.column(table, args.by, path=path) if args.by else None
     details = _details(args.detail)
     calibrator = None
@@ -107,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
         calibrator = load_calibrator(args.calibrator)
         details.setdefault("calibrator", args.calibrator)
-    fit, keep, where = _roles(table, args, path)
+    fit, keep, where = _roles(table, args, path) if table is not None else (None, None, "")
     recall_t = None
     if keep is not None:
         recall_t = _fit_recall_threshold(scores[fit], labels[fit], None if weights is None else weights[fit],
@@ -122,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         interval=args.interval, level=args.level, min_count=args.min_count, cost_fp=args.cost_fp,
         cost_fn=args.cost_fn, target_recall=args.target_recall, recall_threshold=recall_t,
         bootstrap=not args.no_ci, n_resamples=args.resamples, title=args.title, source=source, details=details, timestamp=args.timestamp,
+        store=status,
     )
     from pathlib import Path
 

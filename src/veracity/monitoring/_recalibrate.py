@@ -59,6 +59,19 @@ def _rows(store: Any, con: Any, start: str, end: str, as_of_us: int, horizon_us:
     return np.asarray(got["score"], dtype=np.float64), np.asarray(got["label"], dtype=np.float64)
 
 
+def labelled_rows(store: Any, *, as_of: Any = None, horizon: str | float | None = None,
+                  model: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, labels) of every labelled (and, with a horizon, mature) row as of ``as_of``."""
+    t_as_of = parse_instant(as_of)
+    as_of_us = int(t_as_of.astype("datetime64[us]").astype(np.int64))
+    horizon_us = None if horizon is None else int(round(parse_duration(horizon) * 1e6))
+    con = store.connect(read_only=True)
+    try:
+        return _rows(store, con, "0001-01-01", "9999-12-31", as_of_us, horizon_us, None, None, model)
+    finally:
+        con.close()
+
+
 def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "W", window: str | None = None,
                       as_of: Any = None, horizon: str | float | None = None, fit: str | None = None,
                       by: str | None = None, slice: str | None = None, min_count: int = 100, bins: int = 10,

@@ -397,8 +397,8 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
         pooled = a[:K].reshape((n_p, n_s) + a.shape[1:])[ref_ps].sum(axis=0)
         return np.concatenate([a, pooled])
 
-    count, s_y, hist, hist_pos, hist_neg, rows_all = map(
-        with_reference, (count, s_y, hist, hist_pos, hist_neg, rows_all))
+    count, s_p, s_y, hist, hist_pos, hist_neg, rows_all = map(
+        with_reference, (count, s_p, s_y, hist, hist_pos, hist_neg, rows_all))
     cell_data = _cells(key, lab, y, np.asarray(g["cell"], dtype=np.int64), n, seta, sp, b, bins, K)
 
     rows: list[StatusRow] = []
@@ -453,7 +453,7 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                 alerts.append(f"score shift vs {ref_label}: PSI {psi:.3f}, chi-square p = {shift_p:.2g}")
             diagnosis = fix = None
             if nl >= min_count and any(a.startswith(("calibration", "slope")) for a in alerts):
-                diagnosis, fix, extra = _diagnose(k, rk, count, s_y, hist_pos, hist_neg, slope_p, alpha_t, z_t,
+                diagnosis, fix, extra = _diagnose(k, rk, count, s_p, s_y, hist_pos, hist_neg, slope_p, alpha_t, z_t,
                                                   cell_data, edges, ref_label, pi in in_ref)
                 details.update(extra)
             elif alerts:
@@ -522,7 +522,7 @@ def _fit_cells(c: _Cells, k: int) -> tuple[float, float, float, float, float] | 
         return None
 
 
-def _diagnose(k: int, rk: int, count: np.ndarray, s_y: np.ndarray, hist_pos: np.ndarray, hist_neg: np.ndarray,
+def _diagnose(k: int, rk: int, count: np.ndarray, s_p: np.ndarray, s_y: np.ndarray, hist_pos: np.ndarray, hist_neg: np.ndarray,
               slope_p: float, alpha_t: float, z_t: float, cells: _Cells, edges: np.ndarray,
               ref_label: str, in_reference: bool) -> tuple[str, str, dict[str, Any]]:
     """Prior shift vs likelihood shift vs plain miscalibration (see the module doc)."""
@@ -530,7 +530,8 @@ def _diagnose(k: int, rk: int, count: np.ndarray, s_y: np.ndarray, hist_pos: np.
 
     n_k, n_r = count[k].sum(), count[rk].sum()
     pi_new = float(s_y[k].sum() / n_k)
-    pi_old = float(s_y[rk].sum() / n_r) if n_r else float("nan")
+    # the prior the scores embody: the reference's mean confidence (its labelled rate is noisier)
+    pi_old = float(s_p[rk].sum() / n_r) if n_r else float("nan")
     extra: dict[str, Any] = {"prior_old": pi_old, "prior_new": pi_new}
     if in_reference or not n_r or not 0 < pi_old < 1 or not 0 < pi_new < 1:
         return ("miscalibration in the reference window itself",
@@ -557,7 +558,7 @@ def _diagnose(k: int, rk: int, count: np.ndarray, s_y: np.ndarray, hist_pos: np.
     extra.update(ece_after_adjust=float(np.abs(by_ - bp).sum() / bw.sum()), class_scores_p=[p_neg, p_pos],
                  rate_z=float(z_rate))
     if rate_moved and slope_ok and cond_stable and adj_ok:
-        return (f"prior shift: base rate {pi_old:.4g} in {ref_label} -> {pi_new:.4g}, score distribution "
+        return (f"prior shift: base rate {pi_old:.4g} (mean confidence in {ref_label}) -> {pi_new:.4g}, scores "
                 "within each class stable, slope consistent with 1",
                 f"vc.adjust_prior(p, old={pi_old:.4g}, new={pi_new:.4g})", extra)
     if not rate_moved and cond_stable and slope_ok:

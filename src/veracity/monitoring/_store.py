@@ -249,6 +249,8 @@ class MonitorStore:
             model: str | None = None, replace: bool = False) -> IngestResult:
         """Store predictions from ``data`` (a CSV/Parquet path, or a pandas/polars/pyarrow frame)."""
         table, source, digest = _read(data)
+        if table is None:
+            return IngestResult("predictions", source, None, 0, 0, 0, 0)
         by_cols = [by] if isinstance(by, str) else list(by or [])
         ids = _id_column(table, id, source)
         ts = to_utc_timestamps(_col(table, time, source), time)
@@ -268,6 +270,8 @@ class MonitorStore:
         import pyarrow as pa
 
         table, source, digest = _read(data)
+        if table is None:
+            return IngestResult("outcomes", source, None, 0, 0, 0, 0)
         ids = _id_column(table, id, source)
         labels = _label_column(table, label, source)
         if time is not None:
@@ -397,7 +401,12 @@ def _read(data: Any) -> tuple[Any, str, str]:
         from .. import io
 
         path = Path(data)
-        table = io.read_table(path)
+        try:
+            table = io.read_table(path)
+        except VeracityError as exc:
+            if "header but no rows" not in str(exc):
+                raise
+            table = None  # a day with nothing to send is not an error
         h = hashlib.sha256()
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):

@@ -118,6 +118,7 @@ def report(
     timestamp: bool | str = False,
     max_cuts: int = 4000,
     figures: bool = True,
+    store: Any = None,
 ) -> Report:
     r"""Build a self-contained HTML calibration report (and write it to ``out`` if given).
 
@@ -143,6 +144,9 @@ def report(
     that takes tens of seconds — pass ``bootstrap=False`` to skip it (``ci=`` is the old name). ``figures=False``
     leaves out the diagrams (tables and explorer only); ``max_cuts`` caps the
     explorer's cut points (every distinct score below it, a fixed grid above).
+    ``store`` (a :class:`~veracity.StoreStatus`, e.g. ``vc.MonitorStore(path).status()``)
+    adds the "Over time" section: calibration per period with intervals, alerts and
+    the pending share.
 
     >>> r = report([.1, .3, .7, .9, .2, .8], [0, 0, 1, 1, 1, 0], min_count=1, bootstrap=False)
     >>> r.sections[:2], r.html.startswith("<!DOCTYPE html>")
@@ -261,6 +265,11 @@ def report(
         sections.append(("slices", "Slices", _section("slices", f"Slices by {result.group_column}",
                                                         _slices(result, svg), lead)))
 
+    if store is not None:
+        from ._store import store_section
+
+        sections.append(("over-time", "Over time", store_section(store, source=str(source or "store"),
+                                                                   plots=plots)))
     sections.append(("about", "About", _section("about", "About this report",
                                                _about(result, options, score_type, cost_fp, cost_fn,
                                                       target_recall, notes, timestamp))))
