@@ -29,7 +29,7 @@ def _store(tmp_path):
 def test_report_store_section_cli(tmp_path, capsys):
     store = _store(tmp_path)
     out = tmp_path / "r.html"
-    assert main(["report", "--store", str(store.path), "--as-of", "2026-04-06", "--no-ci", "--out", str(out)]) == 0
+    assert main(["report", "--store", str(store.path), "--as-of", "2026-04-06", "--no-bootstrap", "--out", str(out)]) == 0
     assert "over-time" in capsys.readouterr().out
     html = out.read_text()
     assert '<section id="over-time">' in html and 'href="#over-time"' in html
@@ -39,7 +39,7 @@ def test_report_store_section_cli(tmp_path, capsys):
     status = store.status(freq="W", as_of="2026-04-06")
     assert [r.period for r in status.rows if r.alerts] == ["2026-W13"]
     # with a FILE the store section is added to that file's report
-    assert main(["report", "--store", str(store.path), "--no-ci", "--out", str(out)]) == 0
+    assert main(["report", "--store", str(store.path), "--no-bootstrap", "--out", str(out)]) == 0
 
 
 def test_report_store_without_labels_is_refused(tmp_path, capsys):
