@@ -215,10 +215,12 @@ class Calibrator:
                     )
         return s
 
-    def _labels(self, labels: Any, s: np.ndarray) -> np.ndarray:
+    def _labels(self, labels: Any, s: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
         n = s.shape[0]
         if s.ndim == 1:
             y = check_binary_labels(labels, n)
+            if keep is not None:
+                y, n = y[keep], int(keep.sum())
             n_pos = int(y.sum())
             if n_pos == 0 or n_pos == n:
                 only = "1" if n_pos == n else "0"
@@ -228,6 +230,8 @@ class Calibrator:
                 )
             return y
         y = check_class_labels(labels, n, s.shape[1])
+        if keep is not None:
+            y, n = y[keep], int(keep.sum())
         present = np.flatnonzero(np.bincount(y, minlength=s.shape[1]))
         if present.size < 2:
             raise VeracityError(
@@ -257,8 +261,14 @@ class Calibrator:
         self._check_params()
         role_label = check_role(self.name, role, allow_role)
         s = self._scores(scores, fitting=True)
-        y = self._labels(labels, s)
         w = check_weights(sample_weight, s.shape[0])
+        keep = None
+        if w is not None and not w.all():
+            # a row of weight 0 is a dropped row: it never changes the fit (nor its hash)
+            keep = w > 0
+        y = self._labels(labels, s, keep)
+        if keep is not None:
+            s, w = s[keep], w[keep]
         self._fit(s, y, w)
         meta = {k: None for k in _META_KEYS}
         meta.update(dict(metadata or {}))

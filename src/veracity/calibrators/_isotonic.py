@@ -83,6 +83,10 @@ class _Lookup:
         with np.errstate(divide="ignore", invalid="ignore"):
             slope = np.diff(ky) / np.diff(kx)
         self.slope = np.append(slope, 0.0)
+        steep = ~np.isfinite(self.slope)
+        self.steep = steep if steep.any() else None
+        if self.steep is not None:
+            self.slope[steep] = 0.0
         self.cells = int(min(max(4 * k, 1024), 1 << 22))
         span = self.hi - self.lo
         self.scale = self.cells / span if span > 0 else 0.0
@@ -107,7 +111,16 @@ class _Lookup:
 
     def linear(self, x: np.ndarray) -> np.ndarray:
         i, xc = self.index(x)
-        return self.slope[i] * (xc - self.kx[i]) + self.ky[i]
+        out = self.slope[i] * (xc - self.kx[i]) + self.ky[i]
+        if self.steep is not None:
+            # knots closer than 1/max-float (subnormal spacing): the slope overflows, so
+            # interpolate by the fraction of the interval instead (never above 1).
+            j = np.flatnonzero(self.steep[i])
+            if j.size:
+                ij = i[j]
+                t = (xc[j] - self.kx[ij]) / (self.kx[ij + 1] - self.kx[ij])
+                out[j] = self.ky[ij] + t * (self.ky[ij + 1] - self.ky[ij])
+        return out
 
     def step(self, x: np.ndarray) -> np.ndarray:
         return self.ky[self.index(x)[0]]
