@@ -33,6 +33,7 @@ from ..core._validation import (
     check_class_labels,
     check_logit_scale,
     check_probabilities,
+    check_same_index,
     check_score_type,
     check_weights,
     to_numpy,
@@ -215,10 +216,11 @@ class Calibrator:
                     )
         return s
 
-    def _labels(self, labels: Any, s: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+    def _labels(self, labels: Any, s: np.ndarray, keep: np.ndarray | None = None,
+                pos_label: Any = None) -> np.ndarray:
         n = s.shape[0]
         if s.ndim == 1:
-            y = check_binary_labels(labels, n)
+            y = check_binary_labels(labels, n, pos_label)
             if keep is not None:
                 y, n = y[keep], int(keep.sum())
             n_pos = int(y.sum())
@@ -250,15 +252,19 @@ class Calibrator:
         role: Any = None,
         allow_role: Any = None,
         metadata: dict[str, Any] | None = None,
+        pos_label: Any = None,
     ) -> Calibrator:
         """Fit on held-out calibration rows; returns ``self``.
 
         ``role`` is the split role of the fit rows (a string, or one role per row);
         ``"test"`` and ``"train"`` are refused unless named in ``allow_role``.
         ``metadata`` may carry ``model_revision``, ``fit_window``, ``cohort`` (and
-        anything else JSON-able); it is stored in :attr:`metadata`.
+        anything else JSON-able); it is stored in :attr:`metadata`. ``pos_label`` names the
+        positive class of two-valued binary labels (strings, booleans, numbers; recorded).
+        Pandas scores, labels and weights must share one index (never matched by position).
         """
         self._check_params()
+        check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
         role_label = check_role(self.name, role, allow_role)
         s = self._scores(scores, fitting=True)
         w = check_weights(sample_weight, s.shape[0])
@@ -266,12 +272,14 @@ class Calibrator:
         if w is not None and not w.all():
             # a row of weight 0 is a dropped row: it never changes the fit (nor its hash)
             keep = w > 0
-        y = self._labels(labels, s, keep)
+        y = self._labels(labels, s, keep, pos_label)
         if keep is not None:
             s, w = s[keep], w[keep]
         self._fit(s, y, w)
         meta = {k: None for k in _META_KEYS}
         meta.update(dict(metadata or {}))
+        if pos_label is not None:
+            meta["pos_label"] = pos_label
         meta.update(
             method=self.kind,
             score_type=self.score_type,

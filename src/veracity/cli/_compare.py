@@ -15,7 +15,7 @@ from ..core._validation import VeracityError
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
-from ._fit import select_role
+from ._fit import add_pos_label_argument, apply_pos_label, select_role
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-role", default="test",
                         help="measure on the rows of this role (default: test)")
     parser.add_argument("--bins", type=int, default=15, help="ECE bins (default: 15)")
+    add_pos_label_argument(parser)
     add_json_argument(parser)
 
 
@@ -38,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
             f"{args.score_type}; pass scores of the kind it was fit on")
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
+    if args.pos_label is None and cal.metadata.get("pos_label") is not None:
+        args.pos_label = str(cal.metadata["pos_label"])
+    labels = apply_pos_label(labels, args.pos_label)
     mask = select_role(table, args, path, args.eval_role)
     if mask is not None:
         fit_role = cal.metadata.get("role")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import io
-from ..core._validation import VeracityError
+from ..core._validation import VeracityError, labels_with_pos_label
 from ..calibrators import METHODS
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load
 
@@ -39,8 +39,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bins", type=int, default=10, help="histogram bins (default: 10)")
     parser.add_argument("--ties", default="allow", choices=["allow", "strict"],
                         help="isotonic tie policy (default: allow)")
+    add_pos_label_argument(parser)
     parser.add_argument("--out", required=True, help="path of the JSON artifact to write")
     add_json_argument(parser)
+
+
+def add_pos_label_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pos-label", default=None,
+                        help="the positive class of a two-valued label column, e.g. yes "
+                             "(default: labels are 0/1 or true/false)")
+
+
+def apply_pos_label(labels: np.ndarray, text: str | None) -> np.ndarray:
+    """Labels as 0/1 with ``--pos-label`` read in the column's own type."""
+    if text is None:
+        return labels
+    value: Any = text
+    if labels.dtype == bool:
+        if text.lower() not in ("true", "false", "1", "0"):
+            raise VeracityError(f"--pos-label {text} does not fit a true/false label column; "
+                                "pass --pos-label true or false")
+        value = text.lower() in ("true", "1")
+    elif labels.dtype.kind in "iuf":
+        try:
+            value = float(text)
+        except ValueError:
+            raise VeracityError(f"--pos-label {text!r} is not a number but the label column is "
+                                "numeric; pass one of its values") from None
+    return labels_with_pos_label(labels, value)
 
 
 def select_role(table: Any, args: argparse.Namespace, path: str, role: str) -> np.ndarray | None:
@@ -61,6 +87,7 @@ def select_role(table: Any, args: argparse.Namespace, path: str, role: str) -> n
 def run(args: argparse.Namespace) -> int:
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
+    labels = apply_pos_label(labels, args.pos_label)
     mask = select_role(table, args, path, args.fit_role)
     role = args.fit_role if mask is not None else None
     if mask is not None:
@@ -82,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         "label_column": args.label,
         "role_column": args.role_col,
     }
+    if args.pos_label is not None:
+        meta["pos_label"] = args.pos_label
     try:
         cal.fit(scores, labels, sample_weight=weights, role=role, allow_role=args.allow_role,
                 metadata=meta)

@@ -43,13 +43,15 @@ ESTIMATORS = ("plugin", "debiased", "smooth")
 # helpers
 # ----------------------------------------------------------------------------------
 def _problems(
-    scores: Any, labels: Any, sample_weight: Any, score_type: str, multiclass: str
+    scores: Any, labels: Any, sample_weight: Any, score_type: str, multiclass: str,
+    pos_label: Any = None,
 ) -> list[Binary]:
     if multiclass not in ("top-label", "classwise"):
         raise VeracityError(f"multiclass must be 'top-label' or 'classwise', got {multiclass!r}")
     if multiclass == "classwise":
         return prepare_classwise(scores, labels, sample_weight=sample_weight, score_type=score_type)
-    return [prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)]
+    return [prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                           pos_label=pos_label)]
 
 
 def _stats(data: Binary, bins: int, strategy: str, *, full: bool) -> BinStats:
@@ -76,6 +78,7 @@ def ece(
     estimator: str = "plugin",
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
     multiclass: str = "top-label",
 ) -> float:
     r"""Expected calibration error.
@@ -94,7 +97,7 @@ def ece(
         raise VeracityError(
             f"estimator must be 'plugin', 'debiased' or 'smooth', got {estimator!r}"
         )
-    problems = _problems(scores, labels, sample_weight, score_type, multiclass)
+    problems = _problems(scores, labels, sample_weight, score_type, multiclass, pos_label)
     if estimator == "plugin":
         values = [ece_from_stats(_stats(d, bins, strategy, full=False), norm) for d in problems]
     else:
@@ -113,6 +116,7 @@ def mce(
     strategy: str = "uniform",
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
     multiclass: str = "top-label",
 ) -> float:
     r"""Maximum calibration error :math:`\max_{b:\,n_b>0}|\mathrm{acc}_b - \mathrm{conf}_b|`."""
@@ -124,6 +128,7 @@ def mce(
         norm="max",
         score_type=score_type,
         sample_weight=sample_weight,
+        pos_label=pos_label,
         multiclass=multiclass,
     )
 
@@ -134,6 +139,7 @@ def brier(
     *,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
     multiclass: str = "top-label",
 ) -> float:
     r"""Brier score: mean squared error of probability forecasts.
@@ -147,7 +153,7 @@ def brier(
     >>> round(brier([.76, .82, .81, .91, .70], [1, 0, 1, 1, 0]), 5)   # seed 004 worked case
     0.25284
     """
-    problems = _problems(scores, labels, sample_weight, score_type, multiclass)
+    problems = _problems(scores, labels, sample_weight, score_type, multiclass, pos_label)
     return float(sum(_wmean((d.p - d.y) ** 2, d.w) for d in problems))
 
 
@@ -159,12 +165,14 @@ def brier_decomposition(
     strategy: str = "uniform",
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> BrierDecomposition:
     """Brier score split into reliability, resolution, uncertainty and the within-bin terms.
 
     See :class:`BrierDecomposition` for the formulas; the identity is exact.
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return brier_decomposition_from_stats(_stats(data, bins, strategy, full=True))
 
 
@@ -174,6 +182,7 @@ def nll(
     *,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> float:
     r"""Mean negative log-likelihood (log-loss).
 
@@ -183,7 +192,8 @@ def nll(
     probability given to the observed label and :math:`\epsilon` = float64 machine
     epsilon (scikit-learn's rule). Multiclass: categorical :math:`-\log p_{i,y_i}`.
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return _wmean(binary_nll_terms(data), data.w)
 
 
@@ -257,6 +267,7 @@ def auc(
     *,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> float:
     r"""Area under the ROC curve as the Mann–Whitney statistic.
 
@@ -271,7 +282,8 @@ def auc(
     >>> auc([.2, .4, .6, .8], [0, 0, 1, 1]), auc([.01, .02, .98, .99], [0, 0, 1, 1])  # seed 004
     (1.0, 1.0)
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return auc_of(data)
 
 
@@ -295,6 +307,7 @@ def accuracy(
     threshold: float = 0.5,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> float:
     r"""Fraction of correct decisions, predicting 1 when :math:`p \ge t` (DESIGN §3).
 
@@ -303,5 +316,6 @@ def accuracy(
     >>> accuracy([0.2, 0.5, 0.7], [0, 1, 0])
     0.6666666666666666
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return accuracy_of(data, threshold)

@@ -134,9 +134,69 @@ def check_weights(sample_weight: Any, n: int, *, rescale: bool = True) -> np.nda
     return w
 
 
-def check_binary_labels(labels: Any, n: int | None = None) -> np.ndarray:
-    """Labels as float64 0/1. Accepts bool, {0, 1} integers or floats."""
+def _shown(values: Any) -> str:
+    return ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in values)
+
+
+def _label_values(raw: np.ndarray) -> list[Any]:
+    try:
+        return list(np.unique(raw))
+    except TypeError:  # mixed types: keep first-seen order
+        return list(dict.fromkeys(raw.tolist()))
+
+
+def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> np.ndarray:
+    """0/1 float labels: 1 where the label equals ``pos_label`` (strings, bools, numbers)."""
     raw = to_numpy(labels, "labels")
+    if raw.ndim == 2 and raw.shape[1] == 1:
+        raw = raw[:, 0]
+    if raw.ndim != 1:
+        raise VeracityError(f"labels must be 1-D, got shape {raw.shape}")
+    if n is not None and raw.shape[0] != n:
+        raise VeracityError(
+            f"scores have {n} rows but labels have {raw.shape[0]}; pass one label per score"
+        )
+    if raw.dtype == object and any(v is None or (isinstance(v, float) and v != v) for v in raw):
+        raise VeracityError("labels contain missing values (None/NaN); drop or fill those rows first")
+    values = _label_values(raw)
+    if len(values) > 2:
+        raise VeracityError(
+            f"pos_label= needs a binary label set, but labels take {len(values)} values "
+            f"({_shown(values[:5])}); pass (N, K) scores for a multiclass problem"
+        )
+    hit = raw == pos_label
+    if not np.any(hit) and pos_label not in values:
+        raise VeracityError(
+            f"pos_label={pos_label!r} is not among the label values ({_shown(values)}); "
+            "pass one of them"
+        )
+    return np.asarray(hit, dtype=np.float64)
+
+
+def _non_numeric_labels(raw: np.ndarray) -> VeracityError:
+    values = _label_values(raw)
+    if len(values) == 2:
+        return VeracityError(
+            f"labels are not 0/1 numbers (values {_shown(values)}); pass pos_label= naming the "
+            f"positive class, e.g. pos_label={values[-1].item() if isinstance(values[-1], np.generic) else values[-1]!r}"
+        )
+    return VeracityError(
+        f"labels are not 0/1 numbers ({len(values)} values such as {_shown(values[:5])}); "
+        "binary labels need two values and pos_label= naming the positive one"
+    )
+
+
+def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None) -> np.ndarray:
+    """Labels as float64 0/1. Accepts bool, {0, 1} integers or floats; with ``pos_label``
+    any two-valued labels (strings too), 1 where the label equals it."""
+    if pos_label is not None:
+        return labels_with_pos_label(labels, pos_label, n)
+    raw = to_numpy(labels, "labels")
+    if raw.dtype.kind in "USO":
+        try:
+            raw = raw.astype(np.float64)
+        except (TypeError, ValueError):
+            raise _non_numeric_labels(raw) from None
     if raw.dtype == bool:
         y = raw.astype(np.float64)
     elif raw.dtype.kind in "iu" and raw.ndim == 1 and raw.size:
@@ -176,8 +236,9 @@ def check_binary_labels(labels: Any, n: int | None = None) -> np.ndarray:
                 " These look like scores: scores come first and labels second, "
                 "e.g. vc.ece(scores, labels)."
             )
-        elif set(np.unique(y)) <= {-1.0, 1.0}:
-            hint = " Map -1 to 0 (labels are 0/1)."
+        elif np.unique(y).size == 2:
+            lo, hi = (f"{v:g}" for v in np.unique(y))
+            hint = f" Map {lo} to 0 and {hi} to 1, or pass pos_label={hi}."
         raise VeracityError(
             f"labels must be binary 0/1 (or bool); {int((~ok).sum())} of {y.size} are not "
             f"(values such as {shown}).{hint}"
@@ -267,6 +328,28 @@ def _looks_like_labels(s: np.ndarray) -> bool:
     return s.size >= 2 and bool(np.all((s == 0) | (s == 1)))
 
 
+def check_same_index(**objects: Any) -> None:
+    """Refuse pandas inputs whose indexes differ: they would be matched by position.
+
+    Two Series of the same length but a different order or different labels (a
+    shuffled or filtered copy) line up by position in numpy, which silently pairs
+    each score with another row's label. Align them first, or pass ``.to_numpy()``.
+    """
+    named = [(k, v) for k, v in objects.items()
+             if v is not None and type(v).__module__.startswith("pandas") and hasattr(v, "index")]
+    if len(named) < 2:
+        return
+    first, ref = named[0]
+    for name, obj in named[1:]:
+        if len(obj.index) == len(ref.index) and not obj.index.equals(ref.index):
+            raise VeracityError(
+                f"{first} and {name} are pandas objects with different indexes (same length, "
+                "different order or labels); matching them by position would pair rows "
+                f"wrongly. Align them first, e.g. {name} = {name}.loc[{first}.index], or pass "
+                ".to_numpy() to match by position on purpose"
+            )
+
+
 def prepare_binary(
     scores: Any,
     labels: Any,
@@ -274,13 +357,16 @@ def prepare_binary(
     sample_weight: Any = None,
     score_type: str = "probability",
     rescale_weights: bool = True,
+    pos_label: Any = None,
 ) -> Binary:
     """Validate a binary (or multiclass top-label) problem.
 
     ``rescale_weights=False`` keeps the weights' scale (for statistics merged over chunks;
-    see :func:`check_weights`).
+    see :func:`check_weights`). ``pos_label`` names the positive class of two-valued
+    labels (strings, booleans, numbers); pandas inputs must share one index.
     """
     check_score_type(score_type)
+    check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
     s = as_float_array(scores, "scores")
     if s.ndim == 2 and s.shape[1] > 1:
         return prepare_top_label(s, labels, sample_weight=sample_weight, score_type=score_type)
@@ -291,7 +377,7 @@ def prepare_binary(
             f"scores must be 1-D (binary) or 2-D (N, K) (multiclass), got shape {s.shape}"
         )
     try:
-        y = check_binary_labels(labels, s.shape[0])
+        y = check_binary_labels(labels, s.shape[0], pos_label)
     except VeracityError:
         raw = to_numpy(labels, "labels")
         if raw.dtype.kind == "f" and _looks_like_labels(s) and raw.size == s.size:
@@ -332,6 +418,7 @@ def prepare_multiclass(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Validated ``(P, y, w, logP)`` for an (N, K) problem with integer labels."""
     check_score_type(score_type)
+    check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
     s = as_float_array(scores, "scores")
     if s.ndim != 2 or s.shape[1] < 2:
         raise VeracityError(
@@ -411,7 +498,9 @@ __all__ = [
     "check_binary_labels",
     "check_logit_scale",
     "check_probabilities",
+    "check_same_index",
     "check_score_type",
+    "labels_with_pos_label",
     "check_weights",
     "prepare_binary",
     "prepare_classwise",
