@@ -73,7 +73,9 @@ def as_float_array(x: Any, name: str) -> np.ndarray:
 
 def _check_finite(arr: np.ndarray, name: str) -> None:
     # np.isfinite(arr.sum()) is a single fast pass; only locate on failure.
-    if np.isfinite(arr.sum()):
+    with np.errstate(over="ignore", invalid="ignore"):  # huge finite values may overflow the sum
+        total = arr.sum()
+    if np.isfinite(total):
         return
     bad = ~np.isfinite(arr)
     if not bad.any():  # overflow of the sum itself, values are finite

@@ -1,0 +1,429 @@
+r"""Fuzz suite: hostile files and artifacts through every command and the main functions.
+
+The property (issue 13), for every generated input:
+
+* **CLI** — ``veracity.cli.main(argv)`` run in-process either exits 0 and prints only
+  finite numbers (no ``nan``/``inf`` in the text, every float in ``--json -`` finite, an
+  ``apply`` output column of finite probabilities in [0, 1]), or exits 2 with exactly
+  one line on stderr — never a traceback, never another exit code;
+* **Python** — the main functions either return finite numbers or raise one
+  :class:`~veracity.VeracityError` whose message is one line; no other exception and
+  no numpy ``RuntimeWarning`` (a NaN computed somewhere);
+* **artifacts** — a tampered calibrator file is refused in one line, or it loads and
+  maps valid scores to finite probabilities in [0, 1].
+
+Runs are derandomised (``derandomize=True``: the same examples on every run) and sized
+so the whole module takes a minute or two on two cores.
+
+Generators (extend them here; each is a hypothesis strategy):
+
+``score_cells`` / ``label_cells`` / ``weight_cells``
+    One CSV cell of a column: mostly valid values, mixed with the hostile ones —
+    NaN/inf spellings, empty cells, strings (``"abc"``, decimal commas ``"0,5"``,
+    percents ``"50%"``), out-of-range and extreme numbers (``1e308``, ``1e-300``),
+    labels such as ``0.9999999999999999``, ``2``, ``-1``, ``yes``.
+``header``
+    The column names: the expected ``score,label,w`` or hostile variants —
+    duplicated names, unicode, an empty name, a name containing a newline or a quote.
+``csv_files``
+    A whole file: a header and 0–25 rows drawn from the cell strategies (sometimes
+    all-valid, so the success path is exercised too), then encoded as UTF-8,
+    UTF-8 with a BOM, Latin-1 or UTF-16, or replaced by an empty file, a header
+    only, or random bytes. ``parquet_files`` writes the same rows as typed Parquet
+    (numbers where they parse, strings otherwise).
+``commands(name, ...)``
+    The argv of one sub-command over the file (``audit`` with its options, ``fit``
+    with each method, ``apply``, ``compare``, ``threshold`` with each rule,
+    ``conformal``, ``monitor scan``; ``report`` has its own, smaller test), with
+    hostile option values mixed in (``--bins 0|10**9``, ``--cost-fn inf``,
+    ``--weight w``, two score columns read as multiclass). Add a command by adding
+    an entry to the dict and its name to ``COMMANDS``.
+``tampered``
+    A valid artifact with one mutation: a leaf replaced by NaN, inf, a huge or
+    negative number, a string, null, a list, a dict or a deep nest; a key deleted
+    or added; or the file's bytes truncated or flipped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import veracity as vc
+
+def fuzz(max_examples: int) -> settings:
+    """Derandomised (the same examples every run), no example database, no deadline."""
+    return settings(derandomize=True, deadline=None, database=None, max_examples=max_examples,
+                    suppress_health_check=list(HealthCheck))
+
+# ----------------------------------------------------------------------------------------------
+# cell generators
+# ----------------------------------------------------------------------------------------------
+HOSTILE_NUMBERS = ["nan", "NaN", "inf", "-inf", "Infinity", "", "abc", "0,5", "50%", "1e308", "-1e308",
+                   "1e-300", "-0.5", "1.5", "2", " 0.5", "0x1p-2", "true", "null", "NA", "\u00e9"]
+HOSTILE_LABELS = ["0.9999999999999999", "2", "-1", "0.5", "yes", "no", "true", "", "nan", "1.0", "0.0"]
+HOSTILE_WEIGHTS = ["0", "-1", "1e300", "1e-300", "inf", "nan", "", "w", "1e308"]
+
+probability = st.floats(0, 1).map(lambda v: f"{v:.6g}")
+score_cells = st.one_of(probability, probability, probability, st.sampled_from(HOSTILE_NUMBERS))
+label_cells = st.one_of(st.sampled_from(["0", "1"]), st.sampled_from(["0", "1"]),
+                        st.sampled_from(["0", "1"]), st.sampled_from(HOSTILE_LABELS))
+weight_cells = st.one_of(st.floats(0.01, 10).map(lambda v: f"{v:.4g}"),
+                         st.floats(0.01, 10).map(lambda v: f"{v:.4g}"),
+                         st.sampled_from(HOSTILE_WEIGHTS))
+
+GOOD_HEADER = ["score", "label", "w", "role"]
+header = st.one_of(st.just(GOOD_HEADER), st.just(GOOD_HEADER), st.sampled_from([
+    ["score", "label", "label", "role"], ["score", "score", "w", "role"], ["sc\u00f6re", "label", "w", "role"],
+    ["score", "label", "", "role"], ["score", "lab\nel", "w", "role"], ['sc"ore', "label", "w", "role"],
+    ["\u5206\u6570", "label", "w", "role"], ["score", "label", "w", "w"],
+]))
+role_cells = st.one_of(st.sampled_from(["calib", "test"]), st.sampled_from(["calib", "test", "", "train", "\u00e9t\u00e9"]))
+
+
+def _quote(cell: str) -> str:
+    return '"' + cell.replace('"', '""') + '"' if any(c in cell for c in ',"\n') else cell
+
+
+@st.composite
+def rows(draw, clean: bool = False):
+    n = draw(st.integers(0, 25))
+    if clean:
+        p = draw(st.lists(probability, min_size=n, max_size=n))
+        y = draw(st.lists(st.sampled_from(["0", "1"]), min_size=n, max_size=n))
+        w = draw(st.lists(st.floats(0.1, 5).map(lambda v: f"{v:.3g}"), min_size=n, max_size=n))
+        r = draw(st.lists(st.sampled_from(["calib", "test"]), min_size=n, max_size=n))
+    else:
+        p = draw(st.lists(score_cells, min_size=n, max_size=n))
+        y = draw(st.lists(label_cells, min_size=n, max_size=n))
+        w = draw(st.lists(weight_cells, min_size=n, max_size=n))
+        r = draw(st.lists(role_cells, min_size=n, max_size=n))
+    return list(zip(p, y, w, r))
+
+
+@st.composite
+def csv_files(draw) -> tuple[str, bytes]:
+    kind = draw(st.sampled_from(["csv"] * 8 + ["empty", "header", "bytes"]))
+    names = draw(header)
+    head = ",".join(_quote(c) for c in names) + "\n"
+    if kind == "empty":
+        return ".csv", b""
+    if kind == "header":
+        return ".csv", head.encode()
+    if kind == "bytes":
+        return ".csv", draw(st.binary(min_size=1, max_size=200))
+    body = draw(rows(clean=draw(st.booleans())))
+    text = head + "".join(",".join(_quote(c) for c in r) + "\n" for r in body)
+    encoding = draw(st.sampled_from(["utf-8"] * 6 + ["utf-8-sig", "latin-1", "utf-16"]))
+    return ".csv", text.encode(encoding, errors="replace")
+
+
+@st.composite
+def parquet_files(draw) -> tuple[str, bytes]:
+    import io as _io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    names = draw(header)
+    body = draw(rows(clean=draw(st.booleans())))
+
+    def column(values):
+        try:
+            return pa.array([float(v) for v in values], type=pa.float64())
+        except ValueError:
+            return pa.array(values, type=pa.string())
+
+    cols = [column([r[i] for r in body]) for i in range(4)]
+    buf = _io.BytesIO()
+    pq.write_table(pa.table(cols, names=[f"c{i}" for i in range(4)]).rename_columns(names), buf)
+    return ".parquet", buf.getvalue()
+
+
+files = st.one_of(csv_files(), csv_files(), csv_files(), parquet_files())
+
+# ----------------------------------------------------------------------------------------------
+# commands
+# ----------------------------------------------------------------------------------------------
+GOOD = "score,label,w,role\n" + "".join(
+    f"{p:.4f},{int(q < p)},{1 + (i % 3)},{'calib' if i % 2 else 'test'}\n"
+    for i, (p, q) in enumerate(zip(np.random.default_rng(0).uniform(0.02, 0.98, 60),
+                                   np.random.default_rng(1).uniform(size=60))))
+
+
+def commands(name: str, f: str, tmp: str, cal: str) -> st.SearchStrategy[list[str]]:
+    """The argv of sub-command ``name`` over file ``f`` (hostile option values mixed in)."""
+    weight = st.sampled_from([[], [], ["--weight", "w"]])
+    bins = st.sampled_from([[], [], ["--bins", "5"], ["--bins", "0"], ["--bins", "1000000000"], ["--bins", "auto"]])
+    multi = st.sampled_from([[], [], [], ["--score", "score,w"], ["--score", "score,,"]])
+    parts = {
+        "audit": st.tuples(st.just(["audit", f]), weight, bins, multi,
+                           st.sampled_from([[], ["--strategy", "quantile"], ["--by", "role"], ["--tests"],
+                                            ["--estimators"], ["--ci", "--resamples", "30"],
+                                            ["--score-type", "logit"], ["--by", "score", "--max-groups", "3"]])),
+        "fit": st.tuples(st.just(["fit", f, "--out", f"{tmp}/fit.json"]), weight,
+                         st.sampled_from([["--method", m] for m in ("temperature", "platt", "isotonic", "histogram",
+                                                                    "beta", "venn-abers")]),
+                         st.sampled_from([[], ["--role-col", "role"], ["--score-type", "logit"]])),
+        "apply": st.tuples(st.just(["apply", cal, f, "--out", f"{tmp}/applied.csv"])),
+        "compare": st.tuples(st.just(["compare", f, "--calibrator", cal]), weight,
+                             st.sampled_from([[], ["--role-col", "role"], ["--bins", "0"]])),
+        "threshold": st.tuples(st.just(["threshold", f]), weight,
+                               st.sampled_from([["--cost-fp", "1", "--cost-fn", "9"], ["--target-recall", "0.9"],
+                                                ["--budget", "3"], ["--budget", "50%"], ["--target-precision", "0.8"],
+                                                ["--cost-fn", "inf"], ["--target-recall", "nan"], ["--budget", "-1"],
+                                                ["--also", "0.3,x"]]),
+                               st.sampled_from([[], ["--role-col", "role"]])),
+        "conformal": st.tuples(st.just(["conformal", f]), multi,
+                               st.sampled_from([[], ["--alpha", "0.1"], ["--alpha", "2"], ["--alpha", "nan"]]),
+                               st.sampled_from([[], ["--role-col", "role"]])),
+        "monitor": st.tuples(st.just(["monitor", "scan", f]), weight,
+                             st.sampled_from([["--period", "role"], ["--period", "label"], ["--time", "score"]])),
+    }
+    return parts[name].map(lambda ps: [a for part in ps for a in part])
+
+
+COMMANDS = ["audit", "fit", "apply", "compare", "threshold", "conformal", "monitor"]
+
+
+def _finite_text(text: str) -> bool:
+    return not re.search(r"(?<![A-Za-z_])(nan|-?inf)(?![A-Za-z_])", text, flags=re.IGNORECASE)
+
+
+def _finite_json(value) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite_json(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite_json(v) for v in value)
+    return True
+
+
+def check_cli(run_cli, argv: list[str], *, json_out: bool = False) -> None:
+    result = run_cli(argv + (["--json", "-"] if json_out else []))
+    assert "Traceback" not in result.err, result.err
+    if result.code == 2:
+        lines = result.err.rstrip("\n").split("\n")
+        assert len(lines) == 1 and lines[0].startswith("veracity"), (argv, result.err)
+        return
+    assert result.code == 0, (argv, result.code, result.err)
+    if json_out:
+        doc = json.loads(result.out, parse_constant=lambda c: pytest.fail(f"{c} in JSON: {argv}"))
+        assert _finite_json(doc), argv
+    else:
+        assert _finite_text(result.out), (argv, result.out[-2000:])
+
+
+@pytest.fixture(scope="module")
+def workdir():
+    with tempfile.TemporaryDirectory() as tmp:
+        good = Path(tmp) / "good.csv"
+        good.write_text(GOOD)
+        cal = Path(tmp) / "cal.json"
+        vc.PlattScaling(score_type="probability").fit(
+            *(lambda a: (a[:, 0], a[:, 1]))(np.loadtxt(good, delimiter=",", skiprows=1, usecols=(0, 1)))
+        ).save(cal)
+        doc = json.loads(cal.read_text())
+        doc["metadata"]["score_column"] = "score"
+        cal.write_text(json.dumps(doc))
+        yield Path(tmp), cal
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@fuzz(120)
+@given(data=st.data())
+def test_fuzz_every_command_on_hostile_files(workdir, cli, command, data):
+    tmp, cal = workdir
+    suffix, content = data.draw(files)
+    f = tmp / f"in{suffix}"
+    f.write_bytes(content)
+    argv = data.draw(commands(command, str(f), str(tmp), str(cal)))
+    applied = tmp / "applied.csv"
+    applied.unlink(missing_ok=True)
+    check_cli(cli, argv, json_out=command != "apply" and data.draw(st.booleans()))
+    if command == "apply" and applied.exists():
+        import pyarrow.csv as pacsv
+
+        p = pacsv.read_csv(applied).column("calibrated").to_numpy().astype(float)
+        assert np.isfinite(p).all() and ((p >= 0) & (p <= 1)).all()
+
+
+@fuzz(30)
+@given(content=csv_files())
+def test_fuzz_report_on_hostile_files(workdir, cli, content):
+    tmp, _ = workdir
+    f = tmp / "rep.csv"
+    f.write_bytes(content[1])
+    check_cli(cli, ["report", str(f), "--out", str(tmp / "r.html"), "--no-ci"])
+
+
+# ----------------------------------------------------------------------------------------------
+# Python functions on hostile arrays
+# ----------------------------------------------------------------------------------------------
+HOSTILE_FLOATS = [np.nan, np.inf, -np.inf, 1e308, -1e308, 1e-300, -0.5, 1.5, 0.9999999999999999, 2.0, -1.0]
+arrays = st.integers(0, 30).flatmap(lambda n: st.tuples(
+    st.lists(st.one_of(st.floats(0, 1), st.floats(0, 1), st.sampled_from(HOSTILE_FLOATS)), min_size=n, max_size=n),
+    st.lists(st.one_of(st.sampled_from([0.0, 1.0]), st.sampled_from([0.0, 1.0]), st.sampled_from(HOSTILE_FLOATS)),
+             min_size=n, max_size=n),
+    st.one_of(st.none(), st.lists(st.one_of(st.floats(0.01, 10), st.sampled_from(HOSTILE_FLOATS + [0.0, 1e300])),
+                                  min_size=n, max_size=n)),
+))
+
+FUNCTIONS = {
+    "ece": lambda p, y, w: vc.ece(p, y, sample_weight=w),
+    "brier": lambda p, y, w: vc.brier(p, y, sample_weight=w),
+    "nll": lambda p, y, w: vc.nll(p, y, sample_weight=w),
+    "auc": lambda p, y, w: vc.auc(p, y, sample_weight=w),
+    "audit": lambda p, y, w: vc.audit(p, y, sample_weight=w, bins=5).to_dict(),
+    "reliability": lambda p, y, w: vc.reliability(p, y, sample_weight=w, bins=5).ece,
+    "threshold_table": lambda p, y, w: vc.threshold_table(p, y, [0.2, 0.5], sample_weight=w).to_dict(),
+    "recall_threshold": lambda p, y, w: vc.recall_threshold(p, y, target=0.9, sample_weight=w),
+    "bootstrap": lambda p, y, w: vc.bootstrap_intervals(p, y, sample_weight=w, n_resamples=20).to_dict(),
+    "platt": lambda p, y, w: vc.PlattScaling().fit(p, y, sample_weight=w).transform(p),
+    "isotonic": lambda p, y, w: vc.IsotonicCalibration().fit(p, y, sample_weight=w).transform(p),
+    "histogram": lambda p, y, w: vc.HistogramBinning(bins=4).fit(p, y, sample_weight=w).transform(p),
+    "temperature": lambda p, y, w: vc.TemperatureScaling().fit(p, y, sample_weight=w).transform(p),
+    "venn_abers": lambda p, y, w: vc.VennAbers().fit(p, y, sample_weight=w).transform(p),
+}
+
+
+def _finite_result(value) -> bool:
+    if isinstance(value, np.ndarray):
+        return bool(np.isfinite(value).all())
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite_result(v) for v in value.values() if v is not None)
+    if isinstance(value, (list, tuple)):
+        return all(_finite_result(v) for v in value if v is not None)
+    return True
+
+
+#: results that may legitimately be undefined (NaN/None) rather than refused
+_MAY_BE_UNDEFINED = {"auc", "audit", "bootstrap", "threshold_table", "reliability", "recall_threshold"}
+
+
+@fuzz(400)
+@given(data=arrays, name=st.sampled_from(sorted(FUNCTIONS)))
+def test_fuzz_python_functions(data, name):
+    p, y, w = (None if a is None else np.asarray(a, dtype=float) for a in data)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = FUNCTIONS[name](p, y, w)
+        except vc.VeracityError as exc:
+            assert "\n" not in str(exc), str(exc)
+            value = None
+    runtime = [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert not runtime, (name, [str(w.message) for w in runtime])
+    if value is not None and name not in _MAY_BE_UNDEFINED:
+        assert _finite_result(value), (name, value)
+
+
+# ----------------------------------------------------------------------------------------------
+# tampered artifacts
+# ----------------------------------------------------------------------------------------------
+def _artifacts() -> list[dict]:
+    rng = np.random.default_rng(5)
+    p = rng.uniform(0.02, 0.98, 200)
+    y = (rng.uniform(size=200) < p).astype(int)
+    P = rng.dirichlet([1, 1, 1], 200)
+    Y = rng.integers(0, 3, 200)
+    out = [cls(score_type="probability").fit(p, y).to_dict()
+           for cls in (vc.TemperatureScaling, vc.PlattScaling, vc.IsotonicCalibration, vc.HistogramBinning,
+                       vc.BetaCalibration, vc.VennAbers)]
+    out += [cls(score_type="probability").fit(P, Y).to_dict() for cls in (vc.VectorScaling, vc.MatrixScaling)]
+    return out
+
+
+ARTIFACTS = _artifacts()
+REPLACEMENTS = [float("nan"), float("inf"), -float("inf"), 1e308, -1.0, -1e-9, 0.0, 2.0, "x", "", None, True,
+                [], {}, [1.0], {"a": 1}, 10**30]
+
+
+def _paths(node, prefix=()):
+    yield prefix
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node[:4]):
+            yield from _paths(v, prefix + (i,))
+
+
+@st.composite
+def tampered(draw) -> bytes:
+    doc = json.loads(json.dumps(draw(st.sampled_from(ARTIFACTS))))
+    how = draw(st.sampled_from(["replace"] * 6 + ["delete", "add", "deep", "truncate", "flip"]))
+    if how in ("truncate", "flip"):
+        raw = bytearray(json.dumps(doc).encode())
+        i = draw(st.integers(0, len(raw) - 1))
+        if how == "truncate":
+            return bytes(raw[:i])
+        raw[i] = draw(st.integers(0, 255))
+        return bytes(raw)
+    paths = [p for p in _paths(doc) if p]
+    path = draw(st.sampled_from(paths))
+    parent = doc
+    for k in path[:-1]:
+        parent = parent[k]
+    if how == "replace":
+        parent[path[-1]] = draw(st.sampled_from(REPLACEMENTS))
+    elif how == "delete":
+        del parent[path[-1]]
+    elif how == "add" and isinstance(parent, dict):
+        parent[draw(st.sampled_from(["evil", "n_classes_", "kind", "__class__"]))] = draw(st.sampled_from(REPLACEMENTS))
+    elif how == "deep":
+        deep: object = 1
+        for _ in range(draw(st.integers(20, 3000))):
+            deep = [deep]
+        parent[path[-1]] = deep
+    try:
+        return json.dumps(doc).encode()
+    except RecursionError:
+        return b"[" * 5000 + b"]" * 5000
+
+
+@fuzz(500)
+@given(raw=tampered())
+def test_fuzz_tampered_artifacts(raw, tmp_path_factory):
+    path = tmp_path_factory.getbasetemp() / "tampered.json"
+    path.write_bytes(raw)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        try:
+            cal = vc.load(path)
+        except vc.VeracityError as exc:
+            assert "\n" not in str(exc)
+            return
+        k = getattr(cal, "n_classes_", 2)
+        rng = np.random.default_rng(0)
+        scores = rng.dirichlet(np.ones(k), 50) if cal.multiclass == "multiclass" else rng.uniform(0, 1, 50)
+        try:
+            out = cal.transform(scores)
+        except vc.VeracityError as exc:
+            assert "\n" not in str(exc)
+            return
+    assert np.isfinite(out).all() and ((out >= 0) & (out <= 1)).all()
+
+
+@fuzz(120)
+@given(raw=tampered())
+def test_fuzz_tampered_artifacts_cli(workdir, cli, raw):
+    tmp, _ = workdir
+    cal = tmp / "tampered.json"
+    cal.write_bytes(raw)
+    out = tmp / "tampered-out.csv"
+    check_cli(cli, ["apply", str(cal), str(tmp / "good.csv"), "--out", str(out), "--score", "score"])
+    if out.exists():
+        out.unlink()
