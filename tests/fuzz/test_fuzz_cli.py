@@ -195,7 +195,13 @@ def commands(name: str, f: str, tmp: str, cal: str) -> st.SearchStrategy[list[st
 COMMANDS = ["audit", "fit", "apply", "compare", "threshold", "conformal", "monitor"]
 
 
+#: Infinite values that are the right answer, printed as such: a Hosmer-Lemeshow group whose
+#: forecasts are all exactly 0 or 1 and contradicted has an infinite statistic (p = 0).
+_DOCUMENTED_INFINITE = re.compile(r"Hosmer-Lemeshow H = inf, .* p = 0\.0000")
+
+
 def _finite_text(text: str) -> bool:
+    text = _DOCUMENTED_INFINITE.sub("", text)
     return not re.search(r"(?<![A-Za-z_])(nan|-?inf)(?![A-Za-z_])", text, flags=re.IGNORECASE)
 
 

@@ -240,3 +240,11 @@ def test_cli_max_groups(tmp_path, cli, refused):
     r = cli(["audit", f, "--by", "id", "--json", "-"])
     assert len(json.loads(r.out)["groups"]) == 100
     refused(cli(["audit", f, "--by", "id", "--max-groups", "1"]), "max_groups must be")
+
+
+@pytest.mark.parametrize("content", [b"score,label,w,role\n0,0,1,\xe9t\xe9\n", b"\x80\r"])
+def test_streaming_scan_of_a_latin1_file(tmp_path, cli, refused, content):
+    # found by the fuzz suite: the streaming scan decoded the header/keys with a traceback
+    f = tmp_path / "latin.csv"
+    f.write_bytes(content)
+    refused(cli(["monitor", "scan", f, "--period", "role"]), "is not UTF-8 text")

@@ -68,6 +68,23 @@ def _empty_stats(edges: np.ndarray) -> BinStats:
     return BinStats(edges, "uniform", np.zeros(m, np.int64), z, z, z, z, z, z, z)
 
 
+def _refuse_undecodable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A file that is not UTF-8 text is refused in one line, like io.read_table does."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(path: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(path, *args, **kwargs)
+        except UnicodeDecodeError as exc:
+            raise VeracityError(
+                f"{path} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
+                "re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8") from None
+
+    return wrapper
+
+
+@_refuse_undecodable
 def scan_file(
     path: str | Path,
     *,
