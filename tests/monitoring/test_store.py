@@ -38,6 +38,11 @@ def _recount(path):
         obooked = con.execute("SELECT coalesce(sum(inserted), 0) FROM batches WHERE kind = 'outcomes'").fetchone()[0]
         orphans = con.execute("SELECT count(*) FROM predictions p WHERE NOT EXISTS "
                               "(SELECT 1 FROM batches b WHERE b.batch = p.batch)").fetchone()[0]
+        # each prediction's copy of its outcome agrees with the outcomes table
+        mismatched = con.execute(
+            "SELECT count(*) FROM predictions p LEFT JOIN outcomes o USING (id) "
+            "WHERE p.label IS DISTINCT FROM o.label OR p.observed IS DISTINCT FROM o.observed").fetchone()[0]
+        assert mismatched == 0
     finally:
         con.close()
     return dict(n=n, distinct=distinct, booked=booked, on=on, odistinct=odistinct, obooked=obooked,
@@ -82,6 +87,16 @@ def test_overlap_with_different_values_is_a_conflict_and_nothing_changes(tmp_pat
     twice = pa.table({"id": [1, 1], "ts": ["2026-03-02", "2026-03-02"], "p": [0.1, 0.2]})
     with pytest.raises(vc.VeracityError, match="appears more than once with a different score"):
         store.log(twice, id="id", time="ts", score="p")
+
+
+def test_outcomes_before_their_predictions_count_once_logged(tmp_path):
+    store = MonitorStore(tmp_path / "m.duckdb")
+    table, y = _preds(n=50, days=6)
+    store.outcomes(pa.table({"id": np.arange(50), "y": y, "t": ["2026-03-10"] * 50}), id="id", label="y", time="t")
+    store.log(table, id="id", time="ts", score="p")
+    (row,) = store.status(freq="W", as_of="2026-03-31").rows
+    assert (row.labelled, row.pending) == (50, 0) and row.rate == pytest.approx(y.mean())
+    assert _recount(store.path)["n"] == 50
 
 
 def test_outcome_conflicts_and_repeats(tmp_path):
@@ -226,6 +241,24 @@ def test_truncated_store_other_database_and_newer_schema_are_refused(tmp_path):
         MonitorStore(good).status(freq="W")
     with pytest.raises(vc.VeracityError, match="no monitoring store at"):
         MonitorStore(tmp_path / "missing.duckdb").status(freq="W")
+
+
+def test_schema_1_store_is_migrated_by_init(tmp_path):
+    table, y = _preds(n=300, days=6)
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(table, id="id", time="ts", score="p")
+    store.outcomes(pa.table({"id": np.arange(300), "y": y}), id="id", label="y")
+    expected = json.dumps(store.status(freq="W").rows[0].to_dict(), default=str)
+    con = duckdb.connect(str(store.path))  # turn it into a version-1 store (no outcome copy)
+    con.execute("ALTER TABLE predictions DROP COLUMN label")
+    con.execute("ALTER TABLE predictions DROP COLUMN observed")
+    con.execute("UPDATE veracity_meta SET value = '1' WHERE key = 'schema_version'")
+    con.close()
+    with pytest.raises(vc.VeracityError, match=r"schema version 1; run `veracity monitor init .*` once"):
+        store.status(freq="W")
+    store.init()
+    assert json.dumps(store.status(freq="W").rows[0].to_dict(), default=str) == expected
+    assert _recount(store.path)["n"] == 300
 
 
 _WRITER = textwrap.dedent("""

@@ -222,10 +222,10 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
     eta = "(ln(greatest(score, 1e-12)) - ln(greatest(1 - score, 1e-12)))"
     sql = f"""
     WITH r AS (
-      SELECT {period} AS period, {sl} AS slice, p.score AS score, o.label AS y,
-             CASE WHEN o.label IS NOT NULL AND {mature} THEN 0 WHEN {mature} AND {horizon_us is not None}
-                  THEN 2 ELSE 1 END AS state
-      FROM predictions p LEFT JOIN outcomes o ON o.id = p.id AND o.observed <= make_timestamp({as_of_us})
+      SELECT {period} AS period, {sl} AS slice, p.score AS score, p.label AS y,
+             CASE WHEN p.label IS NOT NULL AND p.observed <= make_timestamp({as_of_us}) AND {mature} THEN 0
+                  WHEN {mature} AND {horizon_us is not None} THEN 2 ELSE 1 END AS state
+      FROM predictions p
       WHERE {where}
     )
     SELECT epoch_us(period) AS period, slice, state, CASE WHEN state = 0 THEN y ELSE -1 END AS y,

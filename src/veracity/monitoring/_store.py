@@ -4,13 +4,17 @@ Schema (version :data:`SCHEMA_VERSION`)::
 
     veracity_meta(key VARCHAR PRIMARY KEY, value VARCHAR)      -- app, schema_version, slices
     predictions(id VARCHAR, ts TIMESTAMP, score DOUBLE, model VARCHAR, batch INTEGER,
+                label TINYINT, observed TIMESTAMP,             -- copied from outcomes (see below)
                 s_<slice> VARCHAR ...)                         -- one row per prediction id
     outcomes(id VARCHAR, label TINYINT, observed TIMESTAMP, batch INTEGER)
     batches(batch INTEGER PRIMARY KEY, kind VARCHAR, source VARCHAR, content_hash VARCHAR,
             rows BIGINT, inserted BIGINT, duplicates BIGINT, conflicts BIGINT, replaced BIGINT,
             ingested_at TIMESTAMP)
 
-Times are UTC (timezone-naive ``TIMESTAMP``). A row's id is its key:
+Times are UTC (timezone-naive ``TIMESTAMP``). ``outcomes`` is the record of what
+arrived; each prediction's ``label``/``observed`` are kept equal to its outcome in the
+same transaction that stores either of them, so status reads one table without a
+join. A row's id is its key:
 
 * re-sending a row that is already stored with the same values is a no-op
   (counted as a duplicate);
@@ -39,7 +43,7 @@ import numpy as np
 from ..core._validation import VeracityError
 from ._time import to_utc_timestamps
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: predictions carry their outcome's label/observed
 APP = "veracity-monitor"
 DEFAULT_TIMEOUT = 60.0
 _DUCKDB_MAGIC_OFFSET = 8  # DuckDB files carry b"DUCK" at bytes 8..12
@@ -129,7 +133,7 @@ class MonitorStore:
                     "pass the store's path, or a new path to create one"
                 )
 
-    def connect(self, *, read_only: bool = False, create: bool = False) -> Any:
+    def connect(self, *, read_only: bool = False, create: bool = False, _checked: bool = False) -> Any:
         """A DuckDB connection holding the file's lock (waits up to ``timeout`` for another writer)."""
         duckdb = require_duckdb()
         self._check_file()
@@ -141,7 +145,7 @@ class MonitorStore:
             )
         if not exists:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        elif not read_only:  # check an existing file read-only before opening it for writing
+        elif not read_only and not _checked:  # check an existing file read-only before writing to it
             self.connect(read_only=True).close()
         config = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
         deadline = time.monotonic() + self.timeout
@@ -186,7 +190,8 @@ class MonitorStore:
         con.execute("BEGIN TRANSACTION")
         con.execute("CREATE TABLE veracity_meta(key VARCHAR PRIMARY KEY, value VARCHAR)")
         con.execute("CREATE TABLE predictions(id VARCHAR NOT NULL, ts TIMESTAMP NOT NULL, "
-                    "score DOUBLE NOT NULL, model VARCHAR, batch INTEGER NOT NULL)")
+                    "score DOUBLE NOT NULL, model VARCHAR, batch INTEGER NOT NULL, label TINYINT, "
+                    "observed TIMESTAMP)")
         con.execute("CREATE TABLE outcomes(id VARCHAR NOT NULL, label TINYINT NOT NULL, "
                     "observed TIMESTAMP NOT NULL, batch INTEGER NOT NULL)")
         con.execute("CREATE TABLE batches(batch INTEGER PRIMARY KEY, kind VARCHAR, source VARCHAR, "
@@ -216,13 +221,26 @@ class MonitorStore:
                 f"{self.path} has schema version {version}, newer than this veracity reads "
                 f"({SCHEMA_VERSION}); upgrade veracity"
             )
-        if version < SCHEMA_VERSION:  # pragma: no cover - no older schema exists yet
-            raise VeracityError(f"{self.path} has schema version {version}; no migration to "
-                                f"{SCHEMA_VERSION} is known")
+        if version < SCHEMA_VERSION:
+            if not self._migrate_ok:
+                raise VeracityError(
+                    f"{self.path} has schema version {version}; run `veracity monitor init {self.path}` once "
+                    f"to migrate it to version {SCHEMA_VERSION}")
+            _migrate(con, version)
+
+    _migrate_ok = False
 
     def init(self) -> MonitorStore:
-        """Create the store if missing (checks the schema if it exists); returns ``self``."""
-        self.connect(create=True).close()
+        """Create the store if missing, or migrate an older schema; returns ``self``."""
+        if self.path.exists():
+            self._check_file()
+            self._migrate_ok = True
+            try:
+                self.connect(create=True, _checked=True).close()
+            finally:
+                self._migrate_ok = False
+        else:
+            self.connect(create=True).close()
         return self
 
     def slices(self, con: Any | None = None) -> list[str]:
@@ -319,6 +337,18 @@ class MonitorStore:
         return recalibrate_store(self, **kwargs)
 
 
+def _migrate(con: Any, version: int) -> None:
+    """Bring an older store to :data:`SCHEMA_VERSION` in one transaction."""
+    con.execute("BEGIN TRANSACTION")
+    if version < 2:
+        con.execute("ALTER TABLE predictions ADD COLUMN label TINYINT")
+        con.execute("ALTER TABLE predictions ADD COLUMN observed TIMESTAMP")
+        con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed FROM outcomes o "
+                    "WHERE p.id = o.id")
+    con.execute("UPDATE veracity_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+    con.execute("COMMIT")
+
+
 def _utcnow() -> Any:
     from datetime import datetime, timezone
 
@@ -385,6 +415,13 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
         f"FROM stage s WHERE NOT EXISTS (SELECT 1 FROM {kind} t WHERE t.id = s.id)", [batch])
     con.execute("INSERT INTO batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [batch, kind, source, digest, rows, inserted, duplicates, conflicts, conflicts, _utcnow()])
+    # keep each prediction's copy of its outcome equal to the outcomes table (same transaction)
+    if kind == "outcomes":
+        con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed FROM outcomes o "
+                    "WHERE p.id = o.id AND o.batch = ?", [batch])
+    else:
+        con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed FROM outcomes o "
+                    "WHERE p.id = o.id AND p.batch = ?", [batch])
     unmatched = 0
     if kind == "outcomes":
         unmatched = int(con.execute("SELECT count(*) FROM stage s WHERE NOT EXISTS "
