@@ -224,3 +224,10 @@ def test_artifact_written_atomically(tmp_path):
     cal.save(target)
     assert vc.load(target).temperature_ == cal.temperature_
     assert [p.name for p in tmp_path.iterdir()] == ["cal.json"]  # no temporary left behind
+
+
+def test_from_dict_of_another_kind_is_refused():
+    with pytest.raises(vc.VeracityError, match=r"holds a TemperatureScaling \('temperature'\), not a PlattScaling"):
+        vc.PlattScaling.from_dict(T)
+    assert isinstance(vc.Calibrator.from_dict(T), vc.TemperatureScaling)
+    assert isinstance(vc.TemperatureScaling.from_dict(T), vc.TemperatureScaling)

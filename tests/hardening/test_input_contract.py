@@ -120,3 +120,22 @@ def test_calibrator_fit_invariant_to_weight_scale():
         other = vc.PlattScaling(score_type="probability").fit(P, Y, sample_weight=W * c)
         assert other.a_ == pytest.approx(base.a_, rel=1e-8)
         assert other.b_ == pytest.approx(base.b_, rel=1e-8, abs=1e-10)
+
+
+@pytest.mark.parametrize("scale", ["1e-300", "1e-200", "1e200", "1e300"])
+def test_cli_results_invariant_to_weight_scale(tmp_path, cli, scale):
+    # issue 13 on the CLI: weights 1e200 gave AUC NaN and every bin "insufficient"
+    import json
+
+    def run(factor):
+        f = tmp_path / f"w{factor}.csv"
+        f.write_text("score,label,w\n" + "".join(f"{float(p)!r},{int(y)},{float(w) * float(factor)!r}\n"
+                                                 for p, y, w in zip(P, Y, W)))
+        r = cli(["audit", f, "--weight", "w", "--bins", "10", "--json", "-"])
+        assert r.code == 0, r.err
+        return json.loads(r.out)
+
+    base, got = run("1"), run(scale)
+    for k in ("ece", "brier", "nll", "auc", "accuracy"):
+        assert got["metrics"][k] == pytest.approx(base["metrics"][k], rel=1e-9), k
+    assert [r["sufficient"] for r in got["table"]] == [r["sufficient"] for r in base["table"]]

@@ -352,7 +352,12 @@ class Calibrator:
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> Calibrator:
-        return load(doc)
+        obj = load(doc)
+        if not isinstance(obj, cls):
+            raise VeracityError(
+                f"the dict holds a {obj.name} ({obj.kind!r}), not a {cls.__name__}; use vc.load(doc) "
+                "to load any kind")
+        return obj
 
 
 def load(path_or_dict: str | Path | dict[str, Any]) -> Calibrator:
