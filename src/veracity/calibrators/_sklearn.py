@@ -11,9 +11,15 @@ r"""scikit-learn interoperability: calibrate a classifier and keep the estimator
 * ``cv="auto"`` (default) — ``"prefit"`` when the classifier is already fitted,
   otherwise 5-fold cross-fitting.
 
-Scores come from ``decision_function`` (declared as logits) when the calibrator
-works on logits and the classifier has one, otherwise from ``predict_proba``.
-It works in a :class:`~sklearn.pipeline.Pipeline` like any classifier.
+Like scikit-learn's ``CalibratedClassifierCV``: X reaches the base estimator
+untouched (DataFrames, strings, NaN, sparse -- whatever its pipeline accepts);
+``classes_``, ``n_features_in_`` and ``feature_names_in_`` are the base model's.
+Scores come from ``decision_function`` (declared as logits) for the logit-scale
+calibrators, from ``predict_proba`` for the others, and from whichever of the two
+the classifier has when it lacks one (``LinearSVC``, ``SGDClassifier``), for every
+calibrator. With ``cv="prefit"`` (or a ``FrozenEstimator``) the classes are the
+base model's, and calibration rows of a class it does not know are refused; a
+cross-fitting fold that lacks a class scores that class as least likely.
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ import numpy as np
 from ..core._validation import VeracityError
 from ._base import Calibrator, _REGISTRY
 
-_SCORE_TYPE = {"temperature": "logit", "platt": "logit", "vector": "logit", "matrix": "logit"}
+#: calibrators that work on the logit scale: fed ``decision_function`` when there is one.
+_LOGIT_FIRST = {"temperature", "platt", "vector", "matrix"}
 
 
 def _sklearn() -> Any:
@@ -71,50 +78,91 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(self.calibrator, Calibrator):
             return copy.deepcopy(self.calibrator)
         if isinstance(self.calibrator, str) and self.calibrator in _REGISTRY:
-            cls = _REGISTRY[self.calibrator]
-            return cls(score_type=_SCORE_TYPE.get(self.calibrator, "probability"))
+            return _REGISTRY[self.calibrator]()
         raise VeracityError(
             f"calibrator must be one of {sorted(_REGISTRY)} or a veracity calibrator, "
             f"got {self.calibrator!r}"
         )
 
-    def _scores(self, est: Any, X: Any, score_type: str, n_classes: int) -> np.ndarray:
-        if score_type == "logit" and hasattr(est, "decision_function"):
-            s = np.asarray(est.decision_function(X), dtype=np.float64)
-            if n_classes == 2 and s.ndim == 2:
-                s = s[:, -1] - s[:, 0] if s.shape[1] == 2 else s[:, 0]
+    def _response(self, est: Any, cal: Calibrator) -> str:
+        """``"decision_function"`` (logits) or ``"predict_proba"`` for this pair.
+
+        Whatever the estimator lacks is never asked for; otherwise a calibrator
+        instance's own ``score_type`` decides, and a named logit-scale method
+        (temperature, Platt, vector, matrix) takes ``decision_function``.
+        """
+        has_df = hasattr(est, "decision_function")
+        has_pp = hasattr(est, "predict_proba")
+        if not has_df and not has_pp:
+            raise VeracityError(
+                f"{type(est).__name__} has neither predict_proba nor decision_function; "
+                "CalibratedClassifier needs a classifier that scores its rows")
+        if not has_pp:
+            return "decision_function"
+        if not has_df:
+            return "predict_proba"
+        if isinstance(self.calibrator, Calibrator):
+            return "decision_function" if cal.score_type == "logit" else "predict_proba"
+        return "decision_function" if cal.kind in _LOGIT_FIRST else "predict_proba"
+
+    def _scores(self, est: Any, X: Any, response: str) -> np.ndarray:
+        """Scores of ``est`` on X in the columns of ``self.classes_`` ((N,) for binary)."""
+        k = self.classes_.size
+        own = np.asarray(getattr(est, "classes_", self.classes_))
+        raw = np.asarray(getattr(est, response)(X), dtype=np.float64)
+        if response == "predict_proba":
+            P = np.zeros((raw.shape[0], k))
+            P[:, np.searchsorted(self.classes_, own)] = raw
+            return P[:, 1] if k == 2 else P
+        if k == 2:
+            s = raw if raw.ndim == 1 else raw[:, -1] - raw[:, 0]
+            if own.size == 1:  # pragma: no cover - a one-class fold cannot fit a classifier
+                s = np.zeros(raw.shape[0])
             return s
-        P = np.asarray(est.predict_proba(X), dtype=np.float64)
-        if score_type == "logit":
-            logP = np.log(np.clip(P, np.finfo(np.float64).eps, 1.0))
-            return logP[:, 1] - logP[:, 0] if n_classes == 2 else logP
-        return P[:, 1] if n_classes == 2 else P
+        if raw.ndim == 1:  # a fold that saw only two of the classes
+            raw = np.column_stack([-raw, raw])
+        Z = np.full((raw.shape[0], k), float(raw.min()) - 10.0)  # unseen classes: least likely
+        Z[:, np.searchsorted(self.classes_, own)] = raw
+        return Z
 
     # -- estimator API -------------------------------------------------------------------
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> CalibratedClassifier:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None, **fit_params: Any) -> CalibratedClassifier:
+        """Fit; X is passed to the base estimator untouched (DataFrames, strings, NaN, sparse)."""
         _sklearn()
         from sklearn.base import clone
         from sklearn.exceptions import NotFittedError
         from sklearn.linear_model import LogisticRegression
         from sklearn.model_selection import StratifiedKFold
+        from sklearn.utils import _safe_indexing, indexable
         from sklearn.utils.multiclass import check_classification_targets, type_of_target
-        from sklearn.utils.validation import check_is_fitted, validate_data
+        from sklearn.utils.validation import _num_samples, check_consistent_length, check_is_fitted
 
-        X, y = validate_data(self, X, y)
+        from sklearn.utils.validation import _check_y
+
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
+        X, y = indexable(X, y)
+        y = _check_y(y, estimator=self)
+        if _num_samples(X) == 0:
+            raise ValueError("Found array with 0 sample(s) (shape=(0, ...)) while a minimum of "
+                             "1 is required by CalibratedClassifier")
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
         check_classification_targets(y)
         if type_of_target(y) not in ("binary", "multiclass"):
             raise ValueError(f"CalibratedClassifier supports binary and multiclass targets, "
                              f"got {type_of_target(y)}")
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(
-                "CalibratedClassifier needs at least 2 classes in y; got 1 class "
-                f"({self.classes_[0]!r})")
-        k = self.classes_.size
+        n = _num_samples(X)
+        check_consistent_length(X, y)
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            check_consistent_length(y, sample_weight)
         base = LogisticRegression() if self.estimator is None else self.estimator
         cal = self._make_calibrator()
         cv = self.cv
-        if cv == "auto":
+        if type(base).__name__ == "FrozenEstimator":
+            cv = "prefit"
+        if isinstance(cv, str) and cv == "auto":
             try:
                 check_is_fitted(base)
                 cv = "prefit"
@@ -124,10 +172,29 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
             raise VeracityError(
                 f"cv must be 'auto', 'prefit', an integer >= 2, a CV splitter or a list of "
                 f"(train, test) splits; got {cv!r}")
-        fit_kw = {} if sample_weight is None else {"sample_weight": sample_weight}
-        if cv == "prefit":
+        if isinstance(cv, str):  # prefit: the classes are the base model's
+            check_is_fitted(base)
+            self.classes_ = np.asarray(base.classes_)
+            unknown = np.setdiff1d(np.unique(y), self.classes_)
+            if unknown.size:
+                raise VeracityError(
+                    f"the calibration rows hold classes {unknown.tolist()[:5]} that the fitted "
+                    f"base model does not know (its classes_: {self.classes_.tolist()[:10]}); "
+                    "calibrate on rows of the model's own classes, or refit the model")
+        else:
+            self.classes_ = np.unique(y)
+        if self.classes_.size < 2:
+            raise ValueError(
+                "CalibratedClassifier needs at least 2 classes in y; got 1 class "
+                f"({self.classes_[0]!r})")
+        y_enc = np.searchsorted(self.classes_, y)
+        k = self.classes_.size
+        response = self._response(base, cal)
+        cal.score_type = "logit" if response == "decision_function" else "probability"
+        fit_kw = dict(fit_params)
+        if isinstance(cv, str):
             self.estimator_ = base
-            scores = self._scores(base, X, cal.score_type, k)
+            scores = self._scores(base, X, response)
         else:
             if hasattr(cv, "split"):
                 splits = list(cv.split(X, y_enc))
@@ -138,7 +205,8 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
                     raise ValueError(
                         f"cross-fitting needs at least 2 rows of every class; the smallest class "
                         f"has {n_min}. Pass a fitted estimator with cv='prefit'")
-                splits = list(StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y_enc))
+                splits = list(StratifiedKFold(folds, shuffle=True, random_state=0).split(
+                    np.zeros(n), y_enc))
             elif isinstance(cv, (list, tuple)) and cv:
                 splits = list(cv)  # an explicit list of (train, held-out) index arrays
             else:
@@ -146,32 +214,40 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
                     f"cv must be 'auto', 'prefit', an integer >= 2, a CV splitter or a list of "
                     f"(train, test) splits; got {cv!r}")
             scores = None
+            covered = np.zeros(n, dtype=bool)
             for train, held in splits:
-                est = clone(base).fit(X[train], y[train], **(
-                    {} if sample_weight is None else {"sample_weight": np.asarray(sample_weight)[train]}))
-                part = self._scores(est, X[held], cal.score_type, k)
+                kw = dict(fit_kw)
+                if sample_weight is not None:
+                    kw["sample_weight"] = sample_weight[train]
+                est = clone(base).fit(_safe_indexing(X, train), y[train], **kw)
+                part = self._scores(est, _safe_indexing(X, held), response)
                 if scores is None:
-                    scores = np.empty((X.shape[0],) + part.shape[1:])
-                    covered = np.zeros(X.shape[0], dtype=bool)
+                    scores = np.empty((n,) + part.shape[1:])
                 scores[held] = part
                 covered[held] = True
-            self.estimator_ = clone(base).fit(X, y, **fit_kw)
+            kw = dict(fit_kw)
+            if sample_weight is not None:
+                kw["sample_weight"] = sample_weight
+            self.estimator_ = clone(base).fit(X, y, **kw)
             if not covered.all():  # explicit splits that leave rows out of every held-out fold
                 scores, y_enc = scores[covered], y_enc[covered]
                 if sample_weight is not None:
-                    sample_weight = np.asarray(sample_weight)[covered]
+                    sample_weight = sample_weight[covered]
+        self._response_ = response
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(self.estimator_, attr):
+                setattr(self, attr, getattr(self.estimator_, attr))
         labels = y_enc.astype(np.float64) if k == 2 else y_enc
         self.calibrator_ = cal.fit(scores, labels, sample_weight=sample_weight)
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        from sklearn.utils.validation import check_is_fitted, validate_data
+        """Calibrated class probabilities, columns in the order of ``classes_``."""
+        from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "calibrator_")
-        X = validate_data(self, X, reset=False)
-        k = self.classes_.size
-        p = self.calibrator_.transform(self._scores(self.estimator_, X, self.calibrator_.score_type, k))
-        if k == 2:
+        p = self.calibrator_.transform(self._scores(self.estimator_, X, self._response_))
+        if self.classes_.size == 2:
             return np.column_stack([1.0 - p, p])
         return p
 
@@ -182,4 +258,15 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
+        try:  # X goes to the base estimator untouched: its input tags are ours
+            from sklearn.linear_model import LogisticRegression
+            from sklearn.utils import get_tags
+
+            inner = get_tags(LogisticRegression() if self.estimator is None else self.estimator)
+            tags.input_tags.sparse = inner.input_tags.sparse
+            tags.input_tags.allow_nan = inner.input_tags.allow_nan
+            tags.input_tags.string = inner.input_tags.string
+            tags.input_tags.categorical = inner.input_tags.categorical
+        except Exception:  # pragma: no cover - an estimator without tags
+            pass
         return tags
