@@ -41,7 +41,7 @@ def main() -> None:
     path = os.path.join(folder, "bench.duckdb")
     if os.path.exists(path):
         os.remove(path)
-    store = MonitorStore(path)
+    store = MonitorStore(path, memory_limit="2GB")
     parts = np.array_split(np.arange(n), k)
     tic = time.perf_counter()
     for part in parts:

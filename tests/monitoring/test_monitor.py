@@ -72,6 +72,10 @@ def test_immature_labels_are_pending_not_negatives():
 def test_label_maturity_rule():
     t = np.array(["2026-01-01", "2026-01-20", "2026-02-10"], dtype="datetime64[D]")
     assert label_maturity(t, "2026-02-19", 30).tolist() == [True, True, False]
+    assert label_maturity(t, "2026-02-19", "30d").tolist() == [True, True, False]
+    for bad in [float("nan"), float("inf"), 1e20, -1]:  # issue 13: refused in one line, not a traceback
+        with pytest.raises(vc.VeracityError, match="horizon must be a finite duration"):
+            label_maturity(t, "2026-02-19", bad)
 
 
 def test_period_keys_quarters_and_bad_input():

@@ -23,11 +23,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from ..core._display import Display
 from scipy.special import ndtri
 
 
-@dataclass(frozen=True)
-class Estimate:
+@dataclass(frozen=True, repr=False)
+class Estimate(Display):
     """Expected outcomes of ``n`` unlabelled predictions, assuming calibrated scores."""
 
     n: float

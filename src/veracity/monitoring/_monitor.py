@@ -264,14 +264,18 @@ def period_keys(times: Any, freq: str = "M") -> np.ndarray:
 def label_maturity(prediction_time: Any, as_of: Any, horizon: Any) -> np.ndarray:
     """True where a label is final: ``prediction_time + horizon <= as_of``.
 
-    ``horizon`` is a ``numpy.timedelta64`` or a number of days.
+    ``horizon`` is a ``numpy.timedelta64``, a number of days or a duration such as ``"30d"``;
+    NaN, infinite, negative or absurd (over 100 years) horizons are refused.
 
     >>> label_maturity(np.array(["2026-01-01", "2026-03-01"], dtype="datetime64[D]"),
     ...                np.datetime64("2026-03-15"), 30).tolist()
     [True, False]
     """
+    from ._time import parse_duration
+
     t = to_numpy(prediction_time, "prediction_time").astype("datetime64[s]")
-    h = horizon if isinstance(horizon, np.timedelta64) else np.timedelta64(int(horizon), "D")
+    h = horizon if isinstance(horizon, np.timedelta64) else \
+        np.timedelta64(int(round(parse_duration(horizon, "horizon"))), "s")
     return (t + h) <= np.datetime64(as_of, "s")
 
 

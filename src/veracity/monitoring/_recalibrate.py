@@ -15,12 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from ..core._display import Display
 from ..core._validation import VeracityError
 from ._time import parse_duration, parse_instant
 
 
-@dataclass(frozen=True, eq=False)
-class Recalibration:
+@dataclass(frozen=True, eq=False, repr=False)
+class Recalibration(Display):
     """A calibrator fit on ``fit_period`` and its ledger on ``eval_period``."""
 
     method: str

@@ -43,6 +43,7 @@ import numpy as np
 from scipy.special import expit, ndtri
 from scipy.stats import chi2, norm
 
+from ..core._display import Display
 from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
 from ..core._intervals import binomial_interval, check_interval_args
 from ..core._stats import BinStats
@@ -58,8 +59,8 @@ PSI_MATERIAL = 0.1
 REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
 
 
-@dataclass(frozen=True)
-class StatusRow:
+@dataclass(frozen=True, repr=False)
+class StatusRow(Display):
     """One period (and slice) of a store's status; ``to_dict`` is the ``--json`` row."""
 
     period: str
@@ -104,8 +105,8 @@ class StatusRow:
         return out
 
 
-@dataclass(frozen=True, eq=False)
-class StoreStatus:
+@dataclass(frozen=True, eq=False, repr=False)
+class StoreStatus(Display):
     """Status of a store: ``rows`` per period (and slice), with the settings that produced them."""
 
     rows: tuple[StatusRow, ...]
@@ -125,6 +126,13 @@ class StoreStatus:
     @property
     def alerts(self) -> list[StatusRow]:
         return [r for r in self.rows if r.alerts]
+
+    def _plot(self, ax: Any = None) -> Any:
+        if ax is not None:
+            raise VeracityError("StoreStatus.plot() draws two panels (rates and row counts); call it without ax")
+        from ..report._store import store_figure
+
+        return store_figure(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._display import Display
 from ..core._validation import VeracityError
 from ._time import to_utc_timestamps
 
@@ -67,8 +68,8 @@ def _slice_column(name: str) -> str:
     return "s_" + name
 
 
-@dataclass(frozen=True)
-class IngestResult:
+@dataclass(frozen=True, repr=False)
+class IngestResult(Display):
     """What one ``log``/``outcomes`` call did to the store."""
 
     kind: str
@@ -112,9 +113,11 @@ class MonitorStore:
     {'predictions': 0, 'outcomes': 0, 'batches': 0}
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = DEFAULT_TIMEOUT,
+                 memory_limit: str | None = None) -> None:
         self.path = Path(path)
         self.timeout = float(timeout)
+        self.memory_limit = memory_limit  # DuckDB's memory_limit, e.g. "2GB" (default: DuckDB's own)
 
     def __repr__(self) -> str:
         return f"MonitorStore({str(self.path)!r})"
@@ -147,7 +150,9 @@ class MonitorStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         elif not read_only and not _checked:  # check an existing file read-only before writing to it
             self.connect(read_only=True).close()
-        config = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
+        config: dict[str, Any] = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
+        if self.memory_limit:
+            config["memory_limit"] = self.memory_limit
         deadline = time.monotonic() + self.timeout
         delay = 0.02
         while True:
