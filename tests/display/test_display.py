@@ -200,3 +200,31 @@ def test_plot_returns_a_figure(name):
 def test_no_picture_says_so(name):
     with pytest.raises(vc.VeracityError, match="has no picture"):
         RESULTS[name]().plot()
+
+
+def test_store_results_display(tmp_path):
+    """The monitoring store's results (issue 12) get the same display."""
+    pytest.importorskip("duckdb")
+    import pyarrow as pa
+    from matplotlib.figure import Figure
+
+    from veracity.monitoring import MonitorStore
+
+    rng = np.random.default_rng(0)
+    n = 600
+    t = np.datetime64("2026-03-02", "s") + rng.integers(0, 28 * 86400, n).astype("timedelta64[s]")
+    p = rng.uniform(0.02, 0.98, n)
+    y = (rng.random(n) < p).astype(np.int64)
+    store = MonitorStore(tmp_path / "m.duckdb")
+    ingest = store.log(pa.table({"id": np.arange(n), "ts": t, "p": p, "seg": rng.choice([EVIL, "b"], n)}),
+                       id="id", time="ts", score="p", by="seg")
+    store.outcomes(pa.table({"id": np.arange(n), "y": y, "t": ["2026-04-20"] * n}), id="id", label="y", time="t")
+    status = store.status(freq="W", as_of="2026-05-01", by="seg")
+    for r in (ingest, status):
+        assert repr(r) == str(r)
+        page = r._repr_html_()
+        checked = _parse(page)
+        assert "script" not in checked.tags
+        assert r.to_frame().shape[0] >= 1
+    np.testing.assert_array_equal(status.to_frame()["ece"].to_numpy(), [r.ece for r in status.rows])
+    assert isinstance(status.plot(), Figure)

@@ -18,6 +18,7 @@ import numpy as np
 from ..core._validation import VeracityError, as_float_array, check_weights, to_numpy
 from ..core._compat import renamed
 from ._base import Calibrator
+from ..core._display import Display
 
 
 def _check_roles(roles: Any) -> tuple[list[str], np.ndarray]:
@@ -96,8 +97,8 @@ def fold_index(labels: Any, n_folds: int = 5, seed: int = 0) -> np.ndarray:
     return roles.astype(np.int64)
 
 
-@dataclass(frozen=True, eq=False)
-class CrossFit:
+@dataclass(frozen=True, eq=False, repr=False)
+class CrossFit(Display):
     """Result of :func:`cross_fit`.
 
     ``oof``: out-of-fold calibrated probabilities (row i calibrated by a calibrator

@@ -547,11 +547,11 @@ def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
         fig = ax.figure
     rows = result.rows
     x = np.arange(len(rows))
-    rate = np.array([r.base_rate for r in rows])
+    rate = np.array([getattr(r, "rate", None) if hasattr(r, "rate") else r.base_rate for r in rows], dtype=float)
     lo = np.array([r.ci_low for r in rows])
     hi = np.array([r.ci_high for r in rows])
     conf = np.array([r.conf for r in rows])
-    alert = np.array([r.status == "alert" for r in rows])
+    alert = np.array([r.status == "alert" or bool(getattr(r, "alerts", ())) for r in rows])
     few = np.array([r.status == "insufficient" for r in rows])
     pct = f"{result.level * 100:g}%"
     ax.errorbar(x, rate, yerr=np.vstack((np.maximum(rate - lo, 0), np.maximum(hi - rate, 0))), fmt="none",
@@ -566,7 +566,9 @@ def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
         ax.scatter(x[alert], rate[alert], marker="o", s=110, facecolor="none", edgecolor=PALETTE[1],
                    linewidth=1.6, zorder=4, label="alert: confidence outside the interval", gid="alerts")
     _style(ax)
-    ax.set_xticks(x, [_plain(r.period) for r in rows], rotation=45 if len(rows) > 8 else 0, ha="right"
+    names = [r.period if getattr(r, "slice", "(all)") in ("(all)", "", None) else f"{r.period} {r.slice}"
+             for r in rows]
+    ax.set_xticks(x, [_plain(n) for n in names], rotation=45 if len(rows) > 8 else 0, ha="right"
                   if len(rows) > 8 else "center")
     ax.set_ylabel("probability")
     ax.set_xlabel("period")
