@@ -12,16 +12,19 @@ DEV     = $(VENV)/.installed-dev
 $(BASE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e '.[plot,progress]'   # the report's diagrams need matplotlib
 	touch $(BASE)
 
 $(DEV): $(BASE)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(DEV)
 
-## Set up and run the main job: audit + calibrate the bundled demo data, then the seed demos.
+## Set up and run the main job: audit + calibrate the bundled demo data, the knowledge-graph
+## example and the train/calibration/test study; then write the HTML report and print its path.
 demo: $(BASE)
 	$(VENV)/bin/veracity demo
+	@$(VENV)/bin/veracity report --out report.html --quiet >/dev/null
+	@echo "report: $(CURDIR)/report.html (open it in a browser; it works offline)"
 
 ## Set up and run the whole test suite (browser tests use Debian's chromium).
 test: $(DEV)

@@ -194,6 +194,10 @@ def _html_table(records: list[dict[str, Any]]) -> str:
     shown = [c for c in cols if not (interval and c == "ci_high")]
     flags = [_flag_of(r) for r in records]
     any_flag = any(flags)
+    # counts stored as floats (weights) print as whole numbers when every value in the column is one
+    whole = {c for c in cols if all(
+        isinstance(r.get(c), float) and math.isfinite(r[c]) and r[c].is_integer() for r in records)
+        and any(abs(r[c]) > 1 for r in records)}
 
     def head(c: str) -> str:
         name = "interval" if interval and c == "ci_low" else c
@@ -206,6 +210,8 @@ def _html_table(records: list[dict[str, Any]]) -> str:
             v = r.get(c)
             if interval and c == "ci_low":
                 text = f"[{fmt_cell(v)}, {fmt_cell(r.get('ci_high'))}]"
+            elif c in whole:
+                text = f"{int(v):,}"
             else:
                 text = fmt_cell(v)
             cls = ' class="vc-l"' if c == shown[0] or isinstance(v, str) else ""

@@ -116,7 +116,7 @@ def _sigmoid(s: np.ndarray) -> np.ndarray:
 
 def _claim(ok: bool, message: str) -> str:
     if not ok:
-        raise AssertionError(f"seed 000 claim failed: {message}")
+        raise AssertionError(f"knowledge-graph example: claim failed: {message}")
     return f"    [ok] {message}"
 
 
@@ -158,7 +158,7 @@ def run(plots: str | Path | None = None) -> KGDemo:
 
     out: list[str] = []
     n_pos = int(y.sum())
-    out.append("veracity demo kg — seed 000: calibration audit of a knowledge-graph link predictor")
+    out.append("veracity demo kg — the knowledge-graph example: calibration audit of a link predictor")
     out.append(
         f"ComplEx, {RANK} complex = {2 * RANK} real dimensions, trained on {len(kg.TRAIN)} of the "
         f"{len(kg.TRIPLES)} true triples\n({len(kg.ENTITIES)} entities, {len(kg.RELATIONS)} "
@@ -248,7 +248,7 @@ def run(plots: str | Path | None = None) -> KGDemo:
         "invariance": all(certificate.values())
         and before.accuracy == after.accuracy and before.auc == after.auc,
     }
-    out.append("\nthe seed's four claims, asserted:")
+    out.append("\nthe example's four claims, asserted:")
     out.append(_claim(claims["fit_lowers_nll"],
                       f"the fit lowers its objective: calibration NLL {ts.nll_before_:.4f} → "
                       f"{ts.nll_after_:.4f}"))
@@ -267,7 +267,7 @@ def run(plots: str | Path | None = None) -> KGDemo:
             [("BEFORE  p = σ(s)", before.table), (f"AFTER  p = σ(s/τ*), τ* = {tau:.3f}",
                                                    after.table)],
             Path(plots) / "kg_reliability.png",
-            suptitle="seed 000: ComplEx on the evaluation half (10 bins)"))
+            suptitle="the knowledge-graph example: ComplEx on the evaluation half (10 bins)"))
         out.append("\nwrote " + ", ".join(str(f) for f in figures))
 
     return KGDemo(audit_set=data, model=model, scores=s, roles=roles, calibrator=ts,

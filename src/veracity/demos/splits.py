@@ -81,7 +81,7 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 
 def _claim(ok: bool, message: str) -> str:
     if not ok:
-        raise AssertionError(f"seed 003 claim failed: {message}")
+        raise AssertionError(f"train/calibration/test study: claim failed: {message}")
     return f"    [ok] {message}"
 
 
@@ -108,7 +108,7 @@ def run(plots: str | Path | None = None) -> SplitsDemo:
     x_de, y_de, p_true_de = gen.sample(N_DEPLOY, rng)
 
     out: list[str] = []
-    out.append("veracity demo splits — seed 003: which data may set T and the threshold?")
+    out.append("veracity demo splits — the train/calibration/test study: which data may set T and the threshold?")
     out.append(
         f"synthetic data: 10 classes, 30-dim Gaussians (true probabilities known); "
         f"train {N_TRAIN:,} · val {N_VAL:,}\n· calib {N_CALIB:,} · test {N_TEST:,} · "
@@ -313,7 +313,7 @@ def run(plots: str | Path | None = None) -> SplitsDemo:
         "shift_drops_recall": shift["stale"]["recall"] < shift["before"]["recall"],
         "refit_recovers_recall": shift["refit"]["recall"] > shift["stale"]["recall"],
     }
-    out.append("\nthe seed's claims, asserted:")
+    out.append("\nthe study's claims, asserted:")
     out.append(_claim(claims["train_T_collapses"],
                       f"T from train = {temps['train']:.3f} ≪ 1 and it makes things worse: "
                       f"deployment ECE {_pct(ece[none]['deploy'])} → "
@@ -330,7 +330,7 @@ def run(plots: str | Path | None = None) -> SplitsDemo:
                       f"{_pct(float(redraws['deployed_plus1'].mean()))}"))
     out.append(_claim(claims["conformal_covers"],
                       f"conformal sets cover {_pct(coverage['deploy'].marginal)} of deployment "
-                      f"(1 − α = {_pct(1 - ALPHA)}; the seed's band for n = 1,000: 88–92%)"))
+                      f"(1 − α = {_pct(1 - ALPHA)}; the expected band for n = 1,000: 88–92%)"))
     out.append(_claim(claims["shift_drops_recall"] and claims["refit_recovers_recall"],
                       f"under shift recall falls {_pct(shift['before']['recall'])} → "
                       f"{_pct(shift['stale']['recall'])} and refitting restores "
@@ -348,7 +348,7 @@ def run(plots: str | Path | None = None) -> SplitsDemo:
                   for name in (none, "train", "calib")]
         figures.append(reliability_panels(
             panels, Path(plots) / "splits_reliability.png",
-            suptitle=f"seed 003: the chosen network on {N_DEPLOY:,} deployment points "
+            suptitle=f"the train/calibration/test study: the chosen network on {N_DEPLOY:,} deployment points "
                      f"(top label, {BINS} bins)"))
         figures.append(redraw_scatter(
             redraws["deployed_plain"], redraws["reported_plain"], TARGET,
