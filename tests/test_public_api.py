@@ -18,7 +18,7 @@ PINNED = [
     "CORPResult", "CalibratedClassifier", "CalibrationSlope", "CalibrationTests", "Calibrator",
     "ConformalClassifier", "CoverageLaw", "CoverageReport", "CrossFit", "ECEEstimates",
     "HistogramBinning", "HosmerLemeshowTest", "IsotonicCalibration", "Ledger", "LedgerRow",
-    "MatrixScaling", "MonitorResult", "MonitorStore", "NoiseFloor", "PlattScaling", "PriorEstimate",
+    "MatrixScaling", "MonitorResult", "MonitorStore", "NoiseFloor", "OneVsRest", "PlattScaling", "PriorEstimate",
     "RedrawResult", "ReliabilityRow", "ReliabilityTable", "Report", "RiskCoverage", "ScanResult",
     "SelectiveThreshold", "SpiegelhalterTest", "StoreStatus", "TemperatureScaling", "ThresholdRow",
     "ThresholdTable", "VectorScaling", "VennAbers", "VeracityError", "accuracy", "adjust_prior",

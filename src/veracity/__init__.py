@@ -42,6 +42,7 @@ from .calibrators import (
     Ledger,
     LedgerRow,
     MatrixScaling,
+    OneVsRest,
     PlattScaling,
     PriorEstimate,
     TemperatureScaling,

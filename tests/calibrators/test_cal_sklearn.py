@@ -48,9 +48,11 @@ def test_cross_fit_pipeline_multiclass_and_string_labels():
         P = pipe.predict_proba(X)
         assert P.shape == (900, 3) and np.allclose(P.sum(1), 1.0)
         assert set(pipe.predict(X)) <= {"a", "b", "c"}
-    m = vc.CalibratedClassifier(LogisticRegression(), "isotonic", cv=3)
-    with pytest.raises(vc.VeracityError, match="binary calibrator"):
-        m.fit(X, y)
+    for cal in ("platt", "isotonic", "beta", "histogram", "venn-abers"):  # one-vs-rest
+        m = vc.CalibratedClassifier(LogisticRegression(), cal, cv=3).fit(X, y)
+        P = m.predict_proba(X)
+        assert P.shape == (900, 3) and np.allclose(P.sum(1), 1.0)
+        assert m.calibrator_.to_dict()["kind"] == "one-vs-rest"
 
 
 def test_calibrator_instance_and_bad_names():

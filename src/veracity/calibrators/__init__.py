@@ -11,6 +11,7 @@ from ._histogram import HistogramBinning
 from ._isotonic import IsotonicCalibration
 from ._ledger import Ledger, LedgerRow, compare
 from ._matrix import MatrixScaling, VectorScaling
+from ._ovr import OneVsRest
 from ._platt import PlattScaling
 from ._prior import PriorEstimate, adjust_prior, estimate_prior
 from ._split import CrossFit, cross_fit, fold_index, split
@@ -40,6 +41,7 @@ __all__ = [
     "Ledger",
     "LedgerRow",
     "MatrixScaling",
+    "OneVsRest",
     "PlattScaling",
     "PriorEstimate",
     "TemperatureScaling",

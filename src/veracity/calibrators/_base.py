@@ -142,6 +142,13 @@ class Calibrator:
         super().__init_subclass__(**kwargs)
         if cls.kind != "base":
             _REGISTRY[cls.kind] = cls
+        own = cls.__dict__.get("__str__")
+        if own is not None and cls.multiclass == "binary":
+            def __str__(self: Calibrator, _own: Any = own) -> str:
+                ovr = getattr(self, "_ovr", None)  # fitted on (N, K): its one-vs-rest form
+                return str(ovr) if ovr is not None else _own(self)
+
+            cls.__str__ = __str__
 
     # -- plumbing ---------------------------------------------------------------------
     @property
@@ -159,6 +166,8 @@ class Calibrator:
         check_score_type(self.score_type)
 
     def _is_fitted(self) -> bool:
+        if getattr(self, "_ovr", None) is not None:
+            return True
         return all(hasattr(self, s) for s in self._state)
 
     def _require_fitted(self) -> None:
@@ -265,6 +274,17 @@ class Calibrator:
         """
         self._check_params()
         check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
+        if self.multiclass == "binary" and _is_multiclass(scores):
+            # (N, K) scores: this calibrator's one-vs-rest form, rows renormalised
+            from ._ovr import OneVsRest
+
+            params = {k: v for k, v in self.get_params().items() if k != "score_type"}
+            self._ovr = OneVsRest(self.kind, score_type=self.score_type, method_params=params)
+            self._ovr.fit(scores, labels, sample_weight=sample_weight, role=role,
+                          allow_role=allow_role, metadata=metadata)
+            self.metadata, self.n_classes_ = self._ovr.metadata, self._ovr.n_classes_
+            return self
+        self.__dict__.pop("_ovr", None)
         role_label = check_role(self.name, role, allow_role)
         s = self._scores(scores, fitting=True)
         w = check_weights(sample_weight, s.shape[0])
@@ -297,6 +317,8 @@ class Calibrator:
 
     def transform(self, scores: Any) -> np.ndarray:
         """Calibrated probabilities: ``(N,)`` for binary, ``(N, K)`` for multiclass input."""
+        if getattr(self, "_ovr", None) is not None:
+            return self._ovr.transform(scores)
         self._require_fitted()
         s = self._scores(scores, fitting=False)
         with np.errstate(all="ignore"):  # a faulty calibrator is reported by check_output
@@ -334,6 +356,8 @@ class Calibrator:
     # -- artifacts -----------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Plain-JSON artifact: format, version, kind, params, fitted state, metadata."""
+        if getattr(self, "_ovr", None) is not None:
+            return self._ovr.to_dict()
         self._require_fitted()
         return {
             "format": FORMAT,
@@ -383,6 +407,16 @@ def load(path_or_dict: str | Path | dict[str, Any]) -> Calibrator:
             raise VeracityError(message + "; re-fit it, or save it with on_reversed='allow'")
         warn(message + "; check the score's sign convention before applying it")
     return obj
+
+
+def _is_multiclass(scores: Any) -> bool:
+    shape = getattr(scores, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(scores)
+        except Exception:  # pragma: no cover - ragged input is refused later
+            return False
+    return len(shape) == 2 and shape[1] >= 2
 
 
 def warn(message: str) -> None:

@@ -285,6 +285,32 @@ register("matrix", ScalingParams, ScalingState)
 register("venn-abers", BaseParams, VennAbersState)
 
 
+class OneVsRestParams(BaseParams, kw_only=True):
+    method: Literal["platt", "isotonic", "beta", "histogram", "venn-abers"]
+    method_params: dict | None = None
+
+
+class OneVsRestMap(_Strict, kw_only=True):
+    kind: Literal["platt", "isotonic", "beta", "histogram", "venn-abers"]
+    params: dict
+    state: dict
+
+    def __post_init__(self) -> None:  # each class's map obeys its own kind's schema
+        params_t, state_t = SCHEMAS[(self.kind, FORMAT_VERSION)]
+        msgspec.convert(self.params, params_t, strict=True)
+        msgspec.convert(self.state, state_t, strict=True)
+
+
+class OneVsRestState(BaseState, kw_only=True):
+    maps_: Annotated[list[OneVsRestMap], Meta(min_length=2, max_length=MAX_CLASSES)]
+
+    def __post_init__(self) -> None:
+        _check_len("maps_", self.maps_, "one map per class", self.n_classes_)
+
+
+register("one-vs-rest", OneVsRestParams, OneVsRestState)
+
+
 # ----------------------------------------------------------------------------------
 # reading and checking
 # ----------------------------------------------------------------------------------

@@ -126,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
         raise VeracityError(f"could not write {out}: {exc.strerror or exc}; check the path") from None
     rows = cal.metadata["n_rows"]
     where = f" (role {role!r})" if role else " (no --role-col: all rows)"
-    text = f"{path}: fit {cal.name} on {rows} rows{where}\n{cal}\nsaved to {out}"
+    shown = getattr(cal, "_ovr", None) or cal  # (N, K) scores: the one-vs-rest form
+    text = f"{path}: fit {cal.name} on {rows} rows{where}\n{shown}\nsaved to {out}"
     emit(args, text, {"file": path, "out": str(out), **cal.to_dict()})
     return 0

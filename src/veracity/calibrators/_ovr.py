@@ -1,0 +1,110 @@
+r"""One-vs-rest multiclass form of every binary calibrator.
+
+For (N, K) scores, class k's map :math:`g_k` is fit as a binary calibrator on
+column k against the labels :math:`[y = k]`; the calibrated row is renormalised:
+
+.. math:: q_{ik} = \frac{g_k(s_{ik})}{\sum_j g_j(s_{ij})}
+
+(a row whose maps all give 0 becomes uniform). Rows sum to 1, and when every
+:math:`g_k` is increasing and shared ordering holds (all maps equal) the argmax is
+kept. For Venn–ABERS this is the one-vs-rest multiclass form (each class's merged
+probability :math:`p_1/(1-p_0+p_1)`, renormalised). A binary calibrator given
+(N, K) scores fits this form itself; the artifact's kind is ``"one-vs-rest"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError
+from ._base import _REGISTRY, Calibrator
+
+#: binary calibrators that have a one-vs-rest multiclass form
+OVR_METHODS = ("platt", "isotonic", "beta", "histogram", "venn-abers")
+
+
+class OneVsRest(Calibrator):
+    r"""One binary calibrator per class on (N, K) scores, rows renormalised to sum to 1.
+
+    Parameters: ``method`` (``"platt"``, ``"isotonic"``, ``"beta"``, ``"histogram"``
+    or ``"venn-abers"``), ``score_type``, ``method_params`` (options of the binary
+    calibrator, e.g. ``{"bins": 15}``). Fitted: ``maps_`` (one binary calibrator per class).
+    """
+
+    kind = "one-vs-rest"
+    multiclass = "multiclass"
+    _params = ("method", "score_type", "method_params")
+    _state = ("maps_",)
+
+    def __init__(self, method: str = "isotonic", *, score_type: str = "probability",
+                 method_params: dict[str, Any] | None = None):
+        self.method = method
+        self.score_type = score_type
+        self.method_params = method_params
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.method not in OVR_METHODS:
+            raise VeracityError(
+                f"method must be one of {', '.join(OVR_METHODS)} for one-vs-rest, got {self.method!r}")
+
+    def _binary(self) -> Calibrator:
+        c = _REGISTRY[self.method](score_type=self.score_type, **dict(self.method_params or {}))
+        c._check_params()
+        return c
+
+    def _scores(self, scores: Any, *, fitting: bool) -> np.ndarray:
+        # logit columns of one-vs-rest scores need not sum to anything; probabilities must
+        s = super()._scores(scores, fitting=fitting)
+        return s
+
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        k = s.shape[1]
+        counts = np.bincount(y, minlength=k) if w is None else np.bincount(y, weights=w, minlength=k)
+        missing = np.flatnonzero(counts == 0)
+        if missing.size:
+            raise VeracityError(
+                f"one-vs-rest {self.method} needs rows of every class; class {int(missing[0])} "
+                f"has none among the {y.size} calibration rows. Use a calibration split that "
+                "holds every class, or TemperatureScaling (one parameter for all classes)")
+        maps = []
+        for j in range(k):
+            c = self._binary()
+            c._fit(np.ascontiguousarray(s[:, j]), (y == j).astype(np.float64), w)
+            c.n_classes_ = 2
+            c.metadata = {}
+            maps.append(c)
+        self.maps_ = maps
+
+    def _transform(self, s: np.ndarray) -> np.ndarray:
+        Q = np.column_stack([c._transform(np.ascontiguousarray(s[:, j]))
+                             for j, c in enumerate(self.maps_)])
+        total = Q.sum(axis=1, keepdims=True)
+        flat = total[:, 0] <= 0.0
+        if flat.any():
+            Q[flat] = 1.0
+            total[flat] = Q.shape[1]
+        return Q / total
+
+    def _state_dict(self) -> dict[str, Any]:
+        return {"maps_": [{"kind": c.kind, "params": c.to_dict()["params"],
+                           "state": c.to_dict()["state"]} for c in self.maps_]}
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        maps = []
+        for m in state["maps_"]:
+            c = _REGISTRY[m["kind"]](**{k: (tuple(v) if isinstance(v, list) else v)
+                                         for k, v in m["params"].items()})
+            st = dict(m["state"])
+            c.n_classes_ = int(st.pop("n_classes_", 2))
+            c._load_state(st)
+            c.metadata = {}
+            maps.append(c)
+        self.maps_ = maps
+
+    def __str__(self) -> str:
+        if not self._is_fitted():
+            return repr(self)
+        return f"one-vs-rest {self.method} over {len(self.maps_)} classes (rows renormalised)"

@@ -1,0 +1,85 @@
+"""One-vs-rest multiclass form of every binary calibrator (issue 10)."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import softmax
+
+import veracity as vc
+
+OVR = ["platt", "isotonic", "beta", "histogram", "venn-abers"]
+
+
+def _problem(n=900, k=4, seed=0):
+    rng = np.random.default_rng(seed)
+    Z = 2.5 * rng.normal(size=(n, k))
+    y = (Z / 2.5 + rng.gumbel(size=(n, k))).argmax(1)
+    return softmax(Z, axis=1), y
+
+
+@pytest.mark.parametrize("method", OVR)
+def test_every_binary_calibrator_fits_k_columns_and_round_trips(method, tmp_path):
+    P, y = _problem()
+    c = vc.calibrators.METHODS[method]().fit(P[:600], y[:600])
+    Q = c.transform(P[600:])
+    assert Q.shape == (300, 4) and np.allclose(Q.sum(1), 1.0) and np.all(Q >= 0)
+    path = c.save(tmp_path / "c.json")
+    back = vc.load(path)
+    assert back.kind == "one-vs-rest" and back.method == method
+    np.testing.assert_array_equal(back.transform(P[600:]), Q)
+    assert vc.nll(Q, y[600:]) < vc.nll(P[600:], y[600:])   # the raw scores are over-confident
+
+
+def test_isotonic_one_vs_rest_matches_calibrated_classifier_cv():
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.datasets import make_classification
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.naive_bayes import GaussianNB
+
+    X, y = make_classification(1200, n_features=8, n_informative=5, n_classes=3, random_state=0)
+    base = GaussianNB().fit(X[:600], y[:600])               # predict_proba only
+    ref = CalibratedClassifierCV(FrozenEstimator(base), method="isotonic").fit(X[600:], y[600:])
+    ours = vc.OneVsRest("isotonic", method_params={"interpolation": "linear"}).fit(
+        base.predict_proba(X[600:]), y[600:])
+    np.testing.assert_allclose(ours.transform(base.predict_proba(X)), ref.predict_proba(X),
+                               atol=1e-12)
+
+
+def test_a_class_missing_from_the_calibration_rows_is_named():
+    P, y = _problem()
+    y = np.where(y == 3, 0, y)
+    with pytest.raises(vc.VeracityError, match="class 3 has none"):
+        vc.IsotonicCalibration().fit(P, y)
+
+
+def test_cli_fit_multiclass_isotonic(tmp_path):
+    from veracity.cli import main
+
+    P, y = _problem(300, 3)
+    f = tmp_path / "m.csv"
+    f.write_text("p0,p1,p2,label\n" + "\n".join(
+        f"{float(a)!r},{float(b)!r},{float(1.0 - a - b)!r},{c}" for (a, b, _), c in zip(P, y)) + "\n")
+    out = tmp_path / "c.json"
+    assert main(["fit", str(f), "--score", "p0,p1,p2", "--method", "isotonic", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["kind"] == "one-vs-rest"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 6), st.integers(0, 2**31 - 1), st.floats(0.1, 5.0), st.floats(-3.0, 3.0))
+def test_rows_sum_to_one_and_argmax_is_kept_under_increasing_maps(k, seed, a, b):
+    rng = np.random.default_rng(seed)
+    P = softmax(3.0 * rng.normal(size=(50, k)), axis=1)
+    c = vc.OneVsRest("platt", method_params={"on_reversed": "allow"})
+    y = np.arange(50) % k
+    c.fit(P, y)
+    for m in c.maps_:                    # the same increasing map for every class
+        m.a_, m.b_ = a, b
+    Q = c.transform(P)
+    assert np.allclose(Q.sum(1), 1.0)
+    assert np.array_equal(Q.argmax(1), P.argmax(1))
+    # and any fitted maps keep rows summing to 1
+    fitted = vc.OneVsRest("isotonic").fit(P, y).transform(P)
+    assert np.allclose(fitted.sum(1), 1.0)
