@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
+from ..core._special import expit
 
 from ..core._validation import PROB_EPS
 from ._base import Calibrator, warn

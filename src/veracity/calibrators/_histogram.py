@@ -10,7 +10,7 @@ regression the bin rates need not increase, so the map may reorder scores;
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
+from ..core._special import expit
 
 from ..core._binning import bin_index, check_bins, check_strategy, make_edges
 from ._base import Calibrator

@@ -21,7 +21,6 @@ ties**, so the tie policy is explicit:
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import isotonic_regression
 
 from ..core._validation import VeracityError
 from ._base import Calibrator, warn
@@ -159,6 +158,8 @@ class IsotonicCalibration(Calibrator):
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         ux, ybar, wsum = pooled(s, y, w)
+        from scipy.optimize import isotonic_regression  # 0.15 s to import: load on use
+
         fitted = isotonic_regression(ybar, weights=wsum, increasing=True).x
         # blocks = maximal runs of equal fitted value
         start = np.empty(fitted.size, dtype=bool)

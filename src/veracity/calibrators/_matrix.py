@@ -22,8 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import log_softmax, softmax
+from ..core._special import log_softmax, softmax
 
 from ..core._validation import VeracityError
 from ._base import Calibrator, warn
@@ -71,6 +70,8 @@ class _Scaling(Calibrator):
             return loss + pen, self._pack_grad(GW + pW, gb + pb, k)
 
         theta0 = self._identity(k)
+        from scipy.optimize import minimize  # 0.15 s to import: load on use
+
         res = minimize(fun, theta0, jac=True, method="L-BFGS-B",
                        options={"maxiter": self.max_iter, "ftol": 1e-14, "gtol": 1e-9})
         if not res.success:

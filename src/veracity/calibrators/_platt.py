@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
+from ..core._special import expit
 
 from ..core._validation import VeracityError
 from ._base import Calibrator, warn

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.special import expit, log_softmax, softmax
+from ..core._special import expit, log_softmax, softmax
 
 from ..core._validation import VeracityError
 from ._base import Calibrator, warn

@@ -19,7 +19,7 @@ import argparse
 from typing import Any
 
 import numpy as np
-from scipy.special import logit
+from ..core._special import logit
 
 from .. import io
 from ..core._text import fmt, fmt_count, render_table

@@ -33,7 +33,7 @@ and the automatic bandwidth; see :mod:`veracity.core._smooth`. It has no bins
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtr
+from ._special import ndtr
 
 from ._binning import make_edges
 from ._formulas import ece_from_stats

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from scipy.special import betaincinv, ndtri
+from ._special import betaincinv, ndtri
 
 from ._validation import VeracityError
 

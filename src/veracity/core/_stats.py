@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
+from ._special import expit
 
 from ._binning import bin_index, check_strategy
 from ._validation import (

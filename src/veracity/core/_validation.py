@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from scipy.special import expit, log_softmax, softmax
+from ._special import expit, log_softmax, softmax
 
 ScoreType = Literal["probability", "logit"]
 SCORE_TYPES = ("probability", "logit")

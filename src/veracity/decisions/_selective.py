@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
+from ..core._special import expit
 
 from ..core._intervals import binomial_interval
 from ..core._text import fmt, fmt_count, render_table

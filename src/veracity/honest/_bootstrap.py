@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from ..core._special import ndtr, ndtri
 
 from ..core._binning import bin_index, make_edges
 from ..core._metrics import auc_of

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, ndtr
+from ..core._special import expit, ndtr
 
 from ..core._binning import bin_index, equal_count_edges
 from ..core._text import fmt, render_table

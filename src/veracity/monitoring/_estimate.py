@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..core._display import Display
-from scipy.special import ndtri
+from ..core._special import ndtri
 
 
 @dataclass(frozen=True, repr=False)

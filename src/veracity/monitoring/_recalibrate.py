@@ -45,7 +45,7 @@ class Recalibration(Display):
 def _rows(store: Any, con: Any, start: str, end: str, as_of_us: int, horizon_us: int | None,
           by: str | None, slice_value: str | None, model: str | None) -> tuple[np.ndarray, np.ndarray]:
     mature = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
-    where = [f"p.ts >= CAST(? AS TIMESTAMP)", "p.ts < CAST(? AS TIMESTAMP)",
+    where = ["p.ts >= CAST(? AS TIMESTAMP)", "p.ts < CAST(? AS TIMESTAMP)",
              f"p.ts <= make_timestamp({as_of_us})", mature]
     params: list[Any] = [start, end]
     if model is not None:

@@ -40,8 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, ndtri
-from scipy.stats import chi2, norm
+from ..core._special import chdtrc, expit, ndtr, ndtri  # scipy.stats costs 0.3 s of import
 
 from ..core._display import Display
 from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
@@ -186,7 +185,7 @@ class StoreStatus(Display):
 
 
 def _wald_two_sided(z: float) -> float:
-    return float(2 * norm.sf(abs(z)))
+    return float(2 * ndtr(-abs(z)))
 
 
 def _logistic(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float, float, float]:
@@ -210,7 +209,7 @@ def _chi2_homogeneity(a: np.ndarray, b: np.ndarray) -> float:
     table = np.vstack([a, b])
     expected = table.sum(axis=1, keepdims=True) * table.sum(axis=0, keepdims=True) / table.sum()
     stat = float(((table - expected) ** 2 / expected).sum())
-    return float(chi2.sf(stat, a.size - 1))
+    return float(chdtrc(a.size - 1, stat))
 
 
 def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
