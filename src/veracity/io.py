@@ -10,8 +10,12 @@ import numpy as np
 from .core._validation import VeracityError
 
 
-def read_table(path: str | Path) -> Any:
-    """A ``pyarrow.Table`` from a CSV or Parquet file (chosen by extension, then content)."""
+def read_table(path: str | Path, columns: list[str] | None = None) -> Any:
+    """A ``pyarrow.Table`` from a CSV or Parquet file (chosen by extension, then content).
+
+    ``columns``: read only these (when all exist; otherwise every column, so that the
+    error about the missing one can list what is there).
+    """
     import pyarrow as pa
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
@@ -25,9 +29,15 @@ def read_table(path: str | Path) -> Any:
         raise VeracityError(f"{_name(p)} is empty; it has no header and no rows")
     try:
         if p.suffix.lower() in (".parquet", ".pq"):
-            table = pq.read_table(p)
+            wanted = _present(columns, pq.read_schema(p).names)
+            table = pq.read_table(p, columns=wanted)
         else:
-            table = pacsv.read_csv(p)
+            wanted = None
+            if columns:
+                with pacsv.open_csv(p) as reader:  # the header only
+                    wanted = _present(columns, reader.schema.names)
+            options = pacsv.ConvertOptions(include_columns=wanted) if wanted else None
+            table = pacsv.read_csv(p, convert_options=options)
         names = table.column_names  # decodes the header: may raise UnicodeDecodeError
     except UnicodeDecodeError as exc:
         raise VeracityError(
@@ -44,6 +54,31 @@ def read_table(path: str | Path) -> Any:
     if table.num_rows == 0:
         raise VeracityError(f"{_name(p)} has a header but no rows; nothing to audit")
     return table
+
+
+def read_files(pattern: str, columns: list[str] | None = None) -> Any:
+    """One ``pyarrow.Table`` from a glob or a directory of CSV/Parquet files (the needed columns)."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    from .frames._duckdb import expand
+
+    files, kind = expand(pattern)
+    try:
+        dataset = ds.dataset(files, format=kind)
+        table = dataset.to_table(columns=_present(columns, dataset.schema.names))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise VeracityError(f"could not read {pattern} as {kind.upper()}: {_arrow_reason(exc)}") from None
+    if table.num_rows == 0:
+        raise VeracityError(f"{pattern} has no rows; nothing to audit")
+    return table
+
+
+def _present(columns: list[str] | None, names: list[str]) -> list[str] | None:
+    if not columns or len(set(names)) != len(names):
+        return None
+    wanted = list(dict.fromkeys(columns))
+    return wanted if all(c in names for c in wanted) else None
 
 
 def _name(p: Path) -> str:

@@ -83,7 +83,8 @@ def test_decimal_scores_refused(tmp_path):
         ({"score": 3}, r"score= must name a column"),
         ({"label": None}, r"needs both column names"),
         ({"strategy": "quantile"}, r"equal-width bins"),
-        ({"ci": True}, r"need every row in memory"),
+        ({"bootstrap": True}, r"bootstrap need every row in memory"),
+        ({"multiclass": "classwise"}, r"unknown option|binary"),
     ],
 )
 def test_bad_options_on_a_lazy_frame(kwargs, match, tmp_path):

@@ -18,10 +18,14 @@ calibration slope), ``--corp`` (MCB - DSC + UNC); ``--honest`` turns them all on
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+import warnings
 
 from .. import io
 from ..core._audit import audit
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
+from ..datasets import demo_path
+from ._common import add_input_arguments, add_json_argument, emit, inputs, note, shown_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,10 +44,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
     parser.add_argument("--max-groups", type=int, default=100, metavar="N",
                         help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
-    parser.add_argument("--engine", default="memory", choices=["memory", "duckdb"],
-                        help="memory: load the file (default); duckdb: audit out of core inside "
-                             "DuckDB (files larger than memory, globs such as 'logs/*.parquet'; "
-                             "equal-width bins, exact AUC; needs veracity[duckdb])")
+    parser.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark", "dask"],
+                        help="auto (default): DuckDB, lazily, for globs, directories and files over "
+                             f"{AUTO_BYTES >> 20} MB, else memory; memory: load the needed columns; duckdb: "
+                             "out of core inside DuckDB; spark: a Spark session (--spark-master); dask: "
+                             "Dask DataFrame. Every engine gives the same numbers")
+    parser.add_argument("--spark-master", default="local[*]",
+                        help="Spark master URL for --engine spark (default: local[*])")
+    parser.add_argument("--memory-limit", default=None,
+                        help="DuckDB memory limit for --engine duckdb/auto, e.g. 4GB (default: 1GB)")
     honest = parser.add_argument_group("honest estimators (how far the numbers can be trusted)")
     honest.add_argument("--bootstrap", "--ci", dest="ci", nargs="?", const="bca", default=None,
                         choices=["percentile", "bca"],
@@ -77,37 +86,112 @@ def _bins(value: str) -> int | str:
         ) from None
 
 
-def _run_duckdb(args: argparse.Namespace) -> int:
+#: files larger than this are audited lazily through DuckDB by --engine auto
+AUTO_BYTES = 256 << 20
+
+
+def _honest_flags(args: argparse.Namespace) -> list[str]:
+    return [flag for flag, on in [("--bootstrap", args.ci), ("--noise-floor", args.noise_floor),
+            ("--estimators", args.estimators), ("--tests", args.tests), ("--corp", args.corp),
+            ("--honest", args.honest)] if on]
+
+
+def _engine(args: argparse.Namespace) -> str:
+    """The engine --engine auto picks: DuckDB for large files and globs when the options allow."""
+    import os
+
+    if args.engine != "auto":
+        return args.engine
+    if args.file is None:
+        return "memory"
+    path = str(args.file)
+    many = any(ch in path for ch in "*?[") or (
+        os.path.isdir(path) and any(f.suffix.lower() in (".parquet", ".pq") for f in Path(path).rglob("*")))
+    large = os.path.isfile(path) and os.path.getsize(path) > AUTO_BYTES
+    lazy_ok = not _honest_flags(args) and args.strategy == "uniform" and "," not in args.score
+    if (many or large) and lazy_ok:
+        note(args, f"note: auditing {path} lazily with DuckDB (--engine memory loads it instead)")
+        return "duckdb"
+    return "memory"
+
+
+def _lazy_source(args: argparse.Namespace, engine: str, path: str) -> object:
+    from ..core._validation import VeracityError
+
+    if engine == "duckdb":
+        if args.memory_limit:
+            from ..frames import configure_duckdb
+
+            configure_duckdb(memory_limit=args.memory_limit)
+        return path
+    parquet = path.lower().endswith((".parquet", ".pq")) or "." not in path.rsplit("/", 1)[-1]
+    if engine == "spark":
+        import os
+
+        try:
+            from pyspark.sql import SparkSession
+        except ImportError:
+            raise VeracityError("--engine spark needs pyspark and Java 17: pip install 'veracity[spark]'") from None
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        spark = (SparkSession.builder.master(args.spark_master).appName("veracity audit")
+                 .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        reader = spark.read
+        return reader.parquet(path) if parquet else reader.option("header", True).option("inferSchema", True).csv(path)
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        raise VeracityError("--engine dask needs dask: pip install 'veracity[dask]'") from None
+    return dd.read_parquet(path) if parquet else dd.read_csv(path)
+
+
+def _run_lazy(args: argparse.Namespace, engine: str) -> int:
     from ..core._validation import VeracityError
     from ..datasets import demo_path
-    from ..engines import audit_duckdb
+    from ..frames._api import audit_frame
 
-    extras = [flag for flag, on in [("--bootstrap", args.ci), ("--noise-floor", args.noise_floor),
-              ("--estimators", args.estimators), ("--tests", args.tests), ("--corp", args.corp),
-              ("--honest", args.honest)] if on]
+    extras = _honest_flags(args)
     if extras:
         raise VeracityError(
-            f"--engine duckdb computes the core audit only; drop {', '.join(extras)} or use --engine memory"
+            f"--engine {engine} computes the core audit only; drop {', '.join(extras)} or use --engine memory"
         )
-    if args.strategy != "uniform" or args.bins == "auto":
-        raise VeracityError("--engine duckdb uses equal-width bins: pass an integer --bins and --strategy uniform")
+    if args.strategy != "uniform":
+        raise VeracityError(f"--engine {engine} uses equal-width bins: pass --strategy uniform or --engine memory")
     if "," in args.score:
-        raise VeracityError("--engine duckdb audits binary scores; pass one --score column")
-    path = args.file if args.file is not None else str(demo_path())
-    result = audit_duckdb(
-        path, score=args.score, label=args.label, weight=args.weight, by=args.by, bins=args.bins,
-        score_type=args.score_type, interval=args.interval, level=args.level,
-        min_count=args.min_count, threshold=args.threshold,
-    )
-    payload = {"file": path, "score": args.score, "label": args.label, "engine": "duckdb", **result.to_dict()}
-    emit(args, str(result), payload, note_text=f"{shown_path(args, path)} (DuckDB engine)")
+        raise VeracityError(f"--engine {engine} audits binary scores; pass one --score column or --engine memory")
+    path = str(args.file) if args.file is not None else str(demo_path())
+    try:
+        with warnings.catch_warnings():
+            # the engines' own deprecation notices (pandas 3 in Dask/Spark) are not the user's to act on
+            if engine != "duckdb":
+                warnings.simplefilter("ignore", FutureWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+            result = audit_frame(
+                _lazy_source(args, engine, path), score=args.score, label=args.label, sample_weight=args.weight,
+                by=args.by, bins=args.bins, score_type=args.score_type, interval=args.interval,
+                level=args.level, min_count=args.min_count, threshold=args.threshold, max_groups=args.max_groups,
+            )
+    except VeracityError:
+        raise
+    except Exception as exc:  # an engine's read error: one line, never the file's rows
+        from ..frames._duckdb import describe_error
+
+        raise VeracityError(describe_error(exc, path)) from None
+    payload = {"file": path, "score": args.score, "label": args.label, "engine": engine, **result.to_dict()}
+    names = {"duckdb": "DuckDB", "spark": "Spark", "dask": "Dask"}
+    emit(args, str(result), payload, note_text=f"{shown_path(args, path)} ({names[engine]} engine)")
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.engine == "duckdb":
-        return _run_duckdb(args)
-    table, path = load(args)
+    engine = _engine(args)
+    if engine != "memory":
+        return _run_lazy(args, engine)
+    needed = [c.strip() for c in args.score.split(",")] + [c for c in (args.label, args.weight, args.by) if c]
+    path = args.file if args.file is not None else demo_path()
+    many = any(ch in str(path) for ch in "*?[") or Path(path).is_dir()
+    table = io.read_files(str(path), needed) if many else io.read_table(path, columns=needed)
+    path = str(path)
     scores, labels, weights = inputs(table, args, path)
     by = io.column(table, args.by, path=path) if args.by else None
     result = audit(

@@ -26,7 +26,7 @@ from . import _aggregates as agg
 from ._source import Frame, as_frame, check_columns, check_dtypes
 
 #: options of the array form that need every row in memory (refused on lazy frames)
-_IN_MEMORY_ONLY = ("ci", "noise_floor", "estimators", "tests", "corp")
+_IN_MEMORY_ONLY = ("bootstrap", "ci", "noise_floor", "estimators", "tests", "corp")
 
 
 def _scores(score: Any) -> list[str]:
@@ -250,8 +250,10 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
 
     max_groups = options.pop("max_groups", MAX_GROUPS)
     flags = {name: options.pop(name, False) for name in _IN_MEMORY_ONLY}
-    for unused in ("n_resamples", "seed"):
+    for unused in ("n_resamples", "seed", "random_state"):
         options.pop(unused, None)
+    if options.pop("multiclass", "top-label") != "top-label":
+        raise VeracityError(f"vc.audit on a lazy {prep.frame.backend} frame audits binary scores; drop multiclass=")
     prep.require_lazy_support(strategy=strategy, what="vc.audit", **flags)
     if not 0.0 <= threshold <= 1.0:
         raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")

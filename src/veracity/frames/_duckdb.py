@@ -145,7 +145,9 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
     line = re.search(r"[Ll]ine:?\s*(\d+)", text)
     where = f" (near line {line.group(1)})" if line else ""
     what = type(exc).__name__.replace("Exception", " error").strip()
-    return (f"could not read {source} as {kind.upper()}{where}: DuckDB {what}; "
+    engine = {"duckdb": "DuckDB", "pyspark": "Spark", "py4j": "Spark", "dask": "Dask", "pyarrow": "Arrow",
+              "pandas": "pandas"}.get(type(exc).__module__.split(".")[0].lstrip("_"), "the engine")
+    return (f"could not read {source} as {kind.upper()}{where}: {engine} {what}; "
             f"check that it is a valid {kind} file")
 
 
