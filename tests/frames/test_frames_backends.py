@@ -148,3 +148,28 @@ def test_slice_cap_pools_the_smallest_groups_like_the_arrays(backend, tmp_path):
     assert list(got.groups)[-1] == "(other 8 values)"
     for key in want.groups:
         same_audit(got.groups[key], want.groups[key])
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars-lazy", "duckdb", "dask"])
+@pytest.mark.parametrize("strategy", ["quantile", "equal-count"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_equal_mass_bins_exact_from_per_score_counts(backend, strategy, weighted, tmp_path):
+    df = dataset(seed=12)
+    w = df["w"].to_numpy() if weighted else None
+    got = vc.audit(make(backend, df, tmp_path), score="p", label="y", strategy=strategy, bins=9,
+                   sample_weight="w" if weighted else None, by="segment")
+    want = vc.audit(df["p"].to_numpy(), df["y"].to_numpy(), strategy=strategy, bins=9, sample_weight=w,
+                    by=df["segment"].to_numpy(), by_name="segment")
+    np.testing.assert_array_equal(got.table.stats.edges, want.table.stats.edges)
+    assert got.table.strategy == strategy
+    same_audit(got, want)
+    for key in want.groups:
+        same_audit(got.groups[key], want.groups[key])
+
+
+def test_equal_mass_edges_refused_beyond_the_distinct_limit(tmp_path, monkeypatch):
+    from veracity.frames import _api
+
+    monkeypatch.setattr(_api, "MAX_DISTINCT", 10)
+    with pytest.raises(vc.VeracityError, match=r"distinct scores' counts, over the limit of 10; round the scores"):
+        vc.audit(make("duckdb", dataset(200), tmp_path), score="p", label="y", strategy="quantile")

@@ -62,14 +62,19 @@ def test_spark_engine(files, capsys, spark):
 def test_auto_stays_in_memory_for_small_files_and_honest_options(files, capsys):
     doc, err = _doc(capsys, str(files / "s.parquet"), "--score", "p", "--label", "y")
     assert "engine" not in doc and "lazily" not in err
+    want, _ = _doc(capsys, str(files / "s.parquet"), "--score", "p", "--label", "y", "--strategy", "quantile")
     doc, _ = _doc(capsys, str(files / "part-*.parquet"), "--score", "p", "--label", "y", "--strategy", "quantile")
-    assert doc["strategy"] == "quantile"  # the glob goes to DuckDB only when the options allow
+    assert doc["engine"] == "duckdb" and doc["strategy"] == "quantile"
+    assert doc["metrics"] == pytest.approx(want["metrics"], rel=1e-9)
+    doc, _ = _doc(capsys, str(files / "part-*.parquet"), "--score", "p", "--label", "y", "--noise-floor",
+                  "--resamples", "20")
+    assert "engine" not in doc and "noise_floor" in doc  # needs the rows: auto loads them
 
 
 @pytest.mark.parametrize("argv, match", [
     (["--engine", "duckdb", "--score", "nope", "--label", "y"], "column 'nope' not found"),
     (["--engine", "duckdb", "--score", "p", "--label", "y", "--noise-floor"], "computes the core audit only"),
-    (["--engine", "dask", "--score", "p", "--label", "y", "--strategy", "quantile"], "equal-width bins"),
+    (["--engine", "dask", "--score", "p", "--label", "y", "--bins", "0"], "bins must be a positive integer"),
     (["--engine", "duckdb", "--score", "segment", "--label", "y"], r"column 'segment' \(scores\) must be numeric"),
 ])
 def test_bad_input_exits_2_with_one_line(files, capsys, argv, match):

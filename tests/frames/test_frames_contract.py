@@ -82,7 +82,7 @@ def test_decimal_scores_refused(tmp_path):
         ({"sample_weight": np.ones(3)}, r"with a frame, sample_weight= names a column"),
         ({"score": 3}, r"score= must name a column"),
         ({"label": None}, r"needs both column names"),
-        ({"strategy": "quantile"}, r"equal-width bins"),
+        ({"strategy": "nope"}, r"strategy must be"),
         ({"bootstrap": True}, r"bootstrap need every row in memory"),
         ({"multiclass": "classwise"}, r"unknown option|binary"),
     ],

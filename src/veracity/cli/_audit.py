@@ -108,7 +108,7 @@ def _engine(args: argparse.Namespace) -> str:
     many = any(ch in path for ch in "*?[") or (
         os.path.isdir(path) and any(f.suffix.lower() in (".parquet", ".pq") for f in Path(path).rglob("*")))
     large = os.path.isfile(path) and os.path.getsize(path) > AUTO_BYTES
-    lazy_ok = not _honest_flags(args) and args.strategy == "uniform" and "," not in args.score
+    lazy_ok = not _honest_flags(args) and "," not in args.score
     if (many or large) and lazy_ok:
         note(args, f"note: auditing {path} lazily with DuckDB (--engine memory loads it instead)")
         return "duckdb"
@@ -155,8 +155,6 @@ def _run_lazy(args: argparse.Namespace, engine: str) -> int:
         raise VeracityError(
             f"--engine {engine} computes the core audit only; drop {', '.join(extras)} or use --engine memory"
         )
-    if args.strategy != "uniform":
-        raise VeracityError(f"--engine {engine} uses equal-width bins: pass --strategy uniform or --engine memory")
     if "," in args.score:
         raise VeracityError(f"--engine {engine} audits binary scores; pass one --score column or --engine memory")
     path = str(args.file) if args.file is not None else str(demo_path())
@@ -168,7 +166,8 @@ def _run_lazy(args: argparse.Namespace, engine: str) -> int:
                 warnings.simplefilter("ignore", DeprecationWarning)
             result = audit_frame(
                 _lazy_source(args, engine, path), score=args.score, label=args.label, sample_weight=args.weight,
-                by=args.by, bins=args.bins, score_type=args.score_type, interval=args.interval,
+                by=args.by, bins=args.bins, strategy=args.strategy, score_type=args.score_type,
+                interval=args.interval,
                 level=args.level, min_count=args.min_count, threshold=args.threshold, max_groups=args.max_groups,
             )
     except VeracityError:

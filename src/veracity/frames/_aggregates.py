@@ -192,13 +192,75 @@ def _decision(score_type: str, threshold: float) -> Any:
 _SUM_NAMES = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct")
 
 
-def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
+def bin_index(p: Any, bins: int, edges: np.ndarray | None, strategy: str) -> Any:
+    """The bin of each row, as :func:`veracity.core._binning.bin_index` computes it."""
+    import narwhals as nw
+
+    if edges is None or strategy == "uniform":
+        return (p * float(bins)).floor().clip(upper_bound=float(bins - 1)).cast(nw.Int64)
+    one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
+    expr = zero
+    for c in edges[1:-1]:  # searchsorted: 'quantile' counts cuts <= p, 'equal-count' cuts < p
+        hit = (p >= float(c)) if strategy == "quantile" else (p > float(c))
+        expr = expr + nw.when(hit).then(one).otherwise(zero)
+    return expr
+
+
+def distinct_scores(lf: Any, *, score_type: str, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(value, count, Σw)`` per distinct probability, sorted (refused beyond ``limit`` values)."""
+    import narwhals as nw
+
+    x = lf.with_columns(_p=probability(score_type))
+    n_distinct = int(collect(x.select(nw.col("_p").n_unique())).rows()[0][0])
+    if n_distinct > limit:
+        raise VeracityError(
+            f"equal-mass bins on a lazy frame need the {n_distinct:,} distinct scores' counts, over the "
+            f"limit of {limit:,}; round the scores (e.g. to 1e-5) or use strategy='uniform'"
+        )
+    t = collect(x.with_columns(_one=nw.lit(1, nw.Int64)).group_by("_p").agg(nw.col("_one").sum(),
+                                                                             nw.col("_w").sum()))
+    v = np.asarray(t.get_column("_p").to_list(), dtype=np.float64)
+    order = np.argsort(v)
+    return (v[order], np.asarray(t.get_column("_one").to_list(), dtype=np.int64)[order],
+            np.asarray(t.get_column("_w").to_list(), dtype=np.float64)[order])
+
+
+def edges_from_distinct(v: np.ndarray, count: np.ndarray, wsum: np.ndarray | None, bins: int,
+                        strategy: str) -> np.ndarray:
+    """Exactly the edges :mod:`veracity.core._binning` finds on the rows, from per-value counts."""
+    cum = np.cumsum(count)
+    n = int(cum[-1])
+
+    def at(pos: np.ndarray) -> np.ndarray:  # the score at sorted row position ``pos``
+        return v[np.searchsorted(cum, pos, side="right")]
+
+    if strategy == "quantile":
+        if wsum is None:
+            pos = (np.arange(1, bins) * n) // bins
+            cuts = np.unique(at(pos))
+        else:
+            cw = np.cumsum(wsum)
+            idx = np.minimum(np.searchsorted(cw, np.arange(1, bins) * cw[-1] / bins, side="right"), v.size - 1)
+            cuts = np.unique(v[idx])
+        cuts = cuts[(cuts > v[0]) & (cuts > 0.0) & (cuts < 1.0)]
+        return np.concatenate(([0.0], cuts, [1.0]))
+    m = min(bins, n)
+    q, r = divmod(n, m)
+    j = np.arange(1, m)
+    starts = j * q + np.minimum(j, r)
+    cuts = np.unique((at(starts - 1) + at(starts)) / 2.0)
+    cuts = cuts[cuts < 1.0]
+    return np.concatenate(([0.0], cuts, [1.0]))
+
+
+def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: bool,
+             edges: np.ndarray | None = None, strategy: str = "uniform") -> dict[Any, dict[str, np.ndarray]]:
     """Per slice (key ``None`` without ``by``): per-bin count and the weighted sums."""
     import narwhals as nw
 
     w, p, y = nw.col("_w"), nw.col("_p"), nw.col("_y")
     x = lf.with_columns(_p=probability(score_type)).with_columns(
-        _b=(p * float(bins)).floor().clip(upper_bound=float(bins - 1)).cast(nw.Int64),
+        _b=bin_index(p, bins, edges, strategy),
         _l=_nll(score_type),
         _c=1.0 - (nw.when(_decision(score_type, threshold)).then(1.0).otherwise(0.0) - y).abs(),
     ).with_columns(

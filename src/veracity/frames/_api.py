@@ -119,16 +119,11 @@ class _Prepared:
         self.weight_scale = agg.weight_scale(counts) if self.weight else 1.0
         return counts
 
-    def require_lazy_support(self, *, strategy: str = "uniform", what: str = "this", **flags: Any) -> None:
+    def require_lazy_support(self, *, what: str = "this", **flags: Any) -> None:
         if len(self.score) > 1:
             raise VeracityError(
                 f"multiclass scores on a lazy {self.frame.backend} frame are not supported yet; "
                 "collect the columns first (e.g. relation.pl()) or audit one class at a time"
-            )
-        if strategy != "uniform":
-            raise VeracityError(
-                f"{what} on a lazy {self.frame.backend} frame uses equal-width bins; pass strategy='uniform' "
-                "or collect the columns first"
             )
         on = [name for name, value in flags.items() if value]
         if on:
@@ -175,10 +170,10 @@ def _resolve_bins(bins: Any, prep: _Prepared, counts: dict[str, Any]) -> tuple[i
     return check_bins(bins), None
 
 
-def _stats(sums: dict[str, np.ndarray], edges: np.ndarray) -> Any:
+def _stats(sums: dict[str, np.ndarray], edges: np.ndarray, strategy: str = "uniform") -> Any:
     from ..core._stats import BinStats
 
-    return BinStats(edges, "uniform", count=sums["count"].astype(np.int64), weight=sums["weight"],
+    return BinStats(edges, strategy, count=sums["count"].astype(np.int64), weight=sums["weight"],
                     weight_sq=sums["weight_sq"], sum_p=sums["sum_p"], sum_y=sums["sum_y"],
                     sum_p2=sums["sum_p2"], sum_py=sums["sum_py"], sum_nll=sums["sum_nll"])
 
@@ -192,20 +187,31 @@ def _key_order(keys: list[Any]) -> list[Any]:
     return present + [k for k in keys if k is None]
 
 
+#: most distinct scores whose counts are brought back for exact equal-mass edges
+MAX_DISTINCT = 5_000_000
+
+
 def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float = 0.5,
-               grouped: bool = False) -> tuple[Any, dict[Any, Any], dict[Any, float], Any]:
+               grouped: bool = False, strategy: str = "uniform") -> tuple[Any, dict[Any, Any], dict[Any, float], Any]:
     """``(whole stats, {key: stats}, {key: Σw·correct}, auto_bins)`` of a lazy frame."""
+    from ..core._binning import check_strategy
+
+    check_strategy(strategy)
     counts = prep.counts = prep.check_lazy(score_type)
     m, auto = _resolve_bins(bins, prep, counts)
-    edges = _edges(m)
-    sums = agg.bin_sums(prep.working(grouped), bins=m, score_type=score_type, threshold=threshold,
-                        grouped=grouped)
+    if strategy == "uniform":
+        edges = _edges(m)
+    else:  # exact: the array rule applied to per-distinct-score counts
+        v, c, wsum = agg.distinct_scores(prep.working(False), score_type=score_type, limit=MAX_DISTINCT)
+        edges = agg.edges_from_distinct(v, c, wsum if prep.weight else None, m, strategy)
+    sums = agg.bin_sums(prep.working(grouped), bins=edges.size - 1, score_type=score_type, threshold=threshold,
+                        grouped=grouped, edges=edges, strategy=strategy)
     if prep.pooled is not None and grouped:  # kept keys in key order, the pooled slice last
         rank = {str(k): i for i, k in enumerate(_key_order(list(prep.pooled[0])))}
         order = sorted(sums, key=lambda k: rank.get(str(k), len(rank)))
     else:
         order = _key_order(list(sums))
-    stats = {k: _stats(sums[k], edges) for k in order}
+    stats = {k: _stats(sums[k], edges, strategy) for k in order}
     correct = {k: float(sums[k]["correct"].sum()) for k in stats}
     whole = None
     for s in stats.values():
@@ -254,7 +260,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
         options.pop(unused, None)
     if options.pop("multiclass", "top-label") != "top-label":
         raise VeracityError(f"vc.audit on a lazy {prep.frame.backend} frame audits binary scores; drop multiclass=")
-    prep.require_lazy_support(strategy=strategy, what="vc.audit", **flags)
+    prep.require_lazy_support(what="vc.audit", **flags)
     if not 0.0 <= threshold <= 1.0:
         raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
     table_options = {
@@ -268,10 +274,10 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
 
     cap = check_max_groups(max_groups)
     whole, stats, correct, auto = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
-                                             grouped=grouped)
+                                             grouped=grouped, strategy=strategy)
     if grouped and prep.cap_slices(cap, {k: s.n for k, s in stats.items()}):
         whole, stats, correct, auto = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
-                                                 grouped=grouped)
+                                                 grouped=grouped, strategy=strategy)
     n = whole.n
     aucs = lazy_auc(prep, score_type=score_type, n=n, grouped=grouped)
 
@@ -301,8 +307,9 @@ def reliability_frame(data: Any, *, score: Any, label: Any, sample_weight: Any =
     score_type = check_score_type(options.pop("score_type", "probability"))
     if not prep.frame.lazy:
         return _call_in_memory(prep, reliability, score_type, **options)
-    prep.require_lazy_support(strategy=options.pop("strategy", "uniform"), what="vc.reliability")
-    whole, _, _, _ = lazy_stats(prep, bins=options.pop("bins", 15), score_type=score_type)
+    strategy = options.pop("strategy", "uniform")
+    prep.require_lazy_support(what="vc.reliability")
+    whole, _, _, _ = lazy_stats(prep, bins=options.pop("bins", 15), score_type=score_type, strategy=strategy)
     return ReliabilityTable.from_stats(whole, **options)
 
 
@@ -322,7 +329,8 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
             f"vc.{name} on a lazy {prep.frame.backend} frame computes the binary plug-in value; "
             "drop multiclass=/estimator= or collect the columns first"
         )
-    prep.require_lazy_support(strategy=options.pop("strategy", "uniform"), what=f"vc.{name}")
+    strategy = options.pop("strategy", "uniform")
+    prep.require_lazy_support(what=f"vc.{name}")
     if name == "auc":
         if options:
             raise VeracityError(f"unknown option(s) for vc.auc: {', '.join(sorted(options))}")
@@ -343,7 +351,8 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
     bins = options.pop("bins", 15)
     if options:
         raise VeracityError(f"unknown option(s) for vc.{name}: {', '.join(sorted(options))}")
-    whole, _, correct, _ = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold)
+    whole, _, correct, _ = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
+                                      strategy=strategy)
     if name == "ece":
         return _formulas.ece_from_stats(whole, norm)
     if name == "mce":
