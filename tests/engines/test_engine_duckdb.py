@@ -131,7 +131,6 @@ def test_cli_engine_duckdb_matches_memory(capsys):
     "argv, match",
     [
         (["--honest"], r"core audit only; drop --honest"),
-        (["--strategy", "quantile"], r"equal-width bins"),
         (["--score", "a,b"], r"one --score column"),
         (["--label", "nope"], r"column 'nope' not found"),
     ],
