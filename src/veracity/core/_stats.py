@@ -285,7 +285,7 @@ def merge_into(target: dict[str, BinStats], parts: dict[str, BinStats]) -> dict[
 
 def score_histograms(
     scores: Any,
-    keys: np.ndarray,
+    keys: np.ndarray | None,
     edges: np.ndarray,
     *,
     score_type: str = "probability",
@@ -294,6 +294,7 @@ def score_histograms(
     """(Weighted) count of rows per equal-width bin of the probability, per key.
 
     Needs scores only — no labels — so rows whose label is not final count too.
+    ``keys=None``: one histogram under ``"(all)"``, with no per-row key built.
     """
     s = as_float_array(scores, "scores")
     if s.ndim != 1:
@@ -305,6 +306,8 @@ def score_histograms(
     w = check_weights(sample_weight, s.size)
     m = edges.size - 1
     idx = bin_index(p, edges, "uniform")
+    if keys is None:
+        return {"(all)": np.bincount(idx, weights=w, minlength=m).astype(np.float64)}
     out = {}
     for key, rows in group_rows(keys):
         out[key] = np.bincount(idx[rows], weights=None if w is None else w[rows], minlength=m).astype(np.float64)

@@ -127,11 +127,8 @@ def scan_file(
                     f"column {name!r} has missing values (after row {rows}); drop or fill them first"
                 )
         raw_group = np.asarray(cols[group].to_numpy(zero_copy_only=False)) if group else None
-        keys = (
-            (group_keys(raw_group) if group_keys else raw_group).astype(str)
-            if raw_group is not None
-            else np.full(batch.num_rows, "(all)")
-        )
+        # no per-row key without a group column: the whole batch is one slice
+        keys = (group_keys(raw_group) if group_keys else raw_group).astype(str) if raw_group is not None else None
         flags = None
         if mature:
             flags = cols[mature].to_numpy(zero_copy_only=False)
@@ -146,11 +143,15 @@ def scan_file(
         rows += batch.num_rows
         labels = cols[label]
         if flags is not None:
-            waiting, counts = np.unique(keys[~flags], return_counts=True)
+            if keys is None:
+                waiting, counts = np.array(["(all)"]), np.array([int((~flags).sum())])
+            else:
+                waiting, counts = np.unique(keys[~flags], return_counts=True)
             for k, c in zip(waiting, counts):
-                pending[str(k)] = pending.get(str(k), 0) + int(c)
+                if c:
+                    pending[str(k)] = pending.get(str(k), 0) + int(c)
             labels = labels.filter(flags)
-            s, keys = s[flags], keys[flags]
+            s, keys = s[flags], (None if keys is None else keys[flags])
             w = None if w is None else w[flags]
         if labels.null_count:
             raise VeracityError(
