@@ -111,8 +111,9 @@ def test_multiclass_frame_in_memory(tmp_path):
     df = pd.DataFrame({"p0": P[:, 0], "p1": P[:, 1], "p2": P[:, 2], "y": y})
     got = vc.audit(df, score=["p0", "p1", "p2"], label="y")
     same_audit(got, vc.audit(P, y))
-    with pytest.raises(vc.VeracityError, match="multiclass scores on a lazy"):
-        vc.audit(make("duckdb", df, tmp_path), score=["p0", "p1", "p2"], label="y")
+    same_audit(vc.audit(make("duckdb", df, tmp_path), score=["p0", "p1", "p2"], label="y"), vc.audit(P, y))
+    with pytest.raises(vc.VeracityError, match="multiclass scores on a Dask frame"):
+        vc.audit(make("dask", df, tmp_path), score=["p0", "p1", "p2"], label="y")
 
 
 def test_array_form_and_dataframe_matrix_unchanged():
@@ -173,3 +174,44 @@ def test_equal_mass_edges_refused_beyond_the_distinct_limit(tmp_path, monkeypatc
     monkeypatch.setattr(_api, "MAX_DISTINCT", 10)
     with pytest.raises(vc.VeracityError, match=r"distinct scores' counts, over the limit of 10; round the scores"):
         vc.audit(make("duckdb", dataset(200), tmp_path), score="p", label="y", strategy="quantile")
+
+
+def _multiclass_frame(n=900, seed=3, logits=False):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    z = rng.normal(0, 1.5, (n, 3))
+    if not logits:  # ties; from logits the softmax's last bits decide ties, so keep them continuous
+        z = np.round(z, 1)
+    P = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(3, p=row) for row in P])
+    s = z if logits else P
+    return pd.DataFrame({"c0": s[:, 0], "c1": s[:, 1], "c2": s[:, 2], "y": y,
+                         "w": rng.uniform(0.5, 2, n), "seg": rng.choice(["a", "b"], n)}), s, y
+
+
+@pytest.mark.parametrize("backend", ["duckdb", "polars-lazy"])
+@pytest.mark.parametrize("logits", [False, True], ids=["probabilities", "logits"])
+def test_multiclass_top_label_on_lazy_frames(backend, logits, tmp_path):
+    df, s, y = _multiclass_frame(logits=logits)
+    score_type = "logit" if logits else "probability"
+    got = vc.audit(make(backend, df, tmp_path), score=["c0", "c1", "c2"], label="y", sample_weight="w",
+                   by="seg", score_type=score_type, bins=8)
+    want = vc.audit(s, y, sample_weight=df["w"].to_numpy(), by=df["seg"].to_numpy(), by_name="seg",
+                    score_type=score_type, bins=8)
+    assert got.n_classes == want.n_classes == 3
+    same_audit(got, want)
+    for key in want.groups:
+        same_audit(got.groups[key], want.groups[key])
+
+
+@pytest.mark.parametrize("backend", ["pandas", "duckdb", "polars-lazy"])
+def test_multiclass_bad_rows_same_message(backend, tmp_path):
+    df, _, _ = _multiclass_frame(60)
+    bad = df.assign(c0=np.where(np.arange(60) == 4, df["c0"] + 0.2, df["c0"]))
+    with pytest.raises(vc.VeracityError, match=r"multiclass probability rows must sum to 1; 1 of 60 rows of 'c0', 'c1', 'c2'"):
+        vc.audit(make(backend, bad, tmp_path), score=["c0", "c1", "c2"], label="y")
+    (tmp_path / "b").mkdir()
+    with pytest.raises(vc.VeracityError, match=r"column 'y' \(labels\) must hold class indices 0..2 for 3 score columns; 1 of 60"):
+        vc.audit(make(backend, df.assign(y=np.where(np.arange(60) == 7, 3, df["y"])), tmp_path / "b"),
+                 score=["c0", "c1", "c2"], label="y")

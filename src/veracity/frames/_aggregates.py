@@ -254,15 +254,20 @@ def edges_from_distinct(v: np.ndarray, count: np.ndarray, wsum: np.ndarray | Non
 
 
 def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: bool,
-             edges: np.ndarray | None = None, strategy: str = "uniform") -> dict[Any, dict[str, np.ndarray]]:
-    """Per slice (key ``None`` without ``by``): per-bin count and the weighted sums."""
+             edges: np.ndarray | None = None, strategy: str = "uniform",
+             top_label: bool = False) -> dict[Any, dict[str, np.ndarray]]:
+    """Per slice (key ``None`` without ``by``): per-bin count and the weighted sums.
+
+    ``top_label``: ``_y`` is already "the top class is right" and ``_l`` the
+    categorical log-loss (see :mod:`._multiclass`); accuracy is then mean ``_y``.
+    """
     import narwhals as nw
 
     w, p, y = nw.col("_w"), nw.col("_p"), nw.col("_y")
     x = lf.with_columns(_p=probability(score_type)).with_columns(
         _b=bin_index(p, bins, edges, strategy),
-        _l=_nll(score_type),
-        _c=1.0 - (nw.when(_decision(score_type, threshold)).then(1.0).otherwise(0.0) - y).abs(),
+        _l=nw.col("_l") if top_label else _nll(score_type),
+        _c=y if top_label else 1.0 - (nw.when(_decision(score_type, threshold)).then(1.0).otherwise(0.0) - y).abs(),
     ).with_columns(
         _one=nw.lit(1, nw.Int64), weight=w, weight_sq=w * w, sum_p=w * p, sum_y=w * y,
         sum_p2=w * p * p, sum_py=w * p * y, sum_nll=w * nw.col("_l"), correct=w * nw.col("_c"),

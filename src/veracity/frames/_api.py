@@ -84,19 +84,34 @@ class _Prepared:
 
     def explain(self, score_type: str, error: VeracityError) -> VeracityError:
         """The contract's message naming the column, when the rows break the contract."""
-        if len(self.score) == 1:
-            try:
-                self.check_lazy(score_type)
-            except VeracityError as named:
-                return named
+        try:
+            self.check_lazy(score_type)
+        except VeracityError as named:
+            return named
         return error
 
     # -- lazy -----------------------------------------------------------------------
     weight_scale = 1.0
     pooled: tuple[list[Any], str] | None = None
+    score_type = "probability"
+
+    @property
+    def multiclass(self) -> bool:
+        return len(self.score) > 1
+
+    @property
+    def bin_score_type(self) -> str:
+        """The score type of ``_s``: the top-label confidence is a probability."""
+        return "probability" if self.multiclass else self.score_type
 
     def working(self, grouped: bool) -> Any:
         f = self.frame
+        if self.multiclass:
+            from ._multiclass import top_label_base
+
+            return top_label_base(f.nw, [f.ref(c) for c in self.score], f.ref(self.label),
+                                  self.weight and f.ref(self.weight), f.ref(self.by) if grouped and self.by else None,
+                                  self.score_type, self.weight_scale, self.pooled if grouped else None)
         return agg.base(f.nw, f.ref(self.score[0]), f.ref(self.label), self.weight and f.ref(self.weight),
                         f.ref(self.by) if grouped and self.by else None, self.weight_scale,
                         self.pooled if grouped else None)
@@ -114,16 +129,24 @@ class _Prepared:
         return True
 
     def check_lazy(self, score_type: str) -> dict[str, Any]:
-        counts = agg.contract_counts(self.working(False), score_type=score_type, weighted=self.weight is not None)
-        agg.check_contract(counts, score=self.score[0], label=self.label, weight=self.weight, score_type=score_type)
+        self.score_type = score_type
+        if self.multiclass:
+            from ._multiclass import check_top_label
+
+            f = self.frame
+            check_top_label(f.nw, [f.ref(c) for c in self.score], f.ref(self.label), score_type, self.score)
+        counts = agg.contract_counts(self.working(False), score_type=self.bin_score_type,
+                                     weighted=self.weight is not None)
+        agg.check_contract(counts, score=self.score[0], label=self.label, weight=self.weight,
+                           score_type=self.bin_score_type)
         self.weight_scale = agg.weight_scale(counts) if self.weight else 1.0
         return counts
 
     def require_lazy_support(self, *, what: str = "this", **flags: Any) -> None:
-        if len(self.score) > 1:
+        if self.multiclass and self.frame.backend == "dask":
             raise VeracityError(
-                f"multiclass scores on a lazy {self.frame.backend} frame are not supported yet; "
-                "collect the columns first (e.g. relation.pl()) or audit one class at a time"
+                "multiclass scores on a Dask frame are not supported (its row-wise max across columns is "
+                "not aligned); audit one class at a time or use DuckDB/polars/Spark"
             )
         on = [name for name, value in flags.items() if value]
         if on:
@@ -202,10 +225,11 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
     if strategy == "uniform":
         edges = _edges(m)
     else:  # exact: the array rule applied to per-distinct-score counts
-        v, c, wsum = agg.distinct_scores(prep.working(False), score_type=score_type, limit=MAX_DISTINCT)
+        v, c, wsum = agg.distinct_scores(prep.working(False), score_type=prep.bin_score_type, limit=MAX_DISTINCT)
         edges = agg.edges_from_distinct(v, c, wsum if prep.weight else None, m, strategy)
-    sums = agg.bin_sums(prep.working(grouped), bins=edges.size - 1, score_type=score_type, threshold=threshold,
-                        grouped=grouped, edges=edges, strategy=strategy)
+    sums = agg.bin_sums(prep.working(grouped), bins=edges.size - 1, score_type=prep.bin_score_type,
+                        threshold=threshold, grouped=grouped, edges=edges, strategy=strategy,
+                        top_label=prep.multiclass)
     if prep.pooled is not None and grouped:  # kept keys in key order, the pooled slice last
         rank = {str(k): i for i, k in enumerate(_key_order(list(prep.pooled[0])))}
         order = sorted(sums, key=lambda k: rank.get(str(k), len(rank)))
@@ -228,6 +252,7 @@ def lazy_auc(prep: _Prepared, *, score_type: str, n: int, grouped: bool = False)
         per_range = agg.ROWS_PER_TASK
     else:  # in-process engines (polars): one sort
         per_range = n
+    score_type = prep.bin_score_type
     cuts = agg.range_cuts(prep.working(False), score_type=score_type, n=n, rows_per_range=per_range)
     return agg.auc_parts(prep.working(grouped), score_type=score_type, weighted=prep.weight is not None,
                          grouped=grouped, backend=prep.frame.backend, cuts=cuts)
@@ -283,7 +308,8 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
 
     def result(s: Any, auc: float | None, right: float) -> Any:
         return audit_from_stats(s, auc=auc, accuracy=right / s.total_weight, score_type=score_type,
-                                threshold=threshold, **table_options)
+                                n_classes=len(prep.score) if prep.multiclass else 2, threshold=threshold,
+                                **table_options)
 
     if not grouped:
         out = result(whole, aucs[None], correct[None])

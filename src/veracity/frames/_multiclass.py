@@ -1,0 +1,109 @@
+r"""Multiclass scores on lazy frames: the top-label reading as expressions.
+
+``score=["p0", "p1", "p2"]`` and an integer class label reduce, row by row and
+where the data lives, to the binary problem the rest of the audit reads:
+confidence :math:`\max_k p_k`, correct :math:`[\arg\max_k p_k = y]` (the first
+maximum, as numpy's ``argmax``) and the categorical log-loss :math:`-\log p_y`
+(from logits: :math:`-(s_y - \mathrm{logsumexp}(s))`). The input contract is the
+array one: finite scores, probabilities in [0, 1] whose rows sum to 1, labels that
+are class indices ``0..K-1``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core._validation import PROB_EPS, ROW_SUM_ATOL, VeracityError
+from ._aggregates import _flag, collect
+
+_INF = float("inf")
+
+
+def _probabilities(scores: list[str], score_type: str) -> tuple[list[Any], list[Any] | None]:
+    import narwhals as nw
+
+    cols = [nw.col(c).cast(nw.Float64) for c in scores]
+    if score_type != "logit":
+        return cols, None
+    top = nw.max_horizontal(*cols)
+    lse = top + nw.sum_horizontal(*[(c - top).exp() for c in cols]).log()
+    log_p = [c - lse for c in cols]
+    return [lp.exp() for lp in log_p], log_p
+
+
+def top_label_base(frame: Any, scores: list[str], label: str, weight: str | None, by: str | None,
+                   score_type: str, weight_scale: float = 1.0, pooled: Any = None) -> Any:
+    """Working columns ``_s`` (confidence), ``_y`` (correct), ``_w``, ``_l`` (log-loss) and ``_g``."""
+    import narwhals as nw
+
+    probs, log_p = _probabilities(scores, score_type)
+    y = nw.col(label).cast(nw.Float64)
+    conf = nw.max_horizontal(*probs)
+    pred = nw.lit(float(len(scores) - 1))
+    for i in reversed(range(len(scores) - 1)):  # the first maximum, as numpy's argmax
+        pred = nw.when(probs[i] == conf).then(nw.lit(float(i))).otherwise(pred)
+    chosen = nw.sum_horizontal(*[nw.when(y == float(i)).then(src).otherwise(nw.lit(0.0))
+                                 for i, src in enumerate(log_p or probs)])
+    loss = -chosen if log_p is not None else -(chosen.clip(lower_bound=PROB_EPS).log())
+    w = nw.col(weight).cast(nw.Float64) if weight else nw.lit(1.0, nw.Float64)
+    if weight and weight_scale != 1.0:
+        w = w * weight_scale
+    cols = [conf.alias("_s"), nw.when(pred == y).then(nw.lit(1.0)).otherwise(nw.lit(0.0)).alias("_y"),
+            w.alias("_w"), loss.alias("_l")]
+    if by is not None:
+        key = nw.col(by)
+        if pooled is not None:
+            keep, other = pooled
+            key = nw.when(key.is_in(keep)).then(key.cast(nw.String)).otherwise(nw.lit(other, nw.String))
+        cols.append(key.alias("_g"))
+    return frame.select(cols)
+
+
+def check_top_label(frame: Any, scores: list[str], label: str, score_type: str, shown: list[str]) -> None:
+    """The multiclass contract's counts in one aggregate, and its one-line errors."""
+    import narwhals as nw
+
+    k = len(scores)
+    cols = [nw.col(c).cast(nw.Float64) for c in scores]
+    bad = [(c.is_null() | c.is_nan() | (c.abs() == _INF)).fill_null(True) for c in cols]
+    any_bad = bad[0]
+    for b in bad[1:]:
+        any_bad = any_bad | b
+    y = nw.col(label).cast(nw.Float64)
+    y_bad = ~(((y == y.round(0)) & (y >= 0) & (y <= float(k - 1))).fill_null(False))
+    total = nw.sum_horizontal(*cols)
+    x = frame.with_columns(
+        _one=nw.lit(1, nw.Int64), _bad=_flag(any_bad), _y_bad=_flag(y_bad),
+        _lo=nw.when(~any_bad).then(nw.min_horizontal(*cols)), _hi=nw.when(~any_bad).then(nw.max_horizontal(*cols)),
+        _sum_bad=_flag(~any_bad & ((total - 1.0).abs() > ROW_SUM_ATOL * max(1, k))),
+        _yf=nw.when(y_bad & ~(y.is_null() | y.is_nan()).fill_null(True)).then(y),
+    )
+    row = collect(x.select(
+        nw.col("_one").sum().alias("n"), nw.col("_bad").sum().alias("bad"), nw.col("_y_bad").sum().alias("y_bad"),
+        nw.col("_lo").min().alias("lo"), nw.col("_hi").max().alias("hi"), nw.col("_sum_bad").sum().alias("sum_bad"),
+        nw.col("_yf").min().alias("y_min"), nw.col("_yf").max().alias("y_max"),
+    )).rows(named=True)[0]
+    n = int(row["n"] or 0)
+    names = ", ".join(repr(c) for c in shown)
+    if n == 0:
+        raise VeracityError("the frame has no rows; pass at least one row")
+    if int(row["bad"] or 0):
+        raise VeracityError(
+            f"score columns {names} have {int(row['bad'])} rows with missing/NaN/infinite values of {n}; "
+            "drop or fill those rows first")
+    if score_type == "probability":
+        lo, hi = float(row["lo"]), float(row["hi"])
+        if lo < 0.0 or hi > 1.0:
+            raise VeracityError(
+                f"score columns {names} must hold probabilities in [0, 1] (min={lo:.3g}, max={hi:.3g}). "
+                "If these are logits, pass score_type='logit'")
+        if int(row["sum_bad"] or 0):
+            raise VeracityError(
+                f"multiclass probability rows must sum to 1; {int(row['sum_bad'])} of {n} rows of {names} do "
+                "not. Normalise the rows, or pass score_type='logit' for raw logits")
+    if int(row["y_bad"] or 0):
+        shown_y = ("missing" if row["y_min"] is None or row["y_min"] != row["y_min"]
+                   else f"min={float(row['y_min']):g}, max={float(row['y_max']):g}")
+        raise VeracityError(
+            f"column {label!r} (labels) must hold class indices 0..{k - 1} for {k} score columns; "
+            f"{int(row['y_bad'])} of {n} do not ({shown_y})")
