@@ -32,6 +32,7 @@ from ._validation import (
     binary_nll_terms,
     prepare_binary,
     prepare_classwise,
+    prepare_multiclass,
 )
 
 Norm = Literal["l1", "l2", "max"]
@@ -261,6 +262,62 @@ def auc_of(data: Binary) -> float:
     return twice_u / (2.0 * w_pos * w_neg) if data.w is None else float(twice_u / (2.0 * w_pos * w_neg))
 
 
+AUC_MULTICLASS = ("top-label", "ovr", "ovo")
+AUC_AVERAGES = ("macro", "weighted")
+
+
+def _class_auc(s: np.ndarray, positive: np.ndarray, w: np.ndarray | None, what: str) -> float:
+    twice_u, w_pos, w_neg = mann_whitney_u2(s, positive, w)
+    if not (w_pos > 0 and w_neg > 0):
+        raise VeracityError(
+            f"{what} needs rows of both sides with positive weight; check that every class "
+            "occurs in the labels, or use multiclass='top-label'"
+        )
+    return float(twice_u / (2.0 * w_pos * w_neg))
+
+
+def multiclass_auc(
+    P: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, multiclass: str, average: str,
+    log_p: np.ndarray | None = None,
+) -> float:
+    r"""One-vs-rest or one-vs-one AUC of an (N, K) problem (scikit-learn's definitions).
+
+    * ``ovr``: :math:`A_k = \mathrm{AUC}(P_{\cdot k},\ [y = k])`; macro = mean over k,
+      weighted = :math:`\sum_k \pi_k A_k` with :math:`\pi_k` the (weighted) share of class k.
+    * ``ovo`` (Hand & Till 2001): on the rows of classes a and b only,
+      :math:`A_{ab} = \tfrac12\big(\mathrm{AUC}(P_{\cdot a}, [y=a]) + \mathrm{AUC}(P_{\cdot b}, [y=b])\big)`;
+      macro = mean over the K(K−1)/2 pairs, weighted = weighted by each pair's share of rows.
+
+    Classes are ranked by ``log_p`` when given (logit input): the same order as P without
+    the ties that a saturated softmax creates. The loop runs over classes, never rows.
+    """
+    if multiclass not in ("ovr", "ovo"):
+        raise VeracityError(f"multiclass must be one of {AUC_MULTICLASS}, got {multiclass!r}")
+    if average not in AUC_AVERAGES:
+        raise VeracityError(f"average must be 'macro' or 'weighted', got {average!r}")
+    rank = log_p if log_p is not None else P
+    k = P.shape[1]
+    weight = np.ones(y.size) if w is None else w
+    share = np.bincount(y, weights=weight, minlength=k) / weight.sum()
+    if multiclass == "ovr":
+        scores = np.array([
+            _class_auc(rank[:, c], y == c, w, f"one-vs-rest AUC of class {c}") for c in range(k)
+        ])
+        return float(scores.mean() if average == "macro" else np.dot(share, scores))
+    pair_scores, pair_shares = [], []
+    for a in range(k):
+        for b in range(a + 1, k):
+            rows = (y == a) | (y == b)
+            wr = None if w is None else w[rows]
+            what = f"one-vs-one AUC of classes {a} and {b}"
+            a_vs_b = _class_auc(rank[rows, a], y[rows] == a, wr, what)
+            b_vs_a = _class_auc(rank[rows, b], y[rows] == b, wr, what)
+            pair_scores.append(0.5 * (a_vs_b + b_vs_a))
+            pair_shares.append(share[a] + share[b])
+    scores, shares = np.array(pair_scores), np.array(pair_shares)
+    return float(scores.mean() if average == "macro" else np.dot(shares, scores) / shares.sum())
+
+
 def auc(
     scores: Any,
     labels: Any,
@@ -268,6 +325,8 @@ def auc(
     score_type: str = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
+    multiclass: str = "top-label",
+    average: str = "macro",
 ) -> float:
     r"""Area under the ROC curve as the Mann–Whitney statistic.
 
@@ -276,12 +335,26 @@ def auc(
 
     computed exactly in O(N log N) by sorting each class and counting with binary
     search (weighted: pairs weighted by :math:`w_i w_j`). Logits are ranked directly,
-    so saturated probabilities never create spurious ties. For (N, K) input it is
-    the top-label AUC: how well the confidence separates right from wrong answers.
+    so saturated probabilities never create spurious ties.
+
+    For (N, K) input, ``multiclass`` chooses the reading: ``"top-label"`` (default) —
+    how well the confidence separates right from wrong answers; ``"ovr"`` or ``"ovo"``
+    — scikit-learn's one-vs-rest / one-vs-one AUC (``roc_auc_score(multi_class=...)``)
+    with ``average="macro"`` or ``"weighted"`` (see :func:`multiclass_auc`). A 1-D
+    (binary) input has one AUC whatever ``multiclass`` says.
 
     >>> auc([.2, .4, .6, .8], [0, 0, 1, 1]), auc([.01, .02, .98, .99], [0, 0, 1, 1])  # seed 004
     (1.0, 1.0)
     """
+    if multiclass not in AUC_MULTICLASS:
+        raise VeracityError(f"multiclass must be one of {AUC_MULTICLASS}, got {multiclass!r}")
+    if average not in AUC_AVERAGES:
+        raise VeracityError(f"average must be 'macro' or 'weighted', got {average!r}")
+    if multiclass != "top-label" and np.ndim(scores) == 2:
+        P, y, w, log_p = prepare_multiclass(
+            scores, labels, sample_weight=sample_weight, score_type=score_type
+        )
+        return multiclass_auc(P, y, w, multiclass=multiclass, average=average, log_p=log_p)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return auc_of(data)
