@@ -49,8 +49,10 @@ def test_fit_apply_compare_on_demo(tmp_path, capsys):
     assert main(["fit", "--method", "temperature", "--score", "logit", "--score-type", "logit",
                  "--role-col", "role", "--fit-role", "calib", "--model-revision", "demo-1",
                  "--out", str(cal)]) == 0
-    out = capsys.readouterr().out
-    assert "fit TemperatureScaling on 3000 rows (role 'calib')" in out
+    printed = capsys.readouterr()
+    assert "tau* = " in printed.out  # stdout: the fitted map only
+    assert "fit TemperatureScaling on 3000 rows (role 'calib')" in printed.err  # notes on stderr
+    assert f"saved to {cal}" in printed.err and "saved to" not in printed.out
     doc = json.loads(cal.read_text())
     assert doc["metadata"]["model_revision"] == "demo-1" and doc["metadata"]["role"] == "calib"
     d = load_demo()
@@ -60,6 +62,8 @@ def test_fit_apply_compare_on_demo(tmp_path, capsys):
 
     out_pq = tmp_path / "out.parquet"
     assert main(["apply", str(cal), str(demo_path()), "--out", str(out_pq)]) == 0
+    printed = capsys.readouterr()
+    assert printed.out == "" and "applied TemperatureScaling to 6000 rows" in printed.err
     table = pq.read_table(out_pq)
     assert table.column_names[-1] == "calibrated" and table.num_rows == 6000
     assert np.array_equal(table.column("calibrated").to_numpy(), ref.transform(d["logit"]))

@@ -140,3 +140,24 @@ def test_progress_bar_draws_on_a_terminal_and_leaves_stdout_alone():
         tick("bootstrap")
         time.sleep(0.3)
     assert "veracity audit" in err.getvalue()
+
+
+def test_a_warning_on_the_command_line_is_one_line(tmp_path):
+    """Python's default warning display adds a file:line and a source line; the CLI prints one line."""
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=400)
+    y = (rng.uniform(size=400) < 1 - p).astype(int)  # reversed scores: Platt fits a < 0 and warns
+    data = tmp_path / "reversed.csv"
+    data.write_text("p,y\n" + "".join(f"{a},{b}\n" for a, b in zip(p, y)))
+    run = subprocess.run([sys.executable, "-m", "veracity.cli", "fit", str(data), "--method", "platt",
+                          "--score", "p", "--label", "y", "--out", str(tmp_path / "cal.json")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0
+    warned = [line for line in run.stderr.splitlines() if "warning:" in line.lower()]
+    assert len(warned) == 1 and warned[0].startswith("veracity fit: warning: PlattScaling fitted a negative")
+    assert "warnings.warn" not in run.stderr and ".py:" not in run.stderr

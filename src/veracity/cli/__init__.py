@@ -20,6 +20,7 @@ import importlib
 import os
 import re
 import sys
+import warnings
 import tempfile
 from collections.abc import Sequence
 
@@ -97,6 +98,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line_warning(command: str):
+    """A warning on the command line is one stderr line (no file:line, no source line)."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        text = str(message).replace("\r", "\\r").replace("\n", "\\n")
+        print(f"veracity {command}: warning: {text}", file=sys.stderr if file is None else file)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -110,7 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         stdin_copy = _stdin_to_file(args)
         check_paths(args)  # every output path, before any work
-        with activity(args, f"veracity {args.command}"):
+        with warnings.catch_warnings(), activity(args, f"veracity {args.command}"):
+            warnings.showwarning = _one_line_warning(args.command)
             return int(args._run(args) or 0)
     except VeracityError as exc:
         message = str(exc).replace("pass score_type='logit'", "pass --score-type logit")

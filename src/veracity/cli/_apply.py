@@ -67,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
     write_table(table, out)
     from ._common import emit, shown_path
 
-    emit(args, f"{shown_path(args, args.file)}: applied {cal.name} to {table.num_rows} rows -> {out} "
-               f"(column{'s' if len(names) > 1 else ''} {', '.join(names)})",
-         {"file": shown_path(args, args.file), "out": str(out), "calibrator": cal.name, "rows": table.num_rows,
-          "columns": names})
+    emit(args, "", {"file": shown_path(args, args.file), "out": str(out), "calibrator": cal.name,
+                    "rows": table.num_rows, "columns": names},
+         note_text=f"{shown_path(args, args.file)}: applied {cal.name} to {table.num_rows} rows -> {out} "
+               f"(column{'s' if len(names) > 1 else ''} {', '.join(names)})")
     return 0

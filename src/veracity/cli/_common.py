@@ -96,7 +96,8 @@ def emit(args: argparse.Namespace, text: str, payload: dict[str, Any], *, note_t
     if target == "-":
         sys.stdout.write(doc + "\n")
         return
-    print(text)
+    if text:  # a command whose result is a file (apply) prints nothing on stdout
+        print(text)
     if target:
         write_output(target, doc + "\n", "--json")
         note(args, f"(JSON written to {target})")

@@ -20,7 +20,7 @@ import numpy as np
 from .. import io
 from ..core._validation import VeracityError, labels_with_pos_label
 from ..calibrators import METHODS
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load
+from ._common import add_input_arguments, add_json_argument, emit, inputs, load, note
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -127,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
     rows = cal.metadata["n_rows"]
     where = f" (role {role!r})" if role else " (no --role-col: all rows)"
     shown = getattr(cal, "_ovr", None) or cal  # (N, K) scores: the one-vs-rest form
-    text = f"{path}: fit {cal.name} on {rows} rows{where}\n{shown}\nsaved to {out}"
-    emit(args, text, {"file": path, "out": str(out), **cal.to_dict()})
+    # stdout: the fitted map; stderr: which file was read and where the artifact went
+    emit(args, str(shown), {"file": path, "out": str(out), **cal.to_dict()},
+         note_text=f"{path}: fit {cal.name} on {rows} rows{where}")
+    note(args, f"saved to {out}")
     return 0
