@@ -57,10 +57,15 @@ def test_only_the_named_files_and_no_extensions(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("url", ["https://example.com/a.parquet", "s3://bucket/a.parquet", "http://x/y.csv",
-                                 "gcs://b/c.parquet"])
-def test_remote_paths_refused(url):
+                                 "gcs://b/c.parquet", "https://example.com/a.parquet?x=1",
+                                 "s3://bucket/logs/*.parquet", "http://169.254.169.254/*"])
+def test_remote_paths_refused(url, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
     with pytest.raises(vc.VeracityError, match=r"remote paths \(\w+://\) are not read.*your own DuckDB connection"):
         vc.audit(url, score="p", label="y")
+    assert not (home / ".duckdb").exists()  # no extension was installed or loaded
 
 
 def test_parse_errors_never_echo_file_content(tmp_path):
