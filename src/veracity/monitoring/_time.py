@@ -90,7 +90,9 @@ def to_utc_timestamps(array: Any, column: str) -> Any:
     t = arr.type
     try:
         if pa.types.is_timestamp(t):
-            out = arr.cast(pa.timestamp("us"))  # tz-aware -> the UTC instant
+            # tz-aware -> the UTC instant; nanosecond times (pandas writes them) are cut to the
+            # microsecond: a period boundary never depends on the last three digits
+            out = arr.cast(pa.timestamp("us"), safe=t.unit != "ns")
         elif pa.types.is_date(t):
             out = arr.cast(pa.timestamp("us"))
         elif pa.types.is_integer(t) or pa.types.is_floating(t):
@@ -116,9 +118,11 @@ def to_utc_timestamps(array: Any, column: str) -> Any:
 def _parse_strings(arr: Any, column: str) -> Any:
     import pyarrow as pa
 
-    for target in (pa.timestamp("us", tz="UTC"), pa.timestamp("us")):
+    # nanosecond strings (pandas writes them) parse as ns and are cut to the microsecond
+    for target in (pa.timestamp("us", tz="UTC"), pa.timestamp("us"),
+                   pa.timestamp("ns", tz="UTC"), pa.timestamp("ns")):
         try:
-            return arr.cast(target).cast(pa.timestamp("us"))
+            return arr.cast(target).cast(pa.timestamp("us"), safe=target.unit != "ns")
         except pa.ArrowInvalid:
             continue
     raise VeracityError(
