@@ -5,7 +5,7 @@
 
 Peers: scikit-learn (the temperature and sigmoid calibrators that
 ``CalibratedClassifierCV(method="temperature"|"sigmoid")`` fits, and
-``IsotonicRegression``), a torch L-BFGS temperature loop (if torch is installed),
+``IsotonicRegression``, and its one-vs-rest multiclass form), a torch L-BFGS temperature loop (if torch is installed),
 a plain numpy Newton loop, and the ``venn-abers`` package. Every row also
 checks that the fitted values agree.
 """
@@ -169,6 +169,48 @@ def bench_isotonic_platt(n, repeat):
     row(task, "scikit-learn _SigmoidCalibration", t, ours, f"max|d(a,b)|={diff:.1e}")
 
 
+def sklearn_ovr(method, S, y):
+    """What ``CalibratedClassifierCV`` does per fold on (N, K) scores: one binary
+    calibrator per class (``IsotonicRegression(out_of_bounds="clip")`` or
+    ``_SigmoidCalibration``), then rows renormalised (uniform where they sum to 0)."""
+    from sklearn.calibration import _SigmoidCalibration
+    from sklearn.isotonic import IsotonicRegression
+
+    k = S.shape[1]
+    Q = np.empty_like(S)
+    for j in range(k):
+        target = (y == j).astype(np.float64)
+        if method == "isotonic":
+            Q[:, j] = IsotonicRegression(out_of_bounds="clip").fit(S[:, j], target).predict(S[:, j])
+        else:
+            Q[:, j] = _SigmoidCalibration().fit(S[:, j], target).predict(S[:, j])
+    total = Q.sum(axis=1, keepdims=True)
+    flat = total[:, 0] == 0
+    Q[flat], total[flat] = 1.0, k
+    return Q / total
+
+
+def bench_one_vs_rest(n, k, repeat):
+    rng = np.random.default_rng(4)
+    U = rng.normal(size=(n, k))
+    y = (U + rng.gumbel(size=U.shape)).argmax(1)
+    Z = 2.0 * U  # overconfident logits
+    P = softmax(Z, axis=1)
+    task = f"one-vs-rest isotonic, {n:.0e} x {k}"
+    ours, out = best_of(lambda: vc.OneVsRest("isotonic", method_params={"interpolation": "linear"})
+                        .fit(P, y).transform(P), repeat)
+    row(task, "veracity OneVsRest", ours, ours)
+    t, ref = best_of(lambda: sklearn_ovr("isotonic", P, y), 1)
+    row(task, "scikit-learn CalibratedClassifierCV", t, ours, f"max|diff|={np.abs(out - ref).max():.1e}")
+
+    task = f"one-vs-rest Platt, {n:.0e} x {k}"
+    ours, out = best_of(lambda: vc.OneVsRest("platt", score_type="logit", method_params={"smoothing": True})
+                        .fit(Z, y).transform(Z), repeat)
+    row(task, "veracity OneVsRest", ours, ours)
+    t, ref = best_of(lambda: sklearn_ovr("sigmoid", Z, y), 1)
+    row(task, "scikit-learn CalibratedClassifierCV", t, ours, f"max|diff|={np.abs(out - ref).max():.1e}")
+
+
 def bench_venn_abers(n, repeat):
     from venn_abers.venn_abers import calc_p0p1
 
@@ -209,6 +251,7 @@ def main():
         bench_temperature_binary(10_000_000 // f, 3, have_torch)
         bench_temperature_multiclass(1_000_000 // f, 10, 3, have_torch)
         bench_isotonic_platt(1_000_000 // f, 5)
+        bench_one_vs_rest(1_000_000 // f, 10, 2)
         bench_venn_abers(100_000 // f, 3)
     print(f"(total {time.perf_counter() - t0:.0f} s; 'slower' = peer time / veracity time)")
 
