@@ -55,11 +55,6 @@ class OneVsRest(Calibrator):
         c._check_params()
         return c
 
-    def _scores(self, scores: Any, *, fitting: bool) -> np.ndarray:
-        # logit columns of one-vs-rest scores need not sum to anything; probabilities must
-        s = super()._scores(scores, fitting=fitting)
-        return s
-
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         k = s.shape[1]
         counts = np.bincount(y, minlength=k) if w is None else np.bincount(y, weights=w, minlength=k)

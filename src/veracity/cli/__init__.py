@@ -98,12 +98,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(text: str) -> str:
+    """A message as one stderr line: line breaks (e.g. from a column name) shown escaped."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 def _one_line_warning(command: str):
     """A warning on the command line is one stderr line (no file:line, no source line)."""
 
     def show(message, category, filename, lineno, file=None, line=None) -> None:
-        text = str(message).replace("\r", "\\r").replace("\n", "\\n")
-        print(f"veracity {command}: warning: {text}", file=sys.stderr if file is None else file)
+        print(f"veracity {command}: warning: {_one_line(str(message))}",
+              file=sys.stderr if file is None else file)
 
     return show
 
@@ -128,8 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = str(exc).replace("pass score_type='logit'", "pass --score-type logit")
         if stdin_copy is not None:
             message = message.replace(stdin_copy, "<stdin>")
-        message = message.replace("\r", "\\r").replace("\n", "\\n")  # always one line
-        print(f"veracity {args.command}: input error: {message}", file=sys.stderr)
+        print(f"veracity {args.command}: input error: {_one_line(message)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `veracity audit ... | head`
         return 0
