@@ -92,6 +92,6 @@ def test_cli_pos_label(tmp_path, capsys):
     assert main(["compare", str(f), "--calibrator", str(out)]) == 0   # pos_label from the artifact
     capsys.readouterr()
     assert main(["fit", str(f), "--method", "platt", "--out", str(out)]) == 2
-    assert "pos_label" in capsys.readouterr().err
+    assert "pass --pos-label naming the positive class, e.g. --pos-label yes" in capsys.readouterr().err
     assert main(["fit", str(f), "--method", "platt", "--pos-label", "maybe", "--out", str(out)]) == 2
     assert "not among the label values" in capsys.readouterr().err

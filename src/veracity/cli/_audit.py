@@ -26,6 +26,7 @@ from .. import io
 from ..core._audit import audit
 from ..datasets import demo_path
 from ._common import add_input_arguments, add_json_argument, emit, inputs, note, shown_path
+from ._labels import add_pos_label_argument, apply_pos_label
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, default=0.5,
                         help="decision threshold for accuracy (default: 0.5)")
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
+    add_pos_label_argument(parser)
     parser.add_argument("--max-groups", type=int, default=100, metavar="N",
                         help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
     parser.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark", "dask"],
@@ -157,6 +159,7 @@ def _run_lazy(args: argparse.Namespace, engine: str) -> int:
         )
     if "," in args.score:
         raise VeracityError(f"--engine {engine} audits binary scores; pass one --score column or --engine memory")
+    label_options = {} if args.pos_label is None else {"pos_label": args.pos_label}
     path = str(args.file) if args.file is not None else str(demo_path())
     try:
         with warnings.catch_warnings():
@@ -169,8 +172,13 @@ def _run_lazy(args: argparse.Namespace, engine: str) -> int:
                 by=args.by, bins=args.bins, strategy=args.strategy, score_type=args.score_type,
                 interval=args.interval,
                 level=args.level, min_count=args.min_count, threshold=args.threshold, max_groups=args.max_groups,
+                **label_options,
             )
-    except VeracityError:
+    except VeracityError as exc:
+        if label_options and "unknown option(s) for vc.audit: pos_label" in str(exc):
+            raise VeracityError(
+                f"--pos-label is not supported with --engine {engine} yet; use --engine memory, or "
+                "recode the label column to 0/1") from None
         raise
     except Exception as exc:  # an engine's read error: one line, never the file's rows
         from ..frames._duckdb import describe_error
@@ -192,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
     table = io.read_files(str(path), needed) if many else io.read_table(path, columns=needed)
     path = str(path)
     scores, labels, weights = inputs(table, args, path)
+    labels = apply_pos_label(labels, args.pos_label, scores=scores)
     by = io.column(table, args.by, path=path) if args.by else None
     result = audit(
         scores,

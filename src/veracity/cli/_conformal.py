@@ -6,7 +6,8 @@
 q̂ is the ceil((n+1)(1-alpha))-th smallest calib score (LAC: 1 - p_true; APS:
 mass of the classes ranked at or above the true one); a class enters the set when
 its score <= q̂ (per class with --mondrian). A single --score column is read as
-the probability of class 1 of a binary problem. Rows of probabilities must sum to 1.
+the probability of class 1 of a binary problem (--pos-label names the label value of
+class 1 when the labels are not 0/1, e.g. --pos-label yes). Rows of probabilities must sum to 1.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from ..core._validation import VeracityError
 from ..decisions import ConformalClassifier, conformal_coverage_law
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
+from ._labels import add_pos_label_argument, apply_pos_label
 from ._threshold import add_role_arguments, role_masks
 
 
@@ -31,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--randomized", action="store_true", help="randomised APS (with --method aps)")
     parser.add_argument("--seed", type=int, default=0, help="seed for --randomized (default: 0)")
     parser.add_argument("--mondrian", action="store_true", help="one q̂ per class (class-conditional coverage)")
+    add_pos_label_argument(parser)
     add_role_arguments(parser)
     add_json_argument(parser)
 
@@ -40,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     scores, labels, weights = inputs(table, args, path)
     if weights is not None:
         raise VeracityError("conformal does not use sample weights; drop --weight")
+    labels = apply_pos_label(labels, args.pos_label, scores=scores)  # binary: class 1 = --pos-label
     role_col, masks = role_masks(table, args, path)
     fit_name = args.fit_role if role_col else "all"
     fit = masks[fit_name]

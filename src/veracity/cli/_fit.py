@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from .. import io
-from ..core._validation import VeracityError, labels_with_pos_label
+from ..core._validation import VeracityError
 from ..calibrators import METHODS
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load, note
+from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,31 +45,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_argument(parser)
 
 
-def add_pos_label_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pos-label", default=None,
-                        help="the positive class of a two-valued label column, e.g. yes "
-                             "(default: labels are 0/1 or true/false)")
-
-
-def apply_pos_label(labels: np.ndarray, text: str | None) -> np.ndarray:
-    """Labels as 0/1 with ``--pos-label`` read in the column's own type."""
-    if text is None:
-        return labels
-    value: Any = text
-    if labels.dtype == bool:
-        if text.lower() not in ("true", "false", "1", "0"):
-            raise VeracityError(f"--pos-label {text} does not fit a true/false label column; "
-                                "pass --pos-label true or false")
-        value = text.lower() in ("true", "1")
-    elif labels.dtype.kind in "iuf":
-        try:
-            value = float(text)
-        except ValueError:
-            raise VeracityError(f"--pos-label {text!r} is not a number but the label column is "
-                                "numeric; pass one of its values") from None
-    return labels_with_pos_label(labels, value)
-
-
 def select_role(table: Any, args: argparse.Namespace, path: str, role: str) -> np.ndarray | None:
     """Boolean mask of the rows whose ``--role-col`` equals ``role`` (None without --role-col)."""
     if not args.role_col:
@@ -87,7 +63,7 @@ def select_role(table: Any, args: argparse.Namespace, path: str, role: str) -> n
 def run(args: argparse.Namespace) -> int:
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
-    labels = apply_pos_label(labels, args.pos_label)
+    labels = apply_pos_label(labels, args.pos_label, scores=scores)
     mask = select_role(table, args, path, args.fit_role)
     role = args.fit_role if mask is not None else None
     if mask is not None:

@@ -23,6 +23,7 @@ import numpy as np
 from .. import io
 from ..core._validation import VeracityError
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
+from ._labels import add_pos_label_argument, apply_pos_label
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", "-o", default="report.html", help="output HTML file (default: report.html)")
     add_json_argument(parser)
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
+    add_pos_label_argument(parser)
     parser.add_argument("--max-groups", type=int, default=100, metavar="N",
                         help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
     parser.add_argument("--calibrator", default=None, metavar="JSON",
@@ -130,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
 
         calibrator = load_calibrator(args.calibrator)
         details.setdefault("calibrator", args.calibrator)
+        if args.pos_label is None and calibrator.metadata.get("pos_label") is not None:
+            args.pos_label = str(calibrator.metadata["pos_label"])  # the label it was fit with
+    labels = apply_pos_label(labels, args.pos_label, scores=scores)
     fit, keep, where = _roles(table, args, path) if table is not None else (None, None, "")
     recall_t = None
     if keep is not None:

@@ -33,6 +33,7 @@ from ..decisions import (
     threshold_table,
 )
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
+from ._labels import add_pos_label_argument, apply_pos_label
 
 
 def add_role_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cost of a missed positive (default 1)")
     parser.add_argument("--also", default=None, metavar="T1,T2",
                         help="extra thresholds to show in the table, comma-separated")
+    add_pos_label_argument(parser)
     add_role_arguments(parser)
     add_json_argument(parser)
 
@@ -137,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
     scores, labels, weights = inputs(table, args, path)
     if np.ndim(scores) != 1:
         raise VeracityError("threshold needs one --score column (the score of the class to flag)")
+    labels = apply_pos_label(labels, args.pos_label, scores=scores)
     role_col, masks = role_masks(table, args, path)
     cost_fp = 1.0 if args.cost_fp is None else args.cost_fp
     cost_fn = 1.0 if args.cost_fn is None else args.cost_fn

@@ -304,6 +304,7 @@ def audit(
     tests: bool = False,
     corp: bool = False,
     multiclass: str = "top-label",
+    pos_label: Any = None,
 ) -> AuditResult:
     r"""Reliability table, ECE, MCE, Brier (+ decomposition), NLL, AUC and accuracy at once.
 
@@ -332,12 +333,15 @@ def audit(
     (N, K) scores use the top-label reading (``multiclass="top-label"``, as on the
     metrics); ``multiclass="classwise"`` adds one one-vs-rest audit per class in
     ``groups`` (keys ``"class 0"``, ``"class 1"``, …), binned like the whole.
+    ``pos_label`` names the positive class of two-valued labels (strings such as
+    ``"yes"``/``"no"``, booleans, numbers): rows whose label equals it count as 1.
     The old names ``ci=`` (now ``bootstrap=``) and ``seed=`` (now ``random_state=``)
     still work and warn once.
     """
     if multiclass not in ("top-label", "classwise"):
         raise VeracityError(f"multiclass must be 'top-label' or 'classwise', got {multiclass!r}")
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     edges = make_edges(data.p, bins, strategy, data.w)
     options = dict(
         score_type=score_type, ci=interval, level=level, sided=sided, min_count=min_count,

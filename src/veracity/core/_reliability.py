@@ -188,6 +188,7 @@ def reliability(
     sided: str = "two-sided",
     min_count: int = 20,
     sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> ReliabilityTable:
     r"""Reliability table of binary (or top-label multiclass) forecasts.
 
@@ -195,14 +196,16 @@ def reliability(
     :math:`\mathrm{acc}_b = \frac{1}{n_b}\sum_{i\in b} y_i`, ``gap = acc − conf``, a
     Wilson or Clopper–Pearson interval for acc, and ``sufficient = n_b ≥ min_count``.
     Equal-width bins use index ``min(floor(p·M), M−1)``; ``strategy="quantile"``
-    gives equal-mass bins that never split equal scores.
+    gives equal-mass bins that never split equal scores. ``pos_label`` names the positive
+    class of two-valued labels (e.g. ``"yes"``).
 
     >>> t = reliability([.76, .82, .81, .91, .70], [1, 0, 1, 1, 0], bins=1)  # seed 004
     >>> round(t.rows[0].conf, 2), round(t.rows[0].acc, 2)
     (0.8, 0.6)
     """
     check_interval_args(interval, level, sided)
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     edges = make_edges(data.p, bins, strategy, data.w)
     stats = BinStats.from_binary(data, edges, strategy, full=False)
     return ReliabilityTable.from_stats(stats, ci=interval, level=level, sided=sided, min_count=min_count)

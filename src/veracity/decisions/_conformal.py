@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..core._text import fmt, fmt_count, render_table
-from ..core._validation import VeracityError, as_float_array, prepare_multiclass
+from ..core._validation import VeracityError, as_float_array, labels_with_pos_label, prepare_multiclass
 from ._inputs import ceil_rank, check_alpha
 from ._thresholds import min_positives
 from ..core._display import Display
@@ -22,10 +22,20 @@ from ..core._display import Display
 SCORES = ("lac", "aps")
 
 
-def _prob_matrix(probs: Any, labels: Any | None, score_type: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """(N, K) probabilities (a 1-D binary score p becomes columns [1 − p, p]) and int labels."""
+def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
+                 pos_label: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """(N, K) probabilities (a 1-D binary score p becomes columns [1 − p, p]) and int labels;
+    ``pos_label`` (1-D binary scores only) names the label value of class 1."""
     raw = as_float_array(probs, "probs")
-    if raw.ndim == 1 or (raw.ndim == 2 and raw.shape[1] == 1):
+    binary = raw.ndim == 1 or (raw.ndim == 2 and raw.shape[1] == 1)
+    if pos_label is not None and labels is not None:
+        if not binary:
+            raise VeracityError(
+                "pos_label= names the positive class of a binary problem (1-D probs); (N, K) probs "
+                "take class indices 0..K-1 as labels, so drop pos_label="
+            )
+        labels = labels_with_pos_label(labels, pos_label, raw.shape[0]).astype(np.int64)
+    if binary:
         p = raw.reshape(-1)
         if score_type == "logit":
             from scipy.special import expit
@@ -260,11 +270,16 @@ class ConformalClassifier:
         if self.randomized and self.score != "aps":
             raise VeracityError("randomized=True applies to score='aps' only")
 
-    def fit(self, probs: Any, labels: Any) -> ConformalClassifier:
-        """Compute :math:`\\hat q` (and per-class :math:`\\hat q_c` if ``mondrian``) on calib rows."""
+    def fit(self, probs: Any, labels: Any, *, pos_label: Any = None) -> ConformalClassifier:
+        """Compute :math:`\\hat q` (and per-class :math:`\\hat q_c` if ``mondrian``) on calib rows.
+
+        ``pos_label`` (1-D binary probs only) names the label value of class 1, e.g. ``"yes"``;
+        :meth:`coverage` then reads labels the same way.
+        """
         self._check_options()
         alpha = float(self.alpha)
-        P, y = _prob_matrix(probs, labels, self.score_type)
+        P, y = _prob_matrix(probs, labels, self.score_type, pos_label)
+        self.pos_label_ = pos_label
         assert y is not None
         n, k_classes = P.shape
         self._rng = np.random.default_rng(self.random_state)
@@ -306,10 +321,13 @@ class ConformalClassifier:
             )
         return self._class_scores(P) <= self.class_qhat_[None, :]
 
-    def coverage(self, probs: Any, labels: Any) -> CoverageReport:
-        """Marginal and per-class coverage, set sizes and empty-set rate on labelled rows."""
+    def coverage(self, probs: Any, labels: Any, *, pos_label: Any = None) -> CoverageReport:
+        """Marginal and per-class coverage, set sizes and empty-set rate on labelled rows
+        (``pos_label`` defaults to the one given to :meth:`fit`)."""
         self._check_fitted()
-        P, y = _prob_matrix(probs, labels, self.score_type)
+        if pos_label is None:
+            pos_label = getattr(self, "pos_label_", None)
+        P, y = _prob_matrix(probs, labels, self.score_type, pos_label)
         assert y is not None
         sets = self.predict_sets(P)
         n, k = sets.shape

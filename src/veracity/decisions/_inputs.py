@@ -43,11 +43,13 @@ def scores_1d(scores: Any, *, score_type: str = "probability", name: str = "scor
 
 
 def binary_inputs(
-    scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability"
+    scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability",
+    pos_label: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Checked ``(scores, labels as 0/1 floats, weights or None)``."""
+    """Checked ``(scores, labels as 0/1 floats, weights or None)``; ``pos_label`` names the
+    positive class of two-valued labels (strings, booleans, numbers)."""
     s = scores_1d(scores, score_type=score_type)
-    y = check_binary_labels(labels, s.shape[0])
+    y = check_binary_labels(labels, s.shape[0], pos_label)
     w = check_weights(sample_weight, s.shape[0])
     return s, y, w
 

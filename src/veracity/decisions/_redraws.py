@@ -133,6 +133,7 @@ def simulate_redraws(
     stratify: bool = False,
     random_state: int | None = 0,
     score_type: str = "probability",
+    pos_label: Any = None,
 ) -> RedrawResult:
     r"""Redraw the calib/test split many times and watch the recall threshold wobble (seed 003).
 
@@ -151,6 +152,7 @@ def simulate_redraws(
     measuring are vectorised over all redraws. Redraws with too few calib positives
     for the target are skipped (counted in ``skipped``, with a warning). Theory: for
     continuous scores the deployed recall is Beta(k, m + 1 − k) with mean k/(m+1).
+    ``pos_label`` names the positive class of two-valued labels.
 
     >>> rng = np.random.default_rng(0)
     >>> s = rng.random(20000); y = (rng.random(20000) < s).astype(int)
@@ -158,7 +160,7 @@ def simulate_redraws(
     >>> r.deployed_mean > 0.95 - 0.01, r.redraws
     (True, 200)
     """
-    s, y, _ = binary_inputs(scores, labels, score_type=score_type)
+    s, y, _ = binary_inputs(scores, labels, score_type=score_type, pos_label=pos_label)
     target = check_target(target)
     N = s.shape[0]
     n_test = n_calib if n_test is None else n_test

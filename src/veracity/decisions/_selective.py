@@ -39,7 +39,8 @@ DEFAULT_CANDIDATES = np.unique(
 
 
 def _confidence_correct(
-    scores: Any, labels: Any, *, sample_weight: Any, score_type: str, reading: str
+    scores: Any, labels: Any, *, sample_weight: Any, score_type: str, reading: str,
+    pos_label: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(confidence, correct 0/1, weights) for the chosen reading."""
     check_score_type(score_type)
@@ -53,9 +54,14 @@ def _confidence_correct(
             )
         if score_type == "probability":
             check_probabilities(s)
-        y = check_binary_labels(labels, s.shape[0])
+        y = check_binary_labels(labels, s.shape[0], pos_label)
         return s, y, check_weights(sample_weight, s.shape[0])
     if s.ndim == 2 and s.shape[1] > 1:
+        if pos_label is not None:
+            raise VeracityError(
+                "pos_label= names the positive class of binary labels; (N, K) scores take class "
+                "indices 0..K-1 as labels, so drop pos_label="
+            )
         d = prepare_top_label(s, labels, sample_weight=sample_weight, score_type=score_type)
         return d.p, d.y, d.w
     s = s.reshape(-1) if s.ndim == 2 else s
@@ -66,7 +72,7 @@ def _confidence_correct(
     else:
         check_probabilities(s)
         p = s
-    y = check_binary_labels(labels, s.shape[0])
+    y = check_binary_labels(labels, s.shape[0], pos_label)
     w = check_weights(sample_weight, s.shape[0])
     pred = (p >= 0.5).astype(np.float64)
     return np.maximum(p, 1.0 - p), (pred == y).astype(np.float64), w
@@ -137,6 +143,7 @@ def risk_coverage(
     sample_weight: Any = None,
     score_type: str = "probability",
     reading: str = "top-label",
+    pos_label: Any = None,
 ) -> RiskCoverage:
     r"""Risk–coverage curve and its area (AURC) for abstaining below a confidence.
 
@@ -144,14 +151,16 @@ def risk_coverage(
     confidence :math:`\max_k p_k` and error :math:`\arg\max_k p_k \ne y`; 1-D binary
     probabilities *p* predict ``p >= 0.5`` with confidence :math:`\max(p, 1-p)`.
     ``reading="confidence"``: the scores already are confidences and ``labels`` are
-    1 for a correct answer, 0 for a wrong one.
+    1 for a correct answer, 0 for a wrong one. ``pos_label`` names the positive class of
+    two-valued binary labels (with ``reading="confidence"``: the value meaning "correct").
 
     >>> rc = risk_coverage([.9, .8, .7, .6], [1, 1, 0, 1], reading="confidence")
     >>> rc.coverage.tolist(), rc.risk.tolist(), round(rc.aurc, 4)
     ([0.25, 0.5, 0.75, 1.0], [0.0, 0.0, 0.3333333333333333, 0.25], 0.1458)
     """
     conf, correct, w = _confidence_correct(
-        scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading
+        scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
+        pos_label=pos_label,
     )
     order = np.argsort(-conf, kind="stable")
     c = conf[order]
@@ -226,6 +235,7 @@ def selective_threshold(
     candidates: Any = None,
     score_type: str = "probability",
     reading: str = "top-label",
+    pos_label: Any = None,
 ) -> SelectiveThreshold:
     r"""Lowest abstention threshold whose selective risk is certified :math:`\le` ``target_risk``.
 
@@ -246,12 +256,13 @@ def selective_threshold(
     When nothing is certified the threshold is ``inf`` (abstain on everything) and a
     warning says so.
 
-    Readings of ``scores``/``labels`` as in :func:`risk_coverage`.
+    Readings of ``scores``/``labels`` (and ``pos_label``) as in :func:`risk_coverage`.
     """
     target = check_target(target_risk, "target_risk")
     d = check_target(delta, "delta")
     conf, correct, _ = _confidence_correct(
-        scores, labels, sample_weight=None, score_type=score_type, reading=reading
+        scores, labels, sample_weight=None, score_type=score_type, reading=reading,
+        pos_label=pos_label,
     )
     if candidates is None:
         if reading == "confidence" and score_type == "logit":

@@ -170,6 +170,7 @@ def threshold_table(
     cost_fn: float = 1.0,
     sample_weight: Any = None,
     score_type: str = "probability",
+    pos_label: Any = None,
 ) -> ThresholdTable:
     r"""Operating table at every threshold: TP, FP, FN, TN, recall, false-alarm rate,
     precision, alerts and cost (seed 003's threshold table, seed 004's confusion
@@ -189,13 +190,15 @@ def threshold_table(
 
     ``score_type`` only states what the scores are: ``"probability"`` checks that
     they lie in [0, 1]; ``"logit"`` accepts any real score, and the thresholds are
-    then on the same (logit) scale.
+    then on the same (logit) scale. ``pos_label`` names the positive class of
+    two-valued labels (e.g. ``"yes"``, ``True``).
 
     >>> t = threshold_table([.1, .4, .35, .8], [0, 0, 1, 1], [0.3, 0.5], cost_fn=9)
     >>> [(r.tp, r.fp, r.fn, r.tn, r.cost) for r in t.rows]
     [(2.0, 1.0, 0.0, 1.0, 1.0), (1.0, 0.0, 1.0, 2.0, 9.0)]
     """
-    s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                            pos_label=pos_label)
     c_fp = check_cost(cost_fp, "cost_fp")
     c_fn = check_cost(cost_fn, "cost_fn")
     t = np.atleast_1d(_thresholds_array(thresholds))

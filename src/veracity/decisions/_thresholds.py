@@ -85,6 +85,7 @@ def recall_threshold(
     *,
     sample_weight: Any = None,
     score_type: str = "probability",
+    pos_label: Any = None,
 ) -> float:
     r"""Threshold that catches ``target`` of the positives, chosen on calib data.
 
@@ -103,7 +104,8 @@ def recall_threshold(
     give back the formula above.
 
     Raises :class:`~veracity.VeracityError` when there are too few positives for the
-    target (with correction: n ≥ target/(1 − target), e.g. 19 for 0.95).
+    target (with correction: n ≥ target/(1 − target), e.g. 19 for 0.95). ``pos_label``
+    names the positive class of two-valued labels (e.g. ``"yes"``).
 
     >>> p = np.linspace(0.01, 1.0, 100)          # 100 positives
     >>> round(recall_threshold(p, np.ones(100), 0.95), 2)   # k = ceil(101 * 0.95) = 96: 5th lowest
@@ -111,7 +113,8 @@ def recall_threshold(
     >>> round(recall_threshold(p, np.ones(100), 0.95, correction=False), 2)   # k = 95
     0.06
     """
-    s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                            pos_label=pos_label)
     target = check_target(target)
     pos = y == 1.0
     n = int(np.count_nonzero(pos))
@@ -154,18 +157,21 @@ def precision_threshold(
     *,
     sample_weight: Any = None,
     score_type: str = "probability",
+    pos_label: Any = None,
 ) -> float:
     r"""Lowest threshold whose empirical precision :math:`TP/(TP+FP)` reaches ``target``.
 
     Among the observed scores used as thresholds, return the smallest *t* with
     ``precision(t) >= target`` — the most recall for that precision on these data.
     Precision is not monotone in *t* and this is a plug-in choice with no
-    finite-sample correction: measure it on a held-out role.
+    finite-sample correction: measure it on a held-out role. ``pos_label`` names the
+    positive class of two-valued labels.
 
     >>> precision_threshold([.1, .3, .4, .6, .8, .9], [0, 0, 1, 0, 1, 1], 0.75)
     0.4
     """
-    s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                            pos_label=pos_label)
     target = check_target(target)
     if not (y == 1.0).any():
         raise VeracityError("precision_threshold needs positive rows (label 1); the labels have none")

@@ -453,6 +453,7 @@ def bootstrap_intervals(
     threshold: float = 0.5,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
     n_jobs: int | None = None,
 ) -> BootstrapIntervals:
     r"""Seeded bootstrap intervals (percentile or BCa) for ECE, MCE, Brier, NLL, AUC and accuracy.
@@ -467,7 +468,8 @@ def bootstrap_intervals(
     >>> row.low <= row.estimate <= row.high
     True
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return bootstrap_of(
         data, metrics=tuple(metrics), method=method, n_resamples=n_resamples, level=level,
         seed=random_state, bins=bins, strategy=strategy, threshold=threshold, n_jobs=n_jobs,

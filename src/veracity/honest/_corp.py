@@ -120,7 +120,8 @@ def corp_of(data: Binary) -> CORPResult:
 
 
 def corp(
-    scores: Any, labels: Any, *, score_type: str = "probability", sample_weight: Any = None
+    scores: Any, labels: Any, *, score_type: str = "probability", sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> CORPResult:
     r"""CORP reliability curve (PAV) and the MCB − DSC + UNC decomposition of Brier and log loss.
 
@@ -131,5 +132,6 @@ def corp(
     >>> abs(d.mcb - d.dsc + d.unc - d.score) < 1e-15
     True
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return corp_of(data)

@@ -75,7 +75,9 @@ def ece_estimates(
     strategy: str = "uniform",
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> ECEEstimates:
     """Plug-in, debiased and smooth ECE of the same forecasts in one object."""
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return ece_estimates_of(data, make_edges(data.p, bins, strategy, data.w), strategy)

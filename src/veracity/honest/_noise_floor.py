@@ -208,6 +208,7 @@ def ece_noise_floor(
     random_state: Any = 0,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> NoiseFloor:
     r"""The plug-in ECE beside its noise floor under perfect calibration, with a p-value.
 
@@ -223,7 +224,8 @@ def ece_noise_floor(
     >>> round(nf.ece, 4), nf.p_value > 0.05
     (0.0245, True)
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return noise_floor_of(
         data, bins=bins, strategy=strategy, norm=norm, n_redraws=n_redraws, seed=random_state
     )

@@ -75,7 +75,8 @@ def spiegelhalter_of(data: Binary) -> SpiegelhalterTest:
 
 
 def spiegelhalter(
-    scores: Any, labels: Any, *, score_type: str = "probability", sample_weight: Any = None
+    scores: Any, labels: Any, *, score_type: str = "probability", sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> SpiegelhalterTest:
     r"""Spiegelhalter's z-test of calibration: :math:`z = \sum (y-p)(1-2p) / \sqrt{\sum (1-2p)^2 p(1-p)}`.
 
@@ -83,7 +84,8 @@ def spiegelhalter(
     >>> round(t.statistic, 4), round(t.p_value, 4)
     (-0.5025, 0.6153)
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return spiegelhalter_of(data)
 
 
@@ -158,12 +160,14 @@ def hosmer_lemeshow(
     df: int | None = None,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> HosmerLemeshowTest:
     r"""Hosmer–Lemeshow goodness-of-fit: :math:`\sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g)) \sim \chi^2_{G-2}`.
 
     Groups are equal-count by sorted score (``strategy="equal-count"``).
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return hosmer_lemeshow_of(data, groups, df)
 
 
@@ -368,7 +372,8 @@ def calibration_slope_of(data: Binary) -> CalibrationSlope:
 
 
 def calibration_slope(
-    scores: Any, labels: Any, *, score_type: str = "probability", sample_weight: Any = None
+    scores: Any, labels: Any, *, score_type: str = "probability", sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> CalibrationSlope:
     r"""Calibration-in-the-large :math:`\alpha` (:math:`\mathrm{logit}P = \alpha + \eta`) and
     calibration slope :math:`b` (:math:`\mathrm{logit}P = a + b\eta`), with standard errors.
@@ -376,7 +381,8 @@ def calibration_slope(
     :math:`\eta` is the logit of the score. A slope below 1 means the scores are too
     extreme (over-confident); :math:`\alpha > 0` means the model predicts too few events.
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return calibration_slope_of(data)
 
 
@@ -432,10 +438,12 @@ def calibration_tests(
     groups: int = 10,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> CalibrationTests:
     """Spiegelhalter's z, Hosmer–Lemeshow and the calibration slope at once; a test that is
     undefined for this data is listed in ``skipped`` with the reason instead of raising."""
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                          pos_label=pos_label)
     return calibration_tests_of(data, groups)
 
 

@@ -1,0 +1,81 @@
+"""``--pos-label``: labels as users have them (strings, booleans, other numbers) on the CLI.
+
+One option and one conversion shared by every command that reads binary labels
+(fit, compare, audit, threshold, conformal, report). The value is read in the label
+column's own type (``--pos-label true`` on a boolean column, ``--pos-label 2`` on a
+numeric one, ``--pos-label yes`` on a text one) and the labels become 0/1 through
+:func:`veracity.core._validation.labels_with_pos_label`, the library's one implementation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError, check_binary_labels, labels_with_pos_label
+
+_POS_LABEL = re.compile(r"pos_label=(?:'([^']*)'|\"([^\"]*)\"|(-?[\w.]*\w)|)")
+
+
+def cli_words(message: str) -> str:
+    """The library's ``pos_label='yes'`` advice as the CLI's ``--pos-label yes``."""
+    def repl(m: re.Match[str]) -> str:
+        value = next((g for g in m.groups() if g is not None), "")
+        return f"--pos-label {value}" if value else "--pos-label"
+    return _POS_LABEL.sub(repl, message)
+
+
+def add_pos_label_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pos-label", default=None,
+                        help="the positive class of a two-valued label column, e.g. yes "
+                             "(default: labels are 0/1 or true/false)")
+
+
+def pos_label_value(labels: np.ndarray, text: str) -> Any:
+    """``--pos-label TEXT`` as a value of the label column's type."""
+    if labels.dtype == bool:
+        if text.lower() not in ("true", "false", "1", "0"):
+            raise VeracityError(f"--pos-label {text} does not fit a true/false label column; "
+                                "pass --pos-label true or false")
+        return text.lower() in ("true", "1")
+    if labels.dtype.kind in "iuf":
+        try:
+            return float(text)
+        except ValueError:
+            raise VeracityError(f"--pos-label {text!r} is not a number but the label column is "
+                                "numeric; pass one of its values") from None
+    return text
+
+
+def apply_pos_label(labels: np.ndarray, text: str | None, *, scores: Any = None) -> np.ndarray:
+    """Labels as 0/1 with ``--pos-label`` read in the column's own type.
+
+    Without ``--pos-label`` numeric and boolean labels pass unchanged (the command checks
+    them); text labels are checked here so that the advice names ``--pos-label``.
+    ``scores`` (optional): (N, K) multiclass scores refuse ``--pos-label``, whose labels are
+    class indices.
+    """
+    multiclass = scores is not None and np.ndim(scores) == 2 and np.shape(scores)[1] > 1
+    if text is None:
+        # text labels (always), numeric ones when the scores are known to be binary
+        if multiclass or (labels.dtype.kind not in "USO" and scores is None):
+            return labels
+        try:
+            check_binary_labels(labels)
+        except VeracityError as exc:
+            if "pos_label" in str(exc):  # advice to name the positive class: in the CLI's words
+                raise VeracityError(cli_words(str(exc))) from None
+        return labels
+    if multiclass:
+        raise VeracityError(
+            "--pos-label names the positive class of a binary label column; with several --score "
+            "columns the labels are class indices 0..K-1, so drop --pos-label"
+        )
+    value = pos_label_value(labels, text)
+    try:
+        return labels_with_pos_label(labels, value)
+    except VeracityError as exc:  # the library's message, in the CLI's words
+        raise VeracityError(cli_words(str(exc))) from None
