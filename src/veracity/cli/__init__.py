@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.formatter_class = argparse.RawDescriptionHelpFormatter  # examples stay a block
         if not any("--quiet" in a.option_strings for a in cmd._actions):
             cmd.add_argument("-q", "--quiet", action="store_true",
-                             help="no progress bar on stderr (it shows only on a terminal anyway)")
+                             help="no progress bar and no informational lines on stderr (errors and warnings stay)")
         cmd.set_defaults(_run=module.run)
     return parser
 

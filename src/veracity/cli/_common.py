@@ -75,8 +75,8 @@ def _clean(value: Any) -> Any:
 
 
 def note(args: argparse.Namespace, text: str) -> None:
-    """An informational line (which file was read, where output went): stderr, never stdout."""
-    if text:
+    """An informational line (which file was read, where output went): stderr, never stdout; --quiet drops it."""
+    if text and not getattr(args, "quiet", False):
         print(text, file=sys.stderr)
 
 
