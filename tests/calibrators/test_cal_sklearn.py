@@ -48,11 +48,12 @@ def test_cross_fit_pipeline_multiclass_and_string_labels():
         P = pipe.predict_proba(X)
         assert P.shape == (900, 3) and np.allclose(P.sum(1), 1.0)
         assert set(pipe.predict(X)) <= {"a", "b", "c"}
-    for cal in ("platt", "isotonic", "beta", "histogram", "venn-abers"):  # one-vs-rest
+    for cal in ("platt", "isotonic", "beta", "histogram", "venn-abers"):  # one-vs-rest; VA pairwise
         m = vc.CalibratedClassifier(LogisticRegression(), cal, cv=3).fit(X, y)
         P = m.predict_proba(X)
         assert P.shape == (900, 3) and np.allclose(P.sum(1), 1.0)
-        assert m.calibrator_.to_dict()["kind"] == "one-vs-rest"
+        kind = "venn-abers-ovo" if cal == "venn-abers" else "one-vs-rest"
+        assert m.calibrator_.to_dict()["kind"] == kind
 
 
 def test_calibrator_instance_and_bad_names():

@@ -253,6 +253,28 @@ class VennAbersState(BaseState, kw_only=True):
         _check_order("state.p1_", self.p1_, strict=False)
 
 
+class VennAbersParams(BaseParams, kw_only=True):
+    multiclass: Literal["ovo", "ovr"] | UnsetType = UNSET
+
+
+class PairMap(_Strict, kw_only=True):
+    c_: _vec(Finite, 1)
+    p0_: _vec(Prob, 2)
+    p1_: _vec(Prob, 2)
+
+    def __post_init__(self) -> None:
+        VennAbersState.__post_init__(self)  # type: ignore[arg-type]
+
+
+class PairwiseVennAbersState(BaseState, kw_only=True):
+    maps_: Annotated[list[PairMap], Meta(min_length=1)]
+
+    def __post_init__(self) -> None:
+        k = self.n_classes_
+        _check_len("state.maps_", self.maps_, "one per class pair: K(K-1)/2 with K = state.n_classes_",
+                   k * (k - 1) // 2)
+
+
 class Metadata(Struct, kw_only=True):
     """Provenance fields the library reads back; any other key is kept unchecked
     (depth- and size-limited)."""
@@ -282,7 +304,8 @@ register("histogram", HistogramParams, HistogramState)
 register("beta", BaseParams, BetaState)
 register("vector", ScalingParams, VectorState)
 register("matrix", ScalingParams, ScalingState)
-register("venn-abers", BaseParams, VennAbersState)
+register("venn-abers", VennAbersParams, VennAbersState)
+register("venn-abers-ovo", BaseParams, PairwiseVennAbersState)
 
 
 class OneVsRestParams(BaseParams, kw_only=True):

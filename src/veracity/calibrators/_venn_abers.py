@@ -23,6 +23,21 @@ chains from the gap, all slots at once. After the O(n log n) sort this is typica
 ``venn-abers`` package. A test score equal to a calibration score is pooled with
 it; as in the reference package this gives the same p1 as a score just below it
 and the same p0 as one just above it.
+
+**Multiclass** (Manokhin 2017, "Multi-class probabilistic classification using
+inductive and cross Venn–Abers predictors", COPA; the ``venn-abers`` package's
+one-vs-one form). For every pair of classes :math:`i < j` a binary Venn–ABERS
+predictor is fit on the calibration rows of class i or j, with the pairwise score
+:math:`p_j/(p_i + p_j)` (for logits :math:`z_j - z_i`, the same order) and label
+:math:`[y = j]`; its merged probability is :math:`r_{j|ij} = p_1/(1 - p_0 + p_1)` and
+:math:`r_{i|ij} = 1 - r_{j|ij}`. The pairwise probabilities are coupled into class
+probabilities (Price, Knerr, Personnaz & Dreyfus 1995)
+
+.. math:: q_c = \Big(\sum_{c' \ne c} \frac{1}{r_{c|cc'}} - (K - 2)\Big)^{-1},
+
+and each row is normalised to sum to 1. ``VennAbers(multiclass="ovo")`` (the default)
+fits this form on (N, K) scores; ``multiclass="ovr"`` the one-vs-rest form
+(:class:`~veracity.OneVsRest`). The loop runs over the K(K−1)/2 pairs, never over rows.
 """
 
 from __future__ import annotations
@@ -31,8 +46,12 @@ from typing import Any
 
 import numpy as np
 
-from ._base import Calibrator
+from ..core._validation import VeracityError
+from ._base import Calibrator, _is_multiclass
 from ._isotonic import pooled
+
+#: multiclass forms of Venn-ABERS on (N, K) scores
+MULTICLASS_FORMS = ("ovo", "ovr")
 
 
 def _prefix_hull(x: list[float], y: list[float]) -> list[int]:
@@ -126,46 +145,96 @@ def _bridge_slopes(px: np.ndarray, py: np.ndarray, prv: np.ndarray, nxt: np.ndar
     return (py[b] - (py[a] - label)) / (px[b] - (px[a] - 1.0))
 
 
+def venn_abers_table(s: np.ndarray, y: np.ndarray, w: np.ndarray | None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(c, p0, p1)``: distinct calibration scores and the k + 1 values of p0 and p1."""
+    c, ybar, wsum = pooled(s, y, w)
+    W = np.concatenate(([0.0], np.cumsum(wsum)))
+    Y = np.concatenate(([0.0], np.cumsum(wsum * ybar)))
+    px, py = W.tolist(), Y.tolist()
+    prv = np.asarray(_prefix_hull(px, py), dtype=np.intp)
+    nxt = np.asarray(_suffix_hull(px, py), dtype=np.intp)
+    return c, _bridge_slopes(W, Y, prv, nxt, 0.0), _bridge_slopes(W, Y, prv, nxt, 1.0)
+
+
+def _interval(c: np.ndarray, p0: np.ndarray, p1: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return p0[np.searchsorted(c, s, side="right")], p1[np.searchsorted(c, s, side="left")]
+
+
 class VennAbers(Calibrator):
     r"""Inductive Venn–ABERS: probability intervals [p0, p1] and a merged probability.
 
     Parameters: ``score_type`` (``"probability"`` default; only the order of the
-    scores matters). Fitted: ``c_`` (distinct calibration scores), ``p0_`` and
-    ``p1_`` (k + 1 values each, one per gap between calibration scores).
-    :meth:`transform` returns :math:`p_1/(1 - p_0 + p_1)`;
-    :meth:`predict_interval` returns ``(p0, p1)``.
+    scores matters); ``multiclass`` — the form fit on (N, K) scores: ``"ovo"``
+    (default; pairwise Venn–ABERS coupled into class probabilities, as in Manokhin's
+    multiclass Venn–ABERS and the ``venn-abers`` package) or ``"ovr"`` (one-vs-rest,
+    each class's merged probability renormalised). Fitted: ``c_`` (distinct calibration
+    scores), ``p0_`` and ``p1_`` (k + 1 values each, one per gap between calibration
+    scores). :meth:`transform` returns :math:`p_1/(1 - p_0 + p_1)`;
+    :meth:`predict_interval` returns ``(p0, p1)`` (per class pair on (N, K) scores).
     """
 
     kind = "venn-abers"
-    multiclass = "binary"
-    _params = ("score_type",)
+    multiclass = "binary"  # class level: the binary calibrator; an instance's multiclass= names its (N, K) form
+    _params = ("score_type", "multiclass")
     _state = ("c_", "p0_", "p1_")
 
-    def __init__(self, *, score_type: str = "probability"):
+    def __init__(self, *, score_type: str = "probability", multiclass: str = "ovo"):
         self.score_type = score_type
+        self.multiclass = multiclass  # type: ignore[misc]
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.multiclass not in MULTICLASS_FORMS:
+            raise VeracityError(
+                f"multiclass must be 'ovo' (pairwise, the default) or 'ovr' (one-vs-rest), "
+                f"got {self.multiclass!r}")
+
+    def fit(self, scores: Any, labels: Any, **kwargs: Any) -> VennAbers:
+        """Fit on held-out rows (see :meth:`Calibrator.fit`); (N, K) scores fit the
+        ``multiclass`` form."""
+        self._check_params()
+        if not _is_multiclass(scores):
+            return super().fit(scores, labels, **kwargs)  # type: ignore[return-value]
+        if self.multiclass == "ovr":
+            from ._ovr import OneVsRest
+
+            form: Calibrator = OneVsRest("venn-abers", score_type=self.score_type,
+                                         method_params={"multiclass": "ovr"})
+        else:
+            form = PairwiseVennAbers(score_type=self.score_type)
+        form.fit(scores, labels, **kwargs)
+        for stale in self._state:
+            self.__dict__.pop(stale, None)
+        self._ovr = form
+        self.metadata, self.n_classes_ = form.metadata, form.n_classes_
+        return self
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
-        c, ybar, wsum = pooled(s, y, w)
-        W = np.concatenate(([0.0], np.cumsum(wsum)))
-        Y = np.concatenate(([0.0], np.cumsum(wsum * ybar)))
-        px, py = W.tolist(), Y.tolist()
-        prv = np.asarray(_prefix_hull(px, py), dtype=np.intp)
-        nxt = np.asarray(_suffix_hull(px, py), dtype=np.intp)
-        self.c_ = c
-        self.p0_ = _bridge_slopes(W, Y, prv, nxt, 0.0)
-        self.p1_ = _bridge_slopes(W, Y, prv, nxt, 1.0)
+        self.c_, self.p0_, self.p1_ = venn_abers_table(s, y, w)
 
     def predict_interval(self, scores: Any) -> tuple[np.ndarray, np.ndarray]:
-        """``(p0, p1)`` for every score: the Venn–ABERS probability interval."""
+        """``(p0, p1)`` for every score: the Venn–ABERS probability interval
+        (on (N, K) scores of the pairwise form: one column per class pair, see ``pairs_``)."""
+        form = getattr(self, "_ovr", None)
+        if form is not None:
+            if not isinstance(form, PairwiseVennAbers):
+                raise VeracityError("predict_interval of the one-vs-rest form is per class map: "
+                                    "use VennAbers(multiclass='ovo') for pairwise intervals")
+            return form.predict_interval(scores)
         self._require_fitted()
         s = self._scores(scores, fitting=False)
-        p0 = self.p0_[np.searchsorted(self.c_, s, side="right")]
-        p1 = self.p1_[np.searchsorted(self.c_, s, side="left")]
-        return p0, p1
+        return _interval(self.c_, self.p0_, self.p1_, s)
+
+    @property
+    def pairs_(self) -> list[tuple[int, int]]:
+        form = getattr(self, "_ovr", None)
+        if not isinstance(form, PairwiseVennAbers):
+            raise AttributeError("pairs_ exists after fitting the pairwise (multiclass='ovo') form")
+        return form.pairs_
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
-        p0 = self.p0_[np.searchsorted(self.c_, s, side="right")]
-        p1 = self.p1_[np.searchsorted(self.c_, s, side="left")]
+        p0, p1 = _interval(self.c_, self.p0_, self.p1_, s)
         return p1 / (1.0 - p0 + p1)
 
     def __str__(self) -> str:
@@ -174,3 +243,91 @@ class VennAbers(Calibrator):
         width = self.p1_[:-1] - self.p0_[1:]
         return (f"inductive Venn-ABERS on {self.c_.size} distinct calibration scores; "
                 f"median interval width {float(np.median(width)) if width.size else 0.0:.4f}")
+
+
+def class_pairs(k: int) -> list[tuple[int, int]]:
+    """The K(K−1)/2 class pairs (i, j), i < j, in the order (0,1), (0,2), …, (K−2, K−1)."""
+    return [(i, j) for i in range(k - 1) for j in range(i + 1, k)]
+
+
+class PairwiseVennAbers(Calibrator):
+    r"""Multiclass Venn–ABERS: one binary predictor per class pair, coupled (see the module doc).
+
+    Fitted on (N, K) scores through ``VennAbers(multiclass="ovo")``; its artifact kind is
+    ``"venn-abers-ovo"``. State: ``maps_`` — per pair (i, j) the distinct pairwise
+    calibration scores ``c_`` and the bounds ``p0_``, ``p1_``.
+    """
+
+    kind = "venn-abers-ovo"
+    multiclass = "multiclass"
+    _params = ("score_type",)
+    _state = ("maps_",)
+
+    def __init__(self, *, score_type: str = "probability"):
+        self.score_type = score_type
+
+    @property
+    def pairs_(self) -> list[tuple[int, int]]:
+        return class_pairs(self.n_classes_)
+
+    def _pair_scores(self, s: np.ndarray, i: int, j: int) -> np.ndarray:
+        """The pairwise score of class j against class i (its order is all that matters)."""
+        if self.score_type == "logit":
+            return s[:, j] - s[:, i]
+        num, den = s[:, j], s[:, i] + s[:, j]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = num / den
+        return np.where(den > 0.0, r, 0.5)  # both probabilities 0: no evidence either way
+
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        k = s.shape[1]
+        counts = np.bincount(y, minlength=k) if w is None else np.bincount(y, weights=w, minlength=k)
+        missing = np.flatnonzero(counts == 0)
+        if missing.size:
+            raise VeracityError(
+                f"multiclass Venn-ABERS needs rows of every class; class {int(missing[0])} has none "
+                f"among the {y.size} calibration rows. Use a calibration split that holds every class, "
+                "or TemperatureScaling (one parameter for all classes)")
+        self.n_classes_ = k
+        maps = []
+        for i, j in class_pairs(k):
+            rows = (y == i) | (y == j)
+            c, p0, p1 = venn_abers_table(self._pair_scores(s[rows], i, j), (y[rows] == j).astype(np.float64),
+                                         None if w is None else w[rows])
+            maps.append({"c_": c, "p0_": p0, "p1_": p1})
+        self.maps_ = maps
+
+    def predict_interval(self, scores: Any) -> tuple[np.ndarray, np.ndarray]:
+        r"""``(p0, p1)``, each (N, K(K−1)/2): the interval of :math:`P(y = j \mid y \in \{i, j\})`
+        for every class pair (i, j) in ``pairs_``."""
+        self._require_fitted()
+        s = self._scores(scores, fitting=False)
+        cols = [_interval(m["c_"], m["p0_"], m["p1_"], self._pair_scores(s, i, j))
+                for (i, j), m in zip(self.pairs_, self.maps_)]
+        return np.column_stack([a for a, _ in cols]), np.column_stack([b for _, b in cols])
+
+    def _transform(self, s: np.ndarray) -> np.ndarray:
+        k = s.shape[1]
+        inv = np.zeros((s.shape[0], k))  # Σ_{c'} 1 / r_{c|cc'}
+        for (i, j), m in zip(self.pairs_, self.maps_):
+            p0, p1 = _interval(m["c_"], m["p0_"], m["p1_"], self._pair_scores(s, i, j))
+            r_j = p1 / (1.0 - p0 + p1)
+            inv[:, j] += 1.0 / r_j
+            inv[:, i] += 1.0 / (1.0 - r_j)
+        q = 1.0 / (inv - (k - 2))
+        return q / q.sum(axis=1, keepdims=True)
+
+    def _state_dict(self) -> dict[str, Any]:
+        return {"maps_": [{key: m[key].tolist() for key in ("c_", "p0_", "p1_")} for m in self.maps_]}
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        self.maps_ = [{key: np.asarray(m[key], dtype=np.float64) for key in ("c_", "p0_", "p1_")}
+                      for m in state["maps_"]]
+
+    def __str__(self) -> str:
+        if not self._is_fitted():
+            return repr(self)
+        widths = np.concatenate([m["p1_"][:-1] - m["p0_"][1:] for m in self.maps_])
+        return (f"multiclass Venn-ABERS over {self.n_classes_} classes: {len(self.maps_)} pairwise "
+                f"predictors coupled into class probabilities; median pairwise interval width "
+                f"{float(np.median(widths)) if widths.size else 0.0:.4f}")
