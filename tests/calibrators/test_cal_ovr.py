@@ -84,3 +84,39 @@ def test_rows_sum_to_one_and_argmax_is_kept_under_increasing_maps(k, seed, a, b)
     # and any fitted maps keep rows summing to 1
     fitted = vc.OneVsRest("isotonic").fit(P, y).transform(P)
     assert np.allclose(fitted.sum(1), 1.0)
+
+
+@pytest.mark.parametrize("kind", ["softmax", "logit", "mixed", "ties", "zeros"])
+def test_sort_order_sorts_skewed_and_signed_scores(kind):
+    """The bucketed sort (large inputs) equals a plain sort on every shape of data, including
+    one class's softmax column (crowded near 0: bucketed by bit pattern), signed logits,
+    ±0.0 and heavy ties."""
+    from veracity.calibrators._isotonic import sort_order
+
+    rng = np.random.default_rng(11)
+    n = 80_000
+    x = {
+        "softmax": softmax(2 * rng.normal(size=(n, 10)), axis=1)[:, 3],
+        "logit": np.log(softmax(3 * rng.normal(size=(n, 10)), axis=1)[:, 0]),
+        "mixed": rng.standard_cauchy(n),
+        "ties": np.round(rng.random(n) ** 8, 3),
+        "zeros": np.where(rng.random(n) < 0.5, 0.0, -0.0) * rng.integers(0, 2, n) + rng.random(n) ** 30,
+    }[kind]
+    order = sort_order(x)
+    np.testing.assert_array_equal(np.sort(order), np.arange(n))   # a permutation
+    np.testing.assert_array_equal(x[order], np.sort(x))
+
+
+def test_isotonic_one_vs_rest_matches_sklearn_on_large_skewed_columns():
+    """Oracle at a size where the fast sort runs (each class column crowded near 0)."""
+    from sklearn.isotonic import IsotonicRegression
+
+    rng = np.random.default_rng(5)
+    n, k = 60_000, 5
+    U = rng.normal(size=(n, k))
+    y = (U + rng.gumbel(size=U.shape)).argmax(1)
+    P = softmax(2.5 * U, axis=1)
+    ours = vc.OneVsRest("isotonic", method_params={"interpolation": "linear"}).fit(P, y).transform(P)
+    Q = np.column_stack([IsotonicRegression(out_of_bounds="clip").fit(P[:, j], y == j).predict(P[:, j])
+                         for j in range(k)])
+    np.testing.assert_array_equal(ours, Q / Q.sum(axis=1, keepdims=True))   # scikit-learn's row sum

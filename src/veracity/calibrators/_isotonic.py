@@ -26,20 +26,36 @@ from ..core._validation import VeracityError
 from ._base import Calibrator, warn
 
 
+def _buckets(v: np.ndarray, n: int) -> np.ndarray | None:
+    """16-bit buckets of ``v``'s range (monotone in ``v``), or None when they crowd."""
+    lo, hi = float(v.min()), float(v.max())
+    if not hi > lo:
+        return None
+    bucket = ((v - lo) * (65535.0 / (hi - lo))).astype(np.uint16)
+    if np.bincount(bucket, minlength=65536).max() > max(256, 64 * n // 65536):
+        return None
+    return bucket
+
+
 def sort_order(x: np.ndarray) -> np.ndarray:
     """Indices that sort ``x`` (ties in any order), typically 2-3x faster than ``argsort``.
 
     Two stable passes: a radix sort (numpy's for 16-bit keys) on a 16-bit bucket of
     the value range, then a stable sort of the now nearly sorted values (timsort
-    merges the short runs cheaply). Falls back to ``argsort`` for small inputs or
-    when the values crowd into few buckets.
+    merges the short runs cheaply). Skewed values (e.g. one class's softmax
+    probabilities, crowded near 0) are bucketed by their float bit pattern instead,
+    which is monotone in the value and spreads it roughly on a log scale. Falls back
+    to ``argsort`` for small inputs or when both bucketings crowd.
     """
     n = x.size
-    lo, hi = float(x.min()), float(x.max())
-    if n < 50_000 or not hi > lo:
+    if n < 50_000:
         return np.argsort(x, kind="stable")
-    bucket = ((x - lo) * (65535.0 / (hi - lo))).astype(np.uint16)
-    if np.bincount(bucket, minlength=65536).max() > max(256, 64 * n // 65536):
+    bucket = _buckets(x, n)
+    if bucket is None and x.dtype == np.float64:
+        bits = x.view(np.int64)
+        key = bits ^ ((bits >> 63) & 0x7FFFFFFFFFFFFFFF)  # ordered like the floats (-0.0 < 0.0)
+        bucket = _buckets(key.astype(np.float64), n)
+    if bucket is None:
         return np.argsort(x, kind="stable")
     first = np.argsort(bucket, kind="stable")
     return first[np.argsort(x[first], kind="stable")]

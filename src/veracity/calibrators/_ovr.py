@@ -64,24 +64,28 @@ class OneVsRest(Calibrator):
                 f"one-vs-rest {self.method} needs rows of every class; class {int(missing[0])} "
                 f"has none among the {y.size} calibration rows. Use a calibration split that "
                 "holds every class, or TemperatureScaling (one parameter for all classes)")
+        cols = np.ascontiguousarray(s.T)  # one transposing pass, then every class column is contiguous
         maps = []
         for j in range(k):
             c = self._binary()
-            c._fit(np.ascontiguousarray(s[:, j]), (y == j).astype(np.float64), w)
+            c._fit(cols[j], (y == j).astype(np.float64), w)
             c.n_classes_ = 2
             c.metadata = {}
             maps.append(c)
         self.maps_ = maps
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
-        Q = np.column_stack([c._transform(np.ascontiguousarray(s[:, j]))
-                             for j, c in enumerate(self.maps_)])
-        total = Q.sum(axis=1, keepdims=True)
+        cols = np.ascontiguousarray(s.T)  # one transposing pass, then every class column is contiguous
+        Q = np.empty(s.shape)
+        for j, c in enumerate(self.maps_):
+            Q[:, j] = c._transform(cols[j])
+        total = Q.sum(axis=1, keepdims=True)  # summed along rows, as scikit-learn does
         flat = total[:, 0] <= 0.0
         if flat.any():
             Q[flat] = 1.0
             total[flat] = Q.shape[1]
-        return Q / total
+        Q /= total
+        return Q
 
     def _state_dict(self) -> dict[str, Any]:
         return {"maps_": [{"kind": c.kind, "params": c.to_dict()["params"],
