@@ -255,15 +255,21 @@ class Calibrator:
     def fit(
         self,
         scores: Any,
-        labels: Any,
+        labels: Any = None,
         *,
         sample_weight: Any = None,
         role: Any = None,
         allow_role: Any = None,
         metadata: dict[str, Any] | None = None,
         pos_label: Any = None,
+        score: Any = None,
+        label: str | None = None,
     ) -> Calibrator:
         """Fit on held-out calibration rows; returns ``self``.
+
+        Frame form: ``fit(frame, score="p", label="y", sample_weight="w")`` with column
+        names, on any frame :func:`vc.audit` reads (a lazy one is never collected: see
+        :mod:`veracity.frames._fit`).
 
         ``role`` is the split role of the fit rows (a string, or one role per row);
         ``"test"`` and ``"train"`` are refused unless named in ``allow_role``.
@@ -272,6 +278,14 @@ class Calibrator:
         positive class of two-valued binary labels (strings, booleans, numbers; recorded).
         Pandas scores, labels and weights must share one index (never matched by position).
         """
+        if score is not None or label is not None:
+            from ..frames._fit import fit_frame  # the frame layer sits above: load on use
+
+            return fit_frame(self, scores, labels, score=score, label=label, sample_weight=sample_weight,
+                             role=role, allow_role=allow_role, metadata=metadata, pos_label=pos_label)
+        if labels is None:
+            raise VeracityError(
+                f"{self.name}.fit needs labels: fit(scores, labels), or fit(frame, score='p', label='y')")
         self._check_params()
         check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
         if self.multiclass == "binary" and _is_multiclass(scores):
@@ -296,6 +310,14 @@ class Calibrator:
         if keep is not None:
             s, w = s[keep], w[keep]
         self._fit(s, y, w)
+        return self._record_fit(metadata, pos_label, n_rows=int(s.shape[0]),
+                                n_classes=int(s.shape[1]) if s.ndim == 2 else 2,
+                                hash_=data_hash(s, _label_bytes(y), w), role_label=role_label,
+                                allow_role=allow_role)
+
+    def _record_fit(self, metadata: dict[str, Any] | None, pos_label: Any, *, n_rows: int, n_classes: int,
+                    hash_: str, role_label: str | None, allow_role: Any) -> Calibrator:
+        """Store the provenance of a finished fit in :attr:`metadata`; returns ``self``."""
         meta = {k: None for k in _META_KEYS}
         meta.update(dict(metadata or {}))
         if pos_label is not None:
@@ -303,9 +325,9 @@ class Calibrator:
         meta.update(
             method=self.kind,
             score_type=self.score_type,
-            n_rows=int(s.shape[0]),
-            n_classes=int(s.shape[1]) if s.ndim == 2 else 2,
-            data_hash=data_hash(s, _label_bytes(y), w),
+            n_rows=n_rows,
+            n_classes=n_classes,
+            data_hash=hash_,
             role=role_label,
             allow_role=allow_role if isinstance(allow_role, (str, type(None))) else list(allow_role),
             library_version=__version__,

@@ -14,6 +14,7 @@ warning (``on_reversed="warn"``), or an error (``"error"``), or accepted
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -79,9 +80,20 @@ def logistic_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None = N
     (``cols`` are the feature columns; the intercept is added). Returns
     ``(theta, iterations, converged)``; a step that raises the loss is halved.
     """
-    d = len(cols)
+    return newton_logistic(lambda theta: _loss_grad_hess(cols, t, w, theta), len(cols), theta0=theta0,
+                           tol=tol, max_iter=max_iter)
+
+
+def newton_logistic(loss_grad_hess: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]], d: int, *,
+                    theta0: np.ndarray | None = None, tol: float = 1e-10,
+                    max_iter: int = 100) -> tuple[np.ndarray, int, bool]:
+    """:func:`logistic_fit`'s damped Newton on any source of (loss, gradient, Hessian).
+
+    ``loss_grad_hess(theta)`` returns the sums of :func:`_loss_grad_hess` -- from
+    arrays, or from one aggregate query over a frame (:mod:`veracity.frames._fit`).
+    """
     theta = np.zeros(d + 1) if theta0 is None else np.asarray(theta0, dtype=np.float64).copy()
-    loss, g, H = _loss_grad_hess(cols, t, w, theta)
+    loss, g, H = loss_grad_hess(theta)
     for it in range(1, max_iter + 1):
         try:
             step = np.linalg.solve(H + 1e-12 * np.trace(H) * np.eye(d + 1), g)
@@ -94,7 +106,7 @@ def logistic_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None = N
         scale = 1.0
         for _ in range(60):
             cand = theta - scale * step
-            c_loss, c_g, c_H = _loss_grad_hess(cols, t, w, cand)
+            c_loss, c_g, c_H = loss_grad_hess(cand)
             if c_loss <= loss + 1e-12 * abs(loss):
                 break
             scale *= 0.5
@@ -121,6 +133,11 @@ def fit_logistic_fast(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | Non
         if not ok:
             theta0 = None
     return logistic_fit(cols, t, w, theta0=theta0, tol=tol)
+
+
+def smoothed_targets(n_pos: float, n_neg: float) -> tuple[float, float]:
+    """Platt's targets :math:`t_+ = (N_+ + 1)/(N_+ + 2)`, :math:`t_- = 1/(N_- + 2)`."""
+    return (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)
 
 
 class PlattScaling(Calibrator):
@@ -163,8 +180,12 @@ class PlattScaling(Calibrator):
         if self.smoothing:
             n_pos = float(y.sum() if w is None else np.dot(w, y))
             n_neg = float((y.size - y.sum()) if w is None else np.dot(w, 1.0 - y))
-            t = np.where(y == 1.0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-        theta, n_iter, ok = fit_logistic_fast([np.ascontiguousarray(x)], t, w)
+            t_pos, t_neg = smoothed_targets(n_pos, n_neg)
+            t = np.where(y == 1.0, t_pos, t_neg)
+        self._set_fit(*fit_logistic_fast([np.ascontiguousarray(x)], t, w))
+
+    def _set_fit(self, theta: np.ndarray, n_iter: int, ok: bool) -> None:
+        """Record the fitted ``(a, b)``; warn (or refuse) on non-convergence and a reversed slope."""
         if not ok:
             warn(
                 f"PlattScaling did not converge after {n_iter} Newton steps (slope a = "

@@ -392,8 +392,16 @@ class TemperatureScaling(Calibrator):
         return 1.0 / BETA_MAX, 1.0 / BETA_MIN
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        self._fit_objective(self._objective(s, y, w))
+
+    def _fit_objective(self, obj: Any) -> None:
+        """Minimise ``obj`` (f, f', f'' in β from any source: arrays, or a frame's aggregates).
+
+        ``obj`` offers ``derivs(β) -> (f', f'')``, ``nll(β)``, ``separated()`` and
+        ``subsample()`` (a cheaper objective for the warm start, or None to start at
+        β = 1); a binary objective also ``nll_many(βs)``, a multiclass one ``last``.
+        """
         lo, hi = self._tau_range()
-        obj = self._objective(s, y, w)
         trace: list[TraceRow] = []
         beta = math.nan
         if self.method == "golden":
@@ -409,14 +417,14 @@ class TemperatureScaling(Calibrator):
             clamp, tau, n_iter = "lower", lo, 0
         else:
             sub = obj.subsample()
-            b0, _, _ = _newton(sub, 1.0 / hi, 1.0 / lo, 1.0, rtol=1e-6)
+            b0 = 1.0 if sub is None else _newton(sub, 1.0 / hi, 1.0 / lo, 1.0, rtol=1e-6)[0]
             beta, side, n_iter = _newton(obj, 1.0 / hi, 1.0 / lo, b0)
             clamp = {None: None, "high": "lower", "low": "upper"}[side]
             tau = lo if clamp == "lower" else hi if clamp == "upper" else 1.0 / beta
         if clamp is not None:
             warn(self._clamp_message(obj, clamp, lo, hi))
         self.temperature_ = float(tau)
-        if isinstance(obj, _BinaryObjective):
+        if hasattr(obj, "nll_many"):  # binary
             self.nll_before_, self.nll_after_ = obj.nll_many((1.0, 1.0 / tau))
         else:
             # The last Newton pass evaluated f, f', f'' at a point within ~1e-6·β of the

@@ -2,9 +2,12 @@
 
 Writes every input column plus ``calibrated`` (binary) or ``calibrated_0..K-1``
 (multiclass) to OUT (CSV, or Parquet for .parquet/.pq). The score column
-defaults to the one the calibrator was fit on. Example:
+defaults to the one the calibrator was fit on. Parquet input (a file, a folder
+or a glob) is streamed batch by batch, so memory stays bounded whatever the
+number of rows. Example:
 
     veracity apply cal.json scores.csv --out calibrated.parquet
+    veracity apply cal.json "logs/*.parquet" --score p -o calibrated.parquet
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ from ..calibrators import load as load_calibrator
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("calibrator", help="JSON artifact written by `veracity fit`")
-    parser.add_argument("file", help="CSV or Parquet file of scored rows")
-    parser.add_argument("--out", required=True, help="output CSV or Parquet path")
+    parser.add_argument("file", help="CSV or Parquet file of scored rows (Parquet: also a folder or a glob)")
+    parser.add_argument("-o", "--out", required=True, help="output CSV or Parquet path")
     parser.add_argument("--score", default=None,
                         help="score column(s) (default: the column the calibrator was fit on)")
     parser.add_argument("--column", default="calibrated",
                         help="name of the output column (default: calibrated)")
+    parser.add_argument("--batch-rows", type=int, default=None, metavar="N",
+                        help="rows per batch when streaming Parquet input (default: 65536)")
     from ._common import add_json_argument
 
     add_json_argument(parser)
@@ -42,14 +47,36 @@ def write_table(table, out: Path) -> None:  # type: ignore[no-untyped-def]
         write_output(out, lambda tmp: pacsv.write_csv(table, tmp))
 
 
+def _report(args: argparse.Namespace, cal, rows: int, names: list[str], out: Path) -> int:  # type: ignore[no-untyped-def]
+    from ._common import emit, shown_path
+
+    emit(args, "", {"file": shown_path(args, args.file), "out": str(out), "calibrator": cal.name,
+                    "rows": rows, "columns": names},
+         note_text=f"{shown_path(args, args.file)}: applied {cal.name} to {rows} rows -> {out} "
+               f"(column{'s' if len(names) > 1 else ''} {', '.join(names)})")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     import pyarrow as pa
 
+    from ..frames._apply import BATCH_ROWS, apply_stream, is_parquet_source
+
     cal = load_calibrator(args.calibrator)
-    table = io.read_table(args.file)
     spec = args.score or cal.metadata.get("score_column")
     if not spec:
         raise VeracityError("the calibrator does not record its score column; pass --score")
+    if args.batch_rows is not None and args.batch_rows < 1:
+        raise VeracityError(f"--batch-rows must be a positive integer, got {args.batch_rows}")
+    out = Path(args.out)
+    if is_parquet_source(str(args.file)):
+        names = [s.strip() for s in spec.split(",") if s.strip()]
+        if not names:
+            raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
+        done = apply_stream(cal, args.file, out, score=names, column=args.column,
+                            batch_rows=args.batch_rows or BATCH_ROWS)
+        return _report(args, cal, done.rows, list(done.columns), out)
+    table = io.read_table(args.file)
     scores = io.score_matrix(table, spec, path=args.file)
     p = cal.transform(scores)
     if p.ndim == 1:
@@ -63,12 +90,5 @@ def run(args: argparse.Namespace) -> int:
             f"column {clash[0]!r} already exists in {args.file}; pass --column NAME for the output")
     for n, c in zip(names, cols):
         table = table.append_column(n, pa.array(c))
-    out = Path(args.out)
     write_table(table, out)
-    from ._common import emit, shown_path
-
-    emit(args, "", {"file": shown_path(args, args.file), "out": str(out), "calibrator": cal.name,
-                    "rows": table.num_rows, "columns": names},
-         note_text=f"{shown_path(args, args.file)}: applied {cal.name} to {table.num_rows} rows -> {out} "
-               f"(column{'s' if len(names) > 1 else ''} {', '.join(names)})")
-    return 0
+    return _report(args, cal, table.num_rows, names, out)

@@ -41,6 +41,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ties", default="allow", choices=["allow", "strict"],
                         help="isotonic tie policy (default: allow)")
     add_pos_label_argument(parser)
+    from ._audit import AUTO_BYTES
+
+    parser.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark", "dask"],
+                        help="auto (default): DuckDB, lazily, for globs, directories and files over "
+                             f"{AUTO_BYTES >> 20} MB when the method fits on a frame (temperature, platt, "
+                             "isotonic, histogram), else memory; duckdb/spark/dask: fit from aggregates "
+                             "where the data lives (never loaded whole). Every engine fits the same map")
+    parser.add_argument("--spark-master", default="local[*]",
+                        help="Spark master URL for --engine spark (default: local[*])")
+    parser.add_argument("--memory-limit", default=None,
+                        help="DuckDB memory limit for --engine duckdb/auto, e.g. 4GB (default: 1GB)")
     parser.add_argument("--out", required=True, help="path of the JSON artifact to write")
     add_json_argument(parser)
 
@@ -60,7 +71,106 @@ def select_role(table: Any, args: argparse.Namespace, path: str, role: str) -> n
     return mask
 
 
+#: methods that fit on a lazy frame from aggregates (see veracity.frames._fit)
+LAZY_METHODS = ("temperature", "platt", "isotonic", "histogram")
+
+
+def _engine(args: argparse.Namespace) -> str:
+    """The engine --engine auto picks: DuckDB for large Parquet/CSV files and globs when the method allows."""
+    import os
+
+    from ._audit import AUTO_BYTES
+
+    if args.engine != "auto":
+        return args.engine
+    if args.file is None or getattr(args, "_input_name", None):
+        return "memory"
+    path = str(args.file)
+    many = any(ch in path for ch in "*?[") or os.path.isdir(path)
+    large = os.path.isfile(path) and os.path.getsize(path) > AUTO_BYTES
+    lazy_ok = args.method in LAZY_METHODS and ("," not in args.score or args.method == "temperature")
+    if (many or large) and lazy_ok:
+        note(args, f"note: fitting on {path} lazily with DuckDB (--engine memory loads it instead)")
+        return "duckdb"
+    return "memory"
+
+
+def _calibrator(args: argparse.Namespace) -> Any:
+    kwargs: dict[str, Any] = {"score_type": args.score_type}
+    if args.method == "histogram":
+        kwargs["bins"] = args.bins
+    if args.method == "isotonic":
+        kwargs["ties"] = args.ties
+    return METHODS[args.method](**kwargs)
+
+
+def _fit_lazy(args: argparse.Namespace, engine: str, cal: Any, meta: dict[str, Any]) -> tuple[str, str | None]:
+    """Fit ``cal`` where the data lives; returns ``(path, role)``."""
+    import warnings
+
+    from ..datasets import demo_path
+    from ._audit import _lazy_source
+
+    if args.pos_label is not None:
+        raise VeracityError(f"--engine {engine} reads 0/1 (or true/false) labels; drop --pos-label "
+                            "or use --engine memory")
+    path = str(args.file) if args.file is not None else str(demo_path())
+    role = args.fit_role if args.role_col else None
+    try:
+        with warnings.catch_warnings():
+            if engine != "duckdb":  # the engines' own deprecation notices are not the user's to act on
+                warnings.simplefilter("ignore", FutureWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+            source: Any = _lazy_source(args, engine, path)
+            if args.role_col:
+                source = _role_rows(source, args, path)
+            score: Any = [c.strip() for c in args.score.split(",")] if "," in args.score else args.score
+            cal.fit(source, score=score, label=args.label, sample_weight=args.weight, role=role,
+                    allow_role=args.allow_role, metadata=meta)
+    except VeracityError:
+        raise
+    except Exception as exc:  # an engine's read error: one line, never the file's rows
+        from ..frames._duckdb import describe_error
+
+        raise VeracityError(describe_error(exc, path)) from None
+    return path, role
+
+
+def _role_rows(source: Any, args: argparse.Namespace, path: str) -> Any:
+    """The rows whose --role-col equals --fit-role, as a lazy narwhals frame (nothing read yet)."""
+    import narwhals as nw
+
+    from ..frames._aggregates import collect
+    from ..frames._source import as_frame, check_columns
+
+    frame = as_frame(source)
+    check_columns(frame, {"role_col": args.role_col})
+    role = nw.col(frame.ref(args.role_col)).cast(nw.String)
+    kept = frame.nw.filter(role == args.fit_role)
+    if frame.internal is not None:  # Spark's positional names back to the user's
+        kept = kept.rename({v: k for k, v in frame.internal.items()})
+    if collect(kept.select(nw.len())).item() == 0:
+        values = collect(frame.nw.select(role.alias("_r")).unique().head(10))
+        shown = ", ".join(sorted(str(v) for v in values.get_column("_r").to_list()))
+        raise VeracityError(
+            f"no rows with role {args.fit_role!r} in column {args.role_col!r} of {path} "
+            f"(values: {shown}); pick one of those roles"
+        )
+    return kept
+
+
 def run(args: argparse.Namespace) -> int:
+    engine = _engine(args)
+    cal = _calibrator(args)
+    if engine != "memory":
+        from ..datasets import demo_path
+
+        meta = _metadata(args, str(args.file) if args.file is not None else str(demo_path()))
+        try:
+            path, role = _fit_lazy(args, engine, cal, meta)
+        except VeracityError as exc:
+            raise VeracityError(_cli_words(str(exc))) from None
+        return _report(args, cal, path, role, engine)
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
     labels = apply_pos_label(labels, args.pos_label, scores=scores)
@@ -69,13 +179,23 @@ def run(args: argparse.Namespace) -> int:
     if mask is not None:
         scores, labels = scores[mask], labels[mask]
         weights = None if weights is None else weights[mask]
-    cls = METHODS[args.method]
-    kwargs: dict[str, Any] = {"score_type": args.score_type}
-    if args.method == "histogram":
-        kwargs["bins"] = args.bins
-    if args.method == "isotonic":
-        kwargs["ties"] = args.ties
-    cal = cls(**kwargs)
+    meta = _metadata(args, path)
+    try:
+        cal.fit(scores, labels, sample_weight=weights, role=role, allow_role=args.allow_role,
+                metadata=meta)
+    except VeracityError as exc:
+        raise VeracityError(_cli_words(str(exc))) from None
+    return _report(args, cal, path, role, engine)
+
+
+def _cli_words(msg: str) -> str:
+    for r in ("test", "train"):
+        msg = msg.replace(f"pass allow_role={r!r}", f"pass --allow-role {r}")
+    msg = msg.replace("pass an in-memory frame (collect the needed columns)", "use --engine memory")
+    return msg.replace("or collect the columns for the one-vs-rest form", "or --engine memory for one-vs-rest")
+
+
+def _metadata(args: argparse.Namespace, path: str) -> dict[str, Any]:
     meta = {
         "model_revision": args.model_revision,
         "fit_window": args.fit_window,
@@ -87,14 +207,10 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.pos_label is not None:
         meta["pos_label"] = args.pos_label
-    try:
-        cal.fit(scores, labels, sample_weight=weights, role=role, allow_role=args.allow_role,
-                metadata=meta)
-    except VeracityError as exc:
-        msg = str(exc)
-        for r in ("test", "train"):
-            msg = msg.replace(f"pass allow_role={r!r}", f"pass --allow-role {r}")
-        raise VeracityError(msg) from None
+    return meta
+
+
+def _report(args: argparse.Namespace, cal: Any, path: str, role: str | None, engine: str) -> int:
     out = Path(args.out)
     try:
         cal.save(out)
@@ -104,7 +220,8 @@ def run(args: argparse.Namespace) -> int:
     where = f" (role {role!r})" if role else " (no --role-col: all rows)"
     shown = getattr(cal, "_ovr", None) or cal  # (N, K) scores: the one-vs-rest form
     # stdout: the fitted map; stderr: which file was read and where the artifact went
+    lazy = {"duckdb": " (DuckDB engine)", "spark": " (Spark engine)", "dask": " (Dask engine)"}.get(engine, "")
     emit(args, str(shown), {"file": path, "out": str(out), **cal.to_dict()},
-         note_text=f"{path}: fit {cal.name} on {rows} rows{where}")
+         note_text=f"{path}: fit {cal.name} on {rows} rows{where}{lazy}")
     note(args, f"saved to {out}")
     return 0
