@@ -171,7 +171,11 @@ def run(args: argparse.Namespace) -> int:
         except VeracityError as exc:
             raise VeracityError(_cli_words(str(exc))) from None
         return _report(args, cal, path, role, engine)
-    table, path = load(args)
+    path = str(args.file) if args.file is not None else ""
+    if any(ch in path for ch in "*?[") or (path and Path(path).is_dir()):
+        table = io.read_files(path)  # a glob or a folder of files, loaded
+    else:
+        table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
     labels = apply_pos_label(labels, args.pos_label, scores=scores)
     mask = select_role(table, args, path, args.fit_role)
