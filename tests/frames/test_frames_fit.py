@@ -256,3 +256,12 @@ def test_spark_fit_equals_the_array_fit(spark, tmp_path, request):
     for kind in ("temperature", "platt"):
         got = KINDS[kind]().fit(frame, score="p.score", label="y", sample_weight="w")
         same_state(got, array_fit(KINDS[kind](), arrays, weighted=True))
+
+
+def test_a_late_csv_error_is_one_line_without_the_row(tmp_path):
+    path = tmp_path / "late.csv"
+    rows = "".join(f"0.{i % 9 + 1},{i % 2}\n" for i in range(30000))
+    path.write_text("p,y\n" + rows + "0.5,1,classified-token,x\n")
+    msg = _message(lambda: vc.PlattScaling().fit(str(path), score="p", label="y"))
+    assert "classified-token" not in msg and "\n" not in msg
+    assert msg.startswith(f"could not read {path} as CSV")

@@ -31,6 +31,7 @@ a lazy frame in one line (collect the columns, or pass an in-memory frame).
 from __future__ import annotations
 
 import hashlib
+import os
 from typing import Any
 
 import numpy as np
@@ -65,7 +66,16 @@ def fit_frame(cal: Any, data: Any, labels: Any = None, *, score: Any, label: Any
                            metadata=meta, pos_label=pos_label)
         except VeracityError as exc:
             raise prep.explain(cal.score_type, exc) from None
-    return _fit_lazy(cal, prep, role, allow_role, meta, pos_label)
+    try:
+        return _fit_lazy(cal, prep, role, allow_role, meta, pos_label)
+    except VeracityError:
+        raise
+    except Exception as exc:  # a file's read error (found mid-query) must not echo its content
+        from ._duckdb import describe_error, is_duckdb_error
+
+        if isinstance(data, (str, os.PathLike)) and is_duckdb_error(exc):
+            raise VeracityError(describe_error(exc, os.fspath(data))) from None
+        raise
 
 
 def _fit_lazy(cal: Any, prep: _Prepared, role: Any, allow_role: Any, meta: dict[str, Any], pos_label: Any) -> Any:
