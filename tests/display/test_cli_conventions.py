@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import veracity as vc
 from veracity.cli import build_parser, main
 from veracity.cli._progress import wanted
 from veracity.datasets import demo_path
@@ -124,22 +125,87 @@ def test_progress_only_on_a_terminal():
     assert not wanted(build_parser().parse_args(["audit", "--json"]), Tty())
 
 
-def test_progress_bar_draws_on_a_terminal_and_leaves_stdout_alone():
-    from veracity.cli._progress import activity, tick
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
 
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
 
-    err = Tty()
-    ns = build_parser().parse_args(["audit"])
+def _until(condition, timeout=20.0):
+    """Poll instead of sleeping a fixed time: robust under load, and still fails if it never happens."""
     import time
 
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_progress_bar_draws_counts_on_a_terminal():
+    from veracity.cli._progress import activity, tick
+    from veracity.core._parallel import advance
+
+    err = _Tty()
+    ns = build_parser().parse_args(["audit"])
     with activity(ns, "veracity audit", delay=0.0, stream=err):
-        time.sleep(0.5)
-        tick("bootstrap")
-        time.sleep(0.3)
-    assert "veracity audit" in err.getvalue()
+        assert _until(lambda: "veracity audit" in err.getvalue())  # elapsed-time bar before any count
+        tick("step one")
+        for _ in range(3):
+            advance("bootstrap resamples", 100, 1000)
+        assert _until(lambda: "300/1000" in err.getvalue()), err.getvalue()
+        advance("noise floor (10 redraws)", 50, 100, "draws")  # a new piece of work starts its own count
+        assert _until(lambda: "50/100 draws" in err.getvalue()), err.getvalue()
+    out = err.getvalue()
+    assert "bootstrap resamples" in out and "step one" in out and "noise floor (10 redraws)" in out
+
+
+def test_progress_reports_are_ignored_without_a_bar():
+    from veracity.cli._progress import activity
+    from veracity.core import _parallel
+
+    seen = []
+    with _parallel.listen(lambda *a: seen.append(a)):
+        vc.ece_noise_floor(np.full(1000, 0.3), np.zeros(1000, int), n_redraws=20)
+        vc.bootstrap_intervals(np.full(1000, 0.3), np.r_[np.zeros(700, int), np.ones(300, int)], n_resamples=30)
+    floors = [a for a in seen if a[0].startswith("noise floor")]
+    boots = [a for a in seen if a[0] == "bootstrap resamples"]
+    assert sum(a[1] for a in floors) == floors[0][2] == 1000 * 20  # every draw reported once
+    assert sum(a[1] for a in boots) == boots[0][2] == 30            # every resample reported once
+    with activity(build_parser().parse_args(["audit"]), "x", stream=io.StringIO()):  # not a terminal
+        assert _parallel._listener is None
+    _parallel.advance("nobody listens", 1, 2)  # no listener: a no-op
+
+
+def test_progress_bar_in_a_pty_counts_resamples_and_keeps_stdout_clean(tmp_path):
+    """The real command on a pseudo-terminal: the bar on stderr shows resample counts; stdout is the table."""
+    import os
+    import pty
+
+    pytest.importorskip("tqdm")
+    master, slave = pty.openpty()
+    env = dict(os.environ, VERACITY_PROGRESS_DELAY="0", COLUMNS="120")
+    chunks = []
+    with subprocess.Popen([sys.executable, "-m", "veracity.cli", "audit", "--bootstrap", "--noise-floor",
+                           "--resamples", "400"], stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
+                          env=env, cwd=tmp_path) as proc:
+        os.close(slave)
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # the child closed its end
+                break
+            if not data:
+                break
+            chunks.append(data)
+        stdout = proc.stdout.read().decode()
+        assert proc.wait(timeout=300) == 0
+    os.close(master)
+    err = b"".join(chunks).decode("utf-8", "replace")
+    assert "bootstrap resamples" in err and "/400" in err, err[-2000:]
+    assert "400/400" in err, err[-2000:]  # the final count is drawn before the line is cleared
+    assert "noise floor (400 redraws)" in err and "draws" in err, err[-2000:]
+    assert stdout.startswith("Calibration audit") and "\r" not in stdout and "resamples:" not in stdout
 
 
 def test_a_warning_on_the_command_line_is_one_line(tmp_path):

@@ -53,6 +53,7 @@ from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_
 from ._common import check_count, check_level, check_seed
 from ..core._display import Display
 from ..core._compat import renamed
+from ..core._parallel import advance
 
 METRICS = ("ece", "mce", "brier", "nll", "auc", "accuracy")
 METHODS = ("percentile", "bca")
@@ -412,6 +413,7 @@ def bootstrap_of(
         values = layout.stats(_counts(np.random.default_rng(ss), n, e - a))
         for k in metrics:
             samples[k][a:e] = values[k]
+        advance("bootstrap resamples", e - a, n_resamples)
 
     jobs = list(zip(chunks, streams))
     workers = _workers(n_jobs, len(jobs))

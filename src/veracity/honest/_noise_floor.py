@@ -34,6 +34,7 @@ from ..core._validation import Binary, VeracityError, prepare_binary
 from ._common import check_count, check_seed
 from ..core._compat import renamed
 from ..core._display import Display
+from ..core._parallel import advance
 
 _CHUNK_ELEMENTS = 1 << 22  # rows x redraws per chunk (~32 MB of uniforms)
 
@@ -145,6 +146,7 @@ def redraw_bin_sums(
         else:
             sums = np.add.reduceat(hits * ws[a:b], seg_starts, axis=1)
         out[:, seg_bins] += sums
+        advance(f"noise floor ({n_redraws} redraws)", (b - a) * n_redraws, n * n_redraws, "draws")
     return out
 
 
