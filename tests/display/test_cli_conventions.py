@@ -104,6 +104,33 @@ def test_every_command_has_json_quiet_and_plain_help():
         assert ":func:" not in text and ":class:" not in text, name
 
 
+def _all_helps():
+    """(name, --help text) of every command and monitor sub-command."""
+    import argparse
+
+    parser = build_parser()
+    out = [("veracity", parser.format_help())]
+    todo = [("", parser)]
+    while todo:
+        prefix, p = todo.pop()
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, cmd in a.choices.items():
+                    out.append((f"{prefix}{name}", cmd.format_help()))
+                    todo.append((f"{prefix}{name} ", cmd))
+    return out
+
+
+def test_no_seed_file_names_in_user_facing_help():
+    """The seeds' file numbers mean nothing to a user: help says what a thing is (issue 14)."""
+    import re
+
+    helps = _all_helps()
+    assert len(helps) >= 15  # every command and every monitor action
+    for name, text in helps:
+        assert not re.search(r"\bseeds? 0\d\d|seed's|the seeds?\b", text, re.I), (name, text)
+
+
 def test_usage_and_input_errors_both_exit_2_and_say_which(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["audit", "--bins"])
@@ -186,8 +213,7 @@ def test_progress_bar_in_a_pty_counts_resamples_and_keeps_stdout_clean(tmp_path)
     master, slave = pty.openpty()
     env = dict(os.environ, VERACITY_PROGRESS_DELAY="0", COLUMNS="120")
     chunks = []
-    with subprocess.Popen([sys.executable, "-m", "veracity.cli", "audit", "--bootstrap", "--noise-floor",
-                           "--resamples", "400"], stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
+    with subprocess.Popen([sys.executable, "-m", "veracity.cli", "audit", "--bootstrap", "--resamples", "400"], stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL,
                           env=env, cwd=tmp_path) as proc:
         os.close(slave)
         while True:
@@ -204,7 +230,8 @@ def test_progress_bar_in_a_pty_counts_resamples_and_keeps_stdout_clean(tmp_path)
     err = b"".join(chunks).decode("utf-8", "replace")
     assert "bootstrap resamples" in err and "/400" in err, err[-2000:]
     assert "400/400" in err, err[-2000:]  # the final count is drawn before the line is cleared
-    assert "noise floor (400 redraws)" in err and "draws" in err, err[-2000:]
+    # (the noise floor's count is checked in-process above: on 6,000 rows it is one chunk, which may
+    # finish between two redraws of the bar)
     assert stdout.startswith("Calibration audit") and "\r" not in stdout and "resamples:" not in stdout
 
 

@@ -1,6 +1,8 @@
 """Regenerate docs/screenshots/report_*.png from the bundled demo data (headless Debian chromium).
 
     .venv/bin/python tests/report/make_report_screenshots.py
+
+The matplotlib figures and the notebook screenshot come from scripts/make_screenshots.py.
 """
 
 from __future__ import annotations
@@ -8,8 +10,6 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
-
-import numpy as np
 
 import veracity as vc
 
@@ -52,36 +52,6 @@ def main(out_dir: str = "docs/screenshots") -> None:
             page.fill("#ex-slider", "0.35")  # move the slider
             page.locator("#explorer-section").screenshot(path=str(out / "report_explorer.png"))
             browser.close()
-    plots(out)
-
-
-def plots(out: Path) -> None:
-    """The matplotlib figures, as PNG."""
-    from scipy.special import expit, softmax
-
-    from veracity.calibrators import TemperatureScaling
-
-    d = vc.load_demo()
-    calib = d["role"] == "calib"
-    test = ~calib
-    y = d["label"][test]
-    cal = TemperatureScaling(score_type="logit").fit(d["logit"][calib], d["label"][calib])
-    vc.plot_reliability(d["logit"][test], y, score_type="logit").savefig(out / "plot_reliability.png")
-    vc.plot_reliability_overlay(
-        {"before": expit(d["logit"][test]), "after (temperature)": cal.transform(d["logit"][test])}, y,
-    ).savefig(out / "plot_before_after.png")
-    p = cal.transform(d["logit"][test])
-    vc.plot_thresholds(p, y, cost_fp=1, cost_fn=9,
-                       recall_threshold=vc.recall_threshold(cal.transform(d["logit"][calib]),
-                                                            d["label"][calib], 0.95),
-                       target_recall=0.95).savefig(out / "plot_thresholds.png")
-    vc.plot_risk_coverage(p, y).savefig(out / "plot_risk_coverage.png")
-    rng = np.random.default_rng(0)
-    z = rng.normal(size=(3000, 4)) * 2
-    k = rng.integers(0, 4, 3000)
-    z[np.arange(3000), k] += 2
-    vc.plot_multiclass_reliability(softmax(z, axis=1), k, class_names=["cat", "dog", "fox", "owl"]
-                                   ).savefig(out / "plot_multiclass.png")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 The artifact records the method, fitted parameters and provenance (model
 revision, score type, fit window, cohort, rows, classes, a hash of the fit data,
 the split role, library version). Rows whose role is test or train are refused
-(a calibrator is itself a model; seed 003). Example on the bundled demo data:
+(a calibrator is itself a model: what is fit on rows cannot be measured fairly on
+them). Example on the bundled demo data:
 
     veracity fit --method temperature --score logit --score-type logit \\
         --role-col role --fit-role calib --model-revision demo-1 --out cal.json

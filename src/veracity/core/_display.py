@@ -95,6 +95,10 @@ def fmt_cell(v: Any) -> str:
     return str(v)
 
 
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def _flag_of(row: dict[str, Any]) -> str | None:
     for key, bad, text in _FLAGS:
         if key in row and row[key] is not None and row[key] == bad:
@@ -191,9 +195,23 @@ def _html_table(records: list[dict[str, Any]]) -> str:
     for r in records:
         cols.extend(k for k in r if k not in cols)
     interval = "ci_low" in cols and "ci_high" in cols
-    shown = [c for c in cols if not (interval and c == "ci_high")]
     flags = [_flag_of(r) for r in records]
     any_flag = any(flags)
+    # a bin reads as one interval "[0.1, 0.2)", like the text table; what another column already
+    # says is left out (the full table stays in to_frame()): the bin's index, n when it equals count
+    # (unweighted), a yes/no column whose "no" the flag column shows
+    bins = "lo" in cols and "hi" in cols and all(_is_number(r.get("lo")) and _is_number(r.get("hi"))
+                                                 for r in records)
+    same_n = "count" in cols and "n" in cols and all(r.get("n") == r.get("count") for r in records)
+    flagged = {key for key, _, _ in _FLAGS if any_flag and isinstance(next(
+        (r[key] for r in records if key in r), None), bool)}
+    drop = ({"ci_high"} if interval else set()) | ({"lo", "hi", "index"} if bins else set()) \
+        | ({"n"} if same_n else set()) | flagged
+    shown = (["bin"] if bins else []) + [c for c in cols if c not in drop]
+    if bins:
+        last = len(records) - 1
+        records = [{"bin": f"[{r['lo']:.4g}, {r['hi']:.4g}{']' if i == last else ')'}", **r}
+                   for i, r in enumerate(records)]
     # counts stored as floats (weights) print as whole numbers when every value in the column is one
     whole = {c for c in cols if all(
         isinstance(r.get(c), float) and math.isfinite(r[c]) and r[c].is_integer() for r in records)

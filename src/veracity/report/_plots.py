@@ -261,7 +261,7 @@ def _legend_above(ax: Axes, handles: list[Any], names: list[str], ncol: int = 2)
 def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title: str | None,
                              with_xlabel: bool, legend: bool = True, show_n: bool = True) -> None:
     _style(ax)
-    ax.set_xlim(0, 1)
+    ax.set_xlim(-0.02, 1.02)  # a bin at 0 or 1 (naive Bayes' mass) shows its whole marker and count
     ax.set_ylim(-0.02, 1.02)
     ax.set_aspect("auto")
     ax.set_ylabel("observed frequency")
@@ -406,7 +406,7 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
         _draw_reliability(ax, table, color=colors[0] if i == 0 else colors[1], annotate=False,
                           marker_scale=0.55)
         _style(ax)
-        ax.set_xlim(0, 1)
+        ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(_plain(name), loc="left", fontsize=10, fontweight="bold")
         ax.set_title(f"ECE {table.ece:.4f}, N {table.n:,}", loc="right", fontsize=8, color=MUTED)
