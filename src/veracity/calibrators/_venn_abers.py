@@ -190,11 +190,11 @@ class VennAbers(Calibrator):
                 f"multiclass must be 'ovo' (pairwise, the default) or 'ovr' (one-vs-rest), "
                 f"got {self.multiclass!r}")
 
-    def fit(self, scores: Any, labels: Any, **kwargs: Any) -> VennAbers:
+    def fit(self, scores: Any, labels: Any = None, **kwargs: Any) -> VennAbers:
         """Fit on held-out rows (see :meth:`Calibrator.fit`); (N, K) scores fit the
         ``multiclass`` form."""
         self._check_params()
-        if not _is_multiclass(scores):
+        if not _is_multiclass(scores) or "score" in kwargs or "label" in kwargs:  # frame form: the base routes it
             return super().fit(scores, labels, **kwargs)  # type: ignore[return-value]
         if self.multiclass == "ovr":
             from ._ovr import OneVsRest
