@@ -86,3 +86,11 @@ def test_multiclass_text_says_top_label_accuracy_and_no_base_rate():
     cal = vc.TemperatureScaling(score_type="logit").fit(np.log(Pm), ym)
     ledger = vc.compare(np.log(Pm), ym, cal)
     assert "top-label accuracy" in str(ledger) and "accuracy@0.5" not in str(ledger)
+
+
+def test_json_names_the_per_bin_interval_interval():
+    """The JSON key mirrors the Python name interval= (the old key "ci" stays for older readers)."""
+    table = vc.reliability(P, Y, interval="clopper-pearson").to_dict()
+    audit = vc.audit(P, Y, interval="clopper-pearson").to_dict()
+    assert table["interval"] == audit["interval"] == "clopper-pearson"
+    assert table["ci"] == audit["ci"] == "clopper-pearson"

@@ -73,7 +73,7 @@ class AuditResult(Display):
             "decomposition": self.decomposition.to_dict(),
             "bins": table["bins"],
             "strategy": table["strategy"],
-            "ci": table["ci"],
+            "interval": table["interval"], "ci": table["ci"],
             "level": table["level"],
             "min_count": table["min_count"],
             "empty_bins": table["empty_bins"],

@@ -131,7 +131,8 @@ class ReliabilityTable(Display):
         return {
             "bins": self.bins,
             "strategy": self.strategy,
-            "ci": self.ci,
+            "interval": self.ci,
+            "ci": self.ci,  # the old name of "interval", kept for readers of older JSON
             "level": self.level,
             "sided": self.sided,
             "min_count": self.min_count,
