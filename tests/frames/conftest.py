@@ -1,15 +1,19 @@
 """Backends for the frame tests: one random dataset, every way a user may hold it.
 
 The dataset has ties (scores rounded to 2 decimals), weights, a segment column
-and a logit column. Spark runs for real in ``local[2]`` (one session for the
-whole run: it takes ~20 s to start); Java comes from scripts/ensure-java.sh.
+and a logit column. Dask runs on a real two-process ``distributed`` cluster on
+127.0.0.1 and Spark for real in ``local[2]``; each is started once per test
+process, on first use (Spark takes ~20 s), and stopped at the end of the run.
+Java comes from scripts/ensure-java.sh.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,25 +33,58 @@ def dataset(n: int = N, seed: int = 0) -> pd.DataFrame:
     })
 
 
+#: engines started once per test process: {"dask": (client, cluster), "spark": session}
+_STARTED: dict[str, Any] = {}
+
+
+def dask_client() -> Any:
+    """The default scheduler from now on: a two-process ``distributed`` cluster on 127.0.0.1."""
+    if "dask" not in _STARTED:
+        distributed = pytest.importorskip("distributed")
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+            memory_limit="1GiB", silence_logs=logging.ERROR,
+        )
+        _STARTED["dask"] = (distributed.Client(cluster, set_as_default=True), cluster)
+    return _STARTED["dask"][0]
+
+
+def spark_session() -> Any:
+    """A ``local[2]`` Spark session (skips without pyspark or Java)."""
+    if "spark" not in _STARTED:
+        pytest.importorskip("pyspark")
+        if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+            pytest.skip("Spark needs Java 17: run scripts/ensure-java.sh (make test does)")
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+        os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+        os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+        from pyspark.sql import SparkSession
+
+        session = (
+            SparkSession.builder.master("local[2]").appName("veracity-tests")
+            .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "4").config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.memory", "1g").getOrCreate()
+        )
+        session.sparkContext.setLogLevel("ERROR")
+        _STARTED["spark"] = session
+    return _STARTED["spark"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_engines():
+    yield
+    if "dask" in _STARTED:
+        client, cluster = _STARTED.pop("dask")
+        client.close()
+        cluster.close()
+    if "spark" in _STARTED:
+        _STARTED.pop("spark").stop()
+
+
 @pytest.fixture(scope="session")
 def spark():
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("Spark needs Java 17: run scripts/ensure-java.sh (make test does)")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]").appName("veracity-tests")
-        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4").config("spark.driver.host", "127.0.0.1")
-        .config("spark.driver.memory", "1g").getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    return spark_session()
 
 
 def make(backend: str, df: pd.DataFrame, tmp_path, request=None):
@@ -87,13 +124,15 @@ def make(backend: str, df: pd.DataFrame, tmp_path, request=None):
     if backend == "dask":
         import dask.dataframe as dd
 
+        dask_client()
         return dd.from_pandas(df, npartitions=2)
     if backend == "spark":
-        session = request.getfixturevalue("spark")
+        session = spark_session()
         path = tmp_path / "spark.parquet"
         df.to_parquet(path, index=False)
         return session.read.parquet(str(path))
     raise AssertionError(backend)
 
 
-BACKENDS = ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "csv", "glob", "dask"]
+#: the one parametrisation every frame test runs through (Spark last: its JVM starts on first use)
+BACKENDS = ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "csv", "glob", "dask", "spark"]

@@ -215,3 +215,25 @@ def test_multiclass_bad_rows_same_message(backend, tmp_path):
     with pytest.raises(vc.VeracityError, match=r"column 'y' \(labels\) must hold class indices 0..2 for 3 score columns; 1 of 60"):
         vc.audit(make(backend, df.assign(y=np.where(np.arange(60) == 7, 3, df["y"])), tmp_path / "b"),
                  score=["c0", "c1", "c2"], label="y")
+
+
+@pytest.mark.parametrize("backend", ["polars-lazy", "duckdb", "parquet", "dask"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_exact_auc_over_many_score_ranges(backend, weighted, tmp_path, monkeypatch):
+    # ranges of ~300 rows: the per-range sorts and their merge carry the whole order, ties included
+    from veracity.frames import _aggregates as agg
+    from veracity.frames import _duckdb
+
+    monkeypatch.setattr(agg, "ROWS_PER_TASK", 300)
+    monkeypatch.setattr(_duckdb, "rows_per_range", lambda relation: 300)
+    df = dataset(seed=21)
+    w = df["w"].to_numpy() if weighted else None
+    frame = make(backend, df, tmp_path)
+    got = vc.audit(frame, score="p", label="y", by="segment", sample_weight="w" if weighted else None)
+    assert got.auc == pytest.approx(roc_auc_score(df["y"], df["p"], sample_weight=w), rel=1e-12)
+    for key in ("east", "north", "south"):
+        rows = (df["segment"] == key).to_numpy()
+        assert got.groups[key].auc == pytest.approx(
+            roc_auc_score(df["y"][rows], df["p"][rows], sample_weight=None if w is None else w[rows]), rel=1e-12)
+    logit = vc.auc(frame, score="logit", label="y", score_type="logit")
+    assert logit == vc.auc(df["logit"].to_numpy(), df["y"].to_numpy(), score_type="logit")

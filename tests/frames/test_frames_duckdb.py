@@ -106,7 +106,7 @@ def test_rows_per_range_follows_the_memory_limit():
     assert _duckdb.parse_bytes("64MB") == 64 * 10**6
     assert _duckdb.parse_bytes("244.1 MiB") == int(244.1 * 2**20)
     con = duckdb.connect(config={"memory_limit": "64MB"})
-    assert _duckdb.rows_per_range(con.sql("SELECT 1")) == pytest.approx(64e6 / 4 / 400, rel=0.1)
+    assert _duckdb.rows_per_range(con.sql("SELECT 1")) == pytest.approx(64e6 / 2 / _duckdb.BYTES_PER_SORTED_ROW, rel=0.1)
 
 
 def test_exact_auc_with_many_ranges_equals_one_range():

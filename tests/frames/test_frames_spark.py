@@ -1,6 +1,7 @@
 """Spark for real (``local[2]``, one session for the run): the same audit as the arrays.
 
-Few and quick on purpose — starting the JVM dominates. The SQL-injection column
+Spark is also in the shared parametrisation (conftest.BACKENDS); these add what
+only Spark needs. Few and quick on purpose — starting the JVM dominates. The SQL-injection column
 name and the bad-input message are checked here too.
 """
 
@@ -14,6 +15,7 @@ import veracity as vc
 
 from .conftest import dataset, make
 from .test_frames_backends import same_audit
+
 
 def test_spark_audit_equals_the_array_form(spark, tmp_path, request):
     df = dataset().rename(columns={"p": 'p"; DROP TABLE x; --', "segment": "seg`ment"})
@@ -41,3 +43,21 @@ def test_spark_logits_metrics_and_bad_input(spark, tmp_path, request):
     with pytest.raises(vc.VeracityError) as pandas_error:
         vc.audit(df.assign(y=np.where(np.arange(len(df)) == 5, 2, df["y"])), score="p", label="y")
     assert str(spark_error.value) == str(pandas_error.value)
+
+
+def test_spark_exact_auc_over_many_score_ranges(spark, tmp_path, request, monkeypatch):
+    # one shuffle by (slice, range) of ~300 rows; rank() and peer sums inside each, ties included
+    from veracity.frames import _aggregates as agg
+
+    monkeypatch.setattr(agg, "ROWS_PER_TASK", 300)
+    df = dataset(seed=21)
+    frame = make("spark", df, tmp_path, request)
+    w = df["w"].to_numpy()
+    got = vc.audit(frame, score="p", label="y", by="segment", sample_weight="w")
+    assert got.auc == pytest.approx(roc_auc_score(df["y"], df["p"], sample_weight=w), rel=1e-12)
+    for key in ("east", "north", "south"):
+        rows = (df["segment"] == key).to_numpy()
+        assert got.groups[key].auc == pytest.approx(roc_auc_score(df["y"][rows], df["p"][rows],
+                                                                  sample_weight=w[rows]), rel=1e-12)
+    assert vc.auc(frame, score="logit", label="y", score_type="logit") == vc.auc(
+        df["logit"].to_numpy(), df["y"].to_numpy(), score_type="logit")

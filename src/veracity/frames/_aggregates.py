@@ -310,6 +310,45 @@ def range_cuts(lf: Any, *, score_type: str, n: int, rows_per_range: int, fine: i
     return [float(b) / fine for b in cut_bins]
 
 
+def cuts_from_counts(edges: np.ndarray, counts: np.ndarray, rows_per_range: int,
+                     max_split: int = 8) -> list[float] | None:
+    """Range cut points from per-bin counts already computed (no extra pass over the rows).
+
+    Adjacent bins are packed into one range while it holds at most ``rows_per_range``
+    rows; a bin larger than that is split into equal-width pieces. ``None`` when a
+    bin would need more than ``max_split`` pieces (its scores may be bunched: ask
+    :func:`range_cuts` for a fine histogram instead).
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.sum() <= rows_per_range:
+        return []
+    cuts: list[float] = []
+    held = 0.0
+    for b, c in enumerate(counts):
+        lo, hi = float(edges[b]), float(edges[b + 1])
+        if c > rows_per_range:
+            pieces = int(math.ceil(c / rows_per_range))
+            if pieces > max_split:
+                return None
+            if held > 0:
+                cuts.append(lo)
+            cuts.extend(lo + (hi - lo) * j / pieces for j in range(1, pieces))
+            held = c / pieces
+        elif held + c > rows_per_range:
+            cuts.append(lo)
+            held = c
+        else:
+            held += c
+    return sorted({c for c in cuts if 0.0 < c < 1.0})
+
+
+def score_bounds(cuts: list[float], score_type: str) -> list[float]:
+    """Cut points on the probability axis as cut points on the score's own axis (logits: the logit)."""
+    if score_type == "probability":
+        return list(cuts)
+    return [math.log(c / (1.0 - c)) for c in cuts if 0.0 < c < 1.0]
+
+
 def _range_expr(cuts: list[float]) -> Any:
     import narwhals as nw
 
@@ -332,6 +371,24 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
     """
     import narwhals as nw
 
+    if backend == "duckdb":  # one sorted window per score range, ranked by SQL's rank()/peer sums
+        from ._duckdb import auc_table
+
+        table = auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
+                          bounds=score_bounds(cuts or [], score_type))
+        return combine_ranges(table, grouped=grouped, weighted=weighted)
+    if backend == "pyspark":  # one shuffle by (slice, range); rank() and peer sums in each task
+        from ._spark import auc_table as spark_auc_table
+
+        table = spark_auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
+                                bounds=score_bounds(cuts or [], score_type))
+        return combine_ranges(table, grouped=grouped, weighted=weighted)
+    if backend == "dask":  # one shuffle by range; a numpy sort per task
+        from ._dask import auc_table as dask_auc_table
+
+        table = dask_auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
+                               bounds=score_bounds(cuts or [], score_type))
+        return combine_ranges(table, grouped=grouped, weighted=weighted)
     y, w = nw.col("_y"), nw.col("_w")
     if ranges is None:
         ranges = AUC_RANGES if cuts is None and backend in ("pyspark", "dask", "sqlframe") else 1
@@ -351,18 +408,13 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
     )
     # logits are ranked directly ("_s"): the sigmoid would create ties
     per_value = x.group_by([*keys, "_r", "_s"]).agg(nw.col("_pos").sum(), nw.col("_neg").sum())
-    if backend == "dask":
-        from ._dask import range_numerators
-
-        table = range_numerators(per_value, keys, "_s")
-    else:
-        part = [*keys, "_r"] if ranges > 1 else keys  # a constant partition would serialise DuckDB
-        below = nw.col("_neg").cum_sum().over(*part, order_by="_s") - nw.col("_neg")
-        table = collect(
-            per_value.with_columns(_num=nw.col("_pos") * (2 * below + nw.col("_neg")))
-            .group_by([*keys, "_r"]).agg(nw.col("_num").sum(), nw.col("_pos").sum(), nw.col("_neg").sum())
-        )
-        table = {name: table.get_column(name).to_list() for name in table.columns}
+    part = [*keys, "_r"] if ranges > 1 else keys
+    below = nw.col("_neg").cum_sum().over(*part, order_by="_s") - nw.col("_neg")
+    table = collect(
+        per_value.with_columns(_num=nw.col("_pos") * (2 * below + nw.col("_neg")))
+        .group_by([*keys, "_r"]).agg(nw.col("_num").sum(), nw.col("_pos").sum(), nw.col("_neg").sum())
+    )
+    table = {name: table.get_column(name).to_list() for name in table.columns}
     return combine_ranges(table, grouped=grouped, weighted=weighted)
 
 

@@ -243,7 +243,9 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
     return whole, stats, correct, auto
 
 
-def lazy_auc(prep: _Prepared, *, score_type: str, n: int, grouped: bool = False) -> dict[Any, float | None]:
+def lazy_auc(prep: _Prepared, *, score_type: str, n: int, grouped: bool = False,
+             stats: Any = None) -> dict[Any, float | None]:
+    """Exact AUC per slice; ``stats`` (the whole table's counts) sizes the score ranges without a pass."""
     if prep.frame.backend == "duckdb":  # keep each sorted range within DuckDB's memory limit
         from ._duckdb import rows_per_range
 
@@ -253,7 +255,9 @@ def lazy_auc(prep: _Prepared, *, score_type: str, n: int, grouped: bool = False)
     else:  # in-process engines (polars): one sort
         per_range = n
     score_type = prep.bin_score_type
-    cuts = agg.range_cuts(prep.working(False), score_type=score_type, n=n, rows_per_range=per_range)
+    cuts = None if stats is None else agg.cuts_from_counts(stats.edges, stats.count, per_range)
+    if cuts is None:
+        cuts = agg.range_cuts(prep.working(False), score_type=score_type, n=n, rows_per_range=per_range)
     return agg.auc_parts(prep.working(grouped), score_type=score_type, weighted=prep.weight is not None,
                          grouped=grouped, backend=prep.frame.backend, cuts=cuts)
 
@@ -304,7 +308,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
         whole, stats, correct, auto = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
                                                  grouped=grouped, strategy=strategy)
     n = whole.n
-    aucs = lazy_auc(prep, score_type=score_type, n=n, grouped=grouped)
+    aucs = lazy_auc(prep, score_type=score_type, n=n, grouped=grouped, stats=whole)
 
     def result(s: Any, auc: float | None, right: float) -> Any:
         return audit_from_stats(s, auc=auc, accuracy=right / s.total_weight, score_type=score_type,
@@ -314,7 +318,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     if not grouped:
         out = result(whole, aucs[None], correct[None])
     else:
-        whole_auc = lazy_auc(prep, score_type=score_type, n=n, grouped=False)[None]
+        whole_auc = lazy_auc(prep, score_type=score_type, n=n, grouped=False, stats=whole)[None]
         out = result(whole, whole_auc, sum(correct.values()))
         groups = {str(k): result(stats[k], aucs.get(k), correct[k]) for k in stats}
         out = replace(out, groups=groups, group_column=prep.by)
