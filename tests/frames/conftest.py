@@ -44,6 +44,8 @@ def dask_client() -> Any:
         cluster = distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
             memory_limit="1GiB", silence_logs=logging.ERROR,
+            # no dashboard, and its HTTP server on a free port (8787 may be taken by another run)
+            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
         )
         _STARTED["dask"] = (distributed.Client(cluster, set_as_default=True), cluster)
     return _STARTED["dask"][0]

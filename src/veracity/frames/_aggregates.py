@@ -76,6 +76,11 @@ def key_counts(lf: Any) -> dict[Any, int]:
     return dict(zip(t.get_column("_g").to_list(), t.get_column("_one").to_list()))
 
 
+def backend_of(lf: Any) -> str:
+    """``"duckdb"``, ``"pyspark"``, ``"dask"``, ``"polars"`` … of a narwhals frame."""
+    return str(lf.implementation).split(".")[-1].lower()
+
+
 def _flag(expr: Any) -> Any:
     import narwhals as nw
 
@@ -85,6 +90,11 @@ def _flag(expr: Any) -> Any:
 def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, Any]:
     """Counts of every way the rows can break the input contract (one aggregate)."""
     import narwhals as nw
+
+    if backend_of(lf) == "dask":  # one numpy pass per partition
+        from . import _dask
+
+        return _dask.contract_counts(lf.to_native())
 
     s, y, w = nw.col("_s"), nw.col("_y"), nw.col("_w")
     s_ok = ~(s.is_null() | s.is_nan() | (s.abs() == _INF)).fill_null(True)
@@ -263,6 +273,13 @@ def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: 
     """
     import narwhals as nw
 
+    if backend_of(lf) == "dask":  # each partition through the array code's BinStats
+        from . import _dask
+        from ..core._binning import uniform_edges
+
+        e = uniform_edges(bins) if edges is None or strategy == "uniform" else np.asarray(edges, np.float64)
+        return _dask.bin_sums(lf.to_native(), edges=e, strategy=strategy, score_type=score_type,
+                              threshold=threshold, grouped=grouped, top_label=top_label)
     w, p, y = nw.col("_w"), nw.col("_p"), nw.col("_y")
     x = lf.with_columns(_p=probability(score_type)).with_columns(
         _b=bin_index(p, bins, edges, strategy),

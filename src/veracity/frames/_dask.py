@@ -95,3 +95,127 @@ def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -
                              "_pos": np.zeros(0, kind), "_neg": np.zeros(0, kind)})
     table = x.map_partitions(_segment_numerators, grouped, weighted, meta=out_meta).compute()
     return {name: table[name].tolist() for name in table.columns}
+
+
+# ---------------------------------------------------------------------------------------
+# the input contract's counts and the per-bin sums: one numpy pass per partition
+# ---------------------------------------------------------------------------------------
+_CONTRACT_SUMS = ("n", "s_miss", "s_inf", "p_bad", "y_bad", "w_bad", "w_neg", "w_sum", "y_sum")
+_CONTRACT_MIN = ("s_min", "y_min", "w_min")
+_CONTRACT_MAX = ("s_max", "y_max", "w_max")
+
+
+def _column(df: Any, name: str) -> np.ndarray:
+    return df[name].to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _lo_hi(values: np.ndarray) -> tuple[float, float]:
+    return (float(values.min()), float(values.max())) if values.size else (np.nan, np.nan)
+
+
+def _contract_part(df: Any) -> Any:
+    import pandas as pd
+
+    s, y, w = _column(df, "_s"), _column(df, "_y"), _column(df, "_w")
+    s_ok = np.isfinite(s)
+    y_ok = (y == 0.0) | (y == 1.0)
+    w_ok = np.isfinite(w)
+    sf, wf = s[s_ok], w[w_ok]
+    s_min, s_max = _lo_hi(sf)
+    y_min, y_max = _lo_hi(y[~y_ok & ~np.isnan(y)])
+    w_min, w_max = _lo_hi(wf)
+    row = {
+        "n": float(s.size), "s_miss": float(np.isnan(s).sum()), "s_inf": float(np.isinf(s).sum()),
+        "p_bad": float(((sf < 0.0) | (sf > 1.0)).sum()), "y_bad": float((~y_ok).sum()),
+        "w_bad": float((~w_ok).sum()), "w_neg": float((wf < 0.0).sum()), "w_sum": float(wf.sum()),
+        "y_sum": float(np.nansum(y)), "s_min": s_min, "y_min": y_min, "w_min": w_min,
+        "s_max": s_max, "y_max": y_max, "w_max": w_max,
+    }
+    return pd.DataFrame({k: [v] for k, v in row.items()})
+
+
+def contract_counts(ddf: Any) -> dict[str, Any]:
+    """The same counts as :func:`._aggregates.contract_counts`, from one row per partition."""
+    parts = ddf[["_s", "_y", "_w"]].map_partitions(_contract_part, meta=_contract_part(ddf._meta)).compute()
+    out: dict[str, Any] = {k: int(parts[k].sum()) for k in _CONTRACT_SUMS if k not in ("w_sum", "y_sum")}
+    out["w_sum"], out["y_sum"] = float(parts["w_sum"].sum()), float(parts["y_sum"].sum())
+    for k in _CONTRACT_MIN:
+        v = parts[k].min()
+        out[k] = None if np.isnan(v) else float(v)
+    for k in _CONTRACT_MAX:
+        v = parts[k].max()
+        out[k] = None if np.isnan(v) else float(v)
+    return out
+
+
+_BIN_SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct")
+
+
+def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
+               grouped: bool, top_label: bool) -> Any:
+    import pandas as pd
+
+    from ..core._special import expit
+    from ..core._stats import BinStats
+    from ..core._validation import Binary
+
+    m = edges.size - 1
+    s, y = _column(df, "_s"), _column(df, "_y")
+    w = _column(df, "_w")
+    logit = score_type == "logit"
+    p = expit(s) if logit else s
+    nll = _column(df, "_l") if top_label else None
+    if top_label:
+        right = y
+    else:
+        if logit and 0.0 < threshold < 1.0:  # decide on the logit scale, like vc.accuracy
+            hit = s >= np.log(threshold / (1.0 - threshold))
+        else:
+            hit = p >= threshold
+        right = (hit == (y == 1.0)).astype(np.float64)
+    if grouped:
+        codes, keys = pd.factorize(df["_g"], sort=False)
+    else:
+        codes, keys = np.zeros(s.size, np.intp), [None]
+    frames = []
+    for k, key in enumerate(keys):  # a loop over slices, never rows
+        rows = codes == k
+        data = Binary(p=p[rows], y=y[rows], w=w[rows], logit=s[rows] if logit else None,
+                      nll_terms=None if nll is None else nll[rows])
+        st = BinStats.from_binary(data, edges, strategy)
+        idx = np.bincount(_bin_of(p[rows], edges, strategy), weights=w[rows] * right[rows], minlength=m)
+        frame = {"_b": np.arange(m), "count": st.count.astype(np.float64), "weight": st.weight,
+                 "weight_sq": st.weight_sq, "sum_p": st.sum_p, "sum_y": st.sum_y, "sum_p2": st.sum_p2,
+                 "sum_py": st.sum_py, "sum_nll": st.sum_nll, "correct": idx}
+        if grouped:
+            frame = {"_g": [key] * m, **frame}
+        frames.append(pd.DataFrame(frame))
+    if not frames:
+        empty = {"_b": np.zeros(0, np.int64), **{name: np.zeros(0) for name in _BIN_SUMS}}
+        return pd.DataFrame({"_g": df["_g"].iloc[:0], **empty} if grouped else empty)
+    return pd.concat(frames, ignore_index=True)
+
+
+def _bin_of(p: np.ndarray, edges: np.ndarray, strategy: str) -> np.ndarray:
+    from ..core._binning import bin_index
+
+    return bin_index(p, edges, strategy)
+
+
+def bin_sums(ddf: Any, *, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
+             grouped: bool, top_label: bool) -> dict[Any, dict[str, np.ndarray]]:
+    """Per slice: per-bin count and sums, each partition through the array code's ``BinStats``."""
+    cols = [*(["_g"] if grouped else []), "_s", "_y", "_w", *(["_l"] if top_label else [])]
+    x = ddf[cols]
+    args = (edges, strategy, score_type, threshold, grouped, top_label)
+    table = x.map_partitions(_bins_part, *args, meta=_bins_part(x._meta, *args)).compute()
+    m = edges.size - 1
+    out: dict[Any, dict[str, np.ndarray]] = {}
+    for key, part in (table.groupby("_g", sort=False, dropna=False) if grouped else [(None, table)]):
+        acc = {name: np.zeros(m) for name in _BIN_SUMS}
+        b = part["_b"].to_numpy(dtype=np.intp)
+        for name in _BIN_SUMS:
+            acc[name] = np.bincount(b, weights=part[name].to_numpy(dtype=np.float64), minlength=m)
+        if acc["count"].sum() > 0:
+            out[key] = acc
+    return out
