@@ -32,14 +32,15 @@ def _segment_numerators(df: Any, grouped: bool, weighted: bool) -> Any:
                              "_neg": np.zeros(0, np.float64 if weighted else np.int64)})
     s = df["_s"].to_numpy(dtype=np.float64)
     r = df["_r"].to_numpy()
+    # the range is a non-decreasing function of the score: sorting by score sorts by range too
     if grouped:
         g_codes, g_values = pd.factorize(df["_g"], sort=False)
-        order = np.lexsort((s, r, g_codes))
+        order = np.lexsort((s, g_codes))
         g_codes = g_codes[order]
     else:
-        order = np.lexsort((s, r))
+        order = np.argsort(s)
     s, r = s[order], r[order]
-    is_pos = df["_y"].to_numpy(dtype=np.float64)[order] == 1.0
+    is_pos = df["_y"].to_numpy()[order]
     if weighted:
         w = df["_w"].to_numpy(dtype=np.float64)[order]
         pos, neg = np.where(is_pos, w, 0.0), np.where(is_pos, 0.0, w)
@@ -70,8 +71,9 @@ def _segment_numerators(df: Any, grouped: bool, weighted: bool) -> Any:
 
 
 def _tag_ranges(df: Any, bounds: np.ndarray) -> Any:
+    """Each row's score range, and its label as a boolean (less to shuffle)."""
     r = np.searchsorted(bounds, df["_s"].to_numpy(dtype=np.float64), side="right").astype(np.int32)
-    return df.assign(_r=r)
+    return df.assign(_y=df["_y"].to_numpy(dtype=np.float64) == 1.0, _r=r)
 
 
 def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -> dict[str, list]:
@@ -81,7 +83,7 @@ def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -
     cols = [*(["_g"] if grouped else []), "_s", "_y", *(["_w"] if weighted else [])]
     x = ddf[cols]
     edges = np.asarray(bounds, dtype=np.float64)
-    meta = x._meta.assign(_r=np.zeros(0, np.int32))
+    meta = x._meta.assign(_y=np.zeros(0, bool), _r=np.zeros(0, np.int32))
     x = x.map_partitions(_tag_ranges, edges, meta=meta)
     ranges = edges.size + 1
     # every range in one task: shuffle by range (one range, or a single partition: gather it)
