@@ -133,6 +133,11 @@ def recall_threshold(
         # the k-th highest = the (n-k)-th smallest (0-based)
         return float(np.partition(sp, n - k)[n - k])
     wp = w[pos]
+    if not wp.all():  # a row of weight 0 is a dropped row (it must not count in w̄ = W/n)
+        sp, wp = sp[wp > 0], wp[wp > 0]
+        n = sp.size
+        if n == 0:
+            raise VeracityError("the positive rows all have weight 0; recall is undefined")
     order = np.argsort(-sp, kind="stable")
     cum = np.cumsum(wp[order])
     total = float(cum[-1])
@@ -175,7 +180,7 @@ def precision_threshold(
     target = check_target(target)
     if not (y == 1.0).any():
         raise VeracityError("precision_threshold needs positive rows (label 1); the labels have none")
-    candidates = np.unique(s)
+    candidates = np.unique(s if w is None else s[w > 0])   # a row of weight 0 is no candidate
     table = threshold_table(s, y, candidates, sample_weight=w, score_type=score_type)
     ok = np.flatnonzero(table.precision >= target - 1e-12)
     if ok.size == 0:
@@ -229,7 +234,7 @@ def budget_threshold(
         if not 0.0 < frac <= 1.0:
             raise VeracityError(f"fraction must be in (0, 1], e.g. 0.05 for 5%; got {fraction!r}")
         budget = frac * total
-    candidates = np.unique(s)
+    candidates = np.unique(s if w is None else s[w > 0])   # a row of weight 0 is no candidate
     volume = _counts_at_or_above(s, w, candidates)
     ok = np.flatnonzero(volume <= budget * (1 + 1e-12))
     if ok.size == 0:

@@ -50,7 +50,7 @@ from ..core._binning import bin_index, make_edges
 from ..core._metrics import auc_of
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
-from ._common import check_count, check_level, check_seed
+from ._common import check_count, check_level, check_seed, weighted_rows
 from ..core._display import Display
 from ..core._compat import renamed
 from ..core._parallel import advance
@@ -392,6 +392,7 @@ def bootstrap_of(
     n_resamples = check_count(n_resamples, "n_resamples", 2)
     level = check_level(level)
     seed = check_seed(seed)
+    data = weighted_rows(data)  # rows of weight 0 are never resampled
     if edges is None:
         edges = make_edges(data.p, bins, strategy, data.w)
     layout = _Layout(data, edges, strategy, threshold)

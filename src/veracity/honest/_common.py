@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError
+from ..core._validation import Binary, VeracityError
 
 
 def check_count(value: Any, name: str, minimum: int = 1) -> int:
@@ -27,3 +27,13 @@ def check_seed(seed: Any) -> Any:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise VeracityError(f"seed must be a non-negative integer (or None), got {seed!r}")
     return int(seed)
+
+
+def weighted_rows(data: Binary) -> Binary:
+    """``data`` without its rows of weight 0: a row of weight 0 is a dropped row, so it never
+    moves a row-based choice (Hosmer–Lemeshow groups, bootstrap resamples, redraws) or a count."""
+    if data.w is None or data.w.all():
+        return data
+    from ..core._stats import subset
+
+    return subset(data, data.w > 0)

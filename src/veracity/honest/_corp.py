@@ -93,6 +93,9 @@ class CORPResult(Display):
 
 
 def corp_of(data: Binary) -> CORPResult:
+    from ._common import weighted_rows
+
+    data = weighted_rows(data)
     p, y = data.p, data.y
     w = np.ones_like(p) if data.w is None else data.w
     x, inverse = np.unique(p, return_inverse=True)

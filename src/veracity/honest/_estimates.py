@@ -15,6 +15,7 @@ from ..core._validation import Binary, prepare_binary
 from ..core._binning import make_edges
 from ..core._smooth import smooth_ece
 from ..core._display import Display
+from ._common import weighted_rows
 
 
 @dataclass(frozen=True, repr=False)
@@ -52,6 +53,7 @@ class ECEEstimates(Display):
 
 
 def ece_estimates_of(data: Binary, edges: np.ndarray, strategy: str) -> ECEEstimates:
+    data = weighted_rows(data)
     stats = BinStats.from_binary(data, edges, strategy, full=False)
     value, width = smooth_ece(data.p, data.y, data.w)
     return ECEEstimates(

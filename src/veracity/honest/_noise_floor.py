@@ -31,7 +31,7 @@ import numpy as np
 from ..core._binning import bin_index, make_edges
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, prepare_binary
-from ._common import check_count, check_seed
+from ._common import check_count, check_seed, weighted_rows
 from ..core._compat import renamed
 from ..core._display import Display
 from ..core._parallel import advance
@@ -164,6 +164,7 @@ def noise_floor_of(
         raise VeracityError(f"norm must be 'l1', 'l2' or 'max', got {norm!r}")
     n_redraws = check_count(n_redraws, "n_redraws")
     seed = check_seed(seed)
+    data = weighted_rows(data)  # rows of weight 0 draw no labels
     if edges is None:
         edges = make_edges(data.p, bins, strategy, data.w)
     m = edges.size - 1

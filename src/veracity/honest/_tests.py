@@ -33,7 +33,7 @@ from ..core._special import expit, ndtr
 from ..core._binning import bin_index, equal_count_edges
 from ..core._text import fmt, render_table
 from ..core._validation import PROB_EPS, Binary, VeracityError, prepare_binary
-from ._common import check_count
+from ._common import check_count, weighted_rows
 from ..core._display import Display
 
 
@@ -60,6 +60,7 @@ class SpiegelhalterTest(Display):
 
 
 def spiegelhalter_of(data: Binary) -> SpiegelhalterTest:
+    data = weighted_rows(data)
     p, y = data.p, data.y
     w = np.ones_like(p) if data.w is None else data.w
     a = 1.0 - 2.0 * p
@@ -124,6 +125,7 @@ class HosmerLemeshowTest(Display):
 
 
 def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None) -> HosmerLemeshowTest:
+    data = weighted_rows(data)  # the equal-count groups are over the rows that carry weight
     groups = check_count(groups, "groups", 2)
     edges = equal_count_edges(data.p, groups)
     idx = bin_index(data.p, edges, "equal-count")
@@ -338,6 +340,7 @@ def _newton(
 
 
 def calibration_slope_of(data: Binary) -> CalibrationSlope:
+    data = weighted_rows(data)
     y = data.y
     w = np.ones_like(y) if data.w is None else data.w
     live = w > 0
