@@ -59,6 +59,21 @@ def test_calibrators_take_pos_label(make):
     assert vc.load(json.loads(json.dumps(a.to_dict()))).metadata["pos_label"] == "yes"
 
 
+def test_compare_takes_pos_label_and_defaults_to_the_calibrators():
+    cal = vc.PlattScaling().fit(P, YS, pos_label="yes")
+    ref = vc.compare(P, Y01, cal).to_dict()
+    assert vc.compare(P, YS, cal).to_dict() == ref                     # the label it was fit with
+    assert vc.compare(P, np.where(Y01 == 1, "y", "n"), cal, pos_label="y").to_dict() == ref
+    with pytest.raises(vc.VeracityError, match=r"pos_label='Yes' is not among the label values"):
+        vc.compare(P, YS, cal, pos_label="Yes")
+
+
+def test_cross_fit_passes_pos_label_to_every_fold():
+    a = vc.cross_fit(P, YS, vc.PlattScaling(), folds=2, pos_label="yes")
+    b = vc.cross_fit(P, Y01, vc.PlattScaling(), folds=2)
+    np.testing.assert_array_equal(a.oof, b.oof)
+
+
 # -- pandas index safety -----------------------------------------------------------------
 def test_shuffled_series_are_refused_not_matched_by_position():
     pd = pytest.importorskip("pandas")

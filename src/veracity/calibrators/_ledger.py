@@ -30,8 +30,8 @@ from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
 from ..core._metrics import _stats, accuracy_of, auc_of
 from ..core._reliability import ReliabilityTable
 from ..core._text import fmt, render_table
-from ..core._validation import Binary, VeracityError, prepare_binary
-from ._base import Calibrator
+from ..core._validation import Binary, VeracityError, check_binary_labels, prepare_binary, to_numpy
+from ._base import Calibrator, _is_multiclass
 from ..core._display import Display
 
 
@@ -184,6 +184,7 @@ def compare(
     strategy: str = "uniform",
     threshold: float = 0.5,
     sample_weight: Any = None,
+    pos_label: Any = None,
 ) -> Ledger:
     r"""Before/after ledger of a fitted ``calibrator`` on evaluation rows.
 
@@ -192,7 +193,8 @@ def compare(
     BEFORE, AFTER, change = after − before, whether the method can move the
     metric, and ``regression`` when it got worse. ECE uses ``bins`` bins of
     ``strategy``; NLL is exact from logits when the calibrator produces them.
-    Multiclass (N, K) input uses the top-label reading.
+    Multiclass (N, K) input uses the top-label reading. ``pos_label`` names the positive
+    class of two-valued labels (default: the one the calibrator was fit with, if any).
     """
     if not isinstance(calibrator, Calibrator):
         raise VeracityError(
@@ -206,6 +208,10 @@ def compare(
             f"this {calibrator.name} was fit on {calibrator.score_type} scores but compare was "
             f"given score_type={st!r}; pass the same kind of scores it was fit on"
         )
+    if pos_label is None and to_numpy(labels, "labels").dtype.kind in "USO":  # text labels
+        pos_label = (getattr(calibrator, "metadata", None) or {}).get("pos_label")
+    if pos_label is not None and not _is_multiclass(scores):
+        labels = check_binary_labels(labels, None, pos_label)
     before = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=st)
     multiclass = before.n_classes > 2
     if hasattr(calibrator, "transform_logit") and (
