@@ -154,3 +154,12 @@ def test_zero_weight_rows_never_change_the_fit(seed, k):
     b = vc.VennAbers().fit(P[keep], y[keep], sample_weight=w[keep]).transform(P)
     np.testing.assert_array_equal(a, b)
     assert np.allclose(a.sum(1), 1.0)
+
+
+def test_frame_form_fits_the_pairwise_form():
+    pd = pytest.importorskip("pandas")
+    Pc, yc, Pt, _ = _problem(3)
+    df = pd.DataFrame(Pc, columns=["a", "b", "c"]).assign(y=yc)
+    va = vc.VennAbers().fit(df, score=["a", "b", "c"], label="y")
+    assert va.to_dict()["kind"] == "venn-abers-ovo"
+    np.testing.assert_array_equal(va.transform(Pt), vc.VennAbers().fit(Pc, yc).transform(Pt))

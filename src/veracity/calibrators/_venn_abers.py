@@ -191,10 +191,11 @@ class VennAbers(Calibrator):
                 f"got {self.multiclass!r}")
 
     def fit(self, scores: Any, labels: Any = None, **kwargs: Any) -> VennAbers:
-        """Fit on held-out rows (see :meth:`Calibrator.fit`); (N, K) scores fit the
-        ``multiclass`` form."""
+        """Fit on held-out rows (see :meth:`Calibrator.fit`, frame form included); (N, K)
+        scores fit the ``multiclass`` form."""
         self._check_params()
-        if not _is_multiclass(scores) or "score" in kwargs or "label" in kwargs:  # frame form: the base routes it
+        frame_form = kwargs.get("score") is not None or kwargs.get("label") is not None
+        if frame_form or labels is None or not _is_multiclass(scores):
             return super().fit(scores, labels, **kwargs)  # type: ignore[return-value]
         if self.multiclass == "ovr":
             from ._ovr import OneVsRest
