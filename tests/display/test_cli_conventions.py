@@ -254,3 +254,13 @@ def test_a_warning_on_the_command_line_is_one_line(tmp_path):
     warned = [line for line in run.stderr.splitlines() if "warning:" in line.lower()]
     assert len(warned) == 1 and warned[0].startswith("veracity fit: warning: PlattScaling fitted a negative")
     assert "warnings.warn" not in run.stderr and ".py:" not in run.stderr
+
+
+def test_quiet_on_every_monitor_action_either_side():
+    parser = build_parser()
+    assert parser.parse_args(["monitor", "status", "m.duckdb", "-q"]).quiet is True
+    assert parser.parse_args(["monitor", "-q", "status", "m.duckdb"]).quiet is True  # not reset by the action
+    assert parser.parse_args(["monitor", "status", "m.duckdb"]).quiet is False
+    for name, text in _all_helps():
+        if name.startswith("monitor "):
+            assert "--quiet" in text, name

@@ -73,6 +73,18 @@ def _stdin_to_file(args: argparse.Namespace) -> str | None:
     return name
 
 
+def _add_quiet(cmd: argparse.ArgumentParser, *, nested: bool = False) -> None:
+    """-q/--quiet on a command and on each of its actions (``veracity monitor status STORE -q`` as well
+    as ``veracity monitor -q status STORE``); an action's flag does not reset the command's."""
+    if not any("--quiet" in a.option_strings for a in cmd._actions):
+        cmd.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS if nested else False,
+                         help="no progress bar and no informational lines on stderr (errors and warnings stay)")
+    for action in cmd._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _add_quiet(child, nested=True)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="veracity",
@@ -91,9 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
                              formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(cmd)
         cmd.formatter_class = argparse.RawDescriptionHelpFormatter  # examples stay a block
-        if not any("--quiet" in a.option_strings for a in cmd._actions):
-            cmd.add_argument("-q", "--quiet", action="store_true",
-                             help="no progress bar and no informational lines on stderr (errors and warnings stay)")
+        _add_quiet(cmd)
         cmd.set_defaults(_run=module.run)
     return parser
 
