@@ -112,3 +112,39 @@ def test_weight_scale_invariance_on_a_lazy_frame(scale, tmp_path):
     for key, value in want.metrics.items():
         assert got.metrics[key] == pytest.approx(value, rel=1e-9), key
     assert got.table.bins == want.table.bins
+
+
+def _multiclass(n=600, seed=5, logits=False):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(0, 1.5, (n, 3))
+    if not logits:  # ties; from logits keep them continuous (the softmax's last bits decide ties)
+        z = np.round(z, 1)
+    P = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    y = (rng.random(n)[:, None] > np.cumsum(P, axis=1)).sum(axis=1)
+    s = z if logits else P
+    return pd.DataFrame({"c0": s[:, 0], "c1": s[:, 1], "c2": s[:, 2], "y": y,
+                         "w": rng.uniform(0.5, 2, n), "seg": rng.choice(["a", "b"], n)}), s, y
+
+
+@pytest.mark.parametrize("logits", [False, True], ids=["probabilities", "logits"])
+def test_multiclass_top_label_on_dask(logits, tmp_path):
+    # the row-wise max/argmax/log-sum-exp run as staged columns, which Dask aligns
+    df, s, y = _multiclass(logits=logits)
+    score_type = "logit" if logits else "probability"
+    got = vc.audit(make("dask", df, tmp_path), score=["c0", "c1", "c2"], label="y", sample_weight="w", by="seg",
+                   score_type=score_type, bins=8)
+    want = vc.audit(s, y, sample_weight=df["w"].to_numpy(), by=df["seg"].to_numpy(), by_name="seg",
+                    score_type=score_type, bins=8)
+    assert got.n_classes == 3 and got.group_column == "seg"
+    np.testing.assert_array_equal(got.table.stats.count, want.table.stats.count)
+    for key, value in want.metrics.items():
+        assert got.metrics[key] == pytest.approx(value, rel=1e-9), key
+    for key in want.groups:
+        assert got.groups[key].metrics["ece"] == pytest.approx(want.groups[key].metrics["ece"], rel=1e-9)
+
+
+def test_multiclass_bad_rows_same_message_on_dask(tmp_path):
+    df, _, _ = _multiclass(60)
+    bad = df.assign(c0=np.where(np.arange(60) == 4, df["c0"] + 0.2, df["c0"]))
+    with pytest.raises(vc.VeracityError, match=r"^multiclass probability rows must sum to 1; 1 of 60 rows"):
+        vc.audit(make("dask", bad, tmp_path), score=["c0", "c1", "c2"], label="y")

@@ -143,11 +143,6 @@ class _Prepared:
         return counts
 
     def require_lazy_support(self, *, what: str = "this", **flags: Any) -> None:
-        if self.multiclass and self.frame.backend == "dask":
-            raise VeracityError(
-                "multiclass scores on a Dask frame are not supported (its row-wise max across columns is "
-                "not aligned); audit one class at a time or use DuckDB/polars/Spark"
-            )
         on = [name for name, value in flags.items() if value]
         if on:
             raise VeracityError(

@@ -19,16 +19,28 @@ from ._aggregates import _flag, collect
 _INF = float("inf")
 
 
-def _probabilities(scores: list[str], score_type: str) -> tuple[list[Any], list[Any] | None]:
+def _staged(frame: Any, scores: list[str], score_type: str, keep: list[Any]) -> tuple[Any, list[str], list[str] | None]:
+    """``frame`` with the class probabilities (and log-probabilities) as columns of their own.
+
+    Each row-wise step (max, log-sum-exp, the probabilities) is its own ``with_columns``
+    on plain columns: Dask aligns a conditional only with columns, not with a
+    horizontal expression computed in the same step.
+    """
     import narwhals as nw
 
-    cols = [nw.col(c).cast(nw.Float64) for c in scores]
+    k = len(scores)
+    raw = [f"__vc_s{i}" for i in range(k)]
+    x = frame.select(*[nw.col(c).cast(nw.Float64).alias(r) for c, r in zip(scores, raw)], *keep)
     if score_type != "logit":
-        return cols, None
-    top = nw.max_horizontal(*cols)
-    lse = top + nw.sum_horizontal(*[(c - top).exp() for c in cols]).log()
-    log_p = [c - lse for c in cols]
-    return [lp.exp() for lp in log_p], log_p
+        return x, raw, None
+    x = x.with_columns(__vc_top=nw.max_horizontal(*raw))
+    x = x.with_columns(__vc_sum=nw.sum_horizontal(*[(nw.col(r) - nw.col("__vc_top")).exp() for r in raw]))
+    x = x.with_columns(__vc_lse=nw.col("__vc_top") + nw.col("__vc_sum").log())
+    log_p = [f"__vc_lp{i}" for i in range(k)]
+    x = x.with_columns(*[(nw.col(r) - nw.col("__vc_lse")).alias(lp) for r, lp in zip(raw, log_p)])
+    probs = [f"__vc_p{i}" for i in range(k)]
+    x = x.with_columns(*[nw.col(lp).exp().alias(p) for lp, p in zip(log_p, probs)])
+    return x, probs, log_p
 
 
 def top_label_base(frame: Any, scores: list[str], label: str, weight: str | None, by: str | None,
@@ -36,27 +48,33 @@ def top_label_base(frame: Any, scores: list[str], label: str, weight: str | None
     """Working columns ``_s`` (confidence), ``_y`` (correct), ``_w``, ``_l`` (log-loss) and ``_g``."""
     import narwhals as nw
 
-    probs, log_p = _probabilities(scores, score_type)
-    y = nw.col(label).cast(nw.Float64)
-    conf = nw.max_horizontal(*probs)
-    pred = nw.lit(float(len(scores) - 1))
-    for i in reversed(range(len(scores) - 1)):  # the first maximum, as numpy's argmax
-        pred = nw.when(probs[i] == conf).then(nw.lit(float(i))).otherwise(pred)
-    chosen = nw.sum_horizontal(*[nw.when(y == float(i)).then(src).otherwise(nw.lit(0.0))
-                                 for i, src in enumerate(log_p or probs)])
-    loss = -chosen if log_p is not None else -(chosen.clip(lower_bound=PROB_EPS).log())
     w = nw.col(weight).cast(nw.Float64) if weight else nw.lit(1.0, nw.Float64)
     if weight and weight_scale != 1.0:
         w = w * weight_scale
-    cols = [conf.alias("_s"), nw.when(pred == y).then(nw.lit(1.0)).otherwise(nw.lit(0.0)).alias("_y"),
-            w.alias("_w"), loss.alias("_l")]
+    keep = [nw.col(label).cast(nw.Float64).alias("__vc_y"), w.alias("_w")]
     if by is not None:
         key = nw.col(by)
         if pooled is not None:
-            keep, other = pooled
-            key = nw.when(key.is_in(keep)).then(key.cast(nw.String)).otherwise(nw.lit(other, nw.String))
-        cols.append(key.alias("_g"))
-    return frame.select(cols)
+            kept, other = pooled
+            key = nw.when(key.is_in(kept)).then(key.cast(nw.String)).otherwise(nw.lit(other, nw.String))
+        keep.append(key.alias("_g"))
+    x, probs, log_p = _staged(frame, scores, score_type, keep)
+    y = nw.col("__vc_y")
+    x = x.with_columns(_s=nw.max_horizontal(*probs),
+                       **{f"__vc_c{i}": nw.when(y == float(i)).then(nw.col(src)).otherwise(nw.lit(0.0))
+                          for i, src in enumerate(log_p or probs)})
+    chosen = nw.col("__vc_chosen")
+    x = x.with_columns(__vc_chosen=nw.sum_horizontal(*[f"__vc_c{i}" for i in range(len(scores))]))
+    pred = nw.lit(float(len(scores) - 1))
+    for i in reversed(range(len(scores) - 1)):  # the first maximum, as numpy's argmax
+        pred = nw.when(nw.col(probs[i]) == nw.col("_s")).then(nw.lit(float(i))).otherwise(pred)
+    x = x.with_columns(__vc_pred=pred)
+    loss = -chosen if log_p is not None else -(chosen.clip(lower_bound=PROB_EPS).log())
+    cols = ["_s", nw.when(nw.col("__vc_pred") == y).then(nw.lit(1.0)).otherwise(nw.lit(0.0)).alias("_y"),
+            "_w", loss.alias("_l")]
+    if by is not None:
+        cols.append("_g")
+    return x.select(cols)
 
 
 def check_top_label(frame: Any, scores: list[str], label: str, score_type: str, shown: list[str]) -> None:
@@ -64,18 +82,24 @@ def check_top_label(frame: Any, scores: list[str], label: str, score_type: str, 
     import narwhals as nw
 
     k = len(scores)
-    cols = [nw.col(c).cast(nw.Float64) for c in scores]
+    raw = [f"__vc_s{i}" for i in range(k)]
+    x = frame.select(*[nw.col(c).cast(nw.Float64).alias(r) for c, r in zip(scores, raw)],
+                     nw.col(label).cast(nw.Float64).alias("__vc_y"))
+    cols = [nw.col(r) for r in raw]
     bad = [(c.is_null() | c.is_nan() | (c.abs() == _INF)).fill_null(True) for c in cols]
     any_bad = bad[0]
     for b in bad[1:]:
         any_bad = any_bad | b
-    y = nw.col(label).cast(nw.Float64)
+    y = nw.col("__vc_y")
     y_bad = ~(((y == y.round(0)) & (y >= 0) & (y <= float(k - 1))).fill_null(False))
-    total = nw.sum_horizontal(*cols)
-    x = frame.with_columns(
-        _one=nw.lit(1, nw.Int64), _bad=_flag(any_bad), _y_bad=_flag(y_bad),
-        _lo=nw.when(~any_bad).then(nw.min_horizontal(*cols)), _hi=nw.when(~any_bad).then(nw.max_horizontal(*cols)),
-        _sum_bad=_flag(~any_bad & ((total - 1.0).abs() > ROW_SUM_ATOL * max(1, k))),
+    # row-wise min/max/sum first, as columns (see _staged), then the flags that read them
+    x = x.with_columns(__vc_anybad=any_bad, __vc_min=nw.min_horizontal(*raw), __vc_max=nw.max_horizontal(*raw),
+                       __vc_total=nw.sum_horizontal(*raw))
+    ok = ~nw.col("__vc_anybad")
+    x = x.with_columns(
+        _one=nw.lit(1, nw.Int64), _bad=_flag(nw.col("__vc_anybad")), _y_bad=_flag(y_bad),
+        _lo=nw.when(ok).then(nw.col("__vc_min")), _hi=nw.when(ok).then(nw.col("__vc_max")),
+        _sum_bad=_flag(ok & ((nw.col("__vc_total") - 1.0).abs() > ROW_SUM_ATOL * max(1, k))),
         _yf=nw.when(y_bad & ~(y.is_null() | y.is_nan()).fill_null(True)).then(y),
     )
     row = collect(x.select(
