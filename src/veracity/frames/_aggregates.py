@@ -46,19 +46,20 @@ def collect(x: Any) -> Any:
     return x.collect() if isinstance(x, nw.LazyFrame) else x
 
 
-def base(frame: Any, score: str, label: str, weight: str | None, by: str | None,
+def base(frame: Any, score: str, label: Any, weight: str | None, by: str | None,
          weight_scale: float = 1.0, pooled: tuple[list[Any], str] | None = None) -> Any:
     """The working columns ``_s, _y, _w`` (and ``_g``), whatever the user's names.
 
-    ``weight_scale`` is an exact power of two (see :func:`weight_scale`).
+    ``weight_scale`` is an exact power of two (see :func:`weight_scale`); ``label``
+    is a column name or a 0/1 expression (``pos_label=``, see :mod:`._labels`).
     """
     import narwhals as nw
 
     w = nw.col(weight).cast(nw.Float64) if weight else nw.lit(1.0, nw.Float64)
     if weight and weight_scale != 1.0:
         w = w * weight_scale
-    cols = [nw.col(score).cast(nw.Float64).alias("_s"), nw.col(label).cast(nw.Float64).alias("_y"),
-            w.alias("_w")]
+    y = nw.col(label).cast(nw.Float64) if isinstance(label, str) else label
+    cols = [nw.col(score).cast(nw.Float64).alias("_s"), y.alias("_y"), w.alias("_w")]
     if by is not None:
         key = nw.col(by)
         if pooled is not None:  # the slice cap: keep these keys, pool the others under one name

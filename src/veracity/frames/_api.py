@@ -52,7 +52,8 @@ class _Prepared:
     """A checked frame and its column names."""
 
     def __init__(self, data: Any, score: Any, label: Any, sample_weight: Any = None, by: Any = None,
-                 extra: dict[str, Any] | None = None) -> None:
+                 extra: dict[str, Any] | None = None, *, pos_label: Any = None,
+                 label_rows: Any = None) -> None:
         if not isinstance(label, str):
             raise VeracityError(f"label= must name the label column (a string), got {label!r}")
         self.score = _scores(score)
@@ -63,12 +64,20 @@ class _Prepared:
         extra = extra or {}
         check_columns(self.frame, {"score": self.score, "label": label, "sample_weight": self.weight,
                                    "by": self.by, **extra})
+        if pos_label is not None and self.multiclass:
+            raise VeracityError("pos_label= is for binary labels; multiclass labels are class indices 0..K-1")
         try:
-            check_dtypes(self.frame, self.score, label, self.weight)
+            check_dtypes(self.frame, self.score, None if pos_label is not None else label, self.weight)
         except VeracityError:
             if self.frame.lazy and agg.collect(self.frame.nw.head(1)).shape[0] == 0:
                 raise VeracityError(f"{self._where()} has no rows; nothing to audit") from None
             raise
+        #: the label column, or the 0/1 expression ``[label == pos_label]``
+        self.y: Any = self.frame.ref(label)
+        if pos_label is not None:
+            from ._labels import positive_expr
+
+            self.y = positive_expr(self.frame.nw, self.frame.ref(label), pos_label, shown=label, rows=label_rows)
 
     def _where(self) -> str:
         return "the frame" if self.frame.source == "frame" else self.frame.source
@@ -80,7 +89,9 @@ class _Prepared:
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         cols = [self.column(c) for c in self.score]
         scores = cols[0] if len(cols) == 1 else np.column_stack(cols).astype(np.float64)
-        return scores, self.column(self.label), None if self.weight is None else self.column(self.weight)
+        labels = (self.column(self.label) if isinstance(self.y, str)
+                  else self.frame.nw.select(self.y.alias("_y")).get_column("_y").to_numpy())
+        return scores, labels, None if self.weight is None else self.column(self.weight)
 
     def explain(self, score_type: str, error: VeracityError) -> VeracityError:
         """The contract's message naming the column, when the rows break the contract."""
@@ -112,7 +123,7 @@ class _Prepared:
             return top_label_base(f.nw, [f.ref(c) for c in self.score], f.ref(self.label),
                                   self.weight and f.ref(self.weight), f.ref(self.by) if grouped and self.by else None,
                                   self.score_type, self.weight_scale, self.pooled if grouped else None)
-        return agg.base(f.nw, f.ref(self.score[0]), f.ref(self.label), self.weight and f.ref(self.weight),
+        return agg.base(f.nw, f.ref(self.score[0]), self.y, self.weight and f.ref(self.weight),
                         f.ref(self.by) if grouped and self.by else None, self.weight_scale,
                         self.pooled if grouped else None)
 
@@ -267,7 +278,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
 
     if "by_name" in options:
         raise VeracityError("with a frame, by= names the slice column; by_name= is for the array form")
-    prep = _Prepared(data, score, label, sample_weight, by)
+    prep = _Prepared(data, score, label, sample_weight, by, pos_label=options.pop("pos_label", None))
     score_type = check_score_type(options.pop("score_type", "probability"))
     if not prep.frame.lazy:
         keys = None if prep.by is None else prep.column(prep.by)
@@ -328,7 +339,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
 def reliability_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None, **options: Any) -> Any:
     from ..core._reliability import ReliabilityTable, reliability
 
-    prep = _Prepared(data, score, label, sample_weight)
+    prep = _Prepared(data, score, label, sample_weight, pos_label=options.pop("pos_label", None))
     score_type = check_score_type(options.pop("score_type", "probability"))
     if not prep.frame.lazy:
         return _call_in_memory(prep, reliability, score_type, **options)
@@ -343,7 +354,7 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
     """``vc.ece / mce / brier / brier_decomposition / nll / auc / accuracy`` of a frame."""
     from ..core import _formulas
 
-    prep = _Prepared(data, score, label, sample_weight)
+    prep = _Prepared(data, score, label, sample_weight, pos_label=options.pop("pos_label", None))
     score_type = check_score_type(options.pop("score_type", "probability"))
     if not prep.frame.lazy:
         return _call_in_memory(prep, fn, score_type, **options)

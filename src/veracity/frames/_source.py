@@ -101,8 +101,11 @@ def _is_decimal(dtype: Any) -> bool:
     return isinstance(dtype, nw.Decimal) or dtype == nw.Decimal
 
 
-def check_dtypes(frame: Frame, score: list[str], label: str, weight: str | None) -> None:
-    """The input contract's type part: numeric scores/weights; 0/1 or boolean labels."""
+def check_dtypes(frame: Frame, score: list[str], label: str | None, weight: str | None) -> None:
+    """The input contract's type part: numeric scores/weights; 0/1 or boolean labels.
+
+    ``label=None``: any label type (``pos_label=`` names the positive class).
+    """
     import narwhals as nw
 
     for col, role in [*((c, "scores") for c in score), *(((weight, "sample_weight"),) if weight else ())]:
@@ -115,9 +118,11 @@ def check_dtypes(frame: Frame, score: list[str], label: str, weight: str | None)
             raise VeracityError(
                 f"column {col!r} ({role}) must be numeric, got {dtype}; convert the column to numbers"
             )
+    if label is None:
+        return
     dtype = frame.schema[label]
     if not (_is_numeric(dtype) or dtype == nw.Boolean):
         raise VeracityError(
             f"column {label!r} (labels) must hold 0/1 numbers or booleans, got {dtype}; "
-            "map the two classes to 0 and 1 first"
+            "pass pos_label= naming the positive class, or map the two classes to 0 and 1 first"
         )

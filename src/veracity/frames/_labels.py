@@ -1,0 +1,107 @@
+"""``pos_label=`` on a frame: two-valued labels (strings, booleans, numbers) as 0/1, where the data lives.
+
+``vc.audit(frame, score="p", label="y", pos_label="yes")`` reads the label
+column's distinct values in one small aggregate (at most five come back) and
+checks them as the array form does: no missing labels, at most two values, and
+``pos_label`` among them. The labels then become the expression
+``[label == pos_label]`` (1.0 or 0.0) that every aggregate reads in place of the
+column. A text ``pos_label`` on a numeric or boolean column is read in the
+column's type (``"1"``, ``"true"``), as the command line's ``--pos-label`` passes it;
+on a boolean column ``"yes"``/``"no"`` name True/False too, since CSV readers (DuckDB's)
+turn a yes/no column into booleans.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core._validation import VeracityError
+from ._aggregates import collect
+
+#: most distinct label values shown in a message
+SHOWN = 5
+#: text read as a boolean label (CSV readers such as DuckDB's turn yes/no columns into booleans)
+_TRUE = ("true", "t", "yes", "y", "1")
+_FALSE = ("false", "f", "no", "n", "0")
+
+
+def _shown(values: list[Any]) -> str:
+    return ", ".join(repr(v) for v in values)
+
+
+def _matching(values: list[Any], pos_label: Any) -> Any:
+    """The column value ``pos_label`` names (in the column's own type), or None."""
+    for v in values:
+        if type(v) is type(pos_label) and v == pos_label:
+            return v
+    for v in values:  # numbers of another width, True == 1 ...
+        if not isinstance(pos_label, str) and not isinstance(v, str) and v == pos_label:
+            return v
+    if isinstance(pos_label, str):  # text from the command line, read in the column's type
+        text = pos_label.strip().lower()
+        for v in values:
+            if isinstance(v, bool):
+                if text in (_TRUE if v else _FALSE):
+                    return v
+            elif isinstance(v, (int, float)):
+                try:
+                    if float(text) == float(v):
+                        return v
+                except ValueError:
+                    pass
+    return None
+
+
+def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, list[Any]]:
+    """``(missing, distinct, the first few sorted distinct values)`` of a label column.
+
+    ``distinct`` and the values are meaningful only without missing labels.
+    """
+    import narwhals as nw
+
+    x = frame if rows is None else frame.filter(rows)
+    col = nw.col(label)
+    missing = col.is_null()
+    if x.collect_schema()[label].is_float():
+        missing = missing | col.is_nan().fill_null(True)
+    row = collect(x.select(missing.sum().alias("missing"),
+                           col.n_unique().alias("distinct"))).rows(named=True)[0]
+    missing, distinct = int(row["missing"] or 0), int(row["distinct"] or 0)
+    values: list[Any] = []
+    if distinct and not missing:  # (with missing values the caller refuses; no values needed)
+        first = collect(x.select(col).drop_nulls().unique().sort(label).head(SHOWN))
+        values = first.get_column(label).to_list()
+    return missing, distinct, values
+
+
+def positive_expr(frame: Any, label: str, pos_label: Any, *, shown: str | None = None,
+                  rows: Any = None) -> Any:
+    """The 0/1 label expression ``[label == pos_label]``, after the array form's checks.
+
+    ``shown`` is the user's column name (``label`` may be an internal name);
+    ``rows`` (an expression) restricts the check to rows whose label counts
+    (the monitor's mature rows).
+    """
+    import narwhals as nw
+
+    name = shown or label
+    if isinstance(pos_label, float) and pos_label != pos_label:
+        raise VeracityError("pos_label must be a label value, not NaN")
+    missing, distinct, values = label_values(frame, label, rows)
+    if missing:
+        raise VeracityError(
+            f"column {name!r} (labels) has {missing} missing values (None/NaN); drop or fill those rows first"
+        )
+    if distinct > 2:
+        raise VeracityError(
+            f"column {name!r} (labels): pos_label= needs a binary label set, but the labels take {distinct} "
+            f"values ({_shown(values)}{', ...' if distinct > len(values) else ''}); "
+            "pass (N, K) scores for a multiclass problem"
+        )
+    match = _matching(values, pos_label)
+    if match is None:
+        raise VeracityError(
+            f"pos_label={pos_label!r} is not among the values of column {name!r} (labels) ({_shown(values)}); "
+            "pass one of them"
+        )
+    return nw.when(nw.col(label) == nw.lit(match)).then(nw.lit(1.0)).otherwise(nw.lit(0.0))
