@@ -216,6 +216,12 @@ def threshold_table(
         n_pos = float(w[pos].sum())
         tp = _counts_at_or_above(s[pos], w[pos], t)
         fp = _counts_at_or_above(s[neg], w[neg], t)
+    return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=w is not None)
+
+
+def table_from_counts(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_total: float, n_pos: float,
+                      c_fp: float, c_fn: float, *, weighted: bool) -> ThresholdTable:
+    """The table from ``TP(t)``, ``FP(t)`` and the totals (also the frame form's entry point)."""
     n_neg = n_total - n_pos
     fn = np.maximum(n_pos - tp, 0.0)
     tn = np.maximum(n_neg - fp, 0.0)
@@ -228,5 +234,5 @@ def threshold_table(
     return ThresholdTable(
         threshold=t.copy(), tp=tp, fp=fp, fn=fn, tn=tn, recall=recall, false_alarm_rate=far,
         precision=precision, alerts=alerts, cost=cost, cost_per_1000=1000.0 * cost / n_total,
-        n=n_total, positives=n_pos, cost_fp=c_fp, cost_fn=c_fn, weighted=w is not None,
+        n=n_total, positives=n_pos, cost_fp=c_fp, cost_fn=c_fn, weighted=weighted,
     )

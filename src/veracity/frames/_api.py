@@ -72,12 +72,23 @@ class _Prepared:
             if self.frame.lazy and agg.collect(self.frame.nw.head(1)).shape[0] == 0:
                 raise VeracityError(f"{self._where()} has no rows; nothing to audit") from None
             raise
+        #: rows whose label counts (``label_rows``: a boolean column, e.g. the monitor's ``mature``)
+        self.rows: Any = None
+        if label_rows is not None:
+            import narwhals as nw
+
+            dtype = self.frame.schema[label_rows]
+            if dtype != nw.Boolean:
+                raise VeracityError(
+                    f"column {label_rows!r} (mature) must be boolean, True where the label is final; got {dtype}"
+                )
+            self.rows = nw.col(self.frame.ref(label_rows)).fill_null(False)
         #: the label column, or the 0/1 expression ``[label == pos_label]``
         self.y: Any = self.frame.ref(label)
         if pos_label is not None:
             from ._labels import positive_expr
 
-            self.y = positive_expr(self.frame.nw, self.frame.ref(label), pos_label, shown=label, rows=label_rows)
+            self.y = positive_expr(self.frame.nw, self.frame.ref(label), pos_label, shown=label, rows=self.rows)
 
     def _where(self) -> str:
         return "the frame" if self.frame.source == "frame" else self.frame.source

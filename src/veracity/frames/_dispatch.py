@@ -72,6 +72,14 @@ def _route(name: str, fn: Callable[..., Any], columns: tuple[str, ...], data: An
         if len(args) > 1:
             raise VeracityError(f"vc.{name}(frame, score=..., label=...) takes no positional labels")
         return _api.metric_frame(name, fn, data, score=score, label=label, **kwargs)
+    if name == "threshold_table":
+        from ._thresholds import threshold_table_frame
+
+        return threshold_table_frame(fn, data, *args[1:], score=score, label=label, **kwargs)
+    if name == "monitor":
+        from ._monitor import monitor_frame
+
+        return monitor_frame(fn, data, *args[1:], score=score, label=label, **kwargs)
     named = {k: kwargs.pop(k) for k in columns if k in kwargs}
     return _api.in_memory_frame(name, fn, data, *args[1:], score=score, label=label, columns=named,
                                 **kwargs)
