@@ -148,3 +148,86 @@ def test_multiclass_bad_rows_same_message_on_dask(tmp_path):
     bad = df.assign(c0=np.where(np.arange(60) == 4, df["c0"] + 0.2, df["c0"]))
     with pytest.raises(vc.VeracityError, match=r"^multiclass probability rows must sum to 1; 1 of 60 rows"):
         vc.audit(make("dask", bad, tmp_path), score=["c0", "c1", "c2"], label="y")
+
+
+# ---------------------------------------------------------------------------------------
+# pos_label= on a frame: two-valued labels of any type, where the data lives
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", [*BACKENDS, "csv", "glob", "spark"])
+def test_pos_label_text_labels_on_every_backend(backend, tmp_path, request):
+    df = _base(400).assign(seg=lambda d: np.where(np.arange(400) % 3 == 0, "a", "b"))
+    want = vc.audit(df["p"].to_numpy(), df["y"].to_numpy(), sample_weight=df["w"].to_numpy(),
+                    by=df["seg"].to_numpy(), by_name="seg")
+    text = df.assign(y=np.where(df["y"] == 1, "yes", "no"))
+    got = vc.audit(make(backend, text, tmp_path, request), score="p", label="y", pos_label="yes",
+                   sample_weight="w", by="seg")
+    np.testing.assert_array_equal(got.table.stats.count, want.table.stats.count)
+    np.testing.assert_allclose(got.table.stats.sum_y, want.table.stats.sum_y, rtol=1e-12)
+    for key, value in want.metrics.items():
+        assert got.metrics[key] == pytest.approx(value, rel=1e-9), key
+    assert got.group_column == "seg"  # the slice column is named after the frame's column
+    assert list(got.groups) == ["a", "b"]
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars-lazy", "duckdb", "dask"])
+@pytest.mark.parametrize("pos_label", [True, False])
+def test_pos_label_boolean_labels_and_the_negative_class(backend, pos_label, tmp_path):
+    df = _base(300)
+    frame = make(backend, df.assign(y=df["y"] == 1), tmp_path)
+    y = (df["y"] == 1) if pos_label else (df["y"] == 0)
+    got = vc.brier(frame, score="p", label="y", pos_label=pos_label)
+    assert got == pytest.approx(vc.brier(df["p"].to_numpy(), y.to_numpy().astype(float)), rel=1e-12)
+    assert vc.auc(frame, score="p", label="y", pos_label=pos_label) == pytest.approx(
+        vc.auc(df["p"].to_numpy(), y.to_numpy()), rel=1e-12)
+
+
+POS_LABEL_CASES = [
+    ("three values", lambda d: d.assign(y=np.where(np.arange(len(d)) == 4, "maybe", np.where(d["y"] == 1, "yes", "no"))),
+     "yes", r"^column 'y' \(labels\): pos_label= needs a binary label set, but the labels take 3 values "
+            r"\('maybe', 'no', 'yes'\); pass \(N, K\) scores for a multiclass problem$"),
+    ("not a value", lambda d: d.assign(y=np.where(d["y"] == 1, "yes", "no")),
+     "Yes", r"^pos_label='Yes' is not among the values of column 'y' \(labels\) \('no', 'yes'\); pass one of them$"),
+    ("missing label", lambda d: d.assign(y=np.where(np.arange(len(d)) == 4, None, np.where(d["y"] == 1, "yes", "no"))),
+     "yes", r"^column 'y' \(labels\) has 1 missing values \(None/NaN\); drop or fill those rows first$"),
+]
+
+
+@pytest.mark.parametrize("case", POS_LABEL_CASES, ids=[c[0] for c in POS_LABEL_CASES])
+def test_pos_label_bad_label_sets_same_message_on_every_backend(case, tmp_path):
+    _, edit, pos_label, match = case
+    df = edit(_base())
+    messages = set()
+    for backend in BACKENDS:
+        sub = tmp_path / backend
+        sub.mkdir()
+        with pytest.raises(vc.VeracityError, match=match) as info:
+            vc.audit(make(backend, df, sub), score="p", label="y", pos_label=pos_label)
+        messages.add(str(info.value))
+    assert len(messages) == 1, messages
+
+
+def test_pos_label_text_from_the_command_line_reads_in_the_column_type(tmp_path):
+    # --pos-label passes text: "1" names 1 on a numeric column, "true" names True on a boolean one
+    df = _base(200)
+    want = vc.brier(df["p"].to_numpy(), df["y"].to_numpy())
+    assert vc.brier(make("duckdb", df, tmp_path), score="p", label="y", pos_label="1") == pytest.approx(want)
+    (tmp_path / "b").mkdir()
+    boolean = make("duckdb", df.assign(y=df["y"] == 1), tmp_path / "b")
+    assert vc.brier(boolean, score="p", label="y", pos_label="true") == pytest.approx(want)
+    with pytest.raises(vc.VeracityError, match=r"pos_label='x' is not among the values of column 'y'"):
+        vc.brier(boolean, score="p", label="y", pos_label="x")
+
+
+def test_pos_label_refused_for_multiclass(tmp_path):
+    df, _, _ = _multiclass(60)
+    with pytest.raises(vc.VeracityError, match=r"^pos_label= is for binary labels"):
+        vc.audit(make("duckdb", df, tmp_path), score=["c0", "c1", "c2"], label="y", pos_label=1)
+
+
+@pytest.mark.parametrize("backend", [*BACKENDS, "spark"])
+def test_slice_column_named_after_the_frames_column(backend, tmp_path, request):
+    df = _base(300).assign(**{"Region Code": lambda d: np.where(np.arange(300) % 2 == 0, "x", "y")})
+    got = vc.audit(make(backend, df, tmp_path, request), score="p", label="y", by="Region Code")
+    assert got.group_column == "Region Code"
+    assert "By Region Code:" in str(got)
+    assert got.to_dict()["by"] == "Region Code"

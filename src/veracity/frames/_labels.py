@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core._validation import VeracityError
-from ._aggregates import collect
+from ._aggregates import _flag, collect
 
 #: most distinct label values shown in a message
 SHOWN = 5
@@ -64,7 +64,7 @@ def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, li
     missing = col.is_null()
     if x.collect_schema()[label].is_float():
         missing = missing | col.is_nan().fill_null(True)
-    row = collect(x.select(missing.sum().alias("missing"),
+    row = collect(x.select(_flag(missing).sum().alias("missing"),
                            col.n_unique().alias("distinct"))).rows(named=True)[0]
     missing, distinct = int(row["missing"] or 0), int(row["distinct"] or 0)
     values: list[Any] = []

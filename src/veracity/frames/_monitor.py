@@ -117,7 +117,7 @@ def monitor_frame(fn: Any, data: Any, *args: Any, score: Any, label: Any, period
                           w.alias("_w"), key.alias("_g"),
                           (prep.rows if prep.rows is not None else nw.lit(True)).alias("_m"))
     if freq is not None:
-        missing = int(agg.collect(working.select(nw.col("_g").is_null().sum())).rows()[0][0] or 0)
+        missing = int(agg.collect(working.select(agg._flag(nw.col("_g").is_null()).sum())).rows()[0][0] or 0)
         if missing:
             raise VeracityError(f"column {periods!r} (periods) has {missing} missing values; drop or fill them")
     # every row's score and weight (labels of pending rows may be missing) ...

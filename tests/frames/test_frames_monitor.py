@@ -1,0 +1,128 @@
+"""``vc.monitor`` on every backend: per-period statistics grouped where the data lives.
+
+Oracles: the array form (``vc.monitor`` on numpy columns) for every number, and
+pandas' own grouping for the counts (labelled rows per period, pending rows per
+period), which the code under test never calls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import veracity as vc
+
+from .conftest import BACKENDS, dataset, make
+
+
+def logs(n: int = 3000, seed: int = 5) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = dataset(n, seed=seed)
+    start = np.datetime64("2025-11-20T00:00:00", "us")
+    df["ts"] = start + rng.integers(0, 150 * 86_400, n).astype("timedelta64[s]")
+    df["final"] = rng.random(n) < 0.8
+    return df
+
+
+def same_monitor(got, want):
+    assert [r.period for r in got.rows] == [r.period for r in want.rows]
+    for a, b in zip(got.rows, want.rows):
+        assert (a.pending, a.status, a.shift) == (b.pending, b.status, b.shift), a.period
+        for name in ("n", "base_rate", "conf", "gap", "ci_low", "ci_high", "ece", "brier", "nll", "psi"):
+            x, y = getattr(a, name), getattr(b, name)
+            assert (x != x and y != y) or x == pytest.approx(y, rel=1e-9, abs=1e-12), (a.period, name)
+    assert got.reference == want.reference
+    assert list(got.histograms) == list(want.histograms)
+    for key in want.histograms:
+        np.testing.assert_allclose(got.histograms[key], want.histograms[key], rtol=1e-12)
+
+
+CASES = [*((b, w) for b in BACKENDS for w in (False, True)), ("spark", True)]
+
+
+@pytest.mark.parametrize("backend, weighted", CASES, ids=[f"{b}-{'weighted' if w else 'unweighted'}" for b, w in CASES])
+def test_monthly_monitor_with_pending_rows_equals_the_arrays(backend, weighted, tmp_path, request):
+    df = logs()
+    frame = make(backend, df, tmp_path, request)
+    w = df["w"].to_numpy() if weighted else None
+    got = vc.monitor(frame, score="p", label="y", periods="ts", freq="M", mature="final",
+                     sample_weight="w" if weighted else None, min_count=50)
+    want = vc.monitor(df["p"].to_numpy(), df["y"].to_numpy(), df["ts"].to_numpy(), freq="M",
+                      mature=df["final"].to_numpy(), sample_weight=w, min_count=50)
+    same_monitor(got, want)
+    # pandas' own grouping is the oracle for the counts
+    month = df["ts"].dt.strftime("%Y-%m")
+    assert [r.period for r in got.rows] == sorted(month.unique()) == ["2025-11", "2025-12", "2026-01", "2026-02",
+                                                                      "2026-03", "2026-04"]
+    pending = (~df["final"]).groupby(month).sum()
+    assert {r.period: r.pending for r in got.rows} == {k: int(v) for k, v in pending.items()}
+    if not weighted:
+        labelled = df["final"].groupby(month).sum()
+        assert {r.period: r.n for r in got.rows} == {k: float(v) for k, v in labelled.items()}
+        for r in got.rows:
+            assert got.stats[r.period].count.sum() == labelled[r.period]
+
+
+@pytest.mark.parametrize("backend", ["polars-lazy", "duckdb", "csv", "dask"])
+@pytest.mark.parametrize("freq", ["D", "W", "Q", "Y"])
+def test_calendar_frequencies(backend, freq, tmp_path):
+    df = logs(1500, seed=8)
+    got = vc.monitor(make(backend, df, tmp_path), score="p", label="y", periods="ts", freq=freq, min_count=20)
+    want = vc.monitor(df["p"].to_numpy(), df["y"].to_numpy(), df["ts"].to_numpy(), freq=freq, min_count=20)
+    same_monitor(got, want)
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars-lazy", "duckdb", "dask"])
+def test_key_periods_logits_and_reference(backend, tmp_path):
+    df = logs(2000, seed=9)
+    got = vc.monitor(make(backend, df, tmp_path), score="logit", label="y", periods="segment", score_type="logit",
+                     bins=7, reference="south", level=0.9)
+    want = vc.monitor(df["logit"].to_numpy(), df["y"].to_numpy(), df["segment"].to_numpy(), score_type="logit",
+                      bins=7, reference="south", level=0.9)
+    same_monitor(got, want)
+    assert str(got) == str(want)
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars-lazy", "duckdb", "dask"])
+def test_pos_label_with_unlabelled_pending_rows(backend, tmp_path):
+    # pending rows have no label yet (None): only final labels are checked and counted
+    df = logs(1200, seed=10)
+    text = df.assign(y=np.where(df["final"], np.where(df["y"] == 1, "churn", "stay"), None))
+    got = vc.monitor(make(backend, text, tmp_path), score="p", label="y", periods="ts", freq="M", mature="final",
+                     pos_label="churn", min_count=30)
+    want = vc.monitor(df["p"].to_numpy(), df["y"].to_numpy(), df["ts"].to_numpy(), freq="M",
+                      mature=df["final"].to_numpy(), min_count=30)
+    same_monitor(got, want)
+
+
+@pytest.mark.parametrize(
+    "edit, kwargs, match",
+    [
+        (None, {"periods": "ts"}, r"^column 'ts' \(periods\) holds dates/times; pass freq="),
+        (None, {"periods": "segment", "freq": "M"}, r"^column 'segment' \(periods\) is String; with freq= it must"),
+        (None, {"periods": "ts", "freq": "H"}, r"^freq must be one of D, W, M, Q, Y; got 'H'"),
+        (None, {"periods": "ts", "freq": "M", "mature": "y"}, r"^column 'y' \(mature\) must be boolean"),
+        (None, {}, r"needs periods= naming the period or time column"),
+        (lambda d: d.assign(p=np.where(np.arange(len(d)) == 3, 1.5, d["p"])), {"periods": "segment"},
+         r"^column 'p' \(scores\) must hold probabilities in \[0, 1\]; 1 of 300"),
+        (lambda d: d.assign(y=np.where(np.arange(len(d)) == 3, 2, d["y"])), {"periods": "segment"},
+         r"^column 'y' \(labels\) must be binary 0/1 \(or bool\); 1 of 300"),
+        (lambda d: d.assign(ts=d["ts"].where(np.arange(len(d)) != 4)), {"periods": "ts", "freq": "M"},
+         r"^column 'ts' \(periods\) has 1 missing values; drop or fill them"),
+    ],
+)
+def test_bad_input_on_a_lazy_frame(edit, kwargs, match, tmp_path):
+    df = logs(300)
+    if edit is not None:
+        df = edit(df)
+    with pytest.raises(vc.VeracityError, match=match):
+        vc.monitor(make("duckdb", df, tmp_path), score="p", label="y", **kwargs)
+
+
+def test_pending_labels_are_not_checked(tmp_path):
+    # a label that is not final may be anything (here 7): it is counted as pending only
+    df = logs(500)
+    df["y"] = np.where(df["final"], df["y"], 7)
+    got = vc.monitor(make("duckdb", df, tmp_path), score="p", label="y", periods="ts", freq="M", mature="final")
+    assert sum(r.pending for r in got.rows) == int((~df["final"]).sum())
