@@ -231,3 +231,23 @@ def test_slice_column_named_after_the_frames_column(backend, tmp_path, request):
     assert got.group_column == "Region Code"
     assert "By Region Code:" in str(got)
     assert got.to_dict()["by"] == "Region Code"
+
+
+def test_cli_audit_pos_label_on_the_duckdb_engine(tmp_path):
+    # veracity audit FILE --engine duckdb --pos-label yes: the lazy path reads text labels too
+    import json
+    import subprocess
+    import sys
+
+    df = _base(120)
+    path = tmp_path / "scores.csv"
+    df.assign(y=np.where(df["y"] == 1, "yes", "no")).to_csv(path, index=False)
+    out = subprocess.run([sys.executable, "-m", "veracity", "audit", str(path), "--score", "p", "--label", "y",
+                          "--engine", "duckdb", "--pos-label", "yes", "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["metrics"]["brier"] == pytest.approx(vc.brier(df["p"].to_numpy(), df["y"].to_numpy()), rel=1e-12)
+    bad = subprocess.run([sys.executable, "-m", "veracity", "audit", str(path), "--score", "p", "--label", "y",
+                          "--engine", "duckdb", "--pos-label", "maybe"], capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    assert "is not among the values of column 'y'" in bad.stderr
