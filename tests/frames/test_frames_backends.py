@@ -167,14 +167,6 @@ def test_equal_mass_bins_exact_from_per_score_counts(backend, strategy, weighted
         same_audit(got.groups[key], want.groups[key])
 
 
-def test_equal_mass_edges_refused_beyond_the_distinct_limit(tmp_path, monkeypatch):
-    from veracity.frames import _api
-
-    monkeypatch.setattr(_api, "MAX_DISTINCT", 10)
-    with pytest.raises(vc.VeracityError, match=r"distinct scores' counts, over the limit of 10; round the scores"):
-        vc.audit(make("duckdb", dataset(200), tmp_path), score="p", label="y", strategy="quantile")
-
-
 def _multiclass_frame(n=900, seed=3, logits=False):
     import pandas as pd
 

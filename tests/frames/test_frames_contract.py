@@ -224,7 +224,7 @@ def test_pos_label_refused_for_multiclass(tmp_path):
         vc.audit(make("duckdb", df, tmp_path), score=["c0", "c1", "c2"], label="y", pos_label=1)
 
 
-@pytest.mark.parametrize("backend", [*BACKENDS, "spark"])
+@pytest.mark.parametrize("backend", BACKENDS)  # Spark: test_pos_label_text_labels_on_every_backend
 def test_slice_column_named_after_the_frames_column(backend, tmp_path, request):
     df = _base(300).assign(**{"Region Code": lambda d: np.where(np.arange(300) % 2 == 0, "x", "y")})
     got = vc.audit(make(backend, df, tmp_path, request), score="p", label="y", by="Region Code")

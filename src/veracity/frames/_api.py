@@ -116,6 +116,8 @@ class _Prepared:
     weight_scale = 1.0
     pooled: tuple[list[Any], str] | None = None
     score_type = "probability"
+    #: how approximate equal-mass edges were found (None: exact or equal-width)
+    edge_note: Any = None
 
     @property
     def multiclass(self) -> bool:
@@ -227,7 +229,8 @@ def _key_order(keys: list[Any]) -> list[Any]:
     return present + [k for k in keys if k is None]
 
 
-#: most distinct scores whose counts are brought back for exact equal-mass edges
+#: most distinct scores whose counts are brought back for exact equal-mass edges; beyond,
+#: the edges are approximate and their measured rank error is stated (see :mod:`._quantiles`)
 MAX_DISTINCT = 5_000_000
 
 
@@ -241,9 +244,12 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
     m, auto = _resolve_bins(bins, prep, counts)
     if strategy == "uniform":
         edges = _edges(m)
-    else:  # exact: the array rule applied to per-distinct-score counts
-        v, c, wsum = agg.distinct_scores(prep.working(False), score_type=prep.bin_score_type, limit=MAX_DISTINCT)
-        edges = agg.edges_from_distinct(v, c, wsum if prep.weight else None, m, strategy)
+    else:  # exact from per-distinct-score counts up to MAX_DISTINCT scores, else approximate (stated)
+        from ._quantiles import equal_mass_edges
+
+        edges, prep.edge_note = equal_mass_edges(
+            prep.working(False), bins=m, strategy=strategy, score_type=prep.bin_score_type,
+            weighted=prep.weight is not None, backend=prep.frame.backend, limit=MAX_DISTINCT)
     sums = agg.bin_sums(prep.working(grouped), bins=edges.size - 1, score_type=prep.bin_score_type,
                         threshold=threshold, grouped=grouped, edges=edges, strategy=strategy,
                         top_label=prep.multiclass)
@@ -341,7 +347,16 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
         out = replace(out, groups=groups, group_column=prep.by)
     if auto is not None:
         out = replace(out, extras={"auto_bins": auto, **out.extras})
+    if prep.edge_note is not None:
+        out = replace(out, extras={**out.extras, "bin_edges": prep.edge_note})
     return out
+
+
+def _warn_approximate(prep: _Prepared, what: str) -> None:
+    if prep.edge_note is not None:
+        import warnings
+
+        warnings.warn(f"{what}: {prep.edge_note}; vc.audit states it in its result", stacklevel=4)
 
 
 # ---------------------------------------------------------------------------------------
@@ -357,6 +372,7 @@ def reliability_frame(data: Any, *, score: Any, label: Any, sample_weight: Any =
     strategy = options.pop("strategy", "uniform")
     prep.require_lazy_support(what="vc.reliability")
     whole, _, _, _ = lazy_stats(prep, bins=options.pop("bins", 15), score_type=score_type, strategy=strategy)
+    _warn_approximate(prep, "vc.reliability")
     return ReliabilityTable.from_stats(whole, **options)
 
 
@@ -400,6 +416,7 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
         raise VeracityError(f"unknown option(s) for vc.{name}: {', '.join(sorted(options))}")
     whole, _, correct, _ = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
                                       strategy=strategy)
+    _warn_approximate(prep, f"vc.{name}")
     if name == "ece":
         return _formulas.ece_from_stats(whole, norm)
     if name == "mce":
