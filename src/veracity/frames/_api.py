@@ -166,7 +166,14 @@ class _Prepared:
         self.weight_scale = agg.weight_scale(counts) if self.weight else 1.0
         return counts
 
-    def require_lazy_support(self, *, what: str = "this", **flags: Any) -> None:
+    def require_lazy_support(self, *, what: str = "this", top_label: bool = False, **flags: Any) -> None:
+        """Refuse in one line what a lazy frame cannot do; ``top_label``: the caller reads
+        multiclass scores through :mod:`._multiclass` (staged columns, aligned on Dask too)."""
+        if self.multiclass and self.frame.backend == "dask" and not top_label:
+            raise VeracityError(
+                "multiclass scores on a Dask frame are not supported here (its row-wise max across columns is "
+                "not aligned); use vc.audit, which reads them on Dask, or DuckDB/polars/Spark"
+            )
         on = [name for name, value in flags.items() if value]
         if on:
             raise VeracityError(
@@ -312,7 +319,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
         options.pop(unused, None)
     if options.pop("multiclass", "top-label") != "top-label":
         raise VeracityError(f"vc.audit on a lazy {prep.frame.backend} frame audits binary scores; drop multiclass=")
-    prep.require_lazy_support(what="vc.audit", **flags)
+    prep.require_lazy_support(what="vc.audit", top_label=True, **flags)
     if not 0.0 <= threshold <= 1.0:
         raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
     table_options = {
@@ -370,7 +377,7 @@ def reliability_frame(data: Any, *, score: Any, label: Any, sample_weight: Any =
     if not prep.frame.lazy:
         return _call_in_memory(prep, reliability, score_type, **options)
     strategy = options.pop("strategy", "uniform")
-    prep.require_lazy_support(what="vc.reliability")
+    prep.require_lazy_support(what="vc.reliability", top_label=True)
     whole, _, _, _ = lazy_stats(prep, bins=options.pop("bins", 15), score_type=score_type, strategy=strategy)
     _warn_approximate(prep, "vc.reliability")
     return ReliabilityTable.from_stats(whole, **options)
@@ -393,7 +400,7 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
             "drop multiclass=/estimator= or collect the columns first"
         )
     strategy = options.pop("strategy", "uniform")
-    prep.require_lazy_support(what=f"vc.{name}")
+    prep.require_lazy_support(what=f"vc.{name}", top_label=True)
     if name == "auc":
         if options:
             raise VeracityError(f"unknown option(s) for vc.auc: {', '.join(sorted(options))}")
