@@ -451,3 +451,14 @@ def warn(message: str) -> None:
         level += 1
         frame = frame.f_back
     warnings.warn(message, stacklevel=level)
+
+
+def require_every_class(y: np.ndarray, w: np.ndarray | None, k: int, what: str) -> None:
+    """Refuse a multiclass calibration split in which some class has no (positively weighted) row."""
+    counts = np.bincount(y, minlength=k) if w is None else np.bincount(y, weights=w, minlength=k)
+    missing = np.flatnonzero(counts == 0)
+    if missing.size:
+        raise VeracityError(
+            f"{what} needs rows of every class; class {int(missing[0])} has none among the "
+            f"{y.size} calibration rows. Use a calibration split that holds every class, "
+            "or TemperatureScaling (one parameter for all classes)")

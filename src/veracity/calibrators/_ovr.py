@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import VeracityError
-from ._base import _REGISTRY, Calibrator
+from ._base import _REGISTRY, Calibrator, require_every_class
 
 #: binary calibrators that have a one-vs-rest multiclass form
 OVR_METHODS = ("platt", "isotonic", "beta", "histogram", "venn-abers")
@@ -57,13 +57,7 @@ class OneVsRest(Calibrator):
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         k = s.shape[1]
-        counts = np.bincount(y, minlength=k) if w is None else np.bincount(y, weights=w, minlength=k)
-        missing = np.flatnonzero(counts == 0)
-        if missing.size:
-            raise VeracityError(
-                f"one-vs-rest {self.method} needs rows of every class; class {int(missing[0])} "
-                f"has none among the {y.size} calibration rows. Use a calibration split that "
-                "holds every class, or TemperatureScaling (one parameter for all classes)")
+        require_every_class(y, w, k, f"one-vs-rest {self.method}")
         cols = np.ascontiguousarray(s.T)  # one transposing pass, then every class column is contiguous
         maps = []
         for j in range(k):

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import VeracityError
-from ._base import Calibrator, _is_multiclass
+from ._base import Calibrator, _is_multiclass, require_every_class
 from ._isotonic import pooled
 
 #: multiclass forms of Venn-ABERS on (N, K) scores
@@ -282,13 +282,7 @@ class PairwiseVennAbers(Calibrator):
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         k = s.shape[1]
-        counts = np.bincount(y, minlength=k) if w is None else np.bincount(y, weights=w, minlength=k)
-        missing = np.flatnonzero(counts == 0)
-        if missing.size:
-            raise VeracityError(
-                f"multiclass Venn-ABERS needs rows of every class; class {int(missing[0])} has none "
-                f"among the {y.size} calibration rows. Use a calibration split that holds every class, "
-                "or TemperatureScaling (one parameter for all classes)")
+        require_every_class(y, w, k, "multiclass Venn-ABERS")
         self.n_classes_ = k
         maps = []
         for i, j in class_pairs(k):

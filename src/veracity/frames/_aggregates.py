@@ -219,15 +219,27 @@ def bin_index(p: Any, bins: int, edges: np.ndarray | None, strategy: str) -> Any
 
 def distinct_scores(lf: Any, *, score_type: str, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(value, count, Σw)`` per distinct probability, sorted (refused beyond ``limit`` values)."""
-    import narwhals as nw
-
     x = lf.with_columns(_p=probability(score_type))
-    n_distinct = int(collect(x.select(nw.col("_p").n_unique())).rows()[0][0])
+    n_distinct = count_distinct(x)
     if n_distinct > limit:
         raise VeracityError(
             f"equal-mass bins on a lazy frame need the {n_distinct:,} distinct scores' counts, over the "
             f"limit of {limit:,}; round the scores (e.g. to 1e-5) or use strategy='uniform'"
         )
+    return per_value(x)
+
+
+def count_distinct(x: Any) -> int:
+    """The number of distinct probabilities ``_p`` (one aggregate)."""
+    import narwhals as nw
+
+    return int(collect(x.select(nw.col("_p").n_unique())).rows()[0][0])
+
+
+def per_value(x: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(value, count, Σw)`` per distinct probability ``_p``, sorted."""
+    import narwhals as nw
+
     t = collect(x.with_columns(_one=nw.lit(1, nw.Int64)).group_by("_p").agg(nw.col("_one").sum(),
                                                                              nw.col("_w").sum()))
     v = np.asarray(t.get_column("_p").to_list(), dtype=np.float64)

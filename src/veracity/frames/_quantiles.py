@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ._aggregates import collect, edges_from_distinct, probability
+from ._aggregates import collect, count_distinct, edges_from_distinct, per_value, probability
 
 #: fine equal-width bins of the histogram method
 FINE = 1 << 16
@@ -57,24 +57,6 @@ class ApproxEdges:
         bound = "" if self.bound is None else f"; the method guarantees <= {self.bound:.3g}"
         return (f"equal-mass edges are approximate ({self.distinct:,} distinct scores, over the exact limit of "
                 f"{self.limit:,}): {self.method}; measured rank error of the edges {self.rank_error:.3g}{bound}")
-
-
-def count_distinct(x: Any) -> int:
-    import narwhals as nw
-
-    return int(collect(x.select(nw.col("_p").n_unique())).rows()[0][0])
-
-
-def per_value(x: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(value, count, Σw)`` per distinct probability ``_p``, sorted."""
-    import narwhals as nw
-
-    t = collect(x.with_columns(_one=nw.lit(1, nw.Int64)).group_by("_p").agg(nw.col("_one").sum(),
-                                                                             nw.col("_w").sum()))
-    v = np.asarray(t.get_column("_p").to_list(), dtype=np.float64)
-    order = np.argsort(v)
-    return (v[order], np.asarray(t.get_column("_one").to_list(), dtype=np.int64)[order],
-            np.asarray(t.get_column("_w").to_list(), dtype=np.float64)[order])
 
 
 def _histogram_cuts(x: Any, levels: np.ndarray) -> tuple[np.ndarray, float]:
