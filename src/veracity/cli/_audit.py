@@ -29,6 +29,16 @@ from ._common import add_input_arguments, add_json_argument, emit, inputs, note,
 from ._labels import add_pos_label_argument, apply_pos_label
 
 
+
+def add_engine_arguments(parser: argparse.ArgumentParser, engine_help: str) -> None:
+    """``--engine``, ``--spark-master`` and ``--memory-limit``, as audit and fit share them."""
+    parser.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark", "dask"],
+                        help=engine_help)
+    parser.add_argument("--spark-master", default="local[*]",
+                        help="Spark master URL for --engine spark (default: local[*])")
+    parser.add_argument("--memory-limit", default=None,
+                        help="DuckDB memory limit for --engine duckdb/auto, e.g. 4GB (default: 1GB)")
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     parser.add_argument("--bins", type=_bins, default=15,
@@ -46,15 +56,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_pos_label_argument(parser)
     parser.add_argument("--max-groups", type=int, default=100, metavar="N",
                         help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
-    parser.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark", "dask"],
-                        help="auto (default): DuckDB, lazily, for globs, directories and files over "
-                             f"{AUTO_BYTES >> 20} MB, else memory; memory: load the needed columns; duckdb: "
-                             "out of core inside DuckDB; spark: a Spark session (--spark-master); dask: "
-                             "Dask DataFrame. Every engine gives the same numbers")
-    parser.add_argument("--spark-master", default="local[*]",
-                        help="Spark master URL for --engine spark (default: local[*])")
-    parser.add_argument("--memory-limit", default=None,
-                        help="DuckDB memory limit for --engine duckdb/auto, e.g. 4GB (default: 1GB)")
+    add_engine_arguments(
+        parser, f"auto (default): DuckDB, lazily, for globs, directories and files over {AUTO_BYTES >> 20} MB, "
+                "else memory; memory: load the needed columns; duckdb: out of core inside DuckDB; spark: a "
+                "Spark session (--spark-master); dask: Dask DataFrame. Every engine gives the same numbers")
     honest = parser.add_argument_group("honest estimators (how far the numbers can be trusted)")
     honest.add_argument("--bootstrap", "--ci", dest="ci", nargs="?", const="bca", default=None,
                         choices=["percentile", "bca"],

@@ -42,17 +42,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ties", default="allow", choices=["allow", "strict"],
                         help="isotonic tie policy (default: allow)")
     add_pos_label_argument(parser)
-    from ._audit import AUTO_BYTES
+    from ._audit import AUTO_BYTES, add_engine_arguments
 
-    parser.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark", "dask"],
-                        help="auto (default): DuckDB, lazily, for globs, directories and files over "
-                             f"{AUTO_BYTES >> 20} MB when the method fits on a frame (temperature, platt, "
-                             "isotonic, histogram), else memory; duckdb/spark/dask: fit from aggregates "
-                             "where the data lives (never loaded whole). Every engine fits the same map")
-    parser.add_argument("--spark-master", default="local[*]",
-                        help="Spark master URL for --engine spark (default: local[*])")
-    parser.add_argument("--memory-limit", default=None,
-                        help="DuckDB memory limit for --engine duckdb/auto, e.g. 4GB (default: 1GB)")
+    add_engine_arguments(
+        parser, f"auto (default): DuckDB, lazily, for globs, directories and files over {AUTO_BYTES >> 20} MB "
+                "when the method fits on a frame (temperature, platt, isotonic, histogram), else memory; "
+                "duckdb/spark/dask: fit from aggregates where the data lives (never loaded whole). Every "
+                "engine fits the same map")
     parser.add_argument("--out", required=True, help="path of the JSON artifact to write")
     add_json_argument(parser)
 

@@ -289,10 +289,14 @@ def check_logit_scale(s: np.ndarray, name: str = "scores") -> None:
     silently fit the wrong map (seed 000's temperature on probabilities: τ = 0.36
     instead of 7.4). Checked on fit data (at least 2 distinct values).
     """
-    lo, hi = float(s.min()), float(s.max())
+    check_logit_range(float(s.min()), float(s.max()), s.size, name)
+
+
+def check_logit_range(lo: float, hi: float, size: int, name: str = "scores") -> None:
+    """:func:`check_logit_scale` from the scores' min and max (what a lazy frame's aggregate returns)."""
     if lo >= 0.0 and hi <= 1.0 and hi > lo:
         raise VeracityError(
-            f"{name} were declared score_type='logit' but all {s.size} lie in [0, 1] "
+            f"{name} were declared score_type='logit' but all {size} lie in [0, 1] "
             f"(min={lo:.3g}, max={hi:.3g}): they look like probabilities (predict_proba "
             "output). Drop score_type='logit' (probabilities are the default), or pass the "
             "raw logits / decision_function values"
@@ -498,6 +502,7 @@ __all__ = [
     "as_float_array",
     "binary_nll_terms",
     "check_binary_labels",
+    "check_logit_range",
     "check_logit_scale",
     "check_probabilities",
     "check_same_index",

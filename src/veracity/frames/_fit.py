@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import PROB_EPS, VeracityError
+from ..core._validation import PROB_EPS, VeracityError, check_logit_range
 from . import _aggregates as agg
 from ._api import _Prepared
 
@@ -150,21 +150,10 @@ def _hash(summary: dict[str, float]) -> str:
     return hashlib.sha256(("aggregate:" + text).encode()).hexdigest()[:32]
 
 
-def _check_logit_scale(lo: float, hi: float, size: int) -> None:
-    """:func:`veracity.core._validation.check_logit_scale` from the column's min and max."""
-    if lo >= 0.0 and hi <= 1.0 and hi > lo:
-        raise VeracityError(
-            f"scores were declared score_type='logit' but all {size} lie in [0, 1] "
-            f"(min={lo:.3g}, max={hi:.3g}): they look like probabilities (predict_proba "
-            "output). Drop score_type='logit' (probabilities are the default), or pass the "
-            "raw logits / decision_function values"
-        )
-
-
 def _check_binary(cal: Any, counts: dict[str, Any], summary: dict[str, float]) -> None:
     """The array fit's checks beyond the input contract: logit scale, both classes present."""
     if cal.score_type == "logit":
-        _check_logit_scale(float(counts["s_min"]), float(counts["s_max"]), int(counts["n"]))
+        check_logit_range(float(counts["s_min"]), float(counts["s_max"]), int(counts["n"]))
     n, n_pos = int(summary["n"]), int(summary["n_pos"])
     if n_pos == 0 or n_pos == n:
         only = "1" if n_pos == n else "0"
@@ -321,7 +310,7 @@ def _fit_multiclass_temperature(cal: Any, prep: _Prepared, counts: dict[str, Any
     s = obj.summary
     n = int(s["n"])
     if cal.score_type == "logit":
-        _check_logit_scale(s["lo"], s["hi"], n * obj.k)
+        check_logit_range(s["lo"], s["hi"], n * obj.k)
     if int(s["classes"]) < 2:
         raise VeracityError(
             f"{cal.name} needs at least 2 classes in the fit data; all {n} labels are "
