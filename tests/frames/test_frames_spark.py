@@ -46,7 +46,7 @@ def test_spark_logits_metrics_and_bad_input(spark, tmp_path, request):
 
 
 def test_spark_exact_auc_over_many_score_ranges(spark, tmp_path, request, monkeypatch):
-    # one shuffle by (slice, range) of ~300 rows; rank() and peer sums inside each, ties included
+    # one shuffle by score range (~300 rows each) into numpy in the Python workers, ties included
     from veracity.frames import _aggregates as agg
 
     monkeypatch.setattr(agg, "ROWS_PER_TASK", 300)
@@ -61,3 +61,15 @@ def test_spark_exact_auc_over_many_score_ranges(spark, tmp_path, request, monkey
                                                                   sample_weight=w[rows]), rel=1e-12)
     assert vc.auc(frame, score="logit", label="y", score_type="logit") == vc.auc(
         df["logit"].to_numpy(), df["y"].to_numpy(), score_type="logit")
+
+
+def test_spark_gives_each_score_range_its_own_task(spark):
+    from pyspark.sql import functions as F
+
+    from veracity.frames._spark import spread_keys
+
+    keys = spread_keys(spark, 7)
+    frame = spark.createDataFrame([(k,) for k in keys], "k int").repartition(7, "k")
+    placed = frame.select("k", F.spark_partition_id().alias("part")).collect()
+    assert sorted(row["part"] for row in placed) == list(range(7))
+    assert {row["k"]: row["part"] for row in placed} == {k: i for i, k in enumerate(keys)}

@@ -407,7 +407,7 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
         table = auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
                           bounds=score_bounds(cuts or [], score_type))
         return combine_ranges(table, grouped=grouped, weighted=weighted)
-    if backend == "pyspark":  # one shuffle by (slice, range); rank() and peer sums in each task
+    if backend == "pyspark":  # one shuffle by range; numpy in the Python workers (see ._spark)
         from ._spark import auc_table as spark_auc_table
 
         table = spark_auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
