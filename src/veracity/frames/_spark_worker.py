@@ -7,7 +7,7 @@ The rows of a partition belong to one or more score ranges (cut at ``bounds``
 on the score's own axis; a row with score ``s`` is in range
 ``#{b in bounds: b <= s}``, as :func:`._spark.range_column` computes it). Per
 (slice, range) the positives are looked up in the sorted negatives of the same
-slice — no sort of the positives, no per-row Python:
+slice (both sorted: sorted lookups stay in cache) — no per-row Python:
 
 .. math:: 2U_r = \sum_{i \in r,\ y_i = 1} w_i\,\big(W_-^{(r)}(<s_i) + W_-^{(r)}(\le s_i)\big)
 
@@ -65,6 +65,11 @@ def _one_slice(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
     ranges = edges.size + 1
     is_pos = y.astype(bool, copy=False)
     s_pos, s_neg = s[is_pos], s[~is_pos]
+    if w is None:  # sorted lookups are ~8x faster than random ones (cache), and a sort is cheap
+        s_pos = np.sort(s_pos)
+    else:
+        order = np.argsort(s_pos)
+        s_pos, w_pos = s_pos[order], w[is_pos][order]
     r_pos = np.searchsorted(edges, s_pos, side="right")
     r_neg = np.searchsorted(edges, s_neg, side="right")
     if w is None:
@@ -79,8 +84,8 @@ def _one_slice(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
         pos = np.bincount(r_pos, minlength=ranges).astype(np.int64)
         neg = np.bincount(r_neg, minlength=ranges).astype(np.int64)
     else:
-        w_pos, w_neg = w[is_pos], w[~is_pos]
-        order = np.argsort(s_neg, kind="stable")
+        w_neg = w[~is_pos]
+        order = np.argsort(s_neg)
         neg_sorted = s_neg[order]
         cum = np.concatenate(([0.0], np.cumsum(w_neg[order])))  # cum[j]: weight of the j lowest negatives
         lt = cum[np.searchsorted(neg_sorted, s_pos, side="left")]
