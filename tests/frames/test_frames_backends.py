@@ -228,3 +228,32 @@ def test_exact_auc_over_many_score_ranges(backend, weighted, tmp_path, monkeypat
             roc_auc_score(df["y"][rows], df["p"][rows], sample_weight=None if w is None else w[rows]), rel=1e-12)
     logit = vc.auc(frame, score="logit", label="y", score_type="logit")
     assert logit == vc.auc(df["logit"].to_numpy(), df["y"].to_numpy(), score_type="logit")
+
+
+def test_dask_local_scheduler_chunked_passes_and_in_memory_shuffle(monkeypatch):
+    # no cluster: partitions are read in small chunks and the AUC shuffle is Dask's in-memory "tasks"
+    dd = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    from veracity.frames import _aggregates as agg
+    from veracity.frames import _dask
+
+    def no_client():
+        raise ValueError("no client")
+
+    monkeypatch.setattr(distributed, "default_client", no_client)
+    monkeypatch.setattr(_dask, "CHUNK_ROWS", 256)
+    monkeypatch.setattr(agg, "ROWS_PER_TASK", 300)
+    assert _dask._shuffle_method() == "tasks"
+    with dask.config.set({"dataframe.shuffle.method": "disk"}):
+        assert _dask._shuffle_method() is None  # the user's choice stands
+    df = dataset(seed=8)
+    with dask.config.set(scheduler="synchronous"):
+        got = vc.audit(dd.from_pandas(df, npartitions=3), score="p", label="y", by="segment", sample_weight="w")
+    want = vc.audit(df["p"].to_numpy(), df["y"].to_numpy(), sample_weight=df["w"].to_numpy(),
+                    by=df["segment"].to_numpy(), by_name="segment")
+    same_audit(got, want)
+    assert got.auc == pytest.approx(roc_auc_score(df["y"], df["p"], sample_weight=df["w"]), rel=1e-12)
+    for key in want.groups:
+        same_audit(got.groups[key], want.groups[key])

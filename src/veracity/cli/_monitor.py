@@ -30,6 +30,20 @@ from ._common import add_input_arguments, emit
 ACTIONS = ("init", "log", "outcomes", "status", "recalibrate", "scan")
 
 
+#: what each sub-command does, shown by ``veracity monitor COMMAND --help``
+_DESCRIPTIONS = {
+    "init": "Create an empty monitoring store (a DuckDB file) to log predictions and outcomes into.",
+    "log": "Store predictions (id, time, score and slice columns) from a CSV or Parquet file; "
+           "re-sending a stored row is a no-op; a changed score or time is refused unless --replace.",
+    "outcomes": "Store outcomes (0/1 labels) from a CSV or Parquet file, joined to the stored predictions by id.",
+    "status": "Calibration per period and slice from the store: reliability, ECE with intervals, label "
+              "maturity, alerts and a diagnosis of what drifted.",
+    "recalibrate": "Fit a calibrator on a mature window of the store and report it on the next window "
+                   "(a ledger of before and after).",
+    "scan": "A one-off per-period calibration table of one file, without a store.",
+}
+
+
 def _json_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH|-",
                    help="print JSON instead of the table (or also write it to PATH)")
@@ -58,11 +72,13 @@ def _period_args(p: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
-    p = sub.add_parser("init", help="create a monitoring store")
+    p = sub.add_parser("init", description=_DESCRIPTIONS["init"],
+                       help="create a monitoring store")
     _store_arg(p)
     _json_arg(p)
 
-    p = sub.add_parser("log", help="store predictions (id, time, score, slices)")
+    p = sub.add_parser("log", description=_DESCRIPTIONS["log"],
+                       help="store predictions (id, time, score, slices)")
     _store_arg(p)
     p.add_argument("file", metavar="FILE", help="CSV or Parquet file of predictions")
     p.add_argument("--id", required=True, help="prediction id column (the key)")
@@ -74,7 +90,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--replace", action="store_true", help="overwrite stored rows whose score or time differ")
     _json_arg(p)
 
-    p = sub.add_parser("outcomes", help="store outcomes (labels) joined by prediction id")
+    p = sub.add_parser("outcomes", description=_DESCRIPTIONS["outcomes"],
+                       help="store outcomes (labels) joined by prediction id")
     _store_arg(p)
     p.add_argument("file", metavar="FILE", help="CSV or Parquet file of outcomes")
     p.add_argument("--id", required=True, help="prediction id column")
@@ -83,7 +100,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--replace", action="store_true", help="overwrite stored outcomes whose label differs")
     _json_arg(p)
 
-    p = sub.add_parser("status", help="calibration per period and slice, alerts and diagnosis")
+    p = sub.add_parser("status", description=_DESCRIPTIONS["status"],
+                       help="calibration per period and slice, alerts and diagnosis")
     _store_arg(p)
     _period_args(p)
     p.add_argument("--level", type=float, default=0.95, help="level of the printed intervals (default: 0.95)")
@@ -98,7 +116,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--fail-on-alert", action="store_true", help="exit with code 1 when any alert fires")
     _json_arg(p)
 
-    p = sub.add_parser("recalibrate", help="fit a calibrator on a mature window, ledger on the next")
+    p = sub.add_parser("recalibrate", description=_DESCRIPTIONS["recalibrate"],
+                       help="fit a calibrator on a mature window, ledger on the next")
     _store_arg(p)
     _period_args(p)
     p.add_argument("--method", default="platt", help="temperature, platt, isotonic, histogram, beta, venn-abers")
@@ -108,7 +127,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=None, help="write the calibrator's JSON artifact here")
     _json_arg(p)
 
-    p = sub.add_parser("scan", help="one-off per-period table of one file (no store)")
+    p = sub.add_parser("scan", description=_DESCRIPTIONS["scan"],
+                       help="one-off per-period table of one file (no store)")
     add_input_arguments(p)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--period", default=None, help="column holding the period key (e.g. month)")

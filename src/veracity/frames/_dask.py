@@ -1,16 +1,16 @@
-r"""Dask's exact AUC: one shuffle of the rows by score range, then a numpy sort per task.
+r"""Dask: the exact AUC in one shuffle by score range, and the per-partition numpy passes.
 
 narwhals has no ordered window on Dask, and grouping by every distinct score
 first (the generic form) is a shuffle of a table as large as the data. Here the
 working rows are tagged with their score range (a ``searchsorted`` on the cut
-points), shuffled once by range, and each task sorts its rows and computes, per
-(slice, range) segment, every positive's share of :math:`2U`
+points), shuffled once by range, and each task computes its ranges' Mann–Whitney
+numerators with :func:`._range_auc.slice_numerators` (the same numpy code as
+Spark's workers; unweighted sums are int64, exact for any N). Only one row per
+(slice, range) comes back.
 
-.. math:: 2U_r = \sum_{i:\,y_i=1} w_i\,\big(W_-^{(r)}(<s_i) + W_-^{(r)}(\le s_i)\big)
-
-from one cumulative sum of the negative weights (ties: the sums at the first and
-last row of each run of equal scores). Unweighted sums are int64 — exact for any
-N. Only one row per (slice, range) comes back.
+The input contract's counts and the per-bin sums are one numpy pass per
+partition, in chunks of :data:`CHUNK_ROWS` rows so that a large partition's
+temporaries stay small.
 """
 
 from __future__ import annotations
@@ -20,60 +20,57 @@ from typing import Any
 import numpy as np
 
 
-def _segment_numerators(df: Any, grouped: bool, weighted: bool) -> Any:
-    """One row per (slice, range) of ``df``: ``_num`` (= 2U), ``_pos``, ``_neg``."""
+def _segment_numerators(df: Any, grouped: bool, weighted: bool, bounds: np.ndarray) -> Any:
+    """One row per (slice, range) of ``df``: ``_num`` (= 2U), ``_pos``, ``_neg`` (see :mod:`._range_auc`)."""
     import pandas as pd
 
-    keys = ["_g", "_r"] if grouped else ["_r"]
-    if len(df) == 0:
-        return pd.DataFrame({**{k: df[k].iloc[:0] for k in keys},
-                             "_num": np.zeros(0, np.float64 if weighted else np.int64),
-                             "_pos": np.zeros(0, np.float64 if weighted else np.int64),
-                             "_neg": np.zeros(0, np.float64 if weighted else np.int64)})
+    from ._range_auc import slice_numerators
+
+    kind = np.float64 if weighted else np.int64
     s = df["_s"].to_numpy(dtype=np.float64)
-    r = df["_r"].to_numpy()
-    # the range is a non-decreasing function of the score: sorting by score sorts by range too
+    y = df["_y"].to_numpy(dtype=bool)
+    w = df["_w"].to_numpy(dtype=np.float64) if weighted else None
     if grouped:
-        g_codes, g_values = pd.factorize(df["_g"], sort=False)
-        order = np.lexsort((s, g_codes))
-        g_codes = g_codes[order]
+        codes, keys = pd.factorize(df["_g"], sort=False)
     else:
-        order = np.argsort(s)
-    s, r = s[order], r[order]
-    is_pos = df["_y"].to_numpy()[order]
-    if weighted:
-        w = df["_w"].to_numpy(dtype=np.float64)[order]
-        pos, neg = np.where(is_pos, w, 0.0), np.where(is_pos, 0.0, w)
-    else:
-        pos, neg = is_pos.astype(np.int64), (~is_pos).astype(np.int64)
-    n = s.size
-    new_seg = np.empty(n, dtype=bool)
-    new_seg[0] = True
-    new_seg[1:] = r[1:] != r[:-1]
+        codes, keys = np.zeros(s.size, np.intp), [None]
+    frames = []
+    for k, key in enumerate(keys):  # a loop over slices, never rows
+        rows = codes == k
+        r, num, pos, neg = slice_numerators(s[rows], y[rows], None if w is None else w[rows], bounds)
+        part = {"_r": r.astype(df["_r"].dtype), "_num": num.astype(kind), "_pos": pos.astype(kind),
+                "_neg": neg.astype(kind)}
+        frames.append(pd.DataFrame({"_g": [key] * r.size, **part} if grouped else part))
+    if not frames:
+        cols = {"_r": df["_r"].iloc[:0], **{k: np.zeros(0, kind) for k in ("_num", "_pos", "_neg")}}
+        return pd.DataFrame({"_g": df["_g"].iloc[:0], **cols} if grouped else cols)
+    out = pd.concat(frames, ignore_index=True)
     if grouped:
-        new_seg[1:] |= g_codes[1:] != g_codes[:-1]
-    new_val = new_seg.copy()
-    new_val[1:] |= s[1:] != s[:-1]
-    seg_start = np.flatnonzero(new_seg)
-    val_start = np.flatnonzero(new_val)
-    val_end = np.append(val_start[1:], n) - 1
-    cneg = np.cumsum(neg)
-    before = cneg - neg  # negatives strictly before each row (whole partition)
-    seg_base = np.repeat(before[seg_start], np.diff(np.append(seg_start, n)))
-    run = np.diff(np.append(val_start, n))
-    lt = np.repeat(before[val_start], run) - seg_base  # W-(<s) inside the segment
-    le = np.repeat(cneg[val_end], run) - seg_base  # W-(<=s)
-    num = pos * (lt + le)
-    out = {k: (g_values[g_codes[seg_start]] if k == "_g" else r[seg_start]) for k in keys}
-    out.update(_num=np.add.reduceat(num, seg_start), _pos=np.add.reduceat(pos, seg_start),
-               _neg=np.add.reduceat(neg, seg_start))
-    return pd.DataFrame(out)
+        out["_g"] = out["_g"].astype(df["_g"].dtype)
+    return out
 
 
 def _tag_ranges(df: Any, bounds: np.ndarray) -> Any:
     """Each row's score range, and its label as a boolean (less to shuffle)."""
     r = np.searchsorted(bounds, df["_s"].to_numpy(dtype=np.float64), side="right").astype(np.int32)
     return df.assign(_y=df["_y"].to_numpy(dtype=np.float64) == 1.0, _r=r)
+
+
+def _shuffle_method() -> str | None:
+    """The user's configured shuffle method, else Dask's own on a distributed cluster (p2p), else
+    in-memory ``"tasks"``: on the local schedulers Dask's default ("disk", through partd) was both
+    slower and larger here (1e8 rows: 30 s / 6.8 GB against 20 s / 4.5 GB)."""
+    import dask
+
+    if dask.config.get("dataframe.shuffle.method", None):
+        return None
+    try:
+        from distributed import default_client
+
+        default_client()
+        return None
+    except (ImportError, ValueError):
+        return "tasks"
 
 
 def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -> dict[str, list]:
@@ -88,14 +85,14 @@ def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -
     ranges = edges.size + 1
     # every range in one task: shuffle by range (one range, or a single partition: gather it)
     if ranges > 1:
-        x = x.shuffle(on="_r", npartitions=ranges)
+        x = x.shuffle(on="_r", npartitions=ranges, shuffle_method=_shuffle_method())
     elif x.npartitions > 1:
         x = x.repartition(npartitions=1)
     keys = ["_g", "_r"] if grouped else ["_r"]
     kind = np.float64 if weighted else np.int64
     out_meta = pd.DataFrame({**{k: x._meta[k] for k in keys}, "_num": np.zeros(0, kind),
                              "_pos": np.zeros(0, kind), "_neg": np.zeros(0, kind)})
-    table = x.map_partitions(_segment_numerators, grouped, weighted, meta=out_meta).compute()
+    table = x.map_partitions(_segment_numerators, grouped, weighted, edges, meta=out_meta).compute()
     return {name: table[name].tolist() for name in table.columns}
 
 
@@ -105,6 +102,21 @@ def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -
 _CONTRACT_SUMS = ("n", "s_miss", "s_inf", "p_bad", "y_bad", "w_bad", "w_neg", "w_sum", "y_sum")
 _CONTRACT_MIN = ("s_min", "y_min", "w_min")
 _CONTRACT_MAX = ("s_max", "y_max", "w_max")
+
+
+#: rows per numpy pass inside a partition (a partition of 1e7+ rows would otherwise make
+#: a dozen full-size temporaries at once)
+CHUNK_ROWS = 1 << 20
+
+
+def _in_chunks(df: Any, part_fn: Any, *args: Any) -> Any:
+    """``part_fn`` over ``CHUNK_ROWS``-row slices of ``df``, its rows concatenated (they are summed later)."""
+    import pandas as pd
+
+    if len(df) <= CHUNK_ROWS:
+        return part_fn(df, *args)
+    return pd.concat([part_fn(df.iloc[i:i + CHUNK_ROWS], *args) for i in range(0, len(df), CHUNK_ROWS)],
+                     ignore_index=True)
 
 
 def _column(df: Any, name: str) -> np.ndarray:
@@ -138,7 +150,8 @@ def _contract_part(df: Any) -> Any:
 
 def contract_counts(ddf: Any) -> dict[str, Any]:
     """The same counts as :func:`._aggregates.contract_counts`, from one row per partition."""
-    parts = ddf[["_s", "_y", "_w"]].map_partitions(_contract_part, meta=_contract_part(ddf._meta)).compute()
+    parts = ddf[["_s", "_y", "_w"]].map_partitions(_in_chunks, _contract_part,
+                                                   meta=_contract_part(ddf._meta)).compute()
     out: dict[str, Any] = {k: int(parts[k].sum()) for k in _CONTRACT_SUMS if k not in ("w_sum", "y_sum")}
     out["w_sum"], out["y_sum"] = float(parts["w_sum"].sum()), float(parts["y_sum"].sum())
     for k in _CONTRACT_MIN:
@@ -210,7 +223,7 @@ def bin_sums(ddf: Any, *, edges: np.ndarray, strategy: str, score_type: str, thr
     cols = [*(["_g"] if grouped else []), "_s", "_y", "_w", *(["_l"] if top_label else [])]
     x = ddf[cols]
     args = (edges, strategy, score_type, threshold, grouped, top_label)
-    table = x.map_partitions(_bins_part, *args, meta=_bins_part(x._meta, *args)).compute()
+    table = x.map_partitions(_in_chunks, _bins_part, *args, meta=_bins_part(x._meta, *args)).compute()
     m = edges.size - 1
     out: dict[Any, dict[str, np.ndarray]] = {}
     for key, part in (table.groupby("_g", sort=False, dropna=False) if grouped else [(None, table)]):

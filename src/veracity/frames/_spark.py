@@ -4,7 +4,7 @@ Per (slice, score range) the AUC needs its rows in score order. A ranked window
 in Spark SQL buffers every row of a range (measured at 1e8 rows in ``local[2]``:
 ~105 s); here the rows are shuffled once by their range — one range per shuffle
 partition, the range keys chosen so that Spark's hash puts each in its own
-partition — and :func:`._spark_worker.range_numerators` sorts each range's
+partition — and :func:`._range_auc.range_numerators` sorts each range's
 negatives with numpy and looks the positives up in them (``mapInArrow``; only one
 row per (slice, range) comes back). The worker module imports only numpy and
 pyarrow and is pickled by value: executors need no veracity install.
@@ -54,9 +54,9 @@ def auc_table(df: Any, *, weighted: bool, grouped: bool, bounds: list[float]) ->
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    from . import _spark_worker
+    from . import _range_auc
 
-    cloudpickle.register_pickle_by_value(_spark_worker)
+    cloudpickle.register_pickle_by_value(_range_auc)
     ranges = len(bounds) + 1
     cols = [*(["_g"] if grouped else []), "_s", (F.col("_y") == 1.0).alias("_y"), *(["_w"] if weighted else [])]
     if ranges == 1:
@@ -70,7 +70,7 @@ def auc_table(df: Any, *, weighted: bool, grouped: bool, bounds: list[float]) ->
         *([df.schema["_g"]] if grouped else []), T.StructField("_r", T.LongType()),
         T.StructField("_num", number), T.StructField("_pos", number), T.StructField("_neg", number),
     ])
-    body = partial(_spark_worker.range_numerators, bounds=[float(b) for b in bounds], grouped=grouped,
+    body = partial(_range_auc.range_numerators, bounds=[float(b) for b in bounds], grouped=grouped,
                    weighted=weighted)
     with warnings.catch_warnings():  # pyspark's pandas-version notice: mapInArrow uses no pandas
         warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",

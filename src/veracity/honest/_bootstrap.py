@@ -126,7 +126,7 @@ class BootstrapIntervals(Display):
                              align="lrlrll")
         return (
             f"Bootstrap intervals ({self.method}, {self.n_resamples} resamples of {self.n} rows, "
-            f"seed {self.seed}):\n{table}"
+            f"random_state {self.seed}):\n{table}"
         )
 
 

@@ -107,7 +107,7 @@ class NoiseFloor(Display):
         )
         return (
             f"ECE noise floor ({self.norm}; labels redrawn as Bernoulli(p), {self.n_redraws} "
-            f"redraws, seed {self.seed}; {self.n} rows, {self.bins} {self.strategy} bins):\n"
+            f"redraws, random_state {self.seed}; {self.n} rows, {self.bins} {self.strategy} bins):\n"
             f"{table}\n({self.verdict()})"
         )
 

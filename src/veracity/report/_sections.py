@@ -462,7 +462,7 @@ def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_f
         ["target recall", "—" if target_recall is None else f"{target_recall:g}"],
         ["weights", "yes" if options["sample_weight"] is not None else "no"],
         ["summary intervals", "—" if _interval_of(result) is None
-         else _e(f"{_interval_of(result)[3]}, seed 0")],
+         else _e(f"{_interval_of(result)[3]}, random_state 0")],
         ["veracity", _e(__version__)],
     ]
     if timestamp:

@@ -1,4 +1,5 @@
-r"""What runs inside Spark's Python workers: the exact AUC's numerators of one shuffle partition.
+r"""The exact AUC's numerators of one shuffle partition, in numpy: what Spark's Python
+workers and Dask's tasks run after the rows were shuffled by score range.
 
 Imports only numpy and pyarrow, and :mod:`._spark` registers this module to be
 pickled *by value*, so a cluster's executors need no veracity install.
@@ -47,7 +48,7 @@ def range_numerators(batches: Iterator[Any], bounds: list[float], grouped: bool,
     out: dict[str, list[Any]] = {"_k": [], "_r": [], "_num": [], "_pos": [], "_neg": []}
     for k in range(1 if keys is None else len(keys)):  # a loop over slices, never rows
         rows = slice(None) if keys is None else slice_of == k
-        r, num, pos, neg = _one_slice(s[rows], y[rows], None if w is None else w[rows], edges)
+        r, num, pos, neg = slice_numerators(s[rows], y[rows], None if w is None else w[rows], edges)
         out["_k"].append(np.full(r.size, k, np.int64))
         for name, part in (("_r", r), ("_num", num), ("_pos", pos), ("_neg", neg)):
             out[name].append(part)
@@ -59,9 +60,12 @@ def range_numerators(batches: Iterator[Any], bounds: list[float], grouped: bool,
     yield pa.RecordBatch.from_pydict(arrays)
 
 
-def _one_slice(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+def slice_numerators(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
                edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per range present: (range, 2U, positives, negatives) of one slice's rows."""
+    """Per range present: (range, 2U, positives, negatives) of one slice's rows ``s, y (0/1), w``.
+
+    Unweighted (``w`` None): int64 counts and an int64 2U; weighted: float sums.
+    """
     ranges = edges.size + 1
     is_pos = y.astype(bool, copy=False)
     s_pos, s_neg = s[is_pos], s[~is_pos]

@@ -21,7 +21,7 @@ from sklearn.metrics import roc_auc_score
 
 import veracity as vc
 from veracity.frames._aggregates import combine_ranges
-from veracity.frames._spark_worker import range_numerators
+from veracity.frames._range_auc import range_numerators
 
 
 def _batches(s, y, w=None, g=None, size=7):
@@ -104,10 +104,10 @@ def test_any_cut_points_give_the_same_exact_auc(rows, cuts):
 
 def test_the_worker_runs_where_veracity_is_not_installed():
     cloudpickle = pytest.importorskip("pyspark.cloudpickle")
-    from veracity.frames import _spark_worker
+    from veracity.frames import _range_auc
 
-    cloudpickle.register_pickle_by_value(_spark_worker)
-    body = partial(_spark_worker.range_numerators, bounds=[0.5], grouped=False, weighted=False)
+    cloudpickle.register_pickle_by_value(_range_auc)
+    body = partial(_range_auc.range_numerators, bounds=[0.5], grouped=False, weighted=False)
     blob = cloudpickle.dumps(body)
     script = (
         "import sys, pickle\n"
