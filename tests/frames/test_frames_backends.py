@@ -257,3 +257,15 @@ def test_dask_local_scheduler_chunked_passes_and_in_memory_shuffle(monkeypatch):
     assert got.auc == pytest.approx(roc_auc_score(df["y"], df["p"], sample_weight=df["w"]), rel=1e-12)
     for key in want.groups:
         same_audit(got.groups[key], want.groups[key])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_missing_slice_keys_are_one_slice_named_none(backend, tmp_path):
+    df = dataset(n=400, seed=6)
+    df["segment"] = df["segment"].where(np.arange(len(df)) % 5 != 0, None)
+    got = vc.audit(make(backend, df, tmp_path), score="p", label="y", by="segment")
+    missing = df["segment"].isna().to_numpy()
+    assert sorted(got.groups) == ["None", "east", "north", "south"]
+    assert got.groups["None"].n == int(missing.sum())
+    want = vc.audit(df["p"].to_numpy()[missing], df["y"].to_numpy()[missing])
+    assert got.groups["None"].auc == pytest.approx(want.auc, rel=1e-12)

@@ -97,6 +97,17 @@ class _Prepared:
     def column(self, name: str) -> np.ndarray:
         return self.frame.nw.get_column(name).to_numpy()
 
+    def slice_keys(self) -> np.ndarray:
+        """The ``by`` column, its missing values as ``None`` (the slice every backend calls "None";
+        pandas would hand over NaN, named "nan")."""
+        col = self.frame.nw.get_column(self.by)
+        keys = col.to_numpy()
+        missing = col.is_null().to_numpy()
+        if missing.any():
+            keys = keys.astype(object)
+            keys[missing] = None
+        return keys
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         cols = [self.column(c) for c in self.score]
         scores = cols[0] if len(cols) == 1 else np.column_stack(cols).astype(np.float64)
@@ -305,7 +316,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     prep = _Prepared(data, score, label, sample_weight, by, pos_label=options.pop("pos_label", None))
     score_type = check_score_type(options.pop("score_type", "probability"))
     if not prep.frame.lazy:
-        keys = None if prep.by is None else prep.column(prep.by)
+        keys = None if prep.by is None else prep.slice_keys()
         return _call_in_memory(prep, audit, score_type, by=keys, by_name=prep.by, **options)
 
     bins = options.pop("bins", 15)

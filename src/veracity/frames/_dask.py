@@ -31,7 +31,7 @@ def _segment_numerators(df: Any, grouped: bool, weighted: bool, bounds: np.ndarr
     y = df["_y"].to_numpy(dtype=bool)
     w = df["_w"].to_numpy(dtype=np.float64) if weighted else None
     if grouped:
-        codes, keys = pd.factorize(df["_g"], sort=False)
+        codes, keys = pd.factorize(df["_g"], sort=False, use_na_sentinel=False)  # missing: a slice
     else:
         codes, keys = np.zeros(s.size, np.intp), [None]
     frames = []
@@ -93,7 +93,17 @@ def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -
     out_meta = pd.DataFrame({**{k: x._meta[k] for k in keys}, "_num": np.zeros(0, kind),
                              "_pos": np.zeros(0, kind), "_neg": np.zeros(0, kind)})
     table = x.map_partitions(_segment_numerators, grouped, weighted, edges, meta=out_meta).compute()
-    return {name: table[name].tolist() for name in table.columns}
+    out = {name: table[name].tolist() for name in table.columns}
+    if grouped:
+        out["_g"] = [_key(k) for k in out["_g"]]
+    return out
+
+
+def _key(value: Any) -> Any:
+    """A slice key as the other backends give it: a missing key is ``None``."""
+    import pandas as pd
+
+    return None if pd.api.types.is_scalar(value) and pd.isna(value) else value
 
 
 # ---------------------------------------------------------------------------------------
@@ -189,7 +199,7 @@ def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, thres
             hit = p >= threshold
         right = (hit == (y == 1.0)).astype(np.float64)
     if grouped:
-        codes, keys = pd.factorize(df["_g"], sort=False)
+        codes, keys = pd.factorize(df["_g"], sort=False, use_na_sentinel=False)  # missing: a slice
     else:
         codes, keys = np.zeros(s.size, np.intp), [None]
     frames = []
@@ -227,6 +237,7 @@ def bin_sums(ddf: Any, *, edges: np.ndarray, strategy: str, score_type: str, thr
     m = edges.size - 1
     out: dict[Any, dict[str, np.ndarray]] = {}
     for key, part in (table.groupby("_g", sort=False, dropna=False) if grouped else [(None, table)]):
+        key = _key(key)
         acc = {name: np.zeros(m) for name in _BIN_SUMS}
         b = part["_b"].to_numpy(dtype=np.intp)
         for name in _BIN_SUMS:
