@@ -21,33 +21,21 @@ import numpy as np
 
 
 def _segment_numerators(df: Any, grouped: bool, weighted: bool, bounds: np.ndarray) -> Any:
-    """One row per (slice, range) of ``df``: ``_num`` (= 2U), ``_pos``, ``_neg`` (see :mod:`._range_auc`)."""
-    import pandas as pd
+    """One row per (slice, range) of ``df``: ``_num`` (= 2U), ``_pos``, ``_neg`` — Spark's worker
+    code (:func:`._range_auc.range_numerators`) on the partition as Arrow."""
+    import pyarrow as pa
 
-    from ._range_auc import slice_numerators
+    from ._range_auc import range_numerators
 
+    keys = ["_g", "_r"] if grouped else ["_r"]
+    cols = [*(["_g"] if grouped else []), "_s", "_y", *(["_w"] if weighted else [])]
+    batches = pa.Table.from_pandas(df[cols], preserve_index=False).to_batches()
     kind = np.float64 if weighted else np.int64
-    s = df["_s"].to_numpy(dtype=np.float64)
-    y = df["_y"].to_numpy(dtype=bool)
-    w = df["_w"].to_numpy(dtype=np.float64) if weighted else None
-    if grouped:
-        codes, keys = pd.factorize(df["_g"], sort=False, use_na_sentinel=False)  # missing: a slice
-    else:
-        codes, keys = np.zeros(s.size, np.intp), [None]
-    frames = []
-    for k, key in enumerate(keys):  # a loop over slices, never rows
-        rows = codes == k
-        r, num, pos, neg = slice_numerators(s[rows], y[rows], None if w is None else w[rows], bounds)
-        part = {"_r": r.astype(df["_r"].dtype), "_num": num.astype(kind), "_pos": pos.astype(kind),
-                "_neg": neg.astype(kind)}
-        frames.append(pd.DataFrame({"_g": [key] * r.size, **part} if grouped else part))
-    if not frames:
-        cols = {"_r": df["_r"].iloc[:0], **{k: np.zeros(0, kind) for k in ("_num", "_pos", "_neg")}}
-        return pd.DataFrame({"_g": df["_g"].iloc[:0], **cols} if grouped else cols)
-    out = pd.concat(frames, ignore_index=True)
-    if grouped:
-        out["_g"] = out["_g"].astype(df["_g"].dtype)
-    return out
+    empty = df[keys].iloc[:0].assign(**{k: np.zeros(0, kind) for k in ("_num", "_pos", "_neg")})
+    batch = next(range_numerators(iter(batches), list(bounds), grouped, weighted), None)  # one batch, or none
+    if batch is None:
+        return empty
+    return batch.to_pandas().astype({k: empty[k].dtype for k in ("_r", "_num", "_pos", "_neg")})
 
 
 def _tag_ranges(df: Any, bounds: np.ndarray) -> Any:
