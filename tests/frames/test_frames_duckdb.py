@@ -106,7 +106,11 @@ def test_rows_per_range_follows_the_memory_limit():
     assert _duckdb.parse_bytes("64MB") == 64 * 10**6
     assert _duckdb.parse_bytes("244.1 MiB") == int(244.1 * 2**20)
     con = duckdb.connect(config={"memory_limit": "64MB"})
-    assert _duckdb.rows_per_range(con.sql("SELECT 1")) == pytest.approx(64e6 / 2 / _duckdb.BYTES_PER_SORTED_ROW, rel=0.1)
+    from veracity.frames import _duckdb_auc
+
+    per_row = _duckdb_auc.WORKERS * _duckdb_auc.BYTES_PER_COUNTED_ROW
+    assert _duckdb.memory_limit(con.sql("SELECT 1")) == pytest.approx(64e6, rel=0.1)
+    assert _duckdb.rows_per_range(con.sql("SELECT 1")) == pytest.approx(64e6 / 2 / per_row, rel=0.1)
 
 
 def test_exact_auc_with_many_ranges_equals_one_range():

@@ -401,11 +401,12 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
     """
     import narwhals as nw
 
-    if backend == "duckdb":  # one sorted window per score range, ranked by SQL's rank()/peer sums
-        from ._duckdb import auc_table
+    if backend == "duckdb":  # one scan spills the rows by range; numpy per range (see ._duckdb_auc)
+        from ._duckdb import temp_directory
+        from ._duckdb_auc import auc_table
 
         table = auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
-                          bounds=score_bounds(cuts or [], score_type))
+                          bounds=score_bounds(cuts or [], score_type), directory=temp_directory())
         return combine_ranges(table, grouped=grouped, weighted=weighted)
     if backend == "pyspark":  # one shuffle by range; numpy in the Python workers (see ._spark)
         from ._spark import auc_table as spark_auc_table

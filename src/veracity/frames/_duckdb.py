@@ -109,7 +109,7 @@ def connect(files: list[str]) -> Any:
     }
     if DEFAULTS["threads"]:
         config["threads"] = int(DEFAULTS["threads"])
-    temp = DEFAULTS["temp_directory"] or os.path.join(tempfile.gettempdir(), "veracity-duckdb")
+    temp = temp_directory()
     config["temp_directory"] = temp
     con = duckdb.connect(config=config)
     con.execute("SET allowed_paths = ?", [files])
@@ -155,68 +155,25 @@ def is_duckdb_error(exc: BaseException) -> bool:
     return type(exc).__module__.split(".")[0].lstrip("_") == "duckdb"
 
 
-#: bytes of sort memory one row of the exact-AUC order needs (score, label, weight, key, ranks; measured ~40)
-BYTES_PER_SORTED_ROW = 64
-
-
-def rows_per_range(relation: Any) -> int:
-    """Rows one sorted pass of the exact AUC may hold: half the relation's memory limit."""
+def memory_limit(relation: Any) -> int:
+    """The memory limit (bytes) of the connection behind ``relation``."""
     try:
         limit = relation.query("_v", "SELECT current_setting('memory_limit')").fetchall()[0][0]
     except Exception:  # pragma: no cover - an engine without the setting
         limit = DEFAULTS["memory_limit"]
-    return max(10_000, parse_bytes(str(limit)) // 2 // BYTES_PER_SORTED_ROW)
+    return parse_bytes(str(limit))
 
 
-def _auc_pass_sql(*, weighted: bool, grouped: bool, lo: float | None, hi: float | None) -> str:
-    """One sorted pass: per slice, ``2U`` of the rows with ``lo <= _s < hi`` (one window, one sort)."""
-    where = " AND ".join([*([f"_s >= {lo!r}"] if lo is not None else []),
-                          *([f"_s < {hi!r}"] if hi is not None else [])])
-    g = "_g, " if grouped else ""
-    part = "PARTITION BY _g " if grouped else ""
-    frame = f"{part}ORDER BY _s RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
-    if weighted:  # W-(<=s) + W-(<s) at every positive, times its weight
-        inner = (f"SELECT {g}_w * _y AS _wp, _w * (1.0 - _y) AS _wn, sum(_w * (1.0 - _y)) OVER ({frame}) AS _le, "
-                 f"sum(_w * (1.0 - _y)) OVER ({frame} EXCLUDE GROUP) AS _lt FROM _rows")
-        outer = "sum(_wp * (_le + coalesce(_lt, 0.0))) AS _num, sum(_wp) AS _pos, sum(_wn) AS _neg"
-    else:  # ranks: rank() = 1 + #(<s), count = #(<=s); sum over positives = 2U + n+ + n+^2
-        inner = (f"SELECT {g}_y = 1.0 AS _is_pos, rank() OVER ({frame}) AS _rk, count(*) OVER ({frame}) AS _le "
-                 "FROM _rows")
-        outer = ("sum(CASE WHEN _is_pos THEN _rk + _le ELSE 0 END) AS _num, "
-                 "count(*) FILTER (WHERE _is_pos) AS _pos, count(*) FILTER (WHERE NOT _is_pos) AS _neg")
-    if where:
-        inner += f" WHERE {where}"
-    group = " GROUP BY _g" if grouped else ""
-    return f"SELECT {g}{outer} FROM ({inner}){group}"
+def rows_per_range(relation: Any) -> int:
+    """Rows one score range of the exact AUC may hold (see :mod:`._duckdb_auc`)."""
+    from ._duckdb_auc import rows_per_range as per_range
+
+    return per_range(memory_limit(relation))
 
 
-def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -> dict[str, list]:
-    """Per (slice, score range) Mann–Whitney numerators of the working rows ``_s, _y, _w[, _g]``.
-
-    The score axis is cut at ``bounds`` (on the scale of ``_s``); each range is one
-    query whose sort fits the memory limit (:func:`rows_per_range`), so nothing
-    spills and only one row per slice comes back from each. Unweighted sums are
-    integers (exact for any N).
-    """
-    edges: list[float | None] = [None, *bounds, None]
-    out: dict[str, list] = {"_g": [], "_r": [], "_num": [], "_pos": [], "_neg": []}
-    for r in range(len(edges) - 1):
-        sql = _auc_pass_sql(weighted=weighted, grouped=grouped, lo=edges[r], hi=edges[r + 1])
-        for row in relation.query("_rows", sql).fetchall():
-            key, (num, pos, neg) = (row[0], row[1:]) if grouped else (None, row)
-            if pos is None and neg is None:
-                continue
-            if not weighted:  # Σ_pos (rank + count) = 2U + n+ + n+²
-                pos, neg = int(pos), int(neg)
-                num = int(num or 0) - pos - pos * pos
-            out["_g"].append(key)
-            out["_r"].append(r)
-            out["_num"].append(num)
-            out["_pos"].append(pos)
-            out["_neg"].append(neg)
-    if not grouped:
-        del out["_g"]
-    return out
+def temp_directory() -> str:
+    """Where veracity's DuckDB work spills: :func:`configure`'s ``temp_directory``, else the system's."""
+    return DEFAULTS["temp_directory"] or os.path.join(tempfile.gettempdir(), "veracity-duckdb")
 
 
 def parse_bytes(text: str) -> int:
