@@ -251,3 +251,29 @@ def test_cli_audit_pos_label_on_the_duckdb_engine(tmp_path):
                           "--engine", "duckdb", "--pos-label", "maybe"], capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "is not among the values of column 'y'" in bad.stderr
+
+
+@pytest.mark.parametrize("backend", ["polars-lazy", "duckdb", "dask"])
+def test_contract_in_the_bin_pass_equals_its_own_pass(backend, tmp_path, monkeypatch):
+    # DuckDB, Dask and polars count the contract in the bin-sum pass; the separate pass is the reference
+    from veracity.frames import _api
+
+    from .conftest import dataset
+
+    df = dataset(seed=9)
+    fused = vc.audit(make(backend, df, tmp_path), score="logit", label="y", score_type="logit", by="segment")
+    bad = df.assign(logit=np.where(np.arange(len(df)) == 5, -np.inf, df["logit"]))
+    (tmp_path / "bad").mkdir()
+    with pytest.raises(vc.VeracityError) as fused_error:
+        vc.audit(make(backend, bad, tmp_path / "bad"), score="logit", label="y", score_type="logit")
+    monkeypatch.setattr(_api, "FUSED_BACKENDS", set())
+    alone = vc.audit(make(backend, df, tmp_path), score="logit", label="y", score_type="logit", by="segment")
+    for got, want in [(fused, alone), *((fused.groups[k], alone.groups[k]) for k in alone.groups)]:
+        assert got.n == want.n
+        np.testing.assert_array_equal(got.table.stats.count, want.table.stats.count)
+        np.testing.assert_allclose(got.table.stats.sum_nll, want.table.stats.sum_nll, rtol=1e-12)
+        assert got.metrics == pytest.approx(want.metrics, rel=1e-12)
+    with pytest.raises(vc.VeracityError) as alone_error:
+        vc.audit(make(backend, bad, tmp_path / "bad"), score="logit", label="y", score_type="logit")
+    assert str(fused_error.value) == str(alone_error.value)
+    assert "has 0 missing/NaN and 1 infinite" in str(fused_error.value)

@@ -88,34 +88,58 @@ def _flag(expr: Any) -> Any:
     return nw.when(expr.fill_null(False)).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
 
 
-def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, Any]:
-    """Counts of every way the rows can break the input contract (one aggregate)."""
+def _contract_columns(lf: Any) -> Any:
+    """``lf`` with one column per contract check (flags, and the values whose min/max are shown)."""
     import narwhals as nw
-
-    if backend_of(lf) == "dask":  # one numpy pass per partition
-        from . import _dask
-
-        return _dask.contract_counts(lf.to_native())
 
     s, y, w = nw.col("_s"), nw.col("_y"), nw.col("_w")
     s_ok = ~(s.is_null() | s.is_nan() | (s.abs() == _INF)).fill_null(True)
     y_ok = ((y == 0.0) | (y == 1.0)).fill_null(False)
     w_ok = ~(w.is_null() | w.is_nan() | (w.abs() == _INF)).fill_null(True)
-    x = lf.with_columns(
+    return lf.with_columns(
         _one=nw.lit(1, nw.Int64),
         _s_miss=_flag(s.is_null() | s.is_nan()), _s_inf=_flag(s.abs() == _INF),
         _sf=nw.when(s_ok).then(s), _y_bad=_flag(~y_ok), _yf=nw.when(~y_ok & ~(y.is_null() | y.is_nan()).fill_null(True)).then(y),
         _w_bad=_flag(~w_ok), _w_neg=_flag(w_ok & (w < 0)), _wf=nw.when(w_ok).then(w),
     ).with_columns(_p_bad=_flag((nw.col("_sf") < 0) | (nw.col("_sf") > 1)))
-    row = collect(x.select(
-        nw.col("_one").sum().alias("n"), nw.col("_s_miss").sum(),
-        nw.col("_s_inf").sum(), nw.col("_sf").min().alias("s_min"), nw.col("_sf").max().alias("s_max"),
-        nw.col("_p_bad").sum(), nw.col("_y_bad").sum(), nw.col("_yf").min().alias("y_min"),
-        nw.col("_yf").max().alias("y_max"), nw.col("_w_bad").sum(), nw.col("_w_neg").sum(),
-        nw.col("_wf").min().alias("w_min"), nw.col("_wf").max().alias("w_max"), nw.col("_wf").sum().alias("w_sum"),
-        nw.col("_y").sum().alias("y_sum"),
-    )).rows(named=True)[0]
-    return {k.lstrip("_"): (0 if v is None and k.startswith("_") else v) for k, v in row.items()}
+
+
+#: the contract's aggregates: (name, column, how several partial results combine)
+_CONTRACT_AGGS = (
+    ("n", "_one", "sum"), ("s_miss", "_s_miss", "sum"), ("s_inf", "_s_inf", "sum"),
+    ("s_min", "_sf", "min"), ("s_max", "_sf", "max"), ("p_bad", "_p_bad", "sum"), ("y_bad", "_y_bad", "sum"),
+    ("y_min", "_yf", "min"), ("y_max", "_yf", "max"), ("w_bad", "_w_bad", "sum"), ("w_neg", "_w_neg", "sum"),
+    ("w_min", "_wf", "min"), ("w_max", "_wf", "max"), ("w_sum", "_wf", "sum"), ("y_sum", "_y", "sum"),
+)
+_COUNTS = {"n", "s_miss", "s_inf", "p_bad", "y_bad", "w_bad", "w_neg"}
+
+
+def _contract_exprs() -> list[Any]:
+    import narwhals as nw
+
+    return [getattr(nw.col(col), how)().alias(f"_c_{name}") for name, col, how in _CONTRACT_AGGS]
+
+
+def _combine_contract(table: dict[str, list]) -> dict[str, Any]:
+    """The contract's counts from its aggregates over several groups (sums add; min/max of those present)."""
+    out: dict[str, Any] = {}
+    for name, _, how in _CONTRACT_AGGS:
+        values = [v for v in table[f"_c_{name}"] if v is not None]
+        if how == "sum":
+            out[name] = sum(values) if values else (0 if name in _COUNTS else None)
+        else:
+            out[name] = (min if how == "min" else max)(values) if values else None
+    return out
+
+
+def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, Any]:
+    """Counts of every way the rows can break the input contract (one aggregate)."""
+    if backend_of(lf) == "dask":  # one numpy pass per partition
+        from . import _dask
+
+        return _dask.contract_counts(lf.to_native())
+    row = collect(_contract_columns(lf).select(*_contract_exprs()))
+    return _combine_contract({name: row.get_column(name).to_list() for name in row.columns})
 
 
 def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | None, score_type: str) -> int:
@@ -284,8 +308,6 @@ def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: 
     ``top_label``: ``_y`` is already "the top class is right" and ``_l`` the
     categorical log-loss (see :mod:`._multiclass`); accuracy is then mean ``_y``.
     """
-    import narwhals as nw
-
     if backend_of(lf) == "dask":  # each partition through the array code's BinStats
         from . import _dask
         from ..core._binning import uniform_edges
@@ -293,9 +315,53 @@ def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: 
         e = uniform_edges(bins) if edges is None or strategy == "uniform" else np.asarray(edges, np.float64)
         return _dask.bin_sums(lf.to_native(), edges=e, strategy=strategy, score_type=score_type,
                               threshold=threshold, grouped=grouped, top_label=top_label)
+    native = _bin_table(lf, bins=bins, score_type=score_type, threshold=threshold, grouped=grouped,
+                        edges=edges, strategy=strategy, top_label=top_label)
+    return _per_slice(native, bins, grouped)
+
+
+def bin_sums_and_contract(lf: Any, *, bins: int, score_type: str, threshold: float,
+                          grouped: bool) -> tuple[dict[Any, dict[str, np.ndarray]], dict[str, Any]]:
+    """:func:`bin_sums` (equal-width bins, unweighted) and :func:`contract_counts` in one pass.
+
+    Rows that break the contract are binned under ``-1`` with neutral values (no
+    engine error on a NaN or an infinite score); check the counts before the sums.
+    """
+    if backend_of(lf) == "dask":  # both partition passes in one compute: the data is read once
+        from . import _dask
+        from ..core._binning import uniform_edges
+
+        return _dask.bin_sums_and_contract(lf.to_native(), edges=uniform_edges(bins), score_type=score_type,
+                                           threshold=threshold, grouped=grouped)
+    import narwhals as nw
+
+    s, y = nw.col("_s"), nw.col("_y")
+    ok = ~(s.is_null() | s.is_nan() | (s.abs() == _INF)) & ((y == 0.0) | (y == 1.0))
+    if score_type == "probability":
+        ok = ok & (s >= 0.0) & (s <= 1.0)
+    x = _contract_columns(lf).with_columns(_ok=ok.fill_null(False)).with_columns(
+        _s=nw.when(nw.col("_ok")).then(s).otherwise(nw.lit(0.0, nw.Float64)),
+        _y=nw.when(nw.col("_ok")).then(y).otherwise(nw.lit(0.0, nw.Float64)),
+    )
+    native = _bin_table(x, bins=bins, score_type=score_type, threshold=threshold, grouped=grouped,
+                        edges=None, strategy="uniform", top_label=False, contract=True)
+    keep = [i for i, b in enumerate(native["_b"]) if b is not None and int(b) >= 0]
+    counts = _combine_contract(native)
+    return _per_slice({k: [v[i] for i in keep] for k, v in native.items()}, bins, grouped), counts
+
+
+def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: bool,
+               edges: np.ndarray | None, strategy: str, top_label: bool, contract: bool = False) -> dict[str, list]:
+    """The per (slice, bin) aggregate as columns of Python values (``contract``: plus the
+    contract's aggregates, rows with ``_ok`` false in bin ``-1``)."""
+    import narwhals as nw
+
     w, p, y = nw.col("_w"), nw.col("_p"), nw.col("_y")
+    b = bin_index(p, bins, edges, strategy)
+    if contract:
+        b = nw.when(nw.col("_ok")).then(b).otherwise(nw.lit(-1, nw.Int64))
     x = lf.with_columns(_p=probability(score_type)).with_columns(
-        _b=bin_index(p, bins, edges, strategy),
+        _b=b,
         _l=nw.col("_l") if top_label else _nll(score_type),
         _c=y if top_label else 1.0 - (nw.when(_decision(score_type, threshold)).then(1.0).otherwise(0.0) - y).abs(),
     ).with_columns(
@@ -304,8 +370,12 @@ def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: 
     )
     keys = ["_g", "_b"] if grouped else ["_b"]
     rows = collect(x.group_by(keys).agg(nw.col("_one").sum().alias("count"),
-                                        *(nw.col(k).sum() for k in _SUM_NAMES)))
-    native = {name: rows.get_column(name).to_list() for name in rows.columns}
+                                        *(nw.col(k).sum() for k in _SUM_NAMES),
+                                        *(_contract_exprs() if contract else [])))
+    return {name: rows.get_column(name).to_list() for name in rows.columns}
+
+
+def _per_slice(native: dict[str, list], bins: int, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
     out: dict[Any, dict[str, np.ndarray]] = {}
     group_keys = native["_g"] if grouped else [None] * len(native["_b"])
     for i, key in enumerate(group_keys):

@@ -172,9 +172,14 @@ class _Prepared:
             check_top_label(f.nw, [f.ref(c) for c in self.score], f.ref(self.label), score_type, self.score)
         counts = agg.contract_counts(self.working(False), score_type=self.bin_score_type,
                                      weighted=self.weight is not None)
+        return self.accept(counts)
+
+    def accept(self, counts: dict[str, Any]) -> dict[str, Any]:
+        """Raise the contract's one-line error for ``counts``, else keep them (and the weight scale)."""
         agg.check_contract(counts, score=self.score[0], label=self.label, weight=self.weight,
                            score_type=self.bin_score_type)
         self.weight_scale = agg.weight_scale(counts) if self.weight else 1.0
+        self.counts = counts
         return counts
 
     def require_lazy_support(self, *, what: str = "this", top_label: bool = False, **flags: Any) -> None:
@@ -247,6 +252,12 @@ def _key_order(keys: list[Any]) -> list[Any]:
     return present + [k for k in keys if k is None]
 
 
+#: backends where the contract's counts and the bin sums are one pass (measured faster at 1e8 rows:
+#: DuckDB 6.1 s against 3.0 + 4.1 s, Dask one read instead of two; on Spark local[2] the wide grouped
+#: aggregate was slower than a global one plus a narrow grouped one: 13.6 s against 3.7 + 7.6 s)
+FUSED_BACKENDS = {"duckdb", "dask", "polars"}
+
+
 #: most distinct scores whose counts are brought back for exact equal-mass edges; beyond,
 #: the edges are approximate and their measured rank error is stated (see :mod:`._quantiles`)
 MAX_DISTINCT = 5_000_000
@@ -258,7 +269,18 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
     from ..core._binning import check_strategy
 
     check_strategy(strategy)
-    counts = prep.counts = prep.check_lazy(score_type)
+    if (strategy == "uniform" and not isinstance(bins, str) and prep.weight is None and not prep.multiclass
+            and prep.frame.backend in FUSED_BACKENDS):
+        # the contract's counts ride along with the bin sums: one pass over the rows, not two
+        from ..core._binning import check_bins
+
+        m, auto = check_bins(bins), None
+        prep.score_type = score_type
+        sums, counts = agg.bin_sums_and_contract(prep.working(grouped), bins=m, score_type=score_type,
+                                                 threshold=threshold, grouped=grouped)
+        prep.accept(counts)
+        return _stats_of(prep, sums, _edges(m), strategy, grouped) + (auto,)
+    counts = prep.check_lazy(score_type)
     m, auto = _resolve_bins(bins, prep, counts)
     if strategy == "uniform":
         edges = _edges(m)
@@ -271,6 +293,12 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
     sums = agg.bin_sums(prep.working(grouped), bins=edges.size - 1, score_type=prep.bin_score_type,
                         threshold=threshold, grouped=grouped, edges=edges, strategy=strategy,
                         top_label=prep.multiclass)
+    return _stats_of(prep, sums, edges, strategy, grouped) + (auto,)
+
+
+def _stats_of(prep: _Prepared, sums: dict[Any, dict[str, np.ndarray]], edges: np.ndarray, strategy: str,
+              grouped: bool) -> tuple[Any, dict[Any, Any], dict[Any, float]]:
+    """``(whole stats, {key: stats}, {key: Σw·correct})`` from the per-slice bin sums."""
     if prep.pooled is not None and grouped:  # kept keys in key order, the pooled slice last
         rank = {str(k): i for i, k in enumerate(_key_order(list(prep.pooled[0])))}
         order = sorted(sums, key=lambda k: rank.get(str(k), len(rank)))
@@ -281,7 +309,7 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
     whole = None
     for s in stats.values():
         whole = s if whole is None else whole + s
-    return whole, stats, correct, auto
+    return whole, stats, correct
 
 
 def lazy_auc(prep: _Prepared, *, score_type: str, n: int, grouped: bool = False,

@@ -146,10 +146,16 @@ def _contract_part(df: Any) -> Any:
     return pd.DataFrame({k: [v] for k, v in row.items()})
 
 
+def _contract_graph(ddf: Any) -> Any:
+    return ddf[["_s", "_y", "_w"]].map_partitions(_in_chunks, _contract_part, meta=_contract_part(ddf._meta))
+
+
 def contract_counts(ddf: Any) -> dict[str, Any]:
     """The same counts as :func:`._aggregates.contract_counts`, from one row per partition."""
-    parts = ddf[["_s", "_y", "_w"]].map_partitions(_in_chunks, _contract_part,
-                                                   meta=_contract_part(ddf._meta)).compute()
+    return _contract_from_parts(_contract_graph(ddf).compute())
+
+
+def _contract_from_parts(parts: Any) -> dict[str, Any]:
     out: dict[str, Any] = {k: int(parts[k].sum()) for k in _CONTRACT_SUMS if k not in ("w_sum", "y_sum")}
     out["w_sum"], out["y_sum"] = float(parts["w_sum"].sum()), float(parts["y_sum"].sum())
     for k in _CONTRACT_MIN:
@@ -215,13 +221,42 @@ def _bin_of(p: np.ndarray, edges: np.ndarray, strategy: str) -> np.ndarray:
     return bin_index(p, edges, strategy)
 
 
-def bin_sums(ddf: Any, *, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
-             grouped: bool, top_label: bool) -> dict[Any, dict[str, np.ndarray]]:
-    """Per slice: per-bin count and sums, each partition through the array code's ``BinStats``."""
+def _valid_bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
+                     grouped: bool, top_label: bool) -> Any:
+    """:func:`_bins_part` of the rows that keep the input contract (the others are counted apart)."""
+    s, y = _column(df, "_s"), _column(df, "_y")
+    ok = np.isfinite(s) & ((y == 0.0) | (y == 1.0))
+    if score_type == "probability":
+        ok &= (s >= 0.0) & (s <= 1.0)
+    return _bins_part(df if ok.all() else df[ok], edges, strategy, score_type, threshold, grouped, top_label)
+
+
+def _bins_graph(ddf: Any, part_fn: Any, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
+                grouped: bool, top_label: bool) -> Any:
     cols = [*(["_g"] if grouped else []), "_s", "_y", "_w", *(["_l"] if top_label else [])]
     x = ddf[cols]
     args = (edges, strategy, score_type, threshold, grouped, top_label)
-    table = x.map_partitions(_in_chunks, _bins_part, *args, meta=_bins_part(x._meta, *args)).compute()
+    return x.map_partitions(_in_chunks, part_fn, *args, meta=_bins_part(x._meta, *args))
+
+
+def bin_sums(ddf: Any, *, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
+             grouped: bool, top_label: bool) -> dict[Any, dict[str, np.ndarray]]:
+    """Per slice: per-bin count and sums, each partition through the array code's ``BinStats``."""
+    table = _bins_graph(ddf, _bins_part, edges, strategy, score_type, threshold, grouped, top_label).compute()
+    return _bins_from_table(table, edges, grouped)
+
+
+def bin_sums_and_contract(ddf: Any, *, edges: np.ndarray, score_type: str, threshold: float,
+                          grouped: bool) -> tuple[dict[Any, dict[str, np.ndarray]], dict[str, Any]]:
+    """:func:`bin_sums` of the valid rows and :func:`contract_counts` in one compute (one read)."""
+    import dask
+
+    bins = _bins_graph(ddf, _valid_bins_part, edges, "uniform", score_type, threshold, grouped, False)
+    parts, table = dask.compute(_contract_graph(ddf), bins)
+    return _bins_from_table(table, edges, grouped), _contract_from_parts(parts)
+
+
+def _bins_from_table(table: Any, edges: np.ndarray, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
     m = edges.size - 1
     out: dict[Any, dict[str, np.ndarray]] = {}
     for key, part in (table.groupby("_g", sort=False, dropna=False) if grouped else [(None, table)]):
