@@ -119,3 +119,29 @@ def test_the_worker_runs_where_veracity_is_not_installed():
     )
     out = subprocess.run([sys.executable, "-c", script], input=blob, capture_output=True, check=True)
     assert out.stdout.decode().strip() == "[0, 2]"
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_whole_table_rows_from_the_same_pass(weighted):
+    # with whole=True the slices' ranges come with the ranges of every row (``_all``, ``_g`` null),
+    # so a grouped audit gets the whole AUC without a second shuffle
+    from veracity.frames._aggregates import WHOLE
+
+    rng = np.random.default_rng(3)
+    n = 500
+    s, y = np.round(rng.random(n), 2), rng.integers(0, 2, n)
+    g = rng.choice(["a", "b", None], n)
+    w = rng.uniform(0.1, 3.0, n) if weighted else None
+    bounds = [0.25, 0.5, 0.8]
+    in_low = np.searchsorted(bounds, s, side="right") < 2  # whole ranges per partition, as after the shuffle
+    batches = [b for part in (in_low, ~in_low) for b in range_numerators(
+        iter(_batches(s[part], y[part], None if w is None else w[part], list(g[part]))), bounds, True, weighted,
+        whole=True)]
+    merged = pa.Table.from_batches(batches).to_pydict()
+    assert all(key is None for key, every in zip(merged["_g"], merged["_all"]) if every)
+    aucs = combine_ranges(merged, grouped=True, weighted=weighted)
+    assert aucs[WHOLE] == pytest.approx(roc_auc_score(y, s, sample_weight=w), rel=1e-12)
+    for key in ("a", "b", None):
+        rows = np.array([k == key for k in g])
+        assert aucs[key] == pytest.approx(
+            roc_auc_score(y[rows], s[rows], sample_weight=None if w is None else w[rows]), rel=1e-12)

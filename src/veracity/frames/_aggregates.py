@@ -458,8 +458,13 @@ def _range_expr(cuts: list[float]) -> Any:
     return expr
 
 
+#: the key of the whole table's AUC in :func:`auc_parts` ``(whole=True)``'s answer
+WHOLE = ("(every row)",)
+
+
 def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backend: str,
-              ranges: int | None = None, cuts: list[float] | None = None) -> dict[Any, float | None]:
+              ranges: int | None = None, cuts: list[float] | None = None,
+              whole: bool = False) -> dict[Any, float | None]:
     r"""Exact Mann–Whitney AUC per slice (``None`` when a slice has one class).
 
     Per (slice, range, distinct score) the positive and negative weights are
@@ -467,7 +472,8 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
     range gives each value's share of 2U (see the module doc). The order is partitioned by score range (``cuts``,
     from :func:`range_cuts`) when the rows would not fit the memory limit; Spark
     and Dask always partition (Spark would otherwise move every row to one task;
-    Dask has no ordered window).
+    Dask has no ordered window). ``whole`` (with slices): DuckDB, Spark and Dask
+    also give the whole table's AUC, under :data:`WHOLE`, from the same pass.
     """
     import narwhals as nw
 
@@ -476,19 +482,19 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
         from ._duckdb_auc import auc_table
 
         table = auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
-                          bounds=score_bounds(cuts or [], score_type), directory=temp_directory())
+                          bounds=score_bounds(cuts or [], score_type), directory=temp_directory(), whole=whole)
         return combine_ranges(table, grouped=grouped, weighted=weighted)
     if backend == "pyspark":  # one shuffle by range; numpy in the Python workers (see ._spark)
         from ._spark import auc_table as spark_auc_table
 
         table = spark_auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
-                                bounds=score_bounds(cuts or [], score_type))
+                                bounds=score_bounds(cuts or [], score_type), whole=whole)
         return combine_ranges(table, grouped=grouped, weighted=weighted)
     if backend == "dask":  # one shuffle by range; a numpy sort per task
         from ._dask import auc_table as dask_auc_table
 
         table = dask_auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
-                               bounds=score_bounds(cuts or [], score_type))
+                               bounds=score_bounds(cuts or [], score_type), whole=whole)
         return combine_ranges(table, grouped=grouped, weighted=weighted)
     y, w = nw.col("_y"), nw.col("_w")
     if ranges is None:
@@ -523,7 +529,9 @@ def combine_ranges(table: dict[str, list], *, grouped: bool, weighted: bool) -> 
     """Merge per-range numerators (a loop over ranges, never rows)."""
     cast = float if weighted else (lambda v: int(v))
     per_key: dict[Any, list[tuple[int, Any, Any, Any]]] = {}
-    keys = table["_g"] if grouped else [None] * len(table["_r"])
+    keys = list(table["_g"]) if grouped else [None] * len(table["_r"])
+    for i in [i for i, every in enumerate(table.get("_all", ())) if every]:
+        keys[i] = WHOLE
     for i, key in enumerate(keys):
         per_key.setdefault(key, []).append(
             (int(table["_r"][i]), cast(table["_num"][i]), cast(table["_pos"][i]), cast(table["_neg"][i]))

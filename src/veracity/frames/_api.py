@@ -313,8 +313,9 @@ def _stats_of(prep: _Prepared, sums: dict[Any, dict[str, np.ndarray]], edges: np
 
 
 def lazy_auc(prep: _Prepared, *, score_type: str, n: int, grouped: bool = False,
-             stats: Any = None) -> dict[Any, float | None]:
-    """Exact AUC per slice; ``stats`` (the whole table's counts) sizes the score ranges without a pass."""
+             stats: Any = None, whole: bool = False) -> dict[Any, float | None]:
+    """Exact AUC per slice; ``stats`` (the whole table's counts) sizes the score ranges without a pass.
+    ``whole`` (with ``grouped``): the whole table's AUC too, under :data:`._aggregates.WHOLE`."""
     if prep.frame.backend == "duckdb":  # keep each sorted range within DuckDB's memory limit
         from ._duckdb import rows_per_range
 
@@ -327,8 +328,13 @@ def lazy_auc(prep: _Prepared, *, score_type: str, n: int, grouped: bool = False,
     cuts = None if stats is None else agg.cuts_from_counts(stats.edges, stats.count, per_range)
     if cuts is None:
         cuts = agg.range_cuts(prep.working(False), score_type=score_type, n=n, rows_per_range=per_range)
-    return agg.auc_parts(prep.working(grouped), score_type=score_type, weighted=prep.weight is not None,
-                         grouped=grouped, backend=prep.frame.backend, cuts=cuts)
+    aucs = agg.auc_parts(prep.working(grouped), score_type=score_type, weighted=prep.weight is not None,
+                         grouped=grouped, backend=prep.frame.backend, cuts=cuts, whole=whole)
+    if whole and grouped and agg.WHOLE not in aucs:  # backends without the one-pass form: a second pass
+        aucs[agg.WHOLE] = agg.auc_parts(prep.working(False), score_type=score_type,
+                                        weighted=prep.weight is not None, grouped=False,
+                                        backend=prep.frame.backend, cuts=cuts)[None]
+    return aucs
 
 
 # ---------------------------------------------------------------------------------------
@@ -377,7 +383,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
         whole, stats, correct, auto = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
                                                  grouped=grouped, strategy=strategy)
     n = whole.n
-    aucs = lazy_auc(prep, score_type=score_type, n=n, grouped=grouped, stats=whole)
+    aucs = lazy_auc(prep, score_type=score_type, n=n, grouped=grouped, stats=whole, whole=grouped)
 
     def result(s: Any, auc: float | None, right: float) -> Any:
         return audit_from_stats(s, auc=auc, accuracy=right / s.total_weight, score_type=score_type,
@@ -387,8 +393,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     if not grouped:
         out = result(whole, aucs[None], correct[None])
     else:
-        whole_auc = lazy_auc(prep, score_type=score_type, n=n, grouped=False, stats=whole)[None]
-        out = result(whole, whole_auc, sum(correct.values()))
+        out = result(whole, aucs.pop(agg.WHOLE), sum(correct.values()))
         groups = {str(k): result(stats[k], aucs.get(k), correct[k]) for k in stats}
         out = replace(out, groups=groups, group_column=prep.by)
     if auto is not None:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 
-def _segment_numerators(df: Any, grouped: bool, weighted: bool, bounds: np.ndarray) -> Any:
+def _segment_numerators(df: Any, grouped: bool, weighted: bool, bounds: np.ndarray, whole: bool = False) -> Any:
     """One row per (slice, range) of ``df``: ``_num`` (= 2U), ``_pos``, ``_neg`` — Spark's worker
     code (:func:`._range_auc.range_numerators`) on the partition as Arrow."""
     import pyarrow as pa
@@ -32,10 +32,12 @@ def _segment_numerators(df: Any, grouped: bool, weighted: bool, bounds: np.ndarr
     batches = pa.Table.from_pandas(df[cols], preserve_index=False).to_batches()
     kind = np.float64 if weighted else np.int64
     empty = df[keys].iloc[:0].assign(**{k: np.zeros(0, kind) for k in ("_num", "_pos", "_neg")})
-    batch = next(range_numerators(iter(batches), list(bounds), grouped, weighted), None)  # one batch, or none
+    if whole and grouped:
+        empty = empty.assign(_all=np.zeros(0, bool))
+    batch = next(range_numerators(iter(batches), list(bounds), grouped, weighted, whole), None)  # one, or none
     if batch is None:
         return empty
-    return batch.to_pandas().astype({k: empty[k].dtype for k in ("_r", "_num", "_pos", "_neg")})
+    return batch.to_pandas().astype({k: empty[k].dtype for k in empty.columns if k != "_g"})
 
 
 def _tag_ranges(df: Any, bounds: np.ndarray) -> Any:
@@ -61,8 +63,10 @@ def _shuffle_method() -> str | None:
         return "tasks"
 
 
-def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -> dict[str, list]:
-    """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg``."""
+def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float],
+              whole: bool = False) -> dict[str, list]:
+    """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg`` (``whole``: plus the
+    ranges of all rows together, ``_all`` true)."""
     import pandas as pd
 
     cols = [*(["_g"] if grouped else []), "_s", "_y", *(["_w"] if weighted else [])]
@@ -79,8 +83,9 @@ def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -
     keys = ["_g", "_r"] if grouped else ["_r"]
     kind = np.float64 if weighted else np.int64
     out_meta = pd.DataFrame({**{k: x._meta[k] for k in keys}, "_num": np.zeros(0, kind),
-                             "_pos": np.zeros(0, kind), "_neg": np.zeros(0, kind)})
-    table = x.map_partitions(_segment_numerators, grouped, weighted, edges, meta=out_meta).compute()
+                             "_pos": np.zeros(0, kind), "_neg": np.zeros(0, kind),
+                             **({"_all": np.zeros(0, bool)} if whole and grouped else {})})
+    table = x.map_partitions(_segment_numerators, grouped, weighted, edges, whole, meta=out_meta).compute()
     out = {name: table[name].tolist() for name in table.columns}
     if grouped:
         out["_g"] = [_key(k) for k in out["_g"]]

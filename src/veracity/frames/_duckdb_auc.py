@@ -129,8 +129,9 @@ class _SliceCodes:
 
 
 def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[float],
-              directory: str) -> dict[str, list]:
-    """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg``."""
+              directory: str, whole: bool = False) -> dict[str, list]:
+    """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg`` (``whole``: plus
+    the ranges of all rows together, ``_all`` true — from the same scan)."""
     from ._range_auc import class_numerators
 
     ranges = len(bounds) + 1
@@ -161,22 +162,23 @@ def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[floa
             reader.close()  # DuckDB's scan buffers go before the ranges are counted
             del reader, rel
 
-        def count(r: int) -> list[tuple[Any, int, Any, Any, Any]]:
+        def count(r: int) -> list[tuple[Any, int, Any, Any, Any, bool]]:
             neg = {name: spill.read(2 * r, name) for name in dtypes}
             pos = {name: spill.read(2 * r + 1, name) for name in dtypes}
             out = []
-            for k in range(len(codes.keys) if grouped else 1):
-                if grouped:
+            wanted = [*range(len(codes.keys) if grouped else 1), *([-1] if whole and grouped else [])]
+            for k in wanted:  # a loop over slices, never rows; -1: every row
+                if grouped and k >= 0:
                     pos_k, neg_k = pos["_c"] == k, neg["_c"] == k
                     if not (pos_k.any() or neg_k.any()):
                         continue
                     part = {n: (pos[n][pos_k], neg[n][neg_k]) for n in ("_s", "_w") if n in dtypes}
-                else:
+                else:  # every row (sorted in place: nothing reads them after)
                     part = {n: (pos[n], neg[n]) for n in ("_s", "_w") if n in dtypes}
                 w_pos, w_neg = part.get("_w", (None, None))
                 present, num, p, q = class_numerators(*part["_s"], w_pos, w_neg, np.zeros(0))
                 if present.size:
-                    out.append((codes.keys[k] if grouped else None, r, num[0], p[0], q[0]))
+                    out.append((codes.keys[k] if grouped and k >= 0 else None, r, num[0], p[0], q[0], k < 0))
             return out
 
         with ThreadPoolExecutor(min(WORKERS, ranges)) as pool:
@@ -185,6 +187,8 @@ def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[floa
     table: dict[str, list] = {"_g": [t[0] for t in rows], "_r": [t[1] for t in rows],
                               "_num": [cast(t[2]) for t in rows], "_pos": [cast(t[3]) for t in rows],
                               "_neg": [cast(t[4]) for t in rows]}
+    if whole and grouped:
+        table["_all"] = [t[5] for t in rows]
     if not grouped:
         del table["_g"]
     return table

@@ -27,10 +27,12 @@ import pyarrow as pa
 
 
 def range_numerators(batches: Iterator[Any], bounds: list[float], grouped: bool,
-                     weighted: bool) -> Iterator[Any]:
+                     weighted: bool, whole: bool = False) -> Iterator[Any]:
     """``mapInArrow`` body: per (slice, range) present, ``_num`` (2U), ``_pos`` and ``_neg``.
 
-    Input columns: ``[_g,] _s, _y (bool)[, _w]``; output ``[_g,] _r, _num, _pos, _neg``.
+    Input columns: ``[_g,] _s, _y (bool)[, _w]``; output ``[_g,] _r, _num, _pos, _neg[, _all]``.
+    ``whole`` (with slices): also one row per range for all the rows together,
+    ``_all`` true (its ``_g`` null) — the whole table's AUC from the same pass.
     """
     chunks = [b for b in batches if b.num_rows]
     if not chunks:
@@ -46,8 +48,9 @@ def range_numerators(batches: Iterator[Any], bounds: list[float], grouped: bool,
     else:
         keys, slice_of = None, None
     out: dict[str, list[Any]] = {"_k": [], "_r": [], "_num": [], "_pos": [], "_neg": []}
-    for k in range(1 if keys is None else len(keys)):  # a loop over slices, never rows
-        rows = slice(None) if keys is None else slice_of == k
+    wanted = [*range(1 if keys is None else len(keys)), *([-1] if whole and keys is not None else [])]
+    for k in wanted:  # a loop over slices, never rows; -1: every row
+        rows = slice(None) if keys is None or k < 0 else slice_of == k
         r, num, pos, neg = slice_numerators(s[rows], y[rows], None if w is None else w[rows], edges)
         out["_k"].append(np.full(r.size, k, np.int64))
         for name, part in (("_r", r), ("_num", num), ("_pos", pos), ("_neg", neg)):
@@ -55,8 +58,11 @@ def range_numerators(batches: Iterator[Any], bounds: list[float], grouped: bool,
     cols = {name: np.concatenate(parts) for name, parts in out.items()}
     arrays: dict[str, Any] = {}
     if keys is not None:
-        arrays["_g"] = keys.take(pa.array(cols["_k"]))
+        every = cols["_k"] < 0
+        arrays["_g"] = keys.take(pa.array(np.where(every, 0, cols["_k"]), mask=every))
     arrays.update({name: pa.array(cols[name]) for name in ("_r", "_num", "_pos", "_neg")})
+    if whole and keys is not None:
+        arrays["_all"] = pa.array(cols["_k"] < 0)
     yield pa.RecordBatch.from_pydict(arrays)
 
 

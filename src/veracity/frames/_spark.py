@@ -48,8 +48,10 @@ def spread_keys(spark: Any, partitions: int) -> list[int]:
     return [found.get(i, i) for i in range(partitions)]  # a missing one only costs balance
 
 
-def auc_table(df: Any, *, weighted: bool, grouped: bool, bounds: list[float]) -> dict[str, list]:
-    """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg``."""
+def auc_table(df: Any, *, weighted: bool, grouped: bool, bounds: list[float],
+              whole: bool = False) -> dict[str, list]:
+    """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg`` (``whole``:
+    plus the ranges of all rows together, ``_all`` true; see :func:`._range_auc.range_numerators`)."""
     from pyspark import cloudpickle
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -69,13 +71,14 @@ def auc_table(df: Any, *, weighted: bool, grouped: bool, bounds: list[float]) ->
     schema = T.StructType([
         *([df.schema["_g"]] if grouped else []), T.StructField("_r", T.LongType()),
         T.StructField("_num", number), T.StructField("_pos", number), T.StructField("_neg", number),
+        *([T.StructField("_all", T.BooleanType())] if whole and grouped else []),
     ])
     body = partial(_range_auc.range_numerators, bounds=[float(b) for b in bounds], grouped=grouped,
-                   weighted=weighted)
+                   weighted=weighted, whole=whole)
     with warnings.catch_warnings():  # pyspark's pandas-version notice: mapInArrow uses no pandas
         warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
                                 category=FutureWarning)
         plan = x.mapInArrow(body, schema)
     rows = plan.collect()
-    names = [*(["_g"] if grouped else []), "_r", "_num", "_pos", "_neg"]
+    names = [*(["_g"] if grouped else []), "_r", "_num", "_pos", "_neg", *(["_all"] if whole and grouped else [])]
     return {k: [r[k] for r in rows] for k in names}
