@@ -28,8 +28,17 @@ def test_a_file_larger_than_the_memory_limit_is_not_collected(tmp_path, limit_64
         f"COPY (SELECT round(p, 5) AS p, CAST(random() < p AS BIGINT) AS y "
         f"FROM (SELECT random() AS p FROM range({n}))) TO '{path}' (FORMAT parquet)"
     )
-    result = vc.audit(path, score="p", label="y", bins=10)
+    import tracemalloc
+
+    tracemalloc.start()  # numpy's allocations are traced: the rows that pass through Python
+    try:
+        result = vc.audit(path, score="p", label="y", bins=10)
+        python_peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
     assert result.n == n
+    # the exact AUC streams the rows by score range through numpy: never the whole score column
+    assert python_peak < 8 * n / 2, f"{python_peak / 1e6:.1f} MB"
     # cross-check on a fresh, unlimited connection with plain SQL
     con = duckdb.connect()
     total, pos = con.execute(f"SELECT count(*), sum(y) FROM read_parquet('{path}')").fetchone()
@@ -100,6 +109,31 @@ def test_a_users_own_connection_and_relation():
     got = vc.audit(rel, score="p", label="y")
     assert got.ece == pytest.approx(vc.ece(df["p"], df["y"]), rel=1e-12)
     assert got.auc == vc.auc(df["p"], df["y"])
+
+
+def test_exact_auc_spill_files_are_removed_and_a_bad_temp_directory_is_one_line(tmp_path, monkeypatch):
+    # many score ranges: the rows go to files in the temp directory, which is empty again afterwards
+    from sklearn.metrics import roc_auc_score
+
+    monkeypatch.setattr(_duckdb, "rows_per_range", lambda relation: 500)
+    before = dict(_duckdb.DEFAULTS)
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"p": rng.random(6000), "y": rng.integers(0, 2, 6000), "g": rng.choice(["a", "b"], 6000)})
+    rel = duckdb.connect().from_df(df)
+    try:
+        spill = tmp_path / "spill"
+        vc.configure_duckdb(temp_directory=str(spill))
+        got = vc.audit(rel, score="p", label="y", by="g")
+        assert got.auc == pytest.approx(roc_auc_score(df["y"], df["p"]), rel=1e-12)
+        assert spill.is_dir() and list(spill.iterdir()) == []
+        blocker = tmp_path / "a-file"
+        blocker.write_text("x")
+        vc.configure_duckdb(temp_directory=str(blocker / "below"))
+        with pytest.raises(vc.VeracityError, match=r"^the exact AUC needs a temp directory .* set "
+                                                   r"vc\.configure_duckdb\(temp_directory=\.\.\.\)$"):
+            vc.audit(rel, score="p", label="y")
+    finally:
+        _duckdb.DEFAULTS.update(before)
 
 
 def test_rows_per_range_follows_the_memory_limit():
