@@ -145,3 +145,17 @@ def test_whole_table_rows_from_the_same_pass(weighted):
         rows = np.array([k == key for k in g])
         assert aucs[key] == pytest.approx(
             roc_auc_score(y[rows], s[rows], sample_weight=None if w is None else w[rows]), rel=1e-12)
+
+
+def test_label_in_the_sign_bit_is_the_same_input():
+    # Spark sends probabilities as one column, +s for positives and -s for negatives (-0.0 at 0)
+    rng = np.random.default_rng(4)
+    s = np.where(rng.random(400) < 0.2, 0.0, np.round(rng.random(400), 2))
+    y = rng.integers(0, 2, 400)
+    packed = pa.table({"_s": pa.array(np.where(y == 1, s, -s))}).to_batches(max_chunksize=50)
+    assert np.signbit(np.where(y == 1, s, -s)[(s == 0) & (y == 0)]).all()
+    (one,) = range_numerators(iter(packed), [0.3, 0.6], False, False)
+    (two,) = range_numerators(iter(_batches(s, y)), [0.3, 0.6], False, False)
+    assert one.to_pydict() == two.to_pydict()
+    merged = one.to_pydict()
+    assert combine_ranges(merged, grouped=False, weighted=False)[None] == roc_auc_score(y, s)

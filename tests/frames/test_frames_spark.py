@@ -73,3 +73,21 @@ def test_spark_gives_each_score_range_its_own_task(spark):
     placed = frame.select("k", F.spark_partition_id().alias("part")).collect()
     assert sorted(row["part"] for row in placed) == list(range(7))
     assert {row["k"]: row["part"] for row in placed} == {k: i for i, k in enumerate(keys)}
+
+
+def test_spark_label_in_the_sign_bit_keeps_zero_scores_and_ties(spark, tmp_path, request, monkeypatch):
+    # probabilities cross the shuffle as one column (+s positive, -s negative): 0.0, -0.0 and 1.0
+    # with both labels, and heavy ties, must still give roc_auc_score exactly
+    import pandas as pd
+
+    from veracity.frames import _aggregates as agg
+
+    monkeypatch.setattr(agg, "ROWS_PER_TASK", 200)
+    rng = np.random.default_rng(12)
+    n = 1500
+    p = rng.choice([0.0, -0.0, 0.25, 0.5, 1.0], n) * rng.choice([1.0, 1.0, rng.random()], n)
+    y = rng.integers(0, 2, n)
+    df = pd.DataFrame({"p": p, "y": y})
+    assert ((df["p"] == 0) & (df["y"] == 1)).any() and np.signbit(df["p"]).any()
+    got = vc.audit(make("spark", df, tmp_path, request), score="p", label="y")
+    assert got.auc == roc_auc_score(y, p)

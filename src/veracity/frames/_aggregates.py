@@ -488,7 +488,8 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
         from ._spark import auc_table as spark_auc_table
 
         table = spark_auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
-                                bounds=score_bounds(cuts or [], score_type), whole=whole)
+                                bounds=score_bounds(cuts or [], score_type), whole=whole,
+                                non_negative=score_type == "probability")
         return combine_ranges(table, grouped=grouped, weighted=weighted)
     if backend == "dask":  # one shuffle by range; a numpy sort per task
         from ._dask import auc_table as dask_auc_table

@@ -30,7 +30,9 @@ def range_numerators(batches: Iterator[Any], bounds: list[float], grouped: bool,
                      weighted: bool, whole: bool = False) -> Iterator[Any]:
     """``mapInArrow`` body: per (slice, range) present, ``_num`` (2U), ``_pos`` and ``_neg``.
 
-    Input columns: ``[_g,] _s, _y (bool)[, _w]``; output ``[_g,] _r, _num, _pos, _neg[, _all]``.
+    Input columns: ``[_g,] _s, _y (bool)[, _w]`` — or, for scores >= 0, no ``_y`` and the
+    label in the sign bit of ``_s`` (``+s`` positive, ``-s`` negative, ``-0.0`` a negative
+    at 0); output ``[_g,] _r, _num, _pos, _neg[, _all]``.
     ``whole`` (with slices): also one row per range for all the rows together,
     ``_all`` true (its ``_g`` null) — the whole table's AUC from the same pass.
     """
@@ -39,7 +41,11 @@ def range_numerators(batches: Iterator[Any], bounds: list[float], grouped: bool,
         return
     table = pa.Table.from_batches(chunks)
     s = table.column("_s").to_numpy()
-    y = table.column("_y").to_numpy()
+    if "_y" in table.column_names:
+        y = table.column("_y").to_numpy()
+    else:  # probabilities with the label in the sign bit (one column to move): +s positive, -s negative
+        y = ~np.signbit(s)
+        s = np.abs(s)
     w = table.column("_w").to_numpy() if weighted else None
     edges = np.asarray(bounds, dtype=np.float64)
     if grouped:

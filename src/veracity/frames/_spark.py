@@ -49,7 +49,7 @@ def spread_keys(spark: Any, partitions: int) -> list[int]:
 
 
 def auc_table(df: Any, *, weighted: bool, grouped: bool, bounds: list[float],
-              whole: bool = False) -> dict[str, list]:
+              whole: bool = False, non_negative: bool = False) -> dict[str, list]:
     """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg`` (``whole``:
     plus the ranges of all rows together, ``_all`` true; see :func:`._range_auc.range_numerators`)."""
     from pyspark import cloudpickle
@@ -60,12 +60,17 @@ def auc_table(df: Any, *, weighted: bool, grouped: bool, bounds: list[float],
 
     cloudpickle.register_pickle_by_value(_range_auc)
     ranges = len(bounds) + 1
-    cols = [*(["_g"] if grouped else []), "_s", (F.col("_y") == 1.0).alias("_y"), *(["_w"] if weighted else [])]
+    if non_negative:  # probabilities: the label rides in the score's sign bit (a narrower shuffle)
+        score = F.abs(F.col("_s"))
+        label = [F.when(F.col("_y") == 1.0, score).otherwise(-score).alias("_s")]
+    else:
+        label = ["_s", (F.col("_y") == 1.0).alias("_y")]
+    cols = [*(["_g"] if grouped else []), *label, *(["_w"] if weighted else [])]
     if ranges == 1:
         x = df.select(*cols).repartition(1)
     else:
         keys = spread_keys(df.sparkSession, ranges)
-        x = (df.select(*cols, range_column(bounds, keys=keys).alias("_k"))
+        x = (df.select(*cols, range_column(bounds, keys=keys).alias("_k"))  # the range of the score as given
              .repartition(ranges, "_k").drop("_k"))
     number = T.DoubleType() if weighted else T.LongType()
     schema = T.StructType([
