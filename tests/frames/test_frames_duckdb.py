@@ -172,3 +172,23 @@ def test_a_late_csv_error_does_not_echo_the_row(tmp_path):
         vc.audit(str(path), score="p", label="y")
     assert "classified-token" not in str(info.value) and "\n" not in str(info.value)
     assert str(info.value).startswith(f"could not read {path} as CSV")
+
+
+def test_prefetched_batches_keep_order_raise_in_the_caller_and_stop_early():
+    import threading
+
+    from veracity.frames._duckdb_auc import _prefetched
+
+    def failing():
+        yield from range(5)
+        raise RuntimeError("scan failed")
+
+    seen = []
+    with pytest.raises(RuntimeError, match="scan failed"):
+        for item in _prefetched(failing()):
+            seen.append(item)
+    assert seen == [0, 1, 2, 3, 4]
+    for item in _prefetched(iter(range(10**6)), depth=2):  # the consumer stops: the pump thread ends
+        if item == 3:
+            break
+    assert not [t for t in threading.enumerate() if t.name == "veracity-duckdb-scan"]

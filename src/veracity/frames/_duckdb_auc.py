@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -145,7 +147,7 @@ def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[floa
         tmp = None if ranges == 1 else stack.enter_context(_spill_directory(directory))
         spill = _Spill(2 * ranges, dtypes, tmp)
         try:
-            for batch in reader:
+            for batch in _prefetched(reader):
                 cols = {"_s": batch.column(1).to_numpy(zero_copy_only=False)}
                 if weighted:
                     cols["_w"] = batch.column(2).to_numpy(zero_copy_only=False)
@@ -192,6 +194,48 @@ def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[floa
     if not grouped:
         del table["_g"]
     return table
+
+
+def _prefetched(reader: Any, depth: int = 2) -> Iterator[Any]:
+    """The reader's batches, pulled by a second thread so that DuckDB scans the next batches
+    while numpy files this one (at most ``depth`` batches wait: bounded memory)."""
+    batches: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    done = object()
+
+    def pump() -> None:
+        try:
+            for batch in reader:
+                while not stop.is_set():
+                    try:
+                        batches.put(batch, timeout=0.05)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            batches.put(done)
+        except BaseException as exc:  # handed to the consumer, raised there
+            batches.put(exc)
+
+    worker = threading.Thread(target=pump, name="veracity-duckdb-scan", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = batches.get()
+            if item is done:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():  # let a blocked put finish, then the thread ends
+            try:
+                batches.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        worker.join()
 
 
 def _spill_directory(directory: str) -> Any:
