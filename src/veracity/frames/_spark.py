@@ -34,9 +34,24 @@ def range_column(bounds: list[float], score: str = "_s", keys: list[int] | None 
     return tree(0, len(bounds) + 1)
 
 
+#: spread keys already found, per (Spark application, partition count): a small job each time otherwise
+_SPREAD: dict[tuple[Any, int], list[int]] = {}
+
+
 def spread_keys(spark: Any, partitions: int) -> list[int]:
     """For each partition ``i``, an int key that Spark's hash partitioner sends to ``i``
     (``pmod(hash(key), partitions)``), so that no two score ranges share a task."""
+    try:
+        session: Any = str(spark.sparkContext.applicationId)
+    except Exception:  # Spark Connect has no SparkContext: the session object is the key
+        session = id(spark)
+    app = (session, partitions)
+    if app not in _SPREAD:
+        _SPREAD[app] = _find_spread_keys(spark, partitions)
+    return list(_SPREAD[app])
+
+
+def _find_spread_keys(spark: Any, partitions: int) -> list[int]:
     from pyspark.sql import functions as F
 
     found: dict[int, int] = {}
