@@ -40,6 +40,7 @@ CASES = [
     ("zero weights", lambda df: df.assign(w=0.0), {"sample_weight": "w"}, r"^column 'w' \(sample_weight\) sums to 0"),
     ("string scores", lambda df: df.assign(p=df["p"].astype(str)), {}, r"^column 'p' \(scores\) must be numeric, got String"),
     ("yes/no labels", lambda df: df.assign(y=np.where(df["y"] == 1, "yes", "no")), {}, r"^column 'y' \(labels\) must hold 0/1 numbers or booleans, got String"),
+    ("no rows", lambda df: df.iloc[:0], {}, r"^the frame has no rows; pass at least one row$"),
     ("missing column", lambda df: df, {"label": "target"}, r"^column 'target' not found.*; available columns: p, y, w$"),
 ]
 

@@ -8,7 +8,8 @@ back to Python:
   (missing/NaN/infinite scores, probabilities outside [0, 1], labels other than
   0/1, bad weights) turned into the same one-line errors on every backend;
 * :func:`bin_sums` — per (slice, bin): count, Σw, Σw², Σwp, Σwy, Σwp², Σwpy,
-  Σw·ℓ and Σw·[correct], i.e. :class:`~veracity.BinStats` plus accuracy;
+  Σw·ℓ and Σw·[correct], i.e. :class:`~veracity.BinStats` plus accuracy
+  (:func:`bin_sums_and_contract`: both aggregates in one pass over the rows);
 * :func:`auc_parts` — the exact Mann–Whitney AUC. The score axis is cut into
   ``R`` ranges (equal-width in probability; the logistic function is monotone,
   so logits are ranged by their probability and ranked by the logit itself).
@@ -88,7 +89,7 @@ def _flag(expr: Any) -> Any:
     return nw.when(expr.fill_null(False)).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
 
 
-def _contract_columns(lf: Any) -> Any:
+def _contract_columns(lf: Any, weighted: bool = True) -> Any:
     """``lf`` with one column per contract check (flags, and the values whose min/max are shown)."""
     import narwhals as nw
 
@@ -96,11 +97,12 @@ def _contract_columns(lf: Any) -> Any:
     s_ok = ~(s.is_null() | s.is_nan() | (s.abs() == _INF)).fill_null(True)
     y_ok = ((y == 0.0) | (y == 1.0)).fill_null(False)
     w_ok = ~(w.is_null() | w.is_nan() | (w.abs() == _INF)).fill_null(True)
+    weights = {"_w_bad": _flag(~w_ok), "_w_neg": _flag(w_ok & (w < 0)), "_wf": nw.when(w_ok).then(w)}
     return lf.with_columns(
         _one=nw.lit(1, nw.Int64),
         _s_miss=_flag(s.is_null() | s.is_nan()), _s_inf=_flag(s.abs() == _INF),
         _sf=nw.when(s_ok).then(s), _y_bad=_flag(~y_ok), _yf=nw.when(~y_ok & ~(y.is_null() | y.is_nan()).fill_null(True)).then(y),
-        _w_bad=_flag(~w_ok), _w_neg=_flag(w_ok & (w < 0)), _wf=nw.when(w_ok).then(w),
+        **(weights if weighted else {}),
     ).with_columns(_p_bad=_flag((nw.col("_sf") < 0) | (nw.col("_sf") > 1)))
 
 
@@ -114,21 +116,30 @@ _CONTRACT_AGGS = (
 _COUNTS = {"n", "s_miss", "s_inf", "p_bad", "y_bad", "w_bad", "w_neg"}
 
 
-def _contract_exprs() -> list[Any]:
+def _contract_aggs(weighted: bool) -> tuple[tuple[str, str, str], ...]:
+    """Unweighted, ``_w`` is the literal 1: its checks are known without reading a row."""
+    return tuple(a for a in _CONTRACT_AGGS if weighted or not a[0].startswith("w_"))
+
+
+def _contract_exprs(weighted: bool) -> list[Any]:
     import narwhals as nw
 
-    return [getattr(nw.col(col), how)().alias(f"_c_{name}") for name, col, how in _CONTRACT_AGGS]
+    return [getattr(nw.col(col), how)().alias(f"_c_{name}") for name, col, how in _contract_aggs(weighted)]
 
 
-def _combine_contract(table: dict[str, list]) -> dict[str, Any]:
+def _combine_contract(table: dict[str, list], weighted: bool) -> dict[str, Any]:
     """The contract's counts from its aggregates over several groups (sums add; min/max of those present)."""
     out: dict[str, Any] = {}
-    for name, _, how in _CONTRACT_AGGS:
+    for name, _, how in _contract_aggs(weighted):
         values = [v for v in table[f"_c_{name}"] if v is not None]
         if how == "sum":
             out[name] = sum(values) if values else (0 if name in _COUNTS else None)
         else:
             out[name] = (min if how == "min" else max)(values) if values else None
+    if not weighted:  # every weight is 1
+        n = int(out["n"] or 0)
+        out.update(w_bad=0, w_neg=0, w_min=1.0 if n else None, w_max=1.0 if n else None,
+                   w_sum=float(n) if n else None)
     return out
 
 
@@ -138,8 +149,8 @@ def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, An
         from . import _dask
 
         return _dask.contract_counts(lf.to_native())
-    row = collect(_contract_columns(lf).select(*_contract_exprs()))
-    return _combine_contract({name: row.get_column(name).to_list() for name in row.columns})
+    row = collect(_contract_columns(lf, weighted).select(*_contract_exprs(weighted)))
+    return _combine_contract({name: row.get_column(name).to_list() for name in row.columns}, weighted)
 
 
 def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | None, score_type: str) -> int:
@@ -339,14 +350,14 @@ def bin_sums_and_contract(lf: Any, *, bins: int, score_type: str, threshold: flo
     ok = ~(s.is_null() | s.is_nan() | (s.abs() == _INF)) & ((y == 0.0) | (y == 1.0))
     if score_type == "probability":
         ok = ok & (s >= 0.0) & (s <= 1.0)
-    x = _contract_columns(lf).with_columns(_ok=ok.fill_null(False)).with_columns(
+    x = _contract_columns(lf, weighted=False).with_columns(_ok=ok.fill_null(False)).with_columns(
         _s=nw.when(nw.col("_ok")).then(s).otherwise(nw.lit(0.0, nw.Float64)),
         _y=nw.when(nw.col("_ok")).then(y).otherwise(nw.lit(0.0, nw.Float64)),
     )
     native = _bin_table(x, bins=bins, score_type=score_type, threshold=threshold, grouped=grouped,
                         edges=None, strategy="uniform", top_label=False, contract=True)
     keep = [i for i, b in enumerate(native["_b"]) if b is not None and int(b) >= 0]
-    counts = _combine_contract(native)
+    counts = _combine_contract(native, weighted=False)
     return _per_slice({k: [v[i] for i in keep] for k, v in native.items()}, bins, grouped), counts
 
 
@@ -371,7 +382,7 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
     keys = ["_g", "_b"] if grouped else ["_b"]
     rows = collect(x.group_by(keys).agg(nw.col("_one").sum().alias("count"),
                                         *(nw.col(k).sum() for k in _SUM_NAMES),
-                                        *(_contract_exprs() if contract else [])))
+                                        *(_contract_exprs(weighted=False) if contract else [])))
     return {name: rows.get_column(name).to_list() for name in rows.columns}
 
 
