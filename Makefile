@@ -30,7 +30,7 @@ demo: $(BASE)
 test: $(DEV)
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-java.sh
-	$(PY) -m pytest -n 2 tests src/veracity
+	$(PY) -m pytest -n 2 --dist loadgroup tests src/veracity
 
 ## Benchmarks (not part of the tests): each prints times and ratios against the peers.
 bench: $(DEV)

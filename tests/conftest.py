@@ -74,3 +74,14 @@ def cli():
 @pytest.fixture
 def refused():
     return assert_refused
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under ``pytest -n 2 --dist loadgroup`` (make test), every Spark test runs in one worker
+    and every Dask test in one worker: one JVM and one Dask cluster per run, not one per worker."""
+    for item in items:
+        name = item.nodeid.lower()
+        if "spark" in name:
+            item.add_marker(pytest.mark.xdist_group("spark"))
+        elif "dask" in name:
+            item.add_marker(pytest.mark.xdist_group("dask"))
