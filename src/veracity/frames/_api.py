@@ -316,7 +316,7 @@ def lazy_auc(prep: _Prepared, *, score_type: str, n: int, grouped: bool = False,
              stats: Any = None, whole: bool = False) -> dict[Any, float | None]:
     """Exact AUC per slice; ``stats`` (the whole table's counts) sizes the score ranges without a pass.
     ``whole`` (with ``grouped``): the whole table's AUC too, under :data:`._aggregates.WHOLE`."""
-    if prep.frame.backend == "duckdb":  # keep each sorted range within DuckDB's memory limit
+    if prep.frame.backend == "duckdb":  # ranges counted two at a time within half the memory limit
         from ._duckdb import rows_per_range
 
         per_range = rows_per_range(prep.frame.nw.to_native())
