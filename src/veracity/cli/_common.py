@@ -31,7 +31,9 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, file_optional: bool 
     parser.add_argument("--score", default="score",
                         help="score column, or comma-separated columns for (N, K) multiclass (default: score)")
     parser.add_argument("--label", default="label", help="label column (default: label)")
-    parser.add_argument("--weight", default=None, help="optional sample-weight column")
+    parser.add_argument("--sample-weight", dest="weight", default=None, metavar="COL",
+                        help="optional sample-weight column")
+    parser.add_argument("--weight", dest="weight", default=None, help=argparse.SUPPRESS)  # old name, hidden
     parser.add_argument("--score-type", default="probability", choices=["probability", "logit"],
                         help="are the scores probabilities or logits? (default: probability)")
 
@@ -105,7 +107,8 @@ def emit(args: argparse.Namespace, text: str, payload: dict[str, Any], *, note_t
 
 # -- paths: checked before any work, written atomically ----------------------------------
 #: argparse attributes that name files a command reads, and files it writes.
-INPUT_OPTIONS = {"file": "the input file", "calibrator": "the calibrator", "history": "the --history file"}
+INPUT_OPTIONS = {"file": "the input file", "calibrator": "the calibrator", "history": "the --history file",
+                 "store": "the monitoring store"}
 OUTPUT_OPTIONS = {"out": "--out", "json": "--json"}
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core._display import Display
+from ..core._sql_names import quote_identifier
 from ..core._validation import VeracityError
 from ._time import parse_duration, parse_instant
 
@@ -52,7 +53,7 @@ def _rows(store: Any, con: Any, start: str, end: str, as_of_us: int, horizon_us:
         where.append("p.model = ?")
         params.append(model)
     if by is not None and slice_value is not None:
-        where.append(f'p."s_{by}" = ?')
+        where.append(f"p.{quote_identifier('s_' + by)} = ?")
         params.append(slice_value)
     got = con.execute(
         f"SELECT p.score, o.label FROM predictions p JOIN outcomes o ON o.id = p.id AND "

@@ -45,6 +45,7 @@ from ..core._special import chdtrc, expit, ndtr, ndtri  # scipy.stats costs 0.3 
 from ..core._display import Display
 from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
 from ..core._intervals import binomial_interval, check_interval_args
+from ..core._sql_names import quote_identifier
 from ..core._stats import BinStats
 from ..core._text import fmt, render_table
 from ..core._validation import PROB_EPS, VeracityError
@@ -224,7 +225,7 @@ def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
 def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice_col: str | None,
            bins: int, threshold: float, model: str | None) -> Any:
     mature = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
-    sl = "'" + ALL + "'" if slice_col is None else f"coalesce(p.\"s_{slice_col}\", '(missing)')"
+    sl = "'" + ALL + "'" if slice_col is None else f"coalesce(p.{quote_identifier('s_' + slice_col)}, '(missing)')"
     where = f"p.ts <= make_timestamp({as_of_us})" + (" AND p.model = ?" if model is not None else "")
     eta = "(ln(greatest(score, 1e-12)) - ln(greatest(1 - score, 1e-12)))"
     sql = f"""

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..core._display import Display
+from ..core._sql_names import quote_identifier
 from ..core._validation import VeracityError
 from ._time import to_utc_timestamps
 
@@ -60,12 +61,37 @@ def require_duckdb() -> Any:
     return duckdb
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+_quote = quote_identifier
 
 
 def _slice_column(name: str) -> str:
     return "s_" + name
+
+
+def check_store_name(path: Any) -> str:
+    """``path`` as a local file name, or a one-line error for names DuckDB would not treat as a file.
+
+    DuckDB gives meaning to some names: ``:memory:`` (a database that vanishes, so every
+    "stored" row would be lost), ``md:``/``motherduck:`` (a remote service) and URLs
+    (``s3://``, ``http://``). A monitoring store is a file on this machine.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise VeracityError(f"the store must be a file path such as monitor.duckdb, got {type(path).__name__}")
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    lowered = text.strip().lower()
+    if not text.strip() or "\x00" in text:
+        raise VeracityError(f"the store must be a file path such as monitor.duckdb, got {text!r}")
+    if lowered.startswith(":") or lowered.startswith(("md:", "motherduck:")):
+        raise VeracityError(
+            f"store {text!r} is a DuckDB special name, not a file: nothing would be kept. "
+            "Pass a file path such as monitor.duckdb")
+    if "://" in text:
+        raise VeracityError(
+            f"store {text!r} is a URL; the monitoring store is a local DuckDB file. Pass a file path such as "
+            "monitor.duckdb (copy the store locally first)")
+    return text
 
 
 @dataclass(frozen=True, repr=False)
@@ -115,7 +141,7 @@ class MonitorStore:
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = DEFAULT_TIMEOUT,
                  memory_limit: str | None = None) -> None:
-        self.path = Path(path)
+        self.path = Path(check_store_name(path))
         self.timeout = float(timeout)
         self.memory_limit = memory_limit  # DuckDB's memory_limit, e.g. "2GB" (default: DuckDB's own)
 
@@ -150,14 +176,17 @@ class MonitorStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         elif not read_only and not _checked:  # check an existing file read-only before writing to it
             self.connect(read_only=True).close()
-        config: dict[str, Any] = {"autoload_known_extensions": False, "autoinstall_known_extensions": False}
+        # the store reads nothing but its own file: no file functions, no extensions, no network
+        config: dict[str, Any] = {"autoload_known_extensions": False, "autoinstall_known_extensions": False,
+                                  "enable_external_access": False}
         if self.memory_limit:
             config["memory_limit"] = self.memory_limit
         deadline = time.monotonic() + self.timeout
         delay = 0.02
         while True:
             try:
-                con = duckdb.connect(str(self.path), read_only=read_only and exists, config=config)
+                # absolute: a relative name can never be read as one of DuckDB's special names
+                con = duckdb.connect(os.path.abspath(self.path), read_only=read_only and exists, config=config)
                 break
             except duckdb.IOException as exc:
                 msg = str(exc)
