@@ -1,0 +1,263 @@
+"""Reaching a database: a DB-API 2.0 or ADBC connection, a SQLAlchemy engine or connection, or a URL.
+
+Every route ends in one DB-API cursor (``cursor.execute(sql)`` without parameters,
+``fetchall()``), so the same generated SQL runs everywhere and a test can count the
+rows that travel by wrapping the connection. URLs without SQLAlchemy: ``sqlite:///PATH``
+and ``duckdb:///PATH`` open the file read-only; ``postgresql://…`` goes to psycopg (3,
+else 2). Any other scheme goes through SQLAlchemy when it is installed.
+
+A password never leaves this module: :func:`redact` replaces it (and the whole
+``user:password@`` credential's secret part) in every message built from a URL or
+from a driver's error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from ..core._validation import VeracityError
+
+#: dialects the generated SQL is written for (sqlglot's names); the first three are tested
+#: against live engines, the others are checked by parsing the SQL back
+DIALECTS = ("duckdb", "postgres", "sqlite", "bigquery", "clickhouse", "databricks", "mysql", "redshift",
+            "snowflake", "spark", "trino", "tsql")
+
+#: DB-API / ADBC driver modules and the dialect they speak
+_MODULES = (
+    ("sqlite3", "sqlite"), ("duckdb", "duckdb"), ("_duckdb", "duckdb"), ("psycopg", "postgres"),
+    ("psycopg2", "postgres"), ("pg8000", "postgres"), ("pymysql", "mysql"), ("MySQLdb", "mysql"),
+    ("mysql", "mysql"), ("mariadb", "mysql"), ("snowflake", "snowflake"), ("google", "bigquery"),
+    ("trino", "trino"), ("databricks", "databricks"), ("pyhive", "spark"), ("redshift_connector", "redshift"),
+    ("clickhouse_connect", "clickhouse"), ("pymssql", "tsql"),
+)
+#: SQLAlchemy dialect names (and ADBC vendor names, lower case) that differ from sqlglot's
+_ALIASES = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql", "sqlserver": "tsql",
+            "microsoft sql server": "tsql", "google bigquery": "bigquery"}
+
+_CREDENTIAL = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/@\s:]*:)(?P<secret>[^@\s]*)@")
+_QUERY_SECRET = re.compile(r"(?i)(?P<head>(?:password|passwd|pwd|secret|token|access_token)=)(?P<secret>[^&;\s]*)")
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` with every password replaced by ``***``: in URLs, in ``password=`` settings,
+    and every occurrence of the given ``secrets`` (the URL's password, raw and decoded)."""
+    text = _CREDENTIAL.sub(lambda m: m.group("head") + "***@", text)
+    text = _QUERY_SECRET.sub(lambda m: m.group("head") + "***", text)
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def _secrets(url: str) -> tuple[str, ...]:
+    found: list[str] = []
+    try:
+        parts = urlsplit(url)
+        if parts.password:
+            found += [parts.password, unquote(parts.password)]
+    except ValueError:
+        pass
+    for m in _QUERY_SECRET.finditer(url):
+        found += [m.group("secret"), unquote(m.group("secret"))]
+    return tuple(sorted({s for s in found if s}, key=len, reverse=True))
+
+
+def check_dialect(dialect: str) -> str:
+    name = _ALIASES.get(str(dialect).lower(), str(dialect).lower())
+    if name not in DIALECTS:
+        raise VeracityError(f"dialect must be one of {', '.join(DIALECTS)}; got {dialect!r}")
+    return name
+
+
+@dataclass
+class Database:
+    """One DB-API connection and the dialect its SQL is written in."""
+
+    conn: Any
+    dialect: str
+    #: shown in messages for this database (a redacted URL, or the driver's name)
+    shown: str
+    #: opened here from a URL (closed by :meth:`close`), not the caller's
+    owned: bool = False
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+    sa_connection: Any = field(default=None, repr=False)
+    #: rows fetched so far (aggregates only; reported by tests and the benchmark)
+    fetched: int = 0
+
+    def _cursor_run(self, sql: str) -> tuple[list[tuple], list[str]]:
+        if _is_duckdb(self.conn):  # its cursor() is a new connection that would not see TEMP tables
+            result = self.conn.execute(sql)
+            names = [d[0] for d in (result.description or [])]
+            return [tuple(r) for r in result.fetchall()], names
+        cur = self.conn.cursor()
+        try:
+            cur.execute(sql)
+            names = [d[0] for d in (cur.description or [])]
+            rows = [tuple(r) for r in cur.fetchall()] if cur.description else []
+        finally:
+            close = getattr(cur, "close", None)
+            if close is not None:
+                close()
+        return rows, names
+
+    def query(self, sql: str, *, what: str = "the audit query") -> list[tuple]:
+        """The rows of ``sql`` (an aggregate: a handful of rows)."""
+        rows, _ = self.run(sql, what=what)
+        return rows
+
+    def run(self, sql: str, *, what: str = "the audit query") -> tuple[list[tuple], list[str]]:
+        try:
+            rows, names = self._cursor_run(sql)
+        except VeracityError:
+            raise
+        except Exception as exc:  # the database's own message, on one line, without secrets
+            self._rollback()
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            raise VeracityError(redact(f"{what} failed in {self.shown}: {message}", self.secrets)) from None
+        self.fetched += len(rows)
+        return rows, names
+
+    def _rollback(self) -> None:
+        # PostgreSQL refuses every later statement of a failed transaction: end it
+        rollback = getattr(self.conn, "rollback", None)
+        if rollback is not None and self.dialect in ("postgres", "redshift"):
+            try:
+                rollback()
+            except Exception:  # noqa: BLE001 - best effort; the first error is the one reported
+                pass
+
+    def close(self) -> None:
+        if not self.owned:
+            return
+        for obj in (self.conn, self.sa_connection):
+            if obj is not None:
+                try:
+                    obj.close()
+                except Exception:  # noqa: BLE001 - closing a read-only connection cannot lose work
+                    pass
+
+
+def _is_duckdb(conn: Any) -> bool:
+    return type(conn).__module__.split(".")[0] in ("duckdb", "_duckdb")
+
+
+def _module_dialect(conn: Any) -> str | None:
+    module = type(conn).__module__ or ""
+    top = module.split(".")[0]
+    if top.startswith("adbc_driver_") or hasattr(conn, "adbc_get_info"):
+        try:
+            vendor = str(conn.adbc_get_info().get("vendor_name", "")).lower()
+        except Exception:  # noqa: BLE001 - an ADBC driver without vendor info
+            vendor = top.removeprefix("adbc_driver_")
+        vendor = _ALIASES.get(vendor, vendor)
+        return vendor if vendor in DIALECTS else None
+    for prefix, dialect in _MODULES:
+        if top == prefix:
+            return dialect
+    return None
+
+
+def _sqlalchemy(obj: Any) -> str | None:
+    """``"engine"`` / ``"connection"`` for SQLAlchemy objects, else None (no import of SQLAlchemy)."""
+    module = type(obj).__module__ or ""
+    if not module.startswith("sqlalchemy"):
+        return None
+    if hasattr(obj, "raw_connection") and hasattr(obj, "dialect"):
+        return "engine"
+    if hasattr(obj, "exec_driver_sql"):
+        return "connection"
+    return None
+
+
+def open_database(target: Any, *, dialect: str | None = None) -> Database:
+    """A :class:`Database` for a connection, SQLAlchemy engine/connection or URL string."""
+    chosen = None if dialect is None else check_dialect(dialect)
+    if isinstance(target, str):
+        return _from_url(target, chosen)
+    kind = _sqlalchemy(target)
+    if kind is not None:
+        name = check_dialect(target.dialect.name) if chosen is None else chosen
+        if kind == "engine":
+            sa_conn = target.connect()
+            return Database(_dbapi_of(sa_conn), name, f"{target.dialect.name} engine", owned=True,
+                            sa_connection=sa_conn)
+        return Database(_dbapi_of(target), name, f"{target.dialect.name} connection")
+    if not (hasattr(target, "cursor") or _is_duckdb(target)):
+        raise VeracityError(
+            f"audit_sql needs a database connection (DB-API 2.0 such as sqlite3, psycopg or duckdb; ADBC; "
+            f"a SQLAlchemy engine or connection) or a URL string; got {type(target).__name__}"
+        )
+    name = chosen or _module_dialect(target)
+    if name is None:
+        raise VeracityError(
+            f"cannot tell which SQL dialect a {type(target).__module__}.{type(target).__name__} connection "
+            f"speaks; pass dialect= (one of {', '.join(DIALECTS)})"
+        )
+    return Database(target, name, f"{name} connection")
+
+
+def _dbapi_of(sa_conn: Any) -> Any:
+    """The DB-API connection under a SQLAlchemy connection (1.4 and 2.x)."""
+    raw = sa_conn.connection
+    return getattr(raw, "dbapi_connection", None) or getattr(raw, "driver_connection", None) or raw
+
+
+def _from_url(url: str, dialect: str | None) -> Database:
+    secrets = _secrets(url)
+    shown = redact(url, secrets)
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    base = scheme.split("+", 1)[0]
+    try:
+        if base == "sqlite":
+            import sqlite3
+
+            path = url.split("://", 1)[1]
+            path = path[1:] if path.startswith("/") else path  # sqlite:///rel.db, sqlite:////abs.db
+            if path in ("", ":memory:"):
+                conn = sqlite3.connect(":memory:")
+            else:
+                from urllib.parse import quote
+
+                conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+            return Database(conn, dialect or "sqlite", shown, owned=True, secrets=secrets)
+        if base == "duckdb":
+            import duckdb
+
+            path = url.split("://", 1)[1]
+            path = path[1:] if path.startswith("/") else path
+            conn = duckdb.connect(":memory:") if path in ("", ":memory:") else duckdb.connect(path, read_only=True)
+            return Database(conn, dialect or "duckdb", shown, owned=True, secrets=secrets)
+        if base in ("postgresql", "postgres"):
+            plain = "postgresql://" + url.split("://", 1)[1]
+            try:
+                import psycopg
+
+                conn = psycopg.connect(plain)
+            except ImportError:
+                try:
+                    import psycopg2
+                except ImportError:
+                    raise VeracityError(
+                        "a postgresql:// URL needs psycopg: pip install 'psycopg[binary]'") from None
+                conn = psycopg2.connect(plain)
+            return Database(conn, dialect or "postgres", shown, owned=True, secrets=secrets)
+        try:
+            import sqlalchemy
+        except ImportError:
+            raise VeracityError(
+                f"cannot open {shown!r}: built-in URLs are sqlite:///PATH, duckdb:///PATH and "
+                "postgresql://USER@HOST/DB; for other databases install SQLAlchemy and the database's driver, "
+                "or pass an open connection"
+            ) from None
+        engine = sqlalchemy.create_engine(url)
+        sa_conn = engine.connect()
+        name = dialect or check_dialect(engine.dialect.name)
+        return Database(_dbapi_of(sa_conn), name, shown, owned=True, secrets=secrets, sa_connection=sa_conn)
+    except VeracityError:
+        raise
+    except Exception as exc:  # the driver's reason, never the password
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise VeracityError(redact(f"cannot connect to {shown}: {message}", secrets)) from None

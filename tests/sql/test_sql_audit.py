@@ -1,0 +1,184 @@
+"""``audit_sql`` equals the in-memory ``vc.audit`` on SQLite, DuckDB and PostgreSQL (issue 27).
+
+The oracle is the array form on the same rows, to 1e-12; every engine runs the SQL
+sqlglot generated for its dialect. The counting connection proves that only the
+aggregates travel: the rows fetched are bounded by bins × slices plus a constant.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+import veracity as vc
+from veracity.sql import audit_sql
+
+from .conftest import CountingConnection, load, load_once
+
+TOL = 1e-12
+
+
+def assert_same(got: Any, want: Any, where: str = "") -> None:
+    """Equal structure; numbers equal to 1e-12 (absolute, or relative for large ones)."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and set(got) == set(want), (where, sorted(got), sorted(want))
+        for k in want:
+            assert_same(got[k], want[k], f"{where}.{k}")
+    elif isinstance(want, (list, tuple)):
+        assert len(got) == len(want), where
+        for i, (a, b) in enumerate(zip(got, want)):
+            assert_same(a, b, f"{where}[{i}]")
+    elif isinstance(want, float) and not isinstance(want, bool):
+        assert isinstance(got, (int, float)), (where, got, want)
+        if math.isnan(want):
+            assert math.isnan(got), (where, got)
+        else:
+            assert abs(got - want) <= TOL * max(1.0, abs(want)), (where, got, want)
+    else:
+        assert got == want, (where, got, want)
+
+
+def data(n: int = 1500, seed: int = 0) -> dict[str, np.ndarray]:
+    """Scores with ties, exact 0 and 1, bin edges; labels; weights; a slice column."""
+    rng = np.random.default_rng(seed)
+    p = np.round(rng.beta(2, 3, n), 3)
+    p[:40] = np.repeat([0.0, 1.0, 0.2, 0.4, 1 / 3, 0.6, 0.8, 0.5], 5)
+    y = (rng.random(n) < p * 0.9 + 0.05).astype(np.int64)
+    w = rng.gamma(2.0, 1.5, n)
+    seg = rng.choice(np.array(["north", "south", "east", "wést"]), n, p=[0.4, 0.3, 0.2, 0.1])
+    logit = np.round(rng.normal(0, 2.5, n), 2)
+    return {"p": p, "y": y, "w": w, "seg": seg, "z": logit,
+            "yes": np.where(y == 1, "yes", "no").astype(object)}
+
+
+DATA = data()
+
+CASES = {
+    "plain": (dict(), dict()),
+    "weights_and_slices": (dict(sample_weight="w", by="seg"), dict()),
+    "pos_label": (dict(label="yes", pos_label="yes", by="seg"), dict()),
+    "logit": (dict(score="z", score_type="logit", threshold=0.3), dict()),
+    "quantile": (dict(strategy="quantile", bins=10, by="seg"), dict()),
+    "quantile_weighted": (dict(strategy="quantile", bins=8, sample_weight="w"), dict()),
+    "equal_count": (dict(strategy="equal-count", bins=12), dict()),
+    "auto_bins_weighted": (dict(bins="auto", sample_weight="w"), dict()),
+    "slice_cap": (dict(by="seg", max_groups=3, sample_weight="w"), dict()),
+}
+
+
+def in_memory(cols: dict[str, np.ndarray], *, score: str = "p", label: str = "y", sample_weight: str | None = None,
+              by: str | None = None, **options: Any) -> Any:
+    return vc.audit(cols[score], cols[label], sample_weight=None if sample_weight is None else cols[sample_weight],
+                    by=None if by is None else cols[by], by_name=by, **options)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_pushdown_equals_the_in_memory_audit(engine, case):
+    name, conn = engine
+    cols = DATA
+    load_once(name, conn, "scores", cols)
+    options, _ = CASES[case]
+    counting = CountingConnection(conn)
+    got = audit_sql(counting, table="scores", dialect=name, **{"score": "p", "label": "y", **options})
+    want = in_memory(cols, **options)
+    assert_same(got.to_dict(), want.to_dict())
+    assert str(got) == str(want)
+    # only aggregates came back: bins x slices rows, plus a few (columns, types, AUC, edges)
+    m = got.table.bins
+    slices = max(1, len(got.groups))
+    assert counting.rows <= m * (slices + 1) + 2 * slices + 40, counting.rows
+    assert counting.rows < len(cols["p"]) / 4
+
+
+def test_no_statement_returns_rows_on_a_large_table(engine):
+    """8,000 rows, 4 slices: the largest result set is one row per (slice, bin)."""
+    name, conn = engine
+    cols = data(8_000, seed=3)
+    load(name, conn, "big", {k: cols[k] for k in ("p", "y", "w", "seg")})
+    counting = CountingConnection(conn)
+    got = audit_sql(counting, table="big", score="p", label="y", by="seg", sample_weight="w", bins=10,
+                    dialect=name)
+    assert got.n == 8_000
+    assert counting.largest <= 10 * 4 + 1
+    assert counting.rows <= 10 * 4 + 20
+    want = in_memory(cols, sample_weight="w", by="seg", bins=10)
+    assert_same(got.to_dict(), want.to_dict())
+
+
+def test_unweighted_auc_is_bit_identical(engine):
+    name, conn = engine
+    cols = data(800, seed=5)
+    load(name, conn, "ties", {"p": cols["p"], "y": cols["y"]})
+    got = audit_sql(conn, table="ties", score="p", label="y")
+    assert got.auc == vc.auc(cols["p"], cols["y"])
+
+
+def test_boolean_labels(engine):
+    name, conn = engine
+    cols = data(400, seed=7)
+    labels = cols["y"].astype(bool) if name != "sqlite" else cols["y"]
+    load(name, conn, "flags", {"p": cols["p"], "hit": labels})
+    got = audit_sql(conn, table="flags", score="p", label="hit")
+    assert_same(got.to_dict(), vc.audit(cols["p"], cols["y"]).to_dict())
+
+
+def test_single_class_slice_has_no_auc(engine):
+    name, conn = engine
+    p = np.array([0.1, 0.4, 0.35, 0.8, 0.9, 0.7])
+    y = np.array([0, 1, 0, 1, 1, 1])
+    seg = np.array(["a", "a", "a", "b", "b", "b"])
+    load(name, conn, "one_class", {"p": p, "y": y, "seg": seg})
+    got = audit_sql(conn, table="one_class", score="p", label="y", by="seg", min_count=1)
+    assert got.groups["b"].auc is None
+    assert_same(got.to_dict(), vc.audit(p, y, by=seg, by_name="seg", min_count=1).to_dict())
+
+
+def test_a_url_reaches_sqlite_and_duckdb_files(tmp_path):
+    import sqlite3
+
+    import duckdb
+
+    cols = data(300, seed=11)
+    want = vc.audit(cols["p"], cols["y"]).to_dict()
+    lite = tmp_path / "scores.db"
+    conn = sqlite3.connect(lite)
+    load("sqlite", conn, "s", {"p": cols["p"], "y": cols["y"]})
+    conn.close()
+    assert_same(audit_sql(f"sqlite:///{lite}", table="s", score="p", label="y").to_dict(), want)
+    duck = tmp_path / "scores.duckdb"
+    conn = duckdb.connect(str(duck))
+    load("duckdb", conn, "s", {"p": cols["p"], "y": cols["y"]})
+    conn.close()
+    assert_same(audit_sql(f"duckdb:///{duck}", table="s", score="p", label="y").to_dict(), want)
+
+
+def test_postgres_url(pg_uri, pg_conn):
+    cols = data(300, seed=13)
+    load("postgres", pg_conn, "by_url", {"p": cols["p"], "y": cols["y"], "seg": cols["seg"]})
+    got = audit_sql(pg_uri, table="by_url", score="p", label="y", by="seg")
+    assert_same(got.to_dict(), in_memory(cols, by="seg").to_dict())
+
+
+def test_schema_qualified_table(pg_conn):
+    cols = data(200, seed=17)
+    pg_conn.execute('CREATE SCHEMA IF NOT EXISTS "my schema"')
+    load("postgres", pg_conn, "plain", {"p": cols["p"], "y": cols["y"]})
+    pg_conn.execute('DROP TABLE IF EXISTS "my schema"."t"')
+    pg_conn.execute('CREATE TABLE "my schema"."t" AS SELECT * FROM "plain"')
+    got = audit_sql(pg_conn, table=("my schema", "t"), score="p", label="y")
+    assert_same(got.to_dict(), vc.audit(cols["p"], cols["y"]).to_dict())
+
+
+def test_the_frame_form_and_the_sql_form_agree_on_duckdb():
+    """A second oracle: the narwhals aggregates of the lazy DuckDB frame form."""
+    import duckdb
+
+    cols = data(1000, seed=19)
+    conn = duckdb.connect(":memory:")
+    load("duckdb", conn, "t", {k: cols[k] for k in ("p", "y", "w", "seg")})
+    frame = vc.audit(conn.table("t"), score="p", label="y", sample_weight="w", by="seg")
+    got = audit_sql(conn, table="t", score="p", label="y", sample_weight="w", by="seg")
+    assert_same(got.to_dict(), frame.to_dict())
