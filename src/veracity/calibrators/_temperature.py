@@ -277,6 +277,9 @@ def _golden(f: Any, a: float, b: float, iterations: int) -> tuple[float, list[Tr
     d = a + PHI * (b - a)
     fc, fd = f(c), f(d)
     trace: list[TraceRow] = []
+    # the trace shows the width the search guarantees, (b - a)·φ^k: the same on every CPU (the
+    # floating-point b - a after 60 steps differs in its 4th digit with the last bits of the NLL)
+    width0 = b - a
     for k in range(1, iterations + 1):
         if fc < fd:
             b, d, fd = d, c, fc
@@ -287,7 +290,7 @@ def _golden(f: Any, a: float, b: float, iterations: int) -> tuple[float, list[Tr
             d = a + PHI * (b - a)
             fd = f(d)
         if k % 10 == 0 or k == iterations:
-            trace.append(TraceRow(k, float(b - a), float(0.5 * (a + b)), float(min(fc, fd))))
+            trace.append(TraceRow(k, float(width0 * PHI ** k), float(0.5 * (a + b)), float(min(fc, fd))))
     return 0.5 * (a + b), trace
 
 
