@@ -20,7 +20,7 @@ PINNED = [
     "HistogramBinning", "HosmerLemeshowTest", "IsotonicCalibration", "Ledger", "LedgerRow",
     "MatrixScaling", "MonitorResult", "MonitorStore", "NoiseFloor", "OneVsRest", "PlattScaling", "PriorEstimate",
     "RedrawResult", "ReliabilityRow", "ReliabilityTable", "Report", "RiskCoverage", "ScanResult",
-    "SelectiveThreshold", "SpiegelhalterTest", "StoreStatus", "TemperatureScaling", "ThresholdRow",
+    "SegmentCalibration", "SegmentRow", "SegmentsResult", "SelectiveThreshold", "SpiegelhalterTest", "StoreStatus", "TemperatureScaling", "ThresholdRow",
     "ThresholdTable", "VectorScaling", "VennAbers", "VeracityError", "accuracy", "adjust_prior",
     "auc", "audit", "audit_dask", "audit_duckdb", "binomial_interval", "bootstrap_intervals", "brier",
     "brier_decomposition", "budget_threshold", "calibration_slope", "calibration_tests",
@@ -29,7 +29,7 @@ PINNED = [
     "load", "load_demo", "mce", "monitor", "nll", "period_keys", "plot_multiclass_reliability",
     "plot_reliability", "plot_reliability_overlay", "plot_risk_coverage", "plot_thresholds",
     "precision_threshold", "recall_threshold", "reliability", "report", "risk_coverage",
-    "scan_file", "selective_threshold", "simulate_redraws", "spiegelhalter", "split",
+    "scan_file", "segments", "selective_threshold", "simulate_redraws", "spiegelhalter", "split",
     "threshold_table",
 ]
 

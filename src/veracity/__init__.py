@@ -109,6 +109,9 @@ from .report import (
     report,
 )
 
+# -- where it is miscalibrated: segments and their repair (issue 24) -----------------
+from .segments import SegmentCalibration, SegmentRow, SegmentsResult, segments
+
 # -- the frame form beside the array form (issue 11) --------------------------------
 # ``vc.audit(frame, score="p", label="y", ...)``; the core functions stay array-only.
 from .frames import configure_duckdb, frame_form as _frame_form

@@ -1,0 +1,265 @@
+r"""``vc.segments``: find where a model is miscalibrated, with honest statistics.
+
+Array form ``vc.segments(scores, labels, features={"region": array, ...})``; frame
+form ``vc.segments(frame, score="p", label="y", features=["region", "age"])`` on every
+frame ``vc.audit`` reads. In-memory frames hand their columns to the array code; lazy
+frames (DuckDB, polars LazyFrame, Spark, Dask, files) are never collected: the level
+counts and the per (segment, score cell) sums are aggregates computed where the data
+lives (:mod:`._cells`), and the same numpy code reads them (:mod:`._analyse`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError, check_score_type, prepare_binary, to_numpy
+from ._analyse import analyse
+from ._cells import cells_lazy, cells_numpy
+from ._family import (
+    MAX_DISTINCT,
+    MAX_SEGMENTS,
+    FeatureSpec,
+    check_depth,
+    check_family_size,
+    check_features,
+    distinct_counts,
+    feature_sets,
+    feature_spec,
+)
+from ._result import SegmentsResult
+
+#: most distinct scores taken as the cells of the cumulative path (beyond: equal-width cells)
+MAX_CELLS = 1024
+
+
+def _check_options(*, depth: Any, bins: Any, min_count: Any, fdr: Any, level: Any, max_levels: Any,
+                   ece_bins: Any, max_cells: Any, max_segments: Any, n_features: int) -> None:
+    check_depth(depth, n_features)
+    if not isinstance(bins, dict):
+        _positive_int(bins, "bins", 2)
+    for name, value, lo in (("min_count", min_count, 1), ("max_levels", max_levels, 1),
+                            ("ece_bins", ece_bins, 1), ("max_cells", max_cells, 2),
+                            ("max_segments", max_segments, 1)):
+        _positive_int(value, name, lo)
+    for name, value in (("fdr", fdr), ("level", level)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < float(value) < 1.0:
+            raise VeracityError(f"{name} must be in (0, 1), e.g. 0.05; got {value!r}")
+
+
+def _positive_int(value: Any, name: str, lo: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
+        raise VeracityError(f"{name} must be an integer >= {lo}, got {value!r}")
+    return int(value)
+
+
+def _bins_for(bins: Any, name: str) -> Any:
+    if isinstance(bins, dict):
+        b = bins.get(name, 5)
+        if isinstance(b, (list, tuple, np.ndarray)):
+            return list(b)
+        return _positive_int(b, f"bins[{name!r}]", 2)
+    return bins
+
+
+def segments(
+    data: Any,
+    labels: Any = None,
+    *,
+    score: Any = None,
+    label: Any = None,
+    features: Any = None,
+    depth: int = 2,
+    bins: Any = 5,
+    min_count: int = 50,
+    fdr: float = 0.05,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    score_type: str = "probability",
+    level: float = 0.95,
+    max_levels: int = 20,
+    ece_bins: int = 10,
+    max_cells: int = MAX_CELLS,
+    max_segments: int = MAX_SEGMENTS,
+) -> SegmentsResult:
+    r"""Where is the model miscalibrated? Every segment over ``features`` up to ``depth``, tested.
+
+    Categorical features split by level (levels with fewer than ``min_count`` rows, and
+    all beyond the ``max_levels`` largest, pooled into ``"other"``); numeric features
+    by ``bins`` equal-mass bins (an integer, or ``{"age": [30, 45, 60], "x": 4}`` with
+    cut points or a count per feature). For each segment with at least ``min_count``
+    rows: the gap ``rate - conf`` with a Wilson interval, a test of
+    calibration-in-the-large (z, exact Poisson-binomial for small unweighted
+    segments), its q-value (BH over single features, BY over intersections), the
+    segment's ECE beside its noise floor and the smallest gap its size can detect. The
+    multicalibration error ``mce`` / ``mce_sigma`` is MCGrad's over the same family.
+
+    >>> import numpy as np, veracity as vc
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, 20_000)
+    >>> region = rng.choice(["EU", "US", "APAC"], 20_000)
+    >>> y = (rng.uniform(size=p.size) < np.where(region == "EU", p + 0.08, p).clip(0, 1)).astype(int)
+    >>> res = vc.segments(p, y, features={"region": region}, depth=1)
+    >>> [r.segment for r in res.discoveries][:1]
+    ['region=EU']
+    """
+    if score is not None or label is not None:
+        if labels is not None:
+            raise VeracityError("vc.segments(frame, score=..., label=..., features=[...]) takes no positional labels")
+        if score is None or label is None:
+            raise VeracityError("the frame form needs both column names: vc.segments(frame, score='p', label='y', "
+                                "features=[...])")
+        return _segments_frame(data, score=score, label=label, features=features, depth=depth, bins=bins,
+                               min_count=min_count, fdr=fdr, sample_weight=sample_weight, pos_label=pos_label,
+                               score_type=score_type, level=level, max_levels=max_levels, ece_bins=ece_bins,
+                               max_cells=max_cells, max_segments=max_segments)
+    if labels is None:
+        raise VeracityError("vc.segments needs labels: vc.segments(scores, labels, features={...}), or the frame "
+                            "form vc.segments(frame, score='p', label='y', features=[...])")
+    if not isinstance(features, dict) or not features:
+        raise VeracityError(
+            "in the array form, features= maps names to arrays, e.g. features={'region': region, 'age': age}; "
+            "to name columns, use the frame form vc.segments(frame, score='p', label='y', features=[...])")
+    return segments_arrays(data, labels, features, depth=depth, bins=bins, min_count=min_count, fdr=fdr,
+                           sample_weight=sample_weight, pos_label=pos_label, score_type=score_type, level=level,
+                           max_levels=max_levels, ece_bins=ece_bins, max_cells=max_cells, max_segments=max_segments)
+
+
+def specs_from_arrays(features: dict[str, Any], n: int, keep: np.ndarray | None, *, bins: Any, min_count: int,
+                      max_levels: int) -> tuple[list[FeatureSpec], list[np.ndarray], list[str]]:
+    """The levels (and every row's code) of in-memory feature columns."""
+    specs, cols, notes = [], [], []
+    for name, column in features.items():
+        raw = to_numpy(column, f"feature {name!r}")
+        if raw.ndim != 1 or raw.shape[0] != n:
+            raise VeracityError(
+                f"feature {name!r} has shape {raw.shape} but there are {n} scores; pass one value per row")
+        if keep is not None:
+            raw = raw[keep]
+        values, counts, n_missing, numeric = distinct_counts(raw)
+        spec = feature_spec(str(name), values, counts, n_missing, numeric=numeric, bins=_bins_for(bins, name),
+                            min_count=min_count, max_levels=max_levels)
+        specs.append(spec)
+        cols.append(raw)
+        notes.extend(_notes(spec, values.size))
+    return specs, [sp.codes(c) for sp, c in zip(specs, cols)], notes
+
+
+def _notes(spec: FeatureSpec, n_values: int) -> list[str]:
+    if spec.kind == "category" and spec.pooled:
+        return [f"(feature {spec.name!r}: {spec.pooled:,} of {n_values:,} levels pooled into 'other' "
+                "— fewer than min_count rows, or beyond max_levels)"]
+    return []
+
+
+def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth: int = 2, bins: Any = 5,
+                    min_count: int = 50, fdr: float = 0.05, sample_weight: Any = None, pos_label: Any = None,
+                    score_type: str = "probability", level: float = 0.95, max_levels: int = 20,
+                    ece_bins: int = 10, max_cells: int = MAX_CELLS,
+                    max_segments: int = MAX_SEGMENTS) -> SegmentsResult:
+    names = check_features(list(features))
+    _check_options(depth=depth, bins=bins, min_count=min_count, fdr=fdr, level=level, max_levels=max_levels,
+                   ece_bins=ece_bins, max_cells=max_cells, max_segments=max_segments, n_features=len(names))
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
+    if data.n_classes != 2 or data.p.ndim != 1:
+        raise VeracityError("vc.segments audits binary scores (one probability per row); pass the positive "
+                            "class's column")
+    p, y, w = data.p, data.y, data.w
+    keep = None
+    if w is not None and not (w > 0).all():
+        keep = w > 0
+        p, y, w = p[keep], y[keep], w[keep]
+    specs, codes, notes = specs_from_arrays(features, data.n, keep, bins=bins, min_count=min_count,
+                                            max_levels=max_levels)
+    sets = feature_sets(len(specs), depth)
+    check_family_size(specs, sets, max_segments)
+    table = cells_numpy(p, y, w, codes, specs, sets, max_cells=max_cells, ece_bins=ece_bins)
+    return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
+                   depth=int(depth), notes=tuple(notes))
+
+
+# ---------------------------------------------------------------------------------------
+# frames
+# ---------------------------------------------------------------------------------------
+def _segments_frame(data: Any, *, score: Any, label: Any, features: Any, sample_weight: Any, pos_label: Any,
+                    score_type: str, **options: Any) -> SegmentsResult:
+    from ..frames._api import _Prepared
+
+    names = check_features(features)
+    score_type = check_score_type(score_type)
+    prep = _Prepared(data, score, label, sample_weight, extra={"features": names}, pos_label=pos_label)
+    if prep.multiclass:
+        raise VeracityError("vc.segments audits binary scores; pass score= one probability column")
+    if not prep.frame.lazy:
+        scores, labels, weights = prep.arrays()
+        feats = {name: _column_with_missing(prep, name) for name in names}
+        try:
+            return segments_arrays(scores, labels, feats, sample_weight=weights, score_type=score_type, **options)
+        except VeracityError as exc:
+            raise prep.explain(score_type, exc) from None
+    _check_options(n_features=len(names), **{k: v for k, v in options.items() if k not in ()})
+    prep.check_lazy(score_type)
+    return _segments_lazy(prep, names, score_type=score_type, **options)
+
+
+def _column_with_missing(prep: Any, name: str) -> np.ndarray:
+    col = prep.frame.nw.get_column(name)
+    values = col.to_numpy()
+    missing = col.is_null().to_numpy()
+    if missing.any() and values.dtype.kind not in "f":
+        values = values.astype(object)
+        values[missing] = None
+    return values
+
+
+def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, bins: Any, min_count: int,
+                   fdr: float, level: float, max_levels: int, ece_bins: int, max_cells: int,
+                   max_segments: int) -> SegmentsResult:
+    import narwhals as nw
+
+    from ..frames import _aggregates as agg
+    from ..frames._source import _is_numeric
+
+    f = prep.frame
+    src = f.nw
+    wcol = None
+    if prep.weight is not None:
+        wcol = nw.col(f.ref(prep.weight)).cast(nw.Float64)
+        if prep.weight_scale != 1.0:
+            wcol = wcol * prep.weight_scale
+        src = src.filter(wcol > 0)
+    refs = [f.ref(n) for n in names]
+    uniq = agg.collect(src.select(*(nw.col(r).n_unique().alias(f"_u{i}") for i, r in enumerate(refs)))).rows()[0]
+    specs, notes = [], []
+    for i, (name, ref) in enumerate(zip(names, refs)):
+        numeric = _is_numeric(f.schema[name])
+        if int(uniq[i]) > MAX_DISTINCT and numeric and not isinstance(_bins_for(bins, name), list):
+            raise VeracityError(
+                f"numeric feature {name!r} has {int(uniq[i]):,} distinct values, over the {MAX_DISTINCT:,} whose "
+                f"counts a lazy frame brings back for equal-mass bins; round it, or pass cut points: "
+                f"bins={{{name!r}: [..]}}")
+        col = nw.col(ref).cast(nw.Float64) if numeric else nw.col(ref)
+        t = agg.collect(src.select(col.alias("_v")).with_columns(_one=nw.lit(1, nw.Int64)).group_by("_v")
+                        .agg(nw.col("_one").sum()))
+        vals = t.get_column("_v").to_list()
+        cnts = np.asarray(t.get_column("_one").to_list(), dtype=np.int64)
+        miss = np.array([v is None or (isinstance(v, float) and v != v) for v in vals], dtype=bool)
+        present = [v for v, m in zip(vals, miss) if not m]
+        values = np.asarray(present, dtype=np.float64) if numeric else np.asarray(present, dtype=object)
+        if numeric and not np.isfinite(values).all():
+            raise VeracityError(f"numeric feature {name!r} holds infinite values; replace them or drop those rows")
+        spec = feature_spec(name, values, cnts[~miss], int(cnts[miss].sum()), numeric=numeric,
+                            bins=_bins_for(bins, name), min_count=min_count, max_levels=max_levels)
+        specs.append(spec)
+        notes.extend(_notes(spec, len(present)))
+    sets = feature_sets(len(specs), depth)
+    check_family_size(specs, sets, max_segments)
+    y = nw.col(prep.y).cast(nw.Float64) if isinstance(prep.y, str) else prep.y
+    cols = [nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"), y.alias("_y"),
+            (wcol if wcol is not None else nw.lit(1.0, nw.Float64)).alias("_w"),
+            *(sp.expr(r).alias(f"_f{i}") for i, (sp, r) in enumerate(zip(specs, refs)))]
+    x = src.select(cols).with_columns(_p=agg.probability(score_type))
+    table = cells_lazy(x, specs, sets, weighted=prep.weight is not None, max_cells=max_cells, ece_bins=ece_bins)
+    return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
+                   depth=int(depth), notes=tuple(notes))

@@ -1,0 +1,170 @@
+r"""Per (segment, score cell) sums — the one aggregate every segment number is read from.
+
+For every grouping set of the family (every row; each feature; each pair …) and
+every segment of it, the rows are split by **score cell** and summed:
+
+.. math:: n,\ \sum w,\ \sum w^2,\ \sum wp,\ \sum wy,\ \sum w^2p,\ \sum w^2p^2 .
+
+The cells are the distinct probabilities when there are at most ``max_cells`` of
+them (then a segment's cumulative calibration path is exact, row order within a
+tie aside), otherwise ``max_cells`` equal-width cells of [0, 1] (rounded down to a
+multiple of ``ece_bins``, so each cell lies inside one ECE bin). The rule depends
+on the data only, so arrays, DuckDB, polars and Spark produce the same table.
+
+Arrays are summed with ``numpy.bincount``; a lazy frame with one ``group_by`` per
+grouping set, written once in narwhals and concatenated into a single query
+(only the small table comes back).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._family import FeatureSpec, strides
+
+SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2")
+_BINCOUNT_LIMIT = 1 << 24
+
+
+@dataclass(frozen=True, eq=False)
+class CellTable:
+    """Flat table: one entry per non-empty (grouping set, segment key, score cell)."""
+
+    set_id: np.ndarray
+    key: np.ndarray
+    cell: np.ndarray
+    sums: dict[str, np.ndarray]
+    mode: str  # "distinct" or "grid"
+    n_cells: int
+    cell_values: np.ndarray | None  # the distinct probabilities (mode "distinct")
+    weighted: bool
+
+
+def grid_size(max_cells: int, ece_bins: int) -> int:
+    return max(ece_bins, (max_cells // ece_bins) * ece_bins)
+
+
+def cell_bins(table: CellTable, ece_bins: int) -> np.ndarray:
+    """The ECE bin (equal-width, like ``vc.reliability``) of every cell index."""
+    if table.mode == "distinct":
+        v = table.cell_values
+        idx = (v * ece_bins).astype(np.int64)
+        return np.minimum(idx, ece_bins - 1)
+    k = table.n_cells // ece_bins
+    return np.arange(table.n_cells) // k
+
+
+# ---------------------------------------------------------------------------------------
+# arrays
+# ---------------------------------------------------------------------------------------
+def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[np.ndarray],
+                specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, max_cells: int,
+                ece_bins: int) -> CellTable:
+    distinct = np.unique(p)
+    if distinct.size <= max_cells:
+        mode, values, C = "distinct", distinct, distinct.size
+        ci = np.searchsorted(distinct, p)
+    else:
+        mode, values, C = "grid", None, grid_size(max_cells, ece_bins)
+        ci = np.minimum((p * C).astype(np.int64), C - 1)
+    if w is None:
+        per_row = {"wp": p, "wy": y, "w2p2": p * p}
+    else:
+        w2 = w * w
+        per_row = {"w": w, "w2": w2, "wp": w * p, "wy": w * y, "w2p": w2 * p, "w2p2": w2 * p * p}
+    out: dict[str, list[np.ndarray]] = {k: [] for k in SUMS}
+    set_ids, keys, cells = [], [], []
+    for sid, s in enumerate(sets):
+        size = 1
+        key = np.zeros(p.size, dtype=np.int64)
+        for i, st in zip(s, strides(specs, s)):
+            key += codes[i] * st
+            size *= specs[i].n_levels
+        idx = key * C + ci
+        if size * C <= _BINCOUNT_LIMIT:
+            n = np.bincount(idx, minlength=size * C)
+            nz = np.flatnonzero(n)
+            inv, m = idx, size * C
+        else:
+            nz_vals, inv = np.unique(idx, return_inverse=True)
+            inv = inv.reshape(-1)
+            m = nz_vals.size
+            n = np.bincount(inv, minlength=m)
+            nz = np.arange(m)
+        sums = {"n": n[nz].astype(np.float64)}
+        for name, vals in per_row.items():
+            sums[name] = np.bincount(inv, weights=vals, minlength=m)[nz]
+        if w is None:
+            sums["w"] = sums["w2"] = sums["n"]
+            sums["w2p"] = sums["wp"]
+        flat = nz if size * C <= _BINCOUNT_LIMIT else nz_vals
+        keys.append(flat // C)
+        cells.append(flat % C)
+        set_ids.append(np.full(flat.size, sid, dtype=np.int64))
+        for k in SUMS:
+            out[k].append(sums[k])
+    return CellTable(np.concatenate(set_ids), np.concatenate(keys), np.concatenate(cells),
+                     {k: np.concatenate(v) for k, v in out.items()}, mode, C, values, w is not None)
+
+
+# ---------------------------------------------------------------------------------------
+# lazy frames (narwhals: DuckDB, polars, Spark, Dask, Ibis …)
+# ---------------------------------------------------------------------------------------
+def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, weighted: bool,
+               max_cells: int, ece_bins: int) -> CellTable:
+    """``x``: a narwhals frame with ``_p`` (probability), ``_y``, ``_w`` and ``_f0 …`` (level codes)."""
+    import narwhals as nw
+
+    from ..frames._aggregates import collect, count_distinct
+
+    n_distinct = count_distinct(x)
+    if n_distinct <= max_cells:
+        mode, C = "distinct", n_distinct
+        cell = nw.col("_p")
+    else:
+        mode, C = "grid", grid_size(max_cells, ece_bins)
+        cell = (nw.col("_p") * float(C)).floor().clip(upper_bound=float(C - 1)).cast(nw.Float64)
+    w, p, y = nw.col("_w"), nw.col("_p"), nw.col("_y")
+    if weighted:
+        x = x.with_columns(_c=cell, _one=nw.lit(1, nw.Int64), _sw=w, _sw2=w * w, _swp=w * p, _swy=w * y,
+                           _sw2p=w * w * p, _sw2p2=w * w * p * p)
+        aggs = ["_one", "_sw", "_sw2", "_swp", "_swy", "_sw2p", "_sw2p2"]
+    else:
+        x = x.with_columns(_c=cell, _one=nw.lit(1, nw.Int64), _swp=p, _swy=y, _sw2p2=p * p)
+        aggs = ["_one", "_swp", "_swy", "_sw2p2"]
+    parts = []
+    for sid, s in enumerate(sets):
+        key = nw.lit(0, nw.Int64)
+        for i, st in zip(s, strides(specs, s)):
+            key = key + nw.col(f"_f{i}") * nw.lit(st, nw.Int64)
+        parts.append(x.with_columns(_k=key).group_by(["_k", "_c"]).agg(*(nw.col(a).sum() for a in aggs))
+                     .with_columns(_set=nw.lit(sid, nw.Int64)).select("_set", "_k", "_c", *aggs))
+    t = collect(nw.concat(parts, how="vertical"))
+    cols = {name: np.asarray(t.get_column(name).to_numpy(), dtype=np.float64) for name in t.columns}
+    set_id = cols["_set"].astype(np.int64)
+    key = cols["_k"].astype(np.int64)
+    if mode == "distinct":
+        values = np.unique(cols["_c"])
+        cellidx = np.searchsorted(values, cols["_c"])
+    else:
+        values = None
+        cellidx = cols["_c"].astype(np.int64)
+    sums = {"n": cols["_one"], "wp": cols["_swp"], "wy": cols["_swy"], "w2p2": cols["_sw2p2"]}
+    if weighted:
+        sums.update(w=cols["_sw"], w2=cols["_sw2"], w2p=cols["_sw2p"])
+    else:
+        sums.update(w=cols["_one"], w2=cols["_one"], w2p=cols["_swp"])
+    # a canonical order (the engine returns groups in any order): set, key, cell
+    order = np.lexsort((cellidx, key, set_id))
+    return CellTable(set_id[order], key[order], cellidx[order], {k: v[order] for k, v in sums.items()}, mode,
+                     C if mode == "grid" else values.size, values, weighted)
+
+
+def canonical(table: CellTable) -> CellTable:
+    order = np.lexsort((table.cell, table.key, table.set_id))
+    return CellTable(table.set_id[order], table.key[order], table.cell[order],
+                     {k: v[order] for k, v in table.sums.items()}, table.mode, table.n_cells, table.cell_values,
+                     table.weighted)

@@ -1,0 +1,341 @@
+r"""The segment family: levels of each feature, and their intersections up to a depth.
+
+A **feature** becomes a short list of levels, the same on every backend because
+the levels are found from per-value counts (one small aggregate per feature):
+
+* a categorical feature (strings, booleans, categories) keeps its levels with at
+  least ``min_count`` rows, at most ``max_levels`` of them (the largest); every
+  other level is pooled into one level ``"other"`` — so a column of 100,000 ids
+  gives at most ``max_levels + 1`` segments, never 100,000;
+* a numeric feature with at most ``bins`` distinct values keeps each value as a
+  level; otherwise it is cut into ``bins`` **equal-mass** bins: with the N
+  non-missing values sorted, the cut points are the values at positions
+  :math:`\lfloor jN/B \rfloor`, :math:`j = 1 … B-1` (duplicate cuts dropped, so
+  equal values are never split and heavy ties give fewer bins); a value equal to a
+  cut goes to the bin above it. Bins print as ``[lo, hi)`` (the last ``[lo, max]``);
+* missing values are a level of their own (``"missing"``).
+
+A **segment** is one level of each of up to ``depth`` features (depth 1: the
+levels; depth 2: every pair of features, every pair of their levels; …). The
+family is every such combination that holds at least one row; its size is checked
+against ``max_segments`` before any aggregate runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError
+
+#: most segments in one family (each costs one row per score cell in the aggregate)
+MAX_SEGMENTS = 50_000
+#: most distinct values of one feature whose counts are brought back from a lazy frame
+MAX_DISTINCT = 1_000_000
+OTHER = "other"
+MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    """How one feature's values become integer level codes ``0 … n_levels - 1``.
+
+    ``kind``: ``"category"`` (``values`` are the kept levels), ``"values"`` (a numeric
+    feature with few distinct values, each a level) or ``"bins"`` (``cuts`` between
+    equal-mass bins). ``other`` / ``missing``: the code of the pooled level and of
+    missing values (``None`` when absent).
+    """
+
+    name: str
+    kind: str
+    values: tuple[Any, ...] = ()
+    cuts: tuple[float, ...] = ()
+    labels: tuple[str, ...] = ()
+    other: int | None = None
+    missing: int | None = None
+    pooled: int = 0  # levels pooled into "other"
+    low: float | None = None
+    high: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_levels(self) -> int:
+        return len(self.labels)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "values": [_plain(v) for v in self.values],
+                "cuts": list(self.cuts), "labels": list(self.labels), "other": self.other,
+                "missing": self.missing, "pooled": self.pooled, "low": self.low, "high": self.high}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FeatureSpec:
+        return cls(name=str(d["name"]), kind=str(d["kind"]), values=tuple(d.get("values", ())),
+                   cuts=tuple(float(c) for c in d.get("cuts", ())), labels=tuple(d["labels"]),
+                   other=d.get("other"), missing=d.get("missing"), pooled=int(d.get("pooled", 0)),
+                   low=d.get("low"), high=d.get("high"))
+
+    # -- codes of rows ------------------------------------------------------------------
+    def codes(self, column: Any) -> np.ndarray:
+        """Level code of every value of an in-memory column (numpy)."""
+        raw = np.asarray(column)
+        missing = missing_mask(raw)
+        out = np.empty(raw.shape[0], dtype=np.int64)
+        if self.kind == "bins":
+            x = np.where(missing, 0.0, raw.astype(np.float64, copy=False)) if missing.any() else raw.astype(
+                np.float64, copy=False)
+            out[:] = np.searchsorted(np.asarray(self.cuts, dtype=np.float64), x, side="right")
+        else:
+            fill = -1 if self.other is None else self.other
+            out[:] = fill
+            present = ~missing
+            vals = raw[present]
+            if self.kind == "values":
+                vals = vals.astype(np.float64)
+                keys = np.asarray(self.values, dtype=np.float64)
+                order = np.argsort(keys)
+                pos = np.searchsorted(keys[order], vals)
+                pos = np.minimum(pos, keys.size - 1)
+                hit = keys[order][pos] == vals
+                sub = np.where(hit, order[pos], fill)
+            else:
+                lookup = {v: i for i, v in enumerate(self.values)}
+                sub = _codes_by_unique(vals, lookup, fill)
+            out[present] = sub
+        if missing.any():
+            out[missing] = -1 if self.missing is None else self.missing
+        return out
+
+    def expr(self, col: str) -> Any:
+        """The level code as a narwhals expression (the same codes, computed where the data lives)."""
+        import narwhals as nw
+
+        c = nw.col(col)
+        miss = -1 if self.missing is None else self.missing
+        if self.kind == "bins":
+            x = c.cast(nw.Float64)
+            one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
+            code = zero
+            for cut in self.cuts:
+                code = code + nw.when(x >= float(cut)).then(one).otherwise(zero)
+            is_missing = x.is_null() | x.is_nan()
+            return nw.when(is_missing.fill_null(True)).then(nw.lit(miss, nw.Int64)).otherwise(code)
+        other = -1 if self.other is None else self.other
+        if self.kind == "values":
+            x = c.cast(nw.Float64)
+            code = x.replace_strict([float(v) for v in self.values], list(range(len(self.values))),
+                                    default=other, return_dtype=nw.Int64)
+            is_missing = x.is_null() | x.is_nan()
+            return nw.when(is_missing.fill_null(True)).then(nw.lit(miss, nw.Int64)).otherwise(code)
+        kept = [v for v in self.values if v is not None]
+        idx = [i for i, v in enumerate(self.values) if v is not None]
+        code = (c.replace_strict(kept, idx, default=other, return_dtype=nw.Int64) if kept
+                else nw.lit(other, nw.Int64))
+        return nw.when(c.is_null()).then(nw.lit(miss, nw.Int64)).otherwise(code)
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _codes_by_unique(vals: np.ndarray, lookup: dict[Any, int], fill: int) -> np.ndarray:
+    uniq, inv = np.unique(vals.astype(str) if vals.dtype == object else vals, return_inverse=True)
+    if vals.dtype == object:  # map through the text of each level
+        text = {str(k): i for k, i in lookup.items()}
+        table = np.array([text.get(str(u), fill) for u in uniq], dtype=np.int64)
+    else:
+        table = np.array([lookup.get(_plain(u), fill) for u in uniq], dtype=np.int64)
+    return table[inv.reshape(-1)]
+
+
+def missing_mask(raw: np.ndarray) -> np.ndarray:
+    """True where a value is missing (None, NaN, NaT)."""
+    if raw.dtype.kind == "f":
+        return np.isnan(raw)
+    if raw.dtype.kind in "mM":
+        return np.isnat(raw)
+    if raw.dtype == object:
+        return np.fromiter((v is None or (isinstance(v, float) and math.isnan(v)) for v in raw), dtype=bool,
+                           count=raw.size)
+    return np.zeros(raw.shape[0], dtype=bool)
+
+
+def is_numeric_array(raw: np.ndarray) -> bool:
+    return raw.dtype.kind in "iuf"
+
+
+def _fmt(x: float) -> str:
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.4g}"
+
+
+def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, numeric: bool,
+                 bins: int | list[float], min_count: int, max_levels: int) -> FeatureSpec:
+    """The levels of one feature from its distinct (non-missing) ``values`` and their row ``counts``.
+
+    The same function serves arrays and lazy frames, so both find the same levels.
+    """
+    values = np.asarray(values)
+    counts = np.asarray(counts, dtype=np.int64)
+    if numeric:
+        order = np.argsort(values.astype(np.float64), kind="stable")
+        v = values.astype(np.float64)[order]
+        c = counts[order]
+        if isinstance(bins, (list, tuple, np.ndarray)):
+            cuts = np.unique(np.asarray(bins, dtype=np.float64))
+            if not np.isfinite(cuts).all() or cuts.size == 0:
+                raise VeracityError(f"bins for feature {name!r} must be finite cut points, got {list(bins)!r}")
+            return _binned(name, cuts, v, n_missing)
+        if v.size == 0:
+            raise VeracityError(f"feature {name!r} has no values (every row is missing); drop it from features=")
+        if v.size == 1:
+            raise VeracityError(
+                f"numeric feature {name!r} has one value ({_fmt(v[0])}) in every row; it splits nothing, "
+                "drop it from features=")
+        if v.size <= bins:
+            labels = tuple(f"{_fmt(x)}" for x in v)
+            spec_missing = len(labels) if n_missing else None
+            return FeatureSpec(name, "values", values=tuple(float(x) for x in v),
+                               labels=labels + ((MISSING,) if n_missing else ()), missing=spec_missing)
+        cum = np.cumsum(c)
+        n = int(cum[-1])
+        pos = (np.arange(1, bins) * n) // bins
+        cuts = np.unique(v[np.searchsorted(cum, pos, side="right")])
+        cuts = cuts[cuts > v[0]]
+        return _binned(name, cuts, v, n_missing)
+    # categorical
+    keys = [_plain(x) for x in values]
+    order = sorted(range(len(keys)), key=lambda i: (-int(counts[i]), str(keys[i])))
+    kept = [i for i in order if counts[i] >= min_count][:max_levels]
+    pooled = len(keys) - len(kept)
+    if n_missing and n_missing < min_count:
+        pooled += 1  # the few missing rows join "other"
+    try:
+        kept_values = sorted((keys[i] for i in kept))
+    except TypeError:
+        kept_values = sorted((keys[i] for i in kept), key=str)
+    labels = [str(k) for k in kept_values]
+    other = None
+    if pooled:
+        other = len(labels)
+        labels.append(OTHER)
+    missing = None
+    if n_missing:
+        if n_missing >= min_count:
+            missing = len(labels)
+            labels.append(MISSING)
+        else:
+            missing = other
+    return FeatureSpec(name, "category", values=tuple(kept_values), labels=tuple(labels), other=other,
+                       missing=missing, pooled=pooled if other is not None else 0)
+
+
+def _binned(name: str, cuts: np.ndarray, v: np.ndarray, n_missing: int) -> FeatureSpec:
+    lo, hi = float(v[0]), float(v[-1])
+    bounds = [lo, *cuts.tolist(), hi]
+    labels = [f"[{_fmt(bounds[i])}, {_fmt(bounds[i + 1])})" for i in range(len(bounds) - 2)]
+    labels.append(f"[{_fmt(bounds[-2])}, {_fmt(bounds[-1])}]")
+    if cuts.size and cuts[0] <= lo:  # explicit cuts below every value: the first bin is empty
+        labels[0] = f"< {_fmt(cuts[0])}"
+    missing = None
+    if n_missing:
+        missing = len(labels)
+        labels.append(MISSING)
+    return FeatureSpec(name, "bins", cuts=tuple(float(c) for c in cuts), labels=tuple(labels),
+                       missing=missing, low=lo, high=hi)
+
+
+def distinct_counts(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """``(values, counts, n_missing, numeric)`` of an in-memory column."""
+    raw = np.asarray(raw)
+    if raw.ndim != 1:
+        raise VeracityError(f"a feature must be one column (1-D), got shape {raw.shape}")
+    missing = missing_mask(raw)
+    present = raw[~missing] if missing.any() else raw
+    numeric = is_numeric_array(raw) or (raw.dtype == object and present.size > 0 and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in present[:1000]))
+    if numeric:
+        present = present.astype(np.float64)
+        if not np.isfinite(present).all():
+            raise VeracityError("a numeric feature holds infinite values; replace them or drop those rows")
+        values, counts = np.unique(present, return_counts=True)
+    elif present.dtype == object:
+        try:
+            values, counts = np.unique(present, return_counts=True)
+        except TypeError:  # mixed types: levels by their text
+            values, counts = np.unique(present.astype(str), return_counts=True)
+    else:
+        values, counts = np.unique(present, return_counts=True)
+    return values, counts, int(missing.sum()), numeric
+
+
+# ---------------------------------------------------------------------------------------
+# the family of segments
+# ---------------------------------------------------------------------------------------
+def check_features(features: Any) -> list[str]:
+    if isinstance(features, str):
+        return [features]
+    if not isinstance(features, (list, tuple)) or not features:
+        raise VeracityError(
+            f"features= must name at least one column, e.g. features=['region', 'age']; got {features!r}")
+    names = [str(f) if not isinstance(f, str) else f for f in features]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise VeracityError(f"features= names {dup[0]!r} twice; name each feature once")
+    return names
+
+
+def check_depth(depth: Any, n_features: int) -> int:
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise VeracityError(f"depth must be a positive integer (1: single features, 2: pairs), got {depth!r}")
+    if depth > n_features:
+        raise VeracityError(
+            f"depth={int(depth)} needs at least {int(depth)} features but features= names {n_features}; "
+            f"use depth={n_features} or name more features")
+    return int(depth)
+
+
+def feature_sets(n_features: int, depth: int) -> list[tuple[int, ...]]:
+    """The grouping sets: ``()`` (every row), then each combination of 1 … depth features."""
+    out: list[tuple[int, ...]] = [()]
+    for d in range(1, depth + 1):
+        out.extend(itertools.combinations(range(n_features), d))
+    return out
+
+
+def check_family_size(specs: list[FeatureSpec], sets: list[tuple[int, ...]], max_segments: int) -> int:
+    """The largest possible number of segments; a one-line error beyond ``max_segments``."""
+    total = 0
+    for s in sets:
+        total += int(np.prod([specs[i].n_levels for i in s])) if s else 1
+    if total > max_segments:
+        worst = max(specs, key=lambda sp: sp.n_levels)
+        raise VeracityError(
+            f"the segment family is too large: up to {total:,} segments from {len(specs)} features at depth "
+            f"{max(len(s) for s in sets)} (over max_segments={max_segments:,}); narrow it: fewer features, "
+            f"depth=1, fewer bins or max_levels (feature {worst.name!r} has {worst.n_levels} levels)")
+    return total
+
+
+def strides(specs: list[FeatureSpec], s: tuple[int, ...]) -> list[int]:
+    """Mixed-radix strides: the key of a segment of set ``s`` is Σ code_f · stride_f."""
+    out, k = [], 1
+    for i in reversed(s):
+        out.append(k)
+        k *= specs[i].n_levels
+    return list(reversed(out))
+
+
+def decode(specs: list[FeatureSpec], s: tuple[int, ...], keys: np.ndarray) -> np.ndarray:
+    """(n, len(s)) level codes of combined keys."""
+    out = np.empty((keys.size, len(s)), dtype=np.int64)
+    rest = keys.astype(np.int64).copy()
+    for j, i in reversed(list(enumerate(s))):
+        L = specs[i].n_levels
+        out[:, j] = rest % L
+        rest //= L
+    return out

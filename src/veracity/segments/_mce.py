@@ -1,0 +1,91 @@
+r"""The multicalibration error, as MCGrad defines it.
+
+MCGrad (Meta, ``mcgrad.metrics.MulticalibrationError``; Guy et al. 2025,
+*Measuring multi-calibration*, arXiv:2506.11251) measures each segment k by its
+**ECCE** (Arrieta-Ibarra et al. 2022): with the segment's rows in increasing score
+order and :math:`C_j = \sum_{i \le j} w_i (y_i - p_i) / W_k` (and :math:`C_0 = 0`),
+
+.. math:: \mathrm{ECCE}_k = \max_j C_j - \min_j C_j,\qquad
+          \sigma_k = \sqrt{\textstyle\sum_{i \in k} w_i^2\, p_i (1-p_i)}\,/\,W_k,
+
+its sigma-scale statistic :math:`\mathrm{ECCE}_k/\sigma_k`, and the model by
+
+.. math:: \mathrm{MCE}_\sigma = \max_k \mathrm{ECCE}_k/\sigma_k,\qquad
+          \mathrm{MCE} = \mathrm{MCE}_\sigma\,\sigma_{\mathrm{all}},\qquad
+          \mathrm{MDE} = 5\,\sigma_{\mathrm{all}},
+
+the maximum running over every row (k = all) and every segment of at least
+``min_count`` rows (MCGrad's ``min_samples_per_segment``); p-value
+:math:`1 - F(\mathrm{MCE}_\sigma)` with F the law of the range of a standard
+Brownian motion on [0, 1]. Source: ``src/mcgrad/metrics.py`` of
+github.com/facebookincubator/MCGrad (``_calculate_cumulative_differences``,
+``_ecce_standard_deviation_per_segment``, ``MulticalibrationError.mce``,
+``_ecce_cdf``). Rows with equal scores are summed as one step here (MCGrad takes
+them in the order its sort leaves them), so the two agree exactly when a segment's
+scores are distinct; above ``max_cells`` distinct scores the path is taken on
+equal-width score cells (see :mod:`._cells`).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+
+#: below this sigma the p-value is 1, from this one on it is machine epsilon (MCGrad's constants)
+ECCE_SIGMA_MIN = 0.1
+ECCE_SIGMA_MAX = 20.0
+
+
+def ecce_per_segment(seg: np.ndarray, d: np.ndarray, n_segments: int) -> np.ndarray:
+    """Range of the running sum of ``d`` within each segment (rows sorted by segment, then cell)."""
+    if seg.size == 0:
+        return np.zeros(n_segments)
+    run = np.cumsum(d)
+    starts = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
+    before = np.r_[0.0, run][starts]  # running total before each segment's first cell
+    offset = np.repeat(before, np.diff(np.r_[starts, seg.size]))
+    path = run - offset
+    hi = np.maximum(np.maximum.reduceat(path, starts), 0.0)
+    lo = np.minimum(np.minimum.reduceat(path, starts), 0.0)
+    out = np.zeros(n_segments)
+    out[seg[starts]] = hi - lo
+    return out
+
+
+def brownian_range_cdf(x: np.ndarray) -> np.ndarray:
+    r"""CDF of the range of standard Brownian motion on [0, 1] (MCGrad's ``_ecce_cdf``):
+    :math:`\sum_{k \ge 0} (8/x^2 + 2/((k+\frac12)^2\pi^2))\, e^{-2 (k+\frac12)^2 \pi^2 / x^2}`."""
+    x = np.atleast_1d(np.asarray(x, dtype=np.float64))
+    eps = sys.float_info.epsilon
+    out = np.full(x.shape, 1.0 - eps)
+    need = x < ECCE_SIGMA_MAX
+    if need.any():
+        xc = x[need]
+        fact = 4.0 / math.sqrt(2.0 * math.pi) * (1.0 / xc + xc / math.pi**2)
+        kmax = np.ceil(0.5 + xc / math.pi / math.sqrt(2.0) * np.sqrt(np.log(fact / eps))).astype(int)
+        k = np.arange(int(kmax.max()))
+        kp = (k + 0.5)[None, :]
+        xx = xc[:, None]
+        terms = (8.0 / xx**2 + 2.0 / kp**2 / math.pi**2) * np.exp(-2.0 * kp**2 * math.pi**2 / xx**2)
+        terms = np.where(k[None, :] < kmax[:, None], terms, 0.0)
+        out[need] = terms.sum(axis=1)
+    return out
+
+
+def pvalue_from_sigma(sigma: np.ndarray) -> np.ndarray:
+    x = np.atleast_1d(np.asarray(sigma, dtype=np.float64))
+    out = np.empty(x.shape)
+    out[x < ECCE_SIGMA_MIN] = 1.0
+    out[x >= ECCE_SIGMA_MAX] = sys.float_info.epsilon
+    mid = (x >= ECCE_SIGMA_MIN) & (x < ECCE_SIGMA_MAX)
+    if mid.any():
+        out[mid] = 1.0 - brownian_range_cdf(x[mid])
+    return out
+
+
+def sigma_scale(ecce: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """ECCE / sigma, MCGrad's conventions: inf when sigma is 0 and ECCE is not, 0 when both are."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((ecce != 0) & (sd == 0), np.inf, np.where(sd == 0, 0.0, ecce / np.where(sd == 0, 1.0, sd)))

@@ -1,0 +1,292 @@
+r"""``vc.SegmentCalibration``: a global calibrator plus per-segment corrections, partially pooled.
+
+The model, on the logit scale:
+
+.. math:: \operatorname{logit} \hat p_i = \operatorname{logit} g(s_i) + \sum_{S} \delta_{S,\,k_S(i)}
+
+with g the global calibrator (``base``, any veracity calibrator name) and one
+correction :math:`\delta_{S,k}` per segment k of every grouping set S of the
+family (each feature, each pair … up to ``depth``; levels as :func:`vc.segments`
+finds them). Fitting is backfitting over the grouping sets; for each set, the
+segment's raw correction is its maximum-likelihood logit shift :math:`\hat\delta_k`
+(Newton steps given everything else) with sampling variance
+:math:`v_k = \sum w^2 p(1-p) / (\sum w\,p(1-p))^2`, and **empirical Bayes** shrinks it
+toward zero:
+
+.. math:: \delta_k = \hat\delta_k\,\frac{\tau_S^2}{\tau_S^2 + v_k},\qquad
+          \tau_S^2 = \max\Big(0,\ \tfrac1K \sum_k (\hat\delta_k^2 - v_k)\Big)
+
+(method of moments across the set's K segments): a 40-row segment (large
+:math:`v_k`) barely moves, a 40,000-row one moves fully, and a set whose segments
+are all calibrated (:math:`\tau^2 = 0`) moves nothing. Rows that share every
+feature's level get the same shift, so their order is preserved.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..calibrators import _schema
+from ..calibrators._base import _REGISTRY, Calibrator, load, probability_to_logit
+from ..core._special import expit
+from ..core._validation import VeracityError, check_weights, to_numpy
+from ._family import MAX_SEGMENTS, FeatureSpec, check_family_size, feature_sets, strides
+
+_ROUNDS = 6
+_NEWTON = 4
+_CLAMP = 8.0
+
+
+class SegmentCalibration(Calibrator):
+    r"""Global calibrator (``base``) plus per-segment logit corrections shrunk by empirical Bayes.
+
+    ``fit(scores, labels, features={"region": ..., "age": ...})`` (or the frame form
+    ``fit(frame, score="p", label="y")`` with ``features=[...]`` given here) and
+    ``transform(scores, features={...})``. Parameters: ``base`` (a calibrator kind:
+    ``"platt"``, ``"isotonic"``, ``"temperature"``, ``"beta"``, ``"histogram"`` …),
+    ``features`` (names), ``depth`` (1: per level; 2: also pairs), ``bins`` (equal-mass
+    bins of numeric features), ``min_count`` and ``max_levels`` (rare levels pooled).
+
+    Fitted: ``base_`` (the global calibrator), ``specs_`` (levels of each feature),
+    ``corrections_`` (per grouping set: segment keys and shifts), ``tau2_``.
+    """
+
+    kind = "segment"
+    multiclass = "binary"
+    _params = ("score_type", "base", "features", "depth", "bins", "min_count", "max_levels")
+    _state = ("base_", "specs_", "corrections_", "tau2_")
+
+    def __init__(self, *, base: str = "platt", features: Any = None, depth: int = 2, bins: int = 5,
+                 min_count: int = 50, max_levels: int = 20, score_type: str = "probability"):
+        self.base = base
+        self.features = features
+        self.depth = depth
+        self.bins = bins
+        self.min_count = min_count
+        self.max_levels = max_levels
+        self.score_type = score_type
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.base not in _REGISTRY or self.base == self.kind or _REGISTRY[self.base].multiclass == "multiclass":
+            known = sorted(k for k, c in _REGISTRY.items() if c.multiclass != "multiclass" and k != self.kind)
+            raise VeracityError(f"base must name a binary calibrator ({', '.join(known)}), got {self.base!r}")
+        if self.features is not None and (isinstance(self.features, str) or not all(
+                isinstance(f, str) for f in self.features)):
+            raise VeracityError(f"features must be a list of names, got {self.features!r}")
+        for name in ("depth", "bins", "min_count", "max_levels"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise VeracityError(f"{name} must be a positive integer, got {v!r}")
+
+    # -- fit ----------------------------------------------------------------------------
+    def fit(self, scores: Any, labels: Any = None, *, features: Any = None, sample_weight: Any = None,
+            role: Any = None, allow_role: Any = None, metadata: dict[str, Any] | None = None,
+            pos_label: Any = None, score: Any = None, label: str | None = None) -> SegmentCalibration:
+        """Fit on calibration rows; ``features`` maps each name in ``self.features`` to its column."""
+        if score is not None or label is not None:
+            scores, labels, sample_weight, features = self._frame_columns(scores, score, label, sample_weight)
+        self._check_params()
+        names = list(self.features or ())
+        feats = self._feature_arrays(features, names, fitting=True)
+        w = check_weights(sample_weight, np.shape(scores)[0] if np.ndim(scores) else 0, rescale=False) \
+            if sample_weight is not None else None
+        if w is not None and not w.all():  # rows of weight 0 are dropped rows (as every calibrator does)
+            keep = w > 0
+            scores = to_numpy(scores, "scores")[keep]
+            labels = to_numpy(labels, "labels")[keep]
+            sample_weight = to_numpy(sample_weight, "sample_weight")[keep]
+            feats = {k: v[keep] for k, v in feats.items()}
+        self._pending = feats
+        try:
+            return super().fit(scores, labels, sample_weight=sample_weight, role=role, allow_role=allow_role,
+                               metadata=metadata, pos_label=pos_label)
+        finally:
+            self.__dict__.pop("_pending", None)
+
+    def _frame_columns(self, data: Any, score: Any, label: Any, sample_weight: Any) -> tuple[Any, Any, Any, Any]:
+        from ..frames._api import _Prepared
+
+        names = list(self.features or ())
+        prep = _Prepared(data, score, label, sample_weight, extra={"features": names})
+        if prep.frame.lazy:
+            raise VeracityError(
+                "SegmentCalibration.fit needs the calibration rows in memory; pass an in-memory frame (pandas, "
+                "polars, pyarrow) or collect the score, label and feature columns first")
+        s, y, w = prep.arrays()
+        return s, y, w, {n: prep.column(n) for n in names}
+
+    def _feature_arrays(self, features: Any, names: list[str], *, fitting: bool) -> dict[str, np.ndarray]:
+        if not names:
+            return {}
+        if not isinstance(features, dict):
+            raise VeracityError(
+                f"this SegmentCalibration corrects by {names}; pass features={{name: column}} for each "
+                f"(got {type(features).__name__})")
+        missing = [n for n in names if n not in features]
+        if missing:
+            raise VeracityError(f"features= lacks {missing[0]!r}; pass a column for each of {names}")
+        return {n: np.asarray(to_numpy(features[n], f"feature {n!r}")) for n in names}
+
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        from ._api import specs_from_arrays
+
+        feats = getattr(self, "_pending", {})
+        base = _REGISTRY[self.base](score_type=self.score_type)
+        base.fit(s, y, sample_weight=w)
+        eta0 = probability_to_logit(base.transform(s))
+        self.base_ = base
+        if not feats:
+            self.specs_, self.corrections_, self.tau2_ = [], [], []
+            return
+        specs, codes, _ = specs_from_arrays(feats, s.shape[0], None, bins=self.bins, min_count=self.min_count,
+                                            max_levels=self.max_levels)
+        sets = feature_sets(len(specs), min(self.depth, len(specs)))[1:]
+        check_family_size(specs, [(), *sets], MAX_SEGMENTS)
+        keys = [_keys(specs, codes, st) for st in sets]
+        sizes = [int(np.prod([specs[i].n_levels for i in st])) for st in sets]
+        deltas = [np.zeros(m) for m in sizes]
+        tau2 = [0.0] * len(sets)
+        eta = eta0.copy()
+        wt = np.ones_like(y) if w is None else w
+        for _ in range(_ROUNDS):
+            moved = 0.0
+            for j, (k, m) in enumerate(zip(keys, sizes)):
+                eta -= deltas[j][k]
+                raw, v = _raw_shift(eta, y, wt, k, m)
+                ok = np.isfinite(v)
+                t2 = max(0.0, float(np.mean(raw[ok] ** 2 - v[ok]))) if ok.any() else 0.0
+                new = np.where(ok, raw * t2 / (t2 + np.where(ok, v, 1.0)), 0.0)
+                moved = max(moved, float(np.max(np.abs(new - deltas[j]))) if m else 0.0)
+                deltas[j], tau2[j] = new, t2
+                eta += new[k]
+            if moved < 1e-8:
+                break
+        self.specs_ = specs
+        self.corrections_ = [{"set": list(st), "keys": np.flatnonzero(d != 0).tolist(),
+                              "delta": d[d != 0].tolist()} for st, d in zip(sets, deltas)]
+        self.tau2_ = [float(t) for t in tau2]
+
+    # -- transform ------------------------------------------------------------------------
+    def transform(self, scores: Any, features: Any = None, *, score: Any = None) -> np.ndarray:
+        """Calibrated probabilities; ``features`` maps each feature name to its column."""
+        self._require_fitted()
+        if score is not None:
+            from ..frames._api import _Prepared
+
+            names = list(self.features or ())
+            prep = _Prepared(scores, score, names[0] if names else score, extra={"features": names})
+            if prep.frame.lazy:
+                raise VeracityError("SegmentCalibration.transform needs the rows in memory; collect the score and "
+                                    "feature columns first")
+            features = {n: prep.column(n) for n in names}
+            scores = prep.column(score)
+        s = self._scores(scores, fitting=False)
+        feats = self._feature_arrays(features, [sp.name for sp in self.specs_], fitting=False)
+        for name, col in feats.items():
+            if col.shape[0] != s.shape[0]:
+                raise VeracityError(f"feature {name!r} has {col.shape[0]} rows but there are {s.shape[0]} scores")
+        with np.errstate(all="ignore"):
+            eta = probability_to_logit(self.base_.transform(s))
+            if self.specs_:
+                codes = [sp.codes(feats[sp.name]) for sp in self.specs_]
+                for corr in self.corrections_:
+                    st = tuple(corr["set"])
+                    key = _keys(self.specs_, codes, st)
+                    size = int(np.prod([self.specs_[i].n_levels for i in st]))
+                    table = np.zeros(size + 1)
+                    table[np.asarray(corr["keys"], dtype=np.int64)] = np.asarray(corr["delta"], dtype=np.float64)
+                    eta = eta + table[np.where(key < 0, size, key)]
+            p = expit(eta)
+        return _schema.check_output(self.name, p, s)
+
+    def _transform(self, s: np.ndarray) -> np.ndarray:  # pragma: no cover - transform is overridden
+        return self.transform(s)
+
+    # -- artifacts ------------------------------------------------------------------------
+    def _state_dict(self) -> dict[str, Any]:
+        return {"base_": self.base_.to_dict(), "specs_": [sp.to_dict() for sp in self.specs_],
+                "corrections_": [dict(c) for c in self.corrections_], "tau2_": list(self.tau2_)}
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        for k in self._state:
+            if k not in state:
+                raise VeracityError(f"calibrator artifact lacks fitted field {k!r}; re-save it")
+        self.base_ = load(state["base_"])
+        self.specs_ = [FeatureSpec.from_dict(d) for d in state["specs_"]]
+        self.corrections_ = [dict(c) for c in state["corrections_"]]
+        self.tau2_ = [float(t) for t in state["tau2_"]]
+        for c in self.corrections_:
+            if any(not 0 <= i < len(self.specs_) for i in c["set"]):
+                raise VeracityError("calibrator artifact: a correction names a feature it does not describe; re-fit")
+
+    def __str__(self) -> str:
+        if not self._is_fitted():
+            return repr(self)
+        moved = sum(len(c["keys"]) for c in self.corrections_)
+        sets = ", ".join(" x ".join(self.specs_[i].name for i in c["set"]) + f" (tau^2 {t:.3g})"
+                         for c, t in zip(self.corrections_, self.tau2_))
+        return (f"Segment calibration: {self.base_.name} plus {moved} shrunk segment corrections"
+                + (f" over {sets}" if sets else ""))
+
+
+def _keys(specs: list[FeatureSpec], codes: list[np.ndarray], st: tuple[int, ...]) -> np.ndarray:
+    key = np.zeros(codes[0].shape[0], dtype=np.int64)
+    bad = np.zeros(codes[0].shape[0], dtype=bool)
+    for i, stride in zip(st, strides(specs, st)):
+        key += codes[i] * stride
+        bad |= codes[i] < 0
+    key[bad] = -1
+    return key
+
+
+def _raw_shift(eta: np.ndarray, y: np.ndarray, w: np.ndarray, key: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per segment: the ML logit shift given ``eta`` (Newton), and its sampling variance."""
+    ok = key >= 0
+    k = key[ok]
+    e, yy, ww = eta[ok], y[ok], w[ok]
+    delta = np.zeros(m)
+    for _ in range(_NEWTON):
+        p = expit(e + delta[k])
+        g = np.bincount(k, weights=ww * (yy - p), minlength=m)
+        h = np.bincount(k, weights=ww * p * (1 - p), minlength=m)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(h > 0, g / h, 0.0)
+        delta = np.clip(delta + step, -_CLAMP, _CLAMP)
+    p = expit(e + delta[k])
+    h = np.bincount(k, weights=ww * p * (1 - p), minlength=m)
+    h2 = np.bincount(k, weights=ww * ww * p * (1 - p), minlength=m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where(h > 0, h2 / (h * h), np.inf)
+    return np.where(h > 0, delta, 0.0), v
+
+
+# -- the artifact's schema (checked by vc.load) ---------------------------------------------
+class _SegmentParams(_schema.BaseParams, kw_only=True):
+    base: str | _schema.UnsetType = _schema.UNSET
+    features: list[str] | None | _schema.UnsetType = _schema.UNSET
+    depth: int | _schema.UnsetType = _schema.UNSET
+    bins: int | _schema.UnsetType = _schema.UNSET
+    min_count: int | _schema.UnsetType = _schema.UNSET
+    max_levels: int | _schema.UnsetType = _schema.UNSET
+
+
+class _SegmentState(_schema.BaseState, kw_only=True):
+    base_: dict
+    specs_: list[dict]
+    corrections_: list[dict]
+    tau2_: list[_schema.NonNeg]
+
+    def __post_init__(self) -> None:
+        if len(self.corrections_) != len(self.tau2_):
+            raise ValueError("state.tau2_ must hold one value per item of state.corrections_")
+        for c in self.corrections_:
+            if len(c.get("keys", ())) != len(c.get("delta", ())):
+                raise ValueError("state.corrections_: each correction needs as many delta values as keys")
+            if not all(isinstance(d, (int, float)) and np.isfinite(d) for d in c.get("delta", ())):
+                raise ValueError("state.corrections_: delta values must be finite numbers")
+
+
+_schema.register("segment", _SegmentParams, _SegmentState)

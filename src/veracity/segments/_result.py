@@ -1,0 +1,156 @@
+"""The result of :func:`veracity.segments`: one row per segment, the discoveries, the MCE."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core._display import Display
+from ..core._text import render_table
+
+_ROW_KEYS = ("segment", "features", "depth", "n", "weight", "conf", "rate", "gap", "ci_low", "ci_high",
+             "z", "p_value", "q_value", "sufficient", "discovery", "test", "ece", "ece_floor",
+             "min_detectable_gap", "ecce", "ecce_sigma", "importance")
+
+
+def _num(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+@dataclass(frozen=True, repr=False)
+class SegmentRow(Display):
+    """One segment: its size, mean score (``conf``), observed rate, ``gap = rate - conf`` with its
+    interval, the calibration test (``p_value``, ``q_value``, ``discovery``), the segment's own ECE
+    beside its noise floor, the smallest gap its size can detect, and MCGrad's ECCE."""
+
+    segment: str
+    features: dict[str, str]
+    depth: int
+    n: int
+    weight: float
+    conf: float
+    rate: float
+    gap: float
+    ci_low: float
+    ci_high: float
+    z: float | None
+    p_value: float | None
+    q_value: float | None
+    sufficient: bool
+    discovery: bool
+    test: str | None
+    ece: float
+    ece_floor: float
+    min_detectable_gap: float
+    ecce: float
+    ecce_sigma: float
+    importance: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (dict(self.features) if k == "features" else _num(getattr(self, k))) for k in _ROW_KEYS}
+
+    def __str__(self) -> str:
+        return _table([self])
+
+
+def _p(v: float | None) -> str:
+    if v is None or v != v:
+        return "n/a"
+    return f"{v:.2g}" if v < 0.001 else f"{v:.3f}"
+
+
+def _table(rows: list[SegmentRow]) -> str:
+    body = []
+    for r in rows:
+        flag = "discovery" if r.discovery else ("" if r.sufficient else "insufficient")
+        body.append([r.segment, f"{r.n:,}", f"{r.conf:.4f}", f"{r.rate:.4f}", f"{r.gap:+.4f}",
+                     f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]", _p(r.p_value), _p(r.q_value), flag])
+    return render_table(["segment", "n", "conf", "rate", "gap", "95% CI of gap", "p", "q", ""], body,
+                        align="lrrrrrrrl")
+
+
+@dataclass(frozen=True, repr=False)
+class SegmentsResult(Display):
+    """Every segment of the family (``rows``: discoveries first, most important first, then the
+    others by p-value), the discoveries, and the multicalibration error (``mce``, ``mce_sigma``,
+    ``mce_pvalue``, ``mde``) as MCGrad defines it over the same family."""
+
+    rows: tuple[SegmentRow, ...]
+    n: int
+    weight: float
+    conf: float
+    rate: float
+    features: tuple[str, ...]
+    depth: int
+    fdr: float
+    min_count: int
+    level: float
+    mce: float
+    mce_sigma: float
+    mce_pvalue: float
+    mde: float
+    global_ecce: float
+    n_segments: int
+    n_tested: int
+    cells: str
+    levels: dict[str, list[str]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def discoveries(self) -> tuple[SegmentRow, ...]:
+        return tuple(r for r in self.rows if r.discovery)
+
+    def segment(self, text: str) -> SegmentRow:
+        """The row of one segment by its text, e.g. ``result.segment("region=EU")``."""
+        for r in self.rows:
+            if r.segment == text:
+                return r
+        from ..core._validation import VeracityError
+
+        raise VeracityError(f"no segment {text!r} in this result; see [r.segment for r in result.rows]")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n, "weight": self.weight, "conf": self.conf, "rate": self.rate,
+            "features": list(self.features), "depth": self.depth, "fdr": self.fdr, "min_count": self.min_count,
+            "level": self.level, "mce": _num(self.mce), "mce_sigma": _num(self.mce_sigma),
+            "mce_pvalue": self.mce_pvalue, "mde": self.mde, "global_ecce": self.global_ecce,
+            "n_segments": self.n_segments, "n_tested": self.n_tested,
+            "n_discoveries": len(self.discoveries), "cells": self.cells,
+            "levels": {k: list(v) for k, v in self.levels.items()}, "notes": list(self.notes),
+            "segments": [r.to_dict() for r in self.rows],
+        }
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        out = []
+        for r in self.rows:
+            d = r.to_dict()
+            d.pop("features")
+            out.append(d)
+        return out
+
+    def __str__(self) -> str:
+        fam = "BH" if self.depth == 1 else "BH for single features, BY for intersections"
+        head = (f"Segments of {', '.join(self.features)} (depth {self.depth}): {self.n_segments:,} segments, "
+                f"{self.n_tested:,} tested (n >= {self.min_count}), FDR {self.fdr:g} ({fam}); {self.n:,} rows")
+        disc = list(self.discoveries)
+        lines = [head]
+        if disc:
+            lines.append(_table(disc[:20]))
+            more = f"; {len(disc) - 20} more in .discoveries" if len(disc) > 20 else ""
+            lines.append(f"({len(disc)} miscalibrated segment{'s' if len(disc) != 1 else ''}, most important "
+                         f"first{more})")
+        else:
+            lines.append("no segment is distinguishable from calibrated at this FDR")
+        lines.append(f"multicalibration error (MCGrad's definition): MCE {self.mce:.4f} "
+                     f"({self.mce_sigma:.2f} sigma, p = {_p(self.mce_pvalue)}); minimum detectable {self.mde:.4f}")
+        lines.extend(self.notes)
+        return "\n".join(lines)
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ._plot import plot_segments
+
+        return plot_segments(self, ax=ax)

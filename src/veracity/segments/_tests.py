@@ -1,0 +1,95 @@
+r"""Tests of calibration-in-the-large per segment, and the multiplicity adjustments.
+
+Under perfect calibration each label is an independent :math:`y_i \sim
+\mathrm{Bernoulli}(p_i)`, so a segment's :math:`S = \sum_i w_i y_i` has mean
+:math:`\sum w_i p_i` and variance :math:`V = \sum w_i^2 p_i(1-p_i)` (a
+Poisson-binomial law when unweighted).
+
+* **z test** — :math:`z = (S - \sum w p)/\sqrt V`, two-sided normal p-value.
+* **exact** (unweighted segments of at most :data:`EXACT_MAX` rows) — the
+  Poisson-binomial law of S by convolving one Binomial(:math:`n_c, p_c`) per
+  score cell; two-sided p-value :math:`\min(1, 2\min(P(S \le k), P(S \ge k)))`.
+  A cell that holds several distinct scores uses their mean; by Hoeffding (1956)
+  the binomial with the same mean is more spread than the Poisson-binomial, so the
+  test stays valid (conservative).
+* **Benjamini–Hochberg** q-values :math:`q_{(i)} = \min_{j \ge i} m\,p_{(j)}/j`, and
+  **Benjamini–Yekutieli** (valid under any dependence) :math:`q^{BY} = c(m)\,q^{BH}`,
+  :math:`c(m) = \sum_{i=1}^m 1/i`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: largest unweighted segment tested exactly (larger ones: the z test)
+EXACT_MAX = 200
+
+
+def z_pvalues(d: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(z, two-sided p)`` for excess ``d = Σw(y - p)`` and null variance ``var`` (any shape)."""
+    from ..core._special import ndtr
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(var > 0, d / np.sqrt(np.where(var > 0, var, 1.0)), np.where(d == 0, 0.0, np.inf * np.sign(d)))
+    p = 2.0 * ndtr(-np.abs(z))
+    return z, np.minimum(p, 1.0)
+
+
+def poisson_binomial_pvalue(k: int, counts: np.ndarray, probs: np.ndarray) -> float:
+    """Two-sided exact p-value of ``k`` successes; cells of ``counts`` rows with probability ``probs``."""
+    from scipy.stats import binom
+
+    pmf = np.ones(1)
+    for n_c, p_c in zip(counts.astype(np.int64), probs):
+        if n_c == 0:
+            continue
+        pmf = np.convolve(pmf, binom.pmf(np.arange(n_c + 1), n_c, min(max(p_c, 0.0), 1.0)))
+    low = float(pmf[: k + 1].sum())
+    high = float(pmf[k:].sum())
+    return min(1.0, 2.0 * min(low, high))
+
+
+def harmonic(m: int) -> float:
+    return float(np.sum(1.0 / np.arange(1, m + 1))) if m > 0 else 1.0
+
+
+def bh_qvalues(p: np.ndarray, *, by: bool = False) -> np.ndarray:
+    """BH (or BY) q-values along axis 0 (NaN entries are not tests and stay NaN)."""
+    p = np.asarray(p, dtype=np.float64)
+    squeeze = p.ndim == 1
+    P = p[:, None] if squeeze else p
+    out = np.full(P.shape, np.nan)
+    for j in range(P.shape[1]):
+        col = P[:, j]
+        tested = np.flatnonzero(~np.isnan(col))
+        m = tested.size
+        if m == 0:
+            continue
+        order = tested[np.argsort(col[tested], kind="stable")]
+        ranked = col[order] * m / np.arange(1, m + 1)
+        if by:
+            ranked = ranked * harmonic(m)
+        q = np.minimum.accumulate(ranked[::-1])[::-1]
+        out[order, j] = np.minimum(q, 1.0)
+    return out[:, 0] if squeeze else out
+
+
+def qvalues(p: np.ndarray, depth_of: np.ndarray) -> np.ndarray:
+    """The family's q-values: BH over single-feature segments, BY over intersections.
+
+    When both families are present each gets half the FDR budget (its q-values are
+    doubled), so the false-discovery rate of all discoveries together stays below
+    ``fdr``: :math:`E[V/R] \le E[V_1/R_1] + E[V_2/R_2]`.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    q = np.full(p.shape, np.nan)
+    single = depth_of == 1
+    inter = depth_of >= 2
+    both = bool(single.any() and inter.any())
+    factor = 2.0 if both else 1.0
+    if single.any():
+        q[single] = np.minimum(1.0, factor * bh_qvalues(p[single]))
+    if inter.any():
+        q[inter] = np.minimum(1.0, factor * bh_qvalues(p[inter], by=True))
+    q[np.isnan(p)] = np.nan
+    return q
