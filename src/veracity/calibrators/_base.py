@@ -36,6 +36,7 @@ from ..core._validation import (
     check_same_index,
     check_score_type,
     check_weights,
+    rows_not_summing_to_one,
     to_numpy,
 )
 from .._version import __version__
@@ -75,8 +76,8 @@ def check_role(name: str, role: Any, allow_role: Any) -> str | None:
             raise VeracityError(
                 f"refusing to fit {name} on rows whose role is {r!r}: a calibrator is itself a "
                 f"model and must be fit on held-out calibration rows ('calib'); {_why_role(r)}. "
-                f"Fit on the calib rows, or pass allow_role={r!r} to override (it is recorded "
-                "in the artifact)"
+                "Fit on the calib rows, or pass {setting} to override (it is recorded "
+                "in the artifact)", param="allow_role", value=r
             )
     return ",".join(roles)
 
@@ -218,11 +219,7 @@ class Calibrator:
                 bad = np.abs(sums - 1.0) > 1e-6 * s.shape[1]
                 if bad.any():
                     i = int(np.flatnonzero(bad)[0])
-                    raise VeracityError(
-                        f"multiclass probability rows must sum to 1; {int(bad.sum())} of "
-                        f"{sums.size} do not (row {i} sums to {sums[i]:.6g}). Normalise the "
-                        "rows, or pass score_type='logit' for raw logits"
-                    )
+                    raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]))
         return s
 
     def _labels(self, labels: Any, s: np.ndarray, keep: np.ndarray | None = None,

@@ -24,7 +24,7 @@ import warnings
 import tempfile
 from collections.abc import Sequence
 
-from ..core._validation import VeracityError
+from ..core._validation import VeracityError, python_spelling
 from .._version import __version__
 
 #: sub-command -> (module, one-line help)
@@ -39,6 +39,48 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("_report", "self-contained HTML report"),
     "demo": ("_demo", "run the bundled demonstrations"),
 }
+
+
+#: the library's parameter -> the command line's flag (errors name the flag, never the keyword)
+FLAGS: dict[str, str] = {
+    "score_type": "--score-type",
+    "sample_weight": "--sample-weight",
+    "pos_label": "--pos-label",
+    "bins": "--bins",
+    "strategy": "--strategy",
+    "interval": "--interval",
+    "level": "--level",
+    "min_count": "--min-count",
+    "threshold": "--threshold",
+    "n_resamples": "--n-resamples",
+    "random_state": "--random-state",
+    "allow_role": "--allow-role",
+    "by": "--by",
+    "engine": "--engine",
+    "alpha": "--alpha",
+    "method": "--method",
+}
+
+
+def cli_spelling(param: str, *value: object) -> str:
+    """A parameter (or a setting of it) as the command line writes it: ``--pos-label yes``.
+
+    A parameter with no flag keeps its Python spelling (``name=`` / ``name='value'``).
+    """
+    flag = FLAGS.get(param)
+    if flag is None:
+        return python_spelling(param, *value)
+    if not value:
+        return flag
+    v = value[0]
+    v = v.item() if hasattr(v, "item") else v
+    text = str(v).lower() if isinstance(v, bool) else str(v)
+    return f"{flag} {text}"
+
+
+def cli_message(exc: VeracityError) -> str:
+    """The library's error in the command line's words: ``param`` through :data:`FLAGS`."""
+    return exc.render(cli_spelling)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -140,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _one_line_warning(args.command)
             return int(args._run(args) or 0)
     except VeracityError as exc:
-        message = str(exc).replace("pass score_type='logit'", "pass --score-type logit")
+        message = cli_message(exc)
         if stdin_copy is not None:
             message = message.replace(stdin_copy, "<stdin>")
         print(f"veracity {args.command}: input error: {_one_line(message)}", file=sys.stderr)

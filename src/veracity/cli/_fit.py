@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             path, role = _fit_lazy(args, engine, cal, meta)
         except VeracityError as exc:
-            raise VeracityError(_cli_words(str(exc))) from None
+            raise _cli_words(exc) from None
         return _report(args, cal, path, role, engine)
     path = str(args.file) if args.file is not None else ""
     if any(ch in path for ch in "*?[") or (path and Path(path).is_dir()):
@@ -181,19 +181,18 @@ def run(args: argparse.Namespace) -> int:
         scores, labels = scores[mask], labels[mask]
         weights = None if weights is None else weights[mask]
     meta = _metadata(args, path)
-    try:
-        cal.fit(scores, labels, sample_weight=weights, role=role, allow_role=args.allow_role,
-                metadata=meta)
-    except VeracityError as exc:
-        raise VeracityError(_cli_words(str(exc))) from None
+    cal.fit(scores, labels, sample_weight=weights, role=role, allow_role=args.allow_role, metadata=meta)
     return _report(args, cal, path, role, engine)
 
 
-def _cli_words(msg: str) -> str:
-    for r in ("test", "train"):
-        msg = msg.replace(f"pass allow_role={r!r}", f"pass --allow-role {r}")
-    msg = msg.replace("pass an in-memory frame (collect the needed columns)", "use --engine memory")
-    return msg.replace("or collect the columns for the one-vs-rest form", "or --engine memory for one-vs-rest")
+def _cli_words(exc: VeracityError) -> VeracityError:
+    """A lazy frame's remedy in the CLI's words ("collect the columns" is ``--engine memory`` here);
+    errors that name a parameter are left to main(), which spells it as its flag."""
+    if exc.param is not None:
+        return exc
+    msg = str(exc).replace("pass an in-memory frame (collect the needed columns)", "use --engine memory")
+    return VeracityError(msg.replace("or collect the columns for the one-vs-rest form",
+                                     "or --engine memory for one-vs-rest"))
 
 
 def _metadata(args: argparse.Namespace, path: str) -> dict[str, Any]:

@@ -10,23 +10,11 @@ numeric one, ``--pos-label yes`` on a text one) and the labels become 0/1 throug
 from __future__ import annotations
 
 import argparse
-import re
 from typing import Any
 
 import numpy as np
 
 from ..core._validation import VeracityError, check_binary_labels, labels_with_pos_label
-
-_POS_LABEL = re.compile(r"pos_label=(?:'([^']*)'|\"([^\"]*)\"|(-?[\w.]*\w)|)")
-
-
-def cli_words(message: str) -> str:
-    """The library's ``pos_label='yes'`` advice as the CLI's ``--pos-label yes``."""
-    def repl(m: re.Match[str]) -> str:
-        value = next((g for g in m.groups() if g is not None), "")
-        return f"--pos-label {value}" if value else "--pos-label"
-    return _POS_LABEL.sub(repl, message)
-
 
 def add_pos_label_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pos-label", default=None,
@@ -66,8 +54,8 @@ def apply_pos_label(labels: np.ndarray, text: str | None, *, scores: Any = None)
         try:
             check_binary_labels(labels)
         except VeracityError as exc:
-            if "pos_label" in str(exc):  # advice to name the positive class: in the CLI's words
-                raise VeracityError(cli_words(str(exc))) from None
+            if exc.param == "pos_label":  # advice to name the positive class (main() says --pos-label)
+                raise
         return labels
     if multiclass:
         raise VeracityError(
@@ -75,7 +63,4 @@ def apply_pos_label(labels: np.ndarray, text: str | None, *, scores: Any = None)
             "columns the labels are class indices 0..K-1, so drop --pos-label"
         )
     value = pos_label_value(labels, text)
-    try:
-        return labels_with_pos_label(labels, value)
-    except VeracityError as exc:  # the library's message, in the CLI's words
-        raise VeracityError(cli_words(str(exc))) from None
+    return labels_with_pos_label(labels, value)  # its errors name pos_label: main() says --pos-label

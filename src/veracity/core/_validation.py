@@ -22,14 +22,68 @@ SCORE_TYPES = ("probability", "logit")
 ROW_SUM_ATOL = 1e-6
 
 
+_NO_VALUE: Any = object()
+
+
+def python_spelling(param: str, value: Any = _NO_VALUE) -> str:
+    """How Python code names a parameter (``pos_label=``) or a setting of it (``pos_label='yes'``)."""
+    return f"{param}=" if value is _NO_VALUE else f"{param}={value!r}"
+
+
 class VeracityError(ValueError):
-    """Bad input to veracity. The message says what was wrong and how to fix it."""
+    """Bad input to veracity. The message says what was wrong and how to fix it.
+
+    ``param`` names the Python parameter the mistake is about (``"score_type"``,
+    ``"sample_weight"``, ``"pos_label"``, ``"bins"``, ...) and ``hint`` says how to fix it;
+    ``str(exc)`` is the message followed by the hint. Where the text names the parameter
+    it writes ``{param}`` (the keyword: ``pos_label=``) or ``{setting}`` (the keyword with
+    ``value``: ``pos_label='yes'``), so that each front end spells it in its own words:
+    :meth:`render` with the command line's spelling gives ``--pos-label`` and
+    ``--pos-label yes`` without editing any text.
+
+    >>> e = VeracityError("labels are text", param="pos_label", hint="pass {setting}", value="yes")
+    >>> str(e), e.param
+    ("labels are text. pass pos_label='yes'", 'pos_label')
+    >>> e.render(lambda param, *value: "--pos-label" + "".join(f" {v}" for v in value))
+    'labels are text. pass --pos-label yes'
+    """
+
+    def __init__(self, message: str, param: str | None = None, hint: str | None = None, *,
+                 value: Any = _NO_VALUE) -> None:
+        self.message = message
+        self.param = param
+        self.hint = hint
+        self.value = value
+        super().__init__(self.render())
+
+    def render(self, spell: Any = python_spelling) -> str:
+        """The message and hint with ``{param}`` / ``{setting}`` spelled by ``spell(param[, value])``."""
+        text = self.message if not self.hint else f"{self.message}. {self.hint}"
+        if self.param is None:
+            return text
+        text = text.replace("{param}", spell(self.param))
+        if self.value is not _NO_VALUE:
+            text = text.replace("{setting}", spell(self.param, self.value))
+        return text
+
+    def __reduce__(self) -> Any:  # keeps param / hint / value across pickling (worker processes)
+        value = () if self.value is _NO_VALUE else (self.value,)
+        return (_rebuild_error, (type(self), self.message, self.param, self.hint, *value))
+
+
+def _rebuild_error(cls: type, message: str, param: str | None, hint: str | None, *value: Any) -> VeracityError:
+    return cls(message, param, hint, **({"value": value[0]} if value else {}))
+
+
+def _param(name: str) -> str | None:
+    """``name`` as the parameter an error is about, when it is one (``"scores"``, ``"sample_weight"``)."""
+    return name if name.isidentifier() else None
 
 
 def to_numpy(x: Any, name: str) -> np.ndarray:
     """Convert numpy / list / pandas / polars / pyarrow / torch input to a numpy array."""
     if x is None:
-        raise VeracityError(f"{name} is None; pass an array of values")
+        raise VeracityError(f"{name} is None; pass an array of values", param=_param(name))
     if isinstance(x, np.ndarray):
         return x
     module = type(x).__module__
@@ -38,14 +92,14 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
     if module.startswith("pyarrow"):
         if hasattr(x, "null_count") and x.null_count:
             raise VeracityError(
-                f"{name} has {x.null_count} missing (null) values; drop or fill those rows first"
-            )
+                f"{name} has {x.null_count} missing (null) values; drop or fill those rows first",
+                param=_param(name))
         return x.to_numpy(zero_copy_only=False)
     if hasattr(x, "to_numpy"):  # pandas, polars
         try:
             return x.to_numpy()
         except Exception as exc:  # pragma: no cover - defensive
-            raise VeracityError(f"could not convert {name} to an array: {exc}") from exc
+            raise VeracityError(f"could not convert {name} to an array: {exc}", param=_param(name)) from exc
     return np.asarray(x)
 
 
@@ -58,15 +112,15 @@ def as_float_array(x: Any, name: str) -> np.ndarray:
         except (TypeError, ValueError) as exc:
             raise VeracityError(
                 f"{name} must be numeric; found non-numeric or missing values ({exc}). "
-                "Drop or fill missing rows first"
+                "Drop or fill missing rows first", param=_param(name)
             ) from exc
     elif arr.dtype.kind not in "biuf":
         raise VeracityError(
-            f"{name} must be numeric, got dtype {arr.dtype}; convert the column to numbers"
-        )
+            f"{name} must be numeric, got dtype {arr.dtype}; convert the column to numbers",
+            param=_param(name))
     arr = np.asarray(arr, dtype=np.float64)
     if arr.size == 0:
-        raise VeracityError(f"{name} is empty; pass at least one row")
+        raise VeracityError(f"{name} is empty; pass at least one row", param=_param(name))
     _check_finite(arr, name)
     return arr
 
@@ -85,14 +139,14 @@ def _check_finite(arr: np.ndarray, name: str) -> None:
     first = int(np.flatnonzero(bad.ravel())[0])
     raise VeracityError(
         f"{name} contains {n_nan} NaN and {n_inf} infinite values (first at flat index {first}); "
-        "drop or fill those rows first"
+        "drop or fill those rows first", param=_param(name)
     )
 
 
 def check_score_type(score_type: str) -> str:
     if score_type not in SCORE_TYPES:
         raise VeracityError(
-            f"score_type must be 'probability' or 'logit', got {score_type!r}"
+            f"score_type must be 'probability' or 'logit', got {score_type!r}", param="score_type"
         )
     return score_type
 
@@ -116,19 +170,20 @@ def check_weights(sample_weight: Any, n: int, *, rescale: bool = True) -> np.nda
         return None
     w = as_float_array(sample_weight, "sample_weight")
     if w.ndim != 1:
-        raise VeracityError(f"sample_weight must be 1-D, got shape {w.shape}")
+        raise VeracityError(f"sample_weight must be 1-D, got shape {w.shape}", param="sample_weight")
     if w.shape[0] != n:
         raise VeracityError(
-            f"sample_weight has {w.shape[0]} rows but scores have {n}; pass one weight per row"
-        )
+            f"sample_weight has {w.shape[0]} rows but scores have {n}; pass one weight per row",
+            param="sample_weight")
     lo, hi = float(w.min()), float(w.max())
     if lo < 0:
         n_neg = int((w < 0).sum())
         raise VeracityError(
-            f"sample_weight must be non-negative; {n_neg} of {n} are negative (min={lo:.3g})"
-        )
+            f"sample_weight must be non-negative; {n_neg} of {n} are negative (min={lo:.3g})",
+            param="sample_weight")
     if not hi > 0:
-        raise VeracityError("sample_weight sums to 0; at least one row needs a positive weight")
+        raise VeracityError("sample_weight sums to 0; at least one row needs a positive weight",
+                            param="sample_weight")
     if rescale:
         exp = math.frexp(hi)[1]  # hi = m * 2**exp with 0.5 <= m < 1
         if abs(exp) > WEIGHT_EXP_LIMIT:
@@ -153,38 +208,38 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
     if raw.ndim == 2 and raw.shape[1] == 1:
         raw = raw[:, 0]
     if raw.ndim != 1:
-        raise VeracityError(f"labels must be 1-D, got shape {raw.shape}")
+        raise VeracityError(f"labels must be 1-D, got shape {raw.shape}", param="labels")
     if n is not None and raw.shape[0] != n:
         raise VeracityError(
-            f"scores have {n} rows but labels have {raw.shape[0]}; pass one label per score"
+            f"scores have {n} rows but labels have {raw.shape[0]}; pass one label per score", param="labels"
         )
     if raw.dtype == object and any(v is None or (isinstance(v, float) and v != v) for v in raw):
-        raise VeracityError("labels contain missing values (None/NaN); drop or fill those rows first")
+        raise VeracityError("labels contain missing values (None/NaN); drop or fill those rows first",
+                            param="labels")
     values = _label_values(raw)
     if len(values) > 2:
         raise VeracityError(
-            f"pos_label= needs a binary label set, but labels take {len(values)} values "
-            f"({_shown(values[:5])}); pass (N, K) scores for a multiclass problem"
+            f"{{param}} needs a binary label set, but labels take {len(values)} values "
+            f"({_shown(values[:5])}); pass (N, K) scores for a multiclass problem", param="pos_label"
         )
     hit = raw == pos_label
     if not np.any(hit) and pos_label not in values:
         raise VeracityError(
-            f"pos_label={pos_label!r} is not among the label values ({_shown(values)}); "
-            "pass one of them"
-        )
+            f"{{setting}} is not among the label values ({_shown(values)}); pass one of them",
+            param="pos_label", value=pos_label)
     return np.asarray(hit, dtype=np.float64)
 
 
 def _non_numeric_labels(raw: np.ndarray) -> VeracityError:
     values = _label_values(raw)
     if len(values) == 2:
+        last = values[-1].item() if isinstance(values[-1], np.generic) else values[-1]
         return VeracityError(
-            f"labels are not 0/1 numbers (values {_shown(values)}); pass pos_label= naming the "
-            f"positive class, e.g. pos_label={values[-1].item() if isinstance(values[-1], np.generic) else values[-1]!r}"
-        )
+            f"labels are not 0/1 numbers (values {_shown(values)}); pass {{param}} naming the "
+            "positive class, e.g. {setting}", param="pos_label", value=last)
     return VeracityError(
         f"labels are not 0/1 numbers ({len(values)} values such as {_shown(values[:5])}); "
-        "binary labels need two values and pos_label= naming the positive one"
+        "binary labels need two values and {param} naming the positive one", param="pos_label"
     )
 
 
@@ -205,8 +260,8 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
         # fast path: integer labels are binary iff 0 <= min and max <= 1
         if n is not None and raw.shape[0] != n:
             raise VeracityError(
-                f"scores have {n} rows but labels have {raw.shape[0]}; pass one label per score"
-            )
+                f"scores have {n} rows but labels have {raw.shape[0]}; pass one label per score",
+                param="labels")
         if raw.min() >= 0 and raw.max() <= 1:
             return raw.astype(np.float64)
         y = raw.astype(np.float64)
@@ -216,12 +271,12 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
         if y.ndim == 2 and y.shape[1] == 1:
             y = y[:, 0]
         else:
-            raise VeracityError(f"labels must be 1-D, got shape {y.shape}")
+            raise VeracityError(f"labels must be 1-D, got shape {y.shape}", param="labels")
     if y.size == 0:
-        raise VeracityError("labels are empty; pass at least one row")
+        raise VeracityError("labels are empty; pass at least one row", param="labels")
     if n is not None and y.shape[0] != n:
         raise VeracityError(
-            f"scores have {n} rows but labels have {y.shape[0]}; pass one label per score"
+            f"scores have {n} rows but labels have {y.shape[0]}; pass one label per score", param="labels"
         )
     # values in [0, 1] are all 0 or 1 exactly when every nonzero one equals 1 (a sum would
     # round: 0.9999999999999999 + 1 == 2 in float64)
@@ -232,19 +287,17 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
         bad = y[~ok]
         values = np.unique(bad)[:5]
         shown = ", ".join(f"{v:g}" if float(f"{v:g}") == v else repr(float(v)) for v in values)
-        hint = ""
+        message = (f"labels must be binary 0/1 (or bool); {int((~ok).sum())} of {y.size} are not "
+                   f"(values such as {shown})")
         if ((bad > 0) & (bad < 1)).any():
-            hint = (
-                " These look like scores: scores come first and labels second, "
-                "e.g. vc.ece(scores, labels)."
-            )
-        elif np.unique(y).size == 2:
-            lo, hi = (f"{v:g}" for v in np.unique(y))
-            hint = f" Map {lo} to 0 and {hi} to 1, or pass pos_label={hi}."
-        raise VeracityError(
-            f"labels must be binary 0/1 (or bool); {int((~ok).sum())} of {y.size} are not "
-            f"(values such as {shown}).{hint}"
-        )
+            raise VeracityError(message, param="labels", hint=(
+                "These look like scores: scores come first and labels second, "
+                "e.g. vc.ece(scores, labels)."))
+        if np.unique(y).size == 2:
+            lo, hi = (float(v) for v in np.unique(y))
+            raise VeracityError(message, param="pos_label", hint=f"Map {lo:g} to 0 and {hi:g} to 1, or pass {{setting}}.",
+                                value=int(hi) if hi.is_integer() else hi)
+        raise VeracityError(message + ".", param="labels")
     return y
 
 
@@ -252,33 +305,46 @@ def check_class_labels(labels: Any, n: int, k: int) -> np.ndarray:
     """Integer class labels in ``0..k-1`` as int64."""
     y = as_float_array(labels, "labels")
     if y.ndim != 1:
-        raise VeracityError(f"labels must be 1-D class indices, got shape {y.shape}")
+        raise VeracityError(f"labels must be 1-D class indices, got shape {y.shape}", param="labels")
     if y.shape[0] != n:
         raise VeracityError(
-            f"scores have {n} rows but labels have {y.shape[0]}; pass one label per row"
+            f"scores have {n} rows but labels have {y.shape[0]}; pass one label per row", param="labels"
         )
     if (y != np.round(y)).any():
         bad = y[y != np.round(y)][0]
         raise VeracityError(
             f"multiclass labels must be integer class indices 0..{k - 1}; found {bad:g}. "
-            "Scores come first and labels second"
+            "Scores come first and labels second", param="labels"
         )
     if y.min() < 0 or y.max() > k - 1:
         raise VeracityError(
             f"multiclass labels must lie in 0..{k - 1} for {k} score columns; "
-            f"found min={y.min():g}, max={y.max():g}"
+            f"found min={y.min():g}, max={y.max():g}", param="labels"
         )
     return y.astype(np.int64)
+
+
+def not_probabilities(name: str, n_bad: int, size: int, lo: float, hi: float) -> VeracityError:
+    """The one error for scores outside [0, 1] (``n_bad`` of ``size``; min ``lo``, max ``hi``)."""
+    return VeracityError(
+        f"{name} must be probabilities in [0, 1]; {n_bad} of {size} are not "
+        f"(min={lo:.3g}, max={hi:.3g})", param="score_type",
+        hint="If these are logits, pass {setting}", value="logit")
+
+
+def rows_not_summing_to_one(n_bad: int, size: int, row: int, total: float) -> VeracityError:
+    """The one error for (N, K) probability rows that do not sum to 1 (first bad ``row`` sums to ``total``)."""
+    return VeracityError(
+        f"multiclass probability rows must sum to 1; {n_bad} of {size} do not "
+        f"(row {row} sums to {total:.6g})", param="score_type",
+        hint="Normalise the rows, or pass {setting} for raw logits", value="logit")
 
 
 def check_probabilities(p: np.ndarray, name: str = "scores") -> None:
     lo, hi = float(p.min()), float(p.max())
     if lo < 0.0 or hi > 1.0:
         n_bad = int(((p < 0) | (p > 1)).sum())
-        raise VeracityError(
-            f"{name} must be probabilities in [0, 1]; {n_bad} of {p.size} are not "
-            f"(min={lo:.3g}, max={hi:.3g}). If these are logits, pass score_type='logit'"
-        )
+        raise not_probabilities(name, n_bad, p.size, lo, hi)
 
 
 def check_logit_scale(s: np.ndarray, name: str = "scores") -> None:
@@ -296,10 +362,10 @@ def check_logit_range(lo: float, hi: float, size: int, name: str = "scores") -> 
     """:func:`check_logit_scale` from the scores' min and max (what a lazy frame's aggregate returns)."""
     if lo >= 0.0 and hi <= 1.0 and hi > lo:
         raise VeracityError(
-            f"{name} were declared score_type='logit' but all {size} lie in [0, 1] "
+            f"{name} were declared {{setting}} but all {size} lie in [0, 1] "
             f"(min={lo:.3g}, max={hi:.3g}): they look like probabilities (predict_proba "
-            "output). Drop score_type='logit' (probabilities are the default), or pass the "
-            "raw logits / decision_function values"
+            "output). Drop {setting} (probabilities are the default), or pass the "
+            "raw logits / decision_function values", param="score_type", value="logit"
         )
 
 
@@ -352,7 +418,7 @@ def check_same_index(**objects: Any) -> None:
                 f"{first} and {name} are pandas objects with different indexes (same length, "
                 "different order or labels); matching them by position would pair rows "
                 f"wrongly. Align them first, e.g. {name} = {name}.loc[{first}.index], or pass "
-                ".to_numpy() to match by position on purpose"
+                ".to_numpy() to match by position on purpose", param=name
             )
 
 
@@ -380,7 +446,7 @@ def prepare_binary(
         s = s[:, 0]
     if s.ndim != 1:
         raise VeracityError(
-            f"scores must be 1-D (binary) or 2-D (N, K) (multiclass), got shape {s.shape}"
+            f"scores must be 1-D (binary) or 2-D (N, K) (multiclass), got shape {s.shape}", param="scores"
         )
     try:
         y = check_binary_labels(labels, s.shape[0], pos_label)
@@ -389,7 +455,7 @@ def prepare_binary(
         if raw.dtype.kind == "f" and _looks_like_labels(s) and raw.size == s.size:
             raise VeracityError(
                 "the scores are all 0/1 and the labels are not: did you swap them? "
-                "Scores come first and labels second, e.g. vc.ece(scores, labels)"
+                "Scores come first and labels second, e.g. vc.ece(scores, labels)", param="labels"
             ) from None
         raise
     w = check_weights(sample_weight, s.shape[0], rescale=rescale_weights)
@@ -411,11 +477,7 @@ def multiclass_probabilities(
     bad = np.abs(sums - 1.0) > ROW_SUM_ATOL * max(1, scores.shape[1])
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise VeracityError(
-            f"multiclass probability rows must sum to 1; {int(bad.sum())} of {sums.size} do not "
-            f"(row {i} sums to {sums[i]:.6g}). Normalise the rows, or pass score_type='logit' "
-            "for raw logits"
-        )
+        raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]))
     return scores, None
 
 
@@ -429,7 +491,7 @@ def prepare_multiclass(
     if s.ndim != 2 or s.shape[1] < 2:
         raise VeracityError(
             f"multiclass scores must be an (N, K) array with K >= 2, got shape {s.shape}; "
-            "for a binary problem pass a 1-D array of scores"
+            "for a binary problem pass a 1-D array of scores", param="scores"
         )
     n, k = s.shape
     y = check_class_labels(labels, n, k)
@@ -508,6 +570,9 @@ __all__ = [
     "check_same_index",
     "check_score_type",
     "labels_with_pos_label",
+    "not_probabilities",
+    "python_spelling",
+    "rows_not_summing_to_one",
     "check_weights",
     "prepare_binary",
     "prepare_classwise",

@@ -167,7 +167,7 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
         raise VeracityError(
             f"column {score!r} (scores) must hold probabilities in [0, 1]; {int(c['p_bad'])} of {n} are not "
             f"(min={float(c['s_min']):.3g}, max={float(c['s_max']):.3g}). "
-            "If these are logits, pass score_type='logit'"
+            "If these are logits, pass {setting}", param="score_type", value="logit"
         )
     if int(c["y_bad"]):
         missing = c["y_min"] is None or math.isnan(float(c["y_min"]))

@@ -120,11 +120,11 @@ def check_top_label(frame: Any, scores: list[str], label: str, score_type: str, 
         if lo < 0.0 or hi > 1.0:
             raise VeracityError(
                 f"score columns {names} must hold probabilities in [0, 1] (min={lo:.3g}, max={hi:.3g}). "
-                "If these are logits, pass score_type='logit'")
+                "If these are logits, pass {setting}", param="score_type", value="logit")
         if int(row["sum_bad"] or 0):
             raise VeracityError(
                 f"multiclass probability rows must sum to 1; {int(row['sum_bad'])} of {n} rows of {names} do "
-                "not. Normalise the rows, or pass score_type='logit' for raw logits")
+                "not. Normalise the rows, or pass {setting} for raw logits", param="score_type", value="logit")
     if int(row["y_bad"] or 0):
         shown_y = ("missing" if row["y_min"] is None or row["y_min"] != row["y_min"]
                    else f"min={float(row['y_min']):g}, max={float(row['y_max']):g}")
