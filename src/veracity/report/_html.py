@@ -306,7 +306,7 @@ def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_t
     if declared is not None and declared != score_type:
         raise VeracityError(
             f"the calibrator takes {declared} scores (it was fit on them) but the report was given "
-            f"{score_type} scores; pass score_type={declared!r} with the matching scores"
+            f"{score_type} scores; pass {{setting}} with the matching scores", param="score_type", value=declared
         )
     try:
         calibrated = np.asarray(calibrator.transform(scores), dtype=np.float64)
