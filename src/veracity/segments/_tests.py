@@ -75,7 +75,7 @@ def bh_qvalues(p: np.ndarray, *, by: bool = False) -> np.ndarray:
 
 
 def qvalues(p: np.ndarray, depth_of: np.ndarray) -> np.ndarray:
-    """The family's q-values: BH over single-feature segments, BY over intersections.
+    r"""The family's q-values: BH over single-feature segments, BY over intersections.
 
     When both families are present each gets half the FDR budget (its q-values are
     doubled), so the false-discovery rate of all discoveries together stays below
