@@ -1,0 +1,399 @@
+r"""``vc.compare_models``: is model B better than model A, on these rows, and how?
+
+Every pair of models is compared on the *same* rows, so each difference gets a
+**paired** interval and p-value:
+
+==========  =====================================================  ==========================
+metric      difference B − A                                       interval
+==========  =====================================================  ==========================
+brier       mean of per-row :math:`(p_B - y)^2 - (p_A - y)^2`      paired normal (Diebold–Mariano)
+log_loss    mean of per-row log-loss differences                   paired normal (Diebold–Mariano)
+ece         debiased ECE (Kumar et al. 2019, L1)                   paired Poisson bootstrap
+auc         Mann–Whitney AUC                                       DeLong's paired test
+==========  =====================================================  ==========================
+
+and the CORP decomposition (Brier = MCB − DSC + UNC, :mod:`veracity.honest._corp`) of each
+model and of the difference, with paired bootstrap intervals for ΔMCB and ΔDSC, which the
+verdict reads: *who ranks better* (DSC, discrimination) and *who is better calibrated* (MCB),
+e.g. ``"hgb ranks better (DSC +0.0120 [+0.0080, +0.0160]) but is worse calibrated (MCB
++0.0040 [+0.0020, +0.0060]): recalibrate hgb, then it wins"``. See :mod:`._paired`,
+:mod:`._delong`, :mod:`._corp` and :mod:`._resample` for the methods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core._display import Display
+from ..core._text import fmt, render_table
+from ..core._validation import VeracityError, binary_nll_terms
+from ..honest._common import check_count, check_level, check_seed
+from ..honest._corp import CORPResult, ScoreDecomposition
+from ._corp import corp_from_runs, difference, runs_of
+from ._delong import delong_covariance, delong_test, rank_models
+from ._inputs import Models, models_of
+from ._paired import Estimate, paired_mean
+from ._resample import PairedBootstrap, percentile
+
+METRICS = ("brier", "log_loss", "ece", "auc")
+METHODS = {
+    "brier": "paired normal",
+    "log_loss": "paired normal",
+    "ece": "paired bootstrap",
+    "auc": "DeLong",
+}
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One metric of one pair: ``diff = value_b - value_a`` with its paired interval and p-value."""
+
+    model_a: str
+    model_b: str
+    metric: str
+    value_a: float
+    value_b: float
+    diff: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    se: float
+    method: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in (
+            "model_a", "model_b", "metric", "value_a", "value_b", "diff", "ci_low", "ci_high", "p_value", "se",
+            "method")}
+
+
+@dataclass(frozen=True)
+class CORPDifference:
+    """CORP (Brier) decomposition of the paired difference ``b - a``: ``score = mcb - dsc + unc``
+    (``unc`` is 0: both models face the same labels), with paired bootstrap intervals."""
+
+    model_a: str
+    model_b: str
+    score: float
+    mcb: float
+    dsc: float
+    unc: float
+    mcb_low: float
+    mcb_high: float
+    dsc_low: float
+    dsc_high: float
+    mcb_p: float
+    dsc_p: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in (
+            "model_a", "model_b", "score", "mcb", "dsc", "unc", "mcb_low", "mcb_high", "dsc_low", "dsc_high",
+            "mcb_p", "dsc_p")}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ModelComparison(Display):
+    """Paired comparison of two or more models on the same rows (see :func:`compare_models`).
+
+    ``rows``: one :class:`ComparisonRow` per pair and metric; ``corp``: model → :class:`CORPResult`;
+    ``corp_differences``: one :class:`CORPDifference` per pair; ``verdicts``: one sentence per pair
+    (``verdict`` is the first); ``groups``: slice → comparison when ``by=`` was given.
+    """
+
+    models: tuple[str, ...]
+    rows: tuple[ComparisonRow, ...]
+    corp: dict[str, CORPResult]
+    corp_differences: tuple[CORPDifference, ...]
+    verdicts: tuple[str, ...]
+    n: int
+    level: float
+    n_resamples: int
+    random_state: Any
+    bins: int
+    score_type: str
+    notes: tuple[str, ...] = ()
+    groups: dict[str, ModelComparison] = field(default_factory=dict)
+    group_column: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        return self.verdicts[0] if self.verdicts else ""
+
+    def row(self, metric: str, model_a: str | None = None, model_b: str | None = None) -> ComparisonRow:
+        """The row of ``metric`` (for the first pair unless ``model_a``/``model_b`` are given)."""
+        for r in self.rows:
+            if r.metric == metric and model_a in (None, r.model_a) and model_b in (None, r.model_b):
+                return r
+        raise KeyError((metric, model_a, model_b))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "n": self.n,
+            "models": list(self.models),
+            "level": self.level,
+            "n_resamples": self.n_resamples,
+            "random_state": self.random_state if isinstance(self.random_state, int) else None,
+            "bins": self.bins,
+            "score_type": self.score_type,
+            "comparison": [r.to_dict() for r in self.rows],
+            "corp": {name: {"brier": c.brier.to_dict(), "log_loss": c.log_loss.to_dict(), "blocks": c.blocks}
+                     for name, c in self.corp.items()},
+            "corp_difference": [d.to_dict() for d in self.corp_differences],
+            "verdicts": list(self.verdicts),
+            "notes": list(self.notes),
+        }
+        if self.groups:
+            out["group_column"] = self.group_column
+            out["groups"] = {k: g.to_dict() for k, g in self.groups.items()}
+        return out
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        return [r.to_dict() for r in self.rows]
+
+    def _summary_items(self) -> dict[str, Any]:
+        return {"n": self.n, "level": self.level, "verdict": self.verdict}
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ._plot import comparison_figure
+
+        return comparison_figure(self, ax=ax)
+
+    def __str__(self) -> str:
+        pct = f"{self.level * 100:g}%"
+        pairs = list(dict.fromkeys((r.model_a, r.model_b) for r in self.rows))
+        boot = (f"{self.n_resamples} paired Poisson resamples, random_state {self.random_state}"
+                if self.n_resamples else "no resamples")
+        head = f"Model comparison on {self.n:,} rows (paired; {pct} intervals; {boot}):"
+        lines = [head]
+        for a, b in pairs:
+            body = [[r.metric, fmt(r.value_a), fmt(r.value_b), fmt(r.diff, sign=True),
+                     f"[{fmt(r.ci_low, sign=True)}, {fmt(r.ci_high, sign=True)}]", _fmt_p(r.p_value), r.method]
+                    for r in self.rows if (r.model_a, r.model_b) == (a, b)]
+            lines += [f"{b} vs {a}:" if len(pairs) > 1 else "",
+                      render_table(["metric", a, b, f"{b} - {a}", f"{pct} CI", "p-value", "method"], body,
+                                   align="lrrrlrl")]
+        lines = [line for line in lines if line]
+        if self.corp:
+            corp_rows = [[name, fmt(c.brier.score), fmt(c.brier.mcb), fmt(c.brier.dsc), fmt(c.brier.unc), ""]
+                         for name, c in self.corp.items()]
+            for d in self.corp_differences:
+                corp_rows.append([f"{d.model_b} - {d.model_a}", fmt(d.score, sign=True), fmt(d.mcb, sign=True),
+                                  fmt(d.dsc, sign=True), fmt(d.unc, sign=True),
+                                  f"MCB [{fmt(d.mcb_low, sign=True)}, {fmt(d.mcb_high, sign=True)}]  "
+                                  f"DSC [{fmt(d.dsc_low, sign=True)}, {fmt(d.dsc_high, sign=True)}]"])
+            lines += ["CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: better "
+                      "calibrated, higher DSC: ranks better):",
+                      render_table(["model", "Brier", "MCB", "DSC", "UNC", f"{pct} CI"], corp_rows,
+                                   align="lrrrrl")]
+        for (a, b), text in zip(pairs, self.verdicts):
+            lines.append(f"Verdict ({b} vs {a}): {text}" if len(pairs) > 1 else f"Verdict: {text}")
+        lines += [f"note: {t}" for t in self.notes]
+        if self.groups:
+            lines.append(f"by {self.group_column or 'slice'}:")
+            for key, g in self.groups.items():
+                for (a, b), text in zip(list(dict.fromkeys((r.model_a, r.model_b) for r in g.rows)), g.verdicts):
+                    lines.append(f"  {key} ({g.n:,} rows): {text}")
+        return "\n".join(lines)
+
+
+def _fmt_p(p: float) -> str:
+    if p != p:
+        return "n/a"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _mean(values: np.ndarray, w: np.ndarray | None) -> float:
+    return float(values.mean()) if w is None else float(np.dot(values, w) / w.sum())
+
+
+def _signed(name: str, value: float, low: float, high: float) -> str:
+    if low != low:
+        return f"{name} {value:+.4f}"
+    return f"{name} {value:+.4f} [{low:+.4f}, {high:+.4f}]"
+
+
+def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool) -> str:
+    a, b = d.model_a, d.model_b
+    if identical:
+        return f"{a} and {b} have identical scores: no difference"
+    bootstrap = d.dsc_low == d.dsc_low
+
+    def significant(low: float, high: float, value: float) -> bool:
+        return (low > 0 or high < 0) if bootstrap else value != 0
+
+    # seen from the model that is better at each: DSC higher is better, MCB lower is better
+    rank_sig = significant(d.dsc_low, d.dsc_high, d.dsc)
+    cal_sig = significant(d.mcb_low, d.mcb_high, d.mcb)
+    ranker, other_r = (b, a) if d.dsc > 0 else (a, b)
+    calib, other_c = (b, a) if d.mcb < 0 else (a, b)
+    flip_r = 1.0 if ranker == b else -1.0
+    dsc_text = _signed("DSC", flip_r * d.dsc, *sorted((flip_r * d.dsc_low, flip_r * d.dsc_high)))
+    # MCB shown from the ranker's side in case 2 (its excess miscalibration), else from the better-calibrated
+    flip_c = 1.0 if calib == b else -1.0
+    mcb_text = _signed("MCB", flip_c * d.mcb, *sorted((flip_c * d.mcb_low, flip_c * d.mcb_high)))
+    tail = "" if bootstrap else " (point estimates: pass n_resamples > 0 for intervals)"
+    if rank_sig and cal_sig and ranker == calib:
+        return f"{ranker} is better: it ranks better ({dsc_text}) and is better calibrated ({mcb_text}){tail}"
+    if rank_sig and cal_sig:
+        excess = _signed("MCB", -flip_c * d.mcb, *sorted((-flip_c * d.mcb_low, -flip_c * d.mcb_high)))
+        return (f"{ranker} ranks better ({dsc_text}) but is worse calibrated ({excess}): "
+                f"recalibrate {ranker}, then it wins{tail}")
+    if rank_sig:
+        return (f"{ranker} ranks better ({dsc_text}); their calibration differs by no more than noise "
+                f"({_signed('MCB', d.mcb, d.mcb_low, d.mcb_high)} for {b} - {a}){tail}")
+    if cal_sig:
+        return (f"{calib} is better calibrated ({mcb_text}); their ranking differs by no more than noise "
+                f"({_signed('DSC', d.dsc, d.dsc_low, d.dsc_high)} for {b} - {a}): recalibrating {other_c} "
+                f"would close the gap{tail}")
+    return (f"no clear difference between {a} and {b}: "
+            f"{_signed('Brier', brier.diff, brier.ci_low, brier.ci_high)}, "
+            f"{_signed('DSC', d.dsc, d.dsc_low, d.dsc_high)}, {_signed('MCB', d.mcb, d.mcb_low, d.mcb_high)} "
+            f"for {b} - {a}{tail}")
+
+
+def _auc_verdict(r: ComparisonRow, identical: bool) -> str:
+    a, b = r.model_a, r.model_b
+    if identical:
+        return f"{a} and {b} have identical scores: no difference"
+    text = _signed("AUC", r.diff, r.ci_low, r.ci_high)
+    if r.ci_low > 0 or r.ci_high < 0:
+        better = b if r.diff > 0 else a
+        return f"{better} ranks better ({text} for {b} - {a}, DeLong p = {_fmt_p(r.p_value)})"
+    return f"no clear difference in ranking between {a} and {b} ({text} for {b} - {a})"
+
+
+def compare_of(models: Models, *, level: float, n_resamples: int, random_state: Any, bins: int) -> ModelComparison:
+    """The comparison of checked models (see :func:`compare_models`)."""
+    y, w = models.y, models.w
+    names = models.names
+    ranked = rank_models([models.rank(k) for k in range(len(names))], y, w)
+    cov = delong_covariance(ranked, y, w)
+    identical = {pair: any(f"{names[pair[0]]!r} and {names[pair[1]]!r}" in t for t in models.notes)
+                 for pair in models.pairs()}
+    rows: list[ComparisonRow] = []
+    corp: dict[str, CORPResult] = {}
+    diffs: list[CORPDifference] = []
+    verdicts: list[str] = []
+    if not models.probabilistic:
+        for i, j in models.pairs():
+            e = delong_test(ranked, cov, i, j, level)
+            rows.append(_row(names, i, j, "auc", ranked[i].auc, ranked[j].auc, e))
+            verdicts.append(_auc_verdict(rows[-1], identical[(i, j)]))
+        return ModelComparison(models=names, rows=tuple(rows), corp={}, corp_differences=(), verdicts=tuple(verdicts),
+                               n=models.n, level=level, n_resamples=0, random_state=random_state, bins=bins,
+                               score_type=models.score_type, notes=models.notes)
+    data = models.data
+    runs = [runs_of(d, r.order) for d, r in zip(data, ranked)]
+    fitted = [corp_from_runs(d, r) for d, r in zip(data, runs)]
+    for name, (c, _) in zip(names, fitted):
+        corp[name] = c
+    losses = {"brier": [(d.p - y) ** 2 for d in data], "log_loss": [binary_nll_terms(d) for d in data]}
+    boot = PairedBootstrap(list(data), runs if n_resamples else None, bins=bins)
+    ece = boot.full()["ece"]
+    samples = boot.run(n_resamples, random_state) if n_resamples else {}
+    nan = float("nan")
+    for i, j in models.pairs():
+        for metric in ("brier", "log_loss"):
+            li, lj = losses[metric][i], losses[metric][j]
+            e = paired_mean(lj - li, w, level)
+            rows.append(_row(names, i, j, metric, _mean(li, w), _mean(lj, w), e))
+        diff = float(ece[j] - ece[i])
+        if samples:
+            low, high, p = percentile(diff, samples["ece"][:, j] - samples["ece"][:, i], level)
+            se = float(np.std(samples["ece"][:, j] - samples["ece"][:, i], ddof=1)) if n_resamples > 1 else nan
+        else:
+            low = high = p = se = nan
+        if identical[(i, j)]:
+            diff, low, high, p, se = 0.0, 0.0, 0.0, 1.0, 0.0
+        rows.append(_row(names, i, j, "ece", float(ece[i]), float(ece[j]), Estimate(diff, se, low, high, p)))
+        rows.append(_row(names, i, j, "auc", ranked[i].auc, ranked[j].auc, delong_test(ranked, cov, i, j, level)))
+        dec: ScoreDecomposition = difference(data[i], data[j], fitted[i][1], fitted[j][1])
+        if samples:
+            mcb_low, mcb_high, mcb_p = percentile(dec.mcb, samples["mcb"][:, j] - samples["mcb"][:, i], level)
+            dsc_low, dsc_high, dsc_p = percentile(dec.dsc, samples["dsc"][:, j] - samples["dsc"][:, i], level)
+        else:
+            mcb_low = mcb_high = mcb_p = dsc_low = dsc_high = dsc_p = nan
+        diffs.append(CORPDifference(names[i], names[j], dec.score, dec.mcb, dec.dsc, dec.unc, mcb_low, mcb_high,
+                                    dsc_low, dsc_high, mcb_p, dsc_p))
+        brier_row = next(r for r in rows if r.metric == "brier" and r.model_a == names[i] and r.model_b == names[j])
+        verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)]))
+    return ModelComparison(models=names, rows=tuple(rows), corp=corp, corp_differences=tuple(diffs),
+                           verdicts=tuple(verdicts), n=models.n, level=level, n_resamples=n_resamples,
+                           random_state=random_state, bins=bins, score_type=models.score_type, notes=models.notes)
+
+
+def _row(names: tuple[str, ...], i: int, j: int, metric: str, va: float, vb: float, e: Estimate) -> ComparisonRow:
+    return ComparisonRow(names[i], names[j], metric, float(va), float(vb), float(e.value), float(e.low),
+                         float(e.high), float(e.p_value), float(e.se), METHODS[metric])
+
+
+def _key_order(keys: list[Any]) -> list[Any]:
+    present = [k for k in keys if k is not None]
+    try:
+        present.sort()
+    except TypeError:
+        present.sort(key=str)
+    return present + [k for k in keys if k is None]
+
+
+def compare_models(
+    data: Any,
+    labels: Any = None,
+    *,
+    scores: Any = None,
+    label: Any = None,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    score_type: str = "probability",
+    level: float = 0.95,
+    n_resamples: int = 200,
+    random_state: Any = None,
+    bins: int = 15,
+    by: Any = None,
+) -> ModelComparison:
+    r"""Paired, calibration-aware comparison of two or more models scored on the same rows.
+
+    Array form: ``compare_models({"A": scores_a, "B": scores_b}, labels)``; frame form:
+    ``compare_models(frame, scores=["A", "B"], label="y")`` (in-memory frames). For every
+    pair (A, B) in the order given: Brier, log loss, debiased ECE and AUC of each model and
+    ``diff = B - A`` with a paired interval at ``level`` and a p-value (H0: no difference) —
+    paired normal (Diebold–Mariano) for Brier and log loss, DeLong for AUC, a paired
+    Poisson bootstrap (``n_resamples``, ``random_state``) for ECE — plus the CORP
+    decomposition of each model and of the difference and a one-line verdict. See
+    :mod:`veracity.comparison._compare`.
+
+    ``score_type="score"`` (rankings without a probability reading) compares AUC only.
+    ``by`` (an array of keys, or a column name in the frame form) adds one comparison per
+    slice in ``.groups``. ``n_resamples=0`` skips the bootstrap (ECE and CORP differences
+    then have no interval).
+
+    >>> r = compare_models({"a": [.1, .4, .35, .8, .7, .2], "b": [.2, .6, .3, .9, .6, .1]},
+    ...                    [0, 1, 0, 1, 1, 0], n_resamples=0)
+    >>> [(row.metric, round(row.diff, 4)) for row in r.rows]
+    [('brier', -0.0321), ('log_loss', -0.0739), ('ece', -0.0417), ('auc', 0.0)]
+    """
+    level = check_level(level)
+    n_resamples = check_count(n_resamples, "n_resamples", 0)
+    random_state = check_seed(random_state)
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise VeracityError(f"bins must be a positive integer, got {bins!r}")
+    models, keys, by_name = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
+                                      pos_label=pos_label, score_type=score_type, by=by, what="vc.compare_models")
+    options = {"level": level, "n_resamples": n_resamples, "random_state": random_state, "bins": int(bins)}
+    whole = compare_of(models, **options)
+    if keys is None:
+        return whole
+    groups: dict[str, ModelComparison] = {}
+    notes = list(whole.notes)
+    for key in _key_order(list(dict.fromkeys(keys.tolist()))):
+        rows = np.flatnonzero(np.array([k == key for k in keys.tolist()])) if key is None else np.flatnonzero(keys == key)
+        part = models.subset(rows)
+        try:
+            groups[str(key)] = compare_of(part, **options)
+        except VeracityError as exc:
+            notes.append(f"slice {key!s} ({rows.size} rows) not compared: {exc}")
+    from dataclasses import replace
+
+    return replace(whole, groups=groups, group_column=by_name, notes=tuple(notes))

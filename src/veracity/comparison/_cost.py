@@ -1,0 +1,146 @@
+r"""Expected against realised cost at a deployed threshold.
+
+At threshold t, a row is flagged when :math:`p \ge t`. For a declared cost pair (a false
+positive costs :math:`c_{FP}`, a miss :math:`c_{FN}`) the scores *predict* the cost
+
+.. math:: \hat C = \frac1W \sum_i w_i\big(f_i\,c_{FP}(1 - p_i) + (1 - f_i)\,c_{FN}\,p_i\big)
+
+(each flagged row is a false alarm with probability 1 − p, each unflagged one a miss with
+probability p), while the cost that happened is
+:math:`C = \frac1W \sum_i w_i\big(f_i\,c_{FP}(1 - y_i) + (1 - f_i)\,c_{FN}\,y_i\big)`. Their gap
+
+.. math:: C - \hat C = \frac1W \sum_i w_i\,(y_i - p_i)\,\big(c_{FN}(1 - f_i) - c_{FP} f_i\big)
+
+is the calibration error *that the decision pays for*: it weighs miscalibration by where
+the rows sit relative to the threshold, so a model with a small ECE can still misjudge
+its cost by much. Both C and the gap are means of per-row values and get normal
+intervals (:func:`._paired.paired_mean`); the p-value tests "the scores predict the cost".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._display import Display
+from ..core._text import fmt, render_table
+from ..core._validation import VeracityError
+from ..decisions._inputs import check_cost
+from ..honest._common import check_level
+from ._inputs import check_score_type, models_of
+from ._paired import paired_mean
+
+
+@dataclass(frozen=True)
+class CostRow:
+    """One model at the deployed threshold: cost per row predicted (``expected``) and realised."""
+
+    model: str
+    threshold: float
+    flagged: float
+    expected: float
+    realised: float
+    realised_low: float
+    realised_high: float
+    gap: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in (
+            "model", "threshold", "flagged", "expected", "realised", "realised_low", "realised_high", "gap",
+            "ci_low", "ci_high", "p_value")}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RealisedCost(Display):
+    """Expected and realised cost per row at a threshold for each model (see :func:`realised_cost`)."""
+
+    rows: tuple[CostRow, ...]
+    threshold: float
+    cost_fp: float
+    cost_fn: float
+    n: int
+    level: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "threshold": self.threshold, "cost_fp": self.cost_fp, "cost_fn": self.cost_fn,
+                "level": self.level, "rows": [r.to_dict() for r in self.rows]}
+
+    def _summary_items(self) -> dict[str, Any]:
+        return {"n": self.n, "threshold": self.threshold, "cost_fp": self.cost_fp, "cost_fn": self.cost_fn}
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ._plot import cost_figure
+
+        return cost_figure(self, ax=ax)
+
+    def __str__(self) -> str:
+        pct = f"{self.level * 100:g}%"
+        body = [[r.model, fmt(r.flagged), fmt(r.expected), fmt(r.realised),
+                 f"[{fmt(r.realised_low)}, {fmt(r.realised_high)}]", fmt(r.gap, sign=True),
+                 f"[{fmt(r.ci_low, sign=True)}, {fmt(r.ci_high, sign=True)}]",
+                 "<0.0001" if r.p_value < 1e-4 else f"{r.p_value:.4f}"] for r in self.rows]
+        return (f"Expected vs realised cost per row at threshold {self.threshold:g} (flag p >= t; a false alarm "
+                f"costs {self.cost_fp:g}, a miss {self.cost_fn:g}; {self.n:,} rows):\n"
+                + render_table(["model", "flagged", "expected", "realised", f"{pct} CI", "gap", f"{pct} CI",
+                                "p-value"], [*body]))
+
+
+def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level: float) -> RealisedCost:
+    y, w = models.y, models.w
+    rows = []
+    for name, d in zip(models.names, models.data):
+        p = d.p
+        f = p >= threshold
+        expected = np.where(f, cost_fp * (1.0 - p), cost_fn * p)
+        realised = np.where(f, cost_fp * (1.0 - y), cost_fn * y)
+        real = paired_mean(realised, w, level)
+        gap = paired_mean(realised - expected, w, level)
+        flagged = float(f.mean()) if w is None else float(np.dot(w, f) / w.sum())
+        exp_mean = float(expected.mean()) if w is None else float(np.dot(w, expected) / w.sum())
+        rows.append(CostRow(name, threshold, flagged, exp_mean, real.value, real.low, real.high, gap.value,
+                            gap.low, gap.high, gap.p_value))
+    return RealisedCost(rows=tuple(rows), threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, n=models.n,
+                        level=level)
+
+
+def realised_cost(
+    data: Any,
+    labels: Any = None,
+    *,
+    threshold: float,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+    scores: Any = None,
+    label: Any = None,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    score_type: str = "probability",
+    level: float = 0.95,
+) -> RealisedCost:
+    r"""At a deployed ``threshold`` (a probability; rows with p ≥ t are flagged) and a declared cost
+    pair, the cost per row the scores predict against the cost that happened, with intervals
+    (see :mod:`veracity.comparison._cost`). One array, or a dict of models; frame form with
+    ``scores=`` and ``label=``.
+
+    >>> r = realised_cost([.1, .4, .35, .8], [0, 0, 1, 1], threshold=0.3, cost_fn=5)
+    >>> row = r.rows[0]
+    >>> round(row.expected, 4), round(row.realised, 4), round(row.gap, 4)
+    (0.4875, 0.25, -0.2375)
+    """
+    level = check_level(level)
+    check_score_type(score_type, probabilities=True, what="vc.realised_cost")
+    try:
+        t = float(threshold)
+    except (TypeError, ValueError):
+        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}") from None
+    if not 0.0 <= t <= 1.0:
+        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
+    c_fp, c_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
+    models, _, _ = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
+                             pos_label=pos_label, score_type=score_type, what="vc.realised_cost", minimum=1)
+    return cost_of(models, t, c_fp, c_fn, level)

@@ -1,0 +1,162 @@
+r"""Decision curves: net benefit against threshold probability (Vickers & Elkin 2006).
+
+Treating the rows with :math:`p \ge t` (a threshold probability t says a false positive
+is worth :math:`t / (1 - t)` true positives),
+
+.. math:: \mathrm{NB}(t) = \frac{\mathrm{TP}(t)}{N} - \frac{\mathrm{FP}(t)}{N}\,\frac{t}{1 - t},
+
+beside "treat all" (every row flagged: :math:`\pi - (1 - \pi)\,t/(1-t)`, π the prevalence)
+and "treat none" (0). Weighted: TP, FP and N are sums of weights. The numbers equal the
+``dcurves`` package's (``dcurves.dca``; the tests check them to 1e-12).
+
+Net benefit is the mean of a per-row value :math:`f_i\,(y_i - (1 - y_i)\,t/(1-t))`
+(:math:`f_i` = flagged), so each point gets a normal interval from the counts' first and
+second moments (:func:`._paired.from_moments`); all thresholds cost one sort per model and class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._display import Display
+from ..core._text import fmt, render_table
+from ..honest._common import check_level
+from ._counts import check_thresholds, class_counts, totals
+from ._inputs import check_score_type, models_of
+from ._paired import from_moments
+
+#: the default thresholds: 0.01, 0.02, …, 0.99
+DEFAULT_THRESHOLDS = np.arange(1, 100) / 100.0
+
+
+@dataclass(frozen=True)
+class DecisionCurveRow:
+    """Net benefit of ``model`` (a model's name, ``"all"`` or ``"none"``) at ``threshold``."""
+
+    threshold: float
+    model: str
+    net_benefit: float
+    ci_low: float
+    ci_high: float
+    tp: float
+    fp: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"threshold": self.threshold, "model": self.model, "net_benefit": self.net_benefit,
+                "ci_low": self.ci_low, "ci_high": self.ci_high, "tp": self.tp, "fp": self.fp}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class DecisionCurve(Display):
+    """Net benefit per threshold for every model, "all" and "none" (see :func:`decision_curve`)."""
+
+    thresholds: np.ndarray
+    models: tuple[str, ...]
+    net_benefit: dict[str, np.ndarray]
+    ci_low: dict[str, np.ndarray]
+    ci_high: dict[str, np.ndarray]
+    tp: dict[str, np.ndarray]
+    fp: dict[str, np.ndarray]
+    n: int
+    prevalence: float
+    level: float
+
+    @property
+    def rows(self) -> tuple[DecisionCurveRow, ...]:
+        out = []
+        for name in (*self.models, "all", "none"):
+            for k, t in enumerate(self.thresholds):
+                out.append(DecisionCurveRow(float(t), name, float(self.net_benefit[name][k]),
+                                            float(self.ci_low[name][k]), float(self.ci_high[name][k]),
+                                            float(self.tp[name][k]), float(self.fp[name][k])))
+        return tuple(out)
+
+    def best(self) -> list[str]:
+        """At each threshold, the strategy with the highest net benefit (a model, "all" or "none")."""
+        names = [*self.models, "all", "none"]
+        nb = np.vstack([self.net_benefit[m] for m in names])
+        return [names[k] for k in np.argmax(nb, axis=0)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "prevalence": self.prevalence, "level": self.level, "models": list(self.models),
+                "rows": [r.to_dict() for r in self.rows]}
+
+    def _summary_items(self) -> dict[str, Any]:
+        return {"n": self.n, "prevalence": self.prevalence, "thresholds": int(self.thresholds.size)}
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ._plot import decision_curve_figure
+
+        return decision_curve_figure(self, ax=ax)
+
+    def __str__(self) -> str:
+        t = self.thresholds
+        shown = np.arange(t.size) if t.size <= 12 else np.unique(
+            np.array([int(np.argmin(np.abs(t - q))) for q in np.linspace(0.1, 0.9, 9)]))
+        names = [*self.models, "all"]
+        best = self.best()
+        body = [[f"{t[k]:.3f}", *(f"{fmt(self.net_benefit[m][k], sign=True)} [{fmt(self.ci_low[m][k], sign=True)}, "
+                                   f"{fmt(self.ci_high[m][k], sign=True)}]" for m in names), best[k]]
+                for k in shown]
+        pct = f"{self.level * 100:g}%"
+        return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t ({self.n:,} rows, prevalence "
+                f"{self.prevalence:.4f}; {pct} intervals; 'none' is 0):\n"
+                + render_table(["threshold", *names, "best"], body, align="l" + "r" * len(names) + "l"))
+
+
+def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> DecisionCurve:
+    y, w = models.y, models.w
+    tot = totals(y, w)
+    odds = thresholds / (1.0 - thresholds)
+    nb, lo, hi, tp, fp = {}, {}, {}, {}, {}
+
+    def put(name: str, c1: np.ndarray, c1sq: np.ndarray, c0: np.ndarray, c0sq: np.ndarray) -> None:
+        s1 = c1 - odds * c0
+        s1w = c1sq - odds * c0sq
+        s2 = c1sq + odds * odds * c0sq
+        mean, _, low, high, _ = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level)
+        nb[name], lo[name], hi[name], tp[name], fp[name] = mean, low, high, c1, c0
+
+    for name, d in zip(models.names, models.data):
+        c = class_counts(d.p, y, w, thresholds)
+        put(name, c.w1, c.w1sq, c.w0, c.w0sq)
+    full = np.ones_like(thresholds)
+    put("all", tot.w1 * full, tot.w1sq * full, tot.w0 * full, tot.w0sq * full)
+    zero = np.zeros_like(thresholds)
+    nb["none"], lo["none"], hi["none"], tp["none"], fp["none"] = zero, zero, zero, zero, zero
+    return DecisionCurve(thresholds=thresholds.copy(), models=models.names, net_benefit=nb, ci_low=lo, ci_high=hi,
+                         tp=tp, fp=fp, n=models.n, prevalence=tot.w1 / tot.w, level=level)
+
+
+def decision_curve(
+    data: Any,
+    labels: Any = None,
+    *,
+    scores: Any = None,
+    label: Any = None,
+    thresholds: Any = None,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    score_type: str = "probability",
+    level: float = 0.95,
+) -> DecisionCurve:
+    r"""Decision curve (net benefit against threshold probability) of one or more models, with
+    "treat all" and "treat none" and a normal interval per point; ``thresholds`` are
+    probabilities in [0, 1) (default 0.01, …, 0.99). ``.rows``: one per (threshold, model).
+
+    Array form ``decision_curve({"A": p_a, "B": p_b}, labels)`` (or one array); frame form
+    ``decision_curve(frame, scores=["A", "B"], label="y")``. See :mod:`veracity.comparison._decision_curve`.
+
+    >>> dc = decision_curve({"m": [.1, .4, .35, .8]}, [0, 0, 1, 1], thresholds=[0.3])
+    >>> [(r.model, round(r.net_benefit, 4)) for r in dc.rows]
+    [('m', 0.3929), ('all', 0.2857), ('none', 0.0)]
+    """
+    level = check_level(level)
+    check_score_type(score_type, probabilities=True, what="vc.decision_curve")
+    grid = check_thresholds(thresholds, "thresholds", DEFAULT_THRESHOLDS, upper_open=True)
+    models, _, _ = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
+                             pos_label=pos_label, score_type=score_type, what="vc.decision_curve", minimum=1)
+    return decision_curve_of(models, grid, level)

@@ -1,0 +1,225 @@
+"""Checked inputs of a model comparison: several named score columns on the same rows.
+
+Two forms, one result:
+
+* arrays — ``fn({"a": scores_a, "b": scores_b}, labels, sample_weight=..., pos_label=...)``;
+* frames — ``fn(frame, scores=["a", "b"], label="y", sample_weight="w", by="segment")``
+  (in-memory frames through :class:`veracity.frames._api._Prepared`; lazy frames are
+  refused in one line, since the paired tests need every row).
+
+Every model is validated like any other veracity input (``prepare_binary``), prefixed with
+its name; models scored on different rows (another length, another pandas index) are
+refused; rows of weight 0 are dropped from every model at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import (
+    Binary,
+    VeracityError,
+    as_float_array,
+    check_binary_labels,
+    check_same_index,
+    check_weights,
+    prepare_binary,
+    to_numpy,
+)
+
+SCORE_TYPES = ("probability", "logit", "score")
+
+
+@dataclass(frozen=True, eq=False)
+class Models:
+    """Named models on the same rows: ``data[k]`` is model k's checked problem (shared y and w)."""
+
+    names: tuple[str, ...]
+    data: tuple[Binary, ...]
+    y: np.ndarray
+    w: np.ndarray | None
+    score_type: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def n(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def probabilistic(self) -> bool:
+        return self.score_type != "score"
+
+    def rank(self, k: int) -> np.ndarray:
+        """Model k's ranking score (logits when given: the sigmoid would create ties)."""
+        d = self.data[k]
+        return d.logit if d.logit is not None else d.p
+
+    def subset(self, rows: np.ndarray) -> Models:
+        from ..core._stats import subset
+
+        data = tuple(subset(d, rows) for d in self.data)
+        return Models(self.names, data, data[0].y, data[0].w, self.score_type, self.notes)
+
+    def pairs(self) -> list[tuple[int, int]]:
+        """Every pair (i, j), i < j, in the order the models were given."""
+        k = len(self.names)
+        return [(i, j) for i in range(k) for j in range(i + 1, k)]
+
+
+def check_score_type(score_type: Any, *, probabilities: bool = False, what: str = "vc.compare_models") -> str:
+    if score_type not in SCORE_TYPES:
+        raise VeracityError(f"score_type must be 'probability', 'logit' or 'score', got {score_type!r}")
+    if probabilities and score_type == "score":
+        raise VeracityError(
+            f"{what} reads the scores as probabilities; score_type='score' has no probability reading: "
+            "calibrate first, or declare it a probability")
+    return score_type
+
+
+def _length(x: Any, name: str) -> int:
+    arr = to_numpy(x, name)
+    if arr.ndim == 0:
+        raise VeracityError(f"{name} is a single number; pass one score per row")
+    if arr.ndim == 2 and arr.shape[1] > 1:
+        raise VeracityError(
+            f"{name} has shape {arr.shape}: model comparison takes one binary score per row; for (N, K) "
+            "multiclass scores pass the column of one class (with pos_label=) for each model")
+    return int(arr.shape[0])
+
+
+def _one(name: str, scores: Any, labels: Any, y: np.ndarray | None, w: np.ndarray | None, *,
+         sample_weight: Any, score_type: str, pos_label: Any) -> Binary:
+    """Model ``name`` checked; the first model checks labels and weights, the others reuse them."""
+    try:
+        if score_type == "score":
+            s = as_float_array(scores, "scores")
+            s = s[:, 0] if s.ndim == 2 else s
+            if y is None:
+                y = check_binary_labels(labels, s.shape[0], pos_label)
+                w = check_weights(sample_weight, s.shape[0])
+            return Binary(p=s, y=y, w=w)
+        if y is None:
+            return prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
+                                  pos_label=pos_label)
+        d = prepare_binary(scores, np.zeros(y.shape[0]), score_type=score_type)
+        return Binary(p=d.p, y=y, w=w, logit=d.logit)
+    except VeracityError as exc:
+        text = str(exc)
+        if text.startswith(("labels", "sample_weight", "pos_label")):
+            raise
+        raise VeracityError(f"model {name!r}: {text}") from None
+
+
+def models_from_arrays(scores: Any, labels: Any, *, sample_weight: Any = None, pos_label: Any = None,
+                       score_type: str = "probability", what: str = "vc.compare_models",
+                       minimum: int = 2) -> Models:
+    """Checked :class:`Models` from a dict of named score arrays (or, when ``minimum`` is 1, one
+    array, named ``"model"``) and the labels."""
+    if not isinstance(scores, Mapping):
+        if minimum < 2 and scores is not None and not isinstance(scores, (str, bytes)) and \
+                np.ndim(to_numpy(scores, "scores")) >= 1:
+            scores = {"model": scores}
+        else:
+            raise VeracityError(
+                f"{what} takes a dict of named score arrays and the labels, e.g. "
+                f"{what}({{'old': p_old, 'new': p_new}}, y), or a frame with scores=['old', 'new'] and label='y'")
+    if len(scores) < minimum:
+        raise VeracityError(f"{what} compares two or more models; got {len(scores)} ({list(scores)!r})")
+    if labels is None:
+        raise VeracityError(f"{what} needs the labels after the scores: {what}({{'a': s_a, 'b': s_b}}, labels)")
+    names = tuple(str(k) for k in scores)
+    if len(set(names)) < len(names):
+        raise VeracityError(f"model names must be distinct, got {list(names)!r}")
+    lengths = {name: _length(s, f"model {name!r}") for name, s in zip(names, scores.values())}
+    first = names[0]
+    for name, n in lengths.items():
+        if n != lengths[first]:
+            raise VeracityError(
+                f"model {name!r} has {n} rows but model {first!r} has {lengths[first]}: models must be scored "
+                "on the same rows; align them (same rows, same order) first")
+    check_same_index(**{f"model {k!r}": v for k, v in zip(names, scores.values())},
+                     labels=labels, sample_weight=sample_weight)
+    score_type = check_score_type(score_type, what=what)
+    data: list[Binary] = []
+    for name, s in zip(names, scores.values()):
+        y, w = (data[0].y, data[0].w) if data else (None, None)
+        data.append(_one(name, s, labels, y, w, sample_weight=sample_weight, score_type=score_type,
+                         pos_label=pos_label))
+    models = Models(names, tuple(data), data[0].y, data[0].w, score_type)
+    if models.w is not None and not models.w.all():
+        models = models.subset(models.w > 0)  # a row of weight 0 is a dropped row, for every model
+    return _with_notes(models)
+
+
+def _with_notes(models: Models) -> Models:
+    notes = []
+    for i, j in models.pairs():
+        a, b = models.data[i], models.data[j]
+        same = np.array_equal(models.rank(i), models.rank(j)) and np.array_equal(a.p, b.p)
+        if same:
+            notes.append(f"models {models.names[i]!r} and {models.names[j]!r} have identical scores: "
+                         "every difference between them is exactly 0")
+    if not notes:
+        return models
+    return Models(models.names, models.data, models.y, models.w, models.score_type, tuple(notes))
+
+
+def models_from_frame(data: Any, *, scores: Any, label: Any, sample_weight: Any = None, by: Any = None,
+                      pos_label: Any = None, score_type: str = "probability",
+                      what: str = "vc.compare_models", minimum: int = 2) -> tuple[Models, np.ndarray | None, str | None]:
+    """``(models, slice keys or None, slice column or None)`` of an in-memory frame."""
+    from ..frames._api import _Prepared
+
+    if minimum < 2 and isinstance(scores, str):
+        scores = [scores]
+    if isinstance(scores, str) or not isinstance(scores, (list, tuple)) or not scores or not all(
+            isinstance(c, str) for c in scores):
+        raise VeracityError(
+            f"with a frame, scores= names the model columns as a list, e.g. scores=['old', 'new']; got {scores!r}")
+    if len(scores) < minimum:
+        raise VeracityError(f"{what} compares two or more score columns; got scores={list(scores)!r}")
+    if len(set(scores)) < len(scores):
+        raise VeracityError(f"scores= names a column twice: {list(scores)!r}")
+    prep = _Prepared(data, scores[0], label, sample_weight, by, extra={"scores": list(scores[1:])},
+                     pos_label=pos_label)
+    if prep.frame.lazy:
+        raise VeracityError(
+            f"{what} pairs every row of the models, so it needs the rows in memory; pass an in-memory frame "
+            f"(pandas, polars, pyarrow) or collect the columns {list(scores)!r} first")
+    _, labels, weights = prep.arrays()
+    keys = prep.slice_keys() if prep.by is not None else None
+    arrays = {c: prep.column(c) for c in scores}
+    models = models_from_arrays(arrays, labels, sample_weight=weights, score_type=score_type, what=what,
+                                minimum=minimum)
+    if keys is not None and weights is not None and models.n != keys.shape[0]:
+        keys = keys[np.asarray(weights) > 0]
+    return models, keys, prep.by
+
+
+def models_of(data: Any, labels: Any, *, scores: Any, label: Any, sample_weight: Any, pos_label: Any,
+              score_type: str, by: Any = None, what: str,
+              minimum: int = 2) -> tuple[Models, np.ndarray | None, str | None]:
+    """Either form: a dict and labels, or a frame with ``scores=`` and ``label=``."""
+    if scores is not None or label is not None:
+        if labels is not None:
+            raise VeracityError(f"the frame form {what}(frame, scores=[...], label='y') takes no positional labels")
+        if scores is None or label is None:
+            raise VeracityError(f"the frame form needs both: {what}(frame, scores=['a', 'b'], label='y')")
+        return models_from_frame(data, scores=scores, label=label, sample_weight=sample_weight, by=by,
+                                 pos_label=pos_label, score_type=score_type, what=what, minimum=minimum)
+    models = models_from_arrays(data, labels, sample_weight=sample_weight, pos_label=pos_label,
+                                score_type=score_type, what=what, minimum=minimum)
+    keys = None
+    if by is not None:
+        keys = to_numpy(by, "by")
+        first = next(iter(data.values())) if isinstance(data, Mapping) else data
+        rows = _length(first, "scores")
+        if keys.ndim != 1 or keys.shape[0] != rows:
+            raise VeracityError(f"by= must hold one key per row ({rows} rows), got shape {keys.shape}")
+        if sample_weight is not None:
+            keys = keys[check_weights(sample_weight, rows) > 0]
+    return models, keys, None

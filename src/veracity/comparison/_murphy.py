@@ -1,0 +1,199 @@
+r"""Murphy diagrams: every model's mean elementary score at every threshold θ (Ehm et al. 2016).
+
+For probability forecasts of a binary event the elementary scores are
+
+.. math:: S_\theta(p, y) = |\mathbb 1\{y < \theta\} - \mathbb 1\{p < \theta\}|\,|y - \theta|
+          = \theta\,[y = 0,\ p \ge \theta] + (1 - \theta)\,[y = 1,\ p < \theta],
+
+the regret of acting on "p ≥ θ" when a false alarm costs θ and a miss 1 − θ. Every
+proper score is a mixture of them (Brier: :math:`\int_0^1 S_\theta\,d\theta = (p - y)^2 / 2`),
+so a model whose curve lies below another's at every θ is better for *every* cost ratio;
+where the curves cross, which model to deploy depends on the costs.
+
+The mean over rows at θ needs only the (weighted) counts of scores at or above θ in each
+class, so all θ cost one sort per model and class. The paired difference B − A has a
+pointwise normal band from the same counts: per row, :math:`d_i(\theta) \in \{0, \pm\theta, \pm(1-\theta)\}`
+is non-zero only where the two models fall on different sides of θ, and the rows where
+*both* do are counted with :math:`\min(p_A, p_B) \ge \theta` (:mod:`._paired` turns the
+moments into the interval).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._display import Display
+from ..core._text import fmt, render_table
+from ..honest._common import check_level
+from ._counts import check_thresholds, class_counts, totals
+from ._inputs import check_score_type, models_of
+from ._paired import from_moments
+
+#: the default grid: 199 thresholds 0.005, 0.010, …, 0.995
+DEFAULT_THETA = np.linspace(0.0, 1.0, 201)[1:-1]
+
+
+@dataclass(frozen=True, eq=False)
+class MurphyDifference:
+    """Paired difference ``b - a`` of the mean elementary scores at each θ, with a pointwise band."""
+
+    model_a: str
+    model_b: str
+    diff: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    p_value: np.ndarray
+
+    def ranges(self, theta: np.ndarray) -> dict[str, list[tuple[float, float]]]:
+        """θ ranges where the band excludes 0: ``{model_b: [...], model_a: [...]}`` (who is better where)."""
+        out: dict[str, list[tuple[float, float]]] = {}
+        for name, mask in ((self.model_b, self.ci_high < 0), (self.model_a, self.ci_low > 0)):
+            spans, start = [], None
+            for k, hit in enumerate(mask):
+                if hit and start is None:
+                    start = k
+                if (not hit or k == mask.size - 1) and start is not None:
+                    end = k if hit else k - 1
+                    spans.append((float(theta[start]), float(theta[end])))
+                    start = None
+            out[name] = spans
+        return out
+
+    def to_dict(self, theta: np.ndarray) -> dict[str, Any]:
+        return {"model_a": self.model_a, "model_b": self.model_b, "theta": theta.tolist(),
+                "diff": self.diff.tolist(), "ci_low": self.ci_low.tolist(), "ci_high": self.ci_high.tolist(),
+                "p_value": self.p_value.tolist(), "better": self.ranges(theta)}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class MurphyDiagram(Display):
+    """Mean elementary scores ``elementary[model][k]`` at ``theta[k]`` and the paired differences."""
+
+    theta: np.ndarray
+    elementary: dict[str, np.ndarray]
+    differences: tuple[MurphyDifference, ...]
+    brier: dict[str, float]
+    n: int
+    level: float
+
+    @property
+    def difference(self) -> MurphyDifference | None:
+        """The first pair's difference (None for a single model)."""
+        return self.differences[0] if self.differences else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "level": self.level,
+            "theta": self.theta.tolist(),
+            "elementary": {k: v.tolist() for k, v in self.elementary.items()},
+            "brier": dict(self.brier),
+            "differences": [d.to_dict(self.theta) for d in self.differences],
+        }
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        records = []
+        single = len(self.differences) == 1
+        for k, t in enumerate(self.theta):
+            r: dict[str, Any] = {"theta": float(t)}
+            r.update({name: float(v[k]) for name, v in self.elementary.items()})
+            for d in self.differences:
+                prefix = "" if single else f"{d.model_b} - {d.model_a} "
+                r[f"{prefix}diff"] = float(d.diff[k])
+                r[f"{prefix}ci_low"] = float(d.ci_low[k])
+                r[f"{prefix}ci_high"] = float(d.ci_high[k])
+            records.append(r)
+        return records
+
+    def _summary_items(self) -> dict[str, Any]:
+        return {"n": self.n, "thresholds": int(self.theta.size), "level": self.level}
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ._plot import murphy_figure
+
+        return murphy_figure(self, ax=ax)
+
+    def __str__(self) -> str:
+        names = list(self.elementary)
+        pct = f"{self.level * 100:g}%"
+        shown = np.unique(np.array([int(np.argmin(np.abs(self.theta - q))) for q in np.linspace(0.1, 0.9, 9)]))
+        if self.theta.size <= 12:
+            shown = np.arange(self.theta.size)
+        d = self.difference
+        headers = ["theta", *names] + ([f"{d.model_b} - {d.model_a}", f"{pct} band"] if d is not None else [])
+        body = []
+        for k in shown:
+            row = [f"{self.theta[k]:.3f}", *(fmt(self.elementary[m][k]) for m in names)]
+            if d is not None:
+                row += [fmt(d.diff[k], sign=True), f"[{fmt(d.ci_low[k], sign=True)}, {fmt(d.ci_high[k], sign=True)}]"]
+            body.append(row)
+        lines = [f"Murphy diagram: mean elementary score at threshold theta (a false alarm costs theta, a miss "
+                 f"1 - theta; lower is better), {self.n:,} rows, {self.theta.size} thresholds:",
+                 render_table(headers, body)]
+        lines.append("mean over theta (= Brier / 2 on the full grid): " + ", ".join(
+            f"{m} {fmt(float(self.elementary[m].mean()))} (Brier/2 {fmt(self.brier[m] / 2)})" for m in names))
+        for diff in self.differences:
+            ranges = diff.ranges(self.theta)
+            for name in (diff.model_b, diff.model_a):
+                spans = ranges[name]
+                text = ", ".join(f"[{a:.3f}, {b:.3f}]" for a, b in spans) if spans else "no threshold"
+                lines.append(f"{name} is better ({pct} pointwise band below/above 0) at theta in {text}")
+        return "\n".join(lines)
+
+
+def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
+    y, w = models.y, models.w
+    tot = totals(y, w)
+    counts = [class_counts(d.p, y, w, theta) for d in models.data]
+    elementary = {name: (theta * c.w0 + (1.0 - theta) * (tot.w1 - c.w1)) / tot.w
+                  for name, c in zip(models.names, counts)}
+    diffs = []
+    for i, j in models.pairs():
+        a, b = counts[i], counts[j]
+        m = class_counts(np.minimum(models.data[i].p, models.data[j].p), y, w, theta)
+        s1 = theta * (b.w0 - a.w0) + (1.0 - theta) * (a.w1 - b.w1)
+        s1w = theta * (b.w0sq - a.w0sq) + (1.0 - theta) * (a.w1sq - b.w1sq)
+        s2 = theta ** 2 * ((a.w0sq - m.w0sq) + (b.w0sq - m.w0sq)) \
+            + (1.0 - theta) ** 2 * ((a.w1sq - m.w1sq) + (b.w1sq - m.w1sq))
+        mean, se, low, high, p = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level)
+        diffs.append(MurphyDifference(models.names[i], models.names[j], mean, low, high, p))
+    brier = {}
+    for name, d in zip(models.names, models.data):
+        sq = (d.p - y) ** 2
+        brier[name] = float(sq.mean() if w is None else np.dot(sq, w) / w.sum())
+    return MurphyDiagram(theta=theta.copy(), elementary=elementary, differences=tuple(diffs), brier=brier,
+                         n=models.n, level=level)
+
+
+def murphy_diagram(
+    data: Any,
+    labels: Any = None,
+    *,
+    scores: Any = None,
+    label: Any = None,
+    theta: Any = None,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    score_type: str = "probability",
+    level: float = 0.95,
+) -> MurphyDiagram:
+    r"""Murphy diagram of one or more models: mean elementary score at each threshold θ
+    (Ehm, Gneiting, Jordan & Krüger 2016) and the paired difference of every pair with a
+    pointwise normal band; ``theta`` defaults to 199 points 0.005, …, 0.995.
+
+    Array form ``murphy_diagram({"A": p_a, "B": p_b}, labels)`` (or one array), frame form
+    ``murphy_diagram(frame, scores=["A", "B"], label="y")``. See :mod:`veracity.comparison._murphy`.
+
+    >>> m = murphy_diagram({"a": [.1, .4, .8], "b": [.3, .6, .9]}, [0, 1, 1], theta=[0.25, 0.5])
+    >>> m.elementary["a"].round(4).tolist(), m.elementary["b"].round(4).tolist()
+    ([0.0, 0.1667], [0.0833, 0.0])
+    """
+    level = check_level(level)
+    check_score_type(score_type, probabilities=True, what="vc.murphy_diagram")
+    grid = check_thresholds(theta, "theta", DEFAULT_THETA)
+    models, _, _ = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
+                             pos_label=pos_label, score_type=score_type, what="vc.murphy_diagram", minimum=1)
+    return murphy_of(models, grid, level)

@@ -1,0 +1,151 @@
+"""Pictures of the comparison results (matplotlib, imported only here, only when a plot is drawn)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError
+
+#: colour-blind safe cycle (Okabe–Ito based), the report's palette
+PALETTE = ("#1f5fa8", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000")
+INK, MUTED, GRID = "#1f2933", "#8a94a6", "#e4e7eb"
+
+
+def _figure(figsize: tuple[float, float]) -> Any:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise VeracityError("plots need matplotlib; install it with: pip install 'veracity[plot]'") from None
+    return Figure(figsize=figsize, dpi=100, layout="constrained")
+
+
+def _style(ax: Any) -> None:
+    ax.grid(True, color=GRID, linewidth=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color(MUTED)
+    ax.tick_params(colors=INK, labelsize=9, color=MUTED)
+
+
+def _plain(text: Any) -> str:
+    return str(text).replace("$", r"\$")
+
+
+def _axes(ax: Any, figsize: tuple[float, float], rows: int = 1, **kw: Any) -> tuple[Any, list[Any]]:
+    if ax is not None:
+        return ax.figure, [ax]
+    fig = _figure(figsize)
+    axes = fig.subplots(rows, 1, **kw) if rows > 1 else [fig.subplots()]
+    return fig, list(np.atleast_1d(axes))
+
+
+def comparison_figure(result: Any, ax: Any = None) -> Any:
+    """CORP reliability curves of every model; without ``ax``, the paired differences beside them."""
+    if ax is None:
+        fig = _figure((10.0, 4.4))
+        left, right = fig.subplots(1, 2, width_ratios=(1.0, 1.2))
+    else:
+        fig, left, right = ax.figure, ax, None
+    left.plot([0, 1], [0, 1], color=MUTED, linestyle="--", linewidth=1, label="perfect calibration")
+    for k, (name, c) in enumerate(result.corp.items()):
+        left.step(c.x, c.y, where="post", color=PALETTE[k % len(PALETTE)], linewidth=1.8,
+                  label=_plain(f"{name} (MCB {c.brier.mcb:.4f}, DSC {c.brier.dsc:.4f})"))
+    _style(left)
+    left.set_xlim(0, 1)
+    left.set_ylim(0, 1)
+    left.set_xlabel("score")
+    left.set_ylabel("CORP recalibrated probability")
+    left.set_title("CORP reliability", loc="left", fontsize=11, fontweight="bold")
+    left.legend(fontsize=8, frameon=False, loc="upper left")
+    if right is not None:
+        rows = list(result.rows)
+        ypos = np.arange(len(rows))[::-1]
+        rel = [100.0 * r.diff / r.value_a if r.value_a else np.nan for r in rows]
+        lo = [100.0 * r.ci_low / r.value_a if r.value_a else np.nan for r in rows]
+        hi = [100.0 * r.ci_high / r.value_a if r.value_a else np.nan for r in rows]
+        for y0, r, v, a, b in zip(ypos, rows, rel, lo, hi):
+            better = (r.metric == "auc") == (r.diff > 0)
+            sig = r.ci_low > 0 or r.ci_high < 0
+            color = (PALETTE[2] if better else PALETTE[1]) if sig else MUTED
+            if np.isfinite(a) and np.isfinite(b):
+                right.plot([a, b], [y0, y0], color=color, linewidth=2.2)
+            right.plot([v], [y0], "o", color=color, markersize=6)
+        right.axvline(0, color=INK, linewidth=1)
+        right.set_yticks(ypos)
+        right.set_yticklabels([_plain(f"{r.metric}: {r.model_b} - {r.model_a}") for r in rows], fontsize=9)
+        _style(right)
+        right.set_xlabel(f"difference, % of A's value ({result.level * 100:g}% paired interval)")
+        right.set_title("Paired differences (green: B better)", loc="left", fontsize=11, fontweight="bold")
+    return fig
+
+
+def murphy_figure(result: Any, ax: Any = None) -> Any:
+    """Elementary score curves; without ``ax``, the first pair's difference with its band below."""
+    diff = result.difference
+    if ax is None:
+        fig = _figure((7.0, 6.0) if diff is not None else (7.0, 3.8))
+        if diff is not None:
+            top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(1.4, 1.0))
+        else:
+            top, bottom = fig.subplots(), None
+    else:
+        fig, top, bottom = ax.figure, ax, None
+    for k, (name, values) in enumerate(result.elementary.items()):
+        top.plot(result.theta, values, color=PALETTE[k % len(PALETTE)], linewidth=1.8, label=_plain(name))
+    _style(top)
+    top.set_ylabel("mean elementary score")
+    top.set_title("Murphy diagram (lower is better)", loc="left", fontsize=11, fontweight="bold")
+    top.legend(fontsize=8, frameon=False)
+    if bottom is not None and diff is not None:
+        bottom.fill_between(result.theta, diff.ci_low, diff.ci_high, color=PALETTE[0], alpha=0.2, linewidth=0)
+        bottom.plot(result.theta, diff.diff, color=PALETTE[0], linewidth=1.6)
+        bottom.axhline(0, color=INK, linewidth=1)
+        _style(bottom)
+        bottom.set_ylabel(_plain(f"{diff.model_b} - {diff.model_a}"))
+        bottom.set_xlabel("threshold θ (false alarm costs θ, miss 1 − θ)")
+    else:
+        top.set_xlabel("threshold θ (false alarm costs θ, miss 1 − θ)")
+    return fig
+
+
+def decision_curve_figure(result: Any, ax: Any = None) -> Any:
+    """Net benefit of each model with its band, "treat all" and "treat none"."""
+    fig, (axis,) = _axes(ax, (7.0, 4.4))
+    t = result.thresholds
+    for k, name in enumerate(result.models):
+        color = PALETTE[k % len(PALETTE)]
+        axis.fill_between(t, result.ci_low[name], result.ci_high[name], color=color, alpha=0.15, linewidth=0)
+        axis.plot(t, result.net_benefit[name], color=color, linewidth=1.8, label=_plain(name))
+    axis.plot(t, result.net_benefit["all"], color=MUTED, linewidth=1.4, linestyle="--", label="treat all")
+    axis.plot(t, result.net_benefit["none"], color=INK, linewidth=1.2, label="treat none")
+    top = max(float(np.nanmax(result.net_benefit[m])) for m in (*result.models, "all"))
+    axis.set_ylim(-0.05 * max(top, 1e-3) - 0.01, top * 1.1 + 0.01)
+    _style(axis)
+    axis.set_xlabel("threshold probability t")
+    axis.set_ylabel("net benefit")
+    axis.set_title("Decision curve", loc="left", fontsize=11, fontweight="bold")
+    axis.legend(fontsize=8, frameon=False)
+    return fig
+
+
+def cost_figure(result: Any, ax: Any = None) -> Any:
+    """Expected against realised cost per row (with its interval) for each model."""
+    fig, (axis,) = _axes(ax, (6.0, 3.6))
+    x = np.arange(len(result.rows))
+    expected = [r.expected for r in result.rows]
+    realised = [r.realised for r in result.rows]
+    err = np.array([[r.realised - r.realised_low for r in result.rows], [r.realised_high - r.realised for r in result.rows]])
+    axis.bar(x - 0.18, expected, width=0.36, color=PALETTE[5], label="expected (from the scores)")
+    axis.bar(x + 0.18, realised, width=0.36, color=PALETTE[1], label="realised", yerr=err, capsize=4,
+             ecolor=INK)
+    axis.set_xticks(x)
+    axis.set_xticklabels([_plain(r.model) for r in result.rows])
+    _style(axis)
+    axis.set_ylabel("cost per row")
+    axis.set_title(f"Cost at threshold {result.threshold:g}", loc="left", fontsize=11, fontweight="bold")
+    axis.legend(fontsize=8, frameon=False)
+    return fig
