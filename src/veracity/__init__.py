@@ -97,6 +97,20 @@ from .honest import (
     spiegelhalter,
 )
 
+# -- is the new model better? paired comparison (issue 25) ---------------------------
+from .comparison import (
+    ComparisonRow,
+    DecisionCurve,
+    DecisionCurveRow,
+    ModelComparison,
+    MurphyDiagram,
+    RealisedCost,
+    compare_models,
+    decision_curve,
+    murphy_diagram,
+    realised_cost,
+)
+
 # -- reporting (issue 7) -----------------------------------------------------------
 # (matplotlib is imported only when a plot is drawn; ``vc.report`` is the function)
 from .report import (
