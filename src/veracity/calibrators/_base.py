@@ -156,8 +156,24 @@ class Calibrator:
     def name(self) -> str:
         return type(self).__name__
 
-    def get_params(self) -> dict[str, Any]:
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's options, unchanged (scikit-learn's contract: ``sklearn.base.clone``
+        copies a calibrator with them). ``deep`` is accepted for that contract; a calibrator
+        holds no nested estimators, so it changes nothing."""
         return {p: getattr(self, p) for p in self._params}
+
+    def set_params(self, **params: Any) -> Calibrator:
+        """Set constructor options by name (scikit-learn's contract); returns ``self``.
+
+        Fitted state is kept until the next :meth:`fit`; an unknown name is refused.
+        """
+        for key, value in params.items():
+            if key not in self._params:
+                raise VeracityError(
+                    f"{self.name} has no parameter {key!r}; its parameters are {', '.join(self._params)}",
+                    param=key)
+            setattr(self, key, value)
+        return self
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
