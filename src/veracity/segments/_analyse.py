@@ -50,7 +50,7 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     gap = rate - conf
     sufficient = n >= min_count
     z, p = z_pvalues(a["d"], a["V"])
-    test = np.where(sufficient, "z", "")
+    test = np.where(sufficient, "z", "").astype(object)
     if not table.weighted:  # exact Poisson-binomial for small segments
         small = np.flatnonzero(sufficient & (n <= EXACT_MAX) & (depth_of > 0))
         if small.size:
