@@ -1,0 +1,280 @@
+"""``vc.log_mlflow``: an audit, a calibrator or a report as metrics and artifacts of an MLflow run.
+
+Calibration shows up where teams already track models: the headline metrics
+(ECE, MCE, Brier and its decomposition, NLL, AUC, accuracy, base rate, n) —
+per slice too — the audit as JSON, the reliability diagram as PNG and the HTML
+report; a calibrator is logged as its JSON artifact (``vc.load`` reads it back)
+with its kind, parameters and provenance as run parameters.
+
+MLflow is imported only here, inside the function; it is an optional dependency
+(``pip install mlflow-skinny`` is enough).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core._audit import AuditResult
+from ..core._display import Display
+from ..core._validation import VeracityError
+
+#: characters MLflow accepts in metric and parameter names (others become "_")
+_NAME = re.compile(r"[^\w.\- :/]")
+#: longest parameter value logged (MLflow's own limit is larger in recent versions)
+_PARAM_CHARS = 500
+
+
+@dataclass(frozen=True, repr=False)
+class MlflowLog(Display):
+    """What :func:`log_mlflow` logged: the run, its metrics and params, and the artifact paths."""
+
+    run_id: str
+    metrics: dict[str, float] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=dict)
+    artifacts: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "metrics": dict(self.metrics), "params": dict(self.params),
+                "artifacts": list(self.artifacts), "notes": list(self.notes)}
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        return [{"metric": k, "value": v} for k, v in self.metrics.items()]
+
+    def __str__(self) -> str:
+        lines = [f"MLflow run {self.run_id}: {len(self.metrics)} metrics, {len(self.params)} params, "
+                 f"{len(self.artifacts)} artifacts"]
+        lines += [f"  artifact {a}" for a in self.artifacts]
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _mlflow() -> Any:
+    try:
+        import mlflow
+    except ImportError:
+        raise VeracityError("log_mlflow needs MLflow: pip install mlflow-skinny (or mlflow)") from None
+    return mlflow
+
+
+def _clean_name(text: str) -> str:
+    return _NAME.sub("_", str(text))
+
+
+def _finite(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN and infinity become null (strict JSON), numpy scalars Python numbers."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def audit_metrics(result: AuditResult, prefix: str = "") -> dict[str, float]:
+    """The metrics logged for an audit: the whole table's, then ``{by}/{slice}/{metric}`` per slice."""
+    def of(r: AuditResult) -> dict[str, float | None]:
+        d = r.decomposition
+        return {"ece": r.ece, "mce": r.mce, "brier": r.brier, "nll": r.nll, "auc": r.auc, "accuracy": r.accuracy,
+                "base_rate": r.base_rate, "n": r.n, "brier_reliability": d.reliability,
+                "brier_resolution": d.resolution, "brier_uncertainty": d.uncertainty}
+
+    out: dict[str, float] = {}
+    for name, value in of(result).items():
+        if (x := _finite(value)) is not None:
+            out[prefix + name] = x
+    column = _clean_name(result.group_column or "group")
+    used: set[str] = set()
+    for key, group in result.groups.items():
+        base = f"{prefix}{column}/{_clean_name(key)}"
+        stem, i = base, 1
+        while stem in used:  # two keys that clean to one name stay apart
+            i += 1
+            stem = f"{base}~{i}"
+        used.add(stem)
+        for name, value in of(group).items():
+            if (x := _finite(value)) is not None:
+                out[f"{stem}/{name}"] = x
+    return out
+
+
+def calibrator_params(doc: dict[str, Any], prefix: str = "") -> dict[str, str]:
+    """Kind, parameters and provenance of a calibrator's JSON as run parameters (scalars only)."""
+    out = {f"{prefix}calibrator.kind": str(doc.get("kind"))}
+    for section in ("params", "metadata"):
+        for key, value in (doc.get(section) or {}).items():
+            if value is None or isinstance(value, (dict, list)):
+                continue
+            out[_clean_name(f"{prefix}calibrator.{key}")] = str(value)[:_PARAM_CHARS]
+    return out
+
+
+def result_page(result: AuditResult, *, title: str = "Calibration report", source: str | None = None) -> str:
+    """A self-contained HTML report built from an audit alone (no rows: summary, reliability, slices).
+
+    The page is assembled from :mod:`veracity.report`'s own sections, so it reads like
+    ``vc.report``'s; the threshold explorer and operating curves need the rows and are left out.
+    """
+    from ..report import _html, _sections
+
+    reading = "probability" if result.score_type == "probability" else "σ(logit)"
+    sections = [("summary", "Summary", _sections._section("summary", "Summary", _sections._summary(result, reading)))]
+    figure = ""
+    if _sections._have_matplotlib():
+        figure = _sections._svg(result.plot(), "rel", "reliability diagram")
+        figure = f'<figure class="plot-box">{figure}</figure>'
+    body = f'<div class="rel-grid"><div>{figure}</div><div>{_sections._reliability_table(result.table)}</div></div>'
+    lead = ("Each point is one bin: mean confidence (x) against observed frequency (y), sized by its count, "
+            "with its binomial interval. Points under the dashed diagonal are over-confident.")
+    sections.append(("reliability", "Reliability", _sections._section("reliability", "Reliability", body, lead)))
+    if result.groups:
+        lead = (f"One audit per value of <code>{_sections._e(result.group_column)}</code>, binned with the same "
+                "edges as the whole. The bar shows ECE relative to the worst slice.")
+        sections.append(("slices", "Slices", _sections._section(
+            "slices", f"Slices by {result.group_column}", _sections._slices(result, ""), lead)))
+    return _html._page(title=title, source=source, details=None, result=result, sections=sections, explorer=None)
+
+
+def _run_id(mlflow: Any, run: Any) -> str:
+    if run is None:
+        active = mlflow.active_run()
+        if active is None:  # as mlflow.log_metric does: start a run, left active for what follows
+            active = mlflow.start_run()
+        return str(active.info.run_id)
+    if isinstance(run, str):
+        return run
+    info = getattr(run, "info", None)
+    if info is not None and getattr(info, "run_id", None):
+        return str(info.run_id)
+    raise VeracityError(f"run= must be an MLflow Run, a run id (str) or None for the active run; got {run!r}")
+
+
+def _is_calibrator(obj: Any) -> bool:
+    if not hasattr(obj, "to_dict") or not hasattr(obj, "transform"):
+        return False
+    try:
+        doc = obj.to_dict()
+    except Exception:  # noqa: BLE001 - an unfitted calibrator says so below
+        return True
+    return isinstance(doc, dict) and doc.get("format") == "veracity.calibrator"
+
+
+def log_mlflow(
+    result_or_calibrator: Any,
+    *,
+    run: Any = None,
+    prefix: str = "",
+    calibrator: Any = None,
+    report: Any = None,
+    figures: bool = True,
+    title: str = "Calibration report",
+) -> MlflowLog:
+    r"""Log an audit, a calibrator or a report to an MLflow run; return what was logged.
+
+    * an :class:`~veracity.AuditResult` (``vc.audit``, ``audit_sql`` …): metrics ``ece``,
+      ``mce``, ``brier`` (+ ``brier_reliability/resolution/uncertainty``), ``nll``, ``auc``,
+      ``accuracy``, ``base_rate``, ``n``, and per slice ``{by}/{key}/{metric}``; artifacts
+      ``audit.json`` (``result.to_dict()``, NaN as null), ``reliability.png`` and
+      ``report.html`` (built from the audit's aggregates with :mod:`veracity.report`'s sections;
+      pass ``report=vc.report(...)`` to log the full page with its threshold explorer instead);
+    * a fitted calibrator: ``calibrator.json`` (its ``to_dict()``; ``vc.load`` reads it back)
+      and its kind, parameters and provenance as run parameters ``calibrator.*``;
+    * a :class:`~veracity.Report`: ``report.html`` and its summary metrics.
+
+    ``calibrator=`` logs a calibrator beside an audit. ``run`` is an MLflow ``Run`` or a run id;
+    ``None`` logs to the active run (starting one, as ``mlflow.log_metric`` does, when none is
+    active). ``prefix`` is put before every metric, parameter and artifact name (e.g.
+    ``"valid/"``). ``figures=False`` skips the PNG.
+    """
+    mlflow = _mlflow()
+    if not isinstance(prefix, str):
+        raise VeracityError(f"prefix must be a string, got {prefix!r}")
+    obj = result_or_calibrator
+    from ..report import Report
+
+    if not isinstance(obj, (AuditResult, Report)) and not _is_calibrator(obj):
+        raise VeracityError(
+            f"log_mlflow logs an AuditResult (vc.audit), a fitted calibrator or a Report (vc.report); "
+            f"got {type(obj).__name__}")
+    if calibrator is not None and not _is_calibrator(calibrator):
+        raise VeracityError(f"calibrator= must be a fitted veracity calibrator, got {type(calibrator).__name__}")
+    if report is not None and not isinstance(report, Report):
+        raise VeracityError(f"report= must be a Report from vc.report(...), got {type(report).__name__}")
+    from mlflow.entities import Metric, Param
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient()
+    run_id = _run_id(mlflow, run)
+    metrics: dict[str, float] = {}
+    params: dict[str, str] = {}
+    artifacts: list[str] = []
+    notes: list[str] = []
+    path = (lambda name: prefix + name)
+
+    if isinstance(obj, AuditResult):
+        metrics.update(audit_metrics(obj, prefix))
+        client.log_dict(run_id, _json_safe(obj.to_dict()), path("audit.json"))
+        artifacts.append(path("audit.json"))
+        if figures:
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                notes.append("reliability.png omitted: install matplotlib")
+            else:
+                import matplotlib.pyplot as plt
+
+                fig = obj.plot()
+                try:
+                    client.log_figure(run_id, fig, path("reliability.png"))
+                finally:
+                    plt.close(fig)
+                artifacts.append(path("reliability.png"))
+        html = report.html if report is not None else result_page(obj, title=title)
+        client.log_text(run_id, html, path("report.html"))
+        artifacts.append(path("report.html"))
+    elif isinstance(obj, Report):
+        for name, value in (obj.summary.get("metrics") or {}).items():
+            if (x := _finite(value)) is not None:
+                metrics[prefix + name] = x
+        for name in ("n", "base_rate"):
+            if (x := _finite(obj.summary.get(name))) is not None:
+                metrics[prefix + name] = x
+        client.log_text(run_id, obj.html, path("report.html"))
+        artifacts.append(path("report.html"))
+    else:
+        calibrator = obj if calibrator is None else calibrator
+    if calibrator is not None:
+        try:
+            doc = calibrator.to_dict()
+        except VeracityError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an unfitted calibrator
+            raise VeracityError(f"the calibrator cannot be logged: {exc}") from None
+        params.update(calibrator_params(doc, prefix))
+        client.log_dict(run_id, _json_safe(doc), path("calibrator.json"))
+        artifacts.append(path("calibrator.json"))
+    now = int(time.time() * 1000)
+    items = list(metrics.items())
+    for start in range(0, len(items), 1000):  # MLflow's batch limit
+        client.log_batch(run_id, metrics=[Metric(k, v, now, 0) for k, v in items[start:start + 1000]])
+    param_items = list(params.items())
+    for start in range(0, len(param_items), 100):
+        client.log_batch(run_id, params=[Param(k, v) for k, v in param_items[start:start + 100]])
+    return MlflowLog(run_id=run_id, metrics=metrics, params=params, artifacts=tuple(artifacts), notes=tuple(notes))
