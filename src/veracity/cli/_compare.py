@@ -1,8 +1,16 @@
-"""Before/after ledger of a saved calibrator on evaluation rows it never saw.
+"""Compare: a calibrator before/after, or two models scored on the same rows.
 
-ECE, NLL, Brier, accuracy at 0.5 and AUC before and after, whether the method
-can move each, regressions printed, and the order-preservation certificates
-(stable argsort, AUC bit-identical, 0.5 decisions). Example:
+Models (issue 25): is the new model better, and is the difference real? Brier, log
+loss, debiased ECE and AUC of both, each difference (B - A) with a paired interval
+and p-value, the CORP decomposition (who ranks better, who is better calibrated) and
+a verdict; ``--by`` adds one comparison per slice. Example:
+
+    veracity compare scores.csv --score p_old --against p_new --label y --json
+
+Calibrator: ECE, NLL, Brier, accuracy at 0.5 and AUC before and after a saved
+calibrator on evaluation rows it never saw, whether the method can move each,
+regressions printed, and the order-preservation certificates (stable argsort, AUC
+bit-identical, 0.5 decisions). Example:
 
     veracity compare --calibrator cal.json --role-col role --eval-role test
 """
@@ -11,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 
+from .. import io
 from ..core._validation import VeracityError
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
@@ -21,7 +30,15 @@ from ._fit import add_pos_label_argument, apply_pos_label, select_role
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     parser.set_defaults(score=None, score_type=None)
-    parser.add_argument("--calibrator", required=True, help="JSON artifact written by `veracity fit`")
+    parser.add_argument("--calibrator", default=None, help="JSON artifact written by `veracity fit`")
+    parser.add_argument("--against", default=None, metavar="COLUMN[,COLUMN...]",
+                        help="compare the --score model (A) against this model's score column (B); "
+                             "comma-separated for several")
+    parser.add_argument("--by", default=None, help="with --against: also compare within each value of this column")
+    parser.add_argument("--level", type=float, default=0.95, help="interval level with --against (default: 0.95)")
+    parser.add_argument("--resamples", type=int, default=200,
+                        help="paired bootstrap resamples for the ECE and CORP intervals (default: 200; 0: none)")
+    parser.add_argument("--seed", type=int, default=0, help="random_state of the paired bootstrap (default: 0)")
     parser.add_argument("--role-col", default=None, help="column holding each row's split role")
     parser.add_argument("--eval-role", default="test",
                         help="measure on the rows of this role (default: test)")
@@ -31,6 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.against is not None and args.calibrator is not None:
+        raise VeracityError("pass either --calibrator (a calibrator before/after) or --against (two models), not both")
+    if args.against is not None:
+        return _run_models(args)
+    if args.calibrator is None:
+        raise VeracityError("compare needs --calibrator CAL.json, or --score A --against B to compare two models")
     cal = load_calibrator(args.calibrator)
     args.score = args.score or cal.metadata.get("score_column") or "score"
     if args.score_type is not None and args.score_type != cal.score_type:
@@ -56,3 +79,55 @@ def run(args: argparse.Namespace) -> int:
     emit(args, str(ledger), {"file": shown_path(args, path), "calibrator": args.calibrator, **ledger.to_dict()},
          note_text=f"{shown_path(args, path)}{where}")
     return 0
+
+
+def _run_models(args: argparse.Namespace) -> int:
+    from ..comparison import compare_models
+
+    if not args.score:
+        raise VeracityError("--against compares two models: name model A's score column with --score")
+    against = [c.strip() for c in args.against.split(",") if c.strip()]
+    if not against:
+        raise VeracityError("--against needs a score column name")
+    names = [args.score, *against]
+    if len(set(names)) < len(names):
+        raise VeracityError(f"--score and --against name the same column twice ({', '.join(names)}); "
+                            "compare two different score columns")
+    table, path = load(args)
+    model_scores = {}
+    for name in names:
+        col = io.column(table, name, path=path)
+        if col.dtype.kind not in "biuf":
+            raise VeracityError(f"column {name!r} must be numeric scores, found {col.dtype} values such as {col[0]!r}")
+        model_scores[name] = col
+    labels = io.column(table, args.label, path=path)
+    _, _, weights = inputs(table, _with_score(args, names[0]), path)
+    labels = apply_pos_label(labels, args.pos_label, scores=model_scores[names[0]])
+    keys = io.column(table, args.by, path=path) if args.by else None
+    mask = select_role(table, args, path, args.eval_role)
+    if mask is not None:
+        model_scores = {k: v[mask] for k, v in model_scores.items()}
+        labels = labels[mask]
+        weights = None if weights is None else weights[mask]
+        keys = None if keys is None else keys[mask]
+    result = compare_models(model_scores, labels, sample_weight=weights, score_type=args.score_type or "probability",
+                            level=args.level, n_resamples=args.resamples, random_state=args.seed, bins=args.bins,
+                            by=keys)
+    payload = result.to_dict()
+    rows = [{**r, "segment": None} for r in payload["comparison"]]
+    for key, group in payload.get("groups", {}).items():
+        rows += [{**r, "segment": key} for r in group["comparison"]]
+    payload = {"file": shown_path(args, path), **({"by": args.by} if args.by else {}), **payload,
+               "comparison": rows}
+    if args.by:
+        payload.pop("group_column", None)
+    where = f" (role {args.eval_role!r})" if mask is not None else ""
+    emit(args, str(result), payload, note_text=f"{shown_path(args, path)}{where}")
+    return 0
+
+
+def _with_score(args: argparse.Namespace, score: str) -> argparse.Namespace:
+    copy = argparse.Namespace(**vars(args))
+    copy.score = score
+    return copy
+
