@@ -96,13 +96,6 @@ class Ledger(Display):
             "regressions": [r.metric for r in self.regressions],
         }
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ..report._plots import _overlay_tables
-
-        if not self.tables:
-            raise VeracityError("this ledger holds no reliability tables to draw; build it with vc.compare")
-        return _overlay_tables(self.tables, title=f"Before and after {self.calibrator}", ax=ax)
-
     def __str__(self) -> str:
         rows = []
         for r in self.rows:

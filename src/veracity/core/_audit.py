@@ -108,11 +108,6 @@ class AuditResult(Display):
         items["top-label accuracy" if self.n_classes > 2 else f"accuracy@{self.threshold:g}"] = self.accuracy
         return items
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ..report._plots import plot_reliability
-
-        return plot_reliability(self.table, ax=ax)
-
     def __str__(self) -> str:
         # multiclass: the top-label reading; its "base rate" would be the accuracy, so it is not shown
         reading = f"top-label reading of {self.n_classes} classes" if self.n_classes > 2 else (

@@ -10,12 +10,14 @@
 * ``result.to_frame()`` — the result's main table as a pandas DataFrame
   (``to_frame("polars")`` for polars), numbers unchanged;
 * ``result.plot(ax=None)`` — the result's picture as a matplotlib Figure, where
-  one exists (drawn by ``veracity.report``, imported only then).
+  one exists: :func:`veracity.plotting.draw` finds the figure for the result's type
+  (imported only then). This call is the one import from the core up the layers;
+  a result class never imports a figure function.
 
 A class says what its table is by overriding :meth:`Display._frame_records`
-(default: the first list of records in ``to_dict()``) and what it draws by
-defining ``_plot(ax)``. The dataclasses that use it pass ``repr=False`` so the
-dataclass machinery does not replace ``__repr__``.
+(default: the first list of records in ``to_dict()``); what it draws is registered in
+``veracity/plotting/_dispatch.py``. The dataclasses that use it pass ``repr=False`` so
+the dataclass machinery does not replace ``__repr__``.
 """
 
 from __future__ import annotations
@@ -166,11 +168,9 @@ class Display:
 
     def plot(self, ax: Any = None) -> Any:
         """The result's picture as a matplotlib Figure (drawn into ``ax`` when given)."""
-        draw = getattr(self, "_plot", None)
-        if draw is None:
-            raise VeracityError(
-                f"{type(self).__name__} has no picture; print it, or use to_frame() / to_dict()")
-        return draw(ax)
+        from ..plotting import draw  # the one upward seam: the plotting package draws every result
+
+        return draw(self, ax)
 
     def _repr_html_(self) -> str:
         return html_result(self._title(), self._summary_items(), self._frame_records(), str(self))

@@ -142,11 +142,6 @@ class ReliabilityTable(Display):
             "table": [r.to_dict() for r in self.rows],
         }
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ..report._plots import plot_reliability
-
-        return plot_reliability(self, ax=ax)
-
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
         side = "" if self.sided == "two-sided" else f" {self.sided}"

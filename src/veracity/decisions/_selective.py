@@ -121,11 +121,6 @@ class RiskCoverage(Display):
             ],
         }
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ..report._plots import _risk_coverage_figure
-
-        return _risk_coverage_figure(self, ax=ax)
-
     def __str__(self) -> str:
         body = [
             [fmt(self.thresholds[i]), fmt(self.coverage[i]), fmt(self.risk[i]),

@@ -96,11 +96,6 @@ class ThresholdTable(Display):
             "table": [r.to_dict() for r in self.rows],
         }
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ..report._plots import _threshold_table_figure
-
-        return _threshold_table_figure(self, ax=ax)
-
     def __str__(self) -> str:
         headers = ["threshold", "TP", "FP", "FN", "TN", "recall", "false alarm", "precision",
                    "alerts", "cost", "cost/1000"]

@@ -93,11 +93,6 @@ class MonitorResult(Display):
             "histograms": {k: h.tolist() for k, h in self.histograms.items()},
         }
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ..report._plots import _monitor_figure
-
-        return _monitor_figure(self, ax=ax)
-
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
         body = [

@@ -127,13 +127,6 @@ class StoreStatus(Display):
     def alerts(self) -> list[StatusRow]:
         return [r for r in self.rows if r.alerts]
 
-    def _plot(self, ax: Any = None) -> Any:
-        if ax is not None:
-            raise VeracityError("StoreStatus.plot() draws two panels (rates and row counts); call it without ax")
-        from ..report._store import store_figure
-
-        return store_figure(self)
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "as_of": self.as_of, "freq": self.freq, "window": self.window, "horizon": self.horizon,
@@ -222,6 +215,19 @@ def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
     return float(np.sum((a - r) * np.log(a / r)))
 
 
+def check_model(con: Any, model: Any) -> None:
+    """A one-line error unless some prediction was logged with ``model`` (the message lists the models)."""
+    if not isinstance(model, str):
+        raise VeracityError(f"model must be a string naming a logged model, got {model!r}", param="model")
+    if con.execute("SELECT count(*) FROM predictions WHERE model = ?", [model]).fetchone()[0]:
+        return
+    names = [m for (m,) in con.execute("SELECT DISTINCT model FROM predictions WHERE model IS NOT NULL "
+                                         "ORDER BY model LIMIT 11").fetchall()]
+    shown = ", ".join(repr(m) for m in names[:10]) + (" ..." if len(names) > 10 else "") or "none"
+    raise VeracityError(f"no prediction was logged with model {model!r} (logged models: {shown}); "
+                        "pass one of those, or log predictions with --model", param="model")
+
+
 def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice_col: str | None,
            bins: int, threshold: float, model: str | None) -> Any:
     mature = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
@@ -299,8 +305,11 @@ def store_status(
             known = ", ".join(store.slices(con)) or "none"
             raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
                                 "log predictions with --by COL first")
+        if model is not None:
+            check_model(con, model)
         lo, hi = con.execute(f"SELECT min(ts), max(ts) FROM predictions WHERE ts <= make_timestamp({as_of_us})"
-                             ).fetchone()
+                             + (" AND model = ?" if model is not None else ""),
+                             [model] if model is not None else []).fetchone()
         start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
         g = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=by,
                    bins=bins, threshold=float(threshold), model=model)

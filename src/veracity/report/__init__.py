@@ -1,13 +1,13 @@
-"""Reporting: plots (matplotlib, imported only when a plot is drawn) and the HTML report."""
+"""Reporting: the self-contained HTML report (its figures come from :mod:`veracity.plotting`)."""
 
-from ._html import Report, report
-from ._plots import (
+from ..plotting import (
     plot_multiclass_reliability,
     plot_reliability,
     plot_reliability_overlay,
     plot_risk_coverage,
     plot_thresholds,
 )
+from ._html import Report, report
 
 __all__ = [
     "Report",

@@ -168,7 +168,7 @@ def report(
     plots = figures and _have_matplotlib()
     if figures and not plots:
         notes.append("diagrams omitted: install matplotlib (pip install 'veracity[plot]')")
-    from . import _plots
+    from ..plotting import _decisions, _reliability, _style
 
     sections: list[tuple[str, str, str]] = []  # (id, nav title, html)
     sections.append(("summary", "Summary", _section("summary", "Summary", _summary(result, reading))))
@@ -176,16 +176,16 @@ def report(
     # reliability
     figs = ""
     if plots:
-        figs = _svg(_plots.plot_reliability(result.table, title="Reliability diagram"), "rel",
+        figs = _svg(_reliability.plot_reliability(result.table, title="Reliability diagram"), "rel",
                     "reliability diagram")
         figs = f'<figure class="plot-box">{figs}</figure>'
         if multiclass:
-            fig = _plots.plot_multiclass_reliability(scores, labels, score_type=score_type,
-                                                     bins=bins, strategy=strategy, interval=interval,
-                                                     level=level, min_count=min_count,
-                                                     sample_weight=sample_weight,
-                                                     classes=None if raw.n_classes <= 11 else range(11),
-                                                     ncols=4)
+            fig = _reliability.plot_multiclass_reliability(scores, labels, score_type=score_type,
+                                                           bins=bins, strategy=strategy, interval=interval,
+                                                           level=level, min_count=min_count,
+                                                           sample_weight=sample_weight,
+                                                           classes=None if raw.n_classes <= 11 else range(11),
+                                                           ncols=4)
             mc_fig = fig
     lead = ("Each point is one bin: mean confidence (x) against observed frequency (y), sized by its "
             "count, with its binomial interval. Points under the dashed diagonal are over-confident.")
@@ -222,12 +222,12 @@ def report(
         sections.append(("explorer", "Threshold explorer", _section("explorer-section", "Threshold explorer",
                                                                      markup, lead)))
         if plots:
-            rc = _svg(_plots.plot_risk_coverage(decision_p, decision_y, sample_weight=decision_w),
+            rc = _svg(_decisions.plot_risk_coverage(decision_p, decision_y, sample_weight=decision_w),
                       "rc", "risk-coverage curve")
-            th = _svg(_plots.plot_thresholds(decision_p, decision_y, sample_weight=decision_w,
-                                             cost_fp=cost_fp, cost_fn=cost_fn,
-                                             target_recall=target_recall,
-                                             recall_threshold=data["t_recall"]),
+            th = _svg(_decisions.plot_thresholds(decision_p, decision_y, sample_weight=decision_w,
+                                                 cost_fp=cost_fp, cost_fn=cost_fn,
+                                                 target_recall=target_recall,
+                                                 recall_threshold=data["t_recall"]),
                       "th", "recall, precision, false-alarm rate and cost by threshold")
             body = (f'<div class="figure-row"><figure class="plot-box">{th}</figure>'
                     f'<figure class="plot-box">{rc}</figure></div>')
@@ -241,9 +241,9 @@ def report(
             after = None
             if calibrator is not None and calibrated is not None and calibrated.ndim == 2:
                 after = calibrated / calibrated.sum(axis=1, keepdims=True)
-            rc = _svg(_plots.plot_risk_coverage(scores if after is None else after, labels,
-                                                score_type=score_type if after is None else "probability",
-                                                sample_weight=sample_weight, title="Risk–coverage (top label)"),
+            rc = _svg(_decisions.plot_risk_coverage(scores if after is None else after, labels,
+                                                    score_type=score_type if after is None else "probability",
+                                                    sample_weight=sample_weight, title="Risk–coverage (top label)"),
                       "rc", "risk-coverage curve")
             sections.append(("curves", "Risk–coverage", _section(
                 "curves", "Risk–coverage", f'<div class="figure-row"><figure class="plot-box">{rc}</figure></div>',
@@ -256,8 +256,8 @@ def report(
             biggest = sorted(result.groups.items(), key=lambda kv: -kv[1].n)[:6]
             panels = {"(all)": result.table}
             panels.update({f"{result.group_column} = {k}": g.table for k, g in biggest})
-            fig = _plots._panel_tables(panels, ncols=4 if len(panels) in (4, 7, 8) else 3,
-                                       colors=(_plots.PALETTE[0], _plots.PALETTE[1]), size=2.9)
+            fig = _reliability._panel_tables(panels, ncols=4 if len(panels) in (4, 7, 8) else 3,
+                                             colors=(_style.PALETTE[0], _style.PALETTE[1]), size=2.9)
             svg = _svg(fig, "slices", f"reliability by {result.group_column}")
         lead = (f"One audit per value of <code>{_e(result.group_column)}</code>, binned with the same "
                 "edges as the whole. The bar shows ECE relative to the worst slice"
@@ -300,7 +300,7 @@ def _audit_with_extras(scores: Any, labels: Any, *, ci: bool | str, n_resamples:
 
 def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_type: str,
                  result: AuditResult, plots: bool, notes: list[str], **options: Any) -> tuple[str, np.ndarray | None]:
-    from . import _plots
+    from ..plotting import _reliability
 
     declared = getattr(calibrator, "score_type", None)
     if declared is not None and declared != score_type:
@@ -319,11 +319,11 @@ def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_t
         probs = calibrated / calibrated.sum(axis=1, keepdims=True) if calibrated.ndim == 2 else calibrated
         after = prepare_binary(probs, labels, sample_weight=options["sample_weight"])
         before_t = result.table
-        after_t = _plots._table_from_binary(after, bins=options["bins"], strategy=options["strategy"],
-                                            interval=options["interval"], level=options["level"],
-                                            min_count=options["min_count"])
-        fig = _plots._overlay_tables({"before": before_t, "after": after_t},
-                                     title="Before and after calibration")
+        after_t = _reliability._table_from_binary(
+            after, bins=options["bins"], strategy=options["strategy"], interval=options["interval"],
+            level=options["level"], min_count=options["min_count"])
+        fig = _reliability._overlay_tables({"before": before_t, "after": after_t},
+                                           title="Before and after calibration")
         figure = (f'<figure class="plot-box">'
                   f'{_svg(fig, "cal", "reliability before and after calibration")}</figure>')
     try:

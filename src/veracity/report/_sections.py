@@ -20,7 +20,7 @@ from ..core._audit import AuditResult
 from ..core._reliability import ReliabilityTable
 from ..core._validation import VeracityError
 from .._version import __version__
-from ._curves import threshold_curve, threshold_grid
+from ..plotting._curves import threshold_curve, threshold_grid
 
 # -- small helpers ----------------------------------------------------------------------------
 def _e(value: Any) -> str:

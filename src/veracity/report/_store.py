@@ -1,77 +1,18 @@
 """The report's "Over time" section: calibration per period from a monitoring store.
 
-One figure (observed rate with its interval against mean confidence per period,
-alerts ringed; below it the labelled and pending rows per period) and one table
-(counts, pending share, conf, rate, interval, ECE, PSI, status, alerts and the
-diagnosis). Only the store's ``(all)`` rows are drawn; slices are listed.
+One figure (:func:`veracity.plotting._monitoring.store_figure`: observed rate with its
+interval against mean confidence per period, alerts ringed; below it the labelled and
+pending rows per period) and one table (counts, pending share, conf, rate, interval,
+ECE, PSI, status, alerts and the diagnosis). Only the store's ``(all)`` rows are drawn;
+slices are listed.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
-
+from ..plotting._monitoring import store_figure
 from ._sections import _e, _num, _section, _svg, _table
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.figure import Figure
-
-
-def store_figure(status: Any, *, title: str | None = "Calibration over time", dpi: float = 100) -> Figure:
-    """Rate vs confidence per period (top) and labelled / pending rows (bottom)."""
-    from ._plots import INK, MUTED, PALETTE, _figure, _legend_above, _plain, _style
-
-    rows = [r for r in status.rows if r.slice == "(all)"]
-    fig = _figure((9.6, 5.6), dpi)
-    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.3, 1], "hspace": 0.08})
-    x = np.arange(len(rows))
-    rate = np.array([r.rate for r in rows])
-    conf = np.array([r.conf for r in rows])
-    lo = np.array([r.ci_low for r in rows])
-    hi = np.array([r.ci_high for r in rows])
-    has = np.isfinite(rate)
-    few = np.array([r.labelled < status.min_count for r in rows]) & has
-    alert = np.array([bool(r.alerts) for r in rows])
-    pct = f"{status.level * 100:g}%"
-    top.errorbar(x[has], rate[has], yerr=np.vstack((np.maximum(rate - lo, 0)[has], np.maximum(hi - rate, 0)[has])),
-                 fmt="none", ecolor=PALETTE[0], elinewidth=1.1, capsize=2.5, label=f"{pct} interval of the rate",
-                 gid="intervals")
-    top.plot(x[has], conf[has], color=INK, marker="_", markersize=12, linestyle="", label="mean confidence",
-             gid="conf")
-    ok = has & ~few
-    top.scatter(x[ok], rate[ok], color=PALETTE[0], s=26, zorder=3, label="observed rate", gid="rate")
-    if few.any():
-        top.scatter(x[few], rate[few], facecolor="white", edgecolor=PALETTE[0], s=26, zorder=3,
-                    label=f"fewer than {status.min_count} labelled (hollow)", gid="insufficient")
-    if alert.any():
-        y_alert = np.where(has, rate, np.where(np.isfinite(conf), conf, 0.0))
-        top.scatter(x[alert], y_alert[alert], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
-                    linewidth=1.7, zorder=4, label="alert", gid="alerts")
-    est = np.array([r.estimate.rate if (r.estimate is not None and r.labelled == 0) else np.nan for r in rows])
-    if np.isfinite(est).any():
-        top.scatter(x, est, marker="D", s=22, facecolor="white", edgecolor=MUTED, zorder=3,
-                    label="expected rate of pending rows (label-free)", gid="estimate")
-    _style(top)
-    top.set_ylabel("probability")
-    handles, names = top.get_legend_handles_labels()
-    _legend_above(top, handles, names, ncol=3)
-    labelled = np.array([r.labelled for r in rows], dtype=float)
-    waiting = np.array([r.pending + r.overdue for r in rows], dtype=float)
-    bottom.bar(x, labelled, color=PALETTE[0], alpha=0.75, label="labelled", gid="labelled")
-    bottom.bar(x, waiting, bottom=labelled, color=MUTED, alpha=0.55, label="pending", gid="pending")
-    _style(bottom)
-    bottom.set_ylabel("rows")
-    top_rows = float(max((labelled + waiting).max(), 1.0))
-    bottom.set_ylim(0, top_rows * 1.45)
-    bottom.legend(loc="upper left", frameon=False, fontsize=9, ncol=2)
-    step = max(1, len(rows) // 26)
-    bottom.set_xticks(x[::step], [_plain(r.period) for r in rows][::step], rotation=45 if len(rows) > 8 else 0,
-                      ha="right" if len(rows) > 8 else "center")
-    bottom.set_xlabel("period")
-    if title:
-        top.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5 * -(-len(names) // 3))
-    return fig
 
 
 def store_section(status: Any, *, source: str, plots: bool = True) -> str:

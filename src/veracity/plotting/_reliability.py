@@ -1,10 +1,4 @@
-r"""Plots (matplotlib, the optional ``plot`` extra, imported only when a plot is drawn).
-
-Every function returns a :class:`matplotlib.figure.Figure` built without
-``pyplot``: nothing is shown or saved unless you ask (``fig.savefig(path)``;
-in a notebook the figure displays itself). Key artists carry a ``gid`` so tests
-and callers can find them: ``diagonal``, ``bins``, ``intervals``,
-``insufficient``, ``histogram``, ``t_star``, ``t_recall``.
+r"""Reliability diagrams: one table, several curves on one diagram, multiclass panels.
 
 Compute is separated from drawing: :func:`plot_reliability` also accepts a
 ready :class:`~veracity.ReliabilityTable` or :class:`~veracity.AuditResult`.
@@ -22,46 +16,11 @@ from ..core._binning import make_edges
 from ..core._reliability import ReliabilityTable
 from ..core._stats import BinStats
 from ..core._validation import Binary, VeracityError, prepare_binary, prepare_classwise, prepare_top_label
-from ._curves import threshold_curve, threshold_grid
+from ._style import INK, MUTED, PALETTE, _figure, _legend_above, _plain, _style
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-
-#: Colour cycle shared by plots and the HTML report (colour-blind safe, Okabe–Ito based).
-PALETTE = ("#1f5fa8", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000")
-INK = "#1f2933"
-MUTED = "#8a94a6"
-GRID = "#e4e7eb"
-
-
-def _figure(figsize: tuple[float, float], dpi: float) -> Figure:
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise VeracityError(
-            "plots need matplotlib; install it with: pip install 'veracity[plot]'"
-        ) from None
-    fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
-    return fig
-
-
-def _plain(text: Any) -> str:
-    """User text shown literally: matplotlib would read ``$...$`` as mathtext."""
-    return str(text).replace("$", r"\$")
-
-
-def _style(ax: Axes) -> None:
-    ax.grid(True, color=GRID, linewidth=0.8)
-    ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    for side in ("left", "bottom"):
-        ax.spines[side].set_color(MUTED)
-    ax.tick_params(colors=INK, labelsize=9, color=MUTED)
-    ax.xaxis.label.set_color(INK)
-    ax.yaxis.label.set_color(INK)
-    ax.title.set_color(INK)
 
 
 def _table_of(
@@ -89,12 +48,14 @@ def _table_of(
                               min_count=min_count)
 
 
+
 def _table_from_binary(data: Binary, *, bins: int, strategy: str, interval: str, level: float,
                        min_count: int, edges: np.ndarray | None = None) -> ReliabilityTable:
     if edges is None:
         edges = make_edges(data.p, bins, strategy, data.w)
     stats = BinStats.from_binary(data, edges, strategy, full=False)
     return ReliabilityTable.from_stats(stats, ci=interval, level=level, min_count=min_count)
+
 
 
 def _segments(table: ReliabilityTable) -> tuple[np.ndarray, np.ndarray]:
@@ -114,10 +75,12 @@ def _segments(table: ReliabilityTable) -> tuple[np.ndarray, np.ndarray]:
     return np.array(xs), np.array(ys)
 
 
+
 def _has_gap(table: ReliabilityTable) -> bool:
     """Whether the line is broken somewhere between the first and last drawn bin."""
     x, _ = _segments(table)
     return bool(np.isnan(x).any()) or any(not r.sufficient for r in table.rows[1:-1])
+
 
 
 def _draw_reliability(
@@ -177,6 +140,7 @@ def _draw_reliability(
                         fontsize=7, color=INK if good else MUTED, gid="count_label", zorder=4)
 
 
+
 def _draw_histogram(ax: Axes, table: ReliabilityTable, *, color: str, step: bool = False,
                     name: str | None = None) -> None:
     e = table.stats.edges
@@ -192,6 +156,7 @@ def _draw_histogram(ax: Axes, table: ReliabilityTable, *, color: str, step: bool
     if (~ok).any():
         ax.bar(e[:-1][~ok], counts[~ok], width=widths[~ok], align="edge", facecolor="white",
                edgecolor=color, hatch="////", linewidth=0.6, alpha=0.8, gid="histogram_insufficient")
+
 
 
 def plot_reliability(
@@ -252,11 +217,6 @@ def plot_reliability(
     return fig
 
 
-def _legend_above(ax: Axes, handles: list[Any], names: list[str], ncol: int = 2) -> None:
-    """The legend in its own band above the axes: it never covers data."""
-    ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 1.01, 1.0, 0.1), mode="expand",
-              ncol=ncol, fontsize=8, frameon=False, borderaxespad=0.2, handlelength=1.8)
-
 
 def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title: str | None,
                              with_xlabel: bool, legend: bool = True, show_n: bool = True) -> None:
@@ -284,6 +244,7 @@ def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title:
         ax.text(0.98, 0.03, note, transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color=MUTED)
     if title:  # above the legend band
         ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5 * rows)
+
 
 
 def plot_reliability_overlay(
@@ -323,6 +284,7 @@ def plot_reliability_overlay(
     return _overlay_tables(tables, title=title, figsize=figsize, dpi=dpi)
 
 
+
 def _overlay_tables(tables: Mapping[str, ReliabilityTable], *, title: str | None,
                     figsize: tuple[float, float] = (6.0, 6.2), dpi: float = 100,
                     ax: Axes | None = None) -> Figure:
@@ -346,6 +308,7 @@ def _overlay_tables(tables: Mapping[str, ReliabilityTable], *, title: str | None
         hax.set_ylabel("count")
         hax.set_xlabel("mean predicted probability (confidence)")
     return fig
+
 
 
 def plot_multiclass_reliability(
@@ -395,6 +358,7 @@ def plot_multiclass_reliability(
     return _panel_tables(tables, ncols=ncols, dpi=dpi, colors=(PALETTE[0], PALETTE[2]))
 
 
+
 def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi: float = 100,
                   colors: tuple[str, str] = (PALETTE[0], PALETTE[0]), size: float = 3.3) -> Figure:
     """Small multiples: one reliability panel per table (first panel in ``colors[0]``)."""
@@ -421,6 +385,7 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
     return fig
 
 
+
 def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str]) -> None:
     """One legend for all panels: what the markers, bars, line and diagonal mean."""
     from matplotlib.lines import Line2D
@@ -439,225 +404,3 @@ def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str]) -
         Line2D([], [], color=color, label="line broken at empty / insufficient bins"),
     ]
     fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=8.5, frameon=False)
-
-
-def plot_risk_coverage(
-    scores: Any,
-    labels: Any,
-    *,
-    score_type: str = "probability",
-    sample_weight: Any = None,
-    title: str | None = "Risk–coverage",
-    figsize: tuple[float, float] = (6.0, 4.0),
-    dpi: float = 100,
-) -> Figure:
-    r"""Selective risk against coverage when only the most confident rows are answered.
-
-    Binary: predict ``p ≥ 0.5`` with confidence ``max(p, 1 − p)``; (N, K): top
-    label. Coverage c keeps the fraction c of rows with the highest confidence;
-    risk is their error rate. The area under the curve (AURC) is in the legend;
-    a well-ordered model's curve rises from near 0 on the left.
-
-    >>> fig = plot_risk_coverage([.9, .8, .3, .6], [1, 1, 0, 0])
-    >>> fig.axes[0].get_xlabel()
-    'coverage (fraction answered)'
-    """
-    from ..decisions import risk_coverage
-
-    rc = risk_coverage(scores, labels, sample_weight=sample_weight, score_type=score_type)
-    return _risk_coverage_figure(rc, title=title, figsize=figsize, dpi=dpi)
-
-
-def _risk_coverage_figure(rc: Any, *, title: str | None = "Risk–coverage",
-                          figsize: tuple[float, float] = (6.0, 4.0), dpi: float = 100,
-                          ax: Axes | None = None) -> Figure:
-    """Draw a :class:`~veracity.RiskCoverage` (into ``ax`` when given)."""
-    coverage, risk, aurc = rc.coverage, rc.risk, rc.aurc
-    if coverage.size > 2000:  # keep the drawing small: ~2,000 evenly spaced coverages
-        keep = np.minimum(np.unique(np.searchsorted(coverage, np.linspace(0.0, 1.0, 2001))),
-                          coverage.size - 1)
-        coverage, risk = coverage[keep], risk[keep]
-    cov = np.concatenate(([0.0], coverage))
-    rsk = np.concatenate(([risk[0]], risk))
-    if ax is None:
-        fig = _figure(figsize, dpi)
-        ax = fig.subplots(1, 1)
-    else:
-        fig = ax.figure
-    ax.step(cov, rsk, where="post", color=PALETTE[0], linewidth=1.6,
-            label=f"selective risk (AURC {aurc:.4f})", gid="risk_coverage")
-    ax.axhline(risk[-1], color=MUTED, linestyle=(0, (4, 3)), linewidth=1.0,
-               label=f"risk at full coverage {risk[-1]:.4f}")
-    _style(ax)
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, max(float(risk.max()) * 1.1, 0.01))
-    ax.set_xlabel("coverage (fraction answered)")
-    ax.set_ylabel("risk (error rate of answered)")
-    handles, names = ax.get_legend_handles_labels()
-    _legend_above(ax, handles, names)
-    if title:
-        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5)
-    return fig
-
-
-def _threshold_table_figure(table: Any, *, title: str | None = "Operating points",
-                            figsize: tuple[float, float] = (6.0, 5.6), dpi: float = 100,
-                            ax: Axes | None = None) -> Figure:
-    """Draw a :class:`~veracity.ThresholdTable`: rates (and, without ``ax``, cost) per threshold."""
-    if ax is None:
-        fig = _figure(figsize, dpi)
-        ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
-    else:
-        fig, cax = ax.figure, None
-    t = np.asarray(table.threshold, dtype=float)
-    marker = "o" if t.size <= 30 else None
-    for name, values, color in (("recall", table.recall, PALETTE[0]), ("precision", table.precision, PALETTE[2]),
-                                ("false-alarm rate", table.false_alarm_rate, PALETTE[1])):
-        ax.plot(t, values, color=color, linewidth=1.6, marker=marker, markersize=4, label=name,
-                gid=name.replace("-", "_").replace(" ", "_"))
-    _style(ax)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_ylabel("rate")
-    best = table.best()
-    if cax is not None:
-        cax.plot(t, table.cost_per_1000, color=INK, linewidth=1.4, marker=marker, markersize=4, gid="cost")
-        cax.axvline(best.threshold, color=PALETTE[3], linestyle=":", linewidth=1.3)
-        _style(cax)
-        cax.set_ylabel(f"cost / 1,000\n(FP {table.cost_fp:g}, FN {table.cost_fn:g})")
-        cax.set_xlabel("threshold t (flag when score ≥ t)")
-    else:
-        ax.set_xlabel("threshold t (flag when score ≥ t)")
-    ax.axvline(best.threshold, color=PALETTE[3], linestyle=":", linewidth=1.3,
-               label=f"lowest cost: t = {best.threshold:.3g}", gid="t_best")
-    handles, names = ax.get_legend_handles_labels()
-    _legend_above(ax, handles, names)
-    if title:
-        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5 * 2)
-    return fig
-
-
-def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
-                    figsize: tuple[float, float] = (7.0, 4.2), dpi: float = 100,
-                    ax: Axes | None = None) -> Figure:
-    """Draw a :class:`~veracity.MonitorResult`: mean confidence vs observed rate (with interval) per period."""
-    if ax is None:
-        fig = _figure(figsize, dpi)
-        ax = fig.subplots(1, 1)
-    else:
-        fig = ax.figure
-    rows = result.rows
-    x = np.arange(len(rows))
-    rate = np.array([getattr(r, "rate", None) if hasattr(r, "rate") else r.base_rate for r in rows], dtype=float)
-    lo = np.array([r.ci_low for r in rows])
-    hi = np.array([r.ci_high for r in rows])
-    conf = np.array([r.conf for r in rows])
-    alert = np.array([r.status == "alert" or bool(getattr(r, "alerts", ())) for r in rows])
-    few = np.array([r.status == "insufficient" for r in rows])
-    pct = f"{result.level * 100:g}%"
-    ax.errorbar(x, rate, yerr=np.vstack((np.maximum(rate - lo, 0), np.maximum(hi - rate, 0))), fmt="none",
-                ecolor=PALETTE[0], elinewidth=1.1, capsize=2.5, label=f"{pct} interval of the rate", gid="intervals")
-    ax.plot(x, conf, color=INK, marker="_", markersize=12, linestyle="", label="mean confidence", gid="conf")
-    ok = ~few
-    ax.scatter(x[ok], rate[ok], color=PALETTE[0], s=28, zorder=3, label="observed rate", gid="rate")
-    if few.any():
-        ax.scatter(x[few], rate[few], facecolor="white", edgecolor=PALETTE[0], s=28, zorder=3,
-                   label=f"insufficient (< {result.min_count} labelled), hollow", gid="insufficient")
-    if alert.any():
-        ax.scatter(x[alert], rate[alert], marker="o", s=110, facecolor="none", edgecolor=PALETTE[1],
-                   linewidth=1.6, zorder=4, label="alert: confidence outside the interval", gid="alerts")
-    _style(ax)
-    names = [r.period if getattr(r, "slice", "(all)") in ("(all)", "", None) else f"{r.period} {r.slice}"
-             for r in rows]
-    ax.set_xticks(x, [_plain(n) for n in names], rotation=45 if len(rows) > 8 else 0, ha="right"
-                  if len(rows) > 8 else "center")
-    ax.set_ylabel("probability")
-    ax.set_xlabel("period")
-    handles, names = ax.get_legend_handles_labels()
-    _legend_above(ax, handles, names)
-    if title:
-        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold",
-                     pad=9 + 12.5 * -(-len(names) // 2))
-    return fig
-
-
-def plot_thresholds(
-    scores: Any,
-    labels: Any,
-    *,
-    cost_fp: float = 1.0,
-    cost_fn: float = 1.0,
-    target_recall: float | None = 0.95,
-    recall_threshold: float | None = None,
-    score_type: str = "probability",
-    sample_weight: Any = None,
-    title: str | None = "Operating curves",
-    figsize: tuple[float, float] = (6.0, 5.6),
-    dpi: float = 100,
-) -> Figure:
-    r"""Recall, precision and false-alarm rate (top) and cost per 1,000 rows (bottom) by threshold.
-
-    A row is flagged when its probability is ≥ t. The cost is
-    :math:`c_{FP}\,\mathrm{FP}(t) + c_{FN}\,\mathrm{FN}(t)`, per 1,000 rows. The
-    dotted line marks the cost-optimal :math:`t^* = c_{FP} / (c_{FP} + c_{FN})`
-    (right when the probabilities are honest); the dash-dotted line the
-    target-recall threshold (``recall_threshold``, or computed for
-    ``target_recall`` with ``vc.recall_threshold`` when available).
-
-    >>> fig = plot_thresholds([.1, .4, .35, .8], [0, 0, 1, 1], cost_fp=1, cost_fn=9, target_recall=None)
-    >>> [a.get_gid() for a in fig.axes[0].lines if a.get_gid()]
-    ['recall', 'precision', 'false_alarm_rate', 't_star']
-    """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
-    if data.n_classes > 2:
-        raise VeracityError("threshold curves need binary scores; pass the probability of the positive class")
-    if not (cost_fp >= 0 and cost_fn >= 0 and cost_fp + cost_fn > 0):
-        raise VeracityError(f"costs must be non-negative and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
-    t_star = cost_fp / (cost_fp + cost_fn)
-    if recall_threshold is None and target_recall is not None:
-        recall_threshold = _recall_threshold(data, target_recall)
-    grid = threshold_grid(data.p, extra=(t_star, recall_threshold or np.nan), max_cuts=1500)
-    curve = threshold_curve(data.p, data.y, data.w, grid)
-    fig = _figure(figsize, dpi)
-    ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
-    t = curve.thresholds
-    ax.plot(t, curve.recall(), color=PALETTE[0], linewidth=1.6, label="recall", gid="recall",
-            drawstyle="steps-post")
-    ax.plot(t, curve.precision(), color=PALETTE[2], linewidth=1.6, label="precision",
-            gid="precision", drawstyle="steps-post")
-    ax.plot(t, curve.false_alarm_rate(), color=PALETTE[1], linewidth=1.6,
-            label="false-alarm rate", gid="false_alarm_rate", drawstyle="steps-post")
-    cost = curve.cost_per_1000(cost_fp, cost_fn)
-    cax.plot(t, cost, color=INK, linewidth=1.4, gid="cost", drawstyle="steps-post")
-    for a in (ax, cax):
-        a.axvline(t_star, color=INK, linestyle=":", linewidth=1.3,
-                  label=f"t* = {t_star:.3g} (cost)" if a is ax else None, gid="t_star")
-        if recall_threshold is not None:
-            a.axvline(recall_threshold, color=PALETTE[3], linestyle="-.", linewidth=1.3,
-                      label=f"t = {recall_threshold:.3g} (recall ≥ {target_recall:g})"
-                      if a is ax and target_recall is not None else
-                      (f"t = {recall_threshold:.3g} (target recall)" if a is ax else None),
-                      gid="t_recall")
-        _style(a)
-    ax.set_xlim(0, 1)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_ylabel("rate")
-    handles, names = ax.get_legend_handles_labels()
-    _legend_above(ax, handles, names, ncol=3)
-    cax.set_ylabel(f"cost / 1,000\n(FP {cost_fp:g}, FN {cost_fn:g})")
-    cax.set_xlabel("threshold t (flag when p ≥ t)")
-    if title:
-        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold",
-                     pad=9 + 12.5 * -(-len(names) // 3))
-    return fig
-
-
-def _recall_threshold(data: Binary, target: float) -> float | None:
-    """``vc.recall_threshold`` on these rows, or None when it cannot be computed (too few positives)."""
-    from ..decisions import recall_threshold
-
-    if not (data.y == 1).any():
-        return None
-    try:
-        return float(recall_threshold(data.p, data.y, target=target, sample_weight=data.w))
-    except VeracityError:
-        return None

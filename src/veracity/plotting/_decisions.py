@@ -1,0 +1,197 @@
+r"""Decision figures: risk against coverage, and operating curves by threshold."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..core._validation import Binary, VeracityError, prepare_binary
+from ._curves import threshold_curve, threshold_grid
+from ._style import INK, MUTED, PALETTE, _figure, _legend_above, _plain, _style
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+def plot_risk_coverage(
+    scores: Any,
+    labels: Any,
+    *,
+    score_type: str = "probability",
+    sample_weight: Any = None,
+    title: str | None = "Risk–coverage",
+    figsize: tuple[float, float] = (6.0, 4.0),
+    dpi: float = 100,
+) -> Figure:
+    r"""Selective risk against coverage when only the most confident rows are answered.
+
+    Binary: predict ``p ≥ 0.5`` with confidence ``max(p, 1 − p)``; (N, K): top
+    label. Coverage c keeps the fraction c of rows with the highest confidence;
+    risk is their error rate. The area under the curve (AURC) is in the legend;
+    a well-ordered model's curve rises from near 0 on the left.
+
+    >>> fig = plot_risk_coverage([.9, .8, .3, .6], [1, 1, 0, 0])
+    >>> fig.axes[0].get_xlabel()
+    'coverage (fraction answered)'
+    """
+    from ..decisions import risk_coverage
+
+    rc = risk_coverage(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    return _risk_coverage_figure(rc, title=title, figsize=figsize, dpi=dpi)
+
+
+
+def _risk_coverage_figure(rc: Any, *, title: str | None = "Risk–coverage",
+                          figsize: tuple[float, float] = (6.0, 4.0), dpi: float = 100,
+                          ax: Axes | None = None) -> Figure:
+    """Draw a :class:`~veracity.RiskCoverage` (into ``ax`` when given)."""
+    coverage, risk, aurc = rc.coverage, rc.risk, rc.aurc
+    if coverage.size > 2000:  # keep the drawing small: ~2,000 evenly spaced coverages
+        keep = np.minimum(np.unique(np.searchsorted(coverage, np.linspace(0.0, 1.0, 2001))),
+                          coverage.size - 1)
+        coverage, risk = coverage[keep], risk[keep]
+    cov = np.concatenate(([0.0], coverage))
+    rsk = np.concatenate(([risk[0]], risk))
+    if ax is None:
+        fig = _figure(figsize, dpi)
+        ax = fig.subplots(1, 1)
+    else:
+        fig = ax.figure
+    ax.step(cov, rsk, where="post", color=PALETTE[0], linewidth=1.6,
+            label=f"selective risk (AURC {aurc:.4f})", gid="risk_coverage")
+    ax.axhline(risk[-1], color=MUTED, linestyle=(0, (4, 3)), linewidth=1.0,
+               label=f"risk at full coverage {risk[-1]:.4f}")
+    _style(ax)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, max(float(risk.max()) * 1.1, 0.01))
+    ax.set_xlabel("coverage (fraction answered)")
+    ax.set_ylabel("risk (error rate of answered)")
+    handles, names = ax.get_legend_handles_labels()
+    _legend_above(ax, handles, names)
+    if title:
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5)
+    return fig
+
+
+
+def _threshold_table_figure(table: Any, *, title: str | None = "Operating points",
+                            figsize: tuple[float, float] = (6.0, 5.6), dpi: float = 100,
+                            ax: Axes | None = None) -> Figure:
+    """Draw a :class:`~veracity.ThresholdTable`: rates (and, without ``ax``, cost) per threshold."""
+    if ax is None:
+        fig = _figure(figsize, dpi)
+        ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
+    else:
+        fig, cax = ax.figure, None
+    t = np.asarray(table.threshold, dtype=float)
+    marker = "o" if t.size <= 30 else None
+    for name, values, color in (("recall", table.recall, PALETTE[0]), ("precision", table.precision, PALETTE[2]),
+                                ("false-alarm rate", table.false_alarm_rate, PALETTE[1])):
+        ax.plot(t, values, color=color, linewidth=1.6, marker=marker, markersize=4, label=name,
+                gid=name.replace("-", "_").replace(" ", "_"))
+    _style(ax)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("rate")
+    best = table.best()
+    if cax is not None:
+        cax.plot(t, table.cost_per_1000, color=INK, linewidth=1.4, marker=marker, markersize=4, gid="cost")
+        cax.axvline(best.threshold, color=PALETTE[3], linestyle=":", linewidth=1.3)
+        _style(cax)
+        cax.set_ylabel(f"cost / 1,000\n(FP {table.cost_fp:g}, FN {table.cost_fn:g})")
+        cax.set_xlabel("threshold t (flag when score ≥ t)")
+    else:
+        ax.set_xlabel("threshold t (flag when score ≥ t)")
+    ax.axvline(best.threshold, color=PALETTE[3], linestyle=":", linewidth=1.3,
+               label=f"lowest cost: t = {best.threshold:.3g}", gid="t_best")
+    handles, names = ax.get_legend_handles_labels()
+    _legend_above(ax, handles, names)
+    if title:
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5 * 2)
+    return fig
+
+
+
+def plot_thresholds(
+    scores: Any,
+    labels: Any,
+    *,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+    target_recall: float | None = 0.95,
+    recall_threshold: float | None = None,
+    score_type: str = "probability",
+    sample_weight: Any = None,
+    title: str | None = "Operating curves",
+    figsize: tuple[float, float] = (6.0, 5.6),
+    dpi: float = 100,
+) -> Figure:
+    r"""Recall, precision and false-alarm rate (top) and cost per 1,000 rows (bottom) by threshold.
+
+    A row is flagged when its probability is ≥ t. The cost is
+    :math:`c_{FP}\,\mathrm{FP}(t) + c_{FN}\,\mathrm{FN}(t)`, per 1,000 rows. The
+    dotted line marks the cost-optimal :math:`t^* = c_{FP} / (c_{FP} + c_{FN})`
+    (right when the probabilities are honest); the dash-dotted line the
+    target-recall threshold (``recall_threshold``, or computed for
+    ``target_recall`` with ``vc.recall_threshold`` when available).
+
+    >>> fig = plot_thresholds([.1, .4, .35, .8], [0, 0, 1, 1], cost_fp=1, cost_fn=9, target_recall=None)
+    >>> [a.get_gid() for a in fig.axes[0].lines if a.get_gid()]
+    ['recall', 'precision', 'false_alarm_rate', 't_star']
+    """
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    if data.n_classes > 2:
+        raise VeracityError("threshold curves need binary scores; pass the probability of the positive class")
+    if not (cost_fp >= 0 and cost_fn >= 0 and cost_fp + cost_fn > 0):
+        raise VeracityError(f"costs must be non-negative and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
+    t_star = cost_fp / (cost_fp + cost_fn)
+    if recall_threshold is None and target_recall is not None:
+        recall_threshold = _recall_threshold(data, target_recall)
+    grid = threshold_grid(data.p, extra=(t_star, recall_threshold or np.nan), max_cuts=1500)
+    curve = threshold_curve(data.p, data.y, data.w, grid)
+    fig = _figure(figsize, dpi)
+    ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
+    t = curve.thresholds
+    ax.plot(t, curve.recall(), color=PALETTE[0], linewidth=1.6, label="recall", gid="recall",
+            drawstyle="steps-post")
+    ax.plot(t, curve.precision(), color=PALETTE[2], linewidth=1.6, label="precision",
+            gid="precision", drawstyle="steps-post")
+    ax.plot(t, curve.false_alarm_rate(), color=PALETTE[1], linewidth=1.6,
+            label="false-alarm rate", gid="false_alarm_rate", drawstyle="steps-post")
+    cost = curve.cost_per_1000(cost_fp, cost_fn)
+    cax.plot(t, cost, color=INK, linewidth=1.4, gid="cost", drawstyle="steps-post")
+    for a in (ax, cax):
+        a.axvline(t_star, color=INK, linestyle=":", linewidth=1.3,
+                  label=f"t* = {t_star:.3g} (cost)" if a is ax else None, gid="t_star")
+        if recall_threshold is not None:
+            a.axvline(recall_threshold, color=PALETTE[3], linestyle="-.", linewidth=1.3,
+                      label=f"t = {recall_threshold:.3g} (recall ≥ {target_recall:g})"
+                      if a is ax and target_recall is not None else
+                      (f"t = {recall_threshold:.3g} (target recall)" if a is ax else None),
+                      gid="t_recall")
+        _style(a)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("rate")
+    handles, names = ax.get_legend_handles_labels()
+    _legend_above(ax, handles, names, ncol=3)
+    cax.set_ylabel(f"cost / 1,000\n(FP {cost_fp:g}, FN {cost_fn:g})")
+    cax.set_xlabel("threshold t (flag when p ≥ t)")
+    if title:
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold",
+                     pad=9 + 12.5 * -(-len(names) // 3))
+    return fig
+
+
+
+def _recall_threshold(data: Binary, target: float) -> float | None:
+    """``vc.recall_threshold`` on these rows, or None when it cannot be computed (too few positives)."""
+    from ..decisions import recall_threshold
+
+    if not (data.y == 1).any():
+        return None
+    try:
+        return float(recall_threshold(data.p, data.y, target=target, sample_weight=data.w))
+    except VeracityError:
+        return None

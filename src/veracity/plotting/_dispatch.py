@@ -1,0 +1,106 @@
+"""The one seam between a result and its picture: :func:`draw`, keyed on the result's type.
+
+``result.plot(ax=None)`` (:meth:`veracity.core._display.Display.plot`) calls
+:func:`draw`; the result's own module never imports a figure function. The table
+below names, for each result type, the function that draws it; a type is looked up
+along its MRO, so a subclass draws like its base. Results of packages that draw in a
+``_plot.py`` of their own answer through a ``_plot(ax)`` method instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..core._validation import VeracityError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+Drawer = Callable[[Any, "Axes | None"], "Figure"]
+
+
+def _audit(result: Any, ax: Axes | None) -> Figure:
+    from ._reliability import plot_reliability
+
+    return plot_reliability(result.table, ax=ax)
+
+
+def _reliability_table(result: Any, ax: Axes | None) -> Figure:
+    from ._reliability import plot_reliability
+
+    return plot_reliability(result, ax=ax)
+
+
+def _ledger(result: Any, ax: Axes | None) -> Figure:
+    from ._reliability import _overlay_tables
+
+    if not result.tables:
+        raise VeracityError("this ledger holds no reliability tables to draw; build it with vc.compare")
+    return _overlay_tables(result.tables, title=f"Before and after {result.calibrator}", ax=ax)
+
+
+def _threshold_table(result: Any, ax: Axes | None) -> Figure:
+    from ._decisions import _threshold_table_figure
+
+    return _threshold_table_figure(result, ax=ax)
+
+
+def _risk_coverage(result: Any, ax: Axes | None) -> Figure:
+    from ._decisions import _risk_coverage_figure
+
+    return _risk_coverage_figure(result, ax=ax)
+
+
+def _monitor(result: Any, ax: Axes | None) -> Figure:
+    from ._monitoring import _monitor_figure
+
+    return _monitor_figure(result, ax=ax)
+
+
+def _store_status(result: Any, ax: Axes | None) -> Figure:
+    from ._monitoring import store_figure
+
+    if ax is not None:
+        raise VeracityError("StoreStatus.plot() draws two panels (rates and row counts); call it without ax")
+    return store_figure(result)
+
+
+def drawers() -> dict[type, Drawer]:
+    """Result type -> the function that draws it (the result classes are imported here, never the reverse)."""
+    from ..calibrators._ledger import Ledger
+    from ..core._audit import AuditResult
+    from ..core._reliability import ReliabilityTable
+    from ..decisions._selective import RiskCoverage
+    from ..decisions._table import ThresholdTable
+    from ..monitoring._monitor import MonitorResult
+    from ..monitoring._status import StoreStatus
+
+    return {
+        AuditResult: _audit,
+        ReliabilityTable: _reliability_table,
+        Ledger: _ledger,
+        ThresholdTable: _threshold_table,
+        RiskCoverage: _risk_coverage,
+        MonitorResult: _monitor,
+        StoreStatus: _store_status,
+    }
+
+
+def draw(result: Any, ax: Axes | None = None) -> Figure:
+    """The picture of ``result`` as a matplotlib Figure, drawn into ``ax`` when given.
+
+    >>> import veracity as vc
+    >>> fig = draw(vc.reliability([.1, .2, .8, .9], [0, 0, 1, 1], bins=5, min_count=1))
+    >>> [ax.get_ylabel() for ax in fig.axes]
+    ['observed frequency', 'count']
+    """
+    table = drawers()
+    for cls in type(result).__mro__:
+        if cls in table:
+            return table[cls](result, ax)
+    own: Callable[[Axes | None], Figure] | None = getattr(result, "_plot", None)
+    if own is not None:
+        return own(ax)
+    raise VeracityError(f"{type(result).__name__} has no picture; print it, or use to_frame() / to_dict()")

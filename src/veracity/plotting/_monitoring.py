@@ -1,0 +1,114 @@
+"""Monitoring figures: calibration by period (vc.monitor) and over time (a monitoring store).
+
+Only the store's ``(all)`` rows are drawn; slices are listed in the report's table.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ._style import INK, MUTED, PALETTE, _figure, _legend_above, _plain, _style
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+
+def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
+                    figsize: tuple[float, float] = (7.0, 4.2), dpi: float = 100,
+                    ax: Axes | None = None) -> Figure:
+    """Draw a :class:`~veracity.MonitorResult`: mean confidence vs observed rate (with interval) per period."""
+    if ax is None:
+        fig = _figure(figsize, dpi)
+        ax = fig.subplots(1, 1)
+    else:
+        fig = ax.figure
+    rows = result.rows
+    x = np.arange(len(rows))
+    rate = np.array([getattr(r, "rate", None) if hasattr(r, "rate") else r.base_rate for r in rows], dtype=float)
+    lo = np.array([r.ci_low for r in rows])
+    hi = np.array([r.ci_high for r in rows])
+    conf = np.array([r.conf for r in rows])
+    alert = np.array([r.status == "alert" or bool(getattr(r, "alerts", ())) for r in rows])
+    few = np.array([r.status == "insufficient" for r in rows])
+    pct = f"{result.level * 100:g}%"
+    ax.errorbar(x, rate, yerr=np.vstack((np.maximum(rate - lo, 0), np.maximum(hi - rate, 0))), fmt="none",
+                ecolor=PALETTE[0], elinewidth=1.1, capsize=2.5, label=f"{pct} interval of the rate", gid="intervals")
+    ax.plot(x, conf, color=INK, marker="_", markersize=12, linestyle="", label="mean confidence", gid="conf")
+    ok = ~few
+    ax.scatter(x[ok], rate[ok], color=PALETTE[0], s=28, zorder=3, label="observed rate", gid="rate")
+    if few.any():
+        ax.scatter(x[few], rate[few], facecolor="white", edgecolor=PALETTE[0], s=28, zorder=3,
+                   label=f"insufficient (< {result.min_count} labelled), hollow", gid="insufficient")
+    if alert.any():
+        ax.scatter(x[alert], rate[alert], marker="o", s=110, facecolor="none", edgecolor=PALETTE[1],
+                   linewidth=1.6, zorder=4, label="alert: confidence outside the interval", gid="alerts")
+    _style(ax)
+    names = [r.period if getattr(r, "slice", "(all)") in ("(all)", "", None) else f"{r.period} {r.slice}"
+             for r in rows]
+    ax.set_xticks(x, [_plain(n) for n in names], rotation=45 if len(rows) > 8 else 0, ha="right"
+                  if len(rows) > 8 else "center")
+    ax.set_ylabel("probability")
+    ax.set_xlabel("period")
+    handles, names = ax.get_legend_handles_labels()
+    _legend_above(ax, handles, names)
+    if title:
+        ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold",
+                     pad=9 + 12.5 * -(-len(names) // 2))
+    return fig
+
+
+def store_figure(status: Any, *, title: str | None = "Calibration over time", dpi: float = 100) -> Figure:
+    """Rate vs confidence per period (top) and labelled / pending rows (bottom)."""
+    rows = [r for r in status.rows if r.slice == "(all)"]
+    fig = _figure((9.6, 5.6), dpi)
+    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.3, 1], "hspace": 0.08})
+    x = np.arange(len(rows))
+    rate = np.array([r.rate for r in rows])
+    conf = np.array([r.conf for r in rows])
+    lo = np.array([r.ci_low for r in rows])
+    hi = np.array([r.ci_high for r in rows])
+    has = np.isfinite(rate)
+    few = np.array([r.labelled < status.min_count for r in rows]) & has
+    alert = np.array([bool(r.alerts) for r in rows])
+    pct = f"{status.level * 100:g}%"
+    top.errorbar(x[has], rate[has], yerr=np.vstack((np.maximum(rate - lo, 0)[has], np.maximum(hi - rate, 0)[has])),
+                 fmt="none", ecolor=PALETTE[0], elinewidth=1.1, capsize=2.5, label=f"{pct} interval of the rate",
+                 gid="intervals")
+    top.plot(x[has], conf[has], color=INK, marker="_", markersize=12, linestyle="", label="mean confidence",
+             gid="conf")
+    ok = has & ~few
+    top.scatter(x[ok], rate[ok], color=PALETTE[0], s=26, zorder=3, label="observed rate", gid="rate")
+    if few.any():
+        top.scatter(x[few], rate[few], facecolor="white", edgecolor=PALETTE[0], s=26, zorder=3,
+                    label=f"fewer than {status.min_count} labelled (hollow)", gid="insufficient")
+    if alert.any():
+        y_alert = np.where(has, rate, np.where(np.isfinite(conf), conf, 0.0))
+        top.scatter(x[alert], y_alert[alert], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
+                    linewidth=1.7, zorder=4, label="alert", gid="alerts")
+    est = np.array([r.estimate.rate if (r.estimate is not None and r.labelled == 0) else np.nan for r in rows])
+    if np.isfinite(est).any():
+        top.scatter(x, est, marker="D", s=22, facecolor="white", edgecolor=MUTED, zorder=3,
+                    label="expected rate of pending rows (label-free)", gid="estimate")
+    _style(top)
+    top.set_ylabel("probability")
+    handles, names = top.get_legend_handles_labels()
+    _legend_above(top, handles, names, ncol=3)
+    labelled = np.array([r.labelled for r in rows], dtype=float)
+    waiting = np.array([r.pending + r.overdue for r in rows], dtype=float)
+    bottom.bar(x, labelled, color=PALETTE[0], alpha=0.75, label="labelled", gid="labelled")
+    bottom.bar(x, waiting, bottom=labelled, color=MUTED, alpha=0.55, label="pending", gid="pending")
+    _style(bottom)
+    bottom.set_ylabel("rows")
+    top_rows = float(max((labelled + waiting).max(), 1.0))
+    bottom.set_ylim(0, top_rows * 1.45)
+    bottom.legend(loc="upper left", frameon=False, fontsize=9, ncol=2)
+    step = max(1, len(rows) // 26)
+    bottom.set_xticks(x[::step], [_plain(r.period) for r in rows][::step], rotation=45 if len(rows) > 8 else 0,
+                      ha="right" if len(rows) > 8 else "center")
+    bottom.set_xlabel("period")
+    if title:
+        top.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5 * -(-len(names) // 3))
+    return fig

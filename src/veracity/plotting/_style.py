@@ -1,0 +1,59 @@
+"""The look every figure shares: colours, a figure without pyplot, axes style, legends above."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..core._validation import VeracityError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+#: Colour cycle shared by plots and the HTML report (colour-blind safe, Okabe–Ito based).
+PALETTE = ("#1f5fa8", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000")
+
+INK = "#1f2933"
+
+MUTED = "#8a94a6"
+
+GRID = "#e4e7eb"
+
+
+
+def _figure(figsize: tuple[float, float], dpi: float) -> Figure:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise VeracityError(
+            "plots need matplotlib; install it with: pip install 'veracity[plot]'"
+        ) from None
+    fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+    return fig
+
+
+
+def _plain(text: Any) -> str:
+    """User text shown literally: matplotlib would read ``$...$`` as mathtext."""
+    return str(text).replace("$", r"\$")
+
+
+
+def _style(ax: Axes) -> None:
+    ax.grid(True, color=GRID, linewidth=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color(MUTED)
+    ax.tick_params(colors=INK, labelsize=9, color=MUTED)
+    ax.xaxis.label.set_color(INK)
+    ax.yaxis.label.set_color(INK)
+    ax.title.set_color(INK)
+
+
+
+def _legend_above(ax: Axes, handles: list[Any], names: list[str], ncol: int = 2) -> None:
+    """The legend in its own band above the axes: it never covers data."""
+    ax.legend(handles, names, loc="lower left", bbox_to_anchor=(0.0, 1.01, 1.0, 0.1), mode="expand",
+              ncol=ncol, fontsize=8, frameon=False, borderaxespad=0.2, handlelength=1.8)
