@@ -29,7 +29,7 @@ EXAMPLES = {
     "histogram": lambda: vc.HistogramBinning(bins=7, strategy="quantile"),
     "beta": lambda: vc.BetaCalibration(),
     "vector": lambda: vc.VectorScaling(reg_lambda=1e-2),
-    "matrix": lambda: vc.MatrixScaling(max_iter=40),
+    "matrix": lambda: vc.MatrixScaling(reg_mu=1e-2),
     "venn-abers": lambda: vc.VennAbers(),
     "venn-abers-ovo": lambda: _REGISTRY["venn-abers-ovo"](),
     "one-vs-rest": lambda: vc.OneVsRest("platt", method_params={"smoothing": True}),
