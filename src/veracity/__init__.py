@@ -123,6 +123,11 @@ from .report import (
     report,
 )
 
+# -- where the scores live: audits inside a SQL database, MLflow (issue 27) -----------
+# (sqlglot, the database drivers and MLflow are imported only when used)
+from .sql import audit_sql
+from .tracking import log_mlflow
+
 # -- where it is miscalibrated: segments and their repair (issue 24) -----------------
 from .segments import SegmentCalibration, SegmentRow, SegmentsResult, segments
 

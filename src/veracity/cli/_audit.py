@@ -13,6 +13,11 @@ calibrated model, with a p-value), ``--bootstrap`` (bootstrap intervals; ``--ci`
 calibration slope), ``--corp`` (MCB - DSC + UNC); ``--honest`` turns them all on:
 
     veracity audit scores.csv --bins auto --honest --resamples 1000 --random-state 0
+
+A table in a SQL database is audited where it is (only aggregates travel), and
+``--mlflow`` logs the audit to an MLflow run:
+
+    veracity audit --sql-url sqlite:///scores.db --table scores --score p --label y --by segment --mlflow
 """
 
 from __future__ import annotations
@@ -79,6 +84,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="bootstrap resamples and noise-floor redraws (default: 1000)")
     honest.add_argument("--random-state", "--seed", dest="seed", type=int, default=0,
                         help="random seed (default: 0; --seed is the old name)")
+    sql = parser.add_argument_group("a table in a SQL database (computed inside the database)")
+    sql.add_argument("--sql-url", default=None, metavar="URL",
+                     help="database URL: sqlite:///PATH, duckdb:///PATH, postgresql://USER@HOST/DB, or any "
+                          "SQLAlchemy URL when SQLAlchemy is installed (a password in it is never printed)")
+    sql.add_argument("--table", default=None, help="table to audit with --sql-url (schema.table is one name; "
+                                                    "use the Python API for a schema)")
+    parser.add_argument("--mlflow", action="store_true",
+                        help="also log the audit (metrics, audit.json, reliability.png, report.html) to MLflow: "
+                             "the active run, or a new run in MLFLOW_TRACKING_URI / MLFLOW_EXPERIMENT_NAME")
     add_json_argument(parser)
 
 
@@ -192,10 +206,70 @@ def _run_lazy(args: argparse.Namespace, engine: str) -> int:
     payload = {"file": path, "score": args.score, "label": args.label, "engine": engine, **result.to_dict()}
     names = {"duckdb": "DuckDB", "spark": "Spark", "dask": "Dask"}
     emit(args, str(result), payload, note_text=f"{shown_path(args, path)} ({names[engine]} engine)")
+    _log_mlflow(args, result)
     return 0
 
 
+def _run_sql(args: argparse.Namespace) -> int:
+    from ..core._validation import VeracityError
+    from ..sql import audit_sql
+    from ..sql._connect import redact
+
+    if args.table is None:
+        raise VeracityError("--sql-url needs --table naming the table to audit")
+    if args.file is not None:
+        raise VeracityError("pass either FILE or --sql-url, not both")
+    extras = _honest_flags(args)
+    if extras or args.engine != "auto" or "," in args.score:
+        drop = extras + (["--engine"] if args.engine != "auto" else []) + (["multiclass --score"] if "," in args.score else [])
+        raise VeracityError(f"--sql-url computes the core binary audit inside the database; drop {', '.join(drop)}")
+    result = audit_sql(
+        args.sql_url, table=args.table, score=args.score, label=args.label, by=args.by, sample_weight=args.weight,
+        bins=args.bins, strategy=args.strategy, pos_label=args.pos_label, score_type=args.score_type,
+        interval=args.interval, level=args.level, min_count=args.min_count, threshold=args.threshold,
+        max_groups=args.max_groups,
+    )
+    shown = redact(args.sql_url)
+    payload = {"database": shown, "table": args.table, "score": args.score, "label": args.label, **result.to_dict()}
+    emit(args, str(result), payload, note_text=f"{shown} table {args.table!r} (computed in the database)")
+    _log_mlflow(args, result)
+    return 0
+
+
+def _log_mlflow(args: argparse.Namespace, result: object) -> None:
+    """``--mlflow``: log to the active run, or to a new run that is ended here."""
+    if not getattr(args, "mlflow", False):
+        return
+    from ..core._validation import VeracityError
+    from ..tracking import log_mlflow
+    from ..tracking._mlflow import _mlflow
+
+    mlflow = _mlflow()
+    started = mlflow.active_run() is None
+    if started:
+        mlflow.start_run(run_name="veracity audit")
+    try:
+        logged = log_mlflow(result)
+    except VeracityError:
+        raise
+    except Exception as exc:  # the tracking server's reason on one line, never a credential
+        from ..sql._connect import redact
+
+        raise VeracityError(redact(f"logging to MLflow failed: {' '.join(str(exc).split())}")) from None
+    finally:
+        if started:
+            mlflow.end_run()
+    note(args, f"(logged to MLflow run {logged.run_id}: {len(logged.metrics)} metrics, "
+               f"{', '.join(logged.artifacts)})")
+
+
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "sql_url", None) is not None:
+        return _run_sql(args)
+    if getattr(args, "table", None) is not None:
+        from ..core._validation import VeracityError
+
+        raise VeracityError("--table names a table of --sql-url; pass --sql-url URL too")
     engine = _engine(args)
     if engine != "memory":
         return _run_lazy(args, engine)
@@ -231,4 +305,5 @@ def run(args: argparse.Namespace) -> int:
     )
     payload = {"file": path, "score": args.score, "label": args.label, **result.to_dict()}
     emit(args, str(result), payload, note_text=shown_path(args, path))
+    _log_mlflow(args, result)
     return 0
