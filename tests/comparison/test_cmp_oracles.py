@@ -1,0 +1,244 @@
+"""Model comparison against definitions and independent implementations.
+
+Oracles: DeLong's variance from the O(n²) Mann–Whitney kernel, written here
+independently of the O(n log n) placements (DeLong, DeLong & Clarke-Pearson 1988);
+``dcurves`` (Sjoberg's Python port of Vickers' decision curve analysis) for net benefit;
+``vc.corp`` / ``vc.brier`` / ``vc.nll`` / ``vc.ece(estimator="debiased")`` for the per-model
+numbers; per-row definitions for the Murphy diagram, the net-benefit intervals and the cost.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import veracity as vc
+from veracity.comparison._paired import paired_mean
+
+
+def _two(seed, n, ties=False, weights=False):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-z))).astype(float)
+    a = 1 / (1 + np.exp(-(0.7 * z + rng.normal(size=n))))
+    b = 1 / (1 + np.exp(-(1.2 * z + 0.6 * rng.normal(size=n))))
+    if ties:
+        a, b = np.round(a, 1), np.round(b, 2)
+    w = rng.integers(1, 4, n).astype(float) if weights else None
+    return a, b, y, w
+
+
+# -- DeLong ------------------------------------------------------------------------------------
+def _kernel_delong(a, b, y, w=None):
+    """DeLong's paired variance of AUC_b - AUC_a from the full n1 x n0 kernel (independent reference)."""
+    pos, neg = y == 1, y == 0
+    w = np.ones(y.size) if w is None else w
+    wp, wn = w[pos], w[neg]
+    out = {}
+    for name, s in (("a", a), ("b", b)):
+        psi = (s[pos][:, None] > s[neg][None, :]) + 0.5 * (s[pos][:, None] == s[neg][None, :])
+        v10 = psi @ wn / wn.sum()
+        v01 = wp @ psi / wp.sum()
+        out[name] = (float(np.dot(wp, v10) / wp.sum()), v10, v01)
+    n1, n0 = pos.sum(), neg.sum()
+
+    def cov(x, u, weights, n):
+        mx, mu = np.dot(weights, x) / weights.sum(), np.dot(weights, u) / weights.sum()
+        return np.sum(weights**2 * (x - mx) * (u - mu)) / weights.sum() ** 2 * n / (n - 1)
+
+    var = 0.0
+    for k, (weights, n) in ((1, (wp, n1)), (2, (wn, n0))):
+        xa, xb = out["a"][k], out["b"][k]
+        var += cov(xa, xa, weights, n) + cov(xb, xb, weights, n) - 2 * cov(xa, xb, weights, n)
+    diff = out["b"][0] - out["a"][0]
+    p = 2 * stats.norm.sf(abs(diff) / np.sqrt(var))
+    return out["a"][0], out["b"][0], var, p
+
+
+def _kernel_delong_unweighted_textbook(a, b, y):
+    """The textbook form: S10, S01 as np.cov of the placements (ddof=1), var = .../n1 + .../n0."""
+    pos, neg = y == 1, y == 0
+    v10, v01 = [], []
+    for s in (a, b):
+        psi = (s[pos][:, None] > s[neg][None, :]) + 0.5 * (s[pos][:, None] == s[neg][None, :])
+        v10.append(psi.mean(axis=1))
+        v01.append(psi.mean(axis=0))
+    s10, s01 = np.cov(np.vstack(v10)), np.cov(np.vstack(v01))
+    c = np.array([-1.0, 1.0])
+    var = c @ s10 @ c / pos.sum() + c @ s01 @ c / neg.sum()
+    diff = v10[1].mean() - v10[0].mean()
+    return var, 2 * stats.norm.sf(abs(diff) / np.sqrt(var))
+
+
+@pytest.mark.parametrize("seed,n,ties", [(0, 60, False), (1, 300, True), (2, 1000, False), (3, 25, True)])
+def test_delong_variance_and_p_value_equal_the_kernel_form(seed, n, ties):
+    a, b, y, _ = _two(seed, n, ties=ties)
+    r = vc.compare_models({"a": a, "b": b}, y, n_resamples=0).row("auc")
+    auc_a, auc_b, var, p = _kernel_delong(a, b, y)
+    var2, p2 = _kernel_delong_unweighted_textbook(a, b, y)
+    assert r.value_a == pytest.approx(auc_a, abs=1e-12) and r.value_a == pytest.approx(vc.auc(a, y), abs=1e-12)
+    assert r.value_b == pytest.approx(auc_b, abs=1e-12)
+    assert abs(r.se**2 - var) <= 1e-10 * var and abs(var - var2) <= 1e-10 * var
+    assert abs(r.p_value - p) <= 1e-10 and abs(p - p2) <= 1e-10
+
+
+def test_weighted_delong_equals_the_weighted_kernel_form():
+    a, b, y, w = _two(4, 400, ties=True, weights=True)
+    r = vc.compare_models({"a": a, "b": b}, y, sample_weight=w, n_resamples=0).row("auc")
+    auc_a, auc_b, var, p = _kernel_delong(a, b, y, w)
+    assert r.value_a == pytest.approx(vc.auc(a, y, sample_weight=w), abs=1e-12)
+    assert r.diff == pytest.approx(auc_b - auc_a, abs=1e-12)
+    assert abs(r.se**2 - var) <= 1e-10 * var and abs(r.p_value - p) <= 1e-10
+
+
+def test_delong_on_logits_ranks_the_logits():
+    rng = np.random.default_rng(5)
+    la, lb = rng.normal(0, 40, 300), rng.normal(0, 40, 300)  # saturated sigmoids would tie
+    y = (rng.random(300) < 0.5).astype(float)
+    r = vc.compare_models({"a": la, "b": lb}, y, score_type="logit", n_resamples=0).row("auc")
+    _, _, var, p = _kernel_delong(la, lb, y)
+    assert r.value_a == pytest.approx(vc.auc(la, y, score_type="logit"), abs=1e-12)
+    assert abs(r.se**2 - var) <= 1e-10 * var and abs(r.p_value - p) <= 1e-10
+
+
+# -- per-model numbers and CORP -------------------------------------------------------------------
+@pytest.mark.parametrize("weights", [False, True])
+def test_per_model_values_are_the_library_metrics(weights):
+    a, b, y, w = _two(6, 700, ties=True, weights=weights)
+    r = vc.compare_models({"a": a, "b": b}, y, sample_weight=w, n_resamples=0, bins=10)
+    for name, s in (("a", a), ("b", b)):
+        side = "value_a" if name == "a" else "value_b"
+        assert getattr(r.row("brier"), side) == pytest.approx(vc.brier(s, y, sample_weight=w), abs=1e-14)
+        assert getattr(r.row("log_loss"), side) == pytest.approx(vc.nll(s, y, sample_weight=w), abs=1e-13)
+        assert getattr(r.row("ece"), side) == pytest.approx(
+            vc.ece(s, y, sample_weight=w, estimator="debiased", bins=10), abs=1e-12)
+        ref = vc.corp(s, y, sample_weight=w)
+        got = r.corp[name]
+        np.testing.assert_allclose(got.x, ref.x, rtol=0, atol=0)
+        np.testing.assert_allclose(got.y, ref.y, atol=1e-12)
+        np.testing.assert_allclose(got.weight, ref.weight, rtol=1e-12)
+        for part in ("brier", "log_loss"):
+            for k in ("score", "mcb", "dsc", "unc"):
+                assert getattr(getattr(got, part), k) == pytest.approx(getattr(getattr(ref, part), k), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed,weights", [(7, False), (8, True)])
+def test_corp_of_the_difference_is_the_difference_of_the_corps(seed, weights):
+    a, b, y, w = _two(seed, 500, ties=seed == 8, weights=weights)
+    r = vc.compare_models({"a": a, "b": b}, y, sample_weight=w, n_resamples=0)
+    d = r.corp_differences[0]
+    ca, cb = vc.corp(a, y, sample_weight=w).brier, vc.corp(b, y, sample_weight=w).brier
+    assert d.mcb == pytest.approx(cb.mcb - ca.mcb, abs=1e-12)
+    assert d.dsc == pytest.approx(cb.dsc - ca.dsc, abs=1e-12)
+    assert d.unc == pytest.approx(0.0, abs=1e-12)
+    assert d.score == pytest.approx(cb.score - ca.score, abs=1e-12)
+    assert d.score == pytest.approx(r.row("brier").diff, abs=1e-12)
+
+
+def test_paired_brier_and_log_loss_intervals_are_the_paired_t_intervals():
+    a, b, y, _ = _two(9, 250)
+    r = vc.compare_models({"a": a, "b": b}, y, n_resamples=0)
+    for metric, d in (("brier", (b - y) ** 2 - (a - y) ** 2),
+                      ("log_loss", -(y * np.log(b) + (1 - y) * np.log(1 - b)) + (y * np.log(a) + (1 - y) * np.log(1 - a)))):
+        row = r.row(metric)
+        se = d.std(ddof=1) / np.sqrt(d.size)
+        assert row.diff == pytest.approx(d.mean(), abs=1e-12)
+        assert row.se == pytest.approx(se, rel=1e-10)
+        z = stats.norm.ppf(0.975)
+        assert row.ci_low == pytest.approx(d.mean() - z * se, abs=1e-12)
+        assert row.p_value == pytest.approx(2 * stats.norm.sf(abs(d.mean()) / se), abs=1e-12)
+
+
+def test_weighted_paired_mean_is_the_ratio_estimators_linearised_variance():
+    rng = np.random.default_rng(10)
+    d, w = rng.normal(0.1, 1, 300), rng.random(300) + 0.5
+    e = paired_mean(d, w, 0.9)
+    mean = np.dot(w, d) / w.sum()
+    var = np.sum(w**2 * (d - mean) ** 2) / w.sum() ** 2 * 300 / 299
+    assert e.value == pytest.approx(mean, abs=1e-14) and e.se == pytest.approx(np.sqrt(var), rel=1e-12)
+    assert e.high - e.low == pytest.approx(2 * stats.norm.ppf(0.95) * np.sqrt(var), rel=1e-12)
+
+
+# -- decision curves: dcurves as the oracle ----------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1])
+def test_net_benefit_equals_dcurves(seed):
+    import dcurves  # imports lifelines and statsmodels: a few seconds, once
+
+    a, b, y, _ = _two(seed, 600, ties=seed == 1)
+    thresholds = [i / 50 for i in range(1, 50)]
+    ours = vc.decision_curve({"a": a, "b": b}, y, thresholds=thresholds)
+    df = pd.DataFrame({"a": a, "b": b, "y": y.astype(int)})
+    ref = dcurves.dca(data=df, outcome="y", modelnames=["a", "b"], thresholds=thresholds)
+    for model in ("a", "b", "all", "none"):
+        want = ref[ref.model == model].sort_values("threshold").net_benefit.to_numpy()
+        np.testing.assert_allclose(ours.net_benefit[model], want, rtol=0, atol=1e-12)
+    assert {r.model for r in ours.rows} == {"a", "b", "all", "none"}
+
+
+def test_net_benefit_interval_is_the_normal_interval_of_the_per_row_values():
+    a, _, y, w = _two(11, 400, weights=True)
+    t = np.array([0.2, 0.5])
+    dc = vc.decision_curve(a, y, thresholds=t, sample_weight=w, level=0.9)
+    for k, tk in enumerate(t):
+        f = a >= tk
+        per_row = f * (y - (1 - y) * tk / (1 - tk))
+        e = paired_mean(per_row, w, 0.9)
+        assert dc.net_benefit["model"][k] == pytest.approx(e.value, abs=1e-14)
+        assert dc.ci_low["model"][k] == pytest.approx(e.low, abs=1e-12)
+        assert dc.ci_high["model"][k] == pytest.approx(e.high, abs=1e-12)
+    allrow = y - (1 - y) * t[0] / (1 - t[0])
+    assert dc.ci_low["all"][0] == pytest.approx(paired_mean(allrow, w, 0.9).low, abs=1e-12)
+
+
+# -- Murphy diagram -----------------------------------------------------------------------------------
+def _elementary(p, y, theta):
+    """Ehm et al. (2016): S_theta(p, y) = |1{y < theta} - 1{p < theta}| |y - theta|, per row and theta."""
+    return np.abs((y[:, None] < theta[None, :]).astype(float) - (p[:, None] < theta[None, :])) * np.abs(
+        y[:, None] - theta[None, :])
+
+
+def test_murphy_diagram_is_the_mean_elementary_score_and_its_band_the_paired_interval():
+    a, b, y, w = _two(12, 300, ties=True, weights=True)
+    theta = np.array([0.05, 0.2, 0.5, 0.7, 0.95])
+    m = vc.murphy_diagram({"a": a, "b": b}, y, theta=theta, sample_weight=w)
+    sa, sb = _elementary(a, y, theta), _elementary(b, y, theta)
+    np.testing.assert_allclose(m.elementary["a"], w @ sa / w.sum(), atol=1e-14)
+    np.testing.assert_allclose(m.elementary["b"], w @ sb / w.sum(), atol=1e-14)
+    for k in range(theta.size):
+        e = paired_mean(sb[:, k] - sa[:, k], w, 0.95)
+        assert m.difference.diff[k] == pytest.approx(e.value, abs=1e-14)
+        assert m.difference.ci_low[k] == pytest.approx(e.low, abs=1e-12)
+        assert m.difference.ci_high[k] == pytest.approx(e.high, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.booleans()), min_size=2, max_size=40),
+       st.integers(1, 4))
+def test_murphy_mean_over_uniform_theta_is_half_the_brier_score(rows, digits):
+    # The mean elementary score is linear in theta between the distinct scores, so its exact
+    # integral over theta ~ U(0, 1) is the sum of segment lengths times the value at the midpoints.
+    p = np.round(np.array([r[0] for r in rows]), digits)
+    y = np.array([float(r[1]) for r in rows])
+    cuts = np.unique(np.r_[0.0, p, 1.0])
+    mids = (cuts[1:] + cuts[:-1]) / 2
+    m = vc.murphy_diagram(p, y, theta=mids)
+    integral = float(np.dot(np.diff(cuts), m.elementary["model"]))
+    assert integral == pytest.approx(vc.brier(p, y) / 2, abs=1e-12)
+
+
+# -- expected vs realised cost ------------------------------------------------------------------------
+def test_realised_cost_against_its_definition():
+    a, b, y, w = _two(13, 500, weights=True)
+    r = vc.realised_cost({"a": a, "b": b}, y, threshold=0.3, cost_fp=1, cost_fn=4, sample_weight=w)
+    for row, p in zip(r.rows, (a, b)):
+        f = p >= 0.3
+        expected = np.where(f, 1 - p, 4 * p)
+        realised = np.where(f, 1 - y, 4 * y)
+        assert row.expected == pytest.approx(np.dot(w, expected) / w.sum(), abs=1e-14)
+        assert row.realised == pytest.approx(np.dot(w, realised) / w.sum(), abs=1e-14)
+        table = vc.threshold_table(p, y, [0.3], cost_fp=1, cost_fn=4, sample_weight=w)
+        assert row.realised == pytest.approx(table.cost[0] / table.n, abs=1e-12)
+        gap = paired_mean(realised - expected, w, 0.95)
+        assert (row.gap, row.ci_low, row.ci_high) == pytest.approx((gap.value, gap.low, gap.high), abs=1e-12)
