@@ -230,7 +230,7 @@ def _run_sql(args: argparse.Namespace) -> int:
         max_groups=args.max_groups,
     )
     shown = redact(args.sql_url)
-    payload = {"database": shown, "table": args.table, "score": args.score, "label": args.label, **result.to_dict()}
+    payload = {"database": shown, "sql_table": args.table, "score": args.score, "label": args.label, **result.to_dict()}
     emit(args, str(result), payload, note_text=f"{shown} table {args.table!r} (computed in the database)")
     _log_mlflow(args, result)
     return 0
