@@ -1,0 +1,109 @@
+"""Statistical behaviour of the paired intervals by seeded simulation (about a second in all).
+
+Each simulation draws a latent risk z, labels y ~ Bernoulli(expit(1.5 z)) and two models that
+both read z plus a *shared* noise (what makes them correlated, as two models trained on the
+same features are) and a little noise of their own. The library's own pieces run on every
+simulated data set: the paired mean (Brier, log loss: what ``compare_models`` uses on per-row
+loss differences, see test_cmp_oracles) and DeLong's placements and covariance. True
+differences come from one draw of 4·10⁵ rows (Monte-Carlo error ~1 % of the intervals' widths).
+
+Tolerances: coverage ≥ 93 % at 95 % over 500 simulations (the binomial SE of 95 % is 1 %);
+false-positive rate ≤ 6 % at 5 % over 1,000 null simulations (SE 0.7 %).
+"""
+
+import numpy as np
+import pytest
+
+from veracity.comparison._delong import delong_covariance, delong_test, rank_models
+from veracity.comparison._paired import paired_mean, z_of
+
+
+def _expit(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _draw(rng, n, k_b, own=0.25):
+    z = rng.normal(size=n)
+    y = (rng.random(n) < _expit(1.5 * z)).astype(float)
+    shared = rng.normal(size=n)
+    a = _expit(z + 0.6 * shared + own * rng.normal(size=n))
+    b = _expit(k_b * z + 0.6 * shared + own * rng.normal(size=n))
+    return a, b, y
+
+
+def _losses(p, y):
+    return {"brier": (p - y) ** 2, "log_loss": -(y * np.log(p) + (1 - y) * np.log1p(-p))}
+
+
+def _auc(p, y):
+    r = rank_models([p], y, None)[0]
+    return r.auc
+
+
+def _paired(a, b, y, level=0.95):
+    """``{metric: Estimate of b - a}`` from the library's paired mean and DeLong test."""
+    la, lb = _losses(a, y), _losses(b, y)
+    out = {m: paired_mean(lb[m] - la[m], None, level) for m in la}
+    ranked = rank_models([a, b], y, None)
+    cov = delong_covariance(ranked, y, None)
+    out["auc"] = delong_test(ranked, cov, 0, 1, level)
+    return out, la, lb, ranked, cov
+
+
+@pytest.fixture(scope="module")
+def truth():
+    a, b, y = _draw(np.random.default_rng(2024), 400_000, k_b=1.3)
+    la, lb = _losses(a, y), _losses(b, y)
+    out = {m: float(lb[m].mean() - la[m].mean()) for m in la}
+    out["auc"] = _auc(b, y) - _auc(a, y)
+    return out
+
+
+def test_paired_intervals_cover_the_true_differences(truth):
+    rng = np.random.default_rng(7)
+    k = 500
+    hits = {m: 0 for m in truth}
+    for _ in range(k):
+        est, *_ = _paired(*_draw(rng, 300, k_b=1.3))
+        for m, e in est.items():
+            hits[m] += e.low <= truth[m] <= e.high
+    assert all(abs(v) > 0.005 for v in truth.values())  # a real difference, correlated models
+    rates = {m: h / k for m, h in hits.items()}
+    assert min(rates.values()) >= 0.93, rates
+
+
+def test_false_positive_rate_under_the_null_is_at_most_the_level():
+    rng = np.random.default_rng(8)
+    k = 1000
+    rejected = {"brier": 0, "log_loss": 0, "auc": 0}
+    for _ in range(k):
+        est, *_ = _paired(*_draw(rng, 300, k_b=1.0))  # two exchangeable models: equally good
+        for m, e in est.items():
+            rejected[m] += e.p_value < 0.05
+    rates = {m: r / k for m, r in rejected.items()}
+    assert max(rates.values()) <= 0.06, rates
+    assert min(rates.values()) >= 0.02, rates  # and not conservative to the point of uselessness
+
+
+def test_the_paired_test_is_far_more_powerful_than_two_unpaired_intervals():
+    # The habit this replaces: compute each model's interval and call them different when the
+    # intervals do not overlap. With correlated models the shared noise cancels only in the pairs.
+    rng = np.random.default_rng(9)
+    k, z = 400, z_of(0.95)
+    paired = {"brier": 0, "auc": 0}
+    unpaired = {"brier": 0, "auc": 0}
+    for _ in range(k):
+        a, b, y = _draw(rng, 400, k_b=1.5)
+        est, la, lb, ranked, cov = _paired(a, b, y)
+        paired["brier"] += est["brier"].p_value < 0.05
+        paired["auc"] += est["auc"].p_value < 0.05
+        ea, eb = paired_mean(la["brier"], None, 0.95), paired_mean(lb["brier"], None, 0.95)
+        unpaired["brier"] += ea.high < eb.low or eb.high < ea.low
+        sa, sb = np.sqrt(cov[0, 0]), np.sqrt(cov[1, 1])
+        lo_a, hi_a, lo_b, hi_b = ranked[0].auc - z * sa, ranked[0].auc + z * sa, ranked[1].auc - z * sb, ranked[1].auc + z * sb
+        unpaired["auc"] += hi_a < lo_b or hi_b < lo_a
+    power = {m: v / k for m, v in paired.items()}
+    naive = {m: v / k for m, v in unpaired.items()}
+    assert min(power.values()) >= 0.6, power
+    assert max(naive.values()) <= 0.15, naive
+    assert all(power[m] >= 4 * naive[m] + 0.3 for m in power), (power, naive)
