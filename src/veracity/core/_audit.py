@@ -15,6 +15,7 @@ from ._reliability import ReliabilityTable
 from ._stats import MAX_GROUPS, BinStats, group_rows, subset
 from ._text import fmt, render_table
 from ._compat import renamed
+from ._sections import section as audit_section
 from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, to_numpy
 from ._display import Display
 
@@ -243,32 +244,32 @@ def _honest_extras(
             raise VeracityError(f"{name} must be True or False, got {flag!r}")
     extras: dict[str, Any] = {}
     if ci or noise_floor:
-        from ..honest._common import check_count
+        from ._validation import check_count
 
         n_resamples = check_count(n_resamples, "n_resamples", 2)
     if estimators:
-        from ..honest._estimates import ece_estimates_of
+        ece_estimates_of = audit_section("estimators")  # registered by veracity.honest
 
         extras["estimators"] = ece_estimates_of(data, edges, strategy)
     if noise_floor:
-        from ..honest._noise_floor import noise_floor_of
+        noise_floor_of = audit_section("noise_floor")
 
         extras["noise_floor"] = noise_floor_of(
             data, strategy=strategy, n_redraws=n_resamples, seed=seed, edges=edges
         )
     if ci:
-        from ..honest._bootstrap import bootstrap_of
+        bootstrap_of = audit_section("bootstrap")
 
         extras["intervals"] = bootstrap_of(
             data, method="bca" if ci is True else ci, n_resamples=n_resamples, level=level,
             seed=seed, strategy=strategy, threshold=threshold, edges=edges,
         )
     if tests:
-        from ..honest._tests import calibration_tests_of
+        calibration_tests_of = audit_section("tests")
 
         extras["tests"] = calibration_tests_of(data)
     if corp:
-        from ..honest._corp import corp_of
+        corp_of = audit_section("corp")
 
         extras["corp"] = corp_of(data)
     return extras

@@ -143,6 +143,13 @@ def _check_finite(arr: np.ndarray, name: str) -> None:
     )
 
 
+def check_count(value: Any, name: str, minimum: int = 1) -> int:
+    """``value`` as an int when it is a whole number >= ``minimum`` (counts: ``n_resamples`` …)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise VeracityError(f"{name} must be an integer >= {minimum}, got {value!r}", param=name)
+    return int(value)
+
+
 def check_score_type(score_type: str) -> str:
     if score_type not in SCORE_TYPES:
         raise VeracityError(

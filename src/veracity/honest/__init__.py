@@ -23,6 +23,20 @@ from ._tests import (
     spiegelhalter,
 )
 
+# the audit's optional sections: the core names them, this package computes them (core/_sections.py)
+from ..core._sections import register_section
+from ._bootstrap import bootstrap_of
+from ._corp import corp_of
+from ._estimates import ece_estimates_of
+from ._noise_floor import noise_floor_of
+from ._tests import calibration_tests_of
+
+register_section("estimators", ece_estimates_of)
+register_section("noise_floor", noise_floor_of)
+register_section("bootstrap", bootstrap_of)
+register_section("tests", calibration_tests_of)
+register_section("corp", corp_of)
+
 __all__ = [
     "BootstrapIntervals",
     "CORPResult",

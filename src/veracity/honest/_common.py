@@ -6,13 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import Binary, VeracityError
-
-
-def check_count(value: Any, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise VeracityError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+from ..core._validation import Binary, VeracityError, check_count  # noqa: F401 (re-exported: defined in the core)
 
 
 def check_level(level: Any) -> float:
