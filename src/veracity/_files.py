@@ -1,15 +1,26 @@
-"""Writing files safely: atomically (a temporary file in the same folder, then a rename).
+"""Files: finding them (a path, directory or glob as a list of local files) and writing them safely.
 
-A reader never sees a half-written artifact or table, and a failed write leaves
-the previous file untouched.
+:func:`expand` turns what a user names into absolute local paths and their kind
+(``"parquet"`` or ``"csv"``); remote URLs are refused. :func:`write_atomic` writes
+through a temporary file in the same folder, then a rename: a reader never sees a
+half-written artifact or table, and a failed write leaves the previous file untouched.
+A leaf of the package: it imports nothing of veracity's but the error type.
 """
 
 from __future__ import annotations
 
+import glob as _glob
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+
+from .core._validation import VeracityError
+
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_PARQUET = (".parquet", ".pq", ".parq")
+_CSV = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz")
 
 
 def write_atomic(path: str | Path, data: str | bytes | Callable[[Path], None]) -> Path:
@@ -44,3 +55,46 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def is_remote(path: str) -> bool:
+    return bool(_URL.match(path))
+
+
+def expand(source: str | os.PathLike) -> tuple[list[str], str]:
+    """``(absolute file paths, "parquet"|"csv")`` for a file, a directory or a glob."""
+    text = os.fspath(source)
+    if is_remote(text):
+        scheme = text.split("://", 1)[0]
+        raise VeracityError(
+            f"remote paths ({scheme}://) are not read by veracity; download the file first, or open it "
+            "with your own DuckDB connection and pass the relation (vc.audit(con.read_parquet(url), ...))"
+        )
+    p = Path(text).expanduser()
+    if any(ch in text for ch in "*?["):
+        files = sorted(f for f in _glob.glob(str(p), recursive=True) if os.path.isfile(f))
+        if not files:
+            raise VeracityError(f"no file matches {text}; check the pattern")
+    elif p.is_dir():
+        files = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(_PARQUET))
+        if not files:
+            raise VeracityError(f"{text} is a directory without .parquet files; pass a file or a glob")
+    elif p.exists():
+        files = [str(p)]
+    else:
+        raise VeracityError(f"file not found: {text}; check the path")
+    files = [os.path.abspath(f) for f in files]
+    kinds = {_kind(f) for f in files}
+    if len(kinds) > 1:
+        raise VeracityError(f"{text} matches both CSV and Parquet files; pass one kind at a time")
+    return files, kinds.pop()
+
+
+def _kind(path: str) -> str:
+    low = path.lower()
+    if low.endswith(_PARQUET):
+        return "parquet"
+    if low.endswith(_CSV):
+        return "csv"
+    with open(path, "rb") as fh:  # by content: Parquet files start with PAR1
+        return "parquet" if fh.read(4) == b"PAR1" else "csv"

@@ -82,7 +82,7 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
     import pyarrow as pa
     import pyarrow.dataset as ds
 
-    from .frames._duckdb import expand
+    from ._files import expand
 
     files, kind = expand(pattern)
     try:
