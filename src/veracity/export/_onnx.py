@@ -1,0 +1,228 @@
+r"""A calibrator's map as an ONNX model: double input ``score``, double output ``probability``.
+
+Every tensor is double (binary64) from input to output. The plan's nodes map onto
+standard ``ai.onnx`` operators (opset 17, IR version 8, which onnxruntime ≥ 1.14 runs):
+
+* arithmetic, ``Exp``, ``Log``, ``Abs``, ``Max`` and ``Clip`` as they are; the sigmoid as
+  ``1 / (1 + Exp(−z))`` (scipy's ``expit`` formula, not the ``Sigmoid`` kernel);
+* a step table (isotonic, histogram, Venn–ABERS) as a **branch-free binary search**:
+  ``i = 0``; for each power of two ``s`` from the largest below the table length down to
+  1, ``i += s`` where ``edges[i + s − 1] <= x`` (``<`` for the left side) — ``Gather``,
+  ``LessOrEqual``, ``Where``; ⌈log₂ K⌉ rounds, O(N log K) work and O(N) memory. The result
+  is ``searchsorted(edges, x, side)`` exactly, so a score on a knot gets the knot's step,
+  as ``transform`` gives it; the piece's value (or slope, knot and value of a linear
+  piece) is then gathered at ``i``. skl2onnx's isotonic instead takes the *nearest*
+  threshold (``ArgMin |x − X|``), which is not the function scikit-learn applies;
+* multiclass heads: ``Softmax`` over the K logits; one-vs-rest renormalisation with
+  ``ReduceSum`` and ``Where`` (a row summing to <= 0 becomes uniform).
+
+The artifact's provenance is stored in the model's ``metadata_props`` and ``doc_string``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._plan import Node, Plan, provenance
+
+OPSET = 17
+IR_VERSION = 8
+
+
+class _Graph:
+    def __init__(self, p: Plan):
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+
+        self.onnx, self.helper, self.nph, self.TP = onnx, helper, numpy_helper, TensorProto
+        self.plan = p
+        self.nodes: list[Any] = []
+        self.inits: list[Any] = []
+        self.memo: dict[int, str] = {}
+        self.keep: list[Any] = []   # keeps memoised nodes alive so their ids stay unique
+        self.consts: dict[tuple, str] = {}
+        self.count = 0
+
+    def name(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}_{self.count}"
+
+    def op(self, op_type: str, inputs: list[str], **attrs: Any) -> str:
+        out = self.name(op_type.lower())
+        self.nodes.append(self.helper.make_node(op_type, inputs, [out], name=out, **attrs))
+        return out
+
+    def tensor(self, values: Any, dtype: Any = np.float64) -> str:
+        arr = np.asarray(values, dtype=dtype)
+        key = (arr.dtype.str, arr.shape, arr.tobytes())
+        if key not in self.consts:
+            nm = self.name("c")
+            self.inits.append(self.nph.from_array(arr, nm))
+            self.consts[key] = nm
+        return self.consts[key]
+
+    def scalar(self, v: float) -> str:
+        return self.tensor(np.float64(v))
+
+    # -- nodes --------------------------------------------------------------------------
+    def render(self, node: Node) -> str:
+        key = id(node)
+        if key in self.memo:
+            return self.memo[key]
+        out = self._render(node)
+        self.memo[key] = out
+        self.keep.append(node)
+        return out
+
+    def _render(self, node: Node) -> str:
+        op = node[0]
+        if op == "col":
+            if not self.plan.multiclass:
+                return "score"
+            return self.op("Gather", ["score", self.tensor(np.int64(node[1]), np.int64)], axis=1)
+        if op == "const":
+            return self.scalar(node[1])
+        if op in ("add", "sub", "mul", "div"):
+            kind = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div"}[op]
+            return self.op(kind, [self.render(node[1]), self.render(node[2])])
+        if op == "neg":
+            return self.op("Neg", [self.render(node[1])])
+        if op == "abs":
+            return self.op("Abs", [self.render(node[1])])
+        if op == "max0":
+            return self.op("Max", [self.render(node[1]), self.scalar(0.0)])
+        if op == "ln":
+            return self.op("Log", [self.render(node[1])])
+        if op == "exp":
+            return self.op("Exp", [self.render(node[1])])
+        if op == "sigmoid":
+            e = self.op("Exp", [self.op("Neg", [self.render(node[1])])])
+            return self.op("Div", [self.scalar(1.0), self.op("Add", [self.scalar(1.0), e])])
+        if op == "clip":
+            x, lo, hi = self.render(node[1]), node[2], node[3]
+            if lo is not None and hi is not None:
+                return self.op("Clip", [x, self.scalar(lo), self.scalar(hi)])
+            if lo is not None:
+                return self.op("Max", [x, self.scalar(lo)])
+            return self.op("Min", [x, self.scalar(hi)]) if hi is not None else x
+        if op == "piecewise":
+            return self.piecewise(self.render(node[1]), np.asarray(node[2], dtype=np.float64), node[3], node[4])
+        if op == "head":
+            return self.op("Gather", [self.head(node[1], node[2]), self.tensor(np.int64(node[3]), np.int64)], axis=1)
+        raise AssertionError(op)  # pragma: no cover
+
+    def searchsorted(self, x: str, edges: np.ndarray, side: str) -> str:
+        """``searchsorted(edges, x, side)`` (int64, shape of x) by a branch-free binary search."""
+        n = edges.size
+        top = 1 << (n.bit_length() - 1)
+        padded = self.tensor(np.concatenate([edges, np.full(top, np.inf)]))
+        cmp = "LessOrEqual" if side == "right" else "Less"
+        pos = self.filled(x, np.int64(0))
+        step = top
+        while step >= 1:
+            cand = self.op("Add", [pos, self.tensor(np.int64(step), np.int64)])
+            edge = self.op("Gather", [padded, self.op("Sub", [cand, self.tensor(np.int64(1), np.int64)])], axis=0)
+            pos = self.op("Where", [self.op(cmp, [edge, x]), cand, pos])
+            step //= 2
+        return pos
+
+    def piecewise(self, x: str, edges: np.ndarray, side: str, pieces: list[tuple]) -> str:
+        if edges.size == 0:
+            return self.piece_const(x, pieces[0])
+        i = self.searchsorted(x, edges, side)
+        y0 = self.op("Gather", [self.tensor([p[3] for p in pieces]), i], axis=0)
+        if all(p[0] == "affine" and p[1] == 0.0 for p in pieces):
+            return y0
+        slope = [p[1] if p[0] == "affine" else 0.0 for p in pieces]
+        x0 = [p[2] if p[0] == "affine" else p[1] for p in pieces]
+        gx0 = self.op("Gather", [self.tensor(x0), i], axis=0)
+        affine = self.op("Add", [self.op("Mul", [self.op("Gather", [self.tensor(slope), i], axis=0),
+                                                 self.op("Sub", [x, gx0])]), y0])
+        if not any(p[0] == "frac" for p in pieces):
+            return affine
+        # knots closer than 1/max-float: interpolate by the fraction of the interval
+        x1 = [p[2] if p[0] == "frac" else 1.0 for p in pieces]
+        y1 = [p[4] if p[0] == "frac" else 0.0 for p in pieces]
+        xs = [p[1] if p[0] == "frac" else 0.0 for p in pieces]
+        gxs = self.op("Gather", [self.tensor(xs), i], axis=0)
+        t = self.op("Div", [self.op("Sub", [x, gxs]),
+                            self.op("Sub", [self.op("Gather", [self.tensor(x1), i], axis=0), gxs])])
+        frac = self.op("Add", [y0, self.op("Mul", [t, self.op("Sub", [self.op("Gather", [self.tensor(y1), i], axis=0),
+                                                                        y0])])])
+        steep = self.op("Gather", [self.tensor([p[0] == "frac" for p in pieces], np.bool_), i], axis=0)
+        return self.op("Where", [steep, frac, affine])
+
+    def filled(self, x: str, value: Any) -> str:
+        """A tensor of x's shape holding ``value`` everywhere."""
+        return self.op("ConstantOfShape", [self.op("Shape", [x])],
+                       value=self.nph.from_array(np.asarray([value])))
+
+    def piece_const(self, x: str, piece: tuple) -> str:
+        _, slope, x0, y0 = piece
+        if slope == 0.0:
+            return self.filled(x, np.float64(y0))
+        return self.op("Add", [self.op("Mul", [self.scalar(slope), self.op("Sub", [x, self.scalar(x0)])]),
+                               self.scalar(y0)])
+
+    def matrix(self, items: list[Node]) -> str:
+        cols = [self.op("Unsqueeze", [self.render(it), self.tensor(np.array([1], dtype=np.int64), np.int64)])
+                for it in items]
+        return self.op("Concat", cols, axis=1)
+
+    def head(self, name: str, items: list[Node]) -> str:
+        key = id(items)
+        if key in self.memo:
+            return self.memo[key]
+        Q = self.matrix(items)
+        axes = self.tensor(np.array([1], dtype=np.int64), np.int64)
+        if name == "softmax":
+            out = self.op("Softmax", [Q], axis=1)
+        elif name == "normalise":
+            out = self.op("Div", [Q, self.op("ReduceSum", [Q, axes], keepdims=1)])
+        else:
+            total = self.op("ReduceSum", [Q, axes], keepdims=1)
+            flat = self.op("LessOrEqual", [total, self.scalar(0.0)])
+            Q1 = self.op("Where", [flat, self.scalar(1.0), Q])
+            t1 = self.op("Where", [flat, self.scalar(float(len(items))), total])
+            out = self.op("Div", [Q1, t1])
+        self.memo[key] = out
+        self.keep.append(items)
+        return out
+
+    def build(self) -> bytes:
+        helper, TP = self.helper, self.TP
+        p = self.plan
+        heads = {id(o[2]) for o in p.outputs if o[0] == "head"}
+        if p.multiclass and len(heads) == 1 and all(o[0] == "head" for o in p.outputs) \
+                and [o[3] for o in p.outputs] == list(range(len(p.outputs))):
+            out = self.head(p.outputs[0][1], p.outputs[0][2])
+        elif p.multiclass:
+            out = self.matrix(p.outputs)
+        else:
+            out = self.render(p.outputs[0])
+        self.nodes.append(helper.make_node("Identity", [out], ["probability"], name="probability"))
+        shape = ["N", p.n_inputs] if p.multiclass else ["N"]
+        oshape = ["N", len(p.outputs)] if p.multiclass else ["N"]
+        graph = helper.make_graph(
+            self.nodes, f"veracity_{p.kind.replace('-', '_')}",
+            [helper.make_tensor_value_info("score", TP.DOUBLE, shape)],
+            [helper.make_tensor_value_info("probability", TP.DOUBLE, oshape)],
+            initializer=self.inits,
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                                  producer_name="veracity", ir_version=IR_VERSION,
+                                  doc_string=provenance(p))
+        from .._version import __version__
+
+        model.producer_version = __version__
+        meta = {"kind": p.kind, **{k: v for k, v in p.metadata.items() if k != "params"}}
+        helper.set_model_props(model, {str(k): str(v) for k, v in meta.items() if v is not None})
+        self.onnx.checker.check_model(model)
+        return model.SerializeToString()
+
+
+def to_onnx(p: Plan) -> bytes:
+    """The serialised ONNX model of a plan."""
+    return _Graph(p).build()

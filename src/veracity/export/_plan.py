@@ -1,0 +1,290 @@
+r"""A fitted calibrator's map as a small expression tree, read from its JSON artifact.
+
+Both back ends (:mod:`._sql`, :mod:`._onnx`) render the same tree, so the SQL and the
+ONNX graph compute one formula, written once, step for step as the calibrator's
+``transform`` does (same operations in the same order, the same clipping constants),
+which is what makes them agree with it to rounding.
+
+Nodes are tuples ``(op, *args)``:
+
+* ``("col", k)`` — input column k (binary: 0); ``("const", v)``;
+* ``("add"|"sub"|"mul"|"div", a, b)``, ``("neg"|"abs"|"max0"|"exp"|"ln"|"sigmoid", a)``;
+* ``("clip", a, lo, hi)`` — :func:`numpy.clip` with float bounds (either may be None);
+* ``("piecewise", a, edges, side, pieces)`` — ``pieces[i]`` where ``i`` is
+  ``searchsorted(edges, a, side)``: the number of edges ``<= a`` (``"right"``) or
+  ``< a`` (``"left"``). A piece is ``("affine", slope, x0, y0)`` =
+  ``slope·(a − x0) + y0`` (slope 0: the constant ``y0``) or ``("frac", x0, x1, y0, y1)`` =
+  ``y0 + (a − x0)/(x1 − x0)·(y1 − y0)`` (isotonic knots closer than 1/max-float);
+* ``("head", name, items, k)`` — output k of a row-wise map of the K items:
+  ``"softmax"`` (of logits), ``"renorm"`` (one-vs-rest: divide by the row sum, a row
+  summing to <= 0 becomes uniform) or ``"normalise"`` (divide by the row sum).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import PROB_EPS, VeracityError
+
+Node = tuple
+
+#: calibrator kinds (artifact ``kind``) with an SQL and ONNX form
+EXPORTABLE = ("beta", "histogram", "isotonic", "matrix", "one-vs-rest", "platt", "temperature", "vector",
+              "venn-abers")
+
+
+@dataclass
+class Plan:
+    """The outputs (one node per output column) and where they came from."""
+
+    outputs: list[Node]
+    n_inputs: int                    # 1 (binary scores) or K (multiclass columns)
+    kind: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def multiclass(self) -> bool:
+        return self.n_inputs > 1
+
+
+def const(v: float) -> Node:
+    return ("const", float(v))
+
+
+def _sub(a: Node, b: Node) -> Node:
+    return ("sub", a, b)
+
+
+def sigmoid(z: Node) -> Node:
+    return ("sigmoid", z)
+
+
+def _binary_logit(x: Node, score_type: str) -> Node:
+    """``Calibrator._logit_input`` for 1-D scores: log q − log(1 − q), q = clip(p, ε, 1 − ε)."""
+    if score_type == "logit":
+        return x
+    q = ("clip", x, PROB_EPS, 1.0 - PROB_EPS)
+    return _sub(("ln", q), ("ln", _sub(const(1.0), q)))
+
+
+def _multi_logit(x: Node, score_type: str) -> Node:
+    """``Calibrator._logit_input`` for (N, K) scores: log of p clipped to [ε, 1]."""
+    if score_type == "logit":
+        return x
+    return ("ln", ("clip", x, PROB_EPS, 1.0))
+
+
+def _softplus(x: Node) -> Node:
+    """log(1 + e^x) without overflow: max(x, 0) + log(1 + e^{−|x|})."""
+    return ("add", ("max0", x), ("ln", ("add", const(1.0), ("exp", ("neg", ("abs", x))))))
+
+
+def _sum(terms: list[Node]) -> Node:
+    out = terms[0]
+    for t in terms[1:]:
+        out = ("add", out, t)
+    return out
+
+
+def _consts(values: Any) -> list[Node]:
+    return [("affine", 0.0, 0.0, float(v)) for v in values]
+
+
+def uniform_thresholds(m: int) -> np.ndarray:
+    """The smallest p with ``min(floor(p·m), m−1) >= i`` for i = 1..m−1 (exact in binary64).
+
+    Turns the uniform bin rule into a table of edges: a score's bin is the number of
+    thresholds at or below it, bit for bit what ``floor(p·m)`` gives.
+    """
+    i = np.arange(1, m, dtype=np.float64)
+    t = i / m
+    for _ in range(4):  # a product off by an ulp moves the threshold by an ulp
+        low = np.floor(t * m) >= i
+        t = np.where(low, np.nextafter(t, -np.inf), t)
+    for _ in range(8):
+        high = np.floor(t * m) < i
+        if not high.any():
+            break
+        t = np.where(high, np.nextafter(t, np.inf), t)
+    return t
+
+
+# ----------------------------------------------------------------------------------
+# per kind: the binary map of one input node, or the multiclass outputs
+# ----------------------------------------------------------------------------------
+def _binary(kind: str, params: dict[str, Any], state: dict[str, Any], x: Node) -> Node:
+    st = params.get("score_type", "probability")
+    if kind == "temperature":
+        return sigmoid(("div", _binary_logit(x, st), const(state["temperature_"])))
+    if kind == "platt":
+        return sigmoid(("add", ("mul", const(state["a_"]), _binary_logit(x, st)), const(state["b_"])))
+    if kind == "beta":
+        if st == "logit":
+            f1, f2 = ("neg", _softplus(("neg", x))), _softplus(x)
+        else:
+            q = ("clip", x, PROB_EPS, 1.0 - PROB_EPS)
+            f1, f2 = ("ln", q), ("neg", ("ln", _sub(const(1.0), q)))
+        terms = [("mul", const(c), f) for c, f in ((state["a_"], f1), (state["b_"], f2)) if c != 0.0]
+        return sigmoid(_sum(terms + [const(state["c_"])]))
+    if kind == "isotonic":
+        return _isotonic(params, state, x)
+    if kind == "histogram":
+        p = sigmoid(x) if st == "logit" else x
+        edges = np.asarray(state["edges_"], dtype=np.float64)
+        values = _consts(state["values_"])
+        m = edges.size - 1
+        strategy = params.get("strategy", "uniform")
+        if strategy == "uniform":
+            return ("piecewise", p, uniform_thresholds(m), "right", values)
+        side = "left" if strategy == "equal-count" else "right"
+        return ("piecewise", p, edges[1:-1], side, values)
+    if kind == "venn-abers":
+        c = np.asarray(state["c_"], dtype=np.float64)
+        p0 = ("piecewise", x, c, "right", _consts(state["p0_"]))
+        p1 = ("piecewise", x, c, "left", _consts(state["p1_"]))
+        return ("div", p1, ("add", _sub(const(1.0), p0), p1))
+    raise _unsupported(kind)
+
+
+def _isotonic(params: dict[str, Any], state: dict[str, Any], x: Node) -> Node:
+    kx = np.asarray(state["knots_x_"], dtype=np.float64)
+    ky = np.asarray(state["knots_y_"], dtype=np.float64)
+    linear = params.get("ties", "allow") == "strict" or params.get("interpolation", "step") == "linear"
+    if not linear or kx.size == 1:
+        return ("piecewise", x, kx[1:], "right", _consts(ky))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        slope = np.diff(ky) / np.diff(kx)
+    pieces: list[tuple] = []
+    for i in range(kx.size - 1):
+        if not np.isfinite(slope[i]):
+            pieces.append(("frac", float(kx[i]), float(kx[i + 1]), float(ky[i]), float(ky[i + 1])))
+        else:
+            pieces.append(("affine", float(slope[i]), float(kx[i]), float(ky[i])))
+    pieces.append(("affine", 0.0, 0.0, float(ky[-1])))
+    xc = ("clip", x, float(kx[0]), float(kx[-1]))
+    return ("piecewise", xc, kx[1:], "right", pieces)
+
+
+def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int) -> list[Node]:
+    st = params.get("score_type", "probability")
+    cols = [("col", j) for j in range(k)]
+    if kind == "temperature":
+        t = const(state["temperature_"])
+        logits = [("div", _multi_logit(c, st), t) for c in cols]
+        return [("head", "softmax", logits, j) for j in range(k)]
+    if kind in ("vector", "matrix"):
+        W = np.asarray(state["W_"], dtype=np.float64)
+        b = np.asarray(state["b_"], dtype=np.float64)
+        z = [_multi_logit(c, st) for c in cols]
+        logits = []
+        for r in range(k):
+            terms = [("mul", const(W[r, j]), z[j]) for j in range(k) if W[r, j] != 0.0]
+            logits.append(_sum(terms + [const(b[r])]) if terms else const(b[r]))
+        return [("head", "softmax", logits, j) for j in range(k)]
+    if kind == "one-vs-rest":
+        maps = [_binary(m["kind"], {"score_type": st, **m["params"]}, m["state"], cols[j])
+                for j, m in enumerate(state["maps_"])]
+        return [("head", "renorm", maps, j) for j in range(k)]
+    raise _unsupported(kind)
+
+
+def _unsupported(kind: str) -> VeracityError:
+    return VeracityError(
+        f"a {kind!r} calibrator has no SQL/ONNX form; exportable kinds: {', '.join(EXPORTABLE)} "
+        "(multiclass Venn-ABERS: fit VennAbers(multiclass='ovr'))")
+
+
+def artifact_of(calibrator: Any) -> dict[str, Any]:
+    """The JSON artifact of a fitted calibrator (or the artifact dict itself)."""
+    if isinstance(calibrator, dict):
+        return calibrator
+    to_dict = getattr(calibrator, "to_dict", None)
+    if to_dict is None:
+        raise VeracityError(
+            f"expected a fitted veracity calibrator or its artifact dict, got {type(calibrator).__name__}; "
+            "fit one (vc.PlattScaling().fit(scores, labels)) or load it with vc.load(path)")
+    return to_dict()
+
+
+def _prior_vector(value: Any, name: str, k: int) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    if k == 2 and arr.size == 1:
+        arr = np.array([1.0 - arr[0], arr[0]])
+    if arr.ndim != 1 or arr.size != k or not np.all(np.isfinite(arr)) or (arr <= 0).any() or (arr >= 1).any():
+        want = "one number in (0, 1) (the positive rate)" if k == 2 else f"{k} class priors in (0, 1)"
+        raise VeracityError(f"prior_shift {name} must be {want}, got {value!r}")
+    if abs(arr.sum() - 1.0) > 1e-9:
+        raise VeracityError(f"prior_shift {name} class priors must sum to 1, got sum {arr.sum():.6g}")
+    return arr
+
+
+def _prior_shift(outputs: list[Node], prior_shift: Any) -> list[Node]:
+    """``vc.adjust_prior`` on the outputs, with its formula and order of operations."""
+    try:
+        old, new = prior_shift
+    except (TypeError, ValueError):
+        raise VeracityError(
+            f"prior_shift must be a pair (old, new) of base rates or class priors, got {prior_shift!r}"
+        ) from None
+    k = 2 if len(outputs) == 1 else len(outputs)
+    o, nw = _prior_vector(old, "old", k), _prior_vector(new, "new", k)
+    if k == 2:
+        p = outputs[0]
+        o1, n1 = float(o[1]), float(nw[1])
+        num = ("mul", ("mul", p, const(1.0 - o1)), const(n1))
+        rest = ("mul", ("mul", _sub(const(1.0), p), const(o1)), const(1.0 - n1))
+        return [("div", num, ("add", num, rest))]
+    ratio = nw / o
+    q = [("mul", p, const(r)) for p, r in zip(outputs, ratio)]
+    return [("head", "normalise", q, j) for j in range(k)]
+
+
+def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = None) -> Plan:
+    """The expression tree of a fitted calibrator (``None``: the identity, for a bare prior shift)."""
+    if calibrator is None:
+        if prior_shift is None:
+            raise VeracityError("nothing to export: pass a fitted calibrator, or prior_shift=(old, new)")
+        k = 2 if n_classes is None else int(n_classes)
+        outs: list[Node] = [("col", 0)] if k == 2 else [("col", j) for j in range(k)]
+        return Plan(_prior_shift(outs, prior_shift), 1 if k == 2 else k, "prior-shift", {})
+    doc = artifact_of(calibrator)
+    kind = doc.get("kind")
+    params, state = dict(doc.get("params") or {}), dict(doc.get("state") or {})
+    metadata = dict(doc.get("metadata") or {})
+    if kind not in EXPORTABLE:
+        raise _unsupported(str(kind))
+    k = int(state.get("n_classes_", 2))
+    multi = kind in ("vector", "matrix", "one-vs-rest") or (kind == "temperature" and k > 2)
+    if multi:
+        outputs = _multiclass(kind, params, state, k)
+    else:
+        outputs = [_binary(kind, params, state, ("col", 0))]
+    if prior_shift is not None:
+        outputs = _prior_shift(outputs, prior_shift)
+    return Plan(outputs, k if multi else 1, kind, metadata)
+
+
+def provenance(p: Plan) -> str:
+    """One line naming what the exported map is and where it came from (for a comment)."""
+    m = p.metadata
+    parts = [f"veracity {p.kind} calibrator"]
+    fields = (("fit rows", "n_rows"), ("score type", "score_type"), ("classes", "n_classes"),
+              ("fit window", "fit_window"), ("model revision", "model_revision"), ("cohort", "cohort"),
+              ("score column", "score_column"), ("role", "role"), ("data hash", "data_hash"),
+              ("veracity", "library_version"))
+    for label, key in fields:
+        v = m.get(key)
+        if v is not None and v != "":
+            parts.append(f"{label}: {v}")
+    if p.kind != "prior-shift" and m.get("fit_window") in (None, ""):
+        parts.append("fit date: not recorded (pass metadata={'fit_window': ...} to fit)")
+    text = "; ".join(parts)
+    # a comment must never end early or hide a statement: drop comment markers and control characters
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    for marker in ("*/", "/*", "--"):
+        while marker in text:
+            text = text.replace(marker, marker[0] + " " + marker[1])
+    return text[:600]

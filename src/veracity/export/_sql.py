@@ -1,0 +1,319 @@
+r"""A calibrator's map as one SQL expression, built with sqlglot and written for a dialect.
+
+The tree of :mod:`._plan` becomes a sqlglot expression (never a string template), which
+sqlglot then writes in the target dialect. Choices that keep every engine on the same
+numbers as ``transform()``:
+
+* **literals** are written with 17 significant digits in exponent form
+  (``2.5000000000000000e-01``): every engine reads them as the same binary64 number
+  (SQLite's reader is not correctly rounded for shortest forms; 17 digits it gets
+  right), and exponent form makes Spark, Trino, DuckDB and Snowflake read a double
+  rather than a DECIMAL;
+* **exp** never overflows or underflows: its argument is clamped to [−700, 700]
+  (PostgreSQL raises an error on either; BigQuery on overflow); a clamped term changes
+  a probability by less than 1e-300;
+* **NULL in, NULL out**: every output is ``CASE WHEN <score> IS NULL THEN NULL ELSE … END``;
+* the output is ``CAST(… AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by dialect);
+* **step tables** (isotonic, histogram, Venn–ABERS): a binary tree of ``CASE WHEN x < knot``
+  (log₂ K comparisons per row on a row-at-a-time engine: SQLite, PostgreSQL). Where the
+  dialect has arrays and the table is long, a cell index instead:
+  ``g = floor((x − lo)·scale)`` picks one of ~2K uniform cells; an array gives the number
+  of knots certainly below the cell, and at most a few comparisons with the knots inside
+  the cell finish the count — exact, because ``g`` is monotone in ``x`` and computed
+  with the same IEEE operations as the table was built with. DuckDB evaluates every
+  branch of a CASE over every vector, so a tree of 1,000 knots costs it ~1,000 branches
+  per row; the cell index costs a handful of array look-ups (the arrays sit in scalar
+  subqueries there, evaluated once per query instead of once per vector).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError
+from ._plan import Node, Plan, provenance
+
+#: dialects whose text is checked (executed on DuckDB, SQLite, Spark and PostgreSQL; parsed back on the rest)
+DIALECTS = ("bigquery", "duckdb", "postgres", "snowflake", "spark", "sqlite", "trino")
+#: dialects with array literals and subscripts
+_ARRAYS = {"bigquery", "duckdb", "postgres", "snowflake", "spark", "trino"}
+#: dialects where array constants go in a scalar subquery (materialised once, not per vector)
+_HOIST = {"duckdb"}
+#: exp() arguments are clamped to this range
+EXP_LIMIT = 700.0
+#: step tables at most this long are always a CASE tree
+_SHORT_TABLE = 16
+#: most uniform cells of the array lookup
+_MAX_CELLS = 1 << 16
+
+
+def check_dialect(dialect: Any) -> str:
+    d = str(dialect).lower() if isinstance(dialect, str) else dialect
+    if d == "postgresql":
+        d = "postgres"
+    if d not in DIALECTS:
+        raise VeracityError(f"unsupported SQL dialect {dialect!r}; supported: {', '.join(DIALECTS)}")
+    return d
+
+
+def check_columns(column: Any, n_inputs: int) -> list[str]:
+    """The input column names: one for binary, K for multiclass (a list, or ``column_0..K-1``)."""
+    if isinstance(column, str):
+        names = [column] if n_inputs == 1 else [f"{column}_{k}" for k in range(n_inputs)]
+    elif isinstance(column, (list, tuple)) and all(isinstance(c, str) for c in column):
+        names = list(column)
+    else:
+        raise VeracityError(f"column must be a column name (or K names for multiclass), got {column!r}")
+    if len(names) != n_inputs:
+        what = "one score column" if n_inputs == 1 else f"{n_inputs} score columns, one per class"
+        raise VeracityError(f"this calibrator reads {what}; got {len(names)} names {names!r}")
+    for name in names:
+        if not name or any(not ch.isprintable() for ch in name):
+            raise VeracityError(
+                f"column name {name!r} is empty or holds control characters; pass the column's plain name")
+    return names
+
+
+class _Builder:
+    """Renders plan nodes into sqlglot expressions for one dialect."""
+
+    def __init__(self, dialect: str, names: list[str]):
+        from sqlglot import exp
+
+        self.exp = exp
+        self.dialect = dialect
+        self.names = names
+        import sqlglot
+
+        self.index_offset = int(sqlglot.Dialect.get_or_raise(dialect).INDEX_OFFSET)
+
+    # -- atoms --------------------------------------------------------------------------
+    def num(self, v: float) -> Any:
+        exp = self.exp
+        v = float(v)
+        if not np.isfinite(v):  # pragma: no cover - artifacts hold finite numbers (schema)
+            raise VeracityError(f"cannot write the non-finite number {v!r} as SQL")
+        lit = exp.Literal.number(f"{abs(v):.16e}")
+        return exp.Paren(this=exp.Neg(this=lit)) if np.signbit(v) and v != 0.0 else lit
+
+    def int_(self, v: int) -> Any:
+        return self.exp.Literal.number(str(int(v)))
+
+    def col(self, k: int) -> Any:
+        return self.exp.column(self.names[k], quoted=True)
+
+    def p(self, e: Any) -> Any:
+        """Parenthesise anything that is not an atom (sqlglot does not add precedence parens)."""
+        exp = self.exp
+        if isinstance(e, (exp.Column, exp.Literal, exp.Paren, exp.Anonymous, exp.Func, exp.Case, exp.Cast,
+                          exp.Bracket)):
+            return e
+        return exp.Paren(this=e)
+
+    def case(self, ifs: list[tuple[Any, Any]], default: Any) -> Any:
+        exp = self.exp
+        return exp.Case(ifs=[exp.If(this=c, true=t) for c, t in ifs], default=default)
+
+    def clip(self, e: Any, lo: float | None, hi: float | None) -> Any:
+        exp = self.exp
+        ifs = []
+        if lo is not None:
+            ifs.append((exp.LT(this=self.p(e), expression=self.num(lo)), self.num(lo)))
+        if hi is not None:
+            ifs.append((exp.GT(this=self.p(e), expression=self.num(hi)), self.num(hi)))
+        return self.case(ifs, e.copy()) if ifs else e
+
+    def exp_(self, e: Any) -> Any:
+        return self.exp.Exp(this=self.clip(e, -EXP_LIMIT, EXP_LIMIT))
+
+    # -- nodes --------------------------------------------------------------------------
+    def render(self, node: Node) -> Any:
+        exp = self.exp
+        op = node[0]
+        if op == "col":
+            return self.col(node[1])
+        if op == "const":
+            return self.num(node[1])
+        if op in ("add", "sub", "mul", "div"):
+            cls = {"add": exp.Add, "sub": exp.Sub, "mul": exp.Mul, "div": exp.Div}[op]
+            return cls(this=self.p(self.render(node[1])), expression=self.p(self.render(node[2])))
+        if op == "neg":
+            return exp.Neg(this=self.p(self.render(node[1])))
+        if op == "abs":
+            return exp.Abs(this=self.render(node[1]))
+        if op == "max0":
+            a = self.render(node[1])
+            return self.case([(exp.GT(this=self.p(a), expression=self.num(0.0)), a.copy())], self.num(0.0))
+        if op == "ln":
+            return exp.Ln(this=self.render(node[1]))
+        if op == "exp":
+            return self.exp_(self.render(node[1]))
+        if op == "sigmoid":
+            z = self.render(node[1])
+            return exp.Div(this=self.num(1.0),
+                           expression=exp.Paren(this=exp.Add(this=self.num(1.0),
+                                                             expression=self.exp_(exp.Neg(this=self.p(z))))))
+        if op == "clip":
+            return self.clip(self.render(node[1]), node[2], node[3])
+        if op == "piecewise":
+            return self.piecewise(self.render(node[1]), np.asarray(node[2], dtype=np.float64), node[3], node[4])
+        if op == "head":
+            return self.head(node[1], node[2], node[3])
+        raise AssertionError(op)  # pragma: no cover
+
+    def piece(self, x: Any, piece: tuple) -> Any:
+        exp = self.exp
+        if piece[0] == "affine":
+            _, slope, x0, y0 = piece
+            if slope == 0.0:
+                return self.num(y0)
+            return exp.Add(this=exp.Mul(this=self.num(slope),
+                                        expression=exp.Paren(this=exp.Sub(this=self.p(x.copy()),
+                                                                          expression=self.num(x0)))),
+                           expression=self.num(y0))
+        _, x0, x1, y0, y1 = piece
+        t = exp.Div(this=exp.Paren(this=exp.Sub(this=self.p(x.copy()), expression=self.num(x0))),
+                    expression=exp.Paren(this=exp.Sub(this=self.num(x1), expression=self.num(x0))))
+        return exp.Add(this=self.num(y0),
+                       expression=exp.Mul(this=exp.Paren(this=t),
+                                          expression=exp.Paren(this=exp.Sub(this=self.num(y1),
+                                                                            expression=self.num(y0)))))
+
+    def _below(self, x: Any, edge: float, side: str) -> Any:
+        """The condition that ``x`` falls before ``edge`` (edge not counted)."""
+        cls = self.exp.LT if side == "right" else self.exp.LTE
+        return cls(this=self.p(x.copy()), expression=self.num(edge))
+
+    def piecewise(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple]) -> Any:
+        if edges.size == 0:
+            return self.piece(x, pieces[0])
+        if (self.dialect in _ARRAYS and edges.size > _SHORT_TABLE
+                and not any(p[0] == "frac" for p in pieces)):
+            cells = self._cells(edges)
+            if cells is not None:
+                return self._array_lookup(x, edges, side, pieces, *cells)
+        return self._tree(x, edges, side, pieces, 0, len(pieces) - 1)
+
+    def _tree(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple], lo: int, hi: int) -> Any:
+        """Pieces lo..hi: a balanced tree of comparisons (edge j separates piece j and j + 1)."""
+        if lo == hi:
+            return self.piece(x, pieces[lo])
+        mid = (lo + hi + 1) // 2
+        return self.case([(self._below(x, float(edges[mid - 1]), side),
+                           self._tree(x, edges, side, pieces, lo, mid - 1))],
+                         self._tree(x, edges, side, pieces, mid, hi))
+
+    @staticmethod
+    def _cells(edges: np.ndarray) -> tuple[float, float, int, np.ndarray] | None:
+        """(lo, scale, cells, cell of every edge) of the uniform cell index, or None."""
+        lo, hi = float(edges[0]), float(edges[-1])
+        span = hi - lo
+        if not (span > 0.0 and np.isfinite(span)):
+            return None
+        cells = int(min(max(2 * edges.size, 64), _MAX_CELLS))
+        cells = 1 << (cells - 1).bit_length()
+        scale = cells / span
+        if not np.isfinite(scale):
+            return None
+        with np.errstate(all="ignore"):
+            g = np.floor((edges - lo) * scale)  # the SQL computes these same two roundings
+        return lo, scale, cells, g.astype(np.int64)
+
+    def _array(self, values: Any, kind: str) -> Any:
+        exp = self.exp
+        items = [self.int_(v) for v in values] if kind == "int" else [self.num(v) for v in values]
+        arr = exp.Array(expressions=items)
+        typed = exp.Cast(this=arr, to=exp.DataType.build("ARRAY<BIGINT>" if kind == "int" else "ARRAY<DOUBLE>"))
+        if self.dialect in _HOIST:
+            return exp.select(typed).subquery()
+        return typed
+
+    def _at(self, array: Any, index0: Any) -> Any:
+        """``array[index0]`` with a 0-based index, written in the dialect's own base."""
+        exp = self.exp
+        idx = index0 if self.index_offset == 0 else exp.Add(this=self.p(index0), expression=self.int_(self.index_offset))
+        return exp.Bracket(this=array, expressions=[idx], offset=self.index_offset)
+
+    def _array_lookup(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple],
+                      lo: float, scale: float, cells: int, g_edges: np.ndarray) -> Any:
+        exp = self.exp
+        n = edges.size
+        # cell g = floor((x - lo) * scale) in 0..cells for lo <= x <= hi
+        base = np.searchsorted(g_edges, np.arange(cells + 1), side="left")  # edges certainly before x
+        per_cell = np.bincount(g_edges, minlength=cells + 1)
+        m = int(per_cell.max())                                              # edges to compare at most
+        padded = np.concatenate([edges, np.full(m, edges[-1])])              # never before x (x <= hi)
+        g = exp.Cast(this=exp.Floor(this=exp.Mul(this=exp.Paren(this=exp.Sub(this=self.p(x.copy()),
+                                                                             expression=self.num(lo))),
+                                                 expression=self.num(scale))),
+                     to=exp.DataType.build("BIGINT"))
+        b = self._at(self._array(base, "int"), g)
+        idx: Any = b
+        cmp = exp.LTE if side == "right" else exp.LT
+        for j in range(m):
+            e_j = self._at(self._array(padded, "float"), exp.Add(this=self.p(b.copy()), expression=self.int_(j)))
+            hit = exp.Case(ifs=[exp.If(this=cmp(this=e_j, expression=self.p(x.copy())), true=self.int_(1))],
+                           default=self.int_(0))
+            idx = exp.Add(this=self.p(idx), expression=hit)
+        const = all(p[1] == 0.0 for p in pieces)
+        y0 = self._at(self._array([p[3] for p in pieces], "float"), idx)
+        if const:
+            inner = y0
+        else:
+            slope = self._at(self._array([p[1] for p in pieces], "float"), idx.copy())
+            x0 = self._at(self._array([p[2] for p in pieces], "float"), idx.copy())
+            inner = exp.Add(this=exp.Mul(this=slope, expression=exp.Paren(this=exp.Sub(this=self.p(x.copy()),
+                                                                                        expression=x0))),
+                            expression=y0)
+        first, last = float(edges[0]), float(edges[-1])
+        before = self._below(x, first, side)
+        after = (exp.GTE if side == "right" else exp.GT)(this=self.p(x.copy()), expression=self.num(last))
+        return self.case([(before, self.piece(x, pieces[0])), (after, self.piece(x, pieces[n]))], inner)
+
+    def head(self, name: str, items: list[Node], k: int) -> Any:
+        exp = self.exp
+        rendered = [self.render(it) for it in items]
+        if name == "softmax":
+            # softmax_k = 1 / sum_j exp(l_j - l_k): no overflow, the k-th term is exactly 1
+            terms: Any = self.num(1.0)
+            for j, lj in enumerate(rendered):
+                if j != k:
+                    diff = exp.Sub(this=self.p(lj), expression=self.p(rendered[k].copy()))
+                    terms = exp.Add(this=terms, expression=self.exp_(diff))
+            return exp.Div(this=self.num(1.0), expression=exp.Paren(this=terms))
+        total: Any = self.p(rendered[0].copy())
+        for r in rendered[1:]:
+            total = exp.Add(this=total, expression=self.p(r.copy()))
+        share = exp.Div(this=self.p(rendered[k]), expression=exp.Paren(this=total))
+        if name == "normalise":
+            return share
+        flat = exp.LTE(this=exp.Paren(this=total.copy()), expression=self.num(0.0))
+        return self.case([(flat, self.num(1.0 / len(items)))], share)
+
+    # -- outputs ------------------------------------------------------------------------
+    def output(self, node: Node) -> Any:
+        exp = self.exp
+        body = exp.Cast(this=self.render(node), to=exp.DataType.build("DOUBLE"))
+        missing = [exp.Is(this=self.col(k), expression=exp.Null()) for k in range(len(self.names))]
+        cond = missing[0]
+        for m in missing[1:]:
+            cond = exp.Or(this=cond, expression=m)
+        return self.case([(cond, exp.Null())], body)
+
+
+def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: str = "probability") -> str:
+    """The SQL text of a plan: one expression (binary), or K aliased expressions (multiclass)."""
+    import sqlglot
+
+    d = check_dialect(dialect)
+    names = check_columns(column, p.n_inputs)
+    b = _Builder(d, names)
+    exprs = [b.output(node) for node in p.outputs]
+    write = lambda e: e.sql(dialect=d, unsupported_level=sqlglot.ErrorLevel.RAISE)  # noqa: E731
+    comment = f"/* {provenance(p)} */\n"
+    if len(exprs) == 1 and not p.multiclass:
+        return comment + write(exprs[0])
+    aliased = [sqlglot.exp.alias_(e, f"{alias}_{k}", quoted=True) for k, e in enumerate(exprs)]
+    return comment + ",\n".join(write(e) for e in aliased)
