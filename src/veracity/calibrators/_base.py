@@ -403,6 +403,18 @@ class Calibrator:
             "metadata": self.metadata,
         }
 
+    def to_sql(self, column: Any = "score", *, dialect: str = "duckdb", prior_shift: Any = None) -> str:
+        """One SQL expression applying this fitted map to ``column`` (see :mod:`veracity.export`)."""
+        from ..export import to_sql  # export sits below the calibrators: it reads only to_dict()
+
+        return to_sql(self, column, dialect=dialect, prior_shift=prior_shift)
+
+    def to_onnx(self, *, prior_shift: Any = None) -> bytes:
+        """Bytes of an ONNX model of this fitted map: double ``score`` in, ``probability`` out."""
+        from ..export import to_onnx
+
+        return to_onnx(self, prior_shift=prior_shift)
+
     def save(self, path: str | Path) -> Path:
         """Write :meth:`to_dict` as JSON to ``path``; returns the path."""
         from .._files import write_atomic

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "monitor": ("_monitor", "calibration over time windows"),
     "report": ("_report", "self-contained HTML report"),
     "demo": ("_demo", "run the bundled demonstrations"),
+    "export": ("_export", "a saved calibrator as one SQL expression or an ONNX model"),
 }
 
 

@@ -1,0 +1,63 @@
+"""Export a saved calibrator as one SQL expression or as an ONNX model.
+
+--sql DIALECT prints the SQL text on stdout: a comment with the artifact's provenance,
+then one expression over the score column (multiclass: one aliased expression per
+class, a select list). --onnx PATH writes an ONNX model with double input "score"
+([N] or [N, K]) and double output "probability". Dialects: bigquery, duckdb, postgres,
+snowflake, spark, sqlite, trino. Examples:
+
+    veracity export cal.json --sql duckdb --column p
+    veracity export cal.json --sql postgres > calibrate.sql
+    veracity export cal.json --onnx cal.onnx
+    veracity export cal.json --sql sqlite --prior-shift 0.01 0.10
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core._validation import VeracityError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("calibrator", help="JSON artifact written by `veracity fit` or calibrator.save(path)")
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--sql", metavar="DIALECT", default=None,
+                        help="print one SQL expression in this dialect (bigquery, duckdb, postgres, snowflake, "
+                             "spark, sqlite, trino)")
+    target.add_argument("--onnx", metavar="PATH", default=None, help="write an ONNX model to PATH")
+    parser.add_argument("--column", default=None,
+                        help="score column the SQL reads (default: the column the calibrator was fit on, "
+                             "else 'score'); multiclass: K comma-separated names, or a prefix for "
+                             "PREFIX_0..PREFIX_{K-1}")
+    parser.add_argument("--prior-shift", nargs=2, type=float, metavar=("OLD", "NEW"), default=None,
+                        help="also adjust the output from base rate OLD to NEW (binary)")
+
+
+def _column(args: argparse.Namespace, cal) -> object:  # type: ignore[no-untyped-def]
+    if args.column is not None:
+        names = [c.strip() for c in args.column.split(",")]
+        return names[0] if len(names) == 1 else names
+    recorded = (getattr(cal, "metadata", None) or {}).get("score_column")
+    if isinstance(recorded, str) and recorded and "," not in recorded:
+        return recorded
+    if isinstance(recorded, str) and "," in recorded:
+        return [c.strip() for c in recorded.split(",")]
+    return "score"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..calibrators import load as load_calibrator
+    from ._common import note, write_output
+
+    cal = load_calibrator(args.calibrator)
+    prior = tuple(args.prior_shift) if args.prior_shift is not None else None
+    if args.sql is not None:
+        print(cal.to_sql(_column(args, cal), dialect=args.sql, prior_shift=prior))
+        return 0
+    if not args.onnx:
+        raise VeracityError("--onnx needs a path, e.g. --onnx cal.onnx")
+    data = cal.to_onnx(prior_shift=prior)
+    out = write_output(args.onnx, data, "--onnx")
+    note(args, f"{args.calibrator}: wrote {cal.name} as ONNX ({len(data):,} bytes) -> {out}")
+    return 0
