@@ -1,0 +1,199 @@
+r"""Prediction-powered audit of a window: rate, calibration-in-the-large, per-bin rates, confusion, cost.
+
+Every quantity is a mean over rows of a *target* that needs the label, :math:`t(y, f)`,
+with a label-free *prediction* :math:`h(f) = \mathrm{E}[t \mid f]` under calibration —
+CBPE's expected value. PPI++ (:func:`~veracity.delayed._ppi.ppi_from_sums`) combines the
+two for each quantity; all of them go through one vectorised call.
+
+==========================  ===============================  =================================
+quantity                    target :math:`t`                 prediction :math:`h`
+==========================  ===============================  =================================
+rate                        :math:`y`                        :math:`f`
+TP / FP per row (flag       :math:`y a` / :math:`(1-y) a`     :math:`f a` / :math:`(1-f) a`
+:math:`a = [f \ge t]`)
+FN / TN per row             :math:`y(1-a)` / :math:`(1-y)(1-a)`  :math:`f(1-a)` / :math:`(1-f)(1-a)`
+cost per row                :math:`c_{FP}(1-y)a + c_{FN}y(1-a)`  :math:`c_{FP}(1-f)a + c_{FN}f(1-a)`
+rate in score bin k         :math:`y` on the bin's rows      :math:`f` on the bin's rows
+==========================  ===============================  =================================
+
+Calibration-in-the-large (rate − mean score) is the rectifier :math:`\overline{y - f}` over
+the labelled rows: its own PPI (the label-free prediction of :math:`y - f` is 0). A bin's
+rate is PPI restricted to the bin's rows — a random audit sample stays random within
+any score range. Intervals are pointwise at ``level`` (one per row of the table).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._display import Display
+from ..core._text import fmt, render_table
+from ..core._validation import VeracityError, as_float_array
+from ..decisions._inputs import check_cost
+from ._ppi import NOT_CALIBRATED, PpiSums, _prepare, check_level, ppi_from_sums, z_of
+
+#: a bin's normal interval is flagged insufficient below this many labels
+MIN_LABELS = 30
+
+
+def _edges(bins: Any) -> np.ndarray:
+    if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
+        if bins < 1:
+            raise VeracityError(f"bins must be a positive integer or increasing edges in [0, 1], got {bins!r}")
+        return np.linspace(0.0, 1.0, int(bins) + 1)
+    e = as_float_array(bins, "bins")
+    if e.ndim != 1 or e.size < 2 or (np.diff(e) <= 0).any() or e[0] > 0 or e[-1] < 1:
+        raise VeracityError("bins must be a positive integer or increasing edges covering [0, 1], "
+                            f"e.g. [0, 0.1, 0.5, 1]; got {np.asarray(bins).tolist()!r}")
+    return e
+
+
+def _bin_sums(y: np.ndarray, f: np.ndarray, g: np.ndarray, w: np.ndarray | None, u: np.ndarray | None,
+              edges: np.ndarray) -> PpiSums:
+    k = edges.size - 1
+    bf = np.searchsorted(edges[1:-1], f, side="right")
+    bg = np.searchsorted(edges[1:-1], g, side="right")
+    ww = np.ones_like(f) if w is None else w
+    uu = np.ones_like(g) if u is None else u
+
+    def s(idx: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return np.bincount(idx, weights=v, minlength=k)
+
+    return PpiSums(
+        n=np.bincount(bf, minlength=k).astype(np.float64), w=s(bf, ww), w2=s(bf, ww * ww), wy=s(bf, ww * y),
+        wf=s(bf, ww * f), wff=s(bf, ww * f * f), wyf=s(bf, ww * y * f), w2y=s(bf, ww * ww * y),
+        w2f=s(bf, ww * ww * f), w2yy=s(bf, ww * ww * y * y), w2yf=s(bf, ww * ww * y * f),
+        w2ff=s(bf, ww * ww * f * f), m=np.bincount(bg, minlength=k).astype(np.float64), wu=s(bg, uu),
+        wu2=s(bg, uu * uu), wuf=s(bg, uu * g), wuff=s(bg, uu * g * g), wu2f=s(bg, uu * uu * g),
+        wu2ff=s(bg, uu * uu * g * g))
+
+
+@dataclass(frozen=True, repr=False)
+class PpiAudit(Display):
+    """PPI++ estimates of a window's rate, calibration-in-the-large, per-bin rates, confusion and cost.
+
+    ``rows`` — one dict per quantity: ``quantity``, ``estimate``, ``ci_low``, ``ci_high``
+    (PPI++), ``cbpe`` (label-free, valid only if calibrated), ``classical`` (labels only),
+    ``n_labelled``, ``n_unlabelled``, and for bins ``lo``, ``hi``, ``conf`` (mean score).
+    Confusion and cost are per row; multiply by ``rows`` for the window's counts.
+    """
+
+    rows: tuple[dict[str, Any], ...]
+    level: float
+    threshold: float
+    cost_fp: float
+    cost_fn: float
+    n_labelled: int
+    n_unlabelled: int
+    calibrated: bool
+    valid: bool
+    sample_p: float
+    n_excluded: int = 0
+
+    @property
+    def note(self) -> str | None:
+        notes = []
+        if not self.valid:
+            notes.append(f"NOT VALID: the labelled rows do not look like a random sample of the window "
+                         f"(chi-square p = {self.sample_p:.2g})")
+        if not self.calibrated:
+            notes.append(NOT_CALIBRATED)
+        return "; ".join(notes) or None
+
+    def row(self, quantity: str) -> dict[str, Any]:
+        for r in self.rows:
+            if r["quantity"] == quantity:
+                return r
+        raise VeracityError(f"no quantity {quantity!r}; the audit has {[r['quantity'] for r in self.rows]}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "threshold": self.threshold, "cost_fp": self.cost_fp, "cost_fn": self.cost_fn,
+                "n_labelled": self.n_labelled, "n_unlabelled": self.n_unlabelled, "calibrated": self.calibrated,
+                "valid": self.valid, "sample_p": self.sample_p, "n_excluded": self.n_excluded, "note": self.note,
+                "rows": [dict(r) for r in self.rows]}
+
+    def __str__(self) -> str:
+        pct = f"{self.level * 100:g}% CI"
+        body = [[r["quantity"], fmt(r["estimate"]), f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]", fmt(r["cbpe"]),
+                 fmt(r["classical"]), f"{r['n_labelled']:,}"] for r in self.rows]
+        lines = [f"PPI++ audit of the window: {self.n_labelled:,} random labels + {self.n_unlabelled:,} scored rows "
+                 f"(threshold {self.threshold:g}; per-row confusion and cost, c_FP={self.cost_fp:g}, "
+                 f"c_FN={self.cost_fn:g})",
+                 render_table(["quantity", "PPI++", pct, "CBPE", "labels only", "labels"], body)]
+        if self.note:
+            lines.append(f"note: {self.note}")
+        return "\n".join(lines)
+
+
+def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins: Any = 10,
+              threshold: float = 0.5, cost_fp: float = 1.0, cost_fn: float = 1.0, level: float = 0.95,
+              power_tuning: bool = True, sample_weight: Any = None, sample_weight_unlabelled: Any = None,
+              audit_sample: Any = None, sample_check: str = "raise", pos_label: Any = None) -> PpiAudit:
+    """PPI++ estimates with intervals of a window's rate, calibration-in-the-large (rate − score),
+    observed rate per score bin (``bins``: a count of equal-width bins or edges), and the
+    expected confusion and cost per row at ``threshold`` (flag when score ≥ threshold).
+    The other options are those of :func:`~veracity.ppi_mean`."""
+    level = check_level(level)
+    c_fp, c_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
+    try:
+        t = float(threshold)
+    except (TypeError, ValueError):
+        t = float("nan")
+    if not 0.0 <= t <= 1.0:
+        raise VeracityError(f"threshold must be a score in [0, 1], got {threshold!r}")
+    edges = _edges(bins)
+    y, f, g, w, u, excluded, p, valid = _prepare(
+        labels, scores_labelled, scores_unlabelled, sample_weight=sample_weight,
+        sample_weight_unlabelled=sample_weight_unlabelled, audit_sample=audit_sample, pos_label=pos_label,
+        sample_check=sample_check)
+    a, b = (f >= t).astype(np.float64), (g >= t).astype(np.float64)
+    targets = {"rate": (y, f, g), "tp": (y * a, f * a, g * b), "fp": ((1 - y) * a, (1 - f) * a, (1 - g) * b),
+               "fn": (y * (1 - a), f * (1 - a), g * (1 - b)), "tn": ((1 - y) * (1 - a), (1 - f) * (1 - a),
+                                                                   (1 - g) * (1 - b)),
+               "cost": (c_fp * (1 - y) * a + c_fn * y * (1 - a), c_fp * (1 - f) * a + c_fn * f * (1 - a),
+                        c_fp * (1 - g) * b + c_fn * g * (1 - b))}
+    parts = [PpiSums.of(ty, tf, tg, w, u) for ty, tf, tg in targets.values()]
+    stacked = PpiSums(**{k: np.array([getattr(s, k) for s in parts]) for k in PpiSums.__dataclass_fields__})
+    out = ppi_from_sums(stacked, level=level, power_tuning=bool(power_tuning))
+    # CBPE's spread for the cost is not Bernoulli: c(a)^2 f(1 - f) per row under calibration
+    z = z_of(level)
+    ca, cb = np.where(a > 0, c_fp, c_fn), np.where(b > 0, c_fp, c_fn)
+    ww = np.ones_like(f) if w is None else w
+    uu = np.ones_like(g) if u is None else u
+    tw = ww.sum() + uu.sum()
+    cost_sd = np.sqrt(((ww * ca) ** 2 @ (f * (1 - f)) + (uu * cb) ** 2 @ (g * (1 - g)))) / tw
+    out["cbpe_low"][-1] = out["cbpe"][-1] - z * cost_sd
+    out["cbpe_high"][-1] = out["cbpe"][-1] + z * cost_sd
+    n, m = int(y.size), int(g.size)
+    rows: list[dict[str, Any]] = []
+    for i, name in enumerate(targets):
+        rows.append({"quantity": name, "estimate": float(out["estimate"][i]), "ci_low": float(out["ci_low"][i]),
+                     "ci_high": float(out["ci_high"][i]), "cbpe": float(out["cbpe"][i]),
+                     "cbpe_low": float(out["cbpe_low"][i]), "cbpe_high": float(out["cbpe_high"][i]),
+                     "classical": float(out["classical"][i]), "lam": float(out["lam"][i]),
+                     "n_labelled": n, "n_unlabelled": m})
+        if name == "rate":
+            rows.append({"quantity": "rate - score", "estimate": float(out["rectifier"][0]),
+                         "ci_low": float(out["rectifier_low"][0]), "ci_high": float(out["rectifier_high"][0]),
+                         "cbpe": 0.0, "cbpe_low": 0.0, "cbpe_high": 0.0,
+                         "classical": float(out["rectifier"][0]), "lam": 1.0, "n_labelled": n, "n_unlabelled": m})
+    calibrated = bool(rows[1]["ci_low"] <= 0.0 <= rows[1]["ci_high"])
+    bs = _bin_sums(y, f, g, w, u, edges)
+    bo = ppi_from_sums(bs, level=level, power_tuning=bool(power_tuning))
+    for k in range(edges.size - 1):
+        nk, mk = int(bs.n[k]), int(bs.m[k])
+        if nk + mk == 0:
+            continue
+        lo, hi = float(edges[k]), float(edges[k + 1])
+        rows.append({"quantity": f"rate in [{lo:g}, {hi:g}{']' if k == edges.size - 2 else ')'}",
+                     "estimate": float(bo["estimate"][k]), "ci_low": float(bo["ci_low"][k]),
+                     "ci_high": float(bo["ci_high"][k]), "cbpe": float(bo["cbpe"][k]),
+                     "cbpe_low": float(bo["cbpe_low"][k]), "cbpe_high": float(bo["cbpe_high"][k]),
+                     "classical": float(bo["classical"][k]), "lam": float(bo["lam"][k]), "n_labelled": nk,
+                     "n_unlabelled": mk, "lo": lo, "hi": hi, "conf": float(bo["cbpe"][k]),
+                     "sufficient": nk >= MIN_LABELS})
+    return PpiAudit(rows=tuple(rows), level=level, threshold=t, cost_fp=c_fp, cost_fn=c_fn, n_labelled=n,
+                    n_unlabelled=m, calibrated=calibrated, valid=valid, sample_p=p, n_excluded=excluded)

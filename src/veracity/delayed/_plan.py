@@ -1,0 +1,138 @@
+r"""How many randomly chosen rows to label per window for a PPI interval of a given width.
+
+With :math:`n` labelled rows out of a window whose :math:`N` scores are all known, PPI
+(:math:`\lambda = 1`) estimates the rate with variance
+
+.. math:: \frac{\sigma^2_{y-f}}{n} + \frac{\sigma^2_f}{N}, \qquad
+          \sigma^2_{y-f} = \mathrm{E}[f(1-f)] \text{ if the scores are calibrated},
+
+so an interval of full width :math:`w` at level :math:`1-\alpha` (half-width :math:`h = w/2`,
+:math:`z = \Phi^{-1}(1-\alpha/2)`) needs
+
+.. math:: n_{\text{PPI}} = \left\lceil \frac{\overline{f(1-f)}}{(h/z)^2 - \widehat{\mathrm{Var}}(f)/N}
+          \right\rceil,
+          \qquad
+          n_{\text{classical}} = \left\lceil \frac{z^2\,\bar f(1-\bar f)}{h^2} \right\rceil
+
+labels, the second for the labels alone (:math:`\bar f(1-\bar f) = \overline{f(1-f)} +
+\widehat{\mathrm{Var}}(f)`: PPI saves the part of the outcome's variance the scores explain).
+Both are read from the window's scores alone. If the scores are miscalibrated the
+rectifier's variance :math:`\mathrm{E}[(y - f)^2]` is larger than :math:`\overline{f(1-f)}` and
+the interval comes out wider than planned — PPI stays valid, only less precise; the
+power-tuned :math:`\lambda` of :func:`~veracity.ppi_mean` can only narrow it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._display import Display
+from ..core._text import fmt, render_table
+from ..core._validation import VeracityError, to_numpy
+from ..decisions._inputs import scores_1d
+from ._ppi import check_level, z_of
+
+
+def _check_width(width: Any) -> float:
+    if isinstance(width, bool) or not isinstance(width, (int, float, np.floating)) or not 0.0 < width < 1.0:
+        raise VeracityError(f"width must be the interval's full width, a number in (0, 1) such as 0.02; "
+                            f"got {width!r}")
+    return float(width)
+
+
+def plan_from_sums(*, rows: Any, sum_f: Any, sum_ff: Any, width: float, level: float = 0.95
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(n_ppi, n_classical)`` per window from its rows, :math:`\sum f` and :math:`\sum f^2`
+    (vectorised; -1 where no number of labels reaches the width, NaN-free)."""
+    width = _check_width(width)
+    z = z_of(check_level(level))
+    N = np.asarray(rows, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.asarray(sum_f, dtype=np.float64) / N
+        var = np.maximum(np.asarray(sum_ff, dtype=np.float64) / N - mean * mean, 0.0)
+        bern = np.maximum(mean - np.asarray(sum_ff, dtype=np.float64) / N, 0.0)  # mean of f(1 - f)
+        room = (width / 2.0 / z) ** 2 - var / N
+        n_ppi = np.where(room > 0, np.ceil(bern / room - 1e-9), -1.0)
+        n_cls = np.ceil(z * z * mean * (1.0 - mean) / (width / 2.0) ** 2 - 1e-9)
+        n_ppi = np.where(N > 0, np.maximum(n_ppi, np.where(room > 0, 2.0, -1.0)), -1.0)
+        n_cls = np.where(N > 0, np.maximum(n_cls, 2.0), -1.0)
+    return n_ppi.astype(np.int64), n_cls.astype(np.int64)
+
+
+def labels_needed(scores: Any, *, width: float, level: float = 0.95) -> int:
+    r"""Randomly chosen rows to label in a window for a PPI interval of full ``width``.
+
+    ``scores`` — the window's scores (all its rows). The formula is in
+    :mod:`veracity.delayed._plan`: :math:`\lceil \overline{f(1-f)} / ((w/2z)^2 -
+    \mathrm{Var}(f)/N) \rceil`, at least 2.
+
+    >>> labels_needed([0.1] * 5000 + [0.5] * 5000, width=0.04)
+    1698
+    """
+    f = scores_1d(scores)
+    n_ppi, n_cls = plan_from_sums(rows=f.size, sum_f=f.sum(), sum_ff=f @ f, width=width, level=level)
+    n = int(n_ppi)
+    if n < 0:
+        raise VeracityError(f"no number of labels gives an interval of width {width:g} at level {level:g}: the "
+                            f"{f.size} scores alone vary too much (sd {f.std():.3g}); ask for a wider interval or "
+                            "pool more rows per window")
+    if n > f.size:
+        raise VeracityError(f"an interval of width {width:g} needs {n:,} labels but the window has only {f.size:,} "
+                            "rows; ask for a wider interval or pool more rows per window")
+    return n
+
+
+@dataclass(frozen=True, repr=False)
+class LabelPlan(Display):
+    """Labels to draw at random per group (window, cohort) for a PPI interval of ``width``."""
+
+    rows: tuple[dict[str, Any], ...]
+    width: float
+    level: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"width": self.width, "level": self.level, "plan": [dict(r) for r in self.rows]}
+
+    def __str__(self) -> str:
+        body = [[str(r["group"]), f"{r['rows']:,}", fmt(r["mean_score"]), fmt(r["sd_score"]),
+                 "n/a" if r["labels_ppi"] is None else f"{r['labels_ppi']:,}",
+                 "n/a" if r["labels_classical"] is None else f"{r['labels_classical']:,}",
+                 "n/a" if r["saving"] is None else f"{r['saving']:.0%}"] for r in self.rows]
+        lines = [f"labels to draw at random for a {self.level * 100:g}% PPI interval of width {self.width:g}",
+                 render_table(["group", "rows", "mean score", "sd", "labels (PPI)", "labels (labels only)",
+                               "saving"], body),
+                 "(assumes calibrated scores; miscalibration widens the interval, never biases it; n/a: more "
+                 "labels than rows, or no number of labels is enough)"]
+        return "\n".join(lines)
+
+
+def label_plan(scores: Any, *, width: float, level: float = 0.95, by: Any = None) -> LabelPlan:
+    """A :class:`LabelPlan`: :func:`labels_needed` for each group of ``by`` (e.g. window keys), or all rows."""
+    f = scores_1d(scores)
+    if by is None:
+        keys, inv = np.array(["(all)"]), np.zeros(f.size, dtype=np.intp)
+    else:
+        raw = to_numpy(by, "by")
+        if raw.ndim != 1 or raw.shape[0] != f.shape[0]:
+            raise VeracityError(f"by must give one group key per score ({f.shape[0]}), got shape {raw.shape}")
+        keys, inv = np.unique(raw, return_inverse=True)
+    k = keys.size
+    rows = np.bincount(inv, minlength=k).astype(np.float64)
+    sf = np.bincount(inv, weights=f, minlength=k)
+    sff = np.bincount(inv, weights=f * f, minlength=k)
+    n_ppi, n_cls = plan_from_sums(rows=rows, sum_f=sf, sum_ff=sff, width=width, level=level)
+    out = []
+    for i in range(k):
+        mean = sf[i] / rows[i]
+        ppi = int(n_ppi[i]) if 0 < n_ppi[i] <= rows[i] else None
+        cls = int(n_cls[i]) if 0 < n_cls[i] <= rows[i] else None
+        out.append({"group": keys[i].item() if isinstance(keys[i], np.generic) else keys[i],
+                    "rows": int(rows[i]), "mean_score": float(mean),
+                    "sd_score": float(math.sqrt(max(sff[i] / rows[i] - mean * mean, 0.0))),
+                    "labels_ppi": ppi, "labels_classical": cls,
+                    "saving": None if ppi is None or cls is None else 1.0 - ppi / cls})
+    return LabelPlan(rows=tuple(out), width=float(width), level=float(level))

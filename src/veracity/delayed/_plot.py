@@ -1,0 +1,82 @@
+"""Pictures of the delayed-label results (matplotlib, imported only when a plot is drawn).
+
+The confidence sequence's picture draws exactly the ``low``/``high`` arrays the alarm
+reads (gid ``band``), the running estimate (``estimate``), zero (``zero``) and the alarm
+(``alarm``). The PPI picture shows the PPI++, classical and CBPE intervals side by side.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError
+
+BLUE, ORANGE, GREEN, INK, MUTED, GRID = "#1f5fa8", "#d55e00", "#009e73", "#1f2933", "#8a94a6", "#e4e7eb"
+
+
+def _axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
+    if ax is not None:
+        return ax.figure, ax
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise VeracityError("plots need matplotlib; install it with: pip install 'veracity[plot]'") from None
+    fig = Figure(figsize=figsize, dpi=100, layout="constrained")
+    return fig, fig.subplots()
+
+
+def _style(ax: Any) -> None:
+    ax.grid(True, color=GRID, linewidth=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def plot_sequence(cs: Any, ax: Any = None) -> Any:
+    """Running bounds (the band the alarm uses), the running estimate, zero and the alarm."""
+    fig, ax = _axes(ax, (8.0, 3.6))
+    x = np.arange(cs.low.size)
+    ax.fill_between(x, cs.low, cs.high, color=BLUE, alpha=0.22, linewidth=0, step="post",
+                    label=f"anytime-valid bounds (alpha={cs.alpha:g})", gid="band")
+    ax.plot(x, cs.estimate, color=BLUE, linewidth=1.2, drawstyle="steps-post", label="rate - mean score",
+            gid="estimate")
+    ax.axhline(0.0, color=INK, linewidth=0.9, gid="zero")
+    if cs.alarm_at is not None:
+        ax.axvline(cs.alarm_at, color=ORANGE, linewidth=1.6, linestyle="--", label=f"alarm at {cs.alarm_step}",
+                   gid="alarm")
+    if cs.shift_at is not None:
+        ax.axvline(cs.shift_at, color=MUTED, linewidth=1.0, linestyle=":", label="shift", gid="shift")
+    finite = np.concatenate([cs.low[np.isfinite(cs.low) & (cs.low > -1)], cs.high[np.isfinite(cs.high)
+                                                                                 & (cs.high < 1)]])
+    if finite.size:
+        pad = max(float(np.abs(finite).max()), 0.01) * 1.2
+        ax.set_ylim(-pad, pad)
+    _style(ax)
+    ax.set_xlabel("row" if cs.steps is None else "batch")
+    ax.set_ylabel("rate - mean score")
+    if cs.steps is not None and cs.steps.size:
+        step = max(1, cs.steps.size // 10)
+        ax.set_xticks(x[::step], [str(s) for s in cs.steps[::step]], rotation=30, ha="right")
+    ax.legend(loc="upper left", frameon=False, fontsize=9)
+    return fig
+
+
+def plot_ppi(r: Any, ax: Any = None) -> Any:
+    """PPI++, classical and CBPE estimates of the rate with their intervals."""
+    fig, ax = _axes(ax, (6.4, 2.6))
+    names = ["PPI++", "labels only", "CBPE (scores only)"]
+    est = [r.estimate, r.classical, r.cbpe]
+    lo = [r.ci_low, r.classical_low, r.cbpe_low]
+    hi = [r.ci_high, r.classical_high, r.cbpe_high]
+    y = np.arange(3)[::-1]
+    for i, colour in enumerate((BLUE, MUTED, ORANGE)):
+        ax.errorbar([est[i]], [y[i]], xerr=[[est[i] - lo[i]], [hi[i] - est[i]]], fmt="o", color=colour,
+                    capsize=3, gid=("ppi", "classical", "cbpe")[i])
+    ax.set_yticks(y, names)
+    ax.set_xlabel(f"rate ({r.level * 100:g}% intervals)")
+    _style(ax)
+    if r.note:
+        ax.set_title(r.note, fontsize=8.5, color=ORANGE, loc="left")
+    return fig

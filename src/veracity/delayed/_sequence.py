@@ -1,0 +1,260 @@
+r"""Anytime-valid bounds on calibration-in-the-large: a confidence sequence you may look at every day.
+
+Each labelled row gives :math:`x_i = y_i - p_i \in [-1, 1]`; under calibration every
+:math:`x_i` has conditional mean 0, whatever the stream does. The sequence bounds the
+(bet-weighted) running mean of those conditional means — *rate − mean score* — with
+coverage that holds **simultaneously at every time**: the chance that 0 ever leaves the
+bounds of a calibrated stream, however often and whenever you look, is at most
+:math:`\alpha`. A per-window test run daily has no such guarantee (each look spends
+another :math:`\alpha`).
+
+The construction is the predictable plug-in empirical-Bernstein confidence sequence
+of Waudby-Smith & Ramdas (2023, *Estimating means of bounded random variables by
+betting*, JRSS-B, Theorem 2): a capital process that bets :math:`\lambda_t` on
+:math:`z_t = (x_t + 1)/2 \in [0, 1]`,
+
+.. math:: K_t(m) = \prod_{i \le t} \exp\big(\lambda_i (z_i - m) - v_i\,\psi(\lambda_i)\big),
+          \qquad v_i = (z_i - \hat\mu_{i-1})^2,\quad \psi(\lambda) = -\log(1-\lambda) - \lambda,
+
+is a nonnegative supermartingale under the mean :math:`m` for predictable bets
+:math:`\lambda_i \in [0, 1)` and centres :math:`\hat\mu_{i-1}` (Ville's inequality: it
+exceeds :math:`1/\alpha` with probability at most :math:`\alpha`). Because the bets do not
+depend on :math:`m`, the set :math:`\{m : K_t(m) < 2/\alpha\}` has a closed-form lower end
+
+.. math:: L_t = \frac{\sum_{i\le t} \lambda_i z_i - \log(2/\alpha) - \sum_{i\le t} v_i\psi(\lambda_i)}
+                     {\sum_{i\le t} \lambda_i},
+
+and the upper end is the same for :math:`1 - z` (each side at :math:`\alpha/2`). The bets are
+those of the paper, :math:`\lambda_t = \min\big(\tfrac12, \sqrt{2\log(2/\alpha) /
+(t\log(1+t)\,\hat\sigma^2_{t-1})}\big)` with the regularised variance
+:math:`\hat\sigma^2_{t-1}` of the earlier rows — the ``confseq`` package's
+``predmix_empbern_cs``, which the tests reproduce to rounding. The bounds are mapped
+back to the :math:`x` scale (:math:`2z - 1`) and reported as a **running intersection**:
+they never widen.
+
+**Batches (daily looks).** The same process with the bet and centre held fixed within
+each batch, set from the earlier batches (and the batch's size: the count of outcomes
+that arrive is assumed not to depend on their values — the same assumption a
+maturity horizon makes). Then every quantity is a function of three sums per batch —
+rows :math:`n_b`, :math:`\sum x` and :math:`\sum x^2` — so a store updates the sequence from its
+daily aggregates (:func:`sequence_from_sums`), and one row per batch reproduces the
+row-by-row sequence exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._display import Display
+from ..core._text import fmt, render_table
+from ..core._validation import VeracityError, check_binary_labels, to_numpy
+from ..decisions._inputs import check_alpha, scores_1d
+
+TRUNCATION = 0.5  # the paper's (and confseq's) cap on the bets
+
+
+def _lower_z(n: np.ndarray, s: np.ndarray, q: np.ndarray, alpha: float, truncation: float) -> np.ndarray:
+    """Lower bound of the mean of z in [0, 1] after each batch (no intersection), from per-batch
+    counts ``n``, sums ``s`` and sums of squares ``q`` (last axis: batches)."""
+    N = np.cumsum(n, axis=-1)
+    S = np.cumsum(s, axis=-1)
+    N_prev = N - n
+    S_prev = S - s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # centre of v: the plain mean of the earlier rows (0 before any)
+        mu_plain = np.where(N_prev > 0, S_prev / N_prev, 0.0)
+        # regularised mean after each batch (prior 1/2 with one pseudo-row), and the regularised
+        # variance of the rows up to the previous batch (prior 1/4 with one pseudo-row)
+        mu_reg = np.minimum((0.5 + S) / (N + 1.0), 1.0)
+        dev = q - 2.0 * mu_reg * s + n * mu_reg * mu_reg
+        acc = np.cumsum(dev, axis=-1)
+        sigma2 = (0.25 + acc) / (N + 1.0)
+        sigma2_prev = np.concatenate([np.full(sigma2.shape[:-1] + (1,), 0.25), sigma2[..., :-1]], axis=-1)
+        lam = np.sqrt(2.0 * math.log(1.0 / alpha) / (N * np.log1p(N) * sigma2_prev))
+        lam = np.where(np.isnan(lam), 0.0, lam)
+        lam = np.minimum(lam, truncation)
+        psi = -np.log1p(-lam) - lam
+        v = q - 2.0 * mu_plain * s + n * mu_plain * mu_plain
+        num = np.cumsum(lam * s, axis=-1) - math.log(1.0 / alpha) - np.cumsum(v * psi, axis=-1)
+        den = np.cumsum(lam * n, axis=-1)
+        low = np.where(den > 0, num / den, -np.inf)
+    return np.minimum(low, 1.0)
+
+
+def raw_bounds_z(n: Any, s: Any, q: Any, *, alpha: float = 0.05, truncation: float = TRUNCATION
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds for the mean of z ∈ [0, 1] (per-batch sums of z), each side at α/2,
+    without clipping or intersection — ``confseq.predmix.predmix_empbern_cs`` for one row per batch."""
+    n, s, q = (np.asarray(a, dtype=np.float64) for a in (n, s, q))
+    low = _lower_z(n, s, q, alpha / 2.0, truncation)
+    high = 1.0 - _lower_z(n, n - s, n - 2.0 * s + q, alpha / 2.0, truncation)
+    return low, high
+
+
+def sequence_from_sums(n: Any, sum_x: Any, sum_xx: Any, *, alpha: float = 0.05
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    r"""Running bounds on the mean of :math:`x = y - p \in [-1, 1]` after each batch.
+
+    ``n``, ``sum_x``, ``sum_xx`` — per batch (last axis, in arrival order; leading axes are
+    independent streams, e.g. cohorts): rows, :math:`\sum (y - p)`, :math:`\sum (y - p)^2`.
+    Returns ``(low, high)`` of the same shape: the running intersection (never wider than
+    before), :math:`[-1, 1]` before any row. Vectorised: no loop over batches or streams.
+    """
+    alpha = check_alpha(alpha)
+    n = np.asarray(n, dtype=np.float64)
+    sx = np.asarray(sum_x, dtype=np.float64)
+    sxx = np.asarray(sum_xx, dtype=np.float64)
+    if not (n.shape == sx.shape == sxx.shape) or n.ndim == 0:
+        raise VeracityError(f"n, sum_x and sum_xx must be arrays of one shape (batches on the last axis); got "
+                            f"{n.shape}, {sx.shape}, {sxx.shape}")
+    # z = (x + 1) / 2: sums of z and z^2 per batch
+    sz = (sx + n) / 2.0
+    qz = (sxx + 2.0 * sx + n) / 4.0
+    low_z, high_z = raw_bounds_z(n, sz, qz, alpha=alpha)
+    low = np.maximum.accumulate(np.clip(2.0 * low_z - 1.0, -1.0, 1.0), axis=-1)
+    high = np.minimum.accumulate(np.clip(2.0 * high_z - 1.0, -1.0, 1.0), axis=-1)
+    return low, high
+
+
+def first_alarm(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Index of the first step where 0 is outside ``[low, high]`` (last axis), -1 if never."""
+    out = (low > 0.0) | (high < 0.0)
+    hit = out.any(axis=-1)
+    return np.where(hit, np.argmax(out, axis=-1), -1)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ConfidenceSequence(Display):
+    r"""Running bounds on *rate − mean score* after each step (row, or batch), anytime-valid.
+
+    ``low``, ``high`` — the bounds after each step (a running intersection: they never
+    widen); ``estimate`` — the running mean of y − score; ``n`` — labelled rows so far;
+    ``steps`` — the batch keys (None row by row); ``alarm_at`` — the first step whose
+    bounds exclude 0 (None if never); ``delay`` — steps from ``shift_at`` to the alarm
+    (when ``shift_at`` was given). The chance of any alarm on a calibrated stream, over
+    all steps, is at most ``alpha``.
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    estimate: np.ndarray
+    n: np.ndarray
+    alpha: float
+    alarm_at: int | None
+    shift_at: int | None
+    steps: np.ndarray | None = None
+
+    @property
+    def delay(self) -> int | None:
+        if self.alarm_at is None or self.shift_at is None:
+            return None
+        return self.alarm_at - self.shift_at
+
+    @property
+    def alarm_step(self) -> Any:
+        """The batch key (or row index) of the alarm, or None."""
+        if self.alarm_at is None:
+            return None
+        return self.alarm_at if self.steps is None else _plain(self.steps[self.alarm_at])
+
+    def _key(self, i: int) -> Any:
+        return i if self.steps is None else _plain(self.steps[i])
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [{"step": self._key(i), "n": int(self.n[i]), "estimate": float(self.estimate[i]),
+                 "low": float(self.low[i]), "high": float(self.high[i]),
+                 "status": "alert" if (self.low[i] > 0 or self.high[i] < 0) else "ok"}
+                for i in range(self.low.size)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"alpha": self.alpha, "alarm_at": self.alarm_at, "alarm_step": self.alarm_step,
+                "shift_at": self.shift_at, "delay": self.delay, "n": int(self.n[-1]) if self.n.size else 0,
+                "steps": self.rows()}
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        return self.rows()
+
+    def _summary_items(self) -> dict[str, Any]:
+        return {"alpha": self.alpha, "alarm_at": self.alarm_at, "delay": self.delay}
+
+    def __str__(self) -> str:
+        k = self.low.size
+        shown = sorted(set(np.unique(np.linspace(0, k - 1, min(k, 8)).round().astype(int)).tolist())
+                       | ({self.alarm_at} if self.alarm_at is not None else set()))
+        body = [[str(self._key(i)), f"{int(self.n[i]):,}", fmt(self.estimate[i], sign=True),
+                 f"[{fmt(self.low[i], sign=True)}, {fmt(self.high[i], sign=True)}]",
+                 "ALARM" if i == self.alarm_at else ("alert" if (self.low[i] > 0 or self.high[i] < 0) else "")]
+                for i in shown]
+        what = "row" if self.steps is None else "batch"
+        total = int(self.n[-1]) if k else 0
+        count = f"{k:,} batch{'es' if k != 1 else ''} of {total:,} labelled rows" if what == "batch" else \
+            f"{total:,} labelled rows"
+        lines = [f"confidence sequence for rate - mean score (anytime-valid, alpha={self.alpha:g}; {count})",
+                 render_table([what, "rows", "rate-score", "bounds", ""], body, align="lrrll")]
+        if self.alarm_at is None:
+            lines.append("alarm: none (0 stayed inside the bounds at every look)")
+        else:
+            unit = "batches" if what == "batch" else "rows"
+            lines.append(f"alarm: at {what} {self.alarm_step} (0 left the bounds)"
+                         + (f"; detection delay {self.delay} {unit} after the shift" if self.delay is not None else ""))
+        return "\n".join(lines)
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ._plot import plot_sequence
+
+        return plot_sequence(self, ax)
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def confidence_sequence(scores: Any, labels: Any, *, alpha: float = 0.05, batches: Any = None,
+                        shift_at: int | None = None, pos_label: Any = None) -> ConfidenceSequence:
+    r"""Anytime-valid running bounds on *rate − mean score* for a stream of scored outcomes.
+
+    Rows are in arrival order. ``batches`` (one key per row, e.g. the day the outcome
+    arrived; sorted keys give the order, rows of a batch in any order) reports one step
+    per batch — the bounds a daily look sees. ``alarm_at`` is the first step whose bounds
+    exclude 0; ``shift_at`` (a step index, known in a backtest or simulation) gives
+    ``delay``.
+
+    >>> cs = confidence_sequence([0.2] * 400, [1, 0, 0, 0, 0] * 80)
+    >>> cs.alarm_at is None, round(float(cs.estimate[-1]), 3)
+    (True, 0.0)
+    """
+    alpha = check_alpha(alpha)
+    p = scores_1d(scores)
+    y = check_binary_labels(labels, p.shape[0], pos_label)
+    x = y - p
+    keys = None
+    if batches is None:
+        n, sx, sxx = np.ones_like(x), x, x * x
+    else:
+        raw = to_numpy(batches, "batches")
+        if raw.ndim != 1 or raw.shape[0] != x.shape[0]:
+            raise VeracityError(f"batches must give one key per row ({x.shape[0]}), got shape {raw.shape}")
+        try:
+            keys, inv = np.unique(raw, return_inverse=True)
+        except TypeError:
+            raise VeracityError("batches must be sortable keys of one type (day numbers, dates, ISO strings)"
+                                ) from None
+        k = keys.size
+        n = np.bincount(inv, minlength=k).astype(np.float64)
+        sx = np.bincount(inv, weights=x, minlength=k)
+        sxx = np.bincount(inv, weights=x * x, minlength=k)
+    if shift_at is not None:
+        if isinstance(shift_at, bool) or not isinstance(shift_at, (int, np.integer)) or not \
+                0 <= shift_at < n.size:
+            raise VeracityError(f"shift_at must be a step index in 0..{n.size - 1}, got {shift_at!r}")
+        shift_at = int(shift_at)
+    low, high = sequence_from_sums(n, sx, sxx, alpha=alpha)
+    cum = np.cumsum(n)
+    est = np.cumsum(sx) / cum
+    a = int(first_alarm(low, high))
+    return ConfidenceSequence(low=low, high=high, estimate=est, n=cum.astype(np.int64), alpha=alpha,
+                              alarm_at=None if a < 0 else a, shift_at=shift_at, steps=keys)
