@@ -133,14 +133,14 @@ class MurphyDiagram(Display):
         lines = [f"Murphy diagram: mean elementary score at threshold theta (a false alarm costs theta, a miss "
                  f"1 - theta; lower is better), {self.n:,} rows, {self.theta.size} thresholds:",
                  render_table(headers, body)]
-        lines.append("mean over theta (= Brier / 2 on the full grid): " + ", ".join(
+        lines.append("mean over the theta grid (about Brier / 2): " + ", ".join(
             f"{m} {fmt(float(self.elementary[m].mean()))} (Brier/2 {fmt(self.brier[m] / 2)})" for m in names))
         for diff in self.differences:
             ranges = diff.ranges(self.theta)
             for name in (diff.model_b, diff.model_a):
                 spans = ranges[name]
                 text = ", ".join(f"[{a:.3f}, {b:.3f}]" for a, b in spans) if spans else "no threshold"
-                lines.append(f"{name} is better ({pct} pointwise band below/above 0) at theta in {text}")
+                lines.append(f"{name} is better (the {pct} pointwise band excludes 0) at theta in {text}")
         return "\n".join(lines)
 
 
