@@ -193,7 +193,7 @@ def test_progress_reports_are_ignored_without_a_bar():
 
     seen = []
     with _parallel.listen(lambda *a: seen.append(a)):
-        vc.ece_noise_floor(np.full(1000, 0.3), np.zeros(1000, int), n_redraws=20)
+        vc.ece_noise_floor(np.full(1000, 0.3), np.zeros(1000, int), n_resamples=20)
         vc.bootstrap_intervals(np.full(1000, 0.3), np.r_[np.zeros(700, int), np.ones(300, int)], n_resamples=30)
     floors = [a for a in seen if a[0].startswith("noise floor")]
     boots = [a for a in seen if a[0] == "bootstrap resamples"]

@@ -32,7 +32,7 @@ def _results():
         "slope": lambda: vc.calibration_slope(P, Y),
         "tests": lambda: vc.calibration_tests(P, Y),
         "estimates": lambda: vc.ece_estimates(P, Y),
-        "noise_floor": lambda: vc.ece_noise_floor(P, Y, n_redraws=30),
+        "noise_floor": lambda: vc.ece_noise_floor(P, Y, n_resamples=30),
         "corp": lambda: vc.corp(P, Y),
         "spiegelhalter": lambda: vc.spiegelhalter(P, Y),
         "hosmer_lemeshow": lambda: vc.hosmer_lemeshow(P, Y),

@@ -28,7 +28,7 @@ def _fresh():
         (lambda: vc.reliability(P, Y, ci="clopper-pearson"), lambda: vc.reliability(P, Y, interval="clopper-pearson")),
         (lambda: vc.audit(P, Y, ci="percentile", n_resamples=20, seed=4),
          lambda: vc.audit(P, Y, bootstrap="percentile", n_resamples=20, random_state=4)),
-        (lambda: vc.ece_noise_floor(P, Y, n_redraws=20, seed=2), lambda: vc.ece_noise_floor(P, Y, n_redraws=20, random_state=2)),
+        (lambda: vc.ece_noise_floor(P, Y, n_redraws=20, seed=2), lambda: vc.ece_noise_floor(P, Y, n_resamples=20, random_state=2)),
         (lambda: vc.bootstrap_intervals(P, Y, n_resamples=20, seed=2),
          lambda: vc.bootstrap_intervals(P, Y, n_resamples=20, random_state=2)),
         (lambda: vc.split(Y, seed=5), lambda: vc.split(Y, random_state=5)),

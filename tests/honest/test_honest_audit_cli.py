@@ -76,7 +76,7 @@ def test_cli_audit_honest_text_and_json(capsys):
                  "--resamples", "50", "--seed", "3", "--json", "-"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["intervals"]["method"] == "percentile"
-    assert doc["intervals"]["seed"] == 3
+    assert doc["intervals"]["random_state"] == 3
     assert {"plugin", "debiased", "smooth"} <= set(doc["estimators"])
     assert 0 < doc["noise_floor"]["p_value"] <= 1
     assert doc["tests"]["spiegelhalter"]["p_value"] < 0.05
@@ -101,16 +101,16 @@ def test_ece_bad_options(kwargs, match):
 @pytest.mark.parametrize(
     "call,match",
     [
-        (lambda: vc.ece_noise_floor([0.2, 0.8], [0, 1], n_redraws=0), "n_redraws must be"),
-        (lambda: vc.ece_noise_floor([0.2, 0.8], [0, 1], random_state=-1), "seed must be"),
+        (lambda: vc.ece_noise_floor([0.2, 0.8], [0, 1], n_resamples=0), "n_resamples must be"),
+        (lambda: vc.ece_noise_floor([0.2, 0.8], [0, 1], random_state=-1), "random_state must be"),
         (lambda: vc.ece_noise_floor([0.2, 0.8], [0, 1], norm="l3"), "norm must be"),
         (lambda: vc.bootstrap_intervals([0.2, 0.8], [0, 1], method="basic"), "method must be"),
         (lambda: vc.bootstrap_intervals([0.2, 0.8], [0, 1], metrics=["f1"]), "metrics must be"),
         (lambda: vc.bootstrap_intervals([0.2, 0.8], [0, 1], level=95), "level must be"),
         (lambda: vc.bootstrap_intervals([0.2, 0.8], [0, 1], n_resamples=1), "n_resamples must be"),
         (lambda: vc.spiegelhalter([0.5, 0.5], [0, 1]), "zero variance"),
-        (lambda: vc.hosmer_lemeshow([0.2, 0.3], [0, 1]), "at least 3 groups"),
-        (lambda: vc.hosmer_lemeshow([0.2, 0.3, 0.4], [0, 1, 1], groups=1), "groups must be"),
+        (lambda: vc.hosmer_lemeshow([0.2, 0.3], [0, 1]), "at least 3 bins"),
+        (lambda: vc.hosmer_lemeshow([0.2, 0.3, 0.4], [0, 1, 1], bins=1), "bins must be"),
         (lambda: vc.calibration_slope([0.2, 0.3], [1, 1]), "both classes"),
         (lambda: vc.calibration_slope([0.2, 0.8], [0, 1]), "separated"),
         (lambda: vc.audit([0.2, 0.8], [0, 1], bootstrap="yes"), "bootstrap must be"),
@@ -134,7 +134,7 @@ def test_tests_section_lists_undefined_tests_instead_of_failing():
     "argv,match",
     [
         (["audit", "--ci", "--resamples", "1"], "n_resamples must be"),
-        (["audit", "--noise-floor", "--seed", "-4"], "seed must be"),
+        (["audit", "--noise-floor", "--random-state", "-4"], "random_state must be"),
     ],
 )
 def test_bad_input_cli(argv, match, capsys):

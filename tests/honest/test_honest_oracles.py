@@ -147,7 +147,7 @@ def test_calibration_slope_matches_sklearn_and_numeric_information():
 
 def test_hosmer_lemeshow_by_its_definition():
     p, y = _data(11, 1000, 1.2, 1.1)
-    t = vc.hosmer_lemeshow(p, y, groups=10)
+    t = vc.hosmer_lemeshow(p, y, bins=10)
     order = np.argsort(p, kind="stable")
     stat = 0.0
     for g in np.array_split(order, 10):  # deciles of risk, 100 rows each (distinct scores)

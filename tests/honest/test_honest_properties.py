@@ -56,8 +56,8 @@ def test_equal_count_binning_matches_uncertainty_calibration_with_ties(data, m):
 @given(forecasts(min_size=5), st.integers(0, 2**31))
 def test_noise_floor_is_seeded_and_bounded(data, seed):
     p, y = data
-    a = vc.ece_noise_floor(p, y, n_redraws=50, random_state=seed)
-    b = vc.ece_noise_floor(p, y, n_redraws=50, random_state=seed)
+    a = vc.ece_noise_floor(p, y, n_resamples=50, random_state=seed)
+    b = vc.ece_noise_floor(p, y, n_resamples=50, random_state=seed)
     assert a.to_dict() == b.to_dict()
     assert a.ece == pytest.approx(vc.ece(p, y), abs=1e-12)
     assert 1 / 51 <= a.p_value <= 1
@@ -82,8 +82,8 @@ def test_bootstrap_does_not_depend_on_threads():
     rng = np.random.default_rng(0)
     p = rng.random(3000)
     y = (rng.random(3000) < p).astype(float)
-    a = vc.bootstrap_intervals(p, y, n_resamples=600, n_jobs=1, method="bca")
-    b = vc.bootstrap_intervals(p, y, n_resamples=600, n_jobs=2, method="bca")
+    a = vc.bootstrap_intervals(p, y, n_resamples=600, n_jobs=1, random_state=0, method="bca")
+    b = vc.bootstrap_intervals(p, y, n_resamples=600, n_jobs=2, random_state=0, method="bca")
     for k in a.samples:
         np.testing.assert_array_equal(a.samples[k], b.samples[k])
 

@@ -43,7 +43,7 @@ def test_noise_floor_pvalue_is_tiny_on_a_miscalibrated_model():
     n = 2000
     p = rng.random(n)
     y = (rng.random(n) < 0.5 + 0.6 * (p - 0.5)).astype(float)  # over-confident
-    nf = vc.ece_noise_floor(p, y, n_redraws=999, random_state=3)
+    nf = vc.ece_noise_floor(p, y, n_resamples=999, random_state=3)
     assert nf.p_value == pytest.approx(1 / 1000)
     assert nf.ece > 2 * nf.quantile_95
 

@@ -44,8 +44,8 @@ HONEST = {
     "calibration_tests": lambda s, y, w: vc.calibration_tests(s, y, sample_weight=w),
     "corp": lambda s, y, w: vc.corp(s, y, sample_weight=w),
     "ece_estimates": lambda s, y, w: vc.ece_estimates(s, y, sample_weight=w),
-    "ece_noise_floor": lambda s, y, w: vc.ece_noise_floor(s, y, sample_weight=w, n_redraws=50),
-    "bootstrap_intervals": lambda s, y, w: vc.bootstrap_intervals(s, y, sample_weight=w, n_resamples=40,
+    "ece_noise_floor": lambda s, y, w: vc.ece_noise_floor(s, y, sample_weight=w, n_resamples=50, random_state=0),
+    "bootstrap_intervals": lambda s, y, w: vc.bootstrap_intervals(s, y, sample_weight=w, n_resamples=40, random_state=0,
                                                                   method="percentile"),
 }
 

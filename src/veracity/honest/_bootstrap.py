@@ -52,7 +52,7 @@ from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
 from ._common import check_count, check_level, check_seed, weighted_rows
 from ..core._display import Display
-from ..core._compat import renamed
+from ..core._compat import renamed, renamed_attribute
 from ..core._parallel import advance
 
 METRICS = ("ece", "mce", "brier", "nll", "auc", "accuracy")
@@ -92,11 +92,13 @@ class BootstrapIntervals(Display):
     method: str
     level: float
     n_resamples: int
-    seed: Any
+    random_state: Any
     n: int
     bins: int
     strategy: str
     samples: dict[str, np.ndarray] = field(default_factory=dict)
+
+    seed = renamed_attribute("seed", "random_state")
 
     def __getitem__(self, metric: str) -> Interval:
         for row in self.intervals:
@@ -109,7 +111,7 @@ class BootstrapIntervals(Display):
             "method": self.method,
             "level": self.level,
             "n_resamples": self.n_resamples,
-            "seed": self.seed if isinstance(self.seed, int) else None,
+            "random_state": self.random_state if isinstance(self.random_state, int) else None,
             "n": self.n,
             "bins": self.bins,
             "strategy": self.strategy,
@@ -126,7 +128,7 @@ class BootstrapIntervals(Display):
                              align="lrlrll")
         return (
             f"Bootstrap intervals ({self.method}, {self.n_resamples} resamples of {self.n} rows, "
-            f"random_state {self.seed}):\n{table}"
+            f"random_state {self.random_state}):\n{table}"
         )
 
 
@@ -433,7 +435,7 @@ def bootstrap_of(
         method=method,
         level=level,
         n_resamples=n_resamples,
-        seed=seed,
+        random_state=seed,
         n=n,
         bins=edges.size - 1,
         strategy=strategy,
@@ -450,7 +452,7 @@ def bootstrap_intervals(
     method: str = "bca",
     n_resamples: int = 1000,
     level: float = 0.95,
-    random_state: Any = 0,
+    random_state: Any = None,
     bins: int | str = 15,
     strategy: str = "uniform",
     threshold: float = 0.5,
@@ -463,10 +465,13 @@ def bootstrap_intervals(
 
     ``n_resamples`` exact multinomial resamples of the rows, vectorised over
     resamples in memory-bounded chunks; BCa uses the exact delete-one jackknife.
+    ``random_state`` (an integer, a ``numpy.random.Generator`` or None for fresh entropy)
+    makes the resamples reproducible.
     See :mod:`veracity.honest._bootstrap` for the method.
 
     >>> r = bootstrap_intervals([.1, .3, .35, .6, .8, .9], [0, 0, 1, 1, 0, 1],
-    ...                         metrics=["brier"], method="percentile", n_resamples=200)
+    ...                         metrics=["brier"], method="percentile", n_resamples=200,
+    ...                         random_state=0)
     >>> row = r["brier"]
     >>> row.low <= row.estimate <= row.high
     True

@@ -19,7 +19,8 @@ def check_seed(seed: Any) -> Any:
     if seed is None or isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise VeracityError(f"seed must be a non-negative integer (or None), got {seed!r}")
+        raise VeracityError(f"random_state must be a non-negative integer, a numpy Generator or None, "
+                            f"got {seed!r}", param="random_state")
     return int(seed)
 
 

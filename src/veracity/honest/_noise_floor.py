@@ -32,7 +32,7 @@ from ..core._binning import bin_index, make_edges
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, prepare_binary
 from ._common import check_count, check_seed, weighted_rows
-from ..core._compat import renamed
+from ..core._compat import renamed, renamed_attribute
 from ..core._display import Display
 from ..core._parallel import advance
 
@@ -45,8 +45,8 @@ class NoiseFloor(Display):
 
     ``expected`` is the noise floor (mean ECE of the redraws), ``sd`` their
     standard deviation, ``quantile_95`` the 95th percentile, ``p_value`` the
-    Monte-Carlo p-value and ``excess = ece - expected``. ``redraws`` holds the R
-    redraw ECEs.
+    Monte-Carlo p-value and ``excess = ece - expected``. ``samples`` holds the
+    ``n_resamples`` redraw ECEs.
     """
 
     ece: float
@@ -54,13 +54,17 @@ class NoiseFloor(Display):
     sd: float
     quantile_95: float
     p_value: float
-    n_redraws: int
-    seed: Any
+    n_resamples: int
+    random_state: Any
     n: int
     bins: int
     strategy: str
     norm: str
-    redraws: np.ndarray
+    samples: np.ndarray
+
+    n_redraws = renamed_attribute("n_redraws", "n_resamples")
+    seed = renamed_attribute("seed", "random_state")
+    redraws = renamed_attribute("redraws", "samples")
 
     @property
     def excess(self) -> float:
@@ -69,7 +73,7 @@ class NoiseFloor(Display):
     @property
     def expected_se(self) -> float:
         """Monte-Carlo standard error of ``expected``."""
-        return self.sd / np.sqrt(self.n_redraws)
+        return self.sd / np.sqrt(self.n_resamples)
 
     def verdict(self, alpha: float = 0.05) -> str:
         if self.p_value <= alpha:
@@ -85,8 +89,8 @@ class NoiseFloor(Display):
             "quantile_95": self.quantile_95,
             "excess": self.excess,
             "p_value": self.p_value,
-            "n_redraws": self.n_redraws,
-            "seed": self.seed if isinstance(self.seed, int) else None,
+            "n_resamples": self.n_resamples,
+            "random_state": self.random_state if isinstance(self.random_state, int) else None,
             "n": self.n,
             "bins": self.bins,
             "strategy": self.strategy,
@@ -106,8 +110,8 @@ class NoiseFloor(Display):
             ["ECE", "noise floor", "95% of noise", "excess", "p-value"], rows, align="rrrrr"
         )
         return (
-            f"ECE noise floor ({self.norm}; labels redrawn as Bernoulli(p), {self.n_redraws} "
-            f"redraws, random_state {self.seed}; {self.n} rows, {self.bins} {self.strategy} bins):\n"
+            f"ECE noise floor ({self.norm}; labels redrawn as Bernoulli(p), {self.n_resamples} "
+            f"redraws, random_state {self.random_state}; {self.n} rows, {self.bins} {self.strategy} bins):\n"
             f"{table}\n({self.verdict()})"
         )
 
@@ -162,7 +166,7 @@ def noise_floor_of(
 ) -> NoiseFloor:
     if norm not in ("l1", "l2", "max"):
         raise VeracityError(f"norm must be 'l1', 'l2' or 'max', got {norm!r}")
-    n_redraws = check_count(n_redraws, "n_redraws")
+    n_redraws = check_count(n_redraws, "n_resamples")
     seed = check_seed(seed)
     data = weighted_rows(data)  # rows of weight 0 draw no labels
     if edges is None:
@@ -189,17 +193,17 @@ def noise_floor_of(
         sd=float(ece_sim.std(ddof=1)) if n_redraws > 1 else 0.0,
         quantile_95=float(np.quantile(ece_sim, 0.95)),
         p_value=float(p_value),
-        n_redraws=n_redraws,
-        seed=seed,
+        n_resamples=n_redraws,
+        random_state=seed,
         n=data.n,
         bins=m,
         strategy=strategy,
         norm=norm,
-        redraws=ece_sim,
+        samples=ece_sim,
     )
 
 
-@renamed(seed="random_state")
+@renamed(seed="random_state", n_redraws="n_resamples")
 def ece_noise_floor(
     scores: Any,
     labels: Any,
@@ -207,16 +211,16 @@ def ece_noise_floor(
     bins: int | str = 15,
     strategy: str = "uniform",
     norm: str = "l1",
-    n_redraws: int = 1000,
-    random_state: Any = 0,
+    n_resamples: int = 1000,
+    random_state: Any = None,
     score_type: str = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
 ) -> NoiseFloor:
     r"""The plug-in ECE beside its noise floor under perfect calibration, with a p-value.
 
-    Labels are redrawn as :math:`y^* \sim \mathrm{Bernoulli}(p)` ``n_redraws`` times
-    (seeded) with the same scores, weights and bins; ``expected`` is the mean redraw
+    Labels are redrawn as :math:`y^* \sim \mathrm{Bernoulli}(p)` ``n_resamples`` times
+    (reproducible with ``random_state``) with the same scores, weights and bins; ``expected`` is the mean redraw
     ECE and ``p_value = (1 + #{ECE* ≥ ECE}) / (R + 1)``. See
     :mod:`veracity.honest._noise_floor` for why the draws are per row.
 
@@ -230,5 +234,5 @@ def ece_noise_floor(
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return noise_floor_of(
-        data, bins=bins, strategy=strategy, norm=norm, n_redraws=n_redraws, seed=random_state
+        data, bins=bins, strategy=strategy, norm=norm, n_redraws=n_resamples, seed=random_state
     )

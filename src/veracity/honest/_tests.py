@@ -34,6 +34,7 @@ from ..core._binning import bin_index, equal_count_edges
 from ..core._text import fmt, render_table
 from ..core._validation import PROB_EPS, Binary, VeracityError, prepare_binary
 from ._common import check_count, weighted_rows
+from ..core._compat import renamed, renamed_attribute
 from ..core._display import Display
 
 
@@ -95,22 +96,25 @@ def spiegelhalter(
 # ----------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False, repr=False)
 class HosmerLemeshowTest(Display):
-    """Hosmer–Lemeshow statistic, its degrees of freedom and p-value, and the group table."""
+    """Hosmer–Lemeshow statistic, its degrees of freedom and p-value, and the table of its
+    ``bins`` equal-count bins (Hosmer and Lemeshow's "groups")."""
 
     statistic: float
     df: int
     p_value: float
-    groups: int
+    bins: int
     n: np.ndarray
     observed: np.ndarray
     expected: np.ndarray
+
+    groups = renamed_attribute("groups", "bins")
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "statistic": self.statistic,
             "df": self.df,
             "p_value": self.p_value,
-            "groups": self.groups,
+            "bins": self.bins,
             "table": [
                 {"n": float(n), "observed": float(o), "expected": float(e)}
                 for n, o, e in zip(self.n, self.observed, self.expected)
@@ -120,13 +124,13 @@ class HosmerLemeshowTest(Display):
     def __str__(self) -> str:
         return (
             f"Hosmer-Lemeshow H = {self.statistic:.3f}, df = {self.df}, p = {self.p_value:.4f} "
-            f"({self.groups} equal-count groups)"
+            f"({self.bins} equal-count bins)"
         )
 
 
 def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None) -> HosmerLemeshowTest:
     data = weighted_rows(data)  # the equal-count groups are over the rows that carry weight
-    groups = check_count(groups, "groups", 2)
+    groups = check_count(groups, "bins", 2)
     edges = equal_count_edges(data.p, groups)
     idx = bin_index(data.p, edges, "equal-count")
     m = edges.size - 1
@@ -139,7 +143,7 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None) ->
     g = int(n_g.size)
     if g < 3 and df is None:
         raise VeracityError(
-            f"Hosmer-Lemeshow needs at least 3 groups of distinct scores for df = G - 2; got {g}. "
+            f"Hosmer-Lemeshow needs at least 3 bins of distinct scores for df = G - 2; got {g}. "
             "Pass df= explicitly or use spiegelhalter()"
         )
     var = e_g * (1.0 - e_g / n_g)
@@ -149,16 +153,17 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None) ->
     stat = float(terms.sum())
     dof = g - 2 if df is None else check_count(df, "df")
     return HosmerLemeshowTest(
-        statistic=stat, df=dof, p_value=float(_chi2_sf(stat, dof)), groups=g,
+        statistic=stat, df=dof, p_value=float(_chi2_sf(stat, dof)), bins=g,
         n=n_g, observed=o_g, expected=e_g,
     )
 
 
+@renamed(groups="bins")
 def hosmer_lemeshow(
     scores: Any,
     labels: Any,
     *,
-    groups: int = 10,
+    bins: int = 10,
     df: int | None = None,
     score_type: str = "probability",
     sample_weight: Any = None,
@@ -166,11 +171,12 @@ def hosmer_lemeshow(
 ) -> HosmerLemeshowTest:
     r"""Hosmer–Lemeshow goodness-of-fit: :math:`\sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g)) \sim \chi^2_{G-2}`.
 
-    Groups are equal-count by sorted score (``strategy="equal-count"``).
+    ``bins`` (Hosmer and Lemeshow's G "groups") are equal-count by sorted score
+    (``strategy="equal-count"``).
     """
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
-    return hosmer_lemeshow_of(data, groups, df)
+    return hosmer_lemeshow_of(data, bins, df)
 
 
 # ----------------------------------------------------------------------------------
@@ -434,20 +440,22 @@ def calibration_tests_of(data: Binary, groups: int = 10) -> CalibrationTests:
     return CalibrationTests(skipped=skipped, **parts)
 
 
+@renamed(groups="bins")
 def calibration_tests(
     scores: Any,
     labels: Any,
     *,
-    groups: int = 10,
+    bins: int = 10,
     score_type: str = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
 ) -> CalibrationTests:
     """Spiegelhalter's z, Hosmer–Lemeshow and the calibration slope at once; a test that is
-    undefined for this data is listed in ``skipped`` with the reason instead of raising."""
+    undefined for this data is listed in ``skipped`` with the reason instead of raising.
+    ``bins`` are Hosmer–Lemeshow's equal-count bins."""
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
-    return calibration_tests_of(data, groups)
+    return calibration_tests_of(data, bins)
 
 
 def _chi2_sf(stat: float, dof: int) -> float:
