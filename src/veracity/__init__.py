@@ -112,8 +112,11 @@ from .comparison import (
 )
 
 # -- reporting (issue 7) -----------------------------------------------------------
-# (matplotlib is imported only when a plot is drawn; ``vc.report`` is the function)
-from .report import (
+# (matplotlib is imported only when a plot is drawn.) ``vc.report`` is the function; the
+# package is ``veracity.reporting``. Its old path ``veracity.report`` is loaded first, so
+# that importing it later cannot rebind ``vc.report`` to a module.
+from . import report as _report_path
+from .reporting import (
     Report,
     plot_multiclass_reliability,
     plot_reliability,
@@ -158,16 +161,27 @@ def _public_names() -> list[str]:
     )
 
 
-#: loaded on first access (they import an optional heavy dependency)
-_LAZY = {"CalibratedClassifier": ".calibrators._sklearn"}
+#: loaded on first access (they import an optional heavy dependency): name -> (module, dependency)
+_LAZY = {"CalibratedClassifier": (".calibrators._sklearn", "sklearn")}
 
 
-def __getattr__(name: str):
+def _installed(package: str) -> bool:
+    from importlib.util import find_spec
+
+    try:
+        return find_spec(package) is not None  # looks for it without importing it
+    except ImportError:
+        return False
+
+
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+        return getattr(importlib.import_module(_LAZY[name][0], __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = sorted(_public_names() + list(_LAZY))  # pinned by tests/test_public_api.py
+# pinned by tests/test_public_api.py; a lazy name is listed when its dependency is installed, so
+# that ``from veracity import *`` works without it (vc.CalibratedClassifier then says what to install)
+__all__ = sorted(_public_names() + [name for name, (_, needs) in _LAZY.items() if _installed(needs)])

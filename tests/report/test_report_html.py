@@ -118,7 +118,7 @@ def test_user_strings_are_escaped():
 
 
 def test_json_block_cannot_close_the_script():
-    from veracity.report._html import _json_script
+    from veracity.reporting._html import _json_script
 
     text = _json_script({"k": "</script><script>alert(1)</script>&"})
     assert "<" not in text and ">" not in text and "&" not in text
@@ -160,7 +160,7 @@ def test_explorer_counts_equal_threshold_table(weighted, max_cuts):
     np.testing.assert_allclose(data["fp"], table.fp, rtol=1e-12)
     assert data["positives"] == pytest.approx(table.positives)
     assert data["t_star"] == 0.2 and 0.2 in data["thresholds"]
-    assert data["t_recall"] == vc.recall_threshold(p, y, 0.95, sample_weight=w)
+    assert data["t_recall"] == vc.recall_threshold(p, y, target=0.95, sample_weight=w)
     assert data["t_recall"] in data["thresholds"]
 
 
@@ -177,7 +177,7 @@ def test_million_rows_stays_small():
 
 
 def test_many_slices_are_capped():
-    from veracity.report._sections import MAX_SLICES
+    from veracity.reporting._sections import MAX_SLICES
 
     rng = np.random.default_rng(4)
     n = 6000

@@ -51,7 +51,7 @@ def _json_script(payload: Any) -> str:
 
 
 def _asset(name: str) -> str:
-    return (resources.files("veracity.report") / name).read_text(encoding="utf-8")
+    return (resources.files("veracity.reporting") / name).read_text(encoding="utf-8")
 
 
 def _svg(fig: Any, prefix: str, label: str) -> str:
