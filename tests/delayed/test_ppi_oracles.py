@@ -1,0 +1,140 @@
+"""PPI++ against the ``ppi-python`` package (Angelopoulos, Duchi & Zrnic) and against its definition.
+
+``ppi_py.ppi_mean_pointestimate`` / ``ppi_mean_ci`` with ``lam=None`` are PPI++ with the
+power-tuned lambda; ``lam=1`` is plain PPI, ``lam=0`` the classical interval. The weighted
+interval is checked against the linearised variance written out here.
+"""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import veracity as vc
+from veracity.delayed import PpiSums, ppi_from_sums
+
+ppi_py = pytest.importorskip("ppi_py")
+
+
+def _data(seed, n, m, miscal=1.3):
+    rng = np.random.default_rng(seed)
+    q = rng.beta(2, 8, n + m)
+    y = (rng.random(q.size) < q).astype(float)
+    f = np.clip(q * miscal + rng.normal(0, 0.05, q.size), 0, 1)
+    return y[:n], f[:n], f[n:]
+
+
+def _oracle(y, f, g, level, lam):
+    alpha = 1 - level
+    est = ppi_py.ppi_mean_pointestimate(y, f, g, lam=lam)
+    lo, hi = ppi_py.ppi_mean_ci(y, f, g, alpha=alpha, lam=lam)
+    return float(np.ravel(est)[0]), float(np.ravel(lo)[0]), float(np.ravel(hi)[0])
+
+
+@pytest.mark.parametrize("seed,n,m,level", [(0, 200, 20000, 0.95), (1, 50, 500, 0.9), (2, 1000, 3000, 0.99),
+                                            (3, 5, 40, 0.8), (4, 300, 300, 0.95)])
+@pytest.mark.parametrize("power_tuning", [True, False])
+def test_ppi_mean_equals_ppi_py(seed, n, m, level, power_tuning):
+    y, f, g = _data(seed, n, m)
+    r = vc.ppi_mean(y, f, g, level=level, power_tuning=power_tuning, sample_check="off")
+    est, lo, hi = _oracle(y, f, g, level, None if power_tuning else 1.0)
+    assert r.estimate == pytest.approx(est, abs=1e-9)
+    assert r.ci_low == pytest.approx(lo, abs=1e-9)
+    assert r.ci_high == pytest.approx(hi, abs=1e-9)
+    if not power_tuning:
+        assert r.lam == 1.0
+
+
+def test_classical_equals_ppi_py_lam_zero_and_lambda_is_inside_zero_one():
+    y, f, g = _data(7, 150, 5000)
+    r = vc.ppi_mean(y, f, g, sample_check="off")
+    est, lo, hi = _oracle(y, f, g, 0.95, 0.0)
+    assert (r.classical, r.classical_low, r.classical_high) == pytest.approx((est, lo, hi), abs=1e-12)
+    assert 0.0 < r.lam < 1.0
+    # the rectifier is ppi_py's lam=1 rectifier: mean(y - f) with the labelled-sample sd / sqrt(n)
+    d = y - f
+    assert r.rectifier == pytest.approx(d.mean(), abs=1e-12)
+    assert r.rectifier_high - r.rectifier == pytest.approx(1.959963984540054 * d.std() / np.sqrt(d.size), rel=1e-9)
+
+
+def test_weighted_point_estimate_equals_ppi_py_and_interval_is_the_linearised_variance():
+    y, f, g = _data(11, 120, 900)
+    rng = np.random.default_rng(5)
+    w, u = rng.uniform(0.2, 3, y.size), rng.uniform(0.5, 2, g.size)
+    r = vc.ppi_mean(y, f, g, power_tuning=False, sample_weight=w, sample_weight_unlabelled=u, sample_check="off")
+    est = float(np.ravel(ppi_py.ppi_mean_pointestimate(y, f, g, lam=1, w=w, w_unlabeled=u))[0])
+    assert r.estimate == pytest.approx(est, abs=1e-12)
+    # reference: Hajek linearisation, sum omega^2 (r - rbar)^2 with omega = w / sum w, for both samples
+    om, ou = w / w.sum(), u / u.sum()
+    rr = y - f
+    var = (om**2 * (rr - om @ rr) ** 2).sum() + (ou**2 * (g - ou @ g) ** 2).sum()
+    assert r.se == pytest.approx(np.sqrt(var), rel=1e-10)
+    assert r.ci_high - r.ci_low == pytest.approx(2 * 1.959963984540054 * np.sqrt(var), rel=1e-9)
+
+
+@given(scale=st.floats(1e-6, 1e6), seed=st.integers(0, 50))
+def test_weights_are_invariant_to_scale_and_equal_weights_are_unweighted(scale, seed):
+    y, f, g = _data(seed, 30, 60)
+    base = vc.ppi_mean(y, f, g, sample_check="off")
+    same = vc.ppi_mean(y, f, g, sample_weight=np.full(y.size, scale), sample_weight_unlabelled=np.full(g.size, scale),
+                       sample_check="off")
+    for k in ("estimate", "ci_low", "ci_high", "lam", "cbpe", "cbpe_high", "classical", "rectifier_low"):
+        assert getattr(same, k) == pytest.approx(getattr(base, k), rel=1e-9, abs=1e-12)
+    # PPI normalises each sample's weights on its own; only CBPE pools both (one scale assumed)
+    other = vc.ppi_mean(y, f, g, sample_weight=np.full(y.size, scale), sample_weight_unlabelled=np.full(g.size, 2.0),
+                        sample_check="off")
+    for k in ("estimate", "ci_low", "ci_high", "lam", "classical"):
+        assert getattr(other, k) == pytest.approx(getattr(base, k), rel=1e-9, abs=1e-12)
+
+
+def test_sums_form_equals_array_form_and_merges_by_addition():
+    y, f, g = _data(3, 400, 4000)
+    r = vc.ppi_mean(y, f, g, sample_check="off")
+    s = PpiSums.from_counts(n=y.size, sum_y=y.sum(), sum_f=f.sum(), sum_ff=f @ f, sum_yf=y @ f, m=g.size,
+                            sum_fu=g.sum(), sum_ffu=g @ g)
+    out = ppi_from_sums(s)
+    assert float(out["estimate"]) == pytest.approx(r.estimate, abs=1e-12)
+    assert float(out["ci_low"]) == pytest.approx(r.ci_low, abs=1e-12)
+    # two halves of the rows, summed, are the whole
+    a = PpiSums.of(y[:150], f[:150], g[:1000])
+    b = PpiSums.of(y[150:], f[150:], g[1000:])
+    merged = ppi_from_sums(a + b)
+    assert float(merged["ci_high"]) == pytest.approx(r.ci_high, abs=1e-12)
+    # many windows in one call: each equals its own call
+    parts = [PpiSums.of(*_data(k, 60, 600)) for k in range(4)]
+    stacked = PpiSums(**{k: np.array([getattr(p, k) for p in parts]) for k in PpiSums.__dataclass_fields__})
+    many = ppi_from_sums(stacked)
+    for k in range(4):
+        y, f, g = _data(k, 60, 600)
+        assert many["estimate"][k] == pytest.approx(vc.ppi_mean(y, f, g, sample_check="off").estimate, abs=1e-12)
+
+
+def test_cbpe_is_the_mean_score_with_the_poisson_binomial_interval():
+    y, f, g = _data(9, 100, 2000)
+    r = vc.ppi_mean(y, f, g, sample_check="off")
+    allf = np.concatenate([f, g])
+    assert r.cbpe == pytest.approx(allf.mean(), abs=1e-12)
+    half = 1.959963984540054 * np.sqrt((allf * (1 - allf)).sum()) / allf.size
+    assert r.cbpe_high - r.cbpe == pytest.approx(half, rel=1e-9)
+
+
+def test_audit_rows_are_ppi_of_their_targets():
+    y, f, g = _data(21, 500, 8000)
+    a = vc.ppi_audit(y, f, g, bins=[0, 0.2, 0.5, 1], threshold=0.3, cost_fp=1, cost_fn=5, sample_check="off")
+    assert a.row("rate")["estimate"] == pytest.approx(vc.ppi_mean(y, f, g, sample_check="off").estimate)
+    at, bt = (f >= 0.3).astype(float), (g >= 0.3).astype(float)
+    tp = _oracle(y * at, f * at, g * bt, 0.95, None)
+    assert (a.row("tp")["estimate"], a.row("tp")["ci_low"], a.row("tp")["ci_high"]) == pytest.approx(tp, abs=1e-9)
+    cost_y = 1 * (1 - y) * at + 5 * y * (1 - at)
+    cost_f, cost_g = 1 * (1 - f) * at + 5 * f * (1 - at), 1 * (1 - g) * bt + 5 * g * (1 - bt)
+    assert a.row("cost")["estimate"] == pytest.approx(_oracle(cost_y, cost_f, cost_g, 0.95, None)[0], abs=1e-9)
+    # a bin's rate is PPI on the bin's rows
+    inb, ing = (f >= 0.2) & (f < 0.5), (g >= 0.2) & (g < 0.5)
+    mid = _oracle(y[inb], f[inb], g[ing], 0.95, None)
+    assert a.row("rate in [0.2, 0.5)")["ci_low"] == pytest.approx(mid[1], abs=1e-9)
+    # with one lambda for all (plain PPI) the per-row confusion sums to 1; tuned, each has its own lambda
+    plain = vc.ppi_audit(y, f, g, threshold=0.3, power_tuning=False, sample_check="off")
+    assert sum(plain.row(k)["estimate"] for k in ("tp", "fp", "fn", "tn")) == pytest.approx(1.0, abs=1e-12)
+    json.dumps(a.to_dict())

@@ -1,0 +1,119 @@
+"""PPI's behaviour by seeded simulation, vectorised across simulations (a few seconds).
+
+Every simulated window draws true probabilities q ~ Beta(2, 8) (true rate E[q] = 0.2),
+outcomes y ~ Bernoulli(q) and a model score f — informative but miscalibrated — and
+labels a uniformly random subset. The sums of each window go through ``ppi_from_sums``
+in one call, the same code path as ``vc.ppi_mean`` (tested equal in test_ppi_oracles).
+"""
+
+import numpy as np
+import pytest
+
+import veracity as vc
+from veracity.core._special import expit, logit
+from veracity.delayed import PpiSums, ppi_from_sums
+
+TRUE_RATE = 0.2  # mean of Beta(2, 8) and of Beta(0.2, 0.8)
+
+
+def _windows(seed, sims, n, m, *, slope=1.0, shift=0.0, beta=(2, 8)):
+    rng = np.random.default_rng(seed)
+    q = rng.beta(*beta, (sims, n + m))
+    y = (rng.random(q.shape) < q).astype(float)
+    f = expit(slope * logit(q) + shift)  # a monotone, miscalibrated reading of q
+    yl, fl, fu = y[:, :n], f[:, :n], f[:, n:]
+    return PpiSums.from_counts(n=np.full(sims, n), sum_y=yl.sum(1), sum_f=fl.sum(1), sum_ff=(fl * fl).sum(1),
+                               sum_yf=(yl * fl).sum(1), m=np.full(sims, m), sum_fu=fu.sum(1),
+                               sum_ffu=(fu * fu).sum(1))
+
+
+def test_ppi_covers_the_true_rate_when_scores_are_miscalibrated_and_cbpe_does_not():
+    sims = 1000
+    out = ppi_from_sums(_windows(0, sims, 200, 2000, slope=0.8, shift=0.6), level=0.95)
+    ppi = np.mean((out["ci_low"] <= TRUE_RATE) & (TRUE_RATE <= out["ci_high"]))
+    cbpe = np.mean((out["cbpe_low"] <= TRUE_RATE) & (TRUE_RATE <= out["cbpe_high"]))
+    flagged = np.mean((out["rectifier_low"] > 0) | (out["rectifier_high"] < 0))
+    print(f"\ncoverage of the true rate at 95%: PPI++ {ppi:.3f}, CBPE {cbpe:.3f}; "
+          f"rectifier says 'not calibrated' in {flagged:.1%} of windows")
+    assert ppi >= 0.94
+    assert cbpe < 0.5  # visibly fails: the scores promise a rate they do not deliver
+    assert flagged > 0.9
+
+
+def test_ppi_covers_under_calibration_too_and_plain_ppi_as_well():
+    sums = _windows(1, 1000, 100, 2000)
+    for o in (ppi_from_sums(sums, level=0.9), ppi_from_sums(sums, level=0.9, power_tuning=False)):
+        cover = np.mean((o["ci_low"] <= TRUE_RATE) & (TRUE_RATE <= o["ci_high"]))
+        assert cover >= 0.9 - 3 * np.sqrt(0.09 / 1000)
+
+
+def test_200_labels_and_20000_scores_give_a_narrower_interval_than_200_labels_alone():
+    # informative scores: outcomes a score can tell apart (true probabilities spread out, as in fraud)
+    out = ppi_from_sums(_windows(2, 100, 200, 20000, slope=1.3, shift=0.3, beta=(0.2, 0.8)), level=0.95)
+    ppi_w = out["ci_high"] - out["ci_low"]
+    cls_w = out["classical_high"] - out["classical_low"]
+    print(f"\nmean 95% width: PPI++ {ppi_w.mean():.4f} vs labels only {cls_w.mean():.4f} "
+          f"(ratio {np.mean(ppi_w / cls_w):.2f}); narrower in {np.mean(ppi_w < cls_w):.0%} of windows")
+    assert np.mean(ppi_w / cls_w) < 0.8
+    assert np.mean(ppi_w < cls_w) > 0.95
+    cover = np.mean((out["ci_low"] <= TRUE_RATE) & (TRUE_RATE <= out["ci_high"]))
+    assert cover >= 0.95 - 3 * np.sqrt(0.0475 / 100)
+
+
+def test_labels_needed_gives_the_planned_width():
+    # plan from the scores, label that many at random, and the PPI interval has about that width
+    rng = np.random.default_rng(4)
+    q = rng.beta(2, 8, 10000)
+    n = vc.labels_needed(q, width=0.05)  # calibrated scores: q itself
+    out = ppi_from_sums(_windows(4, 200, n, 10000 - n), power_tuning=False)
+    width = out["ci_high"] - out["ci_low"]
+    print(f"\nplanned width 0.05 with {n} labels of 10,000 rows; realised mean width {width.mean():.4f}")
+    assert width.mean() == pytest.approx(0.05, rel=0.03)
+
+
+def test_a_sample_of_flagged_rows_only_is_refused_or_flagged():
+    rng = np.random.default_rng(6)
+    q = rng.beta(2, 8, 20000)
+    y = (rng.random(q.size) < q).astype(float)
+    flagged = q >= 0.3  # only the flagged rows get a human review
+    lab = np.flatnonzero(flagged)[:300]
+    rest = np.setdiff1d(np.arange(q.size), lab)
+    with pytest.raises(vc.VeracityError, match="not a random sample of the window"):
+        vc.ppi_mean(y[lab], q[lab], q[rest])
+    r = vc.ppi_mean(y[lab], q[lab], q[rest], sample_check="flag")
+    assert not r.valid and "NOT VALID" in str(r) and r.sample_p < 1e-4
+    with pytest.raises(vc.VeracityError, match="not a random sample"):
+        vc.ppi_audit(y[lab], q[lab], q[rest])
+    # a random audit sample passes the check
+    pick = rng.choice(q.size, 300, replace=False)
+    other = np.setdiff1d(np.arange(q.size), pick)
+    assert vc.ppi_mean(y[pick], q[pick], q[other]).valid
+
+
+def test_random_sample_check_rarely_refuses_a_random_sample():
+    rng = np.random.default_rng(8)
+    refused = 0
+    for _ in range(200):
+        q = rng.beta(2, 8, 3000)
+        y = (rng.random(q.size) < q).astype(float)
+        r = vc.ppi_mean(y[:150], q[:150], q[150:], sample_check="flag")
+        refused += not r.valid
+    assert refused <= 2  # the check refuses at p < 1e-4
+
+
+def test_audit_sample_mask_keeps_only_the_random_labels():
+    rng = np.random.default_rng(9)
+    q = rng.beta(2, 8, 20000)
+    y = (rng.random(q.size) < q).astype(float)
+    random_rows = rng.choice(np.arange(10000, 20000), 250, replace=False)
+    early = np.flatnonzero(q[:10000] > 0.4)[:250]  # early-matured outcomes: selected, not random
+    lab = np.concatenate([random_rows, early])
+    mask = np.r_[np.ones(250, bool), np.zeros(early.size, bool)]
+    rest = np.setdiff1d(np.arange(q.size), lab)
+    with pytest.raises(vc.VeracityError, match="not a random sample"):
+        vc.ppi_mean(y[lab], q[lab], q[rest])
+    r = vc.ppi_mean(y[lab], q[lab], q[rest], audit_sample=mask)
+    ref = vc.ppi_mean(y[random_rows], q[random_rows], np.concatenate([q[rest], q[early]]))
+    assert r.n_excluded == early.size and r.n_labelled == 250
+    assert (r.estimate, r.ci_low, r.ci_high) == pytest.approx((ref.estimate, ref.ci_low, ref.ci_high), abs=1e-12)
+    assert "used as scored rows only" in str(r)
