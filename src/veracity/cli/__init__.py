@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "conformal": ("_conformal", "split-conformal prediction sets"),
     "monitor": ("_monitor", "calibration over time windows"),
     "report": ("_report", "self-contained HTML report"),
+    "segments": ("_segments", "find the segments where the model is miscalibrated, tested"),
     "demo": ("_demo", "run the bundled demonstrations"),
     "export": ("_export", "a saved calibrator as one SQL expression or an ONNX model"),
 }

@@ -1,0 +1,55 @@
+"""Where is the model miscalibrated? Every segment over the named features, tested.
+
+Categorical features split by level (rare levels pooled into "other"), numeric features
+by equal-mass bins, and their intersections up to --depth. Each segment with at least
+--min-count rows gets its gap (observed rate - mean score) with an interval, a test of
+calibration-in-the-large and a q-value (Benjamini-Hochberg for single features,
+Benjamini-Yekutieli for intersections); the table lists the discoveries, most
+important first, and MCGrad's multicalibration error over the same segments.
+The file is read where it is (DuckDB): only aggregates come back. Example:
+
+    veracity segments scores.parquet --score p --label y --features region,age,device --depth 2 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core._validation import VeracityError
+from ..segments import segments
+from ._common import add_json_argument, emit, shown_path
+from ._labels import add_pos_label_argument
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="CSV or Parquet file of scored rows ('-' reads stdin)")
+    parser.add_argument("--score", default="score", help="score column (default: score)")
+    parser.add_argument("--label", default="label", help="label column (default: label)")
+    parser.add_argument("--weight", default=None, help="optional sample-weight column")
+    parser.add_argument("--score-type", default="probability", choices=["probability", "logit"],
+                        help="are the scores probabilities or logits? (default: probability)")
+    parser.add_argument("--features", required=True, help="comma-separated feature columns, e.g. region,age")
+    parser.add_argument("--depth", type=int, default=2, help="largest number of features in a segment (default: 2)")
+    parser.add_argument("--bins", type=int, default=5, help="equal-mass bins of each numeric feature (default: 5)")
+    parser.add_argument("--min-count", type=int, default=50,
+                        help="segments with fewer rows are insufficient: shown, not tested (default: 50)")
+    parser.add_argument("--fdr", type=float, default=0.05, help="false-discovery rate (default: 0.05)")
+    parser.add_argument("--all", action="store_true", help="print every segment, not only the discoveries")
+    add_pos_label_argument(parser)
+    add_json_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    features = [f.strip() for f in args.features.split(",") if f.strip()]
+    if not features:
+        raise VeracityError("--features needs at least one column name, e.g. --features region,age")
+    res = segments(args.file, score=args.score, label=args.label, features=features, depth=args.depth,
+                   bins=args.bins, min_count=args.min_count, fdr=args.fdr, sample_weight=args.weight,
+                   pos_label=args.pos_label, score_type=args.score_type)
+    text = str(res)
+    if args.all:
+        from ..segments._result import _table
+
+        text = _table(list(res.rows)) + "\n" + "\n".join(str(res).splitlines()[-1 - len(res.notes):])
+    emit(args, text, {"file": shown_path(args, args.file), **res.to_dict()}, note_text=shown_path(args, args.file))
+    return 0
