@@ -39,7 +39,7 @@ def test_threshold_cost_rule_on_both_roles(capsys, demo):
 def test_threshold_target_recall_fit_on_calib_only(capsys, demo):
     doc = _json(capsys, ["threshold", "--target-recall", "0.95", "--json", "-"])
     calib = demo["role"] == "calib"
-    t = vc.recall_threshold(demo["score"][calib], demo["label"][calib], 0.95)
+    t = vc.recall_threshold(demo["score"][calib], demo["label"][calib], target=0.95)
     assert doc["threshold"] == t
     assert doc["rule"]["k"] == int(np.ceil((doc["rule"]["n_positives"] + 1) * 0.95))
     assert doc["roles"]["calib"]["table"][0]["recall"] >= 0.95

@@ -33,10 +33,10 @@ def _conformal(s, y, **k):
 
 
 CALLS = {
-    "recall_threshold": lambda s, y, **k: vc.recall_threshold(s, y, 0.9, **k),
-    "precision_threshold": lambda s, y, **k: vc.precision_threshold(s, y, 0.8, **k),
+    "recall_threshold": lambda s, y, **k: vc.recall_threshold(s, y, target=0.9, **k),
+    "precision_threshold": lambda s, y, **k: vc.precision_threshold(s, y, target=0.8, **k),
     "threshold_table": lambda s, y, **k: vc.threshold_table(s, y, [0.2, 0.5, 0.8], cost_fn=9, **k),
-    "simulate_redraws": lambda s, y, **k: vc.simulate_redraws(s, y, n_calib=200, redraws=25, **k),
+    "simulate_redraws": lambda s, y, **k: vc.simulate_redraws(s, y, n_calib=200, n_resamples=25, random_state=0, **k),
     "risk_coverage": lambda s, y, **k: vc.risk_coverage(s, y, **k),
     "selective_threshold": lambda s, y, **k: vc.selective_threshold(s, y, target_risk=0.4, **k),
     "conformal": lambda s, y, **k: type("R", (), {"to_dict": lambda self, r=_conformal(s, y, **k): r})(),

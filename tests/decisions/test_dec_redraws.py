@@ -28,7 +28,7 @@ def test_corrected_mean_recall_reaches_target_uncorrected_falls_short(pool, m):
     out = {}
     for corr in (True, False):
         r = vc.simulate_redraws(s, y, n_calib=2 * m, n_test=400, target=target, correction=corr,
-                                redraws=R, stratify=True, random_state=7)
+                                n_resamples=R, stratify=True, random_state=7)
         assert (r.calib_positives == m).all()
         k = int(np.ceil(((m + 1) if corr else m) * target - 1e-9))
         law = stats.beta(k, m + 1 - k)
@@ -54,7 +54,7 @@ def test_spread_shrinks_with_more_positives(pool):
     s, y = pool
     widths = []
     for m in (40, 200, 1000):
-        r = vc.simulate_redraws(s, y, n_calib=2 * m, target=0.95, redraws=400, stratify=True, random_state=1)
+        r = vc.simulate_redraws(s, y, n_calib=2 * m, target=0.95, n_resamples=400, stratify=True, random_state=1)
         lo, hi = r.deployed_range
         widths.append(hi - lo)
     assert widths[0] > widths[1] > widths[2]
@@ -62,7 +62,7 @@ def test_spread_shrinks_with_more_positives(pool):
 
 def test_test_reported_recall_is_unbiased_but_noisier(pool):
     s, y = pool
-    r = vc.simulate_redraws(s, y, n_calib=400, n_test=400, redraws=1500, random_state=3)
+    r = vc.simulate_redraws(s, y, n_calib=400, n_test=400, n_resamples=1500, random_state=3)
     assert abs(r.test_mean - r.deployed_mean) < 0.004
     assert np.std(r.test_recall) > np.std(r.deployed_recall)
     # unstratified: the calib positive count varies (hypergeometric, mean n·P/N)
@@ -74,14 +74,14 @@ def test_matches_recall_threshold_on_one_redraw():
     rng = np.random.default_rng(4)
     s = rng.random(3000)
     y = (rng.random(3000) < s).astype(int)
-    r = vc.simulate_redraws(s, y, n_calib=3000, n_test=0, redraws=1, random_state=0)
+    r = vc.simulate_redraws(s, y, n_calib=3000, n_test=0, n_resamples=1, random_state=0)
     # taking every row as calib reproduces recall_threshold on the whole pool
-    assert r.thresholds[0] == vc.recall_threshold(s, y, 0.95)
+    assert r.thresholds[0] == vc.recall_threshold(s, y, target=0.95)
 
 
 def test_result_object_summary_str_and_json(pool):
     s, y = pool
-    r = vc.simulate_redraws(s, y, n_calib=300, redraws=200, random_state=5)
+    r = vc.simulate_redraws(s, y, n_calib=300, n_resamples=200, random_state=5)
     summ = r.summary()
     assert set(summ) == {"calib", "test", "deployed"}
     d = summ["deployed"]
@@ -90,9 +90,9 @@ def test_result_object_summary_str_and_json(pool):
     text = str(r)
     assert "test-reported" in text and "deployed" in text and "200 redraws" in text
     doc = json.loads(json.dumps(r.to_dict()))
-    assert doc["redraws"] == 200
+    assert doc["n_resamples"] == 200
     # seeded: the same seed gives the same numbers
-    r2 = vc.simulate_redraws(s, y, n_calib=300, redraws=200, random_state=5)
+    r2 = vc.simulate_redraws(s, y, n_calib=300, n_resamples=200, random_state=5)
     np.testing.assert_array_equal(r.deployed_recall, r2.deployed_recall)
 
 
@@ -101,15 +101,15 @@ def test_small_calib_skips_with_warning():
     s = rng.random(2000)
     y = (rng.random(2000) < 0.05).astype(int)
     with pytest.warns(UserWarning, match="skipped"):
-        r = vc.simulate_redraws(s, y, n_calib=300, redraws=200, random_state=0)  # ~15 positives, 19 needed
-    assert r.skipped > 0 and r.redraws + r.skipped == 200
+        r = vc.simulate_redraws(s, y, n_calib=300, n_resamples=200, random_state=0)  # ~15 positives, 19 needed
+    assert r.skipped > 0 and r.n_resamples + r.skipped == 200
 
 
 @pytest.mark.parametrize(
     "kwargs, message",
     [
         (dict(n_calib=0), "n_calib must be a positive integer"),
-        (dict(n_calib=10, redraws=0), "redraws must be a positive integer"),
+        (dict(n_calib=10, n_resamples=0), "n_resamples must be a positive integer"),
         (dict(n_calib=600, n_test=600), "exceeds the pool"),
         (dict(n_calib=100, target=1.0), r"target must be in \(0, 1\)"),
         (dict(n_calib=20, stratify=True), "every redraw had too few calib positives"),
@@ -121,3 +121,59 @@ def test_redraws_bad_input(kwargs, message):
     y = (rng.random(1000) < s).astype(int)
     with pytest.raises(VeracityError, match=message):
         vc.simulate_redraws(s, y, **kwargs)
+
+
+def _pool(n=3000, seed=11):
+    rng = np.random.default_rng(seed)
+    s = rng.random(n)
+    return s, (rng.random(n) < s).astype(int), rng.uniform(0.2, 3.0, n)
+
+
+def test_equal_weights_give_the_unweighted_result_exactly():
+    s, y, _ = _pool()
+    plain = vc.simulate_redraws(s, y, n_calib=400, n_resamples=50, random_state=2)
+    same = vc.simulate_redraws(s, y, n_calib=400, n_resamples=50, random_state=2, sample_weight=np.full(s.size, 2.5))
+    assert plain.to_dict() == same.to_dict()
+    np.testing.assert_array_equal(plain.deployed_recall, same.deployed_recall)
+
+
+def test_zero_weight_rows_are_dropped_rows():
+    s, y, w = _pool()
+    w[::7] = 0.0
+    with_zeros = vc.simulate_redraws(s, y, n_calib=400, n_resamples=30, random_state=4, sample_weight=w)
+    keep = w > 0
+    without = vc.simulate_redraws(s[keep], y[keep], n_calib=400, n_resamples=30, random_state=4,
+                                  sample_weight=w[keep])
+    assert with_zeros.pool_size == int(keep.sum()) and with_zeros.weighted
+    np.testing.assert_array_equal(with_zeros.thresholds, without.thresholds)
+    np.testing.assert_array_equal(with_zeros.test_recall, without.test_recall)
+
+
+@pytest.mark.parametrize("correction", [True, False])
+def test_weighted_threshold_is_recall_thresholds_weighted_rule(correction):
+    """Oracle: with the whole pool as calib (one redraw) the threshold is vc.recall_threshold's
+    weighted choice on the pool, and each recall is the weighted share of positive weight."""
+    s, y, w = _pool(n=500)
+    r = vc.simulate_redraws(s, y, n_calib=500, n_test=0, n_resamples=1, target=0.9, correction=correction,
+                            random_state=0, sample_weight=w)
+    t = vc.recall_threshold(s, y, target=0.9, correction=correction, sample_weight=w)
+    assert r.thresholds[0] == t
+    pos = y == 1
+    assert r.calib_recall[0] == pytest.approx(w[pos & (s >= t)].sum() / w[pos].sum(), rel=1e-12)
+    assert np.isnan(r.deployed_recall[0])  # no positive outside calib
+
+
+def test_weighted_deployed_recall_is_the_weighted_share_outside_calib():
+    """Direct check of one redraw's deployed recall against a row-level computation."""
+    s, y, w = _pool(n=2000, seed=3)
+    r = vc.simulate_redraws(s, y, n_calib=600, n_test=300, n_resamples=20, random_state=9, sample_weight=w)
+    pos = y == 1
+    total = w[pos].sum()
+    for i in range(3):
+        t = r.thresholds[i]
+        # the pool's positive weight at or above t, minus calib's, over the weight outside calib
+        above = w[pos & (s >= t)].sum()
+        assert 0.0 <= r.deployed_recall[i] <= 1.0
+        assert r.calib_recall[i] >= 0.9 - 1e-12  # the rule reaches the target on its own rows
+        assert above <= total
+    assert r.to_dict()["weighted"] is True and r.to_dict()["random_state"] == 9

@@ -36,11 +36,11 @@ def test_recall_threshold_picks_kth_highest_positive():
     s = np.concatenate([pos, neg])
     y = np.r_[np.ones(100), np.zeros(300)]
     desc = np.sort(pos)[::-1]
-    assert vc.recall_threshold(s, y, 0.95) == desc[96 - 1]
-    assert vc.recall_threshold(s, y, 0.95, correction=False) == desc[95 - 1]
+    assert vc.recall_threshold(s, y, target=0.95) == desc[96 - 1]
+    assert vc.recall_threshold(s, y, target=0.95, correction=False) == desc[95 - 1]
     # on the data it was fit on, it flags at least the target share of positives
     for corr in (True, False):
-        t = vc.recall_threshold(s, y, 0.9, corr)
+        t = vc.recall_threshold(s, y, target=0.9, correction=corr)
         assert np.mean(pos >= t) >= 0.9
 
 
@@ -72,11 +72,11 @@ def test_min_positives_values():
 def test_recall_threshold_too_few_positives_says_minimum():
     s = np.linspace(0.1, 0.9, 18)
     with pytest.raises(VeracityError, match=r"at least 19 positives.*got n = 18"):
-        vc.recall_threshold(s, np.ones(18), 0.95)
+        vc.recall_threshold(s, np.ones(18), target=0.95)
     # 19 positives is enough: the threshold is then the lowest positive
-    assert vc.recall_threshold(np.linspace(0.1, 0.9, 19), np.ones(19), 0.95) == pytest.approx(0.1)
+    assert vc.recall_threshold(np.linspace(0.1, 0.9, 19), np.ones(19), target=0.95) == pytest.approx(0.1)
     # without the correction one positive suffices
-    assert vc.recall_threshold(s, np.ones(18), 0.95, correction=False) == pytest.approx(s[0])
+    assert vc.recall_threshold(s, np.ones(18), target=0.95, correction=False) == pytest.approx(s[0])
 
 
 def test_recall_threshold_unit_weights_and_integer_weights_equal_repetition():
@@ -84,24 +84,24 @@ def test_recall_threshold_unit_weights_and_integer_weights_equal_repetition():
     s = rng.random(200)
     y = (rng.random(200) < s).astype(int)
     for corr in (True, False):
-        assert vc.recall_threshold(s, y, 0.9, corr, sample_weight=np.ones(200)) == vc.recall_threshold(s, y, 0.9, corr)
+        assert vc.recall_threshold(s, y, target=0.9, correction=corr, sample_weight=np.ones(200)) == vc.recall_threshold(s, y, target=0.9, correction=corr)
     w = rng.integers(1, 4, 200)
     rep_s, rep_y = np.repeat(s, w), np.repeat(y, w)
     # without correction weighting by integer counts equals repeating rows
-    assert vc.recall_threshold(s, y, 0.9, False, sample_weight=w) == vc.recall_threshold(rep_s, rep_y, 0.9, False)
+    assert vc.recall_threshold(s, y, target=0.9, correction=False, sample_weight=w) == vc.recall_threshold(rep_s, rep_y, target=0.9, correction=False)
 
 
 def test_precision_threshold_definition():
     rng = np.random.default_rng(2)
     s = np.round(rng.random(500), 3)
     y = (rng.random(500) < s).astype(int)
-    t = vc.precision_threshold(s, y, 0.8)
+    t = vc.precision_threshold(s, y, target=0.8)
     # brute force: smallest observed score whose precision reaches 0.8
     cands = np.unique(s)
     prec = np.array([y[s >= c].mean() for c in cands])
     assert t == cands[np.flatnonzero(prec >= 0.8)[0]]
     with pytest.raises(VeracityError, match="no threshold reaches precision"):
-        vc.precision_threshold([0.2, 0.9], [1, 0], 0.99)
+        vc.precision_threshold([0.2, 0.9], [1, 0], target=0.99)
 
 
 def test_budget_threshold_never_exceeds_budget_and_is_lowest():
@@ -128,13 +128,13 @@ BAD = [
     (lambda: vc.cost_threshold(-1, 9), "cost_fp must be a finite non-negative"),
     (lambda: vc.cost_threshold(1, float("nan")), "cost_fn must be a finite non-negative"),
     (lambda: vc.cost_threshold(0, 0), "both 0"),
-    (lambda: vc.recall_threshold([.2, .8], [1, 1], 1.0), r"target must be in \(0, 1\)"),
-    (lambda: vc.recall_threshold([.2, .8], [1, 1], 0.0), r"target must be in \(0, 1\)"),
-    (lambda: vc.recall_threshold([.2, .8], [1, 1], -0.5), r"target must be in \(0, 1\)"),
-    (lambda: vc.recall_threshold([.2, .8], [0, 0], 0.5), "needs positive rows"),
-    (lambda: vc.recall_threshold([.2, 1.8], [1, 1], 0.5), r"probabilities in \[0, 1\]"),
-    (lambda: vc.recall_threshold([[.2, .8]], [1], 0.5), "must be 1-D"),
-    (lambda: vc.precision_threshold([.2, .8], [1, 0], 1.2), r"target must be in \(0, 1\)"),
+    (lambda: vc.recall_threshold([.2, .8], [1, 1], target=1.0), r"target must be in \(0, 1\)"),
+    (lambda: vc.recall_threshold([.2, .8], [1, 1], target=0.0), r"target must be in \(0, 1\)"),
+    (lambda: vc.recall_threshold([.2, .8], [1, 1], target=-0.5), r"target must be in \(0, 1\)"),
+    (lambda: vc.recall_threshold([.2, .8], [0, 0], target=0.5), "needs positive rows"),
+    (lambda: vc.recall_threshold([.2, 1.8], [1, 1], target=0.5), r"probabilities in \[0, 1\]"),
+    (lambda: vc.recall_threshold([[.2, .8]], [1], target=0.5), "must be 1-D"),
+    (lambda: vc.precision_threshold([.2, .8], [1, 0], target=1.2), r"target must be in \(0, 1\)"),
     (lambda: vc.budget_threshold([.2, .8]), "exactly one of top_k"),
     (lambda: vc.budget_threshold([.2, .8], top_k=0), "top_k must be a positive"),
     (lambda: vc.budget_threshold([.2, .8], fraction=1.5), r"fraction must be in \(0, 1\]"),
@@ -150,4 +150,4 @@ def test_threshold_bad_input(call, message):
 def test_logit_scores_are_accepted_on_their_own_scale():
     s = np.array([-3.0, -1.0, 0.5, 2.0, 4.0])
     y = np.array([0, 1, 1, 1, 1])
-    assert vc.recall_threshold(s, y, 0.5, correction=False, score_type="logit") == 2.0
+    assert vc.recall_threshold(s, y, target=0.5, correction=False, score_type="logit") == 2.0

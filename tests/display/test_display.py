@@ -38,7 +38,7 @@ def _results():
         "hosmer_lemeshow": lambda: vc.hosmer_lemeshow(P, Y),
         "monitor": lambda: vc.monitor(P, Y, np.array([f"{EVIL}{t}" for t in T]), min_count=50),
         "prior": lambda: vc.estimate_prior(P, 0.4),
-        "redraws": lambda: vc.simulate_redraws(P, Y, n_calib=200, redraws=20),
+        "redraws": lambda: vc.simulate_redraws(P, Y, n_calib=200, n_resamples=20),
     }
 
 

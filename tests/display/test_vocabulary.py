@@ -33,7 +33,7 @@ def _fresh():
          lambda: vc.bootstrap_intervals(P, Y, n_resamples=20, random_state=2)),
         (lambda: vc.split(Y, seed=5), lambda: vc.split(Y, random_state=5)),
         (lambda: vc.simulate_redraws(P, Y, n_calib=100, redraws=5, seed=1),
-         lambda: vc.simulate_redraws(P, Y, n_calib=100, redraws=5, random_state=1)),
+         lambda: vc.simulate_redraws(P, Y, n_calib=100, n_resamples=5, random_state=1)),
     ],
 )
 def test_old_names_warn_once_and_give_the_same_result(call_old, call_new):

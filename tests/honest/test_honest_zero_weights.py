@@ -51,8 +51,8 @@ HONEST = {
 
 DECISIONS = {
     "threshold_table": lambda s, y, w: vc.threshold_table(s, y, [0.1, 0.3, 0.5, 0.7], cost_fn=5, sample_weight=w),
-    "recall_threshold": lambda s, y, w: vc.recall_threshold(s, y, 0.8, sample_weight=w),
-    "precision_threshold": lambda s, y, w: vc.precision_threshold(s, y, 0.5, sample_weight=w),
+    "recall_threshold": lambda s, y, w: vc.recall_threshold(s, y, target=0.8, sample_weight=w),
+    "precision_threshold": lambda s, y, w: vc.precision_threshold(s, y, target=0.5, sample_weight=w),
     "budget_threshold": lambda s, y, w: vc.budget_threshold(s, fraction=0.2, sample_weight=w),
 }
 

@@ -28,7 +28,7 @@ def build(path: Path) -> None:
         d["logit"][calib], d["label"][calib],
         metadata={"model_revision": "credit-risk v3.2 (git 1f0c9ab)", "fit_window": "2026-01..2026-06",
                   "cohort": "all segments, role = calib"})
-    t_recall = vc.recall_threshold(calibrator.transform(d["logit"][calib]), d["label"][calib], 0.95)
+    t_recall = vc.recall_threshold(calibrator.transform(d["logit"][calib]), d["label"][calib], target=0.95)
     vc.report(d["logit"][test], d["label"][test], score_type="logit", calibrator=calibrator,
               by=d["segment"][test], by_name="segment", cost_fp=1.0, cost_fn=9.0,
               recall_threshold=t_recall, source="demo.csv (role = test)",

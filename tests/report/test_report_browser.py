@@ -150,15 +150,15 @@ def test_slider_counts_equal_threshold_table(browser, tmp_path, data):
         # the target-recall threshold button lands on vc.recall_threshold
         page.click("#ex-go-recall")
         s = assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
-        assert s["threshold"] == vc.recall_threshold(p, y, 0.95)
+        assert s["threshold"] == vc.recall_threshold(p, y, target=0.95)
         assert s["recall"] >= 0.95
         # lowest cost here is the minimum of threshold_table's cost over the cut points
         page.click("#ex-go-best")
         s = assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
-        grid = np.unique(np.r_[p, 0.0, 1.0, 0.2, vc.recall_threshold(p, y, 0.95)])
+        grid = np.unique(np.r_[p, 0.0, 1.0, 0.2, vc.recall_threshold(p, y, target=0.95)])
         assert s["cost"] == pytest.approx(vc.threshold_table(p, y, grid, cost_fp=2, cost_fn=3).cost.min())
         marks = page.locator("#ex-marks .mark").all_text_contents()
-        assert "t* = 0.400" in marks and f"recall 0.95 → {vc.recall_threshold(p, y, 0.95):.3f}" in marks
+        assert "t* = 0.400" in marks and f"recall 0.95 → {vc.recall_threshold(p, y, target=0.95):.3f}" in marks
         assert seen["errors"] == [] and seen["requests"] == []
     finally:
         page.close()

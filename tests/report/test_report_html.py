@@ -260,7 +260,7 @@ def test_cli_writes_report(tmp_path, capsys):
     # the explorer shows the test rows; the recall target was chosen on the calib rows
     assert data["positives"] == int(d["label"][~calib].sum())
     p_calib = 1 / (1 + np.exp(-d["logit"][calib]))
-    assert data["t_recall"] == pytest.approx(vc.recall_threshold(p_calib, d["label"][calib], 0.95))
+    assert data["t_recall"] == pytest.approx(vc.recall_threshold(p_calib, d["label"][calib], target=0.95))
 
 
 def test_cli_with_calibrator(tmp_path, capsys):

@@ -212,7 +212,7 @@ def test_threshold_curves_match_threshold_table(demo):
     (star, _) = _by_gid(ax, "t_star") + _by_gid(cax, "t_star")
     assert star.get_xdata()[0] == pytest.approx(0.1)  # seed 003: miss 9x costlier -> t* = 0.1
     (mark, _) = _by_gid(ax, "t_recall") + _by_gid(cax, "t_recall")
-    assert mark.get_xdata()[0] == pytest.approx(vc.recall_threshold(p, y, 0.95))
+    assert mark.get_xdata()[0] == pytest.approx(vc.recall_threshold(p, y, target=0.95))
     assert cax.get_xlabel() == "threshold t (flag when p ≥ t)"
 
 

@@ -102,7 +102,7 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
     st = args.score_type
     if args.target_recall is not None:
         corr = not args.no_correction
-        t = recall_threshold(s, y, args.target_recall, corr, sample_weight=w, score_type=st)
+        t = recall_threshold(s, y, target=args.target_recall, correction=corr, sample_weight=w, score_type=st)
         n = int((y == 1).sum())
         k = recall_rank(n, args.target_recall, corr)
         how = "ceil((n+1)·R)" if corr else "ceil(n·R)"
@@ -110,7 +110,7 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
                    "k": k}, (f"target recall {args.target_recall:g}: the k-th highest of n = {n} positives, "
                              f"k = {how} = {k}")
     if args.target_precision is not None:
-        t = precision_threshold(s, y, args.target_precision, sample_weight=w, score_type=st)
+        t = precision_threshold(s, y, target=args.target_precision, sample_weight=w, score_type=st)
         return t, {"kind": "precision", "target": args.target_precision}, (
             f"target precision {args.target_precision:g}: lowest threshold reaching it")
     if args.budget is not None:

@@ -158,6 +158,17 @@ def check_score_type(score_type: str) -> str:
     return score_type
 
 
+def check_random_state(random_state: Any) -> Any:
+    """``random_state`` as a seed for ``numpy.random.default_rng``: a non-negative integer,
+    a ``numpy.random.Generator`` or None (fresh entropy)."""
+    if random_state is None or isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
+        raise VeracityError(f"random_state must be a non-negative integer, a numpy Generator or None, "
+                            f"got {random_state!r}", param="random_state")
+    return int(random_state)
+
+
 #: Weights whose largest value lies outside [2**-256, 2**256] are rescaled by a power of
 #: two (exactly) so that sums of weights, of squared weights and their products stay far
 #: from overflow and underflow: every result is invariant to multiplying all weights by a
@@ -574,6 +585,7 @@ __all__ = [
     "check_logit_range",
     "check_logit_scale",
     "check_probabilities",
+    "check_random_state",
     "check_same_index",
     "check_score_type",
     "labels_with_pos_label",

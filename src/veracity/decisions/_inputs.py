@@ -59,9 +59,10 @@ def check_target(target: Any, name: str = "target") -> float:
     try:
         t = float(target)
     except (TypeError, ValueError):
-        raise VeracityError(f"{name} must be a number in (0, 1), e.g. 0.95; got {target!r}") from None
+        raise VeracityError(f"{name} must be a number in (0, 1), e.g. 0.95; got {target!r}",
+                            param=name) from None
     if not 0.0 < t < 1.0:
-        raise VeracityError(f"{name} must be in (0, 1), e.g. 0.95; got {target!r}")
+        raise VeracityError(f"{name} must be in (0, 1), e.g. 0.95; got {target!r}", param=name)
     return t
 
 
@@ -70,10 +71,11 @@ def check_alpha(alpha: Any) -> float:
     try:
         a = float(alpha)
     except (TypeError, ValueError):
-        raise VeracityError(f"alpha must be a number in (0, 1), e.g. 0.1; got {alpha!r}") from None
+        raise VeracityError(f"alpha must be a number in (0, 1), e.g. 0.1; got {alpha!r}",
+                            param="alpha") from None
     if not 0.0 < a < 1.0:
         raise VeracityError(
-            f"alpha must be in (0, 1), e.g. 0.1 for 90% coverage; got {alpha!r}"
+            f"alpha must be in (0, 1), e.g. 0.1 for 90% coverage; got {alpha!r}", param="alpha"
         )
     return a
 
@@ -82,7 +84,7 @@ def check_cost(value: Any, name: str) -> float:
     try:
         c = float(value)
     except (TypeError, ValueError):
-        raise VeracityError(f"{name} must be a non-negative number; got {value!r}") from None
+        raise VeracityError(f"{name} must be a non-negative number; got {value!r}", param=name) from None
     if not math.isfinite(c) or c < 0:
-        raise VeracityError(f"{name} must be a finite non-negative cost; got {value!r}")
+        raise VeracityError(f"{name} must be a finite non-negative cost; got {value!r}", param=name)
     return c

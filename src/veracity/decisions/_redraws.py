@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 
 from ..core._text import render_table
-from ..core._validation import VeracityError
-from ._inputs import binary_inputs, check_target
+from ..core._validation import VeracityError, check_random_state
+from ._inputs import CEIL_EPS, binary_inputs, check_target
 from ._thresholds import min_positives
 from ..core._display import Display
-from ..core._compat import renamed
+from ..core._compat import renamed, renamed_attribute
 
 
 def _summary(x: np.ndarray, target: float) -> dict[str, float]:
@@ -34,9 +34,11 @@ class RedrawResult(Display):
     * ``calib_recall`` — recall on the calib rows it was fit on (always ≥ target);
     * ``test_recall`` — the recall a test split would report;
     * ``deployed_recall`` — recall on every pool positive outside calib (the deployment);
-    * ``expected_recall`` — theory, :math:`k/(m+1)` for *m* calib positives.
+    * ``expected_recall`` — theory, :math:`k/(m+1)` for *m* calib positives (with
+      ``sample_weight``: at the rank *k* the weighted rule picked, the equal-weight theory).
 
-    ``summary()`` gives mean, 5 %/95 % quantiles and the share below target.
+    ``summary()`` gives mean, 5 %/95 % quantiles and the share below target;
+    ``n_resamples`` is the number of kept redraws.
     """
 
     target: float
@@ -46,7 +48,7 @@ class RedrawResult(Display):
     pool_size: int
     pool_positives: int
     stratify: bool
-    seed: int | None
+    random_state: Any
     skipped: int
     thresholds: np.ndarray
     calib_positives: np.ndarray
@@ -56,8 +58,13 @@ class RedrawResult(Display):
     deployed_recall: np.ndarray
     expected_recall: np.ndarray
 
+    weighted: bool = False
+
+    seed = renamed_attribute("seed", "random_state")
+    redraws = renamed_attribute("redraws", "n_resamples")
+
     @property
-    def redraws(self) -> int:
+    def n_resamples(self) -> int:
         return int(self.thresholds.shape[0])
 
     def summary(self) -> dict[str, dict[str, float]]:
@@ -97,7 +104,8 @@ class RedrawResult(Display):
         return {
             "target": self.target, "correction": self.correction, "n_calib": self.n_calib,
             "n_test": self.n_test, "pool_size": self.pool_size, "pool_positives": self.pool_positives,
-            "stratify": self.stratify, "seed": self.seed, "redraws": self.redraws,
+            "stratify": self.stratify, "random_state": self.random_state if isinstance(self.random_state, int) else None,
+            "n_resamples": self.n_resamples, "weighted": self.weighted,
             "skipped": self.skipped, "mean_calib_positives": float(self.calib_positives.mean()),
             "expected_recall": float(self.expected_recall.mean()), "summary": self.summary(),
         }
@@ -113,14 +121,14 @@ class RedrawResult(Display):
         rule = "ceil((n+1)·target)" if self.correction else "ceil(n·target)"
         skipped = f"; {self.skipped} skipped (too few positives)" if self.skipped else ""
         return (
-            f"{self.redraws} redraws of calib ({self.n_calib} rows, {self.calib_positives.mean():.1f} "
+            f"{self.n_resamples} redraws of calib ({self.n_calib} rows, {self.calib_positives.mean():.1f} "
             f"positives on average) and test ({self.n_test} rows) from {self.pool_size} rows{skipped}\n"
             f"threshold = the k-th highest calib positive, k = {rule}; theory k/(n+1) averages "
             f"{self.expected_recall.mean():.2%}\n{table}"
         )
 
 
-@renamed(seed="random_state")
+@renamed(seed="random_state", redraws="n_resamples", n_redraws="n_resamples")
 def simulate_redraws(
     scores: Any,
     labels: Any,
@@ -129,16 +137,17 @@ def simulate_redraws(
     n_test: int | None = None,
     target: float = 0.95,
     correction: bool = True,
-    redraws: int = 1000,
+    n_resamples: int = 1000,
     stratify: bool = False,
-    random_state: int | None = 0,
+    random_state: Any = None,
     score_type: str = "probability",
+    sample_weight: Any = None,
     pos_label: Any = None,
 ) -> RedrawResult:
     r"""Redraw the calib/test split many times and watch the recall threshold wobble (seed 003).
 
     ``scores, labels`` are a labelled pool standing for the population (e.g. the
-    27,000 deployment rows of seed 003). Each of ``redraws`` repetitions draws
+    27,000 deployment rows of seed 003). Each of ``n_resamples`` repetitions draws
     ``n_calib`` calib rows and ``n_test`` disjoint test rows without replacement
     (``stratify=True`` keeps the positive share of the pool in both), fits
     :func:`~veracity.recall_threshold` on the calib positives (k-th highest of *m*,
@@ -152,34 +161,46 @@ def simulate_redraws(
     measuring are vectorised over all redraws. Redraws with too few calib positives
     for the target are skipped (counted in ``skipped``, with a warning). Theory: for
     continuous scores the deployed recall is Beta(k, m + 1 − k) with mean k/(m+1).
-    ``pos_label`` names the positive class of two-valued labels.
+    ``pos_label`` names the positive class of two-valued labels; ``random_state``
+    (an integer, a ``numpy.random.Generator`` or None) makes the draws reproducible.
+
+    ``sample_weight`` weighs the pool's rows (e.g. inverse sampling probabilities):
+    rows of weight 0 are dropped from the pool, the threshold is fit with
+    :func:`~veracity.recall_threshold`'s weighted rule and every recall is a weighted
+    share of positive weight. Equal weights give the unweighted result exactly.
 
     >>> rng = np.random.default_rng(0)
     >>> s = rng.random(20000); y = (rng.random(20000) < s).astype(int)
-    >>> r = simulate_redraws(s, y, n_calib=400, redraws=200, random_state=1)
-    >>> r.deployed_mean > 0.95 - 0.01, r.redraws
+    >>> r = simulate_redraws(s, y, n_calib=400, n_resamples=200, random_state=1)
+    >>> r.deployed_mean > 0.95 - 0.01, r.n_resamples
     (True, 200)
     """
-    s, y, _ = binary_inputs(scores, labels, score_type=score_type, pos_label=pos_label)
+    s, y, w = binary_inputs(scores, labels, score_type=score_type, pos_label=pos_label,
+                            sample_weight=sample_weight)
+    if w is not None:
+        s, y, w = s[w > 0], y[w > 0], w[w > 0]  # a row of weight 0 is a dropped row
+        if w.min() == w.max():
+            w = None  # equal weights: only their ratios matter
     target = check_target(target)
     N = s.shape[0]
     n_test = n_calib if n_test is None else n_test
-    for name, v in (("n_calib", n_calib), ("n_test", n_test), ("redraws", redraws)):
+    for name, v in (("n_calib", n_calib), ("n_test", n_test), ("n_resamples", n_resamples)):
         if int(v) != v or v < (0 if name == "n_test" else 1):
-            raise VeracityError(f"{name} must be a positive integer; got {v!r}")
-    n_calib, n_test, redraws = int(n_calib), int(n_test), int(redraws)
+            raise VeracityError(f"{name} must be a positive integer; got {v!r}", param=name)
+    n_calib, n_test, redraws = int(n_calib), int(n_test), int(n_resamples)
     if n_calib + n_test > N:
         raise VeracityError(
-            f"n_calib + n_test = {n_calib + n_test} exceeds the pool of {N} rows; draw fewer rows"
-        )
+            f"n_calib + n_test = {n_calib + n_test} exceeds the pool of {N} rows; draw fewer rows",
+            param="n_calib")
     pos_scores = s[y == 1.0]
+    pos_weights = None if w is None else w[y == 1.0]
     P = pos_scores.shape[0]
     need = min_positives(target, correction)
     if P < need:
         raise VeracityError(
             f"the pool has {P} positives; target recall {target:g} needs at least {need} calib positives"
         )
-    seed = random_state
+    seed = check_random_state(random_state)
     rng = np.random.default_rng(seed)
     if stratify:
         m = np.full(redraws, int(round(n_calib * P / N)))
@@ -187,6 +208,10 @@ def simulate_redraws(
     else:
         m = rng.hypergeometric(P, N - P, n_calib, size=redraws)
         t = rng.hypergeometric(P - m, (N - P) - (n_calib - m), n_test) if n_test else np.zeros(redraws, int)
+    if pos_weights is not None:
+        return _weighted_redraws(pos_scores, pos_weights, m, t, rng, target=target, correction=bool(correction),
+                                 n_calib=n_calib, n_test=n_test, pool_size=N, stratify=bool(stratify),
+                                 seed=seed, need=need)
     k = np.maximum(1, np.ceil((m + 1 if correction else m) * target - 1e-9).astype(np.int64))
     keep = (k <= m) & (m >= 1)
     skipped = int((~keep).sum())
@@ -221,7 +246,67 @@ def simulate_redraws(
         deployed = np.where(outside > 0, (tp_pool - tp_calib) / np.maximum(outside, 1), np.nan)
     return RedrawResult(
         target=target, correction=bool(correction), n_calib=n_calib, n_test=n_test, pool_size=N,
-        pool_positives=P, stratify=bool(stratify), seed=seed, skipped=skipped, thresholds=thr,
+        pool_positives=P, stratify=bool(stratify), random_state=seed, skipped=skipped, thresholds=thr,
         calib_positives=m, test_positives=t, calib_recall=tp_calib / m, test_recall=test_recall,
         deployed_recall=deployed, expected_recall=k / (m + 1.0),
+    )
+
+
+def _weighted_redraws(pos_scores: np.ndarray, pos_weights: np.ndarray, m: np.ndarray, t: np.ndarray,
+                      rng: np.random.Generator, *, target: float, correction: bool, n_calib: int, n_test: int,
+                      pool_size: int, stratify: bool, seed: Any, need: int) -> RedrawResult:
+    """:func:`simulate_redraws` with unequal weights: the weighted recall rule, weighted recalls."""
+    P = pos_scores.shape[0]
+    ok = m >= 1
+    m, t = m[ok], t[ok]
+    R = m.shape[0]
+    if R == 0:
+        raise VeracityError(f"every redraw had no calib positives; target recall {target:g} needs at least "
+                            f"{need}. Use a larger n_calib", param="n_calib")
+    width_c, width_t = int(m.max()), max(1, int(t.max()))
+    calib = np.full((R, width_c), -np.inf)
+    calib_w = np.zeros((R, width_c))
+    test = np.full((R, width_t), -np.inf)
+    test_w = np.zeros((R, width_t))
+    for r in range(R):  # index draws only; everything below is vectorised over redraws
+        idx = rng.choice(P, m[r] + t[r], replace=False)
+        calib[r, : m[r]], calib_w[r, : m[r]] = pos_scores[idx[: m[r]]], pos_weights[idx[: m[r]]]
+        test[r, : t[r]], test_w[r, : t[r]] = pos_scores[idx[m[r]:]], pos_weights[idx[m[r]:]]
+    order = np.argsort(-calib, axis=1, kind="stable")
+    desc = np.take_along_axis(calib, order, axis=1)
+    cum = np.cumsum(np.take_along_axis(calib_w, order, axis=1), axis=1)
+    total = cum[:, -1]
+    # recall_threshold's weighted rule: the first position where the cumulative positive weight
+    # reaches target·(W + W/m) (target·W without correction)
+    need_w = target * (total + total / m if correction else total)
+    reached = cum >= (need_w - CEIL_EPS * total)[:, None]
+    keep = reached.any(axis=1)
+    j = reached.argmax(axis=1)
+    keep &= j < m
+    skipped = int((~ok).sum() + (~keep).sum())
+    if not keep.any():
+        raise VeracityError(
+            f"every redraw had too few calib positives; target recall {target:g} needs at least {need} "
+            "equally weighted ones. Use a larger n_calib", param="n_calib")
+    if skipped:
+        warnings.warn(f"{skipped} of {ok.size} redraws had too few calib positives for the target and were "
+                      "skipped", stacklevel=3)
+    m, t, j = m[keep], t[keep], j[keep]
+    calib, calib_w, test, test_w, total = calib[keep], calib_w[keep], test[keep], test_w[keep], total[keep]
+    thr = desc[keep][np.arange(m.shape[0]), j]
+    w_calib_hit = (calib_w * (calib >= thr[:, None])).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w_test = test_w.sum(axis=1)
+        test_recall = np.where(w_test > 0, (test_w * (test >= thr[:, None])).sum(axis=1) / w_test, np.nan)
+        order_pool = np.argsort(pos_scores, kind="stable")
+        sorted_pos = pos_scores[order_pool]
+        w_above = np.r_[np.cumsum(pos_weights[order_pool][::-1])[::-1], 0.0]  # weight at or above each position
+        w_pool_hit = w_above[np.searchsorted(sorted_pos, thr, side="left")]
+        outside = float(pos_weights.sum()) - total
+        deployed = np.where(P - m > 0, (w_pool_hit - w_calib_hit) / outside, np.nan)  # positives outside calib
+    return RedrawResult(
+        target=target, correction=correction, n_calib=n_calib, n_test=n_test, pool_size=pool_size,
+        pool_positives=P, stratify=stratify, random_state=seed, skipped=skipped, thresholds=thr,
+        calib_positives=m, test_positives=t, calib_recall=w_calib_hit / total, test_recall=test_recall,
+        deployed_recall=deployed, expected_recall=(j + 1) / (m + 1.0), weighted=True,
     )

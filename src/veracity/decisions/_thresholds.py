@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._compat import positional_options
 from ..core._validation import VeracityError, check_weights
 from ._inputs import CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_target, scores_1d
 from ._table import _counts_at_or_above, threshold_table
@@ -77,12 +78,13 @@ def recall_rank(n: int, target: float, correction: bool = True) -> int:
     return max(1, ceil_rank((n + 1 if correction else n) * target))
 
 
+@positional_options("target", "correction")
 def recall_threshold(
     scores: Any,
     labels: Any,
+    *,
     target: float = 0.95,
     correction: bool = True,
-    *,
     sample_weight: Any = None,
     score_type: str = "probability",
     pos_label: Any = None,
@@ -108,9 +110,9 @@ def recall_threshold(
     names the positive class of two-valued labels (e.g. ``"yes"``).
 
     >>> p = np.linspace(0.01, 1.0, 100)          # 100 positives
-    >>> round(recall_threshold(p, np.ones(100), 0.95), 2)   # k = ceil(101 * 0.95) = 96: 5th lowest
+    >>> round(recall_threshold(p, np.ones(100), target=0.95), 2)   # k = ceil(101 * 0.95) = 96: 5th lowest
     0.05
-    >>> round(recall_threshold(p, np.ones(100), 0.95, correction=False), 2)   # k = 95
+    >>> round(recall_threshold(p, np.ones(100), target=0.95, correction=False), 2)   # k = 95
     0.06
     """
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
@@ -128,7 +130,7 @@ def recall_threshold(
             raise VeracityError(
                 f"too few positives for target recall {target:g}: the +1 correction needs at least "
                 f"{need} positives (k = ceil((n+1)·{target:g}) <= n), got n = {n}. Collect more "
-                "positives in the calib role, lower the target, or pass correction=False"
+                "positives in the calib role, lower the target, or pass {setting}", param="correction", value=False
             )
         # the k-th highest = the (n-k)-th smallest (0-based)
         return float(np.partition(sp, n - k)[n - k])
@@ -150,16 +152,17 @@ def recall_threshold(
         raise VeracityError(
             f"too few positives for target recall {target:g}: the +1 correction needs at least "
             f"{need} equally weighted positives, got n = {n} (weight {total:.4g}). Collect more "
-            "positives, lower the target, or pass correction=False"
+            "positives, lower the target, or pass {setting}", param="correction", value=False
         )
     return float(sp[order][j])
 
 
+@positional_options("target")
 def precision_threshold(
     scores: Any,
     labels: Any,
-    target: float = 0.9,
     *,
+    target: float = 0.9,
     sample_weight: Any = None,
     score_type: str = "probability",
     pos_label: Any = None,
@@ -172,7 +175,7 @@ def precision_threshold(
     finite-sample correction: measure it on a held-out role. ``pos_label`` names the
     positive class of two-valued labels.
 
-    >>> precision_threshold([.1, .3, .4, .6, .8, .9], [0, 0, 1, 0, 1, 1], 0.75)
+    >>> precision_threshold([.1, .3, .4, .6, .8, .9], [0, 0, 1, 0, 1, 1], target=0.75)
     0.4
     """
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,

@@ -231,7 +231,7 @@ def run(plots: str | Path | None = None) -> SplitsDemo:
     # [4] redraws -------------------------------------------------------------------
     redraw_results = {
         key: vc.simulate_redraws(q_de, d_de, n_calib=N_CALIB, n_test=N_TEST, target=TARGET,
-                                 correction=corr, redraws=REDRAWS, random_state=SAMPLE_SEED)
+                                 correction=corr, n_resamples=REDRAWS, random_state=SAMPLE_SEED)
         for key, corr in (("plain", False), ("plus1", True))
     }
     redraws = {}

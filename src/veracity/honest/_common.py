@@ -7,21 +7,13 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import Binary, VeracityError, check_count  # noqa: F401 (re-exported: defined in the core)
+from ..core._validation import check_random_state as check_seed  # noqa: F401 (re-exported)
 
 
 def check_level(level: Any) -> float:
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
         raise VeracityError(f"level must be a probability strictly between 0 and 1, got {level!r}")
     return float(level)
-
-
-def check_seed(seed: Any) -> Any:
-    if seed is None or isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise VeracityError(f"random_state must be a non-negative integer, a numpy Generator or None, "
-                            f"got {seed!r}", param="random_state")
-    return int(seed)
 
 
 def weighted_rows(data: Binary) -> Binary:
