@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--score-type", default="probability", choices=["probability", "logit"],
                         help="are the scores probabilities or logits? (default: probability)")
     parser.add_argument("--features", required=True, help="comma-separated feature columns, e.g. region,age")
-    parser.add_argument("--depth", type=int, default=2, help="largest number of features in a segment (default: 2)")
+    parser.add_argument("--depth", type=int, default=None,
+                        help="largest number of features in a segment (default: 2, or 1 with one feature)")
     parser.add_argument("--bins", type=int, default=5, help="equal-mass bins of each numeric feature (default: 5)")
     parser.add_argument("--min-count", type=int, default=50,
                         help="segments with fewer rows are insufficient: shown, not tested (default: 50)")

@@ -34,6 +34,11 @@ from ._result import SegmentsResult
 MAX_CELLS = 1024
 
 
+def resolve_depth(depth: Any, n_features: int) -> int:
+    """``depth=None``: 2, or the number of features when fewer; an explicit depth is checked."""
+    return min(2, n_features) if depth is None else check_depth(depth, n_features)
+
+
 def _check_options(*, depth: Any, bins: Any, min_count: Any, fdr: Any, level: Any, max_levels: Any,
                    ece_bins: Any, max_cells: Any, max_segments: Any, n_features: int) -> None:
     check_depth(depth, n_features)
@@ -70,7 +75,7 @@ def segments(
     score: Any = None,
     label: Any = None,
     features: Any = None,
-    depth: int = 2,
+    depth: int | None = None,
     bins: Any = 5,
     min_count: int = 50,
     fdr: float = 0.05,
@@ -94,6 +99,7 @@ def segments(
     segments), its q-value (BH over single features, BY over intersections), the
     segment's ECE beside its noise floor and the smallest gap its size can detect. The
     multicalibration error ``mce`` / ``mce_sigma`` is MCGrad's over the same family.
+    ``depth`` defaults to 2 (pairs), or to the number of features when there is one.
 
     >>> import numpy as np, veracity as vc
     >>> rng = np.random.default_rng(0)
@@ -153,12 +159,13 @@ def _notes(spec: FeatureSpec, n_values: int) -> list[str]:
     return []
 
 
-def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth: int = 2, bins: Any = 5,
+def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth: int | None = None, bins: Any = 5,
                     min_count: int = 50, fdr: float = 0.05, sample_weight: Any = None, pos_label: Any = None,
                     score_type: str = "probability", level: float = 0.95, max_levels: int = 20,
                     ece_bins: int = 10, max_cells: int = MAX_CELLS,
                     max_segments: int = MAX_SEGMENTS) -> SegmentsResult:
     names = check_features(list(features))
+    depth = resolve_depth(depth, len(names))
     _check_options(depth=depth, bins=bins, min_count=min_count, fdr=fdr, level=level, max_levels=max_levels,
                    ece_bins=ece_bins, max_cells=max_cells, max_segments=max_segments, n_features=len(names))
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
@@ -198,7 +205,8 @@ def _segments_frame(data: Any, *, score: Any, label: Any, features: Any, sample_
             return segments_arrays(scores, labels, feats, sample_weight=weights, score_type=score_type, **options)
         except VeracityError as exc:
             raise prep.explain(score_type, exc) from None
-    _check_options(n_features=len(names), **{k: v for k, v in options.items() if k not in ()})
+    options["depth"] = resolve_depth(options["depth"], len(names))
+    _check_options(n_features=len(names), **options)
     prep.check_lazy(score_type)
     return _segments_lazy(prep, names, score_type=score_type, **options)
 

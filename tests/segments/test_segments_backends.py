@@ -1,0 +1,135 @@
+"""The same numbers (1e-9) on numpy arrays, pandas, polars, pyarrow, DuckDB, Parquet files and Spark (issue 24).
+
+Lazy frames are never collected: the levels and the per (segment, score cell) sums are aggregates
+computed where the data lives, the rest is the arrays' own numpy code.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import veracity as vc
+
+FIELDS = ("n", "weight", "conf", "rate", "gap", "ci_low", "ci_high", "z", "p_value", "q_value", "ece", "ece_floor",
+          "min_detectable_gap", "ecce", "ecce_sigma")
+FEATURES = ["region", "age", "device", "vip"]
+
+
+def _data(n=6_000, seed=0, grid=False):
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.03, 0.97, n) if grid else np.round(rng.uniform(0.03, 0.97, n), 3)
+    region = rng.choice(["EU", "US", "APAC", "LATAM"], n)
+    age = rng.integers(18, 80, n).astype(float)
+    age[::53] = np.nan  # missing values are a level
+    device = rng.choice(["ios", "android", "web", "tv"], n, p=[0.45, 0.45, 0.095, 0.005])  # "tv" pooled
+    vip = rng.uniform(size=n) < 0.2
+    q = np.where((region == "EU") & (device == "ios"), p + 0.15, p).clip(0, 1)
+    y = (rng.uniform(size=n) < q).astype(np.int64)
+    w = np.round(rng.uniform(0.2, 3.0, n), 3)
+    return pd.DataFrame({"p": p, "y": y, "w": w, "region": region, "age": age, "device": device, "vip": vip})
+
+
+def _as(backend, df, tmp_path):
+    if backend == "pandas":
+        return df
+    import polars as pl
+
+    if backend == "polars":
+        return pl.from_pandas(df)
+    if backend == "polars-lazy":
+        return pl.from_pandas(df).lazy()
+    if backend == "pyarrow":
+        import pyarrow as pa
+
+        return pa.Table.from_pandas(df, preserve_index=False)
+    import duckdb
+
+    if backend == "duckdb":
+        con = duckdb.connect()
+        con.register("t", df)
+        return con.sql("SELECT * FROM t")
+    path = tmp_path / "scores.parquet"
+    df.to_parquet(path, index=False)
+    return str(path)
+
+
+def _same(a, b, tol=1e-9):
+    ra = {r.segment: r for r in a.rows}
+    rb = {r.segment: r for r in b.rows}
+    assert ra.keys() == rb.keys()
+    for key, r in ra.items():
+        s = rb[key]
+        assert (r.sufficient, r.discovery, r.test, r.features) == (s.sufficient, s.discovery, s.test, s.features)
+        for f in FIELDS:
+            x, y = getattr(r, f), getattr(s, f)
+            if x is None:
+                assert y is None, (key, f)
+            else:
+                assert y == pytest.approx(x, rel=tol, abs=tol), (key, f)
+    for f in ("mce", "mce_sigma", "mce_pvalue", "mde", "global_ecce"):
+        assert getattr(b, f) == pytest.approx(getattr(a, f), rel=tol, abs=tol), f
+    assert a.levels == b.levels and a.cells == b.cells
+
+
+def _arrays(df, weighted):
+    return vc.segments(df["p"].to_numpy(), df["y"].to_numpy(),
+                       features={f: df[f].to_numpy() for f in FEATURES},
+                       sample_weight=df["w"].to_numpy() if weighted else None)
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_every_backend_gives_the_arrays_numbers(backend, weighted, tmp_path):
+    df = _data()
+    want = _arrays(df, weighted)
+    got = vc.segments(_as(backend, df, tmp_path), score="p", label="y", features=FEATURES,
+                      sample_weight="w" if weighted else None)
+    _same(want, got)
+    assert "region=EU & device=ios" in [r.segment for r in want.discoveries]
+
+
+@pytest.mark.parametrize("backend", ["polars-lazy", "duckdb"])
+def test_many_distinct_scores_use_the_same_grid(backend, tmp_path):
+    df = _data(grid=True)  # 6,000 distinct scores > max_cells: equal-width cells everywhere
+    want = _arrays(df, False)
+    assert want.cells == "grid"
+    _same(want, vc.segments(_as(backend, df, tmp_path), score="p", label="y", features=FEATURES))
+
+
+def test_logit_scores_and_pos_label_on_duckdb(tmp_path):
+    df = _data()
+    df["logit"] = np.log(df["p"] / (1 - df["p"]))
+    df["outcome"] = np.where(df["y"] == 1, "churn", "stay")
+    want = vc.segments(df["logit"].to_numpy(), df["outcome"].to_numpy(), features={f: df[f].to_numpy() for f in FEATURES},
+                       score_type="logit", pos_label="churn")
+    got = vc.segments(_as("duckdb", df, tmp_path), score="logit", label="outcome", features=FEATURES,
+                      score_type="logit", pos_label="churn")
+    _same(want, got)
+
+
+def test_spark_gives_the_arrays_numbers():
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17: run scripts/ensure-java.sh")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master("local[2]").appName("veracity-tests")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.shuffle.partitions", "4").config("spark.driver.host", "127.0.0.1")
+             .config("spark.driver.memory", "1g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    df = _data(n=2_000)
+    feats = ["region", "age", "vip"]  # one Spark job per grouping set: kept small for the test's time
+    want = vc.segments(df["p"].to_numpy(), df["y"].to_numpy(), features={f: df[f].to_numpy() for f in feats},
+                       sample_weight=df["w"].to_numpy())
+    got = vc.segments(spark.createDataFrame(df), score="p", label="y", features=feats, sample_weight="w")
+    _same(want, got)
