@@ -247,9 +247,13 @@ def _sample_check(f: np.ndarray, g: np.ndarray) -> float:
     return sample_check_p(a, b)
 
 
+def _p(p: float) -> str:
+    return f"= {p:.2g}" if p > 1e-300 else "< 1e-300"
+
+
 def _nonrandom_message(p: float, f: np.ndarray, g: np.ndarray) -> str:
-    return (f"the {f.size} labelled rows are not a random sample of the window: their scores differ from the "
-            f"{g.size} unlabelled rows' (mean {f.mean():.3f} vs {g.mean():.3f}; chi-square p = {p:.2g}), and PPI "
+    return (f"the {f.size:,} labelled rows are not a random sample of the window: their scores differ from the "
+            f"{g.size:,} unlabelled rows' (mean {f.mean():.3f} vs {g.mean():.3f}; chi-square p {_p(p)}), and PPI "
             "is valid only for a random audit sample. Label randomly chosen rows (vc.labels_needed says how many), "
             "or pass audit_sample= marking the randomly sampled ones")
 
@@ -301,9 +305,9 @@ class PpiMean(Display):
     def rows(self) -> list[dict[str, Any]]:
         return [
             {"method": "ppi", "estimate": self.estimate, "ci_low": self.ci_low, "ci_high": self.ci_high,
-             "uses": f"{self.n_labelled} labels + {self.n_unlabelled} scores (lambda {self.lam:.3f})"},
+             "uses": f"{self.n_labelled:,} labels + {self.n_unlabelled:,} scores (lambda {self.lam:.3f})"},
             {"method": "classical", "estimate": self.classical, "ci_low": self.classical_low,
-             "ci_high": self.classical_high, "uses": f"{self.n_labelled} labels"},
+             "ci_high": self.classical_high, "uses": f"{self.n_labelled:,} labels"},
             {"method": "cbpe", "estimate": self.cbpe, "ci_low": self.cbpe_low, "ci_high": self.cbpe_high,
              "uses": "scores only; valid if calibrated"},
             {"method": "rectifier", "estimate": self.rectifier, "ci_low": self.rectifier_low,
@@ -409,7 +413,7 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     notes = []
     if not valid:
         notes.append("NOT VALID: the labelled rows do not look like a random sample of the window "
-                     f"(score-histogram chi-square p = {p:.2g}); PPI needs a random audit sample")
+                     f"(score-histogram chi-square p {_p(p)}); PPI needs a random audit sample")
     if not calibrated:
         notes.append(NOT_CALIBRATED)
     return PpiMean(

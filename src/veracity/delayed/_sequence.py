@@ -8,6 +8,12 @@ bounds of a calibrated stream, however often and whenever you look, is at most
 :math:`\alpha`. A per-window test run daily has no such guarantee (each look spends
 another :math:`\alpha`).
 
+What is covered: at each step, the bet-weighted average of the rows' conditional means
+:math:`\mathrm{E}[y_i - p_i \mid \text{past}]`. Under calibration that is 0 at every step — the
+hypothesis the alarm tests. When calibration drifts the target moves, so the running
+intersection (valid for a fixed target) may come to exclude the current running mean,
+or even cross; by then the alarm has fired, which is its purpose.
+
 The construction is the predictable plug-in empirical-Bernstein confidence sequence
 of Waudby-Smith & Ramdas (2023, *Estimating means of bounded random variables by
 betting*, JRSS-B, Theorem 2): a capital process that bets :math:`\lambda_t` on
@@ -194,7 +200,11 @@ class ConfidenceSequence(Display):
         count = f"{k:,} batch{'es' if k != 1 else ''} of {total:,} labelled rows" if what == "batch" else \
             f"{total:,} labelled rows"
         lines = [f"confidence sequence for rate - mean score (anytime-valid, alpha={self.alpha:g}; {count})",
-                 render_table([what, "rows", "rate-score", "bounds", ""], body, align="lrrll")]
+                 render_table([what, "labelled", "rate-score", "bounds", ""], body, align="lrrll")]
+        if k and not (self.low[-1] <= self.estimate[-1] <= self.high[-1]):
+            lines.append("(the running mean has left the bounds: the gap moved over time. The bounds test "
+                         "'calibrated at every step' — a constant 0 — and stay valid for that; they are not an "
+                         "interval for a moving gap)")
         if self.alarm_at is None:
             lines.append("alarm: none (0 stayed inside the bounds at every look)")
         else:
