@@ -153,7 +153,7 @@ def _text_labels(db: Database, table: Any, label: str) -> VeracityError:
 
 def _positive_value(db: Database, table: Any, label: str, pos_label: Any) -> Any:
     """The label column's value that ``pos_label`` names, after the array form's checks."""
-    from ..frames._labels import _matching
+    from ..sources._labels import _matching
 
     if isinstance(pos_label, float) and pos_label != pos_label:
         raise VeracityError("pos_label must be a label value, not NaN")
@@ -175,46 +175,56 @@ def _positive_value(db: Database, table: Any, label: str, pos_label: Any) -> Any
     return match
 
 
-# -- the sums ----------------------------------------------------------------------------------------
-def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, bins: int,
-          edges: np.ndarray | None, strategy: str, grouped: bool) -> tuple[dict[Any, dict[str, np.ndarray]], dict]:
-    """Per slice: the per-bin sums; and the contract's counts over every row."""
-    sql = q.sums_sql(cols, db.dialect, score_type=score_type, threshold=threshold, bins=bins, edges=edges,
-                     strategy=strategy, grouped=grouped)
-    rows, names = db.run(sql)
-    table = {name: [r[i] for r in rows] for i, name in enumerate(names)}
-    m = bins if edges is None else edges.size - 1
-    per_slice: dict[Any, dict[str, np.ndarray]] = {}
-    for i, b in enumerate(table["_b"]):
-        if b is None or int(b) < 0:
-            continue
-        key = table["_g"][i] if grouped else None
-        acc = per_slice.setdefault(key, {k: np.zeros(m) for k in q.SUMS})
-        for name in q.SUMS:
-            acc[name][int(b)] = float(table[name][i] or 0.0)
-    return per_slice, _contract(table)
-
-
-def _contract(table: dict[str, list]) -> dict[str, Any]:
-    """The contract's counts over every group of the sums query (sums add; min/max of those present)."""
+# -- the contract and the sums ---------------------------------------------------------------------
+def _contract(db: Database, cols: q.Columns, score_type: str) -> dict[str, Any]:
+    """The contract's counts over every row (one aggregate)."""
+    rows, names = db.run(q.contract_sql(cols, db.dialect, score_type=score_type),
+                         what="checking the rows (the input contract)")
+    rec = dict(zip(names, rows[0]))
     out: dict[str, Any] = {}
     for col in q.CONTRACT:
-        name = col[3:]
-        values = [v for v in table[col] if v is not None]
-        if name.endswith(("_min",)):
-            out[name] = float(min(values)) if values else None
-        elif name.endswith(("_max",)):
-            out[name] = float(max(values)) if values else None
-        elif name in ("y_sum", "w_sum", "w_sq"):
-            out[name] = float(sum(float(v) for v in values)) if values else None
+        name, value = col[3:], rec.get(col)
+        if name.endswith(("_min", "_max", "_sum", "_sq")):
+            out[name] = None if value is None else float(value)
         else:
-            out[name] = int(sum(int(v) for v in values))
+            out[name] = int(value or 0)
     return out
+
+
+#: the AUC's parts returned beside the sums, per bin
+_AUC_PARTS = ("_num", "_pos", "_neg")
+
+
+def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, bins: int, n: int,
+          edges: np.ndarray, strategy: str, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
+    """Per slice: the per-bin sums (and the AUC's parts per bin)."""
+    sql = q.stats_sql(cols, db.dialect, score_type=score_type, threshold=threshold, bins=edges.size - 1, n=n,
+                      edges=edges, strategy=strategy, grouped=grouped)
+    rows, names = db.run(sql)
+    m = edges.size - 1
+    exact = cols.weight is None  # integer-valued: kept as Python ints (exact AUC for any N)
+    per_slice: dict[Any, dict[str, Any]] = {}
+    for row in rows:
+        rec = dict(zip(names, row))
+        key = rec["_g"] if grouped else None
+        acc = per_slice.setdefault(key, {**{k: np.zeros(m) for k in q.SUMS}, **{k: [] for k in _AUC_PARTS}})
+        b = int(rec["_b"])
+        for name in q.SUMS:
+            acc[name][b] = float(rec[name] or 0.0)
+        for name in _AUC_PARTS:
+            value = rec[name] or 0
+            acc[name].append(int(value) if exact else float(value))
+    return per_slice
+
+
+def _auc_of(num: Any, pos: Any, neg: Any) -> float | None:
+    """The array path's expression, so unweighted AUCs are bit-identical."""
+    return float(num / (2.0 * pos * neg)) if pos > 0 and neg > 0 else None
 
 
 def _check(counts: dict[str, Any], cols: q.Columns, score_type: str) -> int:
     """The contract's one-line errors (the frame form's, naming the columns)."""
-    from ..frames._aggregates import check_contract
+    from ..sources._aggregates import check_contract
 
     for role, key, name in (("scores", "t_score", cols.score), ("labels", "t_label", cols.label),
                             ("sample_weight", "t_weight", cols.weight)):
@@ -276,99 +286,75 @@ def _edges(db: Database, cols: q.Columns, *, bins: int, strategy: str, score_typ
     return np.concatenate(([0.0], cuts, [1.0]))
 
 
-# -- the AUC -----------------------------------------------------------------------------------------
-def _aucs(db: Database, cols: q.Columns, *, grouped: bool, pool: tuple[list[Any], bool] | None = None
-          ) -> dict[Any, float | None]:
-    rows, names = db.run(q.auc_sql(cols, db.dialect, grouped=grouped, pool=pool), what="the AUC query")
-    weighted = cols.weight is not None
-    out: dict[Any, float | None] = {}
-    for row in rows:
-        rec = dict(zip(names, row))
-        key = rec.get("_g") if grouped else None
-        if weighted:
-            num, pos, neg = (float(rec[k] or 0.0) for k in ("_num", "_pos", "_neg"))
-        else:  # integers, exact: the array path's expression gives bit-identical AUCs
-            num, pos, neg = (int(rec[k] or 0) for k in ("_num", "_pos", "_neg"))
-        out[key] = float(num / (2.0 * pos * neg)) if pos > 0 and neg > 0 else None
-    return out
+# -- the AUC of the whole table (sliced audits) and of a pooled slice ------------------------------
+def _whole_auc(db: Database, cols: q.Columns, *, n: int, pool: tuple[list[Any], bool] | None = None
+               ) -> float | None:
+    rows, names = db.run(q.auc_sql(cols, db.dialect, n=n, pool=pool), what="the AUC query")
+    rec = dict(zip(names, rows[0]))
+    cast = int if cols.weight is None else float
+    return _auc_of(*(cast(rec[k] or 0) for k in _AUC_PARTS))
 
 
 # -- the audit ---------------------------------------------------------------------------------------
 def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_type: str, threshold: float,
            cap: int | None, table_options: dict[str, Any]) -> AuditResult:
     grouped = cols.by is not None
-    options = dict(score_type=score_type, threshold=threshold)
-    auto = None
-    if strategy == "uniform" and not isinstance(bins, str):  # the contract rides along: one pass
-        m = check_bins(bins)
-        sums, counts = _sums(db, cols, bins=m, edges=None, strategy=strategy, grouped=grouped, **options)
-        _check(counts, cols, score_type)
-        edges = uniform_edges(m)
-    else:
-        _, counts = _sums(db, cols, bins=1, edges=None, strategy="uniform", grouped=False, **options)
-        _check(counts, cols, score_type)
-        sums = None
+    counts = _contract(db, cols, score_type)
+    n = _check(counts, cols, score_type)
     scale = _weight_scale(counts) if cols.weight is not None else 1.0
     if scale != 1.0:
         cols = replace(cols, weight_scale=scale)
-        sums = None
-    if sums is None:
-        n = int(counts["n"])
-        if isinstance(bins, str):
-            if bins != "auto":
-                raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
-            n_eff = float(n) if cols.weight is None else (counts["w_sum"] * scale) ** 2 / (counts["w_sq"] * scale ** 2)
-            m = auto_bins(n_eff)
-            auto = AutoBins(m, n_eff)
-        else:
-            m = check_bins(bins)
-        edges = _edges(db, cols, bins=m, strategy=strategy, score_type=score_type, n=n)
-        sums, _ = _sums(db, cols, bins=edges.size - 1, edges=edges, strategy=strategy, grouped=grouped, **options)
+    auto = None
+    if isinstance(bins, str):
+        if bins != "auto":
+            raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
+        n_eff = float(n) if cols.weight is None else (counts["w_sum"] * scale) ** 2 / (counts["w_sq"] * scale ** 2)
+        m = auto_bins(n_eff)
+        auto = AutoBins(m, n_eff)
+    else:
+        m = check_bins(bins)
+    edges = _edges(db, cols, bins=m, strategy=strategy, score_type=score_type, n=n)
+    sums = _sums(db, cols, score_type=score_type, threshold=threshold, bins=m, n=n, edges=edges,
+                 strategy=strategy, grouped=grouped)
 
     order = _key_order(list(sums))
     pooled: tuple[list[Any], bool] | None = None
     if grouped and cap is not None and len(order) > cap:
-        counts_by_key = {k: sums[k]["count"].sum() for k in order}
-        by_size = sorted(range(len(order)), key=lambda i: -counts_by_key[order[i]])  # stable: ties in key order
+        sizes = {k: sums[k]["count"].sum() for k in order}
+        by_size = sorted(range(len(order)), key=lambda i: -sizes[order[i]])  # stable: ties in key order
         keep = [order[i] for i in by_size[: cap - 1]]
-        kept = set(range(len(order))) & set(by_size[: cap - 1])
-        name = other_key(len(order) - len(keep))
-        merged: dict[str, np.ndarray] | None = None
-        for i, k in enumerate(order):
-            if i in kept:
-                continue
-            merged = dict(sums[k]) if merged is None else {f: merged[f] + sums[k][f] for f in q.SUMS}
-        sums = {k: sums[k] for k in _key_order(keep)}
-        sums[name] = merged  # type: ignore[assignment]
+        merged: dict[str, Any] = {name: 0.0 for name in q.SUMS}
+        for k in order:
+            if k not in keep:
+                merged = {name: merged[name] + sums[k][name] for name in q.SUMS}
+        kept = {k: sums[k] for k in _key_order(keep)}
+        kept[other_key(len(order) - len(keep))] = {**merged, "_pooled": True}
+        sums = kept
         order = list(sums)
         pooled = (keep, any(k is None for k in keep))
 
-    stats = {k: _stats(sums[k], edges, strategy) for k in order}
-    correct = {k: float(sums[k]["correct"].sum()) for k in order}
-    whole = None
-    for s in stats.values():
-        whole = s if whole is None else whole + s
-    assert whole is not None  # the contract refused an empty table
+    def result(part: dict[str, Any], auc: float | None) -> AuditResult:
+        s = _stats(part, edges, strategy)
+        return audit_from_stats(s, auc=auc, accuracy=float(part["correct"].sum()) / s.total_weight,
+                                score_type=score_type, n_classes=2, threshold=threshold, **table_options)
 
-    whole_auc = _aucs(db, cols, grouped=False)[None]
+    def slice_auc(k: Any) -> float | None:
+        if sums[k].get("_pooled"):
+            return _whole_auc(db, cols, n=n, pool=pooled)
+        return _auc_of(*(sum(sums[k][part]) for part in _AUC_PARTS))
 
-    def result(s: BinStats, auc: float | None, right: float) -> AuditResult:
-        return audit_from_stats(s, auc=auc, accuracy=right / s.total_weight, score_type=score_type,
-                                n_classes=2, threshold=threshold, **table_options)
-
-    out = result(whole, whole_auc, sum(correct.values()))
-    if grouped:
-        aucs = _aucs(db, cols, grouped=True)
-        if pooled is not None:
-            aucs[order[-1]] = _aucs(db, cols, grouped=False, pool=pooled)[None]
-        groups = {str(k): result(stats[k], aucs.get(k), correct[k]) for k in order}
-        out = replace(out, groups=groups, group_column=cols.by)
+    if not grouped:
+        out = result(sums[None], slice_auc(None))
+    else:
+        groups = {str(k): result(sums[k], slice_auc(k)) for k in order}
+        total = {name: sum(sums[k][name] for k in order) for name in q.SUMS}
+        out = replace(result(total, _whole_auc(db, cols, n=n)), groups=groups, group_column=cols.by)
     if auto is not None:
         out = replace(out, extras={"auto_bins": auto, **out.extras})
     return out
 
 
 def _weight_scale(counts: dict[str, Any]) -> float:
-    from ..frames._aggregates import weight_scale
+    from ..sources._aggregates import weight_scale
 
     return weight_scale(counts)

@@ -2,16 +2,16 @@ r"""The audit's SQL, generated through sqlglot for the connection's dialect.
 
 Only aggregates leave the database:
 
-* :func:`sums_sql` — per (slice, bin): the count and the weighted sums of
-  :class:`~veracity.BinStats` (Σw, Σw², Σwp, Σwy, Σwp², Σwpy, Σw·ℓ) plus Σw·[correct],
-  beside the input contract's counts (missing/NaN/infinite scores, probabilities
-  outside [0, 1], labels other than 0/1, bad weights). Rows that break the contract
-  are binned under ``-1`` with neutral values, so one pass gives both and no engine
-  stops on a NaN;
-* :func:`auc_sql` — the exact Mann–Whitney AUC per slice: the positive and negative
-  weights per distinct score, then a running sum of the negative weight in score order
-  gives :math:`2U = \sum_v w_+(v)\,(2W_-(<v) + w_-(v))` (ties count ½) — one row per
-  slice comes back;
+* :func:`contract_sql` — one row: the input contract's counts (missing/NaN/infinite
+  scores, probabilities outside [0, 1], labels other than 0/1, bad weights), turned into
+  the same one-line errors as arrays before anything else is summed;
+* :func:`stats_sql` — per (slice, bin): the count and the weighted sums of
+  :class:`~veracity.BinStats` (Σw, Σw², Σwp, Σwy, Σwp², Σwpy, Σw·ℓ), Σw·[correct] and the
+  bin's share of the exact Mann–Whitney AUC. The rows are aggregated once per distinct
+  score and label weight; a running sum of the negative weight in score order (a window
+  over the distinct scores) gives :math:`2U = \sum_v w_+(v)\,(2W_-(<v) + w_-(v))` (ties
+  count ½). One statement, one pass over the rows;
+* :func:`auc_sql` — the same 2U for the whole table of a sliced audit (or a pooled slice);
 * :func:`positions_sql` — the scores at given sorted positions (equal-mass edges).
 
 The user's names (table, columns) and values (``pos_label``, slice keys) enter the
@@ -196,13 +196,61 @@ def render(template: str, base: Any, dialect: str, **nodes: Any) -> str:
     return tree.sql(dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
 
 
-# -- the per-bin sums and the contract ------------------------------------------------------------
-#: the sums of :class:`BinStats` (and Σw·correct), in the order the query returns them
-SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct")
-#: the contract's aggregates, named as :mod:`veracity.frames._aggregates` names them
+# -- the input contract -----------------------------------------------------------------------------
+#: the contract's aggregates, named as :mod:`veracity.sources._aggregates` names them (``_c_`` + name)
 CONTRACT = ("_c_n", "_c_s_miss", "_c_s_inf", "_c_s_min", "_c_s_max", "_c_p_bad", "_c_y_bad", "_c_y_min",
             "_c_y_max", "_c_y_sum", "_c_w_bad", "_c_w_neg", "_c_w_min", "_c_w_max", "_c_w_sum", "_c_w_sq",
             "_c_t_score", "_c_t_label", "_c_t_weight")
+
+
+def contract_sql(c: Columns, dialect: str, *, score_type: str) -> str:
+    """One row: every count of the input contract (one flat aggregate over the rows)."""
+    weighted = c.weight is not None
+    nan_s, nan_y, nan_w = _isnan("_s", dialect), _isnan("_y", dialect), _isnan("_w", dialect)
+    s_miss = f"_s IS NULL OR {nan_s}"
+    s_inf = f"_s > {_MAX} OR _s < -{_MAX}"
+    s_fin = f"NOT ({s_miss}) AND NOT ({s_inf})"
+    y_ok = "_y = 0.0 OR _y = 1.0"
+    y_miss = f"_y IS NULL OR {nan_y}"
+    p_bad = (f"SUM(CASE WHEN ({s_fin}) AND (_s < 0 OR _s > 1) THEN 1 ELSE 0 END)" if score_type == "probability"
+             else "0")
+    if weighted:
+        w_bad = f"_w IS NULL OR {nan_w} OR _w > {_MAX} OR _w < -{_MAX}"
+        weights = (f"SUM(CASE WHEN {w_bad} THEN 1 ELSE 0 END) AS _c_w_bad, "
+                   f"SUM(CASE WHEN NOT ({w_bad}) AND _w < 0 THEN 1 ELSE 0 END) AS _c_w_neg, "
+                   f"MIN(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_min, "
+                   f"MAX(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_max, "
+                   f"SUM(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_sum, "
+                   f"SUM(CASE WHEN NOT ({w_bad}) THEN _w * _w END) AS _c_w_sq")
+    else:
+        weights = ("0 AS _c_w_bad, 0 AS _c_w_neg, 1.0 AS _c_w_min, 1.0 AS _c_w_max, "
+                   "SUM(_w) AS _c_w_sum, SUM(_w) AS _c_w_sq")
+    sqlite = dialect == "sqlite"
+    text = {name: (f"SUM({flag})" if sqlite and flag else "0") for name, flag in
+            (("score", "_ts"), ("label", "_ty" if c.label_kind == "numeric" else None),
+             ("weight", "_tw" if weighted else None))}
+    return render(f"""
+WITH _base AS (SELECT 1)
+SELECT
+  COUNT(*) AS _c_n, SUM(CASE WHEN {s_miss} THEN 1 ELSE 0 END) AS _c_s_miss,
+  SUM(CASE WHEN NOT ({s_miss}) AND ({s_inf}) THEN 1 ELSE 0 END) AS _c_s_inf,
+  MIN(CASE WHEN {s_fin} THEN _s END) AS _c_s_min, MAX(CASE WHEN {s_fin} THEN _s END) AS _c_s_max,
+  {p_bad} AS _c_p_bad,
+  SUM(CASE WHEN {y_ok} THEN 0 ELSE 1 END) AS _c_y_bad,
+  MIN(CASE WHEN NOT ({y_ok}) AND NOT ({y_miss}) THEN _y END) AS _c_y_min,
+  MAX(CASE WHEN NOT ({y_ok}) AND NOT ({y_miss}) THEN _y END) AS _c_y_max,
+  SUM(CASE WHEN {y_ok} THEN _y ELSE 0.0 END) AS _c_y_sum,
+  {weights},
+  {text["score"]} AS _c_t_score, {text["label"]} AS _c_t_label, {text["weight"]} AS _c_t_weight
+FROM _base
+""", base_select(c, dialect), dialect)
+
+
+# -- the per-bin statistics and the exact AUC, from one aggregate per distinct score ---------------------
+#: the sums of :class:`BinStats` (and Σw·correct), in the order the query returns them
+SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct")
+#: unweighted counts above this are summed as integers (below, doubles hold every partial sum exactly)
+EXACT_DOUBLE_ROWS = 10**8
 
 
 def _probability(v: str, score_type: str) -> str:
@@ -225,115 +273,90 @@ def _bin(p: str, bins: int, edges: np.ndarray | None, strategy: str) -> str:
     return " + ".join(f"CASE WHEN {p} {op} {_dbl(c)} THEN 1 ELSE 0 END" for c in cuts)
 
 
-def _nll(score_type: str) -> str:
-    if score_type == "logit":  # softplus(x), x = -(2y-1)s: max(x, 0) + log(1 + exp(-|x|))
-        x = "(CASE WHEN _t = 1.0 THEN -_v ELSE _v END)"
+def _nll(score_type: str, positive: bool) -> str:
+    """Log-loss of a row with this score and label (:func:`veracity.core._validation.binary_nll_terms`)."""
+    if score_type == "logit":  # softplus(x) = max(x, 0) + log(1 + exp(-|x|)), x = -s for y = 1, s for y = 0
+        x = "(-_s)" if positive else "_s"
         ax = f"(CASE WHEN ABS({x}) > {_EXP_CAP} THEN {_EXP_CAP} ELSE ABS({x}) END)"
         return f"(CASE WHEN {x} > 0 THEN {x} ELSE 0.0 END) + LN(1.0 + EXP(-{ax}))"
-    q = "(CASE WHEN _t = 1.0 THEN _p ELSE 1.0 - _p END)"
+    q = "_p" if positive else "(1.0 - _p)"
     return f"-LN(CASE WHEN {q} < {_dbl(PROB_EPS)} THEN {_dbl(PROB_EPS)} ELSE {q} END)"
 
 
 def _decision(score_type: str, threshold: float) -> str:
     if score_type == "logit" and 0.0 < threshold < 1.0:  # on the logit scale, as vc.accuracy decides
-        return f"_v >= {_dbl(math.log(threshold / (1.0 - threshold)))}"
+        return f"_s >= {_dbl(math.log(threshold / (1.0 - threshold)))}"
     return f"_p >= {_dbl(threshold)}"
 
 
-def sums_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bins: int,
-             edges: np.ndarray | None = None, strategy: str = "uniform", grouped: bool = False) -> str:
-    """Per (slice, bin): count, the weighted sums and the contract's aggregates (see the module doc)."""
-    weighted = c.weight is not None
+def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "") -> str:
+    """CTE ``_val``: per [slice and] distinct score, the rows, Σw, Σw² and the positive weight."""
     g = "_g, " if grouped else ""
-    nan_s, nan_y, nan_w = _isnan("_s", dialect), _isnan("_y", dialect), _isnan("_w", dialect)
-    w_check = (f", CASE WHEN _w IS NULL OR {nan_w} OR _w > {_MAX} OR _w < -{_MAX} THEN 1 "
-               "WHEN _w < 0 THEN 2 ELSE 0 END AS _wc" if weighted else ", 0 AS _wc")
-    in_range = " AND _s >= 0 AND _s <= 1" if score_type == "probability" else ""
-    p_bad = ("CASE WHEN _sc = 0 AND (_s < 0 OR _s > 1) THEN 1 ELSE 0 END" if score_type == "probability"
-             else "0")
-    sqlite = dialect == "sqlite"
-    text = {name: (f"SUM({flag})" if sqlite and flag else "0") for name, flag in
-            (("score", "_ts"), ("label", "_ty" if c.label_kind == "numeric" else None),
-             ("weight", "_tw" if weighted else None))}
+    one = "CASE WHEN _y = 1.0 THEN 1 ELSE 0 END" if integer else "CASE WHEN _y = 1.0 THEN _w ELSE 0.0 END"
+    return (f"_val AS (SELECT {g}_s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM(_w * _w) AS _w2, SUM({one}) AS _w1 "
+            f"FROM _base {where} GROUP BY {g}_s)")
+
+
+def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bins: int, n: int,
+              edges: np.ndarray | None = None, strategy: str = "uniform", grouped: bool = False) -> str:
+    r"""Per (slice, bin): the sums of :class:`BinStats`, Σw·correct and the bin's share of 2U.
+
+    The rows are aggregated once per distinct score (and slice); every per-row quantity is
+    a function of the score and the label, so the per-bin sums follow from the per-score
+    totals, and a running sum of the negative weight in score order gives each score's
+    share of :math:`2U` (a window over distinct scores: one sort). Only rows that meet the
+    contract may be summed: check :func:`contract_sql` first.
+    """
+    integer = c.weight is None and n > EXACT_DOUBLE_ROWS
+    g = "_g, " if grouped else ""
+    part = "PARTITION BY _g " if grouped else ""
     return render(f"""
 WITH _base AS (SELECT 1),
-_chk AS (
-  SELECT *,
-    CASE WHEN _s IS NULL OR {nan_s} THEN 1 WHEN _s > {_MAX} OR _s < -{_MAX} THEN 2 ELSE 0 END AS _sc,
-    CASE WHEN _y = 0.0 OR _y = 1.0 THEN 0 WHEN _y IS NULL OR {nan_y} THEN 1 ELSE 2 END AS _yc
-    {w_check}
-  FROM _base),
-_ok AS (
-  SELECT *, CASE WHEN _sc = 0 AND _yc = 0 AND _wc = 0{in_range} THEN 1 ELSE 0 END AS _ok FROM _chk),
-_val AS (
-  SELECT *,
-    CASE WHEN _ok = 1 THEN _s ELSE 0.0 END AS _v,
-    CASE WHEN _ok = 1 THEN _y ELSE 0.0 END AS _t,
-    CASE WHEN _ok = 1 THEN _w ELSE 0.0 END AS _u,
-    CASE WHEN _sc = 0 THEN _s END AS _sf,
-    CASE WHEN _yc = 2 THEN _y END AS _yf,
-    CASE WHEN _wc <> 1 THEN _w END AS _wf,
-    {p_bad} AS _pb
-  FROM _ok),
-_prob AS (SELECT *, {_probability("_v", score_type)} AS _p FROM _val),
-_row AS (
-  SELECT *,
-    CASE WHEN _ok = 1 THEN {_bin("_p", bins, edges, strategy)} ELSE -1 END AS _b,
-    {_nll(score_type)} AS _l,
-    CASE WHEN {_decision(score_type, threshold)} THEN _t ELSE 1.0 - _t END AS _c
-  FROM _prob)
+{_per_value(c, grouped, integer)},
+_run AS (
+  SELECT {g}_s, _n, _ws, _w2, _w1, _ws - _w1 AS _w0, {_probability("_s", score_type)} AS _p,
+    SUM(_ws - _w1) OVER ({part}ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - (_ws - _w1) AS _below
+  FROM _val),
+_fin AS (
+  SELECT {g}_n, _ws, _w2, _w1, _w0, _p, _below,
+    {_bin("_p", bins, edges, strategy)} AS _b,
+    {_nll(score_type, True)} AS _l1, {_nll(score_type, False)} AS _l0,
+    CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END AS _ok
+  FROM _run)
 SELECT {g}_b,
-  COUNT(*) AS "count", SUM(_u) AS weight, SUM(_u * _u) AS weight_sq, SUM(_u * _p) AS sum_p,
-  SUM(_u * _t) AS sum_y, SUM(_u * _p * _p) AS sum_p2, SUM(_u * _p * _t) AS sum_py, SUM(_u * _l) AS sum_nll,
-  SUM(_u * _c) AS correct,
-  COUNT(*) AS _c_n, SUM(CASE WHEN _sc = 1 THEN 1 ELSE 0 END) AS _c_s_miss,
-  SUM(CASE WHEN _sc = 2 THEN 1 ELSE 0 END) AS _c_s_inf, MIN(_sf) AS _c_s_min, MAX(_sf) AS _c_s_max,
-  SUM(_pb) AS _c_p_bad, SUM(CASE WHEN _yc <> 0 THEN 1 ELSE 0 END) AS _c_y_bad, MIN(_yf) AS _c_y_min,
-  MAX(_yf) AS _c_y_max, SUM(CASE WHEN _yc = 0 THEN _y ELSE 0.0 END) AS _c_y_sum,
-  SUM(CASE WHEN _wc = 1 THEN 1 ELSE 0 END) AS _c_w_bad, SUM(CASE WHEN _wc = 2 THEN 1 ELSE 0 END) AS _c_w_neg,
-  MIN(_wf) AS _c_w_min, MAX(_wf) AS _c_w_max, SUM(_wf) AS _c_w_sum, SUM(_wf * _wf) AS _c_w_sq,
-  {text["score"]} AS _c_t_score, {text["label"]} AS _c_t_label, {text["weight"]} AS _c_t_weight
-FROM _row
+  SUM(_n) AS "count", SUM(_ws) AS weight, SUM(_w2) AS weight_sq, SUM(_p * _ws) AS sum_p, SUM(_w1) AS sum_y,
+  SUM(_p * _p * _ws) AS sum_p2, SUM(_p * _w1) AS sum_py, SUM(_l1 * _w1 + _l0 * _w0) AS sum_nll,
+  SUM(_ok) AS correct, SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg
+FROM _fin
 GROUP BY {g}_b
 """, base_select(c, dialect), dialect)
 
 
-# -- the exact AUC ----------------------------------------------------------------------------------
-def auc_sql(c: Columns, dialect: str, *, grouped: bool, pool: tuple[list[Any], bool] | None = None) -> str:
-    """``[_g,] _num, _pos, _neg`` per slice: 2U and the class weights (see the module doc).
-
-    Integers when unweighted (exact for any N). ``pool`` = (kept keys, whether the NULL key
-    is kept): only the rows of the other keys — the pooled slice of a capped ``by=``.
-    """
+def auc_sql(c: Columns, dialect: str, *, n: int, pool: tuple[list[Any], bool] | None = None) -> str:
+    """``_num, _pos, _neg``: 2U and the class weights of every row (the whole table of a sliced
+    audit), or with ``pool`` = (kept keys, whether the NULL key is kept) of the rows of the other
+    keys — the pooled slice of a capped ``by=``."""
     from sqlglot import exp
 
-    weighted = c.weight is not None
-    pos, neg = ("_w * _y", "_w * (1.0 - _y)") if weighted else (
-        "CASE WHEN _y = 1.0 THEN 1 ELSE 0 END", "CASE WHEN _y = 1.0 THEN 0 ELSE 1 END")
-    g = "_g, " if grouped else ""
-    part = "PARTITION BY _g " if grouped else ""
+    integer = c.weight is None and n > EXACT_DOUBLE_ROWS
     where = ""
     nodes: dict[str, Any] = {}
     if pool is not None:
         kept, null_kept = pool
         values = [k for k in kept if k is not None]
         if values:
-            inside = exp.column("_g").isin(*(literal(k) for k in values))
-            nodes["kept"] = inside
-            where = ("WHERE _g IS NOT NULL AND NOT (:kept)" if null_kept else "WHERE _g IS NULL OR NOT (:kept)")
-        else:
-            where = "WHERE _g IS NOT NULL" if null_kept else ""
-    group = "GROUP BY _g" if grouped else ""
+            nodes["kept"] = exp.column("_g").isin(*(literal(k) for k in values))
+            where = "WHERE _g IS NOT NULL AND NOT (:kept)" if null_kept else "WHERE _g IS NULL OR NOT (:kept)"
+        elif null_kept:
+            where = "WHERE _g IS NOT NULL"
     return render(f"""
 WITH _base AS (SELECT 1),
-_one AS (SELECT {g}_s, {pos} AS _pos, {neg} AS _neg FROM _base {where}),
-_val AS (SELECT {g}_s, SUM(_pos) AS _pos, SUM(_neg) AS _neg FROM _one GROUP BY {g}_s),
+{_per_value(c, False, integer, where)},
 _run AS (
-  SELECT {g}_pos, _neg,
-    SUM(_neg) OVER ({part}ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - _neg AS _below
+  SELECT _w1, _ws - _w1 AS _w0,
+    SUM(_ws - _w1) OVER (ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - (_ws - _w1) AS _below
   FROM _val)
-SELECT {g}SUM(_pos * (2 * _below + _neg)) AS _num, SUM(_pos) AS _pos, SUM(_neg) AS _neg
-FROM _run {group}
+SELECT SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run
 """, base_select(c, dialect), dialect, **nodes)
 
 

@@ -1,0 +1,153 @@
+"""SQL pushdown audit of a PostgreSQL table against PostgreSQL's own single GROUP BY (issue 27).
+
+A PostgreSQL server is started from the ``pgserver`` wheel in a temporary directory
+(or ``--url`` names one); a table of N rows (continuous scores, so ~N distinct values:
+the exact AUC's worst case) is generated inside it. Timed, best of ``--repeat``:
+
+* ``GROUP BY``   — PostgreSQL's own single ``GROUP BY`` over the same 15 bins with the
+  reliability table's sums (count, Σp, Σy): the floor for any audit that reads the rows;
+* ``GROUP BY+``  — the same GROUP BY with every sum of the audit (Σp², Σpy, Σ log-loss, accuracy);
+* ``audit_sql``  — ``vc.audit_sql``: contract checks, per-bin statistics, exact AUC;
+  beside it its two statements (the contract's counts; the per-bin statistics with the
+  exact AUC, from one aggregate per distinct score and a window over them) and the rows
+  fetched.
+
+    python benchmarks/bench_sql_audit.py            # 1e7 rows (about a minute to build)
+    python benchmarks/bench_sql_audit.py --n 1e6 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+import warnings
+from typing import Any
+
+
+def _server(url: str | None) -> tuple[str, Any]:
+    if url:
+        return url, None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+
+        server = pgserver.get_server(tempfile.mkdtemp(prefix="vc-bench-pg-"), cleanup_mode="delete")
+    return server.get_uri(), server
+
+
+def _best(fn: Any, repeat: int) -> tuple[float, Any]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=float, default=1e7, help="rows (default 1e7)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs, best kept (default 3)")
+    parser.add_argument("--bins", type=int, default=15)
+    parser.add_argument("--url", default=None, help="an existing PostgreSQL (default: start pgserver)")
+    parser.add_argument("--weights", action="store_true", help="audit with a weight column")
+    args = parser.parse_args()
+    n, m = int(args.n), args.bins
+
+    import psycopg
+
+    import veracity as vc
+    from veracity.core._binning import uniform_edges
+    from veracity.sql._audit import _columns, _contract, _sums
+    from veracity.sql._connect import open_database
+
+    uri, server = _server(args.url)
+    try:
+        conn = psycopg.connect(uri, autocommit=True)
+        t0 = time.perf_counter()
+        conn.execute("DROP TABLE IF EXISTS vc_bench")
+        conn.execute("SELECT setseed(0.27)")
+        conn.execute(f"""
+            CREATE TABLE vc_bench AS
+            SELECT p, CASE WHEN random() < p * p THEN 1 ELSE 0 END AS y, 0.5 + random() AS w
+            FROM (SELECT random() AS p FROM generate_series(1, {n})) AS s""")
+        conn.execute("VACUUM ANALYZE vc_bench")
+        build = time.perf_counter() - t0
+        version = conn.execute("SHOW server_version").fetchone()[0]
+        workers = conn.execute("SHOW max_parallel_workers_per_gather").fetchone()[0]
+        print(f"PostgreSQL {version} (parallel workers per gather: {workers}); {n:,} rows built in {build:.1f} s")
+
+        bin_expr = f"LEAST(FLOOR(p * {m}), {m - 1})"
+        plain = f"SELECT {bin_expr} AS b, COUNT(*), SUM(p), SUM(y) FROM vc_bench GROUP BY 1"
+        full = (f"SELECT {bin_expr} AS b, COUNT(*), SUM(p), SUM(y), SUM(p * p), SUM(p * y), "
+                "SUM(-LN(GREATEST(CASE WHEN y = 1 THEN p ELSE 1 - p END, 2.220446049250313e-16))), "
+                "SUM(CASE WHEN (p >= 0.5) = (y = 1) THEN 1 ELSE 0 END) FROM vc_bench GROUP BY 1")
+        t_plain, _ = _best(lambda: conn.execute(plain).fetchall(), args.repeat)
+        t_full, _ = _best(lambda: conn.execute(full).fetchall(), args.repeat)
+
+        weight = "w" if args.weights else None
+        t_audit, result = _best(lambda: vc.audit_sql(conn, table="vc_bench", score="p", label="y",
+                                                     sample_weight=weight, bins=m), args.repeat)
+        db = open_database(conn)
+        cols = _columns(db, "vc_bench", "p", "y", weight, None, None)
+        t_contract, _ = _best(lambda: _contract(db, cols, "probability"), args.repeat)
+        t_sums, _ = _best(lambda: _sums(db, cols, score_type="probability", threshold=0.5, bins=m, n=n,
+                                        edges=uniform_edges(m), strategy="uniform", grouped=False), args.repeat)
+        db.fetched = 0
+        vc.audit_sql(_Counted(conn, db), table="vc_bench", score="p", label="y", sample_weight=weight, bins=m,
+                     dialect="postgres")
+
+        print(f"\n{'':34s}{'seconds':>10s}{'vs GROUP BY':>14s}")
+        rows = [("PostgreSQL GROUP BY (count, Σp, Σy)", t_plain), ("PostgreSQL GROUP BY, every audit sum", t_full),
+                ("vc.audit_sql (whole audit)", t_audit), ("  its contract query", t_contract),
+                ("  its per-bin statistics + exact AUC", t_sums)]
+        for name, t in rows:
+            print(f"{name:34s}{t:10.3f}{t / t_plain:13.2f}x")
+        print(f"\nrows fetched by one audit_sql: {_Counted.rows}   ECE {result.ece:.5f}   AUC {result.auc:.6f}")
+        print(f"audit_sql / GROUP BY = {t_audit / t_plain:.2f}x (target <= 2x); "
+              f"audit_sql / GROUP BY with every sum = {t_audit / t_full:.2f}x")
+        conn.execute("DROP TABLE vc_bench")
+        conn.close()
+    finally:
+        if server is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                server.cleanup()
+
+
+class _Counted:
+    """A connection whose cursors count the rows fetched (class-level total)."""
+
+    rows = 0
+
+    def __init__(self, conn: Any, db: Any) -> None:
+        self._conn = conn
+
+    def cursor(self) -> Any:
+        outer = self
+
+        class Cur:
+            def __init__(self) -> None:
+                self._c = outer._conn.cursor()
+
+            def execute(self, sql: str) -> None:
+                self._c.execute(sql)
+
+            @property
+            def description(self) -> Any:
+                return self._c.description
+
+            def fetchall(self) -> list:
+                rows = self._c.fetchall()
+                _Counted.rows += len(rows)
+                return rows
+
+            def close(self) -> None:
+                self._c.close()
+
+        return Cur()
+
+
+if __name__ == "__main__":
+    main()
