@@ -66,7 +66,7 @@ def main() -> None:
     print(f"veracity {vc.__version__}; numpy {np.__version__}; {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} CPUs; {rows:,} rows, {WEEKS} windows x {COHORTS} cohorts")
     t0 = time.perf_counter()
-    day, week, cohort, p, y, audit, matured, arrival = make(rows)
+    _day, week, cohort, p, y, audit, matured, arrival = make(rows)
     print(f"data: {time.perf_counter() - t0:.2f} s")
     k = WEEKS * COHORTS
     key = week * COHORTS + cohort
@@ -89,13 +89,14 @@ def main() -> None:
                                    m=cnt[:, 0], sum_fu=sf[:, 0], sum_ffu=sff[:, 0])
 
     def seq_sums():
-        lab = matured
-        sk = cohort[lab] * DAYS + arrival[lab]
-        x = y[lab] - p[lab]
-        shape = (COHORTS, DAYS)
-        return (np.bincount(sk, minlength=COHORTS * DAYS).reshape(shape).astype(np.float64),
-                np.bincount(sk, weights=x, minlength=COHORTS * DAYS).reshape(shape),
-                np.bincount(sk, weights=x * x, minlength=COHORTS * DAYS).reshape(shape))
+        # labelled rows by (cohort, arrival day); unlabelled rows weigh 0
+        sk = cohort * DAYS + arrival
+        lab = matured.astype(np.float64)
+        x = (y - p) * lab
+        size, shape = COHORTS * DAYS, (COHORTS, DAYS)
+        return (np.bincount(sk, weights=lab, minlength=size).reshape(shape),
+                np.bincount(sk, weights=x, minlength=size).reshape(shape),
+                np.bincount(sk, weights=x * x, minlength=size).reshape(shape))
 
     t_base, _ = best(baseline, a.repeat)
     t_psums, sums = best(ppi_sums, a.repeat)
@@ -123,7 +124,7 @@ def main() -> None:
                     ("2. PPI sums per window (8 sums)", t_psums),
                     (f"3. PPI++ for all {k} windows (one vectorised call)", t_ppi),
                     (f"   ... as {k} vc.ppi_mean calls on the arrays", t_calls),
-                    (f"4. sequence sums per (cohort, arrival day)", t_ssums),
+                    ("4. sequence sums per (cohort, arrival day)", t_ssums),
                     (f"5. {COHORTS} x {DAYS}-day confidence sequences", t_seq),
                     (f"6. label plan for {k} windows", t_plan)]:
         print(f"{name:<52}{t:>9.4f}")

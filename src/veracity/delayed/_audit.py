@@ -119,9 +119,9 @@ class PpiAudit(Display):
         pct = f"{self.level * 100:g}% CI"
         body = [[r["quantity"], fmt(r["estimate"]), f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]", fmt(r["cbpe"]),
                  fmt(r["classical"]), f"{r['n_labelled']:,}"] for r in self.rows]
-        lines = [f"PPI++ audit of the window: {self.n_labelled:,} random labels + {self.n_unlabelled:,} scored rows "
+        lines = [(f"PPI++ audit of the window: {self.n_labelled:,} random labels + {self.n_unlabelled:,} scored rows "
                  f"(threshold {self.threshold:g}; per-row confusion and cost, c_FP={self.cost_fp:g}, "
-                 f"c_FN={self.cost_fn:g})",
+                 f"c_FN={self.cost_fn:g})"),
                  render_table(["quantity", "PPI++", pct, "CBPE", "labels only", "labels"], body)]
         if self.note:
             lines.append(f"note: {self.note}")
@@ -164,7 +164,7 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     ww = np.ones_like(f) if w is None else w
     uu = np.ones_like(g) if u is None else u
     tw = ww.sum() + uu.sum()
-    cost_sd = np.sqrt(((ww * ca) ** 2 @ (f * (1 - f)) + (uu * cb) ** 2 @ (g * (1 - g)))) / tw
+    cost_sd = np.sqrt((ww * ca) ** 2 @ (f * (1 - f)) + (uu * cb) ** 2 @ (g * (1 - g))) / tw
     out["cbpe_low"][-1] = out["cbpe"][-1] - z * cost_sd
     out["cbpe_high"][-1] = out["cbpe"][-1] + z * cost_sd
     n, m = int(y.size), int(g.size)

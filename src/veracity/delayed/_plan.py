@@ -74,7 +74,7 @@ def labels_needed(scores: Any, *, width: float, level: float = 0.95) -> int:
     1698
     """
     f = scores_1d(scores)
-    n_ppi, n_cls = plan_from_sums(rows=f.size, sum_f=f.sum(), sum_ff=f @ f, width=width, level=level)
+    n_ppi, _n_cls = plan_from_sums(rows=f.size, sum_f=f.sum(), sum_ff=f @ f, width=width, level=level)
     n = int(n_ppi)
     if n < 0:
         raise VeracityError(f"no number of labels gives an interval of width {width:g} at level {level:g}: the "
@@ -105,8 +105,8 @@ class LabelPlan(Display):
         lines = [f"labels to draw at random for a {self.level * 100:g}% PPI interval of width {self.width:g}",
                  render_table(["group", "rows", "mean score", "sd", "labels (PPI)", "labels (labels only)",
                                "saving"], body),
-                 "(assumes calibrated scores; miscalibration widens the interval, never biases it; n/a: more "
-                 "labels than rows, or no number of labels is enough)"]
+                 ("(assumes calibrated scores; miscalibration widens the interval, never biases it; n/a: more "
+                 "labels than rows, or no number of labels is enough)")]
         return "\n".join(lines)
 
 

@@ -121,9 +121,9 @@ class PpiSums:
         r"""Unweighted sums: labelled ``n``, :math:`\sum y`, :math:`\sum f`, :math:`\sum f^2`,
         :math:`\sum yf`; unlabelled ``m``, :math:`\sum g`, :math:`\sum g^2`
         (:math:`\sum y^2 = \sum y` for 0/1 labels unless ``sum_yy`` is given)."""
-        a = {k: np.asarray(v, dtype=np.float64) for k, v in dict(
-            n=n, sum_y=sum_y, sum_f=sum_f, sum_ff=sum_ff, sum_yf=sum_yf, m=m, sum_fu=sum_fu,
-            sum_ffu=sum_ffu).items()}
+        a = {k: np.asarray(v, dtype=np.float64) for k, v in {
+            "n": n, "sum_y": sum_y, "sum_f": sum_f, "sum_ff": sum_ff, "sum_yf": sum_yf, "m": m, "sum_fu": sum_fu,
+            "sum_ffu": sum_ffu}.items()}
         yy = a["sum_y"] if sum_yy is None else np.asarray(sum_yy, dtype=np.float64)
         return cls(n=a["n"], w=a["n"], w2=a["n"], wy=a["sum_y"], wf=a["sum_f"], wff=a["sum_ff"],
                    wyf=a["sum_yf"], w2y=a["sum_y"], w2f=a["sum_f"], w2yy=yy, w2yf=a["sum_yf"],
@@ -135,18 +135,18 @@ class PpiSums:
            u: np.ndarray | None = None) -> PpiSums:
         """The sums of checked arrays (labels ``y`` may be any real values)."""
         if w is None:
-            lab = dict(n=y.size, w=y.size, w2=y.size, wy=y.sum(), wf=f.sum(), wff=f @ f, wyf=y @ f)
+            lab = {"n": y.size, "w": y.size, "w2": y.size, "wy": y.sum(), "wf": f.sum(), "wff": f @ f, "wyf": y @ f}
             lab.update(w2y=lab["wy"], w2f=lab["wf"], w2yy=y @ y, w2yf=lab["wyf"], w2ff=lab["wff"])
         else:
             wy, wf = w * y, w * f
-            lab = dict(n=y.size, w=w.sum(), w2=w @ w, wy=wy.sum(), wf=wf.sum(), wff=wf @ f, wyf=wy @ f,
-                       w2y=wy @ w, w2f=wf @ w, w2yy=wy @ wy, w2yf=wy @ wf, w2ff=wf @ wf)
+            lab = {"n": y.size, "w": w.sum(), "w2": w @ w, "wy": wy.sum(), "wf": wf.sum(), "wff": wf @ f, "wyf": wy @ f,
+                       "w2y": wy @ w, "w2f": wf @ w, "w2yy": wy @ wy, "w2yf": wy @ wf, "w2ff": wf @ wf}
         if u is None:
-            unl = dict(m=g.size, wu=g.size, wu2=g.size, wuf=g.sum(), wuff=g @ g)
+            unl = {"m": g.size, "wu": g.size, "wu2": g.size, "wuf": g.sum(), "wuff": g @ g}
             unl.update(wu2f=unl["wuf"], wu2ff=unl["wuff"])
         else:
             ug = u * g
-            unl = dict(m=g.size, wu=u.sum(), wu2=u @ u, wuf=ug.sum(), wuff=ug @ g, wu2f=ug @ u, wu2ff=ug @ ug)
+            unl = {"m": g.size, "wu": u.sum(), "wu2": u @ u, "wuf": ug.sum(), "wuff": ug @ g, "wu2f": ug @ u, "wu2ff": ug @ ug}
         return cls(**{k: np.float64(v) for k, v in {**lab, **unl}.items()})
 
     def __add__(self, other: PpiSums) -> PpiSums:
@@ -328,8 +328,8 @@ class PpiMean(Display):
         pct = f"{self.level * 100:g}% CI"
         body = [[r["method"], fmt(r["estimate"]), f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]", r["uses"]]
                 for r in self.rows()]
-        lines = [f"rate of the window: PPI++ estimate {fmt(self.estimate)} [{fmt(self.ci_low)}, "
-                 f"{fmt(self.ci_high)}] ({pct})",
+        lines = [(f"rate of the window: PPI++ estimate {fmt(self.estimate)} [{fmt(self.ci_low)}, "
+                 f"{fmt(self.ci_high)}] ({pct})"),
                  render_table(["method", "estimate", pct, "uses"], body, align="lrll")]
         if self.n_excluded:
             lines.append(f"({self.n_excluded} labelled rows outside the random audit sample were used as "
