@@ -285,12 +285,12 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
                                n=models.n, level=level, n_resamples=0, random_state=random_state, bins=bins,
                                score_type=models.score_type, notes=models.notes)
     data = models.data
-    runs = [runs_of(d, r.order) for d, r in zip(data, ranked)]
-    fitted = [corp_from_runs(d, r) for d, r in zip(data, runs)]
-    for name, (c, _) in zip(names, fitted):
-        corp[name] = c
     losses = {"brier": [(d.p - y) ** 2 for d in data], "log_loss": [binary_nll_terms(d) for d in data]}
-    boot = PairedBootstrap(list(data), runs if n_resamples else None, bins=bins)
+    runs = [runs_of(d, r) for d, r in zip(data, ranked)]
+    for k, name in enumerate(names):
+        corp[name] = corp_from_runs(runs[k], _mean(losses["brier"][k], w), _mean(losses["log_loss"][k], w),
+                                    models.n)
+    boot = PairedBootstrap(list(data), runs if n_resamples else None, bins=bins, squared=losses["brier"])
     ece = boot.full()["ece"]
     samples = boot.run(n_resamples, random_state) if n_resamples else {}
     nan = float("nan")
@@ -309,7 +309,7 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
             diff, low, high, p, se = 0.0, 0.0, 0.0, 1.0, 0.0
         rows.append(_row(names, i, j, "ece", float(ece[i]), float(ece[j]), Estimate(diff, se, low, high, p)))
         rows.append(_row(names, i, j, "auc", ranked[i].auc, ranked[j].auc, delong_test(ranked, cov, i, j, level)))
-        dec: ScoreDecomposition = difference(data[i], data[j], fitted[i][1], fitted[j][1])
+        dec: ScoreDecomposition = difference(corp[names[i]], corp[names[j]])
         if samples:
             mcb_low, mcb_high, mcb_p = percentile(dec.mcb, samples["mcb"][:, j] - samples["mcb"][:, i], level)
             dsc_low, dsc_high, dsc_p = percentile(dec.dsc, samples["dsc"][:, j] - samples["dsc"][:, i], level)

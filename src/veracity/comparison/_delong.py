@@ -31,22 +31,99 @@ from ._paired import Estimate, p_of, z_of
 
 @dataclass(frozen=True, eq=False)
 class Ranked:
-    """One model's scores in sorted order: ``order`` (argsort), tie ``level`` of each sorted row,
-    and the DeLong placement ``v`` of every row (original order)."""
+    """One model's scores in sorted order: ``order`` (a stable-enough argsort), the sorted scores,
+    labels and weights, and the DeLong placement ``v`` of every row (original order)."""
 
     order: np.ndarray
-    level: np.ndarray | None  # None: no ties (level = position)
+    scores: np.ndarray
+    y: np.ndarray
+    w: np.ndarray | None
     v: np.ndarray
     auc: float
 
 
-def rank_model(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> Ranked:
-    """Placements of one model (see the module doc); one argsort, the rest linear."""
+def _sort_keys(s: np.ndarray) -> np.ndarray:
+    """uint64 keys ordered like the float64 values (sign-magnitude to offset binary); the raw
+    bits when no value has its sign bit set (probabilities)."""
+    bits = s.view(np.uint64)
+    if not np.signbit(s).any():
+        return bits
+    negative = np.signbit(s)
+    return np.where(negative, ~bits, bits | np.uint64(1 << 63))
+
+
+def argsort(s: np.ndarray, y: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """``(order, s[order])`` — and ``y[order]`` when 0/1 labels ``y`` are given — of float64 ``s``
+    (equal values in any order), about 3x faster than ``np.argsort``.
+
+    The row index is packed into the low bits of the value's order-preserving 64-bit key and
+    the packed integers are sorted (numpy's vectorised integer sort); rows whose keys agree in
+    the kept high bits but whose values differ are then put in order by a second, small sort.
+    Inputs whose values crowd the kept bits fall back to ``np.argsort``. A label rides along as
+    the lowest bit, so the sorted labels come without a second random-access pass.
+    """
     n = s.shape[0]
-    order = np.argsort(s)
+    label = 0 if y is None else 1
+
+    def done(order: np.ndarray, ss: np.ndarray, ys: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+        if y is None:
+            return order, ss
+        return order, ss, (y[order] if ys is None else ys)
+
+    index_bits = max(1, (n - 1).bit_length()) + label
+    if n < 2 or index_bits > 40:  # beyond 10^12 rows: numpy's argsort
+        order = np.argsort(s)
+        return done(order, s[order])
+    shift = np.uint64(index_bits)
+    low = np.uint64((1 << index_bits) - 1)
+    packed = np.bitwise_and(_sort_keys(s), ~low)
+    if label:
+        idx = np.arange(n, dtype=np.uint64)
+        idx <<= np.uint64(1)
+        idx |= y.astype(np.uint64)
+        packed |= idx
+        del idx
+    else:
+        packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    packed &= low
+    ys = None
+    if label:
+        ys = (packed & np.uint64(1)).astype(np.float64)
+        packed >>= np.uint64(1)
+    order = packed.view(np.int64)
     ss = s[order]
-    ys = y[order]
+    bad = np.flatnonzero(ss[1:] < ss[:-1])
+    if bad.size == 0:
+        return done(order, ss, ys)
+    # the groups of equal kept bits that hold unsorted values: sort each by value
+    high = _sort_keys(ss) >> shift
+    starts = np.flatnonzero(np.r_[True, high[1:] != high[:-1]])
+    group = np.unique(np.searchsorted(starts, bad, side="right") - 1)
+    lo = starts[group]
+    hi = np.r_[starts, n][group + 1]
+    size = int((hi - lo).sum())
+    if size > n // 4:
+        order = np.argsort(s)
+        return done(order, s[order])
+    members = np.repeat(lo - np.cumsum(np.r_[0, (hi - lo)[:-1]]), hi - lo) + np.arange(size)
+    owner = np.repeat(np.arange(group.size), hi - lo)
+    fix = members[np.lexsort((ss[members], owner))]
+    order[members] = order[fix]
+    ss[members] = ss[fix]
+    if ys is not None:
+        ys[members] = ys[fix]
+    return done(order, ss, ys)
+
+
+def rank_model(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> Ranked:
+    """Placements of one model (see the module doc); one sort, the rest linear."""
+    n = s.shape[0]
+    order, ss, ys = argsort(s, y)
     pos = ys == 1.0
+    if w is None and not np.any(ss[1:] == ss[:-1]):
+        return _untied(order, ss, ys, pos)
+    ws = None
     if w is None:
         pw = pos.astype(np.float64)
         nw = 1.0 - pw
@@ -83,7 +160,30 @@ def rank_model(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> Ranked:
     auc = float(np.dot(pw, v_sorted) / W1)
     v = np.empty(n)
     v[order] = v_sorted
-    return Ranked(order=order, level=level, v=v, auc=auc)
+    return Ranked(order=order, scores=ss, y=ys, w=ws, v=v, auc=auc)
+
+
+def _untied(order: np.ndarray, ss: np.ndarray, ys: np.ndarray, pos: np.ndarray) -> Ranked:
+    """Unweighted placements without ties, from integer counts: a positive at sorted position i
+    has i + 1 - (positives up to i) negatives below it; a negative has n1 - (positives up to it)
+    positives above it."""
+    n = ss.shape[0]
+    cpos = np.cumsum(pos, dtype=np.int64)
+    n1 = int(cpos[-1]) if n else 0
+    n0 = n - n1
+    if n1 == 0 or n0 == 0:
+        only = "1" if n0 == 0 else "0"
+        raise VeracityError(
+            f"AUC needs both classes; all {n} labels are {only}. Compare the models on rows that contain "
+            "positives and negatives")
+    below = np.arange(1, n + 1, dtype=np.int64)
+    below -= cpos  # negatives at or below each position (the row itself is one when negative)
+    u = int(below[pos].sum())  # the Mann-Whitney U: exact
+    np.subtract(n1, cpos, out=cpos)  # positives above each position
+    v_sorted = np.where(pos, below / n0, cpos / n1)
+    v = np.empty(n)
+    v[order] = v_sorted
+    return Ranked(order=order, scores=ss, y=ys, w=None, v=v, auc=u / (n1 * n0))
 
 
 def rank_models(scores: list[np.ndarray], y: np.ndarray, w: np.ndarray | None) -> list[Ranked]:
@@ -96,23 +196,24 @@ def rank_models(scores: list[np.ndarray], y: np.ndarray, w: np.ndarray | None) -
 def delong_covariance(ranked: list[Ranked], y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     """The (m, m) covariance matrix of the m models' AUCs (see the module doc)."""
     pos = y == 1.0
-    auc = np.array([r.auc for r in ranked])
-    cov = np.zeros((len(ranked), len(ranked)))
-    for mask in (pos, ~pos):
-        V = np.vstack([r.v[mask] for r in ranked])
-        V -= auc[:, None]
-        n = V.shape[1]
-        if w is None:
-            total, Vw = float(n), V
-        else:
-            wm = w[mask]
-            total = float(wm.sum())
-            Vw = V * (wm * wm)
-        if n > 1:
-            cov += (Vw @ V.T) / (total * total) * (n / (n - 1.0))
-        else:
-            cov += np.nan
-    return cov
+    n1 = int(np.count_nonzero(pos))
+    n0 = y.shape[0] - n1
+    m = len(ranked)
+    if n1 < 2 or n0 < 2:
+        return np.full((m, m), np.nan)
+    D = np.empty((m, y.shape[0]))
+    for k, r in enumerate(ranked):  # placement minus AUC, every row
+        np.subtract(r.v, r.auc, out=D[k])
+    if w is None:
+        u, t1, t0 = pos.astype(np.float64), float(n1), float(n0)
+        both = D @ D.T
+    else:
+        w2 = w * w
+        u, t1 = np.where(pos, w2, 0.0), float(w[pos].sum())
+        t0 = float(w.sum()) - t1
+        both = (D * w2) @ D.T
+    on_pos = (D * u) @ D.T
+    return on_pos * (n1 / (n1 - 1.0) / (t1 * t1)) + (both - on_pos) * (n0 / (n0 - 1.0) / (t0 * t0))
 
 
 def delong_test(ranked: list[Ranked], cov: np.ndarray, i: int, j: int, level: float) -> Estimate:

@@ -172,7 +172,10 @@ def models_from_frame(data: Any, *, scores: Any, label: Any, sample_weight: Any 
                       pos_label: Any = None, score_type: str = "probability",
                       what: str = "vc.compare_models", minimum: int = 2) -> tuple[Models, np.ndarray | None, str | None]:
     """``(models, slice keys or None, slice column or None)`` of an in-memory frame."""
-    from ..frames._api import _Prepared
+    try:  # the in-memory column lookup (its module moved from frames to sources)
+        from ..sources._api import _Prepared
+    except ImportError:  # pragma: no cover - before the move
+        from ..frames._api import _Prepared
 
     if minimum < 2 and isinstance(scores, str):
         scores = [scores]

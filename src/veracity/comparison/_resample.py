@@ -30,7 +30,7 @@ from ..core._binning import bin_index, uniform_edges
 from ..core._parallel import advance
 from ..core._special import ndtr
 from ..core._validation import Binary
-from ._corp import Runs, isotonic
+from ._corp import Runs, isotonic, run_sums
 
 #: P(C >= k) thresholds of Poisson(1) on the 2**32 grid, k = 1, 2, ...
 _POISSON_CUTS = np.array(
@@ -74,27 +74,35 @@ class _Model:
     data: Binary
     bins: np.ndarray
     runs: Runs | None
+    sq: np.ndarray  # per-row squared error (p - y)^2
 
 
 class PairedBootstrap:
     """Debiased ECE and CORP (Brier) MCB/DSC of every model, on the same Poisson resamples."""
 
-    def __init__(self, data: list[Binary], runs: list[Runs] | None, *, bins: int) -> None:
+    def __init__(self, data: list[Binary], runs: list[Runs] | None, *, bins: int,
+                 squared: list[np.ndarray] | None = None) -> None:
         edges = uniform_edges(bins)
         self.bins = bins
-        self.models = [_Model(d, bin_index(d.p, edges, "uniform"), None if runs is None else runs[k])
+        self.models = [_Model(d, bin_index(d.p, edges, "uniform"), None if runs is None else runs[k],
+                              (d.p - d.y) ** 2 if squared is None else squared[k])
                        for k, d in enumerate(data)]
         self.w = data[0].w
         self.y = data[0].y
         self.n = data[0].n
 
-    def ece(self, cw: np.ndarray, cw2: np.ndarray) -> np.ndarray:
-        """Debiased ECE of every model under frequency weights ``cw`` (Σw² per row: ``cw2``)."""
+    def ece(self, cw: np.ndarray | None, cw2: np.ndarray | None) -> np.ndarray:
+        """Debiased ECE of every model under frequency weights ``cw`` (Σw² per row: ``cw2``;
+        both None: every row counts once)."""
         out = np.empty(len(self.models))
         y = self.y
         for k, m in enumerate(self.models):
-            sums = [np.bincount(m.bins, weights=v, minlength=self.bins)
-                    for v in (cw, cw2, cw * m.data.p, cw * y)]
+            if cw is None:
+                count = np.bincount(m.bins, minlength=self.bins).astype(np.float64)
+                sums = [count, count, np.bincount(m.bins, m.data.p, self.bins), np.bincount(m.bins, y, self.bins)]
+            else:
+                sums = [np.bincount(m.bins, weights=v, minlength=self.bins)
+                        for v in (cw, cw2, cw * m.data.p, cw * y)]
             out[k] = debiased_l1(*sums)
         return out
 
@@ -108,25 +116,19 @@ class PairedBootstrap:
         mcb, dsc = np.empty(len(self.models)), np.empty(len(self.models))
         for k, m in enumerate(self.models):
             runs = m.runs
-            cws = cw[runs.order]
-            wx = np.add.reduceat(cws, runs.starts)
-            yx = np.add.reduceat(cws * y[runs.order], runs.starts)
+            wx, yx = run_sums(runs, cw[runs.order])
             keep = wx > 0
             wx, yx = wx[keep], yx[keep]
             fit = isotonic(yx / wx, wx)
             s_hat = (float(np.dot(wx, fit * fit)) - 2.0 * float(np.dot(fit, yx)) + sy) / total
-            p = m.data.p
-            s_p = float(np.dot(cw, (p - y) ** 2)) / total
+            s_p = float(np.dot(cw, m.sq)) / total
             mcb[k], dsc[k] = s_p - s_hat, s_r - s_hat
         return mcb, dsc
 
     def full(self) -> dict[str, np.ndarray]:
-        """The statistics on the data itself (every count 1)."""
-        w = np.ones(self.n) if self.w is None else self.w
-        out = {"ece": self.ece(w, w * w)}
-        if self.models[0].runs is not None:
-            out["mcb"], out["dsc"] = self.corp(w)
-        return out
+        """Debiased ECE of every model on the data itself (every count 1)."""
+        w = self.w
+        return {"ece": self.ece(w, None if w is None else w * w)}
 
     def run(self, n_resamples: int, seed: Any) -> dict[str, np.ndarray]:
         """``{statistic: (n_resamples, models) array}`` over Poisson resamples."""
