@@ -10,11 +10,13 @@ import numpy as np
 from .core._validation import VeracityError
 
 
-def read_table(path: str | Path, columns: list[str] | None = None) -> Any:
+def read_table(path: str | Path, columns: list[str] | None = None, *,
+               text_columns: list[str] | None = None) -> Any:
     """A ``pyarrow.Table`` from a CSV or Parquet file (chosen by extension, then content).
 
     ``columns``: read only these (when all exist; otherwise every column, so that the
-    error about the missing one can list what is there).
+    error about the missing one can list what is there). ``text_columns``: CSV columns
+    kept as the text written (ids such as ``000123``), never inferred as numbers.
     """
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -36,7 +38,9 @@ def read_table(path: str | Path, columns: list[str] | None = None) -> Any:
             if columns:
                 with pacsv.open_csv(p) as reader:  # the header only
                     wanted = _present(columns, reader.schema.names)
-            options = pacsv.ConvertOptions(include_columns=wanted) if wanted else None
+            types = {c: pa.string() for c in (text_columns or [])}
+            options = (pacsv.ConvertOptions(include_columns=wanted, column_types=types) if wanted
+                       else pacsv.ConvertOptions(column_types=types) if types else None)
             table = _read_csv_columns(p, options) if wanted else None
             if table is None:
                 table = pacsv.read_csv(p, convert_options=options)
@@ -121,12 +125,9 @@ def _arrow_reason(exc: BaseException) -> str:
 
 def column(table: Any, name: str, *, path: str | Path | None = None) -> np.ndarray:
     """One column as a numpy array; a clear error naming the available columns."""
-    if name not in table.column_names:
-        where = f" in {path}" if path else ""
-        available = ", ".join(_name(Path(c)) if c else "''" for c in table.column_names[:20])
-        raise VeracityError(
-            f"column {name!r} not found{where}; available columns: {available}"
-        )
+    from .sources._source import require_columns
+
+    require_columns([name], table.column_names, where=None if path is None else str(path))
     col = table.column(name)
     if col.null_count:
         first = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])

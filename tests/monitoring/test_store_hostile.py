@@ -147,3 +147,208 @@ def test_model_names_are_values_not_sql(tmp_path):
               model="other")
     st = store.status(model=model, freq="M", as_of="2026-02-01")
     assert sum(r.rows for r in st.rows) == 2
+
+
+# -- stores that cannot be trusted: refused in one line by every command, never written --------
+def _labelled_store(tmp_path, n=400):
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.05, 0.95, n)
+    t = np.datetime64("2026-01-05", "s") + rng.integers(0, 50 * 86400, n).astype("timedelta64[s]")
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": np.arange(n), "ts": t, "p": p, "seg": rng.choice(["a", "b"], n)}),
+              id="id", time="ts", score="p", by="seg", model="A")
+    store.outcomes(pa.table({"id": np.arange(n), "y": (rng.random(n) < p).astype(np.int8)}), id="id", label="y")
+    pacsv.write_csv(pa.table({"id": [10_000], "ts": ["2026-01-05"], "p": [0.5]}), tmp_path / "more.csv")
+    pacsv.write_csv(pa.table({"id": [0], "y": [1]}), tmp_path / "late.csv")
+    return store
+
+
+def _every_command(store):
+    s = str(store.path)
+    folder = os.path.dirname(s)
+    return [
+        ["monitor", "status", s, "--freq", "M"],
+        ["monitor", "status", s, "--freq", "M", "--by", "seg"],
+        ["monitor", "recalibrate", s, "--freq", "M"],
+        ["monitor", "log", s, os.path.join(folder, "more.csv"), "--id", "id", "--time", "ts", "--score", "p"],
+        ["monitor", "outcomes", s, os.path.join(folder, "late.csv"), "--id", "id", "--label", "y"],
+        ["monitor", "init", s],
+        ["report", "--store", s, "--out", os.path.join(folder, "r.html")],
+    ]
+
+
+def _edit(path, *sql):
+    con = duckdb.connect(str(path))
+    try:
+        for statement in sql:
+            con.execute(statement)
+    finally:
+        con.close()
+
+
+_HAND_EDITS = {
+    "label 7 (constraint dropped)": (
+        "CREATE TABLE p2 AS SELECT * FROM predictions", "DROP TABLE predictions",
+        "ALTER TABLE p2 RENAME TO predictions", "UPDATE predictions SET label = 7 WHERE id = '1'"),
+    "duplicated ids (key dropped)": (
+        "CREATE TABLE p2 AS SELECT * FROM predictions", "DROP TABLE predictions",
+        "ALTER TABLE p2 RENAME TO predictions", "INSERT INTO predictions SELECT * FROM predictions LIMIT 5"),
+    "time retyped": ("ALTER TABLE predictions ALTER observed TYPE VARCHAR",),
+    "outcomes dropped": ("DROP TABLE outcomes",),
+    "column dropped": ("ALTER TABLE batches DROP COLUMN content_hash",),
+    "slice column dropped": ("ALTER TABLE predictions DROP COLUMN s_seg",),
+    "meta dropped": ("DROP TABLE veracity_meta",),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(_HAND_EDITS))
+def test_hand_edited_stores_are_refused_by_every_command(tmp_path, edit, capsys):
+    store = _labelled_store(tmp_path)
+    _edit(store.path, *_HAND_EDITS[edit])
+    before = _digest(store.path)
+    for argv in _every_command(store):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, (argv, err)
+        assert "store" in err
+    with pytest.raises(vc.VeracityError):
+        store.status(freq="M")
+    assert _digest(store.path) == before  # nothing written into it
+
+
+def test_a_truncated_store_is_refused_and_never_written(tmp_path, capsys):
+    store = _labelled_store(tmp_path, n=60_000)
+    size = os.path.getsize(store.path)
+    con = duckdb.connect(str(store.path), read_only=True)
+    block = con.execute("SELECT block_size FROM pragma_database_size()").fetchone()[0]
+    con.close()
+    with open(store.path, "r+b") as fh:  # the last block lost (a copy cut short, a full disk)
+        fh.truncate(size - block)
+    before = _digest(store.path)
+    for argv in _every_command(store):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, (argv, err)
+    assert _digest(store.path) == before
+
+
+def test_unknown_model_is_one_line(tmp_path, capsys):
+    store = _labelled_store(tmp_path)
+    with pytest.raises(vc.VeracityError, match=r"no prediction was logged with model 'nosuch' \(logged models: 'A'\)"):
+        store.status(model="nosuch", freq="M")
+    for argv in (["monitor", "status", str(store.path), "--model", "nosuch"],
+                 ["monitor", "status", str(store.path), "--model", "nosuch", "--window", "7d"],
+                 ["monitor", "recalibrate", str(store.path), "--model", "nosuch"]):
+        assert main(argv) == 2
+        assert "logged models: 'A'" in capsys.readouterr().err
+
+
+# -- ids are text as written; re-sends fill what was missing; --replace replaces everything sent ---
+def test_csv_ids_keep_their_text(tmp_path):
+    (tmp_path / "p.csv").write_text("id,ts,p\n000123,2026-01-05,0.3\n007,2026-01-05,0.6\n7,2026-01-06,0.6\n")
+    (tmp_path / "y.csv").write_text("id,y\n000123,1\n007,0\n")
+    store = MonitorStore(tmp_path / "m.duckdb")
+    assert store.log(tmp_path / "p.csv", id="id", time="ts", score="p").inserted == 3  # 007 and 7 are two ids
+    got = store.outcomes(tmp_path / "y.csv", id="id", label="y")
+    assert (got.inserted, got.unmatched) == (2, 0)  # text ids join
+    st = store.status(freq="M")  # outcomes are observed now (no time column): judge as of now
+    assert st.rows[0].labelled == 2 and st.rows[0].pending == 1
+
+
+def test_replace_with_a_new_model_replaces_the_model(tmp_path):
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": ["1", "2"], "ts": ["2026-01-05"] * 2, "p": [0.2, 0.7]}), id="id", time="ts",
+              score="p", model="A")
+    new = pa.table({"id": ["1", "2"], "ts": ["2026-01-05"] * 2, "p": [0.3, 0.8]})
+    with pytest.raises(vc.VeracityError, match="conflict"):
+        store.log(new, id="id", time="ts", score="p", model="B")
+    store.log(new, id="id", time="ts", score="p", model="B", replace=True)
+    with pytest.raises(vc.VeracityError, match="logged models: 'B'"):
+        store.status(model="A", freq="M", as_of="2026-02-01")
+    assert store.status(model="B", freq="M", as_of="2026-02-01").rows[0].rows == 2
+    con = store.connect(read_only=True)
+    try:
+        assert con.execute("SELECT id, model, score FROM predictions ORDER BY id").fetchall() == [
+            ("1", "B", 0.3), ("2", "B", 0.8)]
+    finally:
+        con.close()
+    # the same rows under another model name are a conflict too, not a silent relabelling
+    with pytest.raises(vc.VeracityError, match="model B stored vs C sent"):
+        store.log(new, id="id", time="ts", score="p", model="C")
+
+
+def test_relogging_with_a_new_slice_fills_it(tmp_path):
+    rows = {"id": ["1", "2", "3"], "ts": ["2026-01-05"] * 3, "p": [0.2, 0.7, 0.4], "seg": ["a", "b", "a"]}
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table(rows), id="id", time="ts", score="p")
+    again = store.log(pa.table(rows), id="id", time="ts", score="p", by="seg")
+    assert (again.inserted, again.duplicates, again.filled) == (0, 3, 3)
+    assert "gained slice/model values" in str(again)
+    st = store.status(by="seg", freq="M", as_of="2026-02-01")
+    assert {r.slice: r.rows for r in st.rows} == {"(all)": 3, "a": 2, "b": 1}
+    assert store.log(pa.table(rows), id="id", time="ts", score="p", by="seg").batch is None  # now a no-op
+    moved = dict(rows, seg=["b", "b", "a"])
+    with pytest.raises(vc.VeracityError, match="slice 'seg' a stored vs b sent"):
+        store.log(pa.table(moved), id="id", time="ts", score="p", by="seg")
+    store.log(pa.table(moved), id="id", time="ts", score="p", by="seg", replace=True)
+    st = store.status(by="seg", freq="M", as_of="2026-02-01")
+    assert {r.slice: r.rows for r in st.rows} == {"(all)": 3, "a": 1, "b": 2}
+
+
+def test_empty_input_is_a_noop_with_a_note(tmp_path):
+    store = MonitorStore(tmp_path / "m.duckdb").init()
+    pd = pytest.importorskip("pandas")
+    got = store.outcomes(pd.DataFrame({"id": pd.Series([], dtype=str), "y": pd.Series([], dtype=int)}),
+                         id="id", label="y")
+    assert got.batch is None and "no rows" in str(got)
+    got = store.log(pa.table({"id": pa.array([], pa.string()), "ts": pa.array([], pa.string()),
+                              "p": pa.array([], pa.float64())}), id="id", time="ts", score="p")
+    assert got.batch is None and store.counts()["batches"] == 0
+
+
+def test_unused_messy_columns_do_not_matter(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"id": ["1", "2"], "ts": ["2026-01-05", "2026-01-06"], "p": [0.2, 0.7],
+                          "junk": [{"a": 1}, "text"]})  # mixed objects: pyarrow cannot convert this column
+    assert MonitorStore(tmp_path / "m.duckdb").log(frame, id="id", time="ts", score="p").inserted == 2
+
+
+def test_time_column_mixing_types_is_one_line(tmp_path):
+    pd = pytest.importorskip("pandas")
+    import datetime as dt
+
+    frame = pd.DataFrame({"id": ["1", "2", "3"], "p": [0.2, 0.7, 0.5],
+                          "ts": [dt.datetime(2026, 1, 5), "2026-01-06", 1767225600]})
+    with pytest.raises(vc.VeracityError, match="one type") as info:
+        MonitorStore(tmp_path / "m.duckdb").log(frame, id="id", time="ts", score="p")
+    assert "\n" not in str(info.value)
+
+
+def test_threads_of_one_process_wait_for_each_other(tmp_path):
+    import threading
+
+    store = _labelled_store(tmp_path)
+    errors = []
+
+    def reader():
+        try:
+            for _ in range(5):
+                MonitorStore(store.path, timeout=30).status(freq="M")
+        except Exception as exc:  # pragma: no cover - the failure being tested
+            errors.append(exc)
+
+    def writer():
+        try:
+            for i in range(5):
+                MonitorStore(store.path, timeout=30).log(
+                    pa.table({"id": [f"w{i}"], "ts": ["2026-01-05"], "p": [0.5]}), id="id", time="ts", score="p")
+        except Exception as exc:  # pragma: no cover
+            errors.append(exc)
+
+    threads = [threading.Thread(target=reader), threading.Thread(target=writer)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert store.counts()["predictions"] == 405

@@ -301,20 +301,39 @@ def store_status(
     horizon_us = None if horizon_s is None else int(round(horizon_s * 1e6))
     con = store.connect(read_only=True)
     try:
-        if by is not None and by not in store.slices(con):
-            known = ", ".join(store.slices(con)) or "none"
-            raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
-                                "log predictions with --by COL first")
-        if model is not None:
-            check_model(con, model)
-        lo, hi = con.execute(f"SELECT min(ts), max(ts) FROM predictions WHERE ts <= make_timestamp({as_of_us})"
-                             + (" AND model = ?" if model is not None else ""),
-                             [model] if model is not None else []).fetchone()
-        start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
-        g = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=by,
-                   bins=bins, threshold=float(threshold), model=model)
+        return _status_from(store, con, freq=freq, window=window, window_s=window_s, t_as_of=t_as_of,
+                            as_of_us=as_of_us, horizon=horizon, horizon_us=horizon_us, by=by, bins=bins,
+                            level=level, alert_level=alert_level, min_count=min_count, reference=reference,
+                            threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model)
+    except VeracityError:
+        raise
+    except Exception as exc:
+        import duckdb
+
+        if isinstance(exc, duckdb.Error):  # a block lost after the checks on open
+            raise VeracityError(f"{store.path} could not be read as a monitoring store "
+                                f"({str(exc).splitlines()[0][:160]}); restore it from a backup") from None
+        raise
     finally:
         con.close()
+
+
+def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, window_s: float | None,
+                 t_as_of: Any, as_of_us: int, horizon: Any, horizon_us: int | None, by: str | None, bins: int,
+                 level: float, alert_level: float, min_count: int, reference: str | None, threshold: float,
+                 cost_fp: float, cost_fn: float, model: str | None) -> StoreStatus:
+    if by is not None and by not in store.slices(con):
+        known = ", ".join(store.slices(con)) or "none"
+        raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
+                            "log predictions with --by COL first")
+    if model is not None:
+        check_model(con, model)
+    lo, hi = con.execute(f"SELECT min(ts), max(ts) FROM predictions WHERE ts <= make_timestamp({as_of_us})"
+                         + (" AND model = ?" if model is not None else ""),
+                         [model] if model is not None else []).fetchone()
+    start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
+    g = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=by,
+               bins=bins, threshold=float(threshold), model=model)
     settings = dict(as_of=str(t_as_of.astype("datetime64[s]")).replace("T", " "), freq=freq,
                     window=window, horizon=None if horizon is None else str(horizon), by=by,
                     level=float(level), alert_level=float(alert_level), min_count=int(min_count), threshold=float(threshold), bins=bins)

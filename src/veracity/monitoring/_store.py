@@ -3,10 +3,12 @@ r"""The monitoring store: one DuckDB file holding predictions, outcomes and batc
 Schema (version :data:`SCHEMA_VERSION`)::
 
     veracity_meta(key VARCHAR PRIMARY KEY, value VARCHAR)      -- app, schema_version, slices
-    predictions(id VARCHAR, ts TIMESTAMP, score DOUBLE, model VARCHAR, batch INTEGER,
-                label TINYINT, observed TIMESTAMP,             -- copied from outcomes (see below)
+    predictions(id VARCHAR PRIMARY KEY, ts TIMESTAMP NOT NULL,
+                score DOUBLE NOT NULL CHECK (0 <= score <= 1), model VARCHAR, batch INTEGER NOT NULL,
+                label TINYINT CHECK (label IN (0, 1)), observed TIMESTAMP,   -- copied from outcomes
                 s_<slice> VARCHAR ...)                         -- one row per prediction id
-    outcomes(id VARCHAR, label TINYINT, observed TIMESTAMP, batch INTEGER)
+    outcomes(id VARCHAR PRIMARY KEY, label TINYINT NOT NULL CHECK (label IN (0, 1)),
+             observed TIMESTAMP NOT NULL, batch INTEGER NOT NULL)
     batches(batch INTEGER PRIMARY KEY, kind VARCHAR, source VARCHAR, content_hash VARCHAR,
             rows BIGINT, inserted BIGINT, duplicates BIGINT, conflicts BIGINT, replaced BIGINT,
             ingested_at TIMESTAMP)
@@ -25,8 +27,16 @@ join. A row's id is its key:
 
 Each ingest is one transaction (a batch commits or nothing does; DuckDB's
 write-ahead log makes a ``kill -9`` at any moment leave the last committed state).
-One process writes at a time: DuckDB locks the file, and a second process
-retries until ``timeout`` seconds have passed, then fails with a clear message.
+One process writes at a time: DuckDB locks the file, and a second process (or a
+second thread asking for another access mode) retries until ``timeout`` seconds have
+passed, then fails with a clear message.
+
+A store is trusted only as far as it is checked: every open verifies the tables, their
+columns, types and constraints (a hand-edited or truncated store is refused in one
+line, and nothing is written into a store that cannot be read); ids are text exactly
+as written (``007`` and ``7`` are two ids); the connection reads nothing but the
+store's own file (external access disabled), and every identifier that reaches SQL is
+quoted by :func:`veracity.core._sql_names.quote_identifier`.
 """
 
 from __future__ import annotations
@@ -45,7 +55,7 @@ from ..core._sql_names import quote_identifier
 from ..core._validation import VeracityError
 from ._time import to_utc_timestamps
 
-SCHEMA_VERSION = 2  # 2: predictions carry their outcome's label/observed
+SCHEMA_VERSION = 3  # 2: predictions carry their outcome's label/observed; 3: keys and CHECK constraints
 APP = "veracity-monitor"
 DEFAULT_TIMEOUT = 60.0
 _DUCKDB_MAGIC_OFFSET = 8  # DuckDB files carry b"DUCK" at bytes 8..12
@@ -107,16 +117,24 @@ class IngestResult(Display):
     replaced: int
     unmatched: int = 0
     seen_before: int | None = None
+    #: stored rows that gained a value they lacked (a slice or model first sent now)
+    filled: int = 0
+    #: why nothing was read (an empty file or frame is a no-op, not an error)
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
     def __str__(self) -> str:
         what = "predictions" if self.kind == "predictions" else "outcomes"
+        if self.note:
+            return f"{self.source}: {self.note}; nothing stored (no-op)"
         parts = [f"{self.source}: {self.rows} {what} read; {self.inserted} new"]
         parts.append(f"{self.duplicates} already stored (no-op)")
         if self.replaced:
             parts.append(f"{self.replaced} replaced")
+        if self.filled:
+            parts.append(f"{self.filled} stored rows gained slice/model values they lacked")
         text = ", ".join(parts)
         if self.batch is not None:
             text += f" (batch {self.batch})"
@@ -199,10 +217,23 @@ class MonitorStore:
                     time.sleep(delay)
                     delay = min(delay * 1.5, 0.5)
                     continue
+                if "different configuration" in msg.lower():  # another thread of this process holds it
+                    if time.monotonic() >= deadline:
+                        raise VeracityError(
+                            f"store {self.path} is busy: another thread of this process holds it (waited "
+                            f"{self.timeout:g} s); retry when it finishes") from None
+                    time.sleep(delay)
+                    delay = min(delay * 1.5, 0.5)
+                    continue
+                raise VeracityError(_damaged(self.path, exc)) from None
+            except duckdb.ConnectionException as exc:
+                if "different configuration" in str(exc).lower() and time.monotonic() < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 1.5, 0.5)
+                    continue
                 raise VeracityError(
-                    f"{self.path} is not a readable monitoring store (truncated or damaged: "
-                    f"{msg.splitlines()[0][:160]}); restore it from a backup or start a new store"
-                ) from None
+                    f"store {self.path} is busy: another thread of this process holds it (waited "
+                    f"{self.timeout:g} s); retry when it finishes") from None
             except duckdb.Error as exc:
                 raise VeracityError(
                     f"{self.path} could not be opened as a monitoring store: {str(exc).splitlines()[0][:160]}"
@@ -215,6 +246,8 @@ class MonitorStore:
             if not exists:
                 self._create(con)
             self._check_schema(con)
+            if not read_only and exists:
+                self._check_readable(con)
         except BaseException:
             con.close()
             raise
@@ -223,22 +256,35 @@ class MonitorStore:
     def _create(self, con: Any) -> None:
         con.execute("BEGIN TRANSACTION")
         con.execute("CREATE TABLE veracity_meta(key VARCHAR PRIMARY KEY, value VARCHAR)")
-        con.execute("CREATE TABLE predictions(id VARCHAR NOT NULL, ts TIMESTAMP NOT NULL, "
-                    "score DOUBLE NOT NULL, model VARCHAR, batch INTEGER NOT NULL, label TINYINT, "
-                    "observed TIMESTAMP)")
-        con.execute("CREATE TABLE outcomes(id VARCHAR NOT NULL, label TINYINT NOT NULL, "
-                    "observed TIMESTAMP NOT NULL, batch INTEGER NOT NULL)")
-        con.execute("CREATE TABLE batches(batch INTEGER PRIMARY KEY, kind VARCHAR, source VARCHAR, "
-                    "content_hash VARCHAR, rows BIGINT, inserted BIGINT, duplicates BIGINT, "
-                    "conflicts BIGINT, replaced BIGINT, ingested_at TIMESTAMP)")
+        con.execute(_PREDICTIONS_DDL.format(name="predictions", slices=""))
+        con.execute(_OUTCOMES_DDL.format(name="outcomes"))
+        con.execute(_BATCHES_DDL)
         con.executemany("INSERT INTO veracity_meta VALUES (?, ?)",
                         [["app", APP], ["schema_version", str(SCHEMA_VERSION)], ["slices", ""]])
         con.execute("COMMIT")
+
+    def _check_readable(self, con: Any) -> None:
+        """Read every stored value once before a write: a file that lost blocks (cut short, a bad
+        copy) fails here, in one line, instead of taking new rows it could never give back."""
+        duckdb = require_duckdb()
+        slices = [_quote(_slice_column(b)) for b in self.slices(con)]
+        pred = ", ".join(["sum(length(id))", "sum(epoch_us(ts))", "sum(score)", "sum(length(model))",
+                          "sum(batch)", "sum(label)", "sum(epoch_us(observed))",
+                          *(f"sum(length({c}))" for c in slices)])
+        try:
+            con.execute(f"SELECT {pred} FROM predictions").fetchall()
+            con.execute("SELECT sum(length(id)), sum(label), sum(epoch_us(observed)), sum(batch) FROM outcomes"
+                        ).fetchall()
+            con.execute("SELECT sum(batch), sum(length(content_hash)), sum(rows) FROM batches").fetchall()
+        except duckdb.Error as exc:
+            raise VeracityError(_damaged(self.path, exc) + "; nothing was written") from None
 
     def _check_schema(self, con: Any) -> None:
         duckdb = require_duckdb()
         try:
             meta = dict(con.execute("SELECT key, value FROM veracity_meta").fetchall())
+        except (duckdb.IOException, duckdb.InternalException) as exc:
+            raise VeracityError(_damaged(self.path, exc)) from None
         except duckdb.Error:
             raise VeracityError(
                 f"{self.path} is a DuckDB file but not a veracity monitoring store (no veracity_meta "
@@ -260,7 +306,47 @@ class MonitorStore:
                 raise VeracityError(
                     f"{self.path} has schema version {version}; run `veracity monitor init {self.path}` once "
                     f"to migrate it to version {SCHEMA_VERSION}")
-            _migrate(con, version)
+            _migrate(con, version, self)
+        self._check_tables(con, meta)
+
+    def _check_tables(self, con: Any, meta: dict[str, str]) -> None:
+        """Tables, columns, types and constraints as this version writes them; else a one-line refusal."""
+        duckdb = require_duckdb()
+        slices = [s for s in (meta.get("slices") or "").split("\x1f") if s]
+        expected = {
+            "predictions": {**_PREDICTION_COLUMNS, **{_slice_column(b): "VARCHAR" for b in slices}},
+            "outcomes": _OUTCOME_COLUMNS,
+            "batches": _BATCH_COLUMNS,
+        }
+        try:
+            found: dict[str, dict[str, str]] = {}
+            for table, column, dtype in con.execute(
+                    "SELECT table_name, column_name, data_type FROM duckdb_columns() "
+                    "WHERE database_name = current_database() AND schema_name = 'main'").fetchall():
+                found.setdefault(table, {})[column] = dtype
+            constraints = {(t, ctype, tuple(cols)) for t, ctype, cols in con.execute(
+                "SELECT table_name, constraint_type, constraint_column_names FROM duckdb_constraints() "
+                "WHERE database_name = current_database() AND schema_name = 'main'").fetchall()}
+        except duckdb.Error as exc:
+            raise VeracityError(_damaged(self.path, exc)) from None
+        for table, columns in expected.items():
+            have = found.get(table)
+            if have is None:
+                raise VeracityError(
+                    f"{self.path} has no {table!r} table: the store was modified outside veracity or is "
+                    "damaged; restore it from a backup or start a new store")
+            for column, dtype in columns.items():
+                if have.get(column) != dtype:
+                    what = "is missing" if column not in have else f"is {have[column]}, not {dtype}"
+                    raise VeracityError(
+                        f"{self.path}: column {column!r} of table {table!r} {what}: the store was modified "
+                        "outside veracity; restore it from a backup or start a new store")
+        for table, ctype, cols in _CONSTRAINTS:
+            if (table, ctype, cols) not in constraints:
+                raise VeracityError(
+                    f"{self.path}: table {table!r} lost its {ctype} constraint on {', '.join(cols)} (the store "
+                    "was modified outside veracity, so its rows cannot be trusted); restore it from a backup "
+                    "or start a new store")
 
     _migrate_ok = False
 
@@ -299,11 +385,19 @@ class MonitorStore:
     # -- ingest ---------------------------------------------------------------------
     def log(self, data: Any, *, id: str, time: str, score: str, by: str | list[str] | None = None,
             model: str | None = None, replace: bool = False) -> IngestResult:
-        """Store predictions from ``data`` (a CSV/Parquet path, or a pandas/polars/pyarrow frame)."""
-        table, source, digest = _read(data)
-        if table is None:
-            return IngestResult("predictions", source, None, 0, 0, 0, 0)
+        """Store predictions from ``data`` (a CSV/Parquet path, or a pandas/polars/pyarrow frame).
+
+        ``model`` names the model version; ``by`` names slice columns. A row whose id is
+        stored already is a no-op when its time and score agree (a slice or model value the
+        stored row lacks is filled in); otherwise it is a conflict, refused unless
+        ``replace=True``, which overwrites time, score, model and slices.
+        """
         by_cols = [by] if isinstance(by, str) else list(by or [])
+        if model is not None and not isinstance(model, str):
+            raise VeracityError(f"model= must be a string naming the model version, got {model!r}")
+        table, source, digest, empty = _read(data, [id, time, score, *by_cols], text=[id])
+        if table is None:
+            return IngestResult("predictions", source, None, 0, 0, 0, 0, note=empty)
         ids = _id_column(table, id, source)
         ts = to_utc_timestamps(_col(table, time, source), time)
         scores = _score_column(table, score, source)
@@ -321,9 +415,9 @@ class MonitorStore:
         """Store outcomes (labels 0/1) joined to predictions by id; ``time`` = when observed (default: now)."""
         import pyarrow as pa
 
-        table, source, digest = _read(data)
+        table, source, digest, empty = _read(data, [id, label, *([time] if time is not None else [])], text=[id])
         if table is None:
-            return IngestResult("outcomes", source, None, 0, 0, 0, 0)
+            return IngestResult("outcomes", source, None, 0, 0, 0, 0, note=empty)
         ids = _id_column(table, id, source)
         labels = _label_column(table, label, source)
         if time is not None:
@@ -371,14 +465,70 @@ class MonitorStore:
         return recalibrate_store(self, **kwargs)
 
 
-def _migrate(con: Any, version: int) -> None:
-    """Bring an older store to :data:`SCHEMA_VERSION` in one transaction."""
+_PREDICTION_COLUMNS = {"id": "VARCHAR", "ts": "TIMESTAMP", "score": "DOUBLE", "model": "VARCHAR",
+                       "batch": "INTEGER", "label": "TINYINT", "observed": "TIMESTAMP"}
+_OUTCOME_COLUMNS = {"id": "VARCHAR", "label": "TINYINT", "observed": "TIMESTAMP", "batch": "INTEGER"}
+_BATCH_COLUMNS = {"batch": "INTEGER", "kind": "VARCHAR", "source": "VARCHAR", "content_hash": "VARCHAR",
+                  "rows": "BIGINT", "inserted": "BIGINT", "duplicates": "BIGINT", "conflicts": "BIGINT",
+                  "replaced": "BIGINT", "ingested_at": "TIMESTAMP"}
+_PREDICTIONS_DDL = (
+    "CREATE TABLE {name}(id VARCHAR PRIMARY KEY, ts TIMESTAMP NOT NULL, "
+    "score DOUBLE NOT NULL CHECK (score >= 0 AND score <= 1), model VARCHAR, batch INTEGER NOT NULL, "
+    "label TINYINT CHECK (label IN (0, 1)), observed TIMESTAMP{slices})")
+_OUTCOMES_DDL = ("CREATE TABLE {name}(id VARCHAR PRIMARY KEY, label TINYINT NOT NULL CHECK (label IN (0, 1)), "
+                 "observed TIMESTAMP NOT NULL, batch INTEGER NOT NULL)")
+_BATCHES_DDL = ("CREATE TABLE batches(batch INTEGER PRIMARY KEY, kind VARCHAR, source VARCHAR, "
+                "content_hash VARCHAR, rows BIGINT, inserted BIGINT, duplicates BIGINT, "
+                "conflicts BIGINT, replaced BIGINT, ingested_at TIMESTAMP)")
+#: (table, constraint type, columns) that every open checks are still there
+_CONSTRAINTS = (
+    ("predictions", "PRIMARY KEY", ("id",)), ("predictions", "NOT NULL", ("ts",)),
+    ("predictions", "NOT NULL", ("score",)), ("predictions", "CHECK", ("score", "score")),
+    ("predictions", "CHECK", ("label",)), ("predictions", "NOT NULL", ("batch",)),
+    ("outcomes", "PRIMARY KEY", ("id",)), ("outcomes", "CHECK", ("label",)),
+    ("outcomes", "NOT NULL", ("observed",)), ("batches", "PRIMARY KEY", ("batch",)),
+)
+
+
+def _damaged(path: Path, exc: BaseException) -> str:
+    return (f"{path} is not a readable monitoring store (truncated or damaged: "
+            f"{str(exc).splitlines()[0][:160]}); restore it from a backup or start a new store")
+
+
+def _migrate(con: Any, version: int, store: MonitorStore) -> None:
+    """Bring an older store to :data:`SCHEMA_VERSION` in one transaction (refused if its rows break the rules)."""
     con.execute("BEGIN TRANSACTION")
     if version < 2:
         con.execute("ALTER TABLE predictions ADD COLUMN label TINYINT")
         con.execute("ALTER TABLE predictions ADD COLUMN observed TIMESTAMP")
         con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed FROM outcomes o "
                     "WHERE p.id = o.id")
+    if version < 3:  # the same rows in tables with keys and CHECK constraints
+        bad = con.execute(
+            "SELECT (SELECT count(*) - count(DISTINCT id) FROM predictions), "
+            "(SELECT count(*) FILTER (WHERE NOT (score >= 0 AND score <= 1) OR score IS NULL OR isnan(score) "
+            "OR (label IS NOT NULL AND label NOT IN (0, 1))) FROM predictions), "
+            "(SELECT count(*) - count(DISTINCT id) FROM outcomes), "
+            "(SELECT count(*) FILTER (WHERE label NOT IN (0, 1)) FROM outcomes)").fetchone()
+        if any(bad):
+            con.execute("ROLLBACK")
+            raise VeracityError(
+                f"{store.path} cannot be migrated: {bad[0]} duplicated prediction ids, {bad[1]} predictions with "
+                f"a score outside [0, 1] or a label not 0/1, {bad[2]} duplicated outcome ids, {bad[3]} outcomes "
+                "not 0/1 (edited by hand?); fix those rows or start a new store")
+        slices = [r[0] for r in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'predictions' "
+            "AND column_name LIKE 's\\_%' ESCAPE '\\' ORDER BY column_index").fetchall()]
+        extra = "".join(f", {quote_identifier(c)} VARCHAR" for c in slices)
+        cols = ", ".join(quote_identifier(c) for c in [*_PREDICTION_COLUMNS, *slices])
+        con.execute(_PREDICTIONS_DDL.format(name="predictions_v3", slices=extra))
+        con.execute(f"INSERT INTO predictions_v3 ({cols}) SELECT {cols} FROM predictions")
+        con.execute(_OUTCOMES_DDL.format(name="outcomes_v3"))
+        con.execute("INSERT INTO outcomes_v3 SELECT id, label, observed, batch FROM outcomes")
+        con.execute("DROP TABLE predictions")
+        con.execute("DROP TABLE outcomes")
+        con.execute("ALTER TABLE predictions_v3 RENAME TO predictions")
+        con.execute("ALTER TABLE outcomes_v3 RENAME TO outcomes")
     con.execute("UPDATE veracity_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
     con.execute("COMMIT")
 
@@ -401,10 +551,13 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
                         ["\x1f".join(known + new)])
         value_cols = ["ts", "score"]
         extra = ["model"] + [_slice_column(b) for b in by_cols]
-        what = "score or time"
+        #: sent values that must agree with a stored one when both are there (else a conflict)
+        meta = extra
+        what = "score, time, model or slice"
     else:
         value_cols = ["label"]
         extra = ["observed"]
+        meta = []
         what = "label"
     cols = ["id"] + value_cols + extra
     rows = int(con.execute("SELECT count(*) FROM incoming").fetchone()[0])
@@ -418,17 +571,22 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
     sel = ", ".join(f"any_value({_quote(c)}) AS {_quote(c)}" for c in cols[1:])
     con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT id, {sel} FROM incoming GROUP BY id")
     unique = int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
-    same = " AND ".join(f"s.{c} = t.{c}" for c in value_cols)
+    agree = [f"s.{c} = t.{c}" for c in value_cols] + [
+        f"(s.{_quote(c)} IS NULL OR t.{_quote(c)} IS NULL OR s.{_quote(c)} = t.{_quote(c)})" for c in meta]
+    same = " AND ".join(agree)
+    value_cols_shown = value_cols + meta
     counts = con.execute(
         f"SELECT count(*) FILTER (WHERE {same}), count(*) FILTER (WHERE NOT ({same})) "
         f"FROM stage s JOIN {kind} t USING (id)").fetchone()
     duplicates, conflicts = int(counts[0]), int(counts[1])
     if conflicts and not replace:
         example = con.execute(
-            f"SELECT s.id, {', '.join(f's.{c}, t.{c}' for c in value_cols)} FROM stage s JOIN {kind} t "
-            f"USING (id) WHERE NOT ({same}) ORDER BY s.id LIMIT 1").fetchone()
-        pairs = ", ".join(f"{c} {example[2 + 2 * i]} stored vs {example[1 + 2 * i]} sent"
-                          for i, c in enumerate(value_cols) if example[2 + 2 * i] != example[1 + 2 * i])
+            f"SELECT s.id, {', '.join(f's.{_quote(c)}, t.{_quote(c)}' for c in value_cols_shown)} FROM stage s "
+            f"JOIN {kind} t USING (id) WHERE NOT ({same}) ORDER BY s.id LIMIT 1").fetchone()
+        pairs = ", ".join(f"{_shown_column(c)} {example[2 + 2 * i]} stored vs {example[1 + 2 * i]} sent"
+                          for i, c in enumerate(value_cols_shown)
+                          if example[1 + 2 * i] is not None and example[2 + 2 * i] is not None
+                          and example[2 + 2 * i] != example[1 + 2 * i])
         raise VeracityError(
             f"{source}: {conflicts} rows conflict with stored {kind} (same id, different {what}; "
             f"e.g. id {example[0]!r}: {pairs}); nothing was stored — fix the file, or pass --replace "
@@ -436,12 +594,20 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
     seen = con.execute("SELECT min(batch) FROM batches WHERE content_hash = ? AND kind = ?",
                        [digest, kind]).fetchone()[0]
     inserted = unique - duplicates - conflicts
-    if inserted == 0 and conflicts == 0:
+    # stored rows that agree but lack a sent slice/model value (e.g. re-logged with a new --by)
+    fill = " OR ".join(f"(t.{_quote(c)} IS NULL AND s.{_quote(c)} IS NOT NULL)" for c in meta) or "FALSE"
+    filled = int(con.execute(f"SELECT count(*) FROM stage s JOIN {kind} t USING (id) WHERE ({same}) AND ({fill})"
+                             ).fetchone()[0])
+    if inserted == 0 and conflicts == 0 and filled == 0:
         return IngestResult(kind, source, None, rows, 0, duplicates, 0, 0, seen)
+    if filled:
+        sets = ", ".join(f"{_quote(c)} = coalesce(t.{_quote(c)}, s.{_quote(c)})" for c in meta)
+        con.execute(f"UPDATE {kind} AS t SET {sets} FROM stage s WHERE t.id = s.id AND ({same}) AND ({fill})")
     batch = int(con.execute("SELECT coalesce(max(batch), 0) + 1 FROM batches").fetchone()[0])
     target_cols = ", ".join(_quote(c) for c in cols)
-    if conflicts:  # --replace: overwrite the values, keep the rest of the stored row
-        sets = ", ".join(f"{c} = s.{c}" for c in value_cols + (["observed"] if kind == "outcomes" else []))
+    if conflicts:  # --replace: overwrite the values (and the model/slices sent), keep the rest of the row
+        sets = ", ".join([f"{c} = s.{c}" for c in value_cols + (["observed"] if kind == "outcomes" else [])]
+                         + [f"{_quote(c)} = coalesce(s.{_quote(c)}, t.{_quote(c)})" for c in meta])
         con.execute(f"UPDATE {kind} AS t SET {sets}, batch = ? FROM stage s WHERE t.id = s.id AND NOT ({same})",
                     [batch])
     con.execute(
@@ -460,20 +626,30 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
     if kind == "outcomes":
         unmatched = int(con.execute("SELECT count(*) FROM stage s WHERE NOT EXISTS "
                                     "(SELECT 1 FROM predictions p WHERE p.id = s.id)").fetchone()[0])
-    return IngestResult(kind, source, batch, rows, inserted, duplicates, conflicts, unmatched, seen)
+    return IngestResult(kind, source, batch, rows, inserted, duplicates, conflicts, unmatched, seen, filled)
+
+
+def _shown_column(column: str) -> str:
+    return f"slice {column[2:]!r}" if column.startswith("s_") else column
 
 
 # -- reading input ------------------------------------------------------------------------
-def _read(data: Any) -> tuple[Any, str, str]:
-    """(pyarrow table, display name, content hash) of a path or an in-memory frame."""
+def _read(data: Any, columns: list[str], *, text: list[str]) -> tuple[Any, str, str, str | None]:
+    """(pyarrow table of ``columns``, display name, content hash, why it is empty) of a path or a frame.
+
+    Only the named columns are read (a messy column the store does not use cannot break an
+    ingest); CSV columns in ``text`` are read as text exactly as written (``007`` stays
+    ``007``). An empty file or frame gives ``table=None`` and the reason: a no-op.
+    """
     import pyarrow as pa
 
+    wanted = list(dict.fromkeys(c for c in columns if isinstance(c, str)))
     if isinstance(data, (str, os.PathLike)):
         from .. import io
 
         path = Path(data)
         try:
-            table = io.read_table(path)
+            table = io.read_table(path, columns=wanted, text_columns=text)
         except VeracityError as exc:
             if "header but no rows" not in str(exc):
                 raise
@@ -482,27 +658,43 @@ def _read(data: Any) -> tuple[Any, str, str]:
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
-        return table, str(path), h.hexdigest()
-    if isinstance(data, pa.Table):
-        table = data
-    elif hasattr(data, "to_arrow"):  # polars
-        table = data.to_arrow()
-    elif hasattr(data, "columns") and hasattr(data, "iloc"):  # pandas
-        table = pa.Table.from_pandas(data, preserve_index=False)
-    elif isinstance(data, dict):
-        table = pa.table(data)
-    else:
+        return table, str(path), h.hexdigest(), None if table is not None else "the file has a header but no rows"
+    source = f"<{type(data).__name__}>"
+    try:
+        if isinstance(data, pa.Table):
+            table = data.select(wanted) if _has(data.column_names, wanted) else data
+        elif hasattr(data, "to_arrow") and hasattr(data, "select"):  # polars
+            names = list(data.columns)
+            table = (data.select(wanted) if _has(names, wanted) else data).to_arrow()
+        elif hasattr(data, "columns") and hasattr(data, "iloc"):  # pandas
+            names = [str(c) for c in data.columns]
+            if len(set(names)) != len(names):
+                dup = sorted({c for c in names if names.count(c) > 1})[0]
+                raise VeracityError(f"the frame has more than one column named {dup!r}; rename them first")
+            table = pa.Table.from_pandas(data[wanted] if _has(names, wanted) else data, preserve_index=False)
+        elif isinstance(data, dict):
+            table = pa.table({k: data[k] for k in wanted if k in data} if _has(list(data), wanted) else data)
+        else:
+            raise VeracityError(
+                f"data must be a CSV/Parquet path or a pandas/polars/pyarrow frame, got {type(data).__name__}")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise VeracityError(
-            f"data must be a CSV/Parquet path or a pandas/polars/pyarrow frame, got {type(data).__name__}")
+            f"{source}: a column could not be read ({str(exc).splitlines()[0][:160]}); a column must hold one "
+            "type (e.g. all datetimes, or all ISO strings): convert it first") from None
     if table.num_rows == 0:
-        raise VeracityError("the frame has no rows; nothing to store")
+        return None, source, "", "the frame has no rows"
     h = hashlib.sha256()
     for batch in table.to_batches():
         sink = pa.BufferOutputStream()
         with pa.ipc.new_stream(sink, batch.schema) as writer:
             writer.write_batch(batch)
         h.update(sink.getvalue().to_pybytes())
-    return table, f"<{type(data).__name__}>", h.hexdigest()
+    return table, source, h.hexdigest(), None
+
+
+def _has(names: list[str], wanted: list[str]) -> bool:
+    """Every wanted column is there (else the whole frame goes on, so the error can list its columns)."""
+    return all(c in names for c in wanted)
 
 
 def _col(table: Any, name: str, source: str) -> Any:
