@@ -32,7 +32,7 @@ EXAMPLES = {
     "matrix": lambda: vc.MatrixScaling(reg_mu=1e-2),
     "venn-abers": lambda: vc.VennAbers(),
     "venn-abers-ovo": lambda: _REGISTRY["venn-abers-ovo"](),
-    "one-vs-rest": lambda: vc.OneVsRest("platt", method_params={"smoothing": True}),
+    "one-vs-rest": lambda: vc.OneVsRest(method="platt", method_params={"smoothing": True}),
     "segment": lambda: _REGISTRY["segment"](base="platt", features=["region"], depth=1, min_count=20),
 }
 

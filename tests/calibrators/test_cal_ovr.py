@@ -43,7 +43,7 @@ def test_isotonic_one_vs_rest_matches_calibrated_classifier_cv():
     X, y = make_classification(1200, n_features=8, n_informative=5, n_classes=3, random_state=0)
     base = GaussianNB().fit(X[:600], y[:600])               # predict_proba only
     ref = CalibratedClassifierCV(FrozenEstimator(base), method="isotonic").fit(X[600:], y[600:])
-    ours = vc.OneVsRest("isotonic", method_params={"interpolation": "linear"}).fit(
+    ours = vc.OneVsRest(method="isotonic", method_params={"interpolation": "linear"}).fit(
         base.predict_proba(X[600:]), y[600:])
     np.testing.assert_allclose(ours.transform(base.predict_proba(X)), ref.predict_proba(X),
                                atol=1e-12)
@@ -73,7 +73,7 @@ def test_cli_fit_multiclass_isotonic(tmp_path):
 def test_rows_sum_to_one_and_argmax_is_kept_under_increasing_maps(k, seed, a, b):
     rng = np.random.default_rng(seed)
     P = softmax(3.0 * rng.normal(size=(50, k)), axis=1)
-    c = vc.OneVsRest("platt", method_params={"on_reversed": "allow"})
+    c = vc.OneVsRest(method="platt", method_params={"on_reversed": "allow"})
     y = np.arange(50) % k
     c.fit(P, y)
     for m in c.maps_:                    # the same increasing map for every class
@@ -82,7 +82,7 @@ def test_rows_sum_to_one_and_argmax_is_kept_under_increasing_maps(k, seed, a, b)
     assert np.allclose(Q.sum(1), 1.0)
     assert np.array_equal(Q.argmax(1), P.argmax(1))
     # and any fitted maps keep rows summing to 1
-    fitted = vc.OneVsRest("isotonic").fit(P, y).transform(P)
+    fitted = vc.OneVsRest(method="isotonic").fit(P, y).transform(P)
     assert np.allclose(fitted.sum(1), 1.0)
 
 
@@ -116,7 +116,7 @@ def test_isotonic_one_vs_rest_matches_sklearn_on_large_skewed_columns():
     U = rng.normal(size=(n, k))
     y = (U + rng.gumbel(size=U.shape)).argmax(1)
     P = softmax(2.5 * U, axis=1)
-    ours = vc.OneVsRest("isotonic", method_params={"interpolation": "linear"}).fit(P, y).transform(P)
+    ours = vc.OneVsRest(method="isotonic", method_params={"interpolation": "linear"}).fit(P, y).transform(P)
     Q = np.column_stack([IsotonicRegression(out_of_bounds="clip").fit(P[:, j], y == j).predict(P[:, j])
                          for j in range(k)])
     np.testing.assert_array_equal(ours, Q / Q.sum(axis=1, keepdims=True))   # scikit-learn's row sum

@@ -27,7 +27,7 @@ def _data(n=3000, seed=0):
 
 def test_prefit_calibrates_held_out_rows_only():
     X, y = _data()
-    roles = vc.split(y, {"train": 0.5, "calib": 0.25, "test": 0.25}, random_state=0)
+    roles = vc.split(y, roles={"train": 0.5, "calib": 0.25, "test": 0.25}, random_state=0)
     base = LogisticRegression(C=1e-3).fit(X[roles == "train"], y[roles == "train"])  # under-confident
     m = vc.CalibratedClassifier(base, "temperature", cv="prefit").fit(X[roles == "calib"], y[roles == "calib"])
     assert m.estimator_ is base and m.calibrator_.temperature_ < 1.0

@@ -13,11 +13,11 @@ import veracity as vc
 def test_seed_000_halves_keep_one_to_six():
     # seed 000: 18 true triples + 6 corruptions each = 126 rows -> 63/63 halves, 9 positives each
     y = np.array([1] * 18 + [0] * 108)
-    roles = vc.split(y, {"calib": 0.5, "test": 0.5}, random_state=0)
+    roles = vc.split(y, roles={"calib": 0.5, "test": 0.5}, random_state=0)
     for r in ("calib", "test"):
         assert (roles == r).sum() == 63 and y[roles == r].sum() == 9
-    assert np.array_equal(roles, vc.split(y, {"calib": 0.5, "test": 0.5}, random_state=0))
-    assert not np.array_equal(roles, vc.split(y, {"calib": 0.5, "test": 0.5}, random_state=1))
+    assert np.array_equal(roles, vc.split(y, roles={"calib": 0.5, "test": 0.5}, random_state=0))
+    assert not np.array_equal(roles, vc.split(y, roles={"calib": 0.5, "test": 0.5}, random_state=1))
 
 
 @settings(max_examples=30, deadline=None)
@@ -25,7 +25,7 @@ def test_seed_000_halves_keep_one_to_six():
 def test_split_is_stratified_within_one_row_per_class(labels, seed):
     y = np.array(labels)
     frac = {"train": 0.5, "val": 0.1, "calib": 0.2, "test": 0.2}
-    roles = vc.split(y, frac, random_state=seed)
+    roles = vc.split(y, roles=frac, random_state=seed)
     assert roles.shape == y.shape and set(roles) <= set(frac)
     for c in np.unique(y):
         n_c = (y == c).sum()
@@ -41,7 +41,7 @@ def test_split_is_stratified_within_one_row_per_class(labels, seed):
 ])
 def test_split_bad_roles(roles, match):
     with pytest.raises(vc.VeracityError, match=match):
-        vc.split([0, 1, 0, 1], roles)
+        vc.split([0, 1, 0, 1], roles=roles)
 
 
 # -- the acceptance experiment: fit on calib, measure on a disjoint split -------------------------
@@ -61,7 +61,7 @@ def _overconfident(n=6000, seed=0):
 ])
 def test_calibrators_strictly_lower_ece_and_nll_on_held_out_rows(make):
     s, y = _overconfident()
-    roles = vc.split(y, {"calib": 0.5, "test": 0.5}, random_state=3)
+    roles = vc.split(y, roles={"calib": 0.5, "test": 0.5}, random_state=3)
     cal, ev = roles == "calib", roles == "test"
     c = make().fit(s[cal], y[cal], role="calib")
     ledger = vc.compare(s[ev], y[ev], c)

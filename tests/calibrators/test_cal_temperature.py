@@ -125,7 +125,7 @@ def test_fit_on_train_of_memorising_model_gives_t_below_one():
     n, d = 600, 120
     X = rng.normal(size=(n, d))
     y = (X[:, 0] + rng.normal(0, 1.5, n) > 0).astype(int)
-    roles = vc.split(y, {"train": 0.5, "calib": 0.5}, random_state=1)
+    roles = vc.split(y, roles={"train": 0.5, "calib": 0.5}, random_state=1)
     tr, ca = roles == "train", roles == "calib"
     model = LogisticRegression(C=0.5, max_iter=5000).fit(X[tr], y[tr])  # 300 rows, 120 features
     s = model.decision_function(X)

@@ -89,7 +89,7 @@ def test_artifact_round_trip_bit_for_bit_and_schema(tmp_path):
 
 def test_one_vs_rest_form_keeps_its_names():
     Pc, yc, Pt, _ = _problem(3)
-    old = vc.OneVsRest("venn-abers").fit(Pc, yc)
+    old = vc.OneVsRest(method="venn-abers").fit(Pc, yc)
     new = vc.VennAbers(multiclass="ovr").fit(Pc, yc)
     np.testing.assert_array_equal(new.transform(Pt), old.transform(Pt))
     assert new.to_dict()["kind"] == "one-vs-rest"

@@ -82,7 +82,7 @@ def test_conformal_on_demo_and_multiclass_file(tmp_path, capsys, demo):
                               "role": np.where(np.arange(600) < 300, "calib", "test")}), f)
     doc = _json(capsys, ["conformal", str(f), "--score", "p0,p1,p2", "--label", "y", "--alpha", "0.2",
                          "--mondrian", "--json", "-"])
-    cp = vc.ConformalClassifier(0.2, mondrian=True).fit(P[:300], y[:300])
+    cp = vc.ConformalClassifier(alpha=0.2, mondrian=True).fit(P[:300], y[:300])
     assert doc["conformal"]["class_qhat"] == pytest.approx(cp.class_qhat_.tolist())
     assert doc["roles"]["test"]["marginal"] == pytest.approx(cp.coverage(P[300:], y[300:]).marginal)
 
@@ -106,7 +106,6 @@ BAD = [
     (["threshold", "--role-col", "nope"], "column 'nope' not found"),
     (["conformal", "--alpha", "0"], r"alpha must be in \(0, 1\)"),
     (["conformal", "--alpha", "1.5"], r"alpha must be in \(0, 1\)"),
-    (["conformal", "--weight", "id"], "does not use sample weights"),
 ]
 
 

@@ -67,8 +67,8 @@ def test_binary_scores_become_two_columns():
     rng = np.random.default_rng(2)
     p = rng.random(400)
     y = (rng.random(400) < p).astype(int)
-    a = vc.ConformalClassifier(0.1).fit(p, y)
-    b = vc.ConformalClassifier(0.1).fit(np.column_stack([1 - p, p]), y)
+    a = vc.ConformalClassifier(alpha=0.1).fit(p, y)
+    b = vc.ConformalClassifier(alpha=0.1).fit(np.column_stack([1 - p, p]), y)
     assert a.qhat_ == b.qhat_
     np.testing.assert_array_equal(a.predict_sets(p[:50]), b.predict_sets(np.column_stack([1 - p, p])[:50]))
 
@@ -76,7 +76,7 @@ def test_binary_scores_become_two_columns():
 def test_coverage_report_fields_and_json():
     rng = np.random.default_rng(3)
     P, y = _calibrated(rng, 3000)
-    cp = vc.ConformalClassifier(0.1).fit(P[:1500], y[:1500])
+    cp = vc.ConformalClassifier(alpha=0.1).fit(P[:1500], y[:1500])
     rep = cp.coverage(P[1500:], y[1500:])
     sets = cp.predict_sets(P[1500:])
     assert rep.marginal == sets[np.arange(1500), y[1500:]].mean()
@@ -108,7 +108,7 @@ def test_marginal_coverage_guarantee_and_beta_spread():
     cov = np.empty(R)
     for r in range(R):
         P, y = _calibrated(rng, n + m)
-        cp = vc.ConformalClassifier(alpha).fit(P[:n], y[:n])
+        cp = vc.ConformalClassifier(alpha=alpha).fit(P[:n], y[:n])
         cov[r] = cp.coverage(P[n:], y[n:]).marginal
     law = vc.conformal_coverage_law(n, alpha)
     var = law.sd**2 + (law.mean * (1 - law.mean) - law.sd**2) / m
@@ -126,7 +126,7 @@ def test_coverage_guarantee_holds_for_each_score(score, randomized):
     cov = np.empty(R)
     for r in range(R):
         P, y = _calibrated(rng, n + m, k=4)
-        cp = vc.ConformalClassifier(alpha, score, randomized=randomized, random_state=r).fit(P[:n], y[:n])
+        cp = vc.ConformalClassifier(alpha=alpha, score=score, randomized=randomized, random_state=r).fit(P[:n], y[:n])
         cov[r] = cp.coverage(P[n:], y[n:]).marginal
     law = vc.conformal_coverage_law(n, alpha)
     se = np.sqrt((law.sd**2 + 0.16 / m) / R)
@@ -141,8 +141,8 @@ def test_mondrian_coverage_holds_per_class_where_marginal_fails():
     mond = np.empty((R, 3))
     for r in range(R):
         P, y = _calibrated(rng, n + m, prior=prior, bias=bias)
-        marg[r] = vc.ConformalClassifier(alpha).fit(P[:n], y[:n]).coverage(P[n:], y[n:]).per_class
-        mond[r] = vc.ConformalClassifier(alpha, mondrian=True).fit(P[:n], y[:n]).coverage(P[n:], y[n:]).per_class
+        marg[r] = vc.ConformalClassifier(alpha=alpha).fit(P[:n], y[:n]).coverage(P[n:], y[n:]).per_class
+        mond[r] = vc.ConformalClassifier(alpha=alpha, mondrian=True).fit(P[:n], y[:n]).coverage(P[n:], y[n:]).per_class
     # the marginal guarantee says nothing per class: class 2 is under-covered
     assert marg.mean(axis=0)[2] < 1 - alpha - 0.05
     # Mondrian: every class reaches 1 - alpha on average (within 3 standard errors)
@@ -153,7 +153,7 @@ def test_mondrian_coverage_holds_per_class_where_marginal_fails():
 def test_mondrian_qhat_per_class_definition():
     rng = np.random.default_rng(13)
     P, y = _calibrated(rng, 900)
-    cp = vc.ConformalClassifier(0.1, mondrian=True).fit(P, y)
+    cp = vc.ConformalClassifier(alpha=0.1, mondrian=True).fit(P, y)
     for c in range(3):
         assert cp.class_qhat_[c] == conformal_quantile(1 - P[y == c, c], 0.1)
     assert cp.qhat_ == conformal_quantile(1 - P[np.arange(900), y], 0.1)
@@ -166,16 +166,16 @@ BAD = [
     (lambda: vc.ConformalClassifier(alpha=0).fit(P_OK, Y_OK), r"alpha must be in \(0, 1\)"),
     (lambda: vc.ConformalClassifier(alpha=1.2).fit(P_OK, Y_OK), r"alpha must be in \(0, 1\)"),
     (lambda: vc.ConformalClassifier(alpha="x").fit(P_OK, Y_OK), "alpha must be a number"),
-    (lambda: vc.ConformalClassifier(0.1, score="foo").fit(P_OK, Y_OK), "score must be 'lac' or 'aps'"),
-    (lambda: vc.ConformalClassifier(0.1, randomized=True).fit(P_OK, Y_OK), "score='aps' only"),
-    (lambda: vc.ConformalClassifier(0.1).fit(P_OK * 1.1, Y_OK), "rows must sum to 1"),
-    (lambda: vc.ConformalClassifier(0.1).fit(P_OK[:8], Y_OK[:8]), r"need at least 9.*got n = 8"),
-    (lambda: vc.ConformalClassifier(0.01).fit(P_OK, Y_OK), r"need at least 99"),
-    (lambda: vc.ConformalClassifier(0.1, mondrian=True).fit(P_OK[:21], Y_OK[:21]), "class 0 has 7 calib rows"),
-    (lambda: vc.ConformalClassifier(0.1).predict_sets(P_OK), "not fitted"),
-    (lambda: vc.ConformalClassifier(0.1).fit(P_OK, Y_OK).predict_sets(P_OK[:, :2] / P_OK[:, :2].sum(1, keepdims=True)),
+    (lambda: vc.ConformalClassifier(alpha=0.1, score="foo").fit(P_OK, Y_OK), "score must be 'lac' or 'aps'"),
+    (lambda: vc.ConformalClassifier(alpha=0.1, randomized=True).fit(P_OK, Y_OK), "score='aps' only"),
+    (lambda: vc.ConformalClassifier(alpha=0.1).fit(P_OK * 1.1, Y_OK), "rows must sum to 1"),
+    (lambda: vc.ConformalClassifier(alpha=0.1).fit(P_OK[:8], Y_OK[:8]), r"need at least 9.*got n = 8"),
+    (lambda: vc.ConformalClassifier(alpha=0.01).fit(P_OK, Y_OK), r"need at least 99"),
+    (lambda: vc.ConformalClassifier(alpha=0.1, mondrian=True).fit(P_OK[:21], Y_OK[:21]), "class 0 has 7 calib rows"),
+    (lambda: vc.ConformalClassifier(alpha=0.1).predict_sets(P_OK), "not fitted"),
+    (lambda: vc.ConformalClassifier(alpha=0.1).fit(P_OK, Y_OK).predict_sets(P_OK[:, :2] / P_OK[:, :2].sum(1, keepdims=True)),
      "2 classes but the calibrator was fit on 3"),
-    (lambda: vc.ConformalClassifier(0.1).fit(P_OK, Y_OK + 1), r"labels must lie in 0..2"),
+    (lambda: vc.ConformalClassifier(alpha=0.1).fit(P_OK, Y_OK + 1), r"labels must lie in 0..2"),
     (lambda: vc.conformal_coverage_law(5, 0.1), "at least 9"),
 ]
 
@@ -213,7 +213,98 @@ def test_sets_shrink_as_alpha_grows_and_cover_calib_rate():
     for score in ("lac", "aps"):
         prev = None
         for alpha in (0.02, 0.05, 0.1, 0.2, 0.4):
-            sets = vc.ConformalClassifier(alpha, score).fit(P[:600], y[:600]).predict_sets(P[600:])
+            sets = vc.ConformalClassifier(alpha=alpha, score=score).fit(P[:600], y[:600]).predict_sets(P[600:])
             if prev is not None:
                 assert not (sets & ~prev).any()
             prev = sets
+
+
+# -- sample_weight (issue 21) ---------------------------------------------------------------
+def _weighted_qhat_by_definition(s, w, alpha):
+    """Reference: ascending scores; the first whose cumulative weight reaches (1-α)(W + W/n)."""
+    keep = w > 0
+    s, w = s[keep], w[keep]
+    n, total = s.size, w.sum()
+    need = (1 - alpha) * (total + total / n)
+    cum = 0.0
+    for i in np.argsort(s, kind="stable"):
+        cum += w[i]
+        if cum >= need - 1e-9 * total:
+            return s[i]
+    raise AssertionError("no quantile")
+
+
+def test_weighted_qhat_follows_its_definition_and_equal_weights_change_nothing():
+    rng = np.random.default_rng(5)
+    P, y = _calibrated(rng, 400)
+    w = rng.uniform(0.1, 4.0, 400)
+    cp = vc.ConformalClassifier(alpha=0.1).fit(P, y, sample_weight=w)
+    assert cp.qhat_ == _weighted_qhat_by_definition(1.0 - P[np.arange(400), y], w, 0.1)
+    plain = vc.ConformalClassifier(alpha=0.1, mondrian=True).fit(P, y)
+    equal = vc.ConformalClassifier(alpha=0.1, mondrian=True).fit(P, y, sample_weight=np.full(400, 3.0))
+    np.testing.assert_array_equal(plain.class_qhat_, equal.class_qhat_)
+    assert plain.coverage(P, y).to_dict() == equal.coverage(P, y, sample_weight=np.full(400, 0.5)).to_dict()
+
+
+def test_zero_weight_rows_are_dropped_rows_in_fit_and_coverage():
+    rng = np.random.default_rng(6)
+    P, y = _calibrated(rng, 300)
+    w = rng.uniform(0.5, 2.0, 300)
+    w[::5] = 0.0
+    keep = w > 0
+    a = vc.ConformalClassifier(alpha=0.2, score="aps").fit(P, y, sample_weight=w)
+    b = vc.ConformalClassifier(alpha=0.2, score="aps").fit(P[keep], y[keep], sample_weight=w[keep])
+    assert a.qhat_ == b.qhat_ and a.n_calib_ == b.n_calib_ == int(keep.sum())
+    assert a.coverage(P, y, sample_weight=w).to_dict() == a.coverage(P[keep], y[keep], sample_weight=w[keep]).to_dict()
+
+
+def test_weighted_coverage_is_the_weighted_share_of_covered_rows():
+    rng = np.random.default_rng(7)
+    P, y = _calibrated(rng, 500)
+    w = rng.uniform(0.1, 3.0, 500)
+    cp = vc.ConformalClassifier(alpha=0.1).fit(P[:250], y[:250])
+    rep = cp.coverage(P[250:], y[250:], sample_weight=w[250:])
+    sets = cp.predict_sets(P[250:])
+    hit = sets[np.arange(250), y[250:]]
+    assert rep.marginal == pytest.approx((w[250:] * hit).sum() / w[250:].sum(), rel=1e-12)
+    assert rep.mean_set_size == pytest.approx((w[250:] * sets.sum(axis=1)).sum() / w[250:].sum(), rel=1e-12)
+
+
+def test_weighted_coverage_guarantee_in_simulation():
+    """Seeded simulation: weights independent of the data, the weighted rule keeps the mean
+    weighted test coverage at >= 1 - alpha (within Monte-Carlo error)."""
+    rng = np.random.default_rng(8)
+    alpha, n, reps = 0.1, 200, 150
+    cover = np.empty(reps)
+    for r in range(reps):
+        P, y = _calibrated(rng, 2 * n)
+        w = rng.uniform(0.2, 5.0, 2 * n)
+        cp = vc.ConformalClassifier(alpha=alpha).fit(P[:n], y[:n], sample_weight=w[:n])
+        cover[r] = cp.coverage(P[n:], y[n:], sample_weight=w[n:]).marginal
+    assert cover.mean() >= 1 - alpha - 3 * cover.std(ddof=1) / np.sqrt(reps)
+
+
+def test_options_are_keyword_only_and_positional_still_works_with_a_warning():
+    from veracity.core import _compat
+
+    _compat._WARNED.discard(("ConformalClassifier.__init__", "positional"))
+    with pytest.warns(DeprecationWarning, match=r"pass alpha=, score= by keyword"):
+        old = vc.ConformalClassifier(0.2, "aps")
+    assert (old.alpha, old.score) == (0.2, "aps")
+    with pytest.raises(TypeError):
+        vc.ConformalClassifier(0.2, "aps", False, True)
+
+
+def test_cli_sample_weight(tmp_path, capsys):
+    from veracity.cli import main
+
+    rng = np.random.default_rng(9)
+    P, y = _calibrated(rng, 200)
+    w = rng.uniform(0.5, 2.0, 200)
+    path = tmp_path / "c.csv"
+    path.write_text("p0,p1,p2,y,w\n" + "".join(f"{a},{b},{c},{t},{u}\n" for (a, b, c), t, u in zip(P, y, w)))
+    assert main(["conformal", str(path), "--score", "p0,p1,p2", "--label", "y", "--sample-weight", "w",
+                 "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    want = vc.ConformalClassifier(alpha=0.1).fit(P, y, sample_weight=w)
+    assert doc["conformal"]["qhat"] == pytest.approx(want.qhat_, rel=1e-12)

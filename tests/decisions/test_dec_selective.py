@@ -140,3 +140,38 @@ def test_risk_coverage_bad_input():
         vc.risk_coverage([[0.6, 0.4]], [1], reading="confidence")
     with pytest.raises(VeracityError, match="labels must be binary"):
         vc.risk_coverage([0.6, 0.7], [1, 3])
+
+
+# -- sample_weight (issue 21) ---------------------------------------------------------------
+def test_selective_threshold_equal_weights_change_nothing_and_zero_weights_drop_rows():
+    rng = np.random.default_rng(31)
+    conf, correct = _confident(rng, 3000)
+    y = correct.astype(int)
+    plain = vc.selective_threshold(conf, y, target_risk=0.1, reading="confidence")
+    equal = vc.selective_threshold(conf, y, target_risk=0.1, reading="confidence", sample_weight=np.full(3000, 7.0))
+    assert plain.to_dict() == equal.to_dict()
+    w = rng.uniform(0.5, 2.0, 3000)
+    w[::4] = 0.0
+    keep = w > 0
+    a = vc.selective_threshold(conf, y, target_risk=0.1, reading="confidence", sample_weight=w)
+    b = vc.selective_threshold(conf[keep], y[keep], target_risk=0.1, reading="confidence", sample_weight=w[keep])
+    assert a.to_dict() == b.to_dict()
+
+
+def test_weighted_selective_threshold_by_definition():
+    """Weighted coverage and risk of the chosen threshold; the bound is Clopper-Pearson at Kish's
+    effective size (reference computed here with scipy's beta quantile)."""
+    rng = np.random.default_rng(32)
+    conf, correct = _confident(rng, 2000)
+    w = rng.uniform(0.2, 3.0, 2000)
+    r = vc.selective_threshold(conf, correct.astype(int), target_risk=0.15, reading="confidence", sample_weight=w)
+    assert r.feasible
+    t = r.threshold
+    ans = conf >= t
+    assert r.coverage == pytest.approx(w[ans].sum() / w.sum(), rel=1e-12)
+    assert r.risk == pytest.approx((w * (1 - correct))[ans].sum() / w[ans].sum(), rel=1e-12)
+    n_eff = w[ans].sum() ** 2 / (w[ans] ** 2).sum()
+    e_eff = r.risk * n_eff
+    J = DEFAULT_CANDIDATES.size
+    assert r.risk_upper_bound == pytest.approx(stats.beta.ppf(1 - 0.1 / J, e_eff + 1, n_eff - e_eff), rel=1e-9)
+    assert r.risk_upper_bound <= 0.15

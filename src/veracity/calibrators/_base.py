@@ -306,7 +306,7 @@ class Calibrator:
             from ._ovr import OneVsRest
 
             params = {k: v for k, v in self.get_params().items() if k != "score_type"}
-            self._ovr = OneVsRest(self.kind, score_type=self.score_type, method_params=params)
+            self._ovr = OneVsRest(method=self.kind, score_type=self.score_type, method_params=params)
             self._ovr.fit(scores, labels, sample_weight=sample_weight, role=role,
                           allow_role=allow_role, metadata=metadata)
             self.metadata, self.n_classes_ = self._ovr.metadata, self._ovr.n_classes_
@@ -360,8 +360,10 @@ class Calibrator:
             p = self._transform(s)
         return _schema.check_output(self.name, p, s)
 
-    def fit_transform(self, scores: Any, labels: Any, **kwargs: Any) -> np.ndarray:
-        return self.fit(scores, labels, **kwargs).transform(scores)
+    def fit_transform(self, scores: Any, labels: Any = None, *, sample_weight: Any = None, pos_label: Any = None,
+                      **kwargs: Any) -> np.ndarray:
+        """:meth:`fit` then :meth:`transform` on the same scores."""
+        return self.fit(scores, labels, sample_weight=sample_weight, pos_label=pos_label, **kwargs).transform(scores)
 
     # -- subclass hooks ------------------------------------------------------------------
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:  # pragma: no cover

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._compat import positional_options
 from ..core._validation import VeracityError
 from ._base import _REGISTRY, Calibrator, require_every_class
 
@@ -38,7 +39,8 @@ class OneVsRest(Calibrator):
     _params = ("method", "score_type", "method_params")
     _state = ("maps_",)
 
-    def __init__(self, method: str = "isotonic", *, score_type: str = "probability",
+    @positional_options("method")
+    def __init__(self, *, method: str = "isotonic", score_type: str = "probability",
                  method_params: dict[str, Any] | None = None):
         self.method = method
         self.score_type = score_type

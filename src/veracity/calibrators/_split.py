@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError, as_float_array, check_weights, to_numpy
-from ..core._compat import renamed
+from ..core._validation import VeracityError, as_float_array, check_random_state, check_weights, to_numpy
+from ..core._compat import positional_options, renamed
 from ._base import Calibrator
 from ..core._display import Display
 
@@ -53,16 +53,19 @@ def _allocate(n: int, frac: np.ndarray) -> np.ndarray:
 
 
 @renamed(seed="random_state")
-def split(labels: Any, roles: dict[str, float] | None = None, random_state: int = 0) -> np.ndarray:
-    """Stratified, deterministic assignment of every row to a role.
+@positional_options("roles", "random_state")
+def split(labels: Any, *, roles: dict[str, float] | None = None, random_state: Any = None) -> np.ndarray:
+    """Stratified assignment of every row to a role, reproducible with ``random_state``.
 
     Within each class the rows are shuffled by ``numpy.random.default_rng(random_state)``
     and cut into consecutive pieces of ``round(n_class · fraction)`` rows
     (largest remainder), so every role holds the same class ratio up to one row
-    per class. Returns an array of role names (``str``), one per row.
+    per class. Returns an array of role names (``str``), one per row. ``random_state``
+    is an integer, a ``numpy.random.Generator`` or None (fresh entropy: a different split
+    every call).
 
     >>> y = [1] * 18 + [0] * 108          # seed 000's audit set: 18 true, 108 corrupted
-    >>> r = split(y, {"calib": 0.5, "test": 0.5}, random_state=0)
+    >>> r = split(y, roles={"calib": 0.5, "test": 0.5}, random_state=0)
     >>> [(role, int((r == role).sum()), sum(int(l) for l, q in zip(y, r) if q == role)) for role in ("calib", "test")]
     [('calib', 63, 9), ('test', 63, 9)]
     """
@@ -74,11 +77,9 @@ def split(labels: Any, roles: dict[str, float] | None = None, random_state: int 
         raise VeracityError("labels are empty; pass at least one row")
     if raw.dtype.kind == "f" and not np.isfinite(raw).all():
         raise VeracityError("labels contain NaN or infinite values; drop those rows first")
-    seed = random_state
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise VeracityError(f"random_state must be an integer, got {seed!r}")
+    seed = check_random_state(random_state)
     classes, inverse = np.unique(raw, return_inverse=True)
-    rng = np.random.default_rng(int(seed))
+    rng = np.random.default_rng(seed)
     out = np.empty(raw.size, dtype=object)
     name_arr = np.array(names, dtype=object)
     for c in range(classes.size):
@@ -89,11 +90,11 @@ def split(labels: Any, roles: dict[str, float] | None = None, random_state: int 
     return out.astype(str)
 
 
-def fold_index(labels: Any, n_folds: int = 5, seed: int = 0) -> np.ndarray:
+def fold_index(labels: Any, *, n_folds: int = 5, random_state: Any = None) -> np.ndarray:
     """Stratified fold index (0..n_folds-1) of every row."""
     if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
-        raise VeracityError(f"folds must be an integer >= 2, got {n_folds!r}")
-    roles = split(labels, {str(k): 1.0 / n_folds for k in range(n_folds)}, random_state=seed)
+        raise VeracityError(f"folds must be an integer >= 2, got {n_folds!r}", param="folds")
+    roles = split(labels, roles={str(k): 1.0 / n_folds for k in range(n_folds)}, random_state=random_state)
     return roles.astype(np.int64)
 
 
@@ -127,13 +128,18 @@ class CrossFit(Display):
 
 @renamed(seed="random_state")
 def cross_fit(scores: Any, labels: Any, calibrator: Calibrator, *, folds: int = 5,
-              random_state: int = 0, sample_weight: Any = None, **fit_kwargs: Any) -> CrossFit:
+              random_state: Any = None, sample_weight: Any = None, pos_label: Any = None,
+              **fit_kwargs: Any) -> CrossFit:
     """Fit ``calibrator`` K times on out-of-fold rows (seed 004, for small data).
 
     Each row's calibrated probability comes from the copy fit on the other
     folds, so ``oof`` can be audited without a separate test split; ``final`` is
-    the calibrator fit on every row (for deployment). Folds are stratified.
+    the calibrator fit on every row (for deployment). Folds are stratified and
+    reproducible with ``random_state``; ``sample_weight``, ``pos_label`` and any other
+    keyword go to each ``fit``.
     """
+    if pos_label is not None:
+        fit_kwargs["pos_label"] = pos_label
     if not isinstance(calibrator, Calibrator):
         raise VeracityError(
             f"calibrator must be a veracity calibrator such as vc.TemperatureScaling(), "
@@ -146,7 +152,7 @@ def cross_fit(scores: Any, labels: Any, calibrator: Calibrator, *, folds: int = 
             f"scores have {s.shape[0]} rows but labels have {lab.shape[0]}; pass one label per score"
         )
     w = check_weights(sample_weight, s.shape[0])
-    fold = fold_index(lab, folds, random_state)
+    fold = fold_index(lab, n_folds=folds, random_state=random_state)
     fitted = []
     oof = None
     for k in range(folds):

@@ -8,6 +8,7 @@ mass of the classes ranked at or above the true one); a class enters the set whe
 its score <= q̂ (per class with --mondrian). A single --score column is read as
 the probability of class 1 of a binary problem (--pos-label names the label value of
 class 1 when the labels are not 0/1, e.g. --pos-label yes). Rows of probabilities must sum to 1.
+--sample-weight weighs the rows (q̂ by the weighted rule; coverage and set sizes weighted).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import argparse
 
 import numpy as np
 
-from ..core._validation import VeracityError
 from ..decisions import ConformalClassifier, conformal_coverage_law
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
 from ._labels import add_pos_label_argument, apply_pos_label
@@ -31,7 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", default="lac", choices=["lac", "aps"],
                         help="nonconformity score (default: lac)")
     parser.add_argument("--randomized", action="store_true", help="randomised APS (with --method aps)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for --randomized (default: 0)")
+    parser.add_argument("--random-state", dest="seed", type=int, default=0,
+                        help="random_state for --randomized (default: 0)")
+    parser.add_argument("--seed", dest="seed", type=int, default=0, help=argparse.SUPPRESS)  # old name, hidden
     parser.add_argument("--mondrian", action="store_true", help="one q̂ per class (class-conditional coverage)")
     add_pos_label_argument(parser)
     add_role_arguments(parser)
@@ -41,18 +43,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
-    if weights is not None:
-        raise VeracityError("conformal does not use sample weights; drop --weight")
     labels = apply_pos_label(labels, args.pos_label, scores=scores)  # binary: class 1 = --pos-label
     role_col, masks = role_masks(table, args, path)
     fit_name = args.fit_role if role_col else "all"
     fit = masks[fit_name]
     P = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels)
-    cp = ConformalClassifier(args.alpha, args.method, args.mondrian, randomized=args.randomized,
+    cp = ConformalClassifier(alpha=args.alpha, score=args.method, mondrian=args.mondrian, randomized=args.randomized,
                              random_state=args.seed, score_type=args.score_type)
-    cp.fit(P[fit], y[fit])
-    reports = {role: cp.coverage(P[m], y[m]) for role, m in masks.items()}
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
+    reports = {role: cp.coverage(P[m], y[m], sample_weight=None if w is None else w[m]) for role, m in masks.items()}
     law = conformal_coverage_law(cp.n_calib_, args.alpha)
     where = (f"fit on {role_col} == {args.fit_role!r} ({cp.n_calib_} rows), measured on {args.eval_role!r}"
              if role_col else "no role column: fit and measured on the same rows (optimistic)")

@@ -14,8 +14,16 @@ from typing import Any
 import numpy as np
 
 from ..core._text import fmt, fmt_count, render_table
-from ..core._validation import VeracityError, as_float_array, labels_with_pos_label, prepare_multiclass
-from ._inputs import ceil_rank, check_alpha
+from ..core._compat import positional_options
+from ..core._validation import (
+    VeracityError,
+    as_float_array,
+    check_random_state,
+    check_weights,
+    labels_with_pos_label,
+    prepare_multiclass,
+)
+from ._inputs import CEIL_EPS, ceil_rank, check_alpha
 from ._thresholds import min_positives
 from ..core._display import Display
 
@@ -44,7 +52,7 @@ def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
         elif p.min() < 0 or p.max() > 1:
             raise VeracityError(
                 f"probs must be probabilities in [0, 1] (min={p.min():.3g}, max={p.max():.3g}); "
-                "if these are logits, pass score_type='logit'"
+                "if these are logits, pass {setting}", param="score_type", value="logit"
             )
         raw = np.column_stack([1.0 - p, p])
         score_type = "probability"
@@ -64,14 +72,24 @@ def min_calibration_size(alpha: float) -> int:
     return min_positives(1.0 - check_alpha(alpha))
 
 
-def conformal_quantile(scores: Any, alpha: float) -> float:
+def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None) -> float:
     r""":math:`\hat q` = the :math:`k`-th smallest of the *n* scores, :math:`k = \lceil (n+1)(1-\alpha) \rceil`.
+
+    With ``sample_weight`` (weights of the calib rows; a row of weight 0 is a dropped row):
+    the smallest score at which the cumulative weight in ascending order reaches
+    :math:`(1-\alpha)(W + \bar w)`, *W* the total weight and :math:`\bar w` its mean (the
+    weight of the "+1" test point) — the rule above for equal weights, like
+    :func:`~veracity.recall_threshold`'s weighted rule.
 
     >>> conformal_quantile(np.arange(1, 101) / 100, 0.1)   # k = ceil(101 * 0.9) = 91
     0.91
     """
     a = check_alpha(alpha)
     s = as_float_array(scores, "scores").reshape(-1)
+    if sample_weight is not None:
+        w = check_weights(sample_weight, s.shape[0])
+        if w is not None and not (w.all() and w.min() == w.max()):
+            return _weighted_quantile(s, w, a)
     n = s.shape[0]
     k = ceil_rank((n + 1) * (1.0 - a))
     if k > n:
@@ -80,6 +98,22 @@ def conformal_quantile(scores: Any, alpha: float) -> float:
             f"(k = ceil((n+1)(1-alpha)) <= n), got n = {n}. Use more calib rows or a larger alpha"
         )
     return float(np.partition(s, k - 1)[k - 1])
+
+
+def _weighted_quantile(s: np.ndarray, w: np.ndarray, a: float) -> float:
+    s, w = s[w > 0], w[w > 0]
+    n = s.shape[0]
+    order = np.argsort(s, kind="stable")
+    cum = np.cumsum(w[order])
+    total = float(cum[-1])
+    need = (1.0 - a) * (total + total / n)
+    j = int(np.searchsorted(cum, need - CEIL_EPS * total, side="left"))
+    if j >= n:
+        raise VeracityError(
+            f"too few calibration points for alpha={a:g}: the weighted rule needs at least "
+            f"{min_calibration_size(a)} equally weighted calib rows, got n = {n} (weight {total:.4g}). "
+            "Use more calib rows or a larger alpha")
+    return float(s[order][j])
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -231,12 +265,13 @@ class ConformalClassifier:
     (0.6, [[True, True, False]])
     """
 
+    @positional_options("alpha", "score", "mondrian")
     def __init__(
         self,
+        *,
         alpha: float = 0.1,
         score: str = "lac",
         mondrian: bool = False,
-        *,
         randomized: bool = False,
         random_state: int | None = None,
         score_type: str = "probability",
@@ -270,11 +305,13 @@ class ConformalClassifier:
         if self.randomized and self.score != "aps":
             raise VeracityError("randomized=True applies to score='aps' only")
 
-    def fit(self, probs: Any, labels: Any, *, pos_label: Any = None) -> ConformalClassifier:
+    def fit(self, probs: Any, labels: Any, *, sample_weight: Any = None, pos_label: Any = None) -> ConformalClassifier:
         """Compute :math:`\\hat q` (and per-class :math:`\\hat q_c` if ``mondrian``) on calib rows.
 
         ``pos_label`` (1-D binary probs only) names the label value of class 1, e.g. ``"yes"``;
-        :meth:`coverage` then reads labels the same way.
+        :meth:`coverage` then reads labels the same way. ``sample_weight`` weighs the calib
+        rows (see :func:`conformal_quantile`; rows of weight 0 are dropped rows; equal
+        weights give the unweighted :math:`\\hat q` exactly).
         """
         self._check_options()
         alpha = float(self.alpha)
@@ -282,10 +319,14 @@ class ConformalClassifier:
         self.pos_label_ = pos_label
         assert y is not None
         n, k_classes = P.shape
-        self._rng = np.random.default_rng(self.random_state)
+        w = check_weights(sample_weight, n)
+        self._rng = np.random.default_rng(check_random_state(self.random_state))
         scores = self._class_scores(P)[np.arange(n), y]
+        if w is not None and not w.all():  # a row of weight 0 is a dropped row
+            scores, y, w = scores[w > 0], y[w > 0], w[w > 0]
+            n = int(y.shape[0])
         if not self.mondrian:
-            qhat = conformal_quantile(scores, alpha)
+            qhat = conformal_quantile(scores, alpha, w)
             class_qhat = np.full(k_classes, qhat)
         else:
             need = min_calibration_size(alpha)
@@ -298,8 +339,9 @@ class ConformalClassifier:
                     f"class {c} has {int(counts[c])} calib rows, each class needs at least {need}. "
                     "Use more calib rows, a larger alpha, or mondrian=False"
                 )
-            class_qhat = np.array([conformal_quantile(scores[y == c], alpha) for c in range(k_classes)])
-            qhat = conformal_quantile(scores, alpha)
+            class_qhat = np.array([conformal_quantile(scores[y == c], alpha, None if w is None else w[y == c])
+                                   for c in range(k_classes)])
+            qhat = conformal_quantile(scores, alpha, w)
         self.qhat_ = float(qhat)
         self.class_qhat_ = class_qhat
         self.n_calib_ = int(n)
@@ -321,26 +363,32 @@ class ConformalClassifier:
             )
         return self._class_scores(P) <= self.class_qhat_[None, :]
 
-    def coverage(self, probs: Any, labels: Any, *, pos_label: Any = None) -> CoverageReport:
+    def coverage(self, probs: Any, labels: Any, *, sample_weight: Any = None,
+                 pos_label: Any = None) -> CoverageReport:
         """Marginal and per-class coverage, set sizes and empty-set rate on labelled rows
-        (``pos_label`` defaults to the one given to :meth:`fit`)."""
+        (``pos_label`` defaults to the one given to :meth:`fit`). With ``sample_weight`` the
+        rates and mean sizes are weighted; the counts are of the rows of positive weight."""
         self._check_fitted()
         if pos_label is None:
             pos_label = getattr(self, "pos_label_", None)
         P, y = _prob_matrix(probs, labels, self.score_type, pos_label)
         assert y is not None
+        w = check_weights(sample_weight, P.shape[0])
+        if w is not None and not w.all():  # a row of weight 0 is a dropped row
+            P, y, w = P[w > 0], y[w > 0], w[w > 0]
         sets = self.predict_sets(P)
         n, k = sets.shape
         hit = sets[np.arange(n), y]
         size = sets.sum(axis=1)
         counts = np.bincount(y, minlength=k)
+        mass = counts if w is None else np.bincount(y, weights=w, minlength=k)
         with np.errstate(invalid="ignore", divide="ignore"):
-            per_class = np.bincount(y, weights=hit, minlength=k) / counts
-            class_size = np.bincount(y, weights=size, minlength=k) / counts
+            per_class = np.bincount(y, weights=hit if w is None else hit * w, minlength=k) / mass
+            class_size = np.bincount(y, weights=size if w is None else size * w, minlength=k) / mass
         return CoverageReport(
-            alpha=float(self.alpha), n=int(n), marginal=float(hit.mean()), per_class=per_class,
-            class_counts=counts, class_set_size=class_size, mean_set_size=float(size.mean()),
-            empty_rate=float((size == 0).mean()), size_counts=np.bincount(size, minlength=k + 1),
+            alpha=float(self.alpha), n=int(n), marginal=float(np.average(hit, weights=w)), per_class=per_class,
+            class_counts=counts, class_set_size=class_size, mean_set_size=float(np.average(size, weights=w)),
+            empty_rate=float(np.average(size == 0, weights=w)), size_counts=np.bincount(size, minlength=k + 1),
             qhat=self.class_qhat_.copy(),
         )
 

@@ -230,6 +230,7 @@ def selective_threshold(
     candidates: Any = None,
     score_type: str = "probability",
     reading: str = "top-label",
+    sample_weight: Any = None,
     pos_label: Any = None,
 ) -> SelectiveThreshold:
     r"""Lowest abstention threshold whose selective risk is certified :math:`\le` ``target_risk``.
@@ -252,13 +253,23 @@ def selective_threshold(
     warning says so.
 
     Readings of ``scores``/``labels`` (and ``pos_label``) as in :func:`risk_coverage`.
+
+    ``sample_weight`` weighs the calib rows (a row of weight 0 is a dropped row): coverage,
+    risk, ``accepted`` and ``errors`` are weighted, and each bound takes the weighted error
+    rate over Kish's effective sample size :math:`(\sum w)^2 / \sum w^2` of the answered rows
+    — exact for equal weights (which give the unweighted result bit for bit), an
+    approximation otherwise.
     """
     target = check_target(target_risk, "target_risk")
     d = check_target(delta, "delta")
-    conf, correct, _ = _confidence_correct(
-        scores, labels, sample_weight=None, score_type=score_type, reading=reading,
+    conf, correct, w = _confidence_correct(
+        scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
     )
+    if w is not None:
+        conf, correct, w = conf[w > 0], correct[w > 0], w[w > 0]  # a row of weight 0 is a dropped row
+        if w.min() == w.max():
+            w = None  # equal weights: only their ratios matter
     if candidates is None:
         if reading == "confidence" and score_type == "logit":
             raise VeracityError(
@@ -272,12 +283,27 @@ def selective_threshold(
     idx = np.argsort(conf, kind="stable")
     order = conf[idx]
     err_sorted = (1.0 - correct)[idx]
-    suffix_err = np.concatenate([np.cumsum(err_sorted[::-1])[::-1], [0.0]])
     pos = np.searchsorted(order, cand, side="left")
-    accepted = (n - pos).astype(np.float64)
-    errors = suffix_err[pos]
     J = cand.shape[0]
-    _, upper = binomial_interval(errors, accepted, method="clopper-pearson", level=1.0 - d / J, sided="upper")
+    if w is None:
+        suffix_err = np.concatenate([np.cumsum(err_sorted[::-1])[::-1], [0.0]])
+        accepted = (n - pos).astype(np.float64)
+        errors = suffix_err[pos]
+        total = float(n)
+        _, upper = binomial_interval(errors, accepted, method="clopper-pearson", level=1.0 - d / J, sided="upper")
+    else:
+        ws = w[idx]
+
+        def suffix(v: np.ndarray) -> np.ndarray:
+            return np.concatenate([np.cumsum(v[::-1])[::-1], [0.0]])[pos]
+
+        accepted, errors, sq = suffix(ws), suffix(ws * err_sorted), suffix(ws * ws)
+        total = float(w.sum())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n_eff = np.where(accepted > 0, accepted * accepted / np.where(sq > 0, sq, 1.0), 0.0)
+            e_eff = np.where(accepted > 0, errors / np.where(accepted > 0, accepted, 1.0) * n_eff, 0.0)
+        _, upper = binomial_interval(np.minimum(e_eff, n_eff), n_eff, method="clopper-pearson",
+                                     level=1.0 - d / J, sided="upper")
     upper = np.where(accepted > 0, upper, 1.0)
     ok = np.flatnonzero(upper <= target)
     if ok.size == 0:
@@ -293,7 +319,7 @@ def selective_threshold(
         )
     j = int(ok[0])  # candidates ascending: the lowest certified threshold, the largest coverage
     return SelectiveThreshold(
-        threshold=float(cand[j]), target_risk=target, delta=d, coverage=float(accepted[j] / n),
+        threshold=float(cand[j]), target_risk=target, delta=d, coverage=float(accepted[j] / total),
         risk=float(errors[j] / accepted[j]), risk_upper_bound=float(upper[j]),
         accepted=float(accepted[j]), errors=float(errors[j]), n=n, candidates=J,
         certified=int(ok.size), feasible=True, method="bonferroni",
