@@ -100,3 +100,19 @@ def test_bad_input_is_one_line(call, match):
     with pytest.raises(vc.VeracityError, match=match) as e:
         call()
     assert "\n" not in str(e.value)
+
+
+def test_binned_sequences_display_and_errors():
+    rng = np.random.default_rng(8)
+    p = rng.beta(1, 3, 3000)
+    y = (rng.random(p.size) < p).astype(float)
+    b = vc.binned_sequences(p, y, bins=[0, 0.3, 1], batches=np.arange(p.size) // 300)
+    d = json.loads(json.dumps(b.to_dict()))
+    assert d["alpha_per_bin"] == 0.025 and [r["bin"] for r in d["bins"]] == ["[0, 0.3)", "[0.3, 1]"]
+    assert len(b.to_frame()) == 2 and "shared by 2 bins" in str(b)
+    fig = b.plot()
+    assert sum(1 for ax in fig.axes if ax.get_visible()) == 2
+    with pytest.raises(vc.VeracityError, match="bins"):
+        vc.binned_sequences(p, y, bins=0)
+    with pytest.raises(vc.VeracityError, match="tolerance"):
+        vc.binned_sequences(p, y, tolerance=-0.1)

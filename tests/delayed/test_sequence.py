@@ -138,3 +138,50 @@ def test_a_calibration_shift_of_003_is_detected_and_the_median_delay_reported():
     cs = vc.confidence_sequence(p, y, batches=days_of, shift_at=shift_day)
     assert cs.alarm_at is not None and cs.delay == cs.alarm_at - shift_day > 0
     assert "detection delay" in str(cs)
+
+
+def test_binned_sequences_share_alpha_and_catch_a_bin_local_miscalibration_the_overall_gap_hides():
+    # calibrated streams: the family of 5 bins, each at alpha / 5, alarms in at most alpha of them
+    rng = np.random.default_rng(4)
+    streams, days, per_day, k, alpha = 300, 200, 40, 5, 0.05
+    p = rng.beta(1, 4, (streams, days, per_day))
+    x = (rng.random(p.shape) < p) - p
+    b = np.minimum((p * k).astype(int), k - 1)
+    n = np.stack([(b == j).sum(-1) for j in range(k)], axis=1).astype(float)
+    sx = np.stack([np.where(b == j, x, 0).sum(-1) for j in range(k)], axis=1)
+    sxx = np.stack([np.where(b == j, x * x, 0).sum(-1) for j in range(k)], axis=1)
+    low, high = sequence_from_sums(n, sx, sxx, alpha=alpha / k)
+    family = np.mean((first_alarm(low, high) >= 0).any(axis=1))
+    assert family <= alpha
+    # over-confident: high scores too high, low scores too low, the overall gap about 0
+    day = np.repeat(np.arange(150), 200)
+    q = rng.beta(1, 1, day.size)
+    truth = np.clip(0.5 + 0.7 * (q - 0.5), 0, 1)
+    y = (rng.random(q.size) < truth).astype(float)
+    overall = vc.confidence_sequence(q, y, batches=day)
+    binned = vc.binned_sequences(q, y, bins=5, batches=day)
+    assert abs(overall.estimate[-1]) < 0.01 and overall.alarm_at is None
+    assert binned.alarm_at is not None and set(binned.alarm_bins) <= {"[0, 0.2)", "[0.8, 1]"}
+    # each bin's sequence is the one-stream sequence of that bin's rows at alpha / 5
+    top = q >= 0.8
+    alone = vc.confidence_sequence(q[top], y[top], batches=day[top], alpha=0.01)
+    assert np.allclose(binned.sequences[4].low, alone.low) and "ALARM" in str(binned)
+
+
+def test_tolerance_counts_a_small_gap_as_calibrated():
+    rng = np.random.default_rng(5)
+    day = np.repeat(np.arange(300), 600)
+    p = rng.beta(2, 8, day.size)
+    y = (rng.random(p.size) < p + 0.006).astype(float)  # a gap of 0.006: immaterial at tolerance 0.01
+    strict = vc.confidence_sequence(p, y, batches=day)
+    loose = vc.confidence_sequence(p, y, batches=day, tolerance=0.01)
+    assert strict.alarm_at is not None and loose.alarm_at is None
+    assert "met [-0.01, 0.01]" in str(loose)
+
+
+def test_bounds_are_antisymmetric_under_relabelling():
+    # y -> 1 - y, p -> 1 - p turns every x into -x: the bounds swap and change sign
+    p, y = _stream(6, 800)
+    a = vc.confidence_sequence(p, y, batches=np.arange(800) // 40)
+    b = vc.confidence_sequence(1 - p, 1 - y, batches=np.arange(800) // 40)
+    assert np.allclose(a.low, -b.high, atol=1e-12) and np.allclose(a.high, -b.low, atol=1e-12)

@@ -5,20 +5,23 @@
   the rectifier that tests it; :func:`ppi_from_sums` does the same from per-window sums;
 * :func:`labels_needed` / :func:`label_plan` — how many random rows to label per window;
 * :func:`confidence_sequence` — anytime-valid running bounds on rate − mean score, with
-  :func:`sequence_from_sums` for per-batch (daily) sums.
+  :func:`sequence_from_sums` for per-batch (daily) sums; :func:`binned_sequences` per score bin.
 """
 
 from ._audit import PpiAudit, ppi_audit
+from ._binned import BinnedSequences, binned_sequences
 from ._plan import LabelPlan, label_plan, labels_needed, plan_from_sums
 from ._ppi import PpiMean, PpiSums, ppi_from_sums, ppi_mean
 from ._sequence import ConfidenceSequence, confidence_sequence, first_alarm, sequence_from_sums
 
 __all__ = [
+    "BinnedSequences",
     "ConfidenceSequence",
     "LabelPlan",
     "PpiAudit",
     "PpiMean",
     "PpiSums",
+    "binned_sequences",
     "confidence_sequence",
     "first_alarm",
     "label_plan",

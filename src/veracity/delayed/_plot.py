@@ -43,6 +43,9 @@ def plot_sequence(cs: Any, ax: Any = None) -> Any:
     ax.plot(x, cs.estimate, color=BLUE, linewidth=1.2, drawstyle="steps-post", label="rate - mean score",
             gid="estimate")
     ax.axhline(0.0, color=INK, linewidth=0.9, gid="zero")
+    if cs.tolerance:
+        for sign in (-1, 1):
+            ax.axhline(sign * cs.tolerance, color=MUTED, linewidth=0.9, linestyle="--", gid="tolerance")
     if cs.alarm_at is not None:
         ax.axvline(cs.alarm_at, color=ORANGE, linewidth=1.6, linestyle="--", label=f"alarm at {cs.alarm_step}",
                    gid="alarm")
@@ -79,4 +82,30 @@ def plot_ppi(r: Any, ax: Any = None) -> Any:
     _style(ax)
     if r.note:
         ax.set_title(r.note, fontsize=8.5, color=ORANGE, loc="left")
+    return fig
+
+
+def plot_binned(bs: Any, ax: Any = None) -> Any:
+    """One small panel per score bin: its running bounds (the band its alarm uses) and estimate."""
+    if ax is not None:
+        raise VeracityError("BinnedSequences.plot() draws one panel per bin; call it without ax")
+    k = len(bs.sequences)
+    cols = min(k, 5)
+    rows = -(-k // cols)
+    fig, _ = _axes(None, (2.4 * cols, 2.1 * rows))
+    fig.clear()
+    axes = fig.subplots(rows, cols, sharex=True, squeeze=False).ravel()
+    for a, (label, cs) in zip(axes, zip(bs.labels, bs.sequences)):
+        x = np.arange(cs.low.size)
+        a.fill_between(x, cs.low, cs.high, color=BLUE, alpha=0.22, linewidth=0, step="post", gid="band")
+        a.plot(x, cs.estimate, color=BLUE, linewidth=1.0, drawstyle="steps-post", gid="estimate")
+        a.axhline(0.0, color=INK, linewidth=0.8, gid="zero")
+        if cs.alarm_at is not None:
+            a.axvline(cs.alarm_at, color=ORANGE, linewidth=1.4, linestyle="--", gid="alarm")
+        a.set_title(f"score {label}", fontsize=9, color=ORANGE if cs.alarm_at is not None else INK)
+        a.set_ylim(-0.25, 0.25)
+        _style(a)
+    for a in axes[k:]:
+        a.set_visible(False)
+    fig.suptitle(f"rate - mean score per bin (alpha {bs.alpha:g} over {k} bins)", fontsize=10)
     return fig

@@ -439,7 +439,7 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
 
     >>> r = ppi_mean([1, 0, 0, 1, 0, 0], [0.9, 0.2, 0.1, 0.6, 0.3, 0.2], [0.8, 0.1, 0.3, 0.2, 0.7, 0.1, 0.2])
     >>> round(r.estimate, 4), round(r.lam, 4)
-    (0.3397, 1.0)
+    (0.3004, 0.8135)
     """
     level = check_level(level)
     y, f, g, w, u, excluded, p, valid = _prepare(

@@ -126,9 +126,10 @@ def sequence_from_sums(n: Any, sum_x: Any, sum_xx: Any, *, alpha: float = 0.05
     return low, high
 
 
-def first_alarm(low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """Index of the first step where 0 is outside ``[low, high]`` (last axis), -1 if never."""
-    out = (low > 0.0) | (high < 0.0)
+def first_alarm(low: np.ndarray, high: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
+    """Index of the first step whose bounds lie wholly outside ``[-tolerance, tolerance]`` (last
+    axis; 0 with the default), -1 if never."""
+    out = (low > tolerance) | (high < -tolerance)
     hit = out.any(axis=-1)
     return np.where(hit, np.argmax(out, axis=-1), -1)
 
@@ -153,6 +154,10 @@ class ConfidenceSequence(Display):
     alarm_at: int | None
     shift_at: int | None
     steps: np.ndarray | None = None
+    tolerance: float = 0.0
+
+    def _alert(self, i: int) -> bool:
+        return bool(self.low[i] > self.tolerance or self.high[i] < -self.tolerance)
 
     @property
     def delay(self) -> int | None:
@@ -173,11 +178,12 @@ class ConfidenceSequence(Display):
     def rows(self) -> list[dict[str, Any]]:
         return [{"step": self._key(i), "n": int(self.n[i]), "estimate": float(self.estimate[i]),
                  "low": float(self.low[i]), "high": float(self.high[i]),
-                 "status": "alert" if (self.low[i] > 0 or self.high[i] < 0) else "ok"}
+                 "status": "alert" if self._alert(i) else "ok"}
                 for i in range(self.low.size)]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"alpha": self.alpha, "alarm_at": self.alarm_at, "alarm_step": self.alarm_step,
+        return {"alpha": self.alpha, "tolerance": self.tolerance, "alarm_at": self.alarm_at,
+                "alarm_step": self.alarm_step,
                 "shift_at": self.shift_at, "delay": self.delay, "n": int(self.n[-1]) if self.n.size else 0,
                 "steps": self.rows()}
 
@@ -193,7 +199,7 @@ class ConfidenceSequence(Display):
                        | ({self.alarm_at} if self.alarm_at is not None else set()))
         body = [[str(self._key(i)), f"{int(self.n[i]):,}", fmt(self.estimate[i], sign=True),
                  f"[{fmt(self.low[i], sign=True)}, {fmt(self.high[i], sign=True)}]",
-                 "ALARM" if i == self.alarm_at else ("alert" if (self.low[i] > 0 or self.high[i] < 0) else "")]
+                 "ALARM" if i == self.alarm_at else ("alert" if self._alert(i) else "")]
                 for i in shown]
         what = "row" if self.steps is None else "batch"
         total = int(self.n[-1]) if k else 0
@@ -206,10 +212,13 @@ class ConfidenceSequence(Display):
                          "'calibrated at every step' — a constant 0 — and stay valid for that; they are not an "
                          "interval for a moving gap)")
         if self.alarm_at is None:
-            lines.append("alarm: none (0 stayed inside the bounds at every look)")
+            lines.append("alarm: none (0 stayed inside the bounds at every look)" if not self.tolerance else
+                         f"alarm: none (the bounds met [-{self.tolerance:g}, {self.tolerance:g}] at every look)")
         else:
             unit = "batches" if what == "batch" else "rows"
-            lines.append(f"alarm: at {what} {self.alarm_step} (0 left the bounds)"
+            left = "0 left the bounds" if not self.tolerance else \
+                f"the bounds left [-{self.tolerance:g}, {self.tolerance:g}]"
+            lines.append(f"alarm: at {what} {self.alarm_step} ({left})"
                          + (f"; detection delay {self.delay} {unit} after the shift" if self.delay is not None else ""))
         return "\n".join(lines)
 
@@ -223,27 +232,21 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
-def confidence_sequence(scores: Any, labels: Any, *, alpha: float = 0.05, batches: Any = None,
-                        shift_at: int | None = None, pos_label: Any = None) -> ConfidenceSequence:
-    r"""Anytime-valid running bounds on *rate − mean score* for a stream of scored outcomes.
+def check_tolerance(tolerance: Any) -> float:
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.floating)) or \
+            not 0.0 <= tolerance < 1.0:
+        raise VeracityError(f"tolerance must be a gap in [0, 1) that counts as calibrated, e.g. 0.01; got "
+                            f"{tolerance!r}")
+    return float(tolerance)
 
-    Rows are in arrival order. ``batches`` (one key per row, e.g. the day the outcome
-    arrived; sorted keys give the order, rows of a batch in any order) reports one step
-    per batch — the bounds a daily look sees. ``alarm_at`` is the first step whose bounds
-    exclude 0; ``shift_at`` (a step index, known in a backtest or simulation) gives
-    ``delay``.
 
-    >>> cs = confidence_sequence([0.2] * 400, [1, 0, 0, 0, 0] * 80)
-    >>> cs.alarm_at is None, round(float(cs.estimate[-1]), 3)
-    (True, 0.0)
-    """
-    alpha = check_alpha(alpha)
-    p = scores_1d(scores)
-    y = check_binary_labels(labels, p.shape[0], pos_label)
-    x = y - p
-    keys = None
+def batch_sums(x: np.ndarray, batches: Any, *, extra: np.ndarray | None = None, groups: int = 1
+               ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(keys, inverse, n, sum x, sum x^2)`` per batch (keys None and one batch per row without
+    ``batches``). ``extra`` (a group index in ``0..groups-1`` per row, e.g. a score bin) adds a
+    leading axis of size ``groups``."""
     if batches is None:
-        n, sx, sxx = np.ones_like(x), x, x * x
+        keys, inv = None, np.arange(x.size)
     else:
         raw = to_numpy(batches, "batches")
         if raw.ndim != 1 or raw.shape[0] != x.shape[0]:
@@ -253,18 +256,54 @@ def confidence_sequence(scores: Any, labels: Any, *, alpha: float = 0.05, batche
         except TypeError:
             raise VeracityError("batches must be sortable keys of one type (day numbers, dates, ISO strings)"
                                 ) from None
-        k = keys.size
-        n = np.bincount(inv, minlength=k).astype(np.float64)
-        sx = np.bincount(inv, weights=x, minlength=k)
-        sxx = np.bincount(inv, weights=x * x, minlength=k)
-    if shift_at is not None:
-        if isinstance(shift_at, bool) or not isinstance(shift_at, (int, np.integer)) or not \
-                0 <= shift_at < n.size:
-            raise VeracityError(f"shift_at must be a step index in 0..{n.size - 1}, got {shift_at!r}")
-        shift_at = int(shift_at)
+    k = x.size if keys is None else keys.size
+    lead = 1 if extra is None else groups
+    idx = inv if extra is None else extra * k + inv
+    size = lead * k
+
+    def total(v: np.ndarray | None) -> np.ndarray:
+        return np.bincount(idx, weights=v, minlength=size).astype(np.float64).reshape(lead, k)
+
+    n, sx, sxx = total(None), total(x), total(x * x)
+    if extra is None:
+        n, sx, sxx = n[0], sx[0], sxx[0]
+    return keys, inv, n, sx, sxx
+
+
+def check_shift_at(shift_at: Any, steps: int) -> int | None:
+    if shift_at is None:
+        return None
+    if isinstance(shift_at, bool) or not isinstance(shift_at, (int, np.integer)) or not 0 <= shift_at < steps:
+        raise VeracityError(f"shift_at must be a step index in 0..{steps - 1}, got {shift_at!r}")
+    return int(shift_at)
+
+
+def confidence_sequence(scores: Any, labels: Any, *, alpha: float = 0.05, batches: Any = None,
+                        tolerance: float = 0.0, shift_at: int | None = None,
+                        pos_label: Any = None) -> ConfidenceSequence:
+    r"""Anytime-valid running bounds on *rate − mean score* for a stream of scored outcomes.
+
+    Rows are in arrival order. ``batches`` (one key per row, e.g. the day the outcome
+    arrived; sorted keys give the order, rows of a batch in any order) reports one step
+    per batch — the bounds a daily look sees. ``alarm_at`` is the first step whose bounds
+    exclude 0 — or, with ``tolerance`` t > 0, lie wholly outside [−t, t] (a gap that small
+    counts as calibrated; the false-alarm guarantee then holds whenever every row's gap is
+    within t). ``shift_at`` (a step index, known in a backtest or simulation) gives ``delay``.
+
+    >>> cs = confidence_sequence([0.2] * 400, [1, 0, 0, 0, 0] * 80)
+    >>> cs.alarm_at is None, round(float(cs.estimate[-1]), 3)
+    (True, 0.0)
+    """
+    alpha = check_alpha(alpha)
+    tolerance = check_tolerance(tolerance)
+    p = scores_1d(scores)
+    y = check_binary_labels(labels, p.shape[0], pos_label)
+    x = y - p
+    keys, _, n, sx, sxx = batch_sums(x, batches)
+    shift_at = check_shift_at(shift_at, n.size)
     low, high = sequence_from_sums(n, sx, sxx, alpha=alpha)
     cum = np.cumsum(n)
     est = np.cumsum(sx) / cum
-    a = int(first_alarm(low, high))
+    a = int(first_alarm(low, high, tolerance))
     return ConfidenceSequence(low=low, high=high, estimate=est, n=cum.astype(np.int64), alpha=alpha,
-                              alarm_at=None if a < 0 else a, shift_at=shift_at, steps=keys)
+                              alarm_at=None if a < 0 else a, shift_at=shift_at, steps=keys, tolerance=tolerance)

@@ -1,0 +1,123 @@
+r"""Anytime-valid alerts per score bin: one confidence sequence per bin, α shared out.
+
+The rows whose score falls in bin :math:`k` form their own stream of :math:`y - p`; each
+bin gets the sequence of :mod:`veracity.delayed._sequence` at level :math:`\alpha/K`
+(Bonferroni over the :math:`K` bins, fixed in advance), so the chance that *any* bin
+of a calibrated stream ever alarms, over unlimited looks, is at most :math:`\alpha`.
+Per (bin, batch) the store needs the same three sums as for the whole stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._display import Display
+from ..core._text import fmt, render_table
+from ..core._validation import check_binary_labels
+from ..decisions._inputs import check_alpha, scores_1d
+from ._audit import _edges
+from ._sequence import (
+    ConfidenceSequence,
+    batch_sums,
+    check_shift_at,
+    check_tolerance,
+    first_alarm,
+    sequence_from_sums,
+)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class BinnedSequences(Display):
+    """One :class:`ConfidenceSequence` per score bin (``sequences``, each at ``alpha / bins``).
+
+    ``alarm_at`` — the first step at which any bin alarms (None if none), ``alarm_bins`` —
+    the bins that alarm at that step; the family's false-alarm chance is at most ``alpha``.
+    """
+
+    edges: np.ndarray
+    sequences: tuple[ConfidenceSequence, ...]
+    alpha: float
+
+    @property
+    def labels(self) -> list[str]:
+        e, k = self.edges, self.edges.size - 1
+        return [f"[{e[i]:g}, {e[i + 1]:g}{']' if i == k - 1 else ')'}" for i in range(k)]
+
+    @property
+    def alarm_at(self) -> int | None:
+        hits = [cs.alarm_at for cs in self.sequences if cs.alarm_at is not None]
+        return min(hits) if hits else None
+
+    @property
+    def alarm_bins(self) -> list[str]:
+        a = self.alarm_at
+        return [lab for lab, cs in zip(self.labels, self.sequences) if a is not None and cs.alarm_at == a]
+
+    def rows(self) -> list[dict[str, Any]]:
+        out = []
+        for i, (lab, cs) in enumerate(zip(self.labels, self.sequences)):
+            last = cs.low.size - 1
+            out.append({"bin": lab, "lo": float(self.edges[i]), "hi": float(self.edges[i + 1]),
+                        "n": int(cs.n[last]), "estimate": float(cs.estimate[last]),
+                        "low": float(cs.low[last]), "high": float(cs.high[last]), "alarm_at": cs.alarm_at,
+                        "alarm_step": cs.alarm_step, "status": "alert" if cs.alarm_at is not None else "ok"})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"alpha": self.alpha, "alpha_per_bin": self.alpha / len(self.sequences),
+                "alarm_at": self.alarm_at, "alarm_bins": self.alarm_bins, "bins": self.rows()}
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        return self.rows()
+
+    def __str__(self) -> str:
+        body = [[r["bin"], f"{r['n']:,}", fmt(r["estimate"], sign=True),
+                 f"[{fmt(r['low'], sign=True)}, {fmt(r['high'], sign=True)}]",
+                 "" if r["alarm_step"] is None else f"ALARM at {r['alarm_step']}"] for r in self.rows()]
+        k = len(self.sequences)
+        lines = [(f"confidence sequences per score bin for rate - mean score (anytime-valid; alpha={self.alpha:g} "
+                 f"shared by {k} bins, {self.alpha / k:.2g} each; bounds after the last look)"),
+                 render_table(["bin", "labelled", "rate-score", "bounds", ""], body, align="lrrll")]
+        lines.append("alarm: none" if self.alarm_at is None else
+                     f"alarm: first at step {self.sequences[0]._key(self.alarm_at)} in {', '.join(self.alarm_bins)}")
+        return "\n".join(lines)
+
+    def _plot(self, ax: Any = None) -> Any:
+        from ._plot import plot_binned
+
+        return plot_binned(self, ax)
+
+
+def binned_sequences(scores: Any, labels: Any, *, bins: Any = 10, alpha: float = 0.05, batches: Any = None,
+                     tolerance: float = 0.0, shift_at: int | None = None, pos_label: Any = None
+                     ) -> BinnedSequences:
+    """Anytime-valid running bounds on rate − mean score within each score bin (``bins``: a
+    count of equal-width bins or edges), each at ``alpha / bins``; the other options are
+    those of :func:`~veracity.confidence_sequence`.
+
+    >>> b = binned_sequences([0.2] * 500 + [0.8] * 500, [1, 0, 0, 0, 0] * 100 + [1, 1, 1, 1, 0] * 100, bins=2)
+    >>> b.alarm_at, [r["n"] for r in b.rows()]
+    (None, [500, 500])
+    """
+    alpha = check_alpha(alpha)
+    tolerance = check_tolerance(tolerance)
+    edges = _edges(bins)
+    p = scores_1d(scores)
+    y = check_binary_labels(labels, p.shape[0], pos_label)
+    k = edges.size - 1
+    b = np.searchsorted(edges[1:-1], p, side="right")
+    keys, _, n, sx, sxx = batch_sums(y - p, batches, extra=b, groups=k)
+    shift_at = check_shift_at(shift_at, n.shape[1])
+    a = alpha / k
+    low, high = sequence_from_sums(n, sx, sxx, alpha=a)
+    at = first_alarm(low, high, tolerance)
+    cum = np.cumsum(n, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        est = np.cumsum(sx, axis=1) / cum
+    seqs = tuple(ConfidenceSequence(low=low[i], high=high[i], estimate=est[i], n=cum[i].astype(np.int64), alpha=a,
+                                    alarm_at=None if at[i] < 0 else int(at[i]), shift_at=shift_at, steps=keys,
+                                    tolerance=tolerance) for i in range(k))
+    return BinnedSequences(edges=edges, sequences=seqs, alpha=alpha)
