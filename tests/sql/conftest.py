@@ -8,6 +8,7 @@ reason) only where it cannot start.
 from __future__ import annotations
 
 import sqlite3
+import tempfile
 import warnings
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def pg_uri(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def pg_uri() -> Any:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
@@ -27,7 +28,8 @@ def pg_uri(tmp_path_factory: pytest.TempPathFactory) -> Any:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            server = pgserver.get_server(tmp_path_factory.mktemp("pg"), cleanup_mode="delete")
+            # a fresh directory outside pytest's own (0700 as root, which the server's user could not enter)
+            server = pgserver.get_server(tempfile.mkdtemp(prefix="veracity-pg-"), cleanup_mode="delete")
             uri = server.get_uri()
     except Exception as exc:  # noqa: BLE001 - any failure to start is a skip with its reason
         pytest.skip(f"the pgserver PostgreSQL could not start here: {type(exc).__name__}: {exc}")

@@ -135,8 +135,12 @@ class Columns:
     weight_scale: float = 1.0
 
 
-def base_select(c: Columns, dialect: str) -> Any:
-    """``SELECT _s, _y, _w[, _g][, text flags] FROM table``: the only node holding user names."""
+def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
+    """``SELECT _s, _y, _w[, _g][, text flags] FROM table``: the only node holding user names.
+
+    Unweighted, ``_w`` is the double 1.0 (a bare ``1.0`` would be an exact decimal in PostgreSQL
+    and DuckDB, whose arithmetic is many times slower), or the integer 1 with ``integer``.
+    """
     from sqlglot import exp
 
     double = exp.DataType.build("double")
@@ -150,15 +154,17 @@ def base_select(c: Columns, dialect: str) -> Any:
         y_expr = exp.case().when(y.copy(), exp.Literal.number("1.0")).when(
             exp.Not(this=y.copy()), exp.Literal.number("0.0"))
     else:
-        y_expr = exp.Cast(this=y, to=double.copy())
-    cols = [exp.alias_(exp.Cast(this=s, to=double.copy()), "_s"), exp.alias_(y_expr, "_y")]
+        y_expr = y
+    cols = [exp.alias_(exp.Cast(this=s, to=double.copy()), "_s"),
+            exp.alias_(exp.Cast(this=y_expr, to=double.copy()), "_y")]
     if c.weight is not None:
         w = exp.Cast(this=exp.column(ident(c.weight, "sample_weight")), to=double.copy())
         if c.weight_scale != 1.0:
             w = exp.Mul(this=w, expression=exp.Literal.number(_num(c.weight_scale)))
         cols.append(exp.alias_(w, "_w"))
     else:
-        cols.append(exp.alias_(exp.Literal.number("1.0"), "_w"))
+        one = exp.Literal.number(1)
+        cols.append(exp.alias_(one if integer else exp.Cast(this=one, to=double.copy()), "_w"))
     if c.by is not None:
         cols.append(exp.alias_(exp.column(ident(c.by, "by")), "_g"))
     if dialect == "sqlite":  # dynamic typing: text in a numeric column would cast to 0 silently
@@ -329,7 +335,7 @@ SELECT {g}_b,
   SUM(_ok) AS correct, SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg
 FROM _fin
 GROUP BY {g}_b
-""", base_select(c, dialect), dialect)
+""", base_select(c, dialect, integer=integer), dialect)
 
 
 def auc_sql(c: Columns, dialect: str, *, n: int, pool: tuple[list[Any], bool] | None = None) -> str:
@@ -357,7 +363,7 @@ _run AS (
     SUM(_ws - _w1) OVER (ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - (_ws - _w1) AS _below
   FROM _val)
 SELECT SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run
-""", base_select(c, dialect), dialect, **nodes)
+""", base_select(c, dialect, integer=integer), dialect, **nodes)
 
 
 # -- equal-mass edges ------------------------------------------------------------------------------

@@ -129,10 +129,10 @@ def calibrator_params(doc: dict[str, Any], prefix: str = "") -> dict[str, str]:
 def result_page(result: AuditResult, *, title: str = "Calibration report", source: str | None = None) -> str:
     """A self-contained HTML report built from an audit alone (no rows: summary, reliability, slices).
 
-    The page is assembled from :mod:`veracity.report`'s own sections, so it reads like
+    The page is assembled from :mod:`veracity.reporting`'s own sections, so it reads like
     ``vc.report``'s; the threshold explorer and operating curves need the rows and are left out.
     """
-    from ..report import _html, _sections
+    from ..reporting import _html, _sections
 
     reading = "probability" if result.score_type == "probability" else "σ(logit)"
     sections = [("summary", "Summary", _sections._section("summary", "Summary", _sections._summary(result, reading)))]
@@ -192,7 +192,7 @@ def log_mlflow(
       ``mce``, ``brier`` (+ ``brier_reliability/resolution/uncertainty``), ``nll``, ``auc``,
       ``accuracy``, ``base_rate``, ``n``, and per slice ``{by}/{key}/{metric}``; artifacts
       ``audit.json`` (``result.to_dict()``, NaN as null), ``reliability.png`` and
-      ``report.html`` (built from the audit's aggregates with :mod:`veracity.report`'s sections;
+      ``report.html`` (built from the audit's aggregates with :mod:`veracity.reporting`'s sections;
       pass ``report=vc.report(...)`` to log the full page with its threshold explorer instead);
     * a fitted calibrator: ``calibrator.json`` (its ``to_dict()``; ``vc.load`` reads it back)
       and its kind, parameters and provenance as run parameters ``calibrator.*``;
@@ -207,7 +207,7 @@ def log_mlflow(
     if not isinstance(prefix, str):
         raise VeracityError(f"prefix must be a string, got {prefix!r}")
     obj = result_or_calibrator
-    from ..report import Report
+    from ..reporting import Report
 
     if not isinstance(obj, (AuditResult, Report)) and not _is_calibrator(obj):
         raise VeracityError(
