@@ -352,3 +352,28 @@ def test_threads_of_one_process_wait_for_each_other(tmp_path):
         t.join()
     assert errors == []
     assert store.counts()["predictions"] == 405
+
+
+def test_high_cardinality_slices_are_pooled_with_a_note(tmp_path, capsys):
+    n, values = 6000, 3000
+    rng = np.random.default_rng(5)
+    p = rng.uniform(0.05, 0.95, n)
+    users = np.where(rng.random(n) < 0.3, "big", rng.integers(0, values, n).astype(str))
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": np.arange(n), "ts": ["2026-01-05"] * n, "p": p, "user": users}), id="id",
+              time="ts", score="p", by="user")
+    st = store.status(by="user", freq="M", as_of="2026-02-01")
+    names = [r.slice for r in st.rows]
+    assert len(names) == 20 + 2 and names.count("(other)") == 1 and "big" in names  # 20 kept + (other) + (all)
+    assert st.pooled == len(set(users)) - 20
+    assert sum(r.rows for r in st.rows if r.slice != "(all)") == n  # nothing lost in pooling
+    assert "pooled into slice '(other)'" in str(st) and st.to_dict()["pooled_slices"] == st.pooled
+    wide = store.status(by="user", freq="M", as_of="2026-02-01", max_slices=50)
+    assert len(wide.rows) == 52
+    with pytest.raises(vc.VeracityError, match="max_slices must be a positive integer"):
+        store.status(by="user", max_slices=0)
+    assert main(["monitor", "status", str(store.path), "--by", "user", "--freq", "M", "--as-of", "2026-02-01",
+                 "--max-slices", "5", "--json", "-"]) == 0
+    import json
+
+    assert len(json.loads(capsys.readouterr().out)["periods"]) == 7

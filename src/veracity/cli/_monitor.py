@@ -114,6 +114,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--cost-fp", type=float, default=1.0, help="cost of a false positive (default: 1)")
     p.add_argument("--cost-fn", type=float, default=1.0, help="cost of a false negative (default: 1)")
     p.add_argument("--fail-on-alert", action="store_true", help="exit with code 1 when any alert fires")
+    p.add_argument("--max-slices", type=int, default=20, metavar="N",
+                   help="with --by: the N slices with most rows keep their name, the rest are pooled into "
+                        "'(other)' (default: 20)")
     _json_arg(p)
 
     p = sub.add_parser("recalibrate", description=_DESCRIPTIONS["recalibrate"],
@@ -158,6 +161,10 @@ def _periods(args: argparse.Namespace) -> dict[str, Any]:
                 min_count=args.min_count, bins=args.bins, model=args.model)
 
 
+def _status_only(args: argparse.Namespace) -> dict[str, Any]:
+    return dict(max_slices=args.max_slices)
+
+
 def run(args: argparse.Namespace) -> int:
     action = getattr(args, "action", None)
     if action is None:
@@ -185,7 +192,8 @@ def run(args: argparse.Namespace) -> int:
         if args.min_count < 1:
             raise VeracityError(f"--min-count must be at least 1, got {args.min_count}")
         status = store.status(**_periods(args), level=args.level, alert_level=args.alert_level, reference=args.reference,
-                              threshold=args.threshold, cost_fp=args.cost_fp, cost_fn=args.cost_fn)
+                              threshold=args.threshold, cost_fp=args.cost_fp, cost_fn=args.cost_fn,
+                              **_status_only(args))
         emit(args, str(status), {"store": str(store.path), **status.to_dict()}, note_text=str(store.path))
         return 1 if (args.fail_on_alert and status.alerts) else 0
     # recalibrate

@@ -122,6 +122,8 @@ class StoreStatus(Display):
     threshold: float
     bins: int
     stats: dict[tuple[str, str], BinStats] = field(default_factory=dict)
+    #: slices summed into "(other)" because the slice column had more than ``max_slices`` values
+    pooled: int = 0
 
     @property
     def alerts(self) -> list[StatusRow]:
@@ -132,7 +134,7 @@ class StoreStatus(Display):
             "as_of": self.as_of, "freq": self.freq, "window": self.window, "horizon": self.horizon,
             "by": self.by, "reference": self.reference, "level": self.level,
             "alert_level": self.alert_level, "min_count": self.min_count,
-            "threshold": self.threshold, "bins": self.bins,
+            "threshold": self.threshold, "bins": self.bins, "pooled_slices": self.pooled,
             "alerts": len(self.alerts), "periods": [r.to_dict() for r in self.rows],
         }
 
@@ -158,6 +160,9 @@ class StoreStatus(Display):
             f"rows (calibration, slope) or rows (score shift); three tests per window at "
             f"{(1 - self.alert_level) / 3:.2g} each, so a calibrated, stationary window alerts with probability "
             f"<= {1 - self.alert_level:.2g})")
+        if self.pooled:
+            lines.append(f"({self.pooled} {self.by!r} values with the fewest rows are pooled into slice "
+                         f"'{OTHER}'; pass max_slices= (--max-slices) to show more)")
         for r in self.rows:
             tag = r.period + (f" [{r.slice}]" if show_slice else "")
             for a in r.alerts:
@@ -176,6 +181,10 @@ class StoreStatus(Display):
         if not self.alerts:
             lines.append("alerts: none")
         return "\n".join(lines)
+
+
+#: the slice that holds the rows of slices beyond ``max_slices``
+OTHER = "(other)"
 
 
 def _wald_two_sided(z: float) -> float:
@@ -229,18 +238,36 @@ def check_model(con: Any, model: Any) -> None:
 
 
 def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice_col: str | None,
-           bins: int, threshold: float, model: str | None) -> Any:
+           bins: int, threshold: float, model: str | None, max_slices: int = 20) -> tuple[Any, int]:
+    """Per (period, slice, state, bin, cell, flag) sums, and how many slices were pooled into ``(other)``.
+
+    Only the ``max_slices`` slices with the most rows keep their name; the rest are summed into
+    one ``(other)`` slice (a slice column with 20,000 user ids is one aggregate, not 20,000 tables).
+    """
     mature = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
     sl = "'" + ALL + "'" if slice_col is None else f"coalesce(p.{quote_identifier('s_' + slice_col)}, '(missing)')"
     where = f"p.ts <= make_timestamp({as_of_us})" + (" AND p.model = ?" if model is not None else "")
+    params = [model] if model is not None else []
+    pooled = 0
+    keep = ""
+    if slice_col is not None:
+        distinct = int(con.execute(f"SELECT count(DISTINCT {sl}) FROM predictions p WHERE {where}",
+                                   params).fetchone()[0])
+        if distinct > max_slices:
+            pooled = distinct - max_slices
+            keep = (f", top AS (SELECT slice FROM r0 GROUP BY slice ORDER BY count(*) DESC, slice "
+                    f"LIMIT {int(max_slices)})")
     eta = "(ln(greatest(score, 1e-12)) - ln(greatest(1 - score, 1e-12)))"
     sql = f"""
-    WITH r AS (
+    WITH r0 AS (
       SELECT {period} AS period, {sl} AS slice, p.score AS score, p.label AS y,
              CASE WHEN p.label IS NOT NULL AND p.observed <= make_timestamp({as_of_us}) AND {mature} THEN 0
                   WHEN {mature} AND {horizon_us is not None} THEN 2 ELSE 1 END AS state
       FROM predictions p
       WHERE {where}
+    ){keep}, r AS (
+      SELECT * REPLACE ({"CASE WHEN slice IN (SELECT slice FROM top) THEN slice ELSE '" + OTHER + "' END"
+                         if keep else "slice"} AS slice) FROM r0
     )
     SELECT epoch_us(period) AS period, slice, state, CASE WHEN state = 0 THEN y ELSE -1 END AS y,
            least(floor(score * {bins}), {bins - 1})::INTEGER AS bin,
@@ -253,8 +280,7 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
            sum(CASE WHEN state = 0 THEN {eta} ELSE 0 END) AS seta
     FROM r GROUP BY ALL
     """
-    params = [model] if model is not None else []
-    return con.execute(sql, params).fetchnumpy()
+    return con.execute(sql, params).fetchnumpy(), pooled
 
 
 def store_status(
@@ -274,6 +300,7 @@ def store_status(
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     model: str | None = None,
+    max_slices: int = 20,
 ) -> StoreStatus:
     """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``."""
     check_interval_args("wilson", level, "two-sided")
@@ -295,6 +322,8 @@ def store_status(
         raise VeracityError(f"threshold must be in [0, 1], got {threshold!r}")
     if int(min_count) < 1:
         raise VeracityError(f"min_count must be at least 1, got {min_count!r}")
+    if isinstance(max_slices, bool) or not isinstance(max_slices, int) or max_slices < 1:
+        raise VeracityError(f"max_slices must be a positive integer, got {max_slices!r}", param="max_slices")
     t_as_of = parse_instant(as_of)
     as_of_us = int(t_as_of.astype("datetime64[us]").astype(np.int64))
     horizon_s = None if horizon is None else parse_duration(horizon, "--horizon")
@@ -304,7 +333,8 @@ def store_status(
         return _status_from(store, con, freq=freq, window=window, window_s=window_s, t_as_of=t_as_of,
                             as_of_us=as_of_us, horizon=horizon, horizon_us=horizon_us, by=by, bins=bins,
                             level=level, alert_level=alert_level, min_count=min_count, reference=reference,
-                            threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model)
+                            threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
+                            max_slices=max_slices)
     except VeracityError:
         raise
     except Exception as exc:
@@ -321,7 +351,7 @@ def store_status(
 def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, window_s: float | None,
                  t_as_of: Any, as_of_us: int, horizon: Any, horizon_us: int | None, by: str | None, bins: int,
                  level: float, alert_level: float, min_count: int, reference: str | None, threshold: float,
-                 cost_fp: float, cost_fn: float, model: str | None) -> StoreStatus:
+                 cost_fp: float, cost_fn: float, model: str | None, max_slices: int) -> StoreStatus:
     if by is not None and by not in store.slices(con):
         known = ", ".join(store.slices(con)) or "none"
         raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
@@ -332,11 +362,12 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                          + (" AND model = ?" if model is not None else ""),
                          [model] if model is not None else []).fetchone()
     start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
-    g = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=by,
-               bins=bins, threshold=float(threshold), model=model)
+    g, pooled = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=by,
+                       bins=bins, threshold=float(threshold), model=model, max_slices=max_slices)
     settings = dict(as_of=str(t_as_of.astype("datetime64[s]")).replace("T", " "), freq=freq,
                     window=window, horizon=None if horizon is None else str(horizon), by=by,
-                    level=float(level), alert_level=float(alert_level), min_count=int(min_count), threshold=float(threshold), bins=bins)
+                    level=float(level), alert_level=float(alert_level), min_count=int(min_count),
+                    threshold=float(threshold), bins=bins, pooled=pooled)
     if lo is None:
         return StoreStatus(rows=(), reference=None, **settings)
     starts = period_starts(np.datetime64(lo, "us"), np.datetime64(hi, "us"), freq, window_s, t_as_of)
@@ -465,7 +496,9 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                 details.update(expected_low=exp_pos - z_t * sd - 0.5, expected_high=exp_pos + z_t * sd + 0.5,
                                z=np.sign(real_pos - exp_pos) * max(abs(real_pos - exp_pos) - 0.5, 0.0) / sd
                                if sd > 0 else nan)
-                fit = _fit_cells(cell_data, k)
+                # the slope is judged only where alerts are (>= min_count labelled rows): a logistic fit
+                # on a handful of rows is noise, and fitting every small slice dominated the time
+                fit = _fit_cells(cell_data, k) if nl >= min_count else None
                 if fit is not None:
                     citl, _, slope, slope_se, slope_p = fit
                     details["slope_se"] = slope_se
