@@ -36,9 +36,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "comma-separated for several")
     parser.add_argument("--by", default=None, help="with --against: also compare within each value of this column")
     parser.add_argument("--level", type=float, default=0.95, help="interval level with --against (default: 0.95)")
-    parser.add_argument("--resamples", type=int, default=200,
+    parser.add_argument("--n-resamples", dest="resamples", type=int, default=200,
                         help="paired bootstrap resamples for the ECE and CORP intervals (default: 200; 0: none)")
-    parser.add_argument("--seed", type=int, default=0, help="random_state of the paired bootstrap (default: 0)")
+    parser.add_argument("--resamples", dest="resamples", type=int, default=200, help=argparse.SUPPRESS)  # old name
+    parser.add_argument("--random-state", dest="seed", type=int, default=0,
+                        help="random_state of the paired bootstrap (default: 0)")
+    parser.add_argument("--seed", dest="seed", type=int, default=0, help=argparse.SUPPRESS)  # old name, hidden
     parser.add_argument("--role-col", default=None, help="column holding each row's split role")
     parser.add_argument("--eval-role", default="test",
                         help="measure on the rows of this role (default: test)")

@@ -50,9 +50,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cost-fn", type=float, default=1.0, help="cost of a missed positive (default: 1)")
     parser.add_argument("--target-recall", type=float, default=0.95,
                         help="recall target marked in the explorer (default: 0.95)")
-    parser.add_argument("--no-bootstrap", "--no-ci", dest="no_ci", action="store_true",
+    parser.add_argument("--no-bootstrap", dest="no_ci", action="store_true",
                         help="skip the bootstrap intervals and the ECE noise floor (faster on big files)")
-    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default: 1000)")
+    parser.add_argument("--no-ci", dest="no_ci", action="store_true", help=argparse.SUPPRESS)  # old name, hidden
+    parser.add_argument("--n-resamples", dest="resamples", type=int, default=1000,
+                        help="bootstrap resamples (default: 1000)")
+    parser.add_argument("--resamples", dest="resamples", type=int, default=1000, help=argparse.SUPPRESS)  # old name
     parser.add_argument("--title", default="Calibration report", help="page title")
     parser.add_argument("--detail", action="append", default=[], metavar="KEY=VALUE",
                         help="a line for the page header, e.g. --detail model=v3.2 (repeatable)")
