@@ -12,7 +12,7 @@ calibrated model, with a p-value), ``--bootstrap`` (bootstrap intervals; ``--ci`
 (plug-in, debiased and smooth ECE), ``--tests`` (Spiegelhalter, Hosmer-Lemeshow,
 calibration slope), ``--corp`` (MCB - DSC + UNC); ``--honest`` turns them all on:
 
-    veracity audit scores.csv --bins auto --honest --resamples 1000 --random-state 0
+    veracity audit scores.csv --bins auto --honest --n-resamples 1000 --random-state 0
 
 A table in a SQL database is audited where it is (only aggregates travel), and
 ``--mlflow`` logs the audit to an MLflow run:
@@ -66,10 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 "else memory; memory: load the needed columns; duckdb: out of core inside DuckDB; spark: a "
                 "Spark session (--spark-master); dask: Dask DataFrame. Every engine gives the same numbers")
     honest = parser.add_argument_group("honest estimators (how far the numbers can be trusted)")
-    honest.add_argument("--bootstrap", "--ci", dest="ci", nargs="?", const="bca", default=None,
+    honest.add_argument("--bootstrap", dest="ci", nargs="?", const="bca", default=None,
                         choices=["percentile", "bca"],
                         help="bootstrap intervals for ECE, MCE, Brier, NLL, AUC, accuracy "
                              "(default method when given: bca)")
+    honest.add_argument("--ci", dest="ci", nargs="?", const="bca", default=None, choices=["percentile", "bca"],
+                        help=argparse.SUPPRESS)  # old name, hidden
     honest.add_argument("--noise-floor", action="store_true",
                         help="expected ECE if the model were perfectly calibrated, with a p-value")
     honest.add_argument("--estimators", action="store_true",
@@ -80,10 +82,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="CORP (PAV) reliability curve: MCB - DSC + UNC for Brier and log loss")
     honest.add_argument("--honest", action="store_true",
                         help="all of the above (--bootstrap bca --noise-floor --estimators --tests --corp)")
-    honest.add_argument("--resamples", type=int, default=1000,
+    honest.add_argument("--n-resamples", dest="resamples", type=int, default=1000,
                         help="bootstrap resamples and noise-floor redraws (default: 1000)")
-    honest.add_argument("--random-state", "--seed", dest="seed", type=int, default=0,
-                        help="random seed (default: 0; --seed is the old name)")
+    honest.add_argument("--resamples", dest="resamples", type=int, default=1000, help=argparse.SUPPRESS)  # old name
+    honest.add_argument("--random-state", dest="seed", type=int, default=0, help="random_state (default: 0)")
+    honest.add_argument("--seed", dest="seed", type=int, default=0, help=argparse.SUPPRESS)  # old name, hidden
     sql = parser.add_argument_group("a table in a SQL database (computed inside the database)")
     sql.add_argument("--sql-url", default=None, metavar="URL",
                      help="database URL: sqlite:///PATH, duckdb:///PATH, postgresql://USER@HOST/DB, or any "
