@@ -43,6 +43,8 @@ def _error(call) -> VeracityError:
         (lambda: vc.ece(np.array([[0.5, 0.6], [0.2, 0.8]]), [0, 1]), "score_type",
          "Normalise the rows, or pass score_type='logit' for raw logits",
          "Normalise the rows, or pass --score-type logit for raw logits"),
+        (lambda: vc.recall_threshold(np.linspace(0.1, 0.9, 10), np.ones(10), target=0.95), "correction",
+         "lower the target, or pass correction=False", "lower the target, or pass --no-correction"),
         (lambda: vc.ece([0.1, 0.8], [0, 1, 1]), "labels",
          "scores have 2 rows but labels have 3", "scores have 2 rows but labels have 3"),
     ],

@@ -61,6 +61,17 @@ FLAGS: dict[str, str] = {
     "engine": "--engine",
     "alpha": "--alpha",
     "method": "--method",
+    "cost_fp": "--cost-fp",
+    "cost_fn": "--cost-fn",
+    "top_k": "--budget",
+    "fraction": "--budget",
+}
+
+
+#: settings that are a flag of their own: (parameter, value) -> flag
+SETTINGS: dict[tuple[str, object], str] = {
+    ("correction", False): "--no-correction",
+    ("bootstrap", False): "--no-bootstrap",
 }
 
 
@@ -69,6 +80,8 @@ def cli_spelling(param: str, *value: object) -> str:
 
     A parameter with no flag keeps its Python spelling (``name=`` / ``name='value'``).
     """
+    if value and (param, value[0]) in SETTINGS:
+        return SETTINGS[param, value[0]]
     flag = FLAGS.get(param)
     if flag is None:
         return python_spelling(param, *value)
