@@ -103,7 +103,10 @@ def test_many_distinct_scores_use_the_same_grid(backend, tmp_path):
 
 
 def test_logit_scores_and_pos_label_on_duckdb(tmp_path):
+    # each engine computes the probability of a logit itself (to the last bit or so), so a row may sit on the
+    # other side of an equal-width cell's edge: the identity holds exactly when scores are the cells
     df = _data()
+    df["p"] = np.round(df["p"], 2)
     df["logit"] = np.log(df["p"] / (1 - df["p"]))
     df["outcome"] = np.where(df["y"] == 1, "churn", "stay")
     want = vc.segments(df["logit"].to_numpy(), df["outcome"].to_numpy(), features={f: df[f].to_numpy() for f in FEATURES},

@@ -31,7 +31,7 @@ from ._family import (
 from ._result import SegmentsResult
 
 #: most distinct scores taken as the cells of the cumulative path (beyond: equal-width cells)
-MAX_CELLS = 1024
+MAX_CELLS = 256
 
 
 def resolve_depth(depth: Any, n_features: int) -> int:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ._family import FeatureSpec, strides
+from ._family import FeatureSpec, decode, strides
 
 SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2")
 _BINCOUNT_LIMIT = 1 << 24
@@ -77,7 +77,10 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
         per_row = {"w": w, "w2": w2, "wp": w * p, "wy": w * y, "w2p": w2 * p, "w2p2": w2 * p * p}
     out: dict[str, list[np.ndarray]] = {k: [] for k in SUMS}
     set_ids, keys, cells = [], [], []
+    top = max(len(s) for s in sets)
     for sid, s in enumerate(sets):
+        if len(s) != top:  # a lower set is a margin of a top one (see complete())
+            continue
         size = 1
         key = np.zeros(p.size, dtype=np.int64)
         for i, st in zip(s, strides(specs, s)):
@@ -106,8 +109,9 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
         set_ids.append(np.full(flat.size, sid, dtype=np.int64))
         for k in SUMS:
             out[k].append(sums[k])
-    return CellTable(np.concatenate(set_ids), np.concatenate(keys), np.concatenate(cells),
-                     {k: np.concatenate(v) for k, v in out.items()}, mode, C, values, w is not None)
+    return complete(CellTable(np.concatenate(set_ids), np.concatenate(keys), np.concatenate(cells),
+                              {k: np.concatenate(v) for k, v in out.items()}, mode, C, values, w is not None),
+                    specs, sets)
 
 
 # ---------------------------------------------------------------------------------------
@@ -136,7 +140,10 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
         x = x.with_columns(_c=cell, _one=nw.lit(1, nw.Int64), _swp=p, _swy=y, _sw2p2=p * p)
         aggs = ["_one", "_swp", "_swy", "_sw2p2"]
     parts = []
+    top = max(len(s) for s in sets)
     for sid, s in enumerate(sets):
+        if len(s) != top:  # a lower set is a margin of a top one (see complete())
+            continue
         key = nw.lit(0, nw.Int64)
         for i, st in zip(s, strides(specs, s)):
             key = key + nw.col(f"_f{i}") * nw.lit(st, nw.Int64)
@@ -157,10 +164,8 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
         sums.update(w=cols["_sw"], w2=cols["_sw2"], w2p=cols["_sw2p"])
     else:
         sums.update(w=cols["_one"], w2=cols["_one"], w2p=cols["_swp"])
-    # a canonical order (the engine returns groups in any order): set, key, cell
-    order = np.lexsort((cellidx, key, set_id))
-    return CellTable(set_id[order], key[order], cellidx[order], {k: v[order] for k, v in sums.items()}, mode,
-                     C if mode == "grid" else values.size, values, weighted)
+    table = CellTable(set_id, key, cellidx, sums, mode, C if mode == "grid" else values.size, values, weighted)
+    return complete(table, specs, sets)
 
 
 def canonical(table: CellTable) -> CellTable:
@@ -168,3 +173,34 @@ def canonical(table: CellTable) -> CellTable:
     return CellTable(table.set_id[order], table.key[order], table.cell[order],
                      {k: v[order] for k, v in table.sums.items()}, table.mode, table.n_cells, table.cell_values,
                      table.weighted)
+
+
+def complete(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ...]]) -> CellTable:
+    """Add every grouping set the table lacks as a margin of a larger one it holds, in canonical order.
+
+    Only the largest sets (every pair, at depth 2) are aggregated over the rows; each single
+    feature, and every row together, is a sum over one of them — one pass fewer per set.
+    """
+    have = set(np.unique(table.set_id).tolist())
+    C = table.n_cells
+    parts = [(table.set_id, table.key, table.cell, table.sums)]
+    for sid, s in enumerate(sets):
+        if sid in have:
+            continue
+        tid = next(t for t in sorted(have) if set(s) <= set(sets[t]))
+        m = table.set_id == tid
+        codes = decode(specs, sets[tid], table.key[m])
+        key = np.zeros(int(m.sum()), dtype=np.int64)
+        for i, st in zip(s, strides(specs, s)):
+            key += codes[:, sets[tid].index(i)] * st
+        flat, inv = np.unique(key * C + table.cell[m], return_inverse=True)
+        inv = inv.reshape(-1)
+        sums = {k: np.bincount(inv, weights=v[m], minlength=flat.size) for k, v in table.sums.items()}
+        parts.append((np.full(flat.size, sid, dtype=np.int64), flat // C, flat % C, sums))
+    set_id = np.concatenate([p[0] for p in parts])
+    key = np.concatenate([p[1] for p in parts])
+    cell = np.concatenate([p[2] for p in parts])
+    sums = {k: np.concatenate([p[3][k] for p in parts]) for k in table.sums}
+    order = np.lexsort((cell, key, set_id))
+    return CellTable(set_id[order], key[order], cell[order], {k: v[order] for k, v in sums.items()}, table.mode,
+                     C, table.cell_values, table.weighted)

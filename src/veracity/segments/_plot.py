@@ -1,0 +1,50 @@
+"""The picture of a segment search: each segment's gap with its interval, discoveries highlighted.
+
+matplotlib is imported here only, and only when a plot is drawn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError
+
+INK, MUTED, GRID = "#1f2933", "#8a94a6", "#e4e7eb"
+HIT, CALM = "#d55e00", "#1f5fa8"
+#: segments drawn: the discoveries, then the smallest p-values, up to this many
+MAX_ROWS = 30
+
+
+def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
+    """Gap (rate − mean score) per segment with its interval; discoveries in orange."""
+    rows = [r for r in result.rows if r.sufficient][:max_rows]
+    if not rows:
+        rows = list(result.rows[:max_rows])
+    if ax is None:
+        try:
+            from matplotlib.figure import Figure
+        except ImportError:  # pragma: no cover - depends on the environment
+            raise VeracityError("plots need matplotlib; install it with: pip install 'veracity[plot]'") from None
+        fig = Figure(figsize=(7.5, 1.2 + 0.28 * max(len(rows), 1)), dpi=100, layout="constrained")
+        ax = fig.add_subplot()
+    else:
+        fig = ax.figure
+    pos = np.arange(len(rows))[::-1]
+    for y, r in zip(pos, rows):
+        colour = HIT if r.discovery else CALM
+        ax.plot([r.ci_low, r.ci_high], [y, y], color=colour, linewidth=2.0, alpha=0.8)
+        ax.plot([r.gap], [y], "o", color=colour, markersize=5)
+    ax.axvline(0.0, color=MUTED, linewidth=1.0)
+    ax.set_yticks(pos)
+    ax.set_yticklabels([f"{r.segment.replace('$', chr(92) + '$')}  (n={r.n:,})" for r in rows], fontsize=8)
+    ax.set_xlabel("gap = observed rate − mean score (95% interval)", fontsize=9, color=INK)
+    found = len(result.discoveries)
+    ax.set_title(f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'} at FDR {result.fdr:g}"
+                 f" · MCE {result.mce:.4f} ({result.mce_sigma:.1f}σ)", fontsize=10, color=INK, loc="left")
+    ax.grid(True, axis="x", color=GRID, linewidth=0.8)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return fig
