@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core._audit import AuditResult, audit
-from ..core._validation import VeracityError, prepare_binary
+from ..core._validation import VeracityError, labels_with_pos_label, prepare_binary
 from .._version import __version__
 from ._sections import (
     _about,
@@ -97,6 +97,7 @@ def report(
     calibrator: Any = None,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
     by: Any = None,
     by_name: str | None = None,
     max_groups: int | None = 100,
@@ -146,7 +147,7 @@ def report(
     explorer's cut points (every distinct score below it, a fixed grid above).
     ``store`` (a :class:`~veracity.StoreStatus`, e.g. ``vc.MonitorStore(path).status()``)
     adds the "Over time" section: calibration per period with intervals, alerts and
-    the pending share.
+    the pending share. ``pos_label`` names the positive class of two-valued labels.
 
     >>> r = report([.1, .3, .7, .9, .2, .8], [0, 0, 1, 1, 1, 0], min_count=1, bootstrap=False)
     >>> r.sections[:2], r.html.startswith("<!DOCTYPE html>")
@@ -156,6 +157,8 @@ def report(
         raise VeracityError(f"costs must be non-negative, finite and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
     if target_recall is not None and not 0 < target_recall < 1:
         raise VeracityError(f"target_recall must lie in (0, 1), got {target_recall}")
+    if pos_label is not None:  # the page reads 0/1 labels
+        labels = labels_with_pos_label(labels, pos_label, np.shape(scores)[0])
     options = dict(bins=bins, strategy=strategy, interval=interval, level=level, min_count=min_count,
                    threshold=threshold, sample_weight=sample_weight)
     raw = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
