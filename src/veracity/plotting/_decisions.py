@@ -21,6 +21,7 @@ def plot_risk_coverage(
     *,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
     title: str | None = "Risk–coverage",
     figsize: tuple[float, float] = (6.0, 4.0),
     dpi: float = 100,
@@ -38,7 +39,7 @@ def plot_risk_coverage(
     """
     from ..decisions import risk_coverage
 
-    rc = risk_coverage(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    rc = risk_coverage(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
     return _risk_coverage_figure(rc, title=title, figsize=figsize, dpi=dpi)
 
 
@@ -123,6 +124,7 @@ def plot_thresholds(
     recall_threshold: float | None = None,
     score_type: str = "probability",
     sample_weight: Any = None,
+    pos_label: Any = None,
     title: str | None = "Operating curves",
     figsize: tuple[float, float] = (6.0, 5.6),
     dpi: float = 100,
@@ -140,7 +142,7 @@ def plot_thresholds(
     >>> [a.get_gid() for a in fig.axes[0].lines if a.get_gid()]
     ['recall', 'precision', 'false_alarm_rate', 't_star']
     """
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
     if data.n_classes > 2:
         raise VeracityError("threshold curves need binary scores; pass the probability of the positive class")
     if not (cost_fp >= 0 and cost_fn >= 0 and cost_fp + cost_fn > 0):
