@@ -34,6 +34,7 @@ def _table_of(
     level: float,
     min_count: int,
     sample_weight: Any,
+    pos_label: Any = None,
 ) -> ReliabilityTable:
     if isinstance(scores, AuditResult):
         scores = scores.table
@@ -43,7 +44,7 @@ def _table_of(
         return scores
     if labels is None:
         raise VeracityError("labels are missing: call plot_reliability(scores, labels)")
-    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
     return _table_from_binary(data, bins=bins, strategy=strategy, interval=interval, level=level,
                               min_count=min_count)
 
@@ -170,6 +171,7 @@ def plot_reliability(
     level: float = 0.95,
     min_count: int = 20,
     sample_weight: Any = None,
+    pos_label: Any = None,
     title: str | None = "Reliability diagram",
     annotate: bool = True,
     histogram: bool = True,
@@ -198,7 +200,7 @@ def plot_reliability(
     """
     table = _table_of(scores, labels, bins=bins, strategy=strategy, score_type=score_type,
                       interval=interval, level=level, min_count=min_count,
-                      sample_weight=sample_weight)
+                      sample_weight=sample_weight, pos_label=pos_label)
     if ax is not None:
         fig, hax = ax.figure, None
     else:
@@ -258,6 +260,7 @@ def plot_reliability_overlay(
     level: float = 0.95,
     min_count: int = 20,
     sample_weight: Any = None,
+    pos_label: Any = None,
     title: str | None = "Before and after calibration",
     figsize: tuple[float, float] = (6.0, 6.2),
     dpi: float = 100,
@@ -278,7 +281,7 @@ def plot_reliability_overlay(
     tables = {}
     for name, scores in curves.items():
         data = prepare_binary(scores, labels, sample_weight=sample_weight,
-                              score_type=types.get(name, "probability"))
+                              score_type=types.get(name, "probability"), pos_label=pos_label)
         tables[str(name)] = _table_from_binary(data, bins=bins, strategy=strategy, interval=interval,
                                                level=level, min_count=min_count)
     return _overlay_tables(tables, title=title, figsize=figsize, dpi=dpi)
