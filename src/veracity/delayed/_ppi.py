@@ -426,7 +426,8 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
 
 def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level: float = 0.95,
              power_tuning: bool = True, sample_weight: Any = None, sample_weight_unlabelled: Any = None,
-             audit_sample: Any = None, sample_check: str = "raise", pos_label: Any = None) -> PpiMean:
+             audit_sample: Any = None, sample_check: str = "raise", propensity: Any = None,
+             pos_label: Any = None) -> PpiMean:
     r"""Prediction-powered (PPI++) estimate of the rate, with its interval, from a random
     audit sample and the window's scored rows.
 
@@ -436,12 +437,27 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
     sampling; only those enter PPI. ``sample_check`` — ``"raise"`` (default) refuses a
     labelled sample whose scores clearly differ from the unlabelled rows' (not random),
     ``"flag"`` returns the result marked ``valid=False``, ``"off"`` skips the check.
+    ``propensity`` — for a *designed* sample (every flagged row and 2 % of the others,
+    say): each labelled row's known probability of having been chosen; the estimate is
+    then the inverse-probability-weighted PPI of :mod:`veracity.delayed._design`, valid for
+    the window's realised rate without a uniform sample (the random-sample check is skipped).
 
     >>> r = ppi_mean([1, 0, 0, 1, 0, 0], [0.9, 0.2, 0.1, 0.6, 0.3, 0.2], [0.8, 0.1, 0.3, 0.2, 0.7, 0.1, 0.2])
     >>> round(r.estimate, 4), round(r.lam, 4)
     (0.3004, 0.8135)
     """
     level = check_level(level)
+    if propensity is not None:
+        from ._design import check_propensity, design_estimates
+
+        if sample_weight is not None or sample_weight_unlabelled is not None or audit_sample is not None:
+            raise VeracityError("propensity= already weighs each labelled row by 1 / propensity; drop "
+                                "sample_weight= and audit_sample= (give every labelled row its propensity)")
+        _check_sample_mode(sample_check)
+        y, f, g = _labels_and_scores(labels, scores_labelled, scores_unlabelled, pos_label)
+        pi = check_propensity(propensity, f.size)
+        out = design_estimates(y, f, g, pi, level=level, power_tuning=bool(power_tuning))
+        return _result(out, level=level, n=y.size, m=g.size, excluded=0, p=float("nan"), valid=True)
     y, f, g, w, u, excluded, p, valid = _prepare(
         labels, scores_labelled, scores_unlabelled, sample_weight=sample_weight,
         sample_weight_unlabelled=sample_weight_unlabelled, audit_sample=audit_sample, pos_label=pos_label,

@@ -1,0 +1,80 @@
+r"""PPI for a *designed* audit sample: each row labelled with a known probability (propensity).
+
+Fraud and credit teams rarely label a uniform sample: every flagged case is reviewed
+(propensity 1) and a small random share of the others (say 2 %). Such a sample is not
+random — plain PPI on it is biased — but with each labelled row's inclusion probability
+:math:`\pi_i` the inverse-probability-weighted PPI estimate of the window's rate
+
+.. math:: \hat\theta_\lambda = \frac1M\Big(\lambda\sum_{\text{all } M\text{ rows}} f_i
+          + \sum_{\text{labelled}} \frac{y_i - \lambda f_i}{\pi_i}\Big)
+
+is unbiased for the window's realised rate for every fixed :math:`\lambda` (Horvitz–Thompson:
+each row enters the second sum with probability :math:`\pi_i`), whatever the scores do,
+provided every row of the window had a positive chance of being labelled. Under
+independent (Poisson) sampling its variance is
+:math:`\frac1{M^2}\sum_{\text{all}} \frac{1-\pi_i}{\pi_i}(y_i - \lambda f_i)^2`, estimated without
+bias by :math:`\frac1{M^2}\sum_{\text{labelled}} \frac{1-\pi_i}{\pi_i^2}(y_i - \lambda f_i)^2` — rows
+labelled with certainty add nothing; a fixed-size draw within each stratum has no more
+variance than this, so the interval is conservative there. Power tuning picks the
+:math:`\lambda` that minimises the estimated variance,
+:math:`\lambda = \sum c\,y f / \sum c f^2` with :math:`c = (1-\pi)/\pi^2`, clipped to [0, 1]
+(:math:`\lambda = 0` is the Horvitz–Thompson mean of the labels).
+
+The interval is the normal one. When the randomly sampled stratum holds few positives
+its inverse-probability sum is skewed and the interval runs slightly short: in the test
+suite's simulation (10,000-row windows, every flagged row and 6 % of the others
+labelled) it covers 93.8 % at a nominal 95 %; with 20,000-row windows at 3 %, 95.5 %.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError, as_float_array
+from ._ppi import z_of
+
+
+def check_propensity(propensity: Any, n: int) -> np.ndarray:
+    pi = as_float_array(propensity, "propensity")
+    if pi.ndim == 0:
+        pi = np.full(n, float(pi))
+    if pi.ndim != 1 or pi.shape[0] != n:
+        raise VeracityError(f"propensity must give one inclusion probability per labelled row ({n}), got shape "
+                            f"{pi.shape}")
+    if not ((pi > 0) & (pi <= 1)).all():
+        bad = pi[~((pi > 0) & (pi <= 1))][0]
+        raise VeracityError(f"propensity must be the probability with which each labelled row was chosen, in "
+                            f"(0, 1]; found {bad:g}")
+    return pi
+
+
+def design_estimates(y: np.ndarray, f: np.ndarray, g: np.ndarray, pi: np.ndarray, *, level: float,
+                     power_tuning: bool) -> dict[str, np.ndarray]:
+    """The keys of :func:`~veracity.delayed._ppi.ppi_from_sums` for a designed sample."""
+    z = z_of(level)
+    M = float(y.size + g.size)
+    c = (1.0 - pi) / (pi * pi)
+    sum_all = float(f.sum() + g.sum())
+    if not power_tuning:
+        lam = 1.0
+    else:
+        den = float(c @ (f * f))
+        lam = float(np.clip((c @ (y * f)) / den, 0.0, 1.0)) if den > 0 else 0.0
+
+    def ht(r: np.ndarray, offset: float) -> tuple[float, float]:
+        return (offset + float((r / pi).sum())) / M, float(np.sqrt(c @ (r * r))) / M
+
+    est, se = ht(y - lam * f, lam * sum_all)
+    cls, cls_se = ht(y, 0.0)
+    rect, rect_se = ht(y - f, 0.0)
+    cbpe = sum_all / M
+    cbpe_se = float(np.sqrt((f * (1 - f)).sum() + (g * (1 - g)).sum())) / M
+    out = {"estimate": est, "se": se, "lam": lam, "classical": cls, "classical_se": cls_se, "rectifier": rect,
+           "rectifier_se": rect_se, "cbpe": cbpe, "cbpe_se": cbpe_se}
+    for name, centre, sd in (("ci", est, se), ("classical", cls, cls_se), ("rectifier", rect, rect_se),
+                             ("cbpe", cbpe, cbpe_se)):
+        out[f"{name}_low"] = centre - z * sd
+        out[f"{name}_high"] = centre + z * sd
+    return {k: np.float64(v) for k, v in out.items()}
