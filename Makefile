@@ -26,10 +26,12 @@ demo: $(BASE)
 	@$(VENV)/bin/veracity report --out report.html --quiet >/dev/null
 	@echo "report: $(CURDIR)/report.html (open it in a browser; it works offline)"
 
-## Set up and run the whole test suite (browser tests use Debian's chromium).
+## Set up and run the whole test suite (browser tests use Debian's chromium), after the type
+## checker (mypy, configured in pyproject.toml: strict on the core and the plotting package).
 test: $(DEV)
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-java.sh
+	$(PY) -m mypy
 	$(PY) -m pytest -n 2 --dist loadgroup tests src/veracity
 
 ## Benchmarks (not part of the tests): each prints times and ratios against the peers.
@@ -41,4 +43,4 @@ bench: $(DEV)
 	$(PY) benchmarks/bench_honest.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache

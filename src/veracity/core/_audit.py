@@ -339,7 +339,7 @@ def audit(
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     edges = make_edges(data.p, bins, strategy, data.w)
-    options = dict(
+    options: dict[str, Any] = dict(
         score_type=score_type, ci=interval, level=level, sided=sided, min_count=min_count,
         threshold=threshold,
     )

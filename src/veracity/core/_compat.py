@@ -17,6 +17,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable
+from types import FrameType
 from typing import Any, TypeVar
 
 from ._validation import VeracityError
@@ -40,7 +41,8 @@ def _warn_once(name: str, key: str, message: str) -> None:
     if (name, key) in _WARNED:
         return
     _WARNED.add((name, key))
-    level, frame = 2, sys._getframe(1)
+    level = 2
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
         level += 1
         frame = frame.f_back

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any
+from typing import Any, cast
 
 from ._validation import VeracityError
 
@@ -229,7 +229,7 @@ def _html_table(records: list[dict[str, Any]]) -> str:
             if interval and c == "ci_low":
                 text = f"[{fmt_cell(v)}, {fmt_cell(r.get('ci_high'))}]"
             elif c in whole:
-                text = f"{int(v):,}"
+                text = f"{int(cast(float, v)):,}"
             else:
                 text = fmt_cell(v)
             cls = ' class="vc-l"' if c == shown[0] or isinstance(v, str) else ""

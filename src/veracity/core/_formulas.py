@@ -9,6 +9,7 @@ here. :mod:`._metrics` (the public functions of ``(scores, labels)``) and
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import cast
 
 import numpy as np
 
@@ -47,13 +48,14 @@ def ece_from_stats(stats: BinStats, norm: str = "l1") -> float:
 def brier_from_stats(stats: BinStats) -> float:
     r""":math:`\frac{1}{W}\sum w (p - y)^2 = \frac{1}{W}(\sum wp^2 - 2\sum wpy + \sum wy)` (y² = y)."""
     stats.require_full("Brier")
-    total = stats.sum_p2.sum() - 2.0 * stats.sum_py.sum() + stats.sum_y.sum()
+    sum_p2, sum_py = cast(np.ndarray, stats.sum_p2), cast(np.ndarray, stats.sum_py)  # full: checked above
+    total = sum_p2.sum() - 2.0 * sum_py.sum() + stats.sum_y.sum()
     return float(max(total, 0.0) / stats.total_weight)
 
 
 def nll_from_stats(stats: BinStats) -> float:
     stats.require_full("NLL")
-    return float(stats.sum_nll.sum() / stats.total_weight)
+    return float(cast(np.ndarray, stats.sum_nll).sum() / stats.total_weight)  # full: checked above
 
 
 @dataclass(frozen=True, repr=False)
@@ -111,8 +113,9 @@ def brier_decomposition_from_stats(stats: BinStats) -> BrierDecomposition:
     conf = stats.sum_p[keep] / w
     acc = stats.sum_y[keep] / w
     base = stats.sum_y.sum() / total
-    within_var = (stats.sum_p2[keep] - stats.sum_p[keep] * conf).sum() / total
-    within_cov = (stats.sum_py[keep] - stats.sum_p[keep] * acc).sum() / total
+    sum_p2, sum_py = cast(np.ndarray, stats.sum_p2), cast(np.ndarray, stats.sum_py)  # full: checked above
+    within_var = (sum_p2[keep] - stats.sum_p[keep] * conf).sum() / total
+    within_cov = (sum_py[keep] - stats.sum_p[keep] * acc).sum() / total
     return BrierDecomposition(
         brier=brier_from_stats(stats),
         reliability=float(np.dot(w, (conf - acc) ** 2) / total),

@@ -42,7 +42,7 @@ class _Done:
         return self._value
 
 
-def submit(n_rows: int, fn: Callable[..., Any], *args: Any) -> Future | _Done:
+def submit(n_rows: int, fn: Callable[..., Any], *args: Any) -> Future[Any] | _Done:
     """Run ``fn(*args)`` on the pool when the input is large, else inline."""
     if n_rows < MIN_ROWS or (os.cpu_count() or 1) < 2:
         return _Done(fn, *args)

@@ -55,7 +55,8 @@ def _interpolate(t: np.ndarray, y: np.ndarray) -> np.ndarray:
     step = 1.0 / (n - 1)
     idx = (t * (n - 1)).astype(np.intp).clip(0, n - 2)
     frac = (t - idx * step) / step
-    return y[..., idx] * (1.0 - frac) + y[..., idx + 1] * frac
+    out: np.ndarray = y[..., idx] * (1.0 - frac) + y[..., idx + 1] * frac
+    return out
 
 
 def smooth_ece_at(grid: _Grid, sigma: float) -> float:

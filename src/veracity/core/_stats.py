@@ -196,7 +196,7 @@ class BinStats:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> BinStats:
         try:
-            kwargs = {
+            kwargs: dict[str, Any] = {
                 name: (None if data.get(name) is None else np.asarray(data[name], dtype=np.float64))
                 for name in _SUMS
             }
@@ -248,14 +248,17 @@ def group_rows(keys: np.ndarray, max_groups: int | None = None) -> Iterator[tupl
     sizes = np.diff(starts)
     keep = np.zeros(uniques.size, dtype=bool)
     keep[np.argsort(-sizes, kind="stable")[: max_groups - 1]] = True
-    for g in np.flatnonzero(keep):
+    for g in np.flatnonzero(keep).tolist():
         yield str(uniques[g]), order[starts[g] : starts[g + 1]]
     yield other_key(int((~keep).sum())), np.sort(np.flatnonzero(~keep[inverse]))
 
 
 def subset(data: Binary, rows: np.ndarray) -> Binary:
     """The rows ``rows`` of a validated problem."""
-    pick = (lambda a: None if a is None else a[rows])
+
+    def pick(a: np.ndarray | None) -> np.ndarray | None:
+        return None if a is None else a[rows]
+
     return Binary(
         p=data.p[rows],
         y=data.y[rows],

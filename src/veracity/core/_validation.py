@@ -71,7 +71,7 @@ class VeracityError(ValueError):
         return (_rebuild_error, (type(self), self.message, self.param, self.hint, *value))
 
 
-def _rebuild_error(cls: type, message: str, param: str | None, hint: str | None, *value: Any) -> VeracityError:
+def _rebuild_error(cls: type[VeracityError], message: str, param: str | None, hint: str | None, *value: Any) -> VeracityError:
     return cls(message, param, hint, **({"value": value[0]} if value else {}))
 
 
@@ -88,16 +88,16 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
         return x
     module = type(x).__module__
     if module.startswith("torch"):
-        return x.detach().cpu().numpy()
+        return np.asarray(x.detach().cpu().numpy())
     if module.startswith("pyarrow"):
         if hasattr(x, "null_count") and x.null_count:
             raise VeracityError(
                 f"{name} has {x.null_count} missing (null) values; drop or fill those rows first",
                 param=_param(name))
-        return x.to_numpy(zero_copy_only=False)
+        return np.asarray(x.to_numpy(zero_copy_only=False))
     if hasattr(x, "to_numpy"):  # pandas, polars
         try:
-            return x.to_numpy()
+            return np.asarray(x.to_numpy())
         except Exception as exc:  # pragma: no cover - defensive
             raise VeracityError(f"could not convert {name} to an array: {exc}", param=_param(name)) from exc
     return np.asarray(x)

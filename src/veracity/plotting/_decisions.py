@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core._validation import Binary, VeracityError, prepare_binary
 from ._curves import threshold_curve, threshold_grid
-from ._style import INK, MUTED, PALETTE, _figure, _legend_above, _plain, _style
+from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _plain, _style
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -59,7 +59,7 @@ def _risk_coverage_figure(rc: Any, *, title: str | None = "Risk–coverage",
         fig = _figure(figsize, dpi)
         ax = fig.subplots(1, 1)
     else:
-        fig = ax.figure
+        fig = _figure_of(ax)
     ax.step(cov, rsk, where="post", color=PALETTE[0], linewidth=1.6,
             label=f"selective risk (AURC {aurc:.4f})", gid="risk_coverage")
     ax.axhline(risk[-1], color=MUTED, linestyle=(0, (4, 3)), linewidth=1.0,
@@ -85,7 +85,7 @@ def _threshold_table_figure(table: Any, *, title: str | None = "Operating points
         fig = _figure(figsize, dpi)
         ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
     else:
-        fig, cax = ax.figure, None
+        fig, cax = _figure_of(ax), None
     t = np.asarray(table.threshold, dtype=float)
     marker = "o" if t.size <= 30 else None
     for name, values, color in (("recall", table.recall, PALETTE[0]), ("precision", table.precision, PALETTE[2]),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._style import INK, MUTED, PALETTE, _figure, _legend_above, _plain, _style
+from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _plain, _style
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -24,7 +24,7 @@ def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
         fig = _figure(figsize, dpi)
         ax = fig.subplots(1, 1)
     else:
-        fig = ax.figure
+        fig = _figure_of(ax)
     rows = result.rows
     x = np.arange(len(rows))
     rate = np.array([getattr(r, "rate", None) if hasattr(r, "rate") else r.base_rate for r in rows], dtype=float)

@@ -16,7 +16,7 @@ from ..core._binning import make_edges
 from ..core._reliability import ReliabilityTable
 from ..core._stats import BinStats
 from ..core._validation import Binary, VeracityError, prepare_binary, prepare_classwise, prepare_top_label
-from ._style import INK, MUTED, PALETTE, _figure, _legend_above, _plain, _style
+from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _plain, _style
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -202,7 +202,7 @@ def plot_reliability(
                       interval=interval, level=level, min_count=min_count,
                       sample_weight=sample_weight, pos_label=pos_label)
     if ax is not None:
-        fig, hax = ax.figure, None
+        fig, hax = _figure_of(ax), None
     else:
         fig = _figure(figsize, dpi)
         if histogram:
@@ -292,7 +292,7 @@ def _overlay_tables(tables: Mapping[str, ReliabilityTable], *, title: str | None
                     figsize: tuple[float, float] = (6.0, 6.2), dpi: float = 100,
                     ax: Axes | None = None) -> Figure:
     if ax is not None:
-        fig, hax = ax.figure, None
+        fig, hax = _figure_of(ax), None
     else:
         fig = _figure(figsize, dpi)
         ax, hax = fig.subplots(2, 1, sharex=True, height_ratios=(3.2, 1))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core._validation import VeracityError
 
@@ -31,6 +31,11 @@ def _figure(figsize: tuple[float, float], dpi: float) -> Figure:
     fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
     return fig
 
+
+
+def _figure_of(ax: Axes) -> Figure:
+    """The figure an Axes draws into (what a plot function returns when given ``ax``)."""
+    return cast("Figure", ax.figure)
 
 
 def _plain(text: Any) -> str:
