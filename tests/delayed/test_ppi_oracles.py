@@ -138,3 +138,39 @@ def test_audit_rows_are_ppi_of_their_targets():
     plain = vc.ppi_audit(y, f, g, threshold=0.3, power_tuning=False, sample_check="off")
     assert sum(plain.row(k)["estimate"] for k in ("tp", "fp", "fn", "tn")) == pytest.approx(1.0, abs=1e-12)
     json.dumps(a.to_dict())
+
+
+def test_degenerate_windows_in_the_sums_form():
+    # no labels, one label, no unlabelled rows, constant scores: NaN, NaN, classical, lambda 0
+    s = PpiSums.from_counts(n=[0, 1, 3, 4], sum_y=[0, 1, 2, 2], sum_f=[0, 0.5, 1.2, 2.0], sum_ff=[0, 0.25, 0.5, 1.0],
+                            sum_yf=[0, 0.5, 0.9, 1.0], m=[10, 10, 0, 6], sum_fu=[3, 3, 0, 3.0], sum_ffu=[1, 1, 0, 1.5])
+    out = ppi_from_sums(s)
+    assert np.isnan(out["estimate"][:2]).all() and np.isnan(out["ci_low"][:2]).all()
+    assert out["lam"][2] == 0.0 and out["estimate"][2] == pytest.approx(2 / 3)
+    assert out["lam"][3] == 0.0 and out["estimate"][3] == pytest.approx(0.5)  # scores all 0.5: no information
+
+
+def test_sample_check_from_histograms_is_the_chi_square_test_of_homogeneity():
+    from scipy.stats import chi2_contingency
+
+    from veracity.delayed._ppi import sample_check_p
+
+    a, b = np.array([30, 12, 5, 0, 3]), np.array([900, 500, 180, 20, 60])
+    keep = (a + b) > 0
+    ref = chi2_contingency(np.vstack([a[keep], b[keep]]), correction=False).pvalue
+    assert sample_check_p(a, b) == pytest.approx(ref, rel=1e-10)
+
+
+def test_ppi_records_are_the_status_row_values():
+    from veracity.delayed import ppi_records
+
+    parts = [PpiSums.of(*_data(k, 80, 800)) for k in range(3)]
+    stacked = PpiSums(**{k: np.array([getattr(p, k) for p in parts] + [0.0]) for k in PpiSums.__dataclass_fields__})
+    recs = ppi_records(stacked)
+    json.dumps(recs, allow_nan=False)
+    y, f, g = _data(1, 80, 800)
+    r = vc.ppi_mean(y, f, g, sample_check="off")
+    assert recs[1]["estimate_ppi"]["ci_low"] == pytest.approx(r.ci_low, abs=1e-12)
+    assert recs[1]["estimate_cbpe"]["estimate"] == pytest.approx(r.cbpe, abs=1e-12)
+    assert recs[1]["calibrated"] == r.calibrated and recs[1]["estimate_ppi"]["labels"] == 80
+    assert recs[3]["estimate_ppi"] is None and recs[3]["calibrated"] is None

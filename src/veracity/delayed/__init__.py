@@ -11,7 +11,7 @@
 from ._audit import PpiAudit, ppi_audit
 from ._binned import BinnedSequences, binned_sequences
 from ._plan import LabelPlan, label_plan, labels_needed, plan_from_sums
-from ._ppi import PpiMean, PpiSums, ppi_from_sums, ppi_mean
+from ._ppi import PpiMean, PpiSums, ppi_from_sums, ppi_mean, ppi_records, sample_check_p
 from ._sequence import ConfidenceSequence, confidence_sequence, first_alarm, sequence_from_sums
 
 __all__ = [
@@ -30,5 +30,7 @@ __all__ = [
     "ppi_audit",
     "ppi_from_sums",
     "ppi_mean",
+    "ppi_records",
+    "sample_check_p",
     "sequence_from_sums",
 ]

@@ -464,3 +464,31 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
         sample_check=sample_check)
     out = ppi_from_sums(PpiSums.of(y, f, g, w, u), level=level, power_tuning=bool(power_tuning))
     return _result(out, level=level, n=y.size, m=g.size, excluded=excluded, p=p, valid=valid)
+
+
+def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True) -> list[dict[str, Any]]:
+    """One JSON-ready record per window of :func:`ppi_from_sums` (the keys a status row carries):
+    ``estimate_ppi`` and ``estimate_cbpe`` (each ``{"estimate", "ci_low", "ci_high"}``, PPI's
+    with ``lam`` and ``labels``; None where the window has fewer than 2 random labels),
+    ``rectifier`` (the same three keys), ``calibrated`` (None without labels) and ``note``;
+    NaN is written as None, so the records pass ``json.dumps(..., allow_nan=False)``."""
+    out = ppi_from_sums(sums, level=level, power_tuning=power_tuning)
+    n = np.atleast_1d(np.asarray(sums.n, dtype=np.float64))
+    cols = {k: np.atleast_1d(v) for k, v in out.items()}
+    recs = []
+    for i in range(n.size):
+        def three(name: str, prefix: str, i: int = i) -> dict[str, float | None]:
+            vals = (cols[name][i], cols[f"{prefix}_low"][i], cols[f"{prefix}_high"][i])
+            return {k: float(v) if np.isfinite(v) else None for k, v in zip(("estimate", "ci_low", "ci_high"), vals)}
+
+        has = n[i] >= 2 and np.isfinite(cols["estimate"][i])
+        calibrated = bool(cols["rectifier_low"][i] <= 0.0 <= cols["rectifier_high"][i]) if has else None
+        recs.append({
+            "estimate_ppi": {**three("estimate", "ci"), "lam": float(cols["lam"][i]), "labels": int(n[i])}
+            if has else None,
+            "estimate_cbpe": three("cbpe", "cbpe"),
+            "rectifier": three("rectifier", "rectifier") if has else None,
+            "calibrated": calibrated,
+            "note": NOT_CALIBRATED if calibrated is False else None,
+        })
+    return recs
