@@ -119,7 +119,7 @@ def test_daily_looks_at_a_calibrated_stream_keep_false_alarms_below_alpha_while_
 
 
 def test_a_calibration_shift_of_003_is_detected_and_the_median_delay_reported():
-    streams, days, per_day, shift_day = 200, 365, 100, 30
+    streams, days, per_day, shift_day = 150, 300, 100, 30
     n, sx, sxx, _ = _daily(1, streams, days, per_day, gap=0.03, shift_day=shift_day)
     low, high = sequence_from_sums(n, sx, sxx, alpha=0.05)
     at = first_alarm(low, high)
