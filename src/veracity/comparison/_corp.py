@@ -49,7 +49,8 @@ def runs_of(data: Binary, ranked: Ranked) -> Runs:
     return Runs(order=ranked.order, starts=starts, x=ps[starts], y=ranked.y, w=ranked.w)
 
 
-def isotonic(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def isotonic(values: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """PAV fit (``weights`` None: all 1, which scipy fits several times faster)."""
     from scipy.optimize import isotonic_regression  # 0.15 s to import: load on use
 
     return np.clip(isotonic_regression(values, weights=weights, increasing=True).x, 0.0, 1.0)
@@ -60,6 +61,8 @@ def run_sums(runs: Runs, weights: np.ndarray | None = None) -> tuple[np.ndarray,
     w = runs.w if weights is None else weights
     if w is None:
         n = runs.y.shape[0]
+        if runs.starts.shape[0] == n:  # one row per run
+            return np.ones(n), runs.y
         return np.diff(np.r_[runs.starts, n]).astype(np.float64), np.add.reduceat(runs.y, runs.starts)
     return np.add.reduceat(w, runs.starts), np.add.reduceat(w * runs.y, runs.starts)
 
@@ -71,7 +74,8 @@ def corp_from_runs(runs: Runs, brier: float, nll: float, n: int) -> CORPResult:
     score and log loss are sums over runs: no per-row pass.
     """
     wx, yx = run_sums(runs)
-    fit = isotonic(yx / wx, wx)
+    single = runs.w is None and runs.starts.shape[0] == runs.y.shape[0]  # one row per run, unweighted
+    fit = isotonic(yx if single else yx / wx, None if single else wx)
     total, sy = float(wx.sum()), float(yx.sum())
     base = sy / total
     # the fit is constant on its blocks (far fewer than runs): sum the runs per block first

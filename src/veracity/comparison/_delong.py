@@ -77,12 +77,9 @@ def argsort(s: np.ndarray, y: np.ndarray | None = None) -> tuple[np.ndarray, ...
     shift = np.uint64(index_bits)
     low = np.uint64((1 << index_bits) - 1)
     packed = np.bitwise_and(_sort_keys(s), ~low)
-    if label:
-        idx = np.arange(n, dtype=np.uint64)
-        idx <<= np.uint64(1)
-        idx |= y.astype(np.uint64)
-        packed |= idx
-        del idx
+    if label:  # index << 1 | label
+        packed |= np.arange(0, 2 * n, 2, dtype=np.uint64)
+        np.bitwise_or(packed, y == 1.0, out=packed)
     else:
         packed |= np.arange(n, dtype=np.uint64)
     packed.sort()
@@ -93,9 +90,10 @@ def argsort(s: np.ndarray, y: np.ndarray | None = None) -> tuple[np.ndarray, ...
         packed >>= np.uint64(1)
     order = packed.view(np.int64)
     ss = s[order]
-    bad = np.flatnonzero(ss[1:] < ss[:-1])
-    if bad.size == 0:
+    descending = ss[1:] < ss[:-1]
+    if not descending.any():
         return done(order, ss, ys)
+    bad = np.flatnonzero(descending)
     # the groups of equal kept bits that hold unsorted values: sort each by value
     high = _sort_keys(ss) >> shift
     starts = np.flatnonzero(np.r_[True, high[1:] != high[:-1]])
