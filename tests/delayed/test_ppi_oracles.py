@@ -174,3 +174,16 @@ def test_ppi_records_are_the_status_row_values():
     assert recs[1]["estimate_cbpe"]["estimate"] == pytest.approx(r.cbpe, abs=1e-12)
     assert recs[1]["calibrated"] == r.calibrated and recs[1]["estimate_ppi"]["labels"] == 80
     assert recs[3]["estimate_ppi"] is None and recs[3]["calibrated"] is None
+
+
+@given(cut_l=st.integers(0, 60), cut_u=st.integers(0, 300), seed=st.integers(0, 20))
+def test_sums_of_any_split_add_up_to_the_whole(cut_l, cut_u, seed):
+    y, f, g = _data(seed, 60, 300)
+    rng = np.random.default_rng(seed)
+    w, u = rng.uniform(0.1, 2, 60), rng.uniform(0.1, 2, 300)
+    whole = PpiSums.of(y, f, g, w, u)
+    parts = PpiSums.of(y[:cut_l], f[:cut_l], g[:cut_u], w[:cut_l], u[:cut_u]) + \
+        PpiSums.of(y[cut_l:], f[cut_l:], g[cut_u:], w[cut_l:], u[cut_u:])
+    a, b = ppi_from_sums(whole), ppi_from_sums(parts)
+    for k in ("estimate", "ci_low", "ci_high", "lam", "cbpe_high", "rectifier_low"):
+        assert float(a[k]) == pytest.approx(float(b[k]), rel=1e-9, abs=1e-12)

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import veracity as vc
 from veracity.delayed import first_alarm, sequence_from_sums
@@ -185,3 +187,19 @@ def test_bounds_are_antisymmetric_under_relabelling():
     a = vc.confidence_sequence(p, y, batches=np.arange(800) // 40)
     b = vc.confidence_sequence(1 - p, 1 - y, batches=np.arange(800) // 40)
     assert np.allclose(a.low, -b.high, atol=1e-12) and np.allclose(a.high, -b.low, atol=1e-12)
+
+
+@given(seed=st.integers(0, 10_000), sizes=st.lists(st.integers(0, 30), min_size=1, max_size=20))
+def test_batched_sums_are_order_free_within_batches_and_empty_batches_change_nothing(seed, sizes):
+    rng = np.random.default_rng(seed)
+    n = np.array(sizes, dtype=float)
+    x = rng.uniform(-1, 1, int(n.sum()))
+    cuts = np.cumsum(sizes)[:-1]
+    sx = np.array([c.sum() for c in np.split(x, cuts)])
+    sxx = np.array([(c * c).sum() for c in np.split(x, cuts)])
+    low, high = sequence_from_sums(n, sx, sxx)
+    assert (np.diff(low) >= 0).all() and (np.diff(high) <= 0).all() and (low >= -1).all() and (high <= 1).all()
+    keep = n > 0
+    if keep.any():
+        l2, h2 = sequence_from_sums(n[keep], sx[keep], sxx[keep])
+        assert np.allclose(low[keep], l2, atol=1e-12) and np.allclose(high[keep], h2, atol=1e-12)
