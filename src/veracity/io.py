@@ -39,8 +39,9 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
                 with pacsv.open_csv(p) as reader:  # the header only
                     wanted = _present(columns, reader.schema.names)
             types = {c: pa.string() for c in (text_columns or [])}
-            options = (pacsv.ConvertOptions(include_columns=wanted, column_types=types) if wanted
-                       else pacsv.ConvertOptions(column_types=types) if types else None)
+            # an empty cell is a missing value in every column (as DuckDB reads it), never the text ""
+            options = pacsv.ConvertOptions(include_columns=wanted or [], column_types=types,
+                                           strings_can_be_null=True)
             table = _read_csv_columns(p, options) if wanted else None
             if table is None:
                 table = pacsv.read_csv(p, convert_options=options)

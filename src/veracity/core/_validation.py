@@ -231,8 +231,12 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
         raise VeracityError(
             f"scores have {n} rows but labels have {raw.shape[0]}; pass one label per score", param="labels"
         )
-    if raw.dtype == object and any(v is None or (isinstance(v, float) and v != v) for v in raw):
-        raise VeracityError("labels contain missing values (None/NaN); drop or fill those rows first",
+    # missing labels are refused with pos_label exactly as without it (never read as "not positive")
+    missing = (int(np.isnan(raw).sum()) if raw.dtype.kind in "fc"
+               else sum(1 for v in raw if v is None or (isinstance(v, float) and v != v)) if raw.dtype == object
+               else 0)
+    if missing:
+        raise VeracityError(f"labels contain {missing} missing values (None/NaN); drop or fill those rows first",
                             param="labels")
     values = _label_values(raw)
     if len(values) > 2:
