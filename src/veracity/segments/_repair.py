@@ -174,15 +174,16 @@ class SegmentCalibration(Calibrator):
         """Calibrated probabilities; ``features`` maps each feature name to its column."""
         self._require_fitted()
         if score is not None:
-            from ..frames._api import _Prepared
+            from ..frames._source import as_frame, check_columns
 
-            names = list(self.features or ())
-            prep = _Prepared(scores, score, names[0] if names else score, extra={"features": names})
-            if prep.frame.lazy:
+            names = [sp.name for sp in self.specs_]
+            frame = as_frame(scores)
+            check_columns(frame, {"score": score, "features": names})
+            if frame.lazy:
                 raise VeracityError("SegmentCalibration.transform needs the rows in memory; collect the score and "
                                     "feature columns first")
-            features = {n: prep.column(n) for n in names}
-            scores = prep.column(score)
+            features = {n: frame.nw.get_column(n).to_numpy() for n in names}
+            scores = frame.nw.get_column(score).to_numpy()
         s = self._scores(scores, fitting=False)
         feats = self._feature_arrays(features, [sp.name for sp in self.specs_], fitting=False)
         for name, col in feats.items():
