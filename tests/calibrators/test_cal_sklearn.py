@@ -29,7 +29,7 @@ def test_prefit_calibrates_held_out_rows_only():
     X, y = _data()
     roles = vc.split(y, roles={"train": 0.5, "calib": 0.25, "test": 0.25}, random_state=0)
     base = LogisticRegression(C=1e-3).fit(X[roles == "train"], y[roles == "train"])  # under-confident
-    m = vc.CalibratedClassifier(base, "temperature", cv="prefit").fit(X[roles == "calib"], y[roles == "calib"])
+    m = vc.CalibratedClassifier(base, calibrator="temperature", cv="prefit").fit(X[roles == "calib"], y[roles == "calib"])
     assert m.estimator_ is base and m.calibrator_.temperature_ < 1.0
     te = roles == "test"
     s = base.decision_function(X[te])
@@ -43,13 +43,13 @@ def test_cross_fit_pipeline_multiclass_and_string_labels():
     X = rng.normal(size=(900, 4))
     y = np.array(["a", "b", "c"])[(X[:, :3] + rng.gumbel(size=(900, 3))).argmax(1)]
     for cal in ("temperature", "vector", "matrix"):
-        pipe = make_pipeline(StandardScaler(), vc.CalibratedClassifier(LogisticRegression(), cal, cv=3))
+        pipe = make_pipeline(StandardScaler(), vc.CalibratedClassifier(LogisticRegression(), calibrator=cal, cv=3))
         pipe.fit(X, y)
         P = pipe.predict_proba(X)
         assert P.shape == (900, 3) and np.allclose(P.sum(1), 1.0)
         assert set(pipe.predict(X)) <= {"a", "b", "c"}
     for cal in ("platt", "isotonic", "beta", "histogram", "venn-abers"):  # one-vs-rest; VA pairwise
-        m = vc.CalibratedClassifier(LogisticRegression(), cal, cv=3).fit(X, y)
+        m = vc.CalibratedClassifier(LogisticRegression(), calibrator=cal, cv=3).fit(X, y)
         P = m.predict_proba(X)
         assert P.shape == (900, 3) and np.allclose(P.sum(1), 1.0)
         kind = "venn-abers-ovo" if cal == "venn-abers" else "one-vs-rest"

@@ -120,7 +120,7 @@ def test_calibrated_classifier_uses_the_pairwise_form():
 
     X, y = make_classification(1200, n_features=8, n_informative=5, n_classes=3, random_state=1)
     base = GaussianNB().fit(X[:600], y[:600])
-    m = vc.CalibratedClassifier(base, "venn-abers", cv="prefit").fit(X[600:900], y[600:900])
+    m = vc.CalibratedClassifier(base, calibrator="venn-abers", cv="prefit").fit(X[600:900], y[600:900])
     ref, _ = _reference(base.predict_proba(X[600:900]), y[600:900], base.predict_proba(X[900:]))
     np.testing.assert_allclose(m.predict_proba(X[900:]), ref, atol=1e-9)
 

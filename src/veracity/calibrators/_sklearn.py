@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._compat import positional_options
 from ..core._validation import VeracityError
 from ._base import Calibrator, _REGISTRY
 
@@ -68,7 +69,8 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
     Fitted: ``estimator_``, ``calibrator_``, ``classes_``, ``n_features_in_``.
     """
 
-    def __init__(self, estimator: Any = None, calibrator: Any = "temperature", cv: Any = "auto"):
+    @positional_options("calibrator", "cv")
+    def __init__(self, estimator: Any = None, *, calibrator: Any = "temperature", cv: Any = "auto"):
         self.estimator = estimator
         self.calibrator = calibrator
         self.cv = cv
