@@ -182,3 +182,16 @@ def test_the_frame_form_and_the_sql_form_agree_on_duckdb():
     frame = vc.audit(conn.table("t"), score="p", label="y", sample_weight="w", by="seg")
     got = audit_sql(conn, table="t", score="p", label="y", sample_weight="w", by="seg")
     assert_same(got.to_dict(), frame.to_dict())
+
+
+def test_the_integer_path_for_huge_tables(engine, monkeypatch):
+    """Above 1e8 unweighted rows the counts are summed as integers (doubles would round): forced here."""
+    from veracity.sql import _query
+
+    name, conn = engine
+    load_once(name, conn, "scores", DATA)
+    monkeypatch.setattr(_query, "EXACT_DOUBLE_ROWS", 0)
+    got = audit_sql(conn, table="scores", score="p", label="y", by="seg", max_groups=3)
+    want = in_memory(DATA, by="seg", max_groups=3)
+    assert_same(got.to_dict(), want.to_dict())
+    assert got.auc == vc.auc(DATA["p"], DATA["y"])

@@ -207,13 +207,12 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
     for row in rows:
         rec = dict(zip(names, row))
         key = rec["_g"] if grouped else None
-        acc = per_slice.setdefault(key, {**{k: np.zeros(m) for k in q.SUMS}, **{k: [] for k in _AUC_PARTS}})
+        acc = per_slice.setdefault(key, {**{k: np.zeros(m) for k in q.SUMS}, "_parts": []})
         b = int(rec["_b"])
         for name in q.SUMS:
             acc[name][b] = float(rec[name] or 0.0)
-        for name in _AUC_PARTS:
-            value = rec[name] or 0
-            acc[name].append(int(value) if exact else float(value))
+        cast = int if exact else float
+        acc["_parts"].append((b, *(cast(rec[k] or 0) for k in _AUC_PARTS)))
     return per_slice
 
 
@@ -287,12 +286,15 @@ def _edges(db: Database, cols: q.Columns, *, bins: int, strategy: str, score_typ
 
 
 # -- the AUC of the whole table (sliced audits) and of a pooled slice ------------------------------
-def _whole_auc(db: Database, cols: q.Columns, *, n: int, pool: tuple[list[Any], bool] | None = None
-               ) -> float | None:
-    rows, names = db.run(q.auc_sql(cols, db.dialect, n=n, pool=pool), what="the AUC query")
-    rec = dict(zip(names, rows[0]))
+def _whole_auc(db: Database, cols: q.Columns, *, n: int, edges: np.ndarray, strategy: str, score_type: str,
+               pool: tuple[list[Any], bool] | None = None) -> float | None:
+    sql = q.auc_sql(cols, db.dialect, n=n, bins=edges.size - 1, edges=edges, strategy=strategy,
+                    score_type=score_type, pool=pool)
+    rows, names = db.run(sql, what="the AUC query")
     cast = int if cols.weight is None else float
-    return _auc_of(*(cast(rec[k] or 0) for k in _AUC_PARTS))
+    parts = [(int(rec["_b"]), *(cast(rec[k] or 0) for k in _AUC_PARTS))
+             for rec in (dict(zip(names, row)) for row in rows)]
+    return _auc_of(*q.combine_bins(parts))
 
 
 # -- the audit ---------------------------------------------------------------------------------------
@@ -338,17 +340,19 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
         return audit_from_stats(s, auc=auc, accuracy=float(part["correct"].sum()) / s.total_weight,
                                 score_type=score_type, n_classes=2, threshold=threshold, **table_options)
 
+    where = dict(n=n, edges=edges, strategy=strategy, score_type=score_type)
+
     def slice_auc(k: Any) -> float | None:
         if sums[k].get("_pooled"):
-            return _whole_auc(db, cols, n=n, pool=pooled)
-        return _auc_of(*(sum(sums[k][part]) for part in _AUC_PARTS))
+            return _whole_auc(db, cols, pool=pooled, **where)
+        return _auc_of(*q.combine_bins(sums[k]["_parts"]))
 
     if not grouped:
         out = result(sums[None], slice_auc(None))
     else:
         groups = {str(k): result(sums[k], slice_auc(k)) for k in order}
         total = {name: sum(sums[k][name] for k in order) for name in q.SUMS}
-        out = replace(result(total, _whole_auc(db, cols, n=n)), groups=groups, group_column=cols.by)
+        out = replace(result(total, _whole_auc(db, cols, **where)), groups=groups, group_column=cols.by)
     if auto is not None:
         out = replace(out, extras={"auto_bins": auto, **out.extras})
     return out

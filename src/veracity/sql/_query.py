@@ -309,23 +309,25 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
 
     The rows are aggregated once per distinct score (and slice); every per-row quantity is
     a function of the score and the label, so the per-bin sums follow from the per-score
-    totals, and a running sum of the negative weight in score order gives each score's
-    share of :math:`2U` (a window over distinct scores: one sort). Only rows that meet the
-    contract may be summed: check :func:`contract_sql` first.
+    totals. Inside each bin (a contiguous range of scores) a running sum of the negative
+    weight in score order gives the bin's :math:`2U_b` — a window partitioned by bin, so
+    engines sort the bins in parallel — and :func:`combine_bins` adds the pairs across bins.
+    Only rows that meet the contract may be summed: check :func:`contract_sql` first.
     """
     integer = c.weight is None and n > EXACT_DOUBLE_ROWS
     g = "_g, " if grouped else ""
-    part = "PARTITION BY _g " if grouped else ""
     return render(f"""
 WITH _base AS (SELECT 1),
 {_per_value(c, grouped, integer)},
+_pv AS (SELECT {g}_s, _n, _ws, _w2, _w1, {_probability("_s", score_type)} AS _p FROM _val),
+_pb AS (SELECT {g}_s, _n, _ws, _w2, _w1, _p, {_bin("_p", bins, edges, strategy)} AS _b FROM _pv),
 _run AS (
-  SELECT {g}_s, _n, _ws, _w2, _w1, _ws - _w1 AS _w0, {_probability("_s", score_type)} AS _p,
-    SUM(_ws - _w1) OVER ({part}ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - (_ws - _w1) AS _below
-  FROM _val),
+  SELECT {g}_b, _s, _n, _ws, _w2, _w1, _ws - _w1 AS _w0, _p,
+    SUM(_ws - _w1) OVER (PARTITION BY {g}_b ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+      - (_ws - _w1) AS _below
+  FROM _pb),
 _fin AS (
-  SELECT {g}_n, _ws, _w2, _w1, _w0, _p, _below,
-    {_bin("_p", bins, edges, strategy)} AS _b,
+  SELECT {g}_b, _n, _ws, _w2, _w1, _w0, _p, _below,
     {_nll(score_type, True)} AS _l1, {_nll(score_type, False)} AS _l0,
     CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END AS _ok
   FROM _run)
@@ -338,10 +340,23 @@ GROUP BY {g}_b
 """, base_select(c, dialect, integer=integer), dialect)
 
 
-def auc_sql(c: Columns, dialect: str, *, n: int, pool: tuple[list[Any], bool] | None = None) -> str:
-    """``_num, _pos, _neg``: 2U and the class weights of every row (the whole table of a sliced
-    audit), or with ``pool`` = (kept keys, whether the NULL key is kept) of the rows of the other
-    keys — the pooled slice of a capped ``by=``."""
+def combine_bins(parts: list[tuple[int, Any, Any, Any]]) -> tuple[Any, Any, Any]:
+    r"""``(2U, W+, W-)`` from per-bin ``(bin, 2U_b, W+_b, W-_b)`` of contiguous score ranges:
+    :math:`2U = \sum_b \big(2U_b + 2\,W_{+,b} \sum_{b' < b} W_{-,b'}\big)` (a loop over bins, never rows)."""
+    total, pos, below = 0, 0, 0
+    for _, num, w_pos, w_neg in sorted(parts, key=lambda t: t[0]):
+        total += num + 2 * w_pos * below
+        pos += w_pos
+        below += w_neg
+    return total, pos, below
+
+
+def auc_sql(c: Columns, dialect: str, *, n: int, bins: int, edges: np.ndarray | None = None,
+            strategy: str = "uniform", score_type: str = "probability",
+            pool: tuple[list[Any], bool] | None = None) -> str:
+    """Per bin ``_b, _num, _pos, _neg`` (see :func:`combine_bins`) of every row — the whole table
+    of a sliced audit — or with ``pool`` = (kept keys, whether the NULL key is kept) of the rows
+    of the other keys: the pooled slice of a capped ``by=``."""
     from sqlglot import exp
 
     integer = c.weight is None and n > EXACT_DOUBLE_ROWS
@@ -358,11 +373,13 @@ def auc_sql(c: Columns, dialect: str, *, n: int, pool: tuple[list[Any], bool] | 
     return render(f"""
 WITH _base AS (SELECT 1),
 {_per_value(c, False, integer, where)},
+_pb AS (SELECT _s, _ws, _w1, {_bin(_probability("_s", score_type), bins, edges, strategy)} AS _b FROM _val),
 _run AS (
-  SELECT _w1, _ws - _w1 AS _w0,
-    SUM(_ws - _w1) OVER (ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - (_ws - _w1) AS _below
-  FROM _val)
-SELECT SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run
+  SELECT _b, _w1, _ws - _w1 AS _w0,
+    SUM(_ws - _w1) OVER (PARTITION BY _b ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+      - (_ws - _w1) AS _below
+  FROM _pb)
+SELECT _b, SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run GROUP BY _b
 """, base_select(c, dialect, integer=integer), dialect, **nodes)
 
 
