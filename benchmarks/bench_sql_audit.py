@@ -13,7 +13,7 @@ the exact AUC's worst case) is generated inside it. Timed, best of ``--repeat``:
   fetched.
 
     python benchmarks/bench_sql_audit.py            # 1e7 rows (about a minute to build)
-    python benchmarks/bench_sql_audit.py --n 1e6 --repeat 3
+    python benchmarks/bench_sql_audit.py --n 1e6 --repeat 3 --round 3
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ def main() -> None:
     parser.add_argument("--bins", type=int, default=15)
     parser.add_argument("--url", default=None, help="an existing PostgreSQL (default: start pgserver)")
     parser.add_argument("--weights", action="store_true", help="audit with a weight column")
+    parser.add_argument("--round", type=int, default=None, metavar="D",
+                        help="round the scores to D decimals (ties: the per-score aggregate shrinks)")
     args = parser.parse_args()
     n, m = int(args.n), args.bins
 
@@ -68,15 +70,18 @@ def main() -> None:
         t0 = time.perf_counter()
         conn.execute("DROP TABLE IF EXISTS vc_bench")
         conn.execute("SELECT setseed(0.27)")
+        score = "random()" if args.round is None else f"round(random()::numeric, {int(args.round)})::float8"
         conn.execute(f"""
             CREATE TABLE vc_bench AS
             SELECT p, CASE WHEN random() < p * p THEN 1 ELSE 0 END AS y, 0.5 + random() AS w
-            FROM (SELECT random() AS p FROM generate_series(1, {n})) AS s""")
+            FROM (SELECT {score} AS p FROM generate_series(1, {n})) AS s""")
         conn.execute("VACUUM ANALYZE vc_bench")
         build = time.perf_counter() - t0
         version = conn.execute("SHOW server_version").fetchone()[0]
         workers = conn.execute("SHOW max_parallel_workers_per_gather").fetchone()[0]
-        print(f"PostgreSQL {version} (parallel workers per gather: {workers}); {n:,} rows built in {build:.1f} s")
+        kind = "continuous scores" if args.round is None else f"scores rounded to {args.round} decimals"
+        print(f"PostgreSQL {version} (parallel workers per gather: {workers}); {n:,} rows ({kind}) built in "
+              f"{build:.1f} s")
 
         bin_expr = f"LEAST(FLOOR(p * {m}), {m - 1})"
         plain = f"SELECT {bin_expr} AS b, COUNT(*), SUM(p), SUM(y) FROM vc_bench GROUP BY 1"
