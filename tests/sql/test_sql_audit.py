@@ -195,3 +195,31 @@ def test_the_integer_path_for_huge_tables(engine, monkeypatch):
     want = in_memory(DATA, by="seg", max_groups=3)
     assert_same(got.to_dict(), want.to_dict())
     assert got.auc == vc.auc(DATA["p"], DATA["y"])
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 60).flatmap(lambda n: st.tuples(
+    st.lists(st.sampled_from([0.0, 0.05, 0.2, 1 / 3, 0.5, 0.6666, 0.8, 0.95, 1.0]), min_size=n, max_size=n),
+    st.lists(st.integers(0, 1), min_size=n, max_size=n),
+    st.lists(st.floats(0.0, 5.0), min_size=n, max_size=n),
+    st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n),
+    st.booleans(), st.sampled_from(["uniform", "quantile", "equal-count"]))))
+def test_any_small_table_audits_like_its_rows(case):
+    """Property: on SQLite, ties, 0/1 scores, zero weights, tiny slices: the in-memory audit's numbers."""
+    import sqlite3
+
+    p, y, w, seg, weighted, strategy = case
+    p, y, w, seg = np.array(p), np.array(y), np.array(w), np.array(seg, dtype=object)
+    if weighted and not w.max() > 0:
+        w[0] = 1.0
+    conn = sqlite3.connect(":memory:")
+    load("sqlite", conn, "t", {"p": p, "y": y, "w": w, "seg": seg})
+    options = dict(bins=4, strategy=strategy, min_count=1)
+    weight = {"sample_weight": "w"} if weighted else {}
+    got = audit_sql(conn, table="t", score="p", label="y", by="seg", **weight, **options)
+    want = vc.audit(p, y, sample_weight=w if weighted else None, by=seg, by_name="seg", **options)
+    assert_same(got.to_dict(), want.to_dict())
