@@ -74,8 +74,8 @@ def child(backend: str, path: str) -> dict:
         wall, cpu = time.perf_counter() - t0, _cpu_seconds() - c0  # the audit alone; the bins below are extra
         import duckdb
 
-        from veracity.frames import _aggregates as agg
-        from veracity.frames._api import _Prepared
+        from veracity.sources import _aggregates as agg
+        from veracity.sources._api import _Prepared
 
         prep = _Prepared(path, "p", "y")
         t1 = time.perf_counter()

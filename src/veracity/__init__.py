@@ -29,7 +29,8 @@ from .core._audit import AuditResult, audit
 from .datasets import load_demo
 
 # -- monitoring and engines --------------------------------------------------------
-from .engines import ScanResult, audit_dask, audit_duckdb, scan_file
+from .sources._engines import audit_dask, audit_duckdb
+from .sources._scan import ScanResult, scan_file
 from .monitoring import MonitorResult, MonitorStore, StoreStatus, label_maturity, monitor, period_keys
 
 # -- calibrators (issue 3) ---------------------------------------------------------
@@ -134,21 +135,10 @@ from .tracking import log_mlflow
 # -- where it is miscalibrated: segments and their repair (issue 24) -----------------
 from .segments import SegmentCalibration, SegmentRow, SegmentsResult, segments
 
-# -- the frame form beside the array form (issue 11) --------------------------------
-# ``vc.audit(frame, score="p", label="y", ...)``; the core functions stay array-only.
-from .frames import configure_duckdb, frame_form as _frame_form
-
-audit = _frame_form(audit)
-reliability = _frame_form(reliability)
-ece = _frame_form(ece)
-mce = _frame_form(mce)
-brier = _frame_form(brier)
-brier_decomposition = _frame_form(brier_decomposition)
-nll = _frame_form(nll)
-auc = _frame_form(auc)
-accuracy = _frame_form(accuracy)
-threshold_table = _frame_form(threshold_table)
-monitor = _frame_form(monitor, columns=("periods", "mature"))
+# -- the rows seam: the frame form of every function above (``vc.audit(frame, score="p",
+# label="y")``) reads a frame's rows through veracity.sources, which registers itself on import
+from .sources import configure_duckdb
+from .frames import _fit as _frame_fit  # registers Calibrator.fit's frame form (fit(frame, score=, label=))
 
 
 def _public_names() -> list[str]:

@@ -7,6 +7,9 @@ import pytest
 import veracity as vc
 from veracity.engines import audit_dask
 
+# the deprecated alias is what these tests pin (it calls vc.audit and warns)
+pytestmark = pytest.mark.filterwarnings("ignore:vc.audit_d:DeprecationWarning")
+
 dd = pytest.importorskip("dask.dataframe")
 
 

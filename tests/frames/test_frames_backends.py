@@ -212,8 +212,8 @@ def test_multiclass_bad_rows_same_message(backend, tmp_path):
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 def test_exact_auc_over_many_score_ranges(backend, weighted, tmp_path, monkeypatch):
     # ranges of ~300 rows: the per-range sorts and their merge carry the whole order, ties included
-    from veracity.frames import _aggregates as agg
-    from veracity.frames import _duckdb
+    from veracity.sources import _aggregates as agg
+    from veracity.sources import _duckdb
 
     monkeypatch.setattr(agg, "ROWS_PER_TASK", 300)
     monkeypatch.setattr(_duckdb, "rows_per_range", lambda relation: 300)
@@ -236,8 +236,8 @@ def test_dask_local_scheduler_chunked_passes_and_in_memory_shuffle(monkeypatch):
     distributed = pytest.importorskip("distributed")
     import dask
 
-    from veracity.frames import _aggregates as agg
-    from veracity.frames import _dask
+    from veracity.sources import _aggregates as agg
+    from veracity.sources import _dask
 
     def no_client():
         raise ValueError("no client")

@@ -257,7 +257,7 @@ def test_cli_audit_pos_label_on_the_duckdb_engine(tmp_path):
 @pytest.mark.parametrize("backend", ["polars-lazy", "duckdb", "dask"])
 def test_contract_in_the_bin_pass_equals_its_own_pass(backend, tmp_path, monkeypatch):
     # DuckDB, Dask and polars count the contract in the bin-sum pass; the separate pass is the reference
-    from veracity.frames import _api
+    from veracity.sources import _api
 
     from .conftest import dataset
 

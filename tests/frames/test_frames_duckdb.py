@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import veracity as vc
-from veracity.frames import _duckdb
+from veracity.sources import _duckdb
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -140,7 +140,7 @@ def test_rows_per_range_follows_the_memory_limit():
     assert _duckdb.parse_bytes("64MB") == 64 * 10**6
     assert _duckdb.parse_bytes("244.1 MiB") == int(244.1 * 2**20)
     con = duckdb.connect(config={"memory_limit": "64MB"})
-    from veracity.frames import _duckdb_auc
+    from veracity.sources import _duckdb_auc
 
     per_row = _duckdb_auc.WORKERS * _duckdb_auc.BYTES_PER_COUNTED_ROW
     assert _duckdb.memory_limit(con.sql("SELECT 1")) == pytest.approx(64e6, rel=0.1)
@@ -150,8 +150,8 @@ def test_rows_per_range_follows_the_memory_limit():
 def test_exact_auc_with_many_ranges_equals_one_range():
     import narwhals as nw
 
-    from veracity.frames import _aggregates as agg
-    from veracity.frames._source import as_frame
+    from veracity.sources import _aggregates as agg
+    from veracity.sources._source import as_frame
 
     rng = np.random.default_rng(5)
     df = pd.DataFrame({"p": np.round(rng.random(4000), 3), "y": rng.integers(0, 2, 4000), "w": rng.random(4000)})
@@ -177,7 +177,7 @@ def test_a_late_csv_error_does_not_echo_the_row(tmp_path):
 def test_prefetched_batches_keep_order_raise_in_the_caller_and_stop_early():
     import threading
 
-    from veracity.frames._duckdb_auc import _prefetched
+    from veracity.sources._duckdb_auc import _prefetched
 
     def failing():
         yield from range(5)

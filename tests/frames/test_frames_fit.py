@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 import veracity as vc
-from veracity.frames import _duckdb, _fit
+from veracity.frames import _fit
+from veracity.sources import _duckdb
 
 from .conftest import BACKENDS, dataset, make
 

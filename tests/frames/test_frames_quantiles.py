@@ -1,6 +1,6 @@
 """Equal-mass bins at scale: exact edges up to the distinct-score limit, approximate beyond — stated.
 
-The limit is lowered through ``veracity.frames._api.MAX_DISTINCT``. The oracle
+The limit is lowered through ``veracity.sources._api.MAX_DISTINCT``. The oracle
 is the definition of the rank error, computed here on the rows with numpy: for
 the cut :math:`c_k` of level :math:`q_k = k/M`, the distance from :math:`q_k` to
 :math:`[F(c_k^-), F(c_k)]` (weight shares below / at-or-below the cut).
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import veracity as vc
-from veracity.frames import _api
+from veracity.sources import _api
 
 from .conftest import make
 

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 import veracity as vc
-from veracity.frames._aggregates import combine_ranges
-from veracity.frames._range_auc import range_numerators
+from veracity.sources._aggregates import combine_ranges
+from veracity.sources._range_auc import range_numerators
 
 
 def _batches(s, y, w=None, g=None, size=7):
@@ -104,9 +104,9 @@ def test_any_cut_points_give_the_same_exact_auc(rows, cuts):
 
 def test_the_worker_runs_where_veracity_is_not_installed():
     cloudpickle = pytest.importorskip("pyspark.cloudpickle")
-    from veracity.frames import _range_auc
+    from veracity.sources import _range_auc
 
-    cloudpickle.register_pickle_by_value(_range_auc)
+    _range_auc.register_by_value(cloudpickle)  # the worker module and the 2U kernel it counts with
     body = partial(_range_auc.range_numerators, bounds=[0.5], grouped=False, weighted=False)
     blob = cloudpickle.dumps(body)
     script = (
@@ -125,7 +125,7 @@ def test_the_worker_runs_where_veracity_is_not_installed():
 def test_whole_table_rows_from_the_same_pass(weighted):
     # with whole=True the slices' ranges come with the ranges of every row (``_all``, ``_g`` null),
     # so a grouped audit gets the whole AUC without a second shuffle
-    from veracity.frames._aggregates import WHOLE
+    from veracity.sources._aggregates import WHOLE
 
     rng = np.random.default_rng(3)
     n = 500

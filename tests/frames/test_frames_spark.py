@@ -47,7 +47,7 @@ def test_spark_logits_metrics_and_bad_input(spark, tmp_path, request):
 
 def test_spark_exact_auc_over_many_score_ranges(spark, tmp_path, request, monkeypatch):
     # one shuffle by score range (~300 rows each) into numpy in the Python workers, ties included
-    from veracity.frames import _aggregates as agg
+    from veracity.sources import _aggregates as agg
 
     monkeypatch.setattr(agg, "ROWS_PER_TASK", 300)
     df = dataset(seed=21)
@@ -66,7 +66,7 @@ def test_spark_exact_auc_over_many_score_ranges(spark, tmp_path, request, monkey
 def test_spark_gives_each_score_range_its_own_task(spark):
     from pyspark.sql import functions as F
 
-    from veracity.frames._spark import spread_keys
+    from veracity.sources._spark import spread_keys
 
     keys = spread_keys(spark, 7)
     frame = spark.createDataFrame([(k,) for k in keys], "k int").repartition(7, "k")
@@ -80,7 +80,7 @@ def test_spark_label_in_the_sign_bit_keeps_zero_scores_and_ties(spark, tmp_path,
     # with both labels, and heavy ties, must still give roc_auc_score exactly
     import pandas as pd
 
-    from veracity.frames import _aggregates as agg
+    from veracity.sources import _aggregates as agg
 
     monkeypatch.setattr(agg, "ROWS_PER_TASK", 200)
     rng = np.random.default_rng(12)

@@ -172,7 +172,6 @@ def _lazy_source(args: argparse.Namespace, engine: str, path: str) -> object:
 def _run_lazy(args: argparse.Namespace, engine: str) -> int:
     from ..core._validation import VeracityError
     from ..datasets import demo_path
-    from ..frames._api import audit_frame
 
     extras = _honest_flags(args)
     if extras:
@@ -189,7 +188,7 @@ def _run_lazy(args: argparse.Namespace, engine: str) -> int:
             if engine != "duckdb":
                 warnings.simplefilter("ignore", FutureWarning)
                 warnings.simplefilter("ignore", DeprecationWarning)
-            result = audit_frame(
+            result = audit(  # the public function, its frame form: the rows stay where they are
                 _lazy_source(args, engine, path), score=args.score, label=args.label, sample_weight=args.weight,
                 by=args.by, bins=args.bins, strategy=args.strategy, score_type=args.score_type,
                 interval=args.interval,
@@ -203,7 +202,7 @@ def _run_lazy(args: argparse.Namespace, engine: str) -> int:
                 "recode the label column to 0/1") from None
         raise
     except Exception as exc:  # an engine's read error: one line, never the file's rows
-        from ..frames._duckdb import describe_error
+        from ..sources._duckdb import describe_error
 
         raise VeracityError(describe_error(exc, path)) from None
     payload = {"file": path, "score": args.score, "label": args.label, "engine": engine, **result.to_dict()}

@@ -15,6 +15,7 @@ from ._reliability import ReliabilityTable
 from ._stats import MAX_GROUPS, BinStats, group_rows, subset
 from ._text import fmt, render_table
 from ._compat import renamed
+from ._frameform import frame_call, is_frame_form, require_labels
 from ._sections import section as audit_section
 from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, to_numpy
 from ._display import Display
@@ -278,8 +279,10 @@ def _honest_extras(
 @renamed(ci="bootstrap", seed="random_state")
 def audit(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     bins: int | str = 15,
     strategy: str = "uniform",
     score_type: str = "probability",
@@ -333,7 +336,15 @@ def audit(
     ``"yes"``/``"no"``, booleans, numbers): rows whose label equals it count as 1.
     The old names ``ci=`` (now ``bootstrap=``) and ``seed=`` (now ``random_state=``)
     still work and warn once.
+
+    Frame form: ``audit(frame, score="p", label="y", by="segment", sample_weight="w")``
+    with column names (multiclass ``score=["p0", "p1", ...]``) on pandas, polars, pyarrow,
+    DuckDB, Dask, Spark and Ibis frames and CSV/Parquet paths or globs; lazy frames are
+    audited where they live (see :mod:`veracity.sources`).
     """
+    if is_frame_form(score, label):
+        return frame_call(audit, scores, labels, locals())
+    require_labels("audit", labels)
     if multiclass not in ("top-label", "classwise"):
         raise VeracityError(f"multiclass must be 'top-label' or 'classwise', got {multiclass!r}")
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,

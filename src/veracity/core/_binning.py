@@ -26,7 +26,7 @@ is the table's ``bins`` and is printed with it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -151,9 +151,26 @@ def equal_count_edges(p: np.ndarray, bins: int) -> np.ndarray:
     return np.concatenate(([0.0], cuts, [1.0]))
 
 
-def bin_index(p: np.ndarray, edges: np.ndarray, strategy: str) -> np.ndarray:
-    """Bin of every probability for the given edges (``intp`` array)."""
+def bin_index(p: Any, edges: np.ndarray, strategy: str) -> Any:
+    """Bin of every probability for the given edges — the one bin rule of every engine.
+
+    ``p`` is a numpy array (an ``intp`` array comes back) or a narwhals expression (an
+    ``Int64`` expression comes back, computed where a lazy frame lives): equal-width
+    bins are ``min(floor(p·M), M−1)``; ``"quantile"`` counts the inner cuts ``<= p``
+    (``searchsorted(..., side="right")``), ``"equal-count"`` the cuts ``< p`` (``"left"``).
+    """
     m = edges.size - 1
+    if not isinstance(p, np.ndarray):  # an expression over the rows of a lazy frame
+        import narwhals as nw
+
+        if strategy == "uniform":
+            return (p * float(m)).floor().clip(upper_bound=float(m - 1)).cast(nw.Int64)
+        one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
+        expr = zero
+        for c in edges[1:-1]:
+            hit = (p >= float(c)) if strategy == "quantile" else (p > float(c))
+            expr = expr + nw.when(hit).then(one).otherwise(zero)
+        return expr
     if strategy == "uniform":
         idx = (p * m).astype(np.intp)
         np.minimum(idx, m - 1, out=idx)

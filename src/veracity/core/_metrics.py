@@ -23,8 +23,10 @@ from ._formulas import (
     brier_decomposition_from_stats,
     ece_from_stats,
 )
+from ._frameform import frame_call, is_frame_form, require_labels
 from ._honest import estimate_ece
 from ._parallel import submit
+from ._rank import twice_u, weighted_twice_u
 from ._stats import BinStats
 from ._validation import (
     Binary,
@@ -71,8 +73,10 @@ def _wmean(values: np.ndarray, w: np.ndarray | None) -> float:
 # ----------------------------------------------------------------------------------
 def ece(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     bins: int = 15,
     strategy: str = "uniform",
     norm: str = "l1",
@@ -94,6 +98,9 @@ def ece(
     >>> round(ece([0.1, 0.4, 0.8, 0.9], [0, 1, 1, 1], bins=10), 4)
     0.25
     """
+    if is_frame_form(score, label):
+        return frame_call(ece, scores, labels, locals())
+    require_labels("ece", labels)
     if estimator not in ESTIMATORS:
         raise VeracityError(
             f"estimator must be 'plugin', 'debiased' or 'smooth', got {estimator!r}"
@@ -111,8 +118,10 @@ def ece(
 
 def mce(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     bins: int = 15,
     strategy: str = "uniform",
     score_type: str = "probability",
@@ -121,6 +130,9 @@ def mce(
     multiclass: str = "top-label",
 ) -> float:
     r"""Maximum calibration error :math:`\max_{b:\,n_b>0}|\mathrm{acc}_b - \mathrm{conf}_b|`."""
+    if is_frame_form(score, label):
+        return frame_call(mce, scores, labels, locals())
+    require_labels("mce", labels)
     return ece(
         scores,
         labels,
@@ -136,8 +148,10 @@ def mce(
 
 def brier(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     score_type: str = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
@@ -154,14 +168,19 @@ def brier(
     >>> round(brier([.76, .82, .81, .91, .70], [1, 0, 1, 1, 0]), 5)   # seed 004 worked case
     0.25284
     """
+    if is_frame_form(score, label):
+        return frame_call(brier, scores, labels, locals())
+    require_labels("brier", labels)
     problems = _problems(scores, labels, sample_weight, score_type, multiclass, pos_label)
     return float(sum(_wmean((d.p - d.y) ** 2, d.w) for d in problems))
 
 
 def brier_decomposition(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     bins: int = 15,
     strategy: str = "uniform",
     score_type: str = "probability",
@@ -172,6 +191,9 @@ def brier_decomposition(
 
     See :class:`BrierDecomposition` for the formulas; the identity is exact.
     """
+    if is_frame_form(score, label):
+        return frame_call(brier_decomposition, scores, labels, locals())
+    require_labels("brier_decomposition", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return brier_decomposition_from_stats(_stats(data, bins, strategy, full=True))
@@ -179,8 +201,10 @@ def brier_decomposition(
 
 def nll(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     score_type: str = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
@@ -193,6 +217,9 @@ def nll(
     probability given to the observed label and :math:`\epsilon` = float64 machine
     epsilon (scikit-learn's rule). Multiclass: categorical :math:`-\log p_{i,y_i}`.
     """
+    if is_frame_form(score, label):
+        return frame_call(nll, scores, labels, locals())
+    require_labels("nll", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return _wmean(binary_nll_terms(data), data.w)
@@ -205,16 +232,6 @@ def _ranking_scores(data: Binary) -> np.ndarray:
 
 def _sorted_subset(s: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.sort(s[mask])
-
-
-def _twice_u(neg: np.ndarray, pos: np.ndarray) -> int:
-    """Σ over ``pos`` of 2·#(neg < p) + #(neg = p), both arrays sorted."""
-    # ties are rare, so the second binary search runs only where one was found
-    below = np.searchsorted(neg, pos, side="left")
-    hit = below < neg.size
-    hit[hit] = neg[below[hit]] == pos[hit]
-    ties = np.searchsorted(neg, pos[hit], side="right") - below[hit]
-    return 2 * int(below.sum()) + int(ties.sum())
 
 
 def mann_whitney_u2(
@@ -232,17 +249,9 @@ def mann_whitney_u2(
         neg = np.sort(s[~positive])
         pos = pos_future.result()
         half = pos.size // 2
-        first = submit(positive.size, _twice_u, neg, pos[:half])
-        return first.result() + _twice_u(neg, pos[half:]), n_pos, n_neg
-    w_pos, w_neg = w[positive], w[~positive]
-    neg_s = s[~positive]
-    order = np.argsort(neg_s, kind="stable")
-    neg_sorted = neg_s[order]
-    cum = np.concatenate(([0.0], np.cumsum(w_neg[order])))
-    pos_s = s[positive]
-    below = cum[np.searchsorted(neg_sorted, pos_s, side="left")]
-    at_or_below = cum[np.searchsorted(neg_sorted, pos_s, side="right")]
-    return float(np.dot(w_pos, below + at_or_below)), float(w_pos.sum()), float(cum[-1])
+        first = submit(positive.size, twice_u, neg, pos[:half])
+        return first.result() + twice_u(neg, pos[half:]), n_pos, n_neg
+    return weighted_twice_u(s[positive], w[positive], s[~positive], w[~positive])
 
 
 def auc_of(data: Binary) -> float:
@@ -256,10 +265,10 @@ def auc_of(data: Binary) -> float:
             f"AUC needs both classes; all {data.n} labels are {only}. "
             "Audit a sample that contains positives and negatives"
         )
-    twice_u, w_pos, w_neg = mann_whitney_u2(_ranking_scores(data), positive, data.w)
+    u2, w_pos, w_neg = mann_whitney_u2(_ranking_scores(data), positive, data.w)
     if not (w_pos > 0 and w_neg > 0):
         raise VeracityError("AUC needs positive total weight in both classes")
-    return twice_u / (2.0 * w_pos * w_neg) if data.w is None else float(twice_u / (2.0 * w_pos * w_neg))
+    return u2 / (2.0 * w_pos * w_neg) if data.w is None else float(u2 / (2.0 * w_pos * w_neg))
 
 
 AUC_MULTICLASS = ("top-label", "ovr", "ovo")
@@ -267,13 +276,13 @@ AUC_AVERAGES = ("macro", "weighted")
 
 
 def _class_auc(s: np.ndarray, positive: np.ndarray, w: np.ndarray | None, what: str) -> float:
-    twice_u, w_pos, w_neg = mann_whitney_u2(s, positive, w)
+    u2, w_pos, w_neg = mann_whitney_u2(s, positive, w)
     if not (w_pos > 0 and w_neg > 0):
         raise VeracityError(
             f"{what} needs rows of both sides with positive weight; check that every class "
             "occurs in the labels, or use multiclass='top-label'"
         )
-    return float(twice_u / (2.0 * w_pos * w_neg))
+    return float(u2 / (2.0 * w_pos * w_neg))
 
 
 def multiclass_auc(
@@ -320,8 +329,10 @@ def multiclass_auc(
 
 def auc(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     score_type: str = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
@@ -346,6 +357,9 @@ def auc(
     >>> auc([.2, .4, .6, .8], [0, 0, 1, 1]), auc([.01, .02, .98, .99], [0, 0, 1, 1])  # seed 004
     (1.0, 1.0)
     """
+    if is_frame_form(score, label):
+        return frame_call(auc, scores, labels, locals())
+    require_labels("auc", labels)
     if multiclass not in AUC_MULTICLASS:
         raise VeracityError(f"multiclass must be one of {AUC_MULTICLASS}, got {multiclass!r}")
     if average not in AUC_AVERAGES:
@@ -360,11 +374,17 @@ def auc(
     return auc_of(data)
 
 
+def check_threshold(threshold: Any) -> float:
+    """The decision threshold: a probability in [0, 1] (the one check of ``threshold=``)."""
+    if not 0.0 <= threshold <= 1.0:
+        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}", param="threshold")
+    return threshold
+
+
 def accuracy_of(data: Binary, threshold: float = 0.5) -> float:
     if data.n_classes > 2:
         return _wmean(data.y, data.w)
-    if not 0.0 <= threshold <= 1.0:
-        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
+    check_threshold(threshold)
     if data.logit is not None and 0.0 < threshold < 1.0:
         # Decide on the logit scale: exact, no rounding at the sigmoid's flat ends.
         predicted = data.logit >= np.log(threshold / (1.0 - threshold))
@@ -375,8 +395,10 @@ def accuracy_of(data: Binary, threshold: float = 0.5) -> float:
 
 def accuracy(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     threshold: float = 0.5,
     score_type: str = "probability",
     sample_weight: Any = None,
@@ -389,6 +411,9 @@ def accuracy(
     >>> accuracy([0.2, 0.5, 0.7], [0, 1, 0])
     0.6666666666666666
     """
+    if is_frame_form(score, label):
+        return frame_call(accuracy, scores, labels, locals())
+    require_labels("accuracy", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return accuracy_of(data, threshold)

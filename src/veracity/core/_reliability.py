@@ -13,6 +13,7 @@ from ._formulas import ece_from_stats
 from ._stats import BinStats
 from ._text import fmt, fmt_count, fmt_edge, render_table
 from ._compat import renamed
+from ._frameform import frame_call, is_frame_form, require_labels
 from ._validation import VeracityError, prepare_binary
 from ._display import Display
 
@@ -174,8 +175,10 @@ class ReliabilityTable(Display):
 @renamed(ci="interval")
 def reliability(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     bins: int = 15,
     strategy: str = "uniform",
     score_type: str = "probability",
@@ -199,6 +202,9 @@ def reliability(
     >>> round(t.rows[0].conf, 2), round(t.rows[0].acc, 2)
     (0.8, 0.6)
     """
+    if is_frame_form(score, label):
+        return frame_call(reliability, scores, labels, locals())
+    require_labels("reliability", labels)
     check_interval_args(interval, level, sided)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)

@@ -121,24 +121,15 @@ def _counts_at_or_above(
 ) -> np.ndarray:
     """(Weighted) number of ``values >= t`` for every ``t``.
 
-    Unweighted: one sort of ``values`` and a binary search per threshold.
-    Weighted: no sort of the values at all — each value is located among the
-    sorted thresholds (``searchsorted``, O(N log T)), the weights are summed per
-    gap with ``bincount`` and suffix sums give the weight at or above every
-    threshold (an argsort of the values would cost several plain sorts).
+    No sort of the values: each is located among the sorted distinct thresholds
+    (``searchsorted``, O(N log T)), the weights are summed per gap with ``bincount``
+    and suffix sums give the weight at or above every threshold — the threshold-count
+    kernel of every engine (:mod:`veracity.sources._thresholds`).
     """
-    if weights is None:
-        ordered = np.sort(values)
-        return (ordered.shape[0] - np.searchsorted(ordered, thresholds, side="left")).astype(np.float64)
-    t_order = np.argsort(thresholds, kind="stable")
-    u = thresholds[t_order]
-    # gap[i] = number of thresholds <= value i; value i counts for sorted threshold j iff j < gap[i]
-    gap = np.searchsorted(u, values, side="right")
-    per_gap = np.bincount(gap, weights=weights, minlength=u.shape[0] + 1)
-    at_or_above = np.cumsum(per_gap[::-1])[::-1][1:]
-    out = np.empty(u.shape[0])
-    out[t_order] = at_or_above
-    return out
+    from ..sources._thresholds import array_gap_sums, at_or_above, thresholds_grid
+
+    u = thresholds_grid(thresholds)
+    return at_or_above(array_gap_sums(values, weights, u), thresholds, u)
 
 
 def _thresholds_array(thresholds: Any) -> np.ndarray:
@@ -158,9 +149,11 @@ def _thresholds_array(thresholds: Any) -> np.ndarray:
 
 def threshold_table(
     scores: Any,
-    labels: Any,
-    thresholds: Any,
+    labels: Any = None,
+    thresholds: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     sample_weight: Any = None,
@@ -192,6 +185,16 @@ def threshold_table(
     >>> [(r.tp, r.fp, r.fn, r.tn, r.cost) for r in t.rows]
     [(2.0, 1.0, 0.0, 1.0, 1.0), (1.0, 0.0, 1.0, 2.0, 9.0)]
     """
+    if score is not None or label is not None:
+        if thresholds is None:  # threshold_table(frame, thresholds, score=..., label=...)
+            thresholds, labels = labels, None
+        return _threshold_table_frame(scores, labels, thresholds, score=score, label=label,
+                                      sample_weight=sample_weight, cost_fp=cost_fp, cost_fn=cost_fn,
+                                      score_type=score_type, pos_label=pos_label)
+    if labels is None or thresholds is None:
+        raise VeracityError("threshold_table needs scores, labels and thresholds: threshold_table(scores, labels, "
+                            "[0.3, 0.5]), or with a frame threshold_table(frame, [0.3, 0.5], score='p', label='y')",
+                            param="thresholds" if labels is not None else "labels")
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
                             pos_label=pos_label)
     c_fp = check_cost(cost_fp, "cost_fp")
@@ -212,6 +215,39 @@ def threshold_table(
         tp = _counts_at_or_above(s[pos], w[pos], t)
         fp = _counts_at_or_above(s[neg], w[neg], t)
     return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=w is not None)
+
+
+def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: Any, label: Any,
+                           sample_weight: Any, cost_fp: float, cost_fn: float, score_type: str,
+                           pos_label: Any) -> ThresholdTable:
+    """The frame form: in-memory frames take the array code, lazy ones count where they live."""
+    from ..sources import as_source
+
+    if labels is not None:
+        raise VeracityError("threshold_table(frame, thresholds, score=..., label=...) takes no labels array; "
+                            "name the label column with label=", param="labels")
+    if score is None or label is None:
+        raise VeracityError("the frame form needs both column names: threshold_table(frame, thresholds, "
+                            "score='p', label='y')", param="label" if score is not None else "score")
+    if thresholds is None:
+        raise VeracityError("threshold_table(frame, thresholds, score=..., label=...) needs thresholds",
+                        param="thresholds")
+    source = as_source(data, score=score, label=label, sample_weight=sample_weight, score_type=score_type,
+                       pos_label=pos_label)
+    if getattr(source.prep, "multiclass", False):
+        raise VeracityError(
+            "vc.threshold_table flags one score per row; pass score= naming the column of the class to flag"
+        )
+    if not source.lazy:
+        return source.call(threshold_table, thresholds, cost_fp=cost_fp, cost_fn=cost_fn)
+    source.contract_counts()  # the array form's order: rows first, then options
+    c_fp = check_cost(cost_fp, "cost_fp")
+    c_fn = check_cost(cost_fn, "cost_fn")
+    t = np.atleast_1d(_thresholds_array(thresholds))
+    if t.ndim != 1:
+        raise VeracityError(f"thresholds must be a number or a 1-D array, got shape {t.shape}")
+    tp, fp, n_total, n_pos = source.counts_at(t)
+    return table_from_counts(t.copy(), tp, fp, n_total, n_pos, c_fp, c_fn, weighted=source.weighted)
 
 
 def table_from_counts(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_total: float, n_pos: float,

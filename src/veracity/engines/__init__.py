@@ -1,13 +1,12 @@
-"""Engines: sources of per-bin statistics beyond in-memory arrays.
+"""Deprecated import path: the engines are :mod:`veracity.sources`, the one seam for where rows live.
 
-* :func:`scan_file` streams a CSV/Parquet file in record batches with pyarrow
-  (the monitor's scan).
-* :func:`audit_duckdb` and :func:`audit_dask` are kept as aliases of the frame
-  form ``vc.audit(frame, score=..., label=...)`` (see :mod:`veracity.frames`),
-  which runs the same implementation on every backend.
+``vc.audit_duckdb`` and ``vc.audit_dask`` are deprecated aliases of the frame form
+``vc.audit(frame, score=..., label=...)`` (they warn); :func:`scan_file` and
+:class:`ScanResult` (the streaming scan ``veracity monitor FILE`` uses) live in
+:mod:`veracity.sources._scan`. This module only re-exports them for old imports.
 """
 
-from ..frames._engines import audit_dask, audit_duckdb
-from ._arrow import ScanResult, scan_file
+from ..sources._engines import audit_dask, audit_duckdb
+from ..sources._scan import ScanResult, scan_file
 
 __all__ = ["ScanResult", "audit_dask", "audit_duckdb", "scan_file"]

@@ -1,20 +1,13 @@
-"""Frames first: one audit on every backend — pandas, polars, pyarrow, DuckDB, Dask, Spark.
+"""Frames: fitting calibrators on frames and applying them to files.
 
-``vc.audit(frame, score="p", label="y", by="segment", sample_weight="w")`` and the
-same ``score=``/``label=`` form on :func:`vc.reliability`, the metrics,
-:func:`vc.threshold_table` and :func:`vc.monitor`. A frame is a pandas, polars
-(eager or lazy) or pyarrow table, a DuckDB relation, a Dask or Spark DataFrame,
-an Ibis table, or a path / glob of CSV or Parquet files (read lazily, and
-safely, through DuckDB: see :mod:`veracity.frames._duckdb`).
-
-In-memory frames take the array code on their columns; lazy frames are never
-collected — per-bin statistics, the input contract's counts and the exact AUC
-are aggregates computed where the data lives (:mod:`veracity.frames._aggregates`,
-one implementation in narwhals expressions for every backend).
+The frame form of every function (``vc.audit(frame, score="p", label="y", ...)`` and
+the same ``score=``/``label=`` on the metrics, :func:`vc.reliability`,
+:func:`vc.threshold_table` and :func:`vc.monitor`) is part of each function's own
+signature; the rows of a frame are read through :mod:`veracity.sources`, the one seam
+for where the rows live. What stays here: :mod:`._fit` (calibrators fit on lazy
+frames) and :mod:`._apply` (a calibrator applied to a file, batch by batch).
 """
 
-from ._dispatch import frame_form
-from ._duckdb import configure as configure_duckdb
-from ._source import is_frame
+from ..sources import configure_duckdb, is_frame
 
-__all__ = ["configure_duckdb", "frame_form", "is_frame"]
+__all__ = ["configure_duckdb", "is_frame"]

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import VeracityError
+from ..sources._source import require_columns
 
 #: rows per record batch (about 0.5 MB per float column)
 BATCH_ROWS = 65_536
@@ -37,7 +38,7 @@ class Applied:
 
 def is_parquet_source(path: str) -> bool:
     """True when ``path`` (a file, a directory or a glob) names Parquet files."""
-    from ._duckdb import expand
+    from ..sources._duckdb import expand
 
     try:
         return expand(path)[1] == "parquet"
@@ -79,7 +80,7 @@ def apply_stream(cal: Any, source: str | os.PathLike, out: str | os.PathLike, *,
     column (or the K columns of multiclass scores). Columns are named ``column``
     (binary) or ``column_0 .. column_{K-1}`` (multiclass), as ``veracity apply`` names them.
     """
-    from ._duckdb import expand
+    from ..sources._duckdb import expand
 
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise VeracityError(f"batch_rows must be a positive integer, got {batch_rows!r}")
@@ -119,10 +120,7 @@ def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], 
     try:
         for path, batch in _batches(files, batch_rows):
             if not new:
-                missing = [n for n in names if n not in batch.schema.names]
-                if missing:
-                    shown_cols = ", ".join(batch.schema.names[:20])
-                    raise VeracityError(f"column {missing[0]!r} not found in {shown}; available columns: {shown_cols}")
+                require_columns(names, batch.schema.names, where=shown)
             s = _scores(batch, names, path, rows)
             try:
                 p = cal.transform(s)

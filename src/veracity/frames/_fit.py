@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import PROB_EPS, VeracityError, check_logit_range
-from . import _aggregates as agg
-from ._api import _Prepared
+from ..sources import _aggregates as agg
+from ..sources._api import _Prepared
 
 #: most distinct scores an isotonic fit on a lazy frame brings back
 MAX_DISTINCT = 5_000_000
@@ -71,7 +71,7 @@ def fit_frame(cal: Any, data: Any, labels: Any = None, *, score: Any, label: Any
     except VeracityError:
         raise
     except Exception as exc:  # a file's read error (found mid-query) must not echo its content
-        from ._duckdb import describe_error, is_duckdb_error
+        from ..sources._duckdb import describe_error, is_duckdb_error
 
         if isinstance(data, (str, os.PathLike)) and is_duckdb_error(exc):
             raise VeracityError(describe_error(exc, os.fspath(data))) from None
@@ -377,7 +377,7 @@ def _fit_isotonic(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float])
 def _fit_histogram(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) -> None:
     import narwhals as nw
 
-    from ..core._binning import uniform_edges
+    from ..core._binning import bin_index, uniform_edges
 
     if cal.strategy == "uniform":
         edges = uniform_edges(int(cal.bins))
@@ -386,7 +386,7 @@ def _fit_histogram(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]
         edges = agg.edges_from_distinct(v, c, wsum if prep.weight else None, int(cal.bins), cal.strategy)
     m = edges.size - 1
     x = lf.with_columns(_p=agg.probability(cal.score_type)).with_columns(
-        _b=agg.bin_index(nw.col("_p"), m, edges, cal.strategy), _wy=nw.col("_w") * nw.col("_y"))
+        _b=bin_index(nw.col("_p"), edges, cal.strategy), _wy=nw.col("_w") * nw.col("_y"))
     t = agg.collect(x.group_by("_b").agg(nw.col("_w").sum(), nw.col("_wy").sum()))
     idx = np.asarray(t.get_column("_b").to_list(), dtype=np.int64)
     counts, pos = np.zeros(m), np.zeros(m)

@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import PROB_EPS, VeracityError
+from ..core._binning import bin_index, uniform_edges
+from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, VeracityError
 
 #: score ranges of the exact AUC when no cut points are given (any number gives the same AUC)
 AUC_RANGES = 256
@@ -61,13 +62,23 @@ def base(frame: Any, score: str, label: Any, weight: str | None, by: str | None,
         w = w * weight_scale
     y = nw.col(label).cast(nw.Float64) if isinstance(label, str) else label
     cols = [nw.col(score).cast(nw.Float64).alias("_s"), y.alias("_y"), w.alias("_w")]
-    if by is not None:
+    if isinstance(by, (list, tuple)):  # several key columns: _g0, _g1, ... (see :func:`key_columns`)
+        cols.extend(nw.col(b).alias(f"_g{i}") for i, b in enumerate(by))
+    elif by is not None:
         key = nw.col(by)
         if pooled is not None:  # the slice cap: keep these keys, pool the others under one name
             keep, other = pooled
             key = nw.when(key.is_in(keep)).then(key.cast(nw.String)).otherwise(nw.lit(other, nw.String))
         cols.append(key.alias("_g"))
     return frame.select(cols)
+
+
+def key_columns(grouped: Any) -> list[str]:
+    """The working frame's slice key columns: ``["_g"]`` (``grouped=True``), the given names
+    (a tuple such as ``("_g0", "_g1")``: slices keyed by tuples), or none."""
+    if isinstance(grouped, tuple):
+        return list(grouped)
+    return ["_g"] if grouped else []
 
 
 def key_counts(lf: Any) -> dict[Any, int]:
@@ -169,6 +180,10 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
             f"(min={float(c['s_min']):.3g}, max={float(c['s_max']):.3g}). "
             "If these are logits, pass {setting}", param="score_type", value="logit"
         )
+    if score_type == "logit" and n >= LOGIT_CHECK_MIN_ROWS:  # declared logits all in [0, 1]: as on arrays
+        from ..core._validation import check_logit_range
+
+        check_logit_range(float(c["s_min"]), float(c["s_max"]), n, name=f"column {score!r} (scores)")
     if int(c["y_bad"]):
         missing = c["y_min"] is None or math.isnan(float(c["y_min"]))
         shown = "missing" if missing else f"min={float(c['y_min']):g}, max={float(c['y_max']):g}"
@@ -236,20 +251,6 @@ def _decision(score_type: str, threshold: float) -> Any:
 
 
 _SUM_NAMES = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct")
-
-
-def bin_index(p: Any, bins: int, edges: np.ndarray | None, strategy: str) -> Any:
-    """The bin of each row, as :func:`veracity.core._binning.bin_index` computes it."""
-    import narwhals as nw
-
-    if edges is None or strategy == "uniform":
-        return (p * float(bins)).floor().clip(upper_bound=float(bins - 1)).cast(nw.Int64)
-    one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
-    expr = zero
-    for c in edges[1:-1]:  # searchsorted: 'quantile' counts cuts <= p, 'equal-count' cuts < p
-        hit = (p >= float(c)) if strategy == "quantile" else (p > float(c))
-        expr = expr + nw.when(hit).then(one).otherwise(zero)
-    return expr
 
 
 def distinct_scores(lf: Any, *, score_type: str, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -321,7 +322,10 @@ def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: 
     """
     if backend_of(lf) == "dask":  # each partition through the array code's BinStats
         from . import _dask
-        from ..core._binning import uniform_edges
+
+        if isinstance(grouped, tuple):
+            raise VeracityError("slices by several columns are not supported on Dask; combine them into "
+                                "one key column first", param="by")
 
         e = uniform_edges(bins) if edges is None or strategy == "uniform" else np.asarray(edges, np.float64)
         return _dask.bin_sums(lf.to_native(), edges=e, strategy=strategy, score_type=score_type,
@@ -340,7 +344,6 @@ def bin_sums_and_contract(lf: Any, *, bins: int, score_type: str, threshold: flo
     """
     if backend_of(lf) == "dask":  # both partition passes in one compute: the data is read once
         from . import _dask
-        from ..core._binning import uniform_edges
 
         return _dask.bin_sums_and_contract(lf.to_native(), edges=uniform_edges(bins), score_type=score_type,
                                            threshold=threshold, grouped=grouped)
@@ -368,7 +371,9 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
     import narwhals as nw
 
     w, p, y = nw.col("_w"), nw.col("_p"), nw.col("_y")
-    b = bin_index(p, bins, edges, strategy)
+    if edges is None or strategy == "uniform":
+        edges, strategy = uniform_edges(bins), "uniform"
+    b = bin_index(p, np.asarray(edges, dtype=np.float64), strategy)
     if contract:
         b = nw.when(nw.col("_ok")).then(b).otherwise(nw.lit(-1, nw.Int64))
     x = lf.with_columns(_p=probability(score_type)).with_columns(
@@ -379,7 +384,7 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
         _one=nw.lit(1, nw.Int64), weight=w, weight_sq=w * w, sum_p=w * p, sum_y=w * y,
         sum_p2=w * p * p, sum_py=w * p * y, sum_nll=w * nw.col("_l"), correct=w * nw.col("_c"),
     )
-    keys = ["_g", "_b"] if grouped else ["_b"]
+    keys = [*key_columns(grouped), "_b"]
     rows = collect(x.group_by(keys).agg(nw.col("_one").sum().alias("count"),
                                         *(nw.col(k).sum() for k in _SUM_NAMES),
                                         *(_contract_exprs(weighted=False) if contract else [])))
@@ -388,7 +393,10 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
 
 def _per_slice(native: dict[str, list], bins: int, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
     out: dict[Any, dict[str, np.ndarray]] = {}
-    group_keys = native["_g"] if grouped else [None] * len(native["_b"])
+    if isinstance(grouped, tuple):
+        group_keys: list[Any] = list(zip(*(native[k] for k in grouped)))
+    else:
+        group_keys = native["_g"] if grouped else [None] * len(native["_b"])
     for i, key in enumerate(group_keys):
         acc = out.setdefault(key, {k: np.zeros(bins) for k in ("count", *_SUM_NAMES)})
         b = int(native["_b"][i])
@@ -408,7 +416,7 @@ def range_cuts(lf: Any, *, score_type: str, n: int, rows_per_range: int, fine: i
     if ranges <= 1:
         return []
     x = lf.with_columns(_p=probability(score_type)).with_columns(
-        _f=(nw.col("_p") * float(fine)).floor().clip(upper_bound=float(fine - 1)).cast(nw.Int64),
+        _f=bin_index(nw.col("_p"), uniform_edges(fine), "uniform"),
         _one=nw.lit(1, nw.Int64),
     )
     hist = collect(x.group_by("_f").agg(nw.col("_one").sum()))
@@ -520,8 +528,7 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
     if cuts is not None:
         rng, ranges = _range_expr(cuts), len(cuts) + 1
     else:
-        rng = ((nw.col("_p") * float(ranges)).floor().clip(upper_bound=float(ranges - 1)).cast(nw.Int64)
-               if ranges > 1 else nw.lit(0, nw.Int64))
+        rng = bin_index(nw.col("_p"), uniform_edges(ranges), "uniform") if ranges > 1 else nw.lit(0, nw.Int64)
     x = lf.with_columns(_p=probability(score_type)).with_columns(
         _r=rng, _pos=pos, _neg=neg,
     )

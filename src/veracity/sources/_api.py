@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ..core._binning import uniform_edges
+from ..core._metrics import check_threshold
 from ..core._validation import VeracityError, check_score_type
 from . import _aggregates as agg
 from ._source import Frame, as_frame, check_columns, check_dtypes
@@ -59,7 +61,8 @@ class _Prepared:
         self.score = _scores(score)
         self.label = label
         self.weight = _column_arg(sample_weight, "sample_weight")
-        self.by = _column_arg(by, "by")
+        self.by: Any = ([_column_arg(b, "by") for b in by] if isinstance(by, (list, tuple)) and by
+                        else _column_arg(by, "by"))
         self.frame: Frame = as_frame(data)
         extra = extra or {}
         check_columns(self.frame, {"score": self.score, "label": label, "sample_weight": self.weight,
@@ -147,9 +150,11 @@ class _Prepared:
             return top_label_base(f.nw, [f.ref(c) for c in self.score], f.ref(self.label),
                                   self.weight and f.ref(self.weight), f.ref(self.by) if grouped and self.by else None,
                                   self.score_type, self.weight_scale, self.pooled if grouped else None)
-        return agg.base(f.nw, f.ref(self.score[0]), self.y, self.weight and f.ref(self.weight),
-                        f.ref(self.by) if grouped and self.by else None, self.weight_scale,
-                        self.pooled if grouped else None)
+        by = None
+        if grouped and self.by:
+            by = [f.ref(b) for b in self.by] if isinstance(self.by, list) else f.ref(self.by)
+        return agg.base(f.nw, f.ref(self.score[0]), self.y, self.weight and f.ref(self.weight), by,
+                        self.weight_scale, self.pooled if grouped else None)
 
     def cap_slices(self, cap: int | None, counts: dict[Any, int]) -> bool:
         """The array form's slice cap: the largest ``cap - 1`` keys, the rest pooled (True if pooled)."""
@@ -204,12 +209,6 @@ def _call_in_memory(prep: _Prepared, fn: Any, score_type: str, *args: Any, **kwa
         return fn(scores, labels, *args, sample_weight=weights, score_type=score_type, **kwargs)
     except VeracityError as exc:
         raise prep.explain(score_type, exc) from None
-
-
-def _edges(bins: int) -> np.ndarray:
-    from ..core._binning import uniform_edges
-
-    return uniform_edges(bins)
 
 
 def n_eff(prep: _Prepared, counts: dict[str, Any]) -> float:
@@ -279,11 +278,11 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
         sums, counts = agg.bin_sums_and_contract(prep.working(grouped), bins=m, score_type=score_type,
                                                  threshold=threshold, grouped=grouped)
         prep.accept(counts)
-        return _stats_of(prep, sums, _edges(m), strategy, grouped) + (auto,)
+        return _stats_of(prep, sums, uniform_edges(m), strategy, grouped) + (auto,)
     counts = prep.check_lazy(score_type)
     m, auto = _resolve_bins(bins, prep, counts)
     if strategy == "uniform":
-        edges = _edges(m)
+        edges = uniform_edges(m)
     else:  # exact from per-distinct-score counts up to MAX_DISTINCT scores, else approximate (stated)
         from ._quantiles import equal_mass_edges
 
@@ -365,8 +364,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     if options.pop("multiclass", "top-label") != "top-label":
         raise VeracityError(f"vc.audit on a lazy {prep.frame.backend} frame audits binary scores; drop multiclass=")
     prep.require_lazy_support(what="vc.audit", top_label=True, **flags)
-    if not 0.0 <= threshold <= 1.0:
-        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
+    check_threshold(threshold)
     table_options = {
         "ci": options.pop("interval", "wilson"), "level": options.pop("level", 0.95),
         "sided": options.pop("sided", "two-sided"), "min_count": options.pop("min_count", 20),
@@ -458,9 +456,7 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
                 "Audit a sample that contains positives and negatives"
             )
         return value
-    threshold = float(options.pop("threshold", 0.5))
-    if not 0.0 <= threshold <= 1.0:
-        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
+    threshold = check_threshold(float(options.pop("threshold", 0.5)))
     norm = options.pop("norm", "l1")
     bins = options.pop("bins", 15)
     if options:

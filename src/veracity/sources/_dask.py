@@ -179,6 +179,7 @@ def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, thres
                grouped: bool, top_label: bool) -> Any:
     import pandas as pd
 
+    from ..core._binning import bin_index
     from ..core._special import expit
     from ..core._stats import BinStats
     from ..core._validation import Binary
@@ -207,7 +208,7 @@ def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, thres
         data = Binary(p=p[rows], y=y[rows], w=w[rows], logit=s[rows] if logit else None,
                       nll_terms=None if nll is None else nll[rows])
         st = BinStats.from_binary(data, edges, strategy)
-        idx = np.bincount(_bin_of(p[rows], edges, strategy), weights=w[rows] * right[rows], minlength=m)
+        idx = np.bincount(bin_index(p[rows], edges, strategy), weights=w[rows] * right[rows], minlength=m)
         frame = {"_b": np.arange(m), "count": st.count.astype(np.float64), "weight": st.weight,
                  "weight_sq": st.weight_sq, "sum_p": st.sum_p, "sum_y": st.sum_y, "sum_p2": st.sum_p2,
                  "sum_py": st.sum_py, "sum_nll": st.sum_nll, "correct": idx}
@@ -220,10 +221,6 @@ def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, thres
     return pd.concat(frames, ignore_index=True)
 
 
-def _bin_of(p: np.ndarray, edges: np.ndarray, strategy: str) -> np.ndarray:
-    from ..core._binning import bin_index
-
-    return bin_index(p, edges, strategy)
 
 
 def _valid_bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, threshold: float,

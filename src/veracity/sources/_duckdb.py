@@ -19,21 +19,17 @@ the relation — that connection is used as it is.
 
 from __future__ import annotations
 
-import glob as _glob
 import os
 import re
 import tempfile
-from pathlib import Path
 from typing import Any
 
+from .._files import _CSV, _PARQUET, expand, is_remote  # noqa: F401 (expanded in _files: io reads them too)
 from ..core._validation import VeracityError
 
 #: Defaults of the connections veracity opens for files (see :func:`configure`).
 DEFAULTS: dict[str, Any] = {"memory_limit": "1GB", "temp_directory": None, "threads": None}
 
-_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
-_PARQUET = (".parquet", ".pq", ".parq")
-_CSV = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz")
 
 
 def configure(*, memory_limit: str | None = None, temp_directory: str | None = None,
@@ -54,49 +50,6 @@ def require_duckdb() -> Any:
     except ImportError:  # pragma: no cover - exercised only without the extra
         raise VeracityError("reading files lazily needs DuckDB: pip install 'veracity[duckdb]'") from None
     return duckdb
-
-
-def is_remote(path: str) -> bool:
-    return bool(_URL.match(path))
-
-
-def expand(source: str | os.PathLike) -> tuple[list[str], str]:
-    """``(absolute file paths, "parquet"|"csv")`` for a file, a directory or a glob."""
-    text = os.fspath(source)
-    if is_remote(text):
-        scheme = text.split("://", 1)[0]
-        raise VeracityError(
-            f"remote paths ({scheme}://) are not read by veracity; download the file first, or open it "
-            "with your own DuckDB connection and pass the relation (vc.audit(con.read_parquet(url), ...))"
-        )
-    p = Path(text).expanduser()
-    if any(ch in text for ch in "*?["):
-        files = sorted(f for f in _glob.glob(str(p), recursive=True) if os.path.isfile(f))
-        if not files:
-            raise VeracityError(f"no file matches {text}; check the pattern")
-    elif p.is_dir():
-        files = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(_PARQUET))
-        if not files:
-            raise VeracityError(f"{text} is a directory without .parquet files; pass a file or a glob")
-    elif p.exists():
-        files = [str(p)]
-    else:
-        raise VeracityError(f"file not found: {text}; check the path")
-    files = [os.path.abspath(f) for f in files]
-    kinds = {_kind(f) for f in files}
-    if len(kinds) > 1:
-        raise VeracityError(f"{text} matches both CSV and Parquet files; pass one kind at a time")
-    return files, kinds.pop()
-
-
-def _kind(path: str) -> str:
-    low = path.lower()
-    if low.endswith(_PARQUET):
-        return "parquet"
-    if low.endswith(_CSV):
-        return "csv"
-    with open(path, "rb") as fh:  # by content: Parquet files start with PAR1
-        return "parquet" if fh.read(4) == b"PAR1" else "csv"
 
 
 def connect(files: list[str]) -> Any:

@@ -7,7 +7,7 @@ cut points, in SQL) and appends the rows, grouped by tag, to one file per
 column in the temp directory — the score (8 bytes a row), the weight and a slice
 code when there are any. The table never sits in memory whole: a batch at a
 time on the way out, one range at a time on the way back, when
-:func:`._range_auc.class_numerators` (the numpy code of Spark's workers) sorts
+:func:`veracity.core._rank.class_numerators` (the 2U kernel of every engine) sorts
 the range's negatives and looks its positives up in them, :data:`WORKERS`
 ranges at once. Unweighted sums are int64: exact for any N.
 
@@ -134,7 +134,7 @@ def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[floa
               directory: str, whole: bool = False) -> dict[str, list]:
     """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg`` (``whole``: plus
     the ranges of all rows together, ``_all`` true — from the same scan)."""
-    from ._range_auc import class_numerators
+    from ..core._rank import class_numerators
 
     ranges = len(bounds) + 1
     sql = _tag_sql(bounds, weighted=weighted, grouped=grouped)

@@ -62,8 +62,10 @@ class ApproxEdges:
 def _histogram_cuts(x: Any, levels: np.ndarray) -> tuple[np.ndarray, float]:
     import narwhals as nw
 
-    h = collect(x.with_columns(_f=(nw.col("_p") * float(FINE)).floor().clip(upper_bound=float(FINE - 1))
-                               .cast(nw.Int64)).group_by("_f").agg(nw.col("_w").sum()))
+    from ..core._binning import bin_index, uniform_edges
+
+    h = collect(x.with_columns(_f=bin_index(nw.col("_p"), uniform_edges(FINE), "uniform"))
+                .group_by("_f").agg(nw.col("_w").sum()))
     mass = np.zeros(FINE)
     mass[np.asarray(h.get_column("_f").to_list(), dtype=np.int64)] = h.get_column("_w").to_list()
     cum = np.cumsum(mass)

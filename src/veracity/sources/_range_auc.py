@@ -1,8 +1,9 @@
 r"""The exact AUC's numerators of one shuffle partition, in numpy: what Spark's Python
 workers and Dask's tasks run after the rows were shuffled by score range.
 
-Imports only numpy and pyarrow, and :mod:`._spark` registers this module to be
-pickled *by value*, so a cluster's executors need no veracity install.
+Imports only numpy, pyarrow and the kernel :mod:`veracity.core._rank` (numpy only), and
+:mod:`._spark` registers both modules to be pickled *by value*, so a cluster's executors
+need no veracity install.
 
 The rows of a partition belong to one or more score ranges (cut at ``bounds``
 on the score's own axis; a row with score ``s`` is in range
@@ -24,6 +25,18 @@ from typing import Any, Iterator
 
 import numpy as np
 import pyarrow as pa
+
+from ..core._rank import class_numerators
+
+
+def register_by_value(cloudpickle: Any) -> None:
+    """Have ``cloudpickle`` ship this module and the 2U kernel by value (executors need no veracity)."""
+    import sys
+
+    from ..core import _rank
+
+    cloudpickle.register_pickle_by_value(_rank)
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 def range_numerators(batches: Iterator[Any], bounds: list[float], grouped: bool,
@@ -81,51 +94,3 @@ def slice_numerators(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
     is_pos = y.astype(bool, copy=False)
     w_pos, w_neg = (None, None) if w is None else (w[is_pos], w[~is_pos])
     return class_numerators(s[is_pos], s[~is_pos], w_pos, w_neg, edges)
-
-
-def class_numerators(s_pos: np.ndarray, s_neg: np.ndarray, w_pos: np.ndarray | None, w_neg: np.ndarray | None,
-                     edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`slice_numerators` of rows already split by class (``s_pos``, ``s_neg``: the
-    positives' and negatives' scores, sorted in place when unweighted — pass arrays you own)."""
-    ranges = edges.size + 1
-    if ranges == 1 and w_pos is None:  # one range, unweighted: two lookups and two int64 sums
-        if not (s_pos.size or s_neg.size):
-            return tuple(np.zeros(0, np.int64) for _ in range(4))  # type: ignore[return-value]
-        s_pos.sort()
-        s_neg.sort()
-        num = (np.searchsorted(s_neg, s_pos, side="left").sum(dtype=np.int64)
-               + np.searchsorted(s_neg, s_pos, side="right").sum(dtype=np.int64))
-        return (np.zeros(1, np.int64), np.array([num], np.int64), np.array([s_pos.size], np.int64),
-                np.array([s_neg.size], np.int64))
-    if w_pos is None:  # sorted lookups are ~8x faster than random ones (cache)
-        s_pos.sort()
-    else:
-        order = np.argsort(s_pos)
-        s_pos, w_pos = s_pos[order], w_pos[order]
-    r_pos = np.searchsorted(edges, s_pos, side="right")
-    r_neg = np.searchsorted(edges, s_neg, side="right")
-    if w_pos is None or w_neg is None:
-        neg_sorted = s_neg
-        neg_sorted.sort()
-        lt = np.searchsorted(neg_sorted, s_pos, side="left")
-        le = np.searchsorted(neg_sorted, s_pos, side="right")
-        # negatives of the ranges below range r: those under r's lower bound
-        below = np.concatenate(([0], np.searchsorted(neg_sorted, edges, side="left")))
-        terms = lt + le - 2 * below[r_pos]
-        # r_pos is sorted (s_pos is): each range's sum is a difference of an int64 running sum
-        run = np.concatenate(([0], np.cumsum(terms, dtype=np.int64)))
-        num = np.diff(run[np.searchsorted(r_pos, np.arange(ranges + 1), side="left")])
-        pos = np.bincount(r_pos, minlength=ranges).astype(np.int64)
-        neg = np.bincount(r_neg, minlength=ranges).astype(np.int64)
-    else:
-        order = np.argsort(s_neg)
-        neg_sorted = s_neg[order]
-        cum = np.concatenate(([0.0], np.cumsum(w_neg[order])))  # cum[j]: weight of the j lowest negatives
-        lt = cum[np.searchsorted(neg_sorted, s_pos, side="left")]
-        le = cum[np.searchsorted(neg_sorted, s_pos, side="right")]
-        below = cum[np.concatenate(([0], np.searchsorted(neg_sorted, edges, side="left")))]
-        num = np.bincount(r_pos, weights=w_pos * (lt + le - 2.0 * below[r_pos]), minlength=ranges)
-        pos = np.bincount(r_pos, weights=w_pos, minlength=ranges)
-        neg = np.bincount(r_neg, weights=w_neg, minlength=ranges)
-    present = np.flatnonzero(np.bincount(r_pos, minlength=ranges) + np.bincount(r_neg, minlength=ranges))
-    return present.astype(np.int64), num[present], pos[present], neg[present]

@@ -79,16 +79,34 @@ def as_frame(x: Any) -> Frame:
     return Frame(frame, lazy, backend, tuple(schema), schema, source, internal)
 
 
+def column_name(name: Any) -> str:
+    """A column name for a one-line message: control characters escaped, the empty name as ``''``."""
+    text = str(name)
+    if not text:
+        return "''"
+    return repr(text) if any(ord(c) < 32 for c in text) else text
+
+
+def require_columns(wanted: Any, available: Any, *, where: str | None = None, param: str | None = None) -> None:
+    """The one column lookup: every name in ``wanted`` is one of ``available``, else one line
+    naming the first missing column, where it was looked for and the first 20 available."""
+    available = list(available)
+    present = set(available)
+    for name in wanted:
+        if name not in present:
+            place = f" in {where}" if where else ""
+            shown = ", ".join(column_name(c) for c in available[:20])
+            raise VeracityError(f"column {name!r} not found{place}; available columns: {shown}", param=param)
+
+
 def check_columns(frame: Frame, names: dict[str, Any]) -> None:
     """Every named column exists; the message lists what is available."""
     for role, name in names.items():
         for col in ([name] if isinstance(name, str) else list(name or [])):
             if not isinstance(col, str):
-                raise VeracityError(f"{role}= must name a column (a string), got {col!r}")
-            if col not in frame.columns:
-                where = "" if frame.source == "frame" else f" in {frame.source}"
-                shown = ", ".join(str(c) for c in frame.columns[:20])
-                raise VeracityError(f"column {col!r} not found{where}; available columns: {shown}")
+                raise VeracityError(f"{role}= must name a column (a string), got {col!r}", param=role)
+            require_columns([col], frame.columns, where=None if frame.source == "frame" else frame.source,
+                            param=role if role.isidentifier() else None)
 
 
 def _is_numeric(dtype: Any) -> bool:

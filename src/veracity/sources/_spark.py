@@ -73,7 +73,7 @@ def auc_table(df: Any, *, weighted: bool, grouped: bool, bounds: list[float],
 
     from . import _range_auc
 
-    cloudpickle.register_pickle_by_value(_range_auc)
+    _range_auc.register_by_value(cloudpickle)
     ranges = len(bounds) + 1
     if non_negative:  # probabilities: the label rides in the score's sign bit (a narrower shuffle)
         score = F.abs(F.col("_s"))

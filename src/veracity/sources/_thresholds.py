@@ -1,4 +1,4 @@
-r"""``vc.threshold_table`` of a frame: the confusion counts at every threshold as one aggregate.
+r"""Weights at or above thresholds — the one threshold-count kernel of every engine.
 
 Row *i* of the table flags the rows with ``score >= t_i``. With the finite
 thresholds sorted and de-duplicated, :math:`u_1 < \dots < u_T`, each row falls in
@@ -15,7 +15,9 @@ the :math:`T + 1` gaps give
 .. math:: \mathrm{TP}(u_j) = \sum_{g \ge j} w_+(g),\qquad \mathrm{FP}(u_j) = \sum_{g \ge j} w_-(g).
 
 Thresholds of ``-inf`` flag every row and ``+inf`` none (scores are finite).
-In-memory frames take the array code on their columns.
+Arrays find the gaps with ``searchsorted`` and sum them with ``bincount``
+(:func:`array_gap_sums`), lazy frames with one ``group_by`` (:func:`gap_sums`); both
+end in :func:`at_or_above`.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError, check_score_type
 
 #: thresholds compared one by one at a leaf of the search tree
 _LEAF = 4
@@ -71,7 +72,18 @@ def gap_sums(working: Any, u: np.ndarray, *, weighted: bool) -> tuple[np.ndarray
     return out_pos, out_neg
 
 
-def _at_or_above(per_gap: np.ndarray, t: np.ndarray, u: np.ndarray) -> np.ndarray:
+def thresholds_grid(t: np.ndarray) -> np.ndarray:
+    """The sorted distinct finite thresholds ``u`` whose gaps the rows are counted in."""
+    return np.unique(t[np.isfinite(t)])
+
+
+def array_gap_sums(values: np.ndarray, weights: np.ndarray | None, u: np.ndarray) -> np.ndarray:
+    """Per gap ``0..T`` of ``u``: the rows' weight (their count, as float, unweighted)."""
+    gap = np.searchsorted(u, values, side="right")
+    return np.bincount(gap, weights=weights, minlength=u.size + 1)
+
+
+def at_or_above(per_gap: np.ndarray, t: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Weight at or above each threshold of ``t`` from the per-gap sums over ``u``."""
     suffix = np.cumsum(per_gap[::-1])[::-1]  # suffix[j] = weight in gaps >= j
     total = suffix[0]
@@ -81,37 +93,3 @@ def _at_or_above(per_gap: np.ndarray, t: np.ndarray, u: np.ndarray) -> np.ndarra
     out[t == -np.inf] = total
     out[t == np.inf] = 0
     return out
-
-
-def threshold_table_frame(fn: Any, data: Any, thresholds: Any, *, score: Any, label: Any,
-                          sample_weight: Any = None, cost_fp: float = 1.0, cost_fn: float = 1.0,
-                          score_type: str = "probability", pos_label: Any = None) -> Any:
-    """``vc.threshold_table(frame, thresholds, score=..., label=...)`` (see the module doc)."""
-    from ..decisions._inputs import check_cost
-    from ..decisions._table import _thresholds_array, table_from_counts
-    from ._api import _call_in_memory, _Prepared
-
-    prep = _Prepared(data, score, label, sample_weight, pos_label=pos_label)
-    score_type = check_score_type(score_type)
-    if prep.multiclass:
-        raise VeracityError(
-            "vc.threshold_table flags one score per row; pass score= naming the column of the class to flag"
-        )
-    if not prep.frame.lazy:
-        return _call_in_memory(prep, fn, score_type, thresholds, cost_fp=cost_fp, cost_fn=cost_fn)
-    counts = prep.check_lazy(score_type)  # the array form's order: rows first, then options
-    c_fp = check_cost(cost_fp, "cost_fp")
-    c_fn = check_cost(cost_fn, "cost_fn")
-    t = np.atleast_1d(_thresholds_array(thresholds))
-    if t.ndim != 1:
-        raise VeracityError(f"thresholds must be a number or a 1-D array, got shape {t.shape}")
-    weighted = prep.weight is not None
-    u = np.unique(t[np.isfinite(t)])
-    per_pos, per_neg = gap_sums(prep.working(False), u, weighted=weighted)
-    tp = _at_or_above(per_pos, t, u)
-    fp = _at_or_above(per_neg, t, u)
-    if weighted:
-        n_pos, n_total = float(per_pos.sum()), float(per_pos.sum() + per_neg.sum())
-    else:
-        n_pos, n_total = float(per_pos.sum()), float(int(counts["n"]))
-    return table_from_counts(t.copy(), tp, fp, n_total, n_pos, c_fp, c_fn, weighted=weighted)

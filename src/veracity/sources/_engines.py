@@ -1,8 +1,9 @@
-"""The earlier engine entry points, kept as aliases of the frame form.
+"""The earlier engine entry points, deprecated aliases of the frame form.
 
 ``vc.audit_duckdb(path, score=..., label=..., weight=...)`` and
 ``vc.audit_dask(ddf, ...)`` are ``vc.audit(frame, score=..., label=...,
-sample_weight=...)`` on a DuckDB relation and a Dask DataFrame.
+sample_weight=...)`` on a DuckDB relation and a Dask DataFrame; they warn once and
+call it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from ..core._validation import VeracityError
+
+
+def _deprecated(old: str, new: str) -> None:
+    import warnings
+
+    warnings.warn(f"vc.{old} is deprecated; use {new} (the same numbers)", DeprecationWarning, stacklevel=3)
 
 
 def _options(bins: int, score_type: str, interval: str, level: float, min_count: int,
@@ -28,25 +35,25 @@ def audit_duckdb(source: str | Path, *, score: str = "score", label: str = "labe
 
     With ``connection`` the file is opened on that (user-configured) DuckDB connection.
     """
-    from ._api import audit_frame
-    from ._duckdb import expand
+    from ..sources._api import audit_frame
+    from ..sources._duckdb import expand
 
     data: Any = source
     if connection is not None:
         files, kind = expand(source)
         data = connection.read_parquet(files) if kind == "parquet" else connection.read_csv(files)
-    return audit_frame(data, score=score, label=label, sample_weight=weight, by=by,
-                       **_options(bins, score_type, interval, level, min_count, threshold))
+    return audit(data, score=score, label=label, sample_weight=weight, by=by,
+                 **_options(bins, score_type, interval, level, min_count, threshold))
 
 
 def audit_dask(ddf: Any, *, score: str = "score", label: str = "label", weight: str | None = None,
                by: str | None = None, bins: int = 15, score_type: str = "probability", interval: str = "wilson",
                level: float = 0.95, min_count: int = 20, threshold: float = 0.5, n_ranges: int | None = None) -> Any:
     """``vc.audit`` of a Dask DataFrame (= ``vc.audit(ddf, score=..., ...)``); ``n_ranges`` is ignored."""
-    from ._api import audit_frame
+    from ..sources._api import audit_frame
 
     if type(ddf).__module__.split(".")[0] != "dask" or isinstance(ddf, (str, os.PathLike)):
         raise VeracityError(f"audit_dask needs a dask DataFrame, got {type(ddf).__name__}; "
                             "for pandas/numpy data use vc.audit")
-    return audit_frame(ddf, score=score, label=label, sample_weight=weight, by=by,
-                       **_options(bins, score_type, interval, level, min_count, threshold))
+    return audit(ddf, score=score, label=label, sample_weight=weight, by=by,
+                 **_options(bins, score_type, interval, level, min_count, threshold))

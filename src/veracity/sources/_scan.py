@@ -1,4 +1,4 @@
-"""Streaming engine: per-bin statistics of a CSV/Parquet file too large for memory.
+"""Streaming scan: per-bin statistics of a CSV/Parquet file too large for memory.
 
 The file is read in record batches with ``pyarrow.dataset``; each batch is
 validated and binned, and the per-bin statistics are merged by addition — the
@@ -54,12 +54,9 @@ def _dataset(path: str | Path) -> Any:
 
 
 def _check_columns(dataset: Any, names: list[str], path: str | Path) -> None:
-    available = dataset.schema.names
-    for name in names:
-        if name not in available:
-            raise VeracityError(
-                f"column {name!r} not found in {path}; available columns: {', '.join(available[:20])}"
-            )
+    from ..sources._source import require_columns
+
+    require_columns(names, dataset.schema.names, where=str(path))
 
 
 def _empty_stats(edges: np.ndarray) -> BinStats:

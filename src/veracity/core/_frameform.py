@@ -1,0 +1,72 @@
+"""The frame form of the core's public functions, computed by the rows seam above the core.
+
+``vc.audit(frame, score="p", label="y", ...)`` is :func:`veracity.core._audit.audit`
+itself: its signature names ``score=`` and ``label=`` beside the array form's
+``(scores, labels)``. The rows of a frame are read by :mod:`veracity.sources`, which is
+built on the core, so the core never imports it: :mod:`veracity.sources` registers the
+frame form of each function here when it is imported (``import veracity`` imports it
+before any call can run). The dependency points down, as for the audit's sections
+(:mod:`._sections`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ._validation import VeracityError
+
+_FORMS: dict[str, Callable[..., Any]] = {}
+
+T = TypeVar("T")
+
+#: parameters that say where the rows are, not how to compute
+_ROWS = ("scores", "labels", "score", "label")
+
+
+def register_frame_form(name: str, compute: Callable[..., Any]) -> None:
+    """Make ``compute(data, labels, *, score, label, **options)`` the frame form of ``vc.<name>``."""
+    _FORMS[name] = compute
+
+
+def is_frame_form(score: Any, label: Any) -> bool:
+    return score is not None or label is not None
+
+
+def _same(value: Any, default: Any) -> bool:
+    if value is default:
+        return True
+    scalar = (str, int, float, bool)
+    return type(value) is type(default) and isinstance(value, scalar) and value == default
+
+
+def frame_call(fn: Callable[..., T], data: Any, labels: Any, params: dict[str, Any]) -> T:
+    """Call the frame form of the public function ``fn`` with the options given to it.
+
+    ``params`` are ``fn``'s arguments (its ``locals()`` on entry); options left at their
+    defaults are not passed on, so the frame form sees what the caller chose.
+    """
+    name = fn.__name__
+    try:
+        compute = _FORMS[name]
+    except KeyError:
+        raise VeracityError(
+            f"the frame form of vc.{name} is computed by veracity.sources, which is not loaded; "
+            "import veracity before calling it") from None
+    options = {}
+    for key, p in inspect.signature(fn).parameters.items():
+        if key in _ROWS or p.default is inspect.Parameter.empty or key not in params:
+            continue
+        if not _same(params[key], p.default):
+            options[key] = params[key]
+    result: T = compute(data, labels, score=params.get("score"), label=params.get("label"), **options)
+    return result
+
+
+def require_labels(name: str, labels: Any) -> None:
+    """The array form needs labels; say how to call either form."""
+    if labels is None:
+        raise VeracityError(
+            f"vc.{name} needs labels: vc.{name}(scores, labels, ...), or with a frame "
+            f"vc.{name}(frame, score='p', label='y', ...)", param="labels")

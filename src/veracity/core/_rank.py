@@ -1,0 +1,90 @@
+r"""The exact AUC's one kernel: twice the Mann–Whitney U, per score range, in numpy.
+
+For positives with scores :math:`s_i` (weights :math:`w_i`) and negatives sorted by score,
+
+.. math:: 2U = \sum_{i:\,y_i=1} w_i\,\big(W_-(< s_i) + W_-(\le s_i)\big),
+
+found with two binary searches per positive (ties count ½); AUC = 2U / (2 W+ W-).
+Unweighted every term is an integer and the sums are int64: exact for any N, and sums
+over partitions stay exact. With cut points (``edges``) the rows of each score range
+count against the negatives of that range only (:func:`class_numerators`): what a
+shuffle by score range gives each task.
+
+Every engine counts here: the array form (:func:`veracity.core._metrics.mann_whitney_u2`),
+DuckDB's spilled ranges, Spark's Python workers and Dask's tasks. The module imports
+only numpy, so Spark pickles it by value to executors that have no veracity installed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def twice_u(neg: np.ndarray, pos: np.ndarray) -> int:
+    """Σ over ``pos`` of 2·#(neg < p) + #(neg = p), both arrays sorted (unweighted 2U)."""
+    # ties are rare, so the second binary search runs only where one was found
+    below = np.searchsorted(neg, pos, side="left")
+    hit = below < neg.size
+    hit[hit] = neg[below[hit]] == pos[hit]
+    ties = np.searchsorted(neg, pos[hit], side="right") - below[hit]
+    return 2 * int(below.sum()) + int(ties.sum())
+
+
+def weighted_twice_u(s_pos: np.ndarray, w_pos: np.ndarray, s_neg: np.ndarray,
+                     w_neg: np.ndarray) -> tuple[float, float, float]:
+    """``(2U, W+, W-)`` with weights: the negatives sorted once (stable), the positives looked up."""
+    order = np.argsort(s_neg, kind="stable")
+    neg_sorted = s_neg[order]
+    cum = np.concatenate(([0.0], np.cumsum(w_neg[order])))
+    below = cum[np.searchsorted(neg_sorted, s_pos, side="left")]
+    at_or_below = cum[np.searchsorted(neg_sorted, s_pos, side="right")]
+    return float(np.dot(w_pos, below + at_or_below)), float(w_pos.sum()), float(cum[-1])
+
+
+def class_numerators(s_pos: np.ndarray, s_neg: np.ndarray, w_pos: np.ndarray | None, w_neg: np.ndarray | None,
+                     edges: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`slice_numerators` of rows already split by class (``s_pos``, ``s_neg``: the
+    positives' and negatives' scores, sorted in place when unweighted — pass arrays you own)."""
+    ranges = edges.size + 1
+    if ranges == 1:  # one range: the whole-table kernels, as the array form computes them
+        if not (s_pos.size or s_neg.size):
+            return tuple(np.zeros(0, np.int64) for _ in range(4))  # type: ignore[return-value]
+        if w_pos is None or w_neg is None:
+            s_pos.sort()
+            s_neg.sort()
+            return (np.zeros(1, np.int64), np.array([twice_u(s_neg, s_pos)], np.int64),
+                    np.array([s_pos.size], np.int64), np.array([s_neg.size], np.int64))
+        num, pos_w, neg_w = weighted_twice_u(s_pos, w_pos, s_neg, w_neg)
+        return np.zeros(1, np.int64), np.array([num]), np.array([pos_w]), np.array([neg_w])
+    if w_pos is None:  # sorted lookups are ~8x faster than random ones (cache)
+        s_pos.sort()
+    else:
+        order = np.argsort(s_pos)
+        s_pos, w_pos = s_pos[order], w_pos[order]
+    r_pos = np.searchsorted(edges, s_pos, side="right")
+    r_neg = np.searchsorted(edges, s_neg, side="right")
+    if w_pos is None or w_neg is None:
+        neg_sorted = s_neg
+        neg_sorted.sort()
+        lt = np.searchsorted(neg_sorted, s_pos, side="left")
+        le = np.searchsorted(neg_sorted, s_pos, side="right")
+        # negatives of the ranges below range r: those under r's lower bound
+        below = np.concatenate(([0], np.searchsorted(neg_sorted, edges, side="left")))
+        terms = lt + le - 2 * below[r_pos]
+        # r_pos is sorted (s_pos is): each range's sum is a difference of an int64 running sum
+        run = np.concatenate(([0], np.cumsum(terms, dtype=np.int64)))
+        num = np.diff(run[np.searchsorted(r_pos, np.arange(ranges + 1), side="left")])
+        pos = np.bincount(r_pos, minlength=ranges).astype(np.int64)
+        neg = np.bincount(r_neg, minlength=ranges).astype(np.int64)
+    else:
+        order = np.argsort(s_neg)
+        neg_sorted = s_neg[order]
+        cum = np.concatenate(([0.0], np.cumsum(w_neg[order])))  # cum[j]: weight of the j lowest negatives
+        lt = cum[np.searchsorted(neg_sorted, s_pos, side="left")]
+        le = cum[np.searchsorted(neg_sorted, s_pos, side="right")]
+        below = cum[np.concatenate(([0], np.searchsorted(neg_sorted, edges, side="left")))]
+        num = np.bincount(r_pos, weights=w_pos * (lt + le - 2.0 * below[r_pos]), minlength=ranges)
+        pos = np.bincount(r_pos, weights=w_pos, minlength=ranges)
+        neg = np.bincount(r_neg, weights=w_neg, minlength=ranges)
+    present = np.flatnonzero(np.bincount(r_pos, minlength=ranges) + np.bincount(r_neg, minlength=ranges))
+    return present.astype(np.int64), num[present], pos[present], neg[present]

@@ -1,0 +1,81 @@
+"""Where the rows live: the one seam below the metrics.
+
+:func:`as_source` turns what a caller hands over — arrays, a pandas / polars / pyarrow
+table, a DuckDB relation, a Dask or Spark DataFrame, an Ibis table, a CSV/Parquet path or
+glob — into a source that answers what the layers above ask of rows: the input
+contract's counts, per-bin statistics (:class:`~veracity.BinStats`) for given edges and
+slices, the exact AUC per slice, weights at or above thresholds and per-distinct-value
+sums. In-memory data is an :class:`ArraySource` (numpy); lazy frames are a
+:class:`FrameSource` (narwhals aggregates, DuckDB / Spark / Dask for the order
+statistics), never collected whole.
+
+The core's public functions take the frame form through this package
+(``vc.audit(frame, score="p", label="y")``): it registers each with
+:mod:`veracity.core._frameform` on import, since the core never imports it.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+from typing import Any
+
+from ..core._frameform import register_frame_form
+from ..core._validation import VeracityError
+from ._duckdb import configure as configure_duckdb
+from ._source import is_frame
+from ._sources import ArraySource, FrameSource, Source, as_source
+
+__all__ = ["ArraySource", "FrameSource", "Source", "as_source", "configure_duckdb", "is_frame"]
+
+
+def _no_labels(name: str, data: Any, labels: Any, score: Any, label: Any) -> None:
+    if labels is not None:
+        raise VeracityError(f"vc.{name}(frame, score=..., label=...) takes no positional labels; "
+                            "name the label column with label=", param="labels")
+    if score is None or label is None:
+        raise VeracityError(f"the frame form needs both column names: vc.{name}(frame, score='p', label='y')",
+                            param="label" if score is not None else "score")
+
+
+def _read_errors(data: Any, compute: Any) -> Any:
+    """A file's read error in one line, never its content."""
+    try:
+        return compute()
+    except VeracityError:
+        raise
+    except Exception as exc:
+        from ._duckdb import describe_error, is_duckdb_error
+
+        if isinstance(data, (str, os.PathLike)) and is_duckdb_error(exc):
+            raise VeracityError(describe_error(exc, os.fspath(data))) from None
+        raise
+
+
+def _audit(data: Any, labels: Any, *, score: Any, label: Any, **options: Any) -> Any:
+    from ._api import audit_frame
+
+    _no_labels("audit", data, labels, score, label)
+    return _read_errors(data, lambda: audit_frame(data, score=score, label=label, **options))
+
+
+def _reliability(data: Any, labels: Any, *, score: Any, label: Any, **options: Any) -> Any:
+    from ._api import reliability_frame
+
+    _no_labels("reliability", data, labels, score, label)
+    return _read_errors(data, lambda: reliability_frame(data, score=score, label=label, **options))
+
+
+def _metric(name: str, data: Any, labels: Any, *, score: Any, label: Any, **options: Any) -> Any:
+    from ..core import _metrics
+    from ._api import metric_frame
+
+    _no_labels(name, data, labels, score, label)
+    fn = getattr(_metrics, name)
+    return _read_errors(data, lambda: metric_frame(name, fn, data, score=score, label=label, **options))
+
+
+register_frame_form("audit", _audit)
+register_frame_form("reliability", _reliability)
+for _name in ("ece", "mce", "brier", "brier_decomposition", "nll", "auc", "accuracy"):
+    register_frame_form(_name, partial(_metric, _name))

@@ -1,0 +1,104 @@
+"""Every computation below the metrics is written once: one bin index, one edge builder, one
+2U AUC kernel, one threshold-count kernel, one column lookup, one threshold check.
+
+Two checks over ``src/veracity``: each kernel function is defined exactly once, in its module
+(an AST walk over every function, nested ones included), and no other module carries the
+text of a copy (the expressions each kernel is made of). Copies that other packages still
+carry are listed in :data:`KNOWN` with who moves them; a new copy fails this test, and a
+planted copy in a scratch tree shows that the checker finds one.
+"""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "veracity"
+
+#: kernel function -> the one module (relative to src/veracity) that defines it
+KERNELS = {
+    "bin_index": "core/_binning.py",            # the bin of a score, numpy or narwhals expression
+    "uniform_edges": "core/_binning.py",        # [0, 1/M, ..., 1]
+    "twice_u": "core/_rank.py",                 # unweighted 2U
+    "weighted_twice_u": "core/_rank.py",        # weighted 2U
+    "class_numerators": "core/_rank.py",        # 2U per score range
+    "at_or_above": "sources/_thresholds.py",    # weight at or above thresholds
+    "array_gap_sums": "sources/_thresholds.py",
+    "require_columns": "sources/_source.py",    # "column 'x' not found; available columns: ..."
+    "check_threshold": "core/_metrics.py",      # threshold= is a probability in [0, 1]
+}
+
+#: the text of a copy -> the module allowed to hold it (the kernel's)
+COPIES = {
+    "bin index": (re.compile(r"\.floor\(\)\.clip\("), "core/_binning.py"),
+    "uniform edges (linspace)": (re.compile(r"linspace\(\s*0(\.0)?\s*,\s*1(\.0)?\s*,[^)]*\+\s*1\s*\)"), None),
+    "uniform edges (arange)": (re.compile(r"np\.arange\([^()]*\+\s*1[^()]*\)\s*/"), "core/_binning.py"),
+    "2U lookups": (re.compile(r"searchsorted\((s_neg|neg_sorted|neg)\b"), "core/_rank.py"),
+    "threshold counts": (re.compile(r"cumsum\(per_gap"), "sources/_thresholds.py"),
+    "column lookup": (re.compile(r"; available columns"), "sources/_source.py"),
+    "threshold check": (re.compile(r"\bthreshold must be"), "core/_metrics.py"),
+}
+
+#: copies still held by packages outside the rows seam, and who moves them onto it
+KNOWN = {
+    ("monitoring/_status.py", "uniform edges (linspace)"): "lead: the store's statistics move onto FrameSource",
+    ("monitoring/_status.py", "threshold check"): "lead: with the store's statistics",
+    ("cli/_monitor.py", "uniform edges (arange)"): "cli owner: monitor FILE should call vc.monitor(path, ...)",
+    ("honest/_bootstrap.py", "2U lookups"): "honest owner: the bootstrap's AUC per resample (core._rank.twice_u)",
+    ("delayed/_audit.py", "uniform edges (linspace)"): "delayed owner: core._binning.uniform_edges",
+    ("delayed/_audit.py", "threshold check"): "delayed owner: core._metrics.check_threshold",
+    ("delayed/_ppi.py", "uniform edges (linspace)"): "quantile levels, not bin edges (a false match)",
+    ("segments/_cells.py", "bin index"): "segments owner: core._binning.bin_index",
+    ("sql/_audit.py", "threshold check"): "sql owner: core._metrics.check_threshold",
+    ("comparison/_cost.py", "threshold check"): "comparison owner: core._metrics.check_threshold",
+}
+
+
+def definitions(root: Path) -> dict[str, list[str]]:
+    """Function name -> the modules (relative paths) that define it, nested functions included."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.setdefault(node.name, []).append(path.relative_to(root).as_posix())
+    return found
+
+
+def copies(root: Path) -> set[tuple[str, str]]:
+    """``(module, kernel)`` for every module that carries a kernel's text outside its own module."""
+    out = set()
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        text = "\n".join(line for line in path.read_text(encoding="utf-8").splitlines()
+                         if not line.lstrip().startswith("#"))
+        for what, (pattern, home) in COPIES.items():
+            if rel != home and pattern.search(text):
+                out.add((rel, what))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_each_kernel_is_defined_once_in_its_module(name):
+    assert definitions(SRC).get(name) == [KERNELS[name]]
+
+
+def test_no_module_carries_a_copy_of_a_kernel():
+    new = sorted(copies(SRC) - set(KNOWN))
+    assert new == [], f"copies of a kernel (import it from its module instead): {new}"
+
+
+def test_the_checker_finds_a_planted_copy(tmp_path):
+    root = tmp_path / "veracity"
+    (root / "core").mkdir(parents=True)
+    (root / "core" / "_binning.py").write_text("def bin_index(p, edges, strategy):\n    return p\n")
+    (root / "elsewhere.py").write_text(
+        "import numpy as np\n"
+        "def bin_index(p, bins):\n"
+        "    return (p * bins).floor().clip(upper_bound=bins - 1)\n"
+        "def edges(bins):\n"
+        "    return np.linspace(0.0, 1.0, bins + 1)\n"
+    )
+    assert definitions(root)["bin_index"] == ["core/_binning.py", "elsewhere.py"]
+    assert copies(root) == {("elsewhere.py", "bin index"), ("elsewhere.py", "uniform edges (linspace)")}
