@@ -52,6 +52,14 @@ _REGISTRY: dict[str, type[Calibrator]] = {}
 
 _META_KEYS = ("model_revision", "fit_window", "cohort")
 
+#: ``fit(frame, score=, label=)``: reading a frame's columns is veracity.frames' work, which is built
+#: on this package, so it registers its fitter here when imported (``import veracity`` does)
+_FRAME_FIT: dict[str, Any] = {}
+
+
+def register_frame_fit(fit_frame: Any) -> None:
+    _FRAME_FIT["fit"] = fit_frame
+
 
 def _why_role(role: str) -> str:
     if role == "test":
@@ -121,6 +129,9 @@ def _jsonable(value: Any) -> Any:
         return value
     return str(value)  # dates, paths, ... are recorded by their text
 
+
+#: a calibrator fit on logits warns when a batch at least this large lies wholly in [0, 1]
+LOGIT_WARN_ROWS = 100
 
 class Calibrator:
     """Base class: subclasses define ``kind``, ``multiclass``, ``_params``, ``_state``,
@@ -228,6 +239,13 @@ class Calibrator:
                 )
         if self.score_type == "logit" and fitting:
             check_logit_scale(s)
+        elif self.score_type == "logit" and s.size >= LOGIT_WARN_ROWS and s.min() >= 0.0 and s.max() <= 1.0:
+            # a few logits in [0, 1] are normal (p in [0.5, 0.73]); a large batch of them is most likely
+            # predict_proba output sent to a calibrator fit on logits
+            warnings.warn(
+                f"this {self.name} was fit on logits (score_type='logit') but all {s.size} scores lie in [0, 1] "
+                f"(min={s.min():.3g}, max={s.max():.3g}): they look like probabilities; pass the raw "
+                "logits / decision_function values the calibrator was fit on", UserWarning, stacklevel=3)
         if self.score_type == "probability":
             check_probabilities(s)
             if s.ndim == 2:
@@ -292,7 +310,7 @@ class Calibrator:
         Pandas scores, labels and weights must share one index (never matched by position).
         """
         if score is not None or label is not None:
-            from ..frames._fit import fit_frame  # the frame layer sits above: load on use
+            fit_frame = _FRAME_FIT["fit"]  # registered by veracity.frames._fit (the layer above)
 
             return fit_frame(self, scores, labels, score=score, label=label, sample_weight=sample_weight,
                              role=role, allow_role=allow_role, metadata=metadata, pos_label=pos_label)

@@ -215,7 +215,8 @@ def compare(
         cal_scores, cal_type = calibrator.transform(scores), "probability"
     if multiclass and cal_type == "probability":
         cal_scores = cal_scores / cal_scores.sum(axis=1, keepdims=True)
-    after = prepare_binary(cal_scores, labels, sample_weight=sample_weight, score_type=cal_type)
+    after = prepare_binary(cal_scores, labels, sample_weight=sample_weight, score_type=cal_type,
+                           trusted_logits=True)
 
     tables: dict[str, ReliabilityTable] = {}
 

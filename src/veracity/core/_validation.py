@@ -369,14 +369,26 @@ def check_probabilities(p: np.ndarray, name: str = "scores") -> None:
         raise not_probabilities(name, n_bad, p.size, lo, hi)
 
 
-def check_logit_scale(s: np.ndarray, name: str = "scores") -> None:
+#: rows from which reading (not fitting) functions refuse declared logits that all lie in [0, 1]
+LOGIT_CHECK_MIN_ROWS = 20
+
+
+def check_logit_scale(s: np.ndarray, name: str = "scores", *, min_rows: int = 0) -> None:
     """Refuse declared logits that all lie in [0, 1]: they are almost surely probabilities.
 
     Logits of a model with any signal spread over both signs and beyond 1; a whole
     fit set inside [0, 1] is ``predict_proba`` output declared as logits, which would
     silently fit the wrong map (seed 000's temperature on probabilities: τ = 0.36
     instead of 7.4). Checked on fit data (at least 2 distinct values).
+
+    ``min_rows``: functions that only read scores (metrics, tables, the monitor) refuse from
+    :data:`LOGIT_CHECK_MIN_ROWS` rows with some value strictly inside (0, 1) — a handful of
+    logits in [0, 1], or logits that are all 0 or 1, are plausible.
     """
+    if s.size < min_rows or s.size == 0:
+        return
+    if min_rows and not np.any((s > 0.0) & (s < 1.0)):
+        return
     check_logit_range(float(s.min()), float(s.max()), s.size, name)
 
 
@@ -452,12 +464,15 @@ def prepare_binary(
     score_type: str = "probability",
     rescale_weights: bool = True,
     pos_label: Any = None,
+    trusted_logits: bool = False,
 ) -> Binary:
     """Validate a binary (or multiclass top-label) problem.
 
     ``rescale_weights=False`` keeps the weights' scale (for statistics merged over chunks;
     see :func:`check_weights`). ``pos_label`` names the positive class of two-valued
     labels (strings, booleans, numbers); pandas inputs must share one index.
+    ``trusted_logits``: the logits come from veracity itself (a calibrator's logit output),
+    so the declared-type check that guards user input is skipped.
     """
     check_score_type(score_type)
     check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
@@ -482,9 +497,24 @@ def prepare_binary(
         raise
     w = check_weights(sample_weight, s.shape[0], rescale=rescale_weights)
     if score_type == "logit":
+        if not trusted_logits:
+            check_logit_scale(s, min_rows=LOGIT_CHECK_MIN_ROWS)  # probabilities declared as logits: refused
         return Binary(p=expit(s), y=y, w=w, logit=s)
     check_probabilities(s)
     return Binary(p=s, y=y, w=w)
+
+
+def _refuse_probability_rows_as_logits(scores: np.ndarray) -> None:
+    """(N, K) "logits" whose every row is a probability vector (in [0, 1], summing to 1) are
+    predict_proba output declared as logits: softmax of them would be a silently wrong number."""
+    if scores.shape[0] < LOGIT_CHECK_MIN_ROWS:
+        return
+    if scores.min() >= 0.0 and scores.max() <= 1.0 and np.all(
+            np.abs(scores.sum(axis=1) - 1.0) <= ROW_SUM_ATOL * max(1, scores.shape[1])):
+        raise VeracityError(
+            f"scores were declared {{setting}} but all {scores.shape[0]} rows are probability vectors (in "
+            "[0, 1], summing to 1): they look like predict_proba output. Drop {setting} (probabilities are "
+            "the default), or pass the raw logits", param="score_type", value="logit")
 
 
 def multiclass_probabilities(
@@ -492,6 +522,7 @@ def multiclass_probabilities(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """(N, K) probabilities and, for logits, the log-probabilities."""
     if score_type == "logit":
+        _refuse_probability_rows_as_logits(scores)
         logp = log_softmax(scores, axis=1)
         return np.exp(logp), logp
     check_probabilities(scores)

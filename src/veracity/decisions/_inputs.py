@@ -11,6 +11,8 @@ from ..core._validation import (
     VeracityError,
     as_float_array,
     check_binary_labels,
+    LOGIT_CHECK_MIN_ROWS,
+    check_logit_scale,
     check_probabilities,
     check_score_type,
     check_weights,
@@ -39,6 +41,8 @@ def scores_1d(scores: Any, *, score_type: str = "probability", name: str = "scor
         )
     if score_type == "probability":
         check_probabilities(s, name)
+    elif score_type == "logit":
+        check_logit_scale(s, name, min_rows=LOGIT_CHECK_MIN_ROWS)  # probabilities declared as logits
     return s
 
 

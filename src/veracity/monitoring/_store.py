@@ -452,17 +452,34 @@ class MonitorStore:
             con.close()
 
     # -- reading ----------------------------------------------------------------------
-    def status(self, **kwargs: Any) -> Any:
-        """Calibration per period and slice; see :func:`veracity.monitoring.store_status`."""
+    def status(self, *, freq: str | None = "W", window: str | None = None, as_of: Any = None,
+               horizon: str | float | None = None, by: str | None = None, bins: int = 10, level: float = 0.95,
+               alert_level: float = 0.99, min_count: int = 100, reference: str | None = None,
+               threshold: float = 0.5, cost_fp: float = 1.0, cost_fn: float = 1.0, model: str | None = None,
+               max_slices: int = 20) -> Any:
+        """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``.
+
+        ``horizon``: labels become final this long after the prediction (pending rows are never
+        counted as negatives); ``model``: only predictions logged with that model; ``max_slices``:
+        the slices with most rows keep their name, the rest are pooled into ``(other)``. See
+        :func:`veracity.monitoring.store_status`.
+        """
         from ._status import store_status
 
-        return store_status(self, **kwargs)
+        return store_status(self, freq=freq, window=window, as_of=as_of, horizon=horizon, by=by, bins=bins,
+                            level=level, alert_level=alert_level, min_count=min_count, reference=reference,
+                            threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
+                            max_slices=max_slices)
 
-    def recalibrate(self, **kwargs: Any) -> Any:
-        """Fit a calibrator on a mature window, ledger on the next; see :func:`recalibrate_store`."""
+    def recalibrate(self, *, method: str = "platt", freq: str | None = "W", window: str | None = None,
+                    as_of: Any = None, horizon: str | float | None = None, fit: str | None = None,
+                    by: str | None = None, slice: str | None = None, min_count: int = 100, bins: int = 10,
+                    model: str | None = None) -> Any:
+        """Fit ``method`` on a mature labelled window, ledger on the next; see :func:`recalibrate_store`."""
         from ._recalibrate import recalibrate_store
 
-        return recalibrate_store(self, **kwargs)
+        return recalibrate_store(self, method=method, freq=freq, window=window, as_of=as_of, horizon=horizon,
+                                 fit=fit, by=by, slice=slice, min_count=min_count, bins=bins, model=model)
 
 
 _PREDICTION_COLUMNS = {"id": "VARCHAR", "ts": "TIMESTAMP", "score": "DOUBLE", "model": "VARCHAR",
