@@ -369,8 +369,9 @@ def auc(
             scores, labels, sample_weight=sample_weight, score_type=score_type
         )
         return multiclass_auc(P, y, w, multiclass=multiclass, average=average, log_p=log_p)
+    # a rank statistic: the declared reading cannot change its value, so any real scores go
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
-                          pos_label=pos_label)
+                          pos_label=pos_label, trusted_logits=True)
     return auc_of(data)
 
 
