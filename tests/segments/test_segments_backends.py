@@ -157,3 +157,16 @@ def test_lazy_memory_is_bounded_by_the_segments_not_the_rows():
     tracemalloc.stop()
     assert res.n == 400_000
     assert peak < 400_000 * 8 / 2  # under half of one float column of the rows
+
+
+def test_dask_gives_the_arrays_numbers():
+    dd = pytest.importorskip("dask.dataframe")
+    df = _data(n=3_000)
+    want = _arrays(df, True)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # narwhals' notice that Dask support moves to a plugin
+        frame = dd.from_pandas(df, npartitions=3)
+    got = vc.segments(frame, score="p", label="y", features=FEATURES, sample_weight="w")
+    _same(want, got)
