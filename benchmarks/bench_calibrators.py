@@ -198,14 +198,14 @@ def bench_one_vs_rest(n, k, repeat):
     Z = 2.0 * U  # overconfident logits
     P = softmax(Z, axis=1)
     task = f"one-vs-rest isotonic, {n:.0e} x {k}"
-    ours, out = best_of(lambda: vc.OneVsRest("isotonic", method_params={"interpolation": "linear"})
+    ours, out = best_of(lambda: vc.OneVsRest(method="isotonic", method_params={"interpolation": "linear"})
                         .fit(P, y).transform(P), repeat)
     row(task, "veracity OneVsRest", ours, ours)
     t, ref = best_of(lambda: sklearn_ovr("isotonic", P, y), 1)
     row(task, "scikit-learn CalibratedClassifierCV", t, ours, f"max|diff|={np.abs(out - ref).max():.1e}")
 
     task = f"one-vs-rest Platt, {n:.0e} x {k}"
-    ours, out = best_of(lambda: vc.OneVsRest("platt", score_type="logit", method_params={"smoothing": True})
+    ours, out = best_of(lambda: vc.OneVsRest(method="platt", score_type="logit", method_params={"smoothing": True})
                         .fit(Z, y).transform(Z), repeat)
     row(task, "veracity OneVsRest", ours, ours)
     t, ref = best_of(lambda: sklearn_ovr("sigmoid", Z, y), 1)

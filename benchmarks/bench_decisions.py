@@ -78,10 +78,10 @@ def main() -> None:
     pool = 27_000
     ps = rng.random(pool)
     py = (rng.random(pool) < ps * 0.2).astype(int)
-    t_red, _ = best(lambda: vc.simulate_redraws(ps, py, n_calib=1000, redraws=2000, seed=0), 1)
+    t_red, _ = best(lambda: vc.simulate_redraws(ps, py, n_calib=1000, n_resamples=2000, random_state=0), 1)
     P = rng.dirichlet(np.ones(10), 100_000)
     yy = P.argmax(axis=1)
-    t_conf, _ = best(lambda: vc.ConformalClassifier(0.1).fit(P[:50_000], yy[:50_000]).predict_sets(P[50_000:]), 1)
+    t_conf, _ = best(lambda: vc.ConformalClassifier(alpha=0.1).fit(P[:50_000], yy[:50_000]).predict_sets(P[50_000:]), 1)
     print(f"  simulate_redraws: 2,000 redraws, 27,000-row pool       {t_red:8.3f} s")
     print(f"  ConformalClassifier: fit 50k x 10 + sets for 50k x 10  {t_conf:8.3f} s")
 

@@ -67,14 +67,14 @@ def main() -> None:
     y = (rng.random(n) < np.clip(p * 1.1, 0, 1)).astype(np.int8)
     rows = []
 
-    run_nf = lambda: vc.ece_noise_floor(p, y, n_redraws=args.redraws, seed=0)  # noqa: E731
+    run_nf = lambda: vc.ece_noise_floor(p, y, n_resamples=args.redraws, random_state=0)  # noqa: E731
     t, nf = best(run_nf, args.repeat)
     rows.append((f"noise floor, {args.redraws} redraws", t, None, None, CPU[id(run_nf)]))
     print(nf)
 
     for method in ("percentile", "bca"):
         run_bi = lambda: vc.bootstrap_intervals(p, y, n_resamples=args.resamples,  # noqa: E731
-                                                method=method, seed=0)
+                                                method=method, random_state=0)
         t, bi = best(run_bi, args.repeat)
         rows.append((f"bootstrap {method}, {args.resamples} resamples, 6 metrics", t, None, None,
                      CPU[id(run_bi)]))

@@ -76,7 +76,7 @@ def plots(out: Path) -> None:
     vc.plot_reliability_overlay({"before": raw, "after (temperature)": p}, y,
                                 score_type={"before": "logit", "after (temperature)": "probability"}
                                 ).savefig(out / "plot_before_after.png", dpi=DPI)
-    t_recall = vc.recall_threshold(cal.transform(d["logit"][calib]), d["label"][calib], 0.95)
+    t_recall = vc.recall_threshold(cal.transform(d["logit"][calib]), d["label"][calib], target=0.95)
     vc.plot_thresholds(p, y, cost_fp=1, cost_fn=9, recall_threshold=t_recall, target_recall=0.95
                        ).savefig(out / "plot_thresholds.png", dpi=DPI)
     vc.plot_risk_coverage(p, y).savefig(out / "plot_risk_coverage.png", dpi=DPI)
