@@ -52,6 +52,8 @@ def main() -> None:
     parser.add_argument("--bins", type=int, default=15)
     parser.add_argument("--url", default=None, help="an existing PostgreSQL (default: start pgserver)")
     parser.add_argument("--weights", action="store_true", help="audit with a weight column")
+    parser.add_argument("--work-mem", default=None, metavar="SIZE",
+                        help="SET work_mem for the session (e.g. 256MB): the sort of the exact AUC stays in memory")
     parser.add_argument("--round", type=int, default=None, metavar="D",
                         help="round the scores to D decimals (ties: the per-score aggregate shrinks)")
     args = parser.parse_args()
@@ -77,11 +79,14 @@ def main() -> None:
             FROM (SELECT {score} AS p FROM generate_series(1, {n})) AS s""")
         conn.execute("VACUUM ANALYZE vc_bench")
         build = time.perf_counter() - t0
+        if args.work_mem:
+            conn.execute("SELECT set_config('work_mem', %s, false)", (args.work_mem,))
         version = conn.execute("SHOW server_version").fetchone()[0]
         workers = conn.execute("SHOW max_parallel_workers_per_gather").fetchone()[0]
+        work_mem = conn.execute("SHOW work_mem").fetchone()[0]
         kind = "continuous scores" if args.round is None else f"scores rounded to {args.round} decimals"
-        print(f"PostgreSQL {version} (parallel workers per gather: {workers}); {n:,} rows ({kind}) built in "
-              f"{build:.1f} s")
+        print(f"PostgreSQL {version} (parallel workers per gather: {workers}, work_mem {work_mem}); {n:,} rows "
+              f"({kind}) built in {build:.1f} s")
 
         bin_expr = f"LEAST(FLOOR(p * {m}), {m - 1})"
         plain = f"SELECT {bin_expr} AS b, COUNT(*), SUM(p), SUM(y) FROM vc_bench GROUP BY 1"
