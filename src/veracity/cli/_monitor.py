@@ -98,6 +98,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--label", required=True, help="label column (0/1)")
     p.add_argument("--time", default=None, help="when each outcome was observed (default: now)")
     p.add_argument("--replace", action="store_true", help="overwrite stored outcomes whose label differs")
+    p.add_argument("--audit-sample", action="store_true",
+                   help="these labels are a RANDOM audit sample (rows chosen at random and labelled on purpose): "
+                        "status uses them for prediction-powered estimates before the other labels mature")
     _json_arg(p)
 
     p = sub.add_parser("status", description=_DESCRIPTIONS["status"],
@@ -114,6 +117,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--cost-fp", type=float, default=1.0, help="cost of a false positive (default: 1)")
     p.add_argument("--cost-fn", type=float, default=1.0, help="cost of a false negative (default: 1)")
     p.add_argument("--fail-on-alert", action="store_true", help="exit with code 1 when any alert fires")
+    p.add_argument("--alerts", default="window", choices=["window", "sequential"],
+                   help="window: a fixed-sample test per window; sequential: anytime-valid confidence sequences "
+                        "(the false-alarm level holds however often you look) (default: window)")
+    p.add_argument("--tolerance", type=float, default=0.0,
+                   help="with --alerts sequential: a gap |rate - conf| this small counts as calibrated")
     p.add_argument("--max-slices", type=int, default=20, metavar="N",
                    help="with --by: the N slices with most rows keep their name, the rest are pooled into "
                         "'(other)' (default: 20)")
@@ -162,7 +170,7 @@ def _periods(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _status_only(args: argparse.Namespace) -> dict[str, Any]:
-    return dict(max_slices=args.max_slices)
+    return dict(max_slices=args.max_slices, alerts=args.alerts, tolerance=args.tolerance)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -185,7 +193,8 @@ def run(args: argparse.Namespace) -> int:
         emit(args, str(res), res.to_dict())
         return 0
     if action == "outcomes":
-        res = store.outcomes(args.file, id=args.id, label=args.label, time=args.time, replace=args.replace)
+        res = store.outcomes(args.file, id=args.id, label=args.label, time=args.time, replace=args.replace,
+                             audit_sample=args.audit_sample)
         emit(args, str(res), res.to_dict())
         return 0
     if action == "status":

@@ -91,6 +91,17 @@ class StatusRow(Display):
     realised_positives: float
     estimate: Estimate | None
     details: dict[str, Any] = field(default_factory=dict)
+    #: PPI++ estimate of the window's rate from its random audit labels and all its scores
+    #: (``{"estimate", "ci_low", "ci_high", "lam", "labels"}``), None without >= 2 audit labels
+    estimate_ppi: dict[str, Any] | None = None
+    #: the label-free (CBPE) estimate of the rate, valid only if the scores are calibrated;
+    #: ``{"estimate": None, "withdrawn": reason}`` after a diagnosed prior shift
+    estimate_cbpe: dict[str, Any] | None = None
+    #: early evidence while labels are not final: ``{"basis": "ppi" | "partial labels", ...}``
+    provisional: dict[str, Any] | None = None
+    #: anytime-valid bounds on mean(y - p) of the final labels up to this window's end
+    sequence_low: float | None = None
+    sequence_high: float | None = None
 
     @property
     def gap(self) -> float:
@@ -124,6 +135,10 @@ class StoreStatus(Display):
     stats: dict[tuple[str, str], BinStats] = field(default_factory=dict)
     #: slices summed into "(other)" because the slice column had more than ``max_slices`` values
     pooled: int = 0
+    #: "window" (a fixed-sample test per window) or "sequential" (anytime-valid confidence sequences)
+    alert_mode: str = "window"
+    #: per slice: the first day the confidence sequence left the calibrated region (sequential mode)
+    sequence_alarms: dict[str, Any] = field(default_factory=dict)
 
     @property
     def alerts(self) -> list[StatusRow]:
@@ -135,6 +150,7 @@ class StoreStatus(Display):
             "by": self.by, "reference": self.reference, "level": self.level,
             "alert_level": self.alert_level, "min_count": self.min_count,
             "threshold": self.threshold, "bins": self.bins, "pooled_slices": self.pooled,
+            "alert_mode": self.alert_mode, "sequence_alarms": self.sequence_alarms,
             "alerts": len(self.alerts), "periods": [r.to_dict() for r in self.rows],
         }
 
@@ -177,7 +193,21 @@ class StoreStatus(Display):
                 e = r.estimate
                 assert e is not None
                 tag = r.period + (f" [{r.slice}]" if show_slice else "")
-                lines.append(f"  {tag}: {e}")
+                withdrawn = (r.estimate_cbpe or {}).get("withdrawn")
+                lines.append(f"  {tag}: " + (f"withdrawn: {withdrawn}" if withdrawn else str(e)))
+        early = [r for r in self.rows if r.provisional or r.estimate_ppi]
+        if early:
+            lines.append("before the labels are final (provisional; PPI = the random audit labels with every "
+                         "score, valid whether or not the scores are calibrated):")
+            for r in early:
+                tag = r.period + (f" [{r.slice}]" if show_slice else "")
+                lines.append(f"  {tag}: {_provisional_text(r, self.level)}")
+        if self.alert_mode == "sequential":
+            lines.append(f"alerts: anytime-valid confidence sequences on mean(y - p) of the final labels "
+                         f"(alpha {1 - self.alert_level:.2g} over every look, however often)")
+            for name, alarm in self.sequence_alarms.items():
+                lines.append(f"  [{name}] left the calibrated region on {alarm['day']} (after {alarm['labels']} "
+                             f"final labels; bounds [{alarm['low']:+.4f}, {alarm['high']:+.4f}])")
         if not self.alerts:
             lines.append("alerts: none")
         return "\n".join(lines)
@@ -238,13 +268,17 @@ def check_model(con: Any, model: Any) -> None:
 
 
 def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice_col: str | None,
-           bins: int, threshold: float, model: str | None, max_slices: int = 20) -> tuple[Any, int]:
-    """Per (period, slice, state, bin, cell, flag) sums, and how many slices were pooled into ``(other)``.
+           bins: int, threshold: float, model: str | None, max_slices: int = 20) -> tuple[Any, Any, int]:
+    """Per (period, slice, state, audited, bin, cell, flag) sums; per (slice, day) sums of the matured
+    labels for the confidence sequences; and how many slices were pooled into ``(other)``.
 
-    Only the ``max_slices`` slices with the most rows keep their name; the rest are summed into
-    one ``(other)`` slice (a slice column with 20,000 user ids is one aggregate, not 20,000 tables).
+    States: 0 labelled and final, 1 pending, 2 overdue (final but no label), 3 labelled early
+    (observed, not final yet: early evidence). ``audited``: the label belongs to the random
+    audit sample (prediction-powered estimates). Only the ``max_slices`` slices with the most
+    rows keep their name; the rest are summed into one ``(other)`` slice (a slice column with
+    20,000 user ids is one aggregate, not 20,000 tables).
     """
-    mature = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
+    final = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
     sl = "'" + ALL + "'" if slice_col is None else f"coalesce(p.{quote_identifier('s_' + slice_col)}, '(missing)')"
     where = f"p.ts <= make_timestamp({as_of_us})" + (" AND p.model = ?" if model is not None else "")
     params = [model] if model is not None else []
@@ -257,19 +291,28 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
             pooled = distinct - max_slices
             keep = (f", top AS (SELECT slice FROM r0 GROUP BY slice ORDER BY count(*) DESC, slice "
                     f"LIMIT {int(max_slices)})")
+    seen = f"p.label IS NOT NULL AND p.observed <= make_timestamp({as_of_us})"
+    # the day a label became usable: when it was observed, or when the horizon made it final
+    matured = ("p.observed" if horizon_us is None
+               else f"greatest(p.observed, make_timestamp(epoch_us(p.ts) + {horizon_us}))")
     eta = "(ln(greatest(score, 1e-12)) - ln(greatest(1 - score, 1e-12)))"
-    sql = f"""
+    cte = f"""
     WITH r0 AS (
       SELECT {period} AS period, {sl} AS slice, p.score AS score, p.label AS y,
-             CASE WHEN p.label IS NOT NULL AND p.observed <= make_timestamp({as_of_us}) AND {mature} THEN 0
-                  WHEN {mature} AND {horizon_us is not None} THEN 2 ELSE 1 END AS state
+             CASE WHEN {seen} AND {final} THEN 0
+                  WHEN {seen} THEN 3
+                  WHEN {final} AND {horizon_us is not None} THEN 2 ELSE 1 END AS state,
+             ({seen} AND coalesce(p.audit, FALSE))::INTEGER AS audited,
+             CASE WHEN {seen} AND {final} THEN epoch_us(date_trunc('day', {matured})) END AS day
       FROM predictions p
       WHERE {where}
     ){keep}, r AS (
       SELECT * REPLACE ({"CASE WHEN slice IN (SELECT slice FROM top) THEN slice ELSE '" + OTHER + "' END"
                          if keep else "slice"} AS slice) FROM r0
-    )
-    SELECT epoch_us(period) AS period, slice, state, CASE WHEN state = 0 THEN y ELSE -1 END AS y,
+    )"""
+    sql = cte + f"""
+    SELECT epoch_us(period) AS period, slice, state, audited,
+           CASE WHEN state IN (0, 3) THEN y ELSE -1 END AS y,
            least(floor(score * {bins}), {bins - 1})::INTEGER AS bin,
            CASE WHEN state = 0 THEN least(greatest(floor(({eta} + 12) * {_CELL_W}), 0), {CELLS - 1})
                 ELSE 0 END::INTEGER AS cell,
@@ -280,7 +323,11 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
            sum(CASE WHEN state = 0 THEN {eta} ELSE 0 END) AS seta
     FROM r GROUP BY ALL
     """
-    return con.execute(sql, params).fetchnumpy(), pooled
+    seq_sql = cte + """
+    SELECT slice, day, count(*)::DOUBLE AS n, sum(y - score) AS sx, sum((y - score) * (y - score)) AS sxx
+    FROM r WHERE state = 0 GROUP BY ALL
+    """
+    return con.execute(sql, params).fetchnumpy(), con.execute(seq_sql, params).fetchnumpy(), pooled
 
 
 def store_status(
@@ -301,6 +348,8 @@ def store_status(
     cost_fn: float = 1.0,
     model: str | None = None,
     max_slices: int = 20,
+    alerts: str = "window",
+    tolerance: float = 0.0,
 ) -> StoreStatus:
     """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``."""
     check_interval_args("wilson", level, "two-sided")
@@ -322,6 +371,11 @@ def store_status(
         raise VeracityError(f"threshold must be in [0, 1], got {threshold!r}")
     if int(min_count) < 1:
         raise VeracityError(f"min_count must be at least 1, got {min_count!r}")
+    if alerts not in ("window", "sequential"):
+        raise VeracityError(f"alerts must be 'window' (a test per window) or 'sequential' (anytime-valid "
+                            f"confidence sequences), got {alerts!r}", param="alerts")
+    if not 0.0 <= float(tolerance) < 1.0:
+        raise VeracityError(f"tolerance must be in [0, 1), e.g. 0.01, got {tolerance!r}", param="tolerance")
     if isinstance(max_slices, bool) or not isinstance(max_slices, int) or max_slices < 1:
         raise VeracityError(f"max_slices must be a positive integer, got {max_slices!r}", param="max_slices")
     t_as_of = parse_instant(as_of)
@@ -334,7 +388,7 @@ def store_status(
                             as_of_us=as_of_us, horizon=horizon, horizon_us=horizon_us, by=by, bins=bins,
                             level=level, alert_level=alert_level, min_count=min_count, reference=reference,
                             threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
-                            max_slices=max_slices)
+                            max_slices=max_slices, alerts=alerts, tolerance=float(tolerance))
     except VeracityError:
         raise
     except Exception as exc:
@@ -351,7 +405,8 @@ def store_status(
 def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, window_s: float | None,
                  t_as_of: Any, as_of_us: int, horizon: Any, horizon_us: int | None, by: str | None, bins: int,
                  level: float, alert_level: float, min_count: int, reference: str | None, threshold: float,
-                 cost_fp: float, cost_fn: float, model: str | None, max_slices: int) -> StoreStatus:
+                 cost_fp: float, cost_fn: float, model: str | None, max_slices: int, alerts: str,
+                 tolerance: float) -> StoreStatus:
     if by is not None and by not in store.slices(con):
         known = ", ".join(store.slices(con)) or "none"
         raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
@@ -362,17 +417,21 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                          + (" AND model = ?" if model is not None else ""),
                          [model] if model is not None else []).fetchone()
     start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
-    g, pooled = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=by,
-                       bins=bins, threshold=float(threshold), model=model, max_slices=max_slices)
+    g, seq, pooled = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us,
+                            slice_col=by, bins=bins, threshold=float(threshold), model=model,
+                            max_slices=max_slices)
     settings = dict(as_of=str(t_as_of.astype("datetime64[s]")).replace("T", " "), freq=freq,
                     window=window, horizon=None if horizon is None else str(horizon), by=by,
                     level=float(level), alert_level=float(alert_level), min_count=int(min_count),
                     threshold=float(threshold), bins=bins, pooled=pooled)
+    settings["alert_mode"] = alerts
     if lo is None:
         return StoreStatus(rows=(), reference=None, **settings)
     starts = period_starts(np.datetime64(lo, "us"), np.datetime64(hi, "us"), freq, window_s, t_as_of)
-    return _assemble(g, starts, freq, window_s, t_as_of, by, bins, level, int(min_count), reference,
-                     float(threshold), float(cost_fp), float(cost_fn), settings)
+    status = _assemble(g, starts, freq, window_s, t_as_of, by, bins, level, int(min_count), reference,
+                       float(threshold), float(cost_fp), float(cost_fn), settings)
+    return _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level, alerts,
+                                tolerance, min_count)
 
 
 def _next_start(starts: np.ndarray, freq: str | None, window_s: float | None) -> np.datetime64:
@@ -427,7 +486,7 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
     hist = per_key_bin(np.ones_like(lab), n)
     hist_pos, hist_neg = per_key_bin(pos, n), per_key_bin(lab & (y == 0), n)
     rows_all = per_key(np.ones_like(lab), n)
-    pending = per_key(state == 1, n)
+    pending = per_key((state == 1) | (state == 3), n)  # early labels are not final: still pending
     overdue = per_key(state == 2, n)
     unl = state != 0
     est_parts = {name: per_key(unl & f, v) for name, f, v in (
@@ -642,3 +701,148 @@ def _diagnose(k: int, rk: int, count: np.ndarray, s_p: np.ndarray, s_y: np.ndarr
         why.append("adjust_prior does not restore it")
     return ("likelihood/concept shift: " + ", ".join(why or ["the score-outcome relation changed"]),
             "recalibrate on a recent mature window (veracity monitor recalibrate) or retrain", extra)
+
+
+# -- delayed labels: PPI, early evidence, shift-aware CBPE, confidence sequences (issue 26) ---------------
+def _provisional_text(r: StatusRow, level: float) -> str:
+    parts = []
+    if r.estimate_ppi:
+        e = r.estimate_ppi
+        parts.append(f"PPI rate {e['estimate']:.4f} [{e['ci_low']:.4f}, {e['ci_high']:.4f}] from "
+                     f"{e['labels']} audit labels and {r.rows} scores")
+    if r.provisional and r.provisional.get("basis") == "partial labels":
+        p = r.provisional
+        parts.append(f"{p['labels']} labels so far, rate {p['rate']:.4f} [{p['ci_low']:.4f}, {p['ci_high']:.4f}] "
+                     f"({p['caveat']})")
+    cbpe = r.estimate_cbpe or {}
+    if cbpe.get("estimate") is not None:
+        parts.append(f"CBPE rate {cbpe['estimate']:.4f}")
+    if r.details.get("ppi_note"):
+        parts.append(str(r.details["ppi_note"]))
+    return "; ".join(parts) or "no labels yet"
+
+
+def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dict[str, np.ndarray],
+                         starts: np.ndarray, last_end: np.datetime64, by: str | None, level: float, alerts: str,
+                         tolerance: float, min_count: int) -> StoreStatus:
+    """Add PPI, provisional and shift-aware CBPE estimates and the confidence sequences to each row."""
+    from dataclasses import replace
+
+    from ..delayed import PpiSums, first_alarm, ppi_records, sequence_from_sums
+
+    rows = list(status.rows)
+    if not rows:
+        return status
+    n_p = len(starts)
+    n_s = len(rows) // n_p
+    names = [r.slice for r in rows[:n_s]]
+    K = n_p * n_s
+
+    # per (period, slice) sums, (all) counting every slice's groups too (as in _assemble)
+    pidx = np.searchsorted(starts.astype("datetime64[us]").astype(np.int64), np.asarray(g["period"], dtype=np.int64))
+    slice_of = {name: i for i, name in enumerate(names)}
+    sl = np.asarray(g["slice"]).astype(str)
+    sidx = np.array([slice_of.get(x, 0) for x in sl], dtype=np.int64) if by is not None else np.zeros(sl.size, np.int64)
+    cols = {k: np.asarray(g[k]) for k in ("state", "audited", "y", "n", "sp", "sp2")}
+    if by is not None:
+        pidx = np.concatenate([pidx, pidx])
+        sidx = np.concatenate([sidx, np.zeros_like(sidx)])
+        cols = {k: np.concatenate([v, v]) for k, v in cols.items()}
+    key = pidx * n_s + sidx
+    state, aud = cols["state"], cols["audited"] == 1
+    y, n = cols["y"].astype(np.float64), cols["n"].astype(np.float64)
+    sp, sp2 = cols["sp"].astype(np.float64), cols["sp2"].astype(np.float64)
+
+    def per_key(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return np.bincount(key[mask], weights=values[mask], minlength=K)
+
+    pos = y == 1
+    sums = PpiSums.from_counts(n=per_key(aud, n), sum_y=per_key(aud & pos, n), sum_f=per_key(aud, sp),
+                               sum_ff=per_key(aud, sp2), sum_yf=per_key(aud & pos, sp), m=per_key(~aud, n),
+                               sum_fu=per_key(~aud, sp), sum_ffu=per_key(~aud, sp2))
+    records = ppi_records(sums, level=level)
+    seen = (state == 0) | (state == 3)
+    seen_n, seen_pos = per_key(seen, n), per_key(seen & pos, n)
+    early_n = per_key(state == 3, n)
+
+    # confidence sequences of the final labels, per slice, one batch per day they became final
+    sq = {k: np.asarray(v) for k, v in seq.items()}
+    seq_slices = np.asarray(sq.get("slice", np.array([], dtype=object))).astype(str)
+    days_raw = np.asarray(sq.get("day", np.array([], dtype=np.int64)), dtype=np.int64)
+    s_idx = (np.array([slice_of.get(x, 0) for x in seq_slices], dtype=np.int64) if by is not None
+             else np.zeros(seq_slices.size, np.int64))
+    sn, sx, sxx = (np.asarray(sq.get(c, np.array([])), dtype=np.float64) for c in ("n", "sx", "sxx"))
+    if by is not None:
+        s_idx = np.concatenate([s_idx, np.zeros_like(s_idx)])
+        days_raw, sn, sx, sxx = (np.concatenate([a, a]) for a in (days_raw, sn, sx, sxx))
+    days = np.unique(days_raw)
+    alpha = 1.0 - status.alert_level
+    if days.size:
+        d_idx = np.searchsorted(days, days_raw)
+        shape = (n_s, days.size)
+        flat = s_idx * days.size + d_idx
+        grids = [np.bincount(flat, weights=v, minlength=n_s * days.size).reshape(shape) for v in (sn, sx, sxx)]
+        low, high = sequence_from_sums(*grids, alpha=alpha)
+        labels_so_far = np.cumsum(grids[0], axis=1)
+        alarm = first_alarm(low, high, tolerance)
+    ends = np.concatenate([starts[1:].astype("datetime64[us]"), [np.datetime64(last_end, "us")]]).astype(np.int64)
+
+    alarms: dict[str, Any] = {}
+    prior_shift: dict[int, str] = {}  # slice index -> why CBPE is withdrawn from then on
+    new_rows = []
+    for pi in range(n_p):
+        for si in range(n_s):
+            k = pi * n_s + si
+            r = rows[k]
+            rec = records[k]
+            cbpe: dict[str, Any] | None = rec["estimate_cbpe"] if r.rows else None
+            if si in prior_shift and cbpe is not None:
+                cbpe = {"estimate": None, "ci_low": None, "ci_high": None, "withdrawn": prior_shift[si]}
+            details = dict(r.details)
+            if rec["note"] and rec["estimate_ppi"]:
+                details["ppi_note"] = rec["note"]
+            provisional = None
+            unfinished = r.pending > 0
+            if unfinished and (early_n[k] > 0 or rec["estimate_ppi"]):
+                if rec["estimate_ppi"]:
+                    provisional = {"basis": "ppi", **rec["estimate_ppi"]}
+                else:
+                    lo_, hi_ = binomial_interval(seen_pos[k], seen_n[k], method="wilson", level=level)
+                    provisional = {
+                        "basis": "partial labels", "labels": int(seen_n[k]), "rate": float(seen_pos[k] / seen_n[k]),
+                        "ci_low": float(lo_), "ci_high": float(hi_),
+                        "caveat": "early labels are not a random sample (e.g. confirmed positives arrive first)"}
+            seq_low = seq_high = None
+            alerts_now = list(r.alerts)
+            if days.size:
+                # bounds from the labels final by the window's end; the last window's: by the as-of time
+                j = days.size - 1 if pi == n_p - 1 else int(np.searchsorted(days, ends[pi], side="left")) - 1
+                if j >= 0:
+                    seq_low, seq_high = float(low[si, j]), float(high[si, j])
+            if alerts == "sequential":
+                alerts_now = [a for a in alerts_now if not a.startswith(("calibration", "slope", "score shift"))]
+                if seq_low is not None and (seq_low > tolerance or seq_high < -tolerance):
+                    alerts_now.append(f"sequential: mean(y - p) is in [{seq_low:+.4f}, {seq_high:+.4f}], outside "
+                                      f"{'0' if not tolerance else f'+-{tolerance:g}'} (anytime-valid at "
+                                      f"alpha {alpha:.2g})")
+            st = r.status
+            if alerts == "sequential":
+                st = ("empty" if r.rows == 0 else "alert" if alerts_now else "pending" if r.labelled == 0
+                      else "insufficient" if r.labelled < min_count else "ok")
+            new_rows.append(replace(r, alerts=tuple(alerts_now), status=st, details=details,
+                                    estimate_ppi=rec["estimate_ppi"], estimate_cbpe=cbpe, provisional=provisional,
+                                    sequence_low=seq_low, sequence_high=seq_high,
+                                    diagnosis=r.diagnosis if alerts == "window" or alerts_now else None,
+                                    fix=r.fix if alerts == "window" or alerts_now else None))
+            if r.diagnosis and r.diagnosis.startswith("prior shift") and si not in prior_shift:
+                prior_shift[si] = (f"prior shift diagnosed in {r.period} ({r.diagnosis.split(': ', 1)[1].split(',')[0]}); "
+                                   "the label-free estimate assumes the old prior; use the PPI estimate or "
+                                   f"{r.fix}")
+    if alerts == "sequential" and days.size:
+        for si, name in enumerate(names):
+            j = int(alarm[si])
+            if j >= 0:
+                alarms[name] = {"day": str(np.datetime64(int(days[j]), "us").astype("datetime64[D]")),
+                                "labels": int(labels_so_far[si, j]), "low": float(low[si, j]),
+                                "high": float(high[si, j])}
+    return replace(status, rows=tuple(new_rows), sequence_alarms=alarms)

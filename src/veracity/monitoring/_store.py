@@ -6,9 +6,11 @@ Schema (version :data:`SCHEMA_VERSION`)::
     predictions(id VARCHAR PRIMARY KEY, ts TIMESTAMP NOT NULL,
                 score DOUBLE NOT NULL CHECK (0 <= score <= 1), model VARCHAR, batch INTEGER NOT NULL,
                 label TINYINT CHECK (label IN (0, 1)), observed TIMESTAMP,   -- copied from outcomes
+                audit BOOLEAN,                                 -- copied from outcomes
                 s_<slice> VARCHAR ...)                         -- one row per prediction id
     outcomes(id VARCHAR PRIMARY KEY, label TINYINT NOT NULL CHECK (label IN (0, 1)),
-             observed TIMESTAMP NOT NULL, batch INTEGER NOT NULL)
+             observed TIMESTAMP NOT NULL, batch INTEGER NOT NULL,
+             audit BOOLEAN NOT NULL)                           -- a label of the random audit sample
     batches(batch INTEGER PRIMARY KEY, kind VARCHAR, source VARCHAR, content_hash VARCHAR,
             rows BIGINT, inserted BIGINT, duplicates BIGINT, conflicts BIGINT, replaced BIGINT,
             ingested_at TIMESTAMP)
@@ -411,8 +413,15 @@ class MonitorStore:
         return self._ingest("predictions", stage, source, digest, replace, by_cols)
 
     def outcomes(self, data: Any, *, id: str, label: str, time: str | None = None,
-                 replace: bool = False) -> IngestResult:
-        """Store outcomes (labels 0/1) joined to predictions by id; ``time`` = when observed (default: now)."""
+                 replace: bool = False, audit_sample: bool = False) -> IngestResult:
+        """Store outcomes (labels 0/1) joined to predictions by id; ``time`` = when observed (default: now).
+
+        ``audit_sample=True`` marks these labels as a **random** audit sample: rows chosen
+        at random (not by score, flag or complaint) and labelled on purpose. Status uses them
+        for prediction-powered estimates (valid intervals before the other labels mature).
+        """
+        if not isinstance(audit_sample, bool):
+            raise VeracityError(f"audit_sample must be True or False, got {audit_sample!r}", param="audit_sample")
         import pyarrow as pa
 
         table, source, digest, empty = _read(data, [id, label, *([time] if time is not None else [])], text=[id])
@@ -425,7 +434,8 @@ class MonitorStore:
         else:
             now = np.datetime64(_utcnow(), "us")
             observed = pa.array(np.full(table.num_rows, now), type=pa.timestamp("us"))
-        stage = pa.table({"id": ids, "label": labels, "observed": observed})
+        stage = pa.table({"id": ids, "label": labels, "observed": observed,
+                          "audit": pa.array(np.full(table.num_rows, audit_sample), type=pa.bool_())})
         return self._ingest("outcomes", stage, source, digest, replace, [])
 
     def _ingest(self, kind: str, stage: Any, source: str, digest: str, replace: bool,
@@ -456,12 +466,17 @@ class MonitorStore:
                horizon: str | float | None = None, by: str | None = None, bins: int = 10, level: float = 0.95,
                alert_level: float = 0.99, min_count: int = 100, reference: str | None = None,
                threshold: float = 0.5, cost_fp: float = 1.0, cost_fn: float = 1.0, model: str | None = None,
-               max_slices: int = 20) -> Any:
+               max_slices: int = 20, alerts: str = "window", tolerance: float = 0.0) -> Any:
         """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``.
 
         ``horizon``: labels become final this long after the prediction (pending rows are never
         counted as negatives); ``model``: only predictions logged with that model; ``max_slices``:
-        the slices with most rows keep their name, the rest are pooled into ``(other)``. See
+        the slices with most rows keep their name, the rest are pooled into ``(other)``;
+        ``alerts``: ``"window"`` (a fixed-sample test per window) or ``"sequential"``
+        (anytime-valid confidence sequences on mean(y - p): the false-alarm level holds however
+        often you look; ``tolerance`` is a gap small enough to count as calibrated). Every row
+        carries ``estimate_ppi`` (from random audit labels, see :meth:`outcomes`),
+        ``estimate_cbpe``, ``provisional`` and ``sequence_low``/``sequence_high``. See
         :func:`veracity.monitoring.store_status`.
         """
         from ._status import store_status
@@ -469,7 +484,7 @@ class MonitorStore:
         return store_status(self, freq=freq, window=window, as_of=as_of, horizon=horizon, by=by, bins=bins,
                             level=level, alert_level=alert_level, min_count=min_count, reference=reference,
                             threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
-                            max_slices=max_slices)
+                            max_slices=max_slices, alerts=alerts, tolerance=tolerance)
 
     def recalibrate(self, *, method: str = "platt", freq: str | None = "W", window: str | None = None,
                     as_of: Any = None, horizon: str | float | None = None, fit: str | None = None,
@@ -483,17 +498,18 @@ class MonitorStore:
 
 
 _PREDICTION_COLUMNS = {"id": "VARCHAR", "ts": "TIMESTAMP", "score": "DOUBLE", "model": "VARCHAR",
-                       "batch": "INTEGER", "label": "TINYINT", "observed": "TIMESTAMP"}
-_OUTCOME_COLUMNS = {"id": "VARCHAR", "label": "TINYINT", "observed": "TIMESTAMP", "batch": "INTEGER"}
+                       "batch": "INTEGER", "label": "TINYINT", "observed": "TIMESTAMP", "audit": "BOOLEAN"}
+_OUTCOME_COLUMNS = {"id": "VARCHAR", "label": "TINYINT", "observed": "TIMESTAMP", "batch": "INTEGER",
+                    "audit": "BOOLEAN"}
 _BATCH_COLUMNS = {"batch": "INTEGER", "kind": "VARCHAR", "source": "VARCHAR", "content_hash": "VARCHAR",
                   "rows": "BIGINT", "inserted": "BIGINT", "duplicates": "BIGINT", "conflicts": "BIGINT",
                   "replaced": "BIGINT", "ingested_at": "TIMESTAMP"}
 _PREDICTIONS_DDL = (
     "CREATE TABLE {name}(id VARCHAR PRIMARY KEY, ts TIMESTAMP NOT NULL, "
     "score DOUBLE NOT NULL CHECK (score >= 0 AND score <= 1), model VARCHAR, batch INTEGER NOT NULL, "
-    "label TINYINT CHECK (label IN (0, 1)), observed TIMESTAMP{slices})")
+    "label TINYINT CHECK (label IN (0, 1)), observed TIMESTAMP, audit BOOLEAN{slices})")
 _OUTCOMES_DDL = ("CREATE TABLE {name}(id VARCHAR PRIMARY KEY, label TINYINT NOT NULL CHECK (label IN (0, 1)), "
-                 "observed TIMESTAMP NOT NULL, batch INTEGER NOT NULL)")
+                 "observed TIMESTAMP NOT NULL, batch INTEGER NOT NULL, audit BOOLEAN NOT NULL)")
 _BATCHES_DDL = ("CREATE TABLE batches(batch INTEGER PRIMARY KEY, kind VARCHAR, source VARCHAR, "
                 "content_hash VARCHAR, rows BIGINT, inserted BIGINT, duplicates BIGINT, "
                 "conflicts BIGINT, replaced BIGINT, ingested_at TIMESTAMP)")
@@ -537,11 +553,13 @@ def _migrate(con: Any, version: int, store: MonitorStore) -> None:
             "SELECT column_name FROM duckdb_columns() WHERE table_name = 'predictions' "
             "AND column_name LIKE 's\\_%' ESCAPE '\\' ORDER BY column_index").fetchall()]
         extra = "".join(f", {quote_identifier(c)} VARCHAR" for c in slices)
-        cols = ", ".join(quote_identifier(c) for c in [*_PREDICTION_COLUMNS, *slices])
+        old = [c for c in _PREDICTION_COLUMNS if c != "audit"]
+        cols = ", ".join(quote_identifier(c) for c in [*old, *slices])
         con.execute(_PREDICTIONS_DDL.format(name="predictions_v3", slices=extra))
-        con.execute(f"INSERT INTO predictions_v3 ({cols}) SELECT {cols} FROM predictions")
+        con.execute(f"INSERT INTO predictions_v3 ({cols}, audit) SELECT {cols}, "
+                    "CASE WHEN label IS NULL THEN NULL ELSE FALSE END FROM predictions")
         con.execute(_OUTCOMES_DDL.format(name="outcomes_v3"))
-        con.execute("INSERT INTO outcomes_v3 SELECT id, label, observed, batch FROM outcomes")
+        con.execute("INSERT INTO outcomes_v3 SELECT id, label, observed, batch, FALSE FROM outcomes")
         con.execute("DROP TABLE predictions")
         con.execute("DROP TABLE outcomes")
         con.execute("ALTER TABLE predictions_v3 RENAME TO predictions")
@@ -572,10 +590,10 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
         meta = extra
         what = "score, time, model or slice"
     else:
-        value_cols = ["label"]
+        value_cols = ["label", "audit"]
         extra = ["observed"]
         meta = []
-        what = "label"
+        what = "label (or audit-sample mark)"
     cols = ["id"] + value_cols + extra
     rows = int(con.execute("SELECT count(*) FROM incoming").fetchone()[0])
     # an id sent twice in one batch with different values is a conflict within the batch
@@ -634,10 +652,10 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
                 [batch, kind, source, digest, rows, inserted, duplicates, conflicts, conflicts, _utcnow()])
     # keep each prediction's copy of its outcome equal to the outcomes table (same transaction)
     if kind == "outcomes":
-        con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed FROM outcomes o "
+        con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed, audit = o.audit FROM outcomes o "
                     "WHERE p.id = o.id AND o.batch = ?", [batch])
     else:
-        con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed FROM outcomes o "
+        con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed, audit = o.audit FROM outcomes o "
                     "WHERE p.id = o.id AND p.batch = ?", [batch])
     unmatched = 0
     if kind == "outcomes":

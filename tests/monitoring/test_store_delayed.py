@@ -1,0 +1,156 @@
+"""The store before the labels arrive (issue 26): PPI from a random audit sample, early evidence,
+shift-aware label-free estimates, anytime-valid sequential alerts — each checked against the
+statistics package it wires in (``veracity.delayed``, itself tested against ppi-python and a
+reference of Waudby-Smith & Ramdas), on the rows the store holds.
+"""
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import veracity as vc
+from veracity.cli import main
+from veracity.delayed import sequence_from_sums
+from veracity.monitoring import MonitorStore
+
+pytest.importorskip("duckdb")
+T0 = np.datetime64("2026-01-05", "s")
+AS_OF = "2026-03-20"
+
+
+def _world(tmp_path, *, shift=True, seed=1, n=20_000, audit_rate=0.03, early=False):
+    rng = np.random.default_rng(seed)
+    t = T0 + rng.integers(0, 70 * 86400, n).astype("timedelta64[s]")
+    week = ((t - T0) // np.timedelta64(7 * 86400, "s")).astype(int)
+    logit = rng.normal(-2.2, 1.2, n)
+    p = 1 / (1 + np.exp(-logit))
+    true = logit + (np.where(week >= 5, np.log(2.2), 0.0) if shift else 0.0)
+    y = (rng.random(n) < 1 / (1 + np.exp(-true))).astype(np.int8)
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": np.arange(n), "ts": t, "p": p}), id="id", time="ts", score="p")
+    observed = t + np.timedelta64(30 * 86400, "s")
+    final = observed <= np.datetime64(AS_OF)
+    store.outcomes(pa.table({"id": np.arange(n)[final], "y": y[final], "ts": observed[final]}), id="id",
+                   label="y", time="ts")
+    audit = ~final & (rng.random(n) < audit_rate)
+    store.outcomes(pa.table({"id": np.arange(n)[audit], "y": y[audit], "ts": t[audit] + np.timedelta64(86400, "s")}),
+                   id="id", label="y", time="ts", audit_sample=True)
+    if early:  # confirmed positives arrive early (a selected, not random, set of labels)
+        fast = ~final & ~audit & (y == 1) & (rng.random(n) < 0.5)
+        store.outcomes(pa.table({"id": np.arange(n)[fast], "y": y[fast], "ts": t[fast] + np.timedelta64(86400, "s")}),
+                       id="id", label="y", time="ts")
+    return store, dict(t=t, week=week, p=p, y=y, final=final, audit=audit)
+
+
+def test_status_rows_carry_the_delayed_label_keys(tmp_path, capsys):
+    store, _ = _world(tmp_path)
+    assert main(["monitor", "status", str(store.path), "--as-of", AS_OF, "--horizon", "30d", "--json", "-"]) in (0, 1)
+    rows = json.loads(capsys.readouterr().out)["periods"]
+    for row in rows:
+        assert {"estimate_ppi", "estimate_cbpe", "provisional", "sequence_low", "sequence_high"} <= row.keys()
+    pending = [r for r in rows if r["pending"] == r["rows"] and r["rows"]]
+    assert pending and all(r["estimate_ppi"] and r["provisional"]["basis"] == "ppi" for r in pending)
+
+
+def test_ppi_in_status_equals_ppi_mean_on_the_windows_rows(tmp_path):
+    store, w = _world(tmp_path)
+    st = store.status(freq="W", as_of=AS_OF, horizon="30d")
+    starts = np.array([np.datetime64(r.start) for r in st.rows])
+    checked = 0
+    for i, row in enumerate(st.rows):
+        if not row.estimate_ppi:
+            continue
+        end = starts[i + 1] if i + 1 < len(starts) else np.datetime64(AS_OF)
+        inside = (w["t"] >= starts[i]) & (w["t"] < end)
+        lab = inside & w["audit"]
+        ref = vc.ppi_mean(w["y"][lab], w["p"][lab], w["p"][inside & ~w["audit"]])
+        assert row.estimate_ppi["estimate"] == pytest.approx(ref.estimate, abs=1e-9)
+        assert row.estimate_ppi["ci_low"] == pytest.approx(ref.ci_low, abs=1e-9)
+        assert row.estimate_ppi["ci_high"] == pytest.approx(ref.ci_high, abs=1e-9)
+        checked += 1
+    assert checked >= 3
+
+
+def test_ppi_covers_the_shifted_rate_where_cbpe_does_not_and_cbpe_is_withdrawn(tmp_path):
+    store, w = _world(tmp_path)
+    st = store.status(freq="W", as_of=AS_OF, horizon="30d")
+    diagnosed = [r.period for r in st.rows if r.diagnosis and r.diagnosis.startswith("prior shift")]
+    assert diagnosed
+    later = [r for r in st.rows if r.period > diagnosed[0]]
+    assert later and all((r.estimate_cbpe or {}).get("withdrawn", "").startswith("prior shift diagnosed")
+                         for r in later)
+    assert "withdrawn: prior shift diagnosed" in str(st)
+    covered = [r for r in later if r.estimate_ppi]
+    truth = {r.period: w["y"][(w["t"] >= np.datetime64(r.start)) & (w["t"] < np.datetime64(r.end))].mean()
+             for r in covered}
+    assert all(r.estimate_ppi["ci_low"] <= truth[r.period] <= r.estimate_ppi["ci_high"] for r in covered)
+    # the rectifier's interval excludes 0: the scores are not calibrated there, and status says so
+    assert "the scores are not calibrated here" in str(st)
+
+
+def test_early_labels_give_a_provisional_partial_rate_with_its_caveat(tmp_path):
+    store, _ = _world(tmp_path, audit_rate=0.0, early=True)
+    st = store.status(freq="W", as_of=AS_OF, horizon="30d")
+    prov = [r.provisional for r in st.rows if r.provisional]
+    assert prov and all(p["basis"] == "partial labels" and "not a random sample" in p["caveat"] for p in prov)
+    assert all(r.estimate_ppi is None for r in st.rows)  # no audit sample, no PPI
+    # early labels stay pending: the horizon decides when a window is final
+    assert all(r.labelled == 0 for r in st.rows if r.provisional and r.pending == r.rows)
+
+
+def test_sequence_bounds_equal_the_sequence_of_daily_sums(tmp_path):
+    store, w = _world(tmp_path, shift=False)
+    st = store.status(freq="W", as_of=AS_OF, horizon="30d", alerts="sequential")
+    final = w["final"]
+    matured = np.maximum(w["t"] + np.timedelta64(30 * 86400, "s"), w["t"] + np.timedelta64(30 * 86400, "s"))
+    day = matured[final].astype("datetime64[D]")
+    days, inv = np.unique(day, return_inverse=True)
+    x = w["y"][final] - w["p"][final]
+    n = np.bincount(inv, minlength=days.size).astype(float)
+    low, high = sequence_from_sums(n, np.bincount(inv, x, days.size), np.bincount(inv, x * x, days.size),
+                                   alpha=1 - st.alert_level)
+    last = st.rows[-1]
+    assert last.sequence_low == pytest.approx(low[-1], abs=1e-12)
+    assert last.sequence_high == pytest.approx(high[-1], abs=1e-12)
+    assert all(r.sequence_low is None or r.sequence_low <= r.sequence_high for r in st.rows)
+    assert st.sequence_alarms == {} and not st.alerts  # calibrated stream: no alarm
+
+
+def test_sequential_alerts_fire_on_a_shift_and_window_alerts_are_replaced(tmp_path, capsys):
+    store, _ = _world(tmp_path, shift=True, n=40_000)
+    st = store.status(freq="W", as_of=AS_OF, horizon="30d", alerts="sequential")
+    assert "(all)" in st.sequence_alarms
+    assert all(a.startswith("sequential") for r in st.rows for a in r.alerts)
+    assert st.to_dict()["alert_mode"] == "sequential"
+    assert main(["monitor", "status", str(store.path), "--as-of", AS_OF, "--horizon", "30d", "--alerts",
+                 "sequential", "--fail-on-alert"]) == 1
+    assert "left the calibrated region" in capsys.readouterr().out
+
+
+def test_audit_sample_ingest_is_idempotent_and_its_mark_is_part_of_the_record(tmp_path, capsys):
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": ["1", "2"], "ts": ["2026-01-05"] * 2, "p": [0.2, 0.7]}), id="id", time="ts",
+              score="p")
+    labels = pa.table({"id": ["1", "2"], "y": [0, 1], "ts": ["2026-01-06"] * 2})
+    assert store.outcomes(labels, id="id", label="y", time="ts", audit_sample=True).inserted == 2
+    again = store.outcomes(labels, id="id", label="y", time="ts", audit_sample=True)
+    assert (again.inserted, again.duplicates, again.batch) == (0, 2, None)
+    with pytest.raises(vc.VeracityError, match="conflict"):
+        store.outcomes(labels, id="id", label="y", time="ts")  # the same labels, not marked as audit
+    with pytest.raises(vc.VeracityError, match="audit_sample must be True or False"):
+        store.outcomes(labels, id="id", label="y", audit_sample="yes")
+    path = tmp_path / "y.csv"
+    path.write_text("id,y\n1,0\n2,1\n")
+    assert main(["monitor", "outcomes", str(store.path), str(path), "--id", "id", "--label", "y",
+                 "--audit-sample"]) == 0  # the same audit labels again: a no-op
+    assert "2 already stored (no-op)" in capsys.readouterr().out
+
+
+def test_bad_alert_options_are_one_line(tmp_path):
+    store, _ = _world(tmp_path, n=2000)
+    with pytest.raises(vc.VeracityError, match="alerts must be 'window'"):
+        store.status(alerts="daily")
+    with pytest.raises(vc.VeracityError, match="tolerance must be in"):
+        store.status(alerts="sequential", tolerance=2)
