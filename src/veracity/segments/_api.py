@@ -116,10 +116,21 @@ def segments(
         if score is None or label is None:
             raise VeracityError("the frame form needs both column names: vc.segments(frame, score='p', label='y', "
                                 "features=[...])")
-        return _segments_frame(data, score=score, label=label, features=features, depth=depth, bins=bins,
-                               min_count=min_count, fdr=fdr, sample_weight=sample_weight, pos_label=pos_label,
-                               score_type=score_type, level=level, max_levels=max_levels, ece_bins=ece_bins,
-                               max_cells=max_cells, max_segments=max_segments)
+        try:
+            return _segments_frame(data, score=score, label=label, features=features, depth=depth, bins=bins,
+                                   min_count=min_count, fdr=fdr, sample_weight=sample_weight, pos_label=pos_label,
+                                   score_type=score_type, level=level, max_levels=max_levels, ece_bins=ece_bins,
+                                   max_cells=max_cells, max_segments=max_segments)
+        except VeracityError:
+            raise
+        except Exception as exc:  # a file's read error is one line, never its content or a traceback
+            import os
+
+            from ..sources._duckdb import describe_error, is_duckdb_error
+
+            if isinstance(data, (str, os.PathLike)) and is_duckdb_error(exc):
+                raise VeracityError(describe_error(exc, os.fspath(data))) from None
+            raise
     if labels is None:
         raise VeracityError("vc.segments needs labels: vc.segments(scores, labels, features={...}), or the frame "
                             "form vc.segments(frame, score='p', label='y', features=[...])")
@@ -191,7 +202,7 @@ def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth
 # ---------------------------------------------------------------------------------------
 def _segments_frame(data: Any, *, score: Any, label: Any, features: Any, sample_weight: Any, pos_label: Any,
                     score_type: str, **options: Any) -> SegmentsResult:
-    from ..frames._api import _Prepared
+    from ..sources._api import _Prepared
 
     names = check_features(features)
     score_type = check_score_type(score_type)
@@ -226,8 +237,8 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
                    max_segments: int) -> SegmentsResult:
     import narwhals as nw
 
-    from ..frames import _aggregates as agg
-    from ..frames._source import _is_numeric
+    from ..sources import _aggregates as agg
+    from ..sources._source import _is_numeric
 
     f = prep.frame
     src = f.nw

@@ -122,7 +122,7 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
     """``x``: a narwhals frame with ``_p`` (probability), ``_y``, ``_w`` and ``_f0 …`` (level codes)."""
     import narwhals as nw
 
-    from ..frames._aggregates import collect, count_distinct
+    from ..sources._aggregates import collect, count_distinct
 
     n_distinct = count_distinct(x)
     if n_distinct <= max_cells:

@@ -107,7 +107,7 @@ class SegmentCalibration(Calibrator):
             self.__dict__.pop("_pending", None)
 
     def _frame_columns(self, data: Any, score: Any, label: Any, sample_weight: Any) -> tuple[Any, Any, Any, Any]:
-        from ..frames._api import _Prepared
+        from ..sources._api import _Prepared
 
         names = list(self.features or ())
         prep = _Prepared(data, score, label, sample_weight, extra={"features": names})
@@ -174,7 +174,7 @@ class SegmentCalibration(Calibrator):
         """Calibrated probabilities; ``features`` maps each feature name to its column."""
         self._require_fitted()
         if score is not None:
-            from ..frames._source import as_frame, check_columns
+            from ..sources._source import as_frame, check_columns
 
             names = [sp.name for sp in self.specs_]
             frame = as_frame(scores)
