@@ -154,3 +154,18 @@ def test_bad_alert_options_are_one_line(tmp_path):
         store.status(alerts="daily")
     with pytest.raises(vc.VeracityError, match="tolerance must be in"):
         store.status(alerts="sequential", tolerance=2)
+
+
+def test_label_plan_per_window(tmp_path, capsys):
+    store, w = _world(tmp_path, n=8000)
+    plan = store.plan(width=0.05, freq="W", as_of=AS_OF, horizon="30d")
+    assert plan.rows and all(r["labels_ppi"] is None or r["labels_ppi"] <= r["labels_classical"] for r in plan.rows)
+    # the same numbers as planning on the arrays of one window's pending rows
+    last = plan.rows[-1]
+    pend = ~w["final"]
+    tail = w["week"] == w["week"].max()
+    ref = vc.label_plan(w["p"][pend & tail], width=0.05)
+    assert last["labels_ppi"] == ref.rows[0]["labels_ppi"]
+    assert main(["monitor", "plan", str(store.path), "--width", "0.05", "--as-of", AS_OF, "--horizon", "30d",
+                 "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["plan"][-1]["labels_ppi"] == last["labels_ppi"]

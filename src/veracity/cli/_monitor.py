@@ -27,7 +27,7 @@ from ..core._validation import VeracityError
 from ..datasets import demo_path
 from ._common import add_input_arguments, emit
 
-ACTIONS = ("init", "log", "outcomes", "status", "recalibrate", "scan")
+ACTIONS = ("init", "log", "outcomes", "status", "plan", "recalibrate", "scan")
 
 
 #: what each sub-command does, shown by ``veracity monitor COMMAND --help``
@@ -38,6 +38,9 @@ _DESCRIPTIONS = {
     "outcomes": "Store outcomes (0/1 labels) from a CSV or Parquet file, joined to the stored predictions by id.",
     "status": "Calibration per period and slice from the store: reliability, ECE with intervals, label "
               "maturity, alerts and a diagnosis of what drifted.",
+    "plan": "How many randomly chosen rows to label per window (an audit sample, sent with outcomes "
+            "--audit-sample) for a PPI interval of a given width on the window's rate, from the scores' own "
+            "variance; beside it the labels an interval from labels alone would need.",
     "recalibrate": "Fit a calibrator on a mature window of the store and report it on the next window "
                    "(a ledger of before and after).",
     "scan": "A one-off per-period calibration table of one file, without a store.",
@@ -127,6 +130,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "'(other)' (default: 20)")
     _json_arg(p)
 
+    p = sub.add_parser("plan", description=_DESCRIPTIONS["plan"],
+                       help="labels to draw at random per window for a PPI interval of a given width")
+    _store_arg(p)
+    _period_args(p)
+    p.add_argument("--width", type=float, required=True, help="full width of the interval on the rate, e.g. 0.02")
+    p.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
+    _json_arg(p)
+
     p = sub.add_parser("recalibrate", description=_DESCRIPTIONS["recalibrate"],
                        help="fit a calibrator on a mature window, ledger on the next")
     _store_arg(p)
@@ -205,6 +216,12 @@ def run(args: argparse.Namespace) -> int:
                               **_status_only(args))
         emit(args, str(status), {"store": str(store.path), **status.to_dict()}, note_text=str(store.path))
         return 1 if (args.fail_on_alert and status.alerts) else 0
+    if action == "plan":
+        periods = _periods(args)
+        plan = store.plan(width=args.width, level=args.level, freq=periods["freq"], window=periods["window"],
+                          as_of=periods["as_of"], horizon=periods["horizon"], by=periods["by"], model=periods["model"])
+        emit(args, str(plan), {"store": str(store.path), **plan.to_dict()}, note_text=str(store.path))
+        return 0
     # recalibrate
     res = store.recalibrate(method=args.method, fit=args.fit, slice=args.slice, **_periods(args))
     text = str(res)

@@ -10,7 +10,7 @@
 
 from ._audit import PpiAudit, ppi_audit
 from ._binned import BinnedSequences, binned_sequences
-from ._plan import LabelPlan, label_plan, labels_needed, plan_from_sums
+from ._plan import LabelPlan, label_plan, labels_needed, plan_from_group_sums, plan_from_sums
 from ._ppi import PpiMean, PpiSums, ppi_from_sums, ppi_mean, ppi_records, sample_check_p
 from ._sequence import ConfidenceSequence, confidence_sequence, first_alarm, sequence_from_sums
 
@@ -25,6 +25,7 @@ __all__ = [
     "confidence_sequence",
     "first_alarm",
     "label_plan",
+    "plan_from_group_sums",
     "labels_needed",
     "plan_from_sums",
     "ppi_audit",

@@ -124,13 +124,23 @@ def label_plan(scores: Any, *, width: float, level: float = 0.95, by: Any = None
     rows = np.bincount(inv, minlength=k).astype(np.float64)
     sf = np.bincount(inv, weights=f, minlength=k)
     sff = np.bincount(inv, weights=f * f, minlength=k)
+    return plan_from_group_sums([k_.item() if isinstance(k_, np.generic) else k_ for k_ in keys], rows=rows,
+                                sum_f=sf, sum_ff=sff, width=width, level=level)
+
+
+def plan_from_group_sums(keys: list[Any], *, rows: Any, sum_f: Any, sum_ff: Any, width: float,
+                         level: float = 0.95) -> LabelPlan:
+    r"""A :class:`LabelPlan` from per-group rows, :math:`\sum f` and :math:`\sum f^2` (e.g. a store's windows)."""
+    rows = np.asarray(rows, dtype=np.float64)
+    sf = np.asarray(sum_f, dtype=np.float64)
+    sff = np.asarray(sum_ff, dtype=np.float64)
     n_ppi, n_cls = plan_from_sums(rows=rows, sum_f=sf, sum_ff=sff, width=width, level=level)
     out = []
-    for i in range(k):
+    for i in range(len(keys)):
         mean = sf[i] / rows[i]
         ppi = int(n_ppi[i]) if 0 < n_ppi[i] <= rows[i] else None
         cls = int(n_cls[i]) if 0 < n_cls[i] <= rows[i] else None
-        out.append({"group": keys[i].item() if isinstance(keys[i], np.generic) else keys[i],
+        out.append({"group": keys[i],
                     "rows": int(rows[i]), "mean_score": float(mean),
                     "sd_score": float(math.sqrt(max(sff[i] / rows[i] - mean * mean, 0.0))),
                     "labels_ppi": ppi, "labels_classical": cls,

@@ -846,3 +846,46 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
                                 "labels": int(labels_so_far[si, j]), "low": float(low[si, j]),
                                 "high": float(high[si, j])}
     return replace(status, rows=tuple(new_rows), sequence_alarms=alarms)
+
+
+def store_plan(store: Any, *, width: float, level: float = 0.95, freq: str | None = "W", window: str | None = None,
+               as_of: Any = None, horizon: str | float | None = None, by: str | None = None,
+               model: str | None = None) -> Any:
+    """Labels to draw at random per window (and slice) for a PPI interval of ``width`` on its rate.
+
+    Planned on the window's rows that have no final label yet, from their scores' own mean and
+    variance (:func:`veracity.delayed.plan_from_sums`); a :class:`veracity.delayed.LabelPlan`.
+    """
+    from ..delayed import plan_from_group_sums
+
+    if window is not None:
+        window_s: float | None = parse_duration(window, "--window")
+        freq = None
+    else:
+        window_s = None
+        if freq not in FREQ_NAMES:
+            raise VeracityError(f"freq must be one of {', '.join(FREQ_NAMES)}; got {freq!r}", param="freq")
+    t_as_of = parse_instant(as_of)
+    as_of_us = int(t_as_of.astype("datetime64[us]").astype(np.int64))
+    horizon_s = None if horizon is None else parse_duration(horizon, "--horizon")
+    final = ("TRUE" if horizon_s is None
+             else f"epoch_us(p.ts) + {int(round(horizon_s * 1e6))} <= {as_of_us}")
+    con = store.connect(read_only=True)
+    try:
+        if by is not None and by not in store.slices(con):
+            raise VeracityError(f"slice {by!r} was never logged; log predictions with --by COL first", param="by")
+        if model is not None:
+            check_model(con, model)
+        start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
+        sl = "'" + ALL + "'" if by is None else f"coalesce(p.{quote_identifier('s_' + by)}, '(missing)')"
+        got = con.execute(
+            f"SELECT epoch_us({start_sql}) AS period, {sl} AS slice, count(*)::DOUBLE AS n, sum(p.score) AS sf, "
+            f"sum(p.score * p.score) AS sff FROM predictions p WHERE p.ts <= make_timestamp({as_of_us}) "
+            f"AND NOT (p.label IS NOT NULL AND p.observed <= make_timestamp({as_of_us}) AND {final})"
+            + (" AND p.model = ?" if model is not None else "") + " GROUP BY ALL ORDER BY 1, 2",
+            [model] if model is not None else []).fetchnumpy()
+    finally:
+        con.close()
+    keys = [period_label(np.datetime64(int(t), "us"), freq, window_s) + ("" if by is None else f" [{s}]")
+            for t, s in zip(got["period"], got["slice"])]
+    return plan_from_group_sums(keys, rows=got["n"], sum_f=got["sf"], sum_ff=got["sff"], width=width, level=level)

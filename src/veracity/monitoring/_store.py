@@ -486,6 +486,15 @@ class MonitorStore:
                             threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
                             max_slices=max_slices, alerts=alerts, tolerance=tolerance)
 
+    def plan(self, *, width: float, level: float = 0.95, freq: str | None = "W", window: str | None = None,
+             as_of: Any = None, horizon: str | float | None = None, by: str | None = None,
+             model: str | None = None) -> Any:
+        """Labels to draw at random per window for a PPI interval of ``width`` (a label budget planner)."""
+        from ._status import store_plan
+
+        return store_plan(self, width=width, level=level, freq=freq, window=window, as_of=as_of, horizon=horizon,
+                          by=by, model=model)
+
     def recalibrate(self, *, method: str = "platt", freq: str | None = "W", window: str | None = None,
                     as_of: Any = None, horizon: str | float | None = None, fit: str | None = None,
                     by: str | None = None, slice: str | None = None, min_count: int = 100, bins: int = 10,
