@@ -98,3 +98,11 @@ def test_cli_errors(cli, refused, tmp_path):
             r"input error: column 'nope' not found")
     refused(cli(["segments", path, "--score", "p", "--label", "y", "--features", "region", "--depth", "2"]),
             r"depth=2 needs at least 2 features")
+
+
+def test_an_unreadable_file_is_one_line(cli, refused, tmp_path):
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1garbage")
+    refused(cli(["segments", bad, "--features", "region"]), r"input error: could not read .*bad\.parquet")
+    with pytest.raises(vc.VeracityError, match=r"could not read"):
+        vc.segments(str(bad), score="score", label="label", features=["region"])
