@@ -24,7 +24,10 @@ def _num(v: Any) -> Any:
 class SegmentRow(Display):
     """One segment: its size, mean score (``conf``), observed rate, ``gap = rate - conf`` with its
     interval, the calibration test (``p_value``, ``q_value``, ``discovery``), the segment's own ECE
-    beside its noise floor, the smallest gap its size can detect, and MCGrad's ECCE."""
+    beside its noise floor, the smallest gap its size can detect, and MCGrad's ECCE.
+
+    ``importance`` (the order of the discoveries) is evidence × size: ``-log10(p_value)`` times
+    the segment's share of the total weight; ``weight`` is Σw (= n unweighted)."""
 
     segment: str
     features: dict[str, str]
