@@ -170,8 +170,8 @@ def missing_mask(raw: np.ndarray) -> np.ndarray:
     if raw.dtype.kind in "mM":
         return np.isnat(raw)
     if raw.dtype == object:
-        return np.fromiter((v is None or (isinstance(v, float) and math.isnan(v)) for v in raw), dtype=bool,
-                           count=raw.size)
+        return np.fromiter((v is None or (isinstance(v, float) and math.isnan(v)) or type(v).__name__ in ("NAType", "NaTType")
+                            for v in raw), dtype=bool, count=raw.size)
     return np.zeros(raw.shape[0], dtype=bool)
 
 
