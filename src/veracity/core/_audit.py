@@ -9,7 +9,7 @@ import numpy as np
 
 from ._binning import make_edges
 from ._formulas import BrierDecomposition, brier_decomposition_from_stats, nll_from_stats
-from ._metrics import accuracy_of, auc_of
+from ._metrics import Multiclass, accuracy_of, auc_of
 from ._parallel import submit
 from ._reliability import ReliabilityTable
 from ._stats import MAX_GROUPS, BinStats, group_rows, subset
@@ -19,6 +19,7 @@ from ._frameform import frame_call, is_frame_form, require_labels
 from ._sections import section as audit_section
 from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, to_numpy
 from ._display import Display
+from ._options import BootstrapMethod, IntervalMethod, ScoreType, Sided, Strategy
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -284,25 +285,25 @@ def audit(
     score: Any = None,
     label: Any = None,
     bins: int | str = 15,
-    strategy: str = "uniform",
-    score_type: str = "probability",
-    interval: str = "wilson",
+    strategy: Strategy = "uniform",
+    score_type: ScoreType = "probability",
+    interval: IntervalMethod = "wilson",
     level: float = 0.95,
-    sided: str = "two-sided",
+    sided: Sided = "two-sided",
     min_count: int = 20,
     threshold: float = 0.5,
     sample_weight: Any = None,
     by: Any = None,
     by_name: str | None = None,
     max_groups: int | None = MAX_GROUPS,
-    bootstrap: bool | str = False,
+    bootstrap: bool | BootstrapMethod = False,
     n_resamples: int = 1000,
     noise_floor: bool = False,
     random_state: Any = 0,
     estimators: bool = False,
     tests: bool = False,
     corp: bool = False,
-    multiclass: str = "top-label",
+    multiclass: Multiclass = "top-label",
     pos_label: Any = None,
 ) -> AuditResult:
     r"""Reliability table, ECE, MCE, Brier (+ decomposition), NLL, AUC and accuracy at once.

@@ -28,6 +28,7 @@ from ._honest import estimate_ece
 from ._parallel import submit
 from ._rank import twice_u, weighted_twice_u
 from ._stats import BinStats
+from ._options import AucAverage, AucMulticlass, Estimator, ScoreType, Strategy
 from ._validation import (
     Binary,
     VeracityError,
@@ -78,13 +79,13 @@ def ece(
     score: Any = None,
     label: Any = None,
     bins: int = 15,
-    strategy: str = "uniform",
-    norm: str = "l1",
-    estimator: str = "plugin",
-    score_type: str = "probability",
+    strategy: Strategy = "uniform",
+    norm: Norm = "l1",
+    estimator: Estimator = "plugin",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
-    multiclass: str = "top-label",
+    multiclass: Multiclass = "top-label",
 ) -> float:
     r"""Expected calibration error.
 
@@ -123,11 +124,11 @@ def mce(
     score: Any = None,
     label: Any = None,
     bins: int = 15,
-    strategy: str = "uniform",
-    score_type: str = "probability",
+    strategy: Strategy = "uniform",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
-    multiclass: str = "top-label",
+    multiclass: Multiclass = "top-label",
 ) -> float:
     r"""Maximum calibration error :math:`\max_{b:\,n_b>0}|\mathrm{acc}_b - \mathrm{conf}_b|`."""
     if is_frame_form(score, label):
@@ -152,10 +153,10 @@ def brier(
     *,
     score: Any = None,
     label: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
-    multiclass: str = "top-label",
+    multiclass: Multiclass = "top-label",
 ) -> float:
     r"""Brier score: mean squared error of probability forecasts.
 
@@ -182,8 +183,8 @@ def brier_decomposition(
     score: Any = None,
     label: Any = None,
     bins: int = 15,
-    strategy: str = "uniform",
-    score_type: str = "probability",
+    strategy: Strategy = "uniform",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
 ) -> BrierDecomposition:
@@ -205,7 +206,7 @@ def nll(
     *,
     score: Any = None,
     label: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
 ) -> float:
@@ -333,11 +334,11 @@ def auc(
     *,
     score: Any = None,
     label: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
-    multiclass: str = "top-label",
-    average: str = "macro",
+    multiclass: AucMulticlass = "top-label",
+    average: AucAverage = "macro",
 ) -> float:
     r"""Area under the ROC curve as the Mann–Whitney statistic.
 
@@ -401,7 +402,7 @@ def accuracy(
     score: Any = None,
     label: Any = None,
     threshold: float = 0.5,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
 ) -> float:

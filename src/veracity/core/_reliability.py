@@ -16,6 +16,7 @@ from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels
 from ._validation import VeracityError, prepare_binary
 from ._display import Display
+from ._options import IntervalMethod, ScoreType, Sided, Strategy
 
 
 @dataclass(frozen=True)
@@ -180,11 +181,11 @@ def reliability(
     score: Any = None,
     label: Any = None,
     bins: int = 15,
-    strategy: str = "uniform",
-    score_type: str = "probability",
-    interval: str = "wilson",
+    strategy: Strategy = "uniform",
+    score_type: ScoreType = "probability",
+    interval: IntervalMethod = "wilson",
     level: float = 0.95,
-    sided: str = "two-sided",
+    sided: Sided = "two-sided",
     min_count: int = 20,
     sample_weight: Any = None,
     pos_label: Any = None,
