@@ -169,3 +169,21 @@ def test_label_plan_per_window(tmp_path, capsys):
     assert main(["monitor", "plan", str(store.path), "--width", "0.05", "--as-of", AS_OF, "--horizon", "30d",
                  "--json", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["plan"][-1]["labels_ppi"] == last["labels_ppi"]
+
+
+def test_store_statistics_merge_with_an_audits(tmp_path):
+    # one edge builder: the store's per-window statistics and an audit's merge by addition (issue 21)
+    rng = np.random.default_rng(0)
+    n = 3000
+    p = rng.uniform(0.01, 0.99, n)
+    y = (rng.random(n) < p).astype(int)
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": np.arange(n), "ts": ["2026-01-05"] * n, "p": p}), id="id", time="ts", score="p")
+    store.outcomes(pa.table({"id": np.arange(n), "y": y, "ts": ["2026-01-06"] * n}), id="id", label="y", time="ts")
+    for bins in (10, 15):
+        window = list(store.status(freq="M", as_of="2026-02-01", bins=bins).stats.values())[0]
+        audit = vc.audit(p, y, bins=bins).table.stats
+        assert np.array_equal(window.edges, audit.edges)
+        merged = window + audit
+        assert vc.ReliabilityTable.from_stats(merged).ece == pytest.approx(
+            vc.ece(np.r_[p, p], np.r_[y, y], bins=bins), abs=1e-12)

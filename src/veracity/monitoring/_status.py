@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from ..core._special import chdtrc, expit, ndtr, ndtri  # scipy.stats costs 0.3 s of import
 
+from ..core._binning import uniform_edges
 from ..core._display import Display
 from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
 from ..core._intervals import binomial_interval, check_interval_args
@@ -492,7 +493,7 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
     est_parts = {name: per_key(unl & f, v) for name, f, v in (
         ("sp_hi", flag, sp), ("n_hi", flag, n), ("sp_lo", ~flag, sp), ("n_lo", ~flag, n))}
     est_var = per_key(unl, sp - sp2)
-    edges = np.linspace(0.0, 1.0, bins + 1)
+    edges = uniform_edges(bins)  # the audit's edges: store statistics merge with an audit's
     alpha_t = (1.0 - settings["alert_level"]) / 3.0
     z_t = float(ndtri(1.0 - alpha_t / 2.0))
 
