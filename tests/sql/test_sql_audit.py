@@ -223,3 +223,14 @@ def test_any_small_table_audits_like_its_rows(case):
     got = audit_sql(conn, table="t", score="p", label="y", by="seg", **weight, **options)
     want = vc.audit(p, y, sample_weight=w if weighted else None, by=seg, by_name="seg", **options)
     assert_same(got.to_dict(), want.to_dict())
+
+
+def test_extreme_weights_are_rescaled_like_arrays(engine):
+    """Weights near 1e200 (their squares would overflow) are scaled by an exact power of two first."""
+    name, conn = engine
+    cols = data(600, seed=23)
+    big = cols["w"] * 1e200
+    load(name, conn, "heavy", {"p": cols["p"], "y": cols["y"], "w": big, "seg": cols["seg"]})
+    got = audit_sql(conn, table="heavy", score="p", label="y", sample_weight="w", by="seg", bins="auto")
+    want = vc.audit(cols["p"], cols["y"], sample_weight=big, by=cols["seg"], by_name="seg", bins="auto")
+    assert_same(got.to_dict(), want.to_dict())

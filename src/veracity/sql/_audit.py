@@ -184,7 +184,7 @@ def _contract(db: Database, cols: q.Columns, score_type: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for col in q.CONTRACT:
         name, value = col[3:], rec.get(col)
-        if name.endswith(("_min", "_max", "_sum", "_sq")):
+        if name.endswith(("_min", "_max", "_sum")):
             out[name] = None if value is None else float(value)
         else:
             out[name] = int(value or 0)
@@ -310,7 +310,11 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
     if isinstance(bins, str):
         if bins != "auto":
             raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
-        n_eff = float(n) if cols.weight is None else (counts["w_sum"] * scale) ** 2 / (counts["w_sq"] * scale ** 2)
+        if cols.weight is None:
+            n_eff = float(n)
+        else:  # (Σw)² / Σw² of the rescaled weights
+            total, sq = db.query(q.weight_totals_sql(cols, db.dialect), what="summing the weights")[0]
+            n_eff = float(total) ** 2 / float(sq)
         m = auto_bins(n_eff)
         auto = AutoBins(m, n_eff)
     else:

@@ -205,7 +205,7 @@ def render(template: str, base: Any, dialect: str, **nodes: Any) -> str:
 # -- the input contract -----------------------------------------------------------------------------
 #: the contract's aggregates, named as :mod:`veracity.sources._aggregates` names them (``_c_`` + name)
 CONTRACT = ("_c_n", "_c_s_miss", "_c_s_inf", "_c_s_min", "_c_s_max", "_c_p_bad", "_c_y_bad", "_c_y_min",
-            "_c_y_max", "_c_y_sum", "_c_w_bad", "_c_w_neg", "_c_w_min", "_c_w_max", "_c_w_sum", "_c_w_sq",
+            "_c_y_max", "_c_y_sum", "_c_w_bad", "_c_w_neg", "_c_w_min", "_c_w_max", "_c_w_sum",
             "_c_t_score", "_c_t_label", "_c_t_weight")
 
 
@@ -226,11 +226,10 @@ def contract_sql(c: Columns, dialect: str, *, score_type: str) -> str:
                    f"SUM(CASE WHEN NOT ({w_bad}) AND _w < 0 THEN 1 ELSE 0 END) AS _c_w_neg, "
                    f"MIN(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_min, "
                    f"MAX(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_max, "
-                   f"SUM(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_sum, "
-                   f"SUM(CASE WHEN NOT ({w_bad}) THEN _w * _w END) AS _c_w_sq")
+                   f"SUM(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_sum")
     else:
         weights = ("0 AS _c_w_bad, 0 AS _c_w_neg, 1.0 AS _c_w_min, 1.0 AS _c_w_max, "
-                   "SUM(_w) AS _c_w_sum, SUM(_w) AS _c_w_sq")
+                   "SUM(_w) AS _c_w_sum")
     sqlite = dialect == "sqlite"
     text = {name: (f"SUM({flag})" if sqlite and flag else "0") for name, flag in
             (("score", "_ts"), ("label", "_ty" if c.label_kind == "numeric" else None),
@@ -250,6 +249,12 @@ SELECT
   {text["score"]} AS _c_t_score, {text["label"]} AS _c_t_label, {text["weight"]} AS _c_t_weight
 FROM _base
 """, base_select(c, dialect), dialect)
+
+
+def weight_totals_sql(c: Columns, dialect: str) -> str:
+    """One row: Σw and Σw² (the effective size of ``bins="auto"``), weights already rescaled."""
+    return render("WITH _base AS (SELECT 1) SELECT SUM(_w) AS _sw, SUM(_w * _w) AS _sq FROM _base",
+                  base_select(c, dialect), dialect)
 
 
 # -- the per-bin statistics and the exact AUC, from one aggregate per distinct score ---------------------
