@@ -163,17 +163,30 @@ def test_weighted_threshold_is_recall_thresholds_weighted_rule(correction):
     assert np.isnan(r.deployed_recall[0])  # no positive outside calib
 
 
-def test_weighted_deployed_recall_is_the_weighted_share_outside_calib():
-    """Direct check of one redraw's deployed recall against a row-level computation."""
+def test_weighted_redraws_match_a_row_level_reference():
+    """Reference implementation, one redraw at a time: the same draws (the documented order:
+    calib positives ~ hypergeometric, then the positive rows by Generator.choice), the threshold
+    from vc.recall_threshold's weighted rule on the calib positives, and each recall as a share of
+    positive weight."""
     s, y, w = _pool(n=2000, seed=3)
-    r = vc.simulate_redraws(s, y, n_calib=600, n_test=300, n_resamples=20, random_state=9, sample_weight=w)
+    target, n_calib, n_test, R = 0.9, 600, 300, 20
+    r = vc.simulate_redraws(s, y, n_calib=n_calib, n_test=n_test, n_resamples=R, target=target,
+                            random_state=9, sample_weight=w)
     pos = y == 1
-    total = w[pos].sum()
-    for i in range(3):
-        t = r.thresholds[i]
-        # the pool's positive weight at or above t, minus calib's, over the weight outside calib
-        above = w[pos & (s >= t)].sum()
-        assert 0.0 <= r.deployed_recall[i] <= 1.0
-        assert r.calib_recall[i] >= 0.9 - 1e-12  # the rule reaches the target on its own rows
-        assert above <= total
+    ps, pw = s[pos], w[pos]
+    P, N = int(pos.sum()), s.size
+    rng = np.random.default_rng(9)
+    m = rng.hypergeometric(P, N - P, n_calib, size=R)
+    t = rng.hypergeometric(P - m, (N - P) - (n_calib - m), n_test)
+    assert r.skipped == 0 and r.n_resamples == R
+    for i in range(R):
+        idx = rng.choice(P, m[i] + t[i], replace=False)
+        cal, test = idx[: m[i]], idx[m[i]:]
+        thr = vc.recall_threshold(ps[cal], np.ones(m[i]), target=target, sample_weight=pw[cal])
+        assert r.thresholds[i] == thr
+        outside = np.setdiff1d(np.arange(P), cal)
+        assert r.calib_recall[i] == pytest.approx(pw[cal][ps[cal] >= thr].sum() / pw[cal].sum(), rel=1e-12)
+        assert r.test_recall[i] == pytest.approx(pw[test][ps[test] >= thr].sum() / pw[test].sum(), rel=1e-12)
+        assert r.deployed_recall[i] == pytest.approx(
+            pw[outside][ps[outside] >= thr].sum() / pw[outside].sum(), rel=1e-9)
     assert r.to_dict()["weighted"] is True and r.to_dict()["random_state"] == 9
