@@ -188,9 +188,11 @@ def threshold_table(
     if score is not None or label is not None:
         if thresholds is None:  # threshold_table(frame, thresholds, score=..., label=...)
             thresholds, labels = labels, None
-        return _threshold_table_frame(scores, labels, thresholds, score=score, label=label,
-                                      sample_weight=sample_weight, cost_fp=cost_fp, cost_fn=cost_fn,
-                                      score_type=score_type, pos_label=pos_label)
+        from ..sources import read_errors
+
+        return read_errors(scores, lambda: _threshold_table_frame(
+            scores, labels, thresholds, score=score, label=label, sample_weight=sample_weight, cost_fp=cost_fp,
+            cost_fn=cost_fn, score_type=score_type, pos_label=pos_label))
     if labels is None or thresholds is None:
         raise VeracityError("threshold_table needs scores, labels and thresholds: threshold_table(scores, labels, "
                             "[0.3, 0.5]), or with a frame threshold_table(frame, [0.3, 0.5], score='p', label='y')",

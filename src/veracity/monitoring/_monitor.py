@@ -304,9 +304,12 @@ def monitor(
     if score is not None or label is not None:
         if periods is None:  # monitor(frame, "ts", score=..., label=...)
             periods, labels = labels, None
-        return _monitor_frame(scores, labels, periods, score=score, label=label, freq=freq, mature=mature,
-                              bins=bins, score_type=score_type, sample_weight=sample_weight, level=level,
-                              min_count=min_count, reference=reference, pos_label=pos_label)
+        from ..sources import read_errors
+
+        return read_errors(scores, lambda: _monitor_frame(
+            scores, labels, periods, score=score, label=label, freq=freq, mature=mature, bins=bins,
+            score_type=score_type, sample_weight=sample_weight, level=level, min_count=min_count,
+            reference=reference, pos_label=pos_label))
     if labels is None or periods is None:
         raise VeracityError("monitor needs scores, labels and periods: monitor(scores, labels, periods), or with "
                             "a frame monitor(frame, score='p', label='y', periods='ts')",

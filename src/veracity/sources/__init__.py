@@ -26,7 +26,7 @@ from ._duckdb import configure as configure_duckdb
 from ._source import is_frame
 from ._sources import ArraySource, FrameSource, Source, as_source
 
-__all__ = ["ArraySource", "FrameSource", "Source", "as_source", "configure_duckdb", "is_frame"]
+__all__ = ["ArraySource", "FrameSource", "Source", "as_source", "configure_duckdb", "is_frame", "read_errors"]
 
 
 def _no_labels(name: str, data: Any, labels: Any, score: Any, label: Any) -> None:
@@ -38,7 +38,7 @@ def _no_labels(name: str, data: Any, labels: Any, score: Any, label: Any) -> Non
                             param="label" if score is not None else "score")
 
 
-def _read_errors(data: Any, compute: Any) -> Any:
+def read_errors(data: Any, compute: Any) -> Any:
     """A file's read error in one line, never its content."""
     try:
         return compute()
@@ -56,14 +56,14 @@ def _audit(data: Any, labels: Any, *, score: Any, label: Any, **options: Any) ->
     from ._api import audit_frame
 
     _no_labels("audit", data, labels, score, label)
-    return _read_errors(data, lambda: audit_frame(data, score=score, label=label, **options))
+    return read_errors(data, lambda: audit_frame(data, score=score, label=label, **options))
 
 
 def _reliability(data: Any, labels: Any, *, score: Any, label: Any, **options: Any) -> Any:
     from ._api import reliability_frame
 
     _no_labels("reliability", data, labels, score, label)
-    return _read_errors(data, lambda: reliability_frame(data, score=score, label=label, **options))
+    return read_errors(data, lambda: reliability_frame(data, score=score, label=label, **options))
 
 
 def _metric(name: str, data: Any, labels: Any, *, score: Any, label: Any, **options: Any) -> Any:
@@ -72,7 +72,7 @@ def _metric(name: str, data: Any, labels: Any, *, score: Any, label: Any, **opti
 
     _no_labels(name, data, labels, score, label)
     fn = getattr(_metrics, name)
-    return _read_errors(data, lambda: metric_frame(name, fn, data, score=score, label=label, **options))
+    return read_errors(data, lambda: metric_frame(name, fn, data, score=score, label=label, **options))
 
 
 register_frame_form("audit", _audit)

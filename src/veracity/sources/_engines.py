@@ -35,9 +35,10 @@ def audit_duckdb(source: str | Path, *, score: str = "score", label: str = "labe
 
     With ``connection`` the file is opened on that (user-configured) DuckDB connection.
     """
-    from ..sources._api import audit_frame
-    from ..sources._duckdb import expand
+    from ..core._audit import audit
+    from ._duckdb import expand
 
+    _deprecated("audit_duckdb", "vc.audit(path_or_relation, score=..., label=..., sample_weight=...)")
     data: Any = source
     if connection is not None:
         files, kind = expand(source)
@@ -50,8 +51,9 @@ def audit_dask(ddf: Any, *, score: str = "score", label: str = "label", weight: 
                by: str | None = None, bins: int = 15, score_type: str = "probability", interval: str = "wilson",
                level: float = 0.95, min_count: int = 20, threshold: float = 0.5, n_ranges: int | None = None) -> Any:
     """``vc.audit`` of a Dask DataFrame (= ``vc.audit(ddf, score=..., ...)``); ``n_ranges`` is ignored."""
-    from ..sources._api import audit_frame
+    from ..core._audit import audit
 
+    _deprecated("audit_dask", "vc.audit(ddf, score=..., label=..., sample_weight=...)")
     if type(ddf).__module__.split(".")[0] != "dask" or isinstance(ddf, (str, os.PathLike)):
         raise VeracityError(f"audit_dask needs a dask DataFrame, got {type(ddf).__name__}; "
                             "for pandas/numpy data use vc.audit")
