@@ -170,3 +170,12 @@ def test_dask_gives_the_arrays_numbers():
         frame = dd.from_pandas(df, npartitions=3)
     got = vc.segments(frame, score="p", label="y", features=FEATURES, sample_weight="w")
     _same(want, got)
+
+
+def test_explicit_cut_points_are_the_same_on_duckdb(tmp_path):
+    df = _data()
+    a = vc.segments(df, score="p", label="y", features=["age", "region"], bins={"age": [30, 45, 60]})
+    b = vc.segments(_as("duckdb", df, tmp_path), score="p", label="y", features=["age", "region"],
+                    bins={"age": [30, 45, 60]})
+    _same(a, b)
+    assert a.levels["age"] == ["[18, 30)", "[30, 45)", "[45, 60)", "[60, 79]", "missing"]
