@@ -300,12 +300,15 @@ def _decision(score_type: str, threshold: float) -> str:
     return f"_p >= {_dbl(threshold)}"
 
 
-def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "") -> str:
-    """CTE ``_val``: per [slice and] distinct score, the rows, Σw, Σw² and the positive weight."""
+def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "", bin_expr: str = "0") -> str:
+    """CTEs ``_rb`` (each row's bin) and ``_val``: per [slice,] bin and distinct score, the rows,
+    Σw, Σw² and the positive weight. Grouping by (bin, score) lets an engine that sorts to group
+    (PostgreSQL) hand the window below its rows already in (bin, score) order: one sort."""
     g = "_g, " if grouped else ""
     one = "CASE WHEN _y = 1.0 THEN 1 ELSE 0 END" if integer else "CASE WHEN _y = 1.0 THEN _w ELSE 0.0 END"
-    return (f"_val AS (SELECT {g}_s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM(_w * _w) AS _w2, SUM({one}) AS _w1 "
-            f"FROM _base {where} GROUP BY {g}_s)")
+    return (f"_rb AS (SELECT {g}_s, _y, _w, {bin_expr} AS _b FROM _base {where}), "
+            f"_val AS (SELECT {g}_b, _s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM(_w * _w) AS _w2, SUM({one}) AS _w1 "
+            f"FROM _rb GROUP BY {g}_b, _s)")
 
 
 def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bins: int, n: int,
@@ -323,9 +326,8 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
     g = "_g, " if grouped else ""
     return render(f"""
 WITH _base AS (SELECT 1),
-{_per_value(c, grouped, integer)},
-_pv AS (SELECT {g}_s, _n, _ws, _w2, _w1, {_probability("_s", score_type)} AS _p FROM _val),
-_pb AS (SELECT {g}_s, _n, _ws, _w2, _w1, _p, {_bin("_p", bins, edges, strategy)} AS _b FROM _pv),
+{_per_value(c, grouped, integer, bin_expr=_bin(_probability("_s", score_type), bins, edges, strategy))},
+_pb AS (SELECT {g}_b, _s, _n, _ws, _w2, _w1, {_probability("_s", score_type)} AS _p FROM _val),
 _run AS (
   SELECT {g}_b, _s, _n, _ws, _w2, _w1, _ws - _w1 AS _w0, _p,
     SUM(_ws - _w1) OVER (PARTITION BY {g}_b ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
@@ -377,8 +379,8 @@ def auc_sql(c: Columns, dialect: str, *, n: int, bins: int, edges: np.ndarray | 
             where = "WHERE _g IS NOT NULL"
     return render(f"""
 WITH _base AS (SELECT 1),
-{_per_value(c, False, integer, where)},
-_pb AS (SELECT _s, _ws, _w1, {_bin(_probability("_s", score_type), bins, edges, strategy)} AS _b FROM _val),
+{_per_value(c, False, integer, where, bin_expr=_bin(_probability("_s", score_type), bins, edges, strategy))},
+_pb AS (SELECT _b, _s, _ws, _w1 FROM _val),
 _run AS (
   SELECT _b, _w1, _ws - _w1 AS _w0,
     SUM(_ws - _w1) OVER (PARTITION BY _b ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
