@@ -7,10 +7,11 @@ Only aggregates leave the database:
   the same one-line errors as arrays before anything else is summed;
 * :func:`stats_sql` — per (slice, bin): the count and the weighted sums of
   :class:`~veracity.BinStats` (Σw, Σw², Σwp, Σwy, Σwp², Σwpy, Σw·ℓ), Σw·[correct] and the
-  bin's share of the exact Mann–Whitney AUC. The rows are aggregated once per distinct
-  score and label weight; a running sum of the negative weight in score order (a window
-  over the distinct scores) gives :math:`2U = \sum_v w_+(v)\,(2W_-(<v) + w_-(v))` (ties
-  count ½). One statement, one pass over the rows;
+  bin's share of the exact Mann–Whitney AUC. The rows are aggregated once per (bin,
+  distinct score) with their positive and negative weight; inside each bin a running sum
+  of the negative weight in score order (a window partitioned by bin) gives the bin's part
+  of :math:`2U = \sum_v w_+(v)\,(2W_-(<v) + w_-(v))` (ties count ½), and
+  :func:`combine_bins` adds the pairs across bins. One statement, one pass over the rows;
 * :func:`auc_sql` — the same 2U for the whole table of a sliced audit (or a pooled slice);
 * :func:`positions_sql` — the scores at given sorted positions (equal-mass edges).
 
