@@ -155,11 +155,6 @@ class ModelComparison(Display):
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "level": self.level, "verdict": self.verdict}
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ._plot import comparison_figure
-
-        return comparison_figure(self, ax=ax)
-
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
         pairs = list(dict.fromkeys((r.model_a, r.model_b) for r in self.rows))

@@ -73,11 +73,6 @@ class RealisedCost(Display):
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "threshold": self.threshold, "cost_fp": self.cost_fp, "cost_fn": self.cost_fn}
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ._plot import cost_figure
-
-        return cost_figure(self, ax=ax)
-
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
         body = [[r.model, fmt(r.flagged), fmt(r.expected), fmt(r.realised),

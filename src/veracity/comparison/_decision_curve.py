@@ -87,11 +87,6 @@ class DecisionCurve(Display):
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "prevalence": self.prevalence, "thresholds": int(self.thresholds.size)}
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ._plot import decision_curve_figure
-
-        return decision_curve_figure(self, ax=ax)
-
     def __str__(self) -> str:
         t = self.thresholds
         shown = np.arange(t.size) if t.size <= 12 else np.unique(

@@ -111,11 +111,6 @@ class MurphyDiagram(Display):
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "thresholds": int(self.theta.size), "level": self.level}
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ._plot import murphy_figure
-
-        return murphy_figure(self, ax=ax)
-
     def __str__(self) -> str:
         names = list(self.elementary)
         pct = f"{self.level * 100:g}%"

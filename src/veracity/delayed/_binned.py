@@ -85,11 +85,6 @@ class BinnedSequences(Display):
                      f"alarm: first at step {self.sequences[0]._key(self.alarm_at)} in {', '.join(self.alarm_bins)}")
         return "\n".join(lines)
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ._plot import plot_binned
-
-        return plot_binned(self, ax)
-
 
 def binned_sequences(scores: Any, labels: Any, *, bins: Any = 10, alpha: float = 0.05, batches: Any = None,
                      tolerance: float = 0.0, shift_at: int | None = None, pos_label: Any = None

@@ -337,11 +337,6 @@ class PpiMean(Display):
         lines.extend(f"note: {t}" for t in self.notes)
         return "\n".join(lines)
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ._plot import plot_ppi
-
-        return plot_ppi(self, ax)
-
 
 def _labels_and_scores(labels: Any, scores_labelled: Any, scores_unlabelled: Any, pos_label: Any
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -222,11 +222,6 @@ class ConfidenceSequence(Display):
                          + (f"; detection delay {self.delay} {unit} after the shift" if self.delay is not None else ""))
         return "\n".join(lines)
 
-    def _plot(self, ax: Any = None) -> Any:
-        from ._plot import plot_sequence
-
-        return plot_sequence(self, ax)
-
 
 def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v

@@ -11,9 +11,13 @@ decisions, monitoring) and below the report. It is the one package a lower layer
 reaches upward: ``result.plot()`` calls :func:`draw`, which finds the figure
 function for the result's type — results never import a figure function.
 
-Modules: ``_dispatch`` (:func:`draw`), ``_reliability`` (reliability diagrams),
-``_decisions`` (risk–coverage, operating curves), ``_monitoring`` (by period and over
-time), ``_curves`` (threshold aggregates shared with the report), ``_style``.
+Modules: ``_dispatch`` (:func:`draw` and its table of result types), ``_reliability``
+(reliability diagrams), ``_decisions`` (risk–coverage, operating curves), ``_monitoring``
+(by period and over time), ``_comparison`` (model comparison, Murphy diagrams, decision
+curves, realised cost), ``_segments`` (segment gaps), ``_delayed`` (PPI estimates,
+confidence sequences), ``_curves`` (threshold aggregates shared with the report),
+``_style``. A new result with a picture gets its figure function here and a line in
+``_dispatch``.
 """
 
 from ._decisions import plot_risk_coverage, plot_thresholds

@@ -77,6 +77,18 @@ def drawers() -> dict[type, Drawer]:
     from ..monitoring._monitor import MonitorResult
     from ..monitoring._status import StoreStatus
 
+    from ..comparison._compare import ModelComparison
+    from ..comparison._cost import RealisedCost
+    from ..comparison._decision_curve import DecisionCurve
+    from ..comparison._murphy import MurphyDiagram
+    from ..delayed._binned import BinnedSequences
+    from ..delayed._ppi import PpiMean
+    from ..delayed._sequence import ConfidenceSequence
+    from ..segments._result import SegmentsResult
+    from ._comparison import comparison_figure, cost_figure, decision_curve_figure, murphy_figure
+    from ._delayed import plot_binned, plot_ppi, plot_sequence
+    from ._segments import plot_segments
+
     return {
         AuditResult: _audit,
         ReliabilityTable: _reliability_table,
@@ -85,6 +97,14 @@ def drawers() -> dict[type, Drawer]:
         RiskCoverage: _risk_coverage,
         MonitorResult: _monitor,
         StoreStatus: _store_status,
+        SegmentsResult: plot_segments,
+        ModelComparison: comparison_figure,
+        RealisedCost: cost_figure,
+        DecisionCurve: decision_curve_figure,
+        MurphyDiagram: murphy_figure,
+        PpiMean: plot_ppi,
+        BinnedSequences: plot_binned,
+        ConfidenceSequence: plot_sequence,
     }
 
 

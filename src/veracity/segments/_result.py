@@ -152,8 +152,3 @@ class SegmentsResult(Display):
                      f"({self.mce_sigma:.2f} sigma, p = {_p(self.mce_pvalue)}); minimum detectable {self.mde:.4f}")
         lines.extend(self.notes)
         return "\n".join(lines)
-
-    def _plot(self, ax: Any = None) -> Any:
-        from ._plot import plot_segments
-
-        return plot_segments(self, ax=ax)
