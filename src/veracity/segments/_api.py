@@ -249,7 +249,11 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
             wcol = wcol * prep.weight_scale
         src = src.filter(wcol > 0)
     refs = [f.ref(n) for n in names]
-    uniq = agg.collect(src.select(*(nw.col(r).n_unique().alias(f"_u{i}") for i, r in enumerate(refs)))).rows()[0]
+    # distinct values of every feature and of the probability (the score cells' rule): one aggregate
+    prob = agg.probability(score_type).alias("_p")
+    uniq = agg.collect(src.select(nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"), *refs).select(
+        *(nw.col(r).n_unique().alias(f"_u{i}") for i, r in enumerate(refs)),
+        prob.n_unique().alias("_up"))).rows()[0]
     specs, notes = [], []
     for i, (name, ref) in enumerate(zip(names, refs)):
         numeric = _is_numeric(f.schema[name])
@@ -279,6 +283,7 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
             (wcol if wcol is not None else nw.lit(1.0, nw.Float64)).alias("_w"),
             *(sp.expr(r).alias(f"_f{i}") for i, (sp, r) in enumerate(zip(specs, refs)))]
     x = src.select(cols).with_columns(_p=agg.probability(score_type))
-    table = cells_lazy(x, specs, sets, weighted=prep.weight is not None, max_cells=max_cells, ece_bins=ece_bins)
+    table = cells_lazy(x, specs, sets, weighted=prep.weight is not None, max_cells=max_cells, ece_bins=ece_bins,
+                       n_distinct=int(uniq[-1]))
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
                    depth=int(depth), notes=tuple(notes))

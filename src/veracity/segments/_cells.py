@@ -118,13 +118,15 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
 # lazy frames (narwhals: DuckDB, polars, Spark, Dask, Ibis …)
 # ---------------------------------------------------------------------------------------
 def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, weighted: bool,
-               max_cells: int, ece_bins: int) -> CellTable:
-    """``x``: a narwhals frame with ``_p`` (probability), ``_y``, ``_w`` and ``_f0 …`` (level codes)."""
+               max_cells: int, ece_bins: int, n_distinct: int | None = None) -> CellTable:
+    """``x``: a narwhals frame with ``_p`` (probability), ``_y``, ``_w`` and ``_f0 …`` (level codes);
+    ``n_distinct``: the number of distinct ``_p`` when already known."""
     import narwhals as nw
 
     from ..sources._aggregates import collect, count_distinct
 
-    n_distinct = count_distinct(x)
+    if n_distinct is None:
+        n_distinct = count_distinct(x)
     if n_distinct <= max_cells:
         mode, C = "distinct", n_distinct
         cell = nw.col("_p")
