@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="CSV or Parquet file of scored rows ('-' reads stdin)")
     parser.add_argument("--score", default="score", help="score column (default: score)")
     parser.add_argument("--label", default="label", help="label column (default: label)")
-    parser.add_argument("--weight", default=None, help="optional sample-weight column")
+    parser.add_argument("--sample-weight", dest="weight", default=None, metavar="COL",
+                        help="optional sample-weight column")
     parser.add_argument("--score-type", default="probability", choices=["probability", "logit"],
                         help="are the scores probabilities or logits? (default: probability)")
     parser.add_argument("--features", required=True, help="comma-separated feature columns, e.g. region,age")
