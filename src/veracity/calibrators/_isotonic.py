@@ -167,7 +167,7 @@ class IsotonicCalibration(Calibrator):
     def _check_params(self) -> None:
         super()._check_params()
         if self.ties not in ("allow", "strict"):
-            raise VeracityError(f"ties must be 'allow' or 'strict', got {self.ties!r}")
+            raise VeracityError(f"ties must be 'allow' or 'strict', got {self.ties!r}", param="ties")
         if self.interpolation not in ("step", "linear"):
             raise VeracityError(
                 f"interpolation must be 'step' or 'linear', got {self.interpolation!r}")

@@ -47,7 +47,7 @@ class _Scaling(Calibrator):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
                 raise VeracityError(f"{name} must be a non-negative number, got {v!r}")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
-            raise VeracityError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+            raise VeracityError(f"max_iter must be a positive integer, got {self.max_iter!r}", param="max_iter")
 
     # subclasses: _unpack(theta, K) -> (W, b); _pack_grad(GW, gb) -> grad; _penalty
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:

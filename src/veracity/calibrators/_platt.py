@@ -168,7 +168,7 @@ class PlattScaling(Calibrator):
             raise VeracityError(
                 f"on_reversed must be 'warn', 'error' or 'allow', got {self.on_reversed!r}")
         if not isinstance(self.smoothing, bool):
-            raise VeracityError(f"smoothing must be True or False, got {self.smoothing!r}")
+            raise VeracityError(f"smoothing must be True or False, got {self.smoothing!r}", param="smoothing")
 
     @property
     def preserves_order_(self) -> bool:

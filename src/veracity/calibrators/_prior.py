@@ -66,7 +66,7 @@ def adjust_prior(p: Any, old: Any, new: Any) -> Any:
             out = num / (num + (1.0 - arr) * o * (1.0 - nw))
         return float(out[0]) if scalar else out
     if arr.ndim != 2:
-        raise VeracityError(f"p must be 1-D (binary) or (N, K), got shape {arr.shape}")
+        raise VeracityError(f"p must be 1-D (binary) or (N, K), got shape {arr.shape}", param="p")
     k = arr.shape[1]
     return _adjust(arr, _prior_vector(old, "old", k), _prior_vector(new, "new", k))
 
@@ -106,7 +106,7 @@ def estimate_prior(p: Any, old: Any, *, sample_weight: Any = None, tol: float = 
     binary = arr.ndim == 1
     P = np.column_stack([1.0 - arr, arr]) if binary else arr
     if P.ndim != 2:
-        raise VeracityError(f"p must be 1-D (binary) or (N, K), got shape {arr.shape}")
+        raise VeracityError(f"p must be 1-D (binary) or (N, K), got shape {arr.shape}", param="p")
     k = P.shape[1]
     o = _prior_vector(old, "old", k)
     w = check_weights(sample_weight, P.shape[0])

@@ -72,7 +72,7 @@ def split(labels: Any, *, roles: dict[str, float] | None = None, random_state: A
     names, frac = _check_roles(roles if roles is not None else {"calib": 0.5, "test": 0.5})
     raw = to_numpy(labels, "labels")
     if raw.ndim != 1:
-        raise VeracityError(f"labels must be 1-D, got shape {raw.shape}")
+        raise VeracityError(f"labels must be 1-D, got shape {raw.shape}", param="labels")
     if raw.size == 0:
         raise VeracityError("labels are empty; pass at least one row")
     if raw.dtype.kind == "f" and not np.isfinite(raw).all():

@@ -328,7 +328,7 @@ class TemperatureScaling(Calibrator):
     def _check_params(self) -> None:
         super()._check_params()
         if self.method not in ("newton", "golden"):
-            raise VeracityError(f"method must be 'newton' or 'golden', got {self.method!r}")
+            raise VeracityError(f"method must be 'newton' or 'golden', got {self.method!r}", param="method")
         if self.bounds is not None:
             try:
                 lo, hi = (float(v) for v in self.bounds)
@@ -336,9 +336,9 @@ class TemperatureScaling(Calibrator):
                 raise VeracityError(
                     f"bounds must be None or two numbers (lo, hi), got {self.bounds!r}") from None
             if not (0.0 < lo < hi < math.inf):
-                raise VeracityError(f"bounds must satisfy 0 < lo < hi, got {self.bounds!r}")
+                raise VeracityError(f"bounds must satisfy 0 < lo < hi, got {self.bounds!r}", param="bounds")
         if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 1:
-            raise VeracityError(f"iterations must be a positive integer, got {self.iterations!r}")
+            raise VeracityError(f"iterations must be a positive integer, got {self.iterations!r}", param="iterations")
 
     def _clamp_message(self, obj: Any, clamp: str, lo: float, hi: float) -> str:
         """One line: which end τ reached, what it means, what to try."""

@@ -172,7 +172,7 @@ def conformal_coverage_law(n: int, alpha: float) -> CoverageLaw:
     """
     a = check_alpha(alpha)
     if int(n) != n or n < 1:
-        raise VeracityError(f"n must be a positive integer number of calib points; got {n!r}")
+        raise VeracityError(f"n must be a positive integer number of calib points; got {n!r}", param="n")
     n = int(n)
     k = ceil_rank((n + 1) * (1.0 - a))
     if k > n:
@@ -301,7 +301,7 @@ class ConformalClassifier:
     def _check_options(self) -> None:
         check_alpha(self.alpha)
         if self.score not in SCORES:
-            raise VeracityError(f"score must be 'lac' or 'aps', got {self.score!r}")
+            raise VeracityError(f"score must be 'lac' or 'aps', got {self.score!r}", param="score")
         if self.randomized and self.score != "aps":
             raise VeracityError("randomized=True applies to score='aps' only")
 

@@ -45,7 +45,7 @@ def _confidence_correct(
     """(confidence, correct 0/1, weights) for the chosen reading."""
     check_score_type(score_type)
     if reading not in READINGS:
-        raise VeracityError(f"reading must be 'top-label' or 'confidence', got {reading!r}")
+        raise VeracityError(f"reading must be 'top-label' or 'confidence', got {reading!r}", param="reading")
     s = as_float_array(scores, "scores")
     if reading == "confidence":
         if s.ndim != 1:
@@ -66,7 +66,7 @@ def _confidence_correct(
         return d.p, d.y, d.w
     s = s.reshape(-1) if s.ndim == 2 else s
     if s.ndim != 1:
-        raise VeracityError(f"scores must be 1-D or (N, K), got shape {s.shape}")
+        raise VeracityError(f"scores must be 1-D or (N, K), got shape {s.shape}", param="scores")
     if score_type == "logit":
         p = expit(s)
     else:

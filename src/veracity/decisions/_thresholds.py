@@ -226,16 +226,16 @@ def budget_threshold(
         try:
             budget = float(top_k)
         except (TypeError, ValueError):
-            raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}") from None
+            raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}", param="top_k") from None
         if not math.isfinite(budget) or budget <= 0:
-            raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}")
+            raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}", param="top_k")
     else:
         try:
             frac = float(fraction)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise VeracityError(f"fraction must be in (0, 1]; got {fraction!r}") from None
+            raise VeracityError(f"fraction must be in (0, 1]; got {fraction!r}", param="fraction") from None
         if not 0.0 < frac <= 1.0:
-            raise VeracityError(f"fraction must be in (0, 1], e.g. 0.05 for 5%; got {fraction!r}")
+            raise VeracityError(f"fraction must be in (0, 1], e.g. 0.05 for 5%; got {fraction!r}", param="fraction")
         budget = frac * total
     candidates = np.unique(s if w is None else s[w > 0])   # a row of weight 0 is no candidate
     volume = _counts_at_or_above(s, w, candidates)

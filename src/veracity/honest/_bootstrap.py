@@ -387,10 +387,10 @@ def bootstrap_of(
     n_jobs: int | None = None,
 ) -> BootstrapIntervals:
     if method not in METHODS:
-        raise VeracityError(f"method must be 'percentile' or 'bca', got {method!r}")
+        raise VeracityError(f"method must be 'percentile' or 'bca', got {method!r}", param="method")
     bad = [m for m in metrics if m not in METRICS]
     if bad or not metrics:
-        raise VeracityError(f"metrics must be chosen from {list(METRICS)}, got {list(metrics)!r}")
+        raise VeracityError(f"metrics must be chosen from {list(METRICS)}, got {list(metrics)!r}", param="metrics")
     n_resamples = check_count(n_resamples, "n_resamples", 2)
     level = check_level(level)
     seed = check_seed(seed)

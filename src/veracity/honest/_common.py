@@ -12,7 +12,7 @@ from ..core._validation import check_random_state as check_seed  # noqa: F401 (r
 
 def check_level(level: Any) -> float:
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
-        raise VeracityError(f"level must be a probability strictly between 0 and 1, got {level!r}")
+        raise VeracityError(f"level must be a probability strictly between 0 and 1, got {level!r}", param="level")
     return float(level)
 
 

@@ -165,7 +165,7 @@ def noise_floor_of(
     edges: np.ndarray | None = None,
 ) -> NoiseFloor:
     if norm not in ("l1", "l2", "max"):
-        raise VeracityError(f"norm must be 'l1', 'l2' or 'max', got {norm!r}")
+        raise VeracityError(f"norm must be 'l1', 'l2' or 'max', got {norm!r}", param="norm")
     n_redraws = check_count(n_redraws, "n_resamples")
     seed = check_seed(seed)
     data = weighted_rows(data)  # rows of weight 0 draw no labels
