@@ -63,7 +63,7 @@ def main() -> None:
 
     import veracity as vc
     from veracity.core._binning import uniform_edges
-    from veracity.sql._audit import _columns, _contract, _sums
+    from veracity.sql._audit import _columns, _screen, _sums
     from veracity.sql._connect import open_database
 
     uri, server = _server(args.url)
@@ -101,7 +101,7 @@ def main() -> None:
                                                      sample_weight=weight, bins=m), args.repeat)
         db = open_database(conn)
         cols = _columns(db, "vc_bench", "p", "y", weight, None, None)
-        t_contract, _ = _best(lambda: _contract(db, cols, "probability"), args.repeat)
+        t_contract, _ = _best(lambda: _screen(db, cols, "probability"), args.repeat)
         t_sums, _ = _best(lambda: _sums(db, cols, score_type="probability", threshold=0.5, bins=m, n=n,
                                         edges=uniform_edges(m), strategy="uniform", grouped=False), args.repeat)
         db.fetched = 0
@@ -110,7 +110,7 @@ def main() -> None:
 
         print(f"\n{'':34s}{'seconds':>10s}{'vs GROUP BY':>14s}")
         rows = [("PostgreSQL GROUP BY (count, Σp, Σy)", t_plain), ("PostgreSQL GROUP BY, every audit sum", t_full),
-                ("vc.audit_sql (whole audit)", t_audit), ("  its contract query", t_contract),
+                ("vc.audit_sql (whole audit)", t_audit), ("  its contract check", t_contract),
                 ("  its per-bin statistics + exact AUC", t_sums)]
         for name, t in rows:
             print(f"{name:34s}{t:10.3f}{t / t_plain:13.2f}x")

@@ -176,6 +176,17 @@ def _positive_value(db: Database, table: Any, label: str, pos_label: Any) -> Any
 
 
 # -- the contract and the sums ---------------------------------------------------------------------
+def _screen(db: Database, cols: q.Columns, score_type: str) -> tuple[int | None, float | None]:
+    """``(rows, largest weight)`` when every row meets the contract, else ``(None, None)``."""
+    rows, names = db.run(q.screen_sql(cols, db.dialect, score_type=score_type),
+                         what="checking the rows (the input contract)")
+    rec = dict(zip(names, rows[0]))
+    n, bad, text = int(rec["_c_n"] or 0), int(rec["_c_bad"] or 0), int(rec["_c_text"] or 0)
+    w_max = None if rec["_c_w_max"] is None else float(rec["_c_w_max"])
+    fine = n > 0 and bad == 0 and text == 0 and (cols.weight is None or (w_max is not None and w_max > 0))
+    return (n, w_max) if fine else (None, None)
+
+
 def _contract(db: Database, cols: q.Columns, score_type: str) -> dict[str, Any]:
     """The contract's counts over every row (one aggregate)."""
     rows, names = db.run(q.contract_sql(cols, db.dialect, score_type=score_type),
@@ -301,9 +312,12 @@ def _whole_auc(db: Database, cols: q.Columns, *, n: int, edges: np.ndarray, stra
 def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_type: str, threshold: float,
            cap: int | None, table_options: dict[str, Any]) -> AuditResult:
     grouped = cols.by is not None
-    counts = _contract(db, cols, score_type)
-    n = _check(counts, cols, score_type)
-    scale = _weight_scale(counts) if cols.weight is not None else 1.0
+    n, w_max = _screen(db, cols, score_type)
+    if n is None:  # something is wrong: count what, for the one-line error
+        counts = _contract(db, cols, score_type)
+        n = _check(counts, cols, score_type)
+        w_max = counts["w_max"]
+    scale = _weight_scale({"w_max": w_max}) if cols.weight is not None else 1.0
     if scale != 1.0:
         cols = replace(cols, weight_scale=scale)
     auto = None

@@ -210,6 +210,26 @@ CONTRACT = ("_c_n", "_c_s_miss", "_c_s_inf", "_c_s_min", "_c_s_max", "_c_p_bad",
             "_c_t_score", "_c_t_label", "_c_t_weight")
 
 
+def screen_sql(c: Columns, dialect: str, *, score_type: str) -> str:
+    """One row: ``_c_n`` rows, ``_c_bad`` rows that break the contract in any way, the largest
+    weight, and (SQLite) text in numeric columns — a cheap aggregate; only when something is
+    wrong does :func:`contract_sql` count what, for the message."""
+    s_ok = "_s >= 0 AND _s <= 1" if score_type == "probability" else f"_s >= -{_MAX} AND _s <= {_MAX}"
+    w_ok = f" AND _w >= 0 AND _w <= {_MAX}" if c.weight is not None else ""
+    # NULL fails every comparison; NaN too (or, where NaN is the largest double, fails "<= 1" / "<= MAX")
+    ok = f"{s_ok} AND (_y = 0.0 OR _y = 1.0){w_ok}"
+    sqlite = dialect == "sqlite"
+    flags = [f for f, on in (("_ts", True), ("_ty", c.label_kind == "numeric"), ("_tw", c.weight is not None))
+             if sqlite and on]
+    text = " + ".join(f"SUM({f})" for f in flags) if flags else "0"
+    return render(f"""
+WITH _base AS (SELECT 1)
+SELECT COUNT(*) AS _c_n, SUM(CASE WHEN {ok} THEN 0 ELSE 1 END) AS _c_bad, MAX(_w) AS _c_w_max,
+  {text} AS _c_text
+FROM _base
+""", base_select(c, dialect), dialect)
+
+
 def contract_sql(c: Columns, dialect: str, *, score_type: str) -> str:
     """One row: every count of the input contract (one flat aggregate over the rows)."""
     weighted = c.weight is not None
