@@ -2,9 +2,10 @@ r"""The audit's SQL, generated through sqlglot for the connection's dialect.
 
 Only aggregates leave the database:
 
-* :func:`contract_sql` — one row: the input contract's counts (missing/NaN/infinite
-  scores, probabilities outside [0, 1], labels other than 0/1, bad weights), turned into
-  the same one-line errors as arrays before anything else is summed;
+* :func:`screen_sql` — one row: the rows, and how many break the input contract (a cheap
+  aggregate); only when some do, :func:`contract_sql` counts which ways (missing/NaN/
+  infinite scores, probabilities outside [0, 1], labels other than 0/1, bad weights) for
+  the same one-line errors as the other backends;
 * :func:`stats_sql` — per (slice, bin): the count and the weighted sums of
   :class:`~veracity.BinStats` (Σw, Σw², Σwp, Σwy, Σwp², Σwpy, Σw·ℓ), Σw·[correct] and the
   bin's share of the exact Mann–Whitney AUC. The rows are aggregated once per (bin,
