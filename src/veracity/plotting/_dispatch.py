@@ -3,8 +3,9 @@
 ``result.plot(ax=None)`` (:meth:`veracity.core._display.Display.plot`) calls
 :func:`draw`; the result's own module never imports a figure function. The table
 below names, for each result type, the function that draws it; a type is looked up
-along its MRO, so a subclass draws like its base. Results of packages that draw in a
-``_plot.py`` of their own answer through a ``_plot(ax)`` method instead.
+along its MRO, so a subclass draws like its base. A new result with a picture gets its
+figure function in this package and a line in :func:`drawers` (``tests/test_layering.py``
+checks that no result class draws itself).
 """
 
 from __future__ import annotations
@@ -108,6 +109,36 @@ def drawers() -> dict[type, Drawer]:
     }
 
 
+def show_in_notebook() -> None:
+    """In IPython / Jupyter, make a returned Figure display itself as a PNG.
+
+    Figures here are built without ``pyplot``, so a fresh kernel (no ``%matplotlib inline``, no
+    pyplot import) would show only ``<Figure size 600x620 with 2 Axes>``: register IPython's own
+    ``print_figure`` as the PNG formatter of :class:`~matplotlib.figure.Figure`, once, unless the
+    user's session already has one. Outside IPython this does nothing.
+    """
+    import sys
+
+    if "IPython" not in sys.modules:
+        return
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    from matplotlib.figure import Figure
+
+    png = shell.display_formatter.formatters["image/png"]
+    try:
+        png.lookup_by_type(Figure)
+        return  # %matplotlib inline (or the user) already displays figures
+    except KeyError:
+        pass
+    from IPython.core.pylabtools import print_figure
+
+    png.for_type(Figure, lambda fig: print_figure(fig, "png", bbox_inches="tight"))
+
+
 def draw(result: Any, ax: Axes | None = None) -> Figure:
     """The picture of ``result`` as a matplotlib Figure, drawn into ``ax`` when given.
 
@@ -119,8 +150,7 @@ def draw(result: Any, ax: Axes | None = None) -> Figure:
     table = drawers()
     for cls in type(result).__mro__:
         if cls in table:
-            return table[cls](result, ax)
-    own: Callable[[Axes | None], Figure] | None = getattr(result, "_plot", None)
-    if own is not None:
-        return own(ax)
+            figure = table[cls](result, ax)
+            show_in_notebook()
+            return figure
     raise VeracityError(f"{type(result).__name__} has no picture; print it, or use to_frame() / to_dict()")

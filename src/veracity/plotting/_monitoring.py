@@ -88,10 +88,24 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
         y_alert = np.where(has, rate, np.where(np.isfinite(conf), conf, 0.0))
         top.scatter(x[alert], y_alert[alert], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
                     linewidth=1.7, zorder=4, label="alert", gid="alerts")
-    est = np.array([r.estimate.rate if (r.estimate is not None and r.labelled == 0) else np.nan for r in rows])
+    # the label-free (CBPE) estimate, where it stands: not after a diagnosed prior shift (withdrawn)
+    est = np.array([r.estimate.rate if (r.estimate is not None and r.labelled == 0
+                                        and not (getattr(r, "estimate_cbpe", None) or {}).get("withdrawn"))
+                    else np.nan for r in rows])
     if np.isfinite(est).any():
         top.scatter(x, est, marker="D", s=22, facecolor="white", edgecolor=MUTED, zorder=3,
                     label="expected rate of pending rows (label-free)", gid="estimate")
+    # prediction-powered estimates (random audit labels + every score): valid before labels are final
+    ppi = [getattr(r, "estimate_ppi", None) if r.labelled < r.rows else None for r in rows]
+    has_ppi = np.array([e is not None for e in ppi])
+    if has_ppi.any():
+        e_mid = np.array([e["estimate"] if e else np.nan for e in ppi])
+        e_lo = np.array([e["ci_low"] if e else np.nan for e in ppi])
+        e_hi = np.array([e["ci_high"] if e else np.nan for e in ppi])
+        xs = x[has_ppi] + 0.18
+        top.errorbar(xs, e_mid[has_ppi], yerr=np.vstack((e_mid - e_lo, e_hi - e_mid))[:, has_ppi], fmt="s",
+                     color=PALETTE[2], markersize=4.5, elinewidth=1.1, capsize=2.5, zorder=3,
+                     label=f"PPI estimate before labels are final ({pct})", gid="ppi")
     _style(top)
     top.set_ylabel("probability")
     handles, names = top.get_legend_handles_labels()
