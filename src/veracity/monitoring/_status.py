@@ -145,6 +145,27 @@ class StoreStatus(Display):
     def alerts(self) -> list[StatusRow]:
         return [r for r in self.rows if r.alerts]
 
+    def _repr_html_(self) -> str:
+        """The notebook view: the verdict first, a dozen columns a person reads, the rest in the text."""
+        from ..core._display import html_result
+
+        def ppi(r: StatusRow) -> str:
+            e = r.estimate_ppi
+            return "" if not e else f"{e['estimate']:.4f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}]"
+
+        records = [{
+            "status": r.status, "period": r.period, **({"slice": r.slice} if self.by is not None else {}),
+            "rows": r.rows, "labelled": r.labelled, "pending": r.pending + r.overdue, "conf": r.conf,
+            "rate": r.rate, "ci_low": r.ci_low, "ci_high": r.ci_high, "ece": r.ece, "psi": r.psi,
+            "PPI rate (before final labels)": ppi(r),
+            # the kind of each alert and diagnosis; their full sentences are in the text below the table
+            "alerts": ", ".join(a.split(":")[0] for a in r.alerts),
+            "diagnosis": (r.diagnosis or "").split(":")[0]} for r in self.rows]
+        what = f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows"
+        summary = {"as of (UTC)": self.as_of, "periods": what, "horizon": self.horizon or "none",
+                   "alerts": len(self.alerts), "alert mode": self.alert_mode}
+        return html_result("Calibration over time", summary, records, str(self))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "as_of": self.as_of, "freq": self.freq, "window": self.window, "horizon": self.horizon,
