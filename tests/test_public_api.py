@@ -109,7 +109,8 @@ def test_star_import_works_without_scikit_learn():
     out = _run(HIDE_SKLEARN + (
         "from veracity import *\n"
         "import veracity as vc\n"
-        "print('CalibratedClassifier' in vc.__all__, round(brier([.76, .82, .81, .91, .70], [1, 0, 1, 1, 0]), 5))\n"
+        "print('CalibratedClassifier' in vc.__all__,\n"
+        "      round(brier([.76, .82, .81, .91, .70], [1, 0, 1, 1, 0]), 5))\n"
         "try:\n"
         "    vc.CalibratedClassifier\n"
         "except vc.VeracityError as exc:\n"

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ..calibrators._base import register_frame_fit
 from ..core._validation import PROB_EPS, VeracityError, check_logit_range
 from ..sources import _aggregates as agg
 from ..sources._api import _Prepared
@@ -396,3 +397,6 @@ def _fit_histogram(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(counts > 0, pos / np.where(counts > 0, counts, 1.0), mid)
     cal.edges_, cal.values_, cal.counts_ = edges, values, counts
+
+
+register_frame_fit(fit_frame)  # Calibrator.fit(frame, score=, label=) calls it (calibrators/_base.py)
