@@ -29,13 +29,13 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._text import fmt, render_table
-from ..core._validation import VeracityError, binary_nll_terms
+from ..core._validation import VeracityError
 from ..honest._common import check_count, check_level, check_seed
 from ..honest._corp import CORPResult, ScoreDecomposition
 from ._corp import corp_from_runs, difference, runs_of
 from ._delong import delong_covariance, delong_test, rank_models
 from ._inputs import Models, models_of
-from ._paired import Estimate, paired_mean
+from ._paired import Estimate, paired_losses
 from ._resample import PairedBootstrap, percentile
 
 METRICS = ("brier", "log_loss", "ece", "auc")
@@ -199,10 +199,6 @@ def _fmt_p(p: float) -> str:
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def _mean(values: np.ndarray, w: np.ndarray | None) -> float:
-    return float(values.mean()) if w is None else float(np.dot(values, w) / w.sum())
-
-
 def _signed(name: str, value: float, low: float, high: float) -> str:
     if low != low:
         return f"{name} {value:+.4f}"
@@ -228,7 +224,7 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool) -> str:
     # MCB shown from the ranker's side in case 2 (its excess miscalibration), else from the better-calibrated
     flip_c = 1.0 if calib == b else -1.0
     mcb_text = _signed("MCB", flip_c * d.mcb, *sorted((flip_c * d.mcb_low, flip_c * d.mcb_high)))
-    tail = "" if bootstrap else " (point estimates: pass n_resamples > 0 for intervals)"
+    tail = "" if bootstrap else " (point estimates; intervals need resamples)"
     if rank_sig and cal_sig and ranker == calib:
         return f"{ranker} is better: it ranks better ({dsc_text}) and is better calibrated ({mcb_text}){tail}"
     if rank_sig and cal_sig:
@@ -280,20 +276,17 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
                                n=models.n, level=level, n_resamples=0, random_state=random_state, bins=bins,
                                score_type=models.score_type, notes=models.notes)
     data = models.data
-    losses = {"brier": [(d.p - y) ** 2 for d in data], "log_loss": [binary_nll_terms(d) for d in data]}
+    means, paired = paired_losses(list(data), models.pairs(), w, level)
     runs = [runs_of(d, r) for d, r in zip(data, ranked)]
     for k, name in enumerate(names):
-        corp[name] = corp_from_runs(runs[k], _mean(losses["brier"][k], w), _mean(losses["log_loss"][k], w),
-                                    models.n)
-    boot = PairedBootstrap(list(data), runs if n_resamples else None, bins=bins, squared=losses["brier"])
+        corp[name] = corp_from_runs(runs[k], float(means[k, 0]), float(means[k, 1]), models.n)
+    boot = PairedBootstrap(list(data), runs if n_resamples else None, bins=bins)
     ece = boot.full()["ece"]
     samples = boot.run(n_resamples, random_state) if n_resamples else {}
     nan = float("nan")
     for i, j in models.pairs():
-        for metric in ("brier", "log_loss"):
-            li, lj = losses[metric][i], losses[metric][j]
-            e = paired_mean(lj - li, w, level)
-            rows.append(_row(names, i, j, metric, _mean(li, w), _mean(lj, w), e))
+        for t, metric in enumerate(("brier", "log_loss")):
+            rows.append(_row(names, i, j, metric, means[i, t], means[j, t], paired[(i, j)][t]))
         diff = float(ece[j] - ece[i])
         if samples:
             low, high, p = percentile(diff, samples["ece"][:, j] - samples["ece"][:, i], level)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core._special import ndtr, ndtri
+from ..core._validation import Binary, binary_nll_terms
 
 
 @dataclass(frozen=True)
@@ -69,20 +70,92 @@ def from_moments(s1: np.ndarray, s1w: np.ndarray, s2: np.ndarray, total: float, 
 def paired_mean(d: np.ndarray, w: np.ndarray | None, level: float) -> Estimate:
     """The weighted mean of per-row values ``d`` with its normal interval (see the module doc)."""
     n = d.shape[0]
+    if not np.any(d):  # identical losses: exactly 0, no interval to speak of
+        return Estimate(0.0, 0.0, 0.0, 0.0, 1.0)
     if w is None:
         total, total_sq = float(n), float(n)
-        s1 = float(d.sum())
-        mean = s1 / n
-        dev = d - mean
-        ss = float(np.dot(dev, dev))
+        mean = float(d.sum()) / n
     else:
         total, total_sq = float(w.sum()), float(np.dot(w, w))
         mean = float(np.dot(w, d)) / total
-        dev = d - mean
-        ss = float(np.dot(w * w, dev * dev))
-    if not np.any(d):  # identical losses: exactly 0, no interval to speak of
-        return Estimate(0.0, 0.0, 0.0, 0.0, 1.0)
+    ss = 0.0
+    step = 1 << 18
+    for a in range(0, n, step):  # centred sum of squares in cache-sized pieces (no n-sized copy)
+        dev = d[a:a + step] - mean
+        dev *= dev
+        if w is not None:
+            dev *= w[a:a + step]
+            dev *= w[a:a + step]
+        ss += float(dev.sum())
     var = ss / (total * total) * (n / (n - 1.0)) if n > 1 else float("nan")
     se = float(np.sqrt(var))
     z = z_of(level)
     return Estimate(mean, se, mean - z * se, mean + z * se, float(p_of(mean, se)))
+
+
+def _chunk_losses(d: Binary, a: int, e: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row Brier and log loss of rows ``a:e`` of one model."""
+    part = Binary(p=d.p[a:e], y=d.y[a:e], w=None, logit=None if d.logit is None else d.logit[a:e])
+    return (part.p - part.y) ** 2, binary_nll_terms(part)
+
+
+def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarray | None,
+                  level: float) -> tuple[np.ndarray, dict[tuple[int, int], list[Estimate]]]:
+    r"""Mean Brier score and log loss of every model (``(models, 2)``) and, for every pair (i, j),
+    the paired Brier and log-loss differences j - i (:func:`paired_mean`'s numbers), in one pass
+    over cache-sized pieces of the rows: no n-sized loss array is ever built.
+
+    The centred sum of squares comes from sums of :math:`d - c` around a pilot mean c (the first
+    piece's), :math:`\sum w^2 (d - \bar d)^2 = \sum w^2 (d - c)^2 - 2(\bar d - c)\sum w^2 (d - c)
+    + (\bar d - c)^2 \sum w^2` — exact algebra, and with c next to the mean, no cancellation.
+    """
+    n = data[0].n
+    step = 1 << 16
+    k = len(data)
+    sums = np.zeros((k, 2))
+    total = float(n) if w is None else float(w.sum())
+    total_sq = float(n) if w is None else float((w * w).sum())
+    pilot: dict[tuple[int, int], list[float]] = {}
+    acc = {pair: np.zeros((2, 3)) for pair in pairs}  # per metric: Σw(d-c), Σw²(d-c), Σw²(d-c)²
+    differs = {pair: [False, False] for pair in pairs}
+    for a in range(0, n, step):
+        e = min(n, a + step)
+        losses = [_chunk_losses(d, a, e) for d in data]
+        wc = None if w is None else w[a:e]
+        for m, (brier, nll) in enumerate(losses):
+            sums[m, 0] += float(brier.sum() if wc is None else (brier * wc).sum())
+            sums[m, 1] += float(nll.sum() if wc is None else (nll * wc).sum())
+        for pair in pairs:
+            i, j = pair
+            for t in (0, 1):
+                d = losses[j][t] - losses[i][t]
+                if not differs[pair][t] and np.any(d):
+                    differs[pair][t] = True
+                if pair not in pilot:
+                    pilot[pair] = [0.0, 0.0]
+                if a == 0:
+                    pilot[pair][t] = float(d.mean() if wc is None else (d * wc).sum() / wc.sum())
+                d -= pilot[pair][t]
+                if wc is None:
+                    acc[pair][t] += (float(d.sum()), float(d.sum()), float((d * d).sum()))
+                else:
+                    w2 = wc * wc
+                    acc[pair][t] += (float((d * wc).sum()), float((d * w2).sum()), float((d * d * w2).sum()))
+    means = sums / total
+    z = z_of(level)
+    out = {}
+    for pair in pairs:
+        estimates = []
+        for t in (0, 1):
+            if not differs[pair][t]:  # identical losses: exactly 0, no interval to speak of
+                estimates.append(Estimate(0.0, 0.0, 0.0, 0.0, 1.0))
+                continue
+            s1, s1w, s2 = acc[pair][t]
+            shift = s1 / total  # mean - pilot
+            mean = pilot[pair][t] + shift
+            ss = max(s2 - 2.0 * shift * s1w + shift * shift * total_sq, 0.0)
+            var = ss / (total * total) * (n / (n - 1.0)) if n > 1 else float("nan")
+            se = float(np.sqrt(var))
+            estimates.append(Estimate(mean, se, mean - z * se, mean + z * se, float(p_of(mean, se))))
+        out[pair] = estimates
+    return means, out

@@ -15,7 +15,8 @@ is recomputed with frequency weights :math:`c_i w_i`:
 Counts are exact Poisson(1) draws up to the 2⁻³² resolution of the uniforms they come
 from (inverse CDF on 32-bit integers, a dozen vectorised comparisons). Intervals are the
 percentile intervals of the resampled differences; the p-value is the matching one,
-:math:`\min(1, 2\min(\#\{\Delta^* \le 0\}, \#\{\Delta^* \ge 0\}) / B)`.
+:math:`\min(1, 2(\min(\#\{\Delta^* \le 0\}, \#\{\Delta^* \ge 0\}) + 1) / (B + 1))` (never 0: B
+resamples cannot show a p-value below :math:`2/(B+1)`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ..core._binning import bin_index, uniform_edges
 from ..core._parallel import advance
 from ..core._special import ndtr
 from ..core._validation import Binary
-from ._corp import Runs, isotonic, run_sums
+from ._corp import Runs, pooled_fit, run_sums
 
 #: P(C >= k) thresholds of Poisson(1) on the 2**32 grid, k = 1, 2, ...
 _POISSON_CUTS = np.array(
@@ -82,14 +83,24 @@ class PairedBootstrap:
 
     def __init__(self, data: list[Binary], runs: list[Runs] | None, *, bins: int,
                  squared: list[np.ndarray] | None = None) -> None:
-        edges = uniform_edges(bins)
+        self.edges = uniform_edges(bins)
         self.bins = bins
-        self.models = [_Model(d, bin_index(d.p, edges, "uniform"), None if runs is None else runs[k],
-                              (d.p - d.y) ** 2 if squared is None else squared[k])
-                       for k, d in enumerate(data)]
+        self.data = data
+        self.runs = runs
+        self.squared = squared
         self.w = data[0].w
         self.y = data[0].y
         self.n = data[0].n
+
+    @property
+    def models(self) -> list[_Model]:
+        """Per model: bin of every row, runs, squared errors (built on first use: only resamples need them)."""
+        if not hasattr(self, "_models"):
+            self._models = [
+                _Model(d, bin_index(d.p, self.edges, "uniform"), None if self.runs is None else self.runs[k],
+                       (d.p - d.y) ** 2 if self.squared is None else self.squared[k])
+                for k, d in enumerate(self.data)]
+        return self._models
 
     def ece(self, cw: np.ndarray | None, cw2: np.ndarray | None) -> np.ndarray:
         """Debiased ECE of every model under frequency weights ``cw`` (Σw² per row: ``cw2``;
@@ -117,25 +128,43 @@ class PairedBootstrap:
         for k, m in enumerate(self.models):
             runs = m.runs
             wx, yx = run_sums(runs, cw[runs.order])
-            keep = wx > 0
-            wx, yx = wx[keep], yx[keep]
-            fit = isotonic(yx / wx, wx)
-            s_hat = (float(np.dot(wx, fit * fit)) - 2.0 * float(np.dot(fit, yx)) + sy) / total
+            keep = wx > 0  # runs that no resampled row fell in drop out
+            fit, pw, py, _ = pooled_fit(wx[keep], yx[keep])
+            s_hat = (float(np.dot(pw, fit * fit)) - 2.0 * float(np.dot(fit, py)) + sy) / total
             s_p = float(np.dot(cw, m.sq)) / total
             mcb[k], dsc[k] = s_p - s_hat, s_r - s_hat
         return mcb, dsc
 
     def full(self) -> dict[str, np.ndarray]:
-        """Debiased ECE of every model on the data itself (every count 1)."""
-        w = self.w
-        return {"ece": self.ece(w, None if w is None else w * w)}
+        """Debiased ECE of every model on the data itself (every count 1), in cache-sized pieces."""
+        w, y, m = self.w, self.y, self.bins
+        out = np.empty(len(self.data))
+        for k, d in enumerate(self.data):
+            sums = np.zeros((4, m))
+            for a in range(0, self.n, 1 << 16):
+                e = min(self.n, a + (1 << 16))
+                idx = bin_index(d.p[a:e], self.edges, "uniform")
+                if w is None:
+                    count = np.bincount(idx, minlength=m)
+                    sums[0] += count
+                    sums[1] += count
+                    sums[2] += np.bincount(idx, d.p[a:e], m)
+                    sums[3] += np.bincount(idx, y[a:e], m)
+                else:
+                    wc = w[a:e]
+                    sums[0] += np.bincount(idx, wc, m)
+                    sums[1] += np.bincount(idx, wc * wc, m)
+                    sums[2] += np.bincount(idx, wc * d.p[a:e], m)
+                    sums[3] += np.bincount(idx, wc * y[a:e], m)
+            out[k] = debiased_l1(*sums)
+        return {"ece": out}
 
     def run(self, n_resamples: int, seed: Any) -> dict[str, np.ndarray]:
         """``{statistic: (n_resamples, models) array}`` over Poisson resamples."""
         rng = np.random.default_rng(seed)
-        k = len(self.models)
+        k = len(self.data)
         out = {"ece": np.empty((n_resamples, k))}
-        with_corp = self.models[0].runs is not None
+        with_corp = self.runs is not None
         if with_corp:
             out["mcb"], out["dsc"] = np.empty((n_resamples, k)), np.empty((n_resamples, k))
         for b in range(n_resamples):  # a loop over resamples; each one is vectorised over rows
@@ -157,6 +186,6 @@ def percentile(estimate: float, resampled: np.ndarray, level: float) -> tuple[fl
         return 0.0, 0.0, 1.0
     alpha = 1.0 - level
     low, high = np.quantile(finite, [alpha / 2.0, 1.0 - alpha / 2.0])
-    below = np.count_nonzero(finite <= 0.0) / finite.size
-    above = np.count_nonzero(finite >= 0.0) / finite.size
-    return float(low), float(high), float(min(1.0, 2.0 * min(below, above)))
+    below = np.count_nonzero(finite <= 0.0)
+    above = np.count_nonzero(finite >= 0.0)
+    return float(low), float(high), float(min(1.0, 2.0 * (min(below, above) + 1) / (finite.size + 1)))
