@@ -380,7 +380,7 @@ def check_threshold(threshold: Any) -> float:
     """The decision threshold: a probability in [0, 1] (the one check of ``threshold=``)."""
     if not 0.0 <= threshold <= 1.0:
         raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}", param="threshold")
-    return threshold
+    return float(threshold)
 
 
 def accuracy_of(data: Binary, threshold: float = 0.5) -> float:

@@ -54,8 +54,8 @@ def class_numerators(s_pos: np.ndarray, s_neg: np.ndarray, w_pos: np.ndarray | N
             s_neg.sort()
             return (np.zeros(1, np.int64), np.array([twice_u(s_neg, s_pos)], np.int64),
                     np.array([s_pos.size], np.int64), np.array([s_neg.size], np.int64))
-        num, pos_w, neg_w = weighted_twice_u(s_pos, w_pos, s_neg, w_neg)
-        return np.zeros(1, np.int64), np.array([num]), np.array([pos_w]), np.array([neg_w])
+        u2, pos_w, neg_w = weighted_twice_u(s_pos, w_pos, s_neg, w_neg)
+        return np.zeros(1, np.int64), np.array([u2]), np.array([pos_w]), np.array([neg_w])
     if w_pos is None:  # sorted lookups are ~8x faster than random ones (cache)
         s_pos.sort()
     else:

@@ -134,8 +134,9 @@ def show_in_notebook() -> None:
         return  # %matplotlib inline (or the user) already displays figures
     except KeyError:
         pass
-    from IPython.core.pylabtools import print_figure
+    from IPython.core import pylabtools
 
+    print_figure: Any = pylabtools.print_figure  # untyped in IPython
     png.for_type(Figure, lambda fig: print_figure(fig, "png", bbox_inches="tight"))
 
 
