@@ -25,7 +25,9 @@ def test_packed_argsort_sorts_any_float64_values(values, seed):
 
 def test_packed_argsort_on_values_that_share_their_high_bits():
     rng = np.random.default_rng(0)
-    s = np.r_[0.5 + rng.random(50_000) * 1e-9, rng.random(50_000), np.round(rng.random(50_000), 2)]
+    s = np.r_[0.5 + rng.random(50_000) * 1e-9, rng.random(50_000), np.round(rng.random(50_000), 2),
+              np.full(20_000, 0.5), 0.5 + rng.random(2_000) * 1e-14, -0.5 - rng.random(2_000) * 1e-14,
+              np.full(2_000, -0.5)]
     rng.shuffle(s)
     order, ss = argsort(s)
     assert np.array_equal(ss, np.sort(s)) and np.array_equal(s[order], ss)

@@ -59,6 +59,14 @@ def _sort_keys(s: np.ndarray) -> np.ndarray:
     return flip
 
 
+def _from_keys(keys: np.ndarray) -> np.ndarray:
+    """The float64 values of order-preserving keys (the inverse of :func:`_sort_keys`)."""
+    keys = keys.astype(np.uint64)
+    negative = keys < np.uint64(1 << 63)
+    bits = np.where(negative, ~keys, keys ^ np.uint64(1 << 63))
+    return bits.view(np.float64)
+
+
 def argsort(s: np.ndarray, y: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """``(order, s[order])`` — and ``y[order]`` when 0/1 labels ``y`` are given — of float64 ``s``
     (equal values in any order), about 3x faster than ``np.argsort``.
@@ -108,11 +116,15 @@ def argsort(s: np.ndarray, y: np.ndarray | None = None) -> tuple[np.ndarray, ...
     bad = np.flatnonzero(descending)
     # the groups of equal kept bits that hold unsorted values: sort each by value (the kept bits
     # are non-decreasing along the sorted rows, so each group is found by binary search)
-    high = (_sort_keys(ss) if signed else ss.view(np.uint64)) >> shift
-    groups = np.unique(high[bad])
-    lo = np.searchsorted(high, groups, side="left")
-    hi = np.searchsorted(high, groups, side="right")
-    del high
+    # kept bits of the bad rows' groups; a group's rows are exactly the values in
+    # [smallest value with those bits, smallest value with the next bits), and "value below a
+    # group's smallest value" is monotone along the rows, so ``searchsorted`` finds each group
+    # without computing every row's bits
+    bad_keys = _sort_keys(ss[bad]) if signed else ss[bad].view(np.uint64)
+    groups = np.unique(bad_keys >> shift)
+    value_of = _from_keys if signed else (lambda k: k.view(np.float64))  # raw bits when unsigned
+    lo = np.searchsorted(ss, value_of(groups << shift), side="left")
+    hi = np.searchsorted(ss, value_of((groups + np.uint64(1)) << shift), side="left")
     size = int((hi - lo).sum())
     if size > n // 4:
         order = np.argsort(s)
