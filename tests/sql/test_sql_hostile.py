@@ -87,9 +87,13 @@ def _duck_frame_error(columns: dict[str, np.ndarray], **options) -> str:
 BAD = {
     "nan_scores": ({"p": np.array([0.2, np.nan, 0.7, 0.4]), "y": np.array([0, 1, 1, 0])}, {}),
     "out_of_range": ({"p": np.array([0.2, 1.5, 0.7, -0.1]), "y": np.array([0, 1, 1, 0])}, {}),
+    "infinite_scores": ({"p": np.array([0.2, np.inf, -np.inf, 0.4]), "y": np.array([0, 1, 1, 0])}, {}),
+    "huge_scores": ({"p": np.array([0.2, 1e200, 0.7, 0.4]), "y": np.array([0, 1, 1, 0])}, {}),
     "non_binary_labels": ({"p": np.array([0.2, 0.5, 0.7, 0.4]), "y": np.array([0, 2, 1, 3])}, {}),
     "negative_weights": ({"p": np.array([0.2, 0.5, 0.7, 0.4]), "y": np.array([0, 1, 1, 0]),
                           "w": np.array([1.0, -2.0, 1.0, 1.0])}, {"sample_weight": "w"}),
+    "huge_weights_nan": ({"p": np.array([0.2, 0.5, 0.7, 0.4]), "y": np.array([0, 1, 1, 0]),
+                          "w": np.array([1e300, np.nan, 1e300, 1.0])}, {"sample_weight": "w"}),
     "zero_weights": ({"p": np.array([0.2, 0.5, 0.7, 0.4]), "y": np.array([0, 1, 1, 0]),
                       "w": np.zeros(4)}, {"sample_weight": "w"}),
 }

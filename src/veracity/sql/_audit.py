@@ -207,16 +207,27 @@ _AUC_PARTS = ("_num", "_pos", "_neg")
 
 
 def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, bins: int, n: int,
-          edges: np.ndarray, strategy: str, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
-    """Per slice: the per-bin sums (and the AUC's parts per bin)."""
-    sql = q.stats_sql(cols, db.dialect, score_type=score_type, threshold=threshold, bins=edges.size - 1, n=n,
-                      edges=edges, strategy=strategy, grouped=grouped)
+          edges: np.ndarray, strategy: str, grouped: bool, screen: bool = False
+          ) -> tuple[dict[Any, dict[str, Any]] | None, dict[str, Any]]:
+    """Per slice: the per-bin sums and the AUC's parts per bin; with ``screen``, also the contract's
+    screen over every row (``n``, ``bad``, ``text``, ``w_max``) — the sums are then ``None`` unless
+    every row meets the contract."""
+    sql = q.stats_sql(cols, db.dialect, score_type=score_type, threshold=threshold, bins=bins, n=n,
+                      edges=edges, strategy=strategy, grouped=grouped, screen=screen)
     rows, names = db.run(sql)
+    recs = [dict(zip(names, row)) for row in rows]
+    seen: dict[str, Any] = {"n": sum(int(r["count"] or 0) for r in recs)}
+    if screen:
+        seen["bad"] = sum(int(r["_c_bad"] or 0) for r in recs)
+        seen["text"] = sum(int(r["_c_text"] or 0) for r in recs)
+        maxima = [float(r["_c_w_max"]) for r in recs if r["_c_w_max"] is not None]
+        seen["w_max"] = max(maxima) if maxima else None
+        if seen["n"] == 0 or seen["bad"] or seen["text"] or (cols.weight is not None and not (seen["w_max"] or 0) > 0):
+            return None, seen
     m = edges.size - 1
     exact = cols.weight is None  # integer-valued: kept as Python ints (exact AUC for any N)
     per_slice: dict[Any, dict[str, Any]] = {}
-    for row in rows:
-        rec = dict(zip(names, row))
+    for rec in recs:
         key = rec["_g"] if grouped else None
         acc = per_slice.setdefault(key, {**{k: np.zeros(m) for k in q.SUMS}, "_parts": []})
         b = int(rec["_b"])
@@ -224,7 +235,14 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
             acc[name][b] = float(rec[name] or 0.0)
         cast = int if exact else float
         acc["_parts"].append((b, *(cast(rec[k] or 0) for k in _AUC_PARTS)))
-    return per_slice
+    return per_slice, seen
+
+
+def _refuse(db: Database, cols: q.Columns, score_type: str) -> dict[str, Any]:
+    """Count how the rows break the contract and raise its one-line error (return the counts if none do)."""
+    counts = _contract(db, cols, score_type)
+    _check(counts, cols, score_type)
+    return counts
 
 
 def _auc_of(num: Any, pos: Any, neg: Any) -> float | None:
@@ -312,30 +330,51 @@ def _whole_auc(db: Database, cols: q.Columns, *, n: int, edges: np.ndarray, stra
 def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_type: str, threshold: float,
            cap: int | None, table_options: dict[str, Any]) -> AuditResult:
     grouped = cols.by is not None
-    n, w_max = _screen(db, cols, score_type)
-    if n is None:  # something is wrong: count what, for the one-line error
-        counts = _contract(db, cols, score_type)
-        n = _check(counts, cols, score_type)
-        w_max = counts["w_max"]
+    options = dict(score_type=score_type, threshold=threshold, strategy=strategy, grouped=grouped)
+    sums: dict[Any, dict[str, Any]] | None = None
+    if strategy == "uniform" and not isinstance(bins, str):
+        # the default audit: the contract's screen rides along with the statistics — one pass in all
+        m = check_bins(bins)
+        edges = uniform_edges(m)
+        try:
+            sums, seen = _sums(db, cols, bins=m, n=0, edges=edges, screen=True, **options)
+        except VeracityError:  # rows that break the contract can make it fail (e.g. the bin of -inf)
+            _refuse(db, cols, score_type)
+            raise
+        n, w_max = int(seen["n"]), seen.get("w_max")
+        if sums is None:  # some row breaks the contract: count how, for the one-line error
+            counts = _refuse(db, cols, score_type)  # (passes only if the table changed in between)
+            n, w_max = int(counts["n"]), counts["w_max"]
+        elif n > q.EXACT_DOUBLE_ROWS and cols.weight is None:
+            sums = None  # so many rows that doubles could round: count again in integers
+    else:
+        screened, w_max = _screen(db, cols, score_type)
+        if screened is None:
+            counts = _refuse(db, cols, score_type)
+            screened, w_max = int(counts["n"]), counts["w_max"]
+        n = screened
     scale = _weight_scale({"w_max": w_max}) if cols.weight is not None else 1.0
     if scale != 1.0:
         cols = replace(cols, weight_scale=scale)
+        sums = None  # the weights' sums again, rescaled
     auto = None
-    if isinstance(bins, str):
-        if bins != "auto":
-            raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
-        if cols.weight is None:
-            n_eff = float(n)
-        else:  # (Σw)² / Σw² of the rescaled weights
-            total, sq = db.query(q.weight_totals_sql(cols, db.dialect), what="summing the weights")[0]
-            n_eff = float(total) ** 2 / float(sq)
-        m = auto_bins(n_eff)
-        auto = AutoBins(m, n_eff)
-    else:
-        m = check_bins(bins)
-    edges = _edges(db, cols, bins=m, strategy=strategy, score_type=score_type, n=n)
-    sums = _sums(db, cols, score_type=score_type, threshold=threshold, bins=m, n=n, edges=edges,
-                 strategy=strategy, grouped=grouped)
+    if sums is None:
+        if isinstance(bins, str):
+            if bins != "auto":
+                raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
+            if cols.weight is None:
+                n_eff = float(n)
+            else:  # (Σw)² / Σw² of the rescaled weights
+                total, sq = db.query(q.weight_totals_sql(cols, db.dialect), what="summing the weights")[0]
+                n_eff = float(total) ** 2 / float(sq)
+            m = auto_bins(n_eff)
+            auto = AutoBins(m, n_eff)
+        else:
+            m = check_bins(bins)
+        edges = _edges(db, cols, bins=m, strategy=strategy, score_type=score_type, n=n)
+        sums, _ = _sums(db, cols, bins=edges.size - 1, n=n, edges=edges, **options)
+    if sums is None:  # pragma: no cover - only a table that changed between two statements
+        raise VeracityError("the table changed while it was audited; audit it again")
 
     order = _key_order(list(sums))
     pooled: tuple[list[Any], bool] | None = None

@@ -211,18 +211,27 @@ CONTRACT = ("_c_n", "_c_s_miss", "_c_s_inf", "_c_s_min", "_c_s_max", "_c_p_bad",
             "_c_t_score", "_c_t_label", "_c_t_weight")
 
 
+def _row_ok(c: Columns, score_type: str) -> str:
+    """True where a row meets the contract. NULL fails every comparison, and so does NaN (or, where
+    NaN is the largest double, as in PostgreSQL and DuckDB, it fails "<= 1" and "<= MAX")."""
+    s_ok = "_s >= 0 AND _s <= 1" if score_type == "probability" else f"_s >= -{_MAX} AND _s <= {_MAX}"
+    w_ok = f" AND _w >= 0 AND _w <= {_MAX}" if c.weight is not None else ""
+    return f"{s_ok} AND (_y = 0.0 OR _y = 1.0){w_ok}"
+
+
+def _text_flags(c: Columns, dialect: str) -> list[str]:
+    """SQLite's flags of text in numeric columns (see :func:`base_select`)."""
+    if dialect != "sqlite":
+        return []
+    return [f for f, on in (("_ts", True), ("_ty", c.label_kind == "numeric"), ("_tw", c.weight is not None)) if on]
+
+
 def screen_sql(c: Columns, dialect: str, *, score_type: str) -> str:
     """One row: ``_c_n`` rows, ``_c_bad`` rows that break the contract in any way, the largest
     weight, and (SQLite) text in numeric columns — a cheap aggregate; only when something is
     wrong does :func:`contract_sql` count what, for the message."""
-    s_ok = "_s >= 0 AND _s <= 1" if score_type == "probability" else f"_s >= -{_MAX} AND _s <= {_MAX}"
-    w_ok = f" AND _w >= 0 AND _w <= {_MAX}" if c.weight is not None else ""
-    # NULL fails every comparison; NaN too (or, where NaN is the largest double, fails "<= 1" / "<= MAX")
-    ok = f"{s_ok} AND (_y = 0.0 OR _y = 1.0){w_ok}"
-    sqlite = dialect == "sqlite"
-    flags = [f for f, on in (("_ts", True), ("_ty", c.label_kind == "numeric"), ("_tw", c.weight is not None))
-             if sqlite and on]
-    text = " + ".join(f"SUM({f})" for f in flags) if flags else "0"
+    ok = _row_ok(c, score_type)
+    text = " + ".join(f"SUM({f})" for f in _text_flags(c, dialect)) or "0"
     return render(f"""
 WITH _base AS (SELECT 1)
 SELECT COUNT(*) AS _c_n, SUM(CASE WHEN {ok} THEN 0 ELSE 1 END) AS _c_bad, MAX(_w) AS _c_w_max,
@@ -322,19 +331,30 @@ def _decision(score_type: str, threshold: float) -> str:
     return f"_p >= {_dbl(threshold)}"
 
 
-def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "", bin_expr: str = "0") -> str:
+def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "", bin_expr: str = "0",
+               screen: tuple[str, list[str]] | None = None) -> str:
     """CTEs ``_rb`` (each row's bin) and ``_val``: per [slice,] bin and distinct score, the rows,
     Σw, Σw² and the positive weight. Grouping by (bin, score) lets an engine that sorts to group
-    (PostgreSQL) hand the window below its rows already in (bin, score) order: one sort."""
+    (PostgreSQL) hand the window below its rows already in (bin, score) order: one sort.
+
+    ``screen`` = (the contract's row condition, SQLite's text flags): also count the rows that
+    break the contract (``_nb``), the text cells (``_nt``) and the largest weight (``_wm``)."""
     g = "_g, " if grouped else ""
     one = "CASE WHEN _y = 1.0 THEN 1 ELSE 0 END" if integer else "CASE WHEN _y = 1.0 THEN _w ELSE 0.0 END"
-    return (f"_rb AS (SELECT {g}_s, _y, _w, {bin_expr} AS _b FROM _base {where}), "
-            f"_val AS (SELECT {g}_b, _s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM(_w * _w) AS _w2, SUM({one}) AS _w1 "
-            f"FROM _rb GROUP BY {g}_b, _s)")
+    extra_cols, extra_aggs = "", ""
+    if screen is not None:
+        ok, flags = screen
+        extra_cols = "".join(f", {f}" for f in flags)
+        text = " + ".join(f"SUM({f})" for f in flags) or "0"
+        extra_aggs = f", SUM(CASE WHEN {ok} THEN 0 ELSE 1 END) AS _nb, {text} AS _nt, MAX(_w) AS _wm"
+    return (f"_rb AS (SELECT {g}_s, _y, _w{extra_cols}, {bin_expr} AS _b FROM _base {where}), "
+            f"_val AS (SELECT {g}_b, _s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM(_w * _w) AS _w2, SUM({one}) AS _w1"
+            f"{extra_aggs} FROM _rb GROUP BY {g}_b, _s)")
 
 
 def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bins: int, n: int,
-              edges: np.ndarray | None = None, strategy: str = "uniform", grouped: bool = False) -> str:
+              edges: np.ndarray | None = None, strategy: str = "uniform", grouped: bool = False,
+              screen: bool = False) -> str:
     r"""Per (slice, bin): the sums of :class:`BinStats`, Σw·correct and the bin's share of 2U.
 
     The rows are aggregated once per distinct score (and slice); every per-row quantity is
@@ -342,28 +362,35 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
     totals. Inside each bin (a contiguous range of scores) a running sum of the negative
     weight in score order gives the bin's :math:`2U_b` — a window partitioned by bin, so
     engines sort the bins in parallel — and :func:`combine_bins` adds the pairs across bins.
-    Only rows that meet the contract may be summed: check :func:`contract_sql` first.
+    The sums mean something only when every row meets the contract: screen first
+    (:func:`screen_sql`), or pass ``screen=True`` to count the rows that break it in this same
+    pass (``_c_bad``, ``_c_text``, ``_c_w_max``) and use the sums only when none does — such rows
+    may also make the statement fail (a cast of an infinite bin), which the caller treats alike.
     """
     integer = c.weight is None and n > EXACT_DOUBLE_ROWS
     g = "_g, " if grouped else ""
+    kept = ", _nb, _nt, _wm" if screen else ""
+    screened = (", SUM(_nb) AS _c_bad, SUM(_nt) AS _c_text, MAX(_wm) AS _c_w_max" if screen else "")
+    per_value = _per_value(c, grouped, integer, bin_expr=_bin(_probability("_s", score_type), bins, edges, strategy),
+                           screen=(_row_ok(c, score_type), _text_flags(c, dialect)) if screen else None)
     return render(f"""
 WITH _base AS (SELECT 1),
-{_per_value(c, grouped, integer, bin_expr=_bin(_probability("_s", score_type), bins, edges, strategy))},
-_pb AS (SELECT {g}_b, _s, _n, _ws, _w2, _w1, {_probability("_s", score_type)} AS _p FROM _val),
+{per_value},
+_pb AS (SELECT {g}_b, _s, _n, _ws, _w2, _w1{kept}, {_probability("_s", score_type)} AS _p FROM _val),
 _run AS (
-  SELECT {g}_b, _s, _n, _ws, _w2, _w1, _ws - _w1 AS _w0, _p,
+  SELECT {g}_b, _s, _n, _ws, _w2, _w1{kept}, _ws - _w1 AS _w0, _p,
     SUM(_ws - _w1) OVER (PARTITION BY {g}_b ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
       - (_ws - _w1) AS _below
   FROM _pb),
 _fin AS (
-  SELECT {g}_b, _n, _ws, _w2, _w1, _w0, _p, _below,
+  SELECT {g}_b, _n, _ws, _w2, _w1{kept}, _w0, _p, _below,
     {_nll(score_type, True)} AS _l1, {_nll(score_type, False)} AS _l0,
     CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END AS _ok
   FROM _run)
 SELECT {g}_b,
   SUM(_n) AS "count", SUM(_ws) AS weight, SUM(_w2) AS weight_sq, SUM(_p * _ws) AS sum_p, SUM(_w1) AS sum_y,
   SUM(_p * _p * _ws) AS sum_p2, SUM(_p * _w1) AS sum_py, SUM(_l1 * _w1 + _l0 * _w0) AS sum_nll,
-  SUM(_ok) AS correct, SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg
+  SUM(_ok) AS correct, SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
 FROM _fin
 GROUP BY {g}_b
 """, base_select(c, dialect, integer=integer), dialect)
