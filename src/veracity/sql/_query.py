@@ -3,7 +3,8 @@ r"""The audit's SQL, generated through sqlglot for the connection's dialect.
 Only aggregates leave the database:
 
 * :func:`screen_sql` — one row: the rows, and how many break the input contract (a cheap
-  aggregate); only when some do, :func:`contract_sql` counts which ways (missing/NaN/
+  aggregate, for the audits that need the row count first; the default audit screens inside
+  :func:`stats_sql`); only when some do, :func:`contract_sql` counts which ways (missing/NaN/
   infinite scores, probabilities outside [0, 1], labels other than 0/1, bad weights) for
   the same one-line errors as the other backends;
 * :func:`stats_sql` — per (slice, bin): the count and the weighted sums of
