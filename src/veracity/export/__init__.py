@@ -43,16 +43,18 @@ __all__ = ["DIALECTS", "EXPORTABLE", "to_onnx", "to_sql"]
 
 
 def to_sql(calibrator: Any, column: Any = "score", *, dialect: str = "duckdb", prior_shift: Any = None,
-           n_classes: int | None = None) -> str:
+           n_classes: int | None = None, alias: str = "probability") -> str:
     """SQL text applying a fitted calibrator (or its artifact dict) to ``column``.
 
     ``dialect``: one of :data:`DIALECTS`. Identifiers are quoted; the text starts with a
-    comment giving the artifact's provenance. ``n_classes`` sizes a bare prior shift
+    comment giving the artifact's provenance. Multiclass outputs are named
+    ``{alias}_0 … {alias}_{K-1}``. ``n_classes`` sizes a bare prior shift
     (``calibrator=None``) for multiclass columns.
     """
     from ._sql import to_sql as _to_sql
 
-    return _to_sql(plan(calibrator, prior_shift=prior_shift, n_classes=n_classes), column, dialect=dialect)
+    return _to_sql(plan(calibrator, prior_shift=prior_shift, n_classes=n_classes), column, dialect=dialect,
+                   alias=alias)
 
 
 def to_onnx(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = None) -> bytes:

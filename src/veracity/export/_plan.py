@@ -64,7 +64,7 @@ def sigmoid(z: Node) -> Node:
 
 def _binary_logit(x: Node, score_type: str) -> Node:
     """``Calibrator._logit_input`` for 1-D scores: log q − log(1 − q), q = clip(p, ε, 1 − ε)."""
-    if score_type == "logit":
+    if score_type in ("logit", "score"):  # a ranking score is the feature as it is
         return x
     q = ("clip", x, PROB_EPS, 1.0 - PROB_EPS)
     return _sub(("ln", q), ("ln", _sub(const(1.0), q)))
@@ -72,7 +72,7 @@ def _binary_logit(x: Node, score_type: str) -> Node:
 
 def _multi_logit(x: Node, score_type: str) -> Node:
     """``Calibrator._logit_input`` for (N, K) scores: log of p clipped to [ε, 1]."""
-    if score_type == "logit":
+    if score_type in ("logit", "score"):
         return x
     return ("ln", ("clip", x, PROB_EPS, 1.0))
 

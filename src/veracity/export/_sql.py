@@ -41,12 +41,18 @@ DIALECTS = ("bigquery", "duckdb", "postgres", "snowflake", "spark", "sqlite", "t
 _ARRAYS = {"bigquery", "duckdb", "postgres", "snowflake", "spark", "trino"}
 #: dialects where array constants go in a scalar subquery (materialised once, not per vector)
 _HOIST = {"duckdb"}
+#: most scalar subqueries in one output (each is a join for DuckDB's planner); beyond, arrays are inline
+_MAX_HOISTED = 24
+#: dialects whose GREATEST/LEAST skip NULLs (sqlglot's ``ignore_nulls``)
+_IGNORES_NULLS = {"duckdb", "postgres"}
 #: exp() arguments are clamped to this range
 EXP_LIMIT = 700.0
 #: step tables at most this long are always a CASE tree
 _SHORT_TABLE = 16
 #: most uniform cells of the array lookup
-_MAX_CELLS = 1 << 16
+_MAX_CELLS = 1 << 12
+#: most step-table entries one SQL text may hold (over all outputs, repeats included): ~10 MB of text
+MAX_TABLE_ENTRIES = 200_000
 
 
 def check_dialect(dialect: Any) -> str:
@@ -79,11 +85,12 @@ def check_columns(column: Any, n_inputs: int) -> list[str]:
 class _Builder:
     """Renders plan nodes into sqlglot expressions for one dialect."""
 
-    def __init__(self, dialect: str, names: list[str]):
+    def __init__(self, dialect: str, names: list[str], *, hoist: bool = True):
         from sqlglot import exp
 
         self.exp = exp
         self.dialect = dialect
+        self.hoist = hoist and dialect in _HOIST
         self.names = names
         import sqlglot
 
@@ -117,13 +124,20 @@ class _Builder:
         return exp.Case(ifs=[exp.If(this=c, true=t) for c, t in ifs], default=default)
 
     def clip(self, e: Any, lo: float | None, hi: float | None) -> Any:
+        """:func:`numpy.clip`: ``LEAST(GREATEST(e, lo), hi)`` (``e`` written once).
+
+        NULLs never reach it (every output starts with ``CASE WHEN <score> IS NULL``), so
+        the dialects' different NULL rules for GREATEST/LEAST do not matter; the flag below
+        only stops sqlglot from emulating another dialect's rule with extra copies of ``e``,
+        so each dialect gets its native function (MAX/MIN in SQLite).
+        """
         exp = self.exp
-        ifs = []
+        native = self.dialect in _IGNORES_NULLS
         if lo is not None:
-            ifs.append((exp.LT(this=self.p(e), expression=self.num(lo)), self.num(lo)))
+            e = exp.Greatest(this=e, expressions=[self.num(lo)], ignore_nulls=native)
         if hi is not None:
-            ifs.append((exp.GT(this=self.p(e), expression=self.num(hi)), self.num(hi)))
-        return self.case(ifs, e.copy()) if ifs else e
+            e = exp.Least(this=e, expressions=[self.num(hi)], ignore_nulls=native)
+        return e
 
     def exp_(self, e: Any) -> Any:
         return self.exp.Exp(this=self.clip(e, -EXP_LIMIT, EXP_LIMIT))
@@ -144,8 +158,7 @@ class _Builder:
         if op == "abs":
             return exp.Abs(this=self.render(node[1]))
         if op == "max0":
-            a = self.render(node[1])
-            return self.case([(exp.GT(this=self.p(a), expression=self.num(0.0)), a.copy())], self.num(0.0))
+            return self.clip(self.render(node[1]), 0.0, None)
         if op == "ln":
             return exp.Ln(this=self.render(node[1]))
         if op == "exp":
@@ -212,7 +225,7 @@ class _Builder:
         span = hi - lo
         if not (span > 0.0 and np.isfinite(span)):
             return None
-        cells = int(min(max(2 * edges.size, 64), _MAX_CELLS))
+        cells = int(min(max(2 * edges.size, 64), _MAX_CELLS))  # ~2 cells a knot: few comparisons
         cells = 1 << (cells - 1).bit_length()
         scale = cells / span
         if not np.isfinite(scale):
@@ -226,9 +239,9 @@ class _Builder:
         items = [self.int_(v) for v in values] if kind == "int" else [self.num(v) for v in values]
         arr = exp.Array(expressions=items)
         typed = exp.Cast(this=arr, to=exp.DataType.build("ARRAY<BIGINT>" if kind == "int" else "ARRAY<DOUBLE>"))
-        if self.dialect in _HOIST:
+        if self.hoist:
             return exp.select(typed).subquery()
-        return typed
+        return exp.Paren(this=typed)  # PostgreSQL subscripts only a parenthesised CAST
 
     def _at(self, array: Any, index0: Any) -> Any:
         """``array[index0]`` with a 0-based index, written in the dialect's own base."""
@@ -286,11 +299,12 @@ class _Builder:
         total: Any = self.p(rendered[0].copy())
         for r in rendered[1:]:
             total = exp.Add(this=total, expression=self.p(r.copy()))
-        share = exp.Div(this=self.p(rendered[k]), expression=exp.Paren(this=total))
         if name == "normalise":
-            return share
-        flat = exp.LTE(this=exp.Paren(this=total.copy()), expression=self.num(0.0))
-        return self.case([(flat, self.num(1.0 / len(items)))], share)
+            return exp.Div(this=self.p(rendered[k]), expression=exp.Paren(this=total))
+        # one-vs-rest: a row whose maps all give 0 is uniform (the maps are >= 0, so the sum
+        # is <= 0 only when it is 0): q_k / NULLIF(sum, 0), then 1/K for that row
+        share = exp.Div(this=self.p(rendered[k]), expression=exp.Nullif(this=total, expression=self.num(0.0)))
+        return exp.Coalesce(this=share, expressions=[self.num(1.0 / len(items))])
 
     # -- outputs ------------------------------------------------------------------------
     def output(self, node: Node) -> Any:
@@ -303,17 +317,37 @@ class _Builder:
         return self.case([(cond, exp.Null())], body)
 
 
+def _entries(node: Any) -> int:
+    """Step-table entries the SQL of ``node`` writes out (a head writes its items again per output)."""
+    if not isinstance(node, tuple) or not node:
+        return 0
+    if node[0] == "piecewise":
+        return 2 * len(node[2]) + len(node[4]) + _entries(node[1])
+    if node[0] == "head":
+        return 2 * sum(_entries(it) for it in node[2])
+    return sum(_entries(a) for a in node[1:] if isinstance(a, tuple))
+
+
 def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: str = "probability") -> str:
     """The SQL text of a plan: one expression (binary), or K aliased expressions (multiclass)."""
     import sqlglot
 
     d = check_dialect(dialect)
     names = check_columns(column, p.n_inputs)
-    b = _Builder(d, names)
-    exprs = [b.output(node) for node in p.outputs]
+    entries = sum(_entries(node) for node in p.outputs)
+    if entries > MAX_TABLE_ENTRIES:
+        raise VeracityError(
+            f"the SQL of this {p.kind} calibrator would write out {entries:,} step-table entries (at most "
+            f"{MAX_TABLE_ENTRIES:,}; multiclass outputs repeat every class's map); export it to ONNX instead "
+            "(to_onnx), or fit a map with fewer steps")
+    exprs = [_Builder(d, names).output(node) for node in p.outputs]
+    if sum(len(list(e.find_all(sqlglot.exp.Subquery))) for e in exprs) > _MAX_HOISTED * len(exprs):
+        exprs = [_Builder(d, names, hoist=False).output(node) for node in p.outputs]
     write = lambda e: e.sql(dialect=d, unsupported_level=sqlglot.ErrorLevel.RAISE)  # noqa: E731
     comment = f"/* {provenance(p)} */\n"
     if len(exprs) == 1 and not p.multiclass:
         return comment + write(exprs[0])
+    if not isinstance(alias, str) or not alias or any(not ch.isprintable() for ch in alias):
+        raise VeracityError(f"alias must be a plain output-column prefix, got {alias!r}")
     aliased = [sqlglot.exp.alias_(e, f"{alias}_{k}", quoted=True) for k, e in enumerate(exprs)]
     return comment + ",\n".join(write(e) for e in aliased)
