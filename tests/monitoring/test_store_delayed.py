@@ -187,3 +187,32 @@ def test_store_statistics_merge_with_an_audits(tmp_path):
         merged = window + audit
         assert vc.ReliabilityTable.from_stats(merged).ece == pytest.approx(
             vc.ece(np.r_[p, p], np.r_[y, y], bins=bins), abs=1e-12)
+
+
+def test_status_finds_the_miscalibrated_segment_per_window(tmp_path, capsys):
+    # issue 24: the store's windows searched over the logged slice columns (vc.segments on the window's rows)
+    rng = np.random.default_rng(0)
+    n = 16_000
+    t = T0 + rng.integers(0, 14 * 86400, n).astype("timedelta64[s]")
+    region, channel = rng.choice(["EU", "US", "APAC"], n), rng.choice(["web", "app"], n)
+    p = rng.uniform(0.05, 0.9, n)
+    planted = (region == "EU") & (channel == "app")
+    y = (rng.random(n) < np.where(planted, np.clip(p + 0.15, 0, 1), p)).astype(np.int8)
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": np.arange(n), "ts": t, "p": p, "region": region, "channel": channel}), id="id",
+              time="ts", score="p", by=["region", "channel"])
+    store.outcomes(pa.table({"id": np.arange(n), "y": y, "ts": t}), id="id", label="y", time="ts")
+    st = store.status(freq="W", as_of="2026-03-01", segments=True)
+    for row in st.rows:
+        found = {d["segment"] for d in row.segments}
+        assert "region=EU & channel=app" in found
+        window = (t >= np.datetime64(row.start)) & (t < np.datetime64(row.end))
+        ref = vc.segments(p[window], y[window], features={"region": region[window], "channel": channel[window]},
+                          min_count=50)
+        assert row.segments[0]["q_value"] == pytest.approx(ref.discoveries[0].q_value, rel=1e-9)
+    assert "where it is miscalibrated" in str(st)
+    assert main(["monitor", "status", str(store.path), "--as-of", "2026-03-01", "--segments", "--json", "-"]) in (0, 1)
+    rows = json.loads(capsys.readouterr().out)["periods"]
+    assert all(r["segments"] for r in rows)
+    with pytest.raises(vc.VeracityError, match="needs slice columns"):
+        _world(tmp_path / "x" if (tmp_path / "x").mkdir() is None else tmp_path, n=500)[0].status(segments=True)

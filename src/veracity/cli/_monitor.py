@@ -125,6 +125,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(the false-alarm level holds however often you look) (default: window)")
     p.add_argument("--tolerance", type=float, default=0.0,
                    help="with --alerts sequential: a gap |rate - conf| this small counts as calibrated")
+    p.add_argument("--segments", action="store_true",
+                   help="per window, search the logged slice columns for miscalibrated segments (vc.segments; "
+                        "JSON key 'segments')")
     p.add_argument("--max-slices", type=int, default=20, metavar="N",
                    help="with --by: the N slices with most rows keep their name, the rest are pooled into "
                         "'(other)' (default: 20)")
@@ -181,7 +184,7 @@ def _periods(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _status_only(args: argparse.Namespace) -> dict[str, Any]:
-    return dict(max_slices=args.max_slices, alerts=args.alerts, tolerance=args.tolerance)
+    return dict(max_slices=args.max_slices, alerts=args.alerts, tolerance=args.tolerance, segments=args.segments)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -103,6 +103,10 @@ class StatusRow(Display):
     #: anytime-valid bounds on mean(y - p) of the final labels up to this window's end
     sequence_low: float | None = None
     sequence_high: float | None = None
+    #: with ``segments=True``: the window's discovered miscalibrated segments over the logged slice
+    #: columns (``vc.segments``), most important first: ``segment, n, conf, rate, gap, ci_low, ci_high,
+    #: q_value`` each
+    segments: list[dict[str, Any]] | None = None
 
     @property
     def gap(self) -> float:
@@ -217,6 +221,13 @@ class StoreStatus(Display):
                 tag = r.period + (f" [{r.slice}]" if show_slice else "")
                 withdrawn = (r.estimate_cbpe or {}).get("withdrawn")
                 lines.append(f"  {tag}: " + (f"withdrawn: {withdrawn}" if withdrawn else str(e)))
+        seg = [r for r in self.rows if r.segments]
+        if seg:
+            lines.append("where it is miscalibrated (vc.segments over the logged slices; BH/BY q-values):")
+            for r in seg:
+                for d in r.segments or []:
+                    lines.append(f"  {r.period}: {d['segment']}  n={d['n']}  gap {d['gap']:+.4f} "
+                                 f"[{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]  q={d['q_value']:.2g}")
         early = [r for r in self.rows if r.provisional or r.estimate_ppi]
         if early:
             lines.append("before the labels are final (provisional; PPI = the random audit labels with every "
@@ -372,6 +383,7 @@ def store_status(
     max_slices: int = 20,
     alerts: str = "window",
     tolerance: float = 0.0,
+    segments: bool = False,
 ) -> StoreStatus:
     """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``."""
     check_interval_args("wilson", level, "two-sided")
@@ -410,7 +422,8 @@ def store_status(
                             as_of_us=as_of_us, horizon=horizon, horizon_us=horizon_us, by=by, bins=bins,
                             level=level, alert_level=alert_level, min_count=min_count, reference=reference,
                             threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
-                            max_slices=max_slices, alerts=alerts, tolerance=float(tolerance))
+                            max_slices=max_slices, alerts=alerts, tolerance=float(tolerance),
+                            segments=bool(segments))
     except VeracityError:
         raise
     except Exception as exc:
@@ -428,7 +441,7 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                  t_as_of: Any, as_of_us: int, horizon: Any, horizon_us: int | None, by: str | None, bins: int,
                  level: float, alert_level: float, min_count: int, reference: str | None, threshold: float,
                  cost_fp: float, cost_fn: float, model: str | None, max_slices: int, alerts: str,
-                 tolerance: float) -> StoreStatus:
+                 tolerance: float, segments: bool = False) -> StoreStatus:
     if by is not None and by not in store.slices(con):
         known = ", ".join(store.slices(con)) or "none"
         raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
@@ -452,6 +465,9 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
     starts = period_starts(np.datetime64(lo, "us"), np.datetime64(hi, "us"), freq, window_s, t_as_of)
     status = _assemble(g, starts, freq, window_s, t_as_of, by, bins, level, int(min_count), reference,
                        float(threshold), float(cost_fp), float(cost_fn), settings)
+    if segments:
+        status = _with_segments(store, con, status, starts, _next_start(starts, freq, window_s), as_of_us,
+                                horizon_us, model, int(min_count), level)
     return _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level, alerts,
                                 tolerance, min_count)
 
@@ -911,3 +927,44 @@ def store_plan(store: Any, *, width: float, level: float = 0.95, freq: str | Non
     keys = [period_label(np.datetime64(int(t), "us"), freq, window_s) + ("" if by is None else f" [{s}]")
             for t, s in zip(got["period"], got["slice"])]
     return plan_from_group_sums(keys, rows=got["n"], sum_f=got["sf"], sum_ff=got["sff"], width=width, level=level)
+
+
+def _with_segments(store: Any, con: Any, status: StoreStatus, starts: np.ndarray, last_end: np.datetime64,
+                   as_of_us: int, horizon_us: int | None, model: str | None, min_count: int,
+                   level: float) -> StoreStatus:
+    """Per window, the miscalibrated segments over the logged slice columns (:func:`veracity.segments`
+    on the window's final labels, read as a DuckDB relation: only the segment table comes back)."""
+    from dataclasses import replace
+
+    from ..segments import segments as find_segments
+
+    features = store.slices(con)
+    if not features:
+        raise VeracityError("segments=True needs slice columns: log predictions with by=[...] (--by COL) first",
+                            param="segments")
+    final = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
+    cols = ", ".join(f"p.{quote_identifier(_slice_name(f))} AS {quote_identifier(f)}" for f in features)
+    ends = np.concatenate([starts[1:].astype("datetime64[us]"), [np.datetime64(last_end, "us")]])
+    found: dict[str, list[dict[str, Any]]] = {}
+    for start, end, row in zip(starts, ends, [r for r in status.rows if r.slice == ALL]):
+        if row.labelled < min_count:
+            continue
+        params: list[Any] = [str(start.astype("datetime64[us]")), str(end.astype("datetime64[us]"))]
+        if model is not None:
+            params.append(model)
+        rel = con.sql(
+            f"SELECT p.score, p.label, {cols} FROM predictions p WHERE p.ts >= CAST($1 AS TIMESTAMP) "
+            f"AND p.ts < CAST($2 AS TIMESTAMP) AND p.label IS NOT NULL AND "
+            f"p.observed <= make_timestamp({as_of_us}) AND {final}" + (" AND p.model = $3" if model else ""),
+            params=params)
+        result = find_segments(rel, score="score", label="label", features=list(features), level=level,
+                               min_count=max(50, min_count // 2))
+        found[row.period] = [{"segment": d.segment, "n": d.n, "conf": d.conf, "rate": d.rate, "gap": d.gap,
+                              "ci_low": d.ci_low, "ci_high": d.ci_high, "q_value": d.q_value}
+                             for d in result.discoveries[:5]]
+    rows = tuple(replace(r, segments=found.get(r.period, [])) if r.slice == ALL else r for r in status.rows)
+    return replace(status, rows=rows)
+
+
+def _slice_name(feature: str) -> str:
+    return "s_" + feature

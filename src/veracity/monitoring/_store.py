@@ -369,7 +369,7 @@ class MonitorStore:
         own = con is None
         con = con or self.connect(read_only=True)
         try:
-            value = con.execute("SELECT value FROM veracity_meta WHERE key = 'slices'").fetchone()[0]
+            value = con.execute("SELECT value FROM veracity_meta WHERE key = 'slices'").fetchall()[0][0]
         finally:
             if own:
                 con.close()
@@ -466,7 +466,8 @@ class MonitorStore:
                horizon: str | float | None = None, by: str | None = None, bins: int = 10, level: float = 0.95,
                alert_level: float = 0.99, min_count: int = 100, reference: str | None = None,
                threshold: float = 0.5, cost_fp: float = 1.0, cost_fn: float = 1.0, model: str | None = None,
-               max_slices: int = 20, alerts: str = "window", tolerance: float = 0.0) -> Any:
+               max_slices: int = 20, alerts: str = "window", tolerance: float = 0.0,
+               segments: bool = False) -> Any:
         """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``.
 
         ``horizon``: labels become final this long after the prediction (pending rows are never
@@ -476,7 +477,9 @@ class MonitorStore:
         (anytime-valid confidence sequences on mean(y - p): the false-alarm level holds however
         often you look; ``tolerance`` is a gap small enough to count as calibrated). Every row
         carries ``estimate_ppi`` (from random audit labels, see :meth:`outcomes`),
-        ``estimate_cbpe``, ``provisional`` and ``sequence_low``/``sequence_high``. See
+        ``estimate_cbpe``, ``provisional`` and ``sequence_low``/``sequence_high``; with
+        ``segments=True`` the ``(all)`` rows carry the window's discovered miscalibrated segments
+        over the logged slice columns (:func:`veracity.segments`). See
         :func:`veracity.monitoring.store_status`.
         """
         from ._status import store_status
@@ -484,7 +487,7 @@ class MonitorStore:
         return store_status(self, freq=freq, window=window, as_of=as_of, horizon=horizon, by=by, bins=bins,
                             level=level, alert_level=alert_level, min_count=min_count, reference=reference,
                             threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
-                            max_slices=max_slices, alerts=alerts, tolerance=tolerance)
+                            max_slices=max_slices, alerts=alerts, tolerance=tolerance, segments=segments)
 
     def plan(self, *, width: float, level: float = 0.95, freq: str | None = "W", window: str | None = None,
              as_of: Any = None, horizon: str | float | None = None, by: str | None = None,
