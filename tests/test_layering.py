@@ -41,14 +41,16 @@ RANKS: dict[str, int] = {
     "sources": 3, "export": 3,
     # built on the core: calibrators, decisions, honest estimators, reading files, the data
     "calibrators": 4, "decisions": 4, "honest": 4, "io": 4, "datasets": 4,
-    # delayed labels (PPI, confidence sequences) check inputs with the decisions' helpers
-    "delayed": 5,
-    # monitoring: calibrators (recalibrate), honest tests, delayed-label estimates, files
+    # built on those: delayed labels (PPI, confidence sequences; the decisions' input checks),
+    # segment discovery and repair (a calibrator per segment)
+    "delayed": 5, "segments": 5,
+    # monitoring: calibrators (recalibrate), honest tests, delayed-label estimates, segments per
+    # window, files
     "monitoring": 6,
     # the frame forms of everything below (vc.monitor on a frame included)
     "frames": 7,
-    # built on the frame forms: engines, SQL pushdown, model comparison, segment discovery
-    "engines": 8, "sql": 8, "comparison": 8, "segments": 8,
+    # built on the frame forms: engines, SQL pushdown, model comparison
+    "engines": 8, "sql": 8, "comparison": 8,
     # draws any result (the one package the core may call: see SEAM)
     "plotting": 9,
     # the HTML report, then its old import path ``veracity.report`` (an alias of it)
