@@ -53,6 +53,13 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
         ) from None
     except (pa.ArrowInvalid, OSError) as exc:
         raise VeracityError(f"could not read {_name(p)} as CSV or Parquet: {_arrow_reason(exc)}") from None
+    if p.suffix.lower() not in (".parquet", ".pq"):
+        for name, field in zip(names, table.schema):
+            if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
+                # pyarrow keeps text that is not valid UTF-8 as bytes; nothing downstream can use it
+                raise VeracityError(
+                    f"column {name!r} of {_name(p)} is not UTF-8 text; re-save the file as UTF-8, "
+                    "e.g. iconv -f latin1 -t utf-8")
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise VeracityError(

@@ -320,10 +320,14 @@ def monitor(
     keys = np.asarray(keys).astype(str)
     edges = uniform_edges(check_bins(bins))
     n = keys.size
-    if len(to_numpy(scores, "scores")) != n:
+    lengths = {name: np.shape(to_numpy(a, name)) for name, a in (("scores", scores), ("labels", labels))}
+    if keys.ndim != 1 or any(len(shape) == 0 for shape in lengths.values()):
+        raise VeracityError("monitor needs arrays with one score, label and period key per row, e.g. "
+                            "monitor(scores, labels, periods); got a single value", param="scores")
+    if lengths["scores"][0] != n or lengths["labels"][0] != n:
         raise VeracityError(
-            f"periods must hold one key per row: got {n} keys for {len(to_numpy(scores, 'scores'))} scores"
-        )
+            f"scores, labels and periods must have one entry per row: got {lengths['scores'][0]} scores, "
+            f"{lengths['labels'][0]} labels and {n} period keys", param="labels")
     histograms = score_histograms(scores, keys, edges, score_type=score_type, sample_weight=sample_weight)
     if mature is not None:
         m = to_numpy(mature, "mature")
@@ -368,10 +372,31 @@ def _period_key(prep: Any, periods: str, freq: str | None) -> Any:
             f"column {periods!r} (periods) is {dtype}; with freq= it must hold dates or datetimes "
             "(cast it first, e.g. CAST(ts AS TIMESTAMP))"
         )
+    if isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
+        # periods are UTC on every backend: a zone-aware column is converted once, here, before the
+        # calendar fields are read (its own zone, or the session's, would move rows across months)
+        if prep.frame.backend == "duckdb":
+            _require_utc_session(prep.frame.nw.to_native(), periods)
+        else:
+            col = col.dt.convert_time_zone("UTC")
     month = col.dt.year().cast(nw.Int64) * 100 + col.dt.month().cast(nw.Int64)
     if freq in ("D", "W"):
         return month * 100 + col.dt.day().cast(nw.Int64)
     return month
+
+
+def _require_utc_session(relation: Any, column: str) -> None:
+    """DuckDB reads a zone-aware column's calendar fields in the connection's TimeZone setting, which a
+    relation cannot change: go on only when that is UTC (veracity's own file reader sets it)."""
+    try:
+        zone = relation.query("_vc_tz", "SELECT current_setting('TimeZone')").fetchall()[0][0]
+    except Exception:  # pragma: no cover - builds without ICU: no zones at all
+        return
+    if str(zone).upper() not in ("UTC", "ETC/UTC", "GMT"):
+        raise VeracityError(
+            f"column {column!r} (periods) is zone-aware and this DuckDB connection's TimeZone is {zone!r}, so "
+            "months and days would follow that zone; run SET TimeZone = 'UTC' on the connection (periods are "
+            "UTC in veracity), or pass the file's path instead of a relation")
 
 
 def _names(keys: list[Any], freq: str | None) -> list[str]:

@@ -65,6 +65,10 @@ def connect(files: list[str]) -> Any:
     temp = temp_directory()
     config["temp_directory"] = temp
     con = duckdb.connect(config=config)
+    try:  # zone-aware times read as their UTC instant, whatever $TZ says (periods are UTC everywhere)
+        con.execute("SET TimeZone = 'UTC'")
+    except duckdb.Error:  # pragma: no cover - builds without ICU have no TimeZone setting
+        pass
     con.execute("SET allowed_paths = ?", [files])
     con.execute("SET allowed_directories = ?", [[temp]])
     con.execute("SET enable_external_access = false")

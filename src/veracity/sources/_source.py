@@ -76,6 +76,11 @@ def as_frame(x: Any) -> Frame:
         native = frame.to_native()
         internal = {name: f"_c{i}" for i, name in enumerate(schema)}
         frame = nw.from_native(native.toDF(*internal.values()))
+    elif backend == "polars" and lazy and any(str(c).startswith("^") and str(c).endswith("$") for c in schema):
+        # polars reads a column name written ^...$ as a regular expression (pl.col("^s.*$") selects
+        # every column starting with s): rename by position so names are matched literally
+        internal = {name: f"_c{i}" for i, name in enumerate(schema)}
+        frame = nw.from_native(frame.to_native().rename(internal))
     return Frame(frame, lazy, backend, tuple(schema), schema, source, internal)
 
 

@@ -1,0 +1,68 @@
+"""Hostile frames (issue 23): literal column names, UTC periods on every backend, one-line errors.
+
+Each case failed before: a LazyFrame column named ``^s.*$`` was read as a regex (ECE of
+another column), monthly periods of zone-aware times followed the column's or the session's
+zone, ``vc.monitor`` raised IndexError/TypeError, a latin-1 CSV reached ``veracity apply`` as a
+pyarrow traceback.
+"""
+
+import numpy as np
+import pytest
+
+import veracity as vc
+from veracity.cli import main
+
+pd = pytest.importorskip("pandas")
+pl = pytest.importorskip("polars")
+duckdb = pytest.importorskip("duckdb")
+
+RNG = np.random.default_rng(3)
+N = 3000
+P = RNG.random(N)
+Y = (RNG.random(N) < P).astype(int)
+
+
+def test_a_column_named_like_a_regex_is_read_literally():
+    lf = pl.DataFrame({"^s.*$": P, "s_other": RNG.random(N), "y": Y}).lazy()
+    assert vc.ece(lf, score="^s.*$", label="y") == pytest.approx(vc.ece(P, Y), abs=1e-12)
+    assert vc.audit(lf, score="^s.*$", label="y").auc == pytest.approx(vc.auc(P, Y), abs=1e-12)
+
+
+def _periods(result):
+    return [(r.period, r.n) for r in result.rows]
+
+
+def test_zone_aware_periods_are_utc_on_every_backend():
+    ts = pd.Series(pd.date_range("2026-01-01", periods=N, freq="30min", tz="UTC")).dt.tz_convert("Asia/Tokyo")
+    df = pd.DataFrame({"p": P, "y": Y, "ts": ts})
+    want = _periods(vc.monitor(df, score="p", label="y", periods="ts", freq="M"))
+    assert [k for k, _ in want] == ["2026-01", "2026-02", "2026-03"]  # UTC months, not Tokyo's
+    assert _periods(vc.monitor(pl.from_pandas(df).lazy(), score="p", label="y", periods="ts", freq="M")) == want
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    assert _periods(vc.monitor(con.from_df(df), score="p", label="y", periods="ts", freq="M")) == want
+    con.execute("SET TimeZone = 'America/New_York'")  # a session zone would move rows: refused, not used
+    with pytest.raises(vc.VeracityError, match="TimeZone is 'America/New_York'"):
+        vc.monitor(con.from_df(df), score="p", label="y", periods="ts", freq="M")
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: vc.monitor(P, Y[:-1], np.repeat(["a"], N)), "one entry per row"),
+    (lambda: vc.monitor(0.5, 1, "2026-01"), "got a single value"),
+])
+def test_monitor_shape_errors_are_one_line(call, match):
+    with pytest.raises(vc.VeracityError, match=match) as info:
+        call()
+    assert "\n" not in str(info.value)
+
+
+def test_latin1_csv_is_one_line_in_apply(tmp_path, capsys):
+    (tmp_path / "fit.csv").write_text("score,label\n" + "\n".join(f"{p},{y}" for p, y in zip(P[:200], Y[:200])))
+    assert main(["fit", str(tmp_path / "fit.csv"), "--method", "platt", "--out", str(tmp_path / "cal.json"),
+                 "-q"]) == 0
+    (tmp_path / "latin1.csv").write_bytes(b"score,label,name\n0.2,1,caf\xe9\n0.7,0,x\n")
+    capsys.readouterr()
+    assert main(["apply", str(tmp_path / "cal.json"), str(tmp_path / "latin1.csv"), "--out",
+                 str(tmp_path / "out.csv")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("veracity apply: input error:") and "not UTF-8" in err[-1]
