@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("_audit", "audit calibration of a scored CSV/Parquet file"),
     "fit": ("_fit", "fit a calibrator on held-out rows and save it as JSON"),
     "apply": ("_apply", "apply a saved calibrator to a file"),
-    "compare": ("_compare", "before/after ledger of a calibrator on evaluation rows"),
+    "compare": ("_compare", "is B better than A (paired intervals, DeLong, CORP) or a calibrator's before/after ledger"),
     "threshold": ("_threshold", "choose a decision threshold (cost, recall, budget)"),
     "conformal": ("_conformal", "split-conformal prediction sets"),
     "monitor": ("_monitor", "calibration over time windows"),
