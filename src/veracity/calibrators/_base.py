@@ -191,7 +191,7 @@ class Calibrator:
         return f"{self.name}({args})"
 
     def _check_params(self) -> None:
-        check_score_type(self.score_type)
+        check_score_type(self.score_type, allow_score=True)
 
     def _is_fitted(self) -> bool:
         if getattr(self, "_ovr", None) is not None:
@@ -391,8 +391,9 @@ class Calibrator:
         raise NotImplementedError
 
     def _logit_input(self, s: np.ndarray) -> np.ndarray:
-        """Scores on the logit scale (binary: logit of p; multiclass: log p)."""
-        if self.score_type == "logit":
+        """Scores on the logit scale (binary: logit of p; multiclass: log p); a ranking score
+        (``score_type="score"``) is the feature as it is, as scikit-learn's sigmoid takes it."""
+        if self.score_type in ("logit", "score"):
             return s
         if s.ndim == 2:
             return np.log(np.clip(s, PROB_EPS, 1.0))

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from ..core._special import expit
 
-from ..core._validation import PROB_EPS
+from ..core._validation import PROB_EPS, VeracityError
 from ._base import Calibrator, warn
 from ._platt import fit_logistic_fast
 
@@ -43,6 +43,11 @@ class BetaCalibration(Calibrator):
     def _features(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if self.score_type == "logit":
             return -np.logaddexp(0.0, -s), np.logaddexp(0.0, s)
+        if self.score_type == "score" and (s.min() < 0.0 or s.max() > 1.0):
+            raise VeracityError(
+                f"BetaCalibration reads a ranking score through ln s and ln(1 - s), so it needs scores in "
+                f"[0, 1] (a vote share, an uncalibrated predict_proba); these span [{s.min():.3g}, "
+                f"{s.max():.3g}]: use PlattScaling or IsotonicCalibration for this score", param="score_type")
         p = np.clip(s, PROB_EPS, 1.0 - PROB_EPS)
         return np.log(p), -np.log1p(-p)
 

@@ -12,8 +12,26 @@ from __future__ import annotations
 import numpy as np
 from ..core._special import expit
 
-from ..core._binning import bin_index, check_bins, check_strategy, make_edges
+from ..core._binning import bin_index, check_bins, check_strategy, make_edges, resolve_bins
+from ..core._validation import VeracityError
 from ._base import Calibrator
+
+
+def score_edges(s: np.ndarray, bins: int | str, w: np.ndarray | None) -> np.ndarray:
+    """Equal-mass edges on a ranking score's own values: ``[min, c_1, …, c_k, max]`` with the
+    cuts of :func:`veracity.core._binning.quantile_edges` (only the score's order matters)."""
+    m = resolve_bins(bins, s, w)
+    if w is None:
+        srt = np.sort(s)
+        pos = (np.arange(1, m) * srt.size) // m
+    else:
+        order = np.argsort(s, kind="stable")
+        srt = s[order]
+        cum = np.cumsum(w[order])
+        pos = np.minimum(np.searchsorted(cum, np.arange(1, m) * cum[-1] / m, side="right"), srt.size - 1)
+    cuts = np.unique(srt[pos])
+    cuts = cuts[cuts > srt[0]]
+    return np.concatenate(([srt[0]], cuts, [max(srt[-1], cuts[-1]) if cuts.size else srt[-1]]))
 
 
 class HistogramBinning(Calibrator):
@@ -39,13 +57,18 @@ class HistogramBinning(Calibrator):
         super()._check_params()
         check_bins(self.bins)
         check_strategy(self.strategy)
+        if self.score_type == "score" and self.strategy != "quantile":
+            raise VeracityError(
+                f"HistogramBinning(score_type='score') bins a ranking score on its order, but strategy="
+                f"{self.strategy!r} cuts the probability axis: pass strategy='quantile'", param="strategy")
 
     def _p(self, s: np.ndarray) -> np.ndarray:
         return expit(s) if self.score_type == "logit" else s
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         p = self._p(s)
-        edges = make_edges(p, self.bins, self.strategy, w)
+        edges = score_edges(p, self.bins, w) if self.score_type == "score" else make_edges(
+            p, self.bins, self.strategy, w)
         idx = bin_index(p, edges, self.strategy)
         m = edges.size - 1
         wt = np.ones_like(p) if w is None else w

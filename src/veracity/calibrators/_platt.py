@@ -79,9 +79,27 @@ def logistic_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None = N
     :math:`z_i = \sum_j \theta_j x_{ij} + \theta_d`, for targets :math:`t_i \in [0, 1]`
     (``cols`` are the feature columns; the intercept is added). Returns
     ``(theta, iterations, converged)``; a step that raises the loss is halved.
+
+    Each column is centred and scaled inside the optimiser, so its steps and stopping rule
+    see features of order one whatever the scores' magnitude (decision values of 1e5 or 1e11,
+    scores of 1e-5); the fitted ``theta`` is mapped back to the columns as given, so the
+    map ``Σ θ_j x_j + θ_d`` is exact on the original scale.
     """
-    return newton_logistic(lambda theta: _loss_grad_hess(cols, t, w, theta), len(cols), theta0=theta0,
-                           tol=tol, max_iter=max_iter)
+    d = len(cols)
+    centre = np.array([float(np.mean(c)) for c in cols])
+    scale = np.array([float(np.std(c)) for c in cols])
+    scale[~(np.isfinite(scale) & (scale > 0.0))] = 1.0
+    if not np.all(np.isfinite(centre)):  # pragma: no cover - finite scores whose mean overflows
+        centre[:] = 0.0
+    z = [(c - m) / s for c, m, s in zip(cols, centre, scale)]
+    start = None
+    if theta0 is not None:
+        theta0 = np.asarray(theta0, dtype=np.float64)
+        start = np.append(theta0[:d] * scale, theta0[d] + np.dot(theta0[:d], centre))
+    th, n_iter, ok = newton_logistic(lambda theta: _loss_grad_hess(z, t, w, theta), d, theta0=start,
+                                     tol=tol, max_iter=max_iter)
+    coef = th[:d] / scale
+    return np.append(coef, th[d] - np.dot(coef, centre)), n_iter, ok
 
 
 def newton_logistic(loss_grad_hess: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]], d: int, *,

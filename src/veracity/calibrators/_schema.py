@@ -78,7 +78,7 @@ NonNeg = Annotated[float, Meta(ge=0.0, le=_BIG)]
 Positive = Annotated[float, Meta(gt=0.0, le=_BIG)]
 Prob = Annotated[float, Meta(ge=0.0, le=1.0)]
 Count = Annotated[int, Meta(ge=0)]
-ScoreType = Literal["probability", "logit"]
+ScoreType = Literal["probability", "logit", "score"]
 
 
 def _vec(t: Any, min_length: int = 0) -> Any:
@@ -191,7 +191,7 @@ class HistogramParams(BaseParams, kw_only=True):
 
 
 class HistogramState(BaseState, kw_only=True):
-    edges_: _vec(Prob, 2)
+    edges_: _vec(Finite, 2)  # probabilities, or a ranking score's own values (score_type="score")
     values_: _vec(Prob, 1)
     counts_: _vec(NonNeg, 1)
 

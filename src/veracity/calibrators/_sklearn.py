@@ -17,7 +17,14 @@ untouched (DataFrames, strings, NaN, sparse -- whatever its pipeline accepts);
 Scores come from ``decision_function`` (declared as logits) for the logit-scale
 calibrators, from ``predict_proba`` for the others, and from whichever of the two
 the classifier has when it lacks one (``LinearSVC``, ``SGDClassifier``), for every
-calibrator. With ``cv="prefit"`` (or a ``FrozenEstimator``) the classes are the
+calibrator. ``"platt"`` and ``"isotonic"`` are scikit-learn's ``method="sigmoid"`` and
+``method="isotonic"`` exactly: Platt's smoothed targets, linear interpolation between
+isotonic knots, and scikit-learn's feature -- ``decision_function`` when the classifier has
+one, else the positive-class column of ``predict_proba`` (all K columns for multiclass)
+taken as it is, as a ranking score (``score_type="score"``): an uncalibrated
+``predict_proba`` (a forest's vote share) has no probability reading yet. A calibrator
+instance declared ``score_type="score"`` takes its feature by the same rule.
+With ``cv="prefit"`` (or a ``FrozenEstimator``) the classes are the
 base model's, and calibration rows of a class it does not know are refused; a
 cross-fitting fold that lacks a class scores that class as least likely.
 """
@@ -35,6 +42,9 @@ from ._base import Calibrator, _REGISTRY
 
 #: calibrators that work on the logit scale: fed ``decision_function`` when there is one.
 _LOGIT_FIRST = {"temperature", "platt", "vector", "matrix"}
+#: scikit-learn's two methods under their veracity names: its options and its feature (the raw
+#: ``decision_function``, else the raw ``predict_proba`` declared a ranking score).
+_SKLEARN_METHODS = {"platt": {"smoothing": True}, "isotonic": {"interpolation": "linear"}}
 
 
 def _sklearn() -> Any:
@@ -80,7 +90,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(self.calibrator, Calibrator):
             return copy.deepcopy(self.calibrator)
         if isinstance(self.calibrator, str) and self.calibrator in _REGISTRY:
-            return _REGISTRY[self.calibrator]()
+            return _REGISTRY[self.calibrator](**_SKLEARN_METHODS.get(self.calibrator, {}))
         raise VeracityError(
             f"calibrator must be one of {sorted(_REGISTRY)} or a veracity calibrator, "
             f"got {self.calibrator!r}"
@@ -103,9 +113,17 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
             return "decision_function"
         if not has_df:
             return "predict_proba"
+        if self._raw_feature(cal):  # scikit-learn's rule: decision_function when there is one
+            return "decision_function"
         if isinstance(self.calibrator, Calibrator):
             return "decision_function" if cal.score_type == "logit" else "predict_proba"
         return "decision_function" if cal.kind in _LOGIT_FIRST else "predict_proba"
+
+    def _raw_feature(self, cal: Calibrator) -> bool:
+        """Whether ``cal`` takes scikit-learn's raw feature (a ranking score, ``score_type="score"``)."""
+        if isinstance(self.calibrator, Calibrator):
+            return cal.score_type == "score"
+        return self.calibrator in _SKLEARN_METHODS
 
     def _scores(self, est: Any, X: Any, response: str) -> np.ndarray:
         """Scores of ``est`` on X in the columns of ``self.classes_`` ((N,) for binary)."""
@@ -192,7 +210,10 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         y_enc = np.searchsorted(self.classes_, y)
         k = self.classes_.size
         response = self._response(base, cal)
-        cal.score_type = "logit" if response == "decision_function" else "probability"
+        if self._raw_feature(cal):  # the raw feature: predict_proba as it is (a declared "score" stays one)
+            cal.score_type = "score" if cal.score_type == "score" or response == "predict_proba" else "logit"
+        else:
+            cal.score_type = "logit" if response == "decision_function" else "probability"
         fit_kw = dict(fit_params)
         if isinstance(cv, str):
             self.estimator_ = base

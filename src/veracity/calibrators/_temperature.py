@@ -395,7 +395,18 @@ class TemperatureScaling(Calibrator):
         return 1.0 / BETA_MAX, 1.0 / BETA_MIN
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
-        self._fit_objective(self._objective(s, y, w))
+        z = self._logit_input(s)
+        spread = float(np.max(np.abs(z if z.ndim == 1 else z - z.max(axis=1, keepdims=True))))
+        if self.method != "newton" or self.bounds is not None or 1e-3 <= spread <= 1e3 or not spread > 0.0:
+            self._fit_objective(self._objective(s, y, w))
+            return
+        # Scores of extreme magnitude (decision values of 1e5, scores of 1e-5): Newton runs on s/c,
+        # c = max |s|, and tau = c tau' maps the fit back, so s/tau is exact on the original scale.
+        obj = _BinaryObjective(np.ascontiguousarray(z / spread), y, w) if z.ndim == 1 else \
+            _MulticlassObjective(z / spread, y, w)
+        self._fit_objective(obj)
+        self.temperature_ = float(spread * self.temperature_)
+        self.nll_before_ = float(obj.nll(spread))  # tau = 1 on the original scale: beta' = c
 
     def _fit_objective(self, obj: Any) -> None:
         """Minimise ``obj`` (f, f', f'' in β from any source: arrays, or a frame's aggregates).

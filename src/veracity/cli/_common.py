@@ -34,8 +34,10 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, file_optional: bool 
     parser.add_argument("--sample-weight", dest="weight", default=None, metavar="COL",
                         help="optional sample-weight column")
     parser.add_argument("--weight", dest="weight", default=None, help=argparse.SUPPRESS)  # old name, hidden
-    parser.add_argument("--score-type", default="probability", choices=["probability", "logit"],
-                        help="are the scores probabilities or logits? (default: probability)")
+    parser.add_argument("--score-type", default="probability", choices=["probability", "logit", "score"],
+                        help="are the scores probabilities, logits, or a ranking score with no probability "
+                             "reading (calibrators and AUC take it; probability metrics refuse it)? "
+                             "(default: probability)")
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from ._text import fmt, render_table
 from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels
 from ._sections import section as audit_section
-from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, to_numpy
+from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, refuse_score, to_numpy
 from ._display import Display
 from ._options import BootstrapMethod, IntervalMethod, ScoreType, Sided, Strategy
 
@@ -343,6 +343,7 @@ def audit(
     DuckDB, Dask, Spark and Ibis frames and CSV/Parquet paths or globs; lazy frames are
     audited where they live (see :mod:`veracity.sources`).
     """
+    refuse_score(score_type, "vc.audit")
     if is_frame_form(score, label):
         return frame_call(audit, scores, labels, locals())
     require_labels("audit", labels)

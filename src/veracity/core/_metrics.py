@@ -36,6 +36,7 @@ from ._validation import (
     prepare_binary,
     prepare_classwise,
     prepare_multiclass,
+    refuse_score,
 )
 
 Norm = Literal["l1", "l2", "max"]
@@ -99,6 +100,7 @@ def ece(
     >>> round(ece([0.1, 0.4, 0.8, 0.9], [0, 1, 1, 1], bins=10), 4)
     0.25
     """
+    refuse_score(score_type, "vc.ece")
     if is_frame_form(score, label):
         return frame_call(ece, scores, labels, locals())
     require_labels("ece", labels)
@@ -131,6 +133,7 @@ def mce(
     multiclass: Multiclass = "top-label",
 ) -> float:
     r"""Maximum calibration error :math:`\max_{b:\,n_b>0}|\mathrm{acc}_b - \mathrm{conf}_b|`."""
+    refuse_score(score_type, "vc.mce")
     if is_frame_form(score, label):
         return frame_call(mce, scores, labels, locals())
     require_labels("mce", labels)
@@ -169,6 +172,7 @@ def brier(
     >>> round(brier([.76, .82, .81, .91, .70], [1, 0, 1, 1, 0]), 5)   # seed 004 worked case
     0.25284
     """
+    refuse_score(score_type, "vc.brier")
     if is_frame_form(score, label):
         return frame_call(brier, scores, labels, locals())
     require_labels("brier", labels)
@@ -192,6 +196,7 @@ def brier_decomposition(
 
     See :class:`BrierDecomposition` for the formulas; the identity is exact.
     """
+    refuse_score(score_type, "vc.brier_decomposition")
     if is_frame_form(score, label):
         return frame_call(brier_decomposition, scores, labels, locals())
     require_labels("brier_decomposition", labels)
@@ -218,6 +223,7 @@ def nll(
     probability given to the observed label and :math:`\epsilon` = float64 machine
     epsilon (scikit-learn's rule). Multiclass: categorical :math:`-\log p_{i,y_i}`.
     """
+    refuse_score(score_type, "vc.nll")
     if is_frame_form(score, label):
         return frame_call(nll, scores, labels, locals())
     require_labels("nll", labels)
@@ -372,7 +378,7 @@ def auc(
         return multiclass_auc(P, y, w, multiclass=multiclass, average=average, log_p=log_p)
     # a rank statistic: the declared reading cannot change its value, so any real scores go
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
-                          pos_label=pos_label, trusted_logits=True)
+                          pos_label=pos_label, trusted_logits=True, allow_score=True)
     return auc_of(data)
 
 
@@ -413,6 +419,7 @@ def accuracy(
     >>> accuracy([0.2, 0.5, 0.7], [0, 1, 0])
     0.6666666666666666
     """
+    refuse_score(score_type, "vc.accuracy")
     if is_frame_form(score, label):
         return frame_call(accuracy, scores, labels, locals())
     require_labels("accuracy", labels)

@@ -14,7 +14,7 @@ from ._stats import BinStats
 from ._text import fmt, fmt_count, fmt_edge, render_table
 from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels
-from ._validation import VeracityError, prepare_binary
+from ._validation import VeracityError, prepare_binary, refuse_score
 from ._display import Display
 from ._options import IntervalMethod, ScoreType, Sided, Strategy
 
@@ -203,6 +203,7 @@ def reliability(
     >>> round(t.rows[0].conf, 2), round(t.rows[0].acc, 2)
     (0.8, 0.6)
     """
+    refuse_score(score_type, "vc.reliability")
     if is_frame_form(score, label):
         return frame_call(reliability, scores, labels, locals())
     require_labels("reliability", labels)

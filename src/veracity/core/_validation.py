@@ -15,8 +15,11 @@ from typing import Any, Literal
 import numpy as np
 from ._special import expit, log_softmax, softmax
 
-ScoreType = Literal["probability", "logit"]
-SCORE_TYPES = ("probability", "logit")
+ScoreType = Literal["probability", "logit", "score"]
+#: ``"score"``: a ranking score with no probability reading (T-norm degrees, vote shares, an
+#: uncalibrated ``predict_proba``, a ``decision_function``): calibrators take it as their feature
+#: as it is and ranking metrics read its order; every reading as a probability refuses it.
+SCORE_TYPES = ("probability", "logit", "score")
 
 #: Tolerance for multiclass probability rows summing to one.
 ROW_SUM_ATOL = 1e-6
@@ -150,12 +153,30 @@ def check_count(value: Any, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
-def check_score_type(score_type: str) -> str:
+def check_score_type(score_type: str, *, allow_score: bool = False, what: str | None = None) -> str:
+    """``score_type`` when it is one this function reads.
+
+    ``"score"`` is accepted only where ``allow_score`` (calibrators, rank statistics); anywhere
+    else it is refused by :func:`refuse_score` (``what`` names the function in that message).
+    """
     if score_type not in SCORE_TYPES:
+        extra = " (or 'score' for a ranking score with no probability reading)" if allow_score else ""
         raise VeracityError(
-            f"score_type must be 'probability' or 'logit', got {score_type!r}", param="score_type"
+            f"score_type must be 'probability' or 'logit'{extra}, got {score_type!r}", param="score_type"
         )
+    if not allow_score:
+        refuse_score(score_type, what)
     return score_type
+
+
+def refuse_score(score_type: Any, what: str | None = None) -> None:
+    """The one refusal of ``score_type="score"`` by everything that reads scores as probabilities
+    (ECE, MCE, Brier, NLL, reliability, the audit's probability parts, ...)."""
+    if score_type == "score":
+        raise VeracityError(
+            f"{what or 'this function'} reads the scores as probabilities, and {{setting}} declares a "
+            "ranking score with no probability reading: calibrate first, or declare it a probability",
+            param="score_type", value="score")
 
 
 def check_random_state(random_state: Any) -> Any:
@@ -465,6 +486,7 @@ def prepare_binary(
     rescale_weights: bool = True,
     pos_label: Any = None,
     trusted_logits: bool = False,
+    allow_score: bool = False,
 ) -> Binary:
     """Validate a binary (or multiclass top-label) problem.
 
@@ -473,10 +495,15 @@ def prepare_binary(
     labels (strings, booleans, numbers); pandas inputs must share one index.
     ``trusted_logits``: the logits come from veracity itself (a calibrator's logit output),
     so the declared-type check that guards user input is skipped.
+    ``allow_score``: a rank statistic's caller accepts ``score_type="score"`` (``p`` then holds
+    the raw scores, which only their order may be read from).
     """
-    check_score_type(score_type)
+    check_score_type(score_type, allow_score=allow_score)
     check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
     s = as_float_array(scores, "scores")
+    if s.ndim == 2 and s.shape[1] > 1 and score_type == "score":
+        raise VeracityError(f"score_type='score' reads one ranking score per row, got shape {s.shape}; "
+                            "pass the column of one class", param="score_type")
     if s.ndim == 2 and s.shape[1] > 1:
         return prepare_top_label(s, labels, sample_weight=sample_weight, score_type=score_type)
     if s.ndim == 2:
@@ -500,6 +527,8 @@ def prepare_binary(
         if not trusted_logits:
             check_logit_scale(s, min_rows=LOGIT_CHECK_MIN_ROWS)  # probabilities declared as logits: refused
         return Binary(p=expit(s), y=y, w=w, logit=s)
+    if score_type == "score":
+        return Binary(p=s, y=y, w=w)  # raw: read only by rank statistics (allow_score)
     check_probabilities(s)
     return Binary(p=s, y=y, w=w)
 
@@ -626,6 +655,7 @@ __all__ = [
     "labels_with_pos_label",
     "not_probabilities",
     "python_spelling",
+    "refuse_score",
     "rows_not_summing_to_one",
     "check_weights",
     "prepare_binary",

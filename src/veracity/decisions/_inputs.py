@@ -28,9 +28,11 @@ def ceil_rank(x: float) -> int:
     return int(math.ceil(x - CEIL_EPS))
 
 
-def scores_1d(scores: Any, *, score_type: str = "probability", name: str = "scores") -> np.ndarray:
-    """1-D float scores; probabilities are checked to lie in [0, 1]."""
-    check_score_type(score_type)
+def scores_1d(scores: Any, *, score_type: str = "probability", name: str = "scores",
+              allow_score: bool = False) -> np.ndarray:
+    """1-D float scores; probabilities are checked to lie in [0, 1] (``allow_score``: a
+    ranking score, ``score_type="score"``, is taken as it is)."""
+    check_score_type(score_type, allow_score=allow_score)
     s = as_float_array(scores, name)
     if s.ndim == 2 and s.shape[1] == 1:
         s = s[:, 0]
@@ -48,11 +50,11 @@ def scores_1d(scores: Any, *, score_type: str = "probability", name: str = "scor
 
 def binary_inputs(
     scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability",
-    pos_label: Any = None,
+    pos_label: Any = None, allow_score: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Checked ``(scores, labels as 0/1 floats, weights or None)``; ``pos_label`` names the
     positive class of two-valued labels (strings, booleans, numbers)."""
-    s = scores_1d(scores, score_type=score_type)
+    s = scores_1d(scores, score_type=score_type, allow_score=allow_score)
     y = check_binary_labels(labels, s.shape[0], pos_label)
     w = check_weights(sample_weight, s.shape[0])
     return s, y, w

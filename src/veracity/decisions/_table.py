@@ -178,7 +178,8 @@ def threshold_table(
 
     ``score_type`` only states what the scores are: ``"probability"`` checks that
     they lie in [0, 1]; ``"logit"`` accepts any real score, and the thresholds are
-    then on the same (logit) scale. ``pos_label`` names the positive class of
+    then on the same (logit) scale; ``"score"`` (a ranking score) likewise, on its own scale.
+    ``pos_label`` names the positive class of
     two-valued labels (e.g. ``"yes"``, ``True``).
 
     >>> t = threshold_table([.1, .4, .35, .8], [0, 0, 1, 1], [0.3, 0.5], cost_fn=9)
@@ -198,7 +199,7 @@ def threshold_table(
                             "[0.3, 0.5]), or with a frame threshold_table(frame, [0.3, 0.5], score='p', label='y')",
                             param="thresholds" if labels is not None else "labels")
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
-                            pos_label=pos_label)
+                            pos_label=pos_label, allow_score=True)  # counts by rank: any real score
     c_fp = check_cost(cost_fp, "cost_fp")
     c_fn = check_cost(cost_fn, "cost_fn")
     t = np.atleast_1d(_thresholds_array(thresholds))
