@@ -183,7 +183,7 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
     if score_type == "logit" and n >= LOGIT_CHECK_MIN_ROWS:  # declared logits all in [0, 1]: as on arrays
         from ..core._validation import check_logit_range
 
-        check_logit_range(float(c["s_min"]), float(c["s_max"]), n, name=f"column {score!r} (scores)")
+        check_logit_range(float(c["s_min"]), float(c["s_max"]), n)  # the array form's words
     if int(c["y_bad"]):
         missing = c["y_min"] is None or math.isnan(float(c["y_min"]))
         shown = "missing" if missing else f"min={float(c['y_min']):g}, max={float(c['y_max']):g}"
