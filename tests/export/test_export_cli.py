@@ -9,7 +9,7 @@ import pytest
 
 import veracity as vc
 from veracity.core._validation import VeracityError
-from veracity.export import DIALECTS
+from veracity.export import DIALECTS, to_sql
 
 HOSTILE = ['a"b', "x`y", "semi;colon; DROP TABLE t; --", "ünï©ødé 名前 ✓", "it's", "back\\slash", "/* c */"]
 
@@ -89,7 +89,7 @@ def test_refusals_name_what_is_supported(platt):
     with pytest.raises(VeracityError, match="reads one score column"):
         platt[0].to_sql(["a", "b"])
     with pytest.raises(VeracityError, match="nothing to export"):
-        vc.export.to_sql(None)
+        to_sql(None)
 
 
 def test_cli_sql_and_onnx(tmp_path, cli, platt):

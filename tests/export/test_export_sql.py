@@ -160,7 +160,7 @@ def test_output_is_null_for_null_scores(calibrators):
 def test_prior_shift_alone_is_the_seed_004_example():
     # seed 004: p = 0.8, pi_old = 0.01, pi_new = 0.10 -> LR 396, odds 44, p_new = 44/45
     con = sqlite3.connect(":memory:")
-    sql = vc.export.to_sql(None, "p", dialect="sqlite", prior_shift=(0.01, 0.10))
+    sql = to_sql(None, "p", dialect="sqlite", prior_shift=(0.01, 0.10))
     (got,) = con.execute(f"SELECT {sql} FROM (SELECT 0.8 AS p)").fetchone()
     assert abs(got - 44 / 45) < 1e-15
     assert got == vc.adjust_prior(0.8, 0.01, 0.10)
