@@ -15,7 +15,7 @@ from ._reliability import ReliabilityTable
 from ._stats import MAX_GROUPS, BinStats, group_rows, subset
 from ._text import fmt, render_table
 from ._compat import renamed
-from ._frameform import frame_call, is_frame_form, require_labels
+from ._frameform import frame_call, is_frame_form, require_labels, table_call
 from ._sections import section as audit_section
 from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, refuse_score, to_numpy
 from ._display import Display
@@ -305,6 +305,7 @@ def audit(
     corp: bool = False,
     multiclass: Multiclass = "top-label",
     pos_label: Any = None,
+    table: Any = None,
 ) -> AuditResult:
     r"""Reliability table, ECE, MCE, Brier (+ decomposition), NLL, AUC and accuracy at once.
 
@@ -342,8 +343,14 @@ def audit(
     with column names (multiclass ``score=["p0", "p1", ...]``) on pandas, polars, pyarrow,
     DuckDB, Dask, Spark and Ibis frames and CSV/Parquet paths or globs; lazy frames are
     audited where they live (see :mod:`veracity.sources`).
+
+    Database form: ``audit(connection_or_url, table="t", score="p", label="y", ...)`` with a
+    DB-API / ADBC / SQLAlchemy connection or a URL computes everything inside the database
+    (only per-bin aggregates travel; see :func:`veracity.audit_sql`).
     """
     refuse_score(score_type, "vc.audit")
+    if table is not None:
+        return table_call(audit, scores, locals())
     if is_frame_form(score, label):
         return frame_call(audit, scores, labels, locals())
     require_labels("audit", labels)

@@ -70,3 +70,29 @@ def require_labels(name: str, labels: Any) -> None:
         raise VeracityError(
             f"vc.{name} needs labels: vc.{name}(scores, labels, ...), or with a frame "
             f"vc.{name}(frame, score='p', label='y', ...)", param="labels")
+
+
+def table_call(fn: Callable[..., T], data: Any, params: dict[str, Any]) -> T:
+    """``vc.<name>(connection_or_url, table="t", score=, label=, ...)``: computed inside the database by
+    the form registered as ``<name>_sql`` (:mod:`veracity.sql`, above the core, registers it)."""
+    name = fn.__name__
+    try:
+        compute = _FORMS[f"{name}_sql"]
+    except KeyError:
+        raise VeracityError(f"vc.{name}(connection, table=...) is computed by veracity.sql, which is not "
+                            "loaded; import veracity before calling it") from None
+    if params.get("score") is None or params.get("label") is None:
+        raise VeracityError(f"vc.{name}(connection_or_url, table='t', score='p', label='y') needs the score and "
+                            "label column names", param="score")
+    accepted = inspect.signature(compute).parameters
+    options = {}
+    for key, p in inspect.signature(fn).parameters.items():
+        if key in ("scores", "labels") or p.default is inspect.Parameter.empty or key not in params:
+            continue
+        if key in ("score", "label", "table") or not _same(params[key], p.default):
+            if key not in accepted:
+                raise VeracityError(f"{key}= is not computed inside a database; drop it, or audit the rows in "
+                                    "memory", param=key)
+            options[key] = params[key]
+    result: T = compute(data, **options)
+    return result

@@ -6,6 +6,9 @@ O(bins × slices) rows travel; the result is the same :class:`~veracity.AuditRes
 as every other backend's. See ``docs/sql.md``.
 """
 
+from ..core._frameform import register_frame_form
 from ._audit import audit_sql
+
+register_frame_form("audit_sql", audit_sql)  # vc.audit(connection_or_url, table="t", score=, label=)
 
 __all__ = ["audit_sql"]
