@@ -192,3 +192,17 @@ def test_artifacts_round_trip_the_score_type(make):
     assert back.score_type == "score" and doc["metadata"]["score_type"] == "score"
     np.testing.assert_array_equal(back.transform(x), cal.transform(x))
     assert back.to_dict() == doc
+
+
+def test_frames_fit_a_score_in_memory_and_refuse_it_lazily():
+    pd = pytest.importorskip("pandas")
+    duckdb = pytest.importorskip("duckdb")
+    z, y = _problem(400)
+    frame = pd.DataFrame({"s": 1e5 + 3 * z, "y": y.astype(int)})
+    cal = vc.PlattScaling(score_type="score").fit(frame, score="s", label="y")
+    np.testing.assert_array_equal(cal.transform(frame["s"].to_numpy()),
+                                  vc.PlattScaling(score_type="score").fit(1e5 + 3 * z, y).transform(1e5 + 3 * z))
+    relation = duckdb.sql("SELECT * FROM frame")
+    with pytest.raises(VeracityError, match="fits a ranking score on rows in memory") as info:
+        vc.PlattScaling(score_type="score").fit(relation, score="s", label="y")
+    assert "\n" not in str(info.value)

@@ -166,6 +166,22 @@ def test_cross_fitted_equals_calibrated_classifier_cv_on_the_same_folds(name, mo
         np.testing.assert_allclose(P, ref.predict_proba(X), rtol=0, atol=tol, err_msg=f"{name} / {method}")
 
 
+def test_multiclass_one_vs_rest_equals_calibrated_classifier_cv(monkeypatch):
+    """Three wine cultivars: one calibrator per class column (raw predict_proba columns, or the
+    decision_function columns), rows renormalised -- scikit-learn's multiclass rule."""
+    X, y = load_wine(return_X_y=True)
+    Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.5, random_state=0, stratify=y)
+    monkeypatch.setattr(skc, "minimize", _polished(scipy_minimize))
+    for name in ("gaussian-nb", "random-forest", "logistic"):
+        base = ESTIMATORS[name]().fit(Xa, ya)
+        for method, ours_name in METHODS:
+            ours = vc.CalibratedClassifier(base, calibrator=ours_name, cv="prefit").fit(Xb, yb)
+            assert ours.calibrator_.score_type == FEATURE[name]
+            ref = CalibratedClassifierCV(FrozenEstimator(base), method=method).fit(Xb, yb)
+            np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), rtol=0, atol=1e-9,
+                                       err_msg=f"{name} / {method}")
+
+
 def test_a_declared_score_instance_takes_scikit_learns_feature():
     X, y = DATASETS["wine class 1 vs rest"]
     Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.5, random_state=0, stratify=y)

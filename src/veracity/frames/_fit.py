@@ -93,6 +93,10 @@ def _fit_lazy(cal: Any, prep: _Prepared, role: Any, allow_role: Any, meta: dict[
             f"{cal.name} on a lazy {backend} frame fits one score column; fit multiclass scores there with "
             "TemperatureScaling, or collect the columns for the one-vs-rest form"
         )
+    if cal.score_type == "score":  # the lazy fits read probabilities or logits (issue 22)
+        raise VeracityError(
+            f"{cal.name}(score_type='score') fits a ranking score on rows in memory; collect the calibration "
+            f"rows of the lazy {backend} frame (score and label columns) first", param="score_type")
     if pos_label is not None:
         raise VeracityError(
             f"pos_label= needs the labels in memory; on a lazy {backend} frame map the label column to 0/1 "
