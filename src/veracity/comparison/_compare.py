@@ -32,6 +32,7 @@ from ..core._text import fmt, render_table
 from ..core._validation import VeracityError
 from ..honest._common import check_count, check_level, check_seed
 from ..honest._corp import CORPResult, ScoreDecomposition
+from ..sources._api import key_order
 from ._corp import corp_from_runs, difference, runs_of
 from ._delong import delong_covariance, delong_test, rank_models
 from ._inputs import Models, models_of
@@ -317,13 +318,7 @@ def _row(names: tuple[str, ...], i: int, j: int, metric: str, va: float, vb: flo
                          float(e.high), float(e.p_value), float(e.se), METHODS[metric])
 
 
-def _key_order(keys: list[Any]) -> list[Any]:
-    present = [k for k in keys if k is not None]
-    try:
-        present.sort()
-    except TypeError:
-        present.sort(key=str)
-    return present + [k for k in keys if k is None]
+_key_order = key_order  # the slices' one order on every backend (veracity.sources)
 
 
 def compare_models(

@@ -433,7 +433,8 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
     import narwhals as nw
 
     from ..sources import _aggregates as agg
-    from ..sources._api import _column_arg, _Prepared, _stats
+    from ..sources._api import _column_arg, _Prepared
+    from ..sources._api import stats_from_sums as _stats
 
     if labels is not None:
         raise VeracityError("vc.monitor(frame, score=..., label=..., periods='column') takes no other "

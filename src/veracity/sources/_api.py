@@ -162,7 +162,7 @@ class _Prepared:
 
         if cap is None or len(counts) <= cap:
             return False
-        ordered = _key_order(list(counts))
+        ordered = key_order(list(counts))
         by_size = sorted(range(len(ordered)), key=lambda i: -counts[ordered[i]])  # stable: ties in key order
         keep = [ordered[i] for i in by_size[: cap - 1]]
         self.pooled = (keep, other_key(len(ordered) - len(keep)))
@@ -234,7 +234,8 @@ def _resolve_bins(bins: Any, prep: _Prepared, counts: dict[str, Any]) -> tuple[i
     return check_bins(bins), None
 
 
-def _stats(sums: dict[str, np.ndarray], edges: np.ndarray, strategy: str = "uniform") -> Any:
+def stats_from_sums(sums: dict[str, np.ndarray], edges: np.ndarray, strategy: str = "uniform") -> Any:
+    """:class:`BinStats` from per-bin sums named like its fields (what an aggregate returns)."""
     from ..core._stats import BinStats
 
     return BinStats(edges, strategy, count=sums["count"].astype(np.int64), weight=sums["weight"],
@@ -242,7 +243,9 @@ def _stats(sums: dict[str, np.ndarray], edges: np.ndarray, strategy: str = "unif
                     sum_p2=sums["sum_p2"], sum_py=sums["sum_py"], sum_nll=sums["sum_nll"])
 
 
-def _key_order(keys: list[Any]) -> list[Any]:
+def key_order(keys: list[Any]) -> list[Any]:
+    """Slice keys sorted (by value, or as text when they do not compare), the missing key last:
+    the one order of slices on every backend (frames, SQL, model comparison)."""
     present = [k for k in keys if k is not None]
     try:
         present.sort()
@@ -299,11 +302,11 @@ def _stats_of(prep: _Prepared, sums: dict[Any, dict[str, np.ndarray]], edges: np
               grouped: bool) -> tuple[Any, dict[Any, Any], dict[Any, float]]:
     """``(whole stats, {key: stats}, {key: Σw·correct})`` from the per-slice bin sums."""
     if prep.pooled is not None and grouped:  # kept keys in key order, the pooled slice last
-        rank = {str(k): i for i, k in enumerate(_key_order(list(prep.pooled[0])))}
+        rank = {str(k): i for i, k in enumerate(key_order(list(prep.pooled[0])))}
         order = sorted(sums, key=lambda k: rank.get(str(k), len(rank)))
     else:
-        order = _key_order(list(sums))
-    stats = {k: _stats(sums[k], edges, strategy) for k in order}
+        order = key_order(list(sums))
+    stats = {k: stats_from_sums(sums[k], edges, strategy) for k in order}
     correct = {k: float(sums[k]["correct"].sum()) for k in stats}
     whole = None
     for s in stats.values():

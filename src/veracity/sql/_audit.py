@@ -19,6 +19,7 @@ from ..core._audit import AuditResult, audit_from_stats
 from ..core._binning import AutoBins, auto_bins, check_bins, check_strategy, uniform_edges
 from ..core._stats import MAX_GROUPS, BinStats, check_max_groups, other_key
 from ..core._validation import VeracityError, check_score_type
+from ..sources._api import key_order, stats_from_sums
 from . import _query as q
 from ._connect import Database, open_database
 
@@ -263,20 +264,8 @@ def _check(counts: dict[str, Any], cols: q.Columns, score_type: str) -> int:
     return check_contract(counts, score=cols.score, label=cols.label, weight=cols.weight, score_type=score_type)
 
 
-def _stats(sums: dict[str, np.ndarray], edges: np.ndarray, strategy: str) -> BinStats:
-    return BinStats(edges, strategy, count=sums["count"].astype(np.int64), weight=sums["weight"],
-                    weight_sq=sums["weight_sq"], sum_p=sums["sum_p"], sum_y=sums["sum_y"],
-                    sum_p2=sums["sum_p2"], sum_py=sums["sum_py"], sum_nll=sums["sum_nll"])
-
-
-def _key_order(keys: list[Any]) -> list[Any]:
-    """Slice keys sorted (as the frame form sorts them), the NULL key last."""
-    present = [k for k in keys if k is not None]
-    try:
-        present.sort()
-    except TypeError:
-        present.sort(key=str)
-    return present + [k for k in keys if k is None]
+_stats = stats_from_sums  # one constructor of BinStats from an aggregate's sums (veracity.sources)
+_key_order = key_order
 
 
 # -- equal-mass edges --------------------------------------------------------------------------------
