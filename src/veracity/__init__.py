@@ -112,6 +112,21 @@ from .comparison import (
     realised_cost,
 )
 
+# -- before the labels arrive: PPI, label budgets, anytime-valid alerts (issue 26) -------
+from .delayed import (
+    BinnedSequences,
+    ConfidenceSequence,
+    LabelPlan,
+    PpiAudit,
+    PpiMean,
+    binned_sequences,
+    confidence_sequence,
+    label_plan,
+    labels_needed,
+    ppi_audit,
+    ppi_mean,
+)
+
 # -- reporting (issue 7) -----------------------------------------------------------
 # (matplotlib is imported only when a plot is drawn.) ``vc.report`` is the function; the
 # package is ``veracity.reporting``. Its old path ``veracity.report`` is loaded first, so
