@@ -66,3 +66,24 @@ def test_latin1_csv_is_one_line_in_apply(tmp_path, capsys):
                  str(tmp_path / "out.csv")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("veracity apply: input error:") and "not UTF-8" in err[-1]
+
+
+def test_epoch_seconds_are_seconds_in_monitor_scan_and_period_keys(tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    seconds = (np.datetime64("2026-01-01", "s") + np.arange(N) * 1800).astype(np.int64)
+    assert vc.period_keys(seconds, "M")[0] == "2026-01"  # numpy alone reads int64 as nanoseconds: 1970-01
+    pq.write_table(pa.table({"p": P, "y": Y, "ts": seconds}), tmp_path / "epoch.parquet")
+    assert main(["monitor", "scan", str(tmp_path / "epoch.parquet"), "--score", "p", "--label", "y", "--time",
+                 "ts", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "2026-01" in out and "1970" not in out
+
+
+def test_duplicated_column_names_are_refused_on_lazy_frames():
+    con = duckdb.connect()
+    rel = con.sql("SELECT p, p AS p, y FROM (SELECT unnest(?) AS p, unnest(?) AS y)",
+                  params=[P[:50].tolist(), Y[:50].tolist()])
+    with pytest.raises(vc.VeracityError, match="column 'p' appears 2 times"):
+        vc.ece(rel, score="p", label="y")

@@ -240,6 +240,14 @@ def period_keys(times: Any, freq: str = "M") -> np.ndarray:
     if freq not in FREQS:
         raise VeracityError(f"freq must be one of {', '.join(FREQS)}; got {freq!r}")
     raw = to_numpy(times, "times")
+    if raw.dtype.kind in "iuf":
+        # numbers are epoch seconds, as everywhere times enter veracity (monitoring._time); numpy
+        # alone would read int64 as nanoseconds and put every row in 1970-01
+        import pyarrow as pa
+
+        from ._time import to_utc_timestamps
+
+        raw = np.asarray(to_utc_timestamps(pa.array(raw), "times").to_numpy(zero_copy_only=False))
     try:
         t = raw.astype("datetime64[ns]") if raw.dtype.kind != "M" else raw
     except (TypeError, ValueError) as exc:

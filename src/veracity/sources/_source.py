@@ -69,6 +69,11 @@ def as_frame(x: Any) -> Frame:
         except TypeError as exc:
             raise VeracityError(f"cannot read columns from {type(x).__name__}: {exc}") from None
     lazy = isinstance(frame, nw.LazyFrame)
+    names = [str(c) for c in frame.columns]
+    if len(set(names)) != len(names):  # a dict schema would keep one of them silently
+        dup = next(c for c in names if names.count(c) > 1)
+        raise VeracityError(f"column {dup!r} appears {names.count(dup)} times in "
+                            f"{'the frame' if source == 'frame' else source}; give every column a distinct name")
     schema = dict(frame.collect_schema()) if lazy else dict(frame.schema)
     backend = str(frame.implementation).split(".")[-1].lower()
     internal = None
