@@ -30,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="score column the SQL reads (default: the column the calibrator was fit on, "
                              "else 'score'); multiclass: K comma-separated names, or a prefix for "
                              "PREFIX_0..PREFIX_{K-1}")
+    parser.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH|-",
+                        help="print (or write to PATH) a JSON object: the calibrator kind, the dialect and the SQL, "
+                             "or the ONNX file and its size")
     parser.add_argument("--prior-shift", nargs=2, type=float, metavar=("OLD", "NEW"), default=None,
                         help="also adjust the output from base rate OLD to NEW (binary)")
 
@@ -48,16 +51,23 @@ def _column(args: argparse.Namespace, cal) -> object:  # type: ignore[no-untyped
 
 def run(args: argparse.Namespace) -> int:
     from ..calibrators import load as load_calibrator
-    from ._common import note, write_output
+    from ._common import emit, note, write_output
 
     cal = load_calibrator(args.calibrator)
     prior = tuple(args.prior_shift) if args.prior_shift is not None else None
     if args.sql is not None:
-        print(cal.to_sql(_column(args, cal), dialect=args.sql, prior_shift=prior))
+        column = _column(args, cal)
+        text = cal.to_sql(column, dialect=args.sql, prior_shift=prior)
+        if args.json:
+            emit(args, text, {"calibrator": cal.kind, "dialect": args.sql, "column": column, "sql": text})
+        else:
+            print(text)
         return 0
     if not args.onnx:
         raise VeracityError("--onnx needs a path, e.g. --onnx cal.onnx")
     data = cal.to_onnx(prior_shift=prior)
     out = write_output(args.onnx, data, "--onnx")
     note(args, f"{args.calibrator}: wrote {cal.name} as ONNX ({len(data):,} bytes) -> {out}")
+    if args.json:
+        emit(args, "", {"calibrator": cal.kind, "onnx": str(out), "bytes": len(data)})
     return 0
