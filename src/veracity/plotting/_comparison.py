@@ -8,31 +8,12 @@ import numpy as np
 
 from ..core._validation import VeracityError
 
-#: colour-blind safe cycle (Okabe–Ito based), the report's palette
-PALETTE = ("#1f5fa8", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f", "#000000")
-INK, MUTED, GRID = "#1f2933", "#8a94a6", "#e4e7eb"
+from ._style import GRID, INK, MUTED, PALETTE, _plain, _style  # noqa: F401 - the one style of every figure
+from ._style import _figure as _styled_figure
 
 
 def _figure(figsize: tuple[float, float]) -> Any:
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise VeracityError("plots need matplotlib; install it with: pip install 'veracity[plot]'") from None
-    return Figure(figsize=figsize, dpi=100, layout="constrained")
-
-
-def _style(ax: Any) -> None:
-    ax.grid(True, color=GRID, linewidth=0.8)
-    ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    for side in ("left", "bottom"):
-        ax.spines[side].set_color(MUTED)
-    ax.tick_params(colors=INK, labelsize=9, color=MUTED)
-
-
-def _plain(text: Any) -> str:
-    return str(text).replace("$", r"\$")
+    return _styled_figure(figsize, 100)
 
 
 def _axes(ax: Any, figsize: tuple[float, float], rows: int = 1, **kw: Any) -> tuple[Any, list[Any]]:
