@@ -128,26 +128,34 @@ def mce(
     bins: int = 15,
     strategy: Strategy = "uniform",
     score_type: ScoreType = "probability",
+    min_count: int = 20,
     sample_weight: Any = None,
     pos_label: Any = None,
     multiclass: Multiclass = "top-label",
 ) -> float:
-    r"""Maximum calibration error :math:`\max_{b:\,n_b>0}|\mathrm{acc}_b - \mathrm{conf}_b|`."""
+    r"""Maximum calibration error over the sufficient bins,
+    :math:`\max_{b:\,n_b \ge \text{min\_count}} |\mathrm{acc}_b - \mathrm{conf}_b|`.
+
+    A bin with fewer than ``min_count`` rows (Kish effective size when weighted; DESIGN:
+    seed 003 does not draw bins under 20, seed 004 marks them "insufficient observations")
+    never sets the maximum; NaN when no bin has enough rows. ``min_count=0`` gives the
+    maximum over every non-empty bin (``vc.ece(..., norm="max")``).
+    ``multiclass="classwise"`` averages the one-vs-rest values over classes.
+
+    >>> mce([.05, .1, .15, .9], [0, 0, 0, 0], bins=2, min_count=3)  # the 1-row bin is not acted on
+    0.1
+    """
     refuse_score(score_type, "vc.mce")
     if is_frame_form(score, label):
         return frame_call(mce, scores, labels, locals())
     require_labels("mce", labels)
-    return ece(
-        scores,
-        labels,
-        bins=bins,
-        strategy=strategy,
-        norm="max",
-        score_type=score_type,
-        sample_weight=sample_weight,
-        pos_label=pos_label,
-        multiclass=multiclass,
-    )
+    from ._reliability import max_gaps
+
+    if isinstance(min_count, bool) or not isinstance(min_count, (int, np.integer)) or min_count < 0:
+        raise VeracityError(f"min_count must be a whole number >= 0, got {min_count!r}", param="min_count")
+    problems = _problems(scores, labels, sample_weight, score_type, multiclass, pos_label)
+    values = [max_gaps(_stats(d, bins, strategy, full=False), min_count)[0] for d in problems]
+    return float(np.mean(values))
 
 
 def brier(

@@ -45,11 +45,14 @@ class ReliabilityRow:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ReliabilityTable(Display):
-    """Reliability table (empty bins omitted from ``rows`` and listed in ``empty_bins``).
+    r"""Reliability table (empty bins omitted from ``rows`` and listed in ``empty_bins``).
 
     ``gap = acc − conf`` (positive: under-confident, negative: over-confident);
     ``[ci_low, ci_high]`` is the binomial interval of ``acc``;
     ``sufficient`` is ``n ≥ min_count`` (effective size when weighted).
+    ``mce`` is :math:`\max |\mathrm{gap}_b|` over the *sufficient* bins only (NaN when no
+    bin is sufficient): a bin marked "do not act on" never sets the headline maximum;
+    ``mce_insufficient`` is the largest gap among the other bins, shown apart.
     """
 
     rows: tuple[ReliabilityRow, ...]
@@ -61,6 +64,9 @@ class ReliabilityTable(Display):
     level: float
     sided: str
     min_count: int
+    #: the largest |gap| among the insufficient bins (None when every bin is sufficient),
+    #: shown apart from ``mce``, which is the maximum over sufficient bins only
+    mce_insufficient: float | None = None
 
     @property
     def n(self) -> int:
@@ -117,16 +123,18 @@ class ReliabilityTable(Display):
             for b in keep
         )
         empty = tuple(int(b) for b in np.flatnonzero(~stats.nonempty))
+        mce, mce_thin = max_gaps(stats, min_count)
         return cls(
             rows=rows,
             empty_bins=empty,
             stats=stats,
             ece=ece_from_stats(stats, "l1"),
-            mce=ece_from_stats(stats, "max"),
+            mce=mce,
             ci=ci,
             level=float(level),
             sided=sided,
             min_count=int(min_count),
+            mce_insufficient=mce_thin,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,6 +148,7 @@ class ReliabilityTable(Display):
             "min_count": self.min_count,
             "ece": self.ece,
             "mce": self.mce,
+            "mce_insufficient": self.mce_insufficient,
             "empty_bins": list(self.empty_bins),
             "table": [r.to_dict() for r in self.rows],
         }
@@ -166,11 +175,51 @@ class ReliabilityTable(Display):
         omitted = f"; empty bins {list(self.empty_bins)} omitted" if self.empty_bins else ""
         footer = (
             f"({self.n} points in {self.bins} {self.strategy} bins{omitted})   "
-            f"ECE {self.ece:.4f}   MCE {self.mce:.4f}"
+            f"ECE {self.ece:.4f}   {self.mce_text()}"
         )
         if any(not r.sufficient for r in self.rows):
             footer += f"\n(insufficient: fewer than {self.min_count} observations; do not act on these bins)"
         return f"{table}\n{footer}"
+
+    def mce_text(self) -> str:
+        """``MCE 0.1234`` (sufficient bins), with the insufficient bins' maximum shown apart."""
+        return mce_text(self.mce, self.mce_insufficient, self.min_count)
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        # the frame's own index numbers the rows: the bin number is ``bin``; ``count`` (rows) only
+        # when weighted, where it differs from ``n`` (the weighted count)
+        weighted = any(r.n != r.count for r in self.rows)
+        out = []
+        for r in self.rows:
+            d = {"bin": r.index, **r.to_dict()}
+            del d["index"]
+            if not weighted:
+                del d["count"]
+            out.append(d)
+        return out
+
+
+def max_gaps(stats: BinStats, min_count: float) -> tuple[float, float | None]:
+    r"""``(MCE, MCE of the insufficient bins)``: :math:`\max |\mathrm{acc}_b - \mathrm{conf}_b|`
+    over the non-empty bins whose effective size is at least ``min_count``, and over the others.
+
+    The first is NaN when no bin is sufficient, the second None when every bin is.
+    """
+    keep = stats.nonempty
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = np.abs(stats.sum_y - stats.sum_p) / np.where(keep, stats.weight, 1.0)
+    enough = keep & (stats.effective_count >= min_count)
+    thin = keep & ~enough
+    mce = float(gap[enough].max()) if enough.any() else float("nan")
+    return mce, (float(gap[thin].max()) if thin.any() else None)
+
+
+def mce_text(mce: float, thin: float | None, min_count: int) -> str:
+    """How every printout shows MCE: the sufficient bins' maximum, the thin bins' apart."""
+    head = f"MCE {fmt(mce)}" if mce == mce else f"MCE n/a (no bin with >= {min_count} rows)"
+    if thin is not None and (mce != mce or thin > mce):
+        head += f" (insufficient bins: {fmt(thin)}, not acted on)"
+    return head
 
 
 @renamed(ci="interval")

@@ -136,7 +136,8 @@ class BootstrapIntervals(Display):
 # layout: rows sorted by score, bins contiguous, tie levels
 # ----------------------------------------------------------------------------------
 class _Layout:
-    def __init__(self, data: Binary, edges: np.ndarray, strategy: str, threshold: float) -> None:
+    def __init__(self, data: Binary, edges: np.ndarray, strategy: str, threshold: float,
+                 min_count: float = 0) -> None:
         s = data.logit if data.logit is not None else data.p
         order = np.lexsort((data.y, s))  # by score; negatives first inside a tie
         self.n = data.n
@@ -160,6 +161,13 @@ class _Layout:
         if np.any(np.diff(idx) < 0):  # pragma: no cover - p is monotone in the ranking score
             raise VeracityError("internal: bins are not monotone in the ranking score")
         self.bins_used = np.unique(idx)
+        # MCE reads the bins that are sufficient in the sample itself (effective size >= min_count):
+        # the binning and which bins count are fixed, as the intervals are conditional on the binning
+        wb = np.bincount(idx, weights=w, minlength=self.n_bins)
+        wb2 = np.bincount(idx, weights=w * w, minlength=self.n_bins)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            eff = np.where(wb > 0, wb * wb / np.where(wb2 > 0, wb2, 1.0), 0.0)
+        self.enough = eff >= min_count  # per bin (all bins)
         self.posw = np.where(y == 1.0, w, 0.0)
         self.negw = w - self.posw
         # tie levels that hold both classes (only those need the 1/2 correction)
@@ -219,7 +227,7 @@ class _Layout:
                     block = C[:, a:z].astype(np.float64, copy=False) @ self.X_cols[a:z]
                     per_bin[:, j] += block[:, :3]
                     totals += block
-        out = _from_sums(per_bin, totals)
+        out = _from_sums(per_bin, totals, self.enough[self.bins_used])
         # AUC: running negative mass read at each positive (k_lt: negatives strictly below)
         n0 = 1 + self.n_neg
         num = np.empty(b)
@@ -256,13 +264,15 @@ class _Layout:
             own_new = own - (X[:, 2] - X[:, 1])
             total_abs = np.abs(db).sum()
             out["ece"] = (total_abs - np.abs(own) + np.abs(own_new)) / rest
-            gap = np.where(wb > 0, np.abs(db) / np.where(wb > 0, wb, 1.0), -np.inf)
+            gap = np.where((wb > 0) & self.enough, np.abs(db) / np.where(wb > 0, wb, 1.0), -np.inf)
             top = np.argsort(gap)[::-1]
             first, second = gap[top[0]], (gap[top[1]] if m > 1 else -np.inf)
             others = np.where(self.bin == top[0], second, first)
             wb_new = wb[self.bin] - w
-            new_gap = np.where(wb_new > 1e-12 * W, np.abs(own_new) / np.where(wb_new > 0, wb_new, 1.0), -np.inf)
-            out["mce"] = np.maximum(others, new_gap)
+            new_gap = np.where((wb_new > 1e-12 * W) & self.enough[self.bin],
+                               np.abs(own_new) / np.where(wb_new > 0, wb_new, 1.0), -np.inf)
+            mce = np.maximum(others, new_gap)
+            out["mce"] = np.where(np.isfinite(mce), mce, np.nan)
             # AUC: leave-one-out pairs
             posw, negw = self.posw, self.negw
             lw_pos = np.bincount(self.level, weights=posw, minlength=self.n_levels)
@@ -280,15 +290,16 @@ class _Layout:
         return out
 
 
-def _from_sums(per_bin: np.ndarray, totals: np.ndarray) -> dict[str, np.ndarray]:
+def _from_sums(per_bin: np.ndarray, totals: np.ndarray, enough: np.ndarray) -> dict[str, np.ndarray]:
     W = totals[:, 0]
     wb, sp, sy = per_bin[..., 0], per_bin[..., 1], per_bin[..., 2]
     d = np.abs(sy - sp)
     with np.errstate(invalid="ignore", divide="ignore"):
-        gap = np.where(wb > 0, d / np.where(wb > 0, wb, 1.0), -np.inf)
+        gap = np.where((wb > 0) & enough, d / np.where(wb > 0, wb, 1.0), -np.inf)
+        mce = gap.max(axis=1) if gap.shape[1] else np.full(gap.shape[0], -np.inf)
         return {
             "ece": d.sum(axis=1) / W,
-            "mce": gap.max(axis=1),
+            "mce": np.where(np.isfinite(mce), mce, np.nan),
             "brier": totals[:, 3] / W,
             "nll": totals[:, 4] / W,
             "accuracy": totals[:, 5] / W,
@@ -385,6 +396,7 @@ def bootstrap_of(
     threshold: float = 0.5,
     edges: np.ndarray | None = None,
     n_jobs: int | None = None,
+    min_count: int = 20,
 ) -> BootstrapIntervals:
     if method not in METHODS:
         raise VeracityError(f"method must be 'percentile' or 'bca', got {method!r}", param="method")
@@ -397,7 +409,7 @@ def bootstrap_of(
     data = weighted_rows(data)  # rows of weight 0 are never resampled
     if edges is None:
         edges = make_edges(data.p, bins, strategy, data.w)
-    layout = _Layout(data, edges, strategy, threshold)
+    layout = _Layout(data, edges, strategy, threshold, min_count)
     ones = np.ones((1, data.n + 1), dtype=np.int64)
     ones[0, 0] = 0
     full = layout.stats(ones)
@@ -460,8 +472,12 @@ def bootstrap_intervals(
     sample_weight: Any = None,
     pos_label: Any = None,
     n_jobs: int | None = None,
+    min_count: int = 20,
 ) -> BootstrapIntervals:
     r"""Seeded bootstrap intervals (percentile or BCa) for ECE, MCE, Brier, NLL, AUC and accuracy.
+
+    MCE is the maximum over the bins with at least ``min_count`` rows in the sample (as
+    :func:`veracity.mce`); a thin bin never sets it.
 
     ``n_resamples`` exact multinomial resamples of the rows, vectorised over
     resamples in memory-bounded chunks; BCa uses the exact delete-one jackknife.
@@ -481,4 +497,5 @@ def bootstrap_intervals(
     return bootstrap_of(
         data, metrics=tuple(metrics), method=method, n_resamples=n_resamples, level=level,
         seed=random_state, bins=bins, strategy=strategy, threshold=threshold, n_jobs=n_jobs,
+        min_count=min_count,
     )

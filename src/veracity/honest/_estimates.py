@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core._honest import debiased_ece_from_stats
 from ..core._formulas import ece_from_stats
+from ..core._reliability import max_gaps
 from ..core._stats import BinStats
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, prepare_binary
@@ -31,6 +32,8 @@ class ECEEstimates(Display):
     smooth_bandwidth: float
     bins: int
     strategy: str
+    #: the plug-in max reads bins with at least this many rows (as vc.mce)
+    min_count: int = 20
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -39,6 +42,7 @@ class ECEEstimates(Display):
             "smooth": {"l1": self.smooth, "bandwidth": self.smooth_bandwidth},
             "bins": self.bins,
             "strategy": self.strategy,
+            "min_count": self.min_count,
         }
 
     def __str__(self) -> str:
@@ -48,24 +52,25 @@ class ECEEstimates(Display):
             ["debiased", fmt(self.debiased_l1), fmt(self.debiased_l2), "", f"{binned}, Kumar et al. 2019"],
             ["smooth", fmt(self.smooth), "", "", f"bandwidth {self.smooth_bandwidth:.4f}, Blasiok & Nakkiran 2023"],
         ]
-        return "ECE estimators:\n" + render_table(["estimator", "L1", "L2", "max", ""], rows,
+        return "ECE estimators:\n" + render_table(["estimator", "L1", "L2", f"max (bins n>={self.min_count})", ""], rows,
                                                    align="lrrrl")
 
 
-def ece_estimates_of(data: Binary, edges: np.ndarray, strategy: str) -> ECEEstimates:
+def ece_estimates_of(data: Binary, edges: np.ndarray, strategy: str, min_count: int = 20) -> ECEEstimates:
     data = weighted_rows(data)
     stats = BinStats.from_binary(data, edges, strategy, full=False)
     value, width = smooth_ece(data.p, data.y, data.w)
     return ECEEstimates(
         plugin_l1=ece_from_stats(stats, "l1"),
         plugin_l2=ece_from_stats(stats, "l2"),
-        plugin_max=ece_from_stats(stats, "max"),
+        plugin_max=max_gaps(stats, min_count)[0],
         debiased_l1=debiased_ece_from_stats(stats, "l1"),
         debiased_l2=debiased_ece_from_stats(stats, "l2"),
         smooth=value,
         smooth_bandwidth=width,
         bins=edges.size - 1,
         strategy=strategy,
+        min_count=int(min_count),
     )
 
 
@@ -78,8 +83,12 @@ def ece_estimates(
     score_type: str = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
+    min_count: int = 20,
 ) -> ECEEstimates:
-    """Plug-in, debiased and smooth ECE of the same forecasts in one object."""
+    """Plug-in, debiased and smooth ECE of the same forecasts in one object.
+
+    The plug-in max is the largest gap over bins with at least ``min_count`` rows (as
+    :func:`veracity.mce`)."""
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
-    return ece_estimates_of(data, make_edges(data.p, bins, strategy, data.w), strategy)
+    return ece_estimates_of(data, make_edges(data.p, bins, strategy, data.w), strategy, min_count)
