@@ -182,8 +182,8 @@ def test_frame_form_refusals():
         vc.compare_models(df, scores=["old", "nope"], label="y")
     with pytest.raises(vc.VeracityError, match="as a list"):
         vc.compare_models(df, scores="old", label="y")
-    with pytest.raises(vc.VeracityError, match="needs the rows in memory"):
-        vc.compare_models(pl.DataFrame(df).lazy(), scores=["old", "new"], label="y")
+    with pytest.raises(vc.VeracityError, match="column 'nope' not found"):  # lazy: computed, not refused
+        vc.compare_models(pl.DataFrame(df).lazy(), scores=["old", "nope"], label="y")
     with pytest.raises(vc.VeracityError, match="no positional labels"):
         vc.compare_models(df, y, scores=["old", "new"], label="y")
 

@@ -339,7 +339,9 @@ def compare_models(
     r"""Paired, calibration-aware comparison of two or more models scored on the same rows.
 
     Array form: ``compare_models({"A": scores_a, "B": scores_b}, labels)``; frame form:
-    ``compare_models(frame, scores=["A", "B"], label="y")`` (in-memory frames). For every
+    ``compare_models(frame, scores=["A", "B"], label="y")`` (every frame ``vc.audit`` reads; a
+    lazy one is read once, in one projection of the named columns only, since the paired tests
+    pair every row — see :mod:`veracity.comparison._inputs`). For every
     pair (A, B) in the order given: Brier, log loss, debiased ECE and AUC of each model and
     ``diff = B - A`` with a paired interval at ``level`` and a p-value (H0: no difference) —
     paired normal (Diebold–Mariano) for Brier and log loss, DeLong for AUC, a paired

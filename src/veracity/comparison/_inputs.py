@@ -4,8 +4,15 @@ Two forms, one result:
 
 * arrays — ``fn({"a": scores_a, "b": scores_b}, labels, sample_weight=..., pos_label=...)``;
 * frames — ``fn(frame, scores=["a", "b"], label="y", sample_weight="w", by="segment")``
-  (in-memory frames through :class:`veracity.frames._api._Prepared`; lazy frames are
-  refused in one line, since the paired tests need every row).
+  on every frame ``vc.audit`` reads (through :class:`veracity.sources._api._Prepared`).
+  In-memory frames hand their columns over as they are. A lazy frame (polars LazyFrame,
+  DuckDB relation, Parquet/CSV path, Dask, Spark) is read once, in one projection of only
+  the named columns — the model scores, the label (or ``[label == pos_label]`` computed
+  where the data lives), the weight and the slice key: DeLong's placements, the CORP fit
+  and the paired bootstrap pair every row of one model with the same row of the other, so
+  those columns (8 bytes a value) must be in memory; nothing else is. The row count is
+  asked first (one cheap aggregate) and a read that would not fit in half the memory
+  still available is refused in one line. The numbers are the array form's.
 
 Every model is validated like any other veracity input (``prepare_binary``), prefixed with
 its name; models scored on different rows (another length, another pandas index) are
@@ -190,17 +197,66 @@ def models_from_frame(data: Any, *, scores: Any, label: Any, sample_weight: Any 
     prep = _Prepared(data, scores[0], label, sample_weight, by, extra={"scores": list(scores[1:])},
                      pos_label=pos_label)
     if prep.frame.lazy:
-        raise VeracityError(
-            f"{what} pairs every row of the models, so it needs the rows in memory; pass an in-memory frame "
-            f"(pandas, polars, pyarrow) or collect the columns {list(scores)!r} first")
-    _, labels, weights = prep.arrays()
-    keys = prep.slice_keys() if prep.by is not None else None
-    arrays = {c: prep.column(c) for c in scores}
+        arrays, labels, weights, keys = _read_lazy(prep, list(scores), what)
+    else:
+        _, labels, weights = prep.arrays()
+        keys = prep.slice_keys() if prep.by is not None else None
+        arrays = {c: prep.column(c) for c in scores}
     models = models_from_arrays(arrays, labels, sample_weight=weights, score_type=score_type, what=what,
                                 minimum=minimum)
     if keys is not None and weights is not None and models.n != keys.shape[0]:
         keys = keys[np.asarray(weights) > 0]
     return models, keys, prep.by
+
+
+def _available_bytes() -> int | None:
+    """Memory still available to this process (Linux/macOS), or None when the system does not say."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - other systems
+        return None
+
+
+def _read_lazy(prep: Any, scores: list[str], what: str) -> tuple[dict[str, np.ndarray], np.ndarray,
+                                                                 np.ndarray | None, np.ndarray | None]:
+    """``(model columns, labels, weights, slice keys)`` of a lazy frame, read in one projection of
+    the named columns only (see the module doc); the slice key's missing values are ``None``."""
+    import narwhals as nw
+
+    from ..sources._aggregates import collect
+
+    f = prep.frame
+    lf = f.nw
+    rows = int(collect(lf.select(nw.len().alias("_n"))).get_column("_n").to_list()[0])
+    columns = len(scores) + 1 + (prep.weight is not None) + (prep.by is not None)
+    need = rows * (columns + 2) * 8  # the columns, and the sort keys and placements the tests build
+    free = _available_bytes()
+    if free is not None and need > free // 2:
+        raise VeracityError(
+            f"{what} pairs every row, so it reads {columns} columns of {rows:,} rows into memory (about "
+            f"{need / 2**30:.1f} GiB) but only {free / 2**30:.1f} GiB is free; compare on a sample of the rows "
+            "(the same rows for every model) or on a machine with more memory")
+    label = nw.col(prep.y) if isinstance(prep.y, str) else prep.y
+    cols = [nw.col(f.ref(c)).alias(f"_m{i}") for i, c in enumerate(scores)] + [label.alias("_y")]
+    if prep.weight is not None:
+        cols.append(nw.col(f.ref(prep.weight)).alias("_w"))
+    if prep.by is not None:
+        cols.append(nw.col(f.ref(prep.by)).alias("_g"))
+    table = collect(lf.select(cols))
+    arrays = {c: table.get_column(f"_m{i}").to_numpy() for i, c in enumerate(scores)}
+    labels = table.get_column("_y").to_numpy()
+    weights = table.get_column("_w").to_numpy() if prep.weight is not None else None
+    keys = None
+    if prep.by is not None:
+        g = table.get_column("_g")
+        keys = g.to_numpy()
+        missing = g.is_null().to_numpy()
+        if missing.any():
+            keys = keys.astype(object)
+            keys[missing] = None
+    return arrays, labels, weights, keys
 
 
 def models_of(data: Any, labels: Any, *, scores: Any, label: Any, sample_weight: Any, pos_label: Any,
