@@ -87,3 +87,15 @@ def test_duplicated_column_names_are_refused_on_lazy_frames():
                   params=[P[:50].tolist(), Y[:50].tolist()])
     with pytest.raises(vc.VeracityError, match="column 'p' appears 2 times"):
         vc.ece(rel, score="p", label="y")
+
+
+@pytest.mark.parametrize("form", ["pandas", "arrow"])
+def test_duplicated_column_names_are_refused_on_in_memory_frames(form):
+    """A pandas frame with two columns named 'y' reached narwhals' DuplicateError (a traceback; fuzz)."""
+    pa = pytest.importorskip("pyarrow")
+    frame = pd.DataFrame([P[:50], Y[:50], 1 - Y[:50]], index=["p", "y", "y"]).T
+    data = frame if form == "pandas" else pa.Table.from_arrays(
+        [pa.array(frame.iloc[:, i].to_numpy()) for i in range(3)], names=["p", "y", "y"])
+    with pytest.raises(vc.VeracityError, match="column 'y' appears 2 times") as info:
+        vc.ece(data, score="p", label="y")
+    assert "\n" not in str(info.value)

@@ -68,12 +68,11 @@ def as_frame(x: Any) -> Frame:
             frame = x if isinstance(x, (nw.DataFrame, nw.LazyFrame)) else nw.from_native(x)
         except TypeError as exc:
             raise VeracityError(f"cannot read columns from {type(x).__name__}: {exc}") from None
+        except nw.exceptions.DuplicateError:  # pandas/pyarrow frames with a repeated name
+            _refuse_duplicates(_native_names(x), source)
+            raise  # pragma: no cover - narwhals found a duplicate the names do not show
     lazy = isinstance(frame, nw.LazyFrame)
-    names = [str(c) for c in frame.columns]
-    if len(set(names)) != len(names):  # a dict schema would keep one of them silently
-        dup = next(c for c in names if names.count(c) > 1)
-        raise VeracityError(f"column {dup!r} appears {names.count(dup)} times in "
-                            f"{'the frame' if source == 'frame' else source}; give every column a distinct name")
+    _refuse_duplicates([str(c) for c in frame.columns], source)
     schema = dict(frame.collect_schema()) if lazy else dict(frame.schema)
     backend = str(frame.implementation).split(".")[-1].lower()
     internal = None
@@ -87,6 +86,21 @@ def as_frame(x: Any) -> Frame:
         internal = {name: f"_c{i}" for i, name in enumerate(schema)}
         frame = nw.from_native(frame.to_native().rename(internal))
     return Frame(frame, lazy, backend, tuple(schema), schema, source, internal)
+
+
+def _native_names(x: Any) -> list[str]:
+    names = getattr(x, "column_names", None)  # pyarrow
+    if names is None:
+        names = list(getattr(x, "columns", []))
+    return [str(c) for c in names]
+
+
+def _refuse_duplicates(names: list[str], source: str) -> None:
+    """One line naming a repeated column (a dict schema would keep one of them silently)."""
+    if len(set(names)) != len(names):
+        dup = next(c for c in names if names.count(c) > 1)
+        raise VeracityError(f"column {dup!r} appears {names.count(dup)} times in "
+                            f"{'the frame' if source == 'frame' else source}; give every column a distinct name")
 
 
 def column_name(name: Any) -> str:
