@@ -31,7 +31,7 @@ def test_periods_equal_audit_of_each_period():
     assert [r.period for r in result.rows] == [f"2026-0{m}" for m in range(1, 7)]
     for row in result.rows:
         m = month == row.period
-        a = vc.audit(p[m], y[m], bins=10)
+        a = vc.audit(p[m], y[m])  # both at their defaults: 15 equal-width bins (issue 22)
         assert row.n == m.sum()
         assert row.ece == pytest.approx(a.ece, abs=1e-12)
         assert row.brier == pytest.approx(a.brier, abs=1e-12)
@@ -208,3 +208,17 @@ def test_file_scan_accepts_missing_labels_on_pending_rows(tmp_path, capsys):
     pq.write_table(pa.table({"score": p, "label": labels, "month": np.full(n, "a")}), path)
     assert main(["monitor", "scan", str(path), "--period", "month"]) == 2
     assert "missing labels on rows counted as final" in capsys.readouterr().err
+
+
+def test_monitoring_bins_default_to_the_audits_so_their_eces_compare():
+    """Issue 22: vc.monitor used 10 bins and vc.audit 15; at their defaults the ECEs now agree."""
+    import inspect
+
+    t, month, p, y = _log()
+    assert inspect.signature(monitor).parameters["bins"].default == \
+        inspect.signature(vc.audit).parameters["bins"].default == 15
+    result = monitor(p, y, t, freq="M")
+    for row in result.rows:
+        m = month == row.period
+        assert row.ece == pytest.approx(vc.audit(p[m], y[m]).ece, abs=1e-12)
+        assert row.ece == pytest.approx(vc.ece(p[m], y[m]), abs=1e-12)

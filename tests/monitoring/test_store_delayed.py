@@ -109,17 +109,41 @@ def test_sequence_bounds_equal_the_sequence_of_daily_sums(tmp_path):
     days, inv = np.unique(day, return_inverse=True)
     x = w["y"][final] - w["p"][final]
     n = np.bincount(inv, minlength=days.size).astype(float)
+    # alpha = 1 - alert_level is shared out in advance: half for the overall gap, half over the bins
+    alpha = 1 - st.alert_level
     low, high = sequence_from_sums(n, np.bincount(inv, x, days.size), np.bincount(inv, x * x, days.size),
-                                   alpha=1 - st.alert_level)
+                                   alpha=alpha / 2)
     last = st.rows[-1]
     assert last.sequence_low == pytest.approx(low[-1], abs=1e-12)
     assert last.sequence_high == pytest.approx(high[-1], abs=1e-12)
+    # each score bin's sequence is the sequence of that bin's daily sums at alpha / (2 bins)
+    bins = st.bins
+    b = np.minimum(np.floor(w["p"][final] * bins), bins - 1).astype(int)
+    checked = 0
+    for j in range(bins):
+        inb = b == j
+        if not inb.any():
+            assert last.bins[j]["sequence_low"] is None
+            continue
+        nb = np.bincount(inv[inb], minlength=days.size).astype(float)
+        lb, hb = sequence_from_sums(nb, np.bincount(inv[inb], x[inb], days.size),
+                                    np.bincount(inv[inb], x[inb] ** 2, days.size), alpha=alpha / (2 * bins))
+        assert last.bins[j]["sequence_low"] == pytest.approx(lb[-1], abs=1e-12)
+        assert last.bins[j]["sequence_high"] == pytest.approx(hb[-1], abs=1e-12)
+        assert last.bins[j]["sequence_labels"] == inb.sum()
+        checked += 1
+    assert checked >= 10
+    # the same numbers as the public vc.binned_sequences with one batch per day
+    ref = vc.binned_sequences(w["p"][final], w["y"][final], bins=bins, batches=day, alpha=alpha / 2)
+    assert [r["low"] for r in ref.rows()] == pytest.approx(
+        [bb["sequence_low"] if bb["sequence_low"] is not None else -1.0 for bb in last.bins], abs=1e-12)
     assert all(r.sequence_low is None or r.sequence_low <= r.sequence_high for r in st.rows)
     assert st.sequence_alarms == {} and not st.alerts  # calibrated stream: no alarm
 
 
 def test_sequential_alerts_fire_on_a_shift_and_window_alerts_are_replaced(tmp_path, capsys):
-    store, _ = _world(tmp_path, shift=True, n=40_000)
+    # 60,000 rows (was 40,000 while the overall sequence had all of alpha; it now shares it with the bins)
+    store, _ = _world(tmp_path, shift=True, n=60_000)
     st = store.status(freq="W", as_of=AS_OF, horizon="30d", alerts="sequential")
     assert "(all)" in st.sequence_alarms
     assert all(a.startswith("sequential") for r in st.rows for a in r.alerts)
@@ -216,3 +240,74 @@ def test_status_finds_the_miscalibrated_segment_per_window(tmp_path, capsys):
     assert all(r["segments"] for r in rows)
     with pytest.raises(vc.VeracityError, match="needs slice columns"):
         _world(tmp_path / "x" if (tmp_path / "x").mkdir() is None else tmp_path, n=500)[0].status(segments=True)
+
+
+def test_per_bin_ppi_rates_equal_ppi_mean_and_ppi_python_on_the_bins_rows(tmp_path, capsys):
+    ppi_py = pytest.importorskip("ppi_py")
+    store, w = _world(tmp_path, audit_rate=0.08)
+    st = store.status(freq="W", as_of=AS_OF, horizon="30d")
+    bins = st.bins
+    assert bins == 15  # the audit's default: the store's ECE reads like vc.audit's
+    b = np.minimum(np.floor(w["p"] * bins), bins - 1).astype(int)
+    checked = 0
+    for row in st.rows:
+        assert len(row.bins) == bins and [x["lo"] for x in row.bins] == pytest.approx(np.arange(bins) / bins)
+        inside = (w["t"] >= np.datetime64(row.start)) & (w["t"] < np.datetime64(row.end))
+        for j, cell in enumerate(row.bins):
+            here = inside & (b == j)
+            assert cell["rows"] == here.sum()
+            lab, unl = here & w["audit"], here & ~w["audit"]
+            if cell["estimate_ppi"] is None:
+                assert lab.sum() < 2
+                continue
+            ref = vc.ppi_mean(w["y"][lab], w["p"][lab], w["p"][unl], sample_check="off")
+            e = cell["estimate_ppi"]
+            assert (e["estimate"], e["ci_low"], e["ci_high"]) == pytest.approx(
+                (ref.estimate, ref.ci_low, ref.ci_high), abs=1e-9)
+            # the package of Angelopoulos, Duchi & Zrnic on the same rows (PPI++, power-tuned lambda)
+            yl, fl, fu = w["y"][lab].astype(float), w["p"][lab], w["p"][unl]
+            est = float(np.ravel(ppi_py.ppi_mean_pointestimate(yl, fl, fu, lam=None))[0])
+            lo, hi = (float(np.ravel(v)[0]) for v in ppi_py.ppi_mean_ci(yl, fl, fu, alpha=0.05, lam=None))
+            assert (e["estimate"], e["ci_low"], e["ci_high"]) == pytest.approx((est, lo, hi), abs=1e-9)
+            assert e["labels"] == lab.sum()
+            checked += 1
+    assert checked >= 25
+    # in the JSON, per row, under "bins"
+    assert main(["monitor", "status", str(store.path), "--as-of", AS_OF, "--horizon", "30d", "--json", "-"]) in (0, 1)
+    out = json.loads(capsys.readouterr().out)
+    assert out["bins"] == 15
+    cell = out["periods"][-1]["bins"][3]
+    assert {"bin", "lo", "hi", "rows", "conf", "labelled", "rate", "ci_low", "ci_high", "estimate_ppi",
+            "sequence_low", "sequence_high", "sequence_labels", "alert"} == cell.keys()
+    # the text and the notebook view show the latest window per bin
+    text = str(st)
+    assert "per score bin, " + st.rows[-1].period in text and "PPI rate" in text
+    assert "per score bin" in st._repr_html_()
+
+
+def test_per_bin_ppi_covers_the_bins_true_rate_when_the_scores_are_overconfident(tmp_path):
+    """Over-confident scores (the truth is pulled towards 0.5): every bin's PPI interval covers the bin's
+    realised rate in the pending windows, while the label-free conf of the outer bins is far off."""
+    rng = np.random.default_rng(7)
+    n = 60_000
+    t = T0 + rng.integers(0, 70 * 86400, n).astype("timedelta64[s]")
+    p = rng.uniform(0, 1, n)
+    y = (rng.random(n) < 0.5 + 0.6 * (p - 0.5)).astype(np.int8)
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": np.arange(n), "ts": t, "p": p}), id="id", time="ts", score="p")
+    audit = rng.random(n) < 0.05
+    store.outcomes(pa.table({"id": np.arange(n)[audit], "y": y[audit], "ts": t[audit]}), id="id", label="y",
+                   time="ts", audit_sample=True)
+    st = store.status(freq="W", as_of=AS_OF, horizon="30d", bins=5)
+    b = np.minimum(np.floor(p * 5), 4).astype(int)
+    inside_all, off = [], []
+    for row in st.rows:
+        inside = (t >= np.datetime64(row.start)) & (t < np.datetime64(row.end))
+        for j, cell in enumerate(row.bins):
+            if cell["estimate_ppi"] is None:
+                continue
+            truth = y[inside & (b == j)].mean()
+            inside_all.append(cell["estimate_ppi"]["ci_low"] <= truth <= cell["estimate_ppi"]["ci_high"])
+            off.append(abs(cell["conf"] - truth))
+    assert len(inside_all) >= 40 and np.mean(inside_all) >= 0.9
+    assert max(off) > 0.1  # the scores' own promise is off by more than 0.1 in the outer bins

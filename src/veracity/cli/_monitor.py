@@ -70,7 +70,7 @@ def _period_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None, help="only predictions logged with this --model")
     p.add_argument("--min-count", type=int, default=100,
                    help="fewest labelled rows for a calibration alert (default: 100)")
-    p.add_argument("--bins", type=int, default=10, help="equal-width reliability bins (default: 10)")
+    p.add_argument("--bins", type=int, default=15, help="equal-width reliability bins (default: 15, as veracity audit)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -162,7 +162,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--mature", default=None, help="boolean column: true when the row's label is final")
     p.add_argument("--as-of", default=None, help="with --time and --horizon: labels final when time + horizon <= as-of")
     p.add_argument("--horizon", default=None, help="label horizon (e.g. 30d, or a number of days)")
-    p.add_argument("--bins", type=int, default=10, help="equal-width bins (default: 10)")
+    p.add_argument("--bins", type=int, default=15, help="equal-width bins (default: 15, as veracity audit)")
     p.add_argument("--min-count", type=int, default=100, help="fewer labelled rows: 'insufficient' (default: 100)")
     p.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
     p.add_argument("--reference", default=None, metavar="PERIOD", help="reference period for the PSI")

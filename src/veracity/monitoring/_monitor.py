@@ -291,7 +291,7 @@ def monitor(
     label: Any = None,
     freq: str | None = None,
     mature: Any = None,
-    bins: int = 10,
+    bins: int = 15,
     score_type: str = "probability",
     sample_weight: Any = None,
     level: float = 0.95,

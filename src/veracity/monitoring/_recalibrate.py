@@ -76,7 +76,7 @@ def labelled_rows(store: Any, *, as_of: Any = None, horizon: str | float | None 
 
 def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "W", window: str | None = None,
                       as_of: Any = None, horizon: str | float | None = None, fit: str | None = None,
-                      by: str | None = None, slice: str | None = None, min_count: int = 100, bins: int = 10,
+                      by: str | None = None, slice: str | None = None, min_count: int = 100, bins: int = 15,
                       model: str | None = None) -> Recalibration:
     """Fit ``method`` on a mature labelled window of the store; ledger on the next window."""
     from ..calibrators import METHODS, compare

@@ -58,6 +58,7 @@ CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
 _CELL_W = 50.0
 PSI_MATERIAL = 0.1
 REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
+MIN_PPI_LABELS = 30  # a bin's PPI normal interval is marked insufficient below this many audit labels
 
 
 @dataclass(frozen=True, repr=False)
@@ -100,13 +101,23 @@ class StatusRow(Display):
     estimate_cbpe: dict[str, Any] | None = None
     #: early evidence while labels are not final: ``{"basis": "ppi" | "partial labels", ...}``
     provisional: dict[str, Any] | None = None
-    #: anytime-valid bounds on mean(y - p) of the final labels up to this window's end
+    #: anytime-valid bounds on mean(y - p) of the final labels up to this window's end (at alpha / 2,
+    #: alpha = 1 - alert_level: the other half is shared by the score bins' sequences, see ``bins``)
     sequence_low: float | None = None
     sequence_high: float | None = None
     #: with ``segments=True``: the window's discovered miscalibrated segments over the logged slice
     #: columns (``vc.segments``), most important first: ``segment, n, conf, rate, gap, ci_low, ci_high,
     #: q_value`` each
     segments: list[dict[str, Any]] | None = None
+    #: per score bin (the status's equal-width ``bins``, all of them, in order): ``bin`` (its range),
+    #: ``lo``, ``hi``, ``rows``, ``conf`` (mean score of all its rows), ``labelled``, ``rate``,
+    #: ``ci_low``, ``ci_high`` (final labels, Wilson), ``estimate_ppi`` (the bin's PPI++ rate from its
+    #: random audit labels and all its scores: ``{"estimate", "ci_low", "ci_high", "lam", "labels"}``,
+    #: and ``sufficient`` — at least 30 audit labels, below which its normal interval is not to be trusted;
+    #: None without >= 2 audit labels in the bin), ``sequence_low``/``sequence_high`` (anytime-valid
+    #: bounds on mean(y - p) of the bin's final labels up to the window's end, at alpha / (2 bins);
+    #: None before any), ``sequence_labels`` and ``alert`` (those bounds exclude 0, or +-tolerance)
+    bins: list[dict[str, Any]] | None = None
 
     @property
     def gap(self) -> float:
@@ -169,6 +180,38 @@ class StoreStatus(Display):
         summary = {"as of (UTC)": self.as_of, "periods": what, "horizon": self.horizon or "none",
                    "alerts": len(self.alerts), "alert mode": self.alert_mode}
         return html_result("Calibration over time", summary, records, str(self))
+
+    def _bins_text(self, show_slice: bool) -> list[str]:
+        """Per score bin of the latest window holding rows, for each cohort: the final labels' rate,
+        the PPI rate from the audit labels, and the bin's anytime-valid bounds."""
+        latest = [r for r in self.rows if r.rows and r.bins]
+        if not latest:
+            return []
+        last_period = latest[-1].period
+        out = []
+        for r in (x for x in latest if x.period == last_period):
+            body = []
+            for b in r.bins or []:
+                if not b["rows"] and b["sequence_low"] is None:
+                    continue
+                ppi = b["estimate_ppi"]
+                body.append([b["bin"], f"{b['rows']:,}", fmt(b["conf"]), f"{b['labelled']:,}",
+                             "" if b["rate"] is None else fmt(b["rate"]),
+                             "" if ppi is None else f"{fmt(ppi['estimate'])} [{fmt(ppi['ci_low'], 3)}, "
+                                                    f"{fmt(ppi['ci_high'], 3)}] ({ppi['labels']}"
+                                                    + ("" if ppi["sufficient"] else ", too few") + ")",
+                             "" if b["sequence_low"] is None else
+                             f"[{b['sequence_low']:+.4f}, {b['sequence_high']:+.4f}]",
+                             "ALERT" if b["alert"] and self.alert_mode == "sequential" else ""])
+            if not body:
+                continue
+            tag = r.period + (f" [{r.slice}]" if show_slice else "")
+            out.append(f"per score bin, {tag} (rate: final labels; PPI rate: the bin's audit labels with all its "
+                       f"scores, {self.level * 100:g}% CI (audit labels; 'too few' under {MIN_PPI_LABELS}); bounds: "
+                       "anytime-valid on mean(y - p) of the bin's final labels so far):")
+            out.append(render_table(["scores", "rows", "conf", "labelled", "rate", "PPI rate", "bounds", ""], body,
+                                    align="lrrrrlll"))
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -235,12 +278,16 @@ class StoreStatus(Display):
             for r in early:
                 tag = r.period + (f" [{r.slice}]" if show_slice else "")
                 lines.append(f"  {tag}: {_provisional_text(r, self.level)}")
+        lines.extend(self._bins_text(show_slice))
         if self.alert_mode == "sequential":
+            a = 1 - self.alert_level
             lines.append(f"alerts: anytime-valid confidence sequences on mean(y - p) of the final labels "
-                         f"(alpha {1 - self.alert_level:.2g} over every look, however often)")
+                         f"(alpha {a:.2g} per cohort over every look, however often: {a / 2:.2g} for the overall "
+                         f"gap, {a / 2:.2g} shared by the {self.bins} score bins)")
             for name, alarm in self.sequence_alarms.items():
-                lines.append(f"  [{name}] left the calibrated region on {alarm['day']} (after {alarm['labels']} "
-                             f"final labels; bounds [{alarm['low']:+.4f}, {alarm['high']:+.4f}])")
+                where = f" in scores {alarm['bin']}" if alarm.get("bin") else ""
+                lines.append(f"  [{name}] left the calibrated region{where} on {alarm['day']} (after "
+                             f"{alarm['labels']} final labels; bounds [{alarm['low']:+.4f}, {alarm['high']:+.4f}])")
         if not self.alerts:
             lines.append("alerts: none")
         return "\n".join(lines)
@@ -302,8 +349,8 @@ def check_model(con: Any, model: Any) -> None:
 
 def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice_col: str | None,
            bins: int, threshold: float, model: str | None, max_slices: int = 20) -> tuple[Any, Any, int]:
-    """Per (period, slice, state, audited, bin, cell, flag) sums; per (slice, day) sums of the matured
-    labels for the confidence sequences; and how many slices were pooled into ``(other)``.
+    """Per (period, slice, state, audited, bin, cell, flag) sums; per (slice, day, bin) sums of the
+    matured labels for the confidence sequences; and how many slices were pooled into ``(other)``.
 
     States: 0 labelled and final, 1 pending, 2 overdue (final but no label), 3 labelled early
     (observed, not final yet: early evidence). ``audited``: the label belongs to the random
@@ -356,8 +403,9 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
            sum(CASE WHEN state = 0 THEN {eta} ELSE 0 END) AS seta
     FROM r GROUP BY ALL
     """
-    seq_sql = cte + """
-    SELECT slice, day, count(*)::DOUBLE AS n, sum(y - score) AS sx, sum((y - score) * (y - score)) AS sxx
+    seq_sql = cte + f"""
+    SELECT slice, day, least(floor(score * {bins}), {bins - 1})::INTEGER AS bin, count(*)::DOUBLE AS n,
+           sum(y - score) AS sx, sum((y - score) * (y - score)) AS sxx
     FROM r WHERE state = 0 GROUP BY ALL
     """
     return con.execute(sql, params).fetchnumpy(), con.execute(seq_sql, params).fetchnumpy(), pooled
@@ -371,7 +419,7 @@ def store_status(
     as_of: Any = None,
     horizon: str | float | None = None,
     by: str | None = None,
-    bins: int = 10,
+    bins: int = 15,
     level: float = 0.95,
     alert_level: float = 0.99,
     min_count: int = 100,
@@ -469,7 +517,7 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
         status = _with_segments(store, con, status, starts, _next_start(starts, freq, window_s), as_of_us,
                                 horizon_us, model, int(min_count), level)
     return _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level, alerts,
-                                tolerance, min_count)
+                                tolerance, min_count, bins)
 
 
 def _next_start(starts: np.ndarray, freq: str | None, window_s: float | None) -> np.datetime64:
@@ -760,13 +808,27 @@ def _provisional_text(r: StatusRow, level: float) -> str:
     return "; ".join(parts) or "no labels yet"
 
 
+def _bin_label(lo: float, hi: float, last: bool) -> str:
+    return f"[{lo:.4g}, {hi:.4g}{']' if last else ')'}"
+
+
+def _opt(v: Any) -> float | None:
+    return float(v) if np.isfinite(v) else None
+
+
 def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dict[str, np.ndarray],
                          starts: np.ndarray, last_end: np.datetime64, by: str | None, level: float, alerts: str,
-                         tolerance: float, min_count: int) -> StoreStatus:
-    """Add PPI, provisional and shift-aware CBPE estimates and the confidence sequences to each row."""
+                         tolerance: float, min_count: int, bins: int) -> StoreStatus:
+    """Add PPI, provisional and shift-aware CBPE estimates and the confidence sequences to each row,
+    and per score bin (``bins``) the PPI rate and the bin's own confidence sequence.
+
+    The false-alarm level of the sequential alerts, ``alpha = 1 - alert_level`` per cohort, is
+    shared out in advance: ``alpha / 2`` for calibration-in-the-large (the overall sequence)
+    and ``alpha / 2`` over the ``bins`` score bins (``alpha / (2 bins)`` each, Bonferroni).
+    """
     from dataclasses import replace
 
-    from ..delayed import PpiSums, first_alarm, ppi_records, sequence_from_sums
+    from ..delayed import PpiSums, first_alarm, ppi_from_sums, ppi_records, sequence_from_sums
 
     rows = list(status.rows)
     if not rows:
@@ -775,13 +837,14 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
     n_s = len(rows) // n_p
     names = [r.slice for r in rows[:n_s]]
     K = n_p * n_s
+    B = int(bins)
 
     # per (period, slice) sums, (all) counting every slice's groups too (as in _assemble)
     pidx = np.searchsorted(starts.astype("datetime64[us]").astype(np.int64), np.asarray(g["period"], dtype=np.int64))
     slice_of = {name: i for i, name in enumerate(names)}
     sl = np.asarray(g["slice"]).astype(str)
     sidx = np.array([slice_of.get(x, 0) for x in sl], dtype=np.int64) if by is not None else np.zeros(sl.size, np.int64)
-    cols = {k: np.asarray(g[k]) for k in ("state", "audited", "y", "n", "sp", "sp2")}
+    cols = {k: np.asarray(g[k]) for k in ("state", "audited", "y", "n", "sp", "sp2", "bin")}
     if by is not None:
         pidx = np.concatenate([pidx, pidx])
         sidx = np.concatenate([sidx, np.zeros_like(sidx)])
@@ -790,45 +853,81 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
     state, aud = cols["state"], cols["audited"] == 1
     y, n = cols["y"].astype(np.float64), cols["n"].astype(np.float64)
     sp, sp2 = cols["sp"].astype(np.float64), cols["sp2"].astype(np.float64)
+    kb = key * B + cols["bin"].astype(np.int64)
 
     def per_key(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
         return np.bincount(key[mask], weights=values[mask], minlength=K)
 
+    def per_key_bin(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return np.bincount(kb[mask], weights=values[mask], minlength=K * B)
+
     pos = y == 1
-    sums = PpiSums.from_counts(n=per_key(aud, n), sum_y=per_key(aud & pos, n), sum_f=per_key(aud, sp),
-                               sum_ff=per_key(aud, sp2), sum_yf=per_key(aud & pos, sp), m=per_key(~aud, n),
-                               sum_fu=per_key(~aud, sp), sum_ffu=per_key(~aud, sp2))
-    records = ppi_records(sums, level=level)
+
+    def ppi_sums(per: Any) -> PpiSums:
+        return PpiSums.from_counts(n=per(aud, n), sum_y=per(aud & pos, n), sum_f=per(aud, sp),
+                                   sum_ff=per(aud, sp2), sum_yf=per(aud & pos, sp), m=per(~aud, n),
+                                   sum_fu=per(~aud, sp), sum_ffu=per(~aud, sp2))
+
+    records = ppi_records(ppi_sums(per_key), level=level)
     seen = (state == 0) | (state == 3)
     seen_n, seen_pos = per_key(seen, n), per_key(seen & pos, n)
     early_n = per_key(state == 3, n)
 
-    # confidence sequences of the final labels, per slice, one batch per day they became final
+    # per (period, slice, bin): the PPI rate of the bin (its audit labels with all its scores), the
+    # final labels' rate with its Wilson interval, the mean score of all the bin's rows
+    b_sums = ppi_sums(per_key_bin)
+    b_ppi = ppi_from_sums(b_sums, level=level)
+    b_has = (np.asarray(b_sums.n) >= 2) & np.isfinite(b_ppi["estimate"])
+    everyone = np.ones(n.size, dtype=bool)
+    b_rows, b_sp = per_key_bin(everyone, n), per_key_bin(everyone, sp)
+    final = state == 0
+    b_lab, b_pos = per_key_bin(final, n), per_key_bin(final & pos, n)
+    b_lo, b_hi = binomial_interval(b_pos, b_lab, method="wilson", level=level)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b_conf = np.where(b_rows > 0, b_sp / b_rows, np.nan)
+        b_rate = np.where(b_lab > 0, b_pos / b_lab, np.nan)
+    edges = uniform_edges(B)
+    b_names = [_bin_label(edges[j], edges[j + 1], j == B - 1) for j in range(B)]
+
+    # confidence sequences of the final labels, per slice (and per slice x bin), one batch per day
+    # they became final
     sq = {k: np.asarray(v) for k, v in seq.items()}
     seq_slices = np.asarray(sq.get("slice", np.array([], dtype=object))).astype(str)
     days_raw = np.asarray(sq.get("day", np.array([], dtype=np.int64)), dtype=np.int64)
+    bins_raw = np.asarray(sq.get("bin", np.zeros(days_raw.size, dtype=np.int64)), dtype=np.int64)
     s_idx = (np.array([slice_of.get(x, 0) for x in seq_slices], dtype=np.int64) if by is not None
              else np.zeros(seq_slices.size, np.int64))
     sn, sx, sxx = (np.asarray(sq.get(c, np.array([])), dtype=np.float64) for c in ("n", "sx", "sxx"))
     if by is not None:
         s_idx = np.concatenate([s_idx, np.zeros_like(s_idx)])
-        days_raw, sn, sx, sxx = (np.concatenate([a, a]) for a in (days_raw, sn, sx, sxx))
+        days_raw, bins_raw, sn, sx, sxx = (np.concatenate([a, a]) for a in (days_raw, bins_raw, sn, sx, sxx))
     days = np.unique(days_raw)
     alpha = 1.0 - status.alert_level
-    if days.size:
+    alpha_all, alpha_bin = alpha / 2.0, alpha / (2.0 * B)
+    D = days.size
+    if D:
         d_idx = np.searchsorted(days, days_raw)
-        shape = (n_s, days.size)
-        flat = s_idx * days.size + d_idx
-        grids = [np.bincount(flat, weights=v, minlength=n_s * days.size).reshape(shape) for v in (sn, sx, sxx)]
-        low, high = sequence_from_sums(*grids, alpha=alpha)
-        labels_so_far = np.cumsum(grids[0], axis=1)
+        flat = (s_idx * B + bins_raw) * D + d_idx
+        grids = [np.bincount(flat, weights=v, minlength=n_s * B * D).reshape(n_s, B, D) for v in (sn, sx, sxx)]
+        low, high = sequence_from_sums(*(a.sum(axis=1) for a in grids), alpha=alpha_all)
+        b_low, b_high = sequence_from_sums(*grids, alpha=alpha_bin)
+        labels_so_far = np.cumsum(grids[0].sum(axis=1), axis=1)
+        b_labels = np.cumsum(grids[0], axis=2)
         alarm = first_alarm(low, high, tolerance)
+        b_alarm = first_alarm(b_low, b_high, tolerance)
+        b_out = (b_low > tolerance) | (b_high < -tolerance)
     ends = np.concatenate([starts[1:].astype("datetime64[us]"), [np.datetime64(last_end, "us")]]).astype(np.int64)
+    # the day index of each window's bounds: labels final by the window's end; the last window's: by as-of
+    look = np.searchsorted(days, ends, side="left") - 1 if D else np.full(n_p, -1)
+    if D:
+        look[-1] = D - 1
+    tol_text = "0" if not tolerance else f"+-{tolerance:g}"
 
     alarms: dict[str, Any] = {}
     prior_shift: dict[int, str] = {}  # slice index -> why CBPE is withdrawn from then on
     new_rows = []
     for pi in range(n_p):
+        j = int(look[pi])
         for si in range(n_s):
             k = pi * n_s + si
             r = rows[k]
@@ -851,38 +950,61 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
                         "ci_low": float(lo_), "ci_high": float(hi_),
                         "caveat": "early labels are not a random sample (e.g. confirmed positives arrive first)"}
             seq_low = seq_high = None
+            if j >= 0:
+                seq_low, seq_high = float(low[si, j]), float(high[si, j])
+            bin_rows = []
+            for bj in range(B):
+                f = k * B + bj
+                e_ppi = None
+                if b_has[f]:
+                    e_ppi = {"estimate": float(b_ppi["estimate"][f]), "ci_low": float(b_ppi["ci_low"][f]),
+                             "ci_high": float(b_ppi["ci_high"][f]), "lam": float(b_ppi["lam"][f]),
+                             "labels": int(b_sums.n[f]), "sufficient": bool(b_sums.n[f] >= MIN_PPI_LABELS)}
+                has_seq = j >= 0 and b_labels[si, bj, j] > 0
+                bin_rows.append({
+                    "bin": b_names[bj], "lo": float(edges[bj]), "hi": float(edges[bj + 1]), "rows": int(b_rows[f]),
+                    "conf": _opt(b_conf[f]), "labelled": int(b_lab[f]), "rate": _opt(b_rate[f]),
+                    "ci_low": _opt(b_lo[f]), "ci_high": _opt(b_hi[f]), "estimate_ppi": e_ppi,
+                    "sequence_low": float(b_low[si, bj, j]) if has_seq else None,
+                    "sequence_high": float(b_high[si, bj, j]) if has_seq else None,
+                    "sequence_labels": int(b_labels[si, bj, j]) if j >= 0 else 0,
+                    "alert": bool(has_seq and b_out[si, bj, j])})
             alerts_now = list(r.alerts)
-            if days.size:
-                # bounds from the labels final by the window's end; the last window's: by the as-of time
-                j = days.size - 1 if pi == n_p - 1 else int(np.searchsorted(days, ends[pi], side="left")) - 1
-                if j >= 0:
-                    seq_low, seq_high = float(low[si, j]), float(high[si, j])
             if alerts == "sequential":
                 alerts_now = [a for a in alerts_now if not a.startswith(("calibration", "slope", "score shift"))]
                 if seq_low is not None and (seq_low > tolerance or seq_high < -tolerance):
                     alerts_now.append(f"sequential: mean(y - p) is in [{seq_low:+.4f}, {seq_high:+.4f}], outside "
-                                      f"{'0' if not tolerance else f'+-{tolerance:g}'} (anytime-valid at "
-                                      f"alpha {alpha:.2g})")
+                                      f"{tol_text} (anytime-valid at alpha {alpha_all:.2g})")
+                for br in bin_rows:
+                    if br["alert"]:
+                        alerts_now.append(f"sequential: scores in {br['bin']}: mean(y - p) is in "
+                                          f"[{br['sequence_low']:+.4f}, {br['sequence_high']:+.4f}], outside "
+                                          f"{tol_text} (anytime-valid at alpha {alpha_bin:.2g})")
             st = r.status
             if alerts == "sequential":
                 st = ("empty" if r.rows == 0 else "alert" if alerts_now else "pending" if r.labelled == 0
                       else "insufficient" if r.labelled < min_count else "ok")
             new_rows.append(replace(r, alerts=tuple(alerts_now), status=st, details=details,
                                     estimate_ppi=rec["estimate_ppi"], estimate_cbpe=cbpe, provisional=provisional,
-                                    sequence_low=seq_low, sequence_high=seq_high,
+                                    sequence_low=seq_low, sequence_high=seq_high, bins=bin_rows,
                                     diagnosis=r.diagnosis if alerts == "window" or alerts_now else None,
                                     fix=r.fix if alerts == "window" or alerts_now else None))
             if r.diagnosis and r.diagnosis.startswith("prior shift") and si not in prior_shift:
                 prior_shift[si] = (f"prior shift diagnosed in {r.period} ({r.diagnosis.split(': ', 1)[1].split(',')[0]}); "
                                    "the label-free estimate assumes the old prior; use the PPI estimate or "
                                    f"{r.fix}")
-    if alerts == "sequential" and days.size:
+    if alerts == "sequential" and D:
         for si, name in enumerate(names):
-            j = int(alarm[si])
-            if j >= 0:
-                alarms[name] = {"day": str(np.datetime64(int(days[j]), "us").astype("datetime64[D]")),
-                                "labels": int(labels_so_far[si, j]), "low": float(low[si, j]),
-                                "high": float(high[si, j])}
+            # the first day any of the slice's sequences (overall, or a score bin) left the calibrated region
+            hits = [(int(alarm[si]), -1)] + [(int(b_alarm[si, bj]), bj) for bj in range(B)]
+            hits = [h for h in hits if h[0] >= 0]
+            if not hits:
+                continue
+            jd, bj = min(hits)
+            lo_, hi_ = (low[si, jd], high[si, jd]) if bj < 0 else (b_low[si, bj, jd], b_high[si, bj, jd])
+            alarms[name] = {"day": str(np.datetime64(int(days[jd]), "us").astype("datetime64[D]")),
+                            "labels": int(labels_so_far[si, jd]), "low": float(lo_), "high": float(hi_),
+                            "bin": None if bj < 0 else b_names[bj]}
     return replace(status, rows=tuple(new_rows), sequence_alarms=alarms)
 
 

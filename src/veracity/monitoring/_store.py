@@ -463,7 +463,7 @@ class MonitorStore:
 
     # -- reading ----------------------------------------------------------------------
     def status(self, *, freq: str | None = "W", window: str | None = None, as_of: Any = None,
-               horizon: str | float | None = None, by: str | None = None, bins: int = 10, level: float = 0.95,
+               horizon: str | float | None = None, by: str | None = None, bins: int = 15, level: float = 0.95,
                alert_level: float = 0.99, min_count: int = 100, reference: str | None = None,
                threshold: float = 0.5, cost_fp: float = 1.0, cost_fn: float = 1.0, model: str | None = None,
                max_slices: int = 20, alerts: str = "window", tolerance: float = 0.0,
@@ -500,7 +500,7 @@ class MonitorStore:
 
     def recalibrate(self, *, method: str = "platt", freq: str | None = "W", window: str | None = None,
                     as_of: Any = None, horizon: str | float | None = None, fit: str | None = None,
-                    by: str | None = None, slice: str | None = None, min_count: int = 100, bins: int = 10,
+                    by: str | None = None, slice: str | None = None, min_count: int = 100, bins: int = 15,
                     model: str | None = None) -> Any:
         """Fit ``method`` on a mature labelled window, ledger on the next; see :func:`recalibrate_store`."""
         from ._recalibrate import recalibrate_store
