@@ -311,3 +311,37 @@ def test_per_bin_ppi_covers_the_bins_true_rate_when_the_scores_are_overconfident
             off.append(abs(cell["conf"] - truth))
     assert len(inside_all) >= 40 and np.mean(inside_all) >= 0.9
     assert max(off) > 0.1  # the scores' own promise is off by more than 0.1 in the outer bins
+
+
+@pytest.mark.parametrize("mode", ["window", "sequential"])
+def test_the_over_time_plot_draws_the_band_the_alert_reads(tmp_path, mode):
+    pytest.importorskip("matplotlib")
+    store, _ = _world(tmp_path, shift=True, n=60_000)
+    st = store.status(freq="W", as_of=AS_OF, horizon="30d", alerts=mode, tolerance=0.001 if mode == "sequential"
+                      else 0.0)
+    fig = st.plot()
+    mid = fig.axes[1]
+    bars = [p for p in mid.patches if p.get_gid() == "band"]
+    rows = [r for r in st.rows if r.slice == "(all)"]
+    if mode == "sequential":
+        want = [(i, r.sequence_low, r.sequence_high) for i, r in enumerate(rows) if r.sequence_low is not None]
+        tol = 0.001
+    else:
+        want = [(i, (r.details["expected_low"] - r.expected_positives) / r.labelled,
+                 (r.details["expected_high"] - r.expected_positives) / r.labelled)
+                for i, r in enumerate(rows) if r.labelled >= st.min_count]
+        tol = 0.0
+    assert len(bars) == len(want) > 0
+    for bar, (i, lo, hi) in zip(bars, want):
+        assert bar.get_x() + bar.get_width() / 2 == pytest.approx(i)
+        assert (bar.get_y(), bar.get_y() + bar.get_height()) == pytest.approx((lo, hi), abs=1e-12)
+    # a window alerts on calibration exactly where the plotted band leaves what it is compared with
+    for i, lo, hi in want:
+        r = rows[i]
+        if mode == "sequential":
+            fired = any(a.startswith("sequential: mean") for a in r.alerts)
+            assert fired == (lo > tol or hi < -tol)
+        else:
+            fired = any(a.startswith("calibration") for a in r.alerts)
+            assert fired == (not lo <= r.rate - r.conf <= hi)
+    assert any(rows[i].alerts for i, _, _ in want)

@@ -155,6 +155,8 @@ class StoreStatus(Display):
     alert_mode: str = "window"
     #: per slice: the first day the confidence sequence left the calibrated region (sequential mode)
     sequence_alarms: dict[str, Any] = field(default_factory=dict)
+    #: with sequential alerts: a gap |mean(y - p)| this small counts as calibrated
+    tolerance: float = 0.0
 
     @property
     def alerts(self) -> list[StatusRow]:
@@ -219,7 +221,7 @@ class StoreStatus(Display):
             "by": self.by, "reference": self.reference, "level": self.level,
             "alert_level": self.alert_level, "min_count": self.min_count,
             "threshold": self.threshold, "bins": self.bins, "pooled_slices": self.pooled,
-            "alert_mode": self.alert_mode, "sequence_alarms": self.sequence_alarms,
+            "alert_mode": self.alert_mode, "tolerance": self.tolerance, "sequence_alarms": self.sequence_alarms,
             "alerts": len(self.alerts), "periods": [r.to_dict() for r in self.rows],
         }
 
@@ -508,6 +510,7 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                     level=float(level), alert_level=float(alert_level), min_count=int(min_count),
                     threshold=float(threshold), bins=bins, pooled=pooled)
     settings["alert_mode"] = alerts
+    settings["tolerance"] = tolerance
     if lo is None:
         return StoreStatus(rows=(), reference=None, **settings)
     starts = period_starts(np.datetime64(lo, "us"), np.datetime64(hi, "us"), freq, window_s, t_as_of)

@@ -60,11 +60,37 @@ def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
     return fig
 
 
+def alert_band(status: Any, rows: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(low, high, point)`` per row on the scale rate − mean score: the band the row's calibration
+    alert reads and the value it compares with it.
+
+    ``alerts="window"``: the count test's acceptance region — realised positives inside the
+    scores' promise ``[expected_low, expected_high]`` (continuity-corrected, at the alert level) —
+    divided by the labelled rows and centred on the window's gap; the point is rate − conf.
+    ``alerts="sequential"``: the anytime-valid bounds ``[sequence_low, sequence_high]``; the
+    point is 0 (the alarm fires when the bounds leave 0, or ±tolerance). NaN where no test ran.
+    """
+    nan = float("nan")
+    low, high, point = (np.full(len(rows), nan) for _ in range(3))
+    for i, r in enumerate(rows):
+        if status.alert_mode == "sequential":
+            if r.sequence_low is not None:
+                low[i], high[i], point[i] = r.sequence_low, r.sequence_high, 0.0
+        elif r.labelled >= status.min_count and "expected_low" in r.details:
+            e = r.expected_positives
+            low[i] = (r.details["expected_low"] - e) / r.labelled
+            high[i] = (r.details["expected_high"] - e) / r.labelled
+            point[i] = (r.realised_positives - e) / r.labelled
+    return low, high, point
+
+
 def store_figure(status: Any, *, title: str | None = "Calibration over time", dpi: float = 100) -> Figure:
-    """Rate vs confidence per period (top) and labelled / pending rows (bottom)."""
+    """Rate vs confidence per period (top), the band the alert uses (middle), labelled / pending rows
+    (bottom)."""
     rows = [r for r in status.rows if r.slice == "(all)"]
-    fig = _figure((9.6, 5.6), dpi)
-    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.3, 1], "hspace": 0.08})
+    fig = _figure((9.6, 7.4), dpi)
+    top, mid, bottom = fig.subplots(3, 1, sharex=True,
+                                    gridspec_kw={"height_ratios": [2.3, 1.3, 1], "hspace": 0.08})
     x = np.arange(len(rows))
     rate = np.array([r.rate for r in rows])
     conf = np.array([r.conf for r in rows])
@@ -85,8 +111,10 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
         top.scatter(x[few], rate[few], facecolor="white", edgecolor=PALETTE[0], s=26, zorder=3,
                     label=f"fewer than {status.min_count} labelled (hollow)", gid="insufficient")
     if alert.any():
-        y_alert = np.where(has, rate, np.where(np.isfinite(conf), conf, 0.0))
-        top.scatter(x[alert], y_alert[alert], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
+        # where the alert is: the rate; before final labels, the PPI estimate (else the row is only ringed below)
+        ppi_mid = np.array([(getattr(r, "estimate_ppi", None) or {}).get("estimate", np.nan) for r in rows], dtype=float)
+        y_alert = np.where(has, rate, ppi_mid)
+        top.scatter(x[alert & np.isfinite(y_alert)], y_alert[alert & np.isfinite(y_alert)], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
                     linewidth=1.7, zorder=4, label="alert", gid="alerts")
     # the label-free (CBPE) estimate, where it stands: not after a diagnosed prior shift (withdrawn)
     est = np.array([r.estimate.rate if (r.estimate is not None and r.labelled == 0
@@ -110,6 +138,38 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     top.set_ylabel("probability")
     handles, names = top.get_legend_handles_labels()
     _legend_above(top, handles, names, ncol=3)
+    # the band each alert reads (the same numbers), and what it is compared with
+    b_lo, b_hi, point = alert_band(status, rows)
+    tested = np.isfinite(b_lo)
+    tol = float(getattr(status, "tolerance", 0.0) or 0.0)
+    if status.alert_mode == "sequential":
+        what = f"anytime-valid bounds on mean(y - p) (alert when they leave {'0' if not tol else f'+-{tol:g}'})"
+    else:
+        what = "scores' promise at the alert level (alert when the gap leaves it)"
+    if tested.any():
+        mid.bar(x[tested], (b_hi - b_lo)[tested], bottom=b_lo[tested], width=0.6, color=PALETTE[0], alpha=0.25,
+                label=what, gid="band")
+    mid.axhline(0.0, color=INK, linewidth=0.8, gid="zero")
+    if status.alert_mode == "sequential" and tol:
+        for sign in (-1, 1):
+            mid.axhline(sign * tol, color=MUTED, linewidth=0.8, linestyle="--", gid="tolerance")
+    gap = np.array([r.rate - r.conf for r in rows])
+    shown = np.isfinite(gap) & (tested if status.alert_mode == "window" else np.isfinite(gap))
+    mid.scatter(x[shown], gap[shown], color=PALETTE[0], s=18, zorder=3, label="rate - conf of the window",
+                gid="gap")
+    if alert.any():
+        centre = np.where(np.isfinite(b_lo), (b_lo + b_hi) / 2, 0.0)
+        y_mark = np.where(np.isfinite(gap), gap, centre) if status.alert_mode == "window" else centre
+        mid.scatter(x[alert], y_mark[alert], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
+                    linewidth=1.7, zorder=4, gid="band-alerts")
+    span = np.concatenate([b_lo[tested], b_hi[tested], gap[shown]])
+    span = span[np.isfinite(span) & (np.abs(span) < 1)]
+    if span.size:
+        pad = max(float(np.abs(span).max()), 0.01) * 1.15
+        mid.set_ylim(-pad, pad * 1.7)  # headroom for the legend
+    _style(mid)
+    mid.set_ylabel("rate - score")
+    mid.legend(loc="upper left", frameon=False, fontsize=8.5, ncol=2)
     labelled = np.array([r.labelled for r in rows], dtype=float)
     waiting = np.array([r.pending + r.overdue for r in rows], dtype=float)
     bottom.bar(x, labelled, color=PALETTE[0], alpha=0.75, label="labelled", gid="labelled")
