@@ -112,13 +112,16 @@ def test_zero_weight_rows_never_change_a_metric(problem):
     for name, f in {
         "ece": lambda s, l, sw: vc.ece(s, l, sample_weight=sw),
         "ece-quantile": lambda s, l, sw: vc.ece(s, l, sample_weight=sw, strategy="quantile"),
-        "mce": lambda s, l, sw: vc.mce(s, l, sample_weight=sw),
+        "mce": lambda s, l, sw: vc.mce(s, l, sample_weight=sw, min_count=0),
         "brier": lambda s, l, sw: vc.brier(s, l, sample_weight=sw),
         "nll": lambda s, l, sw: vc.nll(s, l, sample_weight=sw),
         "auc": lambda s, l, sw: vc.auc(s, l, sample_weight=sw),
         "accuracy": lambda s, l, sw: vc.accuracy(s, l, sample_weight=sw),
     }.items():
         assert f(p, y, w) == pytest.approx(f(P, Y, W), rel=1e-12, abs=1e-15), name
+    # MCE over sufficient bins (Kish size >= 20): NaN on both sides when no bin has enough rows
+    a, b = vc.mce(p, y, sample_weight=w), vc.mce(P, Y, sample_weight=W)
+    assert (np.isnan(a) and np.isnan(b)) or a == pytest.approx(b, rel=1e-12, abs=1e-15)
     try:
         a = vc.calibration_slope(p, y, sample_weight=w)
     except vc.VeracityError:

@@ -100,5 +100,6 @@ class BetaCalibration(Calibrator):
     def __str__(self) -> str:
         if not self._is_fitted():
             return repr(self)
+        sign = "-" if self.c_ < 0 else "+"
         return (f"beta calibration: p' = sigmoid({self.a_:.4f} ln p - {self.b_:.4f} ln(1-p) "
-                f"{self.c_:+.4f})")
+                f"{sign} {abs(self.c_):.4f})")

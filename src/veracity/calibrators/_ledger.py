@@ -17,6 +17,14 @@ order-preservation certificates exactly:
 For temperature scaling these hold by theorem (s ↦ s/τ keeps every strict order
 and every sign) and are compared on the calibrated *logits*, so saturation of
 the sigmoid never fakes a tie.
+
+Verdicts know their noise (issue 22): every change carries a paired interval of
+after − before on the same rows (:mod:`veracity.calibrators._noise`: sandwich interval of
+per-row differences for Brier, NLL and accuracy, DeLong for AUC, a seeded paired
+bootstrap for ECE), and a change is "better" or "REGRESSION" only when that interval
+excludes 0; otherwise it is "within noise" (still printed with its sign). Accuracy at the
+threshold says so when no score reaches the threshold (or every score does) before or
+after: it then only counts the base rate.
 """
 
 from __future__ import annotations
@@ -32,7 +40,9 @@ from ..core._reliability import ReliabilityTable
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, check_binary_labels, prepare_binary, to_numpy
 from ._base import Calibrator, _is_multiclass
+from ._noise import delong_difference_interval, ece_difference_interval, paired_mean_interval
 from ..core._display import Display
+from ..core._validation import binary_nll_terms
 
 
 #: JSON keys of the metrics, the audit core's names (``vc.audit(...).metrics``)
@@ -40,9 +50,20 @@ _KEYS = {"ECE": "ece", "NLL": "nll", "Brier": "brier", "accuracy@0.5": "accuracy
          "top-label accuracy": "accuracy", "AUC": "auc"}
 
 
+#: what the verdict column says
+SAME, BETTER, WORSE, NOISE = "same", "better", "REGRESSION", "within noise"
+
+
 @dataclass(frozen=True)
 class LedgerRow:
-    """One metric before and after; ``can_move`` says whether the method is able to change it."""
+    """One metric before and after; ``can_move`` says whether the method is able to change it.
+
+    ``[ci_low, ci_high]`` is the paired interval of ``change`` (after − before on the same
+    rows); ``verdict`` is ``"better"`` or ``"REGRESSION"`` only when it excludes 0,
+    ``"within noise"`` when it does not, ``"same"`` for no change, or a sentence when the
+    metric cannot be read (accuracy when no score reaches the threshold). ``regression`` is
+    a regression beyond noise; ``worse`` any move in the bad direction (printed either way).
+    """
 
     metric: str
     what: str
@@ -53,9 +74,18 @@ class LedgerRow:
     better: str
     regression: bool
     note: str
+    ci_low: float = float("nan")
+    ci_high: float = float("nan")
+    verdict: str = ""
+    worse: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def interval_text(self) -> str:
+        if self.ci_low != self.ci_low:
+            return "n/a"
+        return f"[{fmt(self.ci_low, sign=True)}, {fmt(self.ci_high, sign=True)}]"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -70,6 +100,10 @@ class Ledger(Display):
     bins: int
     #: the reliability tables before and after (drawn by :meth:`plot`)
     tables: dict[str, Any] = field(default_factory=dict)
+    #: level of the change intervals, and the ECE bootstrap's size and seed
+    level: float = 0.95
+    n_resamples: int = 0
+    random_state: Any = None
 
     def row(self, metric: str) -> LedgerRow:
         same = {metric} | ({"accuracy@0.5", "top-label accuracy"} if metric in (
@@ -94,18 +128,20 @@ class Ledger(Display):
             "after": {_KEYS[r.metric]: r.after for r in self.rows},
             "certificates": dict(self.certificates),
             "regressions": [r.metric for r in self.regressions],
+            "level": self.level,
+            "n_resamples": self.n_resamples,
+            "random_state": self.random_state if isinstance(self.random_state, int) else None,
         }
 
     def __str__(self) -> str:
+        pct = f"{self.level * 100:g}% CI"
         rows = []
         for r in self.rows:
-            verdict = "same" if r.change == 0 else (
-                "REGRESSION" if r.regression else "better")
-            rows.append([r.metric, fmt(r.before), fmt(r.after), fmt(r.change, sign=True),
-                         "yes" if r.can_move else "no", verdict, r.note])
+            rows.append([r.metric, fmt(r.before), fmt(r.after), fmt(r.change, sign=True), r.interval_text(),
+                         "yes" if r.can_move else "no", r.verdict or _old_verdict(r), r.note])
         table = render_table(
-            ["metric", "before", "after", "change", "can move?", "verdict", "why"], rows,
-            align="lrrrlll",
+            ["metric", "before", "after", "change", pct, "can move?", "verdict", "why"], rows,
+            align="lrrrllll",
         )
         c = self.certificates
         held = lambda v: "held" if v else "BROKEN"  # noqa: E731
@@ -120,12 +156,35 @@ class Ledger(Display):
         else:
             cert.append(f"  argmax identical: {held(c['argmax_identical'])}")
         head = (f"{self.calibrator} on {self.n} evaluation rows "
-                f"(ECE with {self.bins} equal-width bins)")
+                f"(ECE with {self.bins} equal-width bins; {pct} of each change paired on these rows)")
         tail = ""
         if self.regressions:
-            tail = "\nregressions (reported, not hidden): " + ", ".join(
-                f"{r.metric} {fmt(r.change, sign=True)}" for r in self.regressions)
+            tail += "\nregressions (reported, not hidden): " + ", ".join(
+                f"{r.metric} {fmt(r.change, sign=True)} {r.interval_text()}" for r in self.regressions)
+        noise = [r for r in self.rows if r.worse and not r.regression]
+        if noise:
+            tail += "\nworse but within noise (reported, not hidden): " + ", ".join(
+                f"{r.metric} {fmt(r.change, sign=True)} {r.interval_text()}" for r in noise)
         return f"{head}\n{table}\ncertificates\n" + "\n".join(cert) + tail
+
+
+def _old_verdict(r: LedgerRow) -> str:
+    return SAME if r.change == 0 else (WORSE if r.regression else BETTER)
+
+
+def _verdict(change: float, low: float, high: float, better: str) -> tuple[str, bool]:  # noqa: C901
+    """(verdict, regression beyond noise) of a change with its interval."""
+    if change == 0:
+        return SAME, False
+    if low != low:  # no interval
+        return ("worse (no interval)" if (change > 0) == (better == "lower") else "better (no interval)"), False
+    good = high < 0 if better == "lower" else low > 0
+    bad = low > 0 if better == "lower" else high < 0
+    if good:
+        return BETTER, False
+    if bad:
+        return WORSE, True
+    return NOISE, False
 
 
 def _ranking(data: Binary) -> np.ndarray:
@@ -178,6 +237,9 @@ def compare(
     threshold: float = 0.5,
     sample_weight: Any = None,
     pos_label: Any = None,
+    level: float = 0.95,
+    n_resamples: int = 200,
+    random_state: Any = None,
 ) -> Ledger:
     r"""Before/after ledger of a fitted ``calibrator`` on evaluation rows.
 
@@ -188,6 +250,14 @@ def compare(
     ``strategy``; NLL is exact from logits when the calibrator produces them.
     Multiclass (N, K) input uses the top-label reading. ``pos_label`` names the positive
     class of two-valued labels (default: the one the calibrator was fit with, if any).
+
+    Each change has a paired ``level`` interval (:mod:`veracity.calibrators._noise`):
+    per-row differences for Brier, NLL and accuracy, DeLong for AUC, and a paired
+    bootstrap of ``n_resamples`` resamples for ECE seeded by ``random_state`` (an integer or
+    a ``numpy.random.Generator``; None, the default, is the fixed seed 0, so the same rows
+    always print the same ledger; ``n_resamples=0`` skips it). A change is "better" or "REGRESSION" only when its
+    interval excludes 0, else "within noise". Accuracy at ``threshold`` is reported as not
+    readable when no score reaches the threshold, or every score does, before or after.
     """
     if not isinstance(calibrator, Calibrator):
         raise VeracityError(
@@ -195,6 +265,14 @@ def compare(
             f"got {type(calibrator).__name__}"
         )
     calibrator._require_fitted()
+    from ..core._validation import check_count
+
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
+        raise VeracityError(f"level must be a probability strictly between 0 and 1, got {level!r}", param="level")
+    level = float(level)
+    n_resamples = 0 if n_resamples == 0 else check_count(n_resamples, "n_resamples", 2)
+    if random_state is None:
+        random_state = 0  # a report, not a draw: the same rows print the same ledger
     st = score_type or calibrator.score_type
     if st != calibrator.score_type:
         raise VeracityError(
@@ -219,15 +297,20 @@ def compare(
                            trusted_logits=True)
 
     tables: dict[str, ReliabilityTable] = {}
+    edges: list[np.ndarray] = []
 
     def metrics(d: Binary) -> dict[str, float]:
         st_ = _stats(d, bins, strategy, full=True)
         tables["before" if not tables else "after"] = ReliabilityTable.from_stats(st_)
+        edges.append(st_.edges)
         return {"ECE": ece_from_stats(st_), "NLL": nll_from_stats(st_),
                 "Brier": brier_from_stats(st_),
                 "accuracy@0.5": accuracy_of(d, threshold), "AUC": auc_of(d)}
 
     m0, m1 = metrics(before), metrics(after)
+    intervals = _change_intervals(before, after, threshold, multiclass, (edges[0], edges[1]), strategy,
+                                  level=level, n_resamples=n_resamples, random_state=random_state)
+    unreadable = {} if multiclass else _no_crossing(before, after, threshold)
     moves = _can_move(calibrator, multiclass)
     what = {
         "ECE": (f"calibration error, {bins} {strategy} bins", "lower"),
@@ -242,9 +325,18 @@ def compare(
         shown = "top-label accuracy" if multiclass and key == "accuracy@0.5" else key
         change = a - b
         better = what[key][1]
-        regression = change > 0 if better == "lower" else change < 0
+        worse = change > 0 if better == "lower" else change < 0
         can, why = moves.get(key.split("@")[0], (True, "calibration target"))
-        rows.append(LedgerRow(shown, what[key][0], b, a, change, can, better, bool(regression), why))
+        low, high = intervals[key]
+        verdict, regression = _verdict(change, low, high, better)
+        if key == "accuracy@0.5" and unreadable:
+            # the number only counts the base rate: an "improvement" is not one; a drop beyond
+            # noise is still a regression (listed), said together with why
+            said = unreadable["verdict"]
+            verdict = said if verdict in (BETTER, SAME) else f"{verdict}; {said}"
+            why = unreadable["why"]
+        rows.append(LedgerRow(shown, what[key][0], b, a, change, can, better, bool(regression), why,
+                              ci_low=low, ci_high=high, verdict=verdict, worse=bool(worse)))
 
     if multiclass:
         s0 = np.asarray(scores, dtype=np.float64)
@@ -264,4 +356,47 @@ def compare(
         else:
             cert["order"] = f"broken ({cert['ties_created']} ties created)"
     return Ledger(rows=tuple(rows), certificates=cert, n=before.n,
-                  calibrator=calibrator.name, score_type=st, bins=bins, tables=tables)
+                  calibrator=calibrator.name, score_type=st, bins=bins, tables=tables,
+                  level=level, n_resamples=n_resamples, random_state=random_state)
+
+
+def _correct(d: Binary, threshold: float) -> np.ndarray:
+    if d.n_classes > 2:
+        return d.y
+    return (_decisions(d, threshold) == (d.y == 1.0)).astype(np.float64)
+
+
+def _change_intervals(before: Binary, after: Binary, threshold: float, multiclass: bool,
+                      edges: tuple[np.ndarray, np.ndarray], strategy: str, *, level: float,
+                      n_resamples: int, random_state: Any) -> dict[str, tuple[float, float]]:
+    """The paired interval of after − before for each ledger metric."""
+    w = before.w
+    out = {
+        "Brier": paired_mean_interval((after.p - after.y) ** 2 - (before.p - before.y) ** 2, w, level),
+        "NLL": paired_mean_interval(binary_nll_terms(after) - binary_nll_terms(before), w, level),
+        "accuracy@0.5": paired_mean_interval(_correct(after, threshold) - _correct(before, threshold),
+                                             w, level),
+    }
+    if np.array_equal(before.y, after.y):
+        _, lo, hi = delong_difference_interval(_ranking(before), _ranking(after), before.y, w, level)
+        out["AUC"] = (lo, hi)
+    else:  # multiclass whose top-label outcome changed: the two AUCs are of different labels
+        out["AUC"] = (float("nan"), float("nan"))
+    out["ECE"] = ece_difference_interval(before.p, before.y, after.p, after.y, w, edges, strategy,
+                                         n_resamples=n_resamples, random_state=random_state, level=level)
+    return out
+
+
+def _no_crossing(before: Binary, after: Binary, threshold: float) -> dict[str, str]:
+    """Accuracy at the threshold counts only the base rate when every decision is the same."""
+    for name, d in (("after", after), ("before", before)):
+        flagged = _decisions(d, threshold)
+        if d.w is not None:
+            flagged = flagged[d.w > 0]
+        if not flagged.any():
+            return {"verdict": f"no score >= {threshold:g} {name}",
+                    "why": f"every decision {name} is 0: accuracy is the share of negatives"}
+        if flagged.all():
+            return {"verdict": f"every score >= {threshold:g} {name}",
+                    "why": f"every decision {name} is 1: accuracy is the share of positives"}
+    return {}

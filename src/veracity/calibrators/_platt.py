@@ -239,4 +239,5 @@ class PlattScaling(Calibrator):
         if not self._is_fitted():
             return repr(self)
         flag = "  REVERSED (a < 0)" if self.reversed_ else ""
-        return f"Platt scaling: p = sigmoid({self.a_:.4f} * x + {self.b_:+.4f}){flag}"
+        sign = "-" if self.b_ < 0 else "+"
+        return f"Platt scaling: p = sigmoid({self.a_:.4f} * x {sign} {abs(self.b_):.4f}){flag}"

@@ -1,0 +1,187 @@
+"""Ledger verdicts that know their noise (issue 22).
+
+"accuracy@0.5 −0.0001 REGRESSION" for 36 of 20,000 flipped decisions must read as within
+noise; "+0.0336 better" when no calibrated score reaches 0.5 must say that no score
+crosses 0.5; every change carries its paired interval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import veracity as vc
+from veracity.calibrators._noise import (
+    delong_difference_interval,
+    ece_difference_interval,
+    paired_mean_interval,
+)
+
+
+def _platt(a: float, b: float) -> vc.PlattScaling:
+    """A Platt map σ(a·s + b) on logits with the given coefficients (fit on two points, then set)."""
+    c = vc.PlattScaling(score_type="logit").fit(np.array([-1.0, -0.5, 0.5, 1.0]), np.array([0, 1, 0, 1]))
+    setattr(c, "a_", a)
+    setattr(c, "b_", b)
+    return c
+
+
+def test_few_flipped_decisions_are_within_noise():
+    rng = np.random.default_rng(0)
+    n = 20_000
+    s = rng.normal(0.0, 2.0, n)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-s))).astype(int)
+    cal = _platt(1.0, 0.004)  # moves the 0.5 cut a hair: a few dozen decisions flip
+    led = vc.compare(s, y, cal)
+    flips = int(((s >= 0) != (s * 1.0 + 0.004 >= 0)).sum())
+    assert 10 <= flips <= 100
+    row = led.row("accuracy@0.5")
+    assert row.change != 0 and abs(row.change) <= flips / n
+    assert row.verdict == "within noise" and not row.regression
+    assert row.ci_low < 0 < row.ci_high
+    # the paired interval by hand: d in {-1, 0, 1}, sample variance over n
+    d = ((s * 1.0 + 0.004 >= 0) == (y == 1)).astype(float) - ((s >= 0) == (y == 1)).astype(float)
+    se = d.std(ddof=1) / np.sqrt(n)
+    assert row.ci_low == pytest.approx(d.mean() - 1.959963984540054 * se, abs=1e-12)
+    assert row.ci_high == pytest.approx(d.mean() + 1.959963984540054 * se, abs=1e-12)
+    text = str(led)
+    assert "within noise" in text and "REGRESSION" not in text.split("certificates")[0].split("accuracy@0.5")[1]
+    assert f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]" in text
+
+
+def test_a_real_regression_is_still_called_one():
+    rng = np.random.default_rng(1)
+    n = 5000
+    s = rng.normal(0.0, 2.0, n)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-s))).astype(int)
+    led = vc.compare(s, y, _platt(1.0, 1.5))  # shifts the cut by 1.5 logits: many wrong flips
+    row = led.row("accuracy@0.5")
+    assert row.verdict == "REGRESSION" and row.regression and row.ci_high < 0
+    assert led.regressions and "regressions (reported, not hidden)" in str(led)
+    ece = led.row("ECE")
+    assert ece.verdict == "REGRESSION" and ece.ci_low > 0
+
+
+def test_no_score_crossing_half_is_said():
+    rng = np.random.default_rng(2)
+    n = 4000
+    s = rng.normal(-2.0, 1.2, n)  # overconfident raw logits of a rare outcome
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-(0.5 * s - 1.5)))).astype(int)
+    cal = _platt(0.5, -1.5)  # the true map: no calibrated score reaches 0.5
+    p_after = 1 / (1 + np.exp(-(0.5 * s - 1.5)))
+    assert p_after.max() < 0.5 and (s >= 0).sum() > 0
+    led = vc.compare(s, y, cal)
+    row = led.row("accuracy@0.5")
+    assert row.change > 0  # the number alone would read "better"
+    assert row.verdict == "no score >= 0.5 after" and not row.regression
+    assert "share of negatives" in row.note
+    assert "better" not in str(led).split("accuracy@0.5")[1].splitlines()[0]
+
+
+def test_every_change_has_its_interval_and_json_keys():
+    rng = np.random.default_rng(3)
+    n = 3000
+    s = rng.normal(0.0, 3.0, n)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-s / 2))).astype(int)
+    cal = vc.TemperatureScaling(score_type="logit").fit(s[:1000], y[:1000])
+    led = vc.compare(s[1000:], y[1000:], cal)
+    doc = led.to_dict()
+    for r in doc["rows"]:
+        assert {"ci_low", "ci_high", "verdict", "worse", "regression"} <= set(r)
+    assert doc["level"] == 0.95 and doc["n_resamples"] == 200
+    for r in led.rows:
+        if r.metric != "AUC" and r.metric != "accuracy@0.5":
+            assert r.ci_low <= r.ci_high
+    assert led.row("AUC").verdict == "same" and led.row("accuracy@0.5").verdict == "same"
+    assert led.row("ECE").verdict == "better" and led.row("ECE").ci_high < 0
+    # reproducible: the ECE bootstrap is seeded
+    again = vc.compare(s[1000:], y[1000:], cal)
+    assert again.row("ECE").ci_low == led.row("ECE").ci_low
+
+
+def test_paired_mean_interval_is_the_per_row_difference_interval():
+    rng = np.random.default_rng(4)
+    d = rng.normal(0.1, 1.0, 500)
+    lo, hi = paired_mean_interval(d, None, 0.95)
+    from scipy import stats
+
+    ref = stats.norm.interval(0.95, loc=d.mean(), scale=stats.sem(d))
+    assert (lo, hi) == pytest.approx(ref, abs=1e-12)
+    # integer weights = repeated rows (the Kish size equals the row count here only unweighted;
+    # with equal weights every number is the same as unweighted)
+    lo_w, hi_w = paired_mean_interval(d, np.full(d.size, 3.0), 0.95)
+    assert (lo_w, hi_w) == pytest.approx((lo, hi), abs=1e-12)
+
+
+def test_delong_interval_equals_the_comparison_oracle():
+    from veracity.comparison._delong import delong_covariance, delong_test, rank_models
+
+    rng = np.random.default_rng(5)
+    n = 1500
+    y = (rng.uniform(size=n) < 0.3).astype(float)
+    s0 = y + rng.normal(0, 1.2, n)
+    s1 = np.round(y * 0.9 + rng.normal(0, 1.0, n), 1)  # ties
+    diff, lo, hi = delong_difference_interval(s0, s1, y, None, 0.9)
+    ranked = rank_models([s0, s1], y, None)
+    est = delong_test(ranked, delong_covariance(ranked, y, None), 0, 1, 0.9)
+    assert diff == pytest.approx(est.value, abs=1e-12)
+    assert (lo, hi) == pytest.approx((est.low, est.high), abs=1e-10)
+    assert diff == pytest.approx(vc.auc(s1, y, score_type="score") - vc.auc(s0, y, score_type="score"), abs=1e-12)
+
+
+def test_intervals_cover_under_the_null():
+    """Seeded simulation: when the calibrator changes nothing on average, a change is called
+    beyond noise in about 5 % of evaluation sets (accuracy, Brier, AUC)."""
+    rng = np.random.default_rng(6)
+    calls = {"acc": 0, "brier": 0, "auc": 0}
+    sims = 400
+    for _ in range(sims):
+        n = 600
+        y = (rng.uniform(size=n) < 0.4).astype(float)
+        # two exchangeable forecasts of the same rows: the difference has mean 0
+        z = y + rng.normal(0, 1, n)
+        a = z + rng.normal(0, 0.5, n)
+        b = z + rng.normal(0, 0.5, n)
+        pa, pb = 1 / (1 + np.exp(-(a - 0.4))), 1 / (1 + np.exp(-(b - 0.4)))
+        lo, hi = paired_mean_interval(((pb >= .5) == (y == 1)).astype(float) - ((pa >= .5) == (y == 1)), None, 0.95)
+        calls["acc"] += not (lo <= 0 <= hi)
+        lo, hi = paired_mean_interval((pb - y) ** 2 - (pa - y) ** 2, None, 0.95)
+        calls["brier"] += not (lo <= 0 <= hi)
+        _, lo, hi = delong_difference_interval(a, b, y, None, 0.95)
+        calls["auc"] += not (lo <= 0 <= hi)
+    for k, v in calls.items():
+        assert v / sims == pytest.approx(0.05, abs=0.035), k
+
+
+def test_ece_bootstrap_interval_normal_and_exact_agree():
+    import veracity.calibrators._noise as noise
+
+    rng = np.random.default_rng(7)
+    n = 8000
+    p0 = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < p0 ** 1.5).astype(float)
+    p1 = p0 ** 1.5
+    edges = (np.linspace(0, 1, 16), np.linspace(0, 1, 16))
+    exact = ece_difference_interval(p0, y, p1, y, None, edges, "uniform", n_resamples=400, random_state=0,
+                                    level=0.95)
+    old = noise._EXACT
+    try:
+        noise._EXACT = 0
+        approx = ece_difference_interval(p0, y, p1, y, None, edges, "uniform", n_resamples=4000,
+                                         random_state=0, level=0.95)
+    finally:
+        noise._EXACT = old
+    assert approx == pytest.approx(exact, abs=0.004)
+    assert exact[1] < 0  # the repair is beyond noise
+
+
+def test_platt_and_beta_print_one_sign():
+    c = _platt(1.0322, -0.05)
+    assert str(c) == "Platt scaling: p = sigmoid(1.0322 * x - 0.0500)"
+    c = _platt(1.0322, 0.05)
+    assert str(c) == "Platt scaling: p = sigmoid(1.0322 * x + 0.0500)"
+    assert "+ +" not in str(c) and "+ -" not in str(c)
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.01, 0.99, 500)
+    b = vc.BetaCalibration().fit(p, (rng.uniform(size=500) < p).astype(int))
+    assert "+ +" not in str(b) and "+ -" not in str(b) and ") +" not in str(b).replace("ln(1-p) +", "")
