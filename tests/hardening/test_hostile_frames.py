@@ -99,3 +99,35 @@ def test_duplicated_column_names_are_refused_on_in_memory_frames(form):
     with pytest.raises(vc.VeracityError, match="column 'y' appears 2 times") as info:
         vc.ece(data, score="p", label="y")
     assert "\n" not in str(info.value)
+
+
+def _lazy_forms(frame, tmp_path):
+    """The same rows as a LazyFrame, a DuckDB relation, a CSV path and a Parquet path."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    frame.to_csv(tmp_path / "glob.csv", index=False)
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "glob.parquet")
+    return {"lazy": pl.from_pandas(frame).lazy(), "duckdb": con.from_df(frame),
+            "csv": str(tmp_path / "glob.csv"), "parquet": str(tmp_path / "glob.parquet")}
+
+
+@pytest.mark.parametrize("name", ["*", "^s.*$", "p.*", "s*", "(p)|y", "#1", "COLUMNS(*)"])
+@pytest.mark.parametrize("role", ["score", "label"])
+def test_glob_and_regex_like_column_names_are_literal_on_lazy_frames(name, role, tmp_path):
+    """score='*' was a polars DuplicateError on a LazyFrame and a DuckDB BinderException on a
+    relation or a CSV path (a star expression): every form reads the column of that name."""
+    other = RNG.random(N)  # a second score column a star or a regex would also match
+    cols = {"p": P, "y": Y, "s_other": other}
+    cols[name] = cols.pop("p" if role == "score" else "y")
+    frame = pd.DataFrame(cols)
+    score, label = (name, "y") if role == "score" else ("p", name)
+    want_ece, want = vc.ece(P, Y), vc.audit(P, Y).to_dict()["metrics"]
+    for form, data in _lazy_forms(frame, tmp_path).items():
+        assert vc.ece(data, score=score, label=label) == pytest.approx(want_ece, rel=1e-9), form
+        got = vc.audit(data, score=score, label=label).to_dict()["metrics"]
+        assert got == pytest.approx(want, rel=1e-9), form
+        table = vc.threshold_table(data, thresholds=[0.5], score=score, label=label).to_dict()
+        assert table == vc.threshold_table(P, Y, [0.5]).to_dict(), form

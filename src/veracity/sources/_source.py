@@ -80,12 +80,27 @@ def as_frame(x: Any) -> Frame:
         native = frame.to_native()
         internal = {name: f"_c{i}" for i, name in enumerate(schema)}
         frame = nw.from_native(native.toDF(*internal.values()))
-    elif backend == "polars" and lazy and any(str(c).startswith("^") and str(c).endswith("$") for c in schema):
+    elif backend == "polars" and lazy and any(_polars_pattern(str(c)) for c in schema):
         # polars reads a column name written ^...$ as a regular expression (pl.col("^s.*$") selects
-        # every column starting with s): rename by position so names are matched literally
+        # every column starting with s) and "*" as every column: rename by position so names are
+        # matched literally
         internal = {name: f"_c{i}" for i, name in enumerate(schema)}
         frame = nw.from_native(frame.to_native().rename(internal))
+    elif backend == "duckdb" and "*" in schema:
+        # DuckDB reads a column reference "*" as a star expression (a Binder error): rename by
+        # position, each name quoted as an identifier, so it is matched literally
+        from ..core._sql_names import quote_identifier
+
+        internal = {name: f"_c{i}" for i, name in enumerate(schema)}
+        native = frame.to_native()
+        frame = nw.from_native(native.project(", ".join(
+            f"{quote_identifier(name)} AS {quote_identifier(alias)}" for name, alias in internal.items())))
     return Frame(frame, lazy, backend, tuple(schema), schema, source, internal)
+
+
+def _polars_pattern(name: str) -> bool:
+    """A name polars' ``col()`` reads as a pattern: a regular expression ``^...$`` or the wildcard ``*``."""
+    return name == "*" or (name.startswith("^") and name.endswith("$"))
 
 
 def _native_names(x: Any) -> list[str]:
