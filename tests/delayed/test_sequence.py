@@ -66,6 +66,128 @@ def test_row_by_row_bounds_equal_confseq():
     assert np.allclose(low, lo, atol=1e-12) and np.allclose(high, hi, atol=1e-12)
 
 
+def _reference_sequence(x, alpha, weights=None, batches=None, trunc=0.5, wbar=None):
+    """An independent reference, plain Python loops, written from the paper (WSR 2023, Thm 2,
+    predictable plug-in empirical Bernstein, each side at alpha / 2) — the variant veracity uses:
+    within a batch the bet and the centre are those set by the earlier batches; a row's bet is the
+    batch's bet times its weight over the mean weight, capped at ``trunc``; the centre, the
+    regularised variance and the "t" of the bet use the weights. Returns the running intersection
+    of the bounds on the mean of x = y - p in [-1, 1] after each batch (``wbar``: the mean weight the
+    weights are taken over, default their own)."""
+    n = len(x)
+    if wbar is None:
+        wbar = sum(weights) / n if weights is not None else 1.0
+    om = [1.0] * n if weights is None else [w / wbar for w in weights]
+    keys = list(range(n)) if batches is None else sorted(set(batches))
+    members = {k: [] for k in keys}
+    for i in range(n):
+        members[i if batches is None else batches[i]].append(i)
+
+    def lower(z, a):
+        out = []
+        tot_w = tot_s = dev = 0.0
+        sigma2_prev = 0.25
+        num = den = 0.0
+        for k in keys:
+            rows = members[k]
+            mu_prev = tot_s / tot_w if tot_w > 0 else 0.0
+            w_now = tot_w + sum(om[i] for i in rows)
+            if w_now > 0:
+                lam = math.sqrt(2 * math.log(1 / a) / (w_now * math.log(1 + w_now) * sigma2_prev))
+                lam = min(lam, trunc)
+            else:
+                lam = 0.0
+            for i in rows:
+                bet = min(lam * om[i], trunc)
+                num += bet * z[i] - ((z[i] - mu_prev) ** 2) * (-math.log(1 - bet) - bet)
+                den += bet
+            out.append(min((num - math.log(1 / a)) / den, 1.0) if den > 0 else -math.inf)
+            tot_w = w_now
+            tot_s += sum(om[i] * z[i] for i in rows)
+            mu_reg = min((0.5 + tot_s) / (tot_w + 1), 1.0)
+            dev += sum(om[i] * (z[i] - mu_reg) ** 2 for i in rows)
+            sigma2_prev = (0.25 + dev) / (tot_w + 1)
+        return out
+
+    z = [(v + 1) / 2 for v in x]
+    lo_z = lower(z, alpha / 2)
+    hi_z = [1 - v for v in lower([1 - v for v in z], alpha / 2)]
+    low, high, best_lo, best_hi = [], [], -1.0, 1.0
+    for a, b in zip(lo_z, hi_z):
+        best_lo = max(best_lo, min(max(2 * a - 1, -1.0), 1.0))
+        best_hi = min(best_hi, min(max(2 * b - 1, -1.0), 1.0))
+        low.append(best_lo)
+        high.append(best_hi)
+    return np.array(low), np.array(high)
+
+
+@pytest.mark.parametrize("seed", [10, 11, 12, 13])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("batched", [False, True])
+def test_bounds_equal_an_independent_reference_weighted_and_unweighted(seed, weighted, batched):
+    rng = np.random.default_rng(seed)
+    n = 600
+    p, y = _stream(seed, n, gap=0.02 * (seed % 2))
+    w = rng.gamma(2.0, 1.5, n) if weighted else None
+    days = np.sort(rng.integers(0, 40, n)) if batched else None
+    cs = vc.confidence_sequence(p, y, alpha=0.05, sample_weight=w, batches=days)
+    lo, hi = _reference_sequence(list(y - p), 0.05, None if w is None else list(w),
+                                 None if days is None else list(days))
+    assert cs.low.size == lo.size
+    assert np.allclose(cs.low, lo, atol=1e-12, rtol=0) and np.allclose(cs.high, hi, atol=1e-12, rtol=0)
+    if w is not None:  # the running estimate is the weighted mean so far
+        assert cs.estimate[-1] == pytest.approx(np.sum(w * (y - p)) / w.sum(), abs=1e-12)
+    # each score bin of vc.binned_sequences is the reference on that bin's rows at alpha / bins
+    bs = vc.binned_sequences(p, y, bins=3, alpha=0.05, sample_weight=w, batches=days)
+    b = np.minimum((p * 3).astype(int), 2)
+    j = int(np.bincount(b).argmax())
+    keep = b == j
+    if days is None:
+        idx = np.flatnonzero(keep)  # row-by-row: a bin's sequence steps on every row; the others' rows change nothing
+        lo_b, hi_b = _reference_sequence(list((y - p)[keep]), 0.05 / 3,
+                                         None if w is None else list(w[keep]), wbar=None if w is None else w.mean())
+        got_lo, got_hi = bs.sequences[j].low[idx], bs.sequences[j].high[idx]
+    else:
+        lo_b, hi_b = _reference_sequence(list((y - p)[keep]), 0.05 / 3,
+                                         None if w is None else list(w[keep]), list(days[keep]),
+                                         wbar=None if w is None else w.mean())
+        present = np.isin(bs.sequences[j].steps, np.unique(days[keep]))
+        got_lo, got_hi = bs.sequences[j].low[present], bs.sequences[j].high[present]
+    assert np.allclose(got_lo, lo_b, atol=1e-12, rtol=0) and np.allclose(got_hi, hi_b, atol=1e-12, rtol=0)
+
+
+def test_equal_weights_are_the_unweighted_sequence_and_only_ratios_matter():
+    p, y = _stream(14, 1500, gap=0.03)
+    day = np.arange(1500) // 25
+    plain = vc.confidence_sequence(p, y, batches=day)
+    same = vc.confidence_sequence(p, y, batches=day, sample_weight=np.full(1500, 7.5))
+    assert np.allclose(plain.low, same.low, atol=1e-14) and np.allclose(plain.high, same.high, atol=1e-14)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, 1500)
+    a = vc.confidence_sequence(p, y, batches=day, sample_weight=w)
+    b = vc.confidence_sequence(p, y, batches=day, sample_weight=w * 1e6)
+    assert np.allclose(a.low, b.low, atol=1e-12) and np.allclose(a.high, b.high, atol=1e-12)
+    assert not np.allclose(a.low, plain.low)
+    # labels given by name: pos_label picks the positive class
+    names = np.where(y == 1, "fraud", "ok")
+    named = vc.confidence_sequence(p, names, batches=day, sample_weight=w, pos_label="fraud")
+    assert np.allclose(named.low, a.low, atol=0) and np.allclose(named.high, a.high, atol=0)
+    with pytest.raises(vc.VeracityError, match="sample_weight"):
+        vc.confidence_sequence(p, y, sample_weight=-w)
+
+
+def test_weighted_sequences_keep_false_alarms_below_alpha_over_daily_looks():
+    rng = np.random.default_rng(15)
+    streams, days, per_day, alpha = 200, 120, 20, 0.05
+    alarms = 0
+    day = np.repeat(np.arange(days), per_day)
+    for _ in range(streams):
+        p = rng.beta(2, 8, day.size)
+        y = (rng.random(day.size) < p).astype(float)
+        w = rng.lognormal(0.0, 0.7, day.size)
+        alarms += vc.confidence_sequence(p, y, batches=day, sample_weight=w, alpha=alpha).alarm_at is not None
+    assert alarms / streams <= alpha
+
+
 def test_public_bounds_are_the_raw_ones_mapped_to_y_minus_p_and_never_widen():
     p, y = _stream(2, 3000)
     cs = vc.confidence_sequence(p, y, alpha=0.05)

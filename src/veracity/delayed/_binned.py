@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._text import fmt, render_table
-from ..core._validation import check_binary_labels
+from ..core._validation import check_binary_labels, check_weights
 from ..decisions._inputs import check_alpha, scores_1d
 from ._audit import _edges
 from ._sequence import (
@@ -26,6 +26,7 @@ from ._sequence import (
     check_tolerance,
     first_alarm,
     sequence_from_sums,
+    weighted_sequence,
 )
 
 
@@ -87,11 +88,12 @@ class BinnedSequences(Display):
 
 
 def binned_sequences(scores: Any, labels: Any, *, bins: Any = 10, alpha: float = 0.05, batches: Any = None,
-                     tolerance: float = 0.0, shift_at: int | None = None, pos_label: Any = None
-                     ) -> BinnedSequences:
+                     tolerance: float = 0.0, shift_at: int | None = None, sample_weight: Any = None,
+                     pos_label: Any = None) -> BinnedSequences:
     """Anytime-valid running bounds on rate − mean score within each score bin (``bins``: a
-    count of equal-width bins or edges), each at ``alpha / bins``; the other options are
-    those of :func:`~veracity.confidence_sequence`.
+    count of equal-width bins or edges), each at ``alpha / bins``; the other options
+    (``sample_weight``, ``pos_label`` among them) are those of :func:`~veracity.confidence_sequence`
+    (weights are taken over their mean across all bins).
 
     >>> b = binned_sequences([0.2] * 500 + [0.8] * 500, [1, 0, 0, 0, 0] * 100 + [1, 1, 1, 1, 0] * 100, bins=2)
     >>> b.alarm_at, [r["n"] for r in b.rows()]
@@ -102,16 +104,26 @@ def binned_sequences(scores: Any, labels: Any, *, bins: Any = 10, alpha: float =
     edges = _edges(bins)
     p = scores_1d(scores)
     y = check_binary_labels(labels, p.shape[0], pos_label)
+    w = check_weights(sample_weight, p.shape[0])
     k = edges.size - 1
     b = np.searchsorted(edges[1:-1], p, side="right")
-    keys, _, n, sx, sxx = batch_sums(y - p, batches, extra=b, groups=k)
+    x = y - p
+    keys, inv, n, sx, sxx = batch_sums(x, batches, extra=b, groups=k)
     shift_at = check_shift_at(shift_at, n.shape[1])
     a = alpha / k
-    low, high = sequence_from_sums(n, sx, sxx, alpha=a)
-    at = first_alarm(low, high, tolerance)
     cum = np.cumsum(n, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        est = np.cumsum(sx, axis=1) / cum
+    if w is None:
+        low, high = sequence_from_sums(n, sx, sxx, alpha=a)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = np.cumsum(sx, axis=1) / cum
+    else:
+        steps = n.shape[1]
+        idx = b * steps + inv
+        low, high = weighted_sequence(x, w, idx, (k, steps), alpha=a)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = np.cumsum(np.bincount(idx, weights=w * x, minlength=k * steps).reshape(k, steps), axis=1) / \
+                np.cumsum(np.bincount(idx, weights=w, minlength=k * steps).reshape(k, steps), axis=1)
+    at = first_alarm(low, high, tolerance)
     seqs = tuple(ConfidenceSequence(low=low[i], high=high[i], estimate=est[i], n=cum[i].astype(np.int64), alpha=a,
                                     alarm_at=None if at[i] < 0 else int(at[i]), shift_at=shift_at, steps=keys,
                                     tolerance=tolerance) for i in range(k))

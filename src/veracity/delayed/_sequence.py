@@ -57,7 +57,7 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._text import fmt, render_table
-from ..core._validation import VeracityError, check_binary_labels, to_numpy
+from ..core._validation import VeracityError, check_binary_labels, check_weights, to_numpy
 from ..decisions._inputs import check_alpha, scores_1d
 
 TRUNCATION = 0.5  # the paper's (and confseq's) cap on the bets
@@ -121,6 +121,49 @@ def sequence_from_sums(n: Any, sum_x: Any, sum_xx: Any, *, alpha: float = 0.05
     sz = (sx + n) / 2.0
     qz = (sxx + 2.0 * sx + n) / 4.0
     low_z, high_z = raw_bounds_z(n, sz, qz, alpha=alpha)
+    low = np.maximum.accumulate(np.clip(2.0 * low_z - 1.0, -1.0, 1.0), axis=-1)
+    high = np.minimum.accumulate(np.clip(2.0 * high_z - 1.0, -1.0, 1.0), axis=-1)
+    return low, high
+
+
+def _weighted_lower_z(z: np.ndarray, om: np.ndarray, idx: np.ndarray, shape: tuple[int, int], alpha: float,
+                      truncation: float) -> np.ndarray:
+    """Lower bound of the (bet-weighted) mean of z in [0, 1] after each batch, rows weighted by ``om``
+    (weights over their mean); ``idx`` = group * batches + batch per row, ``shape`` = (groups, batches)."""
+    size = shape[0] * shape[1]
+
+    def per_batch(v: np.ndarray) -> np.ndarray:
+        return np.bincount(idx, weights=v, minlength=size).reshape(shape)
+
+    w_b, s_b, q_b = per_batch(om), per_batch(om * z), per_batch(om * z * z)
+    W, S = np.cumsum(w_b, axis=-1), np.cumsum(s_b, axis=-1)
+    W_prev, S_prev = W - w_b, S - s_b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mu_plain = np.where(W_prev > 0, S_prev / W_prev, 0.0)
+        mu_reg = np.minimum((0.5 + S) / (W + 1.0), 1.0)
+        acc = np.cumsum(q_b - 2.0 * mu_reg * s_b + w_b * mu_reg * mu_reg, axis=-1)
+        sigma2 = (0.25 + acc) / (W + 1.0)
+        sigma2_prev = np.concatenate([np.full(shape[:-1] + (1,), 0.25), sigma2[..., :-1]], axis=-1)
+        lam = np.sqrt(2.0 * math.log(1.0 / alpha) / (W * np.log1p(W) * sigma2_prev))
+        lam = np.minimum(np.where(np.isnan(lam), 0.0, lam), truncation)
+        flat_lam, flat_mu = lam.reshape(-1), mu_plain.reshape(-1)
+        bet = np.minimum(flat_lam[idx] * om, truncation)  # each row's bet: the batch's, scaled by its weight
+        psi = -np.log1p(-bet) - bet
+        v = (z - flat_mu[idx]) ** 2
+        num = np.cumsum(per_batch(bet * z), axis=-1) - math.log(1.0 / alpha) - np.cumsum(per_batch(v * psi), axis=-1)
+        den = np.cumsum(per_batch(bet), axis=-1)
+        low = np.where(den > 0, num / den, -np.inf)
+    return np.minimum(low, 1.0)
+
+
+def weighted_sequence(x: np.ndarray, w: np.ndarray, idx: np.ndarray, shape: tuple[int, int], *, alpha: float
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    r"""Running bounds on the weighted mean of :math:`x \in [-1, 1]` per (group, batch) — the row-level
+    form behind ``sample_weight=`` (see :func:`confidence_sequence`); running intersection."""
+    om = w / w.mean()
+    z = (x + 1.0) / 2.0
+    low_z = _weighted_lower_z(z, om, idx, shape, alpha / 2.0, TRUNCATION)
+    high_z = 1.0 - _weighted_lower_z(1.0 - z, om, idx, shape, alpha / 2.0, TRUNCATION)
     low = np.maximum.accumulate(np.clip(2.0 * low_z - 1.0, -1.0, 1.0), axis=-1)
     high = np.minimum.accumulate(np.clip(2.0 * high_z - 1.0, -1.0, 1.0), axis=-1)
     return low, high
@@ -274,7 +317,7 @@ def check_shift_at(shift_at: Any, steps: int) -> int | None:
 
 
 def confidence_sequence(scores: Any, labels: Any, *, alpha: float = 0.05, batches: Any = None,
-                        tolerance: float = 0.0, shift_at: int | None = None,
+                        tolerance: float = 0.0, shift_at: int | None = None, sample_weight: Any = None,
                         pos_label: Any = None) -> ConfidenceSequence:
     r"""Anytime-valid running bounds on *rate − mean score* for a stream of scored outcomes.
 
@@ -284,6 +327,21 @@ def confidence_sequence(scores: Any, labels: Any, *, alpha: float = 0.05, batche
     exclude 0 — or, with ``tolerance`` t > 0, lie wholly outside [−t, t] (a gap that small
     counts as calibrated; the false-alarm guarantee then holds whenever every row's gap is
     within t). ``shift_at`` (a step index, known in a backtest or simulation) gives ``delay``.
+    ``pos_label`` names the positive class of two-valued labels.
+
+    ``sample_weight`` (one non-negative weight per row, known when the row is scored — a
+    survey or importance weight, never a function of the outcome): the estimate is the
+    weighted running mean :math:`\sum w x / \sum w`, and each row's bet is scaled by its
+    weight, :math:`\beta_i = \min(\lambda_b\,\omega_i, \tfrac12)` with :math:`\omega = w /
+    \bar w` (only the ratios of the weights matter), so that
+
+    .. math:: L_b = \frac{\sum \beta_i z_i - \log(2/\alpha) - \sum (z_i - \hat\mu_{b-1})^2\,
+              \psi(\beta_i)}{\sum \beta_i}
+
+    with the centre :math:`\hat\mu` and the regularised variance weighted by :math:`\omega`,
+    and :math:`t` in :math:`\lambda` replaced by :math:`\sum \omega` so far. The capital
+    process is the same supermartingale (every bet is predictable and in [0, ½]), so the
+    false-alarm guarantee is unchanged; equal weights give the unweighted sequence exactly.
 
     >>> cs = confidence_sequence([0.2] * 400, [1, 0, 0, 0, 0] * 80)
     >>> cs.alarm_at is None, round(float(cs.estimate[-1]), 3)
@@ -293,12 +351,19 @@ def confidence_sequence(scores: Any, labels: Any, *, alpha: float = 0.05, batche
     tolerance = check_tolerance(tolerance)
     p = scores_1d(scores)
     y = check_binary_labels(labels, p.shape[0], pos_label)
+    w = check_weights(sample_weight, p.shape[0])
     x = y - p
-    keys, _, n, sx, sxx = batch_sums(x, batches)
+    keys, inv, n, sx, sxx = batch_sums(x, batches)
     shift_at = check_shift_at(shift_at, n.size)
-    low, high = sequence_from_sums(n, sx, sxx, alpha=alpha)
     cum = np.cumsum(n)
-    est = np.cumsum(sx) / cum
+    if w is None:
+        low, high = sequence_from_sums(n, sx, sxx, alpha=alpha)
+        est = np.cumsum(sx) / cum
+    else:
+        low, high = (a[0] for a in weighted_sequence(x, w, inv, (1, n.size), alpha=alpha))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = np.cumsum(np.bincount(inv, weights=w * x, minlength=n.size)) / \
+                np.cumsum(np.bincount(inv, weights=w, minlength=n.size))
     a = int(first_alarm(low, high, tolerance))
     return ConfidenceSequence(low=low, high=high, estimate=est, n=cum.astype(np.int64), alpha=alpha,
                               alarm_at=None if a < 0 else a, shift_at=shift_at, steps=keys, tolerance=tolerance)
