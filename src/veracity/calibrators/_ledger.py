@@ -41,7 +41,7 @@ from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, check_binary_labels, prepare_binary, to_numpy
 from ._base import Calibrator, _is_multiclass
 from ._noise import delong_difference_interval, ece_difference_interval, paired_mean_interval
-from ..core._display import Display
+from ..core._display import Display, html_kv, html_note, html_page, html_table
 from ..core._validation import binary_nll_terms
 
 
@@ -132,6 +132,25 @@ class Ledger(Display):
             "n_resamples": self.n_resamples,
             "random_state": self.random_state if isinstance(self.random_state, int) else None,
         }
+
+    def _html_body(self) -> str:
+        pct = f"{self.level * 100:g}% CI of change"
+        rows = [{"metric": r.metric, "before": r.before, "after": r.after, "change": fmt(r.change, sign=True),
+                 pct: r.interval_text(), "can move?": r.can_move, "verdict": r.verdict or _old_verdict(r),
+                 "why": r.note, "regression": r.regression} for r in self.rows]
+        c = self.certificates
+        if "argsort_identical" in c:
+            cert = {"order": c["order"], "AUC bit-identical": c["auc_identical"],
+                    "0.5 decisions identical": c["decisions_identical"], "ties created": c["ties_created"],
+                    "reversals": c["reversals"]}
+        else:
+            cert = {"order": c["order"], "argmax identical": c["argmax_identical"]}
+        return html_table(rows) + html_kv(cert) + html_note(
+            f"a change is better or a REGRESSION only when its paired {self.level * 100:g}% interval "
+            f"excludes 0; ECE with {self.bins} equal-width bins")
+
+    def _repr_html_(self) -> str:
+        return html_page(str(self).splitlines()[0], [self._html_body()], str(self))
 
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}% CI"

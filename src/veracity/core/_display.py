@@ -46,7 +46,18 @@ _STYLE = (
     ".vc-result .vc-badge{font-size:11px;padding:0 5px;border-radius:3px;background:#fde3c2;color:#8a4b00}"
     ".vc-result details pre{font-size:11.5px;margin:4px 0;white-space:pre}"
     ".vc-result .vc-more{color:#8a94a6;font-size:11.5px}"
+    ".vc-result .vc-h{font-weight:600;font-size:12px;color:#323f4b;margin:10px 0 3px;"
+    "border-bottom:1px solid #cbd2d9;padding-bottom:1px}"
+    ".vc-result .vc-note{color:#52606d;font-size:11.5px;margin:0 0 4px}"
+    ".vc-result details{margin:2px 0 4px}"
+    ".vc-result details summary{cursor:pointer;color:#3e4c59;font-size:12px}"
+    ".vc-result .vc-verdict{font-weight:600}"
 )
+
+#: a table wider than this many columns shows its first columns, the rest in a <details>
+WIDE_COLUMNS = 12
+#: columns kept in the summary of a wide table
+SUMMARY_COLUMNS = 8
 
 #: row keys that mark a row as needing attention, and what the badge says
 _FLAGS = (
@@ -55,6 +66,7 @@ _FLAGS = (
     ("status", "alert", "alert"),
     ("status", "insufficient", "insufficient"),
     ("feasible", False, "not certified"),
+    ("below target", True, "below target"),
 )
 
 
@@ -173,24 +185,73 @@ class Display:
         return draw(self, ax)
 
     def _repr_html_(self) -> str:
+        render = _RENDERERS.get(type(self).__name__)
+        if render is not None:
+            return render(self)
         return html_result(self._title(), self._summary_items(), self._frame_records(), str(self))
+
+    def _html_body(self) -> str:
+        """The result's HTML without the outer box and title (nested inside another result)."""
+        summary, records = self._summary_items(), self._frame_records()
+        return (html_kv(summary) if summary else "") + (html_table(records) if records else "")
+
+
+def html_page(title: str, parts: list[str], text: str | None = None) -> str:
+    """One result box: the title, its parts in order, and the plain text in a closed <details>."""
+    e = html.escape
+    out = [f'<div class="vc-result"><style>{_STYLE}</style>', f'<div class="vc-title">{e(title)}</div>']
+    out.extend(p for p in parts if p)
+    if text is not None:
+        out.append(f"<details><summary>as text</summary><pre>{e(text)}</pre></details>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def html_kv(items: dict[str, Any]) -> str:
+    """Key numbers in a row: ``name value`` pairs (escaped)."""
+    e = html.escape
+    return '<div class="vc-kv">' + "".join(
+        f"<span><b>{e(str(k))}</b>{e(v if isinstance(v, str) else fmt_cell(v))}</span>"
+        for k, v in items.items()) + "</div>"
+
+
+def html_section(title: str, body: str) -> str:
+    """A titled, always visible part of a result."""
+    return f'<div class="vc-section"><div class="vc-h">{html.escape(title)}</div>{body}</div>'
+
+
+def html_details(summary: str, body: str, *, open_: bool = False) -> str:
+    """A collapsible part (wide tables, the plain text, parameters)."""
+    return (f'<details{" open" if open_ else ""}><summary>{html.escape(summary)}</summary>'
+            f"{body}</details>")
+
+
+def html_note(text: str) -> str:
+    return f'<div class="vc-note">{html.escape(text)}</div>'
+
+
+def html_table(records: list[dict[str, Any]], *, rename: dict[str, str] | None = None) -> str:
+    """A table of records; a wide one shows its first columns and the whole table in <details>."""
+    cols: list[str] = []
+    for r in records:
+        cols.extend(k for k in r if k not in cols)
+    if len(cols) <= WIDE_COLUMNS:
+        return _html_table(records, rename)
+    keep = cols[:SUMMARY_COLUMNS]
+    head = [{k: r[k] for k in keep if k in r} | ({"sufficient": r["sufficient"]} if "sufficient" in r else {})
+            for r in records]
+    return (_html_table(head, rename) + html_details(
+        f"all {len(cols)} columns", _html_table(records, rename)))
 
 
 def html_result(title: str, summary: dict[str, Any], records: list[dict[str, Any]], text: str) -> str:
     """The notebook rendering: title, key numbers, the table (flags highlighted) and the text."""
-    e = html.escape
-    parts = [f'<div class="vc-result"><style>{_STYLE}</style>', f'<div class="vc-title">{e(title)}</div>']
-    if summary:
-        parts.append('<div class="vc-kv">' + "".join(
-            f"<span><b>{e(str(k))}</b>{e(fmt_cell(v))}</span>" for k, v in summary.items()) + "</div>")
-    if records:
-        parts.append(_html_table(records))
-    parts.append(f"<details><summary>as text</summary><pre>{e(text)}</pre></details></div>")
-    return "".join(parts)
+    return html_page(title, [html_kv(summary) if summary else "", html_table(records) if records else ""], text)
 
 
-def _html_table(records: list[dict[str, Any]]) -> str:
+def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = None) -> str:
     e = html.escape
+    rename = rename or {}
     cols: list[str] = []
     for r in records:
         cols.extend(k for k in r if k not in cols)
@@ -203,23 +264,28 @@ def _html_table(records: list[dict[str, Any]]) -> str:
     bins = "lo" in cols and "hi" in cols and all(_is_number(r.get("lo")) and _is_number(r.get("hi"))
                                                  for r in records)
     same_n = "count" in cols and "n" in cols and all(r.get("n") == r.get("count") for r in records)
-    flagged = {key for key, _, _ in _FLAGS if any_flag and isinstance(next(
+    # a yes/no column that only raises a flag is shown by the flag column (or says nothing)
+    flagged = {key for key, _, _ in _FLAGS if isinstance(next(
         (r[key] for r in records if key in r), None), bool)}
-    drop = ({"ci_high"} if interval else set()) | ({"lo", "hi", "index"} if bins else set()) \
+    drop = ({"ci_high"} if interval else set()) | ({"lo", "hi", "index", "bin"} if bins else set()) \
         | ({"n"} if same_n else set()) | flagged
     shown = (["bin"] if bins else []) + [c for c in cols if c not in drop]
     if bins:
         last = len(records) - 1
-        records = [{"bin": f"[{r['lo']:.4g}, {r['hi']:.4g}{']' if i == last else ')'}", **r}
+        records = [{**r, "bin": f"[{r['lo']:.4g}, {r['hi']:.4g}{']' if i == last else ')'}"}
                    for i, r in enumerate(records)]
     # counts stored as floats (weights) print as whole numbers when every value in the column is one
     whole = {c for c in cols if all(
         isinstance(r.get(c), float) and math.isfinite(r[c]) and r[c].is_integer() for r in records)
         and any(abs(r[c]) > 1 for r in records)}
 
+    # text columns read left-aligned, header included
+    text_cols = {c for c in shown if all(isinstance(r.get(c), (str, bool)) or r.get(c) is None for r in records)
+                 and not (interval and c == "ci_low")}
+
     def head(c: str) -> str:
-        name = "interval" if interval and c == "ci_low" else c
-        return f'<th class="vc-l">{e(name)}</th>' if c == shown[0] else f"<th>{e(name)}</th>"
+        name = rename.get(c, "interval" if interval and c == "ci_low" else c)
+        return f'<th class="vc-l">{e(name)}</th>' if c == shown[0] or c in text_cols else f"<th>{e(name)}</th>"
 
     rows = []
     for r, flag in zip(records[:MAX_HTML_ROWS], flags[:MAX_HTML_ROWS]):
@@ -232,7 +298,7 @@ def _html_table(records: list[dict[str, Any]]) -> str:
                 text = f"{int(cast(float, v)):,}"
             else:
                 text = fmt_cell(v)
-            cls = ' class="vc-l"' if c == shown[0] or isinstance(v, str) else ""
+            cls = ' class="vc-l"' if c == shown[0] or c in text_cols else ""
             cells.append(f"<td{cls}>{e(text)}</td>")
         if any_flag:
             cells.append(f'<td class="vc-l">{f"<span class=vc-badge>{e(flag)}</span>" if flag else ""}</td>')
@@ -241,3 +307,89 @@ def _html_table(records: list[dict[str, Any]]) -> str:
     tail = f'<div class="vc-more">… {more:,} more rows (to_frame() has them all)</div>' if more > 0 else ""
     header = "<tr>" + "".join(head(c) for c in shown) + ('<th class="vc-l">flag</th>' if any_flag else "") + "</tr>"
     return f"<table><thead>{header}</thead><tbody>{''.join(rows)}</tbody></table>{tail}"
+
+
+# -- renderers of result types whose modules leave the notebook layout to this one --------------
+def _audit_html(result: Any) -> str:
+    """An audit: key numbers (each labelled with its reading), the reliability table, the Brier
+    decomposition, every optional section (noise floor, intervals, estimators, tests, CORP) and
+    the slices — all visible; only the plain text is collapsed."""
+    multiclass = result.n_classes > 2
+    t = result.table
+    items: dict[str, Any] = {"rows": result.n}
+    if multiclass:
+        items.update({
+            "classes": result.n_classes,
+            "ECE (top-label)": result.ece,
+            "MCE (top-label, bins n≥%d)" % t.min_count: result.mce,
+            "Brier (top-label: confidence vs correct)": result.brier,
+            "NLL (full multiclass: −log p of the true class)": result.nll,
+            "AUC (confidence vs correct)": result.auc,
+            "top-label accuracy": result.accuracy,
+        })
+    else:
+        items.update({
+            "base rate": result.base_rate,
+            "ECE": result.ece,
+            "MCE (bins n≥%d)" % t.min_count: result.mce,
+            "Brier": result.brier,
+            "NLL": result.nll,
+            "AUC": result.auc,
+            f"accuracy@{result.threshold:g}": result.accuracy,
+        })
+    thin = getattr(t, "mce_insufficient", None)
+    if thin is not None and (result.mce != result.mce or thin > result.mce):
+        items[f"max gap in bins n<{t.min_count} (not acted on)"] = thin
+    parts = [html_kv(items)]
+    rate = "accuracy (share correct)" if multiclass else "rate (observed positive rate)"
+    empty = f"; empty bins {list(t.empty_bins)} omitted" if t.empty_bins else ""
+    parts.append(html_section(
+        f"Reliability table: {t.bins} {t.strategy} bins, {t.level * 100:g}% {t.ci} interval of the "
+        f"observed {'accuracy' if multiclass else 'rate'}{empty}",
+        html_table(t._frame_records(), rename={"acc": rate, "conf": "conf (mean score)"})
+        + (html_note(f"insufficient: fewer than {t.min_count} observations; do not act on these bins")
+           if any(not r.sufficient for r in t.rows) else "")))
+    d = result.decomposition
+    parts.append(html_section("Brier decomposition (reliability − resolution + uncertainty + within-bin)", html_kv({
+        "Brier": d.brier, "reliability": d.reliability, "resolution": d.resolution,
+        "uncertainty": d.uncertainty, "within-bin": d.within_variance - 2 * d.within_covariance})))
+    titles = {"noise_floor": "Noise floor (labels redrawn from a calibrated model)",
+              "intervals": "Bootstrap intervals", "estimators": "ECE estimators",
+              "tests": "Calibration tests", "corp": "CORP decomposition"}
+    for key, section in result.extras.items():
+        body = section._html_body() if hasattr(section, "_html_body") else html.escape(str(section))
+        parts.append(html_section(titles.get(key, key), body))
+    if result.groups:
+        col = result.group_column or "group"
+        acc = "top-label accuracy" if multiclass else f"accuracy@{result.threshold:g}"
+        rows = [{col: str(k), "n": g.n, **({} if multiclass else {"base rate": g.base_rate}),
+                 "ECE": g.ece, "MCE": g.mce, "Brier": g.brier, "NLL": g.nll, "AUC": g.auc, acc: g.accuracy,
+                 "thin bins": sum(not r.sufficient for r in g.table.rows)}
+                for k, g in result.groups.items()]
+        rows.append({col: "(all)", "n": result.n, **({} if multiclass else {"base rate": result.base_rate}),
+                     "ECE": result.ece, "MCE": result.mce, "Brier": result.brier, "NLL": result.nll,
+                     "AUC": result.auc, acc: result.accuracy,
+                     "thin bins": sum(not r.sufficient for r in t.rows)})
+        parts.append(html_section(f"By {col} ({len(result.groups)} slices)", html_table(rows)))
+    return html_page(str(result).splitlines()[0], parts, str(result))
+
+
+def _recalibration_html(result: Any) -> str:
+    """A store recalibration: the windows, the calibrator in one line, its ledger; the
+    calibrator's full parameters collapsed."""
+    import json
+
+    items = {"method": result.method, "fit on": f"{result.fit_period} ({result.n_fit:,} rows)",
+             "judged on": f"{result.eval_period} ({result.n_eval:,} rows, never used for fitting)"}
+    parts = [html_kv(items), html_note(str(result.calibrator).splitlines()[0])]
+    ledger = result.ledger
+    parts.append(html_section("Before / after ledger", ledger._html_body() if hasattr(ledger, "_html_body")
+                              else html.escape(str(ledger))))
+    parts.append(html_details("calibrator parameters (JSON)", "<pre>" + html.escape(
+        json.dumps(result.calibrator.to_dict(), indent=1, default=str)[:20000]) + "</pre>"))
+    return html_page(str(result).splitlines()[0], parts, str(result))
+
+
+#: result type name -> its notebook renderer, for result classes defined in modules that keep no
+#: display code of their own (the audit, the store's recalibration)
+_RENDERERS: dict[str, Any] = {"AuditResult": _audit_html, "Recalibration": _recalibration_html}

@@ -25,7 +25,7 @@ from ..core._validation import (
 )
 from ._inputs import CEIL_EPS, ceil_rank, check_alpha
 from ._thresholds import min_positives
-from ..core._display import Display
+from ..core._display import Display, html_kv, html_note, html_page, html_table
 
 SCORES = ("lac", "aps")
 
@@ -219,6 +219,24 @@ class CoverageReport(Display):
             "size_counts": [int(v) for v in self.size_counts],
             "qhat": [float(v) for v in self.qhat],
         }
+
+    def _title(self) -> str:
+        return (f"Conformal prediction sets: coverage {self.marginal:.4f} on {self.n:,} rows "
+                f"(target >= {self.target:g})")
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        return [{"class": c, "count": float(self.class_counts[c]), "qhat": float(self.qhat[c]),
+                 "coverage": None if np.isnan(self.per_class[c]) else float(self.per_class[c]),
+                 "mean_set_size": float(self.class_set_size[c])} for c in range(self.per_class.shape[0])]
+
+    def _repr_html_(self) -> str:
+        sizes = ", ".join(f"{s}: {int(c):,}" for s, c in enumerate(self.size_counts) if c)
+        items = {"marginal coverage": self.marginal, "target": f">= {self.target:g}",
+                 "mean set size": self.mean_set_size, "empty sets": f"{self.empty_rate:.2%}", "rows": self.n}
+        rows = [{**r, "below target": bool(r["coverage"] is not None and r["coverage"] < self.target)}
+                for r in self._frame_records()]
+        return html_page(self._title(), [html_kv(items), html_table(rows),
+                                         html_note(f"rows per set size: {sizes}")], str(self))
 
     def __str__(self) -> str:
         body = [

@@ -96,6 +96,14 @@ class ThresholdTable(Display):
             "table": [r.to_dict() for r in self.rows],
         }
 
+    def _title(self) -> str:
+        what = "weight" if self.weighted else "rows"
+        return (f"Threshold table: {fmt_count(self.n)} {what}, {fmt_count(self.positives)} positive; "
+                f"flag score >= threshold; cost = {self.cost_fp:g}·FP + {self.cost_fn:g}·FN")
+
+    def _summary_items(self) -> dict[str, Any]:
+        return {}
+
     def __str__(self) -> str:
         headers = ["threshold", "TP", "FP", "FN", "TN", "recall", "false alarm", "precision",
                    "alerts", "cost", "cost/1000"]

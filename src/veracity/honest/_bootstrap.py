@@ -51,7 +51,7 @@ from ..core._metrics import auc_of
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
 from ._common import check_count, check_level, check_seed, weighted_rows
-from ..core._display import Display
+from ..core._display import Display, html_note, html_page, html_table
 from ..core._compat import renamed, renamed_attribute
 from ..core._parallel import advance
 
@@ -117,6 +117,19 @@ class BootstrapIntervals(Display):
             "strategy": self.strategy,
             "intervals": {row.metric: row.to_dict() for row in self.intervals},
         }
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        return [r.to_dict() for r in self.intervals]
+
+    def _html_body(self) -> str:
+        rows = [{"metric": r.metric, "estimate": r.estimate, "ci_low": r.low, "ci_high": r.high, "boot SE": r.se,
+                 "method": r.method, "note": r.note} for r in self.intervals]
+        return html_table(rows) + html_note(
+            f"{self.level * 100:g}% intervals, {self.method}, {self.n_resamples} resamples of {self.n} rows, "
+            f"random_state {self.random_state}; ECE/MCE conditional on {self.bins} {self.strategy} bins")
+
+    def _repr_html_(self) -> str:
+        return html_page("Bootstrap intervals", [self._html_body()], str(self))
 
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"

@@ -33,7 +33,7 @@ from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, prepare_binary
 from ._common import check_count, check_seed, weighted_rows
 from ..core._compat import renamed, renamed_attribute
-from ..core._display import Display
+from ..core._display import Display, html_note, html_page, html_table
 from ..core._parallel import advance
 
 _CHUNK_ELEMENTS = 1 << 22  # rows x redraws per chunk (~32 MB of uniforms)
@@ -97,6 +97,16 @@ class NoiseFloor(Display):
             "norm": self.norm,
             "verdict": self.verdict(),
         }
+
+    def _html_body(self) -> str:
+        return html_table([{
+            f"ECE ({self.norm})": self.ece, "noise floor": self.expected, "95% of noise": self.quantile_95,
+            "excess": fmt(self.excess, sign=True), "p-value": self.p_value, "verdict": self.verdict().split(":")[0],
+        }]) + html_note(f"{self.verdict()} ({self.n_resamples} redraws, random_state {self.random_state}; "
+                       f"{self.n} rows, {self.bins} {self.strategy} bins)")
+
+    def _repr_html_(self) -> str:
+        return html_page("ECE noise floor", [self._html_body()], str(self))
 
     def __str__(self) -> str:
         rows = [[
