@@ -42,6 +42,10 @@ def _ledger(result: Any, ax: Axes | None) -> Figure:
     return _overlay_tables(result.tables, title=f"Before and after {result.calibrator}", ax=ax)
 
 
+def _recalibration(result: Any, ax: Axes | None) -> Figure:
+    return _ledger(result.ledger, ax)  # a store recalibration draws its ledger (before and after)
+
+
 def _threshold_table(result: Any, ax: Axes | None) -> Figure:
     from ._decisions import _threshold_table_figure
 
@@ -76,6 +80,7 @@ def drawers() -> dict[type, Drawer]:
     from ..decisions._selective import RiskCoverage
     from ..decisions._table import ThresholdTable
     from ..monitoring._monitor import MonitorResult
+    from ..monitoring._recalibrate import Recalibration
     from ..monitoring._status import StoreStatus
 
     from ..comparison._compare import ModelComparison
@@ -94,6 +99,7 @@ def drawers() -> dict[type, Drawer]:
         AuditResult: _audit,
         ReliabilityTable: _reliability_table,
         Ledger: _ledger,
+        Recalibration: _recalibration,
         ThresholdTable: _threshold_table,
         RiskCoverage: _risk_coverage,
         MonitorResult: _monitor,
