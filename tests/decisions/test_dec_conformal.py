@@ -116,7 +116,7 @@ def test_marginal_coverage_guarantee_and_beta_spread():
     assert cov.mean() >= 1 - alpha - 3 * se
     assert abs(cov.mean() - law.mean) < 4 * se
     assert cov.std(ddof=1) == pytest.approx(np.sqrt(var), rel=0.2)
-    assert np.mean((cov >= 0.88) & (cov <= 0.92)) > 0.85  # seed 003: "대개 0.88~0.92"
+    assert np.mean((cov >= 0.88) & (cov <= 0.92)) > 0.85  # seed 003: "mostly 0.88 to 0.92"
 
 
 @pytest.mark.parametrize("score, randomized", [("aps", False), ("aps", True), ("lac", False)])

@@ -50,7 +50,7 @@ def test_corrected_mean_recall_reaches_target_uncorrected_falls_short(pool, m):
 
 
 def test_spread_shrinks_with_more_positives(pool):
-    # seed 003: "흔들림은 ... 불량의 개수로 정해진다"
+    # seed 003: "the spread ... is set by the number of defects"
     s, y = pool
     widths = []
     for m in (40, 200, 1000):

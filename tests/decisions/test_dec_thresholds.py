@@ -14,7 +14,7 @@ from veracity.decisions import min_positives, recall_rank
 
 # -- seed 003 -------------------------------------------------------------------------
 def test_cost_threshold_seed_003():
-    # seed 003: "두 비용이 같으면 0.5, 놓침이 9배 비싸면 0.1"
+    # seed 003: "equal costs give 0.5; a miss 9x costlier gives 0.1"
     assert vc.cost_threshold(1, 9) == pytest.approx(0.1)
     assert vc.cost_threshold(1, 1) == 0.5
     assert vc.cost_threshold(3, 3) == 0.5

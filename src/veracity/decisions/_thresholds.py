@@ -1,6 +1,7 @@
 r"""Choosing a decision threshold: by cost, by target recall, by target precision, by budget.
 
-A threshold ``t`` flags a row when ``score >= t`` (seed 003: "t 이상이면 경보").
+A threshold ``t`` flags a row when ``score >= t`` (seed ``003_a7ff4a889641a574.txt``: "raise an
+alarm when the score is t or above").
 A threshold is a decision fit on data: choose it on the calib role and measure it
 on test (:func:`threshold_table`).
 """
@@ -27,7 +28,7 @@ def cost_threshold(cost_fp: float, cost_fn: float) -> float:
     Flagging a row with probability *p* costs :math:`(1-p)\,c_{FP}` in expectation
     and not flagging it costs :math:`p\,c_{FN}`; the two are equal at :math:`t^*`.
     **This assumes the probabilities are calibrated** — it trusts their size, not
-    just their order. On an uncalibrated model (seed 003: "보정 안 함") the same
+    just their order. On an uncalibrated model (seed ``003_a7ff4a889641a574.txt``: "no calibration") the same
     :math:`t^*` costs more than the cheapest threshold found on calib, so
     calibrate first (or pick the cheapest row of :func:`threshold_table` on calib).
 
