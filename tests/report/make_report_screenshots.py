@@ -30,7 +30,7 @@ def build(path: Path) -> None:
                   "cohort": "all segments, role = calib"})
     t_recall = vc.recall_threshold(calibrator.transform(d["logit"][calib]), d["label"][calib], target=0.95)
     vc.report(d["logit"][test], d["label"][test], score_type="logit", calibrator=calibrator,
-              by=d["segment"][test], by_name="segment", cost_fp=1.0, cost_fn=9.0,
+              by={"segment": d["segment"][test]}, cost_fp=1.0, cost_fn=9.0,
               recall_threshold=t_recall, source="demo.csv (role = test)",
               details={"model": "credit-risk v3.2"}, out=path)
 

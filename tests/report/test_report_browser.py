@@ -97,7 +97,7 @@ def assert_matches_table(page, p, y, *, cost_fp, cost_fn, w=None):
 
 def test_loads_offline_without_errors_and_escapes(browser, tmp_path, data):
     p, y, cohort = data
-    rep = vc.report(p, y, by=cohort, by_name=XSS_IMG, title=XSS, source=XSS_IMG, details={"model": XSS},
+    rep = vc.report(p, y, by={XSS_IMG: cohort}, title=XSS, source=XSS_IMG, details={"model": XSS},
                     cost_fn=4, bootstrap=False)
     page, seen = open_page(browser, tmp_path, rep)
     try:
@@ -158,7 +158,9 @@ def test_slider_counts_equal_threshold_table(browser, tmp_path, data):
         grid = np.unique(np.r_[p, 0.0, 1.0, 0.2, vc.recall_threshold(p, y, target=0.95)])
         assert s["cost"] == pytest.approx(vc.threshold_table(p, y, grid, cost_fp=2, cost_fn=3).cost.min())
         marks = page.locator("#ex-marks .mark").all_text_contents()
-        assert "t* = 0.400" in marks and f"recall 0.95 → {vc.recall_threshold(p, y, target=0.95):.3f}" in marks
+        t_r = vc.recall_threshold(p, y, target=0.95)
+        here = float(np.mean(p[y == 1] >= t_r))  # the label says the recall the threshold reaches here
+        assert "t* = 0.400" in marks and f"recall 0.95 → {t_r:.3f} (recall here {here:.3f})" in marks
         assert seen["errors"] == [] and seen["requests"] == []
     finally:
         page.close()

@@ -36,7 +36,7 @@ def full(demo):
     cal = TemperatureScaling(score_type="logit").fit(
         demo["logit"][calib], demo["label"][calib],
         metadata={"model_revision": f"rev {XSS}", "cohort": XSS, "fit_window": "2026-01..2026-06"})
-    kwargs = dict(score_type="logit", calibrator=cal, by=demo["segment"][test], by_name="segment",
+    kwargs = dict(score_type="logit", calibrator=cal, by={"segment": demo["segment"][test]},
                   cost_fp=1.0, cost_fn=9.0, source="demo.csv", details={"model": "v3"}, n_resamples=100)
     first = vc.report(demo["logit"][test], demo["label"][test], **kwargs)
     second = vc.report(demo["logit"][test], demo["label"][test], **kwargs)
@@ -105,7 +105,7 @@ def test_user_strings_are_escaped():
     p = rng.uniform(size=400)
     y = (rng.uniform(size=400) < p).astype(int)
     cohort = np.where(np.arange(400) % 2 == 0, XSS, "x$^$y")  # '$' is not mathtext
-    rep = vc.report(p, y, by=cohort, by_name=XSS_IMG, title=XSS, source=XSS_IMG, details={XSS: XSS_IMG},
+    rep = vc.report(p, y, by={XSS_IMG: cohort}, title=XSS, source=XSS_IMG, details={XSS: XSS_IMG},
                     bootstrap=False)
     page = rep.html
     assert XSS not in page and XSS_IMG not in page

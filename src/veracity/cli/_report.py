@@ -1,13 +1,17 @@
 """Write a self-contained HTML calibration report (one file, works offline).
 
 The page holds the summary, the reliability diagram and full table, slices
-(--by), the before/after ledger and metadata of a calibrator (--calibrator),
-operating curves and an interactive threshold explorer. Without FILE it
+(--by), where it is miscalibrated (--features: vc.segments), which model is
+better (--against: vc.compare_models), the before/after ledger and metadata of
+a calibrator (--calibrator), operating curves and an interactive threshold
+explorer. Without FILE it
 reports on the bundled demo data. Examples:
 
     veracity report scores.parquet --score p --label y --by segment --out report.html
     veracity fit data.csv --method temperature --score logit --score-type logit --out cal.json
     veracity report data.csv --score logit --score-type logit --calibrator cal.json --cost-fn 9
+    veracity report scores.csv --score p --label y --features region,age --depth 2
+    veracity report scores.csv --score p_old --against p_new --label y
 
 When the file has a role column (--role-col, default 'role' if present), the
 report shows the --eval-role rows ('test') and the target-recall threshold is
@@ -46,8 +50,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
     parser.add_argument("--min-count", type=int, default=20,
                         help="bins with fewer rows are flagged insufficient (default: 20)")
-    parser.add_argument("--cost-fp", type=float, default=1.0, help="cost of a false alarm (default: 1)")
-    parser.add_argument("--cost-fn", type=float, default=1.0, help="cost of a missed positive (default: 1)")
+    parser.add_argument("--features", default=None, metavar="COLUMN[,COLUMN...]",
+                        help="adds 'Where it is miscalibrated': every segment over these columns (and their "
+                             "intersections up to --depth) tested for calibration, with q-values (vc.segments)")
+    parser.add_argument("--depth", type=int, default=None,
+                        help="with --features: intersections of up to this many features (default: 2)")
+    parser.add_argument("--against", default=None, metavar="COLUMN",
+                        help="adds 'Which model?': the --score model (A) against this second score column (B) "
+                             "on the same rows, paired (vc.compare_models), with a Murphy diagram and a "
+                             "decision curve")
+    parser.add_argument("--cost-fp", type=float, default=None,
+                        help="cost of a false alarm (default: 1 if --cost-fn is given; with neither, the "
+                             "page says it assumes 1:1 and the explorer opens at the recall target)")
+    parser.add_argument("--cost-fn", type=float, default=None,
+                        help="cost of a missed positive (default: 1 if --cost-fp is given)")
     parser.add_argument("--target-recall", type=float, default=0.95,
                         help="recall target marked in the explorer (default: 0.95)")
     parser.add_argument("--no-bootstrap", dest="no_ci", action="store_true",
@@ -107,8 +123,6 @@ def _details(items: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..report import report
-
     status = None
     if args.store:
         from ..monitoring import MonitorStore
@@ -128,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
         table, path = load(args)
         scores, labels, weights = inputs(table, args, path)
     by = io.column(table, args.by, path=path) if args.by else None
+    features = _features(table, args, path)
+    against = _against(table, args, path)
     details = _details(args.detail)
     calibrator = None
     if args.calibrator:
@@ -146,14 +162,21 @@ def run(args: argparse.Namespace) -> int:
         scores, labels = scores[keep], labels[keep]
         weights = None if weights is None else weights[keep]
         by = None if by is None else by[keep]
+        features = None if features is None else {k: v[keep] for k, v in features.items()}
+        against = None if against is None else against[keep]
     source = f"{path} ({where})" if where else path
-    result = report(
-        scores, labels, out=args.out, calibrator=calibrator, score_type=args.score_type,
-        sample_weight=weights, by=by, by_name=args.by, max_groups=args.max_groups, bins=args.bins, strategy=args.strategy,
-        interval=args.interval, level=args.level, min_count=args.min_count, cost_fp=args.cost_fp,
-        cost_fn=args.cost_fn, target_recall=args.target_recall, recall_threshold=recall_t,
-        bootstrap=not args.no_ci, n_resamples=args.resamples, title=args.title, source=source, details=details, timestamp=args.timestamp,
-        store=status,
+    from ..reporting._html import Inputs, _report
+
+    rows = Inputs(scores=scores, labels=labels, sample_weight=weights, by=by, by_name=args.by, features=features,
+                  against=against, score_name=args.score if scores.ndim == 1 else "scores",
+                  against_name=args.against or "against")
+    result = _report(
+        lambda _s, _l: rows, scores=scores, labels=labels, store=status, out=args.out, calibrator=calibrator,
+        score_type=args.score_type, max_groups=args.max_groups, depth=args.depth, bins=args.bins,
+        strategy=args.strategy, interval=args.interval, level=args.level, min_count=args.min_count, threshold=0.5,
+        cost_fp=args.cost_fp, cost_fn=args.cost_fn, target_recall=args.target_recall, recall_threshold=recall_t,
+        bootstrap=not args.no_ci, n_resamples=args.resamples, title=args.title, source=source, details=details,
+        timestamp=args.timestamp, max_cuts=4000, figures=True,
     )
     from pathlib import Path
 
@@ -161,6 +184,40 @@ def run(args: argparse.Namespace) -> int:
     text += "".join(f"\nnote: {n}" for n in result.notes)
     emit(args, text, {"file": shown_path(args, path), "out": str(Path(args.out).resolve()), **result.to_dict()})
     return 0
+
+
+def _features(table, args: argparse.Namespace, path: str) -> dict[str, np.ndarray] | None:
+    """The --features columns (a missing one is a one-line error naming the columns there are)."""
+    if args.features is None:
+        if args.depth is not None:
+            raise VeracityError("--depth needs --features (the columns to search for miscalibrated segments)")
+        return None
+    names = [c.strip() for c in args.features.split(",") if c.strip()]
+    if not names:
+        raise VeracityError("--features needs column names, e.g. --features region,age")
+    if len(set(names)) < len(names):
+        raise VeracityError(f"--features names a column twice ({args.features}); name each once")
+    if table is None:
+        raise VeracityError("--features needs a FILE with those columns (a store's rows have no features)")
+    return {name: io.column(table, name, path=path) for name in names}
+
+
+def _against(table, args: argparse.Namespace, path: str) -> np.ndarray | None:
+    """The --against column: a second model's numeric scores on the same rows."""
+    if args.against is None:
+        return None
+    name = args.against.strip()
+    if not name or "," in name:
+        raise VeracityError(f"--against names one score column (the second model), got {args.against!r}; "
+                            "to compare several models use `veracity compare --against a,b`")
+    if table is None:
+        raise VeracityError("--against needs a FILE with that score column")
+    if name == args.score:
+        raise VeracityError(f"--against {name} is the --score column itself; name the second model's column")
+    col = io.column(table, name, path=path)
+    if col.dtype.kind not in "biuf":
+        raise VeracityError(f"column {name!r} must be numeric scores, found {col.dtype} values such as {col[0]!r}")
+    return col
 
 
 def _fit_recall_threshold(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,

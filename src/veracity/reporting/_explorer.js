@@ -9,7 +9,7 @@
   var M = T.length, TOTAL = P + N;
   var $ = function (id) { return document.getElementById(id); };
   var slider = $("ex-slider"), tinput = $("ex-tinput"), cfpIn = $("ex-cfp"), cfnIn = $("ex-cfn");
-  var state = { t: D.t_star, cfp: D.cost_fp, cfn: D.cost_fn };
+  var state = { t: (D.t_start === undefined || D.t_start === null) ? D.t_star : D.t_start, cfp: D.cost_fp, cfn: D.cost_fn };
 
   slider.min = "0"; slider.max = "1"; slider.step = "0.001";
 
@@ -131,7 +131,7 @@
     var marks = $("ex-marks");
     marks.textContent = "";
     [["star", star, "t* = " + (isFinite(star) ? star.toFixed(3) : "")],
-     ["recall", D.t_recall, "recall " + (D.target_recall === null ? "target" : D.target_recall) + " \u2192 " + (D.t_recall === null ? "" : D.t_recall.toFixed(3))],
+     ["recall", D.t_recall, D.recall_label || ""],
      ["best", best, "lowest cost here = " + best.toFixed(3)]].forEach(function (m, row) {
       if (m[1] === null || !isFinite(m[1])) { return; }
       var span = document.createElement("span");

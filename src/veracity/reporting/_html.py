@@ -12,6 +12,7 @@ Every user-supplied string is escaped; the same inputs give the same bytes.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,8 +57,11 @@ class Report(Display):
     html: str = field(repr=False)
     sections: tuple[str, ...]
     notes: tuple[str, ...] = ()
-    #: the headline numbers of the page (n, base rate, metrics), for ``--json`` and scripts
+    #: the headline numbers of the page (n, base rate, metrics, and the findings of the
+    #: "segments" and "comparison" sections), for ``--json`` and scripts
     summary: dict[str, Any] = field(default_factory=dict)
+    #: what a notebook shows (``_repr_html_``): headline numbers, findings, the reliability diagram
+    preview: str = field(default="", repr=False)
 
     @property
     def size(self) -> int:
@@ -74,11 +78,16 @@ class Report(Display):
                 "summary": dict(self.summary)}
 
     def _repr_html_(self) -> str:
-        """Inline in a notebook: the page in a sandboxed frame (its scripts run, nothing is fetched)."""
+        """Inline in a notebook: a compact preview (the summary cards, the findings and the reliability
+        diagram, in a sandboxed frame so the page's styles stay inside it), not the whole page: the
+        explorer's data and every figure would put hundreds of KB into the notebook file.
+        ``save(path)`` writes the whole self-contained page."""
         import html as _html
 
-        return (f'<iframe title="veracity report" sandbox="allow-scripts" srcdoc="{_html.escape(self.html)}" '
-                'style="width:100%;height:760px;border:1px solid #e4e7eb;border-radius:4px"></iframe>')
+        if not self.preview:  # a Report built by hand
+            return f"<pre>{_html.escape(str(self))}</pre>"
+        return (f'<iframe title="veracity report (preview)" sandbox="" srcdoc="{_html.escape(self.preview)}" '
+                'style="width:100%;height:600px;border:1px solid #e4e7eb;border-radius:4px"></iframe>')
 
     def __str__(self) -> str:
         text = f"Calibration report: {self.size / 1024:,.0f} KB; sections: {', '.join(self.sections)}"
@@ -88,28 +97,59 @@ class Report(Display):
 
 
 # -- the page ---------------------------------------------------------------------------------
+#: ``target_recall``'s default: 0.95 (this object, so the page can tell "not given" from 0.95 given)
+TARGET_RECALL = float("0.95")
+
+
+def _by_name_alias(fn: Any) -> Any:
+    """``by_name=`` (the old name of the slice column, a banned vocabulary name) still works, with one
+    deprecation warning: the slices' name now comes from ``by=`` itself."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if "by_name" in kwargs:
+            from ..core._compat import _warn_once
+
+            name = kwargs.pop("by_name")
+            _warn_once("report", "by_name",
+                       "vc.report(by_name=) is deprecated: by= names the slices itself — a column name in the "
+                       "frame form, a named Series, or {'segment': keys} with arrays")
+            by = kwargs.get("by")
+            if name is not None and by is not None and not isinstance(by, (str, dict)):
+                kwargs["by"] = {str(name): by}
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+@_by_name_alias
 @renamed(ci="bootstrap")
 def report(
-    scores: Any,
-    labels: Any,
+    scores: Any = None,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     out: str | Path | None = None,
     calibrator: Any = None,
     score_type: str = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
     by: Any = None,
-    by_name: str | None = None,
     max_groups: int | None = 100,
+    features: Any = None,
+    depth: int | None = None,
+    against: Any = None,
     bins: int = 15,
     strategy: str = "uniform",
     interval: str = "wilson",
     level: float = 0.95,
     min_count: int = 20,
     threshold: float = 0.5,
-    cost_fp: float = 1.0,
-    cost_fn: float = 1.0,
-    target_recall: float | None = 0.95,
+    cost_fp: float | None = None,
+    cost_fn: float | None = None,
+    target_recall: float | None = TARGET_RECALL,
     recall_threshold: float | None = None,
     bootstrap: bool | str = True,
     n_resamples: int = 1000,
@@ -123,6 +163,10 @@ def report(
 ) -> Report:
     r"""Build a self-contained HTML calibration report (and write it to ``out`` if given).
 
+    Array form ``report(scores, labels, ...)``; frame form ``report(frame, score="p",
+    label="y", ...)`` (an in-memory pandas, polars or pyarrow frame), where ``by=``,
+    ``sample_weight=``, ``features=`` and ``against=`` name columns.
+
     Sections: summary (N, base rate, ECE with its interval when the estimator
     is available, Brier and its decomposition, NLL, AUC, accuracy); the
     reliability diagram and full table; with ``by=`` one audit per slice; with a
@@ -131,9 +175,39 @@ def report(
     slider shows TP/FP/FN/TN, recall, false-alarm rate, precision, alerts and
     cost :math:`c_{FP}\,\mathrm{FP} + c_{FN}\,\mathrm{FN}` (costs editable) at
     each cut point, marking :math:`t^* = c_{FP}/(c_{FP}+c_{FN})` and the
-    ``target_recall`` threshold: ``recall_threshold`` when given (fit it on calib
-    rows, e.g. with ``vc.recall_threshold``), else computed on these rows — which
-    flatters it, and the page says so.
+    target-recall threshold.
+
+    * ``by``: the slices — an array of keys (a named pandas/polars Series is named after
+      itself), ``{"segment": keys}``, or a column name in the frame form. (``by_name=`` is
+      the deprecated old way to name them.)
+    * ``features`` (issue 24) adds **"Where it is miscalibrated"**: one call of
+      :func:`veracity.segments` over these features (frame form: a list of column names;
+      array form: ``{"region": array, ...}`` or a frame of feature columns) up to ``depth``
+      (default 2): the multicalibration error with its sigma, the discovered segments with
+      their gap, interval and q-value, how many segments were tested and how many were too
+      small, and the gap-per-segment figure.
+    * ``against`` (issue 25) adds **"Which model?"**: one call of
+      :func:`veracity.compare_models` of these scores (model A) against a second model's
+      scores on the same rows (model B: an array, ``{"new": array}`` to name it, or a column
+      name in the frame form), of the same ``score_type``: paired differences of Brier, log
+      loss, ECE and AUC with intervals and p-values, the CORP verdict, the Murphy diagram and
+      the decision curve.
+    * ``store``: a monitoring store — a path (``"monitor.duckdb"``), a
+      :class:`~veracity.MonitorStore` or a :class:`~veracity.StoreStatus` — adds the "Over
+      time" section; with a path or store and no ``scores`` the report audits the store's
+      labelled rows.
+
+    Costs and the explorer: ``cost_fp``/``cost_fn`` are the costs of a false alarm and a
+    miss. When either is given the explorer opens at the threshold they imply,
+    :math:`t^*`. When neither is given the page says that no costs were declared, its cost
+    readouts assume 1:1 (:math:`t^* = 0.5`, an arbitrary point for a low-base-rate model),
+    and the explorer opens at the target-recall threshold instead (at :math:`t^*` when
+    there is none). The target-recall threshold is ``recall_threshold`` when given (fit it
+    on calib rows, e.g. with ``vc.recall_threshold``), else computed on these rows for
+    ``target_recall`` (default 0.95) — which flatters it, and the page says so. Its label
+    comes from the threshold used: the recall it reaches on these rows, and the target it
+    was fit for only when that is known (computed here, or ``target_recall`` passed along
+    with ``recall_threshold``).
 
     With a calibrator the explorer and curves use the calibrated probabilities
     (thresholds are chosen on probabilities you can trust); ``scores`` are the
@@ -145,27 +219,203 @@ def report(
     that takes tens of seconds — pass ``bootstrap=False`` to skip it (``ci=`` is the old name). ``figures=False``
     leaves out the diagrams (tables and explorer only); ``max_cuts`` caps the
     explorer's cut points (every distinct score below it, a fixed grid above).
-    ``store`` (a :class:`~veracity.StoreStatus`, e.g. ``vc.MonitorStore(path).status()``)
-    adds the "Over time" section: calibration per period with intervals, alerts and
-    the pending share. ``pos_label`` names the positive class of two-valued labels.
+    ``pos_label`` names the positive class of two-valued labels.
+
+    In a notebook the report displays a compact preview (headline numbers, findings and
+    the reliability diagram, a few tens of KB); ``save()`` / ``out=`` write the whole
+    self-contained page.
 
     >>> r = report([.1, .3, .7, .9, .2, .8], [0, 0, 1, 1, 1, 0], min_count=1, bootstrap=False)
     >>> r.sections[:2], r.html.startswith("<!DOCTYPE html>")
     (('summary', 'reliability'), True)
     """
-    if not (0 <= cost_fp < math.inf and 0 <= cost_fn < math.inf and cost_fp + cost_fn > 0):
+    return _report(functools.partial(_inputs, score=score, label=label, sample_weight=sample_weight, by=by,
+                                     features=features, against=against, pos_label=pos_label),
+                   scores=scores, labels=labels, from_frame=score is not None, store=store, out=out,
+                   calibrator=calibrator, score_type=score_type, max_groups=max_groups, depth=depth, bins=bins,
+                   strategy=strategy, interval=interval, level=level, min_count=min_count, threshold=threshold,
+                   cost_fp=cost_fp, cost_fn=cost_fn, target_recall=target_recall,
+                   recall_threshold=recall_threshold, bootstrap=bootstrap, n_resamples=n_resamples, title=title,
+                   source=source, details=details, timestamp=timestamp, max_cuts=max_cuts, figures=figures)
+
+
+def _report(make_inputs: Any, *, scores: Any, labels: Any, from_frame: bool = False, store: Any, cost_fp: Any,
+            cost_fn: Any, target_recall: Any, source: str | None, bins: int, **options: Any) -> Report:
+    """Check the options, read the store, turn the rows into :class:`Inputs` (``make_inputs(scores,
+    labels)``) and build the page. ``veracity report`` calls it with the arrays it read."""
+    declared_target = target_recall is not TARGET_RECALL
+    if target_recall is TARGET_RECALL:
+        target_recall = 0.95
+    costs_declared = cost_fp is not None or cost_fn is not None
+    cost_fp = 1.0 if cost_fp is None else cost_fp
+    cost_fn = 1.0 if cost_fn is None else cost_fn
+    try:
+        cost_ok = 0 <= cost_fp < math.inf and 0 <= cost_fn < math.inf and cost_fp + cost_fn > 0
+    except TypeError:
+        cost_ok = False
+    if not cost_ok:
         raise VeracityError(f"costs must be non-negative, finite and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
     if target_recall is not None and not 0 < target_recall < 1:
         raise VeracityError(f"target_recall must lie in (0, 1), got {target_recall}")
+    status = None
+    if store is not None:
+        from ._store import resolve_store
+
+        status, store_rows, store_name = resolve_store(store, bins=bins)
+        if source is None and store_name:
+            source = store_name
+        if scores is None and not from_frame:
+            if store_rows is None:
+                raise VeracityError("report(store=<StoreStatus>) needs scores and labels to audit; pass the store's "
+                                    "path (or a MonitorStore) to audit its labelled rows", param="store")
+            if np.size(store_rows[0]) == 0:
+                raise VeracityError(f"store {store_name} has no labelled rows yet; pass scores and labels to audit, "
+                                    "or wait for outcomes", param="store")
+            scores, labels = store_rows
+    return _build(make_inputs(scores, labels), cost_fp=cost_fp, cost_fn=cost_fn, costs_declared=costs_declared,
+                  target_recall=target_recall, declared_target=declared_target, source=source, bins=bins,
+                  status=status, **options)
+
+
+
+
+@dataclass
+class Inputs:
+    """The report's rows as arrays, with the names the page shows."""
+
+    scores: Any
+    labels: Any
+    sample_weight: Any = None
+    by: Any = None
+    by_name: str | None = None
+    features: dict[str, Any] | None = None
+    against: Any = None
+    score_name: str = "scores"
+    against_name: str = "against"
+
+
+def _name_of(value: Any) -> str | None:
+    name = getattr(value, "name", None)
+    return name if isinstance(name, str) and name else None
+
+
+def _inputs(scores: Any, labels: Any, *, score: Any, label: Any, sample_weight: Any, by: Any, features: Any,
+            against: Any, pos_label: Any) -> Inputs:
+    """Arrays and names from the array form or the frame form (``score=``/``label=`` name columns)."""
+    if score is not None or label is not None:
+        return _frame_inputs(scores, labels, score=score, label=label, sample_weight=sample_weight, by=by,
+                             features=features, against=against, pos_label=pos_label)
+    if scores is None or labels is None:
+        raise VeracityError("vc.report needs scores and labels: report(scores, labels, ...), the frame form "
+                            "report(frame, score='p', label='y', ...), or report(store='monitor.duckdb')")
+    n = np.shape(scores)[0] if np.ndim(scores) else 0
     if pos_label is not None:  # the page reads 0/1 labels
-        labels = labels_with_pos_label(labels, pos_label, np.shape(scores)[0])
+        labels = labels_with_pos_label(labels, pos_label, n)
+    got = Inputs(scores=scores, labels=labels, sample_weight=sample_weight,
+                 score_name=_name_of(scores) or "scores")
+    if isinstance(by, str):
+        raise VeracityError(f"by={by!r} names a column, which needs the frame form report(frame, score=, label=, "
+                            "by=...); with arrays pass the keys, e.g. by={'segment': keys}", param="by")
+    if isinstance(by, dict):
+        if len(by) != 1:
+            raise VeracityError(f"by= as a dict names one slice column, e.g. {{'segment': keys}}; got {len(by)} entries",
+                                param="by")
+        (got.by_name, got.by), = ((str(k), v) for k, v in by.items())
+    elif by is not None:
+        got.by, got.by_name = by, _name_of(by)
+    if features is not None:
+        got.features = _feature_arrays(features)
+    if against is not None:
+        if isinstance(against, str):
+            raise VeracityError(f"against={against!r} names a column, which needs the frame form report(frame, "
+                                "score=, label=, against=...); with arrays pass the second model's scores",
+                                param="against")
+        if isinstance(against, dict):
+            if len(against) != 1:
+                raise VeracityError("against= compares one second model: pass its scores, or {'name': scores}",
+                                    param="against")
+            (got.against_name, got.against), = ((str(k), v) for k, v in against.items())
+        else:
+            got.against, got.against_name = against, _name_of(against) or "against"
+    return got
+
+
+def _feature_arrays(features: Any) -> dict[str, Any]:
+    """The array form's features: ``{"name": array}`` or a frame of feature columns."""
+    if isinstance(features, dict):
+        if not features:
+            raise VeracityError("features= is empty; name at least one feature", param="features")
+        return {str(k): v for k, v in features.items()}
+    if isinstance(features, (str, list, tuple)):
+        raise VeracityError("with arrays, features= maps names to arrays, e.g. features={'region': region}; to "
+                            "name columns use the frame form report(frame, score='p', label='y', features=[...])",
+                            param="features")
+    from ..sources import is_frame
+
+    if is_frame(features):
+        import narwhals as nw
+
+        f = nw.from_native(features, eager_only=True)
+        return {c: f.get_column(c).to_numpy() for c in f.columns}
+    raise VeracityError(f"features= must be a dict of arrays or a frame of feature columns, got "
+                        f"{type(features).__name__}", param="features")
+
+
+def _frame_inputs(data: Any, labels: Any, *, score: Any, label: Any, sample_weight: Any, by: Any, features: Any,
+                  against: Any, pos_label: Any) -> Inputs:
+    from ..sources._api import _Prepared
+
+    if labels is not None:
+        raise VeracityError("report(frame, score=..., label=...) takes no positional labels")
+    if score is None or label is None:
+        raise VeracityError("the frame form needs both column names: report(frame, score='p', label='y')")
+    if data is None:
+        raise VeracityError("the frame form needs the frame: report(frame, score='p', label='y')")
+    names = None
+    if features is not None:
+        if isinstance(features, str):
+            features = [features]
+        if not isinstance(features, (list, tuple)) or not features:
+            raise VeracityError("with a frame, features= is a list of column names, e.g. features=['region', 'age']",
+                                param="features")
+        names = [str(f) if isinstance(f, str) else f for f in features]
+    if against is not None and not isinstance(against, str):
+        raise VeracityError("with a frame, against= names the second model's score column (a string)",
+                            param="against")
+    prep = _Prepared(data, score, label, sample_weight, by,
+                     extra={"features": names or [], "against": against}, pos_label=pos_label)
+    if prep.frame.lazy:
+        raise VeracityError(
+            f"vc.report reads every row into memory (the explorer, the figures); {prep.frame.backend} frames are "
+            "lazy: collect a sample first (e.g. .collect() / .to_pandas()), or run `veracity report FILE`")
+    s, y, w = prep.arrays()
+    got = Inputs(scores=s, labels=y, sample_weight=w, score_name=", ".join(prep.score))
+    if prep.by is not None:
+        got.by, got.by_name = prep.slice_keys(), prep.by
+    if names:
+        from ..segments._api import _column_with_missing
+
+        got.features = {n: _column_with_missing(prep, n) for n in names}
+    if against is not None:
+        got.against, got.against_name = prep.column(against), against
+    return got
+
+
+def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: str, max_groups: int | None,
+           depth: int | None, bins: int, strategy: str, interval: str, level: float, min_count: int,
+           threshold: float, cost_fp: float, cost_fn: float, costs_declared: bool, target_recall: float | None,
+           declared_target: bool, recall_threshold: float | None, bootstrap: bool | str, n_resamples: int,
+           title: str, source: str | None, details: dict[str, Any] | None, timestamp: bool | str, max_cuts: int,
+           figures: bool, status: Any) -> Report:
+    scores, labels, sample_weight, by = inp.scores, inp.labels, inp.sample_weight, inp.by
     options = dict(bins=bins, strategy=strategy, interval=interval, level=level, min_count=min_count,
                    threshold=threshold, sample_weight=sample_weight)
     raw = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     multiclass = raw.n_classes > 2
     notes: list[str] = []
-    result = _audit_with_extras(scores, labels, score_type=score_type, by=by, by_name=by_name, max_groups=max_groups,
-                                ci=bootstrap, n_resamples=n_resamples, notes=notes, **options)
+    findings: list[tuple[str, str]] = []  # (section id, one line) for the preview
+    result = _audit_with_extras(scores, labels, score_type=score_type, by=by, by_name=inp.by_name,
+                                max_groups=max_groups, ci=bootstrap, n_resamples=n_resamples, notes=notes, **options)
     reading = "top-label confidence" if multiclass else ("probability" if score_type == "probability"
                                                           else "σ(logit)")
     plots = figures and _have_matplotlib()
@@ -190,6 +440,7 @@ def report(
                                                            classes=None if raw.n_classes <= 11 else range(11),
                                                            ncols=4)
             mc_fig = fig
+    reliability_figure = figs
     lead = ("Each point is one bin: mean confidence (x) against observed frequency (y), sized by its "
             "count, with its binomial interval. Points under the dashed diagonal are over-confident.")
     mc = ""
@@ -198,6 +449,30 @@ def report(
     body = (f'<div class="rel-grid"><div>{figs}</div><div>{_reliability_table(result.table)}</div></div>'
             + mc)
     sections.append(("reliability", "Reliability", _section("reliability", "Reliability", body, lead)))
+
+    # where it is miscalibrated (issue 24)
+    if inp.features is not None:
+        if multiclass:
+            notes.append("'Where it is miscalibrated' omitted: vc.segments needs binary scores")
+        else:
+            from ..segments import segments
+            from ._findings import segments_section
+
+            seg = segments(scores, labels, features=inp.features, depth=depth, sample_weight=sample_weight,
+                           score_type=score_type)
+            html_seg, line = segments_section(seg, plots=plots, reading=reading)
+            sections.append(("segments", "Where it is miscalibrated", html_seg))
+            findings.append(("segments", line))
+
+    # which model (issue 25)
+    if inp.against is not None:
+        if multiclass:
+            notes.append("'Which model?' omitted: the comparison needs binary scores")
+        else:
+            html_cmp, line = _comparison(inp, raw=raw, score_type=score_type, level=level, bins=bins,
+                                         bootstrap=bootstrap, n_resamples=n_resamples, plots=plots, notes=notes)
+            sections.append(("comparison", "Which model?", html_cmp))
+            findings.append(("comparison", line))
 
     # calibrator
     decision_p, decision_y, decision_w = (None, None, None) if multiclass else (raw.p, raw.y, raw.w)
@@ -214,7 +489,8 @@ def report(
         which = "calibrated probability" if calibrator is not None and decision_p is not raw.p else reading
         markup, data, ex_notes = _explorer(decision_p, decision_y, decision_w, cost_fp=cost_fp,
                                            cost_fn=cost_fn, target_recall=target_recall, reading=which,
-                                           max_cuts=max_cuts, t_recall=recall_threshold)
+                                           max_cuts=max_cuts, t_recall=recall_threshold,
+                                           costs_declared=costs_declared, declared_target=declared_target)
         notes.extend(ex_notes)
         data_json = data
         lead = (f"Drag the threshold: rows whose {_e(which)} is ≥ t are flagged. Counts are exact at "
@@ -229,7 +505,7 @@ def report(
                       "rc", "risk-coverage curve")
             th = _svg(_decisions.plot_thresholds(decision_p, decision_y, sample_weight=decision_w,
                                                  cost_fp=cost_fp, cost_fn=cost_fn,
-                                                 target_recall=target_recall,
+                                                 target_recall=data["recall_target"],
                                                  recall_threshold=data["t_recall"]),
                       "th", "recall, precision, false-alarm rate and cost by threshold")
             body = (f'<div class="figure-row"><figure class="plot-box">{th}</figure>'
@@ -268,23 +544,52 @@ def report(
         sections.append(("slices", "Slices", _section("slices", f"Slices by {result.group_column}",
                                                         _slices(result, svg), lead)))
 
-    if store is not None:
+    if status is not None:
         from ._store import store_section
 
-        sections.append(("over-time", "Over time", store_section(store, source=str(source or "store"),
+        sections.append(("over-time", "Over time", store_section(status, source=str(source or "store"),
                                                                    plots=plots)))
     sections.append(("about", "About", _section("about", "About this report",
                                                _about(result, options, score_type, cost_fp, cost_fn,
-                                                      target_recall, notes, timestamp))))
+                                                      target_recall, notes, timestamp,
+                                                      costs_declared=costs_declared))))
     page = _page(title=title, source=source, details=details, result=result, sections=sections,
                  explorer=data_json)
-    summary = {"n": result.n, "n_classes": result.n_classes, "metrics": result.metrics}
+    summary: dict[str, Any] = {"n": result.n, "n_classes": result.n_classes, "metrics": result.metrics}
     if result.n_classes <= 2:
         summary["base_rate"] = result.base_rate
-    rep = Report(html=page, sections=tuple(s[0] for s in sections), notes=tuple(notes), summary=summary)
+    summary.update({k: v for k, v in findings})
+    preview = _preview(title=title, source=source, result=result, sections=sections, findings=findings,
+                       figure=reliability_figure, size=len(page.encode("utf-8")))
+    rep = Report(html=page, sections=tuple(s[0] for s in sections), notes=tuple(notes), summary=summary,
+                 preview=preview)
     if out is not None:
         rep.save(out)
     return rep
+
+
+def _comparison(inp: Inputs, *, raw: Any, score_type: str, level: float, bins: int, bootstrap: bool | str,
+                n_resamples: int, plots: bool, notes: list[str]) -> tuple[str, str]:
+    """``vc.compare_models`` of the scores (A) against ``against`` (B), once, with its figures."""
+    from ..comparison import compare_models, decision_curve, murphy_diagram
+    from ._findings import comparison_section
+
+    a, b = inp.score_name, inp.against_name
+    if a == b:
+        a, b = f"{a} (A)", f"{b} (B)"
+    models = {a: inp.scores, b: inp.against}
+    common = dict(sample_weight=inp.sample_weight, score_type=score_type, level=level)
+    cmp = compare_models(models, inp.labels, n_resamples=n_resamples if bootstrap else 0, random_state=0,
+                         bins=bins, **common)
+    murphy = curve = None
+    if plots:
+        if score_type == "score":
+            notes.append("Murphy diagram and decision curve omitted: score_type='score' has no probability reading")
+        else:
+            # both read the scores as probabilities: logits go through the sigmoid, as compare_models does
+            murphy = murphy_diagram(models, inp.labels, **common)
+            curve = decision_curve(models, inp.labels, **common)
+    return comparison_section(cmp, murphy=murphy, curve=curve, plots=plots, notes=notes)
 
 
 def _audit_with_extras(scores: Any, labels: Any, *, ci: bool | str, n_resamples: int, notes: list[str],
@@ -391,4 +696,32 @@ def _page(*, title: str, source: str | None, details: dict[str, Any] | None, res
 {script}
 </body>
 </html>
+"""
+
+
+def _preview(*, title: str, source: str | None, result: AuditResult, sections: list[tuple[str, str, str]],
+             findings: list[tuple[str, str]], figure: str, size: int) -> str:
+    """The compact page a notebook shows: the summary section, one line per finding and the reliability
+    diagram — no explorer data, no other figure, no table beyond the summary."""
+    css = _asset("_style.css")
+    summary = next((h for sid, _, h in sections if sid == "summary"), "")
+    names = {"segments": "Where it is miscalibrated", "comparison": "Which model?"}
+    items = "".join(f'<li data-finding="{_e(sid)}"><strong>{_e(names.get(sid, sid))}</strong>: {_e(line)}</li>'
+                    for sid, line in findings)
+    found = f'<section id="findings"><h2>Findings</h2><ul class="notes">{items}</ul></section>' if items else ""
+    fig = f'<section id="preview-reliability"><h2>Reliability</h2><div class="figure-row">{figure}</div></section>' \
+        if figure else ""
+    facts = f'<span class="fact"><span class="muted">rows</span> {result.n:,}</span>'
+    if source:
+        facts = f'<span class="fact"><span class="muted">source</span> {_e(source)}</span>' + facts
+    listed = ", ".join(_e(name) for _, name, _ in sections)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
+<title>{_e(title)}</title><style>{css}</style></head>
+<body><header class="top"><div class="wrap"><div class="brand">veracity · calibration report (preview)</div>
+<h1>{_e(title)}</h1><div class="facts">{facts}</div></div></header>
+<main class="wrap">{summary}{found}{fig}
+<p class="note">A preview of the {size / 1024:,.0f} KB report (sections: {listed}). <code>rep.save("report.html")</code>
+writes the whole self-contained page, with the threshold explorer, every table and figure.</p></main></body></html>
 """

@@ -412,13 +412,23 @@ _EXPLORER_HTML = """
 
 def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: float, cost_fn: float,
               target_recall: float | None, reading: str, max_cuts: int,
-              t_recall: float | None = None) -> tuple[str, dict[str, Any], list[str]]:
+              t_recall: float | None = None, costs_declared: bool = True,
+              declared_target: bool = True) -> tuple[str, dict[str, Any], list[str]]:
+    """The explorer's markup and data.
+
+    Where it opens: at t* when costs were declared; otherwise at the target-recall threshold
+    (1:1 costs put t* at 0.5, an arbitrary point for a low-base-rate model), at t* when there is
+    none. The recall mark's label comes from the threshold used: the recall it reaches on these
+    rows, and the target only when it is known (computed here, or ``declared_target``).
+    """
     notes: list[str] = []
     t_star = cost_fp / (cost_fp + cost_fn)
+    recall_target: float | None = None  # the target the threshold was chosen for, when known
     if t_recall is not None:
         t_recall = float(t_recall)
         if not 0.0 <= t_recall <= 1.0:
             raise VeracityError(f"recall_threshold must be a probability threshold in [0, 1], got {t_recall}")
+        recall_target = target_recall if declared_target else None
     elif target_recall is not None:
         from ..decisions import recall_threshold
 
@@ -430,35 +440,67 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
             except VeracityError as exc:
                 notes.append(f"target-recall threshold omitted: {exc}")
             else:
+                recall_target = target_recall
                 notes.append("the target-recall threshold was chosen on the same rows it is shown on, "
                              "which flatters it; choose it on calib rows (recall_threshold=)")
     grid = threshold_grid(p, extra=(t_star, t_recall if t_recall is not None else float("nan")),
                           max_cuts=max_cuts)
     curve = threshold_curve(p, y, w, grid)
     exact = np.unique(p).size <= max_cuts
+    recall_here = None
+    if t_recall is not None:
+        pos = y == 1
+        wp = np.ones(int(pos.sum())) if w is None else w[pos]
+        total = float(wp.sum())
+        recall_here = float(wp[p[pos] >= t_recall].sum() / total) if total > 0 else None
+    if t_recall is None:
+        recall_label = None
+    elif recall_target is not None:
+        recall_label = f"recall {recall_target:g} \u2192 {t_recall:.3f}"
+    else:
+        recall_label = f"given recall t \u2192 {t_recall:.3f}"
+    if recall_label is not None and recall_here is not None:
+        recall_label += f" (recall here {recall_here:.3f})"
+    start_t = t_star if costs_declared or t_recall is None else t_recall
+    opens = "t*" if start_t == t_star and (costs_declared or t_recall is None) else "recall-target t"
+    if not costs_declared:
+        notes.append(f"no costs were declared (cost_fp=, cost_fn= / --cost-fp, --cost-fn): the cost readouts "
+                     f"assume 1:1, so t* = 0.5; the explorer opens at the {opens}"
+                     + (f" = {t_recall:.4g}" if opens != "t*" else "") + ". Declare your costs to open at the "
+                     "threshold they imply")
     data = curve.to_dict()
     data.update({
         "cost_fp": cost_fp, "cost_fn": cost_fn, "t_star": t_star, "t_recall": t_recall,
-        "target_recall": target_recall, "exact": bool(exact), "reading": reading,
+        "target_recall": recall_target, "recall_target": recall_target, "recall_here": recall_here,
+        "recall_label": recall_label, "costs_declared": bool(costs_declared), "t_start": start_t,
+        "opens_at": opens, "exact": bool(exact), "reading": reading,
     })
-    start = int(np.searchsorted(grid, t_star, side="left"))
+    start = int(np.searchsorted(grid, start_t, side="left"))
+    costs_note = ("" if costs_declared else
+                  '<p class="note ex-assumed" id="ex-assumed"><span class="badge warn">no costs declared</span> '
+                  "The cost readouts assume a false alarm costs as much as a miss (1:1, t* = 0.5). The explorer "
+                  f"opens at the {_e(opens)}"
+                  + (f" = {t_recall:.4f}" if opens != "t*" else "") + "; enter your costs to see the threshold "
+                  "they imply.</p>")
     markup = _EXPLORER_HTML.format(
         max_index=grid.size - 1, start=min(start, grid.size - 1), cost_fp=f"{cost_fp:g}",
         cost_fn=f"{cost_fn:g}", reading=_e(reading),
         recall_disabled="" if t_recall is not None else " disabled",
     )
-    return markup, data, notes
+    return costs_note + markup, data, notes
 
 
 def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_fp: float, cost_fn: float,
-           target_recall: float | None, notes: list[str], timestamp: bool | str) -> str:
+           target_recall: float | None, notes: list[str], timestamp: bool | str, *,
+           costs_declared: bool = True) -> str:
     rows = [
         ["score type", _e(score_type)],
         ["bins", f"{options['bins']} {_e(options['strategy'])}"],
         ["per-bin interval", f"{_e(options['interval'])}, {options['level'] * 100:g}%"],
         ["insufficient below", f"{options['min_count']} observations"],
         ["accuracy threshold", f"{options['threshold']:g}"],
-        ["costs", f"false alarm {cost_fp:g}, miss {cost_fn:g}"],
+        ["costs", f"false alarm {cost_fp:g}, miss {cost_fn:g}"
+         + ("" if costs_declared else " (not declared: 1:1 assumed)")],
         ["target recall", "—" if target_recall is None else f"{target_recall:g}"],
         ["weights", "yes" if options["sample_weight"] is not None else "no"],
         ["summary intervals", "—" if _interval_of(result) is None

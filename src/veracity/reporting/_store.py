@@ -9,10 +9,49 @@ slices are listed.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from ..core._validation import VeracityError
 from ..plotting._monitoring import store_figure
 from ._sections import _e, _num, _section, _svg, _table
+
+
+def resolve_store(store: Any, *, bins: int = 15) -> tuple[Any, tuple[Any, Any] | None, str | None]:
+    """``store=`` as given to ``vc.report``: (its status, the labelled (scores, labels) — None for a StoreStatus —, a name).
+
+    A path (str or PathLike) or a :class:`~veracity.MonitorStore` is read: its status (``bins``
+    as the report's, so the ECEs compare) and its labelled rows; a
+    :class:`~veracity.StoreStatus` is used as it is. Anything else, or a path that is not a
+    store, is a one-line :class:`~veracity.VeracityError`.
+    """
+    from ..monitoring import MonitorStore
+
+    if hasattr(store, "rows") and hasattr(store, "alerts") and hasattr(store, "as_of"):
+        return store, None, None
+    if isinstance(store, (str, os.PathLike)):
+        path = os.fspath(store)
+        if not path:
+            raise VeracityError("store= is an empty path; pass the monitoring store's file, e.g. 'monitor.duckdb'",
+                                param="store")
+        if not os.path.exists(path):
+            raise VeracityError(f"no monitoring store at {path}; pass the path of a store written by "
+                                "`veracity monitor` (or vc.MonitorStore), or a StoreStatus", param="store")
+        store = MonitorStore(path)
+    if not isinstance(store, MonitorStore):
+        raise VeracityError(f"store= takes a monitoring store's path, a MonitorStore or a StoreStatus; got "
+                            f"{type(store).__name__}", param="store")
+    from ..monitoring._recalibrate import labelled_rows
+
+    try:
+        status = store.status(bins=bins)
+        scores, labels = labelled_rows(store)
+    except VeracityError:
+        raise
+    except Exception as exc:  # a file DuckDB cannot read as a store: one line, never a traceback
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise VeracityError(f"cannot read the monitoring store {store.path}: {first}", param="store") from None
+    return status, (scores, labels), str(store.path)
 
 
 def store_section(status: Any, *, source: str, plots: bool = True) -> str:

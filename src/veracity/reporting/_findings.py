@@ -1,0 +1,212 @@
+"""The report's two question sections: "Where it is miscalibrated" and "Which model?".
+
+* :func:`segments_section` calls :func:`veracity.segments` once (issue 24) and shows its
+  multicalibration error with its sigma, the discovered segments (segment, n, mean score,
+  observed rate, gap with its interval, q-value), how many segments were tested and how
+  many were too small, and the gap-per-segment figure (drawn by :mod:`veracity.plotting`'s
+  dispatch, :func:`~veracity.plotting._dispatch.draw`).
+* :func:`comparison_section` calls :func:`veracity.compare_models` once (issue 25) and
+  shows the paired differences (Brier, log loss, ECE, AUC) with intervals and p-values, the
+  CORP decomposition and its verdict sentence, and the Murphy diagram and decision curve
+  (:func:`veracity.murphy_diagram`, :func:`veracity.decision_curve`, drawn the same way).
+
+Every number on the page is the result object's own, formatted; every name (feature,
+level, model) is escaped by :func:`._sections._e`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._sections import _e, _num, _section, _svg, _table
+
+#: discovered segments listed in the table (the rest are counted)
+MAX_DISCOVERIES = 25
+
+
+def _p(value: Any) -> str:
+    """A p- or q-value: 3 decimals, or 2 significant digits below 0.001."""
+    if value is None:
+        return "n/a"
+    v = float(value)
+    if v != v:
+        return "n/a"
+    return f"{v:.2g}" if v < 0.001 else f"{v:.3f}"
+
+
+def _p_text(value: Any) -> str:
+    """"p = 0.012", or "p < 0.0001" for the tiny ones (a p-value of 0 is an underflow, not a certainty)."""
+    if value is not None and float(value) < 1e-4:
+        return "p &lt; 0.0001"
+    return f"p = {_p(value)}"
+
+
+def _signed(value: Any, digits: int = 4) -> str:
+    if value is None:
+        return "n/a"
+    v = float(value)
+    return "n/a" if not np.isfinite(v) else f"{v:+.{digits}f}"
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+# -- where it is miscalibrated --------------------------------------------------------------------
+def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, str]:
+    """(section HTML, one-line finding) for a :class:`~veracity.SegmentsResult`."""
+    found = list(result.discoveries)
+    insufficient = result.n_segments - result.n_tested
+    family = ("Benjamini–Hochberg" if result.depth == 1
+              else "Benjamini–Hochberg for single features, Benjamini–Yekutieli for intersections")
+    feats = ", ".join(f"<code>{_e(f)}</code>" for f in result.features)
+    if found:
+        worst = max(found, key=lambda r: abs(r.gap))
+        finding = (f"{_plural(len(found), 'segment')} miscalibrated at FDR {result.fdr:g} "
+                   f"(of {result.n_tested:,} tested); largest gap {worst.gap:+.4f} in {worst.segment}")
+        verdict = (f"<strong>{_plural(len(found), 'segment')}</strong> of the {result.n_tested:,} tested "
+                   f"{'is' if len(found) == 1 else 'are'} miscalibrated at a false-discovery rate of "
+                   f"{result.fdr:g}; the largest gap is <strong>{worst.gap:+.4f}</strong> in "
+                   f'<span class="key">{_e(worst.segment)}</span> '
+                   f"({worst.n:,} rows; {'more positives than the scores say' if worst.gap > 0 else 'fewer positives than the scores say'}).")
+    else:
+        finding = (f"no segment miscalibrated at FDR {result.fdr:g} (0 of {result.n_tested:,} tested)")
+        verdict = (f"<strong>No segment is distinguishable from calibrated</strong> at a false-discovery rate "
+                   f"of {result.fdr:g}: {result.n_tested:,} segment{'s were' if result.n_tested != 1 else ' was'} "
+                   "tested and none was discovered. That is not proof of calibration: <em>detectable gap</em> "
+                   "is the smallest gap each segment could show at its size.")
+    sigma = _num(result.mce_sigma, 2)
+    cards = (
+        '<div class="cards">'
+        f'<div class="card" data-metric="mce"><div class="card-label">multicalibration error</div>'
+        f'<div class="card-value">{_num(result.mce)}</div><div class="card-sub">'
+        f'<span data-mce-sigma>{sigma} σ</span> ({_p_text(result.mce_pvalue)}); minimum detectable '
+        f'{_num(result.mde)}<br>MCGrad\'s definition, over the same segments</div></div>'
+        f'<div class="card" data-metric="n_discoveries"><div class="card-label">discovered</div>'
+        f'<div class="card-value">{len(found):,}</div><div class="card-sub">segments at FDR {result.fdr:g}</div></div>'
+        f'<div class="card" data-metric="n_tested"><div class="card-label">tested</div>'
+        f'<div class="card-value">{result.n_tested:,}</div><div class="card-sub">of {result.n_segments:,} '
+        f"segments (n ≥ {result.min_count:,})</div></div>"
+        f'<div class="card" data-metric="n_insufficient"><div class="card-label">insufficient</div>'
+        f'<div class="card-value">{insufficient:,}</div><div class="card-sub">segments under '
+        f"{result.min_count:,} rows: not tested, never a discovery</div></div>"
+        "</div>"
+    )
+    pct = f"{result.level * 100:g}%"
+    if found:
+        table = _segment_table(found[:MAX_DISCOVERIES], pct)
+        if len(found) > MAX_DISCOVERIES:
+            table += (f'<p class="note">{len(found) - MAX_DISCOVERIES:,} more discoveries are not listed: '
+                      "<code>vc.segments(...).discoveries</code> has them all.</p>")
+    else:
+        closest = [r for r in result.rows if r.sufficient][:5]
+        table = ("<h3>Closest to a discovery (not discoveries)</h3>" + _segment_table(closest, pct)
+                 if closest else "")
+    fig = ""
+    if plots:
+        from ..plotting._dispatch import draw
+
+        figure = draw(result)
+        if figure.axes:  # the section's cards say the counts and the MCE: a short title that fits beside long labels
+            figure.axes[0].set_title(f"Gap per segment, {pct} interval (orange: discoveries)", fontsize=10,
+                                     loc="left", color="#1f2933")
+        fig = f'<figure class="plot-box wide">{_svg(figure, "seg", "gap per segment with its interval")}</figure>'
+
+    notes = [f"Segments of {feats} up to depth {result.depth}: categorical features by level (rare levels "
+             "pooled into <em>other</em>), numeric features by equal-mass bins, and their intersections. "
+             f"gap = observed rate − mean score ({_e(reading)}), with its {pct} interval; q-values by {family}, "
+             "discoveries ranked by evidence × size."]
+    notes.extend(_e(n) for n in result.notes)
+    lead = ("A global ECE can hide a segment that is off by much more. Every segment over the named features "
+            "is tested for calibration-in-the-large, with multiplicity control, so a discovery here is not a "
+            "fluke of looking at many segments.")
+    body = (cards + f'<p class="verdict" data-finding="segments">{verdict}</p>' + table + fig
+            + f'<p class="note">{" ".join(notes)}</p>')
+    return _section("segments", "Where it is miscalibrated", body, lead), finding
+
+
+def _segment_table(rows: list[Any], pct: str) -> str:
+    body = []
+    for r in rows:
+        body.append([
+            f'<span class="key">{_e(r.segment)}</span>', f"{r.n:,}", _num(r.conf), _num(r.rate),
+            f'<span class="{"neg" if r.gap < 0 else "pos"}">{_signed(r.gap)}</span>',
+            f"[{_signed(r.ci_low, 3)}, {_signed(r.ci_high, 3)}]", _p(r.p_value), _p(r.q_value),
+            _num(r.min_detectable_gap, 3),
+        ])
+    return _table(["segment", "n", "mean score", "rate", "gap", f"{pct} CI", "p", "q",
+                   '<span title="the smallest gap this segment\'s size can detect">detectable</span>'], body,
+                  cls="segments", numeric="lrrrrlrrr")
+
+
+# -- which model ----------------------------------------------------------------------------------
+_METRIC_NAMES = {"brier": ("Brier", "lower"), "log_loss": ("log loss", "lower"), "ece": ("ECE (debiased)", "lower"),
+                 "auc": ("AUC", "higher")}
+
+
+def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, plots: bool,
+                       notes: list[str]) -> tuple[str, str]:
+    """(section HTML, one-line finding) for a :class:`~veracity.comparison.ModelComparison` of two models."""
+    a, b = result.models[0], result.models[1]
+    pct = f"{result.level * 100:g}%"
+    rows, classes = [], []
+    for r in result.rows:
+        name, better = _METRIC_NAMES.get(r.metric, (r.metric, ""))
+        sig = np.isfinite(r.ci_low) and np.isfinite(r.ci_high) and (r.ci_low > 0 or r.ci_high < 0)
+        b_better = (r.diff > 0) == (better == "higher")
+        if not (np.isfinite(r.ci_low) and np.isfinite(r.ci_high)):
+            word, cls = "no interval", ""
+        elif r.diff == 0 or not sig:
+            word, cls = "within noise", ""
+        else:
+            word, cls = (f"{b} better", "good") if b_better else (f"{b} worse", "bad")
+        ci = (f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]" if np.isfinite(r.ci_low) and np.isfinite(r.ci_high)
+              else '<span class="muted">no interval</span>')
+        rows.append([f'<strong>{_e(name)}</strong> <span class="muted">({better} is better)</span>',
+                     _num(r.value_a), _num(r.value_b), f'<span class="{cls}">{_signed(r.diff)}</span>', ci,
+                     _p(r.p_value), _e(r.method), f'<span class="{cls}">{_e(word)}</span>'])
+        classes.append("")
+    table = _table(["metric", _e(a), _e(b), f"{_e(b)} − {_e(a)}", f"{pct} paired CI", "p-value", "method",
+                    "reading"], rows, cls="comparison", numeric="lrrrlrll", row_classes=classes)
+    corp = ""
+    if result.corp:
+        crow = [[f'<span class="key">{_e(name)}</span>', _num(c.brier.score), _num(c.brier.mcb), _num(c.brier.dsc),
+                 _num(c.brier.unc), ""] for name, c in result.corp.items()]
+        for d in result.corp_differences:
+            ci = ""
+            if np.isfinite(d.mcb_low) and np.isfinite(d.dsc_low):
+                ci = (f"MCB [{_signed(d.mcb_low)}, {_signed(d.mcb_high)}] · "
+                      f"DSC [{_signed(d.dsc_low)}, {_signed(d.dsc_high)}]")
+            crow.append([f"<strong>{_e(d.model_b)} − {_e(d.model_a)}</strong>", _signed(d.score), _signed(d.mcb),
+                         _signed(d.dsc), _signed(d.unc), ci])
+        corp = ("<h3>CORP decomposition of the Brier score</h3>"
+                + _table(["model", "Brier", "MCB (miscalibration)", "DSC (discrimination)", "UNC", f"{pct} CI"],
+                         crow, cls="corp", numeric="lrrrrl")
+                + '<p class="note">Brier = MCB − DSC + UNC (Dimitriadis, Gneiting &amp; Jordan 2021): lower MCB '
+                "is better calibrated, higher DSC ranks better; UNC depends on the labels only.</p>")
+    verdict = result.verdict or "no verdict (no probability reading)"
+    figs = []
+    if plots:
+        from ..plotting._dispatch import draw
+
+        if murphy is not None:
+            figs.append(_svg(draw(murphy), "murphy", "Murphy diagram: mean elementary score by threshold"))
+        if curve is not None:
+            figs.append(_svg(draw(curve), "dcurve", "decision curve: net benefit by threshold probability"))
+    fig = ""
+    if figs:
+        fig = '<div class="figure-row">' + "".join(f'<figure class="plot-box">{f}</figure>' for f in figs) + "</div>"
+    boot = (f"{result.n_resamples} paired Poisson bootstrap resamples (random_state {_e(result.random_state)})"
+            if result.n_resamples else "no bootstrap (ECE and CORP differences have no interval)")
+    note_items = [f"Both models on the same {result.n:,} rows, so every difference is paired: Brier and log "
+                  f"loss by a paired normal (Diebold–Mariano) interval, AUC by DeLong's test, ECE by {boot}."]
+    note_items.extend(_e(n) for n in result.notes)
+    lead = (f"Is <code>{_e(b)}</code> better than <code>{_e(a)}</code>, and is the difference real? Each "
+            "difference is B − A with a paired interval and p-value; the CORP decomposition says whether a "
+            "model wins on ranking or only on calibration. The Murphy diagram shows which model is better for "
+            "which cost ratio; the decision curve shows net benefit against treating everyone or no one.")
+    body = (f'<p class="verdict" data-finding="comparison">{_e(verdict)}</p>' + table + corp + fig
+            + f'<p class="note">{" ".join(note_items)}</p>')
+    return _section("comparison", "Which model?", body, lead), f"{b} vs {a}: {verdict}"
