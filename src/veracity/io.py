@@ -97,6 +97,10 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
     from ._files import expand
 
     files, kind = expand(pattern)
+    if kind == "csv":  # the same headers, as the DuckDB engine requires (read by name here, by position there)
+        from .sources._duckdb import check_same_headers
+
+        check_same_headers(files, pattern)
     try:
         dataset = ds.dataset(files, format=kind)
         table = dataset.to_table(columns=_present(columns, dataset.schema.names))

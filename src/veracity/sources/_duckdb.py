@@ -83,9 +83,83 @@ def read(source: str | os.PathLike) -> Any:
     try:
         if kind == "parquet":
             return con.read_parquet(files)
-        return con.read_csv(files)
+        check_same_headers(files, os.fspath(source))  # DuckDB would read the others by position
+        # the first line is the header (DuckDB's sniffer takes a header of numbers for a row)
+        relation = con.read_csv(files, header=True)
+        names = csv_names(files, os.fspath(source), len(relation.columns))
+        return relation if names is None else con.read_csv(files, header=True, names=names)
+    except VeracityError:
+        raise
     except Exception as exc:
         raise VeracityError(describe_error(exc, os.fspath(source), kind)) from None
+
+
+#: delimiters DuckDB's sniffer tries, in its order
+_DELIMITERS = (",", "|", ";", "\t")
+
+
+def csv_header(path: str, delimiter: str = ",") -> list[str] | None:
+    """The first record of a CSV file as written (None when it cannot be read as UTF-8 text)."""
+    import csv
+
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            return next(csv.reader(fh, delimiter=delimiter), None)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+
+
+def _shown_header(header: list[str]) -> str:
+    from ._source import column_name
+
+    shown = ", ".join(column_name(c) for c in header[:12])
+    return shown + (f", ... ({len(header)} columns)" if len(header) > 12 else "")
+
+
+def check_same_headers(files: list[str], source: str) -> None:
+    """Every CSV file in ``files`` has the first one's header, else one line naming two files
+    and their headers (a reader takes the columns of the others by position, or fills nulls)."""
+    first = csv_header(files[0])
+    for other in files[1:]:
+        header = csv_header(other)
+        if header is not None and first is not None and header != first:
+            raise VeracityError(
+                f"{files[0]} and {other} (both in {source}) have different headers: "
+                f"{_shown_header(first)} vs {_shown_header(header)}; give every file the same columns in the "
+                "same order, or read them separately")
+
+
+def csv_names(files: list[str], source: str, count: int) -> list[str] | None:
+    """The column names of a CSV read as written, for ``read_csv(names=...)``.
+
+    DuckDB trims the spaces around header names and renames clashes (``"p "`` becomes
+    ``p`` and a real ``p`` then ``p_1``), so a name could reach another column. The
+    header is read here with the delimiter that gives DuckDB's ``count`` of columns (None when
+    none does: DuckDB's own names are kept); an exact duplicate is refused, a name that
+    DuckDB cannot hold (empty, or equal to another but for case) becomes
+    ``column<i>`` / ``<name>_<i>`` — names no lookup of the written one can reach.
+    """
+    for delimiter in _DELIMITERS:
+        header = csv_header(files[0], delimiter)
+        if header is not None and len(header) == count:
+            break
+    else:
+        return None
+    from ._source import _refuse_duplicates
+
+    _refuse_duplicates(header, files[0])
+    taken = {h.lower() for h in header}
+    seen: set[str] = set()
+    names = []
+    for i, h in enumerate(header):
+        name = h if h.strip() else f"column{i}"
+        if name.lower() in seen or (name != h and name.lower() in taken):
+            name = f"{h.strip() or 'column'}_{i}"
+            while name.lower() in taken or name.lower() in seen:
+                name += "_"
+        seen.add(name.lower())
+        names.append(name)
+    return names
 
 
 def describe_error(exc: BaseException, source: str, kind: str | None = None) -> str:

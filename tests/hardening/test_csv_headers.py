@@ -1,0 +1,87 @@
+"""CSV headers read as written (issue 23; found by tests/fuzz/test_fuzz_frames.py).
+
+Before: a glob of CSV files with different headers was read by position (a file whose
+header is ``y,p`` gave its labels as scores), exit 0; DuckDB trimmed the spaces around
+header names (``"p "`` became ``p`` and the real ``p`` became ``p_1``: ``score="p"``
+read the other column); a header of numbers (``0,1``) was sniffed as a data row.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+import veracity as vc
+
+pytest.importorskip("duckdb")
+
+RNG = np.random.default_rng(11)
+N = 60
+P = np.round(RNG.random(N), 4)
+Y = (RNG.random(N) < P).astype(int)
+NOISE = np.round(RNG.random(N), 4)
+
+
+def _write(path, header, *columns):
+    lines = [",".join(header)] + [",".join(str(v) for v in row) for row in zip(*columns)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture
+def glob_dir(tmp_path):
+    _write(tmp_path / "a.csv", ["p", "y"], P[:30], Y[:30])
+    _write(tmp_path / "b.csv", ["y", "p"], Y[30:], P[30:])  # the same names, another order
+    return tmp_path
+
+
+def test_csv_glob_with_different_headers_is_refused(glob_dir):
+    with pytest.raises(vc.VeracityError) as info:
+        vc.audit(str(glob_dir / "*.csv"), score="p", label="y")
+    message = str(info.value)
+    assert "\n" not in message
+    assert "a.csv" in message and "b.csv" in message and "p, y" in message and "y, p" in message
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "memory"])
+def test_csv_glob_with_different_headers_exits_2(glob_dir, cli, refused, engine):
+    refused(cli(["audit", str(glob_dir / "*.csv"), "--score", "p", "--label", "y", "--engine", engine]),
+            r"a\.csv.*b\.csv.*different headers")
+
+
+def test_csv_glob_with_the_same_headers_is_read(tmp_path, cli):
+    _write(tmp_path / "a.csv", ["p", "y"], P[:30], Y[:30])
+    _write(tmp_path / "b.csv", ["p", "y"], P[30:], Y[30:])
+    assert vc.ece(str(tmp_path / "*.csv"), score="p", label="y") == pytest.approx(vc.ece(P, Y), rel=1e-9)
+    result = cli(["audit", str(tmp_path / "*.csv"), "--score", "p", "--label", "y", "--json", "-"])
+    assert result.code == 0 and json.loads(result.out)["n"] == N
+
+
+@pytest.mark.parametrize("header", [["p ", "p", "y"], [" p", "p", "y"], ["p", "p ", "y"]])
+def test_spaces_around_header_names_are_kept(tmp_path, cli, header):
+    columns = {"p": P, "y": Y}
+    _write(tmp_path / "s.csv", header, *(columns.get(h, NOISE) for h in header))
+    want = vc.ece(P, Y)
+    assert vc.ece(str(tmp_path / "s.csv"), score="p", label="y") == pytest.approx(want, rel=1e-9)
+    for engine in ("duckdb", "memory"):
+        result = cli(["audit", str(tmp_path / "s.csv"), "--score", "p", "--label", "y", "--engine", engine,
+                      "--json", "-"])
+        assert result.code == 0, result.err
+        assert json.loads(result.out)["metrics"]["ece"] == pytest.approx(want, rel=1e-9), engine
+
+
+def test_a_header_of_numbers_is_the_header(tmp_path):
+    _write(tmp_path / "n.csv", ["0", "1"], P, Y)
+    result = vc.audit(str(tmp_path / "n.csv"), score="0", label="1")
+    assert result.n == N and result.ece == pytest.approx(vc.ece(P, Y), rel=1e-9)
+
+
+@pytest.mark.parametrize("header, score", [(["p", "P", "y"], "p"), (["P", "p", "y"], "p"), (["p", "P", "y"], "P")])
+def test_names_that_differ_only_in_case_never_read_the_other_column(tmp_path, header, score):
+    columns = {score: P, "y": Y}
+    _write(tmp_path / "c.csv", header, *(columns.get(h, NOISE) for h in header))
+    try:
+        got = vc.ece(str(tmp_path / "c.csv"), score=score, label="y")
+    except vc.VeracityError as exc:
+        assert "\n" not in str(exc) and "not found" in str(exc)
+    else:
+        assert got == pytest.approx(vc.ece(P, Y), rel=1e-9)
