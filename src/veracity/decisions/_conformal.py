@@ -27,7 +27,7 @@ from ._inputs import CEIL_EPS, ceil_rank, check_alpha
 from ._thresholds import min_positives
 from ..core._display import Display, html_kv, html_note, html_page, html_table
 
-SCORES = ("lac", "aps")
+SCORES = ("lac", "aps", "raps")
 
 
 def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
@@ -268,7 +268,14 @@ class ConformalClassifier:
       every class whose cumulative mass is :math:`\le \hat q`, which may be empty.
       With ``randomized=True`` the score subtracts :math:`U\hat p_y`, :math:`U \sim U(0,1)`
       drawn from ``random_state`` independently for every calib and test row
-      (smaller sets, exact coverage in expectation).
+      (smaller sets, exact coverage in expectation). Deterministic APS gives an *empty* set
+      to a row whose top probability alone exceeds :math:`\hat q` — the surest rows — and a
+      warning says so.
+    * ``score="raps"`` — regularised APS (Angelopoulos, Bates, Malik & Jordan 2021):
+      the APS score plus :math:`\lambda\,(o(y) - k_{reg})^+`, *o(y)* the rank of class *y*
+      (1 = most likely), so unlikely classes cost more and sets stay small on a confident
+      model; ``lam`` (λ ≥ 0, default 0.01) and ``k_reg`` (default 1); ``randomized=True``
+      as for APS.
 
     ``fit`` computes :math:`\hat q` = the :math:`\lceil (n+1)(1-\alpha) \rceil`-th smallest
     calib score. With ``mondrian=True`` one :math:`\hat q_c` is computed from the calib rows
@@ -293,6 +300,8 @@ class ConformalClassifier:
         randomized: bool = False,
         random_state: int | None = None,
         score_type: str = "probability",
+        lam: float = 0.01,
+        k_reg: int = 1,
     ) -> None:
         self.alpha = alpha
         self.score = score
@@ -300,6 +309,8 @@ class ConformalClassifier:
         self.randomized = randomized
         self.random_state = random_state
         self.score_type = score_type
+        self.lam = lam
+        self.k_reg = k_reg
 
     # -- scores -------------------------------------------------------------------
     def _class_scores(self, P: np.ndarray) -> np.ndarray:
@@ -309,6 +320,9 @@ class ConformalClassifier:
         order = np.argsort(-P, axis=1, kind="stable")
         # the total mass is 1 by construction; clip the rounding of the cumulative sum
         cum = np.minimum(np.cumsum(np.take_along_axis(P, order, axis=1), axis=1), 1.0)
+        if self.score == "raps":  # + λ (rank − k_reg)^+, rank 1 for the most likely class
+            rank = np.arange(1, P.shape[1] + 1, dtype=np.float64)
+            cum = cum + float(self.lam) * np.maximum(rank - int(self.k_reg), 0.0)[None, :]
         E = np.empty_like(P)
         np.put_along_axis(E, order, cum, axis=1)
         if self.randomized:
@@ -319,9 +333,18 @@ class ConformalClassifier:
     def _check_options(self) -> None:
         check_alpha(self.alpha)
         if self.score not in SCORES:
-            raise VeracityError(f"score must be 'lac' or 'aps', got {self.score!r}", param="score")
-        if self.randomized and self.score != "aps":
-            raise VeracityError("randomized=True applies to score='aps' only")
+            raise VeracityError(f"score must be 'lac' or 'aps' (or 'raps', regularised APS), got {self.score!r}",
+                                param="score")
+        if self.randomized and self.score == "lac":
+            raise VeracityError("randomized=True applies to score='aps' only (and to 'raps'), not to 'lac'",
+                                param="randomized")
+        lam = self.lam
+        if isinstance(lam, bool) or not isinstance(lam, (int, float, np.floating)) or not (
+                np.isfinite(lam) and lam >= 0):
+            raise VeracityError(f"lam must be a number >= 0, got {lam!r}", param="lam")
+        k = self.k_reg
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise VeracityError(f"k_reg must be a whole number >= 0, got {k!r}", param="k_reg")
 
     def fit(self, probs: Any, labels: Any, *, sample_weight: Any = None, pos_label: Any = None) -> ConformalClassifier:
         """Compute :math:`\\hat q` (and per-class :math:`\\hat q_c` if ``mondrian``) on calib rows.
@@ -379,7 +402,29 @@ class ConformalClassifier:
             raise VeracityError(
                 f"probs have {P.shape[1]} classes but the calibrator was fit on {self.n_classes_}"
             )
-        return self._class_scores(P) <= self.class_qhat_[None, :]
+        sets = self._class_scores(P) <= self.class_qhat_[None, :]
+        self._hint_empty(P, sets)
+        return sets
+
+    def _hint_empty(self, P: np.ndarray, sets: np.ndarray) -> None:
+        """One-line warning when the deterministic APS/RAPS score leaves confident rows with an
+        empty set: the top class alone passes q̂ (its score is its own probability)."""
+        if self.score == "lac" or self.randomized:
+            return
+        empty = ~sets.any(axis=1)
+        if not empty.any():
+            return
+        top = P.max(axis=1)[empty]
+        sure = int((top > self.class_qhat_[P[empty].argmax(axis=1)]).sum())
+        if sure:
+            import warnings
+
+            warnings.warn(
+                f"{int(empty.sum())} empty prediction sets, {sure} of them for confident rows (top probability "
+                f"{top.min():.4g} or more, above q̂ = {self.qhat_:.4g}): the deterministic {self.score.upper()} "
+                "score leaves out a class whose probability alone passes q̂; use randomized=True"
+                + (", score='raps' or score='lac'" if self.score == "aps" else " or score='lac'"),
+                UserWarning, stacklevel=3)
 
     def coverage(self, probs: Any, labels: Any, *, sample_weight: Any = None,
                  pos_label: Any = None) -> CoverageReport:
@@ -418,6 +463,8 @@ class ConformalClassifier:
             "mondrian": bool(self.mondrian),
             "randomized": bool(self.randomized),
         }
+        if self.score == "raps":
+            out.update(lam=float(self.lam), k_reg=int(self.k_reg))
         if hasattr(self, "qhat_"):
             out.update(qhat=self.qhat_, class_qhat=[float(q) for q in self.class_qhat_],
                        n_calib=self.n_calib_, n_classes=self.n_classes_)
