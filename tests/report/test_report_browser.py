@@ -225,3 +225,33 @@ def test_other_pages_load_cleanly(browser, tmp_path, build):
         assert errors == []
     finally:
         page.close()
+
+
+def test_question_sections_render_and_the_explorer_opens_at_the_recall_target(browser, tmp_path, data):
+    """'Where it is miscalibrated' and 'Which model?' load with no error and no request; hostile names
+    are text; with no costs declared the slider starts at the recall-target threshold, and with costs
+    at the t* they imply."""
+    p, y, cohort = data
+    rng = np.random.default_rng(2)
+    other = np.clip(p + rng.normal(0, 0.05, p.size), 0.001, 0.999)
+    rep = vc.report(p, y, features={XSS: cohort}, against={XSS_IMG: other}, n_resamples=30)
+    page, seen = open_page(browser, tmp_path, rep)
+    try:
+        assert seen["errors"] == [] and seen["requests"] == [] and seen["dialogs"] == []
+        for sid in ("segments", "comparison"):
+            assert page.locator(f"section#{sid}").is_visible()
+        assert page.locator("section#segments svg.plot").count() == 1
+        assert page.locator("section#comparison svg.plot").count() == 2
+        assert XSS in page.text_content("section#segments") and XSS_IMG in page.text_content("section#comparison")
+        assert page.locator("main img").count() == 0 and page.locator("script").count() == 2
+        t_r = vc.recall_threshold(p, y, target=0.95)
+        assert shown(page)["threshold"] == t_r
+        assert page.locator("#ex-assumed").is_visible()
+    finally:
+        page.close()
+    rep = vc.report(p, y, cost_fn=4, bootstrap=False, figures=False)
+    page, _ = open_page(browser, tmp_path, rep)
+    try:
+        assert shown(page)["threshold"] == 0.2 and page.locator("#ex-assumed").count() == 0
+    finally:
+        page.close()

@@ -63,7 +63,8 @@ def explorer_data(page: str) -> dict:
 
 
 def sgn(x: float, d: int = 4) -> str:
-    return f"{x:+.{d}f}"
+    text = f"{x:+.{d}f}"
+    return "+" + text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def pval(v: float) -> str:
@@ -103,6 +104,8 @@ def test_segments_section_numbers_equal_vc_segments(seg_report):
     frag = section(rep.html, "segments")
     assert card(frag, "mce") == f"{want.mce:.4f}"
     assert f"{want.mce_sigma:.2f} σ" in frag
+    # the planted segments, not the whole population, set the maximum here
+    assert want.mce > want.global_ecce and f"set by a segment: all rows alone give {want.global_ecce:.4f}" in frag
     assert card(frag, "n_tested") == f"{want.n_tested:,}"
     assert card(frag, "n_insufficient") == f"{want.n_segments - want.n_tested:,}"
     assert card(frag, "n_discoveries") == str(len(want.discoveries)) and len(want.discoveries) >= 2
@@ -286,7 +289,8 @@ def test_explorer_opens_where_the_declared_costs_point(rare):
     t95 = vc.recall_threshold(p, y, target=0.95)
     assert data["costs_declared"] is False and data["t_start"] == t95 and data["opens_at"] == "recall-target t"
     assert "no costs declared" in section(undeclared.html, "explorer-section")
-    assert any("no costs were declared" in n for n in undeclared.notes)
+    assert any(n.startswith("no costs declared: the cost readouts assume 1:1 (t* = 0.5) and the explorer opens at the "
+                   f"recall-target t = {t95:.4g}") for n in undeclared.notes)
     assert "(not declared: 1:1 assumed)" in section(undeclared.html, "about")
     declared = explorer_data(vc.report(p, y, cost_fn=19, bootstrap=False, figures=False).html)
     assert declared["costs_declared"] is True and declared["t_start"] == pytest.approx(0.05)

@@ -181,6 +181,9 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     text = f"wrote {args.out} ({result.size / 1024:,.0f} KB): {', '.join(result.sections)}"
+    for key, title in (("segments", "where it is miscalibrated"), ("comparison", "which model")):
+        if key in result.summary:
+            text += f"\n{title}: {result.summary[key]}"
     text += "".join(f"\nnote: {n}" for n in result.notes)
     emit(args, text, {"file": shown_path(args, path), "out": str(Path(args.out).resolve()), **result.to_dict()})
     return 0

@@ -47,7 +47,10 @@ def _signed(value: Any, digits: int = 4) -> str:
     if value is None:
         return "n/a"
     v = float(value)
-    return "n/a" if not np.isfinite(v) else f"{v:+.{digits}f}"
+    if not np.isfinite(v):
+        return "n/a"
+    text = f"{v:+.{digits}f}"
+    return "+" + text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.0000" from float noise
 
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
@@ -78,12 +81,17 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
                    "tested and none was discovered. That is not proof of calibration: <em>detectable gap</em> "
                    "is the smallest gap each segment could show at its size.")
     sigma = _num(result.mce_sigma, 2)
+    # MCGrad's maximum runs over all rows too: say whether a segment or the whole population sets it
+    if np.isfinite(result.mce) and abs(result.mce - result.global_ecce) <= 1e-12 * max(1.0, abs(result.mce)):
+        where = "set by all rows: the miscalibration is global (recalibrate first)"
+    else:
+        where = f"set by a segment: all rows alone give {_num(result.global_ecce)}"
     cards = (
         '<div class="cards">'
         f'<div class="card" data-metric="mce"><div class="card-label">multicalibration error</div>'
         f'<div class="card-value">{_num(result.mce)}</div><div class="card-sub">'
         f'<span data-mce-sigma>{sigma} σ</span> ({_p_text(result.mce_pvalue)}); minimum detectable '
-        f'{_num(result.mde)}<br>MCGrad\'s definition, over the same segments</div></div>'
+        f'{_num(result.mde)}<br>{where}<br>MCGrad\'s definition, over the same segments</div></div>'
         f'<div class="card" data-metric="n_discoveries"><div class="card-label">discovered</div>'
         f'<div class="card-value">{len(found):,}</div><div class="card-sub">segments at FDR {result.fdr:g}</div></div>'
         f'<div class="card" data-metric="n_tested"><div class="card-label">tested</div>'

@@ -708,7 +708,7 @@ def _preview(*, title: str, source: str | None, result: AuditResult, sections: l
     names = {"segments": "Where it is miscalibrated", "comparison": "Which model?"}
     items = "".join(f'<li data-finding="{_e(sid)}"><strong>{_e(names.get(sid, sid))}</strong>: {_e(line)}</li>'
                     for sid, line in findings)
-    found = f'<section id="findings"><h2>Findings</h2><ul class="notes">{items}</ul></section>' if items else ""
+    found = f'<section id="findings"><h2>Findings</h2><ul>{items}</ul></section>' if items else ""
     fig = f'<section id="preview-reliability"><h2>Reliability</h2><div class="figure-row">{figure}</div></section>' \
         if figure else ""
     facts = f'<span class="fact"><span class="muted">rows</span> {result.n:,}</span>'

@@ -464,10 +464,9 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
     start_t = t_star if costs_declared or t_recall is None else t_recall
     opens = "t*" if start_t == t_star and (costs_declared or t_recall is None) else "recall-target t"
     if not costs_declared:
-        notes.append(f"no costs were declared (cost_fp=, cost_fn= / --cost-fp, --cost-fn): the cost readouts "
-                     f"assume 1:1, so t* = 0.5; the explorer opens at the {opens}"
-                     + (f" = {t_recall:.4g}" if opens != "t*" else "") + ". Declare your costs to open at the "
-                     "threshold they imply")
+        notes.append("no costs declared: the cost readouts assume 1:1 (t* = 0.5) and the explorer opens at the "
+                     + (f"recall-target t = {t_recall:.4g}" if opens != "t*" else "t*")
+                     + "; declare the costs to open at the threshold they imply")
     data = curve.to_dict()
     data.update({
         "cost_fp": cost_fp, "cost_fn": cost_fn, "t_star": t_star, "t_recall": t_recall,
