@@ -345,3 +345,30 @@ def test_the_over_time_plot_draws_the_band_the_alert_reads(tmp_path, mode):
             fired = any(a.startswith("calibration") for a in r.alerts)
             assert fired == (not lo <= r.rate - r.conf <= hi)
     assert any(rows[i].alerts for i, _, _ in want)
+
+
+def test_sequences_of_a_pooled_slice_sum_the_slices_pooled_into_it(tmp_path):
+    rng = np.random.default_rng(11)
+    n = 6000
+    t = T0 + rng.integers(0, 40 * 86400, n).astype("timedelta64[s]")
+    p = rng.beta(2, 6, n)
+    y = (rng.random(n) < p).astype(np.int8)
+    seg = np.where(rng.random(n) < 0.5, "big", rng.choice(["a", "b", "c", "d"], n))
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": np.arange(n), "ts": t, "p": p, "seg": seg}), id="id", time="ts", score="p", by="seg")
+    seen = t + np.timedelta64(2 * 86400, "s")
+    store.outcomes(pa.table({"id": np.arange(n), "y": y, "ts": seen}), id="id", label="y", time="ts")
+    st = store.status(freq="W", as_of="2026-03-01", by="seg", max_slices=2, alerts="sequential")
+    names = {r.slice for r in st.rows}
+    assert "(other)" in names and len(names) == 4  # (all), the two biggest, (other)
+    kept = {x for x in names if x not in ("(all)", "(other)")}
+    last = [r for r in st.rows if r.period == st.rows[-1].period]
+    day = seen.astype("datetime64[D]")
+    for r in last:
+        m = np.ones(n, bool) if r.slice == "(all)" else (~np.isin(seg, list(kept)) if r.slice == "(other)"
+                                                       else seg == r.slice)
+        days, inv = np.unique(day[m], return_inverse=True)
+        x = (y - p)[m]
+        low, high = sequence_from_sums(np.bincount(inv).astype(float), np.bincount(inv, x), np.bincount(inv, x * x),
+                                       alpha=(1 - st.alert_level) / 2)
+        assert (r.sequence_low, r.sequence_high) == pytest.approx((low[-1], high[-1]), abs=1e-12), r.slice

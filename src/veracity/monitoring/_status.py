@@ -350,7 +350,8 @@ def check_model(con: Any, model: Any) -> None:
 
 
 def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice_col: str | None,
-           bins: int, threshold: float, model: str | None, max_slices: int = 20) -> tuple[Any, Any, int]:
+           bins: int, threshold: float, model: str | None, max_slices: int = 20, delayed: bool = True
+           ) -> tuple[Any, Any, int]:
     """Per (period, slice, state, audited, bin, cell, flag) sums; per (slice, day, bin) sums of the
     matured labels for the confidence sequences; and how many slices were pooled into ``(other)``.
 
@@ -405,11 +406,17 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
            sum(CASE WHEN state = 0 THEN {eta} ELSE 0 END) AS seta
     FROM r GROUP BY ALL
     """
-    seq_sql = cte + f"""
-    SELECT slice, day, least(floor(score * {bins}), {bins - 1})::INTEGER AS bin, count(*)::DOUBLE AS n,
-           sum(y - score) AS sx, sum((y - score) * (y - score)) AS sxx
-    FROM r WHERE state = 0 GROUP BY ALL
+    # the final labels only, straight from the table (slices beyond max_slices keep their own name here:
+    # status maps them to the pooled slice)
+    seq_sql = f"""
+    SELECT {sl} AS slice, epoch_us(date_trunc('day', {matured})) AS day,
+           least(floor(p.score * {bins}), {bins - 1})::INTEGER AS bin, count(*)::DOUBLE AS n,
+           sum(p.label - p.score) AS sx, sum((p.label - p.score) * (p.label - p.score)) AS sxx
+    FROM predictions p WHERE {where} AND {seen} AND {final} GROUP BY ALL
     """
+    if not delayed:  # the plain status: no audit column, no sequence sums
+        sql = sql.replace("state, audited,", "state, 0 AS audited,", 1)
+        return con.execute(sql, params).fetchnumpy(), {}, pooled
     return con.execute(sql, params).fetchnumpy(), con.execute(seq_sql, params).fetchnumpy(), pooled
 
 
@@ -436,6 +443,37 @@ def store_status(
     segments: bool = False,
 ) -> StoreStatus:
     """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``."""
+    return _store_status(store, delayed=True, freq=freq, window=window, as_of=as_of, horizon=horizon, by=by,
+                         bins=bins, level=level, alert_level=alert_level, min_count=min_count, reference=reference,
+                         threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model, max_slices=max_slices,
+                         alerts=alerts, tolerance=tolerance, segments=segments)
+
+
+def _store_status(
+    store: Any,
+    *,
+    delayed: bool = True,
+    freq: str | None = "W",
+    window: str | None = None,
+    as_of: Any = None,
+    horizon: str | float | None = None,
+    by: str | None = None,
+    bins: int = 15,
+    level: float = 0.95,
+    alert_level: float = 0.99,
+    min_count: int = 100,
+    reference: str | None = None,
+    threshold: float = 0.5,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+    model: str | None = None,
+    max_slices: int = 20,
+    alerts: str = "window",
+    tolerance: float = 0.0,
+    segments: bool = False,
+) -> StoreStatus:
+    """:func:`store_status`; ``delayed=False`` leaves out the delayed-label estimates and sequences (the
+    plain status, which benchmarks/bench_store_delayed.py times against the full one)."""
     check_interval_args("wilson", level, "two-sided")
     if not 0.5 <= float(alert_level) < 1.0:
         raise VeracityError(f"alert_level must be in [0.5, 1), e.g. 0.99; got {alert_level!r}")
@@ -473,7 +511,7 @@ def store_status(
                             level=level, alert_level=alert_level, min_count=min_count, reference=reference,
                             threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
                             max_slices=max_slices, alerts=alerts, tolerance=float(tolerance),
-                            segments=bool(segments))
+                            segments=bool(segments), delayed=delayed)
     except VeracityError:
         raise
     except Exception as exc:
@@ -491,7 +529,7 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                  t_as_of: Any, as_of_us: int, horizon: Any, horizon_us: int | None, by: str | None, bins: int,
                  level: float, alert_level: float, min_count: int, reference: str | None, threshold: float,
                  cost_fp: float, cost_fn: float, model: str | None, max_slices: int, alerts: str,
-                 tolerance: float, segments: bool = False) -> StoreStatus:
+                 tolerance: float, segments: bool = False, delayed: bool = True) -> StoreStatus:
     if by is not None and by not in store.slices(con):
         known = ", ".join(store.slices(con)) or "none"
         raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
@@ -504,7 +542,7 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
     start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
     g, seq, pooled = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us,
                             slice_col=by, bins=bins, threshold=float(threshold), model=model,
-                            max_slices=max_slices)
+                            max_slices=max_slices, delayed=delayed)
     settings = dict(as_of=str(t_as_of.astype("datetime64[s]")).replace("T", " "), freq=freq,
                     window=window, horizon=None if horizon is None else str(horizon), by=by,
                     level=float(level), alert_level=float(alert_level), min_count=int(min_count),
@@ -519,6 +557,8 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
     if segments:
         status = _with_segments(store, con, status, starts, _next_start(starts, freq, window_s), as_of_us,
                                 horizon_us, model, int(min_count), level)
+    if not delayed:
+        return status
     return _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level, alerts,
                                 tolerance, min_count, bins)
 
@@ -845,8 +885,20 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
     # per (period, slice) sums, (all) counting every slice's groups too (as in _assemble)
     pidx = np.searchsorted(starts.astype("datetime64[us]").astype(np.int64), np.asarray(g["period"], dtype=np.int64))
     slice_of = {name: i for i, name in enumerate(names)}
-    sl = np.asarray(g["slice"]).astype(str)
-    sidx = np.array([slice_of.get(x, 0) for x in sl], dtype=np.int64) if by is not None else np.zeros(sl.size, np.int64)
+
+    def slice_index(values: Any) -> np.ndarray:
+        """Each group's slice position (vectorised: a lookup per distinct slice, not per group)."""
+        v = np.asarray(values)
+        if by is None or v.size == 0:
+            return np.zeros(v.size, np.int64)
+        uniq, inv = np.unique(v.astype(str), return_inverse=True)
+        pooled_at = slice_of.get(OTHER, 0)  # a name beyond max_slices counts in the pooled slice
+        return np.array([slice_of.get(u, pooled_at) for u in uniq.tolist()], dtype=np.int64)[inv.reshape(-1)]
+
+    if by is None:
+        sidx = np.zeros(np.asarray(g["slice"]).size, np.int64)
+    else:  # the groups carry the status's own (pooled) slice names: (all) first, the rest sorted, as in _assemble
+        sidx = np.searchsorted(np.array(names[1:]), np.asarray(g["slice"]).astype(str)) + 1
     cols = {k: np.asarray(g[k]) for k in ("state", "audited", "y", "n", "sp", "sp2", "bin")}
     if by is not None:
         pidx = np.concatenate([pidx, pidx])
@@ -895,11 +947,9 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
     # confidence sequences of the final labels, per slice (and per slice x bin), one batch per day
     # they became final
     sq = {k: np.asarray(v) for k, v in seq.items()}
-    seq_slices = np.asarray(sq.get("slice", np.array([], dtype=object))).astype(str)
     days_raw = np.asarray(sq.get("day", np.array([], dtype=np.int64)), dtype=np.int64)
     bins_raw = np.asarray(sq.get("bin", np.zeros(days_raw.size, dtype=np.int64)), dtype=np.int64)
-    s_idx = (np.array([slice_of.get(x, 0) for x in seq_slices], dtype=np.int64) if by is not None
-             else np.zeros(seq_slices.size, np.int64))
+    s_idx = slice_index(sq.get("slice", np.array([], dtype=object)))
     sn, sx, sxx = (np.asarray(sq.get(c, np.array([])), dtype=np.float64) for c in ("n", "sx", "sxx"))
     if by is not None:
         s_idx = np.concatenate([s_idx, np.zeros_like(s_idx)])
@@ -918,13 +968,38 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
         b_labels = np.cumsum(grids[0], axis=2)
         alarm = first_alarm(low, high, tolerance)
         b_alarm = first_alarm(b_low, b_high, tolerance)
-        b_out = (b_low > tolerance) | (b_high < -tolerance)
     ends = np.concatenate([starts[1:].astype("datetime64[us]"), [np.datetime64(last_end, "us")]]).astype(np.int64)
     # the day index of each window's bounds: labels final by the window's end; the last window's: by as-of
     look = np.searchsorted(days, ends, side="left") - 1 if D else np.full(n_p, -1)
     if D:
         look[-1] = D - 1
     tol_text = "0" if not tolerance else f"+-{tolerance:g}"
+
+    # the per-bin records as plain lists, in (period, slice, bin) order (one conversion, not one per value)
+    def listed(a: np.ndarray) -> list[Any]:
+        v = np.asarray(a, dtype=np.float64)
+        return np.where(np.isfinite(v), v, np.nan).astype(object).tolist() if v.size else []
+
+    def none_for_nan(a: np.ndarray) -> list[Any]:
+        return [None if x != x else x for x in listed(a)]
+
+    if D:
+        at = np.maximum(look, 0)  # (n_s, B, n_p) -> (n_p, n_s, B), flattened like k * B + bin
+        seq_n = np.where(look >= 0, b_labels[:, :, at], 0).transpose(2, 0, 1).reshape(-1)
+        seq_lo = np.where(seq_n > 0, b_low[:, :, at].transpose(2, 0, 1).reshape(-1), np.nan)
+        seq_hi = np.where(seq_n > 0, b_high[:, :, at].transpose(2, 0, 1).reshape(-1), np.nan)
+        seq_alert = (seq_n > 0) & ((seq_lo > tolerance) | (seq_hi < -tolerance))
+    else:
+        seq_n = np.zeros(K * B)
+        seq_lo = seq_hi = np.full(K * B, np.nan)
+        seq_alert = np.zeros(K * B, dtype=bool)
+    L = {"rows": b_rows.astype(np.int64).tolist(), "conf": none_for_nan(b_conf), "lab": b_lab.astype(np.int64).tolist(),
+         "rate": none_for_nan(b_rate), "lo": none_for_nan(b_lo), "hi": none_for_nan(b_hi), "has": b_has.tolist(),
+         "est": listed(b_ppi["estimate"]), "est_lo": listed(b_ppi["ci_low"]), "est_hi": listed(b_ppi["ci_high"]),
+         "lam": listed(b_ppi["lam"]), "labels": np.asarray(b_sums.n).astype(np.int64).tolist(),
+         "seq_lo": none_for_nan(seq_lo), "seq_hi": none_for_nan(seq_hi), "seq_n": seq_n.astype(np.int64).tolist(),
+         "alert": seq_alert.tolist()}
+    lo_edges, hi_edges = edges[:-1].tolist(), edges[1:].tolist()
 
     alarms: dict[str, Any] = {}
     prior_shift: dict[int, str] = {}  # slice index -> why CBPE is withdrawn from then on
@@ -955,23 +1030,14 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
             seq_low = seq_high = None
             if j >= 0:
                 seq_low, seq_high = float(low[si, j]), float(high[si, j])
-            bin_rows = []
-            for bj in range(B):
-                f = k * B + bj
-                e_ppi = None
-                if b_has[f]:
-                    e_ppi = {"estimate": float(b_ppi["estimate"][f]), "ci_low": float(b_ppi["ci_low"][f]),
-                             "ci_high": float(b_ppi["ci_high"][f]), "lam": float(b_ppi["lam"][f]),
-                             "labels": int(b_sums.n[f]), "sufficient": bool(b_sums.n[f] >= MIN_PPI_LABELS)}
-                has_seq = j >= 0 and b_labels[si, bj, j] > 0
-                bin_rows.append({
-                    "bin": b_names[bj], "lo": float(edges[bj]), "hi": float(edges[bj + 1]), "rows": int(b_rows[f]),
-                    "conf": _opt(b_conf[f]), "labelled": int(b_lab[f]), "rate": _opt(b_rate[f]),
-                    "ci_low": _opt(b_lo[f]), "ci_high": _opt(b_hi[f]), "estimate_ppi": e_ppi,
-                    "sequence_low": float(b_low[si, bj, j]) if has_seq else None,
-                    "sequence_high": float(b_high[si, bj, j]) if has_seq else None,
-                    "sequence_labels": int(b_labels[si, bj, j]) if j >= 0 else 0,
-                    "alert": bool(has_seq and b_out[si, bj, j])})
+            bin_rows = [{
+                "bin": b_names[bj], "lo": lo_edges[bj], "hi": hi_edges[bj], "rows": L["rows"][f], "conf": L["conf"][f],
+                "labelled": L["lab"][f], "rate": L["rate"][f], "ci_low": L["lo"][f], "ci_high": L["hi"][f],
+                "estimate_ppi": None if not L["has"][f] else {
+                    "estimate": L["est"][f], "ci_low": L["est_lo"][f], "ci_high": L["est_hi"][f], "lam": L["lam"][f],
+                    "labels": L["labels"][f], "sufficient": L["labels"][f] >= MIN_PPI_LABELS},
+                "sequence_low": L["seq_lo"][f], "sequence_high": L["seq_hi"][f], "sequence_labels": L["seq_n"][f],
+                "alert": L["alert"][f]} for bj, f in enumerate(range(k * B, k * B + B))]
             alerts_now = list(r.alerts)
             if alerts == "sequential":
                 alerts_now = [a for a in alerts_now if not a.startswith(("calibration", "slope", "score shift"))]
