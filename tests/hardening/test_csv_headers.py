@@ -85,3 +85,13 @@ def test_names_that_differ_only_in_case_never_read_the_other_column(tmp_path, he
         assert "\n" not in str(exc) and "not found" in str(exc)
     else:
         assert got == pytest.approx(vc.ece(P, Y), rel=1e-9)
+
+
+def test_renamed_header_keeps_the_sniffed_types(tmp_path):
+    """Passing the literal names to DuckDB's read_csv(names=) re-typed a True/False column as DOUBLE
+    ("could not read ... Conversion error") when a name had a trailing space (fuzz)."""
+    times = [f"2026-0{1 + i % 5}-28 21:59:00-03:30" for i in range(N)]
+    _write(tmp_path / "t.csv", ["p", "y", "t "], P, np.where(Y == 1, "True", "False"), times)
+    assert vc.ece(str(tmp_path / "t.csv"), score="p", label="y") == pytest.approx(vc.ece(P, Y), rel=1e-9)
+    got = vc.monitor(str(tmp_path / "t.csv"), score="p", label="y", periods="t ", freq="M")
+    assert sum(r.n for r in got.rows) == N

@@ -131,3 +131,21 @@ def test_glob_and_regex_like_column_names_are_literal_on_lazy_frames(name, role,
         assert got == pytest.approx(want, rel=1e-9), form
         table = vc.threshold_table(data, thresholds=[0.5], score=score, label=label).to_dict()
         assert table == vc.threshold_table(P, Y, [0.5]).to_dict(), form
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Tokyo"])
+def test_nanosecond_zone_aware_times_on_duckdb(zone, tmp_path):
+    """A zone-aware nanosecond column (what pandas writes to Parquet) is TIMESTAMPTZ_NS in DuckDB,
+    which narwhals reads as Unknown: vc.monitor refused every Parquet file and relation of them."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    ts = pd.Series(pd.date_range("2026-01-01", periods=N, freq="30min", tz="UTC")).dt.tz_convert(zone)
+    table = pa.Table.from_pandas(pd.DataFrame({"p": P, "y": Y, "ts": ts}), preserve_index=False)
+    assert str(table.schema.field("ts").type).startswith("timestamp[ns")
+    pq.write_table(table, tmp_path / "ns.parquet")
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    want = _periods(vc.monitor(P, Y, ts.dt.tz_convert(None).to_numpy(), freq="M"))
+    for data in (str(tmp_path / "ns.parquet"), con.from_arrow(table)):
+        assert _periods(vc.monitor(data, score="p", label="y", periods="ts", freq="M")) == want

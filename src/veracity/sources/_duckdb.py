@@ -87,7 +87,13 @@ def read(source: str | os.PathLike) -> Any:
         # the first line is the header (DuckDB's sniffer takes a header of numbers for a row)
         relation = con.read_csv(files, header=True)
         names = csv_names(files, os.fspath(source), len(relation.columns))
-        return relation if names is None else con.read_csv(files, header=True, names=names)
+        if names is None or names == relation.columns:
+            return relation
+        # renamed by position (read_csv(names=...) makes DuckDB's sniffer type the columns wrongly)
+        from ..core._sql_names import quote_identifier
+
+        return relation.project(", ".join(f"{quote_identifier(old)} AS {quote_identifier(new)}"
+                                          for old, new in zip(relation.columns, names)))
     except VeracityError:
         raise
     except Exception as exc:
@@ -130,7 +136,7 @@ def check_same_headers(files: list[str], source: str) -> None:
 
 
 def csv_names(files: list[str], source: str, count: int) -> list[str] | None:
-    """The column names of a CSV read as written, for ``read_csv(names=...)``.
+    """The column names of a CSV as written (None: keep DuckDB's).
 
     DuckDB trims the spaces around header names and renames clashes (``"p "`` becomes
     ``p`` and a real ``p`` then ``p_1``), so a name could reach another column. The

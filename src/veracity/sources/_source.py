@@ -86,16 +86,38 @@ def as_frame(x: Any) -> Frame:
         # matched literally
         internal = {name: f"_c{i}" for i, name in enumerate(schema)}
         frame = nw.from_native(frame.to_native().rename(internal))
-    elif backend == "duckdb" and "*" in schema:
-        # DuckDB reads a column reference "*" as a star expression (a Binder error): rename by
-        # position, each name quoted as an identifier, so it is matched literally
-        from ..core._sql_names import quote_identifier
-
-        internal = {name: f"_c{i}" for i, name in enumerate(schema)}
-        native = frame.to_native()
-        frame = nw.from_native(native.project(", ".join(
-            f"{quote_identifier(name)} AS {quote_identifier(alias)}" for name, alias in internal.items())))
+    elif backend == "duckdb":
+        frame, schema, internal = _duckdb_readable(frame, schema)
     return Frame(frame, lazy, backend, tuple(schema), schema, source, internal)
+
+
+def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str, Any], dict[str, str] | None]:
+    """A DuckDB relation every column of which narwhals can name and type.
+
+    * DuckDB reads a column reference ``"*"`` as a star expression (a Binder error): with
+      such a column every column is renamed by position (quoted as an identifier), so the
+      name is matched literally;
+    * narwhals reads DuckDB's ``TIMESTAMPTZ_NS`` (a zone-aware nanosecond column, what pandas
+      writes to Parquet) as Unknown: it is cast to ``TIMESTAMPTZ`` (microseconds).
+    """
+    import narwhals as nw
+
+    from ..core._sql_names import quote_identifier
+
+    native = frame.to_native()
+    names = list(native.columns)
+    nanos = [str(t) == "TIMESTAMPTZ_NS" for t in native.types]
+    if "*" not in schema and not any(nanos):
+        return frame, schema, None
+    internal = {name: f"_c{i}" for i, name in enumerate(schema)} if "*" in schema else None
+    items = []
+    for i, (user, name) in enumerate(zip(schema, names)):
+        expr = quote_identifier(name)
+        if nanos[i]:
+            expr = f"CAST({expr} AS TIMESTAMPTZ)"
+        items.append(f"{expr} AS {quote_identifier(internal[user] if internal else name)}")
+    frame = nw.from_native(native.project(", ".join(items)))
+    return frame, dict(zip(schema, dict(frame.collect_schema()).values())), internal
 
 
 def _polars_pattern(name: str) -> bool:
