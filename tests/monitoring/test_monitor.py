@@ -19,7 +19,7 @@ def _log(n=6000, seed=0, shift_last=0.0):
     days = rng.integers(0, 180, n)
     t = np.datetime64("2026-01-01") + days.astype("timedelta64[D]")
     p = rng.uniform(0.02, 0.98, n)
-    month = period_keys(t, "M")
+    month = period_keys(t, freq="M")
     true_p = np.clip(p + shift_last * (month == "2026-06"), 0, 1)
     y = (rng.random(n) < true_p).astype(np.int64)
     return t, month, p, y
@@ -80,11 +80,11 @@ def test_label_maturity_rule():
 
 def test_period_keys_quarters_and_bad_input():
     t = np.array(["2026-01-15", "2026-05-01", "2026-12-31"], dtype="datetime64[D]")
-    assert period_keys(t, "Q").tolist() == ["2026Q1", "2026Q2", "2026Q4"]
+    assert period_keys(t, freq="Q").tolist() == ["2026Q1", "2026Q2", "2026Q4"]
     with pytest.raises(vc.VeracityError, match="freq must be one of"):
-        period_keys(t, "H")
+        period_keys(t, freq="H")
     with pytest.raises(vc.VeracityError, match="times must be dates"):
-        period_keys(np.array(["soon", "later"]), "M")
+        period_keys(np.array(["soon", "later"]), freq="M")
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])

@@ -372,3 +372,101 @@ def test_sequences_of_a_pooled_slice_sum_the_slices_pooled_into_it(tmp_path):
         low, high = sequence_from_sums(np.bincount(inv).astype(float), np.bincount(inv, x), np.bincount(inv, x * x),
                                        alpha=(1 - st.alert_level) / 2)
         assert (r.sequence_low, r.sequence_high) == pytest.approx((low[-1], high[-1]), abs=1e-12), r.slice
+
+
+def test_alerts_have_one_type_on_the_status_and_on_its_rows(tmp_path):
+    """Issue 22: StoreStatus.alerts listed rows while row.alerts held strings. Both now hold Alert
+    (a str: the sentence, with period, slice and kind); the rows are StoreStatus.alert_rows; reading
+    a row's attribute through an alert still works, with a deprecation warning."""
+    import pickle
+    import warnings
+
+    from veracity.monitoring import Alert
+
+    store, _ = _world(tmp_path, shift=True, n=30_000)
+    st = store.status(freq="W", as_of=AS_OF, horizon="30d")
+    assert st.alerts and st.alert_rows
+    assert all(type(a) is Alert for a in st.alerts)
+    assert all(type(a) is Alert for r in st.rows for a in r.alerts)
+    assert list(st.alerts) == [a for r in st.rows for a in r.alerts]  # the same sentences, in row order
+    first = st.alerts[0]
+    row = st.alert_rows[0]
+    assert isinstance(first, str) and first.startswith(first.kind)
+    assert (first.period, first.slice) == (row.period, row.slice) == (row.alerts[0].period, row.alerts[0].slice)
+    assert first.kind in {"calibration", "slope", "score shift"}
+    assert first.to_dict() == {"period": row.period, "slice": row.slice, "kind": first.kind, "message": str(first)}
+    assert pickle.loads(pickle.dumps(first)) == first and pickle.loads(pickle.dumps(first)).period == row.period
+    # old code that walked st.alerts as rows keeps working, warned once
+    from veracity.core import _compat
+
+    _compat._WARNED.discard(("StoreStatus.alerts", "rows"))  # warned once per process
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        assert first.rate == row.rate and first.labelled == row.labelled
+    assert [w for w in got if issubclass(w.category, DeprecationWarning) and "alert_rows" in str(w.message)]
+    with pytest.raises(AttributeError):
+        first.no_such_attribute
+    d = st.to_dict()
+    assert d["alerts"] == len(st.alerts) and d["alert_rows"] == len(st.alert_rows)
+    assert json.dumps(d, default=str) and all(isinstance(a, str) for r in d["periods"] for a in r["alerts"])
+
+
+def test_status_has_a_real_signature_and_keyword_only_options(tmp_path):
+    """Issue 22: status(**kwargs) showed no parameters; slices(con) and period_keys(t, freq) took
+    their options by position."""
+    import inspect
+    import warnings
+
+    params = inspect.signature(MonitorStore.status).parameters
+    assert not any(p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in params.values())
+    assert {"freq", "window", "as_of", "horizon", "by", "bins", "alerts", "tolerance", "segments"} <= params.keys()
+    assert all(p.kind is p.KEYWORD_ONLY for name, p in params.items() if name != "self")
+    assert inspect.signature(MonitorStore.slices).parameters["con"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert inspect.signature(vc.period_keys).parameters["freq"].kind is inspect.Parameter.KEYWORD_ONLY
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": ["1"], "ts": ["2026-01-05"], "p": [0.2], "seg": ["a"]}), id="id", time="ts",
+              score="p", by="seg")
+    from veracity.core import _compat
+
+    _compat._WARNED.difference_update({("MonitorStore.slices", "positional"), ("period_keys", "positional")})
+    con = store.connect(read_only=True)
+    try:
+        assert store.slices(con=con) == ["seg"] == store.slices()
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            assert store.slices(con) == ["seg"]  # positional still works, warned
+    finally:
+        con.close()
+    t = np.array(["2026-01-15", "2026-04-01"], dtype="datetime64[D]")
+    with warnings.catch_warnings(record=True) as got2:
+        warnings.simplefilter("always")
+        assert vc.period_keys(t, "Q").tolist() == vc.period_keys(t, freq="Q").tolist() == ["2026Q1", "2026Q2"]
+    assert len(got) == len(got2) == 1
+    for w in got + got2:
+        assert issubclass(w.category, DeprecationWarning) and "by keyword" in str(w.message)
+
+
+@pytest.mark.parametrize("make", ["pandas-no-columns", "pandas", "pyarrow", "polars", "dict"])
+def test_empty_outcomes_and_predictions_are_a_noop_with_a_note(tmp_path, make, capsys):
+    """Issue 22: an empty frame is a no-op with a note (like a re-send), not an error; the CLI says so too."""
+    store = MonitorStore(tmp_path / "m.duckdb").init()
+    if make.startswith("pandas"):
+        pd = pytest.importorskip("pandas")
+        frame = pd.DataFrame() if make == "pandas-no-columns" else pd.DataFrame({"id": [], "y": [], "ts": [], "p": []})
+    elif make == "polars":
+        pl = pytest.importorskip("polars")
+        frame = pl.DataFrame({"id": [], "y": [], "ts": [], "p": []})
+    elif make == "pyarrow":
+        frame = pa.table({"id": pa.array([], pa.string()), "y": pa.array([], pa.int8()), "ts": pa.array([], pa.string()),
+                          "p": pa.array([], pa.float64())})
+    else:
+        frame = {"id": [], "y": [], "ts": [], "p": []}
+    for got in (store.outcomes(frame, id="id", label="y"), store.outcomes(frame, id="id", label="y", audit_sample=True),
+                store.log(frame, id="id", time="ts", score="p")):
+        assert got.batch is None and got.rows == 0 and got.note and "no rows" in got.note
+        assert "nothing stored (no-op)" in str(got)
+    assert store.counts() == {"predictions": 0, "outcomes": 0, "batches": 0}
+    empty = tmp_path / "empty.csv"
+    empty.write_text("id,y\n")
+    assert main(["monitor", "outcomes", str(store.path), str(empty), "--id", "id", "--label", "y", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["note"] == "the file has a header but no rows"

@@ -254,7 +254,7 @@ def _scan(args: argparse.Namespace) -> int:
     if args.bins < 1:
         raise VeracityError(f"--bins must be a positive integer, got {args.bins}")
     edges = np.arange(args.bins + 1) / args.bins
-    group_keys = (lambda t: period_keys(t, args.freq)) if args.time else None
+    group_keys = (lambda t: period_keys(t, freq=args.freq)) if args.time else None
     mature_from_group = None
     if args.as_of is not None:
         as_of = parse_instant(args.as_of).astype("datetime64[s]")

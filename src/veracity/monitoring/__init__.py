@@ -10,9 +10,9 @@ from ._monitor import (
     summarize_periods,
 )
 from ._recalibrate import Recalibration, recalibrate_store
-from ._status import StatusRow, StoreStatus, store_status
+from ._status import Alert, StatusRow, StoreStatus, store_status
 from ._store import IngestResult, MonitorStore
 
-__all__ = ["Estimate", "IngestResult", "MonitorResult", "MonitorRow", "MonitorStore", "Recalibration",
+__all__ = ["Alert", "Estimate", "IngestResult", "MonitorResult", "MonitorRow", "MonitorStore", "Recalibration",
            "StatusRow", "StoreStatus", "estimate", "label_maturity", "monitor", "period_keys",
            "recalibrate_store", "store_status", "summarize_periods"]

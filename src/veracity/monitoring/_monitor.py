@@ -41,6 +41,7 @@ from ..core._binning import bin_index, check_bins, uniform_edges
 from ..core._stats import BinStats, grouped_stats, score_histograms
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import VeracityError, check_score_type, prepare_binary, to_numpy
+from ..core._compat import positional_options
 from ..core._display import Display
 
 FREQS = {"D": "datetime64[D]", "W": "datetime64[W]", "M": "datetime64[M]", "Q": "quarter", "Y": "datetime64[Y]"}
@@ -231,10 +232,13 @@ def summarize_periods(
                          min_count=int(min_count), histograms=histograms, reference=reference)
 
 
-def period_keys(times: Any, freq: str = "M") -> np.ndarray:
+@positional_options("freq")
+def period_keys(times: Any, *, freq: str = "M") -> np.ndarray:
     """String period keys for datetimes: ``freq`` in D, W, M, Q, Y (e.g. '2026-03', '2026Q1').
 
-    >>> period_keys(np.array(["2026-01-15", "2026-02-01"], dtype="datetime64[D]")).tolist()
+    ``freq`` is keyword-only (``period_keys(t, "W")`` still works, with a deprecation warning).
+
+    >>> period_keys(np.array(["2026-01-15", "2026-02-01"], dtype="datetime64[D]"), freq="M").tolist()
     ['2026-01', '2026-02']
     """
     if freq not in FREQS:
@@ -324,7 +328,7 @@ def monitor(
                             param="periods" if labels is not None else "labels")
     keys = to_numpy(periods, "periods")
     if freq is not None:
-        keys = period_keys(keys, freq)
+        keys = period_keys(keys, freq=freq)
     keys = np.asarray(keys).astype(str)
     edges = uniform_edges(check_bins(bins))
     n = keys.size
@@ -415,9 +419,9 @@ def _names(keys: list[Any], freq: str | None) -> list[str]:
     if freq in ("D", "W"):
         text = [f"{v // 10000:04d}-{v // 100 % 100:02d}-{v % 100:02d}" for v in k]
         days = np.asarray(text, dtype="datetime64[D]")
-        return [str(v) for v in period_keys(days, freq)]
+        return [str(v) for v in period_keys(days, freq=freq)]
     months = np.asarray([f"{v // 100:04d}-{v % 100:02d}" for v in k], dtype="datetime64[M]")
-    return [str(v) for v in period_keys(months, freq)]
+    return [str(v) for v in period_keys(months, freq=freq)]
 
 
 def _add(target: dict[str, Any], key: str, value: Any) -> None:

@@ -61,6 +61,53 @@ REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
 MIN_PPI_LABELS = 30  # a bin's PPI normal interval is marked insufficient below this many audit labels
 
 
+class Alert(str):
+    """One alert of a store's status: reads as its sentence (a ``str``, as row alerts always did) and
+    knows where it fired: ``period``, ``slice`` and ``kind`` (the words before the first colon:
+    ``calibration``, ``slope``, ``score shift`` or ``sequential``).
+
+    ``StatusRow.alerts`` and ``StoreStatus.alerts`` both hold these (one type everywhere; issue 22).
+    ``StoreStatus.alerts`` used to list the alerting *rows*: an attribute of the row read through an
+    alert (``alert.rate``) still works, with a deprecation warning; ``StoreStatus.alert_rows`` is the
+    list of rows.
+    """
+
+    period: str
+    slice: str
+    kind: str
+
+    def __new__(cls, text: str, *, period: str = "", slice: str = "", row: Any = None) -> Alert:
+        self = super().__new__(cls, text)
+        self.period, self.slice = str(period), str(slice)
+        self.kind = str(text).split(":", 1)[0]
+        self._row = row
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        row = self.__dict__.get("_row")
+        if row is not None and not name.startswith("_") and hasattr(row, name):
+            from ..core._compat import _warn_once
+
+            _warn_once("StoreStatus.alerts", "rows", "StoreStatus.alerts lists alerts now (each a str with "
+                       ".period, .slice, .kind), not rows; use StoreStatus.alert_rows for the rows")
+            return getattr(row, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __reduce__(self) -> Any:
+        return (_alert, (str(self), self.period, self.slice))
+
+    def to_dict(self) -> dict[str, str]:
+        return {"period": self.period, "slice": self.slice, "kind": self.kind, "message": str(self)}
+
+
+def _alert(text: str, period: str, slice: str) -> Alert:
+    return Alert(text, period=period, slice=slice)
+
+
+def _alerts(texts: Any, period: str, slice: str) -> tuple[Alert, ...]:
+    return tuple(a if isinstance(a, Alert) else Alert(a, period=period, slice=slice) for a in texts)
+
+
 @dataclass(frozen=True, repr=False)
 class StatusRow(Display):
     """One period (and slice) of a store's status; ``to_dict`` is the ``--json`` row."""
@@ -86,7 +133,8 @@ class StatusRow(Display):
     psi: float
     shift_p: float
     status: str
-    alerts: tuple[str, ...]
+    #: the row's alerts, each an :class:`Alert` (its sentence, with ``period``, ``slice``, ``kind``)
+    alerts: tuple[Alert, ...]
     diagnosis: str | None
     fix: str | None
     expected_positives: float
@@ -125,7 +173,7 @@ class StatusRow(Display):
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k not in ("estimate", "details")}
-        out["alerts"] = list(self.alerts)
+        out["alerts"] = [str(a) for a in self.alerts]
         out["gap"] = self.gap
         out["estimate"] = None if self.estimate is None else self.estimate.to_dict()
         out.update(self.details)
@@ -159,7 +207,13 @@ class StoreStatus(Display):
     tolerance: float = 0.0
 
     @property
-    def alerts(self) -> list[StatusRow]:
+    def alerts(self) -> tuple[Alert, ...]:
+        """Every alert of every row, in row order: the same :class:`Alert` type as ``row.alerts``."""
+        return tuple(Alert(a, period=r.period, slice=r.slice, row=r) for r in self.rows for a in r.alerts)
+
+    @property
+    def alert_rows(self) -> list[StatusRow]:
+        """The rows (period and slice) with at least one alert."""
         return [r for r in self.rows if r.alerts]
 
     def _repr_html_(self) -> str:
@@ -222,7 +276,8 @@ class StoreStatus(Display):
             "alert_level": self.alert_level, "min_count": self.min_count,
             "threshold": self.threshold, "bins": self.bins, "pooled_slices": self.pooled,
             "alert_mode": self.alert_mode, "tolerance": self.tolerance, "sequence_alarms": self.sequence_alarms,
-            "alerts": len(self.alerts), "periods": [r.to_dict() for r in self.rows],
+            "alerts": len(self.alerts), "alert_rows": len(self.alert_rows),
+            "periods": [r.to_dict() for r in self.rows],
         }
 
     def __str__(self) -> str:
@@ -530,8 +585,8 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                  level: float, alert_level: float, min_count: int, reference: str | None, threshold: float,
                  cost_fp: float, cost_fn: float, model: str | None, max_slices: int, alerts: str,
                  tolerance: float, segments: bool = False, delayed: bool = True) -> StoreStatus:
-    if by is not None and by not in store.slices(con):
-        known = ", ".join(store.slices(con)) or "none"
+    if by is not None and by not in store.slices(con=con):
+        known = ", ".join(store.slices(con=con)) or "none"
         raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
                             "log predictions with --by COL first")
     if model is not None:
@@ -738,7 +793,8 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                 end=str(np.datetime64(ends[pi], "s")), slice=names[si], rows=int(rows_all[k]),
                 labelled=int(nl), pending=int(pending[k]), overdue=int(overdue[k]), conf=conf, rate=rate,
                 ci_low=ci_low, ci_high=ci_high, ece=ece, brier=brier, nll=nll, citl=citl, slope=slope,
-                slope_p=slope_p, psi=psi, shift_p=shift_p, status=status, alerts=tuple(alerts),
+                slope_p=slope_p, psi=psi, shift_p=shift_p, status=status,
+                alerts=_alerts(alerts, labels[pi], names[si]),
                 diagnosis=diagnosis, fix=fix, expected_positives=exp_pos, realised_positives=real_pos,
                 estimate=estimate, details=details))
     return StoreStatus(rows=tuple(rows), reference=ref_label, stats=stats_out, **settings)
@@ -1053,7 +1109,7 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
             if alerts == "sequential":
                 st = ("empty" if r.rows == 0 else "alert" if alerts_now else "pending" if r.labelled == 0
                       else "insufficient" if r.labelled < min_count else "ok")
-            new_rows.append(replace(r, alerts=tuple(alerts_now), status=st, details=details,
+            new_rows.append(replace(r, alerts=_alerts(alerts_now, r.period, r.slice), status=st, details=details,
                                     estimate_ppi=rec["estimate_ppi"], estimate_cbpe=cbpe, provisional=provisional,
                                     sequence_low=seq_low, sequence_high=seq_high, bins=bin_rows,
                                     diagnosis=r.diagnosis if alerts == "window" or alerts_now else None,
@@ -1101,7 +1157,7 @@ def store_plan(store: Any, *, width: float, level: float = 0.95, freq: str | Non
              else f"epoch_us(p.ts) + {int(round(horizon_s * 1e6))} <= {as_of_us}")
     con = store.connect(read_only=True)
     try:
-        if by is not None and by not in store.slices(con):
+        if by is not None and by not in store.slices(con=con):
             raise VeracityError(f"slice {by!r} was never logged; log predictions with --by COL first", param="by")
         if model is not None:
             check_model(con, model)
@@ -1129,7 +1185,7 @@ def _with_segments(store: Any, con: Any, status: StoreStatus, starts: np.ndarray
 
     from ..segments import segments as find_segments
 
-    features = store.slices(con)
+    features = store.slices(con=con)
     if not features:
         raise VeracityError("segments=True needs slice columns: log predictions with by=[...] (--by COL) first",
                             param="segments")

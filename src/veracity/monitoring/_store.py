@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._compat import positional_options
 from ..core._display import Display
 from ..core._sql_names import quote_identifier
 from ..core._validation import VeracityError
@@ -269,7 +270,7 @@ class MonitorStore:
         """Read every stored value once before a write: a file that lost blocks (cut short, a bad
         copy) fails here, in one line, instead of taking new rows it could never give back."""
         duckdb = require_duckdb()
-        slices = [_quote(_slice_column(b)) for b in self.slices(con)]
+        slices = [_quote(_slice_column(b)) for b in self.slices(con=con)]
         pred = ", ".join(["sum(length(id))", "sum(epoch_us(ts))", "sum(score)", "sum(length(model))",
                           "sum(batch)", "sum(label)", "sum(epoch_us(observed))",
                           *(f"sum(length({c}))" for c in slices)])
@@ -365,7 +366,13 @@ class MonitorStore:
             self.connect(create=True).close()
         return self
 
-    def slices(self, con: Any | None = None) -> list[str]:
+    @positional_options("con")
+    def slices(self, *, con: Any | None = None) -> list[str]:
+        """The slice columns logged so far (``by=`` of :meth:`log`), in the order first logged.
+
+        ``con`` (keyword-only; positional still works, with a deprecation warning) reuses an open
+        connection from :meth:`connect`.
+        """
         own = con is None
         con = con or self.connect(read_only=True)
         try:
@@ -589,7 +596,7 @@ def _utcnow() -> Any:
 def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by_cols: list[str],
                 store: MonitorStore) -> IngestResult:
     if kind == "predictions":
-        known = store.slices(con)
+        known = store.slices(con=con)
         new = [b for b in by_cols if b not in known]
         for b in new:
             con.execute(f"ALTER TABLE predictions ADD COLUMN {_quote(_slice_column(b))} VARCHAR")
