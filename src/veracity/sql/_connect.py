@@ -84,6 +84,8 @@ class Database:
     owned: bool = False
     secrets: tuple[str, ...] = field(default=(), repr=False)
     sa_connection: Any = field(default=None, repr=False)
+    #: an engine created here from a URL (disposed of by :meth:`close`)
+    sa_engine: Any = field(default=None, repr=False)
     #: rows fetched so far (aggregates only; reported by tests and the benchmark)
     fetched: int = 0
 
@@ -130,14 +132,22 @@ class Database:
                 pass
 
     def close(self) -> None:
+        """Close what was opened here. A SQLAlchemy connection is closed through SQLAlchemy (its
+        DB-API connection goes back to the pool, never closed under it); an engine made here from
+        a URL is disposed of."""
         if not self.owned:
             return
-        for obj in (self.conn, self.sa_connection):
-            if obj is not None:
-                try:
-                    obj.close()
-                except Exception:  # noqa: BLE001 - closing a read-only connection cannot lose work
-                    pass
+        owned = [self.conn] if self.sa_connection is None else [self.sa_connection]
+        for obj in owned:
+            try:
+                obj.close()
+            except Exception:  # noqa: BLE001 - closing a read-only connection cannot lose work
+                pass
+        if self.sa_engine is not None:
+            try:
+                self.sa_engine.dispose()
+            except Exception:  # noqa: BLE001
+                pass
 
 
 def _is_duckdb(conn: Any) -> bool:
@@ -255,7 +265,8 @@ def _from_url(url: str, dialect: str | None) -> Database:
         engine = sqlalchemy.create_engine(url)
         sa_conn = engine.connect()
         name = dialect or check_dialect(engine.dialect.name)
-        return Database(_dbapi_of(sa_conn), name, shown, owned=True, secrets=secrets, sa_connection=sa_conn)
+        return Database(_dbapi_of(sa_conn), name, shown, owned=True, secrets=secrets, sa_connection=sa_conn,
+                        sa_engine=engine)
     except VeracityError:
         raise
     except Exception as exc:  # the driver's reason, never the password
