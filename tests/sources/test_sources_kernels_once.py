@@ -1,5 +1,6 @@
-"""Every computation below the metrics is written once: one bin index, one edge builder, one
-2U AUC kernel, one threshold-count kernel, one column lookup, one threshold check.
+"""Every computation below the metrics is written once: one bin index, one edge builder (equal-width
+and equal-mass), one 2U AUC kernel, one threshold-count kernel, one column lookup, one threshold
+check, one set of input-contract counts.
 
 Two checks over ``src/veracity``: each kernel function is defined exactly once, in its module
 (an AST walk over every function, nested ones included), and no other module carries the
@@ -21,13 +22,21 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "veracity"
 KERNELS = {
     "bin_index": "core/_binning.py",            # the bin of a score, numpy or narwhals expression
     "uniform_edges": "core/_binning.py",        # [0, 1/M, ..., 1]
+    "sorted_edges": "core/_binning.py",         # equal-mass edges of sorted rows or per-value counts
+    "quantile_picks": "core/_binning.py",       # the scores at the j/M levels (any ordered axis)
+    "rule_positions": "core/_binning.py",       # the sorted positions the equal-mass rules read
+    "edges_at": "core/_binning.py",             # the unweighted equal-mass rules from those positions
+    "cut_edges": "core/_binning.py",            # quantile picks -> edges (ties never straddle a cut)
     "twice_u": "core/_rank.py",                 # unweighted 2U
     "weighted_twice_u": "core/_rank.py",        # weighted 2U
     "class_numerators": "core/_rank.py",        # 2U per score range
+    "range_numerators": "sources/_range_auc.py",  # a partition's ranges through class_numerators
+    "combine_ranges": "sources/_aggregates.py",   # per-range 2U -> AUC
     "at_or_above": "sources/_thresholds.py",    # weight at or above thresholds
     "array_gap_sums": "sources/_thresholds.py",
     "require_columns": "sources/_source.py",    # "column 'x' not found; available columns: ..."
     "check_threshold": "core/_metrics.py",      # threshold= is a probability in [0, 1]
+    "check_contract": "sources/_aggregates.py",  # the contract's counts -> one-line errors
 }
 
 #: the text of a copy -> the module allowed to hold it (the kernel's)
@@ -36,6 +45,10 @@ COPIES = {
     "uniform edges (linspace)": (re.compile(r"linspace\(\s*0(\.0)?\s*,\s*1(\.0)?\s*,[^)]*\+\s*1\s*\)"), None),
     "uniform edges (arange)": (re.compile(r"np\.arange\([^()]*\+\s*1[^()]*\)\s*/"), "core/_binning.py"),
     "2U lookups": (re.compile(r"searchsorted\((s_neg|neg_sorted|neg)\b"), "core/_rank.py"),
+    "2U running window": (re.compile(r"\.cum_sum\(\)\.over\("), None),
+    "equal-mass edge rule": (re.compile(r"np\.minimum\(j,\s*r\)|\(np\.arange\(1,\s*\w+\)\s*\*\s*[\w.]+\)\s*//"),
+                             "core/_binning.py"),
+    "contract counts": (re.compile(r"[\"']p_bad[\"']\s*:"), "sources/_aggregates.py"),
     "threshold counts": (re.compile(r"cumsum\(per_gap"), "sources/_thresholds.py"),
     "column lookup": (re.compile(r"; available columns"), "sources/_source.py"),
     "threshold check": (re.compile(r"\bthreshold must be"), "core/_metrics.py"),
@@ -53,6 +66,15 @@ KNOWN = {
     ("segments/_cells.py", "bin index"): "segments owner: core._binning.bin_index",
     ("sql/_audit.py", "threshold check"): "sql owner: core._metrics.check_threshold",
     ("comparison/_cost.py", "threshold check"): "comparison owner: core._metrics.check_threshold",
+    ("sql/_audit.py", "equal-mass edge rule"): "sql owner: core._binning.rule_positions (the positions to "
+                                               "fetch), edges_at and cut_edges (weighted picks)",
+    ("calibrators/_histogram.py", "equal-mass edge rule"): "calibrators owner: score_edges's cuts are "
+                                                           "core._binning.quantile_picks(srt, m, weights=...)",
+    ("segments/_family.py", "equal-mass edge rule"): "segments owner: a numeric feature's cuts are "
+                                                     "core._binning.quantile_picks(v, bins, counts=c)",
+    ("sources/_dask.py", "contract counts"): "kept on purpose: the same counts as numpy per partition "
+                                             "(narwhals on a pandas partition measured 5-10x slower); "
+                                             "test_sources_equivalence checks them against the expressions",
 }
 
 
@@ -105,3 +127,24 @@ def test_the_checker_finds_a_planted_copy(tmp_path):
     )
     assert definitions(root)["bin_index"] == ["core/_binning.py", "elsewhere.py"]
     assert copies(root) == {("elsewhere.py", "bin index"), ("elsewhere.py", "uniform edges (linspace)")}
+
+
+def test_the_checker_finds_a_planted_auc_window_and_edge_rule(tmp_path):
+    # the copies this round removed (the generic backends' window 2U, lazy frames' equal-mass edges)
+    root = tmp_path / "veracity"
+    root.mkdir()
+    (root / "window.py").write_text(
+        "def twice_u(per_value, nw):\n"
+        "    below = nw.col('_neg').cum_sum().over('_r', order_by='_s') - nw.col('_neg')\n"
+        "    return per_value.with_columns(_num=nw.col('_pos') * (2 * below + nw.col('_neg')))\n"
+    )
+    (root / "edges.py").write_text(
+        "import numpy as np\n"
+        "def edges_from_distinct(at, n, bins):\n"
+        "    return np.unique(at((np.arange(1, bins) * n) // bins))\n"
+        "def runs(n, m):\n"
+        "    q, r = divmod(n, m)\n"
+        "    j = np.arange(1, m)\n"
+        "    return j * q + np.minimum(j, r)\n"
+    )
+    assert copies(root) == {("window.py", "2U running window"), ("edges.py", "equal-mass edge rule")}

@@ -2,6 +2,7 @@
 wrapper), and the old engine entry points are deprecated aliases of it."""
 
 import inspect
+import json
 
 import numpy as np
 import pytest
@@ -59,7 +60,10 @@ def test_the_old_engine_entry_points_warn_and_call_the_frame_form(tmp_path):
     df.to_parquet(path)
     with pytest.warns(DeprecationWarning, match="audit_duckdb is deprecated"):
         old = vc.audit_duckdb(str(path), score="p", label="y", by="g")
-    assert old.to_dict() == vc.audit(str(path), score="p", label="y", by="g").to_dict()
+    # as JSON text: a slice with no sufficient bin has MCE NaN, which no dict compares equal
+    new = vc.audit(str(path), score="p", label="y", by="g")
+    assert json.dumps(old.to_dict(), sort_keys=True, default=str) == json.dumps(new.to_dict(), sort_keys=True,
+                                                                                default=str)
     from veracity.engines import ScanResult, scan_file  # the old import path still resolves
 
     assert scan_file is vc.scan_file and ScanResult is vc.ScanResult

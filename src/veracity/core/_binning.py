@@ -114,22 +114,14 @@ def quantile_edges(p: np.ndarray, bins: int, w: np.ndarray | None = None) -> np.
     With the scores sorted, ``c_j`` is the score at position ``floor(j·N/M)``
     (weighted: the score whose cumulative-weight interval covers ``j·W/M``).
     Cuts equal to the minimum score or to each other are dropped, so ties never
-    straddle a cut.
+    straddle a cut. (The rule itself: :func:`sorted_edges`.)
     """
     if w is None:
-        s = np.sort(p)
-        pos = (np.arange(1, bins) * s.size) // bins
-    else:
-        # The row whose mass interval [before, before + w) covers j/M of the total:
-        # with integer weights this is exactly the unweighted rule on repeated rows.
-        order = np.argsort(p, kind="stable")
-        s = p[order]
-        cum = np.cumsum(w[order])
-        pos = np.searchsorted(cum, np.arange(1, bins) * cum[-1] / bins, side="right")
-        pos = np.minimum(pos, s.size - 1)
-    cuts = np.unique(s[pos])
-    cuts = cuts[(cuts > s[0]) & (cuts > 0.0) & (cuts < 1.0)]
-    return np.concatenate(([0.0], cuts, [1.0]))
+        return sorted_edges(np.sort(p), bins, "quantile")
+    # The row whose mass interval [before, before + w) covers j/M of the total:
+    # with integer weights this is exactly the unweighted rule on repeated rows.
+    order = np.argsort(p, kind="stable")
+    return sorted_edges(p[order], bins, "quantile", weights=w[order])
 
 
 def equal_count_edges(p: np.ndarray, bins: int) -> np.ndarray:
@@ -138,16 +130,81 @@ def equal_count_edges(p: np.ndarray, bins: int) -> np.ndarray:
     ``c_j`` is the midpoint between the last score of run j and the first of run
     j+1 when the sorted scores are cut into ``min(bins, N)`` runs by
     ``numpy.array_split``; duplicate cuts and cuts at 1.0 are dropped. A cut may
-    equal 0.0 (then bin 0 holds exactly the scores equal to 0).
+    equal 0.0 (then bin 0 holds exactly the scores equal to 0). (The rule itself:
+    :func:`sorted_edges`.)
     """
-    s = np.sort(p)
-    n = s.size
+    return sorted_edges(np.sort(p), bins, "equal-count")
+
+
+def sorted_edges(values: np.ndarray, bins: int, strategy: str, *, counts: np.ndarray | None = None,
+                 weights: np.ndarray | None = None) -> np.ndarray:
+    """The equal-mass edges (``"quantile"``, ``"equal-count"``) of sorted scores — the one edge
+    builder of every engine.
+
+    ``values`` are sorted ascending: every row's score, or (``counts``: rows per value)
+    each distinct score once, as a lazy frame's per-value aggregate gives them; the
+    edges are the same either way. ``weights`` (per row or per distinct value) move the
+    ``"quantile"`` cuts; ``"equal-count"`` cuts by row counts only.
+    """
+    if strategy == "quantile":
+        return cut_edges(quantile_picks(values, bins, counts=counts, weights=weights), values[0])
+    at, n = _sorted_at(values, counts)
+    return edges_at(at, n, bins, strategy)
+
+
+def _sorted_at(values: np.ndarray, counts: np.ndarray | None) -> tuple[Any, int]:
+    """``at(positions)``: the score at sorted row positions, and the row count."""
+    if counts is None:
+        return (lambda pos: values[pos]), int(values.size)
+    cum = np.cumsum(counts)
+    return (lambda pos: values[np.searchsorted(cum, pos, side="right")]), int(cum[-1])
+
+
+def quantile_picks(values: np.ndarray, bins: int, *, counts: np.ndarray | None = None,
+                   weights: np.ndarray | None = None) -> np.ndarray:
+    """The sorted scores at the j/M levels (j = 1..M−1), duplicates dropped: the score at
+    position ``floor(j·N/M)``, or weighted the one whose cumulative-weight interval
+    ``[before, before + w)`` covers ``j·W/M`` (with integer weights exactly the unweighted
+    rule on repeated rows). ``values``, ``counts``, ``weights`` as in :func:`sorted_edges`;
+    any ordered axis (a ranking score's own values too)."""
+    if weights is not None:
+        cw = np.cumsum(weights)
+        pos = np.searchsorted(cw, np.arange(1, bins) * cw[-1] / bins, side="right")
+        return np.unique(values[np.minimum(pos, values.size - 1)])
+    at, n = _sorted_at(values, counts)
+    return np.unique(at(rule_positions(n, bins, "quantile")[1:]))
+
+
+def rule_positions(n: int, bins: int, strategy: str) -> np.ndarray:
+    """The sorted row positions whose scores the unweighted equal-mass rules read (position 0,
+    the lowest score, first): ``floor(j·N/M)`` (``"quantile"``), the last and first row of
+    neighbouring ``numpy.array_split`` runs (``"equal-count"``). A database fetches just these."""
+    if strategy == "quantile":
+        return np.concatenate(([0], (np.arange(1, bins) * n) // bins)).astype(np.int64)
     m = min(bins, n)
     q, r = divmod(n, m)
     j = np.arange(1, m)
     starts = j * q + np.minimum(j, r)  # first index of runs 1..m-1 (numpy.array_split)
-    cuts = np.unique((s[starts - 1] + s[starts]) / 2.0)
+    return np.concatenate(([0], starts - 1, starts)).astype(np.int64)
+
+
+def edges_at(at: Any, n: int, bins: int, strategy: str) -> np.ndarray:
+    """The unweighted equal-mass edges of ``n`` sorted scores, ``at(positions)`` giving the scores at
+    the :func:`rule_positions` (from the rows, per-value counts, or a database query)."""
+    pos = rule_positions(n, bins, strategy)
+    if strategy == "quantile":
+        return cut_edges(np.unique(at(pos[1:])), at(pos[:1])[0])
+    k = (pos.size - 1) // 2
+    cuts = np.unique((at(pos[1:1 + k]) + at(pos[1 + k:])) / 2.0)
     cuts = cuts[cuts < 1.0]
+    return np.concatenate(([0.0], cuts, [1.0]))
+
+
+def cut_edges(picks: np.ndarray, lowest: float) -> np.ndarray:
+    """``"quantile"`` edges from the scores picked at the j/M levels: duplicates and cuts at the
+    lowest score, at 0 or at 1 dropped, so equal scores never straddle a cut."""
+    cuts = np.unique(picks)
+    cuts = cuts[(cuts > lowest) & (cuts > 0.0) & (cuts < 1.0)]
     return np.concatenate(([0.0], cuts, [1.0]))
 
 

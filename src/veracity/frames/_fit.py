@@ -382,13 +382,13 @@ def _fit_isotonic(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float])
 def _fit_histogram(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) -> None:
     import narwhals as nw
 
-    from ..core._binning import bin_index, uniform_edges
+    from ..core._binning import bin_index, sorted_edges, uniform_edges
 
     if cal.strategy == "uniform":
         edges = uniform_edges(int(cal.bins))
     else:  # the array rule on per-distinct-probability counts
         v, c, wsum = agg.distinct_scores(lf, score_type=cal.score_type, limit=MAX_DISTINCT)
-        edges = agg.edges_from_distinct(v, c, wsum if prep.weight else None, int(cal.bins), cal.strategy)
+        edges = sorted_edges(v, int(cal.bins), cal.strategy, counts=c, weights=wsum if prep.weight else None)
     m = edges.size - 1
     x = lf.with_columns(_p=agg.probability(cal.score_type)).with_columns(
         _b=bin_index(nw.col("_p"), edges, cal.strategy), _wy=nw.col("_w") * nw.col("_y"))

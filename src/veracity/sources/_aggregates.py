@@ -11,15 +11,14 @@ back to Python:
   Σw·ℓ and Σw·[correct], i.e. :class:`~veracity.BinStats` plus accuracy
   (:func:`bin_sums_and_contract`: both aggregates in one pass over the rows);
 * :func:`auc_parts` — the exact Mann–Whitney AUC. The score axis is cut into
-  ``R`` ranges (equal-width in probability; the logistic function is monotone,
-  so logits are ranged by their probability and ranked by the logit itself).
-  Equal scores share a range. Per (slice, range, distinct score ``v``) the
-  positive and negative weights :math:`w_\pm(v)` are summed; a running sum of
-  :math:`w_-` inside each range (a window partitioned by range: parallel, and
-  each sort is small) gives
+  ranges (:func:`range_cuts`, :func:`cuts_from_counts`; equal scores share a range)
+  and every backend counts each range with the one 2U kernel,
+  :func:`veracity.core._rank.class_numerators` — DuckDB on the ranges it spills
+  (:mod:`._duckdb_auc`), Spark's workers and Dask's tasks after one shuffle by range
+  (:mod:`._range_auc`), the other backends (polars, Ibis) on the working columns
+  collected one range at a time; :func:`combine_ranges` adds the ranges:
 
-  .. math:: 2U_r = \sum_{v \in r} w_+(v)\,\big(2 W_-^{(r)}(<v) + w_-(v)\big),\qquad
-            2U = \sum_r \Big(2U_r + 2\,W_+^{(r)} \sum_{r' < r} W_-^{(r')}\Big)
+  .. math:: 2U = \sum_r \Big(2U_r + 2\,W_+^{(r)} \sum_{r' < r} W_-^{(r')}\Big)
 
   and AUC = 2U / (2 W+ W-): integers when unweighted (exact for any N).
 """
@@ -34,8 +33,6 @@ import numpy as np
 from ..core._binning import bin_index, uniform_edges
 from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, VeracityError
 
-#: score ranges of the exact AUC when no cut points are given (any number gives the same AUC)
-AUC_RANGES = 256
 #: rows per score range (one sort task) on Spark and Dask
 ROWS_PER_TASK = 2_000_000
 _INF = float("inf")
@@ -284,34 +281,6 @@ def per_value(x: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.asarray(t.get_column("_w").to_list(), dtype=np.float64)[order])
 
 
-def edges_from_distinct(v: np.ndarray, count: np.ndarray, wsum: np.ndarray | None, bins: int,
-                        strategy: str) -> np.ndarray:
-    """Exactly the edges :mod:`veracity.core._binning` finds on the rows, from per-value counts."""
-    cum = np.cumsum(count)
-    n = int(cum[-1])
-
-    def at(pos: np.ndarray) -> np.ndarray:  # the score at sorted row position ``pos``
-        return v[np.searchsorted(cum, pos, side="right")]
-
-    if strategy == "quantile":
-        if wsum is None:
-            pos = (np.arange(1, bins) * n) // bins
-            cuts = np.unique(at(pos))
-        else:
-            cw = np.cumsum(wsum)
-            idx = np.minimum(np.searchsorted(cw, np.arange(1, bins) * cw[-1] / bins, side="right"), v.size - 1)
-            cuts = np.unique(v[idx])
-        cuts = cuts[(cuts > v[0]) & (cuts > 0.0) & (cuts < 1.0)]
-        return np.concatenate(([0.0], cuts, [1.0]))
-    m = min(bins, n)
-    q, r = divmod(n, m)
-    j = np.arange(1, m)
-    starts = j * q + np.minimum(j, r)
-    cuts = np.unique((at(starts - 1) + at(starts)) / 2.0)
-    cuts = cuts[cuts < 1.0]
-    return np.concatenate(([0.0], cuts, [1.0]))
-
-
 def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: bool,
              edges: np.ndarray | None = None, strategy: str = "uniform",
              top_label: bool = False) -> dict[Any, dict[str, np.ndarray]]:
@@ -468,15 +437,6 @@ def score_bounds(cuts: list[float], score_type: str) -> list[float]:
     return [math.log(c / (1.0 - c)) for c in cuts if 0.0 < c < 1.0]
 
 
-def _range_expr(cuts: list[float]) -> Any:
-    import narwhals as nw
-
-    expr = nw.lit(0, nw.Int64)
-    for c in cuts:  # a handful of comparisons per row
-        expr = expr + nw.when(nw.col("_p") >= c).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
-    return expr
-
-
 #: the key of the whole table's AUC in :func:`auc_parts` ``(whole=True)``'s answer
 WHOLE = ("(every row)",)
 
@@ -486,16 +446,13 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
               whole: bool = False) -> dict[Any, float | None]:
     r"""Exact Mann–Whitney AUC per slice (``None`` when a slice has one class).
 
-    Per (slice, range, distinct score) the positive and negative weights are
-    summed; a running sum of the negative weight in score order inside each
-    range gives each value's share of 2U (see the module doc). The order is partitioned by score range (``cuts``,
-    from :func:`range_cuts`) when the rows would not fit the memory limit; Spark
-    and Dask always partition (Spark would otherwise move every row to one task;
-    Dask has no ordered window). ``whole`` (with slices): DuckDB, Spark and Dask
-    also give the whole table's AUC, under :data:`WHOLE`, from the same pass.
+    The rows are counted per score range (``cuts``, from :func:`range_cuts`, on the
+    probability axis; ``ranges``: that many equal-width ranges) by the one 2U kernel
+    (:func:`veracity.core._rank.class_numerators`): ranges bound the memory a count
+    needs, and Spark and Dask count them in parallel after one shuffle by range.
+    ``whole`` (with slices): also the whole table's AUC, under :data:`WHOLE`, from the
+    same pass.
     """
-    import narwhals as nw
-
     if backend == "duckdb":  # one scan spills the rows by range; numpy per range (see ._duckdb_auc)
         from ._duckdb import temp_directory
         from ._duckdb_auc import auc_table
@@ -516,32 +473,40 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
         table = dask_auc_table(lf.to_native(), weighted=weighted, grouped=grouped,
                                bounds=score_bounds(cuts or [], score_type), whole=whole)
         return combine_ranges(table, grouped=grouped, weighted=weighted)
-    y, w = nw.col("_y"), nw.col("_w")
-    if ranges is None:
-        ranges = AUC_RANGES if cuts is None and backend in ("pyspark", "dask", "sqlframe") else 1
-    if weighted:
-        pos, neg = w * y, w * (1.0 - y)
-    else:
-        pos = y.cast(nw.Int64)
-        neg = nw.lit(1, nw.Int64) - y.cast(nw.Int64)
-    keys = ["_g"] if grouped else []
-    if cuts is not None:
-        rng, ranges = _range_expr(cuts), len(cuts) + 1
-    else:
-        rng = bin_index(nw.col("_p"), uniform_edges(ranges), "uniform") if ranges > 1 else nw.lit(0, nw.Int64)
-    x = lf.with_columns(_p=probability(score_type)).with_columns(
-        _r=rng, _pos=pos, _neg=neg,
-    )
-    # logits are ranked directly ("_s"): the sigmoid would create ties
-    per_value = x.group_by([*keys, "_r", "_s"]).agg(nw.col("_pos").sum(), nw.col("_neg").sum())
-    part = [*keys, "_r"] if ranges > 1 else keys
-    below = nw.col("_neg").cum_sum().over(*part, order_by="_s") - nw.col("_neg")
-    table = collect(
-        per_value.with_columns(_num=nw.col("_pos") * (2 * below + nw.col("_neg")))
-        .group_by([*keys, "_r"]).agg(nw.col("_num").sum(), nw.col("_pos").sum(), nw.col("_neg").sum())
-    )
-    table = {name: table.get_column(name).to_list() for name in table.columns}
-    return combine_ranges(table, grouped=grouped, weighted=weighted)
+    # every other backend (polars, Ibis, ...): the working columns come back, one score range at a
+    # time, to the numpy kernel Spark's workers and Dask's tasks run (one 2U kernel, core._rank)
+    if cuts is None:
+        cuts = [float(c) for c in uniform_edges(ranges)[1:-1]] if ranges and ranges > 1 else []
+    bounds = score_bounds(cuts, score_type)
+    return combine_ranges(_collected_numerators(lf, bounds=bounds, weighted=weighted, grouped=grouped,
+                                                whole=whole), grouped=grouped, weighted=weighted)
+
+
+def _collected_numerators(lf: Any, *, bounds: list[float], weighted: bool, grouped: bool,
+                          whole: bool) -> dict[str, list]:
+    """Per (slice, range): ``_num``, ``_pos``, ``_neg`` from the working columns collected range by
+    range (one collect without cut points) and counted by :func:`._range_auc.range_numerators`."""
+    import narwhals as nw
+    import pyarrow as pa
+
+    from ._range_auc import range_numerators
+
+    cols = [*(["_g"] if grouped else []), "_s", "_y", *(["_w"] if weighted else [])]
+    x = lf.select(cols)
+    s = nw.col("_s")
+    lows, highs = [None, *bounds], [*bounds, None]
+    parts = []
+    for lo, hi in zip(lows, highs):  # a loop over score ranges, never rows
+        rows = x
+        if lo is not None:
+            rows = rows.filter(s >= lo)
+        if hi is not None:
+            rows = rows.filter(s < hi)
+        table = collect(rows).to_arrow()
+        parts.extend(range_numerators(iter(table.to_batches()), bounds, grouped, weighted, whole))
+    if not parts:
+        return {name: [] for name in ([*(["_g"] if grouped else []), "_r", "_num", "_pos", "_neg"])}
+    return pa.Table.from_batches(parts).to_pydict()
 
 
 def combine_ranges(table: dict[str, list], *, grouped: bool, weighted: bool) -> dict[Any, float | None]:

@@ -2,7 +2,7 @@ r"""Equal-mass bin edges on a lazy frame: exact where affordable, otherwise appr
 
 Up to ``limit`` distinct scores, the per-distinct-score counts come back and the
 array rule finds exactly the edges it finds on the rows
-(:func:`._aggregates.edges_from_distinct`). Beyond it the cuts at the levels
+(:func:`veracity.core._binning.sorted_edges` on the per-value counts). Beyond it the cuts at the levels
 :math:`q_k = k/M` are approximate:
 
 * DuckDB (unweighted): ``approx_quantile`` (a t-digest; no a-priori bound);
@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ._aggregates import collect, count_distinct, edges_from_distinct, per_value, probability
+from ..core._binning import sorted_edges
+from ._aggregates import collect, count_distinct, per_value, probability
 
 #: fine equal-width bins of the histogram method
 FINE = 1 << 16
@@ -117,7 +118,7 @@ def equal_mass_edges(lf: Any, *, bins: int, strategy: str, score_type: str, weig
     distinct = count_distinct(x)
     if distinct <= limit:
         v, c, wsum = per_value(x)
-        return edges_from_distinct(v, c, wsum if weighted else None, bins, strategy), None
+        return sorted_edges(v, bins, strategy, counts=c, weights=wsum if weighted else None), None
     levels = np.arange(1, bins) / bins
     if levels.size == 0:
         return np.array([0.0, 1.0]), None
