@@ -1,6 +1,10 @@
 """Regenerate docs/screenshots/report_*.png from the bundled demo data (headless Debian chromium).
 
-    .venv/bin/python tests/report/make_report_screenshots.py
+    .venv/bin/python tests/report/make_report_screenshots.py            # all of them
+    .venv/bin/python tests/report/make_report_screenshots.py docs/screenshots questions   # the two below
+
+report_segments.png and report_comparison.png are the "Where it is miscalibrated" and "Which
+model?" sections of docs/report.md's example (the demo model against itself temperature-scaled).
 
 The matplotlib figures and the notebook screenshot come from scripts/make_screenshots.py.
 """
@@ -35,23 +39,45 @@ def build(path: Path) -> None:
               details={"model": "credit-risk v3.2"}, out=path)
 
 
-def main(out_dir: str = "docs/screenshots") -> None:
+def build_questions(path: Path) -> None:
+    """docs/report.md's example: the frame form with features= and against= on the demo's test rows."""
+    import pandas as pd
+
+    from veracity.calibrators import TemperatureScaling
+
+    d = pd.DataFrame(vc.load_demo())
+    calib = d["role"] == "calib"
+    temperature = TemperatureScaling(score_type="logit").fit(d.loc[calib, "logit"], d.loc[calib, "label"])
+    d["p_old"] = d["score"]
+    d["p_new"] = temperature.transform(d["logit"])
+    test = d[d["role"] == "test"]
+    vc.report(test, score="p_old", label="label", features=["segment", "month"], against="p_new", cost_fn=9,
+              source="models.csv (role = test)", out=path)
+
+
+def main(out_dir: str = "docs/screenshots", which: str = "all") -> None:
     from playwright.sync_api import sync_playwright
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        page_path = Path(tmp) / "report.html"
-        build(page_path)
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
+        if which == "all":
+            page_path = Path(tmp) / "report.html"
+            build(page_path)
             page.goto(page_path.as_uri())
             page.wait_for_selector('#explorer[data-ready="1"]')
             page.screenshot(path=str(out / "report_full.png"), full_page=True)
             page.fill("#ex-slider", "0.35")  # move the slider
             page.locator("#explorer-section").screenshot(path=str(out / "report_explorer.png"))
-            browser.close()
+        questions = Path(tmp) / "questions.html"
+        build_questions(questions)
+        page.goto(questions.as_uri())
+        page.wait_for_selector('#explorer[data-ready="1"]')
+        page.locator("#segments").screenshot(path=str(out / "report_segments.png"))
+        page.locator("#comparison").screenshot(path=str(out / "report_comparison.png"))
+        browser.close()
 
 
 if __name__ == "__main__":

@@ -120,7 +120,8 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
         if figure.axes:  # the section's cards say the counts and the MCE: a short title that fits beside long labels
             figure.axes[0].set_title(f"Gap per segment, {pct} interval (orange: discoveries)", fontsize=10,
                                      loc="left", color="#1f2933")
-        fig = f'<figure class="plot-box wide">{_svg(figure, "seg", "gap per segment with its interval")}</figure>'
+        fig = (f'<figure class="plot-box wide" style="max-width:860px">'
+               f'{_svg(figure, "seg", "gap per segment with its interval")}</figure>')
 
     notes = [f"Segments of {feats} up to depth {result.depth}: categorical features by level (rare levels "
              "pooled into <em>other</em>), numeric features by equal-mass bins, and their intersections. "
