@@ -164,16 +164,20 @@ def test_not_a_connection():
         audit_sql(3, table="t", score="p", label="y")
 
 
-def test_an_unknown_url_scheme_without_sqlalchemy_is_refused_without_its_password():
-    try:
-        import sqlalchemy  # noqa: F401
-    except ImportError:
-        pass
-    else:  # pragma: no cover - SQLAlchemy is not a dependency; with it the scheme goes to its drivers
-        pytest.skip("SQLAlchemy is installed")
+def test_an_unknown_url_scheme_without_sqlalchemy_is_refused_without_its_password(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sqlalchemy", None)  # as if not installed (the dev extra installs it)
     with pytest.raises(vc.VeracityError, match=r"cannot open 'mysql://u:\*\*\*@db/x'.*install SQLAlchemy") as info:
         audit_sql("mysql://u:hunter2@db/x", table="t", score="p", label="y")
     assert "hunter2" not in str(info.value)
+
+
+def test_an_unknown_url_scheme_with_sqlalchemy_is_refused_without_its_password():
+    pytest.importorskip("sqlalchemy")
+    with pytest.raises(vc.VeracityError, match=r"^cannot connect to mysql\+nosuchdriver://u:\*\*\*@db/x: ") as info:
+        audit_sql("mysql+nosuchdriver://u:hunter2@db/x", table="t", score="p", label="y")
+    assert "hunter2" not in str(info.value) and "\n" not in str(info.value)
 
 
 def test_redact():

@@ -312,7 +312,7 @@ def _whole_auc(db: Database, cols: q.Columns, *, n: int, edges: np.ndarray, stra
     cast = int if cols.weight is None else float
     parts = [(int(rec["_b"]), *(cast(rec[k] or 0) for k in _AUC_PARTS))
              for rec in (dict(zip(names, row)) for row in rows)]
-    return _auc_of(*q.combine_bins(parts))
+    return _auc_of(*q.combine_bins(parts, by_bin=q.window_by_bin(db.dialect)))
 
 
 # -- the audit ---------------------------------------------------------------------------------------
@@ -391,7 +391,7 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
     def slice_auc(k: Any) -> float | None:
         if sums[k].get("_pooled"):
             return _whole_auc(db, cols, pool=pooled, **where)
-        return _auc_of(*q.combine_bins(sums[k]["_parts"]))
+        return _auc_of(*q.combine_bins(sums[k]["_parts"], by_bin=q.window_by_bin(db.dialect)))
 
     if not grouped:
         out = result(sums[None], slice_auc(None))

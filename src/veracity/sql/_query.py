@@ -9,11 +9,13 @@ Only aggregates leave the database:
   the same one-line errors as the other backends;
 * :func:`stats_sql` — per (slice, bin): the count and the weighted sums of
   :class:`~veracity.BinStats` (Σw, Σw², Σwp, Σwy, Σwp², Σwpy, Σw·ℓ), Σw·[correct] and the
-  bin's share of the exact Mann–Whitney AUC. The rows are aggregated once per (bin,
-  distinct score) with their positive and negative weight; inside each bin a running sum
-  of the negative weight in score order (a window partitioned by bin) gives the bin's part
-  of :math:`2U = \sum_v w_+(v)\,(2W_-(<v) + w_-(v))` (ties count ½), and
-  :func:`combine_bins` adds the pairs across bins. One statement, one pass over the rows;
+  bin's share of the exact Mann–Whitney AUC. The rows are aggregated once per distinct
+  score with their positive and negative weight; a running sum of the negative weight in
+  score order gives each score's part of :math:`2U = \sum_v w_+(v)\,(2W_-(<v) + w_-(v))`
+  (ties count ½) — partitioned by bin on parallel engines, where :func:`combine_bins` adds
+  the pairs across bins, over the whole slice on row-at-a-time ones (PostgreSQL, SQLite),
+  whose grouping sort then feeds the window (:func:`window_by_bin`). One statement, one
+  pass over the rows;
 * :func:`auc_sql` — the same 2U for the whole table of a sliced audit (or a pooled slice);
 * :func:`positions_sql` — the scores at given sorted positions (equal-mass edges).
 
@@ -332,25 +334,45 @@ def _decision(score_type: str, threshold: float) -> str:
     return f"_p >= {_dbl(threshold)}"
 
 
-def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "", bin_expr: str = "0",
+#: dialects whose running sum is partitioned by bin (the engine sorts the bins in parallel); on the
+#: others — row-at-a-time engines, which sort once — it runs over the whole slice in score order, so
+#: the per-score aggregate's own order (a sort by score) feeds the window without a second sort
+_WINDOW_BY_BIN = frozenset({"duckdb", "spark", "databricks", "bigquery", "snowflake", "trino", "clickhouse"})
+
+
+def window_by_bin(dialect: str) -> bool:
+    """Whether :func:`stats_sql` and :func:`auc_sql` partition the AUC's running sum by bin
+    (then :func:`combine_bins` adds the pairs across bins)."""
+    return dialect in _WINDOW_BY_BIN
+
+
+def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "",
                screen: tuple[str, list[str]] | None = None) -> str:
-    """CTEs ``_rb`` (each row's bin) and ``_val``: per [slice,] bin and distinct score, the rows,
-    Σw, Σw² and the positive weight. Grouping by (bin, score) lets an engine that sorts to group
-    (PostgreSQL) hand the window below its rows already in (bin, score) order: one sort.
+    """CTE ``_val``: per [slice and] distinct score, the rows, Σw, Σw² and the positive weight.
+
+    Grouped by the score alone (its bin is a function of it, computed on the grouped rows):
+    an engine that sorts to group (PostgreSQL, SQLite) hands the window below its rows
+    already in score order — one sort, on the narrowest key.
 
     ``screen`` = (the contract's row condition, SQLite's text flags): also count the rows that
     break the contract (``_nb``), the text cells (``_nt``) and the largest weight (``_wm``)."""
     g = "_g, " if grouped else ""
     one = "CASE WHEN _y = 1.0 THEN 1 ELSE 0 END" if integer else "CASE WHEN _y = 1.0 THEN _w ELSE 0.0 END"
-    extra_cols, extra_aggs = "", ""
+    extra_aggs = ""
     if screen is not None:
         ok, flags = screen
-        extra_cols = "".join(f", {f}" for f in flags)
         text = " + ".join(f"SUM({f})" for f in flags) or "0"
         extra_aggs = f", SUM(CASE WHEN {ok} THEN 0 ELSE 1 END) AS _nb, {text} AS _nt, MAX(_w) AS _wm"
-    return (f"_rb AS (SELECT {g}_s, _y, _w{extra_cols}, {bin_expr} AS _b FROM _base {where}), "
-            f"_val AS (SELECT {g}_b, _s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM(_w * _w) AS _w2, SUM({one}) AS _w1"
-            f"{extra_aggs} FROM _rb GROUP BY {g}_b, _s)")
+    return (f"_val AS (SELECT {g}_s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM(_w * _w) AS _w2, SUM({one}) AS _w1"
+            f"{extra_aggs} FROM _base {where} GROUP BY {g}_s)")
+
+
+def _below(grouped: bool, dialect: str) -> str:
+    """The negative weight before each distinct score: in its bin, or in its slice (see :func:`window_by_bin`)."""
+    keys = (["_g"] if grouped else []) + (["_b"] if window_by_bin(dialect) else [])
+    part = f"PARTITION BY {', '.join(keys)} " if keys else ""
+    return (f"SUM(_ws - _w1) OVER ({part}ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+            " - (_ws - _w1)")
 
 
 def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bins: int, n: int,
@@ -360,9 +382,10 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
 
     The rows are aggregated once per distinct score (and slice); every per-row quantity is
     a function of the score and the label, so the per-bin sums follow from the per-score
-    totals. Inside each bin (a contiguous range of scores) a running sum of the negative
-    weight in score order gives the bin's :math:`2U_b` — a window partitioned by bin, so
-    engines sort the bins in parallel — and :func:`combine_bins` adds the pairs across bins.
+    totals. A running sum of the negative weight in score order gives each bin's share of
+    2U: inside each bin (a contiguous range of scores) on parallel engines, which sort the
+    bins in parallel, and :func:`combine_bins` adds the pairs across bins; over the whole
+    slice on row-at-a-time engines (:func:`window_by_bin`).
     The sums mean something only when every row meets the contract: screen first
     (:func:`screen_sql`), or pass ``screen=True`` to count the rows that break it in this same
     pass (``_c_bad``, ``_c_text``, ``_c_w_max``) and use the sums only when none does — such rows
@@ -372,16 +395,15 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
     g = "_g, " if grouped else ""
     kept = ", _nb, _nt, _wm" if screen else ""
     screened = (", SUM(_nb) AS _c_bad, SUM(_nt) AS _c_text, MAX(_wm) AS _c_w_max" if screen else "")
-    per_value = _per_value(c, grouped, integer, bin_expr=_bin(_probability("_s", score_type), bins, edges, strategy),
+    per_value = _per_value(c, grouped, integer,
                            screen=(_row_ok(c, score_type), _text_flags(c, dialect)) if screen else None)
+    prob = _probability("_s", score_type)
     return render(f"""
 WITH _base AS (SELECT 1),
 {per_value},
-_pb AS (SELECT {g}_b, _s, _n, _ws, _w2, _w1{kept}, {_probability("_s", score_type)} AS _p FROM _val),
+_pb AS (SELECT {g}_s, _n, _ws, _w2, _w1{kept}, {prob} AS _p, {_bin(prob, bins, edges, strategy)} AS _b FROM _val),
 _run AS (
-  SELECT {g}_b, _s, _n, _ws, _w2, _w1{kept}, _ws - _w1 AS _w0, _p,
-    SUM(_ws - _w1) OVER (PARTITION BY {g}_b ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-      - (_ws - _w1) AS _below
+  SELECT {g}_b, _s, _n, _ws, _w2, _w1{kept}, _ws - _w1 AS _w0, _p, {_below(grouped, dialect)} AS _below
   FROM _pb),
 _fin AS (
   SELECT {g}_b, _n, _ws, _w2, _w1{kept}, _w0, _p, _below,
@@ -397,12 +419,16 @@ GROUP BY {g}_b
 """, base_select(c, dialect, integer=integer), dialect)
 
 
-def combine_bins(parts: list[tuple[int, Any, Any, Any]]) -> tuple[Any, Any, Any]:
-    r"""``(2U, W+, W-)`` from per-bin ``(bin, 2U_b, W+_b, W-_b)`` of contiguous score ranges:
-    :math:`2U = \sum_b \big(2U_b + 2\,W_{+,b} \sum_{b' < b} W_{-,b'}\big)` (a loop over bins, never rows)."""
+def combine_bins(parts: list[tuple[int, Any, Any, Any]], *, by_bin: bool = True) -> tuple[Any, Any, Any]:
+    r"""``(2U, W+, W-)`` from per-bin ``(bin, 2U_b, W+_b, W-_b)`` of contiguous score ranges.
+
+    With running sums partitioned by bin (``by_bin``, see :func:`window_by_bin`) each 2U_b
+    counts the pairs inside its bin, and the pairs across bins are added:
+    :math:`2U = \sum_b \big(2U_b + 2\,W_{+,b} \sum_{b' < b} W_{-,b'}\big)` (a loop over
+    bins, never rows). Without, the running sum spans the slice and the 2U_b add up."""
     total, pos, below = 0, 0, 0
     for _, num, w_pos, w_neg in sorted(parts, key=lambda t: t[0]):
-        total += num + 2 * w_pos * below
+        total += num + (2 * w_pos * below if by_bin else 0)
         pos += w_pos
         below += w_neg
     return total, pos, below
@@ -427,15 +453,12 @@ def auc_sql(c: Columns, dialect: str, *, n: int, bins: int, edges: np.ndarray | 
             where = "WHERE _g IS NOT NULL AND NOT (:kept)" if null_kept else "WHERE _g IS NULL OR NOT (:kept)"
         elif null_kept:
             where = "WHERE _g IS NOT NULL"
+    prob = _probability("_s", score_type)
     return render(f"""
 WITH _base AS (SELECT 1),
-{_per_value(c, False, integer, where, bin_expr=_bin(_probability("_s", score_type), bins, edges, strategy))},
-_pb AS (SELECT _b, _s, _ws, _w1 FROM _val),
-_run AS (
-  SELECT _b, _w1, _ws - _w1 AS _w0,
-    SUM(_ws - _w1) OVER (PARTITION BY _b ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-      - (_ws - _w1) AS _below
-  FROM _pb)
+{_per_value(c, False, integer, where)},
+_pb AS (SELECT _s, _ws, _w1, {_bin(prob, bins, edges, strategy)} AS _b FROM _val),
+_run AS (SELECT _b, _w1, _ws - _w1 AS _w0, {_below(False, dialect)} AS _below FROM _pb)
 SELECT _b, SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run GROUP BY _b
 """, base_select(c, dialect, integer=integer), dialect, **nodes)
 
