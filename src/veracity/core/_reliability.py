@@ -193,8 +193,8 @@ class ReliabilityTable(Display):
         for r in self.rows:
             d = {"bin": r.index, **r.to_dict()}
             del d["index"]
-            if not weighted:
-                del d["count"]
+            if not weighted:  # n is the row count: shown as the whole number it is
+                d["n"] = d.pop("count")
             out.append(d)
         return out
 
