@@ -95,3 +95,17 @@ def test_renamed_header_keeps_the_sniffed_types(tmp_path):
     assert vc.ece(str(tmp_path / "t.csv"), score="p", label="y") == pytest.approx(vc.ece(P, Y), rel=1e-9)
     got = vc.monitor(str(tmp_path / "t.csv"), score="p", label="y", periods="t ", freq="M")
     assert sum(r.n for r in got.rows) == N
+
+
+@pytest.mark.parametrize("spelling", [("True", "False"), ("true", "false")])
+def test_a_boolean_label_column_in_a_csv(tmp_path, spelling):
+    """DuckDB 2.0's type_pushdown pushed CAST(y AS DOUBLE) into the CSV scan of a BOOLEAN column,
+    which then parsed "False" as a number: vc.threshold_table (and monitor) of such a file was
+    "could not read ... Conversion error" (fuzz)."""
+    _write(tmp_path / "b.csv", ["p", "y"], P, np.where(Y == 1, *spelling))
+    path = str(tmp_path / "b.csv")
+    got = vc.threshold_table(path, thresholds=[0.3, 0.5], score="p", label="y").to_dict()["table"]
+    want = vc.threshold_table(P, Y, [0.3, 0.5]).to_dict()["table"]
+    assert [pytest.approx(row) for row in want] == got
+    assert vc.audit(path, score="p", label="y").to_dict()["metrics"] == pytest.approx(
+        vc.audit(P, Y).to_dict()["metrics"], rel=1e-9, nan_ok=True)  # mce: NaN (no sufficient bin)

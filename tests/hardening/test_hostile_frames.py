@@ -149,3 +149,18 @@ def test_nanosecond_zone_aware_times_on_duckdb(zone, tmp_path):
     want = _periods(vc.monitor(P, Y, ts.dt.tz_convert(None).to_numpy(), freq="M"))
     for data in (str(tmp_path / "ns.parquet"), con.from_arrow(table)):
         assert _periods(vc.monitor(data, score="p", label="y", periods="ts", freq="M")) == want
+
+
+@pytest.mark.parametrize("name", ["*", "^y.*$"])
+def test_pattern_names_on_eager_polars_frames(name):
+    """An eager polars DataFrame read '*' and '^...$' as patterns wherever an expression named the
+    column: pos_label= (DuplicateError, ColumnNotFoundError) and the named message of a bad row."""
+    text = np.where(Y == 1, "yes", "no")
+    frame = pl.DataFrame({"p": P, name: text, "y2": np.where(RNG.random(N) < 0.5, "yes", "no")})
+    assert vc.ece(frame, score="p", label=name, pos_label="yes") == pytest.approx(vc.ece(P, Y), rel=1e-12)
+    assert vc.audit(frame, score="p", label=name, pos_label="yes").to_dict()["metrics"] == pytest.approx(
+        vc.audit(P, Y).to_dict()["metrics"], rel=1e-12)
+    missing = pl.DataFrame({"p": P, name: np.where(np.arange(N) == 0, np.nan, Y), "y2": Y.astype(float)})
+    with pytest.raises(vc.VeracityError, match="missing|NaN") as info:
+        vc.audit(missing, score="p", label=name)
+    assert "\n" not in str(info.value)

@@ -69,6 +69,11 @@ def connect(files: list[str]) -> Any:
         con.execute("SET TimeZone = 'UTC'")
     except duckdb.Error:  # pragma: no cover - builds without ICU have no TimeZone setting
         pass
+    try:  # DuckDB 2.0 pushes CAST(bool_column AS DOUBLE) into a CSV scan, which then parses
+        # "False" as a number ("Conversion Error"): every boolean label column of a CSV file
+        con.execute("SET disabled_optimizers = 'type_pushdown'")
+    except duckdb.Error:  # pragma: no cover - versions without that optimizer
+        pass
     con.execute("SET allowed_paths = ?", [files])
     con.execute("SET allowed_directories = ?", [[temp]])
     con.execute("SET enable_external_access = false")

@@ -73,6 +73,11 @@ def as_frame(x: Any) -> Frame:
             raise  # pragma: no cover - narwhals found a duplicate the names do not show
     lazy = isinstance(frame, nw.LazyFrame)
     _refuse_duplicates([str(c) for c in frame.columns], source)
+    if (not lazy and str(frame.implementation).split(".")[-1].lower() == "polars"
+            and any(_polars_pattern(str(c)) for c in frame.columns)):
+        # an eager polars frame reads "*" and "^...$" as patterns wherever an expression names the
+        # column (pos_label=, a bad row's message); its Arrow table (zero-copy) reads names literally
+        frame = nw.from_native(frame.to_native().to_arrow())
     schema = dict(frame.collect_schema()) if lazy else dict(frame.schema)
     backend = str(frame.implementation).split(".")[-1].lower()
     internal = None
