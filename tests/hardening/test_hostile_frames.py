@@ -73,7 +73,7 @@ def test_epoch_seconds_are_seconds_in_monitor_scan_and_period_keys(tmp_path, cap
     import pyarrow.parquet as pq
 
     seconds = (np.datetime64("2026-01-01", "s") + np.arange(N) * 1800).astype(np.int64)
-    assert vc.period_keys(seconds, "M")[0] == "2026-01"  # numpy alone reads int64 as nanoseconds: 1970-01
+    assert vc.period_keys(seconds, freq="M")[0] == "2026-01"  # numpy alone reads int64 as nanoseconds: 1970-01
     pq.write_table(pa.table({"p": P, "y": Y, "ts": seconds}), tmp_path / "epoch.parquet")
     assert main(["monitor", "scan", str(tmp_path / "epoch.parquet"), "--score", "p", "--label", "y", "--time",
                  "ts", "-q"]) == 0
