@@ -20,10 +20,14 @@ numbers as ``transform()``:
   ``g = floor((x − lo)·scale)`` picks one of ~2K uniform cells; an array gives the number
   of knots certainly below the cell, and at most a few comparisons with the knots inside
   the cell finish the count — exact, because ``g`` is monotone in ``x`` and computed
-  with the same IEEE operations as the table was built with. DuckDB evaluates every
-  branch of a CASE over every vector, so a tree of 1,000 knots costs it ~1,000 branches
-  per row; the cell index costs a handful of array look-ups (the arrays sit in scalar
-  subqueries there, evaluated once per query instead of once per vector).
+  with the same IEEE operations as the table was built with. DuckDB runs every branch
+  of a nested CASE over every vector, so a tree of 1,000 knots costs it ~1,000 branches
+  per row; it gets a flat **CASE chain** over per-cell arrays instead
+  (:meth:`_Builder._chain_lookup`): the clamped cell index, then "before the cell's first
+  knot? its first piece; before the second? …" — a row in a cell without knots (most of
+  them) costs one comparison and two array look-ups, and a CASE branch runs only on the
+  rows that reach it. The arrays sit in scalar subqueries there, evaluated once per query
+  instead of once per vector.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ DIALECTS = ("bigquery", "duckdb", "postgres", "snowflake", "spark", "sqlite", "t
 _ARRAYS = {"bigquery", "duckdb", "postgres", "snowflake", "spark", "trino"}
 #: dialects where array constants go in a scalar subquery (materialised once, not per vector)
 _HOIST = {"duckdb"}
+#: dialects whose long step tables are a short CASE chain over per-cell arrays (see _chain_lookup)
+_CHAIN = {"duckdb"}
 #: most scalar subqueries in one output (each is a join for DuckDB's planner); beyond, arrays are inline
 _MAX_HOISTED = 24
 #: dialects whose GREATEST/LEAST skip NULLs (sqlglot's ``ignore_nulls``)
@@ -204,6 +210,10 @@ class _Builder:
             return self.piece(x, pieces[0])
         if (self.dialect in _ARRAYS and edges.size > _SHORT_TABLE
                 and not any(p[0] == "frac" for p in pieces)):
+            if self.dialect in _CHAIN:
+                chain = self._chain_cells(edges)
+                if chain is not None:
+                    return self._chain_lookup(x, edges, side, pieces, *chain)
             cells = self._cells(edges)
             if cells is not None:
                 return self._array_lookup(x, edges, side, pieces, *cells)
@@ -233,6 +243,71 @@ class _Builder:
         with np.errstate(all="ignore"):
             g = np.floor((edges - lo) * scale)  # the SQL computes these same two roundings
         return lo, scale, cells, g.astype(np.int64)
+
+    @staticmethod
+    def _chain_cells(edges: np.ndarray) -> tuple[float, float, int, np.ndarray] | None:
+        """(lo, scale, cells, cell of every edge) of the clamped cell index of the chain lookup.
+
+        A score's cell is ``g = min(max(floor((x − lo)·scale), −1), cells) + 1`` in
+        0..cells + 1 (below the first edge: 0; at or past the last: up to cells + 1).
+        """
+        lo, hi = float(edges[0]), float(edges[-1])
+        span = hi - lo
+        if not (span > 0.0 and np.isfinite(span)):
+            return None
+        cells = int(min(max(2 * edges.size, 64), _MAX_CELLS))
+        cells = 1 << (cells - 1).bit_length()
+        scale = cells / span
+        if not np.isfinite(scale):
+            return None
+        with np.errstate(all="ignore"):
+            g = np.clip(np.floor((edges - lo) * scale), -1.0, float(cells)) + 1.0  # the SQL's operations
+        return lo, scale, cells, g.astype(np.int64)
+
+    def _chain_lookup(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple],
+                      lo: float, scale: float, cells: int, g_edges: np.ndarray) -> Any:
+        """DuckDB: ``CASE WHEN x < T_0[g] THEN piece_0[g] WHEN x < T_1[g] THEN … ELSE piece_m[g] END``.
+
+        ``T_j[g]`` is the j-th edge inside cell g (a sentinel above every score where the
+        cell holds fewer), ``piece_j[g]`` the piece after the cell's first j edges (the
+        cell's last piece where it holds fewer than j). The cell index is monotone in x
+        (the same IEEE operations as above), so the edges of earlier cells are all before
+        x and those of later cells all after: the CASE finishes the count exactly. A row
+        in a cell without edges (most rows, with ~2 cells a knot) costs two array look-ups
+        and one comparison; DuckDB evaluates a branch only on the rows that reach it.
+        """
+        exp = self.exp
+        n_cells = cells + 2
+        count = np.bincount(g_edges, minlength=n_cells)
+        first = np.searchsorted(g_edges, np.arange(n_cells), side="left")  # edges in earlier cells
+        m = int(count.max())
+        cell_ids = np.arange(n_cells)
+        sentinel = float(np.finfo(np.float64).max)
+        g0 = exp.Cast(this=self.clip(exp.Floor(this=exp.Mul(
+            this=exp.Paren(this=exp.Sub(this=self.p(x.copy()), expression=self.num(lo))),
+            expression=self.num(scale))), -1.0, float(cells)), to=exp.DataType.build("BIGINT"))
+        g = exp.Add(this=self.p(g0), expression=self.int_(1))  # 0-based cell, 0..cells + 1
+        cmp = exp.LT if side == "right" else exp.LTE
+
+        def value(j: int) -> Any:
+            idx = first + np.minimum(j, count)                     # the piece after j edges of the cell
+            chosen = [pieces[int(i)] for i in idx]
+            if all(p[1] == 0.0 for p in chosen):
+                return self._at(self._array([p[3] for p in chosen], "float"), g.copy())
+            slope = self._at(self._array([p[1] for p in chosen], "float"), g.copy())
+            x0 = self._at(self._array([p[2] for p in chosen], "float"), g.copy())
+            y0 = self._at(self._array([p[3] for p in chosen], "float"), g.copy())
+            return exp.Add(this=exp.Mul(this=slope, expression=exp.Paren(this=exp.Sub(
+                this=self.p(x.copy()), expression=x0))), expression=y0)
+
+        ifs = []
+        for j in range(m):
+            at = np.minimum(first + j, edges.size - 1)
+            inside = (first + j < edges.size) & (g_edges[at] == cell_ids)
+            t_j = np.where(inside, edges[at], sentinel)
+            ifs.append((cmp(this=self.p(x.copy()), expression=self._at(self._array(t_j, "float"), g.copy())),
+                        value(j)))
+        return self.case(ifs, value(m))
 
     def _array(self, values: Any, kind: str) -> Any:
         exp = self.exp
