@@ -14,7 +14,7 @@ the exact AUC's worst case) is generated inside it. Timed, best of ``--repeat``:
   fetched.
 
     python benchmarks/bench_sql_audit.py            # 1e7 rows (about a minute to build)
-    python benchmarks/bench_sql_audit.py --n 1e6 --repeat 3 --round 3
+    python benchmarks/bench_sql_audit.py --rows 1e6 --repeat 3 --round 3
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _best(fn: Any, repeat: int) -> tuple[float, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", type=float, default=1e7, help="rows (default 1e7)")
+    parser.add_argument("--rows", "--n", dest="n", type=float, default=1e7, help="rows (default 1e7, the issue's size)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs, best kept (default 3)")
     parser.add_argument("--bins", type=int, default=15)
     parser.add_argument("--url", default=None, help="an existing PostgreSQL (default: start pgserver)")
