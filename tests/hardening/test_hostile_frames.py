@@ -164,3 +164,17 @@ def test_pattern_names_on_eager_polars_frames(name):
     with pytest.raises(vc.VeracityError, match="missing|NaN") as info:
         vc.audit(missing, score="p", label=name)
     assert "\n" not in str(info.value)
+
+
+def test_duplicated_column_names_are_refused_in_parquet_files(tmp_path):
+    """DuckDB renames the second of two Parquet columns named 'p' (p_1): score='p' read the first
+    silently, where the memory engine refuses."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_arrays([pa.array(P[:50]), pa.array(Y[:50]), pa.array(1 - P[:50])], names=["p", "y", "p"])
+    pq.write_table(table, tmp_path / "dup.parquet")
+    for source in (tmp_path / "dup.parquet", str(tmp_path / "*.parquet")):
+        with pytest.raises(vc.VeracityError, match="column 'p' appears 2 times") as info:
+            vc.ece(str(source), score="p", label="y")
+        assert "\n" not in str(info.value)

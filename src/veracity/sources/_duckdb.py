@@ -87,6 +87,7 @@ def read(source: str | os.PathLike) -> Any:
     con = connect(files)
     try:
         if kind == "parquet":
+            parquet_names(files)
             return con.read_parquet(files)
         check_same_headers(files, os.fspath(source))  # DuckDB would read the others by position
         # the first line is the header (DuckDB's sniffer takes a header of numbers for a row)
@@ -103,6 +104,23 @@ def read(source: str | os.PathLike) -> Any:
         raise
     except Exception as exc:
         raise VeracityError(describe_error(exc, os.fspath(source), kind)) from None
+
+
+def parquet_names(files: list[str]) -> None:
+    """A Parquet file with a repeated column name is refused in one line (DuckDB renames the
+    second ``p`` to ``p_1``, so ``score="p"`` would read the first silently)."""
+    from ._source import _refuse_duplicates
+
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        return
+    for path in files:
+        try:
+            names = pq.read_schema(path).names
+        except Exception:  # noqa: BLE001 - not readable by pyarrow: DuckDB says why in one line
+            continue
+        _refuse_duplicates(list(names), path)
 
 
 #: delimiters DuckDB's sniffer tries, in its order
