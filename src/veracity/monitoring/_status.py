@@ -243,12 +243,17 @@ class StoreStatus(Display):
         latest = [r for r in self.rows if r.rows and r.bins]
         if not latest:
             return []
+        # shown where it says something: with sequential alerts (the bins' bounds are alarms), or where
+        # the latest window has a random audit sample (the bins' PPI rates)
+        if self.alert_mode != "sequential" and not any(
+                b["estimate_ppi"] for r in latest if r.period == latest[-1].period for b in r.bins or []):
+            return []
         last_period = latest[-1].period
         out = []
         for r in (x for x in latest if x.period == last_period):
             body = []
             for b in r.bins or []:
-                if not b["rows"] and b["sequence_low"] is None:
+                if not b["rows"]:
                     continue
                 ppi = b["estimate_ppi"]
                 body.append([b["bin"], f"{b['rows']:,}", fmt(b["conf"]), f"{b['labelled']:,}",
