@@ -216,3 +216,27 @@ def test_store_recalibration_is_a_summary_and_plots(tmp_path):
     assert visible_cols <= 12  # not 2 rows × 45 columns
     assert "calibrator parameters (JSON)" in rc._repr_html_()
     assert isinstance(rc.plot(), Figure)  # rc.plot() draws its ledger (issue 22: it raised)
+
+
+def test_no_title_is_a_column_header():
+    """A printout that starts with its table gets a real title in the notebook."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_display import RESULTS
+
+    for name, make in RESULTS.items():
+        r = make()
+        title = _page(r).title
+        first = str(r).splitlines()[0]
+        header_like = ":" not in first and len(first.split()) >= 4 and "  " in first
+        assert not (header_like and title == first), (name, title)
+    rel = vc.reliability(P, Y)
+    assert _page(rel).title == (f"Reliability table: {rel.n} rows, 15 uniform bins; ECE {rel.ece:.4f}; "
+                                f"{rel.mce_text()}")
+    rc = vc.risk_coverage(P, Y)
+    page = _page(rc)
+    assert page.title.startswith("Risk–coverage curve:") and f"AURC {rc.aurc:.4f}" in page.title
+    assert len(_table_with(page, "coverage")) <= 10  # the grid, not 40 of thousands of points
+    assert rc.to_frame().shape[0] == len(rc.to_dict()["curve"]) > 10

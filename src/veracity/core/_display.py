@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from typing import Any, cast
 
 from ._validation import VeracityError
@@ -68,6 +69,12 @@ _FLAGS = (
     ("feasible", False, "not certified"),
     ("below target", True, "below target"),
 )
+
+
+def _humanize(name: str) -> str:
+    """``MonitorResult`` -> ``Monitor result``."""
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*|[a-z]+|\d+", name)
+    return " ".join([words[0]] + [w.lower() if not w.isupper() else w for w in words[1:]]) if words else name
 
 
 def _is_scalar(v: Any) -> bool:
@@ -150,7 +157,11 @@ class Display:
         return {k: _scalar(v) for k, v in d.items() if _is_scalar(v)}
 
     def _title(self) -> str:
-        return str(self).splitlines()[0] if str(self).strip() else type(self).__name__
+        first = str(self).splitlines()[0] if str(self).strip() else ""
+        # the first line of a printout that starts with its table is a column header, not a title
+        if not first or (":" not in first and len(re.split(r"\s{2,}", first.strip())) >= 3):
+            return _humanize(type(self).__name__)
+        return first
 
     # -- the shared behaviour -----------------------------------------------------------
     def __repr__(self) -> str:

@@ -181,6 +181,16 @@ class ReliabilityTable(Display):
             footer += f"\n(insufficient: fewer than {self.min_count} observations; do not act on these bins)"
         return f"{table}\n{footer}"
 
+    def _title(self) -> str:
+        return f"Reliability table: {self.n} rows, {self.bins} {self.strategy} bins; ECE {self.ece:.4f}; {self.mce_text()}"
+
+    def _summary_items(self) -> dict[str, Any]:
+        items: dict[str, Any] = {"interval": f"{self.level * 100:g}% {self.ci}" + (
+            "" if self.sided == "two-sided" else f" {self.sided}"), "sufficient bins": f"n >= {self.min_count}"}
+        if self.empty_bins:
+            items["empty bins omitted"] = ", ".join(map(str, self.empty_bins))
+        return items
+
     def mce_text(self) -> str:
         """``MCE 0.1234`` (sufficient bins), with the insufficient bins' maximum shown apart."""
         return mce_text(self.mce, self.mce_insufficient, self.min_count)

@@ -26,7 +26,7 @@ from ..core._validation import (
     prepare_top_label,
 )
 from ._inputs import check_target
-from ..core._display import Display
+from ..core._display import Display, html_note, html_page, html_table
 
 READINGS = ("top-label", "confidence")
 
@@ -120,6 +120,18 @@ class RiskCoverage(Display):
                 for i in keep
             ],
         }
+
+    def _title(self) -> str:
+        return (f"Risk–coverage curve: {fmt_count(self.n)} rows, {len(self.coverage)} curve points, "
+                f"AURC {self.aurc:.4f}")
+
+    def _repr_html_(self) -> str:
+        rows = [{"answer if conf >=": float(self.thresholds[i]), "coverage": float(self.coverage[i]),
+                 "risk": float(self.risk[i]), "answered": float(self.accepted[i]), "errors": float(self.errors[i])}
+                for i in self._grid()]
+        return html_page(self._title(), [html_table(rows), html_note(
+            f"the curve at coverage 10 %, 20 %, … 100 %; to_frame() has all {len(self.coverage):,} points")],
+            str(self))
 
     def __str__(self) -> str:
         body = [
