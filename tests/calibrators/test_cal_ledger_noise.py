@@ -185,3 +185,23 @@ def test_platt_and_beta_print_one_sign():
     p = rng.uniform(0.01, 0.99, 500)
     b = vc.BetaCalibration().fit(p, (rng.uniform(size=500) < p).astype(int))
     assert "+ +" not in str(b) and "+ -" not in str(b) and ") +" not in str(b).replace("ln(1-p) +", "")
+
+
+def test_multiclass_ledger_says_what_each_number_reads():
+    rng = np.random.default_rng(9)
+    z = rng.normal(size=(3000, 4)) * 2
+    y = z.argmax(1)
+    flip = rng.uniform(size=3000) < 0.3
+    y[flip] = rng.integers(0, 4, flip.sum())
+    t = vc.TemperatureScaling(score_type="logit").fit(z[:1000], y[:1000])
+    led = vc.compare(z[1000:], y[1000:], t)
+    text = str(led)
+    assert "NLL is the full multiclass log-loss" in text and "top-label confidence" in text
+    # NLL: the categorical log-loss; Brier: (top-label confidence − correct)²
+    zz = z[1000:]
+    logp = zz - np.log(np.exp(zz).sum(1, keepdims=True))
+    assert led.row("NLL").before == pytest.approx(-logp[np.arange(2000), y[1000:]].mean(), rel=1e-12)
+    p = np.exp(logp)
+    conf, correct = p.max(1), (p.argmax(1) == y[1000:]).astype(float)
+    assert led.row("Brier").before == pytest.approx(((conf - correct) ** 2).mean(), rel=1e-12)
+    assert "full multiclass" in led.row("NLL").what and "top-label" in led.row("Brier").what

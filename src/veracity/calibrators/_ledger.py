@@ -176,6 +176,9 @@ class Ledger(Display):
             cert.append(f"  argmax identical: {held(c['argmax_identical'])}")
         head = (f"{self.calibrator} on {self.n} evaluation rows "
                 f"(ECE with {self.bins} equal-width bins; {pct} of each change paired on these rows)")
+        if "argmax_identical" in self.certificates:  # multiclass: say what each number reads
+            head += ("\n(multiclass: ECE, Brier and AUC read the top-label confidence against 'argmax is "
+                     "correct'; NLL is the full multiclass log-loss)")
         tail = ""
         if self.regressions:
             tail += "\nregressions (reported, not hidden): " + ", ".join(
@@ -332,9 +335,9 @@ def compare(
     unreadable = {} if multiclass else _no_crossing(before, after, threshold)
     moves = _can_move(calibrator, multiclass)
     what = {
-        "ECE": (f"calibration error, {bins} {strategy} bins", "lower"),
-        "NLL": ("log-loss", "lower"),
-        "Brier": ("mean squared error", "lower"),
+        "ECE": (("top-label " if multiclass else "") + f"calibration error, {bins} {strategy} bins", "lower"),
+        "NLL": ("full multiclass log-loss, -log p of the true class" if multiclass else "log-loss", "lower"),
+        "Brier": ("top-label: (confidence - correct)^2" if multiclass else "mean squared error", "lower"),
         "accuracy@0.5": ("argmax accuracy" if multiclass else f"decisions p >= {threshold:g}", "higher"),
         "AUC": ("top-label ranking" if multiclass else "ranking (Mann-Whitney)", "higher"),
     }
