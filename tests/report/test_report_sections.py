@@ -224,6 +224,45 @@ def test_identical_models_compare_without_crashing(planted):
     assert [r[3] for r in rows] == ["+0.0000"] * 4 and all(r[7] in ("within noise", "no interval") for r in rows)
 
 
+def test_logits_with_weights_compare_like_compare_models():
+    rng = np.random.default_rng(6)
+    n = 3000
+    z = rng.normal(-1, 1.5, n)
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-z))).astype(int)
+    z2 = 1.3 * z + rng.normal(0, 0.3, n)
+    w = rng.uniform(0.5, 2, n)
+    rep = vc.report(z, y, score_type="logit", sample_weight=w, against={"b": z2}, n_resamples=30)
+    want = vc.compare_models({"scores": z, "b": z2}, y, score_type="logit", sample_weight=w, n_resamples=30,
+                             random_state=0)
+    rows = table_rows(section(rep.html, "comparison"), "comparison")
+    assert [r[1:6] for r in rows] == [[f"{r.value_a:.4f}", f"{r.value_b:.4f}", sgn(r.diff),
+                                        f"[{sgn(r.ci_low)}, {sgn(r.ci_high)}]", pval(r.p_value)] for r in want.rows]
+    seg = vc.segments(z, y, features={"g": z > 0}, score_type="logit", sample_weight=w)
+    page = vc.report(z, y, score_type="logit", sample_weight=w, features={"g": z > 0}, bootstrap=False,
+                     figures=False).html
+    assert card(section(page, "segments"), "mce") == f"{seg.mce:.4f}"
+
+
+def test_multiclass_leaves_the_question_sections_out_with_a_note():
+    rng = np.random.default_rng(7)
+    P = rng.dirichlet(np.ones(3), 900)
+    y = rng.integers(0, 3, 900)
+    rep = vc.report(P, y, features={"g": rng.choice(["a", "b"], 900)}, against=P[::-1], bootstrap=False,
+                    figures=False)
+    assert "segments" not in rep.sections and "comparison" not in rep.sections
+    assert "'Where it is miscalibrated' omitted: vc.segments needs binary scores" in rep.notes
+    assert "'Which model?' omitted: the comparison needs binary scores" in rep.notes
+
+
+def test_lazy_frames_are_refused_in_one_line(tmp_path):
+    pytest.importorskip("duckdb")
+    path = tmp_path / "s.csv"
+    path.write_text("p,y\n0.2,0\n0.7,1\n0.4,1\n")
+    with pytest.raises(vc.VeracityError, match="reads every row into memory") as exc:
+        vc.report(str(path), score="p", label="y", bootstrap=False)
+    assert "\n" not in str(exc.value)
+
+
 @pytest.mark.parametrize("kwargs, match", [
     (dict(features=["region"]), "with arrays, features= maps names to arrays"),
     (dict(features={"region": np.array(["a"] * 5)}), "feature 'region' has shape"),

@@ -414,6 +414,7 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
     multiclass = raw.n_classes > 2
     notes: list[str] = []
     findings: list[tuple[str, str]] = []  # (section id, one line) for the preview
+    about: list[list[str]] = []  # the question sections' settings, for "About this report"
     result = _audit_with_extras(scores, labels, score_type=score_type, by=by, by_name=inp.by_name,
                                 max_groups=max_groups, ci=bootstrap, n_resamples=n_resamples, notes=notes, **options)
     reading = "top-label confidence" if multiclass else ("probability" if score_type == "probability"
@@ -461,6 +462,8 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
             seg = segments(scores, labels, features=inp.features, depth=depth, sample_weight=sample_weight,
                            score_type=score_type)
             html_seg, line = segments_section(seg, plots=plots, reading=reading)
+            about.append(["segments", _e(f"vc.segments over {', '.join(seg.features)}, depth {seg.depth}, "
+                                         f"min_count {seg.min_count}, FDR {seg.fdr:g}")])
             sections.append(("segments", "Where it is miscalibrated", html_seg))
             findings.append(("segments", line))
 
@@ -472,6 +475,9 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
             html_cmp, line = _comparison(inp, raw=raw, score_type=score_type, level=level, bins=bins,
                                          bootstrap=bootstrap, n_resamples=n_resamples, plots=plots, notes=notes)
             sections.append(("comparison", "Which model?", html_cmp))
+            resamples = f"{n_resamples} paired resamples, random_state 0" if bootstrap else "no resamples"
+            about.append(["model comparison", _e(f"vc.compare_models: {inp.score_name} (A) against "
+                                                 f"{inp.against_name} (B), {resamples}")])
             findings.append(("comparison", line))
 
     # calibrator
@@ -552,7 +558,7 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
     sections.append(("about", "About", _section("about", "About this report",
                                                _about(result, options, score_type, cost_fp, cost_fn,
                                                       target_recall, notes, timestamp,
-                                                      costs_declared=costs_declared))))
+                                                      costs_declared=costs_declared, extra=about))))
     page = _page(title=title, source=source, details=details, result=result, sections=sections,
                  explorer=data_json)
     summary: dict[str, Any] = {"n": result.n, "n_classes": result.n_classes, "metrics": result.metrics}

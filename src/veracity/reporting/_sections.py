@@ -491,7 +491,7 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
 
 def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_fp: float, cost_fn: float,
            target_recall: float | None, notes: list[str], timestamp: bool | str, *,
-           costs_declared: bool = True) -> str:
+           costs_declared: bool = True, extra: list[list[str]] | None = None) -> str:
     rows = [
         ["score type", _e(score_type)],
         ["bins", f"{options['bins']} {_e(options['strategy'])}"],
@@ -504,6 +504,7 @@ def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_f
         ["weights", "yes" if options["sample_weight"] is not None else "no"],
         ["summary intervals", "—" if _interval_of(result) is None
          else _e(f"{_interval_of(result)[3]}, random_state 0")],
+        *(extra or []),
         ["veracity", _e(__version__)],
     ]
     if timestamp:
