@@ -282,7 +282,7 @@ def test_per_bin_ppi_rates_equal_ppi_mean_and_ppi_python_on_the_bins_rows(tmp_pa
     # the text and the notebook view show the latest window per bin
     text = str(st)
     assert "per score bin, " + st.rows[-1].period in text and "PPI rate" in text
-    assert "per score bin" in st._repr_html_()
+    assert "Per score bin, " + st.rows[-1].period in st._repr_html_()  # a visible section, not only the text
 
 
 def test_per_bin_ppi_covers_the_bins_true_rate_when_the_scores_are_overconfident(tmp_path):

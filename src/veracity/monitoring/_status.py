@@ -235,22 +235,47 @@ class StoreStatus(Display):
         what = f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows"
         summary = {"as of (UTC)": self.as_of, "periods": what, "horizon": self.horizon or "none",
                    "alerts": len(self.alerts), "alert mode": self.alert_mode}
-        return html_result("Calibration over time", summary, records, str(self))
+        page = html_result("Calibration over time", summary, records, str(self))
+        shown = self._bins_rows()
+        if not shown:
+            return page
+        from ..core._display import html_section, html_table
+
+        parts = []
+        for r in shown:
+            cells = [{
+                "lo": b["lo"], "hi": b["hi"], "rows": b["rows"], "conf": b["conf"], "labelled": b["labelled"],
+                "rate": b["rate"],
+                "PPI rate": "" if b["estimate_ppi"] is None else
+                f"{b['estimate_ppi']['estimate']:.4f} [{b['estimate_ppi']['ci_low']:.3f}, "
+                f"{b['estimate_ppi']['ci_high']:.3f}] ({b['estimate_ppi']['labels']}"
+                + ("" if b["estimate_ppi"]["sufficient"] else ", too few") + ")",
+                "bounds on rate - score": "" if b["sequence_low"] is None else
+                f"[{b['sequence_low']:+.4f}, {b['sequence_high']:+.4f}]",
+                "alert": "ALERT" if b["alert"] and self.alert_mode == "sequential" else ""}
+                for b in r.bins or [] if b["rows"]]
+            tag = r.period + (f" [{r.slice}]" if self.by is not None else "")
+            parts.append(html_section(f"Per score bin, {tag}", html_table(cells)))
+        # the sections go before the closed text block
+        cut = page.rfind("<details><summary>as text")
+        return page[:cut] + "".join(parts) + page[cut:] if cut >= 0 else page + "".join(parts)
+
+    def _bins_rows(self) -> list[StatusRow]:
+        """The rows whose per-bin table is shown: the latest window holding rows, every cohort; only with
+        sequential alerts (the bins' bounds are alarms) or an audit sample there (the bins' PPI rates)."""
+        latest = [r for r in self.rows if r.rows and r.bins]
+        if not latest:
+            return []
+        rows = [r for r in latest if r.period == latest[-1].period]
+        if self.alert_mode != "sequential" and not any(b["estimate_ppi"] for r in rows for b in r.bins or []):
+            return []
+        return rows
 
     def _bins_text(self, show_slice: bool) -> list[str]:
         """Per score bin of the latest window holding rows, for each cohort: the final labels' rate,
         the PPI rate from the audit labels, and the bin's anytime-valid bounds."""
-        latest = [r for r in self.rows if r.rows and r.bins]
-        if not latest:
-            return []
-        # shown where it says something: with sequential alerts (the bins' bounds are alarms), or where
-        # the latest window has a random audit sample (the bins' PPI rates)
-        if self.alert_mode != "sequential" and not any(
-                b["estimate_ppi"] for r in latest if r.period == latest[-1].period for b in r.bins or []):
-            return []
-        last_period = latest[-1].period
         out = []
-        for r in (x for x in latest if x.period == last_period):
+        for r in self._bins_rows():
             body = []
             for b in r.bins or []:
                 if not b["rows"]:
