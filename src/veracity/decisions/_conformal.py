@@ -421,7 +421,7 @@ class ConformalClassifier:
 
             warnings.warn(
                 f"{int(empty.sum())} empty prediction sets, {sure} of them for confident rows (top probability "
-                f"{top.min():.4g} or more, above q̂ = {self.qhat_:.4g}): the deterministic {self.score.upper()} "
+                f"{top.min():.6g} or more, above q̂ = {self.qhat_:.6g}): the deterministic {self.score.upper()} "
                 "score leaves out a class whose probability alone passes q̂; use randomized=True"
                 + (", score='raps' or score='lac'" if self.score == "aps" else " or score='lac'"),
                 UserWarning, stacklevel=3)
