@@ -269,6 +269,7 @@ def test_lazy_frames_are_refused_in_one_line(tmp_path):
     (dict(against="p_new"), "needs the frame form"),
     (dict(against={"a": np.zeros(3), "b": np.zeros(3)}), "compares one second model"),
     (dict(by="segment"), "needs the frame form"),
+    (dict(depth=2), "depth= bounds the segment search: pass features= too"),
 ])
 def test_array_form_mistakes_are_one_line(planted, kwargs, match):
     d = planted

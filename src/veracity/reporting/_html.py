@@ -229,6 +229,9 @@ def report(
     >>> r.sections[:2], r.html.startswith("<!DOCTYPE html>")
     (('summary', 'reliability'), True)
     """
+    if depth is not None and features is None:
+        raise VeracityError("depth= bounds the segment search: pass features= too (the features to search)",
+                            param="depth")
     return _report(functools.partial(_inputs, score=score, label=label, sample_weight=sample_weight, by=by,
                                      features=features, against=against, pos_label=pos_label),
                    scores=scores, labels=labels, from_frame=score is not None, store=store, out=out,
