@@ -470,3 +470,33 @@ def test_empty_outcomes_and_predictions_are_a_noop_with_a_note(tmp_path, make, c
     empty.write_text("id,y\n")
     assert main(["monitor", "outcomes", str(store.path), str(empty), "--id", "id", "--label", "y", "--json", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["note"] == "the file has a header but no rows"
+
+
+def test_ppi_confusion_and_cost_at_the_threshold_equal_ppi_audit_on_the_windows_rows(tmp_path):
+    """Issue 26: PPI estimates of the expected confusion and cost at the deployed threshold, per window,
+    equal vc.ppi_audit's (the same PPI++ per target) on the window's rows; calibration-in-the-large
+    from the audit labels sits in estimate_ppi['rate_minus_score']."""
+    store, w = _world(tmp_path, audit_rate=0.06)
+    st = store.status(freq="W", as_of=AS_OF, horizon="30d", threshold=0.3, cost_fp=1.0, cost_fn=5.0)
+    checked = 0
+    for row in st.rows:
+        if row.confusion_ppi is None:
+            assert row.estimate_ppi is None
+            continue
+        inside = (w["t"] >= np.datetime64(row.start)) & (w["t"] < np.datetime64(row.end))
+        lab, unl = inside & w["audit"], inside & ~w["audit"]
+        ref = vc.ppi_audit(w["y"][lab], w["p"][lab], w["p"][unl], threshold=0.3, cost_fp=1.0, cost_fn=5.0,
+                           sample_check="off")
+        got = row.confusion_ppi
+        assert got["threshold"] == 0.3 and got["labels"] == lab.sum()
+        for name in ("tp", "fp", "fn", "tn", "cost"):
+            r = ref.row(name)
+            assert (got[name]["estimate"], got[name]["ci_low"], got[name]["ci_high"]) == pytest.approx(
+                (r["estimate"], r["ci_low"], r["ci_high"]), abs=1e-9), name
+        r = ref.row("rate - score")
+        rect = row.estimate_ppi["rate_minus_score"]
+        assert (rect["estimate"], rect["ci_low"], rect["ci_high"]) == pytest.approx(
+            (r["estimate"], r["ci_low"], r["ci_high"]), abs=1e-9)
+        checked += 1
+    assert checked >= 3
+    assert "confusion_ppi" in st.rows[-1].to_dict()

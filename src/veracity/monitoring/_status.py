@@ -166,6 +166,11 @@ class StatusRow(Display):
     #: bounds on mean(y - p) of the bin's final labels up to the window's end, at alpha / (2 bins);
     #: None before any), ``sequence_labels`` and ``alert`` (those bounds exclude 0, or +-tolerance)
     bins: list[dict[str, Any]] | None = None
+    #: PPI++ of the confusion and cost *per row* at the deployed ``threshold`` (flag when score >=
+    #: threshold) from the window's random audit labels and all its scores: ``{"threshold", "cost_fp",
+    #: "cost_fn", "labels", "tp", "fp", "fn", "tn", "cost"}``, each quantity ``{"estimate", "ci_low",
+    #: "ci_high"}`` (multiply by ``rows`` for counts); None without >= 2 audit labels
+    confusion_ppi: dict[str, Any] | None = None
 
     @property
     def gap(self) -> float:
@@ -645,7 +650,7 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
     if not delayed:
         return status
     return _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level, alerts,
-                                tolerance, min_count, bins)
+                                tolerance, min_count, bins, cost_fp=float(cost_fp), cost_fn=float(cost_fn))
 
 
 def _next_start(starts: np.ndarray, freq: str | None, window_s: float | None) -> np.datetime64:
@@ -929,6 +934,11 @@ def _provisional_text(r: StatusRow, level: float) -> str:
         p = r.provisional
         parts.append(f"{p['labels']} labels so far, rate {p['rate']:.4f} [{p['ci_low']:.4f}, {p['ci_high']:.4f}] "
                      f"({p['caveat']})")
+    c = r.confusion_ppi
+    if c:
+        parts.append(f"at t={c['threshold']:g} per row: TP {c['tp']['estimate']:.4f}, FP {c['fp']['estimate']:.4f}, "
+                     f"FN {c['fn']['estimate']:.4f}, TN {c['tn']['estimate']:.4f}, cost {c['cost']['estimate']:.4f} "
+                     f"[{c['cost']['ci_low']:.4f}, {c['cost']['ci_high']:.4f}] (PPI)")
     cbpe = r.estimate_cbpe or {}
     if cbpe.get("estimate") is not None:
         parts.append(f"CBPE rate {cbpe['estimate']:.4f}")
@@ -945,11 +955,63 @@ def _opt(v: Any) -> float | None:
     return float(v) if np.isfinite(v) else None
 
 
+def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndarray, n: np.ndarray, sp: np.ndarray,
+                   sp2: np.ndarray, K: int, *, level: float, threshold: float, cost_fp: float, cost_fn: float
+                   ) -> list[dict[str, Any] | None]:
+    r"""PPI++ of the confusion and cost per row at the deployed threshold, per (period, slice).
+
+    With :math:`a = [f \ge t]`, each quantity is the mean of a target that needs the label with a
+    label-free prediction (as in :func:`veracity.ppi_audit`): TP :math:`ya` / :math:`fa`, FP
+    :math:`(1-y)a` / :math:`(1-f)a`, FN :math:`y(1-a)` / :math:`f(1-a)`, TN :math:`(1-y)(1-a)` /
+    :math:`(1-f)(1-a)`, cost :math:`c_{FP}(1-y)a + c_{FN}y(1-a)` / :math:`c_{FP}(1-f)a + c_{FN}f(1-a)`.
+    Because :math:`a` splits the rows, every sum PPI needs is a sum over the flagged or the other
+    rows of :math:`1, y, f, f^2, yf` — the groups the status query already has."""
+    from ..delayed import PpiSums, ppi_from_sums
+
+    def split(mask: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return per_key(mask & flag, v), per_key(mask & ~flag, v)
+
+    (n1, n0), (y1, y0), (f1, f0) = split(aud, n), split(aud & pos, n), split(aud, sp)
+    (ff1, ff0), (yf1, yf0) = split(aud, sp2), split(aud & pos, sp)
+    (m1, m0), (g1, g0), (gg1, gg0) = split(~aud, n), split(~aud, sp), split(~aud, sp2)
+    n_all = n1 + n0
+    # per quantity: (sum t, sum t^2, sum h, sum h^2, sum t h) over audited rows; (sum h, sum h^2) over the rest
+    cf, cn = float(cost_fp), float(cost_fn)
+    q = {
+        "tp": (y1, y1, f1, ff1, yf1, g1, gg1),
+        "fp": (n1 - y1, n1 - y1, n1 - f1, n1 - 2 * f1 + ff1, n1 - f1 - y1 + yf1, m1 - g1, m1 - 2 * g1 + gg1),
+        "fn": (y0, y0, f0, ff0, yf0, g0, gg0),
+        "tn": (n0 - y0, n0 - y0, n0 - f0, n0 - 2 * f0 + ff0, n0 - f0 - y0 + yf0, m0 - g0, m0 - 2 * g0 + gg0),
+        "cost": (cf * (n1 - y1) + cn * y0, cf * cf * (n1 - y1) + cn * cn * y0, cf * (n1 - f1) + cn * f0,
+                 cf * cf * (n1 - 2 * f1 + ff1) + cn * cn * ff0, cf * cf * (n1 - f1 - y1 + yf1) + cn * cn * yf0,
+                 cf * (m1 - g1) + cn * g0, cf * cf * (m1 - 2 * g1 + gg1) + cn * cn * gg0),
+    }
+    names = list(q)
+    stack = [np.concatenate([q[k][i] for k in names]) for i in range(7)]
+    sums = PpiSums.from_counts(n=np.tile(n_all, len(names)), sum_y=stack[0], sum_yy=stack[1], sum_f=stack[2],
+                               sum_ff=stack[3], sum_yf=stack[4], m=np.tile(m1 + m0, len(names)),
+                               sum_fu=stack[5], sum_ffu=stack[6])
+    out = ppi_from_sums(sums, level=level)
+    est, lo, hi = (np.asarray(out[c]).reshape(len(names), K) for c in ("estimate", "ci_low", "ci_high"))
+    ok = (n_all >= 2) & np.isfinite(est).all(axis=0)
+    res: list[dict[str, Any] | None] = []
+    for k in range(K):
+        if not ok[k]:
+            res.append(None)
+            continue
+        res.append({"threshold": float(threshold), "cost_fp": cf, "cost_fn": cn, "labels": int(n_all[k]),
+                    **{name: {"estimate": float(est[i, k]), "ci_low": float(lo[i, k]), "ci_high": float(hi[i, k])}
+                       for i, name in enumerate(names)}})
+    return res
+
+
 def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dict[str, np.ndarray],
                          starts: np.ndarray, last_end: np.datetime64, by: str | None, level: float, alerts: str,
-                         tolerance: float, min_count: int, bins: int) -> StoreStatus:
+                         tolerance: float, min_count: int, bins: int, cost_fp: float = 1.0,
+                         cost_fn: float = 1.0) -> StoreStatus:
     """Add PPI, provisional and shift-aware CBPE estimates and the confidence sequences to each row,
-    and per score bin (``bins``) the PPI rate and the bin's own confidence sequence.
+    per score bin (``bins``) the PPI rate and the bin's own confidence sequence, and the PPI
+    confusion and cost per row at the deployed threshold (``confusion_ppi``).
 
     The false-alarm level of the sequential alerts, ``alpha = 1 - alert_level`` per cohort, is
     shared out in advance: ``alpha / 2`` for calibration-in-the-large (the overall sequence)
@@ -985,7 +1047,7 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
         sidx = np.zeros(np.asarray(g["slice"]).size, np.int64)
     else:  # the groups carry the status's own (pooled) slice names: (all) first, the rest sorted, as in _assemble
         sidx = np.searchsorted(np.array(names[1:]), np.asarray(g["slice"]).astype(str)) + 1
-    cols = {k: np.asarray(g[k]) for k in ("state", "audited", "y", "n", "sp", "sp2", "bin")}
+    cols = {k: np.asarray(g[k]) for k in ("state", "audited", "y", "n", "sp", "sp2", "bin", "flag")}
     if by is not None:
         pidx = np.concatenate([pidx, pidx])
         sidx = np.concatenate([sidx, np.zeros_like(sidx)])
@@ -1010,6 +1072,8 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
                                    sum_fu=per(~aud, sp), sum_ffu=per(~aud, sp2))
 
     records = ppi_records(ppi_sums(per_key), level=level)
+    confusion = _confusion_ppi(per_key, aud, pos, cols["flag"] == 1, n, sp, sp2, K, level=level,
+                               threshold=status.threshold, cost_fp=cost_fp, cost_fn=cost_fn)
     seen = (state == 0) | (state == 3)
     seen_n, seen_pos = per_key(seen, n), per_key(seen & pos, n)
     early_n = per_key(state == 3, n)
@@ -1139,8 +1203,12 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
             if alerts == "sequential":
                 st = ("empty" if r.rows == 0 else "alert" if alerts_now else "pending" if r.labelled == 0
                       else "insufficient" if r.labelled < min_count else "ok")
+            e_ppi = rec["estimate_ppi"]
+            if e_ppi is not None:  # calibration-in-the-large from the audit labels: rate - score, its interval
+                e_ppi = {**e_ppi, "rate_minus_score": rec["rectifier"]}
             new_rows.append(replace(r, alerts=_alerts(alerts_now, r.period, r.slice), status=st, details=details,
-                                    estimate_ppi=rec["estimate_ppi"], estimate_cbpe=cbpe, provisional=provisional,
+                                    estimate_ppi=e_ppi, confusion_ppi=confusion[k], estimate_cbpe=cbpe,
+                                    provisional=provisional,
                                     sequence_low=seq_low, sequence_high=seq_high, bins=bin_rows,
                                     diagnosis=r.diagnosis if alerts == "window" or alerts_now else None,
                                     fix=r.fix if alerts == "window" or alerts_now else None))
