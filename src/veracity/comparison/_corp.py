@@ -93,12 +93,23 @@ def pooled_fit(wx: np.ndarray | None, yx: np.ndarray) -> tuple[np.ndarray, np.nd
     return isotonic(py / pw, pw), pw, py, runs
 
 
-def corp_from_runs(runs: Runs, brier: float, nll: float, n: int) -> CORPResult:
-    """:func:`veracity.corp`'s result from the runs, given the model's mean Brier score and log loss.
+@dataclass(frozen=True, eq=False)
+class CORPFit:
+    """The PAV fit of one model's runs: the curve (``x``, ``y``, ``weight``) and the mean Brier
+    score and log loss of the recalibrated scores (``s_hat``, ``l_hat``) and of the base rate
+    (``s_r``, ``l_r``) — everything of :class:`CORPResult` but the model's own two scores."""
 
-    Everything the PAV fit changes is constant on a run, so the recalibrated scores' Brier
-    score and log loss are sums over the fit's blocks: no per-row pass.
-    """
+    x: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray
+    s_hat: float
+    l_hat: float
+    s_r: float
+    l_r: float
+
+
+def corp_fit(runs: Runs) -> CORPFit:
+    """The PAV fit of the runs (no per-row pass: see :func:`corp_from_runs`)."""
     wx, yx = run_sums(runs)
     fit, pw, py, lengths = pooled_fit(wx, yx)
     total, sy = float(pw.sum()), float(py.sum())
@@ -110,10 +121,28 @@ def corp_from_runs(runs: Runs, brier: float, nll: float, n: int) -> CORPResult:
     s_r = base * (1.0 - base)  # mean (r - y)^2 for 0/1 labels
     l_hat = -float(np.sum(xlogy(by, bf) + xlogy(bw - by, 1.0 - bf))) / total
     l_r = -float(xlogy(base, base) + xlogy(1.0 - base, 1.0 - base))
-    brier_d = ScoreDecomposition(score=brier, mcb=brier - s_hat, dsc=s_r - s_hat, unc=s_r)
-    log_loss = ScoreDecomposition(score=nll, mcb=nll - l_hat, dsc=l_r - l_hat, unc=l_r)
+    # the curve's value at every distinct score: each block's fit repeated over the block's runs
+    # (a few long repeats, not one per pooled run)
+    starts = np.r_[0, np.cumsum(lengths)][first]
+    y = np.repeat(bf, np.diff(np.r_[starts, runs.x.shape[0]]))
     weight = np.broadcast_to(1.0, yx.shape) if wx is None else wx  # one row each: no array
-    return CORPResult(x=runs.x, y=np.repeat(fit, lengths), weight=weight, brier=brier_d, log_loss=log_loss, n=n)
+    return CORPFit(x=runs.x, y=y, weight=weight, s_hat=s_hat, l_hat=l_hat, s_r=s_r, l_r=l_r)
+
+
+def corp_result(f: CORPFit, brier: float, nll: float, n: int) -> CORPResult:
+    """:func:`veracity.corp`'s result from the fit and the model's mean Brier score and log loss."""
+    brier_d = ScoreDecomposition(score=brier, mcb=brier - f.s_hat, dsc=f.s_r - f.s_hat, unc=f.s_r)
+    log_loss = ScoreDecomposition(score=nll, mcb=nll - f.l_hat, dsc=f.l_r - f.l_hat, unc=f.l_r)
+    return CORPResult(x=f.x, y=f.y, weight=f.weight, brier=brier_d, log_loss=log_loss, n=n)
+
+
+def corp_from_runs(runs: Runs, brier: float, nll: float, n: int) -> CORPResult:
+    """:func:`veracity.corp`'s result from the runs, given the model's mean Brier score and log loss.
+
+    Everything the PAV fit changes is constant on a run, so the recalibrated scores' Brier
+    score and log loss are sums over the fit's blocks: no per-row pass.
+    """
+    return corp_result(corp_fit(runs), brier, nll, n)
 
 
 def difference(a: CORPResult, b: CORPResult) -> ScoreDecomposition:

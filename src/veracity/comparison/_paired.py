@@ -93,6 +93,25 @@ def paired_mean(d: np.ndarray, w: np.ndarray | None, level: float) -> Estimate:
     return Estimate(mean, se, mean - z * se, mean + z * se, float(p_of(mean, se)))
 
 
+def _add_bins(out: np.ndarray, p: np.ndarray, y: np.ndarray, w: np.ndarray | None, edges: np.ndarray) -> None:
+    """Add one piece's per-bin Σw, Σw², Σwp, Σwy (equal-width ``edges``) into ``out`` (4, bins)."""
+    from ..core._binning import bin_index
+
+    m = out.shape[1]
+    idx = bin_index(p, edges, "uniform")
+    if w is None:
+        count = np.bincount(idx, minlength=m)
+        out[0] += count
+        out[1] += count
+        out[2] += np.bincount(idx, p, m)
+        out[3] += np.bincount(idx, y, m)
+    else:
+        out[0] += np.bincount(idx, w, m)
+        out[1] += np.bincount(idx, w * w, m)
+        out[2] += np.bincount(idx, w * p, m)
+        out[3] += np.bincount(idx, w * y, m)
+
+
 def _chunk_losses(d: Binary, a: int, e: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-row Brier and log loss of rows ``a:e`` of one model."""
     part = Binary(p=d.p[a:e], y=d.y[a:e], w=None, logit=None if d.logit is None else d.logit[a:e])
@@ -100,10 +119,15 @@ def _chunk_losses(d: Binary, a: int, e: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarray | None,
-                  level: float) -> tuple[np.ndarray, dict[tuple[int, int], list[Estimate]]]:
+                  level: float, *, bin_sums: np.ndarray | None = None,
+                  edges: np.ndarray | None = None) -> tuple[np.ndarray, dict[tuple[int, int], list[Estimate]]]:
     r"""Mean Brier score and log loss of every model (``(models, 2)``) and, for every pair (i, j),
     the paired Brier and log-loss differences j - i (:func:`paired_mean`'s numbers), in one pass
     over cache-sized pieces of the rows: no n-sized loss array is ever built.
+
+    ``bin_sums`` (``(models, 4, bins)``, with the equal-width ``edges``): the same pass adds each
+    model's per-bin Σw, Σw², Σwp and Σwy into it — what the debiased ECE reads
+    (:func:`._resample.debiased_l1`), so the rows are read once for the losses and the ECE.
 
     The centred sum of squares comes from sums of :math:`d - c` around a pilot mean c (the first
     piece's), :math:`\sum w^2 (d - \bar d)^2 = \sum w^2 (d - c)^2 - 2(\bar d - c)\sum w^2 (d - c)
@@ -125,6 +149,8 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
         for m, (brier, nll) in enumerate(losses):
             sums[m, 0] += float(brier.sum() if wc is None else (brier * wc).sum())
             sums[m, 1] += float(nll.sum() if wc is None else (nll * wc).sum())
+            if bin_sums is not None:
+                _add_bins(bin_sums[m], data[m].p[a:e], data[m].y[a:e], wc, edges)
         for pair in pairs:
             i, j = pair
             for t in (0, 1):
