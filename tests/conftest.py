@@ -85,3 +85,31 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group("spark"))
         elif "dask" in name:
             item.add_marker(pytest.mark.xdist_group("dask"))
+
+
+# -- one Spark session for the whole run ----------------------------------------------------
+@pytest.fixture(scope="session")
+def spark():
+    """A ``local[2]`` Spark session shared by every test that asks for it; skipped, with the
+    reason, where pyspark or Java is missing (``scripts/ensure-java.sh`` installs Java 17;
+    ``make test`` runs it). Stopped at the end of the session."""
+    import shutil
+    import sys
+
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17: run scripts/ensure-java.sh (make test does)")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]").appName("veracity-tests")
+        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4").config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.memory", "1g").getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -7,15 +7,12 @@ neighbouring doubles on both sides of each, the bounds 0 and 1, machine epsilon,
 
 Engines: DuckDB and stdlib SQLite in process; PostgreSQL 16 started from the ``pgserver``
 wheel in a temporary folder (skipped with the reason when it cannot start); Spark in
-``local[2]`` (started once per test process, like tests/frames/conftest.py; the test
-ids carry "spark" so ``--dist loadgroup`` keeps them in one worker).
+``local[2]`` from the session-wide ``spark`` fixture of tests/conftest.py (the test ids
+carry "spark" so ``--dist loadgroup`` keeps them in one worker).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
 import warnings
 from typing import Any
 
@@ -174,27 +171,6 @@ def eval_data(calibrators) -> dict[str, np.ndarray]:
 _STARTED: dict[str, Any] = {}
 
 
-def spark_session() -> Any:
-    if "spark" not in _STARTED:
-        pytest.importorskip("pyspark")
-        if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-            pytest.skip("Spark needs Java 17: run scripts/ensure-java.sh (make test does)")
-        os.environ["PYSPARK_PYTHON"] = sys.executable
-        os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-        os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-        from pyspark.sql import SparkSession
-
-        session = (
-            SparkSession.builder.master("local[2]").appName("veracity-tests")
-            .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", "4").config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.memory", "1g").getOrCreate()
-        )
-        session.sparkContext.setLogLevel("ERROR")
-        _STARTED["spark"] = session
-    return _STARTED["spark"]
-
-
 def postgres_server(tmp_root: Any) -> Any:
     """A PostgreSQL server from the pgserver wheel (skip, with the reason, when it cannot start)."""
     if "postgres" not in _STARTED:
@@ -219,15 +195,9 @@ def _stop_engines():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             server.cleanup()
-    if "spark" in _STARTED:
-        _STARTED.pop("spark").stop()
 
 
 @pytest.fixture(scope="session")
 def postgres(tmp_path_factory):
     return postgres_server(tmp_path_factory.mktemp("pg"))
 
-
-@pytest.fixture(scope="session")
-def spark():
-    return spark_session()

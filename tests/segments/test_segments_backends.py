@@ -6,10 +6,6 @@ computed where the data lives, the rest is the arrays' own numpy code.
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -116,20 +112,7 @@ def test_logit_scores_and_pos_label_on_duckdb(tmp_path):
     _same(want, got)
 
 
-def test_spark_gives_the_arrays_numbers():
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("Spark needs Java 17: run scripts/ensure-java.sh")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from pyspark.sql import SparkSession
-
-    spark = (SparkSession.builder.master("local[2]").appName("veracity-tests")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "4").config("spark.driver.host", "127.0.0.1")
-             .config("spark.driver.memory", "1g").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+def test_spark_gives_the_arrays_numbers(spark):  # the session-wide fixture of tests/conftest.py
     df = _data(n=2_000)
     feats = ["region", "age", "vip"]  # one Spark job per grouping set: kept small for the test's time
     want = vc.segments(df["p"].to_numpy(), df["y"].to_numpy(), features={f: df[f].to_numpy() for f in feats},
