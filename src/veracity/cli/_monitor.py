@@ -116,13 +116,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--reference", default=None, metavar="PERIOD",
                    help="reference period for the score shift and the prior (default: first with enough labels)")
     p.add_argument("--threshold", type=float, default=0.5,
-                   help="deployed decision threshold for the label-free estimate (default: 0.5)")
+                   help="deployed decision threshold for the label-free estimate and the PPI confusion and cost "
+                        "(default: 0.5)")
     p.add_argument("--cost-fp", type=float, default=1.0, help="cost of a false positive (default: 1)")
     p.add_argument("--cost-fn", type=float, default=1.0, help="cost of a false negative (default: 1)")
     p.add_argument("--fail-on-alert", action="store_true", help="exit with code 1 when any alert fires")
     p.add_argument("--alerts", default="window", choices=["window", "sequential"],
                    help="window: a fixed-sample test per window; sequential: anytime-valid confidence sequences "
-                        "(the false-alarm level holds however often you look) (default: window)")
+                        "on mean(y - p), overall and per score bin (the false-alarm level, 1 - alert level per "
+                        "cohort, holds however often you look) (default: window)")
     p.add_argument("--tolerance", type=float, default=0.0,
                    help="with --alerts sequential: a gap |rate - conf| this small counts as calibrated")
     p.add_argument("--segments", action="store_true",
