@@ -36,7 +36,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
 
 from ..core._binning import bin_index
 
@@ -48,6 +47,8 @@ _EXACT = 1 << 24
 
 
 def _z(level: float) -> float:
+    from scipy.special import ndtri  # scipy loads on first use: ``import veracity`` stays light
+
     return float(ndtri(0.5 + level / 2.0))
 
 
