@@ -45,6 +45,19 @@ class ECEEstimates(Display):
             "min_count": self.min_count,
         }
 
+    def _repr_html_(self) -> str:
+        from ..core._display import html_note, html_page, html_table
+
+        mx = f"max (bins n>={self.min_count})"
+        rows = [{"estimator": "plugin", "L1": self.plugin_l1, "L2": self.plugin_l2, mx: self.plugin_max,
+                 "": f"{self.bins} {self.strategy} bins"},
+                {"estimator": "debiased", "L1": self.debiased_l1, "L2": self.debiased_l2, mx: None,
+                 "": "Kumar et al. 2019"},
+                {"estimator": "smooth", "L1": self.smooth, "L2": None, mx: None,
+                 "": f"bandwidth {self.smooth_bandwidth:.4f}, Blasiok & Nakkiran 2023"}]
+        return html_page("ECE estimators", [html_table(rows), html_note(
+            "the plug-in max reads only bins with enough rows; n/a: the estimator has no such norm")], str(self))
+
     def __str__(self) -> str:
         binned = f"{self.bins} {self.strategy} bins"
         rows = [
