@@ -96,6 +96,12 @@ def test_ledger_and_metadata(full):
     for row in ledger.rows:
         assert f"<strong>{html.escape(row.metric)}</strong>" in page
         assert f"{row.before:.4f}" in page and f"{row.after:.4f}" in page
+        # the report's verdict is the ledger's own (noise-aware), with its paired interval
+        cells = page[page.index(f"<strong>{html.escape(row.metric)}</strong>"):]
+        cells = cells[: cells.index("</tr>")]
+        assert html.escape(row.verdict) in cells and html.escape(row.interval_text()) in cells
+        if not row.regression and row.worse:
+            assert ">better<" not in cells
     assert f"{cal.temperature_:.6g}" in page or str(cal.temperature_) in page
     assert "2026-01..2026-06" in page
 

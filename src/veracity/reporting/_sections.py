@@ -271,12 +271,18 @@ def _slices(result: AuditResult, svg: str) -> str:
 
 
 def _ledger(ledger: Any) -> str:
+    """The before/after ledger: each change with its paired interval and the ledger's own verdict
+    (better / REGRESSION only beyond noise, else "within noise")."""
     rows = []
     for r in getattr(ledger, "rows", ()):
         change = float(getattr(r, "change", float("nan")))
         regression = bool(getattr(r, "regression", False))
-        cls = "bad" if regression else ("good" if math.isfinite(change) and change != 0 else "")
-        verdict = "same" if change == 0 else ("regression" if regression else "better")
+        verdict = str(getattr(r, "verdict", "") or "")
+        if not verdict:  # a ledger row from before verdicts knew their noise
+            verdict = "same" if change == 0 else ("REGRESSION" if regression else "better")
+        good = verdict.startswith("better")
+        cls = "bad" if regression else ("good" if good else "")
+        interval = r.interval_text() if hasattr(r, "interval_text") else ""
         can_move = getattr(r, "can_move", "")
         if isinstance(can_move, bool):
             can_move = "yes" if can_move else "no"
@@ -285,9 +291,10 @@ def _ledger(ledger: Any) -> str:
                                               if better else "")
         rows.append([f"<strong>{_e(r.metric)}</strong>", what, _num(r.before), _num(r.after),
                      f'<span class="{cls}">{change:+.4f}</span>' if math.isfinite(change) else "n/a",
-                     f'<span class="{cls}">{verdict}</span>', _e(can_move), _e(getattr(r, "note", ""))])
-    out = _table(["metric", "what", "before", "after", "change", "verdict", "can it move?", "why"], rows,
-                 cls="ledger", numeric="llrrrlll")
+                     _e(interval), f'<span class="{cls}">{_e(verdict)}</span>', _e(can_move),
+                     _e(getattr(r, "note", ""))])
+    out = _table(["metric", "what", "before", "after", "change", "interval", "verdict", "can it move?", "why"],
+                 rows, cls="ledger", numeric="llrrrrlll")
     certs = getattr(ledger, "certificates", None) or {}
     if certs:
         items = []
