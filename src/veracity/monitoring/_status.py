@@ -75,6 +75,7 @@ class Alert(str):
     period: str
     slice: str
     kind: str
+    _row: Any  # the StatusRow, on the alerts StoreStatus.alerts lists (for the deprecated row attributes)
 
     def __new__(cls, text: str, *, period: str = "", slice: str = "", row: Any = None) -> Alert:
         self = super().__new__(cls, text)
