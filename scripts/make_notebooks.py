@@ -35,7 +35,7 @@ MONITORING = [
     ("markdown", "# A model in production: calibration over time\n\nPredictions are logged every day; outcomes "
                  "arrive 30 days later, a 3 % random audit sample within a day. In week 7 the base rate doubles."),
     ("code", "import os, tempfile\nimport numpy as np\nimport pyarrow as pa\nimport veracity as vc\n\n"
-             "rng = np.random.default_rng(1)\nn = 30_000\nt0 = np.datetime64('2026-01-05', 's')\n"
+             "rng = np.random.default_rng(1)\nn = 60_000\nt0 = np.datetime64('2026-01-05', 's')\n"
              "t = t0 + rng.integers(0, 70 * 86400, n).astype('timedelta64[s]')\n"
              "week = ((t - t0) // np.timedelta64(7 * 86400, 's')).astype(int)\n"
              "logit = rng.normal(-2.2, 1.2, n)\np = 1 / (1 + np.exp(-logit))\n"

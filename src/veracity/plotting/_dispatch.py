@@ -68,7 +68,7 @@ def _store_status(result: Any, ax: Axes | None) -> Figure:
     from ._monitoring import store_figure
 
     if ax is not None:
-        raise VeracityError("StoreStatus.plot() draws two panels (rates and row counts); call it without ax")
+        raise VeracityError("StoreStatus.plot() draws three panels (rates, the band each alert reads, row counts); call it without ax")
     return store_figure(result)
 
 
