@@ -34,7 +34,7 @@ def test_probability_grouped_equals_in_memory(npartitions):
     df = _frame()
     ddf = dd.from_pandas(df, npartitions=npartitions)
     a = audit_dask(ddf, score="p", label="y", by="g", bins=10)
-    b = vc.audit(df["p"], df["y"], bins=10, by=df["g"].to_numpy(), by_name="g")
+    b = vc.audit(df["p"], df["y"], bins=10, by={"g": df["g"].to_numpy()})
     _same(a, b)
     assert a.auc == b.auc  # integer Mann-Whitney sums: bit-identical
     for key in b.groups:
@@ -86,6 +86,6 @@ def test_on_a_local_multi_process_cluster():
                                   dashboard_address=":0") as cluster, distributed.Client(cluster):
         a = audit_dask(dd.from_pandas(df, npartitions=6), score="s", label="y",
                        score_type="logit", by="g")
-    b = vc.audit(df["s"], df["y"], score_type="logit", by=df["g"].to_numpy(), by_name="g")
+    b = vc.audit(df["s"], df["y"], score_type="logit", by={"g": df["g"].to_numpy()})
     _same(a, b)
     assert a.auc == b.auc

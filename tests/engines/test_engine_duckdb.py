@@ -44,7 +44,7 @@ def test_same_as_in_memory_probability_weighted_grouped(tmp_path, fmt):
     for weight in (None, "w"):
         a = audit_duckdb(path, score="p", label="y", weight=weight, by="g", bins=12)
         b = vc.audit(f["p"], f["y"], bins=12, sample_weight=f[weight] if weight else None,
-                     by=f["g"], by_name="g")
+                     by={"g": f["g"]})
         _assert_same(a, b)
         assert set(a.groups) == set(b.groups)
         for key in b.groups:

@@ -134,7 +134,7 @@ def test_multiclass_top_label_on_dask(tmp_path):
     score_type = "logit"
     got = vc.audit(make("dask", df, tmp_path), score=["c0", "c1", "c2"], label="y", sample_weight="w", by="seg",
                    score_type=score_type, bins=8)
-    want = vc.audit(s, y, sample_weight=df["w"].to_numpy(), by=df["seg"].to_numpy(), by_name="seg",
+    want = vc.audit(s, y, sample_weight=df["w"].to_numpy(), by={"seg": df["seg"].to_numpy()},
                     score_type=score_type, bins=8)
     assert got.n_classes == 3 and got.group_column == "seg"
     np.testing.assert_array_equal(got.table.stats.count, want.table.stats.count)
@@ -158,7 +158,7 @@ def test_multiclass_bad_rows_same_message_on_dask(tmp_path):
 def test_pos_label_text_labels_on_every_backend(backend, tmp_path, request):
     df = _base(400).assign(seg=lambda d: np.where(np.arange(400) % 3 == 0, "a", "b"))
     want = vc.audit(df["p"].to_numpy(), df["y"].to_numpy(), sample_weight=df["w"].to_numpy(),
-                    by=df["seg"].to_numpy(), by_name="seg")
+                    by={"seg": df["seg"].to_numpy()})
     text = df.assign(y=np.where(df["y"] == 1, "yes", "no"))
     got = vc.audit(make(backend, text, tmp_path, request), score="p", label="y", pos_label="yes",
                    sample_weight="w", by="seg")

@@ -22,7 +22,7 @@ def test_spark_audit_equals_the_array_form(spark, tmp_path, request):
     frame = make("spark", df, tmp_path, request)
     got = vc.audit(frame, score='p"; DROP TABLE x; --', label="y", sample_weight="w", by="seg`ment", bins=12)
     p, y, w = df['p"; DROP TABLE x; --'].to_numpy(), df["y"].to_numpy(), df["w"].to_numpy()
-    want = vc.audit(p, y, sample_weight=w, bins=12, by=df["seg`ment"].to_numpy(), by_name="seg`ment")
+    want = vc.audit(p, y, sample_weight=w, bins=12, by={"seg`ment": df["seg`ment"].to_numpy()})
     same_audit(got, want)
     assert got.auc == pytest.approx(roc_auc_score(y, p, sample_weight=w), rel=1e-12)
     assert got.group_column == "seg`ment"

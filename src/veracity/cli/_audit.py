@@ -294,8 +294,7 @@ def run(args: argparse.Namespace) -> int:
         min_count=args.min_count,
         threshold=args.threshold,
         sample_weight=weights,
-        by=by,
-        by_name=args.by,
+        by=None if by is None else {args.by: by},  # the slices named by their column
         max_groups=args.max_groups,
         bootstrap=args.ci or ("bca" if args.honest else False),
         n_resamples=args.resamples,

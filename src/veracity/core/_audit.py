@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -277,6 +278,56 @@ def _honest_extras(
     return extras
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _slices_named(by: Any) -> tuple[Any, str | None]:
+    """``by=`` as its keys and the slices' name: ``{"segment": keys}``, or a named Series / array."""
+    if isinstance(by, dict):
+        if len(by) != 1:
+            raise VeracityError(f"by= as a dict names one slice column, e.g. {{'segment': keys}}; got {len(by)} "
+                                "entries", param="by")
+        ((name, keys),) = by.items()
+        return keys, str(name)
+    name = getattr(by, "name", None)
+    return by, name if isinstance(name, str) and name else None
+
+
+#: whether ``by_name=`` warns: off until the callers left (tests/sql, veracity.reporting) pass
+#: ``by={name: keys}``, since every warning is an error in the test suite (issue 21's report)
+BY_NAME_WARNS = False
+
+
+def _by_name_alias(fn: F) -> F:
+    """``by_name=`` (the slice column's old name, out of the vocabulary) still works — with one
+    :class:`~veracity.core._compat.VeracityDeprecationWarning` once :data:`BY_NAME_WARNS` is on:
+    ``by=`` names the slices itself."""
+    import functools
+    import os
+    import sys
+
+    from ._compat import _PACKAGE, _warn_once
+
+    @functools.wraps(fn)
+    def audit(*args: Any, **kwargs: Any) -> Any:
+        if "by_name" in kwargs:
+            name = kwargs.pop("by_name")
+            # veracity.reporting still passes it while it moves to by={name: keys}: its calls do not warn
+            if BY_NAME_WARNS and not os.path.abspath(sys._getframe(1).f_code.co_filename).startswith(_PACKAGE):
+                _warn_once("audit", "by_name", "audit(): by_name= is renamed by=: by= names the slices itself "
+                           "({'segment': keys} or a named Series with arrays, a column name in the frame form); "
+                           "by_name= will be removed")
+            by = kwargs.get("by")
+            if name is not None and by is not None and not isinstance(by, (str, dict)):
+                kwargs["by"] = {str(name): by}
+        return fn(*args, **kwargs)
+
+    if BY_NAME_WARNS:  # a listed alias is one that warns (tests/display/test_vocabulary.py)
+        audit.__renamed__ = {**getattr(fn, "__renamed__", {}), "by_name": "by"}  # type: ignore[attr-defined]
+    return cast(F, audit)
+
+
+@_by_name_alias
 @renamed(ci="bootstrap", seed="random_state")
 def audit(
     scores: Any,
@@ -294,7 +345,6 @@ def audit(
     threshold: float = 0.5,
     sample_weight: Any = None,
     by: Any = None,
-    by_name: str | None = None,
     max_groups: int | None = MAX_GROUPS,
     bootstrap: bool | BootstrapMethod = False,
     n_resamples: int = 1000,
@@ -311,7 +361,9 @@ def audit(
 
     One pass builds the per-bin statistics that every binned number reads; AUC
     needs one sort. ``by=`` (an array of group keys, one per row) adds one audit
-    per group, binned with the same edges as the whole so their tables line up; at most
+    per group, binned with the same edges as the whole so their tables line up; the slices
+    are named by ``by=`` itself: ``by={"segment": keys}``, a named pandas/polars Series, or a
+    column name in the frame form (``by_name=`` is the deprecated old way). At most
     ``max_groups`` slices (default 100): the smallest groups beyond it are audited together
     as one slice named ``"(other N values)"`` (``max_groups=None``: no cap).
     ``interval`` names the per-bin binomial interval ('wilson' or 'clopper-pearson');
@@ -383,6 +435,7 @@ def audit(
         return replace(whole, groups=groups, group_column="class")
     if by is None:
         return whole
+    by, by_name = _slices_named(by)
     keys = to_numpy(by, "by")
     if keys.ndim != 1 or keys.shape[0] != data.n:
         raise VeracityError(
