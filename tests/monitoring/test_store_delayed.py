@@ -500,3 +500,17 @@ def test_ppi_confusion_and_cost_at_the_threshold_equal_ppi_audit_on_the_windows_
         checked += 1
     assert checked >= 3
     assert "confusion_ppi" in st.rows[-1].to_dict()
+
+
+def test_bin_ppi_cells_read_as_rates():
+    """What a user reads for a bin's PPI rate: never a rate outside [0, 1], and no number at all
+    from a handful of audit labels (the normal interval of 3 labels said '1.000 [1.000, 1.000]')."""
+    from veracity.monitoring._status import _ppi_cell
+
+    assert _ppi_cell(None) == ""
+    assert _ppi_cell({"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "labels": 3, "sufficient": False}) \
+        == "n/a (3 audit labels, too few)"
+    cell = _ppi_cell({"estimate": 0.7448, "ci_low": 0.338, "ci_high": 1.151, "labels": 40, "sufficient": True})
+    assert cell == "0.7448 [0.338, 1.000] (40)"
+    cell = _ppi_cell({"estimate": -0.01, "ci_low": -0.05, "ci_high": 0.03, "labels": 90, "sufficient": True})
+    assert cell == "0.0000 [0.000, 0.030] (90)"

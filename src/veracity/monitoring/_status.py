@@ -61,6 +61,19 @@ REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
 MIN_PPI_LABELS = 30  # a bin's PPI normal interval is marked insufficient below this many audit labels
 
 
+def _ppi_cell(ppi: dict[str, Any] | None) -> str:
+    """A bin's PPI rate as printed: the estimate with its interval cut to [0, 1] (a rate's range; the
+    stored estimate and ci_low/ci_high are PPI's own, which may leave it), or n/a with the count when too few
+    audit labels make the normal interval meaningless."""
+    if ppi is None:
+        return ""
+    if not ppi["sufficient"]:
+        return f"n/a ({ppi['labels']} audit labels, too few)"
+    low, high = max(0.0, ppi["ci_low"]), min(1.0, ppi["ci_high"])
+    estimate = min(1.0, max(0.0, ppi["estimate"]))
+    return f"{fmt(estimate)} [{fmt(low, 3)}, {fmt(high, 3)}] ({ppi['labels']})"
+
+
 class Alert(str):
     """One alert of a store's status: reads as its sentence (a ``str``, as row alerts always did) and
     knows where it fired: ``period``, ``slice`` and ``kind`` (the words before the first colon:
@@ -252,10 +265,7 @@ class StoreStatus(Display):
             cells = [{
                 "lo": b["lo"], "hi": b["hi"], "rows": b["rows"], "conf": b["conf"], "labelled": b["labelled"],
                 "rate": b["rate"],
-                "PPI rate": "" if b["estimate_ppi"] is None else
-                f"{b['estimate_ppi']['estimate']:.4f} [{b['estimate_ppi']['ci_low']:.3f}, "
-                f"{b['estimate_ppi']['ci_high']:.3f}] ({b['estimate_ppi']['labels']}"
-                + ("" if b["estimate_ppi"]["sufficient"] else ", too few") + ")",
+                "PPI rate": _ppi_cell(b["estimate_ppi"]),
                 "bounds on rate - score": "" if b["sequence_low"] is None else
                 f"[{b['sequence_low']:+.4f}, {b['sequence_high']:+.4f}]",
                 "alert": "ALERT" if b["alert"] and self.alert_mode == "sequential" else ""}
@@ -289,9 +299,7 @@ class StoreStatus(Display):
                 ppi = b["estimate_ppi"]
                 body.append([b["bin"], f"{b['rows']:,}", fmt(b["conf"]), f"{b['labelled']:,}",
                              "" if b["rate"] is None else fmt(b["rate"]),
-                             "" if ppi is None else f"{fmt(ppi['estimate'])} [{fmt(ppi['ci_low'], 3)}, "
-                                                    f"{fmt(ppi['ci_high'], 3)}] ({ppi['labels']}"
-                                                    + ("" if ppi["sufficient"] else ", too few") + ")",
+                             _ppi_cell(ppi),
                              "" if b["sequence_low"] is None else
                              f"[{b['sequence_low']:+.4f}, {b['sequence_high']:+.4f}]",
                              "ALERT" if b["alert"] and self.alert_mode == "sequential" else ""])
@@ -299,7 +307,7 @@ class StoreStatus(Display):
                 continue
             tag = r.period + (f" [{r.slice}]" if show_slice else "")
             out.append(f"per score bin, {tag} (rate: final labels; PPI rate: the bin's audit labels with all its "
-                       f"scores, {self.level * 100:g}% CI (audit labels; 'too few' under {MIN_PPI_LABELS}); bounds: "
+                       f"scores, {self.level * 100:g}% CI cut to [0, 1] (audit labels; n/a under {MIN_PPI_LABELS}); bounds: "
                        "anytime-valid on mean(y - p) of the bin's final labels so far):")
             out.append(render_table(["scores", "rows", "conf", "labelled", "rate", "PPI rate", "bounds", ""], body,
                                     align="lrrrrlll"))
