@@ -31,7 +31,9 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
         raise VeracityError(f"{_name(p)} is empty; it has no header and no rows")
     try:
         if p.suffix.lower() in (".parquet", ".pq"):
-            wanted = _present(columns, pq.read_schema(p).names)
+            schema_names = pq.read_schema(p).names
+            _refuse_duplicates(schema_names, p)  # pyarrow's reader fails on them with an Arrow message
+            wanted = _present(columns, schema_names)
             table = pq.read_table(p, columns=wanted)
         else:
             wanted = None
@@ -60,14 +62,18 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
                 raise VeracityError(
                     f"column {name!r} of {_name(p)} is not UTF-8 text; re-save the file as UTF-8, "
                     "e.g. iconv -f latin1 -t utf-8")
+    _refuse_duplicates(names, p)
+    if table.num_rows == 0:
+        raise VeracityError(f"{_name(p)} has a header but no rows; nothing to audit")
+    return table
+
+
+def _refuse_duplicates(names: list[str], p: Path) -> None:
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise VeracityError(
             f"column {dup!r} appears {names.count(dup)} times in {_name(p)}; give every column a "
             "distinct name")
-    if table.num_rows == 0:
-        raise VeracityError(f"{_name(p)} has a header but no rows; nothing to audit")
-    return table
 
 
 def _read_csv_columns(p: Path, options: Any) -> Any:
@@ -112,10 +118,15 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
 
 
 def _present(columns: list[str] | None, names: list[str]) -> list[str] | None:
+    """The columns to read: ``columns`` plus every column equal to one of them but for spaces
+    (a caller may have stripped ``" p"`` to ``p``; :func:`score_matrix` picks the one written)."""
     if not columns or len(set(names)) != len(names):
         return None
     wanted = list(dict.fromkeys(columns))
-    return wanted if all(c in names for c in wanted) else None
+    if not all(c in names for c in wanted):
+        return None
+    stripped = {c.strip() for c in wanted}
+    return list(dict.fromkeys([*wanted, *(n for n in names if n.strip() in stripped)]))
 
 
 def _name(p: Path) -> str:
@@ -160,8 +171,17 @@ def column(table: Any, name: str, *, path: str | Path | None = None) -> np.ndarr
 
 
 def score_matrix(table: Any, spec: str, *, path: str | Path | None = None) -> np.ndarray:
-    """Scores from ``spec``: one column name, or comma-separated names for an (N, K) matrix."""
-    names = [s.strip() for s in spec.split(",") if s.strip()]
+    """Scores from ``spec``: one column name, or comma-separated names for an (N, K) matrix.
+
+    Names are matched as written first: a column literally named ``" p"`` or ``"a,b"`` is that
+    column; otherwise the spec is split on commas, and a part is stripped of spaces only
+    when the part as written is not a column (``"p0, p1"``).
+    """
+    present = set(table.column_names)
+    if spec in present:
+        names = [spec]
+    else:
+        names = [s if s in present else s.strip() for s in spec.split(",") if s.strip()]
     if not names:
         raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
     cols = [column(table, n, path=path) for n in names]

@@ -109,3 +109,26 @@ def test_a_boolean_label_column_in_a_csv(tmp_path, spelling):
     assert [pytest.approx(row) for row in want] == got
     assert vc.audit(path, score="p", label="y").to_dict()["metrics"] == pytest.approx(
         vc.audit(P, Y).to_dict()["metrics"], rel=1e-9, nan_ok=True)  # mce: NaN (no sufficient bin)
+
+
+@pytest.mark.parametrize("name", [" p", "p ", "a,b"])
+def test_cli_score_names_are_matched_as_written_first(tmp_path, cli, name):
+    """--score ' p' was stripped to 'p' on the memory engine and read the other column (fuzz);
+    a column literally named 'a,b' was split into two names."""
+    import pandas as pd
+
+    pd.DataFrame({"p": NOISE, name: P, "y": Y}).to_csv(tmp_path / "n.csv", index=False)
+    result = cli(["audit", str(tmp_path / "n.csv"), f"--score={name}", "--label=y", "--engine=memory",
+                  "--json", "-"])
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["metrics"]["ece"] == pytest.approx(vc.ece(P, Y), rel=1e-9)
+
+
+def test_cli_multiclass_score_list_still_splits(tmp_path, cli):
+    rng = np.random.default_rng(2)
+    probs = rng.dirichlet([1, 1, 1], N)
+    lines = ["p0,p1,p2,y"] + [f"{a},{b},{c},{k}" for (a, b, c), k in zip(probs, rng.integers(0, 3, N))]
+    (tmp_path / "m.csv").write_text("\n".join(lines) + "\n")
+    result = cli(["audit", str(tmp_path / "m.csv"), "--score", "p0, p1, p2", "--label", "y", "--json", "-"])
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["n_classes"] == 3

@@ -178,3 +178,15 @@ def test_duplicated_column_names_are_refused_in_parquet_files(tmp_path):
         with pytest.raises(vc.VeracityError, match="column 'p' appears 2 times") as info:
             vc.ece(str(source), score="p", label="y")
         assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("engine", ["memory", "duckdb"])
+def test_duplicated_parquet_columns_on_the_cli(tmp_path, cli, refused, engine):
+    """The memory engine said "could not read ... Multiple matches for FieldRef.Name(p)" (Arrow's words)."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_arrays([pa.array(P[:50]), pa.array(Y[:50]), pa.array(1 - P[:50])], names=["p", "y", "p"])
+    pq.write_table(table, tmp_path / "dup.parquet")
+    refused(cli(["audit", tmp_path / "dup.parquet", "--score", "p", "--label", "y", "--engine", engine]),
+            "column 'p' appears 2 times")
