@@ -5,9 +5,6 @@ issue 25). Missing values of the slice column are the slice "None" on every back
 from __future__ import annotations
 
 import math
-import os
-import shutil
-import sys
 import warnings
 
 import numpy as np
@@ -124,30 +121,7 @@ def test_lazy_frames_refuse_like_the_arrays_in_one_line(tmp_path, monkeypatch):
     assert "\n" not in str(info.value)
 
 
-def _spark(request):
-    """The suite's Spark session (the root ``spark`` fixture where there is one), else a local one."""
-    pytest.importorskip("pyspark")
-    try:
-        return request.getfixturevalue("spark")
-    except pytest.FixtureLookupError:
-        pass
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("Spark needs Java 17: run scripts/ensure-java.sh")
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    from pyspark.sql import SparkSession
-
-    spark = (SparkSession.builder.master("local[2]").appName("veracity-tests")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "4").config("spark.driver.host", "127.0.0.1")
-             .config("spark.driver.memory", "1g").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
-
-
-def test_spark_gives_the_arrays_numbers(request):
-    spark = _spark(request)
+def test_spark_gives_the_arrays_numbers(spark):  # the suite's one session (tests/conftest.py)
     df = _data(n=800, seed=14)
     got = vc.compare_models(spark.createDataFrame(df), scores=["old", "new"], label="label", sample_weight="w",
                             by="seg", n_resamples=0)
