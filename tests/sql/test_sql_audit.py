@@ -72,7 +72,7 @@ CASES = {
 def in_memory(cols: dict[str, np.ndarray], *, score: str = "p", label: str = "y", sample_weight: str | None = None,
               by: str | None = None, **options: Any) -> Any:
     return vc.audit(cols[score], cols[label], sample_weight=None if sample_weight is None else cols[sample_weight],
-                    by=None if by is None else cols[by], by_name=by, **options)
+                    by=None if by is None else {by: cols[by]}, **options)
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -133,7 +133,7 @@ def test_single_class_slice_has_no_auc(engine):
     load(name, conn, "one_class", {"p": p, "y": y, "seg": seg})
     got = audit_sql(conn, table="one_class", score="p", label="y", by="seg", min_count=1)
     assert got.groups["b"].auc is None
-    assert_same(got.to_dict(), vc.audit(p, y, by=seg, by_name="seg", min_count=1).to_dict())
+    assert_same(got.to_dict(), vc.audit(p, y, by={"seg": seg}, min_count=1).to_dict())
 
 
 def test_a_url_reaches_sqlite_and_duckdb_files(tmp_path):
@@ -221,7 +221,7 @@ def test_any_small_table_audits_like_its_rows(case):
     options = dict(bins=4, strategy=strategy, min_count=1)
     weight = {"sample_weight": "w"} if weighted else {}
     got = audit_sql(conn, table="t", score="p", label="y", by="seg", **weight, **options)
-    want = vc.audit(p, y, sample_weight=w if weighted else None, by=seg, by_name="seg", **options)
+    want = vc.audit(p, y, sample_weight=w if weighted else None, by={"seg": seg}, **options)
     assert_same(got.to_dict(), want.to_dict())
 
 
@@ -232,5 +232,5 @@ def test_extreme_weights_are_rescaled_like_arrays(engine):
     big = cols["w"] * 1e200
     load(name, conn, "heavy", {"p": cols["p"], "y": cols["y"], "w": big, "seg": cols["seg"]})
     got = audit_sql(conn, table="heavy", score="p", label="y", sample_weight="w", by="seg", bins="auto")
-    want = vc.audit(cols["p"], cols["y"], sample_weight=big, by=cols["seg"], by_name="seg", bins="auto")
+    want = vc.audit(cols["p"], cols["y"], sample_weight=big, by={"seg": cols["seg"]}, bins="auto")
     assert_same(got.to_dict(), want.to_dict())

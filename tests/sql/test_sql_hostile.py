@@ -41,7 +41,7 @@ def test_names_with_quotes_semicolons_and_unicode_cannot_inject(engine):
     got = audit_sql(conn, table=HOSTILE["table"], score=HOSTILE["score"], label=HOSTILE["label"],
                     sample_weight=HOSTILE["weight"], by=HOSTILE["by"])
     want = vc.audit(cols[HOSTILE["score"]], cols[HOSTILE["label"]], sample_weight=cols[HOSTILE["weight"]],
-                    by=cols[HOSTILE["by"]], by_name=HOSTILE["by"])
+                    by={HOSTILE["by"]: cols[HOSTILE["by"]]})
     assert set(got.groups) == {"it's", 'a"b', "x; DROP TABLE keep"} == set(want.groups)
     assert got.group_column == HOSTILE["by"]
     assert abs(got.ece - want.ece) < 1e-12 and abs(got.auc - want.auc) < 1e-12
@@ -63,7 +63,7 @@ def test_hostile_pos_label_and_slice_cap_values_are_escaped(engine):
     load(name, conn, "labels", {"p": p, "lab": labels, "seg": seg})
     got = audit_sql(conn, table="labels", score="p", label="lab", pos_label="it's'); DROP TABLE keep; --",
                     by="seg", max_groups=3)
-    want = vc.audit(p, labels, pos_label="it's'); DROP TABLE keep; --", by=seg, by_name="seg", max_groups=3)
+    want = vc.audit(p, labels, pos_label="it's'); DROP TABLE keep; --", by={"seg": seg}, max_groups=3)
     assert set(got.groups) == set(want.groups)
     for k in want.groups:
         assert got.groups[k].auc == pytest.approx(want.groups[k].auc, abs=1e-12)

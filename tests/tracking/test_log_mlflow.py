@@ -46,7 +46,7 @@ def _artifact(client, run_id, name, tmp_path) -> Path:
 def test_an_audit_is_logged_and_read_back(tracking, tmp_path):
     client = tracking
     p, y, seg = _data()
-    result = vc.audit(p, y, by=seg, by_name="region")
+    result = vc.audit(p, y, by={"region": seg})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with mlflow.start_run() as run:
