@@ -127,7 +127,7 @@ def _fit_lazy(args: argparse.Namespace, engine: str, cal: Any, meta: dict[str, A
     except VeracityError:
         raise
     except Exception as exc:  # an engine's read error: one line, never the file's rows
-        from ..frames._duckdb import describe_error
+        from ..sources._duckdb import describe_error
 
         raise VeracityError(describe_error(exc, path)) from None
     return path, role
@@ -137,8 +137,8 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str) -> Any:
     """The rows whose --role-col equals --fit-role, as a lazy narwhals frame (nothing read yet)."""
     import narwhals as nw
 
-    from ..frames._aggregates import collect
-    from ..frames._source import as_frame, check_columns
+    from ..sources._aggregates import collect
+    from ..sources._source import as_frame, check_columns
 
     frame = as_frame(source)
     check_columns(frame, {"role_col": args.role_col})

@@ -123,9 +123,9 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
             frac = value / 100.0
             t = budget_threshold(s, fraction=frac, sample_weight=w, score_type=st)
             return t, {"kind": "budget", "fraction": frac}, f"review budget {text} of the rows"
-        k = value
-        t = budget_threshold(s, top_k=k, sample_weight=w, score_type=st)
-        return t, {"kind": "budget", "top_k": k}, f"review budget of {text:s} alerts"
+        top_k = value
+        t = budget_threshold(s, top_k=top_k, sample_weight=w, score_type=st)
+        return t, {"kind": "budget", "top_k": top_k}, f"review budget of {text:s} alerts"
     t = cost_threshold(cost_fp, cost_fn)
     how = f"t* = c_FP/(c_FP + c_FN) = {t:.4g} (assumes calibrated probabilities)"
     if st == "logit":

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 
 def _pyplot() -> Any:
     try:
@@ -69,7 +71,7 @@ def reliability_panels(
 
 
 def redraw_scatter(
-    deployed: Sequence[float], reported: Sequence[float], target: float, path: Path,
+    deployed: Sequence[float] | np.ndarray, reported: Sequence[float] | np.ndarray, target: float, path: Path,
     *, title: str = "", note: str = "",
 ) -> Path:
     """Test-reported vs deployed recall, one dot per redraw, with the diagonal and the target."""

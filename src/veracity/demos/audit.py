@@ -59,7 +59,8 @@ def run(plots: str | Path | None = None) -> AuditDemo:
     out.append(_indent(str(audit)))
 
     # [2] repair on calib
-    ts = vc.TemperatureScaling(score_type="logit").fit(d["logit"][calib], y[calib])
+    ts = vc.TemperatureScaling(score_type="logit")
+    ts.fit(d["logit"][calib], y[calib])
     tau = float(ts.temperature_)
     verdict = ("> 1: the scores were OVERconfident" if tau > 1
                else "< 1: the scores were underconfident")

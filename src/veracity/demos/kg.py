@@ -146,8 +146,8 @@ def run(plots: str | Path | None = None) -> KGDemo:
                                 random_state=SPLIT_SEED))
     cal, ev = roles == "calibration", roles == "evaluation"
 
-    ts = vc.TemperatureScaling(score_type="logit", method="golden", bounds=(0.05, 20.0),
-                               iterations=80).fit(s[cal], y[cal])
+    ts = vc.TemperatureScaling(score_type="logit", method="golden", bounds=(0.05, 20.0), iterations=80)
+    ts.fit(s[cal], y[cal])
     tau = float(ts.temperature_)
     p_before = _sigmoid(s)
     p_after = np.asarray(ts.transform(s), dtype=float)
@@ -193,7 +193,7 @@ def run(plots: str | Path | None = None) -> KGDemo:
     out.append(_summary(before))
 
     # [3] golden-section trace
-    lo, hi = ts.bounds if hasattr(ts, "bounds") else (0.05, 20.0)
+    lo, hi = ts.bounds or (0.05, 20.0)
     out.append("\n[3] temperature scaling: fit τ by NLL on the calibration half, "
                f"golden-section over [{lo}, {hi}]")
     trace = list(ts.trace_)

@@ -108,6 +108,7 @@ def run(plots: str | Path | None = None) -> SplitsDemo:
     x_ca, y_ca, _ = gen.sample(N_CALIB, rng)
     x_te, y_te, p_true_te = gen.sample(N_TEST, rng)
     x_de, y_de, p_true_de = gen.sample(N_DEPLOY, rng)
+    assert p_true_te is not None and p_true_de is not None  # proba=True: the true probabilities come back
 
     out: list[str] = []
     out.append("veracity demo splits — the train/calibration/test study: which data may set T and the threshold?")

@@ -72,7 +72,7 @@ def _absolute_rows(message: str, first_row: int) -> str:
     return re.sub(r"data row (\d+)", lambda m: f"data row {int(m.group(1)) + first_row}", message)
 
 
-def apply_stream(cal: Any, source: str | os.PathLike, out: str | os.PathLike, *, score: str | list[str],
+def apply_stream(cal: Any, source: str | os.PathLike[str], out: str | os.PathLike[str], *, score: str | list[str],
                  column: str = "calibrated", batch_rows: int = BATCH_ROWS) -> Applied:
     """Write every row of the Parquet ``source`` plus ``cal``'s calibrated column(s) to ``out``.
 

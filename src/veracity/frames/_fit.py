@@ -135,7 +135,8 @@ def _kept(lf: Any, weighted: bool) -> Any:
 
 def _row(lf: Any, **exprs: Any) -> dict[str, Any]:
     """One aggregate query; its single row as ``{name: value}``."""
-    return agg.collect(lf.select(**exprs)).rows(named=True)[0]
+    row: dict[str, Any] = agg.collect(lf.select(**exprs)).rows(named=True)[0]
+    return row
 
 
 def _summary(lf: Any) -> dict[str, float]:

@@ -45,7 +45,7 @@ def collect(x: Any) -> Any:
     return x.collect() if isinstance(x, nw.LazyFrame) else x
 
 
-def base(frame: Any, score: str, label: Any, weight: str | None, by: str | None,
+def base(frame: Any, score: str, label: Any, weight: str | None, by: str | list[str] | None,
          weight_scale: float = 1.0, pooled: tuple[list[Any], str] | None = None) -> Any:
     """The working columns ``_s, _y, _w`` (and ``_g``), whatever the user's names.
 
@@ -135,7 +135,7 @@ def _contract_exprs(weighted: bool) -> list[Any]:
     return [getattr(nw.col(col), how)().alias(f"_c_{name}") for name, col, how in _contract_aggs(weighted)]
 
 
-def _combine_contract(table: dict[str, list], weighted: bool) -> dict[str, Any]:
+def _combine_contract(table: dict[str, list[Any]], weighted: bool) -> dict[str, Any]:
     """The contract's counts from its aggregates over several groups (sums add; min/max of those present)."""
     out: dict[str, Any] = {}
     for name, _, how in _contract_aggs(weighted):
@@ -334,7 +334,7 @@ def bin_sums_and_contract(lf: Any, *, bins: int, score_type: str, threshold: flo
 
 
 def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: bool,
-               edges: np.ndarray | None, strategy: str, top_label: bool, contract: bool = False) -> dict[str, list]:
+               edges: np.ndarray | None, strategy: str, top_label: bool, contract: bool = False) -> dict[str, list[Any]]:
     """The per (slice, bin) aggregate as columns of Python values (``contract``: plus the
     contract's aggregates, rows with ``_ok`` false in bin ``-1``)."""
     import narwhals as nw
@@ -360,7 +360,7 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
     return {name: rows.get_column(name).to_list() for name in rows.columns}
 
 
-def _per_slice(native: dict[str, list], bins: int, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
+def _per_slice(native: dict[str, list[Any]], bins: int, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
     out: dict[Any, dict[str, np.ndarray]] = {}
     if isinstance(grouped, tuple):
         group_keys: list[Any] = list(zip(*(native[k] for k in grouped)))
@@ -483,7 +483,7 @@ def auc_parts(lf: Any, *, score_type: str, weighted: bool, grouped: bool, backen
 
 
 def _collected_numerators(lf: Any, *, bounds: list[float], weighted: bool, grouped: bool,
-                          whole: bool) -> dict[str, list]:
+                          whole: bool) -> dict[str, list[Any]]:
     """Per (slice, range): ``_num``, ``_pos``, ``_neg`` from the working columns collected range by
     range (one collect without cut points) and counted by :func:`._range_auc.range_numerators`."""
     import narwhals as nw
@@ -495,7 +495,7 @@ def _collected_numerators(lf: Any, *, bounds: list[float], weighted: bool, group
     x = lf.select(cols)
     s = nw.col("_s")
     lows, highs = [None, *bounds], [*bounds, None]
-    parts = []
+    parts: list[Any] = []
     for lo, hi in zip(lows, highs):  # a loop over score ranges, never rows
         rows = x
         if lo is not None:
@@ -506,10 +506,11 @@ def _collected_numerators(lf: Any, *, bounds: list[float], weighted: bool, group
         parts.extend(range_numerators(iter(table.to_batches()), bounds, grouped, weighted, whole))
     if not parts:
         return {name: [] for name in ([*(["_g"] if grouped else []), "_r", "_num", "_pos", "_neg"])}
-    return pa.Table.from_batches(parts).to_pydict()
+    out: dict[str, list[Any]] = pa.Table.from_batches(parts).to_pydict()
+    return out
 
 
-def combine_ranges(table: dict[str, list], *, grouped: bool, weighted: bool) -> dict[Any, float | None]:
+def combine_ranges(table: dict[str, list[Any]], *, grouped: bool, weighted: bool) -> dict[Any, float | None]:
     """Merge per-range numerators (a loop over ranges, never rows)."""
     cast = float if weighted else (lambda v: int(v))
     per_key: dict[Any, list[tuple[int, Any, Any, Any]]] = {}

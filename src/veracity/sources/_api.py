@@ -98,13 +98,13 @@ class _Prepared:
 
     # -- in memory ------------------------------------------------------------------
     def column(self, name: str) -> np.ndarray:
-        return self.frame.nw.get_column(name).to_numpy()
+        return np.asarray(self.frame.nw.get_column(name).to_numpy())
 
     def slice_keys(self) -> np.ndarray:
         """The ``by`` column, its missing values as ``None`` (the slice every backend calls "None";
         pandas would hand over NaN, named "nan")."""
         col = self.frame.nw.get_column(self.by)
-        keys = col.to_numpy()
+        keys = np.asarray(col.to_numpy())
         missing = col.is_null().to_numpy()
         if missing.any():
             keys = keys.astype(object)
@@ -347,13 +347,11 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     """``vc.audit`` of a frame (see the module doc)."""
     from ..core._audit import audit, audit_from_stats
 
-    if "by_name" in options:
-        raise VeracityError("with a frame, by= names the slice column; by_name= is for the array form")
     prep = _Prepared(data, score, label, sample_weight, by, pos_label=options.pop("pos_label", None))
     score_type = check_score_type(options.pop("score_type", "probability"))
     if not prep.frame.lazy:
-        keys = None if prep.by is None else prep.slice_keys()
-        return _call_in_memory(prep, audit, score_type, by=keys, by_name=prep.by, **options)
+        by_keys = None if prep.by is None else {prep.by: prep.slice_keys()}  # the slices named by the column
+        return _call_in_memory(prep, audit, score_type, by=by_keys, **options)
 
     bins = options.pop("bins", 15)
     strategy = options.pop("strategy", "uniform")

@@ -57,14 +57,14 @@ def _shuffle_method() -> str | None:
     try:
         from distributed import default_client
 
-        default_client()
+        default_client()  # type: ignore[no-untyped-call]
         return None
     except (ImportError, ValueError):
         return "tasks"
 
 
 def auc_table(ddf: Any, *, weighted: bool, grouped: bool, bounds: list[float],
-              whole: bool = False) -> dict[str, list]:
+              whole: bool = False) -> dict[str, list[Any]]:
     """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg`` (``whole``: plus the
     ranges of all rows together, ``_all`` true)."""
     import pandas as pd
@@ -123,7 +123,7 @@ def _in_chunks(df: Any, part_fn: Any, *args: Any) -> Any:
 
 
 def _column(df: Any, name: str) -> np.ndarray:
-    return df[name].to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.asarray(df[name].to_numpy(dtype=np.float64, na_value=np.nan))
 
 
 def _lo_hi(values: np.ndarray) -> tuple[float, float]:
@@ -209,7 +209,7 @@ def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, thres
                       nll_terms=None if nll is None else nll[rows])
         st = BinStats.from_binary(data, edges, strategy)
         idx = np.bincount(bin_index(p[rows], edges, strategy), weights=w[rows] * right[rows], minlength=m)
-        frame = {"_b": np.arange(m), "count": st.count.astype(np.float64), "weight": st.weight,
+        frame: dict[str, Any] = {"_b": np.arange(m), "count": st.count.astype(np.float64), "weight": st.weight,
                  "weight_sq": st.weight_sq, "sum_p": st.sum_p, "sum_y": st.sum_y, "sum_p2": st.sum_p2,
                  "sum_py": st.sum_py, "sum_nll": st.sum_nll, "correct": idx}
         if grouped:
@@ -254,7 +254,7 @@ def bin_sums_and_contract(ddf: Any, *, edges: np.ndarray, score_type: str, thres
     import dask
 
     bins = _bins_graph(ddf, _valid_bins_part, edges, "uniform", score_type, threshold, grouped, False)
-    parts, table = dask.compute(_contract_graph(ddf), bins)
+    parts, table = dask.compute(_contract_graph(ddf), bins)  # type: ignore[no-untyped-call]
     return _bins_from_table(table, edges, grouped), _contract_from_parts(parts)
 
 
@@ -263,7 +263,7 @@ def _bins_from_table(table: Any, edges: np.ndarray, grouped: bool) -> dict[Any, 
     out: dict[Any, dict[str, np.ndarray]] = {}
     for key, part in (table.groupby("_g", sort=False, dropna=False) if grouped else [(None, table)]):
         key = _key(key)
-        acc = {name: np.zeros(m) for name in _BIN_SUMS}
+        acc: dict[str, np.ndarray] = {name: np.zeros(m) for name in _BIN_SUMS}
         b = part["_b"].to_numpy(dtype=np.intp)
         for name in _BIN_SUMS:
             acc[name] = np.bincount(b, weights=part[name].to_numpy(dtype=np.float64), minlength=m)

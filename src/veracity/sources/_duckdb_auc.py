@@ -101,7 +101,7 @@ class _Spill:
         if not self.files:
             return np.concatenate([p[a:z] for p, a, z in zip(self.parts[name], lo, hi)] or [np.zeros(0, dtype)])
         out = np.empty(int((hi - lo).sum()), dtype)
-        view = memoryview(out).cast("B")
+        view = out.data.cast("B")
         at = 0
         with open(self.path(name), "rb") as fh:
             for start, a, z in zip(self.starts, lo, hi):
@@ -127,11 +127,11 @@ class _SliceCodes:
         lut = np.array([self.index.setdefault(k, len(self.index)) for k in enc.dictionary.to_pylist()],
                        dtype=np.int32)
         self.keys = list(self.index)
-        return lut[enc.indices.to_numpy(zero_copy_only=False)]
+        return np.asarray(lut[enc.indices.to_numpy(zero_copy_only=False)])
 
 
 def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[float],
-              directory: str, whole: bool = False) -> dict[str, list]:
+              directory: str, whole: bool = False) -> dict[str, list[Any]]:
     """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg`` (``whole``: plus
     the ranges of all rows together, ``_all`` true — from the same scan)."""
     from ..core._rank import class_numerators
@@ -186,7 +186,7 @@ def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[floa
         with ThreadPoolExecutor(min(WORKERS, ranges)) as pool:
             rows = [row for part in pool.map(count, range(ranges)) for row in part]
     cast = float if weighted else int
-    table: dict[str, list] = {"_g": [t[0] for t in rows], "_r": [t[1] for t in rows],
+    table: dict[str, list[Any]] = {"_g": [t[0] for t in rows], "_r": [t[1] for t in rows],
                               "_num": [cast(t[2]) for t in rows], "_pos": [cast(t[3]) for t in rows],
                               "_neg": [cast(t[4]) for t in rows]}
     if whole and grouped:
@@ -199,7 +199,7 @@ def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[floa
 def _prefetched(reader: Any, depth: int = 2) -> Iterator[Any]:
     """The reader's batches, pulled by a second thread so that DuckDB scans the next batches
     while numpy files this one (at most ``depth`` batches wait: bounded memory)."""
-    batches: queue.Queue = queue.Queue(maxsize=depth)
+    batches: queue.Queue[Any] = queue.Queue(maxsize=depth)
     stop = threading.Event()
     done = object()
 

@@ -64,7 +64,7 @@ def _find_spread_keys(spark: Any, partitions: int) -> list[int]:
 
 
 def auc_table(df: Any, *, weighted: bool, grouped: bool, bounds: list[float],
-              whole: bool = False, non_negative: bool = False) -> dict[str, list]:
+              whole: bool = False, non_negative: bool = False) -> dict[str, list[Any]]:
     """Per (slice, score range): ``_num`` (= 2U of the range), ``_pos``, ``_neg`` (``whole``:
     plus the ranges of all rows together, ``_all`` true; see :func:`._range_auc.range_numerators`)."""
     from pyspark import cloudpickle
@@ -79,7 +79,7 @@ def auc_table(df: Any, *, weighted: bool, grouped: bool, bounds: list[float],
         score = F.abs(F.col("_s"))
         label = [F.when(F.col("_y") == 1.0, score).otherwise(-score).alias("_s")]
     else:
-        label = ["_s", (F.col("_y") == 1.0).alias("_y")]
+        label = [F.col("_s"), (F.col("_y") == 1.0).alias("_y")]
     cols = [*(["_g"] if grouped else []), *label, *(["_w"] if weighted else [])]
     if ranges == 1:
         x = df.select(*cols).repartition(1)
