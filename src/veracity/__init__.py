@@ -3,6 +3,13 @@
 Audit whether a model's scores mean what they say, repair them with calibrators
 fit only on held-out data, turn them into decisions, and watch them drift.
 
+Layout, bottom to top: :mod:`veracity.core` (validation, per-bin statistics, metrics, the
+audit), :mod:`veracity.sources` (where the rows live: arrays, frames, DuckDB, Spark, Dask —
+one seam, each computation written once), the calibrators, decisions and honest estimators,
+monitoring, comparison and SQL, then :mod:`veracity.plotting` (``result.plot()``'s one seam)
+and :mod:`veracity.reporting` (``vc.report``), the CLI and the seed demos. Importing this
+package loads numpy only; the heavy libraries load when a call needs them.
+
 >>> import veracity as vc
 >>> round(vc.brier([.76, .82, .81, .91, .70], [1, 0, 1, 1, 0]), 5)
 0.25284

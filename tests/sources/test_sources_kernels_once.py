@@ -42,6 +42,8 @@ KERNELS = {
 #: the text of a copy -> the module allowed to hold it (the kernel's)
 COPIES = {
     "bin index": (re.compile(r"\.floor\(\)\.clip\("), "core/_binning.py"),
+    # the bin index as SQL text, for databases (veracity.sql renders it once)
+    "bin index (SQL)": (re.compile(r"(?i)least\(\s*floor\(|FLOOR\([^()]*\*[^()]*\)\s+AS\s+BIGINT"), "sql/_query.py"),
     "uniform edges (linspace)": (re.compile(r"linspace\(\s*0(\.0)?\s*,\s*1(\.0)?\s*,[^)]*\+\s*1\s*\)"), None),
     "uniform edges (arange)": (re.compile(r"np\.arange\([^()]*\+\s*1[^()]*\)\s*/"), "core/_binning.py"),
     "2U lookups": (re.compile(r"searchsorted\((s_neg|neg_sorted|neg)\b"), "core/_rank.py"),
@@ -56,11 +58,11 @@ COPIES = {
 
 #: copies still held by packages outside the rows seam, and who moves them onto it
 KNOWN = {
-    ("monitoring/_status.py", "uniform edges (linspace)"): "lead: the store's statistics move onto FrameSource",
-    ("monitoring/_status.py", "threshold check"): "lead: with the store's statistics",
+    ("monitoring/_status.py", "bin index (SQL)"): "lead: the store's statistics move onto FrameSource "
+                                                  "(its relation through as_source; bin_index via narwhals)",
+    ("monitoring/_status.py", "threshold check"): "lead: with the store's statistics (core._metrics.check_threshold)",
     ("cli/_monitor.py", "uniform edges (arange)"): "cli owner: monitor FILE should call vc.monitor(path, ...)",
     ("honest/_bootstrap.py", "2U lookups"): "honest owner: the bootstrap's AUC per resample (core._rank.twice_u)",
-    ("delayed/_audit.py", "uniform edges (linspace)"): "delayed owner: core._binning.uniform_edges",
     ("delayed/_audit.py", "threshold check"): "delayed owner: core._metrics.check_threshold",
     ("delayed/_ppi.py", "uniform edges (linspace)"): "quantile levels, not bin edges (a false match)",
     ("segments/_cells.py", "bin index"): "segments owner: core._binning.bin_index",
@@ -147,4 +149,6 @@ def test_the_checker_finds_a_planted_auc_window_and_edge_rule(tmp_path):
         "    j = np.arange(1, m)\n"
         "    return j * q + np.minimum(j, r)\n"
     )
-    assert copies(root) == {("window.py", "2U running window"), ("edges.py", "equal-mass edge rule")}
+    (root / "store.py").write_text('SQL = "SELECT least(floor(score * {bins}), {bins - 1}) AS bin FROM t"\n')
+    assert copies(root) == {("window.py", "2U running window"), ("edges.py", "equal-mass edge rule"),
+                            ("store.py", "bin index (SQL)")}

@@ -9,6 +9,13 @@ sums. In-memory data is an :class:`ArraySource` (numpy); lazy frames are a
 :class:`FrameSource` (narwhals aggregates, DuckDB / Spark / Dask for the order
 statistics), never collected whole.
 
+Each computation below the metrics is written once and every engine calls it: the bin index
+and the equal-width / equal-mass edges (:mod:`veracity.core._binning`), the 2U kernel per score
+range (:mod:`veracity.core._rank`, run by DuckDB's spilled ranges (:mod:`._duckdb_auc`), Spark's
+workers and Dask's tasks (:mod:`._range_auc`) and the other backends), the weights at or above
+thresholds (:mod:`._thresholds`), the column lookup (:func:`._source.require_columns`) and the
+contract's one-line errors (:func:`._aggregates.check_contract`).
+
 The core's public functions take the frame form through this package
 (``vc.audit(frame, score="p", label="y")``): it registers each with
 :mod:`veracity.core._frameform` on import, since the core never imports it.
