@@ -88,7 +88,7 @@ def test_multiclass_top_label_reading():
 
 def test_audit_slices_share_edges_and_sum_to_whole():
     groups = np.where(np.arange(500) % 3 == 0, "a", "b")
-    result = vc.audit(P, Y, by=groups, by_name="cohort", strategy="quantile", bins=8)
+    result = vc.audit(P, Y, by={"cohort": groups}, strategy="quantile", bins=8)
     assert set(result.groups) == {"a", "b"}
     for g in result.groups.values():
         np.testing.assert_array_equal(g.table.stats.edges, result.table.stats.edges)

@@ -129,15 +129,8 @@ EXEMPT = {
 #: gaps in other owners' modules while issue 21 is under way (each says whose): a violation
 #: outside this list fails; an entry that no longer fails should be deleted
 KNOWN_GAPS = {
-    ("audit", "random_state"): "core/_audit: random_state defaults to 0 (None needs random_state=0 in "
-                               "tests/honest/test_honest_zero_weights.py, test_honest_pos_label.py, docs/honest.md)",
-    ("report", "banned"): "reporting/_html: by_name=",
     ("scan_file", "banned"): "sources/_scan: weight=, group= (sample_weight=, by= with the old names as aliases)",
-    ("period_keys", "positional"): "monitoring: freq positional",
-    ("MonitorStore.slices", "positional"): "monitoring: con positional",
     ("SegmentCalibration.transform", "positional"): "segments: features positional",
-    ("confidence_sequence", "labels"): "delayed: no sample_weight",
-    ("binned_sequences", "labels"): "delayed: no sample_weight",
 }
 
 

@@ -31,7 +31,7 @@ def _same(a, b):
 
 CALLS = {
     "audit": lambda s, y, **k: vc.audit(s, y, tests=True, estimators=True, corp=True, noise_floor=True,
-                                        bootstrap="percentile", n_resamples=30, **k),
+                                        bootstrap="percentile", n_resamples=30, random_state=0, **k),
     "audit_by": lambda s, y, **k: vc.audit(s, y, by=np.arange(N) % 3, **k),
     "reliability": lambda s, y, **k: vc.reliability(s, y, bins=10, **k),
     "bootstrap_intervals": lambda s, y, **k: vc.bootstrap_intervals(s, y, n_resamples=40, random_state=0, **k),

@@ -295,7 +295,7 @@ def _slices_named(by: Any) -> tuple[Any, str | None]:
 
 #: whether ``by_name=`` warns: off until the callers left (tests/sql, veracity.reporting) pass
 #: ``by={name: keys}``, since every warning is an error in the test suite (issue 21's report)
-BY_NAME_WARNS = False
+BY_NAME_WARNS = True
 
 
 def _by_name_alias(fn: F) -> F:
@@ -349,7 +349,7 @@ def audit(
     bootstrap: bool | BootstrapMethod = False,
     n_resamples: int = 1000,
     noise_floor: bool = False,
-    random_state: Any = 0,
+    random_state: Any = None,
     estimators: bool = False,
     tests: bool = False,
     corp: bool = False,

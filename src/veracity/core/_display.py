@@ -198,7 +198,7 @@ class Display:
     def _repr_html_(self) -> str:
         render = _RENDERERS.get(type(self).__name__)
         if render is not None:
-            return render(self)
+            return str(render(self))
         return html_result(self._title(), self._summary_items(), self._frame_records(), str(self))
 
     def _html_body(self) -> str:
