@@ -10,9 +10,6 @@ Java comes from scripts/ensure-java.sh.
 from __future__ import annotations
 
 import logging
-import os
-import shutil
-import sys
 from typing import Any
 
 import numpy as np
@@ -33,7 +30,7 @@ def dataset(n: int = N, seed: int = 0) -> pd.DataFrame:
     })
 
 
-#: engines started once per test process: {"dask": (client, cluster), "spark": session}
+#: engines started once per test process: {"dask": (client, cluster)}
 _STARTED: dict[str, Any] = {}
 
 
@@ -51,26 +48,21 @@ def dask_client() -> Any:
     return _STARTED["dask"][0]
 
 
-def spark_session() -> Any:
-    """A ``local[2]`` Spark session (skips without pyspark or Java)."""
-    if "spark" not in _STARTED:
-        pytest.importorskip("pyspark")
-        if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-            pytest.skip("Spark needs Java 17: run scripts/ensure-java.sh (make test does)")
-        os.environ["PYSPARK_PYTHON"] = sys.executable
-        os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
-        os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-        from pyspark.sql import SparkSession
+#: the running test's request: make() reaches the root conftest's session-wide ``spark`` fixture through it
+_REQUEST: list[Any] = []
 
-        session = (
-            SparkSession.builder.master("local[2]").appName("veracity-tests")
-            .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", "4").config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.memory", "1g").getOrCreate()
-        )
-        session.sparkContext.setLogLevel("ERROR")
-        _STARTED["spark"] = session
-    return _STARTED["spark"]
+
+@pytest.fixture(autouse=True)
+def _current_request(request):
+    _REQUEST.append(request)
+    yield
+    _REQUEST.pop()
+
+
+def spark_session() -> Any:
+    """The run's one ``local[2]`` Spark session: tests/conftest.py's ``spark`` fixture (it skips
+    without pyspark or Java and stops the session at the end of the run)."""
+    return _REQUEST[-1].getfixturevalue("spark")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -80,13 +72,6 @@ def _stop_engines():
         client, cluster = _STARTED.pop("dask")
         client.close()
         cluster.close()
-    if "spark" in _STARTED:
-        _STARTED.pop("spark").stop()
-
-
-@pytest.fixture(scope="session")
-def spark():
-    return spark_session()
 
 
 def make(backend: str, df: pd.DataFrame, tmp_path, request=None):
