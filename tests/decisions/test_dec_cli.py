@@ -85,6 +85,14 @@ def test_conformal_on_demo_and_multiclass_file(tmp_path, capsys, demo):
     cp = vc.ConformalClassifier(alpha=0.2, mondrian=True).fit(P[:300], y[:300])
     assert doc["conformal"]["class_qhat"] == pytest.approx(cp.class_qhat_.tolist())
     assert doc["roles"]["test"]["marginal"] == pytest.approx(cp.coverage(P[300:], y[300:]).marginal)
+    # RAPS from the command line: the same q̂ and coverage as the Python class with the same options
+    doc = _json(capsys, ["conformal", str(f), "--score", "p0,p1,p2", "--label", "y", "--alpha", "0.2",
+                         "--method", "raps", "--lam", "0.05", "--k-reg", "2", "--randomized",
+                         "--random-state", "3", "--json", "-"])
+    cp = vc.ConformalClassifier(alpha=0.2, score="raps", lam=0.05, k_reg=2, randomized=True,
+                                random_state=3).fit(P[:300], y[:300])
+    assert doc["conformal"]["qhat"] == pytest.approx(cp.qhat_)
+    assert doc["conformal"]["lam"] == 0.05 and doc["conformal"]["k_reg"] == 2
 
 
 def _write(tmp_path, **cols):

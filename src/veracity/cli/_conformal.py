@@ -2,6 +2,7 @@
 
     veracity conformal data.csv --score p0,p1,p2 --label y --alpha 0.1
     veracity conformal data.csv --score p0,p1,p2 --label y --alpha 0.1 --mondrian --method aps
+    veracity conformal data.csv --score p0,p1,p2 --label y --alpha 0.05 --method raps --randomized
 
 q̂ is the ceil((n+1)(1-alpha))-th smallest calib score (LAC: 1 - p_true; APS:
 mass of the classes ranked at or above the true one); a class enters the set when
@@ -28,9 +29,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=0.1,
                         help="miscoverage level; sets cover the true class with probability >= 1 - alpha "
                              "(default: 0.1)")
-    parser.add_argument("--method", default="lac", choices=["lac", "aps"],
-                        help="nonconformity score (default: lac)")
-    parser.add_argument("--randomized", action="store_true", help="randomised APS (with --method aps)")
+    parser.add_argument("--method", default="lac", choices=["lac", "aps", "raps"],
+                        help="nonconformity score (default: lac; raps: regularised APS, Angelopoulos et al. 2021)")
+    parser.add_argument("--randomized", action="store_true", help="randomised APS/RAPS (with --method aps|raps)")
+    parser.add_argument("--lam", type=float, default=0.01,
+                        help="RAPS penalty per class beyond --k-reg (default: 0.01)")
+    parser.add_argument("--k-reg", dest="k_reg", type=int, default=1,
+                        help="RAPS: classes allowed before the penalty starts (default: 1)")
     parser.add_argument("--random-state", dest="seed", type=int, default=0,
                         help="random_state for --randomized (default: 0)")
     parser.add_argument("--seed", dest="seed", type=int, default=0, help=argparse.SUPPRESS)  # old name, hidden
@@ -50,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     P = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels)
     cp = ConformalClassifier(alpha=args.alpha, score=args.method, mondrian=args.mondrian, randomized=args.randomized,
-                             random_state=args.seed, score_type=args.score_type)
+                             random_state=args.seed, score_type=args.score_type, lam=args.lam, k_reg=args.k_reg)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
     reports = {role: cp.coverage(P[m], y[m], sample_weight=None if w is None else w[m]) for role, m in masks.items()}
