@@ -12,6 +12,7 @@ never a different number, never another exception type. Where the numpy path ref
 (a missing label, a NaN score, labels that need ``pos_label=``), every form refuses too;
 a duplicated column name the call uses is refused on every form; plain columns under
 literal-safe hostile names (quotes, ``^s.*$``, ``*``, unicode …) give numbers on every form.
+The sharp-names test adds a Dask DataFrame (a second a call, so not in the main test).
 
 Derandomised (the same examples every run) and sized to run in well under a minute.
 """
@@ -135,7 +136,8 @@ def test_fuzz_sharp_names_on_every_form(names, data, tmp_path_factory):
     fn = data.draw(st.sampled_from(H.FUNCTIONS))
     tmp = tmp_path_factory.mktemp("sharp")
     reference = H.outcome(lambda: H.call(fn, case))
-    for form in H.FORMS:
+    dask = ["dask"] if importlib.util.find_spec("dask") else []  # a second a call: here only
+    for form in H.FORMS + dask:
         data_form = H.build(case, form, tmp)
         if data_form is not None:
             check_case(case, form, data_form, fn, reference)

@@ -190,3 +190,14 @@ def test_duplicated_parquet_columns_on_the_cli(tmp_path, cli, refused, engine):
     pq.write_table(table, tmp_path / "dup.parquet")
     refused(cli(["audit", tmp_path / "dup.parquet", "--score", "p", "--label", "y", "--engine", engine]),
             "column 'p' appears 2 times")
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Asia/Tokyo"])
+def test_zone_aware_times_on_dask(zone):
+    """narwhals reads a Dask column of datetime64[ns, America/New_York] (a zone name with an underscore)
+    as Unknown: vc.monitor refused it ("is Unknown; with freq= it must hold dates"; fuzz)."""
+    dd = pytest.importorskip("dask.dataframe")
+    ts = pd.Series(pd.date_range("2026-01-01", periods=N, freq="30min", tz="UTC")).dt.tz_convert(zone)
+    frame = dd.from_pandas(pd.DataFrame({"p": P, "y": Y, "ts": ts}), npartitions=3)
+    want = _periods(vc.monitor(P, Y, ts.dt.tz_convert(None).to_numpy(), freq="M"))
+    assert _periods(vc.monitor(frame, score="p", label="y", periods="ts", freq="M")) == want

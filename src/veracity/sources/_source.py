@@ -61,6 +61,7 @@ def as_frame(x: Any) -> Frame:
 
         source = os.fspath(x)
         x = read(x)
+    x = _dask_times_in_utc(x)
     with warnings.catch_warnings():
         # narwhals announces that its Dask support moves to a plugin; nothing for users to do
         warnings.simplefilter("ignore", FutureWarning)
@@ -123,6 +124,21 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
         items.append(f"{expr} AS {quote_identifier(internal[user] if internal else name)}")
     frame = nw.from_native(native.project(", ".join(items)))
     return frame, dict(zip(schema, dict(frame.collect_schema()).values())), internal
+
+
+def _dask_times_in_utc(x: Any) -> Any:
+    """A Dask frame's zone-aware columns in UTC (the same instants): narwhals reads
+    ``datetime64[ns, America/New_York]`` (a zone name with an underscore) as Unknown."""
+    if type(x).__module__.split(".")[0] != "dask":
+        return x
+    try:
+        import pandas as pd
+
+        zoned = {str(c): x[c].dt.tz_convert("UTC") for c, t in x.dtypes.items()
+                 if isinstance(t, pd.DatetimeTZDtype) and str(t.tz) != "UTC"}
+        return x.assign(**zoned) if zoned else x
+    except Exception:  # noqa: BLE001 - not a frame with dtypes (or odd names): narwhals says what it is
+        return x
 
 
 def _polars_pattern(name: str) -> bool:
