@@ -465,14 +465,19 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
     where = f"p.ts <= make_timestamp({as_of_us})" + (" AND p.model = ?" if model is not None else "")
     params = [model] if model is not None else []
     pooled = 0
-    keep = ""
+    keep: list[str] | None = None  # the slices that keep their name when some are pooled
     if slice_col is not None:
         distinct = int(con.execute(f"SELECT count(DISTINCT {sl}) FROM predictions p WHERE {where}",
                                    params).fetchone()[0])
         if distinct > max_slices:
             pooled = distinct - max_slices
-            keep = (f", top AS (SELECT slice FROM r0 GROUP BY slice ORDER BY count(*) DESC, slice "
-                    f"LIMIT {int(max_slices)})")
+            keep = [str(v) for (v,) in con.execute(
+                f"SELECT {sl} AS slice FROM predictions p WHERE {where} GROUP BY 1 ORDER BY count(*) DESC, 1 "
+                f"LIMIT {int(max_slices)}", params).fetchall()]
+    # pooled slice names, the kept names passed as parameters (after the WHERE's in the statement's text)
+    pool = ("slice" if keep is None else "'" + OTHER + "'" if not keep else
+            f"CASE WHEN slice IN ({', '.join('?' * len(keep))}) THEN slice ELSE '{OTHER}' END")
+    pool_params = params + (keep or [])
     seen = f"p.label IS NOT NULL AND p.observed <= make_timestamp({as_of_us})"
     # the day a label became usable: when it was observed, or when the horizon made it final
     matured = ("p.observed" if horizon_us is None
@@ -488,9 +493,8 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
              CASE WHEN {seen} AND {final} THEN epoch_us(date_trunc('day', {matured})) END AS day
       FROM predictions p
       WHERE {where}
-    ){keep}, r AS (
-      SELECT * REPLACE ({"CASE WHEN slice IN (SELECT slice FROM top) THEN slice ELSE '" + OTHER + "' END"
-                         if keep else "slice"} AS slice) FROM r0
+    ), r AS (
+      SELECT * REPLACE ({pool} AS slice) FROM r0
     )"""
     sql = cte + f"""
     SELECT epoch_us(period) AS period, slice, state, audited,
@@ -505,18 +509,22 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
            sum(CASE WHEN state = 0 THEN {eta} ELSE 0 END) AS seta
     FROM r GROUP BY ALL
     """
-    # the final labels only, straight from the table (slices beyond max_slices keep their own name here:
-    # status maps them to the pooled slice)
+    # the final labels only, straight from the table, slices pooled as above (20,000 user ids are
+    # 21 slices here too, not 20,000 x days x bins groups)
     seq_sql = f"""
-    SELECT {sl} AS slice, epoch_us(date_trunc('day', {matured})) AS day,
-           least(floor(p.score * {bins}), {bins - 1})::INTEGER AS bin, count(*)::DOUBLE AS n,
-           sum(p.label - p.score) AS sx, sum((p.label - p.score) * (p.label - p.score)) AS sxx
-    FROM predictions p WHERE {where} AND {seen} AND {final} GROUP BY ALL
+    WITH s AS (
+      SELECT {sl} AS slice, epoch_us(date_trunc('day', {matured})) AS day,
+             least(floor(p.score * {bins}), {bins - 1})::INTEGER AS bin, p.label - p.score AS d
+      FROM predictions p WHERE {where} AND {seen} AND {final}
+    )
+    SELECT {pool} AS slice, day, bin, count(*)::DOUBLE AS n, sum(d) AS sx, sum(d * d) AS sxx
+    FROM s GROUP BY ALL
     """
     if not delayed:  # the plain status: no audit column, no sequence sums
         sql = sql.replace("state, audited,", "state, 0 AS audited,", 1)
-        return con.execute(sql, params).fetchnumpy(), {}, pooled
-    return con.execute(sql, params).fetchnumpy(), con.execute(seq_sql, params).fetchnumpy(), pooled
+        return con.execute(sql, pool_params).fetchnumpy(), {}, pooled
+    return (con.execute(sql, pool_params).fetchnumpy(), con.execute(seq_sql, pool_params).fetchnumpy(),
+            pooled)
 
 
 def store_status(
