@@ -84,7 +84,7 @@ KNOWN_REFUSALS = {("monitor", form, "epoch_s") for form in ("lazy", "duckdb", "p
 #: "mixed": vc.period_keys / vc.monitor read an object column mixing timestamps, ISO text and an int
 #: (epoch seconds) with the int as nanoseconds, a period 1970-01 (arrays and in-memory frames alike;
 #: an int64 column is read as seconds). Expected: a one-line refusal (issue 23) or seconds.
-KNOWN_WRONG_TIMES = {"mixed"}
+KNOWN_WRONG_TIMES: set[str] = set()
 
 
 def _as_booleans(case):

@@ -132,3 +132,23 @@ def test_cli_multiclass_score_list_still_splits(tmp_path, cli):
     result = cli(["audit", str(tmp_path / "m.csv"), "--score", "p0, p1, p2", "--label", "y", "--json", "-"])
     assert result.code == 0, result.err
     assert json.loads(result.out)["n_classes"] == 3
+
+
+def test_a_true_false_label_on_a_users_duckdb_relation_over_csv(tmp_path):
+    """DuckDB 2.0 pushes CAST(y AS DOUBLE) into a CSV scan, which then fails on the text 'False':
+    a relation the user opened (not veracity's own connection) must still read True/False as 1/0."""
+    import duckdb
+    import numpy as np
+
+    import veracity as vc
+
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.01, 0.99, 400)
+    y = rng.random(400) < p
+    f = tmp_path / "bool.csv"
+    f.write_text("p,y\n" + "".join(f"{a:.17g},{'True' if b else 'False'}\n" for a, b in zip(p, y)))
+    rel = duckdb.connect().read_csv(str(f))
+    got = vc.threshold_table(rel, [0.3, 0.5], score="p", label="y")
+    want = vc.threshold_table(p, y.astype(int), [0.3, 0.5])
+    assert [r.tp for r in got.rows] == [r.tp for r in want.rows]
+    assert vc.audit(rel, score="p", label="y").ece == pytest.approx(vc.audit(p, y.astype(int)).ece, abs=1e-12)

@@ -232,6 +232,28 @@ def summarize_periods(
                          min_count=int(min_count), histograms=histograms, reference=reference)
 
 
+def _object_times(raw: np.ndarray) -> np.ndarray:
+    """An object column of times checked for one encoding: numbers only are epoch seconds (as a
+    float array); numbers beside dates or text are refused — read one by one, an int would be
+    nanoseconds (1970-01) next to a date, a silent wrong period (issue 23's fuzz)."""
+    try:
+        from pandas.api.types import infer_dtype
+    except ImportError:  # without pandas: the same question asked of each value's type
+        kinds = {"number" if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                 else "other" for v in raw.tolist()}
+        kind = "integer" if kinds == {"number"} else "mixed-integer" if len(kinds) > 1 else "other"
+    else:
+        kind = infer_dtype(raw, skipna=False)
+    if kind in ("integer", "floating", "mixed-integer-float", "decimal"):
+        return raw.astype(np.float64)
+    if kind == "mixed-integer":
+        raise VeracityError(
+            "times mixes numbers with dates or text in one column; numbers are read as epoch seconds and "
+            "dates as dates, so a mix has no one reading: convert the column to one encoding (e.g. "
+            "pandas.to_datetime(..., utc=True) or all epoch seconds)", param="times")
+    return raw
+
+
 @positional_options("freq")
 def period_keys(times: Any, *, freq: str = "M") -> np.ndarray:
     """String period keys for datetimes: ``freq`` in D, W, M, Q, Y (e.g. '2026-03', '2026Q1').
@@ -244,6 +266,8 @@ def period_keys(times: Any, *, freq: str = "M") -> np.ndarray:
     if freq not in FREQS:
         raise VeracityError(f"freq must be one of {', '.join(FREQS)}; got {freq!r}")
     raw = to_numpy(times, "times")
+    if raw.dtype == object and raw.size:
+        raw = _object_times(raw)
     if raw.dtype.kind in "iuf":
         # numbers are epoch seconds, as everywhere times enter veracity (monitoring._time); numpy
         # alone would read int64 as nanoseconds and put every row in 1970-01

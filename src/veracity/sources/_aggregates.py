@@ -57,7 +57,15 @@ def base(frame: Any, score: str, label: Any, weight: str | None, by: str | list[
     w = nw.col(weight).cast(nw.Float64) if weight else nw.lit(1.0, nw.Float64)
     if weight and weight_scale != 1.0:
         w = w * weight_scale
-    y = nw.col(label).cast(nw.Float64) if isinstance(label, str) else label
+    if isinstance(label, str):
+        y = nw.col(label).cast(nw.Float64)
+        if frame.collect_schema()[label] == nw.Boolean:
+            # True/False read as 1/0 without a cast of the column: DuckDB (2.0) pushes CAST(y AS DOUBLE)
+            # into a CSV scan, which then fails on the text 'False' (issue 23's fuzz); null stays null
+            c = nw.col(label)
+            y = nw.when(~c.is_null()).then(nw.when(c).then(nw.lit(1.0, nw.Float64)).otherwise(nw.lit(0.0, nw.Float64)))
+    else:
+        y = label
     cols = [nw.col(score).cast(nw.Float64).alias("_s"), y.alias("_y"), w.alias("_w")]
     if isinstance(by, (list, tuple)):  # several key columns: _g0, _g1, ... (see :func:`key_columns`)
         cols.extend(nw.col(b).alias(f"_g{i}") for i, b in enumerate(by))
