@@ -15,6 +15,8 @@ package loads numpy only; the heavy libraries load when a call needs them.
 0.25284
 """
 
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+
 from ._version import __version__
 
 # -- audit core --------------------------------------------------------------------
@@ -38,7 +40,7 @@ from .datasets import load_demo
 # -- monitoring and engines --------------------------------------------------------
 from .sources._engines import audit_dask, audit_duckdb
 from .sources._scan import ScanResult, scan_file
-from .monitoring import MonitorResult, MonitorStore, StoreStatus, label_maturity, monitor, period_keys
+# (veracity.monitoring loads on first use of one of its names: see _ON_FIRST_USE below)
 
 # -- calibrators (issue 3) ---------------------------------------------------------
 from .calibrators import (
@@ -106,33 +108,10 @@ from .honest import (
 )
 
 # -- is the new model better? paired comparison (issue 25) ---------------------------
-from .comparison import (
-    ComparisonRow,
-    DecisionCurve,
-    DecisionCurveRow,
-    ModelComparison,
-    MurphyDiagram,
-    RealisedCost,
-    compare_models,
-    decision_curve,
-    murphy_diagram,
-    realised_cost,
-)
+# (veracity.comparison loads on first use: see _ON_FIRST_USE below)
 
 # -- before the labels arrive: PPI, label budgets, anytime-valid alerts (issue 26) -------
-from .delayed import (
-    BinnedSequences,
-    ConfidenceSequence,
-    LabelPlan,
-    PpiAudit,
-    PpiMean,
-    binned_sequences,
-    confidence_sequence,
-    label_plan,
-    labels_needed,
-    ppi_audit,
-    ppi_mean,
-)
+# (veracity.delayed loads on first use: see _ON_FIRST_USE below)
 
 # -- reporting (issue 7) -----------------------------------------------------------
 # (matplotlib is imported only when a plot is drawn.) ``vc.report`` is the function; the
@@ -151,8 +130,8 @@ from .reporting import (
 
 # -- where the scores live: audits inside a SQL database, MLflow (issue 27) -----------
 # (sqlglot, the database drivers and MLflow are imported only when used)
-from .sql import audit_sql
-from .tracking import log_mlflow
+from . import sql as _sql  # registers vc.audit(connection, table=...); the SQL code loads on first use
+# (veracity.tracking loads on first use: see _ON_FIRST_USE below)
 
 # -- where it is miscalibrated: segments and their repair (issue 24) -----------------
 from .segments import SegmentCalibration, SegmentRow, SegmentsResult, segments
@@ -161,6 +140,56 @@ from .segments import SegmentCalibration, SegmentRow, SegmentsResult, segments
 # label="y")``) reads a frame's rows through veracity.sources, which registers itself on import
 from .sources import configure_duckdb
 from .frames import _fit as _frame_fit  # registers Calibrator.fit's frame form (fit(frame, score=, label=))
+
+
+if _TYPE_CHECKING:  # the names loaded on first use, for type checkers
+    from .monitoring import (
+        MonitorResult,
+        MonitorStore,
+        StoreStatus,
+        label_maturity,
+        monitor,
+        period_keys,
+    )
+    from .comparison import (
+        ComparisonRow,
+        DecisionCurve,
+        DecisionCurveRow,
+        ModelComparison,
+        MurphyDiagram,
+        RealisedCost,
+        compare_models,
+        decision_curve,
+        murphy_diagram,
+        realised_cost,
+    )
+    from .delayed import (
+        BinnedSequences,
+        ConfidenceSequence,
+        LabelPlan,
+        PpiAudit,
+        PpiMean,
+        binned_sequences,
+        confidence_sequence,
+        label_plan,
+        labels_needed,
+        ppi_audit,
+        ppi_mean,
+    )
+    from .tracking import (
+        log_mlflow,
+    )
+    from .sql._audit import audit_sql
+
+#: packages that only these names need, loaded on their first use so that ``import veracity`` stays
+#: light (none of them registers anything on import): name -> module
+_ON_FIRST_USE = {name: module for module, names in {
+    '.monitoring': ('MonitorResult', 'MonitorStore', 'StoreStatus', 'label_maturity', 'monitor', 'period_keys'),
+    '.comparison': ('ComparisonRow', 'DecisionCurve', 'DecisionCurveRow', 'ModelComparison', 'MurphyDiagram', 'RealisedCost', 'compare_models', 'decision_curve', 'murphy_diagram', 'realised_cost'),
+    '.delayed': ('BinnedSequences', 'ConfidenceSequence', 'LabelPlan', 'PpiAudit', 'PpiMean', 'binned_sequences', 'confidence_sequence', 'label_plan', 'labels_needed', 'ppi_audit', 'ppi_mean'),
+    '.tracking': ('log_mlflow',),
+    '.sql._audit': ('audit_sql',),
+}.items() for name in names}
 
 
 def _public_names() -> list[str]:
@@ -187,6 +216,12 @@ def _installed(package: str) -> bool:
 
 
 def __getattr__(name: str) -> object:
+    if name in _ON_FIRST_USE:
+        import importlib
+
+        value = getattr(importlib.import_module(_ON_FIRST_USE[name], __name__), name)
+        globals()[name] = value  # once loaded, a plain attribute
+        return value
     if name in _LAZY:
         import importlib
 
@@ -196,4 +231,4 @@ def __getattr__(name: str) -> object:
 
 # pinned by tests/test_public_api.py; a lazy name is listed when its dependency is installed, so
 # that ``from veracity import *`` works without it (vc.CalibratedClassifier then says what to install)
-__all__ = sorted(_public_names() + [name for name, (_, needs) in _LAZY.items() if _installed(needs)])
+__all__ = sorted(set(_public_names()) | set(_ON_FIRST_USE) | {name for name, (_, needs) in _LAZY.items() if _installed(needs)})
