@@ -250,9 +250,11 @@ def _can_move(cal: Calibrator, multiclass: bool) -> dict[str, tuple[bool, str]]:
 
 def compare(
     scores: Any,
-    labels: Any,
-    calibrator: Calibrator,
+    labels: Any = None,
+    calibrator: Calibrator | None = None,
     *,
+    score: Any = None,
+    label: Any = None,
     score_type: str | None = None,
     bins: int = 15,
     strategy: str = "uniform",
@@ -280,7 +282,24 @@ def compare(
     always print the same ledger; ``n_resamples=0`` skips it). A change is "better" or "REGRESSION" only when its
     interval excludes 0, else "within noise". Accuracy at ``threshold`` is reported as not
     readable when no score reaches the threshold, or every score does, before or after.
+
+    Frame form: ``compare(frame, calibrator, score="p", label="y", sample_weight="w")`` on an
+    in-memory frame (pandas, polars, pyarrow; a lazy frame: collect the columns first).
     """
+    if score is not None or label is not None:
+        from ..core._frameform import rows_call
+
+        if calibrator is None and isinstance(labels, Calibrator):  # compare(frame, cal, score=, label=)
+            calibrator, labels = labels, None
+        options = {} if score_type is None else {"score_type": score_type}
+        return rows_call("compare", compare, scores, labels, score=score, label=label, calibrator=calibrator,
+                         bins=bins, strategy=strategy, threshold=threshold, sample_weight=sample_weight,
+                         pos_label=pos_label, level=level, n_resamples=n_resamples, random_state=random_state,
+                         **options)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("compare", labels)
     if not isinstance(calibrator, Calibrator):
         raise VeracityError(
             f"calibrator must be a fitted veracity calibrator (or vc.load(path)), "

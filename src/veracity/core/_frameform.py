@@ -96,3 +96,25 @@ def table_call(fn: Callable[..., T], data: Any, params: dict[str, Any]) -> T:
             options[key] = params[key]
     result: T = compute(data, **options)
     return result
+
+
+def rows_call(name: str, fn: Callable[..., T], data: Any, labels: Any, *, score: Any, label: Any,
+              **options: Any) -> T:
+    """The frame form of a function that needs the rows themselves (a threshold read off the sorted
+    positives, a risk-coverage curve, a ledger): ``fn(frame, score="p", label="y", ...)`` reads the
+    named columns of an in-memory frame (pandas, polars, pyarrow) and calls ``fn`` on their arrays;
+    a lazy frame is refused in one line (collect the columns first). Registered by
+    :mod:`veracity.sources` as ``"_rows"``."""
+    if labels is not None:
+        raise VeracityError(f"vc.{name}(frame, score=..., label=...) takes no labels array; name the label "
+                            "column with label=", param="labels")
+    if score is None or label is None:
+        raise VeracityError(f"the frame form needs both column names: vc.{name}(frame, score='p', label='y', "
+                            "...)", param="score" if score is None else "label")
+    try:
+        compute = _FORMS["_rows"]
+    except KeyError:
+        raise VeracityError(f"the frame form of vc.{name} is computed by veracity.sources, which is not loaded; "
+                            "import veracity before calling it") from None
+    result: T = compute(name, fn, data, score=score, label=label, **options)
+    return result

@@ -145,8 +145,10 @@ class RiskCoverage(Display):
 
 def risk_coverage(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     sample_weight: Any = None,
     score_type: str = "probability",
     reading: str = "top-label",
@@ -165,6 +167,15 @@ def risk_coverage(
     >>> rc.coverage.tolist(), rc.risk.tolist(), round(rc.aurc, 4)
     ([0.25, 0.5, 0.75, 1.0], [0.0, 0.0, 0.3333333333333333, 0.25], 0.1458)
     """
+    if score is not None or label is not None:  # risk_coverage(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("risk_coverage", risk_coverage, scores, labels, score=score, label=label, reading=reading,
+                         sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("risk_coverage", labels)
     conf, correct, w = _confidence_correct(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
@@ -235,8 +246,10 @@ class SelectiveThreshold(Display):
 
 def selective_threshold(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     target_risk: float,
     delta: float = 0.1,
     candidates: Any = None,
@@ -272,6 +285,15 @@ def selective_threshold(
     — exact for equal weights (which give the unweighted result bit for bit), an
     approximation otherwise.
     """
+    if score is not None or label is not None:  # selective_threshold(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("selective_threshold", selective_threshold, scores, labels, score=score, label=label, target_risk=target_risk, delta=delta, candidates=candidates, reading=reading,
+                         sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("selective_threshold", labels)
     target = check_target(target_risk, "target_risk")
     d = check_target(delta, "delta")
     conf, correct, w = _confidence_correct(

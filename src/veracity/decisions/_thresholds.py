@@ -82,8 +82,10 @@ def recall_rank(n: int, target: float, correction: bool = True) -> int:
 @positional_options("target", "correction")
 def recall_threshold(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     target: float = 0.95,
     correction: bool = True,
     sample_weight: Any = None,
@@ -116,6 +118,16 @@ def recall_threshold(
     >>> round(recall_threshold(p, np.ones(100), target=0.95, correction=False), 2)   # k = 95
     0.06
     """
+    if score is not None or label is not None:  # recall_threshold(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("recall_threshold", recall_threshold, scores, labels, score=score, label=label,
+                         target=target, correction=correction, sample_weight=sample_weight,
+                         score_type=score_type, pos_label=pos_label)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("recall_threshold", labels)
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
                             pos_label=pos_label)
     target = check_target(target)

@@ -59,6 +59,12 @@ def read_errors(data: Any, compute: Any) -> Any:
         raise
 
 
+def _rows(name: str, fn: Any, data: Any, *, score: Any, label: Any, **options: Any) -> Any:
+    from ._api import in_memory_frame
+
+    return read_errors(data, lambda: in_memory_frame(name, fn, data, score=score, label=label, **options))
+
+
 def _audit(data: Any, labels: Any, *, score: Any, label: Any, **options: Any) -> Any:
     from ._api import audit_frame
 
@@ -83,6 +89,7 @@ def _metric(name: str, data: Any, labels: Any, *, score: Any, label: Any, **opti
 
 
 register_frame_form("audit", _audit)
+register_frame_form("_rows", _rows)  # the in-memory frame form of the functions that need the rows
 register_frame_form("reliability", _reliability)
 for _name in ("ece", "mce", "brier", "brier_decomposition", "nll", "auc", "accuracy"):
     register_frame_form(_name, partial(_metric, _name))

@@ -488,7 +488,8 @@ def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label
     ``mature``) to those names; their arrays are passed in their place.
     """
     columns = {k: v for k, v in (columns or {}).items() if v is not None}
-    prep = _Prepared(data, score, label, sample_weight, extra=columns)
+    # pos_label= is applied where the label column is read (labels arrive at ``fn`` as 0/1)
+    prep = _Prepared(data, score, label, sample_weight, extra=columns, pos_label=options.pop("pos_label", None))
     if prep.frame.lazy:
         raise VeracityError(
             f"vc.{name} needs the rows in memory; pass an in-memory frame (pandas, polars, pyarrow) "
