@@ -149,7 +149,7 @@ class AuditResult(Display):
             lines.append(f"\nBy {self.group_column or 'group'}:")
             lines.append(
                 render_table(
-                    [self.group_column or "group", "n", "base", "ECE", "Brier", "NLL", "AUC", "acc"], rows
+                    [self.group_column or "group", "n", "base", "ECE", "Brier", "NLL", "AUC", "acc@0.5"], rows
                 )
             )
         return "\n".join(lines)
