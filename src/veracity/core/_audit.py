@@ -168,7 +168,11 @@ def _audit_binary(
     threshold: float,
 ) -> AuditResult:
     # AUC (two sorts) runs beside the per-bin statistics on large inputs
-    both_classes = data.y.min() == 0.0 and data.y.max() == 1.0
+    # AUC needs both classes with positive weight (a class whose rows all weigh 0 is absent: AUC None)
+    if data.w is None:
+        both_classes = data.y.min() == 0.0 and data.y.max() == 1.0
+    else:
+        both_classes = bool(data.w[data.y == 1.0].sum() > 0 and data.w[data.y == 0.0].sum() > 0)
     auc_future = submit(data.n, auc_of, data) if both_classes else None
     stats = BinStats.from_binary(data, edges, strategy, full=True)
     return audit_from_stats(
@@ -444,8 +448,10 @@ def audit(
         )
     if keys.dtype == object:
         keys = keys.astype(str)
-    groups = {
-        key: _audit_binary(subset(data, rows), edges, strategy, **options)
-        for key, rows in group_rows(keys, max_groups)
-    }
+    groups = {}
+    for key, rows in group_rows(keys, max_groups):
+        part = subset(data, rows)
+        if part.w is not None and not part.w.sum() > 0:
+            continue  # a slice whose rows all weigh 0 holds no evidence: left out, like an absent one
+        groups[key] = _audit_binary(part, edges, strategy, **options)
     return replace(whole, groups=groups, group_column=by_name or "group")

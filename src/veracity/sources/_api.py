@@ -393,7 +393,8 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
         out = result(whole, aucs[None], correct[None])
     else:
         out = result(whole, aucs.pop(agg.WHOLE), sum(correct.values()))
-        groups = {str(k): result(stats[k], aucs.get(k), correct[k]) for k in stats}
+        # a slice whose rows all weigh 0 holds no evidence: left out, as the in-memory audit does
+        groups = {str(k): result(stats[k], aucs.get(k), correct[k]) for k in stats if stats[k].total_weight > 0}
         out = replace(out, groups=groups, group_column=prep.by)
     if auto is not None:
         out = replace(out, extras={"auto_bins": auto, **out.extras})

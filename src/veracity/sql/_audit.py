@@ -396,7 +396,8 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
     if not grouped:
         out = result(sums[None], slice_auc(None))
     else:
-        groups = {str(k): result(sums[k], slice_auc(k)) for k in order}
+        # a slice whose rows all weigh 0 holds no evidence: left out, as the in-memory audit does
+        groups = {str(k): result(sums[k], slice_auc(k)) for k in order if sums[k]["weight"].sum() > 0}
         total = {name: sum(sums[k][name] for k in order) for name in q.SUMS}
         out = replace(result(total, _whole_auc(db, cols, **where)), groups=groups, group_column=cols.by)
     if auto is not None:
