@@ -262,6 +262,11 @@ def test_schema_1_store_is_migrated_by_init(tmp_path):
     for key, value in expected.items():  # DuckDB's parallel sums may differ in the last bit
         if isinstance(value, float):
             assert migrated[key] == pytest.approx(value, rel=1e-9, nan_ok=True), key
+        elif isinstance(value, dict):  # an estimate with its interval (estimate_cbpe, estimate_ppi, ...)
+            assert migrated[key].keys() == value.keys(), key
+            for k, v in value.items():
+                assert migrated[key][k] == (pytest.approx(v, rel=1e-9, nan_ok=True) if isinstance(v, float)
+                                            else v), (key, k)
         else:
             assert migrated[key] == value, key
     assert _recount(store.path)["n"] == 300
