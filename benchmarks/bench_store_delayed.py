@@ -22,7 +22,7 @@ import pyarrow as pa
 
 import veracity
 from veracity.monitoring import MonitorStore
-from veracity.monitoring._status import _store_status
+from veracity.monitoring import store_status
 
 
 def main() -> None:
@@ -53,9 +53,9 @@ def main() -> None:
         build = time.perf_counter() - tic
         common = dict(by="cohort", freq="W", as_of=str(as_of), horizon="30d")
         runs = {
-            "plain": lambda: _store_status(store, delayed=False, **common),
-            "full, window alerts": lambda: _store_status(store, delayed=True, **common),
-            "full, sequential alerts": lambda: _store_status(store, delayed=True, alerts="sequential", **common),
+            "plain": lambda: store_status(store, delayed=False, **common),
+            "full, window alerts": lambda: store_status(store, delayed=True, **common),
+            "full, sequential alerts": lambda: store_status(store, delayed=True, alerts="sequential", **common),
         }
         best = {k: float("inf") for k in runs}
         for _ in range(max(1, args.repeat)):

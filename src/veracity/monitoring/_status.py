@@ -548,39 +548,12 @@ def store_status(
     alerts: str = "window",
     tolerance: float = 0.0,
     segments: bool = False,
-) -> StoreStatus:
-    """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``."""
-    return _store_status(store, delayed=True, freq=freq, window=window, as_of=as_of, horizon=horizon, by=by,
-                         bins=bins, level=level, alert_level=alert_level, min_count=min_count, reference=reference,
-                         threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model, max_slices=max_slices,
-                         alerts=alerts, tolerance=tolerance, segments=segments)
-
-
-def _store_status(
-    store: Any,
-    *,
     delayed: bool = True,
-    freq: str | None = "W",
-    window: str | None = None,
-    as_of: Any = None,
-    horizon: str | float | None = None,
-    by: str | None = None,
-    bins: int = 15,
-    level: float = 0.95,
-    alert_level: float = 0.99,
-    min_count: int = 100,
-    reference: str | None = None,
-    threshold: float = 0.5,
-    cost_fp: float = 1.0,
-    cost_fn: float = 1.0,
-    model: str | None = None,
-    max_slices: int = 20,
-    alerts: str = "window",
-    tolerance: float = 0.0,
-    segments: bool = False,
 ) -> StoreStatus:
-    """:func:`store_status`; ``delayed=False`` leaves out the delayed-label estimates and sequences (the
-    plain status, which benchmarks/bench_store_delayed.py times against the full one)."""
+    """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``.
+
+    ``delayed=False`` leaves out the delayed-label estimates and sequences (the plain status, which
+    benchmarks/bench_store_delayed.py times against the full one)."""
     check_interval_args("wilson", level, "two-sided")
     if not 0.5 <= float(alert_level) < 1.0:
         raise VeracityError(f"alert_level must be in [0.5, 1), e.g. 0.99; got {alert_level!r}")
