@@ -242,8 +242,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _scan(args: argparse.Namespace) -> int:
-    from ..engines import scan_file
+    from ..core._binning import uniform_edges
     from ..monitoring import period_keys, summarize_periods
+    from ..sources._scan import scan_file
     from ..monitoring._time import parse_duration, parse_instant
 
     path = args.file if args.file is not None else demo_path()
@@ -255,7 +256,7 @@ def _scan(args: argparse.Namespace) -> int:
         raise VeracityError("--as-of/--horizon need --time COL with the prediction timestamps")
     if args.bins < 1:
         raise VeracityError(f"--bins must be a positive integer, got {args.bins}")
-    edges = np.arange(args.bins + 1) / args.bins
+    edges = uniform_edges(args.bins)
     group_keys = (lambda t: period_keys(t, freq=args.freq)) if args.time else None
     mature_from_group = None
     if args.as_of is not None:
