@@ -213,10 +213,13 @@ class _Layout:
                     parts.append((offset + lo, offset + hi))
             blocks.append(parts)
         self.blocks = blocks
-        # positives grouped by (#negatives strictly below, #negatives at or below)
-        s_neg = self.s[neg]
-        k_lt = np.searchsorted(s_neg, self.s[pos], side="left")
-        k_le = np.searchsorted(s_neg, self.s[pos], side="right")
+        # each positive's #negatives strictly below and at or below: read off the tie levels of the
+        # sorted layout (as the jackknife does), no binary search per positive
+        neg_in_level = np.bincount(self.level[neg], minlength=self.n_levels)
+        before = np.cumsum(neg_in_level) - neg_in_level
+        level_pos = self.level[pos]
+        k_lt = before[level_pos]
+        k_le = k_lt + neg_in_level[level_pos]
         self.k_lt, self.k_le = k_lt, k_le
         self.ties = bool(np.any(k_lt != k_le))
         self.X_cols = X_cols  # set last: its presence means the layout is complete
