@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..core._display import Display
+from ..core._metrics import check_threshold
 from ..core._text import fmt, render_table
 from ..core._validation import VeracityError, as_float_array
 from ..decisions._inputs import check_cost
@@ -141,9 +142,8 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     try:
         t = float(threshold)
     except (TypeError, ValueError):
-        t = float("nan")
-    if not 0.0 <= t <= 1.0:
-        raise VeracityError(f"threshold must be a score in [0, 1], got {threshold!r}")
+        t = float("nan")  # not a number: refused by the check
+    t = check_threshold(t)
     edges = _edges(bins)
     y, f, g, w, u, excluded, p, valid = _prepare(
         labels, scores_labelled, scores_unlabelled, sample_weight=sample_weight,
