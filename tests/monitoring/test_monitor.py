@@ -42,7 +42,7 @@ def test_periods_equal_audit_of_each_period():
 def test_shifted_period_alerts_and_calibrated_ones_mostly_do_not():
     t, month, p, y = _log(n=12000, shift_last=-0.15)
     result = monitor(p, y, month)
-    assert "2026-06" in result.alerts
+    assert "2026-06" in result.alert_periods
     # under perfect calibration, alerts are ~5 % false positives per period
     rng = np.random.default_rng(9)
     n = 400 * 300
@@ -52,6 +52,25 @@ def test_shifted_period_alerts_and_calibrated_ones_mostly_do_not():
     calm = monitor(pp, yy, keys, min_count=50)
     rate = len(calm.alerts) / 400
     assert 0.05 - 3 * np.sqrt(0.05 * 0.95 / 400) < rate < 0.05 + 3 * np.sqrt(0.05 * 0.95 / 400)
+
+
+def test_monitor_alerts_are_the_same_type_as_the_stores():
+    """Issue 22: ``alerts`` is one type everywhere -- Alert sentences that know their period and kind."""
+    from veracity.monitoring import Alert
+
+    t, month, p, y = _log(n=12000, shift_last=-0.15)
+    result = monitor(p, y, month)
+    alerts = result.alerts
+    assert alerts and all(isinstance(a, Alert) and isinstance(a, str) for a in alerts)
+    assert [a.period for a in alerts] == result.alert_periods
+    assert {a.kind for a in alerts} == {"calibration"} and all(a.slice == "" for a in alerts)
+    row = {r.period: r for r in result.rows}["2026-06"]
+    june = [a for a in alerts if a.period == "2026-06"][0]
+    assert f"{row.conf:.4f}" in june and f"[{row.ci_low:.4f}, {row.ci_high:.4f}]" in june
+    doc = result.to_dict()
+    assert doc["alerts"] == [str(a) for a in alerts] and doc["alert_periods"] == result.alert_periods
+    json.dumps(doc)  # plain strings in the JSON
+    assert str(result).splitlines()[-1] == "alerts: " + ", ".join(result.alert_periods)
 
 
 def test_immature_labels_are_pending_not_negatives():

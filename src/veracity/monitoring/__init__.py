@@ -10,7 +10,8 @@ from ._monitor import (
     summarize_periods,
 )
 from ._recalibrate import Recalibration, recalibrate_store
-from ._status import Alert, StatusRow, StoreStatus, store_status
+from ._alerts import Alert
+from ._status import StatusRow, StoreStatus, store_status
 from ._store import IngestResult, MonitorStore
 
 __all__ = ["Alert", "Estimate", "IngestResult", "MonitorResult", "MonitorRow", "MonitorStore", "Recalibration",

@@ -43,6 +43,7 @@ from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import VeracityError, check_score_type, prepare_binary, to_numpy
 from ..core._compat import positional_options
 from ..core._display import Display
+from ._alerts import Alert
 
 FREQS = {"D": "datetime64[D]", "W": "datetime64[W]", "M": "datetime64[M]", "Q": "quarter", "Y": "datetime64[Y]"}
 
@@ -80,14 +81,27 @@ class MonitorResult(Display):
     reference: str | None = None
 
     @property
-    def alerts(self) -> list[str]:
+    def alerts(self) -> tuple[Alert, ...]:
+        """One :class:`~veracity.monitoring.Alert` per alerting period (the type ``StoreStatus.alerts`` and
+        ``StatusRow.alerts`` hold): its sentence, with ``.period``, ``.slice`` ("") and ``.kind``
+        ("calibration"). ``alert_periods`` lists the periods' names."""
+        pct = f"{self.level * 100:g}%"
+        return tuple(
+            Alert(f"calibration: mean confidence {r.conf:.4f} outside the {pct} interval of the rate "
+                  f"[{r.ci_low:.4f}, {r.ci_high:.4f}] ({fmt_count(r.n)} labelled rows)", period=r.period)
+            for r in self.rows if r.status == "alert")
+
+    @property
+    def alert_periods(self) -> list[str]:
+        """The names of the periods with an alert, in order."""
         return [r.period for r in self.rows if r.status == "alert"]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "level": self.level,
             "min_count": self.min_count,
-            "alerts": self.alerts,
+            "alerts": [str(a) for a in self.alerts],
+            "alert_periods": self.alert_periods,
             "reference": self.reference,
             "periods": [r.to_dict() for r in self.rows],
             "stats": {k: s.to_dict() for k, s in self.stats.items()},
@@ -128,7 +142,7 @@ class MonitorResult(Display):
                 f"(PSI: score distribution of all rows vs {self.reference}; < 0.1 stable, "
                 f"0.1-0.25 moderate, > 0.25 major shift; not judged under {self.min_count} rows)"
             )
-        alerts = self.alerts
+        alerts = self.alert_periods
         notes.append(f"alerts: {', '.join(alerts)}" if alerts else "alerts: none")
         return table + "\n" + "\n".join(notes)
 

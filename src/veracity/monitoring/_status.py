@@ -50,12 +50,13 @@ from ..core._sql_names import quote_identifier
 from ..core._stats import BinStats
 from ..core._text import fmt, render_table
 from ..core._validation import PROB_EPS, VeracityError
+from ._alerts import Alert, _alert, _alerts  # noqa: F401  (re-exported: pickles name _status._alert)
 from ._estimate import Estimate, estimate_from_sums
 from ._time import FREQ_NAMES, parse_duration, parse_instant, period_label, period_sql, period_starts
 
 ALL = "(all)"
 CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
-_CELL_W = 50.0
+CELL_SPAN = 12.0
 PSI_MATERIAL = 0.1
 REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
 MIN_PPI_LABELS = 30  # a bin's PPI normal interval is marked insufficient below this many audit labels
@@ -72,54 +73,6 @@ def _ppi_cell(ppi: dict[str, Any] | None) -> str:
     low, high = max(0.0, ppi["ci_low"]), min(1.0, ppi["ci_high"])
     estimate = min(1.0, max(0.0, ppi["estimate"]))
     return f"{fmt(estimate)} [{fmt(low, 3)}, {fmt(high, 3)}] ({ppi['labels']})"
-
-
-class Alert(str):
-    """One alert of a store's status: reads as its sentence (a ``str``, as row alerts always did) and
-    knows where it fired: ``period``, ``slice`` and ``kind`` (the words before the first colon:
-    ``calibration``, ``slope``, ``score shift`` or ``sequential``).
-
-    ``StatusRow.alerts`` and ``StoreStatus.alerts`` both hold these (one type everywhere; issue 22).
-    ``StoreStatus.alerts`` used to list the alerting *rows*: an attribute of the row read through an
-    alert (``alert.rate``) still works, with a deprecation warning; ``StoreStatus.alert_rows`` is the
-    list of rows.
-    """
-
-    period: str
-    slice: str
-    kind: str
-    _row: Any  # the StatusRow, on the alerts StoreStatus.alerts lists (for the deprecated row attributes)
-
-    def __new__(cls, text: str, *, period: str = "", slice: str = "", row: Any = None) -> Alert:
-        self = super().__new__(cls, text)
-        self.period, self.slice = str(period), str(slice)
-        self.kind = str(text).split(":", 1)[0]
-        self._row = row
-        return self
-
-    def __getattr__(self, name: str) -> Any:
-        row = self.__dict__.get("_row")
-        if row is not None and not name.startswith("_") and hasattr(row, name):
-            from ..core._compat import _warn_once
-
-            _warn_once("StoreStatus.alerts", "rows", "StoreStatus.alerts lists alerts now (each a str with "
-                       ".period, .slice, .kind), not rows; use StoreStatus.alert_rows for the rows")
-            return getattr(row, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __reduce__(self) -> Any:
-        return (_alert, (str(self), self.period, self.slice))
-
-    def to_dict(self) -> dict[str, str]:
-        return {"period": self.period, "slice": self.slice, "kind": self.kind, "message": str(self)}
-
-
-def _alert(text: str, period: str, slice: str) -> Alert:
-    return Alert(text, period=period, slice=slice)
-
-
-def _alerts(texts: Any, period: str, slice: str) -> tuple[Alert, ...]:
-    return tuple(a if isinstance(a, Alert) else Alert(a, period=period, slice=slice) for a in texts)
 
 
 @dataclass(frozen=True, repr=False)
@@ -439,7 +392,7 @@ def check_model(con: Any, model: Any) -> None:
     """A one-line error unless some prediction was logged with ``model`` (the message lists the models)."""
     if not isinstance(model, str):
         raise VeracityError(f"model must be a string naming a logged model, got {model!r}", param="model")
-    if con.execute("SELECT count(*) FROM predictions WHERE model = ?", [model]).fetchone()[0]:
+    if con.execute("SELECT count(*) FROM predictions WHERE model = ?", [model]).fetchall()[0][0]:
         return
     names = [m for (m,) in con.execute("SELECT DISTINCT model FROM predictions WHERE model IS NOT NULL "
                                          "ORDER BY model LIMIT 11").fetchall()]
@@ -459,72 +412,76 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
     audit sample (prediction-powered estimates). Only the ``max_slices`` slices with the most
     rows keep their name; the rest are summed into one ``(other)`` slice (a slice column with
     20,000 user ids is one aggregate, not 20,000 tables).
+
+    The store's SQL only says which rows and in which state (:func:`_rows`); the keys and sums are
+    the rows seam's (:func:`veracity.sources._grouped.grouped_sums`): the score bin is the one
+    bin index, the logit cell and the threshold flag its keys.
     """
+    import narwhals as nw
+
+    from ..sources._grouped import at_threshold, grouped_sums, log_loss, logit, logit_cell, score_bin
+
+    lf = nw.from_native(_rows(con, period=period, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=slice_col,
+                              model=model))
+    pooled, slice_key = 0, nw.col("slice")
+    if slice_col is not None:
+        per_slice = grouped_sums(lf, {"slice": nw.col("slice")}, {})
+        if per_slice["slice"].size > max_slices:
+            keep = _largest(per_slice["slice"], per_slice["n"], max_slices)
+            pooled = per_slice["slice"].size - max_slices
+            slice_key = nw.when(nw.col("slice").is_in(keep)).then(nw.col("slice")).otherwise(nw.lit(OTHER))
+    state, score, y = nw.col("state"), nw.col("score"), nw.col("y")
+    final, zero = state == 0, nw.lit(0.0, nw.Float64)
+    keys = {
+        "period": nw.col("period"), "slice": slice_key, "state": state,
+        "audited": nw.col("audited") if delayed else nw.lit(0, nw.Int32),  # the plain status: no audit column
+        "y": nw.when(state.is_in([0, 3])).then(y).otherwise(nw.lit(-1, nw.Int64)),
+        "bin": score_bin(score, bins),
+        "cell": nw.when(final).then(logit_cell(score, CELLS, CELL_SPAN)).otherwise(nw.lit(0, nw.Int64)),
+        "flag": at_threshold(score, threshold),
+    }
+    sums = {"sp": score, "sp2": score * score, "snll": nw.when(final).then(log_loss(score, y)).otherwise(zero),
+            "seta": nw.when(final).then(logit(score)).otherwise(zero)}
+    g = grouped_sums(lf, keys, sums)
+    if not delayed:  # no sequence sums
+        return g, {}, pooled
+    # the final labels only, slices pooled as above (20,000 user ids are 21 slices here too, not
+    # 20,000 x days x bins groups)
+    d = y - score
+    seq = grouped_sums(lf.filter(final), {"slice": slice_key, "day": nw.col("day"), "bin": score_bin(score, bins)},
+                       {"sx": d, "sxx": d * d})
+    return g, seq, pooled
+
+
+def _rows(con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice_col: str | None,
+          model: str | None) -> Any:
+    """The stored predictions up to the as-of time as a DuckDB relation (nothing is read yet):
+    ``period`` (epoch microseconds of its start), ``slice``, ``score``, ``y`` (the label, null
+    without one), ``state`` (see :func:`_query`), ``audited`` (0/1) and ``day`` (epoch
+    microseconds of the day a final label became usable: observed, or made final by the horizon)."""
     final = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
     sl = "'" + ALL + "'" if slice_col is None else f"coalesce(p.{quote_identifier('s_' + slice_col)}, '(missing)')"
-    where = f"p.ts <= make_timestamp({as_of_us})" + (" AND p.model = ?" if model is not None else "")
-    params = [model] if model is not None else []
-    pooled = 0
-    keep: list[str] | None = None  # the slices that keep their name when some are pooled
-    if slice_col is not None:
-        distinct = int(con.execute(f"SELECT count(DISTINCT {sl}) FROM predictions p WHERE {where}",
-                                   params).fetchone()[0])
-        if distinct > max_slices:
-            pooled = distinct - max_slices
-            keep = [str(v) for (v,) in con.execute(
-                f"SELECT {sl} AS slice FROM predictions p WHERE {where} GROUP BY 1 ORDER BY count(*) DESC, 1 "
-                f"LIMIT {int(max_slices)}", params).fetchall()]
-    # pooled slice names, the kept names passed as parameters (after the WHERE's in the statement's text)
-    pool = ("slice" if keep is None else "'" + OTHER + "'" if not keep else
-            f"CASE WHEN slice IN ({', '.join('?' * len(keep))}) THEN slice ELSE '{OTHER}' END")
-    pool_params = params + (keep or [])
     seen = f"p.label IS NOT NULL AND p.observed <= make_timestamp({as_of_us})"
-    # the day a label became usable: when it was observed, or when the horizon made it final
     matured = ("p.observed" if horizon_us is None
                else f"greatest(p.observed, make_timestamp(epoch_us(p.ts) + {horizon_us}))")
-    eta = "(ln(greatest(score, 1e-12)) - ln(greatest(1 - score, 1e-12)))"
-    cte = f"""
-    WITH r0 AS (
-      SELECT {period} AS period, {sl} AS slice, p.score AS score, p.label AS y,
+    sql = f"""
+      SELECT epoch_us({period}) AS period, {sl} AS slice, p.score AS score, p.label AS y,
              CASE WHEN {seen} AND {final} THEN 0
                   WHEN {seen} THEN 3
                   WHEN {final} AND {horizon_us is not None} THEN 2 ELSE 1 END AS state,
              ({seen} AND coalesce(p.audit, FALSE))::INTEGER AS audited,
              CASE WHEN {seen} AND {final} THEN epoch_us(date_trunc('day', {matured})) END AS day
       FROM predictions p
-      WHERE {where}
-    ), r AS (
-      SELECT * REPLACE ({pool} AS slice) FROM r0
-    )"""
-    sql = cte + f"""
-    SELECT epoch_us(period) AS period, slice, state, audited,
-           CASE WHEN state IN (0, 3) THEN y ELSE -1 END AS y,
-           least(floor(score * {bins}), {bins - 1})::INTEGER AS bin,
-           CASE WHEN state = 0 THEN least(greatest(floor(({eta} + 12) * {_CELL_W}), 0), {CELLS - 1})
-                ELSE 0 END::INTEGER AS cell,
-           (score >= {threshold})::INTEGER AS flag,
-           count(*)::DOUBLE AS n, sum(score) AS sp, sum(score * score) AS sp2,
-           sum(CASE WHEN state <> 0 THEN 0 WHEN y = 1 THEN -ln(greatest(score, {PROB_EPS!r}))
-                    ELSE -ln(greatest(1 - score, {PROB_EPS!r})) END) AS snll,
-           sum(CASE WHEN state = 0 THEN {eta} ELSE 0 END) AS seta
-    FROM r GROUP BY ALL
-    """
-    # the final labels only, straight from the table, slices pooled as above (20,000 user ids are
-    # 21 slices here too, not 20,000 x days x bins groups)
-    seq_sql = f"""
-    WITH s AS (
-      SELECT {sl} AS slice, epoch_us(date_trunc('day', {matured})) AS day,
-             least(floor(p.score * {bins}), {bins - 1})::INTEGER AS bin, p.label - p.score AS d
-      FROM predictions p WHERE {where} AND {seen} AND {final}
-    )
-    SELECT {pool} AS slice, day, bin, count(*)::DOUBLE AS n, sum(d) AS sx, sum(d * d) AS sxx
-    FROM s GROUP BY ALL
-    """
-    if not delayed:  # the plain status: no audit column, no sequence sums
-        sql = sql.replace("state, audited,", "state, 0 AS audited,", 1)
-        return con.execute(sql, pool_params).fetchnumpy(), {}, pooled
-    return (con.execute(sql, pool_params).fetchnumpy(), con.execute(seq_sql, pool_params).fetchnumpy(),
-            pooled)
+      WHERE p.ts <= make_timestamp({as_of_us})""" + (" AND p.model = $1" if model is not None else "")
+    return con.sql(sql, params=[model] if model is not None else None)
+
+
+def _largest(names: np.ndarray, counts: np.ndarray, k: int) -> list[str]:
+    """The ``k`` names with the largest counts (ties: the names in order)."""
+    names = np.asarray(names).astype(str)
+    by_name = np.argsort(names, kind="stable")
+    order = by_name[np.argsort(-np.asarray(counts)[by_name], kind="stable")]
+    return names[order[:k]].tolist()
 
 
 def store_status(
@@ -618,7 +575,7 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
         check_model(con, model)
     lo, hi = con.execute(f"SELECT min(ts), max(ts) FROM predictions WHERE ts <= make_timestamp({as_of_us})"
                          + (" AND model = ?" if model is not None else ""),
-                         [model] if model is not None else []).fetchone()
+                         [model] if model is not None else []).fetchall()[0]
     start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
     g, seq, pooled = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us,
                             slice_col=by, bins=bins, threshold=float(threshold), model=model,
