@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._binning import bin_index, uniform_edges
 from ._family import FeatureSpec, decode, strides
 
 SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2")
@@ -50,9 +51,7 @@ def grid_size(max_cells: int, ece_bins: int) -> int:
 def cell_bins(table: CellTable, ece_bins: int) -> np.ndarray:
     """The ECE bin (equal-width, like ``vc.reliability``) of every cell index."""
     if table.mode == "distinct":
-        v = table.cell_values
-        idx = (v * ece_bins).astype(np.int64)
-        return np.minimum(idx, ece_bins - 1)
+        return bin_index(table.cell_values, uniform_edges(ece_bins), "uniform")
     k = table.n_cells // ece_bins
     return np.arange(table.n_cells) // k
 
@@ -69,7 +68,7 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
         ci = np.searchsorted(distinct, p)
     else:
         mode, values, C = "grid", None, grid_size(max_cells, ece_bins)
-        ci = np.minimum((p * C).astype(np.int64), C - 1)
+        ci = bin_index(p, uniform_edges(C), "uniform")
     if w is None:
         per_row = {"wp": p, "wy": y, "w2p2": p * p}
     else:
@@ -132,7 +131,7 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
         cell = nw.col("_p")
     else:
         mode, C = "grid", grid_size(max_cells, ece_bins)
-        cell = (nw.col("_p") * float(C)).floor().clip(upper_bound=float(C - 1)).cast(nw.Float64)
+        cell = bin_index(nw.col("_p"), uniform_edges(C), "uniform").cast(nw.Float64)
     w, p, y = nw.col("_w"), nw.col("_p"), nw.col("_y")
     if weighted:
         x = x.with_columns(_c=cell, _one=nw.lit(1, nw.Int64), _sw=w, _sw2=w * w, _swp=w * p, _swy=w * y,

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._binning import quantile_picks
 from ..core._validation import VeracityError
 
 #: most segments in one family (each costs one row per score cell in the aggregate)
@@ -213,10 +214,7 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
             spec_missing = len(labels) if n_missing else None
             return FeatureSpec(name, "values", values=tuple(float(x) for x in v),
                                labels=labels + ((MISSING,) if n_missing else ()), missing=spec_missing)
-        cum = np.cumsum(c)
-        n = int(cum[-1])
-        pos = (np.arange(1, bins) * n) // bins
-        cuts = np.unique(v[np.searchsorted(cum, pos, side="right")])
+        cuts = quantile_picks(v, bins, counts=c)  # the values at the j/bins row positions
         cuts = cuts[cuts > v[0]]
         return _binned(name, cuts, v, n_missing)
     # categorical
