@@ -7,7 +7,7 @@ PY      = $(VENV)/bin/python
 BASE    = $(VENV)/.installed-base
 DEV     = $(VENV)/.installed-dev
 
-.PHONY: demo test bench clean
+.PHONY: demo test explore bench clean
 
 $(BASE): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ test: $(DEV)
 	bash scripts/ensure-java.sh
 	$(PY) -m mypy
 	$(PY) -m pytest -n 2 --dist loadgroup tests src/veracity
+
+## The property tests with a new random search each run (`make test` repeats one fixed search)
+explore: $(DEV)
+	VERACITY_HYPOTHESIS=explore $(PY) -m pytest -n 2 --dist loadgroup tests
 
 ## Benchmarks (not part of the tests): each prints times and ratios against the peers.
 bench: $(DEV)
