@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from ..core._special import expit
 
-from ..core._binning import bin_index, check_bins, check_strategy, make_edges, resolve_bins
+from ..core._binning import (bin_index, check_bins, check_strategy, make_edges, quantile_picks,
+                              resolve_bins)
 from ..core._validation import VeracityError
 from ._base import Calibrator
 
@@ -23,13 +24,11 @@ def score_edges(s: np.ndarray, bins: int | str, w: np.ndarray | None) -> np.ndar
     m = resolve_bins(bins, s, w)
     if w is None:
         srt = np.sort(s)
-        pos = (np.arange(1, m) * srt.size) // m
+        cuts = quantile_picks(srt, m)
     else:
         order = np.argsort(s, kind="stable")
         srt = s[order]
-        cum = np.cumsum(w[order])
-        pos = np.minimum(np.searchsorted(cum, np.arange(1, m) * cum[-1] / m, side="right"), srt.size - 1)
-    cuts = np.unique(srt[pos])
+        cuts = quantile_picks(srt, m, weights=w[order])
     cuts = cuts[cuts > srt[0]]
     return np.concatenate(([srt[0]], cuts, [max(srt[-1], cuts[-1]) if cuts.size else srt[-1]]))
 
