@@ -74,23 +74,37 @@ def run_sums(runs: Runs, weights: np.ndarray | None = None) -> tuple[np.ndarray 
     return np.add.reduceat(w, runs.starts), np.add.reduceat(w * runs.y, runs.starts)
 
 
+def _starts(values: np.ndarray) -> np.ndarray:
+    """``[0, i_1, …, i_k, m]``: where each run of equal consecutive ``values`` starts, and the end
+    (one array: a run's length is the difference of two neighbours)."""
+    m = values.shape[0]
+    change = np.flatnonzero(values[1:] != values[:-1])
+    bounds = np.empty(change.shape[0] + 2, dtype=np.int64)
+    bounds[0], bounds[-1] = 0, m
+    np.add(change, 1, out=bounds[1:-1])
+    return bounds
+
+
 def pooled_fit(wx: np.ndarray | None, yx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The PAV fit of the run means ``yx / wx`` as ``(fit, Σw, Σwy, runs)`` per pooled block.
+    """The PAV fit of the run means ``yx / wx`` as ``(fit, Σw, Σwy, bounds)`` per pooled block
+    (``bounds``: the first run of each block, then the number of runs; ``wx`` None: every run is
+    one row of weight 1, so ``yx`` holds its 0/1 label).
 
     Consecutive runs with the same mean are pooled before PAV: the least-squares isotonic fit
     is equal on them (averaging two unequal fitted values there keeps the order and, by strict
     convexity, lowers the loss), so the fit is unchanged and PAV sees fewer points — for 0/1
-    labels on distinct scores, about half as many.
+    labels on distinct scores, about half as many. Unweighted, a block of c rows with label
+    y has Σw = c and Σwy = c·y (exact: integers).
     """
     values = yx if wx is None else yx / wx
-    m = values.shape[0]
-    first = np.flatnonzero(values[1:] != values[:-1])
-    first += 1
-    first = np.r_[0, first]
-    runs = np.diff(np.r_[first, m])
-    pw = runs.astype(np.float64) if wx is None else np.add.reduceat(wx, first)
-    py = np.add.reduceat(yx, first)
-    return isotonic(py / pw, pw), pw, py, runs
+    bounds = _starts(values)
+    first = bounds[:-1]
+    if wx is None:
+        pw = np.diff(bounds).astype(np.float64)
+        py = pw * yx[first]
+    else:
+        pw, py = np.add.reduceat(wx, first), np.add.reduceat(yx, first)
+    return isotonic(py / pw, pw), pw, py, bounds
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,11 +125,11 @@ class CORPFit:
 def corp_fit(runs: Runs) -> CORPFit:
     """The PAV fit of the runs (no per-row pass: see :func:`corp_from_runs`)."""
     wx, yx = run_sums(runs)
-    fit, pw, py, lengths = pooled_fit(wx, yx)
+    fit, pw, py, pooled = pooled_fit(wx, yx)
     total, sy = float(pw.sum()), float(py.sum())
     base = sy / total
     # the fit is constant on its blocks (far fewer than runs): sum the pooled runs per block first
-    first = np.flatnonzero(np.r_[True, fit[1:] != fit[:-1]])
+    first = _starts(fit)[:-1]
     bw, by, bf = np.add.reduceat(pw, first), np.add.reduceat(py, first), fit[first]
     s_hat = (float(np.dot(bw, bf * bf)) - 2.0 * float(np.dot(bf, by)) + sy) / total
     s_r = base * (1.0 - base)  # mean (r - y)^2 for 0/1 labels
@@ -123,8 +137,7 @@ def corp_fit(runs: Runs) -> CORPFit:
     l_r = -float(xlogy(base, base) + xlogy(1.0 - base, 1.0 - base))
     # the curve's value at every distinct score: each block's fit repeated over the block's runs
     # (a few long repeats, not one per pooled run)
-    starts = np.r_[0, np.cumsum(lengths)][first]
-    y = np.repeat(bf, np.diff(np.r_[starts, runs.x.shape[0]]))
+    y = np.repeat(bf, np.diff(pooled[np.r_[first, fit.shape[0]]]))
     weight = np.broadcast_to(1.0, yx.shape) if wx is None else wx  # one row each: no array
     return CORPFit(x=runs.x, y=y, weight=weight, s_hat=s_hat, l_hat=l_hat, s_r=s_r, l_r=l_r)
 
