@@ -42,10 +42,11 @@ from typing import Any
 import numpy as np
 from ..core._special import chdtrc, expit, ndtr, ndtri  # scipy.stats costs 0.3 s of import
 
-from ..core._binning import uniform_edges
+from ..core._binning import bin_index, uniform_edges
 from ..core._display import Display
 from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
 from ..core._intervals import binomial_interval, check_interval_args
+from ..core._metrics import check_threshold
 from ..core._sql_names import quote_identifier
 from ..core._stats import BinStats
 from ..core._text import fmt, render_table
@@ -419,37 +420,37 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
     """
     import narwhals as nw
 
-    from ..sources._grouped import at_threshold, grouped_sums, log_loss, logit, logit_cell, score_bin
+    from ..sources._grouped import at_threshold, grouped_sums, logit_cell, score_bin
 
-    lf = nw.from_native(_rows(con, period=period, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=slice_col,
-                              model=model))
+    rows = _rows(con, period=period, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=slice_col, model=model)
     pooled, slice_key = 0, nw.col("slice")
     if slice_col is not None:
-        per_slice = grouped_sums(lf, {"slice": nw.col("slice")}, {})
+        per_slice = grouped_sums(rows, {"slice": nw.col("slice")}, {})
         if per_slice["slice"].size > max_slices:
             keep = _largest(per_slice["slice"], per_slice["n"], max_slices)
             pooled = per_slice["slice"].size - max_slices
             slice_key = nw.when(nw.col("slice").is_in(keep)).then(nw.col("slice")).otherwise(nw.lit(OTHER))
     state, score, y = nw.col("state"), nw.col("score"), nw.col("y")
-    final, zero = state == 0, nw.lit(0.0, nw.Float64)
+    final = state == 0
+    int32 = nw.Int32  # the keys' width decides the groups' order, hence the last bit of the numpy sums
     keys = {
         "period": nw.col("period"), "slice": slice_key, "state": state,
-        "audited": nw.col("audited") if delayed else nw.lit(0, nw.Int32),  # the plain status: no audit column
-        "y": nw.when(state.is_in([0, 3])).then(y).otherwise(nw.lit(-1, nw.Int64)),
-        "bin": score_bin(score, bins),
-        "cell": nw.when(final).then(logit_cell(score, CELLS, CELL_SPAN)).otherwise(nw.lit(0, nw.Int64)),
-        "flag": at_threshold(score, threshold),
+        "audited": nw.col("audited") if delayed else nw.lit(0, int32),  # the plain status: no audit column
+        "y": nw.when(state.is_in([0, 3])).then(y.cast(int32)).otherwise(nw.lit(-1, int32)),
+        "bin": score_bin(score, bins).cast(int32),
+        "cell": nw.when(final).then(logit_cell(nw.col("eta"), CELLS, CELL_SPAN)).otherwise(nw.lit(0, nw.Int64))
+        .cast(int32),
+        "flag": at_threshold(score, threshold).cast(int32),
     }
-    sums = {"sp": score, "sp2": score * score, "snll": nw.when(final).then(log_loss(score, y)).otherwise(zero),
-            "seta": nw.when(final).then(logit(score)).otherwise(zero)}
-    g = grouped_sums(lf, keys, sums)
+    sums = {"sp": score, "sp2": score * score, "snll": nw.col("nll"), "seta": nw.col("eta")}
+    g = grouped_sums(rows, keys, sums)
     if not delayed:  # no sequence sums
         return g, {}, pooled
     # the final labels only, slices pooled as above (20,000 user ids are 21 slices here too, not
     # 20,000 x days x bins groups)
     d = y - score
-    seq = grouped_sums(lf.filter(final), {"slice": slice_key, "day": nw.col("day"), "bin": score_bin(score, bins)},
-                       {"sx": d, "sxx": d * d})
+    seq = grouped_sums(rows, {"slice": slice_key, "day": nw.col("day"), "bin": score_bin(score, bins).cast(int32)},
+                       {"sx": d, "sxx": d * d}, where=final)
     return g, seq, pooled
 
 
@@ -457,22 +458,28 @@ def _rows(con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice
           model: str | None) -> Any:
     """The stored predictions up to the as-of time as a DuckDB relation (nothing is read yet):
     ``period`` (epoch microseconds of its start), ``slice``, ``score``, ``y`` (the label, null
-    without one), ``state`` (see :func:`_query`), ``audited`` (0/1) and ``day`` (epoch
-    microseconds of the day a final label became usable: observed, or made final by the horizon)."""
+    without one), ``state`` (see :func:`_query`), ``audited`` (0/1), ``day`` (epoch microseconds
+    of the day a final label became usable: observed, or made final by the horizon), and for the
+    final labels (else 0) the logit ``eta`` and the log-loss term ``nll``."""
     final = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
     sl = "'" + ALL + "'" if slice_col is None else f"coalesce(p.{quote_identifier('s_' + slice_col)}, '(missing)')"
     seen = f"p.label IS NOT NULL AND p.observed <= make_timestamp({as_of_us})"
     matured = ("p.observed" if horizon_us is None
                else f"greatest(p.observed, make_timestamp(epoch_us(p.ts) + {horizon_us}))")
+    eta = "(ln(greatest(score, 1e-12)) - ln(greatest(1 - score, 1e-12)))"
     sql = f"""
-      SELECT epoch_us({period}) AS period, {sl} AS slice, p.score AS score, p.label AS y,
-             CASE WHEN {seen} AND {final} THEN 0
-                  WHEN {seen} THEN 3
-                  WHEN {final} AND {horizon_us is not None} THEN 2 ELSE 1 END AS state,
-             ({seen} AND coalesce(p.audit, FALSE))::INTEGER AS audited,
-             CASE WHEN {seen} AND {final} THEN epoch_us(date_trunc('day', {matured})) END AS day
-      FROM predictions p
-      WHERE p.ts <= make_timestamp({as_of_us})""" + (" AND p.model = $1" if model is not None else "")
+      SELECT *, CASE WHEN state = 0 THEN {eta} ELSE 0 END AS eta,
+             CASE WHEN state <> 0 THEN 0 WHEN y = 1 THEN -ln(greatest(score, {PROB_EPS!r}))
+                  ELSE -ln(greatest(1 - score, {PROB_EPS!r})) END AS nll
+      FROM (
+        SELECT epoch_us({period}) AS period, {sl} AS slice, p.score AS score, p.label AS y,
+               CASE WHEN {seen} AND {final} THEN 0
+                    WHEN {seen} THEN 3
+                    WHEN {final} AND {horizon_us is not None} THEN 2 ELSE 1 END AS state,
+               ({seen} AND coalesce(p.audit, FALSE))::INTEGER AS audited,
+               CASE WHEN {seen} AND {final} THEN epoch_us(date_trunc('day', {matured})) END AS day
+        FROM predictions p
+        WHERE p.ts <= make_timestamp({as_of_us})""" + (" AND p.model = $1" if model is not None else "") + ") r"
     return con.sql(sql, params=[model] if model is not None else None)
 
 
@@ -526,8 +533,7 @@ def store_status(
                                 f"got {freq!r}")
     if not isinstance(bins, int) or not 1 <= bins <= 1000:
         raise VeracityError(f"bins must be an integer in 1..1000, got {bins!r}")
-    if not 0.0 <= float(threshold) <= 1.0:
-        raise VeracityError(f"threshold must be in [0, 1], got {threshold!r}")
+    threshold = check_threshold(threshold)
     if int(min_count) < 1:
         raise VeracityError(f"min_count must be at least 1, got {min_count!r}")
     if alerts not in ("window", "sequential"):
@@ -846,7 +852,7 @@ def _diagnose(k: int, rk: int, count: np.ndarray, s_p: np.ndarray, s_y: np.ndarr
     sd_adj = float(np.sqrt(np.dot(w, p_adj * (1 - p_adj))))
     real = float(np.dot(w, y))
     adj_ok = sd_adj > 0 and abs(real - exp_adj) <= z_t * sd_adj
-    idx = np.minimum((p_adj * (edges.size - 1)).astype(np.int64), edges.size - 2)
+    idx = bin_index(p_adj, edges, "uniform")
     bw = np.bincount(idx, weights=w, minlength=edges.size - 1)
     bp = np.bincount(idx, weights=w * p_adj, minlength=edges.size - 1)
     by_ = np.bincount(idx, weights=w * y, minlength=edges.size - 1)
