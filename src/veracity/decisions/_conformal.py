@@ -326,7 +326,7 @@ class ConformalClassifier:
         E = np.empty_like(P)
         np.put_along_axis(E, order, cum, axis=1)
         if self.randomized:
-            u = self._rng.random(P.shape[0])[:, None]
+            u = self._rng.random(int(P.shape[0]))[:, None]  # int: the array overload (Any picks float's)
             E = E - u * P
         return E
 

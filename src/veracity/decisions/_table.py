@@ -3,7 +3,7 @@ r"""The operating table: confusion counts, rates and cost at many thresholds at 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -232,7 +232,7 @@ def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: An
                            sample_weight: Any, cost_fp: float, cost_fn: float, score_type: str,
                            pos_label: Any) -> ThresholdTable:
     """The frame form: in-memory frames take the array code, lazy ones count where they live."""
-    from ..sources import as_source
+    from ..sources import ArraySource, FrameSource, as_source
 
     if labels is not None:
         raise VeracityError("threshold_table(frame, thresholds, score=..., label=...) takes no labels array; "
@@ -243,13 +243,14 @@ def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: An
     if thresholds is None:
         raise VeracityError("threshold_table(frame, thresholds, score=..., label=...) needs thresholds",
                         param="thresholds")
-    source = as_source(data, score=score, label=label, sample_weight=sample_weight, score_type=score_type,
-                       pos_label=pos_label)
+    # as_source returns one of the two (annotated as their base, which declares no ``prep``)
+    source = cast("ArraySource | FrameSource", as_source(
+        data, score=score, label=label, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label))
     if getattr(source.prep, "multiclass", False):
         raise VeracityError(
             "vc.threshold_table flags one score per row; pass score= naming the column of the class to flag"
         )
-    if not source.lazy:
+    if isinstance(source, ArraySource):  # in-memory rows (as_source's non-lazy source): the array code
         return source.call(threshold_table, thresholds, cost_fp=cost_fp, cost_fn=cost_fn)
     source.contract_counts()  # the array form's order: rows first, then options
     c_fp = check_cost(cost_fp, "cost_fp")
