@@ -438,19 +438,6 @@ def test_fuzz_tampered_artifacts_cli(workdir, cli, raw):
 # ----------------------------------------------------------------------------------------------
 # hostile frames written to files: veracity audit against the numpy path (issue 23)
 # ----------------------------------------------------------------------------------------------
-def _hostile_frames():
-    import importlib.util
-    import sys
-
-    name = "veracity_fuzz_hostile_frames"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("hostile_frames.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 def _nan_as_none(value):
     if isinstance(value, float) and math.isnan(value):
         return None
@@ -477,7 +464,8 @@ _CLI_ONLY = ("file", "score", "label", "engine", "pos_label")
 def test_fuzz_audit_cli_on_hostile_frames(cli, data, tmp_path_factory):
     """``veracity audit FILE --score S --label L [--pos-label X] --engine E --json -`` on a CSV or Parquet
     file written from a hostile frame: exit 2 with one stderr line, or vc.audit's numbers on the arrays."""
-    H = _hostile_frames()
+    import hostile_frames as H  # tests/fuzz/conftest.py puts this folder on sys.path
+
     case = data.draw(H.cases())
     form = data.draw(st.sampled_from(["csv", "parquet"]))
     engine = data.draw(st.sampled_from(["memory", "duckdb"]))

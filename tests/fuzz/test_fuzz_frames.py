@@ -20,8 +20,6 @@ Derandomised (the same examples every run) and sized to run in well under a minu
 from __future__ import annotations
 
 import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -33,17 +31,7 @@ pytest.importorskip("pyarrow")
 pytest.importorskip("duckdb")
 
 
-def _helpers():
-    name = "veracity_fuzz_hostile_frames"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("hostile_frames.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _helpers()
+import hostile_frames as H  # noqa: E402  (tests/fuzz/conftest.py puts this folder on sys.path)
 
 
 def check_case(case, form, data, fn, reference):
