@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core._audit import AuditResult, audit
+from ..core._options import BootstrapMethod
 from ..core._validation import VeracityError, labels_with_pos_label, prepare_binary
 from .._version import __version__
 from ._sections import (
@@ -151,7 +152,7 @@ def report(
     cost_fn: float | None = None,
     target_recall: float | None = TARGET_RECALL,
     recall_threshold: float | None = None,
-    bootstrap: bool | str = True,
+    bootstrap: bool | BootstrapMethod = True,
     n_resamples: int = 1000,
     title: str = "Calibration report",
     source: str | None = None,
@@ -407,9 +408,9 @@ def _frame_inputs(data: Any, labels: Any, *, score: Any, label: Any, sample_weig
 def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: str, max_groups: int | None,
            depth: int | None, bins: int, strategy: str, interval: str, level: float, min_count: int,
            threshold: float, cost_fp: float, cost_fn: float, costs_declared: bool, target_recall: float | None,
-           declared_target: bool, recall_threshold: float | None, bootstrap: bool | str, n_resamples: int,
-           title: str, source: str | None, details: dict[str, Any] | None, timestamp: bool | str, max_cuts: int,
-           figures: bool, status: Any) -> Report:
+           declared_target: bool, recall_threshold: float | None, bootstrap: bool | BootstrapMethod,
+           n_resamples: int, title: str, source: str | None, details: dict[str, Any] | None,
+           timestamp: bool | str, max_cuts: int, figures: bool, status: Any) -> Report:
     scores, labels, sample_weight, by = inp.scores, inp.labels, inp.sample_weight, inp.by
     options = dict(bins=bins, strategy=strategy, interval=interval, level=level, min_count=min_count,
                    threshold=threshold, sample_weight=sample_weight)
@@ -496,6 +497,7 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
     data_json = None
     if decision_p is not None:
         which = "calibrated probability" if calibrator is not None and decision_p is not raw.p else reading
+        assert decision_y is not None  # set with decision_p: binary labels
         markup, data, ex_notes = _explorer(decision_p, decision_y, decision_w, cost_fp=cost_fp,
                                            cost_fn=cost_fn, target_recall=target_recall, reading=which,
                                            max_cuts=max_cuts, t_recall=recall_threshold,
@@ -577,8 +579,9 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
     return rep
 
 
-def _comparison(inp: Inputs, *, raw: Any, score_type: str, level: float, bins: int, bootstrap: bool | str,
-                n_resamples: int, plots: bool, notes: list[str]) -> tuple[str, str]:
+def _comparison(inp: Inputs, *, raw: Any, score_type: str, level: float, bins: int,
+                bootstrap: bool | BootstrapMethod, n_resamples: int, plots: bool,
+                notes: list[str]) -> tuple[str, str]:
     """``vc.compare_models`` of the scores (A) against ``against`` (B), once, with its figures."""
     from ..comparison import compare_models, decision_curve, murphy_diagram
     from ._findings import comparison_section
@@ -601,8 +604,8 @@ def _comparison(inp: Inputs, *, raw: Any, score_type: str, level: float, bins: i
     return comparison_section(cmp, murphy=murphy, curve=curve, plots=plots, notes=notes)
 
 
-def _audit_with_extras(scores: Any, labels: Any, *, ci: bool | str, n_resamples: int, notes: list[str],
-                       **kwargs: Any) -> AuditResult:
+def _audit_with_extras(scores: Any, labels: Any, *, ci: bool | BootstrapMethod, n_resamples: int,
+                       notes: list[str], **kwargs: Any) -> AuditResult:
     """``vc.audit`` with bootstrap intervals (seeded: the same input gives the same page) and the noise floor."""
     if ci:
         try:

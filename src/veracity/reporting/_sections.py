@@ -324,7 +324,8 @@ def _short(value: Any, limit: int = 12) -> Any:
 def _calibrator_meta(doc: dict[str, Any]) -> str:
     """Provenance (seed 004: model revision, score type, fit window and cohort), parameters and
     fitted state (temperature, Platt A/B, isotonic steps …) as a key/value grid."""
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    raw_meta = doc.get("metadata")
+    meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
     order = ["model_revision", "score_type", "fit_window", "cohort", "role", "n_rows", "n_classes",
              "data_hash", "method", "library_version"]
     keys = [k for k in order if k in meta] + sorted(k for k in meta if k not in order and k != "params")
@@ -339,7 +340,8 @@ def _calibrator_meta(doc: dict[str, Any]) -> str:
     if kind is not None:
         pairs.append(("calibrator", f"<strong>{_e(kind)}</strong>"))
     pairs += [(k.replace("_", " "), value(meta[k])) for k in keys]
-    state = doc.get("state") if isinstance(doc.get("state"), dict) else {}
+    raw_state = doc.get("state")
+    state: dict[str, Any] = raw_state if isinstance(raw_state, dict) else {}
     for k in sorted(state):
         v = state[k]
         if isinstance(v, (list, tuple)):
@@ -499,6 +501,7 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
 def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_fp: float, cost_fn: float,
            target_recall: float | None, notes: list[str], timestamp: bool | str, *,
            costs_declared: bool = True, extra: list[list[str]] | None = None) -> str:
+    ece_interval = _interval_of(result)
     rows = [
         ["score type", _e(score_type)],
         ["bins", f"{options['bins']} {_e(options['strategy'])}"],
@@ -509,8 +512,7 @@ def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_f
          + ("" if costs_declared else " (not declared: 1:1 assumed)")],
         ["target recall", "—" if target_recall is None else f"{target_recall:g}"],
         ["weights", "yes" if options["sample_weight"] is not None else "no"],
-        ["summary intervals", "—" if _interval_of(result) is None
-         else _e(f"{_interval_of(result)[3]}, random_state 0")],
+        ["summary intervals", "—" if ece_interval is None else _e(f"{ece_interval[3]}, random_state 0")],
         *(extra or []),
         ["veracity", _e(__version__)],
     ]
