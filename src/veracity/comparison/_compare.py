@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core._binning import uniform_edges
 from ..core._display import Display
 from ..core._parallel import submit
 from ..core._text import fmt, render_table
@@ -35,11 +34,11 @@ from ..core._validation import VeracityError
 from ..honest._common import check_count, check_level, check_seed
 from ..honest._corp import CORPResult, ScoreDecomposition
 from ..sources._api import key_order
-from ._corp import corp_fit, corp_result, difference, runs_of
+from ._corp import corp_fit, corp_result, difference, runs_of, sorted_probabilities
 from ._delong import delong_covariance, delong_test, rank_model
 from ._inputs import Models, models_of
 from ._paired import Estimate, paired_losses
-from ._resample import PairedBootstrap, debiased_l1, percentile
+from ._resample import PairedBootstrap, debiased_l1, percentile, sorted_bin_sums
 
 METRICS = ("brier", "log_loss", "ece", "auc")
 METHODS = {
@@ -258,33 +257,33 @@ def _auc_verdict(r: ComparisonRow, identical: bool) -> str:
     return f"no clear difference in ranking between {a} and {b} ({text} for {b} - {a})"
 
 
-def _per_model(models: Models, k: int) -> tuple[Any, Any, Any]:
+def _per_model(models: Models, k: int, bins: int) -> tuple[Any, Any, Any, Any]:
     """Model k's sort and everything read from it: DeLong's placements, and (probabilities) the
-    runs of equal scores and their CORP fit — one task per model, run side by side."""
+    runs of equal scores, their CORP fit and the per-bin sums of the debiased ECE — one task
+    per model, run side by side."""
     ranked = rank_model(models.rank(k), models.y, models.w)
     if not models.probabilistic:
-        return ranked, None, None
-    runs = runs_of(models.data[k], ranked)
-    return ranked, runs, corp_fit(runs)
+        return ranked, None, None, None
+    ps = sorted_probabilities(models.data[k], ranked)
+    runs = runs_of(models.data[k], ranked, ps)
+    return ranked, runs, corp_fit(runs), sorted_bin_sums(ps, ranked.y, ranked.w, bins)
 
 
 def compare_of(models: Models, *, level: float, n_resamples: int, random_state: Any, bins: int) -> ModelComparison:
     """The comparison of checked models (see :func:`compare_models`).
 
     Work plan (what makes ten million rows of two models cost about two sorts): each model's
-    sort, placements and CORP fit run as one task on the shared pool (numpy releases the GIL
-    while sorting), while this thread reads the rows once for the paired Brier and log-loss
-    differences and every model's per-bin ECE sums; the DeLong covariance is one more pass
+    sort, placements, CORP fit and per-bin ECE sums (slices of the sorted rows) run as one task
+    on the shared pool (numpy releases the GIL while sorting), while this thread reads the rows
+    once for the paired Brier and log-loss differences; the DeLong covariance is one more pass
     over the placements.
     """
     y, w = models.y, models.w
     names = models.names
-    futures = [submit(models.n, _per_model, models, k) for k in range(len(names))]
+    futures = [submit(models.n, _per_model, models, k, bins) for k in range(len(names))]
     data = models.data
     if models.probabilistic:
-        edges = uniform_edges(bins)
-        bin_sums = np.zeros((len(names), 4, bins))
-        means, paired = paired_losses(list(data), models.pairs(), w, level, bin_sums=bin_sums, edges=edges)
+        means, paired = paired_losses(list(data), models.pairs(), w, level)
     done = [f.result() for f in futures]
     ranked = [d[0] for d in done]
     cov = delong_covariance(ranked, y, w)
@@ -305,6 +304,7 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
     runs = [d[1] for d in done]
     for k, name in enumerate(names):
         corp[name] = corp_result(done[k][2], float(means[k, 0]), float(means[k, 1]), models.n)
+    bin_sums = np.stack([d[3] for d in done])
     ece = debiased_l1(bin_sums[:, 0], bin_sums[:, 1], bin_sums[:, 2], bin_sums[:, 3])
     boot = PairedBootstrap(list(data), runs if n_resamples else None, bins=bins)
     samples = boot.run(n_resamples, random_state) if n_resamples else {}

@@ -39,13 +39,20 @@ class Runs:
     w: np.ndarray | None  # weights in sorted order
 
 
-def runs_of(data: Binary, ranked: Ranked) -> Runs:
-    """Runs of equal probabilities from the model's sort (the logits' order is the probabilities').
+def sorted_probabilities(data: Binary, ranked: Ranked) -> np.ndarray:
+    """The model's probabilities in its sort's order (the logits' order is the probabilities'):
+    the sorted scores themselves unless the model was ranked by its logits (then one gather)."""
+    return ranked.scores if data.logit is None else data.p[ranked.order]
+
+
+def runs_of(data: Binary, ranked: Ranked, ps: np.ndarray | None = None) -> Runs:
+    """Runs of equal probabilities from the model's sort (``ps``: :func:`sorted_probabilities`,
+    when already at hand).
 
     Without ties every row is its own run: ``starts`` is None and nothing is allocated."""
     if data.logit is None and not ranked.tied:
         return Runs(order=ranked.order, starts=None, x=ranked.scores, y=ranked.y, w=ranked.w)
-    ps = ranked.scores if data.logit is None else data.p[ranked.order]
+    ps = sorted_probabilities(data, ranked) if ps is None else ps
     new = np.empty(ps.shape[0], dtype=bool)
     new[:1] = True
     np.not_equal(ps[1:], ps[:-1], out=new[1:])

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core._special import ndtr, ndtri
-from ..core._validation import Binary, binary_nll_terms
+from ..core._validation import PROB_EPS, Binary, binary_nll_terms
 
 
 @dataclass(frozen=True)
@@ -93,41 +93,30 @@ def paired_mean(d: np.ndarray, w: np.ndarray | None, level: float) -> Estimate:
     return Estimate(mean, se, mean - z * se, mean + z * se, float(p_of(mean, se)))
 
 
-def _add_bins(out: np.ndarray, p: np.ndarray, y: np.ndarray, w: np.ndarray | None, edges: np.ndarray) -> None:
-    """Add one piece's per-bin Σw, Σw², Σwp, Σwy (equal-width ``edges``) into ``out`` (4, bins)."""
-    from ..core._binning import bin_index
-
-    m = out.shape[1]
-    idx = bin_index(p, edges, "uniform")
-    if w is None:
-        count = np.bincount(idx, minlength=m)
-        out[0] += count
-        out[1] += count
-        out[2] += np.bincount(idx, p, m)
-        out[3] += np.bincount(idx, y, m)
-    else:
-        out[0] += np.bincount(idx, w, m)
-        out[1] += np.bincount(idx, w * w, m)
-        out[2] += np.bincount(idx, w * p, m)
-        out[3] += np.bincount(idx, w * y, m)
-
-
-def _chunk_losses(d: Binary, a: int, e: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row Brier and log loss of rows ``a:e`` of one model."""
-    part = Binary(p=d.p[a:e], y=d.y[a:e], w=None, logit=None if d.logit is None else d.logit[a:e])
-    return (part.p - part.y) ** 2, binary_nll_terms(part)
+def _chunk_losses(d: Binary, a: int, e: int, off: np.ndarray, sign: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Per-row Brier score and log loss of rows ``a:e`` of one model, the log loss as
+    :func:`~veracity.core._validation.binary_nll_terms` gives it. From probabilities,
+    :math:`q = p` for positives and :math:`1 - p` for negatives is ``off + sign * p`` with
+    ``off = 1 - y`` and ``sign = 2y - 1`` (shared by the models; exact: ``0 + p`` and
+    ``1 + (-p)`` are ``p`` and ``1 - p`` to the bit), then :math:`-\log \max(q, \epsilon)`."""
+    p, y = d.p[a:e], d.y[a:e]
+    brier = p - y
+    brier *= brier
+    if d.logit is not None:
+        return brier, binary_nll_terms(Binary(p=p, y=y, w=None, logit=d.logit[a:e]))
+    q = sign * p
+    q += off
+    np.maximum(q, PROB_EPS, out=q)
+    np.log(q, out=q)
+    np.negative(q, out=q)
+    return brier, q
 
 
 def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarray | None,
-                  level: float, *, bin_sums: np.ndarray | None = None,
-                  edges: np.ndarray | None = None) -> tuple[np.ndarray, dict[tuple[int, int], list[Estimate]]]:
+                  level: float) -> tuple[np.ndarray, dict[tuple[int, int], list[Estimate]]]:
     r"""Mean Brier score and log loss of every model (``(models, 2)``) and, for every pair (i, j),
     the paired Brier and log-loss differences j - i (:func:`paired_mean`'s numbers), in one pass
     over cache-sized pieces of the rows: no n-sized loss array is ever built.
-
-    ``bin_sums`` (``(models, 4, bins)``, with the equal-width ``edges``): the same pass adds each
-    model's per-bin Σw, Σw², Σwp and Σwy into it — what the debiased ECE reads
-    (:func:`._resample.debiased_l1`), so the rows are read once for the losses and the ECE.
 
     The centred sum of squares comes from sums of :math:`d - c` around a pilot mean c (the first
     piece's), :math:`\sum w^2 (d - \bar d)^2 = \sum w^2 (d - c)^2 - 2(\bar d - c)\sum w^2 (d - c)
@@ -144,13 +133,15 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
     differs = {pair: [False, False] for pair in pairs}
     for a in range(0, n, step):
         e = min(n, a + step)
-        losses = [_chunk_losses(d, a, e) for d in data]
+        y = data[0].y[a:e]
+        off = 1.0 - y
+        sign = y + y
+        sign -= 1.0
+        losses = [_chunk_losses(d, a, e, off, sign) for d in data]
         wc = None if w is None else w[a:e]
         for m, (brier, nll) in enumerate(losses):
             sums[m, 0] += float(brier.sum() if wc is None else (brier * wc).sum())
             sums[m, 1] += float(nll.sum() if wc is None else (nll * wc).sum())
-            if bin_sums is not None:
-                _add_bins(bin_sums[m], data[m].p[a:e], data[m].y[a:e], wc, edges)
         for pair in pairs:
             i, j = pair
             for t in (0, 1):

@@ -70,6 +70,50 @@ def debiased_l1(weight: np.ndarray, weight_sq: np.ndarray, sum_p: np.ndarray, su
         return (share * np.where(keep, 2.0 * d - folded, 0.0)).sum(axis=-1)
 
 
+def uniform_cuts(bins: int) -> np.ndarray:
+    r"""For k = 1 … M−1 (M = ``bins``), the smallest float64 t whose equal-width bin
+    :math:`\min(\lfloor t M\rfloor, M-1)` (:func:`veracity.core._binning.bin_index`) is k, so
+    that on sorted probabilities ``searchsorted(p, cuts)`` finds where each bin starts.
+
+    The product :math:`t M` is rounded, so the cut is k/M moved by the few ulps that make
+    :math:`\lfloor \mathrm{fl}(tM)\rfloor \ge k` hold at t and fail just below it (the bin is a
+    non-decreasing function of t: rounding is monotone).
+    """
+    cuts = np.empty(max(bins - 1, 0))
+    for k in range(1, bins):  # a loop over bins, a few ulp steps each
+        t = k / bins
+        while t * bins >= k and np.nextafter(t, 0.0) * bins >= k:
+            t = float(np.nextafter(t, 0.0))
+        while t * bins < k:
+            t = float(np.nextafter(t, 2.0))
+        cuts[k - 1] = t
+    return cuts
+
+
+def sorted_bin_sums(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, bins: int) -> np.ndarray:
+    r"""Per equal-width bin: Σw, Σw², Σwp, Σwy (``(4, bins)``) of rows sorted by probability ``p``
+    (labels ``y`` and weights ``w`` in the same order).
+
+    Sorted, every bin is one slice of the rows, found by binary search at :func:`uniform_cuts`;
+    each sum is a sum over a slice (``reduceat``) — the bins of ``bincount`` without a per-row
+    bin index. Unweighted, Σw = Σw² = the slice's length.
+    """
+    n = p.shape[0]
+    bounds = np.concatenate(([0], np.searchsorted(p, uniform_cuts(bins), side="left"), [n]))
+    count = np.diff(bounds)
+    out = np.zeros((4, bins))
+    full = count > 0
+    first = bounds[:-1][full]  # empty bins dropped: the filled ones' slices tile the rows
+    if w is None:
+        out[0] = out[1] = count
+        columns = ((2, p), (3, y))
+    else:
+        columns = ((0, w), (1, w * w), (2, w * p), (3, w * y))
+    for row, values in columns:
+        out[row, full] = np.add.reduceat(values, first)
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class _Model:
     data: Binary
