@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from ..core._audit import AuditResult, audit_from_stats
-from ..core._binning import AutoBins, auto_bins, check_bins, check_strategy, uniform_edges
+from ..core._binning import (AutoBins, auto_bins, check_bins, check_strategy, cut_edges, edges_at, rule_positions,
+                             uniform_edges)
+from ..core._metrics import check_threshold
 from ..core._stats import MAX_GROUPS, BinStats, check_max_groups, other_key
 from ..core._validation import VeracityError, check_score_type
 from ..sources._api import key_order, stats_from_sums
@@ -77,9 +79,7 @@ def audit_sql(
     if not isinstance(score, str):
         raise VeracityError(
             f"audit_sql audits one binary score column: score= must be a column name, got {score!r}")
-    threshold = float(threshold)
-    if not 0.0 <= threshold <= 1.0:
-        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
+    threshold = check_threshold(float(threshold))
     cap = check_max_groups(max_groups)
     if not (isinstance(bins, str) and bins == "auto"):
         check_bins(bins)
@@ -278,29 +278,12 @@ def _edges(db: Database, cols: q.Columns, *, bins: int, strategy: str, score_typ
                        what="finding the equal-mass edges")[0]
         lo, hi = float(row[0]), float(row[1])
         picks = np.array([hi if v is None else float(v) for v in row[2:]], dtype=np.float64)
-        cuts = np.unique(picks)
-        cuts = cuts[(cuts > lo) & (cuts > 0.0) & (cuts < 1.0)]
-        return np.concatenate(([0.0], cuts, [1.0]))
-    if strategy == "quantile":  # the score at sorted position floor(j·N/M)
-        positions = [0] + [int(i) for i in (np.arange(1, bins) * n) // bins]
-    else:  # equal-count: midpoints between the runs numpy.array_split would make
-        m = min(bins, n)
-        qq, r = divmod(n, m)
-        j = np.arange(1, m)
-        starts = j * qq + np.minimum(j, r)
-        positions = [0] + [int(i) for i in np.concatenate((starts - 1, starts))]
-    rows = db.query(q.positions_sql(cols, db.dialect, score_type=score_type, positions=positions),
+        return cut_edges(picks, lo)
+    positions = rule_positions(n, bins, strategy)
+    rows = db.query(q.positions_sql(cols, db.dialect, score_type=score_type, positions=[int(i) for i in positions]),
                     what="finding the equal-mass edges")
-    at = {int(i): float(p) for i, p in rows}
-    if strategy == "quantile":
-        cuts = np.unique(np.array([at[int(i)] for i in (np.arange(1, bins) * n) // bins], dtype=np.float64))
-        cuts = cuts[(cuts > at[0]) & (cuts > 0.0) & (cuts < 1.0)]
-    else:
-        lo = np.array([at[int(i)] for i in starts - 1], dtype=np.float64)
-        up = np.array([at[int(i)] for i in starts], dtype=np.float64)
-        cuts = np.unique((lo + up) / 2.0)
-        cuts = cuts[cuts < 1.0]
-    return np.concatenate(([0.0], cuts, [1.0]))
+    found = {int(i): float(p) for i, p in rows}
+    return edges_at(lambda pos: np.array([found[int(i)] for i in pos], dtype=np.float64), n, bins, strategy)
 
 
 # -- the AUC of the whole table (sliced audits) and of a pooled slice ------------------------------
