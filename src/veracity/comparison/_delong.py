@@ -188,9 +188,16 @@ def rank_model(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> Ranked:
 
 
 def _untied(order: np.ndarray, ss: np.ndarray, ys: np.ndarray, pos: np.ndarray) -> Ranked:
-    """Unweighted placements without ties, from integer counts: a positive at sorted position i
-    has i + 1 - (positives up to i) negatives below it; a negative has n1 - (positives up to it)
-    positives above it. In cache-sized pieces: the placements are the one n-sized array."""
+    r"""Unweighted placements without ties, from integer counts. With :math:`c_i` the positives
+    among the first i sorted rows (1-based), a positive at position i has :math:`i - c_i`
+    negatives below it and a negative has :math:`n_1 - c_i` positives above it, so
+
+    .. math:: v_i = \frac{n_1 - c_i + y_i\,(i - n_1)}{n_1 + y_i\,(n_0 - n_1)},
+              \qquad U = \sum_{y_i = 1} i - \frac{n_1 (n_1 + 1)}{2}
+
+    (every term an integer below :math:`2^{53}`, so the float64 arithmetic is exact up to the one
+    division, which is the division by :math:`n_0` or :math:`n_1` itself). In cache-sized pieces,
+    into reused buffers: the placements are the one n-sized array."""
     n = ss.shape[0]
     n1 = int(np.count_nonzero(pos))
     n0 = n - n1
@@ -199,18 +206,26 @@ def _untied(order: np.ndarray, ss: np.ndarray, ys: np.ndarray, pos: np.ndarray) 
         raise VeracityError(
             f"AUC needs both classes; all {n} labels are {only}. Compare the models on rows that contain "
             "positives and negatives")
+    u = int(np.flatnonzero(pos).sum()) + n1 - n1 * (n1 + 1) // 2  # the Mann-Whitney U: exact
     v = np.empty(n)
-    carry, u = 0, 0
+    buf = np.empty((3, min(n, CHUNK)))
+    f1, gap = float(n1), float(n0 - n1)
+    carry = 0.0
     for a in range(0, n, CHUNK):
         e = min(n, a + CHUNK)
-        p = pos[a:e]
-        cpos = np.cumsum(p, dtype=np.int64)
-        cpos += carry  # positives up to each position
-        carry = int(cpos[-1])
-        below = np.arange(a + 1, e + 1, dtype=np.int64)
-        below -= cpos  # negatives at or below each position (the row itself is one when negative)
-        u += int(below.sum(where=p))  # the Mann-Whitney U: exact
-        v[order[a:e]] = np.where(p, below / n0, (n1 - cpos) / n1)
+        y = ys[a:e]
+        c, num, den = buf[0, :e - a], buf[1, :e - a], buf[2, :e - a]
+        np.cumsum(y, out=c)
+        c += carry  # positives up to each position
+        carry = float(c[-1])
+        num[:] = np.arange(a + 1 - n1, e + 1 - n1, dtype=np.float64)  # position - n1
+        num *= y
+        num += f1
+        num -= c
+        np.multiply(y, gap, out=den)
+        den += f1
+        num /= den
+        v[order[a:e]] = num
     return Ranked(order=order, scores=ss, y=ys, w=None, v=v, auc=u / (n1 * n0), tied=False)
 
 
