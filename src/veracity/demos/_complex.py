@@ -34,15 +34,18 @@ class ComplEx:
                       self.ent_re[t], self.ent_im[t])
 
 
-def _score(hr, hi, rr, ri, tr, ti):  # noqa: ANN001, ANN202 — array kernels
+def _score(hr: np.ndarray, hi: np.ndarray, rr: np.ndarray, ri: np.ndarray, tr: np.ndarray,
+           ti: np.ndarray) -> np.ndarray:
     # Re(h · r · conj(t)), expanded into real parts
-    return (hr * rr * tr + hi * rr * ti + hr * ri * ti - hi * ri * tr).sum(axis=-1)
+    s: np.ndarray = (hr * rr * tr + hi * rr * ti + hr * ri * ti - hi * ri * tr).sum(axis=-1)
+    return s
 
 
 def encode(triples: np.ndarray, n_ent: int, n_rel: int) -> np.ndarray:
     """One integer key per (h, r, t) index triple, for set membership tests."""
     triples = np.asarray(triples, dtype=np.int64)
-    return (triples[:, 0] * n_rel + triples[:, 1]) * n_ent + triples[:, 2]
+    keys: np.ndarray = (triples[:, 0] * n_rel + triples[:, 1]) * n_ent + triples[:, 2]
+    return keys
 
 
 def corrupt(

@@ -50,7 +50,8 @@ class Gaussians:
         z = -d2 / (2 * sigma**2)
         z -= z.max(axis=1, keepdims=True)
         e = np.exp(z)
-        return e / e.sum(axis=1, keepdims=True)
+        p: np.ndarray = e / e.sum(axis=1, keepdims=True)
+        return p
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,7 +67,8 @@ class MLP:
         h = x
         for w, b in zip(self.weights[:-1], self.biases[:-1]):
             h = np.maximum(h @ w + b, 0.0)
-        return h @ self.weights[-1] + self.biases[-1]
+        out: np.ndarray = h @ self.weights[-1] + self.biases[-1]
+        return out
 
 
 def train_mlp(
