@@ -226,7 +226,9 @@ def log_mlflow(
     params: dict[str, str] = {}
     artifacts: list[str] = []
     notes: list[str] = []
-    path = (lambda name: prefix + name)
+
+    def path(name: str) -> str:
+        return prefix + name
 
     if isinstance(obj, AuditResult):
         metrics.update(audit_metrics(obj, prefix))
