@@ -61,7 +61,7 @@ def is_remote(path: str) -> bool:
     return bool(_URL.match(path))
 
 
-def expand(source: str | os.PathLike) -> tuple[list[str], str]:
+def expand(source: str | os.PathLike[str]) -> tuple[list[str], str]:
     """``(absolute file paths, "parquet"|"csv")`` for a file, a directory or a glob."""
     text = os.fspath(source)
     if is_remote(text):
