@@ -23,15 +23,11 @@ A table in a SQL database is audited where it is (only aggregates travel), and
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
-import warnings
 
-from .. import io
 from ..core._audit import audit
-from ..datasets import demo_path
-from ._common import add_input_arguments, add_json_argument, emit, inputs, note, shown_path
-from ._labels import add_pos_label_argument, apply_pos_label
+from ._common import Rows, add_input_arguments, add_json_argument, emit, note, read_rows
+from ._labels import add_pos_label_argument
 
 
 
@@ -140,38 +136,13 @@ def _engine(args: argparse.Namespace) -> str:
 
 
 def _lazy_source(args: argparse.Namespace, engine: str, path: str) -> object:
+    """The path opened where the rows live by ``--engine`` (the source layer's :func:`open_frame`)."""
+    return Rows(args, path, engine).frame()
+
+
+def _check_lazy(args: argparse.Namespace, engine: str) -> None:
+    """What the lazy engines do not compute, refused before any work in the command line's words."""
     from ..core._validation import VeracityError
-
-    if engine == "duckdb":
-        if args.memory_limit:
-            from ..frames import configure_duckdb
-
-            configure_duckdb(memory_limit=args.memory_limit)
-        return path
-    parquet = path.lower().endswith((".parquet", ".pq")) or "." not in path.rsplit("/", 1)[-1]
-    if engine == "spark":
-        import os
-
-        try:
-            from pyspark.sql import SparkSession
-        except ImportError:
-            raise VeracityError("--engine spark needs pyspark and Java 17: pip install 'veracity[spark]'") from None
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        spark = (SparkSession.builder.master(args.spark_master).appName("veracity audit")
-                 .config("spark.ui.showConsoleProgress", "false").getOrCreate())
-        spark.sparkContext.setLogLevel("ERROR")
-        reader = spark.read
-        return reader.parquet(path) if parquet else reader.option("header", True).option("inferSchema", True).csv(path)
-    try:
-        import dask.dataframe as dd
-    except ImportError:
-        raise VeracityError("--engine dask needs dask: pip install 'veracity[dask]'") from None
-    return dd.read_parquet(path) if parquet else dd.read_csv(path)
-
-
-def _run_lazy(args: argparse.Namespace, engine: str) -> int:
-    from ..core._validation import VeracityError
-    from ..datasets import demo_path
 
     extras = _honest_flags(args)
     if extras:
@@ -180,41 +151,10 @@ def _run_lazy(args: argparse.Namespace, engine: str) -> int:
         )
     if "," in args.score:
         raise VeracityError(f"--engine {engine} audits binary scores; pass one --score column or --engine memory")
-    label_options = {} if args.pos_label is None else {"pos_label": args.pos_label}
-    path = str(args.file) if args.file is not None else str(demo_path())
-    try:
-        with warnings.catch_warnings():
-            # the engines' own deprecation notices (pandas 3 in Dask/Spark) are not the user's to act on
-            if engine != "duckdb":
-                warnings.simplefilter("ignore", FutureWarning)
-                warnings.simplefilter("ignore", DeprecationWarning)
-            result = audit(  # the public function, its frame form: the rows stay where they are
-                _lazy_source(args, engine, path), score=args.score, label=args.label, sample_weight=args.weight,
-                by=args.by, bins=args.bins, strategy=args.strategy, score_type=args.score_type,
-                interval=args.interval,
-                level=args.level, min_count=args.min_count, threshold=args.threshold, max_groups=args.max_groups,
-                **label_options,
-            )
-    except VeracityError as exc:
-        if label_options and "unknown option(s) for vc.audit: pos_label" in str(exc):
-            raise VeracityError(
-                f"--pos-label is not supported with --engine {engine} yet; use --engine memory, or "
-                "recode the label column to 0/1") from None
-        raise
-    except Exception as exc:  # an engine's read error: one line, never the file's rows
-        from ..sources._duckdb import describe_error
-
-        raise VeracityError(describe_error(exc, path)) from None
-    payload = {"file": path, "score": args.score, "label": args.label, "engine": engine, **result.to_dict()}
-    names = {"duckdb": "DuckDB", "spark": "Spark", "dask": "Dask"}
-    emit(args, str(result), payload, note_text=f"{shown_path(args, path)} ({names[engine]} engine)")
-    _log_mlflow(args, result)
-    return 0
 
 
 def _run_sql(args: argparse.Namespace) -> int:
     from ..core._validation import VeracityError
-    from ..sql import audit_sql
     from ..sql._connect import redact
 
     if args.table is None:
@@ -225,7 +165,7 @@ def _run_sql(args: argparse.Namespace) -> int:
     if extras or args.engine != "auto" or "," in args.score:
         drop = extras + (["--engine"] if args.engine != "auto" else []) + (["multiclass --score"] if "," in args.score else [])
         raise VeracityError(f"--sql-url computes the core binary audit inside the database; drop {', '.join(drop)}")
-    result = audit_sql(
+    result = audit(  # the public function's table form: computed inside the database
         args.sql_url, table=args.table, score=args.score, label=args.label, by=args.by, sample_weight=args.weight,
         bins=args.bins, strategy=args.strategy, pos_label=args.pos_label, score_type=args.score_type,
         interval=args.interval, level=args.level, min_count=args.min_count, threshold=args.threshold,
@@ -274,37 +214,19 @@ def run(args: argparse.Namespace) -> int:
         raise VeracityError("--table names a table of --sql-url; pass --sql-url URL too")
     engine = _engine(args)
     if engine != "memory":
-        return _run_lazy(args, engine)
-    needed = [c.strip() for c in args.score.split(",")] + [c for c in (args.label, args.weight, args.by) if c]
-    path = args.file if args.file is not None else demo_path()
-    many = any(ch in str(path) for ch in "*?[") or Path(path).is_dir()
-    table = io.read_files(str(path), needed) if many else io.read_table(path, columns=needed)
-    path = str(path)
-    scores, labels, weights = inputs(table, args, path)
-    labels = apply_pos_label(labels, args.pos_label, scores=scores)
-    by = io.column(table, args.by, path=path) if args.by else None
-    result = audit(
-        scores,
-        labels,
-        bins=args.bins,
-        strategy=args.strategy,
-        score_type=args.score_type,
-        interval=args.interval,
-        level=args.level,
-        min_count=args.min_count,
-        threshold=args.threshold,
-        sample_weight=weights,
-        by=None if by is None else {args.by: by},  # the slices named by their column
-        max_groups=args.max_groups,
-        bootstrap=args.ci or ("bca" if args.honest else False),
-        n_resamples=args.resamples,
-        noise_floor=args.noise_floor or args.honest,
-        random_state=args.seed,
-        estimators=args.estimators or args.honest,
-        tests=args.tests or args.honest,
-        corp=args.corp or args.honest,
-    )
-    payload = {"file": path, "score": args.score, "label": args.label, **result.to_dict()}
-    emit(args, str(result), payload, note_text=shown_path(args, path))
+        _check_lazy(args, engine)
+    rows = read_rows(args, engine, by=args.by)
+    honest = {} if rows.lazy else dict(  # options only the rows in memory compute (refused above otherwise)
+        bootstrap=args.ci or ("bca" if args.honest else False), n_resamples=args.resamples,
+        noise_floor=args.noise_floor or args.honest, random_state=args.seed,
+        estimators=args.estimators or args.honest, tests=args.tests or args.honest,
+        corp=args.corp or args.honest)
+    result = rows.call(  # the public function, in the form the engine takes (arrays, or the frame where it lives)
+        audit, bins=args.bins, strategy=args.strategy, score_type=args.score_type, interval=args.interval,
+        level=args.level, min_count=args.min_count, threshold=args.threshold, max_groups=args.max_groups,
+        **honest)
+    payload = {"file": rows.path, "score": args.score, "label": args.label,
+               **({"engine": engine} if rows.lazy else {}), **result.to_dict()}
+    emit(args, str(result), payload, note_text=rows.note)
     _log_mlflow(args, result)
     return 0

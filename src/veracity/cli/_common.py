@@ -7,16 +7,19 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .. import io
 from .._files import write_atomic
 from ..core._validation import VeracityError
 from ..datasets import demo_path
+from ..sources import _api as source
 
 
 def add_input_arguments(parser: argparse.ArgumentParser, *, file_optional: bool = True) -> None:
@@ -46,21 +49,136 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
                              "or also write it to PATH")
 
 
-def load(args: argparse.Namespace) -> tuple[Any, str]:
-    """The table named by ``args.file`` (or the demo data) and its display path."""
+def load(args: argparse.Namespace, columns: list[str] | None = None) -> tuple[Any, str]:
+    """The table named by ``args.file`` (or the demo data) in memory, read by the source layer
+    (a file, a glob or a directory; only ``columns`` when they all exist), and its display path."""
     path = args.file if args.file is not None else demo_path()
-    return io.read_table(path), str(path)
+    return source.read_path(path, columns), str(path)
+
+
+def needed(args: argparse.Namespace, *more: str | None) -> list[str]:
+    """The columns a command reads: the score column(s), the label, the weight and ``more``."""
+    return [c.strip() for c in args.score.split(",")] + [c for c in (args.label, args.weight, *more) if c]
 
 
 def inputs(table: Any, args: argparse.Namespace, path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    scores = io.score_matrix(table, args.score, path=path)
-    labels = io.column(table, args.label, path=path)
-    weights = io.column(table, args.weight, path=path) if args.weight else None
+    """The checked score, label and weight arrays of an in-memory table (the source layer's column lookup)."""
+    scores = source.score_matrix(table, args.score, path=path)
+    labels = source.column(table, args.label, path=path)
+    weights = source.column(table, args.weight, path=path) if args.weight else None
     if weights is not None and weights.dtype.kind not in "biuf":
         raise VeracityError(
             f"weight column {_show(args.weight)} must hold numbers, found {weights.dtype} values such as "
             f"{str(weights[0])[:40]!r}; convert it to numbers")
     return scores, labels, weights
+
+
+#: the engines' names in a note
+ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark", "dask": "Dask"}
+
+
+@dataclass
+class Rows:
+    """A command's rows as the public functions take them, whatever ``--engine`` says.
+
+    ``memory``: the file's columns read into numpy by the source layer, handed over in the array
+    form ``fn(scores, labels, sample_weight=w, by={column: keys}, **options)``; ``duckdb``, ``spark``,
+    ``dask``: the path opened where the rows live, handed over in the frame form
+    ``fn(frame, score="p", label="y", sample_weight="w", by="column", **options)``. Either way
+    :meth:`call` is the one call of the public function.
+    """
+
+    args: argparse.Namespace
+    path: str
+    engine: str = "memory"
+    #: memory: the in-memory table and its checked arrays
+    table: Any = None
+    scores: Any = None
+    labels: Any = None
+    weights: Any = None
+    by: dict[str, Any] | None = None
+    #: lazy: options only the frame form takes (pos_label, applied to the arrays in memory)
+    frame_options: dict[str, Any] = field(default_factory=dict)
+    #: lazy: the rows kept, as a function of the opened frame (e.g. fit's --role-col), or None for all
+    select: Callable[[Any], Any] | None = None
+
+    @property
+    def lazy(self) -> bool:
+        return self.engine != "memory"
+
+    def call(self, fn: Callable[..., Any], **options: Any) -> Any:
+        """``fn`` on the rows, in the form their engine takes, with ``options``."""
+        if not self.lazy:
+            return fn(self.scores, self.labels, sample_weight=self.weights, **({} if self.by is None else
+                                                                               {"by": self.by}), **options)
+        a = self.args
+        score: Any = [c.strip() for c in a.score.split(",")] if "," in a.score else a.score
+        by = {"by": a.by} if getattr(a, "by", None) else {}
+        with lazy_errors(self.engine, self.path):
+            frame = self.frame()
+            if self.select is not None:
+                frame = self.select(frame)
+            return fn(frame, score=score, label=a.label, sample_weight=a.weight, **by, **self.frame_options,
+                      **options)
+
+    def frame(self) -> Any:
+        """The path opened where the rows live (call inside :func:`lazy_errors`)."""
+        a = self.args
+        return source.open_frame(self.path, self.engine, spark_master=a.spark_master, memory_limit=a.memory_limit,
+                                 app=f"veracity {getattr(a, 'command', 'audit')}")
+
+    def subset(self, mask: np.ndarray | None) -> Rows:
+        """In memory: only the rows where ``mask`` is true (None: all of them)."""
+        if mask is None:
+            return self
+        by = None if self.by is None else {k: v[mask] for k, v in self.by.items()}
+        return Rows(self.args, self.path, self.engine, self.table, self.scores[mask], self.labels[mask],
+                    None if self.weights is None else self.weights[mask], by)
+
+    @property
+    def note(self) -> str:
+        """The input's name for the stderr note, with the engine that computed a lazy result."""
+        shown = shown_path(self.args, self.path)
+        return f"{shown} ({ENGINE_NAMES[self.engine]} engine)" if self.lazy else shown
+
+
+@contextmanager
+def lazy_errors(engine: str, path: str) -> Iterator[None]:
+    """An engine's read error in one line (never the file's rows); the engines' own deprecation notices
+    (pandas 3 in Dask/Spark) hidden, as they are not the user's to act on."""
+    try:
+        with warnings.catch_warnings():
+            if engine != "duckdb":
+                warnings.simplefilter("ignore", FutureWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+            yield
+    except VeracityError:
+        raise
+    except Exception as exc:
+        from ..sources._duckdb import describe_error
+
+        raise VeracityError(describe_error(exc, path)) from None
+
+
+def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | None = None,
+              columns: tuple[str | None, ...] = ()) -> Rows:
+    """The rows of ``args.file`` (or the demo data) for :meth:`Rows.call`.
+
+    In memory: the needed columns (``by`` and ``columns`` beside the score, label and weight) read
+    by the source layer, checked, labels as 0/1 through ``--pos-label``, ``by`` as ``{by: keys}``
+    (the slices named by their column). Elsewhere nothing is read until the call.
+    """
+    from ._labels import apply_pos_label
+
+    path = str(args.file) if args.file is not None else str(demo_path())
+    if engine != "memory":
+        options = {} if getattr(args, "pos_label", None) is None else {"pos_label": args.pos_label}
+        return Rows(args, path, engine, frame_options=options)
+    table, path = load(args, needed(args, by, *columns))
+    scores, labels, weights = inputs(table, args, path)
+    labels = apply_pos_label(labels, getattr(args, "pos_label", None), scores=scores)
+    keys = None if by is None else {by: source.column(table, by, path=path)}
+    return Rows(args, path, engine, table, scores, labels, weights, keys)
 
 
 def _clean(value: Any) -> Any:

@@ -12,11 +12,17 @@
 
 Bad rows give the same one-line message on every backend: when the array code
 refuses an in-memory frame, the frame's contract counts name the column.
+
+A path is read here too: :func:`read_path` reads the needed columns of a CSV/Parquet file, glob or
+directory into memory with pyarrow (``--engine memory``; :func:`column` and :func:`score_matrix` turn
+them into checked numpy arrays through the one column lookup), and :func:`open_frame` opens it where
+the rows live (DuckDB, Spark, Dask) for the frame form.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -503,3 +509,249 @@ def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label
         return fn(scores, labels, *args, sample_weight=weights, score_type=score_type, **extra, **options)
     except VeracityError as exc:
         raise prep.explain(score_type, exc) from None
+
+
+# ---------------------------------------------------------------------------------------
+# a path read into memory (``--engine memory``), or opened where it lives (the other engines)
+# ---------------------------------------------------------------------------------------
+#: where a path's rows are computed: ``memory`` reads the needed columns with pyarrow (numpy arrays,
+#: the array form's numbers bit for bit); the others open the path lazily where the rows live
+ENGINES = ("auto", "memory", "duckdb", "spark", "dask")
+
+
+def is_many(path: str) -> bool:
+    """A glob or a directory of files (read as one table), not one file."""
+    import os
+
+    return any(ch in path for ch in "*?[") or os.path.isdir(path)
+
+
+def read_path(path: str | Path, columns: list[str] | None = None) -> Any:
+    """The rows of a file, a glob or a directory in memory: one ``pyarrow.Table`` (the needed ``columns``
+    when they all exist), read by :func:`read_files` for several files and :func:`read_table` for one."""
+    if is_many(str(path)):
+        return read_files(str(path), columns)
+    return read_table(path, columns=columns)
+
+
+def open_frame(path: str, engine: str, *, spark_master: str = "local[*]", memory_limit: str | None = None,
+               app: str = "veracity") -> Any:
+    """A path (file, glob or directory) opened lazily by ``engine``, as the frame form takes it.
+
+    ``duckdb``: the path itself (the frame form reads it through DuckDB, within ``memory_limit``);
+    ``spark``: a Spark DataFrame on a session at ``spark_master``; ``dask``: a Dask DataFrame.
+    Parquet is told by the extension (a name without one is a Parquet directory), else CSV.
+    """
+    if engine == "duckdb":
+        if memory_limit:
+            from ._duckdb import configure
+
+            configure(memory_limit=memory_limit)
+        return path
+    if engine not in ("spark", "dask"):
+        raise VeracityError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}", param="engine")
+    parquet = path.lower().endswith((".parquet", ".pq")) or "." not in path.rsplit("/", 1)[-1]
+    if engine == "spark":
+        import os
+        import sys
+
+        try:
+            from pyspark.sql import SparkSession
+        except ImportError:
+            raise VeracityError("--engine spark needs pyspark and Java 17: pip install 'veracity[spark]'") from None
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        spark = (SparkSession.builder.master(spark_master).appName(app)
+                 .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        reader = spark.read
+        return reader.parquet(path) if parquet else reader.option("header", True).option("inferSchema", True).csv(path)
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        raise VeracityError("--engine dask needs dask: pip install 'veracity[dask]'") from None
+    return dd.read_parquet(path) if parquet else dd.read_csv(path)
+
+
+def read_table(path: str | Path, columns: list[str] | None = None, *,
+               text_columns: list[str] | None = None) -> Any:
+    """A ``pyarrow.Table`` from a CSV or Parquet file (chosen by extension, then content).
+
+    ``columns``: read only these (when all exist; otherwise every column, so that the
+    error about the missing one can list what is there). ``text_columns``: CSV columns
+    kept as the text written (ids such as ``000123``), never inferred as numbers.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    p = Path(path)
+    if not p.exists():
+        raise VeracityError(f"file not found: {_name(p)}; check the path")
+    if p.is_dir():
+        raise VeracityError(f"{_name(p)} is a directory; pass a CSV or Parquet file")
+    if p.stat().st_size == 0:
+        raise VeracityError(f"{_name(p)} is empty; it has no header and no rows")
+    try:
+        if p.suffix.lower() in (".parquet", ".pq"):
+            schema_names = pq.read_schema(p).names
+            _refuse_duplicates(schema_names, p)  # pyarrow's reader fails on them with an Arrow message
+            wanted = _present(columns, schema_names)
+            table = pq.read_table(p, columns=wanted)
+        else:
+            wanted = None
+            if columns:
+                with pacsv.open_csv(p) as reader:  # the header only
+                    wanted = _present(columns, reader.schema.names)
+            types = {c: pa.string() for c in (text_columns or [])}
+            # an empty cell is a missing value in every column (as DuckDB reads it), never the text ""
+            options = pacsv.ConvertOptions(include_columns=wanted or [], column_types=types,
+                                           strings_can_be_null=True)
+            table = _read_csv_columns(p, options) if wanted else None
+            if table is None:
+                table = pacsv.read_csv(p, convert_options=options)
+        names = table.column_names  # decodes the header: may raise UnicodeDecodeError
+    except UnicodeDecodeError as exc:
+        raise VeracityError(
+            f"{_name(p)} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
+            "re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8"
+        ) from None
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise VeracityError(f"could not read {_name(p)} as CSV or Parquet: {_arrow_reason(exc)}") from None
+    if p.suffix.lower() not in (".parquet", ".pq"):
+        for name, field in zip(names, table.schema):
+            if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
+                # pyarrow keeps text that is not valid UTF-8 as bytes; nothing downstream can use it
+                raise VeracityError(
+                    f"column {name!r} of {_name(p)} is not UTF-8 text; re-save the file as UTF-8, "
+                    "e.g. iconv -f latin1 -t utf-8")
+    _refuse_duplicates(names, p)
+    if table.num_rows == 0:
+        raise VeracityError(f"{_name(p)} has a header but no rows; nothing to audit")
+    return table
+
+
+def _refuse_duplicates(names: list[str], p: Path) -> None:
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise VeracityError(
+            f"column {dup!r} appears {names.count(dup)} times in {_name(p)}; give every column a "
+            "distinct name")
+
+
+def _read_csv_columns(p: Path, options: Any) -> Any:
+    """Only the wanted columns of a CSV, block by block: memory ~ those columns, not the file.
+
+    ``pyarrow.csv.read_csv`` holds the whole file's bytes while it parses (a 42-column file
+    costs 3x its two used columns); the streaming reader holds one block. It infers types
+    from the first block, so a column that changes type later (ints, then floats) raises;
+    then ``None`` sends the caller to the whole-file reader, which infers over every row.
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    try:
+        with pacsv.open_csv(p, convert_options=options,
+                            read_options=pacsv.ReadOptions(block_size=1 << 20)) as reader:
+            return pa.Table.from_batches(list(reader), schema=reader.schema)
+    except pa.ArrowInvalid:
+        return None
+
+
+def read_files(pattern: str, columns: list[str] | None = None) -> Any:
+    """One ``pyarrow.Table`` from a glob or a directory of CSV/Parquet files (the needed columns)."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    from .._files import expand
+
+    files, kind = expand(pattern)
+    if kind == "csv":  # the same headers, as the DuckDB engine requires (read by name here, by position there)
+        from ._duckdb import check_same_headers
+
+        check_same_headers(files, pattern)
+    try:
+        dataset = ds.dataset(files, format=kind)
+        table = dataset.to_table(columns=_present(columns, dataset.schema.names))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise VeracityError(f"could not read {pattern} as {kind.upper()}: {_arrow_reason(exc)}") from None
+    if table.num_rows == 0:
+        raise VeracityError(f"{pattern} has no rows; nothing to audit")
+    return table
+
+
+def _present(columns: list[str] | None, names: list[str]) -> list[str] | None:
+    """The columns to read: ``columns`` plus every column equal to one of them but for spaces
+    (a caller may have stripped ``" p"`` to ``p``; :func:`score_matrix` picks the one written)."""
+    if not columns or len(set(names)) != len(names):
+        return None
+    wanted = list(dict.fromkeys(columns))
+    if not all(c in names for c in wanted):
+        return None
+    stripped = {c.strip() for c in wanted}
+    return list(dict.fromkeys([*wanted, *(n for n in names if n.strip() in stripped)]))
+
+
+def _name(p: Path) -> str:
+    """A path for a one-line message (control characters escaped)."""
+    text = str(p)
+    return repr(text) if any(ord(c) < 32 for c in text) else text
+
+
+def _arrow_reason(exc: BaseException) -> str:
+    """First line of an Arrow error, without the row text it may quote (no file content echoed)."""
+    import re
+
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    first = re.sub(r"(got \d+)(?: columns?)?\s*:.*$", r"\1", first)
+    first = re.sub(r"(invalid value) .*$", r"\1", first)
+    return first[:200]
+
+
+def column(table: Any, name: str, *, path: str | Path | None = None) -> np.ndarray:
+    """One column as a numpy array; a clear error naming the available columns."""
+    from ._source import require_columns
+
+    require_columns([name], table.column_names, where=None if path is None else str(path))
+    col = table.column(name)
+    if col.null_count:
+        first = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+        raise VeracityError(
+            f"column {name!r} has {col.null_count} missing (empty/NaN) values, first at data row "
+            f"{first + 1}; drop or fill those rows first"
+        )
+    values: np.ndarray = col.to_numpy()
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values)
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise VeracityError(
+                f"column {name!r} has {int(bad.sum())} NaN/infinite values, first at data row "
+                f"{first + 1} ({values[first]}); drop or fill those rows first"
+            )
+    return values
+
+
+def score_matrix(table: Any, spec: str, *, path: str | Path | None = None) -> np.ndarray:
+    """Scores from ``spec``: one column name, or comma-separated names for an (N, K) matrix.
+
+    Names are matched as written first: a column literally named ``" p"`` or ``"a,b"`` is that
+    column; otherwise the spec is split on commas, and a part is stripped of spaces only
+    when the part as written is not a column (``"p0, p1"``).
+    """
+    present = set(table.column_names)
+    if spec in present:
+        names = [spec]
+    else:
+        names = [s if s in present else s.strip() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
+    cols = [column(table, n, path=path) for n in names]
+    for n, c in zip(names, cols):
+        if c.dtype.kind not in "biuf":
+            raise VeracityError(
+                f"column {n!r} must be numeric scores, found {c.dtype} values such as {c[0]!r}"
+            )
+    if len(cols) == 1:
+        return cols[0]
+    return np.column_stack(cols).astype(np.float64)
