@@ -149,7 +149,8 @@ class CoverageLaw(Display):
     def cdf(self, x: Any) -> np.ndarray:
         from scipy import stats
 
-        return stats.beta.cdf(x, self.a, self.b)
+        cdf: np.ndarray = stats.beta.cdf(x, self.a, self.b)  # scipy is untyped (Any)
+        return cdf
 
     def to_dict(self) -> dict[str, Any]:
         lo, hi = self.interval(0.9)

@@ -199,9 +199,10 @@ def threshold_table(
             thresholds, labels = labels, None
         from ..sources import read_errors
 
-        return read_errors(scores, lambda: _threshold_table_frame(
+        table: ThresholdTable = read_errors(scores, lambda: _threshold_table_frame(
             scores, labels, thresholds, score=score, label=label, sample_weight=sample_weight, cost_fp=cost_fp,
-            cost_fn=cost_fn, score_type=score_type, pos_label=pos_label))
+            cost_fn=cost_fn, score_type=score_type, pos_label=pos_label))  # read_errors returns fn()'s value
+        return table
     if labels is None or thresholds is None:
         raise VeracityError("threshold_table needs scores, labels and thresholds: threshold_table(scores, labels, "
                             "[0.3, 0.5]), or with a frame threshold_table(frame, [0.3, 0.5], score='p', label='y')",
@@ -251,7 +252,8 @@ def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: An
             "vc.threshold_table flags one score per row; pass score= naming the column of the class to flag"
         )
     if isinstance(source, ArraySource):  # in-memory rows (as_source's non-lazy source): the array code
-        return source.call(threshold_table, thresholds, cost_fp=cost_fp, cost_fn=cost_fn)
+        table: ThresholdTable = source.call(threshold_table, thresholds, cost_fp=cost_fp, cost_fn=cost_fn)
+        return table
     source.contract_counts()  # the array form's order: rows first, then options
     c_fp = check_cost(cost_fp, "cost_fp")
     c_fn = check_cost(cost_fn, "cost_fn")
