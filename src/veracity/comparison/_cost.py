@@ -20,13 +20,14 @@ intervals (:func:`._paired.paired_mean`); the p-value tests "the scores predict 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 import numpy as np
 
 from ..core._display import Display
+from ..core._metrics import check_threshold
 from ..core._text import fmt, render_table
-from ..core._validation import VeracityError
 from ..decisions._inputs import check_cost
 from ..honest._common import check_level
 from ._inputs import check_score_type, models_of
@@ -103,6 +104,18 @@ def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level
                         level=level)
 
 
+def _threshold(threshold: Any) -> float:
+    """``threshold=`` as a float, refused unless a probability in [0, 1] by the one check of
+    ``threshold=`` (:func:`veracity.core._metrics.check_threshold`): a number as given (the
+    message shows it), anything else as its float, or as NaN when it has none."""
+    try:
+        t = float(threshold)
+    except (TypeError, ValueError):
+        t = float("nan")
+    check_threshold(threshold if isinstance(threshold, Real) else t)
+    return t
+
+
 def realised_cost(
     data: Any,
     labels: Any = None,
@@ -129,12 +142,7 @@ def realised_cost(
     """
     level = check_level(level)
     check_score_type(score_type, probabilities=True, what="vc.realised_cost")
-    try:
-        t = float(threshold)
-    except (TypeError, ValueError):
-        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}") from None
-    if not 0.0 <= t <= 1.0:
-        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}")
+    t = _threshold(threshold)
     c_fp, c_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
     models, _, _ = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
                              pos_label=pos_label, score_type=score_type, what="vc.realised_cost", minimum=1)
