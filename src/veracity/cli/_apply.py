@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import io
+from ..sources import _api as source
 from ..core._validation import VeracityError
 from ..calibrators import load as load_calibrator
 
@@ -76,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
         done = apply_stream(cal, args.file, out, score=names, column=args.column,
                             batch_rows=args.batch_rows or BATCH_ROWS)
         return _report(args, cal, done.rows, list(done.columns), out)
-    table = io.read_table(args.file)
-    scores = io.score_matrix(table, spec, path=args.file)
+    table = source.read_table(args.file)
+    scores = source.score_matrix(table, spec, path=args.file)
     p = cal.transform(scores)
     if p.ndim == 1:
         names, cols = [args.column], [p]

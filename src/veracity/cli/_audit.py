@@ -26,7 +26,7 @@ import argparse
 from pathlib import Path
 
 from ..core._audit import audit
-from ._common import Rows, add_input_arguments, add_json_argument, emit, note, read_rows
+from ._common import add_input_arguments, add_json_argument, emit, note, read_rows
 from ._labels import add_pos_label_argument
 
 
@@ -133,11 +133,6 @@ def _engine(args: argparse.Namespace) -> str:
         note(args, f"note: auditing {path} lazily with DuckDB (--engine memory loads it instead)")
         return "duckdb"
     return "memory"
-
-
-def _lazy_source(args: argparse.Namespace, engine: str, path: str) -> object:
-    """The path opened where the rows live by ``--engine`` (the source layer's :func:`open_frame`)."""
-    return Rows(args, path, engine).frame()
 
 
 def _check_lazy(args: argparse.Namespace, engine: str) -> None:

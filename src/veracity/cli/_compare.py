@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from .. import io
+from ..sources import _api as source
 from ..core._validation import VeracityError
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
@@ -99,14 +99,14 @@ def _run_models(args: argparse.Namespace) -> int:
     table, path = load(args)
     model_scores = {}
     for name in names:
-        col = io.column(table, name, path=path)
+        col = source.column(table, name, path=path)
         if col.dtype.kind not in "biuf":
             raise VeracityError(f"column {name!r} must be numeric scores, found {col.dtype} values such as {col[0]!r}")
         model_scores[name] = col
-    labels = io.column(table, args.label, path=path)
+    labels = source.column(table, args.label, path=path)
     _, _, weights = inputs(table, _with_score(args, names[0]), path)
     labels = apply_pos_label(labels, args.pos_label, scores=model_scores[names[0]])
-    keys = io.column(table, args.by, path=path) if args.by else None
+    keys = source.column(table, args.by, path=path) if args.by else None
     mask = select_role(table, args, path, args.eval_role)
     if mask is not None:
         model_scores = {k: v[mask] for k, v in model_scores.items()}

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import io
 from ..core._validation import VeracityError
 from ..calibrators import METHODS
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load, note
+from ..sources._api import column
+from ._common import add_input_arguments, add_json_argument, emit, note, read_rows
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
 
 
@@ -57,7 +57,7 @@ def select_role(table: Any, args: argparse.Namespace, path: str, role: str) -> n
     """Boolean mask of the rows whose ``--role-col`` equals ``role`` (None without --role-col)."""
     if not args.role_col:
         return None
-    roles = io.column(table, args.role_col, path=path).astype(str)
+    roles = column(table, args.role_col, path=path).astype(str)
     mask = roles == role
     if not mask.any():
         values = ", ".join(sorted(set(roles.tolist()))[:10])
@@ -101,38 +101,6 @@ def _calibrator(args: argparse.Namespace) -> Any:
     return METHODS[args.method](**kwargs)
 
 
-def _fit_lazy(args: argparse.Namespace, engine: str, cal: Any, meta: dict[str, Any]) -> tuple[str, str | None]:
-    """Fit ``cal`` where the data lives; returns ``(path, role)``."""
-    import warnings
-
-    from ..datasets import demo_path
-    from ._audit import _lazy_source
-
-    if args.pos_label is not None:
-        raise VeracityError(f"--engine {engine} reads 0/1 (or true/false) labels; drop --pos-label "
-                            "or use --engine memory")
-    path = str(args.file) if args.file is not None else str(demo_path())
-    role = args.fit_role if args.role_col else None
-    try:
-        with warnings.catch_warnings():
-            if engine != "duckdb":  # the engines' own deprecation notices are not the user's to act on
-                warnings.simplefilter("ignore", FutureWarning)
-                warnings.simplefilter("ignore", DeprecationWarning)
-            source: Any = _lazy_source(args, engine, path)
-            if args.role_col:
-                source = _role_rows(source, args, path)
-            score: Any = [c.strip() for c in args.score.split(",")] if "," in args.score else args.score
-            cal.fit(source, score=score, label=args.label, sample_weight=args.weight, role=role,
-                    allow_role=args.allow_role, metadata=meta)
-    except VeracityError:
-        raise
-    except Exception as exc:  # an engine's read error: one line, never the file's rows
-        from ..sources._duckdb import describe_error
-
-        raise VeracityError(describe_error(exc, path)) from None
-    return path, role
-
-
 def _role_rows(source: Any, args: argparse.Namespace, path: str) -> Any:
     """The rows whose --role-col equals --fit-role, as a lazy narwhals frame (nothing read yet)."""
     import narwhals as nw
@@ -159,30 +127,24 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     engine = _engine(args)
     cal = _calibrator(args)
-    if engine != "memory":
-        from ..datasets import demo_path
+    if engine != "memory" and args.pos_label is not None:
+        raise VeracityError(f"--engine {engine} reads 0/1 (or true/false) labels; drop --pos-label "
+                            "or use --engine memory")
+    rows = read_rows(args, engine, columns=(args.role_col,))
+    role = args.fit_role if args.role_col else None
+    if rows.lazy:  # the rows of the fit role, filtered where they live
+        from ..frames import _fit as _frame_fit  # noqa: F401  registers the calibrators' fit(frame, ...)
 
-        meta = _metadata(args, str(args.file) if args.file is not None else str(demo_path()))
-        try:
-            path, role = _fit_lazy(args, engine, cal, meta)
-        except VeracityError as exc:
-            raise _cli_words(exc) from None
-        return _report(args, cal, path, role, engine)
-    path = str(args.file) if args.file is not None else ""
-    if any(ch in path for ch in "*?[") or (path and Path(path).is_dir()):
-        table = io.read_files(path)  # a glob or a folder of files, loaded
+        rows.select = (lambda frame: _role_rows(frame, args, rows.path)) if args.role_col else None
     else:
-        table, path = load(args)
-    scores, labels, weights = inputs(table, args, path)
-    labels = apply_pos_label(labels, args.pos_label, scores=scores)
-    mask = select_role(table, args, path, args.fit_role)
-    role = args.fit_role if mask is not None else None
-    if mask is not None:
-        scores, labels = scores[mask], labels[mask]
-        weights = None if weights is None else weights[mask]
-    meta = _metadata(args, path)
-    cal.fit(scores, labels, sample_weight=weights, role=role, allow_role=args.allow_role, metadata=meta)
-    return _report(args, cal, path, role, engine)
+        rows = rows.subset(select_role(rows.table, args, rows.path, args.fit_role))
+    try:  # the calibrator's own fit, in the form the engine takes (arrays, or the frame where it lives)
+        rows.call(cal.fit, role=role, allow_role=args.allow_role, metadata=_metadata(args, rows.path))
+    except VeracityError as exc:
+        if rows.lazy:
+            raise _cli_words(exc) from None
+        raise
+    return _report(args, cal, rows.path, role, engine)
 
 
 def _cli_words(exc: VeracityError) -> VeracityError:

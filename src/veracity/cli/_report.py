@@ -24,7 +24,7 @@ import argparse
 
 import numpy as np
 
-from .. import io
+from ..sources._api import column
 from ..core._validation import VeracityError
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
 from ._labels import add_pos_label_argument, apply_pos_label
@@ -98,7 +98,7 @@ def _roles(table, args: argparse.Namespace, path: str) -> tuple[np.ndarray | Non
         if "role" not in table.column_names:
             return None, None, ""
         col = "role"
-    values = np.asarray(io.column(table, col, path=path)).astype(str)
+    values = np.asarray(column(table, col, path=path)).astype(str)
     present = ", ".join(sorted(set(values.tolist()))[:10])
     masks = {}
     for role in (args.fit_role, args.eval_role):
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         table, path = load(args)
         scores, labels, weights = inputs(table, args, path)
-    by = io.column(table, args.by, path=path) if args.by else None
+    by = column(table, args.by, path=path) if args.by else None
     features = _features(table, args, path)
     against = _against(table, args, path)
     details = _details(args.detail)
@@ -202,7 +202,7 @@ def _features(table, args: argparse.Namespace, path: str) -> dict[str, np.ndarra
         raise VeracityError(f"--features names a column twice ({args.features}); name each once")
     if table is None:
         raise VeracityError("--features needs a FILE with those columns (a store's rows have no features)")
-    return {name: io.column(table, name, path=path) for name in names}
+    return {name: column(table, name, path=path) for name in names}
 
 
 def _against(table, args: argparse.Namespace, path: str) -> np.ndarray | None:
@@ -217,7 +217,7 @@ def _against(table, args: argparse.Namespace, path: str) -> np.ndarray | None:
         raise VeracityError("--against needs a FILE with that score column")
     if name == args.score:
         raise VeracityError(f"--against {name} is the --score column itself; name the second model's column")
-    col = io.column(table, name, path=path)
+    col = column(table, name, path=path)
     if col.dtype.kind not in "biuf":
         raise VeracityError(f"column {name!r} must be numeric scores, found {col.dtype} values such as {col[0]!r}")
     return col

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from ..core._special import logit
 
-from .. import io
+from ..sources import _api as source
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import VeracityError
 from ..decisions import (
@@ -73,7 +73,7 @@ def role_masks(table: Any, args: argparse.Namespace, path: str) -> tuple[str | N
             n = table.num_rows
             return None, {"all": np.ones(n, dtype=bool)}
         col = "role"
-    values = np.asarray(io.column(table, col, path=path)).astype(str)
+    values = np.asarray(source.column(table, col, path=path)).astype(str)
     masks: dict[str, np.ndarray] = {}
     for role in dict.fromkeys([args.fit_role, args.eval_role]):
         mask = values == role
