@@ -15,6 +15,8 @@ package loads numpy only; the heavy libraries load when a call needs them.
 0.25284
 """
 
+import sys as _sys
+import types as _types
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._version import __version__
@@ -35,114 +37,97 @@ from .core._metrics import (
 )
 from .core._reliability import ReliabilityRow, ReliabilityTable, reliability
 from .core._audit import AuditResult, audit
-from .datasets import load_demo
 
-# -- monitoring and engines --------------------------------------------------------
-from .sources._engines import audit_dask, audit_duckdb
-from .sources._scan import ScanResult, scan_file
-# (veracity.monitoring loads on first use of one of its names: see _ON_FIRST_USE below)
+# Everything above the core loads on the first use of one of its names (``_ON_FIRST_USE`` below),
+# so that ``import veracity`` loads numpy and the core only. The packages that register a
+# computation into the core (the frame forms, the audit's honest sections, the table form, a
+# calibrator's fit on a frame) are imported by one loader the core calls on first need.
 
-# -- calibrators (issue 3) ---------------------------------------------------------
-from .calibrators import (
-    BetaCalibration,
-    Calibrator,
-    CrossFit,
-    HistogramBinning,
-    IsotonicCalibration,
-    Ledger,
-    LedgerRow,
-    MatrixScaling,
-    OneVsRest,
-    PlattScaling,
-    PriorEstimate,
-    TemperatureScaling,
-    VectorScaling,
-    VennAbers,
-    adjust_prior,
-    compare,
-    cross_fit,
-    estimate_prior,
-    load,
-    split,
-)
 
-# -- decisions (issue 4) -----------------------------------------------------------
-from .decisions import (
-    ConformalClassifier,
-    CoverageLaw,
-    CoverageReport,
-    RedrawResult,
-    RiskCoverage,
-    SelectiveThreshold,
-    ThresholdRow,
-    ThresholdTable,
-    budget_threshold,
-    conformal_coverage_law,
-    cost_threshold,
-    precision_threshold,
-    recall_threshold,
-    risk_coverage,
-    selective_threshold,
-    simulate_redraws,
-    threshold_table,
-)
+def _load_registrations() -> None:
+    from . import honest, sources, sql  # noqa: F401  (each registers its part into the core on import)
+    from .frames import _fit  # noqa: F401  (Calibrator.fit(frame, score=, label=))
 
-# -- honest estimators (issue 5) ---------------------------------------------------
-from .honest import (
-    BootstrapIntervals,
-    CalibrationSlope,
-    CalibrationTests,
-    CORPResult,
-    ECEEstimates,
-    HosmerLemeshowTest,
-    NoiseFloor,
-    SpiegelhalterTest,
-    bootstrap_intervals,
-    calibration_slope,
-    calibration_tests,
-    corp,
-    ece_estimates,
-    ece_noise_floor,
-    hosmer_lemeshow,
-    spiegelhalter,
-)
 
-# -- is the new model better? paired comparison (issue 25) ---------------------------
-# (veracity.comparison loads on first use: see _ON_FIRST_USE below)
+from .core._plugins import register_loader as _register_loader
 
-# -- before the labels arrive: PPI, label budgets, anytime-valid alerts (issue 26) -------
-# (veracity.delayed loads on first use: see _ON_FIRST_USE below)
-
-# -- reporting (issue 7) -----------------------------------------------------------
-# (matplotlib is imported only when a plot is drawn.) ``vc.report`` is the function; the
-# package is ``veracity.reporting``. Its old path ``veracity.report`` is loaded first, so
-# that importing it later cannot rebind ``vc.report`` to a module.
-from . import report as _report_path
-from .reporting import (
-    Report,
-    plot_multiclass_reliability,
-    plot_reliability,
-    plot_reliability_overlay,
-    plot_risk_coverage,
-    plot_thresholds,
-    report,
-)
-
-# -- where the scores live: audits inside a SQL database, MLflow (issue 27) -----------
-# (sqlglot, the database drivers and MLflow are imported only when used)
-from . import sql as _sql  # registers vc.audit(connection, table=...); the SQL code loads on first use
-# (veracity.tracking loads on first use: see _ON_FIRST_USE below)
-
-# -- where it is miscalibrated: segments and their repair (issue 24) -----------------
-from .segments import SegmentCalibration, SegmentRow, SegmentsResult, segments
-
-# -- the rows seam: the frame form of every function above (``vc.audit(frame, score="p",
-# label="y")``) reads a frame's rows through veracity.sources, which registers itself on import
-from .sources import configure_duckdb
-from .frames import _fit as _frame_fit  # registers Calibrator.fit's frame form (fit(frame, score=, label=))
-
+_register_loader(_load_registrations)
+del _register_loader
 
 if _TYPE_CHECKING:  # the names loaded on first use, for type checkers
+    from .datasets import load_demo
+    from .sources._engines import audit_dask, audit_duckdb
+    from .sources._scan import ScanResult, scan_file
+    from .sources import configure_duckdb
+    from .calibrators import (
+        BetaCalibration,
+        Calibrator,
+        CrossFit,
+        HistogramBinning,
+        IsotonicCalibration,
+        Ledger,
+        LedgerRow,
+        MatrixScaling,
+        OneVsRest,
+        PlattScaling,
+        PriorEstimate,
+        TemperatureScaling,
+        VectorScaling,
+        VennAbers,
+        adjust_prior,
+        compare,
+        cross_fit,
+        estimate_prior,
+        load,
+        split,
+    )
+    from .decisions import (
+        ConformalClassifier,
+        CoverageLaw,
+        CoverageReport,
+        RedrawResult,
+        RiskCoverage,
+        SelectiveThreshold,
+        ThresholdRow,
+        ThresholdTable,
+        budget_threshold,
+        conformal_coverage_law,
+        cost_threshold,
+        precision_threshold,
+        recall_threshold,
+        risk_coverage,
+        selective_threshold,
+        simulate_redraws,
+        threshold_table,
+    )
+    from .honest import (
+        BootstrapIntervals,
+        CalibrationSlope,
+        CalibrationTests,
+        CORPResult,
+        ECEEstimates,
+        HosmerLemeshowTest,
+        NoiseFloor,
+        SpiegelhalterTest,
+        bootstrap_intervals,
+        calibration_slope,
+        calibration_tests,
+        corp,
+        ece_estimates,
+        ece_noise_floor,
+        hosmer_lemeshow,
+        spiegelhalter,
+    )
+    from .reporting import (
+        Report,
+        plot_multiclass_reliability,
+        plot_reliability,
+        plot_reliability_overlay,
+        plot_risk_coverage,
+        plot_thresholds,
+        report,
+    )
+    from .segments import SegmentCalibration, SegmentRow, SegmentsResult, segments
     from .monitoring import (
         MonitorResult,
         MonitorStore,
@@ -181,9 +166,18 @@ if _TYPE_CHECKING:  # the names loaded on first use, for type checkers
     )
     from .sql._audit import audit_sql
 
-#: packages that only these names need, loaded on their first use so that ``import veracity`` stays
-#: light (none of them registers anything on import): name -> module
+#: the names above the core, each loaded with its package on first use so that ``import veracity``
+#: stays light: name -> module
 _ON_FIRST_USE = {name: module for module, names in {
+    '.datasets': ('load_demo',),
+    '.sources._engines': ('audit_dask', 'audit_duckdb'),
+    '.sources._scan': ('ScanResult', 'scan_file'),
+    '.sources': ('configure_duckdb',),
+    '.calibrators': ('BetaCalibration', 'Calibrator', 'CrossFit', 'HistogramBinning', 'IsotonicCalibration', 'Ledger', 'LedgerRow', 'MatrixScaling', 'OneVsRest', 'PlattScaling', 'PriorEstimate', 'TemperatureScaling', 'VectorScaling', 'VennAbers', 'adjust_prior', 'compare', 'cross_fit', 'estimate_prior', 'load', 'split'),
+    '.decisions': ('ConformalClassifier', 'CoverageLaw', 'CoverageReport', 'RedrawResult', 'RiskCoverage', 'SelectiveThreshold', 'ThresholdRow', 'ThresholdTable', 'budget_threshold', 'conformal_coverage_law', 'cost_threshold', 'precision_threshold', 'recall_threshold', 'risk_coverage', 'selective_threshold', 'simulate_redraws', 'threshold_table'),
+    '.honest': ('BootstrapIntervals', 'CalibrationSlope', 'CalibrationTests', 'CORPResult', 'ECEEstimates', 'HosmerLemeshowTest', 'NoiseFloor', 'SpiegelhalterTest', 'bootstrap_intervals', 'calibration_slope', 'calibration_tests', 'corp', 'ece_estimates', 'ece_noise_floor', 'hosmer_lemeshow', 'spiegelhalter'),
+    '.reporting': ('Report', 'plot_multiclass_reliability', 'plot_reliability', 'plot_reliability_overlay', 'plot_risk_coverage', 'plot_thresholds', 'report'),
+    '.segments': ('SegmentCalibration', 'SegmentRow', 'SegmentsResult', 'segments'),
     '.monitoring': ('MonitorResult', 'MonitorStore', 'StoreStatus', 'label_maturity', 'monitor', 'period_keys'),
     '.comparison': ('ComparisonRow', 'DecisionCurve', 'DecisionCurveRow', 'ModelComparison', 'MurphyDiagram', 'RealisedCost', 'compare_models', 'decision_curve', 'murphy_diagram', 'realised_cost'),
     '.delayed': ('BinnedSequences', 'ConfidenceSequence', 'LabelPlan', 'PpiAudit', 'PpiMean', 'binned_sequences', 'confidence_sequence', 'label_plan', 'labels_needed', 'ppi_audit', 'ppi_mean'),
@@ -201,6 +195,26 @@ def _public_names() -> list[str]:
         if not name.startswith("_") and not isinstance(value, types.ModuleType)
     )
 
+
+#: the subpackages, reachable as attributes (``vc.calibrators``) before anything imported them
+_SUBPACKAGES = frozenset({
+    "calibrators", "cli", "comparison", "core", "datasets", "decisions", "delayed", "demos", "engines",
+    "export", "frames", "honest", "io", "monitoring", "plotting", "reporting", "segments", "sources", "sql",
+    "tracking",
+})
+
+
+class _Package(_types.ModuleType):
+    """This package's module type: importing the old path ``veracity.report`` (a subpackage, kept as an
+    alias of ``veracity.reporting``) never rebinds ``vc.report``, the report function."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "report" and isinstance(value, _types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
 
 #: loaded on first access (they import an optional heavy dependency): name -> (module, dependency)
 _LAZY = {"CalibratedClassifier": (".calibrators._sklearn", "sklearn")}
@@ -222,6 +236,10 @@ def __getattr__(name: str) -> object:
         value = getattr(importlib.import_module(_ON_FIRST_USE[name], __name__), name)
         globals()[name] = value  # once loaded, a plain attribute
         return value
+    if name in _SUBPACKAGES:  # vc.calibrators etc. without importing them first, as before
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
     if name in _LAZY:
         import importlib
 

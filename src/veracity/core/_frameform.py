@@ -4,8 +4,8 @@
 itself: its signature names ``score=`` and ``label=`` beside the array form's
 ``(scores, labels)``. The rows of a frame are read by :mod:`veracity.sources`, which is
 built on the core, so the core never imports it: :mod:`veracity.sources` registers the
-frame form of each function here when it is imported (``import veracity`` imports it
-before any call can run). The dependency points down, as for the audit's sections
+frame form of each function here when it is imported (``import veracity`` registers a
+loader, :mod:`._plugins`, that imports it on the first call that needs it). The dependency points down, as for the audit's sections
 (:mod:`._sections`).
 """
 
@@ -30,6 +30,15 @@ def register_frame_form(name: str, compute: Callable[..., Any]) -> None:
     _FORMS[name] = compute
 
 
+def _form(name: str) -> Callable[..., Any]:
+    """The registered form ``name``, loading the packages that register forms on first need."""
+    from ._plugins import load_registrations
+
+    if name not in _FORMS:
+        load_registrations()
+    return _FORMS[name]
+
+
 def is_frame_form(score: Any, label: Any) -> bool:
     return score is not None or label is not None
 
@@ -49,7 +58,7 @@ def frame_call(fn: Callable[..., T], data: Any, labels: Any, params: dict[str, A
     """
     name = fn.__name__
     try:
-        compute = _FORMS[name]
+        compute = _form(name)
     except KeyError:
         raise VeracityError(
             f"the frame form of vc.{name} is computed by veracity.sources, which is not loaded; "
@@ -77,7 +86,7 @@ def table_call(fn: Callable[..., T], data: Any, params: dict[str, Any]) -> T:
     the form registered as ``<name>_sql`` (:mod:`veracity.sql`, above the core, registers it)."""
     name = fn.__name__
     try:
-        compute = _FORMS[f"{name}_sql"]
+        compute = _form(f"{name}_sql")
     except KeyError:
         raise VeracityError(f"vc.{name}(connection, table=...) is computed by veracity.sql, which is not "
                             "loaded; import veracity before calling it") from None
@@ -112,9 +121,24 @@ def rows_call(name: str, fn: Callable[..., T], data: Any, labels: Any, *, score:
         raise VeracityError(f"the frame form needs both column names: vc.{name}(frame, score='p', label='y', "
                             "...)", param="score" if score is None else "label")
     try:
-        compute = _FORMS["_rows"]
+        compute = _form("_rows")
     except KeyError:
         raise VeracityError(f"the frame form of vc.{name} is computed by veracity.sources, which is not loaded; "
                             "import veracity before calling it") from None
-    result: T = compute(name, fn, data, score=score, label=label, **options)
+    result: T = compute(name, _taking_score_type(fn), data, score=score, label=label, **options)
     return result
+
+
+def _taking_score_type(fn: Callable[..., T]) -> Callable[..., T]:
+    """``fn`` itself, or (when it reads probabilities only and has no ``score_type=``) ``fn`` behind a
+    parameter that accepts the reader's ``score_type="probability"`` and refuses any other."""
+    if "score_type" in inspect.signature(fn).parameters:
+        return fn
+
+    def call(*args: Any, score_type: str = "probability", **kwargs: Any) -> T:
+        if score_type != "probability":
+            raise VeracityError(f"{fn.__name__} reads probabilities; got score_type={score_type!r}",
+                                param="score_type")
+        return fn(*args, **kwargs)
+
+    return call

@@ -4,7 +4,7 @@
 adds sections that the honest estimators (:mod:`veracity.honest`) compute. That package
 is built on the core, so the core never imports it: it names the sections it can show
 here, and :mod:`veracity.honest` registers the function for each when it is imported
-(``import veracity`` imports it before any audit can run). The dependency points down.
+(``import veracity`` registers a loader that imports it on the first audit that needs it). The dependency points down.
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ def register_section(name: SectionName, compute: Callable[..., Any]) -> None:
 
 def section(name: SectionName) -> Callable[..., Any]:
     """The function registered for section ``name``."""
+    from ._plugins import load_registrations
+
+    if name not in _SECTIONS:
+        load_registrations()  # veracity.honest registers the sections when it loads
     try:
         return _SECTIONS[name]
     except KeyError:
