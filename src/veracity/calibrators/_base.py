@@ -310,7 +310,11 @@ class Calibrator:
         Pandas scores, labels and weights must share one index (never matched by position).
         """
         if score is not None or label is not None:
-            fit_frame = _FRAME_FIT["fit"]  # registered by veracity.frames._fit (the layer above)
+            if "fit" not in _FRAME_FIT:  # registered by veracity.frames._fit (the layer above), loaded on need
+                from ..core._plugins import load_registrations
+
+                load_registrations()
+            fit_frame = _FRAME_FIT["fit"]
 
             return fit_frame(self, scores, labels, score=score, label=label, sample_weight=sample_weight,
                              role=role, allow_role=allow_role, metadata=metadata, pos_label=pos_label)
