@@ -22,7 +22,8 @@ import os
 import json
 import warnings
 from pathlib import Path
-from typing import Any, ClassVar
+from types import FrameType
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from ..core._validation import (
@@ -130,6 +131,9 @@ def _jsonable(value: Any) -> Any:
     return str(value)  # dates, paths, ... are recorded by their text
 
 
+#: the calibrator's own class, for methods that return ``self``
+_C = TypeVar("_C", bound="Calibrator")
+
 #: a calibrator fit on logits warns when a batch at least this large lies wholly in [0, 1]
 LOGIT_WARN_ROWS = 100
 
@@ -149,6 +153,11 @@ class Calibrator:
     _state: ClassVar[tuple[str, ...]] = ()
     #: order-preserving by construction (temperature; Platt with a > 0).
     preserves_order: ClassVar[bool] = False
+    #: what the scores are: ``"probability"``, ``"logit"`` or ``"score"`` (every calibrator's option)
+    score_type: str
+
+    def __init__(self, *, score_type: str = "probability") -> None:
+        self.score_type = score_type
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -160,7 +169,7 @@ class Calibrator:
                 ovr = getattr(self, "_ovr", None)  # fitted on (N, K): its one-vs-rest form
                 return str(ovr) if ovr is not None else _own(self)
 
-            cls.__str__ = __str__
+            setattr(cls, "__str__", __str__)  # replaces the class's method on purpose
 
     # -- plumbing ---------------------------------------------------------------------
     @property
@@ -173,7 +182,7 @@ class Calibrator:
         holds no nested estimators, so it changes nothing."""
         return {p: getattr(self, p) for p in self._params}
 
-    def set_params(self, **params: Any) -> Calibrator:
+    def set_params(self: _C, **params: Any) -> _C:
         """Set constructor options by name (scikit-learn's contract); returns ``self``.
 
         Fitted state is kept until the next :meth:`fit`; an unknown name is refused.
@@ -284,7 +293,7 @@ class Calibrator:
 
     # -- public API --------------------------------------------------------------------
     def fit(
-        self,
+        self: _C,
         scores: Any,
         labels: Any = None,
         *,
@@ -295,7 +304,7 @@ class Calibrator:
         pos_label: Any = None,
         score: Any = None,
         label: str | None = None,
-    ) -> Calibrator:
+    ) -> _C:
         """Fit on held-out calibration rows; returns ``self``.
 
         Frame form: ``fit(frame, score="p", label="y", sample_weight="w")`` with column
@@ -342,7 +351,7 @@ class Calibrator:
             # a row of weight 0 is a dropped row: it never changes the fit (nor its hash)
             keep = w > 0
         y = self._labels(labels, s, keep, pos_label)
-        if keep is not None:
+        if keep is not None and w is not None:  # keep is set only with weights
             s, w = s[keep], w[keep]
         self._fit(s, y, w)
         return self._record_fit(metadata, pos_label, n_rows=int(s.shape[0]),
@@ -350,10 +359,10 @@ class Calibrator:
                                 hash_=data_hash(s, _label_bytes(y), w), role_label=role_label,
                                 allow_role=allow_role)
 
-    def _record_fit(self, metadata: dict[str, Any] | None, pos_label: Any, *, n_rows: int, n_classes: int,
-                    hash_: str, role_label: str | None, allow_role: Any) -> Calibrator:
+    def _record_fit(self: _C, metadata: dict[str, Any] | None, pos_label: Any, *, n_rows: int, n_classes: int,
+                    hash_: str, role_label: str | None, allow_role: Any) -> _C:
         """Store the provenance of a finished fit in :attr:`metadata`; returns ``self``."""
-        meta = {k: None for k in _META_KEYS}
+        meta: dict[str, Any] = {k: None for k in _META_KEYS}
         meta.update(dict(metadata or {}))
         if pos_label is not None:
             meta["pos_label"] = pos_label
@@ -467,18 +476,24 @@ def load(path_or_dict: str | Path | dict[str, Any]) -> Calibrator:
     else:
         doc, where = path_or_dict, "the dict"
     kind, params, state, metadata = _schema.check_artifact(doc, where, _REGISTRY)
-    cls = _REGISTRY[kind]
-    obj = cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in params.items()})
+    obj = from_params(kind, params)
     obj.n_classes_ = int(state.pop("n_classes_", 2))
     obj._load_state(state)
     obj.metadata = metadata
-    if getattr(obj, "reversed_", False) and getattr(obj, "on_reversed", "allow") != "allow":
+    on_reversed = getattr(obj, "on_reversed", "allow")  # Platt's option; other kinds never reverse
+    if getattr(obj, "reversed_", False) and on_reversed != "allow":
         message = (f"{where}: this {obj.name} reverses the score order (slope a = "
                    f"{getattr(obj, 'a_', float('nan')):.4g} < 0)")
-        if obj.on_reversed == "error":
+        if on_reversed == "error":
             raise VeracityError(message + "; re-fit it, or save it with on_reversed='allow'")
         warn(message + "; check the score's sign convention before applying it")
     return obj
+
+
+def from_params(kind: str, params: dict[str, Any]) -> Calibrator:
+    """An unfitted calibrator of ``kind`` with an artifact's options (JSON lists read back as tuples)."""
+    options: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in params.items()}
+    return _REGISTRY[kind](**options)
 
 
 def _is_multiclass(scores: Any) -> bool:
@@ -496,7 +511,8 @@ def warn(message: str) -> None:
     import sys
 
     package = str(Path(__file__).resolve().parents[1])
-    level, frame = 2, sys._getframe(1)  # stacklevel 2 = the caller of warn()
+    level = 2
+    frame: FrameType | None = sys._getframe(1)  # stacklevel 2 = the caller of warn()
     while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
         level += 1
         frame = frame.f_back

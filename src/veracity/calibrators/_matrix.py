@@ -49,7 +49,6 @@ class _Scaling(Calibrator):
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int) or self.max_iter < 1:
             raise VeracityError(f"max_iter must be a positive integer, got {self.max_iter!r}", param="max_iter")
 
-    # subclasses: _unpack(theta, K) -> (W, b); _pack_grad(GW, gb) -> grad; _penalty
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         Z = self._logit_input(s)
         n, k = Z.shape
@@ -79,6 +78,21 @@ class _Scaling(Calibrator):
         self.W_, self.b_ = self._unpack(res.x, k)
         self.n_iter_ = int(res.nit)
         self.converged_ = bool(res.success)
+
+    @staticmethod
+    def _identity(k: int) -> np.ndarray:
+        """The parameters of the identity map (the optimiser's start)."""
+        raise NotImplementedError  # pragma: no cover
+
+    @staticmethod
+    def _unpack(theta: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(W, b)`` from the flat parameter vector."""
+        raise NotImplementedError  # pragma: no cover
+
+    @staticmethod
+    def _pack_grad(GW: np.ndarray, gb: np.ndarray, k: int) -> np.ndarray:
+        """The flat gradient from the gradients of W and b."""
+        raise NotImplementedError  # pragma: no cover
 
     def _penalty(self, W: np.ndarray, b: np.ndarray, k: int) -> tuple[float, np.ndarray, np.ndarray]:
         raise NotImplementedError  # pragma: no cover

@@ -124,8 +124,8 @@ def _ece_change(S: np.ndarray, m0: int, m1: int) -> np.ndarray:
         return (np.abs(S[:, m0:m0 + m1]).sum(axis=1) - np.abs(S[:, :m0]).sum(axis=1)) / S[:, -1]
 
 
-def _normal_resamples(X: Any, i0: np.ndarray, i1: np.ndarray, m0: int, m1: int, base: np.ndarray,
-                      rng: np.random.Generator, n_resamples: int) -> np.ndarray:
+def _normal_resamples(residuals: tuple[np.ndarray, np.ndarray], i0: np.ndarray, i1: np.ndarray, m0: int,
+                      m1: int, base: np.ndarray, rng: np.random.Generator, n_resamples: int) -> np.ndarray:
     r"""Large inputs: the bootstrap law of the per-bin sums by its first two moments.
 
     The sums :math:`S = \sum_i c_i x_i` of a multinomial resample have mean
@@ -133,7 +133,7 @@ def _normal_resamples(X: Any, i0: np.ndarray, i1: np.ndarray, m0: int, m1: int, 
     thousands of rows per bin they are normal to high accuracy, so S is drawn from that
     normal law (one O(n) pass for the moments, then a loop-free draw).
     """
-    r0, r1 = X
+    r0, r1 = residuals
     n = r0.size
     d = m0 + m1 + 1
     col0, col1, colw = i0, m0 + i1, np.full(n, d - 1)
@@ -174,19 +174,16 @@ def ece_difference_interval(
     i1 = np.asarray(bin_index(p1, edges[1], strategy))
     m0, m1 = edges[0].size - 1, edges[1].size - 1
     base = np.ones(n) if w is None else w
-    # one design matrix: per-bin residual columns of both sides, then the total weight
-    X = np.zeros((n, m0 + m1 + 1)) if n * n_resamples <= _EXACT else None
     r0, r1 = base * (y0 - p0), base * (y1 - p1)
-    if X is not None:
+    rng = np.random.default_rng(random_state)
+    if n * n_resamples > _EXACT:
+        out = _normal_resamples((r0, r1), i0, i1, m0, m1, base, rng, n_resamples)
+    else:
+        # one design matrix: per-bin residual columns of both sides, then the total weight
+        X = np.zeros((n, m0 + m1 + 1))
         X[np.arange(n), i0] = r0
         X[np.arange(n), m0 + i1] = r1
         X[:, -1] = base
-    else:
-        X = (r0, r1)  # type: ignore[assignment]
-    rng = np.random.default_rng(random_state)
-    if n * n_resamples > _EXACT:
-        out = _normal_resamples(X, i0, i1, m0, m1, base, rng, n_resamples)
-    else:
         out = np.empty(n_resamples)
         chunk = max(1, min(n_resamples, _CELLS // max(n, 1)))
         for a in range(0, n_resamples, chunk):  # resamples in memory-bounded blocks, never rows

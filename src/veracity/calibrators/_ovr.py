@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core._compat import positional_options
 from ..core._validation import VeracityError
-from ._base import _REGISTRY, Calibrator, require_every_class
+from ._base import _REGISTRY, Calibrator, from_params, require_every_class
 
 #: binary calibrators that have a one-vs-rest multiclass form
 OVR_METHODS = ("platt", "isotonic", "beta", "histogram", "venn-abers")
@@ -72,14 +72,15 @@ class OneVsRest(Calibrator):
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
         cols = np.ascontiguousarray(s.T)  # one transposing pass, then every class column is contiguous
-        Q = np.empty(s.shape)
+        n, k = s.shape
+        Q = np.empty((n, k))
         for j, c in enumerate(self.maps_):
             Q[:, j] = c._transform(cols[j])
         total = Q.sum(axis=1, keepdims=True)  # summed along rows, as scikit-learn does
         flat = total[:, 0] <= 0.0
         if flat.any():
             Q[flat] = 1.0
-            total[flat] = Q.shape[1]
+            total[flat] = k
         Q /= total
         return Q
 
@@ -90,8 +91,7 @@ class OneVsRest(Calibrator):
     def _load_state(self, state: dict[str, Any]) -> None:
         maps = []
         for m in state["maps_"]:
-            c = _REGISTRY[m["kind"]](**{k: (tuple(v) if isinstance(v, list) else v)
-                                         for k, v in m["params"].items()})
+            c = from_params(m["kind"], m["params"])
             st = dict(m["state"])
             c.n_classes_ = int(st.pop("n_classes_", 2))
             c._load_state(st)

@@ -81,8 +81,17 @@ Count = Annotated[int, Meta(ge=0)]
 ScoreType = Literal["probability", "logit", "score"]
 
 
-def _vec(t: Any, min_length: int = 0) -> Any:
-    return Annotated[list[t], Meta(min_length=min_length, max_length=MAX_LENGTH)]
+def _length(min_length: int) -> Meta:
+    """A list's length rule: from ``min_length`` to :data:`MAX_LENGTH` items."""
+    return Meta(min_length=min_length, max_length=MAX_LENGTH)
+
+
+Finites1 = Annotated[list[Finite], _length(1)]
+Finites2 = Annotated[list[Finite], _length(2)]
+Probs1 = Annotated[list[Prob], _length(1)]
+Probs2 = Annotated[list[Prob], _length(2)]
+NonNegs1 = Annotated[list[NonNeg], _length(1)]
+FiniteMatrix = Annotated[list[Finites2], _length(2)]  # K rows of K numbers (K >= 2)
 
 
 class _Strict(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -141,7 +150,7 @@ class TemperatureState(BaseState, kw_only=True):
     temperature_: Positive
     nll_before_: NonNeg
     nll_after_: NonNeg
-    trace_: _vec(TraceRow) = []
+    trace_: Annotated[list[TraceRow], _length(0)] = []
     n_iter_: Count = 0
     clamped_: Literal["lower", "upper"] | None = None
 
@@ -172,8 +181,8 @@ class IsotonicParams(BaseParams, kw_only=True):
 
 
 class IsotonicState(BaseState, kw_only=True):
-    knots_x_: _vec(Finite, 1)
-    knots_y_: _vec(Prob, 1)
+    knots_x_: Finites1
+    knots_y_: Probs1
     n_unique_: Count
     n_steps_: Count
     ties_created_: Count
@@ -191,9 +200,9 @@ class HistogramParams(BaseParams, kw_only=True):
 
 
 class HistogramState(BaseState, kw_only=True):
-    edges_: _vec(Finite, 2)  # probabilities, or a ranking score's own values (score_type="score")
-    values_: _vec(Prob, 1)
-    counts_: _vec(NonNeg, 1)
+    edges_: Finites2  # probabilities, or a ranking score's own values (score_type="score")
+    values_: Probs1
+    counts_: NonNegs1
 
     def __post_init__(self) -> None:
         _check_order("state.edges_", self.edges_, strict=False)
@@ -217,8 +226,8 @@ class ScalingParams(BaseParams, kw_only=True):
 
 
 class ScalingState(BaseState, kw_only=True):
-    W_: _vec(_vec(Finite, 2), 2)
-    b_: _vec(Finite, 2)
+    W_: FiniteMatrix
+    b_: Finites2
     n_iter_: Count = 0
     converged_: bool = True
 
@@ -240,9 +249,9 @@ class VectorState(ScalingState, kw_only=True):
 
 
 class VennAbersState(BaseState, kw_only=True):
-    c_: _vec(Finite, 1)
-    p0_: _vec(Prob, 2)
-    p1_: _vec(Prob, 2)
+    c_: Finites1
+    p0_: Probs2
+    p1_: Probs2
 
     def __post_init__(self) -> None:
         _check_order("state.c_", self.c_, strict=True)
@@ -258,9 +267,9 @@ class VennAbersParams(BaseParams, kw_only=True):
 
 
 class PairMap(_Strict, kw_only=True):
-    c_: _vec(Finite, 1)
-    p0_: _vec(Prob, 2)
-    p1_: _vec(Prob, 2)
+    c_: Finites1
+    p0_: Probs2
+    p1_: Probs2
 
     def __post_init__(self) -> None:
         VennAbersState.__post_init__(self)  # type: ignore[arg-type]
@@ -396,7 +405,7 @@ def read_artifact(path: str | Path) -> Any:
         except ValueError:
             pass
         raise VeracityError(
-            f"{_one_line(where)} is not a JSON calibrator artifact ({_one_line(exc)}); "
+            f"{_one_line(where)} is not a JSON calibrator artifact ({_one_line(str(exc))}); "
             "pass the file written by `veracity fit` or calibrator.save(path)"
         ) from None
 

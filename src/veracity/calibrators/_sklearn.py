@@ -44,7 +44,8 @@ from ._base import Calibrator, _REGISTRY
 _LOGIT_FIRST = {"temperature", "platt", "vector", "matrix"}
 #: scikit-learn's two methods under their veracity names: its options and its feature (the raw
 #: ``decision_function``, else the raw ``predict_proba`` declared a ranking score).
-_SKLEARN_METHODS = {"platt": {"smoothing": True}, "isotonic": {"interpolation": "linear"}}
+_SKLEARN_METHODS: dict[str, dict[str, Any]] = {"platt": {"smoothing": True},
+                                               "isotonic": {"interpolation": "linear"}}
 
 
 def _sklearn() -> Any:
@@ -248,6 +249,8 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
                     scores = np.empty((n,) + part.shape[1:])
                 scores[held] = part
                 covered[held] = True
+            if scores is None:
+                raise VeracityError(f"cv gave no (train, held-out) splits; got {cv!r}")
             kw = dict(fit_kw)
             if sample_weight is not None:
                 kw["sample_weight"] = sample_weight

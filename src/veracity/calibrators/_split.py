@@ -166,5 +166,7 @@ def cross_fit(scores: Any, labels: Any, calibrator: Calibrator, *, folds: int = 
             oof = np.empty((s.shape[0],) + pred.shape[1:])
         oof[out] = pred
         fitted.append(c)
+    if oof is None:  # pragma: no cover - fold_index checked folds >= 2, each fold is non-empty
+        raise VeracityError(f"no folds to fit; got folds={folds!r}", param="folds")
     final = copy.deepcopy(calibrator).fit(s, lab, sample_weight=w, **fit_kwargs)
     return CrossFit(oof=oof, fold=fold, calibrators=tuple(fitted), final=final)

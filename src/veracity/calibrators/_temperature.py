@@ -317,6 +317,7 @@ class TemperatureScaling(Calibrator):
     _params = ("score_type", "method", "bounds", "iterations")
     _state = ("temperature_", "nll_before_", "nll_after_", "trace_", "n_iter_", "clamped_")
     preserves_order: ClassVar[bool] = True
+    temperature_: float  # fitted
 
     def __init__(self, *, score_type: str = "probability", method: str = "newton",
                  bounds: tuple[float, float] | None = None, iterations: int = 80):
