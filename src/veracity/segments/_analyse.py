@@ -56,11 +56,12 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
         if small.size:
             starts = np.searchsorted(a["seg"], np.arange(a["set"].size))
             ends = np.r_[starts[1:], a["seg"].size]
-            for s in small:
-                rows = slice(starts[s], ends[s])
-                counts = table.sums["n"][rows]
-                p[s] = poisson_binomial_pvalue(int(round(tot["wy"][s])), counts, table.sums["wp"][rows] / counts)
-                test[s] = "exact"
+            for k in small:
+                cells = slice(starts[k], ends[k])  # the segment's score cells
+                counts = table.sums["n"][cells]
+                rates = table.sums["wp"][cells] / counts
+                p[k] = poisson_binomial_pvalue(int(round(tot["wy"][k])), counts, rates)
+                test[k] = "exact"
     tested = sufficient & (depth_of > 0)
     p = np.where(tested, p, np.nan)
     q = qvalues(p, depth_of)

@@ -96,7 +96,7 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
             m = nz_vals.size
             n = np.bincount(inv, minlength=m)
             nz = np.arange(m)
-        sums = {"n": n[nz].astype(np.float64)}
+        sums: dict[str, np.ndarray] = {"n": n[nz].astype(np.float64)}
         for name, vals in per_row.items():
             sums[name] = np.bincount(inv, weights=vals, minlength=m)[nz]
         if w is None:
@@ -145,27 +145,29 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
     for sid, s in enumerate(sets):
         if len(s) != top:  # a lower set is a margin of a top one (see complete())
             continue
-        key = nw.lit(0, nw.Int64)
+        key_expr = nw.lit(0, nw.Int64)
         for i, st in zip(s, strides(specs, s)):
-            key = key + nw.col(f"_f{i}") * nw.lit(st, nw.Int64)
-        parts.append(x.with_columns(_k=key).group_by(["_k", "_c"]).agg(*(nw.col(a).sum() for a in aggs))
+            key_expr = key_expr + nw.col(f"_f{i}") * nw.lit(st, nw.Int64)
+        parts.append(x.with_columns(_k=key_expr).group_by(["_k", "_c"]).agg(*(nw.col(a).sum() for a in aggs))
                      .with_columns(_set=nw.lit(sid, nw.Int64)).select("_set", "_k", "_c", *aggs))
     t = collect(nw.concat(parts, how="vertical"))
     cols = {name: np.asarray(t.get_column(name).to_numpy(), dtype=np.float64) for name in t.columns}
     set_id = cols["_set"].astype(np.int64)
     key = cols["_k"].astype(np.int64)
+    values: np.ndarray | None = None
     if mode == "distinct":
         values = np.unique(cols["_c"])
         cellidx = np.searchsorted(values, cols["_c"])
+        n_cells = values.size
     else:
-        values = None
         cellidx = cols["_c"].astype(np.int64)
+        n_cells = C
     sums = {"n": cols["_one"], "wp": cols["_swp"], "wy": cols["_swy"], "w2p2": cols["_sw2p2"]}
     if weighted:
         sums.update(w=cols["_sw"], w2=cols["_sw2"], w2p=cols["_sw2p"])
     else:
         sums.update(w=cols["_one"], w2=cols["_one"], w2p=cols["_swp"])
-    table = CellTable(set_id, key, cellidx, sums, mode, C if mode == "grid" else values.size, values, weighted)
+    table = CellTable(set_id, key, cellidx, sums, mode, n_cells, values, weighted)
     return complete(table, specs, sets)
 
 

@@ -195,9 +195,9 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
     values = np.asarray(values)
     counts = np.asarray(counts, dtype=np.int64)
     if numeric:
-        order = np.argsort(values.astype(np.float64), kind="stable")
-        v = values.astype(np.float64)[order]
-        c = counts[order]
+        by_value = np.argsort(values.astype(np.float64), kind="stable")
+        v = values.astype(np.float64)[by_value]
+        c = counts[by_value]
         if isinstance(bins, (list, tuple, np.ndarray)):
             cuts = np.unique(np.asarray(bins, dtype=np.float64))
             if not np.isfinite(cuts).all() or cuts.size == 0:
@@ -210,10 +210,10 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
                 f"numeric feature {name!r} has one value ({_fmt(v[0])}) in every row; it splits nothing, "
                 "drop it from features=")
         if v.size <= bins:
-            labels = tuple(f"{_fmt(x)}" for x in v)
-            spec_missing = len(labels) if n_missing else None
+            value_labels = tuple(f"{_fmt(x)}" for x in v)
+            spec_missing = len(value_labels) if n_missing else None
             return FeatureSpec(name, "values", values=tuple(float(x) for x in v),
-                               labels=labels + ((MISSING,) if n_missing else ()), missing=spec_missing)
+                               labels=value_labels + ((MISSING,) if n_missing else ()), missing=spec_missing)
         cuts = quantile_picks(v, bins, counts=c)  # the values at the j/bins row positions
         cuts = cuts[cuts > v[0]]
         return _binned(name, cuts, v, n_missing)
