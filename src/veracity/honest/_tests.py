@@ -222,7 +222,7 @@ def _eta(data: Binary) -> np.ndarray:
     return np.log(p) - np.log1p(-p)
 
 
-def _loglik(X: np.ndarray, offset: np.ndarray, y: np.ndarray, w: np.ndarray, b: np.ndarray) -> float:
+def _loglik(X: np.ndarray, offset: np.ndarray | float, y: np.ndarray, w: np.ndarray, b: np.ndarray) -> float:
     eta = X @ b + offset
     return float(np.dot(w, y * eta - np.logaddexp(0.0, eta)))
 
