@@ -77,4 +77,5 @@ def design_estimates(y: np.ndarray, f: np.ndarray, g: np.ndarray, pi: np.ndarray
                              ("cbpe", cbpe, cbpe_se)):
         out[f"{name}_low"] = centre - z * sd
         out[f"{name}_high"] = centre + z * sd
-    return {k: np.float64(v) for k, v in out.items()}
+    # 0-d arrays, as ppi_from_sums gives for one window
+    return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
