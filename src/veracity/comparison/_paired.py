@@ -154,7 +154,8 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
                     pilot[pair][t] = float(d.mean() if wc is None else (d * wc).sum() / wc.sum())
                 d -= pilot[pair][t]
                 if wc is None:
-                    acc[pair][t] += (float(d.sum()), float(d.sum()), float((d * d).sum()))
+                    s1 = float(d.sum())
+                    acc[pair][t] += (s1, s1, float(np.square(d, out=d).sum()))
                 else:
                     w2 = wc * wc
                     acc[pair][t] += (float((d * wc).sum()), float((d * w2).sum()), float((d * d * w2).sum()))
