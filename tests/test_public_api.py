@@ -95,6 +95,26 @@ def test_import_loads_no_heavy_dependency_and_takes_under_0_4_s(tmp_path):
     assert min(float(t) for t, _ in runs) < 0.4, runs
 
 
+def test_import_loads_the_core_only_and_the_rest_on_first_need():
+    """``import veracity`` imports the core's modules only; each computation registered from above
+    (frame forms, the audit's honest sections, a calibrator's fit on a frame) loads on its first
+    call, whichever module the caller imported first (fresh interpreters)."""
+    loaded = _run("import sys, veracity; print(sorted(m for m in sys.modules if m.startswith('veracity')))")
+    names = eval(loaded)  # a printed list of module names
+    assert names and all(m in ("veracity", "veracity._version") or m.startswith("veracity.core") for m in names), names
+    frame = ("import numpy as np, pandas as pd; p = np.linspace(0.01, 0.99, 200); y = (p > 0.4).astype(int); "
+             "df = pd.DataFrame({'p': p, 'y': y}); ")
+    out = _run(frame + "import veracity as vc; a = vc.audit(df, score='p', label='y', bins=5); "
+               "b = vc.audit(p, y, bins=5); print(a.ece == b.ece, 'corp' in vc.audit(p, y, corp=True).to_dict())")
+    assert out == "True True"
+    out = _run(frame + "from veracity.calibrators import PlattScaling; "
+               "print(PlattScaling().fit(df, score='p', label='y').to_dict() == PlattScaling().fit(p, y).to_dict())")
+    assert out == "True"
+    out = _run(frame + "from veracity.decisions import recall_threshold; "
+               "print(recall_threshold(df, score='p', label='y', target=0.9) == recall_threshold(p, y, target=0.9))")
+    assert out == "True"
+
+
 HIDE_SKLEARN = """
 import sys
 
