@@ -475,6 +475,11 @@ def load(path_or_dict: str | Path | dict[str, Any]) -> Calibrator:
         doc, where = _schema.read_artifact(path_or_dict), str(path_or_dict)
     else:
         doc, where = path_or_dict, "the dict"
+    if isinstance(doc, dict) and doc.get("kind") not in _REGISTRY:
+        # a kind registered by a package above this one (SegmentCalibration), loaded on first need
+        from ..core._plugins import load_registrations
+
+        load_registrations()
     kind, params, state, metadata = _schema.check_artifact(doc, where, _REGISTRY)
     obj = from_params(kind, params)
     obj.n_classes_ = int(state.pop("n_classes_", 2))
