@@ -9,12 +9,13 @@ exchangeable data the true class is in the set with probability :math:`\ge 1-\al
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from ..core._text import fmt, fmt_count, render_table
 from ..core._compat import positional_options
+from ..core._options import ScoreType
 from ..core._validation import (
     VeracityError,
     as_float_array,
@@ -27,7 +28,9 @@ from ._inputs import CEIL_EPS, ceil_rank, check_alpha
 from ._thresholds import min_positives
 from ..core._display import Display, html_kv, html_note, html_page, html_table
 
-SCORES = ("lac", "aps", "raps")
+#: nonconformity scores of :class:`ConformalClassifier` (``score=``)
+ConformalScore = Literal["lac", "aps", "raps"]
+SCORES: tuple[ConformalScore, ...] = ("lac", "aps", "raps")
 
 
 def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
@@ -296,11 +299,11 @@ class ConformalClassifier:
         self,
         *,
         alpha: float = 0.1,
-        score: str = "lac",
+        score: ConformalScore = "lac",
         mondrian: bool = False,
         randomized: bool = False,
         random_state: int | None = None,
-        score_type: str = "probability",
+        score_type: ScoreType = "probability",
         lam: float = 0.01,
         k_reg: int = 1,
     ) -> None:

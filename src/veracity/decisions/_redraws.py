@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..core._text import render_table
+from ..core._options import ScoreType
 from ..core._validation import VeracityError, check_random_state
 from ._inputs import CEIL_EPS, binary_inputs, check_target
 from ._thresholds import min_positives
@@ -140,7 +141,7 @@ def simulate_redraws(
     n_resamples: int = 1000,
     stratify: bool = False,
     random_state: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
 ) -> RedrawResult:

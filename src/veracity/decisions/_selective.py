@@ -15,6 +15,7 @@ import numpy as np
 from ..core._special import expit
 
 from ..core._intervals import binomial_interval
+from ..core._options import ScoreType
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import (
     VeracityError,
@@ -150,7 +151,7 @@ def risk_coverage(
     score: Any = None,
     label: Any = None,
     sample_weight: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     reading: str = "top-label",
     pos_label: Any = None,
 ) -> RiskCoverage:
@@ -253,7 +254,7 @@ def selective_threshold(
     target_risk: float,
     delta: float = 0.1,
     candidates: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     reading: str = "top-label",
     sample_weight: Any = None,
     pos_label: Any = None,

@@ -8,6 +8,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..core._text import fmt, fmt_count, render_table
+from ..core._options import ScoreType
 from ..core._validation import VeracityError, as_float_array, to_numpy
 from ._inputs import binary_inputs, check_cost
 from ..core._display import Display
@@ -165,7 +166,7 @@ def threshold_table(
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     sample_weight: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     pos_label: Any = None,
 ) -> ThresholdTable:
     r"""Operating table at every threshold: TP, FP, FN, TN, recall, false-alarm rate,

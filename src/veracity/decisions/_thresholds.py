@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core._compat import positional_options
+from ..core._options import ScoreType
 from ..core._validation import VeracityError, check_weights
 from ._inputs import CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_target, scores_1d
 from ._table import _counts_at_or_above, threshold_table
@@ -89,7 +90,7 @@ def recall_threshold(
     target: float = 0.95,
     correction: bool = True,
     sample_weight: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     pos_label: Any = None,
 ) -> float:
     r"""Threshold that catches ``target`` of the positives, chosen on calib data.
@@ -177,7 +178,7 @@ def precision_threshold(
     *,
     target: float = 0.9,
     sample_weight: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     pos_label: Any = None,
 ) -> float:
     r"""Lowest threshold whose empirical precision :math:`TP/(TP+FP)` reaches ``target``.
@@ -214,7 +215,7 @@ def budget_threshold(
     top_k: float | None = None,
     fraction: float | None = None,
     sample_weight: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
 ) -> float:
     r"""Lowest threshold whose review volume fits the budget (seed 004: review volume).
 
