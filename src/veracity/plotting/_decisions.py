@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core._options import ScoreType
 from ..core._validation import Binary, VeracityError, prepare_binary
 from ._curves import threshold_curve, threshold_grid
 from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _plain, _style
@@ -19,7 +20,7 @@ def plot_risk_coverage(
     scores: Any,
     labels: Any,
     *,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
     title: str | None = "Risk–coverage",
@@ -122,7 +123,7 @@ def plot_thresholds(
     cost_fn: float = 1.0,
     target_recall: float | None = 0.95,
     recall_threshold: float | None = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
     title: str | None = "Operating curves",

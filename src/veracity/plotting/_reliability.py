@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core._audit import AuditResult
 from ..core._binning import make_edges
+from ..core._options import IntervalMethod, ScoreType, Strategy
 from ..core._reliability import ReliabilityTable
 from ..core._stats import BinStats
 from ..core._validation import Binary, VeracityError, prepare_binary, prepare_classwise, prepare_top_label
@@ -165,9 +166,9 @@ def plot_reliability(
     labels: Any = None,
     *,
     bins: int = 15,
-    strategy: str = "uniform",
-    score_type: str = "probability",
-    interval: str = "wilson",
+    strategy: Strategy = "uniform",
+    score_type: ScoreType = "probability",
+    interval: IntervalMethod = "wilson",
     level: float = 0.95,
     min_count: int = 20,
     sample_weight: Any = None,
@@ -254,9 +255,9 @@ def plot_reliability_overlay(
     labels: Any,
     *,
     bins: int = 15,
-    strategy: str = "uniform",
-    score_type: str | Mapping[str, str] = "probability",
-    interval: str = "wilson",
+    strategy: Strategy = "uniform",
+    score_type: ScoreType | Mapping[str, ScoreType] = "probability",
+    interval: IntervalMethod = "wilson",
     level: float = 0.95,
     min_count: int = 20,
     sample_weight: Any = None,
@@ -321,9 +322,9 @@ def plot_multiclass_reliability(
     classes: Sequence[int] | None = None,
     class_names: Sequence[str] | None = None,
     bins: int = 15,
-    strategy: str = "uniform",
-    score_type: str = "probability",
-    interval: str = "wilson",
+    strategy: Strategy = "uniform",
+    score_type: ScoreType = "probability",
+    interval: IntervalMethod = "wilson",
     level: float = 0.95,
     min_count: int = 20,
     sample_weight: Any = None,
