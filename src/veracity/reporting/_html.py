@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..core._audit import AuditResult, audit
-from ..core._options import BootstrapMethod
+from ..core._options import BootstrapMethod, IntervalMethod, ScoreType, Strategy
 from ..core._validation import VeracityError, labels_with_pos_label, prepare_binary
 from .._version import __version__
 from ._sections import (
@@ -134,7 +134,7 @@ def report(
     label: Any = None,
     out: str | Path | None = None,
     calibrator: Any = None,
-    score_type: str = "probability",
+    score_type: ScoreType = "probability",
     sample_weight: Any = None,
     pos_label: Any = None,
     by: Any = None,
@@ -143,8 +143,8 @@ def report(
     depth: int | None = None,
     against: Any = None,
     bins: int = 15,
-    strategy: str = "uniform",
-    interval: str = "wilson",
+    strategy: Strategy = "uniform",
+    interval: IntervalMethod = "wilson",
     level: float = 0.95,
     min_count: int = 20,
     threshold: float = 0.5,
@@ -405,12 +405,13 @@ def _frame_inputs(data: Any, labels: Any, *, score: Any, label: Any, sample_weig
     return got
 
 
-def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: str, max_groups: int | None,
-           depth: int | None, bins: int, strategy: str, interval: str, level: float, min_count: int,
-           threshold: float, cost_fp: float, cost_fn: float, costs_declared: bool, target_recall: float | None,
-           declared_target: bool, recall_threshold: float | None, bootstrap: bool | BootstrapMethod,
-           n_resamples: int, title: str, source: str | None, details: dict[str, Any] | None,
-           timestamp: bool | str, max_cuts: int, figures: bool, status: Any) -> Report:
+def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: ScoreType,
+           max_groups: int | None, depth: int | None, bins: int, strategy: Strategy, interval: IntervalMethod,
+           level: float, min_count: int, threshold: float, cost_fp: float, cost_fn: float,
+           costs_declared: bool, target_recall: float | None, declared_target: bool,
+           recall_threshold: float | None, bootstrap: bool | BootstrapMethod, n_resamples: int, title: str,
+           source: str | None, details: dict[str, Any] | None, timestamp: bool | str, max_cuts: int,
+           figures: bool, status: Any) -> Report:
     scores, labels, sample_weight, by = inp.scores, inp.labels, inp.sample_weight, inp.by
     options = dict(bins=bins, strategy=strategy, interval=interval, level=level, min_count=min_count,
                    threshold=threshold, sample_weight=sample_weight)
