@@ -45,7 +45,7 @@ from .core._audit import AuditResult, audit
 
 
 def _load_registrations() -> None:
-    from . import honest, sources, sql  # noqa: F401  (each registers its part into the core on import)
+    from . import honest, segments, sources, sql  # noqa: F401  (each registers its part on import)
     from .frames import _fit  # noqa: F401  (Calibrator.fit(frame, score=, label=))
 
 
@@ -205,12 +205,13 @@ _SUBPACKAGES = frozenset({
 
 
 class _Package(_types.ModuleType):
-    """This package's module type: importing the old path ``veracity.report`` (a subpackage, kept as an
-    alias of ``veracity.reporting``) never rebinds ``vc.report``, the report function."""
+    """This package's module type: importing a subpackage that shares its name with a public function
+    (``veracity.segments``, and the old path ``veracity.report``, an alias of ``veracity.reporting``)
+    never rebinds ``vc.segments`` / ``vc.report``, the functions."""
 
     def __setattr__(self, name: str, value: object) -> None:
-        if name == "report" and isinstance(value, _types.ModuleType):
-            return
+        if name in _ON_FIRST_USE and isinstance(value, _types.ModuleType):
+            return  # the module stays in sys.modules; the name keeps meaning the function
         super().__setattr__(name, value)
 
 

@@ -11,6 +11,7 @@ sklearn_base = pytest.importorskip("sklearn.base")
 
 import veracity as vc  # noqa: E402
 from veracity.calibrators._base import _REGISTRY, Calibrator  # noqa: E402
+import veracity.segments  # noqa: E402,F401  (registers the "segment" kind; import veracity loads it on first use)
 
 rng = np.random.default_rng(21)
 N, K = 400, 3
