@@ -26,7 +26,7 @@ import argparse
 from pathlib import Path
 
 from ..core._audit import audit
-from ._common import add_input_arguments, add_json_argument, emit, note, read_rows
+from ._common import AUTO_BYTES, add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows
 from ._labels import add_pos_label_argument
 
 
@@ -106,10 +106,6 @@ def _bins(value: str) -> int | str:
         ) from None
 
 
-#: files larger than this are audited lazily through DuckDB by --engine auto
-AUTO_BYTES = 256 << 20
-
-
 def _honest_flags(args: argparse.Namespace) -> list[str]:
     return [flag for flag, on in [("--bootstrap", args.ci), ("--noise-floor", args.noise_floor),
             ("--estimators", args.estimators), ("--tests", args.tests), ("--corp", args.corp),
@@ -120,19 +116,11 @@ def _engine(args: argparse.Namespace) -> str:
     """The engine --engine auto picks: DuckDB for large files and globs when the options allow."""
     import os
 
-    if args.engine != "auto":
-        return args.engine
-    if args.file is None:
-        return "memory"
     path = str(args.file)
-    many = any(ch in path for ch in "*?[") or (
-        os.path.isdir(path) and any(f.suffix.lower() in (".parquet", ".pq") for f in Path(path).rglob("*")))
-    large = os.path.isfile(path) and os.path.getsize(path) > AUTO_BYTES
-    lazy_ok = not _honest_flags(args) and "," not in args.score
-    if (many or large) and lazy_ok:
-        note(args, f"note: auditing {path} lazily with DuckDB (--engine memory loads it instead)")
-        return "duckdb"
-    return "memory"
+    many = args.file is not None and (any(ch in path for ch in "*?[") or (
+        os.path.isdir(path) and any(f.suffix.lower() in (".parquet", ".pq") for f in Path(path).rglob("*"))))
+    return auto_engine(args, lazy_ok=not _honest_flags(args) and "," not in args.score, many=many,
+                       doing="auditing")
 
 
 def _check_lazy(args: argparse.Namespace, engine: str) -> None:

@@ -73,6 +73,26 @@ def inputs(table: Any, args: argparse.Namespace, path: str) -> tuple[np.ndarray,
     return scores, labels, weights
 
 
+#: files larger than this are read where they live (DuckDB) by --engine auto
+AUTO_BYTES = 256 << 20
+
+
+def auto_engine(args: argparse.Namespace, *, lazy_ok: bool, many: bool, doing: str) -> str:
+    """The engine ``--engine`` names; ``auto``: DuckDB, lazily, for several files (``many``: a glob or
+    a folder) and files over :data:`AUTO_BYTES` when the command's options allow (``lazy_ok``), else
+    memory. ``doing`` names the work in the note that says so (``auditing``, ``fitting on``)."""
+    if args.engine != "auto":
+        return str(args.engine)
+    if args.file is None:
+        return "memory"
+    path = str(args.file)
+    large = os.path.isfile(path) and os.path.getsize(path) > AUTO_BYTES
+    if (many or large) and lazy_ok:
+        note(args, f"note: {doing} {path} lazily with DuckDB (--engine memory loads it instead)")
+        return "duckdb"
+    return "memory"
+
+
 #: the engines' names in a note
 ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark", "dask": "Dask"}
 

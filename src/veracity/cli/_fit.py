@@ -21,7 +21,7 @@ import numpy as np
 from ..core._validation import VeracityError
 from ..calibrators import METHODS
 from ..sources._api import column
-from ._common import add_input_arguments, add_json_argument, emit, note, read_rows
+from ._common import add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
 
 
@@ -73,23 +73,16 @@ LAZY_METHODS = ("temperature", "platt", "isotonic", "histogram")
 
 
 def _engine(args: argparse.Namespace) -> str:
-    """The engine --engine auto picks: DuckDB for large Parquet/CSV files and globs when the method allows."""
+    """The engine --engine auto picks: DuckDB for large Parquet/CSV files and globs when the method allows
+    (stdin is a file in memory)."""
     import os
 
-    from ._audit import AUTO_BYTES
-
-    if args.engine != "auto":
-        return args.engine
-    if args.file is None or getattr(args, "_input_name", None):
+    if args.engine == "auto" and getattr(args, "_input_name", None):
         return "memory"
     path = str(args.file)
-    many = any(ch in path for ch in "*?[") or os.path.isdir(path)
-    large = os.path.isfile(path) and os.path.getsize(path) > AUTO_BYTES
+    many = args.file is not None and (any(ch in path for ch in "*?[") or os.path.isdir(path))
     lazy_ok = args.method in LAZY_METHODS and ("," not in args.score or args.method == "temperature")
-    if (many or large) and lazy_ok:
-        note(args, f"note: fitting on {path} lazily with DuckDB (--engine memory loads it instead)")
-        return "duckdb"
-    return "memory"
+    return auto_engine(args, lazy_ok=lazy_ok, many=many, doing="fitting on")
 
 
 def _calibrator(args: argparse.Namespace) -> Any:
