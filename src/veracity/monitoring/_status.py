@@ -1,8 +1,10 @@
 r"""Status of a monitoring store: calibration per period and slice, alerts, diagnosis.
 
-One SQL pass groups the stored rows by (period, slice, state, label, reliability
-bin, logit cell, above-threshold flag) with count, Σp, Σp², Σ log-loss and Σ logit.
-Everything else is numpy on those groups:
+One aggregate groups the stored rows by (period, slice, state, label, reliability
+bin, logit cell, above-threshold flag) with count, Σp, Σp², Σ log-loss and Σ logit:
+the store's SQL says only which rows and in which state (a DuckDB relation), the
+rows seam computes the groups (:func:`veracity.sources._grouped.grouped_sums`, the
+score bin from the one bin index). Everything else is numpy on those groups:
 
 * **state** — a prediction is *labelled* when its outcome was observed by the
   as-of time and (with a horizon) ``time + horizon <= as_of``; *pending* while it
@@ -432,15 +434,13 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
             slice_key = nw.when(nw.col("slice").is_in(keep)).then(nw.col("slice")).otherwise(nw.lit(OTHER))
     state, score, y = nw.col("state"), nw.col("score"), nw.col("y")
     final = state == 0
-    int32 = nw.Int32  # the keys' width decides the groups' order, hence the last bit of the numpy sums
     keys = {
         "period": nw.col("period"), "slice": slice_key, "state": state,
-        "audited": nw.col("audited") if delayed else nw.lit(0, int32),  # the plain status: no audit column
-        "y": nw.when(state.is_in([0, 3])).then(y.cast(int32)).otherwise(nw.lit(-1, int32)),
-        "bin": score_bin(score, bins).cast(int32),
-        "cell": nw.when(final).then(logit_cell(nw.col("eta"), CELLS, CELL_SPAN)).otherwise(nw.lit(0, nw.Int64))
-        .cast(int32),
-        "flag": at_threshold(score, threshold).cast(int32),
+        "audited": nw.col("audited") if delayed else nw.lit(0, nw.Int32),  # the plain status: no audit column
+        "y": nw.when(state.is_in([0, 3])).then(y).otherwise(nw.lit(-1, nw.Int32)),
+        "bin": score_bin(score, bins),
+        "cell": nw.when(final).then(logit_cell(nw.col("eta"), CELLS, CELL_SPAN)).otherwise(nw.lit(0, nw.Int64)),
+        "flag": at_threshold(score, threshold),
     }
     sums = {"sp": score, "sp2": score * score, "snll": nw.col("nll"), "seta": nw.col("eta")}
     g = grouped_sums(rows, keys, sums)
@@ -449,18 +449,21 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
     # the final labels only, slices pooled as above (20,000 user ids are 21 slices here too, not
     # 20,000 x days x bins groups)
     d = y - score
-    seq = grouped_sums(rows, {"slice": slice_key, "day": nw.col("day"), "bin": score_bin(score, bins).cast(int32)},
-                       {"sx": d, "sxx": d * d}, where=final)
+    final_rows = _rows(con, period=period, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=slice_col,
+                       model=model, final_only=True)  # filtered on the table's columns: DuckDB skips the others early
+    seq = grouped_sums(final_rows, {"slice": slice_key, "day": nw.col("day"), "bin": score_bin(score, bins)},
+                       {"sx": d, "sxx": d * d})
     return g, seq, pooled
 
 
 def _rows(con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice_col: str | None,
-          model: str | None) -> Any:
+          model: str | None, final_only: bool = False) -> Any:
     """The stored predictions up to the as-of time as a DuckDB relation (nothing is read yet):
     ``period`` (epoch microseconds of its start), ``slice``, ``score``, ``y`` (the label, null
     without one), ``state`` (see :func:`_query`), ``audited`` (0/1), ``day`` (epoch microseconds
     of the day a final label became usable: observed, or made final by the horizon), and for the
-    final labels (else 0) the logit ``eta`` and the log-loss term ``nll``."""
+    final labels (else 0) the logit ``eta`` and the log-loss term ``nll``. ``final_only``: only the
+    rows with a final label (state 0)."""
     final = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
     sl = "'" + ALL + "'" if slice_col is None else f"coalesce(p.{quote_identifier('s_' + slice_col)}, '(missing)')"
     seen = f"p.label IS NOT NULL AND p.observed <= make_timestamp({as_of_us})"
@@ -479,7 +482,8 @@ def _rows(con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice
                ({seen} AND coalesce(p.audit, FALSE))::INTEGER AS audited,
                CASE WHEN {seen} AND {final} THEN epoch_us(date_trunc('day', {matured})) END AS day
         FROM predictions p
-        WHERE p.ts <= make_timestamp({as_of_us})""" + (" AND p.model = $1" if model is not None else "") + ") r"
+        WHERE p.ts <= make_timestamp({as_of_us})""" + (f" AND {seen} AND {final}" if final_only else "") \
+        + (" AND p.model = $1" if model is not None else "") + ") r"
     return con.sql(sql, params=[model] if model is not None else None)
 
 
@@ -1192,7 +1196,10 @@ def store_plan(store: Any, *, width: float, level: float = 0.95, freq: str | Non
     Planned on the window's rows that have no final label yet, from their scores' own mean and
     variance (:func:`veracity.delayed.plan_from_sums`); a :class:`veracity.delayed.LabelPlan`.
     """
+    import narwhals as nw
+
     from ..delayed import plan_from_group_sums
+    from ..sources._grouped import grouped_sums
 
     if window is not None:
         window_s: float | None = parse_duration(window, "--window")
@@ -1204,8 +1211,7 @@ def store_plan(store: Any, *, width: float, level: float = 0.95, freq: str | Non
     t_as_of = parse_instant(as_of)
     as_of_us = int(t_as_of.astype("datetime64[us]").astype(np.int64))
     horizon_s = None if horizon is None else parse_duration(horizon, "--horizon")
-    final = ("TRUE" if horizon_s is None
-             else f"epoch_us(p.ts) + {int(round(horizon_s * 1e6))} <= {as_of_us}")
+    horizon_us = None if horizon_s is None else int(round(horizon_s * 1e6))
     con = store.connect(read_only=True)
     try:
         if by is not None and by not in store.slices(con=con):
@@ -1213,15 +1219,14 @@ def store_plan(store: Any, *, width: float, level: float = 0.95, freq: str | Non
         if model is not None:
             check_model(con, model)
         start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
-        sl = "'" + ALL + "'" if by is None else f"coalesce(p.{quote_identifier('s_' + by)}, '(missing)')"
-        got = con.execute(
-            f"SELECT epoch_us({start_sql}) AS period, {sl} AS slice, count(*)::DOUBLE AS n, sum(p.score) AS sf, "
-            f"sum(p.score * p.score) AS sff FROM predictions p WHERE p.ts <= make_timestamp({as_of_us}) "
-            f"AND NOT (p.label IS NOT NULL AND p.observed <= make_timestamp({as_of_us}) AND {final})"
-            + (" AND p.model = ?" if model is not None else "") + " GROUP BY ALL ORDER BY 1, 2",
-            [model] if model is not None else []).fetchnumpy()
+        rows = _rows(con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=by, model=model)
+        score = nw.col("score")  # the rows without a final label (state 0: final)
+        got = grouped_sums(rows, {"period": nw.col("period"), "slice": nw.col("slice")},
+                           {"sf": score, "sff": score * score}, where=nw.col("state") != 0)
     finally:
         con.close()
+    order = np.lexsort((got["slice"].astype(str), got["period"]))  # by period, then slice
+    got = {k: v[order] for k, v in got.items()}
     keys = [period_label(np.datetime64(int(t), "us"), freq, window_s) + ("" if by is None else f" [{s}]")
             for t, s in zip(got["period"], got["slice"])]
     return plan_from_group_sums(keys, rows=got["n"], sum_f=got["sf"], sum_ff=got["sff"], width=width, level=level)

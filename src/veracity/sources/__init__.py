@@ -5,9 +5,10 @@ table, a DuckDB relation, a Dask or Spark DataFrame, an Ibis table, a CSV/Parque
 glob — into a source that answers what the layers above ask of rows: the input
 contract's counts, per-bin statistics (:class:`~veracity.BinStats`) for given edges and
 slices, the exact AUC per slice, weights at or above thresholds and per-distinct-value
-sums. In-memory data is an :class:`ArraySource` (numpy); lazy frames are a
-:class:`FrameSource` (narwhals aggregates, DuckDB / Spark / Dask for the order
-statistics), never collected whole.
+sums; callers with their own grouping (the monitoring store) get grouped sums over any keys,
+the score bin and the threshold flag among them (:mod:`._grouped`). In-memory data is an
+:class:`ArraySource` (numpy); lazy frames are a :class:`FrameSource` (narwhals aggregates,
+DuckDB / Spark / Dask for the order statistics), never collected whole.
 
 Each computation below the metrics is written once and every engine calls it: the bin index
 and the equal-width / equal-mass edges (:mod:`veracity.core._binning`), the 2U kernel per score
