@@ -106,11 +106,11 @@ def pooled_fit(wx: np.ndarray | None, yx: np.ndarray) -> tuple[np.ndarray, np.nd
     values = yx if wx is None else yx / wx
     bounds = _starts(values)
     first = bounds[:-1]
-    if wx is None:
-        pw = np.diff(bounds).astype(np.float64)
-        py = pw * yx[first]
-    else:
-        pw, py = np.add.reduceat(wx, first), np.add.reduceat(yx, first)
+    if wx is None:  # c rows of label y: Σw = c, Σwy = c·y, mean y
+        label = yx[first]
+        pw = np.subtract(bounds[1:], bounds[:-1], out=np.empty(label.shape[0]))
+        return isotonic(label, pw), pw, pw * label, bounds
+    pw, py = np.add.reduceat(wx, first), np.add.reduceat(yx, first)
     return isotonic(py / pw, pw), pw, py, bounds
 
 

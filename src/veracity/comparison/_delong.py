@@ -169,9 +169,9 @@ def rank_model(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> Ranked:
     """Placements of one model (see the module doc); one sort, the rest linear."""
     n = s.shape[0]
     order, ss, ys = argsort(s, y)
-    pos = ys == 1.0
     if w is None and not np.any(ss[1:] == ss[:-1]):
-        return _untied(order, ss, ys, pos)
+        return _untied(order, ss, ys)
+    pos = ys == 1.0
     ws = None
     if w is None:
         pw = pos.astype(np.float64)
@@ -213,7 +213,7 @@ def rank_model(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> Ranked:
     return Ranked(order=order, scores=ss, y=ys, w=ws, v=v, auc=auc, tied=tied)
 
 
-def _untied(order: np.ndarray, ss: np.ndarray, ys: np.ndarray, pos: np.ndarray) -> Ranked:
+def _untied(order: np.ndarray, ss: np.ndarray, ys: np.ndarray) -> Ranked:
     r"""Unweighted placements without ties, from integer counts. With :math:`c_i` the positives
     among the first i sorted rows (1-based), a positive at position i has :math:`i - c_i`
     negatives below it and a negative has :math:`n_1 - c_i` positives above it, so
@@ -225,14 +225,14 @@ def _untied(order: np.ndarray, ss: np.ndarray, ys: np.ndarray, pos: np.ndarray) 
     division, which is the division by :math:`n_0` or :math:`n_1` itself). In cache-sized pieces,
     into reused buffers: the placements are the one n-sized array."""
     n = ss.shape[0]
-    n1 = int(np.count_nonzero(pos))
+    n1 = int(np.count_nonzero(ys))  # 0/1 labels: the positives are the nonzero ones
     n0 = n - n1
     if n1 == 0 or n0 == 0:
         only = "1" if n0 == 0 else "0"
         raise VeracityError(
             f"AUC needs both classes; all {n} labels are {only}. Compare the models on rows that contain "
             "positives and negatives")
-    u = int(np.flatnonzero(pos).sum()) + n1 - n1 * (n1 + 1) // 2  # the Mann-Whitney U: exact
+    u = int(np.flatnonzero(ys).sum()) + n1 - n1 * (n1 + 1) // 2  # the Mann-Whitney U: exact
     v = np.empty(n)
     buf = np.empty((3, min(n, CHUNK)))
     f1, gap = float(n1), float(n0 - n1)
@@ -277,7 +277,7 @@ def delong_covariance(ranked: list[Ranked], y: np.ndarray, w: np.ndarray | None)
         e = min(n, a + CHUNK)
         D = np.vstack([r.v[a:e] for r in ranked])
         D -= auc  # placement minus AUC
-        u = pos[a:e].astype(np.float64) if w is None else np.where(pos[a:e], w[a:e] ** 2, 0.0)
+        u = y[a:e] if w is None else np.where(pos[a:e], w[a:e] ** 2, 0.0)  # 0/1 labels: 1 on positives
         Dw = D if w is None else D * (w[a:e] ** 2)
         both += Dw @ D.T
         on_pos += (D * u) @ D.T
