@@ -11,6 +11,12 @@ Each sub-command lives in its own module ``veracity.cli._<name>`` exposing
   JSON was written) go to stderr;
 * ``--quiet`` silences the progress bar that slow commands draw on stderr when it
   is a terminal (never under ``--json -``).
+
+One way in: a command reads its rows through the source layer (:mod:`veracity.sources._api`:
+``read_path`` into numpy for ``--engine memory``, ``open_frame`` where the rows live for
+``duckdb|spark|dask``) and calls the public function once, in the form the engine takes
+(:class:`veracity.cli._common.Rows`); ``segments`` and ``monitor log|outcomes|status`` hand the
+path to the public function (``vc.segments``, ``vc.MonitorStore``) themselves.
 """
 
 from __future__ import annotations
