@@ -7,11 +7,16 @@ the exact AUC's worst case) is generated inside it. Timed, best of ``--repeat``:
 * ``GROUP BY``   — PostgreSQL's own single ``GROUP BY`` over the same 15 bins with the
   reliability table's sums (count, Σp, Σy): the floor for any audit that reads the rows;
 * ``GROUP BY+``  — the same GROUP BY with every sum of the audit (Σp², Σpy, Σ log-loss, accuracy);
+* the floors of any exact AUC in SQL: PostgreSQL's own sort of the rows by score, and that
+  sort feeding a running sum (a window), the least an exact Mann–Whitney AUC needs there
+  (``--no-floors`` skips them);
 * ``audit_sql``  — ``vc.audit_sql``: contract checks, per-bin statistics, exact AUC;
   beside it its one statement that reads the rows (the contract's screen, the per-bin
-  statistics and the exact AUC, from one aggregate per (bin, distinct score) and a window
-  over them; the others read the column names and one value per column) and the rows
-  fetched.
+  statistics and the exact AUC; the others read the column names, one value per column and
+  the first 10,000 scores to choose the route) and the rows fetched. On PostgreSQL the
+  route is the "rows" one where scores are mostly distinct (one sort of the rows, a window,
+  one aggregate per bin) and the "values" one where they repeat (one aggregate per distinct
+  score first); ``--both-routes`` also times the whole audit forced onto the other route.
 
     python benchmarks/bench_sql_audit.py            # 1e7 rows (about a minute to build)
     python benchmarks/bench_sql_audit.py --rows 1e6 --repeat 3 --round 3
@@ -57,6 +62,10 @@ def main() -> None:
                         help="SET work_mem for the session (e.g. 256MB): the sort of the exact AUC stays in memory")
     parser.add_argument("--round", type=int, default=None, metavar="D",
                         help="round the scores to D decimals (ties: the per-score aggregate shrinks)")
+    parser.add_argument("--both-routes", action="store_true",
+                        help="also time the audit forced onto the route it does not choose")
+    parser.add_argument("--no-floors", dest="floors", action="store_false",
+                        help="skip timing the sort and the sort + window that an exact AUC needs")
     args = parser.parse_args()
     n, m = int(args.n), args.bins
 
@@ -64,7 +73,8 @@ def main() -> None:
 
     import veracity as vc
     from veracity.core._binning import uniform_edges
-    from veracity.sql._audit import _columns, _sums
+    from veracity.sql import _query
+    from veracity.sql._audit import _columns, _rows_route, _sums
     from veracity.sql._connect import open_database
 
     uri, server = _server(args.url)
@@ -96,24 +106,45 @@ def main() -> None:
                 "SUM(CASE WHEN (p >= 0.5) = (y = 1) THEN 1 ELSE 0 END) FROM vc_bench GROUP BY 1")
         t_plain, _ = _best(lambda: conn.execute(plain).fetchall(), args.repeat)
         t_full, _ = _best(lambda: conn.execute(full).fetchall(), args.repeat)
+        floors = []
+        if args.floors:  # what any exact AUC costs here: the rows in score order, and a running sum over them
+            sort = "SELECT COUNT(*) FROM (SELECT p, y FROM vc_bench ORDER BY p OFFSET 0) AS s"
+            window = ("SELECT SUM(y * below) FROM (SELECT y, SUM(1 - y) OVER (ORDER BY p ROWS BETWEEN UNBOUNDED "
+                      "PRECEDING AND CURRENT ROW) AS below FROM vc_bench) AS s")
+            floors = [("PostgreSQL sort by score (floor)", _best(lambda: conn.execute(sort).fetchall(), args.repeat)[0]),
+                      ("PostgreSQL sort + running sum (floor)",
+                       _best(lambda: conn.execute(window).fetchall(), args.repeat)[0])]
 
         weight = "w" if args.weights else None
         t_audit, result = _best(lambda: vc.audit_sql(conn, table="vc_bench", score="p", label="y",
                                                      sample_weight=weight, bins=m), args.repeat)
         db = open_database(conn)
         cols = _columns(db, "vc_bench", "p", "y", weight, None, None)
+        rows_route = _rows_route(db, cols)
         t_sums, _ = _best(lambda: _sums(db, cols, score_type="probability", threshold=0.5, bins=m, n=0,
-                                        edges=uniform_edges(m), strategy="uniform", grouped=False, screen=True),
-                          args.repeat)
+                                        edges=uniform_edges(m), strategy="uniform", grouped=False, screen=True,
+                                        rows=rows_route), args.repeat)
+        t_other = None
+        if args.both_routes:
+            share = _query.ROWS_SHARE
+            _query.ROWS_SHARE = 2.0 if rows_route else 0.0  # force the other route
+            try:
+                t_other, _ = _best(lambda: vc.audit_sql(conn, table="vc_bench", score="p", label="y",
+                                                        sample_weight=weight, bins=m), args.repeat)
+            finally:
+                _query.ROWS_SHARE = share
         db.fetched = 0
         vc.audit_sql(_Counted(conn, db), table="vc_bench", score="p", label="y", sample_weight=weight, bins=m,
                      dialect="postgres")
 
-        print(f"\n{'':34s}{'seconds':>10s}{'vs GROUP BY':>14s}")
+        print(f"\n{'':38s}{'seconds':>10s}{'vs GROUP BY':>14s}")
+        route, other = ("rows", "values") if rows_route else ("values", "rows")
         rows = [("PostgreSQL GROUP BY (count, Σp, Σy)", t_plain), ("PostgreSQL GROUP BY, every audit sum", t_full),
-                ("vc.audit_sql (whole audit)", t_audit), ("  its one pass over the rows", t_sums)]
+                *floors, (f"vc.audit_sql ({route} route)", t_audit), ("  its one pass over the rows", t_sums)]
+        if t_other is not None:
+            rows.append((f"vc.audit_sql forced ({other} route)", t_other))
         for name, t in rows:
-            print(f"{name:34s}{t:10.3f}{t / t_plain:13.2f}x")
+            print(f"{name:38s}{t:10.3f}{t / t_plain:13.2f}x")
         print(f"\nrows fetched by one audit_sql: {_Counted.rows}   ECE {result.ece:.5f}   AUC {result.auc:.6f}")
         print(f"audit_sql / GROUP BY = {t_audit / t_plain:.2f}x (target <= 2x); "
               f"audit_sql / GROUP BY with every sum = {t_audit / t_full:.2f}x")

@@ -197,6 +197,85 @@ def test_the_integer_path_for_huge_tables(engine, monkeypatch):
     assert got.auc == vc.auc(DATA["p"], DATA["y"])
 
 
+@pytest.mark.parametrize("route", ["rows", "values"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_both_routes_equal_the_in_memory_audit(engine, case, route, monkeypatch):
+    """Row-at-a-time engines run the AUC's window over the rows where most scores are distinct and over
+    one aggregate per distinct score where they repeat (``_query.route_sql``); each route forced here,
+    on scores with ties, 0 and 1, and bin edges."""
+    from veracity.sql import _query
+
+    name, conn = engine
+    if _query.window_by_bin(name):
+        pytest.skip(f"{name} partitions the AUC's window by bin: one route")
+    monkeypatch.setattr(_query, "ROWS_SHARE", 0.0 if route == "rows" else 2.0)
+    load_once(name, conn, "scores", DATA)
+    options, _ = CASES[case]
+    counting = CountingConnection(conn)
+    got = audit_sql(counting, table="scores", dialect=name, **{"score": "p", "label": "y", **options})
+    want = in_memory(DATA, **options)
+    assert_same(got.to_dict(), want.to_dict())
+    if "sample_weight" not in options and options.get("score", "p") == "p":
+        assert got.auc == vc.auc(DATA["p"], DATA["y"])  # unweighted: integers, bit-identical
+    m = got.table.bins
+    assert counting.rows <= m * (max(1, len(got.groups)) + 1) + 2 * max(1, len(got.groups)) + 40
+    taken, other = ("_nle", "_val AS") if route == "rows" else ("_val AS", "_nle")
+    assert any(taken in s for s in counting.statements) and not any(other in s for s in counting.statements)
+
+
+def test_the_route_follows_the_share_of_distinct_scores():
+    """Continuous scores take the rows route; rounded ones (few distinct values) the per-score aggregate."""
+    import sqlite3
+
+    from veracity.sql._audit import _rows_route
+    from veracity.sql._connect import open_database
+    from veracity.sql._query import Columns
+
+    rng = np.random.default_rng(11)
+    conn = sqlite3.connect(":memory:")
+    p = rng.random(3000)
+    y = (rng.random(3000) < p).astype(np.int64)
+    load("sqlite", conn, "cont", {"p": p, "y": y})
+    load("sqlite", conn, "rounded", {"p": np.round(p, 2), "y": y})
+    db = open_database(conn)
+    assert _rows_route(db, Columns(table="cont", score="p", label="y"))
+    assert not _rows_route(db, Columns(table="rounded", score="p", label="y"))
+    assert audit_sql(conn, table="cont", score="p", label="y").auc == vc.auc(p, y)
+
+
+def test_the_rows_route_counts_every_pair():
+    """``combine_bins(rows=True)``: Σ₊ w·W₋(≤s) − Σ₋ w·W₊(≤s) + W₊W₋ is 2U (ties ½), against all pairs."""
+    from veracity.sql._query import combine_bins
+
+    rng = np.random.default_rng(5)
+    s = rng.choice([0.1, 0.2, 0.3, 0.5], 60)
+    y = rng.integers(0, 2, 60)
+    w = rng.integers(1, 4, 60)
+    pos, neg = y == 1, y == 0
+    le = s[None, :] <= s[:, None]  # [i, j]: s_j <= s_i
+    a = (w * pos * (le * (w * neg)[None, :]).sum(axis=1)).sum()
+    b = (w * neg * (le * (w * pos)[None, :]).sum(axis=1)).sum()
+    pairs = sum(int(w[i] * w[j]) * (2 if s[i] > s[j] else 1 if s[i] == s[j] else 0)
+                for i in np.flatnonzero(pos) for j in np.flatnonzero(neg))
+    total, wp, wn = combine_bins([(0, int(a - b), int((w * pos).sum()), int((w * neg).sum()))], rows=True)
+    assert (total, wp, wn) == (pairs, int((w * pos).sum()), int((w * neg).sum()))
+
+
+def test_the_rows_route_on_the_integer_path(engine, monkeypatch):
+    """Above 1e8 rows the rows route sums integers too."""
+    from veracity.sql import _query
+
+    name, conn = engine
+    if _query.window_by_bin(name):
+        pytest.skip(f"{name} has one route")
+    load_once(name, conn, "scores", DATA)
+    monkeypatch.setattr(_query, "EXACT_DOUBLE_ROWS", 0)
+    monkeypatch.setattr(_query, "ROWS_SHARE", 0.0)
+    got = audit_sql(conn, table="scores", score="p", label="y", by="seg", max_groups=3)
+    assert_same(got.to_dict(), in_memory(DATA, by="seg", max_groups=3).to_dict())
+    assert got.auc == vc.auc(DATA["p"], DATA["y"])
+
+
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

@@ -208,15 +208,15 @@ _AUC_PARTS = ("_num", "_pos", "_neg")
 
 
 def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, bins: int, n: int,
-          edges: np.ndarray, strategy: str, grouped: bool, screen: bool = False
+          edges: np.ndarray, strategy: str, grouped: bool, screen: bool = False, rows: bool = False
           ) -> tuple[dict[Any, dict[str, Any]] | None, dict[str, Any]]:
     """Per slice: the per-bin sums and the AUC's parts per bin; with ``screen``, also the contract's
     screen over every row (``n``, ``bad``, ``text``, ``w_max``) — the sums are then ``None`` unless
-    every row meets the contract."""
+    every row meets the contract. ``rows``: the route of :func:`_rows_route`."""
     sql = q.stats_sql(cols, db.dialect, score_type=score_type, threshold=threshold, bins=bins, n=n,
-                      edges=edges, strategy=strategy, grouped=grouped, screen=screen)
-    rows, names = db.run(sql)
-    recs = [dict(zip(names, row)) for row in rows]
+                      edges=edges, strategy=strategy, grouped=grouped, screen=screen, rows=rows)
+    found, names = db.run(sql)
+    recs = [dict(zip(names, row)) for row in found]
     seen: dict[str, Any] = {"n": sum(int(r["count"] or 0) for r in recs)}
     if screen:
         seen["bad"] = sum(int(r["_c_bad"] or 0) for r in recs)
@@ -244,6 +244,19 @@ def _refuse(db: Database, cols: q.Columns, score_type: str) -> dict[str, Any]:
     counts = _contract(db, cols, score_type)
     _check(counts, cols, score_type)
     return counts
+
+
+def _rows_route(db: Database, cols: q.Columns) -> bool:
+    """Whether the AUC's window runs over the rows rather than one aggregate per distinct score:
+    on row-at-a-time engines, when most of the first rows' scores are distinct (:func:`q.route_sql`)."""
+    if q.window_by_bin(db.dialect):
+        return False
+    (n, distinct), = db.query(q.route_sql(cols, db.dialect), what="sampling the scores")
+    return bool(n) and int(distinct) >= q.ROWS_SHARE * int(n)
+
+
+def _combine(parts: list[tuple[int, Any, Any, Any]], db: Database, rows: bool) -> tuple[Any, Any, Any]:
+    return q.combine_bins(parts, by_bin=q.window_by_bin(db.dialect), rows=rows)
 
 
 def _auc_of(num: Any, pos: Any, neg: Any) -> float | None:
@@ -288,21 +301,22 @@ def _edges(db: Database, cols: q.Columns, *, bins: int, strategy: str, score_typ
 
 # -- the AUC of the whole table (sliced audits) and of a pooled slice ------------------------------
 def _whole_auc(db: Database, cols: q.Columns, *, n: int, edges: np.ndarray, strategy: str, score_type: str,
-               pool: tuple[list[Any], bool] | None = None) -> float | None:
+               rows: bool, pool: tuple[list[Any], bool] | None = None) -> float | None:
     sql = q.auc_sql(cols, db.dialect, n=n, bins=edges.size - 1, edges=edges, strategy=strategy,
-                    score_type=score_type, pool=pool)
-    rows, names = db.run(sql, what="the AUC query")
+                    score_type=score_type, pool=pool, rows=rows)
+    found, names = db.run(sql, what="the AUC query")
     cast = int if cols.weight is None else float
     parts = [(int(rec["_b"]), *(cast(rec[k] or 0) for k in _AUC_PARTS))
-             for rec in (dict(zip(names, row)) for row in rows)]
-    return _auc_of(*q.combine_bins(parts, by_bin=q.window_by_bin(db.dialect)))
+             for rec in (dict(zip(names, row)) for row in found)]
+    return _auc_of(*_combine(parts, db, rows))
 
 
 # -- the audit ---------------------------------------------------------------------------------------
 def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_type: str, threshold: float,
            cap: int | None, table_options: dict[str, Any]) -> AuditResult:
     grouped = cols.by is not None
-    options = dict(score_type=score_type, threshold=threshold, strategy=strategy, grouped=grouped)
+    rows = _rows_route(db, cols)
+    options = dict(score_type=score_type, threshold=threshold, strategy=strategy, grouped=grouped, rows=rows)
     sums: dict[Any, dict[str, Any]] | None = None
     if strategy == "uniform" and not isinstance(bins, str):
         # the default audit: the contract's screen rides along with the statistics — one pass in all
@@ -369,12 +383,12 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
         return audit_from_stats(s, auc=auc, accuracy=float(part["correct"].sum()) / s.total_weight,
                                 score_type=score_type, n_classes=2, threshold=threshold, **table_options)
 
-    where = dict(n=n, edges=edges, strategy=strategy, score_type=score_type)
+    where = dict(n=n, edges=edges, strategy=strategy, score_type=score_type, rows=rows)
 
     def slice_auc(k: Any) -> float | None:
         if sums[k].get("_pooled"):
             return _whole_auc(db, cols, pool=pooled, **where)
-        return _auc_of(*q.combine_bins(sums[k]["_parts"], by_bin=q.window_by_bin(db.dialect)))
+        return _auc_of(*_combine(sums[k]["_parts"], db, rows))
 
     if not grouped:
         out = result(sums[None], slice_auc(None))

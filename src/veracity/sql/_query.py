@@ -377,7 +377,7 @@ def _below(grouped: bool, dialect: str) -> str:
 
 def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bins: int, n: int,
               edges: np.ndarray | None = None, strategy: str = "uniform", grouped: bool = False,
-              screen: bool = False) -> str:
+              screen: bool = False, rows: bool = False) -> str:
     r"""Per (slice, bin): the sums of :class:`BinStats`, Σw·correct and the bin's share of 2U.
 
     The rows are aggregated once per distinct score (and slice); every per-row quantity is
@@ -390,7 +390,13 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
     (:func:`screen_sql`), or pass ``screen=True`` to count the rows that break it in this same
     pass (``_c_bad``, ``_c_text``, ``_c_w_max``) and use the sums only when none does — such rows
     may also make the statement fail (a cast of an infinite bin), which the caller treats alike.
+
+    With ``rows`` (mostly distinct scores on a row-at-a-time engine, see :func:`route_sql`) the
+    per-score aggregate is skipped: :func:`_rows_stats_sql` runs the window over the rows.
     """
+    if rows:
+        return _rows_stats_sql(c, dialect, score_type=score_type, threshold=threshold, bins=bins, n=n,
+                               edges=edges, strategy=strategy, grouped=grouped, screen=screen)
     integer = c.weight is None and n > EXACT_DOUBLE_ROWS
     g = "_g, " if grouped else ""
     kept = ", _nb, _nt, _wm" if screen else ""
@@ -419,24 +425,101 @@ GROUP BY {g}_b
 """, base_select(c, dialect, integer=integer), dialect)
 
 
-def combine_bins(parts: list[tuple[int, Any, Any, Any]], *, by_bin: bool = True) -> tuple[Any, Any, Any]:
+#: the running weight up to and including a score's ties (the default RANGE frame, written out)
+_UPTO = "(ORDER BY _s RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+#: the first rows :func:`route_sql` reads
+PROBE_ROWS = 10_000
+#: share of distinct scores among those rows from which a row-at-a-time engine takes the rows route
+ROWS_SHARE = 0.5
+
+
+def route_sql(c: Columns, dialect: str) -> str:
+    """One row: ``_n`` of the first :data:`PROBE_ROWS` rows, and ``_d`` distinct scores among them.
+
+    Which route :func:`stats_sql` takes on a row-at-a-time engine (not :func:`window_by_bin`):
+    the per-score aggregate shrinks the rows the AUC's window sorts only where scores repeat
+    (rounded scores: hashed down to a few thousand values); where they are mostly distinct it
+    is a sort and a grouping of every row for nothing, and the window runs over the rows."""
+    return render(f"""
+WITH _base AS (SELECT 1),
+_head AS (SELECT _s FROM _base LIMIT {int(PROBE_ROWS)})
+SELECT COUNT(*) AS _n, COUNT(DISTINCT _s) AS _d FROM _head
+""", base_select(c, dialect), dialect)
+
+
+def _class_weights(integer: bool) -> tuple[str, str]:
+    """Per row: the weight when positive (``_w1``), and when not (``_w0``)."""
+    zero = "0" if integer else "0.0"
+    return f"CASE WHEN _y = 1.0 THEN _w ELSE {zero} END", f"CASE WHEN _y = 1.0 THEN {zero} ELSE _w END"
+
+
+def _rows_stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bins: int, n: int,
+                    edges: np.ndarray | None, strategy: str, grouped: bool, screen: bool) -> str:
+    r""":func:`stats_sql` without the per-score aggregate: one sort of the rows, one window, one
+    aggregate per (slice, bin).
+
+    Two running sums over the rows in score order, each up to and including the row's ties
+    (a RANGE frame: no per-score grouping needed for the ½ of ties), give
+    :math:`2U = \sum_{+} w\,W_-(\le s) - \sum_{-} w\,W_+(\le s) + W_+W_-`: a pair (positive
+    above negative) counts 1 + 0 + 1, a tie 1 − 1 + 1, a pair the other way 0 − 1 + 1. Per bin
+    the query returns the first two sums' difference; :func:`combine_bins` (``rows=True``) adds
+    :math:`W_+W_-`. Unweighted, every term is an integer below 2⁵³ (exact in doubles) up to
+    :data:`EXACT_DOUBLE_ROWS` rows, integers beyond."""
+    integer = c.weight is None and n > EXACT_DOUBLE_ROWS
+    g = "_g, " if grouped else ""
+    part = "PARTITION BY _g " if grouped else ""
+    upto = _UPTO.replace("(ORDER BY", f"({part}ORDER BY")
+    w1, w0 = _class_weights(integer)
+    made, kept, screened = "", "", ""
+    if screen:  # the contract's screen rides along (see stats_sql)
+        text = _text_flags(c, dialect)
+        made = f", CASE WHEN {_row_ok(c, score_type)} THEN 0 ELSE 1 END AS _nb" + "".join(f", {f}" for f in text)
+        kept = "".join(f", {f}" for f in ["_nb", *text])
+        counted = " + ".join(f"SUM({f})" for f in text) or "0"
+        screened = f", SUM(_nb) AS _c_bad, {counted} AS _c_text, MAX(_w) AS _c_w_max"
+    prob = _probability("_s", score_type)
+    nll = f"CASE WHEN _y = 1.0 THEN ({_nll(score_type, True)}) * _w ELSE ({_nll(score_type, False)}) * _w END"
+    return render(f"""
+WITH _base AS (SELECT 1),
+_pb AS (SELECT {g}_s, _y, _w, {w1} AS _w1, {w0} AS _w0{made}, {prob} AS _p FROM _base),
+_run AS (
+  SELECT {g}_s, _y, _w, _w1, _w0, _p{kept},
+    {_bin("_p", bins, edges, strategy)} AS _b,
+    SUM(_w0) OVER {upto} AS _nle, SUM(_w1) OVER {upto} AS _ple
+  FROM _pb)
+SELECT {g}_b,
+  COUNT(*) AS "count", SUM(_w) AS weight, SUM(_w * _w) AS weight_sq, SUM(_p * _w) AS sum_p, SUM(_w1) AS sum_y,
+  SUM(_p * _p * _w) AS sum_p2, SUM(_p * _w1) AS sum_py, SUM({nll}) AS sum_nll,
+  SUM(CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END) AS correct,
+  SUM(_w1 * _nle) - SUM(_w0 * _ple) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
+FROM _run
+GROUP BY {g}_b
+""", base_select(c, dialect, integer=integer), dialect)
+
+
+def combine_bins(parts: list[tuple[int, Any, Any, Any]], *, by_bin: bool = True,
+                 rows: bool = False) -> tuple[Any, Any, Any]:
     r"""``(2U, W+, W-)`` from per-bin ``(bin, 2U_b, W+_b, W-_b)`` of contiguous score ranges.
 
     With running sums partitioned by bin (``by_bin``, see :func:`window_by_bin`) each 2U_b
     counts the pairs inside its bin, and the pairs across bins are added:
     :math:`2U = \sum_b \big(2U_b + 2\,W_{+,b} \sum_{b' < b} W_{-,b'}\big)` (a loop over
-    bins, never rows). Without, the running sum spans the slice and the 2U_b add up."""
+    bins, never rows). Without, the running sum spans the slice and the 2U_b add up. With
+    ``rows`` (:func:`_rows_stats_sql`) the 2U_b are :math:`\sum w_+ W_-(\le s) - \sum w_- W_+(\le s)`
+    and :math:`2U = \sum_b 2U_b + W_+ W_-`."""
     total, pos, below = 0, 0, 0
     for _, num, w_pos, w_neg in sorted(parts, key=lambda t: t[0]):
-        total += num + (2 * w_pos * below if by_bin else 0)
+        total += num + (2 * w_pos * below if by_bin and not rows else 0)
         pos += w_pos
         below += w_neg
+    if rows:
+        total += pos * below
     return total, pos, below
 
 
 def auc_sql(c: Columns, dialect: str, *, n: int, bins: int, edges: np.ndarray | None = None,
             strategy: str = "uniform", score_type: str = "probability",
-            pool: tuple[list[Any], bool] | None = None) -> str:
+            pool: tuple[list[Any], bool] | None = None, rows: bool = False) -> str:
     """Per bin ``_b, _num, _pos, _neg`` (see :func:`combine_bins`) of every row — the whole table
     of a sliced audit — or with ``pool`` = (kept keys, whether the NULL key is kept) of the rows
     of the other keys: the pooled slice of a capped ``by=``."""
@@ -453,6 +536,14 @@ def auc_sql(c: Columns, dialect: str, *, n: int, bins: int, edges: np.ndarray | 
             where = "WHERE _g IS NOT NULL AND NOT (:kept)" if null_kept else "WHERE _g IS NULL OR NOT (:kept)"
         elif null_kept:
             where = "WHERE _g IS NOT NULL"
+    if rows:  # the window over the rows themselves (see _rows_stats_sql): one row of parts
+        w1, w0 = _class_weights(integer)
+        return render(f"""
+WITH _base AS (SELECT 1),
+_pb AS (SELECT _s, {w1} AS _w1, {w0} AS _w0 FROM _base {where}),
+_run AS (SELECT _w1, _w0, SUM(_w0) OVER {_UPTO} AS _nle, SUM(_w1) OVER {_UPTO} AS _ple FROM _pb)
+SELECT 0 AS _b, SUM(_w1 * _nle) - SUM(_w0 * _ple) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run
+""", base_select(c, dialect, integer=integer), dialect, **nodes)
     prob = _probability("_s", score_type)
     return render(f"""
 WITH _base AS (SELECT 1),
