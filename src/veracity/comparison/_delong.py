@@ -219,7 +219,7 @@ def _untied(order: np.ndarray, ss: np.ndarray, ys: np.ndarray) -> Ranked:
     negatives below it and a negative has :math:`n_1 - c_i` positives above it, so
 
     .. math:: v_i = \frac{n_1 - c_i + y_i\,(i - n_1)}{n_1 + y_i\,(n_0 - n_1)},
-              \qquad U = \sum_{y_i = 1} i - \frac{n_1 (n_1 + 1)}{2}
+              \qquad U = \sum_{y_i = 1} (i - c_i)
 
     (every term an integer below :math:`2^{53}`, so the float64 arithmetic is exact up to the one
     division, which is the division by :math:`n_0` or :math:`n_1` itself). In cache-sized pieces,
@@ -232,7 +232,7 @@ def _untied(order: np.ndarray, ss: np.ndarray, ys: np.ndarray) -> Ranked:
         raise VeracityError(
             f"AUC needs both classes; all {n} labels are {only}. Compare the models on rows that contain "
             "positives and negatives")
-    u = int(np.flatnonzero(ys).sum()) + n1 - n1 * (n1 + 1) // 2  # the Mann-Whitney U: exact
+    u = 0  # the Mann-Whitney U: Σ over positives of the negatives below them, exact
     v = np.empty(n)
     buf = np.empty((3, min(n, CHUNK)))
     f1, gap = float(n1), float(n0 - n1)
@@ -248,6 +248,7 @@ def _untied(order: np.ndarray, ss: np.ndarray, ys: np.ndarray) -> Ranked:
         num *= y
         num += f1
         num -= c
+        u += int(np.dot(num, y))  # integers: exact in float64 (a piece's sum is far below 2**53)
         np.multiply(y, gap, out=den)
         den += f1
         num /= den
