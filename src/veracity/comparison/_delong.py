@@ -248,7 +248,9 @@ def _untied(order: np.ndarray, ss: np.ndarray, ys: np.ndarray) -> Ranked:
         num *= y
         num += f1
         num -= c
-        u += int(np.dot(num, y))  # integers: exact in float64 (a piece's sum is far below 2**53)
+        # integers: exact in float64 (a piece's sum is far below 2**53); no BLAS dot, whose
+        # threads would compete with the other models' tasks
+        u += int(np.multiply(num, y, out=den).sum())
         np.multiply(y, gap, out=den)
         den += f1
         num /= den
