@@ -209,8 +209,9 @@ def summarize_periods(
         rate = float(s.sum_y.sum() / total)
         conf = float(s.sum_p.sum() / total)
         n_eff = total**2 / float(s.weight_sq.sum())
-        low, high = binomial_interval(rate * n_eff, n_eff, method="wilson", level=level)
-        low, high = float(low), float(high)
+        interval = binomial_interval(np.asarray(rate * n_eff), np.asarray(n_eff), method="wilson",
+                                     level=level)
+        low, high = float(interval[0]), float(interval[1])
         if n_eff < min_count:
             status = "insufficient"
         elif conf < low or conf > high:
@@ -318,7 +319,8 @@ def label_maturity(prediction_time: Any, as_of: Any, horizon: Any) -> np.ndarray
     """
     from ._time import parse_duration
 
-    t = to_numpy(prediction_time, "prediction_time").astype("datetime64[s]")
+    raw = to_numpy(prediction_time, "prediction_time")
+    t: np.ndarray[Any, np.dtype[np.datetime64]] = raw.astype("datetime64[s]")
     h = horizon if isinstance(horizon, np.timedelta64) else \
         np.timedelta64(int(round(parse_duration(horizon, "horizon"))), "s")
     return (t + h) <= np.datetime64(as_of, "s")

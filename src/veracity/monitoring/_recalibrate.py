@@ -99,11 +99,11 @@ def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "
                 "wait for more outcomes, pass a coarser --freq, or lower --min-count")
         i = pairs[-1]
     else:
-        names = [r.period for r in periods]
-        if fit not in names:
-            raise VeracityError(f"fit period {fit!r} not found; periods: {', '.join(names[:8])}"
-                                + (" ..." if len(names) > 8 else ""))
-        i = names.index(fit)
+        period_names = [r.period for r in periods]
+        if fit not in period_names:
+            raise VeracityError(f"fit period {fit!r} not found; periods: {', '.join(period_names[:8])}"
+                                + (" ..." if len(period_names) > 8 else ""))
+        i = period_names.index(fit)
         if i + 1 >= len(periods) or periods[i + 1].labelled == 0:
             raise VeracityError(f"the period after {fit!r} has no labelled rows to judge the calibrator on; "
                                 "pick an earlier fit period")

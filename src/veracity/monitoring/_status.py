@@ -39,7 +39,7 @@ score bin from the one bin index). Everything else is numpy on those groups:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from ..core._special import chdtrc, expit, ndtr, ndtri  # scipy.stats costs 0.3 s of import
@@ -153,6 +153,24 @@ class StatusRow(Display):
         out["estimate"] = None if self.estimate is None else self.estimate.to_dict()
         out.update(self.details)
         return out
+
+
+class _Settings(TypedDict):
+    """The settings a :class:`StoreStatus` carries besides its rows (its keyword arguments)."""
+
+    as_of: str
+    freq: str | None
+    window: str | None
+    horizon: str | None
+    by: str | None
+    level: float
+    alert_level: float
+    min_count: int
+    threshold: float
+    bins: int
+    pooled: int
+    alert_mode: str
+    tolerance: float
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -337,10 +355,11 @@ class StoreStatus(Display):
                 lines.append(f"  {tag}: {_provisional_text(r, self.level)}")
         lines.extend(self._bins_text(show_slice))
         if self.alert_mode == "sequential":
-            a = 1 - self.alert_level
+            alpha = 1 - self.alert_level
             lines.append(f"alerts: anytime-valid confidence sequences on mean(y - p) of the final labels "
-                         f"(alpha {a:.2g} per cohort over every look, however often: {a / 2:.2g} for the overall "
-                         f"gap, {a / 2:.2g} shared by the {self.bins} score bins)")
+                         f"(alpha {alpha:.2g} per cohort over every look, however often: "
+                         f"{alpha / 2:.2g} for the overall gap, "
+                         f"{alpha / 2:.2g} shared by the {self.bins} score bins)")
             for name, alarm in self.sequence_alarms.items():
                 where = f" in scores {alarm['bin']}" if alarm.get("bin") else ""
                 lines.append(f"  [{name}] left the calibrated region{where} on {alarm['day']} (after "
@@ -590,12 +609,11 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
     g, seq, pooled = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us,
                             slice_col=by, bins=bins, threshold=float(threshold), model=model,
                             max_slices=max_slices, delayed=delayed)
-    settings = dict(as_of=str(t_as_of.astype("datetime64[s]")).replace("T", " "), freq=freq,
-                    window=window, horizon=None if horizon is None else str(horizon), by=by,
-                    level=float(level), alert_level=float(alert_level), min_count=int(min_count),
-                    threshold=float(threshold), bins=bins, pooled=pooled)
-    settings["alert_mode"] = alerts
-    settings["tolerance"] = tolerance
+    settings = _Settings(as_of=str(t_as_of.astype("datetime64[s]")).replace("T", " "), freq=freq,
+                         window=window, horizon=None if horizon is None else str(horizon), by=by,
+                         level=float(level), alert_level=float(alert_level), min_count=int(min_count),
+                         threshold=float(threshold), bins=bins, pooled=pooled, alert_mode=alerts,
+                         tolerance=tolerance)
     if lo is None:
         return StoreStatus(rows=(), reference=None, **settings)
     starts = period_starts(np.datetime64(lo, "us"), np.datetime64(hi, "us"), freq, window_s, t_as_of)
@@ -625,7 +643,7 @@ def _next_start(starts: np.ndarray, freq: str | None, window_s: float | None) ->
 def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, window_s: float | None,
               as_of: np.datetime64, by: str | None, bins: int, level: float, min_count: int,
               reference: str | None, threshold: float, cost_fp: float, cost_fn: float,
-              settings: dict[str, Any]) -> StoreStatus:
+              settings: _Settings) -> StoreStatus:
     labels = [period_label(s, freq, window_s) for s in starts]
     ends = list(starts[1:]) + [_next_start(starts, freq, window_s)]
     n_p = len(starts)
@@ -722,7 +740,8 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
             if nl > 0:
                 conf = float(s_p[k].sum() / nl)
                 rate = float(s_y[k].sum() / nl)
-                lo_, hi_ = binomial_interval(rate * nl, nl, method="wilson", level=level)
+                lo_, hi_ = binomial_interval(np.asarray(rate * nl), np.asarray(nl), method="wilson",
+                                             level=level)
                 ci_low, ci_high = float(lo_), float(hi_)
                 ece, brier, nll = ece_from_stats(stats), brier_from_stats(stats), nll_from_stats(stats)
                 exp_pos, real_pos = float(s_p[k].sum()), float(s_y[k].sum())
@@ -1075,7 +1094,8 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
         b_labels = np.cumsum(grids[0], axis=2)
         alarm = first_alarm(low, high, tolerance)
         b_alarm = first_alarm(b_low, b_high, tolerance)
-    ends = np.concatenate([starts[1:].astype("datetime64[us]"), [np.datetime64(last_end, "us")]]).astype(np.int64)
+    last_us = last_end.astype("datetime64[us]")
+    ends = np.concatenate([starts[1:].astype("datetime64[us]"), [last_us]]).astype(np.int64)
     # the day index of each window's bounds: labels final by the window's end; the last window's: by as-of
     look = np.searchsorted(days, ends, side="left") - 1 if D else np.full(n_p, -1)
     if D:
@@ -1145,10 +1165,12 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
                     "labels": L["labels"][f], "sufficient": L["labels"][f] >= MIN_PPI_LABELS},
                 "sequence_low": L["seq_lo"][f], "sequence_high": L["seq_hi"][f], "sequence_labels": L["seq_n"][f],
                 "alert": L["alert"][f]} for bj, f in enumerate(range(k * B, k * B + B))]
-            alerts_now = list(r.alerts)
+            alerts_now: list[str] = list(r.alerts)
             if alerts == "sequential":
                 alerts_now = [a for a in alerts_now if not a.startswith(("calibration", "slope", "score shift"))]
-                if seq_low is not None and (seq_low > tolerance or seq_high < -tolerance):
+                outside = seq_low is not None and seq_high is not None and (
+                    seq_low > tolerance or seq_high < -tolerance)
+                if outside:
                     alerts_now.append(f"sequential: mean(y - p) is in [{seq_low:+.4f}, {seq_high:+.4f}], outside "
                                       f"{tol_text} (anytime-valid at alpha {alpha_all:.2g})")
                 for br in bin_rows:
@@ -1247,7 +1269,7 @@ def _with_segments(store: Any, con: Any, status: StoreStatus, starts: np.ndarray
                             param="segments")
     final = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
     cols = ", ".join(f"p.{quote_identifier(_slice_name(f))} AS {quote_identifier(f)}" for f in features)
-    ends = np.concatenate([starts[1:].astype("datetime64[us]"), [np.datetime64(last_end, "us")]])
+    ends = np.concatenate([starts[1:].astype("datetime64[us]"), [last_end.astype("datetime64[us]")]])
     found: dict[str, list[dict[str, Any]]] = {}
     for start, end, row in zip(starts, ends, [r for r in status.rows if r.slice == ALL]):
         if row.labelled < min_count:

@@ -61,10 +61,10 @@ def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, li
 
     x = frame if rows is None else frame.filter(rows)
     col = nw.col(label)
-    missing = col.is_null()
+    is_missing = col.is_null()
     if x.collect_schema()[label].is_float():
-        missing = missing | col.is_nan().fill_null(True)
-    row = collect(x.select(_flag(missing).sum().alias("missing"),
+        is_missing = is_missing | col.is_nan().fill_null(True)
+    row = collect(x.select(_flag(is_missing).sum().alias("missing"),
                            col.n_unique().alias("distinct"))).rows(named=True)[0]
     missing, distinct = int(row["missing"] or 0), int(row["distinct"] or 0)
     values: list[Any] = []

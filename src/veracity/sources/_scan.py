@@ -160,7 +160,7 @@ def scan_file(
         data = prepare_binary(s, labels.to_numpy(zero_copy_only=False), sample_weight=w,
                               score_type=score_type, rescale_weights=False)
         total = total + BinStats.from_binary(data, edges, "uniform", full=True)
-        if group:
+        if keys is not None:  # (a group column gives every row a key)
             merge_into(groups, grouped_stats(data, keys, edges))
     if rows == 0:
         raise VeracityError(f"{path} has no rows; nothing to scan")
