@@ -104,6 +104,7 @@ def sorted_bin_sums(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, bins: in
     out = np.zeros((4, bins))
     full = count > 0
     first = bounds[:-1][full]  # empty bins dropped: the filled ones' slices tile the rows
+    columns: tuple[tuple[int, np.ndarray], ...]
     if w is None:
         out[0] = out[1] = count
         columns = ((2, p), (3, y))
