@@ -18,11 +18,13 @@ exactly, so ``load(c.to_dict()).transform(s)`` equals ``c.transform(s)`` bit for
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import json
 import warnings
 from pathlib import Path
 from types import FrameType
+from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -391,9 +393,26 @@ class Calibrator:
             p = self._transform(s)
         return _schema.check_output(self.name, p, s)
 
-    def fit_transform(self, scores: Any, labels: Any = None, *, sample_weight: Any = None, pos_label: Any = None,
-                      **kwargs: Any) -> np.ndarray:
-        """:meth:`fit` then :meth:`transform` on the same scores."""
+    def fit_transform(self, scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
+                      sample_weight: Any = None, pos_label: Any = None, **kwargs: Any) -> np.ndarray:
+        """:meth:`fit` then :meth:`transform` on the same scores; with a frame, ``score=``/``label=`` name its
+        columns (the fit is :meth:`fit`'s frame form, the probabilities are those of the ``score`` column)."""
+        if score is not None or label is not None:
+            from ..core._frameform import rows_call
+
+            self.fit(scores, labels, score=score, label=label, sample_weight=sample_weight, pos_label=pos_label,
+                     **kwargs)
+            if "score" in inspect.signature(self.transform).parameters:  # a transform that reads frames itself
+                read_frame: Callable[..., np.ndarray] = self.transform  # e.g. SegmentCalibration.transform
+                framed = read_frame(scores, score=score)
+                return framed
+
+            def transform_column(column: Any, _labels: Any, **_: Any) -> np.ndarray:
+                return self.transform(column)
+
+            result: np.ndarray = rows_call(f"{type(self).__name__}.fit_transform", transform_column, scores,
+                                           labels, score=score, label=label, pos_label=pos_label)
+            return result
         return self.fit(scores, labels, sample_weight=sample_weight, pos_label=pos_label, **kwargs).transform(scores)
 
     # -- subclass hooks ------------------------------------------------------------------

@@ -127,7 +127,8 @@ class CrossFit(Display):
 
 
 @renamed(seed="random_state")
-def cross_fit(scores: Any, labels: Any, calibrator: Calibrator, *, folds: int = 5,
+def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = None, *, score: Any = None,
+              label: Any = None, folds: int = 5,
               random_state: Any = None, sample_weight: Any = None, pos_label: Any = None,
               **fit_kwargs: Any) -> CrossFit:
     """Fit ``calibrator`` K times on out-of-fold rows (seed 004, for small data).
@@ -138,6 +139,16 @@ def cross_fit(scores: Any, labels: Any, calibrator: Calibrator, *, folds: int = 
     reproducible with ``random_state``; ``sample_weight``, ``pos_label`` and any other
     keyword go to each ``fit``.
     """
+    if score is not None or label is not None:  # cross_fit(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("cross_fit", cross_fit, scores, labels, score=score, label=label,
+                         calibrator=calibrator, folds=folds, random_state=random_state,
+                         sample_weight=sample_weight, pos_label=pos_label, **fit_kwargs)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("cross_fit", labels)
     if pos_label is not None:
         fit_kwargs["pos_label"] = pos_label
     if not isinstance(calibrator, Calibrator):

@@ -190,15 +190,17 @@ class VennAbers(Calibrator):
                 f"multiclass must be 'ovo' (pairwise, the default) or 'ovr' (one-vs-rest), "
                 f"got {self.multiclass!r}")
 
-    def fit(self, scores: Any, labels: Any = None, *, sample_weight: Any = None, pos_label: Any = None,
-            **kwargs: Any) -> VennAbers:
+    def fit(self, scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
+            sample_weight: Any = None, pos_label: Any = None, **kwargs: Any) -> VennAbers:
         """Fit on held-out rows (see :meth:`Calibrator.fit`, frame form included); (N, K)
         scores fit the ``multiclass`` form."""
         kwargs.update(sample_weight=sample_weight)
         if pos_label is not None:
             kwargs.update(pos_label=pos_label)
         self._check_params()
-        frame_form = kwargs.get("score") is not None or kwargs.get("label") is not None
+        frame_form = score is not None or label is not None
+        if frame_form:
+            kwargs.update(score=score, label=label)
         if frame_form or labels is None or not _is_multiclass(scores):
             return super().fit(scores, labels, **kwargs)  # type: ignore[return-value]
         if self.multiclass == "ovr":

@@ -174,8 +174,10 @@ def recall_threshold(
 @positional_options("target")
 def precision_threshold(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     target: float = 0.9,
     sample_weight: Any = None,
     score_type: ScoreType = "probability",
@@ -192,6 +194,16 @@ def precision_threshold(
     >>> precision_threshold([.1, .3, .4, .6, .8, .9], [0, 0, 1, 0, 1, 1], target=0.75)
     0.4
     """
+    if score is not None or label is not None:  # precision_threshold(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("precision_threshold", precision_threshold, scores, labels, score=score, label=label,
+                         target=target, sample_weight=sample_weight, score_type=score_type,
+                         pos_label=pos_label)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("precision_threshold", labels)
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
                             pos_label=pos_label)
     target = check_target(target)

@@ -87,7 +87,8 @@ class BinnedSequences(Display):
         return "\n".join(lines)
 
 
-def binned_sequences(scores: Any, labels: Any, *, bins: Any = 10, alpha: float = 0.05, batches: Any = None,
+def binned_sequences(scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
+                     bins: Any = 10, alpha: float = 0.05, batches: Any = None,
                      tolerance: float = 0.0, shift_at: int | None = None, sample_weight: Any = None,
                      pos_label: Any = None) -> BinnedSequences:
     """Anytime-valid running bounds on rate − mean score within each score bin (``bins``: a
@@ -99,6 +100,16 @@ def binned_sequences(scores: Any, labels: Any, *, bins: Any = 10, alpha: float =
     >>> b.alarm_at, [r["n"] for r in b.rows()]
     (None, [500, 500])
     """
+    if score is not None or label is not None:  # binned_sequences(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("binned_sequences", binned_sequences, scores, labels, score=score, label=label,
+                         bins=bins, alpha=alpha, batches=batches, tolerance=tolerance, shift_at=shift_at,
+                         sample_weight=sample_weight, pos_label=pos_label)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("binned_sequences", labels)
     alpha = check_alpha(alpha)
     tolerance = check_tolerance(tolerance)
     edges = _edges(bins)

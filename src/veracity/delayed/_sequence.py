@@ -316,7 +316,8 @@ def check_shift_at(shift_at: Any, steps: int) -> int | None:
     return int(shift_at)
 
 
-def confidence_sequence(scores: Any, labels: Any, *, alpha: float = 0.05, batches: Any = None,
+def confidence_sequence(scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
+                        alpha: float = 0.05, batches: Any = None,
                         tolerance: float = 0.0, shift_at: int | None = None, sample_weight: Any = None,
                         pos_label: Any = None) -> ConfidenceSequence:
     r"""Anytime-valid running bounds on *rate − mean score* for a stream of scored outcomes.
@@ -347,6 +348,16 @@ def confidence_sequence(scores: Any, labels: Any, *, alpha: float = 0.05, batche
     >>> cs.alarm_at is None, round(float(cs.estimate[-1]), 3)
     (True, 0.0)
     """
+    if score is not None or label is not None:  # confidence_sequence(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("confidence_sequence", confidence_sequence, scores, labels, score=score, label=label,
+                         alpha=alpha, batches=batches, tolerance=tolerance, shift_at=shift_at,
+                         sample_weight=sample_weight, pos_label=pos_label)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("confidence_sequence", labels)
     alpha = check_alpha(alpha)
     tolerance = check_tolerance(tolerance)
     p = scores_1d(scores)

@@ -55,7 +55,7 @@ def fit_frame(cal: Any, data: Any, labels: Any = None, *, score: Any, label: Any
     if score is None or label is None:
         raise VeracityError(f"the frame form needs both column names: {cal.name}().fit(frame, score='p', label='y')")
     cal._check_params()
-    prep = _Prepared(data, score, label, sample_weight)
+    prep = _Prepared(data, score, label, sample_weight, pos_label=pos_label)  # labels read as 0/1 = [label == pos_label]
     meta: dict[str, Any] = {"score_column": ",".join(prep.score), "label_column": label}
     if prep.frame.source != "frame":
         meta["source_file"] = prep.frame.source
@@ -64,7 +64,7 @@ def fit_frame(cal: Any, data: Any, labels: Any = None, *, score: Any, label: Any
         scores, labels_, weights = prep.arrays()
         try:
             return cal.fit(scores, labels_, sample_weight=weights, role=role, allow_role=allow_role,
-                           metadata=meta, pos_label=pos_label)
+                           metadata=meta)
         except VeracityError as exc:
             raise prep.explain(cal.score_type, exc) from None
     try:

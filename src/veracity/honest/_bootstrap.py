@@ -474,8 +474,10 @@ def bootstrap_of(
 @renamed(seed="random_state")
 def bootstrap_intervals(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     metrics: tuple[str, ...] | list[str] = METRICS,
     method: str = "bca",
     n_resamples: int = 1000,
@@ -508,6 +510,18 @@ def bootstrap_intervals(
     >>> row.low <= row.estimate <= row.high
     True
     """
+    if score is not None or label is not None:  # bootstrap_intervals(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("bootstrap_intervals", bootstrap_intervals, scores, labels, score=score, label=label,
+                         metrics=metrics, method=method, n_resamples=n_resamples, level=level,
+                         random_state=random_state, bins=bins, strategy=strategy, threshold=threshold,
+                         score_type=score_type, sample_weight=sample_weight, pos_label=pos_label,
+                         n_jobs=n_jobs, min_count=min_count)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("bootstrap_intervals", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return bootstrap_of(

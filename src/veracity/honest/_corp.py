@@ -123,7 +123,8 @@ def corp_of(data: Binary) -> CORPResult:
 
 
 def corp(
-    scores: Any, labels: Any, *, score_type: str = "probability", sample_weight: Any = None,
+    scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
+    score_type: str = "probability", sample_weight: Any = None,
     pos_label: Any = None,
 ) -> CORPResult:
     r"""CORP reliability curve (PAV) and the MCB − DSC + UNC decomposition of Brier and log loss.
@@ -135,6 +136,15 @@ def corp(
     >>> abs(d.mcb - d.dsc + d.unc - d.score) < 1e-15
     True
     """
+    if score is not None or label is not None:  # corp(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("corp", corp, scores, labels, score=score, label=label,
+                         score_type=score_type, sample_weight=sample_weight, pos_label=pos_label)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("corp", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return corp_of(data)

@@ -89,8 +89,10 @@ def ece_estimates_of(data: Binary, edges: np.ndarray, strategy: str, min_count: 
 
 def ece_estimates(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     bins: int | str = 15,
     strategy: str = "uniform",
     score_type: str = "probability",
@@ -102,6 +104,16 @@ def ece_estimates(
 
     The plug-in max is the largest gap over bins with at least ``min_count`` rows (as
     :func:`veracity.mce`)."""
+    if score is not None or label is not None:  # ece_estimates(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("ece_estimates", ece_estimates, scores, labels, score=score, label=label,
+                         bins=bins, strategy=strategy, score_type=score_type, sample_weight=sample_weight,
+                         pos_label=pos_label, min_count=min_count)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("ece_estimates", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return ece_estimates_of(data, make_edges(data.p, bins, strategy, data.w), strategy, min_count)

@@ -216,8 +216,10 @@ def noise_floor_of(
 @renamed(seed="random_state", n_redraws="n_resamples")
 def ece_noise_floor(
     scores: Any,
-    labels: Any,
+    labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     bins: int | str = 15,
     strategy: str = "uniform",
     norm: str = "l1",
@@ -241,6 +243,17 @@ def ece_noise_floor(
     >>> round(nf.ece, 4), nf.p_value > 0.05
     (0.0245, True)
     """
+    if score is not None or label is not None:  # ece_noise_floor(frame, score="p", label="y", ...)
+        from ..core._frameform import rows_call
+
+        return rows_call("ece_noise_floor", ece_noise_floor, scores, labels, score=score, label=label,
+                         bins=bins, strategy=strategy, norm=norm, n_resamples=n_resamples,
+                         random_state=random_state, score_type=score_type, sample_weight=sample_weight,
+                         pos_label=pos_label)
+    if labels is None:
+        from ..core._frameform import require_labels
+
+        require_labels("ece_noise_floor", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return noise_floor_of(

@@ -165,6 +165,8 @@ def plot_reliability(
     scores: Any,
     labels: Any = None,
     *,
+    score: Any = None,
+    label: Any = None,
     bins: int = 15,
     strategy: Strategy = "uniform",
     score_type: ScoreType = "probability",
@@ -193,12 +195,19 @@ def plot_reliability(
     :class:`~veracity.AuditResult` (then ``labels`` is omitted). (N, K) scores use
     the top-label reading. Nothing is shown or saved: call ``fig.savefig(path)``.
     With ``ax=`` the diagram is drawn into that matplotlib Axes (no histogram)
-    and its figure is returned.
+    and its figure is returned. With a frame, ``score=``/``label=`` name its columns (any frame
+    :func:`~veracity.reliability` reads, lazy ones included).
 
     >>> fig = plot_reliability([.1, .2, .8, .9], [0, 0, 1, 1], bins=5, min_count=1)
     >>> [ax.get_ylabel() for ax in fig.axes]
     ['observed frequency', 'count']
     """
+    if score is not None or label is not None:  # plot_reliability(frame, score="p", label="y", ...)
+        from ..core._reliability import reliability
+
+        scores, labels = reliability(scores, labels, score=score, label=label, bins=bins, strategy=strategy,
+                                     score_type=score_type, interval=interval, level=level,
+                                     min_count=min_count, sample_weight=sample_weight, pos_label=pos_label), None
     table = _table_of(scores, labels, bins=bins, strategy=strategy, score_type=score_type,
                       interval=interval, level=level, min_count=min_count,
                       sample_weight=sample_weight, pos_label=pos_label)

@@ -87,7 +87,9 @@ class SegmentCalibration(Calibrator):
             pos_label: Any = None, score: Any = None, label: str | None = None) -> SegmentCalibration:
         """Fit on calibration rows; ``features`` maps each name in ``self.features`` to its column."""
         if score is not None or label is not None:
-            scores, labels, sample_weight, features = self._frame_columns(scores, score, label, sample_weight)
+            scores, labels, sample_weight, features = self._frame_columns(scores, score, label, sample_weight,
+                                                                          pos_label)
+            pos_label = None  # the frame's labels are read as 0/1 = [label == pos_label]
         self._check_params()
         names = list(self.features or ())
         feats = self._feature_arrays(features, names, fitting=True)
@@ -106,11 +108,12 @@ class SegmentCalibration(Calibrator):
         finally:
             self.__dict__.pop("_pending", None)
 
-    def _frame_columns(self, data: Any, score: Any, label: Any, sample_weight: Any) -> tuple[Any, Any, Any, Any]:
+    def _frame_columns(self, data: Any, score: Any, label: Any, sample_weight: Any,
+                       pos_label: Any = None) -> tuple[Any, Any, Any, Any]:
         from ..sources._api import _Prepared
 
         names = list(self.features or ())
-        prep = _Prepared(data, score, label, sample_weight, extra={"features": names})
+        prep = _Prepared(data, score, label, sample_weight, extra={"features": names}, pos_label=pos_label)
         if prep.frame.lazy:
             raise VeracityError(
                 "SegmentCalibration.fit needs the calibration rows in memory; pass an in-memory frame (pandas, "
