@@ -27,7 +27,7 @@ demo: $(BASE)
 	@echo "report: $(CURDIR)/report.html (open it in a browser; it works offline)"
 
 ## Set up and run the whole test suite (browser tests use Debian's chromium), after the type
-## checker (mypy, configured in pyproject.toml: strict on the core and the plotting package).
+## checker (mypy, configured in pyproject.toml: every error code on every module, strict on the core).
 test: $(DEV)
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-java.sh

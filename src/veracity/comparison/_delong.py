@@ -120,7 +120,7 @@ def argsort(s: np.ndarray, y: np.ndarray | None = None) -> tuple[np.ndarray, ...
         part >>= drop
         part <<= shift
         part |= np.arange(step * a, step * e, step, dtype=np.uint64)  # index (<< 1 | label)
-        if label:
+        if y is not None:  # label == 1
             np.bitwise_or(part, y[a:e] == 1.0, out=part)
     packed.sort()
     packed &= low

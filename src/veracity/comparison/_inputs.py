@@ -179,10 +179,7 @@ def models_from_frame(data: Any, *, scores: Any, label: Any, sample_weight: Any 
                       pos_label: Any = None, score_type: str = "probability",
                       what: str = "vc.compare_models", minimum: int = 2) -> tuple[Models, np.ndarray | None, str | None]:
     """``(models, slice keys or None, slice column or None)`` of an in-memory frame."""
-    try:  # the in-memory column lookup (its module moved from frames to sources)
-        from ..sources._api import _Prepared
-    except ImportError:  # pragma: no cover - before the move
-        from ..frames._api import _Prepared
+    from ..sources._api import _Prepared  # the in-memory column lookup
 
     if minimum < 2 and isinstance(scores, str):
         scores = [scores]
@@ -279,6 +276,7 @@ def models_of(data: Any, labels: Any, *, scores: Any, label: Any, sample_weight:
         rows = _length(first, "scores")
         if keys.ndim != 1 or keys.shape[0] != rows:
             raise VeracityError(f"by= must hold one key per row ({rows} rows), got shape {keys.shape}")
-        if sample_weight is not None:
-            keys = keys[check_weights(sample_weight, rows) > 0]
+        weights = check_weights(sample_weight, rows)
+        if weights is not None:
+            keys = keys[weights > 0]
     return models, keys, None

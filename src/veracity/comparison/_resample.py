@@ -172,7 +172,9 @@ class PairedBootstrap:
         mcb, dsc = np.empty(len(self.models)), np.empty(len(self.models))
         for k, m in enumerate(self.models):
             runs = m.runs
+            assert runs is not None  # every model of a paired bootstrap has its runs (built with them)
             wx, yx = run_sums(runs, cw[runs.order])
+            assert wx is not None  # given weights, every run has its sum
             keep = wx > 0  # runs that no resampled row fell in drop out
             fit, pw, py, _ = pooled_fit(wx[keep], yx[keep])
             s_hat = (float(np.dot(pw, fit * fit)) - 2.0 * float(np.dot(fit, py)) + sy) / total

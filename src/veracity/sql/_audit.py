@@ -81,7 +81,10 @@ def audit_sql(
             f"audit_sql audits one binary score column: score= must be a column name, got {score!r}")
     threshold = check_threshold(float(threshold))
     cap = check_max_groups(max_groups)
-    if not (isinstance(bins, str) and bins == "auto"):
+    if isinstance(bins, str):
+        if bins != "auto":
+            raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
+    else:
         check_bins(bins)
     for role, name in (("label", label), ("by", by), ("sample_weight", sample_weight)):
         if name is not None and not isinstance(name, str):
@@ -306,8 +309,9 @@ def _whole_auc(db: Database, cols: q.Columns, *, n: int, edges: np.ndarray, stra
                     score_type=score_type, pool=pool, rows=rows)
     found, names = db.run(sql, what="the AUC query")
     cast = int if cols.weight is None else float
-    parts = [(int(rec["_b"]), *(cast(rec[k] or 0) for k in _AUC_PARTS))
-             for rec in (dict(zip(names, row)) for row in found)]
+    parts: list[tuple[int, Any, Any, Any]] = [
+        (int(rec["_b"]), cast(rec["_num"] or 0), cast(rec["_pos"] or 0), cast(rec["_neg"] or 0))
+        for rec in (dict(zip(names, row)) for row in found)]
     return _auc_of(*_combine(parts, db, rows))
 
 
@@ -316,7 +320,8 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
            cap: int | None, table_options: dict[str, Any]) -> AuditResult:
     grouped = cols.by is not None
     rows = _rows_route(db, cols)
-    options = dict(score_type=score_type, threshold=threshold, strategy=strategy, grouped=grouped, rows=rows)
+    options: dict[str, Any] = dict(score_type=score_type, threshold=threshold, strategy=strategy, grouped=grouped,
+                                   rows=rows)
     sums: dict[Any, dict[str, Any]] | None = None
     if strategy == "uniform" and not isinstance(bins, str):
         # the default audit: the contract's screen rides along with the statistics — one pass in all
@@ -383,7 +388,7 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
         return audit_from_stats(s, auc=auc, accuracy=float(part["correct"].sum()) / s.total_weight,
                                 score_type=score_type, n_classes=2, threshold=threshold, **table_options)
 
-    where = dict(n=n, edges=edges, strategy=strategy, score_type=score_type, rows=rows)
+    where: dict[str, Any] = dict(n=n, edges=edges, strategy=strategy, score_type=score_type, rows=rows)
 
     def slice_auc(k: Any) -> float | None:
         if sums[k].get("_pooled"):

@@ -200,13 +200,13 @@ def open_database(target: Any, *, dialect: str | None = None) -> Database:
             f"audit_sql needs a database connection (DB-API 2.0 such as sqlite3, psycopg or duckdb; ADBC; "
             f"a SQLAlchemy engine or connection) or a URL string; got {type(target).__name__}"
         )
-    name = chosen or _module_dialect(target)
-    if name is None:
+    found = chosen or _module_dialect(target)
+    if found is None:
         raise VeracityError(
             f"cannot tell which SQL dialect a {type(target).__module__}.{type(target).__name__} connection "
             f"speaks; pass dialect= (one of {', '.join(DIALECTS)})"
         )
-    return Database(target, name, f"{name} connection")
+    return Database(target, found, f"{found} connection")
 
 
 def _dbapi_of(sa_conn: Any) -> Any:
@@ -227,7 +227,7 @@ def _from_url(url: str, dialect: str | None) -> Database:
             path = url.split("://", 1)[1]
             path = path[1:] if path.startswith("/") else path  # sqlite:///rel.db, sqlite:////abs.db
             if path in ("", ":memory:"):
-                conn = sqlite3.connect(":memory:")
+                conn: Any = sqlite3.connect(":memory:")
             else:
                 from urllib.parse import quote
 

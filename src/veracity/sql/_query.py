@@ -151,6 +151,7 @@ def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
     double = exp.DataType.build("double")
     s = exp.column(ident(c.score, "score"))
     y = exp.column(ident(c.label, "label"))
+    y_expr: exp.Expression
     if c.label_kind == "pos":
         y_expr = exp.case().when(y.is_(exp.null()), exp.null()).when(
             exp.EQ(this=y.copy(), expression=literal(c.pos_value)), exp.Literal.number("1.0")
@@ -163,7 +164,7 @@ def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
     cols = [exp.alias_(exp.Cast(this=s, to=double.copy()), "_s"),
             exp.alias_(exp.Cast(this=y_expr, to=double.copy()), "_y")]
     if c.weight is not None:
-        w = exp.Cast(this=exp.column(ident(c.weight, "sample_weight")), to=double.copy())
+        w: exp.Expression = exp.Cast(this=exp.column(ident(c.weight, "sample_weight")), to=double.copy())
         if c.weight_scale != 1.0:
             w = exp.Mul(this=w, expression=exp.Literal.number(_num(c.weight_scale)))
         cols.append(exp.alias_(w, "_w"))
