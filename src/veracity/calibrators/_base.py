@@ -494,7 +494,8 @@ def load(path_or_dict: str | Path | dict[str, Any]) -> Calibrator:
         doc, where = _schema.read_artifact(path_or_dict), str(path_or_dict)
     else:
         doc, where = path_or_dict, "the dict"
-    if isinstance(doc, dict) and doc.get("kind") not in _REGISTRY:
+    kind_named = doc.get("kind") if isinstance(doc, dict) else None
+    if isinstance(kind_named, str) and kind_named not in _REGISTRY:
         # a kind registered by a package above this one (SegmentCalibration), loaded on first need
         from ..core._plugins import load_registrations
 
