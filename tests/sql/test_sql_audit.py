@@ -335,3 +335,27 @@ def test_a_slice_whose_rows_all_weigh_zero_is_left_out_everywhere():
     rel = duckdb.connect().sql("SELECT * FROM (VALUES (0.0::DOUBLE, 0, 1.0::DOUBLE, 'a'), (0.0, 0, 0.0, 'b'), (0.4, 1, 2.0, 'a')) "
                                "t(p, y, w, seg)")
     assert list(vc.audit(rel, score="p", label="y", sample_weight="w", by="seg", bins=4, min_count=1).groups) == ["a"]
+
+
+def test_the_integer_sort_key_keeps_the_order_of_the_scores(engine, monkeypatch):
+    """PostgreSQL sorts the rows route by ``(k(s), s)`` (``_query._upto``): scores whose integer
+    keys collide (probabilities below 2⁻⁹ a few ulps apart) or are clamped (logits beyond ±2) are
+    still ordered, and tied, by the score itself: the AUC is the in-memory one, bit for bit."""
+    from veracity.sql import _query
+
+    name, conn = engine
+    if _query.window_by_bin(name):
+        pytest.skip(f"{name} partitions the AUC's window by bin: one route")
+    monkeypatch.setattr(_query, "ROWS_SHARE", 0.0)
+    rng = np.random.default_rng(27)
+    tiny = 1e-5 + np.arange(40) * 2e-20  # one integer key (2**61 * 1e-5, rounded), 40 scores
+    p = np.concatenate([tiny, tiny[::3], np.full(6, 1e-150), np.zeros(4), rng.random(30).round(2)])
+    z = np.concatenate([[-300.0, -100.0, -40.0, -40.0, -2.0, 2.0, 3.0, 3.0, 100.0, 300.0],
+                        -3.0 - np.arange(20) * 1e-13, rng.normal(0, 3, 30).round(1)])
+    for scores, kind in ((p, "probability"), (z, "logit")):
+        y = rng.integers(0, 2, scores.size)
+        load(name, conn, "keys", {"s": scores, "y": y})
+        got = audit_sql(conn, table="keys", score="s", label="y", score_type=kind, min_count=1)
+        want = vc.audit(scores, y, score_type=kind, min_count=1)
+        assert got.auc == vc.auc(scores, y, score_type=kind), kind
+        assert_same(got.to_dict(), want.to_dict(), kind)

@@ -428,6 +428,29 @@ GROUP BY {g}_b
 
 #: the running weight up to and including a score's ties (the default RANGE frame, written out)
 _UPTO = "(ORDER BY _s RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+#: dialects whose sort of the rows leads with an integer image of the score (see :func:`_upto`)
+_INTEGER_KEY = frozenset({"postgres"})
+#: the scores are clamped to ±2**_KEY_CLAMP, then scaled by 2**(62 - _KEY_CLAMP): |key| <= 2**62
+_KEY_CLAMP = 1
+
+
+def _upto(dialect: str, partition: str = "") -> str:
+    r"""The window of :data:`_UPTO`, optionally ``PARTITION BY`` ``partition``.
+
+    On PostgreSQL the order is ``(k(_s), _s)`` with the integer
+    :math:`k(s) = \mathrm{round}(\mathrm{clamp}(s, \pm 2)\cdot 2^{61})`: non-decreasing in
+    :math:`s`, so the rows' order and the peers of a row (equal on both keys: equal scores) are
+    those of ``ORDER BY _s``, but the sort compares a leading ``bigint`` (PostgreSQL's
+    specialised integer sort) and looks at ``_s`` only where two keys are equal (probabilities
+    below 2⁻⁹ or beyond the clamp). A NaN is clamped (the largest value there), never an error."""
+    part = f"PARTITION BY {partition} " if partition else ""
+    key = "_s"
+    if dialect in _INTEGER_KEY:
+        bound, scale = 2.0 ** _KEY_CLAMP, 2.0 ** (62 - _KEY_CLAMP)
+        key = (f"CAST(LEAST(GREATEST(_s, {_dbl(-bound)}), {_dbl(bound)}) * {_dbl(scale)} AS BIGINT), _s")
+    return f"({part}ORDER BY {key} RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+
+
 #: the first rows :func:`route_sql` reads
 PROBE_ROWS = 10_000
 #: share of distinct scores among those rows from which a row-at-a-time engine takes the rows route
@@ -468,8 +491,7 @@ def _rows_stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: flo
     :data:`EXACT_DOUBLE_ROWS` rows, integers beyond."""
     integer = c.weight is None and n > EXACT_DOUBLE_ROWS
     g = "_g, " if grouped else ""
-    part = "PARTITION BY _g " if grouped else ""
-    upto = _UPTO.replace("(ORDER BY", f"({part}ORDER BY")
+    upto = _upto(dialect, "_g" if grouped else "")
     w1, w0 = _class_weights(integer)
     made, kept, screened = "", "", ""
     if screen:  # the contract's screen rides along (see stats_sql)
@@ -542,7 +564,7 @@ def auc_sql(c: Columns, dialect: str, *, n: int, bins: int, edges: np.ndarray | 
         return render(f"""
 WITH _base AS (SELECT 1),
 _pb AS (SELECT _s, {w1} AS _w1, {w0} AS _w0 FROM _base {where}),
-_run AS (SELECT _w1, _w0, SUM(_w0) OVER {_UPTO} AS _nle, SUM(_w1) OVER {_UPTO} AS _ple FROM _pb)
+_run AS (SELECT _w1, _w0, SUM(_w0) OVER {_upto(dialect)} AS _nle, SUM(_w1) OVER {_upto(dialect)} AS _ple FROM _pb)
 SELECT 0 AS _b, SUM(_w1 * _nle) - SUM(_w0 * _ple) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run
 """, base_select(c, dialect, integer=integer), dialect, **nodes)
     prob = _probability("_s", score_type)
