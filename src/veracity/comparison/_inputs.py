@@ -112,7 +112,8 @@ def _one(name: str, scores: Any, labels: Any, y: np.ndarray | None, w: np.ndarra
         if y is None:
             return prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                                   pos_label=pos_label)
-        d = prepare_binary(scores, np.zeros(y.shape[0]), score_type=score_type)
+        # the labels are checked already: stand-in labels whose check is two passes over a byte each
+        d = prepare_binary(scores, np.zeros(y.shape[0], dtype=np.uint8), score_type=score_type)
         return Binary(p=d.p, y=y, w=w, logit=d.logit)
     except VeracityError as exc:
         text = str(exc)

@@ -93,63 +93,79 @@ def paired_mean(d: np.ndarray, w: np.ndarray | None, level: float) -> Estimate:
     return Estimate(mean, se, mean - z * se, mean + z * se, float(p_of(mean, se)))
 
 
-def _chunk_losses(d: Binary, a: int, e: int, off: np.ndarray, sign: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""Per-row Brier score and log loss of rows ``a:e`` of one model, the log loss as
+def _chunk_losses(d: Binary, a: int, e: int, off: np.ndarray, sign: np.ndarray,
+                  out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Per-row Brier score and **negated** log loss :math:`\log \max(q, \epsilon)` of rows ``a:e``
+    of one model, into ``out`` (two rows of at least ``e - a``), the log loss as
     :func:`~veracity.core._validation.binary_nll_terms` gives it. From probabilities,
     :math:`q = p` for positives and :math:`1 - p` for negatives is ``off + sign * p`` with
     ``off = 1 - y`` and ``sign = 2y - 1`` (shared by the models; exact: ``0 + p`` and
-    ``1 + (-p)`` are ``p`` and ``1 - p`` to the bit), then :math:`-\log \max(q, \epsilon)`."""
+    ``1 + (-p)`` are ``p`` and ``1 - p`` to the bit). The sign is left to the caller: negation
+    is exact and sums are sign-symmetric, so :math:`-\sum \log q` and
+    :math:`\log q_A - \log q_B` are the log loss's sum and paired difference to the bit."""
+    m = e - a
     p, y = d.p[a:e], d.y[a:e]
-    brier = p - y
+    brier, q = out[0, :m], out[1, :m]
+    np.subtract(p, y, out=brier)
     brier *= brier
     if d.logit is not None:
-        return brier, binary_nll_terms(Binary(p=p, y=y, w=None, logit=d.logit[a:e]))
-    q = sign * p
+        np.negative(binary_nll_terms(Binary(p=p, y=y, w=None, logit=d.logit[a:e])), out=q)
+        return brier, q
+    np.multiply(sign, p, out=q)
     q += off
     np.maximum(q, PROB_EPS, out=q)
     np.log(q, out=q)
-    np.negative(q, out=q)
     return brier, q
+
+
+#: rows per piece of :func:`paired_losses` (its few per-piece arrays stay in the core's cache)
+STEP = 1 << 14
 
 
 def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarray | None,
                   level: float) -> tuple[np.ndarray, dict[tuple[int, int], list[Estimate]]]:
     r"""Mean Brier score and log loss of every model (``(models, 2)``) and, for every pair (i, j),
     the paired Brier and log-loss differences j - i (:func:`paired_mean`'s numbers), in one pass
-    over cache-sized pieces of the rows: no n-sized loss array is ever built.
+    over cache-sized pieces of the rows, into reused buffers: no n-sized loss array is ever built.
 
     The centred sum of squares comes from sums of :math:`d - c` around a pilot mean c (the first
     piece's), :math:`\sum w^2 (d - \bar d)^2 = \sum w^2 (d - c)^2 - 2(\bar d - c)\sum w^2 (d - c)
     + (\bar d - c)^2 \sum w^2` — exact algebra, and with c next to the mean, no cancellation.
     """
     n = data[0].n
-    step = 1 << 16
+    step = min(n, STEP)
     k = len(data)
-    sums = np.zeros((k, 2))
+    sums = np.zeros((k, 2))  # Σ brier, Σ log q (the log loss's negated sum)
     total = float(n) if w is None else float(w.sum())
     total_sq = float(n) if w is None else float((w * w).sum())
-    pilot: dict[tuple[int, int], list[float]] = {}
+    pilot: dict[tuple[int, int], list[float]] = {pair: [0.0, 0.0] for pair in pairs}
     acc = {pair: np.zeros((2, 3)) for pair in pairs}  # per metric: Σw(d-c), Σw²(d-c), Σw²(d-c)²
     differs = {pair: [False, False] for pair in pairs}
+    buf = np.empty((k, 2, step))
+    shared = np.empty((3, step))  # 1 - y, 2y - 1, the difference d
     for a in range(0, n, step):
         e = min(n, a + step)
+        m = e - a
         y = data[0].y[a:e]
-        off = 1.0 - y
-        sign = y + y
+        off, sign, d = shared[0, :m], shared[1, :m], shared[2, :m]
+        np.subtract(1.0, y, out=off)
+        np.add(y, y, out=sign)
         sign -= 1.0
-        losses = [_chunk_losses(d, a, e, off, sign) for d in data]
+        losses = [_chunk_losses(x, a, e, off, sign, buf[i]) for i, x in enumerate(data)]
         wc = None if w is None else w[a:e]
-        for m, (brier, nll) in enumerate(losses):
-            sums[m, 0] += float(brier.sum() if wc is None else (brier * wc).sum())
-            sums[m, 1] += float(nll.sum() if wc is None else (nll * wc).sum())
+        for i, (brier, lq) in enumerate(losses):
+            sums[i, 0] += float(brier.sum() if wc is None else (brier * wc).sum())
+            sums[i, 1] += float(lq.sum() if wc is None else (lq * wc).sum())
         for pair in pairs:
             i, j = pair
             for t in (0, 1):
-                d = losses[j][t] - losses[i][t]
+                # Brier: b_j - b_i; log loss: (-lq_j) - (-lq_i), which is lq_i - lq_j to the bit
+                if t == 0:
+                    np.subtract(losses[j][0], losses[i][0], out=d)
+                else:
+                    np.subtract(losses[i][1], losses[j][1], out=d)
                 if not differs[pair][t] and np.any(d):
                     differs[pair][t] = True
-                if pair not in pilot:
-                    pilot[pair] = [0.0, 0.0]
                 if a == 0:
                     pilot[pair][t] = float(d.mean() if wc is None else (d * wc).sum() / wc.sum())
                 d -= pilot[pair][t]
@@ -159,6 +175,7 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
                 else:
                     w2 = wc * wc
                     acc[pair][t] += (float((d * wc).sum()), float((d * w2).sum()), float((d * d * w2).sum()))
+    sums[:, 1] = -sums[:, 1]
     means = sums / total
     z = z_of(level)
     out = {}
