@@ -101,23 +101,18 @@ ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark", "dask": "Dask"}
 class Rows:
     """A command's rows as the public functions take them, whatever ``--engine`` says.
 
-    ``memory``: the file's columns read into numpy by the source layer, handed over in the array
-    form ``fn(scores, labels, sample_weight=w, by={column: keys}, **options)``; ``duckdb``, ``spark``,
-    ``dask``: the path opened where the rows live, handed over in the frame form
-    ``fn(frame, score="p", label="y", sample_weight="w", by="column", **options)``. Either way
-    :meth:`call` is the one call of the public function.
+    ``memory``: the file's needed columns read into a ``pyarrow.Table`` by the source layer;
+    ``duckdb``, ``spark``, ``dask``: the path opened where the rows live. Either way :meth:`call`
+    is the one call of the public function in its frame form
+    ``fn(frame, score="p", label="y", sample_weight="w", by="column", pos_label=..., **options)``.
     """
 
     args: argparse.Namespace
     path: str
     engine: str = "memory"
-    #: memory: the in-memory table and its checked arrays
+    #: memory: the needed columns, in memory
     table: Any = None
-    scores: Any = None
-    labels: Any = None
-    weights: Any = None
-    by: dict[str, Any] | None = None
-    #: lazy: options only the frame form takes (pos_label, applied to the arrays in memory)
+    #: options of the frame form beside the columns (``pos_label``, read in the label column's type)
     frame_options: dict[str, Any] = field(default_factory=dict)
     #: lazy: the rows kept, as a function of the opened frame (e.g. fit's --role-col), or None for all
     select: Callable[[Any], Any] | None = None
@@ -127,13 +122,14 @@ class Rows:
         return self.engine != "memory"
 
     def call(self, fn: Callable[..., Any], **options: Any) -> Any:
-        """``fn`` on the rows, in the form their engine takes, with ``options``."""
-        if not self.lazy:
-            return fn(self.scores, self.labels, sample_weight=self.weights, **({} if self.by is None else
-                                                                               {"by": self.by}), **options)
+        """``fn`` on the rows, in the frame form (the table read into memory, or the path opened where
+        the rows live), with ``options``: one call of the public function whatever the engine."""
         a = self.args
         score: Any = [c.strip() for c in a.score.split(",")] if "," in a.score else a.score
         by = {"by": a.by} if getattr(a, "by", None) else {}
+        if not self.lazy:
+            return fn(self.table, score=score, label=a.label, sample_weight=a.weight, **by, **self.frame_options,
+                      **options)
         with lazy_errors(self.engine, self.path):
             frame = self.frame()
             if self.select is not None:
@@ -151,9 +147,7 @@ class Rows:
         """In memory: only the rows where ``mask`` is true (None: all of them)."""
         if mask is None:
             return self
-        by = None if self.by is None else {k: v[mask] for k, v in self.by.items()}
-        return Rows(self.args, self.path, self.engine, self.table, self.scores[mask], self.labels[mask],
-                    None if self.weights is None else self.weights[mask], by)
+        return Rows(self.args, self.path, self.engine, self.table.filter(mask), frame_options=self.frame_options)
 
     @property
     def note(self) -> str:
@@ -188,17 +182,18 @@ def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | Non
     by the source layer, checked, labels as 0/1 through ``--pos-label``, ``by`` as ``{by: keys}``
     (the slices named by their column). Elsewhere nothing is read until the call.
     """
-    from ._labels import apply_pos_label
+    from ._labels import apply_pos_label, pos_label_value
 
     path = str(args.file) if args.file is not None else str(demo_path())
     if engine != "memory":
         options = {} if getattr(args, "pos_label", None) is None else {"pos_label": args.pos_label}
         return Rows(args, path, engine, frame_options=options)
     table, path = load(args, needed(args, by, *columns))
-    scores, labels, weights = inputs(table, args, path)
-    labels = apply_pos_label(labels, getattr(args, "pos_label", None), scores=scores)
-    keys = None if by is None else {by: source.column(table, by, path=path)}
-    return Rows(args, path, engine, table, scores, labels, weights, keys)
+    scores, labels, _ = inputs(table, args, path)
+    text = getattr(args, "pos_label", None)
+    apply_pos_label(labels, text, scores=scores)  # the column's own checks, in the CLI's words
+    options = {} if text is None else {"pos_label": pos_label_value(labels, text)}
+    return Rows(args, path, engine, table, frame_options=options)
 
 
 def _clean(value: Any) -> Any:
