@@ -17,6 +17,10 @@ the exact AUC's worst case) is generated inside it. Timed, best of ``--repeat``:
   route is the "rows" one where scores are mostly distinct (one sort of the rows, a window,
   one aggregate per bin) and the "values" one where they repeat (one aggregate per distinct
   score first); ``--both-routes`` also times the whole audit forced onto the other route.
+  The statements that sort every row run with ``work_mem`` raised to 256 MB for that statement
+  alone (``SET LOCAL``; the session and the GROUP BY keep the server's default) and sort by an
+  integer image of the score first; ``--untuned`` also times the audit without either (the
+  default work_mem, a float sort key), and the floors are timed at both work_mem settings.
 
     python benchmarks/bench_sql_audit.py            # 1e7 rows (about a minute to build)
     python benchmarks/bench_sql_audit.py --rows 1e6 --repeat 3 --round 3
@@ -66,6 +70,8 @@ def main() -> None:
                         help="also time the audit forced onto the route it does not choose")
     parser.add_argument("--no-floors", dest="floors", action="store_false",
                         help="skip timing the sort and the sort + window that an exact AUC needs")
+    parser.add_argument("--untuned", action="store_true",
+                        help="also time the audit at the default work_mem with a float sort key (before the tuning)")
     args = parser.parse_args()
     n, m = int(args.n), args.bins
 
@@ -73,7 +79,7 @@ def main() -> None:
 
     import veracity as vc
     from veracity.core._binning import uniform_edges
-    from veracity.sql import _query
+    from veracity.sql import _connect, _query
     from veracity.sql._audit import _columns, _rows_route, _sums
     from veracity.sql._connect import open_database
 
@@ -111,9 +117,16 @@ def main() -> None:
             sort = "SELECT COUNT(*) FROM (SELECT p, y FROM vc_bench ORDER BY p OFFSET 0) AS s"
             window = ("SELECT SUM(y * below) FROM (SELECT y, SUM(1 - y) OVER (ORDER BY p ROWS BETWEEN UNBOUNDED "
                       "PRECEDING AND CURRENT ROW) AS below FROM vc_bench) AS s")
-            floors = [("PostgreSQL sort by score (floor)", _best(lambda: conn.execute(sort).fetchall(), args.repeat)[0]),
-                      ("PostgreSQL sort + running sum (floor)",
-                       _best(lambda: conn.execute(window).fetchall(), args.repeat)[0])]
+            sort_mem = f"{_connect.SORT_WORK_MEM // 2**20}MB"
+            for mem in (None, sort_mem):
+                if mem is not None:
+                    conn.execute("SELECT set_config('work_mem', %s, false)", (mem,))
+                tag = f"work_mem {mem or work_mem}"
+                floors += [(f"PostgreSQL sort by score ({tag})", _best(lambda: conn.execute(sort).fetchall(),
+                                                                       args.repeat)[0]),
+                           (f"  + running sum, floor ({tag})", _best(lambda: conn.execute(window).fetchall(),
+                                                                     args.repeat)[0])]
+            conn.execute("SELECT set_config('work_mem', %s, false)", (work_mem,))
 
         weight = "w" if args.weights else None
         t_audit, result = _best(lambda: vc.audit_sql(conn, table="vc_bench", score="p", label="y",
@@ -124,6 +137,15 @@ def main() -> None:
         t_sums, _ = _best(lambda: _sums(db, cols, score_type="probability", threshold=0.5, bins=m, n=0,
                                         edges=uniform_edges(m), strategy="uniform", grouped=False, screen=True,
                                         rows=rows_route), args.repeat)
+        t_untuned = None
+        if args.untuned:  # before the tuning: the default work_mem, the score itself as the sort key
+            tuned = (_connect.SORT_WORK_MEM, _query._INTEGER_KEY)
+            _connect.SORT_WORK_MEM, _query._INTEGER_KEY = 0, frozenset()
+            try:
+                t_untuned, _ = _best(lambda: vc.audit_sql(conn, table="vc_bench", score="p", label="y",
+                                                          sample_weight=weight, bins=m), args.repeat)
+            finally:
+                _connect.SORT_WORK_MEM, _query._INTEGER_KEY = tuned
         t_other = None
         if args.both_routes:
             share = _query.ROWS_SHARE
@@ -143,6 +165,8 @@ def main() -> None:
                 *floors, (f"vc.audit_sql ({route} route)", t_audit), ("  its one pass over the rows", t_sums)]
         if t_other is not None:
             rows.append((f"vc.audit_sql forced ({other} route)", t_other))
+        if t_untuned is not None:
+            rows.append(("vc.audit_sql untuned (4MB, float key)", t_untuned))
         for name, t in rows:
             print(f"{name:38s}{t:10.3f}{t / t_plain:13.2f}x")
         print(f"\nrows fetched by one audit_sql: {_Counted.rows}   ECE {result.ece:.5f}   AUC {result.auc:.6f}")
@@ -164,6 +188,10 @@ class _Counted:
 
     def __init__(self, conn: Any, db: Any) -> None:
         self._conn = conn
+
+    @property
+    def autocommit(self) -> Any:  # the connection's own: the same work_mem as an audit of conn
+        return self._conn.autocommit
 
     def cursor(self) -> Any:
         outer = self

@@ -159,3 +159,95 @@ def test_cli_sqlalchemy_url_never_prints_the_password(cli):
     assert res.code == 2
     assert secret not in res.out + res.err
     assert "sa:***@" in res.err and "Traceback" not in res.err
+
+
+class _Recorded:
+    """A psycopg connection whose statements are recorded; ``autocommit`` is the connection's own."""
+
+    def __init__(self, conn):
+        self._conn, self.statements = conn, []
+
+    @property
+    def autocommit(self):
+        return self._conn.autocommit
+
+    def cursor(self):
+        outer, cur = self, self._conn.cursor()
+
+        class Cursor:
+            description = property(lambda _: cur.description)
+
+            def execute(self, sql):
+                outer.statements.append(sql)
+                cur.execute(sql)
+
+            def fetchall(self):
+                return cur.fetchall()
+
+            def close(self):
+                cur.close()
+
+        return Cursor()
+
+    def rollback(self):
+        self._conn.rollback()
+
+
+def _pg_scores(pg_conn):
+    from .conftest import load
+
+    rng = np.random.default_rng(8)
+    p = rng.random(500)
+    y = (rng.random(500) < p).astype(np.int64)
+    load("postgres", pg_conn, "wm", {"p": p, "y": y})
+    return p, y
+
+
+def test_postgres_sorts_with_more_work_mem_for_that_statement_alone(pg_uri, pg_conn):
+    """The statements that sort every row run with work_mem raised (SET LOCAL); an autocommit
+    connection gets a transaction of its own around each, and its session keeps its setting."""
+    from veracity.sql._connect import SORT_WORK_MEM
+
+    _pg_scores(pg_conn)
+    recorded = _Recorded(pg_conn)
+    got = audit_sql(recorded, table="wm", score="p", label="y", dialect="postgres")
+    assert got.n == 500
+    raise_it = f"SELECT set_config('work_mem', '{SORT_WORK_MEM // 1024}kB', true)"
+    at = [i for i, s in enumerate(recorded.statements) if s == raise_it]
+    assert at and all(recorded.statements[i - 2] == "BEGIN" and recorded.statements[i + 2] == "COMMIT" for i in at)
+    assert "_nle" in recorded.statements[at[0] + 1]  # the AUC's sort
+    assert pg_conn.execute("SHOW work_mem").fetchone()[0] == "4MB"
+    assert pg_conn.info.transaction_status.name == "IDLE"
+
+
+def test_postgres_work_mem_inside_the_callers_transaction(pg_uri, pg_conn):
+    """Inside an open transaction the caller's own SET LOCAL is set back after each sorting
+    statement, and the transaction stays open; a setting already larger is left alone."""
+    import psycopg
+
+    p, y = _pg_scores(pg_conn)
+    with psycopg.connect(pg_uri) as conn:  # autocommit off: the driver opens a transaction
+        conn.execute("SET LOCAL work_mem = '5MB'")
+        got = audit_sql(conn, table="wm", score="p", label="y")
+        assert conn.execute("SHOW work_mem").fetchone()[0] == "5MB"
+        assert conn.info.transaction_status.name == "INTRANS"
+        conn.rollback()
+        conn.execute("SET work_mem = '1GB'")
+        recorded = _Recorded(conn)
+        audit_sql(recorded, table="wm", score="p", label="y", dialect="postgres")
+        assert not any("set_config" in s for s in recorded.statements)
+        assert conn.execute("SHOW work_mem").fetchone()[0] == "1GB"
+    assert got.auc == vc.auc(p, y)
+
+
+def test_postgres_a_failed_sorting_statement_ends_its_own_transaction(pg_conn, monkeypatch):
+    """A statement that fails inside the transaction begun for it is rolled back: the connection
+    is usable at once (autocommit, no transaction left open)."""
+    from veracity.sql import _query
+
+    _pg_scores(pg_conn)
+    monkeypatch.setattr(_query, "stats_sql", lambda *a, **k: "SELECT 1 / 0 AS _b")
+    with pytest.raises(vc.VeracityError, match="division by zero"):
+        audit_sql(pg_conn, table="wm", score="p", label="y", bins=10, strategy="quantile")
+    assert pg_conn.info.transaction_status.name == "IDLE"
+    assert pg_conn.execute("SHOW work_mem").fetchone()[0] == "4MB"

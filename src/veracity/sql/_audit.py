@@ -218,7 +218,7 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
     every row meets the contract. ``rows``: the route of :func:`_rows_route`."""
     sql = q.stats_sql(cols, db.dialect, score_type=score_type, threshold=threshold, bins=bins, n=n,
                       edges=edges, strategy=strategy, grouped=grouped, screen=screen, rows=rows)
-    found, names = db.run(sql)
+    found, names = db.run(sql, sorts=True)
     recs = [dict(zip(names, row)) for row in found]
     seen: dict[str, Any] = {"n": sum(int(r["count"] or 0) for r in recs)}
     if screen:
@@ -291,13 +291,13 @@ def _edges(db: Database, cols: q.Columns, *, bins: int, strategy: str, score_typ
         return uniform_edges(bins)
     if strategy == "quantile" and cols.weight is not None:
         row = db.query(q.weighted_cuts_sql(cols, db.dialect, score_type=score_type, bins=bins),
-                       what="finding the equal-mass edges")[0]
+                       what="finding the equal-mass edges", sorts=True)[0]
         lo, hi = float(row[0]), float(row[1])
         picks = np.array([hi if v is None else float(v) for v in row[2:]], dtype=np.float64)
         return cut_edges(picks, lo)
     positions = rule_positions(n, bins, strategy)
     rows = db.query(q.positions_sql(cols, db.dialect, score_type=score_type, positions=[int(i) for i in positions]),
-                    what="finding the equal-mass edges")
+                    what="finding the equal-mass edges", sorts=True)
     found = {int(i): float(p) for i, p in rows}
     return edges_at(lambda pos: np.array([found[int(i)] for i in pos], dtype=np.float64), n, bins, strategy)
 
@@ -307,7 +307,7 @@ def _whole_auc(db: Database, cols: q.Columns, *, n: int, edges: np.ndarray, stra
                rows: bool, pool: tuple[list[Any], bool] | None = None) -> float | None:
     sql = q.auc_sql(cols, db.dialect, n=n, bins=edges.size - 1, edges=edges, strategy=strategy,
                     score_type=score_type, pool=pool, rows=rows)
-    found, names = db.run(sql, what="the AUC query")
+    found, names = db.run(sql, what="the AUC query", sorts=True)
     cast = int if cols.weight is None else float
     parts: list[tuple[int, Any, Any, Any]] = [
         (int(rec["_b"]), cast(rec["_num"] or 0), cast(rec["_pos"] or 0), cast(rec["_neg"] or 0))
