@@ -44,6 +44,9 @@ class Ranked:
     tied: bool = True  # False: the sorted scores are strictly increasing
 
 
+#: bits of the packed sort key (see :func:`_argsort`): below 2**62, so that plus 2**52 it is a normal double
+KEY_BITS = 62
+
 #: rows per piece of the chunked passes (their temporaries stay in cache and are never n-sized:
 #: a fresh n-sized array costs its page faults, about a tenth of a second per 10^7 rows)
 CHUNK = 1 << 16
@@ -68,12 +71,13 @@ def _from_keys(keys: np.ndarray) -> np.ndarray:
     return bits.view(np.float64)
 
 
-def _key_span(s: np.ndarray, signed: bool) -> tuple[np.uint64, int]:
+def _key_span(s: np.ndarray, signed: bool, lo: float | None = None, hi: float | None = None) -> tuple[np.uint64, int]:
     """``(lowest key, bits of the key range)`` of float64 ``s`` (keys as in :func:`_sort_keys`,
     or the raw bits when no value has its sign bit set): every key lies in
     ``[lowest, lowest + 2**bits)``. Signed, a 0 at an end stands for -0.0 (lowest) or +0.0
-    (highest), whichever of the two the data holds."""
-    lo, hi = float(s.min()), float(s.max())
+    (highest), whichever of the two the data holds. ``lo``, ``hi``: the minimum and maximum, when known."""
+    lo = float(s.min()) if lo is None else lo
+    hi = float(s.max()) if hi is None else hi
     if signed:
         ends = _sort_keys(np.array([-0.0 if lo == 0.0 else lo, 0.0 if hi == 0.0 else hi]))
     else:
@@ -92,11 +96,13 @@ def _argsort(s: np.ndarray, y: np.ndarray | None = None) -> tuple[Any, ...]:
     """``(order, s[order])`` — and ``y[order]`` when 0/1 labels ``y`` are given — of float64 ``s``
     (equal values in any order), about 3x faster than ``np.argsort``.
 
-    The row index is packed into the low bits of the value's order-preserving 64-bit key and
-    the packed integers are sorted (numpy's vectorised integer sort). The key is taken relative
-    to the lowest one and shifted right by just what the index needs (``drop`` bits: the key
-    range has ``b`` bits, the index ``i``, so ``drop = max(0, b + i - 64)``), so the values keep
-    every bit the range allows — for probabilities in (0, 1) about 7 more than the raw key's
+    The row index is packed into the low bits of the value's order-preserving 64-bit key, and
+    the packed keys are sorted as float64 (numpy's vectorised float sort, about 30 % faster here
+    than its uint64 sort): a key below :math:`2^{62}` plus :math:`2^{52}` is the bit pattern of a
+    positive, normal, finite double, and such doubles order as their bit patterns do. The key is
+    taken relative to the lowest one and shifted right by just what the index needs (``drop``
+    bits: the key range has ``b`` bits, the index ``i``, so ``drop = max(0, b + i - 62)``), so the values keep
+    every bit the range allows — for probabilities in (0, 1) about 5 more than the raw key's
     top bits. Rows whose kept bits agree but whose values differ are then put in order by a
     second, small sort. Inputs whose values crowd the kept bits fall back to ``np.argsort``.
     A label rides along as the lowest bit, so the sorted labels come without a second
@@ -119,9 +125,12 @@ def _argsort(s: np.ndarray, y: np.ndarray | None = None) -> tuple[Any, ...]:
         return done(order, s[order])
     shift = np.uint64(index_bits)
     low = np.uint64((1 << index_bits) - 1)
-    signed = bool(np.signbit(s).any())
-    base, span = _key_span(s, signed)
-    drop = np.uint64(max(0, span + index_bits - 64))
+    smallest, largest = float(s.min()), float(s.max())
+    # a sign bit set: below 0, or -0.0 (which only a scan tells from +0.0)
+    signed = smallest < 0.0 or (smallest == 0.0 and bool(np.signbit(s).any()))
+    base, span = _key_span(s, signed, smallest, largest)
+    drop = np.uint64(max(0, span + index_bits - KEY_BITS))
+    normal = np.uint64(1 << 52)  # the smallest normal double's bits
     packed = np.empty(n, dtype=np.uint64)
     step = 1 + label
     for a in range(0, n, CHUNK):  # built in cache-sized pieces: one n-sized allocation in all
@@ -133,7 +142,8 @@ def _argsort(s: np.ndarray, y: np.ndarray | None = None) -> tuple[Any, ...]:
         part |= np.arange(step * a, step * e, step, dtype=np.uint64)  # index (<< 1 | label)
         if y is not None:  # label == 1
             np.bitwise_or(part, y[a:e] == 1.0, out=part)
-    packed.sort()
+        part += normal  # below 2**62 + 2**52: a positive normal double (never inf or NaN)
+    packed.view(np.float64).sort()  # the doubles' order is the keys' order; the low bits are kept
     ys = None if not label else np.empty(n)
     one = np.uint64(1)
     for a in range(0, n, CHUNK):  # the index (and label) of each sorted key: one cache-sized pass
