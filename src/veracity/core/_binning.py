@@ -221,7 +221,8 @@ def bin_index(p: Any, edges: np.ndarray, strategy: str) -> Any:
         import narwhals as nw
 
         if strategy == "uniform":
-            return (p * float(m)).floor().clip(upper_bound=float(m - 1)).cast(nw.Int64)
+            # least(), not clip(): engines render clip as a CASE that computes floor(p·M) twice
+            return nw.min_horizontal((p * float(m)).floor(), nw.lit(float(m - 1))).cast(nw.Int64)
         one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
         expr = zero
         for c in edges[1:-1]:
