@@ -159,7 +159,7 @@ def main() -> None:
         vc.audit_sql(_Counted(conn, db), table="vc_bench", score="p", label="y", sample_weight=weight, bins=m,
                      dialect="postgres")
 
-        print(f"\n{'':38s}{'seconds':>10s}{'vs GROUP BY':>14s}")
+        print(f"\n{'':44s}{'seconds':>10s}{'vs GROUP BY':>14s}")
         route, other = ("rows", "values") if rows_route else ("values", "rows")
         rows = [("PostgreSQL GROUP BY (count, Σp, Σy)", t_plain), ("PostgreSQL GROUP BY, every audit sum", t_full),
                 *floors, (f"vc.audit_sql ({route} route)", t_audit), ("  its one pass over the rows", t_sums)]
@@ -168,7 +168,7 @@ def main() -> None:
         if t_untuned is not None:
             rows.append(("vc.audit_sql untuned (4MB, float key)", t_untuned))
         for name, t in rows:
-            print(f"{name:38s}{t:10.3f}{t / t_plain:13.2f}x")
+            print(f"{name:44s}{t:10.3f}{t / t_plain:13.2f}x")
         print(f"\nrows fetched by one audit_sql: {_Counted.rows}   ECE {result.ece:.5f}   AUC {result.auc:.6f}")
         print(f"audit_sql / GROUP BY = {t_audit / t_plain:.2f}x (target <= 2x); "
               f"audit_sql / GROUP BY with every sum = {t_audit / t_full:.2f}x")
