@@ -19,6 +19,7 @@ from ..core._validation import VeracityError, as_float_array, check_random_state
 from ..core._compat import positional_options, renamed
 from ._base import Calibrator
 from ..core._display import Display
+from ..core._frameform import rows_form
 
 
 def _check_roles(roles: Any) -> tuple[list[str], np.ndarray]:
@@ -127,6 +128,7 @@ class CrossFit(Display):
 
 
 @renamed(seed="random_state")
+@rows_form
 def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = None, *, score: Any = None,
               label: Any = None, folds: int = 5,
               random_state: Any = None, sample_weight: Any = None, pos_label: Any = None,
@@ -139,16 +141,6 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
     reproducible with ``random_state``; ``sample_weight``, ``pos_label`` and any other
     keyword go to each ``fit``.
     """
-    if score is not None or label is not None:  # cross_fit(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("cross_fit", cross_fit, scores, labels, score=score, label=label,
-                         calibrator=calibrator, folds=folds, random_state=random_state,
-                         sample_weight=sample_weight, pos_label=pos_label, **fit_kwargs)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("cross_fit", labels)
     if pos_label is not None:
         fit_kwargs["pos_label"] = pos_label
     if not isinstance(calibrator, Calibrator):

@@ -11,15 +11,17 @@ loader, :mod:`._plugins`, that imports it on the first call that needs it). The 
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from ._validation import VeracityError
 
 _FORMS: dict[str, Callable[..., Any]] = {}
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 #: parameters that say where the rows are, not how to compute
 _ROWS = ("scores", "labels", "score", "label")
@@ -127,6 +129,31 @@ def rows_call(name: str, fn: Callable[..., T], data: Any, labels: Any, *, score:
                             "import veracity before calling it") from None
     result: T = compute(name, _taking_score_type(fn), data, score=score, label=label, **options)
     return result
+
+
+def rows_form(fn: Callable[P, T]) -> Callable[P, T]:
+    """``fn`` with its frame form: the decorator of every public function that needs the rows.
+
+    ``fn(frame, score="p", label="y", **options)`` reads the named columns of an in-memory frame
+    through :func:`rows_call` and calls ``fn`` on their arrays; ``fn(scores, labels, **options)``
+    is ``fn`` itself, after the one check that the labels were given (:func:`require_labels`).
+    The signature, name and docstring stay ``fn``'s (``inspect.signature`` shows them).
+    """
+    name = fn.__name__
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def call(*args: P.args, **kwargs: P.kwargs) -> T:
+        if kwargs.get("score") is None and kwargs.get("label") is None:
+            if (args[1] if len(args) > 1 else kwargs.get("labels")) is None:
+                require_labels(name, None)
+            return fn(*args, **kwargs)
+        given = dict(signature.bind(*args, **kwargs).arguments)
+        data, labels = given.pop("scores", None), given.pop("labels", None)
+        score, label = given.pop("score", None), given.pop("label", None)
+        return rows_call(name, fn, data, labels, score=score, label=label, **given)
+
+    return call
 
 
 def _taking_score_type(fn: Callable[..., T]) -> Callable[..., T]:

@@ -15,6 +15,7 @@ from ._inputs import CEIL_EPS, binary_inputs, check_target
 from ._thresholds import min_positives
 from ..core._display import Display
 from ..core._compat import renamed, renamed_attribute
+from ..core._frameform import rows_form
 
 
 def _summary(x: np.ndarray, target: float) -> dict[str, float]:
@@ -130,6 +131,7 @@ class RedrawResult(Display):
 
 
 @renamed(seed="random_state", redraws="n_resamples", n_redraws="n_resamples")
+@rows_form
 def simulate_redraws(
     scores: Any,
     labels: Any = None,
@@ -178,17 +180,6 @@ def simulate_redraws(
     >>> r.deployed_mean > 0.95 - 0.01, r.n_resamples
     (True, 200)
     """
-    if score is not None or label is not None:  # simulate_redraws(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("simulate_redraws", simulate_redraws, scores, labels, score=score, label=label,
-                         n_calib=n_calib, n_test=n_test, target=target, correction=correction,
-                         n_resamples=n_resamples, stratify=stratify, random_state=random_state,
-                         score_type=score_type, sample_weight=sample_weight, pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("simulate_redraws", labels)
     s, y, w = binary_inputs(scores, labels, score_type=score_type, pos_label=pos_label,
                             sample_weight=sample_weight)
     if w is not None:

@@ -28,6 +28,7 @@ from ..core._validation import (
 )
 from ._inputs import check_target
 from ..core._display import Display, html_note, html_page, html_table
+from ..core._frameform import rows_form
 
 READINGS = ("top-label", "confidence")
 
@@ -144,6 +145,7 @@ class RiskCoverage(Display):
         return f"{table}\n({fmt_count(self.n)} rows, {len(self.coverage)} curve points)   AURC {self.aurc:.4f}"
 
 
+@rows_form
 def risk_coverage(
     scores: Any,
     labels: Any = None,
@@ -168,15 +170,6 @@ def risk_coverage(
     >>> rc.coverage.tolist(), rc.risk.tolist(), round(rc.aurc, 4)
     ([0.25, 0.5, 0.75, 1.0], [0.0, 0.0, 0.3333333333333333, 0.25], 0.1458)
     """
-    if score is not None or label is not None:  # risk_coverage(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("risk_coverage", risk_coverage, scores, labels, score=score, label=label, reading=reading,
-                         sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("risk_coverage", labels)
     conf, correct, w = _confidence_correct(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
@@ -245,6 +238,7 @@ class SelectiveThreshold(Display):
         )
 
 
+@rows_form
 def selective_threshold(
     scores: Any,
     labels: Any = None,
@@ -286,15 +280,6 @@ def selective_threshold(
     — exact for equal weights (which give the unweighted result bit for bit), an
     approximation otherwise.
     """
-    if score is not None or label is not None:  # selective_threshold(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("selective_threshold", selective_threshold, scores, labels, score=score, label=label, target_risk=target_risk, delta=delta, candidates=candidates, reading=reading,
-                         sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("selective_threshold", labels)
     target = check_target(target_risk, "target_risk")
     d = check_target(delta, "delta")
     conf, correct, w = _confidence_correct(

@@ -19,6 +19,7 @@ from ..core._options import ScoreType
 from ..core._validation import VeracityError, check_weights
 from ._inputs import CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_target, scores_1d
 from ._table import _counts_at_or_above, threshold_table
+from ..core._frameform import rows_form
 
 
 def cost_threshold(cost_fp: float, cost_fn: float) -> float:
@@ -81,6 +82,7 @@ def recall_rank(n: int, target: float, correction: bool = True) -> int:
 
 
 @positional_options("target", "correction")
+@rows_form
 def recall_threshold(
     scores: Any,
     labels: Any = None,
@@ -119,16 +121,6 @@ def recall_threshold(
     >>> round(recall_threshold(p, np.ones(100), target=0.95, correction=False), 2)   # k = 95
     0.06
     """
-    if score is not None or label is not None:  # recall_threshold(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("recall_threshold", recall_threshold, scores, labels, score=score, label=label,
-                         target=target, correction=correction, sample_weight=sample_weight,
-                         score_type=score_type, pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("recall_threshold", labels)
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
                             pos_label=pos_label)
     target = check_target(target)
@@ -172,6 +164,7 @@ def recall_threshold(
 
 
 @positional_options("target")
+@rows_form
 def precision_threshold(
     scores: Any,
     labels: Any = None,
@@ -194,16 +187,6 @@ def precision_threshold(
     >>> precision_threshold([.1, .3, .4, .6, .8, .9], [0, 0, 1, 0, 1, 1], target=0.75)
     0.4
     """
-    if score is not None or label is not None:  # precision_threshold(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("precision_threshold", precision_threshold, scores, labels, score=score, label=label,
-                         target=target, sample_weight=sample_weight, score_type=score_type,
-                         pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("precision_threshold", labels)
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
                             pos_label=pos_label)
     target = check_target(target)

@@ -28,6 +28,7 @@ from ._sequence import (
     sequence_from_sums,
     weighted_sequence,
 )
+from ..core._frameform import rows_form
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -87,6 +88,7 @@ class BinnedSequences(Display):
         return "\n".join(lines)
 
 
+@rows_form
 def binned_sequences(scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
                      bins: Any = 10, alpha: float = 0.05, batches: Any = None,
                      tolerance: float = 0.0, shift_at: int | None = None, sample_weight: Any = None,
@@ -100,16 +102,6 @@ def binned_sequences(scores: Any, labels: Any = None, *, score: Any = None, labe
     >>> b.alarm_at, [r["n"] for r in b.rows()]
     (None, [500, 500])
     """
-    if score is not None or label is not None:  # binned_sequences(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("binned_sequences", binned_sequences, scores, labels, score=score, label=label,
-                         bins=bins, alpha=alpha, batches=batches, tolerance=tolerance, shift_at=shift_at,
-                         sample_weight=sample_weight, pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("binned_sequences", labels)
     alpha = check_alpha(alpha)
     tolerance = check_tolerance(tolerance)
     edges = _edges(bins)

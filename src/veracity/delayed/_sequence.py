@@ -59,6 +59,7 @@ from ..core._display import Display
 from ..core._text import fmt, render_table
 from ..core._validation import VeracityError, check_binary_labels, check_weights, to_numpy
 from ..decisions._inputs import check_alpha, scores_1d
+from ..core._frameform import rows_form
 
 TRUNCATION = 0.5  # the paper's (and confseq's) cap on the bets
 
@@ -316,6 +317,7 @@ def check_shift_at(shift_at: Any, steps: int) -> int | None:
     return int(shift_at)
 
 
+@rows_form
 def confidence_sequence(scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
                         alpha: float = 0.05, batches: Any = None,
                         tolerance: float = 0.0, shift_at: int | None = None, sample_weight: Any = None,
@@ -348,16 +350,6 @@ def confidence_sequence(scores: Any, labels: Any = None, *, score: Any = None, l
     >>> cs.alarm_at is None, round(float(cs.estimate[-1]), 3)
     (True, 0.0)
     """
-    if score is not None or label is not None:  # confidence_sequence(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("confidence_sequence", confidence_sequence, scores, labels, score=score, label=label,
-                         alpha=alpha, batches=batches, tolerance=tolerance, shift_at=shift_at,
-                         sample_weight=sample_weight, pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("confidence_sequence", labels)
     alpha = check_alpha(alpha)
     tolerance = check_tolerance(tolerance)
     p = scores_1d(scores)

@@ -54,6 +54,7 @@ from ._common import check_count, check_level, check_seed, weighted_rows
 from ..core._display import Display, html_note, html_page, html_table
 from ..core._compat import renamed, renamed_attribute
 from ..core._parallel import advance
+from ..core._frameform import rows_form
 
 METRICS = ("ece", "mce", "brier", "nll", "auc", "accuracy")
 METHODS = ("percentile", "bca")
@@ -472,6 +473,7 @@ def bootstrap_of(
 
 
 @renamed(seed="random_state")
+@rows_form
 def bootstrap_intervals(
     scores: Any,
     labels: Any = None,
@@ -510,18 +512,6 @@ def bootstrap_intervals(
     >>> row.low <= row.estimate <= row.high
     True
     """
-    if score is not None or label is not None:  # bootstrap_intervals(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("bootstrap_intervals", bootstrap_intervals, scores, labels, score=score, label=label,
-                         metrics=metrics, method=method, n_resamples=n_resamples, level=level,
-                         random_state=random_state, bins=bins, strategy=strategy, threshold=threshold,
-                         score_type=score_type, sample_weight=sample_weight, pos_label=pos_label,
-                         n_jobs=n_jobs, min_count=min_count)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("bootstrap_intervals", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return bootstrap_of(

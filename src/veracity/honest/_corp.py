@@ -33,6 +33,7 @@ from ..core._special import xlogy
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, binary_nll_terms, prepare_binary
 from ..core._display import Display
+from ..core._frameform import rows_form
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,7 @@ def corp_of(data: Binary) -> CORPResult:
     return CORPResult(x=x, y=fit, weight=wx, brier=brier, log_loss=log_loss, n=data.n)
 
 
+@rows_form
 def corp(
     scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
     score_type: str = "probability", sample_weight: Any = None,
@@ -136,15 +138,6 @@ def corp(
     >>> abs(d.mcb - d.dsc + d.unc - d.score) < 1e-15
     True
     """
-    if score is not None or label is not None:  # corp(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("corp", corp, scores, labels, score=score, label=label,
-                         score_type=score_type, sample_weight=sample_weight, pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("corp", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return corp_of(data)

@@ -17,6 +17,7 @@ from ..core._binning import make_edges
 from ..core._smooth import smooth_ece
 from ..core._display import Display
 from ._common import weighted_rows
+from ..core._frameform import rows_form
 
 
 @dataclass(frozen=True, repr=False)
@@ -87,6 +88,7 @@ def ece_estimates_of(data: Binary, edges: np.ndarray, strategy: str, min_count: 
     )
 
 
+@rows_form
 def ece_estimates(
     scores: Any,
     labels: Any = None,
@@ -104,16 +106,6 @@ def ece_estimates(
 
     The plug-in max is the largest gap over bins with at least ``min_count`` rows (as
     :func:`veracity.mce`)."""
-    if score is not None or label is not None:  # ece_estimates(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("ece_estimates", ece_estimates, scores, labels, score=score, label=label,
-                         bins=bins, strategy=strategy, score_type=score_type, sample_weight=sample_weight,
-                         pos_label=pos_label, min_count=min_count)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("ece_estimates", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return ece_estimates_of(data, make_edges(data.p, bins, strategy, data.w), strategy, min_count)

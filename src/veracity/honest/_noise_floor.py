@@ -35,6 +35,7 @@ from ._common import check_count, check_seed, weighted_rows
 from ..core._compat import renamed, renamed_attribute
 from ..core._display import Display, html_note, html_page, html_table
 from ..core._parallel import advance
+from ..core._frameform import rows_form
 
 _CHUNK_ELEMENTS = 1 << 22  # rows x redraws per chunk (~32 MB of uniforms)
 
@@ -214,6 +215,7 @@ def noise_floor_of(
 
 
 @renamed(seed="random_state", n_redraws="n_resamples")
+@rows_form
 def ece_noise_floor(
     scores: Any,
     labels: Any = None,
@@ -243,17 +245,6 @@ def ece_noise_floor(
     >>> round(nf.ece, 4), nf.p_value > 0.05
     (0.0245, True)
     """
-    if score is not None or label is not None:  # ece_noise_floor(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("ece_noise_floor", ece_noise_floor, scores, labels, score=score, label=label,
-                         bins=bins, strategy=strategy, norm=norm, n_resamples=n_resamples,
-                         random_state=random_state, score_type=score_type, sample_weight=sample_weight,
-                         pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("ece_noise_floor", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return noise_floor_of(

@@ -36,6 +36,7 @@ from ..core._validation import PROB_EPS, Binary, VeracityError, prepare_binary
 from ._common import check_count, weighted_rows
 from ..core._compat import renamed, renamed_attribute
 from ..core._display import Display
+from ..core._frameform import rows_form
 
 
 def _two_sided(z: float) -> float:
@@ -76,6 +77,7 @@ def spiegelhalter_of(data: Binary) -> SpiegelhalterTest:
     return SpiegelhalterTest(statistic=float(z), p_value=_two_sided(z), n=data.n)
 
 
+@rows_form
 def spiegelhalter(
     scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
     score_type: str = "probability", sample_weight: Any = None,
@@ -87,15 +89,6 @@ def spiegelhalter(
     >>> round(t.statistic, 4), round(t.p_value, 4)
     (-0.5025, 0.6153)
     """
-    if score is not None or label is not None:  # spiegelhalter(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("spiegelhalter", spiegelhalter, scores, labels, score=score, label=label,
-                         score_type=score_type, sample_weight=sample_weight, pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("spiegelhalter", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return spiegelhalter_of(data)
@@ -169,6 +162,7 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None) ->
 
 
 @renamed(groups="bins")
+@rows_form
 def hosmer_lemeshow(
     scores: Any,
     labels: Any = None,
@@ -186,16 +180,6 @@ def hosmer_lemeshow(
     ``bins`` (Hosmer and Lemeshow's G "groups") are equal-count by sorted score
     (``strategy="equal-count"``).
     """
-    if score is not None or label is not None:  # hosmer_lemeshow(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("hosmer_lemeshow", hosmer_lemeshow, scores, labels, score=score, label=label,
-                         bins=bins, df=df, score_type=score_type, sample_weight=sample_weight,
-                         pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("hosmer_lemeshow", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return hosmer_lemeshow_of(data, bins, df)
@@ -402,6 +386,7 @@ def calibration_slope_of(data: Binary) -> CalibrationSlope:
     )
 
 
+@rows_form
 def calibration_slope(
     scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
     score_type: str = "probability", sample_weight: Any = None,
@@ -413,15 +398,6 @@ def calibration_slope(
     :math:`\eta` is the logit of the score. A slope below 1 means the scores are too
     extreme (over-confident); :math:`\alpha > 0` means the model predicts too few events.
     """
-    if score is not None or label is not None:  # calibration_slope(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("calibration_slope", calibration_slope, scores, labels, score=score, label=label,
-                         score_type=score_type, sample_weight=sample_weight, pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("calibration_slope", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return calibration_slope_of(data)
@@ -473,6 +449,7 @@ def calibration_tests_of(data: Binary, groups: int = 10) -> CalibrationTests:
 
 
 @renamed(groups="bins")
+@rows_form
 def calibration_tests(
     scores: Any,
     labels: Any = None,
@@ -487,15 +464,6 @@ def calibration_tests(
     """Spiegelhalter's z, Hosmer–Lemeshow and the calibration slope at once; a test that is
     undefined for this data is listed in ``skipped`` with the reason instead of raising.
     ``bins`` are Hosmer–Lemeshow's equal-count bins."""
-    if score is not None or label is not None:  # calibration_tests(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("calibration_tests", calibration_tests, scores, labels, score=score, label=label,
-                         bins=bins, score_type=score_type, sample_weight=sample_weight, pos_label=pos_label)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("calibration_tests", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return calibration_tests_of(data, bins)

@@ -10,12 +10,14 @@ from ..core._options import ScoreType
 from ..core._validation import Binary, VeracityError, prepare_binary
 from ._curves import threshold_curve, threshold_grid
 from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _plain, _style
+from ..core._frameform import rows_form
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 
+@rows_form
 def plot_risk_coverage(
     scores: Any,
     labels: Any = None,
@@ -40,16 +42,6 @@ def plot_risk_coverage(
     >>> fig.axes[0].get_xlabel()
     'coverage (fraction answered)'
     """
-    if score is not None or label is not None:  # plot_risk_coverage(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("plot_risk_coverage", plot_risk_coverage, scores, labels, score=score, label=label,
-                         score_type=score_type, sample_weight=sample_weight, pos_label=pos_label, title=title,
-                         figsize=figsize, dpi=dpi)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("plot_risk_coverage", labels)
     from ..decisions import risk_coverage
 
     rc = risk_coverage(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
@@ -127,6 +119,7 @@ def _threshold_table_figure(table: Any, *, title: str | None = "Operating points
 
 
 
+@rows_form
 def plot_thresholds(
     scores: Any,
     labels: Any = None,
@@ -157,18 +150,6 @@ def plot_thresholds(
     >>> [a.get_gid() for a in fig.axes[0].lines if a.get_gid()]
     ['recall', 'precision', 'false_alarm_rate', 't_star']
     """
-    if score is not None or label is not None:  # plot_thresholds(frame, score="p", label="y", ...)
-        from ..core._frameform import rows_call
-
-        return rows_call("plot_thresholds", plot_thresholds, scores, labels, score=score, label=label,
-                         cost_fp=cost_fp, cost_fn=cost_fn, target_recall=target_recall,
-                         recall_threshold=recall_threshold, score_type=score_type,
-                         sample_weight=sample_weight, pos_label=pos_label, title=title, figsize=figsize,
-                         dpi=dpi)
-    if labels is None:
-        from ..core._frameform import require_labels
-
-        require_labels("plot_thresholds", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
     if data.n_classes > 2:
         raise VeracityError("threshold curves need binary scores; pass the probability of the positive class")
