@@ -359,3 +359,19 @@ def test_the_integer_sort_key_keeps_the_order_of_the_scores(engine, monkeypatch)
         want = vc.audit(scores, y, score_type=kind, min_count=1)
         assert got.auc == vc.auc(scores, y, score_type=kind), kind
         assert_same(got.to_dict(), want.to_dict(), kind)
+
+
+@pytest.mark.parametrize("score_type", ["probability", "logit"])
+def test_scores_whose_square_underflows(engine, score_type):
+    """Probabilities below 1.5e-154 (logits below about -354): p*p underflows, which PostgreSQL
+    refuses with an error; the audit still equals the in-memory one (p² of such a row is 0 in any sum)."""
+    name, conn = engine
+    rng = np.random.default_rng(11)
+    if score_type == "probability":
+        s = np.concatenate([[1e-200, 1e-170, 2e-155, 1e-300], np.round(rng.random(196), 3)])
+    else:
+        s = np.concatenate([[-700.0, -600.0, -400.0, -355.0, -800.0], np.round(rng.normal(0, 3, 195), 2)])
+    y = (rng.random(s.size) < 0.4).astype(np.int64)
+    load(name, conn, "tiny", {"s": s, "y": y})
+    got = audit_sql(conn, table="tiny", score="s", label="y", score_type=score_type, dialect=name)
+    assert_same(got.to_dict(), vc.audit(s, y, score_type=score_type).to_dict())

@@ -39,6 +39,9 @@ from ..core._validation import PROB_EPS, VeracityError
 _MAX = "CAST('1.7976931348623157e308' AS DOUBLE)"
 #: |x| above which exp(-|x|) is 0 in double precision's sums (PostgreSQL refuses exp's underflow)
 _EXP_CAP = 700
+#: p² of a row, 0 where it would underflow (p < 1e-150: PostgreSQL refuses a product that underflows;
+#: such a square is below 1e-300, nothing in any sum of the audit)
+_SQUARE_P = "(CASE WHEN _p < 1e-150 THEN 0.0 ELSE _p * _p END)"
 
 
 def _sqlglot() -> Any:
@@ -419,7 +422,7 @@ _fin AS (
   FROM _run)
 SELECT {g}_b,
   SUM(_n) AS "count", SUM(_ws) AS weight, SUM(_w2) AS weight_sq, SUM(_p * _ws) AS sum_p, SUM(_w1) AS sum_y,
-  SUM(_p * _p * _ws) AS sum_p2, SUM(_p * _w1) AS sum_py, SUM(_l1 * _w1 + _l0 * _w0) AS sum_nll,
+  SUM({_SQUARE_P} * _ws) AS sum_p2, SUM(_p * _w1) AS sum_py, SUM(_l1 * _w1 + _l0 * _w0) AS sum_nll,
   SUM(_ok) AS correct, SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
 FROM _fin
 GROUP BY {g}_b
@@ -512,7 +515,7 @@ _run AS (
   FROM _pb)
 SELECT {g}_b,
   COUNT(*) AS "count", SUM(_w) AS weight, SUM(_w * _w) AS weight_sq, SUM(_p * _w) AS sum_p, SUM(_w1) AS sum_y,
-  SUM(_p * _p * _w) AS sum_p2, SUM(_p * _w1) AS sum_py, SUM({nll}) AS sum_nll,
+  SUM({_SQUARE_P} * _w) AS sum_p2, SUM(_p * _w1) AS sum_py, SUM({nll}) AS sum_nll,
   SUM(CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END) AS correct,
   SUM(_w1 * _nle) - SUM(_w0 * _ple) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
 FROM _run
