@@ -102,6 +102,7 @@ def test_sql_injection_column_name_is_a_column(backend, tmp_path):
     assert got.group_column == "seg'ment"
 
 
+@pytest.mark.xdist_group("dask")  # starts the Dask cluster (tests/conftest.py groups by engine)
 def test_multiclass_frame_in_memory(tmp_path):
     import pandas as pd
 

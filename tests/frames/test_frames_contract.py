@@ -8,7 +8,7 @@ import pytest
 
 import veracity as vc
 
-from .conftest import make
+from .conftest import make, threaded_dask
 
 BACKENDS = ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "dask"]
 
@@ -45,6 +45,7 @@ CASES = [
 ]
 
 
+@pytest.mark.xdist_group("dask")  # starts the Dask cluster (tests/conftest.py groups by engine)
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_same_message_on_every_backend(case, tmp_path):
     _, edit, kwargs, match = case
@@ -132,8 +133,9 @@ def test_multiclass_top_label_on_dask(tmp_path):
     # without slices: test_frames_backends.py::test_multiclass_frame_in_memory)
     df, s, y = _multiclass(300, logits=True)
     score_type = "logit"
-    got = vc.audit(make("dask", df, tmp_path), score=["c0", "c1", "c2"], label="y", sample_weight="w", by="seg",
-                   score_type=score_type, bins=8)
+    with threaded_dask():  # the cluster: test_frames_backends.py::test_multiclass_frame_in_memory
+        got = vc.audit(make("dask", df, tmp_path), score=["c0", "c1", "c2"], label="y", sample_weight="w",
+                       by="seg", score_type=score_type, bins=8)
     want = vc.audit(s, y, sample_weight=df["w"].to_numpy(), by={"seg": df["seg"].to_numpy()},
                     score_type=score_type, bins=8)
     assert got.n_classes == 3 and got.group_column == "seg"
@@ -193,6 +195,7 @@ POS_LABEL_CASES = [
 ]
 
 
+@pytest.mark.xdist_group("dask")  # starts the Dask cluster (tests/conftest.py groups by engine)
 @pytest.mark.parametrize("case", POS_LABEL_CASES, ids=[c[0] for c in POS_LABEL_CASES])
 def test_pos_label_bad_label_sets_same_message_on_every_backend(case, tmp_path):
     _, edit, pos_label, match = case

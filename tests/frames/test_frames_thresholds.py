@@ -6,13 +6,15 @@ counted directly with numpy broadcasting: TP(t) = #{y = 1, s >= t}, FP(t) = #{y 
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import veracity as vc
 
-from .conftest import BACKENDS, dataset, make
+from .conftest import BACKENDS, dataset, make, threaded_dask
 
 #: duplicates, unsorted, +-inf, a threshold equal to many tied scores (0.5) and one above every score
 THRESHOLDS = [0.3, -np.inf, 0.5, 0.5, 0.05, np.inf, 0.99, 0.123, 0.0, 1.0, 0.77, 0.62, 0.41]
@@ -64,7 +66,9 @@ def test_many_thresholds_and_logits(backend, tmp_path):
     z = rng.normal(0, 2, n)
     df = pd.DataFrame({"z": z, "y": (rng.random(n) < 1 / (1 + np.exp(-z))).astype(np.int64)})
     t = np.concatenate([np.linspace(-6, 6, 297), z[:3]])  # three thresholds equal to a score
-    got = vc.threshold_table(make(backend, df, tmp_path), t, score="z", label="y", score_type="logit")
+    frame = make(backend, df, tmp_path)
+    with threaded_dask() if backend == "dask" else contextlib.nullcontext():  # the cluster: the test above
+        got = vc.threshold_table(frame, t, score="z", label="y", score_type="logit")
     tp, fp = definition(z, df["y"].to_numpy(), None, t)
     np.testing.assert_array_equal(got.tp, tp)
     np.testing.assert_array_equal(got.fp, fp)
