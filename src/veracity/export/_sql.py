@@ -43,6 +43,8 @@ from ._plan import Node, Plan, provenance
 DIALECTS = ("bigquery", "duckdb", "postgres", "snowflake", "spark", "sqlite", "trino")
 #: dialects with array literals and subscripts
 _ARRAYS = {"bigquery", "duckdb", "postgres", "snowflake", "spark", "trino"}
+#: dialects whose array constants are one string literal cast to an array (see _array_text)
+_TEXT_ARRAYS = {"duckdb", "postgres", "spark"}
 #: dialects where array constants go in a scalar subquery (materialised once, not per vector)
 _HOIST = {"duckdb"}
 #: dialects whose long step tables are a short CASE chain over per-cell arrays (see _chain_lookup)
@@ -57,6 +59,10 @@ EXP_LIMIT = 700.0
 _SHORT_TABLE = 16
 #: most uniform cells of the array lookup
 _MAX_CELLS = 1 << 12
+#: most edges one cell of the chain lookup may hold (beyond: the cell-index array lookup)
+_MAX_PER_CELL = 16
+#: cells per edge of the chain lookup (each of its arrays has one entry a cell, copied per vector)
+_CHAIN_CELLS_PER_EDGE = 2.0
 #: most step-table entries one SQL text may hold (over all outputs, repeats included): ~10 MB of text
 MAX_TABLE_ENTRIES = 200_000
 
@@ -246,77 +252,105 @@ class _Builder:
 
     @staticmethod
     def _chain_cells(edges: np.ndarray) -> tuple[float, float, int, np.ndarray] | None:
-        """(lo, scale, cells, cell of every edge) of the clamped cell index of the chain lookup.
+        """(scale, offset, cells, cell of every edge) of the chain lookup's cell index, or None.
 
-        A score's cell is ``g = min(max(floor((x − lo)·scale), −1), cells) + 1`` in
-        0..cells + 1 (below the first edge: 0; at or past the last: up to cells + 1).
+        A score's cell is ``c = rint(x·scale + offset)`` (DuckDB's ``TRY_CAST(… AS UINTEGER)``
+        rounds half to even, as :func:`numpy.rint`; NULL outside 0..2³²−1 and for NaN), the
+        same two IEEE roundings here and in the SQL, so ``c`` is monotone in ``x`` and the
+        edges' cells computed here are the cells the engine finds. The edges lie in cells
+        1..cells; a score in no listed cell (0, past the last, NULL) is before the first
+        edge or after the last.
         """
         lo, hi = float(edges[0]), float(edges[-1])
         span = hi - lo
         if not (span > 0.0 and np.isfinite(span)):
             return None
-        cells = int(min(max(2 * edges.size, 64), _MAX_CELLS))
+        cells = int(min(max(_CHAIN_CELLS_PER_EDGE * edges.size, 64), _MAX_CELLS))
         cells = 1 << (cells - 1).bit_length()
         scale = cells / span
-        if not np.isfinite(scale):
+        offset = 1.0 - lo * scale
+        if not (np.isfinite(scale) and np.isfinite(offset)):
             return None
         with np.errstate(all="ignore"):
-            g = np.clip(np.floor((edges - lo) * scale), -1.0, float(cells)) + 1.0  # the SQL's operations
-        return lo, scale, cells, g.astype(np.int64)
+            g = np.rint(edges * scale + offset)  # the SQL's operations
+        if not (np.isfinite(g).all() and g[0] >= 1.0 and g[-1] <= 2.0 * cells + 2.0):
+            return None
+        g_edges = g.astype(np.int64)
+        if np.bincount(g_edges).max() > _MAX_PER_CELL:  # edges too close for the grid's resolution
+            return None
+        return scale, offset, int(g_edges[-1]), g_edges
 
     def _chain_lookup(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple],
-                      lo: float, scale: float, cells: int, g_edges: np.ndarray) -> Any:
-        """DuckDB: ``CASE WHEN x < T_0[g] THEN piece_0[g] WHEN x < T_1[g] THEN … ELSE piece_m[g] END``.
+                      scale: float, offset: float, cells: int, g_edges: np.ndarray) -> Any:
+        """DuckDB: ``COALESCE(CASE WHEN x < T_0[c] THEN piece_0[c] WHEN x < T_1[c] THEN … ELSE piece_m[c] END, ends)``.
 
-        ``T_j[g]`` is the j-th edge inside cell g (a sentinel above every score where the
-        cell holds fewer), ``piece_j[g]`` the piece after the cell's first j edges (the
+        ``T_j[c]`` is the j-th edge inside cell c (a sentinel above every score where the
+        cell holds fewer), ``piece_j[c]`` the piece after the cell's first j edges (the
         cell's last piece where it holds fewer than j). The cell index is monotone in x
-        (the same IEEE operations as above), so the edges of earlier cells are all before
-        x and those of later cells all after: the CASE finishes the count exactly. A row
-        in a cell without edges (most rows, with ~2 cells a knot) costs two array look-ups
-        and one comparison; DuckDB evaluates a branch only on the rows that reach it.
+        (see :meth:`_chain_cells`), so the edges of earlier cells are all before x and
+        those of later cells all after: the CASE finishes the count exactly. A row in a
+        cell without edges (most rows, with ~2 cells a knot) costs two array look-ups and
+        one comparison; DuckDB evaluates a branch only on the rows that reach it. A score
+        outside the listed cells (or NaN) gets NULL from every look-up, and the COALESCE
+        gives it the first piece (before the first edge) or the last (after the last, NaN).
         """
         exp = self.exp
-        n_cells = cells + 2
-        count = np.bincount(g_edges, minlength=n_cells)
-        first = np.searchsorted(g_edges, np.arange(n_cells), side="left")  # edges in earlier cells
+        ids = np.arange(1, cells + 1)                              # cell k is element k of each array
+        count = np.bincount(g_edges, minlength=cells + 1)[1:]
+        first = np.searchsorted(g_edges, ids, side="left")          # edges in earlier cells
         m = int(count.max())
-        cell_ids = np.arange(n_cells)
         sentinel = float(np.finfo(np.float64).max)
-        g0 = exp.Cast(this=self.clip(exp.Floor(this=exp.Mul(
-            this=exp.Paren(this=exp.Sub(this=self.p(x.copy()), expression=self.num(lo))),
-            expression=self.num(scale))), -1.0, float(cells)), to=exp.DataType.build("BIGINT"))
-        g = exp.Add(this=self.p(g0), expression=self.int_(1))  # 0-based cell, 0..cells + 1
+        c = exp.TryCast(this=exp.Add(this=exp.Mul(this=self.p(x.copy()), expression=self.num(scale)),
+                                     expression=self.num(offset)),
+                        to=exp.DataType.build("UINT"))
         cmp = exp.LT if side == "right" else exp.LTE
+
+        def at(values: Any) -> Any:
+            return exp.Bracket(this=self._array(values, "float"), expressions=[c.copy()], offset=1)
 
         def value(j: int) -> Any:
             idx = first + np.minimum(j, count)                     # the piece after j edges of the cell
             chosen = [pieces[int(i)] for i in idx]
             if all(p[1] == 0.0 for p in chosen):
-                return self._at(self._array([p[3] for p in chosen], "float"), g.copy())
-            slope = self._at(self._array([p[1] for p in chosen], "float"), g.copy())
-            x0 = self._at(self._array([p[2] for p in chosen], "float"), g.copy())
-            y0 = self._at(self._array([p[3] for p in chosen], "float"), g.copy())
-            return exp.Add(this=exp.Mul(this=slope, expression=exp.Paren(this=exp.Sub(
-                this=self.p(x.copy()), expression=x0))), expression=y0)
+                return at([p[3] for p in chosen])
+            return exp.Add(this=exp.Mul(this=at([p[1] for p in chosen]), expression=exp.Paren(this=exp.Sub(
+                this=self.p(x.copy()), expression=at([p[2] for p in chosen])))), expression=at([p[3] for p in chosen]))
 
         ifs = []
         for j in range(m):
-            at = np.minimum(first + j, edges.size - 1)
-            inside = (first + j < edges.size) & (g_edges[at] == cell_ids)
-            t_j = np.where(inside, edges[at], sentinel)
-            ifs.append((cmp(this=self.p(x.copy()), expression=self._at(self._array(t_j, "float"), g.copy())),
-                        value(j)))
-        return self.case(ifs, value(m))
+            pos = np.minimum(first + j, edges.size - 1)
+            inside = (first + j < edges.size) & (g_edges[pos] == ids)
+            ifs.append((cmp(this=self.p(x.copy()), expression=at(np.where(inside, edges[pos], sentinel))), value(j)))
+        ends = self.case([(self._below(x, float(edges[0]), side), self.piece(x, pieces[0]))],
+                         self.piece(x, pieces[edges.size]))
+        return exp.Coalesce(this=self.case(ifs, value(m)), expressions=[ends])
 
     def _array(self, values: Any, kind: str) -> Any:
         exp = self.exp
-        items = [self.int_(v) for v in values] if kind == "int" else [self.num(v) for v in values]
-        arr = exp.Array(expressions=items)
-        typed = exp.Cast(this=arr, to=exp.DataType.build("ARRAY<BIGINT>" if kind == "int" else "ARRAY<DOUBLE>"))
+        to = exp.DataType.build("ARRAY<BIGINT>" if kind == "int" else "ARRAY<DOUBLE>")
+        if self.dialect in _TEXT_ARRAYS:
+            typed = exp.Cast(this=self._array_text(values, kind), to=to)
+        else:
+            items = [self.int_(v) for v in values] if kind == "int" else [self.num(v) for v in values]
+            typed = exp.Cast(this=exp.Array(expressions=items), to=to)
         if self.hoist:
             return exp.select(typed).subquery()
         return exp.Paren(this=typed)  # PostgreSQL subscripts only a parenthesised CAST
+
+    def _array_text(self, values: Any, kind: str) -> Any:
+        """An array constant as one string the engine casts (a single token to parse, folded once).
+
+        Floats are written as Python's shortest round-trip form (``repr``): DuckDB, PostgreSQL
+        and Spark read them with a correctly rounded parser, so each is the same binary64.
+        """
+        exp = self.exp
+        if kind == "int":
+            body = ",".join(str(int(v)) for v in values)
+        else:
+            body = ",".join(repr(float(v)) for v in values)
+        if self.dialect == "spark":  # no string-to-array cast: split, then cast the strings
+            return exp.RegexpSplit(this=exp.Literal.string(body), expression=exp.Literal.string(","))
+        return exp.Literal.string("{" + body + "}" if self.dialect == "postgres" else "[" + body + "]")
 
     def _at(self, array: Any, index0: Any) -> Any:
         """``array[index0]`` with a 0-based index, written in the dialect's own base."""
@@ -418,7 +452,8 @@ def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: st
     exprs = [_Builder(d, names).output(node) for node in p.outputs]
     if sum(len(list(e.find_all(sqlglot.exp.Subquery))) for e in exprs) > _MAX_HOISTED * len(exprs):
         exprs = [_Builder(d, names, hoist=False).output(node) for node in p.outputs]
-    write = lambda e: e.sql(dialect=d, unsupported_level=sqlglot.ErrorLevel.RAISE)  # noqa: E731
+    # the trees are built for this one text: written without the defensive copy of the whole tree
+    write = lambda e: e.sql(dialect=d, unsupported_level=sqlglot.ErrorLevel.RAISE, copy=False)  # noqa: E731
     comment = f"/* {provenance(p)} */\n"
     if len(exprs) == 1 and not p.multiclass:
         return comment + write(exprs[0])
