@@ -23,7 +23,7 @@ numbers as ``transform()``:
   with the same IEEE operations as the table was built with. DuckDB runs every branch
   of a nested CASE over every vector, so a tree of 1,000 knots costs it ~1,000 branches
   per row; it gets a flat **CASE chain** over per-cell arrays instead
-  (:meth:`_Builder._chain_lookup`): the clamped cell index, then "before the cell's first
+  (:meth:`_Builder._chain_lookup`): the cell index (one rounding cast), then "before the cell's first
   knot? its first piece; before the second? …" — a row in a cell without knots (most of
   them) costs one comparison and two array look-ups, and a CASE branch runs only on the
   rows that reach it. The arrays sit in scalar subqueries there, evaluated once per query
