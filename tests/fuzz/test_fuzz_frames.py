@@ -62,10 +62,7 @@ FILES = ("csv",)
 DUCKDB_FORMS = ("duckdb", "parquet", "csv")
 
 #: Known refusals of good input, reported and owned elsewhere; remove an entry when it is fixed.
-#: (function, form, time encoding): vc.monitor on a lazy form refuses int64 epoch seconds
-#: ("is Int64; with freq= it must hold dates") while the array path and in-memory frames read
-#: them as seconds (monitoring/_monitor.py's frame form).
-KNOWN_REFUSALS = {("monitor", form, "epoch_s") for form in ("lazy", "duckdb", "parquet", "csv")}
+KNOWN_REFUSALS: set[tuple[str, str, str]] = set()
 
 
 #: Known wrong numbers, reported and owned elsewhere; remove an entry when it is fixed.

@@ -241,3 +241,29 @@ def test_monitoring_bins_default_to_the_audits_so_their_eces_compare():
         m = month == row.period
         assert row.ece == pytest.approx(vc.audit(p[m], y[m]).ece, abs=1e-12)
         assert row.ece == pytest.approx(vc.ece(p[m], y[m]), abs=1e-12)
+
+
+@pytest.mark.parametrize("freq", ["D", "W", "M", "Q", "Y"])
+def test_lazy_frames_read_integer_epoch_seconds_like_the_arrays(freq):
+    """An int64 column of epoch seconds (UTC) gives the array form's periods on a lazy frame too
+    (DuckDB and polars compute the calendar by arithmetic): dates from 1901 to 2100, leap days,
+    month ends and negative seconds included."""
+    import duckdb
+    import polars as pl
+
+    rng = np.random.default_rng(4)
+    n = 4000
+    t = rng.integers(-2_000_000_000, 4_100_000_000, n)
+    t[:6] = [-1, 0, 951_782_399, 951_782_400, 4_107_542_399, -2_208_988_800]  # 1969-12-31, 1970, 2000-02-29 ...
+    p = rng.uniform(0.02, 0.98, n)
+    y = (rng.random(n) < p).astype(np.int64)
+    want = monitor(p, y, t, freq=freq, min_count=1)
+    frame = pl.DataFrame({"p": p, "y": y, "t": t})
+    con = duckdb.connect()
+    con.register("scores", frame.to_arrow())
+    for lazy in (frame.lazy(), con.sql("SELECT * FROM scores")):
+        got = monitor(lazy, score="p", label="y", periods="t", freq=freq, min_count=1)
+        assert [r.period for r in got.rows] == [r.period for r in want.rows]
+        assert len(want.rows) > 1
+        for a, b in zip(got.rows, want.rows):
+            assert a.n == b.n and abs(a.ece - b.ece) < 1e-12 and abs(a.brier - b.brier) < 1e-12, (a, b)

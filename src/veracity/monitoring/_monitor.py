@@ -419,10 +419,12 @@ def _period_key(prep: Any, periods: str, freq: str | None) -> Any:
         return col
     if freq not in FREQS:
         raise VeracityError(f"freq must be one of {', '.join(FREQS)}; got {freq!r}")
+    if dtype.is_integer():  # epoch seconds, as in the array form (period_keys): the UTC calendar by arithmetic
+        return _civil_key(col, freq)
     if not dtype.is_temporal() or dtype == nw.Duration:
         raise VeracityError(
-            f"column {periods!r} (periods) is {dtype}; with freq= it must hold dates or datetimes "
-            "(cast it first, e.g. CAST(ts AS TIMESTAMP))"
+            f"column {periods!r} (periods) is {dtype}; with freq= it must hold dates, datetimes or whole "
+            "epoch seconds (cast it first, e.g. CAST(ts AS TIMESTAMP))"
         )
     if isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
         # periods are UTC on every backend: a zone-aware column is converted once, here, before the
@@ -435,6 +437,29 @@ def _period_key(prep: Any, periods: str, freq: str | None) -> Any:
     if freq in ("D", "W"):
         return month * 100 + col.dt.day().cast(nw.Int64)
     return month
+
+
+def _civil_key(seconds: Any, freq: str) -> Any:
+    """The period key (``yyyymm``, or ``yyyymmdd`` for ``D``/``W``) of epoch seconds, UTC, as an
+    expression: days since 1970-01-01 ``= floor(s / 86400)`` mapped to the proleptic Gregorian
+    calendar by H. Hinnant's ``civil_from_days`` (400-year eras of 146,097 days, years from
+    March), floors of exact quotients in double precision (every term is below 2^53)."""
+    import narwhals as nw
+
+    def floor(e: Any) -> Any:
+        return e.floor()
+
+    z = floor(seconds.cast(nw.Float64) / 86400.0) + 719468.0
+    era = floor(z / 146097.0)
+    doe = z - era * 146097.0
+    yoe = floor((doe - floor(doe / 1460.0) + floor(doe / 36524.0) - floor(doe / 146096.0)) / 365.0)
+    doy = doe - (365.0 * yoe + floor(yoe / 4.0) - floor(yoe / 100.0))
+    mp = floor((5.0 * doy + 2.0) / 153.0)
+    day = doy - floor((153.0 * mp + 2.0) / 5.0) + 1.0
+    month = nw.when(mp < 10.0).then(mp + 3.0).otherwise(mp - 9.0)
+    year = yoe + era * 400.0 + nw.when(month <= 2.0).then(1.0).otherwise(0.0)
+    key = year * 100.0 + month
+    return (key * 100.0 + day if freq in ("D", "W") else key).cast(nw.Int64)
 
 
 def _require_utc_session(relation: Any, column: str) -> None:
