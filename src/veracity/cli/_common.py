@@ -128,6 +128,8 @@ class Rows:
         score: Any = [c.strip() for c in a.score.split(",")] if "," in a.score else a.score
         by = {"by": a.by} if getattr(a, "by", None) else {}
         if not self.lazy:
+            names = source.score_names(a.score, self.table.column_names)  # as written first ("a,b")
+            score = names if len(names) > 1 else names[0]
             return fn(self.table, score=score, label=a.label, sample_weight=a.weight, **by, **self.frame_options,
                       **options)
         with lazy_errors(self.engine, self.path):

@@ -286,6 +286,14 @@ def _non_numeric_labels(raw: np.ndarray) -> VeracityError:
     )
 
 
+def shown_number(value: float) -> str:
+    """``value`` for a message: its short form (``%g``) when that reads back as the same number,
+    else its shortest exact form (``0.9999999999999999``, never a rounded ``1``)."""
+    v = float(value)
+    short = f"{v:g}"
+    return short if float(short) == v else repr(v)
+
+
 def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None) -> np.ndarray:
     """Labels as float64 0/1. Accepts bool, {0, 1} integers or floats; with ``pos_label``
     any two-valued labels (strings too), 1 where the label equals it."""
@@ -329,7 +337,7 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
     if not ok.all():
         bad = y[~ok]
         values = np.unique(bad)[:5]
-        shown = ", ".join(f"{v:g}" if float(f"{v:g}") == v else repr(float(v)) for v in values)
+        shown = ", ".join(shown_number(v) for v in values)
         message = (f"labels must be binary 0/1 (or bool); {int((~ok).sum())} of {y.size} are not "
                    f"(values such as {shown})")
         if ((bad > 0) & (bad < 1)).any():

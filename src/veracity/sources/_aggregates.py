@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
-from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, VeracityError
+from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, VeracityError, shown_number
 
 #: rows per score range (one sort task) on Spark and Dask
 ROWS_PER_TASK = 2_000_000
@@ -191,7 +191,7 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
         check_logit_range(float(c["s_min"]), float(c["s_max"]), n)  # the array form's words
     if int(c["y_bad"]):
         missing = c["y_min"] is None or math.isnan(float(c["y_min"]))
-        shown = "missing" if missing else f"min={float(c['y_min']):g}, max={float(c['y_max']):g}"
+        shown = "missing" if missing else f"min={shown_number(c['y_min'])}, max={shown_number(c['y_max'])}"
         raise VeracityError(
             f"column {label!r} (labels) must be binary 0/1 (or bool); {int(c['y_bad'])} of {n} are not "
             f"({shown}); map the two classes to 0 and 1 and drop unlabelled rows"

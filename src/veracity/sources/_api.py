@@ -732,6 +732,16 @@ def column(table: Any, name: str, *, path: str | Path | None = None) -> np.ndarr
     return values
 
 
+def score_names(spec: str, columns: Any) -> list[str]:
+    """The score columns ``spec`` names among ``columns``: ``spec`` itself when a column is
+    named so (``" p"``, ``"a,b"``), else its comma-separated parts, each stripped of spaces
+    only when the part as written is not a column (``"p0, p1"``)."""
+    present = set(columns)
+    if spec in present:
+        return [spec]
+    return [s if s in present else s.strip() for s in spec.split(",") if s.strip()]
+
+
 def score_matrix(table: Any, spec: str, *, path: str | Path | None = None) -> np.ndarray:
     """Scores from ``spec``: one column name, or comma-separated names for an (N, K) matrix.
 
@@ -739,11 +749,7 @@ def score_matrix(table: Any, spec: str, *, path: str | Path | None = None) -> np
     column; otherwise the spec is split on commas, and a part is stripped of spaces only
     when the part as written is not a column (``"p0, p1"``).
     """
-    present = set(table.column_names)
-    if spec in present:
-        names = [spec]
-    else:
-        names = [s if s in present else s.strip() for s in spec.split(",") if s.strip()]
+    names = score_names(spec, table.column_names)
     if not names:
         raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
     cols = [column(table, n, path=path) for n in names]
