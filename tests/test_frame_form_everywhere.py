@@ -17,6 +17,8 @@ import pytest
 
 import veracity as vc
 
+from .display.test_vocabulary import _public_callables
+
 pd = pytest.importorskip("pandas")
 pl = pytest.importorskip("polars")
 pa = pytest.importorskip("pyarrow")
@@ -33,24 +35,9 @@ EXEMPT = {
 }
 
 
-def _public_label_readers():
-    for name in vc.__all__:
-        obj = getattr(vc, name)
-        if getattr(obj, "__deprecated__", None):
-            continue
-        if inspect.isclass(obj):
-            if issubclass(obj, BaseException):
-                continue
-            for attr, f in inspect.getmembers(obj):
-                if not attr.startswith("_") and inspect.isfunction(f):
-                    yield f"{name}.{attr}", f
-        elif callable(obj):
-            yield name, obj
-
-
 def _missing_frame_form():
     missing = []
-    for name, f in _public_label_readers():
+    for name, f in _public_callables():  # the vocabulary test's walk over every public name
         try:
             ps = inspect.signature(f).parameters
         except (TypeError, ValueError):
