@@ -181,8 +181,9 @@ def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | Non
     """The rows of ``args.file`` (or the demo data) for :meth:`Rows.call`.
 
     In memory: the needed columns (``by`` and ``columns`` beside the score, label and weight) read
-    by the source layer, checked, labels as 0/1 through ``--pos-label``, ``by`` as ``{by: keys}``
-    (the slices named by their column). Elsewhere nothing is read until the call.
+    into a table by the source layer, their columns checked in the CLI's words, and ``--pos-label``
+    read in the label column's type; the call passes the table itself. Elsewhere nothing is read
+    until the call.
     """
     from ._labels import apply_pos_label, pos_label_value
 
