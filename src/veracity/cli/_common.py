@@ -124,20 +124,21 @@ class Rows:
     def call(self, fn: Callable[..., Any], **options: Any) -> Any:
         """``fn`` on the rows, in the frame form (the table read into memory, or the path opened where
         the rows live), with ``options``: one call of the public function whatever the engine."""
-        a = self.args
-        score: Any = [c.strip() for c in a.score.split(",")] if "," in a.score else a.score
-        by = {"by": a.by} if getattr(a, "by", None) else {}
+        spec = self.args.score
         if not self.lazy:
-            names = source.score_names(a.score, self.table.column_names)  # as written first ("a,b")
-            score = names if len(names) > 1 else names[0]
-            return fn(self.table, score=score, label=a.label, sample_weight=a.weight, **by, **self.frame_options,
-                      **options)
+            names = source.score_names(spec, self.table.column_names)  # as written first ("a,b")
+            return self._on(self.table, fn, names if len(names) > 1 else names[0], options)
+        score: Any = [c.strip() for c in spec.split(",")] if "," in spec else spec
         with lazy_errors(self.engine, self.path):
             frame = self.frame()
             if self.select is not None:
                 frame = self.select(frame)
-            return fn(frame, score=score, label=a.label, sample_weight=a.weight, **by, **self.frame_options,
-                      **options)
+            return self._on(frame, fn, score, options)
+
+    def _on(self, frame: Any, fn: Callable[..., Any], score: Any, options: dict[str, Any]) -> Any:
+        a = self.args
+        by = {"by": a.by} if getattr(a, "by", None) else {}
+        return fn(frame, score=score, label=a.label, sample_weight=a.weight, **by, **self.frame_options, **options)
 
     def frame(self) -> Any:
         """The path opened where the rows live (call inside :func:`lazy_errors`)."""
