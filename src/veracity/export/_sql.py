@@ -27,7 +27,8 @@ numbers as ``transform()``:
   knot? its first piece; before the second? …" — a row in a cell without knots (most of
   them) costs one comparison and two array look-ups, and a CASE branch runs only on the
   rows that reach it. The arrays sit in scalar subqueries there, evaluated once per query
-  instead of once per vector.
+  instead of once per vector. A linear isotonic's rare fraction pieces (knots closer than
+  1/max-float) are tested first by their own interval, so they never force the tree.
 """
 
 from __future__ import annotations
@@ -214,16 +215,40 @@ class _Builder:
     def piecewise(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple]) -> Any:
         if edges.size == 0:
             return self.piece(x, pieces[0])
-        if (self.dialect in _ARRAYS and edges.size > _SHORT_TABLE
-                and not any(p[0] == "frac" for p in pieces)):
+        steep = [j for j, p in enumerate(pieces) if p[0] == "frac"]
+        if self.dialect in _ARRAYS and edges.size > _SHORT_TABLE and len(steep) <= _SHORT_TABLE:
+            flat = [p if p[0] == "affine" else ("affine", 0.0, 0.0, p[3]) for p in pieces]  # stand-ins
+            lookup = None
             if self.dialect in _CHAIN:
                 chain = self._chain_cells(edges)
                 if chain is not None:
-                    return self._chain_lookup(x, edges, side, pieces, *chain)
-            cells = self._cells(edges)
+                    lookup = self._chain_lookup(x, edges, side, flat, *chain)
+            cells = self._cells(edges) if lookup is None else None
             if cells is not None:
-                return self._array_lookup(x, edges, side, pieces, *cells)
+                lookup = self._array_lookup(x, edges, side, flat, *cells)
+            if lookup is not None:
+                return self._steep_first(x, edges, side, pieces, steep, lookup)
         return self._tree(x, edges, side, pieces, 0, len(pieces) - 1)
+
+    def _steep_first(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple], steep: list[int],
+                     lookup: Any) -> Any:
+        """``CASE WHEN x in piece j THEN piece j … ELSE lookup END`` for the few fraction pieces.
+
+        The lookups keep one affine form a piece; a fraction piece (knots closer than
+        1/max-float, so no finite slope) is answered before them by its own interval test
+        (after edge j − 1, before edge j), its rows never reaching the stand-in.
+        """
+        exp = self.exp
+        ifs = []
+        for j in steep:
+            parts = []
+            if j > 0:
+                parts.append(exp.Not(this=exp.Paren(this=self._below(x, float(edges[j - 1]), side))))
+            if j < edges.size:
+                parts.append(self._below(x, float(edges[j]), side))
+            cond = parts[0] if len(parts) == 1 else exp.And(this=parts[0], expression=parts[1])
+            ifs.append((cond, self.piece(x, pieces[j])))
+        return self.case(ifs, lookup) if ifs else lookup
 
     def _tree(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple], lo: int, hi: int) -> Any:
         """Pieces lo..hi: a balanced tree of comparisons (edge j separates piece j and j + 1)."""
