@@ -92,15 +92,22 @@ def _engine(item) -> str | None:
     return None
 
 
+#: the one xdist group of every test that starts an engine (Spark or Dask)
+ENGINES_GROUP = "engines"
+
+
 def pytest_collection_modifyitems(config, items):
-    """Under ``pytest -n 2 --dist loadgroup`` (make test), every Spark test runs in one worker
-    and every Dask test in one worker: one JVM and one Dask cluster per run, not one per worker.
-    A test that starts an engine without saying so in its id or parameters (a loop over every
-    backend) carries ``pytest.mark.xdist_group("dask")`` itself."""
+    """Under ``pytest -n 2 --dist loadgroup`` (make test), every test that starts Spark or Dask runs
+    in one worker: one JVM and one Dask cluster per run, not one per worker. One group for both,
+    because the tests that loop over every backend start both (with a group per engine, such a test
+    started a second JVM in the Dask worker: ~10 s of CPU and 1 GB). A test that starts an engine
+    without saying so in its id or parameters (a loop over every backend) carries
+    ``pytest.mark.xdist_group("dask")`` itself; it is moved to the one group here."""
     for item in items:
-        engine = _engine(item)
-        if engine is not None and not list(item.iter_markers("xdist_group")):
-            item.add_marker(pytest.mark.xdist_group(engine))
+        if _engine(item) is None:
+            continue
+        item.own_markers[:] = [m for m in item.own_markers if m.name != "xdist_group"]
+        item.add_marker(pytest.mark.xdist_group(ENGINES_GROUP))
 
 
 # -- one Spark session for the whole run ----------------------------------------------------
