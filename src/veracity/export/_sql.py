@@ -218,17 +218,20 @@ class _Builder:
         steep = [j for j, p in enumerate(pieces) if p[0] == "frac"]
         if self.dialect in _ARRAYS and edges.size > _SHORT_TABLE and len(steep) <= _SHORT_TABLE:
             flat = [p if p[0] == "affine" else ("affine", 0.0, 0.0, p[3]) for p in pieces]  # stand-ins
-            lookup = None
-            if self.dialect in _CHAIN:
-                chain = self._chain_cells(edges)
-                if chain is not None:
-                    lookup = self._chain_lookup(x, edges, side, flat, *chain)
-            cells = self._cells(edges) if lookup is None else None
-            if cells is not None:
-                lookup = self._array_lookup(x, edges, side, flat, *cells)
+            lookup = self._lookup(x, edges, side, flat)
             if lookup is not None:
                 return self._steep_first(x, edges, side, pieces, steep, lookup)
         return self._tree(x, edges, side, pieces, 0, len(pieces) - 1)
+
+    def _lookup(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple]) -> Any:
+        """The dialect's array lookup of affine ``pieces`` (DuckDB's chain, else the cell index), or
+        None where the edges do not fit a uniform grid (then the caller builds the tree)."""
+        if self.dialect in _CHAIN:
+            chain = self._chain_cells(edges)
+            if chain is not None:
+                return self._chain_lookup(x, edges, side, pieces, *chain)
+        cells = self._cells(edges)
+        return None if cells is None else self._array_lookup(x, edges, side, pieces, *cells)
 
     def _steep_first(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple], steep: list[int],
                      lookup: Any) -> Any:
