@@ -216,6 +216,31 @@ def test_hand_edited_stores_are_refused_by_every_command(tmp_path, edit, capsys)
     assert _digest(store.path) == before  # nothing written into it
 
 
+def test_a_store_changed_behind_the_writer_is_checked_again(tmp_path, monkeypatch):
+    """The object that wrote the store skips the read-only pre-check only while the file is as it
+    left it: replaced by another database (same name) or edited by hand, the next write through
+    the same object is refused and writes nothing."""
+    store = _labelled_store(tmp_path)
+    opens = []
+    real = duckdb.connect
+    monkeypatch.setattr(duckdb, "connect", lambda *a, **k: opens.append(k.get("read_only")) or real(*a, **k))
+    store.log(tmp_path / "more.csv", id="id", time="ts", score="p")
+    assert opens == [False]  # unchanged since its own last write: one open, for writing
+    _edit(store.path, *_HAND_EDITS["outcomes dropped"])
+    before = _digest(store.path)
+    opens.clear()
+    with pytest.raises(vc.VeracityError, match="no 'outcomes' table"):
+        store.outcomes(tmp_path / "late.csv", id="id", label="y", replace=True)
+    assert opens == [True] and _digest(store.path) == before  # checked read-only first, nothing written
+    other = tmp_path / "other.duckdb"
+    _edit(other, "CREATE TABLE t(x INT)")
+    os.replace(other, store.path)
+    before = _digest(store.path)
+    with pytest.raises(vc.VeracityError, match="not a veracity monitoring store"):
+        store.log(tmp_path / "more.csv", id="id", time="ts", score="p")
+    assert _digest(store.path) == before
+
+
 def test_a_truncated_store_is_refused_and_never_written(tmp_path, capsys):
     store = _labelled_store(tmp_path, n=60_000)
     size = os.path.getsize(store.path)
