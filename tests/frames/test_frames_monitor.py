@@ -64,6 +64,27 @@ def test_monthly_monitor_with_pending_rows_equals_the_arrays(backend, weighted, 
             assert got.stats[r.period].count.sum() == labelled[r.period]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_as_of_and_horizon_mark_pending_rows_from_the_times(backend, tmp_path, request):
+    """Labels final when time + horizon <= as_of (times to whole seconds, as_of with an offset in UTC):
+    the same pending rows as label_maturity on the arrays, and as pandas counts them."""
+    df = logs(2500, seed=12)
+    micro = np.random.default_rng(1).integers(0, 10**6, len(df)).astype("timedelta64[us]")
+    df["ts"] = (df["ts"].to_numpy().astype("datetime64[us]") + micro)  # sub-second times, in microseconds
+    as_of, horizon = "2026-03-20T01:30:00+02:00", "21d"
+    got = vc.monitor(make(backend, df, tmp_path, request), score="p", label="y", periods="ts", freq="M",
+                     mature="final", as_of=as_of, horizon=horizon, min_count=50)
+    final = df["final"].to_numpy() & vc.label_maturity(df["ts"].to_numpy(), as_of, horizon)
+    want = vc.monitor(df["p"].to_numpy(), df["y"].to_numpy(), df["ts"].to_numpy(), freq="M", mature=final,
+                      min_count=50)
+    same_monitor(got, want)
+    cutoff = pd.Timestamp("2026-03-19T23:30:00") - pd.Timedelta(days=21)
+    by_hand = ~(df["final"] & (df["ts"].dt.floor("s") <= cutoff))
+    assert {r.period: r.pending for r in got.rows} == {
+        k: int(v) for k, v in by_hand.groupby(df["ts"].dt.strftime("%Y-%m")).sum().items()}
+    assert got.rows_read == len(df)
+
+
 @pytest.mark.parametrize("backend", ["polars-lazy", "duckdb", "csv", "dask"])
 @pytest.mark.parametrize("freq", ["D", "W", "Q", "Y"])
 def test_calendar_frequencies(backend, freq, tmp_path):
@@ -104,6 +125,10 @@ def test_pos_label_with_unlabelled_pending_rows(backend, tmp_path):
         (None, {"periods": "ts", "freq": "H"}, r"^freq must be one of D, W, M, Q, Y; got 'H'"),
         (None, {"periods": "ts", "freq": "M", "mature": "y"}, r"^column 'y' \(mature\) must be boolean"),
         (None, {}, r"needs periods= naming the period or time column"),
+        (None, {"periods": "ts", "freq": "M", "as_of": "2026-03-01"}, r"^as_of and horizon go together"),
+        (None, {"periods": "segment", "as_of": "2026-03-01", "horizon": 7}, r"^as_of/horizon read the prediction"),
+        (None, {"periods": "ts", "freq": "M", "as_of": "2026-03-01", "horizon": "-3d"}, r"^horizon must be"),
+        (None, {"periods": "ts", "freq": "M", "as_of": "soon", "horizon": 3}, r"^as_of must be a date"),
         (lambda d: d.assign(p=np.where(np.arange(len(d)) == 3, 1.5, d["p"])), {"periods": "segment"},
          r"^column 'p' \(scores\) must hold probabilities in \[0, 1\]; 1 of 300"),
         (lambda d: d.assign(y=np.where(np.arange(len(d)) == 3, 2, d["y"])), {"periods": "segment"},

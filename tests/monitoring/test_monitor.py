@@ -226,7 +226,13 @@ def test_file_scan_accepts_missing_labels_on_pending_rows(tmp_path, capsys):
     # a missing label on a row declared final is still an error
     pq.write_table(pa.table({"score": p, "label": labels, "month": np.full(n, "a")}), path)
     assert main(["monitor", "scan", str(path), "--period", "month"]) == 2
-    assert "missing labels on rows counted as final" in capsys.readouterr().err
+    assert "column 'label' has 200 missing (empty/NaN) values, first at data row 401" in capsys.readouterr().err
+    # ... and so is one on a row --mature calls final
+    pq.write_table(pa.table({"score": p, "label": labels, "final": np.arange(n) < 401,
+                             "month": np.full(n, "a")}), path)
+    assert main(["monitor", "scan", str(path), "--period", "month", "--mature", "final"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "missing" in err and "'label'" in err, err
 
 
 def test_monitoring_bins_default_to_the_audits_so_their_eces_compare():

@@ -26,19 +26,11 @@ import argparse
 from pathlib import Path
 
 from ..core._audit import audit
-from ._common import AUTO_BYTES, add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows
+from ._common import (AUTO_BYTES, add_engine_arguments, add_input_arguments, add_json_argument, auto_engine, emit,
+                      note, read_rows, several_files)
 from ._labels import add_pos_label_argument
 
 
-
-def add_engine_arguments(parser: argparse.ArgumentParser, engine_help: str) -> None:
-    """``--engine``, ``--spark-master`` and ``--memory-limit``, as audit and fit share them."""
-    parser.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark", "dask"],
-                        help=engine_help)
-    parser.add_argument("--spark-master", default="local[*]",
-                        help="Spark master URL for --engine spark (default: local[*])")
-    parser.add_argument("--memory-limit", default=None,
-                        help="DuckDB memory limit for --engine duckdb/auto, e.g. 4GB (default: 1GB)")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
@@ -114,12 +106,7 @@ def _honest_flags(args: argparse.Namespace) -> list[str]:
 
 def _engine(args: argparse.Namespace) -> str:
     """The engine --engine auto picks: DuckDB for large files and globs when the options allow."""
-    import os
-
-    path = str(args.file)
-    many = args.file is not None and (any(ch in path for ch in "*?[") or (
-        os.path.isdir(path) and any(f.suffix.lower() in (".parquet", ".pq") for f in Path(path).rglob("*"))))
-    return auto_engine(args, lazy_ok=not _honest_flags(args) and "," not in args.score, many=many,
+    return auto_engine(args, lazy_ok=not _honest_flags(args) and "," not in args.score, many=several_files(args),
                        doing="auditing")
 
 

@@ -61,10 +61,20 @@ def needed(args: argparse.Namespace, *more: str | None) -> list[str]:
     return [c.strip() for c in args.score.split(",")] + [c for c in (args.label, args.weight, *more) if c]
 
 
-def inputs(table: Any, args: argparse.Namespace, path: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """The checked score, label and weight arrays of an in-memory table (the source layer's column lookup)."""
+def inputs(table: Any, args: argparse.Namespace, path: str, *,
+           pending_labels: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The checked score, label and weight arrays of an in-memory table (the source layer's column lookup).
+
+    ``pending_labels``: labels may be missing (rows whose label is not final yet, which the
+    command's public function tells apart); only the labels present are returned and checked."""
     scores = source.score_matrix(table, args.score, path=path)
-    labels = source.column(table, args.label, path=path)
+    if pending_labels:
+        from ..sources._source import require_columns
+
+        require_columns([args.label], table.column_names, where=path)
+        labels = table.column(args.label).drop_null().to_numpy(zero_copy_only=False)
+    else:
+        labels = source.column(table, args.label, path=path)
     weights = source.column(table, args.weight, path=path) if args.weight else None
     if weights is not None and weights.dtype.kind not in "biuf":
         raise VeracityError(
@@ -91,6 +101,25 @@ def auto_engine(args: argparse.Namespace, *, lazy_ok: bool, many: bool, doing: s
         note(args, f"note: {doing} {path} lazily with DuckDB (--engine memory loads it instead)")
         return "duckdb"
     return "memory"
+
+
+def several_files(args: argparse.Namespace) -> bool:
+    """``args.file`` names several files: a glob, or a folder holding Parquet files."""
+    if args.file is None:
+        return False
+    path = str(args.file)
+    return any(ch in path for ch in "*?[") or (
+        os.path.isdir(path) and any(f.suffix.lower() in (".parquet", ".pq") for f in Path(path).rglob("*")))
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser, engine_help: str) -> None:
+    """``--engine``, ``--spark-master`` and ``--memory-limit``, as audit, fit and monitor scan share them."""
+    parser.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark", "dask"],
+                        help=engine_help)
+    parser.add_argument("--spark-master", default="local[*]",
+                        help="Spark master URL for --engine spark (default: local[*])")
+    parser.add_argument("--memory-limit", default=None,
+                        help="DuckDB memory limit for --engine duckdb/auto, e.g. 4GB (default: 1GB)")
 
 
 #: the engines' names in a note
@@ -178,13 +207,13 @@ def lazy_errors(engine: str, path: str) -> Iterator[None]:
 
 
 def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | None = None,
-              columns: tuple[str | None, ...] = ()) -> Rows:
+              columns: tuple[str | None, ...] = (), pending_labels: bool = False) -> Rows:
     """The rows of ``args.file`` (or the demo data) for :meth:`Rows.call`.
 
     In memory: the needed columns (``by`` and ``columns`` beside the score, label and weight) read
-    into a table by the source layer, their columns checked in the CLI's words, and ``--pos-label``
-    read in the label column's type; the call passes the table itself. Elsewhere nothing is read
-    until the call.
+    into a table by the source layer, their columns checked in the CLI's words (``pending_labels``:
+    a label may be missing, see :func:`inputs`), and ``--pos-label`` read in the label column's
+    type; the call passes the table itself. Elsewhere nothing is read until the call.
     """
     from ._labels import apply_pos_label, pos_label_value
 
@@ -193,7 +222,7 @@ def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | Non
         options = {} if getattr(args, "pos_label", None) is None else {"pos_label": args.pos_label}
         return Rows(args, path, engine, frame_options=options)
     table, path = load(args, needed(args, by, *columns))
-    scores, labels, _ = inputs(table, args, path)
+    scores, labels, _ = inputs(table, args, path, pending_labels=pending_labels)
     text = getattr(args, "pos_label", None)
     apply_pos_label(labels, text, scores=scores)  # the column's own checks, in the CLI's words
     options = {} if text is None else {"pos_label": pos_label_value(labels, text)}

@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ties", default="allow", choices=["allow", "strict"],
                         help="isotonic tie policy (default: allow)")
     add_pos_label_argument(parser)
-    from ._audit import AUTO_BYTES, add_engine_arguments
+    from ._common import AUTO_BYTES, add_engine_arguments
 
     add_engine_arguments(
         parser, f"auto (default): DuckDB, lazily, for globs, directories and files over {AUTO_BYTES >> 20} MB "

@@ -21,11 +21,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..core._validation import VeracityError
 from ..datasets import demo_path
-from ._common import add_input_arguments, emit
+from ._common import add_engine_arguments, add_input_arguments, emit
+from ._labels import add_pos_label_argument
 
 ACTIONS = ("init", "log", "outcomes", "status", "plan", "recalibrate", "scan")
 
@@ -157,6 +156,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("scan", description=_DESCRIPTIONS["scan"],
                        help="one-off per-period table of one file (no store)")
     add_input_arguments(p)
+    add_pos_label_argument(p)
+    add_engine_arguments(p, "where the rows are grouped: auto (default: DuckDB for a glob, a folder of Parquet "
+                            "or a file over 256 MB, else in memory), memory, duckdb, spark or dask; every "
+                            "engine gives the same numbers")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--period", default=None, help="column holding the period key (e.g. month)")
     g.add_argument("--time", default=None, help="column of prediction timestamps (use with --freq)")
@@ -242,36 +245,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _scan(args: argparse.Namespace) -> int:
-    from ..core._binning import uniform_edges
-    from ..monitoring import period_keys, summarize_periods
-    from ..sources._scan import scan_file
+    """``vc.monitor`` on the file (``--engine auto``: in memory, or where it lives with DuckDB for a
+    glob, a folder of Parquet or a file over 256 MB), through the rows seam like ``audit``."""
+    from ..monitoring import monitor
     from ..monitoring._time import parse_duration, parse_instant
+    from ._common import auto_engine, read_rows, several_files
 
-    path = args.file if args.file is not None else demo_path()
     if args.period is None and args.time is None:
         raise VeracityError("say how rows map to periods: --period COL (a key) or --time COL (timestamps)")
     if (args.as_of is None) != (args.horizon is None):
         raise VeracityError("--as-of and --horizon go together (labels are final when time + horizon <= as-of)")
     if args.as_of is not None and args.time is None:
         raise VeracityError("--as-of/--horizon need --time COL with the prediction timestamps")
+    if args.as_of is not None:  # read here first, so that a bad value is refused in the flags' words
+        parse_instant(args.as_of)
+        parse_duration(args.horizon)
     if args.bins < 1:
         raise VeracityError(f"--bins must be a positive integer, got {args.bins}")
-    edges = uniform_edges(args.bins)
-    group_keys = (lambda t: period_keys(t, freq=args.freq)) if args.time else None
-    mature_from_group = None
-    if args.as_of is not None:
-        as_of = parse_instant(args.as_of).astype("datetime64[s]")
-        horizon = np.timedelta64(int(round(parse_duration(args.horizon))), "s")
-
-        def mature_from_group(t: np.ndarray) -> np.ndarray:
-            return (t.astype("datetime64[s]") + horizon) <= as_of
-
-    scan = scan_file(path, score=args.score, label=args.label, edges=edges, weight=args.weight,
-                     group=args.period or args.time, mature=args.mature, score_type=args.score_type,
-                     group_keys=group_keys, mature_from_group=mature_from_group)
-    result = summarize_periods(dict(sorted(scan.groups.items())), pending=dict(scan.pending),
-                               histograms=dict(scan.histograms), reference=args.reference, level=args.level,
-                               min_count=args.min_count)
-    emit(args, str(result), {"file": str(path), "rows_read": scan.rows_read, **result.to_dict()},
-         note_text=f"{path}: {scan.rows_read} rows read")
+    periods = args.period or args.time
+    engine = auto_engine(args, lazy_ok="," not in args.score, many=several_files(args), doing="scanning")
+    rows = read_rows(args, engine, columns=(periods, args.mature),
+                     pending_labels=args.mature is not None or args.as_of is not None)
+    result = rows.call(monitor, periods=periods, freq=args.freq if args.time else None, mature=args.mature,
+                       as_of=args.as_of, horizon=args.horizon, bins=args.bins, score_type=args.score_type,
+                       level=args.level, min_count=args.min_count, reference=args.reference)
+    emit(args, str(result), {"file": rows.path, "rows_read": result.rows_read, **result.to_dict()},
+         note_text=f"{rows.note}: {result.rows_read} rows read")
     return 0

@@ -30,7 +30,7 @@ shift — a reason to recalibrate before the labels confirm it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -79,6 +79,8 @@ class MonitorResult(Display):
     min_count: int = 100
     histograms: dict[str, np.ndarray] = field(default_factory=dict)
     reference: str | None = None
+    #: the rows read, labelled and pending (0 when built from statistics alone)
+    rows_read: int = 0
 
     @property
     def alerts(self) -> tuple[Alert, ...]:
@@ -269,6 +271,30 @@ def _object_times(raw: np.ndarray) -> np.ndarray:
     return raw
 
 
+def _as_times(times: Any, name: str = "times") -> np.ndarray:
+    """Times as ``datetime64``: datetimes as they are, numbers as epoch seconds (UTC), text parsed."""
+    raw = to_numpy(times, name)
+    if raw.dtype == object and raw.size:
+        raw = _object_times(raw)
+    if raw.dtype.kind in "iuf":
+        # numbers are epoch seconds, as everywhere times enter veracity (monitoring._time); numpy
+        # alone would read int64 as nanoseconds and put every row in 1970-01
+        import pyarrow as pa
+
+        from ._time import to_utc_timestamps
+
+        raw = np.asarray(to_utc_timestamps(pa.array(raw), name).to_numpy(zero_copy_only=False))
+    try:
+        t = raw.astype("datetime64[ns]") if raw.dtype.kind != "M" else raw
+    except (TypeError, ValueError) as exc:
+        raise VeracityError(
+            f"{name} must be dates or datetimes (e.g. '2026-03-01'); could not parse them: {exc}"
+        ) from None
+    if np.isnat(t).any():
+        raise VeracityError(f"{name} has {int(np.isnat(t).sum())} missing values; drop or fill them")
+    return t
+
+
 @positional_options("freq")
 def period_keys(times: Any, *, freq: str = "M") -> np.ndarray:
     """String period keys for datetimes: ``freq`` in D, W, M, Q, Y (e.g. '2026-03', '2026Q1').
@@ -280,25 +306,7 @@ def period_keys(times: Any, *, freq: str = "M") -> np.ndarray:
     """
     if freq not in FREQS:
         raise VeracityError(f"freq must be one of {', '.join(FREQS)}; got {freq!r}")
-    raw = to_numpy(times, "times")
-    if raw.dtype == object and raw.size:
-        raw = _object_times(raw)
-    if raw.dtype.kind in "iuf":
-        # numbers are epoch seconds, as everywhere times enter veracity (monitoring._time); numpy
-        # alone would read int64 as nanoseconds and put every row in 1970-01
-        import pyarrow as pa
-
-        from ._time import to_utc_timestamps
-
-        raw = np.asarray(to_utc_timestamps(pa.array(raw), "times").to_numpy(zero_copy_only=False))
-    try:
-        t = raw.astype("datetime64[ns]") if raw.dtype.kind != "M" else raw
-    except (TypeError, ValueError) as exc:
-        raise VeracityError(
-            f"times must be dates or datetimes (e.g. '2026-03-01'); could not parse them: {exc}"
-        ) from None
-    if np.isnat(t).any():
-        raise VeracityError(f"times has {int(np.isnat(t).sum())} missing values; drop or fill them")
+    t = _as_times(times)
     if freq == "Q":
         months = t.astype("datetime64[M]").astype(np.int64)
         years = 1970 + months // 12
@@ -307,23 +315,29 @@ def period_keys(times: Any, *, freq: str = "M") -> np.ndarray:
     return t.astype(FREQS[freq]).astype(str)
 
 
+def _cutoff(as_of: Any, horizon: Any) -> np.datetime64:
+    """The latest prediction time (whole seconds, UTC) whose label is final at ``as_of``:
+    ``as_of − horizon``, both read as the store and the CLI read them."""
+    from ._time import parse_duration, parse_instant
+
+    h = horizon if isinstance(horizon, np.timedelta64) else \
+        np.timedelta64(int(round(parse_duration(horizon, "horizon"))), "s")
+    return parse_instant(as_of, "as_of").astype("datetime64[s]") - h.astype("timedelta64[s]")
+
+
 def label_maturity(prediction_time: Any, as_of: Any, horizon: Any) -> np.ndarray:
-    """True where a label is final: ``prediction_time + horizon <= as_of``.
+    """True where a label is final: ``prediction_time + horizon <= as_of`` (times to whole seconds).
 
     ``horizon`` is a ``numpy.timedelta64``, a number of days or a duration such as ``"30d"``;
-    NaN, infinite, negative or absurd (over 100 years) horizons are refused.
+    NaN, infinite, negative or absurd (over 100 years) horizons are refused. ``as_of`` is a
+    date/time (a string with an offset is converted to UTC), times as :func:`period_keys` reads them.
 
     >>> label_maturity(np.array(["2026-01-01", "2026-03-01"], dtype="datetime64[D]"),
     ...                np.datetime64("2026-03-15"), 30).tolist()
     [True, False]
     """
-    from ._time import parse_duration
-
-    raw = to_numpy(prediction_time, "prediction_time")
-    t: np.ndarray[Any, np.dtype[np.datetime64]] = raw.astype("datetime64[s]")
-    h = horizon if isinstance(horizon, np.timedelta64) else \
-        np.timedelta64(int(round(parse_duration(horizon, "horizon"))), "s")
-    return (t + h) <= np.datetime64(as_of, "s")
+    t = _as_times(prediction_time, "prediction_time").astype("datetime64[s]")
+    return t <= _cutoff(as_of, horizon)
 
 
 def monitor(
@@ -342,17 +356,29 @@ def monitor(
     min_count: int = 100,
     reference: str | None = None,
     pos_label: Any = None,
+    as_of: Any = None,
+    horizon: Any = None,
 ) -> MonitorResult:
     """Calibration per period. ``periods`` are keys, or datetimes with ``freq``.
 
     ``mature`` (boolean, one per row) marks rows whose label is final; the others
     are counted as pending and left out of every metric (their labels may be
-    missing). Every row's score enters the PSI against ``reference``. ``pos_label``
-    names the positive class of two-valued labels.
+    missing). ``as_of`` with ``horizon`` (``"30d"``, a number of days) marks them from
+    the prediction times instead: a label is final when ``time + horizon <= as_of``
+    (:func:`label_maturity`; with ``mature`` too, a row must pass both). Every row's
+    score enters the PSI against ``reference``. ``pos_label`` names the positive class
+    of two-valued labels.
 
     Frame form: ``monitor(frame, score="p", label="y", periods="ts", freq="M",
-    mature="final")`` with column names; lazy frames are grouped where they live.
+    mature="final")`` with column names, a frame or a file's path (CSV/Parquet, read
+    by DuckDB where it lives); lazy frames are grouped where they live.
     """
+    if (as_of is None) != (horizon is None):
+        raise VeracityError("as_of and horizon go together: a label is final when its prediction time + "
+                            "horizon <= as_of", param="horizon" if horizon is None else "as_of")
+    if as_of is not None and freq is None:
+        raise VeracityError("as_of/horizon read the prediction times: pass periods holding times, with freq=",
+                            param="freq")
     if score is not None or label is not None:
         if periods is None:  # monitor(frame, "ts", score=..., label=...)
             periods, labels = labels, None
@@ -361,12 +387,13 @@ def monitor(
         return read_errors(scores, lambda: _monitor_frame(
             scores, labels, periods, score=score, label=label, freq=freq, mature=mature, bins=bins,
             score_type=score_type, sample_weight=sample_weight, level=level, min_count=min_count,
-            reference=reference, pos_label=pos_label))
+            reference=reference, pos_label=pos_label, as_of=as_of, horizon=horizon))
     if labels is None or periods is None:
         raise VeracityError("monitor needs scores, labels and periods: monitor(scores, labels, periods), or with "
                             "a frame monitor(frame, score='p', label='y', periods='ts')",
                             param="periods" if labels is not None else "labels")
     keys = to_numpy(periods, "periods")
+    final_by_time = None if as_of is None else label_maturity(keys, as_of, horizon)
     if freq is not None:
         keys = period_keys(keys, freq=freq)
     keys = np.asarray(keys).astype(str)
@@ -387,6 +414,8 @@ def monitor(
             raise VeracityError("mature must be a boolean array with one flag per row")
     else:
         m = np.ones(n, dtype=bool)
+    if final_by_time is not None:
+        m = m & final_by_time
     waiting, counts = np.unique(keys[~m], return_counts=True)
     pending = {str(k): int(c) for k, c in zip(waiting, counts)}
     stats: dict[str, BinStats] = {}
@@ -397,8 +426,9 @@ def monitor(
         data = prepare_binary(pick(scores), pick(labels), sample_weight=pick(sample_weight),
                               score_type=score_type, pos_label=pos_label)
         stats = grouped_stats(data, keys[rows], edges)
-    return summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
-                             reference=reference, level=level, min_count=min_count)
+    result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
+                               reference=reference, level=level, min_count=min_count)
+    return replace(result, rows_read=n)
 
 
 # ---------------------------------------------------------------------------------------
@@ -462,6 +492,28 @@ def _civil_key(seconds: Any, freq: str) -> Any:
     return (key * 100.0 + day if freq in ("D", "W") else key).cast(nw.Int64)
 
 
+def _final_by_time(frame: Any, periods: str, cutoff: np.datetime64) -> Any:
+    """Rows whose label is final at the cutoff (``as_of − horizon``, whole seconds), as an
+    expression: a time floored to seconds is at most the cutoff, i.e. before cutoff + 1 s;
+    whole epoch seconds compare as numbers (times as :func:`label_maturity` reads them)."""
+    from datetime import timezone
+
+    import narwhals as nw
+
+    dtype = frame.schema[periods]
+    col = nw.col(frame.ref(periods))
+    if dtype.is_integer():
+        return col.cast(nw.Float64) <= float(cutoff.astype(np.int64))
+    if not dtype.is_temporal() or dtype == nw.Duration:
+        raise VeracityError(
+            f"column {periods!r} (periods) is {dtype}; as_of/horizon need prediction times (dates, datetimes "
+            "or whole epoch seconds)", param="periods")
+    limit = (cutoff + np.timedelta64(1, "s")).astype("datetime64[us]").item()
+    if isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
+        limit = limit.replace(tzinfo=timezone.utc)
+    return col < nw.lit(limit)
+
+
 def _require_utc_session(relation: Any, column: str) -> None:
     """DuckDB reads a zone-aware column's calendar fields in the connection's TimeZone setting, which a
     relation cannot change: go on only when that is UTC (veracity's own file reader sets it)."""
@@ -493,16 +545,49 @@ def _add(target: dict[str, Any], key: str, value: Any) -> None:
     target[key] = target[key] + value if key in target else value
 
 
+def _working(prep: Any, key: Any = None) -> Any:
+    """The columns the monitor reads: ``_s`` score, ``_y`` 0/1 label, ``_w`` weight, ``_m`` final
+    (label counts) and, with ``key``, ``_g`` the period key."""
+    import narwhals as nw
+
+    f = prep.frame
+    w = nw.col(f.ref(prep.weight)).cast(nw.Float64) if prep.weight else nw.lit(1.0, nw.Float64)
+    y = nw.col(prep.y).cast(nw.Float64) if isinstance(prep.y, str) else prep.y
+    cols = [nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"), y.alias("_y"), w.alias("_w"),
+            (prep.rows if prep.rows is not None else nw.lit(True)).alias("_m")]
+    return f.nw.select(*cols, *([] if key is None else [key.alias("_g")]))
+
+
+def _check_rows(prep: Any, working: Any, score_type: str, label: str) -> tuple[Any, Any, dict[str, Any]]:
+    """The input contract in one line naming the column: every row's score and weight, and the
+    labels of the final rows only (a pending row's label may be missing). Returns the counts
+    over every row, the final rows and their counts."""
+    import narwhals as nw
+
+    from ..sources import _aggregates as agg
+
+    weighted = prep.weight is not None
+    every = agg.contract_counts(working.with_columns(_y=nw.lit(0.0)), score_type=score_type, weighted=weighted)
+    agg.check_contract(every, score=prep.score[0], label=label, weight=prep.weight, score_type=score_type)
+    final = working.filter(nw.col("_m"))
+    counts = agg.contract_counts(final, score_type=score_type, weighted=weighted)
+    if int(counts["n"] or 0):
+        agg.check_contract(counts, score=prep.score[0], label=label, weight=prep.weight, score_type=score_type)
+    return every, final, counts
+
+
 def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: Any, freq: str | None,
                    mature: Any, bins: int, score_type: str, sample_weight: Any, level: float, min_count: int,
-                   reference: str | None, pos_label: Any) -> MonitorResult:
+                   reference: str | None, pos_label: Any, as_of: Any = None,
+                   horizon: Any = None) -> MonitorResult:
     """``monitor(frame, score=..., label=..., periods="ts", ...)`` (see :func:`monitor`).
 
     In-memory frames take the array code on their columns. On a lazy frame three
     aggregates come back, one row per (period key, bin) or per period key: the per-bin
     statistics of the rows whose label is final (``mature``; every row without it), all
     rows' score histograms (the PSI reads these: labels arrive late, scores do not) and
-    the count of pending rows. With ``freq`` the key is the calendar day (``D``, ``W``)
+    the count of pending rows (not ``mature``, or with ``as_of``/``horizon`` a prediction
+    time after ``as_of − horizon``, to whole seconds as :func:`label_maturity`). With ``freq`` the key is the calendar day (``D``, ``W``)
     or month (``M``, ``Q``, ``Y``) as an integer ``yyyymmdd`` / ``yyyymm``; the few keys
     that come back are named like the array form's periods and merged in Python, so a
     week or a quarter is the sum of its days or months.
@@ -520,40 +605,31 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
     if periods is None:
         raise VeracityError("the frame form of vc.monitor needs periods= naming the period or time column")
     mature = _column_arg(mature, "mature")
+    cutoff = None if as_of is None else _cutoff(as_of, horizon)
     prep = _Prepared(data, score, label, sample_weight, extra={"periods": periods, "mature": mature},
-                     pos_label=pos_label, label_rows=mature)
+                     pos_label=pos_label, label_rows=mature,
+                     final=None if cutoff is None else (lambda frame: _final_by_time(frame, periods, cutoff)))
     if prep.multiclass:
         raise VeracityError("vc.monitor watches binary scores; pass score= naming one probability column")
     score_type = check_score_type(score_type)
     f = prep.frame
     if not f.lazy:
+        _check_rows(prep, _working(prep), score_type, label)  # the lazy forms' one-line errors, naming columns
         scores, labels, weights = prep.arrays()
         return monitor(scores, labels, prep.column(periods), freq=freq,
                        mature=None if mature is None else prep.column(mature), bins=bins, score_type=score_type,
-                       sample_weight=weights, level=level, min_count=min_count, reference=reference)
+                       sample_weight=weights, level=level, min_count=min_count, reference=reference,
+                       as_of=as_of, horizon=horizon)
 
     m = check_bins(bins)
     edges = uniform_edges(m)
-    key = _period_key(prep, periods, freq)
-    w = nw.col(f.ref(prep.weight)).cast(nw.Float64) if prep.weight else nw.lit(1.0, nw.Float64)
-    y = nw.col(prep.y).cast(nw.Float64) if isinstance(prep.y, str) else prep.y
-    working = f.nw.select(nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"), y.alias("_y"),
-                          w.alias("_w"), key.alias("_g"),
-                          (prep.rows if prep.rows is not None else nw.lit(True)).alias("_m"))
+    working = _working(prep, _period_key(prep, periods, freq))
     if freq is not None:
         missing = int(agg.collect(working.select(agg._flag(nw.col("_g").is_null()).sum())).rows()[0][0] or 0)
         if missing:
             raise VeracityError(f"column {periods!r} (periods) has {missing} missing values; drop or fill them")
-    # every row's score and weight (labels of pending rows may be missing) ...
-    every = agg.contract_counts(working.with_columns(_y=nw.lit(0.0)), score_type=score_type,
-                                weighted=prep.weight is not None)
-    agg.check_contract(every, score=prep.score[0], label=label, weight=prep.weight, score_type=score_type)
-    # ... and the final labels
-    final = working.filter(nw.col("_m"))
-    counts = agg.contract_counts(final, score_type=score_type, weighted=prep.weight is not None)
+    every, final, counts = _check_rows(prep, working, score_type, label)
     labelled = int(counts["n"] or 0)
-    if labelled:
-        agg.check_contract(counts, score=prep.score[0], label=label, weight=prep.weight, score_type=score_type)
 
     def scaled(lf: Any, c: dict[str, Any]) -> Any:
         scale = agg.weight_scale(c) if prep.weight else 1.0
@@ -577,11 +653,12 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         h[int(b)] = float(total)
         _add(histograms, names[k], h)
     pending: dict[str, int] = {}
-    if mature is not None:
+    if prep.rows is not None:
         waiting = agg.collect(working.filter(~nw.col("_m")).with_columns(_one=nw.lit(1, nw.Int64))
                               .group_by("_g").agg(nw.col("_one").sum()))
         keys = waiting.get_column("_g").to_list()
         for name, c in zip(_names(keys, freq) if keys else [], waiting.get_column("_one").to_list()):
             pending[name] = pending.get(name, 0) + int(c)
-    return summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
-                             reference=reference, level=level, min_count=min_count)
+    result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
+                               reference=reference, level=level, min_count=min_count)
+    return replace(result, rows_read=int(every["n"] or 0))

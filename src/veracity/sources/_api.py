@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,7 @@ class _Prepared:
 
     def __init__(self, data: Any, score: Any, label: Any, sample_weight: Any = None, by: Any = None,
                  extra: dict[str, Any] | None = None, *, pos_label: Any = None,
-                 label_rows: Any = None) -> None:
+                 label_rows: Any = None, final: Callable[[Frame], Any] | None = None) -> None:
         if not isinstance(label, str):
             raise VeracityError(f"label= must name the label column (a string), got {label!r}")
         self.score = _scores(score)
@@ -92,6 +93,9 @@ class _Prepared:
                     f"column {label_rows!r} (mature) must be boolean, True where the label is final; got {dtype}"
                 )
             self.rows = nw.col(self.frame.ref(label_rows)).fill_null(False)
+        if final is not None:  # a condition of its own on the frame (the monitor's as_of/horizon)
+            cond = final(self.frame)
+            self.rows = cond if self.rows is None else self.rows & cond
         #: the label column, or the 0/1 expression ``[label == pos_label]``
         self.y: Any = self.frame.ref(label)
         if pos_label is not None:
