@@ -150,6 +150,25 @@ def test_cli_monitor_time_freq_and_maturity(tmp_path, capsys):
     assert by["2026Q2"]["pending"] == expected_pending and by["2026Q1"]["pending"] == 0
 
 
+def test_cli_monitor_scan_is_vc_monitor_on_every_engine(tmp_path, capsys):
+    """`monitor scan FILE` is vc.monitor on the file: in memory and where it lives (DuckDB) alike."""
+    t, month, p, y = _log(n=3000, seed=6)
+    path = tmp_path / "log.parquet"
+    pq.write_table(pa.table({"ts": t.astype("datetime64[s]"), "score": p, "label": y}), path)
+    argv = ["monitor", "scan", str(path), "--time", "ts", "--freq", "M", "--as-of", "2026-05-15T06:00+02:00",
+            "--horizon", "20d", "--json", "-"]
+    docs = {}
+    for engine in ("memory", "duckdb"):
+        assert main([*argv, "--engine", engine]) == 0
+        docs[engine] = json.loads(capsys.readouterr().out)
+    want = vc.monitor(p, y, t, freq="M", as_of="2026-05-15T04:00", horizon=20)
+    for doc in docs.values():
+        assert doc["rows_read"] == 3000 == want.rows_read
+        assert [(r["period"], r["pending"]) for r in doc["periods"]] == [(r.period, r.pending) for r in want.rows]
+        for got, row in zip(doc["periods"], want.rows):
+            assert got["n"] == row.n and (got["ece"] is None or got["ece"] == pytest.approx(row.ece, rel=1e-9))
+
+
 @pytest.mark.parametrize(
     "argv, match",
     [
