@@ -172,6 +172,48 @@ def test_output_is_null_for_null_scores(calibrators):
     assert row == (None, None, None, None)
 
 
+def test_prior_shift_folds_into_the_multiclass_head():
+    """A prior shift on softmax or one-vs-rest outputs is written into their head (each class's
+    map K times per row, not K^2), and a row whose one-vs-rest maps are all 0 (uniform before
+    the shift) gets adjust_prior's (1/K)·r / Σ (1/K)·r, in SQL and in ONNX."""
+    rng = np.random.default_rng(0)
+    k, n = 4, 400
+    y = rng.integers(0, k, n)
+    P = np.full((n, k), 0.1)
+    P[np.arange(n), y] = 0.7
+    prior = ([0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1])
+    X = np.vstack([np.full((2, k), 0.25), P[:50], rng.dirichlet(np.ones(k), 50)])
+    names = ["a", "b", "c", "d"]
+    con = sqlite3.connect(":memory:")
+    if con.execute("SELECT sqlite_version()").fetchone()[0] < "3.35":
+        pytest.skip("SQLite < 3.35 has no math functions (exp, ln)")
+    con.execute("CREATE TABLE t (a REAL, b REAL, c REAL, d REAL)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", X.tolist())
+    D = rng.dirichlet(np.ones(k), n)
+    yd = np.array([rng.choice(k, p=row) for row in D])
+    cals = {"histogram (maps all 0 on a flat row)": vc.HistogramBinning(bins=2).fit(P, y),
+            "temperature": vc.TemperatureScaling().fit(D, yd)}
+    for name, cal in cals.items():
+        want = vc.adjust_prior(cal.transform(X), *prior)
+        shifted = to_sql(cal, names, dialect="sqlite", prior_shift=prior)
+        plain = to_sql(cal, names, dialect="sqlite")
+        assert len(shifted) < 1.5 * len(plain), name  # before: K times the unshifted text
+        got = np.array(con.execute(f"SELECT {shifted} FROM t").fetchall(), dtype=np.float64)
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12, err_msg=name)
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            continue
+        sess = ort.InferenceSession(cal.to_onnx(prior_shift=prior), providers=["CPUExecutionProvider"])
+        np.testing.assert_allclose(sess.run(["probability"], {"score": X})[0], want, rtol=0, atol=1e-12,
+                                   err_msg=name)
+    histogram = cals["histogram (maps all 0 on a flat row)"]
+    assert histogram.transform(X[:1]).tolist() == [[0.25] * k]  # the flat row is the fallback's
+    sql = to_sql(histogram, names, dialect="sqlite", prior_shift=prior)
+    got = con.execute(f"SELECT {sql} FROM t LIMIT 1").fetchone()
+    np.testing.assert_allclose(got, vc.adjust_prior(np.full((1, k), 0.25), *prior)[0], rtol=0, atol=1e-15)
+
+
 def test_prior_shift_alone_is_the_seed_004_example():
     # seed 004: p = 0.8, pi_old = 0.01, pi_new = 0.10 -> LR 396, odds 44, p_new = 44/45
     con = sqlite3.connect(":memory:")

@@ -110,7 +110,8 @@ class _Graph:
         if op == "piecewise":
             return self.piecewise(self.render(node[1]), np.asarray(node[2], dtype=np.float64), node[3], node[4])
         if op == "head":
-            return self.op("Gather", [self.head(node[1], node[2]), self.tensor(np.int64(node[3]), np.int64)], axis=1)
+            head = self.head(node[1], node[2], node[4] if len(node) > 4 else None)
+            return self.op("Gather", [head, self.tensor(np.int64(node[3]), np.int64)], axis=1)
         raise AssertionError(op)  # pragma: no cover
 
     def searchsorted(self, x: str, edges: np.ndarray, side: str) -> str:
@@ -171,7 +172,7 @@ class _Graph:
                 for it in items]
         return self.op("Concat", cols, axis=1)
 
-    def head(self, name: str, items: list[Node]) -> str:
+    def head(self, name: str, items: list[Node], fallback: Any = None) -> str:
         key = id(items)
         if key in self.memo:
             return self.memo[key]
@@ -184,8 +185,13 @@ class _Graph:
         else:
             total = self.op("ReduceSum", [Q, axes], keepdims=1)
             flat = self.op("LessOrEqual", [total, self.scalar(0.0)])
-            Q1 = self.op("Where", [flat, self.scalar(1.0), Q])
-            t1 = self.op("Where", [flat, self.scalar(float(len(items))), total])
+            if fallback is None:  # uniform: 1 / K
+                Q1 = self.op("Where", [flat, self.scalar(1.0), Q])
+                t1 = self.op("Where", [flat, self.scalar(float(len(items))), total])
+            else:  # the fallback row itself (it sums to 1)
+                row = self.tensor(np.asarray([fallback], dtype=np.float64), np.float64)
+                Q1 = self.op("Where", [flat, row, Q])
+                t1 = self.op("Where", [flat, self.scalar(1.0), total])
             out = self.op("Div", [Q1, t1])
         self.memo[key] = out
         self.keep.append(items)
@@ -197,7 +203,8 @@ class _Graph:
         heads = {id(o[2]) for o in p.outputs if o[0] == "head"}
         if p.multiclass and len(heads) == 1 and all(o[0] == "head" for o in p.outputs) \
                 and [o[3] for o in p.outputs] == list(range(len(p.outputs))):
-            out = self.head(p.outputs[0][1], p.outputs[0][2])
+            first = p.outputs[0]
+            out = self.head(first[1], first[2], first[4] if len(first) > 4 else None)
         elif p.multiclass:
             out = self.matrix(p.outputs)
         else:

@@ -15,9 +15,10 @@ Nodes are tuples ``(op, *args)``:
   ``< a`` (``"left"``). A piece is ``("affine", slope, x0, y0)`` =
   ``slope·(a − x0) + y0`` (slope 0: the constant ``y0``) or ``("frac", x0, x1, y0, y1)`` =
   ``y0 + (a − x0)/(x1 − x0)·(y1 − y0)`` (isotonic knots closer than 1/max-float);
-* ``("head", name, items, k)`` — output k of a row-wise map of the K items:
-  ``"softmax"`` (of logits), ``"renorm"`` (one-vs-rest: divide by the row sum, a row
-  summing to <= 0 becomes uniform) or ``"normalise"`` (divide by the row sum).
+* ``("head", name, items, k[, fallback])`` — output k of a row-wise map of the K items:
+  ``"softmax"`` (of logits), ``"renorm"`` (one-vs-rest: divide by the row sum; a row
+  summing to <= 0 becomes ``fallback``, default uniform) or ``"normalise"`` (divide by
+  the row sum).
 """
 
 from __future__ import annotations
@@ -238,6 +239,21 @@ def _prior_shift(outputs: list[Node], prior_shift: Any) -> list[Node]:
         rest = ("mul", ("mul", _sub(const(1.0), p), const(o1)), const(1.0 - n1))
         return [("div", num, ("add", num, rest))]
     ratio = nw / o
+    heads = {(out[1], id(out[2])) for out in outputs if out[0] == "head"}
+    if len(heads) == 1 and len(outputs) == k and all(out[0] == "head" for out in outputs):
+        # the shift folded into the map's own head, so that SQL writes each class's map K times per
+        # row, not K^2 (SQL has no common subexpressions): softmax(l)·r / Σ = softmax(l + ln r), and
+        # one-vs-rest m_k/Σm · r_k / Σ_j (m_j/Σm · r_j) = m_k r_k / Σ m_j r_j (a row of zero maps, uniform
+        # under the old prior, is (1/K)·r / Σ (1/K)·r under the new one, as adjust_prior computes it)
+        name, items = outputs[0][1], outputs[0][2]
+        if name == "softmax":
+            shifted = [("add", item, const(np.log(r))) for item, r in zip(items, ratio)]
+            return [("head", "softmax", shifted, j) for j in range(k)]
+        if name == "renorm":
+            uniform = np.full(k, 1.0 / k) * ratio
+            fallback = tuple(float(v) for v in uniform / uniform.sum())
+            weighted = [("mul", item, const(r)) for item, r in zip(items, ratio)]
+            return [("head", "renorm", weighted, j, fallback) for j in range(k)]
     q = [("mul", p, const(r)) for p, r in zip(outputs, ratio)]
     return [("head", "normalise", q, j) for j in range(k)]
 

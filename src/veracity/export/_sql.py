@@ -186,7 +186,7 @@ class _Builder:
         if op == "piecewise":
             return self.piecewise(self.render(node[1]), np.asarray(node[2], dtype=np.float64), node[3], node[4])
         if op == "head":
-            return self.head(node[1], node[2], node[3])
+            return self.head(node[1], node[2], node[3], node[4] if len(node) > 4 else None)
         raise AssertionError(op)  # pragma: no cover
 
     def piece(self, x: Any, piece: tuple) -> Any:
@@ -422,7 +422,7 @@ class _Builder:
         after = (exp.GTE if side == "right" else exp.GT)(this=self.p(x.copy()), expression=self.num(last))
         return self.case([(before, self.piece(x, pieces[0])), (after, self.piece(x, pieces[n]))], inner)
 
-    def head(self, name: str, items: list[Node], k: int) -> Any:
+    def head(self, name: str, items: list[Node], k: int, fallback: Any = None) -> Any:
         exp = self.exp
         rendered = [self.render(it) for it in items]
         if name == "softmax":
@@ -438,10 +438,11 @@ class _Builder:
             total = exp.Add(this=total, expression=self.p(r.copy()))
         if name == "normalise":
             return exp.Div(this=self.p(rendered[k]), expression=exp.Paren(this=total))
-        # one-vs-rest: a row whose maps all give 0 is uniform (the maps are >= 0, so the sum
-        # is <= 0 only when it is 0): q_k / NULLIF(sum, 0), then 1/K for that row
+        # one-vs-rest: a row whose maps all give 0 is uniform, or the head's fallback (the maps
+        # are >= 0, so the sum is <= 0 only when it is 0): q_k / NULLIF(sum, 0), then that value
         share = exp.Div(this=self.p(rendered[k]), expression=exp.Nullif(this=total, expression=self.num(0.0)))
-        return exp.Coalesce(this=share, expressions=[self.num(1.0 / len(items))])
+        flat = 1.0 / len(items) if fallback is None else fallback[k]
+        return exp.Coalesce(this=share, expressions=[self.num(flat)])
 
     # -- outputs ------------------------------------------------------------------------
     def output(self, node: Node) -> Any:
