@@ -169,6 +169,35 @@ def test_cli_monitor_scan_is_vc_monitor_on_every_engine(tmp_path, capsys):
             assert got["n"] == row.n and (got["ece"] is None or got["ece"] == pytest.approx(row.ece, rel=1e-9))
 
 
+def test_cli_monitor_scan_csv_times_on_spark_and_dask(tmp_path, capsys, spark):
+    """CSV times (with offsets) are parsed by every engine: Spark infers a session-zone timestamp,
+    Dask reads text and the command parses it; both give the memory route's numbers. A Spark
+    session in another zone is refused in one line (its months would follow that zone)."""
+    t, month, p, y = _log(n=2000, seed=7)
+    text = [str(v) + "+02:00" for v in t.astype("datetime64[s]").astype(str)]
+    path = tmp_path / "log.csv"
+    pacsv.write_csv(pa.table({"ts": text, "score": p, "label": y}), path)
+    argv = ["monitor", "scan", str(path), "--time", "ts", "--freq", "M", "--as-of", "2026-05-01", "--horizon", "30",
+            "--json", "-"]
+    docs = {}
+    for engine in ("memory", "dask", "spark"):
+        assert main([*argv, "--engine", engine]) == 0, capsys.readouterr().err
+        docs[engine] = json.loads(capsys.readouterr().out)
+    for engine in ("dask", "spark"):
+        got, want = docs[engine]["periods"], docs["memory"]["periods"]
+        assert [(r["period"], r["n"], r["pending"]) for r in got] == [(r["period"], r["n"], r["pending"]) for r in want]
+        for a, b in zip(got, want):
+            assert a["ece"] is None and b["ece"] is None or a["ece"] == pytest.approx(b["ece"], rel=1e-9), engine
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "Europe/Paris")
+    try:
+        frame = spark.read.option("header", True).option("inferSchema", True).csv(str(path))
+        with pytest.raises(vc.VeracityError, match=r"Spark session's time zone 'Europe/Paris'.*set spark.sql"):
+            vc.monitor(frame, score="score", label="label", periods="ts", freq="M")
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", zone)
+
+
 @pytest.mark.parametrize(
     "argv, match",
     [

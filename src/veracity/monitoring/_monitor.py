@@ -45,6 +45,9 @@ from ..core._compat import positional_options
 from ..core._display import Display
 from ._alerts import Alert
 
+#: time zone names that are UTC itself, upper-cased (a column in one of them needs no conversion)
+UTC_NAMES = frozenset({"UTC", "ETC/UTC", "ETC/UCT", "UCT", "GMT", "ETC/GMT", "ZULU", "ETC/ZULU"})
+
 FREQS = {"D": "datetime64[D]", "W": "datetime64[W]", "M": "datetime64[M]", "Q": "quarter", "Y": "datetime64[Y]"}
 
 
@@ -461,7 +464,9 @@ def _period_key(prep: Any, periods: str, freq: str | None) -> Any:
         # calendar fields are read (its own zone, or the session's, would move rows across months)
         if prep.frame.backend == "duckdb":
             _require_utc_session(prep.frame.nw.to_native(), periods)
-        else:
+        elif prep.frame.backend == "pyspark":
+            _require_utc_spark_session(prep.frame.nw.to_native(), periods)
+        elif dtype.time_zone.upper() not in UTC_NAMES:
             col = col.dt.convert_time_zone("UTC")
     month = col.dt.year().cast(nw.Int64) * 100 + col.dt.month().cast(nw.Int64)
     if freq in ("D", "W"):
@@ -521,11 +526,24 @@ def _require_utc_session(relation: Any, column: str) -> None:
         zone = relation.query("_vc_tz", "SELECT current_setting('TimeZone')").fetchall()[0][0]
     except Exception:  # pragma: no cover - builds without ICU: no zones at all
         return
-    if str(zone).upper() not in ("UTC", "ETC/UTC", "GMT"):
+    if str(zone).upper() not in UTC_NAMES:
         raise VeracityError(
             f"column {column!r} (periods) is zone-aware and this DuckDB connection's TimeZone is {zone!r}, so "
             "months and days would follow that zone; run SET TimeZone = 'UTC' on the connection (periods are "
             "UTC in veracity), or pass the file's path instead of a relation")
+
+
+def _require_utc_spark_session(frame: Any, column: str) -> None:
+    """Spark reads a timestamp's calendar fields in the session's time zone, read live here (narwhals
+    keeps the first value it saw): go on only when that is UTC."""
+    try:
+        zone = str(frame.sparkSession.conf.get("spark.sql.session.timeZone"))
+    except Exception:  # pragma: no cover - a Spark-like frame without a session conf
+        return
+    if zone.upper() not in UTC_NAMES:
+        raise VeracityError(
+            f"column {column!r} (periods) is read in the Spark session's time zone {zone!r}, so months and "
+            "days would follow that zone; set spark.sql.session.timeZone to UTC (periods are UTC in veracity)")
 
 
 def _names(keys: list[Any], freq: str | None) -> list[str]:
