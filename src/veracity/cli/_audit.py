@@ -23,7 +23,6 @@ A table in a SQL database is audited where it is (only aggregates travel), and
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..core._audit import audit
 from ._common import (AUTO_BYTES, add_engine_arguments, add_input_arguments, add_json_argument, auto_engine, emit,

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from ..core._validation import VeracityError
-from ..datasets import demo_path
 from ._common import add_engine_arguments, add_input_arguments, emit
 from ._labels import add_pos_label_argument
 
