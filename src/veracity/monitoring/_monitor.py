@@ -632,12 +632,15 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
     score_type = check_score_type(score_type)
     f = prep.frame
     if not f.lazy:
-        _check_rows(prep, _working(prep), score_type, label)  # the lazy forms' one-line errors, naming columns
-        scores, labels, weights = prep.arrays()
-        return monitor(scores, labels, prep.column(periods), freq=freq,
-                       mature=None if mature is None else prep.column(mature), bins=bins, score_type=score_type,
-                       sample_weight=weights, level=level, min_count=min_count, reference=reference,
-                       as_of=as_of, horizon=horizon)
+        try:
+            scores, labels, weights = prep.arrays()
+            return monitor(scores, labels, prep.column(periods), freq=freq,
+                           mature=None if mature is None else prep.column(mature), bins=bins,
+                           score_type=score_type, sample_weight=weights, level=level, min_count=min_count,
+                           reference=reference, as_of=as_of, horizon=horizon)
+        except VeracityError:  # the lazy forms' one-line error naming the column, when the rows break the contract
+            _check_rows(prep, _working(prep), score_type, label)
+            raise
 
     m = check_bins(bins)
     edges = uniform_edges(m)
