@@ -151,3 +151,39 @@ def test_pending_labels_are_not_checked(tmp_path):
     df["y"] = np.where(df["final"], df["y"], 7)
     got = vc.monitor(make("duckdb", df, tmp_path), score="p", label="y", periods="ts", freq="M", mature="final")
     assert sum(r.pending for r in got.rows) == int((~df["final"]).sum())
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars-lazy", "duckdb", "parquet", "dask"])
+@pytest.mark.parametrize("kind", ["int", "float"])
+def test_epoch_seconds_read_alike_on_every_backend(backend, kind, tmp_path):
+    """Times given as epoch seconds (whole or fractional, to the microsecond) land in the same periods
+    and mature alike in memory and where the data lives: fractional times a few microseconds either
+    side of midnight, of a month's end and of the cutoff included."""
+    df = logs(1500, seed=14)
+    seconds = df["ts"].to_numpy().astype("datetime64[s]").astype(np.int64)
+    if kind == "float":
+        edge = np.datetime64("2026-02-01T00:00:00", "s").astype(np.int64)   # a month's end, and the cutoff below
+        nudge = np.array([-2.5e-6, -1e-6, 0.0, 1e-6, 2.5e-6, 0.4])
+        seconds = seconds + np.random.default_rng(3).random(len(df))
+        seconds[: 2 * nudge.size] = np.r_[edge + nudge, edge - 86_400 * 20 + nudge]
+    df["ts"] = seconds
+    as_of, horizon = "2026-03-02T00:00:00", "29d"  # cutoff 2026-02-01T00:00:00
+    got = vc.monitor(make(backend, df, tmp_path), score="p", label="y", periods="ts", freq="D", mature="final",
+                     as_of=as_of, horizon=horizon, min_count=5)
+    times = pd.to_datetime(np.round(seconds * 1e6).astype(np.int64), unit="us").to_numpy()  # the documented reading
+    final = df["final"].to_numpy() & (times.astype("datetime64[s]") <= np.datetime64("2026-02-01T00:00:00"))
+    want = vc.monitor(df["p"].to_numpy(), df["y"].to_numpy(), times, freq="D", mature=final, min_count=5)
+    same_monitor(got, want)
+    assert sum(r.pending for r in got.rows) == int((~final).sum())
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars-lazy", "duckdb"])
+@pytest.mark.parametrize("times, what", [(1.7e12, r"max \|value\| 1\.7e\+12"), (np.inf, "1 not finite")])
+def test_times_that_are_not_epoch_seconds_are_refused_alike(backend, times, what, tmp_path):
+    # milliseconds read as seconds would be months in the year 55,000 on a lazy frame: refused, as in memory
+    df = logs(300)
+    df["ts"] = np.where(np.arange(len(df)) == 7, times, 1.7e9)
+    for kw in ({}, {"as_of": "2026-03-01", "horizon": "3d"}):
+        with pytest.raises(vc.VeracityError, match=rf"^column 'ts' \(periods\) holds numbers that are not epoch "
+                                                  rf"seconds \({what}\); numbers are read as seconds"):
+            vc.monitor(make(backend, df, tmp_path), score="p", label="y", periods="ts", freq="M", **kw)

@@ -169,6 +169,31 @@ def test_cli_monitor_scan_is_vc_monitor_on_every_engine(tmp_path, capsys):
             assert got["n"] == row.n and (got["ece"] is None or got["ece"] == pytest.approx(row.ece, rel=1e-9))
 
 
+def test_cli_monitor_scan_epoch_seconds_in_a_csv_on_every_engine(tmp_path, capsys):
+    """A CSV's fractional epoch seconds are seconds on every engine (Dask once read them as
+    nanoseconds: every row in 1970-01), and a Dask CSV time that is no time is refused in one
+    line naming the column and the text."""
+    t, month, p, y = _log(n=2000, seed=8)
+    seconds = t.astype("datetime64[ms]").astype(np.int64) / 1000.0 + 0.25
+    path = tmp_path / "log.csv"
+    pacsv.write_csv(pa.table({"ts": seconds, "score": p, "label": y}), path)
+    argv = ["monitor", "scan", str(path), "--time", "ts", "--freq", "M", "--as-of", "2026-05-01", "--horizon", "30",
+            "--json", "-"]
+    want = vc.monitor(p, y, seconds, freq="M", as_of="2026-05-01", horizon=30)
+    assert len(want.rows) > 3
+    for engine in ("memory", "duckdb", "dask"):
+        assert main([*argv, "--engine", engine]) == 0, capsys.readouterr().err
+        got = json.loads(capsys.readouterr().out)["periods"]
+        assert [(r["period"], r["n"], r["pending"]) for r in got] == [(r.period, r.n, r.pending) for r in want.rows]
+    text = [str(v) for v in t.astype("datetime64[s]").astype(str)]
+    text[11] = "last tuesday"
+    pacsv.write_csv(pa.table({"ts": text, "score": p, "label": y}), path)
+    assert main([*argv, "--engine", "dask"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.endswith("column 'ts' (periods) holds text that is not a date or time, e.g. "
+                                            "'last tuesday'; --time needs dates, datetimes or epoch seconds"), err
+
+
 def test_cli_monitor_scan_csv_times_on_spark_and_dask(tmp_path, capsys, spark):
     """CSV times (with offsets) are parsed by every engine: Spark infers a session-zone timestamp,
     Dask reads text and the command parses it; both give the memory route's numbers. A Spark

@@ -276,11 +276,25 @@ def _scan(args: argparse.Namespace) -> int:
 
 
 def _dask_times(frame: Any, column: str) -> Any:
-    """Dask reads a CSV's times as text (DuckDB, Spark and the memory route parse them): parse the
-    --time column as the others do (an offset converted to UTC, a naive time read as UTC)."""
-    import dask.dataframe as dd
+    """Dask reads a CSV's times as text (DuckDB, Spark and the memory route parse them): parse a
+    text --time column as the others do (an offset converted to UTC, a naive time read as UTC).
+    Numbers stay numbers (epoch seconds, as everywhere). Lazy: a text that is no time is refused
+    when the rows are read, in one line naming the column and the text."""
+    import pandas as pd
 
     if column not in frame.columns:  # the frame form names the missing column in its own words
         return frame
-    # lazy: a text that is no time fails when the rows are read, in lazy_errors' one line
-    return frame.assign(**{column: dd.to_datetime(frame[column], utc=True)})
+    if pd.api.types.is_numeric_dtype(frame[column].dtype) or pd.api.types.is_datetime64_any_dtype(frame[column].dtype):
+        return frame
+
+    def parse(part: Any) -> Any:
+        try:
+            return pd.to_datetime(part, utc=True)
+        except (ValueError, TypeError, OverflowError):
+            parsed = pd.to_datetime(part, utc=True, errors="coerce", format="mixed")
+            bad = part[parsed.isna() & part.notna()]
+            text = repr(str(bad.iloc[0])[:40]) if len(bad) else "a value"
+            raise VeracityError(f"column {column!r} (periods) holds text that is not a date or time, e.g. "
+                                f"{text}; --time needs dates, datetimes or epoch seconds") from None
+
+    return frame.assign(**{column: frame[column].map_partitions(parse, meta=(column, "datetime64[ns, UTC]"))})

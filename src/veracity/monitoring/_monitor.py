@@ -452,11 +452,15 @@ def _period_key(prep: Any, periods: str, freq: str | None) -> Any:
         return col
     if freq not in FREQS:
         raise VeracityError(f"freq must be one of {', '.join(FREQS)}; got {freq!r}")
-    if dtype.is_integer():  # epoch seconds, as in the array form (period_keys): the UTC calendar by arithmetic
-        return _civil_key(col, freq)
+    if dtype.is_numeric():  # epoch seconds, as in the array form (period_keys): the UTC calendar by arithmetic
+        if dtype.is_integer():
+            return _civil_key(col, freq)
+        finite = col.cast(nw.Float64).is_finite()  # NaN/inf: no key (refused by _check_times), never a failed cast
+        safe = nw.when(finite).then(col.cast(nw.Float64)).otherwise(nw.lit(0.0))
+        return nw.when(finite).then(_civil_key(_micros(safe), freq, per_day=86400e6))
     if not dtype.is_temporal() or dtype == nw.Duration:
         raise VeracityError(
-            f"column {periods!r} (periods) is {dtype}; with freq= it must hold dates, datetimes or whole "
+            f"column {periods!r} (periods) is {dtype}; with freq= it must hold dates, datetimes or "
             "epoch seconds (cast it first, e.g. CAST(ts AS TIMESTAMP))"
         )
     if isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
@@ -474,17 +478,26 @@ def _period_key(prep: Any, periods: str, freq: str | None) -> Any:
     return month
 
 
-def _civil_key(seconds: Any, freq: str) -> Any:
+def _micros(seconds: Any) -> Any:
+    """Fractional epoch seconds as whole microseconds, ``round(s·10⁶)``: the array form's reading
+    (:func:`._time.to_utc_timestamps`), so a time a hair before midnight falls on the same day."""
+    import narwhals as nw
+
+    return (seconds.cast(nw.Float64) * 1e6).round(0)
+
+
+def _civil_key(seconds: Any, freq: str, *, per_day: float = 86400.0) -> Any:
     """The period key (``yyyymm``, or ``yyyymmdd`` for ``D``/``W``) of epoch seconds, UTC, as an
     expression: days since 1970-01-01 ``= floor(s / 86400)`` mapped to the proleptic Gregorian
     calendar by H. Hinnant's ``civil_from_days`` (400-year eras of 146,097 days, years from
-    March), floors of exact quotients in double precision (every term is below 2^53)."""
+    March), floors of exact quotients in double precision (every term is below 2^53).
+    ``per_day`` is the units in a day (86400e6 for :func:`_micros`)."""
     import narwhals as nw
 
     def floor(e: Any) -> Any:
         return e.floor()
 
-    z = floor(seconds.cast(nw.Float64) / 86400.0) + 719468.0
+    z = floor(seconds.cast(nw.Float64) / per_day) + 719468.0
     era = floor(z / 146097.0)
     doe = z - era * 146097.0
     yoe = floor((doe - floor(doe / 1460.0) + floor(doe / 36524.0) - floor(doe / 146096.0)) / 365.0)
@@ -509,14 +522,41 @@ def _final_by_time(frame: Any, periods: str, cutoff: np.datetime64) -> Any:
     col = nw.col(frame.ref(periods))
     if dtype.is_integer():
         return col.cast(nw.Float64) <= float(cutoff.astype(np.int64))
+    if dtype.is_numeric():  # fractional seconds, to the microsecond: final while round(t·1e6) < (cutoff + 1 s) in µs
+        return _micros(col) < float((cutoff.astype(np.int64) + 1) * 1_000_000)
     if not dtype.is_temporal() or dtype == nw.Duration:
         raise VeracityError(
             f"column {periods!r} (periods) is {dtype}; as_of/horizon need prediction times (dates, datetimes "
-            "or whole epoch seconds)", param="periods")
+            "or epoch seconds)", param="periods")
     limit = (cutoff + np.timedelta64(1, "s")).astype("datetime64[us]").item()
     if isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
         limit = limit.replace(tzinfo=timezone.utc)
     return col < nw.lit(limit)
+
+
+def _check_times(prep: Any, key: Any, periods: str) -> None:
+    """One pass over the period keys: none missing, and numbers that can be epoch seconds
+    (finite, at most 1e11 in size, as :func:`._time.to_utc_timestamps` refuses milli- and
+    nanoseconds in memory) — read as seconds, milliseconds would be months in the year 55,000."""
+    import narwhals as nw
+
+    from ..sources import _aggregates as agg
+
+    checks = [agg._flag(key.is_null()).sum().alias("missing")]
+    numeric = prep.frame.schema[periods].is_numeric()
+    if numeric:
+        t = nw.col(prep.frame.ref(periods)).cast(nw.Float64)
+        checks += [t.abs().max().alias("largest"), agg._flag(~t.is_finite()).sum().alias("odd")]
+    missing, *numbers = agg.collect(prep.frame.nw.select(*checks)).rows()[0]
+    if numeric and (int(numbers[1] or 0) or float(numbers[0] or 0.0) > 1e11):
+        odd = int(numbers[1] or 0)
+        what = f"{odd} not finite" if odd else f"max |value| {float(numbers[0]):.3g}"
+        raise VeracityError(
+            f"column {periods!r} (periods) holds numbers that are not epoch seconds ({what}); "
+            "numbers are read as seconds since 1970-01-01 UTC: convert milli/nanoseconds to seconds or pass "
+            "dates", param="periods")
+    if int(missing or 0):
+        raise VeracityError(f"column {periods!r} (periods) has {int(missing)} missing values; drop or fill them")
 
 
 def _require_utc_session(relation: Any, column: str) -> None:
@@ -640,15 +680,16 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
                            reference=reference, as_of=as_of, horizon=horizon)
         except VeracityError:  # the lazy forms' one-line error naming the column, when the rows break the contract
             _check_rows(prep, _working(prep), score_type, label)
+            if freq is not None:
+                _check_times(prep, _period_key(prep, periods, freq), periods)
             raise
 
     m = check_bins(bins)
     edges = uniform_edges(m)
-    working = _working(prep, _period_key(prep, periods, freq))
+    key = _period_key(prep, periods, freq)
+    working = _working(prep, key)
     if freq is not None:
-        missing = int(agg.collect(working.select(agg._flag(nw.col("_g").is_null()).sum())).rows()[0][0] or 0)
-        if missing:
-            raise VeracityError(f"column {periods!r} (periods) has {missing} missing values; drop or fill them")
+        _check_times(prep, key, periods)
     every, final, counts = _check_rows(prep, working, score_type, label)
     labelled = int(counts["n"] or 0)
 
