@@ -187,3 +187,26 @@ def test_times_that_are_not_epoch_seconds_are_refused_alike(backend, times, what
         with pytest.raises(vc.VeracityError, match=rf"^column 'ts' \(periods\) holds numbers that are not epoch "
                                                   rf"seconds \({what}\); numbers are read as seconds"):
             vc.monitor(make(backend, df, tmp_path), score="p", label="y", periods="ts", freq="M", **kw)
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "dask"])
+def test_zone_aware_times_mature_by_their_instant(backend):
+    """Times in Europe/Paris with as_of/horizon: the periods and the pending rows are those of the
+    same instants in UTC (polars' lazy frame once failed to compare a Paris column with the cutoff)."""
+    import duckdb
+    import polars as pl
+    import pyarrow as pa
+
+    df = logs(900, seed=15).drop(columns="ts")
+    df["ts"] = pd.Timestamp("2026-01-31T23:30:00", tz="Europe/Paris") + pd.to_timedelta(np.arange(len(df)) * 7200,
+                                                                                           unit="s")
+    frame = {"pandas": lambda: df, "polars": lambda: pl.from_pandas(df), "polars-lazy": lambda: pl.from_pandas(df).lazy(),
+             "pyarrow": lambda: pa.Table.from_pandas(df), "duckdb": lambda: duckdb.from_df(df),
+             "dask": lambda: __import__("dask.dataframe").dataframe.from_pandas(df, npartitions=3)}[backend]()
+    got = vc.monitor(frame, score="p", label="y", periods="ts", freq="D", as_of="2026-02-20T00:00:00+01:00",
+                     horizon="2d", min_count=5)
+    utc = df["ts"].dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
+    final = utc.astype("datetime64[s]") <= np.datetime64("2026-02-17T23:00:00")
+    want = vc.monitor(df["p"].to_numpy(), df["y"].to_numpy(), utc, freq="D", mature=final, min_count=5)
+    same_monitor(got, want)
+    assert sum(r.pending for r in got.rows) == int((~final).sum()) > 0

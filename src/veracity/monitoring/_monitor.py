@@ -531,6 +531,8 @@ def _final_by_time(frame: Any, periods: str, cutoff: np.datetime64) -> Any:
     limit = (cutoff + np.timedelta64(1, "s")).astype("datetime64[us]").item()
     if isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
         limit = limit.replace(tzinfo=timezone.utc)
+        if frame.backend not in ("duckdb", "pyspark") and dtype.time_zone.upper() not in UTC_NAMES:
+            col = col.dt.convert_time_zone("UTC")  # polars compares instants only within one zone
     return col < nw.lit(limit)
 
 
