@@ -206,3 +206,75 @@ def test_frames_fit_a_score_in_memory_and_refuse_it_lazily():
     with pytest.raises(VeracityError, match="fits a ranking score on rows in memory") as info:
         vc.PlattScaling(score_type="score").fit(relation, score="s", label="y")
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "dask"])
+def test_frame_forms_rank_a_score_and_refuse_its_probability_readings(backend):
+    """vc.auc and vc.threshold_table read a ranking score from every frame, as the array form does
+    (the frame forms once refused it); the probability readings refuse it naming the function."""
+    pd = pytest.importorskip("pandas")
+    z, y = _problem(600)
+    x = np.round(1e5 + 7 * z, 1)  # ties too
+    w = np.random.default_rng(4).random(x.size)
+    df = pd.DataFrame({"s": x, "y": y.astype(int), "w": w})
+    frame = _frame(backend, df)
+    for weight in (None, "w"):
+        sw = None if weight is None else w
+        assert vc.auc(frame, score="s", label="y", sample_weight=weight, score_type="score") == pytest.approx(
+            roc_auc_score(y, x, sample_weight=sw), rel=1e-12)
+        got = vc.threshold_table(frame, [1e5 - 3, 1e5, 1e5 + 7.1], score="s", label="y", sample_weight=weight,
+                                 score_type="score")
+        for row in got.rows:
+            flagged = x >= row.threshold
+            ones = np.ones_like(x) if sw is None else sw
+            assert row.tp == pytest.approx(ones[flagged & (y == 1)].sum(), rel=1e-12)
+            assert row.fp == pytest.approx(ones[flagged & (y == 0)].sum(), rel=1e-12)
+    for fn in (vc.ece, vc.brier, vc.nll, vc.monitor):
+        with pytest.raises(VeracityError) as info:
+            fn(frame, score="s", label="y", score_type="score", **({"periods": "y"} if fn is vc.monitor else {}))
+        text = str(info.value)
+        assert "\n" not in text and text.startswith(f"vc.{fn.__name__} reads the scores") and text.endswith(REFUSAL)
+
+
+def _frame(backend, df):
+    if backend == "pandas":
+        return df
+    if backend.startswith("polars"):
+        pl = pytest.importorskip("polars")
+        return pl.from_pandas(df).lazy() if backend == "polars-lazy" else pl.from_pandas(df)
+    if backend == "pyarrow":
+        import pyarrow as pa
+
+        return pa.Table.from_pandas(df)
+    if backend == "duckdb":
+        return pytest.importorskip("duckdb").from_df(df)
+    return pytest.importorskip("dask.dataframe").from_pandas(df, npartitions=3)
+
+
+def test_threshold_rules_by_rank_take_a_score_and_the_cost_rule_refuses_it(tmp_path, capsys):
+    """Recall, precision and budget thresholds are order statistics: on a ranking score they are the
+    score at the rank the same rule picks on any increasing map of it to probabilities; the
+    cost-optimal c_FP/(c_FP + c_FN) needs probabilities, and the CLI refuses it in one line (it
+    once flagged every row of a score near 20 at t* = 0.2)."""
+    from veracity.cli import main
+
+    z, y = _problem(400, seed=3)
+    x = 20.0 + 5.0 * z
+    p = expit(z)  # an increasing map of x into (0, 1)
+    back = {float(a): float(b) for a, b in zip(p, x)}
+    w = np.random.default_rng(5).random(x.size)
+    for sw in (None, w):
+        assert vc.recall_threshold(x, y, target=0.9, sample_weight=sw, score_type="score") == \
+            back[vc.recall_threshold(p, y, target=0.9, sample_weight=sw)]
+        assert vc.precision_threshold(x, y, target=0.8, sample_weight=sw, score_type="score") == \
+            back[vc.precision_threshold(p, y, target=0.8, sample_weight=sw)]
+        assert vc.budget_threshold(x, fraction=0.1, sample_weight=sw, score_type="score") == \
+            back[vc.budget_threshold(p, fraction=0.1, sample_weight=sw)]
+    path = tmp_path / "raw.csv"
+    path.write_text("score,label\n" + "\n".join(f"{float(a)!r},{int(b)}" for a, b in zip(x, y)) + "\n")
+    assert main(["threshold", str(path), "--score-type", "score", "--cost-fn", "4"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "reads calibrated probabilities" in err and "--target-recall" in err
+    assert main(["threshold", str(path), "--score-type", "score", "--target-recall", "0.9", "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["threshold"] == vc.recall_threshold(x, y, target=0.9, score_type="score")

@@ -126,6 +126,11 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
         top_k = value
         t = budget_threshold(s, top_k=top_k, sample_weight=w, score_type=st)
         return t, {"kind": "budget", "top_k": top_k}, f"review budget of {text:s} alerts"
+    if st == "score":
+        raise VeracityError(
+            "the cost-optimal threshold t* = c_FP/(c_FP + c_FN) reads calibrated probabilities, and --score-type "
+            "score declares a ranking score with none: calibrate first (veracity fit, then apply), or choose by "
+            "rank with --target-recall, --target-precision or --budget")
     t = cost_threshold(cost_fp, cost_fn)
     how = f"t* = c_FP/(c_FP + c_FN) = {t:.4g} (assumes calibrated probabilities)"
     if st == "logit":

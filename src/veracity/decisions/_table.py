@@ -245,9 +245,12 @@ def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: An
     if thresholds is None:
         raise VeracityError("threshold_table(frame, thresholds, score=..., label=...) needs thresholds",
                         param="thresholds")
+    # the counts compare the raw scores with the thresholds: a ranking score (score_type="score")
+    # is read as a logit is, any finite real never squashed (the array form's counts, tested)
+    ranking = "logit" if score_type == "score" else score_type
     # as_source returns one of the two (annotated as their base, which declares no ``prep``)
     source = cast("ArraySource | FrameSource", as_source(
-        data, score=score, label=label, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label))
+        data, score=score, label=label, sample_weight=sample_weight, score_type=ranking, pos_label=pos_label))
     if getattr(source.prep, "multiclass", False):
         raise VeracityError(
             "vc.threshold_table flags one score per row; pass score= naming the column of the class to flag"

@@ -122,7 +122,7 @@ def recall_threshold(
     0.06
     """
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
-                            pos_label=pos_label)
+                            pos_label=pos_label, allow_score=True)  # an order statistic: any real score
     target = check_target(target)
     pos = y == 1.0
     n = int(np.count_nonzero(pos))
@@ -188,7 +188,7 @@ def precision_threshold(
     0.4
     """
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
-                            pos_label=pos_label)
+                            pos_label=pos_label, allow_score=True)  # an order statistic: any real score
     target = check_target(target)
     if not (y == 1.0).any():
         raise VeracityError("precision_threshold needs positive rows (label 1); the labels have none")
@@ -226,7 +226,7 @@ def budget_threshold(
     >>> budget_threshold([.9, .8, .8, .7, .1], fraction=0.6)
     0.8
     """
-    s = scores_1d(scores, score_type=score_type)
+    s = scores_1d(scores, score_type=score_type, allow_score=True)  # an order statistic: any real score
     w = check_weights(sample_weight, s.shape[0])
     if (top_k is None) == (fraction is None):
         raise VeracityError("give exactly one of top_k (rows to review) or fraction (share of rows)")

@@ -382,6 +382,7 @@ def monitor(
     if as_of is not None and freq is None:
         raise VeracityError("as_of/horizon read the prediction times: pass periods holding times, with freq=",
                             param="freq")
+    score_type = check_score_type(score_type, what="vc.monitor")
     if score is not None or label is not None:
         if periods is None:  # monitor(frame, "ts", score=..., label=...)
             periods, labels = labels, None
@@ -671,7 +672,7 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
                      final=None if cutoff is None else (lambda frame: _final_by_time(frame, periods, cutoff)))
     if prep.multiclass:
         raise VeracityError("vc.monitor watches binary scores; pass score= naming one probability column")
-    score_type = check_score_type(score_type)
+    score_type = check_score_type(score_type, what="vc.monitor")
     f = prep.frame
     if not f.lazy:
         try:

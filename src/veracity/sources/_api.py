@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core._binning import uniform_edges
 from ..core._metrics import check_threshold
-from ..core._validation import VeracityError, check_score_type
+from ..core._validation import VeracityError, check_score_type, refuse_score
 from . import _aggregates as agg
 from ._source import Frame, as_frame, check_columns, check_dtypes
 
@@ -443,9 +443,12 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
     from ..core import _formulas
 
     prep = _Prepared(data, score, label, sample_weight, pos_label=options.pop("pos_label", None))
-    score_type = check_score_type(options.pop("score_type", "probability"))
+    # a ranking score (score_type="score") has an AUC, and nothing else here: the array form refuses it
+    score_type = check_score_type(options.pop("score_type", "probability"), allow_score=True)
     if not prep.frame.lazy:
         return _call_in_memory(prep, fn, score_type, **options)
+    if name != "auc":
+        refuse_score(score_type, f"vc.{name}")
     multiclass = options.pop("multiclass", "top-label")
     estimator = options.pop("estimator", "plugin")
     if multiclass != "top-label" or estimator != "plugin":
@@ -506,7 +509,8 @@ def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label
             f"vc.{name} needs the rows in memory; pass an in-memory frame (pandas, polars, pyarrow) "
             "or collect the needed columns first"
         )
-    score_type = check_score_type(options.pop("score_type", "probability"))
+    # "score" passes here: the function takes it (threshold_table counts by rank) or refuses it in its words
+    score_type = check_score_type(options.pop("score_type", "probability"), allow_score=True)
     extra = {k: prep.column(v) for k, v in columns.items()}
     scores, labels, weights = prep.arrays()
     try:
