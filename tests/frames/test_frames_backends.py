@@ -9,6 +9,7 @@ and Dask here; Spark in test_frames_spark.py.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
 
@@ -270,3 +271,22 @@ def test_missing_slice_keys_are_one_slice_named_none(backend, tmp_path):
     assert got.groups["None"].n == int(missing.sum())
     want = vc.audit(df["p"].to_numpy()[missing], df["y"].to_numpy()[missing])
     assert got.groups["None"].auc == pytest.approx(want.auc, rel=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "dask"])
+def test_time_slice_keys_are_named_alike_on_every_backend(backend, tmp_path):
+    """Slices by a datetime, a date and a UTC time column: the same names in memory as where the data
+    lives (in-memory frames once named them '2026-01-01T00:00:00.000000000'), the same rows in each."""
+    df = dataset(n=600, seed=16)
+    day = np.random.default_rng(2).integers(0, 3, len(df))
+    df["when"] = pd.Timestamp("2026-01-01") + pd.to_timedelta(day, unit="D")
+    df["day"] = df["when"].dt.date
+    df["utc"] = pd.Timestamp("2026-01-01", tz="UTC") + pd.to_timedelta(day, unit="h")
+    frame = make(backend, df, tmp_path)
+    names = {"when": [f"2026-01-0{d + 1} 00:00:00" for d in range(3)], "day": [f"2026-01-0{d + 1}" for d in range(3)],
+             "utc": [f"2026-01-01 0{d}:00:00+00:00" for d in range(3)]}
+    for column, expected in names.items():
+        got = vc.audit(frame, score="p", label="y", by=column)
+        assert sorted(got.groups) == expected, column
+        for d, name in enumerate(expected):
+            assert got.groups[name].n == int((day == d).sum())

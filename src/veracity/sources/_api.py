@@ -57,6 +57,23 @@ def _column_arg(value: Any, role: str) -> str | None:
     return value
 
 
+def _python_times(keys: np.ndarray, zone: str | None) -> np.ndarray:
+    """``datetime64`` keys as ``datetime``/``date`` objects (to the microsecond), in ``zone`` when the
+    column has one (its UTC instants shown there, as a lazy frame hands them back); one conversion
+    per distinct key."""
+    unit = np.datetime_data(keys.dtype)[0]
+    values, inverse = np.unique(keys.astype("datetime64[us]") if unit in ("ns", "ps", "fs", "as") else keys,
+                                return_inverse=True)
+    objects = values.astype(object)
+    if zone is not None:
+        from datetime import datetime, timezone
+        from zoneinfo import ZoneInfo
+
+        objects = np.array([v.replace(tzinfo=timezone.utc).astimezone(ZoneInfo(zone)) if isinstance(v, datetime)
+                            else v for v in objects.tolist()], dtype=object)
+    return objects[inverse.reshape(-1)]
+
+
 class _Prepared:
     """A checked frame and its column names."""
 
@@ -115,6 +132,8 @@ class _Prepared:
         pandas would hand over NaN, named "nan")."""
         col = self.frame.nw.get_column(self.by)
         keys = np.asarray(col.to_numpy())
+        if keys.dtype.kind == "M":  # datetime and date keys as Python objects, named as a lazy frame names them
+            keys = _python_times(keys, getattr(self.frame.schema[self.by], "time_zone", None))
         missing = col.is_null().to_numpy()
         if missing.any():
             keys = keys.astype(object)
