@@ -290,3 +290,31 @@ def test_time_slice_keys_are_named_alike_on_every_backend(backend, tmp_path):
         assert sorted(got.groups) == expected, column
         for d, name in enumerate(expected):
             assert got.groups[name].n == int((day == d).sum())
+
+
+@pytest.mark.parametrize("backend", ["duckdb-arrow", "polars-lazy"])
+@pytest.mark.parametrize("max_groups", [None, 3])
+def test_nan_slice_keys_are_one_slice_as_in_memory(backend, max_groups):
+    """A float slice column holding NaN: every NaN row in one slice 'nan', as np.unique groups them
+    (DuckDB hands back each NaN as a new float: its rows once split into one slice per bin)."""
+    import duckdb
+    import polars as pl
+    import pyarrow as pa
+
+    rng = np.random.default_rng(17)
+    p = rng.random(700)
+    y = (rng.random(700) < p).astype(int)
+    g = np.where(rng.random(700) < 0.2, np.nan, rng.choice([1.5, 2.0, 3.0, 4.0], 700))
+    table = pa.table({"p": p, "y": y, "g": g})  # NaN stays NaN (pandas would make it NULL)
+    con = duckdb.connect()
+    frame = con.from_arrow(table) if backend == "duckdb-arrow" else pl.from_arrow(table).lazy()
+    options = {} if max_groups is None else {"max_groups": max_groups}
+    got = vc.audit(frame, score="p", label="y", by="g", **options)
+    want = vc.audit(p, y, by=g, **options)
+    assert list(got.groups) == list(want.groups)
+    assert "nan" in want.groups or max_groups
+    for key in want.groups:
+        a, b = got.groups[key], want.groups[key]
+        assert a.n == b.n, key
+        for name in ("ece", "brier", "nll", "auc", "accuracy"):
+            assert getattr(a, name) == pytest.approx(getattr(b, name), rel=1e-12, abs=1e-15), (key, name)

@@ -37,6 +37,10 @@ from ..decisions._inputs import scores_1d
 from ._ppi import check_level, z_of
 
 
+#: the label counts of :func:`plan_from_sums` are capped here (more than any window holds)
+MORE_THAN_ANY = 2**62
+
+
 def _check_width(width: Any) -> float:
     if isinstance(width, bool) or not isinstance(width, (int, float, np.floating)) or not 0.0 < width < 1.0:
         raise VeracityError(f"width must be the interval's full width, a number in (0, 1) such as 0.02; "
@@ -51,7 +55,7 @@ def plan_from_sums(*, rows: Any, sum_f: Any, sum_ff: Any, width: float, level: f
     width = _check_width(width)
     z = z_of(check_level(level))
     N = np.asarray(rows, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         mean = np.asarray(sum_f, dtype=np.float64) / N
         var = np.maximum(np.asarray(sum_ff, dtype=np.float64) / N - mean * mean, 0.0)
         bern = np.maximum(mean - np.asarray(sum_ff, dtype=np.float64) / N, 0.0)  # mean of f(1 - f)
@@ -60,7 +64,10 @@ def plan_from_sums(*, rows: Any, sum_f: Any, sum_ff: Any, width: float, level: f
         n_cls = np.ceil(z * z * mean * (1.0 - mean) / (width / 2.0) ** 2 - 1e-9)
         n_ppi = np.where(N > 0, np.maximum(n_ppi, np.where(room > 0, 2.0, -1.0)), -1.0)
         n_cls = np.where(N > 0, np.maximum(n_cls, 2.0), -1.0)
-    return n_ppi.astype(np.int64), n_cls.astype(np.int64)
+    # counts beyond any window (even infinite, for a width so small it underflows) are capped, not
+    # wrapped round to negative numbers by the cast
+    return (np.minimum(n_ppi, float(MORE_THAN_ANY)).astype(np.int64),
+            np.minimum(n_cls, float(MORE_THAN_ANY)).astype(np.int64))
 
 
 def labels_needed(scores: Any, *, width: float, level: float = 0.95) -> int:
@@ -81,7 +88,8 @@ def labels_needed(scores: Any, *, width: float, level: float = 0.95) -> int:
                             f"{f.size} scores alone vary too much (sd {f.std():.3g}); ask for a wider interval or "
                             "pool more rows per window")
     if n > f.size:
-        raise VeracityError(f"an interval of width {width:g} needs {n:,} labels but the window has only {f.size:,} "
+        needs = f"{n:,}" if n < MORE_THAN_ANY else f"more than {MORE_THAN_ANY:.1e}"
+        raise VeracityError(f"an interval of width {width:g} needs {needs} labels but the window has only {f.size:,} "
                             "rows; ask for a wider interval or pool more rows per window")
     return n
 

@@ -387,6 +387,9 @@ def _prepare(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, sampl
     if y.size < 2:
         raise VeracityError(f"PPI needs at least 2 randomly sampled labelled rows, got {y.size}; label more rows "
                             "of the window (vc.labels_needed says how many)")
+    if w is not None and int((w > 0).sum()) < 2:  # rows of weight 0 are no evidence: one row would give [e, e]
+        raise VeracityError(f"PPI needs at least 2 randomly sampled labelled rows of positive sample_weight, got "
+                            f"{int((w > 0).sum())}; give more labelled rows a weight above 0")
     if g.size < 1:
         raise VeracityError("scores_unlabelled is empty: every row is labelled, so the classical rate needs no "
                             "scores; pass the rows that have no label yet")

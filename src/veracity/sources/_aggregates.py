@@ -73,7 +73,10 @@ def base(frame: Any, score: str, label: Any, weight: str | None, by: str | list[
         key = nw.col(by)
         if pooled is not None:  # the slice cap: keep these keys, pool the others under one name
             keep, other = pooled
-            key = nw.when(key.is_in(keep)).then(key.cast(nw.String)).otherwise(nw.lit(other, nw.String))
+            text = key.cast(nw.String)
+            if frame.collect_schema()[by].is_float():  # a kept NaN is named 'nan' as Python names it (polars: 'NaN')
+                text = nw.when(key.is_nan()).then(nw.lit("nan", nw.String)).otherwise(text)
+            key = nw.when(key.is_in(keep)).then(text).otherwise(nw.lit(other, nw.String))
         cols.append(key.alias("_g"))
     return frame.select(cols)
 
@@ -368,6 +371,19 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
     return {name: rows.get_column(name).to_list() for name in rows.columns}
 
 
+#: the one key of a NaN slice: each NaN an engine hands back is a new float, unequal to every other,
+#: so the rows of a NaN key would split into one slice per bin (see :func:`slice_key`)
+NAN_KEY = float("nan")
+
+
+def slice_key(key: Any) -> Any:
+    """A slice key as it came back from an engine, with any NaN (in a tuple of keys too) made
+    :data:`NAN_KEY`: every row of a NaN key lands in one slice, as ``np.unique`` puts them in memory."""
+    if isinstance(key, tuple):
+        return tuple(slice_key(k) for k in key)
+    return NAN_KEY if isinstance(key, (float, np.floating)) and key != key else key
+
+
 def _per_slice(native: dict[str, list[Any]], bins: int, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
     out: dict[Any, dict[str, np.ndarray]] = {}
     if isinstance(grouped, tuple):
@@ -375,7 +391,7 @@ def _per_slice(native: dict[str, list[Any]], bins: int, grouped: bool) -> dict[A
     else:
         group_keys = native["_g"] if grouped else [None] * len(native["_b"])
     for i, key in enumerate(group_keys):
-        acc = out.setdefault(key, {k: np.zeros(bins) for k in ("count", *_SUM_NAMES)})
+        acc = out.setdefault(slice_key(key), {k: np.zeros(bins) for k in ("count", *_SUM_NAMES)})
         b = int(native["_b"][i])
         for name in ("count", *_SUM_NAMES):
             acc[name][b] = float(native[name][i])
@@ -526,7 +542,7 @@ def combine_ranges(table: dict[str, list[Any]], *, grouped: bool, weighted: bool
     for i in [i for i, every in enumerate(table.get("_all", ())) if every]:
         keys[i] = WHOLE
     for i, key in enumerate(keys):
-        per_key.setdefault(key, []).append(
+        per_key.setdefault(slice_key(key), []).append(
             (int(table["_r"][i]), cast(table["_num"][i]), cast(table["_pos"][i]), cast(table["_neg"][i]))
         )
     out: dict[Any, float | None] = {}

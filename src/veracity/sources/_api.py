@@ -32,6 +32,7 @@ from ..core._binning import uniform_edges
 from ..core._metrics import check_threshold
 from ..core._validation import VeracityError, check_score_type, refuse_score
 from . import _aggregates as agg
+from ._aggregates import NAN_KEY
 from ._source import Frame, as_frame, check_columns, check_dtypes
 
 #: options of the array form that need every row in memory (refused on lazy frames)
@@ -273,14 +274,15 @@ def stats_from_sums(sums: dict[str, np.ndarray], edges: np.ndarray, strategy: st
 
 
 def key_order(keys: list[Any]) -> list[Any]:
-    """Slice keys sorted (by value, or as text when they do not compare), the missing key last:
-    the one order of slices on every backend (frames, SQL, model comparison)."""
-    present = [k for k in keys if k is not None]
+    """Slice keys sorted (by value, or as text when they do not compare), the NaN key after the
+    values (where ``np.unique`` puts it) and the missing key last: the one order of slices on every
+    backend (frames, SQL, model comparison)."""
+    present = [k for k in keys if k is not None and k is not NAN_KEY]
     try:
         present.sort()
     except TypeError:
         present.sort(key=str)
-    return present + [k for k in keys if k is None]
+    return present + [k for k in keys if k is NAN_KEY] + [k for k in keys if k is None]
 
 
 #: backends where the contract's counts and the bin sums are one pass (measured faster at 1e8 rows:

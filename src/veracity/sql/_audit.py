@@ -21,6 +21,7 @@ from ..core._binning import (AutoBins, auto_bins, check_bins, check_strategy, cu
 from ..core._metrics import check_threshold
 from ..core._stats import MAX_GROUPS, BinStats, check_max_groups, other_key
 from ..core._validation import VeracityError, check_score_type
+from ..sources._aggregates import slice_key
 from ..sources._api import key_order, stats_from_sums
 from . import _query as q
 from ._connect import Database, open_database
@@ -161,8 +162,13 @@ def _positive_value(db: Database, table: Any, label: str, pos_label: Any) -> Any
 
     if isinstance(pos_label, float) and pos_label != pos_label:
         raise VeracityError("pos_label must be a label value, not NaN")
-    missing, distinct, values = _label_values(db, table, label)
-    values = [v for v in values if not (isinstance(v, float) and math.isnan(v))]
+    missing, distinct, found = _label_values(db, table, label)
+    values = [v for v in found if not (isinstance(v, float) and math.isnan(v))]
+    if len(values) < len(found):  # NaN labels (DuckDB, PostgreSQL): missing, as in the array form
+        (nans,), = db.query(q.nan_count_sql(table, label, db.dialect), what="counting the NaN labels")
+        missing, distinct = missing + max(int(nans or 0), 1), distinct - 1
+    if not missing and not distinct:
+        raise VeracityError("the table has no rows; pass at least one row")
     if missing:
         raise VeracityError(
             f"column {label!r} (labels) has {missing} missing values (None/NaN); drop or fill those rows first")
@@ -232,7 +238,7 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
     exact = cols.weight is None  # integer-valued: kept as Python ints (exact AUC for any N)
     per_slice: dict[Any, dict[str, Any]] = {}
     for rec in recs:
-        key = rec["_g"] if grouped else None
+        key = slice_key(rec["_g"]) if grouped else None  # DuckDB/PostgreSQL NaN keys: one slice
         acc = per_slice.setdefault(key, {**{k: np.zeros(m) for k in q.SUMS}, "_parts": []})
         b = int(rec["_b"])
         for name in q.SUMS:

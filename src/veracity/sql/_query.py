@@ -88,6 +88,8 @@ def literal(value: Any) -> Any:
     if isinstance(value, (int, np.integer)):
         return exp.Literal.number(int(value))
     if isinstance(value, (float, np.floating)):
+        if value != value:  # a NaN slice key (equal to itself in DuckDB and PostgreSQL, absent in SQLite)
+            return exp.Cast(this=exp.Literal.string("NaN"), to=exp.DataType.build("double"))
         return exp.Literal.number(_num(float(value)))
     if isinstance(value, str):
         if "\x00" in value:
@@ -642,3 +644,14 @@ def label_values_sql(table: Any, label: str, dialect: str, limit: int) -> tuple[
               .where(col.copy().is_(exp.null()).not_()).order_by(col.copy()).limit(limit))
     level = sqlglot.ErrorLevel.RAISE
     return counts.sql(dialect=dialect, unsupported_level=level), values.sql(dialect=dialect, unsupported_level=level)
+
+
+def nan_count_sql(table: Any, label: str, dialect: str) -> str:
+    """One row: the rows whose ``label`` is NaN (where NaN equals itself: DuckDB, PostgreSQL)."""
+    from sqlglot import exp
+
+    sqlglot = _sqlglot()
+    col = exp.column(ident(label, "label"))
+    tree = exp.select(exp.Count(this=exp.Star())).from_(table_node(table)).where(
+        exp.EQ(this=col, expression=literal(float("nan"))))
+    return tree.sql(dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
