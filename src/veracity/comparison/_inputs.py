@@ -264,6 +264,19 @@ def _read_lazy(prep: Any, scores: list[str], what: str) -> tuple[dict[str, np.nd
     return arrays, labels, weights, keys
 
 
+def _missing_as_none(keys: np.ndarray) -> np.ndarray:
+    """Slice keys with their missing values (NaN, NaT, pandas' NA) as ``None``: one slice of missing
+    keys, as a frame's null keys make (NaN is not equal to itself: each would be a slice of no rows)."""
+    from ..segments._family import missing_mask
+
+    missing = missing_mask(keys)
+    if not missing.any():
+        return keys
+    out = keys.astype(object)
+    out[missing] = None
+    return out
+
+
 def models_of(data: Any, labels: Any, *, scores: Any, label: Any, sample_weight: Any, pos_label: Any,
               score_type: str, by: Any = None, what: str,
               minimum: int = 2) -> tuple[Models, np.ndarray | None, str | None]:
@@ -284,6 +297,7 @@ def models_of(data: Any, labels: Any, *, scores: Any, label: Any, sample_weight:
         rows = _length(first, "scores")
         if keys.ndim != 1 or keys.shape[0] != rows:
             raise VeracityError(f"by= must hold one key per row ({rows} rows), got shape {keys.shape}")
+        keys = _missing_as_none(keys)
         weights = check_weights(sample_weight, rows)
         if weights is not None:
             keys = keys[weights > 0]

@@ -46,12 +46,13 @@ def z_of(level: float) -> float:
 
 
 def p_of(value: np.ndarray | float, se: np.ndarray | float) -> np.ndarray:
-    """Two-sided normal p-value of ``value / se``; 1 where both are 0, 0 where only se is."""
+    """Two-sided normal p-value of ``value / se``; 1 where both are 0, 0 where only se is, NaN
+    where se is NaN (no variance estimate, e.g. one row or one row of a class: no test)."""
     value, se = np.asarray(value, dtype=float), np.asarray(se, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.abs(value) / se
     p = 2.0 * ndtr(-z)
-    return np.where(se > 0, p, np.where(value == 0, 1.0, 0.0))
+    return np.where(se > 0, p, np.where(np.isnan(se), np.nan, np.where(value == 0, 1.0, 0.0)))
 
 
 def from_moments(s1: np.ndarray, s1w: np.ndarray, s2: np.ndarray, total: float, total_sq: float, n: int,

@@ -166,6 +166,9 @@ class PairedBootstrap:
         """``(MCB, DSC)`` of the Brier score of every model under frequency weights ``cw``."""
         y = self.y
         total = float(cw.sum())
+        if not total > 0.0:  # a resample that drew no row (likely on a few rows): no statistic, dropped
+            nan = np.full(len(self.models), np.nan)
+            return nan, nan.copy()
         sy = float(np.dot(cw, y))
         base = sy / total
         s_r = base * (1.0 - base)  # mean (r - y)^2 with y in {0, 1}

@@ -25,8 +25,10 @@ from ._family import (
     check_family_size,
     check_features,
     distinct_counts,
+    duration_error,
     feature_sets,
     feature_spec,
+    missing_mask,
 )
 from ._result import SegmentsResult
 
@@ -154,7 +156,7 @@ def specs_from_arrays(features: dict[str, Any], n: int, keep: np.ndarray | None,
                 f"feature {name!r} has shape {raw.shape} but there are {n} scores; pass one value per row")
         if keep is not None:
             raw = raw[keep]
-        values, counts, n_missing, numeric = distinct_counts(raw)
+        values, counts, n_missing, numeric = distinct_counts(raw, str(name))
         spec = feature_spec(str(name), values, counts, n_missing, numeric=numeric, bins=_bins_for(bins, name),
                             min_count=min_count, max_levels=max_levels)
         specs.append(spec)
@@ -226,7 +228,7 @@ def _column_with_missing(prep: Any, name: str) -> np.ndarray:
     col = prep.frame.nw.get_column(name)
     values = col.to_numpy()
     missing = col.is_null().to_numpy()
-    if missing.any() and values.dtype.kind not in "f":
+    if missing.any() and values.dtype.kind not in "fmM":  # NaN / NaT mark floats' and datetimes' own missing
         values = values.astype(object)
         values[missing] = None
     return values
@@ -249,6 +251,9 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
             wcol = wcol * prep.weight_scale
         src = src.filter(wcol > 0)
     refs = [f.ref(n) for n in names]
+    for name in names:
+        if isinstance(f.schema[name], nw.Duration):
+            raise duration_error(name)
     # distinct values of every feature and of the probability (the score cells' rule): one aggregate
     prob = agg.probability(score_type).alias("_p")
     uniq = agg.collect(src.select(nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"), *refs).select(
@@ -267,7 +272,9 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
                         .agg(nw.col("_one").sum()))
         vals = t.get_column("_v").to_list()
         cnts = np.asarray(t.get_column("_one").to_list(), dtype=np.int64)
-        miss = np.array([v is None or (isinstance(v, float) and v != v) for v in vals], dtype=bool)
+        boxed = np.empty(len(vals), dtype=object)
+        boxed[:] = vals
+        miss = missing_mask(boxed)  # None, NaN, and pandas' NA / NaT (a Dask frame's nullable columns)
         present = [v for v, m in zip(vals, miss) if not m]
         values = np.asarray(present, dtype=np.float64) if numeric else np.asarray(present, dtype=object)
         if numeric and not np.isfinite(values).all():

@@ -154,6 +154,18 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _text(v: Any) -> str:
+    """A level's label: its text, a numpy datetime/timedelta as the ``datetime`` / ``timedelta`` a lazy
+    frame brings back (``2024-01-01 00:00:00``; nanoseconds' ``.item()`` would be a bare integer)."""
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        us = v.astype(f"{v.dtype.kind}8[us]")
+        item = us.item()
+        if us == v and not isinstance(item, int):
+            return str(item)
+        return str(v)
+    return str(_plain(v))
+
+
 def _codes_by_unique(vals: np.ndarray, lookup: dict[Any, int], fill: int) -> np.ndarray:
     uniq, inv = np.unique(vals.astype(str) if vals.dtype == object else vals, return_inverse=True)
     if vals.dtype == object:  # map through the text of each level
@@ -219,7 +231,8 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
         return _binned(name, cuts, v, n_missing)
     # categorical
     keys = [_plain(x) for x in values]
-    order = sorted(range(len(keys)), key=lambda i: (-int(counts[i]), str(keys[i])))
+    text = {k: _text(x) for k, x in zip(keys, values)}
+    order = sorted(range(len(keys)), key=lambda i: (-int(counts[i]), text[keys[i]]))
     kept = [i for i in order if counts[i] >= min_count][:max_levels]
     pooled = len(keys) - len(kept)
     if n_missing and n_missing < min_count:
@@ -228,7 +241,7 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
         kept_values = sorted((keys[i] for i in kept))
     except TypeError:
         kept_values = sorted((keys[i] for i in kept), key=str)
-    labels = [str(k) for k in kept_values]
+    labels = [text[k] for k in kept_values]
     other = None
     if pooled:
         other = len(labels)
@@ -259,11 +272,20 @@ def _binned(name: str, cuts: np.ndarray, v: np.ndarray, n_missing: int) -> Featu
                        missing=missing, low=lo, high=hi)
 
 
-def distinct_counts(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, bool]:
-    """``(values, counts, n_missing, numeric)`` of an in-memory column."""
+def duration_error(name: str) -> VeracityError:
+    return VeracityError(
+        f"feature {name!r} holds durations (timedelta); convert it to a number first, e.g. its total "
+        "seconds, and it is cut into equal-mass bins like any numeric feature")
+
+
+def distinct_counts(raw: np.ndarray, name: str = "") -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """``(values, counts, n_missing, numeric)`` of an in-memory column (``name``: for messages)."""
     raw = np.asarray(raw)
+    what = f"feature {name!r}" if name else "a feature"
     if raw.ndim != 1:
-        raise VeracityError(f"a feature must be one column (1-D), got shape {raw.shape}")
+        raise VeracityError(f"{what} must be one column (1-D), got shape {raw.shape}")
+    if raw.dtype.kind == "m":
+        raise duration_error(name)
     missing = missing_mask(raw)
     present = raw[~missing] if missing.any() else raw
     numeric = is_numeric_array(raw) or (raw.dtype == object and present.size > 0 and all(
@@ -271,7 +293,7 @@ def distinct_counts(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, bool]
     if numeric:
         present = present.astype(np.float64)
         if not np.isfinite(present).all():
-            raise VeracityError("a numeric feature holds infinite values; replace them or drop those rows")
+            raise VeracityError(f"numeric {what} holds infinite values; replace them or drop those rows")
         values, counts = np.unique(present, return_counts=True)
     elif present.dtype == object:
         try:
