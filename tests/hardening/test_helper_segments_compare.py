@@ -16,6 +16,7 @@ tracebacks found by feeding one dataset to every backend and hostile inputs (eac
 import datetime
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import veracity as vc
@@ -116,3 +117,27 @@ def test_compare_by_with_nan_keys_matches_the_frame_form():
     for key, g in want.groups.items():
         for a, b in zip(got.groups[key].rows, g.rows):
             assert a.diff == pytest.approx(b.diff, abs=1e-12)
+
+
+def test_cli_compare_by_keeps_missing_keys_as_one_slice(tmp_path, capsys):
+    """`veracity compare --by` with empty keys: a slice 'None', as vc.compare_models makes on the
+    frame (the command refused the column in one line)."""
+    import json
+
+    from veracity.cli import main
+
+    rng = np.random.default_rng(21)
+    n = 600
+    y = (rng.random(n) < 0.4).astype(int)
+    df = pd.DataFrame({"p": np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1), "q": rng.random(n), "y": y,
+                       "age": np.where(rng.random(n) < 0.1, None, rng.choice(["young", "old"], n))})
+    path = tmp_path / "cmp.csv"
+    df.to_csv(path, index=False)
+    assert main(["compare", str(path), "--score", "p", "--against", "q", "--label", "y", "--by", "age",
+                 "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    want = vc.compare_models(pd.read_csv(path), scores=["p", "q"], label="y", by="age")
+    assert list(doc["groups"]) == list(want.groups) == ["old", "young", "None"]
+    none = doc["groups"]["None"]["comparison"]
+    assert [r["metric"] for r in none] == [r.metric for r in want.groups["None"].rows]
+    assert [r["diff"] for r in none] == pytest.approx([r.diff for r in want.groups["None"].rows], rel=1e-12)

@@ -129,3 +129,25 @@ def test_labels_needed_is_the_formula():
     z = 1.959963984540054
     want = math.ceil(np.mean(f * (1 - f)) / ((0.05 / 2 / z) ** 2 - f.var() / f.size))
     assert vc.labels_needed(f, width=0.05) == want
+
+
+def test_power_tuning_must_be_a_boolean():
+    # a string such as "no" once read as True (PPI++ power tuning on)
+    with pytest.raises(vc.VeracityError, match=r"^power_tuning must be True or False, got 'no'$"):
+        vc.ppi_mean([1, 0, 1], [0.8, 0.2, 0.6], [0.5, 0.4], power_tuning="no")
+    plain = vc.ppi_mean([1, 0, 0, 1, 0, 0], [0.9, 0.2, 0.1, 0.6, 0.3, 0.2], [0.8, 0.1, 0.3, 0.2, 0.7],
+                        power_tuning=np.False_)
+    assert plain.lam == 1.0
+
+
+def test_a_duckdb_connection_with_an_unread_result_is_one_line():
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT i / 10.0 AS p, i % 2 AS y FROM range(10) r(i)")
+    relation = con.table("t")
+    con.execute("SELECT * FROM range(5000)").fetchone()  # a result left half read
+    with pytest.raises(vc.VeracityError, match=r"not yet read to the end.*con\.cursor\(\)") as info:
+        vc.audit(relation, score="p", label="y")
+    assert "\n" not in str(info.value)
+    con.execute("SELECT 1").fetchall()  # the result read: the same relation audits
+    assert vc.audit(relation, score="p", label="y").n == 10

@@ -18,6 +18,7 @@ bit-identical, 0.5 decisions). Example:
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ..sources import _api as source
 from ..core._validation import VeracityError
@@ -106,7 +107,7 @@ def _run_models(args: argparse.Namespace) -> int:
     labels = source.column(table, args.label, path=path)
     _, _, weights = inputs(table, _with_score(args, names[0]), path)
     labels = apply_pos_label(labels, args.pos_label, scores=model_scores[names[0]])
-    keys = source.column(table, args.by, path=path) if args.by else None
+    keys = _slice_keys(table, args.by, path) if args.by else None
     mask = select_role(table, args, path, args.eval_role)
     if mask is not None:
         model_scores = {k: v[mask] for k, v in model_scores.items()}
@@ -134,3 +135,10 @@ def _with_score(args: argparse.Namespace, score: str) -> argparse.Namespace:
     copy.score = score
     return copy
 
+
+def _slice_keys(table: Any, name: str, path: str) -> Any:
+    """The --by column with its missing values kept (one slice of them, as vc.compare_models makes)."""
+    from ..sources._source import require_columns
+
+    require_columns([name], table.column_names, where=str(path))
+    return table.column(name).to_numpy(zero_copy_only=False)

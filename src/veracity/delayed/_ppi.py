@@ -445,6 +445,8 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
     (0.3004, 0.8135)
     """
     level = check_level(level)
+    if not isinstance(power_tuning, (bool, np.bool_)):  # "no" would read as True
+        raise VeracityError(f"power_tuning must be True or False, got {power_tuning!r}", param="power_tuning")
     if propensity is not None:
         from ._design import check_propensity, design_estimates
 

@@ -57,6 +57,12 @@ def read_errors(data: Any, compute: Any) -> Any:
 
         if isinstance(data, (str, os.PathLike)) and is_duckdb_error(exc):
             raise VeracityError(describe_error(exc, os.fspath(data))) from None
+        if is_duckdb_error(exc) and type(exc).__name__ == "ResourceInUseException":
+            # DuckDB 2.0: the user's connection still holds a result it has not finished reading
+            raise VeracityError(
+                "the DuckDB connection behind this relation has a result not yet read to the end (e.g. after "
+                "con.execute(...).fetchone()); finish it with .fetchall(), or pass a relation of another "
+                "cursor: con.cursor().table('t')") from None
         raise
 
 
