@@ -13,7 +13,7 @@ from ._formulas import BrierDecomposition, brier_decomposition_from_stats, nll_f
 from ._metrics import Multiclass, accuracy_of, auc_of
 from ._parallel import submit
 from ._reliability import ReliabilityTable
-from ._stats import MAX_GROUPS, BinStats, group_rows, subset
+from ._stats import MAX_GROUPS, BinStats, group_rows, subset, text_keys
 from ._text import fmt, render_table
 from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels, table_call
@@ -447,7 +447,7 @@ def audit(
             f"for {data.n} rows"
         )
     if keys.dtype == object:
-        keys = keys.astype(str)
+        keys = text_keys(keys)
     groups = {}
     for key, rows in group_rows(keys, max_groups):
         part = subset(data, rows)

@@ -230,6 +230,29 @@ def other_key(n_groups: int) -> str:
     return f"(other {n_groups:,} values)"
 
 
+def refuse_shared_names(keys: list[Any]) -> None:
+    """Slices are named by their key's text: two different keys with one text (a missing key and
+    the text ``'None'``) would be one slice in memory and overwrite each other elsewhere; refused."""
+    seen: dict[str, Any] = {}
+    for key in keys:
+        name = str(key)
+        if name in seen and not (seen[name] is key or (type(seen[name]) is type(key) and seen[name] == key)):
+            raise VeracityError(
+                f"two slice keys, {seen[name]!r} and {key!r}, are both named {name!r}; make them distinct first "
+                "(fill the missing keys, e.g. with 'missing', or cast the column to one type)", param="by")
+        seen.setdefault(name, key)
+
+
+def text_keys(keys: np.ndarray) -> np.ndarray:
+    """Object keys (mixed types, missing ones as None) as their text, the slices' names; a missing
+    key beside the text ``'None'`` is refused (:func:`refuse_shared_names`)."""
+    text = keys.astype(str)
+    missing = np.asarray(keys == None, dtype=bool)  # noqa: E711 - elementwise, on an object array
+    if missing.any() and (text[~missing] == "None").any():
+        refuse_shared_names([None, "None"])
+    return text
+
+
 def group_rows(keys: np.ndarray, max_groups: int | None = None) -> Iterator[tuple[str, np.ndarray]]:
     """``(key, row indices)`` for every distinct key, in sorted key order (one sort).
 

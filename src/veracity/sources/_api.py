@@ -404,7 +404,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     if options:
         raise VeracityError(f"unknown option(s) for vc.audit: {', '.join(sorted(options))}")
     grouped = prep.by is not None
-    from ..core._stats import check_max_groups
+    from ..core._stats import check_max_groups, refuse_shared_names
 
     cap = check_max_groups(max_groups)
     whole, stats, correct, auto = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
@@ -425,6 +425,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     else:
         out = result(whole, aucs.pop(agg.WHOLE), sum(correct.values()))
         # a slice whose rows all weigh 0 holds no evidence: left out, as the in-memory audit does
+        refuse_shared_names(list(stats))
         groups = {str(k): result(stats[k], aucs.get(k), correct[k]) for k in stats if stats[k].total_weight > 0}
         out = replace(out, groups=groups, group_column=prep.by)
     if auto is not None:
