@@ -345,3 +345,33 @@ def test_a_missing_key_beside_the_text_none_is_refused(backend):
     assert "\n" not in str(info.value)
     ok = vc.audit(df.assign(g=df["g"].fillna("missing")), score="p", label="y", by="g")
     assert sorted(ok.groups) == ["None", "a", "missing"] and ok.groups["missing"].n == 100
+
+
+@pytest.mark.parametrize("max_groups", [None, 2, 3, 4])
+def test_the_missing_slice_is_last_on_every_backend(max_groups):
+    """Slice order, and which keys a cap keeps among equal sizes, are the same in memory as in
+    DuckDB, polars and SQLite: values in order, the missing keys' slice last (memory once sorted
+    its name 'None' among the texts, keeping other slices under a cap)."""
+    import sqlite3
+
+    import duckdb
+    import polars as pl
+
+    rng = np.random.default_rng(19)
+    p = rng.random(400)
+    y = (rng.random(400) < p).astype(int)
+    g = np.array(["b", None, "a", "Z"] * 100, dtype=object)
+    df = pd.DataFrame({"p": p, "y": y, "g": g})
+    con = sqlite3.connect(":memory:")
+    df.to_sql("t", con, index=False)
+    options = {} if max_groups is None else {"max_groups": max_groups}
+    runs = [vc.audit(p, y, by=g, **options), vc.audit(df, score="p", label="y", by="g", **options),
+            vc.audit(pl.from_pandas(df).lazy(), score="p", label="y", by="g", **options),
+            vc.audit(duckdb.from_df(df), score="p", label="y", by="g", **options),
+            vc.audit(con, table="t", score="p", label="y", by="g", **options)]
+    names = [list(r.groups) for r in runs]
+    assert all(n == names[0] for n in names), names
+    assert max_groups is not None or names[0] == ["Z", "a", "b", "None"]
+    for r in runs[1:]:
+        for key in names[0]:
+            assert r.groups[key].ece == pytest.approx(runs[0].groups[key].ece, rel=1e-12)

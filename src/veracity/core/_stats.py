@@ -253,8 +253,10 @@ def text_keys(keys: np.ndarray) -> np.ndarray:
     return text
 
 
-def group_rows(keys: np.ndarray, max_groups: int | None = None) -> Iterator[tuple[str, np.ndarray]]:
-    """``(key, row indices)`` for every distinct key, in sorted key order (one sort).
+def group_rows(keys: np.ndarray, max_groups: int | None = None, *,
+               last: str | None = None) -> Iterator[tuple[str, np.ndarray]]:
+    """``(key, row indices)`` for every distinct key, in sorted key order (one sort); the key
+    ``last`` (the missing keys' name) after the others.
 
     With ``max_groups``, at most that many slices: the ``max_groups - 1`` largest keys
     (ties: the first in key order), and one last slice named :func:`other_key` holding
@@ -264,14 +266,18 @@ def group_rows(keys: np.ndarray, max_groups: int | None = None) -> Iterator[tupl
     uniques, inverse = np.unique(keys, return_inverse=True)
     order = np.argsort(inverse, kind="stable")
     starts = np.searchsorted(inverse[order], np.arange(uniques.size + 1))
+    ranked = np.arange(uniques.size)
+    if last is not None and uniques.dtype.kind in "US":
+        at = np.flatnonzero(uniques == last)
+        ranked = np.r_[ranked[ranked != at[0]], at] if at.size else ranked
     if max_groups is None or uniques.size <= max_groups:
-        for g, key in enumerate(uniques):
-            yield str(key), order[starts[g] : starts[g + 1]]
+        for g in ranked.tolist():
+            yield str(uniques[g]), order[starts[g] : starts[g + 1]]
         return
     sizes = np.diff(starts)
     keep = np.zeros(uniques.size, dtype=bool)
-    keep[np.argsort(-sizes, kind="stable")[: max_groups - 1]] = True
-    for g in np.flatnonzero(keep).tolist():
+    keep[ranked[np.argsort(-sizes[ranked], kind="stable")[: max_groups - 1]]] = True
+    for g in ranked[keep[ranked]].tolist():
         yield str(uniques[g]), order[starts[g] : starts[g + 1]]
     yield other_key(int((~keep).sum())), np.sort(np.flatnonzero(~keep[inverse]))
 
