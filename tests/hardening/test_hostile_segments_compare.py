@@ -16,7 +16,6 @@ tracebacks found by feeding one dataset to every backend and hostile inputs (eac
 import datetime
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import veracity as vc
