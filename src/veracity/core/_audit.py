@@ -446,10 +446,9 @@ def audit(
             f"by must hold one group key per row: got {keys.shape[0] if keys.ndim else 0} keys "
             f"for {data.n} rows"
         )
-    # the missing keys' slice ('None') goes last, as every other backend orders it (ties of the cap too)
-    last = "None" if keys.dtype == object and bool(np.asarray(keys == None, dtype=bool).any()) else None  # noqa: E711
+    last = None  # the missing keys' slice goes last, as every other backend orders it (ties of the cap too)
     if keys.dtype == object:
-        keys = text_keys(keys)
+        keys, last = text_keys(keys)
     groups = {}
     for key, rows in group_rows(keys, max_groups, last=last):
         part = subset(data, rows)

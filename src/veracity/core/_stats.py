@@ -243,14 +243,17 @@ def refuse_shared_names(keys: list[Any]) -> None:
         seen.setdefault(name, key)
 
 
-def text_keys(keys: np.ndarray) -> np.ndarray:
-    """Object keys (mixed types, missing ones as None) as their text, the slices' names; a missing
-    key beside the text ``'None'`` is refused (:func:`refuse_shared_names`)."""
+def text_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
+    """Object keys (mixed types, missing ones as None) as their text, the slices' names, and the
+    name of the missing keys' slice (``'None'``, or None without one: :func:`group_rows`' ``last``).
+    A missing key beside the text ``'None'`` is refused (:func:`refuse_shared_names`)."""
     text = keys.astype(str)
     missing = np.asarray(keys == None, dtype=bool)  # noqa: E711 - elementwise, on an object array
-    if missing.any() and (text[~missing] == "None").any():
+    if not missing.any():
+        return text, None
+    if (text[~missing] == "None").any():
         refuse_shared_names([None, "None"])
-    return text
+    return text, "None"
 
 
 def group_rows(keys: np.ndarray, max_groups: int | None = None, *,

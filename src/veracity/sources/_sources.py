@@ -107,7 +107,7 @@ class ArraySource(Source):
         if keys.ndim != 1 or keys.shape[0] != self.data.n:
             raise VeracityError(f"by must hold one key per row: got {keys.shape[0] if keys.ndim else 0} keys "
                                 f"for {self.data.n} rows", param="by")
-        return text_keys(keys) if keys.dtype == object else keys
+        return text_keys(keys)[0] if keys.dtype == object else keys
 
     def contract_counts(self) -> dict[str, Any]:
         d = self.data
