@@ -93,13 +93,15 @@ def read(source: str | os.PathLike) -> Any:
         # the first line is the header (DuckDB's sniffer takes a header of numbers for a row)
         relation = con.read_csv(files, header=True)
         names = csv_names(files, os.fspath(source), len(relation.columns))
-        if names is None or names == relation.columns:
+        relation, selected = booleans_as_memory_reads_them(con, files, relation)
+        if selected is None and (names is None or names == relation.columns):
             return relation
         # renamed by position (read_csv(names=...) makes DuckDB's sniffer type the columns wrongly)
         from ..core._sql_names import quote_identifier
 
-        return relation.project(", ".join(f"{quote_identifier(old)} AS {quote_identifier(new)}"
-                                          for old, new in zip(relation.columns, names)))
+        names = names or list(relation.columns)
+        selected = selected or [quote_identifier(c) for c in relation.columns]
+        return relation.project(", ".join(f"{expr} AS {quote_identifier(new)}" for expr, new in zip(selected, names)))
     except VeracityError:
         raise
     except Exception as exc:
@@ -121,6 +123,54 @@ def parquet_names(files: list[str]) -> None:
         except Exception:  # noqa: BLE001 - not readable by pyarrow: DuckDB says why in one line
             continue
         _refuse_duplicates(list(names), path)
+
+
+#: the texts the memory engine (pyarrow's CSV reader) reads as booleans; DuckDB's sniffer also
+#: takes yes/no, y/n and t/f, which pyarrow keeps as text (two-valued text labels then need pos_label)
+BOOLEAN_TEXTS = {True: ("true", "True", "TRUE", "1"), False: ("false", "False", "FALSE", "0")}
+#: rows DuckDB's sniffer samples (its ``sample_size``): a boolean column's spelling is read there
+_SNIFF_ROWS = 20480
+#: a DuckDB ``error()`` of a query veracity wrote starts with this; :func:`describe_error` shows the rest
+ERROR_MARK = "veracity: "
+
+
+def booleans_as_memory_reads_them(con: Any, files: list[str], relation: Any) -> tuple[Any, list[str] | None]:
+    """CSV columns DuckDB sniffed as BOOLEAN, read as the memory engine reads them.
+
+    Returns the relation (those columns re-read as text) and one SQL expression per column,
+    or ``(relation, None)`` when no column is BOOLEAN. A column whose sniffed rows spell only
+    :data:`BOOLEAN_TEXTS` stays boolean, through a ``CASE`` that maps those texts and stops the
+    query in one line at any other text further down the file (DuckDB would read ``yes`` as
+    true there, silently); any other column (``yes``/``no``, ``t``/``f``) stays text, as in
+    memory, so a label column of them asks for ``pos_label`` on both engines.
+    """
+    from ..core._sql_names import quote_identifier
+
+    flagged = [c for c, t in zip(relation.columns, relation.types) if str(t) == "BOOLEAN"]
+    if not flagged:
+        return relation, None
+    texts = con.read_csv(files, header=True, dtype={c: "VARCHAR" for c in flagged})
+    seen = texts.limit(_SNIFF_ROWS).aggregate(
+        ", ".join(f"list(DISTINCT {quote_identifier(c)})" for c in flagged)).fetchall()[0]
+    spelled = set(BOOLEAN_TEXTS[True] + BOOLEAN_TEXTS[False])
+    selected = []
+    for column in texts.columns:
+        name = quote_identifier(column)
+        if column in flagged and set(seen[flagged.index(column)]) <= spelled:
+            shown = column.replace("'", "''")
+            stop = (f"error('{ERROR_MARK}column ''{shown}'' holds true/false values and also ''' || "
+                    f"left({name}, 40) || '''; write all its values as true/false (or 1/0), or all as text "
+                    "and name the positive class with pos_label')")
+            selected.append(f"CASE WHEN {name} IN {_in_list(BOOLEAN_TEXTS[True])} THEN TRUE "
+                            f"WHEN {name} IN {_in_list(BOOLEAN_TEXTS[False])} THEN FALSE "
+                            f"WHEN {name} IS NULL THEN NULL ELSE {stop} END")
+        else:
+            selected.append(name)
+    return texts, selected
+
+
+def _in_list(texts: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"'{t}'" for t in texts) + ")"
 
 
 #: delimiters DuckDB's sniffer tries, in its order
@@ -202,6 +252,8 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
         low = source.lower()
         kind = "parquet" if low.endswith(_PARQUET) else "csv" if low.endswith(_CSV) else "file"
     text = str(exc)
+    if ERROR_MARK in text:  # a check veracity wrote into the query: its own line
+        return f"{text.split(ERROR_MARK, 1)[1].splitlines()[0]} (in {source})"
     line = re.search(r"[Ll]ine:?\s*(\d+)", text)
     where = f" (near line {line.group(1)})" if line else ""
     what = type(exc).__name__.replace("Exception", " error").strip()

@@ -224,5 +224,5 @@ def check_dtypes(frame: Frame, score: list[str], label: str | None, weight: str 
     if not (_is_numeric(dtype) or dtype == nw.Boolean):
         raise VeracityError(
             f"column {label!r} (labels) must hold 0/1 numbers or booleans, got {dtype}; "
-            "pass pos_label= naming the positive class, or map the two classes to 0 and 1 first"
+            "pass {param} naming the positive class, or map the two classes to 0 and 1 first", param="pos_label"
         )
