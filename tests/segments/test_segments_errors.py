@@ -13,7 +13,8 @@ N = 3_000
 P = RNG.uniform(0.05, 0.95, N)
 Y = (RNG.uniform(size=N) < P).astype(int)
 DF = pd.DataFrame({"p": P, "y": Y, "region": RNG.choice(["EU", "US"], N), "age": RNG.integers(18, 80, N),
-                   "flat": np.full(N, 3.0), "id": np.arange(N).astype(str)})
+                   "flat": np.full(N, 3.0), "id": np.arange(N).astype(str),
+                   "one": np.full(N, "EU")})
 
 
 def _one_line(exc):
@@ -34,6 +35,7 @@ def _duck():
 @pytest.mark.parametrize("features, options, match", [
     (["region", "nope"], {}, r"column 'nope' not found; available columns: p, y, region"),
     (["flat"], {}, r"numeric feature 'flat' has one value \(3\) in every row; it splits nothing, drop it"),
+    (["one"], {}, r"feature 'one' has one value \('EU'\) in every row; it splits nothing, drop it"),
     (["region", "age"], {"depth": 3}, r"depth=3 needs at least 3 features but features= names 2; use depth=2"),
     (["region"], {"depth": 0}, r"depth must be a positive integer"),
     (["region", "age"], {"bins": 200, "max_segments": 100},
@@ -106,3 +108,26 @@ def test_an_unreadable_file_is_one_line(cli, refused, tmp_path):
     refused(cli(["segments", bad, "--features", "region"]), r"input error: could not read .*bad\.parquet")
     with pytest.raises(vc.VeracityError, match=r"could not read"):
         vc.segments(str(bad), score="score", label="label", features=["region"])
+
+
+@pytest.mark.parametrize("frame", ["pandas", "duckdb"])
+def test_one_value_and_missing_rows_split_present_from_missing(frame):
+    """A numeric feature of one value with missing rows splits them (it was refused as "one
+    value in every row"): the same segments as the text feature of that value and None."""
+    rng = np.random.default_rng(4)
+    present = rng.uniform(size=N) < 0.6
+    df = pd.DataFrame({"p": P, "y": Y, "flag": np.where(present, 1.0, np.nan),
+                       "text": np.where(present, "1", None)})
+    if frame == "duckdb":
+        import duckdb
+
+        con = duckdb.connect()
+        con.register("t", df)
+        df = con.sql("SELECT * FROM t")
+    numeric = vc.segments(df, score="p", label="y", features=["flag"], min_count=1)
+    text = vc.segments(df, score="p", label="y", features=["text"], min_count=1)
+    got = {r.features["flag"]: (r.n, r.gap, r.p_value) for r in numeric.rows}
+    assert got == {r.features["text"]: (r.n, r.gap, r.p_value) for r in text.rows}
+    assert got["1"][0] == int(present.sum()) and got["missing"][0] == int((~present).sum())
+    gap = Y[present].mean() - P[present].mean()
+    assert got["1"][1] == pytest.approx(gap, rel=1e-12)

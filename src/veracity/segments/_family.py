@@ -217,7 +217,7 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
             return _binned(name, cuts, v, n_missing)
         if v.size == 0:
             raise VeracityError(f"feature {name!r} has no values (every row is missing); drop it from features=")
-        if v.size == 1:
+        if v.size == 1 and not n_missing:
             raise VeracityError(
                 f"numeric feature {name!r} has one value ({_fmt(v[0])}) in every row; it splits nothing, "
                 "drop it from features=")
@@ -232,6 +232,10 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
     # categorical
     keys = [_plain(x) for x in values]
     text = {k: _text(x) for k, x in zip(keys, values)}
+    if len(keys) == 1 and not n_missing:  # as a numeric feature of one value: no segment but the whole
+        raise VeracityError(
+            f"feature {name!r} has one value ({text[keys[0]]!r}) in every row; it splits nothing, "
+            "drop it from features=")
     order = sorted(range(len(keys)), key=lambda i: (-int(counts[i]), text[keys[i]]))
     kept = [i for i in order if counts[i] >= min_count][:max_levels]
     pooled = len(keys) - len(kept)
