@@ -18,6 +18,7 @@ import argparse
 
 import numpy as np
 
+from ..core._validation import VeracityError
 from ..decisions import ConformalClassifier, conformal_coverage_law
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
 from ._labels import add_pos_label_argument, apply_pos_label
@@ -32,9 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", default="lac", choices=["lac", "aps", "raps"],
                         help="nonconformity score (default: lac; raps: regularised APS, Angelopoulos et al. 2021)")
     parser.add_argument("--randomized", action="store_true", help="randomised APS/RAPS (with --method aps|raps)")
-    parser.add_argument("--lam", type=float, default=0.01,
+    parser.add_argument("--lam", type=float, default=None,
                         help="RAPS penalty per class beyond --k-reg (default: 0.01)")
-    parser.add_argument("--k-reg", dest="k_reg", type=int, default=1,
+    parser.add_argument("--k-reg", dest="k_reg", type=int, default=None,
                         help="RAPS: classes allowed before the penalty starts (default: 1)")
     parser.add_argument("--random-state", dest="seed", type=int, default=0,
                         help="random_state for --randomized (default: 0)")
@@ -46,6 +47,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.method != "raps" and (args.lam is not None or args.k_reg is not None):
+        flag = "--lam" if args.lam is not None else "--k-reg"
+        raise VeracityError(f"{flag} sets the RAPS penalty and is ignored by --method {args.method}; "
+                            f"pass --method raps, or drop {flag}")
+    lam = 0.01 if args.lam is None else args.lam
+    k_reg = 1 if args.k_reg is None else args.k_reg
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
     labels = apply_pos_label(labels, args.pos_label, scores=scores)  # binary: class 1 = --pos-label
@@ -55,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     P = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels)
     cp = ConformalClassifier(alpha=args.alpha, score=args.method, mondrian=args.mondrian, randomized=args.randomized,
-                             random_state=args.seed, score_type=args.score_type, lam=args.lam, k_reg=args.k_reg)
+                             random_state=args.seed, score_type=args.score_type, lam=lam, k_reg=k_reg)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
     reports = {role: cp.coverage(P[m], y[m], sample_weight=None if w is None else w[m]) for role, m in masks.items()}

@@ -32,6 +32,8 @@ from ..decisions import (
     recall_threshold,
     threshold_table,
 )
+from ..decisions._inputs import check_target
+from ..decisions._thresholds import weighted_recall_rank
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
 from ._labels import add_pos_label_argument, apply_pos_label
 
@@ -103,12 +105,20 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
     if args.target_recall is not None:
         corr = not args.no_correction
         t = recall_threshold(s, y, target=args.target_recall, correction=corr, sample_weight=w, score_type=st)
-        n = int((y == 1).sum())
-        k = recall_rank(n, args.target_recall, corr)
-        how = "ceil((n+1)·R)" if corr else "ceil(n·R)"
+        pos = y == 1
+        if w is None or (w[pos] == w[pos][0]).all():  # equal weights: only their ratios matter
+            n = int(pos.sum())
+            k = recall_rank(n, args.target_recall, corr)
+            how = "ceil((n+1)·R)" if corr else "ceil(n·R)"
+        else:  # the weighted rule picks its own rank k (of the positives of positive weight)
+            n = int((pos & (w > 0)).sum())
+            k = weighted_recall_rank(s[pos], w[pos], check_target(args.target_recall), corr)[1]
+            how = ("the first rank where the positives' cumulative weight reaches R·(W + W/n)" if corr
+                   else "the first rank where the positives' cumulative weight reaches R·W")
         return t, {"kind": "recall", "target": args.target_recall, "correction": corr, "n_positives": n,
-                   "k": k}, (f"target recall {args.target_recall:g}: the k-th highest of n = {n} positives, "
-                             f"k = {how} = {k}")
+                   "k": k, "weighted": w is not None}, (
+                       f"target recall {args.target_recall:g}: the k-th highest of n = {n} positives, "
+                       f"k = {how} = {k}")
     if args.target_precision is not None:
         t = precision_threshold(s, y, target=args.target_precision, sample_weight=w, score_type=st)
         return t, {"kind": "precision", "target": args.target_precision}, (
@@ -123,6 +133,9 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
             frac = value / 100.0
             t = budget_threshold(s, fraction=frac, sample_weight=w, score_type=st)
             return t, {"kind": "budget", "fraction": frac}, f"review budget {text} of the rows"
+        if w is None and 0 < value < 1:  # fewer than one alert flags nothing: a share without its %
+            raise VeracityError(f"--budget {text} is fewer than one alert and would flag nothing; for a share "
+                                f"of the rows write it with %, e.g. --budget {value * 100:g}%")
         top_k = value
         t = budget_threshold(s, top_k=top_k, sample_weight=w, score_type=st)
         return t, {"kind": "budget", "top_k": top_k}, f"review budget of {text:s} alerts"
@@ -140,6 +153,9 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.no_correction and args.target_recall is None:
+        raise VeracityError("--no-correction changes the --target-recall rule only; pass --target-recall R, "
+                            "or drop --no-correction")
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
     if np.ndim(scores) != 1:

@@ -24,7 +24,7 @@ from ..core._validation import (
     labels_with_pos_label,
     prepare_multiclass,
 )
-from ._inputs import CEIL_EPS, ceil_rank, check_alpha
+from ._inputs import CEIL_EPS, ceil_rank, check_alpha, check_target
 from ._thresholds import min_positives
 from ..core._display import Display, html_kv, html_note, html_page, html_table
 
@@ -88,7 +88,14 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None) -> 
     0.91
     """
     a = check_alpha(alpha)
-    s = as_float_array(scores, "scores").reshape(-1)
+    s = as_float_array(scores, "scores")
+    if s.ndim == 2 and s.shape[1] == 1:
+        s = s[:, 0]
+    if s.ndim != 1:
+        raise VeracityError(
+            f"scores must be 1-D (one nonconformity score per calib row), got shape {s.shape}; for (N, K) "
+            "class probabilities use ConformalClassifier, or pass the score of each row's true class",
+            param="scores")
     if sample_weight is not None:
         w = check_weights(sample_weight, s.shape[0])
         if w is not None and not (w.all() and w.min() == w.max()):
@@ -146,6 +153,7 @@ class CoverageLaw(Display):
         """Central interval holding ``level`` of the coverage distribution."""
         from scipy import stats  # scipy.stats is slow to import: load it on use
 
+        level = check_target(level, "level")
         lo, hi = stats.beta.interval(level, self.a, self.b)
         return float(lo), float(hi)
 
@@ -175,7 +183,8 @@ def conformal_coverage_law(n: int, alpha: float) -> CoverageLaw:
     [0.884, 0.915]
     """
     a = check_alpha(alpha)
-    if int(n) != n or n < 1:
+    if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)) or not (
+            np.isfinite(n) and n >= 1 and int(n) == n):
         raise VeracityError(f"n must be a positive integer number of calib points; got {n!r}", param="n")
     n = int(n)
     k = ceil_rank((n + 1) * (1.0 - a))
@@ -402,6 +411,11 @@ class ConformalClassifier:
         """Boolean (N, K) matrix: ``sets[i, c]`` is True when class *c* is in row *i*'s set."""
         self._check_fitted()
         P, _ = _prob_matrix(probs, None, self.score_type)
+        return self._sets_of(P)
+
+    def _sets_of(self, P: np.ndarray) -> np.ndarray:
+        """The sets of (N, K) *probabilities* ``P`` (already read from ``score_type``: the
+        logits of ``score_type="logit"`` are never read a second time)."""
         if P.shape[1] != self.n_classes_:
             raise VeracityError(
                 f"probs have {P.shape[1]} classes but the calibrator was fit on {self.n_classes_}"
@@ -428,7 +442,7 @@ class ConformalClassifier:
                 f"{top.min():.6g} or more, above q̂ = {self.qhat_:.6g}): the deterministic {self.score.upper()} "
                 "score leaves out a class whose probability alone passes q̂; use randomized=True"
                 + (", score='raps' or score='lac'" if self.score == "aps" else " or score='lac'"),
-                UserWarning, stacklevel=3)
+                UserWarning, stacklevel=4)
 
     def coverage(self, probs: Any, labels: Any, *, sample_weight: Any = None,
                  pos_label: Any = None) -> CoverageReport:
@@ -443,7 +457,7 @@ class ConformalClassifier:
         w = check_weights(sample_weight, P.shape[0])
         if w is not None and not w.all():  # a row of weight 0 is a dropped row
             P, y, w = P[w > 0], y[w > 0], w[w > 0]
-        sets = self.predict_sets(P)
+        sets = self._sets_of(P)  # P holds probabilities: predict_sets would read logits again
         n, k = sets.shape
         hit = sets[np.arange(n), y]
         size = sets.sum(axis=1)

@@ -190,8 +190,11 @@ def simulate_redraws(
     N = s.shape[0]
     n_test = n_calib if n_test is None else n_test
     for name, v in (("n_calib", n_calib), ("n_test", n_test), ("n_resamples", n_resamples)):
-        if int(v) != v or v < (0 if name == "n_test" else 1):
-            raise VeracityError(f"{name} must be a positive integer; got {v!r}", param=name)
+        low = 0 if name == "n_test" else 1
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not (
+                np.isfinite(v) and v >= low and int(v) == v):
+            what = "a non-negative integer" if low == 0 else "a positive integer"
+            raise VeracityError(f"{name} must be {what}; got {v!r}", param=name)
     n_calib, n_test, redraws = int(n_calib), int(n_test), int(n_resamples)
     if n_calib + n_test > N:
         raise VeracityError(
@@ -208,8 +211,10 @@ def simulate_redraws(
     seed = check_random_state(random_state)
     rng = np.random.default_rng(seed)
     if stratify:
-        m = np.full(redraws, int(round(n_calib * P / N)))
-        t = np.full(redraws, int(round(n_test * P / N)))
+        m_fixed = int(round(n_calib * P / N))
+        m = np.full(redraws, m_fixed)
+        # both shares rounded up (5 and 5 of 10 rows, 3 positives: 2 + 2) cannot hold more than P
+        t = np.full(redraws, min(int(round(n_test * P / N)), P - m_fixed))
     else:
         m = rng.hypergeometric(P, N - P, n_calib, size=redraws)
         t = rng.hypergeometric(P - m, (N - P) - (n_calib - m), n_test) if n_test else np.zeros(redraws, int)

@@ -100,8 +100,15 @@ class RiskCoverage(Display):
     n: float
 
     def risk_at(self, coverage: float) -> float:
-        """Selective risk at the first curve point whose coverage reaches ``coverage``."""
-        j = int(np.searchsorted(self.coverage, float(coverage) - 1e-12, side="left"))
+        """Selective risk at the first curve point whose coverage reaches ``coverage`` (in [0, 1])."""
+        try:
+            c = float(coverage)
+        except (TypeError, ValueError):
+            c = float("nan")
+        if not 0.0 <= c <= 1.0:
+            raise VeracityError(f"coverage must be a share of the rows in [0, 1], e.g. 0.8; got {coverage!r}",
+                                param="coverage")
+        j = int(np.searchsorted(self.coverage, c - 1e-12, side="left"))
         return float(self.risk[min(j, self.risk.shape[0] - 1)])
 
     def _grid(self) -> list[int]:
@@ -174,6 +181,8 @@ def risk_coverage(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
     )
+    if w is not None and not w.all():  # a row of weight 0 is a dropped row: no curve point of its own
+        conf, correct, w = conf[w > 0], correct[w > 0], w[w > 0]
     order = np.argsort(-conf, kind="stable")
     c = conf[order]
     err = 1.0 - correct[order]

@@ -43,6 +43,10 @@ def cost_threshold(cost_fp: float, cost_fn: float) -> float:
     c_fn = check_cost(cost_fn, "cost_fn")
     if c_fp + c_fn <= 0:
         raise VeracityError("cost_fp and cost_fn are both 0; give at least one a positive cost")
+    # only the ratio matters: scale both by the same power of two (exact), so that 1e308 + 1e308
+    # cannot overflow to inf (t* = 0) nor two subnormal costs lose their digits
+    e = math.frexp(max(c_fp, c_fn))[1]
+    c_fp, c_fn = math.ldexp(c_fp, -e), math.ldexp(c_fn, -e)
     return c_fp / (c_fp + c_fn)
 
 
@@ -140,12 +144,20 @@ def recall_threshold(
             )
         # the k-th highest = the (n-k)-th smallest (0-based)
         return float(np.partition(sp, n - k)[n - k])
-    wp = w[pos]
+    desc, k = weighted_recall_rank(sp, w[pos], target, correction)
+    return float(desc[k - 1])
+
+
+def weighted_recall_rank(sp: np.ndarray, wp: np.ndarray, target: float,
+                         correction: bool = True) -> tuple[np.ndarray, int]:
+    r"""The weighted rule of :func:`recall_threshold`: ``(positive scores of positive weight in
+    descending order, k)``, *k* the first position (from 1) where their cumulative weight reaches
+    :math:`\mathrm{target}\cdot(W + \bar w)` (``target·W`` without correction)."""
     if not wp.all():  # a row of weight 0 is a dropped row (it must not count in w̄ = W/n)
         sp, wp = sp[wp > 0], wp[wp > 0]
-        n = sp.size
-        if n == 0:
-            raise VeracityError("the positive rows all have weight 0; recall is undefined")
+    n = sp.size
+    if n == 0:
+        raise VeracityError("the positive rows all have weight 0; recall is undefined")
     order = np.argsort(-sp, kind="stable")
     cum = np.cumsum(wp[order])
     total = float(cum[-1])
@@ -160,7 +172,7 @@ def recall_threshold(
             f"{need} equally weighted positives, got n = {n} (weight {total:.4g}). Collect more "
             "positives, lower the target, or pass {setting}", param="correction", value=False
         )
-    return float(sp[order][j])
+    return sp[order], j + 1
 
 
 @positional_options("target")

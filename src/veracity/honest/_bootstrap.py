@@ -50,7 +50,7 @@ from ..core._binning import bin_index, make_edges
 from ..core._metrics import auc_of
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
-from ._common import check_count, check_level, check_seed, weighted_rows
+from ._common import check_count, check_level, check_min_count, check_seed, check_threshold, weighted_rows
 from ..core._display import Display, html_note, html_page, html_table
 from ..core._compat import renamed, renamed_attribute
 from ..core._parallel import advance
@@ -417,12 +417,16 @@ def bootstrap_of(
 ) -> BootstrapIntervals:
     if method not in METHODS:
         raise VeracityError(f"method must be 'percentile' or 'bca', got {method!r}", param="method")
+    if isinstance(metrics, str):  # one metric by name: metrics="ece" (never the letters 'e', 'c', 'e')
+        metrics = (metrics,)
     bad = [m for m in metrics if m not in METRICS]
     if bad or not metrics:
         raise VeracityError(f"metrics must be chosen from {list(METRICS)}, got {list(metrics)!r}", param="metrics")
     n_resamples = check_count(n_resamples, "n_resamples", 2)
     level = check_level(level)
     seed = check_seed(seed)
+    threshold = check_threshold(threshold)  # NaN or 2 would read every row as "predicts 0"
+    min_count = check_min_count(min_count)
     data = weighted_rows(data)  # rows of weight 0 are never resampled
     if edges is None:
         edges = make_edges(data.p, bins, strategy, data.w)
@@ -480,7 +484,7 @@ def bootstrap_intervals(
     *,
     score: Any = None,
     label: Any = None,
-    metrics: tuple[str, ...] | list[str] = METRICS,
+    metrics: str | tuple[str, ...] | list[str] = METRICS,
     method: str = "bca",
     n_resamples: int = 1000,
     level: float = 0.95,
@@ -515,7 +519,8 @@ def bootstrap_intervals(
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     return bootstrap_of(
-        data, metrics=tuple(metrics), method=method, n_resamples=n_resamples, level=level,
+        data, metrics=(metrics,) if isinstance(metrics, str) else tuple(metrics), method=method,
+        n_resamples=n_resamples, level=level,
         seed=random_state, bins=bins, strategy=strategy, threshold=threshold, n_jobs=n_jobs,
         min_count=min_count,
     )

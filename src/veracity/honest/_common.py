@@ -11,9 +11,27 @@ from ..core._validation import check_random_state as check_seed  # noqa: F401 (r
 
 
 def check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.integer, np.floating)) or not 0.0 < level < 1.0:
         raise VeracityError(f"level must be a probability strictly between 0 and 1, got {level!r}", param="level")
     return float(level)
+
+
+def check_threshold(threshold: Any) -> float:
+    """The decision threshold behind ``accuracy``: a probability in [0, 1] (as :func:`veracity.accuracy`)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)) or not (
+            0.0 <= threshold <= 1.0):
+        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}", param="threshold")
+    return float(threshold)
+
+
+def check_min_count(min_count: Any) -> Any:
+    """``min_count``: the fewest rows (effective size when weighted) a bin needs to count for the
+    MCE, a number >= 0 (as :func:`veracity.reliability`)."""
+    if isinstance(min_count, bool) or not isinstance(min_count, (int, float, np.integer, np.floating)) or not (
+            min_count >= 0 and np.isfinite(min_count)):
+        raise VeracityError(f"min_count must be a number of rows >= 0, e.g. 20; got {min_count!r}",
+                            param="min_count")
+    return min_count
 
 
 def weighted_rows(data: Binary) -> Binary:

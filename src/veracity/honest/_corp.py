@@ -31,7 +31,9 @@ import numpy as np
 from ..core._special import xlogy
 
 from ..core._text import fmt, render_table
-from ..core._validation import Binary, binary_nll_terms, prepare_binary
+from ..core._validation import (
+    Binary, as_float_array, binary_nll_terms, check_probabilities, prepare_binary,
+)
 from ..core._display import Display
 from ..core._frameform import rows_form
 
@@ -68,7 +70,8 @@ class CORPResult(Display):
 
     def recalibrate(self, scores: Any) -> np.ndarray:
         """The CORP curve as a step function of new probability scores (right-continuous)."""
-        s = np.asarray(scores, dtype=np.float64)
+        s = as_float_array(scores, "scores")  # NaN would land on the last step, silently
+        check_probabilities(s, "scores")
         i = np.searchsorted(self.x, s, side="right") - 1
         return self.y[np.clip(i, 0, self.x.size - 1)]
 
@@ -111,7 +114,7 @@ def corp_of(data: Binary) -> CORPResult:
     base = float(np.dot(w, y) / total)
 
     def mean(v: np.ndarray) -> float:
-        return float(np.dot(w, v) / total)
+        return float(np.dot(w, v) / total) + 0.0  # + 0.0: a pure block's -0.0 log loss reads 0
 
     def logloss(q: np.ndarray | float) -> np.ndarray:
         return -(xlogy(y, q) + xlogy(1.0 - y, 1.0 - np.asarray(q)))

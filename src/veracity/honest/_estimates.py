@@ -16,7 +16,7 @@ from ..core._validation import Binary, prepare_binary
 from ..core._binning import make_edges
 from ..core._smooth import smooth_ece
 from ..core._display import Display
-from ._common import weighted_rows
+from ._common import check_min_count, weighted_rows
 from ..core._frameform import rows_form
 
 
@@ -71,6 +71,7 @@ class ECEEstimates(Display):
 
 
 def ece_estimates_of(data: Binary, edges: np.ndarray, strategy: str, min_count: int = 20) -> ECEEstimates:
+    min_count = check_min_count(min_count)
     data = weighted_rows(data)
     stats = BinStats.from_binary(data, edges, strategy, full=False)
     value, width = smooth_ece(data.p, data.y, data.w)

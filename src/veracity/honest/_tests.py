@@ -433,6 +433,7 @@ class CalibrationTests(Display):
 
 
 def calibration_tests_of(data: Binary, groups: int = 10) -> CalibrationTests:
+    groups = check_count(groups, "bins", 2)  # a bad option is the caller's mistake, never a "skipped" test
     parts: dict[str, Any] = {}
     skipped: dict[str, str] = {}
     for name, fn in (
