@@ -7,7 +7,7 @@ from typing import Literal
 import numpy as np
 from ._special import betaincinv, ndtri
 
-from ._validation import VeracityError
+from ._validation import VeracityError, is_real
 
 IntervalMethod = Literal["wilson", "clopper-pearson"]
 Sided = Literal["two-sided", "lower", "upper"]
@@ -18,8 +18,8 @@ SIDES = ("two-sided", "lower", "upper")
 def check_interval_args(method: str, level: float, sided: str) -> None:
     if method not in METHODS:
         raise VeracityError(f"interval must be 'wilson' or 'clopper-pearson', got {method!r}")
-    if not 0.0 < float(level) < 1.0:
-        raise VeracityError(f"level must be in (0, 1), e.g. 0.95; got {level!r}")
+    if not (is_real(level) and 0.0 < level < 1.0):
+        raise VeracityError(f"level must be in (0, 1), e.g. 0.95; got {level!r}", param="level")
     if sided not in SIDES:
         raise VeracityError(f"sided must be 'two-sided', 'lower' or 'upper', got {sided!r}")
 

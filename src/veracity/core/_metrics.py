@@ -33,6 +33,7 @@ from ._validation import (
     Binary,
     VeracityError,
     binary_nll_terms,
+    is_real,
     prepare_binary,
     prepare_classwise,
     prepare_multiclass,
@@ -392,7 +393,7 @@ def auc(
 
 def check_threshold(threshold: Any) -> float:
     """The decision threshold: a probability in [0, 1] (the one check of ``threshold=``)."""
-    if not 0.0 <= threshold <= 1.0:
+    if not (is_real(threshold) and 0.0 <= threshold <= 1.0):
         raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}", param="threshold")
     return float(threshold)
 

@@ -153,6 +153,12 @@ def check_count(value: Any, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def is_real(value: Any) -> bool:
+    """True for a finite real number (a Python or numpy int/float, never a bool or text)."""
+    return (not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
+            and bool(np.isfinite(value)))
+
+
 def check_score_type(score_type: str, *, allow_score: bool = False, what: str | None = None) -> str:
     """``score_type`` when it is one this function reads.
 

@@ -4,31 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from ..core._validation import Binary, VeracityError, check_count  # noqa: F401 (re-exported: defined in the core)
+from ..core._metrics import check_threshold  # noqa: F401 (re-exported: the one check of threshold=)
+from ..core._validation import Binary, VeracityError, check_count, is_real  # noqa: F401 (re-exported: defined in the core)
 from ..core._validation import check_random_state as check_seed  # noqa: F401 (re-exported)
 
 
 def check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.integer, np.floating)) or not 0.0 < level < 1.0:
+    if not (is_real(level) and 0.0 < level < 1.0):
         raise VeracityError(f"level must be a probability strictly between 0 and 1, got {level!r}", param="level")
     return float(level)
-
-
-def check_threshold(threshold: Any) -> float:
-    """The decision threshold behind ``accuracy``: a probability in [0, 1] (as :func:`veracity.accuracy`)."""
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)) or not (
-            0.0 <= threshold <= 1.0):
-        raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}", param="threshold")
-    return float(threshold)
 
 
 def check_min_count(min_count: Any) -> Any:
     """``min_count``: the fewest rows (effective size when weighted) a bin needs to count for the
     MCE, a number >= 0 (as :func:`veracity.reliability`)."""
-    if isinstance(min_count, bool) or not isinstance(min_count, (int, float, np.integer, np.floating)) or not (
-            min_count >= 0 and np.isfinite(min_count)):
+    if not (is_real(min_count) and min_count >= 0):
         raise VeracityError(f"min_count must be a number of rows >= 0, e.g. 20; got {min_count!r}",
                             param="min_count")
     return min_count
