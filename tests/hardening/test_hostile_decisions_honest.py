@@ -319,3 +319,15 @@ def test_calibration_tests_refuse_bad_bins_instead_of_skipping_hosmer_lemeshow(b
     # the bad option was caught with the data's own problems and listed as "not computed"
     with pytest.raises(VeracityError, match="bins must be an integer >= 2"):
         vc.calibration_tests(np.linspace(0.1, 0.9, 50), np.arange(50) % 2, bins=bins)
+
+
+@pytest.mark.parametrize("scores", [[0.0, 1.0, 0.0, 1.0, 1.0], [1e-300, 1.0, 0.0, 1.0 - 1e-17, 1.0]])
+def test_calibration_slope_of_scores_at_0_and_1_is_refused_not_a_number_of_nothing(scores):
+    """Scores of 0 or 1 that the labels contradict: the CITL score equation is flat (its
+    curvature ~1e-15), so Newton stopped anywhere: 0.384 with SE 2.7e7 (before)."""
+    with pytest.raises(vc.VeracityError, match=r"no curvature") as info:
+        vc.calibration_slope(scores, [0, 1, 1, 0, 1])
+    assert "\n" not in str(info.value)
+    # one score inside (0, 1) makes the fit defined again (and its SE says how weakly)
+    fit = vc.calibration_slope([*scores, 0.3, 0.6], [0, 1, 1, 0, 1, 0, 1])
+    assert np.isfinite(fit.citl) and np.isfinite(fit.citl_se)

@@ -268,10 +268,11 @@ def _citl(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
             break
         a = new
     _, h = g_h(a)
-    if not h > 0.0:
+    if not h > 1e-12 * float(w.sum()):  # no curvature: SE 1/sqrt(h) in the millions, an estimate of nothing
         raise VeracityError(
-            "calibration-in-the-large is undefined here: every score is exactly 0 or 1 and "
-            "the fit has no curvature; use the calibration slope or the audit table instead"
+            "calibration-in-the-large and slope are undefined here: every score is 0 or 1 to machine "
+            "precision, so the fit has no curvature and any offset fits; audit the reliability table "
+            "instead (vc.audit), or pass the model's raw logits with score_type='logit'"
         )
     return a, 1.0 / math.sqrt(h)
 
