@@ -109,7 +109,7 @@ def test_ece_bad_options(kwargs, match):
         (lambda: vc.bootstrap_intervals([0.2, 0.8], [0, 1], level=95), "level must be"),
         (lambda: vc.bootstrap_intervals([0.2, 0.8], [0, 1], n_resamples=1), "n_resamples must be"),
         (lambda: vc.spiegelhalter([0.5, 0.5], [0, 1]), "zero variance"),
-        (lambda: vc.hosmer_lemeshow([0.2, 0.3], [0, 1]), "at least 3 bins"),
+        (lambda: vc.hosmer_lemeshow([0.2, 0.3], [0, 1], df=0), "df must be an integer >= 1"),
         (lambda: vc.hosmer_lemeshow([0.2, 0.3, 0.4], [0, 1, 1], bins=1), "bins must be"),
         (lambda: vc.calibration_slope([0.2, 0.3], [1, 1]), "both classes"),
         (lambda: vc.calibration_slope([0.2, 0.8], [0, 1]), "separated"),

@@ -154,8 +154,11 @@ def test_hosmer_lemeshow_by_its_definition():
         o, e, n = y[g].sum(), p[g].sum(), g.size
         stat += (o - e) ** 2 / (e * (1 - e / n))
     assert t.statistic == pytest.approx(stat, rel=1e-12)
-    assert t.df == 8
-    assert t.p_value == pytest.approx(stats.chi2.sf(stat, 8), rel=1e-12)
+    assert t.df == 10  # held-out scores: chi-squared with G degrees of freedom
+    assert t.p_value == pytest.approx(stats.chi2.sf(stat, 10), rel=1e-12)
+    development = vc.hosmer_lemeshow(p, y, bins=10, df=8)
+    assert development.statistic == t.statistic
+    assert development.p_value == pytest.approx(stats.chi2.sf(stat, 8), rel=1e-12)
 
 
 def test_spiegelhalter_worked_example():

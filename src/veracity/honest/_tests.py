@@ -8,8 +8,11 @@ r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-
   sorted score ("deciles of risk", the ``equal-count`` binning),
   :math:`H = \sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g))` with :math:`O_g = \sum w y`,
   :math:`E_g = \sum w p`, :math:`n_g = \sum w`, referred to
-  :math:`\chi^2_{G-2}` (the usual development-sample convention; use ``df=G`` for
-  an external validation sample).
+  :math:`\chi^2_{G}`: the convention for probabilities not fitted on the rows tested
+  (external validation, Hosmer & Lemeshow 2013, §5.2.2), which is what veracity audits —
+  held-out scores. Pass ``df=G - 2`` for the development-sample convention (a logistic
+  model fitted on these rows); on held-out scores it rejects a calibrated model too often
+  (11 % at the 5 % level in the suite's simulation).
 * **Calibration-in-the-large and calibration slope** (Cox 1958; Van Calster et al.
   2016, 2019): logistic recalibration on the logit :math:`\eta_i` of the score.
   Slope model :math:`\mathrm{logit}\,P(y=1) = a + b\,\eta` (ideal :math:`b = 1`;
@@ -144,17 +147,12 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None) ->
     keep = n_g > 0
     n_g, o_g, e_g = n_g[keep], o_g[keep], e_g[keep]
     g = int(n_g.size)
-    if g < 3 and df is None:
-        raise VeracityError(
-            f"Hosmer-Lemeshow needs at least 3 bins of distinct scores for df = G - 2; got {g}. "
-            "Pass df= explicitly or use spiegelhalter()"
-        )
     var = e_g * (1.0 - e_g / n_g)
     diff2 = (o_g - e_g) ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(var > 0, diff2 / np.where(var > 0, var, 1.0), np.where(diff2 > 0, np.inf, 0.0))
     stat = float(terms.sum())
-    dof = g - 2 if df is None else check_count(df, "df")
+    dof = g if df is None else check_count(df, "df")
     return HosmerLemeshowTest(
         statistic=stat, df=dof, p_value=float(_chi2_sf(stat, dof)), bins=g,
         n=n_g, observed=o_g, expected=e_g,
@@ -175,10 +173,11 @@ def hosmer_lemeshow(
     sample_weight: Any = None,
     pos_label: Any = None,
 ) -> HosmerLemeshowTest:
-    r"""Hosmer–Lemeshow goodness-of-fit: :math:`\sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g)) \sim \chi^2_{G-2}`.
+    r"""Hosmer–Lemeshow goodness-of-fit: :math:`\sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g)) \sim \chi^2_{G}`.
 
     ``bins`` (Hosmer and Lemeshow's G "groups") are equal-count by sorted score
-    (``strategy="equal-count"``).
+    (``strategy="equal-count"``). ``df`` defaults to G, the convention for held-out scores;
+    ``df=G - 2`` is the development-sample convention (a model fitted on these rows).
     """
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
