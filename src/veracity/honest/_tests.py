@@ -9,7 +9,7 @@ r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-
   :math:`H = \sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g))` with :math:`O_g = \sum w y`,
   :math:`E_g = \sum w p`, :math:`n_g = \sum w`, referred to
   :math:`\chi^2_{G}`: the convention for probabilities not fitted on the rows tested
-  (external validation, Hosmer & Lemeshow 2013, §5.2.2), which is what veracity audits —
+  (external validation: Hosmer, Lemeshow & Sturdivant 2013), which is what veracity audits —
   held-out scores. Pass ``df=G - 2`` for the development-sample convention (a logistic
   model fitted on these rows); on held-out scores it rejects a calibrated model too often
   (11 % at the 5 % level in the suite's simulation).
