@@ -51,10 +51,16 @@ def plot_sequence(cs: Any, ax: Any = None) -> Any:
                    gid="alarm")
     if cs.shift_at is not None:
         ax.axvline(cs.shift_at, color=MUTED, linewidth=1.0, linestyle=":", label="shift", gid="shift")
-    finite = np.concatenate([cs.low[np.isfinite(cs.low) & (cs.low > -1)], cs.high[np.isfinite(cs.high)
-                                                                                 & (cs.high < 1)]])
+    # The first rows' bounds are near ±1 and say nothing; scaled to them, the band the alarm reads
+    # later is a flat line. The y-range fits the band and estimate from a tenth of the way in (or from
+    # the alarm, when earlier); the wide start runs off the axes, as the band visibly narrows into view.
+    start = x.size // 10
+    if cs.alarm_at is not None:
+        start = min(start, int(cs.alarm_at))
+    shown = np.concatenate([cs.low[start:], cs.high[start:], cs.estimate[start:]])
+    finite = shown[np.isfinite(shown) & (np.abs(shown) < 1)]
     if finite.size:
-        pad = max(float(np.abs(finite).max()), 0.01) * 1.2
+        pad = max(float(np.abs(finite).max()), float(cs.tolerance or 0.0), 0.01) * 1.2
         ax.set_ylim(-pad, pad)
     _style(ax)
     ax.set_xlabel("row" if cs.steps is None else "batch")

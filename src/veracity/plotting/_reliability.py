@@ -231,7 +231,8 @@ def plot_reliability(
 
 
 def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title: str | None,
-                             with_xlabel: bool, legend: bool = True, show_n: bool = True) -> None:
+                             with_xlabel: bool, legend: bool = True, show_n: bool = True,
+                             neutral_key: bool = False) -> None:
     _style(ax)
     ax.set_xlim(-0.02, 1.02)  # a bin at 0 or 1 (naive Bayes' mass) shows its whole marker and count
     ax.set_ylim(-0.02, 1.02)
@@ -246,6 +247,8 @@ def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title:
     if legend:
         handles, names = ax.get_legend_handles_labels()
         unique = dict(zip(names, handles))  # one "insufficient" entry however many curves
+        if neutral_key:  # several curves: the shared entries in ink, not in the colour of one curve
+            unique = {name: _neutral(name, handle) for name, handle in unique.items()}
         if note:
             from matplotlib.patches import Patch
 
@@ -256,6 +259,22 @@ def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title:
         ax.text(0.98, 0.03, note, transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color=MUTED)
     if title:  # above the legend band
         ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5 * rows)
+
+
+
+def _neutral(name: str, handle: Any) -> Any:
+    """A legend handle in ink for an entry every curve shares (the broken line, the hollow
+    insufficient bins, the interval bars); a curve's own entry is returned as it is."""
+    from matplotlib.lines import Line2D
+
+    if name.startswith("line broken"):
+        return Line2D([], [], color=INK, linewidth=1.2)
+    if name.startswith("insufficient"):
+        return Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor=INK,
+                      markersize=7)
+    if name.endswith(" interval"):
+        return Line2D([], [], marker="|", linestyle="", color=INK, markersize=10)
+    return handle
 
 
 
@@ -315,7 +334,8 @@ def _overlay_tables(tables: Mapping[str, ReliabilityTable], *, title: str | None
         if hax is not None:
             _draw_histogram(hax, table, color=color, step=True, name=name)
     same_n = len({t.n for t in tables.values()}) == 1
-    _finish_reliability_axes(ax, first, title=title, with_xlabel=hax is None, show_n=same_n)
+    _finish_reliability_axes(ax, first, title=title, with_xlabel=hax is None, show_n=same_n,
+                             neutral_key=len(tables) > 1)
     if hax is not None:
         _style(hax)
         hax.set_ylabel("count")
@@ -373,8 +393,13 @@ def plot_multiclass_reliability(
 
 
 def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi: float = 100,
-                  colors: tuple[str, str] = (PALETTE[0], PALETTE[0]), size: float = 3.3) -> Figure:
-    """Small multiples: one reliability panel per table (first panel in ``colors[0]``)."""
+                  colors: tuple[str, str] = (PALETTE[0], PALETTE[0]), size: float = 3.3,
+                  key: tuple[str, str] = ("top-label bin", "one-vs-rest class bin")) -> Figure:
+    """Small multiples: one reliability panel per table (first panel in ``colors[0]``).
+
+    ``key`` names the first panel's bins and the other panels' bins in the shared legend (when
+    their colours differ): the multiclass panels' top label and classes, or the report's rows and slices.
+    A panel's name is shortened (with "…") where it would run into the ECE beside it."""
     ncols = max(1, min(ncols, len(tables)))
     nrows = -(-len(tables) // ncols)
     fig = _figure((size * ncols, size * nrows), dpi)
@@ -394,22 +419,54 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
             ax.xaxis.set_tick_params(labelbottom=True)
     for ax in axes[len(tables):]:
         ax.set_visible(False)
-    _marker_key(fig, next(iter(tables.values())), colors)
+    _marker_key(fig, next(iter(tables.values())), colors, key)
+    fig.draw_without_rendering()  # the layout, so each panel's width is known
+    for ax, name in zip(axes, tables):
+        width = ax.get_window_extent().width * 72.0 / fig.dpi
+        text, fontsize = _fit_name(name, width, ax.get_title(loc="right"))
+        ax.set_title(_plain(text), loc="left", fontsize=fontsize, fontweight="bold")
     return fig
 
 
+def _text_width(text: str, size: float, weight: str = "normal") -> float:
+    """Width of ``text`` in points at font ``size`` (measured from the glyphs; no renderer needed)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
 
-def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str]) -> None:
-    """One legend for all panels: what the markers, bars, line and diagonal mean."""
+    width, _, _ = TextToPath().get_text_width_height_descent(text, FontProperties(size=size, weight=weight),
+                                                             ismath=False)
+    return float(width)
+
+
+def _fit_name(name: str, width_pt: float, right: str) -> tuple[str, float]:
+    """``name`` and its font size as a bold panel title that fits beside ``right`` (8 pt) on a panel
+    ``width_pt`` points wide, so a long name never runs into the panel's ECE: 10 pt, else down to
+    8.5 pt, else shortened at 8.5 pt keeping its end ("…" in front), which tells the panels apart
+    ("segment = web", "class fox")."""
+    room = width_pt - _text_width(right, 8) - 5.0
+    for size in (10.0, 9.5, 9.0, 8.5):
+        if _text_width(name, size, "bold") <= room:
+            return name, size
+    keep = len(name)
+    while keep > 1 and _text_width("…" + name[-keep:], 8.5, "bold") > room:
+        keep -= 1
+    return "…" + name[-keep:].lstrip(), 8.5
+
+
+
+def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str],
+                key: tuple[str, str] = ("top-label bin", "one-vs-rest class bin")) -> None:
+    """One legend for all panels: what the markers, bars, line and diagonal mean (``key``: what the
+    first panel's and the other panels' bins are, when their colours differ)."""
     from matplotlib.lines import Line2D
 
     color = colors[0]
     handles = [
         Line2D([], [], linestyle=(0, (4, 3)), color=MUTED, label="perfect calibration"),
         Line2D([], [], marker="o", linestyle="", color=color, markeredgecolor="white",
-               label="bin (area ∝ count)" if colors[0] == colors[1] else "top-label bin (area ∝ count)"),
+               label="bin (area ∝ count)" if colors[0] == colors[1] else f"{key[0]} (area ∝ count)"),
         *([Line2D([], [], marker="o", linestyle="", color=colors[1], markeredgecolor="white",
-                  label="one-vs-rest class bin")] if colors[0] != colors[1] else []),
+                  label=key[1])] if colors[0] != colors[1] else []),
         Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor=color,
                label=f"insufficient bin (n < {table.min_count})"),
         Line2D([], [], marker="|", linestyle="", color=color, markersize=10,

@@ -39,10 +39,13 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
     ax.axvline(0.0, color=MUTED, linewidth=1.0)
     ax.set_yticks(pos)
     ax.set_yticklabels([f"{r.segment.replace('$', chr(92) + '$')}  (n={r.n:,})" for r in rows], fontsize=8)
-    ax.set_xlabel("gap = observed rate − mean score (95% interval)", fontsize=9, color=INK)
+    level = getattr(result, "level", 0.95)
+    ax.set_xlabel(f"gap = observed rate − mean score ({level * 100:g}% interval)", fontsize=9, color=INK)
     found = len(result.discoveries)
+    # two lines: one would run off the figure's right edge beside long segment names
     ax.set_title(f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'} at FDR {result.fdr:g}"
-                 f" · MCE {result.mce:.4f} ({result.mce_sigma:.1f}σ)", fontsize=10, color=INK, loc="left")
+                 f"{' (orange)' if found else ''}\nMCE {result.mce:.4f} ({result.mce_sigma:.1f}σ)", fontsize=10,
+                 color=INK, loc="left")
     ax.grid(True, axis="x", color=GRID, linewidth=0.8)
     ax.set_axisbelow(True)
     for side in ("top", "right"):

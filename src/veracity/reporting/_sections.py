@@ -188,6 +188,8 @@ def _summary(result: AuditResult, reading: str) -> str:
                                       f"{_num(iv[1])}]</span><br>")
 
     weighted = not math.isclose(result.total_weight, result.n)
+    # the within-bin term makes the terms add up to the Brier shown (exact for any data)
+    within = d.within_variance - 2.0 * d.within_covariance
     cards = [
         _card("rows", f"{result.n:,}", f"total weight {_count(result.total_weight)}" if weighted
               else f"score type: {_e(result.score_type)}", key="n"),
@@ -197,7 +199,8 @@ def _summary(result: AuditResult, reading: str) -> str:
         _card("ECE", _num(result.ece), ece_sub, key="ece"),
         _card("Brier", _num(result.brier),
               ci("brier") + f"reliability {_num(d.reliability)} − resolution {_num(d.resolution)} "
-              f"+ uncertainty {_num(d.uncertainty)}", key="brier"),
+              f"+ uncertainty {_num(d.uncertainty)} {'−' if within < 0 else '+'} within-bin {_num(abs(within))}",
+              key="brier"),
         _card("NLL", _num(result.nll), ci("nll") + "mean log-loss (nats)", key="nll"),
         _card("AUC", _num(result.auc), ci("auc") + "ranking; unchanged by monotone calibration", key="auc"),
         _card(f"accuracy @ {result.threshold:g}" if result.n_classes <= 2 else "accuracy (argmax)",
@@ -502,15 +505,18 @@ def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_f
            target_recall: float | None, notes: list[str], timestamp: bool | str, *,
            costs_declared: bool = True, extra: list[list[str]] | None = None) -> str:
     ece_interval = _interval_of(result)
+    binary = result.n_classes <= 2
+    unused = '<span class="muted">not used: no threshold explorer for multiclass scores</span>'
     rows = [
         ["score type", _e(score_type)],
         ["bins", f"{options['bins']} {_e(options['strategy'])}"],
         ["per-bin interval", f"{_e(options['interval'])}, {options['level'] * 100:g}%"],
         ["insufficient below", f"{options['min_count']} observations"],
-        ["accuracy threshold", f"{options['threshold']:g}"],
-        ["costs", f"false alarm {cost_fp:g}, miss {cost_fn:g}"
-         + ("" if costs_declared else " (not declared: 1:1 assumed)")],
-        ["target recall", "—" if target_recall is None else f"{target_recall:g}"],
+        (["accuracy threshold", f"{options['threshold']:g}"] if binary
+         else ["accuracy", "of the argmax (the top class)"]),
+        ["costs", (f"false alarm {cost_fp:g}, miss {cost_fn:g}"
+                   + ("" if costs_declared else " (not declared: 1:1 assumed)")) if binary else unused],
+        ["target recall", ("—" if target_recall is None else f"{target_recall:g}") if binary else unused],
         ["weights", "yes" if options["sample_weight"] is not None else "no"],
         ["summary intervals", "—" if ece_interval is None else _e(f"{ece_interval[3]}, random_state 0")],
         *(extra or []),
