@@ -258,13 +258,22 @@ class Calibrator:
                 f"(min={s.min():.3g}, max={s.max():.3g}): they look like probabilities; pass the raw "
                 "logits / decision_function values the calibrator was fit on", UserWarning, stacklevel=3)
         if self.score_type == "probability":
-            check_probabilities(s)
-            if s.ndim == 2:
-                sums = s.sum(axis=1)
-                bad = np.abs(sums - 1.0) > 1e-6 * s.shape[1]
-                if bad.any():
-                    i = int(np.flatnonzero(bad)[0])
-                    raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]))
+            try:
+                check_probabilities(s)
+                if s.ndim == 2:
+                    sums = s.sum(axis=1)
+                    bad = np.abs(sums - 1.0) > 1e-6 * s.shape[1]
+                    if bad.any():
+                        i = int(np.flatnonzero(bad)[0])
+                        raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]))
+            except VeracityError as exc:
+                if fitting:
+                    raise
+                # a fitted map's score type is fixed: "pass score_type='logit'" would not reach it
+                raise VeracityError(
+                    f"{exc.message}; this {self.name} was fit on probabilities and reads only those: pass "
+                    "the same kind of scores it was fit on (for logits, fit a calibrator with {setting})",
+                    param="score_type", value="logit") from None
         return s
 
     def _labels(self, labels: Any, s: np.ndarray, keep: np.ndarray | None = None,
@@ -359,11 +368,15 @@ class Calibrator:
         return self._record_fit(metadata, pos_label, n_rows=int(s.shape[0]),
                                 n_classes=int(s.shape[1]) if s.ndim == 2 else 2,
                                 hash_=data_hash(s, _label_bytes(y), w), role_label=role_label,
-                                allow_role=allow_role)
+                                allow_role=allow_role, n_columns=int(s.shape[1]) if s.ndim == 2 else 1)
 
     def _record_fit(self: _C, metadata: dict[str, Any] | None, pos_label: Any, *, n_rows: int, n_classes: int,
-                    hash_: str, role_label: str | None, allow_role: Any) -> _C:
-        """Store the provenance of a finished fit in :attr:`metadata`; returns ``self``."""
+                    hash_: str, role_label: str | None, allow_role: Any, n_columns: int | None = None) -> _C:
+        """Store the provenance of a finished fit in :attr:`metadata`; returns ``self``.
+
+        ``n_columns`` is the width of the fit scores (1 for 1-D, K for (N, K)): a two-class
+        temperature reads either, and its export (:mod:`veracity.export`) reads what it was fit on.
+        """
         meta: dict[str, Any] = {k: None for k in _META_KEYS}
         meta.update(dict(metadata or {}))
         if pos_label is not None:
@@ -379,6 +392,8 @@ class Calibrator:
             library_version=__version__,
             params=_jsonable(self.get_params()),
         )
+        if n_columns is not None:
+            meta["n_columns"] = n_columns
         self.metadata = _jsonable(meta)
         self.n_classes_ = meta["n_classes"]
         return self
@@ -472,7 +487,15 @@ class Calibrator:
         """Write :meth:`to_dict` as JSON to ``path``; returns the path."""
         from .._files import write_atomic
 
-        return write_atomic(path, json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n")
+        text = json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n"
+        if Path(path).is_dir():
+            raise VeracityError(f"{os.fspath(path)!r} is a folder; pass a file path such as 'cal.json'")
+        try:
+            return write_atomic(path, text)
+        except OSError as exc:  # a missing folder, no permission: the user's path, not a temporary file's
+            raise VeracityError(
+                f"could not write calibrator file {os.fspath(path)!r}: {exc.strerror or exc}; "
+                "check that the folder exists and is writable") from None
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> Calibrator:

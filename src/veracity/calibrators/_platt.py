@@ -84,13 +84,29 @@ def logistic_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None = N
     see features of order one whatever the scores' magnitude (decision values of 1e5 or 1e11,
     scores of 1e-5); the fitted ``theta`` is mapped back to the columns as given, so the
     map ``Σ θ_j x_j + θ_d`` is exact on the original scale.
+
+    Where the mean or the spread overflows (scores past :math:`10^{154}`, whose squares do), they
+    are taken of :math:`x/m`, :math:`m = \max|x|`, and scaled back. A
+    constant column (every value equal) is centred on its value: it becomes exactly 0, so
+    its coefficient stays 0 and the intercept carries the base rate (the rounding of a
+    mean and a standard deviation would otherwise leave noise of ~1e-17 that Newton
+    scales up into coefficients of ~1e15).
     """
     d = len(cols)
-    centre = np.array([float(np.mean(c)) for c in cols])
-    scale = np.array([float(np.std(c)) for c in cols])
+    centre = np.zeros(d)
+    scale = np.ones(d)
+    for j, c in enumerate(cols):
+        lo, hi = float(np.min(c)), float(np.max(c))
+        if lo == hi:  # constant: z = 0 exactly
+            centre[j] = lo
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            centre[j], scale[j] = float(np.mean(c)), float(np.std(c))
+        if not (np.isfinite(centre[j]) and np.isfinite(scale[j])):  # |x| past ~1e154: x² overflows
+            m = max(abs(lo), abs(hi))
+            u = c / m
+            centre[j], scale[j] = float(np.mean(u)) * m, float(np.std(u)) * m
     scale[~(np.isfinite(scale) & (scale > 0.0))] = 1.0
-    if not np.all(np.isfinite(centre)):  # pragma: no cover - finite scores whose mean overflows
-        centre[:] = 0.0
     z = [(c - m) / s for c, m, s in zip(cols, centre, scale)]
     start = None
     if theta0 is not None:

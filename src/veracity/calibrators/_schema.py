@@ -295,6 +295,7 @@ class Metadata(Struct, kw_only=True):
     score_type: ScoreType | None = None
     n_rows: Count | None = None
     n_classes: Annotated[int, Meta(ge=2, le=MAX_CLASSES)] | None = None
+    n_columns: Annotated[int, Meta(ge=1, le=MAX_CLASSES)] | None = None
 
 
 #: (kind, format version) -> (params struct, state struct).

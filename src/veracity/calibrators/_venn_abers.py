@@ -217,6 +217,18 @@ class VennAbers(Calibrator):
         self.metadata, self.n_classes_ = form.metadata, form.n_classes_
         return self
 
+    def _scores(self, scores: Any, *, fitting: bool) -> np.ndarray:
+        # the instance's ``multiclass`` names its (N, K) form, which hides the class-level "binary"
+        # from the base check: the binary map itself reads 1-D scores only (an (N, 2) matrix would
+        # otherwise be mapped column by column, its rows no longer summing to 1)
+        s = super()._scores(scores, fitting=fitting)
+        if s.ndim == 2:
+            raise VeracityError(
+                f"this {self.name} was fit on 1-D binary scores but got scores of shape {s.shape} "
+                "(multiclass); pass the positive-class column only, or fit it on (N, K) scores for "
+                "its multiclass form")
+        return s
+
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         self.c_, self.p0_, self.p1_ = venn_abers_table(s, y, w)
 

@@ -66,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
     spec = args.score or cal.metadata.get("score_column")
     if not spec:
         raise VeracityError("the calibrator does not record its score column; pass --score")
+    if not args.column.strip() or any(not ch.isprintable() for ch in args.column):
+        raise VeracityError(f"--column {args.column!r} is empty or holds control characters; pass a plain name "
+                            "for the output column, e.g. --column calibrated")
     if args.batch_rows is not None and args.batch_rows < 1:
         raise VeracityError(f"--batch-rows must be a positive integer, got {args.batch_rows}")
     out = Path(args.out)

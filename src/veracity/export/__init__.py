@@ -23,7 +23,8 @@ Shapes:
 
 * binary: SQL ``CASE WHEN "score" IS NULL THEN NULL ELSE CAST(… AS DOUBLE) END``;
   ONNX input ``score`` double ``[N]``, output ``probability`` double ``[N]``;
-* multiclass (temperature on K > 2 classes, vector and matrix scaling, one-vs-rest):
+* multiclass (temperature on K > 2 classes, or on two columns when fit on (N, 2) scores or given
+  two column names; vector and matrix scaling, one-vs-rest):
   SQL ``expr_0 AS "probability_0", …, expr_{K−1} AS "probability_{K−1}"`` — a select
   list over the columns ``column`` names (K names, or ``column_0 … column_{K−1}``);
   ONNX input ``score`` double ``[N, K]``, output ``probability`` double ``[N, K]``.
@@ -53,8 +54,9 @@ def to_sql(calibrator: Any, column: Any = "score", *, dialect: str = "duckdb", p
     """
     from ._sql import to_sql as _to_sql
 
-    return _to_sql(plan(calibrator, prior_shift=prior_shift, n_classes=n_classes), column, dialect=dialect,
-                   alias=alias)
+    width = len(column) if isinstance(column, (list, tuple)) else None  # K names: K input columns
+    return _to_sql(plan(calibrator, prior_shift=prior_shift, n_classes=n_classes, width=width), column,
+                   dialect=dialect, alias=alias)
 
 
 def to_onnx(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = None) -> bytes:

@@ -167,8 +167,17 @@ class _Graph:
         return self.op("Add", [self.op("Mul", [self.scalar(slope), self.op("Sub", [x, self.scalar(x0)])]),
                                self.scalar(y0)])
 
+    def per_row(self, node: Node) -> str:
+        """``render(node)`` with one value per row: a map that ignores its input (beta's a = b = 0,
+        a matrix row of zeros) renders as a scalar, which is broadcast to the rows (``Expand``)."""
+        out = self.render(node)
+        if _reads_input(node):
+            return out
+        rows = self.op("Shape", [self.render(("col", 0))])  # [N]: the score, or one column of it
+        return self.op("Expand", [out, rows])
+
     def matrix(self, items: list[Node]) -> str:
-        cols = [self.op("Unsqueeze", [self.render(it), self.tensor(np.array([1], dtype=np.int64), np.int64)])
+        cols = [self.op("Unsqueeze", [self.per_row(it), self.tensor(np.array([1], dtype=np.int64), np.int64)])
                 for it in items]
         return self.op("Concat", cols, axis=1)
 
@@ -208,7 +217,7 @@ class _Graph:
         elif p.multiclass:
             out = self.matrix(p.outputs)
         else:
-            out = self.render(p.outputs[0])
+            out = self.per_row(p.outputs[0])
         self.nodes.append(helper.make_node("Identity", [out], ["probability"], name="probability"))
         shape = ["N", p.n_inputs] if p.multiclass else ["N"]
         oshape = ["N", len(p.outputs)] if p.multiclass else ["N"]
@@ -228,6 +237,18 @@ class _Graph:
         helper.set_model_props(model, {str(k): str(v) for k, v in meta.items() if v is not None})
         self.onnx.checker.check_model(model)
         return model.SerializeToString()
+
+
+def _reads_input(node: Node) -> bool:
+    """Whether the value of ``node`` depends on an input column (else it is one scalar)."""
+    op = node[0]
+    if op == "col":
+        return True
+    if op == "head":
+        return any(_reads_input(it) for it in node[2])
+    if op == "piecewise":
+        return _reads_input(node[1])
+    return any(_reads_input(a) for a in node[1:] if isinstance(a, tuple) and a and isinstance(a[0], str))
 
 
 def to_onnx(p: Plan) -> bytes:

@@ -113,6 +113,36 @@ def uniform_thresholds(m: int) -> np.ndarray:
     return t
 
 
+def _flip(bits: np.ndarray) -> np.ndarray:
+    """Bit patterns of doubles <-> int64 keys ordered like the doubles (the map is its own inverse)."""
+    return bits ^ ((bits >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
+
+
+def logit_thresholds(cuts: np.ndarray, side: str) -> np.ndarray:
+    r"""For each probability cut :math:`t`: the smallest double :math:`s` with
+    :math:`\sigma(s) \ge t` (``side="right"``) or :math:`\sigma(s) > t` (``"left"``).
+
+    The number of these at or below a logit :math:`s` is then the number of cuts at or below
+    (below) :math:`\sigma(s)`: a histogram fit on logits bins its input exactly as ``transform``
+    does (with the same ``expit``), whatever the engine's ``exp`` rounds to -- an exported
+    sigmoid one ulp off at a bin edge would move the score by a whole bin (onnxruntime's
+    ``Exp`` differs from the C library's in the last bit). Found by bisection over the
+    doubles (64 halvings of their ordered keys, all cuts at once).
+    """
+    from ..core._special import expit  # the sigmoid transform() applies
+
+    t = np.asarray(cuts, dtype=np.float64)
+    hit = (lambda v: expit(v) >= t) if side == "right" else (lambda v: expit(v) > t)
+    lo = _flip(np.full(t.shape, -1000.0).view(np.int64))  # sigma = 0: below every cut
+    hi = _flip(np.full(t.shape, 1000.0).view(np.int64))   # sigma = 1: at or above every cut < 1
+    for _ in range(64):
+        mid = (lo >> 1) + (hi >> 1) + (lo & hi & 1)         # floor((lo + hi) / 2), overflow-free
+        ok = hit(_flip(mid).view(np.float64))
+        hi = np.where(ok, mid, hi)
+        lo = np.where(ok, lo, mid)
+    return _flip(hi).view(np.float64)
+
+
 # ----------------------------------------------------------------------------------
 # per kind: the binary map of one input node, or the multiclass outputs
 # ----------------------------------------------------------------------------------
@@ -133,15 +163,17 @@ def _binary(kind: str, params: dict[str, Any], state: dict[str, Any], x: Node) -
     if kind == "isotonic":
         return _isotonic(params, state, x)
     if kind == "histogram":
-        p = sigmoid(x) if st == "logit" else x
         edges = np.asarray(state["edges_"], dtype=np.float64)
         values = _consts(state["values_"])
         m = edges.size - 1
         strategy = params.get("strategy", "uniform")
         if strategy == "uniform":
-            return ("piecewise", p, uniform_thresholds(m), "right", values)
-        side = "left" if strategy == "equal-count" else "right"
-        return ("piecewise", p, edges[1:-1], side, values)
+            cuts, side = uniform_thresholds(m), "right"
+        else:
+            cuts, side = edges[1:-1], "left" if strategy == "equal-count" else "right"
+        if st == "logit":  # the bins of sigma(s), read off s itself: no sigmoid to round across an edge
+            return ("piecewise", x, logit_thresholds(cuts, side), "right", values)
+        return ("piecewise", x, cuts, side, values)
     if kind == "venn-abers":
         c = np.asarray(state["c_"], dtype=np.float64)
         p0 = ("piecewise", x, c, "right", _consts(state["p0_"]))
@@ -230,9 +262,10 @@ def _prior_shift(outputs: list[Node], prior_shift: Any) -> list[Node]:
         raise VeracityError(
             f"prior_shift must be a pair (old, new) of base rates or class priors, got {prior_shift!r}"
         ) from None
-    k = 2 if len(outputs) == 1 else len(outputs)
+    binary = len(outputs) == 1  # one output: the positive class; K outputs (K = 2 too): one per class
+    k = 2 if binary else len(outputs)
     o, nw = _prior_vector(old, "old", k), _prior_vector(new, "new", k)
-    if k == 2:
+    if binary:
         p = outputs[0]
         o1, n1 = float(o[1]), float(nw[1])
         num = ("mul", ("mul", p, const(1.0 - o1)), const(n1))
@@ -258,8 +291,26 @@ def _prior_shift(outputs: list[Node], prior_shift: Any) -> list[Node]:
     return [("head", "normalise", q, j) for j in range(k)]
 
 
-def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = None) -> Plan:
-    """The expression tree of a fitted calibrator (``None``: the identity, for a bare prior shift)."""
+def _two_columns(metadata: dict[str, Any], width: int | None) -> bool:
+    """Whether a two-class temperature reads (N, 2) scores: the width the caller names (its column
+    list), else the width it was fit on (``n_columns``, or the recorded score columns)."""
+    if width is not None:
+        return width == 2
+    n = metadata.get("n_columns")
+    if isinstance(n, int) and not isinstance(n, bool):
+        return n == 2
+    recorded = metadata.get("score_column")
+    return isinstance(recorded, str) and len(recorded.split(",")) == 2
+
+
+def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = None,
+         width: int | None = None) -> Plan:
+    r"""The expression tree of a fitted calibrator (``None``: the identity, for a bare prior shift).
+
+    A two-class temperature maps 1-D scores by :math:`\sigma(x/\tau)` and (N, 2) scores by a
+    softmax (as its ``transform`` does); ``width`` (the number of input columns named) picks
+    the form, by default the one it was fit on.
+    """
     if calibrator is None:
         if prior_shift is None:
             raise VeracityError("nothing to export: pass a fitted calibrator, or prior_shift=(old, new)")
@@ -273,7 +324,8 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
     if kind not in EXPORTABLE:
         raise _unsupported(str(kind))
     k = int(state.get("n_classes_", 2))
-    multi = kind in ("vector", "matrix", "one-vs-rest") or (kind == "temperature" and k > 2)
+    multi = kind in ("vector", "matrix", "one-vs-rest") or (
+        kind == "temperature" and (k > 2 or (k == 2 and _two_columns(metadata, width))))
     if multi:
         outputs = _multiclass(kind, params, state, k)
     else:
