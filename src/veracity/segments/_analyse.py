@@ -10,7 +10,7 @@ import numpy as np
 from ..core._intervals import binomial_interval
 from ._cells import CellTable, cell_bins
 from ._family import FeatureSpec, decode
-from ._mce import ecce_per_segment, pvalue_from_sigma, sigma_scale
+from ._mce import ecce_per_segment, family_pvalue, pvalue_from_sigma, sigma_scale
 from ._result import SegmentRow, SegmentsResult
 from ._tests import EXACT_MAX, poisson_binomial_pvalue, qvalues, z_pvalues
 
@@ -75,7 +75,9 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     in_mce = (depth_of == 0) | sufficient
     mce_sigma = float(np.max(sig[in_mce]))
     sd_all = float(sd[whole])
-    mce_p = float(pvalue_from_sigma(np.array([mce_sigma]))[0])
+    mce_p = float(pvalue_from_sigma(np.array([mce_sigma]))[0])  # MCGrad's: of one segment
+    mce_k = int(in_mce.sum())
+    mce_family_p = float(family_pvalue(mce_sigma, mce_k))  # of the maximum over the mce_k segments
     share = W / W[whole]
     with np.errstate(divide="ignore"):
         importance = np.where(tested, -np.log10(np.maximum(p, 1e-300)) * share, 0.0)
@@ -112,4 +114,5 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
         rate=float(rate[whole]), features=tuple(sp.name for sp in specs), depth=depth, fdr=fdr,
         min_count=min_count, level=level, mce=mce_sigma * sd_all, mce_sigma=mce_sigma, mce_pvalue=mce_p,
         mde=5.0 * sd_all, global_ecce=float(a["ecce"][whole]), n_segments=len(rows), n_tested=int(tested.sum()),
-        cells=table.mode, levels={sp.name: list(sp.labels) for sp in specs}, notes=notes)
+        cells=table.mode, levels={sp.name: list(sp.labels) for sp in specs}, notes=notes,
+        mce_family_pvalue=mce_family_p, mce_segments=mce_k)

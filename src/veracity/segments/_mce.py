@@ -24,6 +24,15 @@ github.com/facebookincubator/MCGrad (``_calculate_cumulative_differences``,
 them in the order its sort leaves them), so the two agree exactly when a segment's
 scores are distinct; above ``max_cells`` distinct scores the path is taken on
 equal-width score cells (see :mod:`._cells`).
+
+**The p-value is per segment.** :math:`1 - F(x)` is the chance that *one* calibrated
+segment's ECCE exceeds :math:`x\,\sigma_k`; MCGrad applies it to the maximum over the K
+segments unadjusted (its docstring says so). Under perfect calibration that reading is
+far from uniform: with K = 34 segments (the whole, 30 + 3 levels) ``mce_pvalue`` fell
+below 0.05 in 57-64 % of seeded calibrated data sets (tests/hardening). The family's
+p-value is the Bonferroni bound :func:`family_pvalue`,
+:math:`\min(1, K\,(1 - F(\mathrm{MCE}_\sigma)))`, valid under any dependence (1.7-2.5 %
+false alarms at 5 % in the same simulations).
 """
 
 from __future__ import annotations
@@ -81,7 +90,7 @@ def pvalue_from_sigma(sigma: np.ndarray) -> np.ndarray:
     out[x >= ECCE_SIGMA_MAX] = sys.float_info.epsilon
     mid = (x >= ECCE_SIGMA_MIN) & (x < ECCE_SIGMA_MAX)
     if mid.any():
-        out[mid] = 1.0 - brownian_range_cdf(x[mid])
+        out[mid] = np.clip(1.0 - brownian_range_cdf(x[mid]), 0.0, 1.0)  # never -2.2e-16
     return out
 
 
@@ -89,3 +98,13 @@ def sigma_scale(ecce: np.ndarray, sd: np.ndarray) -> np.ndarray:
     """ECCE / sigma, MCGrad's conventions: inf when sigma is 0 and ECCE is not, 0 when both are."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where((ecce != 0) & (sd == 0), np.inf, np.where(sd == 0, 0.0, ecce / np.where(sd == 0, 1.0, sd)))
+
+
+def family_pvalue(mce_sigma: np.ndarray | float, n_segments: np.ndarray | int) -> np.ndarray:
+    r"""Bonferroni p-value of :math:`\mathrm{MCE}_\sigma` as the maximum over ``n_segments`` (K)
+    sigma-scale statistics: :math:`\min(1, K\,(1 - F(\mathrm{MCE}_\sigma)))` — at most
+    :math:`\alpha` with probability at most :math:`\alpha` under perfect calibration, whatever
+    the overlap of the segments (K counts every segment in the maximum, the whole included)."""
+    sigma = np.asarray(mce_sigma, dtype=np.float64)
+    k = np.asarray(n_segments, dtype=np.float64)
+    return np.minimum(1.0, k * pvalue_from_sigma(sigma).reshape(sigma.shape))

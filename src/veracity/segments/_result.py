@@ -79,7 +79,13 @@ def _table(rows: list[SegmentRow]) -> str:
 class SegmentsResult(Display):
     """Every segment of the family (``rows``: discoveries first, most important first, then the
     others by p-value), the discoveries, and the multicalibration error (``mce``, ``mce_sigma``,
-    ``mce_pvalue``, ``mde``) as MCGrad defines it over the same family."""
+    ``mce_pvalue``, ``mde``) as MCGrad defines it over the same family.
+
+    ``mce_pvalue`` is MCGrad's: the chance that *one* calibrated segment reaches ``mce_sigma``.
+    The MCE is the maximum over ``mce_segments`` (K) segments, so that reading rejects a
+    calibrated model far more often than its level (57-64 % at 5 % with K = 34, simulated in
+    the suite). ``mce_family_pvalue`` = min(1, K · ``mce_pvalue``) (Bonferroni, valid however
+    the segments overlap) is the p-value of the MCE itself; ``str()`` and the report print it."""
 
     rows: tuple[SegmentRow, ...]
     n: int
@@ -101,6 +107,8 @@ class SegmentsResult(Display):
     cells: str
     levels: dict[str, list[str]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    mce_family_pvalue: float = math.nan
+    mce_segments: int = 0
 
     @property
     def discoveries(self) -> tuple[SegmentRow, ...]:
@@ -120,7 +128,8 @@ class SegmentsResult(Display):
             "n": self.n, "weight": self.weight, "conf": self.conf, "rate": self.rate,
             "features": list(self.features), "depth": self.depth, "fdr": self.fdr, "min_count": self.min_count,
             "level": self.level, "mce": _num(self.mce), "mce_sigma": _num(self.mce_sigma),
-            "mce_pvalue": self.mce_pvalue, "mde": self.mde, "global_ecce": self.global_ecce,
+            "mce_pvalue": self.mce_pvalue, "mce_family_pvalue": self.mce_family_pvalue,
+            "mce_segments": self.mce_segments, "mde": self.mde, "global_ecce": self.global_ecce,
             "n_segments": self.n_segments, "n_tested": self.n_tested,
             "n_discoveries": len(self.discoveries), "cells": self.cells,
             "levels": {k: list(v) for k, v in self.levels.items()}, "notes": list(self.notes),
@@ -149,6 +158,7 @@ class SegmentsResult(Display):
         else:
             lines.append("no segment is distinguishable from calibrated at this FDR")
         lines.append(f"multicalibration error (MCGrad's definition): MCE {self.mce:.4f} "
-                     f"({self.mce_sigma:.2f} sigma, p = {_p(self.mce_pvalue)}); minimum detectable {self.mde:.4f}")
+                     f"({self.mce_sigma:.2f} sigma, p = {_p(self.mce_family_pvalue)} over {self.mce_segments:,} "
+                     f"segments); minimum detectable {self.mde:.4f}")
         lines.extend(self.notes)
         return "\n".join(lines)
