@@ -221,3 +221,16 @@ def test_overlay_legend_keys_shared_entries_in_ink(demo):
         assert to_hex(colour) == to_hex(INK), name
     after = next(k for k in keyed if k.startswith("after"))
     assert to_hex(keyed[after].get_facecolor()[0]) == to_hex(PALETTE[1])
+
+
+def test_confidence_sequence_notebook_table_shows_the_printouts_steps():
+    """Before: the notebook table was the first 40 rows of 3,000, every bound near [-1, 1];
+    now the steps the printout shows (spread from first to last, and the alarm)."""
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=3000)
+    y = (rng.uniform(size=3000) < 0.9 * p).astype(int)
+    cs = vc.confidence_sequence(p, y)
+    page = cs._repr_html_()
+    steps = [int(s.replace(",", "")) for s in re.findall(r'<tr[^>]*><td class="vc-l">([\d,]+)</td>', page)]
+    assert steps == cs._shown() and steps[-1] == 2999 and cs.alarm_at in steps
+    assert len(cs.to_frame()) == 3000  # the full sequence stays in the frame

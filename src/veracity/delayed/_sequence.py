@@ -237,10 +237,31 @@ class ConfidenceSequence(Display):
     def _summary_items(self) -> dict[str, Any]:
         return {"alpha": self.alpha, "alarm_at": self.alarm_at, "delay": self.delay}
 
+    def _shown(self) -> list[int]:
+        """The steps a printout shows: 8 spread evenly from first to last, and the alarm."""
+        k = self.low.size
+        return sorted(set(np.unique(np.linspace(0, k - 1, min(k, 8)).round().astype(int)).tolist())
+                      | ({self.alarm_at} if self.alarm_at is not None else set()))
+
+    def _html_records(self) -> list[dict[str, Any]]:
+        # the notebook table shows the printout's steps, not the first 40 (whose bounds are all near ±1);
+        # to_frame() keeps every step
+        rows = self.rows()
+        return [rows[i] for i in self._shown()]
+
+    def _repr_html_(self) -> str:
+        from ..core._display import html_result
+
+        return html_result(self._title(), self._summary_items(), self._html_records(), str(self))
+
+    def _html_body(self) -> str:
+        from ..core._display import html_kv, html_table
+
+        return html_kv(self._summary_items()) + html_table(self._html_records())
+
     def __str__(self) -> str:
         k = self.low.size
-        shown = sorted(set(np.unique(np.linspace(0, k - 1, min(k, 8)).round().astype(int)).tolist())
-                       | ({self.alarm_at} if self.alarm_at is not None else set()))
+        shown = self._shown()
         body = [[str(self._key(i)), f"{int(self.n[i]):,}", fmt(self.estimate[i], sign=True),
                  f"[{fmt(self.low[i], sign=True)}, {fmt(self.high[i], sign=True)}]",
                  "ALARM" if i == self.alarm_at else ("alert" if self._alert(i) else "")]
