@@ -16,7 +16,10 @@ and the CORP decomposition (Brier = MCB − DSC + UNC, :mod:`veracity.honest._co
 model and of the difference, with paired bootstrap intervals for ΔMCB and ΔDSC, which the
 verdict reads: *who ranks better* (DSC, discrimination) and *who is better calibrated* (MCB),
 e.g. ``"hgb ranks better (DSC +0.0120 [+0.0080, +0.0160]) but is worse calibrated (MCB
-+0.0040 [+0.0020, +0.0060]): recalibrate hgb, then it wins"``. See :mod:`._paired`,
++0.0040 [+0.0020, +0.0060]): recalibrate hgb, then it wins"``. The ΔECE interval is only
+approximate: a binned ECE keeps a binning bias at small n that a bootstrap of the same bins
+cannot see (measured coverage 88.8 % at 95 % with 1,000 rows; docs/comparison.md), which is
+why the verdict reads ΔMCB, not ΔECE. See :mod:`._paired`,
 :mod:`._delong`, :mod:`._corp` and :mod:`._resample` for the methods.
 """
 
