@@ -201,3 +201,37 @@ def test_zone_aware_times_on_dask(zone):
     frame = dd.from_pandas(pd.DataFrame({"p": P, "y": Y, "ts": ts}), npartitions=3)
     want = _periods(vc.monitor(P, Y, ts.dt.tz_convert(None).to_numpy(), freq="M"))
     assert _periods(vc.monitor(frame, score="p", label="y", periods="ts", freq="M")) == want
+
+
+@pytest.mark.parametrize("score_type, value", [("probability", 1 / 3), ("logit", -2.0)])
+@pytest.mark.parametrize("smoothing", [False, True])
+def test_platt_on_one_tied_score_fits_the_array_map_on_lazy_frames(score_type, value, smoothing):
+    """One score for every row: the slope is 0 and the intercept the base rate's logit, as the
+    array fit finds. Before: lazy DuckDB/polars stopped Newton at a = 0.32 (singular Hessian), a
+    map that moved every other score (0.1 -> 0.23, 0.9 -> 0.56 where the array fit gives 1/3)."""
+    s = np.full(30, value)
+    y = np.array([1, 0, 0] * 10)
+    w = np.arange(30) % 4
+    df = pd.DataFrame({"s": s, "y": y, "w": w})
+    want = vc.PlattScaling(score_type=score_type, smoothing=smoothing).fit(s, y, sample_weight=w)
+    assert want.a_ == 0.0
+    for frame in (duckdb.from_df(df), pl.from_pandas(df).lazy()):
+        got = vc.PlattScaling(score_type=score_type, smoothing=smoothing).fit(
+            frame, score="s", label="y", sample_weight="w")
+        assert got.a_ == 0.0 and got.b_ == pytest.approx(want.b_, rel=1e-12)
+
+
+def test_missing_nullable_boolean_labels_are_missing_not_a_third_class():
+    labels = pd.Series([True, False, None, True, False, True], dtype="boolean")
+    for call in (lambda: vc.ece(np.linspace(0.1, 0.9, 6), labels),
+                 lambda: vc.ece(np.linspace(0.1, 0.9, 6), labels, pos_label=True)):
+        with pytest.raises(vc.VeracityError, match=r"^labels contain 1 missing values"):
+            call()
+
+
+@pytest.mark.parametrize("scores, labels, name", [([[0.1, 0.2], [0.3]], [0, 1], "scores"),
+                                                  (np.linspace(0.1, 0.9, 3), [0, [1], 1], "labels")])
+def test_ragged_input_is_one_line(scores, labels, name):
+    with pytest.raises(vc.VeracityError, match=rf"^{name} is ragged: its rows have different lengths") as info:
+        vc.ece(scores, labels)
+    assert "\n" not in str(info.value)

@@ -103,7 +103,12 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
             return np.asarray(x.to_numpy())
         except Exception as exc:  # pragma: no cover - defensive
             raise VeracityError(f"could not convert {name} to an array: {exc}", param=_param(name)) from exc
-    return np.asarray(x)
+    try:
+        return np.asarray(x)
+    except ValueError:  # numpy: "setting an array element with a sequence ... inhomogeneous shape"
+        raise VeracityError(
+            f"{name} is ragged: its rows have different lengths; pass one value per row, or N rows of "
+            "K class scores each", param=_param(name)) from None
 
 
 def as_float_array(x: Any, name: str) -> np.ndarray:
@@ -247,6 +252,20 @@ def _label_values(raw: np.ndarray) -> list[Any]:
         return list(dict.fromkeys(raw.tolist()))
 
 
+def _is_missing(v: Any) -> bool:
+    """None, a float NaN, pandas' NA or NaT: a missing value in an object array."""
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
+
+
+def _refuse_missing_labels(raw: np.ndarray) -> None:
+    missing = (int(np.isnan(raw).sum()) if raw.dtype.kind in "fc"
+               else sum(1 for v in raw.ravel() if _is_missing(v)) if raw.dtype == object
+               else 0)
+    if missing:
+        raise VeracityError(f"labels contain {missing} missing values (None/NaN); drop or fill those rows first",
+                            param="labels")
+
+
 def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> np.ndarray:
     """0/1 float labels: 1 where the label equals ``pos_label`` (strings, bools, numbers)."""
     raw = to_numpy(labels, "labels")
@@ -259,12 +278,7 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
             f"scores have {n} rows but labels have {raw.shape[0]}; pass one label per score", param="labels"
         )
     # missing labels are refused with pos_label exactly as without it (never read as "not positive")
-    missing = (int(np.isnan(raw).sum()) if raw.dtype.kind in "fc"
-               else sum(1 for v in raw if v is None or (isinstance(v, float) and v != v)) if raw.dtype == object
-               else 0)
-    if missing:
-        raise VeracityError(f"labels contain {missing} missing values (None/NaN); drop or fill those rows first",
-                            param="labels")
+    _refuse_missing_labels(raw)
     values = _label_values(raw)
     if len(values) > 2:
         raise VeracityError(
@@ -310,6 +324,8 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
         try:
             raw = raw.astype(np.float64)
         except (TypeError, ValueError):
+            if raw.dtype == object:  # pandas' nullable booleans: pd.NA is a missing label, not a third class
+                _refuse_missing_labels(raw)
             raise _non_numeric_labels(raw) from None
     if raw.dtype == bool:
         y = raw.astype(np.float64)

@@ -31,6 +31,7 @@ a lazy frame in one line (collect the columns, or pass an in-memory frame).
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from typing import Any
 
@@ -339,6 +340,13 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
         t_pos, t_neg = smoothed_targets(summary["wy"], summary["wn"])
         target = nw.when(nw.col("_y") == 1.0).then(nw.lit(t_pos)).otherwise(nw.lit(t_neg))
     work = lf.select(_x=_logit_input(cal.score_type), _t=target, _w=nw.col("_w"))
+    span = _row(work, lo=nw.col("_x").min(), hi=nw.col("_x").max(), wt=(nw.col("_w") * nw.col("_t")).sum())
+    if span["lo"] == span["hi"]:
+        # one score: the Hessian is singular and Newton would stop at any (a, b) with a·x + b = logit of the
+        # base rate; the array fit's answer is a = 0 (the score says nothing), b = logit(Σwt / Σw)
+        rate = float(span["wt"]) / summary["w"]
+        cal._set_fit(np.array([0.0, math.log(rate) - math.log1p(-rate)]), 0, True)
+        return
 
     def loss_grad_hess(theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         xc, t, w = nw.col("_x"), nw.col("_t"), nw.col("_w")
