@@ -202,9 +202,11 @@ def edges_at(at: Any, n: int, bins: int, strategy: str) -> np.ndarray:
 
 def cut_edges(picks: np.ndarray, lowest: float) -> np.ndarray:
     """``"quantile"`` edges from the scores picked at the j/M levels: duplicates and cuts at the
-    lowest score, at 0 or at 1 dropped, so equal scores never straddle a cut."""
+    lowest score or at 0 dropped, so equal scores never straddle a cut. A cut at 1 is kept: the
+    scores equal to 1 are then a bin [1, 1] of their own (scores of only 0 and 1 are two bins,
+    not one bin whose gap averages a miscalibrated 0 with a miscalibrated 1 into 0)."""
     cuts = np.unique(picks)
-    cuts = cuts[(cuts > lowest) & (cuts > 0.0) & (cuts < 1.0)]
+    cuts = cuts[(cuts > lowest) & (cuts > 0.0) & (cuts <= 1.0)]
     return np.concatenate(([0.0], cuts, [1.0]))
 
 

@@ -125,6 +125,6 @@ def equal_mass_edges(lf: Any, *, bins: int, strategy: str, score_type: str, weig
     cuts, method, bound = approximate_cuts(x, levels, backend=backend, weighted=weighted)
     measured = rank_error(x, cuts, levels)
     kept = np.unique(cuts)
-    kept = kept[(kept > 0.0) & (kept < 1.0)]
+    kept = kept[(kept > 0.0) & ((kept < 1.0) | (strategy == "quantile"))]  # as core._binning.cut_edges
     edges = np.concatenate(([0.0], kept, [1.0]))
     return edges, ApproxEdges(method, measured, bound, distinct, int(limit))
