@@ -273,3 +273,21 @@ def test_histogram_on_logits_exports_bin_edges_exactly(bins, strategy):
     at = np.log(cuts / (1 - cuts))
     x = np.concatenate([at + k * np.spacing(at) for k in range(-60, 61)] + [[-800.0, 800.0, 0.0]])
     _exports_agree(cal, x)
+
+
+def test_a_loaded_multiclass_venn_abers_is_named_as_users_build_it(tmp_path, capsys):
+    """Before: `veracity apply` printed the internal class name PairwiseVennAbers."""
+    rng = np.random.default_rng(3)
+    P = rng.dirichlet(np.ones(3), 300)
+    y = np.array([rng.choice(3, p=row) for row in P])
+    path = tmp_path / "d.csv"
+    rows = (f"{float(a)!r},{float(b)!r},{float(c)!r},{int(k)}\n" for (a, b, c), k in zip(P, y))
+    path.write_text("p0,p1,p2,y\n" + "".join(rows))
+    cal = tmp_path / "va.json"
+    vc.VennAbers(multiclass="ovo").fit(P, y).save(cal)
+    assert vc.load(cal).name == "VennAbers(multiclass='ovo')"
+    capsys.readouterr()
+    assert main(["apply", str(cal), str(path), "--score", "p0,p1,p2", "--out", str(tmp_path / "o.csv")]) == 0
+    out = capsys.readouterr()
+    assert "applied VennAbers(multiclass='ovo') to 300 rows" in out.out + out.err
+    assert "Pairwise" not in out.out + out.err

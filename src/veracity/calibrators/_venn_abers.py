@@ -286,6 +286,11 @@ class PairwiseVennAbers(Calibrator):
         self.score_type = score_type
 
     @property
+    def name(self) -> str:
+        # the class users build and load is VennAbers; this pairwise form is internal
+        return "VennAbers(multiclass='ovo')"
+
+    @property
     def pairs_(self) -> list[tuple[int, int]]:
         return class_pairs(self.n_classes_)
 
