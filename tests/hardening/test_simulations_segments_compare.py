@@ -9,9 +9,10 @@ excludes (checked by monkeypatching the break in a scratch run):
   segment are alike (the interval is then near exact, so 90 % or 99 % is caught);
 * weighted segments' z test uses :math:`\\sum w^2 p(1-p)` (:math:`\\sum w\\,p(1-p)` is caught);
 * the multicalibration error's per-segment p-value applied to the maximum is not a
-  family p-value (64 % false alarms at 5 %); the Bonferroni :func:`family_pvalue` is;
-* the decision-curve, Murphy-band and realised-cost intervals cover at their level from
-  both sides (an interval √2 too wide or too narrow is caught).
+  family p-value (64 % false alarms at 5 %); the Bonferroni :func:`family_pvalue` is.
+
+The decision-curve, Murphy-band and realised-cost intervals' simulation is in
+tests/comparison/test_cmp_simulation.py, beside the paired intervals' (same model draws).
 """
 
 from __future__ import annotations
@@ -159,43 +160,3 @@ def test_mce_per_segment_p_value_is_not_a_family_p_value_and_bonferroni_is():
         assert res.mce_segments == len(members)
         assert res.mce_family_pvalue == pytest.approx(min(1.0, 34 * res.mce_pvalue), rel=1e-12)
         assert f"over {len(members)} segments" in str(res)
-
-
-# -- comparison ------------------------------------------------------------------------------
-def _expit(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
-def _draw(rng, n, k_b, own=0.25):
-    z = rng.normal(size=n)
-    y = (rng.random(n) < _expit(1.5 * z)).astype(float)
-    shared = rng.normal(size=n)
-    a = _expit(z + 0.6 * shared + own * rng.normal(size=n))
-    b = _expit(k_b * z + 0.6 * shared + own * rng.normal(size=n))
-    return a, b, y
-
-
-def test_net_benefit_murphy_band_and_realised_cost_intervals_cover_from_both_sides():
-    # 1,200 data sets of 150 rows; truths from one draw of 4e5 rows. Measured at n = 100-300: net
-    # benefit 0.949-0.952, Murphy band 0.950-0.960, cost gap 0.944, realised cost 0.937-0.942. An
-    # interval sqrt(2) too wide measures ~0.99, sqrt(2) too narrow ~0.83, a 90 % one ~0.90: all
-    # outside [0.92, 0.98].
-    a, b, y = _draw(np.random.default_rng(11), 400_000, k_b=1.3)
-    t_nb, t_theta = np.array([0.2, 0.5]), np.array([0.3, 0.6])
-    big_nb = vc.decision_curve({"a": a}, y, thresholds=t_nb).net_benefit["a"]
-    big_murphy = vc.murphy_diagram({"a": a, "b": b}, y, theta=t_theta).difference.diff
-    big = vc.realised_cost(a, y, threshold=0.3, cost_fn=3).rows[0]
-    rng = np.random.default_rng(12)
-    k = 1200
-    hits = np.zeros(6)
-    for _ in range(k):
-        a, b, y = _draw(rng, 150, k_b=1.3)
-        dc = vc.decision_curve({"a": a}, y, thresholds=t_nb)
-        md = vc.murphy_diagram({"a": a, "b": b}, y, theta=t_theta).difference
-        row = vc.realised_cost(a, y, threshold=0.3, cost_fn=3).rows[0]
-        hits[:2] += (dc.ci_low["a"] <= big_nb) & (big_nb <= dc.ci_high["a"])
-        hits[2:4] += (md.ci_low <= big_murphy) & (big_murphy <= md.ci_high)
-        hits[4] += row.ci_low <= big.gap <= row.ci_high
-        hits[5] += row.realised_low <= big.realised <= row.realised_high
-    rates = hits / k
-    assert rates.min() >= 0.92 and rates.max() <= 0.98, rates

@@ -195,15 +195,20 @@ class Display:
 
         return draw(self, ax)
 
+    def _html_records(self) -> list[dict[str, Any]]:
+        """The rows the notebook table shows: every row of :meth:`to_frame` unless a result
+        shows fewer (a long sequence shows the steps its printout shows)."""
+        return self._frame_records()
+
     def _repr_html_(self) -> str:
         render = _RENDERERS.get(type(self).__name__)
         if render is not None:
             return str(render(self))
-        return html_result(self._title(), self._summary_items(), self._frame_records(), str(self))
+        return html_result(self._title(), self._summary_items(), self._html_records(), str(self))
 
     def _html_body(self) -> str:
         """The result's HTML without the outer box and title (nested inside another result)."""
-        summary, records = self._summary_items(), self._frame_records()
+        summary, records = self._summary_items(), self._html_records()
         return (html_kv(summary) if summary else "") + (html_table(records) if records else "")
 
 

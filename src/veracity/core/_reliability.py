@@ -14,7 +14,7 @@ from ._stats import BinStats
 from ._text import fmt, fmt_count, fmt_edge, render_table
 from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels
-from ._validation import VeracityError, is_real, prepare_binary, refuse_score
+from ._validation import VeracityError, check_min_count, prepare_binary, refuse_score
 from ._display import Display
 from ._options import IntervalMethod, ScoreType, Sided, Strategy
 
@@ -96,9 +96,7 @@ class ReliabilityTable(Display):
         min_count: int = 20,
     ) -> ReliabilityTable:
         check_interval_args(ci, level, sided)
-        if not (is_real(min_count) and min_count >= 0):
-            raise VeracityError(f"min_count must be a number of rows >= 0, e.g. 20; got {min_count!r}",
-                                param="min_count")
+        check_min_count(min_count)
         n_eff = stats.effective_count
         acc = stats.acc
         conf = stats.conf

@@ -164,6 +164,15 @@ def is_real(value: Any) -> bool:
             and bool(np.isfinite(value)))
 
 
+def check_min_count(min_count: Any) -> Any:
+    """``min_count``: the fewest rows (effective size when weighted) a bin needs to count for the
+    MCE, a number >= 0."""
+    if not (is_real(min_count) and min_count >= 0):
+        raise VeracityError(f"min_count must be a number of rows >= 0, e.g. 20; got {min_count!r}",
+                            param="min_count")
+    return min_count
+
+
 def check_score_type(score_type: str, *, allow_score: bool = False, what: str | None = None) -> str:
     """``score_type`` when it is one this function reads.
 

@@ -249,16 +249,6 @@ class ConfidenceSequence(Display):
         rows = self.rows()
         return [rows[i] for i in self._shown()]
 
-    def _repr_html_(self) -> str:
-        from ..core._display import html_result
-
-        return html_result(self._title(), self._summary_items(), self._html_records(), str(self))
-
-    def _html_body(self) -> str:
-        from ..core._display import html_kv, html_table
-
-        return html_kv(self._summary_items()) + html_table(self._html_records())
-
     def __str__(self) -> str:
         k = self.low.size
         shown = self._shown()

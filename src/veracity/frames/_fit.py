@@ -336,15 +336,16 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
     from ..calibrators._platt import newton_logistic, smoothed_targets
 
     target = nw.col("_y")
+    t_pos, t_neg = 1.0, 0.0
     if cal.smoothing:
         t_pos, t_neg = smoothed_targets(summary["wy"], summary["wn"])
         target = nw.when(nw.col("_y") == 1.0).then(nw.lit(t_pos)).otherwise(nw.lit(t_neg))
     work = lf.select(_x=_logit_input(cal.score_type), _t=target, _w=nw.col("_w"))
-    span = _row(work, lo=nw.col("_x").min(), hi=nw.col("_x").max(), wt=(nw.col("_w") * nw.col("_t")).sum())
+    span = _row(work, lo=nw.col("_x").min(), hi=nw.col("_x").max())
     if span["lo"] == span["hi"]:
         # one score: the Hessian is singular and Newton would stop at any (a, b) with a·x + b = logit of the
         # base rate; the array fit's answer is a = 0 (the score says nothing), b = logit(Σwt / Σw)
-        rate = float(span["wt"]) / summary["w"]
+        rate = (t_pos * summary["wy"] + t_neg * summary["wn"]) / summary["w"]
         cal._set_fit(np.array([0.0, math.log(rate) - math.log1p(-rate)]), 0, True)
         return
 

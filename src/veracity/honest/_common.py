@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..core._metrics import check_threshold  # noqa: F401 (re-exported: the one check of threshold=)
-from ..core._validation import Binary, VeracityError, check_count, is_real  # noqa: F401 (re-exported: defined in the core)
+from ..core._validation import (  # noqa: F401 (re-exported: defined in the core)
+    Binary, VeracityError, check_count, check_min_count, is_real,
+)
 from ..core._validation import check_random_state as check_seed  # noqa: F401 (re-exported)
 
 
@@ -13,15 +15,6 @@ def check_level(level: Any) -> float:
     if not (is_real(level) and 0.0 < level < 1.0):
         raise VeracityError(f"level must be a probability strictly between 0 and 1, got {level!r}", param="level")
     return float(level)
-
-
-def check_min_count(min_count: Any) -> Any:
-    """``min_count``: the fewest rows (effective size when weighted) a bin needs to count for the
-    MCE, a number >= 0 (as :func:`veracity.reliability`)."""
-    if not (is_real(min_count) and min_count >= 0):
-        raise VeracityError(f"min_count must be a number of rows >= 0, e.g. 20; got {min_count!r}",
-                            param="min_count")
-    return min_count
 
 
 def weighted_rows(data: Binary) -> Binary:
