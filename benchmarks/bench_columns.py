@@ -10,6 +10,7 @@ and prints each run's peak RSS and their ratio (issue 13's target: within 1.5x).
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import tempfile
@@ -64,4 +65,6 @@ def main(n: int = 1_000_000) -> None:
 
 
 if __name__ == "__main__":
-    main(int(float(sys.argv[1])) if len(sys.argv) > 1 else 1_000_000)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rows", nargs="?", type=float, default=1e6, help="rows in each file (default 1e6)")
+    main(int(parser.parse_args().rows))

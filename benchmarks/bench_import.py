@@ -7,6 +7,7 @@ every numpy library pays), and the slowest modules from ``-X importtime``.
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import subprocess
 import sys
@@ -40,4 +41,6 @@ def main(repeats: int = 7) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 7)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repeats", nargs="?", type=int, default=7, help="fresh interpreters per timing (default 7)")
+    main(parser.parse_args().repeats)
