@@ -133,3 +133,26 @@ def test_cli_argparse_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["audit", "--strategy", "nope"])
     assert exc.value.code == 2
+
+
+@pytest.mark.parametrize(
+    ("successes", "trials", "match"),
+    [
+        (8, 7, "got 8 successes in 7 trials"),  # gave [0.738, 1] for a proportion above 1
+        (-1, 7, "between 0 and trials"),
+        (np.nan, 7, "between 0 and trials"),
+        ([1, 2], [3, 1], "got 2 successes in 1 trials"),
+        (3, -2, "trials must be finite counts >= 0"),
+        (3, np.inf, "trials must be finite counts >= 0"),
+        ("a", 3, "must be numbers"),
+    ],
+)
+def test_binomial_interval_refuses_impossible_counts(successes, trials, match):
+    with pytest.raises(vc.VeracityError, match=match):
+        vc.binomial_interval(successes, trials)
+
+
+def test_binomial_interval_keeps_empty_bins_and_weighted_rounding():
+    low, high = vc.binomial_interval([0.0, np.nan, 3.0 + 1e-13, 2.5], [0.0, 0.0, 3.0, 7.0])
+    assert np.isnan(low[:2]).all() and np.isnan(high[:2]).all()  # n = 0: NaN, whatever k
+    assert high[2] == 1.0 and 0.0 < low[3] < 2.5 / 7 < high[3] < 1.0

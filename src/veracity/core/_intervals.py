@@ -24,6 +24,29 @@ def check_interval_args(method: str, level: float, sided: str) -> None:
         raise VeracityError(f"sided must be 'two-sided', 'lower' or 'upper', got {sided!r}")
 
 
+def _checked_counts(successes: np.ndarray, trials: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """k and n as float arrays; refuses n that is not a finite count and k outside [0, n]."""
+    try:
+        k = np.asarray(successes, dtype=np.float64)
+        n = np.asarray(trials, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise VeracityError("successes and trials must be numbers (counts, or effective counts of weighted "
+                            f"rows); got {type(successes).__name__} and {type(trials).__name__}") from None
+    bad_n = ~np.isfinite(n) | (n < 0)
+    if bad_n.any():
+        raise VeracityError(f"trials must be finite counts >= 0; got {float(n[bad_n].flat[0]):g}; "
+                            "pass the number of rows (or the effective count of weighted rows)")
+    slack = 1e-9 * np.maximum(n, 1.0)  # weighted sums round: Σw·y may exceed Σw by a few ulps
+    with np.errstate(invalid="ignore"):
+        bad_k = (n > 0) & ~((k >= -slack) & (k <= n + slack))
+    if bad_k.any():
+        i = np.flatnonzero(np.broadcast_to(bad_k, np.broadcast(k, n).shape))[0]
+        kb, nb = np.broadcast_arrays(k, n)
+        raise VeracityError(f"successes must lie between 0 and trials; got {float(kb.flat[i]):g} successes in "
+                            f"{float(nb.flat[i]):g} trials; pass the positives first, then the total")
+    return k, n
+
+
 def binomial_interval(
     successes: np.ndarray,
     trials: np.ndarray,
@@ -41,10 +64,10 @@ def binomial_interval(
     ``sided="lower"`` puts all of α in the lower tail and returns 1 as the upper end
     (seed 000: 7 successes in 7 give the one-sided 95 % lower bound
     :math:`0.05^{1/7} \approx 0.652` by Clopper–Pearson). Bins with n = 0 give NaN.
+    Needs 0 ≤ k ≤ n (up to rounding of weighted sums) and finite n ≥ 0.
     """
     check_interval_args(method, level, sided)
-    k = np.asarray(successes, dtype=np.float64)
-    n = np.asarray(trials, dtype=np.float64)
+    k, n = _checked_counts(successes, trials)
     alpha = 1.0 - float(level)
     tail = alpha / 2.0 if sided == "two-sided" else alpha
     with np.errstate(divide="ignore", invalid="ignore"):
