@@ -123,7 +123,7 @@ def test_selective_infeasible_warns_and_abstains():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(target_risk=0.0), r"target_risk must be in \(0, 1\)"),
+        (dict(target_risk=0.0), r"target_risk must be in \(0, 1\), e\.g\. 0\.05;"),  # a risk, not 0.95
         (dict(target_risk=1.5), r"target_risk must be in \(0, 1\)"),
         (dict(target_risk=0.1, delta=0.0), r"delta must be in \(0, 1\)"),
         (dict(target_risk=0.1, reading="nope"), "reading must be"),

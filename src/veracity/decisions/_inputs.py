@@ -60,15 +60,15 @@ def binary_inputs(
     return s, y, w
 
 
-def check_target(target: Any, name: str = "target") -> float:
-    """A rate strictly inside (0, 1)."""
+def check_target(target: Any, name: str = "target", example: float = 0.95) -> float:
+    """A rate strictly inside (0, 1); ``example`` is the typical value the error message suggests."""
     try:
         t = float(target)
     except (TypeError, ValueError):
-        raise VeracityError(f"{name} must be a number in (0, 1), e.g. 0.95; got {target!r}",
+        raise VeracityError(f"{name} must be a number in (0, 1), e.g. {example:g}; got {target!r}",
                             param=name) from None
     if not 0.0 < t < 1.0:
-        raise VeracityError(f"{name} must be in (0, 1), e.g. 0.95; got {target!r}", param=name)
+        raise VeracityError(f"{name} must be in (0, 1), e.g. {example:g}; got {target!r}", param=name)
     return t
 
 

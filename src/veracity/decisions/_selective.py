@@ -289,8 +289,8 @@ def selective_threshold(
     — exact for equal weights (which give the unweighted result bit for bit), an
     approximation otherwise.
     """
-    target = check_target(target_risk, "target_risk")
-    d = check_target(delta, "delta")
+    target = check_target(target_risk, "target_risk", example=0.05)
+    d = check_target(delta, "delta", example=0.1)
     conf, correct, w = _confidence_correct(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
