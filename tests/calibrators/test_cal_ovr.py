@@ -56,6 +56,14 @@ def test_a_class_missing_from_the_calibration_rows_is_named():
         vc.IsotonicCalibration().fit(P, y)
 
 
+def test_a_calibrator_object_as_method_says_how_to_pass_it():
+    P, y = _problem(n=60)
+    with pytest.raises(vc.VeracityError, match=r"pass method='isotonic' with method_params=\{\.\.\.\}"):
+        vc.OneVsRest(method=vc.IsotonicCalibration(ties="break")).fit(P, y)
+    with pytest.raises(vc.VeracityError, match="method must be one of platt, isotonic"):
+        vc.OneVsRest(method=vc.TemperatureScaling()).fit(P, y)  # no one-vs-rest form
+
+
 def test_cli_fit_multiclass_isotonic(tmp_path):
     from veracity.cli import main
 

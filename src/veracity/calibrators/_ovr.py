@@ -48,7 +48,12 @@ class OneVsRest(Calibrator):
 
     def _check_params(self) -> None:
         super()._check_params()
-        if self.method not in OVR_METHODS:
+        if isinstance(self.method, Calibrator) and self.method.kind in OVR_METHODS:  # as scikit-learn's wrapper
+            raise VeracityError(
+                f"method names the binary calibrator, got the object {self.method!r}; pass "
+                f"method={self.method.kind!r} with method_params={{...}} for its options, "
+                "or fit that calibrator on the (N, K) scores directly: it fits one-vs-rest itself")
+        if not isinstance(self.method, str) or self.method not in OVR_METHODS:
             raise VeracityError(
                 f"method must be one of {', '.join(OVR_METHODS)} for one-vs-rest, got {self.method!r}")
 
