@@ -156,3 +156,22 @@ def test_binomial_interval_keeps_empty_bins_and_weighted_rounding():
     low, high = vc.binomial_interval([0.0, np.nan, 3.0 + 1e-13, 2.5], [0.0, 0.0, 3.0, 7.0])
     assert np.isnan(low[:2]).all() and np.isnan(high[:2]).all()  # n = 0: NaN, whatever k
     assert high[2] == 1.0 and 0.0 < low[3] < 2.5 / 7 < high[3] < 1.0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda P, y: vc.ece(P, y, pos_label=1),
+        lambda P, y: vc.audit(P, y, pos_label=1),
+        lambda P, y: vc.reliability(P, y, pos_label=1),
+        lambda P, y: vc.TemperatureScaling().fit(P, y, pos_label=1),
+        lambda P, y: vc.IsotonicCalibration().fit(P, y, pos_label=1),  # its one-vs-rest form
+    ],
+)
+def test_pos_label_with_multiclass_scores_is_refused_not_ignored(call):
+    # the array form read (N, K) scores top-label and dropped pos_label: numbers for a question not asked
+    rng = np.random.default_rng(0)
+    P = rng.dirichlet(np.ones(3), size=60)
+    y = rng.integers(0, 3, 60)
+    with pytest.raises(vc.VeracityError, match=r"pos_label=1 names the positive class of binary labels.*3 columns"):
+        call(P, y)

@@ -39,6 +39,7 @@ from ..core._validation import (
     check_same_index,
     check_score_type,
     check_weights,
+    refuse_pos_label_for_multiclass,
     rows_not_summing_to_one,
     to_numpy,
 )
@@ -291,6 +292,7 @@ class Calibrator:
                     f"{only}. Fit on a calibration split that holds positives and negatives"
                 )
             return y
+        refuse_pos_label_for_multiclass(pos_label, s.shape[1])
         y = check_class_labels(labels, n, s.shape[1])
         if keep is not None:
             y, n = y[keep], int(keep.sum())
@@ -350,7 +352,7 @@ class Calibrator:
             params = {k: v for k, v in self.get_params().items() if k != "score_type"}
             self._ovr = OneVsRest(method=self.kind, score_type=self.score_type, method_params=params)
             self._ovr.fit(scores, labels, sample_weight=sample_weight, role=role,
-                          allow_role=allow_role, metadata=metadata)
+                          allow_role=allow_role, metadata=metadata, pos_label=pos_label)
             self.metadata, self.n_classes_ = self._ovr.metadata, self._ovr.n_classes_
             return self
         self.__dict__.pop("_ovr", None)

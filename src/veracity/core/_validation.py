@@ -516,6 +516,16 @@ def check_same_index(**objects: Any) -> None:
             )
 
 
+def refuse_pos_label_for_multiclass(pos_label: Any, n_classes: int) -> None:
+    """``pos_label`` with (N, K) scores would be ignored (the labels are class indices): refuse it."""
+    if pos_label is not None:
+        raise VeracityError(
+            f"{{setting}} names the positive class of binary labels, but the scores have {n_classes} columns "
+            f"(multiclass: labels are class indices 0..{n_classes - 1}). Drop {{param}}; for one class against "
+            "the rest pass that class's score column and the labels equal to it",
+            param="pos_label", value=pos_label)
+
+
 def prepare_binary(
     scores: Any,
     labels: Any,
@@ -544,6 +554,7 @@ def prepare_binary(
         raise VeracityError(f"score_type='score' reads one ranking score per row, got shape {s.shape}; "
                             "pass the column of one class", param="score_type")
     if s.ndim == 2 and s.shape[1] > 1:
+        refuse_pos_label_for_multiclass(pos_label, s.shape[1])
         return prepare_top_label(s, labels, sample_weight=sample_weight, score_type=score_type)
     if s.ndim == 2:
         s = s[:, 0]
@@ -692,6 +703,7 @@ __all__ = [
     "check_same_index",
     "check_score_type",
     "labels_with_pos_label",
+    "refuse_pos_label_for_multiclass",
     "not_probabilities",
     "python_spelling",
     "refuse_score",
