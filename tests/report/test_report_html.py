@@ -313,3 +313,23 @@ def test_cli_bad_input(argv, match, csv_without_label, tmp_path, capsys):
     assert err.startswith("veracity report: input error: ")
     assert re.search(match, err)
     assert not out.exists()
+
+
+def test_many_classes_show_the_worst_classes_and_say_so():
+    # with more than 11 classes the page drew classes 0..10 and said nothing of the rest, so a badly
+    # calibrated class 12 was never seen: now the worst classes by one-vs-rest ECE, named in a note
+    pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(3)
+    alpha = np.ones(14)
+    alpha[12] = 6.0  # class 12 gets much probability ...
+    P = rng.dirichlet(alpha, size=700)
+    y = np.array([rng.choice(14, p=np.r_[r[:12], 0.0, r[13:]] / (1 - r[12])) for r in P])  # ... never the label
+    per_class = [vc.ece(P[:, k], (y == k).astype(int)) for k in range(14)]
+    worst = [int(k) for k in np.argsort(-np.array(per_class), kind="stable")[:11]]
+    assert worst[0] == 12
+    page = vc.report(P, y).html
+    note = re.search(r'<p class="note">The 11 of 14 classes with the largest one-vs-rest ECE, worst first '
+                     r'\(classes ([0-9, ]+)\)', page)
+    assert note is not None and [int(c) for c in note.group(1).split(", ")] == worst
+    few = vc.report(P[:, :4] / P[:, :4].sum(1, keepdims=True), np.minimum(y, 3)).html
+    assert '<p class="note">One panel per class, that class against the rest.</p>' in few

@@ -97,6 +97,24 @@ class Report(Display):
         return text
 
 
+#: class panels the report draws beside the top-label diagram (three rows of four with the top label)
+MAX_CLASS_PANELS = 11
+
+
+def _worst_classes(scores: Any, labels: Any, *, score_type: str, sample_weight: Any, bins: Any,
+                   strategy: str) -> list[int] | None:
+    """The :data:`MAX_CLASS_PANELS` classes with the largest one-vs-rest ECE, worst first (ties: lower
+    class first); ``None`` (every class) when there are no more classes than panels."""
+    from ..core._metrics import ece
+    from ..core._validation import prepare_classwise
+
+    per_class = prepare_classwise(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    if len(per_class) <= MAX_CLASS_PANELS:
+        return None
+    errors = np.array([ece(d.p, d.y, sample_weight=d.w, bins=bins, strategy=strategy) for d in per_class])
+    return [int(k) for k in np.argsort(-errors, kind="stable")[:MAX_CLASS_PANELS]]
+
+
 # -- the page ---------------------------------------------------------------------------------
 #: ``target_recall``'s default: 0.95 (this object, so the page can tell "not given" from 0.95 given)
 TARGET_RECALL = float("0.95")
@@ -439,19 +457,25 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
                     "reliability diagram")
         figs = f'<figure class="plot-box">{figs}</figure>'
         if multiclass:
+            shown = _worst_classes(scores, labels, score_type=score_type, sample_weight=sample_weight,
+                                   bins=bins, strategy=strategy)
             fig = _reliability.plot_multiclass_reliability(scores, labels, score_type=score_type,
                                                            bins=bins, strategy=strategy, interval=interval,
                                                            level=level, min_count=min_count,
-                                                           sample_weight=sample_weight,
-                                                           classes=None if raw.n_classes <= 11 else range(11),
+                                                           sample_weight=sample_weight, classes=shown,
                                                            ncols=4)
             mc_fig = fig
+            mc_note = ("One panel per class, that class against the rest." if shown is None else
+                       f"The {len(shown)} of {raw.n_classes} classes with the largest one-vs-rest ECE, worst "
+                       f"first (classes {', '.join(map(str, shown))}); vc.plot_multiclass_reliability(..., "
+                       "classes=[...]) draws others.")
     reliability_figure = figs
     lead = ("Each point is one bin: mean confidence (x) against observed frequency (y), sized by its "
             "count, with its binomial interval. Points under the dashed diagonal are over-confident.")
     mc = ""
     if multiclass and plots:
-        mc = f'<figure class="plot-box wide">{_svg(mc_fig, "mc", "per-class reliability")}</figure>'
+        mc = (f'<figure class="plot-box wide">{_svg(mc_fig, "mc", "per-class reliability")}</figure>'
+              f'<p class="note">{_e(mc_note)}</p>')
     body = (f'<div class="rel-grid"><div>{figs}</div><div>{_reliability_table(result.table)}</div></div>'
             + mc)
     sections.append(("reliability", "Reliability", _section("reliability", "Reliability", body, lead)))
