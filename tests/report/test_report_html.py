@@ -333,3 +333,19 @@ def test_many_classes_show_the_worst_classes_and_say_so():
     assert note is not None and [int(c) for c in note.group(1).split(", ")] == worst
     few = vc.report(P[:, :4] / P[:, :4].sum(1, keepdims=True), np.minimum(y, 3)).html
     assert '<p class="note">One panel per class, that class against the rest.</p>' in few
+
+
+def test_multiclass_auc_card_does_not_claim_calibration_leaves_it_unchanged():
+    # the top-label AUC of (N, K) scores moves with temperature (0.730, 0.734, 0.727 at T = 0.5, 1, 3
+    # here), so the binary card's "unchanged by monotone calibration" was false for it
+    from scipy.special import softmax
+
+    rng = np.random.default_rng(0)
+    Z = 2 * rng.normal(size=(2000, 4))
+    y = (Z + rng.gumbel(size=Z.shape)).argmax(1)
+    assert len({round(vc.auc(softmax(Z / T, axis=1), y), 6) for T in (0.5, 1, 3)}) == 3
+    page = vc.report(softmax(Z, axis=1), y, figures=False).html
+    assert "unchanged by monotone calibration" not in page
+    assert "right answers ranked above wrong ones (a calibrator can change it)" in page
+    binary = vc.report(softmax(Z, axis=1)[:, 0], (y == 0).astype(int), figures=False).html
+    assert "ranking; unchanged by monotone calibration" in binary

@@ -202,7 +202,10 @@ def _summary(result: AuditResult, reading: str) -> str:
               f"+ uncertainty {_num(d.uncertainty)} {'−' if within < 0 else '+'} within-bin {_num(abs(within))}",
               key="brier"),
         _card("NLL", _num(result.nll), ci("nll") + "mean log-loss (nats)", key="nll"),
-        _card("AUC", _num(result.auc), ci("auc") + "ranking; unchanged by monotone calibration", key="auc"),
+        _card("AUC", _num(result.auc), ci("auc") + ("ranking; unchanged by monotone calibration"
+                                                     if result.n_classes <= 2 else
+                                                     "top-label confidence: right answers ranked above wrong "
+                                                     "ones (a calibrator can change it)"), key="auc"),
         _card(f"accuracy @ {result.threshold:g}" if result.n_classes <= 2 else "accuracy (argmax)",
               _num(result.accuracy), f"share of rows with (p ≥ {result.threshold:g}) = label"
               if result.n_classes <= 2 else "share of rows whose top class is the label", key="accuracy"),
