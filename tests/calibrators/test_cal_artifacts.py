@@ -143,6 +143,11 @@ def test_bad_artifacts(doc, match):
 def test_bad_artifact_files(tmp_path):
     with pytest.raises(vc.VeracityError, match="calibrator file not found"):
         vc.load(tmp_path / "missing.json")
+    text = json.dumps(vc.PlattScaling().fit([0.2, 0.4, 0.6, 0.8], [0, 1, 0, 1]).to_dict())
+    with pytest.raises(vc.VeracityError, match=r"this is JSON text; pass json.loads\(text\)"):
+        vc.load(text)  # was a raw OSError (file name too long) or "calibrator file not found: {...}"
+    with pytest.raises(vc.VeracityError, match="cannot read calibrator file x+: .*check the path"):
+        vc.load("x" * 5000)  # was a raw OSError
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(vc.VeracityError, match="is not a JSON calibrator artifact"):
