@@ -160,8 +160,10 @@ def test_hostile_feature_names_and_levels_are_escaped():
     rep = vc.report(p, y, features={XSS_IMG: level}, bootstrap=False)
     frag = section(rep.html, "segments")
     assert XSS not in rep.html and XSS_IMG not in rep.html and "<img" not in rep.html
-    assert html.escape(f"{XSS_IMG}={XSS}", quote=True) in frag
-    assert table_rows(frag, "segments")[0][0] == f"{XSS_IMG}={XSS}"
+    # the feature name holds '=' and '"': the segment text quotes it (JSON escapes) so it parses one way
+    shown = f"{json.dumps(XSS_IMG)}={XSS}"
+    assert html.escape(shown, quote=True) in frag
+    assert table_rows(frag, "segments")[0][0] == shown
 
 
 # -- which model -----------------------------------------------------------------------------------
@@ -214,6 +216,15 @@ def test_hostile_model_names_are_escaped(planted):
     rep = vc.report(d["p"][:3000], d["y"][:3000], against={XSS_IMG: d["p_b"][:3000]}, bootstrap=False)
     assert XSS_IMG not in rep.html and "<img" not in rep.html
     assert html.escape(XSS_IMG, quote=True) in section(rep.html, "comparison")
+
+
+def test_a_model_named_like_a_decision_curve_strategy_is_renamed_not_refused(planted):
+    # vc.decision_curve refuses a model named "all" or "none" (its curve would be the strategy's):
+    # the page names the pair "p (A)" / "all (B)" instead of failing
+    pytest.importorskip("matplotlib")
+    d = planted
+    rep = vc.report(d["p"][:2000], d["y"][:2000], against={"all": d["p_b"][:2000]}, bootstrap=False)
+    assert html.escape("all (B)") in section(rep.html, "comparison")
 
 
 def test_identical_models_compare_without_crashing(planted):

@@ -399,13 +399,16 @@ def compare_models(
         return whole
     groups: dict[str, ModelComparison] = {}
     notes = list(whole.notes)
-    for key in _key_order(list(dict.fromkeys(keys.tolist()))):
+    ordered = _key_order(list(dict.fromkeys(keys.tolist())))
+    texts = [str(k) for k in ordered]
+    for key, text in zip(ordered, texts):
         rows = np.flatnonzero(np.array([k == key for k in keys.tolist()])) if key is None else np.flatnonzero(keys == key)
         part = models.subset(rows)
+        name = repr(key) if texts.count(text) > 1 else text  # 1 and '1': two slices, two names
         try:
-            groups[str(key)] = compare_of(part, **options)
+            groups[name] = compare_of(part, **options)
         except VeracityError as exc:
-            notes.append(f"slice {key!s} ({rows.size} rows) not compared: {exc}")
+            notes.append(f"slice {name} ({rows.size} rows) not compared: {exc}")
     from dataclasses import replace
 
     return replace(whole, groups=groups, group_column=by_name, notes=tuple(notes))

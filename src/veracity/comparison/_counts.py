@@ -60,16 +60,23 @@ def totals(y: np.ndarray, w: np.ndarray | None) -> Totals:
 
 def check_thresholds(values: object, name: str, default: np.ndarray, *, upper_open: bool = False) -> np.ndarray:
     """Probability thresholds as a sorted-as-given 1-D float array in [0, 1] (or [0, 1))."""
-    from ..core._validation import VeracityError, as_float_array
+    from ..core._validation import VeracityError, as_float_array, to_numpy
 
     if values is None:
         return default
-    t = np.atleast_1d(as_float_array(values, name))
+    raw = to_numpy(values, name)
+    span = "[0, 1)" if upper_open else "[0, 1]"
+    if raw.dtype.kind in "iuf":  # numbers: said in a threshold's words, not a data column's ("rows")
+        if raw.size == 0:
+            raise VeracityError(f"{name} is empty; pass at least one probability in {span}, e.g. [0.1, 0.5]",
+                                param=name)
+        if np.isnan(raw).any():
+            raise VeracityError(f"{name} holds NaN; pass probabilities in {span}", param=name)
+    t = np.atleast_1d(as_float_array(raw, name))
     if t.ndim != 1:
         raise VeracityError(f"{name} must be a number or a 1-D array of probabilities, got shape {t.shape}")
     hi_ok = t < 1.0 if upper_open else t <= 1.0
     if not (np.all(t >= 0.0) and np.all(hi_ok)):
         bad = t[~((t >= 0.0) & hi_ok)][0]
-        span = "[0, 1)" if upper_open else "[0, 1]"
         raise VeracityError(f"{name} must be probabilities in {span}; found {bad:g}")
     return t

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._text import fmt, render_table
+from ..core._validation import VeracityError
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
 from ._inputs import check_score_type, models_of
@@ -154,4 +155,9 @@ def decision_curve(
     grid = check_thresholds(thresholds, "thresholds", DEFAULT_THRESHOLDS, upper_open=True)
     models, _, _ = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
                              pos_label=pos_label, score_type=score_type, what="vc.decision_curve", minimum=1)
+    taken = [m for m in models.names if m in ("all", "none")]
+    if taken:  # its curve and the strategy's would share one name, and one would replace the other
+        raise VeracityError(
+            f"a model named {taken[0]!r} would be confused with the 'treat {taken[0]}' strategy, which the decision "
+            f"curve names {taken[0]!r}; rename the model, e.g. '{taken[0]}_model'")
     return decision_curve_of(models, grid, level)

@@ -292,6 +292,9 @@ def models_of(data: Any, labels: Any, *, scores: Any, label: Any, sample_weight:
                                 score_type=score_type, what=what, minimum=minimum)
     keys = None
     if by is not None:
+        # slice keys on another pandas index than the scores would put rows in the wrong slices
+        named = data.items() if isinstance(data, Mapping) else [("model", data)]
+        check_same_index(**{f"model {k!r}": v for k, v in named}, labels=labels, by=by)
         keys = to_numpy(by, "by")
         first = next(iter(data.values())) if isinstance(data, Mapping) else data
         rows = _length(first, "scores")

@@ -177,7 +177,8 @@ def murphy_diagram(
 ) -> MurphyDiagram:
     r"""Murphy diagram of one or more models: mean elementary score at each threshold θ
     (Ehm, Gneiting, Jordan & Krüger 2016) and the paired difference of every pair with a
-    pointwise normal band; ``theta`` defaults to 199 points 0.005, …, 0.995.
+    pointwise normal band; ``theta`` defaults to 199 points 0.005, …, 0.995 (given ones are sorted,
+    each kept once: ``.theta`` is increasing, so the ranges where a model is better read along it).
 
     Array form ``murphy_diagram({"A": p_a, "B": p_b}, labels)`` (or one array), frame form
     ``murphy_diagram(frame, scores=["A", "B"], label="y")``. See :mod:`veracity.comparison._murphy`.
@@ -188,7 +189,7 @@ def murphy_diagram(
     """
     level = check_level(level)
     check_score_type(score_type, probabilities=True, what="vc.murphy_diagram")
-    grid = check_thresholds(theta, "theta", DEFAULT_THETA)
+    grid = np.unique(check_thresholds(theta, "theta", DEFAULT_THETA))  # a curve over θ: sorted, each θ once
     models, _, _ = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
                              pos_label=pos_label, score_type=score_type, what="vc.murphy_diagram", minimum=1)
     return murphy_of(models, grid, level)

@@ -613,7 +613,7 @@ def _comparison(inp: Inputs, *, raw: Any, score_type: str, level: float, bins: i
     from ._findings import comparison_section
 
     a, b = inp.score_name, inp.against_name
-    if a == b:
+    if a == b or {a, b} & {"all", "none"}:  # one name twice, or a decision-curve strategy's name
         a, b = f"{a} (A)", f"{b} (B)"
     models = {a: inp.scores, b: inp.against}
     common = dict(sample_weight=inp.sample_weight, score_type=score_type, level=level)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core._intervals import binomial_interval
 from ._cells import CellTable, cell_bins
-from ._family import FeatureSpec, decode
+from ._family import FeatureSpec, decode, quoted
 from ._mce import ecce_per_segment, family_pvalue, pvalue_from_sigma, sigma_scale
 from ._result import SegmentRow, SegmentsResult
 from ._tests import EXACT_MAX, poisson_binomial_pvalue, qvalues, z_pvalues
@@ -40,6 +40,17 @@ def segment_arrays(table: CellTable, sets: list[tuple[int, ...]], *, ece_bins: i
     }
 
 
+def equal_weights(table: CellTable) -> bool:
+    """True when every row weighs the same (unweighted, or one constant weight c): then each
+    segment's S = Σ w·y is c times a Poisson-binomial count, and the exact test applies as
+    unweighted (every cell has Σw = c·n and Σw² = c·Σw, which forces each weight to be c)."""
+    if not table.weighted:
+        return True
+    n, w, w2 = table.sums["n"], table.sums["w"], table.sums["w2"]
+    c = float(w.sum() / n.sum())
+    return bool(np.allclose(w, c * n, rtol=1e-9, atol=0.0) and np.allclose(w2, c * w, rtol=1e-9, atol=0.0))
+
+
 def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, min_count: int,
             fdr: float, level: float, ece_bins: int, depth: int, notes: tuple[str, ...] = ()) -> SegmentsResult:
     a = segment_arrays(table, sets, ece_bins=ece_bins)
@@ -51,7 +62,7 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     sufficient = n >= min_count
     z, p = z_pvalues(a["d"], a["V"])
     test = np.where(sufficient, "z", "").astype(object)
-    if not table.weighted:  # exact Poisson-binomial for small segments
+    if equal_weights(table):  # exact Poisson-binomial for small segments (equal weights c: S = c·Σy)
         small = np.flatnonzero(sufficient & (n <= EXACT_MAX) & (depth_of > 0))
         if small.size:
             starts = np.searchsorted(a["seg"], np.arange(a["set"].size))
@@ -59,8 +70,8 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
             for k in small:
                 cells = slice(starts[k], ends[k])  # the segment's score cells
                 counts = table.sums["n"][cells]
-                rates = table.sums["wp"][cells] / counts
-                p[k] = poisson_binomial_pvalue(int(round(tot["wy"][k])), counts, rates)
+                rates = table.sums["wp"][cells] / table.sums["w"][cells]
+                p[k] = poisson_binomial_pvalue(int(round(tot["wy"][k] * n[k] / W[k])), counts, rates)
                 test[k] = "exact"
     tested = sufficient & (depth_of > 0)
     p = np.where(tested, p, np.nan)
@@ -96,7 +107,7 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
             continue
         for j, i in enumerate(members):
             feats = {specs[f].name: specs[f].labels[int(codes[j, t])] for t, f in enumerate(s)}
-            text = " & ".join(f"{k}={v}" for k, v in feats.items())
+            text = " & ".join(f"{quoted(k, level=False)}={v}" for k, v in feats.items())
             rows.append(SegmentRow(
                 segment=text, features=feats, depth=int(depth_of[i]), n=int(n[i]), weight=float(W[i]),
                 conf=float(conf[i]), rate=float(rate[i]), gap=float(gap[i]),
@@ -106,7 +117,7 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
                 sufficient=bool(sufficient[i]), discovery=bool(discovery[i]),
                 test=str(test[i]) if tested[i] else None, ece=float(a["ece"][i]),
                 ece_floor=float(a["ece_floor"][i]), min_detectable_gap=float(mdg[i]), ecce=float(a["ecce"][i]),
-                ecce_sigma=float(sig[i]), importance=float(importance[i])))
+                ecce_sigma=float(sig[i]), importance=float(importance[i]), level=level))
     rows.sort(key=lambda r: (not r.discovery, -r.importance if r.discovery else 0.0,
                              r.p_value if r.p_value is not None else 2.0, r.depth, r.segment))
     return SegmentsResult(

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError, check_score_type, prepare_binary, to_numpy
+from ..core._validation import (
+    VeracityError,
+    check_same_index,
+    check_score_type,
+    is_real,
+    prepare_binary,
+    to_numpy,
+)
 from ._analyse import analyse
 from ._cells import cells_lazy, cells_numpy
 from ._family import (
@@ -42,17 +49,22 @@ def resolve_depth(depth: Any, n_features: int) -> int:
 
 
 def _check_options(*, depth: Any, bins: Any, min_count: Any, fdr: Any, level: Any, max_levels: Any,
-                   ece_bins: Any, max_cells: Any, max_segments: Any, n_features: int) -> None:
-    check_depth(depth, n_features)
+                   ece_bins: Any, max_cells: Any, max_segments: Any, names: list[str]) -> None:
+    check_depth(depth, len(names))
     if not isinstance(bins, dict):
         _positive_int(bins, "bins", 2)
+    else:
+        unknown = [k for k in bins if k not in names]
+        if unknown:  # a misspelt name would leave its feature with the default bins, silently
+            raise VeracityError(f"{{param}} names {unknown[0]!r}, which is not among features= {names}; "
+                                "name a feature, e.g. bins={'age': [30, 45, 60]}", param="bins")
     for name, value, lo in (("min_count", min_count, 1), ("max_levels", max_levels, 1),
                             ("ece_bins", ece_bins, 1), ("max_cells", max_cells, 2),
                             ("max_segments", max_segments, 1)):
         _positive_int(value, name, lo)
     for name, value in (("fdr", fdr), ("level", level)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < float(value) < 1.0:
-            raise VeracityError(f"{name} must be in (0, 1), e.g. 0.05; got {value!r}")
+        if not is_real(value) or not 0.0 < float(value) < 1.0:  # numpy floats are numbers too
+            raise VeracityError(f"{name} must be in (0, 1), e.g. 0.05; got {value!r}", param=name)
 
 
 def _positive_int(value: Any, name: str, lo: int) -> int:
@@ -178,9 +190,12 @@ def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth
                     ece_bins: int = 10, max_cells: int = MAX_CELLS,
                     max_segments: int = MAX_SEGMENTS) -> SegmentsResult:
     names = check_features(list(features))
+    # a feature Series on another index than the scores would be matched by position: wrong rows
+    check_same_index(scores=scores, labels=labels, sample_weight=sample_weight,
+                     **{f"features[{k!r}]": v for k, v in features.items()})
     depth = resolve_depth(depth, len(names))
     _check_options(depth=depth, bins=bins, min_count=min_count, fdr=fdr, level=level, max_levels=max_levels,
-                   ece_bins=ece_bins, max_cells=max_cells, max_segments=max_segments, n_features=len(names))
+                   ece_bins=ece_bins, max_cells=max_cells, max_segments=max_segments, names=names)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
     if data.n_classes != 2 or data.p.ndim != 1:
         raise VeracityError("vc.segments audits binary scores (one probability per row); pass the positive "
@@ -219,7 +234,7 @@ def _segments_frame(data: Any, *, score: Any, label: Any, features: Any, sample_
         except VeracityError as exc:
             raise prep.explain(score_type, exc) from None
     options["depth"] = resolve_depth(options["depth"], len(names))
-    _check_options(n_features=len(names), **options)
+    _check_options(names=names, **options)
     prep.check_lazy(score_type)
     return _segments_lazy(prep, names, score_type=score_type, **options)
 

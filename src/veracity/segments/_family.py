@@ -23,7 +23,9 @@ against ``max_segments`` before any aggregate runs.
 
 from __future__ import annotations
 
+import datetime
 import itertools
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,7 +70,7 @@ class FeatureSpec:
         return len(self.labels)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "values": [_plain(v) for v in self.values],
+        return {"name": self.name, "kind": self.kind, "values": [_stored(v) for v in self.values],
                 "cuts": list(self.cuts), "labels": list(self.labels), "other": self.other,
                 "missing": self.missing, "pooled": self.pooled, "low": self.low, "high": self.high}
 
@@ -86,8 +88,7 @@ class FeatureSpec:
         missing = missing_mask(raw)
         out = np.empty(raw.shape[0], dtype=np.int64)
         if self.kind == "bins":
-            x = np.where(missing, 0.0, raw.astype(np.float64, copy=False)) if missing.any() else raw.astype(
-                np.float64, copy=False)
+            x = self._numbers(np.where(missing, 0.0, raw) if missing.any() else raw)
             out[:] = np.searchsorted(np.asarray(self.cuts, dtype=np.float64), x, side="right")
         else:
             fill = -1 if self.other is None else self.other
@@ -95,13 +96,15 @@ class FeatureSpec:
             present = ~missing
             vals = raw[present]
             if self.kind == "values":
-                vals = vals.astype(np.float64)
+                vals = self._numbers(vals)
                 keys = np.asarray(self.values, dtype=np.float64)
                 order = np.argsort(keys)
                 pos = np.searchsorted(keys[order], vals)
                 pos = np.minimum(pos, keys.size - 1)
                 hit = keys[order][pos] == vals
                 sub = np.where(hit, order[pos], fill)
+            elif raw.dtype.kind == "M":
+                sub = _instant_codes(vals, self.values, fill)
             else:
                 lookup = {v: i for i, v in enumerate(self.values)}
                 sub = _codes_by_unique(vals, lookup, fill)
@@ -109,6 +112,15 @@ class FeatureSpec:
         if missing.any():
             out[missing] = -1 if self.missing is None else self.missing
         return out
+
+    def _numbers(self, raw: np.ndarray) -> np.ndarray:
+        """A numeric feature's values as float64, or one line saying they are not numbers."""
+        try:
+            return raw.astype(np.float64, copy=False)
+        except (TypeError, ValueError):
+            raise VeracityError(
+                f"feature {self.name!r} has numeric levels ({self.labels[0]}, ...) but holds values that are not "
+                f"numbers ({raw.dtype}); pass its numbers, as when the levels were found") from None
 
     def expr(self, col: str) -> Any:
         """The level code as a narwhals expression (the same codes, computed where the data lives)."""
@@ -163,16 +175,47 @@ def _text(v: Any) -> str:
         if us == v and not isinstance(item, int):
             return str(item)
         return str(v)
+    if isinstance(v, datetime.datetime) and v.utcoffset() is not None:
+        # an instant with a time zone, as an engine brings it back (in its session's zone): named by
+        # its UTC time, as the in-memory frames' datetime64 values are, so every backend agrees
+        return str(v.astimezone(datetime.timezone.utc).replace(tzinfo=None))
     return str(_plain(v))
 
 
+def _stored(v: Any) -> Any:
+    """A level's value as JSON holds it: dates and times as their text (which :func:`_instant_codes`
+    reads back), everything else as the plain Python value."""
+    if isinstance(v, (np.datetime64, datetime.date)):  # a datetime is a date too
+        return _text(v)
+    return _plain(v)
+
+
+def _instant_codes(vals: np.ndarray, values: tuple[Any, ...], fill: int) -> np.ndarray:
+    """Level codes of datetime64 ``vals``: each matched as an instant to a level's value, whatever
+    its unit or form — ``datetime``, ``numpy.datetime64``, nanoseconds as an integer, or the text
+    a saved artifact holds."""
+    try:
+        keys = np.array([np.datetime64(int(v), "ns") if isinstance(v, (int, np.integer)) else v for v in values],
+                        dtype="datetime64")
+    except (TypeError, ValueError):  # the levels are not instants: no value matches
+        return np.full(vals.shape[0], fill, dtype=np.int64)
+    if keys.size == 0:
+        return np.full(vals.shape[0], fill, dtype=np.int64)
+    unit = np.promote_types(keys.dtype, vals.dtype)  # the finer unit of the two
+    keys, x = keys.astype(unit), vals.astype(unit)
+    order = np.argsort(keys)
+    pos = np.minimum(np.searchsorted(keys[order], x), keys.size - 1)
+    return np.where(keys[order][pos] == x, order[pos], fill).astype(np.int64)
+
+
 def _codes_by_unique(vals: np.ndarray, lookup: dict[Any, int], fill: int) -> np.ndarray:
-    uniq, inv = np.unique(vals.astype(str) if vals.dtype == object else vals, return_inverse=True)
-    if vals.dtype == object:  # map through the text of each level
-        text = {str(k): i for k, i in lookup.items()}
-        table = np.array([text.get(str(u), fill) for u in uniq], dtype=np.int64)
-    else:
-        table = np.array([lookup.get(_plain(u), fill) for u in uniq], dtype=np.int64)
+    if vals.dtype == object:  # map through the text of each level (a saved artifact holds its text)
+        _, first, inv = np.unique(vals.astype(str), return_index=True, return_inverse=True)
+        text = {_text(k): i for k, i in lookup.items()}
+        table = np.array([text.get(_text(vals[i]), fill) for i in first], dtype=np.int64)
+        return table[inv.reshape(-1)]
+    uniq, inv = np.unique(vals, return_inverse=True)
+    table = np.array([lookup.get(_plain(u), fill) for u in uniq], dtype=np.int64)
     return table[inv.reshape(-1)]
 
 
@@ -192,10 +235,32 @@ def is_numeric_array(raw: np.ndarray) -> bool:
     return raw.dtype.kind in "iuf"
 
 
-def _fmt(x: float) -> str:
+def _fmt(x: float, digits: int = 4) -> str:
     if float(x).is_integer() and abs(x) < 1e15:
         return str(int(x))
-    return f"{x:.4g}"
+    return f"{x:.{digits}g}"
+
+
+def _fmt_distinct(xs: Any) -> dict[float, str]:
+    """The text of each distinct number of ``xs``: 4 significant digits, more where two different
+    numbers would otherwise read alike (0.10001 and 0.10002 are not both ``0.1``)."""
+    u = sorted({float(x) for x in xs})
+    for digits in (4, 6, 8, 10, 12, 14, 17):  # 17: every double reads back as itself
+        out = {x: _fmt(x, digits) for x in u}
+        if len(set(out.values())) == len(u):
+            break
+    return out
+
+
+def quoted(text: str, *, level: bool = True) -> str:
+    """A level (or, ``level=False``, a feature name) as a segment's text shows it: as it is, or in
+    double quotes with JSON's escapes when it could be misread — empty, spaces at an end, a
+    control character, ``=``, ``&`` or ``"`` in it (``region=EU & age=[30, 45)`` must parse one
+    way), or a level spelled ``other`` / ``missing``, the names of the pooled and missing levels."""
+    if (text and text == text.strip() and text.isprintable() and not any(c in text for c in '=&"')
+            and not (level and text in (OTHER, MISSING))):
+        return text
+    return json.dumps(text, ensure_ascii=False)
 
 
 def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, numeric: bool,
@@ -222,7 +287,8 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
                 f"numeric feature {name!r} has one value ({_fmt(v[0])}) in every row; it splits nothing, "
                 "drop it from features=")
         if v.size <= bins:
-            value_labels = tuple(f"{_fmt(x)}" for x in v)
+            shown = _fmt_distinct(v)
+            value_labels = tuple(shown[float(x)] for x in v)
             spec_missing = len(value_labels) if n_missing else None
             return FeatureSpec(name, "values", values=tuple(float(x) for x in v),
                                labels=value_labels + ((MISSING,) if n_missing else ()), missing=spec_missing)
@@ -230,6 +296,9 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
         cuts = cuts[cuts > v[0]]
         return _binned(name, cuts, v, n_missing)
     # categorical
+    if isinstance(bins, (list, tuple, np.ndarray)):  # cut points would be ignored: say so
+        raise VeracityError(f"{{param}} gives cut points for feature {name!r}, whose values are not numbers; its "
+                            f"levels are its values: drop {name!r} from {{param}}", param="bins")
     keys = [_plain(x) for x in values]
     text = {k: _text(x) for k, x in zip(keys, values)}
     if len(keys) == 1 and not n_missing:  # as a numeric feature of one value: no segment but the whole
@@ -245,7 +314,7 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
         kept_values = sorted((keys[i] for i in kept))
     except TypeError:
         kept_values = sorted((keys[i] for i in kept), key=str)
-    labels = [text[k] for k in kept_values]
+    labels = [quoted(text[k]) for k in kept_values]
     other = None
     if pooled:
         other = len(labels)
@@ -264,10 +333,11 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
 def _binned(name: str, cuts: np.ndarray, v: np.ndarray, n_missing: int) -> FeatureSpec:
     lo, hi = float(v[0]), float(v[-1])
     bounds = [lo, *cuts.tolist(), hi]
-    labels = [f"[{_fmt(bounds[i])}, {_fmt(bounds[i + 1])})" for i in range(len(bounds) - 2)]
-    labels.append(f"[{_fmt(bounds[-2])}, {_fmt(bounds[-1])}]")
+    t = _fmt_distinct(bounds)
+    labels = [f"[{t[bounds[i]]}, {t[bounds[i + 1]]})" for i in range(len(bounds) - 2)]
+    labels.append(f"[{t[bounds[-2]]}, {t[bounds[-1]]}]")
     if cuts.size and cuts[0] <= lo:  # explicit cuts below every value: the first bin is empty
-        labels[0] = f"< {_fmt(cuts[0])}"
+        labels[0] = f"< {t[bounds[1]]}"
     missing = None
     if n_missing:
         missing = len(labels)
@@ -294,6 +364,11 @@ def distinct_counts(raw: np.ndarray, name: str = "") -> tuple[np.ndarray, np.nda
     present = raw[~missing] if missing.any() else raw
     numeric = is_numeric_array(raw) or (raw.dtype == object and present.size > 0 and all(
         isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in present[:1000]))
+    if numeric and present.dtype == object:  # the first values were numbers: are they all?
+        try:
+            present = present.astype(np.float64)
+        except (TypeError, ValueError):  # numbers mixed with text: levels by their text
+            numeric = False
     if numeric:
         present = present.astype(np.float64)
         if not np.isfinite(present).all():

@@ -31,7 +31,7 @@ import numpy as np
 from ..calibrators import _schema
 from ..calibrators._base import _REGISTRY, Calibrator, load, probability_to_logit
 from ..core._special import expit
-from ..core._validation import VeracityError, check_weights, to_numpy
+from ..core._validation import VeracityError, check_same_index, check_weights, to_numpy
 from ._family import MAX_SEGMENTS, FeatureSpec, check_family_size, feature_sets, strides
 
 _ROUNDS = 6
@@ -92,6 +92,7 @@ class SegmentCalibration(Calibrator):
             pos_label = None  # the frame's labels are read as 0/1 = [label == pos_label]
         self._check_params()
         names = list(self.features or ())
+        self._same_rows(scores, features, labels=labels)
         feats = self._feature_arrays(features, names, fitting=True)
         w = check_weights(sample_weight, np.shape(scores)[0] if np.ndim(scores) else 0, rescale=False) \
             if sample_weight is not None else None
@@ -121,8 +122,19 @@ class SegmentCalibration(Calibrator):
         s, y, w = prep.arrays()
         return s, y, w, {n: prep.column(n) for n in names}
 
+    @staticmethod
+    def _same_rows(scores: Any, features: Any, **others: Any) -> None:
+        """Refuse feature Series on another pandas index than the scores (matched by position, each
+        row would get another row's level)."""
+        if isinstance(features, dict):
+            check_same_index(scores=scores, **others, **{f"features[{k!r}]": v for k, v in features.items()})
+
     def _feature_arrays(self, features: Any, names: list[str], *, fitting: bool) -> dict[str, np.ndarray]:
         if not names:
+            if fitting and features:  # columns to correct by, but no names: it would fit the base alone
+                raise VeracityError(
+                    f"fit(features=...) names {list(features)!r} but this SegmentCalibration was built without "
+                    f"features; build it with SegmentCalibration(features={list(features)!r})", param="features")
             return {}
         if not isinstance(features, dict):
             raise VeracityError(
@@ -131,7 +143,13 @@ class SegmentCalibration(Calibrator):
         missing = [n for n in names if n not in features]
         if missing:
             raise VeracityError(f"features= lacks {missing[0]!r}; pass a column for each of {names}")
-        return {n: np.asarray(to_numpy(features[n], f"feature {n!r}")) for n in names}
+        out = {}
+        for n in names:
+            col = np.asarray(to_numpy(features[n], f"feature {n!r}"))
+            if col.ndim != 1:
+                raise VeracityError(f"feature {n!r} must hold one value per row (1-D), got shape {col.shape}")
+            out[n] = col
+        return out
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         from ._api import specs_from_arrays
@@ -187,6 +205,7 @@ class SegmentCalibration(Calibrator):
                                     "feature columns first")
             features = {n: frame.nw.get_column(n).to_numpy() for n in names}
             scores = frame.nw.get_column(score).to_numpy()
+        self._same_rows(scores, features)
         s = self._scores(scores, fitting=False)
         feats = self._feature_arrays(features, [sp.name for sp in self.specs_], fitting=False)
         for name, col in feats.items():

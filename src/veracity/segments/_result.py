@@ -51,12 +51,13 @@ class SegmentRow(Display):
     ecce: float
     ecce_sigma: float
     importance: float
+    level: float = 0.95  # of the interval (ci_low, ci_high)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (dict(self.features) if k == "features" else _num(getattr(self, k))) for k in _ROW_KEYS}
 
     def __str__(self) -> str:
-        return _table([self])
+        return _table([self], self.level)
 
 
 def _p(v: float | None) -> str:
@@ -65,13 +66,15 @@ def _p(v: float | None) -> str:
     return f"{v:.2g}" if v < 0.001 else f"{v:.3f}"
 
 
-def _table(rows: list[SegmentRow]) -> str:
+def _table(rows: list[SegmentRow], level: float | None = None) -> str:
+    if level is None:  # the rows' own level (the command line's --all table passes only rows)
+        level = rows[0].level if rows else 0.95
     body = []
     for r in rows:
         flag = "discovery" if r.discovery else ("" if r.sufficient else "insufficient")
         body.append([r.segment, f"{r.n:,}", f"{r.conf:.4f}", f"{r.rate:.4f}", f"{r.gap:+.4f}",
                      f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]", _p(r.p_value), _p(r.q_value), flag])
-    return render_table(["segment", "n", "conf", "rate", "gap", "95% CI of gap", "p", "q", ""], body,
+    return render_table(["segment", "n", "conf", "rate", "gap", f"{level * 100:g}% CI of gap", "p", "q", ""], body,
                         align="lrrrrrrrl")
 
 
@@ -151,7 +154,7 @@ class SegmentsResult(Display):
         disc = list(self.discoveries)
         lines = [head]
         if disc:
-            lines.append(_table(disc[:20]))
+            lines.append(_table(disc[:20], self.level))
             more = f"; {len(disc) - 20} more in .discoveries" if len(disc) > 20 else ""
             lines.append(f"({len(disc)} miscalibrated segment{'s' if len(disc) != 1 else ''}, most important "
                          f"first{more})")
