@@ -77,3 +77,18 @@ def test_reordering_the_rows_changes_no_closed_form_number(seed, n):
         c = r1.corp[name].brier
         assert c.mcb - c.dsc + c.unc == pytest.approx(c.score, abs=1e-13)
         assert c.mcb >= -1e-13 and c.dsc >= -1e-13
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(39, 1200), st.floats(-4.0, 4.0), st.sampled_from([0.8, 0.9, 0.95]), st.integers(0, 2**32 - 1))
+def test_bootstrap_interval_excludes_zero_exactly_when_its_p_value_is_at_most_alpha(b, shift, level, seed):
+    # the interval took interpolated quantiles and the p-value the (B+1) convention: at 200 resamples
+    # a 95% interval could exclude 0 with p = 0.06 (helper 37's reproducer); both now read (B+1)
+    from veracity.comparison._resample import percentile
+
+    if (b + 1) * (1 - level) < 2:  # fewer resamples than the level needs: no agreement is promised
+        return
+    d = np.random.default_rng(seed).normal(shift / np.sqrt(b), 1.0, b).round(2)  # rounded: ties and zeros
+    low, high, p = percentile(0.1, d, level)
+    assert (low > 0 or high < 0) == (p <= 1 - level + 1e-12)
+    assert low <= high

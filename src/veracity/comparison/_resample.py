@@ -228,14 +228,24 @@ class PairedBootstrap:
 
 
 def percentile(estimate: float, resampled: np.ndarray, level: float) -> tuple[float, float, float]:
-    """``(low, high, p)``: percentile interval of the resampled differences and its p-value."""
+    r"""``(low, high, p)``: percentile interval of the B resampled differences and its p-value.
+
+    The ends are order statistics :math:`d^*_{(k)}` and :math:`d^*_{(B+1-k)}` with
+    :math:`k = \lfloor (B+1)\alpha/2 \rfloor` (at least 1; Davison & Hinkley 1997, §5.2), and
+    :math:`p = \min(1, 2(\min(\#\{d^* \le 0\}, \#\{d^* \ge 0\}) + 1)/(B+1))`. With the same
+    :math:`(B+1)` convention the two agree: the interval excludes 0 exactly when :math:`p \le \alpha`
+    (whenever :math:`k \ge 1` is reachable, i.e. :math:`B + 1 \ge 2/\alpha`).
+    """
     finite = resampled[np.isfinite(resampled)]
     if finite.size == 0:
         return float("nan"), float("nan"), float("nan")
     if estimate == 0.0 and not np.any(finite):
         return 0.0, 0.0, 1.0
     alpha = 1.0 - level
-    low, high = np.quantile(finite, [alpha / 2.0, 1.0 - alpha / 2.0])
+    b = finite.size
+    k = max(1, int(np.floor((b + 1) * alpha / 2.0 + 1e-9)))  # + 1e-9: (B+1)α/2 = 5 must not read 4.999…
+    ordered = np.sort(finite)
+    low, high = ordered[k - 1], ordered[b - k]
     below = np.count_nonzero(finite <= 0.0)
     above = np.count_nonzero(finite >= 0.0)
-    return float(low), float(high), float(min(1.0, 2.0 * (min(below, above) + 1) / (finite.size + 1)))
+    return float(low), float(high), float(min(1.0, 2.0 * (min(below, above) + 1) / (b + 1)))
