@@ -92,3 +92,12 @@ def test_bootstrap_interval_excludes_zero_exactly_when_its_p_value_is_at_most_al
     low, high, p = percentile(0.1, d, level)
     assert (low > 0 or high < 0) == (p <= 1 - level + 1e-12)
     assert low <= high
+
+
+def test_bootstrap_interval_and_p_value_agree_at_the_border():
+    from veracity.comparison._resample import percentile
+
+    d = np.r_[np.full(5, -0.001), np.linspace(1.0, 2.0, 195)]  # 200 resamples, 5 of them below 0
+    low, high, p = percentile(1.5, d, 0.95)
+    assert p == pytest.approx(2 * 6 / 201)  # 0.0597 > 0.05 ...
+    assert low == -0.001 and high > 0  # ... so the interval holds 0 (it was [0.975, 1.97])
