@@ -228,3 +228,12 @@ def test_store_results_display(tmp_path):
         assert r.to_frame().shape[0] >= 1
     np.testing.assert_array_equal(status.to_frame()["ece"].to_numpy(), [r.ece for r in status.rows])
     assert isinstance(status.plot(), Figure)
+
+
+def test_tables_align_wide_and_combining_characters_by_terminal_columns():
+    # a Korean model name counted 4 characters but takes 8 columns: the numbers after it slid right
+    from veracity.core._text import display_width, render_table
+
+    assert [display_width(t) for t in ("abc", "기존모델", "café", "cafe\u0301", "ｘ")] == [3, 8, 4, 4, 2]
+    lines = render_table(["model", "ece"], [["기존모델", "0.1"], ["abc", "0.22"], ["cafe\u0301", "0.3"]]).splitlines()
+    assert len({display_width(line) for line in lines}) == 1  # every row ends in the same column

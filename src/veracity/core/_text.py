@@ -12,19 +12,35 @@ def render_table(
     align: str | None = None,
     indent: str = "",
 ) -> str:
-    """Fixed-width table; ``align`` is one 'l'/'r' per column (first left, rest right)."""
+    """Fixed-width table; ``align`` is one 'l'/'r' per column (first left, rest right).
+
+    Widths are terminal columns (:func:`display_width`): a wide character (CJK, most emoji)
+    takes two, a combining mark none, so names in any script stay aligned.
+    """
     ncol = len(headers)
     align = align or ("l" + "r" * (ncol - 1))
     cells = [list(headers)] + [list(r) + [""] * (ncol - len(r)) for r in rows]
-    widths = [max(len(row[j]) for row in cells) for j in range(ncol)]
+    shown = [[display_width(c) for c in row] for row in cells]
+    widths = [max(row[j] for row in shown) for j in range(ncol)]
     lines = []
-    for row in cells:
+    for row, width in zip(cells, shown):
         parts = [
-            row[j].ljust(widths[j]) if align[j] == "l" else row[j].rjust(widths[j])
+            row[j] + " " * (widths[j] - width[j]) if align[j] == "l" else " " * (widths[j] - width[j]) + row[j]
             for j in range(ncol)
         ]
         lines.append((indent + "  ".join(parts)).rstrip())
     return "\n".join(lines)
+
+
+def display_width(text: str) -> int:
+    """Terminal columns of ``text``: 2 for East Asian wide and fullwidth characters, 0 for combining
+    marks and zero-width characters, 1 otherwise (ASCII text: its length)."""
+    if text.isascii():
+        return len(text)
+    import unicodedata
+
+    return sum(0 if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf")
+               else 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
 
 
 def fmt(value: float | None, digits: int = 4, *, sign: bool = False) -> str:
