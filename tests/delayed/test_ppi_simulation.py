@@ -156,12 +156,13 @@ def test_a_designed_sample_with_known_propensities_covers_the_window_rate():
     assert (r.estimate - y0.mean()) / r.se == pytest.approx(z[0], rel=1e-12)
 
 
-def test_propensity_one_everywhere_is_the_exact_rate_and_bad_propensities_are_refused():
+def test_propensity_one_everywhere_and_bad_propensities_are_refused():
     y = np.array([1, 0, 0, 1, 0], float)
     f = np.array([0.9, 0.2, 0.1, 0.6, 0.3])
-    r = vc.ppi_mean(y, f, [0.5, 0.1], propensity=[1, 1, 1, 1, 1])
-    # two unlabelled rows with no chance of a label make this a census of the labelled ones plus scores
-    assert r.se == 0.0 and r.lam == 0.0 and r.estimate == pytest.approx((2 + 0.0) / 7)
+    # no labelled row was drawn at random: the two unlabelled rows' outcomes are unknown. This once
+    # gave 2/7 with se 0 — the unlabelled rows counted as negatives, with certainty
+    with pytest.raises(vc.VeracityError, match="at least 2 labelled rows drawn at random"):
+        vc.ppi_mean(y, f, [0.5, 0.1], propensity=[1, 1, 1, 1, 1])
     with pytest.raises(vc.VeracityError, match=r"propensity must be .* in \(0, 1\]"):
         vc.ppi_mean(y, f, [0.5], propensity=[1, 0, 1, 1, 1])
     with pytest.raises(vc.VeracityError, match="drop sample_weight"):

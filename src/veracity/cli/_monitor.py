@@ -181,6 +181,12 @@ def _store(args: argparse.Namespace) -> Any:
     return MonitorStore(args.store, timeout=args.timeout)
 
 
+def _input_name(args: argparse.Namespace) -> str | None:
+    """``<stdin>`` for rows piped into ``-`` (read from a temporary copy, whose name the batch must not
+    record), else None: the path."""
+    return getattr(args, "_input_name", None)
+
+
 def _periods(args: argparse.Namespace) -> dict[str, Any]:
     freq = args.freq or (None if args.window else "W")
     return dict(freq=freq, window=args.window, as_of=args.as_of, horizon=args.horizon, by=args.by,
@@ -207,12 +213,12 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if action == "log":
         res = store.log(args.file, id=args.id, time=args.time, score=args.score, by=args.by,
-                        model=args.model, replace=args.replace)
+                        model=args.model, replace=args.replace, source=_input_name(args))
         emit(args, str(res), res.to_dict())
         return 0
     if action == "outcomes":
         res = store.outcomes(args.file, id=args.id, label=args.label, time=args.time, replace=args.replace,
-                             audit_sample=args.audit_sample)
+                             audit_sample=args.audit_sample, source=_input_name(args))
         emit(args, str(res), res.to_dict())
         return 0
     if action == "status":

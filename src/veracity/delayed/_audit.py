@@ -34,7 +34,8 @@ from ..core._metrics import check_threshold
 from ..core._text import fmt, render_table
 from ..core._validation import VeracityError, as_float_array
 from ..decisions._inputs import check_cost
-from ._ppi import NOT_CALIBRATED, PpiSums, _prepare, check_level, ppi_from_sums, z_of
+from ._ppi import (NO_SPREAD, NOT_CALIBRATED, ZERO_WIDTH, PpiSums, _prepare, check_level, judged_calibrated,
+                   ppi_from_sums, z_of)
 
 #: a bin's normal interval is flagged insufficient below this many labels
 MIN_LABELS = 30
@@ -100,6 +101,9 @@ class PpiAudit(Display):
         if not self.valid:
             notes.append(f"NOT VALID: the labelled rows do not look like a random sample of the window "
                          f"(chi-square p = {self.sample_p:.2g})")
+        rate = self.rows[0]  # the rate's interval, 2 z se wide: none when the labels have no spread
+        if not rate["ci_high"] - rate["ci_low"] >= 2.0 * z_of(self.level) * NO_SPREAD:
+            notes.append(ZERO_WIDTH.format(n=self.n_labelled))
         if not self.calibrated:
             notes.append(NOT_CALIBRATED)
         return "; ".join(notes) or None
@@ -180,7 +184,7 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
                          "ci_low": float(out["rectifier_low"][0]), "ci_high": float(out["rectifier_high"][0]),
                          "cbpe": 0.0, "cbpe_low": 0.0, "cbpe_high": 0.0,
                          "classical": float(out["rectifier"][0]), "lam": 1.0, "n_labelled": n, "n_unlabelled": m})
-    calibrated = bool(rows[1]["ci_low"] <= 0.0 <= rows[1]["ci_high"])
+    calibrated = bool(judged_calibrated(rows[1]["ci_low"], rows[1]["ci_high"], out["rectifier_se"][0], n, level))
     bs = _bin_sums(y, f, g, w, u, edges)
     bo = ppi_from_sums(bs, level=level, power_tuning=bool(power_tuning))
     for k in range(edges.size - 1):

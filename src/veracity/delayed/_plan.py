@@ -32,7 +32,7 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._text import fmt, render_table
-from ..core._validation import VeracityError, to_numpy
+from ..core._validation import VeracityError, _is_missing, to_numpy
 from ..decisions._inputs import scores_1d
 from ._ppi import check_level, z_of
 
@@ -55,14 +55,21 @@ def plan_from_sums(*, rows: Any, sum_f: Any, sum_ff: Any, width: float, level: f
     width = _check_width(width)
     z = z_of(check_level(level))
     N = np.asarray(rows, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    hz = width / 2.0 / z
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         mean = np.asarray(sum_f, dtype=np.float64) / N
-        var = np.maximum(np.asarray(sum_ff, dtype=np.float64) / N - mean * mean, 0.0)
-        bern = np.maximum(mean - np.asarray(sum_ff, dtype=np.float64) / N, 0.0)  # mean of f(1 - f)
-        room = (width / 2.0 / z) ** 2 - var / N
-        n_ppi = np.where(room > 0, np.ceil(bern / room - 1e-9), -1.0)
-        n_cls = np.ceil(z * z * mean * (1.0 - mean) / (width / 2.0) ** 2 - 1e-9)
-        n_ppi = np.where(N > 0, np.maximum(n_ppi, np.where(room > 0, 2.0, -1.0)), -1.0)
+        second = np.asarray(sum_ff, dtype=np.float64) / N
+        var = np.maximum(second - mean * mean, 0.0)
+        bern = np.maximum(mean - second, 0.0)  # mean of f(1 - f)
+        # some number of labels reaches the width unless Var(f)/N >= (h/z)^2 — compared as standard
+        # deviations, since (h/z)^2 underflows to 0 for widths below about 1e-154; a variance within
+        # the one-pass formula's rounding error (N eps E[f^2]) is constant scores, not spread
+        reachable = (np.sqrt(var / N) < hz) | (var <= N * np.finfo(np.float64).eps * second)
+        room = np.maximum(hz * hz - var / N, 0.0)  # 0 only by underflow where reachable: infinitely many
+        n_ppi = np.where(reachable, np.where(bern > 0, np.ceil(bern / room - 1e-9), 2.0), -1.0)
+        spread = mean * (1.0 - mean)
+        n_cls = np.where(spread > 0, np.ceil(z * z * spread / (width / 2.0) ** 2 - 1e-9), 2.0)
+        n_ppi = np.where(N > 0, np.maximum(n_ppi, np.where(reachable, 2.0, -1.0)), -1.0)
         n_cls = np.where(N > 0, np.maximum(n_cls, 2.0), -1.0)
     # counts beyond any window (even infinite, for a width so small it underflows) are capped, not
     # wrapped round to negative numbers by the cast
@@ -127,7 +134,16 @@ def label_plan(scores: Any, *, width: float, level: float = 0.95, by: Any = None
         raw = to_numpy(by, "by")
         if raw.ndim != 1 or raw.shape[0] != f.shape[0]:
             raise VeracityError(f"by must give one group key per score ({f.shape[0]}), got shape {raw.shape}")
-        keys, inv = np.unique(raw, return_inverse=True)
+        missing = np.isnan(raw) if raw.dtype.kind in "fc" else np.isnat(raw) if raw.dtype.kind in "mM" else \
+            np.frompyfunc(_is_missing, 1, 1)(raw).astype(bool) if raw.dtype == object else None
+        if missing is not None and missing.any():  # a NaN key was a group of its own, named 'nan'
+            raise VeracityError(f"by has {int(missing.sum())} missing group keys; fill them or drop those rows",
+                                param="by")
+        try:
+            keys, inv = np.unique(raw, return_inverse=True)
+        except TypeError:
+            raise VeracityError("by must be group keys of one type (window names, dates, numbers)",
+                                param="by") from None
     k = keys.size
     rows = np.bincount(inv, minlength=k).astype(np.float64)
     sf = np.bincount(inv, weights=f, minlength=k)

@@ -65,6 +65,30 @@ SAMPLE_CHECK_P = 1e-4
 SAMPLE_CHECK_BINS = 10
 SAMPLE_CHECKS = ("raise", "flag", "off")
 NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is not valid"
+ZERO_WIDTH = ("the {n:,} labels show no spread (e.g. all one class): the normal interval has zero width and is "
+              "not a confidence interval; label more rows")
+
+
+#: a standard error (on the scale of a rate) below this is the rounding noise of the one-pass sums
+#: (about sqrt(eps / n)): the labels have no spread, and the normal interval no width
+NO_SPREAD = 1e-7
+
+
+def judged_calibrated(rect_low: Any, rect_high: Any, rect_se: Any, n: Any, level: float) -> Any:
+    r"""The rectifier's interval holds 0 — or, where it has no width, an exact test does not reject.
+
+    A rectifier without spread (every label one class, y − f = c for every labelled row) has a
+    normal interval of zero width, which is no confidence interval. Then, under calibration,
+    seeing n labels all 0 has probability :math:`\prod (1 - f_i) \le (1 - \bar f)^n = (1 - |c|)^n`
+    (and n labels all 1, :math:`\prod f_i \le \bar f^n = (1 - |c|)^n`, by the AM–GM
+    inequality), so the scores are judged not calibrated when :math:`(1 - |c|)^n \le (1-\text{level})/2`:
+    two negatives scored 0.1 are no evidence (0.81), 1,000 negatives scored 0.5 are. Vectorised."""
+    low, high = np.asarray(rect_low, dtype=np.float64), np.asarray(rect_high, dtype=np.float64)
+    flat = ~(np.asarray(rect_se) >= NO_SPREAD)
+    c = np.clip(np.abs(0.5 * (low + high)), 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exact_p = np.exp(np.asarray(n, dtype=np.float64) * np.log1p(-c))
+    return np.where(flat, exact_p > (1.0 - level) / 2.0, (low <= 0.0) & (0.0 <= high))
 
 
 def check_level(level: Any) -> float:
@@ -267,7 +291,10 @@ class PpiMean(Display):
     labels alone; ``cbpe*`` — the mean score (valid only if the scores are calibrated);
     ``rectifier*`` — the mean of y − score over the labelled rows (calibration-in-the-large).
     ``calibrated`` is False when the rectifier's interval excludes 0, and ``note`` then
-    says that the label-free estimate is not valid. ``sample_p`` is the p-value of the
+    says that the label-free estimate is not valid (a rectifier interval of zero width —
+    labels without spread — is no evidence either way and counts as calibrated). When the
+    PPI interval itself has zero width (e.g. every label one class) ``note`` says it is
+    not a confidence interval. ``sample_p`` is the p-value of the
     random-sample check; ``valid`` is False when the check failed (``sample_check="flag"``).
     """
 
@@ -407,11 +434,13 @@ def _prepare(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, sampl
 def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, excluded: int, p: float, valid: bool,
             f: np.ndarray | None = None, g: np.ndarray | None = None) -> PpiMean:
     v = {k: float(np.asarray(x)) for k, x in out.items()}
-    calibrated = bool(v["rectifier_low"] <= 0.0 <= v["rectifier_high"])
+    calibrated = bool(judged_calibrated(v["rectifier_low"], v["rectifier_high"], v["rectifier_se"], n, level))
     notes = []
     if not valid:
         notes.append("NOT VALID: the labelled rows do not look like a random sample of the window "
                      f"(score-histogram chi-square p {_p(p)}); PPI needs a random audit sample")
+    if not v["se"] >= NO_SPREAD:
+        notes.append(ZERO_WIDTH.format(n=n))
     if not calibrated:
         notes.append(NOT_CALIBRATED)
     return PpiMean(
@@ -438,7 +467,8 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
     ``propensity`` — for a *designed* sample (every flagged row and 2 % of the others,
     say): each labelled row's known probability of having been chosen; the estimate is
     then the inverse-probability-weighted PPI of :mod:`veracity.delayed._design`, valid for
-    the window's realised rate without a uniform sample (the random-sample check is skipped).
+    the window's realised rate without a uniform sample (the random-sample check is skipped; at least
+    2 labelled rows must have been drawn at random, propensity < 1).
 
     >>> r = ppi_mean([1, 0, 0, 1, 0, 0], [0.9, 0.2, 0.1, 0.6, 0.3, 0.2], [0.8, 0.1, 0.3, 0.2, 0.7, 0.1, 0.2])
     >>> round(r.estimate, 4), round(r.lam, 4)
@@ -456,6 +486,12 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
         _check_sample_mode(sample_check)
         y, f, g = _labels_and_scores(labels, scores_labelled, scores_unlabelled, pos_label)
         pi = check_propensity(propensity, f.size)
+        drawn = int((pi < 1).sum())
+        if drawn < 2:  # certain rows say nothing of the unlabelled rows: the interval would be [e, e]
+            raise VeracityError(
+                f"PPI with propensity= needs at least 2 labelled rows drawn at random (propensity < 1), got "
+                f"{drawn}: rows labelled with certainty (propensity 1) say nothing about the unlabelled rows' "
+                "outcomes; label randomly chosen rows as well", param="propensity")
         out = design_estimates(y, f, g, pi, level=level, power_tuning=bool(power_tuning))
         return _result(out, level=level, n=y.size, m=g.size, excluded=0, p=float("nan"), valid=True)
     y, f, g, w, u, excluded, p, valid = _prepare(
@@ -482,13 +518,15 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
             return {k: float(v) if np.isfinite(v) else None for k, v in zip(("estimate", "ci_low", "ci_high"), vals)}
 
         has = n[i] >= 2 and np.isfinite(cols["estimate"][i])
-        calibrated = bool(cols["rectifier_low"][i] <= 0.0 <= cols["rectifier_high"][i]) if has else None
+        calibrated = bool(judged_calibrated(cols["rectifier_low"][i], cols["rectifier_high"][i],
+                                            cols["rectifier_se"][i], n[i], level)) if has else None
         recs.append({
             "estimate_ppi": {**three("estimate", "ci"), "lam": float(cols["lam"][i]), "labels": int(n[i])}
             if has else None,
             "estimate_cbpe": three("cbpe", "cbpe"),
             "rectifier": three("rectifier", "rectifier") if has else None,
             "calibrated": calibrated,
-            "note": NOT_CALIBRATED if calibrated is False else None,
+            "note": "; ".join(([ZERO_WIDTH.format(n=int(n[i]))] if has and not cols["se"][i] >= NO_SPREAD else [])
+                              + ([NOT_CALIBRATED] if calibrated is False else [])) or None,
         })
     return recs

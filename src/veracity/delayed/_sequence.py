@@ -57,7 +57,7 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._text import fmt, render_table
-from ..core._validation import VeracityError, check_binary_labels, check_weights, to_numpy
+from ..core._validation import VeracityError, _is_missing, check_binary_labels, check_weights, to_numpy
 from ..decisions._inputs import check_alpha, scores_1d
 from ..core._frameform import rows_form
 
@@ -301,6 +301,12 @@ def batch_sums(x: np.ndarray, batches: Any, *, extra: np.ndarray | None = None, 
         raw = to_numpy(batches, "batches")
         if raw.ndim != 1 or raw.shape[0] != x.shape[0]:
             raise VeracityError(f"batches must give one key per row ({x.shape[0]}), got shape {raw.shape}")
+        missing = int(np.isnan(raw).sum()) if raw.dtype.kind in "fc" else \
+            int(np.isnat(raw).sum()) if raw.dtype.kind in "mM" else \
+            int(np.frompyfunc(_is_missing, 1, 1)(raw).astype(bool).sum()) if raw.dtype == object else 0
+        if missing:  # NaN sorts last: its rows would silently count as the latest batch
+            raise VeracityError(f"batches has {missing} missing keys (NaN/NaT); every row needs the batch (e.g. "
+                                "the day its outcome arrived): fill them or drop those rows", param="batches")
         try:
             keys, inv = np.unique(raw, return_inverse=True)
         except TypeError:

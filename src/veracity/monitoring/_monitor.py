@@ -323,9 +323,8 @@ def _cutoff(as_of: Any, horizon: Any) -> np.datetime64:
     ``as_of − horizon``, both read as the store and the CLI read them."""
     from ._time import parse_duration, parse_instant
 
-    h = horizon if isinstance(horizon, np.timedelta64) else \
-        np.timedelta64(int(round(parse_duration(horizon, "horizon"))), "s")
-    return parse_instant(as_of, "as_of").astype("datetime64[s]") - h.astype("timedelta64[s]")
+    h = np.timedelta64(int(round(parse_duration(horizon, "horizon"))), "s")
+    return parse_instant(as_of, "as_of").astype("datetime64[s]") - h
 
 
 def label_maturity(prediction_time: Any, as_of: Any, horizon: Any) -> np.ndarray:
@@ -400,6 +399,8 @@ def monitor(
     final_by_time = None if as_of is None else label_maturity(keys, as_of, horizon)
     if freq is not None:
         keys = period_keys(keys, freq=freq)
+    else:
+        _refuse_missing_keys(keys)
     keys = np.asarray(keys).astype(str)
     edges = uniform_edges(check_bins(bins))
     n = keys.size
@@ -433,6 +434,23 @@ def monitor(
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
                                reference=reference, level=level, min_count=min_count)
     return replace(result, rows_read=n)
+
+
+def _refuse_missing_keys(keys: np.ndarray) -> None:
+    """Period keys must all be there: a NaN, NaT or None key once became a period named 'nan' or 'None'."""
+    from ..core._validation import _is_missing
+
+    if keys.dtype.kind in "fc":
+        missing = np.isnan(keys)
+    elif keys.dtype.kind in "mM":
+        missing = np.isnat(keys)
+    elif keys.dtype == object:  # None, NaN, pandas' NA or NaT (as the labels' check reads them)
+        missing = np.frompyfunc(_is_missing, 1, 1)(keys).astype(bool)
+    else:
+        return
+    if missing.any():
+        raise VeracityError(f"periods has {int(missing.sum())} missing keys (first at row "
+                            f"{int(np.flatnonzero(missing)[0])}); drop or fill them", param="periods")
 
 
 # ---------------------------------------------------------------------------------------
@@ -560,6 +578,17 @@ def _check_times(prep: Any, key: Any, periods: str) -> None:
             "dates", param="periods")
     if int(missing or 0):
         raise VeracityError(f"column {periods!r} (periods) has {int(missing)} missing values; drop or fill them")
+
+
+def _check_keys(prep: Any, key: Any, periods: str) -> None:
+    """Period keys (without ``freq``) are all there: a null (or NaN) key once became a period named 'None'."""
+    from ..sources import _aggregates as agg
+
+    gone = key.is_null() | key.is_nan() if prep.frame.schema[periods].is_float() else key.is_null()
+    missing = agg.collect(prep.frame.nw.select(agg._flag(gone).sum().alias("missing"))).rows()[0][0]
+    if int(missing or 0):
+        raise VeracityError(f"column {periods!r} (periods) has {int(missing)} missing values; drop or fill them",
+                            param="periods")
 
 
 def _require_utc_session(relation: Any, column: str) -> None:
@@ -693,6 +722,8 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
     working = _working(prep, key)
     if freq is not None:
         _check_times(prep, key, periods)
+    else:
+        _check_keys(prep, key, periods)
     every, final, counts = _check_rows(prep, working, score_type, label)
     labelled = int(counts["n"] or 0)
 

@@ -53,7 +53,8 @@ def _rows(store: Any, con: Any, start: str, end: str, as_of_us: int, horizon_us:
         where.append("p.model = ?")
         params.append(model)
     if by is not None and slice_value is not None:
-        where.append(f"p.{quote_identifier('s_' + by)} = ?")
+        # as the status names them: a prediction logged without the slice is in '(missing)'
+        where.append(f"coalesce(p.{quote_identifier('s_' + by)}, '(missing)') = ?")
         params.append(slice_value)
     got = con.execute(
         f"SELECT p.score, o.label FROM predictions p JOIN outcomes o ON o.id = p.id AND "
@@ -89,6 +90,15 @@ def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "
     status = store.status(freq=freq, window=window, as_of=as_of, horizon=horizon, by=by, min_count=min_count,
                           bins=bins, model=model)
     want = slice if by is not None else "(all)"
+    if by is not None:
+        known = sorted({r.slice for r in status.rows} - {"(all)"})
+        if want == "(other)" and want in known:
+            raise VeracityError(f"slice '(other)' pools the {status.pooled} {by!r} values with the fewest rows; "
+                                "recalibrate one of them by its name")
+        if want not in known:
+            shown = ", ".join(repr(k) for k in known[:10]) + (" ..." if len(known) > 10 else "")
+            raise VeracityError(f"slice {want!r} of {by!r} has no predictions (its values: {shown or 'none'}); "
+                                "pass one of those")
     periods = [r for r in status.rows if r.slice == want]
     if fit is None:
         ready = [i for i, r in enumerate(periods) if r.labelled >= min_count]

@@ -49,13 +49,15 @@ from ..core._display import Display
 from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
 from ..core._intervals import binomial_interval, check_interval_args
 from ..core._metrics import check_threshold
+from ..decisions._inputs import check_cost
 from ..core._sql_names import quote_identifier
 from ..core._stats import BinStats
 from ..core._text import fmt, render_table
 from ..core._validation import PROB_EPS, VeracityError
 from ._alerts import Alert, _alert, _alerts  # noqa: F401  (re-exported: pickles name _status._alert)
 from ._estimate import Estimate, estimate_from_sums
-from ._time import FREQ_NAMES, parse_duration, parse_instant, period_label, period_sql, period_starts
+from ._time import (FREQ_NAMES, parse_duration, parse_instant, parse_window, period_label, period_sql,
+                    period_starts)
 
 ALL = "(all)"
 CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
@@ -542,27 +544,26 @@ def store_status(
     ``delayed=False`` leaves out the delayed-label estimates and sequences (the plain status, which
     benchmarks/bench_store_delayed.py times against the full one)."""
     check_interval_args("wilson", level, "two-sided")
-    if not 0.5 <= float(alert_level) < 1.0:
+    if not 0.5 <= _number(alert_level) < 1.0:
         raise VeracityError(f"alert_level must be in [0.5, 1), e.g. 0.99; got {alert_level!r}")
     if window is not None:
-        window_s: float | None = parse_duration(window, "--window")
-        if not window_s:
-            raise VeracityError("--window must be longer than zero, e.g. 7d")
+        window_s: float | None = parse_window(window)
         freq = None
     else:
         window_s = None
         if freq not in FREQ_NAMES:
             raise VeracityError(f"freq must be one of {', '.join(FREQ_NAMES)} (ISO weeks start on Monday); "
                                 f"got {freq!r}")
-    if not isinstance(bins, int) or not 1 <= bins <= 1000:
-        raise VeracityError(f"bins must be an integer in 1..1000, got {bins!r}")
+    if isinstance(bins, bool) or not isinstance(bins, int) or not 1 <= bins <= 1000:
+        raise VeracityError(f"bins must be an integer in 1..1000, got {bins!r}", param="bins")
     threshold = check_threshold(threshold)
-    if int(min_count) < 1:
-        raise VeracityError(f"min_count must be at least 1, got {min_count!r}")
+    cost_fp, cost_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
+    if not _number(min_count) >= 1:
+        raise VeracityError(f"min_count must be at least 1, got {min_count!r}", param="min_count")
     if alerts not in ("window", "sequential"):
         raise VeracityError(f"alerts must be 'window' (a test per window) or 'sequential' (anytime-valid "
                             f"confidence sequences), got {alerts!r}", param="alerts")
-    if not 0.0 <= float(tolerance) < 1.0:
+    if not 0.0 <= _number(tolerance) < 1.0:
         raise VeracityError(f"tolerance must be in [0, 1), e.g. 0.01, got {tolerance!r}", param="tolerance")
     if isinstance(max_slices, bool) or not isinstance(max_slices, int) or max_slices < 1:
         raise VeracityError(f"max_slices must be a positive integer, got {max_slices!r}", param="max_slices")
@@ -626,6 +627,16 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
         return status
     return _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level, alerts,
                                 tolerance, min_count, bins, cost_fp=float(cost_fp), cost_fn=float(cost_fn))
+
+
+def _number(value: Any) -> float:
+    """``value`` as a float, NaN for anything that is not a number (so a range check refuses it in one line)."""
+    if isinstance(value, bool):
+        return float("nan")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 def _next_start(starts: np.ndarray, freq: str | None, window_s: float | None) -> np.datetime64:
@@ -746,10 +757,11 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                 ece, brier, nll = ece_from_stats(stats), brier_from_stats(stats), nll_from_stats(stats)
                 exp_pos, real_pos = float(s_p[k].sum()), float(s_y[k].sum())
                 sd = float(np.sqrt(max(s_p[k].sum() - s_p2[k].sum(), 0.0)))
-                # continuity-corrected: the realised count is an integer
+                # continuity-corrected: the realised count is an integer. Scores of exactly 0 and 1 (sd 0)
+                # promise the count itself: any other count is infinitely unlikely, not untestable
+                miss = max(abs(real_pos - exp_pos) - 0.5, 0.0)
                 details.update(expected_low=exp_pos - z_t * sd - 0.5, expected_high=exp_pos + z_t * sd + 0.5,
-                               z=np.sign(real_pos - exp_pos) * max(abs(real_pos - exp_pos) - 0.5, 0.0) / sd
-                               if sd > 0 else nan)
+                               z=np.sign(real_pos - exp_pos) * (miss / sd if sd > 0 else np.inf if miss else 0.0))
                 # the slope is judged only where alerts are (>= min_count labelled rows): a logistic fit
                 # on a handful of rows is noise, and fitting every small slice dominated the time
                 fit = _fit_cells(cell_data, k) if nl >= min_count else None
@@ -1224,7 +1236,7 @@ def store_plan(store: Any, *, width: float, level: float = 0.95, freq: str | Non
     from ..sources._grouped import grouped_sums
 
     if window is not None:
-        window_s: float | None = parse_duration(window, "--window")
+        window_s: float | None = parse_window(window)
         freq = None
     else:
         window_s = None

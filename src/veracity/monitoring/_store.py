@@ -415,18 +415,21 @@ class MonitorStore:
 
     # -- ingest ---------------------------------------------------------------------
     def log(self, data: Any, *, id: str, time: str, score: str, by: str | list[str] | None = None,
-            model: str | None = None, replace: bool = False) -> IngestResult:
+            model: str | None = None, replace: bool = False, source: str | None = None) -> IngestResult:
         """Store predictions from ``data`` (a CSV/Parquet path, or a pandas/polars/pyarrow frame).
 
         ``model`` names the model version; ``by`` names slice columns. A row whose id is
         stored already is a no-op when its time and score agree (a slice or model value the
         stored row lacks is filled in); otherwise it is a conflict, refused unless
-        ``replace=True``, which overwrites time, score, model and slices.
+        ``replace=True``, which overwrites time, score, model and slices. ``source`` is the
+        name the batch records and prints (default: the path, or ``<DataFrame>`` for a frame).
         """
         by_cols = [by] if isinstance(by, str) else list(by or [])
+        _column_names(id=id, time=time, score=score, by=by_cols)
         if model is not None and not isinstance(model, str):
             raise VeracityError(f"model= must be a string naming the model version, got {model!r}")
-        table, source, digest, empty = _read(data, [id, time, score, *by_cols], text=[id])
+        table, shown, digest, empty = _read(data, [id, time, score, *by_cols], text=[id])
+        source = _source_name(source, shown)
         if table is None:
             return IngestResult("predictions", source, None, 0, 0, 0, 0, note=empty)
         ids = _id_column(table, id, source)
@@ -437,23 +440,26 @@ class MonitorStore:
         cols = {"id": ids, "ts": ts, "score": scores,
                 "model": pa.array([model] * table.num_rows, type=pa.string())}
         for b in by_cols:
-            cols[_slice_column(b)] = _col(table, b, source).cast(pa.string())
+            cols[_slice_column(b)] = _slice_values(_col(table, b, source).cast(pa.string()), b, source)
         stage = pa.table(cols)
         return self._ingest("predictions", stage, source, digest, replace, by_cols)
 
     def outcomes(self, data: Any, *, id: str, label: str, time: str | None = None,
-                 replace: bool = False, audit_sample: bool = False) -> IngestResult:
+                 replace: bool = False, audit_sample: bool = False, source: str | None = None) -> IngestResult:
         """Store outcomes (labels 0/1) joined to predictions by id; ``time`` = when observed (default: now).
 
         ``audit_sample=True`` marks these labels as a **random** audit sample: rows chosen
         at random (not by score, flag or complaint) and labelled on purpose. Status uses them
         for prediction-powered estimates (valid intervals before the other labels mature).
+        ``source``: the name the batch records and prints, as for :meth:`log`.
         """
         if not isinstance(audit_sample, bool):
             raise VeracityError(f"audit_sample must be True or False, got {audit_sample!r}", param="audit_sample")
+        _column_names(id=id, label=label, time=[] if time is None else time)
         import pyarrow as pa
 
-        table, source, digest, empty = _read(data, [id, label, *([time] if time is not None else [])], text=[id])
+        table, shown, digest, empty = _read(data, [id, label, *([time] if time is not None else [])], text=[id])
+        source = _source_name(source, shown)
         if table is None:
             return IngestResult("outcomes", source, None, 0, 0, 0, 0, note=empty)
         ids = _id_column(table, id, source)
@@ -637,8 +643,9 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
         what = "label (or audit-sample mark)"
     cols = ["id"] + value_cols + extra
     rows = int(con.execute("SELECT count(*) FROM incoming").fetchone()[0])
-    # an id sent twice in one batch with different values is a conflict within the batch
-    differs = " OR ".join(f"min({c}) IS DISTINCT FROM max({c})" for c in value_cols)
+    # an id sent twice in one batch with different values (a slice too: one would be kept at random) is
+    # a conflict within the batch; as against a stored row, a missing slice value agrees with any
+    differs = " OR ".join(f"min({_quote(c)}) IS DISTINCT FROM max({_quote(c)})" for c in value_cols + meta)
     bad = con.execute(f"SELECT id FROM incoming GROUP BY id HAVING {differs} LIMIT 3").fetchall()
     if bad:
         raise VeracityError(
@@ -703,6 +710,25 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
         unmatched = int(con.execute("SELECT count(*) FROM stage s WHERE NOT EXISTS "
                                     "(SELECT 1 FROM predictions p WHERE p.id = s.id)").fetchone()[0])
     return IngestResult(kind, source, batch, rows, inserted, duplicates, conflicts, unmatched, seen, filled)
+
+
+def _column_names(**given: Any) -> None:
+    """Each of ``id=``, ``time=``, ... names a column (a string; ``by`` a list of them), not the data itself."""
+    for param, value in given.items():
+        for v in value if isinstance(value, list) else [value]:
+            if not isinstance(v, str):
+                raise VeracityError(f"{param}= must name a column of the data (a string), got {type(v).__name__}",
+                                    param=param)
+
+
+def _source_name(source: Any, shown: str) -> str:
+    """The name a batch records: ``source`` when given (e.g. ``<stdin>`` for a copy in a temporary file)."""
+    if source is None:
+        return shown
+    if not isinstance(source, str):
+        raise VeracityError(f"source must be a string naming where the rows came from, got {source!r}",
+                            param="source")
+    return source
 
 
 def _shown_column(column: str) -> str:
@@ -791,8 +817,30 @@ def _id_column(table: Any, name: str, source: str) -> Any:
         if not np.all(np.isfinite(v)) or np.any(v != np.round(v)):
             raise VeracityError(f"id column {name!r} in {source} holds non-integer numbers; ids must be "
                                 "strings or integers")
+        if np.any(np.abs(v) > 2.0**53):  # no longer exact as floats (and past 2**63 wrapped round by the cast)
+            raise VeracityError(f"id column {name!r} in {source} holds ids beyond 2**53 as floating-point "
+                                f"numbers (e.g. {v[np.abs(v) > 2.0**53][0]:.17g}), where distinct ids become one; "
+                                "send the ids as strings or integers")
         col = pa.array(v.astype(np.int64))
     return col.cast(pa.string())
+
+
+#: slice names the status gives its own rows: every slice, the pooled small slices, rows without a value
+RESERVED_SLICES = ("(all)", "(other)", "(missing)")
+
+
+def _slice_values(col: Any, name: str, source: str) -> Any:
+    """A slice column, refused when a value is one of the status's own slice names (two rows would be
+    called ``(all)``, or a real value merge with the rows that have none)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    hit = pc.is_in(col, value_set=pa.array(RESERVED_SLICES))
+    if pc.any(hit).as_py():
+        value = col.filter(hit)[0].as_py()
+        raise VeracityError(f"slice column {name!r} in {source} holds the value {value!r}, a name the status "
+                            f"gives its own rows ({', '.join(RESERVED_SLICES)}); rename that value first")
+    return col
 
 
 def _score_column(table: Any, name: str, source: str) -> Any:

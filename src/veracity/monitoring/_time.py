@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import numpy as np
@@ -32,27 +32,45 @@ MAX_DAYS = 36600.0  # a hundred years: anything longer is a typo
 
 
 def parse_duration(text: Any, what: str = "--horizon") -> float:
-    """Seconds in a duration such as ``30d``, ``12h``, ``2w`` or a plain number of days.
+    """Seconds in a duration such as ``30d``, ``12h``, ``2w``, a plain number of days, a
+    ``numpy.timedelta64`` or a ``datetime.timedelta``.
 
     Refuses NaN, infinity, negative and absurd (over 100 years) values.
 
     >>> parse_duration("30d"), parse_duration("12h"), parse_duration(7)
     (2592000.0, 43200.0, 604800.0)
     """
-    raw = str(text).strip().lower()
-    m = re.fullmatch(r"([0-9.eE+\-]+|nan|inf|infinity)\s*([smhdw]?)", raw)
-    if m is None:
-        raise VeracityError(f"{what} must be a duration like 30d, 12h or 2w (or a number of days); got {text!r}")
-    try:
-        value = float(m.group(1))
-    except ValueError:
-        raise VeracityError(f"{what} must be a duration like 30d, 12h or 2w; got {text!r}") from None
-    unit = m.group(2) or "d"
-    seconds = value * _UNITS[unit]
+    if isinstance(text, np.timedelta64):  # checked as every other duration: NaT, negative, absurd
+        seconds = math.nan if np.isnat(text) else float(text / np.timedelta64(1, "s"))
+    elif isinstance(text, timedelta):  # also pandas.Timedelta
+        seconds = text.total_seconds()
+    else:
+        raw = str(text).strip().lower()
+        m = re.fullmatch(r"([0-9.eE+\-]+|nan|inf|infinity)\s*([smhdw]?)", raw)
+        if m is None:
+            raise VeracityError(f"{what} must be a duration like 30d, 12h or 2w (or a number of days); got {text!r}")
+        try:
+            value = float(m.group(1))
+        except ValueError:
+            raise VeracityError(f"{what} must be a duration like 30d, 12h or 2w; got {text!r}") from None
+        seconds = value * _UNITS[m.group(2) or "d"]
     if not math.isfinite(seconds) or seconds < 0 or seconds > MAX_DAYS * 86400:
         raise VeracityError(
             f"{what} must be a finite duration between 0 and 100 years (e.g. 30d); got {text!r}"
         )
+    return seconds
+
+
+def parse_window(text: Any, what: str = "--window") -> float:
+    """Seconds in a rolling window (:func:`parse_duration`), refusing windows under one second: a zero
+    window divides by zero, and a window of microseconds makes millions of periods.
+
+    >>> parse_window("7d")
+    604800.0
+    """
+    seconds = parse_duration(text, what)
+    if seconds < 1.0:
+        raise VeracityError(f"{what} must be at least one second long, e.g. 7d or 12h; got {text!r}")
     return seconds
 
 
@@ -147,7 +165,7 @@ def period_label(start: np.datetime64, freq: str | None, window_s: float | None)
     d = start.astype("datetime64[us]").item()
     if window_s is not None:
         return d.strftime("%Y-%m-%d") if (window_s % 86400 == 0 and d.hour == d.minute == 0) \
-            else d.strftime("%Y-%m-%dT%H:%M")
+            else d.strftime("%Y-%m-%dT%H:%M" if window_s >= 60 else "%Y-%m-%dT%H:%M:%S")  # distinct names
     if freq == "D":
         return d.strftime("%Y-%m-%d")
     if freq == "W":
