@@ -325,3 +325,21 @@ def test_batched_sums_are_order_free_within_batches_and_empty_batches_change_not
     if keep.any():
         l2, h2 = sequence_from_sums(n[keep], sx[keep], sxx[keep])
         assert np.allclose(low[keep], l2, atol=1e-12) and np.allclose(high[keep], h2, atol=1e-12)
+
+
+def test_frame_form_reads_batches_as_a_column_name():
+    # batches="day" in the frame form was taken as one key for every row ("got shape ()")
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=200)
+    y = (rng.uniform(size=200) < p).astype(int)
+    day = np.repeat(np.arange(10), 20)
+    df = pd.DataFrame({"p": p, "y": y, "day": day})
+    framed = vc.confidence_sequence(df, score="p", label="y", batches="day")
+    arrays = vc.confidence_sequence(p, y, batches=day)
+    assert len(framed.low) == 10 and np.array_equal(framed.low, arrays.low) and np.array_equal(framed.high, arrays.high)
+    assert str(vc.binned_sequences(df, score="p", label="y", batches="day", bins=3)) == str(
+        vc.binned_sequences(p, y, batches=day, bins=3))
+    with pytest.raises(vc.VeracityError, match="column 'nope' not found"):
+        vc.confidence_sequence(df, score="p", label="y", batches="nope")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, overload
 
 from ._validation import VeracityError
 
@@ -131,14 +131,27 @@ def rows_call(name: str, fn: Callable[..., T], data: Any, labels: Any, *, score:
     return result
 
 
-def rows_form(fn: Callable[P, T]) -> Callable[P, T]:
+@overload
+def rows_form(fn: Callable[P, T]) -> Callable[P, T]: ...
+
+
+@overload
+def rows_form(*, columns: tuple[str, ...]) -> Callable[[Callable[P, T]], Callable[P, T]]: ...
+
+
+def rows_form(fn: Callable[P, T] | None = None, *, columns: tuple[str, ...] = ()) -> Any:
     """``fn`` with its frame form: the decorator of every public function that needs the rows.
 
     ``fn(frame, score="p", label="y", **options)`` reads the named columns of an in-memory frame
     through :func:`rows_call` and calls ``fn`` on their arrays; ``fn(scores, labels, **options)``
     is ``fn`` itself, after the one check that the labels were given (:func:`require_labels`).
-    The signature, name and docstring stay ``fn``'s (``inspect.signature`` shows them).
+    ``columns`` names further options that hold one value per row (``batches=``): in the frame
+    form a text there names a column of the frame, read as ``sample_weight=`` is
+    (``@rows_form(columns=("batches",))``). The signature, name and docstring stay ``fn``'s
+    (``inspect.signature`` shows them).
     """
+    if fn is None:
+        return functools.partial(rows_form, columns=columns)
     name = fn.__name__
     signature = inspect.signature(fn)
 
@@ -151,6 +164,9 @@ def rows_form(fn: Callable[P, T]) -> Callable[P, T]:
         given = dict(signature.bind(*args, **kwargs).arguments)
         data, labels = given.pop("scores", None), given.pop("labels", None)
         score, label = given.pop("score", None), given.pop("label", None)
+        named = {key: given.pop(key) for key in columns if isinstance(given.get(key), str)}
+        if named:  # column names: the rows' values are read from the frame
+            given["columns"] = named
         return rows_call(name, fn, data, labels, score=score, label=label, **given)
 
     return call

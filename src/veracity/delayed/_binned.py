@@ -88,7 +88,7 @@ class BinnedSequences(Display):
         return "\n".join(lines)
 
 
-@rows_form
+@rows_form(columns=("batches",))
 def binned_sequences(scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
                      bins: Any = 10, alpha: float = 0.05, batches: Any = None,
                      tolerance: float = 0.0, shift_at: int | None = None, sample_weight: Any = None,

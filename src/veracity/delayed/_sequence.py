@@ -334,7 +334,7 @@ def check_shift_at(shift_at: Any, steps: int) -> int | None:
     return int(shift_at)
 
 
-@rows_form
+@rows_form(columns=("batches",))
 def confidence_sequence(scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
                         alpha: float = 0.05, batches: Any = None,
                         tolerance: float = 0.0, shift_at: int | None = None, sample_weight: Any = None,
