@@ -361,3 +361,11 @@ def test_label_maturity_reads_every_kind_of_duration_alike():
     for h in (30, "30d", "720h", np.timedelta64(30, "D"), np.timedelta64(30 * 86400 * 10**9, "ns"),
               datetime.timedelta(days=30), pd.Timedelta(days=30)):
         assert vc.label_maturity(t, as_of, h).tolist() == [True, False]
+
+
+def test_text_outcomes_say_how_to_send_them(store):
+    import pandas as pd
+
+    store.log(pd.DataFrame({"id": ["a", "b"], "ts": ["2026-03-01"] * 2, "p": [0.2, 0.7]}), id="id", time="ts", score="p")
+    with pytest.raises(vc.VeracityError, match=r"values such as 'no', 'yes'.*map the positive outcome to 1"):
+        store.outcomes(pd.DataFrame({"id": ["a", "b"], "y": ["no", "yes"]}), id="id", label="y")

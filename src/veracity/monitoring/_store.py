@@ -872,7 +872,12 @@ def _label_column(table: Any, name: str, source: str) -> Any:
     elif pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
         v = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
     else:
-        raise VeracityError(f"label column {name!r} in {source} has type {col.type}; labels must be 0/1")
+        import pyarrow.compute as pc
+
+        values = pc.unique(col).to_pylist()[:3]
+        raise VeracityError(f"label column {name!r} in {source} has type {col.type} (values such as "
+                            f"{', '.join(map(repr, values))}); the store keeps outcomes as 0/1: map the "
+                            "positive outcome to 1 and the other to 0 (or true/false) before sending them")
     bad = (v != 0) & (v != 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
