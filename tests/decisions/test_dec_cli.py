@@ -102,18 +102,18 @@ def _write(tmp_path, **cols):
 
 
 BAD = [
-    (["threshold", "--target-recall", "1.5"], r"target must be in \(0, 1\)"),
-    (["threshold", "--target-recall", "0"], r"target must be in \(0, 1\)"),
-    (["threshold", "--cost-fp", "-1", "--cost-fn", "9"], "cost_fp must be a finite non-negative"),
-    (["threshold", "--cost-fn", "-9"], "cost_fn must be a finite non-negative"),
+    (["threshold", "--target-recall", "1.5"], r"--target-recall must be in \(0, 1\)"),
+    (["threshold", "--target-recall", "0"], r"--target-recall must be in \(0, 1\)"),
+    (["threshold", "--cost-fp", "-1", "--cost-fn", "9"], "--cost-fp must be a finite non-negative"),
+    (["threshold", "--cost-fn", "-9"], "--cost-fn must be a finite non-negative"),
     (["threshold", "--budget", "lots"], "--budget must be a count"),
-    (["threshold", "--budget", "0"], "top_k must be a positive"),
-    (["threshold", "--budget", "150%"], r"fraction must be in \(0, 1\]"),
+    (["threshold", "--budget", "0"], "--budget must be a positive"),
+    (["threshold", "--budget", "150%"], r"--budget 150% must be a share of the rows in \(0%, 100%\]"),
     (["threshold", "--score", "score,logit", "--score-type", "logit"], "needs one --score column"),
     (["threshold", "--fit-role", "train"], "no rows with role == 'train'"),
     (["threshold", "--role-col", "nope"], "column 'nope' not found"),
-    (["conformal", "--alpha", "0"], r"alpha must be in \(0, 1\)"),
-    (["conformal", "--alpha", "1.5"], r"alpha must be in \(0, 1\)"),
+    (["conformal", "--alpha", "0"], r"--alpha must be in \(0, 1\)"),
+    (["conformal", "--alpha", "1.5"], r"--alpha must be in \(0, 1\)"),
 ]
 
 

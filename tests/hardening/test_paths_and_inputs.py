@@ -239,7 +239,7 @@ def test_cli_max_groups(tmp_path, cli, refused):
     assert len(groups) == 5 and "(other 496 values)" in groups
     r = cli(["audit", f, "--by", "id", "--json", "-"])
     assert len(json.loads(r.out)["groups"]) == 100
-    refused(cli(["audit", f, "--by", "id", "--max-groups", "1"]), "max_groups must be")
+    refused(cli(["audit", f, "--by", "id", "--max-groups", "1"]), "--max-groups must be")
 
 
 @pytest.mark.parametrize("content", [b"score,label,w,role\n0,0,1,\xe9t\xe9\n", b"\x80\r"])

@@ -133,8 +133,8 @@ def test_tests_section_lists_undefined_tests_instead_of_failing():
 @pytest.mark.parametrize(
     "argv,match",
     [
-        (["audit", "--ci", "--resamples", "1"], "n_resamples must be"),
-        (["audit", "--noise-floor", "--random-state", "-4"], "random_state must be"),
+        (["audit", "--ci", "--resamples", "1"], "--n-resamples must be"),
+        (["audit", "--noise-floor", "--random-state", "-4"], "--random-state must be"),
     ],
 )
 def test_bad_input_cli(argv, match, capsys):

@@ -469,7 +469,7 @@ def test_cli_features_and_against(two_models_csv, tmp_path, capsys, planted):
     (["--features", "region,regoin"], r"column 'regoin' not found in .*two\.csv; available columns: p_old"),
     (["--features", "region,region"], "--features names a column twice"),
     (["--depth", "2"], "--depth needs --features"),
-    (["--features", "region", "--depth", "3"], "depth=3 needs at least 3 features"),
+    (["--features", "region", "--depth", "3"], "--depth 3 needs at least 3 features"),
     (["--against", "p_nwe"], "column 'p_nwe' not found"),
     (["--against", "region"], "column 'region' must be numeric scores"),
     (["--against", "p_new,p_old"], "--against names one score column"),

@@ -6,7 +6,7 @@ Each sub-command lives in its own module ``veracity.cli._<name>`` exposing
 * exit 2 on bad input, with one line on stderr that says which kind:
   ``usage error`` (the command line itself, from argparse) or ``input error``
   (the data or an option's value, a :class:`~veracity.VeracityError`);
-* ``-`` as the input file reads stdin (CSV, or Parquet recognised by its magic bytes);
+* ``-`` as the input file reads stdin (CSV, gzip-compressed CSV or Parquet, told by their magic bytes);
 * stdout carries only the table or the JSON; notes (which file was read, where
   JSON was written) go to stderr;
 * ``--quiet`` silences the progress bar that slow commands draw on stderr when it
@@ -71,6 +71,7 @@ FLAGS: dict[str, str] = {
     "cost_fn": "--cost-fn",
     "top_k": "--budget",
     "fraction": "--budget",
+    "slice": "--slice",
 }
 
 
@@ -99,15 +100,76 @@ def cli_spelling(param: str, *value: object) -> str:
     return f"{flag} {text}"
 
 
-def cli_message(exc: VeracityError) -> str:
-    """The library's error in the command line's words: ``param`` through :data:`FLAGS`."""
-    return exc.render(cli_spelling)
+def cli_message(exc: VeracityError, flags: dict[str, str] | None = None) -> str:
+    """The library's error in the command line's words: ``param`` through :data:`FLAGS`.
+
+    ``flags`` (a command's :func:`command_flags`): the Python names of that command's flags
+    where the message itself writes them are spelled as the flags too (see :func:`flag_words`).
+    """
+    text = exc.render(cli_spelling)
+    return flag_words(text, flags) if flags else text
+
+
+#: options named after a thing as well as a parameter: a message opening "score column ..." or
+#: "calibrator file not found" speaks of the thing, not the flag
+_NOUNS = frozenset({"score", "label", "column", "calibrator", "store", "table", "file", "name", "out", "json",
+                    "title", "detail", "help"})
+#: what a message says of the parameter it opens with: "level must be", "cost_fp and cost_fn are"
+_SAID = r"(?= (?:must|is|are|and|needs|sums|has|old|new)\b)"
+
+
+def command_flags(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """Python name -> flag for a command's options: ``--min-count`` stands for ``min_count``, and
+    :data:`FLAGS` adds the names that differ (``top_k`` -> ``--budget``) when the command has that flag.
+    Hidden old names and options named after a thing (``--score``, ``--column``) are left out."""
+    options: set[str] = set()
+    todo = [parser]
+    while todo:
+        p = todo.pop()
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo.extend(action.choices.values())
+            elif action.help is not argparse.SUPPRESS:
+                options.update(o for o in action.option_strings if o.startswith("--"))
+    names = {o[2:].replace("-", "_"): o for o in options}
+    names.update({param: flag for param, flag in FLAGS.items() if flag in options})
+    return {k: v for k, v in names.items() if k not in _NOUNS}
+
+
+def flag_words(text: str, flags: dict[str, str]) -> str:
+    """``text`` with the Python names of ``flags`` spelled as the flags where the message writes them
+    as parameters: at its start ("level must be ..." -> "--level must be ...", "cost_fp and cost_fn
+    are ..."), in parentheses after a column ("column 'w' (sample_weight)") and as keywords
+    ("cost_fp=-1.0" -> "--cost-fp -1.0", "allow_role='test'" -> "--allow-role test")."""
+    names = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
+
+    def lead(m: re.Match[str]) -> str:
+        second = m.group(2)
+        return flags[m.group(1)] + (f" and {flags[second]}" if second else "")
+
+    text = re.sub(rf"^({names})(?: and ({names}))?=?{_SAID}", lead, text)
+    text = re.sub(rf"\(({names})\)", lambda m: f"({flags[m.group(1)]})", text)
+
+    def keyword(m: re.Match[str]) -> str:
+        value = m.group(2)
+        if value is not None:
+            return f"{flags[m.group(1)]} {value}"
+        rest = text[m.end():m.end() + 1]
+        return flags[m.group(1)] + ("" if not rest or rest in " .,;:)" else " ")
+
+    return re.sub(rf"(?<![\w'\"-])({names})=(?:'([^'\s]*)'(?!\w))?", keyword, text)
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that exits with code 2 and one line, like every veracity error."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        flag = re.match(r"argument (?:\S+/)?(--\S+): expected one argument", message)
+        if flag:  # e.g. --score --x: argparse reads the value "--x" as a flag
+            message += f"; if the value starts with '-', join it with '=': {flag.group(1)}=VALUE"
+        choice = re.match(r"argument (?:\S+/)?(--\S+): invalid choice: '(.+)' \(choose from", message)
+        if choice and os.path.isfile(choice.group(2)):  # `audit --bootstrap data.csv`: the file went to the flag
+            message += f"; to read {choice.group(2)}, name it before {choice.group(1)}"
         self.exit(2, f"{self.prog}: usage error: {message} (see {self.prog} --help)\n")
 
 
@@ -121,13 +183,13 @@ def plain_help(doc: str) -> str:
 
 
 def _stdin_to_file(args: argparse.Namespace) -> str | None:
-    """``-`` as the input file: stdin copied to a temporary file (CSV, or Parquet by its magic)."""
+    """``-`` as the input file: stdin copied to a temporary file (CSV, gzip CSV or Parquet, by its magic)."""
     if getattr(args, "file", None) != "-":
         return None
     data = sys.stdin.buffer.read()
     if not data:
         raise VeracityError("no data on stdin: pipe a CSV or Parquet file into '-', e.g. veracity audit - < scores.csv")
-    suffix = ".parquet" if data[:4] == b"PAR1" else ".csv"
+    suffix = ".parquet" if data[:4] == b"PAR1" else ".csv.gz" if data[:2] == b"\x1f\x8b" else ".csv"
     fd, name = tempfile.mkstemp(prefix="veracity-stdin-", suffix=suffix)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
@@ -186,6 +248,11 @@ def _one_line_warning(command: str):
     return show
 
 
+def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[command]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -203,13 +270,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _one_line_warning(args.command)
             return int(args._run(args) or 0)
     except VeracityError as exc:
-        message = cli_message(exc)
+        message = cli_message(exc, command_flags(_command_parser(parser, args.command)))
         if stdin_copy is not None:
             message = message.replace(stdin_copy, "<stdin>")
         print(f"veracity {args.command}: input error: {_one_line(message)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `veracity audit ... | head`
         return 0
+    except OSError as exc:  # a path the system refuses: too long, not permitted, a disk full, ...
+        where = f" {exc.filename}" if exc.filename else ""
+        if len(where) > 120:
+            where = where[:100] + "..."
+        reason = exc.strerror or type(exc).__name__
+        print(f"veracity {args.command}: input error: cannot read or write{where}: {reason}; check the path "
+              "and its permissions", file=sys.stderr)
+        return 2
     finally:
         if stdin_copy is not None:
             os.unlink(stdin_copy)

@@ -26,7 +26,7 @@ import argparse
 
 from ..core._audit import audit
 from ._common import (AUTO_BYTES, add_engine_arguments, add_input_arguments, add_json_argument, auto_engine, emit,
-                      note, read_rows, several_files)
+                      note, read_rows, several_files, shown_path)
 from ._labels import add_pos_label_argument
 
 
@@ -194,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
         audit, bins=args.bins, strategy=args.strategy, score_type=args.score_type, interval=args.interval,
         level=args.level, min_count=args.min_count, threshold=args.threshold, max_groups=args.max_groups,
         **honest)
-    payload = {"file": rows.path, "score": args.score, "label": args.label,
+    payload = {"file": shown_path(args, rows.path), "score": args.score, "label": args.label,
                **({"engine": engine} if rows.lazy else {}), **result.to_dict()}
     emit(args, str(result), payload, note_text=rows.note)
     _log_mlflow(args, result)

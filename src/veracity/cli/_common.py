@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._files import write_atomic
+from .._files import _CSV, _PARQUET, write_atomic
 from ..core._validation import VeracityError
 from ..datasets import demo_path
 from ..sources import _api as source
@@ -53,7 +53,29 @@ def load(args: argparse.Namespace, columns: list[str] | None = None) -> tuple[An
     """The table named by ``args.file`` (or the demo data) in memory, read by the source layer
     (a file, a glob or a directory; only ``columns`` when they all exist), and its display path."""
     path = args.file if args.file is not None else demo_path()
-    return source.read_path(path, columns), str(path)
+    return source.read_path(path, columns), shown_path(args, str(path))
+
+
+def feature_names(spec: str | None, path: str | None = None, columns: Any = None) -> list[str]:
+    """The columns a comma-separated flag names, read as ``--score`` reads them (the source layer's
+    ``score_names``): the whole text when a column is named so (``"a,b"``), else its parts. The column
+    names are ``columns``, or those of the file at ``path`` (read only when the text holds a comma)."""
+    if spec is None:
+        return []
+    if "," in spec and columns is None and path is not None:
+        from ..sources._source import as_frame
+
+        with lazy_errors("duckdb", path):
+            columns = as_frame(path).columns
+    return source.score_names(spec, columns if columns is not None else ())
+
+
+def require_names(args: argparse.Namespace) -> None:
+    """An empty column name (``--label ""``) is refused in the flag's words; it was skipped as if not given
+    (``--sample-weight ""`` ran unweighted) or looked up among the other named columns only."""
+    for attr, flag in (("label", "--label"), ("weight", "--sample-weight"), ("by", "--by")):
+        if getattr(args, attr, None) == "":
+            raise VeracityError(f"{flag} needs a column name, got an empty one")
 
 
 def needed(args: argparse.Namespace, *more: str | None) -> list[str]:
@@ -67,6 +89,7 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
 
     ``pending_labels``: labels may be missing (rows whose label is not final yet, which the
     command's public function tells apart); only the labels present are returned and checked."""
+    require_names(args)
     scores = source.score_matrix(table, args.score, path=path)
     if pending_labels:
         from ..sources._source import require_columns
@@ -217,6 +240,7 @@ def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | Non
     """
     from ._labels import apply_pos_label, pos_label_value
 
+    require_names(args)
     path = str(args.file) if args.file is not None else str(demo_path())
     if engine != "memory":
         options = {} if getattr(args, "pos_label", None) is None else {"pos_label": args.pos_label}
@@ -277,7 +301,7 @@ def emit(args: argparse.Namespace, text: str, payload: dict[str, Any], *, note_t
 #: argparse attributes that name files a command reads, and files it writes.
 INPUT_OPTIONS = {"file": "the input file", "calibrator": "the calibrator", "history": "the --history file",
                  "store": "the monitoring store"}
-OUTPUT_OPTIONS = {"out": "--out", "json": "--json"}
+OUTPUT_OPTIONS = {"out": "--out", "json": "--json", "onnx": "--onnx"}
 
 
 def _show(path: Any) -> str:
@@ -293,6 +317,10 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
     except (OSError, ValueError):
         return False
+
+
+#: files commands read (CSV, Parquet): an existing one is never overwritten by --json
+DATA_SUFFIXES = tuple(s for s in _PARQUET + _CSV if s != ".txt")
 
 
 def check_output_path(path: str, option: str = "--out", *, inputs: dict[str, str] | None = None) -> Path:
@@ -333,6 +361,12 @@ def check_paths(args: argparse.Namespace) -> None:
         if not isinstance(value, str) or (attr == "json" and value == "-"):
             continue
         check_output_path(value, option, inputs={**inputs, **seen})
+        if attr == "json" and os.path.isfile(value) and value.lower().endswith(DATA_SUFFIXES):
+            command = " ".join(str(c) for c in (args.command, getattr(args, "action", None)) if c)
+            # `veracity audit --json scores.csv` reads scores.csv as --json's PATH: JSON would overwrite the data
+            raise VeracityError(
+                f"--json {_show(value)} is a data file, and --json PATH writes the JSON over it; to read it, name "
+                f"it before the flags (veracity {command} {_show(value)} --json), or pass a .json path")
         seen[option] = value
 
 

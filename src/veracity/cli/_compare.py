@@ -24,7 +24,7 @@ from ..sources import _api as source
 from ..core._validation import VeracityError
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
+from ._common import add_input_arguments, add_json_argument, emit, feature_names, inputs, load, shown_path
 from ._fit import add_pos_label_argument, apply_pos_label, select_role
 
 
@@ -44,8 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="random_state of the paired bootstrap (default: 0)")
     parser.add_argument("--seed", dest="seed", type=int, default=0, help=argparse.SUPPRESS)  # old name, hidden
     parser.add_argument("--role-col", default=None, help="column holding each row's split role")
-    parser.add_argument("--eval-role", default="test",
-                        help="measure on the rows of this role (default: test)")
+    parser.add_argument("--eval-role", default=None,
+                        help="with --role-col: measure on the rows of this role (default: test)")
     parser.add_argument("--bins", type=int, default=15, help="ECE bins (default: 15)")
     add_pos_label_argument(parser)
     add_json_argument(parser)
@@ -54,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.against is not None and args.calibrator is not None:
         raise VeracityError("pass either --calibrator (a calibrator before/after) or --against (two models), not both")
+    if args.eval_role is not None and not args.role_col:  # without a role column every row is measured
+        raise VeracityError("--eval-role needs --role-col naming the column of each row's role; without it "
+                            "every row is measured")
+    args.eval_role = args.eval_role or "test"
+    if args.by is not None and args.against is None:
+        raise VeracityError("--by slices the comparison of two models (--score A --against B); a calibrator's "
+                            "ledger has no slices: drop --by, or see each slice with veracity audit --by")
     if args.against is not None:
         return _run_models(args)
     if args.calibrator is None:
@@ -90,14 +97,14 @@ def _run_models(args: argparse.Namespace) -> int:
 
     if not args.score:
         raise VeracityError("--against compares two models: name model A's score column with --score")
-    against = [c.strip() for c in args.against.split(",") if c.strip()]
+    table, path = load(args)
+    against = feature_names(args.against, columns=table.column_names)  # as --score reads columns
     if not against:
         raise VeracityError("--against needs a score column name")
     names = [args.score, *against]
     if len(set(names)) < len(names):
         raise VeracityError(f"--score and --against name the same column twice ({', '.join(names)}); "
                             "compare two different score columns")
-    table, path = load(args)
     model_scores = {}
     for name in names:
         col = source.column(table, name, path=path)

@@ -51,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
         flag = "--lam" if args.lam is not None else "--k-reg"
         raise VeracityError(f"{flag} sets the RAPS penalty and is ignored by --method {args.method}; "
                             f"pass --method raps, or drop {flag}")
+    if args.randomized and args.method == "lac":
+        raise VeracityError("--randomized applies to --method aps or raps, not lac; pass --method aps, "
+                            "or drop --randomized")
     lam = 0.01 if args.lam is None else args.lam
     k_reg = 1 if args.k_reg is None else args.k_reg
     table, path = load(args)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 
 #: demo name -> module in veracity.demos exposing main(args) -> int
 DEMOS = {"audit": "audit", "kg": "kg", "splits": "splits"}
@@ -45,6 +46,11 @@ def run(args: argparse.Namespace) -> int:
     from ._common import emit
     from ._progress import tick
 
+    if args.plots is not None and os.path.exists(args.plots) and not os.path.isdir(args.plots):
+        from ..core._validation import VeracityError
+
+        raise VeracityError(f"--plots {args.plots} is a file; pass a folder for the figures (it is created "
+                            "if missing)")
     names = _available() if args.name == "all" else [args.name]
     status = 0
     # with --json the narrative goes to stderr and stdout carries only the JSON summary

@@ -33,8 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH|-",
                         help="print (or write to PATH) a JSON object: the calibrator kind, the dialect and the SQL, "
                              "or the ONNX file and its size")
-    parser.add_argument("--prior-shift", nargs=2, type=float, metavar=("OLD", "NEW"), default=None,
-                        help="also adjust the output from base rate OLD to NEW (binary)")
+    parser.add_argument("--prior-shift", nargs="+", type=float, metavar="RATE", default=None,
+                        help="OLD NEW: also adjust the output from base rate OLD to NEW; multiclass: the K old "
+                             "class priors, then the K new ones")
 
 
 def _column(args: argparse.Namespace, cal) -> object:  # type: ignore[no-untyped-def]
@@ -49,12 +50,23 @@ def _column(args: argparse.Namespace, cal) -> object:  # type: ignore[no-untyped
     return "score"
 
 
+def _prior(values: list[float] | None) -> tuple[object, object] | None:
+    """``--prior-shift OLD NEW`` (binary) or ``o_1 .. o_K n_1 .. n_K`` (K classes) as ``(old, new)``."""
+    if values is None:
+        return None
+    half = len(values) // 2
+    if len(values) % 2:
+        raise VeracityError(f"--prior-shift takes OLD NEW (two base rates), or K old class priors then K new "
+                            f"ones; got {len(values)} number{'' if len(values) == 1 else 's'}")
+    return (values[0], values[1]) if half == 1 else (values[:half], values[half:])
+
+
 def run(args: argparse.Namespace) -> int:
     from ..calibrators import load as load_calibrator
     from ._common import emit, note, write_output
 
     cal = load_calibrator(args.calibrator)
-    prior = tuple(args.prior_shift) if args.prior_shift is not None else None
+    prior = _prior(args.prior_shift)
     if args.sql is not None:
         column = _column(args, cal)
         text = cal.to_sql(column, dialect=args.sql, prior_shift=prior)

@@ -21,7 +21,7 @@ import numpy as np
 from ..core._validation import VeracityError
 from ..calibrators import METHODS
 from ..sources._api import column
-from ._common import add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows
+from ._common import add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows, shown_path
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
 
 
@@ -31,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="calibration method")
     parser.add_argument("--role-col", default=None,
                         help="column holding each row's split role (train/val/calib/test)")
-    parser.add_argument("--fit-role", default="calib",
-                        help="fit on the rows of this role (default: calib)")
+    parser.add_argument("--fit-role", default=None,
+                        help="with --role-col: fit on the rows of this role (default: calib)")
     parser.add_argument("--allow-role", default=None,
                         help="explicitly allow fitting on a 'test' or 'train' role (recorded)")
     parser.add_argument("--model-revision", default=None, help="base model revision (recorded)")
@@ -118,6 +118,11 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    given = [flag for flag, value in (("--fit-role", args.fit_role), ("--allow-role", args.allow_role)) if value]
+    if given and not args.role_col:  # without a role column every row is fit on, whatever the flag says
+        raise VeracityError(f"{given[0]} needs --role-col naming the column of each row's role; without it the "
+                            "calibrator is fit on every row")
+    args.fit_role = args.fit_role or "calib"
     engine = _engine(args)
     cal = _calibrator(args)
     if engine != "memory" and args.pos_label is not None:
@@ -132,12 +137,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         rows = rows.subset(select_role(rows.table, args, rows.path, args.fit_role))
     try:  # the calibrator's own fit, in the form the engine takes (arrays, or the frame where it lives)
-        rows.call(cal.fit, role=role, allow_role=args.allow_role, metadata=_metadata(args, rows.path))
+        rows.call(cal.fit, role=role, allow_role=args.allow_role,
+                  metadata=_metadata(args, shown_path(args, rows.path)))
     except VeracityError as exc:
         if rows.lazy:
             raise _cli_words(exc) from None
         raise
-    return _report(args, cal, rows.path, role, engine)
+    return _report(args, cal, shown_path(args, rows.path), role, engine)
 
 
 def _cli_words(exc: VeracityError) -> VeracityError:

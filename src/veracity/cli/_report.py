@@ -26,7 +26,7 @@ import numpy as np
 
 from ..sources._api import column
 from ..core._validation import VeracityError
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
+from ._common import add_input_arguments, add_json_argument, emit, feature_names, inputs, load, shown_path
 from ._labels import add_pos_label_argument, apply_pos_label
 
 
@@ -53,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--features", default=None, metavar="COLUMN[,COLUMN...]",
                         help="adds 'Where it is miscalibrated': every segment over these columns (and their "
                              "intersections up to --depth) tested for calibration, with q-values (vc.segments)")
+    parser.add_argument("--feature", action="append", default=[], metavar="COLUMN",
+                        help="one more --features column, its name taken as written, commas included (repeatable)")
     parser.add_argument("--depth", type=int, default=None,
                         help="with --features: intersections of up to this many features (default: 2)")
     parser.add_argument("--against", default=None, metavar="COLUMN",
@@ -191,17 +193,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _features(table, args: argparse.Namespace, path: str) -> dict[str, np.ndarray] | None:
     """The --features columns (a missing one is a one-line error naming the columns there are)."""
-    if args.features is None:
+    if args.features is None and not args.feature:
         if args.depth is not None:
             raise VeracityError("--depth needs --features (the columns to search for miscalibrated segments)")
         return None
-    names = [c.strip() for c in args.features.split(",") if c.strip()]
+    if table is None:
+        raise VeracityError("--features needs a FILE with those columns (a store's rows have no features)")
+    names = [*feature_names(args.features, columns=table.column_names), *args.feature]
     if not names:
         raise VeracityError("--features needs column names, e.g. --features region,age")
     if len(set(names)) < len(names):
-        raise VeracityError(f"--features names a column twice ({args.features}); name each once")
-    if table is None:
-        raise VeracityError("--features needs a FILE with those columns (a store's rows have no features)")
+        raise VeracityError(f"--features names a column twice ({', '.join(names)}); name each once")
     return {name: column(table, name, path=path) for name in names}
 
 

@@ -17,7 +17,7 @@ import argparse
 
 from ..core._validation import VeracityError
 from ..segments import segments
-from ._common import add_json_argument, emit, shown_path
+from ._common import add_json_argument, emit, feature_names, shown_path
 from ._labels import add_pos_label_argument
 
 
@@ -29,7 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="optional sample-weight column")
     parser.add_argument("--score-type", default="probability", choices=["probability", "logit"],
                         help="are the scores probabilities or logits? (default: probability)")
-    parser.add_argument("--features", required=True, help="comma-separated feature columns, e.g. region,age")
+    parser.add_argument("--features", default=None, metavar="COL[,COL...]",
+                        help="comma-separated feature columns, e.g. region,age (read as --score reads columns: "
+                             "a column named 'a,b' is one feature)")
+    parser.add_argument("--feature", action="append", default=[], metavar="COL",
+                        help="one feature column, its name taken as written, commas included (repeatable; "
+                             "adds to --features)")
     parser.add_argument("--depth", type=int, default=None,
                         help="largest number of features in a segment (default: 2, or 1 with one feature)")
     parser.add_argument("--bins", type=int, default=5, help="equal-mass bins of each numeric feature (default: 5)")
@@ -42,9 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    features = [f.strip() for f in args.features.split(",") if f.strip()]
+    features = [*feature_names(args.features, args.file), *args.feature]
     if not features:
-        raise VeracityError("--features needs at least one column name, e.g. --features region,age")
+        raise VeracityError("segments needs feature columns: pass --features region,age (or --feature NAME, "
+                            "once per column)")
     res = segments(args.file, score=args.score, label=args.label, features=features, depth=args.depth,
                    bins=args.bins, min_count=args.min_count, fdr=args.fdr, sample_weight=args.weight,
                    pos_label=args.pos_label, score_type=args.score_type)

@@ -130,6 +130,8 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
         except ValueError:
             raise VeracityError(f"--budget must be a count such as 200 or a share such as 5%; got {text!r}") from None
         if text.endswith("%"):
+            if not 0 < value <= 100:
+                raise VeracityError(f"--budget {text} must be a share of the rows in (0%, 100%], e.g. 5%")
             frac = value / 100.0
             t = budget_threshold(s, fraction=frac, sample_weight=w, score_type=st)
             return t, {"kind": "budget", "fraction": frac}, f"review budget {text} of the rows"
@@ -156,6 +158,9 @@ def run(args: argparse.Namespace) -> int:
     if args.no_correction and args.target_recall is None:
         raise VeracityError("--no-correction changes the --target-recall rule only; pass --target-recall R, "
                             "or drop --no-correction")
+    for flag, target in (("--target-recall", args.target_recall), ("--target-precision", args.target_precision)):
+        if target is not None:
+            check_target(target, flag)  # the library's check, in the flag's name (it says "target")
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
     if np.ndim(scores) != 1:
