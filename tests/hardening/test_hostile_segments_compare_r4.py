@@ -249,3 +249,12 @@ def test_segment_tables_name_the_level_of_their_intervals():
     assert "80% CI of gap" in str(res) and "95%" not in str(res)  # before: "95% CI of gap" at every level
     assert "80% CI of gap" in str(res.rows[0])
     assert "95% CI of gap" in str(vc.segments(p, y, features={"r": r}))
+
+
+def test_a_model_s_error_keeps_the_option_it_is_about():
+    # the model-named re-raise dropped param/hint, so front ends could not spell the option
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 300)
+    with pytest.raises(vc.VeracityError) as err:
+        vc.compare_models({"a": rng.normal(size=300), "b": rng.uniform(size=300)}, y)
+    assert err.value.param == "score_type" and str(err.value).startswith("model 'a': scores must be probabilities")

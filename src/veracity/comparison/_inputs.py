@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import (
+    _NO_VALUE,
     Binary,
     VeracityError,
     as_float_array,
@@ -119,7 +120,8 @@ def _one(name: str, scores: Any, labels: Any, y: np.ndarray | None, w: np.ndarra
         text = str(exc)
         if text.startswith(("labels", "sample_weight", "pos_label")):
             raise
-        raise VeracityError(f"model {name!r}: {text}") from None
+        value = {} if exc.value is _NO_VALUE else {"value": exc.value}  # keep what names the option
+        raise VeracityError(f"model {name!r}: {exc.message}", exc.param, exc.hint, **value) from None
 
 
 def models_from_arrays(scores: Any, labels: Any, *, sample_weight: Any = None, pos_label: Any = None,
