@@ -311,3 +311,12 @@ def test_cli_sample_weight(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     want = vc.ConformalClassifier(alpha=0.1).fit(P, y, sample_weight=w)
     assert doc["conformal"]["qhat"] == pytest.approx(want.qhat_, rel=1e-12)
+
+
+def test_a_ranking_score_is_refused_not_read_as_a_probability():
+    # score_type="score" was read as a probability (and out-of-[0, 1] scores blamed as "not logits")
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=200)
+    y = (rng.uniform(size=200) < s).astype(int)
+    with pytest.raises(vc.VeracityError, match="conformal classifier reads the scores as probabilities"):
+        vc.ConformalClassifier(score_type="score").fit(s, y)

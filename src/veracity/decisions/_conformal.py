@@ -20,6 +20,7 @@ from ..core._validation import (
     VeracityError,
     as_float_array,
     check_random_state,
+    check_score_type,
     check_weights,
     labels_with_pos_label,
     prepare_multiclass,
@@ -37,6 +38,7 @@ def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
                  pos_label: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
     """(N, K) probabilities (a 1-D binary score p becomes columns [1 − p, p]) and int labels;
     ``pos_label`` (1-D binary scores only) names the label value of class 1."""
+    check_score_type(score_type, what="a conformal classifier")  # its sets read probabilities: "score" refused
     raw = as_float_array(probs, "probs")
     binary = raw.ndim == 1 or (raw.ndim == 2 and raw.shape[1] == 1)
     if pos_label is not None and labels is not None:
