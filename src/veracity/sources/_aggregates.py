@@ -72,13 +72,31 @@ def base(frame: Any, score: str, label: Any, weight: str | None, by: str | list[
     elif by is not None:
         key = nw.col(by)
         if pooled is not None:  # the slice cap: keep these keys, pool the others under one name
-            keep, other = pooled
-            text = key.cast(nw.String)
-            if frame.collect_schema()[by].is_float():  # a kept NaN is named 'nan' as Python names it (polars: 'NaN')
-                text = nw.when(key.is_nan()).then(nw.lit("nan", nw.String)).otherwise(text)
-            key = nw.when(key.is_in(keep)).then(text).otherwise(nw.lit(other, nw.String))
+            key = pooled_key(key, frame.collect_schema()[by], pooled)
         cols.append(key.alias("_g"))
     return frame.select(cols)
+
+
+def pooled_key(key: Any, dtype: Any, pooled: tuple[list[Any], str]) -> Any:
+    """The slice key of the slice cap: the kept keys as text (named as Python names them, as the
+    slices of an uncapped audit are), every other key pooled under one name.
+
+    A kept missing key stays missing (the slice "None"): ``is_in`` never matches a missing value.
+    """
+    import narwhals as nw
+
+    keep, other = pooled
+    text = key.cast(nw.String)
+    if dtype.is_float():  # a kept NaN is named 'nan' as Python names it (polars: 'NaN')
+        text = nw.when(key.is_nan()).then(nw.lit("nan", nw.String)).otherwise(text)
+    elif dtype == nw.Boolean:  # "True" / "False", not the engines' "true" / "false"
+        text = nw.when(key).then(nw.lit("True", nw.String)).otherwise(nw.lit("False", nw.String))
+    text = nw.when(~key.is_null()).then(text)  # missing stays missing (pandas and Dask: NaN is missing)
+    values = [k for k in keep if k is not None]
+    kept = key.is_in(values).fill_null(False) if values else nw.lit(False)
+    if len(values) < len(keep):
+        kept = kept | key.is_null()
+    return nw.when(kept).then(text).otherwise(nw.lit(other, nw.String))
 
 
 def key_columns(grouped: Any) -> list[str]:
@@ -148,9 +166,12 @@ def _contract_exprs(weighted: bool) -> list[Any]:
 
 def _combine_contract(table: dict[str, list[Any]], weighted: bool) -> dict[str, Any]:
     """The contract's counts from its aggregates over several groups (sums add; min/max of those present)."""
+    from ..core._validation import _is_missing
+
     out: dict[str, Any] = {}
     for name, _, how in _contract_aggs(weighted):
-        values = [v for v in table[f"_c_{name}"] if v is not None]
+        # pandas' nullable columns give pd.NA (not None) for the min/max of no value
+        values = [v for v in table[f"_c_{name}"] if not _is_missing(v)]
         if how == "sum":
             out[name] = sum(values) if values else (0 if name in _COUNTS else None)
         else:
@@ -230,13 +251,16 @@ def weight_scale(c: dict[str, Any]) -> float:
 
 
 def probability(score_type: str) -> Any:
-    """The probability expression (logistic of the logit, overflow-free on both sides)."""
+    """The probability expression: the logistic of a logit as the array form computes it
+    (``scipy.special.expit``: 1 / (1 + exp(-s)) for every s; exp(-s) overflows to infinity, so 0,
+    below -709.78). Another formula of the same number (exp(s) / (1 + exp(s)) for s < 0) differs in the
+    last bit, which moves a score lying on a bin edge into the neighbouring bin."""
     import narwhals as nw
 
     s = nw.col("_s")
     if score_type == "probability":
         return s
-    return nw.when(s >= 0).then(1.0 / (1.0 + (-s).exp())).otherwise(s.exp() / (1.0 + s.exp()))
+    return 1.0 / (1.0 + (-s).exp())
 
 
 def _nll(score_type: str) -> Any:

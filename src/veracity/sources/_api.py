@@ -132,10 +132,14 @@ class _Prepared:
         """The ``by`` column, its missing values as ``None`` (the slice every backend calls "None";
         pandas would hand over NaN, named "nan")."""
         col = self.frame.nw.get_column(self.by)
+        missing = col.is_null().to_numpy()
+        if missing.any() and self.frame.schema[self.by].is_integer():
+            # integers with missing values come out of to_numpy() as floats: keep them integers (slice "1",
+            # not "1.0", as every lazy backend names it)
+            col = col.fill_null(0)
         keys = np.asarray(col.to_numpy())
         if keys.dtype.kind == "M":  # datetime and date keys as Python objects, named as a lazy frame names them
             keys = _python_times(keys, getattr(self.frame.schema[self.by], "time_zone", None))
-        missing = col.is_null().to_numpy()
         if missing.any():
             keys = keys.astype(object)
             keys[missing] = None
@@ -378,6 +382,9 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     """``vc.audit`` of a frame (see the module doc)."""
     from ..core._audit import audit, audit_from_stats
 
+    if isinstance(by, (list, tuple)):  # the array form and the SQL form slice by one key too
+        raise VeracityError(f"by= names one column of the frame (a string), got {by!r}; combine several columns "
+                            "into one key column first", param="by")
     prep = _Prepared(data, score, label, sample_weight, by, pos_label=options.pop("pos_label", None))
     score_type = check_score_type(options.pop("score_type", "probability"))
     if not prep.frame.lazy:
@@ -496,6 +503,9 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
     threshold = check_threshold(float(options.pop("threshold", 0.5)))
     norm = options.pop("norm", "l1")
     bins = options.pop("bins", 15)
+    min_count = options.pop("min_count", 20) if name == "mce" else 0
+    if isinstance(min_count, bool) or not isinstance(min_count, (int, np.integer)) or min_count < 0:
+        raise VeracityError(f"min_count must be a whole number >= 0, got {min_count!r}", param="min_count")
     if options:
         raise VeracityError(f"unknown option(s) for vc.{name}: {', '.join(sorted(options))}")
     whole, _, correct, _ = lazy_stats(prep, bins=bins, score_type=score_type, threshold=threshold,
@@ -503,8 +513,10 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
     _warn_approximate(prep, f"vc.{name}")
     if name == "ece":
         return _formulas.ece_from_stats(whole, norm)
-    if name == "mce":
-        return _formulas.ece_from_stats(whole, "max")
+    if name == "mce":  # over the bins with at least min_count rows, as the array form (NaN when none has)
+        from ..core._reliability import max_gaps
+
+        return max_gaps(whole, float(min_count))[0]
     if name == "brier":
         return _formulas.brier_from_stats(whole)
     if name == "nll":

@@ -212,8 +212,8 @@ def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, thres
         frame: dict[str, Any] = {"_b": np.arange(m), "count": st.count.astype(np.float64), "weight": st.weight,
                  "weight_sq": st.weight_sq, "sum_p": st.sum_p, "sum_y": st.sum_y, "sum_p2": st.sum_p2,
                  "sum_py": st.sum_py, "sum_nll": st.sum_nll, "correct": idx}
-        if grouped:
-            frame = {"_g": [key] * m, **frame}
+        if grouped:  # in the column's own dtype (a list of one Int64 key and NA would come back as floats)
+            frame = {"_g": keys[np.full(m, k)], **frame}
         frames.append(pd.DataFrame(frame))
     if not frames:
         empty = {"_b": np.zeros(0, np.int64), **{name: np.zeros(0) for name in _BIN_SUMS}}

@@ -142,11 +142,19 @@ def booleans_as_memory_reads_them(con: Any, files: list[str], relation: Any) -> 
     :data:`BOOLEAN_TEXTS` stays boolean, through a ``CASE`` that maps those texts and stops the
     query in one line at any other text further down the file (DuckDB would read ``yes`` as
     true there, silently); any other column (``yes``/``no``, ``t``/``f``) stays text, as in
-    memory, so a label column of them asks for ``pos_label`` on both engines.
+    memory, so a label column of them asks for ``pos_label`` on both engines. A column DuckDB
+    sniffed as VARCHAR because it mixes the spellings (``1``/``0`` with ``true``/``false``), which
+    the memory engine reads as booleans, is read as booleans through the same ``CASE``.
     """
     from ..core._sql_names import quote_identifier
 
     flagged = [c for c, t in zip(relation.columns, relation.types) if str(t) == "BOOLEAN"]
+    text = [c for c, t in zip(relation.columns, relation.types) if str(t) == "VARCHAR"]
+    if text:  # one boolean per text column: do its sniffed rows spell only BOOLEAN_TEXTS?
+        every = _in_list(BOOLEAN_TEXTS[True] + BOOLEAN_TEXTS[False])
+        spelled_only = relation.limit(_SNIFF_ROWS).aggregate(
+            ", ".join(f"bool_and({quote_identifier(c)} IN {every})" for c in text)).fetchall()[0]
+        flagged += [c for c, only in zip(text, spelled_only) if only]
     if not flagged:
         return relation, None
     texts = con.read_csv(files, header=True, dtype={c: "VARCHAR" for c in flagged})
@@ -156,7 +164,7 @@ def booleans_as_memory_reads_them(con: Any, files: list[str], relation: Any) -> 
     selected = []
     for column in texts.columns:
         name = quote_identifier(column)
-        if column in flagged and set(seen[flagged.index(column)]) <= spelled:
+        if column in flagged and set(seen[flagged.index(column)]) - {None} <= spelled:  # (empty cells: NULL)
             shown = column.replace("'", "''")
             stop = (f"error('{ERROR_MARK}column ''{shown}'' holds true/false values and also ''' || "
                     f"left({name}, 40) || '''; write all its values as true/false (or 1/0), or all as text "

@@ -121,8 +121,11 @@ class _SliceCodes:
         self.index: dict[Any, int] = {}
 
     def encode(self, column: Any) -> np.ndarray:
+        import pyarrow as pa
         import pyarrow.compute as pc
 
+        if pa.types.is_dictionary(column.type):  # an ENUM key: its values (a dictionary keeps its nulls)
+            column = column.dictionary_decode()
         enc = pc.dictionary_encode(column, null_encoding="encode")
         lut = np.array([self.index.setdefault(k, len(self.index)) for k in enc.dictionary.to_pylist()],
                        dtype=np.int32)

@@ -6,9 +6,9 @@ checks them as the array form does: no missing labels, at most two values, and
 ``pos_label`` among them. The labels then become the expression
 ``[label == pos_label]`` (1.0 or 0.0) that every aggregate reads in place of the
 column. A text ``pos_label`` on a numeric or boolean column is read in the
-column's type (``"1"``, ``"true"``), as the command line's ``--pos-label`` passes it;
-on a boolean column ``"yes"``/``"no"`` name True/False too, since CSV readers (DuckDB's)
-turn a yes/no column into booleans.
+column's type (``"1"``, ``"true"``), as the command line's ``--pos-label`` passes it: on a
+boolean column only ``true``/``false`` and ``1``/``0`` (any case) name True/False, as in memory
+(``--engine memory``); ``"yes"`` is refused there, never read as True (the array form refuses it too).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from ._aggregates import _flag, collect
 
 #: most distinct label values shown in a message
 SHOWN = 5
-#: text read as a boolean label (CSV readers such as DuckDB's turn yes/no columns into booleans)
-_TRUE = ("true", "t", "yes", "y", "1")
-_FALSE = ("false", "f", "no", "n", "0")
+#: text that names a boolean label (what ``--pos-label`` accepts on a true/false column in memory)
+_TRUE = ("true", "1")
+_FALSE = ("false", "0")
 
 
 def _shown(values: list[Any]) -> str:
@@ -50,6 +50,13 @@ def _matching(values: list[Any], pos_label: Any) -> Any:
                 except ValueError:
                     pass
     return None
+
+
+def not_among(pos_label: Any, name: str, values: list[Any]) -> VeracityError:
+    """The one-line error for a ``pos_label`` that names none of the label column's ``values``."""
+    return VeracityError(
+        f"{{setting}} is not among the values of column {name!r} (labels) ({_shown(values)}); pass one of them",
+        param="pos_label", value=pos_label)
 
 
 def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, list[Any]]:
@@ -100,8 +107,5 @@ def positive_expr(frame: Any, label: str, pos_label: Any, *, shown: str | None =
         )
     match = _matching(values, pos_label)
     if match is None:
-        raise VeracityError(
-            f"pos_label={pos_label!r} is not among the values of column {name!r} (labels) ({_shown(values)}); "
-            "pass one of them"
-        )
+        raise not_among(pos_label, name, values)
     return nw.when(nw.col(label) == nw.lit(match)).then(nw.lit(1.0)).otherwise(nw.lit(0.0))

@@ -55,8 +55,9 @@ def top_label_base(frame: Any, scores: list[str], label: str, weight: str | None
     if by is not None:
         key = nw.col(by)
         if pooled is not None:
-            kept, other = pooled
-            key = nw.when(key.is_in(kept)).then(key.cast(nw.String)).otherwise(nw.lit(other, nw.String))
+            from ._aggregates import pooled_key
+
+            key = pooled_key(key, frame.collect_schema()[by], pooled)
         keep.append(key.alias("_g"))
     x, probs, log_p = _staged(frame, scores, score_type, keep)
     y = nw.col("__vc_y")

@@ -62,7 +62,10 @@ def range_numerators(batches: Iterator[Any], bounds: list[float], grouped: bool,
     w = table.column("_w").to_numpy() if weighted else None
     edges = np.asarray(bounds, dtype=np.float64)
     if grouped:
-        codes = table.column("_g").combine_chunks().dictionary_encode(null_encoding="encode")
+        column = table.column("_g").combine_chunks()
+        if pa.types.is_dictionary(column.type):  # categorical keys (pandas, polars, DuckDB's ENUM): their values
+            column = column.dictionary_decode()
+        codes = column.dictionary_encode(null_encoding="encode")
         keys, slice_of = codes.dictionary, codes.indices.to_numpy(zero_copy_only=False)
     else:
         keys, slice_of = None, None

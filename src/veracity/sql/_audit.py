@@ -122,6 +122,9 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
             raise VeracityError(
                 f"column {name!r} ({role}) must hold numbers, found text such as {str(first[name])[:40]!r}; "
                 "convert it to numbers")
+        if name is not None and isinstance(first.get(name), (bool, np.bool_)):  # as the frame form refuses it
+            raise VeracityError(
+                f"column {name!r} ({role}) must be numeric, got Boolean; convert the column to numbers")
     cols = q.Columns(table=table, score=score, label=label, weight=weight, by=by)
     if pos_label is not None:
         return replace(cols, label_kind="pos", pos_value=_positive_value(db, table, label, pos_label))
@@ -158,7 +161,7 @@ def _text_labels(db: Database, table: Any, label: str) -> VeracityError:
 
 def _positive_value(db: Database, table: Any, label: str, pos_label: Any) -> Any:
     """The label column's value that ``pos_label`` names, after the array form's checks."""
-    from ..sources._labels import _matching
+    from ..sources._labels import _matching, not_among
 
     if isinstance(pos_label, float) and pos_label != pos_label:
         raise VeracityError("pos_label must be a label value, not NaN")
@@ -179,9 +182,7 @@ def _positive_value(db: Database, table: Any, label: str, pos_label: Any) -> Any
             "pass (N, K) scores for a multiclass problem")
     match = _matching(values, pos_label)
     if match is None:
-        raise VeracityError(
-            f"pos_label={pos_label!r} is not among the values of column {label!r} (labels) ({_shown(values)}); "
-            "pass one of them")
+        raise not_among(pos_label, label, values)
     return match
 
 
@@ -336,13 +337,16 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
         try:
             sums, seen = _sums(db, cols, bins=m, n=0, edges=edges, screen=True, **options)
         except VeracityError:  # rows that break the contract can make it fail (e.g. the bin of -inf)
-            _refuse(db, cols, score_type)
-            raise
+            counts = _refuse(db, cols, score_type)
+            if cols.weight is None or _weight_scale(counts) == 1.0:
+                raise
+            # weights whose squares overflow or underflow (PostgreSQL refuses both): summed rescaled below
+            sums, seen = None, {"n": counts["n"], "w_max": counts["w_max"], "checked": True}
         n, w_max = int(seen["n"]), seen.get("w_max")
-        if sums is None:  # some row breaks the contract: count how, for the one-line error
+        if sums is None and not seen.get("checked"):  # some row breaks the contract: count how, for the error
             counts = _refuse(db, cols, score_type)  # (passes only if the table changed in between)
             n, w_max = int(counts["n"]), counts["w_max"]
-        elif n > q.EXACT_DOUBLE_ROWS and cols.weight is None:
+        elif sums is not None and n > q.EXACT_DOUBLE_ROWS and cols.weight is None:
             sums = None  # so many rows that doubles could round: count again in integers
     else:
         screened, w_max = _screen(db, cols, score_type)

@@ -96,7 +96,13 @@ class Database:
             return [tuple(r) for r in result.fetchall()], names
         cur = self.conn.cursor()
         try:
-            cur.execute(sql)
+            if type(cur).__module__.split(".")[0] == "psycopg":
+                # never a server-side prepared plan (psycopg prepares a statement run 5 times): the same text
+                # on a table re-created with other column types would fail ("cached plan must not change
+                # result type"); every statement here is an aggregate, planned in no time
+                cur.execute(sql, prepare=False)
+            else:
+                cur.execute(sql)
             names = [d[0] for d in (cur.description or [])]
             rows = [tuple(r) for r in cur.fetchall()] if cur.description else []
         finally:

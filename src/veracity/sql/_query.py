@@ -304,12 +304,20 @@ SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "s
 EXACT_DOUBLE_ROWS = 10**8
 
 
+#: -s beyond which exp(-s) would overflow (PostgreSQL refuses it): the logistic is below 1.2e-308 there
+_SIGMOID_CAP = 709
+
+
 def _probability(v: str, score_type: str) -> str:
+    """The logistic of a logit as the array form computes it (``scipy.special.expit``: 1 / (1 + exp(-s))
+    for every s, bit for bit; exp(s) / (1 + exp(s)) differs in the last bit, moving scores on a bin edge).
+    exp's argument is kept within [-700, 709] (PostgreSQL refuses exp's overflow and underflow): beyond,
+    the logistic is exactly 1.0, or below 1.2e-308."""
     if score_type == "probability":
         return v
-    hi = f"CASE WHEN {v} > {_EXP_CAP} THEN {_EXP_CAP} ELSE {v} END"
-    lo = f"CASE WHEN {v} < -{_EXP_CAP} THEN -{_EXP_CAP} ELSE {v} END"
-    return f"CASE WHEN {v} >= 0 THEN 1.0 / (1.0 + EXP(-({hi}))) ELSE EXP({lo}) / (1.0 + EXP({lo})) END"
+    arg = (f"CASE WHEN {v} < -{_SIGMOID_CAP} THEN {_SIGMOID_CAP} WHEN {v} > {_EXP_CAP} THEN -{_EXP_CAP} "
+           f"ELSE -({v}) END")
+    return f"1.0 / (1.0 + EXP({arg}))"
 
 
 def _bin(p: str, bins: int, edges: np.ndarray | None, strategy: str) -> str:
