@@ -175,3 +175,12 @@ def test_pos_label_with_multiclass_scores_is_refused_not_ignored(call):
     y = rng.integers(0, 3, 60)
     with pytest.raises(vc.VeracityError, match=r"pos_label=1 names the positive class of binary labels.*3 columns"):
         call(P, y)
+
+
+def test_a_slice_of_underflowing_weights_gets_the_widest_interval_not_an_error():
+    # sum w^2 underflowed to 0 in slice 'b': its effective size was NaN (then a confusing error)
+    r = vc.audit(np.zeros(3), np.zeros(3, int), sample_weight=[0, 1, 2.2250738585072014e-308],
+                 by=np.array(["a", "a", "b"]), bins=4, min_count=1)
+    row = r.groups["b"].table.rows[0]
+    low, high = vc.binomial_interval(0, 1)
+    assert (row.ci_low, row.ci_high) == (float(low), float(high))

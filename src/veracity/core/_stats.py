@@ -175,9 +175,14 @@ class BinStats:
 
     @property
     def effective_count(self) -> np.ndarray:
-        r"""Kish effective size per bin, :math:`(\sum w)^2 / \sum w^2` (= count unweighted)."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(self.nonempty, self.weight**2 / self.weight_sq, 0.0)
+        r"""Kish effective size per bin, :math:`(\sum w)^2 / \sum w^2` (= count unweighted).
+
+        A bin whose weights are so small that their squares underflow (:math:`\sum w^2 = 0`
+        with :math:`\sum w > 0`) gets 1, the smallest effective size of a non-empty bin: its
+        interval is the widest, never NaN."""
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            ratio = self.weight**2 / self.weight_sq
+        return np.where(self.nonempty, np.where(np.isfinite(ratio), ratio, 1.0), 0.0)
 
     def require_full(self, what: str) -> None:
         if self.sum_p2 is None or self.sum_py is None or self.sum_nll is None:
