@@ -118,13 +118,14 @@ class AuditResult(Display):
             f"base rate {self.base_rate:.4f}")
         head = f"Calibration audit: {self.n} rows, {reading}, {self.table.bins} {self.table.strategy} bins"
         d = self.decomposition
+        within = d.within_variance - 2 * d.within_covariance
         lines = [
             head,
             str(self.table),
             self.summary_line(),
             (
                 f"Brier = reliability {d.reliability:.4f} - resolution {d.resolution:.4f} "
-                f"+ uncertainty {d.uncertainty:.4f} + within-bin {d.within_variance - 2 * d.within_covariance:+.4f}"
+                f"+ uncertainty {d.uncertainty:.4f} {'-' if within < 0 else '+'} within-bin {abs(within):.4f}"
             ),
         ]
         lines.extend(str(section) for section in self.extras.values())
