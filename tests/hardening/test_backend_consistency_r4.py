@@ -277,3 +277,33 @@ def test_categorical_slice_keys_on_every_backend(cap):
         got = _quiet(vc.audit, frame, score="p", label="y", by="seg", min_count=1, max_groups=cap)
         assert _slices(got) == _slices(expected), name
         assert {k: g.auc for k, g in got.groups.items()} == {k: g.auc for k, g in expected.groups.items()}, name
+
+
+def test_nested_columns_are_refused_in_one_line(tmp_path):
+    # a list or struct column as slice key, label, role or feature ended in tracebacks
+    # (ValueError, TypeError "unhashable dict", "truth value of an array is ambiguous")
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from veracity.cli import main
+
+    n = 40
+    rng = np.random.default_rng(0)
+    path = tmp_path / "nested.parquet"
+    pq.write_table(pa.table({"p": rng.uniform(size=n), "y": rng.integers(0, 2, n), "lst": pa.array([[1, 2]] * n),
+                             "nest": pa.array([{"a": 1}] * n)}), path)
+    for argv in (["audit", str(path), "--score", "p", "--label", "y", "--by", "lst"],
+                 ["audit", str(path), "--score", "p", "--label", "nest"],
+                 ["audit", str(path), "--score", "p", "--label", "y", "--by", "nest", "--engine", "duckdb"],
+                 ["segments", str(path), "--score", "p", "--label", "y", "--features", "nest"],
+                 ["conformal", str(path), "--score", "p", "--label", "y", "--role-col", "lst"],
+                 ["threshold", str(path), "--score", "p", "--label", "y", "--sample-weight", "lst"]):
+        assert main(argv) == 2, argv
+    keys = np.empty(n, dtype=object)
+    keys[:] = [[1, 2]] * n
+    frame = pd.DataFrame({"p": rng.uniform(size=n), "y": rng.integers(0, 2, n), "lst": list(keys)})
+    for call in (lambda: vc.audit(frame["p"].to_numpy(), frame["y"].to_numpy(), by=keys),
+                 lambda: vc.audit(frame, score="p", label="y", by="lst")):
+        with pytest.raises(vc.VeracityError, match="slice keys must be plain values"):
+            call()

@@ -252,7 +252,13 @@ def text_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
     """Object keys (mixed types, missing ones as None) as their text, the slices' names, and the
     name of the missing keys' slice (``'None'``, or None without one: :func:`group_rows`' ``last``).
     A missing key beside the text ``'None'`` is refused (:func:`refuse_shared_names`)."""
-    text = keys.astype(str)
+    try:
+        text = keys.astype(str)
+    except ValueError:  # a list or array per row (numpy cannot name it)
+        first = next(k for k in keys if isinstance(k, (list, tuple, np.ndarray)))
+        raise VeracityError(f"slice keys must be plain values (text, numbers, booleans), one per row; found "
+                            f"{type(first).__name__} values such as {str(first)[:40]}; pass one key per row",
+                            param="by") from None
     missing = np.asarray(keys == None, dtype=bool)  # noqa: E711 - elementwise, on an object array
     if not missing.any():
         return text, None

@@ -33,7 +33,7 @@ from ..core._metrics import check_threshold
 from ..core._validation import VeracityError, check_score_type, refuse_score
 from . import _aggregates as agg
 from ._aggregates import NAN_KEY
-from ._source import Frame, as_frame, check_columns, check_dtypes
+from ._source import Frame, as_frame, check_columns, check_dtypes, refuse_nested
 
 #: options of the array form that need every row in memory (refused on lazy frames)
 _IN_MEMORY_ONLY = ("bootstrap", "ci", "noise_floor", "estimators", "tests", "corp")
@@ -756,6 +756,7 @@ def column(table: Any, name: str, *, path: str | Path | None = None) -> np.ndarr
 
     require_columns([name], table.column_names, where=None if path is None else str(path))
     col = table.column(name)
+    refuse_nested(name, col.type)
     if col.null_count:
         first = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
         raise VeracityError(

@@ -189,6 +189,20 @@ def check_columns(frame: Frame, names: dict[str, Any]) -> None:
                 raise VeracityError(f"{role}= must name a column (a string), got {col!r}", param=role)
             require_columns([col], frame.columns, where=None if frame.source == "frame" else frame.source,
                             param=role if role.isidentifier() else None)
+            dtype = frame.schema[col]
+            if dtype.is_nested():  # a list, array or struct per row: no score, label or key veracity can read
+                raise VeracityError(
+                    f"column {col!r} ({role}) holds nested values ({dtype}); name a column of plain numbers, "
+                    "text or booleans (unnest or extract the field first)", param=role if role.isidentifier() else None)
+
+
+def refuse_nested(name: str, arrow_type: Any, role: str | None = None) -> None:
+    """A pyarrow column of lists, arrays, maps or structs: refused in one line (nothing reads them)."""
+    import pyarrow as pa
+
+    if pa.types.is_nested(arrow_type):
+        raise VeracityError(f"column {name!r}{f' ({role})' if role else ''} holds nested values ({arrow_type}); "
+                            "name a column of plain numbers, text or booleans (unnest or extract the field first)")
 
 
 def _is_numeric(dtype: Any) -> bool:
