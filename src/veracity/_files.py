@@ -75,14 +75,19 @@ def expand(source: str | os.PathLike[str]) -> tuple[list[str], str]:
         files = sorted(f for f in _glob.glob(str(p), recursive=True) if os.path.isfile(f))
         if not files:
             raise VeracityError(f"no file matches {text}; check the pattern")
-    elif p.is_dir():
-        files = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(_PARQUET))
-        if not files:
-            raise VeracityError(f"{text} is a directory without .parquet files; pass a file or a glob")
-    elif p.exists():
-        files = [str(p)]
     else:
-        raise VeracityError(f"file not found: {text}; check the path")
+        try:
+            is_dir, found = p.is_dir(), p.exists()
+        except OSError as exc:  # a name too long for the file system, ...
+            raise VeracityError(f"cannot read {text[:100]}: {exc.strerror or exc}; check the path") from None
+        if is_dir:
+            files = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(_PARQUET))
+            if not files:
+                raise VeracityError(f"{text} is a directory without .parquet files; pass a file or a glob")
+        elif found:
+            files = [str(p)]
+        else:
+            raise VeracityError(f"file not found: {text}; check the path")
     files = [os.path.abspath(f) for f in files]
     kinds = {_kind(f) for f in files}
     if len(kinds) > 1:

@@ -307,3 +307,31 @@ def test_nested_columns_are_refused_in_one_line(tmp_path):
                  lambda: vc.audit(frame, score="p", label="y", by="lst")):
         with pytest.raises(vc.VeracityError, match="slice keys must be plain values"):
             call()
+
+
+@pytest.mark.parametrize("name, sep", [("t.tsv", "\t"), ("semi.csv", ";"), ("bar.csv", "|"), ("t.tsv.gz", "\t")])
+def test_memory_reads_the_delimiters_duckdb_sniffs(tmp_path, capsys, name, sep):
+    # the memory reader read a .tsv with commas ("available columns: 'score\tlabel'") and refused ';' files,
+    # which the DuckDB engine audits
+    import gzip
+    import json
+
+    from veracity.cli import main
+
+    text = sep.join(["score", "label"]) + "\n" + "".join(
+        f"{p}{sep}{y}\n" for p, y in [(0.2, 0), (0.7, 1), (0.4, 1), (0.9, 1), (0.1, 0)])
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(text.encode()) if name.endswith(".gz") else text.encode())
+    want = vc.ece([0.2, 0.7, 0.4, 0.9, 0.1], [0, 1, 1, 1, 0])
+    for engine in ("memory", "duckdb"):
+        assert main(["audit", str(path), "--engine", engine, "--json"]) == 0, capsys.readouterr().err
+        assert json.loads(capsys.readouterr().out)["metrics"]["ece"] == pytest.approx(want, abs=1e-15), engine
+
+
+def test_a_path_the_system_refuses_is_one_line_in_python():
+    from veracity.sources._api import read_table
+
+    with pytest.raises(vc.VeracityError, match="cannot read x+.*check the path"):
+        read_table("x" * 5000 + ".csv")
+    with pytest.raises(vc.VeracityError, match="cannot read x+.*check the path"):
+        vc.audit("x" * 5000 + ".csv", score="p", label="y")  # the lazy route (DuckDB)

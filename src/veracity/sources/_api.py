@@ -627,11 +627,16 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
     import pyarrow.parquet as pq
 
     p = Path(path)
-    if not p.exists():
+    try:
+        found, is_dir = p.exists(), p.is_dir()
+        size = p.stat().st_size if found else 0
+    except OSError as exc:  # a name too long for the file system, ...
+        raise VeracityError(f"cannot read {_name(p)[:100]}: {exc.strerror or exc}; check the path") from None
+    if not found:
         raise VeracityError(f"file not found: {_name(p)}; check the path")
-    if p.is_dir():
+    if is_dir:
         raise VeracityError(f"{_name(p)} is a directory; pass a CSV or Parquet file")
-    if p.stat().st_size == 0:
+    if size == 0:
         raise VeracityError(f"{_name(p)} is empty; it has no header and no rows")
     try:
         if p.suffix.lower() in (".parquet", ".pq"):
@@ -641,16 +646,17 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
             table = pq.read_table(p, columns=wanted)
         else:
             wanted = None
+            parse = pacsv.ParseOptions(delimiter=_delimiter(p))
             if columns:
-                with pacsv.open_csv(p) as reader:  # the header only
+                with pacsv.open_csv(p, parse_options=parse) as reader:  # the header only
                     wanted = _present(columns, reader.schema.names)
             types = {c: pa.string() for c in (text_columns or [])}
             # an empty cell is a missing value in every column (as DuckDB reads it), never the text ""
             options = pacsv.ConvertOptions(include_columns=wanted or [], column_types=types,
                                            strings_can_be_null=True)
-            table = _read_csv_columns(p, options) if wanted else None
+            table = _read_csv_columns(p, options, parse) if wanted else None
             if table is None:
-                table = pacsv.read_csv(p, convert_options=options)
+                table = pacsv.read_csv(p, convert_options=options, parse_options=parse)
         names = table.column_names  # decodes the header: may raise UnicodeDecodeError
     except UnicodeDecodeError as exc:
         raise VeracityError(
@@ -680,7 +686,28 @@ def _refuse_duplicates(names: list[str], p: Path) -> None:
             "distinct name")
 
 
-def _read_csv_columns(p: Path, options: Any) -> Any:
+def _delimiter(p: Path) -> str:
+    """The CSV file's delimiter, as DuckDB's sniffer finds it for the usual files: a tab for
+    ``.tsv``; otherwise a comma, unless the header has none and has semicolons, tabs or bars."""
+    import gzip
+
+    name = p.name.lower()
+    if name.endswith((".tsv", ".tsv.gz")):
+        return "\t"
+    try:
+        opener = gzip.open if name.endswith(".gz") else open
+        with opener(p, "rb") as fh:
+            header = fh.readline(1 << 16)
+    except OSError:
+        return ","  # the reader says what is wrong
+    if b"," in header:
+        return ","
+    counts = {d: header.count(d.encode()) for d in (";", "\t", "|")}
+    best = max(counts, key=lambda d: counts[d])
+    return best if counts[best] else ","
+
+
+def _read_csv_columns(p: Path, options: Any, parse: Any = None) -> Any:
     """Only the wanted columns of a CSV, block by block: memory ~ those columns, not the file.
 
     ``pyarrow.csv.read_csv`` holds the whole file's bytes while it parses (a 42-column file
@@ -692,7 +719,7 @@ def _read_csv_columns(p: Path, options: Any) -> Any:
     import pyarrow.csv as pacsv
 
     try:
-        with pacsv.open_csv(p, convert_options=options,
+        with pacsv.open_csv(p, convert_options=options, parse_options=parse,
                             read_options=pacsv.ReadOptions(block_size=1 << 20)) as reader:
             return pa.Table.from_batches(list(reader), schema=reader.schema)
     except pa.ArrowInvalid:
