@@ -30,7 +30,12 @@ def write_atomic(path: str | Path, data: str | bytes | Callable[[Path], None]) -
     rename on one file system; it is removed if anything fails.
     """
     p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:64]}.", suffix=".tmp", dir=p.parent or ".")
+    if p.is_dir():
+        raise VeracityError(f"{p} is a directory; pass a file name to write")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:64]}.", suffix=".tmp", dir=p.parent or ".")
+    except FileNotFoundError:
+        raise VeracityError(f"cannot write {p}: the folder {p.parent} does not exist; create it first") from None
     tmp_path = Path(tmp)
     try:
         if callable(data):

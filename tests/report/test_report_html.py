@@ -349,3 +349,12 @@ def test_multiclass_auc_card_does_not_claim_calibration_leaves_it_unchanged():
     assert "right answers ranked above wrong ones (a calibrator can change it)" in page
     binary = vc.report(softmax(Z, axis=1)[:, 0], (y == 0).astype(int), figures=False).html
     assert "ranking; unchanged by monotone calibration" in binary
+
+
+def test_saving_to_a_missing_folder_or_a_directory_is_one_line(tmp_path):
+    # a missing folder raised FileNotFoundError naming the temporary file ('.r.html.6tetnvs2.tmp')
+    rep = vc.report([0.2, 0.8, 0.4, 0.6], [0, 1, 0, 1], figures=False, bootstrap=False)
+    with pytest.raises(vc.VeracityError, match="the folder .*missing does not exist; create it first"):
+        rep.save(tmp_path / "missing" / "r.html")
+    with pytest.raises(vc.VeracityError, match="is a directory; pass a file name"):
+        rep.save(tmp_path)
