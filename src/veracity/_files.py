@@ -56,6 +56,15 @@ def write_atomic(path: str | Path, data: str | bytes | Callable[[Path], None]) -
     return p
 
 
+def path_state(path: Path, what: str = "") -> tuple[bool, bool]:
+    """``(exists, is a directory)`` of ``path``; a path the file system refuses (a name too long, ...)
+    is one line naming it (``what``: the thing read, e.g. ``"calibrator file "``)."""
+    try:
+        return path.exists(), path.is_dir()
+    except OSError as exc:
+        raise VeracityError(f"cannot read {what}{str(path)[:100]}: {exc.strerror or exc}; check the path") from None
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -81,10 +90,7 @@ def expand(source: str | os.PathLike[str]) -> tuple[list[str], str]:
         if not files:
             raise VeracityError(f"no file matches {text}; check the pattern")
     else:
-        try:
-            is_dir, found = p.is_dir(), p.exists()
-        except OSError as exc:  # a name too long for the file system, ...
-            raise VeracityError(f"cannot read {text[:100]}: {exc.strerror or exc}; check the path") from None
+        found, is_dir = path_state(p)
         if is_dir:
             files = sorted(str(f) for f in p.rglob("*") if f.is_file() and f.name.lower().endswith(_PARQUET))
             if not files:

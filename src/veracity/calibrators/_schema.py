@@ -384,11 +384,9 @@ def read_artifact(path: str | Path) -> Any:
     if isinstance(path, str) and path.lstrip().startswith("{"):  # JSON text, e.g. json.dumps(cal.to_dict())
         raise VeracityError("vc.load reads a path or a dict, and this is JSON text; pass "
                             "json.loads(text), or save the calibrator to a file and pass its path")
-    try:
-        found = p.exists()
-    except OSError as exc:  # a name too long for the file system, ...
-        raise VeracityError(f"cannot read calibrator file {_one_line(where)[:80]}: {exc.strerror or exc}; "
-                            "check the path") from None
+    from .._files import path_state
+
+    found, _ = path_state(p, "calibrator file ")
     if not found:
         raise VeracityError(f"calibrator file not found: {_one_line(where)}; check the path")
     if p.is_dir():

@@ -521,7 +521,7 @@ def refuse_pos_label_for_multiclass(pos_label: Any, n_classes: int) -> None:
     if pos_label is not None:
         raise VeracityError(
             f"{{setting}} names the positive class of binary labels, but the scores have {n_classes} columns "
-            f"(multiclass: labels are class indices 0..{n_classes - 1}). Drop {{param}}; for one class against "
+            f"(multiclass: labels are class indices 0..{n_classes - 1}), so drop {{param}}; for one class against "
             "the rest pass that class's score column and the labels equal to it",
             param="pos_label", value=pos_label)
 

@@ -24,6 +24,7 @@ from ..core._validation import (
     check_weights,
     labels_with_pos_label,
     prepare_multiclass,
+    refuse_pos_label_for_multiclass,
 )
 from ._inputs import CEIL_EPS, ceil_rank, check_alpha, check_target
 from ._thresholds import min_positives
@@ -43,10 +44,7 @@ def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
     binary = raw.ndim == 1 or (raw.ndim == 2 and raw.shape[1] == 1)
     if pos_label is not None and labels is not None:
         if not binary:
-            raise VeracityError(
-                "pos_label= names the positive class of a binary problem (1-D probs); (N, K) probs "
-                "take class indices 0..K-1 as labels, so drop pos_label="
-            )
+            refuse_pos_label_for_multiclass(pos_label, raw.shape[1])
         labels = labels_with_pos_label(labels, pos_label, raw.shape[0]).astype(np.int64)
     if binary:
         p = raw.reshape(-1)

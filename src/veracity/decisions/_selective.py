@@ -25,6 +25,7 @@ from ..core._validation import (
     check_score_type,
     check_weights,
     prepare_top_label,
+    refuse_pos_label_for_multiclass,
 )
 from ._inputs import check_target
 from ..core._display import Display, html_note, html_page, html_table
@@ -59,11 +60,7 @@ def _confidence_correct(
         y = check_binary_labels(labels, s.shape[0], pos_label)
         return s, y, check_weights(sample_weight, s.shape[0])
     if s.ndim == 2 and s.shape[1] > 1:
-        if pos_label is not None:
-            raise VeracityError(
-                "pos_label= names the positive class of binary labels; (N, K) scores take class "
-                "indices 0..K-1 as labels, so drop pos_label="
-            )
+        refuse_pos_label_for_multiclass(pos_label, s.shape[1])
         d = prepare_top_label(s, labels, sample_weight=sample_weight, score_type=score_type)
         return d.p, d.y, d.w
     s = s.reshape(-1) if s.ndim == 2 else s

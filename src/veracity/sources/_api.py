@@ -627,16 +627,14 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
     import pyarrow.parquet as pq
 
     p = Path(path)
-    try:
-        found, is_dir = p.exists(), p.is_dir()
-        size = p.stat().st_size if found else 0
-    except OSError as exc:  # a name too long for the file system, ...
-        raise VeracityError(f"cannot read {_name(p)[:100]}: {exc.strerror or exc}; check the path") from None
+    from .._files import path_state
+
+    found, is_dir = path_state(p)
     if not found:
         raise VeracityError(f"file not found: {_name(p)}; check the path")
     if is_dir:
         raise VeracityError(f"{_name(p)} is a directory; pass a CSV or Parquet file")
-    if size == 0:
+    if p.stat().st_size == 0:
         raise VeracityError(f"{_name(p)} is empty; it has no header and no rows")
     try:
         if p.suffix.lower() in (".parquet", ".pq"):

@@ -191,18 +191,22 @@ def check_columns(frame: Frame, names: dict[str, Any]) -> None:
                             param=role if role.isidentifier() else None)
             dtype = frame.schema[col]
             if dtype.is_nested():  # a list, array or struct per row: no score, label or key veracity can read
-                raise VeracityError(
-                    f"column {col!r} ({role}) holds nested values ({dtype}); name a column of plain numbers, "
-                    "text or booleans (unnest or extract the field first)", param=role if role.isidentifier() else None)
+                raise _nested(col, dtype, role)
 
 
-def refuse_nested(name: str, arrow_type: Any, role: str | None = None) -> None:
+def refuse_nested(name: str, arrow_type: Any) -> None:
     """A pyarrow column of lists, arrays, maps or structs: refused in one line (nothing reads them)."""
     import pyarrow as pa
 
     if pa.types.is_nested(arrow_type):
-        raise VeracityError(f"column {name!r}{f' ({role})' if role else ''} holds nested values ({arrow_type}); "
-                            "name a column of plain numbers, text or booleans (unnest or extract the field first)")
+        raise _nested(name, arrow_type)
+
+
+def _nested(name: str, dtype: Any, role: str | None = None) -> VeracityError:
+    return VeracityError(
+        f"column {name!r}{f' ({role})' if role else ''} holds nested values ({dtype}); name a column of plain "
+        "numbers, text or booleans (unnest or extract the field first)",
+        param=role if role and role.isidentifier() else None)
 
 
 def _is_numeric(dtype: Any) -> bool:
