@@ -369,3 +369,21 @@ def test_text_outcomes_say_how_to_send_them(store):
     store.log(pd.DataFrame({"id": ["a", "b"], "ts": ["2026-03-01"] * 2, "p": [0.2, 0.7]}), id="id", time="ts", score="p")
     with pytest.raises(vc.VeracityError, match=r"values such as 'no', 'yes'.*map the positive outcome to 1"):
         store.outcomes(pd.DataFrame({"id": ["a", "b"], "y": ["no", "yes"]}), id="id", label="y")
+
+
+def test_the_exact_bound_for_labels_without_spread_keeps_its_false_alarm_rate_and_has_power():
+    # seeded simulation of judged_calibrated's no-spread branch: calibrated scores f ~ U(0, 0.1), 20 labels
+    # y ~ Bernoulli(f); whenever every label is 0 (no spread) the scores must be flagged at most alpha/2 of
+    # the time; scores of 0.5 with 20 negatives must be flagged
+    from veracity.delayed._ppi import judged_calibrated
+
+    rng = np.random.default_rng(11)
+    draws, n, level = 4000, 20, 0.95
+    f = rng.uniform(0.0, 0.1, (draws, n))
+    y = rng.random((draws, n)) < f
+    flat = ~y.any(axis=1)  # all labels 0: the rectifier y - f has (almost) no spread only if f is constant,
+    c = (y - f).mean(axis=1)[flat]  # so judge the branch itself with se = 0
+    calibrated = judged_calibrated(c, c, np.zeros(c.size), n, level)
+    assert flat.sum() > 1000 and 1.0 - calibrated.mean() <= (1 - level) / 2
+    c_bad = np.full(50, -0.5)
+    assert not judged_calibrated(c_bad, c_bad, np.zeros(50), n, level).any()
