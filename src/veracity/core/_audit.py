@@ -245,11 +245,11 @@ def _honest_extras(
 ) -> dict[str, Any]:
     """Optional honest-estimator sections (issue 5), in print order."""
     if ci not in (False, True, "percentile", "bca", None):
-        raise VeracityError(f"bootstrap must be False, True, 'percentile' or 'bca', got {ci!r}")
+        raise VeracityError(f"bootstrap must be False, True, 'percentile' or 'bca', got {ci!r}", param="bootstrap")
     for name, flag in (("noise_floor", noise_floor), ("estimators", estimators), ("tests", tests),
                        ("corp", corp)):
         if not isinstance(flag, (bool, np.bool_)):
-            raise VeracityError(f"{name} must be True or False, got {flag!r}")
+            raise VeracityError(f"{name} must be True or False, got {flag!r}", param=name)
     extras: dict[str, Any] = {}
     if ci or noise_floor:
         from ._validation import check_count
@@ -412,7 +412,8 @@ def audit(
         return frame_call(audit, scores, labels, locals())
     require_labels("audit", labels)
     if multiclass not in ("top-label", "classwise"):
-        raise VeracityError(f"multiclass must be 'top-label' or 'classwise', got {multiclass!r}")
+        raise VeracityError(f"multiclass must be 'top-label' or 'classwise', got {multiclass!r}",
+                            param="multiclass")
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
     edges = make_edges(data.p, bins, strategy, data.w)

@@ -42,11 +42,11 @@ MAX_BINS = 10_000
 
 def check_bins(bins: int) -> int:
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
+        raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}", param="bins")
     if bins > MAX_BINS:
         raise VeracityError(
             f"bins must be at most {MAX_BINS:,}, got {int(bins):,}; with that many bins each holds "
-            "too few rows to estimate anything. Use fewer bins, or bins='auto'")
+            "too few rows to estimate anything. Use fewer bins, or bins='auto'", param="bins")
     return int(bins)
 
 
@@ -67,7 +67,7 @@ def resolve_bins(bins: int | str, p: np.ndarray, w: np.ndarray | None = None) ->
     """An explicit bin count, or the ``"auto"`` choice for these scores (see module doc)."""
     if isinstance(bins, str):
         if bins != "auto":
-            raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}")
+            raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}", param="bins")
         return auto_bins(effective_size(p, w))
     return check_bins(bins)
 
@@ -98,8 +98,8 @@ def effective_size(p: np.ndarray, w: np.ndarray | None = None) -> float:
 def check_strategy(strategy: str) -> str:
     if strategy not in STRATEGIES:
         raise VeracityError(
-            f"strategy must be 'uniform', 'quantile' or 'equal-count', got {strategy!r}"
-        )
+            f"strategy must be 'uniform', 'quantile' or 'equal-count', got {strategy!r}",
+            param="strategy")
     return strategy
 
 

@@ -34,7 +34,7 @@ def ece_from_stats(stats: BinStats, norm: str = "l1") -> float:
     with weighted counts :math:`n_b = \sum_{i\in b} w_i`; empty bins contribute 0.
     """
     if norm not in NORMS:
-        raise VeracityError(f"norm must be 'l1', 'l2' or 'max', got {norm!r}")
+        raise VeracityError(f"norm must be 'l1', 'l2' or 'max', got {norm!r}", param="norm")
     keep = stats.nonempty
     gap = np.abs(stats.sum_y[keep] - stats.sum_p[keep]) / stats.weight[keep]
     if norm == "max":

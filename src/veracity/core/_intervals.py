@@ -17,11 +17,11 @@ SIDES = ("two-sided", "lower", "upper")
 
 def check_interval_args(method: str, level: float, sided: str) -> None:
     if method not in METHODS:
-        raise VeracityError(f"interval must be 'wilson' or 'clopper-pearson', got {method!r}")
+        raise VeracityError(f"interval must be 'wilson' or 'clopper-pearson', got {method!r}", param="interval")
     if not (is_real(level) and 0.0 < level < 1.0):
         raise VeracityError(f"level must be in (0, 1), e.g. 0.95; got {level!r}", param="level")
     if sided not in SIDES:
-        raise VeracityError(f"sided must be 'two-sided', 'lower' or 'upper', got {sided!r}")
+        raise VeracityError(f"sided must be 'two-sided', 'lower' or 'upper', got {sided!r}", param="sided")
 
 
 def _checked_counts(successes: np.ndarray, trials: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -53,7 +53,8 @@ def _problems(
     pos_label: Any = None,
 ) -> list[Binary]:
     if multiclass not in ("top-label", "classwise"):
-        raise VeracityError(f"multiclass must be 'top-label' or 'classwise', got {multiclass!r}")
+        raise VeracityError(f"multiclass must be 'top-label' or 'classwise', got {multiclass!r}",
+                            param="multiclass")
     if multiclass == "classwise":
         return prepare_classwise(scores, labels, sample_weight=sample_weight, score_type=score_type)
     return [prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
@@ -317,9 +318,9 @@ def multiclass_auc(
     the ties that a saturated softmax creates. The loop runs over classes, never rows.
     """
     if multiclass not in ("ovr", "ovo"):
-        raise VeracityError(f"multiclass must be one of {AUC_MULTICLASS}, got {multiclass!r}")
+        raise VeracityError(f"multiclass must be one of {AUC_MULTICLASS}, got {multiclass!r}", param="multiclass")
     if average not in AUC_AVERAGES:
-        raise VeracityError(f"average must be 'macro' or 'weighted', got {average!r}")
+        raise VeracityError(f"average must be 'macro' or 'weighted', got {average!r}", param="average")
     rank = log_p if log_p is not None else P
     k = P.shape[1]
     weight = np.ones(y.size) if w is None else w
@@ -377,9 +378,9 @@ def auc(
         return frame_call(auc, scores, labels, locals())
     require_labels("auc", labels)
     if multiclass not in AUC_MULTICLASS:
-        raise VeracityError(f"multiclass must be one of {AUC_MULTICLASS}, got {multiclass!r}")
+        raise VeracityError(f"multiclass must be one of {AUC_MULTICLASS}, got {multiclass!r}", param="multiclass")
     if average not in AUC_AVERAGES:
-        raise VeracityError(f"average must be 'macro' or 'weighted', got {average!r}")
+        raise VeracityError(f"average must be 'macro' or 'weighted', got {average!r}", param="average")
     if multiclass != "top-label" and np.ndim(scores) == 2:
         P, y, w, log_p = prepare_multiclass(
             scores, labels, sample_weight=sample_weight, score_type=score_type

@@ -226,7 +226,8 @@ def check_max_groups(max_groups: Any) -> int | None:
     if max_groups is None:
         return None
     if isinstance(max_groups, bool) or not isinstance(max_groups, (int, np.integer)) or max_groups < 2:
-        raise VeracityError(f"max_groups must be an integer >= 2 (or None for no cap), got {max_groups!r}")
+        raise VeracityError(f"max_groups must be an integer >= 2 (or None for no cap), got {max_groups!r}",
+                            param="max_groups")
     return int(max_groups)
 
 
