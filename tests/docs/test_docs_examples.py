@@ -184,8 +184,12 @@ def _shell_env() -> dict[str, str]:
 
 def run_session(text: str, cwd: Path, where: str) -> list[str]:
     """Run a ``$`` block's commands in one bash; the failures (empty when all match)."""
+    return session_failures(session_results(text, cwd), where)
+
+
+def session_failures(results: list[tuple[str, str, str, bool]], where: str) -> list[str]:
     return [f"{where}: `$ {cmd}` printed\n{got}\n--- but the page shows ---\n{want}"
-            for cmd, want, got, ok in session_results(text, cwd) if not ok]
+            for cmd, want, got, ok in results if not ok]
 
 
 def session_results(text: str, cwd: Path) -> list[tuple[str, str, str, bool]]:
@@ -226,12 +230,13 @@ def _cases():
     return [pytest.param(page, id=page.relative_to(ROOT).as_posix()) for page in PAGES if page.exists()]
 
 
-@pytest.mark.parametrize("page", _cases())
-def test_page_examples_run_and_match(page, tmp_path, monkeypatch):
-    from veracity.datasets import demo_path
-
-    monkeypatch.chdir(tmp_path)
-    shutil.copyfile(demo_path(), tmp_path / "data.csv")
+def run_page(page: Path, cwd: Path) -> list[dict]:
+    """Run ``page``'s blocks in order in ``cwd`` (one namespace; ``docs: first`` blocks first,
+    ``docs: skip`` blocks not at all): one record per block run, with ``where``, ``kind`` and
+    ``failures`` (empty when it ran and printed what the page shows). A python block whose
+    output the page shows also has ``shown`` (the index of that block), ``want`` and ``got``; a
+    session has ``results`` (see :func:`session_results`). The test and
+    ``scripts/update_doc_outputs.py`` both read these, so they cannot run a page differently."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -240,36 +245,54 @@ def test_page_examples_run_and_match(page, tmp_path, monkeypatch):
     order = [k for k, b in enumerate(found) if b["first"]] + [k for k, b in enumerate(found) if not b["first"]]
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(checker=Checker(), optionflags=doctest.ELLIPSIS)
-    failures: list[str] = []
-    for k in order:
-        b = found[k]
-        if b["skip"]:
-            continue
-        where, what = f"{page.name}:{b['line']}", kind(b)
-        if what == "doctest":
-            test = parser.get_doctest(b["text"], ns, where, str(page), b["line"])
-            out = io.StringIO()
-            result = runner.run(test, out=out.write, clear_globs=False)
-            ns.update(test.globs)  # a doctest runs on a copy: keep what it defined for the next blocks
-            if result.failed:
-                failures.append(out.getvalue())
-        elif what == "python":
-            stdout = io.StringIO()
-            try:
-                with contextlib.redirect_stdout(stdout):
-                    exec(compile(b["text"], where, "exec"), ns)
-            except Exception as exc:  # noqa: BLE001 - reported with the block's place
-                failures.append(f"{where}: {type(exc).__name__}: {exc}")
+    records: list[dict] = []
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        for k in order:
+            b = found[k]
+            if b["skip"]:
                 continue
-            nxt = found[k + 1] if k + 1 < len(found) else None
-            if nxt and nxt["follows"] and kind(nxt) == "text" and nxt["info"] in ("", "text") and not nxt["skip"]:
-                want, got = nxt["text"].rstrip("\n"), stdout.getvalue().rstrip("\n")
-                if not (want == got or _same_numbers(want, got)):
-                    failures.append(f"{where}: printed\n{got}\n--- but the page shows ---\n{want}")
-        elif what == "session":
-            failures += run_session(b["text"], tmp_path, where)
-        elif what == "script":
-            failures += run_script(b["text"], tmp_path, where)
+            where, what = f"{page.name}:{b['line']}", kind(b)
+            record: dict = {"index": k, "where": where, "kind": what, "failures": []}
+            records.append(record)
+            if what == "doctest":
+                test = parser.get_doctest(b["text"], ns, where, str(page), b["line"])
+                out = io.StringIO()
+                result = runner.run(test, out=out.write, clear_globs=False)
+                ns.update(test.globs)  # a doctest runs on a copy: keep what it defined for the next blocks
+                if result.failed:
+                    record["failures"].append(out.getvalue())
+            elif what == "python":
+                stdout = io.StringIO()
+                try:
+                    with contextlib.redirect_stdout(stdout):
+                        exec(compile(b["text"], where, "exec"), ns)
+                except Exception as exc:  # noqa: BLE001 - reported with the block's place
+                    record["failures"].append(f"{where}: {type(exc).__name__}: {exc}")
+                    continue
+                nxt = found[k + 1] if k + 1 < len(found) else None
+                if nxt and nxt["follows"] and kind(nxt) == "text" and nxt["info"] in ("", "text") and not nxt["skip"]:
+                    want, got = nxt["text"].rstrip("\n"), stdout.getvalue().rstrip("\n")
+                    record.update(shown=k + 1, want=want, got=got)
+                    if not (want == got or _same_numbers(want, got)):
+                        record["failures"].append(f"{where}: printed\n{got}\n--- but the page shows ---\n{want}")
+            elif what == "session":
+                record["results"] = session_results(b["text"], cwd)
+                record["failures"] += session_failures(record["results"], where)
+            elif what == "script":
+                record["failures"] += run_script(b["text"], cwd, where)
+    finally:
+        os.chdir(here)
+    return records
+
+
+@pytest.mark.parametrize("page", _cases())
+def test_page_examples_run_and_match(page, tmp_path):
+    from veracity.datasets import demo_path
+
+    shutil.copyfile(demo_path(), tmp_path / "data.csv")
+    failures = [f for record in run_page(page, tmp_path) for f in record["failures"]]
     assert not failures, "\n\n".join(failures)
 
 
