@@ -32,6 +32,10 @@ class AuditResult(Display):
     ``decomposition`` the exact Brier decomposition; ``groups`` one
     :class:`AuditResult` per slice when ``by=`` was given; ``extras`` holds
     optional sections (intervals, noise floor, tests) added by other estimators.
+    ``top_label`` is True when the scores were (N, K) class probabilities, K = 2 included
+    (``predict_proba``'s two columns): every number is then the top-label reading (confidence
+    of the argmax against whether it is the label), so ``base_rate`` is the top-label accuracy;
+    ``to_dict()`` says which under ``"reading"``.
     """
 
     n: int
@@ -51,6 +55,7 @@ class AuditResult(Display):
     groups: dict[str, AuditResult] = field(default_factory=dict)
     group_column: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    top_label: bool = False
 
     @property
     def metrics(self) -> dict[str, float | None]:
@@ -72,6 +77,7 @@ class AuditResult(Display):
             "base_rate": self.base_rate,
             "score_type": self.score_type,
             "n_classes": self.n_classes,
+            "reading": "top-label" if self.top_label else "binary",
             "threshold": self.threshold,
             "metrics": self.metrics,
             "decomposition": self.decomposition.to_dict(),
@@ -95,7 +101,7 @@ class AuditResult(Display):
         beside = (
             f" (noise floor {fmt(floor.expected)}, p = {floor.p_value:.3f})" if floor is not None else ""
         )
-        acc = "top-label accuracy" if self.n_classes > 2 else f"acc({self.threshold:g})"
+        acc = "top-label accuracy" if self.top_label else f"acc({self.threshold:g})"
         return (
             f"ECE {fmt(self.ece)}{beside}   MCE {fmt(self.mce)}   Brier {fmt(self.brier)}   "
             f"NLL {fmt(self.nll)}   {acc} {fmt(self.accuracy)}   AUC {fmt(self.auc)}"
@@ -106,15 +112,15 @@ class AuditResult(Display):
 
     def _summary_items(self) -> dict[str, Any]:
         items: dict[str, Any] = {"n": self.n}
-        if self.n_classes <= 2:
+        if not self.top_label:
             items["base rate"] = self.base_rate
         items.update({k: v for k, v in self.metrics.items() if k != "accuracy"})
-        items["top-label accuracy" if self.n_classes > 2 else f"accuracy@{self.threshold:g}"] = self.accuracy
+        items["top-label accuracy" if self.top_label else f"accuracy@{self.threshold:g}"] = self.accuracy
         return items
 
     def __str__(self) -> str:
         # multiclass: the top-label reading; its "base rate" would be the accuracy, so it is not shown
-        reading = f"top-label reading of {self.n_classes} classes" if self.n_classes > 2 else (
+        reading = f"top-label reading of {self.n_classes} classes" if self.top_label else (
             f"base rate {self.base_rate:.4f}")
         head = f"Calibration audit: {self.n} rows, {reading}, {self.table.bins} {self.table.strategy} bins"
         d = self.decomposition
@@ -182,6 +188,7 @@ def _audit_binary(
         accuracy=accuracy_of(data, threshold),
         score_type=score_type,
         n_classes=data.n_classes,
+        top_label=data.top_label,
         threshold=threshold,
         ci=ci,
         level=level,
@@ -197,6 +204,7 @@ def audit_from_stats(
     accuracy: float,
     score_type: str = "probability",
     n_classes: int = 2,
+    top_label: bool = False,
     threshold: float = 0.5,
     ci: str = "wilson",
     level: float = 0.95,
@@ -206,6 +214,7 @@ def audit_from_stats(
     """An :class:`AuditResult` from full statistics plus the two order/row-level numbers.
 
     Every engine (memory, DuckDB, Dask) ends here, so their results share one code path.
+    ``top_label``: the statistics are the top-label reading of (N, K) scores (K = 2 included).
     """
     table = ReliabilityTable.from_stats(stats, ci=ci, level=level, sided=sided, min_count=min_count)
     decomposition = brier_decomposition_from_stats(stats)
@@ -225,6 +234,7 @@ def audit_from_stats(
         nll=nll_from_stats(stats),
         auc=auc,
         accuracy=float(accuracy),
+        top_label=bool(top_label),
     )
 
 
@@ -433,7 +443,7 @@ def audit(
         extras = {"auto_bins": AutoBins(edges.size - 1, effective_size(data.p, data.w)), **extras}
     if extras:
         whole = replace(whole, extras={**whole.extras, **extras})
-    if multiclass == "classwise" and data.n_classes > 2:
+    if multiclass == "classwise" and data.top_label:
         if by is not None:
             raise VeracityError("multiclass='classwise' and by= both fill groups; pass one of them")
         per_class = prepare_classwise(scores, labels, sample_weight=sample_weight, score_type=score_type)

@@ -330,7 +330,7 @@ def _audit_html(result: Any) -> str:
     """An audit: key numbers (each labelled with its reading), the reliability table, the Brier
     decomposition, every optional section (noise floor, intervals, estimators, tests, CORP) and
     the slices — all visible; only the plain text is collapsed."""
-    multiclass = result.n_classes > 2
+    multiclass = result.top_label
     t = result.table
     items: dict[str, Any] = {"rows": result.n}
     if multiclass:

@@ -400,7 +400,7 @@ def check_threshold(threshold: Any) -> float:
 
 
 def accuracy_of(data: Binary, threshold: float = 0.5) -> float:
-    if data.n_classes > 2:
+    if data.top_label:  # the share of rows whose argmax is the label; no threshold
         return _wmean(data.y, data.w)
     check_threshold(threshold)
     if data.logit is not None and 0.0 < threshold < 1.0:

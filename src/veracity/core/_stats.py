@@ -310,6 +310,7 @@ def subset(data: Binary, rows: np.ndarray) -> Binary:
         logit=pick(data.logit),
         nll_terms=pick(data.nll_terms),
         n_classes=data.n_classes,
+        top_label=data.top_label,
     )
 
 

@@ -471,7 +471,8 @@ class Binary:
     be computed exactly with softplus instead of from the rounded probability.
     For multiclass input in the top-label reading, ``p`` is the confidence (max
     probability), ``y`` is 1 where the argmax is the label, and ``nll_terms``
-    carry the categorical log-loss per row.
+    carry the categorical log-loss per row; ``top_label`` is True (whatever K, K = 2
+    included: ``predict_proba``'s two columns), and ``n_classes`` is K.
     """
 
     p: np.ndarray
@@ -480,6 +481,7 @@ class Binary:
     logit: np.ndarray | None = None
     nll_terms: np.ndarray | None = None
     n_classes: int = 2
+    top_label: bool = False
 
     @property
     def n(self) -> int:
@@ -647,7 +649,7 @@ def prepare_top_label(
         nll_terms = -np.log(np.clip(P[rows, y], PROB_EPS, 1.0))
     else:
         nll_terms = -logP[rows, y]
-    return Binary(p=conf, y=correct, w=w, nll_terms=nll_terms, n_classes=P.shape[1])
+    return Binary(p=conf, y=correct, w=w, nll_terms=nll_terms, n_classes=P.shape[1], top_label=True)
 
 
 def prepare_classwise(

@@ -159,7 +159,7 @@ class _Layout:
         w = np.ones(self.n) if data.w is None else data.w[order]
         s = s[order]
         nll = binary_nll_terms(data)[order]
-        if data.n_classes > 2:
+        if data.top_label:
             correct = y
         elif data.logit is not None and 0.0 < threshold < 1.0:
             correct = ((s >= np.log(threshold / (1.0 - threshold))) == (y == 1.0)).astype(float)

@@ -192,7 +192,8 @@ class CalibrationSlope(Display):
     """Logistic recalibration: in-the-large ``citl`` (offset model) and ``intercept``/``slope``.
 
     Each estimate has a standard error (``*_se``); ``slope_p_value`` tests b = 1,
-    ``citl_p_value`` tests α = 0 (Wald).
+    ``citl_p_value`` tests α = 0 (Wald). ``top_label``: the scores were (N, K) class
+    probabilities, so the fit is of P(the top class is the label) on the logit of its confidence.
     """
 
     citl: float
@@ -204,6 +205,7 @@ class CalibrationSlope(Display):
     slope_se: float
     slope_p_value: float
     n: int
+    top_label: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -215,7 +217,9 @@ class CalibrationSlope(Display):
             ["calibration intercept", fmt(self.intercept, sign=True), fmt(self.intercept_se), "", ""],
             ["calibration slope", fmt(self.slope), fmt(self.slope_se), "1", f"{self.slope_p_value:.4f}"],
         ]
-        return "Logistic recalibration (logit P(y=1) = a + b * logit(score)):\n" + render_table(
+        model = ("top label: logit P(correct) = a + b * logit(confidence)" if self.top_label
+                 else "logit P(y=1) = a + b * logit(score)")
+        return f"Logistic recalibration ({model}):\n" + render_table(
             ["", "estimate", "SE", "ideal", "p-value"], rows, align="lrrrr"
         )
 
@@ -383,6 +387,7 @@ def calibration_slope_of(data: Binary) -> CalibrationSlope:
         slope_se=slope_se,
         slope_p_value=_two_sided((beta[1] - 1.0) / slope_se),
         n=data.n,
+        top_label=data.top_label,
     )
 
 

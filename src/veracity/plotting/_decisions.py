@@ -151,7 +151,7 @@ def plot_thresholds(
     ['recall', 'precision', 'false_alarm_rate', 't_star']
     """
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
-    if data.n_classes > 2:
+    if data.top_label:
         raise VeracityError("threshold curves need binary scores; pass the probability of the positive class")
     if not (cost_fp >= 0 and cost_fn >= 0 and cost_fp + cost_fn > 0):
         raise VeracityError(f"costs must be non-negative and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")

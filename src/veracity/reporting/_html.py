@@ -435,7 +435,7 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
     options = dict(bins=bins, strategy=strategy, interval=interval, level=level, min_count=min_count,
                    threshold=threshold, sample_weight=sample_weight)
     raw = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
-    multiclass = raw.n_classes > 2
+    multiclass = raw.top_label
     notes: list[str] = []
     findings: list[tuple[str, str]] = []  # (section id, one line) for the preview
     about: list[list[str]] = []  # the question sections' settings, for "About this report"
@@ -552,7 +552,9 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
                 "Left: rates and cost per 1,000 rows by threshold. Right: the error rate among the "
                 "rows answered when only the most confident fraction is answered (selective prediction).")))
     else:
-        notes.append("threshold explorer omitted: it needs binary scores")
+        notes.append("threshold explorer omitted: it needs binary scores" + (
+            "; these are two class columns, read top-label: pass the positive class's column "
+            "(scores[:, 1]) for the binary reading with thresholds" if raw.n_classes == 2 else ""))
         if plots:
             after = None
             if calibrator is not None and calibrated is not None and calibrated.ndim == 2:
@@ -594,7 +596,7 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
     page = _page(title=title, source=source, details=details, result=result, sections=sections,
                  explorer=data_json)
     summary: dict[str, Any] = {"n": result.n, "n_classes": result.n_classes, "metrics": result.metrics}
-    if result.n_classes <= 2:
+    if not result.top_label:
         summary["base_rate"] = result.base_rate
     summary.update({k: v for k, v in findings})
     preview = _preview(title=title, source=source, result=result, sections=sections, findings=findings,
@@ -702,7 +704,7 @@ def _page(*, title: str, source: str | None, details: dict[str, Any] | None, res
     for k, v in (details or {}).items():
         facts.append(f'<span class="fact"><span class="muted">{_e(k)}</span> {_e(v)}</span>')
     facts.append(f'<span class="fact"><span class="muted">rows</span> {result.n:,}</span>')
-    if result.n_classes > 2:
+    if result.top_label:
         facts.append(f'<span class="fact"><span class="muted">classes</span> {result.n_classes}</span>')
     nav = "".join(f'<a href="#{sid if sid != "explorer" else "explorer-section"}">{_e(name)}</a>'
                   for sid, name, _ in sections)

@@ -193,8 +193,8 @@ def _summary(result: AuditResult, reading: str) -> str:
     cards = [
         _card("rows", f"{result.n:,}", f"total weight {_count(result.total_weight)}" if weighted
               else f"score type: {_e(result.score_type)}", key="n"),
-        _card("base rate" if result.n_classes <= 2 else "top-label accuracy",
-              _num(result.base_rate), "share of positives" if result.n_classes <= 2
+        _card("base rate" if not result.top_label else "top-label accuracy",
+              _num(result.base_rate), "share of positives" if not result.top_label
               else "share of correct top labels", key="base_rate"),
         _card("ECE", _num(result.ece), ece_sub, key="ece"),
         _card("Brier", _num(result.brier),
@@ -203,12 +203,12 @@ def _summary(result: AuditResult, reading: str) -> str:
               key="brier"),
         _card("NLL", _num(result.nll), ci("nll") + "mean log-loss (nats)", key="nll"),
         _card("AUC", _num(result.auc), ci("auc") + ("ranking; unchanged by monotone calibration"
-                                                     if result.n_classes <= 2 else
+                                                     if not result.top_label else
                                                      "top-label confidence: right answers ranked above wrong "
                                                      "ones (a calibrator can change it)"), key="auc"),
-        _card(f"accuracy @ {result.threshold:g}" if result.n_classes <= 2 else "accuracy (argmax)",
+        _card(f"accuracy @ {result.threshold:g}" if not result.top_label else "accuracy (argmax)",
               _num(result.accuracy), f"share of rows with (p ≥ {result.threshold:g}) = label"
-              if result.n_classes <= 2 else "share of rows whose top class is the label", key="accuracy"),
+              if not result.top_label else "share of rows whose top class is the label", key="accuracy"),
     ]
     return (f'<div class="cards">{"".join(cards)}</div>'
             f'<p class="verdict">{_verdict(result.table)}</p>')
@@ -508,7 +508,7 @@ def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_f
            target_recall: float | None, notes: list[str], timestamp: bool | str, *,
            costs_declared: bool = True, extra: list[list[str]] | None = None) -> str:
     ece_interval = _interval_of(result)
-    binary = result.n_classes <= 2
+    binary = not result.top_label
     unused = '<span class="muted">not used: no threshold explorer for multiclass scores</span>'
     rows = [
         ["score type", _e(score_type)],

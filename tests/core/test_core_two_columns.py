@@ -1,0 +1,90 @@
+"""(N, 2) scores — ``predict_proba``'s two columns — are read top-label like any (N, K) input
+(DESIGN §3), and every output says so: the audit printed "base rate" beside the top-label
+accuracy, ``accuracy(threshold=0.7)`` thresholded the top-label confidence (0.664 instead of
+the argmax accuracy 0.764), ``multiclass="classwise"`` was ignored, and the report offered a
+threshold explorer over confidences that are never below 0.5."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import veracity as vc
+
+
+@pytest.fixture(scope="module")
+def two_columns():
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=500)
+    y = (rng.uniform(size=500) < s).astype(int)
+    return s, np.c_[1 - s, s], y
+
+
+def test_accuracy_of_two_columns_is_the_argmax_accuracy_whatever_the_threshold(two_columns):
+    s, P, y = two_columns
+    argmax = float(np.mean(P.argmax(axis=1) == y))
+    for t in (0.3, 0.5, 0.7):
+        assert vc.accuracy(P, y, threshold=t) == pytest.approx(argmax, abs=1e-15)
+        assert vc.audit(P, y, threshold=t).accuracy == pytest.approx(argmax, abs=1e-15)
+    # the 1-D reading still thresholds the positive class's probability
+    assert vc.accuracy(s, y, threshold=0.7) == pytest.approx(float(np.mean((s >= 0.7) == (y == 1))))
+
+
+def test_audit_of_two_columns_says_top_label_and_never_calls_the_accuracy_a_base_rate(two_columns):
+    s, P, y = two_columns
+    top = vc.audit(P, y)
+    text = str(top)
+    assert "top-label reading of 2 classes" in text and "base rate" not in text
+    assert "top-label accuracy" in top.summary_line()
+    assert top.top_label and top.to_dict()["reading"] == "top-label"
+    binary = vc.audit(s, y)
+    assert not binary.top_label and binary.to_dict()["reading"] == "binary"
+    assert f"base rate {np.mean(y):.4f}" in str(binary)
+
+
+def test_classwise_audit_of_two_columns_reads_each_column_against_the_rest(two_columns):
+    s, P, y = two_columns
+    per_class = vc.audit(P, y, multiclass="classwise")
+    assert list(per_class.groups) == ["class 0", "class 1"]
+    assert per_class.groups["class 1"].ece == pytest.approx(vc.ece(s, y), abs=1e-12)
+    assert per_class.groups["class 0"].ece == pytest.approx(vc.ece(1 - s, 1 - y), abs=1e-12)
+
+
+def test_bootstrap_accuracy_of_two_columns_ignores_the_threshold(two_columns):
+    _, P, y = two_columns
+    argmax = float(np.mean(P.argmax(axis=1) == y))
+    row = vc.audit(P, y, bootstrap="percentile", n_resamples=50, random_state=0,
+                   threshold=0.7).extras["intervals"]["accuracy"]
+    assert row.estimate == pytest.approx(argmax)
+    assert row.low <= argmax <= row.high
+    assert row.se > 0.005  # resampled argmax accuracies (thresholded confidences were a different number)
+
+
+def test_report_of_two_columns_has_no_threshold_explorer_and_says_how_to_get_one(two_columns):
+    _, P, y = two_columns
+    html = vc.report(P, y, bootstrap=False).html
+    assert "threshold explorer omitted" in html and "scores[:, 1]" in html
+    assert "TOP-LABEL ACCURACY".lower() in html.lower()
+
+
+@pytest.mark.parametrize("backend", ["pandas"])
+def test_frame_form_of_two_columns_reads_top_label_like_the_arrays(two_columns, backend):
+    s, P, y = two_columns
+    frame = pd.DataFrame({"p0": P[:, 0], "p1": P[:, 1], "y": y})
+    if backend == "duckdb":
+        duckdb = pytest.importorskip("duckdb")
+        con = duckdb.connect()
+        frame = con.from_df(frame)
+    got = vc.audit(frame, score=["p0", "p1"], label="y", threshold=0.7)
+    want = vc.audit(P, y, threshold=0.7)
+    assert got.top_label and got.to_dict()["reading"] == "top-label"
+    assert got.accuracy == pytest.approx(want.accuracy, abs=1e-12)
+    assert got.ece == pytest.approx(want.ece, abs=1e-12)
+
+
+def test_calibration_slope_of_class_columns_names_the_top_label_model(two_columns):
+    s, P, y = two_columns
+    assert "logit P(correct) = a + b * logit(confidence)" in str(vc.calibration_slope(P, y))
+    assert vc.calibration_slope(P, y).to_dict()["top_label"] is True
+    assert "logit P(y=1) = a + b * logit(score)" in str(vc.calibration_slope(s, y))
