@@ -139,3 +139,16 @@ def test_cross_fit_out_of_fold_rows_never_seen():
     assert "5 folds" in str(cf)
     with pytest.raises(vc.VeracityError, match="folds must be an integer >= 2"):
         vc.cross_fit(s, y, vc.TemperatureScaling(score_type="logit"), folds=1)
+
+
+def test_split_with_scores_and_labels_says_it_takes_the_labels_alone_in_one_line():
+    """vc.split(scores, labels) — the metrics' order — sent 400 labels to roles= and printed the
+    whole array's repr over many lines; now one line saying what split takes."""
+    rng = np.random.default_rng(0)
+    scores, labels = rng.uniform(size=400), rng.integers(0, 2, 400)
+    with pytest.warns(DeprecationWarning), pytest.raises(vc.VeracityError) as info:
+        vc.split(scores, labels)
+    text = str(info.value)
+    assert "\n" not in text and len(text) < 200
+    assert "ndarray of 400 values" in text and "vc.split(labels, roles=" in text
+    assert info.value.param == "roles"

@@ -109,7 +109,7 @@ def _check_order(name: str, values: list[float], *, strict: bool) -> None:
         rule = "strictly increasing" if strict else "non-decreasing"
         raise ValueError(
             f"{name} must be {rule} (a monotone map; otherwise it would reverse the score "
-            f"order), but item {i + 1} = {a[i + 1]!r} follows {a[i]!r}"
+            f"order), but item {i + 1} = {float(a[i + 1])!r} follows {float(a[i])!r}"
         )
 
 

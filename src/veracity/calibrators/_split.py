@@ -10,6 +10,7 @@ stratified, so every role keeps the class ratio (seed 000: 126 audit rows with
 from __future__ import annotations
 
 import copy
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,9 +25,14 @@ from ..core._frameform import rows_form
 
 def _check_roles(roles: Any) -> tuple[list[str], np.ndarray]:
     if not isinstance(roles, dict) or not roles:
+        if hasattr(roles, "__len__") and not isinstance(roles, (str, bytes, dict)):
+            got = f"{type(roles).__name__} of {len(roles)} values"  # split(scores, labels): labels only
+            hint = "; split takes the labels alone: vc.split(labels, roles={'calib': 0.5, 'test': 0.5})"
+        else:
+            got, hint = reprlib.repr(roles), ""
         raise VeracityError(
             f"roles must be a non-empty dict of role name -> fraction, e.g. "
-            f"{{'calib': 0.5, 'test': 0.5}}; got {roles!r}"
+            f"{{'calib': 0.5, 'test': 0.5}}; got {got}{hint}", param="roles"
         )
     names = [str(k) for k in roles]
     try:
