@@ -177,15 +177,15 @@ def test_the_cli_takes_score_type_score(tmp_path, capsys):
 
 
 # -- artifacts ------------------------------------------------------------------------------
-@pytest.mark.parametrize("make", [
-    lambda: vc.PlattScaling(score_type="score", smoothing=True),
-    lambda: vc.TemperatureScaling(score_type="score"),
-    lambda: vc.IsotonicCalibration(score_type="score", interpolation="linear"),
-    lambda: vc.HistogramBinning(score_type="score", strategy="quantile", bins=7),
+@pytest.mark.parametrize("make, shift", [
+    (lambda: vc.PlattScaling(score_type="score", smoothing=True), 1e5),
+    (lambda: vc.TemperatureScaling(score_type="score"), 0.0),  # s / tau needs a score that crosses 0
+    (lambda: vc.IsotonicCalibration(score_type="score", interpolation="linear"), 1e5),
+    (lambda: vc.HistogramBinning(score_type="score", strategy="quantile", bins=7), 1e5),
 ])
-def test_artifacts_round_trip_the_score_type(make):
+def test_artifacts_round_trip_the_score_type(make, shift):
     z, y = _problem()
-    x = 1e5 + 3 * z
+    x = shift + 3 * z
     cal = make().fit(x, y)
     doc = json.loads(json.dumps(cal.to_dict(), allow_nan=False))
     back = vc.load(doc)
@@ -278,3 +278,21 @@ def test_threshold_rules_by_rank_take_a_score_and_the_cost_rule_refuses_it(tmp_p
     assert main(["threshold", str(path), "--score-type", "score", "--target-recall", "0.9", "--json", "-"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["threshold"] == vc.recall_threshold(x, y, target=0.9, score_type="score")
+
+
+def test_temperature_on_a_one_signed_score_warns_that_it_cannot_cross_one_half():
+    """sigma(s / tau) keeps the sign of s: vote counts 0..6 can only give p >= 0.5, whatever tau
+    (the fit gave 0.5 to rows with no votes, whose rate is 0) — said, not silent."""
+    rng = np.random.default_rng(3)
+    votes = rng.integers(0, 7, 2000)
+    y = (rng.random(2000) < votes / 6).astype(int)
+    with pytest.warns(UserWarning, match=r"all 2000 scores lie in \[0, 6\], so every output is >= 0.5"):
+        cal = vc.TemperatureScaling(score_type="score").fit(votes, y)
+    assert cal.transform(np.array([0.0]))[0] == 0.5
+    with pytest.warns(UserWarning, match=r"every output is <= 0.5"):
+        vc.TemperatureScaling(score_type="score").fit(-votes - 1.0, 1 - y)
+    z, yz = _problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a score that crosses 0, and logits of one sign, stay quiet
+        vc.TemperatureScaling(score_type="score").fit(z, yz)
+        vc.TemperatureScaling(score_type="logit").fit(np.abs(z) + 0.1, yz)

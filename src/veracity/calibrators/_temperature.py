@@ -376,6 +376,20 @@ class TemperatureScaling(Calibrator):
             "is 0 or 1. Use more calibration rows, or PlattScaling(smoothing=True)"
         )
 
+    def _warn_one_signed_score(self, z: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        """sigma(s / tau) is 0.5 at s = 0 and keeps the sign of s: a ranking score that never
+        changes sign (vote counts 0..6, a share in [0, 1]) can only give probabilities on one
+        side of 0.5, whatever tau is."""
+        lo, hi = float(z.min()), float(z.max())
+        if lo < 0.0 < hi:
+            return
+        side = ">= 0.5" if lo >= 0.0 else "<= 0.5"
+        rate = float(np.average(y, weights=w))
+        warn(f"TemperatureScaling(score_type='score') maps a score of 0 to p = 0.5 and keeps its sign, "
+             f"but all {z.size} scores lie in [{lo:.4g}, {hi:.4g}], so every output is {side} "
+             f"(the base rate is {rate:.4g}); use PlattScaling (sigmoid(a * s + b)) or "
+             "IsotonicCalibration for a ranking score, or center it")
+
     @property
     def beta_(self) -> float:
         """Inverse temperature 1/τ."""
@@ -397,6 +411,8 @@ class TemperatureScaling(Calibrator):
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         z = self._logit_input(s)
+        if self.score_type == "score" and z.ndim == 1:
+            self._warn_one_signed_score(z, y, w)
         spread = float(np.max(np.abs(z if z.ndim == 1 else z - z.max(axis=1, keepdims=True))))
         if self.method != "newton" or self.bounds is not None or 1e-3 <= spread <= 1e3 or not spread > 0.0:
             self._fit_objective(self._objective(s, y, w))
