@@ -112,7 +112,7 @@ def fmt_cell(v: Any) -> str:
             return "inf" if v > 0 else "-inf"
         if abs(v) >= 1000:
             return f"{v:,.0f}" if v.is_integer() else f"{v:,.1f}"
-        return f"{v:.4f}"
+        return f"{v + 0.0:.4f}"  # + 0.0: -0.0 prints as 0.0000
     return str(v)
 
 

@@ -44,9 +44,12 @@ def display_width(text: str) -> int:
 
 
 def fmt(value: float | None, digits: int = 4, *, sign: bool = False) -> str:
-    """A float with fixed decimals; None/NaN print as 'n/a'."""
+    """A float with fixed decimals; None/NaN print as 'n/a'; -0.0 (a log loss of exactly 0,
+    a negated zero) prints as 0, while a tiny negative keeps its sign ("-0.0000")."""
     if value is None or value != value:
         return "n/a"
+    if value == 0:
+        value = 0.0
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
 
 
