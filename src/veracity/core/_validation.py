@@ -407,11 +407,13 @@ def check_class_labels(labels: Any, n: int, k: int) -> np.ndarray:
 
 
 def not_probabilities(name: str, n_bad: int, size: int, lo: float, hi: float) -> VeracityError:
-    """The one error for scores outside [0, 1] (``n_bad`` of ``size``; min ``lo``, max ``hi``)."""
+    """The one error for scores outside [0, 1] (``n_bad`` of ``size``; min ``lo``, max ``hi``);
+    scores within [0, 100] reaching 2 or more may be percentages, and the hint says so."""
+    percent = "; if they are percentages, divide them by 100" if 0.0 <= lo and 2.0 <= hi <= 100.0 else ""
     return VeracityError(
         f"{name} must be probabilities in [0, 1]; {n_bad} of {size} are not "
         f"(min={lo:.3g}, max={hi:.3g})", param="score_type",
-        hint="If these are logits, pass {setting}", value="logit")
+        hint="If these are logits, pass {setting}" + percent, value="logit")
 
 
 def rows_not_summing_to_one(n_bad: int, size: int, row: int, total: float) -> VeracityError:
