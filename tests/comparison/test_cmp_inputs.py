@@ -217,3 +217,17 @@ def test_every_result_prints_renders_and_serialises(tmp_path):
     assert {"threshold", "model", "net_benefit", "ci_low", "ci_high"} <= set(dc.to_frame().columns)
     assert set(dc.to_frame().model) == {"lr", "gb", "all", "none"}
     assert "Verdict" in str(cmp) and cmp.verdict in str(cmp)
+
+
+def test_murphy_text_claims_brier_over_2_only_on_a_fine_uniform_grid_and_says_no_threshold_plainly():
+    """theta=[0, 1] printed "mean over the theta grid (about Brier / 2): a 0.0000 (Brier/2 0.0871)";
+    a model better nowhere read "is better ... at theta in no threshold"."""
+    rng = np.random.default_rng(5)
+    s = rng.uniform(size=500)
+    y = (rng.random(500) < s).astype(int)
+    s2 = np.clip(s + rng.normal(0, 0.1, 500), 0, 1)
+    fine = str(vc.murphy_diagram({"a": s, "b": s2}, y))
+    assert "about Brier / 2" in fine
+    coarse = str(vc.murphy_diagram({"a": s, "b": s2}, y, theta=[0.0, 1.0]))
+    assert "Brier" not in coarse and "theta in no threshold" not in coarse
+    assert "better at no threshold" in coarse

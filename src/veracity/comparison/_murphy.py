@@ -128,15 +128,30 @@ class MurphyDiagram(Display):
         lines = [f"Murphy diagram: mean elementary score at threshold theta (a false alarm costs theta, a miss "
                  f"1 - theta; lower is better), {self.n:,} rows, {self.theta.size} thresholds:",
                  render_table(headers, body)]
-        lines.append("mean over the theta grid (about Brier / 2): " + ", ".join(
-            f"{m} {fmt(float(self.elementary[m].mean()))} (Brier/2 {fmt(self.brier[m] / 2)})" for m in names))
+        if _fine_uniform_grid(self.theta):  # only then is the grid's mean the integral, Brier / 2
+            lines.append("mean over the theta grid (about Brier / 2): " + ", ".join(
+                f"{m} {fmt(float(self.elementary[m].mean()))} (Brier/2 {fmt(self.brier[m] / 2)})" for m in names))
         for diff in self.differences:
             ranges = diff.ranges(self.theta)
             for name in (diff.model_b, diff.model_a):
                 spans = ranges[name]
-                text = ", ".join(f"[{a:.3f}, {b:.3f}]" for a, b in spans) if spans else "no threshold"
-                lines.append(f"{name} is better (the {pct} pointwise band excludes 0) at theta in {text}")
+                if spans:
+                    text = ", ".join(f"[{a:.3f}, {b:.3f}]" for a, b in spans)
+                    lines.append(f"{name} is better (the {pct} pointwise band excludes 0) at theta in {text}")
+                else:
+                    lines.append(f"{name} is better at no threshold (the {pct} pointwise band never excludes 0 "
+                                 "on its side)")
         return "\n".join(lines)
+
+
+def _fine_uniform_grid(theta: np.ndarray) -> bool:
+    """Whether ``theta`` is an evenly spaced grid of at least 50 points across (0, 1), on which
+    the mean elementary score approximates its integral over theta (Brier / 2)."""
+    if theta.size < 50:
+        return False
+    step = np.diff(theta)
+    return bool(step.min() > 0 and step.max() <= 1.01 * step.min() and theta[0] <= 2 * step[0]
+                and 1.0 - theta[-1] <= 2 * step[0])
 
 
 def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
