@@ -28,14 +28,19 @@ def segment_arrays(table: CellTable, sets: list[tuple[int, ...]], *, ece_bins: i
     tot = {k: np.bincount(seg, weights=v, minlength=S) for k, v in table.sums.items()}
     d_cell = table.sums["wy"] - table.sums["wp"]
     v_cell = np.maximum(table.sums["w2p"] - table.sums["w2p2"], 0.0)
-    sb = seg * ece_bins + cell_bins(table, ece_bins)[table.cell]
-    d_bin = np.bincount(sb, weights=d_cell, minlength=S * ece_bins).reshape(S, ece_bins)
-    v_bin = np.bincount(sb, weights=v_cell, minlength=S * ece_bins).reshape(S, ece_bins)
+    # the (segment, ECE bin) pairs that hold rows: a sparse sum, never a dense S x ece_bins table
+    pairs, pair = np.unique(seg.astype(np.int64) * ece_bins + cell_bins(table, ece_bins)[table.cell],
+                            return_inverse=True)
+    pair = pair.reshape(-1)
+    d_bin = np.bincount(pair, weights=d_cell, minlength=pairs.size)
+    v_bin = np.bincount(pair, weights=v_cell, minlength=pairs.size)
+    seg_of = pairs // ece_bins
     W = tot["w"]
     return {
         "set": segs // big, "key": segs % big, "seg": seg, "tot": tot, "W": W,
         "d": tot["wy"] - tot["wp"], "V": np.maximum(tot["w2p"] - tot["w2p2"], 0.0),
-        "ece": np.abs(d_bin).sum(axis=1) / W, "ece_floor": np.sqrt(2.0 * v_bin / math.pi).sum(axis=1) / W,
+        "ece": np.bincount(seg_of, weights=np.abs(d_bin), minlength=S) / W,
+        "ece_floor": np.bincount(seg_of, weights=np.sqrt(2.0 * v_bin / math.pi), minlength=S) / W,
         "ecce": ecce_per_segment(seg, d_cell, S) / W,
     }
 
@@ -59,7 +64,13 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     depth_of = np.array([len(sets[s]) for s in a["set"]])
     conf, rate = tot["wp"] / W, tot["wy"] / W
     gap = rate - conf
-    sufficient = n >= min_count
+    # the tests' normal and exact laws need min_count *effective* rows, (Σw)²/Σw² (= n unweighted or
+    # with equal weights): 60 rows of which one carries nearly all the weight are one observation,
+    # and a z test on it reads one surprising label as 10 sigma (a false discovery in a third of
+    # calibrated data sets with log-normal weights). MCGrad's family for the MCE counts rows.
+    n_eff = W * W / tot["w2"]
+    enough_rows = n >= min_count
+    sufficient = enough_rows & (n_eff >= min_count * (1.0 - 1e-9))
     z, p = z_pvalues(a["d"], a["V"])
     test = np.where(sufficient, "z", "").astype(object)
     if equal_weights(table):  # exact Poisson-binomial for small segments (equal weights c: S = c·Σy)
@@ -73,19 +84,35 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
                 rates = table.sums["wp"][cells] / table.sums["w"][cells]
                 p[k] = poisson_binomial_pvalue(int(round(tot["wy"][k] * n[k] / W[k])), counts, rates)
                 test[k] = "exact"
+    # a score of exactly 0 with label 1 (or 1 with label 0) cannot happen under calibration: such a
+    # segment's p-value is 0 whatever its sums say (with every score 0 or 1 and as many of each kind
+    # of contradiction, the gap is 0 and the z test alone would read p = 1)
+    bad = tot.get("bad", np.zeros(W.size))  # absent: no row is contradicted
+    certain = sufficient & (bad > 0)
+    p = np.where(certain, 0.0, p)
+    test[certain] = "certain"
     tested = sufficient & (depth_of > 0)
     p = np.where(tested, p, np.nan)
     q = qvalues(p, depth_of)
     discovery = tested & (q <= fdr)
-    n_eff = W * W / tot["w2"]
     lo, hi = binomial_interval(rate * n_eff, n_eff, method="wilson", level=level)
     sd = np.sqrt(a["V"]) / W
     mdg = _DETECT * sd
     sig = sigma_scale(a["ecce"], sd)
     whole = np.flatnonzero(depth_of == 0)[0]
-    in_mce = (depth_of == 0) | sufficient
+    in_mce = (depth_of == 0) | enough_rows  # MCGrad's min_samples_per_segment: rows
+    uneven = int(np.sum(enough_rows & ~sufficient & (depth_of > 0)))
+    if uneven:
+        notes = (*notes, f"({uneven:,} segment{'s hold' if uneven != 1 else ' holds'} min_count = {min_count:,} rows "
+                         "but weights so uneven that the effective size (sum w)^2 / sum w^2 is below it: shown, "
+                         "not tested)")
     mce_sigma = float(np.max(sig[in_mce]))
     sd_all = float(sd[whole])
+    # MCGrad's mce = mce_sigma * sigma_all is inf * 0 = NaN when every score is 0 or 1: a segment whose
+    # certain scores its labels contradict is infinitely many sigmas off, and so is the MCE
+    mce = math.inf if math.isinf(mce_sigma) else mce_sigma * sd_all
+    if math.isinf(mce_sigma):
+        notes = (*notes, _infinite_note(a, sig, in_mce, whole, sets, specs))
     mce_p = float(pvalue_from_sigma(np.array([mce_sigma]))[0])  # MCGrad's: of one segment
     mce_k = int(in_mce.sum())
     mce_family_p = float(family_pvalue(mce_sigma, mce_k))  # of the maximum over the mce_k segments
@@ -112,7 +139,7 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
                 segment=text, features=feats, depth=int(depth_of[i]), n=int(n[i]), weight=float(W[i]),
                 conf=float(conf[i]), rate=float(rate[i]), gap=float(gap[i]),
                 ci_low=float(lo[i] - conf[i]), ci_high=float(hi[i] - conf[i]),
-                z=float(z[i]) if tested[i] else None,
+                z=float(z[i]) if tested[i] and not certain[i] else None,
                 p_value=float(p[i]) if tested[i] else None, q_value=float(q[i]) if tested[i] else None,
                 sufficient=bool(sufficient[i]), discovery=bool(discovery[i]),
                 test=str(test[i]) if tested[i] else None, ece=float(a["ece"][i]),
@@ -123,7 +150,28 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     return SegmentsResult(
         rows=tuple(rows), n=int(n[whole]), weight=float(W[whole]), conf=float(conf[whole]),
         rate=float(rate[whole]), features=tuple(sp.name for sp in specs), depth=depth, fdr=fdr,
-        min_count=min_count, level=level, mce=mce_sigma * sd_all, mce_sigma=mce_sigma, mce_pvalue=mce_p,
+        min_count=min_count, level=level, mce=mce, mce_sigma=mce_sigma, mce_pvalue=mce_p,
         mde=5.0 * sd_all, global_ecce=float(a["ecce"][whole]), n_segments=len(rows), n_tested=int(tested.sum()),
         cells=table.mode, levels={sp.name: list(sp.labels) for sp in specs}, notes=notes,
         mce_family_pvalue=mce_family_p, mce_segments=mce_k)
+
+
+def _infinite_note(a: dict[str, Any], sig: np.ndarray, in_mce: np.ndarray, whole: int,
+                   sets: list[tuple[int, ...]], specs: list[FeatureSpec]) -> str:
+    """Why the MCE is infinite: the segment (the largest such) whose scores are all exactly 0 or 1
+    with labels that contradict them."""
+    k = whole
+    if np.isinf(sig[whole]):
+        where = "every score is exactly 0 or 1"
+    else:
+        k = int(max(np.flatnonzero(in_mce & np.isinf(sig)), key=lambda i: a["W"][i]))
+        s = sets[int(a["set"][k])]
+        codes = decode(specs, s, a["key"][k:k + 1])[0]
+        seg = " & ".join(f"{quoted(specs[f].name, level=False)}={specs[f].labels[int(c)]}" for f, c in zip(s, codes))
+        where = f"every score in segment {seg} is exactly 0 or 1"
+    bad = int(a["tot"]["bad"][k]) if "bad" in a["tot"] else 0
+    of = " of its" if k != whole else ""
+    rows = (f"{bad:,}{of} rows score exactly 0 or 1 against their label" if bad != 1
+            else f"1{of} row{'s' if of else ''} scores exactly 0 or 1 against its label")
+    return (f"(MCE and its sigma are infinite: {where}, and {rows} — impossible under calibration, so no "
+            "sigma scale is finite)")

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._binning import MAX_BINS
 from ..core._validation import (
     VeracityError,
     check_same_index,
@@ -33,6 +34,7 @@ from ._family import (
     check_features,
     distinct_counts,
     duration_error,
+    exact_ints,
     feature_sets,
     feature_spec,
     missing_mask,
@@ -62,9 +64,12 @@ def _check_options(*, depth: Any, bins: Any, min_count: Any, fdr: Any, level: An
                             ("ece_bins", ece_bins, 1), ("max_cells", max_cells, 2),
                             ("max_segments", max_segments, 1)):
         _positive_int(value, name, lo)
-    for name, value in (("fdr", fdr), ("level", level)):
+    if ece_bins > MAX_BINS:  # the score grid holds at least ece_bins cells: memory, not resolution
+        raise VeracityError(f"ece_bins must be at most {MAX_BINS:,}, got {int(ece_bins):,}; each segment's ECE "
+                            "reads equal-width bins, 10 or 15 as in vc.reliability", param="ece_bins")
+    for name, value, example in (("fdr", fdr, "0.05"), ("level", level, "0.95")):
         if not is_real(value) or not 0.0 < float(value) < 1.0:  # numpy floats are numbers too
-            raise VeracityError(f"{name} must be in (0, 1), e.g. 0.05; got {value!r}", param=name)
+            raise VeracityError(f"{name} must be in (0, 1), e.g. {example}; got {value!r}", param=name)
 
 
 def _positive_int(value: Any, name: str, lo: int) -> int:
@@ -162,7 +167,7 @@ def specs_from_arrays(features: dict[str, Any], n: int, keep: np.ndarray | None,
     """The levels (and every row's code) of in-memory feature columns."""
     specs, cols, notes = [], [], []
     for name, column in features.items():
-        raw = to_numpy(column, f"feature {name!r}")
+        raw = feature_values(column, str(name))
         if raw.ndim != 1 or raw.shape[0] != n:
             raise VeracityError(
                 f"feature {name!r} has shape {raw.shape} but there are {n} scores; pass one value per row")
@@ -207,8 +212,8 @@ def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth
         p, y, w = p[keep], y[keep], w[keep]
     specs, codes, notes = specs_from_arrays(features, data.n, keep, bins=bins, min_count=min_count,
                                             max_levels=max_levels)
+    check_family_size(specs, depth, max_segments)
     sets = feature_sets(len(specs), depth)
-    check_family_size(specs, sets, max_segments)
     table = cells_numpy(p, y, w, codes, specs, sets, max_cells=max_cells, ece_bins=ece_bins)
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
                    depth=int(depth), notes=tuple(notes))
@@ -240,13 +245,49 @@ def _segments_frame(data: Any, *, score: Any, label: Any, features: Any, sample_
 
 
 def _column_with_missing(prep: Any, name: str) -> np.ndarray:
-    col = prep.frame.nw.get_column(name)
-    values = col.to_numpy()
+    return series_values(prep.frame.nw.get_column(name))
+
+
+def series_values(col: Any) -> np.ndarray:
+    """A narwhals Series as numpy, its nulls as None (NaN / NaT in float and datetime columns). An
+    integer column with nulls stays integers: its ``to_numpy()`` would be float64 with NaN, where
+    2**53 + 1 reads as 2**53."""
     missing = col.is_null().to_numpy()
+    if missing.any() and col.dtype.is_integer():
+        values = col.fill_null(0).to_numpy().astype(object)
+        values[missing] = None
+        return values
+    values = col.to_numpy()
     if missing.any() and values.dtype.kind not in "fmM":  # NaN / NaT mark floats' and datetimes' own missing
         values = values.astype(object)
         values[missing] = None
     return values
+
+
+def feature_values(column: Any, name: str) -> np.ndarray:
+    """One in-memory feature column as numpy: a pandas / polars / pyarrow series with nulls through
+    :func:`series_values` (missing values are a level, integers stay exact), anything else as
+    :func:`~veracity.core._validation.to_numpy` reads it."""
+    module = type(column).__module__
+    if module.startswith(("pandas", "polars", "pyarrow")):
+        import narwhals as nw
+
+        native = column
+        if module.startswith("pandas") and not hasattr(column, "index"):  # an extension array
+            import pandas as pd
+
+            native = pd.Series(column)
+        elif module.startswith("pyarrow"):
+            import pyarrow as pa
+
+            native = pa.chunked_array([column]) if isinstance(column, pa.Array) else column
+        try:
+            series = nw.from_native(native, series_only=True)
+        except TypeError:
+            series = None
+        if series is not None and series.null_count() > 0:
+            return series_values(series)
+    return to_numpy(column, f"feature {name!r}")
 
 
 def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, bins: Any, min_count: int,
@@ -271,8 +312,13 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
             raise duration_error(name)
     # distinct values of every feature and of the probability (the score cells' rule): one aggregate
     prob = agg.probability(score_type).alias("_p")
-    uniq = agg.collect(src.select(nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"), *refs).select(
-        *(nw.col(r).n_unique().alias(f"_u{i}") for i, r in enumerate(refs)),
+    edge = agg.probability(score_type)
+    # every column renamed: a feature called "_s" must not collide with the score's alias
+    uniq = agg.collect(src.select(nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"),
+                                  *(nw.col(r).alias(f"_r{i}") for i, r in enumerate(refs))).select(
+        *(nw.col(f"_r{i}").n_unique().alias(f"_u{i}") for i in range(len(refs))),
+        nw.when((edge == 0.0) | (edge == 1.0)).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64)).sum()
+        .alias("_edge"),  # scores of exactly 0 or 1: only then can a label contradict a score
         prob.n_unique().alias("_up"))).rows()[0]
     specs, notes = [], []
     for i, (name, ref) in enumerate(zip(names, refs)):
@@ -282,7 +328,8 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
                 f"numeric feature {name!r} has {int(uniq[i]):,} distinct values, over the {MAX_DISTINCT:,} whose "
                 f"counts a lazy frame brings back for equal-mass bins; round it, or pass cut points: "
                 f"bins={{{name!r}: [..]}}")
-        col = nw.col(ref).cast(nw.Float64) if numeric else nw.col(ref)
+        integer = numeric and f.schema[name].is_integer()  # kept as integers: float64 merges those beyond 2**53
+        col = nw.col(ref).cast(nw.Float64) if numeric and not integer else nw.col(ref)
         t = agg.collect(src.select(col.alias("_v")).with_columns(_one=nw.lit(1, nw.Int64)).group_by("_v")
                         .agg(nw.col("_one").sum()))
         vals = t.get_column("_v").to_list()
@@ -292,20 +339,26 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
         miss = missing_mask(boxed)  # None, NaN, and pandas' NA / NaT (a Dask frame's nullable columns)
         present = [v for v, m in zip(vals, miss) if not m]
         values = np.asarray(present, dtype=np.float64) if numeric else np.asarray(present, dtype=object)
-        if numeric and not np.isfinite(values).all():
+        if integer:
+            boxed_present = np.empty(len(present), dtype=object)
+            boxed_present[:] = present
+            ints = exact_ints(boxed_present, name)
+            if ints is not None:
+                values = ints
+        if numeric and not np.isfinite(values.astype(np.float64)).all():
             raise VeracityError(f"numeric feature {name!r} holds infinite values; replace them or drop those rows")
         spec = feature_spec(name, values, cnts[~miss], int(cnts[miss].sum()), numeric=numeric,
                             bins=_bins_for(bins, name), min_count=min_count, max_levels=max_levels)
         specs.append(spec)
         notes.extend(_notes(spec, len(present)))
+    check_family_size(specs, depth, max_segments)
     sets = feature_sets(len(specs), depth)
-    check_family_size(specs, sets, max_segments)
     y = nw.col(prep.y).cast(nw.Float64) if isinstance(prep.y, str) else prep.y
     cols = [nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"), y.alias("_y"),
             (wcol if wcol is not None else nw.lit(1.0, nw.Float64)).alias("_w"),
             *(sp.expr(r).alias(f"_f{i}") for i, (sp, r) in enumerate(zip(specs, refs)))]
     x = src.select(cols).with_columns(_p=agg.probability(score_type))
     table = cells_lazy(x, specs, sets, weighted=prep.weight is not None, max_cells=max_cells, ece_bins=ece_bins,
-                       n_distinct=int(uniq[-1]))
+                       n_distinct=int(uniq[-1]), certain=bool(uniq[-2]))
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
                    depth=int(depth), notes=tuple(notes))

@@ -3,7 +3,10 @@ r"""Per (segment, score cell) sums — the one aggregate every segment number is
 For every grouping set of the family (every row; each feature; each pair …) and
 every segment of it, the rows are split by **score cell** and summed:
 
-.. math:: n,\ \sum w,\ \sum w^2,\ \sum wp,\ \sum wy,\ \sum w^2p,\ \sum w^2p^2 .
+.. math:: n,\ \sum w,\ \sum w^2,\ \sum wp,\ \sum wy,\ \sum w^2p,\ \sum w^2p^2,
+
+and the number of **contradicted** rows: a score of exactly 0 with label 1, or exactly 1
+with label 0 — impossible under calibration, whatever the other rows say.
 
 The cells are the distinct probabilities when there are at most ``max_cells`` of
 them (then a segment's cumulative calibration path is exact, row order within a
@@ -26,7 +29,8 @@ import numpy as np
 from ..core._binning import bin_index, uniform_edges
 from ._family import FeatureSpec, decode, strides
 
-SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2")
+#: ``bad`` (contradicted rows) is carried only when some row is: a table without it has none
+SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2", "bad")
 _BINCOUNT_LIMIT = 1 << 24
 
 
@@ -74,7 +78,11 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
     else:
         w2 = w * w
         per_row = {"w": w, "w2": w2, "wp": w * p, "wy": w * y, "w2p": w2 * p, "w2p2": w2 * p * p}
-    out: dict[str, list[np.ndarray]] = {k: [] for k in SUMS}
+    bad = ((p == 0.0) & (y > 0)) | ((p == 1.0) & (y < 1))  # rows of weight 0 are gone
+    if bad.any():  # the table carries the count only when some row is contradicted
+        per_row["bad"] = bad.astype(np.float64)
+    names = [k for k in SUMS if k != "bad" or "bad" in per_row]
+    out: dict[str, list[np.ndarray]] = {k: [] for k in names}
     set_ids, keys, cells = [], [], []
     top = max(len(s) for s in sets)
     for sid, s in enumerate(sets):
@@ -106,7 +114,7 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
         keys.append(flat // C)
         cells.append(flat % C)
         set_ids.append(np.full(flat.size, sid, dtype=np.int64))
-        for k in SUMS:
+        for k in names:
             out[k].append(sums[k])
     return complete(CellTable(np.concatenate(set_ids), np.concatenate(keys), np.concatenate(cells),
                               {k: np.concatenate(v) for k, v in out.items()}, mode, C, values, w is not None),
@@ -117,9 +125,10 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
 # lazy frames (narwhals: DuckDB, polars, Spark, Dask, Ibis …)
 # ---------------------------------------------------------------------------------------
 def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, weighted: bool,
-               max_cells: int, ece_bins: int, n_distinct: int | None = None) -> CellTable:
+               max_cells: int, ece_bins: int, n_distinct: int | None = None, certain: bool = True) -> CellTable:
     """``x``: a narwhals frame with ``_p`` (probability), ``_y``, ``_w`` and ``_f0 …`` (level codes);
-    ``n_distinct``: the number of distinct ``_p`` when already known."""
+    ``n_distinct``: the number of distinct ``_p`` when already known; ``certain=False``: no score is
+    exactly 0 or 1 (then no row is contradicted, and that count is not aggregated)."""
     import narwhals as nw
 
     from ..sources._aggregates import collect, count_distinct
@@ -140,6 +149,11 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
     else:
         x = x.with_columns(_c=cell, _one=nw.lit(1, nw.Int64), _swp=p, _swy=y, _sw2p2=p * p)
         aggs = ["_one", "_swp", "_swy", "_sw2p2"]
+    if certain:
+        one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
+        x = x.with_columns(_bad=nw.when(((p == 0.0) & (y > 0.0)) | ((p == 1.0) & (y < 1.0))).then(one)
+                           .otherwise(zero))
+        aggs.append("_bad")
     parts = []
     top = max(len(s) for s in sets)
     for sid, s in enumerate(sets):
@@ -163,6 +177,8 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
         cellidx = cols["_c"].astype(np.int64)
         n_cells = C
     sums = {"n": cols["_one"], "wp": cols["_swp"], "wy": cols["_swy"], "w2p2": cols["_sw2p2"]}
+    if certain:
+        sums["bad"] = cols["_bad"]
     if weighted:
         sums.update(w=cols["_sw"], w2=cols["_sw2"], w2p=cols["_sw2p"])
     else:

@@ -27,6 +27,7 @@ import datetime
 import itertools
 import json
 import math
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,52 @@ MAX_SEGMENTS = 50_000
 MAX_DISTINCT = 1_000_000
 OTHER = "other"
 MISSING = "missing"
+#: integers up to this magnitude are exact in float64; beyond it neighbours merge (2**53 + 1 -> 2**53)
+FLOAT_EXACT = 2**53
+_INT64_MAX = 2**63 - 1
+
+
+def exact_ints(values: np.ndarray, name: str, *, always: bool = False) -> np.ndarray | None:
+    """A numeric column's integers as int64 when float64 would merge some (any beyond 2**53; with
+    ``always``, whenever they are integers); None when they are not integers, or float64 holds them.
+    Integers beyond int64 (unsigned ids) are refused in one line: read them as text."""
+    if values.dtype.kind in "iu":
+        arr = values
+    elif values.dtype == object and values.size and not always and _below_2_53(values):
+        return None  # the common case, without a Python loop over the rows
+    elif values.dtype == object and values.size and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
+        try:
+            arr = np.asarray([int(v) for v in values], dtype=np.int64)
+        except OverflowError:
+            raise _beyond_int64(name) from None
+    else:
+        return None
+    if arr.size == 0:
+        return None
+    lo, hi = int(arr.min()), int(arr.max())
+    if hi > _INT64_MAX:
+        raise _beyond_int64(name)
+    if not always and max(-lo, hi) <= FLOAT_EXACT:
+        return None
+    return arr.astype(np.int64, copy=False)
+
+
+def _below_2_53(values: np.ndarray) -> bool:
+    """True when every value of an object column is a number below 2**53 in magnitude (float64 holds
+    such integers exactly; an integer of 2**53 + 1 or more reads as at least 2**53)."""
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            x = values.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return bool(np.all(np.abs(x) < FLOAT_EXACT))
+
+
+def _beyond_int64(name: str) -> VeracityError:
+    return VeracityError(
+        f"feature {name!r} holds integers beyond 2**63 - 1, which no level can hold exactly; they read as "
+        f"identifiers: pass the column as text, e.g. {name}.astype(str)")
 
 
 @dataclass(frozen=True)
@@ -69,6 +116,13 @@ class FeatureSpec:
     def n_levels(self) -> int:
         return len(self.labels)
 
+    @property
+    def exact(self) -> bool:
+        """True for integer levels or cut points beyond 2**53, which float64 cannot tell apart: they are
+        compared as int64 (see :func:`exact_ints`)."""
+        items = self.values if self.kind == "values" else self.cuts if self.kind == "bins" else ()
+        return any(isinstance(v, int) and not isinstance(v, bool) and abs(v) > FLOAT_EXACT for v in items)
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "kind": self.kind, "values": [_stored(v) for v in self.values],
                 "cuts": list(self.cuts), "labels": list(self.labels), "other": self.other,
@@ -77,7 +131,8 @@ class FeatureSpec:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> FeatureSpec:
         return cls(name=str(d["name"]), kind=str(d["kind"]), values=tuple(d.get("values", ())),
-                   cuts=tuple(float(c) for c in d.get("cuts", ())), labels=tuple(d["labels"]),
+                   cuts=tuple(c if isinstance(c, int) and not isinstance(c, bool) else float(c)
+                              for c in d.get("cuts", ())), labels=tuple(d["labels"]),
                    other=d.get("other"), missing=d.get("missing"), pooled=int(d.get("pooled", 0)),
                    low=d.get("low"), high=d.get("high"))
 
@@ -88,8 +143,8 @@ class FeatureSpec:
         missing = missing_mask(raw)
         out = np.empty(raw.shape[0], dtype=np.int64)
         if self.kind == "bins":
-            x = self._numbers(np.where(missing, 0.0, raw) if missing.any() else raw)
-            out[:] = np.searchsorted(np.asarray(self.cuts, dtype=np.float64), x, side="right")
+            x = self._numbers(np.where(missing, 0, raw) if missing.any() else raw)
+            out[:] = np.searchsorted(self._keys(self.cuts, x), x, side="right")
         else:
             fill = -1 if self.other is None else self.other
             out[:] = fill
@@ -97,7 +152,7 @@ class FeatureSpec:
             vals = raw[present]
             if self.kind == "values":
                 vals = self._numbers(vals)
-                keys = np.asarray(self.values, dtype=np.float64)
+                keys = self._keys(self.values, vals)
                 order = np.argsort(keys)
                 pos = np.searchsorted(keys[order], vals)
                 pos = np.minimum(pos, keys.size - 1)
@@ -114,7 +169,12 @@ class FeatureSpec:
         return out
 
     def _numbers(self, raw: np.ndarray) -> np.ndarray:
-        """A numeric feature's values as float64, or one line saying they are not numbers."""
+        """A numeric feature's values as float64 (as int64 when the levels are integers beyond 2**53 and
+        so are the values), or one line saying they are not numbers."""
+        if self.exact:
+            ints = exact_ints(raw, self.name, always=True)
+            if ints is not None:
+                return ints
         try:
             return raw.astype(np.float64, copy=False)
         except (TypeError, ValueError):
@@ -122,25 +182,41 @@ class FeatureSpec:
                 f"feature {self.name!r} has numeric levels ({self.labels[0]}, ...) but holds values that are not "
                 f"numbers ({raw.dtype}); pass its numbers, as when the levels were found") from None
 
+    @staticmethod
+    def _keys(keys: tuple[Any, ...], x: np.ndarray) -> np.ndarray:
+        """Levels or cut points in the dtype of the values they are compared with (int64 with int64:
+        exact; numpy would compare int64 with uint64 or float64 through float64)."""
+        if x.dtype == np.int64:
+            return np.asarray(keys, dtype=np.int64)
+        return np.asarray(keys, dtype=np.float64)
+
     def expr(self, col: str) -> Any:
         """The level code as a narwhals expression (the same codes, computed where the data lives)."""
         import narwhals as nw
 
         c = nw.col(col)
         miss = -1 if self.missing is None else self.missing
+        exact = self.exact  # integers beyond 2**53: compared as the column's own integers
         if self.kind == "bins":
-            x = c.cast(nw.Float64)
+            x = c if exact else c.cast(nw.Float64)
             one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
             code = zero
             for cut in self.cuts:
-                code = code + nw.when(x >= float(cut)).then(one).otherwise(zero)
-            is_missing = x.is_null() | x.is_nan()
+                bound = nw.lit(int(cut), nw.Int64) if exact else float(cut)
+                code = code + nw.when(x >= bound).then(one).otherwise(zero)
+            is_missing = x.is_null() if exact else x.is_null() | x.is_nan()
             return nw.when(is_missing.fill_null(True)).then(nw.lit(miss, nw.Int64)).otherwise(code)
         other = -1 if self.other is None else self.other
-        x = c.cast(nw.Float64) if self.kind == "values" else c
-        keys = [float(v) for v in self.values] if self.kind == "values" else list(self.values)
-        code = _chain(x, keys, other)
+        x = c.cast(nw.Float64) if self.kind == "values" and not exact else c
         if self.kind == "values":
+            keys: list[Any] = [nw.lit(int(v), nw.Int64) for v in self.values] if exact else [
+                float(v) for v in self.values]
+        else:
+            keys = list(self.values)
+        code = _chain(x, keys, other)
+        if self.kind == "values" and exact:
+            is_missing = c.is_null()
+        elif self.kind == "values":
             is_missing = (x.is_null() | x.is_nan()).fill_null(True)
         else:
             is_missing = c.is_null()
@@ -215,7 +291,10 @@ def _codes_by_unique(vals: np.ndarray, lookup: dict[Any, int], fill: int) -> np.
         table = np.array([text.get(_text(vals[i]), fill) for i in first], dtype=np.int64)
         return table[inv.reshape(-1)]
     uniq, inv = np.unique(vals, return_inverse=True)
-    table = np.array([lookup.get(_plain(u), fill) for u in uniq], dtype=np.int64)
+    # a value that is not itself a level may be one by its text: the integer 7 where the levels were
+    # found as the text "7" (a CSV read another way, a saved artifact) -- never silently no level
+    text = {_text(k): i for k, i in lookup.items()}
+    table = np.array([lookup.get(_plain(u), text.get(_text(u), fill)) for u in uniq], dtype=np.int64)
     return table[inv.reshape(-1)]
 
 
@@ -257,10 +336,15 @@ def quoted(text: str, *, level: bool = True) -> str:
     double quotes with JSON's escapes when it could be misread — empty, spaces at an end, a
     control character, ``=``, ``&`` or ``"`` in it (``region=EU & age=[30, 45)`` must parse one
     way), or a level spelled ``other`` / ``missing``, the names of the pooled and missing levels."""
+    nfc = unicodedata.normalize("NFC", text) == text
     if (text and text == text.strip() and text.isprintable() and not any(c in text for c in '=&"')
-            and not (level and text in (OTHER, MISSING))):
+            and not (level and text in (OTHER, MISSING)) and nfc):
         return text
-    return json.dumps(text, ensure_ascii=False)
+    # JSON's escapes, and \uXXXX for what a terminal would not show as itself: an invisible or
+    # direction-changing character (U+200B, U+202E reverses the rest of the line), and the combining
+    # marks of text that is not in composed (NFC) form ("e" + U+0301 would print as "é", as "é" does)
+    return "".join(c if c.isprintable() and (nfc or not unicodedata.combining(c)) else json.dumps(c)[1:-1]
+                   for c in json.dumps(text, ensure_ascii=False))
 
 
 def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, numeric: bool,
@@ -271,13 +355,19 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
     """
     values = np.asarray(values)
     counts = np.asarray(counts, dtype=np.int64)
+    if numeric and values.dtype.kind in "iu" and not isinstance(bins, (list, tuple, np.ndarray)) and values.size \
+            and max(-int(values.min()), int(values.max())) > FLOAT_EXACT:
+        return _exact_spec(name, values, counts, n_missing, bins=int(bins))
     if numeric:
         by_value = np.argsort(values.astype(np.float64), kind="stable")
         v = values.astype(np.float64)[by_value]
         c = counts[by_value]
         if isinstance(bins, (list, tuple, np.ndarray)):
-            cuts = np.unique(np.asarray(bins, dtype=np.float64))
-            if not np.isfinite(cuts).all() or cuts.size == 0:
+            try:
+                cuts = np.unique(np.asarray(bins, dtype=np.float64))
+            except (TypeError, ValueError):  # text, None, nested lists
+                cuts = np.array([np.nan])
+            if cuts.ndim != 1 or not np.isfinite(cuts).all() or cuts.size == 0:
                 raise VeracityError(f"bins for feature {name!r} must be finite cut points, got {list(bins)!r}")
             return _binned(name, cuts, v, n_missing)
         if v.size == 0:
@@ -300,6 +390,8 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
         raise VeracityError(f"{{param}} gives cut points for feature {name!r}, whose values are not numbers; its "
                             f"levels are its values: drop {name!r} from {{param}}", param="bins")
     keys = [_plain(x) for x in values]
+    if not keys:  # as a numeric feature: missing everywhere splits nothing
+        raise VeracityError(f"feature {name!r} has no values (every row is missing); drop it from features=")
     text = {k: _text(x) for k, x in zip(keys, values)}
     if len(keys) == 1 and not n_missing:  # as a numeric feature of one value: no segment but the whole
         raise VeracityError(
@@ -328,6 +420,30 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
             missing = other
     return FeatureSpec(name, "category", values=tuple(kept_values), labels=tuple(labels), other=other,
                        missing=missing, pooled=pooled if other is not None else 0)
+
+
+def _exact_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, bins: int) -> FeatureSpec:
+    """A numeric feature of integers beyond 2**53: levels and cut points kept as exact integers."""
+    order = np.argsort(values, kind="stable")
+    v = values.astype(np.int64)[order]
+    c = counts[order]
+    if v.size == 1 and not n_missing:
+        raise VeracityError(f"numeric feature {name!r} has one value ({int(v[0])}) in every row; it splits "
+                            "nothing, drop it from features=")
+    if v.size <= bins:
+        return FeatureSpec(name, "values", values=tuple(int(x) for x in v),
+                           labels=tuple(str(int(x)) for x in v) + ((MISSING,) if n_missing else ()),
+                           missing=v.size if n_missing else None)
+    cuts = quantile_picks(v, bins, counts=c)
+    bounds = [int(v[0]), *(int(x) for x in cuts[cuts > v[0]]), int(v[-1])]
+    labels = [f"[{bounds[i]}, {bounds[i + 1]})" for i in range(len(bounds) - 2)]
+    labels.append(f"[{bounds[-2]}, {bounds[-1]}]")
+    missing = None
+    if n_missing:
+        missing = len(labels)
+        labels.append(MISSING)
+    return FeatureSpec(name, "bins", cuts=tuple(bounds[1:-1]), labels=tuple(labels), missing=missing,
+                       low=bounds[0], high=bounds[-1])
 
 
 def _binned(name: str, cuts: np.ndarray, v: np.ndarray, n_missing: int) -> FeatureSpec:
@@ -364,6 +480,10 @@ def distinct_counts(raw: np.ndarray, name: str = "") -> tuple[np.ndarray, np.nda
     present = raw[~missing] if missing.any() else raw
     numeric = is_numeric_array(raw) or (raw.dtype == object and present.size > 0 and all(
         isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in present[:1000]))
+    ints = exact_ints(present, name or "feature") if numeric else None
+    if ints is not None:  # integers beyond 2**53: float64 would merge neighbours into one level
+        values, counts = np.unique(ints, return_counts=True)
+        return values, counts, int(missing.sum()), True
     if numeric and present.dtype == object:  # the first values were numbers: are they all?
         try:
             present = present.astype(np.float64)
@@ -392,12 +512,18 @@ def check_features(features: Any) -> list[str]:
         return [features]
     if not isinstance(features, (list, tuple)) or not features:
         raise VeracityError(
-            f"features= must name at least one column, e.g. features=['region', 'age']; got {features!r}")
+            f"features= must name at least one column, in a list, e.g. features=['region', 'age']; got "
+            f"{_short(features)}")
     names = [str(f) if not isinstance(f, str) else f for f in features]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
         raise VeracityError(f"features= names {dup[0]!r} twice; name each feature once")
     return names
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, dict) else f"a dict of {len(value)} columns"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def check_depth(depth: Any, n_features: int) -> int:
@@ -418,16 +544,21 @@ def feature_sets(n_features: int, depth: int) -> list[tuple[int, ...]]:
     return out
 
 
-def check_family_size(specs: list[FeatureSpec], sets: list[tuple[int, ...]], max_segments: int) -> int:
-    """The largest possible number of segments; a one-line error beyond ``max_segments``."""
-    total = 0
-    for s in sets:
-        total += int(np.prod([specs[i].n_levels for i in s])) if s else 1
+def check_family_size(specs: list[FeatureSpec], depth: int, max_segments: int) -> int:
+    """The largest possible number of segments (every row, and every combination of up to ``depth``
+    features' levels); a one-line error beyond ``max_segments``. Counted without listing the grouping
+    sets (sums of products of level counts, one feature at a time), so 40 features at depth 20 are
+    refused at once, not after listing 10^11 combinations."""
+    by_size = [1] + [0] * depth  # by_size[d]: segments of the combinations of d features so far
+    for sp in specs:
+        for d in range(depth, 0, -1):
+            by_size[d] += by_size[d - 1] * sp.n_levels
+    total = sum(by_size)
     if total > max_segments:
         worst = max(specs, key=lambda sp: sp.n_levels)
         raise VeracityError(
             f"the segment family is too large: up to {total:,} segments from {len(specs)} features at depth "
-            f"{max(len(s) for s in sets)} (over max_segments={max_segments:,}); narrow it: fewer features, "
+            f"{depth} (over max_segments={max_segments:,}); narrow it: fewer features, "
             f"depth=1, fewer bins or max_levels (feature {worst.name!r} has {worst.n_levels} levels)")
     return total
 

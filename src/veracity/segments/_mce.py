@@ -25,6 +25,12 @@ them in the order its sort leaves them), so the two agree exactly when a segment
 scores are distinct; above ``max_cells`` distinct scores the path is taken on
 equal-width score cells (see :mod:`._cells`).
 
+**Certain scores.** A segment whose scores are all exactly 0 or 1 has :math:`\sigma_k = 0`;
+if a label contradicts one, its ECCE/σ is infinite (MCGrad's convention), and so are
+:math:`\mathrm{MCE}_\sigma` and, here, the MCE — MCGrad's product :math:`\infty \cdot
+\sigma_{\mathrm{all}}` is NaN when every score is 0 or 1 (:math:`\sigma_{\mathrm{all}} = 0`);
+the result's notes name the segment.
+
 **The p-value is per segment.** :math:`1 - F(x)` is the chance that *one* calibrated
 segment's ECCE exceeds :math:`x\,\sigma_k`; MCGrad applies it to the maximum over the K
 segments unadjusted (its docstring says so). Under perfect calibration that reading is

@@ -80,6 +80,9 @@ class SegmentCalibration(Calibrator):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise VeracityError(f"{name} must be a positive integer, got {v!r}")
+        if self.bins < 2:  # one bin splits nothing: every numeric feature would be one level, no correction
+            raise VeracityError(f"bins must be an integer >= 2 (equal-mass bins of each numeric feature), got "
+                                f"{self.bins!r}", param="bins")
 
     # -- fit ----------------------------------------------------------------------------
     def fit(self, scores: Any, labels: Any = None, *, features: Any = None, sample_weight: Any = None,
@@ -119,8 +122,10 @@ class SegmentCalibration(Calibrator):
             raise VeracityError(
                 "SegmentCalibration.fit needs the calibration rows in memory; pass an in-memory frame (pandas, "
                 "polars, pyarrow) or collect the score, label and feature columns first")
+        from ._api import series_values
+
         s, y, w = prep.arrays()
-        return s, y, w, {n: prep.column(n) for n in names}
+        return s, y, w, {n: series_values(prep.frame.nw.get_column(n)) for n in names}
 
     @staticmethod
     def _same_rows(scores: Any, features: Any, **others: Any) -> None:
@@ -143,9 +148,11 @@ class SegmentCalibration(Calibrator):
         missing = [n for n in names if n not in features]
         if missing:
             raise VeracityError(f"features= lacks {missing[0]!r}; pass a column for each of {names}")
+        from ._api import feature_values
+
         out = {}
         for n in names:
-            col = np.asarray(to_numpy(features[n], f"feature {n!r}"))
+            col = np.asarray(feature_values(features[n], n))
             if col.ndim != 1:
                 raise VeracityError(f"feature {n!r} must hold one value per row (1-D), got shape {col.shape}")
             out[n] = col
@@ -164,8 +171,9 @@ class SegmentCalibration(Calibrator):
             return
         specs, codes, _ = specs_from_arrays(feats, s.shape[0], None, bins=self.bins, min_count=self.min_count,
                                             max_levels=self.max_levels)
-        sets = feature_sets(len(specs), min(self.depth, len(specs)))[1:]
-        check_family_size(specs, [(), *sets], MAX_SEGMENTS)
+        depth = min(int(self.depth), len(specs))
+        check_family_size(specs, depth, MAX_SEGMENTS)
+        sets = feature_sets(len(specs), depth)[1:]
         keys = [_keys(specs, codes, st) for st in sets]
         sizes = [int(np.prod([specs[i].n_levels for i in st])) for st in sets]
         deltas = [np.zeros(m) for m in sizes]
@@ -203,7 +211,9 @@ class SegmentCalibration(Calibrator):
             if frame.lazy:
                 raise VeracityError("SegmentCalibration.transform needs the rows in memory; collect the score and "
                                     "feature columns first")
-            features = {n: frame.nw.get_column(n).to_numpy() for n in names}
+            from ._api import series_values
+
+            features = {n: series_values(frame.nw.get_column(n)) for n in names}
             scores = frame.nw.get_column(score).to_numpy()
         self._same_rows(scores, features)
         s = self._scores(scores, fitting=False)
@@ -238,12 +248,17 @@ class SegmentCalibration(Calibrator):
             if k not in state:
                 raise VeracityError(f"calibrator artifact lacks fitted field {k!r}; re-save it")
         self.base_ = load(state["base_"])
-        self.specs_ = [FeatureSpec.from_dict(d) for d in state["specs_"]]
+        try:
+            self.specs_ = [FeatureSpec.from_dict(d) for d in state["specs_"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise VeracityError(f"calibrator artifact: a feature's levels are malformed ({exc}); re-fit and save "
+                                "it") from None
+        for sp in self.specs_:
+            _check_spec(sp)
         self.corrections_ = [dict(c) for c in state["corrections_"]]
         self.tau2_ = [float(t) for t in state["tau2_"]]
         for c in self.corrections_:
-            if any(not 0 <= i < len(self.specs_) for i in c["set"]):
-                raise VeracityError("calibrator artifact: a correction names a feature it does not describe; re-fit")
+            _check_correction(c, self.specs_)
 
     def __str__(self) -> str:
         if not self._is_fitted():
@@ -253,6 +268,49 @@ class SegmentCalibration(Calibrator):
                          for c, t in zip(self.corrections_, self.tau2_))
         return (f"Segment calibration: {self.base_.name} plus {moved} shrunk segment corrections"
                 + (f" over {sets}" if sets else ""))
+
+
+def _bad_artifact(what: str) -> VeracityError:
+    return VeracityError(f"calibrator artifact: {what}; it was not written by SegmentCalibration.save, or was "
+                         "edited: re-fit and save it")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_spec(sp: FeatureSpec) -> None:
+    """A saved feature's levels must be what :func:`~._family.feature_spec` writes: a known kind,
+    one label per level code, ordered cut points (an edited artifact would otherwise send rows to
+    another level's correction, silently, or raise an IndexError on transform)."""
+    n = sp.n_levels
+    where = f"feature {sp.name!r}"
+    if sp.kind not in ("category", "values", "bins"):
+        raise _bad_artifact(f"{where} has kind {sp.kind!r} (one of 'category', 'values', 'bins')")
+    if n == 0 or not all(isinstance(t, str) for t in sp.labels):
+        raise _bad_artifact(f"{where} has no level labels")
+    for name, code in (("other", sp.other), ("missing", sp.missing)):
+        if code is not None and not (_is_int(code) and 0 <= code < n):
+            raise _bad_artifact(f"{where} names level {code!r} as its {name!r} level, of {n} levels")
+    extra = int(sp.missing is not None and sp.missing != sp.other)
+    if sp.kind == "bins":
+        cuts = np.asarray([float(c) for c in sp.cuts if isinstance(c, (int, float)) and not isinstance(c, bool)])
+        if cuts.size != len(sp.cuts) or not np.isfinite(cuts).all() or np.any(np.diff(cuts) <= 0) \
+                or n != len(sp.cuts) + 1 + extra:
+            raise _bad_artifact(f"{where} needs increasing finite cut points, one fewer than its {n - extra} bins")
+    elif n != len(sp.values) + int(sp.other is not None) + extra:
+        raise _bad_artifact(f"{where} has {len(sp.values)} values for {n} level labels")
+
+
+def _check_correction(c: dict[str, Any], specs: list[FeatureSpec]) -> None:
+    st, keys = c.get("set"), c.get("keys")
+    if not isinstance(st, list) or not st or not all(_is_int(i) and 0 <= i < len(specs) for i in st) \
+            or len(set(st)) != len(st):
+        raise _bad_artifact(f"a correction's set {st!r} does not name distinct features among the {len(specs)} "
+                            "described")
+    size = int(np.prod([specs[i].n_levels for i in st]))
+    if not isinstance(keys, list) or not all(_is_int(k) and 0 <= k < size for k in keys):
+        raise _bad_artifact(f"a correction over {[specs[i].name for i in st]} names segments beyond its {size}")
 
 
 def _keys(specs: list[FeatureSpec], codes: list[np.ndarray], st: tuple[int, ...]) -> np.ndarray:

@@ -60,9 +60,21 @@ class SegmentRow(Display):
         return _table([self], self.level)
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}{'' if n == 1 else 's'}"
+
+
+#: p-values below this print as a bound: a double holds nothing smaller faithfully (0 is an underflow)
+P_FLOOR = 1e-300
+
+
 def _p(v: float | None) -> str:
+    """A p- or q-value: 3 decimals, 2 significant digits below 0.001, ``<1e-300`` below that (a
+    printed "0" would claim a certainty the arithmetic cannot give); JSON keeps the number."""
     if v is None or v != v:
         return "n/a"
+    if v < P_FLOOR:
+        return f"<{P_FLOOR:.0e}"
     return f"{v:.2g}" if v < 0.001 else f"{v:.3f}"
 
 
@@ -126,6 +138,15 @@ class SegmentsResult(Display):
 
         raise VeracityError(f"no segment {text!r} in this result; see [r.segment for r in result.rows]")
 
+    def mce_p_text(self) -> str:
+        """``p = 0.012`` for the MCE's family p-value; ``p <= 6.7e-16`` at MCGrad's floor (from 20 sigma
+        on its p-value is machine epsilon by convention: a bound, not a value)."""
+        from ._mce import ECCE_SIGMA_MAX
+
+        if self.mce_sigma >= ECCE_SIGMA_MAX and self.mce_family_pvalue == self.mce_family_pvalue:
+            return f"p <= {self.mce_family_pvalue:.2g}"
+        return f"p = {_p(self.mce_family_pvalue)}"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n, "weight": self.weight, "conf": self.conf, "rate": self.rate,
@@ -149,7 +170,7 @@ class SegmentsResult(Display):
 
     def __str__(self) -> str:
         fam = "BH" if self.depth == 1 else "BH for single features, BY for intersections"
-        head = (f"Segments of {', '.join(self.features)} (depth {self.depth}): {self.n_segments:,} segments, "
+        head = (f"Segments of {', '.join(self.features)} (depth {self.depth}): {_count(self.n_segments, 'segment')}, "
                 f"{self.n_tested:,} tested (n >= {self.min_count}), FDR {self.fdr:g} ({fam}); {self.n:,} rows")
         disc = list(self.discoveries)
         lines = [head]
@@ -158,10 +179,13 @@ class SegmentsResult(Display):
             more = f"; {len(disc) - 20} more in .discoveries" if len(disc) > 20 else ""
             lines.append(f"({len(disc)} miscalibrated segment{'s' if len(disc) != 1 else ''}, most important "
                          f"first{more})")
+        elif self.n_tested == 0:  # "none distinguishable" would read as a clean bill: nothing was tested
+            lines.append(f"no segment was tested: none holds min_count = {self.min_count:,} rows (effective rows, "
+                         "when weighted); lower min_count to test them")
         else:
             lines.append("no segment is distinguishable from calibrated at this FDR")
         lines.append(f"multicalibration error (MCGrad's definition): MCE {self.mce:.4f} "
-                     f"({self.mce_sigma:.2f} sigma, p = {_p(self.mce_family_pvalue)} over {self.mce_segments:,} "
-                     f"segments); minimum detectable {self.mde:.4f}")
+                     f"({self.mce_sigma:.2f} sigma, {self.mce_p_text()} over {_count(self.mce_segments, 'segment')}"
+                     f"); minimum detectable {self.mde:.4f}")
         lines.extend(self.notes)
         return "\n".join(lines)

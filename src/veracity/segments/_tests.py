@@ -12,6 +12,10 @@ Poisson-binomial law when unweighted).
   A cell that holds several distinct scores uses their mean; by Hoeffding (1956)
   the binomial with the same mean is more spread than the Poisson-binomial, so the
   test stays valid (conservative).
+* **certain** — a score of exactly 0 with label 1, or exactly 1 with label 0, has
+  probability 0 under calibration: the segment holding it gets p = 0 whatever its sums say
+  (with as many of each kind, its gap is 0 and the z test alone would read p = 1). Under
+  the null no such row occurs, so the combined test keeps its level.
 * **Benjamini–Hochberg** q-values :math:`q_{(i)} = \min_{j \ge i} m\,p_{(j)}/j`, and
   **Benjamini–Yekutieli** (valid under any dependence) :math:`q^{BY} = c(m)\,q^{BH}`,
   :math:`c(m) = \sum_{i=1}^m 1/i`.
