@@ -484,3 +484,18 @@ def test_cli_bad_input_is_one_line(two_models_csv, tmp_path, capsys, argv, match
     assert err.count("\n") == 1 and "Traceback" not in err and err.startswith("veracity report: input error: ")
     assert re.search(match, err), err
     assert not out.exists()
+
+
+def test_segments_section_shows_an_infinite_mce_and_a_vanishing_p_value_as_such():
+    """Certain scores (0 or 1) contradicted by labels: the text result says MCE inf with a note;
+    the page said "n/a" for the MCE and its sigma, and printed a p-value of 0 as "0"."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    group = np.where(rng.random(n) < 0.5, "a", "b")
+    p = np.where(rng.random(n) < 0.5, 0.0, 1.0)
+    y = (p == 1.0).astype(int)
+    y[:3] = 1 - y[:3]  # three certain scores that their labels contradict
+    rep = vc.report(p, y, features={"group": group}, bootstrap=False)
+    seg = rep.html.split('data-metric="mce"', 1)[1].split("</div></div>", 1)[0]
+    assert "∞" in seg and "n/a" not in seg
+    assert '<td class="num">&lt;1e-300</td>' in rep.html  # p and q of the contradicted segment (p = 0)

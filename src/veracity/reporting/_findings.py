@@ -16,10 +16,12 @@ level, model) is escaped by :func:`._sections._e`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from ..segments._result import P_FLOOR
 from ._sections import _e, _num, _section, _svg, _table
 
 #: discovered segments listed in the table (the rest are counted)
@@ -27,12 +29,15 @@ MAX_DISCOVERIES = 25
 
 
 def _p(value: Any) -> str:
-    """A p- or q-value: 3 decimals, or 2 significant digits below 0.001."""
+    """A p- or q-value: 3 decimals, 2 significant digits below 0.001, "&lt;1e-300" below that (a
+    printed 0 would claim a certainty the arithmetic cannot give; as the text result prints it)."""
     if value is None:
         return "n/a"
     v = float(value)
     if v != v:
         return "n/a"
+    if v < P_FLOOR:
+        return f"&lt;{P_FLOOR:.0e}"
     return f"{v:.2g}" if v < 0.001 else f"{v:.3f}"
 
 
@@ -80,7 +85,8 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
                    f"of {result.fdr:g}: {result.n_tested:,} segment{'s were' if result.n_tested != 1 else ' was'} "
                    "tested and none was discovered. That is not proof of calibration: <em>detectable gap</em> "
                    "is the smallest gap each segment could show at its size.")
-    sigma = _num(result.mce_sigma, 2)
+    infinite = math.isinf(result.mce_sigma)  # certain scores (0 or 1) that labels contradict: see the notes
+    sigma = "∞" if infinite else _num(result.mce_sigma, 2)
     # MCGrad's maximum runs over all rows too: say whether a segment or the whole population sets it
     if np.isfinite(result.mce) and abs(result.mce - result.global_ecce) <= 1e-12 * max(1.0, abs(result.mce)):
         where = "set by all rows: the miscalibration is global (recalibrate first)"
@@ -89,7 +95,7 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
     cards = (
         '<div class="cards">'
         f'<div class="card" data-metric="mce"><div class="card-label">multicalibration error</div>'
-        f'<div class="card-value">{_num(result.mce)}</div><div class="card-sub">'
+        f'<div class="card-value">{"∞" if math.isinf(result.mce) else _num(result.mce)}</div><div class="card-sub">'
         f'<span data-mce-sigma>{sigma} σ</span> ({_p_text(result.mce_family_pvalue)} over '
         f'{result.mce_segments:,} segments); minimum detectable '
         f'{_num(result.mde)}<br>{where}<br>MCGrad\'s definition, over the same segments</div></div>'
