@@ -553,8 +553,8 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
                 "rows answered when only the most confident fraction is answered (selective prediction).")))
     else:
         notes.append("threshold explorer omitted: it needs binary scores" + (
-            "; these are two class columns, read top-label: pass the positive class's column "
-            "(scores[:, 1]) for the binary reading with thresholds" if raw.n_classes == 2 else ""))
+            "; these are two class columns, read top-label: pass the positive class's column alone "
+            "for the binary reading with thresholds" if raw.n_classes == 2 else ""))
         if plots:
             after = None
             if calibrator is not None and calibrated is not None and calibrated.ndim == 2:
