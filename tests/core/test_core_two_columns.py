@@ -88,3 +88,19 @@ def test_calibration_slope_of_class_columns_names_the_top_label_model(two_column
     assert "logit P(correct) = a + b * logit(confidence)" in str(vc.calibration_slope(P, y))
     assert vc.calibration_slope(P, y).to_dict()["top_label"] is True
     assert "logit P(y=1) = a + b * logit(score)" in str(vc.calibration_slope(s, y))
+
+
+def test_before_after_ledger_of_two_columns_says_it_reads_the_top_label(two_columns):
+    s, P, y = two_columns
+    ts = vc.TemperatureScaling().fit(P[:250], y[:250])
+    text = str(vc.compare(P[250:], y[250:], ts))
+    assert "(multiclass: ECE, Brier and AUC read the top-label confidence" in text
+    assert "top-label accuracy" in text and "accuracy@0.5" not in text
+
+
+def test_segments_of_two_columns_asks_for_the_positive_class_column(two_columns):
+    """vc.segments read (N, 2) scores' top-label confidence (conf 0.75 for a rate near 0.5) as if it
+    were the positive class's probability."""
+    _, P, y = two_columns
+    with pytest.raises(vc.VeracityError, match="audits binary scores .* pass the positive class's column"):
+        vc.segments(P, y, features={"f": np.arange(P.shape[0]) % 3})

@@ -325,7 +325,7 @@ def compare(
     if pos_label is not None and not _is_multiclass(scores):
         labels = check_binary_labels(labels, None, pos_label)
     before = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=st)
-    multiclass = before.n_classes > 2
+    multiclass = before.top_label  # (N, K) scores, K = 2 included: the top-label reading
     if hasattr(calibrator, "transform_logit") and (
         not multiclass or calibrator.kind == "temperature"
     ):
@@ -402,7 +402,7 @@ def compare(
 
 
 def _correct(d: Binary, threshold: float) -> np.ndarray:
-    if d.n_classes > 2:
+    if d.top_label:
         return d.y
     return (_decisions(d, threshold) == (d.y == 1.0)).astype(np.float64)
 

@@ -202,7 +202,7 @@ def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth
     _check_options(depth=depth, bins=bins, min_count=min_count, fdr=fdr, level=level, max_levels=max_levels,
                    ece_bins=ece_bins, max_cells=max_cells, max_segments=max_segments, names=names)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
-    if data.n_classes != 2 or data.p.ndim != 1:
+    if data.top_label or data.p.ndim != 1:  # (N, K) scores, (N, 2) included
         raise VeracityError("vc.segments audits binary scores (one probability per row); pass the positive "
                             "class's column")
     p, y, w = data.p, data.y, data.w
