@@ -180,7 +180,7 @@ def postgres_server(tmp_root: Any) -> Any:
                 import pgserver
                 import psycopg  # noqa: F401
 
-                server = pgserver.get_server(str(tmp_root), cleanup_mode="stop")
+                server = pgserver.get_server(str(tmp_root), cleanup_mode="delete")
         except Exception as exc:  # the wheel, the platform or the sandbox cannot run a server
             pytest.skip(f"PostgreSQL (pgserver) could not start: {type(exc).__name__}: {exc}")
         _STARTED["postgres"] = server
@@ -198,6 +198,10 @@ def _stop_engines():
 
 
 @pytest.fixture(scope="session")
-def postgres(tmp_path_factory):
-    return postgres_server(tmp_path_factory.mktemp("pg"))
+def postgres():
+    import tempfile
+
+    # a fresh directory outside pytest's own (0700 as root, which the server's user could not enter:
+    # initdb failed there and every PostgreSQL export test was skipped)
+    return postgres_server(tempfile.mkdtemp(prefix="veracity-pg-export-"))
 

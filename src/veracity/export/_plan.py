@@ -149,7 +149,7 @@ def logit_thresholds(cuts: np.ndarray, side: str) -> np.ndarray:
 def _binary(kind: str, params: dict[str, Any], state: dict[str, Any], x: Node) -> Node:
     st = params.get("score_type", "probability")
     if kind == "temperature":
-        return sigmoid(("div", _binary_logit(x, st), const(state["temperature_"])))
+        return sigmoid(("div", _binary_logit(x, st), const(_temperature(state))))
     if kind == "platt":
         return sigmoid(("add", ("mul", const(state["a_"]), _binary_logit(x, st)), const(state["b_"])))
     if kind == "beta":
@@ -163,9 +163,11 @@ def _binary(kind: str, params: dict[str, Any], state: dict[str, Any], x: Node) -
     if kind == "isotonic":
         return _isotonic(params, state, x)
     if kind == "histogram":
-        edges = np.asarray(state["edges_"], dtype=np.float64)
+        edges = _increasing("edges_", state["edges_"])
         values = _consts(state["values_"])
         m = edges.size - 1
+        if m < 1 or len(values) != m:
+            raise VeracityError(f"state values_ must hold one value per bin ({m}), got {len(values)}")
         strategy = params.get("strategy", "uniform")
         if strategy == "uniform":
             cuts, side = uniform_thresholds(m), "right"
@@ -175,16 +177,27 @@ def _binary(kind: str, params: dict[str, Any], state: dict[str, Any], x: Node) -
             return ("piecewise", x, logit_thresholds(cuts, side), "right", values)
         return ("piecewise", x, cuts, side, values)
     if kind == "venn-abers":
-        c = np.asarray(state["c_"], dtype=np.float64)
+        c = _increasing("c_", state["c_"])
+        if len(state["p0_"]) != c.size + 1 or len(state["p1_"]) != c.size + 1:
+            raise VeracityError(f"state p0_ and p1_ must hold {c.size + 1} values (one more than c_)")
         p0 = ("piecewise", x, c, "right", _consts(state["p0_"]))
         p1 = ("piecewise", x, c, "left", _consts(state["p1_"]))
         return ("div", p1, ("add", _sub(const(1.0), p0), p1))
     raise _unsupported(kind)
 
 
+def _temperature(state: dict[str, Any]) -> float:
+    t = float(state["temperature_"])
+    if not t > 0:  # 0 divides by zero; a negative temperature reverses the order of the scores
+        raise VeracityError(f"state temperature_ must be a positive number, got {state['temperature_']!r}")
+    return t
+
+
 def _isotonic(params: dict[str, Any], state: dict[str, Any], x: Node) -> Node:
-    kx = np.asarray(state["knots_x_"], dtype=np.float64)
+    kx = _increasing("knots_x_", state["knots_x_"])
     ky = np.asarray(state["knots_y_"], dtype=np.float64)
+    if ky.shape != kx.shape:
+        raise VeracityError(f"state knots_y_ must hold one value per knot ({kx.size}), got {ky.size}")
     linear = params.get("ties", "allow") == "strict" or params.get("interpolation", "step") == "linear"
     if not linear or kx.size == 1:
         return ("piecewise", x, kx[1:], "right", _consts(ky))
@@ -205,7 +218,7 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
     st = params.get("score_type", "probability")
     cols = [("col", j) for j in range(k)]
     if kind == "temperature":
-        t = const(state["temperature_"])
+        t = const(_temperature(state))
         logits = [("div", _multi_logit(c, st), t) for c in cols]
         return [("head", "softmax", logits, j) for j in range(k)]
     if kind in ("vector", "matrix"):
@@ -222,6 +235,33 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
                 for j, m in enumerate(state["maps_"])]
         return [("head", "renorm", maps, j) for j in range(k)]
     raise _unsupported(kind)
+
+
+def _malformed(kind: str, detail: str) -> VeracityError:
+    return VeracityError(
+        f"the {kind!r} artifact cannot be exported: {detail}; export a fitted calibrator, or an artifact as "
+        "saved (vc.load(path) checks one), rather than an edited one")
+
+
+def _increasing(name: str, values: Any) -> np.ndarray:
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim != 1 or arr.size == 0 or (arr.size > 1 and not np.all(np.diff(arr) >= 0)):
+        raise VeracityError(f"state {name} must be a non-empty list of non-decreasing numbers")
+    return arr
+
+
+def _check_constants(outputs: list[Node]) -> None:
+    """Every number of the map is finite (SQL cannot write the others; ONNX would compute NaN)."""
+    stack: list[Any] = list(outputs)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (tuple, list)):
+            stack.extend(node)
+        elif isinstance(node, np.ndarray):
+            if node.dtype.kind == "f" and not np.all(np.isfinite(node)):
+                raise VeracityError("its state holds a non-finite number")
+        elif isinstance(node, float) and not np.isfinite(node):
+            raise VeracityError(f"its state holds the non-finite number {node!r}")
 
 
 def _unsupported(kind: str) -> VeracityError:
@@ -243,11 +283,14 @@ def artifact_of(calibrator: Any) -> dict[str, Any]:
 
 
 def _prior_vector(value: Any, name: str, k: int) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    want = "one number in (0, 1) (the positive rate)" if k == 2 else f"{k} class priors in (0, 1)"
+    try:
+        arr = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise VeracityError(f"prior_shift {name} must be {want}, got {value!r}") from None
     if k == 2 and arr.size == 1:
         arr = np.array([1.0 - arr[0], arr[0]])
     if arr.ndim != 1 or arr.size != k or not np.all(np.isfinite(arr)) or (arr <= 0).any() or (arr >= 1).any():
-        want = "one number in (0, 1) (the positive rate)" if k == 2 else f"{k} class priors in (0, 1)"
         raise VeracityError(f"prior_shift {name} must be {want}, got {value!r}")
     if abs(arr.sum() - 1.0) > 1e-9:
         raise VeracityError(f"prior_shift {name} class priors must sum to 1, got sum {arr.sum():.6g}")
@@ -314,6 +357,10 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
     if calibrator is None:
         if prior_shift is None:
             raise VeracityError("nothing to export: pass a fitted calibrator, or prior_shift=(old, new)")
+        if n_classes is not None and (isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer))
+                                      or n_classes < 2):
+            raise VeracityError(f"n_classes must be an integer of at least 2 (the classes of the shifted "
+                                f"scores), got {n_classes!r}")
         k = 2 if n_classes is None else int(n_classes)
         outs: list[Node] = [("col", 0)] if k == 2 else [("col", j) for j in range(k)]
         return Plan(_prior_shift(outs, prior_shift), 1 if k == 2 else k, "prior-shift", {})
@@ -323,13 +370,20 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
     metadata = dict(doc.get("metadata") or {})
     if kind not in EXPORTABLE:
         raise _unsupported(str(kind))
-    k = int(state.get("n_classes_", 2))
-    multi = kind in ("vector", "matrix", "one-vs-rest") or (
-        kind == "temperature" and (k > 2 or (k == 2 and _two_columns(metadata, width))))
-    if multi:
-        outputs = _multiclass(kind, params, state, k)
-    else:
-        outputs = [_binary(kind, params, state, ("col", 0))]
+    try:
+        k = int(state.get("n_classes_", 2))
+        multi = kind in ("vector", "matrix", "one-vs-rest") or (
+            kind == "temperature" and (k > 2 or (k == 2 and _two_columns(metadata, width))))
+        if multi:
+            outputs = _multiclass(kind, params, state, k)
+        else:
+            outputs = [_binary(kind, params, state, ("col", 0))]
+        _check_constants(outputs)
+    except VeracityError as exc:
+        raise _malformed(str(kind), str(exc)) from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        detail = f"missing state {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:120]
+        raise _malformed(str(kind), detail) from None
     if prior_shift is not None:
         outputs = _prior_shift(outputs, prior_shift)
     return Plan(outputs, k if multi else 1, kind, metadata)

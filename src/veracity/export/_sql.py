@@ -80,6 +80,9 @@ def check_dialect(dialect: Any) -> str:
 def check_columns(column: Any, n_inputs: int) -> list[str]:
     """The input column names: one for binary, K for multiclass (a list, or ``column_0..K-1``)."""
     if isinstance(column, str):
+        if not column:  # a multiclass prefix too: "" would name the columns "_0", "_1", ...
+            raise VeracityError("column name '' is empty; pass the column's plain name (multiclass: a prefix "
+                                "for PREFIX_0..PREFIX_{K-1}, or K names)")
         names = [column] if n_inputs == 1 else [f"{column}_{k}" for k in range(n_inputs)]
     elif isinstance(column, (list, tuple)) and all(isinstance(c, str) for c in column):
         names = list(column)
@@ -92,6 +95,11 @@ def check_columns(column: Any, n_inputs: int) -> list[str]:
         if not name or any(not ch.isprintable() for ch in name):
             raise VeracityError(
                 f"column name {name!r} is empty or holds control characters; pass the column's plain name")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:  # one column read as two classes' scores: a softmax of equal logits, uniform and wrong
+        raise VeracityError(
+            f"the {n_inputs} score columns must be distinct, one per class; {', '.join(map(repr, repeated))} "
+            "is named more than once")
     return names
 
 

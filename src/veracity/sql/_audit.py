@@ -80,7 +80,7 @@ def audit_sql(
     if not isinstance(score, str):
         raise VeracityError(
             f"audit_sql audits one binary score column: score= must be a column name, got {score!r}")
-    threshold = check_threshold(float(threshold))
+    threshold = check_threshold(threshold)  # as the array form: a string is refused, not read as a number
     cap = check_max_groups(max_groups)
     if isinstance(bins, str):
         if bins != "auto":
@@ -105,15 +105,28 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
              pos_label: Any) -> q.Columns:
     """Check the names against the table, and find how to read the label."""
     q.table_node(table)
-    _, present = db.run(q.columns_sql(table, db.dialect), what="reading the table's columns")
+    try:
+        _, present = db.run(q.columns_sql(table, db.dialect), what="reading the table's columns")
+    except VeracityError as exc:
+        if isinstance(table, str) and "." in table.strip("."):  # "schema.t" is one quoted name
+            schema, _, last = table.rpartition(".")
+            raise VeracityError(f"{exc}; table={table!r} names one table whose name holds a dot: for table "
+                                f"{last!r} in schema {schema!r} pass table=({schema!r}, {last!r})") from None
+        raise
     wanted = {"score": score, "label": label, "sample_weight": weight, "by": by}
     for role, name in wanted.items():
         if name is None:
             continue
         q.ident(name, role)
-        if name not in present:
+        if name not in present:  # names are matched exactly: never a column that differs only by case
             shown = ", ".join(repr(c) for c in present[:20]) + (", ..." if len(present) > 20 else "")
-            raise VeracityError(f"{role}={name!r}: the table has no such column (columns: {shown})")
+            cased = [c for c in present if c.lower() == name.lower()]
+            renamed = [c for c in present if c.lower().startswith(name.lower() + "_") and c[len(name) + 1:].isdigit()]
+            hint = (f"; names are matched exactly, and {', '.join(repr(c) for c in cased)} differs only by case"
+                    + (f" (DuckDB renames the second of two columns that differ only by case: here "
+                       f"{', '.join(repr(c) for c in renamed)})" if renamed else "")
+                    if cased else "")
+            raise VeracityError(f"{role}={name!r}: the table has no such column (columns: {shown}){hint}")
     names = [score, label] + ([weight] if weight else [])
     values = db.query(q.probe_sql(table, names, db.dialect), what="reading the columns' types")
     first = dict(zip(names, values[0])) if values else {}
@@ -278,6 +291,8 @@ def _check(counts: dict[str, Any], cols: q.Columns, score_type: str) -> int:
     """The contract's one-line errors (the frame form's, naming the columns)."""
     from ..sources._aggregates import check_contract
 
+    if not counts["n"]:
+        raise VeracityError("the table has no rows; pass at least one row")
     for role, key, name in (("scores", "t_score", cols.score), ("labels", "t_label", cols.label),
                             ("sample_weight", "t_weight", cols.weight)):
         if counts.get(key):

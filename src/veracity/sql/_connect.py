@@ -52,8 +52,15 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     return text
 
 
+#: ``user:secret@host`` written without a scheme
+_BARE_CREDENTIAL = re.compile(r"^[^/@\s:]*:(?P<secret>[^\s]*)@")
+
+
 def _secrets(url: str) -> tuple[str, ...]:
     found: list[str] = []
+    bare = _BARE_CREDENTIAL.match(url) if "://" not in url else None
+    if bare:
+        found += [bare.group("secret"), unquote(bare.group("secret"))]
     try:
         parts = urlsplit(url)
         if parts.password:
@@ -125,16 +132,44 @@ class Database:
         return self._run(sql, what)
 
     def _run(self, sql: str, what: str) -> tuple[list[tuple], list[str]]:
+        guarded = False
         try:
+            guarded = self._savepoint()
             rows, names = self._cursor_run(sql)
+            if guarded:
+                self._cursor_run(f"RELEASE SAVEPOINT {_SAVEPOINT}")
         except VeracityError:
             raise
         except Exception as exc:  # the database's own message, on one line, without secrets
-            self._rollback()
+            self._undo(guarded)
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise VeracityError(redact(f"{what} failed in {self.shown}: {message}", self.secrets)) from None
         self.fetched += len(rows)
         return rows, names
+
+    def _savepoint(self) -> bool:
+        """On a PostgreSQL connection that is not in autocommit mode (the caller's transaction, open or
+        opened by the first statement): a savepoint before the statement, so that a statement that fails
+        (some do, on rows that break the contract) undoes itself alone, never the caller's uncommitted
+        work. A transaction that has already failed is refused as it is: only its owner may end it."""
+        if self.dialect not in _TRANSACTIONAL or getattr(self.conn, "autocommit", None) is not False:
+            return False
+        if _pg_status(self.conn) == _IN_ERROR:
+            raise VeracityError(
+                f"the {self.shown} is in a failed transaction (an earlier statement raised an error); "
+                "call connection.rollback() (or commit()) first, then audit again")
+        self._cursor_run(f"SAVEPOINT {_SAVEPOINT}")
+        return True
+
+    def _undo(self, guarded: bool) -> None:
+        if guarded:
+            try:
+                self._cursor_run(f"ROLLBACK TO SAVEPOINT {_SAVEPOINT}")
+                self._cursor_run(f"RELEASE SAVEPOINT {_SAVEPOINT}")
+                return
+            except Exception:  # noqa: BLE001 - the connection itself broke: end the transaction
+                pass
+        self._rollback()
 
     def _sorting(self, sql: str, what: str) -> tuple[list[tuple], list[str]]:
         """``sql`` with PostgreSQL's ``work_mem`` raised to :data:`SORT_WORK_MEM` for this statement
@@ -157,11 +192,13 @@ class Database:
             raised = int(size) < SORT_WORK_MEM
             if raised:
                 self._run(f"SELECT set_config('work_mem', '{SORT_WORK_MEM // 1024}kB', true)", settings)
-            found = self._run(sql, what)
+            try:
+                found = self._run(sql, what)
+            finally:  # inside the caller's transaction: set back, whether the statement ran or failed
+                if not autocommit and raised:
+                    self._run(f"SELECT set_config('work_mem', {_text(str(old))}, true)", settings)
             if autocommit:
                 self._run("COMMIT", settings)
-            elif raised:
-                self._run(f"SELECT set_config('work_mem', {_text(str(old))}, true)", settings)
             return found
         except VeracityError:
             if autocommit:  # end the transaction begun here (psycopg2 ignores rollback() in autocommit)
@@ -203,6 +240,28 @@ class Database:
 #: the default 4 MB spills the exact AUC's sort of 10⁶ rows to disk. PostgreSQL takes only the
 #: memory a sort needs (about 75 bytes a row), up to this
 SORT_WORK_MEM = 256 * 1024 * 1024
+
+
+#: dialects whose failed statement aborts the whole transaction (see :meth:`Database._savepoint`)
+_TRANSACTIONAL = frozenset({"postgres", "redshift"})
+_SAVEPOINT = "veracity_statement"
+#: PostgreSQL's transaction status of a failed transaction (libpq's PQTRANS_INERROR)
+_IN_ERROR = 3
+
+
+def _pg_status(conn: Any) -> int | None:
+    """libpq's transaction status of a psycopg (3 or 2) connection, else None."""
+    info = getattr(conn, "info", None)
+    status = getattr(info, "transaction_status", None)
+    if status is None and callable(getattr(conn, "get_transaction_status", None)):
+        try:
+            status = conn.get_transaction_status()
+        except Exception:  # noqa: BLE001 - a closed connection: the statement will say so
+            return None
+    try:
+        return None if status is None else int(status)
+    except (TypeError, ValueError):
+        return None
 
 
 def _text(value: str) -> str:
@@ -280,6 +339,10 @@ def _from_url(url: str, dialect: str | None) -> Database:
     shown = redact(url, secrets)
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     base = scheme.split("+", 1)[0]
+    if not scheme:
+        raise VeracityError(
+            f"cannot open {shown!r}: a URL starts with its scheme (sqlite:///PATH, duckdb:///PATH, "
+            "postgresql://USER@HOST/DB; other databases through SQLAlchemy), or pass an open connection")
     try:
         if base == "sqlite":
             import sqlite3

@@ -44,6 +44,27 @@ _EXP_CAP = 700
 _SQUARE_P = "(CASE WHEN _p < 1e-150 THEN 0.0 ELSE _p * _p END)"
 
 
+#: dialects whose multiplication refuses a nonzero product that rounds to 0 ("value out of range:
+#: underflow"), where every other engine and numpy give 0
+_STRICT_UNDERFLOW = frozenset({"postgres", "redshift"})
+#: ln of the largest product that still rounds to 0 in doubles is ln(2**-1075) = -745.13: below this
+#: (a margin for LN's rounding) the product is 0 or the smallest subnormal, 5e-324
+_LN_ZERO = -744.4
+
+
+def _mul(a: str, b: str, dialect: str) -> str:
+    """``a * b`` as IEEE doubles (and numpy) compute it: a product that rounds to 0 is 0.
+
+    On PostgreSQL and Redshift such a product is an error (weights below 1e-162 squared, a weight of
+    1e-20 times the probability of a logit of -720): there, the product is taken only where both
+    factors are at least 1e-154 (a normal result), or where ``ln|a| + ln|b|`` says it is not 0."""
+    if dialect not in _STRICT_UNDERFLOW:
+        return f"{a} * {b}"
+    return (f"(CASE WHEN ABS({a}) >= 1e-154 AND ABS({b}) >= 1e-154 THEN {a} * {b} "
+            f"WHEN {a} = 0 OR {b} = 0 THEN 0.0 "
+            f"WHEN LN(ABS({a})) + LN(ABS({b})) < {_LN_ZERO} THEN 0.0 ELSE {a} * {b} END)")
+
+
 def _sqlglot() -> Any:
     try:
         import sqlglot
@@ -171,7 +192,13 @@ def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
     if c.weight is not None:
         w: exp.Expression = exp.Cast(this=exp.column(ident(c.weight, "sample_weight")), to=double.copy())
         if c.weight_scale != 1.0:
-            w = exp.Mul(this=w, expression=exp.Literal.number(_num(c.weight_scale)))
+            scaled: exp.Expression = exp.Mul(this=w, expression=exp.Literal.number(_num(c.weight_scale)))
+            k = -math.frexp(c.weight_scale)[1] + 1  # weight_scale = 2**-k
+            if dialect in _STRICT_UNDERFLOW and k > 0:  # w * 2**-k rounds to 0 iff |w| <= 2**(k - 1075)
+                limit = exp.Literal.number(_num(math.ldexp(1.0, k - 1075)))
+                zero = exp.LTE(this=exp.Abs(this=w.copy()), expression=limit)
+                scaled = exp.case().when(zero, exp.Literal.number("0.0")).else_(scaled)
+            w = scaled
         cols.append(exp.alias_(w, "_w"))
     else:
         one = exp.Literal.number(1)
@@ -266,7 +293,9 @@ def contract_sql(c: Columns, dialect: str, *, score_type: str) -> str:
                    f"SUM(CASE WHEN NOT ({w_bad}) AND _w < 0 THEN 1 ELSE 0 END) AS _c_w_neg, "
                    f"MIN(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_min, "
                    f"MAX(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_max, "
-                   f"SUM(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_sum")
+                   # not summed: the contract reads the largest weight, and a sum of weights near the
+                   # largest double overflows (PostgreSQL refuses it; the audit rescales them first)
+                   "CAST(NULL AS DOUBLE) AS _c_w_sum")
     else:
         weights = ("0 AS _c_w_bad, 0 AS _c_w_neg, 1.0 AS _c_w_min, 1.0 AS _c_w_max, "
                    "SUM(_w) AS _c_w_sum")
@@ -293,7 +322,8 @@ FROM _base
 
 def weight_totals_sql(c: Columns, dialect: str) -> str:
     """One row: Σw and Σw² (the effective size of ``bins="auto"``), weights already rescaled."""
-    return render("WITH _base AS (SELECT 1) SELECT SUM(_w) AS _sw, SUM(_w * _w) AS _sq FROM _base",
+    sq = _products(c, dialect)("_w", "_w")
+    return render(f"WITH _base AS (SELECT 1) SELECT SUM(_w) AS _sw, SUM({sq}) AS _sq FROM _base",
                   base_select(c, dialect), dialect)
 
 
@@ -360,8 +390,15 @@ def window_by_bin(dialect: str) -> bool:
     return dialect in _WINDOW_BY_BIN
 
 
+def _products(c: Columns, dialect: str) -> Any:
+    """``mul(a, b)``: the SQL of a product of the weighted sums (:func:`_mul`; unweighted, every product
+    has a factor of at least 1 or exactly 0, and none can underflow)."""
+    strict = dialect if c.weight is not None else ""
+    return lambda a, b: _mul(a, b, strict)
+
+
 def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "",
-               screen: tuple[str, list[str]] | None = None) -> str:
+               screen: tuple[str, list[str]] | None = None, dialect: str = "") -> str:
     """CTE ``_val``: per [slice and] distinct score, the rows, Σw, Σw² and the positive weight.
 
     Grouped by the score alone (its bin is a function of it, computed on the grouped rows):
@@ -377,7 +414,8 @@ def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "",
         ok, flags = screen
         text = " + ".join(f"SUM({f})" for f in flags) or "0"
         extra_aggs = f", SUM(CASE WHEN {ok} THEN 0 ELSE 1 END) AS _nb, {text} AS _nt, MAX(_w) AS _wm"
-    return (f"_val AS (SELECT {g}_s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM(_w * _w) AS _w2, SUM({one}) AS _w1"
+    return (f"_val AS (SELECT {g}_s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM({_products(c, dialect)('_w', '_w')}) AS _w2, "
+            f"SUM({one}) AS _w1"
             f"{extra_aggs} FROM _base {where} GROUP BY {g}_s)")
 
 
@@ -415,8 +453,9 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
     g = "_g, " if grouped else ""
     kept = ", _nb, _nt, _wm" if screen else ""
     screened = (", SUM(_nb) AS _c_bad, SUM(_nt) AS _c_text, MAX(_wm) AS _c_w_max" if screen else "")
-    per_value = _per_value(c, grouped, integer,
+    per_value = _per_value(c, grouped, integer, dialect=dialect,
                            screen=(_row_ok(c, score_type), _text_flags(c, dialect)) if screen else None)
+    mul = _products(c, dialect)
     prob = _probability("_s", score_type)
     return render(f"""
 WITH _base AS (SELECT 1),
@@ -431,9 +470,10 @@ _fin AS (
     CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END AS _ok
   FROM _run)
 SELECT {g}_b,
-  SUM(_n) AS "count", SUM(_ws) AS weight, SUM(_w2) AS weight_sq, SUM(_p * _ws) AS sum_p, SUM(_w1) AS sum_y,
-  SUM({_SQUARE_P} * _ws) AS sum_p2, SUM(_p * _w1) AS sum_py, SUM(_l1 * _w1 + _l0 * _w0) AS sum_nll,
-  SUM(_ok) AS correct, SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
+  SUM(_n) AS "count", SUM(_ws) AS weight, SUM(_w2) AS weight_sq, SUM({mul("_p", "_ws")}) AS sum_p,
+  SUM(_w1) AS sum_y, SUM({mul(_SQUARE_P, "_ws")}) AS sum_p2, SUM({mul("_p", "_w1")}) AS sum_py,
+  SUM({mul("_l1", "_w1")} + {mul("_l0", "_w0")}) AS sum_nll,
+  SUM(_ok) AS correct, SUM({mul("_w1", "(2 * _below + _w0)")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
 FROM _fin
 GROUP BY {g}_b
 """, base_select(c, dialect, integer=integer), dialect)
@@ -514,7 +554,8 @@ def _rows_stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: flo
         counted = " + ".join(f"SUM({f})" for f in text) or "0"
         screened = f", SUM(_nb) AS _c_bad, {counted} AS _c_text, MAX(_w) AS _c_w_max"
     prob = _probability("_s", score_type)
-    nll = f"CASE WHEN _y = 1.0 THEN ({_nll(score_type, True)}) * _w ELSE ({_nll(score_type, False)}) * _w END"
+    mul = _products(c, dialect)
+    nll = f"CASE WHEN _y = 1.0 THEN {mul(f'({_nll(score_type, True)})', '_w')} ELSE {mul(f'({_nll(score_type, False)})', '_w')} END"
     return render(f"""
 WITH _base AS (SELECT 1),
 _pb AS (SELECT {g}_s, _y, _w, {w1} AS _w1, {w0} AS _w0{made}, {prob} AS _p FROM _base),
@@ -524,10 +565,10 @@ _run AS (
     SUM(_w0) OVER {upto} AS _nle, SUM(_w1) OVER {upto} AS _ple
   FROM _pb)
 SELECT {g}_b,
-  COUNT(*) AS "count", SUM(_w) AS weight, SUM(_w * _w) AS weight_sq, SUM(_p * _w) AS sum_p, SUM(_w1) AS sum_y,
-  SUM({_SQUARE_P} * _w) AS sum_p2, SUM(_p * _w1) AS sum_py, SUM({nll}) AS sum_nll,
+  COUNT(*) AS "count", SUM(_w) AS weight, SUM({mul("_w", "_w")}) AS weight_sq, SUM({mul("_p", "_w")}) AS sum_p,
+  SUM(_w1) AS sum_y, SUM({mul(_SQUARE_P, "_w")}) AS sum_p2, SUM({mul("_p", "_w1")}) AS sum_py, SUM({nll}) AS sum_nll,
   SUM(CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END) AS correct,
-  SUM(_w1 * _nle) - SUM(_w0 * _ple) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
+  SUM({mul("_w1", "_nle")}) - SUM({mul("_w0", "_ple")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
 FROM _run
 GROUP BY {g}_b
 """, base_select(c, dialect, integer=integer), dialect)
@@ -562,6 +603,7 @@ def auc_sql(c: Columns, dialect: str, *, n: int, bins: int, edges: np.ndarray | 
     from sqlglot import exp
 
     integer = c.weight is None and n > EXACT_DOUBLE_ROWS
+    mul = _products(c, dialect)
     where = ""
     nodes: dict[str, Any] = {}
     if pool is not None:
@@ -578,15 +620,16 @@ def auc_sql(c: Columns, dialect: str, *, n: int, bins: int, edges: np.ndarray | 
 WITH _base AS (SELECT 1),
 _pb AS (SELECT _s, {w1} AS _w1, {w0} AS _w0 FROM _base {where}),
 _run AS (SELECT _w1, _w0, SUM(_w0) OVER {_upto(dialect)} AS _nle, SUM(_w1) OVER {_upto(dialect)} AS _ple FROM _pb)
-SELECT 0 AS _b, SUM(_w1 * _nle) - SUM(_w0 * _ple) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run
+SELECT 0 AS _b, SUM({mul("_w1", "_nle")}) - SUM({mul("_w0", "_ple")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg
+FROM _run
 """, base_select(c, dialect, integer=integer), dialect, **nodes)
     prob = _probability("_s", score_type)
     return render(f"""
 WITH _base AS (SELECT 1),
-{_per_value(c, False, integer, where)},
+{_per_value(c, False, integer, where, dialect=dialect)},
 _pb AS (SELECT _s, _ws, _w1, {_bin(prob, bins, edges, strategy)} AS _b FROM _val),
 _run AS (SELECT _b, _w1, _ws - _w1 AS _w0, {_below(False, dialect)} AS _below FROM _pb)
-SELECT _b, SUM(_w1 * (2 * _below + _w0)) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run GROUP BY _b
+SELECT _b, SUM({mul("_w1", "(2 * _below + _w0)")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run GROUP BY _b
 """, base_select(c, dialect, integer=integer), dialect, **nodes)
 
 

@@ -26,6 +26,12 @@ from ..core._validation import VeracityError
 _NAME = re.compile(r"[^\w.\- :/]")
 #: longest parameter value logged (MLflow's own limit is larger in recent versions)
 _PARAM_CHARS = 500
+#: MLflow's longest metric or parameter name
+_NAME_CHARS = 250
+#: longest prefix= (it starts every metric name and artifact path)
+_PREFIX_CHARS = 100
+#: the longest metric name after a slice's stem ("/brier_uncertainty")
+_LONGEST_METRIC = len("/brier_uncertainty")
 
 
 @dataclass(frozen=True, repr=False)
@@ -102,12 +108,13 @@ def audit_metrics(result: AuditResult, prefix: str = "") -> dict[str, float]:
             out[prefix + name] = x
     column = _clean_name(result.group_column or "group")
     used: set[str] = set()
+    room = _NAME_CHARS - _LONGEST_METRIC - 8  # "-" and a count for keys that clean (or cut) to one name
     for key, group in result.groups.items():
-        base = f"{prefix}{column}/{_clean_name(key)}"
+        base = f"{prefix}{column}/{_clean_name(key)}"[:room]  # MLflow refuses names over 250 characters
         stem, i = base, 1
-        while stem in used:  # two keys that clean to one name stay apart
+        while stem in used:  # two keys that clean to one name stay apart ("-2": MLflow refuses "~")
             i += 1
-            stem = f"{base}~{i}"
+            stem = f"{base}-{i}"
         used.add(stem)
         for name, value in of(group).items():
             if (x := _finite(value)) is not None:
@@ -150,6 +157,45 @@ def result_page(result: AuditResult, *, title: str = "Calibration report", sourc
         sections.append(("slices", "Slices", _sections._section(
             "slices", f"Slices by {result.group_column}", _sections._slices(result, ""), lead)))
     return _html._page(title=title, source=source, details=None, result=result, sections=sections, explorer=None)
+
+
+def _check_prefix(prefix: Any) -> str:
+    """``prefix`` as MLflow takes it in metric names and artifact paths, else a one-line error."""
+    if not isinstance(prefix, str):
+        raise VeracityError(f"prefix must be a string, got {prefix!r}")
+    bad = sorted(set(_NAME.findall(prefix)))
+    if bad:
+        raise VeracityError(
+            f"prefix={prefix!r} holds {', '.join(map(repr, bad))}, which MLflow refuses in a metric name; use "
+            "letters, digits, spaces and _ - . : /")
+    if prefix.startswith("/") or ".." in prefix.split("/") or "//" in prefix:
+        raise VeracityError(f"prefix={prefix!r} must be a relative artifact path such as 'valid/' (no leading '/', "
+                            "no '..' and no empty folder)")
+    if len(prefix) > _PREFIX_CHARS:
+        raise VeracityError(f"prefix= is {len(prefix)} characters long; MLflow names are at most {_NAME_CHARS}: "
+                            f"pass at most {_PREFIX_CHARS}")
+    return prefix
+
+
+def _known_run(client: Any, run_id: str) -> Any:
+    """The run ``run_id`` (checked before anything is logged), or a one-line error."""
+    if not run_id:
+        raise VeracityError("run= is an empty run id; pass an MLflow Run, its run id, or None for the active run")
+    try:
+        return client.get_run(run_id)
+    except Exception as exc:  # noqa: BLE001 - MlflowException: not found, a store that cannot be read
+        message = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise VeracityError(f"run={run_id!r}: MLflow cannot find it ({message}); pass an existing run's id, or "
+                            "None for the active run") from None
+
+
+def _changed_params(existing: dict[str, str], params: dict[str, str], run_id: str) -> None:
+    """MLflow refuses a parameter logged again with another value: say so before logging anything."""
+    for key, value in params.items():
+        if key in existing and existing[key] != value:
+            raise VeracityError(
+                f"run {run_id} already holds parameter {key}={existing[key][:60]!r} (another calibrator); "
+                "log this one with another prefix= (e.g. prefix='recalibrated/') or to another run")
 
 
 def _run_id(mlflow: Any, run: Any) -> str:
@@ -204,8 +250,7 @@ def log_mlflow(
     ``"valid/"``). ``figures=False`` skips the PNG.
     """
     mlflow = _mlflow()
-    if not isinstance(prefix, str):
-        raise VeracityError(f"prefix must be a string, got {prefix!r}")
+    prefix = _check_prefix(prefix)
     obj = result_or_calibrator
     from ..reporting import Report
 
@@ -222,6 +267,15 @@ def log_mlflow(
 
     client = MlflowClient()
     run_id = _run_id(mlflow, run)
+    existing = dict(_known_run(client, run_id).data.params or {})
+    if calibrator is not None or not isinstance(obj, (AuditResult, Report)):
+        try:
+            doc = (obj if calibrator is None else calibrator).to_dict()
+        except VeracityError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an unfitted calibrator
+            raise VeracityError(f"the calibrator cannot be logged: {exc}") from None
+        _changed_params(existing, calibrator_params(doc, prefix), run_id)
     metrics: dict[str, float] = {}
     params: dict[str, str] = {}
     artifacts: list[str] = []
