@@ -56,6 +56,12 @@ def _store_arg(p: argparse.ArgumentParser) -> None:
                    help="seconds to wait while another process writes the store (default: 60)")
 
 
+def _max_periods_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-periods", type=int, default=1000, metavar="N",
+                   help="refuse to list more than N periods from the earliest prediction to the latest (a "
+                        "mistyped year makes thousands of empty ones; the error names them) (default: 1000)")
+
+
 def _period_args(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--freq", default=None, choices=["D", "W", "M", "Q"],
@@ -96,7 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _store_arg(p)
     p.add_argument("file", metavar="FILE", help="CSV or Parquet file of outcomes")
     p.add_argument("--id", required=True, help="prediction id column")
-    p.add_argument("--label", required=True, help="label column (0/1)")
+    p.add_argument("--label", required=True, help="label column (0/1 or true/false; text with --pos-label)")
+    add_pos_label_argument(p)
     p.add_argument("--time", default=None, help="when each outcome was observed (default: now)")
     p.add_argument("--replace", action="store_true", help="overwrite stored outcomes whose label differs")
     p.add_argument("--audit-sample", action="store_true",
@@ -124,10 +131,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "on mean(y - p), overall and per score bin (the false-alarm level, 1 - alert level per "
                         "cohort, holds however often you look) (default: window)")
     p.add_argument("--tolerance", type=float, default=0.0,
-                   help="with --alerts sequential: a gap |rate - conf| this small counts as calibrated")
+                   help="with --alerts sequential only (refused with --alerts window, whose tests it would not "
+                        "change): a gap |rate - conf| this small counts as calibrated (default: 0)")
     p.add_argument("--segments", action="store_true",
                    help="per window, search the logged slice columns for miscalibrated segments (vc.segments; "
                         "JSON key 'segments')")
+    _max_periods_arg(p)
     p.add_argument("--max-slices", type=int, default=20, metavar="N",
                    help="with --by: the N slices with most rows keep their name, the rest are pooled into "
                         "'(other)' (default: 20)")
@@ -150,6 +159,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="fit period (default: the last one with enough labels followed by a labelled one)")
     p.add_argument("--slice", default=None, help="with --by: the slice value to recalibrate")
     p.add_argument("--out", default=None, help="write the calibrator's JSON artifact here")
+    _max_periods_arg(p)
     _json_arg(p)
 
     p = sub.add_parser("scan", description=_DESCRIPTIONS["scan"],
@@ -194,7 +204,8 @@ def _periods(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _status_only(args: argparse.Namespace) -> dict[str, Any]:
-    return dict(max_slices=args.max_slices, alerts=args.alerts, tolerance=args.tolerance, segments=args.segments)
+    return dict(max_slices=args.max_slices, alerts=args.alerts, tolerance=args.tolerance, segments=args.segments,
+                max_periods=args.max_periods)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -218,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if action == "outcomes":
         res = store.outcomes(args.file, id=args.id, label=args.label, time=args.time, replace=args.replace,
-                             audit_sample=args.audit_sample, source=_input_name(args))
+                             audit_sample=args.audit_sample, source=_input_name(args), pos_label=args.pos_label)
         emit(args, str(res), res.to_dict())
         return 0
     if action == "status":
@@ -236,7 +247,8 @@ def run(args: argparse.Namespace) -> int:
         emit(args, str(plan), {"store": str(store.path), **plan.to_dict()}, note_text=str(store.path))
         return 0
     # recalibrate
-    res = store.recalibrate(method=args.method, fit=args.fit, slice=args.slice, **_periods(args))
+    res = store.recalibrate(method=args.method, fit=args.fit, slice=args.slice, max_periods=args.max_periods,
+                            **_periods(args))
     text = str(res)
     if args.out:
         out = Path(args.out)

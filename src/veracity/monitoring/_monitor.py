@@ -26,10 +26,19 @@ with :math:`a_b, r_b` the shares of the period's and the reference's rows in
 equal-width bin b, each count smoothed by +0.5 so empty bins stay finite. The
 customary reading: below 0.1 stable, 0.1–0.25 moderate shift, above 0.25 major
 shift — a reason to recalibrate before the labels confirm it.
+
+With ``sample_weight`` every "how many rows" question is asked of the **effective**
+number of rows, :math:`n_\mathrm{eff} = (\sum w)^2 / \sum w^2` (the rows an unweighted
+sample of the same precision would hold; :math:`n` without weights): the rate's
+interval, ``insufficient`` (:math:`n_\mathrm{eff}` < ``min_count``, as the reliability
+table's ``sufficient``) and the PSI's "few rows" label. The PSI's histograms are read
+in the same units (scaled to :math:`n_\mathrm{eff}` rows before the +0.5 smoothing), so
+multiplying every weight by a constant changes nothing.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -84,6 +93,8 @@ class MonitorResult(Display):
     reference: str | None = None
     #: the rows read, labelled and pending (0 when built from statistics alone)
     rows_read: int = 0
+    #: per period, the effective number of rows behind its histogram, (Σw)² / Σw² (its count unweighted)
+    histogram_sizes: dict[str, float] = field(default_factory=dict)
 
     @property
     def alerts(self) -> tuple[Alert, ...]:
@@ -111,6 +122,7 @@ class MonitorResult(Display):
             "periods": [r.to_dict() for r in self.rows],
             "stats": {k: s.to_dict() for k, s in self.stats.items()},
             "histograms": {k: h.tolist() for k, h in self.histograms.items()},
+            **({"histogram_sizes": dict(self.histogram_sizes)} if self.histogram_sizes else {}),
         }
 
     def __str__(self) -> str:
@@ -165,6 +177,21 @@ def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
     return float(np.sum((a - r) * np.log(a / r)))
 
 
+def _check_min_count(min_count: Any) -> None:
+    """``min_count``: a whole number of (effective) rows >= 0, as ``vc.reliability`` and ``vc.mce`` take it."""
+    ok = (not isinstance(min_count, (bool, np.bool_)) and isinstance(min_count, (int, float, np.integer, np.floating))
+          and bool(np.isfinite(min_count)) and min_count >= 0 and float(min_count) % 1 == 0)
+    if not ok:
+        raise VeracityError(f"min_count must be a whole number of rows >= 0, e.g. 100; got {min_count!r}",
+                            param="min_count")
+
+
+def _scaled(h: np.ndarray, size: float | None) -> np.ndarray:
+    """A weighted histogram in units of effective rows (``size`` = its n_eff; None: already counts)."""
+    total = float(h.sum())
+    return h if size is None or total <= 0 else h * (size / total)
+
+
 def _shift_label(psi: float, n_rows: float, min_count: int) -> str:
     if psi != psi:
         return ""
@@ -181,13 +208,18 @@ def summarize_periods(
     reference: str | None = None,
     level: float = 0.95,
     min_count: int = 100,
+    histogram_sizes: dict[str, float] | None = None,
 ) -> MonitorResult:
     """Monitor rows from per-period statistics (from memory, a file scan, or a history).
 
     ``histograms`` (all rows' score counts per bin, per period) add the PSI of each
-    period against ``reference`` (default: the first period).
+    period against ``reference`` (default: the first period). Weighted histograms come with
+    ``histogram_sizes``, each period's effective number of rows (Σw)² / Σw²: the PSI reads the
+    histograms in those units and the "few rows" label compares that size with ``min_count``, as
+    ``insufficient`` does for the labelled rows (without it, a histogram's sum is its row count).
     """
     check_interval_args("wilson", level, "two-sided")
+    _check_min_count(min_count)
     pending = pending or {}
     histograms = dict(sorted((histograms or {}).items()))
     if histograms:
@@ -199,11 +231,15 @@ def summarize_periods(
     else:
         reference = None
 
+    sizes = {k: float(v) for k, v in (histogram_sizes or {}).items()}
+
     def psi_of(period: str) -> tuple[float, str]:
         if reference is None or period not in histograms:
             return float("nan"), ""
-        psi = population_stability(histograms[period], histograms[reference])
-        return psi, _shift_label(psi, float(histograms[period].sum()), min_count)
+        psi = population_stability(_scaled(histograms[period], sizes.get(period)),
+                                    _scaled(histograms[reference], sizes.get(reference)))
+        rows = sizes.get(period, float(histograms[period].sum()))
+        return psi, _shift_label(psi, rows, min_count)
 
     nan = float("nan")
     rows = []
@@ -249,7 +285,8 @@ def summarize_periods(
                                nan, nan, nan, "pending", psi, shift))
     rows.sort(key=lambda r: r.period)
     return MonitorResult(rows=tuple(rows), stats=dict(stats), level=float(level),
-                         min_count=int(min_count), histograms=histograms, reference=reference)
+                         min_count=int(min_count), histograms=histograms, reference=reference,
+                         histogram_sizes=sizes)
 
 
 def _object_times(raw: np.ndarray) -> np.ndarray:
@@ -288,7 +325,10 @@ def _as_times(times: Any, name: str = "times") -> np.ndarray:
 
         raw = np.asarray(to_utc_timestamps(pa.array(raw), name).to_numpy(zero_copy_only=False))
     try:
-        t = raw.astype("datetime64[ns]") if raw.dtype.kind != "M" else raw
+        with warnings.catch_warnings():
+            # numpy converts a string's offset to UTC (the reading veracity documents) and says so, each time
+            warnings.filterwarnings("ignore", message="no explicit representation of timezones")
+            t = raw.astype("datetime64[ns]") if raw.dtype.kind != "M" else raw
     except (TypeError, ValueError) as exc:
         raise VeracityError(
             f"{name} must be dates or datetimes (e.g. '2026-03-01'); could not parse them: {exc}"
@@ -375,6 +415,7 @@ def monitor(
     mature="final")`` with column names, a frame or a file's path (CSV/Parquet, read
     by DuckDB where it lives); lazy frames are grouped where they live.
     """
+    _check_min_count(min_count)
     if (as_of is None) != (horizon is None):
         raise VeracityError("as_of and horizon go together: a label is final when its prediction time + "
                             "horizon <= as_of", param="horizon" if horizon is None else "as_of")
@@ -413,6 +454,7 @@ def monitor(
             f"scores, labels and periods must have one entry per row: got {lengths['scores'][0]} scores, "
             f"{lengths['labels'][0]} labels and {n} period keys", param="labels")
     histograms = score_histograms(scores, keys, edges, score_type=score_type, sample_weight=sample_weight)
+    sizes = _effective_sizes(keys, sample_weight)
     if mature is not None:
         m = to_numpy(mature, "mature")
         if m.dtype != bool or m.shape != (n,):
@@ -432,8 +474,23 @@ def monitor(
                               score_type=score_type, pos_label=pos_label)
         stats = grouped_stats(data, keys[rows], edges)
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
-                               reference=reference, level=level, min_count=min_count)
+                               reference=reference, level=level, min_count=min_count, histogram_sizes=sizes)
     return replace(result, rows_read=n)
+
+
+def _effective_sizes(keys: np.ndarray, sample_weight: Any) -> dict[str, float] | None:
+    """Per key, the effective number of rows (Σw)² / Σw² of all its rows (None without weights)."""
+    from ..core._validation import check_weights
+
+    w = check_weights(sample_weight, keys.size)
+    if w is None:
+        return None
+    uniq, inv = np.unique(keys, return_inverse=True)
+    sw = np.bincount(inv.reshape(-1), weights=w, minlength=uniq.size)
+    sw2 = np.bincount(inv.reshape(-1), weights=w * w, minlength=uniq.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_eff = np.where(sw2 > 0, sw * sw / sw2, 0.0)
+    return {str(k): float(v) for k, v in zip(uniq.tolist(), n_eff.tolist())}
 
 
 def _refuse_missing_keys(keys: np.ndarray) -> None:
@@ -738,16 +795,22 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
             _add(stats, name, _stats(sums[k], edges))
     hist_rows = agg.collect(
         scaled(working, every).with_columns(_p=agg.probability(score_type))
-        .with_columns(_b=bin_index(nw.col("_p"), edges, "uniform"))
-        .group_by("_g", "_b").agg(nw.col("_w").sum())
+        .with_columns(_b=bin_index(nw.col("_p"), edges, "uniform"), _w2=nw.col("_w") * nw.col("_w"))
+        .group_by("_g", "_b").agg(nw.col("_w").sum(), nw.col("_w2").sum())
     )
     histograms: dict[str, np.ndarray] = {}
+    squares: dict[str, float] = {}
     hist_keys = hist_rows.get_column("_g").to_list()
     names = dict(zip(hist_keys, _names(hist_keys, freq))) if hist_keys else {}
-    for k, b, total in zip(hist_keys, hist_rows.get_column("_b").to_list(), hist_rows.get_column("_w").to_list()):
+    for k, b, total, sq in zip(hist_keys, hist_rows.get_column("_b").to_list(), hist_rows.get_column("_w").to_list(),
+                               hist_rows.get_column("_w2").to_list()):
         h = np.zeros(m)
         h[int(b)] = float(total)
         _add(histograms, names[k], h)
+        _add(squares, names[k], float(sq))
+    sizes = None
+    if prep.weight:  # the effective rows of each period, (Σw)² / Σw², as the array form
+        sizes = {k: (float(h.sum()) ** 2 / squares[k] if squares[k] > 0 else 0.0) for k, h in histograms.items()}
     pending: dict[str, int] = {}
     if prep.rows is not None:
         waiting = agg.collect(working.filter(~nw.col("_m")).with_columns(_one=nw.lit(1, nw.Int64))
@@ -756,5 +819,5 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         for name, c in zip(_names(keys, freq) if keys else [], waiting.get_column("_one").to_list()):
             pending[name] = pending.get(name, 0) + int(c)
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
-                               reference=reference, level=level, min_count=min_count)
+                               reference=reference, level=level, min_count=min_count, histogram_sizes=sizes)
     return replace(result, rows_read=int(every["n"] or 0))

@@ -78,7 +78,7 @@ def labelled_rows(store: Any, *, as_of: Any = None, horizon: str | float | None 
 def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "W", window: str | None = None,
                       as_of: Any = None, horizon: str | float | None = None, fit: str | None = None,
                       by: str | None = None, slice: str | None = None, min_count: int = 100, bins: int = 15,
-                      model: str | None = None) -> Recalibration:
+                      model: str | None = None, max_periods: int = 1000) -> Recalibration:
     """Fit ``method`` on a mature labelled window of the store; ledger on the next window."""
     from ..calibrators import METHODS, compare
 
@@ -88,7 +88,7 @@ def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "
     if (by is None) != (slice is None):
         raise VeracityError("by and slice go together: recalibrate one slice (by='segment', slice='a')")
     status = store.status(freq=freq, window=window, as_of=as_of, horizon=horizon, by=by, min_count=min_count,
-                          bins=bins, model=model)
+                          bins=bins, model=model, max_periods=max_periods)
     want = slice if by is not None else "(all)"
     if by is not None:
         known = sorted({r.slice for r in status.rows} - {"(all)"})

@@ -56,8 +56,8 @@ from ..core._text import fmt, render_table
 from ..core._validation import PROB_EPS, VeracityError
 from ._alerts import Alert, _alert, _alerts  # noqa: F401  (re-exported: pickles name _status._alert)
 from ._estimate import Estimate, estimate_from_sums
-from ._time import (FREQ_NAMES, parse_duration, parse_instant, parse_window, period_label, period_sql,
-                    period_starts)
+from ._time import (FREQ_NAMES, parse_duration, parse_instant, parse_window, period_count, period_label,
+                    period_sql, period_starts)
 
 ALL = "(all)"
 CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
@@ -65,6 +65,8 @@ CELL_SPAN = 12.0
 PSI_MATERIAL = 0.1
 REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
 MIN_PPI_LABELS = 30  # a bin's PPI normal interval is marked insufficient below this many audit labels
+#: the most periods a status lists unless told otherwise (``max_periods``)
+MAX_PERIODS = 1000
 
 
 def _ppi_cell(ppi: dict[str, Any] | None) -> str:
@@ -538,8 +540,18 @@ def store_status(
     tolerance: float = 0.0,
     segments: bool = False,
     delayed: bool = True,
+    max_periods: int = MAX_PERIODS,
 ) -> StoreStatus:
     """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``.
+
+    Every period from the earliest stored prediction to the latest is listed, empty ones too; more
+    than ``max_periods`` of them is refused in one line naming the earliest and latest prediction
+    times and the widest gap between them (one mistyped year, 2206 among 2026 rows, once made ten
+    thousand empty weeks in silence): fix those times, or pass a larger ``max_periods``. Under it,
+    a listing of at least 100 periods of which 90% hold no prediction is warned about. With
+    ``as_of=None`` (now), predictions dated more than a day in the future are left out with a warning.
+    ``tolerance`` is for ``alerts="sequential"`` only (refused with the window tests, which it
+    would not change).
 
     ``delayed=False`` leaves out the delayed-label estimates and sequences (the plain status, which
     benchmarks/bench_store_delayed.py times against the full one)."""
@@ -558,13 +570,20 @@ def store_status(
         raise VeracityError(f"bins must be an integer in 1..1000, got {bins!r}", param="bins")
     threshold = check_threshold(threshold)
     cost_fp, cost_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
-    if not _number(min_count) >= 1:
-        raise VeracityError(f"min_count must be at least 1, got {min_count!r}", param="min_count")
+    if not (np.isfinite(_number(min_count)) and _number(min_count) >= 1 and _number(min_count) % 1 == 0):
+        raise VeracityError(f"min_count must be a whole number of rows, at least 1, got {min_count!r}",
+                            param="min_count")
     if alerts not in ("window", "sequential"):
         raise VeracityError(f"alerts must be 'window' (a test per window) or 'sequential' (anytime-valid "
                             f"confidence sequences), got {alerts!r}", param="alerts")
     if not 0.0 <= _number(tolerance) < 1.0:
         raise VeracityError(f"tolerance must be in [0, 1), e.g. 0.01, got {tolerance!r}", param="tolerance")
+    if float(tolerance) > 0 and alerts != "sequential":
+        raise VeracityError(f"tolerance={float(tolerance):g} applies to the sequential alerts only (the window "
+                            "tests would ignore it); pass alerts='sequential' with it, or drop it",
+                            param="tolerance")
+    if isinstance(max_periods, bool) or not isinstance(max_periods, (int, np.integer)) or max_periods < 1:
+        raise VeracityError(f"max_periods must be a positive integer, got {max_periods!r}", param="max_periods")
     if isinstance(max_slices, bool) or not isinstance(max_slices, int) or max_slices < 1:
         raise VeracityError(f"max_slices must be a positive integer, got {max_slices!r}", param="max_slices")
     t_as_of = parse_instant(as_of)
@@ -578,7 +597,8 @@ def store_status(
                             level=level, alert_level=alert_level, min_count=min_count, reference=reference,
                             threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
                             max_slices=max_slices, alerts=alerts, tolerance=float(tolerance),
-                            segments=bool(segments), delayed=delayed)
+                            segments=bool(segments), delayed=delayed, max_periods=int(max_periods),
+                            as_of_given=as_of is not None)
     except VeracityError:
         raise
     except Exception as exc:
@@ -596,7 +616,8 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                  t_as_of: Any, as_of_us: int, horizon: Any, horizon_us: int | None, by: str | None, bins: int,
                  level: float, alert_level: float, min_count: int, reference: str | None, threshold: float,
                  cost_fp: float, cost_fn: float, model: str | None, max_slices: int, alerts: str,
-                 tolerance: float, segments: bool = False, delayed: bool = True) -> StoreStatus:
+                 tolerance: float, segments: bool = False, delayed: bool = True,
+                 max_periods: int = MAX_PERIODS, as_of_given: bool = True) -> StoreStatus:
     if by is not None and by not in store.slices(con=con):
         known = ", ".join(store.slices(con=con)) or "none"
         raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
@@ -606,6 +627,12 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
     lo, hi = con.execute(f"SELECT min(ts), max(ts) FROM predictions WHERE ts <= make_timestamp({as_of_us})"
                          + (" AND model = ?" if model is not None else ""),
                          [model] if model is not None else []).fetchall()[0]
+    if not as_of_given:
+        _warn_future(con, as_of_us, model)
+    count = 0
+    if lo is not None:
+        count = _check_span(con, np.datetime64(lo, "us"), np.datetime64(hi, "us"), freq, window, window_s, t_as_of,
+                            as_of_us, model, max_periods)
     start_sql, _ = period_sql(freq, window_s, as_of_us, "p.ts")
     g, seq, pooled = _query(store, con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us,
                             slice_col=by, bins=bins, threshold=float(threshold), model=model,
@@ -616,10 +643,12 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                          threshold=float(threshold), bins=bins, pooled=pooled, alert_mode=alerts,
                          tolerance=tolerance)
     if lo is None:
+        _warn_nothing_before(con, as_of_us, model)
         return StoreStatus(rows=(), reference=None, **settings)
     starts = period_starts(np.datetime64(lo, "us"), np.datetime64(hi, "us"), freq, window_s, t_as_of)
     status = _assemble(g, starts, freq, window_s, t_as_of, by, bins, level, int(min_count), reference,
                        float(threshold), float(cost_fp), float(cost_fn), settings)
+    _warn_sparse(status, count, lo, hi, freq, window)
     if segments:
         status = _with_segments(store, con, status, starts, _next_start(starts, freq, window_s), as_of_us,
                                 horizon_us, model, int(min_count), level)
@@ -627,6 +656,91 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
         return status
     return _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level, alerts,
                                 tolerance, min_count, bins, cost_fp=float(cost_fp), cost_fn=float(cost_fn))
+
+
+def _what(freq: str | None, window: str | None) -> str:
+    return f"{FREQ_NAMES[freq]}s" if freq else f"{window} windows"
+
+
+def _when(t: Any) -> str:
+    return str(np.datetime64(t, "s")).replace("T", " ")
+
+
+def _check_span(con: Any, lo: np.datetime64, hi: np.datetime64, freq: str | None, window: str | None,
+                window_s: float | None, t_as_of: np.datetime64, as_of_us: int, model: str | None,
+                max_periods: int) -> int:
+    """The number of periods from ``lo`` to ``hi``; more than ``max_periods`` is refused in one line that
+    names the earliest and latest prediction and the widest gap between two consecutive ones (where a
+    mistyped time sits)."""
+    count = period_count(lo, hi, freq, window_s, t_as_of)
+    if count <= max_periods:
+        return count
+    where = f"ts <= make_timestamp({as_of_us})" + (" AND model = ?" if model is not None else "")
+    params = [model] if model is not None else []
+    gap = con.execute(
+        f"SELECT prev, ts FROM (SELECT ts, lag(ts) OVER (ORDER BY ts) AS prev FROM predictions WHERE {where}) "
+        "WHERE prev IS NOT NULL ORDER BY epoch_us(ts) - epoch_us(prev) DESC LIMIT 1", params).fetchall()
+    coarser = "a longer window=" if window_s is not None else "a coarser freq="
+    widest, typo = "", False
+    if gap:
+        a, b = gap[0]
+        gap_us = int((np.datetime64(b, "us") - np.datetime64(a, "us")) // np.timedelta64(1, "us"))
+        typo = gap_us > 0.5 * int((hi - lo) // np.timedelta64(1, "us"))  # one gap is most of the span: stray rows
+        if typo:
+            before, after = con.execute(
+                f"SELECT count(*) FILTER (WHERE ts <= ?), count(*) FILTER (WHERE ts >= ?) FROM predictions "
+                f"WHERE {where}", [a, b, *params]).fetchall()[0]
+            days = gap_us / 86_400e6
+            span = f"{days / 365.25:,.0f} years" if days >= 730 else f"{days:,.0f} days"
+            widest = (f"; {span} pass between {_when(a)} and {_when(b)} without a prediction ({before:,} "
+                      f"predictions before, {after:,} after)")
+    fix = ("a mistyped time? Re-log the stray predictions with their right time (replacing them), or pass as_of= "
+           f"before them, {coarser}" if typo else f"pass {coarser}")
+    raise VeracityError(
+        f"status would list {count:,} {_what(freq, window)} (more than max_periods={max_periods}), from "
+        f"{_when(lo)} (the earliest prediction) to {_when(hi)} (the latest){widest}: {fix} or "
+        f"max_periods={count} to list every period", param="max_periods")
+
+
+def _warn_sparse(status: StoreStatus, count: int, lo: Any, hi: Any, freq: str | None, window: str | None) -> None:
+    """A warning when at least 100 periods are listed and 90% of them hold no prediction."""
+    if count < 100:
+        return
+    empty = sum(1 for r in status.rows if r.slice == ALL and r.rows == 0)
+    if empty >= 0.9 * count:
+        import warnings
+
+        warnings.warn(f"{empty:,} of the {count:,} {_what(freq, window)} listed hold no prediction (the earliest is "
+                      f"{_when(lo)}, the latest {_when(hi)}): a mistyped time? Or use coarser periods",
+                      stacklevel=5)
+
+
+def _warn_nothing_before(con: Any, as_of_us: int, model: str | None) -> None:
+    """An empty status of a store that holds predictions, all after the as-of time: say so (an as-of
+    mistyped into the past would otherwise read as "alerts: none")."""
+    n, first = con.execute("SELECT count(*), min(ts) FROM predictions" + (" WHERE model = ?" if model is not None
+                                                                          else ""),
+                           [model] if model is not None else []).fetchall()[0]
+    if n:
+        import warnings
+
+        warnings.warn(f"no prediction is dated at or before the as-of time {_when(np.datetime64(as_of_us, 'us'))} UTC; "
+                      f"the {n:,} stored begin at {_when(first)}: nothing to judge (pass a later as_of=)",
+                      stacklevel=5)
+
+
+def _warn_future(con: Any, as_of_us: int, model: str | None) -> None:
+    """As of now, predictions dated more than a day ahead are left out: say so (a mistyped year is one)."""
+    ahead = as_of_us + 86_400_000_000
+    n, latest = con.execute(f"SELECT count(*), max(ts) FROM predictions WHERE ts > make_timestamp({ahead})"
+                            + (" AND model = ?" if model is not None else ""),
+                            [model] if model is not None else []).fetchall()[0]
+    if n:
+        import warnings
+
+        warnings.warn(f"{n:,} predictions are dated in the future (after now, {_when(np.datetime64(as_of_us, 'us'))} "
+                      f"UTC; the latest at {_when(latest)}) and are left out: a mistyped time? Re-log them with their "
+                      "right time, or pass as_of= explicitly", stacklevel=5)
 
 
 def _number(value: Any) -> float:
@@ -715,6 +829,10 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
         ref_ps = list(range(labels.index(first_name), labels.index(last_name or first_name) + 1))
         if not ref_ps:
             raise VeracityError(f"reference {reference!r} runs backwards; write FIRST..LAST")
+        if not rows_p[ref_ps].sum():  # every PSI would be n/a and every diagnosis compare with nothing
+            held = [labels[i] for i in np.flatnonzero(rows_p > 0)[:8]]
+            raise VeracityError(f"reference {reference!r} holds no predictions; name periods with rows (e.g. "
+                                f"{', '.join(held)})", param="reference")
     else:
         ok = np.flatnonzero(labelled_all >= min_count)
         first = int(ok[0]) if ok.size else int(np.flatnonzero(rows_p > 0)[0])
@@ -869,7 +987,11 @@ def _diagnose(k: int, rk: int, count: np.ndarray, s_p: np.ndarray, s_y: np.ndarr
     # the prior the scores embody: the reference's mean confidence (its labelled rate is noisier)
     pi_old = float(s_p[rk].sum() / n_r) if n_r else float("nan")
     extra: dict[str, Any] = {"prior_old": pi_old, "prior_new": pi_new}
-    if in_reference or not n_r or not 0 < pi_old < 1 or not 0 < pi_new < 1:
+    if not in_reference and not n_r:  # nothing labelled to compare with: the cause cannot be told
+        return (f"miscalibration; the reference {ref_label} has no labelled rows here to tell a prior shift from "
+                "a changed score-outcome relation",
+                "recalibrate on a mature window (veracity monitor recalibrate)", extra)
+    if in_reference or not 0 < pi_old < 1 or not 0 < pi_new < 1:
         return ("miscalibration in the reference window itself",
                 "recalibrate on a mature window (veracity monitor recalibrate)", extra)
     pooled = (s_y[k].sum() + s_y[rk].sum()) / (n_k + n_r)

@@ -124,6 +124,9 @@ class IngestResult(Display):
     filled: int = 0
     #: why nothing was read (an empty file or frame is a no-op, not an error)
     note: str | None = None
+    #: predictions of this batch whose outcome was observed more than a day before the prediction's time
+    #: (a prediction time or an observed time that is wrong; kept, and warned about)
+    observed_before: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -148,6 +151,9 @@ class IngestResult(Display):
         if self.unmatched:
             text += (f"\n({self.unmatched} outcomes have no logged prediction yet; kept, they count "
                      "once the prediction is logged)")
+        if self.observed_before:
+            text += (f"\n({self.observed_before} outcomes were observed more than a day before their prediction's "
+                     "time: check the --time columns)")
         return text
 
 
@@ -445,8 +451,16 @@ class MonitorStore:
         return self._ingest("predictions", stage, source, digest, replace, by_cols)
 
     def outcomes(self, data: Any, *, id: str, label: str, time: str | None = None,
-                 replace: bool = False, audit_sample: bool = False, source: str | None = None) -> IngestResult:
+                 replace: bool = False, audit_sample: bool = False, source: str | None = None,
+                 pos_label: Any = None) -> IngestResult:
         """Store outcomes (labels 0/1) joined to predictions by id; ``time`` = when observed (default: now).
+
+        ``pos_label`` names the positive outcome of a two-valued label column (``"yes"`` among
+        ``"yes"``/``"no"``; a string is read in the column's type, as ``--pos-label``: ``"2"`` on a
+        numeric column, ``"true"`` on a boolean one): rows equal to it are stored as 1, the others
+        as 0. A batch may hold one value only (a day of negatives); when ``pos_label`` is not
+        among its values every row is stored as 0, with a warning (it could be a misspelt
+        ``pos_label``). Three or more values are refused.
 
         ``audit_sample=True`` marks these labels as a **random** audit sample: rows chosen
         at random (not by score, flag or complaint) and labelled on purpose. Status uses them
@@ -463,7 +477,7 @@ class MonitorStore:
         if table is None:
             return IngestResult("outcomes", source, None, 0, 0, 0, 0, note=empty)
         ids = _id_column(table, id, source)
-        labels = _label_column(table, label, source)
+        labels = _label_column(table, label, source, pos_label)
         if time is not None:
             observed = to_utc_timestamps(_col(table, time, source), time)
         else:
@@ -471,17 +485,17 @@ class MonitorStore:
             observed = pa.array(np.full(table.num_rows, now), type=pa.timestamp("us"))
         stage = pa.table({"id": ids, "label": labels, "observed": observed,
                           "audit": pa.array(np.full(table.num_rows, audit_sample), type=pa.bool_())})
-        return self._ingest("outcomes", stage, source, digest, replace, [])
+        return self._ingest("outcomes", stage, source, digest, replace, [], check_observed=time is not None)
 
     def _ingest(self, kind: str, stage: Any, source: str, digest: str, replace: bool,
-                by_cols: list[str]) -> IngestResult:
+                by_cols: list[str], check_observed: bool = False) -> IngestResult:
         duckdb = require_duckdb()
         con = self.connect(create=True)
         try:
             con.register("incoming", stage)
             con.execute("BEGIN TRANSACTION")
             try:
-                result = _ingest_sql(con, kind, source, digest, replace, by_cols, self)
+                result = _ingest_sql(con, kind, source, digest, replace, by_cols, self, check_observed)
                 con.execute("COMMIT")
             except BaseException:
                 try:
@@ -489,6 +503,12 @@ class MonitorStore:
                 except duckdb.Error:  # pragma: no cover
                     pass
                 raise
+            if result.observed_before:  # said once the batch is stored (a warning made an error rolls nothing back)
+                import warnings
+
+                warnings.warn(f"{source}: {result.observed_before} outcomes were observed more than a day before their "
+                              "prediction's time (kept; one of the two times is wrong: check the time columns of "
+                              "the predictions and of the outcomes)", stacklevel=3)
             return result
         except duckdb.Error as exc:
             raise VeracityError(f"ingest into {self.path} failed and was rolled back: "
@@ -502,7 +522,7 @@ class MonitorStore:
                alert_level: float = 0.99, min_count: int = 100, reference: str | None = None,
                threshold: float = 0.5, cost_fp: float = 1.0, cost_fn: float = 1.0, model: str | None = None,
                max_slices: int = 20, alerts: str = "window", tolerance: float = 0.0,
-               segments: bool = False) -> Any:
+               segments: bool = False, max_periods: int = 1000) -> Any:
         """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``.
 
         ``horizon``: labels become final this long after the prediction (pending rows are never
@@ -514,15 +534,17 @@ class MonitorStore:
         carries ``estimate_ppi`` (from random audit labels, see :meth:`outcomes`),
         ``estimate_cbpe``, ``provisional`` and ``sequence_low``/``sequence_high``; with
         ``segments=True`` the ``(all)`` rows carry the window's discovered miscalibrated segments
-        over the logged slice columns (:func:`veracity.segments`). See
-        :func:`veracity.monitoring.store_status`.
+        over the logged slice columns (:func:`veracity.segments`). More than ``max_periods`` periods
+        between the earliest and the latest prediction (a mistyped year) is refused in one line naming
+        them; see :func:`veracity.monitoring.store_status`.
         """
         from ._status import store_status
 
         return store_status(self, freq=freq, window=window, as_of=as_of, horizon=horizon, by=by, bins=bins,
                             level=level, alert_level=alert_level, min_count=min_count, reference=reference,
                             threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
-                            max_slices=max_slices, alerts=alerts, tolerance=tolerance, segments=segments)
+                            max_slices=max_slices, alerts=alerts, tolerance=tolerance, segments=segments,
+                            max_periods=max_periods)
 
     def plan(self, *, width: float, level: float = 0.95, freq: str | None = "W", window: str | None = None,
              as_of: Any = None, horizon: str | float | None = None, by: str | None = None,
@@ -536,12 +558,13 @@ class MonitorStore:
     def recalibrate(self, *, method: str = "platt", freq: str | None = "W", window: str | None = None,
                     as_of: Any = None, horizon: str | float | None = None, fit: str | None = None,
                     by: str | None = None, slice: str | None = None, min_count: int = 100, bins: int = 15,
-                    model: str | None = None) -> Any:
+                    model: str | None = None, max_periods: int = 1000) -> Any:
         """Fit ``method`` on a mature labelled window, ledger on the next; see :func:`recalibrate_store`."""
         from ._recalibrate import recalibrate_store
 
         return recalibrate_store(self, method=method, freq=freq, window=window, as_of=as_of, horizon=horizon,
-                                 fit=fit, by=by, slice=slice, min_count=min_count, bins=bins, model=model)
+                                 fit=fit, by=by, slice=slice, min_count=min_count, bins=bins, model=model,
+                                 max_periods=max_periods)
 
 
 _PREDICTION_COLUMNS = {"id": "VARCHAR", "ts": "TIMESTAMP", "score": "DOUBLE", "model": "VARCHAR",
@@ -622,7 +645,7 @@ def _utcnow() -> Any:
 
 
 def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by_cols: list[str],
-                store: MonitorStore) -> IngestResult:
+                store: MonitorStore, check_observed: bool = False) -> IngestResult:
     if kind == "predictions":
         known = store.slices(con=con)
         new = [b for b in by_cols if b not in known]
@@ -709,7 +732,15 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
     if kind == "outcomes":
         unmatched = int(con.execute("SELECT count(*) FROM stage s WHERE NOT EXISTS "
                                     "(SELECT 1 FROM predictions p WHERE p.id = s.id)").fetchone()[0])
-    return IngestResult(kind, source, batch, rows, inserted, duplicates, conflicts, unmatched, seen, filled)
+    # an outcome observed before its prediction was made: one of the two times is wrong (a day of slack
+    # for clocks and dates without a time)
+    early = 0
+    if kind == "outcomes" and check_observed:  # observed times the sender gave (not "now", the default)
+        early = int(con.execute(
+            "SELECT count(*) FROM predictions p JOIN stage s USING (id) "
+            "WHERE p.observed < p.ts - INTERVAL 1 DAY").fetchone()[0])
+    return IngestResult(kind, source, batch, rows, inserted, duplicates, conflicts, unmatched, seen, filled,
+                        observed_before=early)
 
 
 def _column_names(**given: Any) -> None:
@@ -859,7 +890,7 @@ def _score_column(table: Any, name: str, source: str) -> Any:
     return pa.array(v, type=pa.float64())
 
 
-def _label_column(table: Any, name: str, source: str) -> Any:
+def _label_column(table: Any, name: str, source: str, pos_label: Any = None) -> Any:
     import pyarrow as pa
 
     col = _col(table, name, source)
@@ -867,6 +898,8 @@ def _label_column(table: Any, name: str, source: str) -> Any:
         raise VeracityError(
             f"label column {name!r} in {source} has {col.null_count} missing labels; send an outcome only "
             "once it is known (pending predictions need no row)")
+    if pos_label is not None:
+        return _labels_with_pos_label(col, name, source, pos_label)
     if pa.types.is_boolean(col.type):
         v = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
     elif pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
@@ -876,11 +909,67 @@ def _label_column(table: Any, name: str, source: str) -> Any:
 
         values = pc.unique(col).to_pylist()[:3]
         raise VeracityError(f"label column {name!r} in {source} has type {col.type} (values such as "
-                            f"{', '.join(map(repr, values))}); the store keeps outcomes as 0/1: map the "
-                            "positive outcome to 1 and the other to 0 (or true/false) before sending them")
+                            f"{', '.join(map(repr, values))}); the store keeps outcomes as 0/1: name the positive "
+                            "outcome with pos_label= (e.g. pos_label='yes'), or map the positive outcome to 1 and "
+                            "the other to 0 before sending them", param="pos_label")
     bad = (v != 0) & (v != 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise VeracityError(f"label column {name!r} in {source}: {int(bad.sum())} labels are not 0 or 1 "
-                            f"(first at row {i}: {v[i]!r})")
+                            f"(first at row {i}: {v[i]!r}); name the positive outcome with pos_label=, or map the "
+                            "labels to 0/1", param="pos_label")
     return pa.array(v.astype(np.int8), type=pa.int8())
+
+
+def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> Any:
+    """0/1 labels: 1 where the label equals ``pos_label`` (read in the column's type when it is a string)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    value: Any = pos_label
+    if isinstance(value, np.generic):
+        value = value.item()
+    if pa.types.is_boolean(col.type):
+        if isinstance(value, str):
+            if value.strip().lower() not in ("true", "false", "1", "0"):
+                raise VeracityError(f"pos_label={pos_label!r} does not fit the true/false label column {name!r} in "
+                                    f"{source}; pass pos_label=True or False", param="pos_label")
+            value = value.strip().lower() in ("true", "1")
+        elif not isinstance(value, (bool, int, float)) or value not in (0, 1):
+            raise VeracityError(f"pos_label={pos_label!r} does not fit the true/false label column {name!r} in "
+                                f"{source}; pass pos_label=True or False", param="pos_label")
+        value = bool(value)
+    elif pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_decimal(col.type):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise VeracityError(f"pos_label={pos_label!r} is not a number but the label column {name!r} in {source} "
+                                "is numeric; pass one of its values", param="pos_label") from None
+        col = col.cast(pa.float64())
+        if pc.any(pc.is_nan(col)).as_py():
+            raise VeracityError(f"label column {name!r} in {source} holds NaN labels; send an outcome only once "
+                                "it is known", param="labels")
+    elif pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+        value = str(value)
+    else:
+        raise VeracityError(f"label column {name!r} in {source} has type {col.type}; labels must be text, "
+                            "numbers or true/false", param="labels")
+    values = pc.unique(col).to_pylist()
+    if len(values) > 2:
+        shown = ", ".join(repr(v) for v in sorted(values, key=str)[:5])
+        raise VeracityError(f"label column {name!r} in {source} takes {len(values)} values ({shown}); outcomes are "
+                            "binary: pos_label= names the positive one of two values", param="pos_label")
+    hit = np.asarray(pc.equal(col, pa.scalar(value, type=col.type)).to_numpy(zero_copy_only=False), dtype=bool)
+    if not hit.any():
+        shown = ", ".join(repr(v) for v in values)
+        if len(values) == 2:
+            raise VeracityError(f"pos_label={pos_label!r} is not among the values of label column {name!r} in "
+                                f"{source} ({shown}); pass one of them", param="pos_label")
+        plain_negatives = not isinstance(value, str) and value == 1 and values in ([0], [0.0], [False])
+        if not plain_negatives:  # a day of 0s with pos_label=1 says nothing doubtful
+            import warnings
+
+            warnings.warn(f"pos_label={pos_label!r} is not among the labels of {source} (all {len(hit):,} are "
+                          f"{shown}): every outcome is stored as negative (0); if pos_label is misspelt, send the "
+                          "file again with the right one, replacing them (--replace, replace=True)", stacklevel=4)
+    return pa.array(hit.astype(np.int8), type=pa.int8())

@@ -133,20 +133,51 @@ def to_utc_timestamps(array: Any, column: str) -> Any:
     return pc.cast(out, pa.timestamp("us"))
 
 
+_STRING_TARGETS = ("us", "UTC"), ("us", None), ("ns", "UTC"), ("ns", None)
+
+
 def _parse_strings(arr: Any, column: str) -> Any:
     import pyarrow as pa
 
     # nanosecond strings (pandas writes them) parse as ns and are cut to the microsecond
-    for target in (pa.timestamp("us", tz="UTC"), pa.timestamp("us"),
-                   pa.timestamp("ns", tz="UTC"), pa.timestamp("ns")):
+    for unit, tz in _STRING_TARGETS:
         try:
-            return arr.cast(target).cast(pa.timestamp("us"), safe=target.unit != "ns")
+            return arr.cast(pa.timestamp(unit, tz=tz)).cast(pa.timestamp("us"), safe=unit != "ns")
         except pa.ArrowInvalid:
             continue
-    raise VeracityError(
-        f"time column {column!r} has strings that are not ISO 8601 times (first: "
-        f"{str(arr[0])[:40]!r}); use e.g. 2026-03-02 or 2026-03-02T10:00:00+02:00, one form per file"
-    )
+    raise VeracityError(_strings_problem(arr, column))
+
+
+def _strings_problem(arr: Any, column: str) -> str:
+    """Why a column of strings is not one form of ISO 8601 time: the first string that is none (its row
+    and text), or the first strings with and without a UTC offset when each parses alone."""
+    import pyarrow as pa
+
+    def form(value: Any) -> str | None:
+        # "aware" (with a UTC offset), "naive", or None: no ISO time
+        for unit, tz in _STRING_TARGETS:
+            try:
+                pa.array([value], type=pa.string()).cast(pa.timestamp(unit, tz=tz))
+                return "naive" if tz is None else "aware"
+            except pa.ArrowInvalid:
+                continue
+        return None
+
+    first: dict[str, int] = {}
+    values = arr.slice(0, 100_000).to_pylist()
+    for i, value in enumerate(values):
+        kind = form(value)
+        if kind is None:
+            return (f"time column {column!r} has strings that are not ISO 8601 times (row {i}: "
+                    f"{str(value)[:40]!r}); use e.g. 2026-03-02 or 2026-03-02T10:00:00+02:00, one form per file")
+        first.setdefault(kind, i)
+    if len(first) == 2:
+        a, n = first["aware"], first["naive"]
+        return (f"time column {column!r} mixes times with a UTC offset (row {a}: {str(values[a])[:40]!r}) and "
+                f"without (row {n}: {str(values[n])[:40]!r}); write one form per file (times without an offset are "
+                "read as UTC: add +00:00 to those, or convert the others)")
+    return (f"time column {column!r} has strings that are not one form of ISO 8601 time (first: "
+            f"{str(arr[0])[:40]!r}); use e.g. 2026-03-02 or 2026-03-02T10:00:00+02:00, one form per file")
 
 
 def period_sql(freq: str | None, window_s: float | None, as_of_us: int, column: str = "ts") -> tuple[str, str]:
@@ -200,3 +231,30 @@ def period_starts(first: np.datetime64, last: np.datetime64, freq: str | None, w
         m = months.astype(np.int64)
         months = np.unique((m - m % 3)).astype("datetime64[M]")
     return months.astype("datetime64[us]")
+
+
+def period_count(first: np.datetime64, last: np.datetime64, freq: str | None, window_s: float | None,
+                 as_of: np.datetime64) -> int:
+    """How many periods :func:`period_starts` would list (arithmetic only: nothing is built), so that a
+    mistyped time (a year 2206 among 2026 rows) is caught before it makes a million empty periods.
+
+    >>> period_count(np.datetime64("2026-03-02"), np.datetime64("2026-03-29"), "W", None, np.datetime64("2026-04-01"))
+    4
+    """
+    first = first.astype("datetime64[us]")
+    last = last.astype("datetime64[us]")
+    if window_s is not None:
+        w = np.timedelta64(int(round(window_s * 1e6)), "us")
+        return int((as_of - first) // w) - int((as_of - last) // w) + 1
+    if freq == "D":
+        return int((last.astype("datetime64[D]") - first.astype("datetime64[D]")).astype(np.int64)) + 1
+    if freq == "W":
+        monday = np.datetime64("1969-12-29", "D")
+        a = (first.astype("datetime64[D]") - monday) // np.timedelta64(7, "D")
+        b = (last.astype("datetime64[D]") - monday) // np.timedelta64(7, "D")
+        return int(b) - int(a) + 1
+    m0 = int(first.astype("datetime64[M]").astype(np.int64))
+    m1 = int(last.astype("datetime64[M]").astype(np.int64))
+    if freq == "Q":
+        return (m1 - m1 % 3) // 3 - (m0 - m0 % 3) // 3 + 1
+    return m1 - m0 + 1
