@@ -33,7 +33,7 @@ from ..core._metrics import check_threshold
 from ..core._validation import VeracityError, check_score_type, refuse_score
 from . import _aggregates as agg
 from ._aggregates import NAN_KEY
-from ._source import Frame, as_frame, check_columns, check_dtypes, refuse_nested
+from ._source import Frame, _is_decimal, as_frame, check_columns, check_dtypes, exact_floats, refuse_nested
 
 #: options of the array form that need every row in memory (refused on lazy frames)
 _IN_MEMORY_ONLY = ("bootstrap", "ci", "noise_floor", "estimators", "tests", "corp")
@@ -128,6 +128,20 @@ class _Prepared:
     def column(self, name: str) -> np.ndarray:
         return np.asarray(self.frame.nw.get_column(name).to_numpy())
 
+    def numbers(self, name: str) -> np.ndarray:
+        """A score, label or weight column: :meth:`column`, a DECIMAL one as the nearest float64 of
+        each value (see :func:`._source.exact_floats`)."""
+        import narwhals as nw
+
+        dtype = self.frame.schema[name]
+        if _is_decimal(dtype):
+            return np.asarray(exact_floats(self.frame.nw.get_column(name)), dtype=np.float64)
+        if dtype == nw.Categorical:  # numbers kept as categories: their values (an Arrow dictionary's
+            # to_numpy() hands back a neighbour's value for a missing entry, so it is decoded first)
+            arrow = self.frame.nw.get_column(name).to_arrow()
+            return np.asarray(arrow.cast(arrow.type.value_type).to_numpy(zero_copy_only=False))
+        return self.column(name)
+
     def slice_keys(self) -> np.ndarray:
         """The ``by`` column, its missing values as ``None`` (the slice every backend calls "None";
         pandas would hand over NaN, named "nan")."""
@@ -146,11 +160,11 @@ class _Prepared:
         return keys
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        cols = [self.column(c) for c in self.score]
+        cols = [self.numbers(c) for c in self.score]
         scores = cols[0] if len(cols) == 1 else np.column_stack(cols).astype(np.float64)
-        labels = (self.column(self.label) if isinstance(self.y, str)
+        labels = (self.numbers(self.label) if isinstance(self.y, str)
                   else self.frame.nw.select(self.y.alias("_y")).get_column("_y").to_numpy())
-        return scores, labels, None if self.weight is None else self.column(self.weight)
+        return scores, labels, None if self.weight is None else self.numbers(self.weight)
 
     def explain(self, score_type: str, error: VeracityError) -> VeracityError:
         """The contract's message naming the column, when the rows break the contract."""
@@ -605,6 +619,11 @@ def open_frame(path: str, engine: str, *, spark_master: str = "local[*]", memory
         spark = (SparkSession.builder.master(spark_master).appName(app)
                  .config("spark.ui.showConsoleProgress", "false").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
+        # column names as written: a session of its own (the same context) whose names are case-sensitive,
+        # else Spark refuses a Parquet file with columns Score and score (COLUMN_ALREADY_EXISTS, a
+        # traceback) and renames a CSV header's to Score0, score1 (neither then found)
+        spark = spark.newSession()
+        spark.conf.set("spark.sql.caseSensitive", "true")
         reader = spark.read
         return reader.parquet(path) if parquet else reader.option("header", True).option("inferSchema", True).csv(path)
     try:
@@ -736,6 +755,10 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
         from ._duckdb import check_same_headers
 
         check_same_headers(files, pattern)
+    else:  # no column spelt p in one file and P in another (the DuckDB engine would read one as the other)
+        from ._duckdb import parquet_names
+
+        parquet_names(files, pattern)
     try:
         dataset = ds.dataset(files, format=kind)
         table = dataset.to_table(columns=_present(columns, dataset.schema.names))
@@ -788,7 +811,10 @@ def column(table: Any, name: str, *, path: str | Path | None = None) -> np.ndarr
             f"column {name!r} has {col.null_count} missing (empty/NaN) values, first at data row "
             f"{first + 1}; drop or fill those rows first"
         )
-    values: np.ndarray = col.to_numpy()
+    import pyarrow as pa
+
+    # a DECIMAL column as the nearest float64 of each value, as every other engine reads it (exact_floats)
+    values: np.ndarray = np.asarray(exact_floats(col)) if pa.types.is_decimal(col.type) else col.to_numpy()
     if values.dtype.kind == "f":
         bad = ~np.isfinite(values)
         if bad.any():

@@ -87,8 +87,20 @@ def read(source: str | os.PathLike) -> Any:
     con = connect(files)
     try:
         if kind == "parquet":
-            parquet_names(files)
-            return con.read_parquet(files)
+            names, same = parquet_names(files, os.fspath(source))
+            # files with other columns: matched by name, a column a file lacks read as missing (NULL) there,
+            # so the contract names it; by default DuckDB stops with "InvalidInput" when a used one is absent
+            relation = con.read_parquet(files) if same else con.read_parquet(files, union_by_name=True)
+            if (names is None or len(names) != len(relation.columns)
+                    or len({n.lower() for n in names}) == len(names)):
+                return relation
+            # DuckDB renamed a column equal to another but for case ("score" of Score, score became
+            # score_1): the file's names, by position (see _source._duckdb_readable); an empty name keeps
+            # DuckDB's (no lookup reaches it)
+            from ..core._sql_names import quote_identifier
+
+            return relation.project(", ".join(f"#{i + 1} AS {quote_identifier(n or duck)}"
+                                              for i, (n, duck) in enumerate(zip(names, relation.columns))))
         check_same_headers(files, os.fspath(source))  # DuckDB would read the others by position
         # the first line is the header (DuckDB's sniffer takes a header of numbers for a row)
         relation = con.read_csv(files, header=True)
@@ -108,21 +120,40 @@ def read(source: str | os.PathLike) -> Any:
         raise VeracityError(describe_error(exc, os.fspath(source), kind)) from None
 
 
-def parquet_names(files: list[str]) -> None:
-    """A Parquet file with a repeated column name is refused in one line (DuckDB renames the
-    second ``p`` to ``p_1``, so ``score="p"`` would read the first silently)."""
+def parquet_names(files: list[str], source: str | None = None) -> tuple[list[str] | None, bool]:
+    """``(the first file's column names as written, whether every file has the same names)``; the names
+    are None when pyarrow cannot read them.
+
+    A Parquet file with a repeated column name is refused in one line (DuckDB renames the
+    second ``p`` to ``p_1``, so ``score="p"`` would read the first silently), and so are two files
+    whose columns differ only by case (``p`` in one, ``P`` in another): DuckDB would read one as the
+    other, silently, where a reader by name (``--engine memory``) finds the column missing."""
     from ._source import _refuse_duplicates
 
     try:
         import pyarrow.parquet as pq
     except ImportError:  # pragma: no cover - pyarrow is a dependency
-        return
+        return None, True
+    first: list[str] | None = None
+    seen: dict[str, tuple[str, str]] = {}  # lower-case name -> (name as written, file)
+    same = True
     for path in files:
         try:
-            names = pq.read_schema(path).names
+            names = [str(n) for n in pq.read_schema(path).names]
         except Exception:  # noqa: BLE001 - not readable by pyarrow: DuckDB says why in one line
             continue
-        _refuse_duplicates(list(names), path)
+        _refuse_duplicates(names, path)
+        if first is None and path == files[0]:
+            first = names
+        if first is not None and set(names) != set(first):
+            same = False
+        for name in names:
+            written, where = seen.setdefault(name.lower(), (name, path))
+            if written != name and where != path and written not in names:
+                raise VeracityError(
+                    f"{where} has a column {written!r} where {path} has {name!r} (both in {source or where}); "
+                    "give the column one spelling in every file, or read the files separately")
+    return first, same
 
 
 #: the texts the memory engine (pyarrow's CSV reader) reads as booleans; DuckDB's sniffer also
@@ -222,9 +253,10 @@ def csv_names(files: list[str], source: str, count: int) -> list[str] | None:
     DuckDB trims the spaces around header names and renames clashes (``"p "`` becomes
     ``p`` and a real ``p`` then ``p_1``), so a name could reach another column. The
     header is read here with the delimiter that gives DuckDB's ``count`` of columns (None when
-    none does: DuckDB's own names are kept); an exact duplicate is refused, a name that
-    DuckDB cannot hold (empty, or equal to another but for case) becomes
-    ``column<i>`` / ``<name>_<i>`` — names no lookup of the written one can reach.
+    none does: DuckDB's own names are kept); an exact duplicate is refused, an empty name
+    becomes ``column<i>`` (``column<i>_`` where that is taken) — a name no lookup of the written
+    one can reach. Names equal but for case are kept as written: the frame reads them by
+    position (see :func:`._source._duckdb_readable`), as pandas and ``--engine memory`` do.
     """
     for delimiter in _DELIMITERS:
         header = csv_header(files[0], delimiter)
@@ -235,16 +267,15 @@ def csv_names(files: list[str], source: str, count: int) -> list[str] | None:
     from ._source import _refuse_duplicates
 
     _refuse_duplicates(header, files[0])
-    taken = {h.lower() for h in header}
-    seen: set[str] = set()
+    taken = set(header)
     names = []
     for i, h in enumerate(header):
-        name = h if h.strip() else f"column{i}"
-        if name.lower() in seen or (name != h and name.lower() in taken):
-            name = f"{h.strip() or 'column'}_{i}"
-            while name.lower() in taken or name.lower() in seen:
+        name = h
+        if not h.strip():
+            name = f"column{i}"
+            while name in taken:
                 name += "_"
-        seen.add(name.lower())
+            taken.add(name)
         names.append(name)
     return names
 

@@ -100,9 +100,10 @@ def as_frame(x: Any) -> Frame:
 def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str, Any], dict[str, str] | None]:
     """A DuckDB relation every column of which narwhals can name and type.
 
-    * DuckDB reads a column reference ``"*"`` as a star expression (a Binder error): with
-      such a column every column is renamed by position (quoted as an identifier), so the
-      name is matched literally;
+    * DuckDB reads a column reference ``"*"`` as a star expression (a Binder error), and a
+      reference ``"score"`` as the first column equal to it but for case (a relation may hold
+      ``Score`` and ``score``; the binder takes ``Score``): with such columns every column is
+      renamed by position (``#i``, never by name), so the name is matched literally;
     * narwhals reads DuckDB's ``TIMESTAMPTZ_NS`` (a zone-aware nanosecond column, what pandas
       writes to Parquet) as Unknown: it is cast to ``TIMESTAMPTZ`` (microseconds).
     """
@@ -113,12 +114,13 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
     native = frame.to_native()
     names = list(native.columns)
     nanos = [str(t) == "TIMESTAMPTZ_NS" for t in native.types]
-    if "*" not in schema and not any(nanos):
+    by_position = "*" in schema or len({str(n).lower() for n in names}) != len(names)
+    if not by_position and not any(nanos):
         return frame, schema, None
-    internal = {name: f"_c{i}" for i, name in enumerate(schema)} if "*" in schema else None
+    internal = {name: f"_c{i}" for i, name in enumerate(schema)} if by_position else None
     items = []
     for i, (user, name) in enumerate(zip(schema, names)):
-        expr = quote_identifier(name)
+        expr = f"#{i + 1}" if by_position else quote_identifier(name)
         if nanos[i]:
             expr = f"CAST({expr} AS TIMESTAMPTZ)"
         items.append(f"{expr} AS {quote_identifier(internal[user] if internal else name)}")
@@ -219,28 +221,106 @@ def _is_decimal(dtype: Any) -> bool:
     return isinstance(dtype, nw.Decimal) or dtype == nw.Decimal
 
 
+def _reads_as_numbers(frame: Frame, col: str, *, labels: bool = False) -> bool:
+    """A column of numbers: a numeric type, a DECIMAL (read as the nearest float64, as the array form
+    and the SQL route read it), or a pandas object column holding only numbers (Python floats, ints or
+    ``Decimal``; booleans too for ``labels``), as the array form reads a list of them."""
+    import narwhals as nw
+
+    dtype = frame.schema[col]
+    if dtype.is_numeric() or (labels and dtype == nw.Boolean):
+        return True
+    if dtype == nw.Categorical:  # a pandas category / Arrow dictionary of numbers (what Parquet keeps)
+        kind = categories_kind(frame, col)
+        return kind is not None and kind in ("iufb" if labels else "iuf")  # (booleans: labels only, as above)
+    if dtype != nw.Object or frame.lazy or frame.backend != "pandas":
+        return False
+    import pandas as pd
+
+    kind = pd.api.types.infer_dtype(frame.nw.get_column(col).to_native(), skipna=True)
+    return kind in ("decimal", "floating", "integer", "mixed-integer-float", *(("boolean",) if labels else ()))
+
+
+def categories_kind(frame: Frame, col: str) -> str | None:
+    """The numpy kind (``"i"``, ``"f"``, ``"b"``, ``"O"`` ...) of a categorical column's categories on
+    pandas, pyarrow and Dask (None where it cannot be told: polars and DuckDB categories are text)."""
+    import numpy as np
+
+    try:
+        if frame.backend == "pyarrow":
+            value_type = frame.nw.to_native().schema.field(col).type.value_type
+            return str(np.dtype(value_type.to_pandas_dtype()).kind)
+        if frame.backend in ("pandas", "dask"):
+            native = frame.nw.to_native()[col]
+            categories = native.dtype.categories
+            if frame.backend == "dask" and any(str(c) == "__UNKNOWN_CATEGORIES__" for c in categories):
+                # categories not known yet (a Parquet dictionary column read by Dask): one pass over the column
+                categories = native.cat.as_known().dtype.categories
+            return str(categories.dtype.kind)
+    except Exception:  # noqa: BLE001 - categories that cannot be read: refused as a non-numeric column
+        return None
+    return None
+
+
 def check_dtypes(frame: Frame, score: list[str], label: str | None, weight: str | None) -> None:
     """The input contract's type part: numeric scores/weights; 0/1 or boolean labels.
 
-    ``label=None``: any label type (``pos_label=`` names the positive class).
+    DECIMAL columns are numbers: each value is read as the nearest float64 (exactly rounded; see
+    :func:`exact_floats`). ``label=None``: any label type (``pos_label=`` names the positive class).
     """
-    import narwhals as nw
-
+    checked = [*((c, "scores") for c in score), *(((label, "labels"),) if label is not None else ()),
+               *(((weight, "sample_weight"),) if weight else ())]
+    for col, role in checked:
+        if not _reads_as_numbers(frame, col, labels=role == "labels"):
+            _refuse_empty_column(frame, col, role)
     for col, role in [*((c, "scores") for c in score), *(((weight, "sample_weight"),) if weight else ())]:
-        dtype = frame.schema[col]
-        if _is_decimal(dtype):
+        if not _reads_as_numbers(frame, col):
             raise VeracityError(
-                f"column {col!r} ({role}) is {dtype}; cast it to a float (DOUBLE / float64) first"
-            )
-        if not _is_numeric(dtype):
-            raise VeracityError(
-                f"column {col!r} ({role}) must be numeric, got {dtype}; convert the column to numbers"
+                f"column {col!r} ({role}) must be numeric, got {frame.schema[col]}; convert the column to numbers"
             )
     if label is None:
         return
-    dtype = frame.schema[label]
-    if not (_is_numeric(dtype) or dtype == nw.Boolean):
+    if not _reads_as_numbers(frame, label, labels=True):
         raise VeracityError(
-            f"column {label!r} (labels) must hold 0/1 numbers or booleans, got {dtype}; "
+            f"column {label!r} (labels) must hold 0/1 numbers or booleans, got {frame.schema[label]}; "
             "pass {param} naming the positive class, or map the two classes to 0 and 1 first", param="pos_label"
         )
+
+
+def _refuse_empty_column(frame: Frame, col: str, role: str) -> None:
+    """A column with no value at all (typed null, or text/object because nothing was there to type it:
+    an empty CSV column, a pandas column of None) is refused as the contract refuses missing values on
+    every backend — not by the type its reader guessed."""
+    import narwhals as nw
+
+    from ._aggregates import collect
+
+    try:
+        n, present = collect(frame.nw.select(nw.len().alias("_n"), nw.col(frame.ref(col)).count().alias("_c"))).rows()[0]
+    except Exception:  # noqa: BLE001 - a column the engine cannot count: the type error says what it is
+        return
+    n, present = int(n or 0), int(present or 0)
+    if n == 0 or present:
+        return
+    if role == "labels":
+        raise VeracityError(f"column {col!r} (labels) must be binary 0/1 (or bool); {n} of {n} are not (missing); "
+                            "map the two classes to 0 and 1 and drop unlabelled rows")
+    if role == "scores":
+        raise VeracityError(f"column {col!r} (scores) has {n} missing/NaN and 0 infinite values of {n} rows; "
+                            "drop or fill those rows first")
+    raise VeracityError(f"column {col!r} (sample_weight) has {n} missing, NaN or infinite values of {n} rows; "
+                        "drop or fill those rows first")
+
+
+def exact_floats(column: Any) -> Any:
+    """A DECIMAL column (a narwhals Series) as float64 numpy values, each the nearest double to the
+    decimal (missing values NaN). pyarrow's own decimal-to-double cast is off by one unit in the last
+    place for about a third of DECIMAL(5, 4) values (it multiplies by a rounded power of ten), which
+    moves a score on a bin edge into the next bin; the decimal's text, parsed, is exact (as DuckDB's,
+    polars' and Python's conversions are)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arrow = pa.chunked_array([column.to_arrow()]) if not isinstance(column, pa.ChunkedArray) else column
+    values = pc.cast(pc.cast(arrow, pa.string()), pa.float64())
+    return values.to_numpy(zero_copy_only=False)
