@@ -68,7 +68,7 @@ def test_report_of_two_columns_has_no_threshold_explorer_and_says_how_to_get_one
     assert "TOP-LABEL ACCURACY".lower() in html.lower()
 
 
-@pytest.mark.parametrize("backend", ["pandas"])
+@pytest.mark.parametrize("backend", ["pandas", "duckdb"])
 def test_frame_form_of_two_columns_reads_top_label_like_the_arrays(two_columns, backend):
     s, P, y = two_columns
     frame = pd.DataFrame({"p0": P[:, 0], "p1": P[:, 1], "y": y})
@@ -104,3 +104,16 @@ def test_segments_of_two_columns_asks_for_the_positive_class_column(two_columns)
     _, P, y = two_columns
     with pytest.raises(vc.VeracityError, match="audits binary scores .* pass the positive class's column"):
         vc.segments(P, y, features={"f": np.arange(P.shape[0]) % 3})
+
+
+@pytest.mark.parametrize("backend", ["arrays", "pandas", "duckdb"])
+def test_percentages_get_the_same_hint_on_every_route(backend):
+    import duckdb
+
+    p, y = [20.0, 80.0, 55.0], [0, 1, 1]
+    frame = pd.DataFrame({"p": p, "y": y})
+    call = {"arrays": lambda: vc.ece(p, y), "pandas": lambda: vc.ece(frame, score="p", label="y"),
+            "duckdb": lambda: vc.ece(duckdb.connect().from_df(frame), score="p", label="y")}[backend]
+    with pytest.raises(vc.VeracityError, match=r"If these are logits, pass score_type='logit'; if they are "
+                                               r"percentages, divide them by 100$"):
+        call()

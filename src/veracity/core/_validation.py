@@ -406,14 +406,18 @@ def check_class_labels(labels: Any, n: int, k: int) -> np.ndarray:
     return y.astype(np.int64)
 
 
-def not_probabilities(name: str, n_bad: int, size: int, lo: float, hi: float) -> VeracityError:
-    """The one error for scores outside [0, 1] (``n_bad`` of ``size``; min ``lo``, max ``hi``);
-    scores within [0, 100] reaching 2 or more may be percentages, and the hint says so."""
+def out_of_range_hint(lo: float, hi: float) -> str:
+    """How to fix scores outside [0, 1] with min ``lo`` and max ``hi``: declare logits, or (scores
+    within [0, 100] reaching 2 or more) divide percentages by 100 — every backend's words."""
     percent = "; if they are percentages, divide them by 100" if 0.0 <= lo and 2.0 <= hi <= 100.0 else ""
+    return "If these are logits, pass {setting}" + percent
+
+
+def not_probabilities(name: str, n_bad: int, size: int, lo: float, hi: float) -> VeracityError:
+    """The one error for scores outside [0, 1] (``n_bad`` of ``size``; min ``lo``, max ``hi``)."""
     return VeracityError(
         f"{name} must be probabilities in [0, 1]; {n_bad} of {size} are not "
-        f"(min={lo:.3g}, max={hi:.3g})", param="score_type",
-        hint="If these are logits, pass {setting}" + percent, value="logit")
+        f"(min={lo:.3g}, max={hi:.3g})", param="score_type", hint=out_of_range_hint(lo, hi), value="logit")
 
 
 def rows_not_summing_to_one(n_bad: int, size: int, row: int, total: float) -> VeracityError:

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
-from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, VeracityError, shown_number
+from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, VeracityError, out_of_range_hint, shown_number
 
 #: rows per score range (one sort task) on Spark and Dask
 ROWS_PER_TASK = 2_000_000
@@ -204,10 +204,10 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
             f"values of {n} rows; drop or fill those rows first"
         )
     if score_type == "probability" and int(c["p_bad"]):
+        lo, hi = float(c["s_min"]), float(c["s_max"])
         raise VeracityError(
             f"column {score!r} (scores) must hold probabilities in [0, 1]; {int(c['p_bad'])} of {n} are not "
-            f"(min={float(c['s_min']):.3g}, max={float(c['s_max']):.3g}). "
-            "If these are logits, pass {setting}", param="score_type", value="logit"
+            f"(min={lo:.3g}, max={hi:.3g})", param="score_type", hint=out_of_range_hint(lo, hi), value="logit"
         )
     if score_type == "logit" and n >= LOGIT_CHECK_MIN_ROWS:  # declared logits all in [0, 1]: as on arrays
         from ..core._validation import check_logit_range

@@ -438,7 +438,8 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
 
     def result(s: Any, auc: float | None, right: float) -> Any:
         return audit_from_stats(s, auc=auc, accuracy=right / s.total_weight, score_type=score_type,
-                                n_classes=len(prep.score) if prep.multiclass else 2, threshold=threshold,
+                                n_classes=len(prep.score) if prep.multiclass else 2, top_label=prep.multiclass,
+                                threshold=threshold,
                                 **table_options)
 
     if not grouped:
