@@ -346,3 +346,26 @@ def test_lazy_frames_read_integer_epoch_seconds_like_the_arrays(freq):
         assert len(want.rows) > 1
         for a, b in zip(got.rows, want.rows):
             assert a.n == b.n and abs(a.ece - b.ece) < 1e-12 and abs(a.brier - b.brier) < 1e-12, (a, b)
+
+
+def test_psi_shift_is_called_only_beyond_noise_with_power_against_a_real_shift():
+    """Seeded simulation of the shift label's claim. Stationary scores in windows of 100 rows used to
+    read "moderate" in 24 of 29 windows (PSI's 0.1 threshold is below its own noise at that size);
+    now a shift is called only when the chi-square test of the two histograms rejects at 0.01 too."""
+    from veracity.monitoring._shift import SHIFT_ALPHA
+
+    rng = np.random.default_rng(0)
+    called, k = 0, 0
+    for per in (100, 200, 400):
+        periods = np.repeat([f"p{j:03d}" for j in range(101)], per)
+        s = rng.beta(2, 5, periods.size)
+        y = (rng.random(s.size) < s).astype(int)
+        shifts = [r.shift for r in vc.monitor(s, y, periods=periods).rows[1:]]
+        called += sum(v in ("moderate", "MAJOR") for v in shifts)
+        k += len(shifts)
+    assert called / k <= SHIFT_ALPHA + 3 * np.sqrt(SHIFT_ALPHA * (1 - SHIFT_ALPHA) / k), called / k
+    # power: the score law moves from Beta(2, 5) to Beta(3, 4) after the reference window
+    periods = np.repeat([f"p{j:02d}" for j in range(21)], 200)
+    s = np.r_[rng.beta(2, 5, 200), rng.beta(3, 4, 20 * 200)]
+    y = (rng.random(s.size) < s).astype(int)
+    assert all(r.shift == "MAJOR" for r in vc.monitor(s, y, periods=periods).rows[1:])

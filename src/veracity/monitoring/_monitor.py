@@ -25,7 +25,9 @@ first one unless named), computed on all rows, pending ones included:
 with :math:`a_b, r_b` the shares of the period's and the reference's rows in
 equal-width bin b, each count smoothed by +0.5 so empty bins stay finite. The
 customary reading: below 0.1 stable, 0.1–0.25 moderate shift, above 0.25 major
-shift — a reason to recalibrate before the labels confirm it.
+shift — a reason to recalibrate before the labels confirm it. Those thresholds assume large
+windows, so a shift is called only where a chi-square test of the two histograms also tells it
+from noise (p < 0.01); otherwise the period reads "within noise" (see :mod:`._shift`).
 
 With ``sample_weight`` every "how many rows" question is asked of the **effective**
 number of rows, :math:`n_\mathrm{eff} = (\sum w)^2 / \sum w^2` (the rows an unweighted
@@ -53,6 +55,7 @@ from ..core._validation import VeracityError, check_score_type, prepare_binary, 
 from ..core._compat import positional_options
 from ..core._display import Display
 from ._alerts import Alert
+from ._shift import SHIFT_ALPHA, chi2_homogeneity, population_stability, shift_label  # noqa: F401
 
 #: time zone names that are UTC itself, upper-cased (a column in one of them needs no conversion)
 UTC_NAMES = frozenset({"UTC", "ETC/UTC", "ETC/UCT", "UCT", "GMT", "ETC/GMT", "ZULU", "ETC/ZULU"})
@@ -157,24 +160,12 @@ class MonitorResult(Display):
         if self.reference is not None:
             notes.append(
                 f"(PSI: score distribution of all rows vs {self.reference}; < 0.1 stable, "
-                f"0.1-0.25 moderate, > 0.25 major shift; not judged under {self.min_count} rows)"
+                f"0.1-0.25 moderate, > 0.25 major shift where a chi-square test also rejects at "
+                f"p < {SHIFT_ALPHA:g}, else 'within noise'; not judged under {self.min_count} rows)"
             )
         alerts = self.alert_periods
         notes.append(f"alerts: {', '.join(alerts)}" if alerts else "alerts: none")
         return table + "\n" + "\n".join(notes)
-
-
-def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
-    r"""PSI :math:`\sum_b (a_b - r_b)\ln(a_b / r_b)` of two per-bin counts (+0.5 smoothing).
-
-    >>> round(population_stability(np.array([50., 50.]), np.array([50., 50.])), 6)
-    0.0
-    """
-    a = (np.asarray(actual, dtype=np.float64) + 0.5)
-    r = (np.asarray(reference, dtype=np.float64) + 0.5)
-    a /= a.sum()
-    r /= r.sum()
-    return float(np.sum((a - r) * np.log(a / r)))
 
 
 def _check_min_count(min_count: Any) -> None:
@@ -190,14 +181,6 @@ def _scaled(h: np.ndarray, size: float | None) -> np.ndarray:
     """A weighted histogram in units of effective rows (``size`` = its n_eff; None: already counts)."""
     total = float(h.sum())
     return h if size is None or total <= 0 else h * (size / total)
-
-
-def _shift_label(psi: float, n_rows: float, min_count: int) -> str:
-    if psi != psi:
-        return ""
-    if n_rows < min_count:
-        return "few rows"  # PSI of a handful of scores is noise
-    return "stable" if psi < 0.1 else ("moderate" if psi <= 0.25 else "MAJOR")
 
 
 def summarize_periods(
@@ -236,10 +219,11 @@ def summarize_periods(
     def psi_of(period: str) -> tuple[float, str]:
         if reference is None or period not in histograms:
             return float("nan"), ""
-        psi = population_stability(_scaled(histograms[period], sizes.get(period)),
-                                    _scaled(histograms[reference], sizes.get(reference)))
+        here = _scaled(histograms[period], sizes.get(period))
+        there = _scaled(histograms[reference], sizes.get(reference))
+        psi = population_stability(here, there)
         rows = sizes.get(period, float(histograms[period].sum()))
-        return psi, _shift_label(psi, rows, min_count)
+        return psi, shift_label(psi, chi2_homogeneity(here, there), rows, min_count)
 
     nan = float("nan")
     rows = []

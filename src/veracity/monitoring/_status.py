@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 import numpy as np
-from ..core._special import chdtrc, expit, ndtr, ndtri  # scipy.stats costs 0.3 s of import
+from ..core._special import expit, ndtr, ndtri  # scipy.stats costs 0.3 s of import
 
 from ..core._binning import bin_index, uniform_edges
 from ..core._display import Display
@@ -55,6 +55,7 @@ from ..core._stats import BinStats
 from ..core._text import fmt, render_table
 from ..core._validation import PROB_EPS, VeracityError
 from ._alerts import Alert, _alert, _alerts  # noqa: F401  (re-exported: pickles name _status._alert)
+from ._shift import PSI_MATERIAL, chi2_homogeneity, population_stability
 from ._estimate import Estimate, estimate_from_sums
 from ._time import (FREQ_NAMES, parse_duration, parse_instant, parse_window, period_count, period_label,
                     period_sql, period_starts)
@@ -62,7 +63,6 @@ from ._time import (FREQ_NAMES, parse_duration, parse_instant, parse_window, per
 ALL = "(all)"
 CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
 CELL_SPAN = 12.0
-PSI_MATERIAL = 0.1
 REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
 MIN_PPI_LABELS = 30  # a bin's PPI normal interval is marked insufficient below this many audit labels
 #: the most periods a status lists unless told otherwise (``max_periods``)
@@ -391,27 +391,6 @@ def _logistic(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, flo
     slope_se = float(np.sqrt(cov[1, 1]))
     return float(alpha), float(np.sqrt(cov0[0, 0])), float(beta[1]), slope_se, \
         _wald_two_sided((beta[1] - 1.0) / slope_se)
-
-
-def _chi2_homogeneity(a: np.ndarray, b: np.ndarray) -> float:
-    """p-value of the chi-square test that two histograms come from one distribution."""
-    keep = (a + b) > 0
-    a, b = a[keep], b[keep]
-    if a.size < 2 or a.sum() == 0 or b.sum() == 0:
-        return float("nan")
-    table = np.vstack([a, b])
-    expected = table.sum(axis=1, keepdims=True) * table.sum(axis=0, keepdims=True) / table.sum()
-    stat = float(((table - expected) ** 2 / expected).sum())
-    return float(chdtrc(a.size - 1, stat))
-
-
-def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
-    r"""PSI :math:`\sum_b (a_b - r_b)\ln(a_b / r_b)` of two per-bin counts (+0.5 smoothing)."""
-    a = np.asarray(actual, dtype=np.float64) + 0.5
-    r = np.asarray(reference, dtype=np.float64) + 0.5
-    a /= a.sum()
-    r /= r.sum()
-    return float(np.sum((a - r) * np.log(a / r)))
 
 
 def check_model(con: Any, model: Any) -> None:
@@ -890,7 +869,7 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
             if rows_all[k] > 0 and rows_all[rk] > 0:
                 psi = population_stability(hist[k], hist[rk])
                 if pi not in in_ref:
-                    shift_p = _chi2_homogeneity(hist[k], hist[rk])
+                    shift_p = chi2_homogeneity(hist[k], hist[rk])
             # -- alerts (sample-size aware) --
             if nl >= min_count:
                 if details["z"] == details["z"] and abs(details["z"]) > z_t:
@@ -997,8 +976,8 @@ def _diagnose(k: int, rk: int, count: np.ndarray, s_p: np.ndarray, s_y: np.ndarr
     pooled = (s_y[k].sum() + s_y[rk].sum()) / (n_k + n_r)
     z_rate = (pi_new - pi_old) / np.sqrt(pooled * (1 - pooled) * (1 / n_k + 1 / n_r))
     rate_moved = abs(z_rate) > z_t
-    p_pos = _chi2_homogeneity(hist_pos[k], hist_pos[rk])
-    p_neg = _chi2_homogeneity(hist_neg[k], hist_neg[rk])
+    p_pos = chi2_homogeneity(hist_pos[k], hist_pos[rk])
+    p_neg = chi2_homogeneity(hist_neg[k], hist_neg[rk])
     cond_stable = not (p_pos == p_pos and p_pos < alpha_t) and not (p_neg == p_neg and p_neg < alpha_t)
     slope_ok = not (slope_p == slope_p and slope_p < alpha_t)
     # apply the prior correction on the logit cells and re-test the realised count
