@@ -168,3 +168,23 @@ def test_net_benefit_murphy_band_and_realised_cost_intervals_cover_from_both_sid
     # outside [0.92, 0.98].
     rates = _threshold_interval_rates(150, 1200)
     assert rates.min() >= 0.92 and rates.max() <= 0.98, rates
+
+
+def test_paired_bootstrap_intervals_of_mcb_and_dsc_cover_the_true_differences():
+    # compare_models' ΔMCB and ΔDSC (CORP of the Brier score; paired Poisson bootstrap, percentile
+    # intervals): 150 data sets of 500 rows, 100 resamples each; true differences from 4·10⁵ rows.
+    # Measured 1.00 and 0.99 (over-covering at this size, as docs/comparison.md says for ΔMCB)
+    a, b, y = _draw(np.random.default_rng(2024), 400_000, k_b=1.3)
+    ca, cb = vc.corp(a, y).to_dict()["brier"], vc.corp(b, y).to_dict()["brier"]
+    truth = {"mcb": cb["mcb"] - ca["mcb"], "dsc": cb["dsc"] - ca["dsc"]}
+    rng = np.random.default_rng(5)
+    hits = {"mcb": 0, "dsc": 0}
+    k = 150
+    for _ in range(k):
+        a, b, y = _draw(rng, 500, k_b=1.3)
+        d = vc.compare_models({"a": a, "b": b}, y, n_resamples=100,
+                              random_state=int(rng.integers(1 << 30))).to_dict()["corp_difference"][0]
+        for m in hits:
+            hits[m] += d[f"{m}_low"] <= truth[m] <= d[f"{m}_high"]
+    assert truth["dsc"] > 0.005  # a real difference in discrimination
+    assert min(h / k for h in hits.values()) >= 0.93, hits

@@ -175,7 +175,7 @@ BAD = [
     (lambda: vc.ConformalClassifier(alpha=0.1, mondrian=True).fit(P_OK[:21], Y_OK[:21]), "class 0 has 7 calib rows"),
     (lambda: vc.ConformalClassifier(alpha=0.1).predict_sets(P_OK), "not fitted"),
     (lambda: vc.ConformalClassifier(alpha=0.1).fit(P_OK, Y_OK).predict_sets(P_OK[:, :2] / P_OK[:, :2].sum(1, keepdims=True)),
-     "2 classes but the calibrator was fit on 3"),
+     "2 class columns but the classifier was fit on 3"),
     (lambda: vc.ConformalClassifier(alpha=0.1).fit(P_OK, Y_OK + 1), r"labels must lie in 0..2"),
     (lambda: vc.conformal_coverage_law(5, 0.1), "at least 9"),
 ]

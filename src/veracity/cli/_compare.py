@@ -105,6 +105,11 @@ def _run_models(args: argparse.Namespace) -> int:
     if len(set(names)) < len(names):
         raise VeracityError(f"--score and --against name the same column twice ({', '.join(names)}); "
                             "compare two different score columns")
+    for flag, col in (("--label", args.label), ("--sample-weight", getattr(args, "weight", None)),
+                      ("--by", args.by), ("--role-col", getattr(args, "role_col", None))):
+        if col is not None and col in names:  # the labels scored as a model read Brier 0, AUC 1
+            raise VeracityError(f"--score/--against name the {flag} column {col!r} as a model; name the models' "
+                                "score columns only")
     model_scores = {}
     for name in names:
         col = source.column(table, name, path=path)

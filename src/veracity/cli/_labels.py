@@ -47,6 +47,13 @@ def apply_pos_label(labels: np.ndarray, text: str | None, *, scores: Any = None)
     class indices.
     """
     multiclass = scores is not None and np.ndim(scores) == 2 and np.shape(scores)[1] > 1
+    if multiclass and labels.dtype.kind in "USO":
+        shown = next((v for v in labels.tolist() if isinstance(v, str)), None)
+        if shown is not None:  # the classifier would say "labels must be numeric ... fill missing rows"
+            raise VeracityError(
+                f"the label column holds text such as {shown!r}, but with several --score columns the labels are "
+                "class indices 0..K-1 in the order of --score; map the text to those indices, or for a binary "
+                "label pass one --score column with --pos-label")
     if text is None:
         # text labels (always), numeric ones when the scores are known to be binary
         if multiclass or (labels.dtype.kind not in "USO" and scores is None):

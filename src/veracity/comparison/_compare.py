@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..core._display import Display
+from ..core._binning import check_bins
 from ..core._parallel import submit
 from ..core._text import fmt, render_table
 from ..core._validation import VeracityError
@@ -51,6 +52,10 @@ METHODS = {
     "auc": "DeLong",
 }
 
+
+
+#: more resamples than this is a mistake (each is a pass over the rows), refused before allocating
+MAX_RESAMPLES = 1_000_000
 
 @dataclass(frozen=True)
 class ComparisonRow:
@@ -388,9 +393,14 @@ def compare_models(
     """
     level = check_level(level)
     n_resamples = check_count(n_resamples, "n_resamples", 0)
+    if n_resamples > MAX_RESAMPLES:  # one row of results per resample: refused before allocating them
+        raise VeracityError(f"n_resamples={n_resamples:,} is too many: at most {MAX_RESAMPLES:,} (each resample "
+                            "is a pass over the rows; 200 to 2,000 is usual); pass e.g. n_resamples=1000",
+                            param="n_resamples")
     random_state = check_seed(random_state)
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise VeracityError(f"bins must be a positive integer, got {bins!r}")
+        raise VeracityError(f"bins must be a positive integer, got {bins!r}", param="bins")
+    check_bins(bins)  # at most MAX_BINS: the per-bin sums are allocated per model and resample
     models, keys, by_name = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
                                       pos_label=pos_label, score_type=score_type, by=by, what="vc.compare_models")
     options = {"level": level, "n_resamples": n_resamples, "random_state": random_state, "bins": int(bins)}

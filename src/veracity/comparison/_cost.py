@@ -28,6 +28,7 @@ import numpy as np
 from ..core._display import Display
 from ..core._metrics import check_threshold
 from ..core._text import fmt, render_table
+from ..core._validation import VeracityError
 from ..decisions._inputs import check_cost
 from ..honest._common import check_level
 from ._inputs import check_score_type, models_of
@@ -98,8 +99,10 @@ def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level
         gap = paired_mean(realised - expected, w, level)
         flagged = float(f.mean()) if w is None else float(np.dot(w, f) / w.sum())
         exp_mean = float(expected.mean()) if w is None else float(np.dot(w, expected) / w.sum())
-        rows.append(CostRow(name, threshold, flagged, exp_mean, real.value, real.low, real.high, gap.value,
-                            gap.low, gap.high, gap.p_value))
+        # a cost per row lies in [0, max(c_FP, c_FN)]: the normal interval of a rare miss is cut there
+        top = max(cost_fp, cost_fn)
+        rows.append(CostRow(name, threshold, flagged, exp_mean, real.value, max(real.low, 0.0), min(real.high, top),
+                            gap.value, gap.low, gap.high, gap.p_value))
     return RealisedCost(rows=tuple(rows), threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, n=models.n,
                         level=level)
 
@@ -110,8 +113,9 @@ def _threshold(threshold: Any) -> float:
     message shows it), anything else as its float, or as NaN when it has none."""
     try:
         t = float(threshold)
-    except (TypeError, ValueError):
-        t = float("nan")
+    except (TypeError, ValueError):  # a list, a string that is no number: the message shows it as given
+        raise VeracityError(f"threshold must be one probability in [0, 1], e.g. 0.5; got {threshold!r}",
+                            param="threshold") from None
     check_threshold(threshold if isinstance(threshold, Real) else t)
     return t
 
@@ -144,6 +148,8 @@ def realised_cost(
     check_score_type(score_type, probabilities=True, what="vc.realised_cost")
     t = _threshold(threshold)
     c_fp, c_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
+    if c_fp == 0.0 and c_fn == 0.0:  # every cost 0: a table of zeros and p = 1, no comparison at all
+        raise VeracityError("cost_fp and cost_fn are both 0; give at least one a positive cost", param="cost_fp")
     models, _, _ = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
                              pos_label=pos_label, score_type=score_type, what="vc.realised_cost", minimum=1)
     return cost_of(models, t, c_fp, c_fn, level)

@@ -201,6 +201,10 @@ def models_from_frame(data: Any, *, scores: Any, label: Any, sample_weight: Any 
         raise VeracityError(f"{what} compares two or more score columns; got scores={list(scores)!r}")
     if len(set(scores)) < len(scores):
         raise VeracityError(f"scores= names a column twice: {list(scores)!r}")
+    for role, col in (("label", label), ("sample_weight", sample_weight), ("by", by)):
+        if isinstance(col, str) and col in scores:  # the labels scored as a model read Brier 0, AUC 1
+            raise VeracityError(f"scores= names the {role} column {col!r} as a model: scores= lists the models' "
+                                f"score columns only; drop {col!r} from scores={list(scores)!r}", param="scores")
     prep = _Prepared(data, scores[0], label, sample_weight, by, extra={"scores": list(scores[1:])},
                      pos_label=pos_label)
     if prep.frame.lazy:

@@ -36,9 +36,10 @@ SCORES: tuple[ConformalScore, ...] = ("lac", "aps", "raps")
 
 
 def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
-                 pos_label: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
+                 pos_label: Any = None, n_classes: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """(N, K) probabilities (a 1-D binary score p becomes columns [1 − p, p]) and int labels;
-    ``pos_label`` (1-D binary scores only) names the label value of class 1."""
+    ``pos_label`` (1-D binary scores only) names the label value of class 1; ``n_classes`` (a
+    fitted classifier's K) is checked before the rows are (else K − 1 columns read "rows must sum to 1")."""
     check_score_type(score_type, what="a conformal classifier")  # its sets read probabilities: "score" refused
     raw = as_float_array(probs, "probs")
     binary = raw.ndim == 1 or (raw.ndim == 2 and raw.shape[1] == 1)
@@ -59,6 +60,10 @@ def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
             )
         raw = np.column_stack([1.0 - p, p])
         score_type = "probability"
+    if n_classes is not None and raw.ndim == 2 and raw.shape[1] != n_classes:
+        given = "one binary score per row" if binary else f"{raw.shape[1]} class columns"
+        raise VeracityError(f"probs have {given} but the classifier was fit on {n_classes} classes; pass the "
+                            "same class columns, in the same order, as to fit", param="probs")
     fake = np.zeros(raw.shape[0]) if labels is None else labels
     P, y, _, _ = prepare_multiclass(raw, fake, score_type=score_type)
     return P, (None if labels is None else y)
@@ -410,7 +415,7 @@ class ConformalClassifier:
     def predict_sets(self, probs: Any) -> np.ndarray:
         """Boolean (N, K) matrix: ``sets[i, c]`` is True when class *c* is in row *i*'s set."""
         self._check_fitted()
-        P, _ = _prob_matrix(probs, None, self.score_type)
+        P, _ = _prob_matrix(probs, None, self.score_type, n_classes=self.n_classes_)
         return self._sets_of(P)
 
     def _sets_of(self, P: np.ndarray) -> np.ndarray:
@@ -452,7 +457,7 @@ class ConformalClassifier:
         self._check_fitted()
         if pos_label is None:
             pos_label = getattr(self, "pos_label_", None)
-        P, y = _prob_matrix(probs, labels, self.score_type, pos_label)
+        P, y = _prob_matrix(probs, labels, self.score_type, pos_label, n_classes=self.n_classes_)
         assert y is not None
         w = check_weights(sample_weight, P.shape[0])
         if w is not None and not w.all():  # a row of weight 0 is a dropped row

@@ -48,6 +48,15 @@ def scores_1d(scores: Any, *, score_type: str = "probability", name: str = "scor
     return s
 
 
+def weight_unit(sample_weight: Any, w: np.ndarray | None) -> float:
+    """The power of two by which :func:`check_weights` scaled extreme weights (1.0 if it did not):
+    the caller's weight sums are the checked ones times this unit."""
+    if w is None:
+        return 1.0
+    raw = float(np.max(as_float_array(sample_weight, "sample_weight")))
+    return raw / float(np.max(w))
+
+
 def binary_inputs(
     scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability",
     pos_label: Any = None, allow_score: bool = False,

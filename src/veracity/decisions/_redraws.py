@@ -18,6 +18,10 @@ from ..core._compat import renamed, renamed_attribute
 from ..core._frameform import rows_form
 
 
+#: more redraws than this is a mistake (the summaries settle long before), refused before allocating
+MAX_REDRAWS = 10_000_000
+
+
 def _summary(x: np.ndarray, target: float) -> dict[str, float]:
     x = x[np.isfinite(x)]
     if x.size == 0:
@@ -196,6 +200,9 @@ def simulate_redraws(
             what = "a non-negative integer" if low == 0 else "a positive integer"
             raise VeracityError(f"{name} must be {what}; got {v!r}", param=name)
     n_calib, n_test, redraws = int(n_calib), int(n_test), int(n_resamples)
+    if redraws > MAX_REDRAWS:  # a few arrays of n_resamples entries each: refused before allocating them
+        raise VeracityError(f"n_resamples={redraws:,} is too many: at most {MAX_REDRAWS:,} redraws (10,000 "
+                            "already pin the 5 % and 95 % points); pass e.g. n_resamples=1000", param="n_resamples")
     if n_calib + n_test > N:
         raise VeracityError(
             f"n_calib + n_test = {n_calib + n_test} exceeds the pool of {N} rows; draw fewer rows",

@@ -27,7 +27,7 @@ from ..core._validation import (
     prepare_top_label,
     refuse_pos_label_for_multiclass,
 )
-from ._inputs import check_target
+from ._inputs import check_target, weight_unit
 from ..core._display import Display, html_note, html_page, html_table
 from ..core._frameform import rows_form
 
@@ -178,6 +178,7 @@ def risk_coverage(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
     )
+    unit = weight_unit(sample_weight, w)  # answered/errors are weight sums in the caller's units
     if w is not None and not w.all():  # a row of weight 0 is a dropped row: no curve point of its own
         conf, correct, w = conf[w > 0], correct[w > 0], w[w > 0]
     order = np.argsort(-conf, kind="stable")
@@ -195,10 +196,11 @@ def risk_coverage(
     with np.errstate(invalid="ignore", divide="ignore"):
         risk = np.where(accepted > 0, errors / np.where(accepted > 0, accepted, 1.0), 0.0)
     widths = np.diff(np.concatenate([[0.0], coverage]))
-    return RiskCoverage(
-        thresholds=c[last], coverage=coverage, risk=risk, accepted=accepted, errors=errors,
-        aurc=float(np.sum(risk * widths)), n=total,
-    )
+    with np.errstate(over="ignore"):
+        return RiskCoverage(
+            thresholds=c[last], coverage=coverage, risk=risk, accepted=accepted * unit, errors=errors * unit,
+            aurc=float(np.sum(risk * widths)), n=total * unit,
+        )
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -2,7 +2,7 @@ r"""The operating table: confusion counts, rates and cost at many thresholds at 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -10,7 +10,7 @@ import numpy as np
 from ..core._text import fmt, fmt_count, render_table
 from ..core._options import ScoreType
 from ..core._validation import VeracityError, as_float_array, to_numpy
-from ._inputs import binary_inputs, check_cost
+from ._inputs import binary_inputs, check_cost, weight_unit
 from ..core._display import Display
 
 COLUMNS = (
@@ -227,6 +227,15 @@ def threshold_table(
         n_pos = float(w[pos].sum())
         tp = _counts_at_or_above(s[pos], w[pos], t)
         fp = _counts_at_or_above(s[neg], w[neg], t)
+        # check_weights scaled extreme weights by a power of two; the counts are weight sums in the
+        # caller's units (the rates, computed first, do not depend on it)
+        unit = weight_unit(sample_weight, w)
+        if unit != 1.0:
+            table = table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=True)
+            with np.errstate(over="ignore"):
+                return replace(table, **{c: getattr(table, c) * unit
+                                         for c in ("tp", "fp", "fn", "tn", "alerts", "cost")},
+                               n=table.n * unit, positives=table.positives * unit)
     return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=w is not None)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..core._compat import positional_options
 from ..core._options import ScoreType
 from ..core._validation import VeracityError, check_weights
-from ._inputs import CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_target, scores_1d
+from ._inputs import CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_target, scores_1d, weight_unit
 from ._table import _counts_at_or_above, threshold_table
 from ..core._frameform import rows_form
 
@@ -243,13 +243,17 @@ def budget_threshold(
     if (top_k is None) == (fraction is None):
         raise VeracityError("give exactly one of top_k (rows to review) or fraction (share of rows)")
     total = float(s.shape[0]) if w is None else float(w.sum())
+    unit = weight_unit(sample_weight, w)  # top_k is in the caller's weight units, w in check_weights'
     if top_k is not None:
+        if isinstance(top_k, (bool, np.bool_)):  # True would read as one row
+            raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}", param="top_k")
         try:
             budget = float(top_k)
         except (TypeError, ValueError):
             raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}", param="top_k") from None
         if not math.isfinite(budget) or budget <= 0:
             raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}", param="top_k")
+        budget /= unit
     else:
         try:
             frac = float(fraction)  # type: ignore[arg-type]
@@ -264,7 +268,8 @@ def budget_threshold(
     if ok.size == 0:
         top = float(candidates[-1])
         warnings.warn(
-            f"{volume[-1]:g} rows tie at the top score {top:.6g}, more than the budget {budget:g}; "
+            f"{volume[-1] * unit:g} {'rows' if w is None else 'weight'} tie at the top score {top:.6g}, more "
+            f"than the budget {budget * unit:g}; "
             "the threshold flags nothing",
             stacklevel=2,
         )

@@ -32,22 +32,35 @@ import numpy as np
 from ..core._display import Display
 from ..core._metrics import check_threshold
 from ..core._text import fmt, render_table
-from ..core._validation import VeracityError, as_float_array
+from ..core._validation import VeracityError, to_numpy
 from ..decisions._inputs import check_cost
-from ._ppi import (NO_SPREAD, NOT_CALIBRATED, ZERO_WIDTH, PpiSums, _prepare, check_level, judged_calibrated,
-                   ppi_from_sums, z_of)
+from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare, check_level,
+                   cut_to_range, judged_calibrated, ppi_from_sums, z_of)
 
 #: a bin's normal interval is flagged insufficient below this many labels
 MIN_LABELS = 30
+
+
+#: more score bins than this is a mistake (each bin needs labels of its own), refused before allocating
+MAX_BINS = 10_000
 
 
 def _edges(bins: Any) -> np.ndarray:
     if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
         if bins < 1:
             raise VeracityError(f"bins must be a positive integer or increasing edges in [0, 1], got {bins!r}")
+        if bins > MAX_BINS:
+            raise VeracityError(f"bins={int(bins):,} is too many: at most {MAX_BINS:,} score bins (each needs "
+                                "labels of its own); pass e.g. bins=10", param="bins")
         return np.linspace(0.0, 1.0, int(bins) + 1)
-    e = as_float_array(bins, "bins")
-    if e.ndim != 1 or e.size < 2 or (np.diff(e) <= 0).any() or e[0] > 0 or e[-1] < 1:
+    try:
+        e = np.asarray(to_numpy(bins, "bins"), dtype=np.float64)
+    except (TypeError, ValueError):
+        e = np.array([np.nan])  # not numbers: refused below
+    if e.ndim == 1 and e.size > MAX_BINS + 1:
+        raise VeracityError(f"bins has {e.size:,} edges: at most {MAX_BINS + 1:,} (each bin needs labels of its "
+                            "own); pass e.g. bins=10", param="bins")
+    if e.ndim != 1 or e.size < 2 or not np.isfinite(e).all() or (np.diff(e) <= 0).any() or e[0] > 0 or e[-1] < 1:
         raise VeracityError("bins must be a positive integer or increasing edges covering [0, 1], "
                             f"e.g. [0, 0.1, 0.5, 1]; got {np.asarray(bins).tolist()!r}")
     return e
@@ -104,6 +117,16 @@ class PpiAudit(Display):
         rate = self.rows[0]  # the rate's interval, 2 z se wide: none when the labels have no spread
         if not rate["ci_high"] - rate["ci_low"] >= 2.0 * z_of(self.level) * NO_SPREAD:
             notes.append(ZERO_WIDTH.format(n=self.n_labelled))
+        else:
+            flat = [r["quantity"] for r in self.rows[2:] if r["n_labelled"] >= 2
+                    and not r["ci_high"] - r["ci_low"] >= 2.0 * z_of(self.level) * NO_SPREAD]
+            if flat:
+                notes.append(f"{', '.join(flat)}: the labels show no spread there, so the interval has zero "
+                             "width and is not a confidence interval; label more rows")
+        few = [r["quantity"] for r in self.rows if "sufficient" in r and not r["sufficient"]]
+        if few:
+            notes.append(f"{', '.join(few)}: fewer than {MIN_LABELS} labels, the normal interval is unreliable "
+                         "(marked insufficient)")
         if not self.calibrated:
             notes.append(NOT_CALIBRATED)
         return "; ".join(notes) or None
@@ -124,10 +147,15 @@ class PpiAudit(Display):
         pct = f"{self.level * 100:g}% CI"
         body = [[r["quantity"], fmt(r["estimate"]), f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]", fmt(r["cbpe"]),
                  fmt(r["classical"]), f"{r['n_labelled']:,}"] for r in self.rows]
+        head = ["quantity", "PPI++", pct, "CBPE", "labels only", "labels"]
+        if any(r.get("sufficient") is False for r in self.rows):
+            head.append("")
+            for b, r in zip(body, self.rows):
+                b.append("insufficient" if r.get("sufficient") is False else "")
         lines = [(f"PPI++ audit of the window: {self.n_labelled:,} random labels + {self.n_unlabelled:,} scored rows "
                  f"(threshold {self.threshold:g}; per-row confusion and cost, c_FP={self.cost_fp:g}, "
                  f"c_FN={self.cost_fn:g})"),
-                 render_table(["quantity", "PPI++", pct, "CBPE", "labels only", "labels"], body)]
+                 render_table(head, body, align="lrrrrrl" if len(head) > 6 else None)]
         if self.note:
             lines.append(f"note: {self.note}")
         return "\n".join(lines)
@@ -145,8 +173,9 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     c_fp, c_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
     try:
         t = float(threshold)
-    except (TypeError, ValueError):
-        t = float("nan")  # not a number: refused by the check
+    except (TypeError, ValueError):  # a list, a string that is no number: the message shows it as given
+        raise VeracityError(f"threshold must be one probability in [0, 1], e.g. 0.5; got {threshold!r}",
+                            param="threshold") from None
     t = check_threshold(t)
     edges = _edges(bins)
     y, f, g, w, u, excluded, p, valid = _prepare(
@@ -171,6 +200,10 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     cost_sd = np.sqrt((ww * ca) ** 2 @ (f * (1 - f)) + (uu * cb) ** 2 @ (g * (1 - g))) / tw
     out["cbpe_low"][-1] = out["cbpe"][-1] - z * cost_sd
     out["cbpe_high"][-1] = out["cbpe"][-1] + z * cost_sd
+    # rates and shares of rows lie in [0, 1], a cost per row in [0, max(c_FP, c_FN)]: a normal interval
+    # reaching beyond is cut at the bound, as vc.ppi_mean cuts its rate's
+    top = np.array([1.0] * (len(targets) - 1) + [max(c_fp, c_fn)])
+    cut_to_range(out, {"ci": (0.0, top), "classical": (0.0, top), "cbpe": (0.0, top), "rectifier": (-1.0, 1.0)})
     n, m = int(y.size), int(g.size)
     rows: list[dict[str, Any]] = []
     for i, name in enumerate(targets):
@@ -187,6 +220,7 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     calibrated = bool(judged_calibrated(rows[1]["ci_low"], rows[1]["ci_high"], out["rectifier_se"][0], n, level))
     bs = _bin_sums(y, f, g, w, u, edges)
     bo = ppi_from_sums(bs, level=level, power_tuning=bool(power_tuning))
+    cut_to_range(bo, RATE_BOUNDS)
     for k in range(edges.size - 1):
         nk, mk = int(bs.n[k]), int(bs.m[k])
         if nk + mk == 0:

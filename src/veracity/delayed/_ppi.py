@@ -49,6 +49,7 @@ labels for PPI; the other labelled rows count as scored rows.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import math
 from typing import Any
 
 import numpy as np
@@ -56,7 +57,8 @@ import numpy as np
 from ..core._display import Display
 from ..core._special import chdtrc, ndtri
 from ..core._text import fmt, render_table
-from ..core._validation import VeracityError, as_float_array, check_binary_labels, check_weights, to_numpy
+from ..core._validation import (WEIGHT_EXP_LIMIT, VeracityError, as_float_array, check_binary_labels, check_weights,
+                                to_numpy)
 from ..decisions._inputs import scores_1d
 
 #: a labelled sample whose score histogram differs from the unlabelled rows' at this
@@ -94,6 +96,25 @@ def judged_calibrated(rect_low: Any, rect_high: Any, rect_se: Any, n: Any, level
     with np.errstate(divide="ignore", invalid="ignore"):
         exact_p = np.exp(np.asarray(n, dtype=np.float64) * np.log1p(-c))
     return np.where(flat, exact_p > (1.0 - level) / 2.0, (low <= 0.0) & (0.0 <= high))
+
+
+def cut_to_range(out: dict[str, Any], bounds: Any) -> None:
+    r"""Cut the normal intervals of ``out`` (keys of :func:`ppi_from_sums`) at the range the quantity can take.
+
+    ``bounds`` maps an interval prefix (``"ci"``, ``"classical"``, ``"cbpe"``, ``"rectifier"``) to
+    ``(lo, hi)`` (scalars or arrays, one per entry). A rate is in [0, 1] and the rectifier
+    :math:`y - f` in [-1, 1]; a normal interval reaching beyond is cut at the bound — the same
+    coverage, no impossible values. In place; NaN stays NaN. :func:`ppi_from_sums` itself stays the
+    plain normal interval."""
+    for prefix, (lo, hi) in bounds.items():
+        for key, op in ((f"{prefix}_low", np.fmax), (f"{prefix}_high", np.fmin)):
+            bound = lo if key.endswith("_low") else hi
+            x = np.asarray(out[key], dtype=np.float64)
+            out[key] = np.where(np.isnan(x), np.nan, op(x, bound))
+
+
+#: the range of each interval of a rate (the outcome is 0/1)
+RATE_BOUNDS = {"ci": (0.0, 1.0), "classical": (0.0, 1.0), "cbpe": (0.0, 1.0), "rectifier": (-1.0, 1.0)}
 
 
 def check_level(level: Any) -> float:
@@ -393,6 +414,23 @@ def _check_mask(audit_sample: Any, n: int) -> np.ndarray | None:
     return raw
 
 
+def _joint_weights(sample_weight: Any, sample_weight_unlabelled: Any, n: int, m: int
+                   ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Checked weights of the labelled and the unlabelled rows. Given both, they are in one unit: CBPE's
+    mean over all rows (and audit_sample's rows moved to the unlabelled side) compare the two, so
+    extreme weights are scaled by one common power of two, never each by its own. Given one side
+    only, that side is scaled alone, as :func:`check_weights` does (the other weighs 1 per row)."""
+    if sample_weight is None or sample_weight_unlabelled is None:
+        return check_weights(sample_weight, n), check_weights(sample_weight_unlabelled, m)
+    w = check_weights(sample_weight, n, rescale=False)
+    u = check_weights(sample_weight_unlabelled, m, rescale=False)
+    assert w is not None and u is not None  # both given
+    exp = math.frexp(max(float(w.max()), float(u.max())))[1]
+    if abs(exp) > WEIGHT_EXP_LIMIT:
+        w, u = np.ldexp(w, -exp), np.ldexp(u, -exp)
+    return w, u
+
+
 def _check_sample_mode(sample_check: Any) -> str:
     if sample_check not in SAMPLE_CHECKS:
         raise VeracityError(f"sample_check must be 'raise', 'flag' or 'off', got {sample_check!r}")
@@ -405,8 +443,7 @@ def _prepare(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, sampl
     """Checked (y, f, g, w, u, excluded, sample p, sample valid) for one window."""
     mode = _check_sample_mode(sample_check)
     y, f, g = _labels_and_scores(labels, scores_labelled, scores_unlabelled, pos_label)
-    w = check_weights(sample_weight, f.shape[0])
-    u = check_weights(sample_weight_unlabelled, g.shape[0])
+    w, u = _joint_weights(sample_weight, sample_weight_unlabelled, f.shape[0], g.shape[0])
     mask = _check_mask(audit_sample, f.shape[0])
     excluded = 0
     if mask is not None and not mask.all():
@@ -441,11 +478,10 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     v = {k: float(np.asarray(x)) for k, x in out.items()}
     calibrated = bool(judged_calibrated(v["rectifier_low"], v["rectifier_high"], v["rectifier_se"], n, level))
     # the outcome is 0/1: a rate lies in [0, 1] and the rectifier y - f in [-1, 1], so a normal interval
-    # reaching beyond is cut at the bound (the same coverage, no impossible values; ppi_from_sums stays
-    # the plain normal interval, as it also serves quantities such as costs)
-    for low, high, lo, hi in (("ci_low", "ci_high", 0.0, 1.0), ("classical_low", "classical_high", 0.0, 1.0),
-                              ("cbpe_low", "cbpe_high", 0.0, 1.0), ("rectifier_low", "rectifier_high", -1.0, 1.0)):
-        v[low], v[high] = max(v[low], lo), min(v[high], hi)
+    # reaching beyond is cut at the bound (ppi_from_sums stays the plain normal interval, as it also
+    # serves quantities such as costs)
+    cut_to_range(v, RATE_BOUNDS)
+    v = {k: float(x) for k, x in v.items()}
     notes = []
     if not valid:
         notes.append("NOT VALID: the labelled rows do not look like a random sample of the window "
@@ -522,6 +558,7 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     ``rectifier`` (the same three keys), ``calibrated`` (None without labels) and ``note``;
     NaN is written as None, so the records pass ``json.dumps(..., allow_nan=False)``."""
     out = ppi_from_sums(sums, level=level, power_tuning=power_tuning)
+    cut_to_range(out, RATE_BOUNDS)  # a rate, as vc.ppi_mean reports it
     n = np.atleast_1d(np.asarray(sums.n, dtype=np.float64))
     cols = {k: np.atleast_1d(v) for k, v in out.items()}
     recs = []
