@@ -262,14 +262,17 @@ def test_per_bin_ppi_rates_equal_ppi_mean_and_ppi_python_on_the_bins_rows(tmp_pa
                 continue
             ref = vc.ppi_mean(w["y"][lab], w["p"][lab], w["p"][unl], sample_check="off")
             e = cell["estimate_ppi"]
-            # the store keeps PPI's own normal interval (the text cuts it to [0, 1]); vc.ppi_mean may cut it
-            assert (e["estimate"], max(e["ci_low"], 0.0), min(e["ci_high"], 1.0)) == pytest.approx(
-                (ref.estimate, max(ref.ci_low, 0.0), min(ref.ci_high, 1.0)), abs=1e-9)
+            # both cut the normal interval at the rate's range [0, 1]: the same numbers
+            assert (e["estimate"], e["ci_low"], e["ci_high"]) == pytest.approx(
+                (ref.estimate, ref.ci_low, ref.ci_high), abs=1e-9)
+            assert 0.0 <= e["ci_low"] <= e["ci_high"] <= 1.0
             # the package of Angelopoulos, Duchi & Zrnic on the same rows (PPI++, power-tuned lambda)
             yl, fl, fu = w["y"][lab].astype(float), w["p"][lab], w["p"][unl]
             est = float(np.ravel(ppi_py.ppi_mean_pointestimate(yl, fl, fu, lam=None))[0])
             lo, hi = (float(np.ravel(v)[0]) for v in ppi_py.ppi_mean_ci(yl, fl, fu, alpha=0.05, lam=None))
-            assert (e["estimate"], e["ci_low"], e["ci_high"]) == pytest.approx((est, lo, hi), abs=1e-9)
+            # ppi_py's normal interval, cut at the rate's range [0, 1]
+            assert (e["estimate"], e["ci_low"], e["ci_high"]) == pytest.approx((est, max(lo, 0.0), min(hi, 1.0)),
+                                                                               abs=1e-9)
             assert e["labels"] == lab.sum()
             checked += 1
     assert checked >= 25
@@ -490,14 +493,15 @@ def test_ppi_confusion_and_cost_at_the_threshold_equal_ppi_audit_on_the_windows_
                            sample_check="off")
         got = row.confusion_ppi
         assert got["threshold"] == 0.3 and got["labels"] == lab.sum()
-        # the store keeps PPI's own normal intervals; vc.ppi_audit may cut them to the quantity's range
-        def cut(e, lo, hi):
-            return e["estimate"], max(e["ci_low"], lo), min(e["ci_high"], hi)
+        # both cut each interval at its quantity's range (shares [0, 1], cost [0, max c]): the same numbers
+        def three(e):
+            return e["estimate"], e["ci_low"], e["ci_high"]
 
         for name, (lo, hi) in {"tp": (0, 1), "fp": (0, 1), "fn": (0, 1), "tn": (0, 1), "cost": (0, 5)}.items():
-            assert cut(got[name], lo, hi) == pytest.approx(cut(ref.row(name), lo, hi), abs=1e-9), name
+            assert three(got[name]) == pytest.approx(three(ref.row(name)), abs=1e-9), name
+            assert lo <= got[name]["ci_low"] <= got[name]["ci_high"] <= hi, name
         rect = row.estimate_ppi["rate_minus_score"]
-        assert cut(rect, -1, 1) == pytest.approx(cut(ref.row("rate - score"), -1, 1), abs=1e-9)
+        assert three(rect) == pytest.approx(three(ref.row("rate - score")), abs=1e-9)
         checked += 1
     assert checked >= 3
     assert "confusion_ppi" in st.rows[-1].to_dict()

@@ -1056,6 +1056,7 @@ def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndar
     Because :math:`a` splits the rows, every sum PPI needs is a sum over the flagged or the other
     rows of :math:`1, y, f, f^2, yf` — the groups the status query already has."""
     from ..delayed import PpiSums, ppi_from_sums
+    from ..delayed._ppi import cut_to_range
 
     def split(mask: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return per_key(mask & flag, v), per_key(mask & ~flag, v)
@@ -1081,6 +1082,10 @@ def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndar
                                sum_ff=stack[3], sum_yf=stack[4], m=np.tile(m1 + m0, len(names)),
                                sum_fu=stack[5], sum_ffu=stack[6])
     out = ppi_from_sums(sums, level=level)
+    # each interval cut at the range its quantity can take, as vc.ppi_audit's rows: shares in [0, 1], the
+    # cost per row in [0, max(c_FP, c_FN)]
+    top = np.repeat([1.0, 1.0, 1.0, 1.0, max(cf, cn)], K)
+    cut_to_range(out, {"ci": (0.0, top)})
     est, lo, hi = (np.asarray(out[c]).reshape(len(names), K) for c in ("estimate", "ci_low", "ci_high"))
     ok = (n_all >= 2) & np.isfinite(est).all(axis=0)
     res: list[dict[str, Any] | None] = []
@@ -1109,6 +1114,7 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
     from dataclasses import replace
 
     from ..delayed import PpiSums, first_alarm, ppi_from_sums, ppi_records, sequence_from_sums
+    from ..delayed._ppi import RATE_BOUNDS, cut_to_range
 
     rows = list(status.rows)
     if not rows:
@@ -1171,6 +1177,7 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
     # final labels' rate with its Wilson interval, the mean score of all the bin's rows
     b_sums = ppi_sums(per_key_bin)
     b_ppi = ppi_from_sums(b_sums, level=level)
+    cut_to_range(b_ppi, RATE_BOUNDS)  # each bin's rate, as vc.ppi_mean reports one
     b_has = (np.asarray(b_sums.n) >= 2) & np.isfinite(b_ppi["estimate"])
     everyone = np.ones(n.size, dtype=bool)
     b_rows, b_sp = per_key_bin(everyone, n), per_key_bin(everyone, sp)
