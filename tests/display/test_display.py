@@ -248,3 +248,14 @@ def test_negative_zero_prints_as_zero_and_a_tiny_negative_keeps_its_sign():
     assert fmt(-1e-9) == "-0.0000" and fmt_cell(-1e-9) == "-0.0000"
     table = str(vc.compare_models({"p": [0.2, 0.8, 0.3], "y": [0.0, 1.0, 1.0]}, [0, 1, 1], n_resamples=0))
     assert "-0.0000" not in table
+
+
+def test_huge_weighted_counts_print_in_scientific_notation():
+    from veracity.core._text import fmt_count
+
+    assert fmt_count(6e301) == "6e+301" and fmt_count(1234.0) == "1234" and fmt_count(2.5) == "2.5"
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=300)
+    y = (rng.random(300) < s).astype(int)
+    text = str(vc.monitor(s, y, periods=np.repeat(["a", "b"], 150), sample_weight=np.full(300, 1e300)))
+    assert max(len(word) for word in text.split()) < 40

@@ -62,4 +62,8 @@ def fmt_edge(x: float) -> str:
 
 
 def fmt_count(x: float) -> str:
+    """A count or a weighted count: whole numbers as integers, others with one decimal, and beyond
+    1e15 (weights of 1e300 sum past any count of rows) in scientific notation, never 300 digits."""
+    if abs(float(x)) >= 1e15:
+        return f"{float(x):.4g}"
     return str(int(x)) if float(x).is_integer() else f"{x:.1f}"

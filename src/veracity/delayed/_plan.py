@@ -96,8 +96,9 @@ def labels_needed(scores: Any, *, width: float, level: float = 0.95) -> int:
                             "pool more rows per window")
     if n > f.size:
         needs = f"{n:,}" if n < MORE_THAN_ANY else f"more than {MORE_THAN_ANY:.1e}"
-        raise VeracityError(f"an interval of width {width:g} needs {needs} labels but the window has only {f.size:,} "
-                            "rows; ask for a wider interval or pool more rows per window")
+        rows = f"{f.size:,} row{'' if f.size == 1 else 's'}"
+        raise VeracityError(f"an interval of width {width:g} needs {needs} labels but the window has only {rows}; "
+                            "ask for a wider interval or pool more rows per window")
     return n
 
 
