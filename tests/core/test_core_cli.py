@@ -68,3 +68,20 @@ def test_audit_multiclass_columns(tmp_path, capsys):
 
 def test_demo_file_is_shipped():
     assert demo_path().exists()
+
+
+@pytest.mark.parametrize("command", [["audit"], ["fit", "--method", "platt"], ["report"], ["segments", "--features", "y"],
+                                     ["monitor", "scan", "--time", "t"]])
+def test_every_command_refuses_the_label_column_as_the_score(tmp_path, capsys, command):
+    """`veracity audit data.csv --score y --label y` audited the answers as a perfect model (ECE 0,
+    AUC 1) and exited 0; every command now refuses it in one line, exit 2."""
+    path = tmp_path / "d.csv"
+    path.write_text("p,y,t\n0.2,0,2026-01-01\n0.8,1,2026-01-02\n0.4,1,2026-01-03\n")
+    argv = [command[0], *command[1:2], str(path), *command[2:]] if command[0] == "monitor" else \
+        [command[0], str(path), *command[1:]]
+    argv += ["--score", "y", "--label", "y"]
+    if command[0] in ("fit", "report"):
+        argv += ["--out", str(tmp_path / ("c.json" if command[0] == "fit" else "r.html"))]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--score names the --label column 'y'; name the score column(s) only" in err[0]

@@ -261,11 +261,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     stdin_copy = None
     try:
-        from ._common import check_paths
+        from ._common import check_paths, refuse_label_as_score
         from ._progress import activity
 
         stdin_copy = _stdin_to_file(args)
         check_paths(args)  # every output path, before any work
+        refuse_label_as_score(args)
         with warnings.catch_warnings(), activity(args, f"veracity {args.command}"):
             warnings.showwarning = _one_line_warning(args.command)
             return int(args._run(args) or 0)

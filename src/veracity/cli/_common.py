@@ -78,6 +78,18 @@ def require_names(args: argparse.Namespace) -> None:
             raise VeracityError(f"{flag} needs a column name, got an empty one")
 
 
+def refuse_label_as_score(args: argparse.Namespace) -> None:
+    """--score naming the --label (or --sample-weight) column reads the answers as scores: a perfect
+    model (Brier 0, AUC 1), silently. Refused for every command, before any work."""
+    score = getattr(args, "score", None)
+    if not isinstance(score, str):
+        return
+    named = [c.strip() for c in score.split(",")]
+    for flag, col in (("--label", getattr(args, "label", None)), ("--sample-weight", getattr(args, "weight", None))):
+        if isinstance(col, str) and col and col in named:
+            raise VeracityError(f"--score names the {flag} column {col!r}; name the score column(s) only")
+
+
 def needed(args: argparse.Namespace, *more: str | None) -> list[str]:
     """The columns a command reads: the score column(s), the label, the weight and ``more``."""
     return [c.strip() for c in args.score.split(",")] + [c for c in (args.label, args.weight, *more) if c]

@@ -56,7 +56,6 @@ def run(args: argparse.Namespace) -> int:
                             "or drop --randomized")
     lam = 0.01 if args.lam is None else args.lam
     k_reg = 1 if args.k_reg is None else args.k_reg
-    _refuse_label_as_score(args)
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
     labels = apply_pos_label(labels, args.pos_label, scores=scores)  # binary: class 1 = --pos-label
@@ -91,11 +90,3 @@ def run(args: argparse.Namespace) -> int:
     }
     emit(args, "\n".join(p for p in parts if p), payload, note_text=shown_path(args, path))
     return 0
-
-
-def _refuse_label_as_score(args: argparse.Namespace) -> None:
-    """--score naming the label (or weight) column read the answers as scores: a perfect model, silently."""
-    named = [c.strip() for c in str(args.score or "").split(",")]
-    for flag, col in (("--label", getattr(args, "label", None)), ("--sample-weight", getattr(args, "weight", None))):
-        if col and col in named:
-            raise VeracityError(f"--score names the {flag} column {col!r}; name the score column(s) only")

@@ -161,7 +161,6 @@ def run(args: argparse.Namespace) -> int:
     for flag, target in (("--target-recall", args.target_recall), ("--target-precision", args.target_precision)):
         if target is not None:
             check_target(target, flag)  # the library's check, in the flag's name (it says "target")
-    _refuse_label_as_score(args)
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
     if np.ndim(scores) != 1:
@@ -208,11 +207,3 @@ def run(args: argparse.Namespace) -> int:
     }
     emit(args, text, payload, note_text=shown_path(args, path))
     return 0
-
-
-def _refuse_label_as_score(args: argparse.Namespace) -> None:
-    """--score naming the label (or weight) column read the answers as scores: a perfect model, silently."""
-    named = [c.strip() for c in str(args.score or "").split(",")]
-    for flag, col in (("--label", getattr(args, "label", None)), ("--sample-weight", getattr(args, "weight", None))):
-        if col and col in named:
-            raise VeracityError(f"--score names the {flag} column {col!r}; name the score column(s) only")
