@@ -184,9 +184,9 @@ def test_frame_scores_naming_the_label_or_weight_column_are_refused(fn):
 # -- 0 printed a table of zeros with p = 1 ---------------------------------------------------------------------
 def test_threshold_that_is_no_number_is_shown_as_given():
     y, f, g = _rare_flags()
-    with pytest.raises(vc.VeracityError, match=r"threshold must be one probability .*got \[0.3, 0.5\]"):
+    with pytest.raises(vc.VeracityError, match=r"threshold must be a probability in \[0, 1\], got \[0.3, 0.5\]"):
         vc.realised_cost(f, y, threshold=[0.3, 0.5])
-    with pytest.raises(vc.VeracityError, match=r"threshold must be one probability .*got \[0.3, 0.5\]"):
+    with pytest.raises(vc.VeracityError, match=r"threshold must be a probability in \[0, 1\], got \[0.3, 0.5\]"):
         vc.ppi_audit(y, f, g, threshold=[0.3, 0.5])
 
 

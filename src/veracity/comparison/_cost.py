@@ -20,7 +20,6 @@ intervals (:func:`._paired.paired_mean`); the p-value tests "the scores predict 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -108,16 +107,9 @@ def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level
 
 
 def _threshold(threshold: Any) -> float:
-    """``threshold=`` as a float, refused unless a probability in [0, 1] by the one check of
-    ``threshold=`` (:func:`veracity.core._metrics.check_threshold`): a number as given (the
-    message shows it), anything else as its float, or as NaN when it has none."""
-    try:
-        t = float(threshold)
-    except (TypeError, ValueError):  # a list, a string that is no number: the message shows it as given
-        raise VeracityError(f"threshold must be one probability in [0, 1], e.g. 0.5; got {threshold!r}",
-                            param="threshold") from None
-    check_threshold(threshold if isinstance(threshold, Real) else t)
-    return t
+    """``threshold=`` refused unless one probability in [0, 1], by the one check of ``threshold=``
+    (:func:`veracity.core._metrics.check_threshold`, whose message shows the value as given)."""
+    return check_threshold(threshold)
 
 
 def realised_cost(

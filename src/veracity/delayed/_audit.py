@@ -171,12 +171,7 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     The other options are those of :func:`~veracity.ppi_mean`."""
     level = check_level(level)
     c_fp, c_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
-    try:
-        t = float(threshold)
-    except (TypeError, ValueError):  # a list, a string that is no number: the message shows it as given
-        raise VeracityError(f"threshold must be one probability in [0, 1], e.g. 0.5; got {threshold!r}",
-                            param="threshold") from None
-    t = check_threshold(t)
+    t = check_threshold(threshold)  # the one check of threshold=: its message shows the value as given
     edges = _edges(bins)
     y, f, g, w, u, excluded, p, valid = _prepare(
         labels, scores_labelled, scores_unlabelled, sample_weight=sample_weight,
