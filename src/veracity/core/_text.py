@@ -53,6 +53,20 @@ def fmt(value: float | None, digits: int = 4, *, sign: bool = False) -> str:
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
 
 
+#: p-values below this print as a bound: a double holds nothing smaller faithfully (0 is an underflow)
+P_FLOOR = 1e-300
+
+
+def fmt_p(v: float | None) -> str:
+    """A p- or q-value: 3 decimals, 2 significant digits below 0.001, ``<1e-300`` below that (a
+    printed "0" would claim a certainty the arithmetic cannot give); None/NaN print as 'n/a'."""
+    if v is None or v != v:
+        return "n/a"
+    if v < P_FLOOR:
+        return f"<{P_FLOOR:.0e}"
+    return f"{v:.2g}" if v < 0.001 else f"{v:.3f}"
+
+
 def fmt_edge(x: float) -> str:
     """Shortest of 1–4 decimals that represents a bin edge faithfully."""
     for d in (1, 2, 3, 4):

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..segments._result import P_FLOOR
+from ..core._text import fmt_p
 from ._sections import _e, _num, _section, _svg, _table
 
 #: discovered segments listed in the table (the rest are counted)
@@ -29,16 +29,8 @@ MAX_DISCOVERIES = 25
 
 
 def _p(value: Any) -> str:
-    """A p- or q-value: 3 decimals, 2 significant digits below 0.001, "&lt;1e-300" below that (a
-    printed 0 would claim a certainty the arithmetic cannot give; as the text result prints it)."""
-    if value is None:
-        return "n/a"
-    v = float(value)
-    if v != v:
-        return "n/a"
-    if v < P_FLOOR:
-        return f"&lt;{P_FLOOR:.0e}"
-    return f"{v:.2g}" if v < 0.001 else f"{v:.3f}"
+    """A p- or q-value as the text results print it (:func:`~veracity.core._text.fmt_p`), escaped."""
+    return _e(fmt_p(None if value is None else float(value)))
 
 
 def _p_text(value: Any) -> str:

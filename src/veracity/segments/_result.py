@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core._display import Display
-from ..core._text import render_table
+from ..core._text import fmt_p, render_table
 
 _ROW_KEYS = ("segment", "features", "depth", "n", "weight", "conf", "rate", "gap", "ci_low", "ci_high",
              "z", "p_value", "q_value", "sufficient", "discovery", "test", "ece", "ece_floor",
@@ -64,20 +64,6 @@ def _count(n: int, what: str) -> str:
     return f"{n:,} {what}{'' if n == 1 else 's'}"
 
 
-#: p-values below this print as a bound: a double holds nothing smaller faithfully (0 is an underflow)
-P_FLOOR = 1e-300
-
-
-def _p(v: float | None) -> str:
-    """A p- or q-value: 3 decimals, 2 significant digits below 0.001, ``<1e-300`` below that (a
-    printed "0" would claim a certainty the arithmetic cannot give); JSON keeps the number."""
-    if v is None or v != v:
-        return "n/a"
-    if v < P_FLOOR:
-        return f"<{P_FLOOR:.0e}"
-    return f"{v:.2g}" if v < 0.001 else f"{v:.3f}"
-
-
 def _table(rows: list[SegmentRow], level: float | None = None) -> str:
     if level is None:  # the rows' own level (the command line's --all table passes only rows)
         level = rows[0].level if rows else 0.95
@@ -85,7 +71,7 @@ def _table(rows: list[SegmentRow], level: float | None = None) -> str:
     for r in rows:
         flag = "discovery" if r.discovery else ("" if r.sufficient else "insufficient")
         body.append([r.segment, f"{r.n:,}", f"{r.conf:.4f}", f"{r.rate:.4f}", f"{r.gap:+.4f}",
-                     f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]", _p(r.p_value), _p(r.q_value), flag])
+                     f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]", fmt_p(r.p_value), fmt_p(r.q_value), flag])
     return render_table(["segment", "n", "conf", "rate", "gap", f"{level * 100:g}% CI of gap", "p", "q", ""], body,
                         align="lrrrrrrrl")
 
@@ -145,7 +131,7 @@ class SegmentsResult(Display):
 
         if self.mce_sigma >= ECCE_SIGMA_MAX and self.mce_family_pvalue == self.mce_family_pvalue:
             return f"p <= {self.mce_family_pvalue:.2g}"
-        return f"p = {_p(self.mce_family_pvalue)}"
+        return f"p = {fmt_p(self.mce_family_pvalue)}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
