@@ -371,6 +371,7 @@ def audit(
     multiclass: Multiclass = "top-label",
     pos_label: Any = None,
     table: Any = None,
+    dialect: str | None = None,
 ) -> AuditResult:
     r"""Reliability table, ECE, MCE, Brier (+ decomposition), NLL, AUC and accuracy at once.
 
@@ -413,11 +414,15 @@ def audit(
 
     Database form: ``audit(connection_or_url, table="t", score="p", label="y", ...)`` with a
     DB-API / ADBC / SQLAlchemy connection or a URL computes everything inside the database
-    (only per-bin aggregates travel; see :func:`veracity.audit_sql`).
+    (only per-bin aggregates travel; see :func:`veracity.audit_sql`); ``dialect=`` names the
+    database's SQL dialect where the connection does not tell it.
     """
     refuse_score(score_type, "vc.audit")
     if table is not None:
         return table_call(audit, scores, locals())
+    if dialect is not None:
+        raise VeracityError("dialect= applies to the database form only: vc.audit(connection, table='t', "
+                            "score=..., label=..., dialect=...); drop it for arrays and frames", param="dialect")
     if is_frame_form(score, label):
         return frame_call(audit, scores, labels, locals())
     require_labels("audit", labels)
