@@ -166,13 +166,27 @@ def quantile_picks(values: np.ndarray, bins: int, *, counts: np.ndarray | None =
     position ``floor(j·N/M)``, or weighted the one whose cumulative-weight interval
     ``[before, before + w)`` covers ``j·W/M`` (with integer weights exactly the unweighted
     rule on repeated rows). ``values``, ``counts``, ``weights`` as in :func:`sorted_edges`;
-    any ordered axis (a ranking score's own values too)."""
+    any ordered axis (a ranking score's own values too).
+
+    "Covers" is decided up to the cumulative sum's own rounding, :func:`cumulative_slack`: a
+    cumulative weight within it of ``j·W/M`` counts as equal to it. Without that, constant
+    weights of 0.1 cut elsewhere than no weights (0.1 + 0.1 + … misses 5 × 0.1 by an ulp)."""
     if weights is not None:
         cw = np.cumsum(weights)
-        pos = np.searchsorted(cw, np.arange(1, bins) * cw[-1] / bins, side="right")
+        rows = int(np.sum(counts)) if counts is not None else values.size
+        targets = np.arange(1, bins) * cw[-1] / bins
+        pos = np.searchsorted(cw, targets + cumulative_slack(rows, float(cw[-1])), side="right")
         return np.unique(values[np.minimum(pos, values.size - 1)])
     at, n = _sorted_at(values, counts)
     return np.unique(at(rule_positions(n, bins, "quantile")[1:]))
+
+
+def cumulative_slack(rows: int, total: float) -> float:
+    """How far a running sum of ``rows`` non-negative weights totalling ``total`` can stray from
+    the exact sum by rounding, whatever order the rows are added in: ``rows · ε · total``
+    (ε = 2⁻⁵², twice the unit roundoff; the classical bound for recursive summation is
+    ``(rows − 1) · u · total``). Mass below it is noise; weighted cuts ignore it."""
+    return float(max(rows, 1) * np.finfo(np.float64).eps * total)
 
 
 def rule_positions(n: int, bins: int, strategy: str) -> np.ndarray:
