@@ -82,7 +82,12 @@ def smooth_ece_at(grid: _Grid, sigma: float) -> float:
 def smooth_ece(
     p: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, *, eps: float = 0.001
 ) -> tuple[float, float]:
-    """(smECE at the automatic bandwidth, that bandwidth) — relplot's search, vectorised."""
+    """(smECE at the automatic bandwidth, that bandwidth) — relplot's search, vectorised.
+
+    Weights are first scaled to average 1 over the rows that carry weight, so the density's
+    +10⁻⁴ is in rows whatever the weights' scale (unit weights: unchanged, as relplot)."""
+    if w is not None:
+        w = w * (np.count_nonzero(w) / w.sum())
     grid = _Grid(p, p - y if w is None else (p - y) * w, w)
     cache: dict[float, float] = {}
 

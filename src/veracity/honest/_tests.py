@@ -7,7 +7,9 @@ r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-
 * **Hosmer–Lemeshow (1980)** :math:`\hat C`: rows in G groups of equal count by
   sorted score ("deciles of risk", the ``equal-count`` binning),
   :math:`H = \sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g))` with :math:`O_g = \sum w y`,
-  :math:`E_g = \sum w p`, :math:`n_g = \sum w`, referred to
+  :math:`E_g = \sum w p`, :math:`n_g = \sum w`; with weights each group's term is counted in
+  effective rows, times :math:`n_g / \sum_g w^2` (Kish), so only the weights' ratios matter
+  (unit weights: the classic statistic; weights of 0.1 had shrunk H tenfold), referred to
   :math:`\chi^2_{G}`: the convention for probabilities not fitted on the rows tested
   (external validation: Hosmer, Lemeshow & Sturdivant 2013), which is what veracity audits —
   held-out scores. Pass ``df=G - 2`` for the development-sample convention (a logistic
@@ -19,7 +21,9 @@ r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-
   :math:`b < 1`: over-confident); in-the-large model
   :math:`\mathrm{logit}\,P(y=1) = \alpha + \eta` (offset, ideal :math:`\alpha = 0`;
   :math:`\alpha > 0`: the model under-predicts on average). Fitted by Newton's method
-  (weighted maximum likelihood); standard errors from the inverse Fisher information.
+  (weighted maximum likelihood); standard errors from the inverse Fisher information, the
+  weights scaled to sum to the effective sample size :math:`(\sum w)^2 / \sum w^2` (Kish), so
+  the standard errors and p-values do not depend on the weights' scale.
   Probabilities are mapped to logits after clipping to :math:`[\epsilon, 1-\epsilon]`
   (machine epsilon); declare ``score_type="logit"`` to use raw logits exactly.
 """
@@ -144,10 +148,12 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None) ->
     n_g = np.bincount(idx, weights=w, minlength=m).astype(np.float64)
     o_g = np.bincount(idx, weights=data.y if w is None else data.y * w, minlength=m)
     e_g = np.bincount(idx, weights=data.p if w is None else data.p * w, minlength=m)
+    # each group in effective rows: (O - E)^2 and E(1 - E/n) scale as c^2 and c with the weights
+    w2_g = n_g if w is None else np.bincount(idx, weights=w * w, minlength=m)
     keep = n_g > 0
-    n_g, o_g, e_g = n_g[keep], o_g[keep], e_g[keep]
+    n_g, o_g, e_g, w2_g = n_g[keep], o_g[keep], e_g[keep], w2_g[keep]
     g = int(n_g.size)
-    var = e_g * (1.0 - e_g / n_g)
+    var = e_g * (1.0 - e_g / n_g) * (w2_g / n_g)
     diff2 = (o_g - e_g) ** 2
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(var > 0, diff2 / np.where(var > 0, var, 1.0), np.where(diff2 > 0, np.inf, 0.0))
@@ -358,7 +364,8 @@ def _newton(
 def calibration_slope_of(data: Binary) -> CalibrationSlope:
     data = weighted_rows(data)
     y = data.y
-    w = np.ones_like(y) if data.w is None else data.w
+    # weights in effective rows (sum = (Σw)²/Σw², Kish): the SEs must not follow their scale
+    w = np.ones_like(y) if data.w is None else data.w * (data.w.sum() / np.dot(data.w, data.w))
     live = w > 0
     if y[live].min() == y[live].max():
         raise VeracityError(
