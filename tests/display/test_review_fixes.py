@@ -234,3 +234,25 @@ def test_confidence_sequence_notebook_table_shows_the_printouts_steps():
     steps = [int(s.replace(",", "")) for s in re.findall(r'<tr[^>]*><td class="vc-l">([\d,]+)</td>', page)]
     assert steps == cs._shown() and steps[-1] == 2999 and cs.alarm_at in steps
     assert len(cs.to_frame()) == 3000  # the full sequence stays in the frame
+
+
+def test_weighted_reliability_says_weight_not_count():
+    """Weighted bins were drawn "area ∝ count" over a histogram labelled "count" while their
+    labels and sizes were weight sums (640.2 …); the insufficient mark reads the effective size."""
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=600)
+    y = (rng.uniform(size=600) < p).astype(int)
+    w = rng.uniform(0.1, 5.0, size=600)
+    fig = vc.plot_reliability(p, y, sample_weight=w, bins=40)
+    main, hist = fig.axes
+    texts = [t.get_text() for t in main.get_legend().get_texts()]
+    assert any("area ∝ weight" in t for t in texts) and not any("area ∝ count" in t for t in texts)
+    assert any("effective n < 20" in t for t in texts)
+    assert hist.get_ylabel() == "weight"
+    table = vc.reliability(p, y, sample_weight=w, bins=40)
+    assert table.weighted and "fewer than 20 effective observations" in str(table)
+    plain = vc.plot_reliability(p, y, bins=40)
+    assert plain.axes[1].get_ylabel() == "count" and not vc.reliability(p, y).weighted
+    plt.close("all")

@@ -73,6 +73,12 @@ class ReliabilityTable(Display):
         return self.stats.n
 
     @property
+    def weighted(self) -> bool:
+        """True when the rows carried unequal-to-one weights: ``n`` is then a weight sum (not a
+        row count) and ``sufficient`` reads the effective size."""
+        return not np.array_equal(self.stats.weight, self.stats.count)
+
+    @property
     def interval(self) -> str:
         """The per-bin binomial interval ('wilson' or 'clopper-pearson'); ``ci`` is the same."""
         return self.ci
@@ -155,7 +161,7 @@ class ReliabilityTable(Display):
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
         side = "" if self.sided == "two-sided" else f" {self.sided}"
-        weighted = not np.array_equal(self.stats.weight, self.stats.count)
+        weighted = self.weighted
         headers = ["bin", "weight" if weighted else "count", "conf", "acc", "gap", f"{pct}{side} CI", ""]
         last = self.bins - 1
         body = [
@@ -177,7 +183,8 @@ class ReliabilityTable(Display):
             f"ECE {self.ece:.4f}   {self.mce_text()}"
         )
         if any(not r.sufficient for r in self.rows):
-            footer += f"\n(insufficient: fewer than {self.min_count} observations; do not act on these bins)"
+            seen = "effective observations (Kish)" if weighted else "observations"
+            footer += f"\n(insufficient: fewer than {self.min_count} {seen}; do not act on these bins)"
         return f"{table}\n{footer}"
 
     def _title(self) -> str:

@@ -117,7 +117,8 @@ def _draw_reliability(
     ok = np.array([r.sufficient for r in rows])
     size = marker_scale * (14.0 + 110.0 * np.sqrt(count / count.max()))
     ece = f"ECE {table.ece:.4f}"
-    label = f"{_plain(name)} ({ece})" if name else f"bins, area ∝ count ({ece})"
+    unit = "weight" if table.weighted else "count"
+    label = f"{_plain(name)} ({ece})" if name else f"bins, area ∝ {unit} ({ece})"
     pct = f"{table.level * 100:g}%"
     ax.errorbar(conf, acc, yerr=np.vstack((np.maximum(acc - lo, 0), np.maximum(hi - acc, 0))),
                 fmt="none", ecolor=color, elinewidth=1.1, capsize=2.5, alpha=interval_alpha, gid="intervals",
@@ -132,7 +133,8 @@ def _draw_reliability(
     if (~ok).any():
         ax.scatter(conf[~ok], acc[~ok], s=size[~ok], facecolor="white", edgecolor=color,
                    linewidth=1.2, linestyle=(0, (2, 1)),
-                   label=f"insufficient (n < {table.min_count}), hollow", gid="insufficient", zorder=3)
+                   label=f"insufficient ({'effective ' if table.weighted else ''}n < {table.min_count}), hollow",
+                   gid="insufficient", zorder=3)
     if annotate:
         for c, a, h, low, n, good in zip(conf, acc, hi, lo, count, ok):
             text = f"{n:,.0f}" if float(n).is_integer() else f"{n:,.1f}"
@@ -224,7 +226,7 @@ def plot_reliability(
     if hax is not None:
         _draw_histogram(hax, table, color=PALETTE[0])
         _style(hax)
-        hax.set_ylabel("count")
+        hax.set_ylabel("weight" if table.weighted else "count")
         hax.set_xlabel("mean predicted probability (confidence)")
     return fig
 
@@ -338,7 +340,7 @@ def _overlay_tables(tables: Mapping[str, ReliabilityTable], *, title: str | None
                              neutral_key=len(tables) > 1)
     if hax is not None:
         _style(hax)
-        hax.set_ylabel("count")
+        hax.set_ylabel("weight" if first is not None and first.weighted else "count")
         hax.set_xlabel("mean predicted probability (confidence)")
     return fig
 
@@ -461,14 +463,15 @@ def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str],
     from matplotlib.lines import Line2D
 
     color = colors[0]
+    unit = "weight" if table.weighted else "count"
     handles = [
         Line2D([], [], linestyle=(0, (4, 3)), color=MUTED, label="perfect calibration"),
         Line2D([], [], marker="o", linestyle="", color=color, markeredgecolor="white",
-               label="bin (area ∝ count)" if colors[0] == colors[1] else f"{key[0]} (area ∝ count)"),
+               label=f"bin (area ∝ {unit})" if colors[0] == colors[1] else f"{key[0]} (area ∝ {unit})"),
         *([Line2D([], [], marker="o", linestyle="", color=colors[1], markeredgecolor="white",
                   label=key[1])] if colors[0] != colors[1] else []),
         Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor=color,
-               label=f"insufficient bin (n < {table.min_count})"),
+               label=f"insufficient bin ({'effective ' if table.weighted else ''}n < {table.min_count})"),
         Line2D([], [], marker="|", linestyle="", color=color, markersize=10,
                label=f"{table.level * 100:g}% {table.ci} interval"),
         Line2D([], [], color=color, label="line broken at empty / insufficient bins"),
