@@ -256,3 +256,17 @@ def test_weighted_reliability_says_weight_not_count():
     plain = vc.plot_reliability(p, y, bins=40)
     assert plain.axes[1].get_ylabel() == "count" and not vc.reliability(p, y).weighted
     plt.close("all")
+
+
+def test_weighted_report_words_weights():
+    """A weighted report said "sized by its count", "share of positives" and "bins with at least
+    20 observations" over weight sums and effective sizes."""
+    rng = np.random.default_rng(1)
+    p = rng.uniform(size=800)
+    y = (rng.uniform(size=800) < p).astype(int)
+    page = html.unescape(vc.report(p, y, sample_weight=rng.uniform(0.1, 5, size=800), bootstrap=False).html)
+    assert "sized by its weight" in page and "sized by its count" not in page
+    assert "weighted share of positives" in page
+    assert "with at least 20 effective observations" in page
+    plain = html.unescape(vc.report(p, y, bootstrap=False).html)
+    assert "sized by its count" in plain and "weighted share" not in plain

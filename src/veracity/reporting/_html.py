@@ -472,7 +472,8 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
                        "classes=[...]) draws others.")
     reliability_figure = figs
     lead = ("Each point is one bin: mean confidence (x) against observed frequency (y), sized by its "
-            "count, with its binomial interval. Points under the dashed diagonal are over-confident.")
+            f"{'weight' if result.table.weighted else 'count'}, with its binomial interval. Points under "
+            "the dashed diagonal are over-confident.")
     mc = ""
     if multiclass and plots:
         mc = (f'<figure class="plot-box wide">{_svg(mc_fig, "mc", "per-class reliability")}</figure>'

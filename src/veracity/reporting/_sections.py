@@ -120,14 +120,15 @@ def _verdict(table: ReliabilityTable) -> str:
     under = sum(1 for r in ok if r.ci_low > r.conf)
     thin = len(table.rows) - len(ok)
     pct = f"{table.level * 100:g}%"
+    seen = "effective observations" if table.weighted else "observations"
     parts = [
-        f"Of {len(ok)} bins with at least {table.min_count} observations, "
+        f"Of {len(ok)} bins with at least {table.min_count} {seen}, "
         f"<strong>{over}</strong> are over-confident and <strong>{under}</strong> under-confident "
         f"beyond their {pct} interval (the observed frequency lies below / above the interval "
         f"around the mean confidence)."
     ]
     if thin:
-        parts.append(f"{thin} bin{'s' if thin != 1 else ''} with fewer observations "
+        parts.append(f"{thin} bin{'s' if thin != 1 else ''} with fewer {seen} "
                      f"{'are' if thin != 1 else 'is'} marked <em>insufficient</em>: do not act on them.")
     return " ".join(parts)
 
@@ -188,14 +189,15 @@ def _summary(result: AuditResult, reading: str) -> str:
                                       f"{_num(iv[1])}]</span><br>")
 
     weighted = not math.isclose(result.total_weight, result.n)
+    share = "weighted share" if result.table.weighted else "share"
     # the within-bin term makes the terms add up to the Brier shown (exact for any data)
     within = d.within_variance - 2.0 * d.within_covariance
     cards = [
         _card("rows", f"{result.n:,}", f"total weight {_count(result.total_weight)}" if weighted
               else f"score type: {_e(result.score_type)}", key="n"),
         _card("base rate" if not result.top_label else "top-label accuracy",
-              _num(result.base_rate), "share of positives" if not result.top_label
-              else "share of correct top labels", key="base_rate"),
+              _num(result.base_rate), f"{share} of positives" if not result.top_label
+              else f"{share} of correct top labels", key="base_rate"),
         _card("ECE", _num(result.ece), ece_sub, key="ece"),
         _card("Brier", _num(result.brier),
               ci("brier") + f"reliability {_num(d.reliability)} − resolution {_num(d.resolution)} "
@@ -207,8 +209,8 @@ def _summary(result: AuditResult, reading: str) -> str:
                                                      "top-label confidence: right answers ranked above wrong "
                                                      "ones (a calibrator can change it)"), key="auc"),
         _card(f"accuracy @ {result.threshold:g}" if not result.top_label else "accuracy (argmax)",
-              _num(result.accuracy), f"share of rows with (p ≥ {result.threshold:g}) = label"
-              if not result.top_label else "share of rows whose top class is the label", key="accuracy"),
+              _num(result.accuracy), f"{share} of rows with (p ≥ {result.threshold:g}) = label"
+              if not result.top_label else f"{share} of rows whose top class is the label", key="accuracy"),
     ]
     return (f'<div class="cards">{"".join(cards)}</div>'
             f'<p class="verdict">{_verdict(result.table)}</p>')
