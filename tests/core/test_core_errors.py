@@ -184,3 +184,13 @@ def test_a_slice_of_underflowing_weights_gets_the_widest_interval_not_an_error()
     row = r.groups["b"].table.rows[0]
     low, high = vc.binomial_interval(0, 1)
     assert (row.ci_low, row.ci_high) == (float(low), float(high))
+
+
+@pytest.mark.parametrize("labels", [np.array(["bird", "cat", "dog", "cat"]), ["bird", "cat", "dog", "cat"]])
+def test_multiclass_text_labels_say_how_to_map_them(labels):
+    """Text labels with (N, K) scores said "labels must be numeric, got dtype <U4; convert the
+    column to numbers" — which number is the point: the class's column in the scores."""
+    P = np.array([[.7, .2, .1], [.1, .8, .1], [.2, .2, .6], [.5, .3, .2]])
+    with pytest.raises(vc.VeracityError, match=r"column index 0\.\.2 .* 'bird'.*classes_") as err:
+        vc.audit(P, labels)
+    assert err.value.param == "labels"

@@ -385,6 +385,12 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
 
 def check_class_labels(labels: Any, n: int, k: int) -> np.ndarray:
     """Integer class labels in ``0..k-1`` as int64."""
+    raw = to_numpy(labels, "labels")
+    if raw.dtype.kind in "USO" and raw.size and isinstance(raw.flat[0], str):
+        raise VeracityError(
+            f"multiclass labels must be the class's column index 0..{k - 1} in the scores, got text such as "
+            f"{str(raw.flat[0])!r}; map them to columns first, e.g. np.searchsorted(model.classes_, labels) "
+            "for scikit-learn's predict_proba", param="labels")
     y = as_float_array(labels, "labels")
     if y.ndim != 1:
         raise VeracityError(f"labels must be 1-D class indices, got shape {y.shape}", param="labels")
