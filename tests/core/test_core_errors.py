@@ -194,3 +194,30 @@ def test_multiclass_text_labels_say_how_to_map_them(labels):
     with pytest.raises(vc.VeracityError, match=r"column index 0\.\.2 .* 'bird'.*classes_") as err:
         vc.audit(P, labels)
     assert err.value.param == "labels"
+
+
+@pytest.mark.parametrize("values, hint", [
+    (["0,75", "0,25"], "decimal comma"),
+    (["75%", "25 %"], "percentages"),
+    (["0.5", "high"], None),
+])
+def test_non_numeric_score_column_names_a_bad_value_and_the_fix(values, hint):
+    from veracity.core._validation import check_numeric_column
+
+    with pytest.raises(vc.VeracityError) as err:
+        check_numeric_column(np.array(values, dtype=object), "p")
+    text = str(err.value)
+    assert "column 'p' must be numeric scores" in text
+    if hint is None:
+        assert "'high'" in text and "decimal" not in text and "percent" not in text  # the value that is not a number
+    else:
+        assert hint in text and repr(values[0]) in text
+
+
+def test_report_against_column_with_decimal_commas(tmp_path, capsys):
+    path = tmp_path / "eu.csv"
+    path.write_text('score,label,b\n0.75,1,"0,7"\n0.25,0,"0,2"\n0.5,1,"0,4"\n')
+    code = main(["report", str(path), "--score", "score", "--label", "label", "--against", "b",
+                 "-o", str(tmp_path / "r.html")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "decimal comma" in err

@@ -25,7 +25,7 @@ import argparse
 import numpy as np
 
 from ..sources._api import column
-from ..core._validation import VeracityError
+from ..core._validation import VeracityError, check_numeric_column
 from ._common import add_input_arguments, add_json_argument, emit, feature_names, inputs, load, shown_path
 from ._labels import add_pos_label_argument, apply_pos_label
 
@@ -219,10 +219,7 @@ def _against(table, args: argparse.Namespace, path: str) -> np.ndarray | None:
         raise VeracityError("--against needs a FILE with that score column")
     if name == args.score:
         raise VeracityError(f"--against {name} is the --score column itself; name the second model's column")
-    col = column(table, name, path=path)
-    if col.dtype.kind not in "biuf":
-        raise VeracityError(f"column {name!r} must be numeric scores, found {col.dtype} values such as {col[0]!r}")
-    return col
+    return check_numeric_column(column(table, name, path=path), name)
 
 
 def _fit_recall_threshold(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,

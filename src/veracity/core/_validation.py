@@ -9,6 +9,7 @@ what was wrong, shows the offending value, and says how to fix it.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -410,6 +411,28 @@ def check_class_labels(labels: Any, n: int, k: int) -> np.ndarray:
             f"found min={y.min():g}, max={y.max():g}", param="labels"
         )
     return y.astype(np.int64)
+
+
+def check_numeric_column(col: np.ndarray, name: str, what: str = "scores") -> np.ndarray:
+    """``col`` (a column read from a file or frame) if its dtype is numeric or boolean; otherwise
+    the one error every route gives, naming a value and, where the text shows it, the fix:
+    a decimal comma (``0,75``) or a percent sign (``75%``)."""
+    if col.dtype.kind in "biuf":
+        return col
+    example: Any = col[0] if col.size else None
+    for value in col[: min(col.size, 1000)]:
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            example = value
+            break
+    message = f"column {name!r} must be numeric {what}, found {col.dtype} values such as {example!r}"
+    text = str(example).strip()
+    if re.fullmatch(r"[+-]?\d*,\d+", text):
+        message += "; they look like numbers written with a decimal comma: write them with a decimal point (0.75)"
+    elif re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)\s*%", text):
+        message += "; they look like percentages: write them as fractions of 1 without the % sign"
+    raise VeracityError(message, param="score" if what == "scores" else None)
 
 
 def out_of_range_hint(lo: float, hi: float) -> str:
