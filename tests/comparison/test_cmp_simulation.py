@@ -188,3 +188,69 @@ def test_paired_bootstrap_intervals_of_mcb_and_dsc_cover_the_true_differences():
             hits[m] += d[f"{m}_low"] <= truth[m] <= d[f"{m}_high"]
     assert truth["dsc"] > 0.005  # a real difference in discrimination
     assert min(h / k for h in hits.values()) >= 0.93, hits
+
+
+def _calibration_pair(rng, n):
+    """y ~ Bernoulli(q); model a reports q itself (calibrated), model b is over-confident and shifted."""
+    x = rng.normal(size=n)
+    q = _expit(1.5 * x)
+    y = (rng.random(n) < q).astype(float)
+    return q, _expit(2.2 * x + 0.3), y
+
+
+def test_ece_difference_interval_covers_when_one_model_is_calibrated():
+    # The debiased ECE of a calibrated model keeps a bias of up to 0.47 sigma per bin while that of a
+    # far miscalibrated one has none, and a bootstrap cannot see it (it re-centres every bin at its noisy
+    # gap). The old percentile interval of the resampled ΔECE covered the true ΔECE 36 % of the time here
+    # (150 data sets of 1,000 rows, 15 bins; 30 % at 5,000 rows; 20 of these 40 data sets); the bias-aware
+    # interval measured 98 %.
+    # True ΔECE: the same debiased ECE on 4·10⁵ rows (its bias there is ~0.001, the ECE's own noise).
+    a, b, y = _calibration_pair(np.random.default_rng(2024), 400_000)
+    truth = vc.compare_models({"a": a, "b": b}, y, n_resamples=0).row("ece").diff
+    assert truth > 0.06  # a real difference: b is miscalibrated, a is not
+    rng = np.random.default_rng(3)
+    k, hits, consistent = 40, 0, 0
+    for s in range(k):
+        a, b, y = _calibration_pair(rng, 1_000)
+        r = vc.compare_models({"a": a, "b": b}, y, n_resamples=40, random_state=s).row("ece")
+        hits += r.ci_low <= truth <= r.ci_high
+        consistent += (r.p_value < 0.05) == (r.ci_low > 0 or r.ci_high < 0)
+    assert consistent == k  # the p-value says what the interval says
+    assert hits / k >= 0.9, hits / k
+
+
+def test_ece_difference_interval_rarely_excludes_zero_for_two_calibrated_models():
+    # Both calibrated (a: the true probability; b: the true probability of a coarser feature): the
+    # true ΔECE is 0.004. Its interval excluded 0 in 0 of 150 data sets (measured; the old one in 2 %).
+    rng = np.random.default_rng(4)
+    k, excluded = 40, 0
+    for s in range(k):
+        x = rng.normal(size=1_000)
+        q = _expit(1.5 * x)
+        y = (rng.random(x.size) < q).astype(float)
+        r = vc.compare_models({"a": q, "b": _expit(1.5 * np.round(2 * x) / 2)}, y, n_resamples=40,
+                              random_state=s).row("ece")
+        excluded += r.ci_low > 0 or r.ci_high < 0
+        assert (r.p_value < 0.05) == (r.ci_low > 0 or r.ci_high < 0)
+    assert excluded / k <= 0.05, excluded / k
+
+
+def test_bias_bounds_of_the_debiased_bin_term_by_quadrature():
+    # One bin's debiased term 2|d| - F(|d|), d ~ N(delta, 1): its bias over delta ranges over
+    # [BIAS_LOW, BIAS_HIGH] (independent quadrature on a fine grid).
+    from veracity.comparison._resample import BIAS_HIGH, BIAS_LOW
+    from veracity.core._special import ndtr
+
+    x = np.linspace(-14.0, 14.0, 280_001)
+    pdf = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
+    dx = x[1] - x[0]
+
+    def folded(d):
+        return np.sqrt(2 / np.pi) * np.exp(-0.5 * d * d) + d * (1 - 2 * ndtr(-d))
+
+    biases = []
+    for delta in np.linspace(0.0, 6.0, 241):
+        v = np.abs(x + delta)
+        biases.append(float(((2 * v - folded(v)) * pdf).sum() * dx) - delta)
+    assert max(biases) == pytest.approx(BIAS_HIGH, abs=1e-6) and biases[0] == max(biases)
+    assert min(biases) >= BIAS_LOW and min(biases) == pytest.approx(BIAS_LOW, abs=2e-4)

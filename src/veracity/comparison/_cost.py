@@ -30,8 +30,9 @@ from ..core._text import fmt, render_table
 from ..core._validation import VeracityError
 from ..decisions._inputs import check_cost
 from ..honest._common import check_level
+from ._compare import _fmt_p
 from ._inputs import check_score_type, models_of
-from ._paired import paired_mean
+from ._paired import no_spread, paired_mean
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,11 @@ class RealisedCost(Display):
     cost_fn: float
     n: int
     level: float
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "threshold": self.threshold, "cost_fp": self.cost_fp, "cost_fn": self.cost_fn,
-                "level": self.level, "rows": [r.to_dict() for r in self.rows]}
+                "level": self.level, "rows": [r.to_dict() for r in self.rows], "notes": list(self.notes)}
 
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "threshold": self.threshold, "cost_fp": self.cost_fp, "cost_fn": self.cost_fn}
@@ -79,16 +81,18 @@ class RealisedCost(Display):
         body = [[r.model, fmt(r.flagged), fmt(r.expected), fmt(r.realised),
                  f"[{fmt(r.realised_low)}, {fmt(r.realised_high)}]", fmt(r.gap, sign=True),
                  f"[{fmt(r.ci_low, sign=True)}, {fmt(r.ci_high, sign=True)}]",
-                 "<0.0001" if r.p_value < 1e-4 else f"{r.p_value:.4f}"] for r in self.rows]
+                 _fmt_p(r.p_value)] for r in self.rows]
         return (f"Expected vs realised cost per row at threshold {self.threshold:g} (flag p >= t; a false alarm "
-                f"costs {self.cost_fp:g}, a miss {self.cost_fn:g}; {self.n:,} rows):\n"
+                f"costs {self.cost_fp:g}, a miss {self.cost_fn:g}; {self.n:,} row{'s' if self.n != 1 else ''}):\n"
                 + render_table(["model", "flagged", "expected", "realised", f"{pct} CI", "gap", f"{pct} CI",
-                                "p-value"], [*body]))
+                                "p-value"], [*body])
+                + "".join(f"\nnote: {t}" for t in self.notes))
 
 
 def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level: float) -> RealisedCost:
     y, w = models.y, models.w
     rows = []
+    notes = []
     for name, d in zip(models.names, models.data):
         p = d.p
         f = p >= threshold
@@ -100,10 +104,22 @@ def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level
         exp_mean = float(expected.mean()) if w is None else float(np.dot(w, expected) / w.sum())
         # a cost per row lies in [0, max(c_FP, c_FN)]: the normal interval of a rare miss is cut there
         top = max(cost_fp, cost_fn)
+        gap_p = gap.p_value
+        if no_spread(gap.value, gap.se) and gap.value != 0.0:  # a test of no spread "rejects" at p = 0
+            gap_p = float("nan")
+            notes.append(f"{name!r}: every row has the same gap between realised and expected cost "
+                         f"({fmt(gap.value, sign=True)}), so its interval has zero width and there is no test "
+                         "(p-value n/a); more rows (of both classes) give one")
         rows.append(CostRow(name, threshold, flagged, exp_mean, real.value, max(real.low, 0.0), min(real.high, top),
-                            gap.value, gap.low, gap.high, gap.p_value))
+                            gap.value, gap.low, gap.high, gap_p))
+        if no_spread(real.value, real.se):  # every row cost the same: an interval of no width
+            kind = (f"the labels are all one class (every label {int(y[0])})" if np.all(y == y[0]) else
+                    "the labels hold both classes")
+            notes.append(f"{name!r}: every row has the same realised cost ({fmt(real.value)}; {kind}, "
+                         f"{'every' if flagged == 1.0 else 'no' if flagged == 0.0 else 'some'} row flagged), so its "
+                         "interval has zero width and is no confidence interval; more rows (of both classes) give one")
     return RealisedCost(rows=tuple(rows), threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, n=models.n,
-                        level=level)
+                        level=level, notes=tuple(notes))
 
 
 def _threshold(threshold: Any) -> float:

@@ -58,13 +58,22 @@ def totals(y: np.ndarray, w: np.ndarray | None) -> Totals:
     return Totals(y.shape[0], total, total_sq, total - w1, total_sq - w1sq, w1, w1sq)
 
 
+#: more thresholds than this is refused before any work: each costs a few numbers per model and a
+#: result row per model and strategy (10**8 of them ran out of memory); a curve needs a few hundred
+MAX_THRESHOLDS = 100_000
+
+
 def check_thresholds(values: object, name: str, default: np.ndarray, *, upper_open: bool = False) -> np.ndarray:
-    """Probability thresholds as a sorted-as-given 1-D float array in [0, 1] (or [0, 1))."""
+    """Probability thresholds as a sorted-as-given 1-D float array in [0, 1] (or [0, 1)), at most
+    :data:`MAX_THRESHOLDS` of them."""
     from ..core._validation import VeracityError, as_float_array, to_numpy
 
     if values is None:
         return default
     raw = to_numpy(values, name)
+    if raw.size > MAX_THRESHOLDS:  # refused before any per-threshold work (a numpy grid is not copied)
+        raise VeracityError(f"{name} has {raw.size:,} thresholds: at most {MAX_THRESHOLDS:,} (a curve needs a few "
+                            f"hundred); pass a coarser grid, e.g. np.linspace(0.01, 0.99, 99)", param=name)
     span = "[0, 1)" if upper_open else "[0, 1]"
     if raw.dtype.kind in "iuf":  # numbers: said in a threshold's words, not a data column's ("rows")
         if raw.size == 0:

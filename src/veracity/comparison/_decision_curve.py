@@ -27,7 +27,7 @@ from ..core._validation import VeracityError
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
 from ._inputs import check_score_type, models_of
-from ._paired import from_moments
+from ._paired import from_moments, no_spread
 
 #: the default thresholds: 0.01, 0.02, …, 0.99
 DEFAULT_THRESHOLDS = np.arange(1, 100) / 100.0
@@ -64,6 +64,7 @@ class DecisionCurve(Display):
     n: int
     prevalence: float
     level: float
+    notes: tuple[str, ...] = ()
 
     @property
     def rows(self) -> tuple[DecisionCurveRow, ...]:
@@ -76,14 +77,15 @@ class DecisionCurve(Display):
         return tuple(out)
 
     def best(self) -> list[str]:
-        """At each threshold, the strategy with the highest net benefit (a model, "all" or "none")."""
+        """At each threshold, the strategy with the highest net benefit (a model, "all" or "none"; of
+        strategies tied, the first in that order — the printed table names every one tied)."""
         names = [*self.models, "all", "none"]
         nb = np.vstack([self.net_benefit[m] for m in names])
         return [names[k] for k in np.argmax(nb, axis=0)]
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "prevalence": self.prevalence, "level": self.level, "models": list(self.models),
-                "rows": [r.to_dict() for r in self.rows]}
+                "rows": [r.to_dict() for r in self.rows], "notes": list(self.notes)}
 
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "prevalence": self.prevalence, "thresholds": int(self.thresholds.size)}
@@ -93,14 +95,19 @@ class DecisionCurve(Display):
         shown = np.arange(t.size) if t.size <= 12 else np.unique(
             np.array([int(np.argmin(np.abs(t - q))) for q in np.linspace(0.1, 0.9, 9)]))
         names = [*self.models, "all"]
-        best = self.best()
+        every = [*self.models, "all", "none"]
+        nb = np.vstack([self.net_benefit[m] for m in every])
+        top = nb.max(axis=0)
+        # ties printed as ties: a model that flags no row is exactly as good as "none", not better
+        best = [" = ".join(m for m, v in zip(every, nb[:, k]) if v == top[k]) for k in range(t.size)]
         body = [[f"{t[k]:.3f}", *(f"{fmt(self.net_benefit[m][k], sign=True)} [{fmt(self.ci_low[m][k], sign=True)}, "
                                    f"{fmt(self.ci_high[m][k], sign=True)}]" for m in names), best[k]]
                 for k in shown]
         pct = f"{self.level * 100:g}%"
         return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t ({self.n:,} rows, prevalence "
                 f"{self.prevalence:.4f}; {pct} intervals; 'none' is 0):\n"
-                + render_table(["threshold", *names, "best"], body, align="l" + "r" * len(names) + "l"))
+                + render_table(["threshold", *names, "best"], body, align="l" + "r" * len(names) + "l")
+                + "".join(f"\nnote: {t}" for t in self.notes))
 
 
 def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> DecisionCurve:
@@ -108,13 +115,24 @@ def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> Deci
     tot = totals(y, w)
     odds = thresholds / (1.0 - thresholds)
     nb, lo, hi, tp, fp = {}, {}, {}, {}, {}
+    notes: list[str] = []
 
     def put(name: str, c1: np.ndarray, c1sq: np.ndarray, c0: np.ndarray, c0sq: np.ndarray) -> None:
         s1 = c1 - odds * c0
         s1w = c1sq - odds * c0sq
         s2 = c1sq + odds * odds * c0sq
-        mean, _, low, high, _ = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level)
+        mean, se, low, high, _ = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level)
+        # a per-row net benefit lies in [-t/(1-t), 1]: the normal interval is cut there
+        low, high = np.maximum(low, -odds), np.minimum(high, 1.0)
         nb[name], lo[name], hi[name], tp[name], fp[name] = mean, low, high, c1, c0
+        flat = no_spread(mean, se)  # every row's net benefit equal: the normal interval has no width
+        if np.any(flat):
+            where = ("at every threshold" if flat.all() else
+                     f"at {int(flat.sum())} of {flat.size} thresholds (e.g. {thresholds[flat][0]:g})")
+            why = ("the labels are all one class" if name == "all" else
+                   "it flags no row there, or every row and the labels are all one class")
+            notes.append(f"{name!r}: zero-width interval {where}: every row has the same net benefit ({why}), "
+                         "so the normal interval is no confidence interval; more rows (of both classes) give one")
 
     for name, d in zip(models.names, models.data):
         c = class_counts(d.p, y, w, thresholds)
@@ -124,7 +142,7 @@ def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> Deci
     zero = np.zeros_like(thresholds)
     nb["none"], lo["none"], hi["none"], tp["none"], fp["none"] = zero, zero, zero, zero, zero
     return DecisionCurve(thresholds=thresholds.copy(), models=models.names, net_benefit=nb, ci_low=lo, ci_high=hi,
-                         tp=tp, fp=fp, n=models.n, prevalence=tot.w1 / tot.w, level=level)
+                         tp=tp, fp=fp, n=models.n, prevalence=tot.w1 / tot.w, level=level, notes=tuple(notes))
 
 
 def decision_curve(

@@ -92,6 +92,10 @@ def _length(x: Any, name: str) -> int:
     arr = to_numpy(x, name)
     if arr.ndim == 0:
         raise VeracityError(f"{name} is a single number; pass one score per row")
+    if arr.ndim == 2 and arr.shape[1] == 2:  # vc.audit reads these top-label; a comparison pairs P(y = 1)
+        raise VeracityError(
+            f"{name} has shape {arr.shape}: model comparison takes one binary score per row (the positive "
+            "class's probability), and (N, 2) scores are read top-label elsewhere in veracity; pass P[:, 1] for each model")
     if arr.ndim == 2 and arr.shape[1] > 1:
         raise VeracityError(
             f"{name} has shape {arr.shape}: model comparison takes one binary score per row; for (N, K) "

@@ -25,12 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from ..core._binning import cumulative_slack
 from ..core._display import Display
 from ..core._text import fmt, render_table
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
 from ._inputs import check_score_type, models_of
-from ._paired import from_moments
+from ._paired import from_moments, no_spread
 
 #: the default grid: 199 thresholds 0.005, 0.010, …, 0.995
 DEFAULT_THETA = np.linspace(0.0, 1.0, 201)[1:-1]
@@ -132,6 +133,11 @@ class MurphyDiagram(Display):
             lines.append("mean over the theta grid (about Brier / 2): " + ", ".join(
                 f"{m} {fmt(float(self.elementary[m].mean()))} (Brier/2 {fmt(self.brier[m] / 2)})" for m in names))
         for diff in self.differences:
+            flat = np.isnan(diff.ci_low) & np.isfinite(diff.diff)
+            if self.n > 1 and flat.any():
+                lines.append(f"note: at {int(flat.sum())} of {flat.size} thresholds every row's {diff.model_b} - "
+                             f"{diff.model_a} difference is the same nonzero value (e.g. the labels all one class): no "
+                             "band there (n/a), and no call of who is better")
             ranges = diff.ranges(self.theta)
             for name in (diff.model_b, diff.model_a):
                 spans = ranges[name]
@@ -160,15 +166,27 @@ def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
     counts = [class_counts(d.p, y, w, theta) for d in models.data]
     elementary = {name: (theta * c.w0 + (1.0 - theta) * (tot.w1 - c.w1)) / tot.w
                   for name, c in zip(models.names, counts)}
+    # two weighted counts of the same rows, summed in another order, differ by rounding (1e-17 where
+    # both models put every row on the same side of θ): a difference within the sums' rounding is 0
+    slack, slack_sq = cumulative_slack(tot.n, tot.w), cumulative_slack(tot.n, tot.wsq)
+
+    def minus(x: np.ndarray, z: np.ndarray, tol: float) -> np.ndarray:
+        d = x - z
+        return np.where(np.abs(d) <= tol, 0.0, d)
+
     diffs = []
     for i, j in models.pairs():
         a, b = counts[i], counts[j]
         m = class_counts(np.minimum(models.data[i].p, models.data[j].p), y, w, theta)
-        s1 = theta * (b.w0 - a.w0) + (1.0 - theta) * (a.w1 - b.w1)
-        s1w = theta * (b.w0sq - a.w0sq) + (1.0 - theta) * (a.w1sq - b.w1sq)
-        s2 = theta ** 2 * ((a.w0sq - m.w0sq) + (b.w0sq - m.w0sq)) \
-            + (1.0 - theta) ** 2 * ((a.w1sq - m.w1sq) + (b.w1sq - m.w1sq))
+        s1 = theta * minus(b.w0, a.w0, slack) + (1.0 - theta) * minus(a.w1, b.w1, slack)
+        s1w = theta * minus(b.w0sq, a.w0sq, slack_sq) + (1.0 - theta) * minus(a.w1sq, b.w1sq, slack_sq)
+        s2 = theta ** 2 * (minus(a.w0sq, m.w0sq, slack_sq) + minus(b.w0sq, m.w0sq, slack_sq)) \
+            + (1.0 - theta) ** 2 * (minus(a.w1sq, m.w1sq, slack_sq) + minus(b.w1sq, m.w1sq, slack_sq))
         mean, se, low, high, p = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level)
+        # every row's difference the same nonzero value (e.g. the labels all one class): a band of no
+        # width would "exclude 0" from a handful of rows; there is no band and no test there
+        flat = no_spread(mean, se) & (mean != 0.0)
+        low, high, p = (np.where(flat, np.nan, v) for v in (low, high, p))
         diffs.append(MurphyDifference(models.names[i], models.names[j], mean, low, high, p))
     brier = {}
     for name, d in zip(models.names, models.data):

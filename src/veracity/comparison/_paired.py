@@ -55,6 +55,14 @@ def p_of(value: np.ndarray | float, se: np.ndarray | float) -> np.ndarray:
     return np.where(se > 0, p, np.where(np.isnan(se), np.nan, np.where(value == 0, 1.0, 0.0)))
 
 
+def no_spread(mean: np.ndarray | float, se: np.ndarray | float) -> np.ndarray:
+    r"""Where a normal interval has no width to speak of: :math:`\widehat{\mathrm{se}} \le 10^{-6}|\bar d|`
+    (0 when every per-row value is the same, or the rounding of the moments, about
+    :math:`\sqrt{\epsilon}\,|\bar d|`, when that value is not 0). NaN se (one row): False."""
+    mean, se = np.asarray(mean, dtype=float), np.asarray(se, dtype=float)
+    return se <= 1e-6 * np.abs(mean)
+
+
 def from_moments(s1: np.ndarray, s1w: np.ndarray, s2: np.ndarray, total: float, total_sq: float, n: int,
                  level: float) -> tuple[np.ndarray, ...]:
     r"""``(mean, se, low, high, p)`` of a weighted mean from :math:`\sum w d`, :math:`\sum w^2 d`,

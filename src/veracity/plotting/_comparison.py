@@ -45,9 +45,10 @@ def comparison_figure(result: Any, ax: Any = None) -> Any:
     if right is not None:
         rows = list(result.rows)
         ypos = np.arange(len(rows))[::-1]
-        rel = [100.0 * r.diff / r.value_a if r.value_a else np.nan for r in rows]
-        lo = [100.0 * r.ci_low / r.value_a if r.value_a else np.nan for r in rows]
-        hi = [100.0 * r.ci_high / r.value_a if r.value_a else np.nan for r in rows]
+        # % of |A's value|: a debiased ECE can be slightly negative, and dividing by it flipped the bar
+        rel = [100.0 * r.diff / abs(r.value_a) if r.value_a else np.nan for r in rows]
+        lo = [100.0 * r.ci_low / abs(r.value_a) if r.value_a else np.nan for r in rows]
+        hi = [100.0 * r.ci_high / abs(r.value_a) if r.value_a else np.nan for r in rows]
         for y0, r, v, a, b in zip(ypos, rows, rel, lo, hi):
             better = (r.metric == "auc") == (r.diff > 0)
             sig = r.ci_low > 0 or r.ci_high < 0
