@@ -179,3 +179,8 @@ def test_murphy_difference_ignores_the_weights_scale_where_the_models_agree(scal
     np.testing.assert_allclose(diff.p_value, ref.p_value, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(diff.ci_low, ref.ci_low, rtol=1e-9, atol=1e-15)
     assert "nonzero value" not in str(d)
+
+
+def test_one_row_headers_say_row():
+    assert "(1 row, prevalence" in str(vc.decision_curve({"a": [0.3]}, [1]))
+    assert ", 1 row, 199 thresholds" in str(vc.murphy_diagram({"a": [0.3]}, [1]))

@@ -104,7 +104,7 @@ class DecisionCurve(Display):
                                    f"{fmt(self.ci_high[m][k], sign=True)}]" for m in names), best[k]]
                 for k in shown]
         pct = f"{self.level * 100:g}%"
-        return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t ({self.n:,} rows, prevalence "
+        return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t ({self.n:,} row{'s' if self.n != 1 else ''}, prevalence "
                 f"{self.prevalence:.4f}; {pct} intervals; 'none' is 0):\n"
                 + render_table(["threshold", *names, "best"], body, align="l" + "r" * len(names) + "l")
                 + "".join(f"\nnote: {t}" for t in self.notes))
