@@ -184,3 +184,13 @@ def test_murphy_difference_ignores_the_weights_scale_where_the_models_agree(scal
 def test_one_row_headers_say_row():
     assert "(1 row, prevalence" in str(vc.decision_curve({"a": [0.3]}, [1]))
     assert ", 1 row, 199 thresholds" in str(vc.murphy_diagram({"a": [0.3]}, [1]))
+
+
+def test_compare_against_column_with_decimal_commas(tmp_path, capsys):
+    from veracity.cli import main
+
+    path = tmp_path / "eu.csv"
+    path.write_text('score,label,b\n0.75,1,"0,7"\n0.25,0,"0,2"\n0.5,1,"0,4"\n')
+    code = main(["compare", str(path), "--score", "score", "--against", "b", "--label", "label"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "decimal comma" in err

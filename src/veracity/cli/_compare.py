@@ -21,7 +21,7 @@ import argparse
 from typing import Any
 
 from ..sources import _api as source
-from ..core._validation import VeracityError
+from ..core._validation import VeracityError, check_numeric_column
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
 from ._common import add_input_arguments, add_json_argument, emit, feature_names, inputs, load, shown_path
@@ -112,10 +112,7 @@ def _run_models(args: argparse.Namespace) -> int:
                                 "score columns only")
     model_scores = {}
     for name in names:
-        col = source.column(table, name, path=path)
-        if col.dtype.kind not in "biuf":
-            raise VeracityError(f"column {name!r} must be numeric scores, found {col.dtype} values such as {col[0]!r}")
-        model_scores[name] = col
+        model_scores[name] = check_numeric_column(source.column(table, name, path=path), name)
     labels = source.column(table, args.label, path=path)
     _, _, weights = inputs(table, _with_score(args, names[0]), path)
     labels = apply_pos_label(labels, args.pos_label, scores=model_scores[names[0]])
