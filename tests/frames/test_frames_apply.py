@@ -113,7 +113,9 @@ def test_apply_errors_are_one_line_with_exit_2(tmp_path, capsys):
     df.assign(p=df["p"] * 3).to_parquet(tmp_path / "range.parquet", index=False)
     df.to_parquet(tmp_path / "ok.parquet", index=False)
     cases = {
-        "nan.parquet": r"column 'p' has 1 missing \(empty/NaN\) values, first at data row 743;",
+        # the lazy contract's words (one wording on every route), the batch's rows and the file's row
+        "nan.parquet": r"column 'p' \(scores\) has 1 missing/NaN and 0 infinite values of rows 601\.\.900, "
+                       r"first at data row 743;",
         "range.parquet": r"rows 1\.\.300: .*probabilities",
     }
     for name, pattern in cases.items():

@@ -91,3 +91,20 @@ def test_spark_label_in_the_sign_bit_keeps_zero_scores_and_ties(spark, tmp_path,
     assert ((df["p"] == 0) & (df["y"] == 1)).any() and np.signbit(df["p"]).any()
     got = vc.audit(make("spark", df, tmp_path, request), score="p", label="y")
     assert got.auc == roc_auc_score(y, p)
+
+
+def test_spark_reads_boolean_scores_and_weights_and_subnormal_weights(spark, tmp_path, request):
+    """Before: a boolean score (or weight) column was refused ("must be numeric, got Boolean") while the
+    array form reads it as 0/1; weights below 2.2e-308 raised OverflowError (math range error)."""
+    df = dataset()
+    hard = (df["p"] >= 0.5).to_numpy()
+    keep = (df["w"] > 1.0).to_numpy()
+    tiny = df["w"].to_numpy() * 1e-310
+    frame = make("spark", df.assign(p=hard, keep=keep, tiny=tiny), tmp_path, request)
+    y = df["y"].to_numpy()
+    same_audit(vc.audit(frame, score="p", label="y", sample_weight="keep"),
+               vc.audit(hard, y, sample_weight=keep))
+    got = vc.audit(frame, score="p", label="y", sample_weight="tiny")
+    want = vc.audit(hard, y, sample_weight=tiny)
+    assert got.ece == pytest.approx(want.ece, rel=1e-12)
+    assert got.auc == pytest.approx(want.auc, rel=1e-12)

@@ -68,7 +68,10 @@ def _scores(batch: Any, names: list[str], path: str, first_row: int) -> np.ndarr
 
 
 def _absolute_rows(message: str, first_row: int) -> str:
-    """A batch's message with its row numbers counted from the file's first data row."""
+    """A batch's message with its row numbers counted from the file's first data row (and its row
+    count, "of 300 rows", as the batch's rows: "of rows 601..900")."""
+    message = re.sub(r" of (\d+) rows",
+                     lambda m: f" of rows {first_row + 1}..{first_row + int(m.group(1))}", message)
     return re.sub(r"data row (\d+)", lambda m: f"data row {int(m.group(1)) + first_row}", message)
 
 

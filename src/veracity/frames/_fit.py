@@ -254,13 +254,15 @@ class FrameMulticlassObjective:
         import narwhals as nw
 
         f = prep.frame
-        cols = [nw.col(f.ref(c)).cast(nw.Float64) for c in prep.score]
+        schema = f.nw.collect_schema()
+        cols = [agg.as_float(f.ref(c), schema) for c in prep.score]
         if score_type != "logit":
             cols = [c.clip(lower_bound=PROB_EPS, upper_bound=1.0).log() for c in cols]
         self.k = len(cols)
         top = nw.max_horizontal(*cols)
-        y = nw.col(f.ref(prep.label)).cast(nw.Float64)
-        w = nw.col(f.ref(prep.weight)).cast(nw.Float64) * prep.weight_scale if prep.weight else nw.lit(1.0, nw.Float64)
+        y = agg.as_float(f.ref(prep.label), schema)
+        w = (agg.as_float(f.ref(prep.weight), schema) * prep.weight_scale if prep.weight
+             else nw.lit(1.0, nw.Float64))
         d = [(c - top).alias(f"_d{i}") for i, c in enumerate(cols)]
         dy = nw.sum_horizontal(*[nw.when(y == float(i)).then(c - top).otherwise(nw.lit(0.0))
                                  for i, c in enumerate(cols)])

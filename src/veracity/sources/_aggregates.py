@@ -54,19 +54,12 @@ def base(frame: Any, score: str, label: Any, weight: str | None, by: str | list[
     """
     import narwhals as nw
 
-    w = nw.col(weight).cast(nw.Float64) if weight else nw.lit(1.0, nw.Float64)
+    schema = frame.collect_schema()
+    w = as_float(weight, schema) if weight else nw.lit(1.0, nw.Float64)
     if weight and weight_scale != 1.0:
         w = w * weight_scale
-    if isinstance(label, str):
-        y = nw.col(label).cast(nw.Float64)
-        if frame.collect_schema()[label] == nw.Boolean:
-            # True/False read as 1/0 without a cast of the column: DuckDB (2.0) pushes CAST(y AS DOUBLE)
-            # into a CSV scan, which then fails on the text 'False' (issue 23's fuzz); null stays null
-            c = nw.col(label)
-            y = nw.when(~c.is_null()).then(nw.when(c).then(nw.lit(1.0, nw.Float64)).otherwise(nw.lit(0.0, nw.Float64)))
-    else:
-        y = label
-    cols = [nw.col(score).cast(nw.Float64).alias("_s"), y.alias("_y"), w.alias("_w")]
+    y = as_float(label, schema) if isinstance(label, str) else label
+    cols = [as_float(score, schema).alias("_s"), y.alias("_y"), w.alias("_w")]
     if isinstance(by, (list, tuple)):  # several key columns: _g0, _g1, ... (see :func:`key_columns`)
         cols.extend(nw.col(b).alias(f"_g{i}") for i, b in enumerate(by))
     elif by is not None:
@@ -75,6 +68,20 @@ def base(frame: Any, score: str, label: Any, weight: str | None, by: str | list[
             key = pooled_key(key, frame.collect_schema()[by], pooled)
         cols.append(key.alias("_g"))
     return frame.select(cols)
+
+
+def as_float(name: str, schema: Any) -> Any:
+    """Column ``name`` as float64; a boolean column as 1.0/0.0 (True/False), as the array form reads a
+    boolean array (hard 0/1 predictions are scores; booleans are labels and weights too), missing
+    staying missing. Booleans are read without a cast of the column: DuckDB (2.0) pushes
+    ``CAST(c AS DOUBLE)`` into a CSV scan, which then fails on the text 'False' (issue 23's fuzz)."""
+    import narwhals as nw
+
+    c = nw.col(name)
+    if schema[name] == nw.Boolean:
+        one_zero = nw.when(c).then(nw.lit(1.0, nw.Float64)).otherwise(nw.lit(0.0, nw.Float64))
+        return nw.when(~c.is_null()).then(one_zero)
+    return c.cast(nw.Float64)
 
 
 def pooled_key(key: Any, dtype: Any, pooled: tuple[list[Any], str]) -> Any:
@@ -112,7 +119,19 @@ def key_counts(lf: Any) -> dict[Any, int]:
     import narwhals as nw
 
     t = collect(lf.with_columns(_one=nw.lit(1, nw.Int64)).group_by("_g").agg(nw.col("_one").sum()))
-    return dict(zip(t.get_column("_g").to_list(), t.get_column("_one").to_list()))
+    return dict(zip(values(t.get_column("_g")), t.get_column("_one").to_list()))
+
+
+def values(series: Any) -> list[Any]:
+    """A collected column as Python values; nanosecond datetimes as pandas ``Timestamp`` objects
+    (through Arrow, as DuckDB and Dask hand them back): polars' ``to_list`` truncates them to
+    microseconds, so slice keys 1 ns apart collided and one slice's rows were dropped."""
+    import narwhals as nw
+
+    dtype = series.dtype
+    if isinstance(dtype, nw.Datetime) and dtype.time_unit == "ns":
+        return list(series.to_arrow().to_pylist())
+    return list(series.to_list())
 
 
 def backend_of(lf: Any) -> str:
@@ -193,16 +212,33 @@ def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, An
     return _combine_contract({name: row.get_column(name).to_list() for name in row.columns}, weighted)
 
 
+def missing_message(name: str, role: str | None, missing: int, infinite: int | None, n: int,
+                    first_row: int | None = None) -> str:
+    """The one wording of a column's missing (null/NaN) and infinite values on every route: the lazy
+    contract (:func:`check_contract`) and a file read into memory (``--engine memory``,
+    :func:`._api.column`, which also says where the first one is). ``infinite=None``: ``missing``
+    counts both (the weights' count)."""
+    shown = f"column {name!r}" + (f" ({role})" if role else "")
+    what = (f"{missing} missing, NaN or infinite values" if infinite is None
+            else f"{missing} missing/NaN and {infinite} infinite values")
+    where = "" if first_row is None else f", first at data row {first_row}"
+    return f"{shown} has {what} of {n} rows{where}; drop or fill those rows first"
+
+
+def labels_message(name: str, bad: int, n: int, shown: str, first_row: int | None = None) -> str:
+    """The one wording of labels that are not 0/1 (``shown``: ``missing``, or their min and max)."""
+    where = "" if first_row is None else f", first at data row {first_row}"
+    return (f"column {name!r} (labels) must be binary 0/1 (or bool); {bad} of {n} are not ({shown}){where}; "
+            "map the two classes to 0 and 1 and drop unlabelled rows")
+
+
 def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | None, score_type: str) -> int:
     """Raise the contract's one-line error for the counts ``c``; return the row count."""
     n = int(c["n"] or 0)
     if n == 0:
         raise VeracityError("the frame has no rows; pass at least one row")
     if int(c["s_miss"]) + int(c["s_inf"]):
-        raise VeracityError(
-            f"column {score!r} (scores) has {int(c['s_miss'])} missing/NaN and {int(c['s_inf'])} infinite "
-            f"values of {n} rows; drop or fill those rows first"
-        )
+        raise VeracityError(missing_message(score, "scores", int(c["s_miss"]), int(c["s_inf"]), n))
     if score_type == "probability" and int(c["p_bad"]):
         lo, hi = float(c["s_min"]), float(c["s_max"])
         raise VeracityError(
@@ -216,16 +252,10 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
     if int(c["y_bad"]):
         missing = c["y_min"] is None or math.isnan(float(c["y_min"]))
         shown = "missing" if missing else f"min={shown_number(c['y_min'])}, max={shown_number(c['y_max'])}"
-        raise VeracityError(
-            f"column {label!r} (labels) must be binary 0/1 (or bool); {int(c['y_bad'])} of {n} are not "
-            f"({shown}); map the two classes to 0 and 1 and drop unlabelled rows"
-        )
+        raise VeracityError(labels_message(label, int(c["y_bad"]), n, shown))
     if weight is not None:
         if int(c["w_bad"]):
-            raise VeracityError(
-                f"column {weight!r} (sample_weight) has {int(c['w_bad'])} missing, NaN or infinite "
-                f"values of {n} rows; drop or fill those rows first"
-            )
+            raise VeracityError(missing_message(weight, "sample_weight", int(c["w_bad"]), None, n))
         if int(c["w_neg"]):
             raise VeracityError(
                 f"column {weight!r} (sample_weight) must be non-negative; {int(c['w_neg'])} of {n} are "
@@ -247,7 +277,8 @@ def weight_scale(c: dict[str, Any]) -> float:
     if limit is None or not hi > 0:
         return 1.0
     exp = math.frexp(hi)[1]
-    return math.ldexp(1.0, -exp) if abs(exp) > limit else 1.0
+    # at most 2**1023 (2**1029 overflows: subnormal weights, exp < -1021); every ratio is unchanged either way
+    return math.ldexp(1.0, min(-exp, 1023)) if abs(exp) > limit else 1.0
 
 
 def probability(score_type: str) -> Any:
@@ -392,7 +423,7 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
     rows = collect(x.group_by(keys).agg(nw.col("_one").sum().alias("count"),
                                         *(nw.col(k).sum() for k in _SUM_NAMES),
                                         *(_contract_exprs(weighted=False) if contract else [])))
-    return {name: rows.get_column(name).to_list() for name in rows.columns}
+    return {name: values(rows.get_column(name)) for name in rows.columns}
 
 
 #: the one key of a NaN slice: each NaN an engine hands back is a new float, unequal to every other,

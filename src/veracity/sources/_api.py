@@ -59,12 +59,23 @@ def _column_arg(value: Any, role: str) -> str | None:
 
 
 def _python_times(keys: np.ndarray, zone: str | None) -> np.ndarray:
-    """``datetime64`` keys as ``datetime``/``date`` objects (to the microsecond), in ``zone`` when the
-    column has one (its UTC instants shown there, as a lazy frame hands them back); one conversion
-    per distinct key."""
+    """``datetime64`` keys as ``datetime``/``date`` objects, in ``zone`` when the column has one (its UTC
+    instants shown there, as a lazy frame hands them back); one conversion per distinct key.
+    Nanosecond keys as pandas ``Timestamp`` objects (through Arrow), as DuckDB, Dask and lazy polars
+    hand them back: ``datetime`` holds microseconds, so keys 1 ns apart were one slice."""
     unit = np.datetime_data(keys.dtype)[0]
-    values, inverse = np.unique(keys.astype("datetime64[us]") if unit in ("ns", "ps", "fs", "as") else keys,
-                                return_inverse=True)
+    if unit in ("ns", "ps", "fs", "as"):
+        import pyarrow as pa
+
+        values, inverse = np.unique(keys.astype("datetime64[ns]"), return_inverse=True)
+        # NaT: null (named None by the caller)
+        stamps = pa.array(values, pa.timestamp("ns"), from_pandas=True)
+        if zone is not None:
+            stamps = stamps.cast(pa.timestamp("ns", tz="UTC")).cast(pa.timestamp("ns", tz=zone))
+        objects = np.empty(len(values), dtype=object)
+        objects[:] = stamps.to_pylist()
+        return objects[inverse.reshape(-1)]
+    values, inverse = np.unique(keys, return_inverse=True)
     objects = values.astype(object)
     if zone is not None:
         from datetime import datetime, timezone
@@ -407,7 +418,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
 
     bins = options.pop("bins", 15)
     strategy = options.pop("strategy", "uniform")
-    threshold = float(options.pop("threshold", 0.5))
+    threshold = options.pop("threshold", 0.5)
     from ..core._stats import MAX_GROUPS
 
     max_groups = options.pop("max_groups", MAX_GROUPS)
@@ -417,7 +428,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     if options.pop("multiclass", "top-label") != "top-label":
         raise VeracityError(f"vc.audit on a lazy {prep.frame.backend} frame audits binary scores; drop multiclass=")
     prep.require_lazy_support(what="vc.audit", top_label=True, **flags)
-    check_threshold(threshold)
+    threshold = check_threshold(threshold)  # as the array form checks it ("0.5", True: refused, never float())
     table_options = {
         "ci": options.pop("interval", "wilson"), "level": options.pop("level", 0.95),
         "sided": options.pop("sided", "two-sided"), "min_count": options.pop("min_count", 20),
@@ -515,7 +526,7 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
                 "Audit a sample that contains positives and negatives"
             )
         return value
-    threshold = check_threshold(float(options.pop("threshold", 0.5)))
+    threshold = check_threshold(options.pop("threshold", 0.5))
     norm = options.pop("norm", "l1")
     bins = options.pop("bins", 15)
     min_count = options.pop("min_count", 20) if name == "mce" else 0
@@ -799,31 +810,42 @@ def _arrow_reason(exc: BaseException) -> str:
     return first[:200]
 
 
-def column(table: Any, name: str, *, path: str | Path | None = None) -> np.ndarray:
-    """One column as a numpy array; a clear error naming the available columns."""
+def column(table: Any, name: str, *, path: str | Path | None = None, role: str | None = None) -> np.ndarray:
+    """One column as a numpy array; a clear error naming the available columns.
+
+    Missing (empty, null, NaN) and infinite values are refused in the lazy contract's words
+    (:func:`._aggregates.missing_message`; ``role``: ``"scores"``, ``"labels"`` or ``"sample_weight"``,
+    named as the contract names them), with the data row of the first."""
+    import pyarrow as pa
+
     from ._source import require_columns
 
     require_columns([name], table.column_names, where=None if path is None else str(path))
     col = table.column(name)
     refuse_nested(name, col.type)
-    if col.null_count:
-        first = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
-        raise VeracityError(
-            f"column {name!r} has {col.null_count} missing (empty/NaN) values, first at data row "
-            f"{first + 1}; drop or fill those rows first"
-        )
-    import pyarrow as pa
-
     # a DECIMAL column as the nearest float64 of each value, as every other engine reads it (exact_floats)
-    values: np.ndarray = np.asarray(exact_floats(col)) if pa.types.is_decimal(col.type) else col.to_numpy()
+    values: np.ndarray = (np.asarray(exact_floats(col)) if pa.types.is_decimal(col.type)
+                          else col.to_numpy(zero_copy_only=False) if col.null_count else col.to_numpy())
+    missing = col.is_null().to_numpy(zero_copy_only=False) if col.null_count else np.zeros(len(values), bool)
+    infinite = np.zeros(len(values), bool)
     if values.dtype.kind == "f":
-        bad = ~np.isfinite(values)
-        if bad.any():
-            first = int(np.flatnonzero(bad)[0])
-            raise VeracityError(
-                f"column {name!r} has {int(bad.sum())} NaN/infinite values, first at data row "
-                f"{first + 1} ({values[first]}); drop or fill those rows first"
-            )
+        missing = missing | np.isnan(values)
+        infinite = np.isinf(values)
+    bad = missing | infinite
+    if bad.any():
+        first, n = int(np.flatnonzero(bad)[0]) + 1, len(values)
+        if role == "labels":
+            from ._aggregates import labels_message
+
+            if missing.any():
+                raise VeracityError(labels_message(name, int(bad.sum()), n, "missing" if not infinite.any()
+                                                   else "missing or infinite", first_row=first))
+            return values  # infinite labels: the array contract names their min and max
+        from ._aggregates import missing_message
+
+        raise VeracityError(missing_message(name, role, int(missing.sum()),
+                                            None if role == "sample_weight" else int(infinite.sum()), n,
+                                            first_row=first))
     return values
 
 
@@ -847,7 +869,7 @@ def score_matrix(table: Any, spec: str, *, path: str | Path | None = None) -> np
     names = score_names(spec, table.column_names)
     if not names:
         raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
-    cols = [column(table, n, path=path) for n in names]
+    cols = [column(table, n, path=path, role="scores") for n in names]
     for n, c in zip(names, cols):
         if c.dtype.kind not in "biuf":
             raise VeracityError(

@@ -261,7 +261,9 @@ def bin_sums_and_contract(ddf: Any, *, edges: np.ndarray, score_type: str, thres
 def _bins_from_table(table: Any, edges: np.ndarray, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
     m = edges.size - 1
     out: dict[Any, dict[str, np.ndarray]] = {}
-    for key, part in (table.groupby("_g", sort=False, dropna=False) if grouped else [(None, table)]):
+    # observed=True: a categorical key's absent categories are no slices (and pandas warns without it)
+    parts = table.groupby("_g", sort=False, dropna=False, observed=True) if grouped else [(None, table)]
+    for key, part in parts:
         key = _key(key)
         acc: dict[str, np.ndarray] = {name: np.zeros(m) for name in _BIN_SUMS}
         b = part["_b"].to_numpy(dtype=np.intp)

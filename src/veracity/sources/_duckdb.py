@@ -101,6 +101,10 @@ def read(source: str | os.PathLike) -> Any:
 
             return relation.project(", ".join(f"#{i + 1} AS {quote_identifier(n or duck)}"
                                               for i, (n, duck) in enumerate(zip(names, relation.columns))))
+        for f in files:  # DuckDB reads an empty file as one column "column0" (then "column 'p' not found")
+            if os.path.getsize(f) == 0:
+                shown = os.fspath(source) if len(files) == 1 else f
+                raise VeracityError(f"{shown} is empty; it has no header and no rows")
         check_same_headers(files, os.fspath(source))  # DuckDB would read the others by position
         # the first line is the header (DuckDB's sniffer takes a header of numbers for a row)
         relation = con.read_csv(files, header=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core._validation import PROB_EPS, ROW_SUM_ATOL, VeracityError
-from ._aggregates import _flag, collect
+from ._aggregates import _flag, as_float, collect
 
 _INF = float("inf")
 
@@ -30,7 +30,8 @@ def _staged(frame: Any, scores: list[str], score_type: str, keep: list[Any]) -> 
 
     k = len(scores)
     raw = [f"__vc_s{i}" for i in range(k)]
-    x = frame.select(*[nw.col(c).cast(nw.Float64).alias(r) for c, r in zip(scores, raw)], *keep)
+    schema = frame.collect_schema()
+    x = frame.select(*[as_float(c, schema).alias(r) for c, r in zip(scores, raw)], *keep)
     if score_type != "logit":
         return x, raw, None
     x = x.with_columns(__vc_top=nw.max_horizontal(*raw))
@@ -48,10 +49,11 @@ def top_label_base(frame: Any, scores: list[str], label: str, weight: str | None
     """Working columns ``_s`` (confidence), ``_y`` (correct), ``_w``, ``_l`` (log-loss) and ``_g``."""
     import narwhals as nw
 
-    w = nw.col(weight).cast(nw.Float64) if weight else nw.lit(1.0, nw.Float64)
+    schema = frame.collect_schema()
+    w = as_float(weight, schema) if weight else nw.lit(1.0, nw.Float64)
     if weight and weight_scale != 1.0:
         w = w * weight_scale
-    keep = [nw.col(label).cast(nw.Float64).alias("__vc_y"), w.alias("_w")]
+    keep = [as_float(label, schema).alias("__vc_y"), w.alias("_w")]
     if by is not None:
         key = nw.col(by)
         if pooled is not None:
@@ -84,8 +86,9 @@ def check_top_label(frame: Any, scores: list[str], label: str, score_type: str, 
 
     k = len(scores)
     raw = [f"__vc_s{i}" for i in range(k)]
-    x = frame.select(*[nw.col(c).cast(nw.Float64).alias(r) for c, r in zip(scores, raw)],
-                     nw.col(label).cast(nw.Float64).alias("__vc_y"))
+    schema = frame.collect_schema()
+    x = frame.select(*[as_float(c, schema).alias(r) for c, r in zip(scores, raw)],
+                     as_float(label, schema).alias("__vc_y"))
     cols = [nw.col(r) for r in raw]
     bad = [(c.is_null() | c.is_nan() | (c.abs() == _INF)).fill_null(True) for c in cols]
     any_bad = bad[0]

@@ -61,7 +61,7 @@ def as_frame(x: Any) -> Frame:
 
         source = os.fspath(x)
         x = read(x)
-    x = _dask_times_in_utc(x)
+    x = _dask_readable(x)
     with warnings.catch_warnings():
         # narwhals announces that its Dask support moves to a plugin; nothing for users to do
         warnings.simplefilter("ignore", FutureWarning)
@@ -128,17 +128,28 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
     return frame, dict(zip(schema, dict(frame.collect_schema()).values())), internal
 
 
-def _dask_times_in_utc(x: Any) -> Any:
-    """A Dask frame's zone-aware columns in UTC (the same instants): narwhals reads
-    ``datetime64[ns, America/New_York]`` (a zone name with an underscore) as Unknown."""
+def _dask_readable(x: Any) -> Any:
+    """A Dask frame every column of which narwhals can read:
+
+    * zone-aware columns in UTC (the same instants): narwhals reads
+      ``datetime64[ns, America/New_York]`` (a zone name with an underscore) as Unknown;
+    * an Arrow DECIMAL(p, s) column with no integer digit (p = s, e.g. DECIMAL(4, 4) scores from
+      Parquet) as float64, the nearest double of each value (pandas' conversion is exact, as
+      :func:`exact_floats`): Dask's sample of such a column holds the value 1, which does not fit, so
+      any use of the frame raised ``ArrowInvalid: Decimal value does not fit in precision 4``."""
     if type(x).__module__.split(".")[0] != "dask":
         return x
     try:
         import pandas as pd
+        import pyarrow as pa
 
-        zoned = {str(c): x[c].dt.tz_convert("UTC") for c, t in x.dtypes.items()
+        fixed = {str(c): x[c].dt.tz_convert("UTC") for c, t in x.dtypes.items()
                  if isinstance(t, pd.DatetimeTZDtype) and str(t.tz) != "UTC"}
-        return x.assign(**zoned) if zoned else x
+        for c, t in x.dtypes.items():
+            arrow = getattr(t, "pyarrow_dtype", None)
+            if arrow is not None and pa.types.is_decimal(arrow) and arrow.precision == arrow.scale:
+                fixed[str(c)] = x[c].astype("float64")
+        return x.assign(**fixed) if fixed else x
     except Exception:  # noqa: BLE001 - not a frame with dtypes (or odd names): narwhals says what it is
         return x
 
@@ -222,17 +233,19 @@ def _is_decimal(dtype: Any) -> bool:
 
 
 def _reads_as_numbers(frame: Frame, col: str, *, labels: bool = False) -> bool:
-    """A column of numbers: a numeric type, a DECIMAL (read as the nearest float64, as the array form
-    and the SQL route read it), or a pandas object column holding only numbers (Python floats, ints or
-    ``Decimal``; booleans too for ``labels``), as the array form reads a list of them."""
+    """A column of numbers: a numeric type, a boolean (True/False read as 1/0 for scores, labels and
+    weights alike, as the array form reads a boolean array: hard 0/1 predictions are scores), a DECIMAL
+    (read as the nearest float64, as the array form and the SQL route read it), or a pandas object
+    column holding only numbers (Python floats, ints or ``Decimal``; booleans too for ``labels``), as
+    the array form reads a list of them."""
     import narwhals as nw
 
     dtype = frame.schema[col]
-    if dtype.is_numeric() or (labels and dtype == nw.Boolean):
+    if dtype.is_numeric() or dtype == nw.Boolean:
         return True
     if dtype == nw.Categorical:  # a pandas category / Arrow dictionary of numbers (what Parquet keeps)
         kind = categories_kind(frame, col)
-        return kind is not None and kind in ("iufb" if labels else "iuf")  # (booleans: labels only, as above)
+        return kind is not None and kind in ("iufb" if labels else "iuf")  # (booleans: labels only)
     if dtype != nw.Object or frame.lazy or frame.backend != "pandas":
         return False
     import pandas as pd
@@ -277,6 +290,7 @@ def check_dtypes(frame: Frame, score: list[str], label: str | None, weight: str 
         if not _reads_as_numbers(frame, col):
             raise VeracityError(
                 f"column {col!r} ({role}) must be numeric, got {frame.schema[col]}; convert the column to numbers"
+                + _text_numbers_hint(frame, col)
             )
     if label is None:
         return
@@ -285,6 +299,32 @@ def check_dtypes(frame: Frame, score: list[str], label: str | None, weight: str 
             f"column {label!r} (labels) must hold 0/1 numbers or booleans, got {frame.schema[label]}; "
             "pass {param} naming the positive class, or map the two classes to 0 and 1 first", param="pos_label"
         )
+
+
+def _text_numbers_hint(frame: Frame, col: str) -> str:
+    """How to fix a text column that holds numbers (its first values, one small read), the same on
+    every backend; the case it is most often: ``dd.from_pandas`` turns a pandas object column of
+    Python ``Decimal`` values into text, which no backend reads as numbers."""
+    import narwhals as nw
+
+    from ._aggregates import collect
+
+    if frame.schema[col] not in (nw.String, nw.Object):
+        return ""
+    try:
+        with warnings.catch_warnings():  # Dask's "Insufficient elements for head": a short partition is fine
+            warnings.simplefilter("ignore")
+            v = nw.col(frame.ref(col))
+            first = collect(frame.nw.select(v.alias("_v")).filter(~nw.col("_v").is_null()).head(3))
+            values = [str(x) for x in first.get_column("_v").to_list()]
+        if not values:
+            return ""
+        for x in values:
+            float(x)
+    except Exception:  # noqa: BLE001 - text that is not numbers (or cannot be read): no hint
+        return ""
+    return (f" (it holds numbers written as text: cast it, e.g. df[{col!r}].astype(float); Dask's "
+            "dd.from_pandas turns pandas Decimal values into text)")
 
 
 def _refuse_empty_column(frame: Frame, col: str, role: str) -> None:
@@ -302,14 +342,11 @@ def _refuse_empty_column(frame: Frame, col: str, role: str) -> None:
     n, present = int(n or 0), int(present or 0)
     if n == 0 or present:
         return
+    from ._aggregates import labels_message, missing_message
+
     if role == "labels":
-        raise VeracityError(f"column {col!r} (labels) must be binary 0/1 (or bool); {n} of {n} are not (missing); "
-                            "map the two classes to 0 and 1 and drop unlabelled rows")
-    if role == "scores":
-        raise VeracityError(f"column {col!r} (scores) has {n} missing/NaN and 0 infinite values of {n} rows; "
-                            "drop or fill those rows first")
-    raise VeracityError(f"column {col!r} (sample_weight) has {n} missing, NaN or infinite values of {n} rows; "
-                        "drop or fill those rows first")
+        raise VeracityError(labels_message(col, n, n, "missing"))
+    raise VeracityError(missing_message(col, role, n, 0 if role == "scores" else None, n))
 
 
 def exact_floats(column: Any) -> Any:
