@@ -46,23 +46,27 @@ def test_pos_label_text_on_a_boolean_column(engine):
 
 
 @pytest.mark.parametrize("role", ["score", "sample_weight"])
-def test_boolean_score_or_weight_column_is_refused_as_on_frames(engine, role):
+def test_boolean_score_or_weight_column_reads_as_0_1_as_arrays_and_frames(engine, role):
     """Before: DuckDB cast a BOOLEAN score (or weight) column to 0/1 and audited it, PostgreSQL failed with
-    its own "cannot cast type boolean to double precision"; every frame refuses the column in one line.
-    (SQLite has no boolean type: its 0/1 integers are numbers.)"""
+    its own "cannot cast type boolean to double precision", and the frames refused the column. Now every
+    route reads TRUE/FALSE as 1/0, as the arrays always did. (SQLite has no boolean type: its 0/1 integers
+    are numbers.)"""
     name, conn = engine
     if name == "sqlite":
         pytest.skip("SQLite stores booleans as the integers 0 and 1")
-    load(name, conn, "flagged", {"p": P, "y": Y, "b": P > 0.5})
-    columns = {"score": "b", "sample_weight": None} if role == "score" else {"score": "p", "sample_weight": "b"}
-    shown = "scores" if role == "score" else "sample_weight"
-    frame_error = f"column 'b' ({shown}) must be numeric, got Boolean; convert the column to numbers"
-    with pytest.raises(vc.VeracityError) as info:
-        vc.audit(pd_frame(P, Y), score=columns["score"], label="y", sample_weight=columns["sample_weight"])
-    assert str(info.value) == frame_error
-    with pytest.raises(vc.VeracityError) as info:
-        vc.audit(conn, table="flagged", label="y", **columns)
-    assert str(info.value) == frame_error
+    b = P > 0.5
+    load(name, conn, "flagged", {"p": P, "y": Y, "b": b})
+    if role == "score":
+        columns = {"score": "b", "sample_weight": None}
+        expected = vc.audit(b, Y, min_count=1)
+    else:
+        columns = {"score": "p", "sample_weight": "b"}
+        expected = vc.audit(P, Y, sample_weight=b, min_count=1)
+    for got in (vc.audit(pd_frame(P, Y), label="y", min_count=1, **columns),
+                vc.audit(conn, table="flagged", label="y", min_count=1, **columns)):
+        assert got.ece == pytest.approx(expected.ece, rel=1e-12, abs=1e-15)
+        assert got.auc == pytest.approx(expected.auc, rel=1e-12)
+        assert got.n == expected.n
 
 
 def pd_frame(p, y):

@@ -14,7 +14,10 @@ standard ``ai.onnx`` operators (opset 17, IR version 8, which onnxruntime ≥ 1.
   piece) is then gathered at ``i``. skl2onnx's isotonic instead takes the *nearest*
   threshold (``ArgMin |x − X|``), which is not the function scikit-learn applies;
 * multiclass heads: ``Softmax`` over the K logits; one-vs-rest renormalisation with
-  ``ReduceSum`` and ``Where`` (a row summing to <= 0 becomes uniform).
+  ``ReduceSum`` and ``Where`` (a row summing to <= 0 becomes uniform);
+* a NaN score gives NaN (multiclass: a row with a NaN score gives NaN in every column), as the
+  SQL gives NULL; ``transform`` refuses it. A score of ±inf gets the map's limit (a step table's
+  first or last step).
 
 The artifact's provenance is stored in the model's ``metadata_props`` and ``doc_string``.
 """
@@ -127,7 +130,8 @@ class _Graph:
             edge = self.op("Gather", [padded, self.op("Sub", [cand, self.tensor(np.int64(1), np.int64)])], axis=0)
             pos = self.op("Where", [self.op(cmp, [edge, x]), cand, pos])
             step //= 2
-        return pos
+        # the padding is +inf, which an x of +inf passes too (inf <= inf): searchsorted counts at most n edges
+        return self.op("Min", [pos, self.tensor(np.int64(n), np.int64)])
 
     def piecewise(self, x: str, edges: np.ndarray, side: str, pieces: list[tuple]) -> str:
         if edges.size == 0:
@@ -206,6 +210,15 @@ class _Graph:
         self.keep.append(items)
         return out
 
+    def missing(self, out: str) -> str:
+        """``out`` with NaN where the row's score is NaN (multiclass: any of its K scores), as the SQL
+        gives NULL: a step table would otherwise read NaN as below every knot, its first step."""
+        nan = self.op("IsNaN", ["score"])
+        if self.plan.multiclass:
+            nan = self.op("ReduceMax", [self.op("Cast", [nan], to=self.TP.INT64)], keepdims=1, axes=[1])  # opset 17
+            nan = self.op("Cast", [nan], to=self.TP.BOOL)
+        return self.op("Where", [nan, self.scalar(float("nan")), out])
+
     def build(self) -> bytes:
         helper, TP = self.helper, self.TP
         p = self.plan
@@ -218,6 +231,7 @@ class _Graph:
             out = self.matrix(p.outputs)
         else:
             out = self.per_row(p.outputs[0])
+        out = self.missing(out)
         self.nodes.append(helper.make_node("Identity", [out], ["probability"], name="probability"))
         shape = ["N", p.n_inputs] if p.multiclass else ["N"]
         oshape = ["N", len(p.outputs)] if p.multiclass else ["N"]

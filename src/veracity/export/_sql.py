@@ -12,7 +12,8 @@ numbers as ``transform()``:
 * **exp** never overflows or underflows: its argument is clamped to [−700, 700]
   (PostgreSQL raises an error on either; BigQuery on overflow); a clamped term changes
   a probability by less than 1e-300;
-* **NULL in, NULL out**: every output is ``CASE WHEN <score> IS NULL THEN NULL ELSE … END``;
+* **NULL in, NULL out**: every output is ``CASE WHEN <score> IS NULL OR <score is NaN> THEN NULL
+  ELSE … END`` (``transform`` refuses NaN; SQL gives no probability for it);
 * the output is ``CAST(… AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by dialect);
 * **step tables** (isotonic, histogram, Venn–ABERS): a binary tree of ``CASE WHEN x < knot``
   (log₂ K comparisons per row on a row-at-a-time engine: SQLite, PostgreSQL). Where the
@@ -52,6 +53,8 @@ _HOIST = {"duckdb"}
 _CHAIN = {"duckdb"}
 #: most scalar subqueries in one output (each is a join for DuckDB's planner); beyond, arrays are inline
 _MAX_HOISTED = 24
+#: dialects where NaN = NaN is true (no ISNAN function): NaN is found by equality
+_NAN_EQUALS_ITSELF = {"postgres", "snowflake"}
 #: dialects whose GREATEST/LEAST skip NULLs (sqlglot's ``ignore_nulls``)
 _IGNORES_NULLS = {"duckdb", "postgres"}
 #: exp() arguments are clamped to this range
@@ -453,10 +456,27 @@ class _Builder:
         return exp.Coalesce(this=share, expressions=[self.num(flat)])
 
     # -- outputs ------------------------------------------------------------------------
+    def isnan(self, col: Any) -> Any:
+        """True where ``col`` is NaN, or None where the dialect stores no NaN (SQLite reads it as NULL).
+
+        PostgreSQL and Snowflake hold NaN equal to itself (and above every number), so NaN is found
+        by equality there; the others have a function (``ISNAN``, ``IS_NAN``)."""
+        exp = self.exp
+        if self.dialect == "sqlite":
+            return None
+        if self.dialect in _NAN_EQUALS_ITSELF:
+            nan = exp.Cast(this=exp.Literal.string("NaN"), to=exp.DataType.build("DOUBLE"))
+            return exp.EQ(this=col, expression=nan)
+        return exp.IsNan(this=col)
+
     def output(self, node: Node) -> Any:
+        """``CASE WHEN <a score is NULL or NaN> THEN NULL ELSE CAST(<map> AS DOUBLE) END``: a missing
+        score gives a missing probability, never the one the formula would give NaN (PostgreSQL sorts
+        NaN above every number: its clipped logit was the largest, a probability of 1.0)."""
         exp = self.exp
         body = exp.Cast(this=self.render(node), to=exp.DataType.build("DOUBLE"))
         missing = [exp.Is(this=self.col(k), expression=exp.Null()) for k in range(len(self.names))]
+        missing += [t for t in (self.isnan(self.col(k)) for k in range(len(self.names))) if t is not None]
         cond = missing[0]
         for m in missing[1:]:
             cond = exp.Or(this=cond, expression=m)

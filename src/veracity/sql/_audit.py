@@ -79,7 +79,7 @@ def audit_sql(
     check_strategy(strategy)
     if not isinstance(score, str):
         raise VeracityError(
-            f"audit_sql audits one binary score column: score= must be a column name, got {score!r}")
+            f"audit_sql audits one binary score column: score= must be a column name, got {_arg(score)}")
     threshold = check_threshold(threshold)  # as the array form: a string is refused, not read as a number
     cap = check_max_groups(max_groups)
     if isinstance(bins, str):
@@ -88,8 +88,11 @@ def audit_sql(
     else:
         check_bins(bins)
     for role, name in (("label", label), ("by", by), ("sample_weight", sample_weight)):
-        if name is not None and not isinstance(name, str):
-            raise VeracityError(f"{role}= names a column of the table (a string), got {name!r}")
+        if (name is not None or role == "label") and not isinstance(name, str):
+            raise VeracityError(f"{role}= names a column of the table (a string), got {_arg(name)}")
+    for role, name in (("label", label), ("sample_weight", sample_weight)):
+        if name == score:  # the answers read as scores: a perfect model (Brier 0, AUC 1), silently
+            raise VeracityError(f"score= names the {role} column {name!r}; name the column of the model's scores")
     db = open_database(connection_or_url, dialect=dialect)
     try:
         cols = _columns(db, table, score, label, sample_weight, by, pos_label)
@@ -98,6 +101,17 @@ def audit_sql(
                                               "min_count": min_count})
     finally:
         db.close()
+
+
+def _arg(value: Any) -> str:
+    """A wrong argument in a one-line message: its repr, or what it is when it holds many values (an
+    array passed where the table form takes a column name)."""
+    ndim = getattr(value, "ndim", None)
+    size = len(value) if isinstance(value, (list, tuple)) else getattr(value, "size", 0) if ndim else 0
+    if size > 5 or (ndim or 0) > 1:
+        return (f"{type(value).__name__} of {size} values (the table form names columns of the table; "
+                "pass arrays to vc.audit without table=)")
+    return " ".join(repr(value).split())[:80]
 
 
 # -- the table's columns ---------------------------------------------------------------------------
@@ -135,10 +149,10 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
             raise VeracityError(
                 f"column {name!r} ({role}) must hold numbers, found text such as {str(first[name])[:40]!r}; "
                 "convert it to numbers")
-        if name is not None and isinstance(first.get(name), (bool, np.bool_)):  # as the frame form refuses it
-            raise VeracityError(
-                f"column {name!r} ({role}) must be numeric, got Boolean; convert the column to numbers")
-    cols = q.Columns(table=table, score=score, label=label, weight=weight, by=by)
+    # BOOLEAN scores or weights read as 1.0 / 0.0, as the arrays and every frame read them
+    booleans = {name for name in (score, weight) if name is not None and isinstance(first.get(name), (bool, np.bool_))}
+    cols = q.Columns(table=table, score=score, label=label, weight=weight, by=by, score_bool=score in booleans,
+                     weight_bool=weight in booleans)
     if pos_label is not None:
         return replace(cols, label_kind="pos", pos_value=_positive_value(db, table, label, pos_label))
     sample = first.get(label)
@@ -312,10 +326,14 @@ def _edges(db: Database, cols: q.Columns, *, bins: int, strategy: str, score_typ
     if strategy == "uniform":
         return uniform_edges(bins)
     if strategy == "quantile" and cols.weight is not None:
-        row = db.query(q.weighted_cuts_sql(cols, db.dialect, score_type=score_type, bins=bins),
-                       what="finding the equal-mass edges", sorts=True)[0]
-        lo, hi = float(row[0]), float(row[1])
-        picks = np.array([hi if v is None else float(v) for v in row[2:]], dtype=np.float64)
+        cuts: list[Any] = []
+        for first in range(1, max(bins, 2), q.CUTS_PER_STATEMENT):  # a statement returns ~1,000 columns at most
+            last = min(first + q.CUTS_PER_STATEMENT - 1, bins - 1)
+            row = db.query(q.weighted_cuts_sql(cols, db.dialect, score_type=score_type, bins=bins, first=first,
+                                               last=last), what="finding the equal-mass edges", sorts=True)[0]
+            lo, hi = float(row[0]), float(row[1])
+            cuts += row[2:]
+        picks = np.array([hi if v is None else float(v) for v in cuts], dtype=np.float64)
         return cut_edges(picks, lo)
     positions = rule_positions(n, bins, strategy)
     rows = db.query(q.positions_sql(cols, db.dialect, score_type=score_type, positions=[int(i) for i in positions]),

@@ -37,7 +37,11 @@ _MODULES = (
 _ALIASES = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql", "sqlserver": "tsql",
             "microsoft sql server": "tsql", "google bigquery": "bigquery"}
 
-_CREDENTIAL = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/@\s:]*:)(?P<secret>[^@\s]*)@")
+#: ``scheme://user:secret@``: the secret runs to the last ``@`` before the host (an unencoded ``@`` in a
+#: password, ``user:ab@cd@host``, must not leave ``cd`` shown), never past a space or the URL's path
+#: ``scheme://user:secret@``; the secret runs on over an unencoded ``@`` while another ``@`` follows before
+#: any ``/`` (``user:ab@cd@host``: ``ab@cd``, never a shown ``cd``)
+_CREDENTIAL = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/@\s:]*:)(?P<secret>[^@\s]*(?:@[^@\s/]*(?=@))*)@")
 _QUERY_SECRET = re.compile(r"(?i)(?P<head>(?:password|passwd|pwd|secret|token|access_token)=)(?P<secret>[^&;\s]*)")
 
 
@@ -310,9 +314,15 @@ def open_database(target: Any, *, dialect: str | None = None) -> Database:
     if kind is not None:
         name = check_dialect(target.dialect.name) if chosen is None else chosen
         if kind == "engine":
-            sa_conn = target.connect()
-            return Database(_dbapi_of(sa_conn), name, f"{target.dialect.name} engine", owned=True,
-                            sa_connection=sa_conn)
+            shown = f"{target.dialect.name} engine"
+            password = getattr(getattr(target, "url", None), "password", None)
+            secrets = (str(password),) if password else ()
+            try:
+                sa_conn = target.connect()
+            except Exception as exc:  # the driver's reason on one line (a server down, a wrong password)
+                message = " ".join(str(exc).split()) or type(exc).__name__
+                raise VeracityError(redact(f"cannot connect through the {shown}: {message}", secrets)) from None
+            return Database(_dbapi_of(sa_conn), name, shown, owned=True, sa_connection=sa_conn, secrets=secrets)
         return Database(_dbapi_of(target), name, f"{target.dialect.name} connection")
     if not (hasattr(target, "cursor") or _is_duckdb(target)):
         raise VeracityError(
@@ -343,6 +353,14 @@ def _from_url(url: str, dialect: str | None) -> Database:
         raise VeracityError(
             f"cannot open {shown!r}: a URL starts with its scheme (sqlite:///PATH, duckdb:///PATH, "
             "postgresql://USER@HOST/DB; other databases through SQLAlchemy), or pass an open connection")
+    try:
+        netloc = urlsplit(url).netloc
+    except ValueError:
+        netloc = ""
+    if netloc.count("@") > 1:  # drivers split at the first "@": the rest of the password would be the host
+        raise VeracityError(
+            f"cannot open {shown}: the user name or password holds an '@'; write it percent-encoded as %40 "
+            "(urllib.parse.quote(password, safe=''))")
     try:
         if base == "sqlite":
             import sqlite3

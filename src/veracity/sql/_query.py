@@ -116,14 +116,36 @@ def literal(value: Any) -> Any:
         if "\x00" in value:
             raise VeracityError(f"the value {value!r} contains a NUL character; no database accepts it")
         return exp.Literal.string(value)
+    import datetime
     import decimal
+    import uuid
 
     if isinstance(value, decimal.Decimal) and value.is_finite():
         return exp.Literal.number(str(value))
+    # slice keys of a DATE, TIMESTAMP, TIME or UUID column (a capped by=): the value as text, cast back to
+    # its type, so the database compares it as it compared the rows (isoformat keeps every microsecond)
+    typed = _TYPED_TEXT.get(type(value))
+    if isinstance(value, datetime.datetime):
+        typed = "TIMESTAMPTZ" if value.tzinfo is not None else "TIMESTAMP"
+    if typed is not None:
+        text = value.isoformat(sep=" ") if isinstance(value, datetime.datetime) else (
+            str(value) if isinstance(value, uuid.UUID) else value.isoformat())
+        return exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build(typed))
     raise VeracityError(
         f"a value of type {type(value).__name__} ({value!r}) cannot be written into the query; "
         "use a column of numbers, text or booleans"
     )
+
+
+def _typed_text() -> dict[type, str]:
+    import datetime
+    import uuid
+
+    return {datetime.datetime: "TIMESTAMP", datetime.date: "DATE", datetime.time: "TIME", uuid.UUID: "UUID"}
+
+
+#: Python types of slice keys written as ``CAST('text' AS type)`` (see :func:`literal`)
+_TYPED_TEXT = _typed_text()
 
 
 def _num(x: float | int) -> str:
@@ -164,6 +186,21 @@ class Columns:
     pos_value: Any = None
     #: power of two the weights are multiplied by (the array contract's rescaling)
     weight_scale: float = 1.0
+    #: BOOLEAN score / weight columns, read as 1.0 / 0.0 as the arrays and frames read them
+    score_bool: bool = False
+    weight_bool: bool = False
+
+
+def _as_double(col: Any, boolean: bool) -> Any:
+    """``CAST(col AS DOUBLE)``, or for a BOOLEAN column ``CASE WHEN col THEN 1.0 WHEN NOT col THEN 0.0
+    END`` (NULL stays NULL: PostgreSQL has no cast from boolean to double)."""
+    from sqlglot import exp
+
+    if not boolean:
+        return exp.Cast(this=col, to=exp.DataType.build("double"))
+    one_zero = exp.case().when(col.copy(), exp.Literal.number("1.0")).when(exp.Not(this=col.copy()),
+                                                                        exp.Literal.number("0.0"))
+    return exp.Cast(this=one_zero, to=exp.DataType.build("double"))
 
 
 def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
@@ -187,10 +224,10 @@ def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
             exp.Not(this=y.copy()), exp.Literal.number("0.0"))
     else:
         y_expr = y
-    cols = [exp.alias_(exp.Cast(this=s, to=double.copy()), "_s"),
+    cols = [exp.alias_(_as_double(s, c.score_bool), "_s"),
             exp.alias_(exp.Cast(this=y_expr, to=double.copy()), "_y")]
     if c.weight is not None:
-        w: exp.Expression = exp.Cast(this=exp.column(ident(c.weight, "sample_weight")), to=double.copy())
+        w: exp.Expression = _as_double(exp.column(ident(c.weight, "sample_weight")), c.weight_bool)
         if c.weight_scale != 1.0:
             scaled: exp.Expression = exp.Mul(this=w, expression=exp.Literal.number(_num(c.weight_scale)))
             k = -math.frexp(c.weight_scale)[1] + 1  # weight_scale = 2**-k
@@ -359,7 +396,17 @@ def _bin(p: str, bins: int, edges: np.ndarray | None, strategy: str) -> str:
     if not cuts:
         return "0"
     op = ">=" if strategy == "quantile" else ">"  # searchsorted side='right' / side='left'
-    return " + ".join(f"CASE WHEN {p} {op} {_dbl(c)} THEN 1 ELSE 0 END" for c in cuts)
+    return _balanced_sum([f"CASE WHEN {p} {op} {_dbl(c)} THEN 1 ELSE 0 END" for c in cuts])
+
+
+def _balanced_sum(terms: list[str]) -> str:
+    """``t1 + t2 + …`` as a balanced tree of parenthesised halves: a depth of log2(terms), where the
+    flat sum of a thousand edges' tests is an expression tree a thousand deep, beyond SQLite's and
+    DuckDB's limit of 1000."""
+    if len(terms) <= 8:
+        return " + ".join(terms)
+    mid = len(terms) // 2
+    return f"({_balanced_sum(terms[:mid])}) + ({_balanced_sum(terms[mid:])})"
 
 
 def _nll(score_type: str, positive: bool) -> str:
@@ -645,10 +692,19 @@ SELECT _i, _p FROM _o WHERE _i IN ({wanted})
 """, base_select(c, dialect), dialect)
 
 
-def weighted_cuts_sql(c: Columns, dialect: str, *, score_type: str, bins: int) -> str:
-    """One row: min and max probability, then for j = 1…M−1 the first probability whose cumulative
-    weight (in score order) exceeds j·W/M — :func:`veracity.core._binning.quantile_edges`'s rule."""
-    picks = ", ".join(f"MIN(CASE WHEN _cum > ({j} * _tot) / {bins} THEN _p END) AS _q{j}" for j in range(1, bins))
+#: most cuts one statement of :func:`weighted_cuts_sql` picks (PostgreSQL returns at most 1664 columns,
+#: SQLite 2000): more bins take several statements
+CUTS_PER_STATEMENT = 1000
+
+
+def weighted_cuts_sql(c: Columns, dialect: str, *, score_type: str, bins: int, first: int = 1,
+                      last: int | None = None) -> str:
+    """One row: min and max probability, then for j = ``first``…``last`` (default 1…M−1) the first
+    probability whose cumulative weight (in score order) exceeds j·W/M —
+    :func:`veracity.core._binning.quantile_edges`'s rule."""
+    last = bins - 1 if last is None else last
+    picks = ", ".join(f"MIN(CASE WHEN _cum > ({j} * _tot) / {bins} THEN _p END) AS _q{j}"
+                      for j in range(first, last + 1))
     return render(f"""
 WITH _base AS (SELECT 1),
 _prob AS (SELECT {_probability("_s", score_type)} AS _p, _w FROM _base),

@@ -71,6 +71,13 @@ def _clean_name(text: str) -> str:
     return _NAME.sub("_", str(text))
 
 
+def _segments(text: str) -> str:
+    """``text`` as path segments MLflow takes in a metric name: it refuses a name that a path
+    normalisation would change (``seg//x``, ``seg/./x``, ``seg/../x``, a leading ``/``), so an empty,
+    ``.`` or ``..`` segment (a slice key ``""``, ``"."``, ``"a/"``) becomes underscores."""
+    return "/".join(part if part not in ("", ".", "..") else "_" * max(len(part), 1) for part in text.split("/"))
+
+
 def _finite(value: Any) -> float | None:
     if value is None or isinstance(value, bool):
         return None
@@ -106,11 +113,12 @@ def audit_metrics(result: AuditResult, prefix: str = "") -> dict[str, float]:
     for name, value in of(result).items():
         if (x := _finite(value)) is not None:
             out[prefix + name] = x
-    column = _clean_name(result.group_column or "group")
+    column = _segments(_clean_name(result.group_column or "group"))
     used: set[str] = set()
     room = _NAME_CHARS - _LONGEST_METRIC - 8  # "-" and a count for keys that clean (or cut) to one name
     for key, group in result.groups.items():
-        base = f"{prefix}{column}/{_clean_name(key)}"[:room]  # MLflow refuses names over 250 characters
+        # MLflow refuses names over 250 characters; a cut may end in "/" or ".": segments again
+        base = _segments(f"{prefix}{column}/{_segments(_clean_name(key))}"[:room])
         stem, i = base, 1
         while stem in used:  # two keys that clean to one name stay apart ("-2": MLflow refuses "~")
             i += 1
@@ -168,9 +176,9 @@ def _check_prefix(prefix: Any) -> str:
         raise VeracityError(
             f"prefix={prefix!r} holds {', '.join(map(repr, bad))}, which MLflow refuses in a metric name; use "
             "letters, digits, spaces and _ - . : /")
-    if prefix.startswith("/") or ".." in prefix.split("/") or "//" in prefix:
+    if prefix.startswith("/") or ".." in prefix.split("/") or "//" in prefix or "." in prefix.split("/")[:-1]:
         raise VeracityError(f"prefix={prefix!r} must be a relative artifact path such as 'valid/' (no leading '/', "
-                            "no '..' and no empty folder)")
+                            "no '.' or '..' folder and no empty folder)")
     if len(prefix) > _PREFIX_CHARS:
         raise VeracityError(f"prefix= is {len(prefix)} characters long; MLflow names are at most {_NAME_CHARS}: "
                             f"pass at most {_PREFIX_CHARS}")
