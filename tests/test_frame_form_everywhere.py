@@ -156,3 +156,18 @@ def test_segment_calibration_fit_transform_takes_the_frame_form():
     framed = cal.fit_transform(frame, score="p", label="y", pos_label="yes")
     arrays = cal.fit(P, Y, features={"region": region}).transform(P, features={"region": region})
     np.testing.assert_array_equal(framed, arrays)
+
+
+@pytest.mark.parametrize("fn", [vc.audit, vc.ece, vc.brier, vc.auc, vc.reliability, vc.risk_coverage,
+                                vc.calibration_tests, vc.spiegelhalter])
+@pytest.mark.parametrize("column", ["label", "sample_weight"])
+def test_score_naming_the_label_or_weight_column_is_refused(fn, column):
+    """``vc.audit(df, score="y", label="y")`` audited the answers as a perfect model (ECE 0, AUC 1)
+    on in-memory frames; the CLI and the database form already refused it."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"p": rng.uniform(size=60), "y": rng.integers(0, 2, 60), "w": np.ones(60)})
+    named = "y" if column == "label" else "w"
+    with pytest.raises(vc.VeracityError, match=f"score= names the {column}= column '{named}'"):
+        fn(df, score=named, label="y", sample_weight="w")

@@ -52,6 +52,17 @@ def _same(value: Any, default: Any) -> bool:
     return type(value) is type(default) and isinstance(value, scalar) and value == default
 
 
+def refuse_answers_as_scores(name: str, score: Any, label: Any, sample_weight: Any = None) -> None:
+    """``score=`` naming the ``label=`` (or ``sample_weight=``) column reads the answers as scores: a
+    perfect model (Brier 0, AUC 1), silently. Refused on every frame form, before any work."""
+    named = [score] if isinstance(score, str) else [s for s in score if isinstance(s, str)] \
+        if isinstance(score, (list, tuple)) else []
+    for key, col in (("label", label), ("sample_weight", sample_weight)):
+        if isinstance(col, str) and col in named:
+            raise VeracityError(f"vc.{name}: score= names the {key}= column {col!r}, which would read the "
+                                "answers as scores (a perfect model); name the score column(s)", param="score")
+
+
 def frame_call(fn: Callable[..., T], data: Any, labels: Any, params: dict[str, Any]) -> T:
     """Call the frame form of the public function ``fn`` with the options given to it.
 
@@ -65,6 +76,7 @@ def frame_call(fn: Callable[..., T], data: Any, labels: Any, params: dict[str, A
         raise VeracityError(
             f"the frame form of vc.{name} is computed by veracity.sources, which is not loaded; "
             "import veracity before calling it") from None
+    refuse_answers_as_scores(name, params.get("score"), params.get("label"), params.get("sample_weight"))
     options = {}
     for key, p in inspect.signature(fn).parameters.items():
         if key in _ROWS or p.default is inspect.Parameter.empty or key not in params:
@@ -122,6 +134,7 @@ def rows_call(name: str, fn: Callable[..., T], data: Any, labels: Any, *, score:
     if score is None or label is None:
         raise VeracityError(f"the frame form needs both column names: vc.{name}(frame, score='p', label='y', "
                             "...)", param="score" if score is None else "label")
+    refuse_answers_as_scores(name, score, label, options.get("sample_weight"))
     try:
         compute = _form("_rows")
     except KeyError:
