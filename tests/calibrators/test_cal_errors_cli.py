@@ -30,7 +30,7 @@ from veracity.datasets import demo_path, load_demo
     (lambda: vc.PlattScaling(), [0.3, 0.4, 0.5], [0, 1], "3 rows but labels have 2"),
     (lambda: vc.PlattScaling(on_reversed="maybe"), [0.3, 0.4], [0, 1], "on_reversed must be"),
     (lambda: vc.IsotonicCalibration(ties="some"), [0.3, 0.4], [0, 1], "ties must be"),
-    (lambda: vc.HistogramBinning(bins=0), [0.3, 0.4], [0, 1], "bins must be a positive integer"),
+    (lambda: vc.HistogramBinning(bins=0), [0.3, 0.4], [0, 1], "bins must be a positive whole number"),
     (lambda: vc.VectorScaling(reg_lambda=-1), [[1, 2], [2, 1]], [0, 1], "reg_lambda must be"),
 ])
 def test_bad_input_raises_one_clear_error(make, scores, labels, match):
@@ -140,9 +140,9 @@ def _one_class(tmp_path):
      "multiclass calibrator but scores are 1-D"),
     (["fit", "--method", "platt", "--score", "score,score",
       "--out", "{tmp}/x.json"], "multiclass probability rows must sum to 1"),
-    (["fit", "{nan}", "--method", "platt", "--out", "{tmp}/x.json"], "missing .*values"),
+    (["fit", "{nan}", "--method", "platt", "--out", "{tmp}/x.json"], "missing.*values"),
     (["fit", "{one}", "--method", "isotonic", "--out", "{tmp}/x.json"], "needs both classes"),
-    (["fit", "{nantext}", "--method", "temperature", "--out", "{tmp}/x.json"], "1 missing .*NaN"),
+    (["fit", "{nantext}", "--method", "temperature", "--out", "{tmp}/x.json"], "1 missing.*NaN"),
     (["fit", "--method", "platt", "--out", "{tmp}/no/such/dir/x.json"], "could not write|folder .* does not exist"),
     (["fit", "--method", "magic", "--out", "x.json"], "invalid choice"),
     (["fit", "--method", "platt"], "required: --out"),

@@ -24,7 +24,11 @@ from ..core._display import Display
 
 
 def _prior_vector(prior: Any, name: str, k: int) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(prior, dtype=np.float64))
+    try:
+        arr = np.atleast_1d(np.asarray(prior, dtype=np.float64))
+    except (TypeError, ValueError):
+        raise VeracityError(f"{name} must be {'a number (the positive rate)' if k == 2 else f'{k} class priors'} "
+                            f"strictly between 0 and 1, got {prior!r}", param=name) from None
     if k == 2 and arr.size == 1:
         arr = np.array([1.0 - arr[0], arr[0]])
     if arr.size != k or arr.ndim != 1:
@@ -101,6 +105,13 @@ def estimate_prior(p: Any, old: Any, *, sample_weight: Any = None, tol: float = 
     :math:`\pi^{(0)} = \pi_\text{old}` until the prior moves less than ``tol``.
     Then ``adjust_prior(p, old, est.prior)`` gives the adjusted probabilities.
     """
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) or not (
+            np.isfinite(tol) and tol >= 0):
+        raise VeracityError(f"tol must be a number >= 0 (the largest change of the prior that counts as "
+                            f"converged), e.g. 1e-10; got {tol!r}", param="tol")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise VeracityError(f"max_iter must be a whole number >= 1, e.g. 10000; got {max_iter!r}",
+                            param="max_iter")
     arr = as_float_array(p, "p")
     check_probabilities(arr, "p")
     binary = arr.ndim == 1

@@ -22,7 +22,9 @@ chains from the gap, all slots at once. After the O(n log n) sort this is typica
 (each walk is a few hull vertices), against the O(k²) of the reference
 ``venn-abers`` package. A test score equal to a calibration score is pooled with
 it; as in the reference package this gives the same p1 as a score just below it
-and the same p0 as one just above it.
+and the same p0 as one just above it. With ``sample_weight`` the test row weighs the mean
+calibration weight :math:`\bar w` (the "+1" row of the conformal rules), so only the ratios
+of the weights matter.
 
 **Multiclass** (Manokhin 2017, "Multi-class probabilistic classification using
 inductive and cross Venn–Abers predictors", COPA; the ``venn-abers`` package's
@@ -147,14 +149,24 @@ def _bridge_slopes(px: np.ndarray, py: np.ndarray, prv: np.ndarray, nxt: np.ndar
 
 def venn_abers_table(s: np.ndarray, y: np.ndarray, w: np.ndarray | None
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(c, p0, p1)``: distinct calibration scores and the k + 1 values of p0 and p1."""
+    """``(c, p0, p1)``: distinct calibration scores and the k + 1 values of p0 and p1.
+
+    With weights the test row weighs :math:`\bar w`, the mean weight of the calibration rows
+    (the weights are divided by it, so the test row weighs 1): only the ratios of the weights
+    matter, and equal weights give the unweighted table.
+    """
+    if w is not None:
+        w = w / float(np.mean(w))  # a test row of weight 1 = w̄: scaling all weights changes nothing
     c, ybar, wsum = pooled(s, y, w)
     W = np.concatenate(([0.0], np.cumsum(wsum)))
     Y = np.concatenate(([0.0], np.cumsum(wsum * ybar)))
     px, py = W.tolist(), Y.tolist()
     prv = np.asarray(_prefix_hull(px, py), dtype=np.intp)
     nxt = np.asarray(_suffix_hull(px, py), dtype=np.intp)
-    return c, _bridge_slopes(W, Y, prv, nxt, 0.0), _bridge_slopes(W, Y, prv, nxt, 1.0)
+    # a slope is a weighted mean of labels in [0, 1]; the rounding of the weighted sums can put it
+    # a few ulps outside (1 + 1e-15), which the artifact schema then refuses on load
+    return (c, np.clip(_bridge_slopes(W, Y, prv, nxt, 0.0), 0.0, 1.0),
+            np.clip(_bridge_slopes(W, Y, prv, nxt, 1.0), 0.0, 1.0))
 
 
 def _interval(c: np.ndarray, p0: np.ndarray, p1: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -70,6 +70,16 @@ def run(args: argparse.Namespace) -> int:
     cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
     reports = {role: cp.coverage(P[m], y[m], sample_weight=None if w is None else w[m]) for role, m in masks.items()}
     law = conformal_coverage_law(cp.n_calib_, args.alpha)
+    # the Beta law is that of one q̂ from n equally weighted rows; Mondrian has one per class, of n_c rows
+    laws = [conformal_coverage_law(int(n_c), args.alpha) for n_c in cp.class_n_] if args.mondrian else []
+    if laws:
+        theory = "theory per class: " + "; ".join(
+            f"class {c} coverage ~ Beta({lw.a:g}, {lw.b:g}), 90% of calib draws give "
+            f"{lw.interval(0.9)[0]:.3f}-{lw.interval(0.9)[1]:.3f} (n={lw.n})" for c, lw in enumerate(laws))
+    else:
+        theory = f"theory: {law}"
+    if w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max()):
+        theory += " [for equally weighted rows; the weighted q̂ follows no such law]"
     where = (f"fit on {role_col} == {args.fit_role!r} ({cp.n_calib_} rows), measured on {args.eval_role!r}"
              if role_col else "no role column: fit and measured on the same rows (optimistic)")
     qline = (f"per-class q̂ {', '.join(f'{q:.4f}' for q in cp.class_qhat_)}" if args.mondrian
@@ -78,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         f"split conformal ({args.method}{', randomised' if args.randomized else ''}"
         f"{', Mondrian' if args.mondrian else ''}), alpha = {args.alpha:g}: {qline}",
         where,
-        f"theory: {law}",
+        theory,
     ]
     for role, rep in reports.items():
         parts.append(f"\n[{role}]\n{rep}")
@@ -86,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         "file": path, "score": args.score, "label": args.label, "conformal": cp.to_dict(),
         "role_col": role_col, "fit_role": fit_name, "eval_role": args.eval_role if role_col else "all",
         "coverage_law": law.to_dict(),
+        **({"class_coverage_laws": [lw.to_dict() for lw in laws]} if laws else {}),
         "roles": {role: rep.to_dict() for role, rep in reports.items()},
     }
     emit(args, "\n".join(p for p in parts if p), payload, note_text=shown_path(args, path))

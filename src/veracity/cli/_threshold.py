@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
                               sample_weight=None if w is None else w[m], score_type=args.score_type)
         for role, m in masks.items()
     }
-    headers = ["role", "rows", "threshold", "TP", "FP", "FN", "TN", "recall", "false alarm",
+    headers = ["role", "rows" if w is None else "weight", "threshold", "TP", "FP", "FN", "TN", "recall", "false alarm",
                "precision", "alerts", "cost", "cost/1000"]
     body = []
     for i in range(len(shown)):

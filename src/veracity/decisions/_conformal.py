@@ -300,7 +300,8 @@ class ConformalClassifier:
     of each class *c* and class *c* enters a set when its score is :math:`\le \hat q_c`;
     coverage then holds within every class (class-conditional). ``qhat_`` is always the
     marginal :math:`\hat q` over all calib rows; ``class_qhat_`` holds the *K* thresholds
-    actually used (all equal to ``qhat_`` unless ``mondrian``).
+    actually used (all equal to ``qhat_`` unless ``mondrian``); ``class_n_`` the calib rows of
+    each class (of positive weight), the *n* of each class's coverage law under ``mondrian``.
 
     >>> P = np.array([[.7, .2, .1], [.1, .8, .1], [.3, .3, .4], [.5, .4, .1]] * 5)
     >>> cp = ConformalClassifier(alpha=0.2).fit(P, [0, 1, 2, 1] * 5)
@@ -404,6 +405,7 @@ class ConformalClassifier:
         self.qhat_ = float(qhat)
         self.class_qhat_ = class_qhat
         self.n_calib_ = int(n)
+        self.class_n_ = np.bincount(y, minlength=k_classes)  # calib rows (of positive weight) per class
         self.n_classes_ = int(k_classes)
         self.calib_scores_ = scores
         return self

@@ -82,7 +82,8 @@ class RiskCoverage(Display):
     r"""Risk–coverage curve: one point per distinct confidence, most confident first.
 
     Answering the rows with confidence ``>= thresholds[j]`` covers ``coverage[j]``
-    of the rows (weight) with selective risk ``risk[j]`` = errors / answered.
+    of the rows (weight) with selective risk ``risk[j]`` = errors / answered; ``n`` is the
+    number of rows, or with ``sample_weight`` their total weight (``weighted``).
     ``aurc`` is the area under the step curve,
     :math:`\sum_j \mathrm{risk}_j\,(\mathrm{cov}_j - \mathrm{cov}_{j-1})`, which without
     ties equals :math:`\frac1N \sum_{i=1}^N \mathrm{risk}(i/N)` (Geifman et al. 2019).
@@ -95,6 +96,7 @@ class RiskCoverage(Display):
     errors: np.ndarray
     aurc: float
     n: float
+    weighted: bool = False
 
     def risk_at(self, coverage: float) -> float:
         """Selective risk at the first curve point whose coverage reaches ``coverage`` (in [0, 1])."""
@@ -128,7 +130,8 @@ class RiskCoverage(Display):
         }
 
     def _title(self) -> str:
-        return (f"Risk–coverage curve: {fmt_count(self.n)} rows, {len(self.coverage)} curve points, "
+        return (f"Risk–coverage curve: {fmt_count(self.n)} {'weight' if self.weighted else 'rows'}, "
+                f"{len(self.coverage)} curve points, "
                 f"AURC {self.aurc:.4f}")
 
     def _repr_html_(self) -> str:
@@ -146,7 +149,8 @@ class RiskCoverage(Display):
             for i in self._grid()
         ]
         table = render_table(["answer if conf >=", "coverage", "risk", "answered", "errors"], body)
-        return f"{table}\n({fmt_count(self.n)} rows, {len(self.coverage)} curve points)   AURC {self.aurc:.4f}"
+        what = "weight" if self.weighted else "rows"
+        return f"{table}\n({fmt_count(self.n)} {what}, {len(self.coverage)} curve points)   AURC {self.aurc:.4f}"
 
 
 @rows_form
@@ -199,7 +203,7 @@ def risk_coverage(
     with np.errstate(over="ignore"):
         return RiskCoverage(
             thresholds=c[last], coverage=coverage, risk=risk, accepted=accepted * unit, errors=errors * unit,
-            aurc=float(np.sum(risk * widths)), n=total * unit,
+            aurc=float(np.sum(risk * widths)), n=total * unit, weighted=w is not None,
         )
 
 
@@ -211,6 +215,8 @@ class SelectiveThreshold(Display):
     :math:`1 - \delta` over the calib draw, the selective risk of this threshold on
     new data from the same distribution is at most ``target_risk``.
     ``threshold`` is ``inf`` (answer nothing) when no candidate could be certified.
+    ``n`` counts the calib rows; with unequal ``sample_weight`` ``accepted`` and ``errors`` are
+    weight sums (in the caller's units) and ``weight`` is the total calib weight (None unweighted).
     """
 
     threshold: float
@@ -226,6 +232,7 @@ class SelectiveThreshold(Display):
     certified: int
     feasible: bool
     method: str
+    weight: float | None = None
 
     def __float__(self) -> float:
         return float(self.threshold)
@@ -237,9 +244,11 @@ class SelectiveThreshold(Display):
         if not self.feasible:
             return (f"no threshold certifies risk <= {self.target_risk:g} at delta={self.delta:g} "
                     f"({self.n} calib rows, {self.candidates} candidates); abstain on everything")
+        of = (f"{fmt_count(self.accepted)} of {self.n}" if self.weight is None  # rows
+              else f"weight {fmt_count(self.accepted)} of {fmt_count(self.weight)}")
         return (
             f"answer if confidence >= {self.threshold:.6g}: coverage {self.coverage:.4f} "
-            f"({fmt_count(self.accepted)} of {self.n}), calib risk {self.risk:.4f}, "
+            f"({of}), calib risk {self.risk:.4f}, "
             f"{1 - self.delta:g}-confidence upper bound {self.risk_upper_bound:.4f} <= target "
             f"{self.target_risk:g} ({self.method} over {self.candidates} candidates, "
             f"{self.certified} certified)"
@@ -294,6 +303,7 @@ def selective_threshold(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
     )
+    unit = weight_unit(sample_weight, w)  # accepted/errors are weight sums in the caller's units
     if w is not None:
         conf, correct, w = conf[w > 0], correct[w > 0], w[w > 0]  # a row of weight 0 is a dropped row
         if w.min() == w.max():
@@ -343,12 +353,12 @@ def selective_threshold(
         return SelectiveThreshold(
             threshold=float("inf"), target_risk=target, delta=d, coverage=0.0, risk=0.0,
             risk_upper_bound=float("nan"), accepted=0.0, errors=0.0, n=n, candidates=J, certified=0,
-            feasible=False, method="bonferroni",
+            feasible=False, method="bonferroni", weight=None if w is None else total * unit,
         )
     j = int(ok[0])  # candidates ascending: the lowest certified threshold, the largest coverage
     return SelectiveThreshold(
         threshold=float(cand[j]), target_risk=target, delta=d, coverage=float(accepted[j] / total),
         risk=float(errors[j] / accepted[j]), risk_upper_bound=float(upper[j]),
-        accepted=float(accepted[j]), errors=float(errors[j]), n=n, candidates=J,
-        certified=int(ok.size), feasible=True, method="bonferroni",
+        accepted=float(accepted[j]) * unit, errors=float(errors[j]) * unit, n=n, candidates=J,
+        certified=int(ok.size), feasible=True, method="bonferroni", weight=None if w is None else total * unit,
     )

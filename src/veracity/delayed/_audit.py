@@ -31,11 +31,11 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._metrics import check_threshold
-from ..core._text import fmt, render_table
+from ..core._text import fmt, fmt_p, render_table
 from ..core._validation import VeracityError, to_numpy
 from ..decisions._inputs import check_cost
-from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare, check_level,
-                   cut_to_range, judged_calibrated, ppi_from_sums, z_of)
+from ._ppi import (FEW_EFFECTIVE, FEW_LABELS, NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare,
+                   check_level, cut_to_range, judged_calibrated, ppi_from_sums, z_of)
 
 #: a bin's normal interval is flagged insufficient below this many labels
 MIN_LABELS = 30
@@ -107,13 +107,14 @@ class PpiAudit(Display):
     valid: bool
     sample_p: float
     n_excluded: int = 0
+    n_effective: float | None = None  # Kish effective number of weighted labels (None unweighted)
 
     @property
     def note(self) -> str | None:
         notes = []
         if not self.valid:
             notes.append(f"NOT VALID: the labelled rows do not look like a random sample of the window "
-                         f"(chi-square p = {self.sample_p:.2g})")
+                         f"(chi-square p = {fmt_p(self.sample_p)})")
         rate = self.rows[0]  # the rate's interval, 2 z se wide: none when the labels have no spread
         if not rate["ci_high"] - rate["ci_low"] >= 2.0 * z_of(self.level) * NO_SPREAD:
             notes.append(ZERO_WIDTH.format(n=self.n_labelled))
@@ -123,6 +124,8 @@ class PpiAudit(Display):
             if flat:
                 notes.append(f"{', '.join(flat)}: the labels show no spread there, so the interval has zero "
                              "width and is not a confidence interval; label more rows")
+        if self.n_effective is not None and self.n_effective < FEW_LABELS:
+            notes.append(FEW_EFFECTIVE.format(eff=self.n_effective, n=self.n_labelled))
         few = [r["quantity"] for r in self.rows if "sufficient" in r and not r["sufficient"]]
         if few:
             notes.append(f"{', '.join(few)}: fewer than {MIN_LABELS} labels, the normal interval is unreliable "
@@ -140,7 +143,8 @@ class PpiAudit(Display):
     def to_dict(self) -> dict[str, Any]:
         return {"level": self.level, "threshold": self.threshold, "cost_fp": self.cost_fp, "cost_fn": self.cost_fn,
                 "n_labelled": self.n_labelled, "n_unlabelled": self.n_unlabelled, "calibrated": self.calibrated,
-                "valid": self.valid, "sample_p": self.sample_p, "n_excluded": self.n_excluded, "note": self.note,
+                "valid": self.valid, "sample_p": self.sample_p, "n_excluded": self.n_excluded,
+                "n_effective": self.n_effective, "note": self.note,
                 "rows": [dict(r) for r in self.rows]}
 
     def __str__(self) -> str:
@@ -229,4 +233,5 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
                      "n_unlabelled": mk, "lo": lo, "hi": hi, "conf": float(bo["cbpe"][k]),
                      "sufficient": nk >= MIN_LABELS})
     return PpiAudit(rows=tuple(rows), level=level, threshold=t, cost_fp=c_fp, cost_fn=c_fn, n_labelled=n,
-                    n_unlabelled=m, calibrated=calibrated, valid=valid, sample_p=p, n_excluded=excluded)
+                    n_unlabelled=m, calibrated=calibrated, valid=valid, sample_p=p, n_excluded=excluded,
+                    n_effective=None if w is None else float(w.sum()) ** 2 / float(w @ w))

@@ -123,6 +123,8 @@ def binned_sequences(scores: Any, labels: Any = None, *, score: Any = None, labe
         steps = n.shape[1]
         idx = b * steps + inv
         low, high = weighted_sequence(x, w, idx, (k, steps), alpha=a)
+        positive = (w > 0).astype(np.float64)  # a row of weight 0 is a dropped row: not counted as labelled
+        cum = np.cumsum(np.bincount(idx, weights=positive, minlength=k * steps).reshape(k, steps), axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             est = np.cumsum(np.bincount(idx, weights=w * x, minlength=k * steps).reshape(k, steps), axis=1) / \
                 np.cumsum(np.bincount(idx, weights=w, minlength=k * steps).reshape(k, steps), axis=1)

@@ -36,6 +36,9 @@ store computes them in SQL and calls :func:`ppi_from_sums` for all windows at on
 **Sample weights** (survey / importance weights; only their ratios matter) give the
 weighted means and the linearised (Hájek) variance :math:`\sum_i \omega_i^2 (r_i -
 \bar r)^2` with :math:`\omega = w / \sum w`; unweighted this is the formula above.
+Weights of one side only (``sample_weight`` without ``sample_weight_unlabelled``, or the
+reverse) are read relative to their mean: the other side's rows weigh one mean weight each.
+A row of weight 0 is a dropped row (it counts nowhere, not even as a label).
 
 **The audit sample must be random.** PPI's validity rests on the labelled rows being a
 uniformly random sample of the window. A sample of flagged rows only, or of the
@@ -56,7 +59,7 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._special import chdtrc, ndtri
-from ..core._text import fmt, render_table
+from ..core._text import fmt, fmt_p, render_table
 from ..core._validation import (WEIGHT_EXP_LIMIT, VeracityError, as_float_array, check_binary_labels, check_weights,
                                 to_numpy)
 from ..decisions._inputs import scores_1d
@@ -72,6 +75,20 @@ NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is
 FEW_LABELS = 50
 FEW = ("only {n:,} labels: below about 50 the normal interval is too narrow (simulated 95 % intervals "
        "covered 85-88 % of true rates at 10 labels, 88-92 % at 20); label more rows (vc.labels_needed says how many)")
+#: the same for weighted labels, counted by their Kish effective size (seeded simulation in
+#: tests/delayed/test_ppi_weights_scale.py: 95 % intervals from 100 labels of effective size below 50,
+#: typically about 4, covered 48 % of true rates)
+FEW_EFFECTIVE = ("only {eff:.1f} effective labels (Kish size (sum w)^2 / sum w^2 of the {n:,} weighted labels): "
+                 "below about 50 the normal interval is too narrow (simulated 95 % intervals from 100 labels of "
+                 "effective size about 4 covered about half of true rates); label more rows, or weigh them "
+                 "less unevenly")
+#: the same for a designed sample (propensity=), counting only the labels drawn at random (seeded
+#: simulation in tests/delayed/test_ppi_weights_scale.py: every flagged row and 5 random others covered
+#: 39 % for a 95 % interval, 10 random others 69 %, 20 others 84 %)
+FEW_DRAWN = ("only {n:,} labels drawn at random (propensity < 1; the {certain:,} rows labelled with certainty say "
+             "nothing about the others): below about 50 the normal interval is too narrow (simulated 95 % "
+             "intervals covered 39 % of true rates with 5 random labels, 69 % with 10, 84 % with 20); label more "
+             "randomly chosen rows")
 ZERO_WIDTH = ("the {n:,} labels show no spread (e.g. all one class): the normal interval has zero width and is "
               "not a confidence interval; label more rows")
 
@@ -297,13 +314,9 @@ def _sample_check(f: np.ndarray, g: np.ndarray) -> float:
     return sample_check_p(a, b)
 
 
-def _p(p: float) -> str:
-    return f"= {p:.2g}" if p > 1e-300 else "< 1e-300"
-
-
 def _nonrandom_message(p: float, f: np.ndarray, g: np.ndarray) -> str:
     return (f"the {f.size:,} labelled rows are not a random sample of the window: their scores differ from the "
-            f"{g.size:,} unlabelled rows' (mean {f.mean():.3f} vs {g.mean():.3f}; chi-square p {_p(p)}), and PPI "
+            f"{g.size:,} unlabelled rows' (mean {f.mean():.3f} vs {g.mean():.3f}; chi-square p = {fmt_p(p)}), and PPI "
             "is valid only for a random audit sample. Label randomly chosen rows (vc.labels_needed says how many), "
             "or pass audit_sample= marking the randomly sampled ones")
 
@@ -414,14 +427,22 @@ def _check_mask(audit_sample: Any, n: int) -> np.ndarray | None:
     return raw
 
 
+def _mean_one(w: np.ndarray | None) -> np.ndarray | None:
+    """Weights divided by their mean over the rows of positive weight (None stays None)."""
+    return None if w is None else w / float(np.mean(w[w > 0]))
+
+
 def _joint_weights(sample_weight: Any, sample_weight_unlabelled: Any, n: int, m: int
                    ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Checked weights of the labelled and the unlabelled rows. Given both, they are in one unit: CBPE's
     mean over all rows (and audit_sample's rows moved to the unlabelled side) compare the two, so
     extreme weights are scaled by one common power of two, never each by its own. Given one side
-    only, that side is scaled alone, as :func:`check_weights` does (the other weighs 1 per row)."""
+    only, the other side's rows weigh 1 each, so the given weights are divided by their mean over the
+    rows of positive weight: a row of that side weighs its weight over the mean weight, and
+    multiplying all of them by a constant changes nothing (CBPE pools both sides, and audit_sample
+    moves labelled rows to the unlabelled side)."""
     if sample_weight is None or sample_weight_unlabelled is None:
-        return check_weights(sample_weight, n), check_weights(sample_weight_unlabelled, m)
+        return _mean_one(check_weights(sample_weight, n)), _mean_one(check_weights(sample_weight_unlabelled, m))
     w = check_weights(sample_weight, n, rescale=False)
     u = check_weights(sample_weight_unlabelled, m, rescale=False)
     assert w is not None and u is not None  # both given
@@ -459,6 +480,10 @@ def _prepare(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, sampl
     if w is not None and int((w > 0).sum()) < 2:  # rows of weight 0 are no evidence: one row would give [e, e]
         raise VeracityError(f"PPI needs at least 2 randomly sampled labelled rows of positive sample_weight, got "
                             f"{int((w > 0).sum())}; give more labelled rows a weight above 0")
+    if w is not None and not w.all():  # a row of weight 0 is a dropped row (λ, the counts, the sample check)
+        y, f, w = y[w > 0], f[w > 0], w[w > 0]
+    if u is not None and not u.all():
+        g, u = g[u > 0], u[u > 0]
     if g.size < 1:
         raise VeracityError("scores_unlabelled is empty: every row is labelled, so the classical rate needs no "
                             "scores; pass the rows that have no label yet")
@@ -474,7 +499,11 @@ def _prepare(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, sampl
 
 
 def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, excluded: int, p: float, valid: bool,
-            f: np.ndarray | None = None, g: np.ndarray | None = None) -> PpiMean:
+            f: np.ndarray | None = None, g: np.ndarray | None = None, w: np.ndarray | None = None,
+            drawn: int | None = None) -> PpiMean:
+    """The :class:`PpiMean` of one window; ``w`` (the labelled rows' weights) counts the labels by
+    their Kish effective size for the few-labels note, ``drawn`` (a designed sample) by the labels
+    drawn at random."""
     v = {k: float(np.asarray(x)) for k, x in out.items()}
     calibrated = bool(judged_calibrated(v["rectifier_low"], v["rectifier_high"], v["rectifier_se"], n, level))
     # the outcome is 0/1: a rate lies in [0, 1] and the rectifier y - f in [-1, 1], so a normal interval
@@ -485,11 +514,15 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     notes = []
     if not valid:
         notes.append("NOT VALID: the labelled rows do not look like a random sample of the window "
-                     f"(score-histogram chi-square p {_p(p)}); PPI needs a random audit sample")
+                     f"(score-histogram chi-square p = {fmt_p(p)}); PPI needs a random audit sample")
     if not v["se"] >= NO_SPREAD:
         notes.append(ZERO_WIDTH.format(n=n))
+    elif drawn is not None and drawn < FEW_LABELS:
+        notes.append(FEW_DRAWN.format(n=drawn, certain=n - drawn))
     elif n < FEW_LABELS:
         notes.append(FEW.format(n=n))
+    elif w is not None and (eff := float(w.sum()) ** 2 / float(w @ w)) < FEW_LABELS:
+        notes.append(FEW_EFFECTIVE.format(eff=eff, n=n))
     if not calibrated:
         notes.append(NOT_CALIBRATED)
     return PpiMean(
@@ -542,13 +575,13 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
                 f"{drawn}: rows labelled with certainty (propensity 1) say nothing about the unlabelled rows' "
                 "outcomes; label randomly chosen rows as well", param="propensity")
         out = design_estimates(y, f, g, pi, level=level, power_tuning=bool(power_tuning))
-        return _result(out, level=level, n=y.size, m=g.size, excluded=0, p=float("nan"), valid=True)
+        return _result(out, level=level, n=y.size, m=g.size, excluded=0, p=float("nan"), valid=True, drawn=drawn)
     y, f, g, w, u, excluded, p, valid = _prepare(
         labels, scores_labelled, scores_unlabelled, sample_weight=sample_weight,
         sample_weight_unlabelled=sample_weight_unlabelled, audit_sample=audit_sample, pos_label=pos_label,
         sample_check=sample_check)
     out = ppi_from_sums(PpiSums.of(y, f, g, w, u), level=level, power_tuning=bool(power_tuning))
-    return _result(out, level=level, n=y.size, m=g.size, excluded=excluded, p=p, valid=valid)
+    return _result(out, level=level, n=y.size, m=g.size, excluded=excluded, p=p, valid=valid, w=w)
 
 
 def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True) -> list[dict[str, Any]]:

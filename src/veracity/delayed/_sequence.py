@@ -161,7 +161,7 @@ def weighted_sequence(x: np.ndarray, w: np.ndarray, idx: np.ndarray, shape: tupl
                       ) -> tuple[np.ndarray, np.ndarray]:
     r"""Running bounds on the weighted mean of :math:`x \in [-1, 1]` per (group, batch) — the row-level
     form behind ``sample_weight=`` (see :func:`confidence_sequence`); running intersection."""
-    om = w / w.mean()
+    om = w / w[w > 0].mean()  # the mean of the rows of positive weight: a row of weight 0 is a dropped row
     z = (x + 1.0) / 2.0
     low_z = _weighted_lower_z(z, om, idx, shape, alpha / 2.0, TRUNCATION)
     high_z = 1.0 - _weighted_lower_z(1.0 - z, om, idx, shape, alpha / 2.0, TRUNCATION)
@@ -381,6 +381,7 @@ def confidence_sequence(scores: Any, labels: Any = None, *, score: Any = None, l
         est = np.cumsum(sx) / cum
     else:
         low, high = (a[0] for a in weighted_sequence(x, w, inv, (1, n.size), alpha=alpha))
+        cum = np.cumsum(np.bincount(inv, weights=(w > 0).astype(np.float64), minlength=n.size))  # rows of weight > 0
         with np.errstate(invalid="ignore", divide="ignore"):
             est = np.cumsum(np.bincount(inv, weights=w * x, minlength=n.size)) / \
                 np.cumsum(np.bincount(inv, weights=w, minlength=n.size))
