@@ -160,3 +160,25 @@ def test_realised_vs_estimated_gap_flags_a_miscalibrated_window(tmp_path):
     r = rows[3]
     assert r.realised_positives < r.details["expected_low"]
     assert r.expected_positives == pytest.approx(p.sum())
+
+
+def test_sequential_alerts_rarely_fire_on_calibrated_streams(tmp_path):
+    """alerts="sequential": anytime-valid at 1 - alert_level (0.99) per stream however often one looks.
+    41 calibrated streams (40 slices and their union) looked at weekly for 20 weeks: at most about 1 %
+    of them may ever alert (a fixed-sample test repeated at each look would alert far more often)."""
+    rng = np.random.default_rng(11)
+    slices, weeks, per = 40, 20, 120
+    n = slices * weeks * per
+    week = np.repeat(np.arange(weeks), slices * per)
+    seg = np.tile(np.repeat([f"s{i:02d}" for i in range(slices)], per), weeks)
+    ts = T0 + week * np.timedelta64(7 * 86400, "s") + rng.integers(0, 7 * 86400, n).astype("timedelta64[s]")
+    p = rng.beta(2, 3, n)
+    y = (rng.random(n) < p).astype(int)
+    store = MonitorStore(tmp_path / "m.duckdb")
+    store.log(pa.table({"id": np.arange(n), "ts": ts, "p": p, "seg": seg}), id="id", time="ts", score="p", by="seg")
+    store.outcomes(pa.table({"id": np.arange(n), "y": y, "ts": ts}), id="id", label="y", time="ts")
+    st = store.status(freq="W", as_of="2026-12-01", by="seg", alerts="sequential", max_slices=slices)
+    streams = {r.slice for r in st.rows}
+    assert len(streams) == slices + 1
+    alerting = {r.slice for r in st.rows if r.alerts}
+    assert len(alerting) <= 3, alerting  # Binomial(41, 0.01): P(> 3) < 0.001

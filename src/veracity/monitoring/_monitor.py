@@ -324,22 +324,40 @@ def _as_times(times: Any, name: str = "times") -> np.ndarray:
 
 @positional_options("freq")
 def period_keys(times: Any, *, freq: str = "M") -> np.ndarray:
-    """String period keys for datetimes: ``freq`` in D, W, M, Q, Y (e.g. '2026-03', '2026Q1').
+    """String period keys for datetimes: ``freq`` in D, W, M, Q, Y (e.g. '2026-03-02', '2026-W10',
+    '2026-03', '2026Q1', '2026'), in UTC.
 
+    ``W`` is the ISO week, Monday to Sunday, named by its ISO year and number (``2026-W01`` starts on
+    Monday 2025-12-29), as the monitoring store names its weeks.
     ``freq`` is keyword-only (``period_keys(t, "W")`` still works, with a deprecation warning).
 
     >>> period_keys(np.array(["2026-01-15", "2026-02-01"], dtype="datetime64[D]"), freq="M").tolist()
     ['2026-01', '2026-02']
+    >>> period_keys(np.array(["2025-12-28", "2025-12-29", "2026-01-04"], dtype="datetime64[D]"), freq="W").tolist()
+    ['2025-W52', '2026-W01', '2026-W01']
     """
     if freq not in FREQS:
         raise VeracityError(f"freq must be one of {', '.join(FREQS)}; got {freq!r}")
     t = _as_times(times)
+    if freq == "W":
+        return _iso_weeks(t)
     if freq == "Q":
         months = t.astype("datetime64[M]").astype(np.int64)
         years = 1970 + months // 12
         quarters = months % 12 // 3 + 1
         return np.char.add(np.char.add(years.astype(str), "Q"), quarters.astype(str))
     return t.astype(FREQS[freq]).astype(str)
+
+
+def _iso_weeks(t: np.ndarray) -> np.ndarray:
+    """ISO week names ``YYYY-Www`` of datetimes: the week runs Monday to Sunday and belongs to the year
+    of its Thursday; its number is 1 + the whole weeks from that year's first Thursday's week.
+    (numpy's own ``datetime64[W]`` weeks start on Thursday, the weekday of 1970-01-01.)"""
+    days = t.astype("datetime64[D]").astype(np.int64)
+    thursday = days - (days + 3) % 7 + 3  # 1970-01-01 (day 0) is a Thursday: (day + 3) % 7 is 0 on Mondays
+    year = thursday.astype("datetime64[D]").astype("datetime64[Y]")
+    week = (thursday - year.astype("datetime64[D]").astype(np.int64)) // 7 + 1
+    return np.char.add(np.char.add(year.astype(str), "-W"), np.char.zfill(week.astype(str), 2))
 
 
 def _cutoff(as_of: Any, horizon: Any) -> np.datetime64:
@@ -425,6 +443,7 @@ def monitor(
     if freq is not None:
         keys = period_keys(keys, freq=freq)
     else:
+        _refuse_times_as_keys(keys)
         _refuse_missing_keys(keys)
     keys = np.asarray(keys).astype(str)
     edges = uniform_edges(check_bins(bins))
@@ -433,6 +452,14 @@ def monitor(
     if keys.ndim != 1 or any(len(shape) == 0 for shape in lengths.values()):
         raise VeracityError("monitor needs arrays with one score, label and period key per row, e.g. "
                             "monitor(scores, labels, periods); got a single value", param="scores")
+    if len(lengths["scores"]) > 2 or (len(lengths["scores"]) == 2 and lengths["scores"][1] > 1):
+        # (N, 2) is read top-label by vc.audit, refused by vc.segments: never half-read here (the
+        # histograms refused it, the calibration numbers would have been top-label)
+        raise VeracityError(f"vc.monitor watches binary scores (one probability per row), got shape "
+                            f"{lengths['scores']}; pass the positive class's column, e.g. P[:, 1] of "
+                            "predict_proba's two columns", param="scores")
+    if len(lengths["scores"]) == 2:  # (N, 1): the one column
+        scores = np.asarray(to_numpy(scores, "scores"))[:, 0]
     if lengths["scores"][0] != n or lengths["labels"][0] != n:
         raise VeracityError(
             f"scores, labels and periods must have one entry per row: got {lengths['scores'][0]} scores, "
@@ -475,6 +502,20 @@ def _effective_sizes(keys: np.ndarray, sample_weight: Any) -> dict[str, float] |
     with np.errstate(divide="ignore", invalid="ignore"):
         n_eff = np.where(sw2 > 0, sw * sw / sw2, 0.0)
     return {str(k): float(v) for k, v in zip(uniq.tolist(), n_eff.tolist())}
+
+
+def _refuse_times_as_keys(keys: np.ndarray) -> None:
+    """Dates or times without ``freq`` made one period per distinct instant (500 rows at 500 times: 500
+    periods of one row); the frame form refuses them, and so does this one, in the same words."""
+    temporal = keys.dtype.kind == "M"
+    if keys.dtype == object and keys.size:
+        import datetime
+
+        first = next((v for v in keys[:1000] if v is not None and v == v), None)
+        temporal = isinstance(first, (datetime.date, np.datetime64))  # pandas' Timestamp is a datetime
+    if temporal:
+        raise VeracityError("periods holds dates/times; pass freq='D', 'W', 'M', 'Q' or 'Y' to group them into "
+                            "periods (or period keys such as '2026-03')", param="freq")
 
 
 def _refuse_missing_keys(keys: np.ndarray) -> None:
@@ -741,9 +782,12 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
                      pos_label=pos_label, label_rows=mature,
                      final=None if cutoff is None else (lambda frame: _final_by_time(frame, periods, cutoff)))
     if prep.multiclass:
-        raise VeracityError("vc.monitor watches binary scores; pass score= naming one probability column")
+        raise VeracityError(f"vc.monitor watches binary scores (one probability per row), got {len(prep.score)} "
+                            "score columns; name one score column: the positive class's probability")
     score_type = check_score_type(score_type, what="vc.monitor")
     f = prep.frame
+    if freq is None:  # dates/times as keys: refused in the words naming the column, on every route
+        _period_key(prep, periods, None)
     if not f.lazy:
         try:
             scores, labels, weights = prep.arrays()

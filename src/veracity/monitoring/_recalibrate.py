@@ -18,7 +18,7 @@ import numpy as np
 from ..core._display import Display
 from ..core._sql_names import quote_identifier
 from ..core._validation import VeracityError
-from ._time import parse_duration, parse_instant
+from ._time import parse_duration, parse_instant, parse_window
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -43,12 +43,31 @@ class Recalibration(Display):
                 f"{self.eval_period} ({self.n_eval} labelled rows; never used for fitting)\n{self.ledger}")
 
 
+def _bounds(start: str, as_of_us: int, window_us: int | None) -> tuple[int, int]:
+    """A period's rows as epoch microseconds ``(lo, hi)``: a calendar period holds [lo, hi) from its
+    start; a rolling window (start, start + w] — as the status groups them (``period_sql``), so a row
+    on a boundary is fitted in the window whose status row counted it. The window's start is
+    recomputed from ``as_of`` (the status prints it to the second)."""
+    start_us = int(np.datetime64(start, "us").astype(np.int64))
+    if window_us is None:
+        return start_us, -1
+    k = int(round((as_of_us - start_us) / window_us)) - 1  # the window's index back from as_of
+    lo = as_of_us - (k + 1) * window_us
+    return lo, lo + window_us
+
+
 def _rows(store: Any, con: Any, start: str, end: str, as_of_us: int, horizon_us: int | None,
-          by: str | None, slice_value: str | None, model: str | None) -> tuple[np.ndarray, np.ndarray]:
+          by: str | None, slice_value: str | None, model: str | None,
+          window_us: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     mature = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
-    where = ["p.ts >= CAST(? AS TIMESTAMP)", "p.ts < CAST(? AS TIMESTAMP)",
-             f"p.ts <= make_timestamp({as_of_us})", mature]
-    params: list[Any] = [start, end]
+    lo, hi = _bounds(start, as_of_us, window_us)
+    if window_us is None:
+        where = ["p.ts >= CAST(? AS TIMESTAMP)", "p.ts < CAST(? AS TIMESTAMP)"]
+        params: list[Any] = [start, end]
+    else:
+        where = [f"epoch_us(p.ts) > {lo}", f"epoch_us(p.ts) <= {hi}"]
+        params = []
+    where += [f"p.ts <= make_timestamp({as_of_us})", mature]
     if model is not None:
         where.append("p.model = ?")
         params.append(model)
@@ -121,10 +140,13 @@ def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "
     t_as_of = parse_instant(as_of)
     as_of_us = int(t_as_of.astype("datetime64[us]").astype(np.int64))
     horizon_us = None if horizon is None else int(round(parse_duration(horizon) * 1e6))
+    window_us = None if window is None else int(round(parse_window(window) * 1e6))
     con = store.connect(read_only=True)
     try:
-        p_fit, y_fit = _rows(store, con, fit_row.start, fit_row.end, as_of_us, horizon_us, by, slice, model)
-        p_ev, y_ev = _rows(store, con, eval_row.start, eval_row.end, as_of_us, horizon_us, by, slice, model)
+        p_fit, y_fit = _rows(store, con, fit_row.start, fit_row.end, as_of_us, horizon_us, by, slice, model,
+                             window_us)
+        p_ev, y_ev = _rows(store, con, eval_row.start, eval_row.end, as_of_us, horizon_us, by, slice, model,
+                           window_us)
     finally:
         con.close()
     cal = METHODS[method](score_type="probability")

@@ -629,8 +629,8 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                        float(threshold), float(cost_fp), float(cost_fn), settings)
     _warn_sparse(status, count, lo, hi, freq, window)
     if segments:
-        status = _with_segments(store, con, status, starts, _next_start(starts, freq, window_s), as_of_us,
-                                horizon_us, model, int(min_count), level)
+        status = _with_segments(store, con, status, starts, start_sql, as_of_us, horizon_us, model,
+                                int(min_count), level)
     if not delayed:
         return status
     return _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level, alerts,
@@ -1374,11 +1374,13 @@ def store_plan(store: Any, *, width: float, level: float = 0.95, freq: str | Non
     return plan_from_group_sums(keys, rows=got["n"], sum_f=got["sf"], sum_ff=got["sff"], width=width, level=level)
 
 
-def _with_segments(store: Any, con: Any, status: StoreStatus, starts: np.ndarray, last_end: np.datetime64,
+def _with_segments(store: Any, con: Any, status: StoreStatus, starts: np.ndarray, period: str,
                    as_of_us: int, horizon_us: int | None, model: str | None, min_count: int,
                    level: float) -> StoreStatus:
     """Per window, the miscalibrated segments over the logged slice columns (:func:`veracity.segments`
-    on the window's final labels, read as a DuckDB relation: only the segment table comes back)."""
+    on the window's final labels, read as a DuckDB relation: only the segment table comes back).
+    ``period``: the SQL of a row's period start, the status's own, so a window's segments read
+    exactly its rows (a rolling window holds (start, start + w], a calendar period [start, next))."""
     from dataclasses import replace
 
     from ..segments import segments as find_segments
@@ -1389,18 +1391,17 @@ def _with_segments(store: Any, con: Any, status: StoreStatus, starts: np.ndarray
                             param="segments")
     final = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
     cols = ", ".join(f"p.{quote_identifier(_slice_name(f))} AS {quote_identifier(f)}" for f in features)
-    ends = np.concatenate([starts[1:].astype("datetime64[us]"), [last_end.astype("datetime64[us]")]])
     found: dict[str, list[dict[str, Any]]] = {}
-    for start, end, row in zip(starts, ends, [r for r in status.rows if r.slice == ALL]):
+    for start, row in zip(starts, [r for r in status.rows if r.slice == ALL]):
         if row.labelled < min_count:
             continue
-        params: list[Any] = [str(start.astype("datetime64[us]")), str(end.astype("datetime64[us]"))]
+        params: list[Any] = [int(start.astype("datetime64[us]").astype(np.int64))]
         if model is not None:
             params.append(model)
         rel = con.sql(
-            f"SELECT p.score, p.label, {cols} FROM predictions p WHERE p.ts >= CAST($1 AS TIMESTAMP) "
-            f"AND p.ts < CAST($2 AS TIMESTAMP) AND p.label IS NOT NULL AND "
-            f"p.observed <= make_timestamp({as_of_us}) AND {final}" + (" AND p.model = $3" if model else ""),
+            f"SELECT p.score, p.label, {cols} FROM predictions p WHERE epoch_us({period}) = $1 "
+            f"AND p.ts <= make_timestamp({as_of_us}) AND p.label IS NOT NULL AND "
+            f"p.observed <= make_timestamp({as_of_us}) AND {final}" + (" AND p.model = $2" if model else ""),
             params=params)
         result = find_segments(rel, score="score", label="label", features=list(features), level=level,
                                min_count=max(50, min_count // 2))

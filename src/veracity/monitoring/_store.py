@@ -886,7 +886,8 @@ def _score_column(table: Any, name: str, source: str) -> Any:
         i = int(np.flatnonzero(bad)[0])
         raise VeracityError(
             f"score column {name!r} in {source}: {int(bad.sum())} of {v.size} values are not probabilities "
-            f"in [0, 1] (first at row {i}: {v[i]!r}); store calibrated probabilities (apply the sigmoid to logits)")
+            f"in [0, 1] (first at row {i}: {float(v[i])!r}); store calibrated probabilities (apply the sigmoid "
+            "to logits)")
     return pa.array(v, type=pa.float64())
 
 
@@ -916,8 +917,8 @@ def _label_column(table: Any, name: str, source: str, pos_label: Any = None) -> 
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise VeracityError(f"label column {name!r} in {source}: {int(bad.sum())} labels are not 0 or 1 "
-                            f"(first at row {i}: {v[i]!r}); name the positive outcome with pos_label=, or map the "
-                            "labels to 0/1", param="pos_label")
+                            f"(first at row {i}: {v[i].item()!r}); name the positive outcome with pos_label=, or "
+                            "map the labels to 0/1", param="pos_label")
     return pa.array(v.astype(np.int8), type=pa.int8())
 
 

@@ -9,10 +9,12 @@ import numpy as np
 
 from ..core._intervals import binomial_interval
 from ._cells import CellTable, cell_bins
-from ._family import FeatureSpec, decode, quoted
+from ._family import decode
 from ._mce import ecce_per_segment, family_pvalue, pvalue_from_sigma, sigma_scale
 from ._result import SegmentRow, SegmentsResult
+from ._spec import FeatureSpec
 from ._tests import EXACT_MAX, poisson_binomial_pvalue, qvalues, z_pvalues
+from ._values import quoted
 
 #: z_{0.975} + z_{0.80}: a gap this many null standard deviations is detected 80 % of the time at 5 %
 _DETECT = 1.959963984540054 + 0.8416212335729143
@@ -27,7 +29,8 @@ def segment_arrays(table: CellTable, sets: list[tuple[int, ...]], *, ece_bins: i
     S = segs.size
     tot = {k: np.bincount(seg, weights=v, minlength=S) for k, v in table.sums.items()}
     d_cell = table.sums["wy"] - table.sums["wp"]
-    v_cell = np.maximum(table.sums["w2p"] - table.sums["w2p2"], 0.0)
+    # each cell's null variance sum w^2 p(1 - p); on the logit route from the logits (see _cells)
+    v_cell = table.sums["w2v"] if "w2v" in table.sums else np.maximum(table.sums["w2p"] - table.sums["w2p2"], 0.0)
     # the (segment, ECE bin) pairs that hold rows: a sparse sum, never a dense S x ece_bins table
     pairs, pair = np.unique(seg.astype(np.int64) * ece_bins + cell_bins(table, ece_bins)[table.cell],
                             return_inverse=True)
@@ -38,7 +41,7 @@ def segment_arrays(table: CellTable, sets: list[tuple[int, ...]], *, ece_bins: i
     W = tot["w"]
     return {
         "set": segs // big, "key": segs % big, "seg": seg, "tot": tot, "W": W,
-        "d": tot["wy"] - tot["wp"], "V": np.maximum(tot["w2p"] - tot["w2p2"], 0.0),
+        "d": tot["wy"] - tot["wp"], "V": tot["w2v"] if "w2v" in tot else np.maximum(tot["w2p"] - tot["w2p2"], 0.0),
         "ece": np.bincount(seg_of, weights=np.abs(d_bin), minlength=S) / W,
         "ece_floor": np.bincount(seg_of, weights=np.sqrt(2.0 * v_bin / math.pi), minlength=S) / W,
         "ecce": ecce_per_segment(seg, d_cell, S) / W,

@@ -25,21 +25,11 @@ from ..core._validation import (
 )
 from ._analyse import analyse
 from ._cells import cells_lazy, cells_numpy
-from ._family import (
-    MAX_DISTINCT,
-    MAX_SEGMENTS,
-    FeatureSpec,
-    check_depth,
-    check_family_size,
-    check_features,
-    distinct_counts,
-    duration_error,
-    exact_ints,
-    feature_sets,
-    feature_spec,
-    missing_mask,
-)
+from ._family import MAX_DISTINCT, MAX_SEGMENTS, check_depth, check_family_size, check_features, feature_sets
+from ._levels import feature_spec
 from ._result import SegmentsResult
+from ._spec import FeatureSpec
+from ._values import distinct_counts, duration_error, exact_ints, missing_mask
 
 #: most distinct scores taken as the cells of the cumulative path (beyond: equal-width cells)
 MAX_CELLS = 256
@@ -205,16 +195,17 @@ def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth
     if data.top_label or data.p.ndim != 1:  # (N, K) scores, (N, 2) included
         raise VeracityError("vc.segments audits binary scores (one probability per row); pass the positive "
                             "class's column")
-    p, y, w = data.p, data.y, data.w
+    p, y, w, logit = data.p, data.y, data.w, data.logit
     keep = None
     if w is not None and not (w > 0).all():
         keep = w > 0
         p, y, w = p[keep], y[keep], w[keep]
+        logit = None if logit is None else logit[keep]
     specs, codes, notes = specs_from_arrays(features, data.n, keep, bins=bins, min_count=min_count,
                                             max_levels=max_levels)
     check_family_size(specs, depth, max_segments)
     sets = feature_sets(len(specs), depth)
-    table = cells_numpy(p, y, w, codes, specs, sets, max_cells=max_cells, ece_bins=ece_bins)
+    table = cells_numpy(p, y, w, codes, specs, sets, max_cells=max_cells, ece_bins=ece_bins, logit=logit)
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
                    depth=int(depth), notes=tuple(notes))
 
@@ -359,6 +350,6 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
             *(sp.expr(r).alias(f"_f{i}") for i, (sp, r) in enumerate(zip(specs, refs)))]
     x = src.select(cols).with_columns(_p=agg.probability(score_type))
     table = cells_lazy(x, specs, sets, weighted=prep.weight is not None, max_cells=max_cells, ece_bins=ece_bins,
-                       n_distinct=int(uniq[-1]), certain=bool(uniq[-2]))
+                       n_distinct=int(uniq[-1]), certain=bool(uniq[-2]), logit=score_type == "logit")
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
                    depth=int(depth), notes=tuple(notes))

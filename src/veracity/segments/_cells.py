@@ -8,6 +8,14 @@ every segment of it, the rows are split by **score cell** and summed:
 and the number of **contradicted** rows: a score of exactly 0 with label 1, or exactly 1
 with label 0 — impossible under calibration, whatever the other rows say.
 
+With ``score_type="logit"`` no row is contradicted: a finite logit s is never certain, though
+:math:`\sigma(s)` rounds to exactly 1.0 from s ≈ 37 on (to 0.0 below s ≈ -745). The table then
+also carries :math:`\sum w^2 \sigma(s)\sigma(-s)`, each row's variance :math:`p(1-p)` from its
+logit (``w2v``), which the difference :math:`\sum w^2p - \sum w^2p^2` of rounded probabilities
+would give as 0 (a segment of large logits whose labels disagree would read infinitely many
+sigmas off). Beyond :math:`|s| \approx 708` that variance is below the smallest normal double and
+is taken as that (2.2e-308): still finite, so no logit reads as certain.
+
 The cells are the distinct probabilities when there are at most ``max_cells`` of
 them (then a segment's cumulative calibration path is exact, row order within a
 tie aside), otherwise ``max_cells`` equal-width cells of [0, 1] (rounded down to a
@@ -27,11 +35,15 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
-from ._family import FeatureSpec, decode, strides
+from ._family import decode, strides
+from ._spec import FeatureSpec
 
-#: ``bad`` (contradicted rows) is carried only when some row is: a table without it has none
-SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2", "bad")
+#: ``bad`` (contradicted rows) is carried only when some row is: a table without it has none;
+#: ``w2v`` (Σ w²·σ(s)σ(-s)) only on the logit route
+SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2", "bad", "w2v")
 _BINCOUNT_LIMIT = 1 << 24
+#: the smallest variance a row's logit gives: sigma(s) sigma(-s) underflows below it beyond |s| ~ 708
+TINY = float(np.finfo(np.float64).tiny)
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,7 +77,9 @@ def cell_bins(table: CellTable, ece_bins: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------
 def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[np.ndarray],
                 specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, max_cells: int,
-                ece_bins: int) -> CellTable:
+                ece_bins: int, logit: np.ndarray | None = None) -> CellTable:
+    r"""``logit``: the rows' logits on the logit route (``p`` is their logistic): no row is then
+    contradicted, and each row's variance is :math:`\sigma(s)\sigma(-s)` (``w2v``)."""
     distinct = np.unique(p)
     if distinct.size <= max_cells:
         mode, values, C = "distinct", distinct, distinct.size
@@ -78,10 +92,16 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
     else:
         w2 = w * w
         per_row = {"w": w, "w2": w2, "wp": w * p, "wy": w * y, "w2p": w2 * p, "w2p2": w2 * p * p}
-    bad = ((p == 0.0) & (y > 0)) | ((p == 1.0) & (y < 1))  # rows of weight 0 are gone
-    if bad.any():  # the table carries the count only when some row is contradicted
-        per_row["bad"] = bad.astype(np.float64)
-    names = [k for k in SUMS if k != "bad" or "bad" in per_row]
+    if logit is not None:  # a finite logit is never certain: its variance is sigma(s) sigma(-s) > 0
+        from ..core._special import expit
+
+        v = np.maximum(p * expit(-logit), TINY)
+        per_row["w2v"] = v if w is None else w * w * v
+    else:
+        bad = ((p == 0.0) & (y > 0)) | ((p == 1.0) & (y < 1))  # rows of weight 0 are gone
+        if bad.any():  # the table carries the count only when some row is contradicted
+            per_row["bad"] = bad.astype(np.float64)
+    names = [k for k in SUMS if k not in ("bad", "w2v") or k in per_row]
     out: dict[str, list[np.ndarray]] = {k: [] for k in names}
     set_ids, keys, cells = [], [], []
     top = max(len(s) for s in sets)
@@ -125,10 +145,12 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
 # lazy frames (narwhals: DuckDB, polars, Spark, Dask, Ibis …)
 # ---------------------------------------------------------------------------------------
 def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, weighted: bool,
-               max_cells: int, ece_bins: int, n_distinct: int | None = None, certain: bool = True) -> CellTable:
+               max_cells: int, ece_bins: int, n_distinct: int | None = None, certain: bool = True,
+               logit: bool = False) -> CellTable:
     """``x``: a narwhals frame with ``_p`` (probability), ``_y``, ``_w`` and ``_f0 …`` (level codes);
     ``n_distinct``: the number of distinct ``_p`` when already known; ``certain=False``: no score is
-    exactly 0 or 1 (then no row is contradicted, and that count is not aggregated)."""
+    exactly 0 or 1 (then no row is contradicted, and that count is not aggregated); ``logit``: ``_s``
+    holds logits (no row is contradicted; each row's variance is σ(s)σ(-s), ``w2v``)."""
     import narwhals as nw
 
     from ..sources._aggregates import collect, count_distinct
@@ -149,7 +171,11 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
     else:
         x = x.with_columns(_c=cell, _one=nw.lit(1, nw.Int64), _swp=p, _swy=y, _sw2p2=p * p)
         aggs = ["_one", "_swp", "_swy", "_sw2p2"]
-    if certain:
+    if logit:  # sigma(-s) as the probability's own formula: 1 / (1 + exp(s)), 0 beyond s = 709.78
+        v = (p * (1.0 / (1.0 + nw.col("_s").exp()))).clip(lower_bound=TINY)
+        x = x.with_columns(_sw2v=w * w * v if weighted else v)
+        aggs.append("_sw2v")
+    if certain and not logit:
         one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
         x = x.with_columns(_bad=nw.when(((p == 0.0) & (y > 0.0)) | ((p == 1.0) & (y < 1.0))).then(one)
                            .otherwise(zero))
@@ -177,8 +203,10 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
         cellidx = cols["_c"].astype(np.int64)
         n_cells = C
     sums = {"n": cols["_one"], "wp": cols["_swp"], "wy": cols["_swy"], "w2p2": cols["_sw2p2"]}
-    if certain:
+    if certain and not logit:
         sums["bad"] = cols["_bad"]
+    if logit:
+        sums["w2v"] = cols["_sw2v"]
     if weighted:
         sums.update(w=cols["_sw"], w2=cols["_sw2"], w2p=cols["_sw2p"])
     else:

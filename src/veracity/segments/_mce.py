@@ -29,7 +29,9 @@ equal-width score cells (see :mod:`._cells`).
 if a label contradicts one, its ECCE/σ is infinite (MCGrad's convention), and so are
 :math:`\mathrm{MCE}_\sigma` and, here, the MCE — MCGrad's product :math:`\infty \cdot
 \sigma_{\mathrm{all}}` is NaN when every score is 0 or 1 (:math:`\sigma_{\mathrm{all}} = 0`);
-the result's notes name the segment.
+the result's notes name the segment. Logits are never certain: on the logit route each row's
+:math:`p_i(1-p_i)` is :math:`\sigma(s_i)\sigma(-s_i) > 0`, so :math:`\sigma_k > 0` and every number
+is finite, however large the logits.
 
 **The p-value is per segment.** :math:`1 - F(x)` is the chance that *one* calibrated
 segment's ECCE exceeds :math:`x\,\sigma_k`; MCGrad applies it to the maximum over the K

@@ -32,7 +32,8 @@ from ..calibrators import _schema
 from ..calibrators._base import _REGISTRY, Calibrator, load, probability_to_logit
 from ..core._special import expit
 from ..core._validation import VeracityError, check_same_index, check_weights, to_numpy
-from ._family import MAX_SEGMENTS, FeatureSpec, check_family_size, feature_sets, strides
+from ._family import MAX_SEGMENTS, check_family_size, feature_sets, strides
+from ._spec import FeatureSpec
 
 _ROUNDS = 6
 _NEWTON = 4
@@ -130,7 +131,13 @@ class SegmentCalibration(Calibrator):
     @staticmethod
     def _same_rows(scores: Any, features: Any, **others: Any) -> None:
         """Refuse feature Series on another pandas index than the scores (matched by position, each
-        row would get another row's level)."""
+        row would get another row's level), and (N, K) scores: a calibrator of binary scores only (the base
+        calibrator's refusal spoke of one-vs-rest methods)."""
+        shape = np.shape(scores)
+        if len(shape) == 2 and shape[1] > 1:
+            raise VeracityError(f"SegmentCalibration calibrates binary scores (one probability per row), got shape "
+                                f"{shape}; pass the positive class's column, e.g. P[:, 1] of predict_proba's two "
+                                "columns", param="scores")
         if isinstance(features, dict):
             check_same_index(scores=scores, **others, **{f"features[{k!r}]": v for k, v in features.items()})
 
@@ -280,7 +287,7 @@ def _is_int(v: Any) -> bool:
 
 
 def _check_spec(sp: FeatureSpec) -> None:
-    """A saved feature's levels must be what :func:`~._family.feature_spec` writes: a known kind,
+    """A saved feature's levels must be what :func:`~._levels.feature_spec` writes: a known kind,
     one label per level code, ordered cut points (an edited artifact would otherwise send rows to
     another level's correction, silently, or raise an IndexError on transform)."""
     n = sp.n_levels

@@ -170,8 +170,14 @@ class SegmentsResult(Display):
                          "when weighted); lower min_count to test them")
         else:
             lines.append("no segment is distinguishable from calibrated at this FDR")
-        lines.append(f"multicalibration error (MCGrad's definition): MCE {self.mce:.4f} "
-                     f"({self.mce_sigma:.2f} sigma, {self.mce_p_text()} over {_count(self.mce_segments, 'segment')}"
+        lines.append(f"multicalibration error (MCGrad's definition): MCE {_fixed(self.mce, 4)} "
+                     f"({_fixed(self.mce_sigma, 2)} sigma, {self.mce_p_text()} over {_count(self.mce_segments, 'segment')}"
                      f"); minimum detectable {self.mde:.4f}")
         lines.extend(self.notes)
         return "\n".join(lines)
+
+
+def _fixed(x: float, digits: int) -> str:
+    """Fixed decimals, or 4 significant digits from 1e6 on: huge logits give an MCE of 1e150 sigmas,
+    whose 150 digits say nothing more (``2.484e+150``)."""
+    return f"{x:.4g}" if math.isfinite(x) and abs(x) >= 1e6 else f"{x:.{digits}f}"

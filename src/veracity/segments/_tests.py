@@ -15,7 +15,9 @@ Poisson-binomial law when unweighted).
 * **certain** — a score of exactly 0 with label 1, or exactly 1 with label 0, has
   probability 0 under calibration: the segment holding it gets p = 0 whatever its sums say
   (with as many of each kind, its gap is 0 and the z test alone would read p = 1). Under
-  the null no such row occurs, so the combined test keeps its level.
+  the null no such row occurs, so the combined test keeps its level. With ``score_type="logit"``
+  no row is certain (a finite logit's probability is never exactly 0 or 1, though it may round
+  to it; its variance is :math:`\sigma(s)\sigma(-s) > 0`, see :mod:`._cells`).
 * **Benjamini–Hochberg** q-values :math:`q_{(i)} = \min_{j \ge i} m\,p_{(j)}/j`, and
   **Benjamini–Yekutieli** (valid under any dependence) :math:`q^{BY} = c(m)\,q^{BH}`,
   :math:`c(m) = \sum_{i=1}^m 1/i`.

@@ -1,0 +1,139 @@
+r"""The levels of one feature, found from per-value counts (one small aggregate per feature), so
+they are the same on every backend:
+
+* a categorical feature (strings, booleans, categories) keeps its levels with at
+  least ``min_count`` rows, at most ``max_levels`` of them (the largest); every
+  other level is pooled into one level ``"other"`` — so a column of 100,000 ids
+  gives at most ``max_levels + 1`` segments, never 100,000;
+* a numeric feature with at most ``bins`` distinct values keeps each value as a
+  level; otherwise it is cut into ``bins`` **equal-mass** bins: with the N
+  non-missing values sorted, the cut points are the values at positions
+  :math:`\lfloor jN/B \rfloor`, :math:`j = 1 … B-1` (duplicate cuts dropped, so
+  equal values are never split and heavy ties give fewer bins); a value equal to a
+  cut goes to the bin above it. Bins print as ``[lo, hi)`` (the last ``[lo, max]``);
+* missing values are a level of their own (``"missing"``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core._binning import quantile_picks
+from ..core._validation import VeracityError
+from ._spec import FeatureSpec
+from ._values import FLOAT_EXACT, MISSING, OTHER, _fmt, _fmt_distinct, _plain, _text, quoted
+
+
+def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, numeric: bool,
+                 bins: int | list[float], min_count: int, max_levels: int) -> FeatureSpec:
+    """The levels of one feature from its distinct (non-missing) ``values`` and their row ``counts``.
+
+    The same function serves arrays and lazy frames, so both find the same levels.
+    """
+    values = np.asarray(values)
+    counts = np.asarray(counts, dtype=np.int64)
+    if numeric and values.dtype.kind in "iu" and not isinstance(bins, (list, tuple, np.ndarray)) and values.size \
+            and max(-int(values.min()), int(values.max())) > FLOAT_EXACT:
+        return _exact_spec(name, values, counts, n_missing, bins=int(bins))
+    if numeric:
+        by_value = np.argsort(values.astype(np.float64), kind="stable")
+        v = values.astype(np.float64)[by_value]
+        c = counts[by_value]
+        if isinstance(bins, (list, tuple, np.ndarray)):
+            try:
+                cuts = np.unique(np.asarray(bins, dtype=np.float64))
+            except (TypeError, ValueError):  # text, None, nested lists
+                cuts = np.array([np.nan])
+            if cuts.ndim != 1 or not np.isfinite(cuts).all() or cuts.size == 0:
+                raise VeracityError(f"bins for feature {name!r} must be finite cut points, got {list(bins)!r}")
+            return _binned(name, cuts, v, n_missing)
+        if v.size == 0:
+            raise VeracityError(f"feature {name!r} has no values (every row is missing); drop it from features=")
+        if v.size == 1 and not n_missing:
+            raise VeracityError(
+                f"numeric feature {name!r} has one value ({_fmt(v[0])}) in every row; it splits nothing, "
+                "drop it from features=")
+        if v.size <= bins:
+            shown = _fmt_distinct(v)
+            value_labels = tuple(shown[float(x)] for x in v)
+            spec_missing = len(value_labels) if n_missing else None
+            return FeatureSpec(name, "values", values=tuple(float(x) for x in v),
+                               labels=value_labels + ((MISSING,) if n_missing else ()), missing=spec_missing)
+        cuts = quantile_picks(v, bins, counts=c)  # the values at the j/bins row positions
+        cuts = cuts[cuts > v[0]]
+        return _binned(name, cuts, v, n_missing)
+    # categorical
+    if isinstance(bins, (list, tuple, np.ndarray)):  # cut points would be ignored: say so
+        raise VeracityError(f"{{param}} gives cut points for feature {name!r}, whose values are not numbers; its "
+                            f"levels are its values: drop {name!r} from {{param}}", param="bins")
+    keys = [_plain(x) for x in values]
+    if not keys:  # as a numeric feature: missing everywhere splits nothing
+        raise VeracityError(f"feature {name!r} has no values (every row is missing); drop it from features=")
+    text = {k: _text(x) for k, x in zip(keys, values)}
+    if len(keys) == 1 and not n_missing:  # as a numeric feature of one value: no segment but the whole
+        raise VeracityError(
+            f"feature {name!r} has one value ({text[keys[0]]!r}) in every row; it splits nothing, "
+            "drop it from features=")
+    order = sorted(range(len(keys)), key=lambda i: (-int(counts[i]), text[keys[i]]))
+    kept = [i for i in order if counts[i] >= min_count][:max_levels]
+    pooled = len(keys) - len(kept)
+    if n_missing and n_missing < min_count:
+        pooled += 1  # the few missing rows join "other"
+    try:
+        kept_values = sorted((keys[i] for i in kept))
+    except TypeError:
+        kept_values = sorted((keys[i] for i in kept), key=str)
+    labels = [quoted(text[k]) for k in kept_values]
+    other = None
+    if pooled:
+        other = len(labels)
+        labels.append(OTHER)
+    missing = None
+    if n_missing:
+        if n_missing >= min_count:
+            missing = len(labels)
+            labels.append(MISSING)
+        else:
+            missing = other
+    return FeatureSpec(name, "category", values=tuple(kept_values), labels=tuple(labels), other=other,
+                       missing=missing, pooled=pooled if other is not None else 0)
+
+
+def _exact_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, bins: int) -> FeatureSpec:
+    """A numeric feature of integers beyond 2**53: levels and cut points kept as exact integers."""
+    order = np.argsort(values, kind="stable")
+    v = values.astype(np.int64)[order]
+    c = counts[order]
+    if v.size == 1 and not n_missing:
+        raise VeracityError(f"numeric feature {name!r} has one value ({int(v[0])}) in every row; it splits "
+                            "nothing, drop it from features=")
+    if v.size <= bins:
+        return FeatureSpec(name, "values", values=tuple(int(x) for x in v),
+                           labels=tuple(str(int(x)) for x in v) + ((MISSING,) if n_missing else ()),
+                           missing=v.size if n_missing else None)
+    cuts = quantile_picks(v, bins, counts=c)
+    bounds = [int(v[0]), *(int(x) for x in cuts[cuts > v[0]]), int(v[-1])]
+    labels = [f"[{bounds[i]}, {bounds[i + 1]})" for i in range(len(bounds) - 2)]
+    labels.append(f"[{bounds[-2]}, {bounds[-1]}]")
+    missing = None
+    if n_missing:
+        missing = len(labels)
+        labels.append(MISSING)
+    return FeatureSpec(name, "bins", cuts=tuple(bounds[1:-1]), labels=tuple(labels), missing=missing,
+                       low=bounds[0], high=bounds[-1])
+
+
+def _binned(name: str, cuts: np.ndarray, v: np.ndarray, n_missing: int) -> FeatureSpec:
+    lo, hi = float(v[0]), float(v[-1])
+    bounds = [lo, *cuts.tolist(), hi]
+    t = _fmt_distinct(bounds)
+    labels = [f"[{t[bounds[i]]}, {t[bounds[i + 1]]})" for i in range(len(bounds) - 2)]
+    labels.append(f"[{t[bounds[-2]]}, {t[bounds[-1]]}]")
+    if cuts.size and cuts[0] <= lo:  # explicit cuts below every value: the first bin is empty
+        labels[0] = f"< {t[bounds[1]]}"
+    missing = None
+    if n_missing:
+        missing = len(labels)
+        labels.append(MISSING)
+    return FeatureSpec(name, "bins", cuts=tuple(float(c) for c in cuts), labels=tuple(labels),
+                       missing=missing, low=lo, high=hi)

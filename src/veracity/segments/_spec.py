@@ -1,0 +1,193 @@
+"""How one feature's values become integer level codes: :class:`FeatureSpec`, in numpy
+(:meth:`FeatureSpec.codes`) and as a narwhals expression computed where the data lives
+(:meth:`FeatureSpec.expr`) — the same codes on every backend."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError
+from ._values import FLOAT_EXACT, _plain, _stored, _text, exact_ints, missing_mask
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    """How one feature's values become integer level codes ``0 … n_levels - 1``.
+
+    ``kind``: ``"category"`` (``values`` are the kept levels), ``"values"`` (a numeric
+    feature with few distinct values, each a level) or ``"bins"`` (``cuts`` between
+    equal-mass bins). ``other`` / ``missing``: the code of the pooled level and of
+    missing values (``None`` when absent).
+    """
+
+    name: str
+    kind: str
+    values: tuple[Any, ...] = ()
+    cuts: tuple[float, ...] = ()
+    labels: tuple[str, ...] = ()
+    other: int | None = None
+    missing: int | None = None
+    pooled: int = 0  # levels pooled into "other"
+    low: float | None = None
+    high: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_levels(self) -> int:
+        return len(self.labels)
+
+    @property
+    def exact(self) -> bool:
+        """True for integer levels or cut points beyond 2**53, which float64 cannot tell apart: they are
+        compared as int64 (see :func:`exact_ints`)."""
+        items = self.values if self.kind == "values" else self.cuts if self.kind == "bins" else ()
+        return any(isinstance(v, int) and not isinstance(v, bool) and abs(v) > FLOAT_EXACT for v in items)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "values": [_stored(v) for v in self.values],
+                "cuts": list(self.cuts), "labels": list(self.labels), "other": self.other,
+                "missing": self.missing, "pooled": self.pooled, "low": self.low, "high": self.high}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FeatureSpec:
+        return cls(name=str(d["name"]), kind=str(d["kind"]), values=tuple(d.get("values", ())),
+                   cuts=tuple(c if isinstance(c, int) and not isinstance(c, bool) else float(c)
+                              for c in d.get("cuts", ())), labels=tuple(d["labels"]),
+                   other=d.get("other"), missing=d.get("missing"), pooled=int(d.get("pooled", 0)),
+                   low=d.get("low"), high=d.get("high"))
+
+    # -- codes of rows ------------------------------------------------------------------
+    def codes(self, column: Any) -> np.ndarray:
+        """Level code of every value of an in-memory column (numpy)."""
+        raw = np.asarray(column)
+        missing = missing_mask(raw)
+        out = np.empty(raw.shape[0], dtype=np.int64)
+        if self.kind == "bins":
+            x = self._numbers(np.where(missing, 0, raw) if missing.any() else raw)
+            out[:] = np.searchsorted(self._keys(self.cuts, x), x, side="right")
+        else:
+            fill = -1 if self.other is None else self.other
+            out[:] = fill
+            present = ~missing
+            vals = raw[present]
+            if self.kind == "values":
+                vals = self._numbers(vals)
+                keys = self._keys(self.values, vals)
+                order = np.argsort(keys)
+                pos = np.searchsorted(keys[order], vals)
+                pos = np.minimum(pos, keys.size - 1)
+                hit = keys[order][pos] == vals
+                sub = np.where(hit, order[pos], fill)
+            elif raw.dtype.kind == "M":
+                sub = _instant_codes(vals, self.values, fill)
+            else:
+                lookup = {v: i for i, v in enumerate(self.values)}
+                sub = _codes_by_unique(vals, lookup, fill)
+            out[present] = sub
+        if missing.any():
+            out[missing] = -1 if self.missing is None else self.missing
+        return out
+
+    def _numbers(self, raw: np.ndarray) -> np.ndarray:
+        """A numeric feature's values as float64 (as int64 when the levels are integers beyond 2**53 and
+        so are the values), or one line saying they are not numbers."""
+        if self.exact:
+            ints = exact_ints(raw, self.name, always=True)
+            if ints is not None:
+                return ints
+        try:
+            return raw.astype(np.float64, copy=False)
+        except (TypeError, ValueError):
+            raise VeracityError(
+                f"feature {self.name!r} has numeric levels ({self.labels[0]}, ...) but holds values that are not "
+                f"numbers ({raw.dtype}); pass its numbers, as when the levels were found") from None
+
+    @staticmethod
+    def _keys(keys: tuple[Any, ...], x: np.ndarray) -> np.ndarray:
+        """Levels or cut points in the dtype of the values they are compared with (int64 with int64:
+        exact; numpy would compare int64 with uint64 or float64 through float64)."""
+        if x.dtype == np.int64:
+            return np.asarray(keys, dtype=np.int64)
+        return np.asarray(keys, dtype=np.float64)
+
+    def expr(self, col: str) -> Any:
+        """The level code as a narwhals expression (the same codes, computed where the data lives)."""
+        import narwhals as nw
+
+        c = nw.col(col)
+        miss = -1 if self.missing is None else self.missing
+        exact = self.exact  # integers beyond 2**53: compared as the column's own integers
+        if self.kind == "bins":
+            x = c if exact else c.cast(nw.Float64)
+            one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
+            code = zero
+            for cut in self.cuts:
+                bound = nw.lit(int(cut), nw.Int64) if exact else float(cut)
+                code = code + nw.when(x >= bound).then(one).otherwise(zero)
+            is_missing = x.is_null() if exact else x.is_null() | x.is_nan()
+            return nw.when(is_missing.fill_null(True)).then(nw.lit(miss, nw.Int64)).otherwise(code)
+        other = -1 if self.other is None else self.other
+        x = c.cast(nw.Float64) if self.kind == "values" and not exact else c
+        if self.kind == "values":
+            keys: list[Any] = [nw.lit(int(v), nw.Int64) for v in self.values] if exact else [
+                float(v) for v in self.values]
+        else:
+            keys = list(self.values)
+        code = _chain(x, keys, other)
+        if self.kind == "values" and exact:
+            is_missing = c.is_null()
+        elif self.kind == "values":
+            is_missing = (x.is_null() | x.is_nan()).fill_null(True)
+        else:
+            is_missing = c.is_null()
+        return nw.when(is_missing).then(nw.lit(miss, nw.Int64)).otherwise(code)
+
+
+def _chain(x: Any, keys: list[Any], other: int) -> Any:
+    """``CASE WHEN x = k0 THEN 0 WHEN x = k1 THEN 1 … ELSE other END`` (a plain chain of equality tests:
+    cheaper per row than a lookup map on every engine)."""
+    import narwhals as nw
+
+    kept = [(i, k) for i, k in enumerate(keys) if k is not None]
+    if not kept:
+        return nw.lit(other, nw.Int64)
+    i0, k0 = kept[0]
+    expr = nw.when(x == k0).then(nw.lit(i0, nw.Int64))
+    for i, k in kept[1:]:
+        expr = expr.when(x == k).then(nw.lit(i, nw.Int64))
+    return expr.otherwise(nw.lit(other, nw.Int64))
+
+
+def _instant_codes(vals: np.ndarray, values: tuple[Any, ...], fill: int) -> np.ndarray:
+    """Level codes of datetime64 ``vals``: each matched as an instant to a level's value, whatever
+    its unit or form — ``datetime``, ``numpy.datetime64``, nanoseconds as an integer, or the text
+    a saved artifact holds."""
+    try:
+        keys = np.array([np.datetime64(int(v), "ns") if isinstance(v, (int, np.integer)) else v for v in values],
+                        dtype="datetime64")
+    except (TypeError, ValueError):  # the levels are not instants: no value matches
+        return np.full(vals.shape[0], fill, dtype=np.int64)
+    if keys.size == 0:
+        return np.full(vals.shape[0], fill, dtype=np.int64)
+    unit = np.promote_types(keys.dtype, vals.dtype)  # the finer unit of the two
+    keys, x = keys.astype(unit), vals.astype(unit)
+    order = np.argsort(keys)
+    pos = np.minimum(np.searchsorted(keys[order], x), keys.size - 1)
+    return np.where(keys[order][pos] == x, order[pos], fill).astype(np.int64)
+
+
+def _codes_by_unique(vals: np.ndarray, lookup: dict[Any, int], fill: int) -> np.ndarray:
+    if vals.dtype == object:  # map through the text of each level (a saved artifact holds its text)
+        _, first, inv = np.unique(vals.astype(str), return_index=True, return_inverse=True)
+        text = {_text(k): i for k, i in lookup.items()}
+        table = np.array([text.get(_text(vals[i]), fill) for i in first], dtype=np.int64)
+        return table[inv.reshape(-1)]
+    uniq, inv = np.unique(vals, return_inverse=True)
+    # a value that is not itself a level may be one by its text: the integer 7 where the levels were
+    # found as the text "7" (a CSV read another way, a saved artifact) -- never silently no level
+    text = {_text(k): i for k, i in lookup.items()}
+    table = np.array([lookup.get(_plain(u), text.get(_text(u), fill)) for u in uniq], dtype=np.int64)
+    return table[inv.reshape(-1)]

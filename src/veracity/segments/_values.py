@@ -1,0 +1,189 @@
+r"""A feature column's values: which are missing, integers beyond float64, and the text of a level.
+
+* missing values are None, NaN, NaT and pandas' NA / NaT (:func:`missing_mask`); they become a
+  level of their own (``"missing"``);
+* integers beyond 2**53 are kept as int64, where float64 would merge neighbours
+  (:func:`exact_ints`); beyond 2**63 - 1 they are refused in one line;
+* a level prints as its text (:func:`_text`), quoted when it could be misread (:func:`quoted`);
+  numbers with 4 significant digits, more where two would read alike (:func:`_fmt_distinct`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import unicodedata
+from typing import Any
+
+import numpy as np
+
+from ..core._validation import VeracityError
+
+OTHER = "other"
+MISSING = "missing"
+#: integers up to this magnitude are exact in float64; beyond it neighbours merge (2**53 + 1 -> 2**53)
+FLOAT_EXACT = 2**53
+_INT64_MAX = 2**63 - 1
+
+
+def exact_ints(values: np.ndarray, name: str, *, always: bool = False) -> np.ndarray | None:
+    """A numeric column's integers as int64 when float64 would merge some (any beyond 2**53; with
+    ``always``, whenever they are integers); None when they are not integers, or float64 holds them.
+    Integers beyond int64 (unsigned ids) are refused in one line: read them as text."""
+    if values.dtype.kind in "iu":
+        arr = values
+    elif values.dtype == object and values.size and not always and _below_2_53(values):
+        return None  # the common case, without a Python loop over the rows
+    elif values.dtype == object and values.size and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
+        try:
+            arr = np.asarray([int(v) for v in values], dtype=np.int64)
+        except OverflowError:
+            raise _beyond_int64(name) from None
+    else:
+        return None
+    if arr.size == 0:
+        return None
+    lo, hi = int(arr.min()), int(arr.max())
+    if hi > _INT64_MAX:
+        raise _beyond_int64(name)
+    if not always and max(-lo, hi) <= FLOAT_EXACT:
+        return None
+    return arr.astype(np.int64, copy=False)
+
+
+def _below_2_53(values: np.ndarray) -> bool:
+    """True when every value of an object column is a number below 2**53 in magnitude (float64 holds
+    such integers exactly; an integer of 2**53 + 1 or more reads as at least 2**53)."""
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            x = values.astype(np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return bool(np.all(np.abs(x) < FLOAT_EXACT))
+
+
+def _beyond_int64(name: str) -> VeracityError:
+    return VeracityError(
+        f"feature {name!r} holds integers beyond 2**63 - 1, which no level can hold exactly; they read as "
+        f"identifiers: pass the column as text, e.g. {name}.astype(str)")
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _text(v: Any) -> str:
+    """A level's label: its text, a numpy datetime/timedelta as the ``datetime`` / ``timedelta`` a lazy
+    frame brings back (``2024-01-01 00:00:00``; nanoseconds' ``.item()`` would be a bare integer)."""
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        us = v.astype(f"{v.dtype.kind}8[us]")
+        item = us.item()
+        if us == v and not isinstance(item, int):
+            return str(item)
+        return str(v)
+    if isinstance(v, datetime.datetime) and v.utcoffset() is not None:
+        # an instant with a time zone, as an engine brings it back (in its session's zone): named by
+        # its UTC time, as the in-memory frames' datetime64 values are, so every backend agrees
+        return str(v.astimezone(datetime.timezone.utc).replace(tzinfo=None))
+    return str(_plain(v))
+
+
+def _stored(v: Any) -> Any:
+    """A level's value as JSON holds it: dates and times as their text (which :func:`_instant_codes`
+    reads back), everything else as the plain Python value."""
+    if isinstance(v, (np.datetime64, datetime.date)):  # a datetime is a date too
+        return _text(v)
+    return _plain(v)
+
+
+def missing_mask(raw: np.ndarray) -> np.ndarray:
+    """True where a value is missing (None, NaN, NaT)."""
+    if raw.dtype.kind == "f":
+        return np.isnan(raw)
+    if raw.dtype.kind in "mM":
+        return np.isnat(raw)
+    if raw.dtype == object:
+        return np.fromiter((v is None or (isinstance(v, float) and math.isnan(v)) or type(v).__name__ in ("NAType", "NaTType")
+                            for v in raw), dtype=bool, count=raw.size)
+    return np.zeros(raw.shape[0], dtype=bool)
+
+
+def is_numeric_array(raw: np.ndarray) -> bool:
+    return raw.dtype.kind in "iuf"
+
+
+def _fmt(x: float, digits: int = 4) -> str:
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+def _fmt_distinct(xs: Any) -> dict[float, str]:
+    """The text of each distinct number of ``xs``: 4 significant digits, more where two different
+    numbers would otherwise read alike (0.10001 and 0.10002 are not both ``0.1``)."""
+    u = sorted({float(x) for x in xs})
+    for digits in (4, 6, 8, 10, 12, 14, 17):  # 17: every double reads back as itself
+        out = {x: _fmt(x, digits) for x in u}
+        if len(set(out.values())) == len(u):
+            break
+    return out
+
+
+def quoted(text: str, *, level: bool = True) -> str:
+    """A level (or, ``level=False``, a feature name) as a segment's text shows it: as it is, or in
+    double quotes with JSON's escapes when it could be misread — empty, spaces at an end, a
+    control character, ``=``, ``&`` or ``"`` in it (``region=EU & age=[30, 45)`` must parse one
+    way), or a level spelled ``other`` / ``missing``, the names of the pooled and missing levels."""
+    nfc = unicodedata.normalize("NFC", text) == text
+    if (text and text == text.strip() and text.isprintable() and not any(c in text for c in '=&"')
+            and not (level and text in (OTHER, MISSING)) and nfc):
+        return text
+    # JSON's escapes, and \uXXXX for what a terminal would not show as itself: an invisible or
+    # direction-changing character (U+200B, U+202E reverses the rest of the line), and the combining
+    # marks of text that is not in composed (NFC) form ("e" + U+0301 would print as "é", as "é" does)
+    return "".join(c if c.isprintable() and (nfc or not unicodedata.combining(c)) else json.dumps(c)[1:-1]
+                   for c in json.dumps(text, ensure_ascii=False))
+
+
+def duration_error(name: str) -> VeracityError:
+    return VeracityError(
+        f"feature {name!r} holds durations (timedelta); convert it to a number first, e.g. its total "
+        "seconds, and it is cut into equal-mass bins like any numeric feature")
+
+
+def distinct_counts(raw: np.ndarray, name: str = "") -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """``(values, counts, n_missing, numeric)`` of an in-memory column (``name``: for messages)."""
+    raw = np.asarray(raw)
+    what = f"feature {name!r}" if name else "a feature"
+    if raw.ndim != 1:
+        raise VeracityError(f"{what} must be one column (1-D), got shape {raw.shape}")
+    if raw.dtype.kind == "m":
+        raise duration_error(name)
+    missing = missing_mask(raw)
+    present = raw[~missing] if missing.any() else raw
+    numeric = is_numeric_array(raw) or (raw.dtype == object and present.size > 0 and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in present[:1000]))
+    ints = exact_ints(present, name or "feature") if numeric else None
+    if ints is not None:  # integers beyond 2**53: float64 would merge neighbours into one level
+        values, counts = np.unique(ints, return_counts=True)
+        return values, counts, int(missing.sum()), True
+    if numeric and present.dtype == object:  # the first values were numbers: are they all?
+        try:
+            present = present.astype(np.float64)
+        except (TypeError, ValueError):  # numbers mixed with text: levels by their text
+            numeric = False
+    if numeric:
+        present = present.astype(np.float64)
+        if not np.isfinite(present).all():
+            raise VeracityError(f"numeric {what} holds infinite values; replace them or drop those rows")
+        values, counts = np.unique(present, return_counts=True)
+    elif present.dtype == object:
+        try:
+            values, counts = np.unique(present, return_counts=True)
+        except TypeError:  # mixed types: levels by their text
+            values, counts = np.unique(present.astype(str), return_counts=True)
+    else:
+        values, counts = np.unique(present, return_counts=True)
+    return values, counts, int(missing.sum()), numeric
