@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
+from ..core._ece_bias import DEBIASED_BIAS_HIGH, DEBIASED_BIAS_LOW, noise_scale  # noqa: F401 (noise_scale: re-exported)
 from ..core._parallel import advance
 from ..core._special import ndtr
 from ..core._validation import Binary
@@ -274,29 +275,8 @@ def shifted_percentile(estimate: float, resampled: np.ndarray, shift_low: float,
     return low, high, float(min(1.0, 2.0 * (min(below, above) + 1) / (b + 1)))
 
 
-#: the bias :math:`E[\hat e] - |\delta|` of one bin's debiased L1 term :math:`\hat e = 2|\hat\delta| -
-#: F(|\hat\delta|)` (F the folded-normal mean, :func:`debiased_l1`), with :math:`\hat\delta \sim N(\delta,
-#: \sigma^2)`, lies in ``[BIAS_LOW, BIAS_HIGH]`` times σ for every δ: the highest, at δ = 0, is
-#: :math:`2\sqrt{2/\pi} - 2/\sqrt\pi = 2(\sqrt2 - 1)/\sqrt\pi`; the lowest, −0.09353 at δ ≈ 1.40σ
-#: (numerical; rounded outward; tests/comparison check both by quadrature)
-BIAS_HIGH = 2.0 * (2.0**0.5 - 1.0) / np.pi**0.5
-BIAS_LOW = -0.09353
-
-
-def noise_scale(weight: np.ndarray, weight_sq: np.ndarray, sum_y: np.ndarray) -> np.ndarray:
-    r""":math:`S = \sum_k (W_k / W)\,\sigma_k`: the share-weighted standard error of the bins' gaps, with
-    :math:`\sigma_k^2 = \tilde a_k(1 - \tilde a_k)\,\sum w^2 / (\sum w)^2` and the bin's positive rate
-    shrunk, :math:`\tilde a_k = (a_k m_k + 1)/(m_k + 2)` (:math:`m_k = (\sum w)^2/\sum w^2`, its
-    effective row count: a bin of 3 positives is not certain). Per-bin sums on the last axis."""
-    total = weight.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        keep = weight > 0
-        safe = np.where(keep, weight, 1.0)
-        k = np.where(keep, weight_sq / (safe * safe), 1.0)
-        m = 1.0 / k
-        acc = ((sum_y / safe) * m + 1.0) / (m + 2.0)
-        sigma = np.sqrt(acc * (1.0 - acc) * k)
-        return (np.where(keep, weight, 0.0) / total[..., None] * sigma).sum(axis=-1)
+#: the debiased term's bias bounds, in units of the bin's σ (:mod:`veracity.core._ece_bias`)
+BIAS_HIGH, BIAS_LOW = DEBIASED_BIAS_HIGH, DEBIASED_BIAS_LOW
 
 
 def ece_difference_interval(estimate: float, resampled: np.ndarray, scale_a: float, scale_b: float,

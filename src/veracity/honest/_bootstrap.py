@@ -47,6 +47,7 @@ import numpy as np
 from ..core._special import ndtr, ndtri
 
 from ..core._binning import bin_index, make_edges
+from ..core._ece_bias import BIAS_SHARE, bin_sigmas, expected_max_abs, plugin_ece_bias_bound
 from ..core._metrics import auc_of
 from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
@@ -140,8 +141,10 @@ class BootstrapIntervals(Display):
         ]
         table = render_table(["metric", "estimate", f"{pct} CI", "boot SE", "method", ""], rows,
                              align="lrlrll")
+        aware = [r.metric.upper() for r in self.intervals if r.method == "bias-aware"]
+        method = self.method + (f"; {'/'.join(aware)} bias-aware" if aware else "")
         return (
-            f"Bootstrap intervals ({self.method}, {self.n_resamples} resamples of {self.n} rows, "
+            f"Bootstrap intervals ({method}, {self.n_resamples} resamples of {self.n} rows, "
             f"random_state {self.random_state}):\n{table}"
         )
 
@@ -400,6 +403,47 @@ def _interval(
     return Interval(name, float(estimate), float(low), float(high), se, used, note)
 
 
+def _bias_bounds(layout: _Layout, gamma: float) -> dict[str, float]:
+    """The plug-in ECE's and MCE's largest upward bias (:mod:`veracity.core._ece_bias`): for ECE the
+    bound that holds with probability 1 - ``gamma`` (each bin's bias read at the smallest gap its data
+    allow: nothing for a far miscalibrated bin, up to √(2/π)·σ for a calibrated one), for MCE
+    E max σ_k|Z_k| over the sufficient bins."""
+    m = layout.n_bins
+    w = layout.w
+    wb = np.bincount(layout.bin, weights=w, minlength=m)
+    wb2 = np.bincount(layout.bin, weights=w * w, minlength=m)
+    sy = np.bincount(layout.bin, weights=w * layout.y, minlength=m)
+    sp = np.bincount(layout.bin, weights=w * layout.p, minlength=m)
+    sigma = bin_sigmas(wb, wb2, sy)
+    return {"ece": plugin_ece_bias_bound(wb, wb2, sy, sp, gamma),
+            "mce": expected_max_abs(sigma[layout.enough & (wb > 0)])}
+
+
+def _bias_aware(name: str, estimate: float, boot: np.ndarray, bias_high: float, level: float) -> Interval:
+    r"""A bias-aware interval (Armstrong & Kolesár 2020) for ECE or MCE, whose plug-in estimate sits
+    above the truth by a bias in :math:`[0, \beta]` that the resamples cannot see: the noise from
+    the centred resamples :math:`q = \theta^* - \overline{\theta^*}`, the bias as a bound,
+
+    .. math:: \big[\max(0,\ \hat\theta - \beta - q_{1-\alpha'/2}),\ \hat\theta - q_{\alpha'/2}\big].
+
+    For ECE, β holds with probability :math:`1 - \mathrm{BIAS\_SHARE}\cdot\alpha` and the noise
+    quantiles spend the rest, :math:`\alpha' = (1 - \mathrm{BIAS\_SHARE})\,\alpha`; for MCE β is the
+    bias's expectation bound and :math:`\alpha' = \alpha`. A percentile or BCa interval of the
+    plug-in ECE covered the true binned ECE of a calibrated model in 0 of 60 simulated draws, of a
+    mildly miscalibrated one in 3-28 % (tests/honest/test_honest_ece_interval_simulation.py)."""
+    finite = boot[np.isfinite(boot)]
+    note = f"{boot.size - finite.size} degenerate resamples dropped" if finite.size < boot.size else ""
+    if finite.size == 0 or not np.isfinite(estimate):
+        return Interval(name, estimate, float("nan"), float("nan"), float("nan"), "bias-aware", "undefined")
+    se = float(finite.std(ddof=1)) if finite.size > 1 else 0.0
+    alpha = (1.0 - level) * (1.0 - BIAS_SHARE if name == "ece" else 1.0)  # ECE's bias bound spends the rest
+    q_low, q_high = np.quantile(finite - finite.mean(), [alpha / 2, 1 - alpha / 2])
+    low = max(0.0, float(estimate - bias_high - q_high))
+    high = float(estimate - q_low)
+    note = (note + "; " if note else "") + f"plug-in bias up to {bias_high:.4f} allowed for"
+    return Interval(name, float(estimate), low, max(high, low), se, "bias-aware", note)
+
+
 def bootstrap_of(
     data: Binary,
     *,
@@ -460,8 +504,10 @@ def bootstrap_of(
         with ThreadPoolExecutor(workers) as pool:
             list(pool.map(run, jobs))
     jack = layout.jackknife() if method == "bca" else {}
+    bias = _bias_bounds(layout, BIAS_SHARE * (1.0 - level)) if {"ece", "mce"} & set(metrics) else {}
     rows = tuple(
-        _interval(k, estimates[k], samples[k], jack.get(k), method, level) for k in metrics
+        _bias_aware(k, estimates[k], samples[k], bias[k], level) if k in bias
+        else _interval(k, estimates[k], samples[k], jack.get(k), method, level) for k in metrics
     )
     return BootstrapIntervals(
         intervals=rows,
