@@ -223,3 +223,12 @@ def test_report_against_column_with_decimal_commas(tmp_path, capsys):
                  "-o", str(tmp_path / "r.html")])
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "decimal comma" in err
+
+
+def test_audit_names_the_first_value_that_is_not_a_number(tmp_path, capsys):
+    """The message showed the column's first value ('0.75', a number) rather than the bad one."""
+    path = tmp_path / "x.csv"
+    path.write_text("score,label\n0.75,1\n0.25,0\nx,1\n")
+    code = main(["audit", str(path), "--score", "score", "--label", "label", "--engine", "memory"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "such as 'x'" in err and len(err.splitlines()) == 1

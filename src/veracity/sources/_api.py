@@ -30,7 +30,7 @@ import numpy as np
 
 from ..core._binning import uniform_edges
 from ..core._metrics import check_threshold
-from ..core._validation import VeracityError, check_score_type, refuse_score
+from ..core._validation import VeracityError, check_numeric_column, check_score_type, refuse_score
 from . import _aggregates as agg
 from ._aggregates import NAN_KEY
 from ._source import Frame, _is_decimal, as_frame, check_columns, check_dtypes, exact_floats, refuse_nested
@@ -869,12 +869,7 @@ def score_matrix(table: Any, spec: str, *, path: str | Path | None = None) -> np
     names = score_names(spec, table.column_names)
     if not names:
         raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
-    cols = [column(table, n, path=path, role="scores") for n in names]
-    for n, c in zip(names, cols):
-        if c.dtype.kind not in "biuf":
-            raise VeracityError(
-                f"column {n!r} must be numeric scores, found {c.dtype} values such as {c[0]!r}"
-            )
+    cols = [check_numeric_column(column(table, n, path=path, role="scores"), n) for n in names]
     if len(cols) == 1:
         return cols[0]
     return np.column_stack(cols).astype(np.float64)
