@@ -270,3 +270,16 @@ def test_weighted_report_words_weights():
     assert "with at least 20 effective observations" in page
     plain = html.unescape(vc.report(p, y, bootstrap=False).html)
     assert "sized by its count" in plain and "weighted share" not in plain
+
+
+def test_plot_thresholds_refuses_a_recall_threshold_off_the_probability_axis():
+    """With logit scores a threshold given on the logit scale (2.2) was drawn off the [0, 1] axis."""
+    rng = np.random.default_rng(2)
+    s = rng.normal(size=200)
+    y = (rng.uniform(size=200) < 1 / (1 + np.exp(-s))).astype(int)
+    with pytest.raises(vc.VeracityError, match=r"must lie in \[0, 1\]; got 2\.2 \(a logit threshold"):
+        vc.plot_thresholds(s, y, score_type="logit", recall_threshold=2.2)
+    import matplotlib.pyplot as plt
+
+    vc.plot_thresholds(s, y, score_type="logit", recall_threshold=0.3)
+    plt.close("all")

@@ -143,8 +143,8 @@ def plot_thresholds(
     :math:`c_{FP}\,\mathrm{FP}(t) + c_{FN}\,\mathrm{FN}(t)`, per 1,000 rows. The
     dotted line marks the cost-optimal :math:`t^* = c_{FP} / (c_{FP} + c_{FN})`
     (right when the probabilities are honest); the dash-dotted line the
-    target-recall threshold (``recall_threshold``, or computed for
-    ``target_recall`` with ``vc.recall_threshold`` when available).
+    target-recall threshold (``recall_threshold``, a probability even for logit scores, or computed
+    for ``target_recall`` with ``vc.recall_threshold`` when available).
 
     >>> fig = plot_thresholds([.1, .4, .35, .8], [0, 0, 1, 1], cost_fp=1, cost_fn=9, target_recall=None)
     >>> [a.get_gid() for a in fig.axes[0].lines if a.get_gid()]
@@ -156,6 +156,10 @@ def plot_thresholds(
     if not (cost_fp >= 0 and cost_fn >= 0 and cost_fp + cost_fn > 0):
         raise VeracityError(f"costs must be non-negative and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
     t_star = cost_fp / (cost_fp + cost_fn)
+    if recall_threshold is not None and not 0.0 <= float(recall_threshold) <= 1.0:
+        hint = " (a logit threshold s is the probability expit(s))" if score_type == "logit" else ""
+        raise VeracityError(f"recall_threshold is drawn on the probability axis, so it must lie in [0, 1]; got "
+                            f"{float(recall_threshold):g}{hint}", param="recall_threshold")
     if recall_threshold is None and target_recall is not None:
         recall_threshold = _recall_threshold(data, target_recall)
     grid = threshold_grid(data.p, extra=(t_star, recall_threshold or np.nan), max_cuts=1500)
