@@ -27,11 +27,24 @@ def write_atomic(path: str | Path, data: str | bytes | Callable[[Path], None]) -
     """Write ``data`` (text, bytes, or a function that writes a given path) to ``path`` atomically.
 
     The temporary file lives in the target's folder so that :func:`os.replace` is a
-    rename on one file system; it is removed if anything fails.
+    rename on one file system; it is removed if anything fails. A path that is not a
+    regular file (``/dev/stdout``, ``/dev/null``, a FIFO) is written through, and a symbolic
+    link's target is replaced, not the link: a rename over them replaced the device (as root)
+    or the link with a regular file.
     """
     p = Path(path)
     if p.is_dir():
         raise VeracityError(f"{p} is a directory; pass a file name to write")
+    if p.exists() and not p.is_file():  # /dev/stdout, /dev/null, a FIFO: written through, never renamed over
+        if callable(data):
+            data(p)
+        else:
+            with open(p, "wb") as fh:
+                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        return p
+    if p.is_symlink():  # the file it points to is replaced, the link stays
+        write_atomic(Path(os.path.realpath(p)), data)
+        return p
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:64]}.", suffix=".tmp", dir=p.parent or ".")
     except FileNotFoundError:

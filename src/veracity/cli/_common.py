@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._files import _CSV, _PARQUET, write_atomic
+from .._files import _CSV, _PARQUET, expand, write_atomic
 from ..core._validation import VeracityError
 from ..datasets import demo_path
 from ..sources import _api as source
@@ -112,9 +113,14 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
         labels = source.column(table, args.label, path=path)
     weights = source.column(table, args.weight, path=path) if args.weight else None
     if weights is not None and weights.dtype.kind not in "biuf":
+        shown = str(weights[0]).strip()
+        hint = ("they look like numbers written with a decimal comma: write them with a decimal point (1.5)"
+                if re.fullmatch(r"[+-]?\d*,\d+", shown) else
+                "they look like percentages: write them as numbers without the % sign"
+                if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)\s*%", shown) else "convert it to numbers")
         raise VeracityError(
             f"weight column {_show(args.weight)} must hold numbers, found {weights.dtype} values such as "
-            f"{str(weights[0])[:40]!r}; convert it to numbers")
+            f"{str(weights[0])[:40]!r}; {hint}")
     return scores, labels, weights
 
 
@@ -133,6 +139,8 @@ def auto_engine(args: argparse.Namespace, *, lazy_ok: bool, many: bool, doing: s
     path = str(args.file)
     large = os.path.isfile(path) and os.path.getsize(path) > AUTO_BYTES
     if (many or large) and lazy_ok:
+        if many:  # a glob that matches nothing is one line, not a note about DuckDB and then the error
+            expand(path)
         note(args, f"note: {doing} {path} lazily with DuckDB (--engine memory loads it instead)")
         return "duckdb"
     return "memory"
@@ -283,7 +291,10 @@ def _clean(value: Any) -> Any:
 def note(args: argparse.Namespace, text: str) -> None:
     """An informational line (which file was read, where output went): stderr, never stdout; --quiet drops it."""
     if text and not getattr(args, "quiet", False):
-        print(text, file=sys.stderr)
+        from ._progress import writing
+
+        with writing(sys.stderr):
+            print(text, file=sys.stderr)
 
 
 def shown_path(args: argparse.Namespace, path: str) -> str:
@@ -343,6 +354,9 @@ def check_output_path(path: str, option: str = "--out", *, inputs: dict[str, str
     """
     if not path or "\x00" in path:
         raise VeracityError(f"{option} needs a file path, got {_show(path)!s}")
+    if path == "-":  # read as stdout (as --json - is), it wrote a file named '-'
+        raise VeracityError(f"{option} - would write a file named '-'; pass a file path (or /dev/stdout to "
+                            "print it)")
     p = Path(path)
     if p.is_dir():
         raise VeracityError(f"{option} {_show(p)} is a directory; pass a file path inside it")

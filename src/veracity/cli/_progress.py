@@ -145,3 +145,16 @@ def tick(note: str) -> None:
     state = _ACTIVE.get("state")
     if state is not None:
         state.tick(note)
+
+
+@contextmanager
+def writing(stream: Any = None) -> Iterator[None]:
+    """Print a line on the bar's stream: the bar is cleared first and drawn again after (a note
+    printed while the bar showed was glued to it: ``veracity audit: 00:00/path/scores.csv``)."""
+    if "state" not in _ACTIVE:
+        yield
+        return
+    from tqdm import tqdm
+
+    with tqdm.external_write_mode(file=stream or sys.stderr):
+        yield

@@ -27,6 +27,7 @@ import numpy as np
 from ..sources._api import column
 from ..core._validation import VeracityError, check_numeric_column
 from ._common import add_input_arguments, add_json_argument, emit, feature_names, inputs, load, shown_path
+from ._audit import _bins
 from ._labels import add_pos_label_argument, apply_pos_label
 
 
@@ -42,8 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--calibrator", default=None, metavar="JSON",
                         help="a saved calibrator (veracity fit --method ... --out cal.json): adds the before/after "
                              "ledger and its metadata; the explorer then uses calibrated probabilities")
-    parser.add_argument("--bins", type=int, default=15, help="number of bins (default: 15)")
-    parser.add_argument("--strategy", default="uniform", choices=["uniform", "quantile"],
+    parser.add_argument("--bins", type=_bins, default=15,
+                        help="number of bins, or 'auto' for ceil(N^(1/3)) (default: 15)")
+    parser.add_argument("--strategy", default="uniform", choices=["uniform", "quantile", "equal-count"],
                         help="equal-width or equal-mass bins (default: uniform)")
     parser.add_argument("--interval", default="wilson", choices=["wilson", "clopper-pearson"],
                         help="per-bin binomial interval (default: wilson)")
@@ -101,17 +103,45 @@ def _roles(table, args: argparse.Namespace, path: str) -> tuple[np.ndarray | Non
             return None, None, ""
         col = "role"
     values = np.asarray(column(table, col, path=path)).astype(str)
-    present = ", ".join(sorted(set(values.tolist()))[:10])
+    present = ", ".join(repr(v) for v in sorted(set(values.tolist()))[:10])  # quoted: " Test" shows its space
     masks = {}
     for role in (args.fit_role, args.eval_role):
         mask = values == role
         if not mask.any():
+            implicit = "" if args.role_col else (" (the file's 'role' column is read as each row's split; "
+                                                 "--role-col names another)")
             raise VeracityError(
                 f"no rows with {col} == {role!r} in {path} (values: {present}); "
-                "pass --fit-role/--eval-role with one of those"
+                f"pass --fit-role/--eval-role with one of those{implicit}"
             )
         masks[role] = mask
     return masks[args.fit_role], masks[args.eval_role], f"{col} = {args.eval_role}"
+
+
+def _check_role_rows(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, used: np.ndarray,
+                     args: argparse.Namespace, where: str, path: str) -> None:
+    """The rows of both roles checked together, so that a mistake is counted among the rows read
+    (a bad label in the test rows of a 600-row file said "1 of 300"), with the roles named."""
+    from ..core._validation import prepare_binary
+
+    try:
+        prepare_binary(scores[used], labels[used], sample_weight=None if weights is None else weights[used],
+                       score_type=args.score_type, allow_score=True)
+    except VeracityError as exc:
+        col = where.split(" = ", 1)[0]
+        context = (f" (checked the {int(used.sum())} rows with {col} = {args.fit_role} or {args.eval_role}, "
+                   f"of the {used.size} rows in {path})")
+        raise VeracityError(exc.message.rstrip().rstrip(".") + context, exc.param, exc.hint,
+                            value=exc.value) from None
+
+
+def _cli_words(note: str) -> str:
+    """A page note in the command line's words (the page names the Python keyword)."""
+    for spelling in ("correction=False", "--no-correction"):  # report has no such flag
+        note = note.replace(f", lower the target, or pass {spelling}", " or lower --target-recall")
+    return note.replace("choose it on calib rows (recall_threshold=)",
+                        "choose it on other rows: a role column (--role-col) whose --fit-role rows are not "
+                        "the --eval-role rows")
 
 
 def _details(items: list[str]) -> dict[str, str]:
@@ -126,6 +156,20 @@ def _details(items: list[str]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     status = None
+    if not 0 < args.target_recall < 1:  # before the fit rows are asked for it (their failure is only a note)
+        raise VeracityError(f"--target-recall must lie in (0, 1), got {args.target_recall}")
+    if args.score_type == "score":  # refused deep inside as "this function ... calibrate first", --calibrator or not
+        raise VeracityError(
+            "veracity report reads the scores as probabilities, and --score-type score declares a ranking score; "
+            "calibrate them and report the calibrated column: veracity apply CAL.json FILE -o calibrated.csv, "
+            "then veracity report calibrated.csv --score calibrated")
+    if not args.store:  # the 'Over time' options did nothing without a store, silently
+        given = [flag for flag, on in (("--freq", args.freq != "W"), ("--as-of", args.as_of is not None),
+                                       ("--horizon", args.horizon is not None)) if on]
+        if given:
+            raise VeracityError(f"{', '.join(given)} shape{'s' if len(given) == 1 else ''} the 'Over time' "
+                                "section of a monitoring store; pass --store STORE too, or drop "
+                                f"{'it' if len(given) == 1 else 'them'}")
     if args.store:
         from ..monitoring import MonitorStore
         from ..monitoring._recalibrate import labelled_rows
@@ -143,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         table, path = load(args)
         scores, labels, weights = inputs(table, args, path)
-    by = column(table, args.by, path=path) if args.by else None
+    by = _by_column(table, args.by, path) if args.by else None
     features = _features(table, args, path)
     against = _against(table, args, path)
     details = _details(args.detail)
@@ -157,10 +201,16 @@ def run(args: argparse.Namespace) -> int:
             args.pos_label = str(calibrator.metadata["pos_label"])  # the label it was fit with
     labels = apply_pos_label(labels, args.pos_label, scores=scores)
     fit, keep, where = _roles(table, args, path) if table is not None else (None, None, "")
-    recall_t = None
+    recall_t, target = None, args.target_recall
+    recall_notes: tuple[str, ...] = ()
     if keep is not None:
-        recall_t = _fit_recall_threshold(scores[fit], labels[fit], None if weights is None else weights[fit],
-                                         args, calibrator)
+        _check_role_rows(scores, labels, weights, fit | keep, args, where, path)
+        if args.fit_role != args.eval_role:  # the same role: the page chooses it there and says it flatters
+            fit_w = None if weights is None else weights[fit]
+            recall_t, why = _fit_recall_threshold(scores[fit], labels[fit], fit_w, args, calibrator)
+            if why:  # never chosen on the rows shown instead, with advice to use a role column the file has
+                target, recall_notes = None, (f"target-recall threshold omitted: the {where.split(' = ')[0]} = "
+                                              f"{args.fit_role} rows it is chosen on {why}",)
         scores, labels = scores[keep], labels[keep]
         weights = None if weights is None else weights[keep]
         by = None if by is None else by[keep]
@@ -176,7 +226,8 @@ def run(args: argparse.Namespace) -> int:
         lambda _s, _l: rows, scores=scores, labels=labels, store=status, out=args.out, calibrator=calibrator,
         score_type=args.score_type, max_groups=args.max_groups, depth=args.depth, bins=args.bins,
         strategy=args.strategy, interval=args.interval, level=args.level, min_count=args.min_count, threshold=0.5,
-        cost_fp=args.cost_fp, cost_fn=args.cost_fn, target_recall=args.target_recall, recall_threshold=recall_t,
+        cost_fp=args.cost_fp, cost_fn=args.cost_fn, target_recall=target, recall_threshold=recall_t,
+        notes_in=recall_notes,
         bootstrap=not args.no_ci, n_resamples=args.resamples, title=args.title, source=source, details=details,
         timestamp=args.timestamp, max_cuts=4000, figures=True,
     )
@@ -186,9 +237,30 @@ def run(args: argparse.Namespace) -> int:
     for key, title in (("segments", "where it is miscalibrated"), ("comparison", "which model")):
         if key in result.summary:
             text += f"\n{title}: {result.summary[key]}"
-    text += "".join(f"\nnote: {n}" for n in result.notes)
-    emit(args, text, {"file": shown_path(args, path), "out": str(Path(args.out).resolve()), **result.to_dict()})
+    text += "".join(f"\nnote: {_cli_words(n)}" for n in result.notes)
+    payload = result.to_dict()
+    payload["notes"] = [_cli_words(n) for n in payload.get("notes", [])]
+    emit(args, text, {"file": shown_path(args, path), "out": str(Path(args.out).resolve()), **payload})
     return 0
+
+
+def _by_column(table, name: str, path: str, *, numbers: bool = False) -> np.ndarray:
+    """The --by column; its missing values are a slice of their own, as `veracity audit --by` shows them
+    (they were refused here: "drop or fill those rows first"). ``numbers`` (a --features column): a
+    numeric column stays numbers, its gaps NaN, which vc.segments bins as `veracity segments` does."""
+    from ..sources._source import require_columns
+
+    require_columns([name], table.column_names, where=path)
+    col = table.column(name)
+    if not col.null_count:
+        return column(table, name, path=path)
+    import pyarrow as pa
+
+    if numbers and (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
+        return np.asarray(col.cast(pa.float64()).to_numpy(zero_copy_only=False))
+    if not pa.types.is_dictionary(col.type) and not pa.types.is_string(col.type):
+        col = col.cast(pa.string())  # numbers with gaps read as text: 1 and None, not 1.0 and nan
+    return np.asarray(col.to_numpy(zero_copy_only=False))
 
 
 def _features(table, args: argparse.Namespace, path: str) -> dict[str, np.ndarray] | None:
@@ -204,7 +276,7 @@ def _features(table, args: argparse.Namespace, path: str) -> dict[str, np.ndarra
         raise VeracityError("--features needs column names, e.g. --features region,age")
     if len(set(names)) < len(names):
         raise VeracityError(f"--features names a column twice ({', '.join(names)}); name each once")
-    return {name: column(table, name, path=path) for name in names}
+    return {name: _by_column(table, name, path, numbers=True) for name in names}
 
 
 def _against(table, args: argparse.Namespace, path: str) -> np.ndarray | None:
@@ -219,27 +291,33 @@ def _against(table, args: argparse.Namespace, path: str) -> np.ndarray | None:
         raise VeracityError("--against needs a FILE with that score column")
     if name == args.score:
         raise VeracityError(f"--against {name} is the --score column itself; name the second model's column")
+    for flag, col in (("--label", args.label), ("--sample-weight", args.weight)):
+        if name == col:  # the answers read as a second model: "label is better", a perfect model, silently
+            raise VeracityError(f"--against {name} is the {flag} column; name the second model's score column")
     return check_numeric_column(column(table, name, path=path), name)
 
 
 def _fit_recall_threshold(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
-                          args: argparse.Namespace, calibrator) -> float | None:
-    """The target-recall threshold on the fit-role rows, on the scale the explorer shows."""
+                          args: argparse.Namespace, calibrator) -> tuple[float | None, str]:
+    """(the target-recall threshold on the fit-role rows, on the scale the explorer shows, or None;
+    why the fit rows give none, or "" where the page has its own reason)."""
     if scores.ndim == 2 and scores.shape[1] > 1:
-        return None
+        return None, ""  # multiclass: no explorer
     from ..core._validation import prepare_binary
     from ..decisions import recall_threshold
 
     if calibrator is not None:
         if getattr(calibrator, "score_type", args.score_type) != args.score_type:
-            return None  # report() explains the mismatch
+            return None, ""  # report() explains the mismatch
         p = np.asarray(calibrator.transform(scores), dtype=np.float64)
     else:
         p = prepare_binary(scores, labels, score_type=args.score_type).p
     y = prepare_binary(p, labels).y
     if not (y == 1).any():
-        return None
+        return None, "have no positives"
     try:
-        return float(recall_threshold(p, y, target=args.target_recall, sample_weight=weights))
-    except VeracityError:
-        return None
+        return float(recall_threshold(p, y, target=args.target_recall, sample_weight=weights)), ""
+    except VeracityError as exc:
+        from . import cli_message
+
+        return None, "give none: " + _cli_words(cli_message(exc, {"sample_weight": "--sample-weight"}))

@@ -430,13 +430,13 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
            costs_declared: bool, target_recall: float | None, declared_target: bool,
            recall_threshold: float | None, bootstrap: bool | BootstrapMethod, n_resamples: int, title: str,
            source: str | None, details: dict[str, Any] | None, timestamp: bool | str, max_cuts: int,
-           figures: bool, status: Any) -> Report:
+           figures: bool, status: Any, notes_in: tuple[str, ...] = ()) -> Report:
     scores, labels, sample_weight, by = inp.scores, inp.labels, inp.sample_weight, inp.by
     options = dict(bins=bins, strategy=strategy, interval=interval, level=level, min_count=min_count,
                    threshold=threshold, sample_weight=sample_weight)
     raw = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     multiclass = raw.top_label
-    notes: list[str] = []
+    notes: list[str] = list(notes_in)  # the caller's own (veracity report: why the fit rows gave no threshold)
     findings: list[tuple[str, str]] = []  # (section id, one line) for the preview
     about: list[list[str]] = []  # the question sections' settings, for "About this report"
     result = _audit_with_extras(scores, labels, score_type=score_type, by=by, by_name=inp.by_name,

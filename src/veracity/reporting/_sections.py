@@ -122,7 +122,7 @@ def _verdict(table: ReliabilityTable) -> str:
     pct = f"{table.level * 100:g}%"
     seen = "effective observations" if table.weighted else "observations"
     parts = [
-        f"Of {len(ok)} bins with at least {table.min_count} {seen}, "
+        f"Of {len(ok)} bin{'s' if len(ok) != 1 else ''} with at least {table.min_count} {seen}, "
         f"<strong>{over}</strong> are over-confident and <strong>{under}</strong> under-confident "
         f"beyond their {pct} interval (the observed frequency lies below / above the interval "
         f"around the mean confidence)."
@@ -168,7 +168,7 @@ def _noise_floor_of(result: AuditResult) -> dict[str, Any] | None:
 
 def _summary(result: AuditResult, reading: str) -> str:
     d = result.decomposition
-    ece_sub = f"MCE {_num(result.mce)}"
+    ece_sub = _e(result.table.mce_text())  # as every printout shows it: the thin bins' maximum apart
     interval = _interval_of(result)
     if interval is not None:
         ece_sub = (f'<span data-ece-interval title="{_e(interval[3])}">{_e(interval[2])} '
@@ -235,7 +235,7 @@ def _reliability_table(table: ReliabilityTable) -> str:
         classes.append("" if r.sufficient else "thin")
     out = _table(headers, rows, cls="reliability", numeric="lrrrrll", row_classes=classes)
     notes = [f"{table.n:,} points, {table.bins} {_e(table.strategy)} bins; "
-             f"ECE {_num(table.ece)}, MCE {_num(table.mce)}."]
+             f"ECE {_num(table.ece)}, {_e(table.mce_text())}."]
     if table.empty_bins:
         notes.append(f"Empty bins {_e(list(table.empty_bins))} omitted.")
     notes.append(f"CI: {_e(table.ci)} binomial interval of acc. gap = acc − conf: negative means over-confident.")
@@ -514,7 +514,8 @@ def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_f
     unused = '<span class="muted">not used: no threshold explorer for multiclass scores</span>'
     rows = [
         ["score type", _e(score_type)],
-        ["bins", f"{options['bins']} {_e(options['strategy'])}"],
+        ["bins", (f"{options['bins']} {_e(options['strategy'])}" if not isinstance(options["bins"], str)
+                  else f"{result.table.bins} {_e(options['strategy'])} (auto)")],
         ["per-bin interval", f"{_e(options['interval'])}, {options['level'] * 100:g}%"],
         ["insufficient below", f"{options['min_count']} observations"],
         (["accuracy threshold", f"{options['threshold']:g}"] if binary
