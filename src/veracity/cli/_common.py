@@ -400,13 +400,6 @@ def write_output(path: str | Path, data: str | bytes | Callable[[Path], None], o
     """Write atomically (temporary file + rename); OS errors become one-line VeracityErrors."""
     p = Path(path)
     try:
-        if p.exists() and not p.is_file():  # /dev/stdout, a FIFO: write through, no rename
-            if callable(data):
-                data(p)
-            else:
-                with open(p, "wb") as fh:
-                    fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-            return p
-        return write_atomic(p, data)
+        return write_atomic(p, data)  # devices and FIFOs written through, links' targets replaced
     except OSError as exc:
         raise VeracityError(f"could not write {option} {_show(p)}: {exc.strerror or exc}; check the path") from None
