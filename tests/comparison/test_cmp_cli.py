@@ -37,9 +37,11 @@ def test_json_rows_mirror_the_python_result(cli, two_models):
     doc = json.loads(r.out)
     ref = vc.compare_models({"p_old": frame.p_old.to_numpy(), "p_new": frame.p_new.to_numpy()}, frame.y.to_numpy(),
                             n_resamples=30, random_state=4)
-    assert [{k: v for k, v in row.items() if k != "segment"} for row in doc["comparison"]] == \
+    assert [{k: v for k, v in row.items() if k not in ("segment", "metric_label")} for row in doc["comparison"]] == \
         json.loads(json.dumps(ref.to_dict()["comparison"]))
     assert {row["metric"] for row in doc["comparison"]} == {"brier", "log_loss", "ece", "auc"}
+    # the label the table prints: compare_models' "ece" is the debiased ECE, not audit's plug-in "ECE"
+    assert [row["metric_label"] for row in doc["comparison"]] == ["brier", "log_loss", "ece_debiased", "auc"]
     assert all(row["segment"] is None for row in doc["comparison"])
     assert doc["verdicts"] == list(ref.verdicts) and doc["n"] == 600
 

@@ -51,6 +51,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 #: the library's parameter -> the command line's flag (errors name the flag, never the keyword)
 FLAGS: dict[str, str] = {
+    "score": "--score",
+    "label": "--label",
     "score_type": "--score-type",
     "sample_weight": "--sample-weight",
     "pos_label": "--pos-label",
@@ -72,6 +74,11 @@ FLAGS: dict[str, str] = {
     "top_k": "--budget",
     "fraction": "--budget",
     "slice": "--slice",
+    "max_groups": "--max-groups",
+    "target_recall": "--target-recall",
+    "features": "--features",
+    "depth": "--depth",
+    "against": "--against",
 }
 
 
@@ -100,14 +107,16 @@ def cli_spelling(param: str, *value: object) -> str:
     return f"{flag} {text}"
 
 
-def cli_message(exc: VeracityError, flags: dict[str, str] | None = None) -> str:
+def cli_message(exc: VeracityError, flags: dict[str, str] | None = None,
+                switches: frozenset[str] = frozenset()) -> str:
     """The library's error in the command line's words: ``param`` through :data:`FLAGS`.
 
     ``flags`` (a command's :func:`command_flags`): the Python names of that command's flags
-    where the message itself writes them are spelled as the flags too (see :func:`flag_words`).
+    where the message itself writes them are spelled as the flags too (see :func:`flag_words`);
+    ``switches`` (:func:`command_switches`): those of them that are on/off flags.
     """
     text = exc.render(cli_spelling)
-    return flag_words(text, flags) if flags else text
+    return flag_words(text, flags, switches) if flags else text
 
 
 #: options named after a thing as well as a parameter: a message opening "score column ..." or
@@ -136,12 +145,35 @@ def command_flags(parser: argparse.ArgumentParser) -> dict[str, str]:
     return {k: v for k, v in names.items() if k not in _NOUNS}
 
 
-def flag_words(text: str, flags: dict[str, str]) -> str:
+def command_switches(parser: argparse.ArgumentParser) -> frozenset[str]:
+    """The Python names of a command's on/off flags (``--mondrian`` -> ``mondrian``): a message's
+    ``mondrian=False`` reads "drop --mondrian" on the command line, never "--mondrian False"."""
+    names: set[str] = set()
+    todo = [parser]
+    while todo:
+        p = todo.pop()
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo.extend(action.choices.values())
+            elif isinstance(action, argparse._StoreTrueAction) and action.help is not argparse.SUPPRESS:
+                names.update(o[2:].replace("-", "_") for o in action.option_strings if o.startswith("--"))
+    return frozenset(names)
+
+
+def flag_words(text: str, flags: dict[str, str], switches: frozenset[str] = frozenset()) -> str:
     """``text`` with the Python names of ``flags`` spelled as the flags where the message writes them
     as parameters: at its start ("level must be ..." -> "--level must be ...", "cost_fp and cost_fn
     are ..."), in parentheses after a column ("column 'w' (sample_weight)") and as keywords
     ("cost_fp=-1.0" -> "--cost-fp -1.0", "allow_role='test'" -> "--allow-role test")."""
     names = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
+    on_off = "|".join(sorted((re.escape(k) for k in switches if k in flags), key=len, reverse=True))
+    if on_off:  # an on/off flag is given or left out, never given a value: "pass mondrian=False" -> "drop --mondrian"
+
+        def switch(m: re.Match[str]) -> str:
+            flag = flags[m.group(2)]
+            return (m.group(1) or "") + flag if m.group(3) == "True" else f"drop {flag}"
+
+        text = re.sub(rf"(pass )?(?<![\w'\"-])({on_off})=(True|False)\b", switch, text)
 
     def lead(m: re.Match[str]) -> str:
         second = m.group(2)
@@ -271,7 +303,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _one_line_warning(args.command)
             return int(args._run(args) or 0)
     except VeracityError as exc:
-        message = cli_message(exc, command_flags(_command_parser(parser, args.command)))
+        command = _command_parser(parser, args.command)
+        message = cli_message(exc, command_flags(command), command_switches(command))
         if stdin_copy is not None:
             message = message.replace(stdin_copy, "<stdin>")
         print(f"veracity {args.command}: input error: {_one_line(message)}", file=sys.stderr)

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..sources import _api as source
 from ..core._validation import VeracityError
 from ..calibrators import load as load_calibrator
+from ._common import feature_names
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         raise VeracityError(f"--batch-rows must be a positive integer, got {args.batch_rows}")
     out = Path(args.out)
     if is_parquet_source(str(args.file)):
-        names = [s.strip() for s in spec.split(",") if s.strip()]
+        names = feature_names(spec, path=str(args.file))  # as --score reads them: "p,1" may be one column
         if not names:
             raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
         done = apply_stream(cal, args.file, out, score=names, column=args.column,

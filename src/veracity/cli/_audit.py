@@ -25,8 +25,9 @@ from __future__ import annotations
 import argparse
 
 from ..core._audit import audit
-from ._common import (AUTO_BYTES, add_engine_arguments, add_input_arguments, add_json_argument, auto_engine, emit,
-                      note, read_rows, several_files, shown_path)
+from ._common import (AUTO_BYTES, add_engine_arguments, add_input_arguments, add_json_argument, auto_engine,
+                      check_max_groups, emit, note, or_default, read_rows, refuse_unused, score_columns, several_files,
+                      shown_path)
 from ._labels import add_pos_label_argument
 
 
@@ -46,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="decision threshold for accuracy (default: 0.5)")
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
     add_pos_label_argument(parser)
-    parser.add_argument("--max-groups", type=int, default=100, metavar="N",
+    parser.add_argument("--max-groups", type=int, default=None, metavar="N",
                         help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
     add_engine_arguments(
         parser, f"auto (default): DuckDB, lazily, for globs, directories and files over {AUTO_BYTES >> 20} MB, "
@@ -69,11 +70,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="CORP (PAV) reliability curve: MCB - DSC + UNC for Brier and log loss")
     honest.add_argument("--honest", action="store_true",
                         help="all of the above (--bootstrap bca --noise-floor --estimators --tests --corp)")
-    honest.add_argument("--n-resamples", dest="resamples", type=int, default=1000,
-                        help="bootstrap resamples and noise-floor redraws (default: 1000)")
-    honest.add_argument("--resamples", dest="resamples", type=int, default=1000, help=argparse.SUPPRESS)  # old name
-    honest.add_argument("--random-state", dest="seed", type=int, default=0, help="random_state (default: 0)")
-    honest.add_argument("--seed", dest="seed", type=int, default=0, help=argparse.SUPPRESS)  # old name, hidden
+    # None: not given (a resampling option without --bootstrap/--noise-floor changes nothing and is refused)
+    honest.add_argument("--n-resamples", dest="resamples", type=int, default=None,
+                        help="bootstrap resamples and noise-floor redraws, with --bootstrap, --noise-floor or "
+                             "--honest (default: 1000)")
+    honest.add_argument("--resamples", dest="resamples", type=int, default=None, help=argparse.SUPPRESS)  # old name
+    honest.add_argument("--random-state", dest="seed", type=int, default=None,
+                        help="random_state of the bootstrap and the noise-floor redraws (default: 0)")
+    honest.add_argument("--seed", dest="seed", type=int, default=None, help=argparse.SUPPRESS)  # old name, hidden
     sql = parser.add_argument_group("a table in a SQL database (computed inside the database)")
     sql.add_argument("--sql-url", default=None, metavar="URL",
                      help="database URL: sqlite:///PATH, duckdb:///PATH, postgresql://USER@HOST/DB, or any "
@@ -103,9 +107,23 @@ def _honest_flags(args: argparse.Namespace) -> list[str]:
             ("--honest", args.honest)] if on]
 
 
+def _multiclass(args: argparse.Namespace) -> bool:
+    """--score names several columns (a column literally named "p,1" is one binary score)."""
+    return "," in args.score and len(score_columns(args)) > 1
+
+
+def _resampling(args: argparse.Namespace) -> None:
+    """--n-resamples and --random-state drive the bootstrap and the noise-floor redraws only: without
+    either they changed nothing, silently; refused in the command line's words."""
+    if not (args.ci or args.noise_floor or args.honest):
+        refuse_unused({"--n-resamples": args.resamples is not None, "--random-state": args.seed is not None},
+                      "without --bootstrap, --noise-floor or --honest (the resampling they set); "
+                      "add one of those, or drop {it}")
+
+
 def _engine(args: argparse.Namespace) -> str:
     """The engine --engine auto picks: DuckDB for large files and globs when the options allow."""
-    return auto_engine(args, lazy_ok=not _honest_flags(args) and "," not in args.score, many=several_files(args),
+    return auto_engine(args, lazy_ok=not _honest_flags(args) and not _multiclass(args), many=several_files(args),
                        doing="auditing")
 
 
@@ -118,7 +136,7 @@ def _check_lazy(args: argparse.Namespace, engine: str) -> None:
         raise VeracityError(
             f"--engine {engine} computes the core audit only; drop {', '.join(extras)} or use --engine memory"
         )
-    if "," in args.score:
+    if _multiclass(args):
         raise VeracityError(f"--engine {engine} audits binary scores; pass one --score column or --engine memory")
 
 
@@ -138,7 +156,7 @@ def _run_sql(args: argparse.Namespace) -> int:
         args.sql_url, table=args.table, score=args.score, label=args.label, by=args.by, sample_weight=args.weight,
         bins=args.bins, strategy=args.strategy, pos_label=args.pos_label, score_type=args.score_type,
         interval=args.interval, level=args.level, min_count=args.min_count, threshold=args.threshold,
-        max_groups=args.max_groups,
+        max_groups=check_max_groups(args),
     )
     shown = redact(args.sql_url)
     payload = {"database": shown, "sql_table": args.table, "score": args.score, "label": args.label, **result.to_dict()}
@@ -175,6 +193,8 @@ def _log_mlflow(args: argparse.Namespace, result: object) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    _resampling(args)
+    check_max_groups(args)
     if getattr(args, "sql_url", None) is not None:
         return _run_sql(args)
     if getattr(args, "table", None) is not None:
@@ -186,13 +206,13 @@ def run(args: argparse.Namespace) -> int:
         _check_lazy(args, engine)
     rows = read_rows(args, engine, by=args.by)
     honest = {} if rows.lazy else dict(  # options only the rows in memory compute (refused above otherwise)
-        bootstrap=args.ci or ("bca" if args.honest else False), n_resamples=args.resamples,
-        noise_floor=args.noise_floor or args.honest, random_state=args.seed,
+        bootstrap=args.ci or ("bca" if args.honest else False), n_resamples=or_default(args.resamples, 1000),
+        noise_floor=args.noise_floor or args.honest, random_state=or_default(args.seed, 0),
         estimators=args.estimators or args.honest, tests=args.tests or args.honest,
         corp=args.corp or args.honest)
     result = rows.call(  # the public function, in the form the engine takes (arrays, or the frame where it lives)
         audit, bins=args.bins, strategy=args.strategy, score_type=args.score_type, interval=args.interval,
-        level=args.level, min_count=args.min_count, threshold=args.threshold, max_groups=args.max_groups,
+        level=args.level, min_count=args.min_count, threshold=args.threshold, max_groups=check_max_groups(args),
         **honest)
     payload = {"file": shown_path(args, rows.path), "score": args.score, "label": args.label,
                **({"engine": engine} if rows.lazy else {}), **result.to_dict()}

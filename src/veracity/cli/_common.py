@@ -71,6 +71,64 @@ def feature_names(spec: str | None, path: str | None = None, columns: Any = None
     return source.score_names(spec, columns if columns is not None else ())
 
 
+def score_columns(args: argparse.Namespace, path: str | None = None) -> list[str]:
+    """The score column(s) ``--score`` names in the input, read as :func:`feature_names` reads them:
+    a column literally named ``"p,1"`` is one binary score, never the two columns ``p`` and ``1``
+    (the file's header is read only when the text holds a comma)."""
+    spec = str(args.score)
+    if "," not in spec:
+        return [spec]
+    where = path if path is not None else (str(args.file) if args.file is not None else str(demo_path()))
+    return feature_names(spec, path=where)
+
+
+def or_default(value: Any, default: Any) -> Any:
+    """An option whose parser default is None (so that giving it can be told from not): its value or
+    ``default``."""
+    return default if value is None else value
+
+
+def refuse_unused(flags: dict[str, bool], why: str) -> None:
+    """Options that cannot change the result (``--n-resamples`` without a bootstrap) are refused rather
+    than silently ignored: ``flags`` maps each option to whether it was given; ``why`` ends the sentence
+    "OPTION has no effect ...", with the remedy (``{it}``: "it" or "them")."""
+    named = [flag for flag, on in flags.items() if on]
+    if named:
+        one = len(named) == 1
+        raise VeracityError(f"{' and '.join(named)} {'has' if one else 'have'} no effect "
+                            + why.replace("{it}", "it" if one else "them"))
+
+
+def role_flags(args: argparse.Namespace, has_roles: bool, path: str) -> None:
+    """``--fit-role`` / ``--eval-role`` (parser default None) set to their defaults (calib, test); given
+    where no column holds the roles (no ``--role-col``, no ``role`` column: every row is fit and measured
+    on) they changed nothing, silently, and are refused."""
+    named = [flag for flag, value in (("--fit-role", args.fit_role), ("--eval-role", args.eval_role))
+             if value is not None]
+    args.fit_role = "calib" if args.fit_role is None else args.fit_role
+    args.eval_role = "test" if args.eval_role is None else args.eval_role
+    if named and not has_roles:
+        raise VeracityError(f"{' and '.join(named)} pick{'s' if len(named) == 1 else ''} rows by their role, and "
+                            f"{_show(path)} has no 'role' column; pass --role-col COLUMN naming each row's role, "
+                            f"or drop {' and '.join(named)} (every row is then fit and measured on)")
+
+
+def check_max_groups(args: argparse.Namespace) -> int:
+    """``--max-groups`` in the command line's words (the library also takes None, which no flag gives);
+    given without ``--by`` it would change nothing, so it is refused."""
+    value = getattr(args, "max_groups", None)
+    if value is None:
+        from ..core._stats import MAX_GROUPS
+
+        return MAX_GROUPS
+    if not getattr(args, "by", None):
+        raise VeracityError("--max-groups caps the slices of --by; pass --by COLUMN too, or drop --max-groups")
+    if value < 2:
+        raise VeracityError(f"--max-groups must be a whole number >= 2 (the most --by slices shown; the "
+                            f"smaller ones are pooled as '(other ...)'), got {value}")
+    return int(value)
+
+
 def require_names(args: argparse.Namespace) -> None:
     """An empty column name (``--label ""``) is refused in the flag's words; it was skipped as if not given
     (``--sample-weight ""`` ran unweighted) or looked up among the other named columns only."""
@@ -110,8 +168,11 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
         require_columns([args.label], table.column_names, where=path)
         labels = table.column(args.label).drop_null().to_numpy(zero_copy_only=False)
     else:
+        # missing labels keep the one plain wording ("column 'y' has 1 missing/NaN ..., first at data row 2"),
+        # right for 0/1, text (--pos-label) and class-index labels alike
         labels = source.column(table, args.label, path=path)
-    weights = source.column(table, args.weight, path=path) if args.weight else None
+    # the weights named as the flag that chose them: "column 'w' (--sample-weight) has 1 missing ..."
+    weights = source.column(table, args.weight, path=path, role="sample_weight") if args.weight else None
     if weights is not None and weights.dtype.kind not in "biuf":
         shown = str(weights[0]).strip()
         hint = ("they look like numbers written with a decimal comma: write them with a decimal point (1.5)"
@@ -200,7 +261,8 @@ class Rows:
         if not self.lazy:
             names = source.score_names(spec, self.table.column_names)  # as written first ("a,b")
             return self._on(self.table, fn, names if len(names) > 1 else names[0], options)
-        score: Any = [c.strip() for c in spec.split(",")] if "," in spec else spec
+        names = score_columns(self.args, self.path)  # "p,1" may be one column's name
+        score: Any = names if len(names) > 1 else names[0]
         with lazy_errors(self.engine, self.path):
             frame = self.frame()
             if self.select is not None:
@@ -374,7 +436,40 @@ def check_output_path(path: str, option: str = "--out", *, inputs: dict[str, str
             raise VeracityError(
                 f"{option} {_show(p)} is also {name}; writing it would overwrite an input. "
                 "Pass another output path")
+        read = _read_by(p, other) if other and other != "-" else None
+        if read == "a file":
+            raise VeracityError(f"{option} {_show(p)} is one of the files of {name} {_show(other)}; writing it "
+                                "would overwrite an input. Pass a path outside the input")
+        if read:
+            raise VeracityError(f"{option} {_show(p)} would land among the files of {name} {_show(other)}, and "
+                                "the next read of it would count the written rows as input. Pass a path "
+                                "outside the input")
     return p
+
+
+def _read_by(out: Path, source: str) -> str:
+    """How the input ``source`` (a glob or a folder) would read ``out``: ``"a file"`` when ``out`` is one of
+    the files it reads now (writing would overwrite it), ``"a new file"`` when ``out`` is a data file the
+    next read would pick up (inside the folder, or matching the glob); ``""`` when it reads neither."""
+    import glob
+
+    if any(ch in source for ch in "*?["):
+        found = [Path(f) for f in glob.glob(os.path.expanduser(source), recursive=True) if os.path.isfile(f)]
+        if any(_same_file(out, f) for f in found):
+            return "a file"
+        pattern = os.path.abspath(os.path.expanduser(source))
+        new = not out.exists() and out.suffix.lower() in DATA_SUFFIXES
+        return "a new file" if new and Path(os.path.abspath(out)).match(pattern) else ""
+    folder = Path(source).expanduser()
+    if not folder.is_dir():
+        return ""
+    try:
+        inside = Path(os.path.realpath(out)).is_relative_to(os.path.realpath(folder))
+    except (OSError, ValueError):
+        return ""
+    if not inside or not out.name.lower().endswith(_PARQUET):  # a folder is read for its Parquet files
+        return ""
+    return "a file" if out.exists() else "a new file"
 
 
 def check_paths(args: argparse.Namespace) -> None:

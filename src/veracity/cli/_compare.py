@@ -36,9 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="compare the --score model (A) against this model's score column (B); "
                              "comma-separated for several")
     parser.add_argument("--by", default=None, help="with --against: also compare within each value of this column")
-    parser.add_argument("--level", type=float, default=0.95, help="interval level with --against (default: 0.95)")
+    parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
     parser.add_argument("--n-resamples", dest="resamples", type=int, default=200,
-                        help="paired bootstrap resamples for the ECE and CORP intervals (default: 200; 0: none)")
+                        help="paired bootstrap resamples for the ECE (and, with --against, CORP) intervals "
+                             "(default: 200; 0: none)")
     parser.add_argument("--resamples", dest="resamples", type=int, default=200, help=argparse.SUPPRESS)  # old name
     parser.add_argument("--random-state", dest="seed", type=int, default=0,
                         help="random_state of the paired bootstrap (default: 0)")
@@ -85,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
                 f"flatters it. Pass --eval-role test (rows it never saw)")
         scores, labels = scores[mask], labels[mask]
         weights = None if weights is None else weights[mask]
-    ledger = compare(scores, labels, cal, bins=args.bins, sample_weight=weights)
+    ledger = compare(scores, labels, cal, bins=args.bins, sample_weight=weights, level=args.level,
+                     n_resamples=args.resamples, random_state=args.seed)
     where = f" (role {args.eval_role!r})" if mask is not None else ""
     emit(args, str(ledger), {"file": shown_path(args, path), "calibrator": args.calibrator, **ledger.to_dict()},
          note_text=f"{shown_path(args, path)}{where}")
@@ -112,7 +114,7 @@ def _run_models(args: argparse.Namespace) -> int:
                                 "score columns only")
     model_scores = {}
     for name in names:
-        model_scores[name] = check_numeric_column(source.column(table, name, path=path), name)
+        model_scores[name] = check_numeric_column(source.column(table, name, path=path, role="scores"), name)
     labels = source.column(table, args.label, path=path)
     _, _, weights = inputs(table, _with_score(args, names[0]), path)
     labels = apply_pos_label(labels, args.pos_label, scores=model_scores[names[0]])
@@ -127,16 +129,33 @@ def _run_models(args: argparse.Namespace) -> int:
                             level=args.level, n_resamples=args.resamples, random_state=args.seed, bins=args.bins,
                             by=keys)
     payload = result.to_dict()
-    rows = [{**r, "segment": None} for r in payload["comparison"]]
+    rows = [{**r, "metric_label": _label(r["metric"]), "segment": None} for r in payload["comparison"]]
     for key, group in payload.get("groups", {}).items():
-        rows += [{**r, "segment": key} for r in group["comparison"]]
+        rows += [{**r, "metric_label": _label(r["metric"]), "segment": key} for r in group["comparison"]]
     payload = {"file": shown_path(args, path), **({"by": args.by} if args.by else {}), **payload,
                "comparison": rows}
     if args.by:
         payload.pop("group_column", None)
     where = f" (role {args.eval_role!r})" if mask is not None else ""
-    emit(args, str(result), payload, note_text=f"{shown_path(args, path)}{where}")
+    emit(args, str(_labelled(result)), payload, note_text=f"{shown_path(args, path)}{where}")
     return 0
+
+
+#: metric -> what the command line calls it: compare_models' "ece" is the debiased ECE (Kumar et al. 2019),
+#: not the plug-in ECE that veracity audit prints as "ECE", and the two differ on the same rows
+LABELS = {"ece": "ece_debiased"}
+
+
+def _label(metric: str) -> str:
+    return LABELS.get(metric, metric)
+
+
+def _labelled(result: Any) -> Any:
+    """``result`` with its rows' metrics named as :data:`LABELS` says, for the printed table (the JSON keeps
+    ``metric`` as the library names it and adds ``metric_label``)."""
+    from dataclasses import replace
+
+    return replace(result, rows=tuple(replace(r, metric=_label(r.metric)) for r in result.rows))
 
 
 def _with_score(args: argparse.Namespace, score: str) -> argparse.Namespace:

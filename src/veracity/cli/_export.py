@@ -39,11 +39,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _column(args: argparse.Namespace, cal) -> object:  # type: ignore[no-untyped-def]
+    """The column(s) the SQL reads: a calibrator fit on one score column named with a comma ("p,1") reads
+    that name whole; else --column (or the recorded name) is K comma-separated names (or a prefix)."""
+    one = (getattr(cal, "metadata", None) or {}).get("n_columns") == 1
+    recorded = (getattr(cal, "metadata", None) or {}).get("score_column")
     if args.column is not None:
+        if one and args.column == recorded:  # the column it was fit on, named with a comma
+            return args.column
         names = [c.strip() for c in args.column.split(",")]
         return names[0] if len(names) == 1 else names
-    recorded = (getattr(cal, "metadata", None) or {}).get("score_column")
-    if isinstance(recorded, str) and recorded and "," not in recorded:
+    if isinstance(recorded, str) and recorded and ("," not in recorded or one):
         return recorded
     if isinstance(recorded, str) and "," in recorded:
         return [c.strip() for c in recorded.split(",")]

@@ -21,7 +21,8 @@ import numpy as np
 from ..core._validation import VeracityError
 from ..calibrators import METHODS
 from ..sources._api import column
-from ._common import add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows, shown_path
+from ._common import (add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows, score_columns,
+                      shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
 
 
@@ -38,9 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model-revision", default=None, help="base model revision (recorded)")
     parser.add_argument("--fit-window", default=None, help="fit period, e.g. 2026-01..2026-03 (recorded)")
     parser.add_argument("--cohort", default=None, help="cohort the rows come from (recorded)")
-    parser.add_argument("--bins", type=int, default=10, help="histogram bins (default: 10)")
-    parser.add_argument("--ties", default="allow", choices=["allow", "strict"],
-                        help="isotonic tie policy (default: allow)")
+    # None: not given (each sets one method's fit; with another method it changed nothing and is refused)
+    parser.add_argument("--bins", type=int, default=None, help="with --method histogram: its bins (default: 10)")
+    parser.add_argument("--ties", default=None, choices=["allow", "strict"],
+                        help="with --method isotonic: its tie policy (default: allow)")
     add_pos_label_argument(parser)
     from ._common import AUTO_BYTES, add_engine_arguments
 
@@ -81,16 +83,21 @@ def _engine(args: argparse.Namespace) -> str:
         return "memory"
     path = str(args.file)
     many = args.file is not None and (any(ch in path for ch in "*?[") or os.path.isdir(path))
-    lazy_ok = args.method in LAZY_METHODS and ("," not in args.score or args.method == "temperature")
+    lazy_ok = args.method in LAZY_METHODS and ("," not in args.score or args.method == "temperature"
+                                               or len(score_columns(args)) == 1)  # a column named "p,1"
     return auto_engine(args, lazy_ok=lazy_ok, many=many, doing="fitting on")
 
 
 def _calibrator(args: argparse.Namespace) -> Any:
     kwargs: dict[str, Any] = {"score_type": args.score_type}
+    for flag, value, method in (("--bins", args.bins, "histogram"), ("--ties", args.ties, "isotonic")):
+        if value is not None and args.method != method:
+            raise VeracityError(f"{flag} sets the {method} calibrator and has no effect on --method {args.method}; "
+                                f"pass --method {method}, or drop {flag}")
     if args.method == "histogram":
-        kwargs["bins"] = args.bins
+        kwargs["bins"] = 10 if args.bins is None else args.bins
     if args.method == "isotonic":
-        kwargs["ties"] = args.ties
+        kwargs["ties"] = args.ties or "allow"
     return METHODS[args.method](**kwargs)
 
 
@@ -165,6 +172,9 @@ def _metadata(args: argparse.Namespace, path: str) -> dict[str, Any]:
         "score_column": args.score,
         "label_column": args.label,
         "role_column": args.role_col,
+        # the width of the fit scores, which a lazy fit does not record itself: a column named "p,1" is
+        # one score column for veracity export, not two
+        "n_columns": len(score_columns(args)),
     }
     if args.pos_label is not None:
         meta["pos_label"] = args.pos_label

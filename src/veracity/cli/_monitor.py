@@ -172,7 +172,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--period", default=None, help="column holding the period key (e.g. month)")
     g.add_argument("--time", default=None, help="column of prediction timestamps (use with --freq)")
-    p.add_argument("--freq", default="M", choices=["D", "W", "M", "Q", "Y"], help="period for --time (default: M)")
+    p.add_argument("--freq", default=None, choices=["D", "W", "M", "Q", "Y"], help="period for --time (default: M)")
     p.add_argument("--mature", default=None, help="boolean column: true when the row's label is final")
     p.add_argument("--as-of", default=None, help="with --time and --horizon: labels final when time + horizon <= as-of")
     p.add_argument("--horizon", default=None, help="label horizon (e.g. 30d, or a number of days)")
@@ -266,10 +266,13 @@ def _scan(args: argparse.Namespace) -> int:
     glob, a folder of Parquet or a file over 256 MB), through the rows seam like ``audit``."""
     from ..monitoring import monitor
     from ..monitoring._time import parse_duration, parse_instant
-    from ._common import auto_engine, read_rows, several_files
+    from ._common import auto_engine, read_rows, score_columns, several_files
 
     if args.period is None and args.time is None:
         raise VeracityError("say how rows map to periods: --period COL (a key) or --time COL (timestamps)")
+    if args.freq is not None and args.time is None:  # --period keys are the periods: --freq cut nothing, silently
+        raise VeracityError("--freq cuts --time COL's timestamps into periods; with --period the column's keys "
+                            "are the periods: drop --freq, or pass --time COL instead of --period")
     if (args.as_of is None) != (args.horizon is None):
         raise VeracityError("--as-of and --horizon go together (labels are final when time + horizon <= as-of)")
     if args.as_of is not None and args.time is None:
@@ -280,12 +283,12 @@ def _scan(args: argparse.Namespace) -> int:
     if args.bins < 1:
         raise VeracityError(f"--bins must be a positive integer, got {args.bins}")
     periods = args.period or args.time
-    engine = auto_engine(args, lazy_ok="," not in args.score, many=several_files(args), doing="scanning")
+    engine = auto_engine(args, lazy_ok=len(score_columns(args)) == 1, many=several_files(args), doing="scanning")
     rows = read_rows(args, engine, columns=(periods, args.mature),
                      pending_labels=args.mature is not None or args.as_of is not None)
     if engine == "dask" and args.time and not rows.path.lower().endswith((".parquet", ".pq")):
         rows.select = lambda frame: _dask_times(frame, args.time)
-    result = rows.call(monitor, periods=periods, freq=args.freq if args.time else None, mature=args.mature,
+    result = rows.call(monitor, periods=periods, freq=(args.freq or "M") if args.time else None, mature=args.mature,
                        as_of=args.as_of, horizon=args.horizon, bins=args.bins, score_type=args.score_type,
                        level=args.level, min_count=args.min_count, reference=args.reference)
     emit(args, str(result), {"file": rows.path, "rows_read": result.rows_read, **result.to_dict()},

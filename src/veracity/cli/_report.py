@@ -26,7 +26,8 @@ import numpy as np
 
 from ..sources._api import column
 from ..core._validation import VeracityError, check_numeric_column
-from ._common import add_input_arguments, add_json_argument, emit, feature_names, inputs, load, shown_path
+from ._common import (add_input_arguments, add_json_argument, check_max_groups, emit, feature_names, inputs, or_default,
+                      load, refuse_unused, role_flags, shown_path)
 from ._audit import _bins
 from ._labels import add_pos_label_argument, apply_pos_label
 
@@ -38,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_argument(parser)
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
     add_pos_label_argument(parser)
-    parser.add_argument("--max-groups", type=int, default=100, metavar="N",
+    parser.add_argument("--max-groups", type=int, default=None, metavar="N",
                         help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
     parser.add_argument("--calibrator", default=None, metavar="JSON",
                         help="a saved calibrator (veracity fit --method ... --out cal.json): adds the before/after "
@@ -73,9 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-bootstrap", dest="no_ci", action="store_true",
                         help="skip the bootstrap intervals and the ECE noise floor (faster on big files)")
     parser.add_argument("--no-ci", dest="no_ci", action="store_true", help=argparse.SUPPRESS)  # old name, hidden
-    parser.add_argument("--n-resamples", dest="resamples", type=int, default=1000,
-                        help="bootstrap resamples (default: 1000)")
-    parser.add_argument("--resamples", dest="resamples", type=int, default=1000, help=argparse.SUPPRESS)  # old name
+    parser.add_argument("--n-resamples", dest="resamples", type=int, default=None,  # None: not given
+                        help="bootstrap resamples (default: 1000; refused with --no-bootstrap)")
+    parser.add_argument("--resamples", dest="resamples", type=int, default=None, help=argparse.SUPPRESS)  # old name
     parser.add_argument("--title", default="Calibration report", help="page title")
     parser.add_argument("--detail", action="append", default=[], metavar="KEY=VALUE",
                         help="a line for the page header, e.g. --detail model=v3.2 (repeatable)")
@@ -83,9 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print the generation time on the page (off: the same input gives the same file)")
     parser.add_argument("--role-col", default=None,
                         help="column naming each row's role (default: 'role' if the file has one)")
-    parser.add_argument("--fit-role", default="calib",
+    parser.add_argument("--fit-role", default=None,
                         help="role the target-recall threshold is chosen on (default: calib)")
-    parser.add_argument("--eval-role", default="test", help="role the report shows (default: test)")
+    parser.add_argument("--eval-role", default=None, help="role the report shows (default: test)")
     parser.add_argument("--store", default=None, metavar="STORE",
                         help="a monitoring store: adds the 'Over time' section (without FILE the report "
                              "audits the store's labelled rows)")
@@ -98,6 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _roles(table, args: argparse.Namespace, path: str) -> tuple[np.ndarray | None, np.ndarray | None, str]:
     """(fit mask, eval mask, description) — (None, None, '') when there is no role column."""
     col = args.role_col
+    role_flags(args, col is not None or "role" in table.column_names, path)
     if col is None:
         if "role" not in table.column_names:
             return None, None, ""
@@ -158,6 +160,10 @@ def run(args: argparse.Namespace) -> int:
     status = None
     if not 0 < args.target_recall < 1:  # before the fit rows are asked for it (their failure is only a note)
         raise VeracityError(f"--target-recall must lie in (0, 1), got {args.target_recall}")
+    if args.no_ci:  # the resamples of a bootstrap that is skipped changed nothing, silently
+        refuse_unused({"--n-resamples": args.resamples is not None},
+                      "with --no-bootstrap, which skips the bootstrap it sizes; drop one of them")
+    max_groups = check_max_groups(args)
     if args.score_type == "score":  # refused deep inside as "this function ... calibrate first", --calibrator or not
         raise VeracityError(
             "veracity report reads the scores as probabilities, and --score-type score declares a ranking score; "
@@ -224,11 +230,11 @@ def run(args: argparse.Namespace) -> int:
                   against_name=args.against or "against")
     result = _report(
         lambda _s, _l: rows, scores=scores, labels=labels, store=status, out=args.out, calibrator=calibrator,
-        score_type=args.score_type, max_groups=args.max_groups, depth=args.depth, bins=args.bins,
+        score_type=args.score_type, max_groups=max_groups, depth=args.depth, bins=args.bins,
         strategy=args.strategy, interval=args.interval, level=args.level, min_count=args.min_count, threshold=0.5,
         cost_fp=args.cost_fp, cost_fn=args.cost_fn, target_recall=target, recall_threshold=recall_t,
         notes_in=recall_notes,
-        bootstrap=not args.no_ci, n_resamples=args.resamples, title=args.title, source=source, details=details,
+        bootstrap=not args.no_ci, n_resamples=or_default(args.resamples, 1000), title=args.title, source=source, details=details,
         timestamp=args.timestamp, max_cuts=4000, figures=True,
     )
     from pathlib import Path

@@ -34,15 +34,15 @@ from ..decisions import (
 )
 from ..decisions._inputs import check_target
 from ..decisions._thresholds import weighted_recall_rank
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
+from ._common import add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path
 from ._labels import add_pos_label_argument, apply_pos_label
 
 
 def add_role_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--role-col", default=None,
                         help="column naming each row's role (default: 'role' if the file has one)")
-    parser.add_argument("--fit-role", default="calib", help="role the decision is fit on (default: calib)")
-    parser.add_argument("--eval-role", default="test", help="role it is measured on (default: test)")
+    parser.add_argument("--fit-role", default=None, help="role the decision is fit on (default: calib)")
+    parser.add_argument("--eval-role", default=None, help="role it is measured on (default: test)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def role_masks(table: Any, args: argparse.Namespace, path: str) -> tuple[str | None, dict[str, np.ndarray]]:
     """(role column or None, {role: row mask}) for the fit and eval roles."""
     col = args.role_col
+    role_flags(args, col is not None or "role" in table.column_names, path)
     if col is None:
         if "role" not in table.column_names:
             n = table.num_rows
