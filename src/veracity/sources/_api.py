@@ -693,6 +693,7 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
             "re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8"
         ) from None
     except (pa.ArrowInvalid, OSError) as exc:
+        _refuse_ragged(exc, [str(p)], _name(p))
         raise VeracityError(f"could not read {_name(p)} as CSV or Parquet: {_arrow_reason(exc)}") from None
     if p.suffix.lower() not in (".parquet", ".pq"):
         for name, field in zip(names, table.schema):
@@ -772,13 +773,67 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
 
         parquet_names(files, pattern)
     try:
-        dataset = ds.dataset(files, format=kind)
+        schema = None
+        if kind == "parquet":  # every file's columns in a type that holds them all (int64 and double: double),
+            import pyarrow.parquet as pq  # as DuckDB reads them; else the first file's types (0.637 refused)
+
+            try:
+                schema = pa.unify_schemas([pq.read_schema(f) for f in files], promote_options="permissive")
+            except (pa.ArrowTypeError, pa.ArrowInvalid):  # text in one, numbers in another: the first's types
+                schema = None
+        dataset = ds.dataset(files, format=kind if kind == "parquet" else _csv_format(files[0]), schema=schema)
         table = dataset.to_table(columns=_present(columns, dataset.schema.names))
     except (pa.ArrowInvalid, OSError) as exc:
+        if kind == "csv":
+            _refuse_ragged(exc, files, pattern)
+            if "conversion error" in str(exc):  # ints in one file, decimals in another: typed per file
+                return _concat_csv(files, columns, pattern)
         raise VeracityError(f"could not read {pattern} as {kind.upper()}: {_arrow_reason(exc)}") from None
     if table.num_rows == 0:
         raise VeracityError(f"{pattern} has no rows; nothing to audit")
     return table
+
+
+def _csv_format(first: str) -> Any:
+    """The CSV format of a glob's files, read as one file is (:func:`read_table`): the delimiter of the
+    first (``;`` too), an empty cell missing in every column."""
+    import pyarrow.csv as pacsv
+    import pyarrow.dataset as ds
+
+    return ds.CsvFileFormat(parse_options=pacsv.ParseOptions(delimiter=_delimiter(Path(first))),
+                            convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
+
+
+def _concat_csv(files: list[str], columns: list[str] | None, pattern: str) -> Any:
+    """A glob's CSV files typed one by one and joined in types that hold them all (int64 and double:
+    double), as DuckDB's engine reads them; pyarrow's dataset types every file as the first."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    tables = []
+    for f in files:
+        parse = pacsv.ParseOptions(delimiter=_delimiter(Path(f)))
+        table = pacsv.read_csv(f, parse_options=parse, convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
+        wanted = _present(columns, table.column_names)
+        tables.append(table.select(wanted) if wanted else table)
+    try:
+        return pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise VeracityError(f"could not read {pattern} as CSV: {_arrow_reason(exc)}") from None
+
+
+def _refuse_ragged(exc: BaseException, files: list[str], source: str) -> None:
+    """pyarrow's "Expected 2 columns, got 3" as the line of the first such row (as DuckDB's engine says it)."""
+    import re
+
+    from ._csv_text import first_ragged_line, ragged_message
+
+    if not re.search(r"Expected \d+ columns?, got \d+", str(exc)):
+        return
+    for f in files:
+        ragged = first_ragged_line(f, _delimiter(Path(f)))
+        if ragged is not None:
+            raise VeracityError(ragged_message(source, *ragged, file=f if len(files) > 1 else None)) from None
 
 
 def _present(columns: list[str] | None, names: list[str]) -> list[str] | None:

@@ -26,6 +26,8 @@ from typing import Any
 
 from .._files import _CSV, _PARQUET, expand, is_remote  # noqa: F401 (expanded in _files: io reads them too)
 from ..core._validation import VeracityError
+from ._csv_text import (NULL_TEXTS, dates_as_memory_reads_them, first_ragged_line, numbers_as_memory_reads_them,
+                        ragged_message)
 
 #: Defaults of the connections veracity opens for files (see :func:`configure`).
 DEFAULTS: dict[str, Any] = {"memory_limit": "1GB", "temp_directory": None, "threads": None}
@@ -107,9 +109,14 @@ def read(source: str | os.PathLike) -> Any:
                 raise VeracityError(f"{shown} is empty; it has no header and no rows")
         check_same_headers(files, os.fspath(source))  # DuckDB would read the others by position
         # the first line is the header (DuckDB's sniffer takes a header of numbers for a row)
-        relation = con.read_csv(files, header=True)
+        relation = read_csv(con, files)
+        refuse_ragged(files, os.fspath(source), len(relation.columns))
+        numbers = numbers_as_memory_reads_them(relation, _SNIFF_ROWS)  # " 0.3 ", "+0.3": numbers in memory too
+        numbers.update(dates_as_memory_reads_them(relation, lambda d: read_csv(con, files, d), _SNIFF_ROWS))
+        if numbers:
+            relation = read_csv(con, files, numbers)
         names = csv_names(files, os.fspath(source), len(relation.columns))
-        relation, selected = booleans_as_memory_reads_them(con, files, relation)
+        relation, selected = booleans_as_memory_reads_them(con, files, relation, numbers)
         if selected is None and (names is None or names == relation.columns):
             return relation
         # renamed by position (read_csv(names=...) makes DuckDB's sniffer type the columns wrongly)
@@ -125,8 +132,10 @@ def read(source: str | os.PathLike) -> Any:
 
 
 def parquet_names(files: list[str], source: str | None = None) -> tuple[list[str] | None, bool]:
-    """``(the first file's column names as written, whether every file has the same names)``; the names
-    are None when pyarrow cannot read them.
+    """``(the first file's column names as written, whether every file has the same names and types)``;
+    the names are None when pyarrow cannot read them. Files that differ are read by name, each column
+    in the type that holds every file's (``union_by_name``: int64 and double read as double; without
+    it DuckDB casts every file to the first one's types, rounding 0.637 in an int64 column to 1).
 
     A Parquet file with a repeated column name is refused in one line (DuckDB renames the
     second ``p`` to ``p_1``, so ``score="p"`` would read the first silently), and so are two files
@@ -140,17 +149,22 @@ def parquet_names(files: list[str], source: str | None = None) -> tuple[list[str
         return None, True
     first: list[str] | None = None
     seen: dict[str, tuple[str, str]] = {}  # lower-case name -> (name as written, file)
+    types: dict[str, str] = {}  # name -> its type (a number's) in the first file that has it
     same = True
     for path in files:
         try:
-            names = [str(n) for n in pq.read_schema(path).names]
+            schema = pq.read_schema(path)
         except Exception:  # noqa: BLE001 - not readable by pyarrow: DuckDB says why in one line
             continue
+        names = [str(n) for n in schema.names]
         _refuse_duplicates(names, path)
         if first is None and path == files[0]:
             first = names
         if first is not None and set(names) != set(first):
             same = False
+        for name, kind in zip(names, schema.types):  # p int64 in one file, double in another: DuckDB
+            if _number(kind) and types.setdefault(name, str(kind)) != str(kind):  # casts every file to the
+                same = False  # first's types (0.637 to 1)
         for name in names:
             written, where = seen.setdefault(name.lower(), (name, path))
             if written != name and where != path and written not in names:
@@ -158,6 +172,12 @@ def parquet_names(files: list[str], source: str | None = None) -> tuple[list[str
                     f"{where} has a column {written!r} where {path} has {name!r} (both in {source or where}); "
                     "give the column one spelling in every file, or read the files separately")
     return first, same
+
+
+def _number(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind))
 
 
 #: the texts the memory engine (pyarrow's CSV reader) reads as booleans; DuckDB's sniffer also
@@ -169,7 +189,39 @@ _SNIFF_ROWS = 20480
 ERROR_MARK = "veracity: "
 
 
-def booleans_as_memory_reads_them(con: Any, files: list[str], relation: Any) -> tuple[Any, list[str] | None]:
+def read_csv(con: Any, files: list[str], dtype: dict[str, str] | None = None) -> Any:
+    """DuckDB's relation over CSV ``files`` (header first), the texts pyarrow reads as missing
+    (:data:`._csv_text.NULL_TEXTS`: ``NA``, ``null``, ``nan`` …) read as missing, as ``--engine memory``
+    reads them; quoted as pyarrow quotes (``"``, doubled inside: the sniffer would take ``'a b'`` as
+    quoted or a backslash as an escape, and name a slice ``a b`` that memory names ``'a b'``); ``dtype``
+    overrides the sniffed type of some columns."""
+    return con.read_csv(files, header=True, na_values=list(NULL_TEXTS), quotechar='"', escapechar='"',
+                        **({"dtype": dtype} if dtype else {}))
+
+
+def refuse_ragged(files: list[str], source: str, count: int) -> None:
+    """A CSV row with more or fewer fields than the header, refused with its line, as in memory.
+
+    DuckDB's sniffer, meeting such a row in its sample, reads the file as one column (``p,y``; then
+    "column 'p' not found"): when its ``count`` of columns is not the header's (split by the
+    delimiter ``--engine memory`` uses), the first such row is looked for (a ragged row further
+    down stops the scan: :func:`describe_error`)."""
+    from pathlib import Path
+
+    from ._api import _delimiter
+
+    delimiter = _delimiter(Path(files[0]))
+    header = csv_header(files[0], delimiter)
+    if header is None or len(header) == count:
+        return
+    for f in files:
+        ragged = first_ragged_line(f, delimiter)
+        if ragged is not None:
+            raise VeracityError(ragged_message(source, *ragged, file=f))
+
+
+def booleans_as_memory_reads_them(con: Any, files: list[str], relation: Any,
+                                  dtype: dict[str, str] | None = None) -> tuple[Any, list[str] | None]:
     """CSV columns DuckDB sniffed as BOOLEAN, read as the memory engine reads them.
 
     Returns the relation (those columns re-read as text) and one SQL expression per column,
@@ -179,7 +231,10 @@ def booleans_as_memory_reads_them(con: Any, files: list[str], relation: Any) -> 
     true there, silently); any other column (``yes``/``no``, ``t``/``f``) stays text, as in
     memory, so a label column of them asks for ``pos_label`` on both engines. A column DuckDB
     sniffed as VARCHAR because it mixes the spellings (``1``/``0`` with ``true``/``false``), which
-    the memory engine reads as booleans, is read as booleans through the same ``CASE``.
+    the memory engine reads as booleans, is read as booleans through the same ``CASE``. A BIGINT
+    column is read as text and cast back (:func:`_whole_numbers`: a fraction further down stops the
+    query instead of being rounded), so the returned expressions may be there without booleans. ``dtype``:
+    the types the relation was read with (kept when the file is read again).
     """
     from ..core._sql_names import quote_identifier
 
@@ -190,16 +245,19 @@ def booleans_as_memory_reads_them(con: Any, files: list[str], relation: Any) -> 
         spelled_only = relation.limit(_SNIFF_ROWS).aggregate(
             ", ".join(f"bool_and({quote_identifier(c)} IN {every})" for c in text)).fetchall()[0]
         flagged += [c for c, only in zip(text, spelled_only) if only]
-    if not flagged:
+    whole = [c for c, t in zip(relation.columns, relation.types) if str(t) == "BIGINT"]
+    if not flagged and not whole:
         return relation, None
-    texts = con.read_csv(files, header=True, dtype={c: "VARCHAR" for c in flagged})
+    texts = read_csv(con, files, {**(dtype or {}), **{c: "VARCHAR" for c in flagged + whole}})
     seen = texts.limit(_SNIFF_ROWS).aggregate(
-        ", ".join(f"list(DISTINCT {quote_identifier(c)})" for c in flagged)).fetchall()[0]
+        ", ".join(f"list(DISTINCT {quote_identifier(c)})" for c in flagged)).fetchall()[0] if flagged else ()
     spelled = set(BOOLEAN_TEXTS[True] + BOOLEAN_TEXTS[False])
     selected = []
     for column in texts.columns:
         name = quote_identifier(column)
-        if column in flagged and set(seen[flagged.index(column)]) - {None} <= spelled:  # (empty cells: NULL)
+        if column in whole:
+            selected.append(_whole_numbers(column))
+        elif column in flagged and set(seen[flagged.index(column)]) - {None} <= spelled:  # (empty cells: NULL)
             shown = column.replace("'", "''")
             stop = (f"error('{ERROR_MARK}column ''{shown}'' holds true/false values and also ''' || "
                     f"left({name}, 40) || '''; write all its values as true/false (or 1/0), or all as text "
@@ -210,6 +268,22 @@ def booleans_as_memory_reads_them(con: Any, files: list[str], relation: Any) -> 
         else:
             selected.append(name)
     return texts, selected
+
+
+def _whole_numbers(column: str) -> str:
+    """A CSV column DuckDB's sniffer typed BIGINT (read as text) as BIGINT, stopping the query in one
+    line at a value that is not a whole number further down: DuckDB's reader rounds it (``0.5`` to 1,
+    ``0.3`` to 0: hard 0/1 scores followed by probabilities gave a silently wrong audit), where
+    ``--engine memory`` reads the whole column as numbers."""
+    from ..core._sql_names import quote_identifier
+
+    name = quote_identifier(column)
+    shown = column.replace("'", "''")
+    stop = (f"error('{ERROR_MARK}column ''{shown}'' holds whole numbers in its first {_SNIFF_ROWS} rows and "
+            f"then ''' || left({name}, 40) || ''', which DuckDB would round; write the column''s values with a "
+            "decimal point (1.0), or read the file into memory (--engine memory)')")
+    return (f"CASE WHEN strpos({name}, '.') + strpos({name}, 'e') + strpos({name}, 'E') = 0 THEN CAST({name} AS BIGINT) "
+            f"WHEN {name} IS NULL THEN NULL ELSE {stop} END")
 
 
 def _in_list(texts: tuple[str, ...]) -> str:
@@ -297,6 +371,24 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
     text = str(exc)
     if ERROR_MARK in text:  # a check veracity wrote into the query: its own line
         return f"{text.split(ERROR_MARK, 1)[1].splitlines()[0]} (in {source})"
+    ragged = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
+    line_at = re.search(r"CSV Error on Line: (\d+)", text)
+    if ragged and line_at:  # a row with more or fewer fields than the header: its line, as in memory
+        file = re.search(r"^\s*file = (.+)$", text, re.MULTILINE)
+        return ragged_message(source, int(line_at.group(1)), int(ragged.group(2)), int(ragged.group(1)),
+                              file=file.group(1).strip() if file else None)
+    converting = re.search(r'Error when converting column "(.+?)"\. Could not convert string "(.*?)" to \'(\w+)\'',
+                           text)
+    if converting and line_at:  # text below the rows DuckDB's sniffer typed a column by
+        column, value, kind_of = converting.groups()
+        return (f"could not read {source} as CSV: column {column!r} holds {value[:40]!r} at line {line_at.group(1)}, "
+                f"where the rows above read as {kind_of}; fix or remove that row")
+    sniffed = re.search(r'Error when sniffing file "(.+?)"', text)
+    fields = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)  # pandas (Dask's reader)
+    if kind == "csv" and (sniffed or fields):  # the first ragged row of the files (a Dask line counts in its block)
+        found = _first_ragged(source, sniffed.group(1) if sniffed else None)
+        if found is not None:
+            return ragged_message(source, *found[1:], file=found[0])
     line = re.search(r"[Ll]ine:?\s*(\d+)", text)
     where = f" (near line {line.group(1)})" if line else ""
     what = type(exc).__name__.replace("Exception", " error").strip()
@@ -304,6 +396,24 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
               "pandas": "pandas"}.get(type(exc).__module__.split(".")[0].lstrip("_"), "the engine")
     return (f"could not read {source} as {kind.upper()}{where}: {engine} {what}; "
             f"check that it is a valid {kind} file")
+
+
+def _first_ragged(source: str, file: str | None) -> tuple[str, int, int, int] | None:
+    """``(file, line, fields, expected)`` of the first ragged row of ``file`` (else of the files ``source``
+    names), or None."""
+    from pathlib import Path
+
+    from ._api import _delimiter
+
+    try:
+        files = [file] if file is not None and os.path.isfile(file) else expand(source)[0]
+    except VeracityError:
+        return None
+    for f in files:
+        found = first_ragged_line(f, _delimiter(Path(f)))
+        if found is not None:
+            return (f, *found)
+    return None
 
 
 def is_duckdb_error(exc: BaseException) -> bool:

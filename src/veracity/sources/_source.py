@@ -301,10 +301,16 @@ def check_dtypes(frame: Frame, score: list[str], label: str | None, weight: str 
         )
 
 
+#: values of a text column read to tell how to fix it (as many as the array contract's check reads)
+_HINT_VALUES = 1000
+
+
 def _text_numbers_hint(frame: Frame, col: str) -> str:
     """How to fix a text column that holds numbers (its first values, one small read), the same on
     every backend; the case it is most often: ``dd.from_pandas`` turns a pandas object column of
-    Python ``Decimal`` values into text, which no backend reads as numbers."""
+    Python ``Decimal`` values into text, which no backend reads as numbers. Text that is not numbers
+    but looks like them written with a decimal comma (``0,75``) or a percent sign (``75%``) gets the
+    fix :func:`~veracity.core._validation.check_numeric_column` gives in memory, in its words."""
     import narwhals as nw
 
     from ._aggregates import collect
@@ -315,16 +321,52 @@ def _text_numbers_hint(frame: Frame, col: str) -> str:
         with warnings.catch_warnings():  # Dask's "Insufficient elements for head": a short partition is fine
             warnings.simplefilter("ignore")
             v = nw.col(frame.ref(col))
-            first = collect(frame.nw.select(v.alias("_v")).filter(~nw.col("_v").is_null()).head(3))
+            first = collect(frame.nw.select(v.alias("_v")).filter(~nw.col("_v").is_null()).head(_HINT_VALUES))
             values = [str(x) for x in first.get_column("_v").to_list()]
-        if not values:
-            return ""
+    except Exception:  # noqa: BLE001 - text that cannot be read: no hint
+        return ""
+    if not values:
+        return ""
+    if not frame.lazy:  # rows in memory: the first values anywhere in the column that are not numbers
+        values = _not_numbers(frame, col) or values
+    try:
         for x in values:
             float(x)
-    except Exception:  # noqa: BLE001 - text that is not numbers (or cannot be read): no hint
-        return ""
+    except ValueError:
+        return _written_number_hint(values, col)
     return (f" (it holds numbers written as text: cast it, e.g. df[{col!r}].astype(float); Dask's "
             "dd.from_pandas turns pandas Decimal values into text)")
+
+
+def _not_numbers(frame: Frame, col: str) -> list[str]:
+    """The first :data:`_HINT_VALUES` values of an in-memory text column that are not numbers (one
+    vectorised parse, ``pandas.to_numeric``), or ``[]``: a column whose first rows are numbers and a
+    later one is not must not be told to cast."""
+    try:
+        import pandas as pd
+
+        text = frame.nw.get_column(frame.ref(col)).drop_nulls().to_pandas().astype(str)
+        parsed = pd.to_numeric(text, errors="coerce")
+        bad = text[parsed.isna() & ~text.str.strip().str.lower().isin(["nan", "+nan", "-nan"])]
+        return [str(x) for x in bad.iloc[:_HINT_VALUES]]
+    except Exception:  # noqa: BLE001 - a column pandas cannot take: the first values tell
+        return []
+
+
+def _written_number_hint(values: list[str], col: str) -> str:
+    """``"; values such as '0,75' look like numbers written with a decimal comma: ..."`` (the core's
+    check's fix for its first value that is not a number), or ``""`` when it names none."""
+    import numpy as np
+
+    from ..core._validation import check_numeric_column
+
+    try:
+        check_numeric_column(np.array(values, dtype=object), col)
+    except VeracityError as exc:
+        text = str(exc)
+        if "; they look like " in text and "values such as " in text:
+            return "; " + text[text.index("values such as "):].replace("; they look like ", " look like ", 1)
+    return ""
 
 
 def _refuse_empty_column(frame: Frame, col: str, role: str) -> None:

@@ -1,0 +1,117 @@
+"""CSV text read alike by every engine: missing-value spellings, padded numbers, ragged rows.
+
+The memory engine reads CSV files with pyarrow; the DuckDB engine with DuckDB's sniffer. Left
+alone they read the same file differently:
+
+* pyarrow reads ``NA``, ``null``, ``N/A``, ``nan`` … (:data:`NULL_TEXTS`, pyarrow's own list)
+  as missing; DuckDB reads them as text, so a score column with one ``NA`` was refused as
+  "must be numeric" on DuckDB and as "1 missing value" in memory;
+* pyarrow reads ``"0.3 "``, ``" 0.3 "`` and ``"+0.3"`` as numbers; DuckDB's sniffer types a
+  column holding one of them as text (``VARCHAR``): :func:`numbers_as_memory_reads_them`
+  names those columns and the type pyarrow gives them (``BIGINT`` when every value is an
+  integer, else ``DOUBLE``), and the caller re-reads them so;
+* DuckDB's sniffer reads ``01/02/2024`` as a date, day first (1 February), and ``02.01.2024`` too;
+  pyarrow reads only ISO 8601 (``2024-01-02``, ``2024-01-02T10:00:00+02:00``) and keeps the rest as
+  the text written: :func:`dates_as_memory_reads_them` names the date/time columns whose sniffed
+  rows are not all ISO, which the caller reads as text (a slice by them is named as written);
+* a row with more or fewer fields than the header: :func:`ragged_message` says which line
+  (1-based, as an editor numbers it, the header being line 1) and how many fields it has,
+  the same on both engines (:func:`first_ragged_line` finds it with pyarrow's parser).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+#: the cell texts pyarrow's CSV reader takes as missing (its default ``null_values``)
+NULL_TEXTS: tuple[str, ...] = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan",
+                               "1.#IND", "1.#QNAN", "N/A", "NA", "NULL", "NaN", "n/a", "nan", "null")
+
+
+def numbers_as_memory_reads_them(relation: Any, sniff_rows: int) -> dict[str, str]:
+    """``{column: "BIGINT" | "DOUBLE"}`` for the text (``VARCHAR``) columns of a CSV relation whose
+    first ``sniff_rows`` rows hold only numbers as pyarrow parses them (spaces around the digits, a
+    leading ``+``, leading zeros) and at least one value.
+
+    A value is a number when DuckDB's ``TRY_CAST(v AS DOUBLE)`` reads it and it has no ``_``
+    (DuckDB reads ``1_000`` as 1000, pyarrow as text); the column is ``BIGINT`` when every value
+    is ``[spaces][-]digits[spaces]`` within BIGINT's range (pyarrow's int64), else ``DOUBLE``."""
+    from ..core._sql_names import quote_identifier
+
+    text = [c for c, t in zip(relation.columns, relation.types) if str(t) == "VARCHAR"]
+    if not text:
+        return {}
+    parts = []
+    for c in text:
+        v = quote_identifier(c)
+        parts.append(f"count({v})")
+        parts.append(f"coalesce(bool_and({v} IS NULL OR (TRY_CAST({v} AS DOUBLE) IS NOT NULL "
+                     f"AND NOT contains({v}, '_'))), FALSE)")
+        parts.append(f"coalesce(bool_and({v} IS NULL OR (regexp_full_match({v}, '[ \\t]*-?[0-9]+[ \\t]*') "
+                     f"AND TRY_CAST({v} AS BIGINT) IS NOT NULL)), FALSE)")
+    row = relation.limit(sniff_rows).aggregate(", ".join(parts)).fetchall()[0]
+    found = {}
+    for i, c in enumerate(text):
+        present, numbers, integers = row[3 * i: 3 * i + 3]
+        if present and numbers:
+            found[c] = "BIGINT" if integers else "DOUBLE"
+    return found
+
+
+#: the date/time texts pyarrow's CSV reader infers (ISO 8601; a time of day alone: ``hh:mm[:ss]``)
+_ISO = (r"[ \t]*([0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?)?"
+        r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)?)?|[0-9]{2}:[0-9]{2}(:[0-9]{2})?)[ \t]*")
+_TEMPORAL = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE")
+
+
+def dates_as_memory_reads_them(relation: Any, texts: Any, sniff_rows: int) -> dict[str, str]:
+    """``{column: "VARCHAR"}`` for the date/time columns DuckDB sniffed in ``relation`` whose first
+    ``sniff_rows`` rows (as text, from ``texts``: a callable giving the relation with those columns
+    read as VARCHAR) are not all ISO 8601 (:data:`_ISO`), the only dates pyarrow infers."""
+    from ..core._sql_names import quote_identifier
+
+    temporal = [c for c, t in zip(relation.columns, relation.types) if str(t) in _TEMPORAL]
+    if not temporal:
+        return {}
+    raw = texts({c: "VARCHAR" for c in temporal})
+    iso = raw.limit(sniff_rows).aggregate(", ".join(
+        f"coalesce(bool_and({quote_identifier(c)} IS NULL OR regexp_full_match({quote_identifier(c)}, '{_ISO}')), TRUE)"
+        for c in temporal)).fetchall()[0]
+    return {c: "VARCHAR" for c, ok in zip(temporal, iso) if not ok}
+
+
+def ragged_message(source: str, line: int, found: int, expected: int, file: str | None = None) -> str:
+    """The one line for a CSV row whose field count is not the header's (``line``: 1-based, header = 1)."""
+    where = source if file is None or os.path.abspath(file) == os.path.abspath(source) else f"{file} (in {source})"
+    return (f"could not read {where} as CSV: line {line} has {found} field{'s' if found != 1 else ''} where the "
+            f"header has {expected}; fix or remove that line (a value holding the delimiter must be in double quotes)")
+
+
+def first_ragged_line(path: str, delimiter: str) -> tuple[int, int, int] | None:
+    """``(line, fields found, fields expected)`` of the first row of ``path`` whose field count is not
+    the header's, or None (pyarrow's parser; one pass, only the first column converted)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    found: list[tuple[int, int, int]] = []
+
+    def handler(row: Any) -> str:
+        if not found and row.number is not None:
+            found.append((int(row.number), int(row.actual_columns), int(row.expected_columns)))
+        return "skip"
+
+    try:
+        with pacsv.open_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler),
+                            read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 20)) as reader:
+            first = reader.schema.names[:1]
+        with pacsv.open_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler),
+                            read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 20),
+                            convert_options=pacsv.ConvertOptions(include_columns=first,
+                                                                 column_types={c: pa.string() for c in first})) as reader:
+            for _ in reader:
+                if found:
+                    break
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError):
+        pass  # not readable as CSV at all: the caller's own message
+    return found[0] if found else None
