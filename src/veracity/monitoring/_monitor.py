@@ -361,16 +361,18 @@ def _iso_weeks(t: np.ndarray) -> np.ndarray:
 
 
 def _cutoff(as_of: Any, horizon: Any) -> np.datetime64:
-    """The latest prediction time (whole seconds, UTC) whose label is final at ``as_of``:
-    ``as_of − horizon``, both read as the store and the CLI read them."""
+    """The latest prediction time (to the microsecond, UTC) whose label is final at ``as_of``:
+    ``as_of − horizon``, both read as the store and the CLI read them (``datetime64[us]``; the
+    horizon ``round(seconds·10⁶)`` microseconds), so that every route counts the same labels final."""
     from ._time import parse_duration, parse_instant
 
-    h = np.timedelta64(int(round(parse_duration(horizon, "horizon"))), "s")
-    return parse_instant(as_of, "as_of").astype("datetime64[s]") - h
+    h = np.timedelta64(int(round(parse_duration(horizon, "horizon") * 1e6)), "us")
+    return parse_instant(as_of, "as_of").astype("datetime64[us]") - h
 
 
 def label_maturity(prediction_time: Any, as_of: Any, horizon: Any) -> np.ndarray:
-    """True where a label is final: ``prediction_time + horizon <= as_of`` (times to whole seconds).
+    """True where a label is final: ``prediction_time + horizon <= as_of``, to the microsecond (finer
+    times are cut to the microsecond, as the monitoring store stores them).
 
     ``horizon`` is a ``numpy.timedelta64``, a number of days or a duration such as ``"30d"``;
     NaN, infinite, negative or absurd (over 100 years) horizons are refused. ``as_of`` is a
@@ -380,7 +382,7 @@ def label_maturity(prediction_time: Any, as_of: Any, horizon: Any) -> np.ndarray
     ...                np.datetime64("2026-03-15"), 30).tolist()
     [True, False]
     """
-    t = _as_times(prediction_time, "prediction_time").astype("datetime64[s]")
+    t = _as_times(prediction_time, "prediction_time").astype("datetime64[us]")
     return t <= _cutoff(as_of, horizon)
 
 
@@ -612,24 +614,26 @@ def _civil_key(seconds: Any, freq: str, *, per_day: float = 86400.0) -> Any:
 
 
 def _final_by_time(frame: Any, periods: str, cutoff: np.datetime64) -> Any:
-    """Rows whose label is final at the cutoff (``as_of − horizon``, whole seconds), as an
-    expression: a time floored to seconds is at most the cutoff, i.e. before cutoff + 1 s;
-    whole epoch seconds compare as numbers (times as :func:`label_maturity` reads them)."""
+    """Rows whose label is final at the cutoff (``as_of − horizon``, ``datetime64[us]``), as an
+    expression: a time cut to the microsecond is at most the cutoff, i.e. before cutoff + 1 µs;
+    whole epoch seconds ``s`` are final while ``s ≤ ⌊cutoff_µs / 10⁶⌋``, fractional ones while
+    ``round(s·10⁶) ≤ cutoff_µs`` (times as :func:`label_maturity` and the store read them)."""
     from datetime import timezone
 
     import narwhals as nw
 
     dtype = frame.schema[periods]
     col = nw.col(frame.ref(periods))
+    cutoff_us = int(cutoff.astype("datetime64[us]").astype(np.int64))
     if dtype.is_integer():
-        return col.cast(nw.Float64) <= float(cutoff.astype(np.int64))
-    if dtype.is_numeric():  # fractional seconds, to the microsecond: final while round(t·1e6) < (cutoff + 1 s) in µs
-        return _micros(col) < float((cutoff.astype(np.int64) + 1) * 1_000_000)
+        return col.cast(nw.Float64) <= float(cutoff_us // 1_000_000)
+    if dtype.is_numeric():  # fractional seconds, to the microsecond: final while round(t·1e6) <= cutoff in µs
+        return _micros(col) <= float(cutoff_us)
     if not dtype.is_temporal() or dtype == nw.Duration:
         raise VeracityError(
             f"column {periods!r} (periods) is {dtype}; as_of/horizon need prediction times (dates, datetimes "
             "or epoch seconds)", param="periods")
-    limit = (cutoff + np.timedelta64(1, "s")).astype("datetime64[us]").item()
+    limit = (cutoff.astype("datetime64[us]") + np.timedelta64(1, "us")).item()
     if isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
         limit = limit.replace(tzinfo=timezone.utc)
         if frame.backend not in ("duckdb", "pyspark") and dtype.time_zone.upper() not in UTC_NAMES:
@@ -722,10 +726,15 @@ def _working(prep: Any, key: Any = None) -> Any:
     (label counts) and, with ``key``, ``_g`` the period key."""
     import narwhals as nw
 
+    from ..sources._aggregates import as_float
+
     f = prep.frame
-    w = nw.col(f.ref(prep.weight)).cast(nw.Float64) if prep.weight else nw.lit(1.0, nw.Float64)
-    y = nw.col(prep.y).cast(nw.Float64) if isinstance(prep.y, str) else prep.y
-    cols = [nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"), y.alias("_y"), w.alias("_w"),
+    # booleans as 1.0/0.0 without a cast, as the audit reads them (a DuckDB relation over a CSV file
+    # otherwise fails on the text 'False')
+    schema = f.nw.collect_schema()
+    w = as_float(f.ref(prep.weight), schema) if prep.weight else nw.lit(1.0, nw.Float64)
+    y = as_float(prep.y, schema) if isinstance(prep.y, str) else prep.y
+    cols = [as_float(f.ref(prep.score[0]), schema).alias("_s"), y.alias("_y"), w.alias("_w"),
             (prep.rows if prep.rows is not None else nw.lit(True)).alias("_m")]
     return f.nw.select(*cols, *([] if key is None else [key.alias("_g")]))
 
@@ -759,7 +768,7 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
     statistics of the rows whose label is final (``mature``; every row without it), all
     rows' score histograms (the PSI reads these: labels arrive late, scores do not) and
     the count of pending rows (not ``mature``, or with ``as_of``/``horizon`` a prediction
-    time after ``as_of − horizon``, to whole seconds as :func:`label_maturity`). With ``freq`` the key is the calendar day (``D``, ``W``)
+    time after ``as_of − horizon``, to the microsecond as :func:`label_maturity`). With ``freq`` the key is the calendar day (``D``, ``W``)
     or month (``M``, ``Q``, ``Y``) as an integer ``yyyymmdd`` / ``yyyymm``; the few keys
     that come back are named like the array form's periods and merged in Python, so a
     week or a quarter is the sum of its days or months.

@@ -236,7 +236,15 @@ def _segments_frame(data: Any, *, score: Any, label: Any, features: Any, sample_
 
 
 def _column_with_missing(prep: Any, name: str) -> np.ndarray:
-    return series_values(prep.frame.nw.get_column(name))
+    """An in-memory frame's feature column; times with a zone as ``datetime`` objects in that zone, so
+    that their levels print as ``vc.audit(..., by=)`` names the same slices (``...+01:00``)."""
+    values = series_values(prep.frame.nw.get_column(name))
+    zone = getattr(prep.frame.schema[name], "time_zone", None)
+    if zone is not None and values.dtype.kind == "M":
+        from ..sources._api import _python_times
+
+        values = _python_times(values, zone)
+    return values
 
 
 def series_values(col: Any) -> np.ndarray:
@@ -291,9 +299,12 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
 
     f = prep.frame
     src = f.nw
+    # score, label and weight as the audit reads them: booleans as 1.0/0.0 without a cast (a DuckDB
+    # relation over a CSV file otherwise fails on the text 'False')
+    schema = src.collect_schema()
     wcol = None
     if prep.weight is not None:
-        wcol = nw.col(f.ref(prep.weight)).cast(nw.Float64)
+        wcol = agg.as_float(f.ref(prep.weight), schema)
         if prep.weight_scale != 1.0:
             wcol = wcol * prep.weight_scale
         src = src.filter(wcol > 0)
@@ -305,7 +316,7 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
     prob = agg.probability(score_type).alias("_p")
     edge = agg.probability(score_type)
     # every column renamed: a feature called "_s" must not collide with the score's alias
-    uniq = agg.collect(src.select(nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"),
+    uniq = agg.collect(src.select(agg.as_float(f.ref(prep.score[0]), schema).alias("_s"),
                                   *(nw.col(r).alias(f"_r{i}") for i, r in enumerate(refs))).select(
         *(nw.col(f"_r{i}").n_unique().alias(f"_u{i}") for i in range(len(refs))),
         nw.when((edge == 0.0) | (edge == 1.0)).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64)).sum()
@@ -344,8 +355,8 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
         notes.extend(_notes(spec, len(present)))
     check_family_size(specs, depth, max_segments)
     sets = feature_sets(len(specs), depth)
-    y = nw.col(prep.y).cast(nw.Float64) if isinstance(prep.y, str) else prep.y
-    cols = [nw.col(f.ref(prep.score[0])).cast(nw.Float64).alias("_s"), y.alias("_y"),
+    y = agg.as_float(prep.y, schema) if isinstance(prep.y, str) else prep.y
+    cols = [agg.as_float(f.ref(prep.score[0]), schema).alias("_s"), y.alias("_y"),
             (wcol if wcol is not None else nw.lit(1.0, nw.Float64)).alias("_w"),
             *(sp.expr(r).alias(f"_f{i}") for i, (sp, r) in enumerate(zip(specs, refs)))]
     x = src.select(cols).with_columns(_p=agg.probability(score_type))

@@ -21,7 +21,7 @@ import numpy as np
 from ..core._binning import quantile_picks
 from ..core._validation import VeracityError
 from ._spec import FeatureSpec
-from ._values import FLOAT_EXACT, MISSING, OTHER, _fmt, _fmt_distinct, _plain, _text, quoted
+from ._values import FLOAT_EXACT, MISSING, OTHER, _fmt, _fmt_distinct, _plain, _shown, quoted
 
 
 def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, numeric: bool,
@@ -69,7 +69,7 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
     keys = [_plain(x) for x in values]
     if not keys:  # as a numeric feature: missing everywhere splits nothing
         raise VeracityError(f"feature {name!r} has no values (every row is missing); drop it from features=")
-    text = {k: _text(x) for k, x in zip(keys, values)}
+    text = {k: _shown(x) for k, x in zip(keys, values)}
     if len(keys) == 1 and not n_missing:  # as a numeric feature of one value: no segment but the whole
         raise VeracityError(
             f"feature {name!r} has one value ({text[keys[0]]!r}) in every row; it splits nothing, "

@@ -4,7 +4,8 @@ r"""A feature column's values: which are missing, integers beyond float64, and t
   level of their own (``"missing"``);
 * integers beyond 2**53 are kept as int64, where float64 would merge neighbours
   (:func:`exact_ints`); beyond 2**63 - 1 they are refused in one line;
-* a level prints as its text (:func:`_text`), quoted when it could be misread (:func:`quoted`);
+* a level prints as its text (:func:`_shown`: times as ``vc.audit(..., by=)`` names them), quoted
+  when it could be misread (:func:`quoted`);
   numbers with 4 significant digits, more where two would read alike (:func:`_fmt_distinct`).
 """
 
@@ -88,6 +89,31 @@ def _text(v: Any) -> str:
         # its UTC time, as the in-memory frames' datetime64 values are, so every backend agrees
         return str(v.astimezone(datetime.timezone.utc).replace(tzinfo=None))
     return str(_plain(v))
+
+
+def _shown(v: Any) -> str:
+    """A level's printed label, as ``vc.audit(..., by=)`` names the same value's slice: a time with
+    a zone in that zone, with its offset (``2026-01-01 00:00:00+01:00``); ``datetime64`` as the
+    ``date``/``datetime`` a frame hands back (``2026-01-01``, ``2026-01-01 10:00:00``, nine decimals
+    below a microsecond). :func:`_text` (UTC, no offset) stays the key that matches values across
+    routes; this is the text a person reads."""
+    if isinstance(v, np.datetime64):
+        unit = np.datetime_data(v.dtype)[0]
+        if unit in ("Y", "M", "W", "D"):
+            return str(v.astype("datetime64[D]").item())
+        micro = v.astype("datetime64[us]")
+        t = micro.item()
+        if not isinstance(t, datetime.datetime):  # beyond datetime's years 1..9999: numpy's own text
+            return str(v)
+        if unit in ("ns", "ps", "fs", "as"):
+            below = int((v - micro.astype(v.dtype)).astype(np.int64)) // {"ns": 1, "ps": 10**3, "fs": 10**6,
+                                                                          "as": 10**9}[unit]
+            if below:  # nine decimals, as a pandas Timestamp prints a time finer than a microsecond
+                return f"{t:%Y-%m-%d %H:%M:%S}.{t.microsecond * 1000 + below:09d}"
+        return str(t)
+    if isinstance(v, datetime.datetime) and v.utcoffset() is not None:
+        return str(v)
+    return _text(v)
 
 
 def _stored(v: Any) -> Any:

@@ -1,0 +1,302 @@
+"""Status rows from the grouped sums: per-window calibration, the three alert tests and the
+diagnosis of a calibration alert; see :mod:`veracity.monitoring._status`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._special import expit, ndtri
+from ..core._binning import bin_index, uniform_edges
+from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
+from ..core._intervals import binomial_interval
+from ..core._stats import BinStats
+from ..core._validation import VeracityError
+from ._alerts import _alerts
+from ._shift import PSI_MATERIAL, chi2_homogeneity, population_stability
+from ._estimate import estimate_from_sums
+from ._time import period_label
+from ._status_query import _logistic
+from ._status_rows import ALL, CELLS, REF_ROWS_FACTOR, StatusRow, StoreStatus, _Settings
+
+
+def _next_start(starts: np.ndarray, freq: str | None, window_s: float | None) -> np.datetime64:
+    last = starts[-1]
+    if window_s is not None:
+        return last + np.timedelta64(int(round(window_s * 1e6)), "us")
+    if freq == "D":
+        return last + np.timedelta64(1, "D")
+    if freq == "W":
+        return last + np.timedelta64(7, "D")
+    m = last.astype("datetime64[M]") + (3 if freq == "Q" else 1)
+    return m.astype("datetime64[us]")
+
+
+def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, window_s: float | None,
+              as_of: np.datetime64, by: str | None, bins: int, level: float, min_count: int,
+              reference: str | None, threshold: float, cost_fp: float, cost_fn: float,
+              settings: _Settings) -> StoreStatus:
+    labels = [period_label(s, freq, window_s) for s in starts]
+    ends = list(starts[1:]) + [_next_start(starts, freq, window_s)]
+    n_p = len(starts)
+    pidx = np.searchsorted(starts.astype(np.int64), np.asarray(g["period"], dtype=np.int64))
+    slice_names = np.asarray(g["slice"]).astype(str)
+    names = [ALL] if by is None else [ALL] + sorted(set(slice_names.tolist()))
+    sidx = np.searchsorted(np.array(names[1:] if by else names), slice_names) + (1 if by else 0)
+    n_s = len(names)
+    # every group counts for its own slice and, when slicing, for (all) too
+    if by is not None:
+        pidx = np.concatenate([pidx, pidx])
+        sidx = np.concatenate([sidx, np.zeros_like(sidx)])
+        g = {k: np.concatenate([np.asarray(v), np.asarray(v)]) for k, v in g.items()}
+    key = pidx * n_s + sidx
+    K = n_p * n_s
+    state = np.asarray(g["state"])
+    y = np.asarray(g["y"], dtype=np.float64)
+    b = np.asarray(g["bin"], dtype=np.int64)
+    n, sp, sp2 = (np.asarray(g[c], dtype=np.float64) for c in ("n", "sp", "sp2"))
+    snll, seta = np.asarray(g["snll"], dtype=np.float64), np.asarray(g["seta"], dtype=np.float64)
+    flag = np.asarray(g["flag"]) == 1
+    lab = state == 0
+    pos = lab & (y == 1)
+
+    def per_key_bin(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return np.bincount(key[mask] * bins + b[mask], weights=values[mask], minlength=K * bins).reshape(K, bins)
+
+    def per_key(mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return np.bincount(key[mask], weights=values[mask], minlength=K)
+
+    count = per_key_bin(lab, n)
+    s_p, s_y = per_key_bin(lab, sp), per_key_bin(pos, n)
+    s_p2, s_py, s_nll = per_key_bin(lab, sp2), per_key_bin(pos, sp), per_key_bin(lab, snll)
+    hist = per_key_bin(np.ones_like(lab), n)
+    hist_pos, hist_neg = per_key_bin(pos, n), per_key_bin(lab & (y == 0), n)
+    rows_all = per_key(np.ones_like(lab), n)
+    pending = per_key((state == 1) | (state == 3), n)  # early labels are not final: still pending
+    overdue = per_key(state == 2, n)
+    unl = state != 0
+    est_parts = {name: per_key(unl & f, v) for name, f, v in (
+        ("sp_hi", flag, sp), ("n_hi", flag, n), ("sp_lo", ~flag, sp), ("n_lo", ~flag, n))}
+    est_var = per_key(unl, sp - sp2)
+    edges = uniform_edges(bins)  # the audit's edges: store statistics merge with an audit's
+    alpha_t = (1.0 - settings["alert_level"]) / 3.0
+    z_t = float(ndtri(1.0 - alpha_t / 2.0))
+
+    # the reference: named periods ("A" or "A..B"), or from the first period with min_count labelled
+    # rows, consecutive periods pooled until they hold REF_ROWS_FACTOR * min_count rows (a small
+    # reference would make every later window look shifted at once)
+    labelled_all = count.sum(axis=1).reshape(n_p, n_s)[:, 0]
+    rows_p = rows_all.reshape(n_p, n_s)[:, 0]
+    if reference is not None:
+        first_name, _, last_name = str(reference).partition("..")
+        for name in (first_name, last_name or first_name):
+            if name not in labels:
+                raise VeracityError(f"reference period {name!r} not found; periods: {', '.join(labels[:8])}"
+                                    + (" ..." if len(labels) > 8 else ""))
+        ref_ps = list(range(labels.index(first_name), labels.index(last_name or first_name) + 1))
+        if not ref_ps:
+            raise VeracityError(f"reference {reference!r} runs backwards; write FIRST..LAST")
+        if not rows_p[ref_ps].sum():  # every PSI would be n/a and every diagnosis compare with nothing
+            held = [labels[i] for i in np.flatnonzero(rows_p > 0)[:8]]
+            raise VeracityError(f"reference {reference!r} holds no predictions; name periods with rows (e.g. "
+                                f"{', '.join(held)})", param="reference")
+    else:
+        ok = np.flatnonzero(labelled_all >= min_count)
+        first = int(ok[0]) if ok.size else int(np.flatnonzero(rows_p > 0)[0])
+        ref_ps = [first]
+        while rows_p[ref_ps].sum() < REF_ROWS_FACTOR * min_count and ref_ps[-1] + 1 < n_p - 1:
+            ref_ps.append(ref_ps[-1] + 1)
+    ref_label = labels[ref_ps[0]] if len(ref_ps) == 1 else f"{labels[ref_ps[0]]}..{labels[ref_ps[-1]]}"
+    in_ref = set(ref_ps)
+
+    def with_reference(a: np.ndarray) -> np.ndarray:  # key K + si holds the pooled reference of slice si
+        pooled = a[:K].reshape((n_p, n_s) + a.shape[1:])[ref_ps].sum(axis=0)
+        return np.concatenate([a, pooled])
+
+    count, s_p, s_y, hist, hist_pos, hist_neg, rows_all = map(
+        with_reference, (count, s_p, s_y, hist, hist_pos, hist_neg, rows_all))
+    cell_data = _cells(key, lab, y, np.asarray(g["cell"], dtype=np.int64), n, seta, sp, b, bins, K)
+
+    rows: list[StatusRow] = []
+    stats_out: dict[tuple[str, str], BinStats] = {}
+    nan = float("nan")
+    for pi in range(n_p):
+        for si in range(n_s):
+            k = pi * n_s + si
+            rk = K + si
+            nl = float(count[k].sum())
+            stats = BinStats(edges, "uniform", count[k].astype(np.int64), count[k].copy(), count[k].copy(),
+                             s_p[k], s_y[k], sum_p2=s_p2[k], sum_py=s_py[k], sum_nll=s_nll[k])
+            if nl:
+                stats_out[(labels[pi], names[si])] = stats
+            details: dict[str, Any] = {}
+            alerts: list[str] = []
+            conf = rate = ci_low = ci_high = ece = brier = nll = citl = slope = slope_p = nan
+            exp_pos = real_pos = nan
+            if nl > 0:
+                conf = float(s_p[k].sum() / nl)
+                rate = float(s_y[k].sum() / nl)
+                lo_, hi_ = binomial_interval(np.asarray(rate * nl), np.asarray(nl), method="wilson",
+                                             level=level)
+                ci_low, ci_high = float(lo_), float(hi_)
+                ece, brier, nll = ece_from_stats(stats), brier_from_stats(stats), nll_from_stats(stats)
+                exp_pos, real_pos = float(s_p[k].sum()), float(s_y[k].sum())
+                sd = float(np.sqrt(max(s_p[k].sum() - s_p2[k].sum(), 0.0)))
+                # continuity-corrected: the realised count is an integer. Scores of exactly 0 and 1 (sd 0)
+                # promise the count itself: any other count is infinitely unlikely, not untestable
+                miss = max(abs(real_pos - exp_pos) - 0.5, 0.0)
+                details.update(expected_low=exp_pos - z_t * sd - 0.5, expected_high=exp_pos + z_t * sd + 0.5,
+                               z=np.sign(real_pos - exp_pos) * (miss / sd if sd > 0 else np.inf if miss else 0.0))
+                # the slope is judged only where alerts are (>= min_count labelled rows): a logistic fit
+                # on a handful of rows is noise, and fitting every small slice dominated the time
+                fit = _fit_cells(cell_data, k) if nl >= min_count else None
+                if fit is not None:
+                    citl, _, slope, slope_se, slope_p = fit
+                    details["slope_se"] = slope_se
+            psi = shift_p = nan
+            if rows_all[k] > 0 and rows_all[rk] > 0:
+                psi = population_stability(hist[k], hist[rk])
+                if pi not in in_ref:
+                    shift_p = chi2_homogeneity(hist[k], hist[rk])
+            # -- alerts (sample-size aware) --
+            if nl >= min_count:
+                if details["z"] == details["z"] and abs(details["z"]) > z_t:
+                    alerts.append(
+                        f"calibration: {real_pos:.0f} positives observed, the scores promised {exp_pos:.1f} "
+                        f"[{details['expected_low']:.1f}, {details['expected_high']:.1f}] "
+                        f"(rate {rate:.4f} vs conf {conf:.4f})")
+                if slope_p == slope_p and slope_p < alpha_t:
+                    alerts.append(f"slope {slope:.2f} (p = {slope_p:.2g}; 1 when calibrated: "
+                                  f"{'over' if slope < 1 else 'under'}-confident scores)")
+            if (pi not in in_ref and rows_all[k] >= min_count and rows_all[rk] >= min_count and shift_p == shift_p
+                    and shift_p < alpha_t and psi >= PSI_MATERIAL):
+                alerts.append(f"score shift vs {ref_label}: PSI {psi:.3f}, chi-square p = {shift_p:.2g}")
+            diagnosis = fix = None
+            if nl >= min_count and any(a.startswith(("calibration", "slope")) for a in alerts):
+                diagnosis, fix, extra = _diagnose(k, rk, count, s_p, s_y, hist_pos, hist_neg, slope_p, alpha_t, z_t,
+                                                  cell_data, edges, ref_label, pi in in_ref)
+                details.update(extra)
+            elif alerts:
+                diagnosis = ("score distribution moved; labels will tell whether calibration held — "
+                             "the label-free estimate below assumes it did")
+            n_unl = float(pending[k] + overdue[k])
+            estimate = None
+            if n_unl > 0:
+                estimate = estimate_from_sums(
+                    n=n_unl, sum_p=est_parts["sp_hi"][k] + est_parts["sp_lo"][k], var=est_var[k],
+                    sum_p_hi=est_parts["sp_hi"][k], n_hi=est_parts["n_hi"][k], sum_p_lo=est_parts["sp_lo"][k],
+                    n_lo=est_parts["n_lo"][k], level=level, threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn)
+            if rows_all[k] == 0:
+                status = "empty"
+            elif alerts:
+                status = "alert"
+            elif nl == 0:
+                status = "pending"
+            elif nl < min_count:
+                status = "insufficient"
+            else:
+                status = "ok"
+            rows.append(StatusRow(
+                period=labels[pi], start=str(starts[pi].astype("datetime64[s]")),
+                end=str(np.datetime64(ends[pi], "s")), slice=names[si], rows=int(rows_all[k]),
+                labelled=int(nl), pending=int(pending[k]), overdue=int(overdue[k]), conf=conf, rate=rate,
+                ci_low=ci_low, ci_high=ci_high, ece=ece, brier=brier, nll=nll, citl=citl, slope=slope,
+                slope_p=slope_p, psi=psi, shift_p=shift_p, status=status,
+                alerts=_alerts(alerts, labels[pi], names[si]),
+                diagnosis=diagnosis, fix=fix, expected_positives=exp_pos, realised_positives=real_pos,
+                estimate=estimate, details=details))
+    return StoreStatus(rows=tuple(rows), reference=ref_label, stats=stats_out, **settings)
+
+
+@dataclass(frozen=True, eq=False)
+class _Cells:
+    key: np.ndarray
+    y: np.ndarray
+    n: np.ndarray
+    eta: np.ndarray
+    order: np.ndarray
+    bounds: np.ndarray
+
+
+def _cells(key: np.ndarray, lab: np.ndarray, y: np.ndarray, cell: np.ndarray, n: np.ndarray, seta: np.ndarray,
+           sp: np.ndarray, b: np.ndarray, bins: int, K: int) -> _Cells:
+    """Labelled groups merged to (key, label, logit cell): weights and mean logits, sorted by key."""
+    m = lab
+    code = (key[m] * 2 + y[m].astype(np.int64)) * CELLS + cell[m]
+    uniq, inv = np.unique(code, return_inverse=True)
+    w = np.bincount(inv, weights=n[m])
+    e = np.bincount(inv, weights=seta[m]) / w
+    k_of = uniq // (2 * CELLS)
+    y_of = (uniq // CELLS) % 2
+    bounds = np.searchsorted(k_of, np.arange(K + 1))
+    return _Cells(k_of, y_of.astype(np.float64), w, e, np.arange(uniq.size), bounds)
+
+
+def _fit_cells(c: _Cells, k: int) -> tuple[float, float, float, float, float] | None:
+    sl = slice(c.bounds[k], c.bounds[k + 1])
+    y, w, eta = c.y[sl], c.n[sl], c.eta[sl]
+    if y.size == 0 or y.min() == y.max() or np.ptp(eta) == 0:
+        return None
+    try:
+        return _logistic(eta, y, w)
+    except VeracityError:  # separated or singular: no slope for this window
+        return None
+
+
+def _diagnose(k: int, rk: int, count: np.ndarray, s_p: np.ndarray, s_y: np.ndarray, hist_pos: np.ndarray, hist_neg: np.ndarray,
+              slope_p: float, alpha_t: float, z_t: float, cells: _Cells, edges: np.ndarray,
+              ref_label: str, in_reference: bool) -> tuple[str, str, dict[str, Any]]:
+    """Prior shift vs likelihood shift vs plain miscalibration (see the module doc)."""
+    from ..calibrators import adjust_prior
+
+    n_k, n_r = count[k].sum(), count[rk].sum()
+    pi_new = float(s_y[k].sum() / n_k)
+    # the prior the scores embody: the reference's mean confidence (its labelled rate is noisier)
+    pi_old = float(s_p[rk].sum() / n_r) if n_r else float("nan")
+    extra: dict[str, Any] = {"prior_old": pi_old, "prior_new": pi_new}
+    if not in_reference and not n_r:  # nothing labelled to compare with: the cause cannot be told
+        return (f"miscalibration; the reference {ref_label} has no labelled rows here to tell a prior shift from "
+                "a changed score-outcome relation",
+                "recalibrate on a mature window (veracity monitor recalibrate)", extra)
+    if in_reference or not 0 < pi_old < 1 or not 0 < pi_new < 1:
+        return ("miscalibration in the reference window itself",
+                "recalibrate on a mature window (veracity monitor recalibrate)", extra)
+    pooled = (s_y[k].sum() + s_y[rk].sum()) / (n_k + n_r)
+    z_rate = (pi_new - pi_old) / np.sqrt(pooled * (1 - pooled) * (1 / n_k + 1 / n_r))
+    rate_moved = abs(z_rate) > z_t
+    p_pos = chi2_homogeneity(hist_pos[k], hist_pos[rk])
+    p_neg = chi2_homogeneity(hist_neg[k], hist_neg[rk])
+    cond_stable = not (p_pos == p_pos and p_pos < alpha_t) and not (p_neg == p_neg and p_neg < alpha_t)
+    slope_ok = not (slope_p == slope_p and slope_p < alpha_t)
+    # apply the prior correction on the logit cells and re-test the realised count
+    sl = slice(cells.bounds[k], cells.bounds[k + 1])
+    w, eta, y = cells.n[sl], cells.eta[sl], cells.y[sl]
+    p_adj = adjust_prior(expit(eta), pi_old, pi_new)
+    exp_adj = float(np.dot(w, p_adj))
+    sd_adj = float(np.sqrt(np.dot(w, p_adj * (1 - p_adj))))
+    real = float(np.dot(w, y))
+    adj_ok = sd_adj > 0 and abs(real - exp_adj) <= z_t * sd_adj
+    idx = bin_index(p_adj, edges, "uniform")
+    bw = np.bincount(idx, weights=w, minlength=edges.size - 1)
+    bp = np.bincount(idx, weights=w * p_adj, minlength=edges.size - 1)
+    by_ = np.bincount(idx, weights=w * y, minlength=edges.size - 1)
+    extra.update(ece_after_adjust=float(np.abs(by_ - bp).sum() / bw.sum()), class_scores_p=[p_neg, p_pos],
+                 rate_z=float(z_rate))
+    if rate_moved and slope_ok and cond_stable and adj_ok:
+        return (f"prior shift: base rate {pi_old:.4g} (mean confidence in {ref_label}) -> {pi_new:.4g}, scores "
+                "within each class stable, slope consistent with 1",
+                f"vc.adjust_prior(p, old={pi_old:.4g}, new={pi_new:.4g})", extra)
+    if not rate_moved and cond_stable and slope_ok:
+        return ("miscalibration without a change in base rate or class-conditional scores",
+                "recalibrate on a mature window (veracity monitor recalibrate)", extra)
+    why = []
+    if not slope_ok:
+        why.append("slope differs from 1")
+    if not cond_stable:
+        why.append("scores within a class changed")
+    if rate_moved and not adj_ok:
+        why.append("adjust_prior does not restore it")
+    return ("likelihood/concept shift: " + ", ".join(why or ["the score-outcome relation changed"]),
+            "recalibrate on a recent mature window (veracity monitor recalibrate) or retrain", extra)

@@ -1,0 +1,353 @@
+"""The result of a store's status: :class:`StatusRow` (one period and slice) and
+:class:`StoreStatus` (the table, its text, JSON and HTML); see :mod:`veracity.monitoring._status`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from ..core._display import Display
+from ..core._stats import BinStats
+from ..core._text import fmt, render_table
+from ._alerts import Alert
+from ._estimate import Estimate
+from ._time import FREQ_NAMES
+
+ALL = "(all)"
+CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
+CELL_SPAN = 12.0
+REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
+MIN_PPI_LABELS = 30  # a bin's PPI normal interval is marked insufficient below this many audit labels
+#: the most periods a status lists unless told otherwise (``max_periods``)
+MAX_PERIODS = 1000
+#: the slice that holds the rows of slices beyond ``max_slices``
+OTHER = "(other)"
+
+
+def _ppi_cell(ppi: dict[str, Any] | None) -> str:
+    """A bin's PPI rate as printed: the estimate with its interval cut to [0, 1] (a rate's range; the
+    stored estimate and ci_low/ci_high are PPI's own, which may leave it), or n/a with the count when too few
+    audit labels make the normal interval meaningless."""
+    if ppi is None:
+        return ""
+    if not ppi["sufficient"]:
+        return f"n/a ({ppi['labels']} audit labels, too few)"
+    low, high = max(0.0, ppi["ci_low"]), min(1.0, ppi["ci_high"])
+    estimate = min(1.0, max(0.0, ppi["estimate"]))
+    return f"{fmt(estimate)} [{fmt(low, 3)}, {fmt(high, 3)}] ({ppi['labels']})"
+
+
+@dataclass(frozen=True, repr=False)
+class StatusRow(Display):
+    """One period (and slice) of a store's status; ``to_dict`` is the ``--json`` row."""
+
+    period: str
+    start: str
+    end: str
+    slice: str
+    rows: int
+    labelled: int
+    pending: int
+    overdue: int
+    conf: float
+    rate: float
+    ci_low: float
+    ci_high: float
+    ece: float
+    brier: float
+    nll: float
+    citl: float
+    slope: float
+    slope_p: float
+    psi: float
+    shift_p: float
+    status: str
+    #: the row's alerts, each an :class:`Alert` (its sentence, with ``period``, ``slice``, ``kind``)
+    alerts: tuple[Alert, ...]
+    diagnosis: str | None
+    fix: str | None
+    expected_positives: float
+    realised_positives: float
+    estimate: Estimate | None
+    details: dict[str, Any] = field(default_factory=dict)
+    #: PPI++ estimate of the window's rate from its random audit labels and all its scores
+    #: (``{"estimate", "ci_low", "ci_high", "lam", "labels"}``), None without >= 2 audit labels
+    estimate_ppi: dict[str, Any] | None = None
+    #: the label-free (CBPE) estimate of the rate, valid only if the scores are calibrated;
+    #: ``{"estimate": None, "withdrawn": reason}`` after a diagnosed prior shift
+    estimate_cbpe: dict[str, Any] | None = None
+    #: early evidence while labels are not final: ``{"basis": "ppi" | "partial labels", ...}``
+    provisional: dict[str, Any] | None = None
+    #: anytime-valid bounds on mean(y - p) of the final labels up to this window's end (at alpha / 2,
+    #: alpha = 1 - alert_level: the other half is shared by the score bins' sequences, see ``bins``)
+    sequence_low: float | None = None
+    sequence_high: float | None = None
+    #: with ``segments=True``: the window's discovered miscalibrated segments over the logged slice
+    #: columns (``vc.segments``), most important first: ``segment, n, conf, rate, gap, ci_low, ci_high,
+    #: q_value`` each
+    segments: list[dict[str, Any]] | None = None
+    #: per score bin (the status's equal-width ``bins``, all of them, in order): ``bin`` (its range),
+    #: ``lo``, ``hi``, ``rows``, ``conf`` (mean score of all its rows), ``labelled``, ``rate``,
+    #: ``ci_low``, ``ci_high`` (final labels, Wilson), ``estimate_ppi`` (the bin's PPI++ rate from its
+    #: random audit labels and all its scores: ``{"estimate", "ci_low", "ci_high", "lam", "labels"}``,
+    #: and ``sufficient`` — at least 30 audit labels, below which its normal interval is not to be trusted;
+    #: None without >= 2 audit labels in the bin), ``sequence_low``/``sequence_high`` (anytime-valid
+    #: bounds on mean(y - p) of the bin's final labels up to the window's end, at alpha / (2 bins);
+    #: None before any), ``sequence_labels`` and ``alert`` (those bounds exclude 0, or +-tolerance)
+    bins: list[dict[str, Any]] | None = None
+    #: PPI++ of the confusion and cost *per row* at the deployed ``threshold`` (flag when score >=
+    #: threshold) from the window's random audit labels and all its scores: ``{"threshold", "cost_fp",
+    #: "cost_fn", "labels", "tp", "fp", "fn", "tn", "cost"}``, each quantity ``{"estimate", "ci_low",
+    #: "ci_high"}`` (multiply by ``rows`` for counts); None without >= 2 audit labels
+    confusion_ppi: dict[str, Any] | None = None
+
+    @property
+    def gap(self) -> float:
+        return self.rate - self.conf
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k not in ("estimate", "details")}
+        out["alerts"] = [str(a) for a in self.alerts]
+        out["gap"] = self.gap
+        out["estimate"] = None if self.estimate is None else self.estimate.to_dict()
+        out.update(self.details)
+        return out
+
+
+class _Settings(TypedDict):
+    """The settings a :class:`StoreStatus` carries besides its rows (its keyword arguments)."""
+
+    as_of: str
+    freq: str | None
+    window: str | None
+    horizon: str | None
+    by: str | None
+    level: float
+    alert_level: float
+    min_count: int
+    threshold: float
+    bins: int
+    pooled: int
+    alert_mode: str
+    tolerance: float
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class StoreStatus(Display):
+    """Status of a store: ``rows`` per period (and slice), with the settings that produced them."""
+
+    rows: tuple[StatusRow, ...]
+    as_of: str
+    freq: str | None
+    window: str | None
+    horizon: str | None
+    by: str | None
+    reference: str | None
+    level: float
+    alert_level: float
+    min_count: int
+    threshold: float
+    bins: int
+    stats: dict[tuple[str, str], BinStats] = field(default_factory=dict)
+    #: slices summed into "(other)" because the slice column had more than ``max_slices`` values
+    pooled: int = 0
+    #: "window" (a fixed-sample test per window) or "sequential" (anytime-valid confidence sequences)
+    alert_mode: str = "window"
+    #: per slice: the first day the confidence sequence left the calibrated region (sequential mode)
+    sequence_alarms: dict[str, Any] = field(default_factory=dict)
+    #: with sequential alerts: a gap |mean(y - p)| this small counts as calibrated
+    tolerance: float = 0.0
+
+    @property
+    def alerts(self) -> tuple[Alert, ...]:
+        """Every alert of every row, in row order: the same :class:`Alert` type as ``row.alerts``."""
+        return tuple(Alert(a, period=r.period, slice=r.slice, row=r) for r in self.rows for a in r.alerts)
+
+    @property
+    def alert_rows(self) -> list[StatusRow]:
+        """The rows (period and slice) with at least one alert."""
+        return [r for r in self.rows if r.alerts]
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the verdict first, a dozen columns a person reads, the rest in the text."""
+        from ..core._display import html_result
+
+        def ppi(r: StatusRow) -> str:
+            e = r.estimate_ppi
+            return "" if not e else f"{e['estimate']:.4f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}]"
+
+        records = [{
+            "status": r.status, "period": r.period, **({"slice": r.slice} if self.by is not None else {}),
+            "rows": r.rows, "labelled": r.labelled, "pending": r.pending + r.overdue, "conf": r.conf,
+            "rate": r.rate, "ci_low": r.ci_low, "ci_high": r.ci_high, "ece": r.ece, "psi": r.psi,
+            "PPI rate (before final labels)": ppi(r),
+            # the kind of each alert and diagnosis; their full sentences are in the text below the table
+            "alerts": ", ".join(a.split(":")[0] for a in r.alerts),
+            "diagnosis": (r.diagnosis or "").split(":")[0]} for r in self.rows]
+        what = f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows"
+        summary = {"as of (UTC)": self.as_of, "periods": what, "horizon": self.horizon or "none",
+                   "alerts": len(self.alerts), "alert mode": self.alert_mode}
+        page = html_result("Calibration over time", summary, records, str(self))
+        shown = self._bins_rows()
+        if not shown:
+            return page
+        from ..core._display import html_section, html_table
+
+        parts = []
+        for r in shown:
+            cells = [{
+                "lo": b["lo"], "hi": b["hi"], "rows": b["rows"], "conf": b["conf"], "labelled": b["labelled"],
+                "rate": b["rate"],
+                "PPI rate": _ppi_cell(b["estimate_ppi"]),
+                "bounds on rate - score": "" if b["sequence_low"] is None else
+                f"[{b['sequence_low']:+.4f}, {b['sequence_high']:+.4f}]",
+                "alert": "ALERT" if b["alert"] and self.alert_mode == "sequential" else ""}
+                for b in r.bins or [] if b["rows"]]
+            tag = r.period + (f" [{r.slice}]" if self.by is not None else "")
+            parts.append(html_section(f"Per score bin, {tag}", html_table(cells)))
+        # the sections go before the closed text block
+        cut = page.rfind("<details><summary>as text")
+        return page[:cut] + "".join(parts) + page[cut:] if cut >= 0 else page + "".join(parts)
+
+    def _bins_rows(self) -> list[StatusRow]:
+        """The rows whose per-bin table is shown: the latest window holding rows, every cohort; only with
+        sequential alerts (the bins' bounds are alarms) or an audit sample there (the bins' PPI rates)."""
+        latest = [r for r in self.rows if r.rows and r.bins]
+        if not latest:
+            return []
+        rows = [r for r in latest if r.period == latest[-1].period]
+        if self.alert_mode != "sequential" and not any(b["estimate_ppi"] for r in rows for b in r.bins or []):
+            return []
+        return rows
+
+    def _bins_text(self, show_slice: bool) -> list[str]:
+        """Per score bin of the latest window holding rows, for each cohort: the final labels' rate,
+        the PPI rate from the audit labels, and the bin's anytime-valid bounds."""
+        out = []
+        for r in self._bins_rows():
+            body = []
+            for b in r.bins or []:
+                if not b["rows"]:
+                    continue
+                ppi = b["estimate_ppi"]
+                body.append([b["bin"], f"{b['rows']:,}", fmt(b["conf"]), f"{b['labelled']:,}",
+                             "" if b["rate"] is None else fmt(b["rate"]),
+                             _ppi_cell(ppi),
+                             "" if b["sequence_low"] is None else
+                             f"[{b['sequence_low']:+.4f}, {b['sequence_high']:+.4f}]",
+                             "ALERT" if b["alert"] and self.alert_mode == "sequential" else ""])
+            if not body:
+                continue
+            tag = r.period + (f" [{r.slice}]" if show_slice else "")
+            out.append(f"per score bin, {tag} (rate: final labels; PPI rate: the bin's audit labels with all its "
+                       f"scores, {self.level * 100:g}% CI cut to [0, 1] (audit labels; n/a under {MIN_PPI_LABELS}); bounds: "
+                       "anytime-valid on mean(y - p) of the bin's final labels so far):")
+            out.append(render_table(["scores", "rows", "conf", "labelled", "rate", "PPI rate", "bounds", ""], body,
+                                    align="lrrrrlll"))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "as_of": self.as_of, "freq": self.freq, "window": self.window, "horizon": self.horizon,
+            "by": self.by, "reference": self.reference, "level": self.level,
+            "alert_level": self.alert_level, "min_count": self.min_count,
+            "threshold": self.threshold, "bins": self.bins, "pooled_slices": self.pooled,
+            "alert_mode": self.alert_mode, "tolerance": self.tolerance, "sequence_alarms": self.sequence_alarms,
+            "alerts": len(self.alerts), "alert_rows": len(self.alert_rows),
+            "periods": [r.to_dict() for r in self.rows],
+        }
+
+    def __str__(self) -> str:
+        show_slice = self.by is not None
+        body = []
+        for r in self.rows:
+            ci = f"[{fmt(r.ci_low, 3)}, {fmt(r.ci_high, 3)}]" if r.labelled else ""
+            line = [r.period] + ([r.slice] if show_slice else []) + [
+                str(r.rows), str(r.labelled), str(r.pending + r.overdue), fmt(r.conf), fmt(r.rate), ci,
+                fmt(r.ece), fmt(r.brier), fmt(r.nll), fmt(r.slope, 2), fmt(r.psi, 3), r.status]
+            body.append(line)
+        headers = ["period"] + (["slice"] if show_slice else []) + [
+            "rows", "labelled", "pending", "conf", "rate", f"{self.level * 100:g}% CI", "ECE", "Brier",
+            "NLL", "slope", "PSI", "status"]
+        align = "l" + ("l" if show_slice else "") + "rrrrrlrrrrrl"
+        what = (f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows ending at the as-of time")
+        lines = [f"as of {self.as_of} UTC; {what}" + (f"; labels final after {self.horizon}" if self.horizon else "")
+                 + (f"; PSI against {self.reference}" if self.reference else ""),
+                 render_table(headers, body, align=align)]
+        lines.append(
+            f"(pending = no final label yet, never counted as negatives; alerts need >= {self.min_count} labelled "
+            f"rows (calibration, slope) or rows (score shift); three tests per window at "
+            f"{(1 - self.alert_level) / 3:.2g} each, so a calibrated, stationary window alerts with probability "
+            f"<= {1 - self.alert_level:.2g})")
+        if self.pooled:
+            lines.append(f"({self.pooled} {self.by!r} values with the fewest rows are pooled into slice "
+                         f"'{OTHER}'; pass max_slices= (--max-slices) to show more)")
+        for r in self.rows:
+            tag = r.period + (f" [{r.slice}]" if show_slice else "")
+            for a in r.alerts:
+                lines.append(f"ALERT {tag}: {a}")
+            if r.diagnosis:
+                lines.append(f"  diagnosis: {r.diagnosis}" + (f"; fix: {r.fix}" if r.fix else ""))
+        pend = [r for r in self.rows if r.estimate is not None and r.slice == (ALL if not show_slice else r.slice)]
+        if pend:
+            lines.append(f"label-free estimates for pending rows (assume the scores are calibrated; "
+                         f"threshold {self.threshold:g}):")
+            for r in pend:
+                e = r.estimate
+                assert e is not None
+                tag = r.period + (f" [{r.slice}]" if show_slice else "")
+                withdrawn = (r.estimate_cbpe or {}).get("withdrawn")
+                lines.append(f"  {tag}: " + (f"withdrawn: {withdrawn}" if withdrawn else str(e)))
+        seg = [r for r in self.rows if r.segments]
+        if seg:
+            lines.append("where it is miscalibrated (vc.segments over the logged slices; BH/BY q-values):")
+            for r in seg:
+                for d in r.segments or []:
+                    lines.append(f"  {r.period}: {d['segment']}  n={d['n']}  gap {d['gap']:+.4f} "
+                                 f"[{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]  q={d['q_value']:.2g}")
+        early = [r for r in self.rows if r.provisional or r.estimate_ppi]
+        if early:
+            lines.append("before the labels are final (provisional; PPI = the random audit labels with every "
+                         "score, valid whether or not the scores are calibrated):")
+            for r in early:
+                tag = r.period + (f" [{r.slice}]" if show_slice else "")
+                lines.append(f"  {tag}: {_provisional_text(r, self.level)}")
+        lines.extend(self._bins_text(show_slice))
+        if self.alert_mode == "sequential":
+            alpha = 1 - self.alert_level
+            lines.append(f"alerts: anytime-valid confidence sequences on mean(y - p) of the final labels "
+                         f"(alpha {alpha:.2g} per cohort over every look, however often: "
+                         f"{alpha / 2:.2g} for the overall gap, "
+                         f"{alpha / 2:.2g} shared by the {self.bins} score bins)")
+            for name, alarm in self.sequence_alarms.items():
+                where = f" in scores {alarm['bin']}" if alarm.get("bin") else ""
+                lines.append(f"  [{name}] left the calibrated region{where} on {alarm['day']} (after "
+                             f"{alarm['labels']} final labels; bounds [{alarm['low']:+.4f}, {alarm['high']:+.4f}])")
+        if not self.alerts:
+            lines.append("alerts: none")
+        return "\n".join(lines)
+
+
+
+
+def _provisional_text(r: StatusRow, level: float) -> str:
+    parts = []
+    if r.estimate_ppi:
+        e = r.estimate_ppi
+        parts.append(f"PPI rate {e['estimate']:.4f} [{e['ci_low']:.4f}, {e['ci_high']:.4f}] from "
+                     f"{e['labels']} audit labels and {r.rows} scores")
+    if r.provisional and r.provisional.get("basis") == "partial labels":
+        p = r.provisional
+        parts.append(f"{p['labels']} labels so far, rate {p['rate']:.4f} [{p['ci_low']:.4f}, {p['ci_high']:.4f}] "
+                     f"({p['caveat']})")
+    c = r.confusion_ppi
+    if c:
+        parts.append(f"at t={c['threshold']:g} per row: TP {c['tp']['estimate']:.4f}, FP {c['fp']['estimate']:.4f}, "
+                     f"FN {c['fn']['estimate']:.4f}, TN {c['tn']['estimate']:.4f}, cost {c['cost']['estimate']:.4f} "
+                     f"[{c['cost']['ci_low']:.4f}, {c['cost']['ci_high']:.4f}] (PPI)")
+    cbpe = r.estimate_cbpe or {}
+    if cbpe.get("estimate") is not None:
+        parts.append(f"CBPE rate {cbpe['estimate']:.4f}")
+    if r.details.get("ppi_note"):
+        parts.append(str(r.details["ppi_note"]))
+    return "; ".join(parts) or "no labels yet"
