@@ -17,12 +17,15 @@ model and of the difference, with paired bootstrap intervals for ΔMCB and ΔDSC
 verdict reads: *who ranks better* (DSC, discrimination) and *who is better calibrated* (MCB),
 e.g. ``"hgb ranks better (DSC +0.0120 [+0.0080, +0.0160]) but is worse calibrated (MCB
 +0.0040 [+0.0020, +0.0060]): recalibrate hgb, then it wins"``. The debiased ECE keeps a
-bias that depends on how calibrated each bin is (up to 0.47 σ a bin for a calibrated one, none for a
-far miscalibrated one), which no bootstrap sees, so the ΔECE interval adds the whole range that
-bias can take to the bootstrap's noise (:func:`._resample.ece_difference_interval`): wider than a
-percentile interval, which covered the true ΔECE 30–72 % of the time at 95 % when one model was
-calibrated and the other not; the bias-aware one measured 95–100 % (docs/comparison.md). The
-verdict reads ΔMCB, whose interval needs no such allowance. See :mod:`._paired`,
+bias that depends on how calibrated each bin is (:math:`\sigma_k g(|\delta_k|/\sigma_k)`, up to 0.47 σ
+a bin for a calibrated one, none for a far miscalibrated one), which no bootstrap sees, so the ΔECE
+interval adds the range that bias can take over the gaps the bins' data allow
+(:func:`._resample.ece_difference_interval`): a percentile interval covered the true ΔECE 30–72 %
+of the time at 95 % when one model was calibrated and the other not. CORP's MCB and DSC sit above
+their truths by the PAV fit's overfit (a continuous model's, not a few-valued one's), which no
+bootstrap sees either, so ΔMCB and ΔDSC allow for it (:func:`._resample.overfit_interval`,
+:func:`._corp.overfit_bound`; nothing when both models share one PAV fit): without it a calibrated
+model read worse calibrated than the base rate in every simulated draw. See :mod:`._paired`,
 :mod:`._delong`, :mod:`._corp` and :mod:`._resample` for the methods.
 """
 
@@ -41,11 +44,12 @@ from ..core._validation import VeracityError
 from ..honest._common import check_count, check_level, check_seed
 from ..honest._corp import CORPResult, ScoreDecomposition
 from ..sources._api import key_order
-from ._corp import corp_fit, corp_result, difference, runs_of, sorted_probabilities
+from ._corp import (corp_fit, corp_result, difference, overfit_bound, runs_of, sorted_probabilities,
+                    unshared_overfit)
 from ._delong import delong_covariance, delong_test, rank_model
 from ._inputs import Models, models_of
 from ._paired import Estimate, paired_losses
-from ._resample import PairedBootstrap, debiased_l1, ece_difference_interval, noise_scale, percentile, sorted_bin_sums
+from ._resample import PairedBootstrap, debiased_l1, ece_difference_interval, overfit_interval, sorted_bin_sums
 
 METRICS = ("brier", "log_loss", "ece", "auc")
 METHODS = {
@@ -315,9 +319,11 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
     runs = [d[1] for d in done]
     for k, name in enumerate(names):
         corp[name] = corp_result(done[k][2], float(means[k, 0]), float(means[k, 1]), models.n)
+    row_keys = np.random.default_rng(0x0C0_4B).integers(0, 2**63, size=models.n, dtype=np.uint64) \
+        if n_resamples else None  # one random key per row: which PAV blocks two fits share
+    overfit = [overfit_bound(runs[k], done[k][2], row_keys) for k in range(len(names))]
     bin_sums = np.stack([d[3] for d in done])
     ece = debiased_l1(bin_sums[:, 0], bin_sums[:, 1], bin_sums[:, 2], bin_sums[:, 3])
-    scale = noise_scale(bin_sums[:, 0], bin_sums[:, 1], bin_sums[:, 3])
     boot = PairedBootstrap(list(data), runs if n_resamples else None, bins=bins)
     samples = boot.run(n_resamples, random_state) if n_resamples else {}
     nan = float("nan")
@@ -327,7 +333,7 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         diff = float(ece[j] - ece[i])
         if samples:
             low, high, p = ece_difference_interval(diff, samples["ece"][:, j] - samples["ece"][:, i],
-                                                   float(scale[i]), float(scale[j]), level)
+                                                   bin_sums[i], bin_sums[j], level)
             se = float(np.std(samples["ece"][:, j] - samples["ece"][:, i], ddof=1)) if n_resamples > 1 else nan
         else:
             low = high = p = se = nan
@@ -336,9 +342,16 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         rows.append(_row(names, i, j, "ece", float(ece[i]), float(ece[j]), Estimate(diff, se, low, high, p)))
         rows.append(_row(names, i, j, "auc", ranked[i].auc, ranked[j].auc, delong_test(ranked, cov, i, j, level)))
         dec: ScoreDecomposition = difference(corp[names[i]], corp[names[j]])
-        if samples:
-            mcb_low, mcb_high, mcb_p = percentile(dec.mcb, samples["mcb"][:, j] - samples["mcb"][:, i], level)
-            dsc_low, dsc_high, dsc_p = percentile(dec.dsc, samples["dsc"][:, j] - samples["dsc"][:, i], level)
+        if identical[(i, j)]:
+            mcb_low = mcb_high = dsc_low = dsc_high = 0.0
+            mcb_p = dsc_p = 1.0 if samples else nan
+        elif samples:
+            # the PAV blocks both fits share (all of them for one ranking: a recalibration) overfit alike
+            beta_a, beta_b = unshared_overfit(overfit[i], overfit[j])
+            mcb_low, mcb_high, mcb_p = overfit_interval(dec.mcb, samples["mcb"][:, j] - samples["mcb"][:, i],
+                                                        beta_a, beta_b, level)
+            dsc_low, dsc_high, dsc_p = overfit_interval(dec.dsc, samples["dsc"][:, j] - samples["dsc"][:, i],
+                                                        beta_a, beta_b, level)
         else:
             mcb_low = mcb_high = mcb_p = dsc_low = dsc_high = dsc_p = nan
         diffs.append(CORPDifference(names[i], names[j], dec.score, dec.mcb, dec.dsc, dec.unc, mcb_low, mcb_high,
