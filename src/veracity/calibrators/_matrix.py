@@ -25,7 +25,7 @@ import numpy as np
 from ..core._special import log_softmax, softmax
 
 from ..core._validation import VeracityError
-from ._base import Calibrator, warn
+from ._base import Calibrator, require_every_class, warn
 
 
 class _Scaling(Calibrator):
@@ -52,6 +52,9 @@ class _Scaling(Calibrator):
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         Z = self._logit_input(s)
         n, k = Z.shape
+        # a class without rows would get a bias pushed towards -inf (held only by the penalty): a
+        # probability near 0 for a class the deployment data may well hold; refused, as one-vs-rest does
+        require_every_class(y, w, k, self.name)
         wt = np.ones(n) if w is None else w
         wt = wt / wt.sum()
         Y = np.zeros((n, k))

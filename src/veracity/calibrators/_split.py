@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError, as_float_array, check_random_state, check_weights, to_numpy
+from ..core._validation import (VeracityError, _is_missing, as_float_array, check_random_state, check_weights,
+                                to_numpy)
 from ..core._compat import positional_options, renamed
 from ._base import Calibrator
 from ..core._display import Display
@@ -48,15 +49,30 @@ def _check_roles(roles: Any) -> tuple[list[str], np.ndarray]:
     return names, frac
 
 
-def _allocate(n: int, frac: np.ndarray) -> np.ndarray:
-    """Integer counts summing to n, closest to n·frac (largest remainder, ties to the first role)."""
-    exact = n * frac
-    counts = np.floor(exact).astype(np.int64)
-    rest = n - int(counts.sum())
-    if rest:
-        order = np.lexsort((np.arange(frac.size), -(exact - counts)))
-        counts[order[:rest]] += 1
-    return counts
+def _allocate(sizes: np.ndarray, frac: np.ndarray) -> np.ndarray:
+    r"""Integer counts per class and role (rows sum to each class's size ``n_c``), each within one
+    row of :math:`n_c f_r`, and each role's total within about one row of :math:`N f_r`.
+
+    Every class gives each role :math:`\lfloor n_c f_r \rfloor` rows; its remaining rows go, one
+    each, to the roles furthest behind their share so far — the cumulative deficit
+    :math:`\sum_{c' \le c} n_{c'} f_r - \text{assigned}` (largest remainder carried across the
+    classes; ties to the first role). Without the carry every class broke its ties towards the
+    first roles: 10 classes of 3 rows in 5 folds filled folds 0-2 with 10 rows each and left two
+    folds empty. For one class this is plain largest-remainder rounding."""
+    out = np.zeros((sizes.size, frac.size), dtype=np.int64)
+    deficit = np.zeros(frac.size)
+    roles = np.arange(frac.size)
+    for c, n in enumerate(sizes):  # one step per class, not per row
+        exact = n * frac
+        counts = np.floor(exact).astype(np.int64)
+        behind = deficit + (exact - counts)
+        rest = int(n) - int(counts.sum())
+        if rest:
+            order = np.lexsort((roles, -np.round(behind, 9)))
+            counts[order[:rest]] += 1
+        out[c] = counts
+        deficit = deficit + exact - counts
+    return out
 
 
 @renamed(seed="random_state")
@@ -66,10 +82,10 @@ def split(labels: Any, *, roles: dict[str, float] | None = None, random_state: A
 
     Within each class the rows are shuffled by ``numpy.random.default_rng(random_state)``
     and cut into consecutive pieces of ``round(n_class · fraction)`` rows
-    (largest remainder), so every role holds the same class ratio up to one row
-    per class. Returns an array of role names (``str``), one per row. ``random_state``
-    is an integer, a ``numpy.random.Generator`` or None (fresh entropy: a different split
-    every call).
+    (largest remainder, carried across the classes), so every role holds the same class
+    ratio up to one row per class, and its share of all rows up to about one row. Returns an
+    array of role names (``str``), one per row. ``random_state`` is an integer, a
+    ``numpy.random.Generator`` or None (fresh entropy: a different split every call).
 
     >>> y = [1] * 18 + [0] * 108          # seed 000's audit set: 18 true, 108 corrupted
     >>> r = split(y, roles={"calib": 0.5, "test": 0.5}, random_state=0)
@@ -84,16 +100,25 @@ def split(labels: Any, *, roles: dict[str, float] | None = None, random_state: A
         raise VeracityError("labels are empty; pass at least one row")
     if raw.dtype.kind == "f" and not np.isfinite(raw).all():
         raise VeracityError("labels contain NaN or infinite values; drop those rows first")
+    if raw.dtype == object:
+        missing = int(np.frompyfunc(_is_missing, 1, 1)(raw).astype(bool).sum())
+        if missing:
+            raise VeracityError(f"labels contain {missing} missing values (None/NaN); drop or fill those rows first",
+                                param="labels")
     seed = check_random_state(random_state)
-    classes, inverse = np.unique(raw, return_inverse=True)
+    try:
+        classes, inverse = np.unique(raw, return_inverse=True)
+    except TypeError:  # values that do not compare (e.g. strings and numbers mixed)
+        raise VeracityError("labels mix values that cannot be ordered (e.g. strings and numbers); pass labels of "
+                            "one type", param="labels") from None
     rng = np.random.default_rng(seed)
     out = np.empty(raw.size, dtype=object)
     name_arr = np.array(names, dtype=object)
+    alloc = _allocate(np.bincount(inverse, minlength=classes.size), frac)
     for c in range(classes.size):
         idx = np.flatnonzero(inverse == c)
         idx = idx[rng.permutation(idx.size)]
-        counts = _allocate(idx.size, frac)
-        out[idx] = np.repeat(name_arr, counts)
+        out[idx] = np.repeat(name_arr, alloc[c])
     return out.astype(str)
 
 

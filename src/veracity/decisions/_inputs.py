@@ -96,6 +96,10 @@ def check_alpha(alpha: Any) -> float:
 
 
 def check_cost(value: Any, name: str) -> float:
+    """A finite non-negative cost; a boolean (True would read as a cost of 1) is refused."""
+    if isinstance(value, (bool, np.bool_)):
+        raise VeracityError(f"{name} must be a non-negative number (a cost per error), not {value!r}",
+                            param=name)
     try:
         c = float(value)
     except (TypeError, ValueError):

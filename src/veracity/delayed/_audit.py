@@ -34,8 +34,8 @@ from ..core._metrics import check_threshold
 from ..core._text import fmt, fmt_p, render_table
 from ..core._validation import VeracityError, to_numpy
 from ..decisions._inputs import check_cost
-from ._ppi import (FEW_EFFECTIVE, FEW_LABELS, NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare,
-                   check_level, cut_to_range, judged_calibrated, ppi_from_sums, z_of)
+from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare, check_level, cut_to_range,
+                   few_labels_note, judged_calibrated, ppi_from_sums, z_of)
 
 #: a bin's normal interval is flagged insufficient below this many labels
 MIN_LABELS = 30
@@ -124,8 +124,10 @@ class PpiAudit(Display):
             if flat:
                 notes.append(f"{', '.join(flat)}: the labels show no spread there, so the interval has zero "
                              "width and is not a confidence interval; label more rows")
-        if self.n_effective is not None and self.n_effective < FEW_LABELS:
-            notes.append(FEW_EFFECTIVE.format(eff=self.n_effective, n=self.n_labelled))
+            # the window's intervals from fewer than FEW_LABELS labels (or effective labels): vc.ppi_mean's note
+            few_window = few_labels_note(self.n_labelled, 1.0, self.n_effective)
+            if few_window:
+                notes.append(few_window)
         few = [r["quantity"] for r in self.rows if "sufficient" in r and not r["sufficient"]]
         if few:
             notes.append(f"{', '.join(few)}: fewer than {MIN_LABELS} labels, the normal interval is unreliable "

@@ -51,242 +51,29 @@ labels for PPI; the other labelled rows count as scored rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import math
 from typing import Any
 
 import numpy as np
 
-from ..core._display import Display
-from ..core._special import chdtrc, ndtri
-from ..core._text import fmt, fmt_p, render_table
+from ..core._special import chdtrc
+from ..core._text import fmt_p
 from ..core._validation import (WEIGHT_EXP_LIMIT, VeracityError, as_float_array, check_binary_labels, check_weights,
                                 to_numpy)
 from ..decisions._inputs import scores_1d
+# the estimates from sums and the result live in their own modules; every name stays importable from here
+from ._ppi_result import (FEW as FEW, FEW_DRAWN as FEW_DRAWN, FEW_EFFECTIVE as FEW_EFFECTIVE,
+                          FEW_LABELS as FEW_LABELS, NOT_CALIBRATED as NOT_CALIBRATED, ZERO_WIDTH as ZERO_WIDTH,
+                          PpiMean as PpiMean, _result, few_labels_note as few_labels_note, ppi_records as ppi_records)
+from ._ppi_sums import (NO_SPREAD as NO_SPREAD, RATE_BOUNDS as RATE_BOUNDS, PpiSums as PpiSums,
+                        check_level as check_level, cut_to_range as cut_to_range,
+                        judged_calibrated as judged_calibrated, ppi_from_sums as ppi_from_sums, z_of as z_of)
 
 #: a labelled sample whose score histogram differs from the unlabelled rows' at this
 #: p-value is not a random sample of the window
 SAMPLE_CHECK_P = 1e-4
 SAMPLE_CHECK_BINS = 10
 SAMPLE_CHECKS = ("raise", "flag", "off")
-NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is not valid"
-#: below this many labels the normal intervals cover less than their level (seeded simulation in
-#: tests/delayed/test_ppi_simulation.py: 85-88 % at 10 labels, 88-92 % at 20, for a 95 % interval)
-FEW_LABELS = 50
-FEW = ("only {n:,} labels: below about 50 the normal interval is too narrow (simulated 95 % intervals "
-       "covered 85-88 % of true rates at 10 labels, 88-92 % at 20); label more rows (vc.labels_needed says how many)")
-#: the same for weighted labels, counted by their Kish effective size (seeded simulation in
-#: tests/delayed/test_ppi_weights_scale.py: 95 % intervals from 100 labels of effective size below 50,
-#: typically about 4, covered 48 % of true rates)
-FEW_EFFECTIVE = ("only {eff:.1f} effective labels (Kish size (sum w)^2 / sum w^2 of the {n:,} weighted labels): "
-                 "below about 50 the normal interval is too narrow (simulated 95 % intervals from 100 labels of "
-                 "effective size about 4 covered about half of true rates); label more rows, or weigh them "
-                 "less unevenly")
-#: the same for a designed sample (propensity=), counting only the labels drawn at random (seeded
-#: simulation in tests/delayed/test_ppi_weights_scale.py: every flagged row and 5 random others covered
-#: 39 % for a 95 % interval, 10 random others 69 %, 20 others 84 %)
-FEW_DRAWN = ("only {n:,} labels drawn at random (propensity < 1; the {certain:,} rows labelled with certainty say "
-             "nothing about the others): below about 50 the normal interval is too narrow (simulated 95 % "
-             "intervals covered 39 % of true rates with 5 random labels, 69 % with 10, 84 % with 20); label more "
-             "randomly chosen rows")
-ZERO_WIDTH = ("the {n:,} labels show no spread (e.g. all one class): the normal interval has zero width and is "
-              "not a confidence interval; label more rows")
-
-
-#: a standard error (on the scale of a rate) below this is the rounding noise of the one-pass sums
-#: (about sqrt(eps / n)): the labels have no spread, and the normal interval no width
-NO_SPREAD = 1e-7
-
-
-def judged_calibrated(rect_low: Any, rect_high: Any, rect_se: Any, n: Any, level: float) -> Any:
-    r"""The rectifier's interval holds 0 — or, where it has no width, an exact test does not reject.
-
-    A rectifier without spread (every label one class, y − f = c for every labelled row) has a
-    normal interval of zero width, which is no confidence interval. Then, under calibration,
-    seeing n labels all 0 has probability :math:`\prod (1 - f_i) \le (1 - \bar f)^n = (1 - |c|)^n`
-    (and n labels all 1, :math:`\prod f_i \le \bar f^n = (1 - |c|)^n`, by the AM–GM
-    inequality), so the scores are judged not calibrated when :math:`(1 - |c|)^n \le (1-\text{level})/2`:
-    two negatives scored 0.1 are no evidence (0.81), 1,000 negatives scored 0.5 are. Vectorised."""
-    low, high = np.asarray(rect_low, dtype=np.float64), np.asarray(rect_high, dtype=np.float64)
-    flat = ~(np.asarray(rect_se) >= NO_SPREAD)
-    c = np.clip(np.abs(0.5 * (low + high)), 0.0, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        exact_p = np.exp(np.asarray(n, dtype=np.float64) * np.log1p(-c))
-    return np.where(flat, exact_p > (1.0 - level) / 2.0, (low <= 0.0) & (0.0 <= high))
-
-
-def cut_to_range(out: dict[str, Any], bounds: Any) -> None:
-    r"""Cut the normal intervals of ``out`` (keys of :func:`ppi_from_sums`) at the range the quantity can take.
-
-    ``bounds`` maps an interval prefix (``"ci"``, ``"classical"``, ``"cbpe"``, ``"rectifier"``) to
-    ``(lo, hi)`` (scalars or arrays, one per entry). A rate is in [0, 1] and the rectifier
-    :math:`y - f` in [-1, 1]; a normal interval reaching beyond is cut at the bound — the same
-    coverage, no impossible values. In place; NaN stays NaN. :func:`ppi_from_sums` itself stays the
-    plain normal interval."""
-    for prefix, (lo, hi) in bounds.items():
-        for key, op in ((f"{prefix}_low", np.fmax), (f"{prefix}_high", np.fmin)):
-            bound = lo if key.endswith("_low") else hi
-            x = np.asarray(out[key], dtype=np.float64)
-            out[key] = np.where(np.isnan(x), np.nan, op(x, bound))
-
-
-#: the range of each interval of a rate (the outcome is 0/1)
-RATE_BOUNDS = {"ci": (0.0, 1.0), "classical": (0.0, 1.0), "cbpe": (0.0, 1.0), "rectifier": (-1.0, 1.0)}
-
-
-def check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0.0 < level < 1.0:
-        raise VeracityError(f"level must be a number strictly between 0 and 1, e.g. 0.95; got {level!r}")
-    return float(level)
-
-
-def z_of(level: float) -> float:
-    return float(ndtri(1.0 - (1.0 - level) / 2.0))
-
-
-# -- the sums -----------------------------------------------------------------------------
-_LAB = ("n", "w", "w2", "wy", "wf", "wff", "wyf", "w2y", "w2f", "w2yy", "w2yf", "w2ff")
-_UNL = ("m", "wu", "wu2", "wuf", "wuff", "wu2f", "wu2ff")
-
-
-@dataclass(frozen=True, eq=False)
-class PpiSums:
-    r"""The sums one window (or an array of windows) needs for PPI, CBPE and the rectifier.
-
-    Labelled rows (weights :math:`w`, labels :math:`y`, scores :math:`f`): ``n`` (rows),
-    ``w`` :math:`\sum w`, ``w2`` :math:`\sum w^2`, ``wy``, ``wf``, ``wff``, ``wyf``
-    (:math:`\sum w y`, …), ``w2y``, ``w2f``, ``w2yy``, ``w2yf``, ``w2ff`` (:math:`\sum w^2 y`,
-    …). Unlabelled rows (weights :math:`u`, scores :math:`g`): ``m`` (rows), ``wu``, ``wu2``,
-    ``wuf``, ``wuff``, ``wu2f``, ``wu2ff``. Unweighted every weight is 1, so
-    :meth:`from_counts` needs only eight of them. Each field is a float or an array
-    (one entry per window); merging two disjoint sets of rows is adding their sums.
-    """
-
-    n: Any
-    w: Any
-    w2: Any
-    wy: Any
-    wf: Any
-    wff: Any
-    wyf: Any
-    w2y: Any
-    w2f: Any
-    w2yy: Any
-    w2yf: Any
-    w2ff: Any
-    m: Any
-    wu: Any
-    wu2: Any
-    wuf: Any
-    wuff: Any
-    wu2f: Any
-    wu2ff: Any
-
-    @classmethod
-    def from_counts(cls, *, n: Any, sum_y: Any, sum_f: Any, sum_ff: Any, sum_yf: Any, m: Any, sum_fu: Any,
-                    sum_ffu: Any, sum_yy: Any = None) -> PpiSums:
-        r"""Unweighted sums: labelled ``n``, :math:`\sum y`, :math:`\sum f`, :math:`\sum f^2`,
-        :math:`\sum yf`; unlabelled ``m``, :math:`\sum g`, :math:`\sum g^2`
-        (:math:`\sum y^2 = \sum y` for 0/1 labels unless ``sum_yy`` is given)."""
-        a = {k: np.asarray(v, dtype=np.float64) for k, v in {
-            "n": n, "sum_y": sum_y, "sum_f": sum_f, "sum_ff": sum_ff, "sum_yf": sum_yf, "m": m, "sum_fu": sum_fu,
-            "sum_ffu": sum_ffu}.items()}
-        yy = a["sum_y"] if sum_yy is None else np.asarray(sum_yy, dtype=np.float64)
-        return cls(n=a["n"], w=a["n"], w2=a["n"], wy=a["sum_y"], wf=a["sum_f"], wff=a["sum_ff"],
-                   wyf=a["sum_yf"], w2y=a["sum_y"], w2f=a["sum_f"], w2yy=yy, w2yf=a["sum_yf"],
-                   w2ff=a["sum_ff"], m=a["m"], wu=a["m"], wu2=a["m"], wuf=a["sum_fu"], wuff=a["sum_ffu"],
-                   wu2f=a["sum_fu"], wu2ff=a["sum_ffu"])
-
-    @classmethod
-    def of(cls, y: np.ndarray, f: np.ndarray, g: np.ndarray, w: np.ndarray | None = None,
-           u: np.ndarray | None = None) -> PpiSums:
-        """The sums of checked arrays (labels ``y`` may be any real values)."""
-        if w is None:
-            lab = {"n": y.size, "w": y.size, "w2": y.size, "wy": y.sum(), "wf": f.sum(), "wff": f @ f, "wyf": y @ f}
-            lab.update(w2y=lab["wy"], w2f=lab["wf"], w2yy=y @ y, w2yf=lab["wyf"], w2ff=lab["wff"])
-        else:
-            wy, wf = w * y, w * f
-            lab = {"n": y.size, "w": w.sum(), "w2": w @ w, "wy": wy.sum(), "wf": wf.sum(), "wff": wf @ f, "wyf": wy @ f,
-                       "w2y": wy @ w, "w2f": wf @ w, "w2yy": wy @ wy, "w2yf": wy @ wf, "w2ff": wf @ wf}
-        if u is None:
-            unl = {"m": g.size, "wu": g.size, "wu2": g.size, "wuf": g.sum(), "wuff": g @ g}
-            unl.update(wu2f=unl["wuf"], wu2ff=unl["wuff"])
-        else:
-            ug = u * g
-            unl = {"m": g.size, "wu": u.sum(), "wu2": u @ u, "wuf": ug.sum(), "wuff": ug @ g, "wu2f": ug @ u, "wu2ff": ug @ ug}
-        return cls(**{k: np.float64(v) for k, v in {**lab, **unl}.items()})
-
-    def __add__(self, other: PpiSums) -> PpiSums:
-        return PpiSums(**{k: np.add(getattr(self, k), getattr(other, k)) for k in _LAB + _UNL})
-
-
-def _wmean_var(s1: Any, s: Any, w2x: Any, w2xx: Any, w2: Any) -> tuple[Any, Any]:
-    r"""Weighted mean :math:`\bar x = \sum wx / \sum w` and its linearised variance
-    :math:`\sum w^2 (x - \bar x)^2 / (\sum w)^2` from the sums."""
-    mean = s / s1
-    var = (w2xx - 2.0 * mean * w2x + mean * mean * w2) / (s1 * s1)
-    return mean, np.maximum(var, 0.0)
-
-
-def ppi_from_sums(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True,
-                  lam: Any = None) -> dict[str, np.ndarray]:
-    r"""PPI++, classical, CBPE and rectifier estimates from :class:`PpiSums` (vectorised).
-
-    Returns arrays keyed ``estimate, se, ci_low, ci_high, lam, classical, classical_se,
-    cbpe, cbpe_se, rectifier, rectifier_se`` (and the ``_low``/``_high`` of each). A window
-    with fewer than 2 labelled rows gives NaN; one with no unlabelled row gives the
-    classical estimate (:math:`\lambda = 0`). ``lam`` fixes :math:`\lambda` (overrides tuning).
-    """
-    level = check_level(level)
-    z = z_of(level)
-    S = sums
-    with np.errstate(divide="ignore", invalid="ignore"):
-        n, m = np.asarray(S.n, dtype=np.float64), np.asarray(S.m, dtype=np.float64)
-        ybar, fbar = S.wy / S.w, S.wf / S.w
-        gbar = np.where(m > 0, S.wuf / S.wu, 0.0)
-        if lam is not None:
-            lam_ = np.broadcast_to(np.asarray(lam, dtype=np.float64), np.shape(n)).copy()
-        elif not power_tuning:
-            lam_ = np.ones_like(n)
-        else:
-            cov = S.wyf / S.w - ybar * fbar
-            # variance of all n + m scores, each sample's weights scaled to mean 1 (ppi_py's convention)
-            sf, sff = n * fbar, n * S.wff / S.w
-            sg = np.where(m > 0, m * gbar, 0.0)
-            sgg = np.where(m > 0, m * S.wuff / S.wu, 0.0)
-            tot = n + m
-            var_all = (sff + sgg - (sf + sg) ** 2 / tot) / (tot - 1.0)
-            n_eff, m_eff = S.w * S.w / S.w2, np.where(m > 0, S.wu * S.wu / S.wu2, 0.0)
-            lam_ = cov / ((1.0 + n_eff / m_eff) * var_all)
-            lam_ = np.where(np.isfinite(lam_), np.clip(lam_, 0.0, 1.0), 0.0)
-        lam_ = np.where(m > 0, lam_, 0.0)
-        # rectifier y - lam f over the labelled rows
-        r_s = S.wy - lam_ * S.wf
-        r_w2x = S.w2y - lam_ * S.w2f
-        r_w2xx = S.w2yy - 2.0 * lam_ * S.w2yf + lam_ * lam_ * S.w2ff
-        rbar, r_var = _wmean_var(S.w, r_s, r_w2x, r_w2xx, S.w2)
-        _, g_var = _wmean_var(S.wu, S.wuf, S.wu2f, S.wu2ff, S.wu2)
-        g_var = np.where(m > 0, g_var, 0.0)
-        est = lam_ * gbar + rbar
-        se = np.sqrt(r_var + lam_ * lam_ * g_var)
-        classical, c_var = _wmean_var(S.w, S.wy, S.w2y, S.w2yy, S.w2)
-        rect, rect_var = _wmean_var(S.w, S.wy - S.wf, S.w2y - S.w2f, S.w2yy - 2.0 * S.w2yf + S.w2ff, S.w2)
-        # CBPE: the weighted mean score of all rows; Poisson-binomial spread under calibration
-        tw = S.w + S.wu
-        cbpe = (S.wf + S.wuf) / tw
-        cbpe_var = np.maximum((S.w2f - S.w2ff + S.wu2f - S.wu2ff) / (tw * tw), 0.0)
-        few = n < 2
-        out = {"estimate": est, "se": se, "lam": lam_, "classical": classical, "classical_se": np.sqrt(c_var),
-               "rectifier": rect, "rectifier_se": np.sqrt(rect_var), "cbpe": cbpe, "cbpe_se": np.sqrt(cbpe_var)}
-        for k in ("estimate", "se", "lam", "classical", "classical_se", "rectifier", "rectifier_se"):
-            out[k] = np.where(few, np.nan, out[k])
-        for name, sd in (("", "se"), ("classical", "classical_se"), ("rectifier", "rectifier_se"),
-                         ("cbpe", "cbpe_se")):
-            centre = out[name or "estimate"]
-            prefix = f"{name}_" if name else "ci_"
-            out[f"{prefix}low"] = centre - z * out[sd]
-            out[f"{prefix}high"] = centre + z * out[sd]
-    return out
 
 
 # -- the audit-sample check -----------------------------------------------------------------
@@ -319,89 +106,6 @@ def _nonrandom_message(p: float, f: np.ndarray, g: np.ndarray) -> str:
             f"{g.size:,} unlabelled rows' (mean {f.mean():.3f} vs {g.mean():.3f}; chi-square p = {fmt_p(p)}), and PPI "
             "is valid only for a random audit sample. Label randomly chosen rows (vc.labels_needed says how many), "
             "or pass audit_sample= marking the randomly sampled ones")
-
-
-# -- the result ---------------------------------------------------------------------------
-@dataclass(frozen=True, repr=False)
-class PpiMean(Display):
-    """A prediction-powered estimate of a window's rate, beside the classical and CBPE ones.
-
-    ``estimate``, ``ci_low``, ``ci_high`` — PPI++ (power-tuned ``lam``); ``classical*`` — the
-    labels alone; ``cbpe*`` — the mean score (valid only if the scores are calibrated);
-    ``rectifier*`` — the mean of y − score over the labelled rows (calibration-in-the-large).
-    ``calibrated`` is False when the rectifier's interval excludes 0, and ``note`` then
-    says that the label-free estimate is not valid (a rectifier interval of zero width —
-    labels without spread — is no evidence either way and counts as calibrated). When the
-    PPI interval itself has zero width (e.g. every label one class) ``note`` says it is
-    not a confidence interval. ``sample_p`` is the p-value of the
-    random-sample check; ``valid`` is False when the check failed (``sample_check="flag"``).
-    """
-
-    estimate: float
-    ci_low: float
-    ci_high: float
-    se: float
-    lam: float
-    level: float
-    n_labelled: int
-    n_unlabelled: int
-    classical: float
-    classical_low: float
-    classical_high: float
-    cbpe: float
-    cbpe_low: float
-    cbpe_high: float
-    rectifier: float
-    rectifier_low: float
-    rectifier_high: float
-    calibrated: bool
-    sample_p: float
-    valid: bool
-    n_excluded: int = 0
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def note(self) -> str | None:
-        return "; ".join(self.notes) if self.notes else None
-
-    @property
-    def width(self) -> float:
-        return self.ci_high - self.ci_low
-
-    def rows(self) -> list[dict[str, Any]]:
-        return [
-            {"method": "ppi", "estimate": self.estimate, "ci_low": self.ci_low, "ci_high": self.ci_high,
-             "uses": f"{self.n_labelled:,} labels + {self.n_unlabelled:,} scores (lambda {self.lam:.3f})"},
-            {"method": "classical", "estimate": self.classical, "ci_low": self.classical_low,
-             "ci_high": self.classical_high, "uses": f"{self.n_labelled:,} labels"},
-            {"method": "cbpe", "estimate": self.cbpe, "ci_low": self.cbpe_low, "ci_high": self.cbpe_high,
-             "uses": "scores only; valid if calibrated"},
-            {"method": "rectifier", "estimate": self.rectifier, "ci_low": self.rectifier_low,
-             "ci_high": self.rectifier_high, "uses": "mean of y - score (0 if calibrated)"},
-        ]
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k != "notes"}
-        out["notes"] = list(self.notes)
-        out["note"] = self.note
-        out["methods"] = self.rows()
-        return out
-
-    def _frame_records(self) -> list[dict[str, Any]]:
-        return self.rows()
-
-    def __str__(self) -> str:
-        pct = f"{self.level * 100:g}% CI"
-        body = [[r["method"], fmt(r["estimate"]), f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]", r["uses"]]
-                for r in self.rows()]
-        lines = [(f"rate of the window: PPI++ estimate {fmt(self.estimate)} [{fmt(self.ci_low)}, "
-                 f"{fmt(self.ci_high)}] ({pct})"),
-                 render_table(["method", "estimate", pct, "uses"], body, align="lrll")]
-        if self.n_excluded:
-            lines.append(f"({self.n_excluded} labelled rows outside the random audit sample were used as "
-                         "scored rows only)")
-        lines.extend(f"note: {t}" for t in self.notes)
-        return "\n".join(lines)
 
 
 def _labels_and_scores(labels: Any, scores_labelled: Any, scores_unlabelled: Any, pos_label: Any
@@ -498,41 +202,6 @@ def _prepare(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, sampl
     return y, f, g, w, u, excluded, p, valid
 
 
-def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, excluded: int, p: float, valid: bool,
-            f: np.ndarray | None = None, g: np.ndarray | None = None, w: np.ndarray | None = None,
-            drawn: int | None = None) -> PpiMean:
-    """The :class:`PpiMean` of one window; ``w`` (the labelled rows' weights) counts the labels by
-    their Kish effective size for the few-labels note, ``drawn`` (a designed sample) by the labels
-    drawn at random."""
-    v = {k: float(np.asarray(x)) for k, x in out.items()}
-    calibrated = bool(judged_calibrated(v["rectifier_low"], v["rectifier_high"], v["rectifier_se"], n, level))
-    # the outcome is 0/1: a rate lies in [0, 1] and the rectifier y - f in [-1, 1], so a normal interval
-    # reaching beyond is cut at the bound (ppi_from_sums stays the plain normal interval, as it also
-    # serves quantities such as costs)
-    cut_to_range(v, RATE_BOUNDS)
-    v = {k: float(x) for k, x in v.items()}
-    notes = []
-    if not valid:
-        notes.append("NOT VALID: the labelled rows do not look like a random sample of the window "
-                     f"(score-histogram chi-square p = {fmt_p(p)}); PPI needs a random audit sample")
-    if not v["se"] >= NO_SPREAD:
-        notes.append(ZERO_WIDTH.format(n=n))
-    elif drawn is not None and drawn < FEW_LABELS:
-        notes.append(FEW_DRAWN.format(n=drawn, certain=n - drawn))
-    elif n < FEW_LABELS:
-        notes.append(FEW.format(n=n))
-    elif w is not None and (eff := float(w.sum()) ** 2 / float(w @ w)) < FEW_LABELS:
-        notes.append(FEW_EFFECTIVE.format(eff=eff, n=n))
-    if not calibrated:
-        notes.append(NOT_CALIBRATED)
-    return PpiMean(
-        estimate=v["estimate"], ci_low=v["ci_low"], ci_high=v["ci_high"], se=v["se"], lam=v["lam"], level=level,
-        n_labelled=n, n_unlabelled=m, classical=v["classical"], classical_low=v["classical_low"],
-        classical_high=v["classical_high"], cbpe=v["cbpe"], cbpe_low=v["cbpe_low"], cbpe_high=v["cbpe_high"],
-        rectifier=v["rectifier"], rectifier_low=v["rectifier_low"], rectifier_high=v["rectifier_high"],
-        calibrated=calibrated, sample_p=p, valid=valid, n_excluded=excluded, notes=tuple(notes))
-
-
 def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level: float = 0.95,
              power_tuning: bool = True, sample_weight: Any = None, sample_weight_unlabelled: Any = None,
              audit_sample: Any = None, sample_check: str = "raise", propensity: Any = None,
@@ -582,34 +251,3 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
         sample_check=sample_check)
     out = ppi_from_sums(PpiSums.of(y, f, g, w, u), level=level, power_tuning=bool(power_tuning))
     return _result(out, level=level, n=y.size, m=g.size, excluded=excluded, p=p, valid=valid, w=w)
-
-
-def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True) -> list[dict[str, Any]]:
-    """One JSON-ready record per window of :func:`ppi_from_sums` (the keys a status row carries):
-    ``estimate_ppi`` and ``estimate_cbpe`` (each ``{"estimate", "ci_low", "ci_high"}``, PPI's
-    with ``lam`` and ``labels``; None where the window has fewer than 2 random labels),
-    ``rectifier`` (the same three keys), ``calibrated`` (None without labels) and ``note``;
-    NaN is written as None, so the records pass ``json.dumps(..., allow_nan=False)``."""
-    out = ppi_from_sums(sums, level=level, power_tuning=power_tuning)
-    cut_to_range(out, RATE_BOUNDS)  # a rate, as vc.ppi_mean reports it
-    n = np.atleast_1d(np.asarray(sums.n, dtype=np.float64))
-    cols = {k: np.atleast_1d(v) for k, v in out.items()}
-    recs = []
-    for i in range(n.size):
-        def three(name: str, prefix: str, i: int = i) -> dict[str, float | None]:
-            vals = (cols[name][i], cols[f"{prefix}_low"][i], cols[f"{prefix}_high"][i])
-            return {k: float(v) if np.isfinite(v) else None for k, v in zip(("estimate", "ci_low", "ci_high"), vals)}
-
-        has = n[i] >= 2 and np.isfinite(cols["estimate"][i])
-        calibrated = bool(judged_calibrated(cols["rectifier_low"][i], cols["rectifier_high"][i],
-                                            cols["rectifier_se"][i], n[i], level)) if has else None
-        recs.append({
-            "estimate_ppi": {**three("estimate", "ci"), "lam": float(cols["lam"][i]), "labels": int(n[i])}
-            if has else None,
-            "estimate_cbpe": three("cbpe", "cbpe"),
-            "rectifier": three("rectifier", "rectifier") if has else None,
-            "calibrated": calibrated,
-            "note": "; ".join(([ZERO_WIDTH.format(n=int(n[i]))] if has and not cols["se"][i] >= NO_SPREAD else [])
-                              + ([NOT_CALIBRATED] if calibrated is False else [])) or None,
-        })
-    return recs

@@ -1,0 +1,204 @@
+"""The result of :func:`~veracity.ppi_mean` (:class:`PpiMean`), its notes, and the JSON records of
+:func:`ppi_records` (one per window of :func:`~veracity.delayed.ppi_from_sums`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..core._display import Display
+from ..core._text import fmt, fmt_p, render_table
+from ._ppi_sums import NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, judged_calibrated, ppi_from_sums
+
+NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is not valid"
+#: below this many labels the normal intervals cover less than their level (seeded simulation in
+#: tests/delayed/test_ppi_simulation.py: 85-88 % at 10 labels, 88-92 % at 20, for a 95 % interval)
+FEW_LABELS = 50
+FEW = ("only {n:,} labels: below about 50 the normal interval is too narrow (simulated 95 % intervals "
+       "covered 85-88 % of true rates at 10 labels, 88-92 % at 20); label more rows (vc.labels_needed says how many)")
+#: the same for weighted labels, counted by their Kish effective size (seeded simulation in
+#: tests/delayed/test_ppi_weights_scale.py: 95 % intervals from 100 labels of effective size below 50,
+#: typically about 4, covered 48 % of true rates)
+FEW_EFFECTIVE = ("only {eff:.1f} effective labels (Kish size (sum w)^2 / sum w^2 of the {n:,} weighted labels): "
+                 "below about 50 the normal interval is too narrow (simulated 95 % intervals from 100 labels of "
+                 "effective size about 4 covered about half of true rates); label more rows, or weigh them "
+                 "less unevenly")
+#: the same for a designed sample (propensity=), counting only the labels drawn at random (seeded
+#: simulation in tests/delayed/test_ppi_weights_scale.py: every flagged row and 5 random others covered
+#: 39 % for a 95 % interval, 10 random others 69 %, 20 others 84 %)
+FEW_DRAWN = ("only {n:,} labels drawn at random (propensity < 1; the {certain:,} rows labelled with certainty say "
+             "nothing about the others): below about 50 the normal interval is too narrow (simulated 95 % "
+             "intervals covered 39 % of true rates with 5 random labels, 69 % with 10, 84 % with 20); label more "
+             "randomly chosen rows")
+ZERO_WIDTH = ("the {n:,} labels show no spread (e.g. all one class): the normal interval has zero width and is "
+              "not a confidence interval; label more rows")
+
+
+# -- the result ---------------------------------------------------------------------------
+@dataclass(frozen=True, repr=False)
+class PpiMean(Display):
+    """A prediction-powered estimate of a window's rate, beside the classical and CBPE ones.
+
+    ``estimate``, ``ci_low``, ``ci_high`` — PPI++ (power-tuned ``lam``); ``classical*`` — the
+    labels alone; ``cbpe*`` — the mean score (valid only if the scores are calibrated);
+    ``rectifier*`` — the mean of y − score over the labelled rows (calibration-in-the-large).
+    ``calibrated`` is False when the rectifier's interval excludes 0, and ``note`` then
+    says that the label-free estimate is not valid (a rectifier interval of zero width —
+    labels without spread — is no evidence either way and counts as calibrated). When the
+    PPI interval itself has zero width (e.g. every label one class) ``note`` says it is
+    not a confidence interval. ``sample_p`` is the p-value of the
+    random-sample check; ``valid`` is False when the check failed (``sample_check="flag"``).
+    """
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    se: float
+    lam: float
+    level: float
+    n_labelled: int
+    n_unlabelled: int
+    classical: float
+    classical_low: float
+    classical_high: float
+    cbpe: float
+    cbpe_low: float
+    cbpe_high: float
+    rectifier: float
+    rectifier_low: float
+    rectifier_high: float
+    calibrated: bool
+    sample_p: float
+    valid: bool
+    n_excluded: int = 0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def note(self) -> str | None:
+        return "; ".join(self.notes) if self.notes else None
+
+    @property
+    def width(self) -> float:
+        return self.ci_high - self.ci_low
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [
+            {"method": "ppi", "estimate": self.estimate, "ci_low": self.ci_low, "ci_high": self.ci_high,
+             "uses": f"{self.n_labelled:,} labels + {self.n_unlabelled:,} scores (lambda {self.lam:.3f})"},
+            {"method": "classical", "estimate": self.classical, "ci_low": self.classical_low,
+             "ci_high": self.classical_high, "uses": f"{self.n_labelled:,} labels"},
+            {"method": "cbpe", "estimate": self.cbpe, "ci_low": self.cbpe_low, "ci_high": self.cbpe_high,
+             "uses": "scores only; valid if calibrated"},
+            {"method": "rectifier", "estimate": self.rectifier, "ci_low": self.rectifier_low,
+             "ci_high": self.rectifier_high, "uses": "mean of y - score (0 if calibrated)"},
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k != "notes"}
+        out["notes"] = list(self.notes)
+        out["note"] = self.note
+        out["methods"] = self.rows()
+        return out
+
+    def _frame_records(self) -> list[dict[str, Any]]:
+        return self.rows()
+
+    def __str__(self) -> str:
+        pct = f"{self.level * 100:g}% CI"
+        body = [[r["method"], fmt(r["estimate"]), f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]", r["uses"]]
+                for r in self.rows()]
+        lines = [(f"rate of the window: PPI++ estimate {fmt(self.estimate)} [{fmt(self.ci_low)}, "
+                 f"{fmt(self.ci_high)}] ({pct})"),
+                 render_table(["method", "estimate", pct, "uses"], body, align="lrll")]
+        if self.n_excluded:
+            lines.append(f"({self.n_excluded} labelled rows outside the random audit sample were used as "
+                         "scored rows only)")
+        lines.extend(f"note: {t}" for t in self.notes)
+        return "\n".join(lines)
+
+
+def few_labels_note(n: int, se: float, n_effective: float | None = None, *, drawn: int | None = None) -> str | None:
+    r"""The note on too few labels for a normal interval, or None: :data:`ZERO_WIDTH` when the
+    standard error ``se`` is below :data:`NO_SPREAD` (labels without spread), else :data:`FEW_DRAWN`
+    (a designed sample with fewer than :data:`FEW_LABELS` labels ``drawn`` at random), :data:`FEW`
+    (fewer than :data:`FEW_LABELS` labels ``n``) or :data:`FEW_EFFECTIVE` (weighted labels whose
+    Kish size :math:`n_{\text{eff}} = (\sum w)^2 / \sum w^2` is below it) — the one test of
+    :func:`ppi_mean` and :func:`ppi_records`."""
+    if not se >= NO_SPREAD:
+        return ZERO_WIDTH.format(n=n)
+    if drawn is not None and drawn < FEW_LABELS:
+        return FEW_DRAWN.format(n=drawn, certain=n - drawn)
+    if n < FEW_LABELS:
+        return FEW.format(n=n)
+    if n_effective is not None and n_effective < FEW_LABELS:
+        return FEW_EFFECTIVE.format(eff=n_effective, n=n)
+    return None
+
+
+def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, excluded: int, p: float, valid: bool,
+            f: np.ndarray | None = None, g: np.ndarray | None = None, w: np.ndarray | None = None,
+            drawn: int | None = None) -> PpiMean:
+    """The :class:`PpiMean` of one window; ``w`` (the labelled rows' weights) counts the labels by
+    their Kish effective size for the few-labels note, ``drawn`` (a designed sample) by the labels
+    drawn at random."""
+    v = {k: float(np.asarray(x)) for k, x in out.items()}
+    calibrated = bool(judged_calibrated(v["rectifier_low"], v["rectifier_high"], v["rectifier_se"], n, level))
+    # the outcome is 0/1: a rate lies in [0, 1] and the rectifier y - f in [-1, 1], so a normal interval
+    # reaching beyond is cut at the bound (ppi_from_sums stays the plain normal interval, as it also
+    # serves quantities such as costs)
+    cut_to_range(v, RATE_BOUNDS)
+    v = {k: float(x) for k, x in v.items()}
+    notes = []
+    if not valid:
+        notes.append("NOT VALID: the labelled rows do not look like a random sample of the window "
+                     f"(score-histogram chi-square p = {fmt_p(p)}); PPI needs a random audit sample")
+    few = few_labels_note(n, v["se"], None if w is None else float(w.sum()) ** 2 / float(w @ w), drawn=drawn)
+    if few:
+        notes.append(few)
+    if not calibrated:
+        notes.append(NOT_CALIBRATED)
+    return PpiMean(
+        estimate=v["estimate"], ci_low=v["ci_low"], ci_high=v["ci_high"], se=v["se"], lam=v["lam"], level=level,
+        n_labelled=n, n_unlabelled=m, classical=v["classical"], classical_low=v["classical_low"],
+        classical_high=v["classical_high"], cbpe=v["cbpe"], cbpe_low=v["cbpe_low"], cbpe_high=v["cbpe_high"],
+        rectifier=v["rectifier"], rectifier_low=v["rectifier_low"], rectifier_high=v["rectifier_high"],
+        calibrated=calibrated, sample_p=p, valid=valid, n_excluded=excluded, notes=tuple(notes))
+
+
+def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True) -> list[dict[str, Any]]:
+    r"""One JSON-ready record per window of :func:`ppi_from_sums` (the keys a status row carries):
+    ``estimate_ppi`` and ``estimate_cbpe`` (each ``{"estimate", "ci_low", "ci_high"}``, PPI's
+    with ``lam`` and ``labels``; None where the window has fewer than 2 random labels),
+    ``rectifier`` (the same three keys), ``calibrated`` (None without labels) and ``note`` — the
+    notes :func:`ppi_mean` gives the same window: an interval of zero width, fewer than
+    :data:`FEW_LABELS` labels (or, weighted, a Kish effective size :math:`(\sum w)^2 / \sum w^2`
+    below it), scores not calibrated; NaN is written as None, so the records pass
+    ``json.dumps(..., allow_nan=False)``."""
+    out = ppi_from_sums(sums, level=level, power_tuning=power_tuning)
+    cut_to_range(out, RATE_BOUNDS)  # a rate, as vc.ppi_mean reports it
+    n = np.atleast_1d(np.asarray(sums.n, dtype=np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):  # Kish size; equals n when every weight is 1
+        eff = np.atleast_1d(np.asarray(sums.w, dtype=np.float64) ** 2 / np.asarray(sums.w2, dtype=np.float64))
+    cols = {k: np.atleast_1d(v) for k, v in out.items()}
+    recs = []
+    for i in range(n.size):
+        def three(name: str, prefix: str, i: int = i) -> dict[str, float | None]:
+            vals = (cols[name][i], cols[f"{prefix}_low"][i], cols[f"{prefix}_high"][i])
+            return {k: float(v) if np.isfinite(v) else None for k, v in zip(("estimate", "ci_low", "ci_high"), vals)}
+
+        has = n[i] >= 2 and np.isfinite(cols["estimate"][i])
+        calibrated = bool(judged_calibrated(cols["rectifier_low"][i], cols["rectifier_high"][i],
+                                            cols["rectifier_se"][i], n[i], level)) if has else None
+        recs.append({
+            "estimate_ppi": {**three("estimate", "ci"), "lam": float(cols["lam"][i]), "labels": int(n[i])}
+            if has else None,
+            "estimate_cbpe": three("cbpe", "cbpe"),
+            "rectifier": three("rectifier", "rectifier") if has else None,
+            "calibrated": calibrated,
+            "note": "; ".join(n_ for n_ in (
+                few_labels_note(int(n[i]), float(cols["se"][i]), float(eff[i])) if has else None,
+                NOT_CALIBRATED if calibrated is False else None) if n_) or None,
+        })
+    return recs

@@ -1,0 +1,213 @@
+r"""PPI++, classical, CBPE and rectifier estimates from the sums of a window (vectorised over windows).
+
+The formulas are those of :mod:`veracity.delayed._ppi` (PPI++ with power tuning, the
+linearised weighted variances, CBPE's Poisson-binomial spread); everything here reads only
+the sums of :class:`PpiSums`, so a store computes them in SQL and calls :func:`ppi_from_sums`
+for all windows at once. Also the two interval helpers every PPI result shares: cutting a
+normal interval at the range of the quantity, and the calibration judgement of the rectifier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core._special import ndtri
+from ..core._validation import VeracityError
+
+#: a standard error (on the scale of a rate) below this is the rounding noise of the one-pass sums
+#: (about sqrt(eps / n)): the labels have no spread, and the normal interval no width
+NO_SPREAD = 1e-7
+
+
+def judged_calibrated(rect_low: Any, rect_high: Any, rect_se: Any, n: Any, level: float) -> Any:
+    r"""The rectifier's interval holds 0 — or, where it has no width, an exact test does not reject.
+
+    A rectifier without spread (every label one class, y − f = c for every labelled row) has a
+    normal interval of zero width, which is no confidence interval. Then, under calibration,
+    seeing n labels all 0 has probability :math:`\prod (1 - f_i) \le (1 - \bar f)^n = (1 - |c|)^n`
+    (and n labels all 1, :math:`\prod f_i \le \bar f^n = (1 - |c|)^n`, by the AM–GM
+    inequality), so the scores are judged not calibrated when :math:`(1 - |c|)^n \le (1-\text{level})/2`:
+    two negatives scored 0.1 are no evidence (0.81), 1,000 negatives scored 0.5 are. Vectorised."""
+    low, high = np.asarray(rect_low, dtype=np.float64), np.asarray(rect_high, dtype=np.float64)
+    flat = ~(np.asarray(rect_se) >= NO_SPREAD)
+    c = np.clip(np.abs(0.5 * (low + high)), 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        exact_p = np.exp(np.asarray(n, dtype=np.float64) * np.log1p(-c))
+    return np.where(flat, exact_p > (1.0 - level) / 2.0, (low <= 0.0) & (0.0 <= high))
+
+
+def cut_to_range(out: dict[str, Any], bounds: Any) -> None:
+    r"""Cut the normal intervals of ``out`` (keys of :func:`ppi_from_sums`) at the range the quantity can take.
+
+    ``bounds`` maps an interval prefix (``"ci"``, ``"classical"``, ``"cbpe"``, ``"rectifier"``) to
+    ``(lo, hi)`` (scalars or arrays, one per entry). A rate is in [0, 1] and the rectifier
+    :math:`y - f` in [-1, 1]; a normal interval reaching beyond is cut at the bound — the same
+    coverage, no impossible values. In place; NaN stays NaN. :func:`ppi_from_sums` itself stays the
+    plain normal interval."""
+    for prefix, (lo, hi) in bounds.items():
+        for key, op in ((f"{prefix}_low", np.fmax), (f"{prefix}_high", np.fmin)):
+            bound = lo if key.endswith("_low") else hi
+            x = np.asarray(out[key], dtype=np.float64)
+            out[key] = np.where(np.isnan(x), np.nan, op(x, bound))
+
+
+#: the range of each interval of a rate (the outcome is 0/1)
+RATE_BOUNDS = {"ci": (0.0, 1.0), "classical": (0.0, 1.0), "cbpe": (0.0, 1.0), "rectifier": (-1.0, 1.0)}
+
+
+def check_level(level: Any) -> float:
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0.0 < level < 1.0:
+        raise VeracityError(f"level must be a number strictly between 0 and 1, e.g. 0.95; got {level!r}")
+    return float(level)
+
+
+def z_of(level: float) -> float:
+    return float(ndtri(1.0 - (1.0 - level) / 2.0))
+
+
+# -- the sums -----------------------------------------------------------------------------
+_LAB = ("n", "w", "w2", "wy", "wf", "wff", "wyf", "w2y", "w2f", "w2yy", "w2yf", "w2ff")
+_UNL = ("m", "wu", "wu2", "wuf", "wuff", "wu2f", "wu2ff")
+
+
+@dataclass(frozen=True, eq=False)
+class PpiSums:
+    r"""The sums one window (or an array of windows) needs for PPI, CBPE and the rectifier.
+
+    Labelled rows (weights :math:`w`, labels :math:`y`, scores :math:`f`): ``n`` (rows),
+    ``w`` :math:`\sum w`, ``w2`` :math:`\sum w^2`, ``wy``, ``wf``, ``wff``, ``wyf``
+    (:math:`\sum w y`, …), ``w2y``, ``w2f``, ``w2yy``, ``w2yf``, ``w2ff`` (:math:`\sum w^2 y`,
+    …). Unlabelled rows (weights :math:`u`, scores :math:`g`): ``m`` (rows), ``wu``, ``wu2``,
+    ``wuf``, ``wuff``, ``wu2f``, ``wu2ff``. Unweighted every weight is 1, so
+    :meth:`from_counts` needs only eight of them. Each field is a float or an array
+    (one entry per window); merging two disjoint sets of rows is adding their sums.
+    """
+
+    n: Any
+    w: Any
+    w2: Any
+    wy: Any
+    wf: Any
+    wff: Any
+    wyf: Any
+    w2y: Any
+    w2f: Any
+    w2yy: Any
+    w2yf: Any
+    w2ff: Any
+    m: Any
+    wu: Any
+    wu2: Any
+    wuf: Any
+    wuff: Any
+    wu2f: Any
+    wu2ff: Any
+
+    @classmethod
+    def from_counts(cls, *, n: Any, sum_y: Any, sum_f: Any, sum_ff: Any, sum_yf: Any, m: Any, sum_fu: Any,
+                    sum_ffu: Any, sum_yy: Any = None) -> PpiSums:
+        r"""Unweighted sums: labelled ``n``, :math:`\sum y`, :math:`\sum f`, :math:`\sum f^2`,
+        :math:`\sum yf`; unlabelled ``m``, :math:`\sum g`, :math:`\sum g^2`
+        (:math:`\sum y^2 = \sum y` for 0/1 labels unless ``sum_yy`` is given)."""
+        a = {k: np.asarray(v, dtype=np.float64) for k, v in {
+            "n": n, "sum_y": sum_y, "sum_f": sum_f, "sum_ff": sum_ff, "sum_yf": sum_yf, "m": m, "sum_fu": sum_fu,
+            "sum_ffu": sum_ffu}.items()}
+        yy = a["sum_y"] if sum_yy is None else np.asarray(sum_yy, dtype=np.float64)
+        return cls(n=a["n"], w=a["n"], w2=a["n"], wy=a["sum_y"], wf=a["sum_f"], wff=a["sum_ff"],
+                   wyf=a["sum_yf"], w2y=a["sum_y"], w2f=a["sum_f"], w2yy=yy, w2yf=a["sum_yf"],
+                   w2ff=a["sum_ff"], m=a["m"], wu=a["m"], wu2=a["m"], wuf=a["sum_fu"], wuff=a["sum_ffu"],
+                   wu2f=a["sum_fu"], wu2ff=a["sum_ffu"])
+
+    @classmethod
+    def of(cls, y: np.ndarray, f: np.ndarray, g: np.ndarray, w: np.ndarray | None = None,
+           u: np.ndarray | None = None) -> PpiSums:
+        """The sums of checked arrays (labels ``y`` may be any real values)."""
+        if w is None:
+            lab = {"n": y.size, "w": y.size, "w2": y.size, "wy": y.sum(), "wf": f.sum(), "wff": f @ f, "wyf": y @ f}
+            lab.update(w2y=lab["wy"], w2f=lab["wf"], w2yy=y @ y, w2yf=lab["wyf"], w2ff=lab["wff"])
+        else:
+            wy, wf = w * y, w * f
+            lab = {"n": y.size, "w": w.sum(), "w2": w @ w, "wy": wy.sum(), "wf": wf.sum(), "wff": wf @ f, "wyf": wy @ f,
+                       "w2y": wy @ w, "w2f": wf @ w, "w2yy": wy @ wy, "w2yf": wy @ wf, "w2ff": wf @ wf}
+        if u is None:
+            unl = {"m": g.size, "wu": g.size, "wu2": g.size, "wuf": g.sum(), "wuff": g @ g}
+            unl.update(wu2f=unl["wuf"], wu2ff=unl["wuff"])
+        else:
+            ug = u * g
+            unl = {"m": g.size, "wu": u.sum(), "wu2": u @ u, "wuf": ug.sum(), "wuff": ug @ g, "wu2f": ug @ u, "wu2ff": ug @ ug}
+        return cls(**{k: np.float64(v) for k, v in {**lab, **unl}.items()})
+
+    def __add__(self, other: PpiSums) -> PpiSums:
+        return PpiSums(**{k: np.add(getattr(self, k), getattr(other, k)) for k in _LAB + _UNL})
+
+
+def _wmean_var(s1: Any, s: Any, w2x: Any, w2xx: Any, w2: Any) -> tuple[Any, Any]:
+    r"""Weighted mean :math:`\bar x = \sum wx / \sum w` and its linearised variance
+    :math:`\sum w^2 (x - \bar x)^2 / (\sum w)^2` from the sums."""
+    mean = s / s1
+    var = (w2xx - 2.0 * mean * w2x + mean * mean * w2) / (s1 * s1)
+    return mean, np.maximum(var, 0.0)
+
+
+def ppi_from_sums(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True,
+                  lam: Any = None) -> dict[str, np.ndarray]:
+    r"""PPI++, classical, CBPE and rectifier estimates from :class:`PpiSums` (vectorised).
+
+    Returns arrays keyed ``estimate, se, ci_low, ci_high, lam, classical, classical_se,
+    cbpe, cbpe_se, rectifier, rectifier_se`` (and the ``_low``/``_high`` of each). A window
+    with fewer than 2 labelled rows gives NaN; one with no unlabelled row gives the
+    classical estimate (:math:`\lambda = 0`). ``lam`` fixes :math:`\lambda` (overrides tuning).
+    """
+    level = check_level(level)
+    z = z_of(level)
+    S = sums
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n, m = np.asarray(S.n, dtype=np.float64), np.asarray(S.m, dtype=np.float64)
+        ybar, fbar = S.wy / S.w, S.wf / S.w
+        gbar = np.where(m > 0, S.wuf / S.wu, 0.0)
+        if lam is not None:
+            lam_ = np.broadcast_to(np.asarray(lam, dtype=np.float64), np.shape(n)).copy()
+        elif not power_tuning:
+            lam_ = np.ones_like(n)
+        else:
+            cov = S.wyf / S.w - ybar * fbar
+            # variance of all n + m scores, each sample's weights scaled to mean 1 (ppi_py's convention)
+            sf, sff = n * fbar, n * S.wff / S.w
+            sg = np.where(m > 0, m * gbar, 0.0)
+            sgg = np.where(m > 0, m * S.wuff / S.wu, 0.0)
+            tot = n + m
+            var_all = (sff + sgg - (sf + sg) ** 2 / tot) / (tot - 1.0)
+            n_eff, m_eff = S.w * S.w / S.w2, np.where(m > 0, S.wu * S.wu / S.wu2, 0.0)
+            lam_ = cov / ((1.0 + n_eff / m_eff) * var_all)
+            lam_ = np.where(np.isfinite(lam_), np.clip(lam_, 0.0, 1.0), 0.0)
+        lam_ = np.where(m > 0, lam_, 0.0)
+        # rectifier y - lam f over the labelled rows
+        r_s = S.wy - lam_ * S.wf
+        r_w2x = S.w2y - lam_ * S.w2f
+        r_w2xx = S.w2yy - 2.0 * lam_ * S.w2yf + lam_ * lam_ * S.w2ff
+        rbar, r_var = _wmean_var(S.w, r_s, r_w2x, r_w2xx, S.w2)
+        _, g_var = _wmean_var(S.wu, S.wuf, S.wu2f, S.wu2ff, S.wu2)
+        g_var = np.where(m > 0, g_var, 0.0)
+        est = lam_ * gbar + rbar
+        se = np.sqrt(r_var + lam_ * lam_ * g_var)
+        classical, c_var = _wmean_var(S.w, S.wy, S.w2y, S.w2yy, S.w2)
+        rect, rect_var = _wmean_var(S.w, S.wy - S.wf, S.w2y - S.w2f, S.w2yy - 2.0 * S.w2yf + S.w2ff, S.w2)
+        # CBPE: the weighted mean score of all rows; Poisson-binomial spread under calibration
+        tw = S.w + S.wu
+        cbpe = (S.wf + S.wuf) / tw
+        cbpe_var = np.maximum((S.w2f - S.w2ff + S.wu2f - S.wu2ff) / (tw * tw), 0.0)
+        few = n < 2
+        out = {"estimate": est, "se": se, "lam": lam_, "classical": classical, "classical_se": np.sqrt(c_var),
+               "rectifier": rect, "rectifier_se": np.sqrt(rect_var), "cbpe": cbpe, "cbpe_se": np.sqrt(cbpe_var)}
+        for k in ("estimate", "se", "lam", "classical", "classical_se", "rectifier", "rectifier_se"):
+            out[k] = np.where(few, np.nan, out[k])
+        for name, sd in (("", "se"), ("classical", "classical_se"), ("rectifier", "rectifier_se"),
+                         ("cbpe", "cbpe_se")):
+            centre = out[name or "estimate"]
+            prefix = f"{name}_" if name else "ci_"
+            out[f"{prefix}low"] = centre - z * out[sd]
+            out[f"{prefix}high"] = centre + z * out[sd]
+    return out
