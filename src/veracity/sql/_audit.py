@@ -141,7 +141,7 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
                        f"{', '.join(repr(c) for c in renamed)})" if renamed else "")
                     if cased else "")
             raise VeracityError(f"{role}={name!r}: the table has no such column (columns: {shown}){hint}")
-    names = [score, label] + ([weight] if weight else [])
+    names = [score, label] + ([weight] if weight else []) + ([by] if by else [])
     values = db.query(q.probe_sql(table, names, db.dialect), what="reading the columns' types")
     first = dict(zip(names, values[0])) if values else {}
     for role, name in (("scores", score), ("sample_weight", weight)):
@@ -149,6 +149,14 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
             raise VeracityError(
                 f"column {name!r} ({role}) must hold numbers, found text such as {str(first[name])[:40]!r}; "
                 "convert it to numbers")
+        if name is not None and first.get(name) is not None and not _numeric(first[name]):
+            # a DATE, INTERVAL, array … column: its cast to double fails in the database (and on DuckDB,
+            # which has no savepoints, that failure aborts the caller's open transaction)
+            raise VeracityError(f"column {name!r} ({role}) must hold numbers, found {_kind(first[name])}; "
+                                "name a column of numbers")
+    if by is not None and first.get(by) is not None and not _hashable(first[by]):
+        raise VeracityError(f"by={by!r} holds {_kind(first[by])}, which cannot name a slice; slice by a "
+                            "column of numbers, text, dates or booleans")
     # BOOLEAN scores or weights read as 1.0 / 0.0, as the arrays and every frame read them
     booleans = {name for name in (score, weight) if name is not None and isinstance(first.get(name), (bool, np.bool_))}
     cols = q.Columns(table=table, score=score, label=label, weight=weight, by=by, score_bool=score in booleans,
@@ -160,7 +168,31 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
         return replace(cols, label_kind="bool")
     if isinstance(sample, (str, bytes)):
         raise _text_labels(db, table, label)
+    if sample is not None and not _numeric(sample):
+        fix = (f"pass pos_label= naming the positive class (e.g. pos_label={sample!r})" if _hashable(sample)
+               else "name a column of 0/1 labels")
+        raise VeracityError(f"column {label!r} (labels) holds {_kind(sample)}, not 0/1 numbers; {fix}")
     return cols
+
+
+def _numeric(value: Any) -> bool:
+    """Whether a value read from a column is a number (the cast to double is then defined)."""
+    import decimal
+
+    return isinstance(value, (int, float, decimal.Decimal, np.number, np.bool_))
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _kind(value: Any) -> str:
+    """``datetime.date values such as datetime.date(2024, 1, 1)``: what a column holds, for a message."""
+    return f"{type(value).__name__} values such as {' '.join(repr(value).split())[:60]}"
 
 
 def _label_values(db: Database, table: Any, label: str) -> tuple[int, int, list[Any]]:
@@ -244,15 +276,31 @@ def _contract(db: Database, cols: q.Columns, score_type: str) -> dict[str, Any]:
 _AUC_PARTS = ("_num", "_pos", "_neg")
 
 
+#: the key of the slice that pools every key beyond the cap, applied in the database (q.Columns.pool)
+_OTHER = object()
+#: a sliced audit fetches up to this many times the cap's (slice, bin) rows and pools in Python (a few
+#: values over the cap: one statement); beyond, the cap is applied in the database (:func:`_capped_sums`)
+_OVER_CAP = 4
+
+
 def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, bins: int, n: int,
-          edges: np.ndarray, strategy: str, grouped: bool, screen: bool = False, rows: bool = False
-          ) -> tuple[dict[Any, dict[str, Any]] | None, dict[str, Any]]:
+          edges: np.ndarray, strategy: str, grouped: bool, screen: bool = False, rows: bool = False,
+          cap: int | None = None) -> tuple[dict[Any, dict[str, Any]] | None, dict[str, Any]]:
     """Per slice: the per-bin sums and the AUC's parts per bin; with ``screen``, also the contract's
     screen over every row (``n``, ``bad``, ``text``, ``w_max``) — the sums are then ``None`` unless
-    every row meets the contract. ``rows``: the route of :func:`_rows_route`."""
+    every row meets the contract. ``rows``: the route of :func:`_rows_route`.
+
+    ``cap`` (a sliced audit's slice cap, not yet applied in the database): at most
+    :data:`_OVER_CAP` × cap × bins (slice, bin) rows may come back; one more means more slices than
+    the cap, and ``(None, {"truncated": True})`` is returned for :func:`_capped_sums` to cap them in
+    the database."""
+    capped = grouped and cap is not None and cols.pool is None
+    limit = _OVER_CAP * (cap or 0) * (edges.size - 1) + 1 if capped else None
     sql = q.stats_sql(cols, db.dialect, score_type=score_type, threshold=threshold, bins=bins, n=n,
-                      edges=edges, strategy=strategy, grouped=grouped, screen=screen, rows=rows)
+                      edges=edges, strategy=strategy, grouped=grouped, screen=screen, rows=rows, limit=limit)
     found, names = db.run(sql, sorts=True)
+    if limit is not None and len(found) >= limit:
+        return None, {"truncated": True}
     recs = [dict(zip(names, row)) for row in found]
     seen: dict[str, Any] = {"n": sum(int(r["count"] or 0) for r in recs)}
     if screen:
@@ -265,8 +313,12 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
     m = edges.size - 1
     exact = cols.weight is None  # integer-valued: kept as Python ints (exact AUC for any N)
     per_slice: dict[Any, dict[str, Any]] = {}
+    # a kept key as the count per key read it: SQLite hands back the REAL 5.0 of a CASE (no column affinity)
+    # as the integer 5
+    kept = {k: k for k in cols.pool[0]} if cols.pool is not None else {}
     for rec in recs:
-        key = slice_key(rec["_g"]) if grouped else None  # DuckDB/PostgreSQL NaN keys: one slice
+        key = (_OTHER if rec.get("_o") else slice_key(rec["_g"])) if grouped else None  # NaN keys: one slice
+        key = kept.get(key, key)
         acc = per_slice.setdefault(key, {**{k: np.zeros(m) for k in q.SUMS}, "_parts": []})
         b = int(rec["_b"])
         for name in q.SUMS:
@@ -274,6 +326,27 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
         cast = int if exact else float
         acc["_parts"].append((b, *(cast(rec[k] or 0) for k in _AUC_PARTS)))
     return per_slice, seen
+
+
+def _capped_sums(db: Database, cols: q.Columns, cap: int | None, **options: Any
+                 ) -> tuple[q.Columns, int, tuple[dict[Any, dict[str, Any]] | None, dict[str, Any]]]:
+    """:func:`_sums`, with the slice cap applied in the database when the slices outnumber it:
+    ``(columns, keys pooled, (sums, seen))``. The kept keys are the array form's (the largest cap − 1 by
+    rows, ties in key order), found from one count per key; the other keys' rows are summed as one
+    slice there, so O(cap × bins) rows of sums come back however many values ``by=`` takes."""
+    found = _sums(db, cols, cap=cap, **options)
+    if not found[1].get("truncated"):
+        return cols, 0, found
+    assert cap is not None
+    counts: dict[Any, int] = {}
+    for raw, rows in db.query(q.slice_counts_sql(cols, db.dialect), what="counting the rows of each slice"):
+        key = slice_key(raw)
+        counts[key] = counts.get(key, 0) + int(rows)
+    order = _key_order(list(counts))
+    by_size = sorted(range(len(order)), key=lambda i: -counts[order[i]])  # stable: ties in key order
+    keep = [order[i] for i in by_size[: cap - 1]]
+    cols = replace(cols, pool=(tuple(k for k in keep if k is not None), any(k is None for k in keep)))
+    return cols, len(order) - len(keep), _sums(db, cols, cap=cap, **options)
 
 
 def _refuse(db: Database, cols: q.Columns, score_type: str) -> dict[str, Any]:
@@ -360,6 +433,7 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
            cap: int | None, table_options: dict[str, Any]) -> AuditResult:
     grouped = cols.by is not None
     rows = _rows_route(db, cols)
+    pooled_in_db = 0  # keys pooled by the slice cap in the database (see _capped_sums)
     options: dict[str, Any] = dict(score_type=score_type, threshold=threshold, strategy=strategy, grouped=grouped,
                                    rows=rows)
     sums: dict[Any, dict[str, Any]] | None = None
@@ -368,7 +442,8 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
         m = check_bins(bins)
         edges = uniform_edges(m)
         try:
-            sums, seen = _sums(db, cols, bins=m, n=0, edges=edges, screen=True, **options)
+            cols, pooled_in_db, (sums, seen) = _capped_sums(db, cols, cap, bins=m, n=0, edges=edges,
+                                                            screen=True, **options)
         except VeracityError:  # rows that break the contract can make it fail (e.g. the bin of -inf)
             counts = _refuse(db, cols, score_type)
             if cols.weight is None or _weight_scale(counts) == 1.0:
@@ -406,11 +481,19 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
         else:
             m = check_bins(bins)
         edges = _edges(db, cols, bins=m, strategy=strategy, score_type=score_type, n=n)
-        sums, _ = _sums(db, cols, bins=edges.size - 1, n=n, edges=edges, **options)
+        cols, pooled_now, (sums, _) = _capped_sums(db, cols, cap, bins=edges.size - 1, n=n, edges=edges,
+                                                   **options)
+        pooled_in_db = pooled_now or pooled_in_db
     if sums is None:  # pragma: no cover - only a table that changed between two statements
         raise VeracityError("the table changed while it was audited; audit it again")
 
+    other = sums.pop(_OTHER, None)
     order = _key_order(list(sums))
+    if cols.pool is not None:  # the cap applied in the database: its pooled slice last, as below
+        name = other_key(pooled_in_db)
+        empty: dict[str, Any] = {**{k: np.zeros(edges.size - 1) for k in q.SUMS}, "_parts": []}
+        sums[name] = other if other is not None else empty
+        order.append(name)
     pooled: tuple[list[Any], bool] | None = None
     if grouped and cap is not None and len(order) > cap:
         sizes = {k: sums[k]["count"].sum() for k in order}
@@ -432,6 +515,7 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
                                 score_type=score_type, n_classes=2, threshold=threshold, **table_options)
 
     where: dict[str, Any] = dict(n=n, edges=edges, strategy=strategy, score_type=score_type, rows=rows)
+    cols = replace(cols, pool=None)  # the AUC queries read the rows' own keys
 
     def slice_auc(k: Any) -> float | None:
         if sums[k].get("_pooled"):

@@ -33,6 +33,8 @@ _MODULES = (
     ("trino", "trino"), ("databricks", "databricks"), ("pyhive", "spark"), ("redshift_connector", "redshift"),
     ("clickhouse_connect", "clickhouse"), ("pymssql", "tsql"),
 )
+#: dialects whose driver module talks to that one engine only (a dialect= naming another is refused)
+_ONE_ENGINE = frozenset({"sqlite", "duckdb"})
 #: SQLAlchemy dialect names (and ADBC vendor names, lower case) that differ from sqlglot's
 _ALIASES = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql", "sqlserver": "tsql",
             "microsoft sql server": "tsql", "google bigquery": "bigquery"}
@@ -312,7 +314,11 @@ def open_database(target: Any, *, dialect: str | None = None) -> Database:
         return _from_url(target, chosen)
     kind = _sqlalchemy(target)
     if kind is not None:
-        name = check_dialect(target.dialect.name) if chosen is None else chosen
+        engine_name = str(target.dialect.name).lower()
+        if chosen is not None and engine_name in _ONE_ENGINE and chosen != engine_name:
+            raise VeracityError(f"dialect={dialect!r} on a {engine_name} engine: it talks to {engine_name} "
+                                f"alone; drop dialect= (or pass dialect={engine_name!r})")
+        name = check_dialect(engine_name) if chosen is None else chosen
         if kind == "engine":
             shown = f"{target.dialect.name} engine"
             password = getattr(getattr(target, "url", None), "password", None)
@@ -329,7 +335,13 @@ def open_database(target: Any, *, dialect: str | None = None) -> Database:
             f"audit_sql needs a database connection (DB-API 2.0 such as sqlite3, psycopg or duckdb; ADBC; "
             f"a SQLAlchemy engine or connection) or a URL string; got {type(target).__name__}"
         )
-    found = chosen or _module_dialect(target)
+    own = _module_dialect(target)
+    if chosen is not None and own in _ONE_ENGINE and chosen != own:
+        # SQL written for another engine reads differently here (SQLite's REAL is DuckDB's 4-byte float;
+        # a PostgreSQL failure rolls back the SQLite connection's uncommitted rows): never silently
+        raise VeracityError(f"dialect={dialect!r} on a {own} connection: its driver talks to {own} alone; "
+                            f"drop dialect= (or pass dialect={own!r})")
+    found = chosen or own
     if found is None:
         raise VeracityError(
             f"cannot tell which SQL dialect a {type(target).__module__}.{type(target).__name__} connection "
@@ -353,6 +365,9 @@ def _from_url(url: str, dialect: str | None) -> Database:
         raise VeracityError(
             f"cannot open {shown!r}: a URL starts with its scheme (sqlite:///PATH, duckdb:///PATH, "
             "postgresql://USER@HOST/DB; other databases through SQLAlchemy), or pass an open connection")
+    if base in _ONE_ENGINE and dialect is not None and dialect != base:
+        raise VeracityError(f"dialect={dialect!r} on a {base} URL: {base} reads only its own SQL; drop "
+                            f"dialect= (or pass dialect={base!r})")
     try:
         netloc = urlsplit(url).netloc
     except ValueError:

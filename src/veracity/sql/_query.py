@@ -28,7 +28,7 @@ templates of internal names (``_s``, ``_y`` …) and numbers formatted by :func:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -189,6 +189,10 @@ class Columns:
     #: BOOLEAN score / weight columns, read as 1.0 / 0.0 as the arrays and frames read them
     score_bool: bool = False
     weight_bool: bool = False
+    #: the slice cap, applied in the database: (kept slice keys, whether the NULL key is kept). The rows of
+    #: every other key are one slice there (``_o`` = 1, ``_g`` NULL), so a ``by=`` of a million values
+    #: brings back the cap's slices, never one aggregate per value
+    pool: tuple[tuple[Any, ...], bool] | None = None
 
 
 def _as_double(col: Any, boolean: bool) -> Any:
@@ -241,7 +245,18 @@ def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
         one = exp.Literal.number(1)
         cols.append(exp.alias_(one if integer else exp.Cast(this=one, to=double.copy()), "_w"))
     if c.by is not None:
-        cols.append(exp.alias_(exp.column(ident(c.by, "by")), "_g"))
+        g = exp.column(ident(c.by, "by"))
+        if c.pool is None:
+            cols.append(exp.alias_(g, "_g"))
+        else:  # the capped slices (see Columns.pool): kept keys as they are, the others NULL with _o = 1
+            values, null_kept = c.pool
+            tests: list[Any] = [g.copy().isin(*(literal(k) for k in values))] if values else []
+            if null_kept:
+                tests.append(g.copy().is_(exp.null()))
+            kept = tests[0] if len(tests) == 1 else exp.or_(*tests)
+            cols.append(exp.alias_(exp.case().when(kept, g.copy()), "_g"))
+            cols.append(exp.alias_(exp.case().when(kept.copy(), exp.Literal.number(0))
+                                   .else_(exp.Literal.number(1)), "_o"))
     if dialect == "sqlite":  # dynamic typing: text in a numeric column would cast to 0 silently
         def text_flag(col: Any) -> Any:
             kind = exp.Anonymous(this="typeof", expressions=[col])
@@ -388,10 +403,16 @@ def _probability(v: str, score_type: str) -> str:
 
 
 def _bin(p: str, bins: int, edges: np.ndarray | None, strategy: str) -> str:
-    """The bin index rule of :func:`veracity.core._binning.bin_index`, in SQL."""
+    """The bin index rule of :func:`veracity.core._binning.bin_index`, in SQL.
+
+    Uniform: ``min(floor(p·m), m − 1)``; a score below 0 (a row that breaks the contract, which the
+    screen counts and whose sums are never used) is bin 0, never a cast of ``floor(-inf)`` to an
+    integer: that cast fails the statement, and on DuckDB a failed statement aborts the caller's
+    open transaction (DuckDB has no savepoints)."""
     if edges is None or strategy == "uniform":
         m = int(bins)
-        return f"CASE WHEN {p} * {m} >= {m - 1} THEN {m - 1} ELSE CAST(FLOOR({p} * {m}) AS BIGINT) END"
+        return (f"CASE WHEN {p} * {m} >= {m - 1} THEN {m - 1} WHEN {p} * {m} >= 0 "
+                f"THEN CAST(FLOOR({p} * {m}) AS BIGINT) ELSE 0 END")
     cuts = [float(c) for c in edges[1:-1]]
     if not cuts:
         return "0"
@@ -444,6 +465,14 @@ def _products(c: Columns, dialect: str) -> Any:
     return lambda a, b: _mul(a, b, strict)
 
 
+def _slices(c: Columns, grouped: bool) -> str:
+    """The slice columns of a grouped statement: ``_g``, or ``_o, _g`` where the cap is applied in the
+    database (:attr:`Columns.pool`); empty when not grouped."""
+    if not grouped:
+        return ""
+    return "_o, _g" if c.pool is not None else "_g"
+
+
 def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "",
                screen: tuple[str, list[str]] | None = None, dialect: str = "") -> str:
     """CTE ``_val``: per [slice and] distinct score, the rows, Σw, Σw² and the positive weight.
@@ -454,7 +483,7 @@ def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "",
 
     ``screen`` = (the contract's row condition, SQLite's text flags): also count the rows that
     break the contract (``_nb``), the text cells (``_nt``) and the largest weight (``_wm``)."""
-    g = "_g, " if grouped else ""
+    g = f"{_slices(c, grouped)}, " if grouped else ""
     one = "CASE WHEN _y = 1.0 THEN 1 ELSE 0 END" if integer else "CASE WHEN _y = 1.0 THEN _w ELSE 0.0 END"
     extra_aggs = ""
     if screen is not None:
@@ -466,9 +495,9 @@ def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "",
             f"{extra_aggs} FROM _base {where} GROUP BY {g}_s)")
 
 
-def _below(grouped: bool, dialect: str) -> str:
+def _below(c: Columns, grouped: bool, dialect: str) -> str:
     """The negative weight before each distinct score: in its bin, or in its slice (see :func:`window_by_bin`)."""
-    keys = (["_g"] if grouped else []) + (["_b"] if window_by_bin(dialect) else [])
+    keys = ([_slices(c, grouped)] if grouped else []) + (["_b"] if window_by_bin(dialect) else [])
     part = f"PARTITION BY {', '.join(keys)} " if keys else ""
     return (f"SUM(_ws - _w1) OVER ({part}ORDER BY _s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
             " - (_ws - _w1)")
@@ -476,7 +505,7 @@ def _below(grouped: bool, dialect: str) -> str:
 
 def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bins: int, n: int,
               edges: np.ndarray | None = None, strategy: str = "uniform", grouped: bool = False,
-              screen: bool = False, rows: bool = False) -> str:
+              screen: bool = False, rows: bool = False, limit: int | None = None) -> str:
     r"""Per (slice, bin): the sums of :class:`BinStats`, Σw·correct and the bin's share of 2U.
 
     The rows are aggregated once per distinct score (and slice); every per-row quantity is
@@ -492,12 +521,15 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
 
     With ``rows`` (mostly distinct scores on a row-at-a-time engine, see :func:`route_sql`) the
     per-score aggregate is skipped: :func:`_rows_stats_sql` runs the window over the rows.
+
+    ``limit``: at most this many (slice, bin) rows come back (a sliced audit asks for one more than its
+    cap's slices can fill: more means too many slices, which are then capped in the database).
     """
     if rows:
         return _rows_stats_sql(c, dialect, score_type=score_type, threshold=threshold, bins=bins, n=n,
-                               edges=edges, strategy=strategy, grouped=grouped, screen=screen)
+                               edges=edges, strategy=strategy, grouped=grouped, screen=screen, limit=limit)
     integer = c.weight is None and n > EXACT_DOUBLE_ROWS
-    g = "_g, " if grouped else ""
+    g = f"{_slices(c, grouped)}, " if grouped else ""
     kept = ", _nb, _nt, _wm" if screen else ""
     screened = (", SUM(_nb) AS _c_bad, SUM(_nt) AS _c_text, MAX(_wm) AS _c_w_max" if screen else "")
     per_value = _per_value(c, grouped, integer, dialect=dialect,
@@ -509,7 +541,7 @@ WITH _base AS (SELECT 1),
 {per_value},
 _pb AS (SELECT {g}_s, _n, _ws, _w2, _w1{kept}, {prob} AS _p, {_bin(prob, bins, edges, strategy)} AS _b FROM _val),
 _run AS (
-  SELECT {g}_b, _s, _n, _ws, _w2, _w1{kept}, _ws - _w1 AS _w0, _p, {_below(grouped, dialect)} AS _below
+  SELECT {g}_b, _s, _n, _ws, _w2, _w1{kept}, _ws - _w1 AS _w0, _p, {_below(c, grouped, dialect)} AS _below
   FROM _pb),
 _fin AS (
   SELECT {g}_b, _n, _ws, _w2, _w1{kept}, _w0, _p, _below,
@@ -522,7 +554,7 @@ SELECT {g}_b,
   SUM({mul("_l1", "_w1")} + {mul("_l0", "_w0")}) AS sum_nll,
   SUM(_ok) AS correct, SUM({mul("_w1", "(2 * _below + _w0)")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
 FROM _fin
-GROUP BY {g}_b
+GROUP BY {g}_b{_limit(limit)}
 """, base_select(c, dialect, integer=integer), dialect)
 
 
@@ -578,7 +610,8 @@ def _class_weights(integer: bool) -> tuple[str, str]:
 
 
 def _rows_stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bins: int, n: int,
-                    edges: np.ndarray | None, strategy: str, grouped: bool, screen: bool) -> str:
+                    edges: np.ndarray | None, strategy: str, grouped: bool, screen: bool,
+                    limit: int | None = None) -> str:
     r""":func:`stats_sql` without the per-score aggregate: one sort of the rows, one window, one
     aggregate per (slice, bin).
 
@@ -590,8 +623,8 @@ def _rows_stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: flo
     :math:`W_+W_-`. Unweighted, every term is an integer below 2⁵³ (exact in doubles) up to
     :data:`EXACT_DOUBLE_ROWS` rows, integers beyond."""
     integer = c.weight is None and n > EXACT_DOUBLE_ROWS
-    g = "_g, " if grouped else ""
-    upto = _upto(dialect, "_g" if grouped else "")
+    g = f"{_slices(c, grouped)}, " if grouped else ""
+    upto = _upto(dialect, _slices(c, grouped))
     w1, w0 = _class_weights(integer)
     made, kept, screened = "", "", ""
     if screen:  # the contract's screen rides along (see stats_sql)
@@ -617,8 +650,18 @@ SELECT {g}_b,
   SUM(CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END) AS correct,
   SUM({mul("_w1", "_nle")}) - SUM({mul("_w0", "_ple")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
 FROM _run
-GROUP BY {g}_b
+GROUP BY {g}_b{_limit(limit)}
 """, base_select(c, dialect, integer=integer), dialect)
+
+
+def _limit(limit: int | None) -> str:
+    return "" if limit is None else f"\nLIMIT {int(limit)}"
+
+
+def slice_counts_sql(c: Columns, dialect: str) -> str:
+    """``_g, _n``: the rows of each slice key (which keys the slice cap keeps)."""
+    return render("WITH _base AS (SELECT 1) SELECT _g, COUNT(*) AS _n FROM _base GROUP BY _g",
+                  base_select(replace(c, pool=None), dialect), dialect)
 
 
 def combine_bins(parts: list[tuple[int, Any, Any, Any]], *, by_bin: bool = True,
@@ -675,7 +718,7 @@ FROM _run
 WITH _base AS (SELECT 1),
 {_per_value(c, False, integer, where, dialect=dialect)},
 _pb AS (SELECT _s, _ws, _w1, {_bin(prob, bins, edges, strategy)} AS _b FROM _val),
-_run AS (SELECT _b, _w1, _ws - _w1 AS _w0, {_below(False, dialect)} AS _below FROM _pb)
+_run AS (SELECT _b, _w1, _ws - _w1 AS _w0, {_below(c, False, dialect)} AS _below FROM _pb)
 SELECT _b, SUM({mul("_w1", "(2 * _below + _w0)")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg FROM _run GROUP BY _b
 """, base_select(c, dialect, integer=integer), dialect, **nodes)
 

@@ -32,6 +32,9 @@ _NAME_CHARS = 250
 _PREFIX_CHARS = 100
 #: the longest metric name after a slice's stem ("/brier_uncertainty")
 _LONGEST_METRIC = len("/brier_uncertainty")
+#: longest "/"-separated segment of a name, in UTF-8 bytes: MLflow's file store writes each segment as a
+#: file or folder name, and file systems take at most 255 bytes ("ü" * 200 is 400)
+_SEGMENT_BYTES = 200
 
 
 @dataclass(frozen=True, repr=False)
@@ -74,8 +77,15 @@ def _clean_name(text: str) -> str:
 def _segments(text: str) -> str:
     """``text`` as path segments MLflow takes in a metric name: it refuses a name that a path
     normalisation would change (``seg//x``, ``seg/./x``, ``seg/../x``, a leading ``/``), so an empty,
-    ``.`` or ``..`` segment (a slice key ``""``, ``"."``, ``"a/"``) becomes underscores."""
-    return "/".join(part if part not in ("", ".", "..") else "_" * max(len(part), 1) for part in text.split("/"))
+    ``.`` or ``..`` segment (a slice key ``""``, ``"."``, ``"a/"``) becomes underscores; a segment is cut
+    to :data:`_SEGMENT_BYTES` bytes of UTF-8 (MLflow's file store makes each segment a file name)."""
+    def one(part: str) -> str:
+        if part in ("", ".", ".."):
+            return "_" * max(len(part), 1)
+        raw = part.encode("utf-8")
+        return part if len(raw) <= _SEGMENT_BYTES else raw[:_SEGMENT_BYTES].decode("utf-8", "ignore")
+
+    return "/".join(one(part) for part in text.split("/"))
 
 
 def _finite(value: Any) -> float | None:
@@ -137,7 +147,16 @@ def calibrator_params(doc: dict[str, Any], prefix: str = "") -> dict[str, str]:
         for key, value in (doc.get(section) or {}).items():
             if value is None or isinstance(value, (dict, list)):
                 continue
-            out[_clean_name(f"{prefix}calibrator.{key}")] = str(value)[:_PARAM_CHARS]
+            text = str(value)[:_PARAM_CHARS]
+            # a name MLflow takes (no "a//b" or "/x", at most 250 characters); keys that clean (or cut) to
+            # one name, or to "calibrator.kind", stay apart ("-2"), unless they say the same (score_type is
+            # in both sections)
+            base = _segments(_segments(_clean_name(f"{prefix}calibrator.{key}"))[:_NAME_CHARS - 8])
+            name, i = base, 1
+            while name in out and out[name] != text:
+                i += 1
+                name = f"{base}-{i}"
+            out[name] = text
     return out
 
 
