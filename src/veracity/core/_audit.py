@@ -13,8 +13,8 @@ from ._formulas import BrierDecomposition, brier_decomposition_from_stats, nll_f
 from ._metrics import Multiclass, accuracy_of, auc_of
 from ._parallel import submit
 from ._reliability import ReliabilityTable
-from ._stats import MAX_GROUPS, BinStats, group_rows, subset, text_keys
-from ._text import fmt, render_table
+from ._stats import MAX_GROUPS, BinStats, group_rows, slice_keys, subset
+from ._text import count_noun, fmt, render_table
 from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels, table_call
 from ._sections import section as audit_section
@@ -122,7 +122,7 @@ class AuditResult(Display):
         # multiclass: the top-label reading; its "base rate" would be the accuracy, so it is not shown
         reading = f"top-label reading of {self.n_classes} classes" if self.top_label else (
             f"base rate {self.base_rate:.4f}")
-        head = f"Calibration audit: {self.n} rows, {reading}, {self.table.bins} {self.table.strategy} bins"
+        head = f"Calibration audit: {count_noun(self.n, 'row')}, {reading}, {self.table.bins} {self.table.strategy} bins"
         d = self.decomposition
         within = d.within_variance - 2 * d.within_covariance
         lines = [
@@ -463,9 +463,8 @@ def audit(
             f"by must hold one group key per row: got {keys.shape[0] if keys.ndim else 0} keys "
             f"for {data.n} rows"
         )
-    last = None  # the missing keys' slice goes last, as every other backend orders it (ties of the cap too)
-    if keys.dtype == object:
-        keys, last = text_keys(keys)
+    # named as a frame names them; the missing keys' slice goes last, as every other backend orders it
+    keys, last = slice_keys(keys)
     groups = {}
     for key, rows in group_rows(keys, max_groups, last=last):
         part = subset(data, rows)

@@ -11,7 +11,7 @@ from ._binning import make_edges
 from ._intervals import binomial_interval, check_interval_args
 from ._formulas import ece_from_stats
 from ._stats import BinStats
-from ._text import fmt, fmt_count, fmt_edge, render_table
+from ._text import count_noun, fmt, fmt_count, fmt_edge, render_table
 from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels
 from ._validation import VeracityError, check_min_count, prepare_binary, refuse_score
@@ -188,7 +188,7 @@ class ReliabilityTable(Display):
         return f"{table}\n{footer}"
 
     def _title(self) -> str:
-        return f"Reliability table: {self.n} rows, {self.bins} {self.strategy} bins; ECE {self.ece:.4f}; {self.mce_text()}"
+        return f"Reliability table: {count_noun(self.n, 'row')}, {self.bins} {self.strategy} bins; ECE {self.ece:.4f}; {self.mce_text()}"
 
     def _summary_items(self) -> dict[str, Any]:
         items: dict[str, Any] = {"interval": f"{self.level * 100:g}% {self.ci}" + (

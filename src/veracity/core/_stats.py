@@ -24,6 +24,7 @@ import numpy as np
 from ._special import expit
 
 from ._binning import bin_index, check_strategy
+from ._text import count_noun
 from ._validation import (
     Binary,
     VeracityError,
@@ -215,7 +216,7 @@ class BinStats:
             raise VeracityError(f"statistics dict is missing the field {exc.args[0]!r}") from None
 
     def __str__(self) -> str:
-        return f"BinStats({self.n} rows in {self.n_bins} {self.strategy} bins)"
+        return f"BinStats({count_noun(self.n, 'row')} in {self.n_bins} {self.strategy} bins)"
 
 
 #: Default cap on the number of slices (``by=``): one audit per slice costs a pass each.
@@ -266,6 +267,48 @@ def text_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
     if (text[~missing] == "None").any():
         refuse_shared_names([None, "None"])
     return text, "None"
+
+
+def slice_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
+    """Array ``by=`` keys named as a frame's column would name them (:func:`text_keys`' pair).
+
+    A frame hands over times as ``datetime``/``date`` objects and missing keys as None, so an
+    array route that printed ``numpy.datetime64`` (``2026-01-01T10:00:00.000000000``), NaT or NaN
+    named the same slices differently. Times become ``2026-01-01 10:00:00`` (finer than a
+    microsecond: nine decimals, as a pandas ``Timestamp`` prints them), dates ``2026-01-01``; NaT
+    (a time column's null: Arrow and every frame hold it as one) becomes the missing keys' slice
+    ``'None'``. A float NaN stays ``'nan'``, as a frame's NaN value (not its null) is named.
+    """
+    if keys.dtype.kind == "M":
+        keys = _time_texts(keys)
+    return text_keys(keys) if keys.dtype == object else (keys, None)
+
+
+def _time_texts(keys: np.ndarray) -> np.ndarray:
+    """``datetime64`` keys as the text of the ``date``/``datetime`` a frame hands back (None: NaT);
+    one conversion per distinct key."""
+    values, inverse = np.unique(keys, return_inverse=True)
+    unit = np.datetime_data(values.dtype)[0]
+    gaps = np.isnat(values)
+    texts = np.empty(values.size, dtype=object)
+    if unit in ("Y", "M", "W", "D"):
+        days = values.astype("datetime64[D]").astype(object)
+        texts[:] = [None if g else str(d) for g, d in zip(gaps.tolist(), days.tolist())]
+    else:
+        micro = values.astype("datetime64[us]")
+        finer = (values - micro.astype(values.dtype)).astype(np.int64) if unit in ("ns", "ps", "fs", "as") else None
+        stamps = micro.astype(object).tolist()
+        for i, (g, t) in enumerate(zip(gaps.tolist(), stamps)):
+            if g:
+                texts[i] = None
+            elif not hasattr(t, "strftime"):  # beyond datetime's years 1..9999: numpy's own text
+                texts[i] = str(values[i])
+            elif finer is not None and finer[i]:
+                per_ns = {"ns": 1, "ps": 1000, "fs": 10**6, "as": 10**9}[unit]
+                texts[i] = f"{t:%Y-%m-%d %H:%M:%S}.{t.microsecond * 1000 + int(finer[i]) // per_ns:09d}"
+            else:
+                texts[i] = str(t)
+    return texts[inverse.reshape(-1)]
 
 
 def group_rows(keys: np.ndarray, max_groups: int | None = None, *,

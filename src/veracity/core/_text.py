@@ -81,3 +81,9 @@ def fmt_count(x: float) -> str:
     if abs(float(x)) >= 1e15:
         return f"{float(x):.4g}"
     return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
+
+
+def count_noun(n: int, noun: str, plural: str | None = None) -> str:
+    """``"1 row"``, ``"0 rows"``, ``"2000 rows"``: the count and the noun in the number it takes
+    (``plural`` for nouns not made plural by an ``s``)."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

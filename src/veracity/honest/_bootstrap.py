@@ -49,7 +49,7 @@ from ..core._special import ndtr, ndtri
 from ..core._binning import bin_index, make_edges
 from ..core._ece_bias import BIAS_SHARE, bin_sigmas, expected_max_abs, plugin_ece_bias_bound
 from ..core._metrics import auc_of
-from ..core._text import fmt, render_table
+from ..core._text import count_noun, fmt, render_table
 from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
 from ._common import check_count, check_level, check_min_count, check_seed, check_threshold, weighted_rows
 from ..core._display import Display, html_note, html_page, html_table
@@ -127,7 +127,7 @@ class BootstrapIntervals(Display):
         rows = [{"metric": r.metric, "estimate": r.estimate, "ci_low": r.low, "ci_high": r.high, "boot SE": r.se,
                  "method": r.method, "note": r.note} for r in self.intervals]
         return html_table(rows) + html_note(
-            f"{self.level * 100:g}% intervals, {self.method}, {self.n_resamples} resamples of {self.n} rows, "
+            f"{self.level * 100:g}% intervals, {self.method}, {self.n_resamples} resamples of {count_noun(self.n, 'row')}, "
             f"random_state {self.random_state}; ECE/MCE conditional on {self.bins} {self.strategy} bins")
 
     def _repr_html_(self) -> str:
@@ -144,7 +144,7 @@ class BootstrapIntervals(Display):
         aware = [r.metric.upper() for r in self.intervals if r.method == "bias-aware"]
         method = self.method + (f"; {'/'.join(aware)} bias-aware" if aware else "")
         return (
-            f"Bootstrap intervals ({method}, {self.n_resamples} resamples of {self.n} rows, "
+            f"Bootstrap intervals ({method}, {self.n_resamples} resamples of {count_noun(self.n, 'row')}, "
             f"random_state {self.random_state}):\n{table}"
         )
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index, make_edges
-from ..core._text import fmt, render_table
+from ..core._text import count_noun, fmt, render_table
 from ..core._validation import Binary, VeracityError, prepare_binary
 from ._common import check_count, check_seed, weighted_rows
 from ..core._compat import renamed, renamed_attribute
@@ -104,7 +104,7 @@ class NoiseFloor(Display):
             f"ECE ({self.norm})": self.ece, "noise floor": self.expected, "95% of noise": self.quantile_95,
             "excess": fmt(self.excess, sign=True), "p-value": self.p_value, "verdict": self.verdict().split(":")[0],
         }]) + html_note(f"{self.verdict()} ({self.n_resamples} redraws, random_state {self.random_state}; "
-                       f"{self.n} rows, {self.bins} {self.strategy} bins)")
+                       f"{count_noun(self.n, 'row')}, {self.bins} {self.strategy} bins)")
 
     def _repr_html_(self) -> str:
         return html_page("ECE noise floor", [self._html_body()], str(self))
@@ -122,7 +122,7 @@ class NoiseFloor(Display):
         )
         return (
             f"ECE noise floor ({self.norm}; labels redrawn as Bernoulli(p), {self.n_resamples} "
-            f"redraws, random_state {self.random_state}; {self.n} rows, {self.bins} {self.strategy} bins):\n"
+            f"redraws, random_state {self.random_state}; {count_noun(self.n, 'row')}, {self.bins} {self.strategy} bins):\n"
             f"{table}\n({self.verdict()})"
         )
 

@@ -38,7 +38,7 @@ import numpy as np
 from ..core._special import expit, ndtr
 
 from ..core._binning import bin_index, equal_count_edges
-from ..core._text import fmt, render_table
+from ..core._text import count_noun, fmt, render_table
 from ..core._validation import PROB_EPS, Binary, VeracityError, prepare_binary
 from ._common import check_count, weighted_rows
 from ..core._compat import renamed, renamed_attribute
@@ -65,7 +65,7 @@ class SpiegelhalterTest(Display):
         return asdict(self)
 
     def __str__(self) -> str:
-        return f"Spiegelhalter z = {self.statistic:+.3f}, p = {self.p_value:.4f} ({self.n} rows)"
+        return f"Spiegelhalter z = {self.statistic:+.3f}, p = {self.p_value:.4f} ({count_noun(self.n, 'row')})"
 
 
 def spiegelhalter_of(data: Binary) -> SpiegelhalterTest:

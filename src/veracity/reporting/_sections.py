@@ -37,6 +37,8 @@ def _num(value: Any, digits: int = 4) -> str:
         return _e(value)
     if not math.isfinite(x):
         return "n/a"
+    if abs(x) >= 1e6:  # a huge finite value (an MCE of 1e15 sigma) in a few digits, not sixteen
+        return f"{x:.{digits}g}"
     return f"{x:.{digits}f}"
 
 
