@@ -169,6 +169,27 @@ def test_a_ragged_row_in_one_file_of_a_glob(tmp_path):
     assert lazy == memory == want
 
 
+def test_a_ragged_row_that_is_not_utf8_is_named_without_an_exception_in_pyarrows_callback(tmp_path):
+    # found by the CLI fuzz run: pyarrow decodes a bad row's text as UTF-8 before it calls the
+    # invalid-row handler, so a Latin-1 ragged row raised inside the callback ("Exception ignored in")
+    path = tmp_path / "latin.csv"
+    path.write_bytes(b"p,y\n0.1,0\n0,3,caf\xe9\n0.8,1\n")
+    lazy, memory = _both(str(path))  # pytest's unraisable-exception warning is an error here
+    assert memory == lazy == (f"{path} is not UTF-8 text (byte 0xe9 on line 3); re-save it as UTF-8, "
+                              "e.g. iconv -f latin1 -t utf-8")  # DuckDB said "InvalidInput error"
+
+
+@pytest.mark.parametrize("ragged", [False, True])
+def test_a_file_that_is_not_utf8_is_named_by_line_alike_on_both_routes(tmp_path, ragged):
+    lines = [f"{v:.3f},{y}" for v, y in zip(np.resize(P, 30_000), np.resize(Y, 30_000))]
+    lines[25_000] = "0.5,caf\xe9" + (",9" if ragged else "")  # after DuckDB's sniffed sample
+    path = tmp_path / "late.csv"
+    path.write_bytes(("p,y\n" + "\n".join(lines) + "\n").encode("latin-1"))
+    lazy, memory = _both(str(path))
+    assert memory == lazy == f"{path} is not UTF-8 text (byte 0xe9 on line 25002); re-save it as UTF-8, " \
+                             "e.g. iconv -f latin1 -t utf-8"
+
+
 # ---------------------------------------------------------------------------------------------
 # found by the route hunt: the DuckDB sniffer's guesses that pyarrow does not make
 # ---------------------------------------------------------------------------------------------

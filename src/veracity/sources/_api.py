@@ -688,6 +688,7 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
                 table = pacsv.read_csv(p, convert_options=options, parse_options=parse)
         names = table.column_names  # decodes the header: may raise UnicodeDecodeError
     except UnicodeDecodeError as exc:
+        _refuse_not_utf8(p)
         raise VeracityError(
             f"{_name(p)} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
             "re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8"
@@ -699,6 +700,7 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
         for name, field in zip(names, table.schema):
             if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
                 # pyarrow keeps text that is not valid UTF-8 as bytes; nothing downstream can use it
+                _refuse_not_utf8(p)
                 raise VeracityError(
                     f"column {name!r} of {_name(p)} is not UTF-8 text; re-save the file as UTF-8, "
                     "e.g. iconv -f latin1 -t utf-8")
@@ -822,14 +824,27 @@ def _concat_csv(files: list[str], columns: list[str] | None, pattern: str) -> An
         raise VeracityError(f"could not read {pattern} as CSV: {_arrow_reason(exc)}") from None
 
 
+def _refuse_not_utf8(path: Path) -> None:
+    """A CSV file that is not UTF-8 refused with the line of its first undecodable byte (as on DuckDB)."""
+    from ._csv_text import first_non_utf8_line, not_utf8_message
+
+    bad = first_non_utf8_line(str(path))
+    if bad is not None:
+        raise VeracityError(not_utf8_message(_name(path), *bad)) from None
+
+
 def _refuse_ragged(exc: BaseException, files: list[str], source: str) -> None:
     """pyarrow's "Expected 2 columns, got 3" as the line of the first such row (as DuckDB's engine says it)."""
     import re
 
-    from ._csv_text import first_ragged_line, ragged_message
+    from ._csv_text import first_non_utf8_line, first_ragged_line, not_utf8_message, ragged_message
 
     if not re.search(r"Expected \d+ columns?, got \d+", str(exc)):
         return
+    for f in files:  # a file that is not UTF-8 first: its rows split into fields only by chance
+        bad = first_non_utf8_line(f)
+        if bad is not None:
+            raise VeracityError(not_utf8_message(source, *bad, file=f if len(files) > 1 else None)) from None
     for f in files:
         ragged = first_ragged_line(f, _delimiter(Path(f)))
         if ragged is not None:

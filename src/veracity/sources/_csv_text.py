@@ -16,7 +16,9 @@ alone they read the same file differently:
   rows are not all ISO, which the caller reads as text (a slice by them is named as written);
 * a row with more or fewer fields than the header: :func:`ragged_message` says which line
   (1-based, as an editor numbers it, the header being line 1) and how many fields it has,
-  the same on both engines (:func:`first_ragged_line` finds it with pyarrow's parser).
+  the same on both engines (:func:`first_ragged_line` finds it with pyarrow's parser);
+* a file that is not UTF-8: DuckDB said "InvalidInput error", pyarrow (when a row was also ragged)
+  named the ragged row; both now say :func:`not_utf8_message` (:func:`first_non_utf8_line`).
 """
 
 from __future__ import annotations
@@ -88,6 +90,37 @@ def ragged_message(source: str, line: int, found: int, expected: int, file: str 
             f"header has {expected}; fix or remove that line (a value holding the delimiter must be in double quotes)")
 
 
+def first_non_utf8_line(path: str, chunk: int = 1 << 22) -> tuple[int, int] | None:
+    """``(line, byte)`` of the first byte of ``path`` that is not UTF-8 (``line`` 1-based), or None.
+
+    Read in chunks with an incremental decoder (a character cut by a chunk's end is carried over)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    lines = 1
+    try:
+        with open(path, "rb") as handle:
+            while True:
+                block = handle.read(chunk)
+                data = decoder.getstate()[0] + block  # what the decoder sees: a cut character carried over
+                try:
+                    decoder.decode(block, final=not block)
+                except UnicodeDecodeError as exc:
+                    return lines + data.count(b"\n", 0, exc.start), data[exc.start]
+                if not block:
+                    return None
+                lines += block.count(b"\n")
+    except OSError:
+        return None
+
+
+def not_utf8_message(source: str, line: int, byte: int, file: str | None = None) -> str:
+    """The one line for a CSV file that is not UTF-8 text."""
+    where = source if file is None or os.path.abspath(file) == os.path.abspath(source) else f"{file} (in {source})"
+    return (f"{where} is not UTF-8 text (byte 0x{byte:02x} on line {line}); re-save it as UTF-8, "
+            "e.g. iconv -f latin1 -t utf-8")
+
+
 def first_ragged_line(path: str, delimiter: str) -> tuple[int, int, int] | None:
     """``(line, fields found, fields expected)`` of the first row of ``path`` whose field count is not
     the header's, or None (pyarrow's parser; one pass, only the first column converted)."""
@@ -101,12 +134,15 @@ def first_ragged_line(path: str, delimiter: str) -> tuple[int, int, int] | None:
             found.append((int(row.number), int(row.actual_columns), int(row.expected_columns)))
         return "skip"
 
+    # latin-1 decodes every byte (and keeps each line and delimiter where it was): pyarrow decodes a
+    # bad row's text before it calls the handler, and a file that is not UTF-8 would raise in there
+    read = pacsv.ReadOptions(use_threads=False, block_size=1 << 20, encoding="latin-1")
     try:
         with pacsv.open_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler),
-                            read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 20)) as reader:
+                            read_options=read) as reader:
             first = reader.schema.names[:1]
         with pacsv.open_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler),
-                            read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 20),
+                            read_options=read,
                             convert_options=pacsv.ConvertOptions(include_columns=first,
                                                                  column_types={c: pa.string() for c in first})) as reader:
             for _ in reader:

@@ -26,8 +26,8 @@ from typing import Any
 
 from .._files import _CSV, _PARQUET, expand, is_remote  # noqa: F401 (expanded in _files: io reads them too)
 from ..core._validation import VeracityError
-from ._csv_text import (NULL_TEXTS, dates_as_memory_reads_them, first_ragged_line, numbers_as_memory_reads_them,
-                        ragged_message)
+from ._csv_text import (NULL_TEXTS, dates_as_memory_reads_them, first_non_utf8_line, first_ragged_line,
+                        not_utf8_message, numbers_as_memory_reads_them, ragged_message)
 
 #: Defaults of the connections veracity opens for files (see :func:`configure`).
 DEFAULTS: dict[str, Any] = {"memory_limit": "1GB", "temp_directory": None, "threads": None}
@@ -373,6 +373,11 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
         return f"{text.split(ERROR_MARK, 1)[1].splitlines()[0]} (in {source})"
     ragged = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
     line_at = re.search(r"CSV Error on Line: (\d+)", text)
+    if kind == "csv" and (ragged or "Invalid unicode" in text):  # not UTF-8 first, as the memory engine says
+        file = re.search(r"^\s*file = (.+)$", text, re.MULTILINE)
+        bad = _first_non_utf8(source, file.group(1).strip() if file else None)
+        if bad is not None:
+            return not_utf8_message(source, *bad[1:], file=bad[0])
     if ragged and line_at:  # a row with more or fewer fields than the header: its line, as in memory
         file = re.search(r"^\s*file = (.+)$", text, re.MULTILINE)
         return ragged_message(source, int(line_at.group(1)), int(ragged.group(2)), int(ragged.group(1)),
@@ -396,6 +401,20 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
               "pandas": "pandas"}.get(type(exc).__module__.split(".")[0].lstrip("_"), "the engine")
     return (f"could not read {source} as {kind.upper()}{where}: {engine} {what}; "
             f"check that it is a valid {kind} file")
+
+
+def _first_non_utf8(source: str, file: str | None) -> tuple[str, int, int] | None:
+    """``(file, line, byte)`` of the first byte that is not UTF-8 in ``file`` (else in the files
+    ``source`` names), or None."""
+    try:
+        files = [file] if file is not None and os.path.isfile(file) else expand(source)[0]
+    except VeracityError:
+        return None
+    for f in files:
+        found = first_non_utf8_line(f)
+        if found is not None:
+            return (f, *found)
+    return None
 
 
 def _first_ragged(source: str, file: str | None) -> tuple[str, int, int, int] | None:

@@ -9,6 +9,8 @@ grouping keeps one statistics object per key (a period, a cohort).
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +76,11 @@ def _refuse_undecodable(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(path, *args, **kwargs)
         except UnicodeDecodeError as exc:
+            from ._csv_text import first_non_utf8_line, not_utf8_message
+
+            bad = first_non_utf8_line(str(path)) if isinstance(path, (str, os.PathLike)) else None
+            if bad is not None:
+                raise VeracityError(not_utf8_message(str(path), *bad)) from None
             raise VeracityError(
                 f"{path} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} cannot be decoded); "
                 "re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8") from None
