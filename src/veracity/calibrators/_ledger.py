@@ -140,7 +140,8 @@ class Ledger(Display):
                  "why": r.note, "regression": r.regression} for r in self.rows]
         c = self.certificates
         if "argsort_identical" in c:
-            cert = {"order": c["order"], "AUC bit-identical": c["auc_identical"],
+            auc_same = "n/a" if c["auc_identical"] is None else c["auc_identical"]  # None: AUC undefined
+            cert = {"order": c["order"], "AUC bit-identical": auc_same,
                     "0.5 decisions identical": c["decisions_identical"], "ties created": c["ties_created"],
                     "reversals": c["reversals"]}
         else:
@@ -163,7 +164,7 @@ class Ledger(Display):
             align="lrrrllll",
         )
         c = self.certificates
-        held = lambda v: "held" if v else "BROKEN"  # noqa: E731
+        held = lambda v: "n/a" if v is None else "held" if v else "BROKEN"  # noqa: E731
         cert = [f"  order: {c['order']}"]
         if "argsort_identical" in c:
             cert.append(
@@ -281,7 +282,10 @@ def compare(
     a ``numpy.random.Generator``; None, the default, is the fixed seed 0, so the same rows
     always print the same ledger; ``n_resamples=0`` skips it). A change is "better" or "REGRESSION" only when its
     interval excludes 0, else "within noise". Accuracy at ``threshold`` is reported as not
-    readable when no score reaches the threshold, or every score does, before or after.
+    readable when no score reaches the threshold, or every score does, before or after. Rows of one
+    class (or of one class of positive weight) still have ECE, NLL, Brier and accuracy; their AUC is
+    undefined and reads n/a (NaN, no interval, ``certificates["auc_identical"]`` None), as in
+    :func:`veracity.audit`.
 
     Frame form: ``compare(frame, calibrator, score="p", label="y", sample_weight="w")`` on an
     in-memory frame (pandas, polars, pyarrow; a lazy frame: collect the columns first).
@@ -346,7 +350,11 @@ def compare(
         edges.append(st_.edges)
         return {"ECE": ece_from_stats(st_), "NLL": nll_from_stats(st_),
                 "Brier": brier_from_stats(st_),
-                "accuracy@0.5": accuracy_of(d, threshold), "AUC": auc_of(d)}
+                "accuracy@0.5": accuracy_of(d, threshold), "AUC": auc_of(d) if ranked else float("nan")}
+
+    # AUC needs both classes with positive weight; ECE, NLL, Brier and accuracy do not (a batch of
+    # only positives still has a calibration error): AUC is then n/a, as in vc.audit, not a refusal
+    ranked = _both_classes(before) and _both_classes(after)
 
     m0, m1 = metrics(before), metrics(after)
     intervals = _change_intervals(before, after, threshold, multiclass, (edges[0], edges[1]), strategy,
@@ -370,6 +378,9 @@ def compare(
         can, why = moves.get(key.split("@")[0], (True, "calibration target"))
         low, high = intervals[key]
         verdict, regression = _verdict(change, low, high, better)
+        if key == "AUC" and not ranked:
+            verdict, regression, worse = "n/a (one class)", False, False
+            why = _one_class_why(before if not _both_classes(before) else after, multiclass)
         if key == "accuracy@0.5" and unreadable:
             # the number only counts the base rate: an "improvement" is not one; a drop beyond
             # noise is still a regression (listed), said together with why
@@ -387,7 +398,7 @@ def compare(
                                 "order": "argmax held" if same else "argmax BROKEN"}
     else:
         cert = _order_certificate(_ranking(before), _ranking(after))
-        cert["auc_identical"] = bool(m0["AUC"] == m1["AUC"])
+        cert["auc_identical"] = bool(m0["AUC"] == m1["AUC"]) if ranked else None  # None: AUC n/a
         cert["decisions_identical"] = bool(
             np.array_equal(_decisions(before, threshold), _decisions(after, threshold)))
         if cert["argsort_identical"]:
@@ -418,14 +429,31 @@ def _change_intervals(before: Binary, after: Binary, threshold: float, multiclas
         "accuracy@0.5": paired_mean_interval(_correct(after, threshold) - _correct(before, threshold),
                                              w, level),
     }
-    if np.array_equal(before.y, after.y):
+    if np.array_equal(before.y, after.y) and _both_classes(before):
         _, lo, hi = delong_difference_interval(_ranking(before), _ranking(after), before.y, w, level)
         out["AUC"] = (lo, hi)
     else:  # multiclass whose top-label outcome changed: the two AUCs are of different labels
         out["AUC"] = (float("nan"), float("nan"))
+    if not (_both_classes(before) and _both_classes(after)):  # AUC n/a: no interval
+        out["AUC"] = (float("nan"), float("nan"))
     out["ECE"] = ece_difference_interval(before.p, before.y, after.p, after.y, w, edges, strategy,
                                          n_resamples=n_resamples, random_state=random_state, level=level)
     return out
+
+
+def _both_classes(d: Binary) -> bool:
+    """Both classes carry positive weight (AUC is defined), as :func:`veracity.audit` asks."""
+    if d.w is None:
+        return bool(d.y.min() == 0.0 and d.y.max() == 1.0)
+    return bool(d.w[d.y == 1.0].sum() > 0 and d.w[d.y == 0.0].sum() > 0)
+
+
+def _one_class_why(d: Binary, multiclass: bool) -> str:
+    y = d.y if d.w is None else d.y[d.w > 0]
+    only = int(y[0]) if y.size else 0
+    if multiclass:
+        return f"AUC needs both outcomes; every top-label prediction is {'right' if only else 'wrong'}"
+    return f"AUC needs both classes; every label{' of positive weight' if d.w is not None else ''} is {only}"
 
 
 def _no_crossing(before: Binary, after: Binary, threshold: float) -> dict[str, str]:

@@ -464,9 +464,9 @@ def audit(
             f"for {data.n} rows"
         )
     # named as a frame names them; the missing keys' slice goes last, as every other backend orders it
-    keys, last = slice_keys(keys)
+    texts, last = slice_keys(keys)
     groups = {}
-    for key, rows in group_rows(keys, max_groups, last=last):
+    for key, rows in group_rows(texts, max_groups, last=last, values=keys if keys.dtype == object else None):
         part = subset(data, rows)
         if part.w is not None and not part.w.sum() > 0:
             continue  # a slice whose rows all weigh 0 holds no evidence: left out, like an absent one

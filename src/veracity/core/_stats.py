@@ -311,21 +311,28 @@ def _time_texts(keys: np.ndarray) -> np.ndarray:
     return texts[inverse.reshape(-1)]
 
 
-def group_rows(keys: np.ndarray, max_groups: int | None = None, *,
-               last: str | None = None) -> Iterator[tuple[str, np.ndarray]]:
+def group_rows(keys: np.ndarray, max_groups: int | None = None, *, last: str | None = None,
+               values: np.ndarray | None = None) -> Iterator[tuple[str, np.ndarray]]:
     """``(key, row indices)`` for every distinct key, in sorted key order (one sort); the key
-    ``last`` (the missing keys' name) after the others.
+    ``last`` (the missing keys' name) after the others. ``values``: the keys as given (an object
+    array whose text ``keys`` is), ordering the slices by value as every other route does
+    (:func:`veracity.core._keys.key_order`: ``9`` before ``10``, not as text).
 
     With ``max_groups``, at most that many slices: the ``max_groups - 1`` largest keys
     (ties: the first in key order), and one last slice named :func:`other_key` holding
     the rows of all the others.
     """
     max_groups = check_max_groups(max_groups)
-    uniques, inverse = np.unique(keys, return_inverse=True)
+    uniques, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
     order = np.argsort(inverse, kind="stable")
     starts = np.searchsorted(inverse[order], np.arange(uniques.size + 1))
     ranked = np.arange(uniques.size)
-    if last is not None and uniques.dtype.kind in "US":
+    if values is not None and values.dtype == object:
+        from ._keys import key_rank
+
+        ranked = np.asarray(key_rank(values[first].tolist()), dtype=np.intp)
+    elif last is not None and uniques.dtype.kind in "US":
         at = np.flatnonzero(uniques == last)
         ranked = np.r_[ranked[ranked != at[0]], at] if at.size else ranked
     if max_groups is None or uniques.size <= max_groups:

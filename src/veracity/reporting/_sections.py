@@ -314,6 +314,8 @@ def _ledger(ledger: Any) -> str:
                 items.append(f'<li><span class="badge ok">✓ held</span> {label}</li>')
             elif value is False:
                 items.append(f'<li><span class="badge bad">✗ broken</span> {label}</li>')
+            elif value is None:  # a certificate that does not apply (AUC of rows of one class)
+                items.append(f'<li><span class="muted">{label}: n/a</span></li>')
             else:
                 items.append(f'<li><span class="muted">{label}:</span> {_e(value)}</li>')
         out += f'<h3>Certificates</h3><ul class="certs">{"".join(items)}</ul>'

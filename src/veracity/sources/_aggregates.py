@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
+from ..core._keys import NAN_KEY
 from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, VeracityError, out_of_range_hint, shown_number
 
 #: rows per score range (one sort task) on Spark and Dask
@@ -426,9 +427,6 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
     return {name: values(rows.get_column(name)) for name in rows.columns}
 
 
-#: the one key of a NaN slice: each NaN an engine hands back is a new float, unequal to every other,
-#: so the rows of a NaN key would split into one slice per bin (see :func:`slice_key`)
-NAN_KEY = float("nan")
 
 
 def slice_key(key: Any) -> Any:
