@@ -134,7 +134,15 @@ def test_audit_rows_are_ppi_of_their_targets():
     # a bin's rate is PPI on the bin's rows
     inb, ing = (f >= 0.2) & (f < 0.5), (g >= 0.2) & (g < 0.5)
     mid = _oracle(y[inb], f[inb], g[ing], 0.95, None)
-    assert a.row("rate in [0.2, 0.5)")["ci_low"] == pytest.approx(mid[1], abs=1e-9)
+    # ... with the Wilson interval at ppi_py's estimate, n* = min(labels, p(1 - p) / se^2) (round 13)
+    z = 1.959963984540054
+    p, se = mid[0], (mid[2] - mid[1]) / (2 * z)
+    n_star = min(inb.sum(), p * (1 - p) / se**2)
+    centre, half = (p + z * z / (2 * n_star)) / (1 + z * z / n_star), z / (1 + z * z / n_star) * np.sqrt(
+        p * (1 - p) / n_star + z * z / (4 * n_star**2))
+    assert a.row("rate in [0.2, 0.5)")["estimate"] == pytest.approx(p, abs=1e-12)
+    assert a.row("rate in [0.2, 0.5)")["ci_low"] == pytest.approx(centre - half, abs=1e-9)
+    assert a.row("rate in [0.2, 0.5)")["ci_high"] == pytest.approx(centre + half, abs=1e-9)
     # with one lambda for all (plain PPI) the per-row confusion sums to 1; tuned, each has its own lambda
     plain = vc.ppi_audit(y, f, g, threshold=0.3, power_tuning=False, sample_check="off")
     assert sum(plain.row(k)["estimate"] for k in ("tp", "fp", "fn", "tn")) == pytest.approx(1.0, abs=1e-12)

@@ -93,6 +93,7 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
 
     from ..delayed import PpiSums, first_alarm, ppi_from_sums, ppi_records, sequence_from_sums
     from ..delayed._ppi import RATE_BOUNDS, cut_to_range
+    from ..delayed._ppi_sums import wilson_rate_interval
 
     rows = list(status.rows)
     if not rows:
@@ -155,7 +156,9 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
     # final labels' rate with its Wilson interval, the mean score of all the bin's rows
     b_sums = ppi_sums(per_key_bin)
     b_ppi = ppi_from_sums(b_sums, level=level)
-    cut_to_range(b_ppi, RATE_BOUNDS)  # each bin's rate, as vc.ppi_mean reports one
+    cut_to_range(b_ppi, RATE_BOUNDS)
+    # each bin's rate with vc.ppi_audit's bins' interval: Wilson at the PPI estimate, effective labels
+    wilson_rate_interval(b_ppi, b_sums.n, level)
     b_has = (np.asarray(b_sums.n) >= 2) & np.isfinite(b_ppi["estimate"])
     everyone = np.ones(n.size, dtype=bool)
     b_rows, b_sp = per_key_bin(everyone, n), per_key_bin(everyone, sp)

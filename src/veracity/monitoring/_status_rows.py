@@ -9,6 +9,7 @@ from typing import Any, TypedDict
 from ..core._display import Display
 from ..core._stats import BinStats
 from ..core._text import fmt, render_table
+from ..delayed._audit import MIN_LABELS
 from ._alerts import Alert
 from ._estimate import Estimate
 from ._time import FREQ_NAMES
@@ -17,7 +18,8 @@ ALL = "(all)"
 CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
 CELL_SPAN = 12.0
 REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
-MIN_PPI_LABELS = 30  # a bin's PPI normal interval is marked insufficient below this many audit labels
+#: a bin's PPI rate is marked insufficient below this many audit labels: vc.ppi_audit's bins' constant
+MIN_PPI_LABELS = MIN_LABELS
 #: the most periods a status lists unless told otherwise (``max_periods``)
 MAX_PERIODS = 1000
 #: the slice that holds the rows of slices beyond ``max_slices``
@@ -25,9 +27,9 @@ OTHER = "(other)"
 
 
 def _ppi_cell(ppi: dict[str, Any] | None) -> str:
-    """A bin's PPI rate as printed: the estimate with its interval cut to [0, 1] (a rate's range; the
-    stored estimate and ci_low/ci_high are PPI's own, which may leave it), or n/a with the count when too few
-    audit labels make the normal interval meaningless."""
+    """A bin's PPI rate as printed: the estimate cut to [0, 1] (a rate's range; the stored estimate is
+    PPI's own, which may leave it) with its Wilson interval (vc.ppi_audit's bins'), or n/a with the count
+    under :data:`MIN_PPI_LABELS` audit labels."""
     if ppi is None:
         return ""
     if not ppi["sufficient"]:
@@ -240,7 +242,7 @@ class StoreStatus(Display):
                 continue
             tag = r.period + (f" [{r.slice}]" if show_slice else "")
             out.append(f"per score bin, {tag} (rate: final labels; PPI rate: the bin's audit labels with all its "
-                       f"scores, {self.level * 100:g}% CI cut to [0, 1] (audit labels; n/a under {MIN_PPI_LABELS}); bounds: "
+                       f"scores, {self.level * 100:g}% Wilson CI (audit labels; n/a under {MIN_PPI_LABELS}); bounds: "
                        "anytime-valid on mean(y - p) of the bin's final labels so far):")
             out.append(render_table(["scores", "rows", "conf", "labelled", "rate", "PPI rate", "bounds", ""], body,
                                     align="lrrrrlll"))
