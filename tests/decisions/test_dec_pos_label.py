@@ -135,7 +135,7 @@ def test_cli_report_pos_label(capsys, files, tmp_path):
 @pytest.mark.parametrize("value, which, match", [
     ("Yes", "yn", "veracity {}: input error: --pos-label Yes is not among the label values ('no', 'yes'); pass one of them"),
     ("maybe", "tf", "veracity {}: input error: --pos-label maybe does not fit a true/false label column"),
-    ("2", "01", "veracity {}: input error: --pos-label 2.0 is not among the label values (0, 1); pass one of them"),
+    ("2", "01", "veracity {}: input error: --pos-label 2 is not among the label values (0, 1); pass one of them"),
     (None, "yn", "veracity {}: input error: labels are not 0/1 numbers (values 'no', 'yes'); pass --pos-label naming "
                  "the positive class, e.g. --pos-label yes"),
 ])

@@ -415,7 +415,8 @@ def _cli(args, capsys):
          ["--ci", "percentile", "--resamples", "20", "--seed", "3"]),
         ("compare", ["--score", "score", "--against", "q", "--n-resamples", "20", "--random-state", "3"],
          ["--score", "score", "--against", "q", "--resamples", "20", "--seed", "3"]),
-        ("conformal", ["--random-state", "3", "--sample-weight", "w"], ["--seed", "3", "--weight", "w"]),
+        ("conformal", ["--method", "aps", "--randomized", "--random-state", "3", "--sample-weight", "w"],
+         ["--method", "aps", "--randomized", "--seed", "3", "--weight", "w"]),
     ],
 )
 def test_old_cli_flags_still_work_and_are_hidden(command, new, old, tmp_path, capsys):

@@ -285,9 +285,21 @@ def _command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.A
     return sub.choices[command]
 
 
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub-)command ``args`` ran: ``veracity monitor status``'s, not ``veracity``'s."""
+    while True:
+        sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        chosen = None if sub is None else getattr(args, str(sub.dest), None)
+        if sub is None or chosen not in sub.choices:
+            return parser
+        parser = sub.choices[chosen]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # named by the command that was given them, with its --help (argparse names `veracity`)
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..sources import _api as source
 from ..core._validation import VeracityError
 from ..calibrators import load as load_calibrator
-from ._common import feature_names
+from ._common import feature_names, shown_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
         done = apply_stream(cal, args.file, out, score=names, column=args.column,
                             batch_rows=args.batch_rows or BATCH_ROWS)
         return _report(args, cal, done.rows, list(done.columns), out)
+    if args.batch_rows is not None:  # the whole file is read into memory: the batch size changed nothing
+        raise VeracityError(f"--batch-rows sizes the batches of streamed Parquet input, and {shown_path(args, args.file)} is not "
+                            "Parquet (it is read into memory whole); drop --batch-rows, or convert the file "
+                            "to Parquet to stream it")
     table = source.read_table(args.file)
     scores = source.score_matrix(table, spec, path=args.file)
     p = cal.transform(scores)

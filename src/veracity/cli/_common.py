@@ -95,7 +95,8 @@ def refuse_unused(flags: dict[str, bool], why: str) -> None:
     named = [flag for flag, on in flags.items() if on]
     if named:
         one = len(named) == 1
-        raise VeracityError(f"{' and '.join(named)} {'has' if one else 'have'} no effect "
+        listed = named[0] if one else f"{', '.join(named[:-1])} and {named[-1]}"
+        raise VeracityError(f"{listed} {'has' if one else 'have'} no effect "
                             + why.replace("{it}", "it" if one else "them"))
 
 

@@ -24,7 +24,9 @@ from ..sources import _api as source
 from ..core._validation import VeracityError, check_numeric_column
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
-from ._common import add_input_arguments, add_json_argument, emit, feature_names, inputs, load, shown_path
+from ..comparison._compare import SHOWN
+from ._common import (add_input_arguments, add_json_argument, emit, feature_names, inputs, load, or_default,
+                      refuse_unused, shown_path)
 from ._fit import add_pos_label_argument, apply_pos_label, select_role
 
 
@@ -37,17 +39,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "comma-separated for several")
     parser.add_argument("--by", default=None, help="with --against: also compare within each value of this column")
     parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
-    parser.add_argument("--n-resamples", dest="resamples", type=int, default=200,
+    # None: not given (--score-type score draws nothing and bins nothing: given there, they are refused)
+    parser.add_argument("--n-resamples", dest="resamples", type=int, default=None,
                         help="paired bootstrap resamples for the ECE (and, with --against, CORP) intervals "
                              "(default: 200; 0: none)")
-    parser.add_argument("--resamples", dest="resamples", type=int, default=200, help=argparse.SUPPRESS)  # old name
-    parser.add_argument("--random-state", dest="seed", type=int, default=0,
+    parser.add_argument("--resamples", dest="resamples", type=int, default=None, help=argparse.SUPPRESS)  # old name
+    # None: not given (with --n-resamples 0 nothing is drawn, and a seed that changes nothing is refused)
+    parser.add_argument("--random-state", dest="seed", type=int, default=None,
                         help="random_state of the paired bootstrap (default: 0)")
-    parser.add_argument("--seed", dest="seed", type=int, default=0, help=argparse.SUPPRESS)  # old name, hidden
+    parser.add_argument("--seed", dest="seed", type=int, default=None, help=argparse.SUPPRESS)  # old name, hidden
     parser.add_argument("--role-col", default=None, help="column holding each row's split role")
     parser.add_argument("--eval-role", default=None,
                         help="with --role-col: measure on the rows of this role (default: test)")
-    parser.add_argument("--bins", type=int, default=15, help="ECE bins (default: 15)")
+    parser.add_argument("--bins", type=int, default=None, help="ECE bins (default: 15)")
     add_pos_label_argument(parser)
     add_json_argument(parser)
 
@@ -59,6 +63,17 @@ def run(args: argparse.Namespace) -> int:
         raise VeracityError("--eval-role needs --role-col naming the column of each row's role; without it "
                             "every row is measured")
     args.eval_role = args.eval_role or "test"
+    if args.resamples == 0:  # the seed drives the paired bootstrap only
+        refuse_unused({"--random-state": args.seed is not None},
+                      "with --n-resamples 0, which skips the paired bootstrap it seeds; drop one of them")
+    if args.against is not None and args.score_type == "score":  # AUC only: DeLong, no bootstrap, no bins
+        refuse_unused({"--n-resamples": args.resamples is not None, "--random-state": args.seed is not None,
+                       "--bins": args.bins is not None},
+                      "with --score-type score, which compares the models' ranking only (AUC, DeLong's test: "
+                      "no bootstrap, no ECE bins); drop {it}, or pass probabilities")
+    args.seed = or_default(args.seed, 0)
+    args.resamples = or_default(args.resamples, 200)
+    args.bins = or_default(args.bins, 15)
     if args.by is not None and args.against is None:
         raise VeracityError("--by slices the comparison of two models (--score A --against B); a calibrator's "
                             "ledger has no slices: drop --by, or see each slice with veracity audit --by")
@@ -131,31 +146,25 @@ def _run_models(args: argparse.Namespace) -> int:
     payload = result.to_dict()
     rows = [{**r, "metric_label": _label(r["metric"]), "segment": None} for r in payload["comparison"]]
     for key, group in payload.get("groups", {}).items():
-        rows += [{**r, "metric_label": _label(r["metric"]), "segment": key} for r in group["comparison"]]
+        group["comparison"] = [{**r, "metric_label": _label(r["metric"])} for r in group["comparison"]]
+        rows += [{**r, "segment": key} for r in group["comparison"]]
     payload = {"file": shown_path(args, path), **({"by": args.by} if args.by else {}), **payload,
                "comparison": rows}
     if args.by:
         payload.pop("group_column", None)
     where = f" (role {args.eval_role!r})" if mask is not None else ""
-    emit(args, str(_labelled(result)), payload, note_text=f"{shown_path(args, path)}{where}")
+    emit(args, str(result), payload, note_text=f"{shown_path(args, path)}{where}")
     return 0
 
 
 #: metric -> what the command line calls it: compare_models' "ece" is the debiased ECE (Kumar et al. 2019),
-#: not the plug-in ECE that veracity audit prints as "ECE", and the two differ on the same rows
-LABELS = {"ece": "ece_debiased"}
+#: not the plug-in ECE that veracity audit prints as "ECE"; the printed table (ModelComparison) names it so
+#: too, and the JSON keeps ``metric`` as the library names it and adds ``metric_label``
+LABELS = SHOWN
 
 
 def _label(metric: str) -> str:
     return LABELS.get(metric, metric)
-
-
-def _labelled(result: Any) -> Any:
-    """``result`` with its rows' metrics named as :data:`LABELS` says, for the printed table (the JSON keeps
-    ``metric`` as the library names it and adds ``metric_label``)."""
-    from dataclasses import replace
-
-    return replace(result, rows=tuple(replace(r, metric=_label(r.metric)) for r in result.rows))
 
 
 def _with_score(args: argparse.Namespace, score: str) -> argparse.Namespace:

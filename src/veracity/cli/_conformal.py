@@ -20,7 +20,8 @@ import numpy as np
 
 from ..core._validation import VeracityError
 from ..decisions import ConformalClassifier, conformal_coverage_law
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load, shown_path
+from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
+                      shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
 from ._threshold import add_role_arguments, role_masks
 
@@ -37,9 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="RAPS penalty per class beyond --k-reg (default: 0.01)")
     parser.add_argument("--k-reg", dest="k_reg", type=int, default=None,
                         help="RAPS: classes allowed before the penalty starts (default: 1)")
-    parser.add_argument("--random-state", dest="seed", type=int, default=0,
+    # None: not given (without --randomized nothing is drawn, and a seed that changes nothing is refused)
+    parser.add_argument("--random-state", dest="seed", type=int, default=None,
                         help="random_state for --randomized (default: 0)")
-    parser.add_argument("--seed", dest="seed", type=int, default=0, help=argparse.SUPPRESS)  # old name, hidden
+    parser.add_argument("--seed", dest="seed", type=int, default=None, help=argparse.SUPPRESS)  # old name, hidden
     parser.add_argument("--mondrian", action="store_true", help="one q̂ per class (class-conditional coverage)")
     add_pos_label_argument(parser)
     add_role_arguments(parser)
@@ -54,6 +56,10 @@ def run(args: argparse.Namespace) -> int:
     if args.randomized and args.method == "lac":
         raise VeracityError("--randomized applies to --method aps or raps, not lac; pass --method aps, "
                             "or drop --randomized")
+    if not args.randomized:  # only the randomised APS/RAPS sets draw random numbers
+        refuse_unused({"--random-state": args.seed is not None},
+                      "without --randomized (only randomised APS/RAPS sets draw random numbers); "
+                      "add --randomized with --method aps or raps, or drop {it}")
     lam = 0.01 if args.lam is None else args.lam
     k_reg = 1 if args.k_reg is None else args.k_reg
     table, path = load(args)
@@ -65,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     P = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels)
     cp = ConformalClassifier(alpha=args.alpha, score=args.method, mondrian=args.mondrian, randomized=args.randomized,
-                             random_state=args.seed, score_type=args.score_type, lam=lam, k_reg=k_reg)
+                             random_state=or_default(args.seed, 0), score_type=args.score_type, lam=lam, k_reg=k_reg)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
     reports = {role: cp.coverage(P[m], y[m], sample_weight=None if w is None else w[m]) for role, m in masks.items()}

@@ -30,8 +30,8 @@ def pos_label_value(labels: np.ndarray, text: str) -> Any:
                                 "pass --pos-label true or false")
         return text.lower() in ("true", "1")
     if labels.dtype.kind in "iuf":
-        try:
-            return float(text)
+        try:  # an integer column's value as the user wrote it ("--pos-label 7 is not among ...", not 7.0)
+            return int(text) if labels.dtype.kind in "iu" and text.strip().lstrip("+-").isdigit() else float(text)
         except ValueError:
             raise VeracityError(f"--pos-label {text!r} is not a number but the label column is "
                                 "numeric; pass one of its values") from None

@@ -16,7 +16,9 @@ and the CORP decomposition (Brier = MCB − DSC + UNC, :mod:`veracity.honest._co
 model and of the difference, with paired bootstrap intervals for ΔMCB and ΔDSC, which the
 verdict reads: *who ranks better* (DSC, discrimination) and *who is better calibrated* (MCB),
 e.g. ``"hgb ranks better (DSC +0.0120 [+0.0080, +0.0160]) but is worse calibrated (MCB
-+0.0040 [+0.0020, +0.0060]): recalibrate hgb, then it wins"``. The debiased ECE keeps a
++0.0040 [+0.0020, +0.0060]): recalibrate hgb, then it wins"``; when neither part differs beyond noise but the
+Brier score does (their sum), it names the model with the lower Brier score, and says "no clear difference"
+only when the Brier interval holds 0 too. The debiased ECE keeps a
 bias that depends on how calibrated each bin is (:math:`\sigma_k g(|\delta_k|/\sigma_k)`, up to 0.47 σ
 a bin for a calibrated one, none for a far miscalibrated one), which no bootstrap sees, so the ΔECE
 interval adds the range that bias can take over the gaps the bins' data allow
@@ -60,6 +62,10 @@ METHODS = {
 }
 
 
+#: what the printed table calls a metric: "ece" is the debiased ECE (Kumar et al. 2019), not the plug-in ECE
+#: that ``vc.audit`` prints as "ECE" (the two differ on the same rows), so it is shown as "ece_debiased"; rows,
+#: ``to_dict`` and ``to_frame`` keep the name "ece"
+SHOWN = {"ece": "ece_debiased"}
 
 #: more resamples than this is a mistake (each is a pass over the rows), refused before allocating
 MAX_RESAMPLES = 1_000_000
@@ -180,7 +186,7 @@ class ModelComparison(Display):
         head = f"Model comparison on {self.n:,} rows (paired; {pct} intervals; {boot}):"
         lines = [head]
         for a, b in pairs:
-            body = [[r.metric, fmt(r.value_a), fmt(r.value_b), fmt(r.diff, sign=True),
+            body = [[SHOWN.get(r.metric, r.metric), fmt(r.value_a), fmt(r.value_b), fmt(r.diff, sign=True),
                      f"[{fmt(r.ci_low, sign=True)}, {fmt(r.ci_high, sign=True)}]", _fmt_p(r.p_value), r.method]
                     for r in self.rows if (r.model_a, r.model_b) == (a, b)]
             lines += [f"{b} vs {a}:" if len(pairs) > 1 else "",
@@ -255,10 +261,13 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool) -> str:
         return (f"{calib} is better calibrated ({mcb_text}); their ranking differs by no more than noise "
                 f"({_signed('DSC', d.dsc, d.dsc_low, d.dsc_high)} for {b} - {a}): recalibrating {other_c} "
                 f"would close the gap{tail}")
-    return (f"no clear difference between {a} and {b}: "
-            f"{_signed('Brier', brier.diff, brier.ci_low, brier.ci_high)}, "
-            f"{_signed('DSC', d.dsc, d.dsc_low, d.dsc_high)}, {_signed('MCB', d.mcb, d.mcb_low, d.mcb_high)} "
-            f"for {b} - {a}{tail}")
+    parts = f"{_signed('DSC', d.dsc, d.dsc_low, d.dsc_high)}, {_signed('MCB', d.mcb, d.mcb_low, d.mcb_high)}"
+    brier_text = _signed("Brier", brier.diff, brier.ci_low, brier.ci_high)
+    if brier.ci_low > 0 or brier.ci_high < 0:  # the Brier row says they differ: never "no clear difference"
+        better = a if brier.diff > 0 else b
+        return (f"{better} has the lower Brier score ({brier_text} for {b} - {a}), but neither its ranking nor "
+                f"its calibration alone differs by more than noise ({parts} for {b} - {a}){tail}")
+    return f"no clear difference between {a} and {b}: {brier_text}, {parts} for {b} - {a}{tail}"
 
 
 def _auc_verdict(r: ComparisonRow, identical: bool) -> str:
