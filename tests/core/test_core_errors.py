@@ -112,7 +112,7 @@ def _csv(tmp_path, text, name="data.csv"):
         ("", [], r"is empty"),
         ("score,label\n0.1,0\n0.9,1\n", ["--by", "segment"], r"column 'segment' not found"),
         ("score,label\n0.1,0\n0.9,1\n", ["--bins", "0"], r"bins must be a positive integer"),
-        ("score,label\nhigh,0\nlow,1\n", [], r"column 'score' must be numeric"),
+        ("score,label\nhigh,0\nlow,1\n", [], r"column 'score' \(scores\) must be numeric.*such as 'high'"),
     ],
 )
 def test_cli_bad_input_exits_2_with_one_line(tmp_path, capsys, content, extra, match):

@@ -241,7 +241,8 @@ def test_text_below_the_sniffed_rows_is_named_with_its_line(tmp_path, cell):
     lazy, memory = _both(str(path))
     assert lazy == (f"could not read {path} as CSV: column 'p' holds {cell!r} at line {n + 1}, where the rows above "
                     "read as DOUBLE; fix or remove that row")
-    assert memory == "column 'p' (scores) must be numeric, got String; convert the column to numbers"
+    assert memory == ("column 'p' (scores) must be numeric, got String; convert the column to numbers; "
+                      f"values such as {cell!r} are not numbers")
 
 
 def test_a_ragged_row_on_the_dask_engine_is_named_by_its_line(tmp_path):

@@ -241,7 +241,8 @@ def test_text_that_is_not_numbers_gets_no_decimal_hint(form, tmp_path, threads):
     df = pd.DataFrame({"p": ["a", "b"] * 5, "y": [0, 1] * 5})
     with pytest.raises(vc.VeracityError) as err:
         vc.audit(_forms(df, tmp_path)[form](), score="p", label="y")
-    assert str(err.value) == "column 'p' (scores) must be numeric, got String; convert the column to numbers"
+    assert str(err.value) == ("column 'p' (scores) must be numeric, got String; convert the column to numbers; "
+                              "values such as 'a' are not numbers")
 
 
 def test_dask_slices_by_a_categorical_column_without_a_pandas_warning(threads):

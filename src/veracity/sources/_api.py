@@ -32,7 +32,7 @@ from ..core._binning import uniform_edges
 from ..core._metrics import check_threshold
 from ..core._validation import VeracityError, check_numeric_column, check_score_type, refuse_score
 from . import _aggregates as agg
-from ._aggregates import NAN_KEY
+from ..core._keys import NAN_KEY, key_order  # noqa: F401 - key_order: the slices' one order, imported from here
 from ._source import Frame, _is_decimal, as_frame, check_columns, check_dtypes, exact_floats, refuse_nested
 
 #: options of the array form that need every row in memory (refused on lazy frames)
@@ -302,16 +302,6 @@ def stats_from_sums(sums: dict[str, np.ndarray], edges: np.ndarray, strategy: st
                     sum_p2=sums["sum_p2"], sum_py=sums["sum_py"], sum_nll=sums["sum_nll"])
 
 
-def key_order(keys: list[Any]) -> list[Any]:
-    """Slice keys sorted (by value, or as text when they do not compare), the NaN key after the
-    values (where ``np.unique`` puts it) and the missing key last: the one order of slices on every
-    backend (frames, SQL, model comparison)."""
-    present = [k for k in keys if k is not None and k is not NAN_KEY]
-    try:
-        present.sort()
-    except TypeError:
-        present.sort(key=str)
-    return present + [k for k in keys if k is NAN_KEY] + [k for k in keys if k is None]
 
 
 #: backends where the contract's counts and the bin sums are one pass (measured faster at 1e8 rows:
@@ -619,30 +609,11 @@ def open_frame(path: str, engine: str, *, spark_master: str = "local[*]", memory
     if engine not in ("spark", "dask"):
         raise VeracityError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}", param="engine")
     parquet = path.lower().endswith((".parquet", ".pq")) or "." not in path.rsplit("/", 1)[-1]
-    if engine == "spark":
-        import os
-        import sys
+    from ._open import open_dask, open_spark  # read as memory reads a CSV file (see ._open)
 
-        try:
-            from pyspark.sql import SparkSession
-        except ImportError:
-            raise VeracityError("--engine spark needs pyspark and Java 17: pip install 'veracity[spark]'") from None
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        spark = (SparkSession.builder.master(spark_master).appName(app)
-                 .config("spark.ui.showConsoleProgress", "false").getOrCreate())
-        spark.sparkContext.setLogLevel("ERROR")
-        # column names as written: a session of its own (the same context) whose names are case-sensitive,
-        # else Spark refuses a Parquet file with columns Score and score (COLUMN_ALREADY_EXISTS, a
-        # traceback) and renames a CSV header's to Score0, score1 (neither then found)
-        spark = spark.newSession()
-        spark.conf.set("spark.sql.caseSensitive", "true")
-        reader = spark.read
-        return reader.parquet(path) if parquet else reader.option("header", True).option("inferSchema", True).csv(path)
-    try:
-        import dask.dataframe as dd
-    except ImportError:
-        raise VeracityError("--engine dask needs dask: pip install 'veracity[dask]'") from None
-    return dd.read_parquet(path) if parquet else dd.read_csv(path)
+    if engine == "spark":
+        return open_spark(path, parquet, spark_master=spark_master, app=app)
+    return open_dask(path, parquet)
 
 
 def read_table(path: str | Path, columns: list[str] | None = None, *,
@@ -939,7 +910,25 @@ def score_matrix(table: Any, spec: str, *, path: str | Path | None = None) -> np
     names = score_names(spec, table.column_names)
     if not names:
         raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
+    for n in names:
+        numbers_or_refuse(table, n)
     cols = [check_numeric_column(column(table, n, path=path, role="scores"), n) for n in names]
     if len(cols) == 1:
         return cols[0]
     return np.column_stack(cols).astype(np.float64)
+
+
+def numbers_or_refuse(table: Any, name: str) -> None:
+    """A score column that is not numbers refused in the frame route's words (every engine's: "column 'p'
+    (scores) must be numeric, got String; convert the column to numbers", with the same fix), not in the
+    array contract's ("must be numeric scores, found object values such as ...")."""
+    import pyarrow as pa
+
+    if name not in table.column_names:
+        return  # column() names the columns there are
+    kind = table.schema.field(name).type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_boolean(kind) or pa.types.is_decimal(kind):
+        return
+    from ._source import as_frame, check_dtypes
+
+    check_dtypes(as_frame(table.select([name])), [name], None, None)

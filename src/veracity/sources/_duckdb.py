@@ -282,8 +282,13 @@ def _whole_numbers(column: str) -> str:
     stop = (f"error('{ERROR_MARK}column ''{shown}'' holds whole numbers in its first {_SNIFF_ROWS} rows and "
             f"then ''' || left({name}, 40) || ''', which DuckDB would round; write the column''s values with a "
             "decimal point (1.0), or read the file into memory (--engine memory)')")
-    return (f"CASE WHEN strpos({name}, '.') + strpos({name}, 'e') + strpos({name}, 'E') = 0 THEN CAST({name} AS BIGINT) "
-            f"WHEN {name} IS NULL THEN NULL ELSE {stop} END")
+    text = (f"error('{ERROR_MARK}column ''{shown}'' holds whole numbers in its first {_SNIFF_ROWS} rows and "
+            f"then ''' || left({name}, 40) || ''', which is not a number; fix that value, or read the file into "
+            "memory (--engine memory), which reads the column as text')")
+    return (f"CASE WHEN strpos({name}, '.') + strpos({name}, 'e') + strpos({name}, 'E') = 0 "
+            f"AND TRY_CAST({name} AS BIGINT) IS NOT NULL THEN CAST({name} AS BIGINT) "
+            f"WHEN {name} IS NULL THEN NULL "
+            f"WHEN TRY_CAST({name} AS DOUBLE) IS NULL OR contains({name}, '_') THEN {text} ELSE {stop} END")
 
 
 def _in_list(texts: tuple[str, ...]) -> str:
@@ -389,11 +394,16 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
         return (f"could not read {source} as CSV: column {column!r} holds {value[:40]!r} at line {line_at.group(1)}, "
                 f"where the rows above read as {kind_of}; fix or remove that row")
     sniffed = re.search(r'Error when sniffing file "(.+?)"', text)
-    fields = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)  # pandas (Dask's reader)
-    if kind == "csv" and (sniffed or fields):  # the first ragged row of the files (a Dask line counts in its block)
-        found = _first_ragged(source, sniffed.group(1) if sniffed else None)
+    # pandas' readers (Dask's: the line counts within its block) and Spark's FAILFAST mode
+    fields = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)|Expected \d+ columns, got \d+|"
+                       r"MALFORMED_CSV_RECORD|Malformed CSV record", text)
+    spark_file = re.search(r"while reading file (?:file:)?(/[^\s]+?)\.?\s", text)
+    if kind == "csv" and (sniffed or fields):  # the first ragged row of the files
+        found = _first_ragged(source, sniffed.group(1) if sniffed else spark_file.group(1) if spark_file else None)
         if found is not None:
             return ragged_message(source, *found[1:], file=found[0])
+    if "Mismatched dtypes found" in text:  # Dask typed a column from its first block's rows
+        return dask_types_message(source, text)
     line = re.search(r"[Ll]ine:?\s*(\d+)", text)
     where = f" (near line {line.group(1)})" if line else ""
     what = type(exc).__name__.replace("Exception", " error").strip()
@@ -401,6 +411,20 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
               "pandas": "pandas"}.get(type(exc).__module__.split(".")[0].lstrip("_"), "the engine")
     return (f"could not read {source} as {kind.upper()}{where}: {engine} {what}; "
             f"check that it is a valid {kind} file")
+
+
+def dask_types_message(source: str, text: str) -> str:
+    """Dask's "Mismatched dtypes found in pd.read_csv" (a column typed from the rows of the file's first
+    block, and other rows further down that do not fit: a decimal point or a missing value in a column of
+    whole numbers, text in a column of numbers) in one line naming the column and both types."""
+    rows = [m for m in re.findall(r"^\|\s*(.+?)\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|\s*$", text, re.MULTILINE)
+            if m[0] != "Column"]
+    if not rows:
+        return f"could not read {source} as CSV: Dask typed a column from its first rows and later rows do not fit"
+    column, found, expected = rows[0]
+    return (f"could not read {source} as CSV: column {column!r} reads as {expected} in the rows Dask samples and as "
+            f"{found} further down (a decimal point, a missing value or text there); write the column's values "
+            "alike throughout (1.0 for whole numbers), or read the file with --engine memory or --engine duckdb")
 
 
 def _first_non_utf8(source: str, file: str | None) -> tuple[str, int, int] | None:

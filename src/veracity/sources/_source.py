@@ -331,9 +331,11 @@ def _text_numbers_hint(frame: Frame, col: str) -> str:
         values = _not_numbers(frame, col) or values
     try:
         for x in values:
+            if "_" in x:  # Python reads 1_0 as 10; no CSV reader, pandas or Arrow cast does
+                raise ValueError(x)
             float(x)
-    except ValueError:
-        return _written_number_hint(values, col)
+    except ValueError:  # the fix for a decimal comma or a percent sign, else the first value that is not a number
+        return _written_number_hint(values, col) or f"; values such as {x[:40]!r} are not numbers"
     return (f" (it holds numbers written as text: cast it, e.g. df[{col!r}].astype(float); Dask's "
             "dd.from_pandas turns pandas Decimal values into text)")
 
