@@ -1,10 +1,11 @@
-"""Scores that ``transform()`` refuses (NaN, ±inf) in an exported map: a NaN score gives no
-probability (SQL NULL, ONNX NaN), an infinite one the map's limit, and no engine fails the batch.
+"""Scores that ``transform()`` refuses (NaN, ±inf, a probability outside [0, 1]) in an exported map:
+no probability (SQL NULL, ONNX NaN), and no engine fails the batch.
 
 Before: a NaN score got a confident probability (PostgreSQL sorts NaN above every number, so
 its clipped logit was the largest: Platt 0.99999…, isotonic 1.0; DuckDB alike), ONNX step
 tables read NaN as the first step, and ONNX step tables failed the whole batch on one +inf
-score ("Gather … indices element out of data bounds").
+score ("Gather … indices element out of data bounds"). Until round 13 an infinite score got the
+map's limit (a number where ``transform`` refuses); now it gets no probability, as NaN does.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _limit(cal, col, sign):
     return float(cal.transform(np.array([top if sign > 0 else bottom]))[0])
 
 
-def test_onnx_nan_gives_nan_and_infinities_the_limit(calibrators):
+def test_onnx_nan_and_infinities_give_nan(calibrators):
     ort = pytest.importorskip("onnxruntime")
     scores = np.array([np.nan, np.inf, -np.inf, 0.5])
     for name, (cal, col, prior) in _binary(calibrators).items():
@@ -37,11 +38,16 @@ def test_onnx_nan_gives_nan_and_infinities_the_limit(calibrators):
         if col == "s":
             x[3] = 0.25
         got = ort.InferenceSession(cal.to_onnx(prior_shift=prior)).run(None, {"score": x})[0]
-        assert np.isnan(got[0]), (name, got)
+        assert np.isnan(got[:3]).all(), (name, got)
         if prior is None:
-            assert got[1] == pytest.approx(_limit(cal, col, +1), abs=1e-12), name
-            assert got[2] == pytest.approx(_limit(cal, col, -1), abs=1e-12), name
             assert got[3] == pytest.approx(float(cal.transform(x[3:])[0]), abs=1e-12), name
+        # the largest finite scores of the domain still get the map's limit, as transform gives it
+        top, bottom = (1.0, 0.0) if col == "p" else (np.finfo(np.float64).max, -np.finfo(np.float64).max)
+        session = ort.InferenceSession(cal.to_onnx(prior_shift=prior))
+        ends = session.run(None, {"score": np.array([top, bottom])})[0]
+        if prior is None:
+            assert ends[0] == pytest.approx(_limit(cal, col, +1), abs=1e-12), name
+            assert ends[1] == pytest.approx(_limit(cal, col, -1), abs=1e-12), name
 
 
 def test_onnx_a_multiclass_row_with_a_nan_score_is_nan(calibrators):
@@ -82,15 +88,17 @@ def sql_engine(request):
             yield "postgres", conn
 
 
-def test_sql_nan_score_gives_null_and_infinities_the_limit(calibrators, sql_engine):
+def test_sql_nan_and_infinite_scores_give_null(calibrators, sql_engine):
     engine, conn = sql_engine
     for name, (cal, col, prior) in _binary(calibrators).items():
         text = cal.to_sql("x", dialect=engine, prior_shift=prior)
         nan, pos, neg = (r[0] for r in _sql_rows(engine, conn, text, [(float("nan"),), (float("inf"),),
                                                                       (float("-inf"),)]))
-        assert nan is None, (engine, name, nan)
+        assert (nan, pos, neg) == (None, None, None), (engine, name, nan, pos, neg)
+        top, bottom = (1.0, 0.0) if col == "p" else (np.finfo(np.float64).max, -np.finfo(np.float64).max)
+        hi, lo = (r[0] for r in _sql_rows(engine, conn, text, [(top,), (bottom,)]))
         if prior is None and name in STEP_KINDS:  # the steps at either end, exactly
-            assert (pos, neg) == (_limit(cal, col, +1), _limit(cal, col, -1)), (engine, name, pos, neg)
+            assert (hi, lo) == (_limit(cal, col, +1), _limit(cal, col, -1)), (engine, name, hi, lo)
 
 
 def test_sql_multiclass_row_with_a_nan_score_is_null(calibrators, sql_engine):

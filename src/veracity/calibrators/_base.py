@@ -473,11 +473,15 @@ class Calibrator:
             "metadata": self.metadata,
         }
 
-    def to_sql(self, column: Any = "score", *, dialect: str = "duckdb", prior_shift: Any = None) -> str:
-        """One SQL expression applying this fitted map to ``column`` (see :mod:`veracity.export`)."""
+    def to_sql(self, column: Any = "score", *, dialect: str = "duckdb", prior_shift: Any = None,
+               alias: str = "probability") -> str:
+        """One SQL expression applying this fitted map to ``column`` (see :mod:`veracity.export`).
+
+        Multiclass outputs are named ``{alias}_0 … {alias}_{K-1}``, as in :func:`veracity.export.to_sql`.
+        """
         from ..export import to_sql  # export sits below the calibrators: it reads only to_dict()
 
-        return to_sql(self, column, dialect=dialect, prior_shift=prior_shift)
+        return to_sql(self, column, dialect=dialect, prior_shift=prior_shift, alias=alias)
 
     def to_onnx(self, *, prior_shift: Any = None) -> bytes:
         """Bytes of an ONNX model of this fitted map: double ``score`` in, ``probability`` out."""

@@ -63,6 +63,37 @@ def refuse_answers_as_scores(name: str, score: Any, label: Any, sample_weight: A
                                 "answers as scores (a perfect model); name the score column(s)", param="score")
 
 
+#: URL schemes (before any ``+driver``) that name a database, not a file
+_DATABASE_SCHEMES = frozenset({"sqlite", "duckdb", "postgresql", "postgres", "mysql", "mariadb", "mssql",
+                               "oracle", "snowflake", "bigquery", "redshift", "trino", "presto", "clickhouse",
+                               "databricks"})
+
+
+def is_database(data: Any) -> bool:
+    """A database connection (DB-API 2.0, ADBC, SQLAlchemy) or a database URL, not a frame."""
+    if isinstance(data, str):
+        head = data.split("://", 1)[0] if "://" in data else ""
+        return head.split("+", 1)[0].lower() in _DATABASE_SCHEMES
+    module = (type(data).__module__ or "").split(".")[0]
+    if module == "sqlalchemy":
+        return hasattr(data, "raw_connection") or hasattr(data, "exec_driver_sql")
+    return module.startswith("adbc_driver_") or (callable(getattr(data, "cursor", None))
+                                                  and callable(getattr(data, "commit", None)))
+
+
+def refuse_connection(name: str, data: Any, *, takes_table: bool = False) -> None:
+    """A connection or database URL given where a frame is read: say what to pass instead (the
+    rows reader would only say it cannot read the type)."""
+    if not is_database(data):
+        return
+    if takes_table:
+        raise VeracityError(f"vc.{name}(connection_or_url, ...) needs table= naming the table or view to "
+                            f"read: vc.{name}(con, table='t', score='p', label='y')", param="table")
+    raise VeracityError(f"vc.{name} reads a frame, not a database connection: pass one table's rows "
+                        f"(con.table('t') on DuckDB, a pandas or polars frame), or audit inside the database "
+                        "with vc.audit(con, table='t', score='p', label='y')", param="scores")
+
+
 def frame_call(fn: Callable[..., T], data: Any, labels: Any, params: dict[str, Any]) -> T:
     """Call the frame form of the public function ``fn`` with the options given to it.
 
@@ -77,6 +108,7 @@ def frame_call(fn: Callable[..., T], data: Any, labels: Any, params: dict[str, A
             f"the frame form of vc.{name} is computed by veracity.sources, which is not loaded; "
             "import veracity before calling it") from None
     refuse_answers_as_scores(name, params.get("score"), params.get("label"), params.get("sample_weight"))
+    refuse_connection(name, data, takes_table="table" in inspect.signature(fn).parameters)
     options = {}
     for key, p in inspect.signature(fn).parameters.items():
         if key in _ROWS or p.default is inspect.Parameter.empty or key not in params:
@@ -135,6 +167,7 @@ def rows_call(name: str, fn: Callable[..., T], data: Any, labels: Any, *, score:
         raise VeracityError(f"the frame form needs both column names: vc.{name}(frame, score='p', label='y', "
                             "...)", param="score" if score is None else "label")
     refuse_answers_as_scores(name, score, label, options.get("sample_weight"))
+    refuse_connection(name, data)
     try:
         compute = _form("_rows")
     except KeyError:

@@ -21,7 +21,8 @@ sqlglot and onnx are imported inside the functions that need them (extras ``sql`
 
 Shapes:
 
-* binary: SQL ``CASE WHEN "score" IS NULL THEN NULL ELSE CAST(… AS DOUBLE) END``;
+* binary: SQL ``CASE WHEN "score" IS NULL OR <a score transform() refuses> THEN NULL ELSE
+  CAST(… AS DOUBLE) END`` (ONNX: NaN for such a score);
   ONNX input ``score`` double ``[N]``, output ``probability`` double ``[N]``;
 * multiclass (temperature on K > 2 classes, or on two columns when fit on (N, 2) scores or given
   two column names; vector and matrix scaling, one-vs-rest):

@@ -15,9 +15,10 @@ standard ``ai.onnx`` operators (opset 17, IR version 8, which onnxruntime ≥ 1.
   threshold (``ArgMin |x − X|``), which is not the function scikit-learn applies;
 * multiclass heads: ``Softmax`` over the K logits; one-vs-rest renormalisation with
   ``ReduceSum`` and ``Where`` (a row summing to <= 0 becomes uniform);
-* a NaN score gives NaN (multiclass: a row with a NaN score gives NaN in every column), as the
-  SQL gives NULL; ``transform`` refuses it. A score of ±inf gets the map's limit (a step table's
-  first or last step).
+* a score ``transform`` refuses gives NaN, as the SQL gives NULL: NaN, a probability outside
+  [0, 1] (±inf among them), a logit or ranking score of ±inf; multiclass: a row with any such
+  score, or a probability row whose sum is more than ``ROW_SUM_ATOL``·K from 1, is NaN in every
+  column.
 
 The artifact's provenance is stored in the model's ``metadata_props`` and ``doc_string``.
 """
@@ -28,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._validation import ROW_SUM_ATOL
 from ._plan import Node, Plan, provenance
 
 OPSET = 17
@@ -211,13 +213,28 @@ class _Graph:
         return out
 
     def missing(self, out: str) -> str:
-        """``out`` with NaN where the row's score is NaN (multiclass: any of its K scores), as the SQL
-        gives NULL: a step table would otherwise read NaN as below every knot, its first step."""
+        """``out`` with NaN where the row's score is NaN or refused by ``transform`` (multiclass: any of
+        its K scores, or a probability row summing to more than ``ROW_SUM_ATOL``·K from 1), as the SQL
+        gives NULL: a step table would otherwise read NaN as below every knot, its first step, and a
+        probability outside [0, 1] (a logit of ±inf) would get the clipped formula's number."""
+        p = self.plan
         nan = self.op("IsNaN", ["score"])
-        if self.plan.multiclass:
-            nan = self.op("ReduceMax", [self.op("Cast", [nan], to=self.TP.INT64)], keepdims=1, axes=[1])  # opset 17
-            nan = self.op("Cast", [nan], to=self.TP.BOOL)
-        return self.op("Where", [nan, self.scalar(float("nan")), out])
+        if p.score_type == "probability":  # outside [0, 1], ±inf among them
+            outside = self.op("Or", [self.op("Less", ["score", self.scalar(0.0)]),
+                                     self.op("Greater", ["score", self.scalar(1.0)])])
+        else:
+            outside = self.op("IsInf", ["score"])
+        bad = self.op("Or", [nan, outside])
+        if p.multiclass:
+            flag = self.op("Cast", [bad], to=self.TP.INT64)
+            bad = self.op("ReduceMax", [flag], keepdims=1, axes=[1])  # opset 17
+            bad = self.op("Cast", [bad], to=self.TP.BOOL)
+            if p.rows_sum_to_one:
+                total = self.op("ReduceSum", ["score", self.tensor(np.array([1], dtype=np.int64), np.int64)],
+                                keepdims=1)
+                off = self.op("Abs", [self.op("Sub", [total, self.scalar(1.0)])])
+                bad = self.op("Or", [bad, self.op("Greater", [off, self.scalar(ROW_SUM_ATOL * p.n_inputs)])])
+        return self.op("Where", [bad, self.scalar(float("nan")), out])
 
     def build(self) -> bytes:
         helper, TP = self.helper, self.TP

@@ -45,6 +45,10 @@ class Plan:
     n_inputs: int                    # 1 (binary scores) or K (multiclass columns)
     kind: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: what the inputs are: "probability" (in [0, 1]) or "logit" / "score" (any finite number)
+    score_type: str = "probability"
+    #: multiclass probability rows must sum to 1 (within 1e-6·K), as ``transform`` requires
+    rows_sum_to_one: bool = False
 
     @property
     def multiclass(self) -> bool:
@@ -386,7 +390,9 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
         raise _malformed(str(kind), detail) from None
     if prior_shift is not None:
         outputs = _prior_shift(outputs, prior_shift)
-    return Plan(outputs, k if multi else 1, kind, metadata)
+    score_type = str(params.get("score_type", "probability"))
+    return Plan(outputs, k if multi else 1, kind, metadata, score_type=score_type,
+                rows_sum_to_one=multi and score_type == "probability")
 
 
 def provenance(p: Plan) -> str:

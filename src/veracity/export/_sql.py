@@ -12,8 +12,9 @@ numbers as ``transform()``:
 * **exp** never overflows or underflows: its argument is clamped to [−700, 700]
   (PostgreSQL raises an error on either; BigQuery on overflow); a clamped term changes
   a probability by less than 1e-300;
-* **NULL in, NULL out**: every output is ``CASE WHEN <score> IS NULL OR <score is NaN> THEN NULL
-  ELSE … END`` (``transform`` refuses NaN; SQL gives no probability for it);
+* **NULL in, NULL out**: every output is ``CASE WHEN <score> IS NULL OR <score is NaN> OR <refused>
+  THEN NULL ELSE … END``: a score ``transform`` refuses (NaN, a probability outside [0, 1], ±inf, a
+  multiclass probability row not summing to 1) gets no probability (:meth:`_Builder.refused`);
 * the output is ``CAST(… AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by dialect);
 * **step tables** (isotonic, histogram, Venn–ABERS): a binary tree of ``CASE WHEN x < knot``
   (log₂ K comparisons per row on a row-at-a-time engine: SQLite, PostgreSQL). Where the
@@ -38,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError
+from ..core._validation import ROW_SUM_ATOL, VeracityError
 from ._plan import Node, Plan, provenance
 
 #: dialects whose text is checked (executed on DuckDB, SQLite, Spark and PostgreSQL; parsed back on the rest)
@@ -59,6 +60,8 @@ _NAN_EQUALS_ITSELF = {"postgres", "snowflake"}
 _IGNORES_NULLS = {"duckdb", "postgres"}
 #: exp() arguments are clamped to this range
 EXP_LIMIT = 700.0
+#: the largest double: a logit beyond it is ±inf, which ``transform`` refuses
+_MAX_FLOAT = float(np.finfo(np.float64).max)
 #: step tables at most this long are always a CASE tree
 _SHORT_TABLE = 16
 #: most uniform cells of the array lookup
@@ -469,14 +472,35 @@ class _Builder:
             return exp.EQ(this=col, expression=nan)
         return exp.IsNan(this=col)
 
-    def output(self, node: Node) -> Any:
-        """``CASE WHEN <a score is NULL or NaN> THEN NULL ELSE CAST(<map> AS DOUBLE) END``: a missing
-        score gives a missing probability, never the one the formula would give NaN (PostgreSQL sorts
-        NaN above every number: its clipped logit was the largest, a probability of 1.0)."""
+    def refused(self, p: Plan) -> list[Any]:
+        """Conditions true on a row ``transform`` refuses (besides NULL and NaN): a probability outside
+        [0, 1] (±inf among them), a logit or ranking score of ±inf (beyond ±max-float), a multiclass
+        probability row whose sum is more than ``ROW_SUM_ATOL``·K from 1."""
+        exp = self.exp
+        cols = [self.col(k) for k in range(len(self.names))]
+        lo, hi = (0.0, 1.0) if p.score_type == "probability" else (-_MAX_FLOAT, _MAX_FLOAT)
+        found: list[Any] = []
+        for c in cols:
+            found += [exp.LT(this=c, expression=self.num(lo)), exp.GT(this=c.copy(), expression=self.num(hi))]
+        if p.rows_sum_to_one:
+            total: Any = cols[0].copy()
+            for c in cols[1:]:
+                total = exp.Add(this=total, expression=c.copy())
+            off = exp.Abs(this=exp.Sub(this=total, expression=self.num(1.0)))
+            found.append(exp.GT(this=off, expression=self.num(ROW_SUM_ATOL * len(cols))))
+        return found
+
+    def output(self, node: Node, p: Plan | None = None) -> Any:
+        """``CASE WHEN <a score is NULL, NaN or refused> THEN NULL ELSE CAST(<map> AS DOUBLE) END``: a
+        missing score gives a missing probability, never the one the formula would give NaN (PostgreSQL
+        sorts NaN above every number: its clipped logit was the largest, a probability of 1.0); a score
+        ``transform`` refuses (:meth:`refused`) gives none either, never the clipped formula's number."""
         exp = self.exp
         body = exp.Cast(this=self.render(node), to=exp.DataType.build("DOUBLE"))
         missing = [exp.Is(this=self.col(k), expression=exp.Null()) for k in range(len(self.names))]
         missing += [t for t in (self.isnan(self.col(k)) for k in range(len(self.names))) if t is not None]
+        if p is not None:
+            missing += self.refused(p)
         cond = missing[0]
         for m in missing[1:]:
             cond = exp.Or(this=cond, expression=m)
@@ -506,9 +530,9 @@ def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: st
             f"the SQL of this {p.kind} calibrator would write out {entries:,} step-table entries (at most "
             f"{MAX_TABLE_ENTRIES:,}; multiclass outputs repeat every class's map); export it to ONNX instead "
             "(to_onnx), or fit a map with fewer steps")
-    exprs = [_Builder(d, names).output(node) for node in p.outputs]
+    exprs = [_Builder(d, names).output(node, p) for node in p.outputs]
     if sum(len(list(e.find_all(sqlglot.exp.Subquery))) for e in exprs) > _MAX_HOISTED * len(exprs):
-        exprs = [_Builder(d, names, hoist=False).output(node) for node in p.outputs]
+        exprs = [_Builder(d, names, hoist=False).output(node, p) for node in p.outputs]
     # the trees are built for this one text: written without the defensive copy of the whole tree
     write = lambda e: e.sql(dialect=d, unsupported_level=sqlglot.ErrorLevel.RAISE, copy=False)  # noqa: E731
     comment = f"/* {provenance(p)} */\n"

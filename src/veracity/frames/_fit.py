@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..calibrators._base import register_frame_fit
+from ..core._frameform import is_database
 from ..core._validation import PROB_EPS, VeracityError, check_logit_range
 from ..sources import _aggregates as agg
 from ..sources._api import _Prepared
@@ -55,6 +56,10 @@ def fit_frame(cal: Any, data: Any, labels: Any = None, *, score: Any, label: Any
         raise VeracityError(f"{cal.name}.fit(frame, score=..., label=...) takes no positional labels")
     if score is None or label is None:
         raise VeracityError(f"the frame form needs both column names: {cal.name}().fit(frame, score='p', label='y')")
+    if is_database(data):
+        raise VeracityError(f"{cal.name}.fit reads a frame, not a database connection: pass the calibration "
+                            "rows (con.table('t') on DuckDB, a pandas or polars frame, a Parquet file)",
+                            param="scores")
     cal._check_params()
     prep = _Prepared(data, score, label, sample_weight, pos_label=pos_label)  # labels read as 0/1 = [label == pos_label]
     meta: dict[str, Any] = {"score_column": ",".join(prep.score), "label_column": label}
@@ -120,8 +125,9 @@ def _fit_lazy(cal: Any, prep: _Prepared, role: Any, allow_role: Any, meta: dict[
         {"temperature": _fit_temperature, "platt": _fit_platt, "isotonic": _fit_isotonic,
          "histogram": _fit_histogram}[cal.kind](cal, prep, lf, summary)
         n_rows, n_classes, hash_ = int(summary["n"]), 2, _hash(summary)
+    # n_columns: the fit's width, as the array fit records it (a binary column named "p,1" is one column)
     return cal._record_fit(meta, None, n_rows=n_rows, n_classes=n_classes, hash_=hash_,
-                           role_label=role_label, allow_role=allow_role)
+                           role_label=role_label, allow_role=allow_role, n_columns=len(prep.score))
 
 
 # ---------------------------------------------------------------------------------------

@@ -47,14 +47,25 @@ _CREDENTIAL = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/@\s:]*:)(?P<se
 _QUERY_SECRET = re.compile(r"(?i)(?P<head>(?:password|passwd|pwd|secret|token|access_token)=)(?P<secret>[^&;\s]*)")
 
 
+#: a secret shorter than this is replaced only where it stands alone (:func:`redact`)
+_SHORT_SECRET = 4
+
+
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     """``text`` with every password replaced by ``***``: in URLs, in ``password=`` settings,
-    and every occurrence of the given ``secrets`` (the URL's password, raw and decoded)."""
+    and every occurrence of the given ``secrets`` (the URL's password, raw and decoded).
+
+    A secret shorter than :data:`_SHORT_SECRET` characters (``1``, ``:``) is replaced only as a
+    word of its own (between spaces, quotes or ``=,;()``): replacing every ``1`` or ``:`` would
+    turn the message (``127.0.0.1``, ``port 1``, ``failed:``) into noise; its places in a URL
+    and after ``password=`` are replaced above whatever its length."""
     text = _CREDENTIAL.sub(lambda m: m.group("head") + "***@", text)
     text = _QUERY_SECRET.sub(lambda m: m.group("head") + "***", text)
     for secret in secrets:
-        if secret:
+        if len(secret) >= _SHORT_SECRET:
             text = text.replace(secret, "***")
+        elif secret:
+            text = re.sub(rf"(?<![^\s'\"=,;()]){re.escape(secret)}(?![^\s'\"=,;()])", "***", text)
     return text
 
 
@@ -148,7 +159,7 @@ class Database:
             raise
         except Exception as exc:  # the database's own message, on one line, without secrets
             self._undo(guarded)
-            message = " ".join(str(exc).split()) or type(exc).__name__
+            message = _short_numbers(" ".join(str(exc).split()) or type(exc).__name__)
             raise VeracityError(redact(f"{what} failed in {self.shown}: {message}", self.secrets)) from None
         self.fetched += len(rows)
         return rows, names
@@ -268,6 +279,26 @@ def _pg_status(conn: Any) -> int | None:
         return None if status is None else int(status)
     except (TypeError, ValueError):
         return None
+
+
+#: a run of this many digits in a database's message is shown in scientific form
+_LONG_DIGITS = 25
+
+
+def _short_numbers(message: str) -> str:
+    """``message`` with every number of :data:`_LONG_DIGITS` or more digits written as ``d.ddddde±E``
+    (PostgreSQL spells a NUMERIC 1e400 with 401 digits, 1e-400 with 400 zeros: "... is out of
+    range for type double precision")."""
+    def short(m: re.Match[str]) -> str:
+        big, small = m.group("big"), m.group("small")
+        if big is not None:
+            return f"{big[0]}.{big[1:6].ljust(5, '0')}e+{len(big) - 1}"
+        digits = small.lstrip("0")
+        return f"{digits[0]}.{digits[1:6].ljust(5, '0')}e-{len(small) - len(digits) + 1}"
+
+    long = _LONG_DIGITS - 1
+    number = rf"(?:(?P<big>[1-9]\d{{{long},}})(?:\.\d*)?|0\.(?P<small>0{{{long},}}[1-9]\d*))"
+    return re.sub(rf"(?<![\d.]){number}(?![\d.])", short, message)
 
 
 def _text(value: str) -> str:
