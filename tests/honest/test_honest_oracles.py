@@ -180,7 +180,7 @@ def test_bootstrap_resample_statistics_equal_metrics_with_count_weights():
         layout = _Layout(data, make_edges(p, 15, "uniform", w), "uniform", 0.5)
         layout.columns()
         counts = rng.integers(0, 3, n).astype(float)
-        order = np.lexsort((y, p))
+        order = np.lexsort((y, p) if w is None else (w, y, p))  # the layout's row order
         cs, ys = counts[order], y[order]
         C = np.r_[0.0, cs[ys == 0], cs[ys == 1]][None, :].copy()
         got = {k: float(v[0]) for k, v in layout.stats(C).items()}

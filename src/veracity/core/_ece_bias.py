@@ -39,11 +39,14 @@ def bin_sigmas(weight: np.ndarray, weight_sq: np.ndarray, sum_y: np.ndarray) -> 
     r"""Each bin's standard error of its observed rate, :math:`\sigma_k^2 = \tilde a_k(1 - \tilde a_k)\,
     \sum w^2 / (\sum w)^2`, with the rate shrunk, :math:`\tilde a_k = (a_k m_k + 1)/(m_k + 2)`
     (:math:`m_k = (\sum w)^2/\sum w^2`, its effective row count: a bin of 3 positives is not certain).
-    Per-bin sums on the last axis; 0 for an empty bin."""
-    with np.errstate(invalid="ignore", divide="ignore"):
+    Per-bin sums on the last axis; 0 for an empty bin. A bin of weights so small beside the largest
+    that their squares underflow (:math:`\sum w^2 = 0`) counts as one row, as in
+    ``BinStats.effective_count`` (its 0/0 was NaN, and NaN σ made a comparison's interval NaN)."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         keep = weight > 0
         safe = np.where(keep, weight, 1.0)
-        k = np.where(keep, weight_sq / (safe * safe), 1.0)
+        k = weight_sq / (safe * safe)
+        k = np.where(keep & np.isfinite(k) & (k > 0), np.minimum(k, 1.0), 1.0)
         m = 1.0 / k
         acc = ((sum_y / safe) * m + 1.0) / (m + 2.0)
         return np.where(keep, np.sqrt(acc * (1.0 - acc) * k), 0.0)
@@ -157,5 +160,5 @@ def debiased_ece_bias_range(weight: np.ndarray, weight_sq: np.ndarray, sum_y: np
     top = np.maximum(debiased_bias(low_x), debiased_bias(high_x))
     bottom = debiased_bias(np.clip(DEBIASED_BIAS_ARGMIN, low_x, high_x))
     total = np.where(keep, weight, 0.0).sum(axis=-1, keepdims=True)
-    share = np.where(pos, weight, 0.0) / np.where(total > 0, total, 1.0) * sigma
+    share = np.where(pos, weight / np.where(total > 0, total, 1.0) * safe, 0.0)
     return (share * bottom).sum(axis=-1), (share * top).sum(axis=-1)

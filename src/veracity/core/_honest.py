@@ -62,7 +62,11 @@ def _bin_moments(stats: BinStats) -> tuple[np.ndarray, ...]:
     share = w / stats.total_weight
     conf = stats.sum_p[keep] / w
     acc = stats.sum_y[keep] / w
-    k = stats.weight_sq[keep] / (w * w)  # 1 / effective size
+    # 1 / effective size; a bin of weights so small beside the largest that their squares
+    # underflow (Σw² = 0) counts as one row, as in BinStats.effective_count (was 0/0 = NaN)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        k = stats.weight_sq[keep] / (w * w)
+    k = np.where(np.isfinite(k) & (k > 0), np.minimum(k, 1.0), 1.0)
     return share, conf - acc, acc, k
 
 
@@ -82,7 +86,8 @@ def debiased_ece_from_stats(stats: BinStats, norm: str = "l2") -> float:
     folded = a.copy()
     pos = sigma > 0
     s, x = sigma[pos], a[pos]
-    folded[pos] = s * np.sqrt(2.0 / np.pi) * np.exp(-0.5 * (x / s) ** 2) + x * (1.0 - 2.0 * ndtr(-x / s))
+    with np.errstate(over="ignore", under="ignore"):  # a gap of 1e160 sigmas: exp(-inf) = 0, exactly
+        folded[pos] = s * np.sqrt(2.0 / np.pi) * np.exp(-0.5 * (x / s) ** 2) + x * (1.0 - 2.0 * ndtr(-x / s))
     return float(np.dot(share, 2.0 * a - folded))
 
 

@@ -74,7 +74,10 @@ def binomial_interval(
         if method == "wilson":
             z = ndtri(1.0 - tail)
             centre = (k + z * z / 2.0) / (n + z * z)
-            half = z / (n + z * z) * np.sqrt(np.maximum(k * (n - k) / n, 0.0) + z * z / 4.0)
+            with np.errstate(over="ignore"):  # k(n - k) overflows past n ≈ 1e154: then k · ((n - k)/n)
+                spread = k * (n - k) / n
+            spread = np.where(np.isfinite(spread), spread, k * ((n - k) / n))
+            half = z / (n + z * z) * np.sqrt(np.maximum(spread, 0.0) + z * z / 4.0)
             low, high = centre - half, centre + half
         else:
             low = np.where(k > 0, betaincinv(k, n - k + 1.0, tail), 0.0)

@@ -156,7 +156,9 @@ class _Layout:
     def __init__(self, data: Binary, edges: np.ndarray, strategy: str, threshold: float,
                  min_count: float = 0) -> None:
         s = data.logit if data.logit is not None else data.p
-        order = np.lexsort((data.y, s))  # by score; negatives first inside a tie
+        # by score; negatives first inside a tie; then by weight, so that the same rows in another
+        # order get the same resamples (rows equal in all three are interchangeable)
+        order = np.lexsort((data.y, s) if data.w is None else (data.w, data.y, s))
         self.n = data.n
         p, y = data.p[order], data.y[order]
         w = np.ones(self.n) if data.w is None else data.w[order]

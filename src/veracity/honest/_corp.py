@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from ..core._special import xlogy
 
 from ..core._text import fmt, render_table
 from ..core._validation import (
@@ -96,6 +95,22 @@ class CORPResult(Display):
         )
 
 
+def _constant_log_loss(pos: np.ndarray, neg: np.ndarray) -> float:
+    r"""Summed log loss of forecasting each set's own rate :math:`q = P/W` (``pos`` P, ``neg`` N: the
+    label-1 and label-0 weight per set, W = P + N): :math:`-\sum [P \log(P/W) + N \log(N/W)]`,
+    0 log 0 = 0. The smaller side's log as :math:`\log m - \log W`, the larger's as
+    :math:`\mathrm{log1p}(-m/W)`: every term is ≥ 0 and a rate within 1e-16 of 0 or 1 still counts
+    (the rounded rate's log(1 - q) was -inf)."""
+    small, large = np.minimum(pos, neg), np.maximum(pos, neg)
+    total = pos + neg
+    seen = small > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        minority = np.where(seen, small * (np.log(np.where(seen, small, 1.0)) - np.log(np.where(seen, total, 1.0))),
+                            0.0)
+        majority = large * np.log1p(-np.where(seen, small / np.where(seen, total, 1.0), 0.0))
+    return float(-(minority + majority).sum()) + 0.0  # + 0.0: pure sets score 0, not -0.0
+
+
 def corp_of(data: Binary) -> CORPResult:
     from ._common import weighted_rows
 
@@ -116,12 +131,17 @@ def corp_of(data: Binary) -> CORPResult:
     def mean(v: np.ndarray) -> float:
         return float(np.dot(w, v) / total) + 0.0  # + 0.0: a pure block's -0.0 log loss reads 0
 
-    def logloss(q: np.ndarray | float) -> np.ndarray:
-        return -(xlogy(y, q) + xlogy(1.0 - y, 1.0 - np.asarray(q)))
-
     s_p, s_hat, s_r = mean((p - y) ** 2), mean((p_hat - y) ** 2), mean((base - y) ** 2)
     brier = ScoreDecomposition(score=s_p, mcb=s_p - s_hat, dsc=s_r - s_hat, unc=s_r)
-    l_p, l_hat, l_r = mean(binary_nll_terms(data)), mean(logloss(p_hat)), mean(logloss(base))
+    # log loss of a constant forecast over a set of rows = the rate of its own rows (a PAV block,
+    # or all rows), from the block's label sums: a rate of 1 - 1e-20 rounds to 1.0, and
+    # log(1 - q) of the rounded rate made MCB and DSC -inf for weights spread over 16 decades
+    pos = np.bincount(inverse, weights=w * y, minlength=x.size)
+    neg = np.bincount(inverse, weights=w * (1.0 - y), minlength=x.size)
+    block = np.concatenate(([0], np.cumsum(np.diff(fit) != 0)))
+    l_p = mean(binary_nll_terms(data))
+    l_hat = _constant_log_loss(np.bincount(block, weights=pos), np.bincount(block, weights=neg)) / total
+    l_r = _constant_log_loss(np.array([pos.sum()]), np.array([neg.sum()])) / total
     log_loss = ScoreDecomposition(score=l_p, mcb=l_p - l_hat, dsc=l_r - l_hat, unc=l_r)
     return CORPResult(x=x, y=fit, weight=wx, brier=brier, log_loss=log_loss, n=data.n)
 

@@ -148,14 +148,26 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None) ->
     n_g = np.bincount(idx, weights=w, minlength=m).astype(np.float64)
     o_g = np.bincount(idx, weights=data.y if w is None else data.y * w, minlength=m)
     e_g = np.bincount(idx, weights=data.p if w is None else data.p * w, minlength=m)
-    # each group in effective rows: (O - E)^2 and E(1 - E/n) scale as c^2 and c with the weights
-    w2_g = n_g if w is None else np.bincount(idx, weights=w * w, minlength=m)
+    # each group in effective rows: (O - E)^2 and E(1 - E/n) scale as c^2 and c with the weights,
+    # so the term is computed with the group's weights over their largest (w² of weights below
+    # 1e-154 of the largest underflowed: such a group's term was lost, however miscalibrated)
     keep = n_g > 0
-    n_g, o_g, e_g, w2_g = n_g[keep], o_g[keep], e_g[keep], w2_g[keep]
+    if w is None:
+        c_n, c_o, c_e, c_w2 = n_g, o_g, e_g, n_g
+    else:
+        top = np.zeros(m)
+        np.maximum.at(top, idx, w)
+        ws = w / np.where(top > 0, top, 1.0)[idx]
+        c_n = np.bincount(idx, weights=ws, minlength=m).astype(np.float64, copy=False)
+        c_o = np.bincount(idx, weights=data.y * ws, minlength=m)
+        c_e = np.bincount(idx, weights=data.p * ws, minlength=m)
+        c_w2 = np.bincount(idx, weights=ws * ws, minlength=m).astype(np.float64, copy=False)
+    n_g, o_g, e_g = n_g[keep], o_g[keep], e_g[keep]
+    c_n, c_o, c_e, c_w2 = c_n[keep], c_o[keep], c_e[keep], c_w2[keep]
     g = int(n_g.size)
-    var = e_g * (1.0 - e_g / n_g) * (w2_g / n_g)
-    diff2 = (o_g - e_g) ** 2
-    with np.errstate(divide="ignore", invalid="ignore"):
+    var = c_e * (1.0 - c_e / c_n) * (c_w2 / c_n)
+    diff2 = (c_o - c_e) ** 2
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a term of 1e310: inf, p = 0
         terms = np.where(var > 0, diff2 / np.where(var > 0, var, 1.0), np.where(diff2 > 0, np.inf, 0.0))
     stat = float(terms.sum())
     dof = g if df is None else check_count(df, "df")
