@@ -9,11 +9,13 @@ regression the bin rates need not increase, so the map may reorder scores;
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from ..core._special import expit
 
 from ..core._binning import (bin_index, check_bins, check_strategy, make_edges, quantile_picks,
-                              resolve_bins)
+                              resolve_bins, uniform_edges)
 from ..core._validation import VeracityError
 from ._base import Calibrator
 
@@ -31,6 +33,11 @@ def score_edges(s: np.ndarray, bins: int | str, w: np.ndarray | None) -> np.ndar
         cuts = quantile_picks(srt, m, weights=w[order])
     cuts = cuts[cuts > srt[0]]
     return np.concatenate(([srt[0]], cuts, [max(srt[-1], cuts[-1]) if cuts.size else srt[-1]]))
+
+
+def _short(edges: np.ndarray) -> str:
+    shown = ", ".join(f"{float(e):.6g}" for e in np.asarray(edges)[:6])
+    return f"[{shown}, ...]" if np.size(edges) > 6 else f"[{shown}]"
 
 
 class HistogramBinning(Calibrator):
@@ -81,6 +88,22 @@ class HistogramBinning(Calibrator):
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(counts > 0, pos / np.where(counts > 0, counts, 1.0), mid)
         self.edges_, self.values_, self.counts_ = edges, values, counts
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        r"""An artifact's edges must be the ones its ``strategy`` reads: ``"uniform"`` bins are
+        :math:`\min(\lfloor pM \rfloor, M-1)` whatever ``edges_`` say, so edited edges would be ignored
+        silently (and a ranking score's edges would index the bins from the end)."""
+        super()._load_state(state)
+        m = int(np.size(self.edges_)) - 1
+        if self.score_type == "score" and self.strategy != "quantile":
+            raise VeracityError(
+                "calibrator artifact: a HistogramBinning of a ranking score (score_type='score') bins on "
+                f"its order, but params.strategy is {self.strategy!r}; re-fit it with strategy='quantile'")
+        equal_width = np.allclose(self.edges_, uniform_edges(m), rtol=0.0, atol=1e-12)
+        if self.strategy == "uniform" and not equal_width:
+            raise VeracityError(
+                f"calibrator artifact: state.edges_ must be the {m} equal-width bins [0, 1/{m}, ..., 1] of "
+                f"strategy='uniform', got {_short(self.edges_)}; re-fit and save it rather than editing it")
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
         return self.values_[bin_index(self._p(s), self.edges_, self.strategy)]

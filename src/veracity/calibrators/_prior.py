@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError, as_float_array, check_probabilities, check_weights
+from ..core._validation import (ROW_SUM_ATOL, VeracityError, as_float_array, check_probabilities,
+                                check_same_index, check_weights)
 from ..core._display import Display
 
 
@@ -40,6 +41,19 @@ def _prior_vector(prior: Any, name: str, k: int) -> np.ndarray:
     if abs(arr.sum() - 1.0) > 1e-9:
         raise VeracityError(f"{name} class priors must sum to 1, got sum {arr.sum():.6g}")
     return arr
+
+
+def _check_rows(P: np.ndarray) -> None:
+    """(N, K) rows must be probability vectors: a row of zeros would give NaN, and any other row
+    that does not sum to 1 would be silently renormalised by the adjustment."""
+    sums = P.sum(axis=1)
+    bad = np.abs(sums - 1.0) > ROW_SUM_ATOL * max(1, P.shape[1])
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise VeracityError(
+            f"p: multiclass probability rows must sum to 1; {int(bad.sum())} of {sums.size} do not "
+            f"(row {i} sums to {float(sums[i]):.6g}). Pass class probabilities (e.g. the softmax of "
+            "the logits), one column per class", param="p")
 
 
 def _adjust(P: np.ndarray, old: np.ndarray, new: np.ndarray) -> np.ndarray:
@@ -72,6 +86,7 @@ def adjust_prior(p: Any, old: Any, new: Any) -> Any:
     if arr.ndim != 2:
         raise VeracityError(f"p must be 1-D (binary) or (N, K), got shape {arr.shape}", param="p")
     k = arr.shape[1]
+    _check_rows(arr)
     return _adjust(arr, _prior_vector(old, "old", k), _prior_vector(new, "new", k))
 
 
@@ -112,6 +127,7 @@ def estimate_prior(p: Any, old: Any, *, sample_weight: Any = None, tol: float = 
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise VeracityError(f"max_iter must be a whole number >= 1, e.g. 10000; got {max_iter!r}",
                             param="max_iter")
+    check_same_index(p=p, sample_weight=sample_weight)  # never paired by position
     arr = as_float_array(p, "p")
     check_probabilities(arr, "p")
     binary = arr.ndim == 1
@@ -119,6 +135,8 @@ def estimate_prior(p: Any, old: Any, *, sample_weight: Any = None, tol: float = 
     if P.ndim != 2:
         raise VeracityError(f"p must be 1-D (binary) or (N, K), got shape {arr.shape}", param="p")
     k = P.shape[1]
+    if not binary:
+        _check_rows(P)
     o = _prior_vector(old, "old", k)
     w = check_weights(sample_weight, P.shape[0])
     wt = np.full(P.shape[0], 1.0 / P.shape[0]) if w is None else w / w.sum()

@@ -260,6 +260,14 @@ class VennAbersState(BaseState, kw_only=True):
         _check_len("state.p1_", self.p1_, "len(c_) + 1", n)
         _check_order("state.p0_", self.p0_, strict=False)
         _check_order("state.p1_", self.p1_, strict=False)
+        # p0 (the test row labelled 0) <= p1 (labelled 1) in every slot: adding a positive never lowers an
+        # isotonic fit. Without it p = p1 / (1 - p0 + p1) is no Venn-ABERS probability (p0 = 1 gives p = 1)
+        gap = np.asarray(self.p0_, dtype=np.float64) - np.asarray(self.p1_, dtype=np.float64)
+        if (gap > _ORDER_TOL).any():
+            i = int(np.flatnonzero(gap > _ORDER_TOL)[0])
+            raise ValueError(
+                f"state.p0_ must not exceed state.p1_ (the lower and upper Venn-ABERS probabilities), but "
+                f"item {i} has p0 = {self.p0_[i]!r} > p1 = {self.p1_[i]!r}")
 
 
 class VennAbersParams(BaseParams, kw_only=True):

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import (VeracityError, _is_missing, as_float_array, check_random_state, check_weights,
-                                to_numpy)
+from ..core._validation import (VeracityError, _is_missing, as_float_array, check_random_state,
+                                check_same_index, check_weights, to_numpy)
 from ..core._compat import positional_options, renamed
 from ._base import Calibrator
 from ..core._display import Display
@@ -179,6 +179,7 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
             f"calibrator must be a veracity calibrator such as vc.TemperatureScaling(), "
             f"got {type(calibrator).__name__}"
         )
+    check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)  # never paired by position
     s = as_float_array(scores, "scores")
     lab = to_numpy(labels, "labels")
     if lab.shape[0] != s.shape[0]:

@@ -345,8 +345,10 @@ class TemperatureScaling(Calibrator):
         """One line: which end τ reached, what it means, what to try."""
         user = self.bounds is not None
         if clamp == "upper":
-            # f'(β) at β -> 0+: positive means the unconstrained optimum has β < 0.
-            reversed_ = obj.derivs(1e-12)[0] > 0.0
+            # f'(β) at β -> 0+: positive means the unconstrained optimum has β < 0; within rounding of 0
+            # (f'' there is the scores' mean square / 4, for binary) the scores carry no signal either way
+            g0, h0 = obj.derivs(1e-12)
+            reversed_ = g0 > 1e-9 * math.sqrt(max(h0, 0.0))
             if reversed_:
                 return (
                     f"TemperatureScaling: the scores are reversed (higher scores go with FEWER "
@@ -375,6 +377,18 @@ class TemperatureScaling(Calibrator):
             f"the calibration labels perfectly; tau stopped at {lo:g}, so every probability "
             "is 0 or 1. Use more calibration rows, or PlattScaling(smoothing=True)"
         )
+
+    def _refuse_flat(self, binary: bool) -> None:
+        r"""Every (positively weighted) calibration row has logit 0 (binary: p = 0.5) or equal logits
+        for all classes (uniform probabilities): :math:`s/\tau` is 0 for every τ, so the NLL is flat
+        (f'(β) = f''(β) = 0) and the data say nothing about τ; any τ returned would be arbitrary, and
+        on fresh scores τ → 0 would turn every probability into 0 or 1."""
+        what = ("every calibration score is 0 on the logit scale (probability 0.5)" if binary else
+                "every calibration row gives all classes the same score (uniform probabilities)")
+        raise VeracityError(
+            f"TemperatureScaling cannot be fit: {what}, so s/tau is the same for every tau and the "
+            "NLL cannot choose one. Fit on the model's varying scores, or use PlattScaling (which "
+            "then outputs the base rate)")
 
     def _warn_one_signed_score(self, z: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         """sigma(s / tau) is 0.5 at s = 0 and keeps the sign of s: a ranking score that never
@@ -435,6 +449,8 @@ class TemperatureScaling(Calibrator):
         lo, hi = self._tau_range()
         trace: list[TraceRow] = []
         beta = math.nan
+        if (self.method == "golden" or obj.separated()) and obj.derivs(0.0) == (0.0, 0.0):
+            self._refuse_flat(hasattr(obj, "nll_many"))
         if self.method == "golden":
             tau, trace = _golden(lambda t: obj.nll(1.0 / t), lo, hi, self.iterations)
             clamp = None

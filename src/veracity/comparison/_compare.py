@@ -33,7 +33,7 @@ model read worse calibrated than the base rate in every simulated draw. See :mod
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -228,10 +228,16 @@ def _signed(name: str, value: float, low: float, high: float) -> str:
     return f"{name} {value:+.4f} [{low:+.4f}, {high:+.4f}]"
 
 
-def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool) -> str:
+def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool = False) -> str:
+    """``few``: too few resamples for intervals at this level (:func:`_few_resamples`), whose ends are then
+    the extreme resamples (a 0 % interval from one): the verdict reads the point estimates, as without
+    resamples, and says so, rather than calling a difference significant on such an interval."""
     a, b = d.model_a, d.model_b
     if identical:
         return f"{a} and {b} have identical scores: no difference"
+    if few:
+        nan = float("nan")
+        d = replace(d, mcb_low=nan, mcb_high=nan, dsc_low=nan, dsc_high=nan)
     bootstrap = d.dsc_low == d.dsc_low
 
     def significant(low: float, high: float, value: float) -> bool:
@@ -247,7 +253,8 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool) -> str:
     # MCB shown from the ranker's side in case 2 (its excess miscalibration), else from the better-calibrated
     flip_c = 1.0 if calib == b else -1.0
     mcb_text = _signed("MCB", flip_c * d.mcb, *sorted((flip_c * d.mcb_low, flip_c * d.mcb_high)))
-    tail = "" if bootstrap else " (point estimates; intervals need resamples)"
+    tail = "" if bootstrap else (" (point estimates; too few resamples for these intervals)" if few
+                                 else " (point estimates; intervals need resamples)")
     if rank_sig and cal_sig and ranker == calib:
         return f"{ranker} is better: it ranks better ({dsc_text}) and is better calibrated ({mcb_text}){tail}"
     if rank_sig and cal_sig:
@@ -366,7 +373,8 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         diffs.append(CORPDifference(names[i], names[j], dec.score, dec.mcb, dec.dsc, dec.unc, mcb_low, mcb_high,
                                     dsc_low, dsc_high, mcb_p, dsc_p))
         brier_row = next(r for r in rows if r.metric == "brier" and r.model_a == names[i] and r.model_b == names[j])
-        verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)]))
+        few = bool(_few_resamples(n_resamples, level))
+        verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)], few=few))
     return ModelComparison(models=names, rows=tuple(rows), corp=corp, corp_differences=tuple(diffs),
                            verdicts=tuple(verdicts), n=models.n, level=level, n_resamples=n_resamples,
                            random_state=random_state, bins=bins, score_type=models.score_type,

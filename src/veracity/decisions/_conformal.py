@@ -19,7 +19,9 @@ from ..core._options import ScoreType
 from ..core._validation import (
     VeracityError,
     as_float_array,
+    check_binary_labels,
     check_random_state,
+    check_same_index,
     check_score_type,
     check_weights,
     labels_with_pos_label,
@@ -47,6 +49,10 @@ def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
         if not binary:
             refuse_pos_label_for_multiclass(pos_label, raw.shape[1])
         labels = labels_with_pos_label(labels, pos_label, raw.shape[0]).astype(np.int64)
+    elif binary and labels is not None:
+        # one binary probability per row: its labels are 0/1 (the binary checks name pos_label= for
+        # 'yes'/'no' or 1/2, where the multiclass ones would speak of class columns)
+        labels = check_binary_labels(labels, raw.shape[0]).astype(np.int64)
     if binary:
         p = raw.reshape(-1)
         if score_type == "logit":
@@ -102,6 +108,7 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None) -> 
             "class probabilities use ConformalClassifier, or pass the score of each row's true class",
             param="scores")
     if sample_weight is not None:
+        check_same_index(scores=scores, sample_weight=sample_weight)
         w = check_weights(sample_weight, s.shape[0])
         if w is not None and not (w.all() and w.min() == w.max()):
             return _weighted_quantile(s, w, a)
@@ -374,6 +381,7 @@ class ConformalClassifier:
         weights give the unweighted :math:`\\hat q` exactly).
         """
         self._check_options()
+        check_same_index(probs=probs, labels=labels, sample_weight=sample_weight)  # never paired by position
         alpha = float(self.alpha)
         P, y = _prob_matrix(probs, labels, self.score_type, pos_label)
         self.pos_label_ = pos_label
@@ -459,6 +467,7 @@ class ConformalClassifier:
         self._check_fitted()
         if pos_label is None:
             pos_label = getattr(self, "pos_label_", None)
+        check_same_index(probs=probs, labels=labels, sample_weight=sample_weight)
         P, y = _prob_matrix(probs, labels, self.score_type, pos_label, n_classes=self.n_classes_)
         assert y is not None
         w = check_weights(sample_weight, P.shape[0])

@@ -14,6 +14,7 @@ from ..core._validation import (
     LOGIT_CHECK_MIN_ROWS,
     check_logit_scale,
     check_probabilities,
+    check_same_index,
     check_score_type,
     check_weights,
 )
@@ -62,7 +63,9 @@ def binary_inputs(
     pos_label: Any = None, allow_score: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Checked ``(scores, labels as 0/1 floats, weights or None)``; ``pos_label`` names the
-    positive class of two-valued labels (strings, booleans, numbers)."""
+    positive class of two-valued labels (strings, booleans, numbers). Pandas scores, labels and
+    weights must share one index (never matched by position)."""
+    check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
     s = scores_1d(scores, score_type=score_type, allow_score=allow_score)
     y = check_binary_labels(labels, s.shape[0], pos_label)
     w = check_weights(sample_weight, s.shape[0])

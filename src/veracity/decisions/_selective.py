@@ -22,6 +22,7 @@ from ..core._validation import (
     as_float_array,
     check_binary_labels,
     check_probabilities,
+    check_same_index,
     check_score_type,
     check_weights,
     prepare_top_label,
@@ -47,6 +48,7 @@ def _confidence_correct(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(confidence, correct 0/1, weights) for the chosen reading."""
     check_score_type(score_type)
+    check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)  # never paired by position
     if reading not in READINGS:
         raise VeracityError(f"reading must be 'top-label' or 'confidence', got {reading!r}", param="reading")
     s = as_float_array(scores, "scores")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core._compat import positional_options
 from ..core._options import ScoreType
-from ..core._validation import VeracityError, check_weights
+from ..core._validation import VeracityError, check_same_index, check_weights
 from ._inputs import CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_target, scores_1d, weight_unit
 from ._table import _counts_at_or_above, threshold_table
 from ..core._frameform import rows_form
@@ -238,6 +238,7 @@ def budget_threshold(
     >>> budget_threshold([.9, .8, .8, .7, .1], fraction=0.6)
     0.8
     """
+    check_same_index(scores=scores, sample_weight=sample_weight)  # never paired by position
     s = scores_1d(scores, score_type=score_type, allow_score=True)  # an order statistic: any real score
     w = check_weights(sample_weight, s.shape[0])
     if (top_k is None) == (fraction is None):

@@ -65,6 +65,13 @@ class FeatureSpec:
         raw = np.asarray(column)
         missing = missing_mask(raw)
         out = np.empty(raw.shape[0], dtype=np.int64)
+        if self.kind in ("bins", "values") and raw.dtype.kind not in "iufb":
+            # text such as "nan" reads as the number NaN: a missing value, as a float NaN is (else it
+            # would sort above every cut into the top bin, or miss every level)
+            x = self._numbers(np.where(missing, 0, raw) if missing.any() else raw)
+            if x.dtype.kind == "f" and np.isnan(x).any():
+                missing = missing | np.isnan(x)
+                raw = np.where(missing, 0, x)
         if self.kind == "bins":
             x = self._numbers(np.where(missing, 0, raw) if missing.any() else raw)
             out[:] = np.searchsorted(self._keys(self.cuts, x), x, side="right")

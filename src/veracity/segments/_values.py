@@ -131,7 +131,9 @@ def missing_mask(raw: np.ndarray) -> np.ndarray:
     if raw.dtype.kind in "mM":
         return np.isnat(raw)
     if raw.dtype == object:
-        return np.fromiter((v is None or (isinstance(v, float) and math.isnan(v)) or type(v).__name__ in ("NAType", "NaTType")
+        # np.float32/np.float16 NaNs are no Python floats: test every numpy floating value as well
+        return np.fromiter((v is None or (isinstance(v, (float, np.floating)) and math.isnan(v))
+                            or type(v).__name__ in ("NAType", "NaTType")
                             for v in raw), dtype=bool, count=raw.size)
     return np.zeros(raw.shape[0], dtype=bool)
 
