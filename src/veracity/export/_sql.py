@@ -15,7 +15,9 @@ numbers as ``transform()``:
 * **NULL in, NULL out**: every output is ``CASE WHEN <score> IS NULL OR <score is NaN> OR <refused>
   THEN NULL ELSE … END``: a score ``transform`` refuses (NaN, a probability outside [0, 1], ±inf, a
   multiclass probability row not summing to 1) gets no probability (:meth:`_Builder.refused`);
-* the output is ``CAST(… AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by dialect);
+* the output is ``CAST(… AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by dialect); on PostgreSQL,
+  whose exponent-form constants are NUMERIC, the score is first cast to DOUBLE PRECISION too, so a
+  NUMERIC, REAL or INTEGER column is computed in doubles as ``transform`` computes it;
 * **step tables** (isotonic, histogram, Venn–ABERS): a binary tree of ``CASE WHEN x < knot``
   (log₂ K comparisons per row on a row-at-a-time engine: SQLite, PostgreSQL). Where the
   dialect has arrays and the table is long, a cell index instead:
@@ -54,6 +56,11 @@ _HOIST = {"duckdb"}
 _CHAIN = {"duckdb"}
 #: most scalar subqueries in one output (each is a join for DuckDB's planner); beyond, arrays are inline
 _MAX_HOISTED = 24
+#: dialects whose input column is cast to a double first: PostgreSQL reads the exponent-form constants
+#: as NUMERIC, so a NUMERIC score was compared with the knots in decimal (0.1 above the double knot
+#: 0.1000000000000000055…, which transform() finds equal) and GREATEST/LEAST of a REAL score ran in
+#: single precision (the clamp 1 − 2⁻⁵³ became 1: "cannot take logarithm of zero")
+_CAST_INPUT = {"postgres"}
 #: dialects where NaN = NaN is true (no ISNAN function): NaN is found by equality
 _NAN_EQUALS_ITSELF = {"postgres", "snowflake"}
 #: dialects whose GREATEST/LEAST skip NULLs (sqlglot's ``ignore_nulls``)
@@ -136,7 +143,11 @@ class _Builder:
         return self.exp.Literal.number(str(int(v)))
 
     def col(self, k: int) -> Any:
-        return self.exp.column(self.names[k], quoted=True)
+        """The k-th input column, read as a double where the dialect would not (:data:`_CAST_INPUT`)."""
+        column = self.exp.column(self.names[k], quoted=True)
+        if self.dialect in _CAST_INPUT:
+            return self.exp.Cast(this=column, to=self.exp.DataType.build("DOUBLE"))
+        return column
 
     def p(self, e: Any) -> Any:
         """Parenthesise anything that is not an atom (sqlglot does not add precedence parens)."""
@@ -497,7 +508,7 @@ class _Builder:
         ``transform`` refuses (:meth:`refused`) gives none either, never the clipped formula's number."""
         exp = self.exp
         body = exp.Cast(this=self.render(node), to=exp.DataType.build("DOUBLE"))
-        missing = [exp.Is(this=self.col(k), expression=exp.Null()) for k in range(len(self.names))]
+        missing = [exp.Is(this=exp.column(name, quoted=True), expression=exp.Null()) for name in self.names]
         missing += [t for t in (self.isnan(self.col(k)) for k in range(len(self.names))) if t is not None]
         if p is not None:
             missing += self.refused(p)

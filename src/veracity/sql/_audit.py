@@ -9,7 +9,7 @@ the result, so the numbers are the array form's.
 
 from __future__ import annotations
 
-import math
+import decimal
 from dataclasses import replace
 from typing import Any
 
@@ -21,13 +21,11 @@ from ..core._binning import (AutoBins, auto_bins, check_bins, check_strategy, cu
 from ..core._metrics import check_threshold
 from ..core._stats import MAX_GROUPS, BinStats, check_max_groups, other_key, refuse_shared_names
 from ..core._validation import VeracityError, check_score_type
-from ..sources._aggregates import slice_key
+from ..sources._aggregates import slice_key as _slice_key
 from ..sources._api import key_order, stats_from_sums
 from . import _query as q
 from ._connect import Database, open_database
-
-#: most distinct label values shown in a message
-_SHOWN = 5
+from ._labels import brief, positive_value, text_labels
 
 
 def audit_sql(
@@ -119,13 +117,23 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
              pos_label: Any) -> q.Columns:
     """Check the names against the table, and find how to read the label."""
     q.table_node(table)
+    if db.dialect == "sqlite" and isinstance(table, (list, tuple)) and len(table) == 3:
+        raise VeracityError(f"table={table!r}: SQLite names a table by two parts, (database, table) (\"main\", "
+                            "\"temp\" or an attached database's name); pass table=(database, table)")
     try:
         _, present = db.run(q.columns_sql(table, db.dialect), what="reading the table's columns")
     except VeracityError as exc:
-        if isinstance(table, str) and "." in table.strip("."):  # "schema.t" is one quoted name
-            schema, _, last = table.rpartition(".")
-            raise VeracityError(f"{exc}; table={table!r} names one table whose name holds a dot: for table "
-                                f"{last!r} in schema {schema!r} pass table=({schema!r}, {last!r})") from None
+        if isinstance(table, str) and "(" in table:  # read_parquet('x.parquet'), (SELECT ...)
+            raise VeracityError(f"{exc}; table= names a table or view of the database, not a query or a table "
+                                "function: create a view of it, or pass the file or frame to vc.audit") from None
+        parts = table.split(".") if isinstance(table, str) else []
+        if len(parts) > (2 if db.dialect == "sqlite" else 3) or not all(parts):
+            parts = list(table.rpartition(".")[::2]) if isinstance(table, str) and "." in table.strip(".") else []
+        if len(parts) > 1:  # "schema.t" is one quoted name
+            named = " in ".join(f"{role} {part!r}" for role, part in zip(("table", "schema", "catalog"),
+                                                                          reversed(parts)))
+            raise VeracityError(f"{exc}; table={table!r} names one table whose name holds a dot: for {named} "
+                                f"pass table={tuple(parts)!r}") from None
         raise
     wanted = {"score": score, "label": label, "sample_weight": weight, "by": by}
     for role, name in wanted.items():
@@ -133,14 +141,14 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
             continue
         q.ident(name, role)
         if name not in present:  # names are matched exactly: never a column that differs only by case
-            shown = ", ".join(repr(c) for c in present[:20]) + (", ..." if len(present) > 20 else "")
+            shown = ", ".join(brief(c) for c in present[:20]) + (", ..." if len(present) > 20 else "")
             cased = [c for c in present if c.lower() == name.lower()]
             renamed = [c for c in present if c.lower().startswith(name.lower() + "_") and c[len(name) + 1:].isdigit()]
-            hint = (f"; names are matched exactly, and {', '.join(repr(c) for c in cased)} differs only by case"
+            hint = (f"; names are matched exactly, and {', '.join(brief(c) for c in cased)} differs only by case"
                     + (f" (DuckDB renames the second of two columns that differ only by case: here "
-                       f"{', '.join(repr(c) for c in renamed)})" if renamed else "")
+                       f"{', '.join(brief(c) for c in renamed)})" if renamed else "")
                     if cased else "")
-            raise VeracityError(f"{role}={name!r}: the table has no such column (columns: {shown}){hint}")
+            raise VeracityError(f"{role}={brief(name)}: the table has no such column (columns: {shown}){hint}")
     names = [score, label] + ([weight] if weight else []) + ([by] if by else [])
     values = db.query(q.probe_sql(table, names, db.dialect), what="reading the columns' types")
     first = dict(zip(names, values[0])) if values else {}
@@ -160,19 +168,27 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
     # BOOLEAN scores or weights read as 1.0 / 0.0, as the arrays and every frame read them
     booleans = {name for name in (score, weight) if name is not None and isinstance(first.get(name), (bool, np.bool_))}
     cols = q.Columns(table=table, score=score, label=label, weight=weight, by=by, score_bool=score in booleans,
-                     weight_bool=weight in booleans)
+                     weight_bool=weight in booleans, by_text=_finer_than_python(db, table, by))
     if pos_label is not None:
-        return replace(cols, label_kind="pos", pos_value=_positive_value(db, table, label, pos_label))
+        return replace(cols, label_kind="pos", pos_value=positive_value(db, table, label, pos_label))
     sample = first.get(label)
     if isinstance(sample, (bool, np.bool_)):
         return replace(cols, label_kind="bool")
     if isinstance(sample, (str, bytes)):
-        raise _text_labels(db, table, label)
+        raise text_labels(db, table, label)
     if sample is not None and not _numeric(sample):
         fix = (f"pass pos_label= naming the positive class (e.g. pos_label={sample!r})" if _hashable(sample)
                else "name a column of 0/1 labels")
         raise VeracityError(f"column {label!r} (labels) holds {_kind(sample)}, not 0/1 numbers; {fix}")
     return cols
+
+
+def _finer_than_python(db: Database, table: Any, by: str | None) -> bool:
+    """Whether the ``by=`` column holds times finer than Python's microseconds (DuckDB's TIMESTAMP_NS)."""
+    if by is None or db.dialect != "duckdb":
+        return False
+    found = db.query(q.type_sql(table, by, db.dialect), what="reading the by= column's type")
+    return bool(found) and str(found[0][0]).upper() in q.SUB_MICROSECOND
 
 
 def _numeric(value: Any) -> bool:
@@ -193,56 +209,6 @@ def _hashable(value: Any) -> bool:
 def _kind(value: Any) -> str:
     """``datetime.date values such as datetime.date(2024, 1, 1)``: what a column holds, for a message."""
     return f"{type(value).__name__} values such as {' '.join(repr(value).split())[:60]}"
-
-
-def _label_values(db: Database, table: Any, label: str) -> tuple[int, int, list[Any]]:
-    counts_sql, values_sql = q.label_values_sql(table, label, db.dialect, _SHOWN)
-    missing, distinct = db.query(counts_sql, what="counting the label values")[0]
-    values = [row[0] for row in db.query(values_sql, what="reading the label values")]
-    return int(missing or 0), int(distinct or 0), values
-
-
-def _shown(values: list[Any]) -> str:
-    return ", ".join(repr(v) for v in values)
-
-
-def _text_labels(db: Database, table: Any, label: str) -> VeracityError:
-    """The array form's message for labels that are not 0/1 numbers."""
-    _, distinct, values = _label_values(db, table, label)
-    if distinct == 2:
-        return VeracityError(
-            f"column {label!r} (labels) holds text, not 0/1 numbers (values {_shown(values)}); pass pos_label= "
-            f"naming the positive class, e.g. pos_label={values[-1]!r}")
-    return VeracityError(
-        f"column {label!r} (labels) holds text, not 0/1 numbers ({distinct} values such as "
-        f"{_shown(values)}); binary labels need two values and pos_label= naming the positive one")
-
-
-def _positive_value(db: Database, table: Any, label: str, pos_label: Any) -> Any:
-    """The label column's value that ``pos_label`` names, after the array form's checks."""
-    from ..sources._labels import _matching, not_among
-
-    if isinstance(pos_label, float) and pos_label != pos_label:
-        raise VeracityError("pos_label must be a label value, not NaN")
-    missing, distinct, found = _label_values(db, table, label)
-    values = [v for v in found if not (isinstance(v, float) and math.isnan(v))]
-    if len(values) < len(found):  # NaN labels (DuckDB, PostgreSQL): missing, as in the array form
-        (nans,), = db.query(q.nan_count_sql(table, label, db.dialect), what="counting the NaN labels")
-        missing, distinct = missing + max(int(nans or 0), 1), distinct - 1
-    if not missing and not distinct:
-        raise VeracityError("the table has no rows; pass at least one row")
-    if missing:
-        raise VeracityError(
-            f"column {label!r} (labels) has {missing} missing values (None/NaN); drop or fill those rows first")
-    if distinct > 2:
-        raise VeracityError(
-            f"column {label!r} (labels): pos_label= needs a binary label set, but the labels take {distinct} "
-            f"values ({_shown(values)}{', ...' if distinct > len(values) else ''}); "
-            "pass (N, K) scores for a multiclass problem")
-    match = _matching(values, pos_label)
-    if match is None:
-        raise not_among(pos_label, label, values)
-    return match
 
 
 # -- the contract and the sums ---------------------------------------------------------------------
@@ -316,16 +282,30 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
     # a kept key as the count per key read it: SQLite hands back the REAL 5.0 of a CASE (no column affinity)
     # as the integer 5
     kept = {k: k for k in cols.pool[0]} if cols.pool is not None else {}
+    filled: set[tuple[Any, int]] = set()
     for rec in recs:
-        key = (_OTHER if rec.get("_o") else slice_key(rec["_g"])) if grouped else None  # NaN keys: one slice
+        key = (_OTHER if rec.get("_o") else _key(rec["_g"])) if grouped else None  # NaN keys: one slice
         key = kept.get(key, key)
         acc = per_slice.setdefault(key, {**{k: np.zeros(m) for k in q.SUMS}, "_parts": []})
         b = int(rec["_b"])
+        if (key, b) in filled:  # two keys of the database, one in Python
+            raise VeracityError(
+                f"by={cols.by!r}: two values of the column come back as one Python value ({brief(key)}), so "
+                "their slices cannot be told apart; slice by the column cast to text (a view)")
+        filled.add((key, b))
         for name in q.SUMS:
             acc[name][b] = float(rec[name] or 0.0)
         cast = int if exact else float
         acc["_parts"].append((b, *(cast(rec[k] or 0) for k in _AUC_PARTS)))
     return per_slice, seen
+
+
+def _key(raw: Any) -> Any:
+    """A slice key as the database handed it back: a NUMERIC NaN or ±Infinity (a ``Decimal``, whose NaN
+    refuses ``<``, and which a query cannot write) as the double it equals; any NaN one slice."""
+    if isinstance(raw, decimal.Decimal) and not raw.is_finite():
+        raw = float(raw)
+    return _slice_key(raw)
 
 
 def _capped_sums(db: Database, cols: q.Columns, cap: int | None, **options: Any
@@ -340,7 +320,7 @@ def _capped_sums(db: Database, cols: q.Columns, cap: int | None, **options: Any
     assert cap is not None
     counts: dict[Any, int] = {}
     for raw, rows in db.query(q.slice_counts_sql(cols, db.dialect), what="counting the rows of each slice"):
-        key = slice_key(raw)
+        key = _key(raw)
         counts[key] = counts.get(key, 0) + int(rows)
     order = _key_order(list(counts))
     by_size = sorted(range(len(order)), key=lambda i: -counts[order[i]])  # stable: ties in key order

@@ -98,8 +98,9 @@ def table_node(table: Any) -> Any:
     return exp.Table(**kwargs)
 
 
-def literal(value: Any) -> Any:
-    """A literal node for a label value or slice key (strings escaped by sqlglot)."""
+def literal(value: Any, dialect: str | None = None) -> Any:
+    """A literal node for a label value or slice key (strings escaped by sqlglot); ``dialect``
+    writes an infinite number and the bytes of a BLOB/BYTEA value (:func:`_bytes`)."""
     from sqlglot import exp
 
     if value is None:
@@ -111,10 +112,24 @@ def literal(value: Any) -> Any:
     if isinstance(value, (float, np.floating)):
         if value != value:  # a NaN slice key (equal to itself in DuckDB and PostgreSQL, absent in SQLite)
             return exp.Cast(this=exp.Literal.string("NaN"), to=exp.DataType.build("double"))
+        if math.isinf(value):  # an infinite slice key: SQLite reads 1e999 as inf (and its text 'Infinity' as 0)
+            if dialect == "sqlite":
+                return exp.Literal.number("1e999" if value > 0 else "-1e999")
+            return exp.Cast(this=exp.Literal.string("Infinity" if value > 0 else "-Infinity"),
+                            to=exp.DataType.build("double"))
         return exp.Literal.number(_num(float(value)))
     if isinstance(value, str):
         if "\x00" in value:
-            raise VeracityError(f"the value {value!r} contains a NUL character; no database accepts it")
+            if dialect not in _NUL_CHAR:
+                raise VeracityError(f"the value {value!r} contains a NUL character; {dialect or 'this'} "
+                                    "database cannot take it in a query")
+            # DuckDB and SQLite hold NUL in text (a key of a capped by=): the parts joined by CHR(0) / CHAR(0)
+            nul = exp.Anonymous(this=_NUL_CHAR[dialect], expressions=[exp.Literal.number(0)])
+            parts = value.split("\x00")
+            node: Any = exp.Literal.string(parts[0])
+            for part in parts[1:]:
+                node = exp.DPipe(this=exp.DPipe(this=node, expression=nul.copy()), expression=exp.Literal.string(part))
+            return exp.Paren(this=node)
         return exp.Literal.string(value)
     import datetime
     import decimal
@@ -122,6 +137,13 @@ def literal(value: Any) -> Any:
 
     if isinstance(value, decimal.Decimal) and value.is_finite():
         return exp.Literal.number(str(value))
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return _bytes(bytes(value), dialect)
+    if isinstance(value, datetime.timedelta):
+        # an INTERVAL key as its length in microseconds: PostgreSQL and DuckDB compare intervals by length
+        # (1 month = 30 days = 720 hours), and hand each back as that length
+        micros = (value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds
+        return exp.Cast(this=exp.Literal.string(f"{micros} microseconds"), to=exp.DataType.build("interval"))
     # slice keys of a DATE, TIMESTAMP, TIME or UUID column (a capped by=): the value as text, cast back to
     # its type, so the database compares it as it compared the rows (isoformat keeps every microsecond)
     typed = _TYPED_TEXT.get(type(value))
@@ -135,6 +157,23 @@ def literal(value: Any) -> Any:
         f"a value of type {type(value).__name__} ({value!r}) cannot be written into the query; "
         "use a column of numbers, text or booleans"
     )
+
+
+#: dialects whose text may hold NUL, and their function that makes the character
+_NUL_CHAR = {"duckdb": "CHR", "sqlite": "CHAR"}
+
+
+def _bytes(value: bytes, dialect: str | None) -> Any:
+    """A BLOB/BYTEA constant: ``DECODE('00ff', 'hex')`` on PostgreSQL (where ``x'00ff'`` is a bit
+    string), ``FROM_HEX('00ff')`` on DuckDB, sqlglot's hex string (SQLite's ``x'00ff'``) elsewhere."""
+    from sqlglot import exp
+
+    text = exp.Literal.string(value.hex())
+    if dialect in ("postgres", "redshift"):
+        return exp.Anonymous(this="DECODE", expressions=[text, exp.Literal.string("hex")])
+    if dialect == "duckdb":
+        return exp.Anonymous(this="FROM_HEX", expressions=[text])
+    return exp.HexString(this=value.hex())
 
 
 def _typed_text() -> dict[type, str]:
@@ -193,6 +232,9 @@ class Columns:
     #: every other key are one slice there (``_o`` = 1, ``_g`` NULL), so a ``by=`` of a million values
     #: brings back the cap's slices, never one aggregate per value
     pool: tuple[tuple[Any, ...], bool] | None = None
+    #: the ``by=`` column read as text (DuckDB's TIMESTAMP_NS / TIME_NS: Python's datetime holds microseconds,
+    #: so keys that differ below one would be one key, and a kept key's literal would miss its rows)
+    by_text: bool = False
 
 
 def _as_double(col: Any, boolean: bool) -> Any:
@@ -221,7 +263,7 @@ def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
     y_expr: exp.Expression
     if c.label_kind == "pos":
         y_expr = exp.case().when(y.is_(exp.null()), exp.null()).when(
-            exp.EQ(this=y.copy(), expression=literal(c.pos_value)), exp.Literal.number("1.0")
+            exp.EQ(this=y.copy(), expression=literal(c.pos_value, dialect)), exp.Literal.number("1.0")
         ).else_(exp.Literal.number("0.0"))
     elif c.label_kind == "bool":
         y_expr = exp.case().when(y.copy(), exp.Literal.number("1.0")).when(
@@ -245,12 +287,14 @@ def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
         one = exp.Literal.number(1)
         cols.append(exp.alias_(one if integer else exp.Cast(this=one, to=double.copy()), "_w"))
     if c.by is not None:
-        g = exp.column(ident(c.by, "by"))
+        g: exp.Expression = exp.column(ident(c.by, "by"))
+        if c.by_text:
+            g = exp.Cast(this=g, to=exp.DataType.build("text"))
         if c.pool is None:
             cols.append(exp.alias_(g, "_g"))
         else:  # the capped slices (see Columns.pool): kept keys as they are, the others NULL with _o = 1
             values, null_kept = c.pool
-            tests: list[Any] = [g.copy().isin(*(literal(k) for k in values))] if values else []
+            tests: list[Any] = [g.copy().isin(*(literal(k, dialect) for k in values))] if values else []
             if null_kept:
                 tests.append(g.copy().is_(exp.null()))
             kept = tests[0] if len(tests) == 1 else exp.or_(*tests)
@@ -700,7 +744,7 @@ def auc_sql(c: Columns, dialect: str, *, n: int, bins: int, edges: np.ndarray | 
         kept, null_kept = pool
         values = [k for k in kept if k is not None]
         if values:
-            nodes["kept"] = exp.column("_g").isin(*(literal(k) for k in values))
+            nodes["kept"] = exp.column("_g").isin(*(literal(k, dialect) for k in values))
             where = "WHERE _g IS NOT NULL AND NOT (:kept)" if null_kept else "WHERE _g IS NULL OR NOT (:kept)"
         elif null_kept:
             where = "WHERE _g IS NOT NULL"
@@ -764,6 +808,20 @@ def columns_sql(table: Any, dialect: str) -> str:
 
     sqlglot = _sqlglot()
     tree = exp.select("*").from_(table_node(table)).where(exp.false())
+    return tree.sql(dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
+
+
+#: DuckDB types finer than Python's datetime and time (microseconds): a by= of them is read as text
+SUB_MICROSECOND = frozenset({"TIMESTAMP_NS", "TIME_NS"})
+
+
+def type_sql(table: Any, name: str, dialect: str) -> str:
+    """One row (none for an empty table): DuckDB's ``typeof`` of the column ``name``."""
+    from sqlglot import exp
+
+    sqlglot = _sqlglot()
+    col = exp.column(ident(name, "column"))
+    tree = exp.select(exp.Anonymous(this="typeof", expressions=[col])).from_(table_node(table)).limit(1)
     return tree.sql(dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
 
 

@@ -1,0 +1,114 @@
+"""The label column of a table audited in its database: its values, and the value ``pos_label`` names.
+
+Messages show a value briefly (:func:`brief`): a PostgreSQL NUMERIC label of 1e400 comes back as a
+``Decimal`` of 401 digits, a text label may hold thousands of characters.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+from typing import Any
+
+from ..core._validation import VeracityError
+from . import _query as q
+from ._connect import Database
+
+#: most distinct label values shown in a message
+SHOWN = 5
+#: a value whose repr is longer is shortened in a message (see :func:`brief`)
+_LONGEST = 40
+#: significant digits of a shortened number
+_DIGITS = 16
+
+
+def brief(value: Any) -> str:
+    """``repr(value)``, shortened for a one-line message when longer than :data:`_LONGEST` characters.
+
+    A long number (a ``Decimal`` or an ``int``) is written without its trailing zeros
+    (``Decimal('1E+400')``), and where that is still long, as its first :data:`_DIGITS`
+    significant digits, an ellipsis and its exponent (``Decimal('1.234567890123456...e+399')``);
+    any other long repr as its start, an ellipsis and its length."""
+    shown = repr(value)
+    if len(shown) <= _LONGEST:
+        return shown
+    if isinstance(value, (int, decimal.Decimal)) and not isinstance(value, bool) and decimal.Decimal(value).is_finite():
+        sign, digits, exponent = decimal.Decimal(value).as_tuple()
+        kept = "".join(map(str, digits)).rstrip("0") or "0"  # the zeros dropped exactly (normalize() rounds
+        number = decimal.Decimal(f"{'-' if sign else ''}{kept}e{int(exponent) + len(digits) - len(kept)}")
+        text = str(number)  # to the context's 28 digits)
+        if len(text) > _LONGEST - 11:
+            text = f"{'-' if sign else ''}{kept[0]}.{kept[1:_DIGITS]}...e{number.adjusted():+d}"
+        return f"Decimal({text!r})" if isinstance(value, decimal.Decimal) else text
+    return f"{shown[:_LONGEST - 10]}... ({len(shown)} characters)"
+
+
+def shown(values: list[Any]) -> str:
+    return ", ".join(brief(v) for v in values)
+
+
+def label_values(db: Database, table: Any, label: str) -> tuple[int, int, list[Any]]:
+    """``(missing, distinct)`` counts of the label column, and its first :data:`SHOWN` distinct values."""
+    counts_sql, values_sql = q.label_values_sql(table, label, db.dialect, SHOWN)
+    missing, distinct = db.query(counts_sql, what="counting the label values")[0]
+    values = [row[0] for row in db.query(values_sql, what="reading the label values")]
+    return int(missing or 0), int(distinct or 0), values
+
+
+def text_labels(db: Database, table: Any, label: str) -> VeracityError:
+    """The array form's message for labels that are not 0/1 numbers."""
+    _, distinct, values = label_values(db, table, label)
+    if distinct == 2:
+        return VeracityError(
+            f"column {label!r} (labels) holds text, not 0/1 numbers (values {shown(values)}); pass pos_label= "
+            f"naming the positive class, e.g. pos_label={brief(values[-1])}")
+    return VeracityError(
+        f"column {label!r} (labels) holds text, not 0/1 numbers ({distinct} values such as "
+        f"{shown(values)}); binary labels need two values and pos_label= naming the positive one")
+
+
+def _decimal_match(values: list[Any], pos_label: str) -> Any:
+    """The ``Decimal`` value (a NUMERIC/DECIMAL column's) that a text ``pos_label`` names ("1", "1.0"),
+    or None: ``--pos-label 1`` on the command line is text."""
+    try:
+        wanted = decimal.Decimal(pos_label.strip())
+    except decimal.InvalidOperation:
+        return None
+    if not wanted.is_finite():
+        return None
+    return next((v for v in values if isinstance(v, decimal.Decimal) and v == wanted), None)
+
+
+def _is_nan(value: Any) -> bool:
+    return (isinstance(value, float) and math.isnan(value)) or (isinstance(value, decimal.Decimal) and value.is_nan())
+
+
+def positive_value(db: Database, table: Any, label: str, pos_label: Any) -> Any:
+    """The label column's value that ``pos_label`` names, after the array form's checks."""
+    from ..sources._labels import _matching
+
+    if isinstance(pos_label, float) and pos_label != pos_label:
+        raise VeracityError("pos_label must be a label value, not NaN")
+    missing, distinct, found = label_values(db, table, label)
+    values = [v for v in found if not _is_nan(v)]
+    if len(values) < len(found):  # NaN labels (DuckDB, PostgreSQL; a NUMERIC's too): missing, as in the array form
+        (nans,), = db.query(q.nan_count_sql(table, label, db.dialect), what="counting the NaN labels")
+        missing, distinct = missing + max(int(nans or 0), 1), distinct - 1
+    if not missing and not distinct:
+        raise VeracityError("the table has no rows; pass at least one row")
+    if missing:
+        raise VeracityError(
+            f"column {label!r} (labels) has {missing} missing values (None/NaN); drop or fill those rows first")
+    if distinct > 2:
+        raise VeracityError(
+            f"column {label!r} (labels): pos_label= needs a binary label set, but the labels take {distinct} "
+            f"values ({shown(values)}{', ...' if distinct > len(values) else ''}); "
+            "pass (N, K) scores for a multiclass problem")
+    match = _matching(values, pos_label)
+    if match is None and isinstance(pos_label, str):
+        match = _decimal_match(values, pos_label)
+    if match is None:  # sources._labels.not_among's message, its values shown briefly
+        raise VeracityError(
+            f"{{setting}} is not among the values of column {label!r} (labels) ({shown(values)}); pass one of them",
+            param="pos_label", value=pos_label)
+    return match
