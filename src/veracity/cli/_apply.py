@@ -1,7 +1,8 @@
 """Apply a saved calibrator to a scored file and write the calibrated probabilities.
 
 Writes every input column plus ``calibrated`` (binary) or ``calibrated_0..K-1``
-(multiclass) to OUT (CSV, or Parquet for .parquet/.pq). The score column
+(multiclass) to OUT (Parquet for .parquet/.pq, else CSV: tab-separated for .tsv,
+gzip-compressed for .gz; streamed Parquet input writes .parquet/.pq or .csv). The score column
 defaults to the one the calibrator was fit on. Parquet input (a file, a folder
 or a glob) is streamed batch by batch, so memory stays bounded whatever the
 number of rows. Example:
@@ -37,15 +38,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def write_table(table, out: Path) -> None:  # type: ignore[no-untyped-def]
+    """``table`` written as the source layer reads ``out`` back: Parquet for .parquet/.pq,
+    tab-separated for .tsv, gzip-compressed for .gz, else comma-separated CSV (a .csv.gz or .tsv
+    name was written as plain comma-separated CSV, which read back as an error or a single column)."""
+    import pyarrow as pa
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
     from ._common import write_output
 
-    if out.suffix.lower() in (".parquet", ".pq"):
+    name = out.name.lower()
+    if name.endswith((".parquet", ".pq")):
         write_output(out, lambda tmp: pq.write_table(table, tmp))
-    else:
-        write_output(out, lambda tmp: pacsv.write_csv(table, tmp))
+        return
+    options = pacsv.WriteOptions(delimiter="\t" if name.endswith((".tsv", ".tsv.gz")) else ",")
+
+    def csv(tmp: Path) -> None:
+        if not name.endswith(".gz"):
+            pacsv.write_csv(table, tmp, write_options=options)
+            return
+        with pa.CompressedOutputStream(str(tmp), "gzip") as sink:
+            pacsv.write_csv(table, sink, write_options=options)
+
+    write_output(out, csv)
+
+
+def _check_out(out: Path, streamed: bool) -> None:
+    """An output name the source layer would read back as something else is refused rather than misnamed:
+    .parq (read as CSV in memory, as Parquet by DuckDB), and for streamed Parquet input, which is written
+    as Parquet (.parquet/.pq) or plain comma-separated CSV only, .gz and .tsv too."""
+    name = out.name.lower()
+    if name.endswith(".parq"):
+        raise VeracityError(f"--out {out}: a .parq file is read back as CSV by the in-memory reader and as "
+                            "Parquet by DuckDB; pass a .parquet (or .csv) path")
+    if streamed and name.endswith((".gz", ".tsv")):
+        kind = ".tsv.gz" if name.endswith(".tsv.gz") else ".gz" if name.endswith(".gz") else ".tsv"
+        raise VeracityError(f"--out {out}: streamed Parquet input is written as Parquet (.parquet, .pq) or plain "
+                            f"comma-separated CSV, and a {kind} file would be read back as something else; pass a "
+                            ".parquet or .csv path")
 
 
 def _report(args: argparse.Namespace, cal, rows: int, names: list[str], out: Path) -> int:  # type: ignore[no-untyped-def]
@@ -73,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
     if args.batch_rows is not None and args.batch_rows < 1:
         raise VeracityError(f"--batch-rows must be a positive integer, got {args.batch_rows}")
     out = Path(args.out)
-    if is_parquet_source(str(args.file)):
+    streamed = is_parquet_source(str(args.file))
+    _check_out(out, streamed)
+    if streamed:
         names = feature_names(spec, path=str(args.file))  # as --score reads them: "p,1" may be one column
         if not names:
             raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")

@@ -148,7 +148,8 @@ def _run_sql(args: argparse.Namespace) -> int:
         raise VeracityError("--sql-url needs --table naming the table to audit")
     if args.file is not None:
         raise VeracityError("pass either FILE or --sql-url, not both")
-    extras = _honest_flags(args)
+    extras = _honest_flags(args) + [flag for flag, value in (("--memory-limit", args.memory_limit),
+                                                             ("--spark-master", args.spark_master)) if value]
     if extras or args.engine != "auto" or "," in args.score:
         drop = extras + (["--engine"] if args.engine != "auto" else []) + (["multiclass --score"] if "," in args.score else [])
         raise VeracityError(f"--sql-url computes the core binary audit inside the database; drop {', '.join(drop)}")

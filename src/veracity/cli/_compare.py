@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import numpy as np
+
 from ..sources import _api as source
 from ..core._validation import VeracityError, check_numeric_column
 from ..calibrators import compare
@@ -101,12 +103,41 @@ def run(args: argparse.Namespace) -> int:
                 f"flatters it. Pass --eval-role test (rows it never saw)")
         scores, labels = scores[mask], labels[mask]
         weights = None if weights is None else weights[mask]
+    if _fit_rows(cal, scores, labels, weights):  # a warning, as threshold says "(optimistic)": the ledger stays
+        import sys
+
+        from ._progress import writing
+
+        with writing(sys.stderr):  # never glued to the progress bar
+            print(f"veracity compare: warning: the calibrator was fit on these very rows ({cal.metadata['n_rows']} "
+                  "rows, the data hash it recorded): the 'after' column is optimistic. Pass --role-col COLUMN "
+                  "--eval-role test (rows it never saw), or a file of rows it was not fit on", file=sys.stderr)
     ledger = compare(scores, labels, cal, bins=args.bins, sample_weight=weights, level=args.level,
                      n_resamples=args.resamples, random_state=args.seed)
     where = f" (role {args.eval_role!r})" if mask is not None else ""
     emit(args, str(ledger), {"file": shown_path(args, path), "calibrator": args.calibrator, **ledger.to_dict()},
          note_text=f"{shown_path(args, path)}{where}")
     return 0
+
+
+def _fit_rows(cal: Any, scores: Any, labels: Any, weights: Any) -> bool:
+    """The rows are those ``cal`` was fit on: their data hash (scores, labels and weights as the fit read
+    them, rows of weight 0 dropped) is the one the calibrator recorded. Rows its fit would refuse are not."""
+    from ..calibrators._base import _label_bytes, data_hash
+
+    recorded = cal.metadata.get("data_hash")
+    if not recorded or cal.metadata.get("n_rows") is None:
+        return False
+    try:
+        s = cal._scores(scores, fitting=True)
+        w = None if weights is None else np.asarray(weights, dtype=np.float64)
+        keep = w > 0 if w is not None and not w.all() else None
+        y = cal._labels(labels, s, keep)
+    except (VeracityError, ValueError, TypeError):
+        return False
+    if keep is not None and w is not None:
+        s, w = s[keep], w[keep]
+    return int(s.shape[0]) == int(cal.metadata["n_rows"]) and data_hash(s, _label_bytes(y), w) == recorded
 
 
 def _run_models(args: argparse.Namespace) -> int:

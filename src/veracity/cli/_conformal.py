@@ -18,7 +18,7 @@ import argparse
 
 import numpy as np
 
-from ..core._validation import VeracityError
+from ..core._validation import VeracityError, check_logit_scale
 from ..decisions import ConformalClassifier, conformal_coverage_law
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
                       shown_path)
@@ -70,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
     fit = masks[fit_name]
     P = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels)
+    if args.score_type == "logit" and P.ndim == 1:
+        # one binary column of probabilities declared logits was read through the sigmoid (every p in
+        # [0.5, 0.73]), silently: refused as fit, apply and audit refuse it (multiclass: by the library)
+        check_logit_scale(P[fit])
     cp = ConformalClassifier(alpha=args.alpha, score=args.method, mondrian=args.mondrian, randomized=args.randomized,
                              random_state=or_default(args.seed, 0), score_type=args.score_type, lam=lam, k_reg=k_reg)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)

@@ -46,15 +46,19 @@ def run(args: argparse.Namespace) -> int:
     from ._common import emit
     from ._progress import tick
 
-    if args.plots is not None and os.path.exists(args.plots) and not os.path.isdir(args.plots):
-        from ..core._validation import VeracityError
+    from ..core._validation import VeracityError
 
+    if args.plots is not None and not args.plots.strip():  # read as '.', the figures landed in the current folder
+        raise VeracityError("--plots needs a folder path for the figures, got an empty one; pass --plots . for "
+                            "the current folder")
+    if args.plots is not None and os.path.exists(args.plots) and not os.path.isdir(args.plots):
         raise VeracityError(f"--plots {args.plots} is a file; pass a folder for the figures (it is created "
                             "if missing)")
     names = _available() if args.name == "all" else [args.name]
     status = 0
-    # with --json the narrative goes to stderr and stdout carries only the JSON summary
-    quiet_stdout = contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext()
+    # with --json - the narrative goes to stderr and stdout carries only the JSON summary; --json PATH also
+    # writes it (the narrative stays on stdout, as every command's table does)
+    quiet_stdout = contextlib.redirect_stdout(sys.stderr) if args.json == "-" else contextlib.nullcontext()
     with quiet_stdout:
         for i, name in enumerate(names):
             if i:

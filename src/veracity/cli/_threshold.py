@@ -16,6 +16,7 @@ Costs (--cost-fp, --cost-fn; default 1 and 1) also price every table row.
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 import numpy as np
@@ -91,12 +92,21 @@ def role_masks(table: Any, args: argparse.Namespace, path: str) -> tuple[str | N
 
 
 def _float_list(text: str | None, name: str) -> list[float]:
-    if not text:
+    """The numbers of a comma-separated flag, each once (the first place it is written), -0 read as 0.
+    Given with no number in it (``--also ""``, ``--also ,``) or with a NaN, it is refused in the flag's
+    words: it added no row, silently, or failed naming the library's ``thresholds``."""
+    if text is None:
         return []
     try:
-        return [float(v) for v in text.split(",") if v.strip()]
+        values = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
         raise VeracityError(f"{name} must be comma-separated numbers, e.g. 0.1,0.5; got {text!r}") from None
+    if not values:
+        raise VeracityError(f"{name} needs comma-separated numbers, e.g. 0.1,0.5; got {text!r}")
+    if any(math.isnan(v) for v in values):
+        raise VeracityError(f"{name} must be comma-separated numbers, e.g. 0.1,0.5, not NaN; got {text!r} "
+                            "(inf flags nothing, -inf every row)")
+    return list(dict.fromkeys(v + 0.0 for v in values))
 
 
 def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
@@ -168,8 +178,9 @@ def run(args: argparse.Namespace) -> int:
         raise VeracityError("threshold needs one --score column (the score of the class to flag)")
     labels = apply_pos_label(labels, args.pos_label, scores=scores)
     role_col, masks = role_masks(table, args, path)
-    cost_fp = 1.0 if args.cost_fp is None else args.cost_fp
-    cost_fn = 1.0 if args.cost_fn is None else args.cost_fn
+    # + 0.0: a cost of -0 is 0 ("threshold -0", "cost = -0·FP" were printed)
+    cost_fp = 1.0 if args.cost_fp is None else args.cost_fp + 0.0
+    cost_fn = 1.0 if args.cost_fn is None else args.cost_fn + 0.0
     fit_name = args.fit_role if role_col else "all"
     fit = masks[fit_name]
     s = np.asarray(scores, dtype=np.float64)

@@ -1,0 +1,332 @@
+"""Reading a command's rows: the input flags, the file (or the demo data) read by the source layer
+or opened where the rows live (``--engine``), and the score, label and weight columns checked in the
+command line's words."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._files import expand
+from ..core._validation import VeracityError
+from ..datasets import demo_path
+from ..sources import _api as source
+from ._output import _show, note, shown_path
+
+
+def add_input_arguments(parser: argparse.ArgumentParser, *, file_optional: bool = True) -> None:
+    """FILE, --score, --label, --weight, --score-type (defaults fit the bundled demo data)."""
+    if file_optional:
+        parser.add_argument(
+            "file", nargs="?", default=None,
+            help="CSV or Parquet file of scored rows (default: the bundled demo data)",
+        )
+    else:
+        parser.add_argument("file", help="CSV or Parquet file of scored rows")
+    parser.add_argument("--score", default="score",
+                        help="score column, or comma-separated columns for (N, K) multiclass (default: score)")
+    parser.add_argument("--label", default="label", help="label column (default: label)")
+    parser.add_argument("--sample-weight", dest="weight", default=None, metavar="COL",
+                        help="optional sample-weight column")
+    parser.add_argument("--weight", dest="weight", default=None, help=argparse.SUPPRESS)  # old name, hidden
+    parser.add_argument("--score-type", default="probability", choices=["probability", "logit", "score"],
+                        help="are the scores probabilities, logits, or a ranking score with no probability "
+                             "reading (calibrators and AUC take it; probability metrics refuse it)? "
+                             "(default: probability)")
+
+
+def load(args: argparse.Namespace, columns: list[str] | None = None) -> tuple[Any, str]:
+    """The table named by ``args.file`` (or the demo data) in memory, read by the source layer
+    (a file, a glob or a directory; only ``columns`` when they all exist), and its display path."""
+    path = args.file if args.file is not None else demo_path()
+    return source.read_path(path, columns), shown_path(args, str(path))
+
+
+def feature_names(spec: str | None, path: str | None = None, columns: Any = None) -> list[str]:
+    """The columns a comma-separated flag names, read as ``--score`` reads them (the source layer's
+    ``score_names``): the whole text when a column is named so (``"a,b"``), else its parts. The column
+    names are ``columns``, or those of the file at ``path`` (read only when the text holds a comma)."""
+    if spec is None:
+        return []
+    if "," in spec and columns is None and path is not None:
+        from ..sources._source import as_frame
+
+        with lazy_errors("duckdb", path):
+            columns = as_frame(path).columns
+    return source.score_names(spec, columns if columns is not None else ())
+
+
+def score_columns(args: argparse.Namespace, path: str | None = None) -> list[str]:
+    """The score column(s) ``--score`` names in the input, read as :func:`feature_names` reads them:
+    a column literally named ``"p,1"`` is one binary score, never the two columns ``p`` and ``1``
+    (the file's header is read only when the text holds a comma)."""
+    spec = str(args.score)
+    if "," not in spec:
+        return [spec]
+    where = path if path is not None else (str(args.file) if args.file is not None else str(demo_path()))
+    return feature_names(spec, path=where)
+
+
+def require_names(args: argparse.Namespace) -> None:
+    """An empty column name (``--label ""``) is refused in the flag's words; it was skipped as if not given
+    (``--sample-weight ""`` ran unweighted) or looked up among the other named columns only."""
+    for attr, flag in (("label", "--label"), ("weight", "--sample-weight"), ("by", "--by")):
+        if getattr(args, attr, None) == "":
+            raise VeracityError(f"{flag} needs a column name, got an empty one")
+
+
+def refuse_label_as_score(args: argparse.Namespace) -> None:
+    """--score naming the --label (or --sample-weight) column reads the answers as scores: a perfect
+    model (Brier 0, AUC 1), silently. Refused for every command, before any work."""
+    score = getattr(args, "score", None)
+    if not isinstance(score, str):
+        return
+    named = [c.strip() for c in score.split(",")]
+    for flag, col in (("--label", getattr(args, "label", None)), ("--sample-weight", getattr(args, "weight", None))):
+        if isinstance(col, str) and col and col in named:
+            raise VeracityError(f"--score names the {flag} column {col!r}; name the score column(s) only")
+    refuse_label_as_slice(args)
+
+
+#: the commands whose --by / --features slice the rows they measure calibration on
+SLICING = ("audit", "compare", "report", "segments")
+
+
+def refuse_label_as_slice(args: argparse.Namespace) -> None:
+    """--by / --features naming the --label column slice the rows by their answers: every slice holds one
+    label value, so its "gap" is only how far its scores lie from 0 or 1 (segments flagged every slice,
+    p < 1e-300), never miscalibration. Refused, before any work."""
+    label = getattr(args, "label", None)
+    if getattr(args, "command", None) not in SLICING or not isinstance(label, str) or not label:
+        return
+    by, features, feature = getattr(args, "by", None), getattr(args, "features", None), getattr(args, "feature", None)
+    for flag, names in (("--by", [by] if isinstance(by, str) else []),
+                        ("--features", [features, *features.split(",")] if isinstance(features, str) else []),
+                        ("--feature", feature if isinstance(feature, list) else [])):
+        if label in (str(n).strip() for n in names):
+            raise VeracityError(
+                f"{flag} names the --label column {label!r}: each slice of it holds one label value, so its gap "
+                "is how far its scores lie from 0 or 1, not miscalibration; slice by a column known before the "
+                "outcome")
+
+
+def needed(args: argparse.Namespace, *more: str | None) -> list[str]:
+    """The columns a command reads: the score column(s), the label, the weight and ``more``."""
+    return [c.strip() for c in args.score.split(",")] + [c for c in (args.label, args.weight, *more) if c]
+
+
+def inputs(table: Any, args: argparse.Namespace, path: str, *,
+           pending_labels: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The checked score, label and weight arrays of an in-memory table (the source layer's column lookup).
+
+    ``pending_labels``: labels may be missing (rows whose label is not final yet, which the
+    command's public function tells apart); only the labels present are returned and checked."""
+    require_names(args)
+    scores = source.score_matrix(table, args.score, path=path)
+    if pending_labels:
+        from ..sources._source import require_columns
+
+        require_columns([args.label], table.column_names, where=path)
+        labels = table.column(args.label).drop_null().to_numpy(zero_copy_only=False)
+    else:
+        # missing labels keep the one plain wording ("column 'y' has 1 missing/NaN ..., first at data row 2"),
+        # right for 0/1, text (--pos-label) and class-index labels alike
+        labels = source.column(table, args.label, path=path)
+    # the weights named as the flag that chose them: "column 'w' (--sample-weight) has 1 missing ..."
+    weights = source.column(table, args.weight, path=path, role="sample_weight") if args.weight else None
+    if weights is not None and weights.dtype.kind not in "biuf":
+        shown = str(weights[0]).strip()
+        hint = ("they look like numbers written with a decimal comma: write them with a decimal point (1.5)"
+                if re.fullmatch(r"[+-]?\d*,\d+", shown) else
+                "they look like percentages: write them as numbers without the % sign"
+                if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)\s*%", shown) else "convert it to numbers")
+        raise VeracityError(
+            f"weight column {_show(args.weight)} must hold numbers, found {weights.dtype} values such as "
+            f"{str(weights[0])[:40]!r}; {hint}")
+    return scores, labels, weights
+
+
+#: files larger than this are read where they live (DuckDB) by --engine auto
+AUTO_BYTES = 256 << 20
+
+
+def auto_engine(args: argparse.Namespace, *, lazy_ok: bool, many: bool, doing: str) -> str:
+    """The engine ``--engine`` names; ``auto``: DuckDB, lazily, for several files (``many``: a glob or
+    a folder) and files over :data:`AUTO_BYTES` when the command's options allow (``lazy_ok``), else
+    memory. ``doing`` names the work in the note that says so (``auditing``, ``fitting on``)."""
+    check_engine_options(args)
+    if args.engine != "auto":
+        return str(args.engine)
+    if args.file is None:
+        return "memory"
+    path = str(args.file)
+    large = os.path.isfile(path) and os.path.getsize(path) > AUTO_BYTES
+    if (many or large) and lazy_ok:
+        if many:  # a glob that matches nothing is one line, not a note about DuckDB and then the error
+            expand(path)
+        note(args, f"note: {doing} {path} lazily with DuckDB (--engine memory loads it instead)")
+        return "duckdb"
+    return "memory"
+
+
+def check_engine_options(args: argparse.Namespace) -> None:
+    """``--spark-master`` (parser default None) does something only with ``--engine spark``, and
+    ``--memory-limit`` only with DuckDB (``--engine duckdb``, or ``auto`` when it reads lazily): given with
+    another engine they changed nothing, silently, and are refused."""
+    engine = getattr(args, "engine", "auto")
+    if getattr(args, "spark_master", None) is not None and engine != "spark":
+        raise VeracityError(f"--spark-master sets the Spark session of --engine spark, and --engine is {engine}; "
+                            "pass --engine spark, or drop --spark-master")
+    limit = getattr(args, "memory_limit", None)
+    if limit is not None and engine not in ("duckdb", "auto"):
+        raise VeracityError(f"--memory-limit caps DuckDB's memory, and --engine {engine} does not use DuckDB; "
+                            "pass --engine duckdb, or drop --memory-limit")
+    # DuckDB's own refusal of the setting read "could not read FILE as CSV: DuckDB Parser error"
+    amount = re.fullmatch(r"\s*(\d+\.?\d*|\.\d+)\s*([kmgt]i?b|%)\s*", limit or "", re.IGNORECASE)
+    if limit is not None and (amount is None or float(amount.group(1)) <= 0):
+        raise VeracityError(f"--memory-limit must be a positive amount of memory with its unit, such as 4GB, "
+                            f"500MB, 1.5GiB or 80% (of the machine's), got {limit!r}")
+
+
+def several_files(args: argparse.Namespace) -> bool:
+    """``args.file`` names several files: a glob, or a folder holding Parquet files."""
+    if args.file is None:
+        return False
+    path = str(args.file)
+    return any(ch in path for ch in "*?[") or (
+        os.path.isdir(path) and any(f.suffix.lower() in (".parquet", ".pq") for f in Path(path).rglob("*")))
+
+
+def add_engine_arguments(parser: argparse.ArgumentParser, engine_help: str) -> None:
+    """``--engine``, ``--spark-master`` and ``--memory-limit``, as audit, fit and monitor scan share them."""
+    parser.add_argument("--engine", default="auto", choices=["auto", "memory", "duckdb", "spark", "dask"],
+                        help=engine_help)
+    parser.add_argument("--spark-master", default=None,
+                        help="Spark master URL for --engine spark (default: local[*])")
+    parser.add_argument("--memory-limit", default=None,
+                        help="DuckDB memory limit for --engine duckdb/auto, e.g. 4GB (default: 1GB)")
+
+
+#: the engines' names in a note
+ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark", "dask": "Dask"}
+
+
+@dataclass
+class Rows:
+    """A command's rows as the public functions take them, whatever ``--engine`` says.
+
+    ``memory``: the file's needed columns read into a ``pyarrow.Table`` by the source layer;
+    ``duckdb``, ``spark``, ``dask``: the path opened where the rows live. Either way :meth:`call`
+    is the one call of the public function in its frame form
+    ``fn(frame, score="p", label="y", sample_weight="w", by="column", pos_label=..., **options)``.
+    """
+
+    args: argparse.Namespace
+    path: str
+    engine: str = "memory"
+    #: memory: the needed columns, in memory
+    table: Any = None
+    #: options of the frame form beside the columns (``pos_label``, read in the label column's type)
+    frame_options: dict[str, Any] = field(default_factory=dict)
+    #: lazy: the rows kept, as a function of the opened frame (e.g. fit's --role-col), or None for all
+    select: Callable[[Any], Any] | None = None
+
+    @property
+    def lazy(self) -> bool:
+        return self.engine != "memory"
+
+    def call(self, fn: Callable[..., Any], **options: Any) -> Any:
+        """``fn`` on the rows, in the frame form (the table read into memory, or the path opened where
+        the rows live), with ``options``: one call of the public function whatever the engine."""
+        spec = self.args.score
+        if not self.lazy:
+            names = source.score_names(spec, self.table.column_names)  # as written first ("a,b")
+            return self._on(self.table, fn, names if len(names) > 1 else names[0], options)
+        names = score_columns(self.args, self.path)  # "p,1" may be one column's name
+        score: Any = names if len(names) > 1 else names[0]
+        with lazy_errors(self.engine, self.path):
+            frame = self.frame()
+            if self.select is not None:
+                frame = self.select(frame)
+            return self._on(frame, fn, score, options)
+
+    def _on(self, frame: Any, fn: Callable[..., Any], score: Any, options: dict[str, Any]) -> Any:
+        a = self.args
+        by = {"by": a.by} if getattr(a, "by", None) else {}
+        return fn(frame, score=score, label=a.label, sample_weight=a.weight, **by, **self.frame_options, **options)
+
+    def frame(self) -> Any:
+        """The path opened where the rows live (call inside :func:`lazy_errors`)."""
+        a = self.args
+        return source.open_frame(self.path, self.engine, spark_master=a.spark_master or "local[*]", memory_limit=a.memory_limit,
+                                 app=f"veracity {getattr(a, 'command', 'audit')}")
+
+    def subset(self, mask: np.ndarray | None) -> Rows:
+        """In memory: only the rows where ``mask`` is true (None: all of them)."""
+        if mask is None:
+            return self
+        return Rows(self.args, self.path, self.engine, self.table.filter(mask), frame_options=self.frame_options)
+
+    @property
+    def note(self) -> str:
+        """The input's name for the stderr note, with the engine that computed a lazy result."""
+        shown = shown_path(self.args, self.path)
+        return f"{shown} ({ENGINE_NAMES[self.engine]} engine)" if self.lazy else shown
+
+
+@contextmanager
+def lazy_errors(engine: str, path: str) -> Iterator[None]:
+    """An engine's read error in one line (never the file's rows); the engines' own deprecation notices
+    (pandas 3 in Dask/Spark) hidden, as they are not the user's to act on."""
+    try:
+        with warnings.catch_warnings():
+            if engine != "duckdb":
+                warnings.simplefilter("ignore", FutureWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+            yield
+    except VeracityError as exc:
+        if _CONFIGURE not in str(exc):
+            raise
+        # the library's remedy in the command line's words (it read "vc.configure_duckdb(--memory-limit 4GB)")
+        raise VeracityError(str(exc).replace(_CONFIGURE, "--memory-limit 4GB")) from None
+    except Exception as exc:
+        from ..sources._duckdb import describe_error
+
+        raise VeracityError(describe_error(exc, path)) from None
+
+
+#: the library's remedy for DuckDB running out of memory, as Python writes it
+_CONFIGURE = "vc.configure_duckdb(memory_limit='4GB')"
+
+
+def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | None = None,
+              columns: tuple[str | None, ...] = (), pending_labels: bool = False) -> Rows:
+    """The rows of ``args.file`` (or the demo data) for :meth:`Rows.call`.
+
+    In memory: the needed columns (``by`` and ``columns`` beside the score, label and weight) read
+    into a table by the source layer, their columns checked in the CLI's words (``pending_labels``:
+    a label may be missing, see :func:`inputs`), and ``--pos-label`` read in the label column's
+    type; the call passes the table itself. Elsewhere nothing is read until the call.
+    """
+    from ._labels import apply_pos_label, pos_label_value
+
+    require_names(args)
+    path = str(args.file) if args.file is not None else str(demo_path())
+    if engine != "memory":
+        options = {} if getattr(args, "pos_label", None) is None else {"pos_label": args.pos_label}
+        return Rows(args, path, engine, frame_options=options)
+    table, path = load(args, needed(args, by, *columns))
+    scores, labels, _ = inputs(table, args, path, pending_labels=pending_labels)
+    text = getattr(args, "pos_label", None)
+    apply_pos_label(labels, text, scores=scores)  # the column's own checks, in the CLI's words
+    options = {} if text is None else {"pos_label": pos_label_value(labels, text)}
+    return Rows(args, path, engine, table, frame_options=options)
