@@ -55,6 +55,7 @@ from ..core._validation import VeracityError, check_score_type, prepare_binary, 
 from ..core._compat import positional_options
 from ..core._display import Display
 from ._alerts import Alert
+from ._slice_names import name_order
 from ._shift import SHIFT_ALPHA, chi2_homogeneity, population_stability, shift_label  # noqa: F401
 
 #: time zone names that are UTC itself, upper-cased (a column in one of them needs no conversion)
@@ -107,7 +108,7 @@ class MonitorResult(Display):
         pct = f"{self.level * 100:g}%"
         return tuple(
             Alert(f"calibration: mean confidence {r.conf:.4f} outside the {pct} interval of the rate "
-                  f"[{r.ci_low:.4f}, {r.ci_high:.4f}] ({fmt_count(r.n)} labelled rows)", period=r.period)
+                  f"[{r.ci_low:.4f}, {r.ci_high:.4f}] ({self._labelled(r)} labelled rows)", period=r.period)
             for r in self.rows if r.status == "alert")
 
     @property
@@ -128,12 +129,18 @@ class MonitorResult(Display):
             **({"histogram_sizes": dict(self.histogram_sizes)} if self.histogram_sizes else {}),
         }
 
+    def _labelled(self, r: MonitorRow) -> str:
+        """The period's labelled rows as counted: with weights ``r.n`` is their total weight Σw, which
+        scaling every weight would change, so the count of rows is shown (a row of weight 0 counts)."""
+        s = self.stats.get(r.period)
+        return fmt_count(r.n) if s is None or not self.histogram_sizes else fmt_count(int(s.count.sum()))
+
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
         body = [
             [
                 r.period,
-                fmt_count(r.n),
+                self._labelled(r),
                 str(r.pending),
                 fmt(r.conf),
                 fmt(r.base_rate),
@@ -155,6 +162,9 @@ class MonitorResult(Display):
             f"(gap = observed rate - mean confidence; alert = mean confidence outside the {pct} "
             f"interval of the rate; insufficient = fewer than {self.min_count} labelled rows)"
         ]
+        if self.histogram_sizes:
+            notes.append("(weighted: labelled counts rows; the interval, insufficient and the PSI read the "
+                         "effective rows (sum w)^2 / sum w^2; JSON n is the total weight)")
         if any(r.pending for r in self.rows):
             notes.append("(pending rows have no final label yet and are not counted as negatives)")
         if self.reference is not None:
@@ -200,25 +210,37 @@ def summarize_periods(
     ``histogram_sizes``, each period's effective number of rows (Σw)² / Σw²: the PSI reads the
     histograms in those units and the "few rows" label compares that size with ``min_count``, as
     ``insufficient`` does for the labelled rows (without it, a histogram's sum is its row count).
+    Periods are listed in the order of their keys (``9`` before ``10``; :func:`._slice_names.name_order`);
+    the default reference is the first whose rows weigh more than 0, and a period whose labelled
+    rows all weigh 0 is ``insufficient`` with no PSI.
     """
     check_interval_args("wilson", level, "two-sided")
     _check_min_count(min_count)
     pending = pending or {}
-    histograms = dict(sorted((histograms or {}).items()))
-    if histograms:
-        reference = reference if reference is not None else next(iter(histograms))
+    histograms = histograms or {}
+    # periods in the order of their keys (9 before 10; dates as text): the first is the reference
+    histograms = {k: histograms[k] for k in name_order([str(k) for k in histograms])}
+    weighed = [k for k, h in histograms.items() if float(h.sum()) > 0]  # periods whose rows weigh something
+    if weighed:
+        reference = reference if reference is not None else weighed[0]
         if reference not in histograms:
             raise VeracityError(
                 f"reference period {reference!r} not found; periods: {', '.join(list(histograms)[:12])}"
             )
+        if reference not in weighed:  # every PSI would compare with an empty histogram
+            raise VeracityError(f"reference period {reference!r}: every row weighs 0, so it has no score "
+                                f"distribution; name another (e.g. {weighed[0]!r})", param="reference")
+    elif histograms and reference is not None and reference not in histograms:
+        raise VeracityError(f"reference period {reference!r} not found; periods: {', '.join(list(histograms)[:12])}")
     else:
         reference = None
 
+    stats = {k: stats[k] for k in name_order(list(stats))}
     sizes = {k: float(v) for k, v in (histogram_sizes or {}).items()}
 
     def psi_of(period: str) -> tuple[float, str]:
-        if reference is None or period not in histograms:
-            return float("nan"), ""
+        if reference is None or period not in histograms or not float(histograms[period].sum()) > 0:
+            return float("nan"), ""  # no reference, or rows that all weigh 0: no distribution to compare
         here = _scaled(histograms[period], sizes.get(period))
         there = _scaled(histograms[reference], sizes.get(reference))
         psi = population_stability(here, there)
@@ -229,7 +251,10 @@ def summarize_periods(
     rows = []
     for period, s in stats.items():
         total = s.total_weight
-        if total <= 0:
+        if not total > 0:  # labelled rows that all weigh 0 hold no evidence: insufficient, not "pending"
+            psi, shift = psi_of(period)
+            rows.append(MonitorRow(period, 0.0, int(pending.get(period, 0)), nan, nan, nan, nan, nan, nan, nan,
+                                   nan, "insufficient", psi, shift))
             continue
         rate = float(s.sum_y.sum() / total)
         conf = float(s.sum_p.sum() / total)
@@ -267,7 +292,8 @@ def summarize_periods(
         psi, shift = psi_of(period)  # nothing labelled yet: the scores still speak
         rows.append(MonitorRow(period, 0.0, int(pending.get(period, 0)), nan, nan, nan, nan, nan,
                                nan, nan, nan, "pending", psi, shift))
-    rows.sort(key=lambda r: r.period)
+    rank = {name: i for i, name in enumerate(name_order([r.period for r in rows]))}
+    rows.sort(key=lambda r: rank[r.period])
     return MonitorResult(rows=tuple(rows), stats=dict(stats), level=float(level),
                          min_count=int(min_count), histograms=histograms, reference=reference,
                          histogram_sizes=sizes)

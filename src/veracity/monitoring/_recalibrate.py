@@ -106,6 +106,8 @@ def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "
         raise VeracityError(f"method must be one of {names}; got {method!r}")
     if (by is None) != (slice is None):
         raise VeracityError("by and slice go together: recalibrate one slice (by='segment', slice='a')")
+    if slice is not None and not isinstance(slice, str):  # a key (9, 2.5, True, a date): the store names it str()
+        slice = str(slice)
     status = store.status(freq=freq, window=window, as_of=as_of, horizon=horizon, by=by, min_count=min_count,
                           bins=bins, model=model, max_periods=max_periods)
     want = slice if by is not None else "(all)"

@@ -57,6 +57,7 @@ from ._alerts import Alert, _alert, _alerts  # noqa: F401  (re-exported: pickles
 from ._status_assemble import _assemble, _next_start
 from ._status_delayed import _with_delayed_labels
 from ._status_query import _query, _rows, check_model
+from ._slice_names import slice_order
 # StatusRow, OTHER and _ppi_cell are re-exported: imported from here by the package and its tests
 from ._status_rows import ALL, MAX_PERIODS, OTHER, StatusRow, StoreStatus, _ppi_cell, _Settings  # noqa: F401
 from ._time import (FREQ_NAMES, parse_duration, parse_instant, parse_window, period_count, period_label,
@@ -335,7 +336,9 @@ def store_plan(store: Any, *, width: float, level: float = 0.95, freq: str | Non
                            {"sf": score, "sff": score * score}, where=nw.col("state") != 0)
     finally:
         con.close()
-    order = np.lexsort((got["slice"].astype(str), got["period"]))  # by period, then slice
+    slices = got["slice"].astype(str)
+    rank = {name: i for i, name in enumerate(slice_order(slices.tolist()))}  # the status's order of slices
+    order = np.lexsort((np.array([rank[s] for s in slices.tolist()], dtype=np.int64), got["period"]))
     got = {k: v[order] for k, v in got.items()}
     keys = [period_label(np.datetime64(int(t), "us"), freq, window_s) + ("" if by is None else f" [{s}]")
             for t, s in zip(got["period"], got["slice"])]

@@ -15,6 +15,7 @@ from ..core._intervals import binomial_interval
 from ..core._stats import BinStats
 from ..core._validation import VeracityError
 from ._alerts import _alerts
+from ._slice_names import slice_order
 from ._shift import PSI_MATERIAL, chi2_homogeneity, population_stability
 from ._estimate import estimate_from_sums
 from ._time import period_label
@@ -43,8 +44,12 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
     n_p = len(starts)
     pidx = np.searchsorted(starts.astype(np.int64), np.asarray(g["period"], dtype=np.int64))
     slice_names = np.asarray(g["slice"]).astype(str)
-    names = [ALL] if by is None else [ALL] + sorted(set(slice_names.tolist()))
-    sidx = np.searchsorted(np.array(names[1:] if by else names), slice_names) + (1 if by else 0)
+    # (all) first, then the slices in vc.audit's order of their keys (9 before 10), (missing) last
+    names = [ALL] if by is None else [ALL] + slice_order(slice_names.tolist())
+    uniq, inv = np.unique(slice_names, return_inverse=True)
+    position = {name: i for i, name in enumerate(names)}
+    sidx = np.array([position[u] for u in uniq.tolist()], dtype=np.int64)[inv.reshape(-1)] if by else \
+        np.zeros(slice_names.size, np.int64)
     n_s = len(names)
     # every group counts for its own slice and, when slicing, for (all) too
     if by is not None:

@@ -119,8 +119,8 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
 
     if by is None:
         sidx = np.zeros(np.asarray(g["slice"]).size, np.int64)
-    else:  # the groups carry the status's own (pooled) slice names: (all) first, the rest sorted, as in _assemble
-        sidx = np.searchsorted(np.array(names[1:]), np.asarray(g["slice"]).astype(str)) + 1
+    else:  # the groups carry the status's own (pooled) slice names, each a row of _assemble's
+        sidx = slice_index(g["slice"])
     cols = {k: np.asarray(g[k]) for k in ("state", "audited", "y", "n", "sp", "sp2", "bin", "flag")}
     if by is not None:
         pidx = np.concatenate([pidx, pidx])

@@ -10,6 +10,7 @@ import numpy as np
 from ..core._special import ndtr
 from ..core._sql_names import quote_identifier
 from ..core._validation import PROB_EPS, VeracityError
+from ._slice_names import slice_order
 from ._status_rows import ALL, CELLS, CELL_SPAN, OTHER
 
 
@@ -126,8 +127,9 @@ def _rows(con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice
 
 
 def _largest(names: np.ndarray, counts: np.ndarray, k: int) -> list[str]:
-    """The ``k`` names with the largest counts (ties: the names in order)."""
+    """The ``k`` names with the largest counts (ties: the names in their keys' order, :func:`slice_order`)."""
     names = np.asarray(names).astype(str)
-    by_name = np.argsort(names, kind="stable")
+    rank = {name: i for i, name in enumerate(slice_order(names.tolist()))}
+    by_name = np.argsort(np.array([rank[n] for n in names.tolist()], dtype=np.int64), kind="stable")
     order = by_name[np.argsort(-np.asarray(counts)[by_name], kind="stable")]
     return names[order[:k]].tolist()

@@ -276,11 +276,17 @@ class StoreStatus(Display):
         lines = [f"as of {self.as_of} UTC; {what}" + (f"; labels final after {self.horizon}" if self.horizon else "")
                  + (f"; PSI against {self.reference}" if self.reference else ""),
                  render_table(headers, body, align=align)]
+        alpha = 1 - self.alert_level
+        per = (f"three tests per window at {alpha / 3:.2g} each, so a calibrated, stationary window alerts with "
+               f"probability <= {alpha:.2g}")
+        if show_slice:  # every slice is a row with its own three tests: no correction across the slices
+            k = len({r.slice for r in self.rows})
+            per = (f"three tests per row (a window's {ALL} or one slice) at {alpha / 3:.2g} each, so a calibrated, "
+                   f"stationary row alerts with probability <= {alpha:.2g}; with {k} rows a window, some row of "
+                   f"a window alerts with probability up to {min(1.0, k * alpha):.2g}")
         lines.append(
             f"(pending = no final label yet, never counted as negatives; alerts need >= {self.min_count} labelled "
-            f"rows (calibration, slope) or rows (score shift); three tests per window at "
-            f"{(1 - self.alert_level) / 3:.2g} each, so a calibrated, stationary window alerts with probability "
-            f"<= {1 - self.alert_level:.2g})")
+            f"rows (calibration, slope) or rows (score shift); {per})")
         if self.pooled:
             lines.append(f"({self.pooled} {self.by!r} values with the fewest rows are pooled into slice "
                          f"'{OTHER}'; pass max_slices= (--max-slices) to show more)")

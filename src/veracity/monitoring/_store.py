@@ -56,6 +56,7 @@ from ..core._compat import positional_options
 from ..core._display import Display
 from ..core._sql_names import quote_identifier
 from ..core._validation import VeracityError
+from ._slice_names import slice_texts
 from ._time import to_utc_timestamps
 
 SCHEMA_VERSION = 3  # 2: predictions carry their outcome's label/observed; 3: keys and CHECK constraints
@@ -446,7 +447,8 @@ class MonitorStore:
         cols = {"id": ids, "ts": ts, "score": scores,
                 "model": pa.array([model] * table.num_rows, type=pa.string())}
         for b in by_cols:
-            cols[_slice_column(b)] = _slice_values(_col(table, b, source).cast(pa.string()), b, source)
+            # named as vc.audit names the values (slice_texts)
+            cols[_slice_column(b)] = _slice_values(slice_texts(_col(table, b, source), b, source), b, source)
         stage = pa.table(cols)
         return self._ingest("predictions", stage, source, digest, replace, by_cols)
 
