@@ -23,6 +23,8 @@ A table in a SQL database is audited where it is (only aggregates travel), and
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..core._audit import audit
 from ._common import (AUTO_BYTES, add_engine_arguments, add_input_arguments, add_json_argument, auto_engine,
@@ -30,6 +32,7 @@ from ._common import (AUTO_BYTES, add_engine_arguments, add_input_arguments, add
                       shown_path)
 from ._labels import add_pos_label_argument
 
+T = TypeVar("T")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,8 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sql.add_argument("--sql-url", default=None, metavar="URL",
                      help="database URL: sqlite:///PATH, duckdb:///PATH, postgresql://USER@HOST/DB, or any "
                           "SQLAlchemy URL when SQLAlchemy is installed (a password in it is never printed)")
-    sql.add_argument("--table", default=None, help="table to audit with --sql-url (schema.table is one name; "
-                                                    "use the Python API for a schema)")
+    sql.add_argument("--table", default=None, help="table to audit with --sql-url; schema.table (one dot) names "
+                                                    "table in schema when no table has the dotted name itself")
     parser.add_argument("--mlflow", action="store_true",
                         help="also log the audit (metrics, audit.json, reliability.png, report.html) to MLflow: "
                              "the active run, or a new run in MLFLOW_TRACKING_URI / MLFLOW_EXPERIMENT_NAME")
@@ -153,17 +156,46 @@ def _run_sql(args: argparse.Namespace) -> int:
     if extras or args.engine != "auto" or "," in args.score:
         drop = extras + (["--engine"] if args.engine != "auto" else []) + (["multiclass --score"] if "," in args.score else [])
         raise VeracityError(f"--sql-url computes the core binary audit inside the database; drop {', '.join(drop)}")
-    result = audit(  # the public function's table form: computed inside the database
-        args.sql_url, table=args.table, score=args.score, label=args.label, by=args.by, sample_weight=args.weight,
+    result = _sql_table(args, lambda table: audit(  # the public function's table form: computed in the database
+        args.sql_url, table=table, score=args.score, label=args.label, by=args.by, sample_weight=args.weight,
         bins=args.bins, strategy=args.strategy, pos_label=args.pos_label, score_type=args.score_type,
         interval=args.interval, level=args.level, min_count=args.min_count, threshold=args.threshold,
         max_groups=check_max_groups(args),
-    )
+    ))
     shown = redact(args.sql_url)
     payload = {"database": shown, "sql_table": args.table, "score": args.score, "label": args.label, **result.to_dict()}
     emit(args, str(result), payload, note_text=f"{shown} table {args.table!r} (computed in the database)")
     _log_mlflow(args, result)
     return 0
+
+
+def _sql_table(args: argparse.Namespace, audit_table: Callable[[Any], T]) -> T:
+    """``audit_table(name)`` for ``--table NAME``; when no table is named ``"s.t"`` itself (one dot), the
+    table ``t`` in schema ``s`` (the Python API's ``table=("s", "t")``). A name not found is refused in
+    the command line's words."""
+    from ..core._validation import VeracityError
+
+    name = args.table
+    try:
+        return audit_table(name)
+    except VeracityError as exc:
+        said = str(exc)
+        dotted = f"; table={name!r} names one table whose name holds a dot"
+        if dotted not in said:  # found (another mistake), or no dot: the database's own words
+            raise
+        base = said.split(dotted, 1)[0]
+    parts = name.split(".")
+    if len(parts) != 2 or not all(parts):
+        raise VeracityError(f"{base}; --table {name!r} is read as one table name (only schema.table, with one "
+                            "dot, is split); check the name") from None
+    schema, table = parts
+    try:
+        return audit_table((schema, table))
+    except VeracityError as exc:
+        if "reading the table's columns failed" not in str(exc):  # the table was found: its own mistake
+            raise
+    raise VeracityError(f"{base}; --table {name!r} names neither a table of that name nor table {table!r} in "
+                        f"schema {schema!r}; check the name") from None
 
 
 def _log_mlflow(args: argparse.Namespace, result: object) -> None:

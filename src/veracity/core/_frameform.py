@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar, overload
 
-from ._validation import VeracityError
+from ._validation import VeracityError, check_same_index
 
 _FORMS: dict[str, Callable[..., Any]] = {}
 
@@ -190,7 +190,9 @@ def rows_form(fn: Callable[P, T] | None = None, *, columns: tuple[str, ...] = ()
 
     ``fn(frame, score="p", label="y", **options)`` reads the named columns of an in-memory frame
     through :func:`rows_call` and calls ``fn`` on their arrays; ``fn(scores, labels, **options)``
-    is ``fn`` itself, after the one check that the labels were given (:func:`require_labels`).
+    is ``fn`` itself, after the checks that the labels were given (:func:`require_labels`) and that
+    pandas ``scores``, ``labels``, ``sample_weight`` (and ``columns``) share one index
+    (:func:`~._validation.check_same_index`: never paired by position).
     ``columns`` names further options that hold one value per row (``batches=``): in the frame
     form a text there names a column of the frame, read as ``sample_weight=`` is
     (``@rows_form(columns=("batches",))``). The signature, name and docstring stay ``fn``'s
@@ -204,8 +206,13 @@ def rows_form(fn: Callable[P, T] | None = None, *, columns: tuple[str, ...] = ()
     @functools.wraps(fn)
     def call(*args: P.args, **kwargs: P.kwargs) -> T:
         if kwargs.get("score") is None and kwargs.get("label") is None:
-            if (args[1] if len(args) > 1 else kwargs.get("labels")) is None:
+            labels = args[1] if len(args) > 1 else kwargs.get("labels")
+            if labels is None:
                 require_labels(name, None)
+            # pandas rows on different indexes would be paired by position: refused here, once for all
+            check_same_index(scores=args[0] if args else kwargs.get("scores"), labels=labels,
+                             sample_weight=kwargs.get("sample_weight"),
+                             **{key: kwargs.get(key) for key in columns})
             return fn(*args, **kwargs)
         given = dict(signature.bind(*args, **kwargs).arguments)
         data, labels = given.pop("scores", None), given.pop("labels", None)

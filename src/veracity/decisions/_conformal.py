@@ -20,6 +20,7 @@ from ..core._validation import (
     VeracityError,
     as_float_array,
     check_binary_labels,
+    check_logit_scale,
     check_random_state,
     check_same_index,
     check_score_type,
@@ -58,6 +59,8 @@ def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
         if score_type == "logit":
             from scipy.special import expit
 
+            if labels is not None:  # fit and coverage data: probabilities declared as logits are refused
+                check_logit_scale(p, "probs")
             p = expit(p)
         elif p.min() < 0 or p.max() > 1:
             raise VeracityError(
