@@ -610,10 +610,11 @@ def open_frame(path: str, engine: str, *, spark_master: str = "local[*]", memory
         raise VeracityError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}", param="engine")
     parquet = path.lower().endswith((".parquet", ".pq")) or "." not in path.rsplit("/", 1)[-1]
     from ._open import open_dask, open_spark  # read as memory reads a CSV file (see ._open)
+    from ._source import opened_from
 
     if engine == "spark":
-        return open_spark(path, parquet, spark_master=spark_master, app=app)
-    return open_dask(path, parquet)
+        return opened_from(open_spark(path, parquet, spark_master=spark_master, app=app), path)
+    return opened_from(open_dask(path, parquet), path)
 
 
 def read_table(path: str | Path, columns: list[str] | None = None, *,
@@ -751,7 +752,8 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
             import pyarrow.parquet as pq  # as DuckDB reads them; else the first file's types (0.637 refused)
 
             try:
-                schema = pa.unify_schemas([pq.read_schema(f) for f in files], promote_options="permissive")
+                schema = pa.unify_schemas(_booleans_as_int64([pq.read_schema(f) for f in files]),
+                                          promote_options="permissive")
             except (pa.ArrowTypeError, pa.ArrowInvalid):  # text in one, numbers in another: the first's types
                 schema = None
         dataset = ds.dataset(files, format=kind if kind == "parquet" else _csv_format(files[0]), schema=schema)
@@ -765,6 +767,23 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
     if table.num_rows == 0:
         raise VeracityError(f"{pattern} has no rows; nothing to audit")
     return table
+
+
+def _booleans_as_int64(schemas: list[Any]) -> list[Any]:
+    """``schemas`` with a column that is boolean in some files and numbers in others as int64 where it
+    is boolean (true/false read as 1/0, as DuckDB joins them; pyarrow does not unify the two, and the
+    files were then read in the first file's types: 0.46 in a later int64 column stopped the read)."""
+    import pyarrow as pa
+
+    def number(t: Any) -> bool:
+        return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t))
+
+    flags = {f.name for s in schemas for f in s if pa.types.is_boolean(f.type)}
+    flags &= {f.name for s in schemas for f in s if number(f.type)}
+    if not flags:
+        return schemas
+    return [pa.schema([f.with_type(pa.int64()) if f.name in flags and pa.types.is_boolean(f.type) else f
+                       for f in s]) for s in schemas]
 
 
 def _csv_format(first: str) -> Any:

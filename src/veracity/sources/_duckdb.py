@@ -28,6 +28,7 @@ from .._files import _CSV, _PARQUET, expand, is_remote  # noqa: F401 (expanded i
 from ..core._validation import VeracityError
 from ._csv_text import (NULL_TEXTS, dates_as_memory_reads_them, first_non_utf8_line, first_ragged_line,
                         not_utf8_message, numbers_as_memory_reads_them, ragged_message)
+from ._parquet_files import _case_pairs, _parquet_layouts, _union_by_exact_name, parquet_names  # noqa: F401
 
 #: Defaults of the connections veracity opens for files (see :func:`configure`).
 DEFAULTS: dict[str, Any] = {"memory_limit": "1GB", "temp_directory": None, "threads": None}
@@ -89,7 +90,9 @@ def read(source: str | os.PathLike) -> Any:
     con = connect(files)
     try:
         if kind == "parquet":
-            names, same = parquet_names(files, os.fspath(source))
+            names, same, layouts = _parquet_layouts(files, os.fspath(source))
+            if len(layouts) == len(files) and _case_pairs(layouts) and len({tuple(n) for n in layouts}) > 1:
+                return _union_by_exact_name(con, files, layouts)
             # files with other columns: matched by name, a column a file lacks read as missing (NULL) there,
             # so the contract names it; by default DuckDB stops with "InvalidInput" when a used one is absent
             relation = con.read_parquet(files) if same else con.read_parquet(files, union_by_name=True)
@@ -129,55 +132,6 @@ def read(source: str | os.PathLike) -> Any:
         raise
     except Exception as exc:
         raise VeracityError(describe_error(exc, os.fspath(source), kind)) from None
-
-
-def parquet_names(files: list[str], source: str | None = None) -> tuple[list[str] | None, bool]:
-    """``(the first file's column names as written, whether every file has the same names and types)``;
-    the names are None when pyarrow cannot read them. Files that differ are read by name, each column
-    in the type that holds every file's (``union_by_name``: int64 and double read as double; without
-    it DuckDB casts every file to the first one's types, rounding 0.637 in an int64 column to 1).
-
-    A Parquet file with a repeated column name is refused in one line (DuckDB renames the
-    second ``p`` to ``p_1``, so ``score="p"`` would read the first silently), and so are two files
-    whose columns differ only by case (``p`` in one, ``P`` in another): DuckDB would read one as the
-    other, silently, where a reader by name (``--engine memory``) finds the column missing."""
-    from ._source import _refuse_duplicates
-
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:  # pragma: no cover - pyarrow is a dependency
-        return None, True
-    first: list[str] | None = None
-    seen: dict[str, tuple[str, str]] = {}  # lower-case name -> (name as written, file)
-    types: dict[str, str] = {}  # name -> its type (a number's) in the first file that has it
-    same = True
-    for path in files:
-        try:
-            schema = pq.read_schema(path)
-        except Exception:  # noqa: BLE001 - not readable by pyarrow: DuckDB says why in one line
-            continue
-        names = [str(n) for n in schema.names]
-        _refuse_duplicates(names, path)
-        if first is None and path == files[0]:
-            first = names
-        if first is not None and set(names) != set(first):
-            same = False
-        for name, kind in zip(names, schema.types):  # p int64 in one file, double in another: DuckDB
-            if _number(kind) and types.setdefault(name, str(kind)) != str(kind):  # casts every file to the
-                same = False  # first's types (0.637 to 1)
-        for name in names:
-            written, where = seen.setdefault(name.lower(), (name, path))
-            if written != name and where != path and written not in names:
-                raise VeracityError(
-                    f"{where} has a column {written!r} where {path} has {name!r} (both in {source or where}); "
-                    "give the column one spelling in every file, or read the files separately")
-    return first, same
-
-
-def _number(kind: Any) -> bool:
-    import pyarrow as pa
-
-    return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind))
 
 
 #: the texts the memory engine (pyarrow's CSV reader) reads as booleans; DuckDB's sniffer also
@@ -349,7 +303,7 @@ def csv_names(files: list[str], source: str, count: int) -> list[str] | None:
         return None
     from ._source import _refuse_duplicates
 
-    _refuse_duplicates(header, files[0])
+    _refuse_duplicates(header, files[0] if len(files) > 1 else source)  # one file: named as memory names it
     taken = set(header)
     names = []
     for i, h in enumerate(header):
@@ -372,7 +326,9 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
         )
     if kind is None:
         low = source.lower()
-        kind = "parquet" if low.endswith(_PARQUET) else "csv" if low.endswith(_CSV) else "file"
+        # a directory is read as its .parquet files (see _files.expand)
+        kind = ("parquet" if low.endswith(_PARQUET) or os.path.isdir(source) else "csv" if low.endswith(_CSV)
+                else "file")
     text = str(exc)
     if ERROR_MARK in text:  # a check veracity wrote into the query: its own line
         return f"{text.split(ERROR_MARK, 1)[1].splitlines()[0]} (in {source})"
@@ -410,7 +366,7 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
     engine = {"duckdb": "DuckDB", "pyspark": "Spark", "py4j": "Spark", "dask": "Dask", "pyarrow": "Arrow",
               "pandas": "pandas"}.get(type(exc).__module__.split(".")[0].lstrip("_"), "the engine")
     return (f"could not read {source} as {kind.upper()}{where}: {engine} {what}; "
-            f"check that it is a valid {kind} file")
+            f"check that it is a valid {'CSV or Parquet' if kind == 'file' else kind} file")
 
 
 def dask_types_message(source: str, text: str) -> str:

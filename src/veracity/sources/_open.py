@@ -57,10 +57,18 @@ def csv_files(path: str) -> list[str]:
 
 
 def refuse_empty(path: str, files: list[str]) -> None:
-    """An empty CSV file refused in the memory engine's words (Dask raised, Spark found no columns)."""
+    """An empty CSV file refused in the memory engine's words (Dask raised, Spark found no columns),
+    and so is a header naming a column twice (Dask said "could not read ... the engine ValueError") or
+    files with other headers (Spark reads every file's fields by the first file's header, by position)."""
+    from ._duckdb import check_same_headers, csv_header
+    from ._source import _refuse_duplicates
+
     for f in files:
         if os.path.getsize(f) == 0:
             raise VeracityError(f"{path if len(files) == 1 else f} is empty; it has no header and no rows")
+    if files:
+        _refuse_duplicates(csv_header(files[0], delimiter(files)) or [], path if len(files) == 1 else files[0])
+        check_same_headers(files, path)
 
 
 def delimiter(files: list[str]) -> str:
@@ -90,10 +98,72 @@ def open_spark(path: str, parquet: bool, *, spark_master: str, app: str) -> Any:
     # every field of a CSV row parsed, so that FAILFAST sees a short row whose missing fields are not used
     spark.conf.set("spark.sql.csv.parser.columnPruning.enabled", "false")
     if parquet:
+        files = _parquet_differ(path)
+        if files:  # each file read with its own columns and types, joined by name (bigint and double: double)
+            from functools import reduce
+
+            flags = _boolean_and_number(files)
+            try:
+                return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True),
+                              [_booleans_as_numbers(spark.read.parquet(f), flags) for f in files])
+            except Exception as exc:  # noqa: BLE001 - types Spark does not join (a boolean and a number)
+                reason = str(exc).strip().splitlines()[0][:200]
+                raise VeracityError(f"the files of {path} hold a column in types Spark cannot read together "
+                                    f"({reason}); give each column one type in every file, or read them "
+                                    "with --engine duckdb") from None
         return spark.read.parquet(path)
     frame = (spark.read.option("header", True).option("inferSchema", True).option("mode", "FAILFAST")
              .option("sep", delimiter(files)).csv(path))
     return spark_numbers(frame)
+
+
+def _parquet_differ(path: str) -> list[str]:
+    """The local Parquet files of ``path`` when they hold other columns or a number column in other
+    types, else ``[]``. Spark reads every file with the first file's columns and types: a column only
+    later files hold was "not found", and an int64 column that another file holds as double stopped the
+    job in a Java traceback (PARQUET_COLUMN_DATA_TYPE_MISMATCH; ``mergeSchema`` does not merge them
+    either); a boolean and a number were the same traceback, now one line. Two files spelling a column
+    ``p`` and ``P`` are refused as on the other engines."""
+    import pyarrow.parquet as pq
+
+    from .._files import expand
+    from ._parquet_files import parquet_names
+
+    try:
+        files, _ = expand(path)
+    except VeracityError:  # not local files (a URL Spark reads): nothing is checked
+        return []
+    parquet_names(files, path)
+    try:
+        schemas = [pq.read_schema(f) for f in files]
+    except Exception:  # noqa: BLE001 - not readable by pyarrow: Spark's reader says why
+        return []
+    return files if any(not s.equals(schemas[0], check_metadata=False) for s in schemas[1:]) else []
+
+
+def _boolean_and_number(files: list[str]) -> set[str]:
+    """The columns boolean in some of ``files`` and numbers in others (read as numbers, 1/0, as the other
+    engines read them: Spark does not join a BOOLEAN and a BIGINT column)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    kinds: dict[str, set[str]] = {}
+    for f in files:
+        for field in pq.read_schema(f):
+            t = field.type
+            kind = "b" if pa.types.is_boolean(t) else "n" if pa.types.is_integer(t) or pa.types.is_floating(t) else "o"
+            kinds.setdefault(field.name, set()).add(kind)
+    return {name for name, k in kinds.items() if {"b", "n"} <= k}
+
+
+def _booleans_as_numbers(frame: Any, flags: set[str]) -> Any:
+    from pyspark.sql import types as T
+
+    cast = {f.name for f in frame.schema.fields if f.name in flags and isinstance(f.dataType, T.BooleanType)}
+    if not cast:
+        return frame
+    columns = [frame[i] for i in range(len(frame.columns))]  # by position: dots in a name are not parsed
+    return frame.select(*[(c.cast("bigint") if n in cast else c).alias(n) for c, n in zip(columns, frame.columns)])
 
 
 def spark_numbers(frame: Any) -> Any:
@@ -137,8 +207,66 @@ def open_dask(path: str, parquet: bool) -> Any:
     except ImportError:
         raise VeracityError("--engine dask needs dask: pip install 'veracity[dask]'") from None
     if parquet:
-        return dd.read_parquet(path)
+        return _dask_parquet(dd, path)
     files = csv_files(path)
     refuse_empty(path, files)
     return dd.read_csv(path, engine="pyarrow", sep=delimiter(files), keep_default_na=False,
                        na_values=list(NULL_TEXTS), dtype_backend="numpy_nullable")
+
+
+def _dask_parquet(dd: Any, path: str) -> Any:
+    """A Dask DataFrame over Parquet ``path``, its files read as the other engines read them.
+
+    Dask types every file as the first: a column another file lacks raised ``KeyError`` when read, a
+    column the first file lacks was not found, and a column dictionary-encoded in one file and plain
+    in another raised ``AttributeError`` inside Dask. Files with other columns, or a column encoded in
+    some only, are read here one by one (:func:`_dask_files`). Two files spelling a column ``p`` and
+    ``P`` are refused as on the other engines, and a list or struct column named as a score, label or
+    key is refused in their words (Dask holds it as Python objects: a struct key raised "unhashable")."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .._files import expand
+    from ._parquet_files import parquet_names
+    from ._source import opened_from
+
+    try:
+        files, _ = expand(path)
+    except VeracityError:  # not local files (a URL Dask reads): nothing is checked
+        return dd.read_parquet(path)
+    parquet_names(files, path)
+    try:
+        schemas = [pq.read_schema(f) for f in files]
+    except Exception:  # noqa: BLE001 - not readable by pyarrow: Dask's reader says why
+        return dd.read_parquet(path)
+    nested = {f.name: f.type for s in schemas for f in s if pa.types.is_nested(f.type)}
+    return opened_from(_dask_files(dd, path, files, schemas), path, nested)
+
+
+def _dask_files(dd: Any, path: str, files: list[str], schemas: list[Any]) -> Any:
+    """Dask's reader where every file has the same columns in the same types; else the files one by one
+    (``dd.from_map``), each column in the type that holds every file's (a dictionary as its values; int64
+    and double: double; boolean and numbers: numbers, 1/0), a column a file lacks missing there."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ._api import _booleans_as_int64
+
+    if all(s.equals(schemas[0], check_metadata=False) for s in schemas[1:]):
+        return dd.read_parquet(path)
+
+    def values(field: Any) -> Any:
+        return field.with_type(field.type.value_type) if pa.types.is_dictionary(field.type) else field
+
+    try:
+        schema = pa.unify_schemas(_booleans_as_int64([pa.schema([values(f) for f in s]) for s in schemas]),
+                                  promote_options="permissive")
+    except (pa.ArrowTypeError, pa.ArrowInvalid):  # text in one file, numbers in another: Dask's own reading
+        return dd.read_parquet(path)
+
+    def part(file: str) -> Any:
+        table = pq.read_table(file)
+        return pa.table([table.column(n).cast(f.type) if n in table.column_names else pa.nulls(len(table), f.type)
+                         for n, f in zip(schema.names, schema)], schema=schema).to_pandas()
+
+    return dd.from_map(part, files, meta=schema.empty_table().to_pandas(), enforce_metadata=False)

@@ -55,7 +55,8 @@ def as_frame(x: Any) -> Frame:
     """Wrap ``x`` (a frame or a path) in narwhals; paths become lazy DuckDB relations."""
     import narwhals as nw
 
-    source = "frame"
+    opened = _opened(x)
+    source = opened[1] if opened else "frame"
     if isinstance(x, (str, os.PathLike)):
         from ._duckdb import read
 
@@ -80,6 +81,8 @@ def as_frame(x: Any) -> Frame:
         # column (pos_label=, a bad row's message); its Arrow table (zero-copy) reads names literally
         frame = nw.from_native(frame.to_native().to_arrow())
     schema = dict(frame.collect_schema()) if lazy else dict(frame.schema)
+    if opened and opened[2]:
+        schema = _nested_types(schema, opened[2])
     backend = str(frame.implementation).split(".")[-1].lower()
     internal = None
     if backend == "pyspark":
@@ -184,14 +187,72 @@ def column_name(name: Any) -> str:
 
 def require_columns(wanted: Any, available: Any, *, where: str | None = None, param: str | None = None) -> None:
     """The one column lookup: every name in ``wanted`` is one of ``available``, else one line
-    naming the first missing column, where it was looked for and the first 20 available."""
+    naming the first missing column, where it was looked for, the columns it differs from only by
+    case or surrounding spaces (names are matched exactly on every engine) and the first 20 available."""
     available = list(available)
     present = set(available)
     for name in wanted:
         if name not in present:
             place = f" in {where}" if where else ""
             shown = ", ".join(column_name(c) for c in available[:20])
-            raise VeracityError(f"column {name!r} not found{place}; available columns: {shown}", param=param)
+            raise VeracityError(f"column {name!r} not found{place}{_close_match(name, available)}; "
+                                f"available columns: {shown}", param=param)
+
+
+def _close_match(name: Any, available: list[Any]) -> str:
+    """``" (did you mean 'y'? ...)"`` naming the columns equal to ``name`` but for case and
+    surrounding spaces, else nothing."""
+    import re
+
+    key = str(name).strip().casefold()
+    close = [c for c in available if str(c).strip().casefold() == key]
+    if not close:
+        return ""
+    renamed = [c for c in available if re.fullmatch(re.escape(str(name)) + r"_\d+", str(c))]
+    if renamed:  # DuckDB's relations (con.from_df, read_csv) rename the second of p and P to P_1
+        return (f" (DuckDB renamed it {str(renamed[0])!r}, since the relation also holds {str(close[0])!r}: "
+                "DuckDB matches names regardless of case; rename one of the two columns first)")
+    named = " or ".join(repr(str(c)) for c in close[:3])
+    return f" (did you mean {named}? column names are matched exactly, case and spaces included)"
+
+
+#: id(frame) -> (a weak reference to it, the path it was opened from, its nested columns' Arrow types):
+#: a Dask or Spark DataFrame that :func:`._api.open_frame` opened is named by its path in messages, as
+#: the DuckDB engine names it, and a Parquet list or struct column that Dask holds as Python objects
+#: (``object``: a struct key raised "unhashable type: 'dict'") is refused as on the other engines
+_OPENED: dict[int, tuple[Any, str, dict[str, Any]]] = {}
+
+
+def opened_from(frame: Any, path: str, nested: dict[str, Any] | None = None) -> Any:
+    """Remember that ``frame`` holds the rows of ``path`` and the Arrow types of its ``nested``
+    columns; returns ``frame``."""
+    import weakref
+
+    key = id(frame)
+    before = _opened(frame)
+    try:
+        _OPENED[key] = (weakref.ref(frame, lambda _: _OPENED.pop(key, None)), path,
+                        {**(before[2] if before else {}), **(nested or {})})
+    except TypeError:  # pragma: no cover - an object without weak references: messages say "the frame"
+        pass
+    return frame
+
+
+def _opened(frame: Any) -> tuple[Any, str, dict[str, Any]] | None:
+    entry = _OPENED.get(id(frame))
+    return entry if entry is not None and entry[0]() is frame else None
+
+
+def _nested_types(schema: dict[str, Any], nested: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with the columns of ``nested`` (Arrow types) in narwhals' nested types."""
+    import narwhals as nw
+    import pyarrow as pa
+
+    found = {n: t for n, t in nested.items() if n in schema}
+    if not found:
+        return schema
+    typed = nw.from_native(pa.table({n: pa.array([], type=t) for n, t in found.items()})).schema
+    return {n: typed.get(n, dtype) for n, dtype in schema.items()}
 
 
 def check_columns(frame: Frame, names: dict[str, Any]) -> None:
@@ -289,16 +350,24 @@ def check_dtypes(frame: Frame, score: list[str], label: str | None, weight: str 
     for col, role in [*((c, "scores") for c in score), *(((weight, "sample_weight"),) if weight else ())]:
         if not _reads_as_numbers(frame, col):
             raise VeracityError(
-                f"column {col!r} ({role}) must be numeric, got {frame.schema[col]}; convert the column to numbers"
+                f"column {col!r} ({role}) must be numeric, got {_type_name(frame.schema[col])}; "
+                "convert the column to numbers"
                 + _text_numbers_hint(frame, col)
             )
     if label is None:
         return
     if not _reads_as_numbers(frame, label, labels=True):
         raise VeracityError(
-            f"column {label!r} (labels) must hold 0/1 numbers or booleans, got {frame.schema[label]}; "
+            f"column {label!r} (labels) must hold 0/1 numbers or booleans, got {_type_name(frame.schema[label])}; "
             "pass {param} naming the positive class, or map the two classes to 0 and 1 first", param="pos_label"
         )
+
+
+def _type_name(dtype: Any) -> str:
+    """A column type for a one-line message: an Enum's categories are left out (DuckDB's ENUM of a
+    pandas category column listed every one of them, thousands)."""
+    text = str(dtype)
+    return "Enum" if text.startswith("Enum(") and len(text) > 60 else text
 
 
 #: values of a text column read to tell how to fix it (as many as the array contract's check reads)
