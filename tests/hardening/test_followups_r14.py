@@ -182,3 +182,27 @@ def test_weighted_conformal_coverage_falls_short_at_n20():
     se = cov.std() / np.sqrt(cov.size)  # about 0.002
     assert cov.mean() < 0.9 - 5 * se and cov.mean() == pytest.approx(0.877, abs=5 * se)  # measured 0.877
     assert oracle.mean() >= 0.9 - 3 * oracle.std() / np.sqrt(oracle.size)  # the test row's own weight covers
+
+
+def test_cli_fit_takes_a_role_column_as_threshold_does(tmp_path, capsys):
+    """Before: ``veracity fit FILE`` on a file with a ``role`` column fit on every row, its test rows among
+    them (threshold, conformal and report already took the column); now on its calib rows, and on every row
+    of a file without one."""
+    import json
+
+    from veracity.cli import main
+    from veracity.datasets import demo_path
+
+    lines = demo_path().read_text().splitlines()
+    at = lines[0].split(",").index("role")
+    calib = sum(1 for line in lines[1:] if line.split(",")[at] == "calib")
+    assert 0 < calib < len(lines) - 1
+    out = tmp_path / "c.json"
+    assert main(["fit", str(demo_path()), "--method", "platt", "--out", str(out), "-q"]) == 0
+    meta = json.loads(out.read_text())["metadata"]
+    assert (meta["n_rows"], meta["role"]) == (calib, "calib")
+    norole = tmp_path / "norole.csv"
+    norole.write_text("\n".join(",".join(c for i, c in enumerate(line.split(",")) if i != at) for line in lines))
+    assert main(["fit", str(norole), "--method", "platt", "--out", str(out), "-q"]) == 0
+    assert json.loads(out.read_text())["metadata"]["n_rows"] == len(lines) - 1
+    capsys.readouterr()

@@ -247,13 +247,21 @@ def test_an_empty_column_name_is_refused_in_the_flag_s_words(argv, flag, tmp_pat
 @pytest.mark.parametrize("argv, says", [
     # Before: rc 0, the flag ignored: fit on all 6,000 demo rows (its test rows too), measured on all rows,
     # the ledger printed without slices
-    (["fit", "--method", "platt", "--fit-role", "calib", "--out", "{tmp}/c.json"], "--fit-role needs --role-col"),
-    (["fit", "--method", "platt", "--allow-role", "test", "--out", "{tmp}/c.json"], "--allow-role needs --role-col"),
+    # (a file without a role column: fit takes a column named "role" as its --role-col, as threshold does)
+    (["fit", "{norole}", "--method", "platt", "--fit-role", "calib", "--out", "{tmp}/c.json"],
+     "--fit-role needs --role-col"),
+    (["fit", "{norole}", "--method", "platt", "--allow-role", "test", "--out", "{tmp}/c.json"],
+     "--allow-role needs --role-col"),
     (["compare", "--calibrator", "{cal}", "--eval-role", "test"], "--eval-role needs --role-col"),
     (["compare", "--calibrator", "{cal}", "--by", "segment"], "--by slices the comparison of two models"),
 ])
 def test_a_flag_that_would_be_ignored_is_refused(argv, says, tmp_path, capsys, calibrator):
-    argv = [a.replace("{tmp}", str(tmp_path)).replace("{cal}", str(calibrator)) for a in argv]
+    norole = tmp_path / "norole.csv"
+    lines = Path(DEMO).read_text().splitlines()
+    at = lines[0].split(",").index("role")
+    norole.write_text("\n".join(",".join(c for i, c in enumerate(line.split(",")) if i != at) for line in lines))
+    argv = [a.replace("{tmp}", str(tmp_path)).replace("{cal}", str(calibrator)).replace("{norole}", str(norole))
+            for a in argv]
     code, out, err = _run(capsys, argv)
     assert code == 2 and out == "" and err.count("\n") == 1 and says in err, err
     assert not (tmp_path / "c.json").exists()

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core._validation import VeracityError
 from ..calibrators import METHODS
+from ..datasets import demo_path
 from ..sources._api import column
 from ._common import (add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows, score_columns,
                       shown_path)
@@ -31,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", required=True, choices=sorted(METHODS),
                         help="calibration method")
     parser.add_argument("--role-col", default=None,
-                        help="column holding each row's split role (train/val/calib/test)")
+                        help="column holding each row's split role (train/val/calib/test; default: 'role' if "
+                             "the file has one)")
     parser.add_argument("--fit-role", default=None,
                         help="with --role-col: fit on the rows of this role (default: calib)")
     parser.add_argument("--allow-role", default=None,
@@ -124,7 +126,26 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str) -> Any:
     return kept
 
 
+def _role_column(args: argparse.Namespace) -> str | None:
+    """``--role-col``, or ``role`` when the input has a column of that name (as threshold, conformal and
+    report take it): without it ``veracity fit`` fit on every row, the test rows among them, and the
+    calibrator then looked better than it is on those rows."""
+    if args.role_col is not None:
+        return str(args.role_col)
+    from ..sources._source import as_frame
+    from ._rows import lazy_errors
+
+    path = str(args.file) if args.file is not None else str(demo_path())
+    try:
+        with lazy_errors("duckdb", path):
+            columns = as_frame(path).columns
+    except VeracityError:
+        return None  # the reader below names what is wrong with the file
+    return "role" if "role" in columns else None
+
+
 def run(args: argparse.Namespace) -> int:
+    args.role_col = _role_column(args)
     given = [flag for flag, value in (("--fit-role", args.fit_role), ("--allow-role", args.allow_role)) if value]
     if given and not args.role_col:  # without a role column every row is fit on, whatever the flag says
         raise VeracityError(f"{given[0]} needs --role-col naming the column of each row's role; without it the "
