@@ -1,4 +1,4 @@
-"""Calibrated scores streamed from Parquet to Parquet (or CSV), in bounded memory.
+"""Calibrated scores streamed from Parquet to Parquet (or CSV, tab-separated, gzip-compressed), in bounded memory.
 
 :func:`apply_stream` reads the input Parquet file(s) one record batch at a time
 (``pyarrow.parquet.ParquetFile.iter_batches``: one row group decoded at a time),
@@ -79,7 +79,9 @@ def apply_stream(cal: Any, source: str | os.PathLike[str], out: str | os.PathLik
                  column: str = "calibrated", batch_rows: int = BATCH_ROWS) -> Applied:
     """Write every row of the Parquet ``source`` plus ``cal``'s calibrated column(s) to ``out``.
 
-    ``out`` is Parquet for ``.parquet``/``.pq``, else CSV; ``score`` names the score
+    ``out`` is written as the source layer reads its name back (``_files``' rule): Parquet for
+    ``.parquet``/``.pq``/``.parq``, else CSV, tab-separated for ``.tsv``/``.tsv.gz`` and
+    gzip-compressed for a ``.gz`` name; ``score`` names the score
     column (or the K columns of multiclass scores). Columns are named ``column``
     (binary) or ``column_0 .. column_{K-1}`` (multiclass), as ``veracity apply`` names them.
     """
@@ -97,7 +99,7 @@ def apply_stream(cal: Any, source: str | os.PathLike[str], out: str | os.PathLik
 
     def write(tmp: Path) -> None:
         state.update(_write(cal, files, os.fspath(source), tmp, names, column, batch_rows,
-                            parquet=Path(out).suffix.lower() in (".parquet", ".pq")))
+                            form=_form(Path(out).name)))
 
     try:
         target = Path(out)
@@ -110,12 +112,22 @@ def apply_stream(cal: Any, source: str | os.PathLike[str], out: str | os.PathLik
     return Applied(state["rows"], state["batches"], tuple(state["columns"]), os.fspath(out))
 
 
+def _form(name: str) -> tuple[bool, str, bool]:
+    """``(parquet, delimiter, gzip)`` of an output file name, as the source layer reads the name back."""
+    from .._files import _PARQUET
+
+    low = name.lower()
+    return low.endswith(_PARQUET), "\t" if low.endswith((".tsv", ".tsv.gz")) else ",", low.endswith(".gz")
+
+
 def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], column: str, batch_rows: int,
-           *, parquet: bool) -> dict[str, Any]:
+           *, form: tuple[bool, str, bool]) -> dict[str, Any]:
     import pyarrow as pa
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
+    parquet, delimiter, gzip = form
+    sink: Any = None
     writer: Any = None
     schema: Any = None
     rows = batches = 0
@@ -140,7 +152,11 @@ def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], 
                                                    names=[*batch.schema.names, *new])
             if writer is None:
                 schema = out_batch.schema
-                writer = (pq.ParquetWriter(str(tmp), schema) if parquet else pacsv.CSVWriter(str(tmp), schema))
+                if parquet:
+                    writer = pq.ParquetWriter(str(tmp), schema)
+                else:
+                    sink = pa.CompressedOutputStream(str(tmp), "gzip") if gzip else str(tmp)
+                    writer = pacsv.CSVWriter(sink, schema, write_options=pacsv.WriteOptions(delimiter=delimiter))
             elif out_batch.schema != schema:
                 raise VeracityError(
                     f"{path} has other columns or types than the first file of {shown}; "
@@ -155,6 +171,8 @@ def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], 
     finally:
         if writer is not None:
             writer.close()
+        if sink is not None and not isinstance(sink, str):
+            sink.close()  # the gzip stream's trailer
     if rows == 0:
         raise VeracityError(f"{shown} has no rows; nothing to apply")
     return {"rows": rows, "batches": batches, "columns": new}

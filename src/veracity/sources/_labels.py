@@ -13,6 +13,7 @@ boolean column only ``true``/``false`` and ``1``/``0`` (any case) name True/Fals
 
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 from ..core._validation import VeracityError
@@ -25,8 +26,36 @@ _TRUE = ("true", "1")
 _FALSE = ("false", "0")
 
 
+#: a value whose repr is longer is shortened in a message (see :func:`brief`)
+_LONGEST = 40
+#: significant digits of a shortened number
+_DIGITS = 16
+
+
+def brief(value: Any) -> str:
+    """``repr(value)``, shortened for a one-line message when longer than :data:`_LONGEST` characters.
+
+    A long number (a ``Decimal`` or an ``int``) is written without its trailing zeros
+    (``Decimal('1E+400')``), and where that is still long, as its first :data:`_DIGITS`
+    significant digits, an ellipsis and its exponent (``Decimal('1.234567890123456...e+399')``);
+    any other long repr as its first 30 characters, an ellipsis and its length (the rule of
+    ``sql._labels.brief``)."""
+    shown = repr(value)
+    if len(shown) <= _LONGEST:
+        return shown
+    if isinstance(value, (int, decimal.Decimal)) and not isinstance(value, bool) and decimal.Decimal(value).is_finite():
+        sign, digits, exponent = decimal.Decimal(value).as_tuple()
+        kept = "".join(map(str, digits)).rstrip("0") or "0"  # the zeros dropped exactly (normalize() rounds
+        number = decimal.Decimal(f"{'-' if sign else ''}{kept}e{int(exponent) + len(digits) - len(kept)}")
+        text = str(number)  # to the context's 28 digits)
+        if len(text) > _LONGEST - 11:
+            text = f"{'-' if sign else ''}{kept[0]}.{kept[1:_DIGITS]}...e{number.adjusted():+d}"
+        return f"Decimal({text!r})" if isinstance(value, decimal.Decimal) else text
+    return f"{shown[:_LONGEST - 10]}... ({len(shown)} characters)"
+
+
 def _shown(values: list[Any]) -> str:
-    return ", ".join(repr(v) for v in values)
+    return ", ".join(brief(v) for v in values)
 
 
 def _matching(values: list[Any], pos_label: Any) -> Any:
@@ -49,6 +78,13 @@ def _matching(values: list[Any], pos_label: Any) -> Any:
                         return v
                 except ValueError:
                     pass
+            elif isinstance(v, decimal.Decimal):  # a DECIMAL column: "1" names Decimal('1'), exactly
+                try:
+                    wanted = decimal.Decimal(text)
+                except decimal.InvalidOperation:
+                    continue
+                if wanted.is_finite() and v == wanted:
+                    return v
     return None
 
 

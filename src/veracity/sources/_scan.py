@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import _PARQUET
 from ..core._stats import BinStats, grouped_stats, merge_histograms, merge_into, score_histograms
 from ..core._validation import VeracityError, prepare_binary
 from ..core._display import Display
@@ -48,7 +49,7 @@ def _dataset(path: str | Path) -> Any:
     p = Path(path)
     if not p.exists():
         raise VeracityError(f"file not found: {p}; check the path")
-    fmt = "parquet" if p.suffix.lower() in (".parquet", ".pq") or p.is_dir() else "csv"
+    fmt = "parquet" if p.name.lower().endswith(_PARQUET) or p.is_dir() else "csv"  # .parq too, as _files reads it
     try:
         return ds.dataset(str(p), format=fmt)
     except Exception as exc:  # pyarrow raises several types for unreadable files

@@ -1,0 +1,142 @@
+"""Round-14 follow-ups in the source layer: a text ``pos_label`` ("1", as ``--pos-label 1`` passes it)
+on DECIMAL labels, long label values shortened in messages, streamed apply writing what its output
+name says (gzip, tab-separated, ``.parq`` Parquet), and ``scan_file`` reading ``.parq`` as Parquet."""
+
+from __future__ import annotations
+
+import decimal
+import gzip
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+import veracity as vc
+from veracity.frames._apply import apply_stream
+
+N = 200
+
+
+def _rows(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.05, 0.95, N)
+    return p, (rng.uniform(size=N) < p).astype(int)
+
+
+# -- 1. a text pos_label on DECIMAL labels -----------------------------------------------------------
+def _check_audit(result, p: np.ndarray, y: np.ndarray) -> None:
+    assert result.n == N
+    assert result.brier == pytest.approx(np.mean((p - y) ** 2), abs=1e-12)  # Brier's definition
+    assert result.base_rate == pytest.approx(y.mean(), abs=1e-12)
+    assert result.ece == pytest.approx(vc.audit(p, y).ece, abs=1e-12)
+
+
+def test_text_pos_label_on_duckdb_decimal_labels() -> None:
+    # on 3ef8185: "pos_label='1' is not among the values ... (Decimal('0'), Decimal('1'))"
+    p, y = _rows()
+    con = duckdb.connect()
+    con.register("t", pa.table({"p": p, "y": y}))
+    rel = con.sql("select p, cast(y as decimal(3, 0)) as y from t")
+    _check_audit(vc.audit(rel, score="p", label="y", pos_label="1"), p, y)
+    _check_audit(vc.audit(rel, score="p", label="y", pos_label=" 1.0 "), p, y)
+    _check_audit(vc.audit(rel, score="p", label="y", pos_label="0"), p, 1 - y)
+
+
+def test_text_pos_label_on_arrow_decimal_labels() -> None:
+    p, y = _rows(1)
+    table = pa.table({"p": p, "y": pa.array([decimal.Decimal(int(v)) for v in y], pa.decimal128(3, 0))})
+    _check_audit(vc.audit(table, score="p", label="y", pos_label="1"), p, y)
+
+
+@pytest.mark.parametrize("text", ["yes", "NaN", "sNaN", "Infinity", "2"])
+def test_text_pos_label_naming_no_decimal_label_is_refused(text: str) -> None:
+    p, y = _rows(2)
+    table = pa.table({"p": p, "y": pa.array([decimal.Decimal(int(v)) for v in y], pa.decimal128(3, 0))})
+    with pytest.raises(vc.VeracityError, match="is not among the values"):
+        vc.audit(table, score="p", label="y", pos_label=text)
+
+
+# -- 2. long label values shortened in messages ------------------------------------------------------
+def test_long_text_labels_are_shortened_in_the_message() -> None:
+    # on 3ef8185: a 10,087-character message (both 5,000-character labels in full)
+    p, y = _rows(3)
+    labels = np.where(y == 1, "a" * 5000, "a" * 4000)
+    with pytest.raises(vc.VeracityError) as info:
+        vc.audit(pa.table({"p": p, "y": labels}), score="p", label="y", pos_label="b")
+    message = str(info.value)
+    assert len(message) < 300
+    assert "\n" not in message
+    assert "(5002 characters)" in message and "(4002 characters)" in message  # repr: the quotes too
+
+
+def test_three_long_text_labels_are_shortened() -> None:
+    p, _ = _rows(4)
+    labels = np.array(["x" * 3000, "y" * 3000, "z" * 3000])[np.arange(N) % 3]
+    with pytest.raises(vc.VeracityError, match="binary label set") as info:
+        vc.audit(pa.table({"p": p, "y": labels}), score="p", label="y", pos_label="x")
+    assert len(str(info.value)) < 400
+
+
+# -- 3. streamed apply writes what the output name says ----------------------------------------------
+@pytest.fixture()
+def applied(tmp_path):
+    p, y = _rows(5)
+    cal = vc.PlattScaling().fit(p, y)
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"p": p, "y": y}), src)
+    return cal, src, p, y
+
+
+def _expected(cal, p: np.ndarray) -> np.ndarray:
+    return np.asarray(cal.transform(p), dtype=float)
+
+
+@pytest.mark.parametrize(("name", "delimiter", "gz"), [
+    ("out.csv.gz", ",", True), ("out.tsv", "\t", False), ("out.tsv.gz", "\t", True), ("out.TSV", "\t", False),
+])
+def test_apply_stream_writes_delimited_text_as_named(applied, tmp_path, name: str, delimiter: str,
+                                                     gz: bool) -> None:
+    # on 3ef8185: plain comma-separated CSV under every one of these names
+    cal, src, p, y = applied
+    out = tmp_path / name
+    done = apply_stream(cal, src, out, score="p", batch_rows=64)
+    assert done.rows == N and done.batches == 4
+    raw = out.read_bytes()
+    assert (raw[:2] == b"\x1f\x8b") is gz
+    text = gzip.decompress(raw).decode() if gz else raw.decode()
+    assert text.splitlines()[0].split(delimiter) == ['"p"', '"y"', '"calibrated"']
+    back = pacsv.read_csv(pa.py_buffer(text.encode()), parse_options=pacsv.ParseOptions(delimiter=delimiter))
+    np.testing.assert_allclose(back["p"].to_numpy(), p, rtol=1e-15)
+    np.testing.assert_array_equal(back["y"].to_numpy(), y)
+    np.testing.assert_allclose(back["calibrated"].to_numpy(), _expected(cal, p), rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["out.parq", "out.csv"])
+def test_apply_stream_parq_is_parquet_csv_is_csv(applied, tmp_path, name: str) -> None:
+    cal, src, p, _ = applied
+    out = tmp_path / name
+    apply_stream(cal, src, out, score="p")
+    raw = out.read_bytes()
+    if name.endswith(".parq"):  # on 3ef8185: CSV text
+        assert raw[:4] == b"PAR1"
+        back = pq.read_table(out)
+    else:
+        assert raw[:4] == b'"p",'
+        back = pacsv.read_csv(out)
+    np.testing.assert_allclose(back["calibrated"].to_numpy(), _expected(cal, p), rtol=1e-15)
+
+
+# -- 4. scan_file reads .parq as Parquet -------------------------------------------------------------
+def test_scan_file_reads_parq_as_parquet(tmp_path) -> None:
+    # on 3ef8185: "could not open .../in.parq as csv: ... CSV parse error"
+    p, y = _rows(6)
+    f = tmp_path / "in.parq"
+    pq.write_table(pa.table({"p": p, "y": y}), f)
+    edges = np.linspace(0.0, 1.0, 11)
+    result = vc.scan_file(f, score="p", label="y", edges=edges)
+    assert result.rows_read == N
+    bins = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, 9)
+    np.testing.assert_array_equal(result.total.count, np.bincount(bins, minlength=10))
