@@ -139,12 +139,21 @@ def test_apply_writes_compressed_and_tab_separated_files(tmp_path, cli, name, de
 
 @pytest.mark.parametrize("source, name", [("scores.csv", "out.parq"), ("scores.parquet", "out.parq"),
                                           ("scores.parquet", "out.csv.gz"), ("scores.parquet", "out.tsv")])
-def test_apply_refuses_a_name_read_back_as_something_else(tmp_path, cli, refused, source, name):
+def test_apply_output_is_read_back_as_named(tmp_path, cli, source, name):
+    """Before: a .parq output was read back as CSV in memory (Parquet by DuckDB), and streamed Parquet input
+    wrote .csv.gz and .tsv outputs as plain comma-separated CSV; now each is written and read as named."""
+    import veracity as vc
+    from veracity.calibrators import load as load_calibrator
+
     f = _scores(tmp_path / source)
     cal = tmp_path / "cal.json"
     assert cli(["fit", f, "--method", "platt", "--out", cal]).code == 0
-    refused(cli(["apply", cal, f, "-o", tmp_path / name]), r"^veracity apply: input error: --out .*pass a \.parquet")
-    assert not (tmp_path / name).exists()
+    assert cli(["apply", cal, f, "-o", tmp_path / name]).code == 0
+    back = vc.audit(str(tmp_path / name), score="calibrated", label="label")
+    want = load_calibrator(cal).transform(pacsv.read_csv(f).column("score").to_numpy() if source.endswith(".csv")
+                                  else pq.read_table(f).column("score").to_numpy())
+    label = (pacsv.read_csv(f) if source.endswith(".csv") else pq.read_table(f)).column("label").to_numpy()
+    assert back.n == 400 and back.brier == pytest.approx(float(np.mean((want - label) ** 2)), abs=1e-12)
 
 
 # -- threshold --also and -0 costs ----------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .._files import _PARQUET
 from ..sources import _api as source
 from ..core._validation import VeracityError
 from ..calibrators import load as load_calibrator
@@ -48,7 +49,7 @@ def write_table(table, out: Path) -> None:  # type: ignore[no-untyped-def]
     from ._common import write_output
 
     name = out.name.lower()
-    if name.endswith((".parquet", ".pq")):
+    if name.endswith(_PARQUET):
         write_output(out, lambda tmp: pq.write_table(table, tmp))
         return
     options = pacsv.WriteOptions(delimiter="\t" if name.endswith((".tsv", ".tsv.gz")) else ",")
@@ -61,21 +62,6 @@ def write_table(table, out: Path) -> None:  # type: ignore[no-untyped-def]
             pacsv.write_csv(table, sink, write_options=options)
 
     write_output(out, csv)
-
-
-def _check_out(out: Path, streamed: bool) -> None:
-    """An output name the source layer would read back as something else is refused rather than misnamed:
-    .parq (read as CSV in memory, as Parquet by DuckDB), and for streamed Parquet input, which is written
-    as Parquet (.parquet/.pq) or plain comma-separated CSV only, .gz and .tsv too."""
-    name = out.name.lower()
-    if name.endswith(".parq"):
-        raise VeracityError(f"--out {out}: a .parq file is read back as CSV by the in-memory reader and as "
-                            "Parquet by DuckDB; pass a .parquet (or .csv) path")
-    if streamed and name.endswith((".gz", ".tsv")):
-        kind = ".tsv.gz" if name.endswith(".tsv.gz") else ".gz" if name.endswith(".gz") else ".tsv"
-        raise VeracityError(f"--out {out}: streamed Parquet input is written as Parquet (.parquet, .pq) or plain "
-                            f"comma-separated CSV, and a {kind} file would be read back as something else; pass a "
-                            ".parquet or .csv path")
 
 
 def _report(args: argparse.Namespace, cal, rows: int, names: list[str], out: Path) -> int:  # type: ignore[no-untyped-def]
@@ -104,7 +90,6 @@ def run(args: argparse.Namespace) -> int:
         raise VeracityError(f"--batch-rows must be a positive integer, got {args.batch_rows}")
     out = Path(args.out)
     streamed = is_parquet_source(str(args.file))
-    _check_out(out, streamed)
     if streamed:
         names = feature_names(spec, path=str(args.file))  # as --score reads them: "p,1" may be one column
         if not names:

@@ -21,6 +21,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from .._files import _PARQUET
 from ..core._validation import VeracityError
 from ._common import add_engine_arguments, add_input_arguments, emit
 from ._labels import add_pos_label_argument
@@ -286,7 +287,7 @@ def _scan(args: argparse.Namespace) -> int:
     engine = auto_engine(args, lazy_ok=len(score_columns(args)) == 1, many=several_files(args), doing="scanning")
     rows = read_rows(args, engine, columns=(periods, args.mature),
                      pending_labels=args.mature is not None or args.as_of is not None)
-    if engine == "dask" and args.time and not rows.path.lower().endswith((".parquet", ".pq")):
+    if engine == "dask" and args.time and not rows.path.lower().endswith(_PARQUET):
         rows.select = lambda frame: _dask_times(frame, args.time)
     result = rows.call(monitor, periods=periods, freq=(args.freq or "M") if args.time else None, mature=args.mature,
                        as_of=args.as_of, horizon=args.horizon, bins=args.bins, score_type=args.score_type,

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._files import expand
+from .._files import _PARQUET, expand
 from ..core._validation import VeracityError
 from ..datasets import demo_path
 from ..sources import _api as source
@@ -203,7 +203,7 @@ def several_files(args: argparse.Namespace) -> bool:
         return False
     path = str(args.file)
     return any(ch in path for ch in "*?[") or (
-        os.path.isdir(path) and any(f.suffix.lower() in (".parquet", ".pq") for f in Path(path).rglob("*")))
+        os.path.isdir(path) and any(f.name.lower().endswith(_PARQUET) for f in Path(path).rglob("*")))
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser, engine_help: str) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import _PARQUET
 from ..core._binning import uniform_edges
 from ..core._metrics import check_threshold
 from ..core._validation import VeracityError, check_numeric_column, check_score_type, refuse_score
@@ -608,7 +609,7 @@ def open_frame(path: str, engine: str, *, spark_master: str = "local[*]", memory
         return path
     if engine not in ("spark", "dask"):
         raise VeracityError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}", param="engine")
-    parquet = path.lower().endswith((".parquet", ".pq")) or "." not in path.rsplit("/", 1)[-1]
+    parquet = path.lower().endswith(_PARQUET) or "." not in path.rsplit("/", 1)[-1]
     from ._open import open_dask, open_spark  # read as memory reads a CSV file (see ._open)
     from ._source import opened_from
 
@@ -640,7 +641,7 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
     if p.stat().st_size == 0:
         raise VeracityError(f"{_name(p)} is empty; it has no header and no rows")
     try:
-        if p.suffix.lower() in (".parquet", ".pq"):
+        if p.name.lower().endswith(_PARQUET):
             schema_names = pq.read_schema(p).names
             _refuse_duplicates(schema_names, p)  # pyarrow's reader fails on them with an Arrow message
             wanted = _present(columns, schema_names)
@@ -668,7 +669,7 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
     except (pa.ArrowInvalid, OSError) as exc:
         _refuse_ragged(exc, [str(p)], _name(p))
         raise VeracityError(f"could not read {_name(p)} as CSV or Parquet: {_arrow_reason(exc)}") from None
-    if p.suffix.lower() not in (".parquet", ".pq"):
+    if not p.name.lower().endswith(_PARQUET):
         for name, field in zip(names, table.schema):
             if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
                 # pyarrow keeps text that is not valid UTF-8 as bytes; nothing downstream can use it
