@@ -206,3 +206,22 @@ def test_cli_fit_takes_a_role_column_as_threshold_does(tmp_path, capsys):
     assert main(["fit", str(norole), "--method", "platt", "--out", str(out), "-q"]) == 0
     assert json.loads(out.read_text())["metadata"]["n_rows"] == len(lines) - 1
     capsys.readouterr()
+
+
+def test_cli_compare_measures_a_calibrator_on_the_test_rows_of_a_role_column(tmp_path, capsys):
+    """Before: ``veracity compare FILE --calibrator CAL`` on a file with a ``role`` column measured every row,
+    the calib rows the calibrator was fit on among them; now the test rows, as with ``--role-col role``."""
+    import json
+
+    from veracity.cli import main
+    from veracity.datasets import demo_path
+
+    cal = tmp_path / "c.json"
+    assert main(["fit", str(demo_path()), "--method", "platt", "--role-col", "role", "--out", str(cal), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(demo_path()), "--calibrator", str(cal), "--json", "-", "-q"]) == 0
+    auto = json.loads(capsys.readouterr().out)
+    assert main(["compare", str(demo_path()), "--calibrator", str(cal), "--role-col", "role", "--eval-role", "test",
+                 "--json", "-", "-q"]) == 0
+    named = json.loads(capsys.readouterr().out)
+    assert auto == named

@@ -252,7 +252,7 @@ def test_an_empty_column_name_is_refused_in_the_flag_s_words(argv, flag, tmp_pat
      "--fit-role needs --role-col"),
     (["fit", "{norole}", "--method", "platt", "--allow-role", "test", "--out", "{tmp}/c.json"],
      "--allow-role needs --role-col"),
-    (["compare", "--calibrator", "{cal}", "--eval-role", "test"], "--eval-role needs --role-col"),
+    (["compare", "{norole}", "--calibrator", "{cal}", "--eval-role", "test"], "--eval-role needs --role-col"),
     (["compare", "--calibrator", "{cal}", "--by", "segment"], "--by slices the comparison of two models"),
 ])
 def test_a_flag_that_would_be_ignored_is_refused(argv, says, tmp_path, capsys, calibrator):

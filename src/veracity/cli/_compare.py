@@ -50,7 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--random-state", dest="seed", type=int, default=None,
                         help="random_state of the paired bootstrap (default: 0)")
     parser.add_argument("--seed", dest="seed", type=int, default=None, help=argparse.SUPPRESS)  # old name, hidden
-    parser.add_argument("--role-col", default=None, help="column holding each row's split role")
+    parser.add_argument("--role-col", default=None,
+                        help="column holding each row's split role (with --calibrator, default: 'role' if the "
+                             "file has one)")
     parser.add_argument("--eval-role", default=None,
                         help="with --role-col: measure on the rows of this role (default: test)")
     parser.add_argument("--bins", type=int, default=None, help="ECE bins (default: 15)")
@@ -61,7 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.against is not None and args.calibrator is not None:
         raise VeracityError("pass either --calibrator (a calibrator before/after) or --against (two models), not both")
-    if args.eval_role is not None and not args.role_col:  # without a role column every row is measured
+    eval_role_given = args.eval_role is not None
+    if eval_role_given and not args.role_col and args.against is not None:  # every row is measured
         raise VeracityError("--eval-role needs --role-col naming the column of each row's role; without it "
                             "every row is measured")
     args.eval_role = args.eval_role or "test"
@@ -90,6 +93,13 @@ def run(args: argparse.Namespace) -> int:
             f"the calibrator was fit on {cal.score_type} scores but --score-type is "
             f"{args.score_type}; pass scores of the kind it was fit on")
     table, path = load(args)
+    if args.role_col is None and "role" in table.column_names:
+        # as fit, threshold, conformal and report take it: the ledger is measured on the test rows, never on
+        # the calib rows `veracity fit` fit the calibrator on (which flatter it)
+        args.role_col = "role"
+    if eval_role_given and not args.role_col:  # without a role column every row is measured
+        raise VeracityError("--eval-role needs --role-col naming the column of each row's role; without it "
+                            "every row is measured")
     scores, labels, weights = inputs(table, args, path)
     if args.pos_label is None and cal.metadata.get("pos_label") is not None:
         args.pos_label = str(cal.metadata["pos_label"])
