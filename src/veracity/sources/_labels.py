@@ -38,8 +38,8 @@ def brief(value: Any) -> str:
     A long number (a ``Decimal`` or an ``int``) is written without its trailing zeros
     (``Decimal('1E+400')``), and where that is still long, as its first :data:`_DIGITS`
     significant digits, an ellipsis and its exponent (``Decimal('1.234567890123456...e+399')``);
-    any other long repr as its first 30 characters, an ellipsis and its length (the rule of
-    ``sql._labels.brief``)."""
+    any other long repr as its first 30 characters, an ellipsis and its length (the SQL route's
+    messages use it too)."""
     shown = repr(value)
     if len(shown) <= _LONGEST:
         return shown

@@ -11,38 +11,12 @@ import math
 from typing import Any
 
 from ..core._validation import VeracityError
+from ..sources._labels import brief  # one rule for a long value in a message, on every route
 from . import _query as q
 from ._connect import Database
 
 #: most distinct label values shown in a message
 SHOWN = 5
-#: a value whose repr is longer is shortened in a message (see :func:`brief`)
-_LONGEST = 40
-#: significant digits of a shortened number
-_DIGITS = 16
-
-
-def brief(value: Any) -> str:
-    """``repr(value)``, shortened for a one-line message when longer than :data:`_LONGEST` characters.
-
-    A long number (a ``Decimal`` or an ``int``) is written without its trailing zeros
-    (``Decimal('1E+400')``), and where that is still long, as its first :data:`_DIGITS`
-    significant digits, an ellipsis and its exponent (``Decimal('1.234567890123456...e+399')``);
-    any other long repr as its start, an ellipsis and its length."""
-    shown = repr(value)
-    if len(shown) <= _LONGEST:
-        return shown
-    if isinstance(value, (int, decimal.Decimal)) and not isinstance(value, bool) and decimal.Decimal(value).is_finite():
-        sign, digits, exponent = decimal.Decimal(value).as_tuple()
-        kept = "".join(map(str, digits)).rstrip("0") or "0"  # the zeros dropped exactly (normalize() rounds
-        number = decimal.Decimal(f"{'-' if sign else ''}{kept}e{int(exponent) + len(digits) - len(kept)}")
-        text = str(number)  # to the context's 28 digits)
-        if len(text) > _LONGEST - 11:
-            text = f"{'-' if sign else ''}{kept[0]}.{kept[1:_DIGITS]}...e{number.adjusted():+d}"
-        return f"Decimal({text!r})" if isinstance(value, decimal.Decimal) else text
-    return f"{shown[:_LONGEST - 10]}... ({len(shown)} characters)"
-
-
 def shown(values: list[Any]) -> str:
     return ", ".join(brief(v) for v in values)
 
