@@ -140,3 +140,38 @@ def test_scan_file_reads_parq_as_parquet(tmp_path) -> None:
     assert result.rows_read == N
     bins = np.clip(np.searchsorted(edges, p, side="right") - 1, 0, 9)
     np.testing.assert_array_equal(result.total.count, np.bincount(bins, minlength=10))
+
+
+def test_quiet_spark_driver_options_point_log4j_at_a_file_and_respect_a_users_config(monkeypatch):
+    from pathlib import Path
+
+    from veracity.sources._open import _QUIET_LOG4J, quiet_driver_options
+
+    monkeypatch.delenv("SPARK_CONF_DIR", raising=False)
+    monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
+    options = quiet_driver_options()
+    flag = options["spark.driver.extraJavaOptions"]
+    assert flag.startswith("-Dlog4j2.configurationFile=file:")
+    assert Path(flag.split("file:", 1)[1]).read_text() == _QUIET_LOG4J
+    monkeypatch.setenv("SPARK_CONF_DIR", "/etc/spark")  # the user's own log4j2.properties wins
+    assert quiet_driver_options() == {}
+
+
+def test_the_spark_engine_prints_no_spark_log_lines(tmp_path):
+    """Before: every ``--engine spark`` run printed Spark's log4j profile, "Setting default log level to
+    WARN", the host's address and a native-library warning (8 lines) before the CLI's own note."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Spark needs Java 17: run scripts/ensure-java.sh (make test does)")
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_CONF_DIR", "PYSPARK_SUBMIT_ARGS", "SPARK_LOCAL_IP")}
+    done = subprocess.run([sys.executable, "-m", "veracity", "audit", "--engine", "spark", "--spark-master", "local[1]"],
+                          capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Using incubator modules")]
+    assert lines == [f"{lines[0].split(' (Spark engine)')[0]} (Spark engine)"], done.stderr
+    assert "ECE" in done.stdout

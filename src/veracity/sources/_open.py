@@ -78,6 +78,42 @@ def delimiter(files: list[str]) -> str:
     return _delimiter(Path(files[0])) if files else ","
 
 
+#: log4j2 settings of a Spark driver veracity starts, on stderr: warnings (the level PySpark's shell sets,
+#: so Spark does not announce "Setting default log level"), without the two that every start printed
+#: (the host's address, the native Hadoop library); the session then logs errors only (setLogLevel)
+_QUIET_LOG4J = """rootLogger.level = warn
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.utils.name = org.apache.spark.util.Utils
+logger.utils.level = error
+logger.native.name = org.apache.hadoop.util.NativeCodeLoader
+logger.native.level = error
+"""
+
+
+def quiet_driver_options() -> dict[str, str]:
+    """``spark.driver.extraJavaOptions`` pointing log4j2 at :data:`_QUIET_LOG4J` (written once to the temp
+    folder), or nothing where the user configures Spark (``SPARK_CONF_DIR``, ``PYSPARK_SUBMIT_ARGS``) or the
+    file cannot be written. Only a driver started here reads it: a running session keeps its logging."""
+    import tempfile
+
+    if os.environ.get("SPARK_CONF_DIR") or os.environ.get("PYSPARK_SUBMIT_ARGS"):
+        return {}
+    path = Path(tempfile.gettempdir()) / "veracity-spark-log4j2.properties"
+    try:
+        if not path.is_file() or path.read_text() != _QUIET_LOG4J:
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(_QUIET_LOG4J)
+            tmp.replace(path)  # atomic: another process never reads half a file
+    except OSError:
+        return {}
+    return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{path}"}
+
+
 def open_spark(path: str, parquet: bool, *, spark_master: str, app: str) -> Any:
     """A Spark DataFrame over ``path`` on a session at ``spark_master`` whose names are case-sensitive."""
     try:
@@ -87,8 +123,10 @@ def open_spark(path: str, parquet: bool, *, spark_master: str, app: str) -> Any:
     files = [] if parquet else csv_files(path)
     refuse_empty(path, files)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    spark = (SparkSession.builder.master(spark_master).appName(app)
-             .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    builder = SparkSession.builder.master(spark_master).appName(app).config("spark.ui.showConsoleProgress", "false")
+    for key, value in quiet_driver_options().items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     # column names as written: a session of its own (the same context) whose names are case-sensitive,
     # else Spark refuses a Parquet file with columns Score and score (COLUMN_ALREADY_EXISTS, a
