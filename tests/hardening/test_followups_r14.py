@@ -225,3 +225,21 @@ def test_cli_compare_measures_a_calibrator_on_the_test_rows_of_a_role_column(tmp
                  "--json", "-", "-q"]) == 0
     named = json.loads(capsys.readouterr().out)
     assert auto == named
+
+
+def test_compare_refuses_too_few_resamples_for_its_level():
+    """Before: ``vc.compare(..., n_resamples=5)`` printed an ECE-change interval whose ends were the extreme
+    resamples (a 67 % interval labelled 95 %) and read its verdict from it."""
+    import numpy as np
+
+    import veracity as vc
+
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.05, 0.95, 600)
+    y = (rng.uniform(size=600) < p ** 1.5).astype(int)
+    cal = vc.PlattScaling().fit(p[:300], y[:300])
+    for b, level in ((5, 0.95), (39, 0.95), (150, 0.99)):
+        with pytest.raises(vc.VeracityError, match=rf"n_resamples={b} is too few .* at least {40 if level == 0.95 else 200}"):
+            vc.compare(p[300:], y[300:], cal, n_resamples=b, level=level)
+    assert vc.compare(p[300:], y[300:], cal, n_resamples=40).n_resamples == 40
+    assert vc.compare(p[300:], y[300:], cal, n_resamples=0).n_resamples == 0

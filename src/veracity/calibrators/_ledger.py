@@ -316,6 +316,7 @@ def compare(
         raise VeracityError(f"level must be a probability strictly between 0 and 1, got {level!r}", param="level")
     level = float(level)
     n_resamples = 0 if n_resamples == 0 else check_count(n_resamples, "n_resamples", 2)
+    _check_enough_resamples(n_resamples, level)
     if random_state is None:
         random_state = 0  # a report, not a draw: the same rows print the same ledger
     st = score_type or calibrator.score_type
@@ -439,6 +440,20 @@ def _change_intervals(before: Binary, after: Binary, threshold: float, multiclas
     out["ECE"] = ece_difference_interval(before.p, before.y, after.p, after.y, w, edges, strategy,
                                          n_resamples=n_resamples, random_state=random_state, level=level)
     return out
+
+
+def _check_enough_resamples(n_resamples: int, level: float) -> None:
+    r"""B resamples with :math:`(B + 1)(1 - \text{level})/2 \le 1` put the ECE change's noise interval at
+    the smallest and largest resampled change (a :math:`1 - 2/(B+1)` interval, whatever the level: 5
+    resamples at 0.95 gave [-0.122, -0.051] where 200 give [-0.133, -0.048]), and its verdict would read
+    that: refused, naming the fewest B that places the ends (as :func:`veracity.compare_models` notes)."""
+    alpha = round(1.0 - level, 12)
+    if n_resamples and round((n_resamples + 1) * alpha / 2.0, 9) <= 1.0:
+        need = int(np.floor(round(2.0 / alpha, 9)))
+        raise VeracityError(
+            f"n_resamples={n_resamples} is too few for a {level * 100:g}% interval of the ECE change: its ends "
+            f"would be the smallest and largest resampled change; pass n_resamples of at least {need} "
+            "(200 is the default), or 0 to skip the bootstrap", param="n_resamples")
 
 
 def _both_classes(d: Binary) -> bool:
