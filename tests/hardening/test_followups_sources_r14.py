@@ -175,3 +175,26 @@ def test_the_spark_engine_prints_no_spark_log_lines(tmp_path):
     lines = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Using incubator modules")]
     assert lines == [f"{lines[0].split(' (Spark engine)')[0]} (Spark engine)"], done.stderr
     assert "ECE" in done.stdout
+
+
+def test_the_first_ragged_line_of_a_large_file_is_found_without_a_deadlock(tmp_path):
+    """Before: a file of several blocks whose ragged row is near the top hung for good (the reader was closed
+    early while pyarrow's read-ahead thread waited for the GIL in the row handler); a CLI run on such a
+    file under load aborted (exit -6)."""
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = np.char.add(np.char.mod("%.3f,", rng.random(3_000_000)), rng.integers(0, 2, 3_000_000).astype(str))
+    path = tmp_path / "ragged_big.csv"
+    path.write_text("p,y\n0.25,1\n0,3,1\n" + "\n".join(rows.tolist()) + "\n")
+    code = ("from veracity.sources._csv_text import first_ragged_line; "
+            f"print(first_ragged_line({str(path)!r}, ','))")
+    for _ in range(6):  # the old reader hung about one run in three
+        try:
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail("first_ragged_line hung")
+        assert done.returncode == 0 and done.stdout.strip() == "(3, 3, 2)", done.stderr

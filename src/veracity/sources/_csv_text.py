@@ -23,6 +23,8 @@ alone they read the same file differently:
 
 from __future__ import annotations
 
+import csv
+
 import os
 from typing import Any
 
@@ -135,19 +137,22 @@ def first_ragged_line(path: str, delimiter: str) -> tuple[int, int, int] | None:
         return "skip"
 
     # latin-1 decodes every byte (and keeps each line and delimiter where it was): pyarrow decodes a
-    # bad row's text before it calls the handler, and a file that is not UTF-8 would raise in there
+    # bad row's text before it calls the handler, and a file that is not UTF-8 would raise in there.
+    # The reader is read to its end, never left early: pyarrow's read-ahead thread calls the handler,
+    # which needs the GIL, while closing a reader waits for that thread holding it (a deadlock, or an
+    # abort at exit); the header is read by the csv module for the same reason (no reader closed early).
     read = pacsv.ReadOptions(use_threads=False, block_size=1 << 20, encoding="latin-1")
     try:
-        with pacsv.open_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler),
-                            read_options=read) as reader:
-            first = reader.schema.names[:1]
+        with open(path, encoding="latin-1", newline="") as f:
+            first = next(csv.reader(f, delimiter=delimiter), [])[:1]
+        if not first:
+            return None
         with pacsv.open_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler),
                             read_options=read,
                             convert_options=pacsv.ConvertOptions(include_columns=first,
                                                                  column_types={c: pa.string() for c in first})) as reader:
             for _ in reader:
-                if found:
-                    break
-    except (pa.ArrowInvalid, OSError, UnicodeDecodeError):
+                pass
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError, csv.Error):
         pass  # not readable as CSV at all: the caller's own message
     return found[0] if found else None
