@@ -17,8 +17,6 @@
 from __future__ import annotations
 
 import sqlite3
-import tempfile
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -26,31 +24,9 @@ import pytest
 
 import veracity as vc
 
+from ..sql.conftest import pg_conn, pg_uri  # noqa: F401 - the live PostgreSQL's fixtures
+
 duckdb = pytest.importorskip("duckdb")
-
-
-@pytest.fixture(scope="module")
-def pg_conn():
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            import pgserver
-            import psycopg
-    except ImportError as exc:
-        pytest.skip(f"PostgreSQL tests need pgserver and psycopg: {exc}")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            server = pgserver.get_server(tempfile.mkdtemp(prefix="veracity-pg-"), cleanup_mode="delete")
-            uri = server.get_uri()
-    except Exception as exc:  # noqa: BLE001 - any failure to start is a skip with its reason
-        pytest.skip(f"the pgserver PostgreSQL could not start here: {type(exc).__name__}: {exc}")
-    conn = psycopg.connect(uri, autocommit=True)
-    yield conn
-    conn.close()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        server.cleanup()
 
 
 def _binary_data(n=400, seed=0):
