@@ -447,9 +447,10 @@ def _check_enough_resamples(n_resamples: int, level: float) -> None:
     the smallest and largest resampled change (a :math:`1 - 2/(B+1)` interval, whatever the level: 5
     resamples at 0.95 gave [-0.122, -0.051] where 200 give [-0.133, -0.048]), and its verdict would read
     that: refused, naming the fewest B that places the ends (as :func:`veracity.compare_models` notes)."""
-    alpha = round(1.0 - level, 12)
-    if n_resamples and round((n_resamples + 1) * alpha / 2.0, 9) <= 1.0:
-        need = int(np.floor(round(2.0 / alpha, 9)))
+    from ..core._intervals import fewest_resamples
+
+    need = fewest_resamples(n_resamples, level)
+    if need is not None:
         raise VeracityError(
             f"n_resamples={n_resamples} is too few for a {level * 100:g}% interval of the ECE change: its ends "
             f"would be the smallest and largest resampled change; pass n_resamples of at least {need} "

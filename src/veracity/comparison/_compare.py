@@ -40,6 +40,7 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._binning import check_bins
+from ..core._intervals import fewest_resamples
 from ..core._parallel import submit
 from ..core._text import fmt, render_table
 from ..core._validation import VeracityError
@@ -385,10 +386,10 @@ def _few_resamples(n_resamples: int, level: float) -> tuple[str, ...]:
     r"""A note when B resamples cannot place the interval's ends: :math:`(B+1)(1-\text{level})/2 \le 1`
     makes them the smallest and largest resample (a :math:`1 - 2/(B+1)` interval, whatever the level),
     and no p-value can fall below the level (:func:`._resample.percentile`)."""
-    alpha = round(1.0 - level, 12)
-    if not (0 < n_resamples and round((n_resamples + 1) * alpha / 2.0, 9) <= 1.0):
+    need = fewest_resamples(n_resamples, level)
+    if need is None:
         return ()
-    need = int(np.floor(round(2.0 / alpha, 9)))  # the fewest B with (B + 1) alpha / 2 > 1
+    alpha = round(1.0 - level, 12)
     return (f"{n_resamples} resample{'s are' if n_resamples > 1 else ' is'} too few for {level * 100:g}% bootstrap "
             f"intervals: their ends are the smallest and largest resampled value (a "
             f"{100 * (1 - 2 / (n_resamples + 1)):.1f}% interval) and no p-value can fall below "

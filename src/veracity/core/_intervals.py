@@ -92,3 +92,15 @@ def binomial_interval(
     low = np.where(empty, np.nan, low)
     high = np.where(empty, np.nan, high)
     return low, high
+
+
+def fewest_resamples(n_resamples: int, level: float) -> int | None:
+    r"""The fewest bootstrap resamples that place a percentile interval's ends at ``level``, when
+    ``n_resamples`` (> 0) is fewer, else None. With :math:`(B+1)(1-\text{level})/2 \le 1` the ends are
+    the smallest and largest resample (a :math:`1 - 2/(B+1)` interval, whatever the level) and no
+    p-value can fall below :math:`1 - \text{level}`; the fewest :math:`B` past that is
+    :math:`\lfloor 2 / (1 - \text{level}) \rfloor` (40 at 0.95, 200 at 0.99)."""
+    alpha = round(1.0 - level, 12)
+    if not (0 < n_resamples and round((n_resamples + 1) * alpha / 2.0, 9) <= 1.0):
+        return None
+    return int(np.floor(round(2.0 / alpha, 9)))
