@@ -16,6 +16,12 @@ seeded; every metric of a chunk of resamples is computed from its count matrix:
   (the mean of the readings at "strictly below" and "at or below"). Unweighted,
   these are integer sums, exact.
 
+**Order.** The rows are put in a canonical order first (by score, label, weight:
+:func:`~veracity.honest._common.canonical_rows`) and the count of resample r for the
+k-th row of that order is drawn from the stream, so the intervals are bit-identical
+for any permutation of the rows (rows equal on every key are interchangeable: a
+resample of them is the same multiset whichever gets which count).
+
 It is the exact (multinomial) bootstrap; nothing is approximated. Bins are those
 of the full sample (ECE and MCE intervals are conditional on the binning).
 Memory stays bounded: chunks hold at most ~4·10⁶ counts (1e6 rows → 4 resamples
@@ -51,7 +57,8 @@ from ..core._ece_bias import BIAS_SHARE, bin_sigmas, expected_max_abs, plugin_ec
 from ..core._metrics import auc_of
 from ..core._text import count_noun, fmt, render_table
 from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
-from ._common import check_count, check_level, check_min_count, check_seed, check_threshold, weighted_rows
+from ._common import (canonical_rows, check_count, check_level, check_min_count, check_seed, check_threshold,
+                      weighted_rows)
 from ..core._display import Display, html_note, html_page, html_table
 from ..core._compat import renamed, renamed_attribute
 from ..core._parallel import advance
@@ -155,15 +162,14 @@ class BootstrapIntervals(Display):
 class _Layout:
     def __init__(self, data: Binary, edges: np.ndarray, strategy: str, threshold: float,
                  min_count: float = 0) -> None:
-        s = data.logit if data.logit is not None else data.p
-        # by score; negatives first inside a tie; then by weight, so that the same rows in another
-        # order get the same resamples (rows equal in all three are interchangeable)
-        order = np.lexsort((data.y, s) if data.w is None else (data.w, data.y, s))
+        # by score; negatives first inside a tie; then by weight (and top-label log-loss), so that
+        # the same rows in another order get the same resamples (rows equal in all are interchangeable)
+        data = canonical_rows(data)
         self.n = data.n
-        p, y = data.p[order], data.y[order]
-        w = np.ones(self.n) if data.w is None else data.w[order]
-        s = s[order]
-        nll = binary_nll_terms(data)[order]
+        p, y = data.p, data.y
+        w = np.ones(self.n) if data.w is None else data.w
+        s = data.logit if data.logit is not None else data.p
+        nll = binary_nll_terms(data)
         if data.top_label:
             correct = y
         elif data.logit is not None and 0.0 < threshold < 1.0:
@@ -473,7 +479,9 @@ def bootstrap_of(
     seed = check_seed(seed)
     threshold = check_threshold(threshold)  # NaN or 2 would read every row as "predicts 0"
     min_count = check_min_count(min_count)
-    data = weighted_rows(data)  # rows of weight 0 are never resampled
+    # rows of weight 0 are never resampled; the rest in an order that depends only on the rows, so
+    # the edges, the resamples and every sum are the same for the rows in any order
+    data = canonical_rows(weighted_rows(data))
     if edges is None:
         edges = make_edges(data.p, bins, strategy, data.w)
     layout = _Layout(data, edges, strategy, threshold, min_count)
@@ -482,7 +490,7 @@ def bootstrap_of(
     full = layout.stats(ones)
     estimates = {k: float(v[0]) for k, v in full.items()}
     if "auc" in metrics and np.isfinite(estimates["auc"]):
-        estimates["auc"] = auc_of(data)  # the exact rank statistic, bit for bit
+        estimates["auc"] = auc_of(data)  # exact rank statistic of the canonical rows
     n = data.n
     b = max(1, min(n_resamples, _CHUNK_COUNTS // max(n, 1)))
     chunks = [(a, min(n_resamples, a + b)) for a in range(0, n_resamples, b)]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..core._metrics import check_threshold  # noqa: F401 (re-exported: the one check of threshold=)
 from ..core._validation import (  # noqa: F401 (re-exported: defined in the core)
     Binary, VeracityError, check_count, check_min_count, is_real,
@@ -25,3 +27,63 @@ def weighted_rows(data: Binary) -> Binary:
     from ..core._stats import subset
 
     return subset(data, data.w > 0)
+
+
+
+def _row_keys(data: Binary) -> list[np.ndarray]:
+    """The sort keys of :func:`canonical_rows`, primary first."""
+    keys = [data.p] if data.logit is None else [data.logit, data.p]
+    keys.append(data.y)
+    if data.w is not None:
+        keys.append(data.w)
+    if data.nll_terms is not None:
+        keys.append(data.nll_terms)  # top-label rows of equal confidence may differ in log-loss
+    return keys
+
+
+def _in_order(keys: list[np.ndarray]) -> bool:
+    """Whether the rows are already sorted by ``keys`` (primary first): one vectorised pass."""
+    ok = np.ones(max(keys[0].size - 1, 0), dtype=bool)
+    for k in reversed(keys):  # fold from the least significant key up
+        a, b = k[:-1], k[1:]
+        ok = (a < b) | ((a == b) & ok)
+    return bool(ok.all())
+
+
+def canonical_order(keys: list[np.ndarray]) -> np.ndarray:
+    """Row order sorting by ``keys`` lexicographically (primary first): a stable argsort by the
+    primary key, then one ``np.lexsort`` of the rows that tie on it (none for distinct scores)."""
+    order = np.argsort(keys[0], kind="stable")
+    if len(keys) == 1:
+        return order
+    first = keys[0][order]
+    tie = first[1:] == first[:-1]
+    if not tie.any():
+        return order
+    member = np.zeros(order.size, dtype=bool)
+    member[1:] |= tie
+    member[:-1] |= tie
+    at = np.flatnonzero(member)  # sorted positions of tied rows: whole tie groups, ascending
+    rows = order[at]
+    order[at] = rows[np.lexsort([k[rows] for k in reversed(keys)])]
+    return order
+
+
+def canonical_rows(data: Binary) -> Binary:
+    """``data`` in an order that depends only on its multiset of rows, so that every seeded
+    resample or redraw of it is the same, bit for bit, whatever order the rows came in (a
+    shuffled copy, a file read back by another engine, an ``ORDER BY`` changed).
+
+    Rows sorted lexicographically by the ranking score (the logit when there is one, else
+    ``p``), ``p``, the label, the weight and the top-label log-loss: rows equal in all of
+    these are equal in every field, so their relative order cannot change a number. Sorted by
+    score, the rows' bins (monotone in the score) are contiguous and ascending, the layout
+    the bootstrap and the noise floor read. Rows already in that order come back as they are
+    (one vectorised check), so a second call costs no sort.
+    """
+    keys = _row_keys(data)
+    if _in_order(keys):
+        return data
+    from ..core._stats import subset
+
+    return subset(data, canonical_order(keys))

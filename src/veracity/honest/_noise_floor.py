@@ -17,8 +17,15 @@ redraw, compared with :math:`p_i`), so a bin's positive count follows the exact
 Poisson-binomial law. Drawing one Binomial(:math:`n_b`, :math:`\bar p_b`) per bin
 would be exact only when every score in the bin is equal; otherwise it overstates
 the variance (:math:`\sum p_i(1-p_i) \le n_b\bar p_b(1-\bar p_b)`) and so the floor.
-The work is vectorised: rows are sorted by bin once and processed in chunks of
-rows × all redraws, with per-bin sums by ``np.add.reduceat``.
+The work is vectorised: rows are processed in chunks of rows × all redraws, with
+per-bin sums by ``np.add.reduceat``.
+
+**Order.** The rows are first put in a canonical order that depends only on their
+multiset (:func:`~veracity.honest._common.canonical_rows`: sorted by score, label,
+weight), which also makes the bins contiguous; uniform :math:`u_{r,k}` goes to the
+k-th row of that order. Rows equal on every key are equal in every field, so the
+redraws, every sum and the p-value are bit-identical for any permutation of the rows:
+a shuffled copy, the same table read back by another engine, an ``ORDER BY`` changed.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import numpy as np
 from ..core._binning import bin_index, make_edges
 from ..core._text import count_noun, fmt, render_table
 from ..core._validation import Binary, VeracityError, prepare_binary
-from ._common import check_count, check_seed, weighted_rows
+from ._common import canonical_rows, check_count, check_seed, weighted_rows
 from ..core._compat import renamed, renamed_attribute
 from ..core._display import Display, html_note, html_page, html_table
 from ..core._parallel import advance
@@ -144,11 +151,17 @@ def redraw_bin_sums(
     n_redraws: int,
     rng: np.random.Generator,
 ) -> np.ndarray:
-    """(R, n_bins) sums Σ w·y* per bin for R redraws y*_i ~ Bernoulli(p_i)."""
-    order = np.argsort(idx, kind="stable")
-    ps = p[order]
-    ws = None if w is None else w[order]
-    bs = idx[order]
+    """(R, n_bins) sums Σ w·y* per bin for R redraws y*_i ~ Bernoulli(p_i).
+
+    Uniform ``r, k`` goes to the k-th row in the given order (bins made contiguous by a
+    stable sort when they are not already): pass :func:`canonical_rows` for sums that do
+    not depend on the order of the rows.
+    """
+    if np.any(idx[1:] < idx[:-1]):
+        order = np.argsort(idx, kind="stable")
+        ps, ws, bs = p[order], None if w is None else w[order], idx[order]
+    else:  # canonical rows: sorted by score, so by bin
+        ps, ws, bs = p, w, idx
     out = np.zeros((n_redraws, n_bins))
     n = ps.size
     step = max(1, _CHUNK_ELEMENTS // n_redraws)
@@ -179,7 +192,8 @@ def noise_floor_of(
         raise VeracityError(f"norm must be 'l1', 'l2' or 'max', got {norm!r}", param="norm")
     n_redraws = check_count(n_redraws, "n_resamples")
     seed = check_seed(seed)
-    data = weighted_rows(data)  # rows of weight 0 draw no labels
+    # rows of weight 0 draw no labels; the rest in an order that depends only on the rows
+    data = canonical_rows(weighted_rows(data))
     if edges is None:
         edges = make_edges(data.p, bins, strategy, data.w)
     m = edges.size - 1
