@@ -10,6 +10,15 @@ its score <= q̂ (per class with --mondrian). A single --score column is read as
 the probability of class 1 of a binary problem (--pos-label names the label value of
 class 1 when the labels are not 0/1, e.g. --pos-label yes). Rows of probabilities must sum to 1.
 --sample-weight weighs the rows (q̂ by the weighted rule; coverage and set sizes weighted).
+Alone it counts each measured row at the mean calib weight (an approximation under covariate
+shift). Covariate shift, exactly (Tibshirani et al. 2019): --sample-weight holds the calib rows'
+likelihood ratios w(x) = dP_test/dP_calib and --test-weight COL each measured row's own w(x)
+(usually the same column), which gives every row its own q̂:
+
+    veracity conformal data.csv --score p0,p1 --label y --sample-weight w --test-weight w
+
+With --test-weight the measured rows are read as draws of the shifted distribution: --sample-weight
+then weighs the calib (fit) rows only, and coverage and set sizes count every measured row once.
 """
 
 from __future__ import annotations
@@ -43,6 +52,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="random_state for --randomized (default: 0)")
     parser.add_argument("--seed", dest="seed", type=int, default=None, help=argparse.SUPPRESS)  # old name, hidden
     parser.add_argument("--mondrian", action="store_true", help="one q̂ per class (class-conditional coverage)")
+    parser.add_argument("--test-weight", dest="test_weight", default=None, metavar="COL",
+                        help="column of each measured row's own likelihood ratio w(x) = dP_test/dP_calib: its own "
+                             "q̂ by the exact covariate-shift rule (Tibshirani et al. 2019); needs --sample-weight "
+                             "(the calib rows' w(x), usually the same column), which then weighs the calib rows "
+                             "only: coverage counts every measured row once")
     add_pos_label_argument(parser)
     add_role_arguments(parser)
     add_json_argument(parser)
@@ -60,10 +74,12 @@ def run(args: argparse.Namespace) -> int:
         refuse_unused({"--random-state": args.seed is not None},
                       "without --randomized (only randomised APS/RAPS sets draw random numbers); "
                       "add --randomized with --method aps or raps, or drop {it}")
+    _check_test_weight_flag(args)
     lam = 0.01 if args.lam is None else args.lam
     k_reg = 1 if args.k_reg is None else args.k_reg
     table, path = load(args)
     scores, labels, weights = inputs(table, args, path)
+    t = None if args.test_weight is None else _test_weights(table, args.test_weight, path)
     labels = apply_pos_label(labels, args.pos_label, scores=scores)  # binary: class 1 = --pos-label
     role_col, masks = role_masks(table, args, path)
     fit_name = args.fit_role if role_col else "all"
@@ -78,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
                              random_state=or_default(args.seed, 0), score_type=args.score_type, lam=lam, k_reg=k_reg)
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
     cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
-    reports = {role: cp.coverage(P[m], y[m], sample_weight=None if w is None else w[m]) for role, m in masks.items()}
+    # with --test-weight the measured rows are draws of the shifted distribution: each counted once
+    reports = {role: cp.coverage(P[m], y[m], sample_weight=None if w is None or t is not None else w[m],
+                                 test_weight=None if t is None else t[m]) for role, m in masks.items()}
     law = conformal_coverage_law(cp.n_calib_, args.alpha)
     # the Beta law is that of one q̂ from n equally weighted rows; Mondrian has one per class, of n_c rows
     laws = [conformal_coverage_law(int(n_c), args.alpha) for n_c in cp.class_n_] if args.mondrian else []
@@ -88,12 +106,19 @@ def run(args: argparse.Namespace) -> int:
             f"{lw.interval(0.9)[0]:.3f}-{lw.interval(0.9)[1]:.3f} (n={lw.n})" for c, lw in enumerate(laws))
     else:
         theory = f"theory: {law}"
-    if w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max()):
+    if t is not None or (w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max())):
         theory += " [for equally weighted rows; the weighted q̂ follows no such law]"
     where = (f"fit on {role_col} == {args.fit_role!r} ({cp.n_calib_} rows), measured on {args.eval_role!r}"
              if role_col else "no role column: fit and measured on the same rows (optimistic)")
     qline = (f"per-class q̂ {', '.join(f'{q:.4f}' for q in cp.class_qhat_)}" if args.mondrian
              else f"q̂ = {cp.qhat_:.6g}")
+    if t is not None:
+        qline += (f" at the mean calib weight; every measured row uses its own q̂ from its --test-weight "
+                  f"{args.test_weight!r} (exact covariate-shift rule; the qhat column: each class's median) and "
+                  "counts once (--sample-weight weighs the calib rows only)")
+    elif w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max()):
+        qline += (" (weighted: each measured row counted at the mean calib weight; --test-weight COL gives "
+                  "each row its own likelihood ratio, the exact covariate-shift rule)")
     parts = [
         f"split conformal ({args.method}{', randomised' if args.randomized else ''}"
         f"{', Mondrian' if args.mondrian else ''}), alpha = {args.alpha:g}: {qline}",
@@ -104,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         parts.append(f"\n[{role}]\n{rep}")
     payload = {
         "file": path, "score": args.score, "label": args.label, "conformal": cp.to_dict(),
+        **({"test_weight": args.test_weight} if t is not None else {}),
         "role_col": role_col, "fit_role": fit_name, "eval_role": args.eval_role if role_col else "all",
         "coverage_law": law.to_dict(),
         **({"class_coverage_laws": [lw.to_dict() for lw in laws]} if laws else {}),
@@ -111,3 +137,32 @@ def run(args: argparse.Namespace) -> int:
     }
     emit(args, "\n".join(p for p in parts if p), payload, note_text=shown_path(args, path))
     return 0
+
+
+def _check_test_weight_flag(args: argparse.Namespace) -> None:
+    """--test-weight: a column name, with --sample-weight (the calib rows' w(x)), neither score nor label."""
+    name = args.test_weight
+    if name is None:
+        return
+    if name == "":
+        raise VeracityError("--test-weight needs a column name, got an empty one")
+    if not args.weight:
+        raise VeracityError("--test-weight (each row's likelihood ratio w(x)) needs --sample-weight, the "
+                            "calib rows' w(x) in the same units; pass --sample-weight COL too (usually the "
+                            "same column)")
+    flag = "--label" if name == args.label else (
+        "--score" if name in (c.strip() for c in str(args.score).split(",")) else None)
+    if flag:
+        raise VeracityError(f"--test-weight names the {flag} column {name!r}; name the column of the "
+                            "likelihood ratios w(x)")
+
+
+def _test_weights(table: object, name: str, path: str) -> np.ndarray:
+    """The --test-weight column as numbers (missing or infinite values refused, named by the flag)."""
+    from ..sources import _api as source
+
+    values = source.column(table, name, path=path, role="test_weight")
+    if values.dtype.kind not in "biuf":
+        raise VeracityError(f"--test-weight column {name!r} must hold numbers, found {values.dtype} values "
+                            f"such as {str(values[0])[:40]!r}; convert it to numbers")
+    return np.asarray(values, dtype=np.float64)

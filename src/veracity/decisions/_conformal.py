@@ -4,12 +4,21 @@ Seed 003 (Angelopoulos & Bates 2021, §1, §3.2): on *n* calib points compute a
 nonconformity score, take :math:`\hat q` = the :math:`\lceil (n+1)(1-\alpha) \rceil`-th
 smallest, and predict every class whose score is :math:`\le \hat q`. On fresh
 exchangeable data the true class is in the set with probability :math:`\ge 1-\alpha`.
+
+Under covariate shift (Tibshirani, Barber, Candès & Ramdas 2019, "Conformal prediction under
+covariate shift", Cor. 1) the calib rows carry the likelihood ratios :math:`w_i = w(x_i)`,
+:math:`w(x) = dP_{test}/dP_{calib}(x)` (``sample_weight=``) and a test row at *x* its own
+:math:`w(x)` (``test_weight=``): its threshold is the :math:`(1-\alpha)` quantile of
+:math:`\sum_i p_i(x)\,\delta_{s_i} + p_\infty(x)\,\delta_{+\infty}`,
+:math:`p_i(x) = w_i / (\sum_j w_j + w(x))`, :math:`p_\infty(x) = w(x) / (\sum_j w_j + w(x))`,
+one threshold per test row.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -89,17 +98,44 @@ def min_calibration_size(alpha: float) -> int:
     return min_positives(1.0 - check_alpha(alpha))
 
 
-def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None) -> float:
+@overload
+def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None, *,
+                       test_weight: None = None) -> float: ...
+
+
+@overload
+def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None, *,
+                       test_weight: Any) -> np.ndarray: ...
+
+
+def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None, *,
+                       test_weight: Any = None) -> float | np.ndarray:
     r""":math:`\hat q` = the :math:`k`-th smallest of the *n* scores, :math:`k = \lceil (n+1)(1-\alpha) \rceil`.
 
-    With ``sample_weight`` (weights of the calib rows; a row of weight 0 is a dropped row):
-    the smallest score at which the cumulative weight in ascending order reaches
-    :math:`(1-\alpha)(W + \bar w)`, *W* the total weight and :math:`\bar w` its mean (the
-    weight of the "+1" test point) — the rule above for equal weights, like
-    :func:`~veracity.recall_threshold`'s weighted rule.
+    With ``sample_weight`` (weights of the calib rows; a row of weight 0 is a dropped row) and
+    no ``test_weight``: the smallest score at which the cumulative weight in ascending order
+    reaches :math:`(1-\alpha)(W + \bar w)`, *W* the total weight and :math:`\bar w` its mean.
+    The "+1" test point is counted with the **mean** calib weight :math:`\bar w`, not its own:
+    an approximation of the covariate-shift rule below (exact for weights that do not depend
+    on the features; with weights :math:`w(x)` it can undercover on small calib sets). Equal
+    weights give the unweighted rule exactly, like :func:`~veracity.recall_threshold`'s
+    weighted rule.
+
+    With ``test_weight`` (the test rows' own likelihood ratios :math:`w(x)`, in the units of
+    ``sample_weight``, which it requires; a number or a 1-D array) the exact rule of
+    Tibshirani et al. (2019, Cor. 1): for each test weight *t*,
+
+    .. math:: \hat q(t) = \min\{s_{(j)} : \textstyle\sum_{i \le j} w_{(i)} \ge (1-\alpha)(W + t)\},
+
+    scores in ascending order, :math:`+\infty` when no score reaches it (the mass
+    :math:`t / (W + t)` at :math:`+\infty` is more than α: that row's set holds every class).
+    Returns an array of the shape of ``test_weight``; ``test_weight`` equal to :math:`\bar w`
+    gives the value above.
 
     >>> conformal_quantile(np.arange(1, 101) / 100, 0.1)   # k = ceil(101 * 0.9) = 91
     0.91
+    >>> conformal_quantile(np.arange(1, 11), 0.2, np.ones(10), test_weight=[0, 1, 3])
+    array([ 8.,  9., inf])
     """
     a = check_alpha(alpha)
     s = as_float_array(scores, "scores")
@@ -110,6 +146,15 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None) -> 
             f"scores must be 1-D (one nonconformity score per calib row), got shape {s.shape}; for (N, K) "
             "class probabilities use ConformalClassifier, or pass the score of each row's true class",
             param="scores")
+    if test_weight is not None:
+        if sample_weight is None:
+            raise _test_weight_needs_calib_weights()
+        check_same_index(scores=scores, sample_weight=sample_weight)
+        cw, shift = _calib_weights(sample_weight, s.shape[0])
+        t = _check_test_weight(test_weight, None, shift)
+        keep = cw > 0
+        cal = _sorted_calib(s[keep], cw[keep])
+        return _exact_quantiles(cal, t.reshape(-1), a).reshape(t.shape)
     if sample_weight is not None:
         check_same_index(scores=scores, sample_weight=sample_weight)
         w = check_weights(sample_weight, s.shape[0])
@@ -126,6 +171,7 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None) -> 
 
 
 def _weighted_quantile(s: np.ndarray, w: np.ndarray, a: float) -> float:
+    """The mean-weight rule of :func:`conformal_quantile` (the test point counted with w̄)."""
     s, w = s[w > 0], w[w > 0]
     n = s.shape[0]
     order = np.argsort(s, kind="stable")
@@ -139,6 +185,64 @@ def _weighted_quantile(s: np.ndarray, w: np.ndarray, a: float) -> float:
             f"{min_calibration_size(a)} equally weighted calib rows, got n = {n} (weight {total:.4g}). "
             "Use more calib rows or a larger alpha")
     return float(s[order][j])
+
+
+def _test_weight_needs_calib_weights() -> VeracityError:
+    return VeracityError(
+        "test_weight= (each test row's likelihood ratio w(x) = dP_test/dP_calib) needs the calib rows' "
+        "weights w(x_i) in the same units: pass sample_weight= to fit (or to conformal_quantile) too",
+        param="test_weight")
+
+
+def _calib_weights(sample_weight: Any, n: int) -> tuple[np.ndarray, int]:
+    """:func:`check_weights` (rescaled by an exact power of two when extreme) and the exponent of
+    that power, ``shift`` (weights divided by 2**shift), so that test weights get the same units."""
+    raw = check_weights(sample_weight, n, rescale=False)
+    w = check_weights(raw, n)
+    assert raw is not None and w is not None
+    i = int(np.argmax(raw))  # the largest weight: never subnormal after the rescaling
+    return w, math.frexp(float(raw[i]))[1] - math.frexp(float(w[i]))[1]
+
+
+def _check_test_weight(test_weight: Any, n: int | None, shift: int) -> np.ndarray:
+    """Finite, non-negative test weights (one per row when ``n`` is given; else a number or a 1-D
+    array), in the units of calib weights divided by 2**``shift``."""
+    t = as_float_array(test_weight, "test_weight")
+    if t.ndim > 1 or (n is not None and t.ndim != 1):
+        raise VeracityError("test_weight must be 1-D (one likelihood ratio per test row), got shape "
+                            f"{t.shape}", param="test_weight")
+    if n is not None and t.shape[0] != n:
+        raise VeracityError(f"test_weight has {t.shape[0]} rows but probs have {n}; pass one weight (its "
+                            "likelihood ratio w(x)) per test row", param="test_weight")
+    if (t < 0).any():
+        raise VeracityError(f"test_weight must be non-negative; {int((t < 0).sum())} of {t.size} are "
+                            f"negative (min={float(t.min()):.3g})", param="test_weight")
+    if shift:
+        with np.errstate(over="ignore", under="ignore"):  # a ratio past the float range reads as +inf / 0
+            t = np.ldexp(t, -shift)
+    return t
+
+
+#: calib scores in ascending order and their cumulative weights (the exact weighted rule)
+_Sorted = tuple[np.ndarray, np.ndarray]
+
+
+def _sorted_calib(s: np.ndarray, w: np.ndarray) -> _Sorted:
+    order = np.argsort(s, kind="stable")
+    return s[order], np.cumsum(w[order])
+
+
+def _exact_quantiles(cal: _Sorted, t: np.ndarray, a: float) -> np.ndarray:
+    r"""Per-row :math:`\hat q(t)` of Tibshirani et al. (2019, Cor. 1): the first ascending score whose
+    cumulative weight reaches :math:`(1-\alpha)(W + t)` (the tolerance of the unweighted rule's
+    ceiling, relative to *W*), :math:`+\infty` past the last; one ``searchsorted`` for all rows."""
+    s_sorted, cum = cal
+    n = s_sorted.shape[0]
+    total = float(cum[-1])
+    with np.errstate(over="ignore"):
+        need = (1.0 - a) * (total + t) - CEIL_EPS * total
+    j = np.searchsorted(cum, need, side="left")
+    return np.append(s_sorted, np.inf)[np.minimum(j, n)]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -216,7 +320,8 @@ class CoverageReport(Display):
 
     ``marginal`` = share of rows whose true class is in its set; ``per_class[c]``
     the same among rows of class *c* (NaN for absent classes); ``mean_set_size``;
-    ``empty_rate`` = share of empty sets; ``size_counts[s]`` = rows with set size *s*.
+    ``empty_rate`` = share of empty sets; ``size_counts[s]`` = rows with set size *s*;
+    ``qhat[c]`` the threshold of class *c* (with ``test_weight``, one per row: their median).
     """
 
     alpha: float
@@ -313,6 +418,17 @@ class ConformalClassifier:
     actually used (all equal to ``qhat_`` unless ``mondrian``); ``class_n_`` the calib rows of
     each class (of positive weight), the *n* of each class's coverage law under ``mondrian``.
 
+    Covariate shift (Tibshirani, Barber, Candès & Ramdas 2019): ``fit(..., sample_weight=w)``
+    with the calib rows' likelihood ratios :math:`w(x_i) = dP_{test}/dP_{calib}(x_i)`, then
+    ``predict_sets(probs, test_weight=t)`` / ``coverage(..., test_weight=t)`` with each test
+    row's own :math:`w(x)`: row *i*'s threshold is
+    :math:`\hat q(t_i) = \min\{s_{(j)} : \sum_{l \le j} w_{(l)} \ge (1-\alpha)(W + t_i)\}`
+    over the calib scores in ascending order (of class *c* only, under ``mondrian``), or
+    :math:`+\infty` (every class in the set) when none reaches it; see
+    :func:`conformal_quantile`. Without ``test_weight`` every row uses ``class_qhat_``, the
+    rule with the test row counted at the mean calib weight :math:`\bar w` (an approximation
+    under feature-dependent weights).
+
     >>> P = np.array([[.7, .2, .1], [.1, .8, .1], [.3, .3, .4], [.5, .4, .1]] * 5)
     >>> cp = ConformalClassifier(alpha=0.2).fit(P, [0, 1, 2, 1] * 5)
     >>> round(cp.qhat_, 4), cp.predict_sets([[.55, .4, .05]]).tolist()
@@ -381,7 +497,9 @@ class ConformalClassifier:
         ``pos_label`` (1-D binary probs only) names the label value of class 1, e.g. ``"yes"``;
         :meth:`coverage` then reads labels the same way. ``sample_weight`` weighs the calib
         rows (see :func:`conformal_quantile`; rows of weight 0 are dropped rows; equal
-        weights give the unweighted :math:`\\hat q` exactly).
+        weights give the unweighted :math:`\\hat q` exactly). ``qhat_`` / ``class_qhat_`` count
+        the test row at the mean calib weight; the weights are kept so that
+        :meth:`predict_sets` and :meth:`coverage` can take ``test_weight=`` (the exact rule).
         """
         self._check_options()
         check_same_index(probs=probs, labels=labels, sample_weight=sample_weight)  # never paired by position
@@ -390,7 +508,7 @@ class ConformalClassifier:
         self.pos_label_ = pos_label
         assert y is not None
         n, k_classes = P.shape
-        w = check_weights(sample_weight, n)
+        w, shift = (None, 0) if sample_weight is None else _calib_weights(sample_weight, n)
         self._rng = np.random.default_rng(check_random_state(self.random_state))
         scores = self._class_scores(P)[np.arange(n), y]
         if w is not None and not w.all():  # a row of weight 0 is a dropped row
@@ -419,30 +537,71 @@ class ConformalClassifier:
         self.class_n_ = np.bincount(y, minlength=k_classes)  # calib rows (of positive weight) per class
         self.n_classes_ = int(k_classes)
         self.calib_scores_ = scores
+        # the exact covariate-shift rule (test_weight=): calib scores sorted once, cumulative weights,
+        # one pair per class under Mondrian; the weights' power-of-two rescaling, for the test weights
+        self.calib_weights_ = w
+        self._weight_shift = shift
+        self._fit_alpha = alpha
+        if w is None:
+            self._sorted: list[_Sorted] = []
+        elif self.mondrian:
+            self._sorted = [_sorted_calib(scores[y == c], w[y == c]) for c in range(k_classes)]
+        else:
+            self._sorted = [_sorted_calib(scores, w)]
         return self
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "qhat_"):
             raise VeracityError("this ConformalClassifier is not fitted; call fit(probs, labels) first")
 
-    def predict_sets(self, probs: Any) -> np.ndarray:
-        """Boolean (N, K) matrix: ``sets[i, c]`` is True when class *c* is in row *i*'s set."""
-        self._check_fitted()
-        P, _ = _prob_matrix(probs, None, self.score_type, n_classes=self.n_classes_)
-        return self._sets_of(P)
+    def predict_sets(self, probs: Any, *, test_weight: Any = None) -> np.ndarray:
+        """Boolean (N, K) matrix: ``sets[i, c]`` is True when class *c* is in row *i*'s set.
 
-    def _sets_of(self, P: np.ndarray) -> np.ndarray:
+        ``test_weight`` (one per row, >= 0; needs ``fit(..., sample_weight=)`` in the same units):
+        each row's likelihood ratio :math:`w(x)`, for its own threshold (see the class docstring);
+        without it every row uses ``class_qhat_``."""
+        self._check_fitted()
+        check_same_index(probs=probs, test_weight=test_weight)
+        P, _ = _prob_matrix(probs, None, self.score_type, n_classes=self.n_classes_)
+        return self._sets_of(P, self._test_weights(test_weight, P.shape[0]))
+
+    def _test_weights(self, test_weight: Any, n: int) -> np.ndarray | None:
+        if test_weight is None:
+            return None
+        if getattr(self, "calib_weights_", None) is None:
+            raise _test_weight_needs_calib_weights()
+        return _check_test_weight(test_weight, n, self._weight_shift)
+
+    def row_qhat(self, *, test_weight: Any) -> np.ndarray:
+        """(N, K) thresholds of the exact covariate-shift rule: ``[i, c]`` = :math:`\\hat q(t_i)`
+        for class *c* (the same in every column unless ``mondrian``); ``+inf`` where row *i*'s
+        own weight leaves more than α of the mass at :math:`+\\infty`."""
+        self._check_fitted()
+        if getattr(self, "calib_weights_", None) is None:
+            raise _test_weight_needs_calib_weights()
+        return self._row_qhat(_check_test_weight(test_weight, None, self._weight_shift).reshape(-1))
+
+    def _row_qhat(self, t: np.ndarray) -> np.ndarray:
+        a = self._fit_alpha  # the alpha of class_qhat_, even if self.alpha was changed since fit
+        if not self.mondrian:
+            q = _exact_quantiles(self._sorted[0], t, a)
+            return np.repeat(q[:, None], self.n_classes_, axis=1)
+        return np.column_stack([_exact_quantiles(cal, t, a) for cal in self._sorted])  # a loop over classes
+
+    def _sets_of(self, P: np.ndarray, t: np.ndarray | None = None) -> np.ndarray:
         """The sets of (N, K) *probabilities* ``P`` (already read from ``score_type``: the
-        logits of ``score_type="logit"`` are never read a second time)."""
+        logits of ``score_type="logit"`` are never read a second time); ``t``: the rows' own
+        checked test weights (the exact rule) or None (``class_qhat_``)."""
         if P.shape[1] != self.n_classes_:
             raise VeracityError(
                 f"probs have {P.shape[1]} classes but the calibrator was fit on {self.n_classes_}"
             )
-        sets = self._class_scores(P) <= self.class_qhat_[None, :]
-        self._hint_empty(P, sets)
+        Q = self.class_qhat_[None, :] if t is None else self._row_qhat(t)
+        sets = self._class_scores(P) <= Q
+        self._hint_empty(P, sets, Q, per_row=t is not None)
         return sets
 
-    def _hint_empty(self, P: np.ndarray, sets: np.ndarray) -> None:
+    def _hint_empty(self, P: np.ndarray, sets: np.ndarray, Q: np.ndarray, *, per_row: bool = False) -> None:
         """One-line warning when the deterministic APS/RAPS score leaves confident rows with an
         empty set: the top class alone passes q̂ (its score is its own probability)."""
         if self.score == "lac" or self.randomized:
@@ -451,32 +610,38 @@ class ConformalClassifier:
         if not empty.any():
             return
         top = P.max(axis=1)[empty]
-        sure = int((top > self.class_qhat_[P[empty].argmax(axis=1)]).sum())
+        Q_empty = np.broadcast_to(Q, P.shape)[empty]
+        sure = int((top > Q_empty[np.arange(top.shape[0]), P[empty].argmax(axis=1)]).sum())
         if sure:
             import warnings
 
+            where = "above their rows' own q̂" if per_row else f"above q̂ = {self.qhat_:.6g}"
             warnings.warn(
                 f"{int(empty.sum())} empty prediction sets, {sure} of them for confident rows (top probability "
-                f"{top.min():.6g} or more, above q̂ = {self.qhat_:.6g}): the deterministic {self.score.upper()} "
+                f"{top.min():.6g} or more, {where}): the deterministic {self.score.upper()} "
                 "score leaves out a class whose probability alone passes q̂; use randomized=True"
                 + (", score='raps' or score='lac'" if self.score == "aps" else " or score='lac'"),
                 UserWarning, stacklevel=4)
 
     def coverage(self, probs: Any, labels: Any, *, sample_weight: Any = None,
-                 pos_label: Any = None) -> CoverageReport:
+                 pos_label: Any = None, test_weight: Any = None) -> CoverageReport:
         """Marginal and per-class coverage, set sizes and empty-set rate on labelled rows
         (``pos_label`` defaults to the one given to :meth:`fit`). With ``sample_weight`` the
-        rates and mean sizes are weighted; the counts are of the rows of positive weight."""
+        rates and mean sizes are weighted; the counts are of the rows of positive weight.
+        ``test_weight``: each row's own likelihood ratio, for its own threshold (as in
+        :meth:`predict_sets`); the report's ``qhat`` is then the median of the rows' thresholds
+        of each class."""
         self._check_fitted()
         if pos_label is None:
             pos_label = getattr(self, "pos_label_", None)
-        check_same_index(probs=probs, labels=labels, sample_weight=sample_weight)
+        check_same_index(probs=probs, labels=labels, sample_weight=sample_weight, test_weight=test_weight)
         P, y = _prob_matrix(probs, labels, self.score_type, pos_label, n_classes=self.n_classes_)
         assert y is not None
         w = check_weights(sample_weight, P.shape[0])
+        t = self._test_weights(test_weight, P.shape[0])
         if w is not None and not w.all():  # a row of weight 0 is a dropped row
-            P, y, w = P[w > 0], y[w > 0], w[w > 0]
-        sets = self._sets_of(P)  # P holds probabilities: predict_sets would read logits again
+            P, y, t, w = P[w > 0], y[w > 0], (None if t is None else t[w > 0]), w[w > 0]
+        sets = self._sets_of(P, t)  # P holds probabilities: predict_sets would read logits again
         n, k = sets.shape
         hit = sets[np.arange(n), y]
         size = sets.sum(axis=1)
@@ -489,7 +654,7 @@ class ConformalClassifier:
             alpha=float(self.alpha), n=int(n), marginal=float(np.average(hit, weights=w)), per_class=per_class,
             class_counts=counts, class_set_size=class_size, mean_set_size=float(np.average(size, weights=w)),
             empty_rate=float(np.average(size == 0, weights=w)), size_counts=np.bincount(size, minlength=k + 1),
-            qhat=self.class_qhat_.copy(),
+            qhat=self.class_qhat_.copy() if t is None else np.median(self._row_qhat(t), axis=0),
         )
 
     def to_dict(self) -> dict[str, Any]:
