@@ -7,6 +7,11 @@ a verdict; ``--by`` adds one comparison per slice. Example:
 
     veracity compare scores.csv --score p_old --against p_new --label y --json
 
+Both modes measure the same rows: when the file has a ``role`` column (or ``--role-col`` names one), the
+rows whose role is ``--eval-role`` (default: test), never the calib rows a calibrator was fit on (which
+flatter it); ``--role-col ''`` measures every row. The JSON records ``role_col``, ``eval_role`` ("all"
+for every row) and ``eval_rows``.
+
 Calibrator: ECE, NLL, Brier, accuracy at 0.5 and AUC before and after a saved
 calibrator on evaluation rows it never saw, whether the method can move each,
 regressions printed, and the order-preservation certificates (stable argsort, AUC
@@ -27,9 +32,10 @@ from ..core._validation import VeracityError, check_numeric_column
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
 from ..comparison._compare import SHOWN
-from ._common import (add_input_arguments, add_json_argument, emit, feature_names, inputs, load, or_default,
-                      refuse_unused, shown_path)
-from ._fit import add_pos_label_argument, apply_pos_label, select_role
+from ..core._binning import MAX_BINS
+from ._common import (_show, add_input_arguments, add_json_argument, emit, feature_names, inputs, load,
+                      or_default, refuse_unused, shown_path)
+from ._fit import add_pos_label_argument, apply_pos_label
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,10 +57,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="random_state of the paired bootstrap (default: 0)")
     parser.add_argument("--seed", dest="seed", type=int, default=None, help=argparse.SUPPRESS)  # old name, hidden
     parser.add_argument("--role-col", default=None,
-                        help="column holding each row's split role (with --calibrator, default: 'role' if the "
-                             "file has one)")
+                        help="column holding each row's split role (default: 'role' if the file has one; "
+                             "--role-col '' measures every row, the calib rows a calibrator was fit on too)")
     parser.add_argument("--eval-role", default=None,
-                        help="with --role-col: measure on the rows of this role (default: test)")
+                        help="measure on the rows of this role (default: test)")
     parser.add_argument("--bins", type=int, default=None, help="ECE bins (default: 15)")
     add_pos_label_argument(parser)
     add_json_argument(parser)
@@ -63,11 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.against is not None and args.calibrator is not None:
         raise VeracityError("pass either --calibrator (a calibrator before/after) or --against (two models), not both")
-    eval_role_given = args.eval_role is not None
-    if eval_role_given and not args.role_col and args.against is not None:  # every row is measured
-        raise VeracityError("--eval-role needs --role-col naming the column of each row's role; without it "
-                            "every row is measured")
-    args.eval_role = args.eval_role or "test"
+    args.eval_role_given = args.eval_role is not None  # read by _measured_rows once the file is open
+    args.eval_role = "test" if args.eval_role is None else args.eval_role
     if args.resamples == 0:  # the seed drives the paired bootstrap only
         refuse_unused({"--random-state": args.seed is not None},
                       "with --n-resamples 0, which skips the paired bootstrap it seeds; drop one of them")
@@ -79,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
     args.seed = or_default(args.seed, 0)
     args.resamples = or_default(args.resamples, 200)
     args.bins = or_default(args.bins, 15)
+    if args.bins > MAX_BINS:  # the library's words end "or bins='auto'", which compare's --bins does not take
+        raise VeracityError(f"--bins must be at most {MAX_BINS:,}, got {args.bins:,}; with that many bins "
+                            "each holds too few rows to estimate anything. Pass fewer bins (default: 15)")
     if args.by is not None and args.against is None:
         raise VeracityError("--by slices the comparison of two models (--score A --against B); a calibrator's "
                             "ledger has no slices: drop --by, or see each slice with veracity audit --by")
@@ -93,18 +99,11 @@ def run(args: argparse.Namespace) -> int:
             f"the calibrator was fit on {cal.score_type} scores but --score-type is "
             f"{args.score_type}; pass scores of the kind it was fit on")
     table, path = load(args)
-    if args.role_col is None and "role" in table.column_names:
-        # as fit, threshold, conformal and report take it: the ledger is measured on the test rows, never on
-        # the calib rows `veracity fit` fit the calibrator on (which flatter it)
-        args.role_col = "role"
-    if eval_role_given and not args.role_col:  # without a role column every row is measured
-        raise VeracityError("--eval-role needs --role-col naming the column of each row's role; without it "
-                            "every row is measured")
+    mask = _measured_rows(table, args, path)
     scores, labels, weights = inputs(table, args, path)
     if args.pos_label is None and cal.metadata.get("pos_label") is not None:
         args.pos_label = str(cal.metadata["pos_label"])
     labels = apply_pos_label(labels, args.pos_label)
-    mask = select_role(table, args, path, args.eval_role)
     if mask is not None:
         fit_role = cal.metadata.get("role")
         if fit_role and args.eval_role in str(fit_role).split(","):
@@ -124,10 +123,56 @@ def run(args: argparse.Namespace) -> int:
                   "--eval-role test (rows it never saw), or a file of rows it was not fit on", file=sys.stderr)
     ledger = compare(scores, labels, cal, bins=args.bins, sample_weight=weights, level=args.level,
                      n_resamples=args.resamples, random_state=args.seed)
-    where = f" (role {args.eval_role!r})" if mask is not None else ""
-    emit(args, str(ledger), {"file": shown_path(args, path), "calibrator": args.calibrator, **ledger.to_dict()},
-         note_text=f"{shown_path(args, path)}{where}")
+    emit(args, str(ledger), {"file": shown_path(args, path), "calibrator": args.calibrator,
+                             **_measured(args, table, mask), **ledger.to_dict()},
+         note_text=f"{shown_path(args, path)}{_where(args, mask)}")
     return 0
+
+
+def _measured_rows(table: Any, args: argparse.Namespace, path: str) -> np.ndarray | None:
+    """The rows both modes measure, as a boolean mask (None: every row).
+
+    ``--role-col`` (default: ``role`` when the file has a column of that name, as fit, threshold, conformal
+    and report take it) picks the rows whose role is ``--eval-role`` (default: test): never the calib rows
+    `veracity fit` fit a calibrator on, which flatter it. ``--role-col ''`` measures every row; with it (or
+    without a role column) a given ``--eval-role`` would change nothing, silently, and is refused."""
+    implicit = args.role_col is None and "role" in table.column_names
+    if implicit:
+        args.role_col = "role"
+    if not args.role_col:
+        if args.eval_role_given:
+            why = (f"{_show(path)} has no 'role' column" if args.role_col is None
+                   else "--role-col '' measures every row")
+            raise VeracityError(f"--eval-role needs --role-col naming the column of each row's role, and "
+                                f"{why}; pass --role-col COLUMN, or drop --eval-role (every row is then "
+                                "measured)")
+        return None
+    if args.role_col == args.label:  # every measured row would carry the one label --eval-role names
+        raise VeracityError(f"--label names the role column {args.role_col!r}, whose --eval-role rows all "
+                            "hold one value; name the label column with --label (or pass --role-col '' to "
+                            "measure every row)")
+    roles = source.column(table, args.role_col, path=path).astype(str)
+    mask: np.ndarray = roles == args.eval_role
+    if not mask.any():
+        present = sorted(set(roles.tolist()))
+        more = f", ... ({len(present)} roles)" if len(present) > 10 else ""
+        shown = ", ".join(repr(v) for v in present[:10]) + more
+        read = " (the file's 'role' column is read as each row's split)" if implicit else ""
+        raise VeracityError(f"no rows with {args.role_col} == {args.eval_role!r} in {_show(path)}{read}; "
+                            f"roles present: {shown}. Pass --eval-role ROLE to measure one of those, or "
+                            "--role-col '' to measure every row")
+    return mask
+
+
+def _measured(args: argparse.Namespace, table: Any, mask: np.ndarray | None) -> dict[str, Any]:
+    """The JSON's record of the rows measured: the role column, the role ("all": every row) and how many."""
+    return {"role_col": args.role_col or None, "eval_role": args.eval_role if mask is not None else "all",
+            "eval_rows": int(mask.sum()) if mask is not None else int(table.num_rows)}
+
+
+def _where(args: argparse.Namespace, mask: np.ndarray | None) -> str:
+    """The rows measured, for the note naming the file (stderr; the table says how many)."""
+    return f" (role {args.eval_role!r})" if mask is not None else ""
 
 
 def _fit_rows(cal: Any, scores: Any, labels: Any, weights: Any) -> bool:
@@ -156,6 +201,7 @@ def _run_models(args: argparse.Namespace) -> int:
     if not args.score:
         raise VeracityError("--against compares two models: name model A's score column with --score")
     table, path = load(args)
+    mask = _measured_rows(table, args, path)
     against = feature_names(args.against, columns=table.column_names)  # as --score reads columns
     if not against:
         raise VeracityError("--against needs a score column name")
@@ -175,7 +221,6 @@ def _run_models(args: argparse.Namespace) -> int:
     _, _, weights = inputs(table, _with_score(args, names[0]), path)
     labels = apply_pos_label(labels, args.pos_label, scores=model_scores[names[0]])
     keys = _slice_keys(table, args.by, path) if args.by else None
-    mask = select_role(table, args, path, args.eval_role)
     if mask is not None:
         model_scores = {k: v[mask] for k, v in model_scores.items()}
         labels = labels[mask]
@@ -193,8 +238,8 @@ def _run_models(args: argparse.Namespace) -> int:
                "comparison": rows}
     if args.by:
         payload.pop("group_column", None)
-    where = f" (role {args.eval_role!r})" if mask is not None else ""
-    emit(args, str(result), payload, note_text=f"{shown_path(args, path)}{where}")
+    payload = {"file": payload.pop("file"), **_measured(args, table, mask), **payload}
+    emit(args, str(result), payload, note_text=f"{shown_path(args, path)}{_where(args, mask)}")
     return 0
 
 
