@@ -207,8 +207,12 @@ def run(args: argparse.Namespace) -> int:
                          f"{r.cost_per_1000:.1f}"])
     where = (f"fit on {role_col} == {args.fit_role!r}, measured on {args.eval_role!r}" if role_col
              else "no role column: fit and measured on the same rows (optimistic)")
+    # the headline gives the threshold to deploy: rounded to 6 digits it can land above the calib score
+    # it is (0.356365 for 0.35636454...: that row and its ties are no longer flagged), or print a
+    # threshold just above the top score (nothing flagged) as the top score itself; then every digit
+    shown_t = f"{t:.6g}" if float(f"{t:.6g}") == t else repr(float(t))
     text = (
-        f"threshold {t:.6g} (flag score >= threshold) — {how}\n{where}\n"
+        f"threshold {shown_t} (flag score >= threshold) — {how}\n{where}\n"
         f"{render_table(headers, body, align='lrrrrrrrrrrrr')}\n"
         f"(cost = {cost_fp:g}·FP + {cost_fn:g}·FN)"
     )

@@ -110,3 +110,10 @@ def check_cost(value: Any, name: str) -> float:
     if not math.isfinite(c) or c < 0:
         raise VeracityError(f"{name} must be a finite non-negative cost; got {value!r}", param=name)
     return c
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """A True/False option; anything else is refused (``"no"`` or ``"False"`` would read as True)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise VeracityError(f"{name} must be True or False, got {value!r}", param=name)

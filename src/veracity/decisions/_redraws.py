@@ -11,7 +11,7 @@ import numpy as np
 from ..core._text import render_table
 from ..core._options import ScoreType
 from ..core._validation import VeracityError, check_random_state
-from ._inputs import CEIL_EPS, binary_inputs, check_target
+from ._inputs import CEIL_EPS, binary_inputs, check_flag, check_target
 from ._thresholds import min_positives
 from ..core._display import Display
 from ..core._compat import renamed, renamed_attribute
@@ -191,6 +191,7 @@ def simulate_redraws(
         if w.min() == w.max():
             w = None  # equal weights: only their ratios matter
     target = check_target(target)
+    correction, stratify = check_flag(correction, "correction"), check_flag(stratify, "stratify")
     N = s.shape[0]
     n_test = n_calib if n_test is None else n_test
     for name, v in (("n_calib", n_calib), ("n_test", n_test), ("n_resamples", n_resamples)):

@@ -309,7 +309,7 @@ def selective_threshold(
     if w is not None:
         conf, correct, w = conf[w > 0], correct[w > 0], w[w > 0]  # a row of weight 0 is a dropped row
         if w.min() == w.max():
-            w = None  # equal weights: only their ratios matter
+            w, unit = None, 1.0  # equal weights: only their ratios matter (accepted/errors count rows)
     if candidates is None:
         if reading == "confidence" and score_type == "logit":
             raise VeracityError(
@@ -325,6 +325,10 @@ def selective_threshold(
     err_sorted = (1.0 - correct)[idx]
     pos = np.searchsorted(order, cand, side="left")
     J = cand.shape[0]
+    if d / J < 1e-12:  # each bound's level 1 - delta/J would round to (or near) 1 in floating point
+        raise VeracityError(f"delta={delta!r} is too small: Bonferroni over {J} candidates tests each at "
+                            f"1 - delta/{J}, which floating point cannot tell from 1; pass delta >= {J * 1e-12:.1g} "
+                            "(e.g. 0.1)", param="delta")
     if w is None:
         suffix_err = np.concatenate([np.cumsum(err_sorted[::-1])[::-1], [0.0]])
         accepted = (n - pos).astype(np.float64)

@@ -2,6 +2,7 @@ r"""The operating table: confusion counts, rates and cost at many thresholds at 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -84,8 +85,15 @@ class ThresholdTable(Display):
         return int(self.threshold.shape[0])
 
     def best(self) -> ThresholdRow:
-        """The row with the lowest total cost (the first one on ties)."""
-        return self.rows[int(np.argmin(self.cost))]
+        r"""The row with the lowest total cost (the first one on ties).
+
+        Rows are ranked by :math:`2^{-e}(c_{FP}\,FP + c_{FN}\,FN)` with :math:`2^e` the power of two
+        of the larger cost — the costs' ratio exactly, so costs near 1e308 (whose totals overflow to
+        inf in ``cost``) or subnormal costs (whose totals lose their digits) rank as 1 and 9 would."""
+        e = math.frexp(max(self.cost_fp, self.cost_fn))[1]
+        with np.errstate(over="ignore"):
+            key = math.ldexp(self.cost_fp, -e) * self.fp + math.ldexp(self.cost_fn, -e) * self.fn
+        return self.rows[int(np.argmin(key))]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -288,9 +296,14 @@ def table_from_counts(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_total: fl
         recall = tp / n_pos if n_pos > 0 else np.full_like(tp, np.nan)
         far = fp / n_neg if n_neg > 0 else np.full_like(fp, np.nan)
         precision = np.where(alerts > 0, tp / np.where(alerts > 0, alerts, 1.0), np.nan)
-    cost = c_fp * fp + c_fn * fn
+    with np.errstate(over="ignore"):  # a total beyond 1.8e308 is inf (best() ranks without it)
+        cost = c_fp * fp + c_fn * fn
+        cost_per_1000 = 1000.0 * cost / n_total
+        # 1000·cost may overflow where cost / N does not (costs near 1e308 over many rows)
+        cost_per_1000 = np.where(np.isinf(cost_per_1000) & np.isfinite(cost), cost / n_total * 1000.0,
+                                 cost_per_1000)
     return ThresholdTable(
         threshold=t.copy(), tp=tp, fp=fp, fn=fn, tn=tn, recall=recall, false_alarm_rate=far,
-        precision=precision, alerts=alerts, cost=cost, cost_per_1000=1000.0 * cost / n_total,
+        precision=precision, alerts=alerts, cost=cost, cost_per_1000=cost_per_1000,
         n=n_total, positives=n_pos, cost_fp=c_fp, cost_fn=c_fn, weighted=weighted,
     )

@@ -17,7 +17,8 @@ import numpy as np
 from ..core._compat import positional_options
 from ..core._options import ScoreType
 from ..core._validation import VeracityError, check_same_index, check_weights
-from ._inputs import CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_target, scores_1d, weight_unit
+from ._inputs import (CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_flag, check_target, scores_1d,
+                      weight_unit)
 from ._table import _counts_at_or_above, threshold_table
 from ..core._frameform import rows_form
 
@@ -61,7 +62,7 @@ def min_positives(target: float, correction: bool = True) -> int:
     (19, 9, 1)
     """
     target = check_target(target)
-    if not correction:
+    if not check_flag(correction, "correction"):
         return 1
     n = max(1, ceil_rank(target / (1.0 - target)))
     while n > 1 and ceil_rank((n) * target) <= n - 1:  # pragma: no cover - float guard
@@ -82,7 +83,7 @@ def recall_rank(n: int, target: float, correction: bool = True) -> int:
     (96, 95)
     """
     target = check_target(target)
-    return max(1, ceil_rank((n + 1 if correction else n) * target))
+    return max(1, ceil_rank((n + 1 if check_flag(correction, "correction") else n) * target))
 
 
 @positional_options("target", "correction")
@@ -128,6 +129,7 @@ def recall_threshold(
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
                             pos_label=pos_label, allow_score=True)  # an order statistic: any real score
     target = check_target(target)
+    correction = check_flag(correction, "correction")
     pos = y == 1.0
     n = int(np.count_nonzero(pos))
     if n == 0:
@@ -256,6 +258,9 @@ def budget_threshold(
             raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}", param="top_k")
         budget /= unit
     else:
+        if isinstance(fraction, (bool, np.bool_)):  # True would read as every row
+            raise VeracityError(f"fraction must be a share of the rows in (0, 1], e.g. 0.05; got {fraction!r}",
+                                param="fraction")
         try:
             frac = float(fraction)  # type: ignore[arg-type]
         except (TypeError, ValueError):
@@ -268,11 +273,11 @@ def budget_threshold(
     ok = np.flatnonzero(volume <= budget * (1 + 1e-12))
     if ok.size == 0:
         top = float(candidates[-1])
-        warnings.warn(
-            f"{volume[-1] * unit:g} {'rows' if w is None else 'weight'} tie at the top score {top:.6g}, more "
-            f"than the budget {budget * unit:g}; "
-            "the threshold flags nothing",
-            stacklevel=2,
-        )
+        if w is None and volume[-1] == 1:  # one row at the top: no tie, a budget below one row
+            what = f"the budget {budget:g} is less than one row (the top score {top:.6g})"
+        else:
+            what = (f"{volume[-1] * unit:g} {'rows' if w is None else 'weight'} tie at the top score {top:.6g}, "
+                    f"more than the budget {budget * unit:g}")
+        warnings.warn(f"{what}; the threshold flags nothing", stacklevel=2)
         return float(np.nextafter(top, np.inf))
     return float(candidates[ok[0]])

@@ -29,6 +29,7 @@ are pointwise at ``level`` (one per row of the table).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,6 +187,8 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     (module docstring); the other rows' the normal interval cut at their range. The other options
     are those of :func:`~veracity.ppi_mean`."""
     level = check_level(level)
+    if not isinstance(power_tuning, (bool, np.bool_)):  # "no" would read as True (vc.ppi_mean's check)
+        raise VeracityError(f"power_tuning must be True or False, got {power_tuning!r}", param="power_tuning")
     c_fp, c_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
     t = check_threshold(threshold)  # the one check of threshold=: its message shows the value as given
     edges = _edges(bins)
@@ -194,17 +197,22 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
         sample_weight_unlabelled=sample_weight_unlabelled, audit_sample=audit_sample, pos_label=pos_label,
         sample_check=sample_check)
     a, b = (f >= t).astype(np.float64), (g >= t).astype(np.float64)
+    # the cost row is computed with both costs scaled by one power of two (exact: λ and every interval
+    # scale with it) and scaled back at the end, so that costs near 1e308 (whose squares overflow: NaN)
+    # or subnormal ones (whose squares underflow: an interval [0, 0]) price rows as 1 and 2 would
+    e = math.frexp(max(c_fp, c_fn))[1]
+    k_fp, k_fn = math.ldexp(c_fp, -e), math.ldexp(c_fn, -e)
     targets = {"rate": (y, f, g), "tp": (y * a, f * a, g * b), "fp": ((1 - y) * a, (1 - f) * a, (1 - g) * b),
                "fn": (y * (1 - a), f * (1 - a), g * (1 - b)), "tn": ((1 - y) * (1 - a), (1 - f) * (1 - a),
                                                                    (1 - g) * (1 - b)),
-               "cost": (c_fp * (1 - y) * a + c_fn * y * (1 - a), c_fp * (1 - f) * a + c_fn * f * (1 - a),
-                        c_fp * (1 - g) * b + c_fn * g * (1 - b))}
+               "cost": (k_fp * (1 - y) * a + k_fn * y * (1 - a), k_fp * (1 - f) * a + k_fn * f * (1 - a),
+                        k_fp * (1 - g) * b + k_fn * g * (1 - b))}
     parts = [PpiSums.of(ty, tf, tg, w, u) for ty, tf, tg in targets.values()]
     stacked = PpiSums(**{k: np.array([getattr(s, k) for s in parts]) for k in PpiSums.__dataclass_fields__})
     out = ppi_from_sums(stacked, level=level, power_tuning=bool(power_tuning))
     # CBPE's spread for the cost is not Bernoulli: c(a)^2 f(1 - f) per row under calibration
     z = z_of(level)
-    ca, cb = np.where(a > 0, c_fp, c_fn), np.where(b > 0, c_fp, c_fn)
+    ca, cb = np.where(a > 0, k_fp, k_fn), np.where(b > 0, k_fp, k_fn)
     ww = np.ones_like(f) if w is None else w
     uu = np.ones_like(g) if u is None else u
     tw = ww.sum() + uu.sum()
@@ -213,8 +221,13 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     out["cbpe_high"][-1] = out["cbpe"][-1] + z * cost_sd
     # rates and shares of rows lie in [0, 1], a cost per row in [0, max(c_FP, c_FN)]: a normal interval
     # reaching beyond is cut at the bound, as vc.ppi_mean cuts its rate's
-    top = np.array([1.0] * (len(targets) - 1) + [max(c_fp, c_fn)])
+    top = np.array([1.0] * (len(targets) - 1) + [max(k_fp, k_fn)])
     cut_to_range(out, {"ci": (0.0, top), "classical": (0.0, top), "cbpe": (0.0, top), "rectifier": (-1.0, 1.0)})
+    with np.errstate(over="ignore"):  # back to the caller's cost units (a bound beyond 1.8e308 is inf)
+        for key in ("estimate", "se", "ci_low", "ci_high", "classical", "classical_se", "classical_low",
+                    "classical_high", "cbpe", "cbpe_se", "cbpe_low", "cbpe_high"):
+            out[key] = np.asarray(out[key], dtype=np.float64).copy()
+            out[key][-1] = np.ldexp(out[key][-1], e)
     n, m = int(y.size), int(g.size)
     rows: list[dict[str, Any]] = []
     for i, name in enumerate(targets):
@@ -228,7 +241,9 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
                          "ci_low": float(out["rectifier_low"][0]), "ci_high": float(out["rectifier_high"][0]),
                          "cbpe": 0.0, "cbpe_low": 0.0, "cbpe_high": 0.0,
                          "classical": float(out["rectifier"][0]), "lam": 1.0, "n_labelled": n, "n_unlabelled": m})
-    calibrated = bool(judged_calibrated(rows[1]["ci_low"], rows[1]["ci_high"], out["rectifier_se"][0], n, level))
+    calibrated = bool(judged_calibrated(rows[1]["ci_low"], rows[1]["ci_high"], out["rectifier_se"][0],
+                                        n if w is None else float(w.sum() / w.max()), level,
+                                        label_se=out["classical_se"][0], rectifier=out["rectifier"][0]))
     bs = _bin_sums(y, f, g, w, u, edges)
     bo = ppi_from_sums(bs, level=level, power_tuning=bool(power_tuning))
     cut_to_range(bo, RATE_BOUNDS)

@@ -77,5 +77,11 @@ def design_estimates(y: np.ndarray, f: np.ndarray, g: np.ndarray, pi: np.ndarray
                              ("cbpe", cbpe, cbpe_se)):
         out[f"{name}_low"] = centre - z * sd
         out[f"{name}_high"] = centre + z * sd
+    # the labels drawn at random (propensity < 1), for the calibration judgement when they are all one
+    # class: their spread (0 then) and mean y - f (see judged_calibrated)
+    drawn = pi < 1
+    yd, fd = y[drawn], f[drawn]
+    out["drawn_label_se"] = float(yd.std() / np.sqrt(yd.size)) if yd.size else float("nan")
+    out["drawn_rectifier"] = float((yd - fd).mean()) if yd.size else float("nan")
     # 0-d arrays, as ppi_from_sums gives for one window
     return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}

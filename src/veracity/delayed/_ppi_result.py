@@ -144,7 +144,16 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     their Kish effective size for the few-labels note, ``drawn`` (a designed sample) by the labels
     drawn at random."""
     v = {k: float(np.asarray(x)) for k, x in out.items()}
-    calibrated = bool(judged_calibrated(v["rectifier_low"], v["rectifier_high"], v["rectifier_se"], n, level))
+    # labels all one class: the rectifier's normal interval holds the scores' spread only, so the exact
+    # test judges it; for a designed sample, the test of the labels drawn at random (propensity < 1) when
+    # those are all one class (the certain rows add no sampling variance)
+    if drawn is not None and not v.get("drawn_label_se", 1.0) >= NO_SPREAD:
+        calibrated = bool(judged_calibrated(0.0, 0.0, 0.0, drawn, level, rectifier=v["drawn_rectifier"]))
+    else:
+        calibrated = bool(judged_calibrated(v["rectifier_low"], v["rectifier_high"], v["rectifier_se"],
+                                            n if w is None else float(w.sum() / w.max()), level,
+                                            label_se=v["classical_se"] if drawn is None else None,
+                                            rectifier=v["rectifier"]))
     # the outcome is 0/1: a rate lies in [0, 1] and the rectifier y - f in [-1, 1], so a normal interval
     # reaching beyond is cut at the bound (ppi_from_sums stays the plain normal interval, as it also
     # serves quantities such as costs)
@@ -189,8 +198,12 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
             return {k: float(v) if np.isfinite(v) else None for k, v in zip(("estimate", "ci_low", "ci_high"), vals)}
 
         has = n[i] >= 2 and np.isfinite(cols["estimate"][i])
+        # the exact test's exponent: n unweighted; weighted sums hold no largest weight (W / max w, the
+        # exact exponent), so the Kish size stands in for it (an approximation)
         calibrated = bool(judged_calibrated(cols["rectifier_low"][i], cols["rectifier_high"][i],
-                                            cols["rectifier_se"][i], n[i], level)) if has else None
+                                            cols["rectifier_se"][i], min(n[i], eff[i]), level,
+                                            label_se=cols["classical_se"][i],
+                                            rectifier=cols["rectifier"][i])) if has else None
         recs.append({
             "estimate_ppi": {**three("estimate", "ci"), "lam": float(cols["lam"][i]), "labels": int(n[i])}
             if has else None,

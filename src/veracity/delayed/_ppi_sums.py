@@ -23,18 +23,32 @@ from ..core._validation import VeracityError
 NO_SPREAD = 1e-7
 
 
-def judged_calibrated(rect_low: Any, rect_high: Any, rect_se: Any, n: Any, level: float) -> Any:
-    r"""The rectifier's interval holds 0 — or, where it has no width, an exact test does not reject.
+def judged_calibrated(rect_low: Any, rect_high: Any, rect_se: Any, n: Any, level: float,
+                      label_se: Any = None, rectifier: Any = None) -> Any:
+    r"""The rectifier's interval holds 0 — or, where the labels have no spread, an exact test does not reject.
 
     A rectifier without spread (every label one class, y − f = c for every labelled row) has a
-    normal interval of zero width, which is no confidence interval. Then, under calibration,
+    normal interval of zero width, which is no confidence interval. Nor is it one when the labels
+    alone have no spread (``label_se``, the standard error of their mean, below :data:`NO_SPREAD`:
+    every label one class) but the scores do: its width is then the scores' spread only, and
+    misses the outcome's Bernoulli variance entirely — 50 labels all 0 from calibrated scores near
+    0.02 (probability about 0.36) gave an interval around −0.02 that excluded 0, and the scores
+    were judged not calibrated a third of the time (seeded simulation in
+    tests/hardening/test_hostile_decisions_delayed_r15.py). In both cases, under calibration,
     seeing n labels all 0 has probability :math:`\prod (1 - f_i) \le (1 - \bar f)^n = (1 - |c|)^n`
     (and n labels all 1, :math:`\prod f_i \le \bar f^n = (1 - |c|)^n`, by the AM–GM
-    inequality), so the scores are judged not calibrated when :math:`(1 - |c|)^n \le (1-\text{level})/2`:
-    two negatives scored 0.1 are no evidence (0.81), 1,000 negatives scored 0.5 are. Vectorised."""
+    inequality), so the scores are judged not calibrated when :math:`(1 - |c|)^n \le (1-\text{level})/2`,
+    :math:`c` the mean rectifier (``rectifier``; the interval's midpoint when not given):
+    two negatives scored 0.1 are no evidence (0.81), 1,000 negatives scored 0.5 are. With weights
+    :math:`w_i` (:math:`c` the weighted mean), the weighted AM–GM inequality gives
+    :math:`\prod (1 - f_i) \le (1 - |c|)^{W / \max w}`: the callers pass ``n`` = :math:`W / \max w`
+    (the number of labels when the weights are equal). Vectorised."""
     low, high = np.asarray(rect_low, dtype=np.float64), np.asarray(rect_high, dtype=np.float64)
     flat = ~(np.asarray(rect_se) >= NO_SPREAD)
-    c = np.clip(np.abs(0.5 * (low + high)), 0.0, 1.0)
+    if label_se is not None:
+        flat = flat | ~(np.asarray(label_se) >= NO_SPREAD)
+    centre = 0.5 * (low + high) if rectifier is None else np.asarray(rectifier, dtype=np.float64)
+    c = np.clip(np.abs(centre), 0.0, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         exact_p = np.exp(np.asarray(n, dtype=np.float64) * np.log1p(-c))
     return np.where(flat, exact_p > (1.0 - level) / 2.0, (low <= 0.0) & (0.0 <= high))
