@@ -469,7 +469,8 @@ def compare_models(
         try:
             groups[name] = compare_of(part, **options)
         except VeracityError as exc:
-            notes.append(f"slice {name} ({rows.size} rows) not compared: {exc}")
+            count = f"{rows.size:,} row{'s' if rows.size != 1 else ''}"
+            notes.append(f"slice {name} ({count}) not compared: {exc}")
     from dataclasses import replace
 
     return replace(whole, groups=groups, group_column=by_name, notes=tuple(notes))

@@ -127,7 +127,8 @@ class MurphyDiagram(Display):
                 row += [fmt(d.diff[k], sign=True), f"[{fmt(d.ci_low[k], sign=True)}, {fmt(d.ci_high[k], sign=True)}]"]
             body.append(row)
         lines = [f"Murphy diagram: mean elementary score at threshold theta (a false alarm costs theta, a miss "
-                 f"1 - theta; lower is better), {self.n:,} row{'s' if self.n != 1 else ''}, {self.theta.size} thresholds:",
+                 f"1 - theta; lower is better), {self.n:,} row{'s' if self.n != 1 else ''}, "
+                 f"{self.theta.size:,} threshold{'s' if self.theta.size != 1 else ''}:",
                  render_table(headers, body)]
         if _fine_uniform_grid(self.theta):  # only then is the grid's mean the integral, Brier / 2
             lines.append("mean over the theta grid (about Brier / 2): " + ", ".join(

@@ -36,13 +36,46 @@ def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
     return float(np.sum((a - r) * np.log(a / r)))
 
 
+#: the smallest expected count of a cell of the chi-square test (Cochran's rule): sparser bins are merged
+MIN_EXPECTED = 5.0
+
+
+def _merged(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The two histograms with adjacent bins merged, in score order, until every cell's expected count is at
+    least :data:`MIN_EXPECTED` under homogeneity: a run of bins becomes one cell once its pooled count
+    :math:`c` reaches :math:`5\,N / \min(n_a, n_b)` (the smaller histogram then expects
+    :math:`c \min(n_a, n_b) / N \ge 5` there); a short run left at the end joins the cell before it.
+    One ``searchsorted`` per merged cell."""
+    c = np.cumsum(a + b)
+    need = MIN_EXPECTED * c[-1] / min(float(a.sum()), float(b.sum()))
+    ends, done = [], 0.0
+    while True:
+        e = int(np.searchsorted(c, done + need * (1 - 1e-12), side="left"))
+        if e >= c.size:
+            break
+        ends.append(e)
+        done = float(c[e])
+    if not ends:
+        return a.sum(keepdims=True), b.sum(keepdims=True)
+    ends[-1] = c.size - 1  # the short run at the end joins the last cell
+    starts = np.r_[0, np.asarray(ends[:-1], dtype=np.intp) + 1]
+    return np.add.reduceat(a, starts), np.add.reduceat(b, starts)
+
+
 def chi2_homogeneity(a: np.ndarray, b: np.ndarray) -> float:
     """p-value of the chi-square test that two histograms come from one distribution (NaN when
-    fewer than two bins are occupied or a histogram is empty)."""
+    fewer than two cells remain or a histogram is empty).
+
+    Sparse bins are merged first (:func:`_merged`): with expected counts near 0 the chi-square law
+    is far from the statistic's, and skewed scores (most rows in the lowest bins, a fraud or click
+    model's) read stationary windows as shifted two to three times as often as the level says."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     keep = (a + b) > 0
     a, b = a[keep], b[keep]
     if a.size < 2 or a.sum() == 0 or b.sum() == 0:
+        return float("nan")
+    a, b = _merged(a, b)
+    if a.size < 2:
         return float("nan")
     table = np.vstack([a, b])
     expected = table.sum(axis=1, keepdims=True) * table.sum(axis=0, keepdims=True) / table.sum()

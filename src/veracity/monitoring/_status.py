@@ -22,10 +22,13 @@ score bin from the one bin index). Everything else is numpy on those groups:
 
   - *calibration*: realised positives :math:`\sum y` against the scores' promise
     :math:`\sum p \pm z\sqrt{\sum p(1-p)}` (the label-free estimate's interval);
-  - *slope*: Wald test of :math:`b = 1`;
+  - *slope*: Wald test of :math:`b = 1`, on a window with at least 10 positives and 10 negatives
+    (``_status_assemble.SLOPE_EVENTS``; on fewer the test rejects far above its level, so the slope
+    is shown without a p-value);
   - *score shift*: a chi-square test of homogeneity between the window's score
     histogram (all rows, pending included) and the reference's, **and** PSI ≥ 0.1
-    (a shift must be both real and material).
+    (a shift must be both real and material); sparse bins are merged first, so that every cell
+    expects at least 5 rows (``_shift.chi2_homogeneity``).
 
   No test runs on fewer than ``min_count`` rows (labelled rows for calibration,
   all rows for the shift): such windows are ``insufficient``, never alerts.

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core._validation import VeracityError
 
-from ._style import GRID, INK, MUTED, PALETTE, _plain, _style  # noqa: F401 - the one style of every figure
+from ._style import GRID, INK, MUTED, PALETTE, _name, _plain, _style  # noqa: F401 - one style for all
 from ._style import _figure as _styled_figure
 
 
@@ -34,7 +34,7 @@ def comparison_figure(result: Any, ax: Any = None) -> Any:
     left.plot([0, 1], [0, 1], color=MUTED, linestyle="--", linewidth=1, label="perfect calibration")
     for k, (name, c) in enumerate(result.corp.items()):
         left.step(c.x, c.y, where="post", color=PALETTE[k % len(PALETTE)], linewidth=1.8,
-                  label=_plain(f"{name} (MCB {c.brier.mcb:.4f}, DSC {c.brier.dsc:.4f})"))
+                  label=f"{_name(name)} (MCB {c.brier.mcb:.4f}, DSC {c.brier.dsc:.4f})")
     _style(left)
     left.set_xlim(0, 1)
     left.set_ylim(0, 1)
@@ -58,7 +58,8 @@ def comparison_figure(result: Any, ax: Any = None) -> Any:
             right.plot([v], [y0], "o", color=color, markersize=6)
         right.axvline(0, color=INK, linewidth=1)
         right.set_yticks(ypos)
-        right.set_yticklabels([_plain(f"{r.metric}: {r.model_b} - {r.model_a}") for r in rows], fontsize=9)
+        right.set_yticklabels([f"{r.metric}: {_name(r.model_b, 24)} - {_name(r.model_a, 24)}" for r in rows],
+                              fontsize=9)
         _style(right)
         right.set_xlabel(f"difference, % of A's value ({result.level * 100:g}% paired interval)")
         right.set_title("Paired differences (green: B better)", loc="left", fontsize=11, fontweight="bold")
@@ -77,7 +78,7 @@ def murphy_figure(result: Any, ax: Any = None) -> Any:
     else:
         fig, top, bottom = ax.figure, ax, None
     for k, (name, values) in enumerate(result.elementary.items()):
-        top.plot(result.theta, values, color=PALETTE[k % len(PALETTE)], linewidth=1.8, label=_plain(name))
+        top.plot(result.theta, values, color=PALETTE[k % len(PALETTE)], linewidth=1.8, label=_name(name))
     _style(top)
     top.set_ylabel("mean elementary score")
     top.set_title("Murphy diagram (lower is better)", loc="left", fontsize=11, fontweight="bold")
@@ -87,7 +88,7 @@ def murphy_figure(result: Any, ax: Any = None) -> Any:
         bottom.plot(result.theta, diff.diff, color=PALETTE[0], linewidth=1.6)
         bottom.axhline(0, color=INK, linewidth=1)
         _style(bottom)
-        bottom.set_ylabel(_plain(f"{diff.model_b} - {diff.model_a}"))
+        bottom.set_ylabel(f"{_name(diff.model_b, 24)} - {_name(diff.model_a, 24)}")
         bottom.set_xlabel("threshold θ (false alarm costs θ, miss 1 − θ)")
     else:
         top.set_xlabel("threshold θ (false alarm costs θ, miss 1 − θ)")
@@ -101,7 +102,7 @@ def decision_curve_figure(result: Any, ax: Any = None) -> Any:
     for k, name in enumerate(result.models):
         color = PALETTE[k % len(PALETTE)]
         axis.fill_between(t, result.ci_low[name], result.ci_high[name], color=color, alpha=0.15, linewidth=0)
-        axis.plot(t, result.net_benefit[name], color=color, linewidth=1.8, label=_plain(name))
+        axis.plot(t, result.net_benefit[name], color=color, linewidth=1.8, label=_name(name))
     axis.plot(t, result.net_benefit["all"], color=MUTED, linewidth=1.4, linestyle="--", label="treat all")
     axis.plot(t, result.net_benefit["none"], color=INK, linewidth=1.2, label="treat none")
     top = max(float(np.nanmax(result.net_benefit[m])) for m in (*result.models, "all"))
@@ -125,7 +126,7 @@ def cost_figure(result: Any, ax: Any = None) -> Any:
     axis.bar(x + 0.18, realised, width=0.36, color=PALETTE[1], label="realised", yerr=err, capsize=4,
              ecolor=INK)
     axis.set_xticks(x)
-    axis.set_xticklabels([_plain(r.model) for r in result.rows])
+    axis.set_xticklabels([_name(r.model, 24) for r in result.rows])
     _style(axis)
     axis.set_ylabel("cost per row")
     axis.set_title(f"Cost at threshold {result.threshold:g}", loc="left", fontsize=11, fontweight="bold")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _plain, _style
+from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _name, _plain, _style
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -48,7 +48,7 @@ def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
     _style(ax)
     names = [r.period if getattr(r, "slice", "(all)") in ("(all)", "", None) else f"{r.period} {r.slice}"
              for r in rows]
-    ax.set_xticks(x, [_plain(n) for n in names], rotation=45 if len(rows) > 8 else 0, ha="right"
+    ax.set_xticks(x, [_name(n) for n in names], rotation=45 if len(rows) > 8 else 0, ha="right"
                   if len(rows) > 8 else "center")
     ax.set_ylabel("probability")
     ax.set_xlabel("period")
@@ -180,7 +180,7 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     bottom.set_ylim(0, top_rows * 1.45)
     bottom.legend(loc="upper left", frameon=False, fontsize=9, ncol=2)
     step = max(1, len(rows) // 26)
-    bottom.set_xticks(x[::step], [_plain(r.period) for r in rows][::step], rotation=45 if len(rows) > 8 else 0,
+    bottom.set_xticks(x[::step], [_name(r.period) for r in rows][::step], rotation=45 if len(rows) > 8 else 0,
                       ha="right" if len(rows) > 8 else "center")
     bottom.set_xlabel("period")
     if title:

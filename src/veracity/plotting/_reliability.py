@@ -17,7 +17,7 @@ from ..core._options import IntervalMethod, ScoreType, Strategy
 from ..core._reliability import ReliabilityTable
 from ..core._stats import BinStats
 from ..core._validation import Binary, VeracityError, prepare_binary, prepare_classwise, prepare_top_label
-from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _plain, _style
+from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _name, _plain, _style
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -412,7 +412,9 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
         _style(ax)
         ax.set_xlim(-0.02, 1.02)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_title(_plain(name), loc="left", fontsize=10, fontweight="bold")
+        # a placeholder until the layout gives the panel its width (then :func:`_fit_name`): a whole
+        # 300-character name here squeezed the axes to nothing before there was a width to fit it to
+        ax.set_title(_name(name), loc="left", fontsize=10, fontweight="bold")
         ax.set_title(f"ECE {table.ece:.4f}, N {table.n:,}", loc="right", fontsize=8, color=MUTED)
         if i % ncols == 0:
             ax.set_ylabel("observed frequency")

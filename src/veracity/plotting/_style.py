@@ -38,9 +38,37 @@ def _figure_of(ax: Axes) -> Figure:
     return cast("Figure", ax.figure)
 
 
+#: characters that change the direction of the text around them (U+202E shows the rest of a line
+#: backwards) or are invisible: shown as their ``\uXXXX`` escape in figures and on the report's page
+#: (a browser applies them to the page's own words beside a user's name too), as the text results show them
+HIDDEN = {c: f"\\u{c:04x}"
+          for c in (0x061C, 0x200B, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def visible(text: Any) -> str:
+    """``str(text)`` with the direction-changing and invisible characters of :data:`HIDDEN` escaped."""
+    return str(text).translate(HIDDEN)
+
+
 def _plain(text: Any) -> str:
-    """User text shown literally: matplotlib would read ``$...$`` as mathtext."""
-    return str(text).replace("$", r"\$")
+    """User text shown literally: matplotlib would read ``$...$`` as mathtext, and a browser showing
+    the figure's SVG obeys direction marks (:func:`visible`)."""
+    return visible(text).replace("$", r"\$")
+
+
+#: characters of a user's name (a model, segment, slice or period) that a figure shows in full
+MAX_NAME = 40
+
+
+def _name(text: Any, limit: int = MAX_NAME) -> str:
+    """A user's name as a figure shows it: literally (:func:`_plain`), and, when longer than ``limit``
+    characters, its start and end around "…" (a 300-character column name as a tick label or legend
+    entry squeezed the axes to nothing, and constrained layout gave up; the tables keep the whole name)."""
+    text = str(text)
+    if len(text) > limit:
+        head = (limit - 1) // 2
+        text = text[:head] + "…" + text[len(text) - (limit - 1 - head):]
+    return _plain(text)
 
 
 

@@ -21,11 +21,14 @@ from ..core._reliability import ReliabilityTable
 from ..core._validation import VeracityError
 from .._version import __version__
 from ..plotting._curves import threshold_curve, threshold_grid
+from ..plotting._style import visible
 
 # -- small helpers ----------------------------------------------------------------------------
 def _e(value: Any) -> str:
-    """Escape any value for HTML text or a quoted attribute."""
-    return html.escape(str(value), quote=True)
+    """Escape any value for HTML text or a quoted attribute; a direction-changing or invisible
+    character (:data:`~veracity.plotting._style.HIDDEN`) shows as its ``\\uXXXX`` escape: a U+202E in a
+    column name reversed the rest of the page's sentence around it."""
+    return html.escape(visible(value), quote=True)
 
 
 def _num(value: Any, digits: int = 4) -> str:
