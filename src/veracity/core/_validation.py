@@ -8,13 +8,16 @@ what was wrong, shows the offending value, and says how to fix it.
 
 from __future__ import annotations
 
-import math
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 from ._special import expit, log_softmax, softmax
+from ._weights import WEIGHT_EXP_FLOOR as WEIGHT_EXP_FLOOR
+from ._weights import WEIGHT_EXP_LIMIT as WEIGHT_EXP_LIMIT
+from ._weights import rescale_weights
 
 ScoreType = Literal["probability", "logit", "score"]
 #: ``"score"``: a ranking score with no probability reading (T-norm degrees, vote shares, an
@@ -211,20 +214,18 @@ def check_random_state(random_state: Any) -> Any:
     return int(random_state)
 
 
-#: Weights whose largest value lies outside [2**-256, 2**256] are rescaled by a power of
-#: two (exactly) so that sums of weights, of squared weights and their products stay far
-#: from overflow and underflow: every result is invariant to multiplying all weights by a
-#: positive constant (tested from 1e-300 to 1e300).
-WEIGHT_EXP_LIMIT = 256
 
 
 def check_weights(sample_weight: Any, n: int, *, rescale: bool = True) -> np.ndarray | None:
     """Validated weights of length ``n``, or None.
 
     The contract: finite, non-negative, with a positive total. Only the ratios of the
-    weights matter; extreme scales are normalised (by an exact power of two, see
-    :data:`WEIGHT_EXP_LIMIT`) unless ``rescale=False`` — which callers that merge the
-    statistics of several chunks pass, so that every chunk keeps the same units.
+    weights matter; extreme scales are normalised by an exact power of two chosen from the
+    largest and the smallest positive weight (:func:`veracity.core._weights.weight_exponent`:
+    the largest below ``2**256``, the smallest at least ``2**-480`` where the two fit, the
+    largest just below ``2**256`` where they are more than about ``1e221`` apart) unless
+    ``rescale=False`` — which callers that merge the statistics of several chunks pass, so
+    that every chunk keeps the same units.
     """
     if sample_weight is None:
         return None
@@ -245,9 +246,7 @@ def check_weights(sample_weight: Any, n: int, *, rescale: bool = True) -> np.nda
         raise VeracityError("sample_weight sums to 0; at least one row needs a positive weight",
                             param="sample_weight")
     if rescale:
-        exp = math.frexp(hi)[1]  # hi = m * 2**exp with 0.5 <= m < 1
-        if abs(exp) > WEIGHT_EXP_LIMIT:
-            w = np.ldexp(w, -exp)  # exact: a power of two, so every ratio is unchanged
+        (w,) = rescale_weights(w)  # exact: a power of two, so every ratio is unchanged
     return w
 
 
@@ -276,9 +275,63 @@ def _refuse_missing_labels(raw: np.ndarray) -> None:
                             param="labels")
 
 
+def check_pos_label(pos_label: Any) -> Any:
+    """``pos_label`` when it is one label value (text, a number, a bool, a numpy scalar, ...).
+
+    A 0-d numpy array is read as its value. A list, tuple, set, dict, array or Series is
+    refused in one line: compared with the labels it would broadcast (``pos_label=[1]`` read
+    as 1) or never match, never name one class.
+    """
+    if isinstance(pos_label, np.ndarray) and pos_label.ndim == 0:
+        return pos_label.item()
+    if isinstance(pos_label, (str, bytes)) or not isinstance(pos_label, (Iterable, Mapping)):
+        return pos_label
+    only: Any = _NO_VALUE
+    if not isinstance(pos_label, Mapping):
+        try:
+            items = list(pos_label)
+        except TypeError:  # iterable by type, not in fact (a 0-d tensor)
+            items = []
+        if len(items) == 1 and (isinstance(items[0], str) or not isinstance(items[0], (Iterable, Mapping))):
+            only = items[0].item() if isinstance(items[0], np.generic) else items[0]
+    shown = " ".join(repr(pos_label).split())  # one line (a Series' repr has several)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    example = "" if only is _NO_VALUE else ", e.g. {setting}"
+    raise VeracityError(
+        f"{{param}} must be one label value (text, a number or a bool), got {type(pos_label).__name__} "
+        f"{shown}; pass the positive class itself{example}", param="pos_label",
+        **({} if only is _NO_VALUE else {"value": only}))
+
+
+def _equal_labels(raw: np.ndarray, pos_label: Any) -> np.ndarray:
+    """``raw == pos_label`` element by element, exactly as Python compares the values.
+
+    numpy's fixed-width text (``<U``/``S``) cannot end in NUL: it drops trailing ``\\x00`` from
+    its elements and from a text scalar compared with them, so ``np.array(['b']) == 'b\\x00'``
+    is true, and an object array's ``'b\\x00'`` never equals ``'b\\x00'``. Compared here, text
+    that ends in NUL equals only the same text: no fixed-width element, and in an object array
+    exactly the elements equal to it.
+    """
+    if raw.dtype == object:
+        target = np.empty((), dtype=object)
+        target[()] = pos_label  # a 0-d object array: numpy leaves the text as it is
+        return np.asarray(raw == target, dtype=bool)
+    nul = "\x00" if isinstance(pos_label, str) else b"\x00" if isinstance(pos_label, bytes) else None
+    if raw.dtype.kind in "US" and nul is not None and pos_label.endswith(nul):
+        return np.zeros(raw.shape, dtype=bool)
+    return np.asarray(raw == pos_label, dtype=bool)
+
+
 def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> np.ndarray:
-    """0/1 float labels: 1 where the label equals ``pos_label`` (strings, bools, numbers)."""
+    """0/1 float labels: 1 where the label equals ``pos_label`` (strings, bools, numbers).
+
+    ``pos_label`` is one value (:func:`check_pos_label`) compared exactly (:func:`_equal_labels`:
+    ``'b\\x00'`` is not ``'b'``); a list or tuple of text labels keeps its values as they are
+    (numpy's fixed-width text would drop trailing NULs)."""
+    pos_label = check_pos_label(pos_label)
     raw = to_numpy(labels, "labels")
+    if raw.dtype.kind in "US" and isinstance(labels, (list, tuple)):
+        raw = np.array(labels, dtype=object)
     if raw.ndim == 2 and raw.shape[1] == 1:
         raw = raw[:, 0]
     if raw.ndim != 1:
@@ -295,12 +348,27 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
             f"{{param}} needs a binary label set, but labels take {len(values)} values "
             f"({_shown(values[:5])}); pass (N, K) scores for a multiclass problem", param="pos_label"
         )
-    hit = raw == pos_label
+    hit = _equal_labels(raw, pos_label)
     if not np.any(hit) and pos_label not in values:
         raise VeracityError(
             f"{{setting}} is not among the label values ({_shown(values)}); pass one of them",
-            param="pos_label", value=pos_label)
+            param="pos_label", value=pos_label, hint=_nul_hint(pos_label, values))
     return np.asarray(hit, dtype=np.float64)
+
+
+def _nul_hint(pos_label: Any, values: list[Any]) -> str | None:
+    """Advice when ``pos_label`` and a label value differ only by NUL characters at the end
+    (text from fixed-width fields; a command line cannot even pass a NUL)."""
+    if not isinstance(pos_label, str):
+        return None
+    bare = pos_label.rstrip("\x00")
+    close = [str(v) for v in values if isinstance(v, str) and v != pos_label and v.rstrip("\x00") == bare]
+    if not close:
+        return None
+    if close[0] != bare:  # the labels end in NUL
+        return (f"The label {close[0]!r} differs from it only by NUL characters at the end: strip them "
+                "from the labels (e.g. labels.str.rstrip('\\x00')) and pass the text without them")
+    return f"It differs from the label {bare!r} only by NUL characters at the end: pass {bare!r}"
 
 
 def _non_numeric_labels(raw: np.ndarray) -> VeracityError:

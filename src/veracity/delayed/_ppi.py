@@ -51,15 +51,14 @@ labels for PPI; the other labelled rows count as scored rows.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
 from ..core._special import chdtrc
 from ..core._text import fmt_p
-from ..core._validation import (WEIGHT_EXP_LIMIT, VeracityError, as_float_array, check_binary_labels, check_weights,
-                                to_numpy)
+from ..core._validation import VeracityError, as_float_array, check_binary_labels, check_weights, to_numpy
+from ..core._weights import rescale_weights
 from ..decisions._inputs import scores_1d
 # the estimates from sums and the result live in their own modules; every name stays importable from here
 from ._ppi_result import (FEW as FEW, FEW_DRAWN as FEW_DRAWN, FEW_EFFECTIVE as FEW_EFFECTIVE,
@@ -150,9 +149,7 @@ def _joint_weights(sample_weight: Any, sample_weight_unlabelled: Any, n: int, m:
     w = check_weights(sample_weight, n, rescale=False)
     u = check_weights(sample_weight_unlabelled, m, rescale=False)
     assert w is not None and u is not None  # both given
-    exp = math.frexp(max(float(w.max()), float(u.max())))[1]
-    if abs(exp) > WEIGHT_EXP_LIMIT:
-        w, u = np.ldexp(w, -exp), np.ldexp(u, -exp)
+    w, u = rescale_weights(w, u)  # one power of two from the largest and smallest weight of both sides
     return w, u
 
 

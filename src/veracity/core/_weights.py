@@ -1,0 +1,102 @@
+r"""The one rule for rescaling sample weights, shared by every route.
+
+Only the ratios of the weights matter, so extreme weights are multiplied by one exact power
+of two :math:`2^k` (every ratio, and every rounding of a sum, is then unchanged) chosen so that
+the sums the statistics read — :math:`\sum w`, :math:`\sum w^2`, :math:`(\sum w)^2` and the
+per-bin Kish effective size :math:`(\sum w)^2 / \sum w^2` — neither overflow nor underflow:
+
+* the largest weight stays below :math:`2^{256}` (:data:`WEIGHT_EXP_LIMIT`), so that
+  :math:`(\sum w)^2 < N^2 \cdot 2^{512}` is finite for any number of rows;
+* the smallest positive weight stays at or above :math:`2^{-480}` (:data:`WEIGHT_EXP_FLOOR`), so
+  that its square is a normal number (at least :math:`2^{-960}`, with room to spare), and a bin
+  that holds only the smallest weights keeps its own effective size.
+
+Weights whose largest value lies in :math:`[2^{-256}, 2^{256})` and whose smallest positive
+value is at least :math:`2^{-480}` are left as they are; a largest value outside that range is
+brought to :math:`[1/2, 1)`, and the smallest is raised (by the least power of two) when it
+would still fall below the floor. Multiplying all the weights by any :math:`2^j` (that keeps
+them normal numbers) therefore changes no result: the rescaled weights differ by a power of two
+and no sum leaves the normal range.
+
+**Weights too far apart** (largest over smallest above about :math:`2^{735} \approx 10^{221}`)
+fit no single scale: the squares of the smallest would underflow however the largest is
+placed, unless the largest's sums overflow. They are accepted, not refused (weights spread over
+hundreds of decades, e.g. exponentiated log-likelihood ratios, are audited by every function),
+and the loss is confined and documented: the largest weight is placed just below
+:math:`2^{256}` — a placement fixed by the weights' ratios, so the results stay invariant to
+multiplying all weights by a constant — and only rows weighing less than about
+:math:`10^{-221}` of the largest are affected: their squares may be subnormal or 0. Their
+share of every weighted total is below :math:`10^{-221}` (no ECE, Brier or total moves); a
+bin or slice made *only* of such rows keeps its means (ratios of its own sums) but its Kish
+effective size is inexact — 1 (the widest interval) where :math:`\sum w^2` underflows to 0.
+Clip such weights to 0, or raise them, for exact per-bin effective sizes.
+
+The array form (``check_weights``), the frame and file forms
+(``sources._aggregates.weight_scale``, the database form through it) and PPI's joint weights
+all call :func:`weight_exponent`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: The largest weight, once rescaled, lies below ``2**WEIGHT_EXP_LIMIT``; weights whose largest
+#: value lies in ``[2**-WEIGHT_EXP_LIMIT, 2**WEIGHT_EXP_LIMIT)`` keep their scale (when their
+#: smallest positive value clears :data:`WEIGHT_EXP_FLOOR`).
+WEIGHT_EXP_LIMIT = 256
+
+#: The smallest positive weight, once rescaled, is at least ``2**-WEIGHT_EXP_FLOOR``: its square
+#: (at least ``2**-960``) is a normal float64, far from the subnormals below ``2**-1022``.
+WEIGHT_EXP_FLOOR = 480
+
+#: A power of two a float64 can hold as a multiplier (``2**1024`` overflows).
+_MAX_SHIFT = 1023
+
+
+def weight_exponent(largest: float, smallest: float | None = None) -> int:
+    r"""The exponent :math:`k` that rescales weights to :math:`w \cdot 2^k`.
+
+    ``largest`` is the largest weight (> 0) and ``smallest`` the smallest *positive* one (None
+    where it is not known: then only the largest is read). With
+    :math:`\text{largest} = m \cdot 2^e` (:math:`1/2 \le m < 1`) and
+    :math:`\text{smallest} \ge 2^{f-1}` (``math.frexp``):
+
+    .. math:: k = \min\bigl(\max(k_0,\; 1 - F - f),\; L - e,\; 1023\bigr),
+              \qquad k_0 = \begin{cases} 0 & |e| \le L \\ -e & |e| > L \end{cases}
+
+    with :math:`L` = :data:`WEIGHT_EXP_LIMIT` and :math:`F` = :data:`WEIGHT_EXP_FLOOR`: the
+    smallest weight is raised to at least :math:`2^{-F}` while the largest stays below
+    :math:`2^{L}`. Both hold unless :math:`e - f + 1 > L + F` (weights more than about
+    :math:`2^{735}` apart): then :math:`k = L - e`, the largest just below :math:`2^L` and the
+    smallest as high as it can go (see the module's note on the loss). :math:`k` above 1023
+    happens only for weights that are all subnormal; :math:`2^{1023}` already brings them
+    into range.
+
+    >>> weight_exponent(1.0), weight_exponent(3e300), weight_exponent(1.0, 1e-170)
+    (0, -999, 85)
+    >>> weight_exponent(1.0, 1e-300) == weight_exponent(2.0 ** 90, 2.0 ** 90 * 1e-300) + 90
+    True
+    """
+    e = math.frexp(largest)[1]
+    k = -e if abs(e) > WEIGHT_EXP_LIMIT else 0
+    if smallest is not None and smallest > 0:
+        k = max(k, 1 - WEIGHT_EXP_FLOOR - math.frexp(smallest)[1])
+    return min(k, WEIGHT_EXP_LIMIT - e, _MAX_SHIFT)
+
+
+def positive_min(w: np.ndarray) -> float:
+    """The smallest positive value of ``w`` (which holds at least one)."""
+    lo = float(w.min())
+    return lo if lo > 0 else float(w[w > 0].min())
+
+
+def rescale_weights(*weights: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``weights`` (each non-negative, with a positive value) times one common :math:`2^k`:
+    :func:`weight_exponent` of their largest and smallest positive value over all of them
+    (``np.ldexp``: exact, every ratio unchanged)."""
+    largest = max(float(w.max()) for w in weights)
+    smallest = min(positive_min(w) for w in weights)
+    k = weight_exponent(largest, smallest)
+    return weights if k == 0 else tuple(np.ldexp(w, k) for w in weights)
