@@ -1,12 +1,16 @@
-"""The one order of slice keys on every route (memory, frames, files, SQL, model comparison).
+"""The one order and the one name of slice keys on every route (memory, frames, files, Dask, Spark,
+SQL, model comparison, the monitoring store).
 
 Engine-free, so the core orders ``by=`` slices exactly as the engines do: keys sorted by value
 (``9`` before ``10``), as text only when they do not compare (``1`` beside ``'a'``), the NaN key
-after the values (where ``np.unique`` puts it) and the missing key (None) last.
+after the values (where ``np.unique`` puts it) and the missing key (None) last. Each slice is
+named :func:`key_name` of its key, whichever route handed the key back.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
+import decimal
 from typing import Any
 
 import numpy as np
@@ -42,3 +46,86 @@ def key_order(keys: list[Any]) -> list[Any]:
     [1, 'a', 'b']
     """
     return [keys[i] for i in key_rank(keys)]
+
+
+#: the Python values a binary (BLOB, BYTEA, Arrow binary) key comes back as: drivers differ
+_BYTES = (bytes, bytearray, memoryview, np.bytes_)
+
+
+def same_key(key: Any) -> Any:
+    """A slice key as one Python value whichever engine handed it back: ``-0.0`` as ``0.0`` (one
+    value: SQL's GROUP BY and ``np.unique`` put both in one slice), a ``bytearray``/``memoryview``
+    (Spark, psycopg2) as ``bytes``, any NaN as :data:`NAN_KEY`. Other keys are returned as given.
+
+    >>> same_key(-0.0), same_key(bytearray(b"ab")), same_key(float("nan")) is NAN_KEY
+    (0.0, b'ab', True)
+    """
+    if isinstance(key, (float, np.floating)):
+        return NAN_KEY if key != key else key + 0.0  # -0.0 + 0.0 == +0.0; every other value unchanged
+    if isinstance(key, (bytearray, memoryview)):
+        return bytes(key)
+    return key
+
+
+def key_name(key: Any) -> str:
+    r"""The name of the slice of ``key``: one spelling on every route. ``str(key)``, except where
+    routes hand the same value back as different Python objects:
+
+    * a zone-aware time is named by its instant in UTC, with the offset written: ``2024-01-01
+      00:00:00+00:00`` for ``2024-01-01 09:00:00+09:00`` (``Asia/Tokyo``). DuckDB's TIMESTAMPTZ,
+      Spark's TIMESTAMP and a Parquet file read by DuckDB keep the instant, not the column's zone
+      (and DuckDB would show it in its session's zone, Spark in its own): only UTC is the same
+      everywhere. The offset stays, so the name reads as the instant it is, not a local time;
+      a time without a zone is named as it is (``2024-01-01 09:00:00``);
+    * ``-0.0`` is ``0.0`` (and a DECIMAL ``-0`` is ``0``): one value, one slice (:func:`same_key`);
+    * bytes (a BLOB / BYTEA / binary column; also as ``bytearray`` or ``memoryview``) are named by
+      Python's literal, ``b'\x00\x01'``: total (invalid UTF-8 too), and never the name of the text
+      ``'1'`` for the bytes ``b'1'``;
+    * the missing key None is ``'None'`` and NaN ``'nan'``, as ``str`` gives them.
+
+    >>> import datetime as dt
+    >>> key_name(dt.datetime(2024, 1, 1, 9, tzinfo=dt.timezone(dt.timedelta(hours=9))))
+    '2024-01-01 00:00:00+00:00'
+    >>> key_name(-0.0), key_name(bytearray(b"\x00ab")), key_name(None), key_name(9)
+    ('0.0', "b'\\x00ab'", 'None', '9')
+    """
+    kind = type(key)
+    if kind is str or kind is int:  # the common keys first
+        return str(key)
+    if isinstance(key, _dt.datetime) and key.tzinfo is not None and key.utcoffset() is not None:
+        return str(key.astimezone(_dt.timezone.utc))  # a pandas Timestamp keeps its nanoseconds
+    if isinstance(key, _BYTES):
+        return str(bytes(key))
+    if isinstance(key, decimal.Decimal) and key.is_zero():
+        return str(abs(key))
+    return str(same_key(key))
+
+
+def _row_name(key: Any) -> str:
+    if isinstance(key, (list, tuple, np.ndarray, dict, set)):
+        from ._validation import VeracityError
+
+        raise VeracityError(f"slice keys must be plain values (text, numbers, booleans), one per row; found "
+                            f"{type(key).__name__} values such as {str(key)[:40]}; pass one key per row",
+                            param="by")
+    return key_name(key)
+
+
+_NAME = np.frompyfunc(_row_name, 1, 1)
+
+
+def key_names(keys: np.ndarray) -> np.ndarray:
+    """:func:`key_name` of each of an object array's keys, as a text array: one name per distinct
+    ``(type, key)`` (``1`` and ``True`` stay two keys), then one lookup per row. A list or an array as
+    a row's key is refused in one line."""
+    if not keys.size:
+        return np.zeros(0, dtype=str)
+    rows = keys.tolist()
+    typed = list(zip(map(type, rows), rows))
+    try:
+        index = {k: i for i, k in enumerate(dict.fromkeys(typed))}
+        codes = np.fromiter(map(index.__getitem__, typed), dtype=np.intp, count=len(typed))
+    except TypeError:  # an unhashable key (a list per row): named row by row, which refuses it
+        with np.errstate(invalid="ignore"):
+            return np.asarray(_NAME(keys), dtype=object).astype(str)
+    return np.array([_row_name(key) for _, key in index], dtype=str)[codes]

@@ -238,11 +238,14 @@ def other_key(n_groups: int) -> str:
 
 
 def refuse_shared_names(keys: list[Any]) -> None:
-    """Slices are named by their key's text: two different keys with one text (a missing key and
-    the text ``'None'``) would be one slice in memory and overwrite each other elsewhere; refused."""
+    """Slices are named by their key's text (:func:`veracity.core._keys.key_name`): two different keys
+    with one text (a missing key and the text ``'None'``) would be one slice in memory and overwrite
+    each other elsewhere; refused."""
+    from ._keys import key_name
+
     seen: dict[str, Any] = {}
     for key in keys:
-        name = str(key)
+        name = key_name(key)
         if name in seen and not (seen[name] is key or (type(seen[name]) is type(key) and seen[name] == key)):
             raise VeracityError(
                 f"two slice keys, {seen[name]!r} and {key!r}, are both named {name!r}; make them distinct first "
@@ -251,16 +254,14 @@ def refuse_shared_names(keys: list[Any]) -> None:
 
 
 def text_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
-    """Object keys (mixed types, missing ones as None) as their text, the slices' names, and the
-    name of the missing keys' slice (``'None'``, or None without one: :func:`group_rows`' ``last``).
-    A missing key beside the text ``'None'`` is refused (:func:`refuse_shared_names`)."""
-    try:
-        text = keys.astype(str)
-    except ValueError:  # a list or array per row (numpy cannot name it)
-        first = next(k for k in keys if isinstance(k, (list, tuple, np.ndarray)))
-        raise VeracityError(f"slice keys must be plain values (text, numbers, booleans), one per row; found "
-                            f"{type(first).__name__} values such as {str(first)[:40]}; pass one key per row",
-                            param="by") from None
+    """Object keys (mixed types, missing ones as None) as their text, the slices' names
+    (:func:`veracity.core._keys.key_names`: a zoned time in UTC, ``-0.0`` as ``0.0``, bytes as
+    ``b'...'``), and the name of the missing keys' slice (``'None'``, or None without one:
+    :func:`group_rows`' ``last``). A missing key beside the text ``'None'`` is refused
+    (:func:`refuse_shared_names`)."""
+    from ._keys import key_names
+
+    text = key_names(keys)
     missing = np.asarray(keys == None, dtype=bool)  # noqa: E711 - elementwise, on an object array
     if not missing.any():
         return text, None
@@ -277,10 +278,13 @@ def slice_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
     named the same slices differently. Times become ``2026-01-01 10:00:00`` (finer than a
     microsecond: nine decimals, as a pandas ``Timestamp`` prints them), dates ``2026-01-01``; NaT
     (a time column's null: Arrow and every frame hold it as one) becomes the missing keys' slice
-    ``'None'``. A float NaN stays ``'nan'``, as a frame's NaN value (not its null) is named.
+    ``'None'``. A float NaN stays ``'nan'``, as a frame's NaN value (not its null) is named, and
+    ``-0.0`` is the slice ``0.0``. Object keys are named by :func:`veracity.core._keys.key_name`.
     """
     if keys.dtype.kind == "M":
         keys = _time_texts(keys)
+    elif keys.dtype.kind == "f":
+        keys = keys + 0.0  # -0.0 is the slice 0.0 (as veracity.core._keys.key_name names it on every route)
     return text_keys(keys) if keys.dtype == object else (keys, None)
 
 

@@ -3,9 +3,12 @@
 A slice value is stored as text (a ``VARCHAR`` column per ``by=`` column). Arrow's own cast to text
 named the same keys differently from ``vc.audit(frame, by=...)``: ``true`` for ``True``, ``9`` for
 the float ``9.0``, ``2026-01-01 00:00:00.000000000`` for a time. :func:`slice_texts` names each
-distinct value ``str(value)`` of the Python object a frame hands back (an int ``9``, a float
-``9.0``, a bool ``True``, a ``datetime`` ``2026-01-01 10:00:00``, a zoned one with its offset, a
-``date`` ``2026-01-01``): vc.audit's names. One exception: a float that is a whole number is named as
+distinct value as vc.audit names it, :func:`veracity.core._keys.key_name` of the Python object a
+frame hands back: an int ``9``, a float ``9.0``, a bool ``True``, a ``datetime`` ``2026-01-01
+10:00:00``, a zoned one (``10:00:00+01:00``) as its UTC instant ``2026-01-01 09:00:00+00:00``, a
+``date`` ``2026-01-01``, bytes as ``b'ab'``. (Stores written before that rule hold a zoned key in
+its column's zone and bytes as their UTF-8 text; those rows keep the names they were stored with.)
+One exception: a float that is a whole number is named as
 the integer (``9``, where vc.audit says ``9.0``), because a store gathers batches: pandas turns an
 integer column with one missing value into floats, and the key 9 of that batch must stay the slice
 ``9`` of the batches before it (not a second slice ``9.0``). :func:`slice_order` orders the stored names as
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core._keys import key_rank
+from ..core._keys import key_name, key_rank
 
 #: the status's names for the rows without a slice value and for the slices beyond ``max_slices``
 MISSING = "(missing)"
@@ -38,14 +41,15 @@ def slice_texts(col: Any, name: str = "by", source: str = "the input") -> Any:
         raise VeracityError(f"slice column {name!r} in {source} holds {col.type} values (a list or record per "
                             "row); a slice key must be one plain value per row (text, a number, a boolean or a "
                             "time): pass one key per row", param="by")
-    if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or pa.types.is_binary(col.type) \
-            or pa.types.is_large_binary(col.type):  # bytes as their UTF-8 text
+    if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
         return col.cast(pa.string())
+    if pa.types.is_timestamp(col.type) and col.type.tz is not None:  # a zoned time: its UTC instant (key_name)
+        col = col.cast(pa.timestamp(col.type.unit, tz="UTC"))
     encoded = col.dictionary_encode()
     values = encoded.dictionary.to_pylist()
     if pa.types.is_floating(col.type):  # a whole number as the integer (see the module's note)
         values = [int(v) if v == v and abs(v) < 2.0**53 and v == int(v) else v for v in values]
-    names = pa.array([str(v) for v in values], type=pa.string())
+    names = pa.array([key_name(v) for v in values], type=pa.string())
     return names.take(encoded.indices)
 
 

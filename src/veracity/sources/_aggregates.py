@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
-from ..core._keys import NAN_KEY
+from ..core._keys import NAN_KEY, same_key  # noqa: F401 - NAN_KEY: imported from here too
 from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, VeracityError, out_of_range_hint, shown_number
 
 #: rows per score range (one sort task) on Spark and Dask
@@ -270,16 +270,22 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
 
 
 def weight_scale(c: dict[str, Any]) -> float:
-    """The array contract's rescaling of extreme weights: an exact power of two, or 1."""
-    from ..core import _validation
+    """The array contract's rescaling of extreme weights: an exact power of two, or 1.
 
-    limit = getattr(_validation, "WEIGHT_EXP_LIMIT", None)
+    The one rule, :func:`veracity.core._weights.weight_exponent`, of the largest weight
+    (``c["w_max"]``) and the smallest positive one: ``c["w_pos_min"]`` where the counts hold it,
+    else ``c["w_min"]`` when it is positive; with neither (a weight of 0, or only ``w_max``
+    given) the rule reads the largest weight alone."""
+    from ..core._weights import weight_exponent
+
     hi = float(c.get("w_max") or 0.0)
-    if limit is None or not hi > 0:
+    if not hi > 0:
         return 1.0
-    exp = math.frexp(hi)[1]
-    # at most 2**1023 (2**1029 overflows: subnormal weights, exp < -1021); every ratio is unchanged either way
-    return math.ldexp(1.0, min(-exp, 1023)) if abs(exp) > limit else 1.0
+    lo = c.get("w_pos_min")
+    if lo is None and c.get("w_min") is not None and float(c["w_min"]) > 0:
+        lo = c["w_min"]
+    # at most 2**1023 (2**1024 overflows: subnormal weights); every ratio is unchanged either way
+    return math.ldexp(1.0, weight_exponent(hi, None if lo is None else float(lo)))
 
 
 def probability(score_type: str) -> Any:
@@ -430,11 +436,12 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
 
 
 def slice_key(key: Any) -> Any:
-    """A slice key as it came back from an engine, with any NaN (in a tuple of keys too) made
-    :data:`NAN_KEY`: every row of a NaN key lands in one slice, as ``np.unique`` puts them in memory."""
+    """A slice key as it came back from an engine, as one Python value (in a tuple of keys too;
+    :func:`veracity.core._keys.same_key`): any NaN made :data:`NAN_KEY` (every row of a NaN key lands in
+    one slice, as ``np.unique`` puts them in memory), ``-0.0`` made ``0.0``, a ``bytearray`` bytes."""
     if isinstance(key, tuple):
         return tuple(slice_key(k) for k in key)
-    return NAN_KEY if isinstance(key, (float, np.floating)) and key != key else key
+    return same_key(key)
 
 
 def _per_slice(native: dict[str, list[Any]], bins: int, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:

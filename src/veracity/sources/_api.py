@@ -33,7 +33,7 @@ from ..core._binning import uniform_edges
 from ..core._metrics import check_threshold
 from ..core._validation import VeracityError, check_numeric_column, check_score_type, refuse_score
 from . import _aggregates as agg
-from ..core._keys import NAN_KEY, key_order  # noqa: F401 - key_order: the slices' one order, imported from here
+from ..core._keys import NAN_KEY, key_name, key_order  # noqa: F401 - key_order: the slices' one order, imported from here
 from ._source import Frame, _is_decimal, as_frame, check_columns, check_dtypes, exact_floats, refuse_nested
 
 #: options of the array form that need every row in memory (refused on lazy frames)
@@ -353,8 +353,8 @@ def _stats_of(prep: _Prepared, sums: dict[Any, dict[str, np.ndarray]], edges: np
               grouped: bool) -> tuple[Any, dict[Any, Any], dict[Any, float]]:
     """``(whole stats, {key: stats}, {key: Σw·correct})`` from the per-slice bin sums."""
     if prep.pooled is not None and grouped:  # kept keys in key order, the pooled slice last
-        rank = {str(k): i for i, k in enumerate(key_order(list(prep.pooled[0])))}
-        order = sorted(sums, key=lambda k: rank.get(str(k), len(rank)))
+        rank = {key_name(k): i for i, k in enumerate(key_order(list(prep.pooled[0])))}
+        order = sorted(sums, key=lambda k: rank.get(key_name(k), len(rank)))
     else:
         order = key_order(list(sums))
     stats = {k: stats_from_sums(sums[k], edges, strategy) for k in order}
@@ -450,7 +450,8 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
         out = result(whole, aucs.pop(agg.WHOLE), sum(correct.values()))
         # a slice whose rows all weigh 0 holds no evidence: left out, as the in-memory audit does
         refuse_shared_names(list(stats))
-        groups = {str(k): result(stats[k], aucs.get(k), correct[k]) for k in stats if stats[k].total_weight > 0}
+        groups = {key_name(k): result(stats[k], aucs.get(k), correct[k]) for k in stats
+                  if stats[k].total_weight > 0}
         out = replace(out, groups=groups, group_column=prep.by)
     if auto is not None:
         out = replace(out, extras={"auto_bins": auto, **out.extras})

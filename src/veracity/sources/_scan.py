@@ -89,6 +89,23 @@ def _refuse_undecodable(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _group_names(col: Any) -> np.ndarray:
+    """An Arrow group column (no nulls) as the names of its slices, one :func:`~veracity.core._keys.key_name`
+    per distinct value: times as ``2026-01-01 10:00:00`` (not numpy's ``2026-01-01T10:00:00.000000000``),
+    a zoned one as its UTC instant, ``-0.0`` as ``0.0``, bytes as ``b'...'``."""
+    import pyarrow as pa
+
+    from ..core._keys import key_name
+
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    if pa.types.is_timestamp(col.type) and col.type.tz is not None:
+        col = col.cast(pa.timestamp(col.type.unit, tz="UTC"))
+    encoded = col.dictionary_encode()
+    names = np.array([key_name(v) for v in encoded.dictionary.to_pylist()], dtype=str)
+    return names[np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.intp)]
+
+
 @_refuse_undecodable
 def scan_file(
     path: str | Path,
@@ -132,8 +149,11 @@ def scan_file(
                     f"column {name!r} has missing values (after row {rows}); drop or fill them first"
                 )
         raw_group = np.asarray(cols[group].to_numpy(zero_copy_only=False)) if group else None
-        # no per-row key without a group column: the whole batch is one slice
-        keys = (group_keys(raw_group) if group_keys else raw_group).astype(str) if raw_group is not None else None
+        # no per-row key without a group column: the whole batch is one slice; the column's values named as
+        # vc.audit(..., by=) names them, a group_keys mapping's keys as their text
+        keys = None
+        if raw_group is not None:
+            keys = group_keys(raw_group).astype(str) if group_keys else _group_names(batch.column(group))
         flags = None
         if mature:
             flags = cols[mature].to_numpy(zero_copy_only=False)

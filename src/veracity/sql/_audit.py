@@ -19,6 +19,7 @@ from ..core._audit import AuditResult, audit_from_stats
 from ..core._binning import (AutoBins, auto_bins, check_bins, check_strategy, cut_edges, edges_at, rule_positions,
                              uniform_edges)
 from ..core._metrics import check_threshold
+from ..core._keys import key_name
 from ..core._stats import MAX_GROUPS, BinStats, check_max_groups, other_key, refuse_shared_names
 from ..core._validation import VeracityError, check_score_type
 from ..sources._aggregates import slice_key as _slice_key
@@ -507,7 +508,7 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
     else:
         # a slice whose rows all weigh 0 holds no evidence: left out, as the in-memory audit does
         refuse_shared_names(order)
-        groups = {str(k): result(sums[k], slice_auc(k)) for k in order if sums[k]["weight"].sum() > 0}
+        groups = {key_name(k): result(sums[k], slice_auc(k)) for k in order if sums[k]["weight"].sum() > 0}
         total = {name: sum(sums[k][name] for k in order) for name in q.SUMS}
         out = replace(result(total, _whole_auc(db, cols, **where)), groups=groups, group_column=cols.by)
     if auto is not None:
