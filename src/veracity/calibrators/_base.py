@@ -24,7 +24,7 @@ import json
 import warnings
 from pathlib import Path
 from types import FrameType
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -331,6 +331,7 @@ class Calibrator:
         positive class of two-valued binary labels (strings, booleans, numbers; recorded).
         Pandas scores, labels and weights must share one index (never matched by position).
         """
+        _check_metadata(metadata)
         if score is not None or label is not None:
             if "fit" not in _FRAME_FIT:  # registered by veracity.frames._fit (the layer above), loaded on need
                 from ..core._plugins import load_registrations
@@ -548,6 +549,24 @@ def from_params(kind: str, params: dict[str, Any]) -> Calibrator:
     """An unfitted calibrator of ``kind`` with an artifact's options (JSON lists read back as tuples)."""
     options: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in params.items()}
     return _REGISTRY[kind](**options)
+
+
+#: metadata keys every fit records itself (what the caller passes under these names is replaced)
+_RECORDED = ("method", "score_type", "n_rows", "n_classes", "data_hash", "role", "allow_role",
+             "library_version", "params", "n_columns")
+
+
+def _check_metadata(metadata: Any) -> None:
+    """The caller's ``metadata=`` can be saved and read back (:func:`._schema.check_metadata`), or a one-line
+    error at fit time: before, a NaN failed only in ``save`` (json's bare ValueError) and a ``score_column``
+    that is no text was saved and then refused by :func:`load`."""
+    if metadata is None:
+        return
+    if not isinstance(metadata, Mapping):
+        raise VeracityError(f"metadata must be a dict of provenance fields, e.g. {{'model_revision': 'v3'}}; "
+                            f"got {type(metadata).__name__}")
+    plain = _jsonable(dict(metadata))
+    _schema.check_metadata({k: v for k, v in plain.items() if k not in _RECORDED})
 
 
 def _is_multiclass(scores: Any) -> bool:

@@ -20,6 +20,8 @@ ties**, so the tie policy is explicit:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core._validation import VeracityError
@@ -82,6 +84,14 @@ def pooled(x: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarr
     return xs[first], ysum / wsum, wsum
 
 
+def wide_span(knots_x: np.ndarray) -> bool:
+    r"""Whether the knots span more than the largest double (scores near :math:`\pm` max-float): then
+    :math:`x_{j+1} - x_j` can overflow to inf and its slope read 0, so a linear map is evaluated on halved
+    scores and knots, :math:`\mathrm{slope}_h (x/2 - x_j/2) + y_j` (exact: halving a normal double is),
+    as the exports (:mod:`veracity.export`) compute it."""
+    return bool(knots_x.size > 1 and not math.isfinite(float(knots_x[-1]) - float(knots_x[0])))
+
+
 class _Lookup:
     """Piecewise-linear / step map on sorted knots, evaluated with a uniform cell table.
 
@@ -103,15 +113,19 @@ class _Lookup:
         if self.steep is not None:
             self.slope[steep] = 0.0
         self.cells = int(min(max(4 * k, 1024), 1 << 22))
-        span = self.hi - self.lo
+        # the cell of x is floor((x − lo)·scale), on halved values where the span overflows (knots
+        # near ±max-float): x − lo would be inf there; the corrections in index() make any cell exact
+        self.half = not np.isfinite(self.hi - self.lo)
+        f = 0.5 if self.half else 1.0
+        span = self.hi * f - self.lo * f
         self.scale = self.cells / span if span > 0 else 0.0
-        starts = self.lo + np.arange(self.cells) * (span / self.cells)
-        self.table = np.clip(np.searchsorted(kx, starts, side="right") - 1, 0, k - 1)
+        starts = self.lo * f + np.arange(self.cells) * (span / self.cells)
+        self.table = np.clip(np.searchsorted(kx * f, starts, side="right") - 1, 0, k - 1)
         self.next_x = np.append(kx[1:], np.inf)
 
     def index(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         xc = np.clip(x, self.lo, self.hi)
-        g = ((xc - self.lo) * self.scale).astype(np.intp)
+        g = ((xc * 0.5 - self.lo * 0.5 if self.half else xc - self.lo) * self.scale).astype(np.intp)
         np.clip(g, 0, self.cells - 1, out=g)
         i = self.table[g]
         todo = np.flatnonzero(self.next_x[i] <= xc)
@@ -196,7 +210,11 @@ class IsotonicCalibration(Calibrator):
             return
         block = np.cumsum(start) - 1
         bw = np.bincount(block, weights=wsum)
-        cx = np.bincount(block, weights=wsum * ux) / bw
+        with np.errstate(over="ignore", invalid="ignore"):
+            cx = np.bincount(block, weights=wsum * ux) / bw
+        if not np.isfinite(cx).all():  # scores near ±max-float: their weighted sums overflow
+            m = float(np.max(np.abs(ux)))
+            cx = np.bincount(block, weights=wsum * (ux / m)) / bw * m
         cy = fitted[start]
         if cy.size < 2:
             warn(
@@ -211,11 +229,15 @@ class IsotonicCalibration(Calibrator):
         self.knots_x_, self.knots_y_ = cx, cy
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
-        lookup = getattr(self, "_lookup", None)
-        if lookup is None or lookup.kx is not self.knots_x_:
-            lookup = self._lookup = _Lookup(self.knots_x_, self.knots_y_)
-        if self.ties == "strict" or self.interpolation == "linear":
-            return lookup.linear(s)
+        linear = self.ties == "strict" or self.interpolation == "linear"
+        half = linear and wide_span(self.knots_x_)
+        cached = getattr(self, "_lookup", None)
+        if cached is None or cached[0] is not self.knots_x_:
+            kx = self.knots_x_ * 0.5 if half else self.knots_x_
+            cached = self._lookup = (self.knots_x_, _Lookup(kx, self.knots_y_))
+        lookup = cached[1]
+        if linear:
+            return lookup.linear(s * 0.5 if half else s)
         return lookup.step(s)
 
     def __str__(self) -> str:

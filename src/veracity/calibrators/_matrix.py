@@ -109,6 +109,24 @@ class _Scaling(Calibrator):
     def _transform(self, s: np.ndarray) -> np.ndarray:
         return softmax(self._logit_input(s) @ self.W_.T + self.b_, axis=1)
 
+    def __str__(self) -> str:
+        # `veracity fit` prints the fitted map: without this it printed the constructor's repr
+        if not self._is_fitted():
+            return repr(self)
+
+        def shown(v: np.ndarray) -> str:
+            items = ", ".join(f"{float(x):.4g}" for x in v[:6])
+            return f"[{items}{', ...' if v.size > 6 else ''}]"
+
+        k = int(self.W_.shape[0])
+        if self.kind == "vector":
+            return (f"vector scaling over {k} classes: p = softmax(v * z + b), v = {shown(np.diag(self.W_))}, "
+                    f"b = {shown(self.b_)}")
+        off = self.W_ - np.diag(np.diag(self.W_))
+        return (f"matrix scaling over {k} classes: p = softmax(W z + b), "
+                f"diag(W) = {shown(np.diag(self.W_))}, "
+                f"largest off-diagonal |W| = {float(np.max(np.abs(off))):.4g}, b = {shown(self.b_)}")
+
 
 class VectorScaling(_Scaling):
     r"""Vector scaling :math:`\mathrm{softmax}(v\odot z + b)` with L2 towards the identity.

@@ -502,6 +502,19 @@ def check_artifact(doc: Any, where: str, known: Any) -> tuple[str, dict, dict, d
         )
     version = doc.get("version")
     kind = doc.get("kind")
+    if isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION:
+        from .._version import __version__
+
+        meta = doc.get("metadata")
+        wrote = meta.get("library_version") if isinstance(meta, dict) else None
+        by = "a newer veracity"
+        if isinstance(wrote, str) and wrote:
+            by = f"veracity {_one_line(wrote, 30)}"
+        raise VeracityError(
+            f"{where} was written by {by} (artifact version {version}); this veracity ({__version__}) reads "
+            f"version {FORMAT_VERSION}. Upgrade veracity (pip install -U veracity) to read it, or re-fit "
+            "and save it with this version"
+        )
     if isinstance(version, bool) or version != FORMAT_VERSION:
         raise VeracityError(
             f"{where} has artifact version {_one_line(repr(version), 60)}; this veracity reads "
@@ -534,6 +547,43 @@ def check_artifact(doc: Any, where: str, known: Any) -> tuple[str, dict, dict, d
     return kind, dict(parts["params"]), dict(parts["state"]), dict(parts["metadata"])
 
 
+def _unstorable(value: Any) -> str | None:
+    """Why ``value`` (one metadata entry, already plain JSON types) cannot be saved and read back, or None."""
+    stack: list[tuple[Any, int]] = [(value, 3)]  # the artifact (1) > metadata (2) > this entry (3)
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return (f"holds {node!r}: a calibrator artifact is strict JSON, which has no NaN or "
+                    "infinity; pass None for a missing value, or the value as text")
+        if isinstance(node, (dict, list, tuple)):
+            if depth > MAX_DEPTH:
+                return (f"is nested deeper than the {MAX_DEPTH} levels vc.load reads back; pass a "
+                        "flatter value, or the value as text")
+            items = node.values() if isinstance(node, dict) else node
+            stack.extend((v, depth + 1) for v in items)
+    return None
+
+
+def check_metadata(metadata: dict[str, Any]) -> None:
+    """Refuse, at fit time, caller metadata that :meth:`Calibrator.save` could not write or
+    :func:`veracity.load` would refuse on reading it back: a NaN or infinity (strict JSON has neither),
+    nesting deeper than :data:`MAX_DEPTH`, a key the library reads back (``score_column`` …) of the wrong
+    type. ``metadata`` holds plain JSON types (see ``_jsonable``) and only the keys the fit does not record."""
+    for key, value in metadata.items():
+        why = _unstorable(value)
+        if why is not None:
+            raise VeracityError(f"metadata[{key!r}] {why}")
+    try:
+        msgspec.convert(metadata, Metadata, strict=True)
+    except msgspec.ValidationError as exc:
+        rule, _, path = str(exc).rpartition(" - at `")
+        key = path.rstrip("`").removeprefix("$.").partition("[")[0]
+        shown = _one_line(repr(metadata.get(key)), 60)
+        raise VeracityError(
+            f"metadata[{key!r}] = {shown}: {_one_line(rule, 80)}; vc.load reads {key!r} back and would "
+            "refuse the saved file: pass the value it records there (text), or None") from None
+
+
 def check_output(name: str, p: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """Refuse NaN/inf or out-of-range probabilities from a calibrator (its fault, not the data's)."""
     lo, hi = (float(v) for v in (np.min(p), np.max(p))) if p.size else (0.0, 1.0)
@@ -550,5 +600,5 @@ def check_output(name: str, p: np.ndarray, scores: np.ndarray) -> np.ndarray:
     )
 
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMAS", "check_artifact", "check_output",
+__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMAS", "check_artifact", "check_metadata", "check_output",
            "read_artifact", "register"]

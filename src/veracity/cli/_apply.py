@@ -74,6 +74,32 @@ def _report(args: argparse.Namespace, cal, rows: int, names: list[str], out: Pat
     return 0
 
 
+def _recorded_column(args: argparse.Namespace, exc: VeracityError, names: list[str],
+                     columns: list[str] | None) -> VeracityError:
+    """``exc``, saying where a missing score column's name came from when the user did not pass --score:
+    the calibrator's record of the column it was fit on, which this file may name otherwise."""
+    if args.score is not None:
+        return exc
+    if columns is None:
+        from ..sources._source import as_frame
+        from ._rows import lazy_errors
+
+        try:
+            with lazy_errors("duckdb", str(args.file)):
+                columns = list(as_frame(str(args.file)).columns)
+        except Exception:  # noqa: BLE001 - the file's own error is the one to show
+            return exc
+    missing = [n for n in names if n not in columns]
+    if not missing:
+        return exc
+    recorded = ",".join(names)
+    what, verb, flag = (("score column", "is", "--score NAME") if len(names) == 1 else
+                        ("score columns", "are", "--score NAME,NAME,..."))
+    return VeracityError(f"{exc.message}; {recorded!r} {verb} the {what} the calibrator was fit on "
+                         f"(recorded in {args.calibrator}): pass {flag} for this file's {what}", exc.param,
+                         exc.hint, value=exc.value)
+
+
 def run(args: argparse.Namespace) -> int:
     import pyarrow as pa
 
@@ -94,15 +120,22 @@ def run(args: argparse.Namespace) -> int:
         names = feature_names(spec, path=str(args.file))  # as --score reads them: "p,1" may be one column
         if not names:
             raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
-        done = apply_stream(cal, args.file, out, score=names, column=args.column,
-                            batch_rows=args.batch_rows or BATCH_ROWS)
+        try:
+            done = apply_stream(cal, args.file, out, score=names, column=args.column,
+                                batch_rows=args.batch_rows or BATCH_ROWS)
+        except VeracityError as exc:
+            raise _recorded_column(args, exc, names, None) from None
         return _report(args, cal, done.rows, list(done.columns), out)
     if args.batch_rows is not None:  # the whole file is read into memory: the batch size changed nothing
         raise VeracityError(f"--batch-rows sizes the batches of streamed Parquet input, and {shown_path(args, args.file)} is not "
                             "Parquet (it is read into memory whole); drop --batch-rows, or convert the file "
                             "to Parquet to stream it")
     table = source.read_table(args.file)
-    scores = source.score_matrix(table, spec, path=args.file)
+    try:
+        scores = source.score_matrix(table, spec, path=args.file)
+    except VeracityError as exc:
+        names = feature_names(spec, columns=table.column_names)
+        raise _recorded_column(args, exc, names, table.column_names) from None
     p = cal.transform(scores)
     if p.ndim == 1:
         names, cols = [args.column], [p]

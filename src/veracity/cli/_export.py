@@ -71,6 +71,12 @@ def run(args: argparse.Namespace) -> int:
     from ._common import emit, note, write_output
 
     cal = load_calibrator(args.calibrator)
+    if cal.kind == "venn-abers-ovo":  # the export's own words name a Python option this command line lacks
+        raise VeracityError(
+            f"{args.calibrator} holds a multiclass Venn-ABERS of the pairwise form (what `veracity fit "
+            "--method venn-abers` fits on K score columns), which has no SQL/ONNX form; for export fit a "
+            "one-vs-rest map (--method isotonic, histogram, platt or beta on the K columns), or "
+            "VennAbers(multiclass='ovr') in Python")
     prior = _prior(args.prior_shift)
     if args.sql is not None:
         column = _column(args, cal)

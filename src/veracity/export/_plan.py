@@ -23,6 +23,7 @@ Nodes are tuples ``(op, *args)``:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -205,6 +206,10 @@ def _isotonic(params: dict[str, Any], state: dict[str, Any], x: Node) -> Node:
     linear = params.get("ties", "allow") == "strict" or params.get("interpolation", "step") == "linear"
     if not linear or kx.size == 1:
         return ("piecewise", x, kx[1:], "right", _consts(ky))
+    if not math.isfinite(float(kx[-1]) - float(kx[0])):
+        # knots near ±max-float: a difference of two overflows (its slope would read 0), so the map runs on
+        # halved scores and knots, as IsotonicCalibration.transform evaluates it
+        x, kx = ("mul", x, const(0.5)), kx * 0.5
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         slope = np.diff(ky) / np.diff(kx)
     pieces: list[tuple] = []
@@ -228,6 +233,9 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
     if kind in ("vector", "matrix"):
         W = np.asarray(state["W_"], dtype=np.float64)
         b = np.asarray(state["b_"], dtype=np.float64)
+        if W.shape != (k, k) or b.shape != (k,):  # a larger W would be cut to its first K rows silently
+            raise VeracityError(f"state W_ must be {k} x {k} and b_ hold {k} values (state n_classes_ = "
+                                f"{k}), got W_ of shape {W.shape} and {b.size} values of b_")
         z = [_multi_logit(c, st) for c in cols]
         logits = []
         for r in range(k):
@@ -235,6 +243,9 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
             logits.append(_sum(terms + [const(b[r])]) if terms else const(b[r]))
         return [("head", "softmax", logits, j) for j in range(k)]
     if kind == "one-vs-rest":
+        if len(state["maps_"]) != k:
+            raise VeracityError(f"state maps_ must hold one map per class ({k}, state n_classes_), "
+                                f"got {len(state['maps_'])}")
         maps = [_binary(m["kind"], {"score_type": st, **m["params"]}, m["state"], cols[j])
                 for j, m in enumerate(state["maps_"])]
         return [("head", "renorm", maps, j) for j in range(k)]
@@ -338,6 +349,14 @@ def _prior_shift(outputs: list[Node], prior_shift: Any) -> list[Node]:
     return [("head", "normalise", q, j) for j in range(k)]
 
 
+def _n_classes(value: Any) -> int:
+    """An artifact's ``n_classes_``: a whole number of at least 2 (``int(2.7)`` would read 2 silently)."""
+    whole = isinstance(value, (int, np.integer)) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole or value < 2:
+        raise VeracityError(f"state n_classes_ must be a whole number of at least 2, got {value!r}")
+    return int(value)
+
+
 def _two_columns(metadata: dict[str, Any], width: int | None) -> bool:
     """Whether a two-class temperature reads (N, 2) scores: the width the caller names (its column
     list), else the width it was fit on (``n_columns``, or the recorded score columns)."""
@@ -367,7 +386,10 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
                                 f"scores), got {n_classes!r}")
         k = 2 if n_classes is None else int(n_classes)
         outs: list[Node] = [("col", 0)] if k == 2 else [("col", j) for j in range(k)]
-        return Plan(_prior_shift(outs, prior_shift), 1 if k == 2 else k, "prior-shift", {})
+        # K class probabilities: a row adjust_prior refuses (not summing to 1) gets no output, as a fitted
+        # multiclass map's does (a row of zeros was 0/0: NaN, or PostgreSQL's "division by zero")
+        return Plan(_prior_shift(outs, prior_shift), 1 if k == 2 else k, "prior-shift", {},
+                    rows_sum_to_one=k > 2)
     doc = artifact_of(calibrator)
     kind = doc.get("kind")
     params, state = dict(doc.get("params") or {}), dict(doc.get("state") or {})
@@ -375,7 +397,7 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
     if kind not in EXPORTABLE:
         raise _unsupported(str(kind))
     try:
-        k = int(state.get("n_classes_", 2))
+        k = _n_classes(state.get("n_classes_", 2))
         multi = kind in ("vector", "matrix", "one-vs-rest") or (
             kind == "temperature" and (k > 2 or (k == 2 and _two_columns(metadata, width))))
         if multi:
@@ -385,7 +407,7 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
         _check_constants(outputs)
     except VeracityError as exc:
         raise _malformed(str(kind), str(exc)) from None
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
         detail = f"missing state {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:120]
         raise _malformed(str(kind), detail) from None
     if prior_shift is not None:

@@ -24,7 +24,8 @@ numbers as ``transform()``:
   ``g = floor((x − lo)·scale)`` picks one of ~2K uniform cells; an array gives the number
   of knots certainly below the cell, and at most a few comparisons with the knots inside
   the cell finish the count — exact, because ``g`` is monotone in ``x`` and computed
-  with the same IEEE operations as the table was built with. DuckDB runs every branch
+  with the same IEEE operations as the table was built with. Knots that crowd a few cells
+  (more than 16 in one: scores spread over many decades) keep the tree. DuckDB runs every branch
   of a nested CASE over every vector, so a tree of 1,000 knots costs it ~1,000 branches
   per row; it gets a flat **CASE chain** over per-cell arrays instead
   (:meth:`_Builder._chain_lookup`): the cell index (one rounding cast), then "before the cell's first
@@ -73,7 +74,8 @@ _MAX_FLOAT = float(np.finfo(np.float64).max)
 _SHORT_TABLE = 16
 #: most uniform cells of the array lookup
 _MAX_CELLS = 1 << 12
-#: most edges one cell of the chain lookup may hold (beyond: the cell-index array lookup)
+#: most edges one cell of the chain lookup or the cell-index array lookup may hold (beyond: the next
+#: lookup, and last the CASE tree)
 _MAX_PER_CELL = 16
 #: cells per edge of the chain lookup (each of its arrays has one entry a cell, copied per vector)
 _CHAIN_CELLS_PER_EDGE = 2.0
@@ -301,7 +303,13 @@ class _Builder:
             return None
         with np.errstate(all="ignore"):
             g = np.floor((edges - lo) * scale)  # the SQL computes these same two roundings
-        return lo, scale, cells, g.astype(np.int64)
+        g_edges = g.astype(np.int64)
+        if np.bincount(g_edges).max() > _MAX_PER_CELL:
+            # edges crowded into a few cells (the probabilities of a rare-event model, spread over hundreds
+            # of decades near 0): each row would compare the score with every edge of its cell, one nested
+            # term and one copy of the edge array each (400 edges: RecursionError); the tree takes log2 K
+            return None
+        return lo, scale, cells, g_edges
 
     @staticmethod
     def _chain_cells(edges: np.ndarray) -> tuple[float, float, int, np.ndarray] | None:
