@@ -137,18 +137,43 @@ def test_corp_of_the_difference_is_the_difference_of_the_corps(seed, weights):
     assert d.score == pytest.approx(r.row("brier").diff, abs=1e-12)
 
 
-def test_paired_brier_and_log_loss_intervals_are_the_paired_t_intervals():
-    a, b, y, _ = _two(9, 250)
+@pytest.mark.parametrize("seed,n", [(9, 250), (12, 6), (13, 3)])
+def test_paired_brier_and_log_loss_intervals_are_the_paired_t_intervals(seed, n):
+    """Unweighted: exactly the paired t-test (scipy.stats.ttest_rel) on the per-row loss differences,
+    Student's t on n - 1 degrees of freedom for the interval and the p-value."""
+    a, b, y, _ = _two(seed, n)
     r = vc.compare_models({"a": a, "b": b}, y, n_resamples=0)
-    for metric, d in (("brier", (b - y) ** 2 - (a - y) ** 2),
-                      ("log_loss", -(y * np.log(b) + (1 - y) * np.log(1 - b)) + (y * np.log(a) + (1 - y) * np.log(1 - a)))):
+    for metric, la, lb in (("brier", (a - y) ** 2, (b - y) ** 2),
+                           ("log_loss", -(y * np.log(a) + (1 - y) * np.log(1 - a)),
+                            -(y * np.log(b) + (1 - y) * np.log(1 - b)))):
+        d = lb - la
         row = r.row(metric)
         se = d.std(ddof=1) / np.sqrt(d.size)
         assert row.diff == pytest.approx(d.mean(), abs=1e-12)
         assert row.se == pytest.approx(se, rel=1e-10)
-        z = stats.norm.ppf(0.975)
-        assert row.ci_low == pytest.approx(d.mean() - z * se, abs=1e-12)
-        assert row.p_value == pytest.approx(2 * stats.norm.sf(abs(d.mean()) / se), abs=1e-12)
+        test = stats.ttest_rel(lb, la)
+        assert row.p_value == pytest.approx(test.pvalue, rel=1e-9, abs=1e-15)
+        ci = test.confidence_interval(0.95)
+        assert row.ci_low == pytest.approx(ci.low, abs=1e-12)
+        assert row.ci_high == pytest.approx(ci.high, abs=1e-12)
+        assert row.method == "paired t"
+
+
+def test_weighted_paired_differences_use_t_on_kish_effective_size_less_one():
+    a, b, y, w = _two(14, 12, weights=True)
+    r = vc.compare_models({"a": a, "b": b}, y, sample_weight=w, n_resamples=0, level=0.9)
+    d = (b - y) ** 2 - (a - y) ** 2
+    mean = np.dot(w, d) / w.sum()
+    se = np.sqrt(np.sum(w**2 * (d - mean) ** 2) / w.sum() ** 2 * d.size / (d.size - 1))
+    df = w.sum() ** 2 / np.sum(w**2) - 1
+    row = r.row("brier")
+    assert row.diff == pytest.approx(mean, abs=1e-14) and row.se == pytest.approx(se, rel=1e-10)
+    assert row.ci_high == pytest.approx(mean + stats.t.ppf(0.95, df) * se, abs=1e-12)
+    assert row.p_value == pytest.approx(2 * stats.t.sf(abs(mean) / se, df), rel=1e-9)
+    # equal weights: the unweighted test (n - 1 degrees of freedom)
+    even = vc.compare_models({"a": a, "b": b}, y, sample_weight=np.full(12, 3.0), n_resamples=0).row("brier")
+    plain = vc.compare_models({"a": a, "b": b}, y, n_resamples=0).row("brier")
+    assert even.p_value == pytest.approx(plain.p_value, rel=1e-9)
 
 
 def test_weighted_paired_mean_is_the_ratio_estimators_linearised_variance():

@@ -6,8 +6,8 @@ Every pair of models is compared on the *same* rows, so each difference gets a
 ==========  =====================================================  ===============================
 metric      difference B − A                                       interval
 ==========  =====================================================  ===============================
-brier       mean of per-row :math:`(p_B - y)^2 - (p_A - y)^2`      paired normal (Diebold–Mariano)
-log_loss    mean of per-row log-loss differences                   paired normal (Diebold–Mariano)
+brier       mean of per-row :math:`(p_B - y)^2 - (p_A - y)^2`      paired t (Diebold–Mariano, t on n−1 df)
+log_loss    mean of per-row log-loss differences                   paired t (Diebold–Mariano, t on n−1 df)
 ece         debiased ECE (Kumar et al. 2019, L1)                   bias-aware paired bootstrap
 auc         Mann–Whitney AUC                                       DeLong's paired test
 ==========  =====================================================  ===============================
@@ -42,7 +42,7 @@ from ..core._display import Display
 from ..core._binning import check_bins
 from ..core._intervals import fewest_resamples
 from ..core._parallel import submit
-from ..core._text import fmt, render_table
+from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
 from ..honest._common import check_count, check_level, check_seed
 from ..honest._corp import CORPResult, ScoreDecomposition
@@ -56,8 +56,8 @@ from ._resample import PairedBootstrap, debiased_l1, ece_difference_interval, ov
 
 METRICS = ("brier", "log_loss", "ece", "auc")
 METHODS = {
-    "brier": "paired normal",
-    "log_loss": "paired normal",
+    "brier": "paired t",
+    "log_loss": "paired t",
     "ece": "bias-aware bootstrap",
     "auc": "DeLong",
 }
@@ -68,8 +68,12 @@ METHODS = {
 #: ``to_dict`` and ``to_frame`` keep the name "ece"
 SHOWN = {"ece": "ece_debiased"}
 
+#: why a debiased-ECE difference that is not 0 can have p = 1 (:func:`._resample.ece_difference_interval`)
+ECE_P_ONE = ("ece_debiased p = 1: the difference is within the bias the debiased ECEs may still carry, "
+             "which the bias-aware interval keeps at every level (no evidence either way)")
+
 #: more resamples than this is a mistake (each is a pass over the rows), refused before allocating
-MAX_RESAMPLES = 1_000_000
+MAX_RESAMPLES = 100_000
 
 @dataclass(frozen=True)
 class ComparisonRow:
@@ -194,6 +198,8 @@ class ModelComparison(Display):
                       render_table(["metric", a, b, f"{b} - {a}", f"{pct} CI", "p-value", "method"], body,
                                    align="lrrrlrl")]
         lines = [line for line in lines if line]
+        if any(r.metric == "ece" and r.p_value == 1.0 and r.diff != 0.0 for r in self.rows):
+            lines.append(ECE_P_ONE)
         if self.corp:
             corp_rows = [[name, fmt(c.brier.score), fmt(c.brier.mcb), fmt(c.brier.dsc), fmt(c.brier.unc), ""]
                          for name, c in self.corp.items()]
@@ -214,7 +220,7 @@ class ModelComparison(Display):
             for key, g in self.groups.items():
                 for (a, b), text in zip(list(dict.fromkeys((r.model_a, r.model_b) for r in g.rows)), g.verdicts):
                     lines.append(f"  {key} ({g.n:,} rows): {text}")
-        return "\n".join(lines)
+        return visible("\n".join(lines))  # names in the verdicts and notes too: no U+202E printed raw
 
 
 def _fmt_p(p: float) -> str:
@@ -427,7 +433,8 @@ def compare_models(
     pair every row — see :mod:`veracity.comparison._inputs`). For every
     pair (A, B) in the order given: Brier, log loss, debiased ECE and AUC of each model and
     ``diff = B - A`` with a paired interval at ``level`` and a p-value (H0: no difference) —
-    paired normal (Diebold–Mariano) for Brier and log loss, DeLong for AUC, a paired
+    paired t (Diebold–Mariano with Student's t on n − 1 degrees of freedom; weighted, Kish's
+    effective size − 1: :mod:`veracity.comparison._paired`) for Brier and log loss, DeLong for AUC, a paired
     Poisson bootstrap (``n_resamples``, ``random_state``) for ECE — plus the CORP
     decomposition of each model and of the difference and a one-line verdict. See
     :mod:`veracity.comparison._compare`.
@@ -462,8 +469,13 @@ def compare_models(
     notes = list(whole.notes)
     ordered = _key_order(list(dict.fromkeys(keys.tolist())))
     texts = [str(k) for k in ordered]
+    # the missing keys' slice: None (the inputs turn NaN, NaT and NA into None), found by numpy's
+    # element-wise == on the object array (no Python loop over rows; "a" == None and nan == None are False)
+    none = np.asarray(None, dtype=object)
+    missing = (np.asarray(np.equal(keys, none), dtype=bool) if keys.dtype == object
+               else np.zeros(keys.shape, dtype=bool))
     for key, text in zip(ordered, texts):
-        rows = np.flatnonzero(np.array([k == key for k in keys.tolist()])) if key is None else np.flatnonzero(keys == key)
+        rows = np.flatnonzero(missing) if key is None else np.flatnonzero(keys == key)
         part = models.subset(rows)
         name = repr(key) if texts.count(text) > 1 else text  # 1 and '1': two slices, two names
         try:

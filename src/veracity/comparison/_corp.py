@@ -142,6 +142,10 @@ def corp_fit(runs: Runs) -> CORPFit:
     s_r = base * (1.0 - base)  # mean (r - y)^2 for 0/1 labels
     l_hat = -float(np.sum(xlogy(by, bf) + xlogy(bw - by, 1.0 - bf))) / total
     l_r = -float(xlogy(base, base) + xlogy(1.0 - base, 1.0 - base))
+    # The base rate is an isotonic fit, so the PAV fit's loss is at most its: DSC = s_r - s_hat >= 0
+    # (and one block, a constant model, *is* the base rate: DSC exactly 0). Read as such, not from two
+    # sums rounded apart (a constant model printed DSC "-0.0000").
+    s_hat, l_hat = (s_r, l_r) if first.shape[0] == 1 else (min(s_hat, s_r), min(l_hat, l_r))
     # the curve's value at every distinct score: each block's fit repeated over the block's runs
     # (a few long repeats, not one per pooled run)
     y = np.repeat(bf, np.diff(pooled[np.r_[first, fit.shape[0]]]))
@@ -151,8 +155,12 @@ def corp_fit(runs: Runs) -> CORPFit:
 
 def corp_result(f: CORPFit, brier: float, nll: float, n: int) -> CORPResult:
     """:func:`veracity.corp`'s result from the fit and the model's mean Brier score and log loss."""
-    brier_d = ScoreDecomposition(score=brier, mcb=brier - f.s_hat, dsc=f.s_r - f.s_hat, unc=f.s_r)
-    log_loss = ScoreDecomposition(score=nll, mcb=nll - f.l_hat, dsc=f.l_r - f.l_hat, unc=f.l_r)
+    # MCB >= 0 and DSC >= 0 by the fit's optimality (the model's own scores and the base rate are
+    # isotonic fits too); max(0.0, ·) keeps rounding from printing a "-0.0000" and turns -0.0 into 0.0
+    brier_d = ScoreDecomposition(score=brier, mcb=max(0.0, brier - f.s_hat), dsc=max(0.0, f.s_r - f.s_hat),
+                                 unc=f.s_r)
+    log_loss = ScoreDecomposition(score=nll, mcb=max(0.0, nll - f.l_hat), dsc=max(0.0, f.l_r - f.l_hat),
+                                  unc=f.l_r)
     return CORPResult(x=f.x, y=f.y, weight=f.weight, brier=brier_d, log_loss=log_loss, n=n)
 
 
@@ -168,8 +176,8 @@ def corp_from_runs(runs: Runs, brier: float, nll: float, n: int) -> CORPResult:
 def difference(a: CORPResult, b: CORPResult) -> ScoreDecomposition:
     """The CORP (Brier) decomposition of the paired difference ``b - a`` (see the module doc):
     ΔS = ΔMCB − ΔDSC, and ΔUNC = 0 because both models face the same labels."""
-    mcb, dsc = b.brier.mcb - a.brier.mcb, b.brier.dsc - a.brier.dsc
-    return ScoreDecomposition(score=mcb - dsc, mcb=mcb, dsc=dsc, unc=0.0)
+    mcb, dsc = b.brier.mcb - a.brier.mcb + 0.0, b.brier.dsc - a.brier.dsc + 0.0  # + 0.0: never -0.0
+    return ScoreDecomposition(score=mcb - dsc + 0.0, mcb=mcb, dsc=dsc, unc=0.0)
 
 
 def overfit_bound(runs: Runs, f: CORPFit, row_keys: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

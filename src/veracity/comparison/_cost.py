@@ -26,7 +26,7 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._metrics import check_threshold
-from ..core._text import fmt, render_table
+from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
 from ..decisions._inputs import check_cost
 from ..honest._common import check_level
@@ -86,7 +86,7 @@ class RealisedCost(Display):
                 f"costs {self.cost_fp:g}, a miss {self.cost_fn:g}; {self.n:,} row{'s' if self.n != 1 else ''}):\n"
                 + render_table(["model", "flagged", "expected", "realised", f"{pct} CI", "gap", f"{pct} CI",
                                 "p-value"], [*body])
-                + "".join(f"\nnote: {t}" for t in self.notes))
+                + "".join(f"\nnote: {visible(t)}" for t in self.notes))
 
 
 def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level: float) -> RealisedCost:

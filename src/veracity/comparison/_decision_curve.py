@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..core._display import Display
-from ..core._text import fmt, render_table
+from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
@@ -107,7 +107,7 @@ class DecisionCurve(Display):
         return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t ({self.n:,} row{'s' if self.n != 1 else ''}, prevalence "
                 f"{self.prevalence:.4f}; {pct} intervals; 'none' is 0):\n"
                 + render_table(["threshold", *names, "best"], body, align="l" + "r" * len(names) + "l")
-                + "".join(f"\nnote: {t}" for t in self.notes))
+                + "".join(f"\nnote: {visible(t)}" for t in self.notes))
 
 
 def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> DecisionCurve:

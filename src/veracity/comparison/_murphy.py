@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core._binning import cumulative_slack
 from ..core._display import Display
-from ..core._text import fmt, render_table
+from ..core._text import fmt, render_table, visible
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
 from ._inputs import check_score_type, models_of
@@ -148,7 +148,7 @@ class MurphyDiagram(Display):
                 else:
                     lines.append(f"{name} is better at no threshold (the {pct} pointwise band never excludes 0 "
                                  "on its side)")
-        return "\n".join(lines)
+        return visible("\n".join(lines))  # model names in the prose: escaped as in the tables
 
 
 def _fine_uniform_grid(theta: np.ndarray) -> bool:

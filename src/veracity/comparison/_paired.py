@@ -1,4 +1,4 @@
-r"""Paired mean differences with a normal interval (Diebold–Mariano / paired t).
+r"""Paired mean differences with a Student-t (Brier, log loss) or normal interval.
 
 Both models are scored on the same rows, so the difference of two mean losses is
 the mean of the per-row differences :math:`d_i = \ell(p_{B,i}, y_i) - \ell(p_{A,i}, y_i)`:
@@ -7,12 +7,22 @@ the mean of the per-row differences :math:`d_i = \ell(p_{B,i}, y_i) - \ell(p_{A,
           \widehat{\mathrm{Var}}(\bar d) = \frac{n}{n-1}\,
           \frac{\sum_i w_i^2 (d_i - \bar d)^2}{(\sum_i w_i)^2}
 
-(unweighted: :math:`s_d^2/n`, the paired t statistic's variance). The interval is
-:math:`\bar d \pm z_{1-\alpha/2}\,\widehat{\mathrm{se}}` and the p-value
-:math:`2\Phi(-|\bar d| / \widehat{\mathrm{se}})` — the Diebold–Mariano test for
-independent rows. Because the rows are shared, what both models get right or wrong
-together cancels in :math:`d_i`: the paired interval is much narrower than the two
-separate intervals of the means (``tests/comparison`` shows the power it buys).
+(unweighted: :math:`s_d^2/n`, the paired t statistic's variance). For the Brier and
+log-loss differences (:func:`paired_losses`) the interval is
+:math:`\bar d \pm t_{\nu,1-\alpha/2}\,\widehat{\mathrm{se}}` and the p-value
+:math:`2F_\nu(-|\bar d| / \widehat{\mathrm{se}})` with Student's t on :math:`\nu = n - 1`
+degrees of freedom — unweighted, exactly the paired t-test (``scipy.stats.ttest_rel``) on
+the per-row loss differences, the Diebold–Mariano test for independent rows with its
+small-sample reference law (the normal quantile claimed p < 0.0001 on 2 rows; at α = 0.05
+on 10 rows it rejected a true H0 about 9 % of the time). Weighted,
+:math:`\nu = n_{\mathrm{eff}} - 1` with Kish's effective size
+:math:`n_{\mathrm{eff}} = (\sum_i w_i)^2 / \sum_i w_i^2` (n for equal weights). As
+:math:`\nu \to \infty` the t law is the normal one. :func:`paired_mean` and :func:`from_moments`
+(cost, net benefit, Murphy diagram) keep the normal interval
+:math:`\bar d \pm z_{1-\alpha/2}\,\widehat{\mathrm{se}}`. Because the rows are shared, what
+both models get right or wrong together cancels in :math:`d_i`: the paired interval is much
+narrower than the two separate intervals of the means (``tests/comparison`` shows the power it
+buys).
 
 The same moments serve every per-row quantity here (elementary scores of the Murphy
 diagram, net benefit, realised minus expected cost): :func:`from_moments` takes
@@ -43,6 +53,39 @@ class Estimate:
 
 def z_of(level: float) -> float:
     return float(ndtri(0.5 + level / 2.0))
+
+
+def student_df(n: int, total: float, total_sq: float) -> float:
+    r"""Degrees of freedom of a paired mean's t interval: :math:`n - 1` unweighted, Kish's effective
+    size less one, :math:`(\sum w)^2/\sum w^2 - 1`, weighted (``total``, ``total_sq``: Σw, Σw²; equal
+    weights give n - 1 to rounding, read back as n - 1). NaN below 2 rows or where the effective size
+    is not above 1 (one row carries all the weight: no spread to estimate)."""
+    if n < 2:
+        return float("nan")
+    eff = total * total / total_sq
+    df = float(n - 1) if abs(eff - n) <= 1e-9 * n else eff - 1.0
+    return df if df > 0.0 else float("nan")
+
+
+def t_of(level: float, df: float) -> float:
+    """Two-sided ``level`` quantile of Student's t on ``df`` degrees of freedom (infinite: the normal's)."""
+    if df == float("inf"):
+        return z_of(level)
+    from scipy.special import stdtrit  # scipy.special is loaded on first use (core._special)
+
+    return float(stdtrit(df, 0.5 + level / 2.0))
+
+
+def p_t(value: float, se: float, df: float) -> float:
+    """Two-sided Student-t p-value of ``value / se`` on ``df`` degrees of freedom; the edge cases of
+    :func:`p_of` (se 0 or NaN), and NaN where ``df`` is."""
+    if not se > 0:
+        return float(p_of(value, se))
+    if df != df:
+        return float("nan")
+    from scipy.special import stdtr
+
+    return float(2.0 * stdtr(df, -abs(value) / se))
 
 
 def p_of(value: np.ndarray | float, se: np.ndarray | float) -> np.ndarray:
@@ -134,7 +177,8 @@ STEP = 1 << 14
 def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarray | None,
                   level: float) -> tuple[np.ndarray, dict[tuple[int, int], list[Estimate]]]:
     r"""Mean Brier score and log loss of every model (``(models, 2)``) and, for every pair (i, j),
-    the paired Brier and log-loss differences j - i (:func:`paired_mean`'s numbers), in one pass
+    the paired Brier and log-loss differences j - i (:func:`paired_mean`'s mean and se, with Student's
+    t on :func:`student_df` degrees of freedom for the interval and p-value), in one pass
     over cache-sized pieces of the rows, into reused buffers: no n-sized loss array is ever built.
 
     The centred sum of squares comes from sums of :math:`d - c` around a pilot mean c (the first
@@ -186,7 +230,8 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
                     acc[pair][t] += (float((d * wc).sum()), float((d * w2).sum()), float((d * d * w2).sum()))
     sums[:, 1] = -sums[:, 1]
     means = sums / total
-    z = z_of(level)
+    df = student_df(n, total, total_sq)
+    q = t_of(level, df) if df == df else float("nan")  # Student's t quantile
     out = {}
     for pair in pairs:
         estimates = []
@@ -200,6 +245,9 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
             ss = max(s2 - 2.0 * shift * s1w + shift * shift * total_sq, 0.0)
             var = ss / (total * total) * (n / (n - 1.0)) if n > 1 else float("nan")
             se = float(np.sqrt(var))
-            estimates.append(Estimate(mean, se, mean - z * se, mean + z * se, float(p_of(mean, se))))
+            if not se > 0.0:  # no spread (or no estimate of it): the edge cases of the normal interval
+                estimates.append(Estimate(mean, se, mean - 0.0 * se, mean + 0.0 * se, float(p_of(mean, se))))
+                continue
+            estimates.append(Estimate(mean, se, mean - q * se, mean + q * se, p_t(mean, se, df)))
         out[pair] = estimates
     return means, out

@@ -359,7 +359,12 @@ def ece_difference_interval(estimate: float, resampled: np.ndarray, sums_a: np.n
 
     The p-value is the least α at which that interval excludes 0 (it does for every larger α: both
     the bias range and the noise quantiles narrow as α grows), found by bisection, so the interval
-    excludes 0 exactly when p < 1 − level and p does not depend on the level asked for. Like every
+    excludes 0 exactly when p < 1 − level and p does not depend on the level asked for. **p = 1**
+    whenever even the α = 1 interval holds 0: there the bias range still holds with probability
+    :math:`1 - \mathrm{BIAS\_SHARE}` (Bonferroni over the bins), a width no α removes — a
+    difference within the bias the two estimates may carry is no evidence either way (by definition,
+    not clipping; under H0 p is 1 in most draws: conservative, with power once the difference
+    outgrows the bias range; tests/hardening/test_comparison_followups_r15.py). Like every
     bootstrap p-value here it is at least :math:`2/(B+1)`: at smaller α the ends are the extreme
     resamples whatever α (:func:`_order_k`), which cannot certify less (the same condition,
     :math:`B + 1 > 2/(1 - \text{level})`, as for :func:`percentile`)."""

@@ -3,6 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+#: characters that change the direction of the text around them (U+202E shows the rest of a line
+#: backwards) or are invisible: shown as their ``\uXXXX`` escape in text tables (:func:`render_table`),
+#: figures and on the report's page (a browser applies them to the page's own words beside a user's name too)
+HIDDEN = {c: f"\\u{c:04x}"
+          for c in (0x061C, 0x200B, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def visible(text: Any) -> str:
+    """``str(text)`` with the direction-changing and invisible characters of :data:`HIDDEN` escaped."""
+    return str(text).translate(HIDDEN)
 
 
 def render_table(
@@ -15,11 +27,14 @@ def render_table(
     """Fixed-width table; ``align`` is one 'l'/'r' per column (first left, rest right).
 
     Widths are terminal columns (:func:`display_width`): a wide character (CJK, most emoji)
-    takes two, a combining mark none, so names in any script stay aligned.
+    takes two, a combining mark none, so names in any script stay aligned. A direction-changing
+    or invisible character (:data:`HIDDEN`: U+202E would print the rest of the line backwards)
+    shows as its ``\\uXXXX`` escape (:func:`visible`), as figures and the report show it.
     """
     ncol = len(headers)
     align = align or ("l" + "r" * (ncol - 1))
-    cells = [list(headers)] + [list(r) + [""] * (ncol - len(r)) for r in rows]
+    cells = [[c if c.isascii() else visible(c) for c in row]
+             for row in [list(headers)] + [list(r) + [""] * (ncol - len(r)) for r in rows]]
     shown = [[display_width(c) for c in row] for row in cells]
     widths = [max(row[j] for row in shown) for j in range(ncol)]
     lines = []

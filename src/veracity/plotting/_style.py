@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
+from ..core._text import HIDDEN as HIDDEN  # noqa: F401 - the escape is the text tables' (core._text)
+from ..core._text import visible as visible
 from ..core._validation import VeracityError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,18 +38,6 @@ def _figure(figsize: tuple[float, float], dpi: float) -> Figure:
 def _figure_of(ax: Axes) -> Figure:
     """The figure an Axes draws into (what a plot function returns when given ``ax``)."""
     return cast("Figure", ax.figure)
-
-
-#: characters that change the direction of the text around them (U+202E shows the rest of a line
-#: backwards) or are invisible: shown as their ``\uXXXX`` escape in figures and on the report's page
-#: (a browser applies them to the page's own words beside a user's name too), as the text results show them
-HIDDEN = {c: f"\\u{c:04x}"
-          for c in (0x061C, 0x200B, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
-
-
-def visible(text: Any) -> str:
-    """``str(text)`` with the direction-changing and invisible characters of :data:`HIDDEN` escaped."""
-    return str(text).translate(HIDDEN)
 
 
 def _plain(text: Any) -> str:

@@ -209,7 +209,7 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
     boot = (f"{result.n_resamples} paired Poisson bootstrap resamples (random_state {_e(result.random_state)})"
             if result.n_resamples else "no bootstrap (ECE and CORP differences have no interval)")
     note_items = [f"Both models on the same {result.n:,} rows, so every difference is paired: Brier and log "
-                  f"loss by a paired normal (Diebold–Mariano) interval, AUC by DeLong's test, ECE by {boot}."]
+                  f"loss by a paired t (Diebold–Mariano) interval, AUC by DeLong's test, ECE by {boot}."]
     note_items.extend(_e(n) for n in result.notes)
     lead = (f"Is <code>{_e(b)}</code> better than <code>{_e(a)}</code>, and is the difference real? Each "
             "difference is B − A with a paired interval and p-value; the CORP decomposition says whether a "
