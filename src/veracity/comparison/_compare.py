@@ -41,6 +41,7 @@ import numpy as np
 from ..core._display import Display
 from ..core._binning import check_bins
 from ..core._intervals import fewest_resamples
+from ..core._keys import key_name
 from ..core._parallel import submit
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
@@ -468,7 +469,7 @@ def compare_models(
     groups: dict[str, ModelComparison] = {}
     notes = list(whole.notes)
     ordered = _key_order(list(dict.fromkeys(keys.tolist())))
-    texts = [str(k) for k in ordered]
+    texts = [key_name(k) for k in ordered]  # as vc.audit names the slice of the same key, on every route
     # the missing keys' slice: None (the inputs turn NaN, NaT and NA into None), found by numpy's
     # element-wise == on the object array (no Python loop over rows; "a" == None and nan == None are False)
     none = np.asarray(None, dtype=object)
