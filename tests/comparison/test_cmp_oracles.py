@@ -183,7 +183,14 @@ def test_weighted_paired_mean_is_the_ratio_estimators_linearised_variance():
     mean = np.dot(w, d) / w.sum()
     var = np.sum(w**2 * (d - mean) ** 2) / w.sum() ** 2 * 300 / 299
     assert e.value == pytest.approx(mean, abs=1e-14) and e.se == pytest.approx(np.sqrt(var), rel=1e-12)
-    assert e.high - e.low == pytest.approx(2 * stats.norm.ppf(0.95) * np.sqrt(var), rel=1e-12)
+    df = w.sum() ** 2 / np.sum(w**2) - 1  # Student's t on Kish's effective size less one, as for Brier
+    assert e.high - e.low == pytest.approx(2 * stats.t.ppf(0.95, df) * np.sqrt(var), rel=1e-12)
+    assert e.p_value == pytest.approx(2 * stats.t.sf(abs(mean) / np.sqrt(var), df), rel=1e-9)
+    plain = paired_mean(d, None, 0.9)  # unweighted: scipy's one-sample t-test of the per-row values
+    oracle = stats.ttest_1samp(d, 0.0)
+    assert plain.p_value == pytest.approx(oracle.pvalue, rel=1e-9)
+    low, high = oracle.confidence_interval(0.9)
+    assert (plain.low, plain.high) == pytest.approx((low, high), rel=1e-12)
 
 
 # -- decision curves: dcurves as the oracle ----------------------------------------------------------

@@ -102,7 +102,7 @@ def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level
         gap = paired_mean(realised - expected, w, level)
         flagged = float(f.mean()) if w is None else float(np.dot(w, f) / w.sum())
         exp_mean = float(expected.mean()) if w is None else float(np.dot(w, expected) / w.sum())
-        # a cost per row lies in [0, max(c_FP, c_FN)]: the normal interval of a rare miss is cut there
+        # a cost per row lies in [0, max(c_FP, c_FN)]: the interval of a rare miss is cut there
         top = max(cost_fp, cost_fn)
         gap_p = gap.p_value
         if no_spread(gap.value, gap.se) and gap.value != 0.0:  # a test of no spread "rejects" at p = 0

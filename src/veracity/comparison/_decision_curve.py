@@ -10,7 +10,7 @@ and "treat none" (0). Weighted: TP, FP and N are sums of weights. The numbers eq
 ``dcurves`` package's (``dcurves.dca``; the tests check them to 1e-12).
 
 Net benefit is the mean of a per-row value :math:`f_i\,(y_i - (1 - y_i)\,t/(1-t))`
-(:math:`f_i` = flagged), so each point gets a normal interval from the counts' first and
+(:math:`f_i` = flagged), so each point gets a Student-t interval from the counts' first and
 second moments (:func:`._paired.from_moments`); all thresholds cost one sort per model and class.
 """
 
@@ -122,17 +122,17 @@ def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> Deci
         s1w = c1sq - odds * c0sq
         s2 = c1sq + odds * odds * c0sq
         mean, se, low, high, _ = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level)
-        # a per-row net benefit lies in [-t/(1-t), 1]: the normal interval is cut there
+        # a per-row net benefit lies in [-t/(1-t), 1]: the interval is cut there
         low, high = np.maximum(low, -odds), np.minimum(high, 1.0)
         nb[name], lo[name], hi[name], tp[name], fp[name] = mean, low, high, c1, c0
-        flat = no_spread(mean, se)  # every row's net benefit equal: the normal interval has no width
+        flat = no_spread(mean, se)  # every row's net benefit equal: the interval has no width
         if np.any(flat):
             where = ("at every threshold" if flat.all() else
                      f"at {int(flat.sum())} of {flat.size} thresholds (e.g. {thresholds[flat][0]:g})")
             why = ("the labels are all one class" if name == "all" else
                    "it flags no row there, or every row and the labels are all one class")
             notes.append(f"{name!r}: zero-width interval {where}: every row has the same net benefit ({why}), "
-                         "so the normal interval is no confidence interval; more rows (of both classes) give one")
+                         "so the interval is no confidence interval; more rows (of both classes) give one")
 
     for name, d in zip(models.names, models.data):
         c = class_counts(d.p, y, w, thresholds)
@@ -158,7 +158,7 @@ def decision_curve(
     level: float = 0.95,
 ) -> DecisionCurve:
     r"""Decision curve (net benefit against threshold probability) of one or more models, with
-    "treat all" and "treat none" and a normal interval per point; ``thresholds`` are
+    "treat all" and "treat none" and a Student-t interval per point; ``thresholds`` are
     probabilities in [0, 1) (default 0.01, …, 0.99). ``.rows``: one per (threshold, model).
 
     Array form ``decision_curve({"A": p_a, "B": p_b}, labels)`` (or one array); frame form

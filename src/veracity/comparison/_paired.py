@@ -1,4 +1,4 @@
-r"""Paired mean differences with a Student-t (Brier, log loss) or normal interval.
+r"""Paired mean differences with a Student-t interval.
 
 Both models are scored on the same rows, so the difference of two mean losses is
 the mean of the per-row differences :math:`d_i = \ell(p_{B,i}, y_i) - \ell(p_{A,i}, y_i)`:
@@ -18,8 +18,7 @@ on 10 rows it rejected a true H0 about 9 % of the time). Weighted,
 :math:`\nu = n_{\mathrm{eff}} - 1` with Kish's effective size
 :math:`n_{\mathrm{eff}} = (\sum_i w_i)^2 / \sum_i w_i^2` (n for equal weights). As
 :math:`\nu \to \infty` the t law is the normal one. :func:`paired_mean` and :func:`from_moments`
-(cost, net benefit, Murphy diagram) keep the normal interval
-:math:`\bar d \pm z_{1-\alpha/2}\,\widehat{\mathrm{se}}`. Because the rows are shared, what
+(cost, net benefit, Murphy diagram) use the same t interval on the same degrees of freedom. Because the rows are shared, what
 both models get right or wrong together cancels in :math:`d_i`: the paired interval is much
 narrower than the two separate intervals of the means (``tests/comparison`` shows the power it
 buys).
@@ -42,7 +41,7 @@ from ..core._validation import PROB_EPS, Binary, binary_nll_terms
 
 @dataclass(frozen=True)
 class Estimate:
-    """A mean (or mean difference) with its standard error, normal interval and p-value (H0: 0)."""
+    """A mean (or mean difference) with its standard error, Student-t interval and p-value (H0: 0)."""
 
     value: float
     se: float
@@ -88,6 +87,20 @@ def p_t(value: float, se: float, df: float) -> float:
     return float(2.0 * stdtr(df, -abs(value) / se))
 
 
+def p_t_array(value: np.ndarray | float, se: np.ndarray | float, df: float) -> np.ndarray:
+    """Two-sided Student-t p-values of ``value / se`` on ``df`` degrees of freedom (arrays), with the
+    edge cases of :func:`p_of` where se is 0 or NaN; NaN where ``df`` is (fewer than 2 rows)."""
+    value, se = np.asarray(value, dtype=float), np.asarray(se, dtype=float)
+    edge = p_of(value, se)
+    if df != df:
+        return np.where(se > 0, np.nan, edge)
+    from scipy.special import stdtr
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = 2.0 * stdtr(df, -np.abs(value) / se)
+    return np.where(se > 0, p, edge)
+
+
 def p_of(value: np.ndarray | float, se: np.ndarray | float) -> np.ndarray:
     """Two-sided normal p-value of ``value / se``; 1 where both are 0, 0 where only se is, NaN
     where se is NaN (no variance estimate, e.g. one row or one row of a class: no test)."""
@@ -115,12 +128,13 @@ def from_moments(s1: np.ndarray, s1w: np.ndarray, s2: np.ndarray, total: float, 
     ss = np.maximum(ss, 0.0)  # rounding below 0 when every d is equal
     var = ss / (total * total) * (n / (n - 1.0)) if n > 1 else np.full_like(mean, np.nan)
     se = np.sqrt(var)
-    z = z_of(level)
-    return mean, se, mean - z * se, mean + z * se, p_of(mean, se)
+    df = student_df(n, total, total_sq)
+    t = t_of(level, df) if df == df else float("nan")
+    return mean, se, mean - t * se, mean + t * se, p_t_array(mean, se, df)
 
 
 def paired_mean(d: np.ndarray, w: np.ndarray | None, level: float) -> Estimate:
-    """The weighted mean of per-row values ``d`` with its normal interval (see the module doc)."""
+    """The weighted mean of per-row values ``d`` with its Student-t interval (see the module doc)."""
     n = d.shape[0]
     if not np.any(d):  # identical losses: exactly 0, no interval to speak of
         return Estimate(0.0, 0.0, 0.0, 0.0, 1.0)
@@ -141,8 +155,9 @@ def paired_mean(d: np.ndarray, w: np.ndarray | None, level: float) -> Estimate:
         ss += float(dev.sum())
     var = ss / (total * total) * (n / (n - 1.0)) if n > 1 else float("nan")
     se = float(np.sqrt(var))
-    z = z_of(level)
-    return Estimate(mean, se, mean - z * se, mean + z * se, float(p_of(mean, se)))
+    df = student_df(n, total, total_sq)
+    t = t_of(level, df) if df == df else float("nan")
+    return Estimate(mean, se, mean - t * se, mean + t * se, float(p_t_array(mean, se, df)))
 
 
 def _chunk_losses(d: Binary, a: int, e: int, off: np.ndarray, sign: np.ndarray,
