@@ -8,7 +8,9 @@ written by ``scripts/make_notebooks.py``.
 
 from __future__ import annotations
 
+import ast
 import base64
+import re
 from pathlib import Path
 
 import pytest
@@ -46,16 +48,52 @@ def _png(cell, path: Path) -> None:
     assert path.stat().st_size > 5000  # a drawn figure, not an empty canvas
 
 
+def _rows(text: str, first: str) -> dict[str, list[str]]:
+    """The lines of a printed table whose first field starts with ``first``, keyed by that field."""
+    return {line.split()[0]: line.split() for line in text.splitlines() if line.startswith(first)}
+
+
+def _interval(text: str, row: str) -> tuple[float, float]:
+    line = next(ln for ln in text.splitlines() if ln.startswith(row + " "))
+    found = re.search(r"\[([-+]?[0-9.]+), ([-+]?[0-9.]+)\]", line)
+    assert found, line
+    return float(found[1]), float(found[2])
+
+
 def test_comparison_notebook(tmp_path):
     cells = _run("comparison", tmp_path)
     audit, audit_plot, comparison, ledger = cells[1:5]
     html = _data(audit)["text/html"]
     assert "Calibration audit" in html and "ECE" in html and "<table" in html
+    # the prose: 50 rows below 0.1 and 83 above 0.9, the eight bins between thin and flagged, and
+    # the lowest bin's interval of the observed rate above its mean score
+    text = _data(audit)["text/plain"]
+    table = text.split("\n(")[0]
+    bins = _rows(table, "[")
+    assert bins["[0.0,0.1)"][1] == "50" and bins["[0.9,1.0]"][1] == "83"
+    thin = [b for b in bins.values() if b[-1] == "insufficient"]
+    assert len(thin) == len(bins) - 2 and all(int(b[1]) <= 3 for b in thin)
+    low = bins["[0.0,0.1)"]
+    assert float(low[5].strip("[,")) > float(low[2])
     _png(audit_plot, tmp_path / "audit.png")
     html = _data(comparison)["text/html"]
     assert "hgb" in html and "logreg" in html and "brier" in html.lower()
+    # seeded, so the printed intervals are the same on every run; no headline difference is real,
+    # logreg ranks better (DSC interval clear of 0), calibration differs by no more than noise
+    text = _data(comparison)["text/plain"]
+    assert "random_state 0" in text
+    for metric in ("brier", "log_loss", "ece_debiased", "auc"):
+        lo, hi = _interval(text, metric)
+        assert lo < 0 < hi, metric
+    assert "logreg ranks better" in text and "calibration differs by no more than noise" in text
     html = _data(ledger)["text/html"]
     assert "PlattScaling" in html and "AUC" in html
+    # "it does not help here": every change within noise, AUC and the 0.5 decisions unchanged
+    verdicts = _rows(_data(ledger)["text/plain"], "")
+    for metric in ("ECE", "NLL", "Brier"):
+        assert " ".join(verdicts[metric][7:9]) == "within noise", verdicts[metric]
+    assert verdicts["AUC"][7] == "same" and verdicts["accuracy@0.5"][7] == "same"
+    assert "REGRESSION" not in _data(ledger)["text/plain"]
 
 
 def test_monitoring_notebook(tmp_path):
@@ -63,7 +101,32 @@ def test_monitoring_notebook(tmp_path):
     _, status, status_plot, alarms, plan = cells
     html = _data(status)["text/html"]
     assert "2026-W08" in html and "PPI rate" in _data(status)["text/plain"]
-    assert "prior shift" in _data(status)["text/plain"]
+    text = _data(status)["text/plain"]
+    assert "prior shift" in text
+    # the prose: W02-W06 calibrated at about 0.14, W07-W08 alert at a rate of 0.28 against a mean
+    # score of 0.20, W09-W11 pending, the label-free estimates withdrawn
+    weeks = _rows(text, "2026-W")
+    assert list(weeks) == [f"2026-W{w:02d}" for w in range(2, 12)]
+    for w in range(2, 7):
+        row = weeks[f"2026-W0{w}"]
+        assert row[-1] == "ok" and abs(float(row[5]) - float(row[4])) < 0.01
+        assert abs(float(row[4]) - 0.14) < 0.01
+    for w in ("2026-W07", "2026-W08"):
+        row = weeks[w]
+        assert row[-1] == "alert" and abs(float(row[5]) - 0.28) < 0.01 and abs(float(row[4]) - 0.20) < 0.01
+        assert f"ALERT {w}: calibration" in text
+    assert [weeks[f"2026-W{w:02d}"][-1] for w in (9, 10, 11)] == ["pending"] * 3
+    assert text.count(": withdrawn: prior shift") == 4
     _png(status_plot, tmp_path / "status.png")
     assert "(all)" in _data(alarms)["text/plain"]
+    # the prose: the sequence left the calibrated region once W07's labels were in, lower bound above 0
+    alarm = ast.literal_eval(_data(alarms)["text/plain"])["(all)"]
+    assert alarm["low"] > 0 and alarm["bin"] is None and alarm["day"] == "2026-03-17"
+    assert alarm["labels"] == sum(int(weeks[f"2026-W0{w}"][2]) for w in range(2, 8))
     assert "labels (PPI)" in _data(plan)["text/html"] or "labels (PPI)" in _data(plan)["text/plain"]
+    # the prose: PPI needs a little over half the labels that labels alone need
+    need = _rows(_data(plan)["text/plain"], "2026-W")
+    assert list(need) == ["2026-W08", "2026-W09", "2026-W10", "2026-W11"]
+    for row in need.values():
+        ppi, classical = (int(v.replace(",", "")) for v in row[4:6])
+        assert 0.5 < ppi / classical < 0.6
