@@ -12,46 +12,157 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1] / "docs" / "notebooks"
 
 COMPARISON = [
-    ("markdown", "# Which model, and is it calibrated?\n\nA tabular comparison as a data scientist runs it: two "
-                 "scikit-learn models on the breast-cancer data, audited, compared on the same rows, one repaired."),
-    ("code", "import numpy as np\nimport veracity as vc\nfrom sklearn.datasets import load_breast_cancer\n"
-             "from sklearn.ensemble import HistGradientBoostingClassifier\n"
-             "from sklearn.linear_model import LogisticRegression\nfrom sklearn.pipeline import make_pipeline\n"
-             "from sklearn.preprocessing import StandardScaler\n\n"
-             "X, y = load_breast_cancer(return_X_y=True)\n"
-             "roles = vc.split(y, roles={'train': 0.5, 'calib': 0.25, 'test': 0.25}, random_state=0)\n"
-             "fit, cal, test = roles == 'train', roles == 'calib', roles == 'test'\n"
-             "logreg = make_pipeline(StandardScaler(), LogisticRegression(C=0.05)).fit(X[fit], y[fit])\n"
-             "hgb = HistGradientBoostingClassifier(max_iter=60, random_state=0).fit(X[fit], y[fit])\n"
-             "p_lr, p_hgb = (m.predict_proba(X[test])[:, 1] for m in (logreg, hgb))"),
-    ("code", "audit = vc.audit(p_hgb, y[test], bins=10)\naudit"),
-    ("code", "audit.plot()"),
-    ("code", "comparison = vc.compare_models({'logreg': p_lr, 'hgb': p_hgb}, y[test])\ncomparison"),
-    ("code", "cal_hgb = vc.PlattScaling().fit(hgb.predict_proba(X[cal])[:, 1], y[cal])\n"
-             "ledger = vc.compare(p_hgb, y[test], cal_hgb)\nledger"),
+    ("markdown",
+     '# Which model, and is it calibrated?\n'
+     '\n'
+     'A tabular comparison as a data scientist runs it: two scikit-learn models on the '
+     'breast-cancer data (569 rows: half to train, a quarter to calibrate, a quarter to test), '
+     'audited, compared on the same 142 test rows, and one recalibrated and checked on rows its '
+     'calibrator never saw.'),
+    ("code",
+     'import numpy as np\n'
+     'import veracity as vc\n'
+     'from sklearn.datasets import load_breast_cancer\n'
+     'from sklearn.ensemble import HistGradientBoostingClassifier\n'
+     'from sklearn.linear_model import LogisticRegression\n'
+     'from sklearn.pipeline import make_pipeline\n'
+     'from sklearn.preprocessing import StandardScaler\n'
+     '\n'
+     'X, y = load_breast_cancer(return_X_y=True)\n'
+     "roles = vc.split(y, roles={'train': 0.5, 'calib': 0.25, 'test': 0.25}, random_state=0)\n"
+     "fit, cal, test = roles == 'train', roles == 'calib', roles == 'test'\n"
+     'logreg = make_pipeline(StandardScaler(), LogisticRegression(C=0.05)).fit(X[fit], y[fit])\n'
+     'hgb = HistGradientBoostingClassifier(max_iter=60, random_state=0).fit(X[fit], y[fit])\n'
+     'p_lr, p_hgb = (m.predict_proba(X[test])[:, 1] for m in (logreg, hgb))'),
+    ("markdown",
+     "## The gradient-boosted model's audit\n"
+     '\n'
+     'Ten equal-width bins over its test scores. Almost every score is near 0 or 1 (50 rows '
+     'below 0.1, 83 above 0.9), so the eight bins between hold one to three rows each: they are '
+     'flagged *insufficient* (fewer than 20 rows), and the MCE is read from the two full bins '
+     'only, while the largest gap of a thin bin is shown but not acted on. The lowest bin is '
+     'the one to look at: its mean score is 0.0095, but 3 of its 50 rows are positive, and the '
+     '95% interval of that rate, [0.021, 0.162], lies above the score: near-zero scores from '
+     'this model are too confident.'),
+    ("code",
+     'audit = vc.audit(p_hgb, y[test], bins=10)\n'
+     'audit'),
+    ("markdown",
+     'The same audit as a reliability diagram: filled points are bins with at least 20 rows '
+     '(area proportional to the count), hollow points the thin bins, whose intervals span most '
+     'of [0, 1]; the histogram below shows where the scores are.'),
+    ("code",
+     'audit.plot()'),
+    ("markdown",
+     '## Which model?\n'
+     '\n'
+     'Both models scored the same test rows, so every difference is paired. `random_state` '
+     'fixes the resamples behind the ECE and CORP intervals (without it they change from run to '
+     'run).'),
+    ("code",
+     "comparison = vc.compare_models({'logreg': p_lr, 'hgb': p_hgb}, y[test], random_state=0)\n"
+     'comparison'),
+    ("markdown",
+     'On 142 rows no headline difference is real: the Brier, log-loss, ECE and AUC intervals '
+     'all contain 0. The CORP split of the Brier score says a little more: logistic regression '
+     '*ranks* better (its discrimination, DSC, is higher by 0.019, with an interval just clear '
+     "of 0), and the two models' calibration (MCB) differs by no more than noise."),
+    ("markdown",
+     '## Does recalibration help?\n'
+     '\n'
+     'Platt scaling, fit on the calibration quarter only, and judged on the test rows by a '
+     'ledger: a change is *better* or a *REGRESSION* only when its paired interval excludes 0.'),
+    ("code",
+     'cal_hgb = vc.PlattScaling().fit(hgb.predict_proba(X[cal])[:, 1], y[cal])\n'
+     'ledger = vc.compare(p_hgb, y[test], cal_hgb)\n'
+     'ledger'),
+    ("markdown",
+     'It does not help here. Every change is within noise (ECE up, NLL and Brier slightly '
+     'down), and as Platt scaling is a strictly increasing map, the AUC and the decisions at '
+     '0.5 are unchanged. With 142 calibration rows and a model this sharp, the honest reading '
+     'is to keep the raw scores and get more held-out labels before recalibrating.'),
 ]
 
 MONITORING = [
-    ("markdown", "# A model in production: calibration over time\n\nPredictions are logged every day; outcomes "
-                 "arrive 30 days later, a 3 % random audit sample within a day. In week 7 the base rate doubles."),
-    ("code", "import os, tempfile\nimport numpy as np\nimport pyarrow as pa\nimport veracity as vc\n\n"
-             "rng = np.random.default_rng(1)\nn = 60_000\nt0 = np.datetime64('2026-01-05', 's')\n"
-             "t = t0 + rng.integers(0, 70 * 86400, n).astype('timedelta64[s]')\n"
-             "week = ((t - t0) // np.timedelta64(7 * 86400, 's')).astype(int)\n"
-             "logit = rng.normal(-2.2, 1.2, n)\np = 1 / (1 + np.exp(-logit))\n"
-             "y = (rng.random(n) < 1 / (1 + np.exp(-(logit + np.where(week >= 5, np.log(2.2), 0))))).astype(np.int8)\n"
-             "store = vc.MonitorStore(os.path.join(tempfile.mkdtemp(), 'monitor.duckdb'))\n"
-             "store.log(pa.table({'id': np.arange(n), 'ts': t, 'p': p}), id='id', time='ts', score='p')\n"
-             "observed = t + np.timedelta64(30 * 86400, 's')\nfinal = observed <= np.datetime64('2026-03-20')\n"
-             "store.outcomes(pa.table({'id': np.arange(n)[final], 'y': y[final], 'ts': observed[final]}),\n"
-             "               id='id', label='y', time='ts')\n"
-             "audit = ~final & (rng.random(n) < 0.03)\n"
-             "store.outcomes(pa.table({'id': np.arange(n)[audit], 'y': y[audit], 'ts': t[audit]}),\n"
-             "               id='id', label='y', time='ts', audit_sample=True)"),
-    ("code", "status = store.status(freq='W', as_of='2026-03-20', horizon='30d')\nstatus"),
-    ("code", "status.plot()"),
-    ("code", "store.status(freq='W', as_of='2026-03-20', horizon='30d', alerts='sequential').sequence_alarms"),
-    ("code", "store.plan(width=0.05, as_of='2026-03-20', horizon='30d')"),
+    ("markdown",
+     '# A model in production: calibration over time\n'
+     '\n'
+     'Predictions are logged every day for ten weeks (ISO weeks 2026-W02 to W11); outcomes '
+     'arrive 30 days later, and a 3 % random audit sample is labelled the day it is scored. In '
+     "week 7 the base rate doubles (0.14 to 0.28) while each class's scores keep their "
+     'distribution: a *prior shift*. The scores were calibrated for the old base rate, so from '
+     'then on they understate it. The store is read as of 20 March, when only the weeks up to '
+     'W07 and part of W08 have final labels.'),
+    ("code",
+     'import os, tempfile\n'
+     'import numpy as np\n'
+     'import pyarrow as pa\n'
+     'import veracity as vc\n'
+     '\n'
+     'rng = np.random.default_rng(1)\n'
+     'n = 60_000\n'
+     "t0 = np.datetime64('2026-01-05', 's')\n"
+     "t = t0 + rng.integers(0, 70 * 86400, n).astype('timedelta64[s]')\n"
+     "week = ((t - t0) // np.timedelta64(7 * 86400, 's')).astype(int)\n"
+     "# a prior shift: the base rate doubles from week 7 (0.14 -> 0.28) while each class's "
+     'scores keep\n'
+     '# their distribution (evidence s | y ~ N(+-1, 1)); p is calibrated for the old base rate\n'
+     'base = np.where(week >= 5, 0.28, 0.14)\n'
+     'y = (rng.random(n) < base).astype(np.int8)\n'
+     's = rng.normal(np.where(y == 1, 1.0, -1.0), 1.0)\n'
+     'p = 1 / (1 + np.exp(-(2 * s + np.log(0.14 / 0.86))))\n'
+     "store = vc.MonitorStore(os.path.join(tempfile.mkdtemp(), 'monitor.duckdb'))\n"
+     "store.log(pa.table({'id': np.arange(n), 'ts': t, 'p': p}), id='id', time='ts', "
+     "score='p')\n"
+     "observed = t + np.timedelta64(30 * 86400, 's')\n"
+     "final = observed <= np.datetime64('2026-03-20')\n"
+     "store.outcomes(pa.table({'id': np.arange(n)[final], 'y': y[final], 'ts': "
+     'observed[final]}),\n'
+     "               id='id', label='y', time='ts')\n"
+     'audit = ~final & (rng.random(n) < 0.03)\n'
+     "store.outcomes(pa.table({'id': np.arange(n)[audit], 'y': y[audit], 'ts': t[audit]}),\n"
+     "               id='id', label='y', time='ts', audit_sample=True)"),
+    ("markdown",
+     '## Status per week\n'
+     '\n'
+     'W02–W06 are calibrated: the observed rate matches the mean score (about 0.14). In W07 and '
+     'W08 the observed rate is 0.28 while the mean score is 0.20: both weeks alert, and the '
+     'diagnosis (under *as text*) is a prior shift, with the fix `vc.adjust_prior`. W09–W11 '
+     'have no final label yet: they are *pending*, never counted as negatives. The label-free '
+     'estimates for the pending rows are withdrawn (they assume the old base rate); the PPI '
+     'estimates, from the audit labels together with every score, take their place and are '
+     'valid whether or not the scores are calibrated.'),
+    ("code",
+     "status = store.status(freq='W', as_of='2026-03-20', horizon='30d')\n"
+     'status'),
+    ("markdown",
+     'Top: the observed rate of each week with its 95% interval, the mean score as a short '
+     'black line, alerts circled, and the PPI estimates (green) for the weeks whose labels are '
+     'not final. Middle: the gap between rate and score against the band the scores promise at '
+     'the alert level. Bottom: labelled and pending rows per week.'),
+    ("code",
+     'status.plot()'),
+    ("markdown",
+     '## Alerts you may look at every day\n'
+     '\n'
+     "With `alerts='sequential'` the alerts come from anytime-valid confidence sequences on the "
+     'mean of y − p over the final labels, so the status may be read as often as you like '
+     'without inflating false alarms. `sequence_alarms` gives, per slice (here only `(all)`), '
+     'the first day the sequence left the calibrated region, how many final labels it had by '
+     'then, and its bounds on y − p that day: on 17 March, once the labels of W07 were in, the '
+     'lower bound rose above 0.'),
+    ("code",
+     "store.status(freq='W', as_of='2026-03-20', horizon='30d', "
+     "alerts='sequential').sequence_alarms"),
+    ("markdown",
+     '## How many labels to buy\n'
+     '\n'
+     'For each week still waiting for labels: how many rows to label at random for a 95% PPI '
+     'interval of the rate 0.05 wide, against labels alone. PPI needs a little over half as '
+     'many (about 530–560 instead of about 1,000). The plan assumes calibrated scores; after '
+     'this prior shift they are not, which widens the interval, so buy some margin.'),
+    ("code",
+     "store.plan(width=0.05, as_of='2026-03-20', horizon='30d')"),
 ]
 
 
