@@ -97,15 +97,16 @@ def test_true_false_columns_of_a_users_duckdb_relation_over_csv(score, weight, t
 
 # ---------------------------------------------------------------- 3. time levels named as the audit names them
 @pytest.mark.parametrize("kind, names", [
-    ("paris", ["2026-01-01 00:00:00+01:00", "2026-01-02 00:00:00+01:00"]),
+    ("paris", ["2025-12-31 23:00:00+00:00", "2026-01-01 23:00:00+00:00"]),  # the UTC instants (key_name)
     ("utc", ["2026-01-01 00:00:00+00:00", "2026-01-02 00:00:00+00:00"]),
     ("ns", ["2026-01-01 00:00:00", "2026-01-01 00:00:00.000000001"]),
 ])
 @pytest.mark.parametrize("route", ["frame", "series", "array"])
 def test_time_levels_print_as_the_audit_names_its_slices(kind, names, route):
     """A time feature's levels read as vc.audit(..., by=) prints the same keys (written by hand):
-    a zone's own offset (once the UTC time without one), nine decimals below a microsecond (once
-    numpy's '2026-01-01T00:00:00.000000001')."""
+    a zoned time as its UTC instant with +00:00 (once the UTC time without an offset, then the
+    zone's own offset), nine decimals below a microsecond (once numpy's
+    '2026-01-01T00:00:00.000000001')."""
     rng = np.random.default_rng(5)
     n = 400
     df = pd.DataFrame({"p": rng.uniform(0.05, 0.95, n)})

@@ -471,6 +471,9 @@ class MonitorStore:
         """
         if not isinstance(audit_sample, bool):
             raise VeracityError(f"audit_sample must be True or False, got {audit_sample!r}", param="audit_sample")
+        from ..core._validation import check_pos_label
+
+        pos_label = check_pos_label(pos_label)  # one value: a list or an array is refused as on every route
         _column_names(id=id, label=label, time=[] if time is None else time)
         import pyarrow as pa
 
@@ -679,8 +682,14 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
     sel = ", ".join(f"any_value({_quote(c)}) AS {_quote(c)}" for c in cols[1:])
     con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT id, {sel} FROM incoming GROUP BY id")
     unique = int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
+    # a slice value stored by an earlier veracity under its old name (a zoned time in its column's zone, bytes
+    # as their UTF-8 text) agrees with the same key's name now: re-sending a batch stays a no-op. --replace
+    # compares the names exactly, so it rewrites such rows with the names of today
+    renamed = set() if replace or kind != "predictions" else _renamed_slices(con, meta)
     agree = [f"s.{c} = t.{c}" for c in value_cols] + [
-        f"(s.{_quote(c)} IS NULL OR t.{_quote(c)} IS NULL OR s.{_quote(c)} = t.{_quote(c)})" for c in meta]
+        f"(s.{_quote(c)} IS NULL OR t.{_quote(c)} IS NULL OR s.{_quote(c)} = t.{_quote(c)}"
+        + (f" OR EXISTS (SELECT 1 FROM renamed_slices r WHERE r.col = {i} AND r.sent = s.{_quote(c)} "
+           f"AND r.stored = t.{_quote(c)})" if c in renamed else "") + ")" for i, c in enumerate(meta)]
     same = " AND ".join(agree)
     value_cols_shown = value_cols + meta
     counts = con.execute(
@@ -694,7 +703,8 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
         pairs = ", ".join(f"{_shown_column(c)} {example[2 + 2 * i]} stored vs {example[1 + 2 * i]} sent"
                           for i, c in enumerate(value_cols_shown)
                           if example[1 + 2 * i] is not None and example[2 + 2 * i] is not None
-                          and example[2 + 2 * i] != example[1 + 2 * i])
+                          and example[2 + 2 * i] != example[1 + 2 * i]
+                          and not (c in renamed and _old_slice_name(example[1 + 2 * i], example[2 + 2 * i])))
         raise VeracityError(
             f"{source}: {conflicts} rows conflict with stored {kind} (same id, different {what}; "
             f"e.g. id {example[0]!r}: {pairs}); nothing was stored — fix the file, or pass --replace "
@@ -743,6 +753,70 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
             "WHERE p.observed < p.ts - INTERVAL 1 DAY").fetchone()[0])
     return IngestResult(kind, source, batch, rows, inserted, duplicates, conflicts, unmatched, seen, filled,
                         observed_before=early)
+
+
+#: a time as ``str`` writes a zoned ``datetime`` / ``Timestamp``: the time, its fraction, its UTC offset
+_ZONED_NAME = r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(\.\d+)?([+-]\d\d:\d\d(?::\d\d)?)"
+
+
+def _renamed_slices(con: Any, columns: list[str]) -> set[str]:
+    """The slice columns (``s_<name>``) among ``columns`` whose stored rows hold a value under the name an
+    earlier veracity gave the key of the batch in ``stage`` (:func:`_old_slice_name`), those (sent,
+    stored) pairs in the temporary table ``renamed_slices(col, sent, stored)``, ``col`` the column's
+    position in ``columns``. One comparison per distinct pair of names, and only of names the old and
+    the new rule can spell differently (a time ending ``+00:00``, a bytes literal)."""
+    con.execute("CREATE OR REPLACE TEMP TABLE renamed_slices (col INTEGER, sent VARCHAR, stored VARCHAR)")
+    found = set()
+    for i, c in enumerate(columns):
+        if not c.startswith("s_"):
+            continue
+        q = _quote(c)
+        pairs = con.execute(
+            f"SELECT DISTINCT s.{q}, t.{q} FROM stage s JOIN predictions t USING (id) WHERE s.{q} <> t.{q} "
+            f"AND (s.{q} LIKE '%+00:00' OR s.{q} LIKE 'b''%' OR s.{q} LIKE 'b\"%')").fetchall()
+        same = [[i, a, b] for a, b in pairs if _old_slice_name(a, b)]
+        if same:
+            con.executemany("INSERT INTO renamed_slices VALUES (?, ?, ?)", same)
+            found.add(c)
+    return found
+
+
+def _old_slice_name(sent: str, stored: str) -> bool:
+    r"""True when ``stored`` is the name a veracity before the one name of a slice
+    (:func:`veracity.core._keys.key_name`) gave the key named ``sent`` now: a zoned time in its
+    column's zone (``2026-01-01 10:00:00+01:00``; now its UTC instant ``2026-01-01 09:00:00+00:00``),
+    the same instant to the nanosecond; bytes as their UTF-8 text (``ab``; now Python's literal
+    ``b'ab'``). Any other pair of different names is two keys.
+
+    >>> _old_slice_name("2026-01-01 09:00:00+00:00", "2026-01-01 10:00:00+01:00")
+    True
+    >>> _old_slice_name("2026-01-01 09:00:00+00:00", "2026-01-01 09:00:00+01:00")
+    False
+    >>> _old_slice_name("b'\\xc3\\xa9'", "é"), _old_slice_name("b'ab'", "b")
+    (True, False)
+    """
+    import ast
+    import re
+    from datetime import datetime
+
+    if sent[:2] in ("b'", 'b"'):
+        try:
+            value = ast.literal_eval(sent)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return False
+        if not isinstance(value, bytes) or str(value) != sent:  # only a name key_name writes
+            return False
+        try:
+            return value.decode("utf-8") == stored
+        except UnicodeDecodeError:  # an earlier veracity refused bytes that are no UTF-8
+            return False
+    new, old = re.fullmatch(_ZONED_NAME, sent), re.fullmatch(_ZONED_NAME, stored)
+    if new is None or old is None or new[3] != "+00:00" or (new[2] or "") != (old[2] or ""):
+        return False  # whole-second offsets: the fraction of a second (to the nanosecond) is the same
+    try:
+        return datetime.fromisoformat(new[1] + new[3]) == datetime.fromisoformat(old[1] + old[3])
+    except ValueError:
+        return False
 
 
 def _column_names(**given: Any) -> None:

@@ -236,8 +236,10 @@ def _segments_frame(data: Any, *, score: Any, label: Any, features: Any, sample_
 
 
 def _column_with_missing(prep: Any, name: str) -> np.ndarray:
-    """An in-memory frame's feature column; times with a zone as ``datetime`` objects in that zone, so
-    that their levels print as ``vc.audit(..., by=)`` names the same slices (``...+01:00``)."""
+    """An in-memory frame's feature column; times with a zone as ``datetime`` objects with that zone
+    (``to_numpy()`` would drop it), so that their levels are named as ``vc.audit(..., by=)`` names the
+    same slices: the UTC instant with ``+00:00`` (:func:`~veracity.core._keys.key_name`, in
+    :func:`._values._shown`), as on a lazy frame, which hands the instants back in its own zone."""
     values = series_values(prep.frame.nw.get_column(name))
     zone = getattr(prep.frame.schema[name], "time_zone", None)
     if zone is not None and values.dtype.kind == "M":

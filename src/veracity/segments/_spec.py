@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._keys import key_names
 from ..core._validation import VeracityError
 from ._values import FLOAT_EXACT, _plain, _stored, _text, exact_ints, missing_mask
 
@@ -188,9 +189,13 @@ def _instant_codes(vals: np.ndarray, values: tuple[Any, ...], fill: int) -> np.n
 
 def _codes_by_unique(vals: np.ndarray, lookup: dict[Any, int], fill: int) -> np.ndarray:
     if vals.dtype == object:  # map through the text of each level (a saved artifact holds its text)
-        _, first, inv = np.unique(vals.astype(str), return_index=True, return_inverse=True)
+        names, first, inv = np.unique(key_names(vals), return_index=True, return_inverse=True)
         text = {_text(k): i for k, i in lookup.items()}
-        table = np.array([text.get(_text(vals[i]), fill) for i in first], dtype=np.int64)
+        # or by its name: levels of a column of mixed types are the names of their values (a zoned
+        # time's is its UTC instant with +00:00, its text that instant without the offset)
+        by_name = {str(k): i for k, i in lookup.items() if isinstance(k, str)}
+        table = np.array([text.get(_text(vals[i]), by_name.get(name, fill)) for i, name in zip(first, names)],
+                         dtype=np.int64)
         return table[inv.reshape(-1)]
     uniq, inv = np.unique(vals, return_inverse=True)
     # a value that is not itself a level may be one by its text: the integer 7 where the levels were

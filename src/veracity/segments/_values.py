@@ -4,9 +4,11 @@ r"""A feature column's values: which are missing, integers beyond float64, and t
   level of their own (``"missing"``);
 * integers beyond 2**53 are kept as int64, where float64 would merge neighbours
   (:func:`exact_ints`); beyond 2**63 - 1 they are refused in one line;
-* a level prints as its text (:func:`_shown`: times as ``vc.audit(..., by=)`` names them), quoted
-  when it could be misread (:func:`quoted`);
-  numbers with 4 significant digits, more where two would read alike (:func:`_fmt_distinct`).
+* a level prints as ``vc.audit(..., by=)`` names the slice of the same value
+  (:func:`~veracity.core._keys.key_name`, through :func:`_shown`: a time with a zone as its UTC
+  instant with ``+00:00``, ``-0.0`` as ``0.0``, bytes as ``b'..'``), quoted when it could be misread
+  (:func:`quoted`); a numeric feature's levels and bins
+  print numbers with 4 significant digits, more where two would read alike (:func:`_fmt_distinct`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._keys import key_name, key_names
 from ..core._validation import VeracityError
 
 OTHER = "other"
@@ -76,8 +79,12 @@ def _plain(v: Any) -> Any:
 
 
 def _text(v: Any) -> str:
-    """A level's label: its text, a numpy datetime/timedelta as the ``datetime`` / ``timedelta`` a lazy
-    frame brings back (``2024-01-01 00:00:00``; nanoseconds' ``.item()`` would be a bare integer)."""
+    """A level's key as text, the same whichever route handed the value back (it matches values to
+    levels across routes, and a saved artifact holds a time as it): a numpy datetime/timedelta as the
+    ``datetime`` / ``timedelta`` a lazy frame brings back (``2024-01-01 00:00:00``; nanoseconds'
+    ``.item()`` would be a bare integer), a time with a zone as its UTC time without the offset,
+    anything else as :func:`~veracity.core._keys.key_name` names it (``-0.0`` is ``0.0``, bytes
+    ``b'..'``)."""
     if isinstance(v, (np.datetime64, np.timedelta64)):
         us = v.astype(f"{v.dtype.kind}8[us]")
         item = us.item()
@@ -88,15 +95,17 @@ def _text(v: Any) -> str:
         # an instant with a time zone, as an engine brings it back (in its session's zone): named by
         # its UTC time, as the in-memory frames' datetime64 values are, so every backend agrees
         return str(v.astimezone(datetime.timezone.utc).replace(tzinfo=None))
-    return str(_plain(v))
+    return key_name(_plain(v))
 
 
 def _shown(v: Any) -> str:
-    """A level's printed label, as ``vc.audit(..., by=)`` names the same value's slice: a time with
-    a zone in that zone, with its offset (``2026-01-01 00:00:00+01:00``); ``datetime64`` as the
-    ``date``/``datetime`` a frame hands back (``2026-01-01``, ``2026-01-01 10:00:00``, nine decimals
-    below a microsecond). :func:`_text` (UTC, no offset) stays the key that matches values across
-    routes; this is the text a person reads."""
+    """A level's printed label, as ``vc.audit(..., by=)`` names the same value's slice
+    (:func:`~veracity.core._keys.key_name`): a time with a zone as its UTC instant, with the offset
+    written (10:00 in Paris is ``2026-01-01 09:00:00+00:00``, whichever zone a route hands it back
+    in); ``datetime64`` as the ``date``/``datetime`` a frame hands back (``2026-01-01``,
+    ``2026-01-01 10:00:00``, nine decimals below a microsecond); ``-0.0`` as ``0.0``; bytes as
+    ``b'..'``. :func:`_text` (UTC, no offset) stays the key that matches values across routes; this
+    is the text a person reads."""
     if isinstance(v, np.datetime64):
         unit = np.datetime_data(v.dtype)[0]
         if unit in ("Y", "M", "W", "D"):
@@ -112,7 +121,7 @@ def _shown(v: Any) -> str:
                 return f"{t:%Y-%m-%d %H:%M:%S}.{t.microsecond * 1000 + below:09d}"
         return str(t)
     if isinstance(v, datetime.datetime) and v.utcoffset() is not None:
-        return str(v)
+        return key_name(v)
     return _text(v)
 
 
@@ -210,8 +219,8 @@ def distinct_counts(raw: np.ndarray, name: str = "") -> tuple[np.ndarray, np.nda
     elif present.dtype == object:
         try:
             values, counts = np.unique(present, return_counts=True)
-        except TypeError:  # mixed types: levels by their text
-            values, counts = np.unique(present.astype(str), return_counts=True)
+        except TypeError:  # mixed types: levels by the names of their slices (-0.0 as 0.0, bytes b'..')
+            values, counts = np.unique(key_names(present), return_counts=True)
     else:
         values, counts = np.unique(present, return_counts=True)
     return values, counts, int(missing.sum()), numeric
