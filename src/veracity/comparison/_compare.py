@@ -184,6 +184,38 @@ class ModelComparison(Display):
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "level": self.level, "verdict": self.verdict}
 
+    def _repr_html_(self) -> str:
+        """The notebook view: what the printout says, as tables — the metrics named as printed
+        (``ece_debiased``), the p = 1 note, the CORP decomposition, each verdict and note."""
+        from ..core._display import html_kv, html_note, html_page, html_section, html_table
+
+        pairs = list(dict.fromkeys((r.model_a, r.model_b) for r in self.rows))
+        parts = [html_kv({"rows": f"{self.n:,}", "level": f"{self.level * 100:g}%", "resamples": self.n_resamples})]
+        for a, b in pairs:
+            records = [{"metric": SHOWN.get(r.metric, r.metric), a: r.value_a, b: r.value_b, f"{b} - {a}": r.diff,
+                        "ci_low": r.ci_low, "ci_high": r.ci_high, "p-value": _fmt_p(r.p_value), "method": r.method}
+                       for r in self.rows if (r.model_a, r.model_b) == (a, b)]
+            parts.append(html_section(f"{b} vs {a}", html_table(records, wide=True)))
+        if any(r.metric == "ece" and r.p_value == 1.0 and r.diff != 0.0 for r in self.rows):
+            parts.append(html_note(ECE_P_ONE))
+        if self.corp:
+            corp: list[dict[str, Any]] = [
+                {"model": name, "Brier": c.brier.score, "MCB": c.brier.mcb, "DSC": c.brier.dsc, "UNC": c.brier.unc,
+                 "MCB interval": "", "DSC interval": ""} for name, c in self.corp.items()]
+            corp += [{"model": f"{d.model_b} - {d.model_a}", "Brier": d.score, "MCB": d.mcb, "DSC": d.dsc,
+                      "UNC": d.unc, "MCB interval": f"[{fmt(d.mcb_low, sign=True)}, {fmt(d.mcb_high, sign=True)}]",
+                      "DSC interval": f"[{fmt(d.dsc_low, sign=True)}, {fmt(d.dsc_high, sign=True)}]"}
+                     for d in self.corp_differences]
+            parts.append(html_section("CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: "
+                                      "better calibrated, higher DSC: ranks better)", html_table(corp, wide=True)))
+        for (a, b), text in zip(pairs, self.verdicts):
+            parts.append(html_note(f"Verdict ({b} vs {a}): {text}" if len(pairs) > 1 else f"Verdict: {text}"))
+        parts += [html_note(f"note: {t}") for t in self.notes]
+        if self.groups:
+            parts.append(html_section(f"by {self.group_column or 'slice'}", "".join(
+                html_note(f"{key} ({g.n:,} rows): {g.verdict}") for key, g in self.groups.items())))
+        return visible(html_page(self._title(), parts, str(self)))
+
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
         pairs = list(dict.fromkeys((r.model_a, r.model_b) for r in self.rows))

@@ -246,23 +246,31 @@ def html_note(text: str) -> str:
     return f'<div class="vc-note">{html.escape(text)}</div>'
 
 
-def html_table(records: list[dict[str, Any]], *, rename: dict[str, str] | None = None) -> str:
-    """A table of records; a wide one shows its first columns and the whole table in <details>."""
+def html_table(records: list[dict[str, Any]], *, rename: dict[str, str] | None = None,
+               wide: bool = False) -> str:
+    """A table of records; a wide one shows its first columns and the whole table in <details>
+    (``wide=True``: every column, for a view whose columns were chosen to be read together). An
+    interval's ``ci_high`` stays beside a shown ``ci_low``: the two are one cell."""
     cols: list[str] = []
     for r in records:
         cols.extend(k for k in r if k not in cols)
-    if len(cols) <= WIDE_COLUMNS:
+    if wide or len(cols) <= WIDE_COLUMNS:
         return _html_table(records, rename)
     keep = cols[:SUMMARY_COLUMNS]
+    if "ci_low" in keep and "ci_high" in cols and "ci_high" not in keep:
+        keep.append("ci_high")  # a lower bound is never shown without its upper one
     head = [{k: r[k] for k in keep if k in r} | ({"sufficient": r["sufficient"]} if "sufficient" in r else {})
             for r in records]
     return (_html_table(head, rename) + html_details(
         f"all {len(cols)} columns", _html_table(records, rename)))
 
 
-def html_result(title: str, summary: dict[str, Any], records: list[dict[str, Any]], text: str) -> str:
-    """The notebook rendering: title, key numbers, the table (flags highlighted) and the text."""
-    return html_page(title, [html_kv(summary) if summary else "", html_table(records) if records else ""], text)
+def html_result(title: str, summary: dict[str, Any], records: list[dict[str, Any]], text: str, *,
+                wide: bool = False) -> str:
+    """The notebook rendering: title, key numbers, the table (flags highlighted; ``wide``: see
+    :func:`html_table`) and the text."""
+    return html_page(title, [html_kv(summary) if summary else "",
+                             html_table(records, wide=wide) if records else ""], text)
 
 
 def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = None) -> str:

@@ -189,7 +189,8 @@ class StoreStatus(Display):
         what = f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows"
         summary = {"as of (UTC)": self.as_of, "periods": what, "horizon": self.horizon or "none",
                    "alerts": len(self.alerts), "alert mode": self.alert_mode}
-        page = html_result("Calibration over time", summary, records, str(self))
+        # every column: the verdict (alerts, diagnosis) is the point of the view, never folded away
+        page = html_result("Calibration over time", summary, records, str(self), wide=True)
         shown = self._bins_rows()
         if not shown:
             return page
