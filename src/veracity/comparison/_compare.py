@@ -468,7 +468,7 @@ def compare_models(
     ``diff = B - A`` with a paired interval at ``level`` and a p-value (H0: no difference) —
     paired t (Diebold–Mariano with Student's t on n − 1 degrees of freedom; weighted, Kish's
     effective size − 1: :mod:`veracity.comparison._paired`) for Brier and log loss, DeLong for AUC, a paired
-    Poisson bootstrap (``n_resamples``, ``random_state``) for ECE — plus the CORP
+    Poisson bootstrap (``n_resamples``, ``random_state``: None is the fixed seed 0) for ECE — plus the CORP
     decomposition of each model and of the difference and a one-line verdict. See
     :mod:`veracity.comparison._compare`.
 
@@ -488,7 +488,9 @@ def compare_models(
         raise VeracityError(f"n_resamples={n_resamples:,} is too many: at most {MAX_RESAMPLES:,} (each resample "
                             "is a pass over the rows; 200 to 2,000 is usual); pass e.g. n_resamples=1000",
                             param="n_resamples")
-    random_state = check_seed(random_state)
+    # a report, not a draw: None is the fixed seed 0, so the same rows print the same comparison (as
+    # vc.compare, vc.audit and the command line); a numpy Generator gives fresh resamples
+    random_state = 0 if random_state is None else check_seed(random_state)
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
         raise VeracityError(f"bins must be a positive integer, got {bins!r}", param="bins")
     check_bins(bins)  # at most MAX_BINS: the per-bin sums are allocated per model and resample

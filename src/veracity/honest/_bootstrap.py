@@ -476,7 +476,7 @@ def bootstrap_of(
         raise VeracityError(f"metrics must be chosen from {list(METRICS)}, got {list(metrics)!r}", param="metrics")
     n_resamples = check_count(n_resamples, "n_resamples", 2)
     level = check_level(level)
-    seed = check_seed(seed)
+    seed = 0 if seed is None else check_seed(seed)  # a report, not a draw: the same rows, the same intervals
     threshold = check_threshold(threshold)  # NaN or 2 would read every row as "predicts 0"
     min_count = check_min_count(min_count)
     # rows of weight 0 are never resampled; the rest in an order that depends only on the rows, so
@@ -561,8 +561,8 @@ def bootstrap_intervals(
 
     ``n_resamples`` exact multinomial resamples of the rows, vectorised over
     resamples in memory-bounded chunks; BCa uses the exact delete-one jackknife.
-    ``random_state`` (an integer, a ``numpy.random.Generator`` or None for fresh entropy)
-    makes the resamples reproducible.
+    ``random_state`` (an integer, or a ``numpy.random.Generator`` for fresh resamples; None, the
+    default, is the fixed seed 0, so the same rows always print the same intervals) seeds the resamples.
     See :mod:`veracity.honest._bootstrap` for the method.
 
     >>> r = bootstrap_intervals([.1, .3, .35, .6, .8, .9], [0, 0, 1, 1, 0, 1],

@@ -191,7 +191,7 @@ def noise_floor_of(
     if norm not in ("l1", "l2", "max"):
         raise VeracityError(f"norm must be 'l1', 'l2' or 'max', got {norm!r}", param="norm")
     n_redraws = check_count(n_redraws, "n_resamples")
-    seed = check_seed(seed)
+    seed = 0 if seed is None else check_seed(seed)  # a report, not a draw: the same rows, the same floor
     # rows of weight 0 draw no labels; the rest in an order that depends only on the rows
     data = canonical_rows(weighted_rows(data))
     if edges is None:
@@ -248,7 +248,8 @@ def ece_noise_floor(
     r"""The plug-in ECE beside its noise floor under perfect calibration, with a p-value.
 
     Labels are redrawn as :math:`y^* \sim \mathrm{Bernoulli}(p)` ``n_resamples`` times
-    (reproducible with ``random_state``) with the same scores, weights and bins; ``expected`` is the mean redraw
+    (seeded by ``random_state``: None, the default, is the fixed seed 0, so the same rows print the same
+    floor; a ``numpy.random.Generator`` gives fresh redraws) with the same scores, weights and bins; ``expected`` is the mean redraw
     ECE and ``p_value = (1 + #{ECE* ≥ ECE}) / (R + 1)``. See
     :mod:`veracity.honest._noise_floor` for why the draws are per row.
 
