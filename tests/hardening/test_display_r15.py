@@ -59,3 +59,17 @@ def test_model_comparison_in_a_notebook_says_what_its_printout_says():
     assert r.verdict.split(":")[0] in html
     row = r.row("brier")
     assert f"{row.ci_low:.4f}" in html and f"{row.ci_high:.4f}" in html
+
+
+def test_reliability_legend_names_a_broken_line_only_when_a_line_is_drawn():
+    pytest = __import__("pytest")
+    pytest.importorskip("matplotlib")
+    rng = np.random.default_rng(0)
+    # sufficient bins 0, 2 and 4 of 7, none adjacent: no line joins two bins
+    p = np.r_[np.full(40, 0.03), np.full(3, 0.1), np.full(40, 0.3), np.full(3, 0.45), np.full(40, 0.65)]
+    y = (rng.random(p.size) < p).astype(int)
+    fig = vc.audit(p, y, bins=7).plot()
+    texts = [t.get_text() for ax in fig.axes for t in (ax.get_legend().get_texts() if ax.get_legend() else [])]
+    texts += [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    assert texts and not any("line broken" in t for t in texts), texts
+    assert not [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_gid() == "line"]

@@ -254,12 +254,18 @@ def test_line_is_broken_at_empty_and_insufficient_bins():
     y = (rng.uniform(size=p.size) < p).astype(float)
     fig = vc.plot_reliability(p, y, bins=10, min_count=20)
     ax = fig.axes[0]
+    # two sufficient bins (0 and 9) that are not neighbours: no segment joins them, so no line is drawn
+    # and the legend names none (a legend line with no line in the plot misleads)
+    assert not [ln for ln in ax.lines if ln.get_gid() == "line"]
+    assert "line broken at empty / insufficient bins" not in [t.get_text() for t in ax.get_legend().get_texts()]
+    # bins 0 and 1 sufficient, then a gap to bin 9: one segment, broken before bin 9
+    p = np.concatenate([rng.uniform(0, 0.05, 300), rng.uniform(0.1, 0.15, 300), [0.33, 0.52],
+                        rng.uniform(0.95, 1.0, 300)])
+    y = (rng.uniform(size=p.size) < p).astype(float)
+    ax = vc.plot_reliability(p, y, bins=10, min_count=20).axes[0]
     (line,) = [ln for ln in ax.lines if ln.get_gid() == "line"]
-    x = line.get_xdata()
-    # two sufficient bins (0 and 9) that are not neighbours: no segment joins them
-    assert np.isnan(x).sum() == 1
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "line broken at empty / insufficient bins" in legend
+    assert np.isnan(line.get_xdata()).sum() == 1
+    assert "line broken at empty / insufficient bins" in [t.get_text() for t in ax.get_legend().get_texts()]
 
 
 def test_legend_sits_outside_the_data_and_counts_clear_the_bars():

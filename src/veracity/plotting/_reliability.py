@@ -124,7 +124,8 @@ def _draw_reliability(
                 fmt="none", ecolor=color, elinewidth=1.1, capsize=2.5, alpha=interval_alpha, gid="intervals",
                 zorder=2, label=f"{pct} {table.ci} interval" if legend_details else None)
     lx, ly = _segments(table)
-    if lx.size > 1:
+    finite = np.isfinite(lx)
+    if np.any(finite[1:] & finite[:-1]):  # some two adjacent bins to join: a line is drawn (and named)
         gap = legend_details and _has_gap(table)
         ax.plot(lx, ly, color=color, linewidth=1.2, alpha=0.8, zorder=2, gid="line",
                 label="line broken at empty / insufficient bins" if gap else None)
