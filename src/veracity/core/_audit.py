@@ -19,6 +19,7 @@ from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels, table_call
 from ._sections import section as audit_section
 from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, refuse_score, to_numpy
+from ._weights import in_user_units
 from ._display import Display
 from ._options import BootstrapMethod, IntervalMethod, ScoreType, Sided, Strategy
 
@@ -194,7 +195,17 @@ def _audit_binary(
         level=level,
         sided=sided,
         min_count=min_count,
+        weight_scale=data.weight_scale,
     )
+
+
+def table_in_user_units(table: ReliabilityTable, weight_scale: float) -> ReliabilityTable:
+    """``table`` with each row's weighted ``n`` divided by ``weight_scale`` (the power of two its
+    statistics' weights were multiplied by): the caller's per-bin weight totals; the rest, ratios
+    of the statistics, is the same in any units."""
+    if weight_scale == 1.0:
+        return table
+    return replace(table, rows=tuple(replace(r, n=in_user_units(r.n, weight_scale)) for r in table.rows))
 
 
 def audit_from_stats(
@@ -210,18 +221,24 @@ def audit_from_stats(
     level: float = 0.95,
     sided: str = "two-sided",
     min_count: int = 20,
+    weight_scale: float = 1.0,
 ) -> AuditResult:
-    """An :class:`AuditResult` from full statistics plus the two order/row-level numbers.
+    r"""An :class:`AuditResult` from full statistics plus the two order/row-level numbers.
 
     Every engine (memory, DuckDB, Dask) ends here, so their results share one code path.
     ``top_label``: the statistics are the top-label reading of (N, K) scores (K = 2 included).
+    ``weight_scale``: the power of two :math:`2^k` the statistics' weights were multiplied by
+    (:mod:`veracity.core._weights`); every number is computed in those units, and the weight
+    totals shown — ``total_weight`` :math:`= \sum w`, each row's weighted ``n`` — are divided by
+    it, so that they are the caller's.
     """
-    table = ReliabilityTable.from_stats(stats, ci=ci, level=level, sided=sided, min_count=min_count)
+    table = table_in_user_units(
+        ReliabilityTable.from_stats(stats, ci=ci, level=level, sided=sided, min_count=min_count), weight_scale)
     decomposition = brier_decomposition_from_stats(stats)
     total = stats.total_weight
     return AuditResult(
         n=stats.n,
-        total_weight=total,
+        total_weight=in_user_units(total, weight_scale),
         base_rate=float(stats.sum_y.sum()) / total,
         score_type=score_type,
         n_classes=n_classes,

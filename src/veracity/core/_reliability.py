@@ -277,4 +277,7 @@ def reliability(
                           pos_label=pos_label)
     edges = make_edges(data.p, bins, strategy, data.w)
     stats = BinStats.from_binary(data, edges, strategy, full=False)
-    return ReliabilityTable.from_stats(stats, ci=interval, level=level, sided=sided, min_count=min_count)
+    table = ReliabilityTable.from_stats(stats, ci=interval, level=level, sided=sided, min_count=min_count)
+    from ._audit import table_in_user_units  # each bin's weighted n in the caller's units, as vc.audit shows it
+
+    return table_in_user_units(table, data.weight_scale)

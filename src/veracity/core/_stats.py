@@ -365,6 +365,7 @@ def subset(data: Binary, rows: np.ndarray) -> Binary:
         nll_terms=pick(data.nll_terms),
         n_classes=data.n_classes,
         top_label=data.top_label,
+        weight_scale=data.weight_scale,
     )
 
 

@@ -8,6 +8,7 @@ what was wrong, shows the offending value, and says how to fix it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ import numpy as np
 from ._special import expit, log_softmax, softmax
 from ._weights import WEIGHT_EXP_FLOOR as WEIGHT_EXP_FLOOR
 from ._weights import WEIGHT_EXP_LIMIT as WEIGHT_EXP_LIMIT
-from ._weights import rescale_weights
+from ._weights import rescale_exponent, rescale_weights
 
 ScoreType = Literal["probability", "logit", "score"]
 #: ``"score"``: a ranking score with no probability reading (T-norm degrees, vote shares, an
@@ -248,6 +249,16 @@ def check_weights(sample_weight: Any, n: int, *, rescale: bool = True) -> np.nda
     if rescale:
         (w,) = rescale_weights(w)  # exact: a power of two, so every ratio is unchanged
     return w
+
+
+def scaled_weights(sample_weight: Any, n: int, *, rescale: bool = True) -> tuple[np.ndarray | None, float]:
+    """:func:`check_weights` and the power of two :math:`2^k` it multiplied them by (1.0 unscaled or
+    unweighted): a weight total in the caller's units is the checked weights' total divided by it."""
+    w = check_weights(sample_weight, n, rescale=False)
+    if w is None or not rescale:
+        return w, 1.0
+    k = rescale_exponent(w)
+    return (w, 1.0) if k == 0 else (np.ldexp(w, k), math.ldexp(1.0, k))
 
 
 def _shown(values: Any) -> str:
@@ -585,6 +596,9 @@ class Binary:
     nll_terms: np.ndarray | None = None
     n_classes: int = 2
     top_label: bool = False
+    #: the power of two the caller's weights were multiplied by (:func:`scaled_weights`; 1.0 when
+    #: they kept their scale): a weight total reported to the caller is ``w``'s total divided by it
+    weight_scale: float = 1.0
 
     @property
     def n(self) -> int:
@@ -677,15 +691,15 @@ def prepare_binary(
                 "Scores come first and labels second, e.g. vc.ece(scores, labels)", param="labels"
             ) from None
         raise
-    w = check_weights(sample_weight, s.shape[0], rescale=rescale_weights)
+    w, scale = scaled_weights(sample_weight, s.shape[0], rescale=rescale_weights)
     if score_type == "logit":
         if not trusted_logits:
             check_logit_scale(s, min_rows=LOGIT_CHECK_MIN_ROWS)  # probabilities declared as logits: refused
-        return Binary(p=expit(s), y=y, w=w, logit=s)
+        return Binary(p=expit(s), y=y, w=w, logit=s, weight_scale=scale)
     if score_type == "score":
-        return Binary(p=s, y=y, w=w)  # raw: read only by rank statistics (allow_score)
+        return Binary(p=s, y=y, w=w, weight_scale=scale)  # raw: read only by rank statistics (allow_score)
     check_probabilities(s)
-    return Binary(p=s, y=y, w=w)
+    return Binary(p=s, y=y, w=w, weight_scale=scale)
 
 
 def _refuse_probability_rows_as_logits(scores: np.ndarray) -> None:
@@ -722,6 +736,14 @@ def prepare_multiclass(
     scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Validated ``(P, y, w, logP)`` for an (N, K) problem with integer labels."""
+    P, y, (w, _), logP = _prepare_multiclass(scores, labels, sample_weight=sample_weight, score_type=score_type)
+    return P, y, w, logP
+
+
+def _prepare_multiclass(
+    scores: Any, labels: Any, *, sample_weight: Any, score_type: str
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray | None, float], np.ndarray | None]:
+    """:func:`prepare_multiclass`, the weights with their scale (:func:`scaled_weights`)."""
     check_score_type(score_type)
     check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
     s = as_float_array(scores, "scores")
@@ -732,16 +754,16 @@ def prepare_multiclass(
         )
     n, k = s.shape
     y = check_class_labels(labels, n, k)
-    w = check_weights(sample_weight, n)
+    weights = scaled_weights(sample_weight, n)
     P, logP = multiclass_probabilities(s, score_type)
-    return P, y, w, logP
+    return P, y, weights, logP
 
 
 def prepare_top_label(
     scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability"
 ) -> Binary:
     """Reduce an (N, K) problem to the top-label reading: (confidence, correct)."""
-    P, y, w, logP = prepare_multiclass(
+    P, y, (w, scale), logP = _prepare_multiclass(
         scores, labels, sample_weight=sample_weight, score_type=score_type
     )
     pred = P.argmax(axis=1)
@@ -752,18 +774,19 @@ def prepare_top_label(
         nll_terms = -np.log(np.clip(P[rows, y], PROB_EPS, 1.0))
     else:
         nll_terms = -logP[rows, y]
-    return Binary(p=conf, y=correct, w=w, nll_terms=nll_terms, n_classes=P.shape[1], top_label=True)
+    return Binary(p=conf, y=correct, w=w, nll_terms=nll_terms, n_classes=P.shape[1], top_label=True,
+                  weight_scale=scale)
 
 
 def prepare_classwise(
     scores: Any, labels: Any, *, sample_weight: Any = None, score_type: str = "probability"
 ) -> list[Binary]:
     """One one-vs-rest binary problem per class of an (N, K) input."""
-    P, y, w, _ = prepare_multiclass(
+    P, y, (w, scale), _ = _prepare_multiclass(
         scores, labels, sample_weight=sample_weight, score_type=score_type
     )
     return [
-        Binary(p=np.ascontiguousarray(P[:, k]), y=(y == k).astype(np.float64), w=w)
+        Binary(p=np.ascontiguousarray(P[:, k]), y=(y == k).astype(np.float64), w=w, weight_scale=scale)
         for k in range(P.shape[1])
     ]
 

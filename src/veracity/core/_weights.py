@@ -31,6 +31,11 @@ bin or slice made *only* of such rows keeps its means (ratios of its own sums) b
 effective size is inexact — 1 (the widest interval) where :math:`\sum w^2` underflows to 0.
 Clip such weights to 0, or raise them, for exact per-bin effective sizes.
 
+**Reported weights are in the caller's units.** Every statistic is computed on the rescaled
+weights; a weight *total* a result shows (an audit's ``total_weight``, a reliability row's
+weighted ``n``) is divided by the same :math:`2^k` (:func:`in_user_units`, exact), so memory,
+files and databases report the caller's total whatever :math:`k` each chose.
+
 The array form (``check_weights``), the frame and file forms
 (``sources._aggregates.weight_scale``, the database form through it) and PPI's joint weights
 all call :func:`weight_exponent`.
@@ -92,11 +97,29 @@ def positive_min(w: np.ndarray) -> float:
     return lo if lo > 0 else float(w[w > 0].min())
 
 
-def rescale_weights(*weights: np.ndarray) -> tuple[np.ndarray, ...]:
-    """``weights`` (each non-negative, with a positive value) times one common :math:`2^k`:
-    :func:`weight_exponent` of their largest and smallest positive value over all of them
-    (``np.ldexp``: exact, every ratio unchanged)."""
+def rescale_exponent(*weights: np.ndarray) -> int:
+    """:func:`weight_exponent` of the largest and the smallest positive value over all of ``weights``
+    (each non-negative, with a positive value)."""
     largest = max(float(w.max()) for w in weights)
     smallest = min(positive_min(w) for w in weights)
-    k = weight_exponent(largest, smallest)
+    return weight_exponent(largest, smallest)
+
+
+def rescale_weights(*weights: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``weights`` (each non-negative, with a positive value) times one common :math:`2^k`,
+    :math:`k` = :func:`rescale_exponent` (``np.ldexp``: exact, every ratio unchanged)."""
+    k = rescale_exponent(*weights)
     return weights if k == 0 else tuple(np.ldexp(w, k) for w in weights)
+
+
+def in_user_units(total: float, scale: float) -> float:
+    r"""A weight total of rescaled weights (:math:`\sum w \cdot s`, ``scale`` :math:`s = 2^k`) in the
+    caller's units: :math:`\sum w`, exact (a division by a power of two). A total beyond the
+    largest double (weights near it, summed) is ``inf``: it has no float64 value."""
+    if scale == 1.0:
+        return float(total)
+    k = -(math.frexp(scale)[1] - 1)  # scale = 2**-k
+    try:
+        return math.ldexp(float(total), k)
+    except OverflowError:
+        return math.inf

@@ -52,6 +52,7 @@ from ..core._binning import bin_index, check_bins, uniform_edges
 from ..core._stats import BinStats, grouped_stats, score_histograms
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import VeracityError, check_score_type, prepare_binary, to_numpy
+from ..core._weights import in_user_units
 from ..core._compat import positional_options
 from ..core._display import Display
 from ._alerts import Alert
@@ -202,8 +203,13 @@ def summarize_periods(
     level: float = 0.95,
     min_count: int = 100,
     histogram_sizes: dict[str, float] | None = None,
+    weight_scale: float = 1.0,
 ) -> MonitorResult:
     """Monitor rows from per-period statistics (from memory, a file scan, or a history).
+
+    ``weight_scale`` is the power of two the statistics' weights were multiplied by
+    (:mod:`veracity.core._weights`): each period's weighted ``n`` is reported divided by it, in the
+    caller's units (every other figure is a ratio, the same in any units).
 
     ``histograms`` (all rows' score counts per bin, per period) add the PSI of each
     period against ``reference`` (default: the first period). Weighted histograms come with
@@ -272,7 +278,7 @@ def summarize_periods(
         rows.append(
             MonitorRow(
                 period=period,
-                n=total,
+                n=in_user_units(total, weight_scale),
                 pending=int(pending.get(period, 0)),
                 base_rate=rate,
                 conf=conf,
@@ -513,7 +519,8 @@ def monitor(
                               score_type=score_type, pos_label=pos_label)
         stats = grouped_stats(data, keys[rows], edges)
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
-                               reference=reference, level=level, min_count=min_count, histogram_sizes=sizes)
+                               reference=reference, level=level, min_count=min_count, histogram_sizes=sizes,
+                               weight_scale=data.weight_scale if m.any() else 1.0)
     return replace(result, rows_read=n)
 
 
@@ -882,5 +889,6 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         for name, c in zip(_names(keys, freq) if keys else [], waiting.get_column("_one").to_list()):
             pending[name] = pending.get(name, 0) + int(c)
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
-                               reference=reference, level=level, min_count=min_count, histogram_sizes=sizes)
+                               reference=reference, level=level, min_count=min_count, histogram_sizes=sizes,
+                               weight_scale=agg.weight_scale(counts) if prep.weight and labelled else 1.0)
     return replace(result, rows_read=int(every["n"] or 0))

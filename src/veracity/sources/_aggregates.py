@@ -154,7 +154,8 @@ def _contract_columns(lf: Any, weighted: bool = True) -> Any:
     s_ok = ~(s.is_null() | s.is_nan() | (s.abs() == _INF)).fill_null(True)
     y_ok = ((y == 0.0) | (y == 1.0)).fill_null(False)
     w_ok = ~(w.is_null() | w.is_nan() | (w.abs() == _INF)).fill_null(True)
-    weights = {"_w_bad": _flag(~w_ok), "_w_neg": _flag(w_ok & (w < 0)), "_wf": nw.when(w_ok).then(w)}
+    weights = {"_w_bad": _flag(~w_ok), "_w_neg": _flag(w_ok & (w < 0)), "_wf": nw.when(w_ok).then(w),
+               "_wp": nw.when(w_ok & (w > 0)).then(w)}  # the positive weights: their smallest, w_pos_min
     return lf.with_columns(
         _one=nw.lit(1, nw.Int64),
         _s_miss=_flag(s.is_null() | s.is_nan()), _s_inf=_flag(s.abs() == _INF),
@@ -168,7 +169,8 @@ _CONTRACT_AGGS = (
     ("n", "_one", "sum"), ("s_miss", "_s_miss", "sum"), ("s_inf", "_s_inf", "sum"),
     ("s_min", "_sf", "min"), ("s_max", "_sf", "max"), ("p_bad", "_p_bad", "sum"), ("y_bad", "_y_bad", "sum"),
     ("y_min", "_yf", "min"), ("y_max", "_yf", "max"), ("w_bad", "_w_bad", "sum"), ("w_neg", "_w_neg", "sum"),
-    ("w_min", "_wf", "min"), ("w_max", "_wf", "max"), ("w_sum", "_wf", "sum"), ("y_sum", "_y", "sum"),
+    ("w_min", "_wf", "min"), ("w_pos_min", "_wp", "min"), ("w_max", "_wf", "max"), ("w_sum", "_wf", "sum"),
+    ("y_sum", "_y", "sum"),
 )
 _COUNTS = {"n", "s_miss", "s_inf", "p_bad", "y_bad", "w_bad", "w_neg"}
 
@@ -198,7 +200,8 @@ def _combine_contract(table: dict[str, list[Any]], weighted: bool) -> dict[str, 
             out[name] = (min if how == "min" else max)(values) if values else None
     if not weighted:  # every weight is 1
         n = int(out["n"] or 0)
-        out.update(w_bad=0, w_neg=0, w_min=1.0 if n else None, w_max=1.0 if n else None,
+        out.update(w_bad=0, w_neg=0, w_min=1.0 if n else None, w_pos_min=1.0 if n else None,
+                   w_max=1.0 if n else None,
                    w_sum=float(n) if n else None)
     return out
 

@@ -441,7 +441,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     def result(s: Any, auc: float | None, right: float) -> Any:
         return audit_from_stats(s, auc=auc, accuracy=right / s.total_weight, score_type=score_type,
                                 n_classes=len(prep.score) if prep.multiclass else 2, top_label=prep.multiclass,
-                                threshold=threshold,
+                                threshold=threshold, weight_scale=prep.weight_scale,  # totals in the user's units
                                 **table_options)
 
     if not grouped:
@@ -481,7 +481,9 @@ def reliability_frame(data: Any, *, score: Any, label: Any, sample_weight: Any =
     prep.require_lazy_support(what="vc.reliability", top_label=True)
     whole, _, _, _ = lazy_stats(prep, bins=options.pop("bins", 15), score_type=score_type, strategy=strategy)
     _warn_approximate(prep, "vc.reliability")
-    return ReliabilityTable.from_stats(whole, **options)
+    from ..core._audit import table_in_user_units  # each bin's weighted n in the caller's units
+
+    return table_in_user_units(ReliabilityTable.from_stats(whole, **options), prep.weight_scale)
 
 
 def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sample_weight: Any = None,

@@ -103,7 +103,7 @@ def _key(value: Any) -> Any:
 # the input contract's counts and the per-bin sums: one numpy pass per partition
 # ---------------------------------------------------------------------------------------
 _CONTRACT_SUMS = ("n", "s_miss", "s_inf", "p_bad", "y_bad", "w_bad", "w_neg", "w_sum", "y_sum")
-_CONTRACT_MIN = ("s_min", "y_min", "w_min")
+_CONTRACT_MIN = ("s_min", "y_min", "w_min", "w_pos_min")
 _CONTRACT_MAX = ("s_max", "y_max", "w_max")
 
 
@@ -141,12 +141,13 @@ def _contract_part(df: Any) -> Any:
     s_min, s_max = _lo_hi(sf)
     y_min, y_max = _lo_hi(y[~y_ok & ~np.isnan(y)])
     w_min, w_max = _lo_hi(wf)
+    w_pos_min = _lo_hi(wf[wf > 0.0])[0]  # the smallest positive weight (the rescaling reads it)
     row = {
         "n": float(s.size), "s_miss": float(np.isnan(s).sum()), "s_inf": float(np.isinf(s).sum()),
         "p_bad": float(((sf < 0.0) | (sf > 1.0)).sum()), "y_bad": float((~y_ok).sum()),
         "w_bad": float((~w_ok).sum()), "w_neg": float((wf < 0.0).sum()), "w_sum": float(wf.sum()),
         "y_sum": float(np.nansum(y)), "s_min": s_min, "y_min": y_min, "w_min": w_min,
-        "s_max": s_max, "y_max": y_max, "w_max": w_max,
+        "w_pos_min": w_pos_min, "s_max": s_max, "y_max": y_max, "w_max": w_max,
     }
     return pd.DataFrame({k: [v] for k, v in row.items()})
 

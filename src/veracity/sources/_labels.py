@@ -16,7 +16,7 @@ from __future__ import annotations
 import decimal
 from typing import Any
 
-from ..core._validation import VeracityError
+from ..core._validation import VeracityError, check_pos_label
 from ._aggregates import _flag, collect
 
 #: most distinct label values shown in a message
@@ -128,6 +128,7 @@ def positive_expr(frame: Any, label: str, pos_label: Any, *, shown: str | None =
     import narwhals as nw
 
     name = shown or label
+    pos_label = check_pos_label(pos_label)  # one value (a list or an array: the array form's one line)
     if isinstance(pos_label, float) and pos_label != pos_label:
         raise VeracityError("pos_label must be a label value, not NaN")
     missing, distinct, values = label_values(frame, label, rows)

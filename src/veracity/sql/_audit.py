@@ -213,15 +213,26 @@ def _kind(value: Any) -> str:
 
 
 # -- the contract and the sums ---------------------------------------------------------------------
-def _screen(db: Database, cols: q.Columns, score_type: str) -> tuple[int | None, float | None]:
-    """``(rows, largest weight)`` when every row meets the contract, else ``(None, None)``."""
+def _screen(db: Database, cols: q.Columns, score_type: str) -> tuple[int | None, dict[str, Any]]:
+    """``(rows, weights)`` when every row meets the contract, else ``(None, {})``; ``weights`` holds
+    the largest weight and the smallest positive one (``w_max``, ``w_pos_min``: what
+    :func:`_weight_scale` reads)."""
     rows, names = db.run(q.screen_sql(cols, db.dialect, score_type=score_type),
                          what="checking the rows (the input contract)")
     rec = dict(zip(names, rows[0]))
     n, bad, text = int(rec["_c_n"] or 0), int(rec["_c_bad"] or 0), int(rec["_c_text"] or 0)
-    w_max = None if rec["_c_w_max"] is None else float(rec["_c_w_max"])
+    weights = _weight_extremes([rec])
+    w_max = weights["w_max"]
     fine = n > 0 and bad == 0 and text == 0 and (cols.weight is None or (w_max is not None and w_max > 0))
-    return (n, w_max) if fine else (None, None)
+    return (n, weights) if fine else (None, {})
+
+
+def _weight_extremes(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{"w_max", "w_pos_min"}``: the largest ``_c_w_max`` and the smallest ``_c_w_pos_min`` of the
+    records (None where no record holds one)."""
+    maxima = [float(r["_c_w_max"]) for r in recs if r["_c_w_max"] is not None]
+    minima = [float(r["_c_w_pos_min"]) for r in recs if r["_c_w_pos_min"] is not None]
+    return {"w_max": max(maxima) if maxima else None, "w_pos_min": min(minima) if minima else None}
 
 
 def _contract(db: Database, cols: q.Columns, score_type: str) -> dict[str, Any]:
@@ -254,8 +265,8 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
           edges: np.ndarray, strategy: str, grouped: bool, screen: bool = False, rows: bool = False,
           cap: int | None = None) -> tuple[dict[Any, dict[str, Any]] | None, dict[str, Any]]:
     """Per slice: the per-bin sums and the AUC's parts per bin; with ``screen``, also the contract's
-    screen over every row (``n``, ``bad``, ``text``, ``w_max``) — the sums are then ``None`` unless
-    every row meets the contract. ``rows``: the route of :func:`_rows_route`.
+    screen over every row (``n``, ``bad``, ``text``, ``w_max``, ``w_pos_min``) — the sums are then
+    ``None`` unless every row meets the contract. ``rows``: the route of :func:`_rows_route`.
 
     ``cap`` (a sliced audit's slice cap, not yet applied in the database): at most
     :data:`_OVER_CAP` × cap × bins (slice, bin) rows may come back; one more means more slices than
@@ -273,8 +284,7 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
     if screen:
         seen["bad"] = sum(int(r["_c_bad"] or 0) for r in recs)
         seen["text"] = sum(int(r["_c_text"] or 0) for r in recs)
-        maxima = [float(r["_c_w_max"]) for r in recs if r["_c_w_max"] is not None]
-        seen["w_max"] = max(maxima) if maxima else None
+        seen.update(_weight_extremes(recs))
         if seen["n"] == 0 or seen["bad"] or seen["text"] or (cols.weight is not None and not (seen["w_max"] or 0) > 0):
             return None, seen
     m = edges.size - 1
@@ -430,20 +440,20 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
             if cols.weight is None or _weight_scale(counts) == 1.0:
                 raise
             # weights whose squares overflow or underflow (PostgreSQL refuses both): summed rescaled below
-            sums, seen = None, {"n": counts["n"], "w_max": counts["w_max"], "checked": True}
-        n, w_max = int(seen["n"]), seen.get("w_max")
+            sums, seen = None, {"n": counts["n"], **_extremes_of(counts), "checked": True}
+        n, weights = int(seen["n"]), _extremes_of(seen)
         if sums is None and not seen.get("checked"):  # some row breaks the contract: count how, for the error
             counts = _refuse(db, cols, score_type)  # (passes only if the table changed in between)
-            n, w_max = int(counts["n"]), counts["w_max"]
+            n, weights = int(counts["n"]), _extremes_of(counts)
         elif sums is not None and n > q.EXACT_DOUBLE_ROWS and cols.weight is None:
             sums = None  # so many rows that doubles could round: count again in integers
     else:
-        screened, w_max = _screen(db, cols, score_type)
+        screened, weights = _screen(db, cols, score_type)
         if screened is None:
             counts = _refuse(db, cols, score_type)
-            screened, w_max = int(counts["n"]), counts["w_max"]
+            screened, weights = int(counts["n"]), _extremes_of(counts)
         n = screened
-    scale = _weight_scale({"w_max": w_max}) if cols.weight is not None else 1.0
+    scale = _weight_scale(weights) if cols.weight is not None else 1.0
     if scale != 1.0:
         cols = replace(cols, weight_scale=scale)
         sums = None  # the weights' sums again, rescaled
@@ -493,7 +503,8 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
     def result(part: dict[str, Any], auc: float | None) -> AuditResult:
         s = _stats(part, edges, strategy)
         return audit_from_stats(s, auc=auc, accuracy=float(part["correct"].sum()) / s.total_weight,
-                                score_type=score_type, n_classes=2, threshold=threshold, **table_options)
+                                score_type=score_type, n_classes=2, threshold=threshold,
+                                weight_scale=cols.weight_scale, **table_options)  # totals in the user's units
 
     where: dict[str, Any] = dict(n=n, edges=edges, strategy=strategy, score_type=score_type, rows=rows)
     cols = replace(cols, pool=None)  # the AUC queries read the rows' own keys
@@ -514,6 +525,11 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
     if auto is not None:
         out = replace(out, extras={"auto_bins": auto, **out.extras})
     return out
+
+
+def _extremes_of(counts: dict[str, Any]) -> dict[str, Any]:
+    """The largest and the smallest positive weight of the contract's counts (or of a screen)."""
+    return {"w_max": counts.get("w_max"), "w_pos_min": counts.get("w_pos_min")}
 
 
 def _weight_scale(counts: dict[str, Any]) -> float:

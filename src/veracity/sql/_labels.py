@@ -10,7 +10,7 @@ import decimal
 import math
 from typing import Any
 
-from ..core._validation import VeracityError
+from ..core._validation import VeracityError, check_pos_label
 from ..sources._labels import brief  # one rule for a long value in a message, on every route
 from . import _query as q
 from ._connect import Database
@@ -61,6 +61,7 @@ def positive_value(db: Database, table: Any, label: str, pos_label: Any) -> Any:
     """The label column's value that ``pos_label`` names, after the array form's checks."""
     from ..sources._labels import _matching
 
+    pos_label = check_pos_label(pos_label)  # one value (a list or an array: the array form's one line)
     if isinstance(pos_label, float) and pos_label != pos_label:
         raise VeracityError("pos_label must be a label value, not NaN")
     missing, distinct, found = label_values(db, table, label)

@@ -339,8 +339,12 @@ def render(template: str, base: Any, dialect: str, **nodes: Any) -> str:
 # -- the input contract -----------------------------------------------------------------------------
 #: the contract's aggregates, named as :mod:`veracity.sources._aggregates` names them (``_c_`` + name)
 CONTRACT = ("_c_n", "_c_s_miss", "_c_s_inf", "_c_s_min", "_c_s_max", "_c_p_bad", "_c_y_bad", "_c_y_min",
-            "_c_y_max", "_c_y_sum", "_c_w_bad", "_c_w_neg", "_c_w_min", "_c_w_max", "_c_w_sum",
-            "_c_t_score", "_c_t_label", "_c_t_weight")
+            "_c_y_max", "_c_y_sum", "_c_w_bad", "_c_w_neg", "_c_w_min", "_c_w_pos_min", "_c_w_max",
+            "_c_w_sum", "_c_t_score", "_c_t_label", "_c_t_weight")
+
+#: the smallest positive weight (NULL where none is): with the largest, the weights' rescaling reads it
+#: (:func:`veracity.sources._aggregates.weight_scale`, one rule with the array form)
+POS_MIN = "MIN(CASE WHEN _w > 0 THEN _w END)"
 
 
 def _row_ok(c: Columns, score_type: str) -> str:
@@ -360,14 +364,14 @@ def _text_flags(c: Columns, dialect: str) -> list[str]:
 
 def screen_sql(c: Columns, dialect: str, *, score_type: str) -> str:
     """One row: ``_c_n`` rows, ``_c_bad`` rows that break the contract in any way, the largest
-    weight, and (SQLite) text in numeric columns — a cheap aggregate; only when something is
-    wrong does :func:`contract_sql` count what, for the message."""
+    and the smallest positive weight, and (SQLite) text in numeric columns — a cheap aggregate;
+    only when something is wrong does :func:`contract_sql` count what, for the message."""
     ok = _row_ok(c, score_type)
     text = " + ".join(f"SUM({f})" for f in _text_flags(c, dialect)) or "0"
     return render(f"""
 WITH _base AS (SELECT 1)
 SELECT COUNT(*) AS _c_n, SUM(CASE WHEN {ok} THEN 0 ELSE 1 END) AS _c_bad, MAX(_w) AS _c_w_max,
-  {text} AS _c_text
+  {POS_MIN} AS _c_w_pos_min, {text} AS _c_text
 FROM _base
 """, base_select(c, dialect), dialect)
 
@@ -388,12 +392,13 @@ def contract_sql(c: Columns, dialect: str, *, score_type: str) -> str:
         weights = (f"SUM(CASE WHEN {w_bad} THEN 1 ELSE 0 END) AS _c_w_bad, "
                    f"SUM(CASE WHEN NOT ({w_bad}) AND _w < 0 THEN 1 ELSE 0 END) AS _c_w_neg, "
                    f"MIN(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_min, "
+                   f"MIN(CASE WHEN NOT ({w_bad}) AND _w > 0 THEN _w END) AS _c_w_pos_min, "
                    f"MAX(CASE WHEN NOT ({w_bad}) THEN _w END) AS _c_w_max, "
                    # not summed: the contract reads the largest weight, and a sum of weights near the
                    # largest double overflows (PostgreSQL refuses it; the audit rescales them first)
                    "CAST(NULL AS DOUBLE) AS _c_w_sum")
     else:
-        weights = ("0 AS _c_w_bad, 0 AS _c_w_neg, 1.0 AS _c_w_min, 1.0 AS _c_w_max, "
+        weights = ("0 AS _c_w_bad, 0 AS _c_w_neg, 1.0 AS _c_w_min, 1.0 AS _c_w_pos_min, 1.0 AS _c_w_max, "
                    "SUM(_w) AS _c_w_sum")
     sqlite = dialect == "sqlite"
     text = {name: (f"SUM({flag})" if sqlite and flag else "0") for name, flag in
@@ -526,14 +531,16 @@ def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "",
     already in score order — one sort, on the narrowest key.
 
     ``screen`` = (the contract's row condition, SQLite's text flags): also count the rows that
-    break the contract (``_nb``), the text cells (``_nt``) and the largest weight (``_wm``)."""
+    break the contract (``_nb``), the text cells (``_nt``), the largest weight (``_wm``) and the
+    smallest positive one (``_wp``)."""
     g = f"{_slices(c, grouped)}, " if grouped else ""
     one = "CASE WHEN _y = 1.0 THEN 1 ELSE 0 END" if integer else "CASE WHEN _y = 1.0 THEN _w ELSE 0.0 END"
     extra_aggs = ""
     if screen is not None:
         ok, flags = screen
         text = " + ".join(f"SUM({f})" for f in flags) or "0"
-        extra_aggs = f", SUM(CASE WHEN {ok} THEN 0 ELSE 1 END) AS _nb, {text} AS _nt, MAX(_w) AS _wm"
+        extra_aggs = (f", SUM(CASE WHEN {ok} THEN 0 ELSE 1 END) AS _nb, {text} AS _nt, MAX(_w) AS _wm, "
+                      f"{POS_MIN} AS _wp")
     return (f"_val AS (SELECT {g}_s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM({_products(c, dialect)('_w', '_w')}) AS _w2, "
             f"SUM({one}) AS _w1"
             f"{extra_aggs} FROM _base {where} GROUP BY {g}_s)")
@@ -560,8 +567,9 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
     slice on row-at-a-time engines (:func:`window_by_bin`).
     The sums mean something only when every row meets the contract: screen first
     (:func:`screen_sql`), or pass ``screen=True`` to count the rows that break it in this same
-    pass (``_c_bad``, ``_c_text``, ``_c_w_max``) and use the sums only when none does — such rows
-    may also make the statement fail (a cast of an infinite bin), which the caller treats alike.
+    pass (``_c_bad``, ``_c_text``, ``_c_w_max``, ``_c_w_pos_min``) and use the sums only when none
+    does — such rows may also make the statement fail (a cast of an infinite bin), which the
+    caller treats alike.
 
     With ``rows`` (mostly distinct scores on a row-at-a-time engine, see :func:`route_sql`) the
     per-score aggregate is skipped: :func:`_rows_stats_sql` runs the window over the rows.
@@ -574,8 +582,9 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
                                edges=edges, strategy=strategy, grouped=grouped, screen=screen, limit=limit)
     integer = c.weight is None and n > EXACT_DOUBLE_ROWS
     g = f"{_slices(c, grouped)}, " if grouped else ""
-    kept = ", _nb, _nt, _wm" if screen else ""
-    screened = (", SUM(_nb) AS _c_bad, SUM(_nt) AS _c_text, MAX(_wm) AS _c_w_max" if screen else "")
+    kept = ", _nb, _nt, _wm, _wp" if screen else ""
+    screened = (", SUM(_nb) AS _c_bad, SUM(_nt) AS _c_text, MAX(_wm) AS _c_w_max, MIN(_wp) AS _c_w_pos_min"
+                if screen else "")
     per_value = _per_value(c, grouped, integer, dialect=dialect,
                            screen=(_row_ok(c, score_type), _text_flags(c, dialect)) if screen else None)
     mul = _products(c, dialect)
@@ -676,7 +685,7 @@ def _rows_stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: flo
         made = f", CASE WHEN {_row_ok(c, score_type)} THEN 0 ELSE 1 END AS _nb" + "".join(f", {f}" for f in text)
         kept = "".join(f", {f}" for f in ["_nb", *text])
         counted = " + ".join(f"SUM({f})" for f in text) or "0"
-        screened = f", SUM(_nb) AS _c_bad, {counted} AS _c_text, MAX(_w) AS _c_w_max"
+        screened = f", SUM(_nb) AS _c_bad, {counted} AS _c_text, MAX(_w) AS _c_w_max, {POS_MIN} AS _c_w_pos_min"
     prob = _probability("_s", score_type)
     mul = _products(c, dialect)
     nll = f"CASE WHEN _y = 1.0 THEN {mul(f'({_nll(score_type, True)})', '_w')} ELSE {mul(f'({_nll(score_type, False)})', '_w')} END"
