@@ -39,11 +39,14 @@ def test_few_flipped_decisions_are_within_noise():
     assert row.change != 0 and abs(row.change) <= flips / n
     assert row.verdict == "within noise" and not row.regression
     assert row.ci_low < 0 < row.ci_high
-    # the paired interval by hand: d in {-1, 0, 1}, sample variance over n
+    # the paired interval by hand: d in {-1, 0, 1}, sample variance over n, Student's t on n - 1 (as
+    # vc.compare_models: scipy's one-sample t interval of the per-row differences)
+    from scipy import stats
+
     d = ((s * 1.0 + 0.004 >= 0) == (y == 1)).astype(float) - ((s >= 0) == (y == 1)).astype(float)
-    se = d.std(ddof=1) / np.sqrt(n)
-    assert row.ci_low == pytest.approx(d.mean() - 1.959963984540054 * se, abs=1e-12)
-    assert row.ci_high == pytest.approx(d.mean() + 1.959963984540054 * se, abs=1e-12)
+    low, high = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    assert row.ci_low == pytest.approx(low, abs=1e-12)
+    assert row.ci_high == pytest.approx(high, abs=1e-12)
     text = str(led)
     assert "within noise" in text and "REGRESSION" not in text.split("certificates")[0].split("accuracy@0.5")[1]
     assert f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]" in text
@@ -105,8 +108,14 @@ def test_paired_mean_interval_is_the_per_row_difference_interval():
     lo, hi = paired_mean_interval(d, None, 0.95)
     from scipy import stats
 
-    ref = stats.norm.interval(0.95, loc=d.mean(), scale=stats.sem(d))
+    ref = stats.t.interval(0.95, d.size - 1, loc=d.mean(), scale=stats.sem(d))  # the paired t interval
     assert (lo, hi) == pytest.approx(ref, abs=1e-12)
+    # weighted: the one rule vc.compare_models uses (Kish size - 1 degrees of freedom)
+    from veracity.comparison._paired import paired_mean
+
+    w = rng.random(d.size) + 0.5
+    e = paired_mean(d, w, 0.95)
+    assert paired_mean_interval(d, w, 0.95) == (e.low, e.high)
     # integer weights = repeated rows (the Kish size equals the row count here only unweighted;
     # with equal weights every number is the same as unweighted)
     lo_w, hi_w = paired_mean_interval(d, np.full(d.size, 3.0), 0.95)

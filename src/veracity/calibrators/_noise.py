@@ -13,8 +13,10 @@ regression only when its interval excludes 0; otherwise it is "within noise".
   .. math:: \widehat{\mathrm{Var}}(\bar d) = \frac{n}{n-1}\,
             \frac{\sum_i w_i^2 (d_i - \bar d)^2}{(\sum_i w_i)^2},
 
-  with *n* the Kish effective size :math:`(\sum w)^2/\sum w^2` (unweighted: the sample
-  variance of :math:`d` over *n*, the paired *t*/McNemar-type interval). For accuracy,
+  *n* the number of rows (unweighted: the sample variance of :math:`d` over *n*, the paired
+  *t*/McNemar-type interval), on Student's t with *n* − 1 degrees of freedom, or Kish's effective
+  size :math:`(\sum w)^2/\sum w^2` less one with weights — the one rule of
+  :mod:`veracity.core._paired_mean`, which ``vc.compare_models`` uses too. For accuracy,
   :math:`d_i \in \{-1, 0, 1\}`: 36 flipped decisions among 20,000 rows give a standard
   error of about :math:`\sqrt{36}/20000 = 0.0003`.
 * **AUC**: DeLong, DeLong & Clarke-Pearson (1988) for two correlated AUCs on the same
@@ -31,8 +33,8 @@ regression only when its interval excludes 0; otherwise it is "within noise".
   :math:`\sqrt{2/\pi}\,\sigma_k` for a calibrated one). A percentile interval called a calibrated
   "after" against a miscalibrated "before" from the bias alone.
 
-The interval is the normal one :math:`\bar d \pm z_{1-\alpha/2}\,\mathrm{SE}` for the first
-two and the bias-aware bootstrap interval for ECE.
+The interval is :math:`\bar d \pm t_{\nu,1-\alpha/2}\,\mathrm{SE}` for the per-row differences,
+DeLong's normal interval for AUC and the bias-aware bootstrap interval for ECE.
 """
 
 from __future__ import annotations
@@ -58,22 +60,15 @@ def _z(level: float) -> float:
 
 
 def paired_mean_interval(d: np.ndarray, w: np.ndarray | None, level: float) -> tuple[float, float]:
-    """Normal interval of the weighted mean of paired differences ``d`` (sandwich variance)."""
+    """Student-t interval of the weighted mean of paired differences ``d``: the one rule of
+    :func:`veracity.core._paired_mean.paired_mean` (the same as ``vc.compare_models``' Brier and
+    log-loss differences); NaN below two rows or where one row carries all the weight."""
+    from ..core._paired_mean import paired_mean
+
     if d.size < 2:
         return float("nan"), float("nan")
-    if w is None:
-        mean = float(d.mean())
-        se = float(d.std(ddof=1)) / np.sqrt(d.size)
-    else:
-        W = float(w.sum())
-        mean = float(np.dot(w, d) / W)
-        n_eff = W * W / float(np.dot(w, w))
-        if n_eff <= 1.0:
-            return float("nan"), float("nan")
-        r = d - mean
-        se = float(np.sqrt(np.dot(w * w, r * r) * n_eff / (n_eff - 1.0))) / W
-    z = _z(level)
-    return mean - z * se, mean + z * se
+    e = paired_mean(d, w, level)
+    return e.low, e.high
 
 
 def _placements(s: np.ndarray, pos: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,163 +1,16 @@
-r"""Paired mean differences with a Student-t interval.
-
-Both models are scored on the same rows, so the difference of two mean losses is
-the mean of the per-row differences :math:`d_i = \ell(p_{B,i}, y_i) - \ell(p_{A,i}, y_i)`:
-
-.. math:: \bar d = \frac{\sum_i w_i d_i}{\sum_i w_i},\qquad
-          \widehat{\mathrm{Var}}(\bar d) = \frac{n}{n-1}\,
-          \frac{\sum_i w_i^2 (d_i - \bar d)^2}{(\sum_i w_i)^2}
-
-(unweighted: :math:`s_d^2/n`, the paired t statistic's variance). For the Brier and
-log-loss differences (:func:`paired_losses`) the interval is
-:math:`\bar d \pm t_{\nu,1-\alpha/2}\,\widehat{\mathrm{se}}` and the p-value
-:math:`2F_\nu(-|\bar d| / \widehat{\mathrm{se}})` with Student's t on :math:`\nu = n - 1`
-degrees of freedom — unweighted, exactly the paired t-test (``scipy.stats.ttest_rel``) on
-the per-row loss differences, the Diebold–Mariano test for independent rows with its
-small-sample reference law (the normal quantile claimed p < 0.0001 on 2 rows; at α = 0.05
-on 10 rows it rejected a true H0 about 9 % of the time). Weighted,
-:math:`\nu = n_{\mathrm{eff}} - 1` with Kish's effective size
-:math:`n_{\mathrm{eff}} = (\sum_i w_i)^2 / \sum_i w_i^2` (n for equal weights). As
-:math:`\nu \to \infty` the t law is the normal one. :func:`paired_mean` and :func:`from_moments`
-(cost, net benefit, Murphy diagram) use the same t interval on the same degrees of freedom. Because the rows are shared, what
-both models get right or wrong together cancels in :math:`d_i`: the paired interval is much
-narrower than the two separate intervals of the means (``tests/comparison`` shows the power it
-buys).
-
-The same moments serve every per-row quantity here (elementary scores of the Murphy
-diagram, net benefit, realised minus expected cost): :func:`from_moments` takes
-:math:`\sum w d`, :math:`\sum w^2 d`, :math:`\sum w^2 d^2`, so counts at thresholds can
-feed it without a per-row array.
+r"""Per-row loss differences of models scored on the same rows: :func:`paired_losses` (Brier and
+log loss of every model and pair in one pass). The paired mean, its Student-t interval and p-value are
+:mod:`veracity.core._paired_mean` (shared with the calibrator ledger); re-exported here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..core._special import ndtr, ndtri
+from ..core._paired_mean import (  # noqa: F401 - re-exported: the comparison modules import them from here
+    Estimate, from_moments, no_spread, p_of, p_t, p_t_array, paired_mean, student_df, t_of, z_of,
+)
 from ..core._validation import PROB_EPS, Binary, binary_nll_terms
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A mean (or mean difference) with its standard error, Student-t interval and p-value (H0: 0)."""
-
-    value: float
-    se: float
-    low: float
-    high: float
-    p_value: float
-
-
-def z_of(level: float) -> float:
-    return float(ndtri(0.5 + level / 2.0))
-
-
-def student_df(n: int, total: float, total_sq: float) -> float:
-    r"""Degrees of freedom of a paired mean's t interval: :math:`n - 1` unweighted, Kish's effective
-    size less one, :math:`(\sum w)^2/\sum w^2 - 1`, weighted (``total``, ``total_sq``: Σw, Σw²; equal
-    weights give n - 1 to rounding, read back as n - 1). NaN below 2 rows or where the effective size
-    is not above 1 (one row carries all the weight: no spread to estimate)."""
-    if n < 2:
-        return float("nan")
-    eff = total * total / total_sq
-    df = float(n - 1) if abs(eff - n) <= 1e-9 * n else eff - 1.0
-    return df if df > 0.0 else float("nan")
-
-
-def t_of(level: float, df: float) -> float:
-    """Two-sided ``level`` quantile of Student's t on ``df`` degrees of freedom (infinite: the normal's)."""
-    if df == float("inf"):
-        return z_of(level)
-    from scipy.special import stdtrit  # scipy.special is loaded on first use (core._special)
-
-    return float(stdtrit(df, 0.5 + level / 2.0))
-
-
-def p_t(value: float, se: float, df: float) -> float:
-    """Two-sided Student-t p-value of ``value / se`` on ``df`` degrees of freedom; the edge cases of
-    :func:`p_of` (se 0 or NaN), and NaN where ``df`` is."""
-    if not se > 0:
-        return float(p_of(value, se))
-    if df != df:
-        return float("nan")
-    from scipy.special import stdtr
-
-    return float(2.0 * stdtr(df, -abs(value) / se))
-
-
-def p_t_array(value: np.ndarray | float, se: np.ndarray | float, df: float) -> np.ndarray:
-    """Two-sided Student-t p-values of ``value / se`` on ``df`` degrees of freedom (arrays), with the
-    edge cases of :func:`p_of` where se is 0 or NaN; NaN where ``df`` is (fewer than 2 rows)."""
-    value, se = np.asarray(value, dtype=float), np.asarray(se, dtype=float)
-    edge = p_of(value, se)
-    if df != df:
-        return np.where(se > 0, np.nan, edge)
-    from scipy.special import stdtr
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = 2.0 * stdtr(df, -np.abs(value) / se)
-    return np.where(se > 0, p, edge)
-
-
-def p_of(value: np.ndarray | float, se: np.ndarray | float) -> np.ndarray:
-    """Two-sided normal p-value of ``value / se``; 1 where both are 0, 0 where only se is, NaN
-    where se is NaN (no variance estimate, e.g. one row or one row of a class: no test)."""
-    value, se = np.asarray(value, dtype=float), np.asarray(se, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.abs(value) / se
-    p = 2.0 * ndtr(-z)
-    return np.where(se > 0, p, np.where(np.isnan(se), np.nan, np.where(value == 0, 1.0, 0.0)))
-
-
-def no_spread(mean: np.ndarray | float, se: np.ndarray | float) -> np.ndarray:
-    r"""Where a normal interval has no width to speak of: :math:`\widehat{\mathrm{se}} \le 10^{-6}|\bar d|`
-    (0 when every per-row value is the same, or the rounding of the moments, about
-    :math:`\sqrt{\epsilon}\,|\bar d|`, when that value is not 0). NaN se (one row): False."""
-    mean, se = np.asarray(mean, dtype=float), np.asarray(se, dtype=float)
-    return se <= 1e-6 * np.abs(mean)
-
-
-def from_moments(s1: np.ndarray, s1w: np.ndarray, s2: np.ndarray, total: float, total_sq: float, n: int,
-                 level: float) -> tuple[np.ndarray, ...]:
-    r"""``(mean, se, low, high, p)`` of a weighted mean from :math:`\sum w d`, :math:`\sum w^2 d`,
-    :math:`\sum w^2 d^2`, :math:`\sum w` and :math:`\sum w^2` (arrays: one mean per entry)."""
-    mean = np.asarray(s1, dtype=float) / total
-    ss = np.asarray(s2, dtype=float) - 2.0 * mean * np.asarray(s1w, dtype=float) + mean * mean * total_sq
-    ss = np.maximum(ss, 0.0)  # rounding below 0 when every d is equal
-    var = ss / (total * total) * (n / (n - 1.0)) if n > 1 else np.full_like(mean, np.nan)
-    se = np.sqrt(var)
-    df = student_df(n, total, total_sq)
-    t = t_of(level, df) if df == df else float("nan")
-    return mean, se, mean - t * se, mean + t * se, p_t_array(mean, se, df)
-
-
-def paired_mean(d: np.ndarray, w: np.ndarray | None, level: float) -> Estimate:
-    """The weighted mean of per-row values ``d`` with its Student-t interval (see the module doc)."""
-    n = d.shape[0]
-    if not np.any(d):  # identical losses: exactly 0, no interval to speak of
-        return Estimate(0.0, 0.0, 0.0, 0.0, 1.0)
-    if w is None:
-        total, total_sq = float(n), float(n)
-        mean = float(d.sum()) / n
-    else:
-        total, total_sq = float(w.sum()), float(np.dot(w, w))
-        mean = float(np.dot(w, d)) / total
-    ss = 0.0
-    step = 1 << 18
-    for a in range(0, n, step):  # centred sum of squares in cache-sized pieces (no n-sized copy)
-        dev = d[a:a + step] - mean
-        dev *= dev
-        if w is not None:
-            dev *= w[a:a + step]
-            dev *= w[a:a + step]
-        ss += float(dev.sum())
-    var = ss / (total * total) * (n / (n - 1.0)) if n > 1 else float("nan")
-    se = float(np.sqrt(var))
-    df = student_df(n, total, total_sq)
-    t = t_of(level, df) if df == df else float("nan")
-    return Estimate(mean, se, mean - t * se, mean + t * se, float(p_t_array(mean, se, df)))
 
 
 def _chunk_losses(d: Binary, a: int, e: int, off: np.ndarray, sign: np.ndarray,
