@@ -317,7 +317,9 @@ def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = N
         for c in shown:
             v = r.get(c)
             if interval and c == "ci_low":
-                text = f"[{fmt_cell(v)}, {fmt_cell(r.get('ci_high'))}]"
+                low, high = fmt_cell(v), fmt_cell(r.get("ci_high"))
+                # no interval (no labelled rows, one row): one "n/a", not "[n/a, n/a]"
+                text = "n/a" if low == high == "n/a" else f"[{low}, {high}]"
             elif c in whole:
                 text = f"{int(cast(float, v)):,}"
             else:

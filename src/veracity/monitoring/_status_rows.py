@@ -178,14 +178,15 @@ class StoreStatus(Display):
             e = r.estimate_ppi
             return "" if not e else f"{e['estimate']:.4f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}]"
 
+        # the verdict first (status, the kind of each alert and diagnosis: their full sentences are in the
+        # text below the table), then the numbers behind it
         records = [{
             "status": r.status, "period": r.period, **({"slice": r.slice} if self.by is not None else {}),
+            "alerts": ", ".join(a.split(":")[0] for a in r.alerts),
+            "diagnosis": (r.diagnosis or "").split(":")[0],
             "rows": r.rows, "labelled": r.labelled, "pending": r.pending + r.overdue, "conf": r.conf,
             "rate": r.rate, "ci_low": r.ci_low, "ci_high": r.ci_high, "ece": r.ece, "psi": r.psi,
-            "PPI rate (before final labels)": ppi(r),
-            # the kind of each alert and diagnosis; their full sentences are in the text below the table
-            "alerts": ", ".join(a.split(":")[0] for a in r.alerts),
-            "diagnosis": (r.diagnosis or "").split(":")[0]} for r in self.rows]
+            "PPI rate (pending)": ppi(r)} for r in self.rows]
         what = f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows"
         summary = {"as of (UTC)": self.as_of, "periods": what, "horizon": self.horizon or "none",
                    "alerts": len(self.alerts), "alert mode": self.alert_mode}
