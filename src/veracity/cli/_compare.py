@@ -10,7 +10,9 @@ a verdict; ``--by`` adds one comparison per slice. Example:
 Both modes measure the same rows: when the file has a ``role`` column (or ``--role-col`` names one), the
 rows whose role is ``--eval-role`` (default: test), never the calib rows a calibrator was fit on (which
 flatter it); ``--role-col ''`` measures every row. The JSON records ``role_col``, ``eval_role`` ("all"
-for every row) and ``eval_rows``.
+for every row) and ``eval_rows``. Only the measured rows are read and checked: a model scored on the test
+rows only (its score empty on the calib and train rows) is compared there, and an error about a measured
+row names its data row in FILE. A score column holding text is refused whatever rows are measured.
 
 Calibrator: ECE, NLL, Brier, accuracy at 0.5 and AUC before and after a saved
 calibrator on evaluation rows it never saw, whether the method can move each,
@@ -23,6 +25,9 @@ bit-identical, 0.5 decisions). Example:
 from __future__ import annotations
 
 import argparse
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -100,18 +105,21 @@ def run(args: argparse.Namespace) -> int:
             f"{args.score_type}; pass scores of the kind it was fit on")
     table, path = load(args)
     mask = _measured_rows(table, args, path)
-    scores, labels, weights = inputs(table, args, path)
-    if args.pos_label is None and cal.metadata.get("pos_label") is not None:
-        args.pos_label = str(cal.metadata["pos_label"])
-    labels = apply_pos_label(labels, args.pos_label)
     if mask is not None:
         fit_role = cal.metadata.get("role")
         if fit_role and args.eval_role in str(fit_role).split(","):
             raise VeracityError(
                 f"the calibrator was fit on role {fit_role!r}; measuring it on the same role "
                 f"flatters it. Pass --eval-role test (rows it never saw)")
-        scores, labels = scores[mask], labels[mask]
-        weights = None if weights is None else weights[mask]
+    names = source.score_names(args.score, table.column_names)
+    for name in names:  # a column of text is refused whatever rows are measured: not a score column
+        source.numbers_or_refuse(table, name)
+    measured = _measured_table(table, mask)
+    with _file_rows(args, mask):  # only the measured rows are read and checked, named by their row in FILE
+        scores, labels, weights = inputs(measured, args, path)
+        if args.pos_label is None and cal.metadata.get("pos_label") is not None:
+            args.pos_label = str(cal.metadata["pos_label"])
+        labels = apply_pos_label(labels, args.pos_label)
     if _fit_rows(cal, scores, labels, weights):  # a warning, as threshold says "(optimistic)": the ledger stays
         import sys
 
@@ -164,6 +172,50 @@ def _measured_rows(table: Any, args: argparse.Namespace, path: str) -> np.ndarra
     return mask
 
 
+def _measured_table(table: Any, mask: np.ndarray | None) -> Any:
+    """The table's measured rows (``mask``; None: the table itself), the only rows either mode reads:
+    a model scored on the test rows only (its score empty on the calib and train rows) is compared there,
+    and rows not measured may hold missing scores, labels or weights."""
+    return table if mask is None else table.filter(mask)
+
+
+@contextmanager
+def _file_rows(args: argparse.Namespace, mask: np.ndarray | None) -> Iterator[None]:
+    """Errors about the measured rows in the file's words: "data row k" (k-th measured row, counted from 1)
+    becomes the row's number in FILE, ``flatnonzero(mask)[k - 1] + 1`` (data rows counted from 1, the
+    header not counted, as every message of the source layer counts them), and "of n rows" says they are
+    the measured rows of ``--eval-role``."""
+    try:
+        yield
+    except VeracityError as exc:
+        if mask is None:
+            raise
+        rows = np.flatnonzero(mask) + 1  # measured row k (1-based) is data row rows[k - 1] of FILE
+        message = re.sub(r"data row (\d+)", lambda m: f"data row {rows[int(m.group(1)) - 1]}"
+                         if 0 < int(m.group(1)) <= rows.size else m.group(0), exc.message)
+        message = re.sub(r" of (\d+) rows\b",
+                         lambda m: f" of the {m.group(1)} measured rows ({args.role_col} == {args.eval_role!r})",
+                         message)
+        if message == exc.message:
+            raise
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
+
+
+def _refuse_text(table: Any, names: list[str]) -> None:
+    """A score column of text is refused on the whole file (it is not a score column, whatever rows are
+    measured), naming a value that is not a number from any row, as before the rows are picked."""
+    import pyarrow as pa
+
+    for name in names:
+        if name not in table.column_names:
+            continue  # read from the measured rows, where the error names the columns there are
+        kind = table.schema.field(name).type
+        if pa.types.is_null(kind) or pa.types.is_integer(kind) or pa.types.is_floating(kind) \
+                or pa.types.is_boolean(kind) or pa.types.is_decimal(kind):
+            continue
+        check_numeric_column(table.column(name).drop_null().to_numpy(zero_copy_only=False), name)
+
+
 def _measured(args: argparse.Namespace, table: Any, mask: np.ndarray | None) -> dict[str, Any]:
     """The JSON's record of the rows measured: the role column, the role ("all": every row) and how many."""
     return {"role_col": args.role_col or None, "eval_role": args.eval_role if mask is not None else "all",
@@ -214,18 +266,16 @@ def _run_models(args: argparse.Namespace) -> int:
         if col is not None and col in names:  # the labels scored as a model read Brier 0, AUC 1
             raise VeracityError(f"--score/--against name the {flag} column {col!r} as a model; name the models' "
                                 "score columns only")
-    model_scores = {}
-    for name in names:
-        model_scores[name] = check_numeric_column(source.column(table, name, path=path, role="scores"), name)
-    labels = source.column(table, args.label, path=path)
-    _, _, weights = inputs(table, _with_score(args, names[0]), path)
-    labels = apply_pos_label(labels, args.pos_label, scores=model_scores[names[0]])
-    keys = _slice_keys(table, args.by, path) if args.by else None
-    if mask is not None:
-        model_scores = {k: v[mask] for k, v in model_scores.items()}
-        labels = labels[mask]
-        weights = None if weights is None else weights[mask]
-        keys = None if keys is None else keys[mask]
+    _refuse_text(table, names)
+    measured = _measured_table(table, mask)
+    with _file_rows(args, mask):  # only the measured rows are read and checked, named by their row in FILE
+        model_scores = {}
+        for name in names:
+            model_scores[name] = check_numeric_column(source.column(measured, name, path=path, role="scores"), name)
+        labels = source.column(measured, args.label, path=path)
+        _, _, weights = inputs(measured, _with_score(args, names[0]), path)
+        labels = apply_pos_label(labels, args.pos_label, scores=model_scores[names[0]])
+    keys = _slice_keys(measured, args.by, path) if args.by else None
     result = compare_models(model_scores, labels, sample_weight=weights, score_type=args.score_type or "probability",
                             level=args.level, n_resamples=args.resamples, random_state=args.seed, bins=args.bins,
                             by=keys)
