@@ -324,9 +324,11 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
         nw.when((edge == 0.0) | (edge == 1.0)).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64)).sum()
         .alias("_edge"),  # scores of exactly 0 or 1: only then can a label contradict a score
         prob.n_unique().alias("_up"))).rows()[0]
-    specs, notes = [], []
+    specs, notes, nanos = [], [], []
     for i, (name, ref) in enumerate(zip(names, refs)):
         numeric = _is_numeric(f.schema[name])
+        # nanosecond times: levels kept exact (to_list() and datetime literals hold microseconds)
+        nanos.append(isinstance(f.schema[name], nw.Datetime) and f.schema[name].time_unit == "ns")
         if int(uniq[i]) > MAX_DISTINCT and numeric and not isinstance(_bins_for(bins, name), list):
             raise VeracityError(
                 f"numeric feature {name!r} has {int(uniq[i]):,} distinct values, over the {MAX_DISTINCT:,} whose "
@@ -336,13 +338,17 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
         col = nw.col(ref).cast(nw.Float64) if numeric and not integer else nw.col(ref)
         t = agg.collect(src.select(col.alias("_v")).with_columns(_one=nw.lit(1, nw.Int64)).group_by("_v")
                         .agg(nw.col("_one").sum()))
-        vals = t.get_column("_v").to_list()
         cnts = np.asarray(t.get_column("_one").to_list(), dtype=np.int64)
-        boxed = np.empty(len(vals), dtype=object)
-        boxed[:] = vals
-        miss = missing_mask(boxed)  # None, NaN, and pandas' NA / NaT (a Dask frame's nullable columns)
-        present = [v for v, m in zip(vals, miss) if not m]
-        values = np.asarray(present, dtype=np.float64) if numeric else np.asarray(present, dtype=object)
+        if nanos[-1]:
+            values, miss = _ns_values(t.get_column("_v"), getattr(f.schema[name], "time_zone", None))
+            present = list(values)
+        else:
+            vals = t.get_column("_v").to_list()
+            boxed = np.empty(len(vals), dtype=object)
+            boxed[:] = vals
+            miss = missing_mask(boxed)  # None, NaN, and pandas' NA / NaT (a Dask frame's nullable columns)
+            present = [v for v, m in zip(vals, miss) if not m]
+            values = np.asarray(present, dtype=np.float64) if numeric else np.asarray(present, dtype=object)
         if integer:
             boxed_present = np.empty(len(present), dtype=object)
             boxed_present[:] = present
@@ -360,9 +366,31 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
     y = agg.as_float(prep.y, schema) if isinstance(prep.y, str) else prep.y
     cols = [agg.as_float(f.ref(prep.score[0]), schema).alias("_s"), y.alias("_y"),
             (wcol if wcol is not None else nw.lit(1.0, nw.Float64)).alias("_w"),
-            *(sp.expr(r).alias(f"_f{i}") for i, (sp, r) in enumerate(zip(specs, refs)))]
+            *(sp.expr(r, ns_backend=f.backend if ns else None).alias(f"_f{i}")
+              for i, (sp, r, ns) in enumerate(zip(specs, refs, nanos)))]
     x = src.select(cols).with_columns(_p=agg.probability(score_type))
     table = cells_lazy(x, specs, sets, weighted=prep.weight is not None, max_cells=max_cells, ece_bins=ece_bins,
                        n_distinct=int(uniq[-1]), certain=bool(uniq[-2]), logit=score_type == "logit")
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
                    depth=int(depth), notes=tuple(notes))
+
+
+def _ns_values(series: Any, zone: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a nanosecond datetime column (a collected, narwhals Series) as the
+    in-memory route reads the same column, ``(values, missing)``: ``datetime64[ns]``, or with a
+    zone the ``Timestamp`` objects of :func:`~veracity.sources._api._python_times` — exact to the
+    nanosecond (``to_list()`` gives ``datetime`` objects, microseconds only: values 1 ns apart were
+    one level). ``missing``: True for each null of ``series``; ``values`` holds the others."""
+    import pyarrow as pa
+
+    arr = series.to_arrow()
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    missing = np.asarray(arr.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    ints = np.asarray(arr.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    stamps = ints[~missing].view("datetime64[ns]")  # a zoned column's integers are its UTC instants
+    if zone is None:
+        return stamps, missing
+    from ..sources._api import _python_times
+
+    return _python_times(stamps, zone), missing

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,8 +122,12 @@ class FeatureSpec:
             return np.asarray(keys, dtype=np.int64)
         return np.asarray(keys, dtype=np.float64)
 
-    def expr(self, col: str) -> Any:
-        """The level code as a narwhals expression (the same codes, computed where the data lives)."""
+    def expr(self, col: str, *, ns_backend: str | None = None) -> Any:
+        """The level code as a narwhals expression (the same codes, computed where the data lives).
+
+        ``ns_backend``: the backend (``"polars"``, ``"duckdb"``, ``"dask"``) of a nanosecond datetime
+        column, whose levels are then compared exactly (:func:`_ns_levels`): a Python ``datetime``
+        literal holds microseconds, so levels 1 ns apart would read as one."""
         import narwhals as nw
 
         c = nw.col(col)
@@ -142,6 +147,8 @@ class FeatureSpec:
         if self.kind == "values":
             keys: list[Any] = [nw.lit(int(v), nw.Int64) for v in self.values] if exact else [
                 float(v) for v in self.values]
+        elif ns_backend is not None:
+            x, keys = _ns_levels(c, self.values, ns_backend)
         else:
             keys = list(self.values)
         code = _chain(x, keys, other)
@@ -167,6 +174,45 @@ def _chain(x: Any, keys: list[Any], other: int) -> Any:
     for i, k in kept[1:]:
         expr = expr.when(x == k).then(nw.lit(i, nw.Int64))
     return expr.otherwise(nw.lit(other, nw.Int64))
+
+
+def epoch_ns(v: Any) -> int:
+    """An instant as integer nanoseconds since 1970-01-01 (a time without a zone: its wall time as if
+    in UTC; with a zone: its UTC instant), exactly: an integer (already nanoseconds, as a level of a
+    ``datetime64[ns]`` column holds it), a ``numpy.datetime64``, a pandas ``Timestamp`` (nanoseconds
+    kept), a ``datetime``, or a time's text (a saved artifact)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, _dt.datetime) and v.utcoffset() is not None:
+        v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+    if type(v).__name__ == "Timestamp" and hasattr(v, "value"):  # pandas: the ns integer itself
+        return int(v.value)
+    if isinstance(v, _dt.datetime):  # exact integer arithmetic (a float of seconds would round)
+        d = v - _dt.datetime(1970, 1, 1)
+        return (d.days * 86_400 + d.seconds) * 10**9 + d.microseconds * 1_000
+    return int(np.datetime64(v).astype("datetime64[ns]").astype(np.int64))
+
+
+def _ns_levels(c: Any, values: tuple[Any, ...], backend: str) -> tuple[Any, list[Any]]:
+    """A nanosecond datetime column and its levels in a form compared exactly where the data lives
+    (a ``datetime`` literal holds microseconds only):
+
+    * polars, Dask: the column cast to Int64 (its integer nanoseconds since 1970, a zoned column's in
+      UTC) beside integer literals; not ``dt.timestamp("ns")``, which Dask returns as float64 when the
+      column has a null (2**53 and beyond: neighbours 1 ns apart merge);
+    * DuckDB (no cast from TIMESTAMP_NS to BIGINT, no ``dt.timestamp`` in narwhals): the column
+      beside TIMESTAMP_NS literals cast from their nine-decimal text (a zoned TIMESTAMPTZ_NS column
+      is already read as microseconds, :func:`~veracity.sources._source._duckdb_readable`);
+    * any other engine: ``dt.timestamp("ns")``, exact where narwhals has it, an error where not."""
+    import narwhals as nw
+
+    ns = [epoch_ns(v) for v in values]
+    zoned = any(isinstance(v, _dt.datetime) and v.utcoffset() is not None for v in values)
+    if backend == "duckdb" and not zoned:
+        text = [str(np.datetime64(v, "ns")).replace("T", " ") for v in ns]
+        return c, [nw.lit(t, nw.String).cast(nw.Datetime("ns")) for t in text]
+    x = c.cast(nw.Int64) if backend in ("polars", "dask") else c.dt.timestamp("ns")
+    return x, [nw.lit(v, nw.Int64) for v in ns]
 
 
 def _instant_codes(vals: np.ndarray, values: tuple[Any, ...], fill: int) -> np.ndarray:
