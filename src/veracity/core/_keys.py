@@ -67,6 +67,38 @@ def same_key(key: Any) -> Any:
     return key
 
 
+def duration_name(ns: int) -> str:
+    """A duration of ``ns`` nanoseconds as a slice name, whatever object carried it (``numpy.timedelta64``
+    in any unit, ``datetime.timedelta``, a pandas ``Timedelta``): ``D days HH:MM:SS`` with six decimals
+    when it has microseconds, nine when it has nanoseconds (pandas' spelling of a non-negative
+    ``Timedelta``); a negative one is its magnitude after a ``-``.
+
+    >>> duration_name(1), duration_name(90_000_000_000_000), duration_name(-1_000)
+    ('0 days 00:00:00.000000001', '1 days 01:00:00', '-0 days 00:00:00.000001')
+    """
+    sign = "-" if ns < 0 else ""
+    days, rest = divmod(abs(int(ns)), 86_400 * 10**9)
+    seconds, fraction = divmod(rest, 10**9)
+    hours, rest_s = divmod(seconds, 3600)
+    minutes, secs = divmod(rest_s, 60)
+    text = f"{sign}{days} days {hours:02d}:{minutes:02d}:{secs:02d}"
+    if fraction:
+        text += f".{fraction:09d}" if fraction % 1000 else f".{fraction // 1000:06d}"
+    return text
+
+
+def duration_ns(key: Any) -> int | None:
+    """The nanoseconds of a duration key (None: not a duration, or NaT)."""
+    if isinstance(key, np.timedelta64):
+        return None if np.isnat(key) else int(key.astype("timedelta64[ns]").astype(np.int64))
+    if isinstance(key, _dt.timedelta):
+        value = getattr(key, "value", None)  # a pandas Timedelta holds its nanoseconds
+        if isinstance(value, (int, np.integer)):
+            return int(value)
+        return ((key.days * 86_400 + key.seconds) * 10**6 + key.microseconds) * 1000
+    return None
+
+
 def key_name(key: Any) -> str:
     r"""The name of the slice of ``key``: one spelling on every route. ``str(key)``, except where
     routes hand the same value back as different Python objects:
@@ -81,6 +113,9 @@ def key_name(key: Any) -> str:
     * bytes (a BLOB / BYTEA / binary column; also as ``bytearray`` or ``memoryview``) are named by
       Python's literal, ``b'\x00\x01'``: total (invalid UTF-8 too), and never the name of the text
       ``'1'`` for the bytes ``b'1'``;
+    * a duration (``numpy.timedelta64`` in any unit, ``datetime.timedelta``, pandas ``Timedelta``) is
+      named by :func:`duration_name`: ``0 days 00:00:00.000000001`` on every route (numpy printed
+      ``1 nanoseconds``, Python's timedelta ``0:00:00``);
     * the missing key None is ``'None'`` and NaN ``'nan'``, as ``str`` gives them.
 
     >>> import datetime as dt
@@ -96,6 +131,9 @@ def key_name(key: Any) -> str:
         return str(key.astimezone(_dt.timezone.utc))  # a pandas Timestamp keeps its nanoseconds
     if isinstance(key, _BYTES):
         return str(bytes(key))
+    if isinstance(key, (_dt.timedelta, np.timedelta64)):
+        ns = duration_ns(key)
+        return "None" if ns is None else duration_name(ns)
     if isinstance(key, decimal.Decimal) and key.is_zero():
         return str(abs(key))
     return str(same_key(key))

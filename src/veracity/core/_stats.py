@@ -283,9 +283,24 @@ def slice_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
     """
     if keys.dtype.kind == "M":
         keys = _time_texts(keys)
+    elif keys.dtype.kind == "m":
+        keys = _duration_texts(keys)
     elif keys.dtype.kind == "f":
         keys = keys + 0.0  # -0.0 is the slice 0.0 (as veracity.core._keys.key_name names it on every route)
     return text_keys(keys) if keys.dtype == object else (keys, None)
+
+
+def _duration_texts(keys: np.ndarray) -> np.ndarray:
+    """``timedelta64`` keys as their slice names (:func:`veracity.core._keys.duration_name`, None: NaT);
+    one conversion per distinct key."""
+    from ._keys import duration_name
+
+    values, inverse = np.unique(keys, return_inverse=True)
+    gaps = np.isnat(values)
+    ns = values.astype("timedelta64[ns]").astype(np.int64)
+    texts = np.empty(values.size, dtype=object)
+    texts[:] = [None if g else duration_name(v) for g, v in zip(gaps.tolist(), ns.tolist())]
+    return texts[inverse.reshape(-1)]
 
 
 def _time_texts(keys: np.ndarray) -> np.ndarray:

@@ -132,6 +132,13 @@ def values(series: Any) -> list[Any]:
     dtype = series.dtype
     if isinstance(dtype, nw.Datetime) and dtype.time_unit == "ns":
         return list(series.to_arrow().to_pylist())
+    if isinstance(dtype, nw.Duration) and dtype.time_unit == "ns":
+        # durations 1 ns apart: to_list truncates them to microseconds too (one key, the other slice's rows
+        # dropped); their nanoseconds as numpy timedelta64, named by core._keys.duration_name
+        import pyarrow as pa
+
+        ns = series.to_arrow().cast(pa.int64()).to_pylist()
+        return [None if v is None else np.timedelta64(v, "ns") for v in ns]
     return list(series.to_list())
 
 
@@ -441,10 +448,24 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
 def slice_key(key: Any) -> Any:
     """A slice key as it came back from an engine, as one Python value (in a tuple of keys too;
     :func:`veracity.core._keys.same_key`): any NaN made :data:`NAN_KEY` (every row of a NaN key lands in
-    one slice, as ``np.unique`` puts them in memory), ``-0.0`` made ``0.0``, a ``bytearray`` bytes."""
+    one slice, as ``np.unique`` puts them in memory), ``-0.0`` made ``0.0``, a ``bytearray`` bytes, an
+    interval (DuckDB's INTERVAL comes back as Arrow's ``MonthDayNano``, a tuple) one duration key."""
+    if type(key).__name__ == "MonthDayNano":  # (months, days, nanoseconds): not a tuple of slice keys
+        return interval_key(key)
     if isinstance(key, tuple):
         return tuple(slice_key(k) for k in key)
     return same_key(key)
+
+
+def interval_key(key: Any) -> Any:
+    """An Arrow ``MonthDayNano`` interval as a slice key: a ``numpy.timedelta64`` of its nanoseconds
+    (named as every route names a duration, :func:`veracity.core._keys.duration_name`); with months,
+    which have no fixed length, its text ``N months`` before the duration's name."""
+    from ..core._keys import duration_name
+
+    months, days, nanos = (int(v) for v in key)
+    ns = days * 86_400 * 10**9 + nanos
+    return np.timedelta64(ns, "ns") if not months else f"{months} months {duration_name(ns)}"
 
 
 def _per_slice(native: dict[str, list[Any]], bins: int, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
