@@ -117,7 +117,7 @@ def test_slice_panels_say_slices_not_classes(demo):
     page = vc.report(t["score"], t["label"], by={"segment": t["segment"]}, bootstrap=False).html
     slices = _section(page, "slices")
     assert "one-vs-rest" not in slices and "top-label" not in slices
-    assert "bin of all rows (area ∝ count)" in slices and "bin of one slice" in slices
+    assert "bin of all rows (size grows with count)" in slices and "bin of one slice" in slices
     P = np.random.default_rng(0).dirichlet(np.ones(3), size=300)
     fig = vc.plot_multiclass_reliability(P, P.argmax(axis=1), min_count=1)
     assert "one-vs-rest class bin" in [t.get_text() for t in fig.legends[0].get_texts()]
@@ -248,7 +248,7 @@ def test_weighted_reliability_says_weight_not_count():
     fig = vc.plot_reliability(p, y, sample_weight=w, bins=40)
     main, hist = fig.axes
     texts = [t.get_text() for t in main.get_legend().get_texts()]
-    assert any("area ∝ weight" in t for t in texts) and not any("area ∝ count" in t for t in texts)
+    assert any("size grows with weight" in t for t in texts) and not any("size grows with count" in t for t in texts)
     assert any("effective n < 20" in t for t in texts)
     assert hist.get_ylabel() == "weight"
     table = vc.reliability(p, y, sample_weight=w, bins=40)

@@ -49,13 +49,27 @@ def scores_1d(scores: Any, *, score_type: str = "probability", name: str = "scor
     return s
 
 
-def weight_unit(sample_weight: Any, w: np.ndarray | None) -> float:
-    """The power of two by which :func:`check_weights` scaled extreme weights (1.0 if it did not):
-    the caller's weight sums are the checked ones times this unit."""
+def weight_shift(sample_weight: Any, w: np.ndarray | None) -> int:
+    r"""The exponent *k* of the power of two by which :func:`check_weights` scaled extreme weights
+    (0 if it did not): the caller's weight sums are the checked ones times :math:`2^k`, read off the
+    largest weight, :math:`k = e(\max w_\text{caller}) - e(\max w_\text{checked})` with *e* the
+    binary exponent (``math.frexp``; the scaling is exact). An exponent, not the factor itself:
+    :math:`2^k` exceeds the largest double for weights near 1.8e308 (k = 1024)."""
     if w is None:
-        return 1.0
+        return 0
     raw = float(np.max(as_float_array(sample_weight, "sample_weight")))
-    return raw / float(np.max(w))
+    return math.frexp(raw)[1] - math.frexp(float(np.max(w)))[1]
+
+
+def in_caller_units(x: Any, shift: int) -> Any:
+    r"""Weight sums of checked weights in the caller's units, :math:`x \cdot 2^{k}` (``shift`` *k*
+    from :func:`weight_shift`; a negative *k* takes caller units to checked ones), exact; a sum
+    beyond the largest double is ``inf`` (it has no float64 value), never a warning nor ``0 · inf``."""
+    if shift == 0:
+        return x
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(x, shift)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def binary_inputs(

@@ -18,9 +18,11 @@ from ..core._intervals import binomial_interval
 from ..core._options import ScoreType
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import (
+    LOGIT_CHECK_MIN_ROWS,
     VeracityError,
     as_float_array,
     check_binary_labels,
+    check_logit_scale,
     check_probabilities,
     check_same_index,
     check_score_type,
@@ -28,7 +30,7 @@ from ..core._validation import (
     prepare_top_label,
     refuse_pos_label_for_multiclass,
 )
-from ._inputs import check_target, weight_unit
+from ._inputs import check_target, in_caller_units, weight_shift
 from ..core._display import Display, html_note, html_page, html_table
 from ..core._frameform import rows_form
 
@@ -59,6 +61,8 @@ def _confidence_correct(
             )
         if score_type == "probability":
             check_probabilities(s)
+        else:  # probabilities declared as logits: refused, as by every reader of logits
+            check_logit_scale(s, min_rows=LOGIT_CHECK_MIN_ROWS)
         y = check_binary_labels(labels, s.shape[0], pos_label)
         return s, y, check_weights(sample_weight, s.shape[0])
     if s.ndim == 2 and s.shape[1] > 1:
@@ -69,6 +73,7 @@ def _confidence_correct(
     if s.ndim != 1:
         raise VeracityError(f"scores must be 1-D or (N, K), got shape {s.shape}", param="scores")
     if score_type == "logit":
+        check_logit_scale(s, min_rows=LOGIT_CHECK_MIN_ROWS)  # probabilities declared as logits: refused
         p = expit(s)
     else:
         check_probabilities(s)
@@ -175,6 +180,10 @@ def risk_coverage(
     ``reading="confidence"``: the scores already are confidences and ``labels`` are
     1 for a correct answer, 0 for a wrong one. ``pos_label`` names the positive class of
     two-valued binary labels (with ``reading="confidence"``: the value meaning "correct").
+    ``score_type="logit"`` scores are converted as everywhere in veracity — expit for 1-D,
+    softmax for (N, K) — so in the top-label reading the confidences and ``thresholds`` are
+    probabilities; with ``reading="confidence"`` logit confidences stay logits (and so do the
+    thresholds). Declared logits that all lie in [0, 1] are refused (they look like probabilities).
 
     >>> rc = risk_coverage([.9, .8, .7, .6], [1, 1, 0, 1], reading="confidence")
     >>> rc.coverage.tolist(), rc.risk.tolist(), round(rc.aurc, 4)
@@ -184,7 +193,7 @@ def risk_coverage(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
     )
-    unit = weight_unit(sample_weight, w)  # answered/errors are weight sums in the caller's units
+    shift = weight_shift(sample_weight, w)  # answered/errors are weight sums in the caller's units
     if w is not None and not w.all():  # a row of weight 0 is a dropped row: no curve point of its own
         conf, correct, w = conf[w > 0], correct[w > 0], w[w > 0]
     order = np.argsort(-conf, kind="stable")
@@ -202,11 +211,45 @@ def risk_coverage(
     with np.errstate(invalid="ignore", divide="ignore"):
         risk = np.where(accepted > 0, errors / np.where(accepted > 0, accepted, 1.0), 0.0)
     widths = np.diff(np.concatenate([[0.0], coverage]))
-    with np.errstate(over="ignore"):
-        return RiskCoverage(
-            thresholds=c[last], coverage=coverage, risk=risk, accepted=accepted * unit, errors=errors * unit,
-            aurc=float(np.sum(risk * widths)), n=total * unit, weighted=w is not None,
-        )
+    return RiskCoverage(
+        thresholds=c[last], coverage=coverage, risk=risk, accepted=in_caller_units(accepted, shift),
+        errors=in_caller_units(errors, shift), aurc=float(np.sum(risk * widths)),
+        n=in_caller_units(total, shift), weighted=w is not None,
+    )
+
+
+def _candidates(candidates: Any, *, score_type: str, reading: str) -> np.ndarray:
+    """The sorted distinct candidate thresholds, on the scale of the confidences compared with them.
+
+    Confidences are probabilities except with ``reading="confidence"`` and ``score_type="logit"``
+    (then they, and the candidates, are logits). In the top-label reading the confidence is a
+    probability whatever ``score_type`` (logits pass through expit / softmax first), so candidates
+    given beside logits are refused: on the scores' (logit) scale they would silently be read as
+    probabilities. Candidates outside [0, 1] for probability confidences are refused too.
+    """
+    if candidates is None:
+        if reading == "confidence" and score_type == "logit":
+            raise VeracityError(
+                "confidences on a logit scale need explicit candidates=[...] thresholds, "
+                "fixed before looking at these data"
+            )
+        return DEFAULT_CANDIDATES
+    cand = np.unique(as_float_array(candidates, "candidates").reshape(-1))
+    if reading == "top-label" and score_type == "logit":
+        raise VeracityError(
+            "with reading='top-label' confidences are probabilities (expit / softmax of the logits), so "
+            "candidates=[...] given with score_type='logit' would be read as probabilities: drop candidates= "
+            "(the default grid), or pass the probabilities (expit / softmax of the logits) and candidates "
+            "in [0, 1]",
+            param="candidates")
+    if reading == "top-label" or score_type == "probability":
+        lo, hi = float(cand[0]), float(cand[-1])
+        if lo < 0.0 or hi > 1.0:
+            raise VeracityError(
+                f"candidates are thresholds on probability confidences and must lie in [0, 1], got {lo:g} to "
+                f"{hi:g}: pass probabilities (expit of logit thresholds), e.g. candidates=[0.8, 0.9, 0.95]",
+                param="candidates")
+    return cand
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -291,7 +334,12 @@ def selective_threshold(
     When nothing is certified the threshold is ``inf`` (abstain on everything) and a
     warning says so.
 
-    Readings of ``scores``/``labels`` (and ``pos_label``) as in :func:`risk_coverage`.
+    Readings of ``scores``/``labels`` (and ``pos_label``), and of ``score_type="logit"``, as in
+    :func:`risk_coverage`. ``candidates`` are on the confidences' scale: probabilities in [0, 1]
+    (others are refused), or logits with ``reading="confidence"`` and ``score_type="logit"``
+    (which needs them: there is no default grid of logits). In the top-label reading the
+    confidence is a probability whatever ``score_type``, so explicit candidates beside logits
+    are refused (they would be read as probabilities); pass the probabilities instead.
 
     ``sample_weight`` weighs the calib rows (a row of weight 0 is a dropped row): coverage,
     risk, ``accepted`` and ``errors`` are weighted, and each bound takes the weighted error
@@ -305,20 +353,12 @@ def selective_threshold(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
     )
-    unit = weight_unit(sample_weight, w)  # accepted/errors are weight sums in the caller's units
+    shift = weight_shift(sample_weight, w)  # accepted/errors are weight sums in the caller's units
     if w is not None:
         conf, correct, w = conf[w > 0], correct[w > 0], w[w > 0]  # a row of weight 0 is a dropped row
         if w.min() == w.max():
-            w, unit = None, 1.0  # equal weights: only their ratios matter (accepted/errors count rows)
-    if candidates is None:
-        if reading == "confidence" and score_type == "logit":
-            raise VeracityError(
-                "confidences on a logit scale need explicit candidates=[...] thresholds, "
-                "fixed before looking at these data"
-            )
-        cand = DEFAULT_CANDIDATES
-    else:
-        cand = np.unique(as_float_array(candidates, "candidates").reshape(-1))
+            w, shift = None, 0  # equal weights: only their ratios matter (accepted/errors count rows)
+    cand = _candidates(candidates, score_type=score_type, reading=reading)
     n = conf.shape[0]
     idx = np.argsort(conf, kind="stable")
     order = conf[idx]
@@ -359,12 +399,14 @@ def selective_threshold(
         return SelectiveThreshold(
             threshold=float("inf"), target_risk=target, delta=d, coverage=0.0, risk=0.0,
             risk_upper_bound=float("nan"), accepted=0.0, errors=0.0, n=n, candidates=J, certified=0,
-            feasible=False, method="bonferroni", weight=None if w is None else total * unit,
+            feasible=False, method="bonferroni", weight=None if w is None else in_caller_units(total, shift),
         )
     j = int(ok[0])  # candidates ascending: the lowest certified threshold, the largest coverage
     return SelectiveThreshold(
         threshold=float(cand[j]), target_risk=target, delta=d, coverage=float(accepted[j] / total),
         risk=float(errors[j] / accepted[j]), risk_upper_bound=float(upper[j]),
-        accepted=float(accepted[j]) * unit, errors=float(errors[j]) * unit, n=n, candidates=J,
-        certified=int(ok.size), feasible=True, method="bonferroni", weight=None if w is None else total * unit,
+        accepted=in_caller_units(float(accepted[j]), shift),
+        errors=in_caller_units(float(errors[j]), shift), n=n, candidates=J,
+        certified=int(ok.size), feasible=True, method="bonferroni",
+        weight=None if w is None else in_caller_units(total, shift),
     )

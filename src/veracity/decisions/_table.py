@@ -11,7 +11,7 @@ import numpy as np
 from ..core._text import fmt, fmt_count, render_table
 from ..core._options import ScoreType
 from ..core._validation import VeracityError, as_float_array, to_numpy
-from ._inputs import binary_inputs, check_cost, weight_unit
+from ._inputs import binary_inputs, check_cost, in_caller_units, weight_shift
 from ..core._display import Display
 
 COLUMNS = (
@@ -237,13 +237,13 @@ def threshold_table(
         fp = _counts_at_or_above(s[neg], w[neg], t)
         # check_weights scaled extreme weights by a power of two; the counts are weight sums in the
         # caller's units (the rates, computed first, do not depend on it)
-        unit = weight_unit(sample_weight, w)
-        if unit != 1.0:
+        shift = weight_shift(sample_weight, w)
+        if shift != 0:
             table = table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=True)
-            with np.errstate(over="ignore"):
-                return replace(table, **{c: getattr(table, c) * unit
-                                         for c in ("tp", "fp", "fn", "tn", "alerts", "cost")},
-                               n=table.n * unit, positives=table.positives * unit)
+            return replace(table, **{c: in_caller_units(getattr(table, c), shift)
+                                     for c in ("tp", "fp", "fn", "tn", "alerts", "cost")},
+                           n=in_caller_units(table.n, shift),
+                           positives=in_caller_units(table.positives, shift))
     return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=w is not None)
 
 

@@ -17,8 +17,8 @@ import numpy as np
 from ..core._compat import positional_options
 from ..core._options import ScoreType
 from ..core._validation import VeracityError, check_same_index, check_weights
-from ._inputs import (CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_flag, check_target, scores_1d,
-                      weight_unit)
+from ._inputs import (CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_flag, check_target,
+                      in_caller_units, scores_1d, weight_shift)
 from ._table import _counts_at_or_above, threshold_table
 from ..core._frameform import rows_form
 
@@ -246,7 +246,7 @@ def budget_threshold(
     if (top_k is None) == (fraction is None):
         raise VeracityError("give exactly one of top_k (rows to review) or fraction (share of rows)")
     total = float(s.shape[0]) if w is None else float(w.sum())
-    unit = weight_unit(sample_weight, w)  # top_k is in the caller's weight units, w in check_weights'
+    shift = weight_shift(sample_weight, w)  # top_k is in the caller's weight units, w in check_weights'
     if top_k is not None:
         if isinstance(top_k, (bool, np.bool_)):  # True would read as one row
             raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}", param="top_k")
@@ -256,7 +256,7 @@ def budget_threshold(
             raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}", param="top_k") from None
         if not math.isfinite(budget) or budget <= 0:
             raise VeracityError(f"top_k must be a positive number of rows; got {top_k!r}", param="top_k")
-        budget /= unit
+        budget = in_caller_units(budget, -shift)  # exact: 2**shift may exceed the largest double
     else:
         if isinstance(fraction, (bool, np.bool_)):  # True would read as every row
             raise VeracityError(f"fraction must be a share of the rows in (0, 1], e.g. 0.05; got {fraction!r}",
@@ -276,8 +276,9 @@ def budget_threshold(
         if w is None and volume[-1] == 1:  # one row at the top: no tie, a budget below one row
             what = f"the budget {budget:g} is less than one row (the top score {top:.6g})"
         else:
-            what = (f"{volume[-1] * unit:g} {'rows' if w is None else 'weight'} tie at the top score {top:.6g}, "
-                    f"more than the budget {budget * unit:g}")
+            tie = in_caller_units(float(volume[-1]), shift)
+            what = (f"{tie:g} {'rows' if w is None else 'weight'} tie at "
+                    f"the top score {top:.6g}, more than the budget {in_caller_units(budget, shift):g}")
         warnings.warn(f"{what}; the threshold flags nothing", stacklevel=2)
         return float(np.nextafter(top, np.inf))
     return float(candidates[ok[0]])

@@ -6,12 +6,13 @@ ready :class:`~veracity.ReliabilityTable` or :class:`~veracity.AuditResult`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..core._audit import AuditResult
+from ..core._audit import AuditResult, table_in_user_units
 from ..core._binning import make_edges
 from ..core._options import IntervalMethod, ScoreType, Strategy
 from ..core._reliability import ReliabilityTable
@@ -56,7 +57,54 @@ def _table_from_binary(data: Binary, *, bins: int, strategy: str, interval: str,
     if edges is None:
         edges = make_edges(data.p, bins, strategy, data.w)
     stats = BinStats.from_binary(data, edges, strategy, full=False)
-    return ReliabilityTable.from_stats(stats, ci=interval, level=level, min_count=min_count)
+    # the rows' weighted n in the caller's units (the statistics hold rescaled weights), as vc.reliability
+    table = ReliabilityTable.from_stats(stats, ci=interval, level=level, min_count=min_count)
+    return table_in_user_units(table, data.weight_scale)
+
+
+def _weight_shares(table: ReliabilityTable) -> np.ndarray:
+    """Each bin's weight over the total weight, :math:`W_b / \\sum_c W_c`, from the statistics' weights.
+
+    Those are rescaled by an exact power of two (:func:`~veracity.core._validation.check_weights`),
+    so their sums stay finite where the caller's totals do not (weights near 1.8e308 sum to
+    ``inf``: a bin's weighted ``n`` then has no float64 value); a share is the same in any units.
+    """
+    w = np.asarray(table.stats.weight, dtype=np.float64)
+    total = float(w.sum()) if w.size else 0.0
+    if not (np.isfinite(total) and total > 0):  # statistics merged without rescaling: the rows instead
+        w = np.asarray(table.stats.count, dtype=np.float64)
+        total = max(float(w.sum()), 1.0)
+    return w / total
+
+
+def _histogram_heights(table: ReliabilityTable, *, share: bool) -> np.ndarray:
+    """Per-bin heights of the histogram: the bins' counts (weight totals, in the caller's units), or
+    with ``share`` each bin's share of the total weight (:func:`_weight_shares`)."""
+    if share:
+        return _weight_shares(table)
+    heights = np.zeros(table.stats.weight.shape[0])
+    heights[[r.index for r in table.rows]] = [r.n for r in table.rows]
+    return heights
+
+
+def _needs_share(tables: Sequence[ReliabilityTable]) -> bool:
+    """Whether some bin's weight total is ``inf`` in the caller's units (beyond the largest double):
+    the histograms then show shares of the total weight, which stay finite."""
+    return any(not math.isfinite(r.n) for t in tables for r in t.rows)
+
+
+def _histogram_label(tables: Sequence[ReliabilityTable]) -> str:
+    if _needs_share(tables):
+        return "share of weight"
+    return "weight" if any(t.weighted for t in tables) else "count"
+
+
+def _count_text(n: float) -> str:
+    """A bin's count label: ``1,234`` or ``640.2``; beyond 1e15 (weights of 1e300) ``8e+301``, never
+    300 digits; ``inf`` where the weight total has no float64 value."""
+    if not abs(n) < 1e15:
+        return f"{n:.4g}"
+    return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.1f}"
 
 
 
@@ -115,10 +163,13 @@ def _draw_reliability(
     hi = np.array([r.ci_high for r in rows])
     count = np.array([r.n for r in rows])
     ok = np.array([r.sufficient for r in rows])
-    size = marker_scale * (14.0 + 110.0 * np.sqrt(count / count.max()))
+    # sized by each bin's weight relative to the fullest bin, from finite statistics (the rows'
+    # weighted n is inf for weights near 1.8e308, and inf / inf would be NaN)
+    share = _weight_shares(table)[[r.index for r in rows]]
+    size = marker_scale * (14.0 + 110.0 * np.sqrt(share / share.max()))
     ece = f"ECE {table.ece:.4f}"
     unit = "weight" if table.weighted else "count"
-    label = f"{_plain(name)} ({ece})" if name else f"bins, area ∝ {unit} ({ece})"
+    label = f"{_plain(name)} ({ece})" if name else f"bins, size grows with {unit} ({ece})"
     pct = f"{table.level * 100:g}%"
     ax.errorbar(conf, acc, yerr=np.vstack((np.maximum(acc - lo, 0), np.maximum(hi - acc, 0))),
                 fmt="none", ecolor=color, elinewidth=1.1, capsize=2.5, alpha=interval_alpha, gid="intervals",
@@ -138,7 +189,7 @@ def _draw_reliability(
                    gid="insufficient", zorder=3)
     if annotate:
         for c, a, h, low, n, good in zip(conf, acc, hi, lo, count, ok):
-            text = f"{n:,.0f}" if float(n).is_integer() else f"{n:,.1f}"
+            text = _count_text(n)
             above = h <= 0.9  # above the bar's upper end, or below its lower end near the top
             ax.annotate(text, (c, h if above else low), xytext=(0, 3 if above else -3),
                         textcoords="offset points", ha="center", va="bottom" if above else "top",
@@ -147,9 +198,11 @@ def _draw_reliability(
 
 
 def _draw_histogram(ax: Axes, table: ReliabilityTable, *, color: str, step: bool = False,
-                    name: str | None = None) -> None:
+                    name: str | None = None, share: bool = False) -> None:
+    """The bins' counts (weight totals in the caller's units) or, with ``share``, their shares of
+    the total weight (:func:`_histogram_heights`)."""
     e = table.stats.edges
-    counts = table.stats.weight
+    counts = _histogram_heights(table, share=share)
     if step:
         ax.stairs(counts, e, color=color, linewidth=1.4, label=None if name is None else _plain(name),
                   gid="histogram")
@@ -225,9 +278,9 @@ def plot_reliability(
     _draw_reliability(ax, table, color=PALETTE[0], annotate=annotate)
     _finish_reliability_axes(ax, table, title=title, with_xlabel=hax is None)
     if hax is not None:
-        _draw_histogram(hax, table, color=PALETTE[0])
+        _draw_histogram(hax, table, color=PALETTE[0], share=_needs_share([table]))
         _style(hax)
-        hax.set_ylabel("weight" if table.weighted else "count")
+        hax.set_ylabel(_histogram_label([table]))
         hax.set_xlabel("mean predicted probability (confidence)")
     return fig
 
@@ -329,19 +382,20 @@ def _overlay_tables(tables: Mapping[str, ReliabilityTable], *, title: str | None
         fig = _figure(figsize, dpi)
         ax, hax = fig.subplots(2, 1, sharex=True, height_ratios=(3.2, 1))
     first = None
+    share = _needs_share(list(tables.values()))
     for i, (name, table) in enumerate(tables.items()):
         first = first or table
         color = PALETTE[i % len(PALETTE)]
         _draw_reliability(ax, table, color=color, name=name, annotate=False, diagonal=i == 0,
                           interval_alpha=0.75 if len(tables) <= 2 else 0.35)
         if hax is not None:
-            _draw_histogram(hax, table, color=color, step=True, name=name)
+            _draw_histogram(hax, table, color=color, step=True, name=name, share=share)
     same_n = len({t.n for t in tables.values()}) == 1
     _finish_reliability_axes(ax, first, title=title, with_xlabel=hax is None, show_n=same_n,
                              neutral_key=len(tables) > 1)
     if hax is not None:
         _style(hax)
-        hax.set_ylabel("weight" if first is not None and first.weighted else "count")
+        hax.set_ylabel(_histogram_label(list(tables.values())))
         hax.set_xlabel("mean predicted probability (confidence)")
     return fig
 
@@ -470,7 +524,8 @@ def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str],
     handles = [
         Line2D([], [], linestyle=(0, (4, 3)), color=MUTED, label="perfect calibration"),
         Line2D([], [], marker="o", linestyle="", color=color, markeredgecolor="white",
-               label=f"bin (area ∝ {unit})" if colors[0] == colors[1] else f"{key[0]} (area ∝ {unit})"),
+               label=(f"bin (size grows with {unit})" if colors[0] == colors[1]
+                      else f"{key[0]} (size grows with {unit})")),
         *([Line2D([], [], marker="o", linestyle="", color=colors[1], markeredgecolor="white",
                   label=key[1])] if colors[0] != colors[1] else []),
         Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor=color,
