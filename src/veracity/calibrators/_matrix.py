@@ -7,12 +7,17 @@ r"""Vector and matrix scaling for multiclass logits (Guo et al. 2017; Kull et al
 fit by the mean (weighted) categorical log-loss plus a penalty that keeps them
 from over-fitting small calibration sets:
 
-* vector scaling — L2 towards the identity:
-  :math:`\frac{\lambda}{K}\sum_k (v_k - 1)^2 + \frac{\mu}{K}\sum_k b_k^2`;
+* vector scaling — L2 towards temperature scaling, :math:`v_k = t` for every class with
+  :math:`t = 1/T` the fitted inverse temperature (the best single scale, fitted first):
+  :math:`\frac{\lambda}{K}\sum_k (v_k - t)^2 + \frac{\mu}{K}\sum_k b_k^2`. Towards
+  :math:`v = 1` instead, the penalty grew with the logits' scale: logits 30 times too small needed
+  :math:`v \approx 30`, and :math:`\lambda (v - 1)^2` outweighed the log-loss (NLL 0.958 against
+  0.777 on 3,000 rows of 4 classes); centred on :math:`t` it shrinks only the classes' differences;
 * matrix scaling — off-diagonal and intercept regularisation (ODIR, Kull et
   al. 2019): :math:`\frac{\lambda}{K(K-1)}\sum_{j\ne k} W_{jk}^2 + \frac{\mu}{K}\sum_k b_k^2`.
 
-Minimised by L-BFGS with the exact gradient, starting from the identity map.
+Minimised by L-BFGS with the exact gradient, starting from the identity map (vector scaling:
+from temperature scaling).
 Probabilities are turned into logits by :math:`\log p` (clipped at machine epsilon).
 Unlike temperature scaling, both may change the argmax.
 """
@@ -71,8 +76,10 @@ class _Scaling(Calibrator):
             pen, pW, pb = self._penalty(W, b, k)
             return loss + pen, self._pack_grad(GW + pW, gb + pb, k)
 
-        theta0 = self._identity(k)
         from scipy.optimize import minimize  # 0.15 s to import: load on use
+
+        self._centre = self._centre_of(Z, y, wt)
+        theta0 = self._start(k)
 
         res = minimize(fun, theta0, jac=True, method="L-BFGS-B",
                        options={"maxiter": self.max_iter, "ftol": 1e-14, "gtol": 1e-9})
@@ -82,9 +89,21 @@ class _Scaling(Calibrator):
         self.n_iter_ = int(res.nit)
         self.converged_ = bool(res.success)
 
+    _centre = 1.0
+
+    def _centre_of(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray) -> float:
+        """The scale the penalty shrinks towards (1: the identity map; vector scaling overrides)."""
+        return 1.0
+
+    def _start(self, k: int) -> np.ndarray:
+        """The optimiser's start: the identity map, its diagonal at :attr:`_centre`."""
+        theta = self._identity(k)
+        theta[:k] *= self._centre if self.kind == "vector" else 1.0
+        return theta
+
     @staticmethod
     def _identity(k: int) -> np.ndarray:
-        """The parameters of the identity map (the optimiser's start)."""
+        """The parameters of the identity map."""
         raise NotImplementedError  # pragma: no cover
 
     @staticmethod
@@ -129,9 +148,10 @@ class _Scaling(Calibrator):
 
 
 class VectorScaling(_Scaling):
-    r"""Vector scaling :math:`\mathrm{softmax}(v\odot z + b)` with L2 towards the identity.
+    r"""Vector scaling :math:`\mathrm{softmax}(v\odot z + b)` with L2 towards temperature scaling.
 
-    Parameters: ``score_type`` (``"probability"`` default, or ``"logit"``), ``reg_lambda`` (on v − 1),
+    Parameters: ``score_type`` (``"probability"`` default, or ``"logit"``), ``reg_lambda`` (on v − t,
+    t the inverse temperature fitted first: the penalty does not depend on the logits' scale),
     ``reg_mu`` (on b), ``max_iter``. Fitted: ``W_`` (diagonal, K×K), ``b_``.
     """
 
@@ -149,8 +169,31 @@ class VectorScaling(_Scaling):
     def _pack_grad(GW: np.ndarray, gb: np.ndarray, k: int) -> np.ndarray:
         return np.concatenate([np.diag(GW), gb])
 
+    def _centre_of(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray) -> float:
+        """The inverse temperature t minimising the weighted log-loss of softmax(t z): one scalar,
+        convex in t (Newton's method on the exact derivatives, from t = 1)."""
+        rows = np.arange(Z.shape[0])
+        zy = Z[rows, y]
+        t = 1.0
+        for _ in range(100):
+            p = softmax(t * Z, axis=1)
+            mean_z = (p * Z).sum(axis=1)
+            grad = float(np.dot(wt, mean_z - zy))  # d/dt of -Σ w log softmax(t z)_y
+            curv = float(np.dot(wt, (p * Z * Z).sum(axis=1) - mean_z**2))  # the variance of z under p
+            if not curv > 0:
+                break
+            step = grad / curv
+            t_new = t - step
+            if not np.isfinite(t_new) or t_new <= 0:
+                t_new = t / 2.0  # keep the scale positive
+            if abs(t_new - t) <= 1e-12 * max(1.0, abs(t)):
+                t = t_new
+                break
+            t = t_new
+        return t if np.isfinite(t) and t > 0 else 1.0
+
     def _penalty(self, W: np.ndarray, b: np.ndarray, k: int) -> tuple[float, np.ndarray, np.ndarray]:
-        v = np.diag(W) - 1.0
+        v = np.diag(W) - self._centre
         lam, mu = self.reg_lambda / k, self.reg_mu / k
         return (lam * float(v @ v) + mu * float(b @ b), np.diag(2 * lam * v), 2 * mu * b)
 
