@@ -25,9 +25,6 @@ bit-identical, 0.5 decisions). Example:
 from __future__ import annotations
 
 import argparse
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -41,6 +38,7 @@ from ..core._binning import MAX_BINS
 from ._common import (_show, add_input_arguments, add_json_argument, emit, feature_names, inputs, load,
                       or_default, refuse_unused, shown_path)
 from ._fit import add_pos_label_argument, apply_pos_label
+from ._rows import file_rows, refuse_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -115,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
     for name in names:  # a column of text is refused whatever rows are measured: not a score column
         source.numbers_or_refuse(table, name)
     measured = _measured_table(table, mask)
-    with _file_rows(args, mask):  # only the measured rows are read and checked, named by their row in FILE
+    # only the measured rows are read and checked, named by their row in FILE
+    with file_rows(mask, _named(args)):
         scores, labels, weights = inputs(measured, args, path)
         if args.pos_label is None and cal.metadata.get("pos_label") is not None:
             args.pos_label = str(cal.metadata["pos_label"])
@@ -172,48 +171,16 @@ def _measured_rows(table: Any, args: argparse.Namespace, path: str) -> np.ndarra
     return mask
 
 
+def _named(args: argparse.Namespace) -> str:
+    """The measured rows, as :func:`._rows.file_rows` names them in an error ("of the 3 measured rows")."""
+    return f"measured rows ({args.role_col} == {args.eval_role!r})"
+
+
 def _measured_table(table: Any, mask: np.ndarray | None) -> Any:
     """The table's measured rows (``mask``; None: the table itself), the only rows either mode reads:
     a model scored on the test rows only (its score empty on the calib and train rows) is compared there,
     and rows not measured may hold missing scores, labels or weights."""
     return table if mask is None else table.filter(mask)
-
-
-@contextmanager
-def _file_rows(args: argparse.Namespace, mask: np.ndarray | None) -> Iterator[None]:
-    """Errors about the measured rows in the file's words: "data row k" (k-th measured row, counted from 1)
-    becomes the row's number in FILE, ``flatnonzero(mask)[k - 1] + 1`` (data rows counted from 1, the
-    header not counted, as every message of the source layer counts them), and "of n rows" says they are
-    the measured rows of ``--eval-role``."""
-    try:
-        yield
-    except VeracityError as exc:
-        if mask is None:
-            raise
-        rows = np.flatnonzero(mask) + 1  # measured row k (1-based) is data row rows[k - 1] of FILE
-        message = re.sub(r"data row (\d+)", lambda m: f"data row {rows[int(m.group(1)) - 1]}"
-                         if 0 < int(m.group(1)) <= rows.size else m.group(0), exc.message)
-        message = re.sub(r" of (\d+) rows\b",
-                         lambda m: f" of the {m.group(1)} measured rows ({args.role_col} == {args.eval_role!r})",
-                         message)
-        if message == exc.message:
-            raise
-        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
-
-
-def _refuse_text(table: Any, names: list[str]) -> None:
-    """A score column of text is refused on the whole file (it is not a score column, whatever rows are
-    measured), naming a value that is not a number from any row, as before the rows are picked."""
-    import pyarrow as pa
-
-    for name in names:
-        if name not in table.column_names:
-            continue  # read from the measured rows, where the error names the columns there are
-        kind = table.schema.field(name).type
-        if pa.types.is_null(kind) or pa.types.is_integer(kind) or pa.types.is_floating(kind) \
-                or pa.types.is_boolean(kind) or pa.types.is_decimal(kind):
-            continue
-        check_numeric_column(table.column(name).drop_null().to_numpy(zero_copy_only=False), name)
 
 
 def _measured(args: argparse.Namespace, table: Any, mask: np.ndarray | None) -> dict[str, Any]:
@@ -266,9 +233,10 @@ def _run_models(args: argparse.Namespace) -> int:
         if col is not None and col in names:  # the labels scored as a model read Brier 0, AUC 1
             raise VeracityError(f"--score/--against name the {flag} column {col!r} as a model; name the models' "
                                 "score columns only")
-    _refuse_text(table, names)
+    refuse_text(table, names)
     measured = _measured_table(table, mask)
-    with _file_rows(args, mask):  # only the measured rows are read and checked, named by their row in FILE
+    # only the measured rows are read and checked, named by their row in FILE
+    with file_rows(mask, _named(args)):
         model_scores = {}
         for name in names:
             model_scores[name] = check_numeric_column(source.column(measured, name, path=path, role="scores"), name)

@@ -32,6 +32,7 @@ from ..decisions import ConformalClassifier, conformal_coverage_law
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
                       shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
+from ._rows import file_rows, roles_named, used_rows
 from ._threshold import add_role_arguments, role_masks
 
 
@@ -78,10 +79,16 @@ def run(args: argparse.Namespace) -> int:
     lam = 0.01 if args.lam is None else args.lam
     k_reg = 1 if args.k_reg is None else args.k_reg
     table, path = load(args)
-    scores, labels, weights = inputs(table, args, path)
-    t = None if args.test_weight is None else _test_weights(table, args.test_weight, path)
-    labels = apply_pos_label(labels, args.pos_label, scores=scores)  # binary: class 1 = --pos-label
     role_col, masks = role_masks(table, args, path)
+    # only the rows of the fit and eval roles are read and checked (rows of other roles may hold missing
+    # values), an error naming the row's data row in FILE; a score column of text is refused on every row
+    used = None if role_col is None else np.logical_or.reduce(list(masks.values()))
+    table = used_rows(table, args, used)
+    masks = masks if used is None else {role: m[used] for role, m in masks.items()}
+    with file_rows(used, roles_named(role_col, args.fit_role, args.eval_role)):
+        scores, labels, weights = inputs(table, args, path)
+        t = None if args.test_weight is None else _test_weights(table, args.test_weight, path)
+        labels = apply_pos_label(labels, args.pos_label, scores=scores)  # binary: class 1 = --pos-label
     fit_name = args.fit_role if role_col else "all"
     fit = masks[fit_name]
     P = np.asarray(scores, dtype=np.float64)

@@ -25,6 +25,7 @@ from ..sources._api import column
 from ._common import (add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows, score_columns,
                       shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
+from ._rows import file_rows, roles_named
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -156,17 +157,20 @@ def run(args: argparse.Namespace) -> int:
     if engine != "memory" and args.pos_label is not None:
         raise VeracityError(f"--engine {engine} reads 0/1 (or true/false) labels; drop --pos-label "
                             "or use --engine memory")
-    rows = read_rows(args, engine, columns=(args.role_col,))
+    # in memory only the rows of the fit role are read and checked (as DuckDB filters them where they live),
+    # an error naming the row's data row in FILE
+    rows = read_rows(args, engine, columns=(args.role_col,),
+                     used=lambda table, path: (select_role(table, args, path, args.fit_role),
+                                               roles_named(args.role_col, args.fit_role)))
     role = args.fit_role if args.role_col else None
     if rows.lazy:  # the rows of the fit role, filtered where they live
         from ..frames import _fit as _frame_fit  # noqa: F401  registers the calibrators' fit(frame, ...)
 
         rows.select = (lambda frame: _role_rows(frame, args, rows.path)) if args.role_col else None
-    else:
-        rows = rows.subset(select_role(rows.table, args, rows.path, args.fit_role))
     try:  # the calibrator's own fit, in the form the engine takes (arrays, or the frame where it lives)
-        rows.call(cal.fit, role=role, allow_role=args.allow_role,
-                  metadata=_metadata(args, shown_path(args, rows.path)))
+        with file_rows(rows.mask, rows.named):
+            rows.call(cal.fit, role=role, allow_role=args.allow_role,
+                      metadata=_metadata(args, shown_path(args, rows.path)))
     except VeracityError as exc:
         if rows.lazy:
             raise _cli_words(exc) from None

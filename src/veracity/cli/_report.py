@@ -30,6 +30,7 @@ from ._common import (add_input_arguments, add_json_argument, check_max_groups, 
                       load, refuse_unused, role_flags, shown_path)
 from ._audit import _bins
 from ._labels import add_pos_label_argument, apply_pos_label
+from ._rows import file_rows, roles_named, used_rows
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -120,19 +121,19 @@ def _roles(table, args: argparse.Namespace, path: str) -> tuple[np.ndarray | Non
     return masks[args.fit_role], masks[args.eval_role], f"{col} = {args.eval_role}"
 
 
-def _check_role_rows(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, used: np.ndarray,
+def _check_role_rows(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, total: int,
                      args: argparse.Namespace, where: str, path: str) -> None:
-    """The rows of both roles checked together, so that a mistake is counted among the rows read
-    (a bad label in the test rows of a 600-row file said "1 of 300"), with the roles named."""
+    """The rows of both roles (the rows read, of ``total`` in FILE) checked together, so that a mistake is
+    counted among the rows read (a bad label in the test rows of a 600-row file said "1 of 300"), with the
+    roles named."""
     from ..core._validation import prepare_binary
 
     try:
-        prepare_binary(scores[used], labels[used], sample_weight=None if weights is None else weights[used],
-                       score_type=args.score_type, allow_score=True)
+        prepare_binary(scores, labels, sample_weight=weights, score_type=args.score_type, allow_score=True)
     except VeracityError as exc:
         col = where.split(" = ", 1)[0]
-        context = (f" (checked the {int(used.sum())} rows with {col} = {args.fit_role} or {args.eval_role}, "
-                   f"of the {used.size} rows in {path})")
+        context = (f" (checked the {len(labels)} rows with {col} = {args.fit_role} or {args.eval_role}, "
+                   f"of the {total} rows in {path})")
         raise VeracityError(exc.message.rstrip().rstrip(".") + context, exc.param, exc.hint,
                             value=exc.value) from None
 
@@ -190,27 +191,37 @@ def run(args: argparse.Namespace) -> int:
         table, path, weights = None, str(args.store), None
         if args.by:
             raise VeracityError("--by needs a FILE; the store's slices are in `veracity monitor status --by`")
+        fit, keep, where, used, total = None, None, "", None, 0
     else:
         table, path = load(args)
-        scores, labels, weights = inputs(table, args, path)
-    by = _by_column(table, args.by, path) if args.by else None
-    features = _features(table, args, path)
-    against = _against(table, args, path)
-    details = _details(args.detail)
-    calibrator = None
-    if args.calibrator:
-        from ..calibrators import load as load_calibrator
+        fit, keep, where = _roles(table, args, path)
+        # only the rows of the fit and eval roles are read and checked (rows of other roles may hold missing
+        # values), an error naming the row's data row in FILE; a score column of text is refused on every row
+        used, total = (None if keep is None or fit is None else fit | keep), table.num_rows
+        table = used_rows(table, args, used)
+        if used is not None and fit is not None and keep is not None:
+            fit, keep = fit[used], keep[used]
+    with file_rows(used, roles_named(where.split(" = ", 1)[0], args.fit_role, args.eval_role)):
+        if table is not None:
+            scores, labels, weights = inputs(table, args, path)
+        by = _by_column(table, args.by, path) if args.by else None
+        features = _features(table, args, path)
+        against = _against(table, args, path)
+        details = _details(args.detail)
+        calibrator = None
+        if args.calibrator:
+            from ..calibrators import load as load_calibrator
 
-        calibrator = load_calibrator(args.calibrator)
-        details.setdefault("calibrator", args.calibrator)
-        if args.pos_label is None and calibrator.metadata.get("pos_label") is not None:
-            args.pos_label = str(calibrator.metadata["pos_label"])  # the label it was fit with
-    labels = apply_pos_label(labels, args.pos_label, scores=scores)
-    fit, keep, where = _roles(table, args, path) if table is not None else (None, None, "")
+            calibrator = load_calibrator(args.calibrator)
+            details.setdefault("calibrator", args.calibrator)
+            if args.pos_label is None and calibrator.metadata.get("pos_label") is not None:
+                args.pos_label = str(calibrator.metadata["pos_label"])  # the label it was fit with
+        labels = apply_pos_label(labels, args.pos_label, scores=scores)
+        if keep is not None:
+            _check_role_rows(scores, labels, weights, total, args, where, path)
     recall_t, target = None, args.target_recall
     recall_notes: tuple[str, ...] = ()
-    if keep is not None:
-        _check_role_rows(scores, labels, weights, fit | keep, args, where, path)
+    if keep is not None and fit is not None:
         if args.fit_role != args.eval_role:  # the same role: the page chooses it there and says it flatters
             fit_w = None if weights is None else weights[fit]
             recall_t, why = _fit_recall_threshold(scores[fit], labels[fit], fit_w, args, calibrator)

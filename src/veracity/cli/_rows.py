@@ -239,6 +239,10 @@ class Rows:
     frame_options: dict[str, Any] = field(default_factory=dict)
     #: lazy: the rows kept, as a function of the opened frame (e.g. fit's --role-col), or None for all
     select: Callable[[Any], Any] | None = None
+    #: memory: the file's rows the table holds (a mask over FILE's rows; None: all), see :func:`file_rows`
+    mask: np.ndarray | None = None
+    #: the rows the mask keeps, in an error's words (``"rows with role == 'calib'"``)
+    named: str = ""
 
     @property
     def lazy(self) -> bool:
@@ -308,14 +312,71 @@ def lazy_errors(engine: str, path: str) -> Iterator[None]:
 _CONFIGURE = "vc.configure_duckdb(memory_limit='4GB')"
 
 
+@contextmanager
+def file_rows(mask: np.ndarray | None, named: str) -> Iterator[None]:
+    """Errors about the rows a command uses in the file's words: "data row k" (k-th used row, counted
+    from 1) becomes the row's number in FILE, ``flatnonzero(mask)[k - 1] + 1`` (data rows counted from 1,
+    the header not counted, as every message of the source layer counts them), and "of n rows" says
+    they are the ``named`` rows (``"measured rows (role == 'test')"``). ``mask`` None: every row, the
+    errors unchanged."""
+    try:
+        yield
+    except VeracityError as exc:
+        if mask is None:
+            raise
+        rows = np.flatnonzero(mask) + 1  # used row k (1-based) is data row rows[k - 1] of FILE
+        message = re.sub(r"data row (\d+)", lambda m: f"data row {rows[int(m.group(1)) - 1]}"
+                         if 0 < int(m.group(1)) <= rows.size else m.group(0), exc.message)
+        message = re.sub(r" of (\d+) rows\b", lambda m: f" of the {m.group(1)} {named}", message)
+        if message == exc.message:
+            raise
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
+
+
+def refuse_text(table: Any, names: list[str]) -> None:
+    """A score column of text is refused on the whole file (it is not a score column, whatever rows are
+    used), naming a value that is not a number from any row, as before the rows are picked."""
+    import pyarrow as pa
+
+    from ..core._validation import check_numeric_column
+
+    for name in names:
+        if name not in table.column_names:
+            continue  # read from the used rows, where the error names the columns there are
+        kind = table.schema.field(name).type
+        if pa.types.is_null(kind) or pa.types.is_integer(kind) or pa.types.is_floating(kind) \
+                or pa.types.is_boolean(kind) or pa.types.is_decimal(kind):
+            continue
+        check_numeric_column(table.column(name).drop_null().to_numpy(zero_copy_only=False), name)
+
+
+def used_rows(table: Any, args: argparse.Namespace, mask: np.ndarray | None) -> Any:
+    """The table's rows a command uses (``mask``; None: the table itself), the only rows it reads and
+    checks: rows of a role it neither fits nor measures on may hold missing scores, labels or weights.
+    A score column of text is refused whatever rows are used (:func:`refuse_text`)."""
+    if mask is None:
+        return table
+    refuse_text(table, source.score_names(args.score, table.column_names))
+    return table.filter(mask)
+
+
+def roles_named(col: str | None, *roles: str) -> str:
+    """The rows of ``roles`` in ``col``, as :func:`file_rows` names them ("rows with role == 'calib'")."""
+    shown = " or ".join(repr(r) for r in dict.fromkeys(roles))
+    return f"rows with {col} == {shown}"
+
+
 def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | None = None,
-              columns: tuple[str | None, ...] = (), pending_labels: bool = False) -> Rows:
+              columns: tuple[str | None, ...] = (), pending_labels: bool = False,
+              used: Callable[[Any, str], tuple[np.ndarray | None, str]] | None = None) -> Rows:
     """The rows of ``args.file`` (or the demo data) for :meth:`Rows.call`.
 
     In memory: the needed columns (``by`` and ``columns`` beside the score, label and weight) read
     into a table by the source layer, their columns checked in the CLI's words (``pending_labels``:
     a label may be missing, see :func:`inputs`), and ``--pos-label`` read in the label column's
-    type; the call passes the table itself. Elsewhere nothing is read until the call.
+    type; the call passes the table itself. ``used(table, path)``: (the mask of the rows the command
+    uses, their name for :func:`file_rows`), or (None, "") for every row; only those rows are kept,
+    read and checked, an error naming the row's data row in FILE. Elsewhere nothing is read until the call.
     """
     from ._labels import apply_pos_label, pos_label_value
 
@@ -325,8 +386,11 @@ def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | Non
         options = {} if getattr(args, "pos_label", None) is None else {"pos_label": args.pos_label}
         return Rows(args, path, engine, frame_options=options)
     table, path = load(args, needed(args, by, *columns))
-    scores, labels, _ = inputs(table, args, path, pending_labels=pending_labels)
-    text = getattr(args, "pos_label", None)
-    apply_pos_label(labels, text, scores=scores)  # the column's own checks, in the CLI's words
-    options = {} if text is None else {"pos_label": pos_label_value(labels, text)}
-    return Rows(args, path, engine, table, frame_options=options)
+    mask, named = used(table, path) if used is not None else (None, "")
+    table = used_rows(table, args, mask)
+    with file_rows(mask, named):
+        scores, labels, _ = inputs(table, args, path, pending_labels=pending_labels)
+        text = getattr(args, "pos_label", None)
+        apply_pos_label(labels, text, scores=scores)  # the column's own checks, in the CLI's words
+        options = {} if text is None else {"pos_label": pos_label_value(labels, text)}
+    return Rows(args, path, engine, table, frame_options=options, mask=mask, named=named)

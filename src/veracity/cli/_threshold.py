@@ -37,6 +37,7 @@ from ..decisions._inputs import check_target
 from ..decisions._thresholds import weighted_recall_rank
 from ._common import add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path
 from ._labels import add_pos_label_argument, apply_pos_label
+from ._rows import file_rows, roles_named, used_rows
 
 
 def add_role_arguments(parser: argparse.ArgumentParser) -> None:
@@ -173,21 +174,28 @@ def run(args: argparse.Namespace) -> int:
         if target is not None:
             check_target(target, flag)  # the library's check, in the flag's name (it says "target")
     table, path = load(args)
-    scores, labels, weights = inputs(table, args, path)
-    if np.ndim(scores) != 1:
-        raise VeracityError("threshold needs one --score column (the score of the class to flag)")
-    labels = apply_pos_label(labels, args.pos_label, scores=scores)
     role_col, masks = role_masks(table, args, path)
+    # only the rows of the fit and eval roles are read and checked (rows of other roles may hold missing
+    # values), an error naming the row's data row in FILE; a score column of text is refused on every row
+    used = None if role_col is None else np.logical_or.reduce(list(masks.values()))
+    table = used_rows(table, args, used)
+    masks = masks if used is None else {role: m[used] for role, m in masks.items()}
     # + 0.0: a cost of -0 is 0 ("threshold -0", "cost = -0·FP" were printed)
     cost_fp = 1.0 if args.cost_fp is None else args.cost_fp + 0.0
     cost_fn = 1.0 if args.cost_fn is None else args.cost_fn + 0.0
+    with file_rows(used, roles_named(role_col, args.fit_role, args.eval_role)):
+        scores, labels, weights = inputs(table, args, path)
+        if np.ndim(scores) != 1:
+            raise VeracityError("threshold needs one --score column (the score of the class to flag)")
+        labels = apply_pos_label(labels, args.pos_label, scores=scores)
+        s = np.asarray(scores, dtype=np.float64)
+        y = np.asarray(labels)
+        w = None if weights is None else np.asarray(weights, dtype=np.float64)
+        # validate the rows used once, so that an error counts them all, not one role's
+        threshold_table(s, y, [0.5], cost_fp=cost_fp, cost_fn=cost_fn, sample_weight=w,
+                        score_type=args.score_type)
     fit_name = args.fit_role if role_col else "all"
     fit = masks[fit_name]
-    s = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(labels)
-    w = None if weights is None else np.asarray(weights, dtype=np.float64)
-    # validate the whole file once so errors name the file, not a role
-    threshold_table(s, y, [0.5], cost_fp=cost_fp, cost_fn=cost_fn, sample_weight=w, score_type=args.score_type)
     t, rule, how = _choose(args, s[fit], y[fit], None if w is None else w[fit], cost_fp, cost_fn)
     shown = [t] + [v for v in _float_list(args.also, "--also") if v != t]
     tables = {
