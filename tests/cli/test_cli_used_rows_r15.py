@@ -141,3 +141,28 @@ def test_role_col_empty_still_reads_every_row(cli, tmp_path):
              "memory", "--out", str(tmp_path / "cal.json")])
     assert r.code == 2, r.err
     assert "data row" in r.err, r.err
+
+
+@pytest.mark.parametrize("command,role", [
+    (["fit", "--method", "platt", "--engine", "memory"], "calib"),
+    (["threshold", "--target-recall", "0.8"], "test"),
+    (["conformal"], "calib"),
+    (["report", "--no-bootstrap"], "test"),
+    (["audit"], None),
+])
+def test_a_score_outside_0_1_names_its_row_in_file(cli, tmp_path, command, role):
+    """One probability of 1.5 among hundreds: the error says where it is (before: only "1 of 598 are not")."""
+    frame = _frame()
+    if role is None:  # audit reads every row: give the train rows scores and labels
+        frame = frame.fillna({"p": 0.5, "y": 0.0, "w": 1.0})
+        pos = 7
+    else:
+        pos = int(np.flatnonzero(frame.role.to_numpy() == role)[5])
+    frame.loc[pos, "p"] = 1.5
+    full, _ = _files(tmp_path, frame)
+    out = ["--out", str(tmp_path / ("cal.json" if command[0] == "fit" else "r.html"))] \
+        if command[0] in ("fit", "report") else []
+    r = cli([command[0], full, "--score", "p", "--label", "y", *command[1:], *out])
+    assert r.code == 2, r.err
+    assert "must be probabilities in [0, 1]" in r.err and f"data row {pos + 1}" in r.err, r.err
+    assert "--score-type logit" in r.err and "Traceback" not in r.err

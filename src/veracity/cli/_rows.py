@@ -132,6 +132,8 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
     command's public function tells apart); only the labels present are returned and checked."""
     require_names(args)
     scores = source.score_matrix(table, args.score, path=path)
+    if getattr(args, "score_type", None) == "probability" and scores.ndim == 1 and scores.dtype.kind == "f":
+        _refuse_out_of_range(scores)
     if pending_labels:
         from ..sources._source import require_columns
 
@@ -153,6 +155,20 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
             f"weight column {_show(args.weight)} must hold numbers, found {weights.dtype} values such as "
             f"{str(weights[0])[:40]!r}; {hint}")
     return scores, labels, weights
+
+
+def _refuse_out_of_range(scores: np.ndarray) -> None:
+    """Probabilities outside [0, 1]: the library's one error (``core._validation.not_probabilities``)
+    with the first such row's number in the file, so that one bad value among thousands is found."""
+    bad = (scores < 0.0) | (scores > 1.0)
+    if not bad.any():
+        return
+    from ..core._validation import not_probabilities
+
+    err = not_probabilities("scores", int(bad.sum()), scores.size, float(np.nanmin(scores)),
+                            float(np.nanmax(scores)))
+    where = f", first at data row {int(np.argmax(bad)) + 1}"
+    raise VeracityError(err.message + where, param=err.param, hint=err.hint, value=err.value)
 
 
 #: files larger than this are read where they live (DuckDB) by --engine auto
