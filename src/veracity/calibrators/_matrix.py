@@ -96,10 +96,8 @@ class _Scaling(Calibrator):
         return 1.0
 
     def _start(self, k: int) -> np.ndarray:
-        """The optimiser's start: the identity map, its diagonal at :attr:`_centre`."""
-        theta = self._identity(k)
-        theta[:k] *= self._centre if self.kind == "vector" else 1.0
-        return theta
+        """The optimiser's start: the identity map (vector scaling: temperature scaling)."""
+        return self._identity(k)
 
     @staticmethod
     def _identity(k: int) -> np.ndarray:
@@ -168,6 +166,9 @@ class VectorScaling(_Scaling):
     @staticmethod
     def _pack_grad(GW: np.ndarray, gb: np.ndarray, k: int) -> np.ndarray:
         return np.concatenate([np.diag(GW), gb])
+
+    def _start(self, k: int) -> np.ndarray:
+        return np.concatenate([np.full(k, self._centre), np.zeros(k)])
 
     def _centre_of(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray) -> float:
         """The inverse temperature t minimising the weighted log-loss of softmax(t z): one scalar,

@@ -184,19 +184,29 @@ class ModelComparison(Display):
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "level": self.level, "verdict": self.verdict}
 
+    @property
+    def _pairs(self) -> list[tuple[str, str]]:
+        """The compared (A, B) pairs, in the order of the rows."""
+        return list(dict.fromkeys((r.model_a, r.model_b) for r in self.rows))
+
+    @property
+    def _ece_p_one(self) -> bool:
+        """Whether a debiased-ECE difference that is not 0 has p = 1 (:data:`ECE_P_ONE` explains it)."""
+        return any(r.metric == "ece" and r.p_value == 1.0 and r.diff != 0.0 for r in self.rows)
+
     def _repr_html_(self) -> str:
         """The notebook view: what the printout says, as tables — the metrics named as printed
         (``ece_debiased``), the p = 1 note, the CORP decomposition, each verdict and note."""
         from ..core._display import html_kv, html_note, html_page, html_section, html_table
 
-        pairs = list(dict.fromkeys((r.model_a, r.model_b) for r in self.rows))
+        pairs = self._pairs
         parts = [html_kv({"rows": f"{self.n:,}", "level": f"{self.level * 100:g}%", "resamples": self.n_resamples})]
         for a, b in pairs:
             records = [{"metric": SHOWN.get(r.metric, r.metric), a: r.value_a, b: r.value_b, f"{b} - {a}": r.diff,
                         "ci_low": r.ci_low, "ci_high": r.ci_high, "p-value": _fmt_p(r.p_value), "method": r.method}
                        for r in self.rows if (r.model_a, r.model_b) == (a, b)]
             parts.append(html_section(f"{b} vs {a}", html_table(records, wide=True)))
-        if any(r.metric == "ece" and r.p_value == 1.0 and r.diff != 0.0 for r in self.rows):
+        if self._ece_p_one:
             parts.append(html_note(ECE_P_ONE))
         if self.corp:
             corp: list[dict[str, Any]] = [
@@ -218,7 +228,7 @@ class ModelComparison(Display):
 
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
-        pairs = list(dict.fromkeys((r.model_a, r.model_b) for r in self.rows))
+        pairs = self._pairs
         boot = (f"{self.n_resamples} paired Poisson resamples, random_state {self.random_state}"
                 if self.n_resamples else "no resamples")
         head = f"Model comparison on {self.n:,} rows (paired; {pct} intervals; {boot}):"
@@ -231,7 +241,7 @@ class ModelComparison(Display):
                       render_table(["metric", a, b, f"{b} - {a}", f"{pct} CI", "p-value", "method"], body,
                                    align="lrrrlrl")]
         lines = [line for line in lines if line]
-        if any(r.metric == "ece" and r.p_value == 1.0 and r.diff != 0.0 for r in self.rows):
+        if self._ece_p_one:
             lines.append(ECE_P_ONE)
         if self.corp:
             corp_rows = [[name, fmt(c.brier.score), fmt(c.brier.mcb), fmt(c.brier.dsc), fmt(c.brier.unc), ""]
@@ -251,7 +261,7 @@ class ModelComparison(Display):
         if self.groups:
             lines.append(f"by {self.group_column or 'slice'}:")
             for key, g in self.groups.items():
-                for (a, b), text in zip(list(dict.fromkeys((r.model_a, r.model_b) for r in g.rows)), g.verdicts):
+                for (a, b), text in zip(g._pairs, g.verdicts):
                     lines.append(f"  {key} ({g.n:,} rows): {text}")
         return visible("\n".join(lines))  # names in the verdicts and notes too: no U+202E printed raw
 
