@@ -59,7 +59,7 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
             spec_missing = len(value_labels) if n_missing else None
             return FeatureSpec(name, "values", values=tuple(float(x) for x in v),
                                labels=value_labels + ((MISSING,) if n_missing else ()), missing=spec_missing)
-        cuts = quantile_picks(v, bins, counts=c)  # the values at the j/bins row positions
+        cuts = _separate_atoms(quantile_picks(v, bins, counts=c), v, c, bins)  # the j/bins row positions' values
         cuts = cuts[cuts > v[0]]
         return _binned(name, cuts, v, n_missing)
     # categorical
@@ -97,6 +97,19 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
             missing = other
     return FeatureSpec(name, "category", values=tuple(kept_values), labels=tuple(labels), other=other,
                        missing=missing, pooled=pooled if other is not None else 0)
+
+
+def _separate_atoms(cuts: np.ndarray, v: np.ndarray, c: np.ndarray, bins: int) -> np.ndarray:
+    """Equal-mass cut points with every value that holds a whole bin's rows (count ≥ N/bins) in a
+    bin of its own: a cut at the next distinct value above it is added.
+
+    A zero-inflated feature (90 % of rows at 0: purchases, days since the last visit) otherwise
+    had every pick at 0 and one segment of all the rows; now 0 is a segment ``[0, next)`` beside
+    the equal-mass bins of the rest. ``v``: the sorted distinct values, ``c``: their row counts."""
+    heavy = np.flatnonzero(c * bins >= c.sum())
+    following = heavy + 1
+    following = following[following < v.size]
+    return np.unique(np.concatenate([cuts, v[following]]))
 
 
 def _exact_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, bins: int) -> FeatureSpec:
