@@ -24,6 +24,26 @@ from ._display import Display
 from ._options import BootstrapMethod, IntervalMethod, ScoreType, Sided, Strategy
 
 
+@dataclass(frozen=True)
+class ClasswiseSummary:
+    r"""The classwise reading of (N, K) scores (``vc.audit(..., multiclass="classwise")``), beside the
+    top-label headline: classwise ECE :math:`\frac1K\sum_k \mathrm{ECE}_k` (each class's one-vs-rest
+    ECE, the class binned by its own probabilities: ``vc.ece(..., multiclass="classwise")``) and Brier's
+    original multiclass score :math:`\frac1N\sum_i\sum_k (p_{ik} - [y_i = k])^2 = \sum_k \mathrm{BS}_k`
+    (``vc.brier(..., multiclass="classwise")``)."""
+
+    n_classes: int
+    ece: float
+    brier: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n_classes": self.n_classes, "ece": self.ece, "brier": self.brier}
+
+    def __str__(self) -> str:
+        return (f"classwise ECE {fmt(self.ece)} (mean of the {self.n_classes} one-vs-rest ECEs)   "
+                f"multiclass Brier {fmt(self.brier)} (sum of the {self.n_classes} one-vs-rest Briers)")
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class AuditResult(Display):
     """All audit numbers for one set of forecasts.
@@ -119,6 +139,13 @@ class AuditResult(Display):
         items["top-label accuracy" if self.top_label else f"accuracy@{self.threshold:g}"] = self.accuracy
         return items
 
+    def _accuracy_head(self) -> str:
+        """The slice table's accuracy column: at the audit's threshold, or the top-label accuracy (the
+        slices of (N, K) scores; classwise slices are binary one-vs-rest audits at the threshold)."""
+        if self.top_label and self.group_column != "class":
+            return "top-label acc"
+        return f"acc@{self.threshold:g}"
+
     def __str__(self) -> str:
         # multiclass: the top-label reading; its "base rate" would be the accuracy, so it is not shown
         reading = f"top-label reading of {self.n_classes} classes" if self.top_label else (
@@ -151,13 +178,14 @@ class AuditResult(Display):
                 for k, g in self.groups.items()
             ]
             rows.append(
-                ["(all)", str(self.n), fmt(self.base_rate), fmt(self.ece), fmt(self.brier),
+                ["(all, top-label)" if self.top_label and self.group_column == "class" else "(all)", str(self.n), fmt(self.base_rate), fmt(self.ece), fmt(self.brier),
                  fmt(self.nll), fmt(self.auc), fmt(self.accuracy)]
             )
             lines.append(f"\nBy {self.group_column or 'group'}:")
             lines.append(
                 render_table(
-                    [self.group_column or "group", "n", "base", "ECE", "Brier", "NLL", "AUC", "acc@0.5"], rows
+                    [self.group_column or "group", "n", "base", "ECE", "Brier", "NLL", "AUC", self._accuracy_head()],
+                    rows
                 )
             )
         return "\n".join(lines)
@@ -419,7 +447,9 @@ def audit(
 
     (N, K) scores use the top-label reading (``multiclass="top-label"``, as on the
     metrics); ``multiclass="classwise"`` adds one one-vs-rest audit per class in
-    ``groups`` (keys ``"class 0"``, ``"class 1"``, …), binned like the whole.
+    ``groups`` (keys ``"class 0"``, ``"class 1"``, …), each class binned by its own probabilities
+    (uniform bins: the whole's edges), and ``extras["classwise"]``: classwise ECE and Brier's
+    multiclass score (:class:`ClasswiseSummary`).
     ``pos_label`` names the positive class of two-valued labels (strings such as
     ``"yes"``/``"no"``, booleans, numbers): rows whose label equals it count as 1.
     The old names ``ci=`` (now ``bootstrap=``) and ``seed=`` (now ``random_state=``)
@@ -470,8 +500,13 @@ def audit(
         if by is not None:
             raise VeracityError("multiclass='classwise' and by= both fill groups; pass one of them")
         per_class = prepare_classwise(scores, labels, sample_weight=sample_weight, score_type=score_type)
-        groups = {f"class {k}": _audit_binary(d, edges, strategy, **options) for k, d in enumerate(per_class)}
-        return replace(whole, groups=groups, group_column="class")
+        # each class binned by its own probabilities (uniform: the whole's edges; equal-mass: the class's
+        # own quantiles — the top-label confidences' put most of a class's small probabilities in one bin)
+        groups = {f"class {k}": _audit_binary(d, make_edges(d.p, bins, strategy, d.w), strategy, **options)
+                  for k, d in enumerate(per_class)}
+        summary = ClasswiseSummary(len(groups), float(np.mean([g.ece for g in groups.values()])),
+                                   float(sum(g.brier for g in groups.values())))
+        return replace(whole, groups=groups, group_column="class", extras={**whole.extras, "classwise": summary})
     if by is None:
         return whole
     by, by_name = _slices_named(by)
