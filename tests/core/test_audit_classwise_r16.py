@@ -53,3 +53,25 @@ def test_accuracy_column_names_its_threshold_or_reading() -> None:
     assert "acc@0.3" in str(vc.audit(p, y, by=g, threshold=0.3)).split("By")[1]
     pm, ym = _multiclass(400)
     assert "top-label acc" in str(vc.audit(pm, ym, by=g)).split("By")[1]
+
+
+def test_cli_multiclass_classwise(tmp_path, cli, refused) -> None:
+    import json
+
+    import pandas as pd
+
+    p, y = _multiclass(1500, 3)
+    path = tmp_path / "mc.csv"
+    pd.DataFrame({"a": p[:, 0], "b": p[:, 1], "c": p[:, 2], "y": y, "g": y % 2}).to_csv(path, index=False)
+    res = cli(["audit", path, "--score", "a,b,c", "--label", "y", "--multiclass", "classwise", "--json", "-",
+               "--strategy", "quantile", "--bins", "8"])
+    assert res.code == 0, res.err
+    got = json.loads(res.out)
+    assert list(got["groups"]) == ["class 0", "class 1", "class 2"]
+    assert got["classwise"]["ece"] == pytest.approx(
+        vc.ece(p, y, multiclass="classwise", strategy="quantile", bins=8), abs=1e-12)
+    assert got["classwise"]["brier"] == pytest.approx(vc.brier(p, y, multiclass="classwise"), abs=1e-12)
+    base = ["audit", path, "--label", "y", "--multiclass", "classwise"]
+    refused(cli(base + ["--score", "a"]), "one --score column per class")
+    refused(cli(base + ["--score", "a,b,c", "--by", "g"]), "pass one of them")
+    refused(cli(base + ["--score", "a,b,c", "--engine", "duckdb"]), "--engine memory")

@@ -49,6 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=float, default=0.5,
                         help="decision threshold for accuracy (default: 0.5)")
     parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
+    parser.add_argument("--multiclass", default="top-label", choices=["top-label", "classwise"],
+                        help="several --score columns (one per class): the top-label reading (default), or "
+                             "classwise: one one-vs-rest audit per class, classwise ECE and multiclass Brier")
     add_pos_label_argument(parser)
     parser.add_argument("--max-groups", type=int, default=None, metavar="N",
                         help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
@@ -143,6 +146,19 @@ def _check_lazy(args: argparse.Namespace, engine: str) -> None:
         raise VeracityError(f"--engine {engine} audits binary scores; pass one --score column or --engine memory")
 
 
+def _check_classwise(args: argparse.Namespace) -> None:
+    """--multiclass classwise reads several --score columns and fills the slices itself."""
+    from ..core._validation import VeracityError
+
+    if args.multiclass != "classwise":
+        return
+    if not _multiclass(args):
+        raise VeracityError(f"--multiclass classwise reads one --score column per class; got --score {args.score!r}"
+                            " (pass them comma-separated: --score p0,p1,p2)")
+    if args.by is not None:
+        raise VeracityError("--multiclass classwise gives one slice per class, and --by slices too; pass one of them")
+
+
 def _run_sql(args: argparse.Namespace) -> int:
     from ..core._validation import VeracityError
     from ..sql._connect import redact
@@ -153,6 +169,8 @@ def _run_sql(args: argparse.Namespace) -> int:
         raise VeracityError("pass either FILE or --sql-url, not both")
     extras = _honest_flags(args) + [flag for flag, value in (("--memory-limit", args.memory_limit),
                                                              ("--spark-master", args.spark_master)) if value]
+    if args.multiclass != "top-label":
+        extras.append("--multiclass")
     if extras or args.engine != "auto" or "," in args.score:
         drop = extras + (["--engine"] if args.engine != "auto" else []) + (["multiclass --score"] if "," in args.score else [])
         raise VeracityError(f"--sql-url computes the core binary audit inside the database; drop {', '.join(drop)}")
@@ -234,6 +252,7 @@ def run(args: argparse.Namespace) -> int:
         from ..core._validation import VeracityError
 
         raise VeracityError("--table names a table of --sql-url; pass --sql-url URL too")
+    _check_classwise(args)
     engine = _engine(args)
     if engine != "memory":
         _check_lazy(args, engine)
@@ -243,6 +262,8 @@ def run(args: argparse.Namespace) -> int:
         noise_floor=args.noise_floor or args.honest, random_state=or_default(args.seed, 0),
         estimators=args.estimators or args.honest, tests=args.tests or args.honest,
         corp=args.corp or args.honest)
+    if args.multiclass == "classwise":
+        honest["multiclass"] = "classwise"
     result = rows.call(  # the public function, in the form the engine takes (arrays, or the frame where it lives)
         audit, bins=args.bins, strategy=args.strategy, score_type=args.score_type, interval=args.interval,
         level=args.level, min_count=args.min_count, threshold=args.threshold, max_groups=check_max_groups(args),
