@@ -24,16 +24,19 @@ then weighs the calib (fit) rows only, and coverage and set sizes count every me
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 import numpy as np
 
-from ..core._validation import VeracityError, check_logit_scale
+from ..core._validation import VeracityError, check_logit_scale, check_weights
 from ..decisions import ConformalClassifier, conformal_coverage_law
+from ..decisions._conformal import _check_test_weight, _prob_matrix
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
                       shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
 from ._rows import file_rows, roles_named, used_rows
-from ._threshold import add_role_arguments, role_masks
+from ._threshold import add_role_arguments, first_bad_row, not_binary, on_fit_rows, role_masks
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,18 +92,21 @@ def run(args: argparse.Namespace) -> int:
         scores, labels, weights = inputs(table, args, path)
         t = None if args.test_weight is None else _test_weights(table, args.test_weight, path)
         labels = apply_pos_label(labels, args.pos_label, scores=scores)  # binary: class 1 = --pos-label
-    fit_name = args.fit_role if role_col else "all"
-    fit = masks[fit_name]
-    P = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(labels)
-    if args.score_type == "logit" and P.ndim == 1:
-        # one binary column of probabilities declared logits was read through the sigmoid (every p in
-        # [0.5, 0.73]), silently: refused as fit, apply and audit refuse it (multiclass: by the library)
-        check_logit_scale(P[fit])
+        fit_name = args.fit_role if role_col else "all"
+        fit = masks[fit_name]
+        P = np.asarray(scores, dtype=np.float64)
+        y = np.asarray(labels)
+        w = None if weights is None else np.asarray(weights, dtype=np.float64)
+        if args.score_type == "logit" and P.ndim == 1:
+            # one binary column of probabilities declared logits was read through the sigmoid (every p in
+            # [0.5, 0.73]), silently: refused as fit, apply and audit refuse it (multiclass: by the library)
+            check_logit_scale(P[fit])
+        _check_rows(P, y, w, t, fit, args.score_type, lambda: on_fit_rows(role_col, fit_name, int(fit.sum())))
     cp = ConformalClassifier(alpha=args.alpha, score=args.method, mondrian=args.mondrian, randomized=args.randomized,
                              random_state=or_default(args.seed, 0), score_type=args.score_type, lam=lam, k_reg=k_reg)
-    w = None if weights is None else np.asarray(weights, dtype=np.float64)
-    cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
+    cp._check_options()  # --alpha, --lam, --k-reg: errors about the flags, not about the fit rows
+    with on_fit_rows(role_col, fit_name, int(fit.sum())):
+        cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
     # with --test-weight the measured rows are draws of the shifted distribution: each counted once
     reports = {role: cp.coverage(P[m], y[m], sample_weight=None if w is None or t is not None else w[m],
                                  test_weight=None if t is None else t[m]) for role, m in masks.items()}
@@ -144,6 +150,32 @@ def run(args: argparse.Namespace) -> int:
     }
     emit(args, "\n".join(p for p in parts if p), payload, note_text=shown_path(args, path))
     return 0
+
+
+def _check_rows(P: np.ndarray, y: np.ndarray, w: np.ndarray | None, t: np.ndarray | None, fit: np.ndarray,
+                score_type: str, fit_rows: Callable[[], AbstractContextManager[None]]) -> None:
+    """The library's checks of labels, probability rows, weights and test weights, once on every row used
+    (fit and measured: an error counts them all, not one role's), naming the first offending row's data
+    row (fit and coverage checked each role apart, "1 of 327 are not", and named a multiclass row that
+    does not sum to 1 by its 0-based position among one role's rows). ``--sample-weight`` counts on the
+    fit rows only when ``--test-weight`` is given, and its errors then say so (``fit_rows()``)."""
+    if P.ndim == 1:
+        wrong = not_binary(y)
+    else:
+        k = P.shape[1]
+        yf = np.asarray(y, dtype=np.float64) if y.dtype.kind in "biuf" else None
+        wrong = None if yf is None else ~((yf == np.round(yf)) & (yf >= 0) & (yf <= k - 1))
+    weighed = None if w is None else (w < 0) & (fit if t is not None else True)
+    with first_bad_row(labels=wrong, pos_label=wrong, sample_weight=weighed,
+                       test_weight=None if t is None else t < 0):
+        _prob_matrix(P, y, score_type)
+        if w is not None and t is None:
+            check_weights(w, w.shape[0])
+        elif w is not None:
+            with fit_rows():
+                check_weights(w[fit], int(fit.sum()))
+        if t is not None:
+            _check_test_weight(t, t.shape[0], 0)
 
 
 def _check_test_weight_flag(args: argparse.Namespace) -> None:

@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -83,13 +86,80 @@ def role_masks(table: Any, args: argparse.Namespace, path: str) -> tuple[str | N
     for role in dict.fromkeys([args.fit_role, args.eval_role]):
         mask = values == role
         if not mask.any():
-            present = ", ".join(sorted(set(values.tolist()))[:10])
+            distinct = sorted(set(values.tolist()))
+            present = ", ".join(repr(v) for v in distinct[:10]) + (", ..." if len(distinct) > 10 else "")
+            # a role written with another case or with spaces ('Calib', 'calib '), or a number written as
+            # another text ('1.0' in a column of numbers with a missing value, for --fit-role 1)
+            close = [v for v in distinct if v.strip().casefold() == str(role).strip().casefold()
+                     or _same_number(v, role)]
+            hint = (f"did you mean {close[0]!r}? roles are matched exactly as text, case and spaces included; "
+                    if close else "")
             raise VeracityError(
                 f"no rows with {col} == {role!r} in {path} (values: {present}); "
-                "pass --fit-role/--eval-role with one of those"
+                f"{hint}pass --fit-role/--eval-role with one of those"
             )
         masks[role] = mask
     return col, masks
+
+
+@contextmanager
+def first_bad_row(**bad: np.ndarray | None) -> Iterator[None]:
+    """A library input error about the rows ("labels must be binary 0/1; 1 of 598 are not") with the
+    first offending row's number: ``bad[param]`` marks the rows the check about ``param`` refuses (the
+    rows of the table, in order), and the message gains ", first at data row k" (k counted from 1), which
+    :func:`~veracity.cli._rows.file_rows` around it turns into the row's number in FILE. A multiclass
+    row that does not sum to 1, named by its 0-based position ("row 6 sums to 1.1"), is named as a data
+    row. Errors that already name a data row, or about a parameter not in ``bad``, pass unchanged."""
+    try:
+        yield
+    except VeracityError as exc:
+        message = exc.message
+        if "data row" not in message:
+            message = re.sub(r"\(row (\d+) sums to", lambda m: f"(data row {int(m.group(1)) + 1} sums to",
+                             message)
+        mask = bad.get(exc.param or "")
+        if "data row" not in message and mask is not None and mask.any():
+            message = _first_sentence_plus(message, f", first at data row {int(np.argmax(mask)) + 1}")
+        if message == exc.message:
+            raise
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
+
+
+def _first_sentence_plus(message: str, words: str) -> str:
+    """``message`` with ``words`` at the end of its first sentence (before its period, if any)."""
+    end = re.search(r"\.(?=\s+[A-Z(]|$)", message)  # "e.g. --budget 5%" goes on
+    cut = len(message) if end is None else end.start()
+    return f"{message[:cut]}{words}{message[cut:]}"
+
+
+@contextmanager
+def on_fit_rows(role_col: str | None, role: str, n: int) -> Iterator[None]:
+    """An error of the fit (a threshold, a q̂) says it is about the fit role's rows only: "the labels
+    have none" or "--sample-weight sums to 0" read as if about the whole file, which may hold positives
+    and weights in its other roles. Without a role column the fit rows are every row: unchanged."""
+    try:
+        yield
+    except VeracityError as exc:
+        if role_col is None:
+            raise
+        message = _first_sentence_plus(exc.message, f" (fit on the {n} rows with {role_col} == {role!r})")
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
+
+
+def not_binary(labels: np.ndarray) -> np.ndarray | None:
+    """The rows whose label is not 0/1 (None for text labels: their error names no row)."""
+    y = np.asarray(labels)
+    if y.dtype.kind not in "biuf":
+        return None
+    return ~((y == 0) | (y == 1))
+
+
+def _same_number(a: str, b: str) -> bool:
+    """``a`` and ``b`` are texts of the same number ('1.0' and '1')."""
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _float_list(text: str | None, name: str) -> list[float]:
@@ -111,12 +181,16 @@ def _float_list(text: str | None, name: str) -> list[float]:
 
 
 def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
-            cost_fp: float, cost_fn: float) -> tuple[float, dict[str, Any], str]:
-    """(threshold, rule description for JSON, one-line explanation)."""
+            cost_fp: float, cost_fn: float,
+            fit_rows: Callable[[], AbstractContextManager[None]] = nullcontext) -> tuple[float, dict[str, Any], str]:
+    """(threshold, rule description for JSON, one-line explanation); ``fit_rows()`` around each fit on
+    the rows (:func:`on_fit_rows`), not around the checks of the flags."""
     st = args.score_type
     if args.target_recall is not None:
         corr = not args.no_correction
-        t = recall_threshold(s, y, target=args.target_recall, correction=corr, sample_weight=w, score_type=st)
+        with fit_rows():
+            t = recall_threshold(s, y, target=args.target_recall, correction=corr, sample_weight=w,
+                                 score_type=st)
         pos = y == 1
         if w is None or (w[pos] == w[pos][0]).all():  # equal weights: only their ratios matter
             n = int(pos.sum())
@@ -132,7 +206,8 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
                        f"target recall {args.target_recall:g}: the k-th highest of n = {n} positives, "
                        f"k = {how} = {k}")
     if args.target_precision is not None:
-        t = precision_threshold(s, y, target=args.target_precision, sample_weight=w, score_type=st)
+        with fit_rows():
+            t = precision_threshold(s, y, target=args.target_precision, sample_weight=w, score_type=st)
         return t, {"kind": "precision", "target": args.target_precision}, (
             f"target precision {args.target_precision:g}: lowest threshold reaching it")
     if args.budget is not None:
@@ -145,13 +220,18 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
             if not 0 < value <= 100:
                 raise VeracityError(f"--budget {text} must be a share of the rows in (0%, 100%], e.g. 5%")
             frac = value / 100.0
-            t = budget_threshold(s, fraction=frac, sample_weight=w, score_type=st)
+            with fit_rows():
+                t = budget_threshold(s, fraction=frac, sample_weight=w, score_type=st)
             return t, {"kind": "budget", "fraction": frac}, f"review budget {text} of the rows"
         if w is None and 0 < value < 1:  # fewer than one alert flags nothing: a share without its %
             raise VeracityError(f"--budget {text} is fewer than one alert and would flag nothing; for a share "
                                 f"of the rows write it with %, e.g. --budget {value * 100:g}%")
+        if not math.isfinite(value) or value <= 0:  # the flag's error, before any fit on the rows
+            raise VeracityError(f"--budget must be a positive number of rows, such as 200 (or a share such as "
+                                f"5%); got {text!r}")
         top_k = value
-        t = budget_threshold(s, top_k=top_k, sample_weight=w, score_type=st)
+        with fit_rows():
+            t = budget_threshold(s, top_k=top_k, sample_weight=w, score_type=st)
         return t, {"kind": "budget", "top_k": top_k}, f"review budget of {text:s} alerts"
     if st == "score":
         raise VeracityError(
@@ -191,12 +271,16 @@ def run(args: argparse.Namespace) -> int:
         s = np.asarray(scores, dtype=np.float64)
         y = np.asarray(labels)
         w = None if weights is None else np.asarray(weights, dtype=np.float64)
-        # validate the rows used once, so that an error counts them all, not one role's
-        threshold_table(s, y, [0.5], cost_fp=cost_fp, cost_fn=cost_fn, sample_weight=w,
-                        score_type=args.score_type)
+        # validate the rows used once, so that an error counts them all, not one role's, and names the
+        # first offending row ("1 of 598 are not" alone did not say where)
+        wrong = not_binary(y)
+        with first_bad_row(labels=wrong, pos_label=wrong, sample_weight=None if w is None else w < 0):
+            threshold_table(s, y, [0.5], cost_fp=cost_fp, cost_fn=cost_fn, sample_weight=w,
+                            score_type=args.score_type)
     fit_name = args.fit_role if role_col else "all"
     fit = masks[fit_name]
-    t, rule, how = _choose(args, s[fit], y[fit], None if w is None else w[fit], cost_fp, cost_fn)
+    t, rule, how = _choose(args, s[fit], y[fit], None if w is None else w[fit], cost_fp, cost_fn,
+                           lambda: on_fit_rows(role_col, fit_name, int(fit.sum())))
     shown = [t] + [v for v in _float_list(args.also, "--also") if v != t]
     tables = {
         role: threshold_table(s[m], y[m], shown, cost_fp=cost_fp, cost_fn=cost_fn,
