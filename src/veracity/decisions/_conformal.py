@@ -542,6 +542,7 @@ class ConformalClassifier:
         self.calib_weights_ = w
         self._weight_shift = shift
         self._fit_alpha = alpha
+        self._fit_options = {name: getattr(self, name) for name in self._FIT_OPTIONS}
         if w is None:
             self._sorted: list[_Sorted] = []
         elif self.mondrian:
@@ -550,9 +551,18 @@ class ConformalClassifier:
             self._sorted = [_sorted_calib(scores, w)]
         return self
 
+    #: the options the fitted state depends on: q̂ is a quantile of the scores they define
+    _FIT_OPTIONS = ("alpha", "score", "mondrian", "randomized", "score_type", "lam", "k_reg")
+
     def _check_fitted(self) -> None:
         if not hasattr(self, "qhat_"):
             raise VeracityError("this ConformalClassifier is not fitted; call fit(probs, labels) first")
+        for name, then in getattr(self, "_fit_options", {}).items():
+            now = getattr(self, name)
+            if not (now is then or now == then):  # a changed option: q̂ of one rule beside sets of another
+                raise VeracityError(
+                    f"{name} was {then!r} when this ConformalClassifier was fit and is now {now!r}; q̂ belongs "
+                    f"to the options of fit: call fit(probs, labels) again after changing {name}", param=name)
 
     def predict_sets(self, probs: Any, *, test_weight: Any = None) -> np.ndarray:
         """Boolean (N, K) matrix: ``sets[i, c]`` is True when class *c* is in row *i*'s set.
@@ -658,6 +668,8 @@ class ConformalClassifier:
         )
 
     def to_dict(self) -> dict[str, Any]:
+        if hasattr(self, "qhat_"):
+            self._check_fitted()  # q̂ beside options changed since fit would describe neither
         out: dict[str, Any] = {
             "kind": "ConformalClassifier",
             "alpha": float(self.alpha),
