@@ -186,6 +186,7 @@ def simulate_redraws(
     """
     s, y, w = binary_inputs(scores, labels, score_type=score_type, pos_label=pos_label,
                             sample_weight=sample_weight)
+    dropped = 0 if w is None else int(np.count_nonzero(w == 0))
     if w is not None:
         s, y, w = s[w > 0], y[w > 0], w[w > 0]  # a row of weight 0 is a dropped row
         if w.min() == w.max():
@@ -206,7 +207,8 @@ def simulate_redraws(
                             "already pin the 5 % and 95 % points); pass e.g. n_resamples=1000", param="n_resamples")
     if n_calib + n_test > N:
         raise VeracityError(
-            f"n_calib + n_test = {n_calib + n_test} exceeds the pool of {N} rows; draw fewer rows",
+            f"n_calib + n_test = {n_calib + n_test} exceeds the pool of {N} rows"
+            f"{f' (the {N + dropped} rows less {dropped} of weight 0)' if dropped else ''}; draw fewer rows",
             param="n_calib")
     pos_scores = s[y == 1.0]
     pos_weights = None if w is None else w[y == 1.0]

@@ -239,8 +239,8 @@ def _candidates(candidates: Any, *, score_type: str, reading: str) -> np.ndarray
         raise VeracityError(
             "with reading='top-label' confidences are probabilities (expit / softmax of the logits), so "
             "candidates=[...] given with score_type='logit' would be read as probabilities: drop candidates= "
-            "(the default grid), or pass the probabilities (expit / softmax of the logits) and candidates "
-            "in [0, 1]",
+            "(the default grid), or pass the probabilities (expit of 1-D logits, softmax of (N, K) ones) with "
+            "score_type='probability' and candidates in [0, 1] (expit of logit thresholds)",
             param="candidates")
     if reading == "top-label" or score_type == "probability":
         lo, hi = float(cand[0]), float(cand[-1])
