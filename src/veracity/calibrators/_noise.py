@@ -22,8 +22,11 @@ regression only when its interval excludes 0; otherwise it is "within noise".
 * **AUC**: DeLong, DeLong & Clarke-Pearson (1988) for two correlated AUCs on the same
   rows: placement values :math:`V^{10}_i` (share of negatives ranked below positive *i*,
   ties ½) and :math:`V^{01}_j`, and
-  :math:`\mathrm{Var}(\Delta) = S^{10}_{\Delta}/m + S^{01}_{\Delta}/n` with
-  :math:`S_\Delta` the sample variance of the placement differences (weighted as above).
+  :math:`\mathrm{Var}(\Delta) = S^{10}_{\Delta}/n_1 + S^{01}_{\Delta}/n_0` with
+  :math:`S_\Delta` the sample variance of the placement differences over the positives and over
+  the negatives (weighted: :math:`\frac{n}{n-1}\sum w^2 (d - \bar d)^2 / W^2` over each class's rows
+  of positive weight) — :mod:`veracity.core._delong`, the one implementation, which
+  ``vc.compare_models`` reports too.
 * **ECE** (no per-row form): a seeded paired bootstrap — the same multinomial row counts
   resample both the before and the after scores, bins fixed to those of the full sample
   (the ECE values are conditional on the binning), and a bias-aware interval of the
@@ -31,7 +34,12 @@ regression only when its interval excludes 0; otherwise it is "within noise".
   plug-in bias, which no resample sees, as a bound (:mod:`veracity.core._ece_bias`: each bin's
   bias read at the smallest gap its data allow — nothing for a far miscalibrated bin, up to
   :math:`\sqrt{2/\pi}\,\sigma_k` for a calibrated one). A percentile interval called a calibrated
-  "after" against a miscalibrated "before" from the bias alone.
+  "after" against a miscalibrated "before" from the bias alone. The interval itself,
+  :math:`[\hat\Delta - b_{after} + q_{(k)},\ \hat\Delta + b_{before} + q_{(B+1-k)}]`, is the one
+  ``vc.compare_models`` uses (:func:`veracity.core._ece_difference.bias_aware_interval`); what differs
+  is the statistic (the plug-in ECE on the ledger's own edges, not the debiased ECE on equal-width
+  bins) and so its bias bound, and the resampling kernel (all resamples in one matrix product: see
+  :mod:`veracity.core._ece_difference` for why).
 
 The interval is :math:`\bar d \pm t_{\nu,1-\alpha/2}\,\mathrm{SE}` for the per-row differences,
 DeLong's normal interval for AUC and the bias-aware bootstrap interval for ECE.
@@ -44,19 +52,14 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index
-from ..core._ece_bias import BIAS_SHARE, plugin_ece_bias_bound
+from ..core._delong import delong_difference
+from ..core._ece_difference import bias_aware_interval, plugin_bias_shifts
 
 
 #: count-matrix cells per block of resamples (memory bound: 8 bytes each, plus the draws)
 _CELLS = 1 << 21
 #: rows × resamples above which the per-bin sums are drawn from their normal law
 _EXACT = 1 << 24
-
-
-def _z(level: float) -> float:
-    from scipy.special import ndtri  # scipy loads on first use: ``import veracity`` stays light
-
-    return float(ndtri(0.5 + level / 2.0))
 
 
 def paired_mean_interval(d: np.ndarray, w: np.ndarray | None, level: float) -> tuple[float, float]:
@@ -71,51 +74,12 @@ def paired_mean_interval(d: np.ndarray, w: np.ndarray | None, level: float) -> t
     return e.low, e.high
 
 
-def _placements(s: np.ndarray, pos: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """DeLong placement values: for each positive, the weighted share of negatives ranked
-    below it (ties ½); for each negative, the share of positives ranked above it."""
-    sp, wp = s[pos], w[pos]
-    sn, wn = s[~pos], w[~pos]
-
-    def share_below(ref: np.ndarray, wref: np.ndarray, at: np.ndarray) -> np.ndarray:
-        order = np.argsort(ref, kind="stable")
-        r = ref[order]
-        cum = np.concatenate(([0.0], np.cumsum(wref[order])))
-        lo = cum[np.searchsorted(r, at, side="left")]
-        hi = cum[np.searchsorted(r, at, side="right")]
-        return (lo + hi) / (2.0 * cum[-1])
-
-    v10 = share_below(sn, wn, sp)  # negatives below each positive
-    v01 = 1.0 - share_below(sp, wp, sn)  # positives above each negative
-    return v10, v01
-
-
-def _weighted_var_of_mean(x: np.ndarray, w: np.ndarray) -> float:
-    W = float(w.sum())
-    n_eff = W * W / float(np.dot(w, w))
-    if n_eff <= 1.0:
-        return float("nan")
-    mean = float(np.dot(w, x) / W)
-    r = x - mean
-    return float(np.dot(w * w, r * r)) * n_eff / (n_eff - 1.0) / (W * W)
-
-
 def delong_difference_interval(s0: np.ndarray, s1: np.ndarray, y: np.ndarray, w: np.ndarray | None,
                                level: float) -> tuple[float, float, float]:
-    """``(AUC1 − AUC0, low, high)``: DeLong's paired interval of two AUCs of the same rows."""
-    pos = y == 1.0
-    ww = np.ones(y.size) if w is None else w
-    a10, a01 = _placements(s0, pos, ww)
-    b10, b01 = _placements(s1, pos, ww)
-    wp, wn = ww[pos], ww[~pos]
-    auc0 = float(np.dot(wp, a10) / wp.sum())
-    auc1 = float(np.dot(wp, b10) / wp.sum())
-    var = _weighted_var_of_mean(b10 - a10, wp) + _weighted_var_of_mean(b01 - a01, wn)
-    diff = auc1 - auc0
-    if not np.isfinite(var):
-        return diff, float("nan"), float("nan")
-    half = _z(level) * float(np.sqrt(max(var, 0.0)))
-    return diff, diff - half, diff + half
+    """``(AUC1 − AUC0, low, high)``: DeLong's paired interval of two AUCs of the same rows — the one
+    implementation, :func:`veracity.core._delong.delong_difference`, that ``vc.compare_models`` reports."""
+    e = delong_difference(s0, s1, y, w, level)
+    return e.value, e.low, e.high
 
 
 def _ece_change(S: np.ndarray, m0: int, m1: int) -> np.ndarray:
@@ -195,17 +159,11 @@ def ece_difference_interval(
     out = out[np.isfinite(out)]
     if out.size < 2:
         return float("nan"), float("nan")
-    # bias-aware (core._ece_bias): each side's plug-in ECE sits above its truth by a bias bounded
-    # with probability 1 - BIAS_SHARE·α/2 each; the noise quantiles take the rest of α
-    full = np.concatenate([np.bincount(i0, weights=r0, minlength=m0), np.bincount(i1, weights=r1, minlength=m1),
-                           [base.sum()]])[None, :]
+    # per side, per bin: Σw, Σw², Σwp, Σwy — the plug-in ECEs and their bias bounds (core._ece_difference)
+    sums = [np.stack([np.bincount(i, weights=v, minlength=m) for v in (base, base * base, base * p, base * y)])
+            for i, m, p, y in ((i0, m0, p0, y0), (i1, m1, p1, y1))]
+    full = np.concatenate([sums[0][3] - sums[0][2], sums[1][3] - sums[1][2], [base.sum()]])[None, :]
     estimate = float(_ece_change(full, m0, m1)[0])
-    alpha = 1.0 - level
-    b0, b1 = (plugin_ece_bias_bound(np.bincount(i, weights=base, minlength=m),
-                                    np.bincount(i, weights=base * base, minlength=m),
-                                    np.bincount(i, weights=base * y, minlength=m),
-                                    np.bincount(i, weights=base * p, minlength=m), BIAS_SHARE * alpha / 2.0)
-              for i, m, y, p in ((i0, m0, y0, p0), (i1, m1, y1, p1)))
-    noise = (1.0 - BIAS_SHARE) * alpha
-    q_low, q_high = np.quantile(out - out.mean(), [noise / 2.0, 1.0 - noise / 2.0])
-    return float(estimate - b1 - q_high), float(estimate + b0 - q_low)
+    low, high, _ = bias_aware_interval(estimate, out, lambda gamma: plugin_bias_shifts(sums[0], sums[1], gamma),
+                                       level, p_value=False)
+    return low, high

@@ -332,6 +332,11 @@ def _auc_verdict(r: ComparisonRow, identical: bool) -> str:
     if identical:
         return f"{a} and {b} have identical scores: no difference"
     text = _signed("AUC", r.diff, r.ci_low, r.ci_high)
+    if r.ci_low != r.ci_low and r.diff != 0:  # DeLong has no variance here: the point estimate, said as one
+        better = b if r.diff > 0 else a
+        return (f"{better} ranks better by the point estimate ({text} for {b} - {a}); DeLong has no variance on "
+                "these rows (fewer than two rows of a class, one row carrying a class's weight, or both models "
+                "separating the classes perfectly): no interval, no test")
     if r.ci_low > 0 or r.ci_high < 0:
         better = b if r.diff > 0 else a
         return f"{better} ranks better ({text} for {b} - {a}, DeLong p = {_fmt_p(r.p_value)})"

@@ -21,7 +21,8 @@ resamples (ΔECE's: the least 1 − level at which its interval excludes 0; neve
 are bias-aware, each adding a bias that the resamples cannot see as a bound
 (:func:`ece_difference_interval`: the debiased ECE's, read over the gaps the bins allow;
 :func:`overfit_interval`: the PAV fit's overfit). Each interval excludes 0 exactly when its
-p-value is below 1 − level.
+p-value is below 1 − level. The percentile, its order statistics and the bias-aware ΔECE interval
+are :mod:`veracity.core._ece_difference`, shared with the calibrator ledger's ECE change.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
-from ..core._ece_bias import (BIAS_SHARE, DEBIASED_BIAS_HIGH, DEBIASED_BIAS_LOW, debiased_ece_bias_range,
-                              noise_scale)
+from ..core._ece_bias import DEBIASED_BIAS_HIGH, DEBIASED_BIAS_LOW, noise_scale  # noqa: F401 - named in the docs here
+from ..core._ece_difference import (  # noqa: F401 - percentile, shifted_percentile: re-exported (tests import them)
+    bias_aware_interval, debiased_bias_shifts, order_k, percentile, shifted_percentile,
+)
 from ..core._parallel import advance
-from ..core._special import ndtr, ndtri
+from ..core._special import ndtr
 from ..core._validation import Binary
 from ._corp import Runs, pooled_fit, run_sums
 
@@ -234,48 +237,8 @@ class PairedBootstrap:
         return out
 
 
-def _order_k(b: int, level: float) -> int:
-    r"""The rank k of the interval's ends :math:`d^*_{(k)}, d^*_{(B+1-k)}`: the largest integer strictly
-    below :math:`x = (B+1)\alpha/2` (at least 1). With :math:`p = 2(c + 1)/(B+1)` (c resampled
-    values on the wrong side of 0) the interval excludes 0 exactly when :math:`c < k`, i.e.
-    :math:`c + 1 < x`, i.e. :math:`p < \alpha` — strictly, so p = α (B + 1 a multiple of 2/α)
-    does not read as an exclusion. Davison & Hinkley's :math:`\lfloor x\rfloor` (1997, §5.2) is the
-    same k unless x is an integer. The level's 1 − level is read at 12 decimals, as it was meant
-    (1 − 0.95 is 0.05000000000000004 in floating point, which would make x = 5 read 5.000…04)."""
-    x = round((b + 1) * round(1.0 - level, 12) / 2.0, 9)
-    return max(1, int(np.ceil(x)) - 1)
-
-
-def percentile(estimate: float, resampled: np.ndarray, level: float) -> tuple[float, float, float]:
-    r"""``(low, high, p)``: percentile interval of the B resampled differences and its p-value.
-
-    The ends are order statistics :math:`d^*_{(k)}` and :math:`d^*_{(B+1-k)}` (:func:`_order_k`),
-    and :math:`p = \min(1, 2(\min(\#\{d^* \le 0\}, \#\{d^* \ge 0\}) + 1)/(B+1))`, so that the
-    interval excludes 0 exactly when :math:`p < \alpha` (whenever :math:`k \ge 1` is reachable,
-    i.e. :math:`B + 1 > 2/\alpha`).
-    """
-    return shifted_percentile(estimate, resampled, 0.0, 0.0, level)
-
-
-def shifted_percentile(estimate: float, resampled: np.ndarray, shift_low: float, shift_high: float,
-                       level: float) -> tuple[float, float, float]:
-    r"""``(low, high, p)`` of :func:`percentile` with the lower end read from :math:`d^* + s_{low}` and
-    the upper from :math:`d^* + s_{high}` (:math:`s_{low} \le s_{high}`), and
-    :math:`p = \min(1, 2(\min(\#\{d^* + s_{low} \le 0\}, \#\{d^* + s_{high} \ge 0\}) + 1)/(B+1))`:
-    the same k on each side, so again the interval excludes 0 exactly when :math:`p < \alpha`."""
-    finite = resampled[np.isfinite(resampled)]
-    if finite.size == 0:
-        return float("nan"), float("nan"), float("nan")
-    if estimate == 0.0 and not np.any(finite) and shift_low == shift_high == 0.0:
-        return 0.0, 0.0, 1.0
-    b = finite.size
-    k = _order_k(b, level)
-    lower, upper = finite + shift_low, finite + shift_high
-    low = float(np.partition(lower, k - 1)[k - 1])
-    high = float(np.partition(upper, b - k)[b - k])
-    below = np.count_nonzero(lower <= 0.0)
-    above = np.count_nonzero(upper >= 0.0)
-    return low, high, float(min(1.0, 2.0 * (min(below, above) + 1) / (b + 1)))
+#: the rank of the percentile interval's ends (:func:`veracity.core._ece_difference.order_k`)
+_order_k = order_k
 
 
 #: the least overfit, as a share of :func:`._corp.overfit_bound` (see :func:`overfit_interval`)
@@ -321,80 +284,31 @@ def _worst_case_shifts(scale_a: float, scale_b: float) -> tuple[float, float]:
     return BIAS_LOW * scale_b - BIAS_HIGH * scale_a, BIAS_HIGH * scale_b - BIAS_LOW * scale_a
 
 
-def bias_shifts(sums_a: np.ndarray, sums_b: np.ndarray, gamma: float) -> tuple[float, float]:
-    r"""``(β₋, β₊)``: the bias of :math:`\hat\Delta = \widehat{\mathrm{ECE}}_B - \widehat{\mathrm{ECE}}_A`
-    lies in :math:`[\beta_-, \beta_+]` with probability at least :math:`1 - \gamma`, where
-    :math:`\beta_+ = \mathrm{high}_B - \mathrm{low}_A` and :math:`\beta_- = \mathrm{low}_B - \mathrm{high}_A`
-    from :func:`veracity.core._ece_bias.debiased_ece_bias_range` with z two-sided at
-    :math:`\gamma / M` (M: the non-empty bins of both models, every bin's gap in its range at once by
-    Bonferroni). ``sums_*``: per-bin Σw, Σw², Σwp, Σwy (``(4, bins)``, :func:`sorted_bin_sums`)."""
-    m = int((sums_a[0] > 0).sum() + (sums_b[0] > 0).sum())
-    if m == 0:
-        return 0.0, 0.0
-    z = float(ndtri(1.0 - gamma / (2.0 * m)))
-    low_a, high_a = debiased_ece_bias_range(sums_a[0], sums_a[1], sums_a[3], sums_a[2], z)
-    low_b, high_b = debiased_ece_bias_range(sums_b[0], sums_b[1], sums_b[3], sums_b[2], z)
-    return float(low_b - high_a), float(high_b - low_a)
+#: the debiased ECE difference's bias range (:func:`veracity.core._ece_difference.debiased_bias_shifts`)
+bias_shifts = debiased_bias_shifts
 
 
 def ece_difference_interval(estimate: float, resampled: np.ndarray, sums_a: np.ndarray, sums_b: np.ndarray,
                             level: float) -> tuple[float, float, float]:
-    r"""``(low, high, p)`` of :math:`\Delta = \mathrm{ECE}_B - \mathrm{ECE}_A`: a bias-aware interval
-    (Armstrong & Kolesár 2020), not a percentile one.
+    r"""``(low, high, p)`` of :math:`\Delta = \mathrm{ECE}_B - \mathrm{ECE}_A` (debiased ECEs): a bias-aware
+    interval (Armstrong & Kolesár 2020), not a percentile one — the one implementation,
+    :func:`veracity.core._ece_difference.bias_aware_interval` (the calibrator ledger's too), with the debiased
+    ECE's bias range :func:`veracity.core._ece_difference.debiased_bias_shifts`.
 
     The debiased ECE is still biased, by :math:`\sum_k (W_k/W)\,\sigma_k\,g(|\delta_k|/\sigma_k)` with
     :math:`g(x) = 2F(x) - \sqrt2 F(x/\sqrt2) - x` (:func:`veracity.core._ece_bias.debiased_bias`:
     :data:`BIAS_HIGH` σ for a calibrated bin, about nothing for a far miscalibrated one), and no
-    bootstrap sees it: resampling re-centres the bins' gaps at their noisy sample values, where the
-    bias is smaller — so a percentile interval of :math:`\Delta^*` is offset, by up to the difference
+    bootstrap sees it, so a percentile interval of :math:`\Delta^*` is offset, by up to the difference
     of the two models' biases (measured coverage 30–72 % at 95 % when one model is calibrated and the
-    other not; tests/comparison/test_cmp_simulation.py). With :math:`\alpha = 1 - \text{level}`, the
-    bias gets :math:`\gamma = \mathrm{BIAS\_SHARE}\cdot\alpha`: it lies in :math:`[\beta_-, \beta_+]`
-    (:func:`bias_shifts`, each bin's bias read over the gaps its data allow) with probability
-    :math:`1 - \gamma`; the noise, from the centred resamples :math:`q = \Delta^* - \overline{\Delta^*}`,
-    gets the rest, :math:`\alpha' = (1 - \mathrm{BIAS\_SHARE})\,\alpha`:
+    other not; tests/comparison/test_cmp_simulation.py). With :math:`\alpha = 1 - \text{level}` and q the
+    centred resamples :math:`\Delta^* - \overline{\Delta^*}`:
 
     .. math:: \big[\hat\Delta - \beta_+ + q_{(k)}, \; \hat\Delta - \beta_- + q_{(B+1-k)}\big],
-              \quad k \text{ of } \alpha' \ (:func:`shifted_percentile`).
+              \quad k \text{ of } (1 - \mathrm{BIAS\_SHARE})\,\alpha \ (:func:`shifted_percentile`),
 
-    The p-value is the least α at which that interval excludes 0 (it does for every larger α: both
-    the bias range and the noise quantiles narrow as α grows), found by bisection, so the interval
-    excludes 0 exactly when p < 1 − level and p does not depend on the level asked for. **p = 1**
-    whenever even the α = 1 interval holds 0: there the bias range still holds with probability
-    :math:`1 - \mathrm{BIAS\_SHARE}` (Bonferroni over the bins), a width no α removes — a
-    difference within the bias the two estimates may carry is no evidence either way (by definition,
-    not clipping; under H0 p is 1 in most draws: conservative, with power once the difference
-    outgrows the bias range; tests/hardening/test_comparison_followups_r15.py). Like every
-    bootstrap p-value here it is at least :math:`2/(B+1)`: at smaller α the ends are the extreme
-    resamples whatever α (:func:`_order_k`), which cannot certify less (the same condition,
-    :math:`B + 1 > 2/(1 - \text{level})`, as for :func:`percentile`)."""
-    finite = resampled[np.isfinite(resampled)]
-    if finite.size == 0:
-        return float("nan"), float("nan"), float("nan")
-    centre = estimate - float(finite.mean())
-
-    def at(alpha: float) -> tuple[float, float]:
-        beta_low, beta_high = bias_shifts(sums_a, sums_b, BIAS_SHARE * alpha)
-        low, high, _ = shifted_percentile(estimate, finite, centre - beta_high, centre - beta_low,
-                                          1.0 - (1.0 - BIAS_SHARE) * alpha)
-        return low, high
-
-    alpha = round(1.0 - level, 12)
-    low, high = at(alpha)
-
-    def excludes(a: float) -> bool:
-        lo, hi = at(a)
-        return lo > 0.0 or hi < 0.0
-
-    if not excludes(1.0):
-        return low, high, 1.0
-    # invariant: no exclusion at `keep`, exclusion at `drop`; the level's α sits on its own side
-    keep, drop = (0.0, alpha) if (low > 0.0 or high < 0.0) else (alpha, 1.0)
-    for _ in range(60):
-        mid = 0.5 * (keep + drop)
-        if not keep < mid < drop:
-            break
-        keep, drop = (keep, mid) if excludes(mid) else (mid, drop)
-    mid = 0.5 * (keep + drop)
-    p = mid if keep < mid < drop else keep  # below α exactly when excluded at α
-    return low, high, float(max(p, min(1.0, 2.0 / (finite.size + 1))))  # B resamples show no less
+    :math:`[\beta_-, \beta_+]` the bias range at :math:`\gamma = \mathrm{BIAS\_SHARE}\cdot\alpha`. The p-value
+    is the least α at which the interval excludes 0 (by bisection), **1** whenever even the α = 1 interval
+    holds 0 (the difference is within the bias the two estimates may carry: no evidence either way;
+    tests/hardening/test_comparison_followups_r15.py), and at least :math:`2/(B+1)`."""
+    return bias_aware_interval(estimate, resampled, lambda gamma: debiased_bias_shifts(sums_a, sums_b, gamma),
+                               level)
