@@ -517,6 +517,10 @@ def compare_models(
         return whole
     groups: dict[str, ModelComparison] = {}
     notes = list(whole.notes)
+    if keys.dtype.kind in "mM":  # tolist() hands ns times/durations back as ints: their slice names instead
+        from ..core._stats import slice_keys
+
+        keys = slice_keys(keys)[0]
     ordered = _key_order(list(dict.fromkeys(keys.tolist())))
     texts = [key_name(k) for k in ordered]  # as vc.audit names the slice of the same key, on every route
     # the missing keys' slice: None (the inputs turn NaN, NaT and NA into None), found by numpy's

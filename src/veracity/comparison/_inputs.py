@@ -260,6 +260,10 @@ def _read_lazy(prep: Any, scores: list[str], what: str) -> tuple[dict[str, np.nd
     if prep.by is not None:
         cols.append(nw.col(f.ref(prep.by)).alias("_g"))
     table = collect(lf.select(cols))
+    if type(table.to_native()).__module__.split(".")[0] == "pyarrow":  # DuckDB INTERVAL keys: durations
+        from ..sources._source import intervals_as_durations
+
+        table = nw.from_native(intervals_as_durations(table.to_native()))
     arrays = {c: table.get_column(f"_m{i}").to_numpy() for i, c in enumerate(scores)}
     labels = table.get_column("_y").to_numpy()
     weights = table.get_column("_w").to_numpy() if prep.weight is not None else None

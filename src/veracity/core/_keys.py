@@ -87,14 +87,31 @@ def duration_name(ns: int) -> str:
     return text
 
 
+#: nanoseconds in one count of each fixed-length numpy ``timedelta64`` unit
+_NS_PER = {"W": 604_800 * 10**9, "D": 86_400 * 10**9, "h": 3_600 * 10**9, "m": 60 * 10**9, "s": 10**9,
+           "ms": 10**6, "us": 1000, "ns": 1}
+
+
 def duration_ns(key: Any) -> int | None:
-    """The nanoseconds of a duration key (None: not a duration, or NaT)."""
+    """The nanoseconds of a duration key (None: not a duration, or NaT), exact as a Python int: a
+    ``timedelta64[s]`` of 10**10 seconds (317 years, beyond int64 nanoseconds) is
+    ``10**10 * 10**9``, where numpy's cast to nanoseconds wrapped it to -97763 days, silently, and a
+    pandas ``Timedelta`` in seconds raised OverflowError.
+
+    >>> duration_ns(np.timedelta64(10**10, "s")) == 10**19, duration_ns(np.timedelta64(3, "ms"))
+    (True, 3000000)
+    """
     if isinstance(key, np.timedelta64):
-        return None if np.isnat(key) else int(key.astype("timedelta64[ns]").astype(np.int64))
+        if np.isnat(key):
+            return None
+        unit, count = np.datetime_data(key.dtype)
+        if unit in _NS_PER:  # the count of units times the unit's nanoseconds, in Python's unbounded ints
+            return int(key.astype(np.int64)) * int(count) * _NS_PER[unit]
+        return int(key.astype("timedelta64[ns]").astype(np.int64))  # pragma: no cover - months, years, ps
     if isinstance(key, _dt.timedelta):
-        value = getattr(key, "value", None)  # a pandas Timedelta holds its nanoseconds
-        if isinstance(value, (int, np.integer)):
-            return int(value)
+        exact = getattr(key, "asm8", None)  # a pandas Timedelta: its numpy value, in its own unit
+        if isinstance(exact, np.timedelta64):
+            return duration_ns(exact)
         return ((key.days * 86_400 + key.seconds) * 10**6 + key.microseconds) * 1000
     return None
 

@@ -28,7 +28,8 @@ from .._files import _CSV, _PARQUET, expand, is_remote  # noqa: F401 (expanded i
 from ..core._validation import VeracityError
 from ._csv_text import (NULL_TEXTS, dates_as_memory_reads_them, first_non_utf8_line, first_ragged_line,
                         not_utf8_message, numbers_as_memory_reads_them, ragged_message)
-from ._parquet_files import _case_pairs, _parquet_layouts, _union_by_exact_name, parquet_names  # noqa: F401
+from ._parquet_files import (_case_pairs, _parquet_layouts, _union_by_exact_name,  # noqa: F401
+                             durations_as_intervals, mixed_units, parquet_names)
 
 #: Defaults of the connections veracity opens for files (see :func:`configure`).
 DEFAULTS: dict[str, Any] = {"memory_limit": "1GB", "temp_directory": None, "threads": None}
@@ -90,22 +91,26 @@ def read(source: str | os.PathLike) -> Any:
     con = connect(files)
     try:
         if kind == "parquet":
-            names, same, layouts = _parquet_layouts(files, os.fspath(source))
-            if len(layouts) == len(files) and _case_pairs(layouts) and len({tuple(n) for n in layouts}) > 1:
-                return _union_by_exact_name(con, files, layouts)
+            names, same, layouts, durations = _parquet_layouts(files, os.fspath(source))
+            # Arrow durations: DuckDB reads them as BIGINT counts of their unit (slices named 1000000 where
+            # every other route says 0 days 00:00:00.001000); read as INTERVAL (durations_as_intervals), each
+            # file in its own unit when the files' units differ
+            whole = len(layouts) == len(files)
+            if whole and ((_case_pairs(layouts) and len({tuple(n) for n in layouts}) > 1) or mixed_units(durations)):
+                return _union_by_exact_name(con, files, layouts, durations)
+            if mixed_units(durations):  # pragma: no cover - a file pyarrow cannot read: DuckDB cannot either
+                raise VeracityError(f"the files of {os.fspath(source)} hold a duration column in different units, "
+                                    "and one of them cannot be read; read the files separately")
             # files with other columns: matched by name, a column a file lacks read as missing (NULL) there,
             # so the contract names it; by default DuckDB stops with "InvalidInput" when a used one is absent
             relation = con.read_parquet(files) if same else con.read_parquet(files, union_by_name=True)
             if (names is None or len(names) != len(relation.columns)
                     or len({n.lower() for n in names}) == len(names)):
-                return relation
+                return durations_as_intervals(relation, durations)
             # DuckDB renamed a column equal to another but for case ("score" of Score, score became
             # score_1): the file's names, by position (see _source._duckdb_readable); an empty name keeps
             # DuckDB's (no lookup reaches it)
-            from ..core._sql_names import quote_identifier
-
-            return relation.project(", ".join(f"#{i + 1} AS {quote_identifier(n or duck)}"
-                                              for i, (n, duck) in enumerate(zip(names, relation.columns))))
+            return durations_as_intervals(relation, durations, names, rename=True)
         for f in files:  # DuckDB reads an empty file as one column "column0" (then "column 'p' not found")
             if os.path.getsize(f) == 0:
                 shown = os.fspath(source) if len(files) == 1 else f
@@ -330,8 +335,9 @@ def describe_error(exc: BaseException, source: str, kind: str | None = None) -> 
         kind = ("parquet" if low.endswith(_PARQUET) or os.path.isdir(source) else "csv" if low.endswith(_CSV)
                 else "file")
     text = str(exc)
-    if ERROR_MARK in text:  # a check veracity wrote into the query: its own line
-        return f"{text.split(ERROR_MARK, 1)[1].splitlines()[0]} (in {source})"
+    if ERROR_MARK in text:  # a check veracity wrote into the query: its own line (Spark's raise_error adds
+        said = text.split(ERROR_MARK, 1)[1].splitlines()[0]  # " SQLSTATE: P0001" to it)
+        return f"{re.sub(r' SQLSTATE: [0-9A-Z]+$', '', said)} (in {source})"
     ragged = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
     line_at = re.search(r"CSV Error on Line: (\d+)", text)
     if kind == "csv" and (ragged or "Invalid unicode" in text):  # not UTF-8 first, as the memory engine says

@@ -137,22 +137,67 @@ def open_spark(path: str, parquet: bool, *, spark_master: str, app: str) -> Any:
     spark.conf.set("spark.sql.csv.parser.columnPruning.enabled", "false")
     if parquet:
         files = _parquet_differ(path)
+        durations = _durations_of(path)
         if files:  # each file read with its own columns and types, joined by name (bigint and double: double)
             from functools import reduce
 
             flags = _boolean_and_number(files)
             try:
                 return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True),
-                              [_booleans_as_numbers(spark.read.parquet(f), flags) for f in files])
+                              [_spark_intervals(_booleans_as_numbers(spark.read.parquet(f), flags),
+                                                durations.get(f, {})) for f in files])
             except Exception as exc:  # noqa: BLE001 - types Spark does not join (a boolean and a number)
                 reason = str(exc).strip().splitlines()[0][:200]
                 raise VeracityError(f"the files of {path} hold a column in types Spark cannot read together "
                                     f"({reason}); give each column one type in every file, or read them "
                                     "with --engine duckdb") from None
-        return spark.read.parquet(path)
+        frame = spark.read.parquet(path)
+        return _spark_intervals(frame, next(iter(durations.values()), {}))
     frame = (spark.read.option("header", True).option("inferSchema", True).option("mode", "FAILFAST")
              .option("sep", delimiter(files)).csv(path))
     return spark_numbers(frame)
+
+
+def _durations_of(path: str) -> dict[str, dict[str, str]]:
+    """Each local Parquet file of ``path`` -> its Arrow duration columns and their units (``{}`` for a
+    path that names no local files)."""
+    from .._files import expand
+    from ._parquet_files import _parquet_layouts
+
+    try:
+        files, _ = expand(path)
+    except VeracityError:
+        return {}
+    return _parquet_layouts(files, path)[3]
+
+
+def _spark_intervals(frame: Any, units: dict[str, str]) -> Any:
+    """A Spark frame of one Parquet file (or of files alike) whose Arrow duration columns (``units``:
+    column -> unit), which Spark reads as BIGINT counts of their unit (slices named ``1000000``), are
+    day-time intervals of the same duration, exact to the microsecond: ``count * u`` microseconds
+    (``u`` = 10**6, 10**3, 1 for ``s``, ``ms``, ``us``; ``count / 1000`` for ``ns``). A nanosecond count
+    that is not whole microseconds stops the job (``raise_error``) rather than being rounded."""
+    from pyspark.sql import functions as F
+
+    from ._duckdb import ERROR_MARK
+
+    cast = [n for n in frame.columns if n in units]
+    if not cast:
+        return frame
+    micro = F.expr("INTERVAL '0.000001' SECOND")
+    factor = {"s": 1_000_000, "ms": 1000, "us": 1}
+
+    def interval(column: Any, name: str) -> Any:
+        unit = units[name]
+        if unit != "ns":
+            return column * F.lit(factor[unit]) * micro
+        stop = F.raise_error(F.concat(F.lit(f"{ERROR_MARK}column {name!r} holds durations with nanoseconds ("),
+                                      column.cast("string"), F.lit(" ns), which Spark's intervals cannot hold; "
+                                                                   "read the file with --engine memory")))
+        return F.when(column % 1000 != 0, stop).otherwise(F.floor(column / 1000) * micro)
+
+    columns = [frame[i] for i in range(len(frame.columns))]  # by position: dots in a name are not parsed
+    return frame.select(*[(interval(c, n) if n in units else c).alias(n) for c, n in zip(columns, frame.columns)])
 
 
 def _parquet_differ(path: str) -> list[str]:
@@ -271,12 +316,12 @@ def _dask_parquet(dd: Any, path: str) -> Any:
     try:
         files, _ = expand(path)
     except VeracityError:  # not local files (a URL Dask reads): nothing is checked
-        return dd.read_parquet(path)
+        return dd.read_parquet(path, arrow_to_pandas=_WHOLE)
     parquet_names(files, path)
     try:
         schemas = [pq.read_schema(f) for f in files]
     except Exception:  # noqa: BLE001 - not readable by pyarrow: Dask's reader says why
-        return dd.read_parquet(path)
+        return dd.read_parquet(path, arrow_to_pandas=_WHOLE)
     nested = {f.name: f.type for s in schemas for f in s if pa.types.is_nested(f.type)}
     return opened_from(_dask_files(dd, path, files, schemas), path, nested)
 
@@ -291,7 +336,7 @@ def _dask_files(dd: Any, path: str, files: list[str], schemas: list[Any]) -> Any
     from ._api import _booleans_as_int64
 
     if all(s.equals(schemas[0], check_metadata=False) for s in schemas[1:]):
-        return dd.read_parquet(path)
+        return dd.read_parquet(path, arrow_to_pandas=_WHOLE)
 
     def values(field: Any) -> Any:
         return field.with_type(field.type.value_type) if pa.types.is_dictionary(field.type) else field
@@ -300,11 +345,29 @@ def _dask_files(dd: Any, path: str, files: list[str], schemas: list[Any]) -> Any
         schema = pa.unify_schemas(_booleans_as_int64([pa.schema([values(f) for f in s]) for s in schemas]),
                                   promote_options="permissive")
     except (pa.ArrowTypeError, pa.ArrowInvalid):  # text in one file, numbers in another: Dask's own reading
-        return dd.read_parquet(path)
+        return dd.read_parquet(path, arrow_to_pandas=_WHOLE)
 
     def part(file: str) -> Any:
         table = pq.read_table(file)
         return pa.table([table.column(n).cast(f.type) if n in table.column_names else pa.nulls(len(table), f.type)
-                         for n, f in zip(schema.names, schema)], schema=schema).to_pandas()
+                         for n, f in zip(schema.names, schema)], schema=schema).to_pandas(**_WHOLE)
 
-    return dd.from_map(part, files, meta=schema.empty_table().to_pandas(), enforce_metadata=False)
+    return dd.from_map(part, files, meta=schema.empty_table().to_pandas(**_WHOLE), enforce_metadata=False)
+
+
+def _nullable_integers(kind: Any) -> Any:
+    """pandas' nullable integer type (``Int64``, ``UInt8`` ...) of an Arrow integer type (None: pandas'
+    default for the others)."""
+    import pyarrow as pa
+
+    if not pa.types.is_integer(kind):
+        return None
+    import pandas as pd
+
+    return pd.api.types.pandas_dtype(f"{'U' if pa.types.is_unsigned_integer(kind) else ''}Int{kind.bit_width}")
+
+
+#: Parquet integers read by Dask in pandas' nullable types (``Int64``), as pyarrow, DuckDB and the memory
+#: engine type them (the CSV route reads them so too): pandas' own conversion makes an integer column with
+#: a missing value float64, so a slice by it was named ``1.0`` where every other engine names it ``1``
+_WHOLE: dict[str, Any] = {"types_mapper": _nullable_integers}

@@ -108,7 +108,12 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
       ``Score`` and ``score``; the binder takes ``Score``): with such columns every column is
       renamed by position (``#i``, never by name), so the name is matched literally;
     * narwhals reads DuckDB's ``TIMESTAMPTZ_NS`` (a zone-aware nanosecond column, what pandas
-      writes to Parquet) as Unknown: it is cast to ``TIMESTAMPTZ`` (microseconds).
+      writes to Parquet) as Unknown: it is cast to ``TIMESTAMPTZ`` (microseconds);
+    * narwhals reads ``TIME_NS`` (an Arrow ``time64[ns]`` column of a Parquet file) as Unknown, and
+      its keys came back as Python ``time`` objects, which hold microseconds: times 1 ns apart were
+      one key and the rows of all but one were dropped (110 of 200 rows audited, silently). It is
+      cast to ``TIME`` where that is exact; a time with nanoseconds stops the query in one line
+      (:func:`_time_expr`), as reading the file into memory refuses it.
     """
     import narwhals as nw
 
@@ -117,8 +122,9 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
     native = frame.to_native()
     names = list(native.columns)
     nanos = [str(t) == "TIMESTAMPTZ_NS" for t in native.types]
+    times = [str(t) == "TIME_NS" for t in native.types]
     by_position = "*" in schema or len({str(n).lower() for n in names}) != len(names)
-    if not by_position and not any(nanos):
+    if not by_position and not any(nanos) and not any(times):
         return frame, schema, None
     internal = {name: f"_c{i}" for i, name in enumerate(schema)} if by_position else None
     items = []
@@ -126,9 +132,22 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
         expr = f"#{i + 1}" if by_position else quote_identifier(name)
         if nanos[i]:
             expr = f"CAST({expr} AS TIMESTAMPTZ)"
+        elif times[i]:
+            expr = _time_expr(expr, str(user))
         items.append(f"{expr} AS {quote_identifier(internal[user] if internal else name)}")
     frame = nw.from_native(native.project(", ".join(items)))
     return frame, dict(zip(schema, dict(frame.collect_schema()).values())), internal
+
+
+def _time_expr(x: str, name: str) -> str:
+    """SQL reading ``x``, a DuckDB ``TIME_NS``, as ``TIME`` (microseconds) when that is exact, and
+    stopping the query in one line at a time of day with nanoseconds (``epoch_ns(x) % 1000 <> 0``)."""
+    from ._duckdb import ERROR_MARK
+
+    shown = name.replace("'", "''")
+    stop = (f"error('{ERROR_MARK}column ''{shown}'' holds times of day with nanoseconds (' || CAST({x} AS VARCHAR) "
+            "|| '), which no route names exactly; round them to microseconds first')")
+    return f"CASE WHEN {x} IS NULL THEN NULL WHEN epoch_ns({x}) % 1000 <> 0 THEN {stop} ELSE CAST({x} AS TIME) END"
 
 
 def _dask_readable(x: Any) -> Any:
@@ -460,6 +479,33 @@ def _refuse_empty_column(frame: Frame, col: str, role: str) -> None:
     if role == "labels":
         raise VeracityError(labels_message(col, n, n, "missing"))
     raise VeracityError(missing_message(col, role, n, 0 if role == "scores" else None, n))
+
+
+def intervals_as_durations(table: Any) -> Any:
+    """A pyarrow ``table`` whose ``month_day_nano`` interval columns (DuckDB's INTERVAL, collected:
+    a Parquet duration column read by DuckDB, :func:`._parquet_files.durations_as_intervals`) are
+    ``duration[ns]`` of ``days * 86400 * 10**9 + nanoseconds``, as pyarrow and pandas read the file.
+    narwhals types such a column Unknown and numpy holds it as pandas ``DateOffset`` objects, which do
+    not compare (a slice of them named ``<DateOffset: ...>`` or matched no row). A column with months
+    (no fixed length) or beyond int64 nanoseconds is left as it is."""
+    import numpy as np
+    import pyarrow as pa
+
+    layout = np.dtype([("months", "<i4"), ("days", "<i4"), ("nanos", "<i8")])
+    columns = list(table.columns)
+    for i, column in enumerate(columns):
+        if not pa.types.is_interval(column.type):
+            continue
+        arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        parts = np.frombuffer(arr.buffers()[1], dtype=layout)[arr.offset:arr.offset + len(arr)]
+        valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        days = parts["days"].astype(np.int64)
+        near = np.abs(days * 86_400e9 + parts["nanos"]) < 9.2e18  # within int64 nanoseconds (2**63 ~ 9.22e18)
+        if (parts["months"][valid] != 0).any() or not near[valid].all():
+            continue
+        ns = np.where(valid, days * 86_400 * 10**9 + parts["nanos"], 0)
+        columns[i] = pa.array(ns, type=pa.duration("ns"), mask=~valid)
+    return pa.table(columns, names=table.column_names)
 
 
 def exact_floats(column: Any) -> Any:

@@ -284,8 +284,12 @@ def as_source(data: Any, labels: Any = None, *, score: Any = None, label: Any = 
 
         f = prep.frame
         wanted = list(dict.fromkeys(c for c in (*prep.score, label, prep.weight, prep.by) if c))
-        table = collect(f.nw.select([nw.col(f.ref(c)).alias(c) for c in wanted]))
-        prep = _Prepared(nw.to_native(table), score, label, sample_weight, by, pos_label=pos_label)
+        table = collect(f.nw.select([nw.col(f.ref(c)).alias(c) for c in wanted])).to_native()
+        if type(table).__module__.split(".")[0] == "pyarrow":  # DuckDB's INTERVAL keys as durations
+            from ._source import intervals_as_durations
+
+            table = intervals_as_durations(table)
+        prep = _Prepared(table, score, label, sample_weight, by, pos_label=pos_label)
     if not prep.frame.lazy:
         scores, ys, weights = prep.arrays()
         if isinstance(prep.by, list):
