@@ -32,11 +32,11 @@ def two_models(tmp_path):
 def test_json_rows_mirror_the_python_result(cli, two_models):
     path, frame = two_models
     r = cli(["compare", path, "--score", "p_old", "--against", "p_new", "--label", "y", "--json", "--resamples",
-             "30", "--seed", "4"])
+             "40", "--seed", "4"])
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     ref = vc.compare_models({"p_old": frame.p_old.to_numpy(), "p_new": frame.p_new.to_numpy()}, frame.y.to_numpy(),
-                            n_resamples=30, random_state=4)
+                            n_resamples=40, random_state=4)
     assert [{k: v for k, v in row.items() if k not in ("segment", "metric_label")} for row in doc["comparison"]] == \
         json.loads(json.dumps(ref.to_dict()["comparison"]))
     assert {row["metric"] for row in doc["comparison"]} == {"brier", "log_loss", "ece", "auc"}

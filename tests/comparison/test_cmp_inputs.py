@@ -76,8 +76,8 @@ def test_pandas_inputs_with_different_indexes_are_refused():
 def test_pos_label_reads_text_labels_like_their_0_1_coding():
     a, b, y = _two(1)
     text = np.where(y == 1, "churn", "stay")
-    r1 = vc.compare_models({"a": a, "b": b}, y, random_state=3, n_resamples=20)
-    r2 = vc.compare_models({"a": a, "b": b}, text, pos_label="churn", random_state=3, n_resamples=20)
+    r1 = vc.compare_models({"a": a, "b": b}, y, random_state=3, n_resamples=40)
+    r2 = vc.compare_models({"a": a, "b": b}, text, pos_label="churn", random_state=3, n_resamples=40)
     assert _numbers(r1) == _numbers(r2)
     flipped = vc.compare_models({"a": 1 - a, "b": 1 - b}, text, pos_label="stay", n_resamples=0)
     assert flipped.row("brier").diff == pytest.approx(r1.row("brier").diff, abs=1e-15)
@@ -89,8 +89,8 @@ def test_rows_of_weight_zero_are_dropped_rows_and_integer_weights_are_repeated_r
     w = np.random.default_rng(0).integers(0, 3, 300).astype(float)
     keep = w > 0
     got = vc.compare_models({"a": a, "b": b}, y, sample_weight=np.where(keep, 1.0, 0.0), random_state=5,
-                            n_resamples=25)
-    ref = vc.compare_models({"a": a[keep], "b": b[keep]}, y[keep], random_state=5, n_resamples=25)
+                            n_resamples=40)
+    ref = vc.compare_models({"a": a[keep], "b": b[keep]}, y[keep], random_state=5, n_resamples=40)
     assert got.n == ref.n == keep.sum()
     for g, r in zip(_numbers(got), _numbers(ref)):
         assert g[0] == r[0] and g[1:] == pytest.approx(r[1:], rel=1e-12, abs=1e-15)
@@ -162,8 +162,8 @@ def test_frame_form_equals_the_array_form(kind):
     data = {"old": a, "new": b, "label": y.astype(int), "w": w, "seg": seg}
     frame = {"pandas": pd.DataFrame, "polars": pl.DataFrame, "pyarrow": pa.table}[kind](data)
     got = vc.compare_models(frame, scores=["old", "new"], label="label", sample_weight="w", by="seg",
-                            random_state=2, n_resamples=20)
-    ref = vc.compare_models({"old": a, "new": b}, y, sample_weight=w, by=seg, random_state=2, n_resamples=20)
+                            random_state=2, n_resamples=40)
+    ref = vc.compare_models({"old": a, "new": b}, y, sample_weight=w, by=seg, random_state=2, n_resamples=40)
     assert got.to_dict() == ref.to_dict() | {"group_column": "seg"}
     assert set(got.groups) == {"x", "y"}
     m = vc.murphy_diagram(frame, scores=["old", "new"], label="label", theta=[0.3, 0.6])

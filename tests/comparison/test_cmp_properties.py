@@ -49,8 +49,8 @@ def test_swapping_the_models_negates_every_difference(seed, n):
     a, b, y, w = _problem(seed, n)
     if y.min() == y.max():
         return
-    ab = vc.compare_models({"a": a, "b": b}, y, sample_weight=w, random_state=seed, n_resamples=15)
-    ba = vc.compare_models({"b": b, "a": a}, y, sample_weight=w, random_state=seed, n_resamples=15)
+    ab = vc.compare_models({"a": a, "b": b}, y, sample_weight=w, random_state=seed, n_resamples=40)
+    ba = vc.compare_models({"b": b, "a": a}, y, sample_weight=w, random_state=seed, n_resamples=40)
     for r1, r2 in zip(ab.rows, ba.rows):
         assert r1.metric == r2.metric
         assert r1.diff == pytest.approx(-r2.diff, abs=1e-12)

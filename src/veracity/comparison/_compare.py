@@ -398,6 +398,9 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
     boot = PairedBootstrap(list(data), runs if n_resamples else None, bins=bins)
     samples = boot.run(n_resamples, random_state) if n_resamples else {}
     nan = float("nan")
+    # too few resamples to place the ends at this level: no bootstrap interval (n/a), not the extreme
+    # resamples (1 resample gave MCB [+0.0028, +0.0167], a 0 % interval that read as significant)
+    few = bool(_few_resamples(n_resamples, level))
     for i, j in models.pairs():
         for t, metric in enumerate(("brier", "log_loss")):
             rows.append(_row(names, i, j, metric, means[i, t], means[j, t], paired[(i, j)][t]))
@@ -406,6 +409,8 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
             low, high, p = ece_difference_interval(diff, samples["ece"][:, j] - samples["ece"][:, i],
                                                    bin_sums[i], bin_sums[j], level)
             se = float(np.std(samples["ece"][:, j] - samples["ece"][:, i], ddof=1)) if n_resamples > 1 else nan
+            if few:
+                low = high = nan
         else:
             low = high = p = se = nan
         if identical[(i, j)]:
@@ -423,12 +428,13 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
                                                         beta_a, beta_b, level)
             dsc_low, dsc_high, dsc_p = overfit_interval(dec.dsc, samples["dsc"][:, j] - samples["dsc"][:, i],
                                                         beta_a, beta_b, level)
+            if few:
+                mcb_low = mcb_high = dsc_low = dsc_high = nan
         else:
             mcb_low = mcb_high = mcb_p = dsc_low = dsc_high = dsc_p = nan
         diffs.append(CORPDifference(names[i], names[j], dec.score, dec.mcb, dec.dsc, dec.unc, mcb_low, mcb_high,
                                     dsc_low, dsc_high, mcb_p, dsc_p))
         brier_row = next(r for r in rows if r.metric == "brier" and r.model_a == names[i] and r.model_b == names[j])
-        few = bool(_few_resamples(n_resamples, level))
         verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)], few=few))
     return ModelComparison(models=names, rows=tuple(rows), corp=corp, corp_differences=tuple(diffs),
                            verdicts=tuple(verdicts), n=models.n, level=level, n_resamples=n_resamples,
@@ -445,8 +451,8 @@ def _few_resamples(n_resamples: int, level: float) -> tuple[str, ...]:
         return ()
     alpha = round(1.0 - level, 12)
     return (f"{n_resamples} resample{'s are' if n_resamples > 1 else ' is'} too few for {level * 100:g}% bootstrap "
-            f"intervals: their ends are the smallest and largest resampled value (a "
-            f"{100 * (1 - 2 / (n_resamples + 1)):.1f}% interval) and no p-value can fall below "
+            f"intervals, which are not shown (n/a): their ends would be the smallest and largest resampled value "
+            f"(a {100 * (1 - 2 / (n_resamples + 1)):.1f}% interval), and no p-value can fall below "
             f"{alpha:g} (1 - level); pass n_resamples of at least {need} (200 to 2,000 is usual)",)
 
 

@@ -58,12 +58,13 @@ def student_df(n: int, total: float, total_sq: float) -> float:
     r"""Degrees of freedom of a paired mean's t interval: :math:`n - 1` unweighted, Kish's effective
     size less one, :math:`(\sum w)^2/\sum w^2 - 1`, weighted (``total``, ``total_sq``: Σw, Σw²; equal
     weights give n - 1 to rounding, read back as n - 1). NaN below 2 rows or where the effective size
-    is not above 1 (one row carries all the weight: no spread to estimate)."""
+    is below 2 (one row carries nearly all the weight: no spread to estimate — a row of weight 10¹²
+    among 499 of weight 1 has ν ≈ 2·10⁻⁹, whose t quantile printed intervals of ±10¹³⁹)."""
     if n < 2:
         return float("nan")
     eff = total * total / total_sq
     df = float(n - 1) if abs(eff - n) <= 1e-9 * n else eff - 1.0
-    return df if df > 0.0 else float("nan")
+    return df if df >= 1.0 - 1e-9 else float("nan")
 
 
 def t_of(level: float, df: float) -> float:
