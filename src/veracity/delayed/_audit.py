@@ -42,6 +42,7 @@ from ..core._validation import VeracityError, to_numpy
 from ..decisions._inputs import check_cost
 from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare, check_level, cut_to_range,
                    few_labels_note, judged_calibrated, ppi_from_sums, z_of)
+from ._ppi_result import rare_class_note
 from ._ppi_sums import wilson_rate_interval
 
 #: a bin's rate is flagged insufficient below this many labels (its Wilson interval covered 95-96 % of
@@ -137,6 +138,9 @@ class PpiAudit(Display):
             few_window = few_labels_note(self.n_labelled, 1.0, self.n_effective)
             if few_window:
                 notes.append(few_window)
+            rare = rare_class_note(self.n_labelled, rate["classical"], self.n_effective)  # vc.ppi_mean's note
+            if rare:
+                notes.append(rare)
         few = [r["quantity"] for r in self.rows if "sufficient" in r and not r["sufficient"]]
         if few:
             notes.append(f"{', '.join(few)}: fewer than {MIN_LABELS} labels, the interval rests on too few labels "
@@ -243,7 +247,9 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
                          "classical": float(out["rectifier"][0]), "lam": 1.0, "n_labelled": n, "n_unlabelled": m})
     calibrated = bool(judged_calibrated(rows[1]["ci_low"], rows[1]["ci_high"], out["rectifier_se"][0],
                                         n if w is None else float(w.sum() / w.max()), level,
-                                        label_se=out["classical_se"][0], rectifier=out["rectifier"][0]))
+                                        label_se=out["classical_se"][0], rectifier=out["rectifier"][0],
+                                        positives=float(y.sum()) if w is None else None,
+                                        expected=float(f.sum()) if w is None else None))
     bs = _bin_sums(y, f, g, w, u, edges)
     bo = ppi_from_sums(bs, level=level, power_tuning=bool(power_tuning))
     cut_to_range(bo, RATE_BOUNDS)

@@ -55,16 +55,27 @@ def design_estimates(y: np.ndarray, f: np.ndarray, g: np.ndarray, pi: np.ndarray
     """The keys of :func:`~veracity.delayed._ppi.ppi_from_sums` for a designed sample."""
     z = z_of(level)
     M = float(y.size + g.size)
-    c = (1.0 - pi) / (pi * pi)
+    # lambda reads c = (1 - pi) / pi^2 up to a constant: c' = c / s^2 with s = 1 / min(pi), so c' <= 1. A
+    # propensity below about 1e-154 made pi^2 underflow to 0 (c infinite, every estimate NaN and a note
+    # that the labels "show no spread")
+    sp = pi / float(pi.min())  # >= 1
+    with np.errstate(over="ignore", under="ignore"):  # (s pi)^2 beyond 1.8e308: c' is 0 to double precision
+        c_ = (1.0 - pi) / (sp * sp)
     sum_all = float(f.sum() + g.sum())
     if not power_tuning:
         lam = 1.0
     else:
-        den = float(c @ (f * f))
-        lam = float(np.clip((c @ (y * f)) / den, 0.0, 1.0)) if den > 0 else 0.0
+        den = float(c_ @ (f * f))
+        lam = float(np.clip((c_ @ (y * f)) / den, 0.0, 1.0)) if den > 0 else 0.0
 
     def ht(r: np.ndarray, offset: float) -> tuple[float, float]:
-        return (offset + float((r / pi).sum())) / M, float(np.sqrt(c @ (r * r))) / M
+        # the standard error sqrt(sum c r^2) / M as the norm of v = sqrt(1 - pi) r / pi, scaled by its largest
+        # entry (squares of entries near 1e200 would overflow, those of the others underflow beside them)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):  # a propensity below 1e-308: inf
+            v = np.sqrt(1.0 - pi) * (r / pi)
+            top = float(np.abs(v).max())
+            sd = top * float(np.sqrt(((v / top) ** 2).sum())) if 0 < top < np.inf else top
+            return (offset + float((r / pi).sum())) / M, sd / M
 
     est, se = ht(y - lam * f, lam * sum_all)
     cls, cls_se = ht(y, 0.0)

@@ -32,6 +32,14 @@ FEW_DRAWN = ("only {n:,} labels drawn at random (propensity < 1; the {certain:,}
              "nothing about the others): below about 50 the normal interval is too narrow (simulated 95 % "
              "intervals covered 39 % of true rates with 5 random labels, 69 % with 10, 84 % with 20); label more "
              "randomly chosen rows")
+#: fewer labels than this of the rarer class (positive or negative) make the normal interval far too narrow,
+#: however many labels there are (seeded simulation in tests/delayed/test_rare_class_r16.py: windows whose
+#: labels held one positive covered the true rate 13-28 % of the time at a nominal 95 %, two positives
+#: 52-64 %, three and more 90-96 %)
+RARE_CLASS = 3
+RARE = ("only {k:g} of the {n:,} labels {are} {cls}: near a rate of {edge} the normal interval is far too narrow "
+        "(simulated 95 % intervals covered 13-28 % of true rates with one label of the rarer class, 52-64 % with "
+        "two); label more rows (vc.labels_needed says how many)")
 ZERO_WIDTH = ("the {n:,} labels show no spread (e.g. all one class): the normal interval has zero width and is "
               "not a confidence interval; label more rows")
 
@@ -137,6 +145,27 @@ def few_labels_note(n: int, se: float, n_effective: float | None = None, *, draw
     return None
 
 
+def rare_class_note(n: int, mean_y: float, n_effective: float | None = None) -> str | None:
+    r"""The note on labels with fewer than :data:`RARE_CLASS` of one class, or None: the labels' rarer class
+    counted as :math:`k = \min(\bar y, 1 - \bar y)\, n` (:math:`\bar y` their mean, weighted when they are;
+    :math:`n` their Kish effective size :math:`(\sum w)^2 / \sum w^2` when weighted, the count otherwise: the
+    number of positives or of negatives when unweighted). None when :math:`\bar y` is not finite. ``k`` = 0
+    is the labels without spread, which the zero-width note names when the interval has no width."""
+    if n_effective is not None and abs(n_effective - n) <= 1e-9 * n:  # equal weights: the count itself
+        n_effective = None
+    size = float(n if n_effective is None else n_effective)
+    if not np.isfinite(mean_y) or not size > 0:
+        return None
+    pos = float(mean_y) <= 0.5
+    k = (float(mean_y) if pos else 1.0 - float(mean_y)) * size
+    k = round(k, 6)  # a count, up to the rounding of the mean
+    if k >= RARE_CLASS:
+        return None
+    cls = ("positive" if pos else "negative") if n_effective is None else \
+        ("positive (effective labels, Kish size)" if pos else "negative (effective labels, Kish size)")
+    return RARE.format(k=k, n=n, are="is" if k == 1 else "are", cls=cls, edge="0" if pos else "1")
+
+
 def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, excluded: int, p: float, valid: bool,
             f: np.ndarray | None = None, g: np.ndarray | None = None, w: np.ndarray | None = None,
             drawn: int | None = None) -> PpiMean:
@@ -150,10 +179,15 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     if drawn is not None and not v.get("drawn_label_se", 1.0) >= NO_SPREAD:
         calibrated = bool(judged_calibrated(0.0, 0.0, 0.0, drawn, level, rectifier=v["drawn_rectifier"]))
     else:
+        # unweighted labels: the count of positives and its expectation under calibration, for the exact
+        # judgement of labels with fewer than EXACT_BELOW of one class (_ppi_sums.judged_calibrated)
+        plain = w is None and drawn is None
         calibrated = bool(judged_calibrated(v["rectifier_low"], v["rectifier_high"], v["rectifier_se"],
                                             n if w is None else float(w.sum() / w.max()), level,
                                             label_se=v["classical_se"] if drawn is None else None,
-                                            rectifier=v["rectifier"]))
+                                            rectifier=v["rectifier"],
+                                            positives=v["classical"] * n if plain else None,
+                                            expected=(v["classical"] - v["rectifier"]) * n if plain else None))
     # the outcome is 0/1: a rate lies in [0, 1] and the rectifier y - f in [-1, 1], so a normal interval
     # reaching beyond is cut at the bound (ppi_from_sums stays the plain normal interval, as it also
     # serves quantities such as costs)
@@ -163,9 +197,13 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     if not valid:
         notes.append("NOT VALID: the labelled rows do not look like a random sample of the window "
                      f"(score-histogram chi-square p = {fmt_p(p)}); PPI needs a random audit sample")
-    few = few_labels_note(n, v["se"], None if w is None else float(w.sum()) ** 2 / float(w @ w), drawn=drawn)
+    eff = None if w is None else float(w.sum()) ** 2 / float(w @ w)
+    few = few_labels_note(n, v["se"], eff, drawn=drawn)
     if few:
         notes.append(few)
+    rare = None if drawn is not None or few == ZERO_WIDTH.format(n=n) else rare_class_note(n, v["classical"], eff)
+    if rare:  # the labels' mean: classical, before any cut (a rate is in [0, 1] anyway)
+        notes.append(rare)
     if not calibrated:
         notes.append(NOT_CALIBRATED)
     return PpiMean(
@@ -191,6 +229,10 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     with np.errstate(divide="ignore", invalid="ignore"):  # Kish size; equals n when every weight is 1
         eff = np.atleast_1d(np.asarray(sums.w, dtype=np.float64) ** 2 / np.asarray(sums.w2, dtype=np.float64))
     cols = {k: np.atleast_1d(v) for k, v in out.items()}
+    w_, w2_ = (np.atleast_1d(np.asarray(getattr(sums, k), dtype=np.float64)) for k in ("w", "w2"))
+    wy, wf = (np.broadcast_to(np.atleast_1d(np.asarray(getattr(sums, k), dtype=np.float64)), n.shape)
+              for k in ("wy", "wf"))
+    unweighted = np.broadcast_to((w_ == n) & (w2_ == n), n.shape)
     recs = []
     for i in range(n.size):
         def three(name: str, prefix: str, i: int = i) -> dict[str, float | None]:
@@ -200,10 +242,13 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
         has = n[i] >= 2 and np.isfinite(cols["estimate"][i])
         # the exact test's exponent: n unweighted; weighted sums hold no largest weight (W / max w, the
         # exact exponent), so the Kish size stands in for it (an approximation)
+        plain = unweighted[i]  # the sums of 0/1 labels with weight 1: counts, for the exact rare-class judgement
         calibrated = bool(judged_calibrated(cols["rectifier_low"][i], cols["rectifier_high"][i],
                                             cols["rectifier_se"][i], min(n[i], eff[i]), level,
                                             label_se=cols["classical_se"][i],
-                                            rectifier=cols["rectifier"][i])) if has else None
+                                            rectifier=cols["rectifier"][i],
+                                            positives=wy[i] if plain else None,
+                                            expected=wf[i] if plain else None)) if has else None
         recs.append({
             "estimate_ppi": {**three("estimate", "ci"), "lam": float(cols["lam"][i]), "labels": int(n[i])}
             if has else None,
@@ -212,6 +257,9 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
             "calibrated": calibrated,
             "note": "; ".join(n_ for n_ in (
                 few_labels_note(int(n[i]), float(cols["se"][i]), float(eff[i])) if has else None,
+                rare_class_note(int(n[i]), float(cols["classical"][i]),
+                                None if eff[i] == n[i] else float(eff[i]))
+                if has and float(cols["se"][i]) >= NO_SPREAD else None,
                 NOT_CALIBRATED if calibrated is False else None) if n_) or None,
         })
     return recs

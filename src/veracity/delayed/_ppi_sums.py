@@ -23,8 +23,51 @@ from ..core._validation import VeracityError
 NO_SPREAD = 1e-7
 
 
+#: unweighted labels with fewer than this many of one class (positive or negative) are judged calibrated or
+#: not by an exact binomial tail bound, not by the rectifier's normal interval (:func:`judged_calibrated`): the
+#: rule of thumb that a normal approximation of a count needs at least 10 of each outcome
+EXACT_BELOW = 10
+
+
+def _binomial_low_tail(n: np.ndarray, p: np.ndarray, c: np.ndarray) -> np.ndarray:
+    r""":math:`P(B \le c)` for :math:`B \sim \mathrm{Bin}(n, p)`, the regularised incomplete beta function
+    :math:`I_{1-p}(n - c, c + 1)` (1 where :math:`c \ge n`; vectorised)."""
+    from ..core._special import _special
+
+    n, p, c = (np.asarray(a, dtype=np.float64) for a in (n, p, c))
+    full = c >= n
+    with np.errstate(invalid="ignore"):
+        tail = _special().betainc(np.where(full, 1.0, n - c), c + 1.0, 1.0 - p)
+    return np.where(full, 1.0, np.asarray(tail, dtype=np.float64))
+
+
+def _rare_class_rejects(n: Any, positives: Any, expected: Any, level: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(applies, rejects)``: where the labels hold fewer than :data:`EXACT_BELOW` of one class, the
+    two-sided test of calibration by Hoeffding's (1956) binomial bound. Under calibration the count of
+    positives :math:`S = \sum y` is Poisson-binomial with mean :math:`\mu = \sum f`, and its tails are no
+    heavier than those of :math:`B \sim \mathrm{Bin}(n, \mu / n)`: :math:`P(S \le c) \le P(B \le c)` for
+    :math:`c \le \mu - 1` (and for :math:`c = 0` always, by the AM–GM inequality), :math:`P(S \ge c) \le
+    P(B \ge c)` for :math:`c \ge \mu + 1`. Rejected where that tail is at most :math:`(1 - \text{level}) / 2`;
+    counts within one of the mean are never rejected. Rare negatives are the same test of :math:`n - S`."""
+    n = np.asarray(n, dtype=np.float64)
+    s = np.asarray(positives, dtype=np.float64)
+    mu = np.asarray(expected, dtype=np.float64)
+    neg = (n - s) < s  # the rarer class: negatives
+    k = np.where(neg, n - s, s)  # its count
+    m = np.where(neg, n - mu, mu)  # its expected count under calibration
+    applies = np.isfinite(k) & np.isfinite(m) & (n > 0) & (k < EXACT_BELOW)
+    k_ = np.where(applies, np.round(k), 0.0)
+    p = np.clip(np.where(applies, m / np.where(n > 0, n, 1.0), 0.5), 0.0, 1.0)
+    low = (k_ == 0) | (k_ <= m - 1.0)
+    high = (k_ >= 1) & (k_ >= m + 1.0)
+    tail = np.where(low, _binomial_low_tail(n, p, k_),
+                    np.where(high, 1.0 - _binomial_low_tail(n, p, np.maximum(k_ - 1.0, 0.0)), 1.0))
+    return applies, applies & (tail <= (1.0 - level) / 2.0)
+
+
 def judged_calibrated(rect_low: Any, rect_high: Any, rect_se: Any, n: Any, level: float,
-                      label_se: Any = None, rectifier: Any = None) -> Any:
+                      label_se: Any = None, rectifier: Any = None, positives: Any = None,
+                      expected: Any = None) -> Any:
     r"""The rectifier's interval holds 0 — or, where the labels have no spread, an exact test does not reject.
 
     A rectifier without spread (every label one class, y − f = c for every labelled row) has a
@@ -42,7 +85,14 @@ def judged_calibrated(rect_low: Any, rect_high: Any, rect_se: Any, n: Any, level
     two negatives scored 0.1 are no evidence (0.81), 1,000 negatives scored 0.5 are. With weights
     :math:`w_i` (:math:`c` the weighted mean), the weighted AM–GM inequality gives
     :math:`\prod (1 - f_i) \le (1 - |c|)^{W / \max w}`: the callers pass ``n`` = :math:`W / \max w`
-    (the number of labels when the weights are equal). Vectorised."""
+    (the number of labels when the weights are equal).
+
+    Unweighted labels with spread but fewer than :data:`EXACT_BELOW` of one class (``positives`` =
+    :math:`\sum y` and ``expected`` = :math:`\sum f` given) are judged by the exact binomial bound of
+    :func:`_rare_class_rejects` instead of the normal interval, whose skew there made calibrated scores read
+    "not calibrated" above the level: calibrated windows of rare outcomes (rates 0.02-0.05, 100-400 labels)
+    were judged not calibrated in 7-10 % of cases at a nominal 5 %, 1-4 % with the exact bound (seeded
+    simulation in tests/delayed/test_rare_class_r16.py). Vectorised."""
     low, high = np.asarray(rect_low, dtype=np.float64), np.asarray(rect_high, dtype=np.float64)
     flat = ~(np.asarray(rect_se) >= NO_SPREAD)
     if label_se is not None:
@@ -51,7 +101,11 @@ def judged_calibrated(rect_low: Any, rect_high: Any, rect_se: Any, n: Any, level
     c = np.clip(np.abs(centre), 0.0, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         exact_p = np.exp(np.asarray(n, dtype=np.float64) * np.log1p(-c))
-    return np.where(flat, exact_p > (1.0 - level) / 2.0, (low <= 0.0) & (0.0 <= high))
+    out = np.where(flat, exact_p > (1.0 - level) / 2.0, (low <= 0.0) & (0.0 <= high))
+    if positives is not None and expected is not None:
+        rare, rejects = _rare_class_rejects(n, positives, expected, level)
+        out = np.where(rare & ~flat, ~rejects, out)
+    return out
 
 
 def cut_to_range(out: dict[str, Any], bounds: Any) -> None:

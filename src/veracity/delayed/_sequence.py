@@ -307,6 +307,7 @@ def batch_sums(x: np.ndarray, batches: Any, *, extra: np.ndarray | None = None, 
         if missing:  # NaN sorts last: its rows would silently count as the latest batch
             raise VeracityError(f"batches has {missing} missing keys (NaN/NaT); every row needs the batch (e.g. "
                                 "the day its outcome arrived): fill them or drop those rows", param="batches")
+        _refuse_mixed_offsets(raw)
         try:
             keys, inv = np.unique(raw, return_inverse=True)
         except TypeError:
@@ -326,6 +327,33 @@ def batch_sums(x: np.ndarray, batches: Any, *, extra: np.ndarray | None = None, 
     return keys, inv, n, sx, sxx
 
 
+#: an ISO time written with its UTC offset (``2026-10-25T02:30:00+02:00``, ``...Z``): the offset is group 1
+_ISO_WITH_OFFSET = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?\s*(Z|[+-]\d\d(?::?\d\d)?)"
+
+
+def _refuse_mixed_offsets(raw: np.ndarray) -> None:
+    """Batch keys that are ISO times written with different UTC offsets are refused: sorted as text, the
+    order of the steps, they are out of time order (``2026-10-25T02:10:00+01:00`` is after
+    ``2026-10-25T02:30:00+02:00``, across a change of summer time) — a silent wrong order of the bets and of
+    ``alarm_at``. Keys with one offset throughout (or none) sort as their times do."""
+    if raw.dtype.kind != "U" and not (raw.dtype == object and raw.size and isinstance(raw.flat[0], str)):
+        return
+    import re
+
+    texts = np.unique(raw.astype(str))
+    offsets = set()
+    for t in texts[:: max(1, texts.size // 10_000)].tolist() if texts.size > 20_000 else texts.tolist():
+        m = re.fullmatch(_ISO_WITH_OFFSET, t.strip())
+        if m is not None:
+            offsets.add("+00:00" if m.group(1) in ("Z", "+00", "+0000", "+00:00", "-00:00") else m.group(1))
+    if len(offsets) > 1:
+        shown = ", ".join(sorted(offsets)[:4])
+        raise VeracityError(f"batches are times written with different UTC offsets ({shown}); sorted as text they "
+                            "are out of time order (a change of summer time, or mixed sources): convert them to "
+                            "UTC first, e.g. pandas.to_datetime(keys, utc=True), or pass day numbers",
+                            param="batches")
+
+
 def check_shift_at(shift_at: Any, steps: int) -> int | None:
     if shift_at is None:
         return None
@@ -342,7 +370,8 @@ def confidence_sequence(scores: Any, labels: Any = None, *, score: Any = None, l
     r"""Anytime-valid running bounds on *rate − mean score* for a stream of scored outcomes.
 
     Rows are in arrival order. ``batches`` (one key per row, e.g. the day the outcome
-    arrived; sorted keys give the order, rows of a batch in any order) reports one step
+    arrived; sorted keys give the order, rows of a batch in any order; ISO strings with
+    different UTC offsets are refused, as text they sort out of time order) reports one step
     per batch — the bounds a daily look sees. ``alarm_at`` is the first step whose bounds
     exclude 0 — or, with ``tolerance`` t > 0, lie wholly outside [−t, t] (a gap that small
     counts as calibrated; the false-alarm guarantee then holds whenever every row's gap is

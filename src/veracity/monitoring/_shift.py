@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core._special import chdtrc
+# the merging of sparse bins is the one of the PPI random-sample check (delayed labels sit below monitoring)
+from ..delayed._ppi import MIN_EXPECTED as MIN_EXPECTED, merge_sparse_bins as _merged
 
 #: the chi-square test's level for calling a shift (per window)
 SHIFT_ALPHA = 0.01
@@ -34,32 +36,6 @@ def population_stability(actual: np.ndarray, reference: np.ndarray) -> float:
     a /= a.sum()
     r /= r.sum()
     return float(np.sum((a - r) * np.log(a / r)))
-
-
-#: the smallest expected count of a cell of the chi-square test (Cochran's rule): sparser bins are merged
-MIN_EXPECTED = 5.0
-
-
-def _merged(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""The two histograms with adjacent bins merged, in score order, until every cell's expected count is at
-    least :data:`MIN_EXPECTED` under homogeneity: a run of bins becomes one cell once its pooled count
-    :math:`c` reaches :math:`5\,N / \min(n_a, n_b)` (the smaller histogram then expects
-    :math:`c \min(n_a, n_b) / N \ge 5` there); a short run left at the end joins the cell before it.
-    One ``searchsorted`` per merged cell."""
-    c = np.cumsum(a + b)
-    need = MIN_EXPECTED * c[-1] / min(float(a.sum()), float(b.sum()))
-    ends, done = [], 0.0
-    while True:
-        e = int(np.searchsorted(c, done + need * (1 - 1e-12), side="left"))
-        if e >= c.size:
-            break
-        ends.append(e)
-        done = float(c[e])
-    if not ends:
-        return a.sum(keepdims=True), b.sum(keepdims=True)
-    ends[-1] = c.size - 1  # the short run at the end joins the last cell
-    starts = np.r_[0, np.asarray(ends[:-1], dtype=np.intp) + 1]
-    return np.add.reduceat(a, starts), np.add.reduceat(b, starts)
 
 
 def chi2_homogeneity(a: np.ndarray, b: np.ndarray) -> float:
