@@ -8,11 +8,31 @@ from __future__ import annotations
 
 from typing import Any
 
+#: the kinds of alert, each the start of its sentence ("slope 0.62 (p = ...)", "score shift vs 2026-W10: ...")
+KINDS = ("calibration", "slope", "score shift", "sequential")
+
+
+def alert_kind(text: str) -> str:
+    """The kind of an alert sentence: the one of :data:`KINDS` it starts with, else its words before the
+    first colon. (The words before the colon alone named a slope alert ``slope 0.62 (p = 0.002; 1 when
+    calibrated`` and a shift ``score shift vs 2026-W10``.)
+
+    >>> alert_kind("slope 0.62 (p = 0.002; 1 when calibrated: over-confident scores)")
+    'slope'
+    >>> alert_kind("score shift vs 2026-W10: PSI 0.107, chi-square p = 3.6e-05")
+    'score shift'
+    """
+    text = str(text)
+    for kind in KINDS:
+        if text.startswith(kind) and text[len(kind):len(kind) + 1] in ("", " ", ":"):
+            return kind
+    return text.split(":", 1)[0]
+
 
 class Alert(str):
     """One alert of a store's status: reads as its sentence (a ``str``, as row alerts always did) and
-    knows where it fired: ``period``, ``slice`` and ``kind`` (the words before the first colon:
-    ``calibration``, ``slope``, ``score shift`` or ``sequential``).
+    knows where it fired: ``period``, ``slice`` and ``kind`` (``calibration``, ``slope``, ``score shift``
+    or ``sequential``: the one its sentence starts with, :func:`alert_kind`).
 
     ``StatusRow.alerts`` and ``StoreStatus.alerts`` both hold these (one type everywhere; issue 22).
     ``StoreStatus.alerts`` used to list the alerting *rows*: an attribute of the row read through an
@@ -28,7 +48,7 @@ class Alert(str):
     def __new__(cls, text: str, *, period: str = "", slice: str = "", row: Any = None) -> Alert:
         self = super().__new__(cls, text)
         self.period, self.slice = str(period), str(slice)
-        self.kind = str(text).split(":", 1)[0]
+        self.kind = alert_kind(text)
         self._row = row
         return self
 

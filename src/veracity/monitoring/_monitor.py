@@ -188,6 +188,14 @@ def _check_min_count(min_count: Any) -> None:
                             param="min_count")
 
 
+def _kish(total: float, total_sq: float) -> float:
+    r"""Kish effective size :math:`(\sum w)^2 / \sum w^2` of rows weighing ``total`` > 0 in all. Rows
+    weighing less than about :math:`10^{-221}` of the largest weight (:mod:`veracity.core._weights`) may
+    have squares that underflow to 0: such a period counts as one row, the smallest effective size of a
+    non-empty period (as ``BinStats.effective_count`` counts such a bin; a ZeroDivisionError before)."""
+    return total * total / total_sq if total_sq > 0 else 1.0
+
+
 def _scaled(h: np.ndarray, size: float | None) -> np.ndarray:
     """A weighted histogram in units of effective rows (``size`` = its n_eff; None: already counts)."""
     total = float(h.sum())
@@ -264,7 +272,7 @@ def summarize_periods(
             continue
         rate = float(s.sum_y.sum() / total)
         conf = float(s.sum_p.sum() / total)
-        n_eff = total**2 / float(s.weight_sq.sum())
+        n_eff = _kish(total, float(s.weight_sq.sum()))
         interval = binomial_interval(np.asarray(rate * n_eff), np.asarray(n_eff), method="wilson",
                                      level=level)
         low, high = float(interval[0]), float(interval[1])
@@ -535,7 +543,8 @@ def _effective_sizes(keys: np.ndarray, sample_weight: Any) -> dict[str, float] |
     sw = np.bincount(inv.reshape(-1), weights=w, minlength=uniq.size)
     sw2 = np.bincount(inv.reshape(-1), weights=w * w, minlength=uniq.size)
     with np.errstate(divide="ignore", invalid="ignore"):
-        n_eff = np.where(sw2 > 0, sw * sw / sw2, 0.0)
+        # a key whose weights' squares all underflow (weights below ~1e-221 of the largest) counts as one row
+        n_eff = np.where(sw2 > 0, sw * sw / sw2, np.where(sw > 0, 1.0, 0.0))
     return {str(k): float(v) for k, v in zip(uniq.tolist(), n_eff.tolist())}
 
 
@@ -880,7 +889,7 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         _add(squares, names[k], float(sq))
     sizes = None
     if prep.weight:  # the effective rows of each period, (Σw)² / Σw², as the array form
-        sizes = {k: (float(h.sum()) ** 2 / squares[k] if squares[k] > 0 else 0.0) for k, h in histograms.items()}
+        sizes = {k: (_kish(float(h.sum()), squares[k]) if h.sum() > 0 else 0.0) for k, h in histograms.items()}
     pending: dict[str, int] = {}
     if prep.rows is not None:
         waiting = agg.collect(working.filter(~nw.col("_m")).with_columns(_one=nw.lit(1, nw.Int64))

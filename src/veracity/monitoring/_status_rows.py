@@ -182,7 +182,7 @@ class StoreStatus(Display):
         # text below the table), then the numbers behind it
         records = [{
             "status": r.status, "period": r.period, **({"slice": r.slice} if self.by is not None else {}),
-            "alerts": ", ".join(a.split(":")[0] for a in r.alerts),
+            "alerts": ", ".join(dict.fromkeys(a.kind for a in r.alerts)),
             "diagnosis": (r.diagnosis or "").split(":")[0],
             "rows": r.rows, "labelled": r.labelled, "pending": r.pending + r.overdue, "conf": r.conf,
             "rate": r.rate, "ci_low": r.ci_low, "ci_high": r.ci_high, "ece": r.ece, "psi": r.psi,
