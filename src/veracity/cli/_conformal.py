@@ -33,10 +33,10 @@ from ..core._validation import VeracityError, check_logit_scale, check_weights
 from ..decisions import ConformalClassifier, conformal_coverage_law
 from ..decisions._conformal import _check_test_weight, _prob_matrix
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
-                      shown_path)
+                      shown_path, speaks_cli)
 from ._labels import add_pos_label_argument, apply_pos_label
-from ._rows import file_rows, roles_named, used_rows
-from ._threshold import add_role_arguments, first_bad_row, not_binary, on_fit_rows, role_masks
+from ._rows import file_rows, first_bad_row, not_binary, on_fit_rows, roles_named, used_rows
+from ._threshold import add_role_arguments, role_masks
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_argument(parser)
 
 
+@speaks_cli
 def run(args: argparse.Namespace) -> int:
     if args.method != "raps" and (args.lam is not None or args.k_reg is not None):
         flag = "--lam" if args.lam is not None else "--k-reg"
@@ -166,7 +167,8 @@ def _check_rows(P: np.ndarray, y: np.ndarray, w: np.ndarray | None, t: np.ndarra
         yf = np.asarray(y, dtype=np.float64) if y.dtype.kind in "biuf" else None
         wrong = None if yf is None else ~((yf == np.round(yf)) & (yf >= 0) & (yf <= k - 1))
     weighed = None if w is None else (w < 0) & (fit if t is not None else True)
-    with first_bad_row(labels=wrong, pos_label=wrong, sample_weight=weighed,
+    outside = np.asarray((P < 0) | (P > 1)) if P.ndim == 1 else np.asarray(((P < 0) | (P > 1)).any(axis=1))
+    with first_bad_row(labels=wrong, pos_label=wrong, sample_weight=weighed, out_of_range=outside,
                        test_weight=None if t is None else t < 0):
         _prob_matrix(P, y, score_type)
         if w is not None and t is None:

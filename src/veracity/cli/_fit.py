@@ -22,8 +22,8 @@ from ..core._validation import VeracityError
 from ..calibrators import METHODS
 from ..datasets import demo_path
 from ..sources._api import column
-from ._common import (add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows, score_columns,
-                      shown_path)
+from ._common import (add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows,
+                      score_columns, shown_path, speaks_cli)
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
 from ._rows import file_rows, roles_named
 
@@ -105,15 +105,34 @@ def _calibrator(args: argparse.Namespace) -> Any:
 
 
 def _role_rows(source: Any, args: argparse.Namespace, path: str) -> Any:
-    """The rows whose --role-col equals --fit-role, as a lazy narwhals frame (nothing read yet)."""
+    """The rows whose --role-col equals --fit-role, as a lazy narwhals frame (nothing read yet). A row
+    whose role is missing is refused, as ``--engine memory`` (and threshold, conformal, report) refuse it:
+    DuckDB's filter dropped it, silently, and fit on the other rows (a missing role is most likely a data
+    error: which split is that row in?)."""
     import narwhals as nw
 
-    from ..sources._aggregates import collect
+    from ..sources._aggregates import collect, missing_message
     from ..sources._source import as_frame, check_columns
 
     frame = as_frame(source)
     check_columns(frame, {"role_col": args.role_col})
-    role = nw.col(frame.ref(args.role_col)).cast(nw.String)
+    ref = nw.col(frame.ref(args.role_col))
+    role = ref.cast(nw.String)
+    absent = ref.is_null()
+    if frame.schema[args.role_col].is_float():  # the schema by the user's names
+        absent = absent | ref.is_nan().fill_null(False)
+    counts = collect(frame.nw.select(nw.len().alias("n"), absent.cast(nw.Int64).sum().alias("missing")))
+    n, missing = int(counts.get_column("n")[0] or 0), int(counts.get_column("missing")[0] or 0)
+    if n == 0:
+        raise VeracityError(f"{path} has no rows; pass a file with at least one data row")
+    if missing:
+        from ._rows import first_row_in_file
+
+        try:  # its data row, as --engine memory names it (one pass over the column; a glob names none)
+            first = first_row_in_file(path, [args.role_col], None, missing=args.role_col)
+        except Exception:  # noqa: BLE001  (naming the row is a courtesy; the error stands without it)
+            first = None
+        raise VeracityError(missing_message(args.role_col, None, missing, 0, n, first_row=first))
     kept = frame.nw.filter(role == args.fit_role)
     if frame.internal is not None:  # Spark's positional names back to the user's
         kept = kept.rename({v: k for k, v in frame.internal.items()})
@@ -145,6 +164,7 @@ def _role_column(args: argparse.Namespace) -> str | None:
     return "role" if "role" in columns else None
 
 
+@speaks_cli
 def run(args: argparse.Namespace) -> int:
     args.role_col = _role_column(args)
     given = [flag for flag, value in (("--fit-role", args.fit_role), ("--allow-role", args.allow_role)) if value]
@@ -167,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
         from ..frames import _fit as _frame_fit  # noqa: F401  registers the calibrators' fit(frame, ...)
 
         rows.select = (lambda frame: _role_rows(frame, args, rows.path)) if args.role_col else None
+        rows.role = (args.role_col, args.fit_role) if args.role_col else None
     try:  # the calibrator's own fit, in the form the engine takes (arrays, or the frame where it lives)
         with file_rows(rows.mask, rows.named):
             rows.call(cal.fit, role=role, allow_role=args.allow_role,

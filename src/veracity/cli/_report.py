@@ -26,11 +26,11 @@ import numpy as np
 
 from ..sources._api import column
 from ..core._validation import VeracityError, check_numeric_column
-from ._common import (add_input_arguments, add_json_argument, check_max_groups, emit, feature_names, inputs, or_default,
-                      load, refuse_unused, role_flags, shown_path)
+from ._common import (add_input_arguments, add_json_argument, check_max_groups, emit, feature_names, inputs,
+                      load, or_default, refuse_unused, role_flags, shown_path, speaks_cli)
 from ._audit import _bins
 from ._labels import add_pos_label_argument, apply_pos_label
-from ._rows import file_rows, roles_named, used_rows
+from ._rows import bad_rows, file_rows, first_bad_row, roles_named, used_rows
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -157,6 +157,7 @@ def _details(items: list[str]) -> dict[str, str]:
     return out
 
 
+@speaks_cli
 def run(args: argparse.Namespace) -> int:
     status = None
     if not 0 < args.target_recall < 1:  # before the fit rows are asked for it (their failure is only a note)
@@ -216,9 +217,15 @@ def run(args: argparse.Namespace) -> int:
             details.setdefault("calibrator", args.calibrator)
             if args.pos_label is None and calibrator.metadata.get("pos_label") is not None:
                 args.pos_label = str(calibrator.metadata["pos_label"])  # the label it was fit with
-        labels = apply_pos_label(labels, args.pos_label, scores=scores)
+        # the rows each check refuses (the file's rows read; a store's rows have no row in a file), so that
+        # an error names the first one's data row
+        mapped = args.pos_label is not None
+        with first_bad_row(**({} if table is None else bad_rows(scores, labels, weights, pos_label=mapped))):
+            labels = apply_pos_label(labels, args.pos_label, scores=scores)
+        bad = {} if table is None else bad_rows(scores, labels, weights)
         if keep is not None:
-            _check_role_rows(scores, labels, weights, total, args, where, path)
+            with first_bad_row(**bad):
+                _check_role_rows(scores, labels, weights, total, args, where, path)
     recall_t, target = None, args.target_recall
     recall_notes: tuple[str, ...] = ()
     if keep is not None and fit is not None:
@@ -239,15 +246,16 @@ def run(args: argparse.Namespace) -> int:
     rows = Inputs(scores=scores, labels=labels, sample_weight=weights, by=by, by_name=args.by, features=features,
                   against=against, score_name=args.score if scores.ndim == 1 else "scores",
                   against_name=args.against or "against")
-    result = _report(
-        lambda _s, _l: rows, scores=scores, labels=labels, store=status, out=args.out, calibrator=calibrator,
-        score_type=args.score_type, max_groups=max_groups, depth=args.depth, bins=args.bins,
-        strategy=args.strategy, interval=args.interval, level=args.level, min_count=args.min_count, threshold=0.5,
-        cost_fp=args.cost_fp, cost_fn=args.cost_fn, target_recall=target, recall_threshold=recall_t,
-        notes_in=recall_notes,
-        bootstrap=not args.no_ci, n_resamples=or_default(args.resamples, 1000), title=args.title, source=source, details=details,
-        timestamp=args.timestamp, max_cuts=4000, figures=True,
-    )
+    with first_bad_row(**(bad if keep is None else {})):  # with roles the rows were checked above
+        result = _report(
+            lambda _s, _l: rows, scores=scores, labels=labels, store=status, out=args.out, calibrator=calibrator,
+            score_type=args.score_type, max_groups=max_groups, depth=args.depth, bins=args.bins,
+            strategy=args.strategy, interval=args.interval, level=args.level, min_count=args.min_count, threshold=0.5,
+            cost_fp=args.cost_fp, cost_fn=args.cost_fn, target_recall=target, recall_threshold=recall_t,
+            notes_in=recall_notes,
+            bootstrap=not args.no_ci, n_resamples=or_default(args.resamples, 1000), title=args.title, source=source, details=details,
+            timestamp=args.timestamp, max_cuts=4000, figures=True,
+        )
     from pathlib import Path
 
     text = f"wrote {args.out} ({result.size / 1024:,.0f} KB): {', '.join(result.sections)}"

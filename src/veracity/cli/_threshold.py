@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -38,9 +37,10 @@ from ..decisions import (
 )
 from ..decisions._inputs import check_target
 from ..decisions._thresholds import weighted_recall_rank
-from ._common import add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path
+from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path,
+                      speaks_cli)
 from ._labels import add_pos_label_argument, apply_pos_label
-from ._rows import file_rows, roles_named, used_rows
+from ._rows import bad_rows, file_rows, first_bad_row, on_fit_rows, roles_named, used_rows
 
 
 def add_role_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,58 +100,6 @@ def role_masks(table: Any, args: argparse.Namespace, path: str) -> tuple[str | N
             )
         masks[role] = mask
     return col, masks
-
-
-@contextmanager
-def first_bad_row(**bad: np.ndarray | None) -> Iterator[None]:
-    """A library input error about the rows ("labels must be binary 0/1; 1 of 598 are not") with the
-    first offending row's number: ``bad[param]`` marks the rows the check about ``param`` refuses (the
-    rows of the table, in order), and the message gains ", first at data row k" (k counted from 1), which
-    :func:`~veracity.cli._rows.file_rows` around it turns into the row's number in FILE. A multiclass
-    row that does not sum to 1, named by its 0-based position ("row 6 sums to 1.1"), is named as a data
-    row. Errors that already name a data row, or about a parameter not in ``bad``, pass unchanged."""
-    try:
-        yield
-    except VeracityError as exc:
-        message = exc.message
-        if "data row" not in message:
-            message = re.sub(r"\(row (\d+) sums to", lambda m: f"(data row {int(m.group(1)) + 1} sums to",
-                             message)
-        mask = bad.get(exc.param or "")
-        if "data row" not in message and mask is not None and mask.any():
-            message = _first_sentence_plus(message, f", first at data row {int(np.argmax(mask)) + 1}")
-        if message == exc.message:
-            raise
-        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
-
-
-def _first_sentence_plus(message: str, words: str) -> str:
-    """``message`` with ``words`` at the end of its first sentence (before its period, if any)."""
-    end = re.search(r"\.(?=\s+[A-Z(]|$)", message)  # "e.g. --budget 5%" goes on
-    cut = len(message) if end is None else end.start()
-    return f"{message[:cut]}{words}{message[cut:]}"
-
-
-@contextmanager
-def on_fit_rows(role_col: str | None, role: str, n: int) -> Iterator[None]:
-    """An error of the fit (a threshold, a q̂) says it is about the fit role's rows only: "the labels
-    have none" or "--sample-weight sums to 0" read as if about the whole file, which may hold positives
-    and weights in its other roles. Without a role column the fit rows are every row: unchanged."""
-    try:
-        yield
-    except VeracityError as exc:
-        if role_col is None:
-            raise
-        message = _first_sentence_plus(exc.message, f" (fit on the {n} rows with {role_col} == {role!r})")
-        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
-
-
-def not_binary(labels: np.ndarray) -> np.ndarray | None:
-    """The rows whose label is not 0/1 (None for text labels: their error names no row)."""
-    y = np.asarray(labels)
-    if y.dtype.kind not in "biuf":
-        return None
-    return ~((y == 0) | (y == 1))
 
 
 def _same_number(a: str, b: str) -> bool:
@@ -246,6 +194,7 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
     return t, {"kind": "cost", "cost_fp": cost_fp, "cost_fn": cost_fn}, how
 
 
+@speaks_cli
 def run(args: argparse.Namespace) -> int:
     if args.no_correction and args.target_recall is None:
         raise VeracityError("--no-correction changes the --target-recall rule only; pass --target-recall R, "
@@ -273,8 +222,7 @@ def run(args: argparse.Namespace) -> int:
         w = None if weights is None else np.asarray(weights, dtype=np.float64)
         # validate the rows used once, so that an error counts them all, not one role's, and names the
         # first offending row ("1 of 598 are not" alone did not say where)
-        wrong = not_binary(y)
-        with first_bad_row(labels=wrong, pos_label=wrong, sample_weight=None if w is None else w < 0):
+        with first_bad_row(**bad_rows(s, y, w)):
             threshold_table(s, y, [0.5], cost_fp=cost_fp, cost_fn=cost_fn, sample_weight=w,
                             score_type=args.score_type)
     fit_name = args.fit_role if role_col else "all"

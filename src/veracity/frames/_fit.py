@@ -61,6 +61,10 @@ def fit_frame(cal: Any, data: Any, labels: Any = None, *, score: Any, label: Any
                             "rows (con.table('t') on DuckDB, a pandas or polars frame, a Parquet file)",
                             param="scores")
     cal._check_params()
+    if isinstance(role, str):  # the role's policy before any row is read, in memory as on a lazy frame (a test
+        from ..calibrators._base import check_role  # role refused there, a negative weight first here)
+
+        check_role(cal.name, role, allow_role)
     prep = _Prepared(data, score, label, sample_weight, pos_label=pos_label)  # labels read as 0/1 = [label == pos_label]
     meta: dict[str, Any] = {"score_column": ",".join(prep.score), "label_column": label}
     if prep.frame.source != "frame":

@@ -110,7 +110,8 @@ class _Prepared:
             check_dtypes(self.frame, self.score, None if pos_label is not None else label, self.weight)
         except VeracityError:
             if self.frame.lazy and agg.collect(self.frame.nw.head(1)).shape[0] == 0:
-                raise VeracityError(f"{self._where()} has no rows; nothing to audit") from None
+                remedy = "pass at least one row" if self.frame.source == "frame" else "pass a file with at least one data row"
+                raise VeracityError(f"{self._where()} has no rows; {remedy}") from None
             raise
         #: rows whose label counts (``label_rows``: a boolean column, e.g. the monitor's ``mature``)
         self.rows: Any = None
@@ -682,7 +683,7 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
                     "e.g. iconv -f latin1 -t utf-8")
     _refuse_duplicates(names, p)
     if table.num_rows == 0:
-        raise VeracityError(f"{_name(p)} has a header but no rows; nothing to audit")
+        raise VeracityError(f"{_name(p)} has a header but no rows; pass a file with at least one data row")
     return table
 
 
@@ -769,7 +770,7 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
                 return _concat_csv(files, columns, pattern)
         raise VeracityError(f"could not read {pattern} as {kind.upper()}: {_arrow_reason(exc)}") from None
     if table.num_rows == 0:
-        raise VeracityError(f"{pattern} has no rows; nothing to audit")
+        raise VeracityError(f"{pattern} has no rows; pass files with at least one data row")
     return table
 
 
