@@ -245,3 +245,14 @@ def test_fit_on_the_test_role_is_refused_before_its_rows_are_read(cli, refused, 
     r = cli(["fit", path, "--score", "p", "--label", "y", "--sample-weight", "w", "--method", "platt",
              "--fit-role", "test", "--engine", engine, "--out", tmp_path / "c.json"])
     refused(r, r"refusing to fit PlattScaling on rows whose role is 'test'.*pass --allow-role test to override")
+
+
+def test_compare_asks_about_label_in_command_line_words(tmp_path, cli, refused) -> None:
+    """The advice written for Python callers ("vc.ece(scores, labels)") is rewritten once, in main(),
+    for every command (compare printed the Python call order)."""
+    path = tmp_path / "swap.csv"
+    path.write_text("p,q,y\n" + "".join(f"{0.1 + 0.8 * (i % 5) / 4},{0.05 + 0.9 * (i % 7) / 6},{i % 2}\n"
+                                        for i in range(60)))
+    res = cli(["compare", path, "--score", "p", "--label", "q", "--against", "y"])
+    refused(res, r"is --label q the 0/1 outcome column\?")
+    assert "vc.ece" not in res.err

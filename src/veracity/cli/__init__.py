@@ -316,7 +316,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args._run(args) or 0)
     except VeracityError as exc:
         command = _command_parser(parser, args.command)
-        message = cli_message(exc, command_flags(command), command_switches(command))
+        from ._common import in_cli_words  # advice written for Python callers, in the command line's words
+
+        message = cli_message(in_cli_words(exc, args), command_flags(command), command_switches(command))
         if stdin_copy is not None:
             message = message.replace(stdin_copy, "<stdin>")
         print(f"veracity {args.command}: input error: {_one_line(message)}", file=sys.stderr)

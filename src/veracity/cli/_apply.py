@@ -20,7 +20,7 @@ from .._files import _PARQUET
 from ..sources import _api as source
 from ..core._validation import VeracityError
 from ..calibrators import load as load_calibrator
-from ._common import feature_names, shown_path, speaks_cli
+from ._common import feature_names, shown_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,7 +100,6 @@ def _recorded_column(args: argparse.Namespace, exc: VeracityError, names: list[s
                          exc.hint, value=exc.value)
 
 
-@speaks_cli
 def run(args: argparse.Namespace) -> int:
     import pyarrow as pa
 

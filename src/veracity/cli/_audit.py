@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from ..core._audit import audit
 from ._common import (AUTO_BYTES, add_engine_arguments, add_input_arguments, add_json_argument, auto_engine,
                       check_max_groups, emit, note, or_default, read_rows, refuse_unused, score_columns,
-                      several_files, shown_path, speaks_cli)
+                      several_files, shown_path)
 from ._labels import add_pos_label_argument
 
 T = TypeVar("T")
@@ -243,7 +243,6 @@ def _log_mlflow(args: argparse.Namespace, result: object) -> None:
                f"{', '.join(logged.artifacts)})")
 
 
-@speaks_cli
 def run(args: argparse.Namespace) -> int:
     _resampling(args)
     check_max_groups(args)

@@ -8,9 +8,6 @@ checks of option combinations: an option that cannot change the result is refuse
 from __future__ import annotations
 
 import argparse
-import functools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from ..core._validation import VeracityError
@@ -23,10 +20,10 @@ from ._rows import (AUTO_BYTES, ENGINE_NAMES, Rows, add_engine_arguments, add_in
 __all__ = [
     "AUTO_BYTES", "DATA_SUFFIXES", "ENGINE_NAMES", "INPUT_OPTIONS", "OUTPUT_OPTIONS", "Rows", "_clean",
     "_read_by", "_same_file", "_show", "add_engine_arguments", "add_input_arguments", "add_json_argument",
-    "auto_engine", "check_max_groups", "check_output_path", "check_paths", "cli_words", "emit", "feature_names",
+    "auto_engine", "check_max_groups", "check_output_path", "check_paths", "emit", "feature_names",
     "in_cli_words", "inputs", "lazy_errors", "load", "needed", "note", "or_default", "read_rows",
     "refuse_label_as_score", "refuse_label_as_slice", "refuse_unused", "require_names", "role_flags",
-    "score_columns", "several_files", "shown_path", "speaks_cli", "write_output",
+    "score_columns", "several_files", "shown_path", "write_output",
 ]
 
 
@@ -48,27 +45,6 @@ def in_cli_words(exc: VeracityError, args: argparse.Namespace) -> VeracityError:
     if message == exc.message and hint == exc.hint:
         return exc
     return VeracityError(message, exc.param, hint, value=exc.value)
-
-
-@contextmanager
-def cli_words(args: argparse.Namespace) -> Iterator[None]:
-    """Errors raised inside in the command line's words (:func:`in_cli_words`)."""
-    try:
-        yield
-    except VeracityError as exc:
-        shown = in_cli_words(exc, args)
-        if shown is exc:
-            raise
-        raise shown from None
-
-
-def speaks_cli(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """A command's ``run`` whose errors are in the command line's words (:func:`cli_words`)."""
-    @functools.wraps(run)
-    def wrapped(args: argparse.Namespace) -> int:
-        with cli_words(args):
-            return run(args)
-    return wrapped
 
 
 def or_default(value: Any, default: Any) -> Any:

@@ -38,7 +38,8 @@ from ..core._binning import MAX_BINS
 from ._common import (_show, add_input_arguments, add_json_argument, emit, feature_names, inputs, load,
                       or_default, refuse_unused, shown_path)
 from ._fit import add_pos_label_argument, apply_pos_label
-from ._rows import file_rows, refuse_text
+from ._bad_rows import file_rows
+from ._rows import refuse_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

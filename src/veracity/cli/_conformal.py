@@ -33,9 +33,10 @@ from ..core._validation import VeracityError, check_logit_scale, check_weights
 from ..decisions import ConformalClassifier, conformal_coverage_law
 from ..decisions._conformal import _check_test_weight, _prob_matrix
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
-                      shown_path, speaks_cli)
+                      shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
-from ._rows import file_rows, first_bad_row, not_binary, on_fit_rows, roles_named, used_rows
+from ._bad_rows import file_rows, first_bad_row, not_binary, on_fit_rows
+from ._rows import roles_named, used_rows
 from ._threshold import add_role_arguments, role_masks
 
 
@@ -66,7 +67,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_argument(parser)
 
 
-@speaks_cli
 def run(args: argparse.Namespace) -> int:
     if args.method != "raps" and (args.lam is not None or args.k_reg is not None):
         flag = "--lam" if args.lam is not None else "--k-reg"

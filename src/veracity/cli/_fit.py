@@ -23,9 +23,10 @@ from ..calibrators import METHODS
 from ..datasets import demo_path
 from ..sources._api import column
 from ._common import (add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows,
-                      score_columns, shown_path, speaks_cli)
+                      score_columns, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
-from ._rows import file_rows, roles_named
+from ._bad_rows import file_rows
+from ._rows import roles_named
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -126,7 +127,7 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str) -> Any:
     if n == 0:
         raise VeracityError(f"{path} has no rows; pass a file with at least one data row")
     if missing:
-        from ._rows import first_row_in_file
+        from ._bad_rows import first_row_in_file
 
         try:  # its data row, as --engine memory names it (one pass over the column; a glob names none)
             first = first_row_in_file(path, [args.role_col], None, missing=args.role_col)
@@ -164,7 +165,6 @@ def _role_column(args: argparse.Namespace) -> str | None:
     return "role" if "role" in columns else None
 
 
-@speaks_cli
 def run(args: argparse.Namespace) -> int:
     args.role_col = _role_column(args)
     given = [flag for flag, value in (("--fit-role", args.fit_role), ("--allow-role", args.allow_role)) if value]

@@ -27,10 +27,11 @@ import numpy as np
 from ..sources._api import column
 from ..core._validation import VeracityError, check_numeric_column
 from ._common import (add_input_arguments, add_json_argument, check_max_groups, emit, feature_names, inputs,
-                      load, or_default, refuse_unused, role_flags, shown_path, speaks_cli)
+                      load, or_default, refuse_unused, role_flags, shown_path)
 from ._audit import _bins
 from ._labels import add_pos_label_argument, apply_pos_label
-from ._rows import bad_rows, file_rows, first_bad_row, roles_named, used_rows
+from ._bad_rows import bad_rows, file_rows, first_bad_row
+from ._rows import roles_named, used_rows
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -157,7 +158,6 @@ def _details(items: list[str]) -> dict[str, str]:
     return out
 
 
-@speaks_cli
 def run(args: argparse.Namespace) -> int:
     status = None
     if not 0 < args.target_recall < 1:  # before the fit rows are asked for it (their failure is only a note)

@@ -37,10 +37,10 @@ from ..decisions import (
 )
 from ..decisions._inputs import check_target
 from ..decisions._thresholds import weighted_recall_rank
-from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path,
-                      speaks_cli)
+from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
-from ._rows import bad_rows, file_rows, first_bad_row, on_fit_rows, roles_named, used_rows
+from ._bad_rows import bad_rows, file_rows, first_bad_row, on_fit_rows
+from ._rows import roles_named, used_rows
 
 
 def add_role_arguments(parser: argparse.ArgumentParser) -> None:
@@ -194,7 +194,6 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
     return t, {"kind": "cost", "cost_fp": cost_fp, "cost_fn": cost_fn}, how
 
 
-@speaks_cli
 def run(args: argparse.Namespace) -> int:
     if args.no_correction and args.target_recall is None:
         raise VeracityError("--no-correction changes the --target-recall rule only; pass --target-recall R, "

@@ -1,0 +1,257 @@
+"""The rows an error is about, named in the file's words: "data row k" of the rows a command uses
+becomes the row's number in FILE (:func:`file_rows`), a check that fails names the first offending row
+(:func:`first_bad_row`, from per-row masks built by :func:`bad_rows`), and a lazy engine's count of bad
+rows is located by one streamed pass of the file after the error (:func:`locate`)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._files import _PARQUET
+from ..core._validation import ROW_SUM_ATOL, VeracityError
+from ..sources import _api as source
+
+
+@contextmanager
+def file_rows(mask: np.ndarray | None, named: str) -> Iterator[None]:
+    """Errors about the rows a command uses in the file's words: "data row k" (k-th used row, counted
+    from 1) becomes the row's number in FILE, ``flatnonzero(mask)[k - 1] + 1`` (data rows counted from 1,
+    the header not counted, as every message of the source layer counts them), and "of n rows" says
+    they are the ``named`` rows (``"measured rows (role == 'test')"``). ``mask`` None: every row, the
+    errors unchanged."""
+    try:
+        yield
+    except VeracityError as exc:
+        if mask is None:
+            raise
+        rows = np.flatnonzero(mask) + 1  # used row k (1-based) is data row rows[k - 1] of FILE
+        message = re.sub(r"data row (\d+)", lambda m: f"data row {rows[int(m.group(1)) - 1]}"
+                         if 0 < int(m.group(1)) <= rows.size else m.group(0), exc.message)
+        message = re.sub(r" of (\d+) rows\b", lambda m: f" of the {m.group(1)} {named}", message)
+        if message == exc.message:
+            raise
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
+
+
+@contextmanager
+def first_bad_row(*, row_sums: np.ndarray | None = None, out_of_range: np.ndarray | None = None,
+                  **bad: np.ndarray | None) -> Iterator[None]:
+    """A library input error about the rows ("labels must be binary 0/1; 1 of 598 are not") with the
+    first offending row's number: ``bad[param]`` marks the rows the check about ``param`` refuses (the
+    rows of the table, in order), and the message gains ", first at data row k" (k counted from 1) after
+    its count, which :func:`file_rows` around it turns into the row's number in FILE. The frame form's
+    errors name no parameter: a message about ``(labels)`` or ``(sample_weight)`` reads ``bad["labels"]``
+    or ``bad["sample_weight"]``, multiclass rows that do not sum to 1 ``row_sums``, scores outside
+    [0, 1] ``out_of_range``. A multiclass row named by its 0-based position ("row 6 sums to 1.1") is
+    named as a data row. Errors that already name a data row, or that no mask marks, pass unchanged."""
+    try:
+        yield
+    except VeracityError as exc:
+        message = exc.message
+        if "data row" not in message:
+            message = re.sub(r"\(row (\d+) sums to", lambda m: f"(data row {int(m.group(1)) + 1} sums to",
+                             message)
+        mask = _mask_of(exc, bad, row_sums, out_of_range)
+        if "data row" not in message and mask is not None and mask.any():
+            message = _after_count(message, f", first at data row {int(np.argmax(mask)) + 1}")
+        if message == exc.message:
+            raise
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
+
+
+def _mask_of(exc: VeracityError, bad: dict[str, np.ndarray | None], row_sums: np.ndarray | None,
+             out_of_range: np.ndarray | None) -> np.ndarray | None:
+    """The rows :func:`first_bad_row` reads for ``exc``: by what the message is about, else by its param."""
+    message = exc.message
+    if "must sum to 1" in message:
+        return row_sums
+    if "probabilities in [0, 1]" in message:
+        return out_of_range
+    if exc.param is None:
+        for word, param in (("(labels)", "labels"), ("(sample_weight)", "sample_weight"),
+                            ("(--sample-weight)", "sample_weight")):
+            if word in message:
+                return bad.get(param)
+        return None
+    return bad.get(exc.param)
+
+
+def _after_count(message: str, words: str) -> str:
+    """``message`` with ``words`` after its count of offending rows ("1 of 300 are not (min=2, max=2)",
+    "1 of 300 rows of 'p0', 'p1' do not", "values of 300 rows") or the range it names, else at the end of
+    its first sentence."""
+    count = re.search(r"\b\d+ of \d+ (?:rows of .+? )?(?:are|do)(?: not| negative)?(?: \([^)]*\))?"
+                      r"|\bvalues of \d+(?: rows)?", message)
+    if count is None:  # "probs must be probabilities in [0, 1] (min=0, max=2); if these are logits ..."
+        count = re.search(r"probabilities in \[0, 1\] \([^)]*\)", message)
+    if count is None:
+        return _first_sentence_plus(message, words)
+    return f"{message[:count.end()]}{words}{message[count.end():]}"
+
+
+def _first_sentence_plus(message: str, words: str) -> str:
+    """``message`` with ``words`` at the end of its first sentence (before its period, if any)."""
+    end = re.search(r"\.(?=\s+[A-Z(]|$)", message)  # "e.g. --budget 5%" goes on
+    cut = len(message) if end is None else end.start()
+    return f"{message[:cut]}{words}{message[cut:]}"
+
+
+@contextmanager
+def on_fit_rows(role_col: str | None, role: str, n: int) -> Iterator[None]:
+    """An error of the fit (a threshold, a q̂) says it is about the fit role's rows only: "the labels
+    have none" or "--sample-weight sums to 0" read as if about the whole file, which may hold positives
+    and weights in its other roles. Without a role column the fit rows are every row: unchanged."""
+    try:
+        yield
+    except VeracityError as exc:
+        if role_col is None:
+            raise
+        message = _first_sentence_plus(exc.message, f" (fit on the {n} rows with {role_col} == {role!r})")
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
+
+
+def bad_rows(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, *,
+             pos_label: bool = False) -> dict[str, np.ndarray | None]:
+    """The masks :func:`first_bad_row` reads, of checked score, label and weight arrays: labels not 0/1
+    (binary; none with ``pos_label``, whose labels the library maps itself) or not a class index 0..K-1
+    (K score columns), negative weights, multiclass rows not summing to 1 (the library's tolerance,
+    ``ROW_SUM_ATOL * max(1, K)``) and scores outside [0, 1]."""
+    P = np.asarray(scores)
+    y = np.asarray(labels)
+    numeric = P.dtype.kind in "biuf"
+    wrong: np.ndarray | None
+    sums: np.ndarray | None
+    outside: np.ndarray | None
+    if P.ndim == 2 and numeric:
+        k = P.shape[1]
+        yf = np.asarray(y, dtype=np.float64) if y.dtype.kind in "biuf" else None
+        wrong = None if yf is None else ~((yf == np.round(yf)) & (yf >= 0) & (yf <= k - 1))
+        with np.errstate(invalid="ignore"):
+            sums = np.abs(P.sum(axis=1) - 1.0) > ROW_SUM_ATOL * max(1, k)
+            outside = np.asarray(((P < 0) | (P > 1)).any(axis=1))
+    else:
+        wrong = None if pos_label else not_binary(y)
+        sums = None
+        with np.errstate(invalid="ignore"):
+            outside = ((P < 0) | (P > 1)) if numeric else None
+    w = None if weights is None or np.asarray(weights).dtype.kind not in "biuf" else np.asarray(weights) < 0
+    return {"labels": wrong, "pos_label": wrong, "sample_weight": w, "row_sums": sums, "out_of_range": outside}
+
+
+def not_binary(labels: np.ndarray) -> np.ndarray | None:
+    """The rows whose label is not 0/1 (None for text labels: their error names no row)."""
+    y = np.asarray(labels)
+    if y.dtype.kind not in "biuf":
+        return None
+    return ~((y == 0) | (y == 1))
+
+
+def locate(exc: VeracityError, path: str, scores: list[str], args: argparse.Namespace,
+           role: tuple[str, str] | None = None) -> VeracityError:
+    """A lazy engine's error about the rows ("1 of 300 are not", counted where the rows live) with the first
+    offending row's data row in FILE, as ``--engine memory`` names it: found by one pass over the needed
+    columns of the file, a block at a time (the rows of ``role``'s column equal to its role only). A glob
+    or a folder (a row of which file?), a file that pass cannot read, or an error about no one row
+    (a weight sum of 0): ``exc`` unchanged."""
+    if "data row" in exc.message:
+        return exc
+    message = exc.message
+    label, weight = getattr(args, "label", None), getattr(args, "weight", None)
+    try:
+        test = _lazy_test(message, scores, label, weight, getattr(args, "pos_label", None) is not None)
+        row = None if test is None else first_row_in_file(
+            path, [*scores, *(c for c in (label, weight, role[0] if role else None) if c)], test, role)
+    except Exception:  # noqa: BLE001  (naming the row is a courtesy; the error stands without it)
+        row = None
+    if row is None:
+        return exc
+    return VeracityError(_after_count(message, f", first at data row {row}"), exc.param, exc.hint, value=exc.value)
+
+
+def _lazy_test(message: str, scores: list[str], label: str | None, weight: str | None,
+               pos_label: bool = False) -> Callable[[dict[str, np.ndarray]], np.ndarray] | None:
+    """The rows the lazy contract's ``message`` is about, as a test of a block's columns (float arrays,
+    NaN for a missing value), or None for an error about no one row."""
+    def missing(x: np.ndarray) -> np.ndarray:
+        return ~np.isfinite(x)
+
+    if "must sum to 1" in message:
+        k = len(scores)
+        return lambda c: np.abs(np.column_stack([c[s] for s in scores]).sum(axis=1) - 1.0) > ROW_SUM_ATOL * max(1, k)
+    if "(labels)" in message and label and not pos_label:
+        if "class indices" in message:
+            k = len(scores)
+            return lambda c: ~((c[label] == np.round(c[label])) & (c[label] >= 0) & (c[label] <= k - 1))
+        return lambda c: ~((c[label] == 0) | (c[label] == 1))
+    if "(sample_weight)" in message and weight:
+        if "negative" in message:
+            return lambda c: c[weight] < 0
+        if "missing" in message:
+            return lambda c: missing(c[weight])
+        return None
+    if "(scores)" in message or message.startswith("score columns "):
+        if "missing" in message:
+            return lambda c: np.asarray(np.column_stack([missing(c[s]) for s in scores]).any(axis=1))
+        if "probabilities in [0, 1]" in message:
+            return lambda c: np.asarray(np.column_stack([(c[s] < 0) | (c[s] > 1) for s in scores]).any(axis=1))
+    return None
+
+
+def first_row_in_file(path: str, columns: list[str], test: Callable[[dict[str, np.ndarray]], np.ndarray] | None,
+                      role: tuple[str, str] | None = None, *, missing: str | None = None) -> int | None:
+    """The data row (counted from 1, the header not counted) of the first row of the one file ``path``
+    where ``test`` holds (of the rows whose ``role[0]`` column, read as text, equals ``role[1]``), read a
+    block at a time, only ``columns`` (each read as floats, NaN where missing or not a number);
+    ``missing``: instead the first row where that column is missing (null or NaN). None when no row is
+    found, or for a glob or a folder."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if source.is_many(path):
+        return None
+    seen = 0
+    for batch in _blocks(Path(path), list(dict.fromkeys(columns))):
+        if missing is not None:
+            hit = np.asarray(pc.is_null(batch.column(missing), nan_is_null=True).to_numpy(zero_copy_only=False),
+                             dtype=bool)
+        else:
+            values: dict[str, np.ndarray] = {}
+            for name in batch.schema.names:
+                try:
+                    values[name] = np.asarray(pc.cast(batch.column(name), pa.float64()).to_numpy(zero_copy_only=False),
+                                              dtype=np.float64)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    values[name] = np.full(batch.num_rows, np.nan)
+            with np.errstate(invalid="ignore"):
+                hit = np.asarray(test(values) if test is not None else np.zeros(batch.num_rows), dtype=bool)
+        if role is not None:
+            texts = pc.cast(batch.column(role[0]), pa.string()).to_numpy(zero_copy_only=False)
+            hit &= np.asarray(texts == role[1], dtype=bool)
+        if hit.any():
+            return seen + int(np.argmax(hit)) + 1
+        seen += batch.num_rows
+    return None
+
+
+def _blocks(p: Path, columns: list[str]) -> Iterator[Any]:
+    """The file's ``columns``, a record batch at a time (Parquet: a row group; CSV: a block, read as the
+    source layer reads it: its delimiter, an empty cell missing)."""
+    if p.name.lower().endswith(_PARQUET):
+        import pyarrow.parquet as pq
+
+        with pq.ParquetFile(p) as pf:
+            yield from pf.iter_batches(columns=columns, batch_size=65_536)
+        return
+    import pyarrow.csv as pacsv
+
+    options = pacsv.ConvertOptions(include_columns=columns, strings_can_be_null=True)
+    with pacsv.open_csv(p, convert_options=options, parse_options=pacsv.ParseOptions(delimiter=source._delimiter(p)),
+                        read_options=pacsv.ReadOptions(block_size=1 << 20)) as reader:
+        yield from reader
