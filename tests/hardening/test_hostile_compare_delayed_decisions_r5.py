@@ -30,8 +30,8 @@ def test_ppi_audit_share_rows_stay_in_unit_interval():
         else:
             assert 0.0 <= r["ci_low"] <= r["ci_high"] <= 1.0, r
             assert 0.0 <= r["cbpe_low"] <= r["cbpe_high"] <= 1.0, r
-    # the one that went below 0 before
-    assert any(r["quantity"] in ("fp", "tp") and r["ci_low"] == 0.0 for r in a.rows)
+    # the one that went below 0 before (fp: 1 labelled false alarm; now the rare-outcome Wilson-type interval)
+    assert 0.0 <= a.row("fp")["ci_low"] < a.row("fp")["estimate"] < a.row("fp")["ci_high"] <= 1.0
 
 
 def test_ppi_audit_rate_row_matches_ppi_mean_interval():
@@ -59,8 +59,9 @@ def test_ppi_audit_says_which_rows_have_no_interval():
     # zero-width "interval"; the top bin has 2 labels, both 1, and read 1 [1, 1] — silently
     y, f, g = _rare_flags()
     a = vc.ppi_audit(y, f, g, threshold=0.45, bins=[0, 0.05, 0.4, 1], sample_check="off")
-    assert a.row("tp")["ci_low"] == a.row("tp")["ci_high"]
-    assert a.note is not None and "tp, fp" in a.note and "zero width" in a.note
+    # tp and fp of labels without the event: Wilson's interval for 0 of 400, not a zero-width [0, 0] (session 16)
+    assert a.row("tp")["ci_low"] == 0.0 and a.row("tp")["ci_high"] == pytest.approx(1.959963984540054**2 / (400 + 1.959963984540054**2))
+    assert a.note is not None and "zero width" not in a.note
     assert "rate in [0.4, 1]" in a.note and "fewer than 30 labels" in a.note
     assert "insufficient" in str(a)
 

@@ -176,9 +176,10 @@ def test_recalibrate_a_slice_as_the_status_names_it(store):
 def test_labels_all_one_class_say_their_interval_is_no_interval():
     g = np.random.default_rng(0).random(1000)
     r = vc.ppi_mean([1] * 50, np.random.default_rng(1).random(50), g)
-    assert r.ci_low == pytest.approx(1.0) and r.ci_high == pytest.approx(1.0)
-    assert any("zero width and is not a confidence interval" in n for n in r.notes)
-    assert "zero width" in str(r) and "zero width" in r.to_dict()["note"]
+    # session 16: Wilson's interval for 50 of 50, not the zero-width [1, 1]; the note names the rare class
+    assert r.ci_high == 1.0 and r.ci_low == pytest.approx(50 / (50 + 1.959963984540054**2))
+    assert not any("zero width" in n for n in r.notes)
+    assert "only 0 of the 50 labels are negative" in r.to_dict()["note"]
     # the rectifier (mean y - score = 0.5 +- 0.08) still says the scores are not calibrated: that is evidence
     assert r.calibrated is False
 
@@ -193,7 +194,7 @@ def test_a_rectifier_without_spread_is_no_evidence_of_miscalibration():
     from veracity.delayed import PpiSums, ppi_records
 
     rec = ppi_records(PpiSums.of(np.zeros(2), np.full(2, 0.1), g))[0]
-    assert rec["calibrated"] is True and "zero width" in rec["note"] and "not calibrated" not in rec["note"]
+    assert rec["calibrated"] is True and "only 0 of the 2 labels" in rec["note"] and "not calibrated" not in rec["note"]
 
 
 def test_many_labels_of_one_class_against_their_scores_are_evidence_of_miscalibration():
@@ -320,8 +321,10 @@ def test_label_plan_refuses_missing_group_keys(by):
 def test_ppi_audit_on_labels_of_one_class_says_its_interval_is_no_interval():
     rng = np.random.default_rng(0)
     a = vc.ppi_audit(np.zeros(100), rng.random(100), rng.random(2000))
-    assert a.row("rate")["ci_low"] == a.row("rate")["ci_high"] == 0.0
-    assert "zero width and is not a confidence interval" in a.note and "zero width" in str(a)
+    # session 16: Wilson's interval for 0 of 100 (the rare-outcome interval), not [0, 0]
+    assert a.row("rate")["ci_low"] == 0.0 and a.row("rate")["ci_high"] == pytest.approx(
+        1.959963984540054**2 / (100 + 1.959963984540054**2))
+    assert "zero width" not in a.note and "only 0 of the 100 labels are positive" in a.note
 
 
 @pytest.mark.parametrize("score, label, alerted", [(0.0, 1, True), (1.0, 0, True), (0.0, 0, False), (1.0, 1, False)])

@@ -23,7 +23,10 @@ any score range — with the Wilson interval at the PPI estimate with an effecti
 labels (:func:`~veracity.delayed._ppi_sums.wilson_rate_interval`): a bin holds tens of labels and
 its rate is often near 0 or 1, where the normal interval covers badly (89-92 % for a 95 %
 interval at 20-69 labels in the seeded simulation of tests/delayed/test_ppi_bins_r13.py; the
-Wilson interval 95-96 %). Other rows keep the normal interval, cut at their range. Intervals
+Wilson interval 95-96 %). Other rows keep the normal interval, cut at their range — except the rate
+and the shares TP ... TN of unweighted labels with fewer than 10 of one class (rows with and without
+the event; weighted labels by their Kish size), which take :func:`~veracity.ppi_mean`'s interval for rare outcomes
+(:func:`~veracity.delayed._ppi_sums.rare_outcome_interval`). Intervals
 are pointwise at ``level`` (one per row of the table).
 """
 
@@ -43,7 +46,7 @@ from ..decisions._inputs import check_cost
 from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare, check_level, cut_to_range,
                    few_labels_note, judged_calibrated, ppi_from_sums, z_of)
 from ._ppi_result import rare_class_note
-from ._ppi_sums import wilson_rate_interval
+from ._ppi_sums import rare_outcome_interval, wilson_rate_interval
 
 #: a bin's rate is flagged insufficient below this many labels (its Wilson interval covered 95-96 % of
 #: true bin rates for a 95 % interval at 30 labels and more in the seeded simulation of
@@ -188,7 +191,8 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     observed rate per score bin (``bins``: a count of equal-width bins or edges), and the
     expected confusion and cost per row at ``threshold`` (flag when score ≥ threshold).
     A bin's interval is the Wilson interval at its PPI estimate with an effective number of labels
-    (module docstring); the other rows' the normal interval cut at their range. The other options
+    (module docstring); the other rows' the normal interval cut at their range (the rate and TP ... TN of
+    unweighted labels with fewer than 10 of one class: the Wilson-type interval of vc.ppi_mean). The other options
     are those of :func:`~veracity.ppi_mean`."""
     level = check_level(level)
     if not isinstance(power_tuning, (bool, np.bool_)):  # "no" would read as True (vc.ppi_mean's check)
@@ -227,6 +231,12 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     # reaching beyond is cut at the bound, as vc.ppi_mean cuts its rate's
     top = np.array([1.0] * (len(targets) - 1) + [max(k_fp, k_fn)])
     cut_to_range(out, {"ci": (0.0, top), "classical": (0.0, top), "cbpe": (0.0, top), "rectifier": (-1.0, 1.0)})
+    # the rate and the shares TP ... TN with fewer than 10 labels of one class (rows with and without the
+    # event; weighted: by the Kish size): the Wilson-type interval of vc.ppi_mean; the cost stays normal
+    size = float(y.size) if w is None else float(w.sum()) ** 2 / float(w @ w)
+    events = np.asarray(out["classical"], dtype=np.float64) * size
+    events[-1] = np.nan
+    rare_outcome_interval(out, size, events, level)
     with np.errstate(over="ignore"):  # back to the caller's cost units (a bound beyond 1.8e308 is inf)
         for key in ("estimate", "se", "ci_low", "ci_high", "classical", "classical_se", "classical_low",
                     "classical_high", "cbpe", "cbpe_se", "cbpe_low", "cbpe_high"):

@@ -10,7 +10,8 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._text import fmt, fmt_p, render_table
-from ._ppi_sums import NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, judged_calibrated, ppi_from_sums
+from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, judged_calibrated, ppi_from_sums,
+                        rare_outcome, rare_outcome_interval)
 
 NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is not valid"
 #: below this many labels the normal intervals cover less than their level (seeded simulation in
@@ -37,9 +38,9 @@ FEW_DRAWN = ("only {n:,} labels drawn at random (propensity < 1; the {certain:,}
 #: labels held one positive covered the true rate 13-28 % of the time at a nominal 95 %, two positives
 #: 52-64 %, three and more 90-96 %)
 RARE_CLASS = 3
-RARE = ("only {k:g} of the {n:,} labels {are} {cls}: near a rate of {edge} the normal interval is far too narrow "
-        "(simulated 95 % intervals covered 13-28 % of true rates with one label of the rarer class, 52-64 % with "
-        "two); label more rows (vc.labels_needed says how many)")
+RARE = ("only {k:g} of the {n:,} labels {are} {cls}: near a rate of {edge} the interval rests on very few events "
+        "(it is the Wilson-type interval for rare outcomes: the normal one covered 13-28 % of true rates with one "
+        "label of the rarer class, 52-64 % with two); label more rows (vc.labels_needed says how many)")
 ZERO_WIDTH = ("the {n:,} labels show no spread (e.g. all one class): the normal interval has zero width and is "
               "not a confidence interval; label more rows")
 
@@ -192,13 +193,20 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     # reaching beyond is cut at the bound (ppi_from_sums stays the plain normal interval, as it also
     # serves quantities such as costs)
     cut_to_range(v, RATE_BOUNDS)
+    rare_applied = False
+    # labels with fewer than 10 of one class (weighted: by the Kish size): the Wilson-type interval
+    if drawn is None:
+        size = n if w is None else float(w.sum()) ** 2 / float(w @ w)
+        rare_applied = bool(rare_outcome(size, v["classical"] * size)) and np.isfinite(v["estimate"])
+        rare_outcome_interval(v, size, v["classical"] * size, level)
     v = {k: float(x) for k, x in v.items()}
     notes = []
     if not valid:
         notes.append("NOT VALID: the labelled rows do not look like a random sample of the window "
                      f"(score-histogram chi-square p = {fmt_p(p)}); PPI needs a random audit sample")
     eff = None if w is None else float(w.sum()) ** 2 / float(w @ w)
-    few = few_labels_note(n, v["se"], eff, drawn=drawn)
+    # the Wilson-type interval always has width: labels of one class are then no zero-width note
+    few = few_labels_note(n, 1.0 if rare_applied else v["se"], eff, drawn=drawn)
     if few:
         notes.append(few)
     rare = None if drawn is not None or few == ZERO_WIDTH.format(n=n) else rare_class_note(n, v["classical"], eff)
@@ -222,10 +230,18 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     notes :func:`ppi_mean` gives the same window: an interval of zero width, fewer than
     :data:`FEW_LABELS` labels (or, weighted, a Kish effective size :math:`(\sum w)^2 / \sum w^2`
     below it), scores not calibrated; NaN is written as None, so the records pass
-    ``json.dumps(..., allow_nan=False)``."""
+    ``json.dumps(..., allow_nan=False)``. A window's PPI interval is :func:`ppi_mean`'s: the normal
+    interval cut at [0, 1], or, for labels with fewer than 10 of one class (weighted: Kish size), the Wilson-type
+    interval of :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`."""
     out = ppi_from_sums(sums, level=level, power_tuning=power_tuning)
     cut_to_range(out, RATE_BOUNDS)  # a rate, as vc.ppi_mean reports it
     n = np.atleast_1d(np.asarray(sums.n, dtype=np.float64))
+    with np.errstate(divide="ignore", invalid="ignore"):  # Kish size and the labels' weighted mean times it
+        size = np.asarray(sums.w, dtype=np.float64) ** 2 / np.asarray(sums.w2, dtype=np.float64)
+        events = np.asarray(sums.wy, dtype=np.float64) / np.asarray(sums.w, dtype=np.float64) * size
+    # labels with fewer than 10 of one class: the Wilson-type interval, as vc.ppi_mean's
+    rare_outcome_interval(out, size, events, level)
+    rare_ = np.atleast_1d(np.broadcast_to(rare_outcome(size, events), n.shape))  # their interval has width
     with np.errstate(divide="ignore", invalid="ignore"):  # Kish size; equals n when every weight is 1
         eff = np.atleast_1d(np.asarray(sums.w, dtype=np.float64) ** 2 / np.asarray(sums.w2, dtype=np.float64))
     cols = {k: np.atleast_1d(v) for k, v in out.items()}
@@ -256,10 +272,11 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
             "rectifier": three("rectifier", "rectifier") if has else None,
             "calibrated": calibrated,
             "note": "; ".join(n_ for n_ in (
-                few_labels_note(int(n[i]), float(cols["se"][i]), float(eff[i])) if has else None,
+                few_labels_note(int(n[i]), 1.0 if rare_[i] else float(cols["se"][i]), float(eff[i]))
+                if has else None,
                 rare_class_note(int(n[i]), float(cols["classical"][i]),
                                 None if eff[i] == n[i] else float(eff[i]))
-                if has and float(cols["se"][i]) >= NO_SPREAD else None,
+                if has and (rare_[i] or float(cols["se"][i]) >= NO_SPREAD) else None,
                 NOT_CALIBRATED if calibrated is False else None) if n_) or None,
         })
     return recs

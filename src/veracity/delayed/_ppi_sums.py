@@ -127,6 +127,29 @@ def cut_to_range(out: dict[str, Any], bounds: Any) -> None:
 RATE_BOUNDS = {"ci": (0.0, 1.0), "classical": (0.0, 1.0), "cbpe": (0.0, 1.0), "rectifier": (-1.0, 1.0)}
 
 
+def _wilson_at_estimate(out: dict[str, Any], n_labels: Any, level: float, cap: Any) -> tuple[np.ndarray, ...]:
+    r"""``(ok, low, high)``: the Wilson interval at ``out["estimate"]`` (cut to [0, 1]) with the effective
+    labels :math:`n^* = \hat p (1 - \hat p) / s^2`, capped at ``n_labels`` where ``cap`` (a bool or an
+    array); :math:`n^*` is ``n_labels`` where :math:`\hat p` is 0 or 1 or :math:`s` has no width. ``ok`` is False where the
+    estimate, its standard error or ``n_labels`` is not finite or ``n_labels`` is not positive."""
+    est = np.asarray(out["estimate"], dtype=np.float64)
+    se = np.asarray(out["se"], dtype=np.float64)
+    n_l = np.asarray(n_labels, dtype=np.float64)
+    ok = np.isfinite(est) & np.isfinite(se) & np.isfinite(n_l) & (n_l > 0)
+    p = np.where(ok, np.clip(est, 0.0, 1.0), 0.5)
+    n_safe = np.where(ok, n_l, 1.0)
+    spread = (se >= NO_SPREAD) & (p > 0.0) & (p < 1.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        design = np.where(spread, p * (1.0 - p) / (se * se), n_safe)
+    n_star = np.where(cap, np.minimum(n_safe, design), design)
+    n_star = np.where(ok & np.isfinite(n_star) & (n_star > 0), n_star, n_safe)
+    low, high = binomial_interval(p * n_star, n_star, method="wilson", level=level)
+    # exact ends at p = 0 or 1 (Wilson's are, up to rounding), and the estimate inside
+    low = np.where(p <= 0.0, 0.0, np.clip(np.minimum(low, p), 0.0, 1.0))
+    high = np.where(p >= 1.0, 1.0, np.clip(np.maximum(high, p), 0.0, 1.0))
+    return ok, low, high
+
+
 def wilson_rate_interval(out: dict[str, Any], n_labels: Any, level: float) -> None:
     r"""Replace the normal interval of a PPI rate (``out["ci_low"]``, ``out["ci_high"]`` of
     :func:`ppi_from_sums`) by the Wilson score interval at the PPI estimate with an effective number of labels.
@@ -146,18 +169,58 @@ def wilson_rate_interval(out: dict[str, Any], n_labels: Any, level: float) -> No
     95 % interval at 20-69 labels in tests/delayed/test_ppi_bins_r13.py), the Wilson interval
     95-96 %. The cap gives up PPI's gain within a bin (small there: the scores of a bin
     vary little) and keeps a standard error that happens to be tiny from making the interval
-    tiny. In place and vectorised; NaN stays NaN."""
-    est = np.asarray(out["estimate"], dtype=np.float64)
-    se = np.asarray(out["se"], dtype=np.float64)
-    n_l = np.asarray(n_labels, dtype=np.float64)
-    ok = np.isfinite(est) & np.isfinite(se) & np.isfinite(n_l) & (n_l > 0)
-    p = np.where(ok, np.clip(est, 0.0, 1.0), 0.5)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        design = np.where((se >= NO_SPREAD) & (p > 0.0) & (p < 1.0), p * (1.0 - p) / (se * se), np.inf)
-    n_star = np.where(ok, np.minimum(np.where(ok, n_l, 1.0), design), 1.0)
-    low, high = binomial_interval(p * n_star, n_star, method="wilson", level=level)
+    tiny. In place and vectorised; NaN stays NaN. (A window's rate with few labels of one class uses
+    :func:`rare_outcome_interval`: the same interval without the cap, only there.)"""
+    ok, low, high = _wilson_at_estimate(out, n_labels, level, cap=True)
     out["ci_low"] = np.where(ok, low, np.nan)
     out["ci_high"] = np.where(ok, high, np.nan)
+
+
+def rare_outcome(n: Any, positives: Any) -> np.ndarray:
+    r"""Where the labels hold fewer than :data:`EXACT_BELOW` of one class: :math:`\min(S, n - S) < 10` with
+    :math:`S = \sum y` the positives of :math:`n` labels — for weighted labels :math:`n` their Kish size
+    :math:`(\sum w)^2 / \sum w^2` and :math:`S = \bar y_w n` (equal weights: the counts themselves).
+    Vectorised; False where either is not finite (NaN marks a quantity that is not a rate)."""
+    n_, s = np.asarray(n, dtype=np.float64), np.asarray(positives, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(n_) & np.isfinite(s) & (np.minimum(s, n_ - s) < EXACT_BELOW - 1e-9)
+
+
+def rare_outcome_interval(out: dict[str, Any], n: Any, positives: Any, level: float) -> None:
+    r"""Replace the (cut) normal interval of a window's PPI rate by a Wilson interval where the unweighted
+    labels hold fewer than :data:`EXACT_BELOW` of one class (:func:`rare_outcome`); elsewhere the normal
+    interval :math:`\hat\theta \pm z s` stays, equal to ``ppi_py``'s.
+
+    There, with :math:`\hat p` the PPI++ estimate cut to [0, 1] and :math:`s` its standard error,
+
+    .. math:: n^* = \frac{\hat p (1 - \hat p)}{s^2}, \qquad
+              \frac{\hat p + z^2 / (2 n^*)}{1 + z^2 / n^*} \pm \frac{z}{1 + z^2 / n^*}
+              \sqrt{\frac{\hat p (1 - \hat p)}{n^*} + \frac{z^2}{4 n^{*2}}}
+
+    (:math:`n^* = n`, the labels, where :math:`\hat p` is 0 or 1 or :math:`s` has no width): Wilson's
+    score interval with PPI's effective number of labels — the labels alone would need :math:`n^*` of them
+    for the standard error :math:`s` — not capped at :math:`n`, so informative scores keep PPI's gain. Only
+    labels all of one class cap it, :math:`n^* \le n`: their :math:`s` holds the scores' spread and none of
+    the outcome's (with :math:`\lambda = 1`, 50 labels at a rate of 0.01 covered 83 % uncapped, as the
+    labels alone would have: Wilson's interval for 0 of :math:`n`; power tuning already has
+    :math:`\lambda = 0` there). The
+    normal interval of a rare outcome is too short on the side away from 0 (the estimate's law is skewed):
+    95 % intervals covered 88 % of true rates with 100 labels at a rate of 0.05, 89 % with 200 at 0.024,
+    91-92 % with 400 at 0.02; this interval 95-97 % (seeded simulation in
+    tests/delayed/test_ppi_rare_interval_r16b.py). It lies in [0, 1] and holds :math:`\hat p`. Weighted
+    labels pass their Kish size as ``n`` and :math:`\bar y_w n` as ``positives`` (:func:`rare_outcome`): the
+    rule and :math:`n^*` then read the weights' design effect through :math:`s`, as survey statistics does,
+    and equal weights give the unweighted interval. In place and vectorised."""
+    rare = rare_outcome(n, positives)
+    if not rare.any():
+        return
+    s, n_ = np.asarray(positives, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        one_class = (s <= 1e-9 * n_) | (s >= n_ * (1.0 - 1e-9))
+    ok, low, high = _wilson_at_estimate(out, n, level, cap=one_class)
+    use = rare & ok
+    out["ci_low"] = np.where(use, low, np.asarray(out["ci_low"], dtype=np.float64))
+    out["ci_high"] = np.where(use, high, np.asarray(out["ci_high"], dtype=np.float64))
 
 
 def check_level(level: Any) -> float:

@@ -35,6 +35,7 @@ def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndar
     rows of :math:`1, y, f, f^2, yf` — the groups the status query already has."""
     from ..delayed import PpiSums, ppi_from_sums
     from ..delayed._ppi import cut_to_range
+    from ..delayed._ppi_sums import rare_outcome_interval
 
     def split(mask: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return per_key(mask & flag, v), per_key(mask & ~flag, v)
@@ -64,6 +65,10 @@ def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndar
     # cost per row in [0, max(c_FP, c_FN)]
     top = np.repeat([1.0, 1.0, 1.0, 1.0, max(cf, cn)], K)
     cut_to_range(out, {"ci": (0.0, top)})
+    # the shares TP ... TN with fewer than 10 labelled rows with (or without) the event: vc.ppi_audit's
+    # Wilson-type interval for rare outcomes (the cost keeps the normal interval)
+    events = np.concatenate([stack[0][: 4 * K], np.full(K, np.nan)])
+    rare_outcome_interval(out, np.tile(n_all, len(names)), events, level)
     est, lo, hi = (np.asarray(out[c]).reshape(len(names), K) for c in ("estimate", "ci_low", "ci_high"))
     ok = (n_all >= 2) & np.isfinite(est).all(axis=0)
     res: list[dict[str, Any] | None] = []
