@@ -52,6 +52,8 @@ _KEYS = {"ECE": "ece", "NLL": "nll", "Brier": "brier", "accuracy@0.5": "accuracy
 
 #: what the verdict column says
 SAME, BETTER, WORSE, NOISE = "same", "better", "REGRESSION", "within noise"
+#: the verdict of a change measured on fewer than 2 (effective) rows: no interval, so no verdict
+TOO_FEW = "n/a (too few rows)"
 
 
 @dataclass(frozen=True)
@@ -184,11 +186,30 @@ class Ledger(Display):
         if self.regressions:
             tail += "\nregressions (reported, not hidden): " + ", ".join(
                 f"{r.metric} {fmt(r.change, sign=True)} {r.interval_text()}" for r in self.regressions)
-        noise = [r for r in self.rows if r.worse and not r.regression]
+        if any(r.verdict == TOO_FEW for r in self.rows):
+            tail += (f"\ntoo few rows to judge ({_too_few_text(self.rows)}): no change is called better or worse; "
+                     "evaluate on at least 2 labelled rows (more for a useful interval)")
+        noise = [r for r in self.rows if r.worse and not r.regression and r.verdict != TOO_FEW]
         if noise:
             tail += "\nworse but within noise (reported, not hidden): " + ", ".join(
                 f"{r.metric} {fmt(r.change, sign=True)} {r.interval_text()}" for r in noise)
         return f"{head}\n{table}\ncertificates\n" + "\n".join(cert) + tail
+
+
+def _too_few_text(rows: tuple[LedgerRow, ...]) -> str:
+    return next(r.note for r in rows if r.verdict == TOO_FEW)
+
+
+def _effective_rows(d: Binary) -> float:
+    r"""The rows' Kish effective size :math:`(\sum w)^2 / \sum w^2` over the rows of positive weight (the count
+    unweighted); the weights are divided by their largest first, so squares that underflow count as one row."""
+    if d.w is None:
+        return float(d.n)
+    pos = d.w[d.w > 0]
+    if pos.size == 0:
+        return 0.0
+    v = pos / pos.max()
+    return float(v.sum() ** 2 / (v @ v))
 
 
 def _old_verdict(r: LedgerRow) -> str:
@@ -281,7 +302,10 @@ def compare(
     bootstrap of ``n_resamples`` resamples for ECE seeded by ``random_state`` (an integer or
     a ``numpy.random.Generator``; None, the default, is the fixed seed 0, so the same rows
     always print the same ledger; ``n_resamples=0`` skips it). A change is "better" or "REGRESSION" only when its
-    interval excludes 0, else "within noise". Accuracy at ``threshold`` is reported as not
+    interval excludes 0, else "within noise". On fewer than 2 evaluation rows (weighted: a Kish effective
+    size :math:`(\sum w)^2 / \sum w^2` below 2) no change has an interval and none is judged: every verdict
+    but "same" reads "n/a (too few rows)" (one row said "better (no interval)" for NLL and Brier before).
+    Accuracy at ``threshold`` is reported as not
     readable when no score reaches the threshold, or every score does, before or after. Rows of one
     class (or of one class of positive weight) still have ECE, NLL, Brier and accuracy; their AUC is
     undefined and reads n/a (NaN, no interval, ``certificates["auc_identical"]`` None), as in
@@ -369,6 +393,12 @@ def compare(
         "accuracy@0.5": ("argmax accuracy" if multiclass else f"decisions p >= {threshold:g}", "higher"),
         "AUC": ("top-label ranking" if multiclass else "ranking (Mann-Whitney)", "higher"),
     }
+    # fewer than 2 (effective) evaluation rows: no change has a real interval (the paired ones need 2 rows,
+    # a bootstrap of one row resamples that row), so no change is judged — one row is no evidence either way
+    n_eff = _effective_rows(before)
+    too_few = not n_eff >= 2.0
+    few_why = (f"{before.n} evaluation row{'' if before.n == 1 else 's'}"
+               + ("" if before.w is None else f" of effective size {n_eff:.3g} (Kish)") + ": no interval")
     rows = []
     for key in ("ECE", "NLL", "Brier", "accuracy@0.5", "AUC"):
         b, a = m0[key], m1[key]
@@ -388,6 +418,8 @@ def compare(
             said = unreadable["verdict"]
             verdict = said if verdict in (BETTER, SAME) else f"{verdict}; {said}"
             why = unreadable["why"]
+        if too_few and not (key == "AUC" and not ranked) and verdict != SAME:
+            verdict, regression, low, high, why = TOO_FEW, False, float("nan"), float("nan"), few_why
         rows.append(LedgerRow(shown, what[key][0], b, a, change, can, better, bool(regression), why,
                               ci_low=low, ci_high=high, verdict=verdict, worse=bool(worse)))
 

@@ -5,7 +5,9 @@ window it is evaluated on. By default the fit window is the last period but one
 that has at least ``min_count`` labelled rows and the evaluation window is the
 period after it; ``fit=`` names the fit period instead. The result carries the
 calibrator (save it with ``.calibrator.save(path)``) and the before/after ledger
-(:func:`veracity.compare`) on the evaluation window.
+(:func:`veracity.compare`) on the evaluation window. An evaluation window with fewer than 2
+labelled rows gives no verdict (the ledger reads "n/a (too few rows)") and the result's ``note``
+says so and what to do.
 """
 
 from __future__ import annotations
@@ -32,15 +34,19 @@ class Recalibration(Display):
     n_eval: int
     calibrator: Any
     ledger: Any
+    #: one line when the evaluation window cannot judge the calibrator (fewer than 2 labelled rows)
+    note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"method": self.method, "fit_period": self.fit_period, "eval_period": self.eval_period,
                 "n_fit": self.n_fit, "n_eval": self.n_eval, "calibrator": self.calibrator.to_dict(),
-                "ledger": self.ledger.to_dict()}
+                "ledger": self.ledger.to_dict(), "note": self.note}
 
     def __str__(self) -> str:
-        return (f"{self.method} fit on {self.fit_period} ({self.n_fit} labelled rows), judged on "
-                f"{self.eval_period} ({self.n_eval} labelled rows; never used for fitting)\n{self.ledger}")
+        rows = lambda k: f"{k} labelled row{'' if k == 1 else 's'}"  # noqa: E731
+        return (f"{self.method} fit on {self.fit_period} ({rows(self.n_fit)}), judged on "
+                f"{self.eval_period} ({rows(self.n_eval)}; never used for fitting)\n{self.ledger}"
+                + (f"\nnote: {self.note}" if self.note else ""))
 
 
 def _bounds(start: str, as_of_us: int, window_us: int | None) -> tuple[int, int]:
@@ -156,4 +162,10 @@ def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "
                                     "cohort": None if by is None else f"{by}={slice}",
                                     "source_file": str(store.path)})
     ledger = compare(p_ev, y_ev, cal, bins=bins)
-    return Recalibration(method, fit_row.period, eval_row.period, int(p_fit.size), int(p_ev.size), cal, ledger)
+    note = None
+    if p_ev.size < 2:  # the ledger has no interval and no verdict (n/a (too few rows)): say so, and what to do
+        rows = f"{p_ev.size} labelled row{'' if p_ev.size == 1 else 's'}"
+        note = (f"the evaluation window {eval_row.period} has {rows}, too few to judge the calibrator (no change "
+                "has an interval); wait for more outcomes there, pass a coarser freq, or pass fit= an earlier period")
+    return Recalibration(method, fit_row.period, eval_row.period, int(p_fit.size), int(p_ev.size), cal, ledger,
+                         note)
