@@ -75,16 +75,19 @@ class TraceRow:
 class _BinaryObjective:
     """NLL in β of binary logits s: f(β) = Σ w softplus(−y±·βs) / W.
 
-    Derivatives without forming margins: f'(β) = Σ w s (σ(βs) − y) / W,
-    f''(β) = Σ w s² σ(βs)(1 − σ(βs)) / W.
+    Derivatives from the margins m = y±·s: f'(β) = Σ w s (σ(βs) − y) / W = −Σ w m σ(−βm) / W,
+    f''(β) = Σ w m² σ(βm)(1 − σ(βm)) / W. Each row's term is formed on its own: the older
+    Σ w s σ(βs) − Σ w s y cancelled catastrophically when a few rows' scores dwarfed the
+    rest (two correctly labelled logits of ±1e10 or ±1e308 among logits of order 1 left
+    f' = 0 and a temperature of 1 or 1e306, where those rows do not move the optimum).
     """
 
     def __init__(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None):
         self.s = s
         self.y = y
         self.w = w
-        self.ws = s if w is None else w * s
-        self.wys = float(np.dot(self.ws, y))
+        self.m = (2.0 * y - 1.0) * s                # margin y±·s
+        self.wm = self.m if w is None else w * self.m
         self.total = float(s.size if w is None else w.sum())
 
     def _softplus_sum(self, a: int, betas: tuple[float, ...]) -> list[float]:
@@ -120,19 +123,19 @@ class _BinaryObjective:
         g = 0.0
         h = 0.0
         for a in range(0, self.s.size, _CHUNK):
-            sc = self.s[a:a + _CHUNK]
-            ws = self.ws[a:a + _CHUNK]
-            p = sc * beta
-            expit(p, out=p)                      # σ(βs)
+            mc = self.m[a:a + _CHUNK]
+            wm = self.wm[a:a + _CHUNK]
+            p = mc * (-beta)
+            expit(p, out=p)                      # σ(−βm) = 1 − σ(βm)
             q = 1.0 - p
             q *= p
-            q *= sc                              # s σ(1 − σ)
-            p *= ws
-            q *= ws
+            q *= mc                              # m σ(βm)(1 − σ(βm))
+            p *= wm
+            q *= wm
             # plain sums, not BLAS dot: no thread start-up per chunk
-            g += float(p.sum())
+            g -= float(p.sum())
             h += float(q.sum())
-        return (g - self.wys) / self.total, h / self.total
+        return g / self.total, h / self.total
 
     def separated(self) -> bool:
         """Every (positively weighted) margin y±·s >= 0: the NLL falls for ever as β grows."""
@@ -223,6 +226,22 @@ class _MulticlassObjective:
         obj.chunk = parent.chunk
         obj.last = None
         return obj
+
+
+def _typical_scale(z: np.ndarray) -> float:
+    r"""The scale :math:`c` Newton's β runs on: the median of the nonzero :math:`|s|` (multiclass:
+    :math:`|z - \max_k z|`), raised to :math:`\max|s| / 10^{300}` so that :math:`s/c` stays finite.
+
+    Not :math:`\max|s|`: two rows at :math:`\pm10^{10}` among logits of order 1 would shrink the
+    others to :math:`10^{-10}` (subnormal at :math:`10^{308}`), so their β would lie beyond
+    Newton's range. 0 when every score is 0.
+    """
+    a = np.abs(z if z.ndim == 1 else z - z.max(axis=1, keepdims=True)).ravel()
+    a = a[a > 0.0]
+    if a.size == 0:
+        return 0.0
+    # the median of a strided subsample of ~65k scores: a scale, not an estimate to report
+    return float(max(np.median(a[::max(1, a.size // _SUB)]), float(a.max()) / 1e300))
 
 
 def _newton(obj: Any, beta_lo: float, beta_hi: float, beta0: float,
@@ -427,12 +446,13 @@ class TemperatureScaling(Calibrator):
         z = self._logit_input(s)
         if self.score_type == "score" and z.ndim == 1:
             self._warn_one_signed_score(z, y, w)
-        spread = float(np.max(np.abs(z if z.ndim == 1 else z - z.max(axis=1, keepdims=True))))
+        spread = _typical_scale(z)
         if self.method != "newton" or self.bounds is not None or 1e-3 <= spread <= 1e3 or not spread > 0.0:
             self._fit_objective(self._objective(s, y, w))
             return
         # Scores of extreme magnitude (decision values of 1e5, scores of 1e-5): Newton runs on s/c,
-        # c = max |s|, and tau = c tau' maps the fit back, so s/tau is exact on the original scale.
+        # c = the typical |s| (see _typical_scale), and tau = c tau' maps the fit back, so s/tau is
+        # exact on the original scale.
         obj = _BinaryObjective(np.ascontiguousarray(z / spread), y, w) if z.ndim == 1 else \
             _MulticlassObjective(z / spread, y, w)
         self._fit_objective(obj)
