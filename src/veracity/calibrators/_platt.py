@@ -14,6 +14,7 @@ warning (``on_reversed="warn"``), or an error (``"error"``), or accepted
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +25,8 @@ from ..core._validation import VeracityError
 from ._base import Calibrator, warn
 
 _CHUNK = 1 << 16
+#: a row this many median absolute deviations from a column's median is "far" (see logistic_fit)
+_FAR = 1e4
 
 
 def _loss_grad_hess(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None,
@@ -72,7 +75,7 @@ def _loss_grad_hess(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None,
 
 def logistic_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None = None, *,
                  theta0: np.ndarray | None = None, tol: float = 1e-10,
-                 max_iter: int = 100) -> tuple[np.ndarray, int, bool]:
+                 max_iter: int = 100, robust: bool = True) -> tuple[np.ndarray, int, bool]:
     r"""Unregularised logistic regression by damped Newton (IRLS).
 
     Minimises :math:`\sum_i w_i[\mathrm{softplus}(z_i) - t_i z_i]`,
@@ -91,6 +94,13 @@ def logistic_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None = N
     its coefficient stays 0 and the intercept carries the base rate (the rounding of a
     mean and a standard deviation would otherwise leave noise of ~1e-17 that Newton
     scales up into coefficients of ~1e15).
+
+    When a column has rows beyond :math:`10^4` median absolute deviations of its median (two
+    logits of :math:`\pm10^{10}` among logits of order 1), a second fit runs with that column
+    centred on its median and scaled by that deviation (raised to
+    :math:`\max|x - \mathrm{med}| / 10^{150}` so that squares stay finite), started from the fit
+    without those rows (or from ``theta0``); the converged fit of lower loss is returned
+    (``robust=False`` skips this).
     """
     d = len(cols)
     centre = np.zeros(d)
@@ -107,6 +117,77 @@ def logistic_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None = N
             u = c / m
             centre[j], scale[j] = float(np.mean(u)) * m, float(np.std(u)) * m
     scale[~(np.isfinite(scale) & (scale > 0.0))] = 1.0
+    std_fit = _scaled_fit(cols, t, w, centre, scale, theta0, tol, max_iter)
+    rc, rs = centre.copy(), scale.copy()
+    far = _far_rows(cols, rc, rs) if robust else None
+    if far is None:
+        return std_fit
+    # A few rows lie 1e4+ typical spreads away (logits of 1e10 among logits of order 1): the
+    # standard deviation is theirs, the other rows shrink to ~1e-10 and their slope lies beyond
+    # Newton's reach (it stopped at a ~ 0 with a false "did not converge", or at the warm start
+    # with a false "converged"). Fit the other rows alone: where the far rows lie on the right
+    # side their loss is 0 to the last bit and their gradient moves nothing, so that fit is the
+    # answer. Otherwise also fit every row on the typical spread from there; a far row on the
+    # wrong side is the standard fit's case. The converged fit of lower loss wins (the loss is
+    # convex: two converged fits agree).
+    near = ~far
+    tn = t[near]
+    wn = None if w is None else w[near]
+    pos = float(tn.sum() if wn is None else np.dot(wn, tn))
+    neg = float((1.0 - tn).sum() if wn is None else np.dot(wn, 1.0 - tn))
+    if not (pos > 0.0 and neg > 0.0):
+        return std_fit
+    near_fit = logistic_fit([c[near] for c in cols], tn, wn, theta0=theta0, tol=tol, max_iter=max_iter,
+                            robust=False)
+    if not near_fit[2]:
+        return std_fit
+    if _far_rows_move_nothing(cols, t, w, far, near_fit[0], tol):
+        return near_fit
+    robust_fit = _scaled_fit(cols, t, w, rc, rs, near_fit[0], tol, max_iter)
+    fits = [f for f in (robust_fit, std_fit) if f[2]] or [std_fit]
+    return min(fits, key=lambda f: _exact_loss(cols, t, w, f[0]))
+
+
+def _far_rows_move_nothing(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None, far: np.ndarray,
+                           theta: np.ndarray, tol: float) -> bool:
+    r"""Whether the Newton step the far rows' gradient asks of the other rows' optimum ``theta`` is
+    below ``tol`` (relative), in the other rows' standardised coordinates:
+    :math:`\|H_\text{near}^{-1} g_\text{far}\|_\infty \le \text{tol}\,(1 + \|\theta\|_\infty)`,
+    the residual :math:`\sigma(z) - t = (1-t)\sigma(z) - t\,\sigma(-z)` formed without cancellation."""
+    d = len(cols)
+    near = ~far
+    m = np.array([float(np.mean(c[near])) for c in cols])
+    sd = np.array([float(np.std(c[near])) for c in cols])
+    sd[~(np.isfinite(sd) & (sd > 0.0))] = 1.0
+    th = np.append(theta[:d] * sd, theta[d] + np.dot(theta[:d], m))
+    with np.errstate(over="ignore", invalid="ignore"):
+        xs = [(c - mj) / sj for c, mj, sj in zip(cols, m, sd)]
+        z = np.full(t.size, th[d])
+        for j in range(d):
+            z = z + th[j] * xs[j]
+        p = expit(z)
+        r = (1.0 - t) * p - t * expit(-z)
+        q = p * (1.0 - p)
+        if w is not None:
+            r = r * w
+            q = q * w
+        feats = list(xs) + [np.ones(t.size)]
+        g = np.array([float(np.sum(r[far] * f[far])) for f in feats])
+        H = np.array([[float(np.sum(q[near] * a[near] * b[near])) for b in feats] for a in feats])
+        if not (np.isfinite(g).all() and np.isfinite(H).all()):
+            return False
+        try:
+            step = np.linalg.solve(H, g)
+        except np.linalg.LinAlgError:
+            return False
+    return bool(np.isfinite(step).all() and np.max(np.abs(step)) <= tol * (1.0 + np.max(np.abs(th))))
+
+
+def _scaled_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None, centre: np.ndarray,
+                scale: np.ndarray, theta0: np.ndarray | None, tol: float,
+                max_iter: int) -> tuple[np.ndarray, int, bool]:
+    """Newton on the columns ``(x - centre) / scale``; ``theta`` in and out on the original scale."""
+    d = len(cols)
     z = [(c - m) / s for c, m, s in zip(cols, centre, scale)]
     start = None
     if theta0 is not None:
@@ -116,6 +197,42 @@ def logistic_fit(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None = N
                                      tol=tol, max_iter=max_iter)
     coef = th[:d] / scale
     return np.append(coef, th[d] - np.dot(coef, centre)), n_iter, ok
+
+
+def _exact_loss(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None, theta: np.ndarray) -> float:
+    """Σ w [t softplus(−z) + (1 − t) softplus(z)] on the original columns (= Σ w[softplus(z) − t z]),
+    each side only where its weight is positive, so that an infinite z gives inf, never NaN."""
+    d = len(cols)
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = np.full(t.size, theta[d])
+        for j in range(d):
+            z = z + theta[j] * cols[j]
+        loss = (np.where(t > 0.0, t * np.logaddexp(0.0, -z), 0.0)
+                + np.where(t < 1.0, (1.0 - t) * np.logaddexp(0.0, z), 0.0))
+        if w is not None:
+            loss = np.where(w > 0.0, w * loss, 0.0)
+        total = float(loss.sum())
+    return total if total == total else math.inf
+
+
+def _far_rows(cols: list[np.ndarray], centre: np.ndarray, scale: np.ndarray) -> np.ndarray | None:
+    """Rows beyond ``_FAR`` median absolute deviations of a column's median, or None when no
+    column has any; for such a column ``centre``/``scale`` become its median and deviation (in
+    place). The median and deviation come from a strided subsample of ~65k rows."""
+    far: np.ndarray | None = None
+    for j, c in enumerate(cols):
+        sub = c[::max(1, c.size // 65536)]
+        med = float(np.median(sub))
+        with np.errstate(over="ignore", invalid="ignore"):
+            mad = float(np.median(np.abs(sub - med)))
+            dev = np.abs(c - med)
+        top = float(np.max(dev))
+        if not (mad > 0.0 and np.isfinite(mad) and np.isfinite(top)) or top <= _FAR * mad:
+            continue
+        centre[j], scale[j] = med, max(mad, top / 1e150)
+        out = dev > _FAR * mad
+        far = out if far is None else far | out
+    return far
 
 
 def newton_logistic(loss_grad_hess: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]], d: int, *,
