@@ -41,7 +41,7 @@ import numpy as np
 from ..core._display import Display
 from ..core._binning import check_bins
 from ..core._intervals import fewest_resamples
-from ..core._keys import key_name
+from ..core._keys import key_name, refuse_shared_names
 from ..core._parallel import submit
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
@@ -529,6 +529,7 @@ def compare_models(
         keys = slice_keys(keys)[0]
     ordered = _key_order(list(dict.fromkeys(keys.tolist())))
     texts = [key_name(k) for k in ordered]  # as vc.audit names the slice of the same key, on every route
+    refuse_shared_names(ordered, texts)  # 1 and '1': refused, as vc.audit and SQL refuse them
     # the missing keys' slice: None (the inputs turn NaN, NaT and NA into None), found by numpy's
     # element-wise == on the object array (no Python loop over rows; "a" == None and nan == None are False)
     none = np.asarray(None, dtype=object)
@@ -537,7 +538,7 @@ def compare_models(
     for key, text in zip(ordered, texts):
         rows = np.flatnonzero(missing) if key is None else np.flatnonzero(keys == key)
         part = models.subset(rows)
-        name = repr(key) if texts.count(text) > 1 else text  # 1 and '1': two slices, two names
+        name = text
         try:
             groups[name] = compare_of(part, **options)
         except VeracityError as exc:

@@ -269,12 +269,14 @@ def _read_lazy(prep: Any, scores: list[str], what: str) -> tuple[dict[str, np.nd
     weights = table.get_column("_w").to_numpy() if prep.weight is not None else None
     keys = None
     if prep.by is not None:
+        from ..sources._aggregates import values as key_values
+
+        # each key as the audit reads it (a zoned time with its zone, nanoseconds kept): to_numpy() dropped
+        # the zone (slices named '2024-01-01 00:00:00' where vc.audit says '... +00:00')
         g = table.get_column("_g")
-        keys = g.to_numpy()
-        missing = g.is_null().to_numpy()
-        if missing.any():
-            keys = keys.astype(object)
-            keys[missing] = None
+        keys = np.empty(len(table), dtype=object)
+        keys[:] = key_values(g)
+        keys[np.asarray(g.is_null().to_numpy(), dtype=bool)] = None  # pandas' NA, NaT: the slice None
     return arrays, labels, weights, keys
 
 

@@ -519,7 +519,8 @@ def audit(
     # named as a frame names them; the missing keys' slice goes last, as every other backend orders it
     texts, last = slice_keys(keys)
     groups = {}
-    for key, rows in group_rows(texts, max_groups, last=last, values=keys if keys.dtype == object else None):
+    ordered_by = keys if keys.dtype.kind in "OmM" else None  # times and durations ordered by value, not text
+    for key, rows in group_rows(texts, max_groups, last=last, values=ordered_by):
         part = subset(data, rows)
         if part.w is not None and not part.w.sum() > 0:
             continue  # a slice whose rows all weigh 0 holds no evidence: left out, like an absent one

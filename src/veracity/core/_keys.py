@@ -183,4 +183,38 @@ def key_names(keys: np.ndarray) -> np.ndarray:
     except TypeError:  # an unhashable key (a list per row): named row by row, which refuses it
         with np.errstate(invalid="ignore"):
             return np.asarray(_NAME(keys), dtype=object).astype(str)
-    return np.array([_row_name(key) for _, key in index], dtype=str)[codes]
+    distinct = [key for _, key in index]
+    names = np.array([_row_name(key) for key in distinct], dtype=str)
+    if np.unique(names).size < names.size:  # two keys of one name (1 and '1'): one slice in memory, refused
+        refuse_shared_names(distinct, names.tolist())
+    return names[codes]
+
+
+def same_named(a: Any, b: Any) -> bool:
+    """Whether two keys that share a name are one key: equal values (``1`` and ``numpy.int64(1)``,
+    ``1.0`` and ``numpy.float64(1.0)``, ``-0.0`` and ``0.0``) or two NaNs; ``1`` and ``'1'``, or None
+    and ``'None'``, are two keys."""
+    if _is_nan(a) or _is_nan(b):
+        return _is_nan(a) and _is_nan(b)
+    try:
+        return bool(a is b or a == b)
+    except (TypeError, ValueError):  # pragma: no cover - a key whose == does not give one truth value
+        return False
+
+
+def refuse_shared_names(keys: list[Any], names: list[str] | None = None) -> None:
+    """Refuse two different keys with one name (:func:`key_name`; ``names``: theirs, when known): the
+    key ``1`` and the text ``'1'``, a missing key and the text ``'None'``. Every route names a slice by
+    its key's text, so they would be one slice in memory (their rows merged, silently) and one would
+    overwrite the other elsewhere; SQL refuses them. Equal keys of different types
+    (:func:`same_named`) are one key. One pass over the distinct keys, not the rows."""
+    from ._validation import VeracityError
+
+    seen: dict[str, Any] = {}
+    for key, name in zip(keys, names if names is not None else map(key_name, keys)):
+        if name in seen and not same_named(seen[name], key):
+            raise VeracityError(
+                f"two slice keys, {seen[name]!r} and {key!r}, are both named {name!r}; make them distinct "
+                "first (fill the missing keys, e.g. with 'missing', or cast the column to one type)",
+                param="by")
+        seen.setdefault(name, key)

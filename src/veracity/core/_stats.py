@@ -239,18 +239,12 @@ def other_key(n_groups: int) -> str:
 
 def refuse_shared_names(keys: list[Any]) -> None:
     """Slices are named by their key's text (:func:`veracity.core._keys.key_name`): two different keys
-    with one text (a missing key and the text ``'None'``) would be one slice in memory and overwrite
-    each other elsewhere; refused."""
-    from ._keys import key_name
+    with one text (a missing key and the text ``'None'``, the number ``1`` and the text ``'1'``) would be
+    one slice in memory and overwrite each other elsewhere; refused
+    (:func:`veracity.core._keys.refuse_shared_names`)."""
+    from ._keys import refuse_shared_names as refuse
 
-    seen: dict[str, Any] = {}
-    for key in keys:
-        name = key_name(key)
-        if name in seen and not (seen[name] is key or (type(seen[name]) is type(key) and seen[name] == key)):
-            raise VeracityError(
-                f"two slice keys, {seen[name]!r} and {key!r}, are both named {name!r}; make them distinct first "
-                "(fill the missing keys, e.g. with 'missing', or cast the column to one type)", param="by")
-        seen.setdefault(name, key)
+    refuse(keys)
 
 
 def text_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
@@ -291,15 +285,16 @@ def slice_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
 
 
 def _duration_texts(keys: np.ndarray) -> np.ndarray:
-    """``timedelta64`` keys as their slice names (:func:`veracity.core._keys.duration_name`, None: NaT);
-    one conversion per distinct key."""
-    from ._keys import duration_name
+    """``timedelta64`` keys as their slice names (:func:`veracity.core._keys.duration_name` of
+    :func:`veracity.core._keys.duration_ns`, exact in Python ints; None: NaT); one conversion per
+    distinct key. A cast to ``timedelta64[ns]`` wrapped durations beyond 292 years, silently: 10**10
+    seconds was named ``-97763 days ...``, where the lazy routes name it ``115740 days 17:46:40``."""
+    from ._keys import duration_name, duration_ns
 
     values, inverse = np.unique(keys, return_inverse=True)
-    gaps = np.isnat(values)
-    ns = values.astype("timedelta64[ns]").astype(np.int64)
     texts = np.empty(values.size, dtype=object)
-    texts[:] = [None if g else duration_name(v) for g, v in zip(gaps.tolist(), ns.tolist())]
+    exact = [duration_ns(v) for v in values]  # distinct keys only
+    texts[:] = [None if ns is None else duration_name(ns) for ns in exact]
     return texts[inverse.reshape(-1)]
 
 
@@ -333,9 +328,10 @@ def _time_texts(keys: np.ndarray) -> np.ndarray:
 def group_rows(keys: np.ndarray, max_groups: int | None = None, *, last: str | None = None,
                values: np.ndarray | None = None) -> Iterator[tuple[str, np.ndarray]]:
     """``(key, row indices)`` for every distinct key, in sorted key order (one sort); the key
-    ``last`` (the missing keys' name) after the others. ``values``: the keys as given (an object
-    array whose text ``keys`` is), ordering the slices by value as every other route does
-    (:func:`veracity.core._keys.key_order`: ``9`` before ``10``, not as text).
+    ``last`` (the missing keys' name) after the others. ``values``: the keys as given (an object,
+    ``timedelta64`` or ``datetime64`` array whose text ``keys`` is), ordering the slices by value as
+    every other route does (:func:`veracity.core._keys.key_order`: ``9`` before ``10``, ``-1 days``
+    before ``2 days`` before ``10 days``, not as text).
 
     With ``max_groups``, at most that many slices: the ``max_groups - 1`` largest keys
     (ties: the first in key order), and one last slice named :func:`other_key` holding
@@ -351,6 +347,8 @@ def group_rows(keys: np.ndarray, max_groups: int | None = None, *, last: str | N
         from ._keys import key_rank
 
         ranked = np.asarray(key_rank(values[first].tolist()), dtype=np.intp)
+    elif values is not None and values.dtype.kind in "mM":  # durations and times by value (NaT last), as the
+        ranked = np.argsort(values[first], kind="stable")  # lazy routes order them: -1 days before 2 days
     elif last is not None and uniques.dtype.kind in "US":
         at = np.flatnonzero(uniques == last)
         ranked = np.r_[ranked[ranked != at[0]], at] if at.size else ranked

@@ -239,7 +239,12 @@ def _column_with_missing(prep: Any, name: str) -> np.ndarray:
     """An in-memory frame's feature column; times with a zone as ``datetime`` objects with that zone
     (``to_numpy()`` would drop it), so that their levels are named as ``vc.audit(..., by=)`` names the
     same slices: the UTC instant with ``+00:00`` (:func:`~veracity.core._keys.key_name`, in
-    :func:`._values._shown`), as on a lazy frame, which hands the instants back in its own zone."""
+    :func:`._values._shown`), as on a lazy frame, which hands the instants back in its own zone. A
+    time of day with nanoseconds is refused, as ``by=`` refuses it (a Python ``time`` holds
+    microseconds: its levels were one)."""
+    from ..sources._source import refuse_ns_times
+
+    refuse_ns_times(prep.frame.nw.get_column(name), name)
     values = series_values(prep.frame.nw.get_column(name))
     zone = getattr(prep.frame.schema[name], "time_zone", None)
     if zone is not None and values.dtype.kind == "M":
@@ -297,7 +302,7 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
     import narwhals as nw
 
     from ..sources import _aggregates as agg
-    from ..sources._source import _is_numeric
+    from ..sources._source import _is_numeric, refuse_ns_times
 
     f = prep.frame
     src = f.nw
@@ -314,6 +319,7 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
     for name in names:
         if isinstance(f.schema[name], nw.Duration):
             raise duration_error(name)
+    src, epoch = _epoch_columns(src, refs) if f.backend == "duckdb" else (src, {})
     # distinct values of every feature and of the probability (the score cells' rule): one aggregate
     prob = agg.probability(score_type).alias("_p")
     edge = agg.probability(score_type)
@@ -338,6 +344,7 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
         col = nw.col(ref).cast(nw.Float64) if numeric and not integer else nw.col(ref)
         t = agg.collect(src.select(col.alias("_v")).with_columns(_one=nw.lit(1, nw.Int64)).group_by("_v")
                         .agg(nw.col("_one").sum()))
+        refuse_ns_times(t.get_column("_v"), name)  # times of day 1 ns apart: one level, the others' rows lost
         cnts = np.asarray(t.get_column("_one").to_list(), dtype=np.int64)
         if nanos[-1]:
             values, miss = _ns_values(t.get_column("_v"), getattr(f.schema[name], "time_zone", None))
@@ -366,13 +373,33 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
     y = agg.as_float(prep.y, schema) if isinstance(prep.y, str) else prep.y
     cols = [agg.as_float(f.ref(prep.score[0]), schema).alias("_s"), y.alias("_y"),
             (wcol if wcol is not None else nw.lit(1.0, nw.Float64)).alias("_w"),
-            *(sp.expr(r, ns_backend=f.backend if ns else None).alias(f"_f{i}")
-              for i, (sp, r, ns) in enumerate(zip(specs, refs, nanos)))]
+            *(sp.expr(epoch.get(i, r), ns_backend=("polars" if i in epoch else f.backend) if ns else None)
+              .alias(f"_f{i}") for i, (sp, r, ns) in enumerate(zip(specs, refs, nanos)))]
     x = src.select(cols).with_columns(_p=agg.probability(score_type))
     table = cells_lazy(x, specs, sets, weighted=prep.weight is not None, max_cells=max_cells, ece_bins=ece_bins,
                        n_distinct=int(uniq[-1]), certain=bool(uniq[-2]), logit=score_type == "logit")
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
                    depth=int(depth), notes=tuple(notes))
+
+
+def _epoch_columns(src: Any, refs: list[str]) -> tuple[Any, dict[int, str]]:
+    """A DuckDB frame with each zone-aware nanosecond feature (``TIMESTAMPTZ_NS``, read as it is:
+    :func:`~veracity.sources._source._duckdb_readable`) beside its UTC instant as BIGINT nanoseconds
+    (``epoch_ns``, whatever the session's zone), and ``{feature's position: that column}``: its levels
+    are matched on these integers (``_ns_levels``' integer form), exactly. A TIMESTAMPTZ literal holds
+    microseconds, and narwhals has no ``dt.timestamp`` on DuckDB."""
+    import narwhals as nw
+
+    from ..core._sql_names import quote_identifier
+
+    native = src.to_native()
+    types = dict(zip(native.columns, (str(t) for t in native.types)))
+    zoned = [i for i, r in enumerate(refs) if types.get(r) == "TIMESTAMPTZ_NS"]
+    if not zoned:
+        return src, {}
+    epoch = {i: f"__veracity_epoch_ns_{i}" for i in zoned}
+    extra = ", ".join(f"epoch_ns({quote_identifier(refs[i])}) AS {quote_identifier(epoch[i])}" for i in zoned)
+    return nw.from_native(native.project(f"*, {extra}")), epoch
 
 
 def _ns_values(series: Any, zone: str | None) -> tuple[np.ndarray, np.ndarray]:

@@ -47,16 +47,19 @@ def _no_labels(name: str, data: Any, labels: Any, score: Any, label: Any) -> Non
 
 
 def read_errors(data: Any, compute: Any) -> Any:
-    """A file's read error in one line, never its content."""
+    """A file's read error in one line, never its content; a check veracity wrote into the query of a
+    DuckDB relation (a Parquet duration or time DuckDB cannot hold exactly) in its own line too."""
     try:
         return compute()
     except VeracityError:
         raise
     except Exception as exc:
-        from ._duckdb import describe_error, is_duckdb_error
+        from ._duckdb import ERROR_MARK, describe_error, is_duckdb_error
 
         if isinstance(data, (str, os.PathLike)) and is_duckdb_error(exc):
             raise VeracityError(describe_error(exc, os.fspath(data))) from None
+        if is_duckdb_error(exc) and ERROR_MARK in str(exc):  # a check veracity wrote into the query of
+            raise VeracityError(describe_error(exc, "the relation")) from None  # a user's relation: its line
         if is_duckdb_error(exc) and type(exc).__name__ == "ResourceInUseException":
             # DuckDB 2.0: the user's connection still holds a result it has not finished reading
             raise VeracityError(

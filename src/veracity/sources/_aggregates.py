@@ -25,6 +25,7 @@ back to Python:
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 from typing import Any
 
@@ -90,21 +91,77 @@ def pooled_key(key: Any, dtype: Any, pooled: tuple[list[Any], str]) -> Any:
     slices of an uncapped audit are), every other key pooled under one name.
 
     A kept missing key stays missing (the slice "None"): ``is_in`` never matches a missing value.
+    A kept time (:func:`_time_match`) or duration (:func:`_duration_match`) is matched exactly,
+    nanoseconds included, and named by :func:`veracity.core._keys.key_name`, as the uncapped slice
+    is: the engines' text of a time differs (DuckDB ``+00`` for ``+00:00``, polars six or nine
+    decimals), and of a duration too (polars ``2ns``, DuckDB ``00:00:00.002``).
     """
     import narwhals as nw
 
+    from ..core._keys import duration_ns, key_name
+
     keep, other = pooled
-    text = key.cast(nw.String)
+    values = [k for k in keep if k is not None]
+    # durations compared as integers (DuckDB's INTERVAL with months, which have no length, as before)
+    durations = isinstance(dtype, nw.Duration) and all(duration_ns(k) is not None for k in values)
+    times = [k for k in values if isinstance(k, _dt.datetime) or durations]
+    if times:
+        text = nw.lit(None, nw.String)
+        for k in reversed(times):  # one CASE arm per kept time (at most the cap's keys)
+            match = _duration_match(key, k, dtype) if durations else _time_match(key, k)
+            text = nw.when(match).then(nw.lit(key_name(k), nw.String)).otherwise(text)
+    else:
+        text = key.cast(nw.String)
     if dtype.is_float():  # a kept NaN is named 'nan' as Python names it (polars: 'NaN')
         text = nw.when(key.is_nan()).then(nw.lit("nan", nw.String)).otherwise(text)
     elif dtype == nw.Boolean:  # "True" / "False", not the engines' "true" / "false"
         text = nw.when(key).then(nw.lit("True", nw.String)).otherwise(nw.lit("False", nw.String))
     text = nw.when(~key.is_null()).then(text)  # missing stays missing (pandas and Dask: NaN is missing)
-    values = [k for k in keep if k is not None]
-    kept = key.is_in(values).fill_null(False) if values else nw.lit(False)
+    plain = [k for k in values if not _finer(k) and not durations]
+    kept = key.is_in(plain).fill_null(False) if plain else nw.lit(False)
+    for k in values:
+        if durations:
+            kept = kept | _duration_match(key, k, dtype)
+        elif _finer(k):
+            kept = kept | _time_match(key, k)
     if len(values) < len(keep):
         kept = kept | key.is_null()
     return nw.when(kept).then(text).otherwise(nw.lit(other, nw.String))
+
+
+def _finer(key: Any) -> bool:
+    """A time with nanoseconds (a pandas ``Timestamp``): a literal of it holds microseconds."""
+    return isinstance(key, _dt.datetime) and bool(getattr(key, "nanosecond", 0))
+
+
+def _duration_match(key: Any, k: Any, dtype: Any) -> Any:
+    """Rows whose duration ``key`` (a column of narwhals ``dtype``, a ``Duration``) is the kept key ``k``
+    exactly, compared as integers: its total nanoseconds (a ``Duration('ns')``), else microseconds
+    (DuckDB's INTERVAL, and finer units, hold whole microseconds). A duration literal in ``is_in``
+    matched nothing on polars (the kept slice was empty, its rows pooled) and failed on DuckDB."""
+    import narwhals as nw
+
+    from ..core._keys import duration_ns
+
+    ns = int(duration_ns(k) or 0)  # a duration (pooled_key checks)
+    if dtype.time_unit == "ns":
+        return (key.dt.total_nanoseconds() == nw.lit(ns, nw.Int64)).fill_null(False)
+    return (key.dt.total_microseconds() == nw.lit(ns // 1000, nw.Int64)).fill_null(False)
+
+
+def _time_match(key: Any, k: _dt.datetime) -> Any:
+    """Rows whose time ``key`` is ``k`` exactly. A literal holds microseconds (``is_in`` of
+    ``00:00:00.000000002`` matched ``00:00:00``: the cap's kept slice held another key's rows, 90
+    where it has 115), so a time with nanoseconds is matched as ``lo <= key < lo + 1 µs``
+    (``lo``: ``k`` to the microsecond) with ``nanosecond(key) mod 1000`` its nanoseconds."""
+    import narwhals as nw
+
+    if not _finer(k):
+        return (key == nw.lit(k)).fill_null(False)
+    lo = _dt.datetime(k.year, k.month, k.day, k.hour, k.minute, k.second, k.microsecond, k.tzinfo)  # no ns
+    inside = (key >= nw.lit(lo)) & (key < nw.lit(lo + _dt.timedelta(microseconds=1)))
+    finer = int(k.nanosecond)  # type: ignore[attr-defined]
+    return (inside & (key.dt.nanosecond() % 1000 == finer)).fill_null(False)
 
 
 def key_columns(grouped: Any) -> list[str]:
@@ -126,10 +183,15 @@ def key_counts(lf: Any) -> dict[Any, int]:
 def values(series: Any) -> list[Any]:
     """A collected column as Python values; nanosecond datetimes as pandas ``Timestamp`` objects
     (through Arrow, as DuckDB and Dask hand them back): polars' ``to_list`` truncates them to
-    microseconds, so slice keys 1 ns apart collided and one slice's rows were dropped."""
+    microseconds, so slice keys 1 ns apart collided and one slice's rows were dropped. A time of day
+    with nanoseconds (polars' ``Time``) is refused (:func:`._source.refuse_ns_times`)."""
     import narwhals as nw
 
     dtype = series.dtype
+    if dtype == nw.Time:  # polars' times hold nanoseconds, a Python time microseconds: refused, not merged
+        from ._source import refuse_ns_times
+
+        refuse_ns_times(series)
     if isinstance(dtype, nw.Datetime) and dtype.time_unit == "ns":
         return list(series.to_arrow().to_pylist())
     if isinstance(dtype, nw.Duration) and dtype.time_unit == "ns":

@@ -158,7 +158,10 @@ class _Prepared:
     def slice_keys(self) -> np.ndarray:
         """The ``by`` column, its missing values as ``None`` (the slice every backend calls "None";
         pandas would hand over NaN, named "nan")."""
+        from ._source import refuse_ns_times
+
         col = self.frame.nw.get_column(self.by)
+        refuse_ns_times(col, self.by)  # a time of day finer than a microsecond has no exact key
         missing = col.is_null().to_numpy()
         if missing.any() and self.frame.schema[self.by].is_integer():
             # integers with missing values come out of to_numpy() as floats: keep them integers (slice "1",
@@ -167,8 +170,8 @@ class _Prepared:
         keys = np.asarray(col.to_numpy())
         if keys.dtype.kind == "M":  # datetime and date keys as Python objects, named as a lazy frame names them
             keys = _python_times(keys, getattr(self.frame.schema[self.by], "time_zone", None))
-        if missing.any():
-            keys = keys.astype(object)
+        if missing.any() and keys.dtype.kind != "m":  # durations: NaT marks the missing keys (astype(object)
+            keys = keys.astype(object)                # would turn nanosecond durations into integers)
             keys[missing] = None
         return keys
 

@@ -85,32 +85,40 @@ def connect(files: list[str]) -> Any:
     return con
 
 
+def read_parquet(con: Any, files: list[str], source: str) -> Any:
+    """A lazy DuckDB relation, on the connection ``con``, over the Parquet ``files`` (named ``source``
+    in errors): their columns matched by exact name, and each Arrow duration column an INTERVAL of the
+    same duration (:func:`durations_as_intervals`). The file route and ``vc.audit_duckdb(path,
+    connection=con)`` both read Parquet here (the latter read durations as BIGINT counts)."""
+    names, same, layouts, durations = _parquet_layouts(files, source)
+    # Arrow durations: DuckDB reads them as BIGINT counts of their unit (slices named 1000000 where
+    # every other route says 0 days 00:00:00.001000); read as INTERVAL (durations_as_intervals), each
+    # file in its own unit when the files' units differ
+    whole = len(layouts) == len(files)
+    if whole and ((_case_pairs(layouts) and len({tuple(n) for n in layouts}) > 1) or mixed_units(durations)):
+        return _union_by_exact_name(con, files, layouts, durations)
+    if mixed_units(durations):  # pragma: no cover - a file pyarrow cannot read: DuckDB cannot either
+        raise VeracityError(f"the files of {source} hold a duration column in different units, "
+                            "and one of them cannot be read; read the files separately")
+    # files with other columns: matched by name, a column a file lacks read as missing (NULL) there,
+    # so the contract names it; by default DuckDB stops with "InvalidInput" when a used one is absent
+    relation = con.read_parquet(files) if same else con.read_parquet(files, union_by_name=True)
+    if (names is None or len(names) != len(relation.columns)
+            or len({n.lower() for n in names}) == len(names)):
+        return durations_as_intervals(relation, durations)
+    # DuckDB renamed a column equal to another but for case ("score" of Score, score became
+    # score_1): the file's names, by position (see _source._duckdb_readable); an empty name keeps
+    # DuckDB's (no lookup reaches it)
+    return durations_as_intervals(relation, durations, names, rename=True)
+
+
 def read(source: str | os.PathLike) -> Any:
     """A lazy DuckDB relation over the file(s) named by ``source`` (nothing is read yet)."""
     files, kind = expand(source)
     con = connect(files)
     try:
         if kind == "parquet":
-            names, same, layouts, durations = _parquet_layouts(files, os.fspath(source))
-            # Arrow durations: DuckDB reads them as BIGINT counts of their unit (slices named 1000000 where
-            # every other route says 0 days 00:00:00.001000); read as INTERVAL (durations_as_intervals), each
-            # file in its own unit when the files' units differ
-            whole = len(layouts) == len(files)
-            if whole and ((_case_pairs(layouts) and len({tuple(n) for n in layouts}) > 1) or mixed_units(durations)):
-                return _union_by_exact_name(con, files, layouts, durations)
-            if mixed_units(durations):  # pragma: no cover - a file pyarrow cannot read: DuckDB cannot either
-                raise VeracityError(f"the files of {os.fspath(source)} hold a duration column in different units, "
-                                    "and one of them cannot be read; read the files separately")
-            # files with other columns: matched by name, a column a file lacks read as missing (NULL) there,
-            # so the contract names it; by default DuckDB stops with "InvalidInput" when a used one is absent
-            relation = con.read_parquet(files) if same else con.read_parquet(files, union_by_name=True)
-            if (names is None or len(names) != len(relation.columns)
-                    or len({n.lower() for n in names}) == len(names)):
-                return durations_as_intervals(relation, durations)
-            # DuckDB renamed a column equal to another but for case ("score" of Score, score became
-            # score_1): the file's names, by position (see _source._duckdb_readable); an empty name keeps
-            # DuckDB's (no lookup reaches it)
-            return durations_as_intervals(relation, durations, names, rename=True)
+            return read_parquet(con, files, os.fspath(source))
         for f in files:  # DuckDB reads an empty file as one column "column0" (then "column 'p' not found")
             if os.path.getsize(f) == 0:
                 shown = os.fspath(source) if len(files) == 1 else f

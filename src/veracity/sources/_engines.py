@@ -36,13 +36,15 @@ def audit_duckdb(source: str | Path, *, score: str = "score", label: str = "labe
     With ``connection`` the file is opened on that (user-configured) DuckDB connection.
     """
     from ..core._audit import audit
-    from ._duckdb import expand
+    from . import read_errors
+    from ._duckdb import expand, read_parquet
 
     _deprecated("audit_duckdb", "vc.audit(path_or_relation, score=..., label=..., sample_weight=...)")
     data: Any = source
-    if connection is not None:
+    if connection is not None:  # Parquet read as the file route reads it (durations as durations, not counts)
         files, kind = expand(source)
-        data = connection.read_parquet(files) if kind == "parquet" else connection.read_csv(files)
+        data = (read_errors(source, lambda: read_parquet(connection, files, os.fspath(source)))
+                if kind == "parquet" else connection.read_csv(files))
     return audit(data, score=score, label=label, sample_weight=weight, by=by,
                  **_options(bins, score_type, interval, level, min_count, threshold))
 

@@ -107,8 +107,12 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
       reference ``"score"`` as the first column equal to it but for case (a relation may hold
       ``Score`` and ``score``; the binder takes ``Score``): with such columns every column is
       renamed by position (``#i``, never by name), so the name is matched literally;
-    * narwhals reads DuckDB's ``TIMESTAMPTZ_NS`` (a zone-aware nanosecond column, what pandas
-      writes to Parquet) as Unknown: it is cast to ``TIMESTAMPTZ`` (microseconds);
+    * narwhals types DuckDB's ``TIMESTAMPTZ_NS`` (a zone-aware nanosecond column, what pandas
+      writes to Parquet) Unknown, and ``vc.monitor`` refused it as not a time: its type here is
+      ``Datetime('ns', 'UTC')``, the instants it holds, and the column is read as it is. It was cast
+      to ``TIMESTAMPTZ`` (microseconds), which merged ``by=`` keys 1 ns apart into one slice (300 rows
+      under ``00:00:00+00:00`` where every other route has 90/95/115); its keys come back as pandas
+      ``Timestamp`` objects with their nanoseconds and zone, named in UTC (``key_name``);
     * narwhals reads ``TIME_NS`` (an Arrow ``time64[ns]`` column of a Parquet file) as Unknown, and
       its keys came back as Python ``time`` objects, which hold microseconds: times 1 ns apart were
       one key and the rows of all but one were dropped (110 of 200 rows audited, silently). It is
@@ -124,19 +128,18 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
     nanos = [str(t) == "TIMESTAMPTZ_NS" for t in native.types]
     times = [str(t) == "TIME_NS" for t in native.types]
     by_position = "*" in schema or len({str(n).lower() for n in names}) != len(names)
-    if not by_position and not any(nanos) and not any(times):
-        return frame, schema, None
+    zoned = {user: nw.Datetime("ns", "UTC") for user, nano in zip(schema, nanos) if nano}
+    if not by_position and not any(times):
+        return frame, {**schema, **zoned}, None
     internal = {name: f"_c{i}" for i, name in enumerate(schema)} if by_position else None
     items = []
     for i, (user, name) in enumerate(zip(schema, names)):
         expr = f"#{i + 1}" if by_position else quote_identifier(name)
-        if nanos[i]:
-            expr = f"CAST({expr} AS TIMESTAMPTZ)"
-        elif times[i]:
+        if times[i]:
             expr = _time_expr(expr, str(user))
         items.append(f"{expr} AS {quote_identifier(internal[user] if internal else name)}")
     frame = nw.from_native(native.project(", ".join(items)))
-    return frame, dict(zip(schema, dict(frame.collect_schema()).values())), internal
+    return frame, {**dict(zip(schema, dict(frame.collect_schema()).values())), **zoned}, internal
 
 
 def _time_expr(x: str, name: str) -> str:
@@ -145,9 +148,43 @@ def _time_expr(x: str, name: str) -> str:
     from ._duckdb import ERROR_MARK
 
     shown = name.replace("'", "''")
-    stop = (f"error('{ERROR_MARK}column ''{shown}'' holds times of day with nanoseconds (' || CAST({x} AS VARCHAR) "
-            "|| '), which no route names exactly; round them to microseconds first')")
+    head, tail = ns_times_message(name, "\0").replace("'", "''").split("\0")
+    stop = f"error('{ERROR_MARK}{head}' || CAST({x} AS VARCHAR) || '{tail}')"
     return f"CASE WHEN {x} IS NULL THEN NULL WHEN epoch_ns({x}) % 1000 <> 0 THEN {stop} ELSE CAST({x} AS TIME) END"
+
+
+def ns_times_message(name: str | None, shown: str) -> str:
+    """The one line refusing a time of day with nanoseconds (``shown``) as a slice key, on every route
+    (``name``: the column, when known)."""
+    column = "the slice keys hold" if name is None else f"column {name!r} holds"
+    return (f"{column} times of day with nanoseconds ({shown}), which no route names exactly; "
+            "round them to microseconds first")
+
+
+def refuse_ns_times(series: Any, name: str | None = None) -> None:
+    """Refuse a narwhals ``Time`` series holding a time of day with nanoseconds (``ns % 1000 != 0``).
+
+    A Python ``time``, which every route hands a time-of-day key back as, holds microseconds: such
+    keys 1 ns apart were one slice (polars: 200 rows under ``00:00:00``) or, on a lazy frame, one key
+    and the other keys' rows dropped (58 of 200 rows audited), and pyarrow raised a raw ArrowInvalid.
+    DuckDB refuses them in its query (:func:`_time_expr`). One vectorised pass over the values."""
+    import narwhals as nw
+    import numpy as np
+    import pyarrow as pa
+
+    if series.dtype != nw.Time:
+        return
+    arrow = series.to_arrow()
+    if isinstance(arrow, pa.ChunkedArray):
+        arrow = arrow.combine_chunks()
+    if not pa.types.is_time64(arrow.type) or arrow.type.unit != "ns":
+        return
+    ns = np.asarray(arrow.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    odd = np.flatnonzero(ns % 1000)
+    if odd.size:
+        seconds, fraction = divmod(int(ns[odd[0]]), 10**9)
+        shown = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}.{fraction:09d}"
+        raise VeracityError(ns_times_message(name, shown))
 
 
 def _dask_readable(x: Any) -> Any:
