@@ -139,7 +139,9 @@ def plot_thresholds(
 ) -> Figure:
     r"""Recall, precision and false-alarm rate (top) and cost per 1,000 rows (bottom) by threshold.
 
-    A row is flagged when its probability is ≥ t. The cost is
+    A row is flagged when its probability is ≥ t, so a count changes just above each distinct
+    score and the value at a cut point holds down to the cut point before it (a steps-pre line:
+    at any t between two scores the curve shows what t flags). The cost is
     :math:`c_{FP}\,\mathrm{FP}(t) + c_{FN}\,\mathrm{FN}(t)`, per 1,000 rows. The
     dotted line marks the cost-optimal :math:`t^* = c_{FP} / (c_{FP} + c_{FN})`
     (right when the probabilities are honest); the dash-dotted line the
@@ -168,13 +170,13 @@ def plot_thresholds(
     ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
     t = curve.thresholds
     ax.plot(t, curve.recall(), color=PALETTE[0], linewidth=1.6, label="recall", gid="recall",
-            drawstyle="steps-post")
+            drawstyle="steps-pre")
     ax.plot(t, curve.precision(), color=PALETTE[2], linewidth=1.6, label="precision",
-            gid="precision", drawstyle="steps-post")
+            gid="precision", drawstyle="steps-pre")
     ax.plot(t, curve.false_alarm_rate(), color=PALETTE[1], linewidth=1.6,
-            label="false-alarm rate", gid="false_alarm_rate", drawstyle="steps-post")
+            label="false-alarm rate", gid="false_alarm_rate", drawstyle="steps-pre")
     cost = curve.cost_per_1000(cost_fp, cost_fn)
-    cax.plot(t, cost, color=INK, linewidth=1.4, gid="cost", drawstyle="steps-post")
+    cax.plot(t, cost, color=INK, linewidth=1.4, gid="cost", drawstyle="steps-pre")
     for a in (ax, cax):
         a.axvline(t_star, color=INK, linestyle=":", linewidth=1.3,
                   label=f"t* = {t_star:.3g} (cost)" if a is ax else None, gid="t_star")

@@ -65,15 +65,17 @@
     (parent || chart).appendChild(node);
     return node;
   }
+  // The value at cut point T[i] holds on (T[i-1], T[i]]: a threshold t between two cut points flags
+  // what the next cut point >= t flags (lowerBound), so each step rises or falls just after T[i-1]
+  // (a "steps-pre" line; holding T[i-1]'s value up to T[i] drew the counts of the wrong side).
   function stepPath(values) {
     var d = "", started = false;
     for (var i = 0; i < M; i++) {
       var v = values(i);
       if (v === null || !isFinite(v)) { started = false; continue; }
       var x = sx(T[i]).toFixed(1), y = sy(v).toFixed(1);
-      if (!started) { d += "M" + x + " " + y; started = true; }
+      if (!started) { d += "M" + (i > 0 ? sx(T[i - 1]).toFixed(1) : x) + " " + y + "H" + x; started = true; }
       else { d += "V" + y + "H" + x; }
-      if (i + 1 < M) { d += "H" + sx(T[i + 1]).toFixed(1); }
     }
     return d;
   }
