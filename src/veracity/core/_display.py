@@ -34,7 +34,7 @@ MAX_HTML_ROWS = 40
 
 _STYLE = (
     ".vc-result{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:12.5px;"
-    "color:#1f2933;max-width:100%;overflow-x:auto}"
+    "color:#1f2933;max-width:100%;overflow-x:auto;overflow-wrap:break-word}"
     ".vc-result .vc-title{font-weight:600;margin:2px 0 4px}"
     ".vc-result .vc-kv{display:flex;flex-wrap:wrap;gap:4px 14px;margin:0 0 6px}"
     ".vc-result .vc-kv span b{font-weight:600;color:#52606d;margin-right:4px}"
@@ -43,6 +43,9 @@ _STYLE = (
     "font-variant-numeric:tabular-nums;white-space:nowrap}"
     ".vc-result th{font-weight:600;background:#f5f7fa}"
     ".vc-result td.vc-l,.vc-result th.vc-l{text-align:left}"
+    # a long name (a 200-character slice or model) wraps inside its cell instead of pushing the numbers
+    # out of view; short ones never break (only cells of LONG_CELL characters or more get vc-wrap)
+    ".vc-result th.vc-wrap,.vc-result td.vc-wrap{white-space:normal;overflow-wrap:anywhere;min-width:16em}"
     ".vc-result tr.vc-flag td{background:#fff4e5;color:#8a4b00}"
     ".vc-result .vc-badge{font-size:11px;padding:0 5px;border-radius:3px;background:#fde3c2;color:#8a4b00}"
     ".vc-result details pre{font-size:11.5px;margin:4px 0;white-space:pre}"
@@ -54,6 +57,9 @@ _STYLE = (
     ".vc-result details summary{cursor:pointer;color:#3e4c59;font-size:12px}"
     ".vc-result .vc-verdict{font-weight:600}"
 )
+
+#: a table cell or header this many characters long or longer may wrap (anywhere, a long name has no spaces)
+LONG_CELL = 40
 
 #: a table wider than this many columns shows its first columns, the rest in a <details>
 WIDE_COLUMNS = 12
@@ -307,9 +313,13 @@ def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = N
     text_cols = {c for c in shown if all(isinstance(r.get(c), (str, bool)) or r.get(c) is None for r in records)
                  and not (interval and c == "ci_low")}
 
+    def classes(text: str, left: bool) -> str:
+        names = (["vc-l"] if left else []) + (["vc-wrap"] if len(text) >= LONG_CELL else [])
+        return f' class="{" ".join(names)}"' if names else ""
+
     def head(c: str) -> str:
         name = rename.get(c, "interval" if interval and c == "ci_low" else c)
-        return f'<th class="vc-l">{e(name)}</th>' if c == shown[0] or c in text_cols else f"<th>{e(name)}</th>"
+        return f"<th{classes(name, c == shown[0] or c in text_cols)}>{e(name)}</th>"
 
     rows = []
     for r, flag in zip(records[:MAX_HTML_ROWS], flags[:MAX_HTML_ROWS]):
@@ -324,8 +334,7 @@ def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = N
                 text = f"{int(cast(float, v)):,}"
             else:
                 text = fmt_cell(v)
-            cls = ' class="vc-l"' if c == shown[0] or c in text_cols else ""
-            cells.append(f"<td{cls}>{e(text)}</td>")
+            cells.append(f"<td{classes(text, c == shown[0] or c in text_cols)}>{e(text)}</td>")
         if any_flag:
             cells.append(f'<td class="vc-l">{f"<span class=vc-badge>{e(flag)}</span>" if flag else ""}</td>')
         rows.append(f'<tr{" class=vc-flag" if flag else ""}>' + "".join(cells) + "</tr>")
@@ -372,7 +381,9 @@ def _audit_html(result: Any) -> str:
     parts.append(html_section(
         f"Reliability table: {t.bins} {t.strategy} bins, {t.level * 100:g}% {t.ci} interval of the "
         f"observed {'accuracy' if multiclass else 'rate'}{empty}",
-        html_table(t._frame_records(), rename={"acc": rate, "conf": "conf (mean score)"})
+        html_table(t._frame_records(), rename={"acc": rate, "conf": "conf (mean score)",
+                                               # a weighted bin's n is its total weight (the text says so)
+                                               **({"n": "weight"} if t.weighted else {})})
         + (html_note(f"insufficient: fewer than {t.min_count} observations; do not act on these bins")
            if any(not r.sufficient for r in t.rows) else "")))
     d = result.decomposition

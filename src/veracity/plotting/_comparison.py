@@ -43,27 +43,79 @@ def comparison_figure(result: Any, ax: Any = None) -> Any:
     left.set_title("CORP reliability", loc="left", fontsize=11, fontweight="bold")
     left.legend(fontsize=8, frameon=False, loc="upper left")
     if right is not None:
-        rows = list(result.rows)
-        ypos = np.arange(len(rows))[::-1]
-        # % of |A's value|: a debiased ECE can be slightly negative, and dividing by it flipped the bar
-        rel = [100.0 * r.diff / abs(r.value_a) if r.value_a else np.nan for r in rows]
-        lo = [100.0 * r.ci_low / abs(r.value_a) if r.value_a else np.nan for r in rows]
-        hi = [100.0 * r.ci_high / abs(r.value_a) if r.value_a else np.nan for r in rows]
-        for y0, r, v, a, b in zip(ypos, rows, rel, lo, hi):
-            better = (r.metric == "auc") == (r.diff > 0)
-            sig = r.ci_low > 0 or r.ci_high < 0
-            color = (PALETTE[2] if better else PALETTE[1]) if sig else MUTED
-            if np.isfinite(a) and np.isfinite(b):
-                right.plot([a, b], [y0, y0], color=color, linewidth=2.2)
+        _differences(right, result)
+    return fig
+
+
+#: an interval this many times wider than every other row's reach runs off the axis (an arrow at the edge)
+CLIP_RATIO = 10.0
+
+
+def _axis_limit(reach: np.ndarray) -> float | None:
+    """Half-width of the paired-differences axis, or None to let matplotlib fit everything.
+
+    ``reach`` is each row's furthest point from 0 (estimate and interval ends, in % of A's value). When
+    the widest reach is more than :data:`CLIP_RATIO` times the next one (a debiased ECE of 0.015 with an
+    interval of ±0.03 is ±200 %, beside Brier differences of 1 %), fitting it squeezed every other row
+    onto 0, so significant differences read as none: the axis then spans twice the next reach, and the
+    wide row runs off it (arrows at the edges, its numbers written above it)."""
+    finite = np.sort(reach[np.isfinite(reach)])
+    if finite.size < 2 or finite[-2] <= 0 or finite[-1] <= CLIP_RATIO * finite[-2]:
+        return None
+    return float(2.0 * finite[-2])
+
+
+def _differences(right: Any, result: Any) -> None:
+    """The paired differences B − A, each as % of A's value with its interval (green: B better)."""
+    rows = list(result.rows)
+    ypos = np.arange(len(rows))[::-1]
+    # % of |A's value|: a debiased ECE can be slightly negative, and dividing by it flipped the bar
+    rel = np.array([100.0 * r.diff / abs(r.value_a) if r.value_a else np.nan for r in rows])
+    lo = np.array([100.0 * r.ci_low / abs(r.value_a) if r.value_a else np.nan for r in rows])
+    hi = np.array([100.0 * r.ci_high / abs(r.value_a) if r.value_a else np.nan for r in rows])
+    with np.errstate(invalid="ignore"):
+        reach = np.fmax(np.abs(rel), np.fmax(np.abs(lo), np.abs(hi)))
+    limit = _axis_limit(reach)
+    for i, (y0, r, v, a, b) in enumerate(zip(ypos, rows, rel, lo, hi)):
+        better = (r.metric == "auc") == (r.diff > 0)
+        sig = r.ci_low > 0 or r.ci_high < 0
+        color = (PALETTE[2] if better else PALETTE[1]) if sig else MUTED
+        if limit is not None and reach[i] > limit:
+            # runs off the axis: arrows at the edges it crosses, its estimate and interval written above it
+            whole = np.isfinite(a) and np.isfinite(b)
+            ends = (min(a, v), max(b, v)) if whole else (v, v)
+            for end, marker in zip(ends, ("<", ">")):
+                if abs(end) > limit and (marker == "<") == (end < 0):
+                    right.plot([float(np.sign(end)) * limit], [y0], marker, color=color, markersize=7,
+                               gid="clipped")
+            interval = f" [{a:+.0f}%, {b:+.0f}%]" if whole else ""
+            right.annotate(f"{v:+.0f}%{interval}, off the axis", (0.0, y0), xytext=(0, 7),
+                           textcoords="offset points", ha="center", fontsize=8, color=color)
+            if whole:
+                right.plot([max(a, -limit), min(b, limit)], [y0, y0], color=color, linewidth=2.2)
+            # the estimate at its own x even off the axis (clipped there; its arrow and text stand in)
             right.plot([v], [y0], "o", color=color, markersize=6)
-        right.axvline(0, color=INK, linewidth=1)
-        right.set_yticks(ypos)
+            continue
+        if np.isfinite(a) and np.isfinite(b):
+            right.plot([a, b], [y0, y0], color=color, linewidth=2.2)
+        right.plot([v], [y0], "o", color=color, markersize=6)
+    if limit is not None:
+        right.set_xlim(-limit * 1.05, limit * 1.05)
+    right.axvline(0, color=INK, linewidth=1)
+    right.set_yticks(ypos)
+    pairs = {(r.model_a, r.model_b) for r in rows}
+    if len(pairs) == 1:  # one pair: the metric names the row, the title names the pair once
+        (model_a, model_b), = pairs
+        right.set_yticklabels([r.metric for r in rows], fontsize=9)
+        pair = f"B − A = {_name(model_b, 24)} − {_name(model_a, 24)}"
+        heading = f"Paired differences (green: B better)\n{pair}"
+    else:
         right.set_yticklabels([f"{r.metric}: {_name(r.model_b, 24)} - {_name(r.model_a, 24)}" for r in rows],
                               fontsize=9)
-        _style(right)
-        right.set_xlabel(f"difference, % of A's value ({result.level * 100:g}% paired interval)")
-        right.set_title("Paired differences (green: B better)", loc="left", fontsize=11, fontweight="bold")
-    return fig
+        heading = "Paired differences (green: B better)"
+    _style(right)
+    right.set_xlabel(f"difference, % of A's value ({result.level * 100:g}% paired interval)")
+    right.set_title(heading, loc="left", fontsize=11, fontweight="bold")
 
 
 def murphy_figure(result: Any, ax: Any = None) -> Any:

@@ -22,10 +22,25 @@ if TYPE_CHECKING:  # pragma: no cover
 Drawer = Callable[[Any, "Axes | None"], "Figure"]
 
 
-def _audit(result: Any, ax: Axes | None) -> Figure:
-    from ._reliability import plot_reliability
+#: most class panels a classwise audit's picture draws (plot_multiclass_reliability's limit)
+MAX_CLASS_PANELS = 24
 
-    return plot_reliability(result.table, ax=ax)
+
+def _audit(result: Any, ax: Axes | None) -> Figure:
+    """The audit's reliability diagram. (N, K) scores: the top-label reading, titled so; a classwise
+    audit (``multiclass="classwise"``) draws the top-label panel and one one-vs-rest panel per
+    class (its ``groups``, at most 24; into ``ax=`` only the top-label diagram fits). Before, a
+    classwise audit drew the top-label diagram alone, titled "Reliability diagram" with the top-label
+    ECE in its legend, beside a printout headed by the classwise ECE."""
+    from ._reliability import _panel_tables, plot_reliability
+    from ._style import PALETTE
+
+    classwise = result.top_label and result.group_column == "class" and "classwise" in result.extras
+    if classwise and ax is None and 0 < len(result.groups) <= MAX_CLASS_PANELS:
+        tables = {"top label": result.table, **{str(k): g.table for k, g in result.groups.items()}}
+        return _panel_tables(tables, ncols=4 if len(tables) > 9 else 3, colors=(PALETTE[0], PALETTE[2]))
+    title = "Reliability diagram (top label)" if result.top_label else "Reliability diagram"
+    return plot_reliability(result.table, ax=ax, title=title)
 
 
 def _reliability_table(result: Any, ax: Axes | None) -> Figure:

@@ -451,12 +451,15 @@ def plot_multiclass_reliability(
 
 def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi: float = 100,
                   colors: tuple[str, str] = (PALETTE[0], PALETTE[0]), size: float = 3.3,
-                  key: tuple[str, str] = ("top-label bin", "one-vs-rest class bin")) -> Figure:
+                  key: tuple[str, str] = ("top-label bin", "one-vs-rest class bin"),
+                  prefix: str = "") -> Figure:
     """Small multiples: one reliability panel per table (first panel in ``colors[0]``).
 
     ``key`` names the first panel's bins and the other panels' bins in the shared legend (when
     their colours differ): the multiclass panels' top label and classes, or the report's rows and slices.
-    A panel's name is shortened (with "…") where it would run into the ECE beside it."""
+    A panel's name is shortened (with "…") where it would run into the ECE beside it; a name that
+    starts with ``prefix`` (the report's "segment = ", which its section title already says) loses
+    the prefix before any of its own characters."""
     ncols = max(1, min(ncols, len(tables)))
     nrows = -(-len(tables) // ncols)
     fig = _figure((size * ncols, size * nrows), dpi)
@@ -482,7 +485,7 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
     fig.draw_without_rendering()  # the layout, so each panel's width is known
     for ax, name in zip(axes, tables):
         width = ax.get_window_extent().width * 72.0 / fig.dpi
-        text, fontsize = _fit_name(name, width, ax.get_title(loc="right"))
+        text, fontsize = _fit_name(name, width, ax.get_title(loc="right"), prefix=prefix)
         ax.set_title(_plain(text), loc="left", fontsize=fontsize, fontweight="bold")
     return fig
 
@@ -497,15 +500,22 @@ def _text_width(text: str, size: float, weight: str = "normal") -> float:
     return float(width)
 
 
-def _fit_name(name: str, width_pt: float, right: str) -> tuple[str, float]:
+def _fit_name(name: str, width_pt: float, right: str, prefix: str = "") -> tuple[str, float]:
     """``name`` and its font size as a bold panel title that fits beside ``right`` (8 pt) on a panel
     ``width_pt`` points wide, so a long name never runs into the panel's ECE: 10 pt, else down to
-    8.5 pt, else shortened at 8.5 pt keeping its end ("…" in front), which tells the panels apart
-    ("segment = web", "class fox")."""
+    8.5 pt, else (a name starting with ``prefix``) the name without the prefix at 10 … 8.5 pt, else
+    shortened at 8.5 pt keeping its end ("…" in front), which tells the panels apart
+    ("segment = web", "class fox"). Shortening "segment = <b>bold</b>" kept ">bold</b>", a name
+    the slice does not have, where dropping "segment = " left the whole name."""
     room = width_pt - _text_width(right, 8) - 5.0
     for size in (10.0, 9.5, 9.0, 8.5):
         if _text_width(name, size, "bold") <= room:
             return name, size
+    if prefix and name.startswith(prefix) and len(name) > len(prefix):
+        name = name[len(prefix):]
+        for size in (10.0, 9.5, 9.0, 8.5):
+            if _text_width(name, size, "bold") <= room:
+                return name, size
     keep = len(name)
     while keep > 1 and _text_width("…" + name[-keep:], 8.5, "bold") > room:
         keep -= 1

@@ -31,6 +31,7 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
     # two lines: one would run off the figure's right edge beside long segment names
     title = (f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'} at FDR {result.fdr:g}"
              f"{' (orange)' if found else ''}\nMCE {result.mce:.4f} ({result.mce_sigma:.1f}σ)")
+    own = ax is None
     if ax is None:
         try:
             from matplotlib.figure import Figure
@@ -43,15 +44,32 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
         labels = max((_text_width(t, 8) for t in names), default=0.0) / 72.0
         heading = max(_text_width(line, 10) for line in title.splitlines()) / 72.0
         width = max(7.5, labels + heading + 0.9)
-        fig = Figure(figsize=(width, 1.2 + 0.28 * max(len(rows), 1)), dpi=100, layout="constrained")
+        key_room = 0.25 * any(r.test == "certain" for r in rows)  # the key below the axes
+        fig = Figure(figsize=(width, 1.2 + 0.28 * max(len(rows), 1) + key_room), dpi=100, layout="constrained")
         ax = fig.add_subplot()
     else:
         fig = ax.figure
     pos = np.arange(len(rows))[::-1]
+    certain = False
     for y, r in zip(pos, rows):
         colour = HIT if r.discovery else CALM
         ax.plot([r.ci_low, r.ci_high], [y, y], color=colour, linewidth=2.0, alpha=0.8)
-        ax.plot([r.gap], [y], "o", color=colour, markersize=5)
+        # a segment proved miscalibrated by a score of exactly 0 or 1 its label contradicts (p = 0) is a
+        # discovery whatever its gap's interval says: drawn as an X and named in the legend, so an
+        # orange interval across 0 is not read as a discovery the interval contradicts
+        mark = "X" if r.test == "certain" else "o"
+        certain = certain or mark == "X"
+        ax.plot([r.gap], [y], mark, color=colour, markersize=6 if mark == "X" else 5,
+                gid="certain" if mark == "X" else None)
+    if certain:
+        from matplotlib.lines import Line2D
+
+        key = [Line2D([], [], marker="X", linestyle="", color=HIT,
+                      label="certain: a score of exactly 0 or 1 its label contradicts (p = 0)")]
+        if own:  # below the axes, where it covers no segment's interval
+            fig.legend(handles=key, loc="outside lower left", fontsize=8, frameon=False)
+        else:
+            ax.legend(handles=key, loc="best", fontsize=8, frameon=False)
     ax.axvline(0.0, color=MUTED, linewidth=1.0)
     ax.set_yticks(pos)
     ax.set_yticklabels(names, fontsize=8)

@@ -577,7 +577,8 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
             panels.update({f"{result.group_column} = {k}": g.table for k, g in biggest})
             fig = _reliability._panel_tables(panels, ncols=4 if len(panels) in (4, 7, 8) else 3,
                                              colors=(_style.PALETTE[0], _style.PALETTE[1]), size=2.9,
-                                             key=("bin of all rows", "bin of one slice"))
+                                             key=("bin of all rows", "bin of one slice"),
+                                             prefix=f"{result.group_column} = ")
             svg = _svg(fig, "slices", f"reliability by {result.group_column}")
         lead = (f"One audit per value of <code>{_e(result.group_column)}</code>, binned with the same "
                 "edges as the whole. The bar shows ECE relative to the worst slice"

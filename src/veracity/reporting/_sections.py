@@ -126,12 +126,17 @@ def _verdict(table: ReliabilityTable) -> str:
     thin = len(table.rows) - len(ok)
     pct = f"{table.level * 100:g}%"
     seen = "effective observations" if table.weighted else "observations"
-    parts = [
-        f"Of {len(ok)} bin{'s' if len(ok) != 1 else ''} with at least {table.min_count} {seen}, "
-        f"<strong>{over}</strong> are over-confident and <strong>{under}</strong> under-confident "
-        f"beyond their {pct} interval (the observed frequency lies below / above the interval "
-        f"around the mean confidence)."
-    ]
+    # the interval is the observed frequency's (binomial), so the sentence says so: it read "the observed
+    # frequency lies below / above the interval around the mean confidence", an interval not computed
+    if ok:
+        parts = [
+            f"Of {len(ok)} bin{'s' if len(ok) != 1 else ''} with at least {table.min_count} {seen}, "
+            f"<strong>{over}</strong> {'is' if over == 1 else 'are'} over-confident and "
+            f"<strong>{under}</strong> under-confident beyond their {pct} interval (the {pct} interval "
+            f"of the observed frequency lies wholly below / above the mean confidence)."
+        ]
+    else:  # "Of 0 bins …, 0 are over-confident and 0 under-confident" read as a clean bill
+        parts = [f"No bin has at least {table.min_count} {seen}, so none is judged over- or under-confident."]
     if thin:
         parts.append(f"{thin} bin{'s' if thin != 1 else ''} with fewer {seen} "
                      f"{'are' if thin != 1 else 'is'} marked <em>insufficient</em>: do not act on them.")
