@@ -31,3 +31,4 @@ def test_recalibrate_on_a_window_with_one_label_says_it_cannot_judge(tmp_path):
     assert "(1 labelled row;" in text and "note: the evaluation window 2026-W11 has 1 labelled row" in text
     assert "better (no interval)" not in text and "worse (no interval)" not in text
     assert r.to_dict()["note"] == r.note
+    assert "too few to judge" in r._repr_html_()  # the notebook view says it too

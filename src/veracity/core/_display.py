@@ -424,6 +424,8 @@ def _recalibration_html(result: Any) -> str:
                               else html.escape(str(ledger))))
     parts.append(html_details("calibrator parameters (JSON)", "<pre>" + html.escape(
         json.dumps(result.calibrator.to_dict(), indent=1, default=str)[:20000]) + "</pre>"))
+    if getattr(result, "note", None):  # e.g. an evaluation window with too few labels to judge
+        parts.insert(1, html_note(str(result.note)))
     return html_page(str(result).splitlines()[0], parts, str(result))
 
 
