@@ -220,13 +220,14 @@ def summarize_periods(
     caller's units (every other figure is a ratio, the same in any units).
 
     ``histograms`` (all rows' score counts per bin, per period) add the PSI of each
-    period against ``reference`` (default: the first period). Weighted histograms come with
+    period against ``reference`` (default: the first period with enough rows, below). Weighted histograms come with
     ``histogram_sizes``, each period's effective number of rows (Σw)² / Σw²: the PSI reads the
     histograms in those units and the "few rows" label compares that size with ``min_count``, as
     ``insufficient`` does for the labelled rows (without it, a histogram's sum is its row count).
     Periods are listed in the order of their keys (``9`` before ``10``; :func:`._slice_names.name_order`);
-    the default reference is the first whose rows weigh more than 0, and a period whose labelled
-    rows all weigh 0 is ``insufficient`` with no PSI.
+    the default reference is the first with at least ``min_count`` rows (effective rows when weighted;
+    else the first whose rows weigh more than 0), and a period whose labelled rows all weigh 0 is
+    ``insufficient`` with no PSI.
     """
     check_interval_args("wilson", level, "two-sided")
     _check_min_count(min_count)
@@ -235,8 +236,12 @@ def summarize_periods(
     # periods in the order of their keys (9 before 10; dates as text): the first is the reference
     histograms = {k: histograms[k] for k in name_order([str(k) for k in histograms])}
     weighed = [k for k, h in histograms.items() if float(h.sum()) > 0]  # periods whose rows weigh something
+    sizes = {k: float(v) for k, v in (histogram_sizes or {}).items()}
     if weighed:
-        reference = reference if reference is not None else weighed[0]
+        # default: the first period with min_count rows (a 3-row first period made every later PSI "within
+        # noise" against a histogram of 3 rows), else the first whose rows weigh anything
+        enough = [k for k in weighed if sizes.get(k, float(histograms[k].sum())) >= min_count]
+        reference = reference if reference is not None else (enough or weighed)[0]
         if reference not in histograms:
             raise VeracityError(
                 f"reference period {reference!r} not found; periods: {', '.join(list(histograms)[:12])}"
@@ -250,7 +255,6 @@ def summarize_periods(
         reference = None
 
     stats = {k: stats[k] for k in name_order(list(stats))}
-    sizes = {k: float(v) for k, v in (histogram_sizes or {}).items()}
 
     def psi_of(period: str) -> tuple[float, str]:
         if reference is None or period not in histograms or not float(histograms[period].sum()) > 0:
