@@ -38,8 +38,18 @@ def plot_sequence(cs: Any, ax: Any = None) -> Any:
     """Running bounds (the band the alarm uses), the running estimate, zero and the alarm."""
     fig, ax = _axes(ax, (8.0, 3.6))
     x = np.arange(cs.low.size)
-    ax.fill_between(x, cs.low, cs.high, color=BLUE, alpha=0.22, linewidth=0, step="post",
-                    label=f"anytime-valid bounds (alpha={cs.alpha:g})", gid="band")
+    label = f"anytime-valid bounds on a fixed gap (alpha={cs.alpha:g})"
+    if cs.alarm_at is None:
+        ax.fill_between(x, cs.low, cs.high, color=BLUE, alpha=0.22, linewidth=0, step="post", label=label,
+                        gid="band")
+    else:
+        # after the alarm the gap has moved: the running intersection, valid for a gap that stayed fixed,
+        # may exclude the running mean, so the band beyond the alarm is drawn faint and named for what it is
+        ax.fill_between(x, cs.low, cs.high, color=BLUE, alpha=0.08, linewidth=0, step="post",
+                        label="the same bounds after the alarm (the gap has moved)", gid="band")
+        upto = x <= cs.alarm_at
+        ax.fill_between(x[upto], cs.low[upto], cs.high[upto], color=BLUE, alpha=0.16, linewidth=0, step="post",
+                        label=label, gid="band_to_alarm")
     ax.plot(x, cs.estimate, color=BLUE, linewidth=1.2, drawstyle="steps-post", label="rate - mean score",
             gid="estimate")
     ax.axhline(0.0, color=INK, linewidth=0.9, gid="zero")
