@@ -335,7 +335,11 @@ def _dask_files(dd: Any, path: str, files: list[str], schemas: list[Any]) -> Any
 
     from ._api import _booleans_as_int64
 
-    if all(s.equals(schemas[0], check_metadata=False) for s in schemas[1:]):
+    dictionaries = any(pa.types.is_dictionary(f.type) for s in schemas for f in s) or any(
+        c.get("pandas_type") == "categorical" for s in schemas for c in (s.pandas_metadata or {}).get("columns", []))
+    if not dictionaries and all(s.equals(schemas[0], check_metadata=False) for s in schemas[1:]):
+        # (a dictionary column goes through the files one by one, as its values: Dask's reader with the
+        # nullable-integer mapper raised NotImplementedError on a dictionary of integers)
         return dd.read_parquet(path, arrow_to_pandas=_WHOLE)
 
     def values(field: Any) -> Any:
