@@ -174,12 +174,18 @@ def _far_rows_move_nothing(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray 
         feats = list(xs) + [np.ones(t.size)]
         g = np.array([float(np.sum(r[far] * f[far])) for f in feats])
         H = np.array([[float(np.sum(q[near] * a[near] * b[near])) for b in feats] for a in feats])
-        if not (np.isfinite(g).all() and np.isfinite(H).all()):
-            return False
-        try:
-            step = np.linalg.solve(H, g)
-        except np.linalg.LinAlgError:
-            return False
+    return negligible_step(g, H, th, tol)
+
+
+def negligible_step(g: np.ndarray, H: np.ndarray, th: np.ndarray, tol: float) -> bool:
+    r""":math:`\|H^{-1} g\|_\infty \le \text{tol}\,(1 + \|\theta\|_\infty)` with every number finite: the
+    far rows' decision, on array sums here and on a frame's aggregates in ``frames._fit``."""
+    if not (np.isfinite(g).all() and np.isfinite(H).all()):
+        return False
+    try:
+        step = np.linalg.solve(H, g)
+    except np.linalg.LinAlgError:
+        return False
     return bool(np.isfinite(step).all() and np.max(np.abs(step)) <= tol * (1.0 + np.max(np.abs(th))))
 
 

@@ -10,15 +10,22 @@ hands them to the same optimiser the array fit runs:
   (:meth:`TemperatureScaling._fit_objective`). Binary, with :math:`z` the logit
   input and :math:`\sigma` the logistic function:
 
-  .. math:: f'(\beta) = \frac{\sum_i w_i z_i(\sigma(\beta z_i) - y_i)}{W},\qquad
-            f''(\beta) = \frac{\sum_i w_i z_i^2 \sigma(\beta z_i)(1 - \sigma(\beta z_i))}{W}
+  .. math:: f'(\beta) = -\frac{\sum_i w_i m_i \sigma(-\beta m_i)}{W},\qquad
+            f''(\beta) = \frac{\sum_i w_i m_i^2 \sigma(\beta m_i)(1 - \sigma(\beta m_i))}{W}
+
+  with the margins :math:`m_i = (2y_i - 1) z_i` (each row's term on its own: no cancellation when
+  a few logits dwarf the rest); logits of extreme typical size (median nonzero :math:`|z|` outside
+  [1e-3, 1e3], read in one more pass only then) run on :math:`z/c` as in the array fit;
 
   multiclass (``score=["p0", "p1", ...]``), with :math:`d_{ik} = z_{ik} - \max_k z_{ik}`,
   :math:`S_j = \sum_k e^{\beta d_{ik}} d_{ik}^j`: :math:`f' = \sum w (S_1/S_0 - d_{iy})/W`,
   :math:`f'' = \sum w (S_2/S_0 - (S_1/S_0)^2)/W` — the softmax sums are one aggregate too;
-* **Platt** — damped Newton on :math:`(a, b)` (:func:`~veracity.calibrators._platt.newton_logistic`):
+* **Platt** — damped Newton on :math:`(a, b)` (:func:`~veracity.calibrators._platt.newton_logistic`)
+  on the standardised score, as :func:`~veracity.calibrators._platt.logistic_fit`:
   the loss :math:`\sum w[\mathrm{softplus}(a x + b) - t(a x + b)]`, its gradient and
-  Hessian are six sums;
+  Hessian are six sums. The range query also reads the median, one more pass the mean, the
+  sd and the rows near the median; where rows lie beyond 1e4 median absolute deviations the
+  array fit's far-row rule runs on aggregates too (see :func:`_fit_platt`);
 * **isotonic** — PAV on the per-distinct-score aggregates (value, Σw, Σw·y): pooling
   equal scores first is exactly what the array fit does, so PAV on the aggregated
   points *is* PAV on the rows (refused above :data:`MAX_DISTINCT` distinct scores);
@@ -150,6 +157,22 @@ def _row(lf: Any, **exprs: Any) -> dict[str, Any]:
     return row
 
 
+def _aggregate(lf: Any, **spec: tuple[str, Any]) -> dict[str, Any]:
+    """One aggregate query, ``name=(fn, expr)`` with fn ``"min"``, ``"max"``, ``"sum"`` or ``"median"``
+    (nulls skipped); its row as ``{name: value}``. DuckDB's exact median holds every value in memory
+    (past a configured memory limit on a large file): there the median is ``approx_quantile(x, 0.5)``
+    (a t-digest in bounded memory). The fits use a median only to place a scale and a cut-off."""
+    import narwhals as nw
+
+    x = lf.select(**{f"_a_{k}": e for k, (_, e) in spec.items()})
+    if agg.backend_of(lf) != "duckdb":
+        return _row(x, **{k: getattr(nw.col(f"_a_{k}"), fn)() for k, (fn, _) in spec.items()})
+    sql = {"min": "min({})", "max": "max({})", "sum": "sum({})", "median": "approx_quantile({}, 0.5)"}
+    cols = ", ".join(f'{sql[fn].format(f"_a_{k}")} AS "{k}"' for k, (fn, _) in spec.items())
+    row = x.to_native().aggregate(cols)
+    return dict(zip(spec, row.fetchall()[0]))
+
+
 def _summary(lf: Any) -> dict[str, float]:
     """Rows, positives and the weighted sums of the kept rows (also the fit data's fingerprint)."""
     import narwhals as nw
@@ -206,38 +229,70 @@ def _softplus(x: Any) -> Any:
 # temperature
 # ---------------------------------------------------------------------------------------
 class FrameBinaryObjective:
-    r"""The binary temperature objective f(β) = Σ w softplus(−y±·βz) / W on a lazy frame.
+    r"""The binary temperature objective f(β) = Σ w softplus(−βm) / W on a lazy frame (margins m = y±·z).
 
     Each call is one aggregate query: ``derivs`` returns (f', f'') from two sums,
-    ``nll_many`` the NLL at several β from one sum each.
+    ``nll_many`` the NLL at several β from one sum each. As in the array objective the
+    derivatives are summed per margin, :math:`f'(\beta) = -\sum w\,m\,\sigma(-\beta m)/W`,
+    :math:`f''(\beta) = \sum w\,m^2\sigma(\beta m)(1-\sigma(\beta m))/W` (each product formed
+    so that a saturated row gives 0, not ∞·0): :math:`\sum w z \sigma(\beta z) - \sum w z y`
+    cancelled to 0 when two correctly labelled logits of ±1e10 … ±1e308 joined both sums.
+    The first query also places the typical scale ``spread`` (see :meth:`rescaled`): the median
+    nonzero :math:`|z|` (one more pass) where it may lie outside [1e-3, 1e3], else 1.
     """
 
     def __init__(self, lf: Any, score_type: str, summary: dict[str, float]) -> None:
         import narwhals as nw
 
-        self.lf = lf.select(_z=_logit_input(score_type), _y=nw.col("_y"), _w=nw.col("_w"))
-        z, y, w = nw.col("_z"), nw.col("_y"), nw.col("_w")
-        row = _row(self.lf.with_columns(_wzy=w * z * y, _m=(2.0 * y - 1.0) * z),
-                   wzy=nw.col("_wzy").sum(), margin=nw.col("_m").min())
-        self.wzy = float(row["wzy"])
+        z = _logit_input(score_type)
+        self.lf = lf.select(_z=z, _m=(2.0 * nw.col("_y") - 1.0) * z, _w=nw.col("_w"))
+        zc, a = nw.col("_z"), nw.col("_z").abs()
+
+        def count(cond: Any) -> Any:
+            return nw.when(cond).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
+
+        row = _aggregate(self.lf, margin=("min", nw.col("_m")), top=("max", a), nz=("sum", count(zc != 0.0)),
+                         small=("sum", count((zc != 0.0) & (a < 1e-3))), large=("sum", count(a > 1e3)))
         self.min_margin = float(row["margin"])
-        self.total = summary["w"]
         self.queries = 1
+        # calibrators._temperature._typical_scale: the median nonzero |z|, at least max|z| / 1e300. Fewer
+        # than half of the nonzero |z| below 1e-3 and fewer than half above 1e3 put that median within
+        # [1e-3, 1e3], where Newton runs on z itself: then no median pass (it only says "in range": 1.0)
+        top = float(row["top"])
+        nz, small, large = (int(row[k] or 0) for k in ("nz", "small", "large"))
+        if nz == 0:
+            self.spread = 0.0
+        elif 2 * small < nz and 2 * large < nz and top / 1e300 <= 1e3:
+            self.spread = 1.0
+        else:
+            med = _aggregate(self.lf, med=("median", nw.when(zc != 0.0).then(a)))["med"]
+            self.queries += 1
+            self.spread = max(float(med), top / 1e300)
+        self.total = summary["w"]
+
+    def rescaled(self, c: float) -> FrameBinaryObjective:
+        """The objective of the logits z / c (no query): Newton's β on a typical scale of 1."""
+        import narwhals as nw
+
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.lf = self.lf.with_columns(_z=nw.col("_z") / c, _m=nw.col("_m") / c)
+        return other
 
     def derivs(self, beta: float) -> tuple[float, float]:
         import narwhals as nw
 
-        z, w = nw.col("_z"), nw.col("_w")
-        x = self.lf.with_columns(_p=_sigmoid(z * beta)).with_columns(
-            _g=w * z * nw.col("_p"), _h=w * z * z * nw.col("_p") * (1.0 - nw.col("_p")))
+        m, w = nw.col("_m"), nw.col("_w")
+        x = self.lf.with_columns(_p=_sigmoid(m * (-beta))).with_columns(   # σ(−βm) = 1 − σ(βm)
+            _g=w * m * nw.col("_p"), _h=nw.col("_p") * (1.0 - nw.col("_p")) * m * (w * m))
         row = _row(x, g=nw.col("_g").sum(), h=nw.col("_h").sum())
         self.queries += 1
-        return (float(row["g"]) - self.wzy) / self.total, float(row["h"]) / self.total
+        return -float(row["g"]) / self.total, float(row["h"]) / self.total
 
     def nll_many(self, betas: tuple[float, ...]) -> list[float]:
         import narwhals as nw
 
-        m = (2.0 * nw.col("_y") - 1.0) * nw.col("_z")
+        m = nw.col("_m")
         x = self.lf.with_columns(**{f"_f{i}": nw.col("_w") * _softplus(m * (-b)) for i, b in enumerate(betas)})
         row = _row(x, **{f"f{i}": nw.col(f"_f{i}").sum() for i in range(len(betas))})
         self.queries += 1
@@ -321,7 +376,17 @@ class FrameMulticlassObjective:
 
 
 def _fit_temperature(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) -> None:
-    cal._fit_objective(FrameBinaryObjective(lf, cal.score_type, summary))
+    """As ``TemperatureScaling._fit``: logits of extreme typical magnitude (median nonzero
+    :math:`|z|` outside [1e-3, 1e3]) run Newton on :math:`z/c` and map back, :math:`\tau = c\tau'`."""
+    obj = FrameBinaryObjective(lf, cal.score_type, summary)
+    spread = obj.spread
+    if cal.method != "newton" or cal.bounds is not None or 1e-3 <= spread <= 1e3 or not spread > 0.0:
+        cal._fit_objective(obj)
+        return
+    scaled = obj.rescaled(spread)
+    cal._fit_objective(scaled)
+    cal.temperature_ = float(spread * cal.temperature_)
+    cal.nll_before_ = float(scaled.nll(spread))  # tau = 1 on the original scale: beta' = c
 
 
 def _fit_multiclass_temperature(cal: Any, prep: _Prepared, counts: dict[str, Any]) -> tuple[int, int, str]:
@@ -343,9 +408,20 @@ def _fit_multiclass_temperature(cal: Any, prep: _Prepared, counts: dict[str, Any
 # Platt, isotonic, histogram
 # ---------------------------------------------------------------------------------------
 def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) -> None:
+    r"""As ``PlattScaling._fit`` (:func:`~veracity.calibrators._platt.logistic_fit`): damped Newton on
+    :math:`u = (x - \bar x)/\mathrm{sd}(x)`, :math:`(a, b)` mapped back to the original scale.
+
+    When some rows lie beyond ``_FAR`` (1e4) median absolute deviations of the median (two logits
+    of ±1e10 among logits of order 1), the rows within fit alone; if the far rows' gradient at that
+    fit asks for no Newton step (:func:`_far_rows_move_nothing`: they lie on the right side, loss 0 to
+    the last bit) it is the answer, otherwise the converged fit of lower loss among a fit of every row on the
+    median/MAD scale (started there) and the standard fit wins. The median rides on the range
+    query; one extra pass reads the mean and sd and counts the rows near the median, and only
+    where that count leaves room for far rows does a third pass read the MAD.
+    """
     import narwhals as nw
 
-    from ..calibrators._platt import newton_logistic, smoothed_targets
+    from ..calibrators._platt import _FAR, smoothed_targets
 
     target = nw.col("_y")
     t_pos, t_neg = 1.0, 0.0
@@ -353,28 +429,137 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
         t_pos, t_neg = smoothed_targets(summary["wy"], summary["wn"])
         target = nw.when(nw.col("_y") == 1.0).then(nw.lit(t_pos)).otherwise(nw.lit(t_neg))
     work = lf.select(_x=_logit_input(cal.score_type), _t=target, _w=nw.col("_w"))
-    span = _row(work, lo=nw.col("_x").min(), hi=nw.col("_x").max())
-    if span["lo"] == span["hi"]:
+    xc = nw.col("_x")
+    span = _aggregate(work, lo=("min", xc), hi=("max", xc), med=("median", xc))
+    lo, hi, med = float(span["lo"]), float(span["hi"]), float(span["med"])
+    if lo == hi:
         # one score: the Hessian is singular and Newton would stop at any (a, b) with a·x + b = logit of the
         # base rate; the array fit's answer is a = 0 (the score says nothing), b = logit(Σwt / Σw)
         rate = (t_pos * summary["wy"] + t_neg * summary["wn"]) / summary["w"]
         cal._set_fit(np.array([0.0, math.log(rate) - math.log1p(-rate)]), 0, True)
         return
+    top = max(hi - med, med - lo)                     # max |x − med|
+    # mean and sd of x from Σu, Σu², u = (x − mid)/half in [−1, 1] (the range's midpoint, half-width):
+    # no overflow, and nothing that depends on the (approximate) median
+    mid, half = 0.5 * lo + 0.5 * hi, 0.5 * hi - 0.5 * lo
+    u = (xc - mid) / half
+    # MAD < top / _FAR (some row is far) needs at least half the rows within top / _FAR of the median:
+    # counted in the same pass, so that the MAD's own (holistic) median runs only where it may
+    close = nw.when((xc - med).abs() < top / _FAR).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
+    row = _aggregate(work, su=("sum", u), su2=("sum", u * u), close=("sum", close))
+    centre, scale = _mean_sd(float(row["su"]), float(row["su2"]), summary["n"], mid, half)
+    if 2 * int(row["close"] or 0) < summary["n"] or not math.isfinite(top):
+        cal._set_fit(*_frame_newton(work, centre, scale, None))
+        return
+    mad = float(_aggregate(work, mad=("median", (xc - med).abs()))["mad"] or 0.0)
+    far_cut = _FAR * mad
+    if not (mad > 0.0 and math.isfinite(mad) and math.isfinite(top)) or top <= far_cut:
+        cal._set_fit(*_frame_newton(work, centre, scale, None))
+        return
+    near = work.filter((xc - med).abs() <= far_cut)
+    nrow = _row(near.with_columns(_one=nw.lit(1, nw.Int64), _u=(xc - med) / far_cut)
+                .with_columns(_u2=nw.col("_u") ** 2, _wt=nw.col("_w") * nw.col("_t"),
+                              _wf=nw.col("_w") * (1.0 - nw.col("_t"))),
+                n=nw.col("_one").sum(), su=nw.col("_u").sum(), su2=nw.col("_u2").sum(),
+                pos=nw.col("_wt").sum(), neg=nw.col("_wf").sum())
+    if not (float(nrow["pos"] or 0.0) > 0.0 and float(nrow["neg"] or 0.0) > 0.0):
+        cal._set_fit(*_frame_newton(work, centre, scale, None))
+        return
+    n_centre, n_scale = _mean_sd(float(nrow["su"]), float(nrow["su2"]), float(nrow["n"]), med, far_cut)
+    near_fit = _frame_newton(near, n_centre, n_scale, None)
+    if not near_fit[2]:
+        cal._set_fit(*_frame_newton(work, centre, scale, None))
+        return
+    if _far_rows_move_nothing(work, near_fit[0], n_centre, n_scale, med, far_cut):
+        cal._set_fit(*near_fit)
+        return
+    robust_fit = _frame_newton(work, med, max(mad, top / 1e150), near_fit[0])
+    std_fit = _frame_newton(work, centre, scale, None)
+    fits = [f for f in (robust_fit, std_fit) if f[2]] or [std_fit]
+    cal._set_fit(*min(fits, key=lambda f: _frame_loss(work, f[0])))
+
+
+def _mean_sd(su: float, su2: float, n: float, origin: float, unit: float) -> tuple[float, float]:
+    r"""Mean and (population) standard deviation of x from :math:`\sum u`, :math:`\sum u^2`,
+    :math:`u = (x - \text{origin})/\text{unit}`; a zero or non-finite deviation reads 1 (as in the
+    array fit)."""
+    mu = su / n
+    sd = math.sqrt(max(su2 / n - mu * mu, 0.0)) * unit
+    centre = origin + mu * unit
+    if not (math.isfinite(sd) and sd > 0.0):
+        sd = 1.0
+    return (centre if math.isfinite(centre) else origin), sd
+
+
+def _frame_newton(work: Any, centre: float, scale: float, theta0: np.ndarray | None,
+                  tol: float = 1e-10) -> tuple[np.ndarray, int, bool]:
+    r"""``calibrators._platt._scaled_fit`` on a frame: damped Newton
+    (:func:`~veracity.calibrators._platt.newton_logistic`) on :math:`u = (x - c)/s`, each step one
+    aggregate of :math:`\sum w[\mathrm{softplus}(z) - tz]`, :math:`\sum w(p - t)(u, 1)`,
+    :math:`\sum w p(1-p)(u, 1)(u, 1)^\top`; ``theta`` in and out on the original scale."""
+    import narwhals as nw
+
+    from ..calibrators._platt import newton_logistic
+
+    frame = work.with_columns(_u=(nw.col("_x") - centre) / scale)
 
     def loss_grad_hess(theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-        xc, t, w = nw.col("_x"), nw.col("_t"), nw.col("_w")
-        z = xc * float(theta[0]) + float(theta[1])
-        x = work.with_columns(_z=z).with_columns(_p=_sigmoid(nw.col("_z"))).with_columns(
+        uc, t, w = nw.col("_u"), nw.col("_t"), nw.col("_w")
+        z = uc * float(theta[0]) + float(theta[1])
+        x = frame.with_columns(_z=z).with_columns(_p=_sigmoid(nw.col("_z"))).with_columns(
             _r=w * (nw.col("_p") - t), _q=w * nw.col("_p") * (1.0 - nw.col("_p")),
             _l=w * (_softplus(nw.col("_z")) - t * nw.col("_z")),
-        ).with_columns(_rx=nw.col("_r") * xc, _qx=nw.col("_q") * xc, _qxx=nw.col("_q") * xc * xc)
+        ).with_columns(_rx=nw.col("_r") * uc, _qx=nw.col("_q") * uc, _qxx=nw.col("_q") * uc * uc)
         r = _row(x, l=nw.col("_l").sum(), rx=nw.col("_rx").sum(), r=nw.col("_r").sum(),
                  qxx=nw.col("_qxx").sum(), qx=nw.col("_qx").sum(), q=nw.col("_q").sum())
         g = np.array([float(r["rx"]), float(r["r"])])
         H = np.array([[float(r["qxx"]), float(r["qx"])], [float(r["qx"]), float(r["q"])]])
         return float(r["l"]), g, H
 
-    cal._set_fit(*newton_logistic(loss_grad_hess, 1))
+    start = None if theta0 is None else np.array([theta0[0] * scale, theta0[1] + theta0[0] * centre])
+    th, n_iter, ok = newton_logistic(loss_grad_hess, 1, theta0=start, tol=tol)
+    a = th[0] / scale
+    return np.array([a, th[1] - a * centre]), n_iter, ok
+
+
+def _far_rows_move_nothing(work: Any, theta: np.ndarray, centre: float, scale: float, med: float,
+                           far_cut: float, tol: float = 1e-10) -> bool:
+    r"""``calibrators._platt._far_rows_move_nothing`` on a frame: one aggregate of the far rows'
+    gradient :math:`g = \sum_\text{far} w r (u, 1)` and the near rows' Hessian
+    :math:`H = \sum_\text{near} w p(1-p)(u, 1)(u, 1)^\top` at ``theta``, in the near rows'
+    standardised coordinates :math:`u = (x - c)/s`, the residual :math:`r = (1-t)\sigma(z) - t\sigma(-z)`
+    formed without cancellation; then :func:`veracity.calibrators._platt.negligible_step`."""
+    import narwhals as nw
+
+    from ..calibrators._platt import negligible_step
+
+    th = np.array([theta[0] * scale, theta[1] + theta[0] * centre])
+    u, t, w = nw.col("_u"), nw.col("_t"), nw.col("_w")
+    x = work.with_columns(_u=(nw.col("_x") - centre) / scale,
+                          _far=(nw.col("_x") - med).abs() > far_cut).with_columns(
+        _z=u * float(th[0]) + float(th[1])).with_columns(
+        _p=_sigmoid(nw.col("_z")), _pm=_sigmoid(-nw.col("_z"))).with_columns(
+        _r=nw.when(nw.col("_far")).then(w * ((1.0 - t) * nw.col("_p") - t * nw.col("_pm"))).otherwise(0.0),
+        _q=nw.when(nw.col("_far")).then(0.0).otherwise(w * nw.col("_p") * (1.0 - nw.col("_p")))
+    ).with_columns(_ru=nw.col("_r") * u, _qu=nw.col("_q") * u, _quu=nw.col("_q") * u * u)
+    r = _row(x, ru=nw.col("_ru").sum(), r=nw.col("_r").sum(), quu=nw.col("_quu").sum(),
+             qu=nw.col("_qu").sum(), q=nw.col("_q").sum())
+    g = np.array([float(r["ru"]), float(r["r"])])
+    H = np.array([[float(r["quu"]), float(r["qu"])], [float(r["qu"]), float(r["q"])]])
+    return negligible_step(g, H, th, tol)
+
+
+def _frame_loss(work: Any, theta: np.ndarray) -> float:
+    r"""``calibrators._platt._exact_loss`` on a frame: :math:`\sum w[t\,\mathrm{softplus}(-z) +
+    (1-t)\,\mathrm{softplus}(z)]`, each side only where its weight is positive (inf, never NaN)."""
+    import narwhals as nw
+
+    t, w = nw.col("_t"), nw.col("_w")
+    x = work.with_columns(_z=nw.col("_x") * float(theta[0]) + float(theta[1])).with_columns(
+        _l=nw.when(t > 0.0).then(t * _softplus(-nw.col("_z"))).otherwise(0.0)
+        + nw.when(t < 1.0).then((1.0 - t) * _softplus(nw.col("_z"))).otherwise(0.0))
+    total = float(_row(x, l=(w * nw.col("_l")).sum())["l"])
+    return total if total == total else math.inf
 
 
 def _fit_isotonic(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) -> None:
