@@ -146,3 +146,32 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+#: Debian's chromium (scripts/ensure-chromium.sh installs it), driven through Playwright; no background
+#: requests of its own, so a test can tell that a page made none
+CHROMIUM = os.environ.get("VERACITY_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """A headless Chromium browser (Playwright), one per test session (two Playwright instances cannot
+    run at once). In CI (CI=true) a missing browser fails the test; elsewhere it is skipped with the
+    reason."""
+    import shutil
+
+    if os.environ.get("CI"):
+        import playwright.sync_api as playwright
+    else:
+        playwright = pytest.importorskip("playwright.sync_api")
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        message = f"no chromium at {CHROMIUM} (scripts/ensure-chromium.sh installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with playwright.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

@@ -7,9 +7,7 @@ total weight "n" (218.2792 beside count 216), where the printout says "weight"."
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import numpy as np
 import pytest
@@ -60,41 +58,26 @@ def test_weighted_bins_are_headed_weight():
     assert "weight" not in re.findall(r"<th[^>]*>([^<]*)</th>", table)
 
 
-CHROMIUM = os.environ.get("VERACITY_CHROMIUM", "/usr/bin/chromium")
 PAGE = ("<!doctype html><meta charset='utf-8'><body style='margin:0'>"
         "<div id='out' style='width:960px'>{}</div>")
 
 
 @pytest.mark.browser
-def test_slice_table_fits_a_notebook_output():
-    if os.environ.get("CI"):
-        import playwright.sync_api as playwright
-    else:
-        playwright = pytest.importorskip("playwright.sync_api")
-    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
-        if os.environ.get("CI"):
-            pytest.fail(f"no chromium at {CHROMIUM}")
-        pytest.skip(f"no chromium at {CHROMIUM}")
+def test_slice_table_fits_a_notebook_output(chromium):
     p, y, keys, _ = _data()
     views = [vc.audit(p, y, by=keys)._repr_html_(),
              vc.compare_models({"model " + LONG: p, "B": np.clip(p + 0.03, 0, 1)}, y, n_resamples=50,
                                random_state=0)._repr_html_()]
-    with playwright.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": 1000, "height": 800})
-            for view in views:
-                page.set_content(PAGE.format(view))
-                widths = page.eval_on_selector_all(
-                    "#out .vc-result table", "ts => ts.map(t => t.getBoundingClientRect().right)")
-                assert widths and max(widths) <= 960, widths
-                # and a short name is not broken: "web" / "brier" sit on one line
-                tall = page.eval_on_selector_all(
-                    "#out td:not(.vc-wrap)", "cs => cs.filter(c => { const r = document.createRange(); "
-                    "r.selectNodeContents(c); const lines = new Set(Array.from(r.getClientRects(), "
-                    "x => Math.round(x.top))); return c.innerText.trim() && lines.size > 1; })"
-                    ".map(c => c.innerText)")
-                assert tall == []
-        finally:
-            browser.close()
+    page = chromium.new_page(viewport={"width": 1000, "height": 800})
+    for view in views:
+        page.set_content(PAGE.format(view))
+        widths = page.eval_on_selector_all(
+            "#out .vc-result table", "ts => ts.map(t => t.getBoundingClientRect().right)")
+        assert widths and max(widths) <= 960, widths
+        # and a short name is not broken: "web" / "brier" sit on one line
+        tall = page.eval_on_selector_all(
+            "#out td:not(.vc-wrap)", "cs => cs.filter(c => { const r = document.createRange(); "
+            "r.selectNodeContents(c); const lines = new Set(Array.from(r.getClientRects(), "
+            "x => Math.round(x.top))); return c.innerText.trim() && lines.size > 1; })"
+            ".map(c => c.innerText)")
+        assert tall == []

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import html
 import io
-import os
 import re
-import shutil
 
 import numpy as np
 import pytest
@@ -16,9 +14,6 @@ import pytest
 import veracity as vc
 
 matplotlib = pytest.importorskip("matplotlib")
-
-CHROMIUM = os.environ.get("VERACITY_CHROMIUM", "/usr/bin/chromium")
-
 
 @pytest.fixture(scope="module")
 def demo():
@@ -62,17 +57,6 @@ def test_ledger_why_column_is_the_one_that_wraps():
                     page)
     assert css is not None
     assert headers[int(css.group(1)) - 1] == "why"
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
-        pytest.skip(f"no chromium at {CHROMIUM} (scripts/ensure-chromium.sh installs it)")
-    with playwright.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 def _overflow(browser, path, selector):

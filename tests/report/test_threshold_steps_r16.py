@@ -8,9 +8,7 @@ to t = 0.5 while the explorer's table (and vc.threshold_table) said recall 0 at 
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import numpy as np
 import pytest
@@ -59,7 +57,6 @@ def test_plot_thresholds_curves_show_what_t_flags():
         plt.close(fig)
 
 
-CHROMIUM = os.environ.get("VERACITY_CHROMIUM", "/usr/bin/chromium")
 
 
 def _path_y(d: str, x: float) -> float:
@@ -79,33 +76,19 @@ def _path_y(d: str, x: float) -> float:
 
 
 @pytest.mark.browser
-def test_explorer_chart_dot_sits_on_the_recall_line(tmp_path):
-    if os.environ.get("CI"):
-        import playwright.sync_api as playwright
-    else:
-        playwright = pytest.importorskip("playwright.sync_api")
-    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
-        if os.environ.get("CI"):
-            pytest.fail(f"no chromium at {CHROMIUM}")
-        pytest.skip(f"no chromium at {CHROMIUM}")
+def test_explorer_chart_dot_sits_on_the_recall_line(tmp_path, chromium):
     path = tmp_path / "steps.html"
     vc.report(SCORES, LABELS, bootstrap=False, figures=False, out=path)
-    with playwright.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(path.as_uri())
-            page.wait_for_selector('#explorer[data-ready="1"]', timeout=10_000)
-            # the first path drawn is recall (blue), the dot marks the recall the table shows
-            recall_d = page.eval_on_selector("#ex-chart",
-                                             "c => c.querySelectorAll('path')[0].getAttribute('d')")
-            table = vc.threshold_table(SCORES, LABELS, BETWEEN)
-            for t, row in zip(BETWEEN, table.rows):
-                page.fill("#ex-slider", str(t))
-                assert float(page.get_attribute("#ex-recall", "data-value")) == pytest.approx(row.recall)
-                cx = float(page.eval_on_selector("#ex-chart circle", "c => c.getAttribute('cx')"))
-                cy = float(page.eval_on_selector("#ex-chart circle", "c => c.getAttribute('cy')"))
-                assert _path_y(recall_d, cx) == pytest.approx(cy, abs=0.15), t
-        finally:
-            browser.close()
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(path.as_uri())
+    page.wait_for_selector('#explorer[data-ready="1"]', timeout=10_000)
+    # the first path drawn is recall (blue), the dot marks the recall the table shows
+    recall_d = page.eval_on_selector("#ex-chart",
+                                     "c => c.querySelectorAll('path')[0].getAttribute('d')")
+    table = vc.threshold_table(SCORES, LABELS, BETWEEN)
+    for t, row in zip(BETWEEN, table.rows):
+        page.fill("#ex-slider", str(t))
+        assert float(page.get_attribute("#ex-recall", "data-value")) == pytest.approx(row.recall)
+        cx = float(page.eval_on_selector("#ex-chart circle", "c => c.getAttribute('cx')"))
+        cy = float(page.eval_on_selector("#ex-chart circle", "c => c.getAttribute('cy')"))
+        assert _path_y(recall_d, cx) == pytest.approx(cy, abs=0.15), t
