@@ -468,7 +468,7 @@ def test_cli_features_and_against(two_models_csv, tmp_path, capsys, planted):
 
 
 @pytest.mark.parametrize("argv, match", [
-    (["--features", "region,regoin"], r"column 'regoin' not found in .*two\.csv; available columns: p_old"),
+    (["--features", "region,regoin"], r"column 'regoin' not found in .*two\.csv \(did you mean 'region'\?\); available columns: p_old"),
     (["--features", "region,region"], "--features names a column twice"),
     (["--depth", "2"], "--depth needs --features"),
     (["--features", "region", "--depth", "3"], "--depth 3 needs at least 3 features"),

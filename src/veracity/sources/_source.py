@@ -257,13 +257,17 @@ def require_columns(wanted: Any, available: Any, *, where: str | None = None, pa
 
 def _close_match(name: Any, available: list[Any]) -> str:
     """``" (did you mean 'y'? ...)"`` naming the columns equal to ``name`` but for case and
-    surrounding spaces, else nothing."""
+    surrounding spaces, else the (at most three) names most like it as text (``difflib``'s ratio
+    of at least 0.6: a misspelling such as ``scroe`` for ``score``), else nothing."""
+    import difflib
     import re
 
     key = str(name).strip().casefold()
     close = [c for c in available if str(c).strip().casefold() == key]
     if not close:
-        return ""
+        texts = {str(c): c for c in available}
+        like = difflib.get_close_matches(str(name), list(texts), n=3, cutoff=0.6)
+        return f" (did you mean {' or '.join(repr(t) for t in like)}?)" if like else ""
     renamed = [c for c in available if re.fullmatch(re.escape(str(name)) + r"_\d+", str(c))]
     if renamed:  # DuckDB's relations (con.from_df, read_csv) rename the second of p and P to P_1
         return (f" (DuckDB renamed it {str(renamed[0])!r}, since the relation also holds {str(close[0])!r}: "
