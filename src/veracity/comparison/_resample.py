@@ -277,13 +277,6 @@ def overfit_interval(estimate: float, resampled: np.ndarray, beta_a: float, beta
 BIAS_HIGH, BIAS_LOW = DEBIASED_BIAS_HIGH, DEBIASED_BIAS_LOW
 
 
-def _worst_case_shifts(scale_a: float, scale_b: float) -> tuple[float, float]:
-    r"""``(β₋, β₊)`` whatever the truth: :math:`[B_- S_B - B_+ S_A,\ B_+ S_B - B_- S_A]` (S:
-    :func:`noise_scale`, B: :data:`BIAS_LOW`, :data:`BIAS_HIGH`) — the bound this module used before
-    the adaptive one, kept for the tests that compare the two."""
-    return BIAS_LOW * scale_b - BIAS_HIGH * scale_a, BIAS_HIGH * scale_b - BIAS_LOW * scale_a
-
-
 #: the debiased ECE difference's bias range (:func:`veracity.core._ece_difference.debiased_bias_shifts`)
 bias_shifts = debiased_bias_shifts
 

@@ -18,10 +18,6 @@ def _bin_label(lo: float, hi: float, last: bool) -> str:
     return f"[{lo:.4g}, {hi:.4g}{']' if last else ')'}"
 
 
-def _opt(v: Any) -> float | None:
-    return float(v) if np.isfinite(v) else None
-
-
 def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndarray, n: np.ndarray, sp: np.ndarray,
                    sp2: np.ndarray, K: int, *, level: float, threshold: float, cost_fp: float, cost_fn: float
                    ) -> list[dict[str, Any] | None]:

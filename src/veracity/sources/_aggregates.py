@@ -172,14 +172,6 @@ def key_columns(grouped: Any) -> list[str]:
     return ["_g"] if grouped else []
 
 
-def key_counts(lf: Any) -> dict[Any, int]:
-    """Rows per slice key (one row per distinct key comes back)."""
-    import narwhals as nw
-
-    t = collect(lf.with_columns(_one=nw.lit(1, nw.Int64)).group_by("_g").agg(nw.col("_one").sum()))
-    return dict(zip(values(t.get_column("_g")), t.get_column("_one").to_list()))
-
-
 def values(series: Any) -> list[Any]:
     """A collected column as Python values; nanosecond datetimes as pandas ``Timestamp`` objects
     (through Arrow, as DuckDB and Dask hand them back): polars' ``to_list`` truncates them to
