@@ -1,6 +1,6 @@
 """Compare: a calibrator before/after, or two models scored on the same rows.
 
-Models (issue 25): is the new model better, and is the difference real? Brier, log
+Models: is the new model better, and is the difference real? Brier, log
 loss, debiased ECE and AUC of both, each difference (B - A) with a paired interval
 and p-value, the CORP decomposition (who ranks better, who is better calibrated) and
 a verdict; ``--by`` adds one comparison per slice. Example:

@@ -200,13 +200,13 @@ def report(
     * ``by``: the slices — an array of keys (a named pandas/polars Series is named after
       itself), ``{"segment": keys}``, or a column name in the frame form. (``by_name=`` is
       the deprecated old way to name them.)
-    * ``features`` (issue 24) adds **"Where it is miscalibrated"**: one call of
+    * ``features`` adds **"Where it is miscalibrated"**: one call of
       :func:`veracity.segments` over these features (frame form: a list of column names;
       array form: ``{"region": array, ...}`` or a frame of feature columns) up to ``depth``
       (default 2): the multicalibration error with its sigma, the discovered segments with
       their gap, interval and q-value, how many segments were tested and how many were too
       small, and the gap-per-segment figure.
-    * ``against`` (issue 25) adds **"Which model?"**: one call of
+    * ``against`` adds **"Which model?"**: one call of
       :func:`veracity.compare_models` of these scores (model A) against a second model's
       scores on the same rows (model B: an array, ``{"new": array}`` to name it, or a column
       name in the frame form), of the same ``score_type``: paired differences of Brier, log
