@@ -199,6 +199,8 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
         size = n if w is None else float(w.sum()) ** 2 / float(w @ w)
         rare_applied = bool(rare_outcome(size, v["classical"] * size)) and np.isfinite(v["estimate"])
         rare_outcome_interval(v, size, v["classical"] * size, level)
+    else:  # a designed sample: _design.rare_design_interval already took Wilson's for its drawn labels
+        rare_applied = v.get("rare_interval", 0.0) == 1.0
     v = {k: float(x) for k, x in v.items()}
     notes = []
     if not valid:
