@@ -1,7 +1,8 @@
 """The rows an error is about, named in the file's words: "data row k" of the rows a command uses
 becomes the row's number in FILE (:func:`file_rows`), a check that fails names the first offending row
-(:func:`first_bad_row`, from per-row masks built by :func:`bad_rows`), and a lazy engine's count of bad
-rows is located by one streamed pass of the file after the error (:func:`locate`)."""
+(:func:`first_bad_row`: from the rows the library's error carries, else from per-row masks built by
+:func:`bad_rows`), and a lazy engine's count of bad rows is located by one streamed pass of the file after
+the error (:func:`locate`)."""
 
 from __future__ import annotations
 
@@ -44,13 +45,17 @@ def file_rows(mask: np.ndarray | None, named: str) -> Iterator[None]:
 def first_bad_row(*, row_sums: np.ndarray | None = None, out_of_range: np.ndarray | None = None,
                   **bad: np.ndarray | None) -> Iterator[None]:
     """A library input error about the rows ("labels must be binary 0/1; 1 of 598 are not") with the
-    first offending row's number: ``bad[param]`` marks the rows the check about ``param`` refuses (the
-    rows of the table, in order), and the message gains ", first at data row k" (k counted from 1) after
-    its count, which :func:`file_rows` around it turns into the row's number in FILE. The frame form's
-    errors name no parameter: a message about ``(labels)`` or ``(sample_weight)`` reads ``bad["labels"]``
-    or ``bad["sample_weight"]``, multiclass rows that do not sum to 1 ``row_sums``, scores outside
-    [0, 1] ``out_of_range``. A multiclass row named by its 0-based position ("row 6 sums to 1.1") is
-    named as a data row. Errors that already name a data row, or that no mask marks, pass unchanged."""
+    first offending row's number: the message gains ", first at data row k" (k counted from 1) after its
+    count, which :func:`file_rows` around it turns into the row's number in FILE. The masks (each over the
+    rows of the table, in order) say which rows the code inside is given: an error that carries its rows
+    (:class:`VeracityError` ``rows``, of ``n_rows`` rows: the core checks') is about the table's rows when
+    ``n_rows`` is the masks' length, and names its first, whatever its words. An error that carries none
+    is read by its words (:func:`_mask_of`): ``bad[param]`` marks the rows the check about ``param``
+    refuses; the frame form's errors name no parameter: a message about ``(labels)`` or
+    ``(sample_weight)`` reads ``bad["labels"]`` or ``bad["sample_weight"]``, multiclass rows that do not
+    sum to 1 ``row_sums``, scores outside [0, 1] ``out_of_range``. A multiclass row named by its 0-based
+    position ("row 6 sums to 1.1") is named as a data row. Errors that already name a data row, that are
+    about no one row, or without masks, pass unchanged."""
     try:
         yield
     except VeracityError as exc:
@@ -58,17 +63,31 @@ def first_bad_row(*, row_sums: np.ndarray | None = None, out_of_range: np.ndarra
         if "data row" not in message:
             message = re.sub(r"\(row (\d+) sums to", lambda m: f"(data row {int(m.group(1)) + 1} sums to",
                              message)
-        mask = _mask_of(exc, bad, row_sums, out_of_range)
-        if "data row" not in message and mask is not None and mask.any():
-            message = _after_count(message, f", first at data row {int(np.argmax(mask)) + 1}")
+        first = _first_row(exc, bad, row_sums, out_of_range)
+        if "data row" not in message and first is not None:
+            message = _after_count(message, f", first at data row {first + 1}")
         if message == exc.message:
             raise
-        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value, rows=exc.rows,
+                            n_rows=exc.n_rows) from None
+
+
+def _first_row(exc: VeracityError, bad: dict[str, np.ndarray | None], row_sums: np.ndarray | None,
+               out_of_range: np.ndarray | None) -> int | None:
+    """The 0-based position in the table of the first row ``exc`` is about, or None: the first of the
+    rows it carries when they index the table's rows (``n_rows`` is the length of the masks
+    :func:`first_bad_row` was given: not a subset or another array), else the first its mask marks."""
+    lengths = {m.shape[0] for m in (*bad.values(), row_sums, out_of_range) if m is not None}
+    if exc.rows is not None and exc.rows.size and lengths == {exc.n_rows}:
+        return int(exc.rows.min())
+    mask = _mask_of(exc, bad, row_sums, out_of_range)
+    return int(np.argmax(mask)) if mask is not None and mask.any() else None
 
 
 def _mask_of(exc: VeracityError, bad: dict[str, np.ndarray | None], row_sums: np.ndarray | None,
              out_of_range: np.ndarray | None) -> np.ndarray | None:
-    """The rows :func:`first_bad_row` reads for ``exc``: by what the message is about, else by its param."""
+    """The rows :func:`first_bad_row` reads for an ``exc`` that carries none: by what the message is about,
+    else by its param."""
     message = exc.message
     if "must sum to 1" in message:
         return row_sums
@@ -85,10 +104,12 @@ def _mask_of(exc: VeracityError, bad: dict[str, np.ndarray | None], row_sums: np
 
 def _after_count(message: str, words: str) -> str:
     """``message`` with ``words`` after its count of offending rows ("1 of 300 are not (min=2, max=2)",
-    "1 of 300 rows of 'p0', 'p1' do not", "values of 300 rows") or the range it names, else at the end of
-    its first sentence."""
+    "1 of 300 rows of 'p0', 'p1' do not", "values of 300 rows", "1 NaN and 0 infinite values (first at
+    flat index 5)", "1 missing values (None/NaN)") or the range it names, else at the end of its first
+    sentence."""
     count = re.search(r"\b\d+ of \d+ (?:rows of .+? )?(?:are|do)(?: not| negative)?(?: \([^)]*\))?"
-                      r"|\bvalues of \d+(?: rows)?", message)
+                      r"|\bvalues of \d+(?: rows)?"
+                      r"|\b\d+ (?:NaN and \d+ infinite|missing(?: \(null\))?) values(?: \([^)]*\))?", message)
     if count is None:  # "probs must be probabilities in [0, 1] (min=0, max=2); if these are logits ..."
         count = re.search(r"probabilities in \[0, 1\] \([^)]*\)", message)
     if count is None:
@@ -114,6 +135,29 @@ def on_fit_rows(role_col: str | None, role: str, n: int) -> Iterator[None]:
         if role_col is None:
             raise
         message = _first_sentence_plus(exc.message, f" (fit on the {n} rows with {role_col} == {role!r})")
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
+
+
+@contextmanager
+def counted_on_fit_rows(named: str | None, n: Callable[[], int | None]) -> Iterator[None]:
+    """An error of a command that reads only the fit role's rows (``veracity fit``) whose count is of
+    those rows says so: "1 of 106 are not" gains " (fit on the 106 rows with role == 'calib')" at the end
+    of its first sentence (as :func:`on_fit_rows` words it), "values of 106 rows" reads "values of the
+    106 rows with role == 'calib'" (as :func:`file_rows` words it). ``named``: those rows in the error's
+    words (``"rows with role == 'calib'"``; None: every row is fit on, errors unchanged); ``n()``: their
+    number (None while not known: the error came before they were counted). Errors that count other
+    rows (all of FILE's, a score matrix's entries) or that already name the rows: unchanged."""
+    try:
+        yield
+    except VeracityError as exc:
+        rows = None if named is None else n()
+        if named is None or rows is None:
+            raise
+        message = re.sub(rf" of {rows} rows\b", f" of the {rows} {named}", exc.message)
+        if named not in message and re.search(rf"\bof {rows}\b", message):
+            message = _first_sentence_plus(message, f" (fit on the {rows} {named})")
+        if message == exc.message:
+            raise
         raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
 
 

@@ -25,7 +25,7 @@ from ..sources._api import column
 from ._common import (add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows,
                       score_columns, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
-from ._bad_rows import file_rows
+from ._bad_rows import counted_on_fit_rows, file_rows
 from ._rows import roles_named
 
 
@@ -105,11 +105,12 @@ def _calibrator(args: argparse.Namespace) -> Any:
     return METHODS[args.method](**kwargs)
 
 
-def _role_rows(source: Any, args: argparse.Namespace, path: str) -> Any:
-    """The rows whose --role-col equals --fit-role, as a lazy narwhals frame (nothing read yet). A row
-    whose role is missing is refused, as ``--engine memory`` (and threshold, conformal, report) refuse it:
-    DuckDB's filter dropped it, silently, and fit on the other rows (a missing role is most likely a data
-    error: which split is that row in?)."""
+def _role_rows(source: Any, args: argparse.Namespace, path: str,
+               counted: dict[str, int] | None = None) -> Any:
+    """The rows whose --role-col equals --fit-role, as a lazy narwhals frame (nothing read yet); their
+    number in ``counted["n"]``. A row whose role is missing is refused, as ``--engine memory`` (and
+    threshold, conformal, report) refuse it: DuckDB's filter dropped it, silently, and fit on the other
+    rows (a missing role is most likely a data error: which split is that row in?)."""
     import narwhals as nw
 
     from ..sources._aggregates import collect, missing_message
@@ -137,7 +138,10 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str) -> Any:
     kept = frame.nw.filter(role == args.fit_role)
     if frame.internal is not None:  # Spark's positional names back to the user's
         kept = kept.rename({v: k for k, v in frame.internal.items()})
-    if collect(kept.select(nw.len())).item() == 0:
+    n_kept = int(collect(kept.select(nw.len())).item())
+    if counted is not None:
+        counted["n"] = n_kept
+    if n_kept == 0:
         values = collect(frame.nw.select(role.alias("_r")).unique().head(10))
         shown = ", ".join(sorted(str(v) for v in values.get_column("_r").to_list()))
         raise VeracityError(
@@ -177,19 +181,30 @@ def run(args: argparse.Namespace) -> int:
     if engine != "memory" and args.pos_label is not None:
         raise VeracityError(f"--engine {engine} reads 0/1 (or true/false) labels; drop --pos-label "
                             "or use --engine memory")
+    # the number of fit rows, which an error's count ("1 of 106 are not") is said to be: counted when they
+    # are selected (in memory from the file read, else where the rows live)
+    counted: dict[str, int] = {}
+    named = roles_named(args.role_col, args.fit_role) if args.role_col else None
+
+    def used(table: Any, path: str) -> tuple[np.ndarray | None, str]:
+        mask = select_role(table, args, path, args.fit_role)
+        if mask is not None:
+            counted["n"] = int(np.count_nonzero(mask))
+        return mask, named or ""
+
     # in memory only the rows of the fit role are read and checked (as DuckDB filters them where they live),
     # an error naming the row's data row in FILE
-    rows = read_rows(args, engine, columns=(args.role_col,),
-                     used=lambda table, path: (select_role(table, args, path, args.fit_role),
-                                               roles_named(args.role_col, args.fit_role)))
+    with counted_on_fit_rows(named, lambda: counted.get("n")):
+        rows = read_rows(args, engine, columns=(args.role_col,), used=used)
     role = args.fit_role if args.role_col else None
     if rows.lazy:  # the rows of the fit role, filtered where they live
         from ..frames import _fit as _frame_fit  # noqa: F401  registers the calibrators' fit(frame, ...)
 
-        rows.select = (lambda frame: _role_rows(frame, args, rows.path)) if args.role_col else None
+        rows.select = (lambda frame: _role_rows(frame, args, rows.path, counted)) if args.role_col else None
         rows.role = (args.role_col, args.fit_role) if args.role_col else None
     try:  # the calibrator's own fit, in the form the engine takes (arrays, or the frame where it lives)
-        with file_rows(rows.mask, rows.named):
+        with counted_on_fit_rows(named, lambda: counted.get("n")), \
+                file_rows(rows.mask, rows.named):
             rows.call(cal.fit, role=role, allow_role=args.allow_role,
                       metadata=_metadata(args, shown_path(args, rows.path)))
     except VeracityError as exc:

@@ -54,14 +54,29 @@ class VeracityError(ValueError):
     ("labels are text. pass pos_label='yes'", 'pos_label')
     >>> e.render(lambda param, *value: "--pos-label" + "".join(f" {v}" for v in value))
     'labels are text. pass --pos-label yes'
+
+    An error about particular rows of a checked array (labels not 0/1, a negative weight, a
+    score outside [0, 1], a multiclass row not summing to 1, a missing value) carries them:
+    ``rows``, their 0-based positions in that array (ascending), and ``n_rows``, its number of
+    rows (the positions index it); both None for an error about no one row. A front end that
+    knows which of its rows it passed names them from these, whatever the message's words (the
+    command line: "first at data row k").
+
+    >>> try:
+    ...     check_weights([1.0, -2.0, 3.0, -1.0], 4)
+    ... except VeracityError as exc:
+    ...     exc.rows.tolist(), exc.n_rows
+    ([1, 3], 4)
     """
 
     def __init__(self, message: str, param: str | None = None, hint: str | None = None, *,
-                 value: Any = _NO_VALUE) -> None:
+                 value: Any = _NO_VALUE, rows: Any = None, n_rows: int | None = None) -> None:
         self.message = message
         self.param = param
         self.hint = hint
         self.value = value
+        self.rows: np.ndarray | None = None if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
+        self.n_rows = n_rows
         super().__init__(self.render())
 
     def render(self, spell: Any = python_spelling) -> str:
@@ -74,9 +89,10 @@ class VeracityError(ValueError):
             text = text.replace("{setting}", spell(self.param, self.value))
         return text
 
-    def __reduce__(self) -> Any:  # keeps param / hint / value across pickling (worker processes)
+    def __reduce__(self) -> Any:  # keeps param / hint / value / rows across pickling (worker processes)
         value = () if self.value is _NO_VALUE else (self.value,)
-        return (_rebuild_error, (type(self), self.message, self.param, self.hint, *value))
+        return (_rebuild_error, (type(self), self.message, self.param, self.hint, *value),
+                {"rows": self.rows, "n_rows": self.n_rows})
 
 
 def _rebuild_error(cls: type[VeracityError], message: str, param: str | None, hint: str | None, *value: Any) -> VeracityError:
@@ -101,7 +117,7 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
         if hasattr(x, "null_count") and x.null_count:
             raise VeracityError(
                 f"{name} has {x.null_count} missing (null) values; drop or fill those rows first",
-                param=_param(name))
+                param=_param(name), **_null_rows(x))
         return np.asarray(x.to_numpy(zero_copy_only=False))
     if hasattr(x, "to_numpy"):  # pandas, polars
         try:
@@ -114,6 +130,22 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
         raise VeracityError(
             f"{name} is ragged: its rows have different lengths; pass one value per row, or N rows of "
             "K class scores each", param=_param(name)) from None
+
+
+def _null_rows(x: Any) -> dict[str, Any]:
+    """The ``rows`` / ``n_rows`` of a pyarrow array's null entries (none when it has no ``is_null``)."""
+    if not hasattr(x, "is_null"):
+        return {}
+    return {"rows": np.flatnonzero(np.asarray(x.is_null().to_numpy(zero_copy_only=False), dtype=bool)),
+            "n_rows": len(x)}
+
+
+def offending_rows(bad: np.ndarray) -> dict[str, Any]:
+    """``rows`` / ``n_rows`` for :class:`VeracityError` from an element mask ``bad`` of a checked array:
+    the rows (first axis) with any offending element; none for a 0-d array."""
+    if bad.ndim == 0:
+        return {}
+    return {"rows": np.flatnonzero(bad.reshape(bad.shape[0], -1).any(axis=1)), "n_rows": int(bad.shape[0])}
 
 
 def as_float_array(x: Any, name: str) -> np.ndarray:
@@ -152,7 +184,7 @@ def _check_finite(arr: np.ndarray, name: str) -> None:
     first = int(np.flatnonzero(bad.ravel())[0])
     raise VeracityError(
         f"{name} contains {n_nan} NaN and {n_inf} infinite values (first at flat index {first}); "
-        "drop or fill those rows first", param=_param(name)
+        "drop or fill those rows first", param=_param(name), **offending_rows(bad)
     )
 
 
@@ -242,7 +274,7 @@ def check_weights(sample_weight: Any, n: int, *, rescale: bool = True) -> np.nda
         n_neg = int((w < 0).sum())
         raise VeracityError(
             f"sample_weight must be non-negative; {n_neg} of {n} are negative (min={lo:.3g})",
-            param="sample_weight")
+            param="sample_weight", rows=np.flatnonzero(w < 0), n_rows=n)
     if not hi > 0:
         raise VeracityError("sample_weight sums to 0; at least one row needs a positive weight",
                             param="sample_weight")
@@ -282,8 +314,10 @@ def _refuse_missing_labels(raw: np.ndarray) -> None:
                else sum(1 for v in raw.ravel() if _is_missing(v)) if raw.dtype == object
                else 0)
     if missing:
+        absent = (np.isnan(raw) if raw.dtype.kind in "fc"
+                  else np.fromiter((_is_missing(v) for v in raw.ravel()), bool, raw.size).reshape(raw.shape))
         raise VeracityError(f"labels contain {missing} missing values (None/NaN); drop or fill those rows first",
-                            param="labels")
+                            param="labels", **offending_rows(absent))
 
 
 def check_pos_label(pos_label: Any) -> Any:
@@ -451,15 +485,16 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
         shown = ", ".join(shown_number(v) for v in values)
         message = (f"labels must be binary 0/1 (or bool); {int((~ok).sum())} of {y.size} are not "
                    f"(values such as {shown})")
+        where = offending_rows(~ok)
         if ((bad > 0) & (bad < 1)).any():
             raise VeracityError(message, param="labels", hint=(
                 "These look like scores: scores come first and labels second, "
-                "e.g. vc.ece(scores, labels)."))
+                "e.g. vc.ece(scores, labels)."), **where)
         if np.unique(y).size == 2:
             lo, hi = (float(v) for v in np.unique(y))
             raise VeracityError(message, param="pos_label", hint=f"Map {lo:g} to 0 and {hi:g} to 1, or pass {{setting}}.",
-                                value=int(hi) if hi.is_integer() else hi)
-        raise VeracityError(message + ".", param="labels")
+                                value=int(hi) if hi.is_integer() else hi, **where)
+        raise VeracityError(message + ".", param="labels", **where)
     return y
 
 
@@ -482,12 +517,14 @@ def check_class_labels(labels: Any, n: int, k: int) -> np.ndarray:
         bad = y[y != np.round(y)][0]
         raise VeracityError(
             f"multiclass labels must be integer class indices 0..{k - 1}; found {bad:g}. "
-            "Scores come first and labels second", param="labels"
+            "Scores come first and labels second", param="labels", rows=np.flatnonzero(y != np.round(y)),
+            n_rows=n
         )
     if y.min() < 0 or y.max() > k - 1:
         raise VeracityError(
             f"multiclass labels must lie in 0..{k - 1} for {k} score columns; "
-            f"found min={y.min():g}, max={y.max():g}", param="labels"
+            f"found min={y.min():g}, max={y.max():g}", param="labels",
+            rows=np.flatnonzero((y < 0) | (y > k - 1)), n_rows=n
         )
     return y.astype(np.int64)
 
@@ -521,26 +558,32 @@ def out_of_range_hint(lo: float, hi: float) -> str:
     return "If these are logits, pass {setting}" + percent
 
 
-def not_probabilities(name: str, n_bad: int, size: int, lo: float, hi: float) -> VeracityError:
-    """The one error for scores outside [0, 1] (``n_bad`` of ``size``; min ``lo``, max ``hi``)."""
+def not_probabilities(name: str, n_bad: int, size: int, lo: float, hi: float, *, rows: Any = None,
+                      n_rows: int | None = None) -> VeracityError:
+    """The one error for scores outside [0, 1] (``n_bad`` of ``size``; min ``lo``, max ``hi``); ``rows``
+    and ``n_rows`` as :class:`VeracityError` carries them (the rows holding such a score)."""
     return VeracityError(
         f"{name} must be probabilities in [0, 1]; {n_bad} of {size} are not "
-        f"(min={lo:.3g}, max={hi:.3g})", param="score_type", hint=out_of_range_hint(lo, hi), value="logit")
+        f"(min={lo:.3g}, max={hi:.3g})", param="score_type", hint=out_of_range_hint(lo, hi), value="logit",
+        rows=rows, n_rows=n_rows)
 
 
-def rows_not_summing_to_one(n_bad: int, size: int, row: int, total: float) -> VeracityError:
-    """The one error for (N, K) probability rows that do not sum to 1 (first bad ``row`` sums to ``total``)."""
+def rows_not_summing_to_one(n_bad: int, size: int, row: int, total: float, *,
+                            rows: Any = None) -> VeracityError:
+    """The one error for (N, K) probability rows that do not sum to 1 (first bad ``row`` sums to ``total``;
+    ``rows``: every such row, as :class:`VeracityError` carries them, of the ``size`` rows)."""
     return VeracityError(
         f"multiclass probability rows must sum to 1; {n_bad} of {size} do not "
         f"(row {row} sums to {total:.6g})", param="score_type",
-        hint="Normalise the rows, or pass {setting} for raw logits", value="logit")
+        hint="Normalise the rows, or pass {setting} for raw logits", value="logit",
+        rows=rows, n_rows=None if rows is None else size)
 
 
 def check_probabilities(p: np.ndarray, name: str = "scores") -> None:
     lo, hi = float(p.min()), float(p.max())
     if lo < 0.0 or hi > 1.0:
-        n_bad = int(((p < 0) | (p > 1)).sum())
-        raise not_probabilities(name, n_bad, p.size, lo, hi)
+        outside = (p < 0) | (p > 1)
+        raise not_probabilities(name, int(outside.sum()), p.size, lo, hi, **offending_rows(outside))
 
 
 #: rows from which reading (not fitting) functions refuse declared logits that all lie in [0, 1]
@@ -728,7 +771,7 @@ def multiclass_probabilities(
     bad = np.abs(sums - 1.0) > ROW_SUM_ATOL * max(1, scores.shape[1])
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]))
+        raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]), rows=np.flatnonzero(bad))
     return scores, None
 
 
