@@ -312,6 +312,16 @@ def _prior_vector(value: Any, name: str, k: int) -> np.ndarray:
     return arr
 
 
+def _prior_width(prior_shift: Any) -> int:
+    """The number of classes a prior shift's ``old`` names when it lists more than two priors (else 2)."""
+    try:
+        old = prior_shift[0]
+        size = np.asarray(old, dtype=np.float64).size
+    except (TypeError, ValueError, IndexError, KeyError):
+        return 2
+    return size if size > 2 else 2
+
+
 def _prior_shift(outputs: list[Node], prior_shift: Any) -> list[Node]:
     """``vc.adjust_prior`` on the outputs, with its formula and order of operations."""
     try:
@@ -384,7 +394,8 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
                                       or n_classes < 2):
             raise VeracityError(f"n_classes must be an integer of at least 2 (the classes of the shifted "
                                 f"scores), got {n_classes!r}")
-        k = 2 if n_classes is None else int(n_classes)
+        # K class priors, or K columns named: K classes (two numbers stay one base rate)
+        k = max(width or 2, _prior_width(prior_shift)) if n_classes is None else int(n_classes)
         outs: list[Node] = [("col", 0)] if k == 2 else [("col", j) for j in range(k)]
         # K class probabilities: a row adjust_prior refuses (not summing to 1) gets no output, as a fitted
         # multiclass map's does (a row of zeros was 0/0: NaN, or PostgreSQL's "division by zero")

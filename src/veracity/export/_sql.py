@@ -12,6 +12,10 @@ numbers as ``transform()``:
 * **exp** never overflows or underflows: its argument is clamped to [−700, 700]
   (PostgreSQL raises an error on either; BigQuery on overflow); a clamped term changes
   a probability by less than 1e-300;
+* **no arithmetic error on PostgreSQL**, whose doubles raise "value out of range" where IEEE rounds
+  a product or quotient to 0 (0.07 · 5e-324) or overflows (10 · 1e308): there, the operations whose
+  operands' range (:func:`extent`) reaches those bounds are guarded to give numpy's double
+  (:meth:`_Builder.guarded`, :meth:`_Builder.guarded_sum`); maps of ordinary probabilities write no guard;
 * **NULL in, NULL out**: every output is ``CASE WHEN <score> IS NULL OR <score is NaN> OR <refused>
   THEN NULL ELSE … END``: a score ``transform`` refuses (NaN, a probability outside [0, 1], ±inf, a
   multiclass probability row not summing to 1) gets no probability (:meth:`_Builder.refused`);
@@ -44,6 +48,7 @@ import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL, VeracityError
 from ._plan import Node, Plan, provenance
+from ._ranges import EXP_LIMIT, MAX_FLOAT as _MAX_FLOAT, TINY as _TINY, extent, first_double, limits
 
 #: dialects whose text is checked (executed on DuckDB, SQLite, Spark and PostgreSQL; parsed back on the rest)
 DIALECTS = ("bigquery", "duckdb", "postgres", "snowflake", "spark", "sqlite", "trino")
@@ -66,10 +71,11 @@ _CAST_INPUT = {"postgres"}
 _NAN_EQUALS_ITSELF = {"postgres", "snowflake"}
 #: dialects whose GREATEST/LEAST skip NULLs (sqlglot's ``ignore_nulls``)
 _IGNORES_NULLS = {"duckdb", "postgres"}
-#: exp() arguments are clamped to this range
-EXP_LIMIT = 700.0
-#: the largest double: a logit beyond it is ±inf, which ``transform`` refuses
-_MAX_FLOAT = float(np.finfo(np.float64).max)
+#: dialects whose double arithmetic raises an error where IEEE rounds to 0 or overflows to ±inf
+#: (PostgreSQL: "value out of range: underflow" for 0.07 · 5e-324, "overflow" for 10 · 1e308):
+#: there the products and quotients that can do so are guarded (:meth:`_Builder.guarded`; ranges:
+#: :mod:`._ranges`)
+_STRICT_FLOAT = {"postgres"}
 #: step tables at most this long are always a CASE tree
 _SHORT_TABLE = 16
 #: most uniform cells of the array lookup
@@ -126,6 +132,9 @@ class _Builder:
 
         self.exp = exp
         self.dialect = dialect
+        self.strict = dialect in _STRICT_FLOAT
+        self.score_type = "probability"  # of the plan being written (output() sets it): the inputs' range
+        self._arg_tiny = _TINY             # smallest nonzero |x − x0| of the step table being written
         self.hoist = hoist and dialect in _HOIST
         self.names = names
         import sqlglot
@@ -182,6 +191,162 @@ class _Builder:
     def exp_(self, e: Any) -> Any:
         return self.exp.Exp(this=self.clip(e, -EXP_LIMIT, EXP_LIMIT))
 
+
+    # -- strict engines (PostgreSQL): no product or quotient that rounds to 0 or overflows -------------
+    def infinity(self, negative: bool) -> Any:
+        exp = self.exp
+        inf = exp.Cast(this=exp.Literal.string("Infinity"), to=exp.DataType.build("DOUBLE"))
+        return exp.Neg(this=inf) if negative else inf
+
+    def guarded(self, node: Node) -> Any:
+        """A ``mul``/``div`` node as IEEE computes it, on an engine that raises an error instead of
+        rounding to 0 or overflowing (None: nothing to guard, the plain form is written).
+
+        By constants (``e·c``, or a chain ``e·c1·c2/c3``): ``CASE WHEN ABS(e) < zero_below THEN 0 WHEN
+        e >= inf_from THEN ±Infinity WHEN e <= −inf_from THEN ∓Infinity ELSE e·c END`` with the chain's
+        own bounds (:func:`limits` for one step) — the very double numpy computes (the sign of a zero
+        aside), written only where the operand's :func:`extent` reaches those bounds. Two expressions
+        (``a / b``, ``0 <= a <= b``: the prior shift, Venn–ABERS, a one-vs-rest renormalisation):
+        ``CASE WHEN a·2^k < b THEN 0 ELSE a / b END`` — a quotient below ``2^-k`` (``k`` up to 1000) read
+        as 0, an absolute difference of at most ``2^-k``.
+        """
+        exp = self.exp
+        op, a, b = node
+        if op == "div" and a[0] != "const" and b[0] != "const":
+            return self.quotient(self.render(a), self.render(b), extent(a, self.score_type),
+                                 extent(b, self.score_type))
+        steps: list[tuple[str, float, bool]] = []   # outermost first: (op, constant, constant written first)
+        e = node
+        while e[0] in ("mul", "div"):
+            if e[2][0] == "const" and e[1][0] != "const":
+                steps.append((e[0], float(e[2][1]), False))
+                e = e[1]
+            elif e[0] == "mul" and e[1][0] == "const" and e[2][0] != "const":
+                steps.append((e[0], float(e[1][1]), True))
+                e = e[2]
+            else:
+                break
+        if not steps or any(c == 0.0 or not np.isfinite(c) for _, c, _ in steps):
+            return None
+        # a chain e·c1·c2/c3 …: one guard on e with the chain's own thresholds (each step is monotone, so the
+        # result is 0, or inf, exactly from a bound on |e| on; no step of a finite nonzero result is 0 or inf)
+        inner = steps[::-1]
+
+        def chain(v: float) -> Any:
+            out = np.float64(v)
+            for o, c, _ in inner:
+                out = out * abs(c) if o == "mul" else out / abs(c)
+            return out
+
+        with np.errstate(all="ignore"):
+            zero_below = first_double(lambda v: chain(v) != 0.0)
+            inf_from = first_double(lambda v: bool(np.isinf(chain(v))))
+        tiny, big = extent(e, self.score_type)
+        under = zero_below if zero_below is not None and tiny < zero_below else None
+        over = inf_from if inf_from is not None and big >= inf_from else None
+        if under is None and over is None:
+            return None
+        x = self.render(e)
+        negative = sum(c < 0 for _, c, _ in steps) % 2 == 1
+        ifs = []
+        if under is not None:
+            ifs.append((exp.LT(this=exp.Abs(this=x.copy()), expression=self.num(under)), self.num(0.0)))
+        if over is not None:
+            ifs.append((exp.GTE(this=self.p(x.copy()), expression=self.num(over)), self.infinity(negative)))
+            ifs.append((exp.LTE(this=self.p(x.copy()), expression=self.num(-over)), self.infinity(not negative)))
+        body = x
+        for o, c, const_first in inner:
+            cls = exp.Mul if o == "mul" else exp.Div
+            body = (cls(this=self.num(c), expression=self.p(body)) if const_first
+                    else cls(this=self.p(body), expression=self.num(c)))
+        return self.case(ifs, body)
+
+    def guarded_sum(self, node: Node) -> Any:
+        r"""A chain of ``add``/``sub`` nodes that can overflow, on a strict engine (None: it cannot).
+
+        Summed in halves, then doubled: :math:`2\,\mathrm{clip}(S', \pm M/2)` with
+        :math:`S' = \sum \pm t_i/2` (``c·e/2`` as ``(c/2)·e``; another term below ``1e-323``, whose half
+        would round to 0, read as 0) and :math:`M` the largest double -- halving and doubling are
+        exact, so this is numpy's sum wherever that is finite; where numpy's overflows to ±inf this is
+        ±M, which every map reads the same (a sigmoid of either is 0 or 1; a softmax saturates at a
+        difference of 700).
+        """
+        exp = self.exp
+        terms: list[tuple[bool, Node]] = []
+
+        def flatten(n: Node, negative: bool) -> None:
+            if n[0] in ("add", "sub"):
+                flatten(n[1], negative)
+                flatten(n[2], negative != (n[0] == "sub"))
+            else:
+                terms.append((negative, n))
+
+        flatten(node, False)
+        spans = [extent(t, self.score_type) for _, t in terms]
+        with np.errstate(over="ignore"):
+            total = float(np.sum(np.array([b for _, b in spans], dtype=np.float64)))
+        if np.isfinite(total) and total < _MAX_FLOAT:
+            return None
+        varying = [b for (_, t), (_, b) in zip(terms, spans) if t[0] != "const"]
+        fixed = sum(abs(float(t[1])) for _, t in terms if t[0] == "const")
+        if len(varying) <= 1 and fixed < 2.0 ** 969:  # a finite term plus less than half its unit: no overflow
+            return None
+        halves: Any = None
+        for (negative, t), (tiny, _) in zip(terms, spans):
+            if t[0] == "const":
+                half: Any = self.num(float(t[1]) * 0.5)
+            elif t[0] == "mul" and t[1][0] == "const":  # (c/2)·e: the half of c·e, exactly
+                half = self.render(("mul", ("const", float(t[1][1]) * 0.5), t[2]))
+            elif t[0] == "div" and t[2][0] == "const":
+                half = self.render(("div", t[1], ("const", float(t[2][1]) * 2.0)))
+            else:
+                x = self.render(t)
+                half = exp.Mul(this=self.p(x), expression=self.num(0.5))
+                if tiny < 1e-323:
+                    half = self.case([(exp.LT(this=exp.Abs(this=x.copy()), expression=self.num(1e-323)),
+                                       self.num(0.0))], half)
+            if halves is None:
+                halves = exp.Neg(this=self.p(half)) if negative else half
+            else:
+                halves = (exp.Sub if negative else exp.Add)(this=halves, expression=self.p(half))
+        half_max = _MAX_FLOAT / 2.0
+        return exp.Mul(this=self.clip(halves, -half_max, half_max), expression=self.num(2.0))
+
+    def clamped_difference(self, a: Any, b: Any, ea: tuple[float, float], eb: tuple[float, float]) -> Any:
+        """``exp(clamp(a − b, ±700))``; on a strict engine, where ``a − b`` can overflow, the clamp is
+        decided first (``a > b + 1400``: 700) so the difference is taken only where it is small."""
+        exp = self.exp
+        diff = exp.Sub(this=self.p(a), expression=self.p(b))
+        if not self.strict or ea[1] + eb[1] < _MAX_FLOAT:  # Python floats: inf past the largest, no warning
+            return self.exp_(diff)
+        far = self.num(2.0 * EXP_LIMIT)
+        limit = self.clip(diff, -EXP_LIMIT, EXP_LIMIT)
+        return self.exp.Exp(this=self.case([
+            (exp.GT(this=self.p(a.copy()), expression=exp.Add(this=self.p(b.copy()), expression=far)),
+             self.num(EXP_LIMIT)),
+            (exp.LT(this=self.p(a.copy()), expression=exp.Sub(this=self.p(b.copy()), expression=far.copy())),
+             self.num(-EXP_LIMIT))], limit))
+
+    def quotient(self, a: Any, b: Any, ea: tuple[float, float], eb: tuple[float, float]) -> Any:
+        """``a / b`` for ``0 <= a <= b`` (see :meth:`guarded`); the plain quotient where it cannot round to 0."""
+        exp = self.exp
+        plain = exp.Div(this=self.p(a), expression=self.p(b))
+        if not self.strict or not (eb[1] > 0.0 and ea[0] / eb[1] < 2 * _TINY):  # else it cannot round to 0
+            return plain
+        k = 1000
+        while k > 64 and not np.isfinite(ea[1] * 2.0 ** k):
+            k -= 64
+        scaled = exp.Mul(this=self.p(a.copy()), expression=self.num(2.0 ** k))
+        return self.case([(exp.LT(this=scaled, expression=self.p(b.copy())), self.num(0.0))], plain)
+
+    def _slope_guard(self, slope: float, x0: float) -> float | None:
+        """The ``zero_below`` of ``slope·(x − x0)`` where that product can round to 0 (strict engines)."""
+        if not self.strict or slope == 0.0:
+            return None
+        gap = max(float(np.spacing(abs(x0))) / 2.0, _TINY) if x0 != 0.0 else self._arg_tiny
+        zero_below = limits(abs(slope), "mul")[0]
+        return zero_below if zero_below is not None and gap < zero_below else None
+
     # -- nodes --------------------------------------------------------------------------
     def render(self, node: Node) -> Any:
         exp = self.exp
@@ -190,6 +355,10 @@ class _Builder:
             return self.col(node[1])
         if op == "const":
             return self.num(node[1])
+        if op in ("mul", "div", "add", "sub") and self.strict:
+            guarded = self.guarded(node) if op in ("mul", "div") else self.guarded_sum(node)
+            if guarded is not None:
+                return guarded
         if op in ("add", "sub", "mul", "div"):
             cls = {"add": exp.Add, "sub": exp.Sub, "mul": exp.Mul, "div": exp.Div}[op]
             return cls(this=self.p(self.render(node[1])), expression=self.p(self.render(node[2])))
@@ -211,7 +380,9 @@ class _Builder:
         if op == "clip":
             return self.clip(self.render(node[1]), node[2], node[3])
         if op == "piecewise":
-            return self.piecewise(self.render(node[1]), np.asarray(node[2], dtype=np.float64), node[3], node[4])
+            x = self.render(node[1])
+            self._arg_tiny = extent(node[1], self.score_type)[0]
+            return self.piecewise(x, np.asarray(node[2], dtype=np.float64), node[3], node[4])
         if op == "head":
             return self.head(node[1], node[2], node[3], node[4] if len(node) > 4 else None)
         raise AssertionError(op)  # pragma: no cover
@@ -222,10 +393,16 @@ class _Builder:
             _, slope, x0, y0 = piece
             if slope == 0.0:
                 return self.num(y0)
-            return exp.Add(this=exp.Mul(this=self.num(slope),
+            line = exp.Add(this=exp.Mul(this=self.num(slope),
                                         expression=exp.Paren(this=exp.Sub(this=self.p(x.copy()),
                                                                           expression=self.num(x0)))),
                            expression=self.num(y0))
+            zero_below = self._slope_guard(slope, x0)
+            if zero_below is None:
+                return line
+            # slope·(x − x0) rounds to 0 there: y0 + 0, the value numpy gives (PostgreSQL would raise)
+            gap = exp.Sub(this=self.p(x.copy()), expression=self.num(x0))
+            return self.case([(exp.LT(this=gap, expression=self.num(zero_below)), self.num(y0))], line)
         _, x0, x1, y0, y1 = piece
         t = exp.Div(this=exp.Paren(this=exp.Sub(this=self.p(x.copy()), expression=self.num(x0))),
                     expression=exp.Paren(this=exp.Sub(this=self.num(x1), expression=self.num(x0))))
@@ -258,6 +435,10 @@ class _Builder:
             if chain is not None:
                 return self._chain_lookup(x, edges, side, pieces, *chain)
         cells = self._cells(edges)
+        if cells is not None and self.strict and (
+                any(p[1] != 0.0 and self._slope_guard(p[1], p[2]) is not None for p in pieces)
+                or self._slope_guard(cells[1], cells[0]) is not None):
+            return None  # a product the engine would refuse: the tree, whose pieces are guarded one by one
         return None if cells is None else self._array_lookup(x, edges, side, pieces, *cells)
 
     def _steep_first(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple], steep: list[int],
@@ -460,20 +641,23 @@ class _Builder:
         rendered = [self.render(it) for it in items]
         if name == "softmax":
             # softmax_k = 1 / sum_j exp(l_j - l_k): no overflow, the k-th term is exactly 1
+            spans = [extent(it, self.score_type) for it in items] if self.strict else [(0.0, 0.0)] * len(items)
             terms: Any = self.num(1.0)
             for j, lj in enumerate(rendered):
                 if j != k:
-                    diff = exp.Sub(this=self.p(lj), expression=self.p(rendered[k].copy()))
-                    terms = exp.Add(this=terms, expression=self.exp_(diff))
+                    term = self.clamped_difference(lj, rendered[k].copy(), spans[j], spans[k])
+                    terms = exp.Add(this=terms, expression=term)
             return exp.Div(this=self.num(1.0), expression=exp.Paren(this=terms))
         total: Any = self.p(rendered[0].copy())
         for r in rendered[1:]:
             total = exp.Add(this=total, expression=self.p(r.copy()))
+        spans = [extent(it, self.score_type) for it in items]
+        e_total = (min(t for t, _ in spans), sum(b for _, b in spans))
         if name == "normalise":
-            return exp.Div(this=self.p(rendered[k]), expression=exp.Paren(this=total))
+            return self.quotient(rendered[k], exp.Paren(this=total), spans[k], e_total)
         # one-vs-rest: a row whose maps all give 0 is uniform, or the head's fallback (the maps
         # are >= 0, so the sum is <= 0 only when it is 0): q_k / NULLIF(sum, 0), then that value
-        share = exp.Div(this=self.p(rendered[k]), expression=exp.Nullif(this=total, expression=self.num(0.0)))
+        share = self.quotient(rendered[k], exp.Nullif(this=total, expression=self.num(0.0)), spans[k], e_total)
         flat = 1.0 / len(items) if fallback is None else fallback[k]
         return exp.Coalesce(this=share, expressions=[self.num(flat)])
 
@@ -515,6 +699,8 @@ class _Builder:
         sorts NaN above every number: its clipped logit was the largest, a probability of 1.0); a score
         ``transform`` refuses (:meth:`refused`) gives none either, never the clipped formula's number."""
         exp = self.exp
+        if p is not None:
+            self.score_type = p.score_type
         body = exp.Cast(this=self.render(node), to=exp.DataType.build("DOUBLE"))
         missing = [exp.Is(this=exp.column(name, quoted=True), expression=exp.Null()) for name in self.names]
         missing += [t for t in (self.isnan(self.col(k)) for k in range(len(self.names))) if t is not None]
