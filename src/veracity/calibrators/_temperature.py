@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 from ..core._special import expit, log_softmax, softmax
@@ -178,15 +178,20 @@ class _MulticlassObjective:
 
     def nll(self, beta: float) -> float:
         total = 0.0
-        for a in range(0, self.z.shape[0], self.chunk):
-            d = self._block(a)
-            d *= beta
-            np.exp(d, out=d)
-            v = np.log(np.einsum("ij->i", d)) - beta * self.dy[a:a + self.chunk]
-            total += self._sum(v, a)
+        with np.errstate(over="ignore"):  # β d -> -inf: e^{β d} = 0, as it underflows anyway
+            for a in range(0, self.z.shape[0], self.chunk):
+                d = self._block(a)
+                d *= beta
+                np.exp(d, out=d)
+                v = np.log(np.einsum("ij->i", d)) - beta * self.dy[a:a + self.chunk]
+                total += self._sum(v, a)
         return total / self.total
 
     def derivs(self, beta: float) -> tuple[float, float]:
+        with np.errstate(over="ignore"):  # β d -> -inf (d/c of logits spanning ~1e308): e^{β d} = 0
+            return self._derivs(beta)
+
+    def _derivs(self, beta: float) -> tuple[float, float]:
         g = 0.0
         h = 0.0
         f = 0.0
@@ -228,20 +233,64 @@ class _MulticlassObjective:
         return obj
 
 
-def _typical_scale(z: np.ndarray) -> float:
-    r"""The scale :math:`c` Newton's β runs on: the median of the nonzero :math:`|s|` (multiclass:
-    :math:`|z - \max_k z|`), raised to :math:`\max|s| / 10^{300}` so that :math:`s/c` stays finite.
+#: Newton runs on the logits as they are while their typical scale (:func:`typical_scale`) lies in here
+TYPICAL_LO, TYPICAL_HI = 1e-3, 1e3
+_FLOAT_MAX = float(np.finfo(np.float64).max)
 
-    Not :math:`\max|s|`: two rows at :math:`\pm10^{10}` among logits of order 1 would shrink the
+
+def typical_scale(n_nonzero: int, n_small: int, n_large: int, top: float,
+                  median: Callable[[], float]) -> float:
+    r"""The scale :math:`c` Newton's β runs on, from the nonzero :math:`|d|` (binary :math:`d = s`,
+    multiclass :math:`d = z - \max_k z`, every entry): their count, how many lie below
+    :data:`TYPICAL_LO` (``n_small``) and above :data:`TYPICAL_HI` (``n_large``), and their maximum ``top``.
+
+    * 0 when every :math:`d` is 0 (nothing to scale);
+    * 1 when fewer than half lie below 1e-3, fewer than half above 1e3 and :math:`\mathrm{top}/10^{300}
+      \le 10^3`: the median then lies in [1e-3, 1e3] and so does :math:`c`, and Newton runs on :math:`d`
+      itself (``median`` is not called: on a lazy frame it is one more pass);
+    * otherwise :math:`c = \max(\mathrm{median}(), \mathrm{top}/10^{300})`, ``median()`` the median
+      nonzero :math:`|d|`, so that :math:`d/c` stays finite. A ``top`` that overflowed (multiclass logits
+      spanning more than the largest double) counts as :math:`2 \cdot 1.8\times10^{308}`, the widest span
+      of finite logits.
+
+    Not :math:`\max|d|`: two rows at :math:`\pm10^{10}` among logits of order 1 would shrink the
     others to :math:`10^{-10}` (subnormal at :math:`10^{308}`), so their β would lie beyond
-    Newton's range. 0 when every score is 0.
+    Newton's range. The one rule for the array fit (:func:`array_typical_scale`) and the lazy frame fits
+    (``frames/_fit.py``, from aggregates); :meth:`TemperatureScaling._fit_scaled` applies it.
+
+    >>> typical_scale(4, 0, 4, 2e6, lambda: 1e5)      # every |d| above 1e3: the median
+    100000.0
+    >>> typical_scale(4, 0, 1, 2e6, lambda: 1e5)      # the median lies in range: not read
+    1.0
     """
-    a = np.abs(z if z.ndim == 1 else z - z.max(axis=1, keepdims=True)).ravel()
+    if n_nonzero == 0:
+        return 0.0
+    floor = top / 1e300 if math.isfinite(top) else 2.0 * (_FLOAT_MAX / 1e300)
+    if 2 * n_small < n_nonzero and 2 * n_large < n_nonzero and floor <= TYPICAL_HI:
+        return 1.0
+    return float(max(median(), floor))
+
+
+def array_typical_scale(z: np.ndarray) -> float:
+    """:func:`typical_scale` of binary scores ``(N,)`` or multiclass logits ``(N, K)``; the median is
+    that of a strided subsample of ~65k of the nonzero :math:`|d|` (a scale, not an estimate to report)."""
+    with np.errstate(over="ignore"):  # a span beyond the largest double: inf, as typical_scale expects
+        a = np.abs(z if z.ndim == 1 else z - z.max(axis=1, keepdims=True)).ravel()
     a = a[a > 0.0]
     if a.size == 0:
         return 0.0
-    # the median of a strided subsample of ~65k scores: a scale, not an estimate to report
-    return float(max(np.median(a[::max(1, a.size // _SUB)]), float(a.max()) / 1e300))
+    return typical_scale(a.size, int(np.count_nonzero(a < TYPICAL_LO)), int(np.count_nonzero(a > TYPICAL_HI)),
+                         float(a.max()), lambda: float(np.median(a[::max(1, a.size // _SUB)])))
+
+
+def scaled_differences(z: np.ndarray, c: float) -> np.ndarray:
+    r""":math:`d/c = (z/2 - \max_k z/2)/(c/2)` of multiclass logits ``(N, K)``: the halves never overflow
+    (a span of logits beyond the largest double stays finite) and halving is exact, so this is
+    :math:`(z - \max_k z)/c` to rounding wherever that is finite."""
+    h = 0.5 * z
+    h -= h.max(axis=1, keepdims=True)
+    h /= 0.5 * c
+    return h
 
 
 def _newton(obj: Any, beta_lo: float, beta_hi: float, beta0: float,
@@ -428,12 +477,6 @@ class TemperatureScaling(Calibrator):
         """Inverse temperature 1/τ."""
         return 1.0 / self.temperature_
 
-    def _objective(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> Any:
-        z = self._logit_input(s)
-        if z.ndim == 1:
-            return _BinaryObjective(np.ascontiguousarray(z), y, w)
-        return _MulticlassObjective(z, y, w)
-
     def _tau_range(self) -> tuple[float, float]:
         if self.bounds is not None:
             lo, hi = (float(v) for v in self.bounds)
@@ -446,18 +489,32 @@ class TemperatureScaling(Calibrator):
         z = self._logit_input(s)
         if self.score_type == "score" and z.ndim == 1:
             self._warn_one_signed_score(z, y, w)
-        spread = _typical_scale(z)
-        if self.method != "newton" or self.bounds is not None or 1e-3 <= spread <= 1e3 or not spread > 0.0:
-            self._fit_objective(self._objective(s, y, w))
+        if z.ndim == 1:
+            self._fit_scaled(lambda: array_typical_scale(z), lambda c: _BinaryObjective(
+                np.ascontiguousarray(z if c == 1.0 else z / c), y, w))
+        else:
+            self._fit_scaled(lambda: array_typical_scale(z), lambda c: _MulticlassObjective(
+                z if c == 1.0 else scaled_differences(z, c), y, w))
+
+    def _fit_scaled(self, scale: Callable[[], float], objective: Callable[[float], Any]) -> None:
+        r"""Fit on the typical scale: ``objective(c)`` is the objective of the logits divided by
+        :math:`c` (multiclass: of :math:`d/c`), ``scale()`` gives :math:`c` by :func:`typical_scale`.
+
+        Scores of extreme magnitude (decision values of 1e5, scores of 1e-5, two rows at ±1e308) with
+        ``method="newton"`` and ``bounds=None``: where :math:`c` lies outside [1e-3, 1e3], Newton runs
+        on :math:`z/c` and :math:`\tau = c\,\tau'` maps the fit back, so :math:`z/\tau` is exact on the
+        original scale, and ``nll_before_`` is the scaled objective at :math:`\beta' = c` (τ = 1).
+        Otherwise the fit runs on ``objective(1.0)``, the logits as they are. The array fit and the
+        lazy frame fits (``frames/_fit.py``) both come here.
+        """
+        c = scale() if self.method == "newton" and self.bounds is None else 1.0
+        if TYPICAL_LO <= c <= TYPICAL_HI or not c > 0.0:
+            self._fit_objective(objective(1.0))
             return
-        # Scores of extreme magnitude (decision values of 1e5, scores of 1e-5): Newton runs on s/c,
-        # c = the typical |s| (see _typical_scale), and tau = c tau' maps the fit back, so s/tau is
-        # exact on the original scale.
-        obj = _BinaryObjective(np.ascontiguousarray(z / spread), y, w) if z.ndim == 1 else \
-            _MulticlassObjective(z / spread, y, w)
+        obj = objective(c)
         self._fit_objective(obj)
-        self.temperature_ = float(spread * self.temperature_)
-        self.nll_before_ = float(obj.nll(spread))  # tau = 1 on the original scale: beta' = c
+        self.temperature_ = float(c * self.temperature_)
+        self.nll_before_ = float(obj.nll(c))  # tau = 1 on the original scale: beta' = c
 
     def _fit_objective(self, obj: Any) -> None:
         """Minimise ``obj`` (f, f', f'' in β from any source: arrays, or a frame's aggregates).

@@ -14,12 +14,15 @@ hands them to the same optimiser the array fit runs:
             f''(\beta) = \frac{\sum_i w_i m_i^2 \sigma(\beta m_i)(1 - \sigma(\beta m_i))}{W}
 
   with the margins :math:`m_i = (2y_i - 1) z_i` (each row's term on its own: no cancellation when
-  a few logits dwarf the rest); logits of extreme typical size (median nonzero :math:`|z|` outside
-  [1e-3, 1e3], read in one more pass only then) run on :math:`z/c` as in the array fit;
+  a few logits dwarf the rest);
 
   multiclass (``score=["p0", "p1", ...]``), with :math:`d_{ik} = z_{ik} - \max_k z_{ik}`,
   :math:`S_j = \sum_k e^{\beta d_{ik}} d_{ik}^j`: :math:`f' = \sum w (S_1/S_0 - d_{iy})/W`,
-  :math:`f'' = \sum w (S_2/S_0 - (S_1/S_0)^2)/W` — the softmax sums are one aggregate too;
+  :math:`f'' = \sum w (S_2/S_0 - (S_1/S_0)^2)/W` — the softmax sums are one aggregate too.
+  Both read the array fit's rule for the typical scale
+  (:func:`~veracity.calibrators._temperature.typical_scale`, counted in the first query; the median
+  nonzero :math:`|d|` is one more pass, read only where the counts cannot place it in [1e-3, 1e3]):
+  logits of extreme typical size run Newton on :math:`d/c` and map back, :math:`\tau = c\tau'`;
 * **Platt** — damped Newton on :math:`(a, b)` (:func:`~veracity.calibrators._platt.newton_logistic`)
   on the standardised score, as :func:`~veracity.calibrators._platt.logistic_fit`:
   the loss :math:`\sum w[\mathrm{softplus}(a x + b) - t(a x + b)]`, its gradient and
@@ -45,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from ..calibrators._base import register_frame_fit
+from ..calibrators._temperature import TYPICAL_HI, TYPICAL_LO, typical_scale
 from ..core._frameform import is_database
 from ..core._validation import PROB_EPS, VeracityError, check_logit_range
 from ..sources import _aggregates as agg
@@ -228,6 +232,29 @@ def _softplus(x: Any) -> Any:
 # ---------------------------------------------------------------------------------------
 # temperature
 # ---------------------------------------------------------------------------------------
+def _scale_counts(d: list[Any]) -> dict[str, tuple[str, Any]]:
+    r"""The aggregates :func:`~veracity.calibrators._temperature.typical_scale` reads, over every entry of
+    the columns ``d`` (binary: the logit; multiclass: :math:`d_k = z_k - \max_k z`): how many are nonzero,
+    how many of those lie below ``TYPICAL_LO`` and above ``TYPICAL_HI``, and the largest :math:`|d|`."""
+    import narwhals as nw
+
+    def count(cond: Any) -> Any:
+        return nw.when(cond).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
+
+    def per_row(cond: Any) -> Any:
+        return nw.sum_horizontal(*[cond(x) for x in d]) if len(d) > 1 else cond(d[0])
+
+    return {"nz": ("sum", per_row(lambda x: count(x != 0.0))),
+            "small": ("sum", per_row(lambda x: count((x != 0.0) & (x.abs() < TYPICAL_LO)))),
+            "large": ("sum", per_row(lambda x: count(x.abs() > TYPICAL_HI))),
+            "top": ("max", nw.max_horizontal(*[x.abs() for x in d]) if len(d) > 1 else d[0].abs())}
+
+
+def _counts_of(row: dict[str, Any]) -> tuple[int, int, int, float]:
+    """``typical_scale``'s first four arguments from a row of :func:`_scale_counts`."""
+    return int(row["nz"] or 0), int(row["small"] or 0), int(row["large"] or 0), float(row["top"] or 0.0)
+
+
 class FrameBinaryObjective:
     r"""The binary temperature objective f(β) = Σ w softplus(−βm) / W on a lazy frame (margins m = y±·z).
 
@@ -237,8 +264,7 @@ class FrameBinaryObjective:
     :math:`f''(\beta) = \sum w\,m^2\sigma(\beta m)(1-\sigma(\beta m))/W` (each product formed
     so that a saturated row gives 0, not ∞·0): :math:`\sum w z \sigma(\beta z) - \sum w z y`
     cancelled to 0 when two correctly labelled logits of ±1e10 … ±1e308 joined both sums.
-    The first query also places the typical scale ``spread`` (see :meth:`rescaled`): the median
-    nonzero :math:`|z|` (one more pass) where it may lie outside [1e-3, 1e3], else 1.
+    The first query also counts what :meth:`scale` needs (see :meth:`rescaled`).
     """
 
     def __init__(self, lf: Any, score_type: str, summary: dict[str, float]) -> None:
@@ -246,29 +272,25 @@ class FrameBinaryObjective:
 
         z = _logit_input(score_type)
         self.lf = lf.select(_z=z, _m=(2.0 * nw.col("_y") - 1.0) * z, _w=nw.col("_w"))
-        zc, a = nw.col("_z"), nw.col("_z").abs()
-
-        def count(cond: Any) -> Any:
-            return nw.when(cond).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
-
-        row = _aggregate(self.lf, margin=("min", nw.col("_m")), top=("max", a), nz=("sum", count(zc != 0.0)),
-                         small=("sum", count((zc != 0.0) & (a < 1e-3))), large=("sum", count(a > 1e3)))
+        zc = nw.col("_z")
+        row = _aggregate(self.lf, margin=("min", nw.col("_m")), **_scale_counts([zc]))
         self.min_margin = float(row["margin"])
         self.queries = 1
-        # calibrators._temperature._typical_scale: the median nonzero |z|, at least max|z| / 1e300. Fewer
-        # than half of the nonzero |z| below 1e-3 and fewer than half above 1e3 put that median within
-        # [1e-3, 1e3], where Newton runs on z itself: then no median pass (it only says "in range": 1.0)
-        top = float(row["top"])
-        nz, small, large = (int(row[k] or 0) for k in ("nz", "small", "large"))
-        if nz == 0:
-            self.spread = 0.0
-        elif 2 * small < nz and 2 * large < nz and top / 1e300 <= 1e3:
-            self.spread = 1.0
-        else:
-            med = _aggregate(self.lf, med=("median", nw.when(zc != 0.0).then(a)))["med"]
-            self.queries += 1
-            self.spread = max(float(med), top / 1e300)
+        self.counts = _counts_of(row)
         self.total = summary["w"]
+
+    def scale(self) -> float:
+        """:func:`~veracity.calibrators._temperature.typical_scale` of z: the counts came with the first
+        query; the median nonzero :math:`|z|` is one more pass, read only where they cannot place it in
+        range."""
+        import narwhals as nw
+
+        def median() -> float:
+            self.queries += 1
+            return float(_aggregate(self.lf, med=("median", nw.when(nw.col("_z") != 0.0)
+                                                  .then(nw.col("_z").abs())))["med"])
+
+        return typical_scale(*self.counts, median)
 
     def rescaled(self, c: float) -> FrameBinaryObjective:
         """The objective of the logits z / c (no query): Newton's β on a typical scale of 1."""
@@ -312,7 +334,9 @@ class FrameMulticlassObjective:
     r"""The multiclass objective f(β) = Σ w [log Σ_k e^{β d_k} − β d_y] / W, d = z − max z.
 
     ``derivs`` is one aggregate (f, f', f'' together; ``last`` keeps them as the
-    array objective does).
+    array objective does). The first query also counts, over every :math:`d_{ik}`, what
+    :meth:`scale` needs; :meth:`rescaled` gives the objective of :math:`d/c`, formed as
+    :func:`~veracity.calibrators._temperature.scaled_differences` does.
     """
 
     def __init__(self, prep: _Prepared, score_type: str) -> None:
@@ -324,23 +348,60 @@ class FrameMulticlassObjective:
         if score_type != "logit":
             cols = [c.clip(lower_bound=PROB_EPS, upper_bound=1.0).log() for c in cols]
         self.k = len(cols)
-        top = nw.max_horizontal(*cols)
         y = agg.as_float(f.ref(prep.label), schema)
         w = (agg.as_float(f.ref(prep.weight), schema) * prep.weight_scale if prep.weight
              else nw.lit(1.0, nw.Float64))
-        d = [(c - top).alias(f"_d{i}") for i, c in enumerate(cols)]
-        dy = nw.sum_horizontal(*[nw.when(y == float(i)).then(c - top).otherwise(nw.lit(0.0))
-                                 for i, c in enumerate(cols)])
-        lf = f.nw.select(*d, dy.alias("_dy"), y.alias("_y"), w.alias("_w"),
-                         nw.min_horizontal(*cols).alias("_lo"), top.alias("_hi"))
-        self.lf = _kept(lf, prep.weight is not None)
+        self._source = (f.nw, cols, y, w, prep.weight is not None)
+        self.lf = self._select(1.0)
+        d = [nw.col(f"_d{i}") for i in range(self.k)]
+        counts = {k: getattr(e, fn)() for k, (fn, e) in _scale_counts(d).items()}
         row = _row(self.lf.with_columns(_one=nw.lit(1, nw.Int64)), n=nw.col("_one").sum(),
                    total=nw.col("_w").sum(), dy=nw.col("_dy").min(), classes=nw.col("_y").n_unique(),
-                   y0=nw.col("_y").min(), lo=nw.col("_lo").min(), hi=nw.col("_hi").max())
-        self.summary = {k: float(v) for k, v in row.items()}
+                   y0=nw.col("_y").min(), lo=nw.col("_lo").min(), hi=nw.col("_hi").max(), **counts)
+        self.counts = _counts_of(row)
+        self.summary = {k: float(row[k]) for k in ("n", "total", "dy", "classes", "y0", "lo", "hi")}
         self.total = self.summary["w"] = self.summary["total"]
         self.last: tuple[float, float, float, float] | None = None
         self.queries = 1
+
+    def _select(self, c: float) -> Any:
+        r"""The kept rows' :math:`d_k/c` (``_d0``, ``_d1``, …), :math:`d_y/c`, label, weight, row min and
+        max; at :math:`c \ne 1` as :math:`(z_k/2 - \max z/2)/(c/2)`, finite for any finite logits."""
+        import narwhals as nw
+
+        frame, cols, y, w, weighted = self._source
+        top = nw.max_horizontal(*cols)
+        if c == 1.0:
+            d = [col - top for col in cols]
+        else:
+            d = [(col * 0.5 - top * 0.5) / (0.5 * c) for col in cols]
+        dy = nw.sum_horizontal(*[nw.when(y == float(i)).then(di).otherwise(nw.lit(0.0))
+                                 for i, di in enumerate(d)])
+        lf = frame.select(*[di.alias(f"_d{i}") for i, di in enumerate(d)], dy.alias("_dy"), y.alias("_y"),
+                          w.alias("_w"), nw.min_horizontal(*cols).alias("_lo"), top.alias("_hi"))
+        return _kept(lf, weighted)
+
+    def scale(self) -> float:
+        """:func:`~veracity.calibrators._temperature.typical_scale` of every :math:`d_{ik}`: the counts came
+        with the first query; the median nonzero :math:`|d|` (over all K columns) is one more pass, read only
+        where the counts cannot place it in range."""
+        import narwhals as nw
+
+        def median() -> float:
+            self.queries += 1
+            cells = nw.concat([self.lf.select(_a=nw.when(nw.col(f"_d{i}") != 0.0).then(-nw.col(f"_d{i}")))
+                               for i in range(self.k)], how="vertical")  # |d| = -d
+            return float(_aggregate(cells, med=("median", nw.col("_a")))["med"])
+
+        return typical_scale(*self.counts, median)
+
+    def rescaled(self, c: float) -> FrameMulticlassObjective:
+        """The objective of :math:`d/c` (no query): Newton's β on a typical scale of 1."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.lf = self._select(c)
+        other.last = None
+        return other
 
     def derivs(self, beta: float) -> tuple[float, float]:
         import narwhals as nw
@@ -376,17 +437,10 @@ class FrameMulticlassObjective:
 
 
 def _fit_temperature(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) -> None:
-    """As ``TemperatureScaling._fit``: logits of extreme typical magnitude (median nonzero
-    :math:`|z|` outside [1e-3, 1e3]) run Newton on :math:`z/c` and map back, :math:`\tau = c\tau'`."""
+    r"""As ``TemperatureScaling._fit``, through the same :meth:`TemperatureScaling._fit_scaled`: logits of
+    extreme typical magnitude run Newton on :math:`z/c` and map back, :math:`\tau = c\tau'`."""
     obj = FrameBinaryObjective(lf, cal.score_type, summary)
-    spread = obj.spread
-    if cal.method != "newton" or cal.bounds is not None or 1e-3 <= spread <= 1e3 or not spread > 0.0:
-        cal._fit_objective(obj)
-        return
-    scaled = obj.rescaled(spread)
-    cal._fit_objective(scaled)
-    cal.temperature_ = float(spread * cal.temperature_)
-    cal.nll_before_ = float(scaled.nll(spread))  # tau = 1 on the original scale: beta' = c
+    cal._fit_scaled(obj.scale, lambda c: obj if c == 1.0 else obj.rescaled(c))
 
 
 def _fit_multiclass_temperature(cal: Any, prep: _Prepared, counts: dict[str, Any]) -> tuple[int, int, str]:
@@ -400,7 +454,7 @@ def _fit_multiclass_temperature(cal: Any, prep: _Prepared, counts: dict[str, Any
             f"{cal.name} needs at least 2 classes in the fit data; all {n} labels are "
             f"{int(s['y0'])}. Fit on a calibration split that holds several classes"
         )
-    cal._fit_objective(obj)
+    cal._fit_scaled(obj.scale, lambda c: obj if c == 1.0 else obj.rescaled(c))
     return n, obj.k, _hash(s)
 
 
