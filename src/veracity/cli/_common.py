@@ -31,16 +31,29 @@ __all__ = [
 _SCORES_FIRST = "scores come first and labels second, e.g. vc.ece(scores, labels)."
 
 
+#: the Python parameter that :class:`~veracity.ConformalClassifier`'s errors open with ("probs must be
+#: probabilities in [0, 1]"): on the command line, the ``--score`` column(s) hold them
+_PROBS = "probs "
+
+
 def in_cli_words(exc: VeracityError, args: argparse.Namespace) -> VeracityError:
     """A library error whose advice is written for Python callers, in the command line's words: labels
     that look like scores ("scores come first and labels second, e.g. vc.ece(scores, labels)", the
     positional order of a Python call, which the command line has not) ask whether ``--label`` names
-    the 0/1 outcome column. Other errors: ``exc`` itself."""
+    the 0/1 outcome column; a message about ``probs`` (ConformalClassifier's parameter, which no
+    command has) names the ``--score`` column(s) instead ("the scores in the --score column 'p' must
+    be probabilities ..."). Other errors: ``exc`` itself."""
     label = getattr(args, "label", None)
     shown = f" {_show(label)}" if isinstance(label, str) and label else ""
     words = (f"is --label{shown} the 0/1 outcome column? --score names the scores, --label the observed "
              "outcomes")
     message = exc.message.replace(_SCORES_FIRST, words)
+    if message.startswith(_PROBS):
+        score = getattr(args, "score", None)
+        columns = [c.strip() for c in score.split(",") if c.strip()] if isinstance(score, str) else []
+        where = ("the --score column" if not columns else f"the --score column {columns[0]!r}"
+                 if len(columns) == 1 else f"the --score columns {', '.join(repr(c) for c in columns)}")
+        message = f"the scores in {where} {message[len(_PROBS):]}"
     hint = None if exc.hint is None else exc.hint.replace(_SCORES_FIRST, words)
     if message == exc.message and hint == exc.hint:
         return exc

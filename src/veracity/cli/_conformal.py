@@ -24,8 +24,8 @@ then weighs the calib (fit) rows only, and coverage and set sizes count every me
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from ..decisions._conformal import _check_test_weight, _prob_matrix
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
                       shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
-from ._bad_rows import file_rows, first_bad_row, not_binary, on_fit_rows
+from ._bad_rows import _first_sentence_plus, file_rows, first_bad_row, not_binary, on_fit_rows
 from ._rows import roles_named, used_rows
 from ._threshold import add_role_arguments, role_masks
 
@@ -109,8 +109,11 @@ def run(args: argparse.Namespace) -> int:
     with on_fit_rows(role_col, fit_name, int(fit.sum())):
         cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
     # with --test-weight the measured rows are draws of the shifted distribution: each counted once
-    reports = {role: cp.coverage(P[m], y[m], sample_weight=None if w is None or t is not None else w[m],
-                                 test_weight=None if t is None else t[m]) for role, m in masks.items()}
+    reports = {}
+    for role, m in masks.items():
+        with _on_measured_rows(role_col, role, int(m.sum())):
+            reports[role] = cp.coverage(P[m], y[m], sample_weight=None if w is None or t is not None else w[m],
+                                        test_weight=None if t is None else t[m])
     law = conformal_coverage_law(cp.n_calib_, args.alpha)
     # the Beta law is that of one q̂ from n equally weighted rows; Mondrian has one per class, of n_c rows
     laws = [conformal_coverage_law(int(n_c), args.alpha) for n_c in cp.class_n_] if args.mondrian else []
@@ -178,6 +181,20 @@ def _check_rows(P: np.ndarray, y: np.ndarray, w: np.ndarray | None, t: np.ndarra
                 check_weights(w[fit], int(fit.sum()))
         if t is not None:
             _check_test_weight(t, t.shape[0], 0)
+
+
+@contextmanager
+def _on_measured_rows(role_col: str | None, role: str, n: int) -> Iterator[None]:
+    """An error of the coverage on one measured role (declared logits that all lie in [0, 1] there)
+    says which rows it is about: "all 100 lie in [0, 1]" of a 200-row column read as a miscount.
+    Without a role column the measured rows are every row: unchanged."""
+    try:
+        yield
+    except VeracityError as exc:
+        if role_col is None:
+            raise
+        message = _first_sentence_plus(exc.message, f" (measured on the {n} rows with {role_col} == {role!r})")
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
 
 
 def _check_test_weight_flag(args: argparse.Namespace) -> None:

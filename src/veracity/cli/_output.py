@@ -21,11 +21,23 @@ from ..core._validation import VeracityError
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="PATH|-", nargs="?", const="-", default=None,
                         help="print the result as JSON instead of the table (--json or --json -), "
-                             "or also write it to PATH")
+                             "or also write it to PATH. JSON has no infinity: an infinite number (e.g. a "
+                             "threshold of inf, which flags nothing) is written as the string \"Infinity\" "
+                             "or \"-Infinity\", which float() and JavaScript's Number() read back; an "
+                             "undefined one (NaN) as null")
+
+
+#: how ``--json`` writes the infinite numbers strict JSON cannot hold (see :func:`_clean`)
+POS_INF, NEG_INF = "Infinity", "-Infinity"
 
 
 def _clean(value: Any) -> Any:
-    """JSON-safe: NaN/inf become null, numpy scalars become Python numbers."""
+    """JSON-safe: numpy scalars become Python numbers; NaN (an undefined number: a precision with
+    nothing flagged) becomes null; +inf and -inf, which strict JSON has no token for, become the
+    strings ``"Infinity"`` and ``"-Infinity"``. An infinity is a value, not a missing one (a threshold
+    of +inf flags nothing, -inf every row; a conformal q̂ of +inf puts every class in the set), so it
+    is not written as null; the two strings are the spelling that Python's ``float()``, JavaScript's
+    ``Number()`` and pandas read back as the infinities."""
     if isinstance(value, dict):
         return {str(k): _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -35,7 +47,7 @@ def _clean(value: Any) -> Any:
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
-        return None
+        return None if math.isnan(value) else (POS_INF if value > 0 else NEG_INF)
     return value
 
 

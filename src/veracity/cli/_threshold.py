@@ -177,6 +177,14 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
         if not math.isfinite(value) or value <= 0:  # the flag's error, before any fit on the rows
             raise VeracityError(f"--budget must be a positive number of rows, such as 200 (or a share such as "
                                 f"5%); got {text!r}")
+        lightest = float(w[w > 0].min()) if w is not None and (w > 0).any() else None
+        if lightest is not None and value < lightest:
+            # weighted, the budget is a total weight: below the lightest row's, every threshold flags too much
+            # and the one chosen flagged nothing (a warning said so); --budget 0.05 was meant as 5% of the rows
+            fix = (f"for a share of the rows write it with %, e.g. --budget {value * 100:g}%" if value < 1 else
+                   f"with --sample-weight the budget is the total weight of the alerts: pass at least {lightest:g}")
+            raise VeracityError(f"--budget {text} is less than the weight of any one row (the lightest weighs "
+                                f"{lightest:g}) and would flag nothing; {fix}")
         top_k = value
         with fit_rows():
             t = budget_threshold(s, top_k=top_k, sample_weight=w, score_type=st)

@@ -35,6 +35,7 @@ from ..core._validation import (
     check_score_type,
     check_weights,
     labels_with_pos_label,
+    not_probabilities,
     prepare_multiclass,
     refuse_pos_label_for_multiclass,
 )
@@ -71,11 +72,10 @@ def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
             if labels is not None:  # fit and coverage data: probabilities declared as logits are refused
                 check_logit_scale(p, "probs")
             p = expit(p)
-        elif p.min() < 0 or p.max() > 1:
-            raise VeracityError(
-                f"probs must be probabilities in [0, 1] (min={p.min():.3g}, max={p.max():.3g}); "
-                "if these are logits, pass {setting}", param="score_type", value="logit"
-            )
+        elif p.min() < 0 or p.max() > 1:  # the library's one wording: the count, the percentage hint
+            bad = (p < 0) | (p > 1)
+            raise not_probabilities("probs", int(bad.sum()), p.size, float(p.min()), float(p.max()),
+                                    rows=np.flatnonzero(bad), n_rows=p.size)
         raw = np.column_stack([1.0 - p, p])
         score_type = "probability"
     if n_classes is not None and raw.ndim == 2 and raw.shape[1] != n_classes:
@@ -511,8 +511,9 @@ class ConformalClassifier:
         w, shift = (None, 0) if sample_weight is None else _calib_weights(sample_weight, n)
         self._rng = np.random.default_rng(check_random_state(self.random_state))
         scores = self._class_scores(P)[np.arange(n), y]
+        dropped = False
         if w is not None and not w.all():  # a row of weight 0 is a dropped row
-            scores, y, w = scores[w > 0], y[w > 0], w[w > 0]
+            scores, y, w, dropped = scores[w > 0], y[w > 0], w[w > 0], True
             n = int(y.shape[0])
         if not self.mondrian:
             qhat = conformal_quantile(scores, alpha, w)
@@ -525,7 +526,8 @@ class ConformalClassifier:
                 c = int(short[0])
                 raise VeracityError(
                     f"too few calibration points for Mondrian (per-class) conformal at alpha={alpha:g}: "
-                    f"class {c} has {int(counts[c])} calib rows, each class needs at least {need}. "
+                    f"class {c} has {int(counts[c])} calib rows{' of positive weight' if dropped else ''}, each "
+                    f"class needs at least {need}. "
                     "Use more calib rows, a larger alpha, or mondrian=False"
                 )
             class_qhat = np.array([conformal_quantile(scores[y == c], alpha, None if w is None else w[y == c])

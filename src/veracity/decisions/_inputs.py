@@ -123,7 +123,7 @@ def check_cost(value: Any, name: str) -> float:
         raise VeracityError(f"{name} must be a non-negative number; got {value!r}", param=name) from None
     if not math.isfinite(c) or c < 0:
         raise VeracityError(f"{name} must be a finite non-negative cost; got {value!r}", param=name)
-    return c
+    return c + 0.0  # -0.0 is a cost of 0: t* = -0.0 and "cost = -0·FP" were printed
 
 
 def check_flag(value: Any, name: str) -> bool:

@@ -2,6 +2,7 @@ r"""Seed 003's redraw experiment: how much does a recall threshold fit on calib 
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -119,8 +120,11 @@ class RedrawResult(Display):
     def __str__(self) -> str:
         s = self.summary()
         names = {"calib": "calib (fit here)", "test": "test-reported", "deployed": "deployed"}
+        def pct(x: float, digits: int) -> str:  # no recall measured (n_test=0): "n/a", never "nan%"
+            return f"{x:.{digits}%}" if math.isfinite(x) else "n/a"
+
         body = [
-            [names[k], f"{v['mean']:.2%}", f"{v['p05']:.2%}", f"{v['p95']:.2%}", f"{v['below_target']:.1%}"]
+            [names[k], pct(v["mean"], 2), pct(v["p05"], 2), pct(v["p95"], 2), pct(v["below_target"], 1)]
             for k, v in s.items()
         ]
         table = render_table(["recall", "mean", "5%", "95%", f"< {self.target:g}"], body)

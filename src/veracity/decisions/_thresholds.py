@@ -206,6 +206,9 @@ def precision_threshold(
     target = check_target(target)
     if not (y == 1.0).any():
         raise VeracityError("precision_threshold needs positive rows (label 1); the labels have none")
+    if w is not None and not (w[y == 1.0] > 0).any():  # "the best is 0 at threshold ..." said nothing of why
+        raise VeracityError("the positive rows all have weight 0; precision is 0 at every threshold. Give the "
+                            "positive rows a positive sample_weight")
     candidates = np.unique(s if w is None else s[w > 0])   # a row of weight 0 is no candidate
     table = threshold_table(s, y, candidates, sample_weight=w, score_type=score_type)
     ok = np.flatnonzero(table.precision >= target - 1e-12)
@@ -264,7 +267,8 @@ def budget_threshold(
         try:
             frac = float(fraction)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise VeracityError(f"fraction must be in (0, 1]; got {fraction!r}", param="fraction") from None
+            raise VeracityError(f"fraction must be a number in (0, 1], e.g. 0.05 for 5%; got {fraction!r}",
+                                param="fraction") from None
         if not 0.0 < frac <= 1.0:
             raise VeracityError(f"fraction must be in (0, 1], e.g. 0.05 for 5%; got {fraction!r}", param="fraction")
         budget = frac * total
@@ -273,12 +277,18 @@ def budget_threshold(
     ok = np.flatnonzero(volume <= budget * (1 + 1e-12))
     if ok.size == 0:
         top = float(candidates[-1])
-        if w is None and volume[-1] == 1:  # one row at the top: no tie, a budget below one row
+        tie = in_caller_units(float(volume[-1]), shift)
+        limit = in_caller_units(budget, shift)
+        at_top = int(np.count_nonzero(s == top)) if w is None else int(np.count_nonzero((s == top) & (w > 0)))
+        if w is None and at_top == 1:  # one row at the top: no tie, a budget below one row
             what = f"the budget {budget:g} is less than one row (the top score {top:.6g})"
+        elif w is None:
+            what = f"{at_top} rows tie at the top score {top:.6g}, more than the budget {limit:g}"
+        elif at_top == 1:  # one weighted row, not a tie ("7.4 weight tie at the top score" was said)
+            what = f"the one row at the top score {top:.6g} weighs {tie:g}, more than the budget {limit:g}"
         else:
-            tie = in_caller_units(float(volume[-1]), shift)
-            what = (f"{tie:g} {'rows' if w is None else 'weight'} tie at "
-                    f"the top score {top:.6g}, more than the budget {in_caller_units(budget, shift):g}")
+            what = (f"{at_top} rows of total weight {tie:g} tie at the top score {top:.6g}, more than the "
+                    f"budget {limit:g}")
         warnings.warn(f"{what}; the threshold flags nothing", stacklevel=2)
         return float(np.nextafter(top, np.inf))
     return float(candidates[ok[0]])
