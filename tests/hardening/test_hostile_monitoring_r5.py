@@ -297,7 +297,7 @@ def test_monitor_reads_iso_strings_with_an_offset_without_a_numpy_warning():
     # numpy's "no explicit representation of timezones" warning escaped (an error under -W error)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        r = vc.monitor([0.2, 0.7], [0, 1], np.array(["2026-01-01T00:30+02:00", "2026-01-02"], dtype=object), freq="M",
+        r = vc.monitor([0.2, 0.7], [0, 1], np.array(["2026-01-01T00:30+02:00", "2026-01-02T00:00+00:00"], dtype=object), freq="M",
                        min_count=1)
     assert [row.period for row in r.rows] == ["2025-12", "2026-01"]  # the offset converted to UTC
 

@@ -319,18 +319,22 @@ def summarize_periods(
 
 def _object_times(raw: np.ndarray) -> np.ndarray:
     """An object column of times checked for one encoding: numbers only are epoch seconds (as a
-    float array); numbers beside dates or text are refused — read one by one, an int would be
-    nanoseconds (1970-01) next to a date, a silent wrong period (issue 23's fuzz)."""
+    float array); strings only are text (as a ``str`` array, read as the store reads it); numbers
+    beside dates or text are refused — read one by one, an int would be nanoseconds (1970-01) next to
+    a date, a silent wrong period (issue 23's fuzz)."""
     try:
         from pandas.api.types import infer_dtype
     except ImportError:  # without pandas: the same question asked of each value's type
         kinds = {"number" if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-                 else "other" for v in raw.tolist()}
-        kind = "integer" if kinds == {"number"} else "mixed-integer" if len(kinds) > 1 else "other"
+                 else "string" if isinstance(v, str) else "other" for v in raw.tolist()}
+        kind = ("integer" if kinds == {"number"} else "string" if kinds == {"string"}
+                else "mixed-integer" if "number" in kinds and len(kinds) > 1 else "other")
     else:
         kind = infer_dtype(raw, skipna=False)
     if kind in ("integer", "floating", "mixed-integer-float", "decimal"):
         return raw.astype(np.float64)
+    if kind == "string":
+        return raw.astype(str)
     if kind == "mixed-integer":
         raise VeracityError(
             "times mixes numbers with dates or text in one column; numbers are read as epoch seconds and "
@@ -340,10 +344,26 @@ def _object_times(raw: np.ndarray) -> np.ndarray:
 
 
 def _as_times(times: Any, name: str = "times") -> np.ndarray:
-    """Times as ``datetime64``: datetimes as they are, numbers as epoch seconds (UTC), text parsed."""
+    """Times as ``datetime64``: datetimes as they are, numbers as epoch seconds (UTC), text as the
+    monitoring store reads it (:func:`._time.parse_time_strings`: ISO 8601, every string with a UTC
+    offset or every one without, never a mix); anything else at the microsecond, so that years
+    outside 1677..2262 (nanoseconds' range) keep their date."""
     raw = to_numpy(times, name)
     if raw.dtype == object and raw.size:
         raw = _object_times(raw)
+    if raw.dtype.kind == "U":
+        # the store's one reading of time strings: numpy's own would read '20260301' as 1995-11-14, 'today'
+        # as today, and a mix of strings with and without an offset without a word (the store refuses it)
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from ._time import parse_time_strings
+
+        text = pa.array(raw.reshape(-1), type=pa.string())
+        if not pc.all(pc.match_substring_regex(text, r"^[0-9]{4}(-[0-9]{2})?$")).as_py():
+            parsed = parse_time_strings(text, f"{name} must be dates or datetimes in one ISO 8601 form, but it")
+            raw = np.asarray(parsed.to_numpy(zero_copy_only=False)).reshape(raw.shape)
+        # else ISO 8601 months or years ('2026-03', a month key as time): their first instant, UTC, by numpy
     if raw.dtype.kind in "iuf":
         # numbers are epoch seconds, as everywhere times enter veracity (monitoring._time); numpy
         # alone would read int64 as nanoseconds and put every row in 1970-01
@@ -356,7 +376,7 @@ def _as_times(times: Any, name: str = "times") -> np.ndarray:
         with warnings.catch_warnings():
             # numpy converts a string's offset to UTC (the reading veracity documents) and says so, each time
             warnings.filterwarnings("ignore", message="no explicit representation of timezones")
-            t = raw.astype("datetime64[ns]") if raw.dtype.kind != "M" else raw
+            t = raw.astype("datetime64[us]") if raw.dtype.kind != "M" else raw
     except (TypeError, ValueError) as exc:
         raise VeracityError(
             f"{name} must be dates or datetimes (e.g. '2026-03-01'); could not parse them: {exc}"

@@ -175,7 +175,7 @@ class StoreStatus(Display):
         from ..core._display import html_result
 
         def ppi(r: StatusRow) -> str:
-            e = r.estimate_ppi
+            e = r.estimate_ppi if _not_final(r) else None  # the column is the pending rows' estimate
             return "" if not e else f"{e['estimate']:.4f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}]"
 
         # the verdict first (status, the kind of each alert and diagnosis: their full sentences are in the
@@ -315,7 +315,9 @@ class StoreStatus(Display):
                 for d in r.segments or []:
                     lines.append(f"  {r.period}: {d['segment']}  n={d['n']}  gap {d['gap']:+.4f} "
                                  f"[{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]  q={d['q_value']:.2g}")
-        early = [r for r in self.rows if r.provisional or r.estimate_ppi]
+        # only windows with a row still without a final label: a fully labelled window's numbers are the final
+        # ones in the table above (its PPI estimate stays in to_dict()['periods'][i]['estimate_ppi'])
+        early = [r for r in self.rows if _not_final(r) and (r.provisional or r.estimate_ppi)]
         if early:
             lines.append("before the labels are final (provisional; PPI = the random audit labels with every "
                          "score, valid whether or not the scores are calibrated):")
@@ -338,6 +340,10 @@ class StoreStatus(Display):
         return "\n".join(lines)
 
 
+def _not_final(r: StatusRow) -> bool:
+    """Whether some of the window's rows have no final label yet (pending, or overdue: past the horizon
+    without an outcome) — the table's ``pending`` column above 0, the rows the plot's PPI marks cover."""
+    return r.labelled < r.rows
 
 
 def _provisional_text(r: StatusRow, level: float) -> str:

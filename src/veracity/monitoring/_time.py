@@ -110,7 +110,7 @@ def to_utc_timestamps(array: Any, column: str) -> Any:
         if pa.types.is_timestamp(t):
             # tz-aware -> the UTC instant; nanosecond times (pandas writes them) are cut to the
             # microsecond: a period boundary never depends on the last three digits
-            out = arr.cast(pa.timestamp("us"), safe=t.unit != "ns")
+            out = _floor_us(arr) if t.unit == "ns" else arr.cast(pa.timestamp("us"))
         elif pa.types.is_date(t):
             out = arr.cast(pa.timestamp("us"))
         elif pa.types.is_integer(t) or pa.types.is_floating(t):
@@ -123,7 +123,7 @@ def to_utc_timestamps(array: Any, column: str) -> Any:
                 )
             out = pa.array(np.round(seconds * 1e6).astype(np.int64), type=pa.timestamp("us"))
         elif pa.types.is_string(t) or pa.types.is_large_string(t):
-            out = _parse_strings(arr, column)
+            out = parse_time_strings(arr, f"time column {column!r}")
         else:
             raise VeracityError(f"time column {column!r} has type {t}; pass timestamps, dates, ISO strings "
                                 "or epoch seconds")
@@ -136,21 +136,37 @@ def to_utc_timestamps(array: Any, column: str) -> Any:
 _STRING_TARGETS = ("us", "UTC"), ("us", None), ("ns", "UTC"), ("ns", None)
 
 
-def _parse_strings(arr: Any, column: str) -> Any:
+def _floor_us(arr: Any) -> Any:
+    """Nanosecond timestamps cut to the microsecond *down* (floor, as numpy's ``astype``): a plain cast
+    truncates toward 1970, which put ``1969-12-31T23:59:59.9999995`` on 1970-01-01."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    # the UTC instant first (naive): floored in a zone's local time, a DST fall-back hour is ambiguous
+    return pc.floor_temporal(arr.cast(pa.timestamp("ns")), unit="microsecond").cast(pa.timestamp("us"))
+
+
+def parse_time_strings(arr: Any, subject: str) -> Any:
+    """A pyarrow array of ISO 8601 strings as naive UTC ``timestamp[us]``: every string with a UTC offset
+    (converted to its instant) or every one without (read as UTC) — a mix is refused in one line that
+    begins with ``subject``, as is a string that is no time. The one reading of time strings: the
+    store's columns and :func:`veracity.period_keys` both parse here."""
     import pyarrow as pa
 
     # nanosecond strings (pandas writes them) parse as ns and are cut to the microsecond
     for unit, tz in _STRING_TARGETS:
         try:
-            return arr.cast(pa.timestamp(unit, tz=tz)).cast(pa.timestamp("us"), safe=unit != "ns")
+            parsed = arr.cast(pa.timestamp(unit, tz=tz))
         except pa.ArrowInvalid:
             continue
-    raise VeracityError(_strings_problem(arr, column))
+        return _floor_us(parsed) if unit == "ns" else parsed.cast(pa.timestamp("us"))
+    raise VeracityError(f"{subject} {_strings_problem(arr)}")
 
 
-def _strings_problem(arr: Any, column: str) -> str:
+def _strings_problem(arr: Any) -> str:
     """Why a column of strings is not one form of ISO 8601 time: the first string that is none (its row
-    and text), or the first strings with and without a UTC offset when each parses alone."""
+    and text), or the first strings with and without a UTC offset when each parses alone (the end of a
+    sentence whose subject the caller names)."""
     import pyarrow as pa
 
     def form(value: Any) -> str | None:
@@ -168,16 +184,16 @@ def _strings_problem(arr: Any, column: str) -> str:
     for i, value in enumerate(values):
         kind = form(value)
         if kind is None:
-            return (f"time column {column!r} has strings that are not ISO 8601 times (row {i}: "
-                    f"{str(value)[:40]!r}); use e.g. 2026-03-02 or 2026-03-02T10:00:00+02:00, one form per file")
+            return (f"has strings that are not ISO 8601 times (row {i}: {str(value)[:40]!r}); use e.g. "
+                    "2026-03-02 or 2026-03-02T10:00:00+02:00, one form per column")
         first.setdefault(kind, i)
     if len(first) == 2:
         a, n = first["aware"], first["naive"]
-        return (f"time column {column!r} mixes times with a UTC offset (row {a}: {str(values[a])[:40]!r}) and "
-                f"without (row {n}: {str(values[n])[:40]!r}); write one form per file (times without an offset are "
-                "read as UTC: add +00:00 to those, or convert the others)")
-    return (f"time column {column!r} has strings that are not one form of ISO 8601 time (first: "
-            f"{str(arr[0])[:40]!r}); use e.g. 2026-03-02 or 2026-03-02T10:00:00+02:00, one form per file")
+        return (f"mixes times with a UTC offset (row {a}: {str(values[a])[:40]!r}) and without (row {n}: "
+                f"{str(values[n])[:40]!r}); write one form per column (times without an offset are read as UTC: "
+                "add +00:00 to those, or convert the others)")
+    return (f"has strings that are not one form of ISO 8601 time (first: {str(arr[0])[:40]!r}); use e.g. "
+            "2026-03-02 or 2026-03-02T10:00:00+02:00, one form per column")
 
 
 def period_sql(freq: str | None, window_s: float | None, as_of_us: int, column: str = "ts") -> tuple[str, str]:
