@@ -74,6 +74,7 @@ _FLAGS = (
     ("status", "insufficient", "insufficient"),
     ("feasible", False, "not certified"),
     ("below target", True, "below target"),
+    ("discovery", True, "discovery"),
 )
 
 
@@ -120,6 +121,18 @@ def fmt_cell(v: Any) -> str:
             return f"{v:,.0f}" if v.is_integer() else f"{v:,.1f}"
         return f"{v + 0.0:.4f}"  # + 0.0: -0.0 prints as 0.0000
     return str(v)
+
+
+#: a key or column that holds a p-value ("p_value", "mce_pvalue", "p-value", "q_value")
+_P_KEY = re.compile(r"(^|_)[pq][_-]?value$")
+
+
+def _fmt_named(key: str, v: Any) -> str:
+    """A cell as :func:`fmt_cell` writes it, except a p-value under 0.0001: ``<0.0001``, not ``0.0000``
+    (a segment scan's MCE p-value of 1e-300 read as exactly 0 in the notebook, "<1e-300" in the text)."""
+    if _P_KEY.search(key) and isinstance(v, float) and 0 <= v < 5e-5:
+        return "<0.0001"
+    return fmt_cell(v)
 
 
 def _is_number(v: Any) -> bool:
@@ -233,7 +246,7 @@ def html_kv(items: dict[str, Any]) -> str:
     """Key numbers in a row: ``name value`` pairs (escaped)."""
     e = html.escape
     return '<div class="vc-kv">' + "".join(
-        f"<span><b>{e(str(k))}</b>{e(v if isinstance(v, str) else fmt_cell(v))}</span>"
+        f"<span><b>{e(str(k))}</b>{e(v if isinstance(v, str) else _fmt_named(str(k), v))}</span>"
         for k, v in items.items()) + "</div>"
 
 
@@ -265,8 +278,10 @@ def html_table(records: list[dict[str, Any]], *, rename: dict[str, str] | None =
     keep = cols[:SUMMARY_COLUMNS]
     if "ci_low" in keep and "ci_high" in cols and "ci_high" not in keep:
         keep.append("ci_high")  # a lower bound is never shown without its upper one
-    head = [{k: r[k] for k in keep if k in r} | ({"sufficient": r["sufficient"]} if "sufficient" in r else {})
-            for r in records]
+    # the keys that raise a row's flag travel with the first columns: before, only "sufficient" did, so
+    # a monitor's alerts ("status", column 13 of 14) and a segment scan's discoveries read as no flag at all
+    flag_keys = [k for k in dict.fromkeys(key for key, _, _ in _FLAGS) if k in cols and k not in keep]
+    head = [{k: r[k] for k in [*keep, *flag_keys] if k in r} for r in records]
     return (_html_table(head, rename) + html_details(
         f"all {len(cols)} columns", _html_table(records, rename)))
 
@@ -308,6 +323,15 @@ def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = N
     whole = {c for c in cols if all(
         isinstance(r.get(c), float) and math.isfinite(r[c]) and r[c].is_integer() for r in records)
         and any(abs(r[c]) > 1 for r in records)}
+    # a column of large amounts (a cost per 1,000 rows) prints every value at one precision: fmt_cell
+    # alone printed 672.0000 beside 1,037.3 and 1,155 in one column; 0 decimals when every value is
+    # whole, else 1 (values under 1 in size other than 0 keep fmt_cell's 4 decimals: no rounding away)
+    amounts: dict[str, int] = {}
+    for c in cols:
+        values = [float(r[c]) for r in records if isinstance(r.get(c), float) and math.isfinite(r[c])]
+        if c not in whole and values and any(abs(v) >= 1000 for v in values) and all(
+                v == 0 or abs(v) >= 1 for v in values):
+            amounts[c] = 0 if all(v.is_integer() for v in values) else 1
 
     # text columns read left-aligned, header included
     text_cols = {c for c in shown if all(isinstance(r.get(c), (str, bool)) or r.get(c) is None for r in records)
@@ -332,8 +356,10 @@ def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = N
                 text = "n/a" if low == high == "n/a" else f"[{low}, {high}]"
             elif c in whole:
                 text = f"{int(cast(float, v)):,}"
+            elif c in amounts and isinstance(v, float) and math.isfinite(v):
+                text = f"{v:,.{amounts[c]}f}"
             else:
-                text = fmt_cell(v)
+                text = _fmt_named(c, v)
             cells.append(f"<td{classes(text, c == shown[0] or c in text_cols)}>{e(text)}</td>")
         if any_flag:
             cells.append(f'<td class="vc-l">{f"<span class=vc-badge>{e(flag)}</span>" if flag else ""}</td>')
@@ -407,7 +433,8 @@ def _audit_html(result: Any) -> str:
                      "ECE": result.ece, "MCE": result.mce, "Brier": result.brier, "NLL": result.nll,
                      "AUC": result.auc, acc: result.accuracy,
                      "thin bins": sum(not r.sufficient for r in t.rows)})
-        parts.append(html_section(f"By {col} ({len(result.groups)} slices)", html_table(rows)))
+        slices = f"{len(result.groups)} slice{'s' if len(result.groups) != 1 else ''}"
+        parts.append(html_section(f"By {col} ({slices})", html_table(rows)))
     return html_page(str(result).splitlines()[0], parts, str(result))
 
 

@@ -104,17 +104,21 @@ def _differences(right: Any, result: Any) -> None:
     right.axvline(0, color=INK, linewidth=1)
     right.set_yticks(ypos)
     pairs = {(r.model_a, r.model_b) for r in rows}
+    metric = [r.metric for r in rows]
+    # every colour drawn is named: before, the heading named green alone, so an orange (B worse) or grey
+    # (interval across 0) row had no key
+    key = "green: B better, orange: B worse, grey: within noise"
     if len(pairs) == 1:  # one pair: the metric names the row, the title names the pair once
         (model_a, model_b), = pairs
-        right.set_yticklabels([r.metric for r in rows], fontsize=9)
+        right.set_yticklabels(metric, fontsize=9)
         pair = f"B − A = {_name(model_b, 24)} − {_name(model_a, 24)}"
-        heading = f"Paired differences (green: B better)\n{pair}"
+        heading = f"Paired differences\n{pair}"
     else:
-        right.set_yticklabels([f"{r.metric}: {_name(r.model_b, 24)} - {_name(r.model_a, 24)}" for r in rows],
+        right.set_yticklabels([f"{m}: {_name(r.model_b, 24)} - {_name(r.model_a, 24)}" for m, r in zip(metric, rows)],
                               fontsize=9)
-        heading = "Paired differences (green: B better)"
+        heading = "Paired differences"
     _style(right)
-    right.set_xlabel(f"difference, % of A's value ({result.level * 100:g}% paired interval)")
+    right.set_xlabel(f"difference, % of A's value ({result.level * 100:g}% paired interval)\n{key}")
     right.set_title(heading, loc="left", fontsize=11, fontweight="bold")
 
 

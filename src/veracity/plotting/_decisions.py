@@ -109,8 +109,16 @@ def _threshold_table_figure(table: Any, *, title: str | None = "Operating points
         cax.set_xlabel("threshold t (flag when score ≥ t)")
     else:
         ax.set_xlabel("threshold t (flag when score ≥ t)")
+    # a lowest cost at the edge of the thresholds tried is no minimum: the cost may keep falling beyond
+    # it (the demo's cost_fn=9 grid from 0.05 drew "lowest cost: t = 0.05" with the cost still falling)
+    edge = ""
+    if t.size > 1 and np.isfinite(t).all():
+        if best.threshold == t.min():
+            edge = ", the lowest t tried"
+        elif best.threshold == t.max():
+            edge = ", the highest t tried"
     ax.axvline(best.threshold, color=PALETTE[3], linestyle=":", linewidth=1.3,
-               label=f"lowest cost: t = {best.threshold:.3g}", gid="t_best")
+               label=f"lowest cost: t = {best.threshold:.3g}{edge}", gid="t_best")
     handles, names = ax.get_legend_handles_labels()
     _legend_above(ax, handles, names)
     if title:

@@ -180,13 +180,18 @@ def _draw_reliability(
         gap = legend_details and _has_gap(table)
         ax.plot(lx, ly, color=color, linewidth=1.2, alpha=0.8, zorder=2, gid="line",
                 label="line broken at empty / insufficient bins" if gap else None)
-    ax.scatter(conf[ok], acc[ok], s=size[ok], color=color, edgecolor="white", linewidth=0.8,
-               label=label, gid="bins", zorder=3)
+    thin = f"insufficient ({'effective ' if table.weighted else ''}n < {table.min_count}), hollow"
+    if ok.any():
+        ax.scatter(conf[ok], acc[ok], s=size[ok], color=color, edgecolor="white", linewidth=0.8,
+                   label=label, gid="bins", zorder=3)
+    else:
+        # no filled bin: the key is drawn as the bins are (hollow, or in the curve's colour when named);
+        # before, an empty scatter's key had size 1, a legend entry naming nothing visible
+        ax.scatter([], [], s=40.0, facecolor=color if name else "white", edgecolor=color,
+                   linewidth=0.8 if name else 1.2, label=label, gid="bins", zorder=3)
     if (~ok).any():
         ax.scatter(conf[~ok], acc[~ok], s=size[~ok], facecolor="white", edgecolor=color,
-                   linewidth=1.2, linestyle=(0, (2, 1)),
-                   label=f"insufficient ({'effective ' if table.weighted else ''}n < {table.min_count}), hollow",
-                   gid="insufficient", zorder=3)
+                   linewidth=1.2, linestyle=(0, (2, 1)), label=thin, gid="insufficient", zorder=3)
     if annotate:
         for c, a, h, low, n, good in zip(conf, acc, hi, lo, count, ok):
             text = _count_text(n)
