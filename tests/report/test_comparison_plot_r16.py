@@ -54,7 +54,10 @@ def test_wide_interval_runs_off_the_axis_not_the_others_onto_zero(close_models):
         assert notes == [f"{_pct(ece, ece.diff):+.0f}% [{_pct(ece, ece.ci_low):+.0f}%, "
                          f"{_pct(ece, ece.ci_high):+.0f}%], off the axis"]
         # one pair: rows named by metric, the pair named once in the title
-        assert [t.get_text() for t in right.get_yticklabels()] == [r.metric for r in result.rows]
+        from veracity.comparison._compare import SHOWN
+
+        assert [t.get_text() for t in right.get_yticklabels()] == [SHOWN.get(r.metric, r.metric) for r in result.rows]
+        assert "ece_debiased" in [t.get_text() for t in right.get_yticklabels()]  # as the table names it
         assert "<i>B</i> − model A" in right.get_title(loc="left")
         # nothing of the right panel's title or label beyond the figure's right edge
         fig.canvas.draw()

@@ -104,7 +104,9 @@ def _differences(right: Any, result: Any) -> None:
     right.axvline(0, color=INK, linewidth=1)
     right.set_yticks(ypos)
     pairs = {(r.model_a, r.model_b) for r in rows}
-    metric = [r.metric for r in rows]
+    from ..comparison._compare import SHOWN  # the table's names: the ECE compared is the debiased one
+
+    metric = [SHOWN.get(r.metric, r.metric) for r in rows]
     # every colour drawn is named: before, the heading named green alone, so an orange (B worse) or grey
     # (interval across 0) row had no key
     key = "green: B better, orange: B worse, grey: within noise"
