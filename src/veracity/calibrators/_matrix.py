@@ -124,7 +124,36 @@ class _Scaling(Calibrator):
         return Z @ self.W_.T + self.b_
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
-        return softmax(self._logit_input(s) @ self.W_.T + self.b_, axis=1)
+        return softmax(self._shifted_logits(self._logit_input(s)), axis=1)
+
+    def _shifted_logits(self, Z: np.ndarray) -> np.ndarray:
+        r"""Logits with the same softmax as :math:`L = W z + b` and no NaN or :math:`+\infty` in any row.
+
+        :math:`L` as it is where every entry is finite. In a row where :math:`W z` overflows (logits
+        near :math:`\pm10^{308}` with weights above 1: :math:`\infty - \infty` gave NaN in the product
+        or in the softmax) the product is scaled by powers of two, which is exact: :math:`z = 2^e z'`
+        with :math:`|z'| < 1` and :math:`W = 2^f W'` with :math:`|W'| < 1`, so :math:`W z = 2^{e+f} P`
+        with :math:`P = W' z'`, :math:`|P_k| \le K`. The row's logits are then
+
+        .. math:: L_k - 2^{e+f}\max_j P_j = 2^{e+f}\,(P_k - \max_j P_j) + b_k
+
+        (the same softmax): an entry whose first term overflows is :math:`-\infty`, probability 0,
+        which is the limit; classes that tie on :math:`W z` keep the split their biases give.
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            L = Z @ self.W_.T + self.b_
+        bad = ~np.isfinite(L).all(axis=1)
+        if not bad.any():
+            return L
+        Zb = Z[bad]
+        e = np.maximum(np.frexp(np.abs(Zb).max(axis=1))[1], 0)[:, None]  # |z / 2^e| < 1, e >= 0
+        f = max(int(np.frexp(np.abs(self.W_).max())[1]), 0)              # |W / 2^f| < 1, f >= 0
+        P = np.ldexp(Zb, -e) @ np.ldexp(self.W_, -f).T
+        P -= P.max(axis=1, keepdims=True)                                # <= 0, finite
+        with np.errstate(over="ignore"):
+            P = np.ldexp(np.ldexp(P, e), f)                              # -inf where it overflows
+        L[bad] = P + self.b_
+        return L
 
     def __str__(self) -> str:
         # `veracity fit` prints the fitted map: without this it printed the constructor's repr

@@ -584,8 +584,16 @@ def check_metadata(metadata: dict[str, Any]) -> None:
             "refuse the saved file: pass the value it records there (text), or None") from None
 
 
+#: scores at least this large in magnitude are within a few multiplications of overflowing a double
+EXTREME_SCORE = 1e300
+
+
 def check_output(name: str, p: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Refuse NaN/inf or out-of-range probabilities from a calibrator (its fault, not the data's)."""
+    """Refuse NaN/inf or out-of-range probabilities from a calibrator.
+
+    Blamed on the calibrator, except where the first offending row holds a score of magnitude
+    :data:`EXTREME_SCORE` or more: then the arithmetic overflowed on the scores' magnitude, and the
+    message says so (re-fitting would not help)."""
     lo, hi = (float(v) for v in (np.min(p), np.max(p))) if p.size else (0.0, 1.0)
     if lo >= 0.0 and hi <= 1.0:  # NaN fails both comparisons
         return p
@@ -593,11 +601,16 @@ def check_output(name: str, p: np.ndarray, scores: np.ndarray) -> np.ndarray:
     rows = np.flatnonzero(bad.reshape(p.shape[0], -1).any(axis=1))
     i = int(rows[0])
     shown = scores[i] if scores.ndim == 1 else scores[i].tolist()
-    raise VeracityError(
-        f"{name} produced {rows.size} invalid probabilities (NaN, infinite or outside [0, 1]) "
-        f"from valid scores (first at row {i}, score {_one_line(repr(shown), 60)}); the "
-        "calibrator is faulty, not the data. Re-fit it on calibration rows"
-    )
+    what = (f"{name} produced {rows.size} invalid probabilities (NaN, infinite or outside [0, 1]) "
+            f"from valid scores (first at row {i}, score {_one_line(repr(shown), 60)})")
+    top = float(np.max(np.abs(scores[i]))) if scores.size else 0.0
+    if top >= EXTREME_SCORE:
+        raise VeracityError(
+            f"{what}; that row's scores reach |score| = {top:.3g}, so near the largest double that "
+            f"{name}'s arithmetic overflowed on their magnitude. Clip or rescale such scores (and fit the "
+            "calibrator on the same scale)"
+        )
+    raise VeracityError(f"{what}; the calibrator is faulty, not the data. Re-fit it on calibration rows")
 
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMAS", "check_artifact", "check_metadata", "check_output",

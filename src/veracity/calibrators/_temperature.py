@@ -573,14 +573,32 @@ class TemperatureScaling(Calibrator):
         return self._logit_input(s) / self.temperature_
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
-        z = self._logit_input(s) / self.temperature_
+        z = self._logit_input(s)
         if z.ndim == 2:
-            return softmax(z, axis=1)
-        return expit(z)
+            return softmax(self._shifted_logits(z), axis=1)
+        return expit(z / self.temperature_)  # s/tau = ±inf gives 0 or 1, the limit
+
+    def _shifted_logits(self, z: np.ndarray) -> np.ndarray:
+        r"""Logits with the same softmax as :math:`z/T` and no NaN or :math:`+\infty` in any row.
+
+        :math:`z/T` as it is where every entry is finite; in a row where it overflows (logits near
+        :math:`\pm10^{308}` with :math:`T < 1`, where :math:`\infty - \infty` in the softmax gave NaN)
+        :math:`(z - \max_k z)/T`, computed as :func:`scaled_differences` (the halves
+        :math:`(z/2 - \max_k z/2)/(T/2)` never overflow before the division, and halving is exact):
+        an entry that then overflows is :math:`-\infty`, probability 0, which is the limit.
+        """
+        with np.errstate(over="ignore"):
+            q = z / self.temperature_
+            bad = ~np.isfinite(q).all(axis=1)
+            if bad.any():
+                q[bad] = scaled_differences(z[bad], self.temperature_)
+        return q
 
     def log_proba(self, scores: Any) -> np.ndarray:
         """Calibrated log-probabilities of the classes ((N, K) input)."""
-        return log_softmax(self.transform_logit(scores), axis=1)
+        self._require_fitted()
+        z = self._logit_input(self._scores(scores, fitting=False))
+        return log_softmax(self._shifted_logits(z), axis=1)
 
     def _state_dict(self) -> dict[str, Any]:
         state = super()._state_dict()

@@ -416,6 +416,11 @@ def _nul_hint(pos_label: Any, values: list[Any]) -> str | None:
     return f"It differs from the label {bare!r} only by NUL characters at the end: pass {bare!r}"
 
 
+def _holds_text(raw: np.ndarray) -> bool:
+    """Whether an object array holds a text (``str`` or ``bytes``) value."""
+    return any(isinstance(v, (str, bytes)) for v in raw.ravel())
+
+
 def _non_numeric_labels(raw: np.ndarray) -> VeracityError:
     values = _label_values(raw)
     if len(values) == 2:
@@ -439,16 +444,22 @@ def shown_number(value: float) -> str:
 
 def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None) -> np.ndarray:
     """Labels as float64 0/1. Accepts bool, {0, 1} integers or floats; with ``pos_label``
-    any two-valued labels (strings too), 1 where the label equals it."""
+    any two-valued labels (strings too), 1 where the label equals it.
+
+    Text labels without ``pos_label`` are refused, ``'0'``/``'1'`` included, as the frame and SQL
+    forms refuse a text label column: which text is the positive class is the caller's to say."""
     if pos_label is not None:
         return labels_with_pos_label(labels, pos_label, n)
     raw = to_numpy(labels, "labels")
-    if raw.dtype.kind in "USO":
+    if raw.size and (raw.dtype.kind in "US" or (raw.dtype == object and _holds_text(raw))):
+        if raw.dtype == object:
+            _refuse_missing_labels(raw)
+        raise _non_numeric_labels(raw)
+    if raw.dtype == object:
         try:
             raw = raw.astype(np.float64)
         except (TypeError, ValueError):
-            if raw.dtype == object:  # pandas' nullable booleans: pd.NA is a missing label, not a third class
-                _refuse_missing_labels(raw)
+            _refuse_missing_labels(raw)  # pandas' nullable booleans: pd.NA is a missing label, not a third class
             raise _non_numeric_labels(raw) from None
     if raw.dtype == bool:
         y = raw.astype(np.float64)

@@ -44,7 +44,14 @@ _ALIASES = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql", "sqls
 #: ``scheme://user:secret@``; the secret runs on over an unencoded ``@`` while another ``@`` follows before
 #: any ``/`` (``user:ab@cd@host``: ``ab@cd``, never a shown ``cd``)
 _CREDENTIAL = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/@\s:]*:)(?P<secret>[^@\s]*(?:@[^@\s/]*(?=@))*)@")
-_QUERY_SECRET = re.compile(r"(?i)(?P<head>(?:password|passwd|pwd|secret|token|access_token)=)(?P<secret>[^&;\s]*)")
+#: ``password=SECRET`` in a URL's query, a libpq ``key=value`` DSN or a driver's message: the value runs to
+#: the next ``&``, ``;`` or space, or is quoted whole (libpq ``'a b'`` with ``\'`` escapes, ``"..."``,
+#: ODBC ``{a;b}`` with ``}}``; an unclosed quote runs to the end); spaces may stand around the ``=`` (libpq)
+_QUERY_SECRET = re.compile(
+    r"(?i)(?P<head>(?:password|passwd|pwd|secret|token|access_token)[ \t]*=[ \t]*)"
+    r"(?P<secret>'(?:[^'\\]|\\.)*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)|\{(?:[^}]|\}\})*(?:\}|$)|[^&;\s]*)")
+#: punctuation a message puts after an unquoted secret (``password=x: connection failed``)
+_TRAILING = ":,.)]"
 
 
 #: a secret shorter than this is replaced only where it stands alone (:func:`redact`)
@@ -60,13 +67,38 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     turn the message (``127.0.0.1``, ``port 1``, ``failed:``) into noise; its places in a URL
     and after ``password=`` are replaced above whatever its length."""
     text = _CREDENTIAL.sub(lambda m: m.group("head") + "***@", text)
-    text = _QUERY_SECRET.sub(lambda m: m.group("head") + "***", text)
+    text = _QUERY_SECRET.sub(lambda m: m.group("head") + "***" + _after_secret(m, secrets), text)
     for secret in secrets:
         if len(secret) >= _SHORT_SECRET:
             text = text.replace(secret, "***")
         elif secret:
             text = re.sub(rf"(?<![^\s'\"=,;()]){re.escape(secret)}(?![^\s'\"=,;()])", "***", text)
     return text
+
+
+def _after_secret(m: re.Match[str], secrets: tuple[str, ...]) -> str:
+    """The end of an unquoted ``password=`` value that is the message's punctuation, not the secret's.
+
+    A known secret (``secrets``, the URL's) that the value starts with, followed by nothing but
+    punctuation of :data:`_TRAILING`: that punctuation. Otherwise, where no known secret lies in the
+    value, punctuation of :data:`_TRAILING` that ends the value just before a space (a message's
+    ``password=x: failed``; never at the end of the text, where a URL redacted alone ends with its
+    secret), and only where some of the value stays hidden. Else nothing: the whole value is replaced."""
+    value = m.group("secret")
+    if not value or value[0] in "'\"{":
+        return ""
+    for secret in secrets:  # longest first (_secrets)
+        if secret and value.startswith(secret):
+            rest = value[len(secret):]
+            if not rest.strip(_TRAILING):
+                return rest
+    if secrets and any(secret in value for secret in secrets):
+        return ""
+    end = m.end("secret")
+    if end >= len(m.string) or not m.string[end].isspace():
+        return ""
+    kept = value.rstrip(_TRAILING)
+    return value[len(kept):] if kept else ""
 
 
 #: ``user:secret@host`` written without a scheme
@@ -85,7 +117,12 @@ def _secrets(url: str) -> tuple[str, ...]:
     except ValueError:
         pass
     for m in _QUERY_SECRET.finditer(url):
-        found += [m.group("secret"), unquote(m.group("secret"))]
+        value = m.group("secret")
+        found += [value, unquote(value)]
+        if len(value) >= 2 and value[0] in "'\"{":  # a quoted DSN value: the secret is inside the quotes
+            close = "}" if value[0] == "{" else value[0]
+            inner = value[1:-1] if value[-1] == close else value[1:]
+            found += [inner, inner.replace("}}", "}") if close == "}" else re.sub(r"\\(.)", r"\1", inner)]
     return tuple(sorted({s for s in found if s}, key=len, reverse=True))
 
 
