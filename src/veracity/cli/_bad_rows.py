@@ -129,12 +129,20 @@ def on_fit_rows(role_col: str | None, role: str, n: int) -> Iterator[None]:
     """An error of the fit (a threshold, a q̂) says it is about the fit role's rows only: "the labels
     have none" or "--sample-weight sums to 0" read as if about the whole file, which may hold positives
     and weights in its other roles. Without a role column the fit rows are every row: unchanged."""
+    with on_role_rows(role_col, role, n, "fit on"):
+        yield
+
+
+@contextmanager
+def on_role_rows(role_col: str | None, role: str, n: int, doing: str) -> Iterator[None]:
+    """An error about one role's rows says so after its first sentence: "(``doing`` the n rows with
+    role_col == role)". Without a role column the rows are every row: the error unchanged."""
     try:
         yield
     except VeracityError as exc:
         if role_col is None:
             raise
-        message = _first_sentence_plus(exc.message, f" (fit on the {n} rows with {role_col} == {role!r})")
+        message = _first_sentence_plus(exc.message, f" ({doing} the {n} rows with {role_col} == {role!r})")
         raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
 
 

@@ -35,7 +35,7 @@ from ..decisions._conformal import _check_test_weight, _prob_matrix
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
                       shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
-from ._bad_rows import _first_sentence_plus, file_rows, first_bad_row, not_binary, on_fit_rows
+from ._bad_rows import file_rows, first_bad_row, not_binary, on_fit_rows, on_role_rows
 from ._rows import roles_named, used_rows
 from ._threshold import add_role_arguments, role_masks
 
@@ -188,13 +188,8 @@ def _on_measured_rows(role_col: str | None, role: str, n: int) -> Iterator[None]
     """An error of the coverage on one measured role (declared logits that all lie in [0, 1] there)
     says which rows it is about: "all 100 lie in [0, 1]" of a 200-row column read as a miscount.
     Without a role column the measured rows are every row: unchanged."""
-    try:
+    with on_role_rows(role_col, role, n, "measured on"):
         yield
-    except VeracityError as exc:
-        if role_col is None:
-            raise
-        message = _first_sentence_plus(exc.message, f" (measured on the {n} rows with {role_col} == {role!r})")
-        raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
 
 
 def _check_test_weight_flag(args: argparse.Namespace) -> None:
