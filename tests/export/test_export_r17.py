@@ -77,13 +77,11 @@ def _matrix_logits() -> tuple[Any, np.ndarray]:
 
 
 def _defined(cal: Any, row: np.ndarray) -> bool:
-    """Whether ``transform`` gives this row probabilities (it refuses a row whose W·z overflows to inf - inf)."""
-    try:
-        with np.errstate(all="ignore"):
-            cal.transform(row)
-    except vc.VeracityError:
-        return False
-    return True
+    """Whether no partial sum of W·z overflows for this row (Σ|W||z| finite). Since session 17 ``transform``
+    gives such rows their limit softmax (tests/calibrators/test_overflow_r17.py); the exported SQL does not
+    yet rescale them, so they are left out here (a known gap, noted on issue 27)."""
+    with np.errstate(all="ignore"):
+        return bool(np.isfinite(np.abs(np.asarray(cal.W_)) @ np.abs(row.ravel())).all())
 
 
 def _run(engine: str, con: Any, sql: str, data: np.ndarray) -> np.ndarray:
