@@ -39,9 +39,10 @@ def test_array_slice_names_match_the_frame_route():
     t = np.array(["2026-01-01T10:00", "NaT", "2026-01-01T10:00:00.000000001", "2026-01-02",
                   "2026-01-02T00:00:00.000001", "NaT"], dtype="datetime64[ns]")
     expected = ["2026-01-01 10:00:00", "2026-01-01 10:00:00.000000001", "2026-01-02 00:00:00",
-                "2026-01-02 00:00:00.000001", "None"]
+                "2026-01-02 00:00:00.000001", "(missing)"]
     assert list(vc.audit(p, y, by=t).groups) == expected
     assert list(vc.audit(pd.DataFrame({"p": p, "y": y, "t": t}), score="p", label="y", by="t").groups) == expected
-    assert list(vc.audit(p, y, by=t.astype("datetime64[D]")).groups) == ["2026-01-01", "2026-01-02", "None"]
-    # a float NaN is a value, not a null: 'nan' on arrays as on a frame holding NaN
-    assert list(vc.audit(p, y, by=np.array([1.0, np.nan, 1.0, 2.0, 2.0, np.nan])).groups) == ["1.0", "2.0", "nan"]
+    assert list(vc.audit(p, y, by=t.astype("datetime64[D]")).groups) == ["2026-01-01", "2026-01-02", "(missing)"]
+    # a float NaN is the missing key, as NaT is: '(missing)' on arrays as on a frame holding NaN
+    nan_keys = np.array([1.0, np.nan, 1.0, 2.0, 2.0, np.nan])
+    assert list(vc.audit(p, y, by=nan_keys).groups) == ["1.0", "2.0", "(missing)"]

@@ -262,15 +262,15 @@ def test_dask_local_scheduler_chunked_passes_and_in_memory_shuffle(monkeypatch):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_missing_slice_keys_are_one_slice_named_none(backend, tmp_path):
+def test_missing_slice_keys_are_one_slice_named_missing(backend, tmp_path):
     df = dataset(n=400, seed=6)
     df["segment"] = df["segment"].where(np.arange(len(df)) % 5 != 0, None)
     got = vc.audit(make(backend, df, tmp_path), score="p", label="y", by="segment")
     missing = df["segment"].isna().to_numpy()
-    assert sorted(got.groups) == ["None", "east", "north", "south"]
-    assert got.groups["None"].n == int(missing.sum())
+    assert sorted(got.groups) == ["(missing)", "east", "north", "south"]
+    assert got.groups["(missing)"].n == int(missing.sum())
     want = vc.audit(df["p"].to_numpy()[missing], df["y"].to_numpy()[missing])
-    assert got.groups["None"].auc == pytest.approx(want.auc, rel=1e-12)
+    assert got.groups["(missing)"].auc == pytest.approx(want.auc, rel=1e-12)
 
 
 @pytest.mark.parametrize("backend", ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "dask"])
@@ -295,7 +295,7 @@ def test_time_slice_keys_are_named_alike_on_every_backend(backend, tmp_path):
 @pytest.mark.parametrize("backend", ["duckdb-arrow", "polars-lazy"])
 @pytest.mark.parametrize("max_groups", [None, 3])
 def test_nan_slice_keys_are_one_slice_as_in_memory(backend, max_groups):
-    """A float slice column holding NaN: every NaN row in one slice 'nan', as np.unique groups them
+    """A float slice column holding NaN: every NaN row in one slice '(missing)', as np.unique groups them
     (DuckDB hands back each NaN as a new float: its rows once split into one slice per bin)."""
     import duckdb
     import polars as pl
@@ -312,7 +312,7 @@ def test_nan_slice_keys_are_one_slice_as_in_memory(backend, max_groups):
     got = vc.audit(frame, score="p", label="y", by="g", **options)
     want = vc.audit(p, y, by=g, **options)
     assert list(got.groups) == list(want.groups)
-    assert "nan" in want.groups or max_groups
+    assert "(missing)" in want.groups or max_groups
     for key in want.groups:
         a, b = got.groups[key], want.groups[key]
         assert a.n == b.n, key
@@ -321,9 +321,10 @@ def test_nan_slice_keys_are_one_slice_as_in_memory(backend, max_groups):
 
 
 @pytest.mark.parametrize("backend", ["array", "pandas", "polars-lazy", "duckdb", "sqlite"])
-def test_a_missing_key_beside_the_text_none_is_refused(backend):
-    """Slices are named by their key's text: NULL and the text 'None' would share a name (in memory
-    one slice of both; in a database one overwrote the other, losing rows): refused in one line."""
+def test_a_missing_key_beside_the_text_missing_is_refused(backend):
+    """Slices are named by their key's text: NULL and the text '(missing)' would share a name (in memory
+    one slice of both; in a database one overwrote the other, losing rows): refused in one line. The
+    text 'None' is an ordinary key now (the missing key is named '(missing)')."""
     import sqlite3
 
     import duckdb
@@ -332,7 +333,7 @@ def test_a_missing_key_beside_the_text_none_is_refused(backend):
     rng = np.random.default_rng(18)
     p = rng.random(300)
     y = (rng.random(300) < p).astype(int)
-    g = np.array(["None", None, "a"] * 100, dtype=object)
+    g = np.array(["(missing)", None, "a"] * 100, dtype=object)
     df = pd.DataFrame({"p": p, "y": y, "g": g})
     con = sqlite3.connect(":memory:")
     df.to_sql("t", con, index=False)
@@ -340,18 +341,23 @@ def test_a_missing_key_beside_the_text_none_is_refused(backend):
            "polars-lazy": lambda: vc.audit(pl.from_pandas(df).lazy(), score="p", label="y", by="g"),
            "duckdb": lambda: vc.audit(duckdb.from_df(df), score="p", label="y", by="g"),
            "sqlite": lambda: vc.audit(con, table="t", score="p", label="y", by="g")}[backend]
-    with pytest.raises(vc.VeracityError, match=r"^two slice keys, .* are both named 'None'; make them distinct") as info:
+    refused = r"^two slice keys, .* are both named '\(missing\)'; make them distinct"
+    with pytest.raises(vc.VeracityError, match=refused) as info:
         run()
     assert "\n" not in str(info.value)
     ok = vc.audit(df.assign(g=df["g"].fillna("missing")), score="p", label="y", by="g")
-    assert sorted(ok.groups) == ["None", "a", "missing"] and ok.groups["missing"].n == 100
+    assert sorted(ok.groups) == ["(missing)", "a", "missing"] and ok.groups["missing"].n == 100
+    # the text 'None' beside a missing key: two slices, 'None' and '(missing)', 100 rows each
+    texts = vc.audit(p, y, by=np.array(["None", None, "a"] * 100, dtype=object))
+    assert list(texts.groups) == ["None", "a", "(missing)"]
+    assert texts.groups["None"].n == texts.groups["(missing)"].n == 100
 
 
 @pytest.mark.parametrize("max_groups", [None, 2, 3, 4])
 def test_the_missing_slice_is_last_on_every_backend(max_groups):
     """Slice order, and which keys a cap keeps among equal sizes, are the same in memory as in
     DuckDB, polars and SQLite: values in order, the missing keys' slice last (memory once sorted
-    its name 'None' among the texts, keeping other slices under a cap)."""
+    its name 'None' among the texts, keeping other slices under a cap; it is named '(missing)' now)."""
     import sqlite3
 
     import duckdb
@@ -371,7 +377,7 @@ def test_the_missing_slice_is_last_on_every_backend(max_groups):
             vc.audit(con, table="t", score="p", label="y", by="g", **options)]
     names = [list(r.groups) for r in runs]
     assert all(n == names[0] for n in names), names
-    assert max_groups is not None or names[0] == ["Z", "a", "b", "None"]
+    assert max_groups is not None or names[0] == ["Z", "a", "b", "(missing)"]
     for r in runs[1:]:
         for key in names[0]:
             assert r.groups[key].ece == pytest.approx(runs[0].groups[key].ece, rel=1e-12)

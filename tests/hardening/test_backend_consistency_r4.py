@@ -125,12 +125,12 @@ def test_csv_mixed_spellings_then_other_text_is_refused_in_one_line(tmp_path):
 # -- 4. the slice cap keeps the missing key ----------------------------------------------------------------
 def test_capped_slices_keep_a_kept_missing_key_on_lazy_frames():
     """Before: with ``max_groups`` and the missing key among the largest slices, lazy frames (polars lazy,
-    DuckDB, Dask) pooled its rows into "(other k values)" and dropped the slice "None"."""
+    DuckDB, Dask) pooled its rows into "(other k values)" and dropped the missing key's slice (now "(missing)")."""
     keys = np.array(["a", "b", "c", "d", "e"], dtype=object)[np.arange(N) % 5]
     keys[: N // 3] = None  # the largest slice
     df = pd.DataFrame({"p": P, "y": Y, "seg": keys})
     expected = _slices(vc.audit(P, Y, by=keys, min_count=1, max_groups=3))
-    assert "None" in expected
+    assert "(missing)" in expected
     for name, frame in _frames(df).items():
         got = _quiet(vc.audit, frame, score="p", label="y", by="seg", min_count=1, max_groups=3)
         assert _slices(got) == expected, name
@@ -142,20 +142,21 @@ def test_capped_slices_keep_a_kept_missing_key_multiclass():
     keys[: N // 3] = None
     df = pd.DataFrame({"p0": probs[:, 0], "p1": probs[:, 1], "p2": probs[:, 2], "y": np.arange(N) % 3, "seg": keys})
     expected = _slices(vc.audit(df, score=["p0", "p1", "p2"], label="y", by="seg", min_count=1, max_groups=2))
-    assert "None" in expected
+    assert "(missing)" in expected
     lazy = _slices(vc.audit(pl.from_pandas(df).lazy(), score=["p0", "p1", "p2"], label="y", by="seg", min_count=1,
                             max_groups=2))
     assert lazy == expected
 
 
-def test_capped_float_slices_name_a_missing_key_none_on_dask():
-    """Before: Dask (where NaN is missing, as in pandas) named a kept missing float key "nan"."""
+def test_capped_float_slices_name_a_missing_key_as_pandas_on_dask():
+    """Before: Dask (where NaN is missing, as in pandas) named a kept missing float key "nan" (pandas:
+    "None"); both name it "(missing)" now."""
     pytest.importorskip("dask")
     keys = (np.arange(N) % 4).astype(float)
     keys[: N // 3] = np.nan
     df = pd.DataFrame({"p": P, "y": Y, "seg": keys})
     expected = _slices(vc.audit(df, score="p", label="y", by="seg", min_count=1, max_groups=3))
-    assert "None" in expected
+    assert "(missing)" in expected
     assert _slices(_quiet(vc.audit, _frames(df)["dask"], score="p", label="y", by="seg", min_count=1,
                           max_groups=3)) == expected
 
@@ -169,7 +170,7 @@ def test_nullable_integer_slice_keys_are_named_as_integers_everywhere():
     df = pd.DataFrame({"p": P, "y": Y, "seg": keys})
     seen = {name: sorted(_slices(_quiet(vc.audit, frame, score="p", label="y", by="seg", min_count=1)))
             for name, frame in _frames(df).items()}
-    assert all(names == ["0", "1", "2", "None"] for names in seen.values()), seen
+    assert all(names == ["(missing)", "0", "1", "2"] for names in seen.values()), seen  # sorted as text
 
 
 # -- 6. vc.mce's min_count on lazy frames -----------------------------------------------------------------
@@ -214,7 +215,7 @@ def test_csv_true_false_column_with_empty_cells_reads_as_booleans_on_both_engine
     memory = vc.audit(read_path(path), score="p", label="y", by="g", min_count=1)
     lazy = vc.audit(str(path), score="p", label="y", by="g", min_count=1)
     assert {k: g.n for k, g in lazy.groups.items()} == {k: g.n for k, g in memory.groups.items()} == {
-        "False": 1, "True": 2, "None": 1}
+        "False": 1, "True": 2, "(missing)": 1}
 
 
 # -- 8. several slice columns --------------------------------------------------------------------------------

@@ -149,10 +149,10 @@ def test_missing_key_slice_is_vectorised_and_right(monkeypatch):
     assert lists == []  # the old code built one bool per row in a Python list for the None slice
     monkeypatch.undo()
     missing = np.array([k is None or k != k for k in keys])  # NaN and None: one slice of missing keys
-    assert r.groups["None"].n == missing.sum() == n // 2
+    assert r.groups["(missing)"].n == missing.sum() == n // 2
     assert r.groups["a"].n == r.groups["b"].n == r.groups["1"].n == n // 6
     want = vc.compare_models({"A": pa[missing], "B": pb[missing]}, y[missing], n_resamples=0)
-    assert r.groups["None"].row("brier").diff == pytest.approx(want.row("brier").diff, abs=1e-15)
+    assert r.groups["(missing)"].row("brier").diff == pytest.approx(want.row("brier").diff, abs=1e-15)
 
 
 # -- 5. the resample cap -----------------------------------------------------------------------------

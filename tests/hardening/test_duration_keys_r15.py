@@ -59,4 +59,4 @@ def test_duration_names_are_one_spelling_for_every_object_that_carries_them():
     assert (key_name(np.timedelta64(1, "us")) == key_name(dt.timedelta(microseconds=1))
             == key_name(np.timedelta64(1000, "ns")) == "0 days 00:00:00.000001")
     assert key_name(dt.timedelta(days=1, hours=1)) == str(pd.Timedelta(days=1, hours=1)) == "1 days 01:00:00"
-    assert key_name(np.timedelta64("NaT")) == "None"
+    assert key_name(np.timedelta64("NaT")) == "(missing)"

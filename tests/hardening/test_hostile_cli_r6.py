@@ -182,16 +182,18 @@ def test_report_fit_rows_of_zero_weight_named_in_the_flags_words(tmp_path, capsy
 
 
 def test_report_by_with_missing_values_slices_them_like_audit(tmp_path, capsys):
-    # before: `audit --by` showed the missing values as a slice 'None'; `report --by` refused the file
+    # before: `audit --by` showed the missing values as a slice 'None' (now '(missing)'); `report --by`
+    # refused the file
     f = tmp_path / "s.csv"
     f.write_text("score,label,seg,num\n0.2,0,a,1\n0.8,1,b,\n0.7,1,,2\n0.3,0,a,1\n")
     for by in ("seg", "num"):
         code, text, _ = _run(capsys, ["audit", f, "--by", by])
-        assert code == 0 and "\nNone " in text
+        assert code == 0 and "\n(missing) " in text
         code, _, err = _run(capsys, ["report", f, "--by", by, "--out", tmp_path / "r.html", "--no-bootstrap"])
         assert code == 0, err
         page = (tmp_path / "r.html").read_text()
-        assert 'class="key">None<' in page and 'class="key">nan<' not in page
+        assert 'class="key">(missing)<' in page and 'class="key">nan<' not in page
+        assert 'class="key">None<' not in page
         assert 'class="key">1.0<' not in page
 
 

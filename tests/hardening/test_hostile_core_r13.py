@@ -44,12 +44,15 @@ def test_object_by_keys_pool_the_same_slices_under_max_groups_as_int_keys():
     assert list(vc.audit(p, y, by=keys, max_groups=3).groups) == ["2", "9", "(other 3 values)"]
 
 
-def test_object_by_keys_nan_after_values_none_last():
+def test_object_by_keys_nan_and_none_are_one_missing_slice_last():
     p, y = _data()
     keys = np.array([10.0, None, 9.0, float("nan")] * 100, dtype=object)
-    assert list(vc.audit(p, y, by=keys).groups) == ["9.0", "10.0", "nan", "None"]
-    mixed = np.array([9, "a", 10, None] * 100, dtype=object)  # do not compare: as text, None last
-    assert list(vc.audit(p, y, by=mixed).groups) == ["10", "9", "a", "None"]
+    # NaN and None were two slices ('nan', 'None'); now one missing slice, last, with both their rows
+    got = vc.audit(p, y, by=keys)
+    assert list(got.groups) == ["9.0", "10.0", "(missing)"]
+    assert got.groups["(missing)"].n == 200 and got.groups["9.0"].n == got.groups["10.0"].n == 100
+    mixed = np.array([9, "a", 10, None] * 100, dtype=object)  # do not compare: as text, missing last
+    assert list(vc.audit(p, y, by=mixed).groups) == ["10", "9", "a", "(missing)"]
 
 
 def test_core_key_order_is_the_sources_order():

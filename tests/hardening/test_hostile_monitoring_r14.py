@@ -69,15 +69,17 @@ def test_missing_and_nan_keys_go_last_and_numbers_in_value_order(tmp_path):
     got, _ = _store_slices(tmp_path, _frame(keys))
     assert got == ["(all)", "2", "9", "10", "(missing)"]  # was ['(all)', '(missing)', '10', '2', '9']
     assert list(vc.audit(_frame(keys), score="score", label="y", by="k").to_dict()["groups"]) == [
-        "2", "9", "10", "None"]
+        "2", "9", "10", "(missing)"]
 
 
-def test_a_nan_key_of_a_polars_frame_is_its_own_slice_after_the_values(tmp_path):
+def test_a_nan_key_of_a_polars_frame_is_the_missing_slice_after_the_values(tmp_path):
+    # a NaN key is the missing key now (one slice with null), named '(missing)' on every route
     pl = pytest.importorskip("polars")
     frame = pl.from_pandas(_frame([[10.0, np.nan, 9.0][i % 3] for i in range(N)]), nan_to_null=False)
     got, _ = _store_slices(tmp_path, frame)
-    assert got == ["(all)", "9", "10", "nan"]  # was ['(all)', '10', '9', 'NaN']
-    assert list(vc.audit(frame, score="score", label="y", by="k").to_dict()["groups"]) == ["9.0", "10.0", "nan"]
+    assert got == ["(all)", "9", "10", "(missing)"]  # was ['(all)', '10', '9', 'NaN'], then 'nan'
+    assert list(vc.audit(frame, score="score", label="y", by="k").to_dict()["groups"]) == [
+        "9.0", "10.0", "(missing)"]
 
 
 def test_the_store_slice_numbers_equal_the_audit_of_the_slice(tmp_path):

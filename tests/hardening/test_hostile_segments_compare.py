@@ -111,7 +111,7 @@ def test_compare_by_with_nan_keys_matches_the_frame_form():
                              by="age", random_state=0, n_resamples=20)
     got = vc.compare_models({"p": P, "q": Q}, Y, by=age, random_state=0, n_resamples=20)
     assert {k: g.n for k, g in got.groups.items()} == {k: g.n for k, g in want.groups.items()}
-    assert got.groups["None"].n == int(np.isnan(age).sum())
+    assert got.groups["(missing)"].n == int(np.isnan(age).sum())
     assert not any("0 rows" in note for note in got.notes)
     for key, g in want.groups.items():
         for a, b in zip(got.groups[key].rows, g.rows):
@@ -119,7 +119,7 @@ def test_compare_by_with_nan_keys_matches_the_frame_form():
 
 
 def test_cli_compare_by_keeps_missing_keys_as_one_slice(tmp_path, capsys):
-    """`veracity compare --by` with empty keys: a slice 'None', as vc.compare_models makes on the
+    """`veracity compare --by` with empty keys: a slice '(missing)', as vc.compare_models makes on the
     frame (the command refused the column in one line)."""
     import json
 
@@ -136,7 +136,7 @@ def test_cli_compare_by_keeps_missing_keys_as_one_slice(tmp_path, capsys):
                  "--json", "-"]) == 0
     doc = json.loads(capsys.readouterr().out)
     want = vc.compare_models(pd.read_csv(path), scores=["p", "q"], label="y", by="age")
-    assert list(doc["groups"]) == list(want.groups) == ["old", "young", "None"]
-    none = doc["groups"]["None"]["comparison"]
-    assert [r["metric"] for r in none] == [r.metric for r in want.groups["None"].rows]
-    assert [r["diff"] for r in none] == pytest.approx([r.diff for r in want.groups["None"].rows], rel=1e-12)
+    assert list(doc["groups"]) == list(want.groups) == ["old", "young", "(missing)"]
+    none = doc["groups"]["(missing)"]["comparison"]
+    assert [r["metric"] for r in none] == [r.metric for r in want.groups["(missing)"].rows]
+    assert [r["diff"] for r in none] == pytest.approx([r.diff for r in want.groups["(missing)"].rows], rel=1e-12)

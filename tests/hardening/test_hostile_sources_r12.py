@@ -312,7 +312,7 @@ def test_a_glob_of_semicolon_csv_files_reads_in_memory_as_one_file_does(tmp_path
     want = vc.audit(np.array([0.1, 0.2, 0.3, 0.4]), np.array([0, 1, 1, 0]))
     for got in (lazy, memory):
         assert got.ece == pytest.approx(want.ece, rel=1e-12)
-        assert sorted(map(str, got.groups)) == ["None", "a", "b"]
+        assert sorted(map(str, got.groups)) == ["(missing)", "a", "b"]
 
 
 def test_a_glob_of_csv_files_with_int_then_float_scores_reads_in_memory(tmp_path):

@@ -93,7 +93,7 @@ def test_spark_reads_numbers_and_text_slices_as_memory_does(spark, tmp_path):
     for by in ("g", "h"):
         memory, lazy = _said(read_path(path), by=by), _said(open_frame(path, "spark"), by=by)
         _same_numbers(lazy, memory)
-    assert sorted(map(str, _said(read_path(path), by="g").groups)) == ["None", "a", "b"]
+    assert sorted(map(str, _said(read_path(path), by="g").groups)) == ["(missing)", "a", "b"]
 
 
 @pytest.mark.parametrize(("row", "found", "header"), [("0.5,1", 2, 3), ("0.5,1,a,9", 4, 3)])
@@ -135,7 +135,7 @@ def test_dask_reads_missing_values_and_slices_as_memory_does(tmp_path):
     path = _write(tmp_path / "g.csv", "p,y,g,h", zip(P, Y, g, h))
     for by in ("g", "h"):
         _same_numbers(_said(open_frame(path, "dask"), by=by), _said(read_path(path), by=by))
-    assert sorted(map(str, _said(read_path(path), by="g").groups)) == ["1", "2", "None"]
+    assert sorted(map(str, _said(read_path(path), by="g").groups)) == ["(missing)", "1", "2"]
     assert sorted(map(str, _said(read_path(path), by="h").groups)) == ["<NA>", "x"]
     labels = [str(v) for v in Y]
     labels[40] = "NA"

@@ -151,7 +151,7 @@ def test_dask_reads_a_column_one_file_lacks_as_missing_there(tmp_path):
     memory, dask = _said(read_path(path), by="g"), _said(open_frame(path, "dask"), by="g")
     assert not isinstance(dask, str), dask
     assert dask.n == memory.n == N
-    assert sorted(map(str, dask.groups)) == sorted(map(str, memory.groups)) == ["None", "a"]
+    assert sorted(map(str, dask.groups)) == sorted(map(str, memory.groups)) == ["(missing)", "a"]
     assert dask.groups["a"].brier == pytest.approx(_brier(P[:H], Y[:H]), rel=1e-12)
 
 

@@ -68,7 +68,7 @@ def test_the_nan_slice_comes_after_the_numbers():
     p, y, _, g = _nan_keyed()
     conn = _duck_table({"p": p, "y": y, "g": g})
     got = vc.audit(conn, table="t; x", score="p", label="y", by="g")
-    assert list(got.groups) == list(vc.audit(p, y, by={"g": g}).groups) == ["1.5", "2.0", "nan"]
+    assert list(got.groups) == list(vc.audit(p, y, by={"g": g}).groups) == ["1.5", "2.0", "(missing)"]
 
 
 def test_nan_labels_with_pos_label_are_missing_labels():

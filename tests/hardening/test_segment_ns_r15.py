@@ -83,8 +83,9 @@ def test_nanosecond_levels_are_the_same_on_every_route():
     want = _want(frame, which, ["2024-01-01 00:00:00", "2024-01-01 00:00:00.000000001",
                                 "2024-01-01 00:00:00.000001"])
     audit = vc.audit(frame, score="p", label="y", by="t").to_dict()["groups"]
-    assert {f"t={k}": g["n"] for k, g in audit.items() if k != "None"} == {
+    assert {f"t={k}": g["n"] for k, g in audit.items() if k != "(missing)"} == {
         k: v for k, v in want.items() if k != "t=missing"}
+    assert audit["(missing)"]["n"] == want["t=missing"]  # the audit names the NaT slice '(missing)'
     first = None
     for route, data in _routes(frame).items():
         got = _rows(data, features=["t"], depth=1)
@@ -103,7 +104,7 @@ def test_zoned_nanosecond_levels_are_their_utc_instants_on_every_route(zone):
     want = _want(frame, which, ["2024-01-01 00:00:00+00:00", "2024-01-01 00:00:00.000000001+00:00",
                                 "2024-01-01 00:00:00.000001+00:00"])
     audit = vc.audit(frame, score="p", label="y", by="t").to_dict()["groups"]
-    assert sorted(f"t={k}" for k in audit if k != "None") == sorted(k for k in want if k != "t=missing")
+    assert sorted(f"t={k}" for k in audit if k != "(missing)") == sorted(k for k in want if k != "t=missing")
     for route, data in _routes(frame, duckdb=False).items():
         got = _rows(data, features=["t"], depth=1)
         assert {k: n for k, (n, _) in got.items()} == want, route
@@ -143,7 +144,7 @@ def test_duckdb_zoned_time_is_at_its_own_microseconds_as_for_the_audit():
     audit = vc.audit(rel, score="p", label="y", by="t").to_dict()["groups"]
     got = _rows(rel, features=["t"], depth=1)
     assert {k: n for k, (n, _) in got.items() if k != "t=missing"} == {f"t={k}": g["n"] for k, g in audit.items()
-                                                                        if k != "None"}
+                                                                        if k != "(missing)"}
     assert got["t=2024-01-01 00:00:00+00:00"][0] == int(((which == 0) | (which == 1)).sum())
 
 

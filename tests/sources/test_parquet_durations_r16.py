@@ -66,7 +66,7 @@ def test_a_parquet_duration_slice_is_named_as_in_memory(tmp_path, unit, step, na
 def test_missing_durations_are_the_none_slice(tmp_path):
     path = _write(tmp_path / "d.parquet", "ms", 5, nulls=True)
     got = vc.audit(path, score="p", label="y", by="d", min_count=1)
-    want = _want(["0 days 00:00:00", "0 days 00:00:00.005000", "None"])
+    want = _want(["0 days 00:00:00", "0 days 00:00:00.005000", "(missing)"])
     assert {k: g.n for k, g in got.groups.items()} == {k: n for k, (n, _) in want.items()}
 
 
@@ -210,7 +210,7 @@ def test_spark_reads_parquet_durations_as_durations(spark, tmp_path, form):
 
     if form == "file":
         path = _write(tmp_path / "d.parquet", "ms", 1, nulls=True)
-        names = ["0 days 00:00:00", "0 days 00:00:00.001000", "None"]
+        names = ["0 days 00:00:00", "0 days 00:00:00.001000", "(missing)"]
     else:
         (tmp_path / "parts").mkdir()
         _write(tmp_path / "parts" / "a.parquet", "ms", 1, slice(0, N // 2))
@@ -247,7 +247,7 @@ def test_dask_reads_whole_numbers_with_a_missing_value_as_integers(tmp_path):
     path = tmp_path / "ints.parquet"
     pq.write_table(pa.table({"p": P, "y": Y, "g": keys}), path)
     got = vc.audit(open_frame(str(path), "dask"), score="p", label="y", by="g", min_count=1)
-    want = {str(big): int((K == 0).sum()), str(big + 1): int((K == 1).sum()), "None": int((K == 2).sum())}
+    want = {str(big): int((K == 0).sum()), str(big + 1): int((K == 1).sum()), "(missing)": int((K == 2).sum())}
     assert {k: g.n for k, g in got.groups.items()} == want
     assert {k: g.n for k, g in vc.audit(str(path), score="p", label="y", by="g", min_count=1).groups.items()} == want
 

@@ -25,8 +25,8 @@ def test_nanosecond_durations_with_a_missing_value_are_named_as_durations(form: 
     frame = pd.DataFrame({"p": p, "y": y, "d": d})
     data = {"pandas": frame, "polars": pl.from_pandas(frame), "polars-lazy": pl.from_pandas(frame).lazy()}[form]
     groups = vc.audit(data, score="p", label="y", by="d").groups
-    assert list(groups) == ["0 days 00:00:00", "0 days 00:00:00.001000", "0 days 00:00:00.002000", "None"]
-    assert groups["None"].n == int(d.isna().sum())
+    assert list(groups) == ["0 days 00:00:00", "0 days 00:00:00.001000", "0 days 00:00:00.002000", "(missing)"]
+    assert groups["(missing)"].n == int(d.isna().sum())
 
 
 def test_durations_are_ordered_by_value_in_memory() -> None:

@@ -162,11 +162,11 @@ def test_group_rows_orders_durations_by_value():
     hours = np.array([-50, -25, np.timedelta64("NaT")], dtype="timedelta64[h]")[K]
     texts, last = slice_keys(hours)
     order = [name for name, _ in group_rows(texts, last=last, values=hours)]
-    assert order == ["-2 days 02:00:00", "-1 days 01:00:00", "None"]  # -50 h, -25 h (was -25 h first), NaT
+    assert order == ["-2 days 02:00:00", "-1 days 01:00:00", "(missing)"]  # -50 h, -25 h (was -25 h first), NaT
 
 
 # -- two keys of one name ------------------------------------------------------------------------------
-@pytest.mark.parametrize(("one", "other"), [(1, "1"), (True, "True"), (None, "None"), (b"1", "b'1'")])
+@pytest.mark.parametrize(("one", "other"), [(1, "1"), (True, "True"), (None, "(missing)"), (b"1", "b'1'")])
 def test_two_keys_of_one_name_are_refused_in_memory_as_in_sql(one, other):
     keys = np.empty(N, dtype=object)
     keys[:] = [one if k else other for k in K % 2]
@@ -186,9 +186,9 @@ def test_equal_keys_of_different_types_are_one_slice():
     got = _slices(vc.audit(P, Y, by=keys, min_count=1))
     assert {name: n for name, (n, _) in got.items()} == {"1.0": int((K < 2).sum()), "2": int((K == 2).sum())}
     nans = np.empty(N, dtype=object)
-    nans[:] = [[float("nan"), np.float64("nan"), 3][k] for k in K]  # two NaNs: the slice nan, never refused
+    nans[:] = [[float("nan"), np.float64("nan"), 3][k] for k in K]  # two NaNs: the missing key
     got = _slices(vc.audit(P, Y, by=nans, min_count=1))
-    assert {name: n for name, (n, _) in got.items()} == {"3": int((K == 2).sum()), "nan": int((K < 2).sum())}
+    assert {name: n for name, (n, _) in got.items()} == {"3": int((K == 2).sum()), "(missing)": int((K < 2).sum())}
 
 
 # -- the slice cap on times: the kept slice holds its own rows, named as uncapped ------------------------

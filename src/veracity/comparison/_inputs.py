@@ -257,8 +257,10 @@ def _read_lazy(prep: Any, scores: list[str], what: str) -> tuple[dict[str, np.nd
     cols = [nw.col(f.ref(c)).alias(f"_m{i}") for i, c in enumerate(scores)] + [label.alias("_y")]
     if prep.weight is not None:
         cols.append(nw.col(f.ref(prep.weight)).alias("_w"))
-    if prep.by is not None:
-        cols.append(nw.col(f.ref(prep.by)).alias("_g"))
+    if prep.by is not None:  # a float key's NaN as null: the one missing key (as vc.audit reads it)
+        from ..sources._aggregates import one_missing_key
+
+        cols.append(one_missing_key(nw.col(f.ref(prep.by)), lf.collect_schema()[f.ref(prep.by)]).alias("_g"))
     table = collect(lf.select(cols))
     if type(table.to_native()).__module__.split(".")[0] == "pyarrow":  # DuckDB INTERVAL keys: durations
         from ..sources._source import intervals_as_durations

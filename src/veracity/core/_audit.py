@@ -10,6 +10,7 @@ import numpy as np
 
 from ._binning import make_edges
 from ._formulas import BrierDecomposition, brier_decomposition_from_stats, nll_from_stats
+from ._keys import MISSING_NAME
 from ._metrics import Multiclass, accuracy_of, auc_of
 from ._parallel import submit
 from ._reliability import ReliabilityTable
@@ -520,9 +521,11 @@ def audit(
     texts, last = slice_keys(keys)
     groups = {}
     ordered_by = keys if keys.dtype.kind in "OmM" else None  # times and durations ordered by value, not text
+    # a float key's NaN (np.unique's last key, printed 'nan') is the missing key: its name on every route
+    nan_name = "nan" if texts.dtype.kind == "f" else None
     for key, rows in group_rows(texts, max_groups, last=last, values=ordered_by):
         part = subset(data, rows)
         if part.w is not None and not part.w.sum() > 0:
             continue  # a slice whose rows all weigh 0 holds no evidence: left out, like an absent one
-        groups[key] = _audit_binary(part, edges, strategy, **options)
+        groups[MISSING_NAME if key == nan_name else key] = _audit_binary(part, edges, strategy, **options)
     return replace(whole, groups=groups, group_column=by_name or "group")

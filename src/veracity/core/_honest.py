@@ -61,7 +61,7 @@ def _bin_moments(stats: BinStats) -> tuple[np.ndarray, ...]:
     w = stats.weight[keep]
     share = w / stats.total_weight
     conf = stats.sum_p[keep] / w
-    acc = stats.sum_y[keep] / w
+    acc = np.clip(stats.sum_y[keep] / w, 0.0, 1.0)  # Σwy and Σw summed apart may differ in their last bit
     # 1 / effective size; a bin of weights so small beside the largest that their squares
     # underflow (Σw² = 0) counts as one row, as in BinStats.effective_count (was 0/0 = NaN)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

@@ -2,9 +2,14 @@
 SQL, model comparison, the monitoring store).
 
 Engine-free, so the core orders ``by=`` slices exactly as the engines do: keys sorted by value
-(``9`` before ``10``), as text only when they do not compare (``1`` beside ``'a'``), the NaN key
-after the values (where ``np.unique`` puts it) and the missing key (None) last. Each slice is
-named :func:`key_name` of its key, whichever route handed the key back.
+(``9`` before ``10``), as text only when they do not compare (``1`` beside ``'a'``), and the missing
+key last. Each slice is named :func:`key_name` of its key, whichever route handed the key back.
+
+A missing key is one key on every route (:func:`is_missing`): SQL's NULL, a frame's null, None, NaN
+(pandas, Dask and a numpy float array cannot tell NaN from a missing value, so no route may), NaT and
+pandas' ``NA``. Its slice is named :data:`MISSING_NAME`, ``(missing)``, as ``veracity monitor status``
+names the rows logged without a slice value; a real key spelt ``(missing)`` beside a missing one is
+refused (:func:`refuse_shared_names`), so the text ``'None'`` or ``'nan'`` is just a key.
 """
 
 from __future__ import annotations
@@ -15,33 +20,49 @@ from typing import Any
 
 import numpy as np
 
-#: the one key of a NaN slice: each NaN an engine hands back is a new float, unequal to every other,
-#: so the rows of a NaN key would split into one slice per bin (``sources._aggregates.slice_key``)
+#: the name of the missing key's slice on every route (None, NaN, NaT, NA, SQL's NULL): the name
+#: ``veracity monitor status`` gives the rows logged without a slice value
+MISSING_NAME = "(missing)"
+
+#: a NaN as a slice key (kept for the modules that import it): every NaN is the missing key now
+#: (:func:`same_key` hands back None for it)
 NAN_KEY = float("nan")
 
 
-def _is_nan(key: Any) -> bool:
-    return key is NAN_KEY or (isinstance(key, (float, np.floating)) and key != key)
+def is_missing(key: Any) -> bool:
+    """Whether ``key`` is the missing key: None, a NaN (Python, numpy), NaT (numpy, pandas) or pandas'
+    ``NA``. One slice, :data:`MISSING_NAME`, on every route.
+
+    >>> [is_missing(k) for k in (None, float("nan"), np.datetime64("NaT"), 0.0, "None", "nan")]
+    [True, True, True, False, False, False]
+    """
+    if key is None:
+        return True
+    if isinstance(key, (float, np.floating)):
+        return bool(key != key)
+    if isinstance(key, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(key))
+    return type(key).__name__ in ("NaTType", "NAType")  # pandas' NaT and NA, without importing pandas
 
 
 def key_rank(keys: list[Any]) -> list[int]:
     """Positions of ``keys`` in slice order (see :func:`key_order`); ties keep their given order."""
-    present = [i for i, k in enumerate(keys) if k is not None and not _is_nan(k)]
+    gaps = [is_missing(k) for k in keys]
+    present = [i for i, gap in enumerate(gaps) if not gap]
     try:
         present.sort(key=lambda i: keys[i])
     except TypeError:  # values that do not compare (1 beside 'a'): as text
         present.sort(key=lambda i: str(keys[i]))
-    return (present + [i for i, k in enumerate(keys) if k is not None and _is_nan(k)]
-            + [i for i, k in enumerate(keys) if k is None])
+    return present + [i for i, gap in enumerate(gaps) if gap]
 
 
 def key_order(keys: list[Any]) -> list[Any]:
-    """Slice keys sorted (by value, or as text when they do not compare), the NaN key after the
-    values (where ``np.unique`` puts it) and the missing key last: the one order of slices on every
-    backend (frames, SQL, model comparison, arrays in memory).
+    """Slice keys sorted (by value, or as text when they do not compare), the missing key
+    (:func:`is_missing`: None, NaN, NaT) last: the one order of slices on every backend (frames,
+    SQL, model comparison, arrays in memory).
 
-    >>> key_order([10, None, 9, float("nan"), 2])
-    [2, 9, 10, nan, None]
+    >>> key_order([10, None, 9, 2])
+    [2, 9, 10, None]
     >>> key_order(["b", 1, "a"])
     [1, 'a', 'b']
     """
@@ -55,13 +76,14 @@ _BYTES = (bytes, bytearray, memoryview, np.bytes_)
 def same_key(key: Any) -> Any:
     """A slice key as one Python value whichever engine handed it back: ``-0.0`` as ``0.0`` (one
     value: SQL's GROUP BY and ``np.unique`` put both in one slice), a ``bytearray``/``memoryview``
-    (Spark, psycopg2) as ``bytes``, any NaN as :data:`NAN_KEY`. Other keys are returned as given.
+    (Spark, psycopg2) as ``bytes``, any NaN as None (the missing key, :func:`is_missing`). Other keys
+    are returned as given.
 
-    >>> same_key(-0.0), same_key(bytearray(b"ab")), same_key(float("nan")) is NAN_KEY
-    (0.0, b'ab', True)
+    >>> same_key(-0.0), same_key(bytearray(b"ab")), same_key(float("nan"))
+    (0.0, b'ab', None)
     """
     if isinstance(key, (float, np.floating)):
-        return NAN_KEY if key != key else key + 0.0  # -0.0 + 0.0 == +0.0; every other value unchanged
+        return None if key != key else key + 0.0  # -0.0 + 0.0 == +0.0; every other value unchanged
     if isinstance(key, (bytearray, memoryview)):
         return bytes(key)
     return key
@@ -133,24 +155,28 @@ def key_name(key: Any) -> str:
     * a duration (``numpy.timedelta64`` in any unit, ``datetime.timedelta``, pandas ``Timedelta``) is
       named by :func:`duration_name`: ``0 days 00:00:00.000000001`` on every route (numpy printed
       ``1 nanoseconds``, Python's timedelta ``0:00:00``);
-    * the missing key None is ``'None'`` and NaN ``'nan'``, as ``str`` gives them.
+    * the missing key (:func:`is_missing`: None, NaN, NaT, NA; SQL's NULL) is :data:`MISSING_NAME`,
+      ``(missing)``: one slice, named alike on every route (``str`` gave ``None``, ``nan``, ``NaT``,
+      ``<NA>``: a float column's NaN and null were two slices on polars, Arrow and DuckDB).
 
     >>> import datetime as dt
     >>> key_name(dt.datetime(2024, 1, 1, 9, tzinfo=dt.timezone(dt.timedelta(hours=9))))
     '2024-01-01 00:00:00+00:00'
-    >>> key_name(-0.0), key_name(bytearray(b"\x00ab")), key_name(None), key_name(9)
-    ('0.0', "b'\\x00ab'", 'None', '9')
+    >>> key_name(-0.0), key_name(bytearray(b"\x00ab")), key_name(None), key_name(float("nan")), key_name(9)
+    ('0.0', "b'\\x00ab'", '(missing)', '(missing)', '9')
     """
     kind = type(key)
     if kind is str or kind is int:  # the common keys first
         return str(key)
+    if is_missing(key):
+        return MISSING_NAME
     if isinstance(key, _dt.datetime) and key.tzinfo is not None and key.utcoffset() is not None:
         return str(key.astimezone(_dt.timezone.utc))  # a pandas Timestamp keeps its nanoseconds
     if isinstance(key, _BYTES):
         return str(bytes(key))
     if isinstance(key, (_dt.timedelta, np.timedelta64)):
         ns = duration_ns(key)
-        return "None" if ns is None else duration_name(ns)
+        return MISSING_NAME if ns is None else duration_name(ns)
     if isinstance(key, decimal.Decimal) and key.is_zero():
         return str(abs(key))
     return str(same_key(key))
@@ -192,10 +218,10 @@ def key_names(keys: np.ndarray) -> np.ndarray:
 
 def same_named(a: Any, b: Any) -> bool:
     """Whether two keys that share a name are one key: equal values (``1`` and ``numpy.int64(1)``,
-    ``1.0`` and ``numpy.float64(1.0)``, ``-0.0`` and ``0.0``) or two NaNs; ``1`` and ``'1'``, or None
-    and ``'None'``, are two keys."""
-    if _is_nan(a) or _is_nan(b):
-        return _is_nan(a) and _is_nan(b)
+    ``1.0`` and ``numpy.float64(1.0)``, ``-0.0`` and ``0.0``) or two missing keys (None, NaN, NaT:
+    :func:`is_missing`); ``1`` and ``'1'``, or None and ``'(missing)'``, are two keys."""
+    if is_missing(a) or is_missing(b):
+        return is_missing(a) and is_missing(b)
     try:
         return bool(a is b or a == b)
     except (TypeError, ValueError):  # pragma: no cover - a key whose == does not give one truth value
@@ -204,7 +230,7 @@ def same_named(a: Any, b: Any) -> bool:
 
 def refuse_shared_names(keys: list[Any], names: list[str] | None = None) -> None:
     """Refuse two different keys with one name (:func:`key_name`; ``names``: theirs, when known): the
-    key ``1`` and the text ``'1'``, a missing key and the text ``'None'``. Every route names a slice by
+    key ``1`` and the text ``'1'``, a missing key and the text ``'(missing)'``. Every route names a slice by
     its key's text, so they would be one slice in memory (their rows merged, silently) and one would
     overwrite the other elsewhere; SQL refuses them. Equal keys of different types
     (:func:`same_named`) are one key. One pass over the distinct keys, not the rows."""

@@ -9,7 +9,7 @@ import numpy as np
 
 from ._binning import make_edges
 from ._intervals import binomial_interval, check_interval_args
-from ._formulas import ece_from_stats
+from ._formulas import ece_from_stats, gap_numerator
 from ._stats import BinStats
 from ._text import count_noun, fmt, fmt_count, fmt_edge, render_table
 from ._compat import renamed
@@ -111,6 +111,8 @@ class ReliabilityTable(Display):
         )
         keep = np.flatnonzero(stats.nonempty)
         e = stats.edges
+        with np.errstate(invalid="ignore", divide="ignore"):  # acc − conf = −Σw(p − y)/Σw, not a difference of two means
+            gaps = -gap_numerator(stats) / stats.weight
         rows = tuple(
             ReliabilityRow(
                 index=int(b),
@@ -120,7 +122,7 @@ class ReliabilityTable(Display):
                 count=int(stats.count[b]),
                 conf=float(conf[b]),
                 acc=float(acc[b]),
-                gap=float(acc[b] - conf[b]),
+                gap=float(gaps[b]),
                 ci_low=float(low[b]),
                 ci_high=float(high[b]),
                 sufficient=bool(n_eff[b] >= min_count),
@@ -223,7 +225,7 @@ def max_gaps(stats: BinStats, min_count: float) -> tuple[float, float | None]:
     """
     keep = stats.nonempty
     with np.errstate(invalid="ignore", divide="ignore"):
-        gap = np.abs(stats.sum_y - stats.sum_p) / np.where(keep, stats.weight, 1.0)
+        gap = np.abs(gap_numerator(stats)) / np.where(keep, stats.weight, 1.0)
     enough = keep & (stats.effective_count >= min_count)
     thin = keep & ~enough
     mce = float(gap[enough].max()) if enough.any() else float("nan")

@@ -6,24 +6,36 @@ For bins b = 0…M−1 with edges ``e_0 < … < e_M`` a :class:`BinStats` holds
 * ``weight`` — :math:`\\sum w`, ``weight_sq`` — :math:`\\sum w^2` (effective size),
 * ``sum_p`` — :math:`\\sum w p`, ``sum_y`` — :math:`\\sum w y`,
 * ``sum_p2`` — :math:`\\sum w p^2`, ``sum_py`` — :math:`\\sum w p y`,
-* ``sum_nll`` — :math:`\\sum w \\ell` with ℓ the per-row log-loss.
+* ``sum_nll`` — :math:`\\sum w \\ell` with ℓ the per-row log-loss,
+* ``sum_r`` — :math:`\\sum w (p - y)` (the gap's numerator, conf − acc = ``sum_r / weight``),
+* ``sum_q1`` — :math:`\\sum_{y=1} w (1 - p)` (the positives' missing probability),
+* ``sum_r2`` — :math:`\\sum w (p - y)^2` (the Brier score's numerator).
+
+The last three are carried as sums of the residuals themselves, computed where the rows
+live: expanded from the others (:math:`\\sum wp^2 - 2\\sum wpy + \\sum wy`) a sharp
+forecast's Brier score of 1e-13 cancels to a few percent, or below zero. In memory every
+sum of weights and of residuals is accurate to about one rounding whatever the rows'
+order (:func:`veracity.core._rank.bin_sums`).
 
 Two objects with the same edges merge by addition (``a + b``), so an audit of a
 file read in chunks, or of partitions on a cluster, is the sum of the parts.
-The last three sums are optional (``None``) when only the reliability table is
-needed; they are then not computed at all.
+``sum_p2``, ``sum_py``, ``sum_nll``, ``sum_q1`` and ``sum_r2`` are optional (``None``) when
+only the reliability table is needed; they are then not computed at all. ``sum_r``, ``sum_q1``
+and ``sum_r2`` may be None in statistics built by hand or saved before they existed: the
+formulas then fall back to the expanded sums.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from ._special import expit
 
 from ._binning import bin_index, check_strategy
+from ._rank import bin_sums, split_sums
 from ._text import count_noun
 from ._validation import (
     Binary,
@@ -36,8 +48,8 @@ from ._validation import (
     prepare_binary,
 )
 
-_SUMS = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll")
-_OPTIONAL = ("sum_p2", "sum_py", "sum_nll")
+_SUMS = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "sum_r", "sum_q1", "sum_r2")
+_OPTIONAL = ("sum_p2", "sum_py", "sum_nll", "sum_r", "sum_q1", "sum_r2")
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,6 +66,9 @@ class BinStats:
     sum_p2: np.ndarray | None = None
     sum_py: np.ndarray | None = None
     sum_nll: np.ndarray | None = None
+    sum_r: np.ndarray | None = None
+    sum_q1: np.ndarray | None = None
+    sum_r2: np.ndarray | None = None
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -61,7 +76,9 @@ class BinStats:
         """Accumulate a validated binary problem into bins given by ``edges``.
 
         ``full=False`` computes only what the reliability table needs (counts,
-        Σw, Σw², Σp, Σy); ``full=True`` adds Σp², Σpy and Σ log-loss.
+        Σw, Σw², Σp, Σy, Σ(p − y)); ``full=True`` adds Σp², Σpy, Σ log-loss, Σ_{y=1}(1 − p) and
+        Σ(p − y)². Σw and Σw(p − y) are accurate to about one rounding in any row order
+        (:func:`veracity.core._rank.bin_sums`).
         """
         m = edges.size - 1
         idx = bin_index(data.p, edges, strategy)
@@ -69,14 +86,20 @@ class BinStats:
         if full:
             return cls._full(data, idx, m, edges, strategy)
 
-        def total(values: np.ndarray | None) -> np.ndarray:
-            weights = values if w is None else (w if values is None else values * w)
+        def total(values: np.ndarray | None, accurate: bool = False) -> np.ndarray:
+            weights = cast(np.ndarray, values if w is None else (w if values is None else values * w))
+            if accurate:  # ECE's numbers: the weights and the residuals, in any row order
+                return bin_sums(idx, weights, m)
             return np.bincount(idx, weights=weights, minlength=m).astype(np.float64, copy=False)
 
         count = np.bincount(idx, minlength=m).astype(np.int64)
-        weight = count.astype(np.float64) if w is None else total(None)
+        weight = count.astype(np.float64) if w is None else total(None, True)
         weight_sq = weight if w is None else np.bincount(idx, weights=w * w, minlength=m)
-        return cls(edges, strategy, count, weight, weight_sq, total(data.p), total(data.y))
+        # unweighted, Σ(p − y) of terms in [−1, 1] as bincount adds them (n·2^-53 at worst, no worse than the
+        # sums it replaces); weighted, accurately (weights may span magnitudes)
+        # Σwy as Σw is summed (weighted: accurately), so that a bin of positives has Σwy = Σw exactly
+        return cls(edges, strategy, count, weight, weight_sq, total(data.p), total(data.y, w is not None),
+                   sum_r=total(residuals(data), w is not None))
 
     @classmethod
     def _full(cls, data: Binary, idx: np.ndarray, m: int, edges: np.ndarray, strategy: str) -> BinStats:
@@ -86,15 +109,26 @@ class BinStats:
         cell += data.y.astype(np.intp)
         w = data.w
 
+        def weighted(values: np.ndarray | None) -> np.ndarray:
+            return cast(np.ndarray, values if w is None else (w if values is None else values * w))
+
         def per_cell(values: np.ndarray | None) -> np.ndarray:
-            weights = values if w is None else (w if values is None else values * w)
-            return np.bincount(cell, weights=weights, minlength=2 * m).reshape(m, 2)
+            return np.bincount(cell, weights=weighted(values), minlength=2 * m).reshape(m, 2)
 
         rows = np.bincount(cell, minlength=2 * m).reshape(m, 2)
         count = rows.sum(axis=1).astype(np.int64)
-        weight = rows.astype(np.float64) if w is None else per_cell(None)
+        # the weights and the residuals (ECE's numbers) summed accurately, in any row order;
+        # the other sums as bincount adds them (sums of nonnegative terms: n·2^-53 relative at worst)
+        weight = rows.astype(np.float64) if w is None else bin_sums(cell, w, 2 * m).reshape(m, 2)
         weight_sq = count.astype(np.float64) if w is None else np.bincount(idx, weights=w * w, minlength=m)
         sum_p = per_cell(data.p)
+        r = residuals(data)
+        if w is None:  # a cell's residuals share a sign (r = p ≥ 0 at y = 0, p − 1 ≤ 0 at y = 1): its plain sum is
+            # accurate (terms in [−1, 1], no cancellation), and the split costs three bincounts on every audit
+            high, low = per_cell(r), np.zeros((m, 2))
+        else:  # weights spanning magnitudes: the exact split, so a bin's total is one rounding in any row order
+            high, low = (v.reshape(m, 2) for v in split_sums(cell, weighted(r), 2 * m, parts=2))
+        cell_r = high + low  # per (bin, label); a bin's two high sums add exactly (see split_sums)
         return cls(
             edges,
             strategy,
@@ -106,6 +140,9 @@ class BinStats:
             sum_p2=per_cell(data.p * data.p).sum(axis=1),
             sum_py=sum_p[:, 1].copy(),
             sum_nll=per_cell(binary_nll_terms(data)).sum(axis=1),
+            sum_r=high.sum(axis=1) + low.sum(axis=1),  # accurate even where the two cells cancel
+            sum_q1=-cell_r[:, 1],  # label-1 rows: r = p - 1 = -(1 - p)
+            sum_r2=per_cell(r * r).sum(axis=1),
         )
 
     @classmethod
@@ -217,6 +254,13 @@ class BinStats:
 
     def __str__(self) -> str:
         return f"BinStats({count_noun(self.n, 'row')} in {self.n_bins} {self.strategy} bins)"
+
+
+def residuals(data: Binary) -> np.ndarray:
+    """``p − y`` per row: exact for label 0 and for label 1 with p ≥ ½ (Sterbenz), one rounding
+    otherwise."""
+    r: np.ndarray = data.p - data.y
+    return r
 
 
 #: Default cap on the number of slices (``by=``): one audit per slice costs a pass each.

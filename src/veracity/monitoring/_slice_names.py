@@ -43,6 +43,10 @@ def slice_texts(col: Any, name: str = "by", source: str = "the input") -> Any:
                             "time): pass one key per row", param="by")
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
         return col.cast(pa.string())
+    if pa.types.is_floating(col.type):  # NaN is the missing key (core._keys.is_missing): stored as null,
+        import pyarrow.compute as pc    # the status's (missing), not refused as that reserved name
+
+        col = pc.if_else(pc.is_nan(col), pa.scalar(None, col.type), col)
     if pa.types.is_timestamp(col.type) and col.type.tz is not None:  # a zoned time: its UTC instant (key_name)
         col = col.cast(pa.timestamp(col.type.unit, tz="UTC"))
     encoded = col.dictionary_encode()

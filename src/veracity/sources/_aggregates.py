@@ -63,13 +63,23 @@ def base(frame: Any, score: str, label: Any, weight: str | None, by: str | list[
     y = as_float(label, schema) if isinstance(label, str) else label
     cols = [as_float(score, schema).alias("_s"), y.alias("_y"), w.alias("_w")]
     if isinstance(by, (list, tuple)):  # several key columns: _g0, _g1, ... (see :func:`key_columns`)
-        cols.extend(nw.col(b).alias(f"_g{i}") for i, b in enumerate(by))
+        cols.extend(one_missing_key(nw.col(b), schema[b]).alias(f"_g{i}") for i, b in enumerate(by))
     elif by is not None:
-        key = nw.col(by)
+        key = one_missing_key(nw.col(by), schema[by])
         if pooled is not None:  # the slice cap: keep these keys, pool the others under one name
-            key = pooled_key(key, frame.collect_schema()[by], pooled)
+            key = pooled_key(key, schema[by], pooled)
         cols.append(key.alias("_g"))
     return frame.select(cols)
+
+
+def one_missing_key(key: Any, dtype: Any) -> Any:
+    """The slice key column with a float column's NaN made null: the one missing key of every route
+    (:func:`veracity.core._keys.is_missing`, the slice ``(missing)``). polars, DuckDB, Arrow and Spark
+    keep NaN apart from null, so a float key column with both had two slices ('nan' and 'None'), where
+    pandas, Dask and a numpy array (which cannot tell them apart) had one."""
+    import narwhals as nw
+
+    return nw.when(~key.is_nan()).then(key) if dtype.is_float() else key
 
 
 def as_float(name: str, schema: Any) -> Any:
@@ -90,7 +100,7 @@ def pooled_key(key: Any, dtype: Any, pooled: tuple[list[Any], str]) -> Any:
     """The slice key of the slice cap: the kept keys as text (named as Python names them, as the
     slices of an uncapped audit are), every other key pooled under one name.
 
-    A kept missing key stays missing (the slice "None"): ``is_in`` never matches a missing value.
+    A kept missing key stays missing (the slice ``(missing)``): ``is_in`` never matches a missing value.
     A kept time (:func:`_time_match`) or duration (:func:`_duration_match`) is matched exactly,
     nanoseconds included, and named by :func:`veracity.core._keys.key_name`, as the uncapped slice
     is: the engines' text of a time differs (DuckDB ``+00`` for ``+00:00``, polars six or nine
@@ -112,9 +122,8 @@ def pooled_key(key: Any, dtype: Any, pooled: tuple[list[Any], str]) -> Any:
             text = nw.when(match).then(nw.lit(key_name(k), nw.String)).otherwise(text)
     else:
         text = key.cast(nw.String)
-    if dtype.is_float():  # a kept NaN is named 'nan' as Python names it (polars: 'NaN')
-        text = nw.when(key.is_nan()).then(nw.lit("nan", nw.String)).otherwise(text)
-    elif dtype == nw.Boolean:  # "True" / "False", not the engines' "true" / "false"
+    # (a float key's NaN is null here already, the missing key: :func:`one_missing_key`)
+    if dtype == nw.Boolean:  # "True" / "False", not the engines' "true" / "false"
         text = nw.when(key).then(nw.lit("True", nw.String)).otherwise(nw.lit("False", nw.String))
     text = nw.when(~key.is_null()).then(text)  # missing stays missing (pandas and Dask: NaN is missing)
     plain = [k for k in values if not _finer(k) and not durations]
@@ -384,7 +393,10 @@ def _decision(score_type: str, threshold: float) -> Any:
     return nw.col("_p") >= threshold
 
 
-_SUM_NAMES = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct")
+#: ``sum_r``, ``sum_q1``, ``sum_r2``: Σw(p − y), Σ_{y=1} w(1 − p), Σw(p − y)², summed where the rows
+#: live (expanded from the others, a sharp forecast's Brier score cancels: see veracity.core._stats)
+_SUM_NAMES = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct",
+              "sum_r", "sum_q1", "sum_r2")
 
 
 def distinct_scores(lf: Any, *, score_type: str, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -489,6 +501,7 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
     ).with_columns(
         _one=nw.lit(1, nw.Int64), weight=w, weight_sq=w * w, sum_p=w * p, sum_y=w * y,
         sum_p2=w * p * p, sum_py=w * p * y, sum_nll=w * nw.col("_l"), correct=w * nw.col("_c"),
+        sum_r=w * (p - y), sum_q1=w * y * (1.0 - p), sum_r2=w * ((p - y) * (p - y)),
     )
     keys = [*key_columns(grouped), "_b"]
     rows = collect(x.group_by(keys).agg(nw.col("_one").sum().alias("count"),
@@ -501,8 +514,8 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
 
 def slice_key(key: Any) -> Any:
     """A slice key as it came back from an engine, as one Python value (in a tuple of keys too;
-    :func:`veracity.core._keys.same_key`): any NaN made :data:`NAN_KEY` (every row of a NaN key lands in
-    one slice, as ``np.unique`` puts them in memory), ``-0.0`` made ``0.0``, a ``bytearray`` bytes, an
+    :func:`veracity.core._keys.same_key`): any NaN made None (the missing key; the engines' queries make
+    a float key's NaN null first, :func:`one_missing_key`), ``-0.0`` made ``0.0``, a ``bytearray`` bytes, an
     interval (DuckDB's INTERVAL comes back as Arrow's ``MonthDayNano``, a tuple) one duration key."""
     if type(key).__name__ == "MonthDayNano":  # (months, days, nanoseconds): not a tuple of slice keys
         return interval_key(key)

@@ -156,13 +156,16 @@ class _Prepared:
         return self.column(name)
 
     def slice_keys(self) -> np.ndarray:
-        """The ``by`` column, its missing values as ``None`` (the slice every backend calls "None";
-        pandas would hand over NaN, named "nan")."""
+        """The ``by`` column, its missing values as ``None``: nulls and, in a float column, NaN (the one
+        missing key, :func:`veracity.core._keys.is_missing`, the slice every backend calls ``(missing)``;
+        polars and Arrow keep a NaN apart from a null, pandas cannot)."""
         from ._source import refuse_ns_times
 
         col = self.frame.nw.get_column(self.by)
         refuse_ns_times(col, self.by)  # a time of day finer than a microsecond has no exact key
-        missing = col.is_null().to_numpy()
+        missing = np.asarray(col.is_null().to_numpy(), dtype=bool)
+        if self.frame.schema[self.by].is_float():
+            missing |= np.isnan(np.asarray(col.to_numpy(), dtype=np.float64))
         if missing.any() and self.frame.schema[self.by].is_integer():
             # integers with missing values come out of to_numpy() as floats: keep them integers (slice "1",
             # not "1.0", as every lazy backend names it)
@@ -304,7 +307,8 @@ def stats_from_sums(sums: dict[str, np.ndarray], edges: np.ndarray, strategy: st
 
     return BinStats(edges, strategy, count=sums["count"].astype(np.int64), weight=sums["weight"],
                     weight_sq=sums["weight_sq"], sum_p=sums["sum_p"], sum_y=sums["sum_y"],
-                    sum_p2=sums["sum_p2"], sum_py=sums["sum_py"], sum_nll=sums["sum_nll"])
+                    sum_p2=sums["sum_p2"], sum_py=sums["sum_py"], sum_nll=sums["sum_nll"],
+                    sum_r=sums.get("sum_r"), sum_q1=sums.get("sum_q1"), sum_r2=sums.get("sum_r2"))
 
 
 

@@ -173,7 +173,8 @@ def _contract_from_parts(parts: Any) -> dict[str, Any]:
     return out
 
 
-_BIN_SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct")
+_BIN_SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct",
+             "sum_r", "sum_q1", "sum_r2")
 
 
 def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
@@ -212,7 +213,8 @@ def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, thres
         idx = np.bincount(bin_index(p[rows], edges, strategy), weights=w[rows] * right[rows], minlength=m)
         frame: dict[str, Any] = {"_b": np.arange(m), "count": st.count.astype(np.float64), "weight": st.weight,
                  "weight_sq": st.weight_sq, "sum_p": st.sum_p, "sum_y": st.sum_y, "sum_p2": st.sum_p2,
-                 "sum_py": st.sum_py, "sum_nll": st.sum_nll, "correct": idx}
+                 "sum_py": st.sum_py, "sum_nll": st.sum_nll, "correct": idx, "sum_r": st.sum_r,
+                 "sum_q1": st.sum_q1, "sum_r2": st.sum_r2}
         if grouped:  # in the column's own dtype (a list of one Int64 key and NA would come back as floats)
             frame = {"_g": keys[np.full(m, k)], **frame}
         frames.append(pd.DataFrame(frame))

@@ -55,11 +55,11 @@ def top_label_base(frame: Any, scores: list[str], label: str, weight: str | None
         w = w * weight_scale
     keep = [as_float(label, schema).alias("__vc_y"), w.alias("_w")]
     if by is not None:
-        key = nw.col(by)
-        if pooled is not None:
-            from ._aggregates import pooled_key
+        from ._aggregates import one_missing_key, pooled_key
 
-            key = pooled_key(key, frame.collect_schema()[by], pooled)
+        key = one_missing_key(nw.col(by), schema[by])  # a float key's NaN: the missing key, as null
+        if pooled is not None:
+            key = pooled_key(key, schema[by], pooled)
         keep.append(key.alias("_g"))
     x, probs, log_p = _staged(frame, scores, score_type, keep)
     y = nw.col("__vc_y")

@@ -168,8 +168,12 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
                             "column of numbers, text, dates or booleans")
     # BOOLEAN scores or weights read as 1.0 / 0.0, as the arrays and every frame read them
     booleans = {name for name in (score, weight) if name is not None and isinstance(first.get(name), (bool, np.bool_))}
+    # a NaN key is the missing key (NULL), one slice on every route: a DOUBLE by= column's NaN is read as
+    # NULL (and a NUMERIC's, where it can hold NaN: PostgreSQL and its kin)
+    sample = first.get(by) if by is not None else None
+    by_nan = isinstance(sample, float) or (isinstance(sample, decimal.Decimal) and q.numeric_nan(db.dialect))
     cols = q.Columns(table=table, score=score, label=label, weight=weight, by=by, score_bool=score in booleans,
-                     weight_bool=weight in booleans, by_text=_finer_than_python(db, table, by))
+                     weight_bool=weight in booleans, by_text=_finer_than_python(db, table, by), by_nan=by_nan)
     if pos_label is not None:
         return replace(cols, label_kind="pos", pos_value=positive_value(db, table, label, pos_label))
     sample = first.get(label)
@@ -295,7 +299,7 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
     kept = {k: k for k in cols.pool[0]} if cols.pool is not None else {}
     filled: set[tuple[Any, int]] = set()
     for rec in recs:
-        key = (_OTHER if rec.get("_o") else _key(rec["_g"])) if grouped else None  # NaN keys: one slice
+        key = (_OTHER if rec.get("_o") else _key(rec["_g"])) if grouped else None  # NaN: the missing key
         key = kept.get(key, key)
         acc = per_slice.setdefault(key, {**{k: np.zeros(m) for k in q.SUMS}, "_parts": []})
         b = int(rec["_b"])

@@ -235,6 +235,9 @@ class Columns:
     #: the ``by=`` column read as text (DuckDB's TIMESTAMP_NS / TIME_NS: Python's datetime holds microseconds,
     #: so keys that differ below one would be one key, and a kept key's literal would miss its rows)
     by_text: bool = False
+    #: the ``by=`` column holds numbers that may be NaN (a DOUBLE, or a PostgreSQL NUMERIC): its NaN is read
+    #: as NULL, the one missing key of every route (:func:`veracity.core._keys.is_missing`)
+    by_nan: bool = False
 
 
 def _as_double(col: Any, boolean: bool) -> Any:
@@ -247,6 +250,27 @@ def _as_double(col: Any, boolean: bool) -> Any:
     one_zero = exp.case().when(col.copy(), exp.Literal.number("1.0")).when(exp.Not(this=col.copy()),
                                                                         exp.Literal.number("0.0"))
     return exp.Cast(this=one_zero, to=exp.DataType.build("double"))
+
+
+def numeric_nan(dialect: str) -> bool:
+    """Whether a NUMERIC / DECIMAL column of ``dialect`` can hold NaN (PostgreSQL's can; NaN equals
+    itself there)."""
+    return dialect in ("postgres", "redshift", "snowflake")
+
+
+def missing_nan(g: Any, dialect: str) -> Any:
+    """``CASE WHEN NOT <g is NaN> THEN g END``: the slice key ``g`` with NaN made NULL, so a NaN key and
+    a NULL key are one slice, ``(missing)``, as on every other route (a float array or a pandas column
+    cannot tell them apart). Unchanged where the engine stores no NaN (SQLite, MySQL, SQL Server)."""
+    from sqlglot import exp
+
+    if dialect in ("sqlite", "mysql", "tsql"):  # NaN is stored as NULL or refused
+        return g
+    if numeric_nan(dialect):  # NaN equals itself there (a NUMERIC's NaN too)
+        nan: exp.Expression = exp.EQ(this=g.copy(), expression=literal(float("nan"), dialect))
+    else:  # ISNAN (DuckDB, Spark, Databricks), IS_NAN (BigQuery, Trino), isNaN (ClickHouse)
+        nan = exp.IsNan(this=g.copy())
+    return exp.case().when(exp.Not(this=nan), g)
 
 
 def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
@@ -290,6 +314,8 @@ def base_select(c: Columns, dialect: str, *, integer: bool = False) -> Any:
         g: exp.Expression = exp.column(ident(c.by, "by"))
         if c.by_text:
             g = exp.Cast(this=g, to=exp.DataType.build("text"))
+        elif c.by_nan:
+            g = missing_nan(g, dialect)
         if c.pool is None:
             cols.append(exp.alias_(g, "_g"))
         else:  # the capped slices (see Columns.pool): kept keys as they are, the others NULL with _o = 1
@@ -430,7 +456,8 @@ def weight_totals_sql(c: Columns, dialect: str) -> str:
 
 # -- the per-bin statistics and the exact AUC, from one aggregate per distinct score ---------------------
 #: the sums of :class:`BinStats` (and Σw·correct), in the order the query returns them
-SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct")
+SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct",
+        "sum_r", "sum_q1", "sum_r2")
 #: unweighted counts above this are summed as integers (below, doubles hold every partial sum exactly)
 EXACT_DOUBLE_ROWS = 10**8
 
@@ -605,7 +632,8 @@ SELECT {g}_b,
   SUM(_n) AS "count", SUM(_ws) AS weight, SUM(_w2) AS weight_sq, SUM({mul("_p", "_ws")}) AS sum_p,
   SUM(_w1) AS sum_y, SUM({mul(_SQUARE_P, "_ws")}) AS sum_p2, SUM({mul("_p", "_w1")}) AS sum_py,
   SUM({mul("_l1", "_w1")} + {mul("_l0", "_w0")}) AS sum_nll,
-  SUM(_ok) AS correct, SUM({mul("_w1", "(2 * _below + _w0)")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
+  SUM(_ok) AS correct, SUM({mul("_w1", "(2 * _below + _w0)")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg,
+  {_residual_sums(mul, "_w0", "_w1")}{screened}
 FROM _fin
 GROUP BY {g}_b{_limit(limit)}
 """, base_select(c, dialect, integer=integer), dialect)
@@ -701,10 +729,21 @@ SELECT {g}_b,
   COUNT(*) AS "count", SUM(_w) AS weight, SUM({mul("_w", "_w")}) AS weight_sq, SUM({mul("_p", "_w")}) AS sum_p,
   SUM(_w1) AS sum_y, SUM({mul(_SQUARE_P, "_w")}) AS sum_p2, SUM({mul("_p", "_w1")}) AS sum_py, SUM({nll}) AS sum_nll,
   SUM(CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END) AS correct,
-  SUM({mul("_w1", "_nle")}) - SUM({mul("_w0", "_ple")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg{screened}
+  SUM({mul("_w1", "_nle")}) - SUM({mul("_w0", "_ple")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg,
+  {_residual_sums(mul, "_w0", "_w1")}{screened}
 FROM _run
 GROUP BY {g}_b{_limit(limit)}
 """, base_select(c, dialect, integer=integer), dialect)
+
+
+def _residual_sums(mul: Any, w0: str, w1: str) -> str:
+    r"""``sum_r``, ``sum_q1``, ``sum_r2`` of :class:`BinStats`: :math:`\sum w(p - y)`,
+    :math:`\sum_{y=1} w(1 - p)` and :math:`\sum w(p - y)^2`, from the negative (``w0``) and
+    positive (``w1``) weight of each row or score. Summed as they are, not expanded from Σwp², Σwpy
+    and Σwy: a sharp forecast's Brier score (1e-13) would cancel to a few percent, or below zero."""
+    miss = "(1.0 - _p)"
+    return (f"SUM({mul('_p', w0)} - {mul(miss, w1)}) AS sum_r, SUM({mul(miss, w1)}) AS sum_q1, "
+            f"SUM({mul(_SQUARE_P, w0)} + {mul(f'({miss} * {miss})', w1)}) AS sum_r2")
 
 
 def _limit(limit: int | None) -> str:
