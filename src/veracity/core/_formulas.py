@@ -145,14 +145,14 @@ class BrierDecomposition(Display):
 
 def brier_decomposition_from_stats(stats: BinStats) -> BrierDecomposition:
     stats.require_full("the Brier decomposition")
+    if stats.sum_r is not None and stats.sum_q1 is not None and stats.sum_r2 is not None:
+        return _decomposition_of_residuals(stats)
     keep = stats.nonempty
     w = stats.weight[keep]
     total = stats.total_weight
     conf = stats.sum_p[keep] / w
     acc = stats.sum_y[keep] / w
     base = stats.sum_y.sum() / total
-    if stats.sum_r is not None and stats.sum_q1 is not None and stats.sum_r2 is not None:
-        return _decomposition_of_residuals(stats)
     sum_p2, sum_py = cast(np.ndarray, stats.sum_p2), cast(np.ndarray, stats.sum_py)  # full: checked above
     within_var = (sum_p2[keep] - stats.sum_p[keep] * conf).sum() / total
     within_cov = (sum_py[keep] - stats.sum_p[keep] * acc).sum() / total

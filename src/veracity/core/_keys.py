@@ -24,10 +24,6 @@ import numpy as np
 #: ``veracity monitor status`` gives the rows logged without a slice value
 MISSING_NAME = "(missing)"
 
-#: a NaN as a slice key (kept for the modules that import it): every NaN is the missing key now
-#: (:func:`same_key` hands back None for it)
-NAN_KEY = float("nan")
-
 
 def is_missing(key: Any) -> bool:
     """Whether ``key`` is the missing key: None, a NaN (Python, numpy), NaT (numpy, pandas) or pandas'

@@ -283,7 +283,7 @@ def other_key(n_groups: int) -> str:
 
 def refuse_shared_names(keys: list[Any]) -> None:
     """Slices are named by their key's text (:func:`veracity.core._keys.key_name`): two different keys
-    with one text (a missing key and the text ``'None'``, the number ``1`` and the text ``'1'``) would be
+    with one text (a missing key and the text ``'(missing)'``, the number ``1`` and the text ``'1'``) would be
     one slice in memory and overwrite each other elsewhere; refused
     (:func:`veracity.core._keys.refuse_shared_names`)."""
     from ._keys import refuse_shared_names as refuse
@@ -294,18 +294,18 @@ def refuse_shared_names(keys: list[Any]) -> None:
 def text_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
     """Object keys (mixed types, missing ones as None) as their text, the slices' names
     (:func:`veracity.core._keys.key_names`: a zoned time in UTC, ``-0.0`` as ``0.0``, bytes as
-    ``b'...'``), and the name of the missing keys' slice (``'None'``, or None without one:
-    :func:`group_rows`' ``last``). A missing key beside the text ``'None'`` is refused
-    (:func:`refuse_shared_names`)."""
-    from ._keys import key_names
+    ``b'...'``), and the name of the missing keys' slice (:data:`~veracity.core._keys.MISSING_NAME`,
+    or None without one: :func:`group_rows`' ``last``). A missing key beside the text ``'(missing)'``
+    is refused (:func:`refuse_shared_names`)."""
+    from ._keys import MISSING_NAME, is_missing, key_names
 
     text = key_names(keys)
-    missing = np.asarray(keys == None, dtype=bool)  # noqa: E711 - elementwise, on an object array
+    missing = np.fromiter((is_missing(k) for k in keys.ravel()), bool, keys.size).reshape(keys.shape)
     if not missing.any():
         return text, None
-    if (text[~missing] == "None").any():
-        refuse_shared_names([None, "None"])
-    return text, "None"
+    if (text[~missing] == MISSING_NAME).any():
+        refuse_shared_names([None, MISSING_NAME])
+    return text, MISSING_NAME
 
 
 def slice_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
@@ -316,8 +316,8 @@ def slice_keys(keys: np.ndarray) -> tuple[np.ndarray, str | None]:
     named the same slices differently. Times become ``2026-01-01 10:00:00`` (finer than a
     microsecond: nine decimals, as a pandas ``Timestamp`` prints them), dates ``2026-01-01``; NaT
     (a time column's null: Arrow and every frame hold it as one) becomes the missing keys' slice
-    ``'None'``. A float NaN stays ``'nan'``, as a frame's NaN value (not its null) is named, and
-    ``-0.0`` is the slice ``0.0``. Object keys are named by :func:`veracity.core._keys.key_name`.
+    ``(missing)``, as a float NaN does (:func:`veracity.core._keys.is_missing`), and ``-0.0`` is the
+    slice ``0.0``. Object keys are named by :func:`veracity.core._keys.key_name`.
     """
     if keys.dtype.kind == "M":
         keys = _time_texts(keys)

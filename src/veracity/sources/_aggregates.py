@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
-from ..core._keys import NAN_KEY, same_key  # noqa: F401 - NAN_KEY: imported from here too
+from ..core._keys import same_key
 from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, VeracityError, out_of_range_hint, shown_number
 
 #: rows per score range (one sort task) on Spark and Dask

@@ -33,7 +33,7 @@ from ..core._binning import uniform_edges
 from ..core._metrics import check_threshold
 from ..core._validation import VeracityError, check_numeric_column, check_score_type, refuse_score
 from . import _aggregates as agg
-from ..core._keys import NAN_KEY, key_name, key_order  # noqa: F401 - key_order: the slices' one order, imported from here
+from ..core._keys import key_name, key_order  # noqa: F401 - key_order: the slices' one order, imported from here
 from ._source import Frame, _is_decimal, as_frame, check_columns, check_dtypes, exact_floats, refuse_nested
 
 #: options of the array form that need every row in memory (refused on lazy frames)
