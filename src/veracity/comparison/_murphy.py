@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core._binning import cumulative_slack
 from ..core._display import Display
+from ..core._stats import residuals
 from ..core._text import fmt, render_table, visible
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
@@ -191,7 +192,7 @@ def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
         diffs.append(MurphyDifference(models.names[i], models.names[j], mean, low, high, p))
     brier = {}
     for name, d in zip(models.names, models.data):
-        sq = (d.p - y) ** 2
+        sq = residuals(d) ** 2
         brier[name] = float(sq.mean() if w is None else np.dot(sq, w) / w.sum())
     return MurphyDiagram(theta=theta.copy(), elementary=elementary, differences=tuple(diffs), brier=brier,
                          n=models.n, level=level)

@@ -40,6 +40,7 @@ from ..core._ece_difference import (  # noqa: F401 - percentile, shifted_percent
 )
 from ..core._parallel import advance
 from ..core._special import ndtr
+from ..core._stats import residuals
 from ..core._validation import Binary
 from ._corp import Runs, pooled_fit, run_sums
 
@@ -153,7 +154,7 @@ class PairedBootstrap:
         if not hasattr(self, "_models"):
             self._models = [
                 _Model(d, bin_index(d.p, self.edges, "uniform"), None if self.runs is None else self.runs[k],
-                       (d.p - d.y) ** 2 if self.squared is None else self.squared[k])
+                       residuals(d) ** 2 if self.squared is None else self.squared[k])
                 for k, d in enumerate(self.data)]
         return self._models
 

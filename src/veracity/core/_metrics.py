@@ -27,7 +27,7 @@ from ._frameform import frame_call, is_frame_form, require_labels
 from ._honest import estimate_ece
 from ._parallel import submit
 from ._rank import twice_u, weighted_twice_u
-from ._stats import BinStats
+from ._stats import BinStats, residuals
 from ._options import AucAverage, AucMulticlass, Estimator, ScoreType, Strategy
 from ._validation import (
     Binary,
@@ -187,7 +187,7 @@ def brier(
         return frame_call(brier, scores, labels, locals())
     require_labels("brier", labels)
     problems = _problems(scores, labels, sample_weight, score_type, multiclass, pos_label)
-    return float(sum(_wmean((d.p - d.y) ** 2, d.w) for d in problems))
+    return float(sum(_wmean(residuals(d) ** 2, d.w) for d in problems))
 
 
 def brier_decomposition(

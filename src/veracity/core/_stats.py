@@ -257,8 +257,12 @@ class BinStats:
 
 
 def residuals(data: Binary) -> np.ndarray:
-    """``p − y`` per row: exact for label 0 and for label 1 with p ≥ ½ (Sterbenz), one rounding
-    otherwise."""
+    r"""``p − y`` per row: exact for label 0 and for label 1 with p ≥ ½ (Sterbenz), one rounding
+    otherwise. From logits :math:`s`, a positive's residual is :math:`-\sigma(-s)` itself: ``p − 1`` of
+    the rounded :math:`p = \sigma(s)` keeps only its rounding error where :math:`\sigma(-s)` is tiny
+    (0 beyond :math:`s \approx 37`, where the true residual is :math:`e^{-s}`)."""
+    if data.logit is not None:
+        return np.where(data.y == 1.0, -expit(-data.logit), data.p)
     r: np.ndarray = data.p - data.y
     return r
 

@@ -374,6 +374,16 @@ def probability(score_type: str) -> Any:
     return 1.0 / (1.0 + (-s).exp())
 
 
+def complement(score_type: str) -> Any:
+    """``1 − p``: a logit's as the logistic of ``−s`` (``expit(−s)``, as :func:`veracity.core._stats.residuals`
+    takes it: ``1 − p`` of the rounded logistic is 0 beyond s ≈ 37, where the true value is e^{−s})."""
+    import narwhals as nw
+
+    if score_type == "probability":
+        return 1.0 - nw.col("_p")
+    return 1.0 / (1.0 + nw.col("_s").exp())
+
+
 def _nll(score_type: str) -> Any:
     import narwhals as nw
 
@@ -498,10 +508,11 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
         _b=b,
         _l=nw.col("_l") if top_label else _nll(score_type),
         _c=y if top_label else 1.0 - (nw.when(_decision(score_type, threshold)).then(1.0).otherwise(0.0) - y).abs(),
+        _r=nw.when(y == 1.0).then(-complement(score_type)).otherwise(p),  # p − y
     ).with_columns(
         _one=nw.lit(1, nw.Int64), weight=w, weight_sq=w * w, sum_p=w * p, sum_y=w * y,
         sum_p2=w * p * p, sum_py=w * p * y, sum_nll=w * nw.col("_l"), correct=w * nw.col("_c"),
-        sum_r=w * (p - y), sum_q1=w * y * (1.0 - p), sum_r2=w * ((p - y) * (p - y)),
+        sum_r=w * nw.col("_r"), sum_q1=-(w * y * nw.col("_r")), sum_r2=w * (nw.col("_r") * nw.col("_r")),
     )
     keys = [*key_columns(grouped), "_b"]
     rows = collect(x.group_by(keys).agg(nw.col("_one").sum().alias("count"),

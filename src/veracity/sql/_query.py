@@ -626,14 +626,14 @@ _run AS (
 _fin AS (
   SELECT {g}_b, _n, _ws, _w2, _w1{kept}, _w0, _p, _below,
     {_nll(score_type, True)} AS _l1, {_nll(score_type, False)} AS _l0,
-    CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END AS _ok
+    CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END AS _ok, {_complement(score_type)} AS _q
   FROM _run)
 SELECT {g}_b,
   SUM(_n) AS "count", SUM(_ws) AS weight, SUM(_w2) AS weight_sq, SUM({mul("_p", "_ws")}) AS sum_p,
   SUM(_w1) AS sum_y, SUM({mul(_SQUARE_P, "_ws")}) AS sum_p2, SUM({mul("_p", "_w1")}) AS sum_py,
   SUM({mul("_l1", "_w1")} + {mul("_l0", "_w0")}) AS sum_nll,
   SUM(_ok) AS correct, SUM({mul("_w1", "(2 * _below + _w0)")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg,
-  {_residual_sums(mul, "_w0", "_w1")}{screened}
+  {_residual_sums(mul, "_w0", "_w1", "_q")}{screened}
 FROM _fin
 GROUP BY {g}_b{_limit(limit)}
 """, base_select(c, dialect, integer=integer), dialect)
@@ -730,20 +730,33 @@ SELECT {g}_b,
   SUM(_w1) AS sum_y, SUM({mul(_SQUARE_P, "_w")}) AS sum_p2, SUM({mul("_p", "_w1")}) AS sum_py, SUM({nll}) AS sum_nll,
   SUM(CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END) AS correct,
   SUM({mul("_w1", "_nle")}) - SUM({mul("_w0", "_ple")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg,
-  {_residual_sums(mul, "_w0", "_w1")}{screened}
+  {_residual_sums(mul, "_w0", "_w1", _complement(score_type))}{screened}
 FROM _run
 GROUP BY {g}_b{_limit(limit)}
 """, base_select(c, dialect, integer=integer), dialect)
 
 
-def _residual_sums(mul: Any, w0: str, w1: str) -> str:
+def _complement(score_type: str) -> str:
+    """``1 − p`` of the score ``_s``: a logit's as the logistic of ``−s``, 1 / (1 + exp(s)), as
+    :func:`veracity.core._stats.residuals` takes it (``1 − p`` of the rounded logistic is 0 beyond
+    s ≈ 37, where the true value is e^{−s}); exp's argument kept within [-700, 709] as in
+    :func:`_probability` (beyond, 1.0, or below 1.2e-308)."""
+    if score_type == "probability":
+        return "(1.0 - _p)"
+    arg = f"CASE WHEN _s > {_SIGMOID_CAP} THEN {_SIGMOID_CAP} WHEN _s < -{_EXP_CAP} THEN -{_EXP_CAP} ELSE _s END"
+    return f"(1.0 / (1.0 + EXP({arg})))"
+
+
+def _residual_sums(mul: Any, w0: str, w1: str, miss: str) -> str:
     r"""``sum_r``, ``sum_q1``, ``sum_r2`` of :class:`BinStats`: :math:`\sum w(p - y)`,
     :math:`\sum_{y=1} w(1 - p)` and :math:`\sum w(p - y)^2`, from the negative (``w0``) and
-    positive (``w1``) weight of each row or score. Summed as they are, not expanded from Σwp², Σwpy
-    and Σwy: a sharp forecast's Brier score (1e-13) would cancel to a few percent, or below zero."""
-    miss = "(1.0 - _p)"
+    positive (``w1``) weight of each row or score and its ``miss`` = 1 − p (:func:`_complement`).
+    Summed as they are, not expanded from Σwp², Σwpy and Σwy: a sharp forecast's Brier score (1e-13)
+    would cancel to a few percent, or below zero. A square below 1e-300 is taken as 0 (PostgreSQL
+    refuses a product that underflows)."""
+    square = f"(CASE WHEN {miss} < 1e-150 THEN 0.0 ELSE {miss} * {miss} END)"
     return (f"SUM({mul('_p', w0)} - {mul(miss, w1)}) AS sum_r, SUM({mul(miss, w1)}) AS sum_q1, "
-            f"SUM({mul(_SQUARE_P, w0)} + {mul(f'({miss} * {miss})', w1)}) AS sum_r2")
+            f"SUM({mul(_SQUARE_P, w0)} + {mul(square, w1)}) AS sum_r2")
 
 
 def _limit(limit: int | None) -> str:
