@@ -76,6 +76,12 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
     count = per_key_bin(lab, n)
     s_p, s_y = per_key_bin(lab, sp), per_key_bin(pos, n)
     s_p2, s_py, s_nll = per_key_bin(lab, sp2), per_key_bin(pos, sp), per_key_bin(lab, snll)
+    # the residual sums (BinStats.sum_r, sum_q1, sum_r2) as an in-memory audit carries them: each label's
+    # Σ(p - y) is a sum of one sign (p at y = 0, p - 1 at y = 1), so a bin's Σ(p - y) is one rounding of the
+    # two and Σ_{y=1}(1 - p) is exact as summed; the Brier score is Σ(p - y)², never Σp² - 2Σpy + Σy
+    sr, sr2 = np.asarray(g["sr"], dtype=np.float64), np.asarray(g["sr2"], dtype=np.float64)
+    r_pos = per_key_bin(pos, sr)
+    s_r, s_q1, s_r2 = per_key_bin(lab & (y == 0), sr) + r_pos, -r_pos, per_key_bin(lab, sr2)
     hist = per_key_bin(np.ones_like(lab), n)
     hist_pos, hist_neg = per_key_bin(pos, n), per_key_bin(lab & (y == 0), n)
     rows_all = per_key(np.ones_like(lab), n)
@@ -120,8 +126,10 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
         pooled = a[:K].reshape((n_p, n_s) + a.shape[1:])[ref_ps].sum(axis=0)
         return np.concatenate([a, pooled])
 
-    count, s_p, s_y, hist, hist_pos, hist_neg, rows_all = map(
-        with_reference, (count, s_p, s_y, hist, hist_pos, hist_neg, rows_all))
+    # every per-bin sum is pooled, the full statistics too: the reference holds what a window holds
+    count, s_p, s_y, s_p2, s_py, s_nll, s_r, s_q1, s_r2, hist, hist_pos, hist_neg, rows_all = map(
+        with_reference,
+        (count, s_p, s_y, s_p2, s_py, s_nll, s_r, s_q1, s_r2, hist, hist_pos, hist_neg, rows_all))
     cell_data = _cells(key, lab, y, np.asarray(g["cell"], dtype=np.int64), n, seta, sp, b, bins, K)
 
     rows: list[StatusRow] = []
@@ -133,7 +141,8 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
             rk = K + si
             nl = float(count[k].sum())
             stats = BinStats(edges, "uniform", count[k].astype(np.int64), count[k].copy(), count[k].copy(),
-                             s_p[k], s_y[k], sum_p2=s_p2[k], sum_py=s_py[k], sum_nll=s_nll[k])
+                             s_p[k], s_y[k], sum_p2=s_p2[k], sum_py=s_py[k], sum_nll=s_nll[k], sum_r=s_r[k],
+                             sum_q1=s_q1[k], sum_r2=s_r2[k])
             if nl:
                 stats_out[(labels[pi], names[si])] = stats
             details: dict[str, Any] = {}

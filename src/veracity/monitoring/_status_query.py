@@ -55,6 +55,14 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
     rows keep their name; the rest are summed into one ``(other)`` slice (a slice column with
     20,000 user ids is one aggregate, not 20,000 tables).
 
+    The sums: ``n`` (rows), ``sp`` (Σp), ``sp2`` (Σp²), ``snll`` (Σ log-loss), ``seta`` (Σ logit) and, of
+    the final labels, ``sr`` (Σ(p − y)) and ``sr2`` (Σ(p − y)²). A group holds one label ``y``, so its
+    residuals share a sign (p ≥ 0 at y = 0, p − 1 ≤ 0 at y = 1, each exact): their plain sums are
+    accurate to n·2⁻⁵³ relative, and a bin's Σ(p − y) adds its two labels' sums with one rounding
+    (:func:`veracity.monitoring._status_assemble._assemble`), as an in-memory audit's
+    (:class:`veracity.core._stats.BinStats`) does. Expanded from the others (Σp² − 2Σpy + Σy) a sharp
+    forecast's Brier score cancels to a few percent.
+
     The store's SQL only says which rows and in which state (:func:`_rows`); the keys and sums are
     the rows seam's (:func:`veracity.sources._grouped.grouped_sums`): the score bin is the one
     bin index, the logit cell and the threshold flag its keys.
@@ -81,7 +89,9 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
         "cell": nw.when(final).then(logit_cell(nw.col("eta"), CELLS, CELL_SPAN)).otherwise(nw.lit(0, nw.Int64)),
         "flag": at_threshold(score, threshold),
     }
-    sums = {"sp": score, "sp2": score * score, "snll": nw.col("nll"), "seta": nw.col("eta")}
+    r = nw.col("r")  # p - y of a final label (else 0): the Brier score's sums, never Σp² - 2Σpy + Σy
+    sums = {"sp": score, "sp2": score * score, "snll": nw.col("nll"), "seta": nw.col("eta"),
+            "sr": r, "sr2": r * r}
     g = grouped_sums(rows, keys, sums)
     if not delayed:  # no sequence sums
         return g, {}, pooled
@@ -101,7 +111,8 @@ def _rows(con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice
     ``period`` (epoch microseconds of its start), ``slice``, ``score``, ``y`` (the label, null
     without one), ``state`` (see :func:`_query`), ``audited`` (0/1), ``day`` (epoch microseconds
     of the day a final label became usable: observed, or made final by the horizon), and for the
-    final labels (else 0) the logit ``eta`` and the log-loss term ``nll``. ``final_only``: only the
+    final labels (else 0) the logit ``eta``, the log-loss term ``nll`` and the residual ``r`` = p − y
+    (exact: p at y = 0, and p − 1 for p ≥ ½ at y = 1, one rounding below). ``final_only``: only the
     rows with a final label (state 0)."""
     final = "TRUE" if horizon_us is None else f"epoch_us(p.ts) + {horizon_us} <= {as_of_us}"
     sl = "'" + ALL + "'" if slice_col is None else f"coalesce(p.{quote_identifier('s_' + slice_col)}, '(missing)')"
@@ -112,7 +123,8 @@ def _rows(con: Any, *, period: str, as_of_us: int, horizon_us: int | None, slice
     sql = f"""
       SELECT *, CASE WHEN state = 0 THEN {eta} ELSE 0 END AS eta,
              CASE WHEN state <> 0 THEN 0 WHEN y = 1 THEN -ln(greatest(score, {PROB_EPS!r}))
-                  ELSE -ln(greatest(1 - score, {PROB_EPS!r})) END AS nll
+                  ELSE -ln(greatest(1 - score, {PROB_EPS!r})) END AS nll,
+             CASE WHEN state = 0 THEN score - y ELSE 0 END AS r
       FROM (
         SELECT epoch_us({period}) AS period, {sl} AS slice, p.score AS score, p.label AS y,
                CASE WHEN {seen} AND {final} THEN 0
