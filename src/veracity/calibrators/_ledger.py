@@ -355,12 +355,15 @@ def compare(
         labels = check_binary_labels(labels, None, pos_label)
     before = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=st)
     multiclass = before.top_label  # (N, K) scores, K = 2 included: the top-label reading
+    cal_scores, cal_type = None, "probability"
     if hasattr(calibrator, "transform_logit") and (
         not multiclass or calibrator.kind == "temperature"
     ):
         cal_scores, cal_type = calibrator.transform_logit(scores), "logit"
-    else:
-        cal_scores, cal_type = calibrator.transform(scores), "probability"
+        if not np.isfinite(cal_scores).all():  # logits beyond ±max-float (T < 1): the probabilities, their limit
+            cal_scores, cal_type = None, "probability"
+    if cal_scores is None:
+        cal_scores = calibrator.transform(scores)
     if multiclass and cal_type == "probability":
         cal_scores = cal_scores / cal_scores.sum(axis=1, keepdims=True)
     after = prepare_binary(cal_scores, labels, sample_weight=sample_weight, score_type=cal_type,

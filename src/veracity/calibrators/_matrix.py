@@ -118,10 +118,10 @@ class _Scaling(Calibrator):
         raise NotImplementedError  # pragma: no cover
 
     def transform_logit(self, scores: Any) -> np.ndarray:
-        """Calibrated logits ``W z + b``."""
+        """Calibrated logits ``W z + b``; in a row where ``W z`` overflows, logits with the same softmax
+        (−inf for a class whose probability is 0 in the limit: see :meth:`_shifted_logits`)."""
         self._require_fitted()
-        Z = self._logit_input(self._scores(scores, fitting=False))
-        return Z @ self.W_.T + self.b_
+        return self._shifted_logits(self._logit_input(self._scores(scores, fitting=False)))
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
         return softmax(self._shifted_logits(self._logit_input(s)), axis=1)

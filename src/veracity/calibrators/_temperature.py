@@ -567,10 +567,16 @@ class TemperatureScaling(Calibrator):
         self.clamped_ = clamp
 
     def transform_logit(self, scores: Any) -> np.ndarray:
-        """Calibrated logits ``s/τ`` (binary) or ``z/T`` (multiclass)."""
+        """Calibrated logits ``s/τ`` (binary: ±inf where it overflows, probability 1 or 0) or ``z/T``
+        (multiclass; in a row where it overflows, logits with the same softmax, −inf for a class whose
+        probability is 0 in the limit: see :meth:`_shifted_logits`)."""
         self._require_fitted()
-        s = self._scores(scores, fitting=False)
-        return self._logit_input(s) / self.temperature_
+        z = self._logit_input(self._scores(scores, fitting=False))
+        if z.ndim == 2:
+            return self._shifted_logits(z)
+        with np.errstate(over="ignore"):
+            out: np.ndarray = z / self.temperature_
+        return out
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
         z = self._logit_input(s)

@@ -775,7 +775,8 @@ def multiclass_probabilities(
     """(N, K) probabilities and, for logits, the log-probabilities."""
     if score_type == "logit":
         _refuse_probability_rows_as_logits(scores)
-        logp = log_softmax(scores, axis=1)
+        with np.errstate(over="ignore"):  # z − max z beyond −max-float (logits near ±1e308): −inf, probability 0
+            logp = log_softmax(scores, axis=1)
         return np.exp(logp), logp
     check_probabilities(scores)
     sums = scores.sum(axis=1)
