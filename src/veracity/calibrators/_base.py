@@ -266,7 +266,8 @@ class Calibrator:
                     bad = np.abs(sums - 1.0) > 1e-6 * s.shape[1]
                     if bad.any():
                         i = int(np.flatnonzero(bad)[0])
-                        raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]))
+                        raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]),
+                                                      rows=np.flatnonzero(bad))
             except VeracityError as exc:
                 if fitting:
                     raise
@@ -274,7 +275,7 @@ class Calibrator:
                 raise VeracityError(
                     f"{exc.message}; this {self.name} was fit on probabilities and reads only those: pass "
                     "the same kind of scores it was fit on (for logits, fit a calibrator with {setting})",
-                    param="score_type", value="logit") from None
+                    param="score_type", value="logit", rows=exc.rows, n_rows=exc.n_rows) from None
         return s
 
     def _labels(self, labels: Any, s: np.ndarray, keep: np.ndarray | None = None,
