@@ -44,7 +44,7 @@ def test_mce_ignores_an_insufficient_bin():
     assert table.mce_insufficient == pytest.approx(thin, abs=1e-13)
     assert table.to_dict()["mce_insufficient"] == table.mce_insufficient
     text = str(table)
-    assert f"MCE {want:.4f} (insufficient bins: {thin:.4f}, not acted on)" in text
+    assert f"MCE {want:.4f} (largest gap among the insufficient bins {thin:.4f}, not acted on)" in text
 
 
 def test_audit_metrics_and_slices_use_sufficient_bins():
@@ -78,7 +78,7 @@ def test_no_sufficient_bin_gives_nan_and_says_so():
     assert np.isnan(vc.mce(p, y))
     t = vc.reliability(p, y)
     assert np.isnan(t.mce)
-    assert "MCE n/a (no bin with >= 20 rows)" in str(t)
+    assert "MCE n/a (no bin has >= 20 rows; largest gap among the insufficient bins" in str(t)
     assert vc.mce(p, y, min_count=1) == pytest.approx(_by_hand(p, y, min_count=1)[0])
 
 

@@ -137,7 +137,8 @@ def test_insufficient_bins_are_flagged_and_their_max_shown_apart():
     a = vc.audit(p, y)
     page = _page(a)
     assert a.table.mce_insufficient is not None and a.table.mce_insufficient > a.mce
-    assert f"max gap in bins n<20 (not acted on) {a.table.mce_insufficient:.4f}" in page.shown
+    assert (f"largest gap among the insufficient bins (n<20, not acted on) {a.table.mce_insufficient:.4f}"
+            in page.shown)
     assert f"MCE (bins n≥20) {a.mce:.4f}" in page.shown
     assert a._repr_html_().count("<tr class=vc-flag>") == sum(not r.sufficient for r in a.table.rows)
 

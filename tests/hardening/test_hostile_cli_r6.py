@@ -83,7 +83,7 @@ def test_report_takes_bins_auto_like_audit(tmp_path, capsys):
 
 def test_report_mce_names_the_insufficient_bins_like_audit(tmp_path, capsys):
     # 200 rows in 15 bins: one bin has 20 rows. The page said "MCE 0.0163" under "ECE 0.0967" (a maximum
-    # below the mean), where `veracity audit` says "(insufficient bins: 0.2735, not acted on)"
+    # below the mean), where `veracity audit` says "(largest gap among the insufficient bins 0.2735, not acted on)"
     rng = np.random.default_rng(0)
     p = np.round(rng.uniform(size=200), 4)
     y = (rng.uniform(size=200) < p).astype(int)
@@ -91,7 +91,7 @@ def test_report_mce_names_the_insufficient_bins_like_audit(tmp_path, capsys):
     f.write_text("score,label\n" + "".join(f"{a},{b}\n" for a, b in zip(p, y)))
     code, text, _ = _run(capsys, ["audit", f])
     assert code == 0
-    shown = next(line for line in text.splitlines() if "insufficient bins:" in line)
+    shown = next(line for line in text.splitlines() if "largest gap among the insufficient bins" in line)
     mce = shown[shown.index("MCE"):shown.index("not acted on") + len("not acted on)")]
     code, _, _ = _run(capsys, ["report", f, "--out", tmp_path / "r.html", "--no-bootstrap"])
     page = (tmp_path / "r.html").read_text()

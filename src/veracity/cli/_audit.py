@@ -161,7 +161,7 @@ def _check_classwise(args: argparse.Namespace) -> None:
 
 def _run_sql(args: argparse.Namespace) -> int:
     from ..core._validation import VeracityError
-    from ..sql._connect import redact
+    from ..sql._connect import _secrets, redact
 
     if args.table is None:
         raise VeracityError("--sql-url needs --table naming the table to audit")
@@ -180,7 +180,9 @@ def _run_sql(args: argparse.Namespace) -> int:
         interval=args.interval, level=args.level, min_count=args.min_count, threshold=args.threshold,
         max_groups=check_max_groups(args),
     ))
-    shown = redact(args.sql_url)
+    # as the connection shows it: the URL's password hidden wherever it recurs in the URL (a query
+    # parameter, its decoded form), not only in user:password@ and password= (redact alone)
+    shown = redact(args.sql_url, _secrets(args.sql_url))
     payload = {"database": shown, "sql_table": args.table, "score": args.score, "label": args.label, **result.to_dict()}
     emit(args, str(result), payload, note_text=f"{shown} table {args.table!r} (computed in the database)")
     _log_mlflow(args, result)

@@ -200,24 +200,33 @@ class ModelComparison(Display):
         from ..core._display import html_kv, html_note, html_page, html_section, html_table
 
         pairs = self._pairs
+        # long model names are shortened in the tables' headers and cells (whole in the tooltip and in
+        # each section's title), so the tables fit a notebook column instead of running off its edge
+        short = short_names([*self.models, *self.corp, *(n for pair in pairs for n in pair),
+                             *(n for d in self.corp_differences for n in (d.model_a, d.model_b))])
+        names = {short[n]: n for n in short}
+        names.update({f"{short[b]} - {short[a]}": f"{b} - {a}" for a, b in
+                      [*pairs, *((d.model_a, d.model_b) for d in self.corp_differences)]})
         parts = [html_kv({"rows": f"{self.n:,}", "level": f"{self.level * 100:g}%", "resamples": self.n_resamples})]
         for a, b in pairs:
             records = [{"metric": SHOWN.get(r.metric, r.metric), a: r.value_a, b: r.value_b, f"{b} - {a}": r.diff,
                         "ci_low": r.ci_low, "ci_high": r.ci_high, "p-value": _fmt_p(r.p_value), "method": r.method}
                        for r in self.rows if (r.model_a, r.model_b) == (a, b)]
-            parts.append(html_section(f"{b} vs {a}", html_table(records, wide=True)))
+            rename = {a: short[a], b: short[b], f"{b} - {a}": f"{short[b]} - {short[a]}"}
+            parts.append(html_section(f"{b} vs {a}", html_table(records, wide=True, rename=rename, names=names)))
         if self._ece_p_one:
             parts.append(html_note(ECE_P_ONE))
         if self.corp:
             corp: list[dict[str, Any]] = [
-                {"model": name, "Brier": c.brier.score, "MCB": c.brier.mcb, "DSC": c.brier.dsc, "UNC": c.brier.unc,
+                {"model": short[name], "Brier": c.brier.score, "MCB": c.brier.mcb, "DSC": c.brier.dsc, "UNC": c.brier.unc,
                  "MCB interval": "", "DSC interval": ""} for name, c in self.corp.items()]
-            corp += [{"model": f"{d.model_b} - {d.model_a}", "Brier": d.score, "MCB": d.mcb, "DSC": d.dsc,
+            corp += [{"model": f"{short[d.model_b]} - {short[d.model_a]}", "Brier": d.score, "MCB": d.mcb, "DSC": d.dsc,
                       "UNC": d.unc, "MCB interval": f"[{fmt(d.mcb_low, sign=True)}, {fmt(d.mcb_high, sign=True)}]",
                       "DSC interval": f"[{fmt(d.dsc_low, sign=True)}, {fmt(d.dsc_high, sign=True)}]"}
                      for d in self.corp_differences]
             parts.append(html_section("CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: "
-                                      "better calibrated, higher DSC: ranks better)", html_table(corp, wide=True)))
+                                      "better calibrated, higher DSC: ranks better)",
+                                      html_table(corp, wide=True, names=names)))
         for (a, b), text in zip(pairs, self.verdicts):
             parts.append(html_note(f"Verdict ({b} vs {a}): {text}" if len(pairs) > 1 else f"Verdict: {text}"))
         parts += [html_note(f"note: {t}") for t in self.notes]
@@ -264,6 +273,23 @@ class ModelComparison(Display):
                 for (a, b), text in zip(g._pairs, g.verdicts):
                     lines.append(f"  {key} ({g.n:,} rows): {text}")
         return visible("\n".join(lines))  # names in the verdicts and notes too: no U+202E printed raw
+
+
+#: a model name longer than this is shortened in the notebook's tables (its start … its end)
+SHORT_NAME = 24
+
+
+def short_names(names: Any, width: int = SHORT_NAME) -> dict[str, str]:
+    """Each name as the notebook's tables head it: whole when at most ``width`` characters, else its
+    first and last characters around an ellipsis (a version or fold number is usually at the end),
+    ``width`` characters in all; widened until no two names read the same."""
+    names = list(dict.fromkeys(str(n) for n in names))
+    for w in range(max(width, 3), max(map(len, names), default=0) + 1):
+        tail = (w - 1) // 2
+        short = {n: n if len(n) <= w else f"{n[:w - 1 - tail]}…{n[len(n) - tail:]}" for n in names}
+        if len(set(short.values())) == len(short):
+            return short
+    return {n: n for n in names}
 
 
 def _fmt_p(p: float) -> str:

@@ -46,6 +46,9 @@ _STYLE = (
     # a long name (a 200-character slice or model) wraps inside its cell instead of pushing the numbers
     # out of view; short ones never break (only cells of LONG_CELL characters or more get vc-wrap)
     ".vc-result th.vc-wrap,.vc-result td.vc-wrap{white-space:normal;overflow-wrap:anywhere;min-width:16em}"
+    # a name the caller marked (a model's, possibly shortened): wraps where it must, so that a table of a
+    # few named columns fits a notebook column (about 900 px) instead of running off its right edge
+    ".vc-result th.vc-name,.vc-result td.vc-name{white-space:normal;overflow-wrap:anywhere;min-width:6em}"
     ".vc-result tr.vc-flag td{background:#fff4e5;color:#8a4b00}"
     ".vc-result .vc-badge{font-size:11px;padding:0 5px;border-radius:3px;background:#fde3c2;color:#8a4b00}"
     ".vc-result details pre{font-size:11.5px;margin:4px 0;white-space:pre}"
@@ -266,15 +269,17 @@ def html_note(text: str) -> str:
 
 
 def html_table(records: list[dict[str, Any]], *, rename: dict[str, str] | None = None,
-               wide: bool = False) -> str:
+               wide: bool = False, names: dict[str, str] | None = None) -> str:
     """A table of records; a wide one shows its first columns and the whole table in <details>
     (``wide=True``: every column, for a view whose columns were chosen to be read together). An
-    interval's ``ci_high`` stays beside a shown ``ci_low``: the two are one cell."""
+    interval's ``ci_high`` stays beside a shown ``ci_low``: the two are one cell. ``names`` maps each
+    header or cell text that is a name to the whole name: such a text may wrap, and a shortened one
+    shows the whole name as its tooltip (``title``)."""
     cols: list[str] = []
     for r in records:
         cols.extend(k for k in r if k not in cols)
     if wide or len(cols) <= WIDE_COLUMNS:
-        return _html_table(records, rename)
+        return _html_table(records, rename, names)
     keep = cols[:SUMMARY_COLUMNS]
     if "ci_low" in keep and "ci_high" in cols and "ci_high" not in keep:
         keep.append("ci_high")  # a lower bound is never shown without its upper one
@@ -282,8 +287,8 @@ def html_table(records: list[dict[str, Any]], *, rename: dict[str, str] | None =
     # a monitor's alerts ("status", column 13 of 14) and a segment scan's discoveries read as no flag at all
     flag_keys = [k for k in dict.fromkeys(key for key, _, _ in _FLAGS) if k in cols and k not in keep]
     head = [{k: r[k] for k in [*keep, *flag_keys] if k in r} for r in records]
-    return (_html_table(head, rename) + html_details(
-        f"all {len(cols)} columns", _html_table(records, rename)))
+    return (_html_table(head, rename, names) + html_details(
+        f"all {len(cols)} columns", _html_table(records, rename, names)))
 
 
 def html_result(title: str, summary: dict[str, Any], records: list[dict[str, Any]], text: str, *,
@@ -294,9 +299,11 @@ def html_result(title: str, summary: dict[str, Any], records: list[dict[str, Any
                              html_table(records, wide=wide) if records else ""], text)
 
 
-def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = None) -> str:
+def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = None,
+                names: dict[str, str] | None = None) -> str:
     e = html.escape
     rename = rename or {}
+    full = names or {}
     cols: list[str] = []
     for r in records:
         cols.extend(k for k in r if k not in cols)
@@ -338,8 +345,11 @@ def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = N
                  and not (interval and c == "ci_low")}
 
     def classes(text: str, left: bool) -> str:
-        names = (["vc-l"] if left else []) + (["vc-wrap"] if len(text) >= LONG_CELL else [])
-        return f' class="{" ".join(names)}"' if names else ""
+        wrap = "vc-name" if text in full else "vc-wrap" if len(text) >= LONG_CELL else ""
+        names = (["vc-l"] if left else []) + ([wrap] if wrap else [])
+        # a shortened name carries its whole text as a tooltip
+        tip = f' title="{e(full[text])}"' if text in full and full[text] != text else ""
+        return (f' class="{" ".join(names)}"' if names else "") + tip
 
     def head(c: str) -> str:
         name = rename.get(c, "interval" if interval and c == "ci_low" else c)
@@ -400,7 +410,7 @@ def _audit_html(result: Any) -> str:
         })
     thin = getattr(t, "mce_insufficient", None)
     if thin is not None and (result.mce != result.mce or thin > result.mce):
-        items[f"max gap in bins n<{t.min_count} (not acted on)"] = thin
+        items[f"largest gap among the insufficient bins (n<{t.min_count}, not acted on)"] = thin
     parts = [html_kv(items)]
     rate = "accuracy (share correct)" if multiclass else "rate (observed positive rate)"
     empty = f"; empty bins {list(t.empty_bins)} omitted" if t.empty_bins else ""

@@ -201,7 +201,7 @@ class ReliabilityTable(Display):
 
     def mce_text(self) -> str:
         """``MCE 0.1234`` (sufficient bins), with the insufficient bins' maximum shown apart."""
-        return mce_text(self.mce, self.mce_insufficient, self.min_count)
+        return mce_text(self.mce, self.mce_insufficient, self.min_count, weighted=self.weighted)
 
     def _frame_records(self) -> list[dict[str, Any]]:
         # the frame's own index numbers the rows: the bin number is ``bin``; ``count`` (rows) only
@@ -232,12 +232,20 @@ def max_gaps(stats: BinStats, min_count: float) -> tuple[float, float | None]:
     return mce, (float(gap[thin].max()) if thin.any() else None)
 
 
-def mce_text(mce: float, thin: float | None, min_count: int) -> str:
-    """How every printout shows MCE: the sufficient bins' maximum, the thin bins' apart."""
-    head = f"MCE {fmt(mce)}" if mce == mce else f"MCE n/a (no bin with >= {min_count} rows)"
+def mce_text(mce: float, thin: float | None, min_count: int, *, weighted: bool = False) -> str:
+    """How every printout shows MCE: the sufficient bins' maximum, the thin bins' apart.
+
+    One clause, one parenthesis: ``MCE 0.0145 (largest gap among the insufficient bins 0.5719,
+    not acted on)``, or, when no bin is sufficient, ``MCE n/a (no bin has >= 20 rows; largest gap
+    among the insufficient bins 0.3602, not acted on)``. The thin bins' maximum is shown only
+    when it exceeds the MCE (or there is no MCE).
+    """
+    seen = "effective observations" if weighted else "rows"
+    notes = [] if mce == mce else [f"no bin has >= {min_count} {seen}"]
     if thin is not None and (mce != mce or thin > mce):
-        head += f" (insufficient bins: {fmt(thin)}, not acted on)"
-    return head
+        notes.append(f"largest gap among the insufficient bins {fmt(thin)}, not acted on")
+    head = f"MCE {fmt(mce)}" if mce == mce else "MCE n/a"
+    return f"{head} ({'; '.join(notes)})" if notes else head
 
 
 @renamed(ci="interval")

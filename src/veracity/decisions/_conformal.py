@@ -16,12 +16,15 @@ one threshold per test row.
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 import numpy as np
 
+from ..core._intervals import binomial_interval
+from ..core._special import ndtri
 from ..core._text import fmt, fmt_count, render_table
 from ..core._compat import positional_options
 from ..core._options import ScoreType
@@ -314,14 +317,33 @@ def conformal_coverage_law(n: int, alpha: float) -> CoverageLaw:
     return CoverageLaw(n=n, alpha=a, a=float(k), b=float(n + 1 - k))
 
 
+def _kish(w: np.ndarray) -> float:
+    r"""Kish's effective size :math:`(\sum w)^2 / \sum w^2` of positive weights (scaled by the largest
+    first, so no square overflows)."""
+    v = w / w.max()
+    return float(v.sum()) ** 2 / float(np.square(v).sum())
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class CoverageReport(Display):
-    """Empirical coverage of prediction sets on labelled rows.
+    r"""Empirical coverage of prediction sets on labelled rows.
 
     ``marginal`` = share of rows whose true class is in its set; ``per_class[c]``
     the same among rows of class *c* (NaN for absent classes); ``mean_set_size``;
     ``empty_rate`` = share of empty sets; ``size_counts[s]`` = rows with set size *s*;
     ``qhat[c]`` the threshold of class *c* (with ``test_weight``, one per row: their median).
+
+    ``interval`` is the 95% Wilson interval of ``marginal`` on these rows (weighted: on Kish's
+    effective size :math:`(\sum w)^2/\sum w^2`, ``marginal`` times it successes). The coverage a
+    calib set delivers varies from calib set to calib set (``Beta(k, n + 1 - k)``, sd
+    :math:`\approx \sqrt{\alpha(1-\alpha)/(n+2)}`, :func:`conformal_coverage_law`), so a shortfall
+    is judged against ``calib_floor`` = :math:`1 - \alpha - z_{0.975}\,\sigma_{cal}`,
+    :math:`\sigma_{cal}^2 = \alpha(1-\alpha)/(n_{cal}+2)` (Mondrian:
+    :math:`\sum_c \pi_c^2\,\alpha(1-\alpha)/(n_c+2)`, :math:`\pi_c` the share of these rows in class
+    *c*; weighted calib rows: Kish's effective sizes). ``below_target`` is True when the interval's
+    upper end lies below ``calib_floor``: coverage is short of the target by more than the test rows'
+    and the calib set's sampling noise (under exchangeable data at most a 2.5% chance), and the
+    printout says so in a line of its own.
     """
 
     alpha: float
@@ -334,10 +356,28 @@ class CoverageReport(Display):
     empty_rate: float
     size_counts: np.ndarray
     qhat: np.ndarray
+    interval: tuple[float, float] | None = None
+    calib_floor: float | None = None
 
     @property
     def target(self) -> float:
         return 1.0 - self.alpha
+
+    @property
+    def below_target(self) -> bool:
+        """Whether coverage is below ``1 - alpha`` by more than sampling noise (see the class doc)."""
+        return bool(self.interval is not None and self.calib_floor is not None
+                    and self.interval[1] < self.calib_floor)
+
+    def shortfall_text(self) -> str:
+        """The flag line when :attr:`below_target`, else ''."""
+        if not self.below_target:
+            return ""
+        assert self.interval is not None and self.calib_floor is not None
+        low, high = self.interval
+        return (f"coverage {self.marginal:.4f} is below the {self.target:g} target beyond sampling noise "
+                f"(binomial 95% interval [{low:.4f}, {high:.4f}]; the calib set's own noise reaches down to "
+                f"{self.calib_floor:.4f} only): these rows may not be exchangeable with the calib rows")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -351,6 +391,9 @@ class CoverageReport(Display):
             "empty_rate": self.empty_rate,
             "size_counts": [int(v) for v in self.size_counts],
             "qhat": [float(v) for v in self.qhat],
+            "interval": None if self.interval is None else [float(v) for v in self.interval],
+            "calib_floor": self.calib_floor,
+            "below_target": self.below_target,
         }
 
     def _title(self) -> str:
@@ -368,8 +411,10 @@ class CoverageReport(Display):
                  "mean set size": self.mean_set_size, "empty sets": f"{self.empty_rate:.2%}", "rows": self.n}
         rows = [{**r, "below target": bool(r["coverage"] is not None and r["coverage"] < self.target)}
                 for r in self._frame_records()]
-        return html_page(self._title(), [html_kv(items), html_table(rows),
-                                         html_note(f"rows per set size: {sizes}")], str(self))
+        flag = self.shortfall_text()
+        parts = [html_kv(items), f'<div class="vc-note vc-verdict">{html.escape(flag)}</div>' if flag else "",
+                 html_table(rows), html_note(f"rows per set size: {sizes}")]
+        return html_page(self._title(), parts, str(self))
 
     def __str__(self) -> str:
         body = [
@@ -384,6 +429,7 @@ class CoverageReport(Display):
             f"marginal coverage {self.marginal:.4f} (target >= {self.target:g}, {self.n} rows)   "
             f"mean set size {self.mean_set_size:.3f}   empty sets {self.empty_rate:.2%}\n"
             f"set sizes {{{sizes}}}"
+            + (f"\n{self.shortfall_text()}" if self.below_target else "")
         )
 
 
@@ -537,6 +583,7 @@ class ConformalClassifier:
         self.class_qhat_ = class_qhat
         self.n_calib_ = int(n)
         self.class_n_ = np.bincount(y, minlength=k_classes)  # calib rows (of positive weight) per class
+        self._calib_classes = y  # for the per-class effective sizes of weighted Mondrian calib rows
         self.n_classes_ = int(k_classes)
         self.calib_scores_ = scores
         # the exact covariate-shift rule (test_weight=): calib scores sorted once, cumulative weights,
@@ -662,12 +709,48 @@ class ConformalClassifier:
         with np.errstate(invalid="ignore", divide="ignore"):
             per_class = np.bincount(y, weights=hit if w is None else hit * w, minlength=k) / mass
             class_size = np.bincount(y, weights=size if w is None else size * w, minlength=k) / mass
+        marginal = float(np.average(hit, weights=w))
+        interval, floor = self._shortfall_bounds(marginal, n, w, mass)
         return CoverageReport(
-            alpha=float(self.alpha), n=int(n), marginal=float(np.average(hit, weights=w)), per_class=per_class,
+            alpha=float(self.alpha), n=int(n), marginal=marginal, per_class=per_class,
             class_counts=counts, class_set_size=class_size, mean_set_size=float(np.average(size, weights=w)),
             empty_rate=float(np.average(size == 0, weights=w)), size_counts=np.bincount(size, minlength=k + 1),
             qhat=self.class_qhat_.copy() if t is None else np.median(self._row_qhat(t), axis=0),
+            interval=interval, calib_floor=floor,
         )
+
+    def _shortfall_bounds(self, marginal: float, n: int, w: np.ndarray | None,
+                          mass: np.ndarray) -> tuple[tuple[float, float] | None, float | None]:
+        r"""The 95% Wilson interval of ``marginal`` on ``n`` rows (weighted: Kish's effective size) and
+        the calib floor :math:`1 - \alpha - z_{0.975}\sigma_{cal}` (:class:`CoverageReport`)."""
+        if n == 0:
+            return None, None
+        n_eff = float(n) if w is None else _kish(w)
+        low, high = binomial_interval(np.array(marginal * n_eff), np.array(n_eff), method="wilson", level=0.95)
+        a = float(self.alpha)
+        var = a * (1.0 - a)
+        cal_n = self._calib_n_eff()
+        if self.mondrian:  # the marginal coverage is the π-weighted mean of the classes' coverages
+            share = mass / mass.sum()
+            sd = math.sqrt(float(np.sum(share ** 2 * var / (cal_n + 2.0))))
+        else:
+            sd = math.sqrt(var / (float(cal_n.sum()) + 2.0))
+        return (float(low), float(high)), 1.0 - a - float(ndtri(0.975)) * sd
+
+    def _calib_n_eff(self) -> np.ndarray:
+        """Each class's calib rows (Kish's effective size when the calib rows are weighted), for the
+        sd of the coverage a calib set delivers; summed, the whole calib set's when not Mondrian."""
+        w = self.calib_weights_
+        if w is None:
+            return np.asarray(self.class_n_, dtype=np.float64)
+        if not self.mondrian:  # one effective size for the whole calib set, as the first entry
+            return np.array([_kish(w)])
+        y = self._calib_classes
+        v = w / w.max()  # in [0, 1]: no square overflows
+        total = np.bincount(y, weights=v, minlength=self.n_classes_)
+        square = np.bincount(y, weights=v * v, minlength=self.n_classes_)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(square > 0, total ** 2 / np.where(square > 0, square, 1.0), 0.0)
 
     def to_dict(self) -> dict[str, Any]:
         if hasattr(self, "qhat_"):

@@ -309,7 +309,14 @@ def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title:
         handles, names = ax.get_legend_handles_labels()
         unique = dict(zip(names, handles))  # one "insufficient" entry however many curves
         if neutral_key:  # several curves: the shared entries in ink, not in the colour of one curve
-            unique = {name: _neutral(name, handle) for name, handle in unique.items()}
+            # and the curves first, in the order drawn, one under the other in the first column (the
+            # legend fills its columns top to bottom): before, the diagonal and the broken line came
+            # between them, so "after" headed the second column, level with "perfect calibration",
+            # and read ahead of "before" on the row below
+            curves = [name for name, handle in unique.items()
+                      if getattr(handle, "get_gid", lambda: None)() == "bins"]
+            unique = {name: _neutral(name, unique[name])
+                      for name in [*curves, *(n for n in unique if n not in curves)]}
         if note:
             from matplotlib.patches import Patch
 
