@@ -13,7 +13,8 @@ standard ``ai.onnx`` operators (opset 17, IR version 8, which onnxruntime ≥ 1.
   as ``transform`` gives it; the piece's value (or slope, knot and value of a linear
   piece) is then gathered at ``i``. skl2onnx's isotonic instead takes the *nearest*
   threshold (``ArgMin |x − X|``), which is not the function scikit-learn applies;
-* multiclass heads: ``Softmax`` over the K logits; one-vs-rest renormalisation with
+* multiclass heads: ``Softmax`` over the K logits (where they can overflow, the rows where they do get
+  the softmax of the shifted logits ``transform`` computes there: :meth:`_Graph.rescued`); one-vs-rest renormalisation with
   ``ReduceSum`` and ``Where`` (a row summing to <= 0 becomes uniform);
 * a score ``transform`` refuses gives NaN, as the SQL gives NULL: NaN, a probability outside
   [0, 1] (±inf among them), a logit or ranking score of ±inf; multiclass: a row with any such
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL
-from ._plan import Node, Plan, provenance
+from ._plan import Node, Plan, Rescue, SoftmaxExtra, provenance
 
 OPSET = 17
 IR_VERSION = 8
@@ -195,6 +196,12 @@ class _Graph:
         axes = self.tensor(np.array([1], dtype=np.int64), np.int64)
         if name == "softmax":
             out = self.op("Softmax", [Q], axis=1)
+            if isinstance(fallback, SoftmaxExtra):
+                if fallback.rescue is not None:  # logits that can overflow: the rows where they do, rescued
+                    out = self.rescued(Q, out, fallback.rescue)
+                if fallback.ratio is not None:  # a prior shift on large logits: adjust_prior's p·r / Σ p·r
+                    out = self.op("Mul", [out, self.tensor(np.asarray(fallback.ratio, dtype=np.float64))])
+                    out = self.op("Div", [out, self.op("ReduceSum", [out, axes], keepdims=1)])
         elif name == "normalise":
             out = self.op("Div", [Q, self.op("ReduceSum", [Q, axes], keepdims=1)])
         else:
@@ -211,6 +218,32 @@ class _Graph:
         self.memo[key] = out
         self.keep.append(items)
         return out
+
+    def rescued(self, Q: str, plain: str, r: Rescue) -> str:
+        r"""``plain`` (the softmax of the logits ``Q``) on the rows where ``Q`` is finite; on the others the
+        softmax of the shifted logits ``transform`` computes there (:class:`Rescue`): divided,
+        :math:`(z/2 - \max z/2)/(T/2)`; affine, :math:`2^n (P - \max P)` of the scaled :math:`P`
+        (``Mul`` by powers of two: exact, −inf where it overflows, which ``Softmax`` reads as 0); then
+        :math:`+b` (a prior shift: :class:`SoftmaxExtra`)."""
+        axes1 = [1]
+        flag = self.op("Or", [self.op("IsInf", [Q]), self.op("IsNaN", [Q])])
+        bad = self.op("ReduceMax", [self.op("Cast", [flag], to=self.TP.INT64)], keepdims=1, axes=axes1)
+        bad = self.op("Cast", [bad], to=self.TP.BOOL)
+        if r.kind == "affine":
+            P = self.matrix(r.scaled())
+            D = self.op("Sub", [P, self.op("ReduceMax", [P], keepdims=1, axes=axes1)])
+            n = r.n
+            while n > 0:
+                step = min(n, 1000)
+                D = self.op("Mul", [D, self.scalar(2.0 ** step)])
+                n -= step
+        else:
+            H = self.op("Mul", [self.matrix(r.zs), self.scalar(0.5)])
+            D = self.op("Div", [self.op("Sub", [H, self.op("ReduceMax", [H], keepdims=1, axes=axes1)]),
+                                self.scalar(r.T * 0.5)])
+        if np.any(r.b != 0.0):
+            D = self.op("Add", [D, self.tensor(np.asarray(r.b, dtype=np.float64))])
+        return self.op("Where", [bad, self.op("Softmax", [D], axis=1), plain])
 
     def missing(self, out: str) -> str:
         """``out`` with NaN where the row's score is NaN or refused by ``transform`` (multiclass: any of

@@ -15,9 +15,10 @@ Nodes are tuples ``(op, *args)``:
   ``< a`` (``"left"``). A piece is ``("affine", slope, x0, y0)`` =
   ``slope·(a − x0) + y0`` (slope 0: the constant ``y0``) or ``("frac", x0, x1, y0, y1)`` =
   ``y0 + (a − x0)/(x1 − x0)·(y1 − y0)`` (isotonic knots closer than 1/max-float);
-* ``("head", name, items, k[, fallback])`` — output k of a row-wise map of the K items:
-  ``"softmax"`` (of logits), ``"renorm"`` (one-vs-rest: divide by the row sum; a row
-  summing to <= 0 becomes ``fallback``, default uniform) or ``"normalise"`` (divide by
+* ``("head", name, items, k[, extra])`` — output k of a row-wise map of the K items:
+  ``"softmax"`` (of logits; ``extra`` a :class:`SoftmaxExtra`, or absent: a prior shift on large
+  logits, and how they are recomputed on a row where they overflow), ``"renorm"`` (one-vs-rest: divide by the row sum; a row
+  summing to <= 0 becomes ``extra``, the fallback row, default uniform) or ``"normalise"`` (divide by
   the row sum).
 """
 
@@ -30,6 +31,9 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import PROB_EPS, VeracityError
+
+#: the largest double
+MAX_FLOAT = float(np.finfo(np.float64).max)
 
 Node = tuple
 
@@ -54,6 +58,111 @@ class Plan:
     @property
     def multiclass(self) -> bool:
         return self.n_inputs > 1
+
+
+@dataclass(eq=False)
+class Rescue:
+    r"""A softmax head's logits on the rows where computing them overflows, as ``transform`` gives them.
+
+    Multiclass temperature scaling with :math:`T < 1` (``kind="divided"``, :math:`L = z/T`) and vector or
+    matrix scaling (``"affine"``, :math:`L = Wz + b`) on unbounded features (logits, ranking scores) can
+    overflow: a row with a non-finite :math:`L_k` (``transform``'s test) gets, instead, the same softmax
+    from logits shifted by the row's largest, computed where nothing overflows (``_shifted_logits`` of
+    the calibrators), plus :math:`\beta` (the biases :math:`b`; divided: 0; and a folded prior shift's
+    :math:`\ln r`, :class:`SoftmaxExtra`). Softmax output :math:`k` of such a row is
+    :math:`1/\sum_j e^{\Delta_{jk}}` with :math:`\Delta_{jk}` the difference of logits :math:`j` and
+    :math:`k` clamped to :math:`\pm700`:
+
+    * divided: :math:`\Delta_{jk} = (z_j/2 - z_k/2)/(T/2) + \beta_j - \beta_k` (the halves never
+      overflow; ``transform``: :math:`(z/2 - \max z/2)/(T/2)`, the same differences);
+    * affine: with :math:`W' = 2^{-f} W` (:math:`|W'| < 1`) and :math:`z' = 2^{-E} z`,
+      :math:`P = W' z'` (:meth:`scaled`: every product and partial sum is the real one times
+      :math:`2^{-n}`, :math:`n = E + f`, exactly, and :math:`|P_k| \le K\,2^{1024-E} \le 2^{1022}`)
+      and :math:`\Delta_{jk} = 2^n (P_j - P_k) + \beta_j - \beta_k`. ``transform`` scales
+      :math:`z` by its row's own power of two :math:`2^{-e}` instead; the scaling is exact either way,
+      so the differences agree to rounding (``transform``'s :math:`P` keeps only the multiples of
+      :math:`2^{-1074}` of features far below the row's largest, an error of :math:`2^{e+f-1074}`
+      in a logit).
+
+    An entry of ``transform``'s shifted logits that overflows is :math:`-\infty` (probability 0); here
+    its :math:`\Delta` is clamped (probability at most :math:`e^{-700}`).
+    """
+
+    kind: str                  # "affine" | "divided"
+    zs: list[Node]             # the K features z_j
+    W: np.ndarray | None       # affine: the K x K weights
+    b: np.ndarray              # affine: the biases (divided: zeros)
+    T: float                   # divided: the temperature (< 1)
+
+    @property
+    def E(self) -> int:
+        r"""The exponent :math:`E` of the features' scale: :math:`K\,2^{1024-E} \le 2^{1022}`."""
+        return int(math.ceil(math.log2(len(self.zs)))) + 2
+
+    @property
+    def f(self) -> int:
+        """The exponent of the weights' scale (numpy's ``frexp`` of the largest, at least 0)."""
+        assert self.W is not None
+        return max(int(np.frexp(np.abs(self.W).max())[1]), 0)
+
+    @property
+    def n(self) -> int:
+        return self.E + self.f
+
+    def scaled_terms(self, r: int) -> list[tuple[int, Node]]:
+        """``(j, W'_rj z'_j)`` for the nonzero weights of row r, in the order :math:`L_r` sums them."""
+        assert self.W is not None
+        w = np.ldexp(self.W[r], -self.f)
+        return [(j, ("mul", const(float(w[j])), ("mul", z, const(2.0 ** -self.E))))
+                for j, z in enumerate(self.zs) if self.W[r, j] != 0.0]
+
+    def scaled(self) -> list[Node]:
+        r""":math:`P_r = \sum_j W'_{rj} z'_j`, summed left to right (0 for a row of zero weights)."""
+        out = []
+        for r in range(len(self.zs)):
+            terms = [t for _, t in self.scaled_terms(r)]
+            out.append(_sum(terms) if terms else const(0.0))
+        return out
+
+
+@dataclass(eq=False)
+class SoftmaxExtra:
+    r"""What a softmax head holds beside its logits: ``rescue`` (:class:`Rescue`, or None) and ``ratio``
+    (a prior shift :math:`r = new/old`, or None), applied as ``adjust_prior`` does,
+    :math:`p_k r_k / \sum_j p_j r_j = 1/\sum_j e^{l_j - l_k + \ln r_j - \ln r_k}`: the SQL adds
+    :math:`\ln r_j - \ln r_k` to each difference of logits (to the logits themselves, a shift is lost
+    where they are large: tied logits of 1e17 stayed tied), the ONNX graph multiplies the
+    probabilities."""
+
+    ratio: np.ndarray | None = None
+    rescue: Rescue | None = None
+
+    @property
+    def shift(self) -> np.ndarray | None:
+        r""":math:`\ln r` (None: no prior shift)."""
+        return None if self.ratio is None else np.log(self.ratio)
+
+
+#: logits up to this size take a prior shift added to them (an error of at most 2^-41 in a difference);
+#: larger ones, on their differences (:class:`SoftmaxExtra`)
+FOLD_LIMIT = 2.0 ** 12
+
+
+def _overflows(weights: list[float], bounds: list[float], bias: float) -> bool:
+    r"""Whether a sum :math:`\sum_j w_j x_j + c` (left to right) with :math:`|x_j| \le` ``bounds`` can
+    round to ±inf: some partial sum of the magnitudes reaches :math:`M + 2^{970}` (the first value that
+    rounds to inf), computed exactly."""
+    from fractions import Fraction
+
+    top = Fraction(MAX_FLOAT) + Fraction(2) ** 970
+    total = Fraction(0)
+    for w, x in zip(weights, bounds):
+        if not math.isfinite(x):
+            return True
+        total += abs(Fraction(w)) * Fraction(x)
+        if total >= top:
+            return True
+    return total + abs(Fraction(bias)) >= top
 
 
 def const(v: float) -> Node:
@@ -227,8 +336,14 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
     st = params.get("score_type", "probability")
     cols = [("col", j) for j in range(k)]
     if kind == "temperature":
-        t = const(_temperature(state))
-        logits = [("div", _multi_logit(c, st), t) for c in cols]
+        temperature = _temperature(state)
+        t = const(temperature)
+        zs = [_multi_logit(c, st) for c in cols]
+        logits = [("div", z, t) for z in zs]
+        inf_from = _limits_div(temperature)
+        if inf_from is not None and max(_extent(z, st)[1] for z in zs) >= inf_from:  # z/T can overflow
+            extra = SoftmaxExtra(rescue=Rescue("divided", zs, None, np.zeros(k), temperature))
+            return [("head", "softmax", logits, j, extra) for j in range(k)]
         return [("head", "softmax", logits, j) for j in range(k)]
     if kind in ("vector", "matrix"):
         W = np.asarray(state["W_"], dtype=np.float64)
@@ -241,6 +356,10 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
         for r in range(k):
             terms = [("mul", const(W[r, j]), z[j]) for j in range(k) if W[r, j] != 0.0]
             logits.append(_sum(terms + [const(b[r])]) if terms else const(b[r]))
+        bounds = [_extent(zj, st)[1] for zj in z]
+        if any(_overflows(list(W[r]), bounds, float(b[r])) for r in range(k)):  # W z + b can overflow
+            extra = SoftmaxExtra(rescue=Rescue("affine", z, W, b, 1.0))
+            return [("head", "softmax", logits, j, extra) for j in range(k)]
         return [("head", "softmax", logits, j) for j in range(k)]
     if kind == "one-vs-rest":
         if len(state["maps_"]) != k:
@@ -250,6 +369,19 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
                 for j, m in enumerate(state["maps_"])]
         return [("head", "renorm", maps, j) for j in range(k)]
     raise _unsupported(kind)
+
+
+def _extent(node: Node, score_type: str) -> tuple[float, float]:
+    from ._ranges import extent  # _ranges reads this module's Node
+
+    return extent(node, score_type)
+
+
+def _limits_div(c: float) -> float | None:
+    """The smallest :math:`|v|` with :math:`v / c` = ±inf (None: none)."""
+    from ._ranges import limits
+
+    return limits(c, "div")[1]
 
 
 def _malformed(kind: str, detail: str) -> VeracityError:
@@ -322,7 +454,7 @@ def _prior_width(prior_shift: Any) -> int:
     return size if size > 2 else 2
 
 
-def _prior_shift(outputs: list[Node], prior_shift: Any) -> list[Node]:
+def _prior_shift(outputs: list[Node], prior_shift: Any, score_type: str = "probability") -> list[Node]:
     """``vc.adjust_prior`` on the outputs, with its formula and order of operations."""
     try:
         old, new = prior_shift
@@ -348,6 +480,14 @@ def _prior_shift(outputs: list[Node], prior_shift: Any) -> list[Node]:
         # under the old prior, is (1/K)·r / Σ (1/K)·r under the new one, as adjust_prior computes it)
         name, items = outputs[0][1], outputs[0][2]
         if name == "softmax":
+            extra = outputs[0][4] if len(outputs[0]) > 4 else None
+            large = max(_extent(item, score_type)[1] for item in items) >= FOLD_LIMIT
+            if isinstance(extra, SoftmaxExtra) or large:
+                # large logits: the shift goes to their differences (added to the logits it was lost)
+                rescue = extra.rescue if isinstance(extra, SoftmaxExtra) else None
+                before = extra.ratio if isinstance(extra, SoftmaxExtra) and extra.ratio is not None else 1.0
+                extra = SoftmaxExtra(ratio=before * ratio, rescue=rescue)
+                return [("head", "softmax", items, j, extra) for j in range(k)]
             shifted = [("add", item, const(np.log(r))) for item, r in zip(items, ratio)]
             return [("head", "softmax", shifted, j) for j in range(k)]
         if name == "renorm":
@@ -421,9 +561,9 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
         detail = f"missing state {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:120]
         raise _malformed(str(kind), detail) from None
-    if prior_shift is not None:
-        outputs = _prior_shift(outputs, prior_shift)
     score_type = str(params.get("score_type", "probability"))
+    if prior_shift is not None:
+        outputs = _prior_shift(outputs, prior_shift, score_type)
     return Plan(outputs, k if multi else 1, kind, metadata, score_type=score_type,
                 rows_sum_to_one=multi and score_type == "probability")
 

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL, VeracityError
-from ._plan import Node, Plan, provenance
+from ._plan import Node, Plan, Rescue, SoftmaxExtra, provenance
 from ._ranges import EXP_LIMIT, MAX_FLOAT as _MAX_FLOAT, TINY as _TINY, extent, first_double, limits
 
 #: dialects whose text is checked (executed on DuckDB, SQLite, Spark and PostgreSQL; parsed back on the rest)
@@ -312,14 +312,17 @@ class _Builder:
         half_max = _MAX_FLOAT / 2.0
         return exp.Mul(this=self.clip(halves, -half_max, half_max), expression=self.num(2.0))
 
-    def clamped_difference(self, a: Any, b: Any, ea: tuple[float, float], eb: tuple[float, float]) -> Any:
-        """``exp(clamp(a − b, ±700))``; on a strict engine, where ``a − b`` can overflow, the clamp is
-        decided first (``a > b + 1400``: 700) so the difference is taken only where it is small."""
+    def clamped_difference(self, a: Any, b: Any, ea: tuple[float, float], eb: tuple[float, float],
+                           d: float = 0.0) -> Any:
+        """``exp(clamp(a − b + d, ±700))``; on a strict engine, where ``a − b`` can overflow, the clamp is
+        decided first (``a > b + 1400 + |d|``: 700) so the difference is taken only where it is small."""
         exp = self.exp
         diff = exp.Sub(this=self.p(a), expression=self.p(b))
+        if d != 0.0:
+            diff = exp.Add(this=diff, expression=self.num(d))
         if not self.strict or ea[1] + eb[1] < _MAX_FLOAT:  # Python floats: inf past the largest, no warning
             return self.exp_(diff)
-        far = self.num(2.0 * EXP_LIMIT)
+        far = self.num(2.0 * EXP_LIMIT + abs(d))
         limit = self.clip(diff, -EXP_LIMIT, EXP_LIMIT)
         return self.exp.Exp(this=self.case([
             (exp.GT(this=self.p(a.copy()), expression=exp.Add(this=self.p(b.copy()), expression=far)),
@@ -640,14 +643,22 @@ class _Builder:
         exp = self.exp
         rendered = [self.render(it) for it in items]
         if name == "softmax":
-            # softmax_k = 1 / sum_j exp(l_j - l_k): no overflow, the k-th term is exactly 1
+            # softmax_k = 1 / sum_j exp(l_j - l_k): no overflow, the k-th term is exactly 1; a prior shift on
+            # large logits (SoftmaxExtra) adds ln r_j - ln r_k to each difference
+            extra = fallback if isinstance(fallback, SoftmaxExtra) else SoftmaxExtra()
+            shift = extra.shift
             spans = [extent(it, self.score_type) for it in items] if self.strict else [(0.0, 0.0)] * len(items)
             terms: Any = self.num(1.0)
             for j, lj in enumerate(rendered):
                 if j != k:
-                    term = self.clamped_difference(lj, rendered[k].copy(), spans[j], spans[k])
+                    d = 0.0 if shift is None else float(shift[j] - shift[k])
+                    term = self.clamped_difference(lj, rendered[k].copy(), spans[j], spans[k], d)
                     terms = exp.Add(this=terms, expression=term)
-            return exp.Div(this=self.num(1.0), expression=exp.Paren(this=terms))
+            plain = exp.Div(this=self.num(1.0), expression=exp.Paren(this=terms))
+            if extra.rescue is not None:  # logits that can overflow: the rows where they do, rescued
+                return self.case([(self.finite_logits(items, extra.rescue), plain)],
+                                 self.rescued_softmax(extra.rescue, k, shift))
+            return plain
         total: Any = self.p(rendered[0].copy())
         for r in rendered[1:]:
             total = exp.Add(this=total, expression=self.p(r.copy()))
@@ -660,6 +671,108 @@ class _Builder:
         share = self.quotient(rendered[k], exp.Nullif(this=total, expression=self.num(0.0)), spans[k], e_total)
         flat = 1.0 / len(items) if fallback is None else fallback[k]
         return exp.Coalesce(this=share, expressions=[self.num(flat)])
+
+    # -- softmax logits that overflow (transform's _shifted_logits) ---------------------------------------
+    def finite_logits(self, items: list[Node], r: Rescue) -> Any:
+        r"""True on a row whose plain logits are all finite (``transform``'s test), where the plain softmax
+        holds; on the others :meth:`rescued_softmax`.
+
+        Divided: :math:`|z_j| <` the first double whose quotient by :math:`T` is inf, for every j.
+        Affine, on an IEEE engine: :math:`|L_k| \le M` for every k (inf or NaN fail it; SQLite's NaN is NULL,
+        which fails it too). On a strict engine, where :math:`L` itself must not overflow: no product
+        :math:`W_{rj} z_j` reaches the first double that overflows and no partial sum of the scaled
+        :math:`P_r` (:meth:`Rescue.scaled`, the real one times :math:`2^{-n}` exactly) reaches
+        :math:`2^{1024-n}` -- exactly where numpy's left-to-right sum would give ±inf or NaN.
+        """
+        exp = self.exp
+        conds: list[Any] = []
+        if r.kind == "divided":
+            inf_from = limits(r.T, "div")[1]
+            assert inf_from is not None  # a rescue is planned only where z / T can overflow
+            conds = [exp.LT(this=exp.Abs(this=self.render(z)), expression=self.num(inf_from)) for z in r.zs]
+        elif not self.strict:
+            conds = [exp.LTE(this=exp.Abs(this=self.render(it)), expression=self.num(_MAX_FLOAT)) for it in items]
+        else:
+            bad = self._affine_overflow(r)
+            if not bad:
+                return exp.true()
+            found = bad[0]
+            for c in bad[1:]:
+                found = exp.Or(this=found, expression=c)
+            return exp.Not(this=exp.Paren(this=found))
+        good = conds[0]
+        for c in conds[1:]:
+            good = exp.And(this=good, expression=c)
+        return good
+
+    def _affine_overflow(self, r: Rescue) -> list[Any]:
+        """The conditions (any true: the row's ``W z + b`` overflows) of :meth:`finite_logits` on a strict engine."""
+        from ._plan import _overflows, _sum
+
+        exp = self.exp
+        assert r.W is not None
+        bounds = [extent(z, self.score_type)[1] for z in r.zs]
+        thr = self.num(2.0 ** (1024 - r.n))
+        found: list[Any] = []
+        for row in range(len(r.zs)):
+            terms = r.scaled_terms(row)
+            for j, _ in terms:  # a product that overflows on its own
+                inf_from = limits(abs(float(r.W[row, j])), "mul")[1]
+                if inf_from is not None and bounds[j] >= inf_from:
+                    found.append(exp.GTE(this=exp.Abs(this=self.render(r.zs[j])), expression=self.num(inf_from)))
+            for i in range(2, len(terms) + 1):  # a partial sum that does
+                if _overflows([float(r.W[row, j]) for j, _ in terms[:i]], [bounds[j] for j, _ in terms[:i]], 0.0):
+                    node = _sum([t for _, t in terms[:i]])
+                    found.append(exp.GTE(this=exp.Abs(this=self.render(node)), expression=thr.copy()))
+            bias = float(r.b[row])
+            scaled_bias = float(np.ldexp(bias, -r.n))
+            if terms and abs(bias) >= 2.0 ** 969 and float(np.ldexp(scaled_bias, r.n)) == bias:
+                # only a bias of 2^969 or more can move a finite sum to inf
+                node = ("add", _sum([t for _, t in terms]), ("const", scaled_bias))
+                found.append(exp.GTE(this=exp.Abs(this=self.render(node)), expression=thr.copy()))
+        return found
+
+    def _times_pow2(self, e: Any, n: int) -> Any:
+        """``e · 2^n`` (n >= 0), exactly: in two factors where 2^n is not a double."""
+        exp = self.exp
+        if n <= 1000:
+            return exp.Mul(this=self.p(e), expression=self.num(2.0 ** n))
+        return exp.Mul(this=exp.Mul(this=self.p(e), expression=self.num(2.0 ** (n - 1000))),
+                       expression=self.num(2.0 ** 1000))
+
+    def rescued_softmax(self, r: Rescue, k: int, shift: np.ndarray | None = None) -> Any:
+        r"""Softmax output k of a row whose logits overflow: :math:`1/\sum_j e^{\Delta_{jk}}`
+        (:class:`Rescue`), with nothing that overflows on the way.
+
+        The difference :math:`y` of the two scaled logits is clamped first, to :math:`\pm c` with
+        :math:`c = 2^{t-n}` (affine) or :math:`2^t\,T/2` (divided), :math:`2^t \ge 2(700 + \max\beta -
+        \min\beta)`: a clamped :math:`y` gives a :math:`\Delta` beyond :math:`\pm700`, which the clamp
+        of the exponent saturates anyway, and an unclamped one is scaled back without overflow.
+        """
+        exp = self.exp
+        beta = r.b if shift is None else r.b + shift
+        t = int(np.ceil(np.log2(2.0 * (EXP_LIMIT + float(beta.max() - beta.min())))))
+        if r.kind == "affine":
+            logits = r.scaled()
+            c = 2.0 ** (t - r.n)
+        else:
+            logits = [("mul", z, ("const", 0.5)) for z in r.zs]
+            c = float(np.ldexp(r.T * 0.5, t))
+        terms: Any = self.num(1.0)
+        for j in range(len(logits)):
+            if j == k:
+                continue
+            y = self.clip(exp.Sub(this=self.p(self.render(logits[j])), expression=self.p(self.render(logits[k]))),
+                          -c, c)
+            if r.kind == "affine":
+                y = self._times_pow2(y, r.n)
+            else:
+                y = exp.Div(this=self.p(y), expression=self.num(r.T * 0.5))
+            d = float(beta[j] - beta[k])
+            if d != 0.0:
+                y = exp.Add(this=y, expression=self.num(d))
+            terms = exp.Add(this=terms, expression=self.exp_(y))
+        return exp.Div(this=self.num(1.0), expression=exp.Paren(this=terms))
 
     # -- outputs ------------------------------------------------------------------------
     def isnan(self, col: Any) -> Any:
