@@ -33,6 +33,20 @@ from ..core._validation import VeracityError
 from ._base import Calibrator, require_every_class, warn
 
 
+#: :math:`\sum_j |W_{kj}||z_j|` from which a row's logits are summed left to right (:meth:`_Scaling._affine`)
+ROUNDING_SHOWS = 2.0 ** 8
+
+
+def _left_to_right(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """``Z @ W.T`` with each row's sum taken left to right, each product rounded (no fused multiply-add;
+    ±inf and NaN where a product or partial sum overflows)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        acc = Z[:, :1] * W[:, 0]
+        for j in range(1, W.shape[1]):  # K columns, each a vectorised pass over the rows
+            acc = acc + Z[:, j:j + 1] * W[:, j]
+    return acc
+
+
 class _Scaling(Calibrator):
     multiclass = "multiclass"
     _params = ("score_type", "reg_lambda", "reg_mu", "max_iter")
@@ -140,19 +154,39 @@ class _Scaling(Calibrator):
         (the same softmax): an entry whose first term overflows is :math:`-\infty`, probability 0,
         which is the limit; classes that tie on :math:`W z` keep the split their biases give.
         """
-        with np.errstate(over="ignore", invalid="ignore"):
-            L = Z @ self.W_.T + self.b_
+        L = self._affine(Z)
         bad = ~np.isfinite(L).all(axis=1)
         if not bad.any():
             return L
         Zb = Z[bad]
         e = np.maximum(np.frexp(np.abs(Zb).max(axis=1))[1], 0)[:, None]  # |z / 2^e| < 1, e >= 0
         f = max(int(np.frexp(np.abs(self.W_).max())[1]), 0)              # |W / 2^f| < 1, f >= 0
-        P = np.ldexp(Zb, -e) @ np.ldexp(self.W_, -f).T
+        P = _left_to_right(np.ldexp(Zb, -e), np.ldexp(self.W_, -f))
         P -= P.max(axis=1, keepdims=True)                                # <= 0, finite
         with np.errstate(over="ignore"):
             P = np.ldexp(np.ldexp(P, e), f)                              # -inf where it overflows
         L[bad] = P + self.b_
+        return L
+
+    def _affine(self, Z: np.ndarray) -> np.ndarray:
+        r""":math:`L = W z + b`, the same for a row whatever rows come with it.
+
+        numpy's ``Z @ W.T`` is a BLAS kernel chosen by the number of rows, and some kernels fuse
+        multiply-adds: a row's logits then depended on its batch by a rounding of the sum, which
+        shows where the products are large (a tie broken or not; a product of ``2 · -1e308`` that
+        overflows alone but not inside a fused ``0.5e308 + 2 · -1e308``). Where any
+        :math:`\sum_j |W_{kj}||z_j|` reaches :data:`ROUNDING_SHOWS` the row is summed left to right,
+        each product rounded, as the exported SQL sums it (:func:`_left_to_right`); below, fused and
+        unfused sums differ by less than :math:`K\cdot 2^{-44}` in a logit. A diagonal :math:`W`
+        (vector scaling) has one product per logit, exact in any kernel."""
+        W = self.W_
+        with np.errstate(over="ignore", invalid="ignore"):
+            L: np.ndarray = Z @ W.T + self.b_
+            if not np.any(W[~np.eye(W.shape[0], dtype=bool)]):
+                return L
+            risky = ~((np.abs(Z) @ np.abs(W).T) < ROUNDING_SHOWS).all(axis=1)
+            if risky.any():
+                L[risky] = _left_to_right(Z[risky], W) + self.b_
         return L
 
     def __str__(self) -> str:
