@@ -106,8 +106,40 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if _engine(item) is None:
             continue
+        item.stash[_STARTS_SPARK] = _starts_spark(item)
         item.own_markers[:] = [m for m in item.own_markers if m.name != "xdist_group"]
         item.add_marker(pytest.mark.xdist_group(ENGINES_GROUP))
+
+
+#: whether a test of the engines group may start Spark itself (through the CLI or the library)
+_STARTS_SPARK = pytest.StashKey[bool]()
+
+
+def _starts_spark(item) -> bool:
+    """A ``spark`` parameter or a loop over every backend (``pytest.mark.xdist_group("dask")`` on the
+    test itself); not "spark" in a name alone (a test of a Spark subprocess, of an option's text)."""
+    params = [str(v).lower() for v in getattr(getattr(item, "callspec", None), "params", {}).values()]
+    return "spark" in params or any(m.name == "xdist_group" for m in item.own_markers)
+
+
+@pytest.fixture(autouse=True)
+def _the_tuned_spark_session_first(request):
+    """A test that starts Spark through the CLI or the library (``getOrCreate``) without asking for the
+    ``spark`` fixture gets the fixture's session started first, where pyspark and Java are there: else,
+    run first in its worker (as tests/cli/test_cli_rows_r16.py's Spark case is in ``make test``), it
+    started the JVM itself with Spark's defaults (the C2 JIT, the G1 GC), and every later Spark test of
+    the run shared that JVM (a JVM's options are fixed when it starts; ``getOrCreate`` returns the
+    running session). Measured on ``pytest tests -k spark`` (~60 tests): the JVM's CPU 174 s -> 107 s
+    (~7 s of it from tests/export/test_export_sql.py::test_spark leaving whole-stage code generation off)."""
+    if not request.node.stash.get(_STARTS_SPARK, False) or "spark" in request.fixturenames:
+        return
+    import importlib.util
+    import shutil
+
+    no_java = shutil.which("java") is None and not os.environ.get("JAVA_HOME")
+    if importlib.util.find_spec("pyspark") is None or no_java:
+        return  # the test says what it does without Spark
+    request.getfixturevalue("spark")
 
 
 # -- one Spark session for the whole run ----------------------------------------------------

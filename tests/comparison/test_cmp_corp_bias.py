@@ -134,9 +134,16 @@ def test_a_calibrated_model_is_not_called_worse_calibrated_than_a_coarser_calibr
     assert hits >= 28 and claims <= 2, (hits, claims)
 
 
+#: points of the quadrature grids over +-9 sd: a uniform Riemann sum of a smooth integrand under a
+#: Gaussian converges geometrically in the spacing, and 9,001 points (spacing 0.002 sd) give every truth
+#: below to 1e-15 relative (measured against 900,001 points: at most 4e-16 apart). The 900,001-point grid
+#: cost ~20 s of CPU (cal_s evaluates 60 Gauss-Hermite nodes per point: 54M exponentials per call).
+GRID = 9_001
+
+
 def _truths(weighted):
     """True MCB of mis and true DSC of cal and cal_s, by quadrature (x and s jointly normal)."""
-    x = np.linspace(-9, 9, 900_001)
+    x = np.linspace(-9, 9, GRID)
     fx = np.exp(-0.5 * x * x) * (np.exp(0.4 * x) if weighted else 1.0)  # E[exp(0.4 s) | x] ∝ exp(0.4 x)
     fx /= fx.sum()
     q = _expit(1.5 * x)
@@ -144,7 +151,7 @@ def _truths(weighted):
     base = float((fx * q).sum())
     dsc_cal = float((fx * (q - base) ** 2).sum())
     sd = np.sqrt(1 + TAU**2)
-    s = np.linspace(-9 * sd, 9 * sd, 900_001)
+    s = np.linspace(-9 * sd, 9 * sd, GRID)
     fs = np.exp(-0.5 * (s / sd) ** 2) * (np.exp(0.4 * s) if weighted else 1.0)
     fs /= fs.sum()
     cs = MODELS["cal_s"](None, s)
@@ -190,7 +197,7 @@ def test_two_continuous_models_of_different_rankings_covered_and_the_power_it_co
         return _expit(1.1 * s + 0.3)
 
     sd = np.sqrt(1 + TAU**2)
-    grid = np.linspace(-9 * sd, 9 * sd, 900_001)
+    grid = np.linspace(-9 * sd, 9 * sd, GRID)
     dens = np.exp(-0.5 * (grid / sd) ** 2)
     truth = float((dens * (mis_s(grid) - _cal_s(grid)) ** 2).sum() / dens.sum())
     assert 0.005 < truth < 0.007
