@@ -189,23 +189,28 @@ def test_the_cases_hold_what_they_are_for():
             assert split.sum() >= 3, name
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_duckdb_sqlite_and_onnx(name):
+def _engines_agree(cal: Any, Z: np.ndarray, prior: Any, label: str, pg: Any = None) -> None:
+    """The exported SQL on DuckDB, SQLite (and PostgreSQL, given ``pg``) and the ONNX model give
+    ``_want`` on ``Z``."""
     duckdb = pytest.importorskip("duckdb")
     ort = pytest.importorskip("onnxruntime")
-    cal, Z, prior = CASES[name]
     want = _want(cal, Z, prior)
-    con = duckdb.connect()
-    _load(con, Z, "?")
-    got = np.array(con.execute(f"SELECT {_select('duckdb', cal, Z, prior)} FROM t_r18 ORDER BY id").fetchall())
-    _assert_close(got, want, Z, f"duckdb {name}")
-    lite = sqlite3.connect(":memory:")
-    _load(lite, Z, "?")
-    got = np.array(lite.execute(f"SELECT {_select('sqlite', cal, Z, prior)} FROM t_r18 ORDER BY id").fetchall(),
-                   dtype=np.float64)
-    _assert_close(got, want, Z, f"sqlite {name}")
+    engines: list[tuple[str, Any, str]] = [("duckdb", duckdb.connect(), "?"), ("sqlite", sqlite3.connect(":memory:"), "?")]
+    if pg is not None:
+        engines.append(("postgres", pg, "%s"))
+    for dialect, con, mark in engines:
+        _load(con, Z, mark)
+        got = np.array(con.execute(f"SELECT {_select(dialect, cal, Z, prior)} FROM t_r18 ORDER BY id").fetchall(),
+                       dtype=np.float64)
+        _assert_close(got, want, Z, f"{dialect} {label}")
     session = ort.InferenceSession(to_onnx(cal, prior_shift=prior), providers=["CPUExecutionProvider"])
-    _assert_close(session.run(None, {"score": Z})[0], want, Z, f"onnx {name}")
+    _assert_close(session.run(None, {"score": Z})[0], want, Z, f"onnx {label}")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_duckdb_sqlite_and_onnx(name):
+    cal, Z, prior = CASES[name]
+    _engines_agree(cal, Z, prior, name)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -259,28 +264,11 @@ def test_text_unchanged_where_nothing_can_overflow():
 def test_prior_shift_on_large_tied_logits(pg):
     """A prior shift on logits of 1e17 and more: added to them (softmax(l + ln r)) it was lost to rounding,
     tied classes stayed 0.5 / 0.5 where ``adjust_prior`` splits them by the ratio of the new and old priors."""
-    duckdb = pytest.importorskip("duckdb")
-    ort = pytest.importorskip("onnxruntime")
     warm = _edited(_fit(vc.TemperatureScaling, 3), temperature_=1.0)
     matrix = _edited(_fit(vc.MatrixScaling, 3), W_=[[1.0, 0.5, 0.0], [1.0, 0.5, 0.0], [0.0, 0.0, 1.0]],
                      b_=[0.0, 0.0, 0.0])
     prior = ([0.2, 0.3, 0.5], [0.5, 0.3, 0.2])
     Z = np.array([[1e17, 1e17, 0.0], [3e20, 3e20, 3e20], [1e300, 1e300, -1e300], [1.0, 1.0, 0.5], [0.2, -0.4, 3.0]])
     for cal in (warm, matrix):
-        want = _want(cal, Z, prior)
-        assert abs(want[0, 0] - 2.5 / 3.5) < 1e-12  # the tie, split by r = new/old = (2.5, 1, 0.4)
-        con = duckdb.connect()
-        _load(con, Z, "?")
-        got = np.array(con.execute(f"SELECT {_select('duckdb', cal, Z, prior)} FROM t_r18 ORDER BY id").fetchall())
-        _assert_close(got, want, Z, f"duckdb {cal.kind}")
-        lite = sqlite3.connect(":memory:")
-        _load(lite, Z, "?")
-        got = np.array(lite.execute(f"SELECT {_select('sqlite', cal, Z, prior)} FROM t_r18 ORDER BY id").fetchall(),
-                       dtype=np.float64)
-        _assert_close(got, want, Z, f"sqlite {cal.kind}")
-        _load(pg, Z, "%s")
-        got = np.array(pg.execute(f"SELECT {_select('postgres', cal, Z, prior)} FROM t_r18 ORDER BY id").fetchall(),
-                       dtype=np.float64)
-        _assert_close(got, want, Z, f"postgres {cal.kind}")
-        session = ort.InferenceSession(to_onnx(cal, prior_shift=prior), providers=["CPUExecutionProvider"])
-        _assert_close(session.run(None, {"score": Z})[0], want, Z, f"onnx {cal.kind}")
+        assert abs(_want(cal, Z, prior)[0, 0] - 2.5 / 3.5) < 1e-12  # the tie, split by r = new/old = (2.5, 1, 0.4)
+        _engines_agree(cal, Z, prior, cal.kind, pg)

@@ -16,38 +16,19 @@ import pytest
 import veracity as vc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_brier_logits_r18 import confident_logits, definition  # noqa: E402
+from test_brier_sharp_routes_r17 import _frame, threads  # noqa: E402,F401 - threads: a fixture
 
 pd = pytest.importorskip("pandas")
 
 
-def _frame(backend, df, request):
-    if backend == "polars-lazy":
-        pl = pytest.importorskip("polars")
-        return pl.from_pandas(df).lazy()
-    if backend == "duckdb":
-        duckdb = pytest.importorskip("duckdb")
-        return duckdb.connect().from_df(df)
-    if backend == "dask":
-        dd = pytest.importorskip("dask.dataframe")
-        return dd.from_pandas(df, npartitions=3)
-    spark = request.getfixturevalue("spark")
-    return spark.createDataFrame(df)
-
-
-@pytest.fixture
-def threads():
-    dask = pytest.importorskip("dask")
-    with dask.config.set({"scheduler": "threads"}):
-        yield
-
-
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("backend", ["polars-lazy", "duckdb", "dask", "spark"])
-def test_lazy_brier_of_confident_logits_is_the_definition(backend, weighted, request, threads):
+def test_lazy_brier_of_confident_logits_is_the_definition(backend, weighted, tmp_path, request, threads):
     s, y, w = confident_logits(n=300, weighted=weighted)
     df = pd.DataFrame({"s": s, "y": y, "w": np.ones(s.size) if w is None else w})
-    frame = _frame(backend, df, request)
+    frame = _frame(backend, df, tmp_path, request)
     weight = "w" if weighted else None
     want = definition(s, y, w)
     got = vc.audit(frame, score="s", label="y", score_type="logit", sample_weight=weight)

@@ -18,6 +18,8 @@ import pytest
 import veracity as vc
 from veracity.datasets import demo_path
 
+from .conftest import load
+
 SECRET = "pw-Zx81!q"
 
 
@@ -47,11 +49,8 @@ def test_the_url_is_shown_without_its_password_anywhere(cli, monkeypatch):
 
 def test_a_real_connection_shows_the_same(cli, pg_uri, pg_conn):
     frame = pd.read_csv(demo_path()).head(300)
-    with pg_conn.cursor() as cur:
-        cur.execute('DROP TABLE IF EXISTS "cli_redact_r18"')
-        cur.execute('CREATE TABLE "cli_redact_r18" (score DOUBLE PRECISION, label BIGINT)')
-        cur.executemany('INSERT INTO "cli_redact_r18" VALUES (%s, %s)',
-                        list(zip(frame["score"].tolist(), frame["label"].tolist())))
+    load("postgres", pg_conn, "cli_redact_r18", {"score": frame["score"].to_numpy(),
+                                                 "label": frame["label"].to_numpy()})
     url = pg_uri.replace("postgres:@", f"postgres:{SECRET}@")
     url += ("&" if "?" in url else "?") + f"application_name={SECRET}"
     res = cli(["audit", "--sql-url", url, "--table", "cli_redact_r18", "--json"])
