@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
 from ..core._validation import VeracityError
 
@@ -105,7 +105,20 @@ def _after_secret(m: re.Match[str], secrets: tuple[str, ...]) -> str:
 _BARE_CREDENTIAL = re.compile(r"^[^/@\s:]*:(?P<secret>[^\s]*)@")
 
 
+def _decodings(url: str) -> list[str]:
+    """``url`` and its percent-decoded forms (``%3D`` → ``=``, ``+`` → space; up to three levels): a
+    password inside an encoded parameter (``odbc_connect=...PWD%3Dsecret``) is found in the decoded text."""
+    out, frontier = [url], [url]
+    for _ in range(3):
+        frontier = [d for d in dict.fromkeys(f(t) for t in frontier for f in (unquote, unquote_plus))
+                    if d not in out]
+        out += frontier
+    return out
+
+
 def _secrets(url: str) -> tuple[str, ...]:
+    """The URL's passwords, raw and decoded: after ``user:``, in ``password=``-like settings, in any
+    percent-decoded form of the URL (:func:`_decodings`); longest first."""
     found: list[str] = []
     bare = _BARE_CREDENTIAL.match(url) if "://" not in url else None
     if bare:
@@ -116,14 +129,31 @@ def _secrets(url: str) -> tuple[str, ...]:
             found += [parts.password, unquote(parts.password)]
     except ValueError:
         pass
-    for m in _QUERY_SECRET.finditer(url):
+    for m in (m for text in _decodings(url) for m in _QUERY_SECRET.finditer(text)):
         value = m.group("secret")
         found += [value, unquote(value)]
         if len(value) >= 2 and value[0] in "'\"{":  # a quoted DSN value: the secret is inside the quotes
             close = "}" if value[0] == "{" else value[0]
             inner = value[1:-1] if value[-1] == close else value[1:]
             found += [inner, inner.replace("}}", "}") if close == "}" else re.sub(r"\\(.)", r"\1", inner)]
+    found += [e for secret in found for e in _encodings(secret)]
     return tuple(sorted({s for s in found if s}, key=len, reverse=True))
+
+
+def _encodings(secret: str) -> list[str]:
+    """``secret`` percent-encoded as URL encoders write it (``quote`` with and without ``/`` kept,
+    ``quote_plus``), up to three times over: a password found in a decoded form of the URL is hidden
+    in the URL as written too."""
+    out, frontier = [secret], [secret]
+    for _ in range(3):
+        frontier = [e for e in dict.fromkeys(f(t) for t in frontier for f in (_quote_all, quote, quote_plus))
+                    if e not in out]
+        out += frontier
+    return out[1:]
+
+
+def _quote_all(text: str) -> str:
+    return quote(text, safe="")
 
 
 def check_dialect(dialect: str) -> str:
