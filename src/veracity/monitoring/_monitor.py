@@ -41,6 +41,8 @@ multiplying every weight by a constant changes nothing.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -547,8 +549,9 @@ def monitor(
         rows = np.flatnonzero(m)
         pick = (lambda a: None if a is None else np.asarray(to_numpy(a, "array"))[rows])
         # labels of pending rows may be missing: validate only the final ones
-        data = prepare_binary(pick(scores), pick(labels), sample_weight=pick(sample_weight),
-                              score_type=score_type, pos_label=pos_label)
+        with _missing_labels_may_pend(mature is None and final_by_time is None, "mature="):
+            data = prepare_binary(pick(scores), pick(labels), sample_weight=pick(sample_weight),
+                                  score_type=score_type, pos_label=pos_label)
         stats = grouped_stats(data, keys[rows], edges)
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
                                reference=reference, level=level, min_count=min_count, histogram_sizes=sizes,
@@ -805,6 +808,22 @@ def _working(prep: Any, key: Any = None) -> Any:
     return f.nw.select(*cols, *([] if key is None else [key.alias("_g")]))
 
 
+@contextmanager
+def _missing_labels_may_pend(active: bool, how: str) -> Iterator[None]:
+    """A refusal of missing labels, when no row was marked pending (``active``), says how to keep such
+    rows as pending (``how``: ``mature=`` or ``mature='column'``) besides dropping them: in a monitor a
+    label that has not arrived yet is the normal case, not a broken row."""
+    try:
+        yield
+    except VeracityError as exc:
+        if not active or not ("missing" in exc.message or (exc.message.startswith("labels") and " NaN" in exc.message)):
+            raise
+        raise VeracityError(
+            f"{exc.message}; or keep the rows whose label has not arrived as pending: pass {how} (True where "
+            "the label is final) or as_of= with horizon=", exc.param, exc.hint, value=exc.value, rows=exc.rows,
+            n_rows=exc.n_rows) from None
+
+
 def _check_rows(prep: Any, working: Any, score_type: str, label: str) -> tuple[Any, Any, dict[str, Any]]:
     """The input contract in one line naming the column: every row's score and weight, and the
     labels of the final rows only (a pending row's label may be missing). Returns the counts
@@ -860,6 +879,7 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         raise VeracityError(f"vc.monitor watches binary scores (one probability per row), got {len(prep.score)} "
                             "score columns; name one score column: the positive class's probability")
     score_type = check_score_type(score_type, what="vc.monitor")
+    pending_unmarked = mature is None and as_of is None
     f = prep.frame
     if freq is None:  # dates/times as keys: refused in the words naming the column, on every route
         _period_key(prep, periods, None)
@@ -871,7 +891,8 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
                            score_type=score_type, sample_weight=weights, level=level, min_count=min_count,
                            reference=reference, as_of=as_of, horizon=horizon)
         except VeracityError:  # the lazy forms' one-line error naming the column, when the rows break the contract
-            _check_rows(prep, _working(prep), score_type, label)
+            with _missing_labels_may_pend(pending_unmarked, "mature='column'"):
+                _check_rows(prep, _working(prep), score_type, label)
             if freq is not None:
                 _check_times(prep, _period_key(prep, periods, freq), periods)
             raise
@@ -884,7 +905,8 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         _check_times(prep, key, periods)
     else:
         _check_keys(prep, key, periods)
-    every, final, counts = _check_rows(prep, working, score_type, label)
+    with _missing_labels_may_pend(pending_unmarked, "mature='column'"):
+        every, final, counts = _check_rows(prep, working, score_type, label)
     labelled = int(counts["n"] or 0)
 
     def scaled(lf: Any, c: dict[str, Any]) -> Any:
