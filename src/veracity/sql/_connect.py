@@ -14,6 +14,7 @@ from a driver's error.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
@@ -105,15 +106,19 @@ def _after_secret(m: re.Match[str], secrets: tuple[str, ...]) -> str:
 _BARE_CREDENTIAL = re.compile(r"^[^/@\s:]*:(?P<secret>[^\s]*)@")
 
 
+def _forms(text: str, coders: tuple[Callable[[str], str], ...]) -> list[str]:
+    """``text`` and what the ``coders`` make of it, applied up to three times over (distinct, in order)."""
+    out, frontier = [text], [text]
+    for _ in range(3):
+        frontier = [t for t in dict.fromkeys(f(t) for t in frontier for f in coders) if t not in out]
+        out += frontier
+    return out
+
+
 def _decodings(url: str) -> list[str]:
     """``url`` and its percent-decoded forms (``%3D`` → ``=``, ``+`` → space; up to three levels): a
     password inside an encoded parameter (``odbc_connect=...PWD%3Dsecret``) is found in the decoded text."""
-    out, frontier = [url], [url]
-    for _ in range(3):
-        frontier = [d for d in dict.fromkeys(f(t) for t in frontier for f in (unquote, unquote_plus))
-                    if d not in out]
-        out += frontier
-    return out
+    return _forms(url, (unquote, unquote_plus))
 
 
 def _secrets(url: str) -> tuple[str, ...]:
@@ -144,12 +149,7 @@ def _encodings(secret: str) -> list[str]:
     """``secret`` percent-encoded as URL encoders write it (``quote`` with and without ``/`` kept,
     ``quote_plus``), up to three times over: a password found in a decoded form of the URL is hidden
     in the URL as written too."""
-    out, frontier = [secret], [secret]
-    for _ in range(3):
-        frontier = [e for e in dict.fromkeys(f(t) for t in frontier for f in (_quote_all, quote, quote_plus))
-                    if e not in out]
-        out += frontier
-    return out[1:]
+    return _forms(secret, (_quote_all, quote, quote_plus))[1:]
 
 
 def _quote_all(text: str) -> str:
