@@ -256,13 +256,46 @@ def test_lazy_refusals(tmp_path, monkeypatch):
     vc.BetaCalibration().fit(df, score="p", label="y")
 
 
-def test_spark_fit_equals_the_array_fit(spark, tmp_path, request):
+def test_spark_fit_equals_the_array_fit(spark, tmp_path, request, monkeypatch):
+    """Both Spark routes: the rows read once (at most ``READ_ONCE_ROWS`` kept rows: the contract counts,
+    the summary and the rows, three jobs) and, past that size, one aggregate job per Newton step."""
     df = dataset().rename(columns={"p": "p.score"})
     frame = make("spark", df, tmp_path, request)
     arrays = df.rename(columns={"p.score": "p"})
+    tracker = spark.sparkContext.statusTracker()
+
+    def last_job() -> int:  # job ids count up; Spark keeps only the latest 1,000 (spark.ui.retainedJobs)
+        return max(tracker.getJobIdsForGroup(None), default=-1)
+
+    before = last_job()
+    got = KINDS["platt"]().fit(frame, score="p.score", label="y", sample_weight="w")
+    assert last_job() - before == 3  # both kinds: test_fit_on_a_frame_equals_the_array_fit
+    same_state(got, array_fit(KINDS["platt"](), arrays, weighted=True))
+    monkeypatch.setattr(_fit, "READ_ONCE_ROWS", len(df) - 1)  # one row too many: the aggregate route
     for kind in ("temperature", "platt"):
+        before = last_job()
         got = KINDS[kind]().fit(frame, score="p.score", label="y", sample_weight="w")
+        assert last_job() - before > 3
         same_state(got, array_fit(KINDS[kind](), arrays, weighted=True))
+
+
+@pytest.mark.xdist_group("dask")  # starts the Dask cluster (tests/conftest.py groups by engine)
+def test_dask_fit_by_aggregates_equals_the_array_fit(tmp_path, monkeypatch):
+    """Dask past ``READ_ONCE_ROWS`` kept rows: one aggregate query per Newton step, the array fit's numbers
+    (below it the rows are read once: test_fit_on_a_frame_equals_the_array_fit)."""
+    df = dataset()
+    frame = make("dask", df, tmp_path)
+    monkeypatch.setattr(_fit, "READ_ONCE_ROWS", len(df) - 1)
+    routes = []
+    for kind in ("temperature", "platt"):
+        real = getattr(_fit, f"_fit_{kind}")
+        monkeypatch.setattr(_fit, f"_fit_{kind}",
+                            lambda *a, kind=kind, real=real: routes.append(kind) or real(*a))
+    with threaded_dask():
+        for kind in ("temperature", "platt"):
+            got = KINDS[kind]().fit(frame, score="p", label="y", sample_weight="w")
+            same_state(got, array_fit(KINDS[kind](), df, weighted=True))
+    assert routes == ["temperature", "platt"]
 
 
 def test_a_late_csv_error_is_one_line_without_the_row(tmp_path):

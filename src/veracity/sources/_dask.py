@@ -275,3 +275,35 @@ def _bins_from_table(table: Any, edges: np.ndarray, grouped: bool) -> dict[Any, 
         if acc["count"].sum() > 0:
             out[key] = acc
     return out
+
+
+def _gap_part(df: Any, u: np.ndarray, weighted: bool) -> Any:
+    """Per gap ``0..T`` of the sorted distinct thresholds ``u`` (``searchsorted(u, s, side="right")``, the
+    gap of :mod:`._thresholds`): the positive and negative weights of the rows (integer counts
+    unweighted), one row per gap in gap order."""
+    import pandas as pd
+
+    s, y = _column(df, "_s"), _column(df, "_y")
+    gap = np.searchsorted(u, s, side="right")
+    m = u.size + 1
+    if weighted:
+        w = _column(df, "_w")
+        return pd.DataFrame({"_pos": np.bincount(gap, weights=w * y, minlength=m),
+                             "_neg": np.bincount(gap, weights=w * (1.0 - y), minlength=m)})
+    pos = np.bincount(gap[y.astype(np.int64) == 1], minlength=m).astype(np.int64)
+    return pd.DataFrame({"_pos": pos, "_neg": np.bincount(gap, minlength=m).astype(np.int64) - pos})
+
+
+def gap_sums(ddf: Any, u: np.ndarray, *, weighted: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`veracity.sources._thresholds.gap_sums` on Dask: one numpy pass per partition (a
+    ``searchsorted`` and two ``bincount``), the per-partition tables summed here. The generic form's
+    expression tree of comparisons (two per threshold) took Dask ~2.5 s per 100 thresholds to build and
+    plan, for any number of rows."""
+    x = ddf[["_s", "_y", "_w"]]
+    meta = _gap_part(x._meta, u, weighted).iloc[:0]
+    table = x.map_partitions(_in_chunks, _gap_part, u, weighted, meta=meta).compute()
+    m = u.size + 1
+    dtype = np.float64 if weighted else np.int64
+    pos = table["_pos"].to_numpy(dtype=dtype).reshape(-1, m).sum(axis=0)
+    neg = table["_neg"].to_numpy(dtype=dtype).reshape(-1, m).sum(axis=0)
+    return pos, neg

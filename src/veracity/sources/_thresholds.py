@@ -16,8 +16,8 @@ the :math:`T + 1` gaps give
 
 Thresholds of ``-inf`` flag every row and ``+inf`` none (scores are finite).
 Arrays find the gaps with ``searchsorted`` and sum them with ``bincount``
-(:func:`array_gap_sums`), lazy frames with one ``group_by`` (:func:`gap_sums`); both
-end in :func:`at_or_above`.
+(:func:`array_gap_sums`), Dask the same in each partition (:func:`veracity.sources._dask.gap_sums`), the other
+lazy frames with one ``group_by`` (:func:`gap_sums`); all end in :func:`at_or_above`.
 """
 
 from __future__ import annotations
@@ -52,8 +52,12 @@ def gap_sums(working: Any, u: np.ndarray, *, weighted: bool) -> tuple[np.ndarray
     """Per gap ``0..T``: the positive and negative weights (integer counts unweighted)."""
     import narwhals as nw
 
-    from ._aggregates import collect
+    from ._aggregates import backend_of, collect
 
+    if backend_of(working) == "dask":  # one numpy pass per partition
+        from . import _dask
+
+        return _dask.gap_sums(working.to_native(), u, weighted=weighted)
     y, w = nw.col("_y"), nw.col("_w")
     if weighted:
         pos, neg = w * y, w * (1.0 - y)
