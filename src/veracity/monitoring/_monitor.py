@@ -268,6 +268,13 @@ def summarize_periods(
         return psi, shift_label(psi, chi2_homogeneity(here, there), rows, min_count)
 
     nan = float("nan")
+    # the Wilson interval of every period's rate in one vectorised call (element by element, the
+    # same operations as one call per period)
+    rated = {period: (float(s.sum_y.sum() / s.total_weight), _kish(s.total_weight, float(s.weight_sq.sum())))
+             for period, s in stats.items() if s.total_weight > 0}
+    rate_n = np.asarray(list(rated.values()), dtype=np.float64).reshape(-1, 2)
+    lows, highs = binomial_interval(rate_n[:, 0] * rate_n[:, 1], rate_n[:, 1], method="wilson", level=level)
+    intervals = {period: (float(lo), float(hi)) for period, lo, hi in zip(rated, lows.tolist(), highs.tolist())}
     rows = []
     for period, s in stats.items():
         total = s.total_weight
@@ -276,12 +283,9 @@ def summarize_periods(
             rows.append(MonitorRow(period, 0.0, int(pending.get(period, 0)), nan, nan, nan, nan, nan, nan, nan,
                                    nan, "insufficient", psi, shift))
             continue
-        rate = float(s.sum_y.sum() / total)
+        rate, n_eff = rated[period]
         conf = float(s.sum_p.sum() / total)
-        n_eff = _kish(total, float(s.weight_sq.sum()))
-        interval = binomial_interval(np.asarray(rate * n_eff), np.asarray(n_eff), method="wilson",
-                                     level=level)
-        low, high = float(interval[0]), float(interval[1])
+        low, high = intervals[period]
         if n_eff < min_count:
             status = "insufficient"
         elif conf < low or conf > high:
@@ -625,11 +629,7 @@ def _period_key(prep: Any, periods: str, freq: str | None) -> Any:
     if freq not in FREQS:
         raise VeracityError(f"freq must be one of {', '.join(FREQS)}; got {freq!r}")
     if dtype.is_numeric():  # epoch seconds, as in the array form (period_keys): the UTC calendar by arithmetic
-        if dtype.is_integer():
-            return _civil_key(col, freq)
-        finite = col.cast(nw.Float64).is_finite()  # NaN/inf: no key (refused by _check_times), never a failed cast
-        safe = nw.when(finite).then(col.cast(nw.Float64)).otherwise(nw.lit(0.0))
-        return nw.when(finite).then(_civil_key(_micros(safe), freq, per_day=86400e6))
+        return _staged_key(prep, periods, freq, integer=dtype.is_integer())
     if not dtype.is_temporal() or dtype == nw.Duration:
         raise VeracityError(
             f"column {periods!r} (periods) is {dtype}; with freq= it must hold dates, datetimes or "
@@ -680,6 +680,113 @@ def _civil_key(seconds: Any, freq: str, *, per_day: float = 86400.0) -> Any:
     year = yoe + era * 400.0 + nw.when(month <= 2.0).then(1.0).otherwise(0.0)
     key = year * 100.0 + month
     return (key * 100.0 + day if freq in ("D", "W") else key).cast(nw.Int64)
+
+
+def _staged_key(prep: Any, periods: str, freq: str, *, integer: bool) -> Any:
+    """The :func:`_civil_key` of epoch seconds (whole, or fractional read as ``round(s·10⁶)`` µs),
+    with intermediates as columns of ``prep.frame`` (which is replaced by the frame with them): the
+    same operations on the same doubles, so the same keys. As one expression each shared
+    sub-expression is rebuilt at every use (the seconds ~200 times, ``doe`` 5, ``mp`` 4: ~2,000
+    nodes, seconds to build and bind). Fractional seconds: ``round(s·10⁶)`` of the finite ones (0
+    elsewhere) and their finiteness are a first stage, the key is null where not finite. On
+    Polars/DuckDB/Spark every step of the calendar is a stage; on Dask (where each operation
+    between two columns walks the whole graph, and the optimiser is slow on long chains of
+    assignments) the calendar is one NumPy function per partition, :func:`_civil_numbers`."""
+    import narwhals as nw
+
+    frame = prep.frame
+    taken = set(frame.nw.collect_schema().names())
+
+    def fresh(stem: str) -> str:
+        name = f"_vc_{stem}"
+        while name in taken:
+            name = "_" + name
+        taken.add(name)
+        return name
+
+    col = nw.col(frame.ref(periods))
+    staged = frame.nw
+    finite: Any = None
+    source = frame.ref(periods)
+    if integer:
+        seconds, per_day = col, 86400.0
+    else:
+        micros, ok = fresh("micros"), fresh("finite")
+        is_finite = col.cast(nw.Float64).is_finite()  # NaN/inf: no key (refused by _check_times), never a failed cast
+        safe = nw.when(is_finite).then(col.cast(nw.Float64)).otherwise(nw.lit(0.0))
+        staged = staged.with_columns(**{micros: _micros(safe), ok: is_finite})
+        seconds, per_day, finite, source = nw.col(micros), 86400e6, nw.col(ok), micros
+    if frame.backend == "dask":
+        staged, key = _civil_partitions(staged, source, freq, per_day, fresh("key"))
+    else:
+        staged, key = _civil_stages(staged, seconds, freq, per_day, fresh)
+    prep.frame = replace(frame, nw=staged)
+    return key if finite is None else nw.when(finite).then(key)
+
+
+def _civil_numbers(seconds: np.ndarray, freq: str, per_day: float) -> np.ndarray:
+    """:func:`_civil_key` on a float64 array, the same operations in the same order (NaN stays NaN)."""
+    z = np.floor(seconds / per_day) + 719468.0
+    era = np.floor(z / 146097.0)
+    doe = z - era * 146097.0
+    yoe = np.floor((doe - np.floor(doe / 1460.0) + np.floor(doe / 36524.0) - np.floor(doe / 146096.0)) / 365.0)
+    doy = doe - (365.0 * yoe + np.floor(yoe / 4.0) - np.floor(yoe / 100.0))
+    mp = np.floor((5.0 * doy + 2.0) / 153.0)
+    day = doy - np.floor((153.0 * mp + 2.0) / 5.0) + 1.0
+    month = np.where(mp < 10.0, mp + 3.0, mp - 9.0)
+    year = yoe + era * 400.0 + np.where(month <= 2.0, 1.0, 0.0)
+    key = year * 100.0 + month
+    return key * 100.0 + day if freq in ("D", "W") else key
+
+
+def _civil_partitions(staged: Any, column: str, freq: str, per_day: float, name: str) -> tuple[Any, Any]:
+    """A Dask frame with the key of the epoch time ``column`` (seconds, or µs with ``per_day=86400e6``)
+    as a nullable Int64 column ``name``, computed per partition by :func:`_civil_numbers` (null
+    where the time is): the frame and the key's column."""
+    import narwhals as nw
+    import pandas as pd
+
+    def keys(series: Any) -> Any:
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        missing = np.isnan(values)
+        numbers = _civil_numbers(np.where(missing, 0.0, values), freq, per_day)
+        return pd.Series(pd.arrays.IntegerArray(numbers.astype(np.int64), missing), index=series.index, name=name)
+
+    native = staged.to_native()
+    key = native[column].map_partitions(keys, meta=pd.Series(pd.array([], dtype="Int64"), name=name))
+    with warnings.catch_warnings():  # narwhals announces that its Dask support moves to a plugin (as as_frame)
+        warnings.simplefilter("ignore", FutureWarning)
+        return nw.from_native(native.assign(**{name: key})), nw.col(name)
+
+
+def _civil_stages(staged: Any, seconds: Any, freq: str, per_day: float, fresh: Any) -> tuple[Any, Any]:
+    """:func:`_civil_key`'s steps as columns added to the frame ``staged`` (names from ``fresh``):
+    the frame and the key's column."""
+    import narwhals as nw
+
+    names = {k: fresh(k) for k in ("z", "era", "doe", "yoe", "doy", "mp", "day", "month", "key")}
+    c = {k: nw.col(v) for k, v in names.items()}
+
+    def floor(e: Any) -> Any:
+        return e.floor()
+
+    stages = [
+        {names["z"]: floor(seconds.cast(nw.Float64) / per_day) + 719468.0},
+        {names["era"]: floor(c["z"] / 146097.0)},
+        {names["doe"]: c["z"] - c["era"] * 146097.0},
+        {names["yoe"]: floor((c["doe"] - floor(c["doe"] / 1460.0) + floor(c["doe"] / 36524.0)
+                              - floor(c["doe"] / 146096.0)) / 365.0)},
+        {names["doy"]: c["doe"] - (365.0 * c["yoe"] + floor(c["yoe"] / 4.0) - floor(c["yoe"] / 100.0))},
+        {names["mp"]: floor((5.0 * c["doy"] + 2.0) / 153.0)},
+        {names["day"]: c["doy"] - floor((153.0 * c["mp"] + 2.0) / 5.0) + 1.0,
+         names["month"]: nw.when(c["mp"] < 10.0).then(c["mp"] + 3.0).otherwise(c["mp"] - 9.0)},
+    ]
+    year = c["yoe"] + c["era"] * 400.0 + nw.when(c["month"] <= 2.0).then(1.0).otherwise(0.0)
+    key = year * 100.0 + c["month"]
+    stages.append({names["key"]: (key * 100.0 + c["day"] if freq in ("D", "W") else key).cast(nw.Int64)})
+    for stage in stages:
+        staged = staged.with_columns(**stage)
+    return staged, c["key"]
 
 
 def _final_by_time(frame: Any, periods: str, cutoff: np.datetime64) -> Any:

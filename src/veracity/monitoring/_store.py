@@ -63,6 +63,9 @@ SCHEMA_VERSION = 3  # 2: predictions carry their outcome's label/observed; 3: ke
 APP = "veracity-monitor"
 DEFAULT_TIMEOUT = 60.0
 _DUCKDB_MAGIC_OFFSET = 8  # DuckDB files carry b"DUCK" at bytes 8..12
+#: absolute path -> the file's state (:meth:`MonitorStore._file_state`) as a checked write of this
+#: process left it: while unchanged, a write skips the read-only pre-check (a second DuckDB open)
+_LEFT_AS: dict[str, tuple[Any, ...]] = {}
 
 
 def require_duckdb() -> Any:
@@ -193,9 +196,17 @@ class MonitorStore:
         return tuple(state)
 
     def _close_written(self, con: Any) -> None:
-        """Close a write connection (opened, so checked) and remember the file as it was left."""
+        """Close a write connection (opened, so checked) and remember the file as it was left, for
+        every store object of this process on the same file (the CLI and ``outcomes`` after ``log``
+        often open a new one)."""
         con.close()
         self._left_as = self._file_state()
+        _LEFT_AS[os.path.abspath(self.path)] = self._left_as
+
+    def _as_left(self) -> bool:
+        """The file (and its WAL) is exactly as a checked write of this process left it."""
+        state = self._file_state()
+        return state == self._left_as or state == _LEFT_AS.get(os.path.abspath(self.path))
 
     def _check_file(self) -> None:
         p = self.path
@@ -222,7 +233,7 @@ class MonitorStore:
             )
         if not exists:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        elif not read_only and not _checked and self._file_state() != self._left_as:
+        elif not read_only and not _checked and not self._as_left():
             # check an existing file read-only before writing to it (a foreign or damaged file stays
             # untouched), unless it is exactly as this object's last checked write left it
             self.connect(read_only=True).close()
