@@ -121,6 +121,7 @@ def _string_target(call: ast.Call, module: str, is_pkg: bool) -> str | None:
     return _resolve(text[level:], level, module, is_pkg)  # (".x", __package__) or (".x", __name__)
 
 
+@functools.lru_cache(maxsize=None)  # each module is parsed once for every test that walks it (trees are only read)
 def _parse(path: Path) -> ast.Module:
     with warnings.catch_warnings():  # a stray escape in a docstring is not this test's business
         warnings.simplefilter("ignore")

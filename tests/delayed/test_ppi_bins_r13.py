@@ -7,6 +7,8 @@ of true bin rates here (rates near 0 or 1, where a normal interval of a proporti
 though bins from 30 labels were marked sufficient.
 """
 
+import functools
+
 import numpy as np
 import pytest
 from scipy import special, stats
@@ -68,6 +70,29 @@ def test_bin_intervals_of_ppi_audit_cover_the_bins_true_rate_with_tens_of_labels
     assert cover_enough >= 0.95 - 3 * np.sqrt(0.0475 / enough.sum())
 
 
+@functools.cache
+def _u_shaped_bin_sums() -> tuple[PpiSums, np.ndarray]:
+    """3,000 windows of 300 labels and 2,000 scored rows, U-shaped calibrated scores: every window's
+    per-bin sums (drawn once, read by both parametrisations; the sums are frozen and never changed)."""
+    rng = np.random.default_rng(5)
+    truth = _bin_truth(0.5, 0.5, 1.0, 0.0)
+    sims, n, m = 3000, 300, 2000
+    q = rng.beta(0.5, 0.5, (sims, n + m))
+    y = (rng.random(q.shape) < q).astype(float)
+    key = np.arange(sims)[:, None] * 10 + np.minimum((q * 10).astype(int), 9)
+
+    def s(cols, v=None):
+        # the labelled rows are the first n of each window (row-major, the order a boolean mask reads)
+        k = np.ascontiguousarray(key[:, cols]).ravel()
+        w = None if v is None else np.ascontiguousarray(v[:, cols]).ravel()
+        return np.bincount(k, weights=w, minlength=sims * 10).astype(np.float64)
+
+    lab, unl = slice(None, n), slice(n, None)
+    sums = PpiSums.from_counts(n=s(lab), sum_y=s(lab, y), sum_f=s(lab, q), sum_ff=s(lab, q * q),
+                               sum_yf=s(lab, y * q), m=s(unl), sum_fu=s(unl, q), sum_ffu=s(unl, q * q))
+    return sums, np.tile(truth, sims)
+
+
 @pytest.mark.parametrize("power_tuning", [True, False])
 def test_bin_wilson_interval_covers_at_other_levels_and_without_power_tuning(power_tuning):
     """The vectorised route the store takes (ppi_from_sums + wilson_rate_interval), 3,000 windows of
@@ -75,23 +100,8 @@ def test_bin_wilson_interval_covers_at_other_levels_and_without_power_tuning(pow
     has the estimate mean(g) - mean(f) > 0 with a tiny standard error (measured 0.916 uncapped)."""
     from veracity.delayed._ppi_sums import wilson_rate_interval
 
-    rng = np.random.default_rng(5)
-    truth = _bin_truth(0.5, 0.5, 1.0, 0.0)
-    sims, n, m = 3000, 300, 2000
-    q = rng.beta(0.5, 0.5, (sims, n + m))
-    y = (rng.random(q.shape) < q).astype(float)
-    key = np.arange(sims)[:, None] * 10 + np.minimum((q * 10).astype(int), 9)
-    lab = np.zeros(q.shape, bool)
-    lab[:, :n] = True
-
-    def s(mask, v):
-        return np.bincount(key[mask], weights=v[mask], minlength=sims * 10)
-
-    sums = PpiSums.from_counts(n=s(lab, np.ones_like(q)), sum_y=s(lab, y), sum_f=s(lab, q), sum_ff=s(lab, q * q),
-                               sum_yf=s(lab, y * q), m=s(~lab, np.ones_like(q)), sum_fu=s(~lab, q),
-                               sum_ffu=s(~lab, q * q))
+    sums, t = _u_shaped_bin_sums()
     nk = np.asarray(sums.n)
-    t = np.tile(truth, sims)
     sel = nk >= MIN_LABELS
     for level in (0.9, 0.95, 0.99):
         out = ppi_from_sums(sums, level=level, power_tuning=power_tuning)

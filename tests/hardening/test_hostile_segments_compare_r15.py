@@ -5,6 +5,7 @@ Each test was written against a defect found in this round (it failed before the
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import warnings
@@ -104,6 +105,7 @@ class _Tags(HTMLParser):
         self.tags[tag] = self.tags.get(tag, 0) + 1
 
 
+@functools.cache  # one page (a string), read by the two tests below
 def _hostile_report() -> str:
     p, y, q = _rows(1200)
     rng = np.random.default_rng(4)

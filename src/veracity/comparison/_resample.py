@@ -44,6 +44,9 @@ from ..core._stats import residuals
 from ..core._validation import Binary
 from ._corp import Runs, pooled_fit, run_sums
 
+#: count cells (resamples x rows) drawn at once by :meth:`PairedBootstrap.run`
+_CHUNK_CELLS = 1 << 16
+
 #: P(C >= k) thresholds of Poisson(1) on the 2**32 grid, k = 1, 2, ...
 _POISSON_CUTS = np.array(
     [round((1.0 - sum(exp(-1.0) / factorial(j) for j in range(k))) * 2.0**32) for k in range(1, 14)]
@@ -55,6 +58,20 @@ def poisson_counts(rng: np.random.Generator, n: int) -> np.ndarray:
     """n Poisson(1) counts (uint8): the number of CDF cuts at or below a 32-bit uniform."""
     u = rng.integers(0, 2**32, size=n, dtype=np.uint32)
     c = np.zeros(n, dtype=np.uint8)
+    for cut in _POISSON_CUTS:
+        if cut >= 2**32:
+            break
+        c += u >= np.uint32(cut)
+    return c
+
+
+def poisson_counts_many(rng: np.random.Generator, n: int, b: int) -> np.ndarray:
+    """``(b, n)`` Poisson(1) counts (uint8): :func:`poisson_counts` b times, the same draws from ``rng``
+    (one 32-bit uniform per row, resample after resample), the cuts compared once for all of them."""
+    u = np.empty((b, n), dtype=np.uint32)
+    for r in range(b):
+        u[r] = rng.integers(0, 2**32, size=n, dtype=np.uint32)
+    c = np.zeros((b, n), dtype=np.uint8)
     for cut in _POISSON_CUTS:
         if cut >= 2**32:
             break
@@ -228,13 +245,32 @@ class PairedBootstrap:
         with_corp = self.runs is not None
         if with_corp:
             out["mcb"], out["dsc"] = np.empty((n_resamples, k)), np.empty((n_resamples, k))
-        for b in range(n_resamples):  # a loop over resamples; each one is vectorised over rows
-            c = poisson_counts(rng, self.n).astype(np.float64)
+        # chunks of resamples: the counts and the debiased ECE are vectorised over a chunk's resamples
+        # (the same draws, sums and formula as one resample at a time); CORP's PAV fits run one by one
+        step = max(1, min(n_resamples, _CHUNK_CELLS // max(self.n, 1)))
+        for a in range(0, n_resamples, step):
+            e = min(n_resamples, a + step)
+            c = poisson_counts_many(rng, self.n, e - a).astype(np.float64)
             cw, cw2 = (c, c) if self.w is None else (c * self.w, c * self.w * self.w)
-            out["ece"][b] = self.ece(cw, cw2)
+            out["ece"][a:e] = self.ece_many(cw, cw2)
             if with_corp:
-                out["mcb"][b], out["dsc"][b] = self.corp(cw)
-            advance("paired bootstrap", 1, n_resamples)
+                for b in range(a, e):
+                    out["mcb"][b], out["dsc"][b] = self.corp(cw[b - a])
+            advance("paired bootstrap", e - a, n_resamples)
+        return out
+
+    def ece_many(self, cw: np.ndarray, cw2: np.ndarray) -> np.ndarray:
+        """``(b, models)`` debiased ECEs under the b rows of frequency weights ``cw`` (Σw² per row: ``cw2``):
+        :meth:`ece` of each row, its per-bin sums read by one ``bincount`` over (resample, bin) cells."""
+        b = cw.shape[0]
+        out = np.empty((b, len(self.models)))
+        y = self.y
+        offset = (np.arange(b, dtype=np.intp) * self.bins)[:, None]
+        for k, m in enumerate(self.models):
+            cell = (m.bins[None, :] + offset).ravel()
+            sums = [np.bincount(cell, weights=v.ravel(), minlength=b * self.bins).reshape(b, self.bins)
+                    for v in (cw, cw2, cw * m.data.p, cw * y)]
+            out[:, k] = debiased_l1(*sums)
         return out
 
 

@@ -236,11 +236,13 @@ class _Layout:
         self.ties = bool(np.any(k_lt != k_le))
         self.X_cols = X_cols  # set last: its presence means the layout is complete
 
-    def stats(self, C: np.ndarray) -> dict[str, np.ndarray]:
+    def stats(self, C: np.ndarray, *, auc: bool = True) -> dict[str, np.ndarray]:
         """Metric values for each row of a (b, N + 1) count matrix in the column layout.
 
         Column 0 is a dummy that is never drawn. Unweighted counts stay integers, so
-        the AUC numerator (running sums of counts) is exact integer arithmetic.
+        the AUC numerator (running sums of counts) is exact integer arithmetic. ``auc=False``
+        leaves the AUC out (its running sums are one pass per resample; the other metrics are
+        the same numbers either way).
         """
         self.columns()
         b = C.shape[0]
@@ -256,6 +258,8 @@ class _Layout:
                     per_bin[:, j] += block[:, :3]
                     totals += block
         out = _from_sums(per_bin, totals, self.enough[self.bins_used])
+        if not auc:
+            return out
         # AUC: running negative mass read at each positive (k_lt: negatives strictly below)
         n0 = 1 + self.n_neg
         num = np.empty(b)
@@ -500,7 +504,7 @@ def bootstrap_of(
 
     def run(job: tuple[tuple[int, int], np.random.SeedSequence]) -> None:
         (a, e), ss = job
-        values = layout.stats(_counts(np.random.default_rng(ss), n, e - a))
+        values = layout.stats(_counts(np.random.default_rng(ss), n, e - a), auc="auc" in metrics)
         for k in metrics:
             samples[k][a:e] = values[k]
         advance("bootstrap resamples", e - a, n_resamples)

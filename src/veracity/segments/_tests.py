@@ -42,14 +42,27 @@ def z_pvalues(d: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def poisson_binomial_pvalue(k: int, counts: np.ndarray, probs: np.ndarray) -> float:
-    """Two-sided exact p-value of ``k`` successes; cells of ``counts`` rows with probability ``probs``."""
-    from scipy.stats import binom
+    """Two-sided exact p-value of ``k`` successes; cells of ``counts`` rows with probability ``probs``.
 
+    The law of :math:`S` is the convolution, cell after cell, of the Binomial(:math:`n_c, p_c`) pmfs
+    (each clipped to [0, 1] as ``scipy.stats.binom.pmf`` clips it); all the cells' pmfs are computed in
+    one vectorised call, the convolutions run in the cells' order.
+    """
+    from scipy.special import _ufuncs as scu  # binom.pmf's own kernel, without its per-call checks
+
+    n = np.asarray(counts).astype(np.int64)
+    keep = n != 0
+    n = n[keep]
+    prob = np.clip(np.asarray(probs, dtype=np.float64)[keep], 0.0, 1.0)
     pmf = np.ones(1)
-    for n_c, p_c in zip(counts.astype(np.int64), probs):
-        if n_c == 0:
-            continue
-        pmf = np.convolve(pmf, binom.pmf(np.arange(n_c + 1), n_c, min(max(p_c, 0.0), 1.0)))
+    if n.size:
+        size = n + 1
+        starts = np.cumsum(size) - size
+        x = np.arange(int(size.sum())) - np.repeat(starts, size)
+        every = np.clip(scu._binom_pmf(x.astype(np.float64), np.repeat(n, size).astype(np.float64),
+                                       np.repeat(prob, size)), 0.0, 1.0)
+        for s, n_c in zip(starts.tolist(), n.tolist()):
+            pmf = np.convolve(pmf, every[s: s + n_c + 1])
     low = float(pmf[: k + 1].sum())
     high = float(pmf[k:].sum())
     return min(1.0, 2.0 * min(low, high))
