@@ -119,8 +119,9 @@ def _case_variant(name: str) -> str:
 
 @st.composite
 def cases(draw: Any, names: tuple[str, str, str] | None = None, score_dtype: str | None = None,
-          label_coding: str | None = None) -> Case:
-    """A hostile case; ``names`` (score, label, time), ``score_dtype`` and ``label_coding`` fix those parts."""
+          label_coding: str | None = None, time_encoding: str | None = None, extra: str | None = None) -> Case:
+    """A hostile case; ``names`` (score, label, time), ``score_dtype``, ``label_coding``, ``time_encoding`` and
+    ``extra`` (one unused column of that kind: noise, case, mixed, text or duplicate) fix those parts."""
     import pandas as pd
 
     n = draw(st.integers(8, 40))
@@ -204,7 +205,7 @@ def cases(draw: Any, names: tuple[str, str, str] | None = None, score_dtype: str
     columns.append((label, ycol))
 
     # -- times: instants within hours of a month boundary, in UTC -----------------------
-    te = draw(st.sampled_from(TIME_ENCODINGS))
+    te = time_encoding or draw(st.sampled_from(TIME_ENCODINGS))
     month = rng.integers(0, 6, n)
     minutes = rng.integers(-14 * 60, 14 * 60 + 1, n)
     starts = np.array(["2026-01-01", "2026-02-01", "2026-03-01", "2026-04-01", "2026-05-01", "2026-06-01"],
@@ -231,8 +232,8 @@ def cases(draw: Any, names: tuple[str, str, str] | None = None, score_dtype: str
 
     # -- unused columns --------------------------------------------------------------------
     duplicated: set[str] = set()
-    for _ in range(draw(st.integers(0, 2))):
-        kind = draw(st.sampled_from(["noise", "noise", "case", "case", "mixed", "text", "duplicate"]))
+    for _ in range(1 if extra else draw(st.integers(0, 2))):
+        kind = extra or draw(st.sampled_from(["noise", "noise", "case", "case", "mixed", "text", "duplicate"]))
         used = [c for c, _ in columns]
         if kind == "duplicate":
             name = draw(st.sampled_from([score, label, time]))
@@ -257,6 +258,21 @@ def cases(draw: Any, names: tuple[str, str, str] | None = None, score_dtype: str
 # the frame forms
 # -------------------------------------------------------------------------------------------
 FORMS = ["pandas", "polars", "lazy", "arrow", "duckdb", "parquet", "csv"]
+
+
+_CONNECTION: list[Any] = []
+
+
+def duckdb_connection() -> Any:
+    """One in-memory DuckDB connection (time zone UTC) for every case's relation: a connection costs
+    more to open than a small case costs to audit."""
+    if not _CONNECTION:
+        import duckdb
+
+        con = duckdb.connect()
+        con.execute("SET TimeZone = 'UTC'")
+        _CONNECTION.append(con)
+    return _CONNECTION[0]
 
 
 def build(case: Case, form: str, tmp: Any) -> Any:
@@ -287,14 +303,9 @@ def build(case: Case, form: str, tmp: Any) -> Any:
             if form == "arrow":
                 return table
             if form == "duckdb":
-                import duckdb
-
                 if case.duplicated:
                     return None  # DuckDB renames a duplicate (p_1) as it makes the relation: veracity sees distinct names
-
-                con = duckdb.connect()
-                con.execute("SET TimeZone = 'UTC'")
-                return con.from_arrow(table)
+                return duckdb_connection().from_arrow(table)
             if form == "parquet":
                 import pyarrow.parquet as pq
 

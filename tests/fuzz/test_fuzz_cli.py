@@ -13,7 +13,8 @@ The property (issue 13), for every generated input:
   maps valid scores to finite probabilities in [0, 1].
 
 Runs are derandomised (``derandomize=True``: the same examples on every run) and sized
-so the whole module takes a minute or two on two cores.
+so the whole module takes a minute or two on two cores; each kind of file and each option value
+is also run once by name (``FILE_KINDS``, :func:`command_parts`), so the random search adds mixtures.
 
 Generators (extend them here; each is a hypothesis strategy):
 
@@ -55,7 +56,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import veracity as vc
@@ -160,36 +161,41 @@ GOOD = "score,label,w,role\n" + "".join(
                                    np.random.default_rng(1).uniform(size=60))))
 
 
+def command_parts(name: str, f: str, tmp: str, cal: str) -> tuple[list[str], list[list[list[str]]]]:
+    """Sub-command ``name`` over file ``f``: its fixed argv, and the option groups (each a list of
+    alternatives, hostile values among them) one alternative of each is appended from."""
+    weight = [[], [], ["--weight", "w"]]
+    bins = [[], [], ["--bins", "5"], ["--bins", "0"], ["--bins", "1000000000"], ["--bins", "auto"]]
+    multi = [[], [], [], ["--score", "score,w"], ["--score", "score,,"]]
+    parts = {
+        "audit": (["audit", f], [weight, bins, multi,
+                                 [[], ["--strategy", "quantile"], ["--by", "role"], ["--tests"], ["--estimators"],
+                                  ["--ci", "--resamples", "30"], ["--score-type", "logit"],
+                                  ["--by", "score", "--max-groups", "3"]]]),
+        "fit": (["fit", f, "--out", f"{tmp}/fit.json"],
+                [weight, [["--method", m] for m in ("temperature", "platt", "isotonic", "histogram", "beta",
+                                                    "venn-abers")],
+                 [[], ["--role-col", "role"], ["--score-type", "logit"]]]),
+        "apply": (["apply", cal, f, "--out", f"{tmp}/applied.csv"], []),
+        "compare": (["compare", f, "--calibrator", cal], [weight, [[], ["--role-col", "role"], ["--bins", "0"]]]),
+        "threshold": (["threshold", f], [weight, [["--cost-fp", "1", "--cost-fn", "9"], ["--target-recall", "0.9"],
+                                                  ["--budget", "3"], ["--budget", "50%"], ["--target-precision", "0.8"],
+                                                  ["--cost-fn", "inf"], ["--target-recall", "nan"], ["--budget", "-1"],
+                                                  ["--also", "0.3,x"]],
+                                         [[], ["--role-col", "role"]]]),
+        "conformal": (["conformal", f], [multi, [[], ["--alpha", "0.1"], ["--alpha", "2"], ["--alpha", "nan"]],
+                                         [[], ["--role-col", "role"]]]),
+        "monitor": (["monitor", "scan", f], [weight, [["--period", "role"], ["--period", "label"],
+                                                      ["--time", "score"]]]),
+    }
+    return parts[name]
+
+
 def commands(name: str, f: str, tmp: str, cal: str) -> st.SearchStrategy[list[str]]:
     """The argv of sub-command ``name`` over file ``f`` (hostile option values mixed in)."""
-    weight = st.sampled_from([[], [], ["--weight", "w"]])
-    bins = st.sampled_from([[], [], ["--bins", "5"], ["--bins", "0"], ["--bins", "1000000000"], ["--bins", "auto"]])
-    multi = st.sampled_from([[], [], [], ["--score", "score,w"], ["--score", "score,,"]])
-    parts = {
-        "audit": st.tuples(st.just(["audit", f]), weight, bins, multi,
-                           st.sampled_from([[], ["--strategy", "quantile"], ["--by", "role"], ["--tests"],
-                                            ["--estimators"], ["--ci", "--resamples", "30"],
-                                            ["--score-type", "logit"], ["--by", "score", "--max-groups", "3"]])),
-        "fit": st.tuples(st.just(["fit", f, "--out", f"{tmp}/fit.json"]), weight,
-                         st.sampled_from([["--method", m] for m in ("temperature", "platt", "isotonic", "histogram",
-                                                                    "beta", "venn-abers")]),
-                         st.sampled_from([[], ["--role-col", "role"], ["--score-type", "logit"]])),
-        "apply": st.tuples(st.just(["apply", cal, f, "--out", f"{tmp}/applied.csv"])),
-        "compare": st.tuples(st.just(["compare", f, "--calibrator", cal]), weight,
-                             st.sampled_from([[], ["--role-col", "role"], ["--bins", "0"]])),
-        "threshold": st.tuples(st.just(["threshold", f]), weight,
-                               st.sampled_from([["--cost-fp", "1", "--cost-fn", "9"], ["--target-recall", "0.9"],
-                                                ["--budget", "3"], ["--budget", "50%"], ["--target-precision", "0.8"],
-                                                ["--cost-fn", "inf"], ["--target-recall", "nan"], ["--budget", "-1"],
-                                                ["--also", "0.3,x"]]),
-                               st.sampled_from([[], ["--role-col", "role"]])),
-        "conformal": st.tuples(st.just(["conformal", f]), multi,
-                               st.sampled_from([[], ["--alpha", "0.1"], ["--alpha", "2"], ["--alpha", "nan"]]),
-                               st.sampled_from([[], ["--role-col", "role"]])),
-        "monitor": st.tuples(st.just(["monitor", "scan", f]), weight,
-                             st.sampled_from([["--period", "role"], ["--period", "label"], ["--time", "score"]])),
-    }
-    return parts[name].map(lambda ps: [a for part in ps for a in part])
+    fixed, groups = command_parts(name, f, tmp, cal)
+    return st.tuples(st.just(fixed), *(st.sampled_from(g) for g in groups)).map(
+        lambda ps: [a for part in ps for a in part])
 
 
 COMMANDS = ["audit", "fit", "apply", "compare", "threshold", "conformal", "monitor"]
@@ -245,18 +251,11 @@ def workdir():
         yield Path(tmp), cal
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-@fuzz(120)
-@given(data=st.data())
-def test_fuzz_every_command_on_hostile_files(workdir, cli, command, data):
-    tmp, cal = workdir
-    suffix, content = data.draw(files)
-    f = tmp / f"in{suffix}"
-    f.write_bytes(content)
-    argv = data.draw(commands(command, str(f), str(tmp), str(cal)))
+def check_command(cli, command: str, argv: list[str], tmp: Path, *, json_out: bool) -> None:
+    """:func:`check_cli`, and for ``apply`` its output column: finite probabilities in [0, 1]."""
     applied = tmp / "applied.csv"
     applied.unlink(missing_ok=True)
-    check_cli(cli, argv, json_out=command != "apply" and data.draw(st.booleans()))
+    check_cli(cli, argv, json_out=json_out and command != "apply")
     if command == "apply" and applied.exists():
         import pyarrow.csv as pacsv
 
@@ -264,8 +263,108 @@ def test_fuzz_every_command_on_hostile_files(workdir, cli, command, data):
         assert np.isfinite(p).all() and ((p >= 0) & (p <= 1)).all()
 
 
-@fuzz(30)
+@pytest.mark.parametrize("command", COMMANDS)
+@fuzz(40)
+@given(data=st.data())
+def test_fuzz_every_command_on_hostile_files(workdir, cli, command, data):
+    tmp, cal = workdir
+    suffix, content = data.draw(files)
+    f = tmp / f"in{suffix}"
+    f.write_bytes(content)
+    argv = data.draw(commands(command, str(f), str(tmp), str(cal)))
+    check_command(cli, command, argv, tmp, json_out=data.draw(st.booleans()))
+
+
+_CLEAN = "".join(f"0.{i % 9 + 1},{i % 2},1.5,{'calib' if i % 3 else 'test'}\n" for i in range(24))
+
+
+def _parquet(names: list[str], rows: list[tuple[str, ...]]) -> bytes:
+    """Rows written as typed Parquet, as :func:`parquet_files` writes them (numbers where they parse)."""
+    import io as _io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def column(values):
+        try:
+            return pa.array([float(v) for v in values], type=pa.float64())
+        except ValueError:
+            return pa.array(values, type=pa.string())
+
+    cols = [column([r[i] for r in rows]) for i in range(4)]
+    buf = _io.BytesIO()
+    pq.write_table(pa.table(cols, names=[f"c{i}" for i in range(4)]).rename_columns(names), buf)
+    return buf.getvalue()
+
+
+_HOSTILE_ROWS = [("nan", "1", "0", "calib"), ("inf", "0", "-1", "test"), ("1e308", "1", "1e300", "test"),
+                 ("-0.5", "2", "inf", "calib"), ("0.5", "yes", "", "test"), ("", "0.9999999999999999", "nan", ""),
+                 ("abc", "-1", "w", "train"), ("0,5", "1", "1e-300", "\u00e9t\u00e9"), ("50%", "", "1e308", "test"),
+                 ("1e-300", "0.5", "1", "calib")]
+_CLEAN_ROWS = [tuple(line.split(",")) for line in _CLEAN.splitlines()]
+#: each kind of file that :data:`files` draws, once: (suffix, content)
+FILE_KINDS = {
+    "empty": (".csv", b""),
+    "header only": (".csv", b"score,label,w,role\n"),
+    "random bytes": (".csv", b"\x00\xff\xfePK\x03\x04\x89garbage\r\n,,\"\n"),
+    "clean": (".csv", ("score,label,w,role\n" + _CLEAN).encode()),
+    "hostile cells": (".csv", ("score,label,w,role\n" + _CLEAN + "".join(
+        ",".join(_quote(c) for c in r) + "\n" for r in _HOSTILE_ROWS)).encode()),
+    "utf-8 bom": (".csv", ("score,label,w,role\n" + _CLEAN).encode("utf-8-sig")),
+    "utf-16": (".csv", ("score,label,w,role\n" + _CLEAN).encode("utf-16")),
+    "latin-1": (".csv", ("sc\u00f6re,label,w,role\n" + _CLEAN).encode("latin-1")),
+    **{f"header {names}": (".csv", (",".join(_quote(c) for c in names) + "\n" + _CLEAN).encode())
+       for names in [["score", "label", "label", "role"], ["score", "score", "w", "role"], ["score", "label", "", "role"],
+                     ["score", "lab\nel", "w", "role"], ['sc"ore', "label", "w", "role"],
+                     ["\u5206\u6570", "label", "w", "role"], ["score", "label", "w", "w"]]},
+    "parquet clean": (".parquet", _parquet(GOOD_HEADER, _CLEAN_ROWS)),
+    "parquet hostile": (".parquet", _parquet(GOOD_HEADER, _CLEAN_ROWS + _HOSTILE_ROWS)),
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_on_each_file_kind_and_each_option(workdir, cli, command):
+    """The fuzz property on each kind of hostile file (the command with the first alternative of each
+    option group, text and JSON) and with each alternative of each option group (hostile values
+    included) on the clean file: the cases the random test above draws from, every one of them run."""
+    tmp, cal = workdir
+
+    def argv(f: Path, pick: dict[int, list[str]]) -> list[str]:
+        fixed, groups = command_parts(command, str(f), str(tmp), str(cal))
+        return fixed + [a for i, group in enumerate(groups) for a in pick.get(i, group[0])]
+
+    for kind, (suffix, content) in FILE_KINDS.items():
+        f = tmp / f"kind{suffix}"
+        f.write_bytes(content)
+        for json_out in (False, True):
+            check_command(cli, command, argv(f, {}), tmp, json_out=json_out)
+    f = tmp / "kind.csv"
+    f.write_bytes(FILE_KINDS["clean"][1])
+    _, groups = command_parts(command, str(f), str(tmp), str(cal))
+    for i, group in enumerate(groups):
+        for option in dict.fromkeys(tuple(o) for o in group[1:] if o != group[0]):  # each alternative once
+            for json_out in (False, True):
+                check_command(cli, command, argv(f, {i: list(option)}), tmp, json_out=json_out)
+
+
+@fuzz(8)
 @given(content=csv_files())
+# each kind of file (FILE_KINDS) once, and the random ones that mix them: the report reads no weight
+# column, and one file has roles without a 'test' row
+@example(content=FILE_KINDS["empty"])
+@example(content=FILE_KINDS["header only"])
+@example(content=FILE_KINDS["random bytes"])
+@example(content=FILE_KINDS["clean"])
+@example(content=FILE_KINDS["utf-8 bom"])
+@example(content=FILE_KINDS["utf-16"])
+@example(content=FILE_KINDS["latin-1"])
+@example(content=(".csv", ("score,label,w,role\n" + _CLEAN + "nan,1,1,test\ninf,0,1,calib\n1e308,0,1,test\n"
+                           "-0.5,1,1,test\n0.5,2,1,test\n0.5,,1,calib\n").encode()))
+@example(content=(".csv", ("score,label,w,role\n" + _CLEAN + ",1,1,test\nabc,0,1,test\n\"0,5\",1,1,calib\n"
+                           "50%,yes,1,test\n").encode()))
+@example(content=FILE_KINDS["header ['score', 'lab\\nel', 'w', 'role']"])
+@example(content=FILE_KINDS["header ['score', 'label', 'label', 'role']"])
+@example(content=(".csv", ("score,label,w,role\n" + _CLEAN.replace("test", "train")).encode()))
 def test_fuzz_report_on_hostile_files(workdir, cli, content):
     tmp, _ = workdir
     f = tmp / "rep.csv"

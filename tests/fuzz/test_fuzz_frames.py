@@ -14,7 +14,9 @@ a duplicated column name the call uses is refused on every form; plain columns u
 literal-safe hostile names (quotes, ``^s.*$``, ``*``, unicode …) give numbers on every form.
 The sharp-names test adds a Dask DataFrame (a second a call, so not in the main test).
 
-Derandomised (the same examples every run) and sized to run in well under a minute.
+Derandomised (the same examples every run) and sized to run in well under a minute: each edge case
+(every score dtype, label coding, time encoding and unused column) pinned once, and a few fully
+random cases besides.
 """
 
 from __future__ import annotations
@@ -93,10 +95,8 @@ def _allowed_refusal(case, fn, form):
                                 or (fn, form, case.time_encoding) in KNOWN_REFUSALS)
 
 
-@H.fuzz(30)
-@given(case=H.cases(), fn=st.sampled_from(H.FUNCTIONS))
-def test_fuzz_frame_forms_agree_with_the_array_path(case, fn, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("frames")
+def check_every_form(case, fn, tmp):
+    """The property on every frame form of ``case`` for ``vc.<fn>``."""
     reference = H.outcome(lambda: H.call(fn, case))
     if reference[0] == "refused":
         assert H.one_line(reference[1]), reference[1]
@@ -107,13 +107,57 @@ def test_fuzz_frame_forms_agree_with_the_array_path(case, fn, tmp_path_factory):
         check_case(case, form, data, fn, reference)
 
 
+@H.fuzz(8)
+@given(case=H.cases(), fn=st.sampled_from(H.FUNCTIONS))
+def test_fuzz_frame_forms_agree_with_the_array_path(case, fn, tmp_path_factory):
+    check_every_form(case, fn, tmp_path_factory.mktemp("frames"))
+
+
+#: the edge cases, each pinned once (the names, values and the rest still drawn): every score dtype,
+#: label coding, time encoding and kind of unused column of :mod:`hostile_frames`, a case that the
+#: numpy path refuses (NaN score, missing label, labels that need pos_label) beside plain parts only,
+#: so that its refusal is the one under test; each of the four functions several times
+EDGES = [
+    ("ece", dict(score_dtype="nan", label_coding="int01", time_encoding="zone")),
+    ("threshold_table", dict(score_dtype="nullable_na", label_coding="nullable_int", time_encoding="epoch_s")),
+    ("audit", dict(score_dtype="object_mixed", label_coding="bool", time_encoding="naive_us")),
+    ("ece", dict(score_dtype="str", label_coding="category_pos", time_encoding="utc")),
+    ("audit", dict(score_dtype="decimal", label_coding="yesno_pos", time_encoding="naive")),
+    ("threshold_table", dict(score_dtype="category", label_coding="pm1_pos", time_encoding="zone")),
+    ("audit", dict(score_dtype="float64", label_coding="missing_pos", time_encoding="utc", extra="noise")),
+    ("monitor", dict(score_dtype="float32", label_coding="missing_text_pos", time_encoding="epoch_s")),
+    ("ece", dict(score_dtype="bool", label_coding="missing", time_encoding="naive_us")),
+    ("audit", dict(score_dtype="int", label_coding="yesno", time_encoding="naive", extra="text")),
+    ("monitor", dict(score_dtype="nullable", label_coding="pm1", time_encoding="zone")),
+    ("monitor", dict(score_dtype="float64", label_coding="float01", time_encoding="iso", extra="mixed")),
+    ("monitor", dict(score_dtype="float32", label_coding="int01", time_encoding="mixed")),
+    ("monitor", dict(score_dtype="float64", label_coding="int01", time_encoding="utc", extra="duplicate")),
+    ("threshold_table", dict(score_dtype="float64", label_coding="int01", time_encoding="naive", extra="case")),
+]
+
+
+def test_edges_cover_every_part():
+    for part, values in (("score_dtype", H.SCORE_DTYPES), ("label_coding", H.LABEL_CODINGS),
+                         ("time_encoding", H.TIME_ENCODINGS),
+                         ("extra", ["noise", "case", "mixed", "text", "duplicate"])):
+        assert {kw.get(part) for _, kw in EDGES} >= set(values), part
+    assert {fn for fn, _ in EDGES} == set(H.FUNCTIONS)
+
+
+@pytest.mark.parametrize("fn, pinned", EDGES, ids=lambda v: v if isinstance(v, str) else "-".join(v.values()))
+@H.fuzz(1)
+@given(data=st.data())
+def test_fuzz_frame_forms_on_each_edge_case(fn, pinned, data, tmp_path_factory):
+    check_every_form(data.draw(H.cases(**pinned)), fn, tmp_path_factory.mktemp("edges"))
+
+
 #: names that broke a backend once, as score / label / time, on plain columns: every form gives numbers
 SHARP_NAMES = [("*", "y", "ts"), ("p", "*", "ts"), ("^s.*$", "s_y", "ts"), ("p ", "p", " ts"),
                ('x"; DROP TABLE t; --', "a'b", "\u5206\u6570"), ("p.*", "a.b", "*")]
 
 
 @pytest.mark.parametrize("names", SHARP_NAMES, ids=repr)
-@H.fuzz(3)
+@H.fuzz(2)
 @given(data=st.data())
 def test_fuzz_sharp_names_on_every_form(names, data, tmp_path_factory):
     case = data.draw(H.cases(names=names, score_dtype=data.draw(st.sampled_from(["float64", "float32", "int"])),

@@ -242,7 +242,14 @@ def _add_quiet(cmd: argparse.ArgumentParser, *, nested: bool = False) -> None:
                 _add_quiet(child, nested=True)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``veracity`` parser, every command's options included.
+
+    ``only``: the command about to run (see :func:`_chosen_command`): only its module is imported
+    and its options added; the other commands are listed by name and one-line help, as
+    ``veracity --help`` shows them, without importing their modules (a command's start-up then
+    pays for its own imports only).
+    """
     parser = _Parser(
         prog="veracity",
         description="Honest probabilities: audit, repair, decide, monitor.",
@@ -250,6 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"veracity {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module_name, help_text) in COMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text)  # listed, never parsed: the command line names `only`
+            continue
         try:
             module = importlib.import_module(f"{__name__}.{module_name}")
         except ModuleNotFoundError as exc:
@@ -295,8 +305,15 @@ def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> arg
         parser = sub.choices[chosen]
 
 
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs: its first argument that is not an option (``veracity`` itself has
+    no option that takes a value), when that is a command's name; otherwise None."""
+    first = next((a for a in argv if a == "--" or not a.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(only=_chosen_command(sys.argv[1:] if argv is None else argv))
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # named by the command that was given them, with its --help (argparse names `veracity`)
         _innermost(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
