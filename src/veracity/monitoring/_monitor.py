@@ -658,32 +658,33 @@ def _micros(seconds: Any) -> Any:
     return (seconds.cast(nw.Float64) * 1e6).round(0)
 
 
-def _civil_key(seconds: Any, freq: str, *, per_day: float = 86400.0) -> Any:
-    """The period key (``yyyymm``, or ``yyyymmdd`` for ``D``/``W``) of epoch seconds, UTC, as an
-    expression: days since 1970-01-01 ``= floor(s / 86400)`` mapped to the proleptic Gregorian
-    calendar by H. Hinnant's ``civil_from_days`` (400-year eras of 146,097 days, years from
-    March), floors of exact quotients in double precision (every term is below 2^53).
-    ``per_day`` is the units in a day (86400e6 for :func:`_micros`)."""
-    import narwhals as nw
+def _civil_steps(seconds: Any, freq: str, per_day: float, *, floor: Any, where: Any, stage: Any) -> Any:
+    """The period key (``yyyymm``, or ``yyyymmdd`` for ``D``/``W``) of epoch seconds, UTC, as a double:
+    days since 1970-01-01 ``= floor(s / per_day)`` mapped to the proleptic Gregorian calendar by
+    H. Hinnant's ``civil_from_days`` (400-year eras of 146,097 days, years from March), floors of
+    exact quotients in double precision (every term is below 2^53). ``per_day`` is the units in a
+    day (86400e6 for :func:`_micros`).
 
-    def floor(e: Any) -> Any:
-        return e.floor()
-
-    z = floor(seconds.cast(nw.Float64) / per_day) + 719468.0
-    era = floor(z / 146097.0)
-    doe = z - era * 146097.0
-    yoe = floor((doe - floor(doe / 1460.0) + floor(doe / 36524.0) - floor(doe / 146096.0)) / 365.0)
-    doy = doe - (365.0 * yoe + floor(yoe / 4.0) - floor(yoe / 100.0))
-    mp = floor((5.0 * doy + 2.0) / 153.0)
-    day = doy - floor((153.0 * mp + 2.0) / 5.0) + 1.0
-    month = nw.when(mp < 10.0).then(mp + 3.0).otherwise(mp - 9.0)
-    year = yoe + era * 400.0 + nw.when(month <= 2.0).then(1.0).otherwise(0.0)
+    One formula for every engine: ``floor(x)``, ``where(cond, a, b)`` and ``stage(name, x)`` (which
+    returns what later steps read for ``x``) are numpy's and the identity on arrays
+    (:func:`_civil_numbers`); on a narwhals frame ``stage`` makes ``x`` a column, so each shared
+    step is computed once (:func:`_civil_stages`) -- written as one expression, the seconds would be
+    rebuilt ~200 times (~2,000 nodes, seconds to build and bind)."""
+    z = stage("z", floor(seconds / per_day) + 719468.0)
+    era = stage("era", floor(z / 146097.0))
+    doe = stage("doe", z - era * 146097.0)
+    yoe = stage("yoe", floor((doe - floor(doe / 1460.0) + floor(doe / 36524.0) - floor(doe / 146096.0)) / 365.0))
+    doy = stage("doy", doe - (365.0 * yoe + floor(yoe / 4.0) - floor(yoe / 100.0)))
+    mp = stage("mp", floor((5.0 * doy + 2.0) / 153.0))
+    day = stage("day", doy - floor((153.0 * mp + 2.0) / 5.0) + 1.0)
+    month = stage("month", where(mp < 10.0, mp + 3.0, mp - 9.0))
+    year = yoe + era * 400.0 + where(month <= 2.0, 1.0, 0.0)
     key = year * 100.0 + month
-    return (key * 100.0 + day if freq in ("D", "W") else key).cast(nw.Int64)
+    return key * 100.0 + day if freq in ("D", "W") else key
 
 
 def _staged_key(prep: Any, periods: str, freq: str, *, integer: bool) -> Any:
-    """The :func:`_civil_key` of epoch seconds (whole, or fractional read as ``round(s·10⁶)`` µs),
+    """The :func:`_civil_steps` key of epoch seconds (whole, or fractional read as ``round(s·10⁶)`` µs),
     with intermediates as columns of ``prep.frame`` (which is replaced by the frame with them): the
     same operations on the same doubles, so the same keys. As one expression each shared
     sub-expression is rebuilt at every use (the seconds ~200 times, ``doe`` 5, ``mp`` 4: ~2,000
@@ -725,18 +726,10 @@ def _staged_key(prep: Any, periods: str, freq: str, *, integer: bool) -> Any:
 
 
 def _civil_numbers(seconds: np.ndarray, freq: str, per_day: float) -> np.ndarray:
-    """:func:`_civil_key` on a float64 array, the same operations in the same order (NaN stays NaN)."""
-    z = np.floor(seconds / per_day) + 719468.0
-    era = np.floor(z / 146097.0)
-    doe = z - era * 146097.0
-    yoe = np.floor((doe - np.floor(doe / 1460.0) + np.floor(doe / 36524.0) - np.floor(doe / 146096.0)) / 365.0)
-    doy = doe - (365.0 * yoe + np.floor(yoe / 4.0) - np.floor(yoe / 100.0))
-    mp = np.floor((5.0 * doy + 2.0) / 153.0)
-    day = doy - np.floor((153.0 * mp + 2.0) / 5.0) + 1.0
-    month = np.where(mp < 10.0, mp + 3.0, mp - 9.0)
-    year = yoe + era * 400.0 + np.where(month <= 2.0, 1.0, 0.0)
-    key = year * 100.0 + month
-    return key * 100.0 + day if freq in ("D", "W") else key
+    """:func:`_civil_steps` on a float64 array (NaN stays NaN)."""
+    key: np.ndarray = _civil_steps(seconds, freq, per_day, floor=np.floor, where=np.where,
+                                   stage=lambda _name, x: x)
+    return key
 
 
 def _civil_partitions(staged: Any, column: str, freq: str, per_day: float, name: str) -> tuple[Any, Any]:
@@ -760,33 +753,23 @@ def _civil_partitions(staged: Any, column: str, freq: str, per_day: float, name:
 
 
 def _civil_stages(staged: Any, seconds: Any, freq: str, per_day: float, fresh: Any) -> tuple[Any, Any]:
-    """:func:`_civil_key`'s steps as columns added to the frame ``staged`` (names from ``fresh``):
-    the frame and the key's column."""
+    """:func:`_civil_steps` with each step a column added to the frame ``staged`` (names from
+    ``fresh``): the frame and the key's column."""
     import narwhals as nw
 
-    names = {k: fresh(k) for k in ("z", "era", "doe", "yoe", "doy", "mp", "day", "month", "key")}
-    c = {k: nw.col(v) for k, v in names.items()}
+    frames = [staged]
 
-    def floor(e: Any) -> Any:
-        return e.floor()
+    def stage(stem: str, x: Any) -> Any:
+        name = fresh(stem)
+        frames.append(frames[-1].with_columns(**{name: x}))
+        return nw.col(name)
 
-    stages = [
-        {names["z"]: floor(seconds.cast(nw.Float64) / per_day) + 719468.0},
-        {names["era"]: floor(c["z"] / 146097.0)},
-        {names["doe"]: c["z"] - c["era"] * 146097.0},
-        {names["yoe"]: floor((c["doe"] - floor(c["doe"] / 1460.0) + floor(c["doe"] / 36524.0)
-                              - floor(c["doe"] / 146096.0)) / 365.0)},
-        {names["doy"]: c["doe"] - (365.0 * c["yoe"] + floor(c["yoe"] / 4.0) - floor(c["yoe"] / 100.0))},
-        {names["mp"]: floor((5.0 * c["doy"] + 2.0) / 153.0)},
-        {names["day"]: c["doy"] - floor((153.0 * c["mp"] + 2.0) / 5.0) + 1.0,
-         names["month"]: nw.when(c["mp"] < 10.0).then(c["mp"] + 3.0).otherwise(c["mp"] - 9.0)},
-    ]
-    year = c["yoe"] + c["era"] * 400.0 + nw.when(c["month"] <= 2.0).then(1.0).otherwise(0.0)
-    key = year * 100.0 + c["month"]
-    stages.append({names["key"]: (key * 100.0 + c["day"] if freq in ("D", "W") else key).cast(nw.Int64)})
-    for stage in stages:
-        staged = staged.with_columns(**stage)
-    return staged, c["key"]
+    def where(cond: Any, a: Any, b: Any) -> Any:
+        return nw.when(cond).then(a).otherwise(b)
+
+    key = _civil_steps(seconds.cast(nw.Float64), freq, per_day, floor=lambda x: x.floor(), where=where, stage=stage)
+    column = stage("key", key.cast(nw.Int64))
+    return frames[-1], column
 
 
 def _final_by_time(frame: Any, periods: str, cutoff: np.datetime64) -> Any:
