@@ -28,11 +28,14 @@ demo: $(BASE)
 
 ## Set up and run the whole test suite (browser tests use Debian's chromium), after the type
 ## checker (mypy, configured in pyproject.toml: every error code on every module, strict on the core).
+## Bytecode is cached (in the checkout's git-ignored __pycache__ folders) even where the environment
+## says PYTHONDONTWRITEBYTECODE: else each of the suite's ~300 Python processes (the CLI run by the
+## docs examples, the store's writer processes, ...) compiles veracity from source again.
 test: $(DEV)
 	bash scripts/ensure-chromium.sh
 	bash scripts/ensure-java.sh
 	$(PY) -m mypy
-	$(PY) -m pytest -n 2 --dist loadgroup tests src/veracity
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -n 2 --dist loadgroup tests src/veracity
 
 ## The property tests with a new random search each run (`make test` repeats one fixed search)
 explore: $(DEV)

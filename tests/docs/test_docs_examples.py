@@ -173,32 +173,10 @@ class Checker(doctest.OutputChecker):
         return _same_numbers(want.rstrip("\n"), got.rstrip("\n"))
 
 
-_PYCACHE: list[str] = []
-
-
-def _pycache_prefix() -> str:
-    """A temporary folder for the bytecode of the page commands' Python processes (removed at exit).
-
-    Where the environment forbids writing bytecode (``PYTHONDONTWRITEBYTECODE``, so that nothing
-    lands beside the sources), every ``veracity`` a page runs compiled the library from source again
-    (~0.3 s a command); with ``PYTHONPYCACHEPREFIX`` the bytecode is written once, outside the source
-    tree, and read by the commands after it. What the commands print is the same."""
-    if not _PYCACHE:
-        import atexit
-        import tempfile
-
-        _PYCACHE.append(tempfile.mkdtemp(prefix="veracity-docs-pycache-"))
-        atexit.register(shutil.rmtree, _PYCACHE[0], True)
-    return _PYCACHE[0]
-
-
 def _shell_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.update(PYTHONUNBUFFERED="1", MPLBACKEND="Agg", COLUMNS="200", NO_COLOR="1", TERM="dumb")
-    if env.get("PYTHONDONTWRITEBYTECODE") and not env.get("PYTHONPYCACHEPREFIX"):
-        del env["PYTHONDONTWRITEBYTECODE"]
-        env["PYTHONPYCACHEPREFIX"] = _pycache_prefix()
     for name in ("PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER", "FORCE_COLOR"):
         env.pop(name, None)
     return env
