@@ -67,7 +67,16 @@ def _svg(fig: Any, prefix: str, label: str) -> str:
 
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": prefix, "svg.fonttype": "none"}):
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+        # the same page, its artists drawn once instead of twice (a tight bbox, set in a user's
+        # matplotlibrc, is measured after savefig's first draw: that draw stays whole)
+        once = matplotlib.rcParams["savefig.bbox"] != "tight"
+        if once:
+            fig.draw = _layout_only_first(fig)
+        try:
+            fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+        finally:
+            if once:
+                del fig.draw
     text = buf.getvalue()
     text = text[text.index("<svg"):]
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
@@ -76,8 +85,43 @@ def _svg(fig: Any, prefix: str, label: str) -> str:
     text = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{prefix}-{m.group(1)}"', text)
     text = re.sub(r'\s(width|height)="[0-9.]+pt"', "", text, count=2)
     text = text.replace("<svg ", f'<svg role="img" aria-label="{_e(label)}" class="plot" ', 1)
-    fig.clear()
+    _release(fig)
     return text.strip()
+
+
+def _release(fig: Any) -> None:
+    """Drop what a drawn figure holds (its artists and their data) without ``fig.clear()``, which
+    rebuilt every Axes' ticks and spines only to throw them away (a tenth of a report's figure time)."""
+    for ax in fig.axes:
+        for artist in [*ax.lines, *ax.collections, *ax.patches, *ax.texts, *ax.images, *ax.tables]:
+            artist.remove()
+        if ax.legend_ is not None:
+            ax.legend_.remove()
+    for legend in list(fig.legends):
+        legend.remove()
+
+
+def _layout_only_first(fig: Any) -> Any:
+    """``fig.draw`` for one ``savefig``: a figure with a layout engine is drawn twice, first with
+    the renderer's output disabled only to run the layout, then for real with the layout engine off.
+    The first pass here runs just the layout (what ``Figure.draw`` does before drawing its artists);
+    walking every artist with output disabled took a third of a report's figure time and changed no
+    byte of the SVG. Any other draw is ``Figure.draw`` itself."""
+    from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    def draw(renderer: Any) -> None:
+        engine = fig.get_layout_engine()
+        if isinstance(engine, ConstrainedLayoutEngine) and fig.axes and fig.get_visible():
+            try:
+                engine.execute(fig)
+            except ValueError:  # as Figure.draw: a layout that cannot be made is skipped
+                pass
+            fig.stale = False
+            return
+        Figure.draw(fig, renderer)
+
+    return draw
 
 
 def _have_matplotlib() -> bool:
