@@ -6,6 +6,8 @@ computed where the data lives, the rest is the arrays' own numpy code.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -162,3 +164,56 @@ def test_explicit_cut_points_are_the_same_on_duckdb(tmp_path):
                     bins={"age": [30, 45, 60]})
     _same(a, b)
     assert a.levels["age"] == ["[18, 30)", "[30, 45)", "[45, 60)", "[60, 79]", "missing"]
+
+
+# -- Dask: the per-partition numpy pass (the arrays' own bincount code on each partition, in chunks of
+# rows; the small per-partition tables added on the driver) on every route: equal-width or distinct
+# score cells, weighted or not, logits, contradicted rows
+def _dask(df, npartitions):
+    dd = pytest.importorskip("dask.dataframe")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # narwhals' notice that Dask support moves to a plugin
+        return dd.from_pandas(df, npartitions=npartitions)
+
+
+def _arrays_of(df, score="p", label="y", **kw):
+    feats = {f: df[f].to_numpy() for f in FEATURES}
+    return vc.segments(df[score].to_numpy(), df[label].to_numpy(), features=feats, **kw)
+
+
+def test_dask_grid_cells_unweighted_across_partitions_and_chunks(monkeypatch):
+    from veracity.sources import _dask as dask_source
+
+    monkeypatch.setattr(dask_source, "CHUNK_ROWS", 700)  # partitions of 1,000 rows: two chunks each, summed
+    df = _data(n=3_000, grid=True)  # 3,000 distinct scores > max_cells: equal-width cells
+    want = _arrays_of(df)
+    assert want.cells == "grid"
+    got = vc.segments(_dask(df, 3), score="p", label="y", features=FEATURES)
+    _same(want, got)
+    assert [r.n for r in got.rows] == [r.n for r in want.rows]  # integer counts: exact
+
+
+def test_logit_scores_pos_label_and_an_empty_partition_on_dask():
+    df = _data(n=3_000)
+    df["p"] = np.round(df["p"], 2)  # the scores are the cells (see test_logit_scores_and_pos_label_on_duckdb)
+    df["logit"] = np.log(df["p"] / (1 - df["p"]))
+    df["outcome"] = np.where(df["y"] == 1, "churn", "stay")
+    df.loc[1_500:, "w"] = 0.0  # the second partition holds no row of positive weight: an empty table
+    want = _arrays_of(df, score="logit", label="outcome", score_type="logit", pos_label="churn",
+                      sample_weight=df["w"].to_numpy())
+    got = vc.segments(_dask(df, 2), score="logit", label="outcome", features=FEATURES, score_type="logit",
+                      pos_label="churn", sample_weight="w")
+    _same(want, got)
+
+
+def test_contradicted_rows_are_counted_on_dask():
+    df = _data(n=3_000)
+    df.loc[:40, "p"] = 0.0  # scores of exactly 0 or 1 against their label: certain miscalibration
+    df.loc[:20, "y"] = 1
+    df.loc[2_960:, "p"] = 1.0
+    df.loc[2_980:, "y"] = 0
+    want = _arrays_of(df)
+    got = vc.segments(_dask(df, 3), score="p", label="y", features=FEATURES)
+    _same(want, got)
+    assert [r.n for r in got.rows] == [r.n for r in want.rows]
+    assert str(got) == str(want)  # the contradicted rows are named alike
