@@ -130,24 +130,9 @@ def csv_files(draw) -> tuple[str, bytes]:
 
 @st.composite
 def parquet_files(draw) -> tuple[str, bytes]:
-    import io as _io
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     names = draw(header)
     body = draw(rows(clean=draw(st.booleans())))
-
-    def column(values):
-        try:
-            return pa.array([float(v) for v in values], type=pa.float64())
-        except ValueError:
-            return pa.array(values, type=pa.string())
-
-    cols = [column([r[i] for r in body]) for i in range(4)]
-    buf = _io.BytesIO()
-    pq.write_table(pa.table(cols, names=[f"c{i}" for i in range(4)]).rename_columns(names), buf)
-    return ".parquet", buf.getvalue()
+    return ".parquet", _parquet(names, body)
 
 
 files = st.one_of(csv_files(), csv_files(), csv_files(), parquet_files())

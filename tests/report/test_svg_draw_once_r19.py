@@ -22,20 +22,12 @@ def _plain_svg(fig, prefix: str, label: str) -> str:
     """The SVG as ``_svg`` wrote it before: a plain ``savefig`` (two draws), same post-processing."""
     import matplotlib
 
-    from veracity.reporting._sections import _e
+    from veracity.reporting._sections import _inline
 
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": prefix, "svg.fonttype": "none"}):
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-    text = buf.getvalue()
-    text = text[text.index("<svg"):]
-    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
-    text = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', text)
-    text = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})", text)
-    text = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{prefix}-{m.group(1)}"', text)
-    text = re.sub(r'\s(width|height)="[0-9.]+pt"', "", text, count=2)
-    text = text.replace("<svg ", f'<svg role="img" aria-label="{_e(label)}" class="plot" ', 1)
-    return text.strip()
+    return _inline(buf.getvalue(), prefix, label)
 
 
 def _data(n: int = 800, seed: int = 3):

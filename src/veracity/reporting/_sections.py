@@ -77,7 +77,13 @@ def _svg(fig: Any, prefix: str, label: str) -> str:
         finally:
             if once:
                 del fig.draw
-    text = buf.getvalue()
+    _release(fig)
+    return _inline(buf.getvalue(), prefix, label)
+
+
+def _inline(text: str, prefix: str, label: str) -> str:
+    """matplotlib's SVG file as an element of the page: no XML header or metadata, ids (and the
+    references to them) prefixed by ``prefix``, no fixed size, labelled ``label`` for screen readers."""
     text = text[text.index("<svg"):]
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
     text = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', text)
@@ -85,7 +91,6 @@ def _svg(fig: Any, prefix: str, label: str) -> str:
     text = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{prefix}-{m.group(1)}"', text)
     text = re.sub(r'\s(width|height)="[0-9.]+pt"', "", text, count=2)
     text = text.replace("<svg ", f'<svg role="img" aria-label="{_e(label)}" class="plot" ', 1)
-    _release(fig)
     return text.strip()
 
 
