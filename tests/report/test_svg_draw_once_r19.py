@@ -7,7 +7,6 @@ run the layout; ``_svg`` runs just the layout there. The SVG must be byte-for-by
 from __future__ import annotations
 
 import io
-import re
 
 import numpy as np
 import pytest
