@@ -56,18 +56,12 @@ _POISSON_CUTS = (2**32 - _POISSON_CUTS).astype(np.uint64)  # u >= cut  <=>  coun
 
 def poisson_counts(rng: np.random.Generator, n: int) -> np.ndarray:
     """n Poisson(1) counts (uint8): the number of CDF cuts at or below a 32-bit uniform."""
-    u = rng.integers(0, 2**32, size=n, dtype=np.uint32)
-    c = np.zeros(n, dtype=np.uint8)
-    for cut in _POISSON_CUTS:
-        if cut >= 2**32:
-            break
-        c += u >= np.uint32(cut)
-    return c
+    return poisson_counts_many(rng, n, 1)[0]
 
 
 def poisson_counts_many(rng: np.random.Generator, n: int, b: int) -> np.ndarray:
-    """``(b, n)`` Poisson(1) counts (uint8): :func:`poisson_counts` b times, the same draws from ``rng``
-    (one 32-bit uniform per row, resample after resample), the cuts compared once for all of them."""
+    """``(b, n)`` Poisson(1) counts (uint8): for each of b resamples, n 32-bit uniforms drawn from ``rng``
+    (resample after resample), each count the number of Poisson(1) CDF cuts at or below its uniform."""
     u = np.empty((b, n), dtype=np.uint32)
     for r in range(b):
         u[r] = rng.integers(0, 2**32, size=n, dtype=np.uint32)
@@ -174,21 +168,6 @@ class PairedBootstrap:
                        residuals(d) ** 2 if self.squared is None else self.squared[k])
                 for k, d in enumerate(self.data)]
         return self._models
-
-    def ece(self, cw: np.ndarray | None, cw2: np.ndarray | None) -> np.ndarray:
-        """Debiased ECE of every model under frequency weights ``cw`` (Σw² per row: ``cw2``;
-        both None: every row counts once)."""
-        out = np.empty(len(self.models))
-        y = self.y
-        for k, m in enumerate(self.models):
-            if cw is None:
-                count = np.bincount(m.bins, minlength=self.bins).astype(np.float64)
-                sums = [count, count, np.bincount(m.bins, m.data.p, self.bins), np.bincount(m.bins, y, self.bins)]
-            else:
-                sums = [np.bincount(m.bins, weights=v, minlength=self.bins)
-                        for v in (cw, cw2, cw * m.data.p, cw * y)]
-            out[k] = debiased_l1(*sums)
-        return out
 
     def corp(self, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(MCB, DSC)`` of the Brier score of every model under frequency weights ``cw``."""

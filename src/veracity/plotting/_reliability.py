@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,12 +18,11 @@ from ..core._options import IntervalMethod, ScoreType, Strategy
 from ..core._reliability import ReliabilityTable
 from ..core._stats import BinStats
 from ..core._validation import Binary, VeracityError, prepare_binary, prepare_classwise, prepare_top_label
-from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _name, _plain, _style
+from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _name, _plain, _style, run_layout
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-    from matplotlib.layout_engine import LayoutEngine
 
 
 def _table_of(
@@ -497,10 +496,7 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
     _marker_key(fig, next(iter(tables.values())), colors, key)
     # the layout, so each panel's width is known (the layout alone: draw_without_rendering also walked
     # every artist with output disabled, which positions nothing)
-    try:
-        cast("LayoutEngine", fig.get_layout_engine()).execute(fig)  # _figure's constrained layout
-    except ValueError:  # as Figure.draw: a layout that cannot be made is skipped
-        pass
+    run_layout(fig)
     for ax, name in zip(axes, tables):
         width = ax.get_window_extent().width * 72.0 / fig.dpi
         text, fontsize = _fit_name(name, width, ax.get_title(loc="right"), prefix=prefix)

@@ -35,6 +35,18 @@ def _figure(figsize: tuple[float, float], dpi: float) -> Figure:
 
 
 
+def run_layout(fig: Figure) -> None:
+    """Run the figure's layout engine (:func:`_figure`'s constrained layout) without drawing, as
+    ``Figure.draw`` runs it first: positions the axes; a layout that cannot be made is skipped."""
+    engine = fig.get_layout_engine()
+    if engine is None:
+        return
+    try:
+        engine.execute(fig)
+    except ValueError:  # as Figure.draw
+        pass
+
+
 def _figure_of(ax: Axes) -> Figure:
     """The figure an Axes draws into (what a plot function returns when given ``ax``)."""
     return cast("Figure", ax.figure)

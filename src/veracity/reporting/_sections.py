@@ -21,7 +21,7 @@ from ..core._reliability import ReliabilityTable
 from ..core._validation import VeracityError
 from .._version import __version__
 from ..plotting._curves import threshold_curve, threshold_grid
-from ..plotting._style import visible
+from ..plotting._style import run_layout, visible
 
 # -- small helpers ----------------------------------------------------------------------------
 def _e(value: Any) -> str:
@@ -118,10 +118,7 @@ def _layout_only_first(fig: Any) -> Any:
     def draw(renderer: Any) -> None:
         engine = fig.get_layout_engine()
         if isinstance(engine, ConstrainedLayoutEngine) and fig.axes and fig.get_visible():
-            try:
-                engine.execute(fig)
-            except ValueError:  # as Figure.draw: a layout that cannot be made is skipped
-                pass
+            run_layout(fig)
             fig.stale = False
             return
         Figure.draw(fig, renderer)

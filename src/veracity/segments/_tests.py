@@ -45,10 +45,9 @@ def poisson_binomial_pvalue(k: int, counts: np.ndarray, probs: np.ndarray) -> fl
     """Two-sided exact p-value of ``k`` successes; cells of ``counts`` rows with probability ``probs``.
 
     The law of :math:`S` is the convolution, cell after cell, of the Binomial(:math:`n_c, p_c`) pmfs
-    (each clipped to [0, 1] as ``scipy.stats.binom.pmf`` clips it); all the cells' pmfs are computed in
-    one vectorised call, the convolutions run in the cells' order.
+    (:math:`p_c` clipped to [0, 1]); every cell's pmf comes from one vectorised ``binom.pmf`` call.
     """
-    from scipy.special import _ufuncs as scu  # binom.pmf's own kernel, without its per-call checks
+    from scipy.stats import binom
 
     n = np.asarray(counts).astype(np.int64)
     keep = n != 0
@@ -58,9 +57,8 @@ def poisson_binomial_pvalue(k: int, counts: np.ndarray, probs: np.ndarray) -> fl
     if n.size:
         size = n + 1
         starts = np.cumsum(size) - size
-        x = np.arange(int(size.sum())) - np.repeat(starts, size)
-        every = np.clip(scu._binom_pmf(x.astype(np.float64), np.repeat(n, size).astype(np.float64),
-                                       np.repeat(prob, size)), 0.0, 1.0)
+        every = binom.pmf(np.arange(int(size.sum())) - np.repeat(starts, size), np.repeat(n, size),
+                          np.repeat(prob, size))
         for s, n_c in zip(starts.tolist(), n.tolist()):
             pmf = np.convolve(pmf, every[s: s + n_c + 1])
     low = float(pmf[: k + 1].sum())

@@ -278,20 +278,19 @@ def _bins_from_table(table: Any, edges: np.ndarray, grouped: bool) -> dict[Any, 
 
 
 def _gap_part(df: Any, u: np.ndarray, weighted: bool) -> Any:
-    """Per gap ``0..T`` of the sorted distinct thresholds ``u`` (``searchsorted(u, s, side="right")``, the
-    gap of :mod:`._thresholds`): the positive and negative weights of the rows (integer counts
-    unweighted), one row per gap in gap order."""
+    """Per gap ``0..T`` of the sorted distinct thresholds ``u``: the positive and negative weights of
+    the partition's rows (integer counts unweighted), one row per gap in gap order -- the arrays'
+    :func:`._thresholds.array_gap_sums` of its positive and of its negative rows."""
     import pandas as pd
 
+    from ._thresholds import array_gap_sums
+
     s, y = _column(df, "_s"), _column(df, "_y")
-    gap = np.searchsorted(u, s, side="right")
-    m = u.size + 1
     if weighted:
         w = _column(df, "_w")
-        return pd.DataFrame({"_pos": np.bincount(gap, weights=w * y, minlength=m),
-                             "_neg": np.bincount(gap, weights=w * (1.0 - y), minlength=m)})
-    pos = np.bincount(gap[y.astype(np.int64) == 1], minlength=m).astype(np.int64)
-    return pd.DataFrame({"_pos": pos, "_neg": np.bincount(gap, minlength=m).astype(np.int64) - pos})
+        return pd.DataFrame({"_pos": array_gap_sums(s, w * y, u), "_neg": array_gap_sums(s, w * (1.0 - y), u)})
+    pos = array_gap_sums(s[y == 1.0], None, u).astype(np.int64)
+    return pd.DataFrame({"_pos": pos, "_neg": array_gap_sums(s, None, u).astype(np.int64) - pos})
 
 
 def gap_sums(ddf: Any, u: np.ndarray, *, weighted: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -366,16 +366,23 @@ def render(template: str, base: Any, dialect: str, *, binned: tuple | None = Non
         return f"CASE WHEN {p} {op} CAST('{cut}' AS DOUBLE) THEN 1 ELSE 0 END"
 
     once = _render(template.replace(_BIN, f"{test(one)} + {test(two)}"), base, dialect, **nodes)
-    sqlglot = _sqlglot()
-    written = sqlglot.parse_one(f"SELECT {test(one)}", read="duckdb").sql(
-        dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
-    item = written[len("SELECT "):] if written.startswith("SELECT ") else ""
+    item = _written_item(test(one), dialect)
     key1, key2 = f"'{one}'", f"'{two}'"
     pair = f"{item} + {item.replace(key1, key2)}"
     if (not item or item.count(key1) != 1 or once.count(pair) != 1 or once.count(key1) != 1
             or once.count(key2) != 1):  # pragma: no cover - every dialect writes the tests alike
         return _render(template.replace(_BIN, _bin(p, bins, edges, strategy)), base, dialect, **nodes)
     return once.replace(pair, _balanced_sum([item.replace(key1, f"'{_num(c)}'") for c in cuts]))
+
+
+def _written_item(item: str, dialect: str) -> str:
+    """One select item (DuckDB syntax) as sqlglot writes it for ``dialect`` inside a statement
+    ("" where it is not written as a lone item): the text :func:`render` and
+    :func:`weighted_cuts_sql` copy."""
+    sqlglot = _sqlglot()
+    written = sqlglot.parse_one(f"SELECT {item}", read="duckdb").sql(
+        dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
+    return written[len("SELECT "):] if written.startswith("SELECT ") else ""
 
 
 #: where a template of :func:`render` takes the bin index of its ``binned`` argument
@@ -931,10 +938,7 @@ SELECT MIN(_p) AS _lo, MAX(_p) AS _hi{"".join(", " + p for p in picks)} FROM _o 
         return statement([pick(j) for j in js])
     sentinel = str(_CUT_SENTINEL)
     once = statement([pick(_CUT_SENTINEL)])
-    sqlglot = _sqlglot()
-    written = sqlglot.parse_one(f"SELECT {pick(_CUT_SENTINEL)}", read="duckdb").sql(
-        dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
-    item = written[len("SELECT "):] if written.startswith("SELECT ") else ""
+    item = _written_item(pick(_CUT_SENTINEL), dialect)
     if not item or once.count(item) != 1 or once.count(sentinel) != item.count(sentinel):
         return statement([pick(j) for j in js])  # pragma: no cover - every dialect writes the item alike
     return once.replace(item, ", ".join(item.replace(sentinel, str(j)) for j in js))
