@@ -55,3 +55,19 @@ def test_other_refusals_are_unchanged():
     with pytest.raises(vc.VeracityError) as err:  # rows marked: a missing final label is a broken row
         vc.monitor(np.nan_to_num(p), y, ts.to_numpy(), freq="W", mature=np.ones(y.size, dtype=bool))
     assert "pending" not in str(err.value)
+
+
+@pytest.mark.parametrize("form", ["pandas", "polars-lazy"])
+@pytest.mark.parametrize("broken", ["p", "w"])
+def test_a_missing_score_or_weight_on_a_frame_gets_no_pending_label_advice(form, broken):
+    """Before (session 19's review): the lazy route matched the word "missing" in any refusal, so a
+    missing score or weight was told to pass mature= -- advice about labels, for a broken score."""
+    p, y, ts = _rows()
+    df = pd.DataFrame({"p": p, "y": np.nan_to_num(y), "w": np.ones(p.size), "ts": ts})
+    df.loc[3, broken] = np.nan
+    frame = df if form == "pandas" else pytest.importorskip("polars").from_pandas(df).lazy()
+    with pytest.raises(vc.VeracityError) as err:
+        vc.monitor(frame, score="p", label="y", sample_weight="w", periods="ts", freq="W")
+    message = str(err.value)
+    assert f"column {broken!r}" in message and "missing" in message
+    assert "pending" not in message and "mature" not in message

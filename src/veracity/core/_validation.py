@@ -95,6 +95,11 @@ class VeracityError(ValueError):
                 {"rows": self.rows, "n_rows": self.n_rows})
 
 
+class MissingLabels(VeracityError):
+    """A refusal of labels that are missing (None, NaN, null) -- on every route, whatever its words: a
+    caller for whom a missing label can mean "not arrived yet" (a monitor) adds how to keep such rows."""
+
+
 def _rebuild_error(cls: type[VeracityError], message: str, param: str | None, hint: str | None, *value: Any) -> VeracityError:
     return cls(message, param, hint, **({"value": value[0]} if value else {}))
 
@@ -182,7 +187,7 @@ def _check_finite(arr: np.ndarray, name: str) -> None:
     n_nan = int(np.isnan(arr).sum())
     n_inf = int(bad.sum()) - n_nan
     first = int(np.flatnonzero(bad.ravel())[0])
-    raise VeracityError(
+    raise (MissingLabels if name == "labels" and n_nan else VeracityError)(
         f"{name} contains {n_nan} NaN and {n_inf} infinite values (first at flat index {first}); "
         "drop or fill those rows first", param=_param(name), **offending_rows(bad)
     )
@@ -316,7 +321,7 @@ def _refuse_missing_labels(raw: np.ndarray) -> None:
     if missing:
         absent = (np.isnan(raw) if raw.dtype.kind in "fc"
                   else np.fromiter((_is_missing(v) for v in raw.ravel()), bool, raw.size).reshape(raw.shape))
-        raise VeracityError(f"labels contain {missing} missing values (None/NaN); drop or fill those rows first",
+        raise MissingLabels(f"labels contain {missing} missing values (None/NaN); drop or fill those rows first",
                             param="labels", **offending_rows(absent))
 
 

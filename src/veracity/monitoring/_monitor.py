@@ -53,7 +53,7 @@ from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
 from ..core._binning import bin_index, check_bins, uniform_edges
 from ..core._stats import BinStats, grouped_stats, score_histograms
 from ..core._text import fmt, fmt_count, render_table
-from ..core._validation import VeracityError, check_score_type, prepare_binary, to_numpy
+from ..core._validation import MissingLabels, VeracityError, check_score_type, prepare_binary, to_numpy
 from ..core._weights import in_user_units
 from ..core._compat import positional_options
 from ..core._display import Display
@@ -905,8 +905,8 @@ def _missing_labels_may_pend(active: bool, how: str) -> Iterator[None]:
     label that has not arrived yet is the normal case, not a broken row."""
     try:
         yield
-    except VeracityError as exc:
-        if not active or not ("missing" in exc.message or (exc.message.startswith("labels") and " NaN" in exc.message)):
+    except MissingLabels as exc:
+        if not active:
             raise
         raise VeracityError(
             f"{exc.message}; or keep the rows whose label has not arrived as pending: pass {how} (True where "

@@ -33,7 +33,8 @@ import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
 from ..core._keys import same_key
-from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, VeracityError, out_of_range_hint, shown_number
+from ..core._validation import (LOGIT_CHECK_MIN_ROWS, PROB_EPS, MissingLabels, VeracityError, out_of_range_hint,
+                               shown_number)
 
 #: rows per score range (one sort task) on Spark and Dask
 ROWS_PER_TASK = 2_000_000
@@ -326,7 +327,7 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
     if int(c["y_bad"]):
         missing = c["y_min"] is None or math.isnan(float(c["y_min"]))
         shown = "missing" if missing else f"min={shown_number(c['y_min'])}, max={shown_number(c['y_max'])}"
-        raise VeracityError(labels_message(label, int(c["y_bad"]), n, shown))
+        raise (MissingLabels if missing else VeracityError)(labels_message(label, int(c["y_bad"]), n, shown))
     if weight is not None:
         if int(c["w_bad"]):
             raise VeracityError(missing_message(weight, "sample_weight", int(c["w_bad"]), None, n))

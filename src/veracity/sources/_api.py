@@ -31,7 +31,7 @@ import numpy as np
 from .._files import _PARQUET
 from ..core._binning import uniform_edges
 from ..core._metrics import check_threshold
-from ..core._validation import VeracityError, check_numeric_column, check_score_type, refuse_score
+from ..core._validation import MissingLabels, VeracityError, check_numeric_column, check_score_type, refuse_score
 from . import _aggregates as agg
 from ..core._keys import key_name, key_order  # noqa: F401 - key_order: the slices' one order, imported from here
 from ._source import Frame, _is_decimal, as_frame, check_columns, check_dtypes, exact_floats, refuse_nested
@@ -910,7 +910,7 @@ def column(table: Any, name: str, *, path: str | Path | None = None, role: str |
             from ._aggregates import labels_message
 
             if missing.any():
-                raise VeracityError(labels_message(name, int(bad.sum()), n, "missing" if not infinite.any()
+                raise MissingLabels(labels_message(name, int(bad.sum()), n, "missing" if not infinite.any()
                                                    else "missing or infinite", first_row=first))
             return values  # infinite labels: the array contract names their min and max
         from ._aggregates import missing_message

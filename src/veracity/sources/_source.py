@@ -13,7 +13,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from ..core._validation import VeracityError
+from ..core._validation import MissingLabels, VeracityError
 
 _FRAME_TYPES = {
     ("pandas", "DataFrame"), ("polars", "DataFrame"), ("polars", "LazyFrame"), ("pyarrow", "Table"),
@@ -518,7 +518,7 @@ def _refuse_empty_column(frame: Frame, col: str, role: str) -> None:
     from ._aggregates import labels_message, missing_message
 
     if role == "labels":
-        raise VeracityError(labels_message(col, n, n, "missing"))
+        raise MissingLabels(labels_message(col, n, n, "missing"))
     raise VeracityError(missing_message(col, role, n, 0 if role == "scores" else None, n))
 
 
