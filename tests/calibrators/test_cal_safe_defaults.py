@@ -81,7 +81,7 @@ def test_probabilities_declared_as_logits_are_refused(naive_bayes_binary):
 
 
 def test_logits_declared_as_probabilities_are_refused_with_the_fix():
-    with pytest.raises(vc.VeracityError, match="If these are logits, pass score_type='logit'"):
+    with pytest.raises(vc.VeracityError, match=r"If these are logits, pass TemperatureScaling\(score_type='logit'\)"):
         vc.TemperatureScaling().fit([-2.0, 0.5, 3.0], [0, 1, 1])
 
 

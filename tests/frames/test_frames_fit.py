@@ -224,7 +224,7 @@ def test_bad_input_gives_one_line_errors(backend, tmp_path):
 
     msg = _message(fit(df.assign(p=df["p"] * 2)))
     assert msg.startswith("column 'p' (scores) must hold probabilities in [0, 1];")
-    assert "pass score_type='logit'" in msg
+    assert "pass TemperatureScaling(score_type='logit')" in msg
     assert _message(fit(df.assign(y=np.where(np.arange(n) == 3, 2, df["y"])))).startswith(
         "column 'y' (labels) must be binary 0/1")
     assert _message(fit(df, vc.PlattScaling(score_type="logit"))) == _message(

@@ -190,7 +190,8 @@ def test_binary_venn_abers_refuses_two_column_scores():
 def test_transform_out_of_range_names_the_fitted_score_type():
     cal = vc.PlattScaling().fit(np.array([0.1, 0.9, 0.3, 0.6]), np.array([0, 1, 0, 1]))
     with pytest.raises(vc.VeracityError, match=r"^scores must be probabilities in \[0, 1\]; 2 of 2 are not .*"
-                                               r"PlattScaling was fit on probabilities.*score_type='logit'\)$"):
+                                               r"PlattScaling was fit on probabilities.*"
+                                               r"fit a calibrator with PlattScaling\(score_type='logit'\)\)$"):
         cal.transform([3.0, -2.0])
     with pytest.raises(vc.VeracityError, match="must be probabilities"):  # fitting keeps its own hint
         vc.PlattScaling().fit([3.0, -2.0], [0, 1])

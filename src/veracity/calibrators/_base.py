@@ -17,6 +17,7 @@ exactly, so ``load(c.to_dict()).transform(s)`` equals ``c.transform(s)`` bit for
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import os
@@ -24,11 +25,12 @@ import json
 import warnings
 from pathlib import Path
 from types import FrameType
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from ..core._validation import (
+    _NO_VALUE,
     PROB_EPS,
     VeracityError,
     as_float_array,
@@ -39,6 +41,7 @@ from ..core._validation import (
     check_same_index,
     check_score_type,
     check_weights,
+    python_spelling,
     refuse_pos_label_for_multiclass,
     rows_not_summing_to_one,
     to_numpy,
@@ -178,6 +181,26 @@ class Calibrator:
     @property
     def name(self) -> str:
         return type(self).__name__
+
+    @contextlib.contextmanager
+    def _own_settings_spelled(self) -> Iterator[None]:
+        """An error that tells Python code to set one of this calibrator's own parameters to another value
+        says to set it on the constructor, ``PlattScaling(score_type='logit')``: "pass score_type='logit'"
+        read as a keyword of ``fit`` or ``transform`` (a TypeError). An error about the value it has ("were
+        declared score_type='logit'") keeps its words. Only the Python text changes; a front end that
+        spells the parameter itself (``exc.render``: the command line's ``--score-type logit``) is as it was.
+        """
+        try:
+            yield
+        except VeracityError as exc:
+            param, value = exc.param, exc.value
+            if param in self._params and value is not _NO_VALUE and getattr(self, param, value) != value:
+                def spell(param: str, *value: Any) -> str:
+                    setting = python_spelling(param, *value)
+                    return f"{self.name}({setting})" if value and param in self._params else setting
+
+                exc.args = (exc.render(spell),)
+            raise
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's options, unchanged (scikit-learn's contract: ``sklearn.base.clone``
@@ -332,47 +355,48 @@ class Calibrator:
         positive class of two-valued binary labels (strings, booleans, numbers; recorded).
         Pandas scores, labels and weights must share one index (never matched by position).
         """
-        _check_metadata(metadata)
-        if score is not None or label is not None:
-            if "fit" not in _FRAME_FIT:  # registered by veracity.frames._fit (the layer above), loaded on need
-                from ..core._plugins import load_registrations
+        with self._own_settings_spelled():
+            _check_metadata(metadata)
+            if score is not None or label is not None:
+                if "fit" not in _FRAME_FIT:  # registered by veracity.frames._fit (the layer above), loaded on need
+                    from ..core._plugins import load_registrations
 
-                load_registrations()
-            fit_frame = _FRAME_FIT["fit"]
+                    load_registrations()
+                fit_frame = _FRAME_FIT["fit"]
 
-            return fit_frame(self, scores, labels, score=score, label=label, sample_weight=sample_weight,
-                             role=role, allow_role=allow_role, metadata=metadata, pos_label=pos_label)
-        if labels is None:
-            raise VeracityError(
-                f"{self.name}.fit needs labels: fit(scores, labels), or fit(frame, score='p', label='y')")
-        self._check_params()
-        check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
-        if self.multiclass == "binary" and _is_multiclass(scores):
-            # (N, K) scores: this calibrator's one-vs-rest form, rows renormalised
-            from ._ovr import OneVsRest
+                return fit_frame(self, scores, labels, score=score, label=label, sample_weight=sample_weight,
+                                 role=role, allow_role=allow_role, metadata=metadata, pos_label=pos_label)
+            if labels is None:
+                raise VeracityError(
+                    f"{self.name}.fit needs labels: fit(scores, labels), or fit(frame, score='p', label='y')")
+            self._check_params()
+            check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
+            if self.multiclass == "binary" and _is_multiclass(scores):
+                # (N, K) scores: this calibrator's one-vs-rest form, rows renormalised
+                from ._ovr import OneVsRest
 
-            params = {k: v for k, v in self.get_params().items() if k != "score_type"}
-            self._ovr = OneVsRest(method=self.kind, score_type=self.score_type, method_params=params)
-            self._ovr.fit(scores, labels, sample_weight=sample_weight, role=role,
-                          allow_role=allow_role, metadata=metadata, pos_label=pos_label)
-            self.metadata, self.n_classes_ = self._ovr.metadata, self._ovr.n_classes_
-            return self
-        self.__dict__.pop("_ovr", None)
-        role_label = check_role(self.name, role, allow_role)
-        s = self._scores(scores, fitting=True)
-        w = check_weights(sample_weight, s.shape[0])
-        keep = None
-        if w is not None and not w.all():
-            # a row of weight 0 is a dropped row: it never changes the fit (nor its hash)
-            keep = w > 0
-        y = self._labels(labels, s, keep, pos_label)
-        if keep is not None and w is not None:  # keep is set only with weights
-            s, w = s[keep], w[keep]
-        self._fit(s, y, w)
-        return self._record_fit(metadata, pos_label, n_rows=int(s.shape[0]),
-                                n_classes=int(s.shape[1]) if s.ndim == 2 else 2,
-                                hash_=data_hash(s, _label_bytes(y), w), role_label=role_label,
-                                allow_role=allow_role, n_columns=int(s.shape[1]) if s.ndim == 2 else 1)
+                params = {k: v for k, v in self.get_params().items() if k != "score_type"}
+                self._ovr = OneVsRest(method=self.kind, score_type=self.score_type, method_params=params)
+                self._ovr.fit(scores, labels, sample_weight=sample_weight, role=role,
+                              allow_role=allow_role, metadata=metadata, pos_label=pos_label)
+                self.metadata, self.n_classes_ = self._ovr.metadata, self._ovr.n_classes_
+                return self
+            self.__dict__.pop("_ovr", None)
+            role_label = check_role(self.name, role, allow_role)
+            s = self._scores(scores, fitting=True)
+            w = check_weights(sample_weight, s.shape[0])
+            keep = None
+            if w is not None and not w.all():
+                # a row of weight 0 is a dropped row: it never changes the fit (nor its hash)
+                keep = w > 0
+            y = self._labels(labels, s, keep, pos_label)
+            if keep is not None and w is not None:  # keep is set only with weights
+                s, w = s[keep], w[keep]
+            self._fit(s, y, w)
+            return self._record_fit(metadata, pos_label, n_rows=int(s.shape[0]),
+                                    n_classes=int(s.shape[1]) if s.ndim == 2 else 2,
+                                    hash_=data_hash(s, _label_bytes(y), w), role_label=role_label,
+                                    allow_role=allow_role, n_columns=int(s.shape[1]) if s.ndim == 2 else 1)
 
     def _record_fit(self: _C, metadata: dict[str, Any] | None, pos_label: Any, *, n_rows: int, n_classes: int,
                     hash_: str, role_label: str | None, allow_role: Any, n_columns: int | None = None) -> _C:
@@ -404,10 +428,11 @@ class Calibrator:
 
     def transform(self, scores: Any) -> np.ndarray:
         """Calibrated probabilities: ``(N,)`` for binary, ``(N, K)`` for multiclass input."""
-        if getattr(self, "_ovr", None) is not None:
-            return self._ovr.transform(scores)
-        self._require_fitted()
-        s = self._scores(scores, fitting=False)
+        with self._own_settings_spelled():
+            if getattr(self, "_ovr", None) is not None:
+                return self._ovr.transform(scores)
+            self._require_fitted()
+            s = self._scores(scores, fitting=False)
         with np.errstate(all="ignore"):  # a faulty calibrator is reported by check_output
             p = self._transform(s)
         return _schema.check_output(self.name, p, s)
