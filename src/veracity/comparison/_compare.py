@@ -194,6 +194,14 @@ class ModelComparison(Display):
         """Whether a debiased-ECE difference that is not 0 has p = 1 (:data:`ECE_P_ONE` explains it)."""
         return any(r.metric == "ece" and r.p_value == 1.0 and r.diff != 0.0 for r in self.rows)
 
+    def _slice_verdicts(self, key: str) -> list[str]:
+        """This comparison's verdicts as the whole comparison lists it under slice ``key``: each names the
+        slice and its rows, and, with more than one pair, the pair (``x (100 rows, b vs a): ...``) — three
+        models gave three lines per slice that did not say which pair each was about."""
+        pairs = self._pairs
+        return [f"{key} ({self.n:,} rows{f', {b} vs {a}' if len(pairs) > 1 else ''}): {text}"
+                for (a, b), text in zip(pairs, self.verdicts)]
+
     def _repr_html_(self) -> str:
         """The notebook view: what the printout says, as tables — the metrics named as printed
         (``ece_debiased``), the p = 1 note, the CORP decomposition, each verdict and note."""
@@ -232,7 +240,7 @@ class ModelComparison(Display):
         parts += [html_note(f"note: {t}") for t in self.notes]
         if self.groups:
             parts.append(html_section(f"by {self.group_column or 'slice'}", "".join(
-                html_note(f"{key} ({g.n:,} rows): {g.verdict}") for key, g in self.groups.items())))
+                html_note(text) for key, g in self.groups.items() for text in g._slice_verdicts(key))))
         return visible(html_page(self._title(), parts, str(self)))
 
     def __str__(self) -> str:
@@ -270,8 +278,7 @@ class ModelComparison(Display):
         if self.groups:
             lines.append(f"by {self.group_column or 'slice'}:")
             for key, g in self.groups.items():
-                for (a, b), text in zip(g._pairs, g.verdicts):
-                    lines.append(f"  {key} ({g.n:,} rows): {text}")
+                lines += [f"  {text}" for text in g._slice_verdicts(key)]
         return visible("\n".join(lines))  # names in the verdicts and notes too: no U+202E printed raw
 
 

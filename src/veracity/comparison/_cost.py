@@ -13,7 +13,7 @@ probability p), while the cost that happened is
 
 is the calibration error *that the decision pays for*: it weighs miscalibration by where
 the rows sit relative to the threshold, so a model with a small ECE can still misjudge
-its cost by much. Both C and the gap are means of per-row values and get normal
+its cost by much. Both C and the gap are means of per-row values and get Student-t
 intervals (:func:`._paired.paired_mean`); the p-value tests "the scores predict the cost".
 """
 

@@ -206,6 +206,16 @@ def models_from_frame(data: Any, *, scores: Any, label: Any, sample_weight: Any 
     if len(set(scores)) < len(scores):
         raise VeracityError(f"scores= names a column twice: {list(scores)!r}")
     for role, col in (("label", label), ("sample_weight", sample_weight), ("by", by)):
+        # one column name each (as vc.audit takes them): a list of slice columns reached narwhals (a raw
+        # AttributeError or TypeError), an array of labels was printed whole in the frame check's error
+        if col is not None and not isinstance(col, str):
+            got = f"a list of columns {list(col)!r}" if isinstance(col, (list, tuple)) and role == "by" \
+                else f"a {type(col).__name__}"
+            more = ("combine several columns into one key column first, or " if role == "by" else "")
+            raise VeracityError(f"with a frame, {role}= names one column of the frame (a string), got {got}; "
+                                f"{more}pass the column name, or use the array form "
+                                f"{what}({{'a': s_a, 'b': s_b}}, labels, ...)", param=role)
+    for role, col in (("label", label), ("sample_weight", sample_weight), ("by", by)):
         if isinstance(col, str) and col in scores:  # the labels scored as a model read Brier 0, AUC 1
             raise VeracityError(f"scores= names the {role} column {col!r} as a model: scores= lists the models' "
                                 f"score columns only; drop {col!r} from scores={list(scores)!r}", param="scores")

@@ -12,10 +12,10 @@ where the curves cross, which model to deploy depends on the costs.
 
 The mean over rows at θ needs only the (weighted) counts of scores at or above θ in each
 class, so all θ cost one sort per model and class. The paired difference B − A has a
-pointwise normal band from the same counts: per row, :math:`d_i(\theta) \in \{0, \pm\theta, \pm(1-\theta)\}`
-is non-zero only where the two models fall on different sides of θ, and the rows where
-*both* do are counted with :math:`\min(p_A, p_B) \ge \theta` (:mod:`._paired` turns the
-moments into the interval).
+pointwise Student-t band from the same counts: per row,
+:math:`d_i(\theta) \in \{0, \pm\theta, \pm(1-\theta)\}` is non-zero only where the two models fall on
+different sides of θ, and the rows where *both* do are counted with :math:`\min(p_A, p_B) \ge \theta`
+(:mod:`._paired` turns the moments into the interval).
 """
 
 from __future__ import annotations
@@ -99,11 +99,15 @@ class MurphyDiagram(Display):
     def _frame_records(self) -> list[dict[str, Any]]:
         records = []
         single = len(self.differences) == 1
+        prefixes = ["" if single else f"{d.model_b} - {d.model_a} " for d in self.differences]
+        taken = {"theta"} | {f"{p}{c}" for p in prefixes for c in ("diff", "ci_low", "ci_high")}
+        # a model named like another column ("theta", "diff") replaced it, or was replaced: its curve under
+        # "<name> (elementary)" instead
+        column = {name: f"{name} (elementary)" if name in taken else name for name in self.elementary}
         for k, t in enumerate(self.theta):
             r: dict[str, Any] = {"theta": float(t)}
-            r.update({name: float(v[k]) for name, v in self.elementary.items()})
-            for d in self.differences:
-                prefix = "" if single else f"{d.model_b} - {d.model_a} "
+            r.update({column[name]: float(v[k]) for name, v in self.elementary.items()})
+            for d, prefix in zip(self.differences, prefixes):
                 r[f"{prefix}diff"] = float(d.diff[k])
                 r[f"{prefix}ci_low"] = float(d.ci_low[k])
                 r[f"{prefix}ci_high"] = float(d.ci_high[k])
@@ -212,7 +216,7 @@ def murphy_diagram(
 ) -> MurphyDiagram:
     r"""Murphy diagram of one or more models: mean elementary score at each threshold θ
     (Ehm, Gneiting, Jordan & Krüger 2016) and the paired difference of every pair with a
-    pointwise normal band; ``theta`` defaults to 199 points 0.005, …, 0.995 (given ones are sorted,
+    pointwise Student-t band; ``theta`` defaults to 199 points 0.005, …, 0.995 (given ones are sorted,
     each kept once: ``.theta`` is increasing, so the ranges where a model is better read along it).
 
     Array form ``murphy_diagram({"A": p_a, "B": p_b}, labels)`` (or one array), frame form

@@ -32,6 +32,11 @@ def comparison_figure(result: Any, ax: Any = None) -> Any:
     else:
         fig, left, right = ax.figure, ax, None
     left.plot([0, 1], [0, 1], color=MUTED, linestyle="--", linewidth=1, label="perfect calibration")
+    if not result.corp:  # a ranking-only comparison: said, not an empty panel that looks like lost curves
+        left.text(0.5, 0.35, "no CORP curves: score_type='score' has no probability\nreading (AUC only); "
+                  "calibrate first, or declare\nthe scores probabilities", ha="center", va="center",
+                  fontsize=9, color=MUTED, transform=left.transAxes,
+                  bbox={"facecolor": "white", "edgecolor": "none"})
     for k, (name, c) in enumerate(result.corp.items()):
         left.step(c.x, c.y, where="post", color=PALETTE[k % len(PALETTE)], linewidth=1.8,
                   label=f"{_name(name)} (MCB {c.brier.mcb:.4f}, DSC {c.brier.dsc:.4f})")
@@ -156,14 +161,19 @@ def murphy_figure(result: Any, ax: Any = None) -> Any:
 def decision_curve_figure(result: Any, ax: Any = None) -> Any:
     """Net benefit of each model with its band, "treat all" and "treat none"."""
     fig, (axis,) = _axes(ax, (7.0, 4.4))
-    t = result.thresholds
+    # the curves along increasing t (thresholds given out of order were drawn zig-zagging in that order)
+    order = np.argsort(result.thresholds, kind="stable")
+    t = result.thresholds[order]
     for k, name in enumerate(result.models):
         color = PALETTE[k % len(PALETTE)]
-        axis.fill_between(t, result.ci_low[name], result.ci_high[name], color=color, alpha=0.15, linewidth=0)
-        axis.plot(t, result.net_benefit[name], color=color, linewidth=1.8, label=_name(name))
-    axis.plot(t, result.net_benefit["all"], color=MUTED, linewidth=1.4, linestyle="--", label="treat all")
-    axis.plot(t, result.net_benefit["none"], color=INK, linewidth=1.2, label="treat none")
-    top = max(float(np.nanmax(result.net_benefit[m])) for m in (*result.models, "all"))
+        axis.fill_between(t, result.ci_low[name][order], result.ci_high[name][order], color=color, alpha=0.15,
+                          linewidth=0)
+        axis.plot(t, result.net_benefit[name][order], color=color, linewidth=1.8, label=_name(name))
+    axis.plot(t, result.net_benefit["all"][order], color=MUTED, linewidth=1.4, linestyle="--",
+              label="treat all")
+    axis.plot(t, result.net_benefit["none"][order], color=INK, linewidth=1.2, label="treat none")
+    # "none" (0) counts: where every other net benefit is below 0 the axis ran upside down, 0 off it
+    top = max(float(np.nanmax(result.net_benefit[m])) for m in (*result.models, "all", "none"))
     axis.set_ylim(-0.05 * max(top, 1e-3) - 0.01, top * 1.1 + 0.01)
     _style(axis)
     axis.set_xlabel("threshold probability t")
