@@ -45,7 +45,22 @@ def _scores(score: Any) -> list[str]:
         return [score]
     if isinstance(score, (list, tuple)) and score and all(isinstance(s, str) for s in score):
         return list(score)
-    raise VeracityError(f"score= must name a column, or a list of columns for multiclass; got {score!r}")
+    raise VeracityError(f"score= must name a column, or a list of columns for multiclass; got {_shown_arg(score)}")
+
+
+def _shown_arg(value: Any) -> str:
+    """An argument that should have been a column name, as an error shows it: a scalar or a short list as
+    written, anything longer (an array of labels passed where its column's name belongs) by its type and
+    length, never printed whole (a message is one line)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return repr(value)[:80]
+    if isinstance(value, (list, tuple)) and len(value) <= 5 and all(
+            v is None or isinstance(v, (str, bool, int, float)) for v in value):
+        return repr(value)[:80]
+    size = getattr(value, "shape", None) or (len(value) if hasattr(value, "__len__") else None)
+    kind = "array" if isinstance(value, np.ndarray) else type(value).__name__
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}" + ("" if size is None else f" of shape {tuple(size)}" if isinstance(
+        size, tuple) else f" of length {size}")
 
 
 def _column_arg(value: Any, role: str) -> str | None:
@@ -53,8 +68,8 @@ def _column_arg(value: Any, role: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise VeracityError(
-            f"with a frame, {role}= names a column (a string), got {type(value).__name__}; "
-            "pass the column name, or use the array form vc.audit(scores, labels, ...)"
+            f"with a frame, {role}= names a column (a string), got {_shown_arg(value)}; "
+            "pass the column name, or pass arrays in place of the frame (the array form)"
         )
     return value
 
@@ -94,7 +109,7 @@ class _Prepared:
                  extra: dict[str, Any] | None = None, *, pos_label: Any = None,
                  label_rows: Any = None, final: Callable[[Frame], Any] | None = None) -> None:
         if not isinstance(label, str):
-            raise VeracityError(f"label= must name the label column (a string), got {label!r}")
+            raise VeracityError(f"label= must name the label column (a string), got {_shown_arg(label)}")
         self.score = _scores(score)
         self.label = label
         self.weight = _column_arg(sample_weight, "sample_weight")
