@@ -43,8 +43,8 @@ from ..core._metrics import check_threshold
 from ..core._text import fmt, fmt_p, render_table
 from ..core._validation import VeracityError, to_numpy
 from ..decisions._inputs import check_cost
-from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare, check_level, cut_to_range,
-                   few_labels_note, judged_calibrated, ppi_from_sums, z_of)
+from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare, check_level,
+                   check_row_indexes, cut_to_range, few_labels_note, judged_calibrated, ppi_from_sums, z_of)
 from ._ppi_result import rare_class_note
 from ._ppi_sums import rare_outcome_interval, wilson_rate_interval
 
@@ -186,24 +186,28 @@ class PpiAudit(Display):
 def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins: Any = 10,
               threshold: float = 0.5, cost_fp: float = 1.0, cost_fn: float = 1.0, level: float = 0.95,
               power_tuning: bool = True, sample_weight: Any = None, sample_weight_unlabelled: Any = None,
-              audit_sample: Any = None, sample_check: str = "raise", pos_label: Any = None) -> PpiAudit:
+              audit_sample: Any = None, sample_check: str = "raise", pos_label: Any = None,
+              score_type: str = "probability") -> PpiAudit:
     """PPI++ estimates with intervals of a window's rate, calibration-in-the-large (rate − score),
     observed rate per score bin (``bins``: a count of equal-width bins or edges), and the
     expected confusion and cost per row at ``threshold`` (flag when score ≥ threshold).
     A bin's interval is the Wilson interval at its PPI estimate with an effective number of labels
     (module docstring); the other rows' the normal interval cut at their range (the rate and TP ... TN of
     unweighted labels with fewer than 10 of one class: the Wilson-type interval of vc.ppi_mean). The other options
-    are those of :func:`~veracity.ppi_mean`."""
+    are those of :func:`~veracity.ppi_mean` (``score_type="logit"``: the scores are logits, read as
+    expit(s), and ``threshold`` and ``bins`` are on the probability scale)."""
     level = check_level(level)
     if not isinstance(power_tuning, (bool, np.bool_)):  # "no" would read as True (vc.ppi_mean's check)
         raise VeracityError(f"power_tuning must be True or False, got {power_tuning!r}", param="power_tuning")
     c_fp, c_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
     t = check_threshold(threshold)  # the one check of threshold=: its message shows the value as given
     edges = _edges(bins)
+    check_row_indexes(labels, scores_labelled, scores_unlabelled, sample_weight=sample_weight,
+                      sample_weight_unlabelled=sample_weight_unlabelled, audit_sample=audit_sample)
     y, f, g, w, u, excluded, p, valid = _prepare(
         labels, scores_labelled, scores_unlabelled, sample_weight=sample_weight,
         sample_weight_unlabelled=sample_weight_unlabelled, audit_sample=audit_sample, pos_label=pos_label,
-        sample_check=sample_check)
+        sample_check=sample_check, score_type=score_type, what="vc.ppi_audit")
     a, b = (f >= t).astype(np.float64), (g >= t).astype(np.float64)
     # the cost row is computed with both costs scaled by one power of two (exact: λ and every interval
     # scale with it) and scaled back at the end, so that costs near 1e308 (whose squares overflow: NaN)

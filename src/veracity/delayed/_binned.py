@@ -17,8 +17,9 @@ import numpy as np
 from ..core._display import Display
 from ..core._text import fmt, render_table
 from ..core._validation import check_binary_labels, check_weights
-from ..decisions._inputs import check_alpha, scores_1d
+from ..decisions._inputs import check_alpha
 from ._audit import _edges
+from ._ppi import probabilities_1d
 from ._sequence import (
     ConfidenceSequence,
     batch_sums,
@@ -92,11 +93,12 @@ class BinnedSequences(Display):
 def binned_sequences(scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
                      bins: Any = 10, alpha: float = 0.05, batches: Any = None,
                      tolerance: float = 0.0, shift_at: int | None = None, sample_weight: Any = None,
-                     pos_label: Any = None) -> BinnedSequences:
+                     pos_label: Any = None, score_type: str = "probability") -> BinnedSequences:
     """Anytime-valid running bounds on rate − mean score within each score bin (``bins``: a
     count of equal-width bins or edges), each at ``alpha / bins``; the other options
-    (``sample_weight``, ``pos_label`` among them) are those of :func:`~veracity.confidence_sequence`
-    (weights are taken over their mean across all bins).
+    (``sample_weight``, ``pos_label``, ``score_type`` among them) are those of
+    :func:`~veracity.confidence_sequence` (weights are taken over their mean across all bins; with
+    ``score_type="logit"`` the bins are on the probability scale).
 
     >>> b = binned_sequences([0.2] * 500 + [0.8] * 500, [1, 0, 0, 0, 0] * 100 + [1, 1, 1, 1, 0] * 100, bins=2)
     >>> b.alarm_at, [r["n"] for r in b.rows()]
@@ -105,7 +107,7 @@ def binned_sequences(scores: Any, labels: Any = None, *, score: Any = None, labe
     alpha = check_alpha(alpha)
     tolerance = check_tolerance(tolerance)
     edges = _edges(bins)
-    p = scores_1d(scores)
+    p = probabilities_1d(scores, score_type=score_type, what="vc.binned_sequences")
     y = check_binary_labels(labels, p.shape[0], pos_label)
     w = check_weights(sample_weight, p.shape[0])
     k = edges.size - 1

@@ -32,9 +32,8 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._text import fmt, render_table
-from ..core._validation import VeracityError, _is_missing, to_numpy
-from ..decisions._inputs import scores_1d
-from ._ppi import check_level, z_of
+from ..core._validation import VeracityError, _is_missing, check_same_index, to_numpy
+from ._ppi import check_level, probabilities_1d, z_of
 
 
 #: the label counts of :func:`plan_from_sums` are capped here (more than any window holds)
@@ -77,17 +76,18 @@ def plan_from_sums(*, rows: Any, sum_f: Any, sum_ff: Any, width: float, level: f
             np.minimum(n_cls, float(MORE_THAN_ANY)).astype(np.int64))
 
 
-def labels_needed(scores: Any, *, width: float, level: float = 0.95) -> int:
+def labels_needed(scores: Any, *, width: float, level: float = 0.95, score_type: str = "probability") -> int:
     r"""Randomly chosen rows to label in a window for a PPI interval of full ``width``.
 
-    ``scores`` — the window's scores (all its rows). The formula is in
+    ``scores`` — the window's scores (all its rows; logits with ``score_type="logit"``, read as
+    expit(s)). The formula is in
     :mod:`veracity.delayed._plan`: :math:`\lceil \overline{f(1-f)} / ((w/2z)^2 -
     \mathrm{Var}(f)/N) \rceil`, at least 2.
 
     >>> labels_needed([0.1] * 5000 + [0.5] * 5000, width=0.04)
     1698
     """
-    f = scores_1d(scores)
+    f = probabilities_1d(scores, score_type=score_type, what="vc.labels_needed")
     n_ppi, _n_cls = plan_from_sums(rows=f.size, sum_f=f.sum(), sum_ff=f @ f, width=width, level=level)
     n = int(n_ppi)
     if n < 0:
@@ -126,9 +126,12 @@ class LabelPlan(Display):
         return "\n".join(lines)
 
 
-def label_plan(scores: Any, *, width: float, level: float = 0.95, by: Any = None) -> LabelPlan:
-    """A :class:`LabelPlan`: :func:`labels_needed` for each group of ``by`` (e.g. window keys), or all rows."""
-    f = scores_1d(scores)
+def label_plan(scores: Any, *, width: float, level: float = 0.95, by: Any = None,
+               score_type: str = "probability") -> LabelPlan:
+    """A :class:`LabelPlan`: :func:`labels_needed` for each group of ``by`` (e.g. window keys), or all rows
+    (``score_type="logit"``: logits, read as expit(s))."""
+    check_same_index(scores=scores, by=by)  # pandas keys on another index would be paired by position
+    f = probabilities_1d(scores, score_type=score_type, what="vc.label_plan")
     if by is None:
         keys, inv = np.array(["(all)"]), np.zeros(f.size, dtype=np.intp)
     else:

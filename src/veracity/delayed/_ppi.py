@@ -53,7 +53,8 @@ A row of weight 0 is a dropped row (it counts nowhere, not even as a label).
 **The audit sample must be random.** PPI's validity rests on the labelled rows being a
 uniformly random sample of the window. A sample of flagged rows only, or of the
 early-maturing outcomes, is not: :func:`ppi_mean` compares the labelled rows' score
-histogram with the unlabelled rows' (a chi-square test of homogeneity) and refuses —
+histogram with the unlabelled rows' (a chi-square test of homogeneity; weighted rows by their
+weighted histograms, counted by their Kish size) and refuses —
 or, with ``sample_check="flag"``, marks the result invalid — when they clearly differ.
 ``audit_sample=`` (a mask over the labelled rows) keeps only the randomly sampled
 labels for PPI; the other labelled rows count as scored rows.
@@ -65,9 +66,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core._special import chdtrc
+from ..core._special import chdtrc, expit
 from ..core._text import fmt_p
-from ..core._validation import VeracityError, as_float_array, check_binary_labels, check_weights, to_numpy
+from ..core._validation import (VeracityError, as_float_array, check_binary_labels, check_same_index,
+                                check_score_type, check_weights, to_numpy)
 from ..core._weights import rescale_weights
 from ..decisions._inputs import scores_1d
 # the estimates from sums and the result live in their own modules; every name stays importable from here
@@ -128,35 +130,77 @@ def merge_sparse_bins(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.add.reduceat(a, starts), np.add.reduceat(b, starts)
 
 
-def _sample_check(f: np.ndarray, g: np.ndarray) -> float:
+def _histogram(x: np.ndarray, edges: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    r"""Rows of ``x`` per bin of ``edges``; weighted, the weighted shares times the Kish size
+    :math:`(\sum w)^2 / \sum w^2` — the counts a sample of that many unweighted rows would give."""
+    idx = np.searchsorted(edges, x, side="right")
+    if w is None:
+        return np.bincount(idx, minlength=edges.size + 1).astype(np.float64)
+    return np.bincount(idx, weights=w, minlength=edges.size + 1) * (float(w.sum()) / float(w @ w))
+
+
+def _sample_check(f: np.ndarray, g: np.ndarray, w: np.ndarray | None = None,
+                  u: np.ndarray | None = None) -> float:
     """p-value of the random-sample check: the labelled scores ``f`` against the unlabelled ``g`` in
     :data:`SAMPLE_CHECK_BINS` bins at ``g``'s quantiles, sparse bins merged (:func:`merge_sparse_bins`)
     so that every cell expects at least :data:`MIN_EXPECTED` rows of the smaller side. Unmerged, a
     window labelled almost in full at random (400 of 405 rows: five unlabelled rows in ten bins)
-    was called "not a random sample" in 11 % of windows for a test at p < 1e-4."""
+    was called "not a random sample" in 11 % of windows for a test at p < 1e-4.
+
+    With weights (``w`` of the labelled rows, ``u`` of the unlabelled; None: 1 each) the histograms are
+    the weighted ones, each side counted by its Kish size (:func:`_histogram`; equal weights: the counts):
+    PPI with weights needs the weighted labelled rows to look like the weighted unlabelled ones, and a
+    stratified review weighted by its stratum's unlabelled rows over its labels does, though its unweighted
+    scores do not (tests/delayed/test_sample_check_weights_r20.py)."""
     if g.size < 2 or f.size < 2:
         return 1.0
     edges = np.unique(np.quantile(g, np.linspace(0, 1, SAMPLE_CHECK_BINS + 1)[1:-1]))
-    a = np.bincount(np.searchsorted(edges, f, side="right"), minlength=edges.size + 1).astype(np.float64)
-    b = np.bincount(np.searchsorted(edges, g, side="right"), minlength=edges.size + 1).astype(np.float64)
+    a, b = _histogram(f, edges, w), _histogram(g, edges, u)
     keep = (a + b) > 0
     a, b = merge_sparse_bins(a[keep], b[keep])
     return sample_check_p(a, b)
 
 
-def _nonrandom_message(p: float, f: np.ndarray, g: np.ndarray) -> str:
-    return (f"the {f.size:,} labelled rows are not a random sample of the window: their scores differ from the "
-            f"{g.size:,} unlabelled rows' (mean {f.mean():.3f} vs {g.mean():.3f}; chi-square p = {fmt_p(p)}), and PPI "
-            "is valid only for a random audit sample. Label randomly chosen rows (vc.labels_needed says how many), "
-            "or pass audit_sample= marking the randomly sampled ones")
+def _nonrandom_message(p: float, f: np.ndarray, g: np.ndarray, w: np.ndarray | None = None,
+                       u: np.ndarray | None = None) -> str:
+    weighted = " weighted" if w is not None or u is not None else ""
+    mean_f, mean_g = np.average(f, weights=w), np.average(g, weights=u)
+    return (f"the {f.size:,} labelled rows are not a random sample of the window: their{weighted} scores "
+            f"differ from the {g.size:,} unlabelled rows' (mean {mean_f:.3f} vs {mean_g:.3f}; chi-square "
+            f"p = {fmt_p(p)}), and PPI is valid only for a random audit sample. Label randomly chosen "
+            "rows (vc.labels_needed says how many), pass audit_sample= marking the randomly sampled ones, "
+            "or, for a designed sample (every flagged row and a random share of the others, say), pass "
+            "propensity= with each labelled row's chance of having been labelled")
 
 
-def _labels_and_scores(labels: Any, scores_labelled: Any, scores_unlabelled: Any, pos_label: Any
+def probabilities_1d(scores: Any, *, score_type: Any = "probability", name: str = "scores",
+                     what: str = "this function") -> np.ndarray:
+    """1-D probabilities of the positive class: the scores as given (``score_type="probability"``, checked to
+    lie in [0, 1]) or the probabilities expit(s) of logits s
+    (``score_type="logit"``); a ranking score (``"score"``) has no probability reading and is refused."""
+    check_score_type(score_type, what=what)
+    s = scores_1d(scores, score_type=score_type, name=name)
+    return expit(s) if score_type == "logit" else s
+
+
+def _labels_and_scores(labels: Any, scores_labelled: Any, scores_unlabelled: Any, pos_label: Any,
+                       score_type: Any = "probability", what: str = "vc.ppi_mean"
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    f = scores_1d(scores_labelled, name="scores_labelled")
+    f = probabilities_1d(scores_labelled, score_type=score_type, name="scores_labelled", what=what)
     y = check_binary_labels(labels, f.shape[0], pos_label)
-    g = scores_1d(scores_unlabelled, name="scores_unlabelled")
+    g = probabilities_1d(scores_unlabelled, score_type=score_type, name="scores_unlabelled", what=what)
     return y, f, g
+
+
+def check_row_indexes(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, sample_weight: Any = None,
+                      sample_weight_unlabelled: Any = None, audit_sample: Any = None,
+                      propensity: Any = None) -> None:
+    """Refuse pandas inputs of one side (the labelled rows; the unlabelled rows) on different indexes:
+    matched by position they would pair a label, weight or propensity with another row's score (as
+    everywhere in veracity)."""
+    check_same_index(scores_labelled=scores_labelled, labels=labels, sample_weight=sample_weight,
+                     audit_sample=audit_sample, propensity=propensity)
+    check_same_index(scores_unlabelled=scores_unlabelled, sample_weight_unlabelled=sample_weight_unlabelled)
 
 
 def _check_mask(audit_sample: Any, n: int) -> np.ndarray | None:
@@ -204,11 +248,13 @@ def _check_sample_mode(sample_check: Any) -> str:
 
 
 def _prepare(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, sample_weight: Any,
-             sample_weight_unlabelled: Any, audit_sample: Any, pos_label: Any, sample_check: Any
+             sample_weight_unlabelled: Any, audit_sample: Any, pos_label: Any, sample_check: Any,
+             score_type: Any = "probability", what: str = "vc.ppi_mean"
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, int, float, bool]:
-    """Checked (y, f, g, w, u, excluded, sample p, sample valid) for one window."""
+    """Checked (y, f, g, w, u, excluded, sample p, sample valid) for one window (``f``, ``g``:
+    probabilities)."""
     mode = _check_sample_mode(sample_check)
-    y, f, g = _labels_and_scores(labels, scores_labelled, scores_unlabelled, pos_label)
+    y, f, g = _labels_and_scores(labels, scores_labelled, scores_unlabelled, pos_label, score_type, what)
     w, u = _joint_weights(sample_weight, sample_weight_unlabelled, f.shape[0], g.shape[0])
     mask = _check_mask(audit_sample, f.shape[0])
     excluded = 0
@@ -235,10 +281,10 @@ def _prepare(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, sampl
     p = 1.0
     valid = True
     if mode != "off":
-        p = _sample_check(f, g)
+        p = _sample_check(f, g, w, u)
         if p < SAMPLE_CHECK_P:
             if mode == "raise":
-                raise VeracityError(_nonrandom_message(p, f, g))
+                raise VeracityError(_nonrandom_message(p, f, g, w, u))
             valid = False
     return y, f, g, w, u, excluded, p, valid
 
@@ -246,7 +292,7 @@ def _prepare(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, sampl
 def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level: float = 0.95,
              power_tuning: bool = True, sample_weight: Any = None, sample_weight_unlabelled: Any = None,
              audit_sample: Any = None, sample_check: str = "raise", propensity: Any = None,
-             pos_label: Any = None) -> PpiMean:
+             pos_label: Any = None, score_type: str = "probability") -> PpiMean:
     r"""Prediction-powered (PPI++) estimate of the rate, with its interval, from a random
     audit sample and the window's scored rows.
 
@@ -260,7 +306,8 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
     say): each labelled row's known probability of having been chosen; the estimate is
     then the inverse-probability-weighted PPI of :mod:`veracity.delayed._design`, valid for
     the window's realised rate without a uniform sample (the random-sample check is skipped; at least
-    2 labelled rows must have been drawn at random, propensity < 1).
+    2 labelled rows must have been drawn at random, propensity < 1). ``score_type="logit"`` reads the
+    scores as logits, each the probability expit(s) (``"probability"``, the default: scores in [0, 1]).
 
     The interval is PPI++'s normal one :math:`\hat\theta \pm z\hat\sigma` cut at [0, 1] (``ppi_py``'s),
     except where the labels hold fewer than 10 of one class (weighted labels: :math:`\bar y_w n_{\text{eff}}`
@@ -279,6 +326,9 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
     level = check_level(level)
     if not isinstance(power_tuning, (bool, np.bool_)):  # "no" would read as True
         raise VeracityError(f"power_tuning must be True or False, got {power_tuning!r}", param="power_tuning")
+    check_row_indexes(labels, scores_labelled, scores_unlabelled, sample_weight=sample_weight,
+                      sample_weight_unlabelled=sample_weight_unlabelled, audit_sample=audit_sample,
+                      propensity=propensity)
     if propensity is not None:
         from ._design import check_propensity, design_estimates
 
@@ -286,7 +336,7 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
             raise VeracityError("propensity= already weighs each labelled row by 1 / propensity; drop "
                                 "sample_weight= and audit_sample= (give every labelled row its propensity)")
         _check_sample_mode(sample_check)
-        y, f, g = _labels_and_scores(labels, scores_labelled, scores_unlabelled, pos_label)
+        y, f, g = _labels_and_scores(labels, scores_labelled, scores_unlabelled, pos_label, score_type)
         pi = check_propensity(propensity, f.size)
         drawn = int((pi < 1).sum())
         if drawn < 2:  # certain rows say nothing of the unlabelled rows: the interval would be [e, e]
@@ -299,6 +349,6 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
     y, f, g, w, u, excluded, p, valid = _prepare(
         labels, scores_labelled, scores_unlabelled, sample_weight=sample_weight,
         sample_weight_unlabelled=sample_weight_unlabelled, audit_sample=audit_sample, pos_label=pos_label,
-        sample_check=sample_check)
+        sample_check=sample_check, score_type=score_type)
     out = ppi_from_sums(PpiSums.of(y, f, g, w, u), level=level, power_tuning=bool(power_tuning))
     return _result(out, level=level, n=y.size, m=g.size, excluded=excluded, p=p, valid=valid, w=w)

@@ -58,7 +58,8 @@ import numpy as np
 from ..core._display import Display
 from ..core._text import fmt, render_table
 from ..core._validation import VeracityError, _is_missing, check_binary_labels, check_weights, to_numpy
-from ..decisions._inputs import check_alpha, scores_1d
+from ..decisions._inputs import check_alpha
+from ._ppi import probabilities_1d
 from ..core._frameform import rows_form
 
 TRUNCATION = 0.5  # the paper's (and confseq's) cap on the bets
@@ -306,7 +307,7 @@ def batch_sums(x: np.ndarray, batches: Any, *, extra: np.ndarray | None = None, 
             int(np.frompyfunc(_is_missing, 1, 1)(raw).astype(bool).sum()) if raw.dtype == object else 0
         if missing:  # NaN sorts last: its rows would silently count as the latest batch
             raise VeracityError(f"batches has {missing} missing keys (NaN/NaT); every row needs the batch (e.g. "
-                                "the day its outcome arrived): fill them or drop those rows", param="batches")
+                                "the day its outcome matured): fill them or drop those rows", param="batches")
         _refuse_mixed_offsets(raw)
         try:
             keys, inv = np.unique(raw, return_inverse=True)
@@ -366,17 +367,22 @@ def check_shift_at(shift_at: Any, steps: int) -> int | None:
 def confidence_sequence(scores: Any, labels: Any = None, *, score: Any = None, label: Any = None,
                         alpha: float = 0.05, batches: Any = None,
                         tolerance: float = 0.0, shift_at: int | None = None, sample_weight: Any = None,
-                        pos_label: Any = None) -> ConfidenceSequence:
+                        pos_label: Any = None, score_type: str = "probability") -> ConfidenceSequence:
     r"""Anytime-valid running bounds on *rate − mean score* for a stream of scored outcomes.
 
-    Rows are in arrival order. ``batches`` (one key per row, e.g. the day the outcome
-    arrived; sorted keys give the order, rows of a batch in any order; ISO strings with
-    different UTC offsets are refused, as text they sort out of time order) reports one step
-    per batch — the bounds a daily look sees. ``alarm_at`` is the first step whose bounds
+    Rows are in the order their outcomes mature. ``batches`` (one key per row, e.g. the day the
+    row matures: its scoring day plus one fixed maturity horizon; sorted keys give the order, rows
+    of a batch in any order; ISO strings with different UTC offsets are refused, as text they sort
+    out of time order) reports one step per batch — the bounds a daily look sees. Key rows by
+    maturity, not by the day a label happened to come in where the wait depends on the outcome
+    (fraud confirmed in days, a legitimate payment only at the horizon): the labels in so far then
+    over-represent the fast class, and a calibrated stream alarmed in every one of 20 simulated
+    years (tests/delayed/test_sequence_maturity_r20.py). ``alarm_at`` is the first step whose bounds
     exclude 0 — or, with ``tolerance`` t > 0, lie wholly outside [−t, t] (a gap that small
     counts as calibrated; the false-alarm guarantee then holds whenever every row's gap is
     within t). ``shift_at`` (a step index, known in a backtest or simulation) gives ``delay``.
-    ``pos_label`` names the positive class of two-valued labels.
+    ``pos_label`` names the positive class of two-valued labels; ``score_type="logit"`` reads the
+    scores as logits, each the probability expit(s).
 
     ``sample_weight`` (one non-negative weight per row, known when the row is scored — a
     survey or importance weight, never a function of the outcome): the estimate is the
@@ -398,7 +404,7 @@ def confidence_sequence(scores: Any, labels: Any = None, *, score: Any = None, l
     """
     alpha = check_alpha(alpha)
     tolerance = check_tolerance(tolerance)
-    p = scores_1d(scores)
+    p = probabilities_1d(scores, score_type=score_type, what="vc.confidence_sequence")
     y = check_binary_labels(labels, p.shape[0], pos_label)
     w = check_weights(sample_weight, p.shape[0])
     x = y - p

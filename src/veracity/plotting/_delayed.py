@@ -119,7 +119,12 @@ def plot_binned(bs: Any, ax: Any = None) -> Any:
         if cs.alarm_at is not None:
             a.axvline(cs.alarm_at, color=ORANGE, linewidth=1.4, linestyle="--", gid="alarm")
         a.set_title(f"score {label}", fontsize=9, color=ORANGE if cs.alarm_at is not None else INK)
-        a.set_ylim(-0.25, 0.25)
+        # ±0.25, or wider to hold the bin's last bounds and estimate (a bin off by more was an empty panel)
+        last = np.array([cs.low[-1], cs.high[-1], cs.estimate[-1]]) if cs.low.size else np.zeros(0)
+        last = last[np.isfinite(last)]
+        reach = float(np.abs(last).max()) * 1.1 if last.size else 0.0
+        pad = min(max(0.25, reach, float(cs.tolerance or 0.0) * 1.2), 1.05)
+        a.set_ylim(-pad, pad)
         _style(a)
     for a in axes[k:]:
         a.set_visible(False)
