@@ -2,6 +2,7 @@ r"""Decision figures: risk against coverage, and operating curves by threshold."
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -91,18 +92,22 @@ def _threshold_table_figure(table: Any, *, title: str | None = "Operating points
         ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
     else:
         fig, cax = _figure_of(ax), None
-    t = np.asarray(table.threshold, dtype=float)
+    # the lines join the points in threshold order (a table keeps the order given: [0.5, 0.1, 0.3] drew
+    # a line running back and forth along the axis)
+    order = np.argsort(np.asarray(table.threshold, dtype=float), kind="stable")
+    t = np.asarray(table.threshold, dtype=float)[order]
     marker = "o" if t.size <= 30 else None
     for name, values, color in (("recall", table.recall, PALETTE[0]), ("precision", table.precision, PALETTE[2]),
                                 ("false-alarm rate", table.false_alarm_rate, PALETTE[1])):
-        ax.plot(t, values, color=color, linewidth=1.6, marker=marker, markersize=4, label=name,
-                gid=name.replace("-", "_").replace(" ", "_"))
+        ax.plot(t, np.asarray(values)[order], color=color, linewidth=1.6, marker=marker, markersize=4,
+                label=name, gid=name.replace("-", "_").replace(" ", "_"))
     _style(ax)
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("rate")
     best = table.best()
     if cax is not None:
-        cax.plot(t, table.cost_per_1000, color=INK, linewidth=1.4, marker=marker, markersize=4, gid="cost")
+        cax.plot(t, np.asarray(table.cost_per_1000)[order], color=INK, linewidth=1.4, marker=marker,
+                 markersize=4, gid="cost")
         cax.axvline(best.threshold, color=PALETTE[3], linestyle=":", linewidth=1.3)
         _style(cax)
         cax.set_ylabel(f"cost / 1,000\n(FP {table.cost_fp:g}, FN {table.cost_fn:g})")
@@ -127,6 +132,30 @@ def _threshold_table_figure(table: Any, *, title: str | None = "Operating points
 
 
 
+class _DefaultTarget(float):
+    """``target_recall``'s default (0.95), told apart from a target the caller names: the line of a
+    ``recall_threshold`` given alone is no threshold "for recall ≥ 0.95"."""
+
+
+_TARGET_RECALL = _DefaultTarget(0.95)
+
+
+def _check_costs(cost_fp: Any, cost_fn: Any) -> tuple[float, float]:
+    """Finite non-negative costs, not both 0 (``inf`` drew "t* = nan"; a text raised a TypeError)."""
+    costs = []
+    for value in (cost_fp, cost_fn):
+        try:
+            c = math.nan if isinstance(value, (bool, np.bool_)) else float(value)
+        except (TypeError, ValueError):
+            c = math.nan
+        costs.append(c)
+    c_fp, c_fn = costs
+    if not (math.isfinite(c_fp) and math.isfinite(c_fn) and c_fp >= 0 and c_fn >= 0 and c_fp + c_fn > 0):
+        raise VeracityError(f"costs must be non-negative finite numbers and not both 0; got "
+                            f"cost_fp={cost_fp!r}, cost_fn={cost_fn!r}")
+    return c_fp, c_fn
+
+
 @rows_form
 def plot_thresholds(
     scores: Any,
@@ -136,7 +165,7 @@ def plot_thresholds(
     label: Any = None,
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
-    target_recall: float | None = 0.95,
+    target_recall: float | None = _TARGET_RECALL,
     recall_threshold: float | None = None,
     score_type: ScoreType = "probability",
     sample_weight: Any = None,
@@ -154,7 +183,10 @@ def plot_thresholds(
     dotted line marks the cost-optimal :math:`t^* = c_{FP} / (c_{FP} + c_{FN})`
     (right when the probabilities are honest); the dash-dotted line the
     target-recall threshold (``recall_threshold``, a probability even for logit scores, or computed
-    for ``target_recall`` with ``vc.recall_threshold`` when available).
+    for ``target_recall`` with ``vc.recall_threshold`` when available). Its legend names the target
+    the caller gives (``recall ≥ 0.9``), or the default 0.95 it was computed for; a
+    ``recall_threshold`` given without ``target_recall`` reads "target recall". Costs must be finite
+    and non-negative, ``target_recall`` in (0, 1).
 
     >>> fig = plot_thresholds([.1, .4, .35, .8], [0, 0, 1, 1], cost_fp=1, cost_fn=9, target_recall=None)
     >>> [a.get_gid() for a in fig.axes[0].lines if a.get_gid()]
@@ -163,9 +195,15 @@ def plot_thresholds(
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
     if data.top_label:
         raise VeracityError("threshold curves need binary scores; pass the probability of the positive class")
-    if not (cost_fp >= 0 and cost_fn >= 0 and cost_fp + cost_fn > 0):
-        raise VeracityError(f"costs must be non-negative and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
+    cost_fp, cost_fn = _check_costs(cost_fp, cost_fn)
     t_star = cost_fp / (cost_fp + cost_fn)
+    named = not isinstance(target_recall, _DefaultTarget)  # the caller's own target, or None
+    if target_recall is not None:  # a target outside (0, 1) was silently dropped with the line
+        from ..decisions._inputs import check_target
+
+        target_recall = check_target(target_recall, "target_recall")
+    if recall_threshold is not None and not named:
+        target_recall = None  # a given threshold, no target named: "(target recall)", not "recall ≥ 0.95"
     if recall_threshold is not None and not 0.0 <= float(recall_threshold) <= 1.0:
         hint = " (a logit threshold s is the probability expit(s))" if score_type == "logit" else ""
         raise VeracityError(f"recall_threshold is drawn on the probability axis, so it must lie in [0, 1]; got "
