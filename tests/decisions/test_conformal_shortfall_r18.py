@@ -5,7 +5,8 @@ nothing else — a shortfall far beyond noise (test rows not exchangeable with t
 like any other number. Now the printout and the notebook add one line, ``coverage 0.6440 is below
 the 0.9 target beyond sampling noise (binomial 95% interval [...]; ...)``, when the 95% Wilson
 interval of the coverage lies wholly below the least coverage the calib set's own sampling noise
-explains (1 - alpha - 1.96 sd of the calib set's coverage law), and says nothing otherwise.
+explains (the 0.025 quantile of the calib set's coverage law, Beta(k, n + 1 - k)), and says nothing
+otherwise.
 
 The simulation: exchangeable calib and test rows (a calibrated model's labels, fresh calib set every
 replicate, test set 4x the calib set, where the test rows' binomial interval alone would flag about
@@ -19,6 +20,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import veracity as vc
 
@@ -77,7 +79,8 @@ def test_the_flag_line_and_its_numbers():
     cp = vc.ConformalClassifier(alpha=0.1).fit(*_draw(rng, 800))
     report = cp.coverage(*_draw(rng, 1000, temper=0.4))
     low, high = _wilson(report.marginal * 1000, 1000)
-    floor = 0.9 - Z * math.sqrt(0.1 * 0.9 / (800 + 2))
+    k = math.ceil(801 * 0.9 - 1e-9)  # the coverage law Beta(k, n + 1 - k); the floor its 0.025 quantile
+    floor = stats.beta.ppf(0.025, k, 801 - k)
     assert report.interval == pytest.approx((low, high), abs=1e-12)
     assert report.calib_floor == pytest.approx(floor, abs=1e-12)
     assert high < floor and report.below_target
@@ -108,8 +111,13 @@ def test_mondrian_and_weighted_floors():
     report = cp.coverage(Pt, yt)
     share = np.bincount(yt, minlength=4) / yt.size
     n_c = np.bincount(y, minlength=4)
-    sd = math.sqrt(float(np.sum(share ** 2 * 0.09 / (n_c + 2))))
-    assert report.calib_floor == pytest.approx(0.9 - Z * sd, abs=1e-12)
+    k_c = np.ceil((n_c + 1) * 0.9 - 1e-9)
+    laws = [stats.beta(k, n + 1 - k) for k, n in zip(k_c, n_c)]
+    # the marginal coverage sum_c share_c C_c, matched by the Beta law of its mean and variance
+    mean = sum(p * law.mean() for p, law in zip(share, laws))
+    var = sum(p * p * law.var() for p, law in zip(share, laws))
+    t = mean * (1 - mean) / var - 1
+    assert report.calib_floor == pytest.approx(stats.beta.ppf(0.025, mean * t, (1 - mean) * t), abs=1e-12)
     # weighted calib rows: Kish's effective size (sum w)^2 / sum w^2; weighted test rows likewise
     w = rng.uniform(0.2, 3.0, 2000)
     t = rng.uniform(0.2, 3.0, 1000)
@@ -117,5 +125,6 @@ def test_mondrian_and_weighted_floors():
     rw = cw.coverage(Pt, yt, sample_weight=t)
     n_w = w.sum() ** 2 / (w ** 2).sum()
     n_t = t.sum() ** 2 / (t ** 2).sum()
-    assert rw.calib_floor == pytest.approx(0.9 - Z * math.sqrt(0.09 / (n_w + 2)), abs=1e-12)
+    k_w = math.ceil((n_w + 1) * 0.9 - 1e-9)  # the unweighted law on the effective size
+    assert rw.calib_floor == pytest.approx(stats.beta.ppf(0.025, k_w, n_w + 1 - k_w), abs=1e-12)
     assert rw.interval == pytest.approx(_wilson(rw.marginal * n_t, n_t), abs=1e-12)

@@ -24,7 +24,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from ..core._intervals import binomial_interval
-from ..core._special import ndtri
+from ..core._special import betaincinv
 from ..core._text import fmt, fmt_count, render_table
 from ..core._compat import positional_options
 from ..core._options import ScoreType
@@ -335,17 +335,15 @@ class CoverageReport(Display):
 
     ``interval`` is the 95% Wilson interval of ``marginal`` on these rows (weighted: on Kish's
     effective size :math:`(\sum w)^2/\sum w^2`, ``marginal`` times it successes). The coverage a
-    calib set delivers varies from calib set to calib set (``Beta(k, n + 1 - k)``, sd
-    :math:`\approx \sqrt{\alpha(1-\alpha)/(n+2)}`, :func:`conformal_coverage_law`), so a shortfall
-    is judged against ``calib_floor`` = :math:`1 - \alpha - z_{0.975}\,\sigma_{cal}`,
-    :math:`\sigma_{cal}^2 = \alpha(1-\alpha)/(n_{cal}+2)` (Mondrian:
-    :math:`\sum_c \pi_c^2\,\alpha(1-\alpha)/(n_c+2)`, :math:`\pi_c` the share of these rows in class
-    *c*; weighted calib rows: Kish's effective sizes). ``below_target`` is True when the interval's
-    upper end lies below ``calib_floor``: coverage is short of the target by more than the test rows'
-    and the calib set's sampling noise, and the printout says so in a line of its own. Under
-    exchangeable data that is about a 2.5% chance for calib sets of a few hundred rows; the floor is a
-    normal approximation of the left-skewed Beta law, so with α = 0.1 about 5% of calib sets of 9 rows
-    and 4% of 20 rows deliver coverage below it.
+    calib set delivers varies from calib set to calib set (``Beta(k, n + 1 - k)``,
+    :func:`conformal_coverage_law`), so a shortfall is judged against ``calib_floor``, that law's 0.025
+    quantile (Mondrian: the Beta law matched to the mean and variance of :math:`\sum_c \pi_c C_c`,
+    :math:`\pi_c` the share of these rows in class *c*; weighted calib rows: Kish's effective sizes;
+    :meth:`ConformalClassifier._calib_floor`). ``below_target`` is True when the interval's upper end lies
+    below ``calib_floor``: coverage is short of the target by more than the test rows' and the calib
+    set's sampling noise, and the printout says so in a line of its own. Under exchangeable data that
+    is at most about a 2.5% chance, whatever the calib set's size (the flag needs the calib set's
+    coverage below the floor, or the measured rows' interval to miss it).
     """
 
     alpha: float
@@ -724,20 +722,46 @@ class ConformalClassifier:
     def _shortfall_bounds(self, marginal: float, n: int, w: np.ndarray | None,
                           mass: np.ndarray) -> tuple[tuple[float, float] | None, float | None]:
         r"""The 95% Wilson interval of ``marginal`` on ``n`` rows (weighted: Kish's effective size) and
-        the calib floor :math:`1 - \alpha - z_{0.975}\sigma_{cal}` (:class:`CoverageReport`)."""
+        the calib floor, the 0.025 quantile of the law of the coverage a calib set delivers
+        (:class:`CoverageReport`, :meth:`_calib_floor`)."""
         if n == 0:
             return None, None
         n_eff = float(n) if w is None else _kish(w)
         low, high = binomial_interval(np.array(marginal * n_eff), np.array(n_eff), method="wilson", level=0.95)
-        a = float(self.alpha)
-        var = a * (1.0 - a)
+        return (float(low), float(high)), self._calib_floor(mass)
+
+    def _calib_floor(self, mass: np.ndarray) -> float:
+        r"""The 0.025 quantile of the law of the coverage a calib set delivers (:class:`CoverageReport`):
+        a Beta law ``(a, b)``, its quantile by scipy's ``betaincinv(a, b, 0.025)``.
+
+        One calib set of :math:`n` rows: :math:`\mathrm{Beta}(k, n + 1 - k)`, :math:`k = \lceil (n+1)(1-\alpha)
+        \rceil` (:func:`conformal_coverage_law`); weighted calib rows: the same on Kish's effective size
+        :math:`m` for :math:`n` (equal weights: the unweighted law). Mondrian: the marginal coverage is
+        :math:`\sum_c \pi_c C_c` over the classes' laws (:math:`\pi_c` the share of the measured rows in class
+        *c*; a class with fewer calib rows than its rank gets every set, coverage 1), matched by the Beta
+        of its mean :math:`\mu = \sum_c \pi_c \mu_c` and variance :math:`v = \sum_c \pi_c^2 v_c`:
+        :math:`a = \mu t`, :math:`b = (1-\mu) t`, :math:`t = \mu(1-\mu)/v - 1` (one class: its own law).
+        A law of variance 0 (every class's sets always hold it) is its mean."""
+        alpha = float(self.alpha)
         cal_n = self._calib_n_eff()
-        if self.mondrian:  # the marginal coverage is the π-weighted mean of the classes' coverages
-            share = mass / mass.sum()
-            sd = math.sqrt(float(np.sum(share ** 2 * var / (cal_n + 2.0))))
-        else:
-            sd = math.sqrt(var / (float(cal_n.sum()) + 2.0))
-        return (float(low), float(high)), 1.0 - a - float(ndtri(0.975)) * sd
+        if not self.mondrian:  # one calib set: its rows (weighted: its effective size)
+            cal_n = np.array([float(cal_n.sum())])
+        k_c = np.array([ceil_rank((m + 1) * (1.0 - alpha)) for m in cal_n.tolist()], dtype=np.float64)
+        a_c, b_c = k_c, cal_n + 1.0 - k_c
+        total = a_c + b_c
+        with np.errstate(invalid="ignore", divide="ignore"):
+            full = (b_c <= 0) | (total <= 0)  # too few calib rows: every set holds the class
+            mean_c = np.where(full, 1.0, a_c / np.where(full, 1.0, total))
+            var_c = np.where(full, 0.0, a_c * b_c / np.where(full, 1.0, total ** 2 * (total + 1.0)))
+        if not self.mondrian:
+            return 1.0 if full[0] else float(betaincinv(a_c[0], b_c[0], 0.025))
+        share = mass / mass.sum()
+        mean = float(np.sum(share * mean_c))
+        var = float(np.sum(share ** 2 * var_c))
+        if var <= 0.0 or mean >= 1.0:
+            return mean
+        t = mean * (1.0 - mean) / var - 1.0
+        return float(betaincinv(mean * t, (1.0 - mean) * t, 0.025))
 
     def _calib_n_eff(self) -> np.ndarray:
         """Each class's calib rows (Kish's effective size when the calib rows are weighted), for the
