@@ -6,9 +6,12 @@ Under perfect calibration each label is an independent :math:`y_i \sim
 Poisson-binomial law when unweighted).
 
 * **z test** — :math:`z = (S - \sum w p)/\sqrt V`, two-sided normal p-value.
-* **exact** (unweighted segments of at most :data:`EXACT_MAX` rows) — the
-  Poisson-binomial law of S by convolving one Binomial(:math:`n_c, p_c`) per
-  score cell; two-sided p-value :math:`\min(1, 2\min(P(S \le k), P(S \ge k)))`.
+* **exact** (unweighted segments of at most :data:`EXACT_MAX` rows, and larger ones whose law has a
+  skewness :math:`\sum p(1-p)(1-2p)/V^{3/2}` of at least :data:`EXACT_SKEW`, as when few of the rarer
+  label are expected: there the normal law's far tail is much thinner than the skewed law's, and
+  10 positives where 2.1 are expected read p = 3e-8 against the exact 6e-5) — the Poisson-binomial
+  law of S by convolving one Binomial(:math:`n_c, p_c`) per score cell; two-sided p-value
+  :math:`\min(1, 2\min(P(S \le k), P(S \ge k)))`.
   A cell that holds several distinct scores uses their mean; by Hoeffding (1956)
   the binomial with the same mean is more spread than the Poisson-binomial, so the
   test stays valid (conservative).
@@ -27,8 +30,12 @@ from __future__ import annotations
 
 import numpy as np
 
-#: largest unweighted segment tested exactly (larger ones: the z test)
+#: largest unweighted segment tested exactly (larger ones: the z test, unless their events are rare)
 EXACT_MAX = 200
+#: a larger unweighted segment whose null law has at least this skewness is tested exactly too (a
+#: segment expecting 1,000 of its rarer label has about 1/sqrt(1000) = 0.032; the skewness bounds the
+#: variance, 1/skew^2 >= V, and so the exact law's cost)
+EXACT_SKEW = 0.03
 
 
 def z_pvalues(d: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -42,10 +49,16 @@ def z_pvalues(d: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def poisson_binomial_pvalue(k: int, counts: np.ndarray, probs: np.ndarray) -> float:
-    """Two-sided exact p-value of ``k`` successes; cells of ``counts`` rows with probability ``probs``.
+    r"""Two-sided exact p-value of ``k`` successes; cells of ``counts`` rows with probability ``probs``.
 
     The law of :math:`S` is the convolution, cell after cell, of the Binomial(:math:`n_c, p_c`) pmfs
     (:math:`p_c` clipped to [0, 1]); every cell's pmf comes from one vectorised ``binom.pmf`` call.
+    It is taken on the rarer label's side (:math:`N - S` with :math:`1 - p_c` when positives are the
+    majority: the same two-sided p-value) and only up to :math:`L = \max(k + 20, \mu + 12\sigma + 12)`
+    (an entry up to L depends on entries up to L only, so those are exact); the pmf is log-concave,
+    so the mass beyond L is at most :math:`f_L\,r/(1 - r)`, :math:`r = f_L/f_{L-1}`, added to the
+    upper tail (a bound: the p-value stays valid). Entries that underflow to 0 (below 5e-324) are
+    dropped as they appear, so a count far beyond its mean costs no more than one near it.
     """
     from scipy.stats import binom
 
@@ -53,16 +66,33 @@ def poisson_binomial_pvalue(k: int, counts: np.ndarray, probs: np.ndarray) -> fl
     keep = n != 0
     n = n[keep]
     prob = np.clip(np.asarray(probs, dtype=np.float64)[keep], 0.0, 1.0)
+    total = int(n.sum())
+    mu = float(np.sum(n * prob))
+    if mu > total - mu:  # the rarer label's count: N - S, whose law has probabilities 1 - p
+        k, prob, mu = total - k, 1.0 - prob, total - mu
+    sd = float(np.sqrt(np.sum(n * prob * (1.0 - prob))))
+    top = min(total, max(k + 20, int(np.ceil(mu + 12.0 * sd + 12.0)))) + 1  # entries 0 .. top - 1 computed
     pmf = np.ones(1)
     if n.size:
-        size = n + 1
+        # beyond m + 40 sqrt(m) + 750 a Binomial of mean m has pmf < e^-745 (Bernstein): 0 in a double
+        size = np.minimum(np.minimum(n, top - 1), np.ceil(n * prob + 40.0 * np.sqrt(n * prob) + 750.0)) + 1
+        size = size.astype(np.int64)
         starts = np.cumsum(size) - size
         every = binom.pmf(np.arange(int(size.sum())) - np.repeat(starts, size), np.repeat(n, size),
                           np.repeat(prob, size))
-        for s, n_c in zip(starts.tolist(), n.tolist()):
-            pmf = np.convolve(pmf, every[s: s + n_c + 1])
+        for s, n_c in zip(starts.tolist(), size.tolist()):
+            cell = every[s: s + n_c]
+            nz = np.flatnonzero(cell)
+            cell = cell[: nz[-1] + 1] if nz.size else cell[:1]  # trailing entries that underflowed to 0
+            pmf = np.convolve(pmf, cell)[:top]
+            nz = np.flatnonzero(pmf)
+            pmf = pmf[: nz[-1] + 1]  # past the mode, entries that underflowed to 0 (those beyond are too)
+    tail = 0.0
+    if pmf.size == top and top <= total and pmf.size >= 2 and pmf[-2] > 0:  # mass beyond the last entry
+        r = pmf[-1] / pmf[-2]
+        tail = float(pmf[-1] * r / (1.0 - r)) if r < 1.0 else 1.0
     low = float(pmf[: k + 1].sum())
-    high = float(pmf[k:].sum())
+    high = float(pmf[k:].sum()) + tail
     return min(1.0, 2.0 * min(low, high))
 
 
