@@ -221,6 +221,28 @@ def precision_threshold(
     return float(candidates[ok[0]])
 
 
+def _frame_columns(data: Any, score: Any, sample_weight: Any) -> tuple[Any, Any]:
+    """The ``score`` column (and the ``sample_weight`` column, when named) of an in-memory frame (pandas,
+    polars, pyarrow): the frame form of a function that needs no labels."""
+    import narwhals as nw
+
+    from ..sources._source import require_columns
+
+    if not isinstance(score, str):
+        raise VeracityError(f"score= names the score column of the frame (a string); got {type(score).__name__}",
+                            param="score")
+    try:
+        frame = nw.from_native(data, eager_only=True)
+    except TypeError:
+        raise VeracityError(f"with score=, pass an in-memory frame (pandas, polars, pyarrow) holding the column "
+                            f"{score!r}; got {type(data).__name__} (collect a lazy frame first, or pass the "
+                            "scores themselves without score=)", param="score") from None
+    wanted = [score] + ([sample_weight] if isinstance(sample_weight, str) else [])
+    require_columns(wanted, frame.columns, param="score")
+    weights = frame.get_column(sample_weight).to_numpy() if isinstance(sample_weight, str) else sample_weight
+    return frame.get_column(score).to_numpy(), weights
+
+
 def budget_threshold(
     scores: Any,
     *,
@@ -228,6 +250,7 @@ def budget_threshold(
     fraction: float | None = None,
     sample_weight: Any = None,
     score_type: ScoreType = "probability",
+    score: str | None = None,
 ) -> float:
     r"""Lowest threshold whose review volume fits the budget (seed 004: review volume).
 
@@ -242,7 +265,15 @@ def budget_threshold(
     0.9
     >>> budget_threshold([.9, .8, .8, .7, .1], fraction=0.6)
     0.8
+
+    Frame form (no labels needed): ``budget_threshold(frame, score="p", top_k=100, sample_weight="w")``
+    on an in-memory frame (pandas, polars, pyarrow).
     """
+    if score is not None:
+        scores, sample_weight = _frame_columns(scores, score, sample_weight)
+    elif hasattr(scores, "columns") and not hasattr(scores, "dtype"):  # a frame (a Series has a dtype)
+        raise VeracityError("vc.budget_threshold got a frame: name its score column with score=, e.g. "
+                            "budget_threshold(frame, score='p', top_k=100)", param="score")
     check_same_index(scores=scores, sample_weight=sample_weight)  # never paired by position
     s = scores_1d(scores, score_type=score_type, allow_score=True)  # an order statistic: any real score
     w = check_weights(sample_weight, s.shape[0])
