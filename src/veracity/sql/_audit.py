@@ -21,7 +21,7 @@ from ..core._binning import (AutoBins, auto_bins, check_bins, check_strategy, cu
 from ..core._metrics import check_threshold
 from ..core._keys import key_name
 from ..core._stats import MAX_GROUPS, BinStats, check_max_groups, other_key, refuse_shared_names
-from ..core._validation import VeracityError, check_score_type
+from ..core._validation import LOGIT_CHECK_MIN_ROWS, VeracityError, check_logit_range, check_score_type
 from ..sources._aggregates import slice_key as _slice_key
 from ..sources._api import key_order, stats_from_sums
 from . import _query as q
@@ -102,6 +102,23 @@ def audit_sql(
         db.close()
 
 
+def _folded(db: Database, table: Any) -> Any:
+    """``table`` spelt in lower (then upper) case where the database holds that table and not the name as
+    given (an unquoted name folded when it was created), else None."""
+    parts = [table] if isinstance(table, str) else list(table)
+    for fold in (str.lower, str.upper):
+        spelt = [fold(part) for part in parts]
+        if spelt == parts:
+            continue
+        candidate = spelt[0] if isinstance(table, str) else tuple(spelt)
+        try:
+            db.run(q.columns_sql(candidate, db.dialect), what="reading the table's columns")
+        except VeracityError:
+            continue
+        return candidate
+    return None
+
+
 def _arg(value: Any) -> str:
     """A wrong argument in a one-line message: its repr, or what it is when it holds many values (an
     array passed where the table form takes a column name)."""
@@ -135,6 +152,10 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
                                                                           reversed(parts)))
             raise VeracityError(f"{exc}; table={table!r} names one table whose name holds a dot: for {named} "
                                 f"pass table={tuple(parts)!r}") from None
+        folded = _folded(db, table)
+        if folded is not None:  # CREATE TABLE Scores made "scores" (PostgreSQL folds unquoted names)
+            raise VeracityError(f"{exc}; names are matched exactly, and the database holds {folded!r}, which "
+                                f"differs only by case: pass table={folded!r}") from None
         raise
     wanted = {"score": score, "label": label, "sample_weight": weight, "by": by}
     for role, name in wanted.items():
@@ -481,6 +502,8 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
         pooled_in_db = pooled_now or pooled_in_db
     if sums is None:  # pragma: no cover - only a table that changed between two statements
         raise VeracityError("the table changed while it was audited; audit it again")
+    if score_type == "logit" and n >= LOGIT_CHECK_MIN_ROWS:
+        _check_logit_scale(db, cols, edges, sums, n)
 
     other = sums.pop(_OTHER, None)
     order = _key_order(list(sums))
@@ -529,6 +552,25 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
     if auto is not None:
         out = replace(out, extras={"auto_bins": auto, **out.extras})
     return out
+
+
+#: a bin of σ(s) wholly below this holds a score below 0; one wholly above, a score above 1 (σ(1) = 0.731)
+_LOGIT_BIN_LOW, _LOGIT_BIN_HIGH = 0.49, 0.75
+
+
+def _check_logit_scale(db: Database, cols: q.Columns, edges: np.ndarray, sums: dict[Any, Any], n: int) -> None:
+    """Declared logits that all lie in [0, 1] are refused as the array form refuses them (from
+    :data:`LOGIT_CHECK_MIN_ROWS` rows with some score strictly inside (0, 1): they are probabilities).
+    Any filled bin of σ(s) wholly outside [σ(0), σ(1)] already holds a score outside [0, 1]: only
+    otherwise does one small aggregate read the scores' range."""
+    counts = sum(np.asarray(part["count"], dtype=np.float64) for part in sums.values())
+    filled = np.flatnonzero(counts > 0)
+    if np.any((edges[filled + 1] < _LOGIT_BIN_LOW) | (edges[filled] > _LOGIT_BIN_HIGH)):
+        return
+    (lo, hi, inside), = db.query(q.logit_scale_sql(replace(cols, pool=None), db.dialect),
+                                 what="reading the scores' range")
+    if inside and lo is not None and hi is not None:
+        check_logit_range(float(lo), float(hi), n)
 
 
 def _extremes_of(counts: dict[str, Any]) -> dict[str, Any]:

@@ -505,6 +505,14 @@ def weight_totals_sql(c: Columns, dialect: str) -> str:
                   base_select(c, dialect), dialect)
 
 
+def logit_scale_sql(c: Columns, dialect: str) -> str:
+    """One row: the smallest and the largest score and how many lie strictly inside (0, 1) — declared
+    logits that all lie in [0, 1] are probabilities (:func:`veracity.core._validation.check_logit_scale`)."""
+    return render("WITH _base AS (SELECT 1) SELECT MIN(_s) AS _c_s_min, MAX(_s) AS _c_s_max, "
+                  "SUM(CASE WHEN _s > 0 AND _s < 1 THEN 1 ELSE 0 END) AS _c_s_mid FROM _base",
+                  base_select(c, dialect), dialect)
+
+
 # -- the per-bin statistics and the exact AUC, from one aggregate per distinct score ---------------------
 #: the sums of :class:`BinStats` (and Σw·correct), in the order the query returns them
 SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct",

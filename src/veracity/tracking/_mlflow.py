@@ -120,29 +120,50 @@ def audit_metrics(result: AuditResult, prefix: str = "") -> dict[str, float]:
                 "brier_resolution": d.resolution, "brier_uncertainty": d.uncertainty}
 
     out: dict[str, float] = {}
-    for name, value in of(result).items():
+    whole = of(result)
+    for name, value in whole.items():
         if (x := _finite(value)) is not None:
             out[prefix + name] = x
+    # MLflow's file store writes metric "a/b/c" as the file metrics/a/b/c: no name may be both a metric
+    # (a file) and the folder of another ("n" and "n/web/ece"; "seg/web/ece" and "seg/web/ece/ece")
+    files = {prefix + name for name in whole}
+    folders = {"/".join(f.split("/")[:i]) for f in files for i in range(1, f.count("/") + 1)}
     column = _segments(_clean_name(result.group_column or "group"))
     used: set[str] = set()
     room = _NAME_CHARS - _LONGEST_METRIC - 8  # "-" and a count for keys that clean (or cut) to one name
     for key, group in result.groups.items():
         # MLflow refuses names over 250 characters; a cut may end in "/" or ".": segments again
-        base = _segments(f"{prefix}{column}/{_segments(_clean_name(key))}"[:room])
+        base = _unfiled(_segments(f"{prefix}{column}/{_segments(_clean_name(key))}"[:room]), files)
         stem, i = base, 1
-        while stem in used:  # two keys that clean to one name stay apart ("-2": MLflow refuses "~")
+        # two keys that clean to one name stay apart ("-2": MLflow refuses "~"), as does a stem whose
+        # metric would be another's folder
+        while stem in used or stem in files or any(f"{stem}/{name}" in folders for name in whole):
             i += 1
             stem = f"{base}-{i}"
         used.add(stem)
+        folders.update("/".join(stem.split("/")[:j]) for j in range(1, stem.count("/") + 2))
+        files.update(f"{stem}/{name}" for name in whole)
         for name, value in of(group).items():
             if (x := _finite(value)) is not None:
                 out[f"{stem}/{name}"] = x
     return out
 
 
+def _unfiled(path: str, files: set[str]) -> str:
+    """``path`` with each folder that is already a metric's (or parameter's) file renamed ``-2``, ``-3`` …"""
+    parts = path.split("/")
+    for k in range(len(parts) - 1):
+        part, i = parts[k], 1
+        while "/".join(parts[:k + 1]) in files:
+            i += 1
+            parts[k] = f"{part}-{i}"
+    return "/".join(parts)
+
+
 def calibrator_params(doc: dict[str, Any], prefix: str = "") -> dict[str, str]:
     """Kind, parameters and provenance of a calibrator's JSON as run parameters (scalars only)."""
     out = {f"{prefix}calibrator.kind": str(doc.get("kind"))}
+    folders = {"/".join(prefix.split("/")[:j]) for j in range(1, prefix.count("/") + 1)}
     for section in ("params", "metadata"):
         for key, value in (doc.get(section) or {}).items():
             if value is None or isinstance(value, (dict, list)):
@@ -150,13 +171,16 @@ def calibrator_params(doc: dict[str, Any], prefix: str = "") -> dict[str, str]:
             text = str(value)[:_PARAM_CHARS]
             # a name MLflow takes (no "a//b" or "/x", at most 250 characters); keys that clean (or cut) to
             # one name, or to "calibrator.kind", stay apart ("-2"), unless they say the same (score_type is
-            # in both sections)
-            base = _segments(_segments(_clean_name(f"{prefix}calibrator.{key}"))[:_NAME_CHARS - 8])
+            # in both sections); so does a name that the file store would need as a file and a folder
+            # ("calibrator.fit" and "calibrator.fit/window")
+            base = _unfiled(_segments(_segments(_clean_name(f"{prefix}calibrator.{key}"))[:_NAME_CHARS - 8]),
+                            set(out))
             name, i = base, 1
-            while name in out and out[name] != text:
+            while (name in out and out[name] != text) or name in folders:
                 i += 1
                 name = f"{base}-{i}"
             out[name] = text
+            folders.update("/".join(name.split("/")[:j]) for j in range(1, name.count("/") + 1))
     return out
 
 
