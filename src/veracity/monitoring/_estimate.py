@@ -59,7 +59,8 @@ class Estimate(Display):
 def estimate_from_sums(*, n: float, sum_p: float, var: float, sum_p_hi: float, n_hi: float, sum_p_lo: float,
                        n_lo: float, level: float, threshold: float, cost_fp: float = 1.0,
                        cost_fn: float = 1.0) -> Estimate:
-    """An :class:`Estimate` from the sums over the pending rows (split at the threshold)."""
+    """An :class:`Estimate` from the sums over the pending rows (split at the threshold); the caller has
+    checked ``level``, ``threshold`` and the costs."""
     z = float(ndtri(0.5 + level / 2))
     sd = float(np.sqrt(max(var, 0.0)))
     fp = n_hi - sum_p_hi
@@ -77,8 +78,15 @@ def estimate(scores: Any, *, threshold: float = 0.5, level: float = 0.95, cost_f
     >>> round(e.positives, 2), round(e.tp, 2), round(e.fp, 2)
     (2.0, 1.4, 0.6)
     """
+    from ..core._intervals import check_interval_args
+    from ..core._metrics import check_threshold
     from ..core._validation import as_float_array, check_probabilities
+    from ..decisions._inputs import check_cost
 
+    # level in (0, 1), threshold in [0, 1], finite non-negative costs (NaN interval or negative cost before)
+    check_interval_args("wilson", level, "two-sided")
+    threshold = check_threshold(threshold)
+    cost_fp, cost_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
     p = as_float_array(scores, "scores")
     check_probabilities(p, "scores")
     hi = p >= threshold

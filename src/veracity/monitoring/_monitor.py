@@ -341,6 +341,9 @@ def _object_times(raw: np.ndarray) -> np.ndarray:
         return raw.astype(np.float64)
     if kind == "string":
         return raw.astype(str)
+    if kind == "mixed" and any(isinstance(v, (int, float, np.integer, np.floating))
+                               and not isinstance(v, (bool, np.bool_)) and v == v for v in raw.tolist()):
+        kind = "mixed-integer"  # a float beside dates or text (pandas: "mixed"): the same mix, refused
     if kind == "mixed-integer":
         raise VeracityError(
             "times mixes numbers with dates or text in one column; numbers are read as epoch seconds and "
@@ -406,9 +409,15 @@ def period_keys(times: Any, *, freq: str = "M") -> np.ndarray:
     >>> period_keys(np.array(["2025-12-28", "2025-12-29", "2026-01-04"], dtype="datetime64[D]"), freq="W").tolist()
     ['2025-W52', '2026-W01', '2026-W01']
     """
+    return _period_keys(times, freq, "times")
+
+
+def _period_keys(times: Any, freq: str, name: str) -> np.ndarray:
+    """:func:`period_keys` of an argument called ``name`` (its refusals say so: ``periods`` in
+    :func:`monitor`)."""
     if freq not in FREQS:
         raise VeracityError(f"freq must be one of {', '.join(FREQS)}; got {freq!r}")
-    t = _as_times(times)
+    t = _as_times(times, name)
     if freq == "W":
         return _iso_weeks(t)
     if freq == "Q":
@@ -452,7 +461,12 @@ def label_maturity(prediction_time: Any, as_of: Any, horizon: Any) -> np.ndarray
     ...                np.datetime64("2026-03-15"), 30).tolist()
     [True, False]
     """
-    t = _as_times(prediction_time, "prediction_time").astype("datetime64[us]")
+    return _maturity(prediction_time, as_of, horizon, "prediction_time")
+
+
+def _maturity(times: Any, as_of: Any, horizon: Any, name: str) -> np.ndarray:
+    """:func:`label_maturity` of an argument called ``name``."""
+    t = _as_times(times, name).astype("datetime64[us]")
     return t <= _cutoff(as_of, horizon)
 
 
@@ -511,9 +525,9 @@ def monitor(
                             "a frame monitor(frame, score='p', label='y', periods='ts')",
                             param="periods" if labels is not None else "labels")
     keys = to_numpy(periods, "periods")
-    final_by_time = None if as_of is None else label_maturity(keys, as_of, horizon)
+    final_by_time = None if as_of is None else _maturity(keys, as_of, horizon, "periods")
     if freq is not None:
-        keys = period_keys(keys, freq=freq)
+        keys = _period_keys(keys, freq, "periods")
     else:
         _refuse_times_as_keys(keys)
         _refuse_missing_keys(keys)
@@ -914,6 +928,13 @@ def _missing_labels_may_pend(active: bool, how: str) -> Iterator[None]:
             n_rows=exc.n_rows) from None
 
 
+def _flags(prep: Any, mature: str) -> np.ndarray:
+    """The boolean ``mature`` column of an in-memory frame, a missing flag read as False (not final: the row
+    is pending), as the lazy route reads it (``fill_null(False)``); refused before on this route only."""
+    flags = np.asarray(prep.frame.nw.get_column(mature).fill_null(False).to_numpy())
+    return flags.astype(bool) if flags.dtype == object else flags
+
+
 def _check_rows(prep: Any, working: Any, score_type: str, label: str) -> tuple[Any, Any, dict[str, Any]]:
     """The input contract in one line naming the column: every row's score and weight, and the
     labels of the final rows only (a pending row's label may be missing). Returns the counts
@@ -977,7 +998,7 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         try:
             scores, labels, weights = prep.arrays()
             return monitor(scores, labels, prep.column(periods), freq=freq,
-                           mature=None if mature is None else prep.column(mature), bins=bins,
+                           mature=None if mature is None else _flags(prep, mature), bins=bins,
                            score_type=score_type, sample_weight=weights, level=level, min_count=min_count,
                            reference=reference, as_of=as_of, horizon=horizon)
         except VeracityError:  # the lazy forms' one-line error naming the column, when the rows break the contract

@@ -115,7 +115,7 @@ def store_status(
         if freq not in FREQ_NAMES:
             raise VeracityError(f"freq must be one of {', '.join(FREQ_NAMES)} (ISO weeks start on Monday); "
                                 f"got {freq!r}")
-    if isinstance(bins, bool) or not isinstance(bins, int) or not 1 <= bins <= 1000:
+    if isinstance(bins, (bool, np.bool_)) or not isinstance(bins, (int, np.integer)) or not 1 <= bins <= 1000:
         raise VeracityError(f"bins must be an integer in 1..1000, got {bins!r}", param="bins")
     threshold = check_threshold(threshold)
     cost_fp, cost_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
@@ -133,8 +133,10 @@ def store_status(
                             param="tolerance")
     if isinstance(max_periods, bool) or not isinstance(max_periods, (int, np.integer)) or max_periods < 1:
         raise VeracityError(f"max_periods must be a positive integer, got {max_periods!r}", param="max_periods")
-    if isinstance(max_slices, bool) or not isinstance(max_slices, int) or max_slices < 1:
+    if (isinstance(max_slices, (bool, np.bool_)) or not isinstance(max_slices, (int, np.integer))
+            or max_slices < 1):
         raise VeracityError(f"max_slices must be a positive integer, got {max_slices!r}", param="max_slices")
+    bins, max_slices = int(bins), int(max_slices)  # numpy integers as plain ones (the JSON holds them)
     t_as_of = parse_instant(as_of)
     as_of_us = int(t_as_of.astype("datetime64[us]").astype(np.int64))
     horizon_s = None if horizon is None else parse_duration(horizon, "--horizon")

@@ -286,9 +286,15 @@ class StoreStatus(Display):
             per = (f"three tests per row (a window's {ALL} or one slice) at {alpha / 3:.2g} each, so a calibrated, "
                    f"stationary row alerts with probability <= {alpha:.2g}; with {k} rows a window, some row of "
                    f"a window alerts with probability up to {min(1.0, k * alpha):.2g}")
-        lines.append(
-            f"(pending = no final label yet, never counted as negatives; alerts need >= {self.min_count} labelled "
-            f"rows (calibration, slope) or rows (score shift); {per})")
+        if self.alert_mode == "sequential":  # the window tests do not alert: say what does
+            lines.append("(pending = no final label yet, never counted as negatives; alerts: only the "
+                         "anytime-valid sequences below -- the window tests (calibration, slope, score "
+                         "shift) raise none, so a large PSI is shown but not alerted on; pass "
+                         "alerts='window' (--alerts window) for them)")
+        else:
+            lines.append(
+                f"(pending = no final label yet, never counted as negatives; alerts need >= {self.min_count} "
+                f"labelled rows (calibration, slope) or rows (score shift); {per})")
         if self.pooled:
             lines.append(f"({self.pooled} {self.by!r} values with the fewest rows are pooled into slice "
                          f"'{OTHER}'; pass max_slices= (--max-slices) to show more)")

@@ -664,6 +664,7 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
                 store: MonitorStore, check_observed: bool = False) -> IngestResult:
     if kind == "predictions":
         known = store.slices(con=con)
+        _check_slice_names(by_cols, known)
         new = [b for b in by_cols if b not in known]
         for b in new:
             con.execute(f"ALTER TABLE predictions ADD COLUMN {_quote(_slice_column(b))} VARCHAR")
@@ -828,6 +829,37 @@ def _old_slice_name(sent: str, stored: str) -> bool:
         return datetime.fromisoformat(new[1] + new[3]) == datetime.fromisoformat(old[1] + old[3])
     except ValueError:
         return False
+
+
+def _fold_case(name: str) -> str:
+    """A column name as DuckDB compares it: ASCII letters in lower case (``É`` and ``é`` stay two names)."""
+    return name.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _check_slice_names(by_cols: list[str], known: list[str]) -> None:
+    """Each slice is a store column ``s_<name>``, and DuckDB's column names ignore ASCII case: ``by`` naming
+    one column twice, two columns differing only in case, or a column differing from a logged slice only in
+    case is refused in one line (DuckDB's catalog or binder error about ``s_<name>`` before)."""
+    logged = {_fold_case(k): k for k in known}
+    seen: dict[str, str] = {}
+    for b in by_cols:
+        key = _fold_case(b)
+        if key in seen:
+            first = seen[key]
+            what = (f"names {b!r} twice" if first == b
+                    else f"names {first!r} and {b!r}, which differ only in case")
+            raise VeracityError(f"by {what}; the store's slice columns ignore case: name each slice column "
+                                "once", param="by")
+        seen[key] = b
+        if key in logged and logged[key] != b:
+            raise VeracityError(
+                f"slice column {b!r} differs only in case from the logged slice {logged[key]!r} (the store's "
+                f"slice columns ignore case): rename the column to {logged[key]!r} (or log it under another "
+                "name)",
+                param="by")
 
 
 def _column_names(**given: Any) -> None:

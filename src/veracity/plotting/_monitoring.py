@@ -111,9 +111,10 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
         top.scatter(x[few], rate[few], facecolor="white", edgecolor=PALETTE[0], s=26, zorder=3,
                     label=f"fewer than {status.min_count} labelled (hollow)", gid="insufficient")
     if alert.any():
-        # where the alert is: the rate; before final labels, the PPI estimate (else the row is only ringed below)
+        # where the alert is: the rate; before final labels, the PPI estimate, else the label-free expectation
         ppi_mid = np.array([(getattr(r, "estimate_ppi", None) or {}).get("estimate", np.nan) for r in rows], dtype=float)
-        y_alert = np.where(has, rate, ppi_mid)
+        expected = np.array([np.nan if r.estimate is None else r.estimate.rate for r in rows], dtype=float)
+        y_alert = np.where(has, rate, np.where(np.isfinite(ppi_mid), ppi_mid, expected))
         top.scatter(x[alert & np.isfinite(y_alert)], y_alert[alert & np.isfinite(y_alert)], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
                     linewidth=1.7, zorder=4, label="alert", gid="alerts")
     # the label-free (CBPE) estimate, where it stands: not after a diagnosed prior shift (withdrawn)
@@ -157,11 +158,16 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     shown = np.isfinite(gap) & (tested if status.alert_mode == "window" else np.isfinite(gap))
     mid.scatter(x[shown], gap[shown], color=PALETTE[0], s=18, zorder=3, label="rate - conf of the window",
                 gid="gap")
-    if alert.any():
-        centre = np.where(np.isfinite(b_lo), (b_lo + b_hi) / 2, 0.0)
+    # ringed here: the alerts that read this band (a calibration alert; sequential: the overall sequence's),
+    # never a slope or score-shift alert (or a score bin's sequence), whose gap may sit inside the band
+    reads_band = np.array([any(a.kind == "calibration" if status.alert_mode == "window"
+                               else str(a).startswith("sequential: mean") for a in r.alerts) for r in rows],
+                          dtype=bool) & tested
+    if reads_band.any():
+        centre = (b_lo + b_hi) / 2
         y_mark = np.where(np.isfinite(gap), gap, centre) if status.alert_mode == "window" else centre
-        mid.scatter(x[alert], y_mark[alert], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
-                    linewidth=1.7, zorder=4, gid="band-alerts")
+        mid.scatter(x[reads_band], y_mark[reads_band], marker="o", s=120, facecolor="none",
+                    edgecolor=PALETTE[1], linewidth=1.7, zorder=4, gid="band-alerts")
     span = np.concatenate([b_lo[tested], b_hi[tested], gap[shown]])
     span = span[np.isfinite(span) & (np.abs(span) < 1)]
     if span.size:
