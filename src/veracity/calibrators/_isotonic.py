@@ -243,6 +243,11 @@ class IsotonicCalibration(Calibrator):
     def __str__(self) -> str:
         if not self._is_fitted():
             return repr(self)
+        if self.ties == "strict":  # centred isotonic: always linear, strictly increasing on the fit range
+            shape = ("strictly increasing on the fit range" if np.size(self.knots_y_) > 1
+                     and np.all(np.diff(self.knots_y_) > 0) else "one block: constant")
+            return (f"isotonic calibration (strict ties, centred, linear): {self.n_unique_} distinct scores "
+                    f"-> {np.size(self.knots_x_)} knots ({shape})")
         return (f"isotonic calibration ({self.ties} ties, {self.interpolation}): "
                 f"{self.n_unique_} distinct scores -> {self.n_steps_} steps "
                 f"({self.ties_created_} ties created)")

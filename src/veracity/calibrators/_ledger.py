@@ -106,12 +106,15 @@ class Ledger(Display):
     level: float = 0.95
     n_resamples: int = 0
     random_state: Any = None
+    #: the threshold of the accuracy row and of the decisions certificate (p >= threshold)
+    threshold: float = 0.5
 
     def row(self, metric: str) -> LedgerRow:
-        same = {metric} | ({"accuracy@0.5", "top-label accuracy"} if metric in (
-            "accuracy@0.5", "top-label accuracy") else set())  # the multiclass row's name, and the old one
+        # the accuracy row by any of its names: "accuracy@0.5" (the old one), "accuracy@<threshold>", or the
+        # multiclass row's "top-label accuracy"
+        accuracy = _is_accuracy(metric)
         for r in self.rows:
-            if r.metric in same:
+            if r.metric == metric or (accuracy and _is_accuracy(r.metric)):
                 return r
         raise KeyError(metric)
 
@@ -126,8 +129,8 @@ class Ledger(Display):
             "score_type": self.score_type,
             "bins": self.bins,
             "rows": [r.to_dict() for r in self.rows],
-            "before": {_KEYS[r.metric]: r.before for r in self.rows},
-            "after": {_KEYS[r.metric]: r.after for r in self.rows},
+            "before": {_key(r.metric): r.before for r in self.rows},
+            "after": {_key(r.metric): r.after for r in self.rows},
             "certificates": dict(self.certificates),
             "regressions": [r.metric for r in self.regressions],
             "level": self.level,
@@ -144,7 +147,8 @@ class Ledger(Display):
         if "argsort_identical" in c:
             auc_same = "n/a" if c["auc_identical"] is None else c["auc_identical"]  # None: AUC undefined
             cert = {"order": c["order"], "AUC bit-identical": auc_same,
-                    "0.5 decisions identical": c["decisions_identical"], "ties created": c["ties_created"],
+                    f"{self.threshold:g} decisions identical": c["decisions_identical"],
+                    "ties created": c["ties_created"],
                     "reversals": c["reversals"]}
         else:
             cert = {"order": c["order"], "argmax identical": c["argmax_identical"]}
@@ -172,7 +176,7 @@ class Ledger(Display):
             cert.append(
                 f"  stable argsort identical: {held(c['argsort_identical'])}; "
                 f"AUC bit-identical: {held(c['auc_identical'])}; "
-                f"0.5 decisions identical: {held(c['decisions_identical'])}"
+                f"{self.threshold:g} decisions identical: {held(c['decisions_identical'])}"
             )
             cert.append(f"  ties created: {c['ties_created']}; order reversals: {c['reversals']}")
         else:
@@ -194,6 +198,15 @@ class Ledger(Display):
             tail += "\nworse but within noise (reported, not hidden): " + ", ".join(
                 f"{r.metric} {fmt(r.change, sign=True)} {r.interval_text()}" for r in noise)
         return f"{head}\n{table}\ncertificates\n" + "\n".join(cert) + tail
+
+
+def _is_accuracy(metric: str) -> bool:
+    return metric == "top-label accuracy" or metric.startswith("accuracy@")
+
+
+def _key(metric: str) -> str:
+    """The audit core's JSON name of a ledger metric (``accuracy@0.3`` is ``accuracy``)."""
+    return "accuracy" if _is_accuracy(metric) else _KEYS[metric]
 
 
 def _too_few_text(rows: tuple[LedgerRow, ...]) -> str:
@@ -252,21 +265,27 @@ def _order_certificate(r0: np.ndarray, r1: np.ndarray) -> dict[str, Any]:
             "ties_created": ties, "reversals": reversals}
 
 
-def _can_move(cal: Calibrator, multiclass: bool) -> dict[str, tuple[bool, str]]:
+def _can_move(cal: Calibrator, multiclass: bool, threshold: float = 0.5) -> dict[str, tuple[bool, str]]:
     kind = cal.kind
+    cut = f"the {threshold:g} cut"
     if kind == "temperature":
         if multiclass:
             return {"accuracy": (False, "z/T keeps every argmax"),
                     "AUC": (True, "confidences of different rows may reorder")}
-        return {"accuracy": (False, "s/tau keeps every sign"),
+        # s/tau keeps the sign of s: the decisions at p >= 0.5, not those at another threshold
+        return {"accuracy": (False, "s/tau keeps every sign") if threshold == 0.5 else
+                (True, f"s/tau moves {cut} (it keeps only 0.5)"),
                 "AUC": (False, "s/tau keeps every order")}
-    if getattr(cal, "preserves_order_", False) and not multiclass:
-        return {"accuracy": (True, "the intercept moves the 0.5 cut"),
+    if multiclass:  # the accuracy row reads the argmax, which no threshold cuts
+        return {"accuracy": (True, "the map may change the argmax"),
+                "AUC": (True, "the map may reorder or tie scores")}
+    if getattr(cal, "preserves_order_", False):
+        return {"accuracy": (True, f"the intercept moves {cut}"),
                 "AUC": (False, "strictly increasing map keeps the order")}
     if kind in ("isotonic", "histogram", "venn-abers"):
-        return {"accuracy": (True, "steps move the 0.5 cut"),
+        return {"accuracy": (True, f"steps move {cut}"),
                 "AUC": (True, "steps create ties")}
-    return {"accuracy": (True, "the map moves the 0.5 cut"),
+    return {"accuracy": (True, f"the map moves {cut}"),
             "AUC": (True, "the map may reorder or tie scores")}
 
 
@@ -349,8 +368,8 @@ def compare(
             f"this {calibrator.name} was fit on {calibrator.score_type} scores but compare was "
             f"given score_type={st!r}; pass the same kind of scores it was fit on"
         )
-    if pos_label is None and to_numpy(labels, "labels").dtype.kind in "USO":  # text labels
-        pos_label = (getattr(calibrator, "metadata", None) or {}).get("pos_label")
+    if pos_label is None:
+        pos_label = _recorded_pos_label(calibrator, labels)
     if pos_label is not None and not _is_multiclass(scores):
         labels = check_binary_labels(labels, None, pos_label)
     before = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=st)
@@ -388,7 +407,7 @@ def compare(
     intervals = _change_intervals(before, after, threshold, multiclass, (edges[0], edges[1]), strategy,
                                   level=level, n_resamples=n_resamples, random_state=random_state)
     unreadable = {} if multiclass else _no_crossing(before, after, threshold)
-    moves = _can_move(calibrator, multiclass)
+    moves = _can_move(calibrator, multiclass, threshold)
     what = {
         "ECE": (("top-label " if multiclass else "") + f"calibration error, {bins} {strategy} bins", "lower"),
         "NLL": ("full multiclass log-loss, -log p of the true class" if multiclass else "log-loss", "lower"),
@@ -405,7 +424,9 @@ def compare(
     rows = []
     for key in ("ECE", "NLL", "Brier", "accuracy@0.5", "AUC"):
         b, a = m0[key], m1[key]
-        shown = "top-label accuracy" if multiclass and key == "accuracy@0.5" else key
+        shown = key
+        if key == "accuracy@0.5":  # the row's name says the threshold it is read at
+            shown = "top-label accuracy" if multiclass else f"accuracy@{threshold:g}"
         change = a - b
         better = what[key][1]
         worse = change > 0 if better == "lower" else change < 0
@@ -445,7 +466,37 @@ def compare(
             cert["order"] = f"broken ({cert['ties_created']} ties created)"
     return Ledger(rows=tuple(rows), certificates=cert, n=before.n,
                   calibrator=calibrator.name, score_type=st, bins=bins, tables=tables,
-                  level=level, n_resamples=n_resamples, random_state=random_state)
+                  level=level, n_resamples=n_resamples, random_state=random_state, threshold=threshold)
+
+
+def _recorded_pos_label(calibrator: Calibrator, labels: Any) -> Any:
+    """The ``pos_label`` the calibrator was fit with, for labels that hold it (any type: 0 of 0/1 labels,
+    False of booleans, 1 of 1/2), or text labels; None otherwise (0/1 labels of a fit on "yes"/"no" text
+    keep 1 as the positive class). Numeric labels used to ignore it: a fit with ``pos_label=0`` was
+    measured against label 1, the probabilities of the other class. ``veracity fit --pos-label`` records
+    the text it was given ("0", "false"): it is read in the labels' type, as the command line reads it."""
+    recorded = (getattr(calibrator, "metadata", None) or {}).get("pos_label")
+    if recorded is None:
+        return None
+    raw = to_numpy(labels, "labels")
+    if raw.dtype.kind in "USO":  # text labels
+        return recorded
+    if raw.dtype.kind not in "biuf":
+        return None
+    if isinstance(recorded, str):
+        text = recorded.strip().lower()
+        if raw.dtype == bool:
+            recorded = {"true": True, "1": True, "false": False, "0": False}.get(text)
+        else:
+            try:
+                recorded = float(text)
+            except ValueError:
+                return None
+    if isinstance(recorded, bool) and raw.dtype != bool:
+        recorded = int(recorded)
+    if recorded is None or not isinstance(recorded, (bool, int, float)):
+        return None
+    return recorded if bool(np.any(raw == recorded)) else None
 
 
 def _correct(d: Binary, threshold: float) -> np.ndarray:

@@ -66,7 +66,7 @@ def _adjust(P: np.ndarray, old: np.ndarray, new: np.ndarray) -> np.ndarray:
 def adjust_prior(p: Any, old: Any, new: Any) -> Any:
     r"""Probabilities under a new class prior by the likelihood-ratio formula.
 
-    ``p``: binary probabilities (scalar or 1-D; ``old``/``new`` are positive rates)
+    ``p``: binary probabilities (scalar, 1-D or one column; ``old``/``new`` are positive rates)
     or an (N, K) matrix (``old``/``new`` are K priors). Returns the same shape
     (a float for a scalar input).
 
@@ -76,6 +76,8 @@ def adjust_prior(p: Any, old: Any, new: Any) -> Any:
     scalar = np.ndim(p) == 0
     arr = as_float_array(np.atleast_1d(p), "p")
     check_probabilities(arr, "p")
+    if arr.ndim == 2 and arr.shape[1] == 1:  # one column: the positive class's probability (as calibrators)
+        return adjust_prior(arr[:, 0], old, new)[:, None]
     if arr.ndim == 1:
         o = _prior_vector(old, "old", 2)[1]
         nw = _prior_vector(new, "new", 2)[1]
@@ -141,6 +143,8 @@ def estimate_prior(p: Any, old: Any, *, sample_weight: Any = None, tol: float = 
     check_same_index(p=p, sample_weight=sample_weight)  # never paired by position
     arr = as_float_array(p, "p")
     check_probabilities(arr, "p")
+    if arr.ndim == 2 and arr.shape[1] == 1:  # one column: the positive class's probability (as calibrators)
+        arr = arr[:, 0]
     binary = arr.ndim == 1
     P = np.column_stack([1.0 - arr, arr]) if binary else arr
     if P.ndim != 2:

@@ -158,6 +158,29 @@ class CrossFit(Display):
                 f"(rows per fold {counts}); out-of-fold probabilities in .oof")
 
 
+def _fold_lacks_a_class(exc: VeracityError, k: int, folds: int, lab: np.ndarray, out: np.ndarray,
+                        w: np.ndarray | None) -> VeracityError:
+    """``exc`` (a fold's fit refused), said in cross-fitting's terms when the rows outside fold ``k`` miss a
+    class the data hold: a class of one row (of positive weight) lies in one fold only, and the fit on the
+    other folds was refused as "all 16 labels are 0. Fit on a calibration split that holds positives and
+    negatives" -- of 20 rows the user passed, one of them positive."""
+    held = lab if w is None else lab[w > 0]
+    inside = lab[~out] if w is None else lab[~out & (w > 0)]
+    try:
+        classes, counts = np.unique(held, return_counts=True)
+        missing = [(c, int(n)) for c, n in zip(classes, counts) if not np.any(inside == c)]
+    except TypeError:  # labels that do not compare: the fit's own message stands
+        return exc
+    if not missing:
+        return exc
+    c, n = missing[0]
+    return VeracityError(
+        f"cross_fit cannot fit fold {k} of {folds}: class {c.item() if hasattr(c, 'item') else c!r} has {n} "
+        f"row{'' if n == 1 else 's'}, all in fold {k}, so the rows outside it hold none ({exc.message}). "
+        "Every class needs at least 2 rows to be cross-fitted: add rows of that class, or fit the calibrator "
+        "on held-out calibration rows instead", exc.param, value=exc.value)
+
+
 @renamed(seed="random_state")
 @rows_form
 def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = None, *, score: Any = None,
@@ -195,7 +218,10 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
         if not out.any():
             raise VeracityError(f"fold {k} is empty; use fewer folds for {s.shape[0]} rows")
         c = copy.deepcopy(calibrator)
-        c.fit(s[~out], lab[~out], sample_weight=None if w is None else w[~out], **fit_kwargs)
+        try:
+            c.fit(s[~out], lab[~out], sample_weight=None if w is None else w[~out], **fit_kwargs)
+        except VeracityError as exc:
+            raise _fold_lacks_a_class(exc, k, folds, lab, out, w) from None
         pred = c.transform(s[out])
         if oof is None:
             oof = np.empty((s.shape[0],) + pred.shape[1:])

@@ -410,8 +410,15 @@ class TemperatureScaling(Calibrator):
             raise VeracityError(f"iterations must be a positive integer, got {self.iterations!r}", param="iterations")
 
     def _clamp_message(self, obj: Any, clamp: str, lo: float, hi: float) -> str:
-        """One line: which end τ reached, what it means, what to try."""
-        user = self.bounds is not None
+        """One line: which end τ reached, what it means, what to try. A finite range (``bounds=``, or the
+        golden search's default bracket :data:`GOLDEN_BOUNDS`) says the optimum lies beyond its end; only
+        the unbounded Newton range's ends mean that no finite optimum exists."""
+        user = self.bounds is not None or self.method == "golden"
+        where = "of bounds=" if self.bounds is not None else (
+            f"of the golden-section bracket ({lo:g}, {hi:g}) (bounds=None)")
+        reach = "Widen bounds= or leave bounds=None (unbounded)"
+        if self.method == "golden":
+            reach = "Widen bounds=, or use method='newton' with bounds=None (unbounded)"
         if clamp == "upper":
             # f'(β) at β -> 0+: positive means the unconstrained optimum has β < 0; within rounding of 0
             # (f'' there is the scores' mean square / 4, for binary) the scores carry no signal either way
@@ -426,19 +433,18 @@ class TemperatureScaling(Calibrator):
                 )
             if user:
                 return (
-                    f"TemperatureScaling: tau landed on the upper bound {hi:g} of bounds=; the "
-                    "NLL still falls beyond it (the scores are very over-confident). Widen "
-                    "bounds= or leave bounds=None (unbounded)"
+                    f"TemperatureScaling: tau landed on the upper bound {hi:g} {where}; the "
+                    f"NLL still falls beyond it (the scores are very over-confident). {reach}"
                 )
             return (
                 f"TemperatureScaling: tau reached {hi:g}: the scores carry almost no signal "
                 "about the labels; every calibrated probability is near uniform"
             )
-        if user:
+        if self.bounds is not None or (self.method == "golden" and not obj.separated()):
             return (
-                f"TemperatureScaling: tau landed on the lower bound {lo:g} of bounds=; the NLL "
+                f"TemperatureScaling: tau landed on the lower bound {lo:g} {where}; the NLL "
                 "still falls beyond it (under-confident scores, or calibration rows the score "
-                "separates perfectly). Widen bounds= or leave bounds=None (unbounded)"
+                f"separates perfectly). {reach}"
             )
         return (
             f"TemperatureScaling: the NLL keeps falling as tau -> 0 because the score separates "
