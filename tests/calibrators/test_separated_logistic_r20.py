@@ -19,13 +19,6 @@ from sklearn.linear_model import LogisticRegression
 
 import veracity as vc
 
-#: the fix (calibrators/_platt.py ``separation`` + ``PlattScaling._set_fit(separated=)``, the same check in
-#: ``BetaCalibration._fit``) is ready but makes 5 tests in other files fail under filterwarnings=error, as
-#: they fit Platt on separated toy rows:
-#: test_cal_labels_index.py::test_cross_fit_passes_pos_label_to_every_fold, hardening/test_hostile_calibrators_export.py (3 tests), export/test_export_cli.py (1 test)
-PENDING = pytest.mark.xfail(strict=True, reason="silent 'converged' fit on separated rows; fix pending the "
-                                                "lead (5 tests in other areas must expect the warning)")
-
 SEPARATED = [
     ([0.01, 0.02, 0.98, 0.99], [0, 0, 1, 1]),
     ([0.012, 0.108, 0.497, 0.564, 0.637, 0.742], [0, 0, 0, 0, 1, 1]),
@@ -38,11 +31,13 @@ SEPARATED = [
 def _fit(cal, s, y, **kw):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        cal.fit(np.asarray(s, dtype=float), np.asarray(y), **kw)
+        if y is None:  # a frame and its column names
+            cal.fit(s, **kw)
+        else:
+            cal.fit(np.asarray(s, dtype=float), np.asarray(y), **kw)
     return cal, [str(c.message) for c in caught]
 
 
-@PENDING
 @pytest.mark.parametrize("s, y", SEPARATED)
 def test_platt_on_separated_rows_warns_and_is_not_converged(s, y):
     cal, said = _fit(vc.PlattScaling(), s, y)
@@ -53,14 +48,12 @@ def test_platt_on_separated_rows_warns_and_is_not_converged(s, y):
     assert said == [] and cal.converged_ is True
 
 
-@PENDING
 @pytest.mark.parametrize("s, y", SEPARATED)
 def test_beta_on_separated_rows_warns(s, y):
     _, said = _fit(vc.BetaCalibration(), s, y)
     assert len(said) == 1 and "separat" in said[0], said
 
 
-@PENDING
 def test_separated_weighted_rows_and_one_vs_rest():
     # the overlap is carried by a row of weight 0 only: still separated
     s, y = [0.1, 0.3, 0.6, 0.9, 0.2], [0, 0, 1, 1, 1]
@@ -89,3 +82,23 @@ def test_constant_scores_are_not_called_separated():
     cal, said = _fit(vc.PlattScaling(), [0.4, 0.4, 0.4, 0.4], [0, 1, 0, 1])
     assert not any("separat" in m for m in said)
     assert cal.transform([0.4])[0] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("route", ["polars-lazy", "duckdb"])
+@pytest.mark.parametrize("s, y", SEPARATED[:3])
+def test_a_lazy_frame_fit_says_so_too(route, s, y):
+    # frames/_fit.py fits a lazy frame where it lives: each class's score range, read with the median,
+    # tells it the labels are separated, as the array fit's check does
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"s": np.asarray(s, dtype=float), "y": np.asarray(y)})
+    if route == "duckdb":
+        duckdb = pytest.importorskip("duckdb")
+        lazy = duckdb.from_df(frame)
+    else:
+        pl = pytest.importorskip("polars")
+        lazy = pl.from_pandas(frame).lazy()
+    cal, said = _fit(vc.PlattScaling(), lazy, None, score="s", label="y")
+    assert len(said) == 1 and "separat" in said[0], said
+    assert cal.converged_ is False
+    cal, said = _fit(vc.PlattScaling(smoothing=True), lazy, None, score="s", label="y")
+    assert said == [] and cal.converged_ is True

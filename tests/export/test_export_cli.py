@@ -69,7 +69,8 @@ def test_unusable_column_names_are_refused(bad, platt):
 def test_metadata_cannot_end_the_comment(platt):
     import sqlglot
 
-    cal = vc.PlattScaling().fit(platt[1], (platt[1] > 0.5).astype(int),
+    labels = (np.random.default_rng(1).random(platt[1].size) < platt[1]).astype(int)  # not separated
+    cal = vc.PlattScaling().fit(platt[1], labels,
                                 metadata={"fit_window": "*/ DROP TABLE t; /* -- x\nDROP TABLE t",
                                           "cohort": "--"})
     for dialect in DIALECTS:

@@ -188,7 +188,7 @@ def test_binary_venn_abers_refuses_two_column_scores():
 # one-line errors
 # ----------------------------------------------------------------------------------
 def test_transform_out_of_range_names_the_fitted_score_type():
-    cal = vc.PlattScaling().fit(np.array([0.1, 0.9, 0.3, 0.6]), np.array([0, 1, 0, 1]))
+    cal = vc.PlattScaling().fit(np.array([0.1, 0.9, 0.3, 0.6]), np.array([0, 1, 1, 0]))  # not separated
     with pytest.raises(vc.VeracityError, match=r"^scores must be probabilities in \[0, 1\]; 2 of 2 are not .*"
                                                r"PlattScaling was fit on probabilities.*"
                                                r"fit a calibrator with PlattScaling\(score_type='logit'\)\)$"):
@@ -200,7 +200,7 @@ def test_transform_out_of_range_names_the_fitted_score_type():
 @pytest.mark.parametrize("dest", ["missing-folder/cal.json", "."])
 def test_save_to_a_bad_path_is_one_line(tmp_path, monkeypatch, dest):
     monkeypatch.chdir(tmp_path)
-    cal = vc.PlattScaling().fit(np.array([0.1, 0.9, 0.3, 0.6]), np.array([0, 1, 0, 1]))
+    cal = vc.PlattScaling().fit(np.array([0.1, 0.9, 0.3, 0.6]), np.array([0, 1, 1, 0]))  # not separated
     with pytest.raises(vc.VeracityError) as info:  # was: FileNotFoundError naming a temporary file
         cal.save(dest)
     assert "\n" not in str(info.value) and ".tmp" not in str(info.value)

@@ -20,7 +20,7 @@ from ..core._special import expit
 
 from ..core._validation import PROB_EPS, VeracityError
 from ._base import Calibrator, warn
-from ._platt import fit_logistic_fast
+from ._platt import fit_logistic_fast, separated_message, separation
 
 
 class BetaCalibration(Calibrator):
@@ -80,7 +80,12 @@ class BetaCalibration(Calibrator):
                     f"a, b >= 0 the map is the constant base rate {rate:.4g}. Check the score's "
                     "sign convention (pass 1 - p) before calibrating"
                 )
-        if not ok:
+        if (a > 0 or b > 0) and separation(f1, y) == "up":
+            # positives all above the negatives: the likelihood rises without bound as a, b grow, and
+            # Newton stopped where p - t rounds to 0 (it called that converged)
+            warn(separated_message("BetaCalibration", "up", f"a = {a:.3g}, b = {b:.3g}",
+                                   "Use more calibration rows, or PlattScaling(smoothing=True)"))
+        elif not ok:
             warn(
                 f"BetaCalibration did not converge after {n_iter} Newton steps; the "
                 "calibration rows may be perfectly separable. Use more calibration rows"

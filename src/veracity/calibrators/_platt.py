@@ -292,6 +292,30 @@ def fit_logistic_fast(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | Non
     return logistic_fit(cols, t, w, theta0=theta0, tol=tol)
 
 
+def separation(x: np.ndarray, y: np.ndarray) -> str | None:
+    r"""``"up"`` when every positive's score is at or above every negative's, ``"down"`` for the reverse, else
+    None (0/1 labels ``y``; rows of weight 0 already dropped). Then the logistic likelihood of
+    :math:`\sigma(a x + b)` has no maximum (it rises as :math:`|a| \to \infty`, ties on the boundary
+    included), unless every score is equal (the slope then multiplies 0). Newton stopped where
+    :math:`p - t` could no longer be told from 0 in float64 and called that converged."""
+    pos, neg = x[y == 1.0], x[y != 1.0]
+    if not (pos.size and neg.size) or float(np.min(x)) == float(np.max(x)):
+        return None
+    if float(np.max(neg)) <= float(np.min(pos)):
+        return "up"
+    if float(np.max(pos)) <= float(np.min(neg)):
+        return "down"
+    return None
+
+
+def separated_message(name: str, side: str, fitted: str, remedy: str) -> str:
+    """One line: the score separates the calibration labels, so no finite fit exists."""
+    order = "at or above" if side == "up" else "at or below"
+    return (f"{name}: the score separates the calibration labels perfectly (every positive scores {order} "
+            f"every negative), so the likelihood has no maximum and the fit stopped at {fitted}: a step "
+            f"from 0 to 1, every calibration probability 0 or 1. {remedy}")
+
+
 def smoothed_targets(n_pos: float, n_neg: float) -> tuple[float, float]:
     """Platt's targets :math:`t_+ = (N_+ + 1)/(N_+ + 2)`, :math:`t_- = 1/(N_- + 2)`."""
     return (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)
@@ -339,11 +363,19 @@ class PlattScaling(Calibrator):
             n_neg = float((y.size - y.sum()) if w is None else np.dot(w, 1.0 - y))
             t_pos, t_neg = smoothed_targets(n_pos, n_neg)
             t = np.where(y == 1.0, t_pos, t_neg)
-        self._set_fit(*fit_logistic_fast([np.ascontiguousarray(x)], t, w))
+        side = None if self.smoothing else separation(x, y)  # smoothed targets keep a finite maximum
+        self._set_fit(*fit_logistic_fast([np.ascontiguousarray(x)], t, w), separated=side)
 
-    def _set_fit(self, theta: np.ndarray, n_iter: int, ok: bool) -> None:
-        """Record the fitted ``(a, b)``; warn (or refuse) on non-convergence and a reversed slope."""
-        if not ok:
+    def _set_fit(self, theta: np.ndarray, n_iter: int, ok: bool, *, separated: str | None = None) -> None:
+        """Record the fitted ``(a, b)``; warn (or refuse) on non-convergence and a reversed slope.
+
+        ``separated`` (``"up"``/``"down"``, see :func:`separation`): the labels are separated by the
+        score, so there is no maximum-likelihood fit whatever Newton reported (``converged_`` False)."""
+        if separated is not None:
+            ok = False
+            warn(separated_message("PlattScaling", separated, f"a = {theta[0]:.3g}",
+                                   "Use smoothing=True (Platt's targets) or more calibration rows"))
+        elif not ok:
             warn(
                 f"PlattScaling did not converge after {n_iter} Newton steps (slope a = "
                 f"{theta[0]:.3g}); the calibration rows may be perfectly separable. Use "

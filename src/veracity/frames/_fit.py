@@ -516,8 +516,18 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
         target = nw.when(nw.col("_y") == 1.0).then(nw.lit(t_pos)).otherwise(nw.lit(t_neg))
     work = lf.select(_x=_logit_input(cal.score_type), _t=target, _w=nw.col("_w"))
     xc = nw.col("_x")
-    span = _aggregate(work, lo=("min", xc), hi=("max", xc), med=("median", xc))
+    pos = nw.col("_t") == 1.0
+    span = _aggregate(work, lo=("min", xc), hi=("max", xc), med=("median", xc),
+                      lo_pos=("min", nw.when(pos).then(xc)), hi_pos=("max", nw.when(pos).then(xc)),
+                      lo_neg=("min", nw.when(~pos).then(xc)), hi_neg=("max", nw.when(~pos).then(xc)))
     lo, hi, med = float(span["lo"]), float(span["hi"]), float(span["med"])
+    # the array fit's separation check (calibrators._platt.separation) from each class's score range
+    side = None
+    if not cal.smoothing and lo != hi:
+        if float(span["hi_neg"]) <= float(span["lo_pos"]):
+            side = "up"
+        elif float(span["hi_pos"]) <= float(span["lo_neg"]):
+            side = "down"
     if lo == hi:
         # one score: the Hessian is singular and Newton would stop at any (a, b) with a·x + b = logit of the
         # base rate; the array fit's answer is a = 0 (the score says nothing), b = logit(Σwt / Σw)
@@ -535,12 +545,12 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
     row = _aggregate(work, su=("sum", u), su2=("sum", u * u), close=("sum", close))
     centre, scale = _mean_sd(float(row["su"]), float(row["su2"]), summary["n"], mid, half)
     if 2 * int(row["close"] or 0) < summary["n"] or not math.isfinite(top):
-        cal._set_fit(*_frame_newton(work, centre, scale, None))
+        cal._set_fit(*_frame_newton(work, centre, scale, None), separated=side)
         return
     mad = float(_aggregate(work, mad=("median", (xc - med).abs()))["mad"] or 0.0)
     far_cut = _FAR * mad
     if not (mad > 0.0 and math.isfinite(mad) and math.isfinite(top)) or top <= far_cut:
-        cal._set_fit(*_frame_newton(work, centre, scale, None))
+        cal._set_fit(*_frame_newton(work, centre, scale, None), separated=side)
         return
     near = work.filter((xc - med).abs() <= far_cut)
     nrow = _row(near.with_columns(_one=nw.lit(1, nw.Int64), _u=(xc - med) / far_cut)
@@ -549,20 +559,20 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
                 n=nw.col("_one").sum(), su=nw.col("_u").sum(), su2=nw.col("_u2").sum(),
                 pos=nw.col("_wt").sum(), neg=nw.col("_wf").sum())
     if not (float(nrow["pos"] or 0.0) > 0.0 and float(nrow["neg"] or 0.0) > 0.0):
-        cal._set_fit(*_frame_newton(work, centre, scale, None))
+        cal._set_fit(*_frame_newton(work, centre, scale, None), separated=side)
         return
     n_centre, n_scale = _mean_sd(float(nrow["su"]), float(nrow["su2"]), float(nrow["n"]), med, far_cut)
     near_fit = _frame_newton(near, n_centre, n_scale, None)
     if not near_fit[2]:
-        cal._set_fit(*_frame_newton(work, centre, scale, None))
+        cal._set_fit(*_frame_newton(work, centre, scale, None), separated=side)
         return
     if _far_rows_move_nothing(work, near_fit[0], n_centre, n_scale, med, far_cut):
-        cal._set_fit(*near_fit)
+        cal._set_fit(*near_fit, separated=side)
         return
     robust_fit = _frame_newton(work, med, max(mad, top / 1e150), near_fit[0])
     std_fit = _frame_newton(work, centre, scale, None)
     fits = [f for f in (robust_fit, std_fit) if f[2]] or [std_fit]
-    cal._set_fit(*min(fits, key=lambda f: _frame_loss(work, f[0])))
+    cal._set_fit(*min(fits, key=lambda f: _frame_loss(work, f[0])), separated=side)
 
 
 def _mean_sd(su: float, su2: float, n: float, origin: float, unit: float) -> tuple[float, float]:
