@@ -121,7 +121,7 @@ def test_equal_weights_keep_the_exact_test_of_small_segments():
                 assert s.p_value == pytest.approx(r.p_value, rel=1e-9, abs=1e-15)
                 assert s.discovery == r.discovery
     unequal = vc.segments(p, y, features=f, sample_weight=rng.uniform(0.5, 2, p.size))
-    assert {r.test for r in unequal.rows if r.test} == {"z"}
+    assert {r.test for r in unequal.rows if r.test} <= {"z", "gamma"}  # uneven weights: never the exact law
 
 
 # -- SegmentCalibration --------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from ._family import decode
 from ._mce import ecce_per_segment, family_pvalue, pvalue_from_sigma, sigma_scale
 from ._result import SegmentRow, SegmentsResult
 from ._spec import FeatureSpec
-from ._tests import EXACT_MAX, EXACT_SKEW, poisson_binomial_pvalue, qvalues, z_pvalues
+from ._tests import EXACT_MAX, EXACT_SKEW, poisson_binomial_pvalue, qvalues, skew_pvalues, z_pvalues
 from ._values import quoted
 
 #: z_{0.975} + z_{0.80}: a gap this many null standard deviations is detected 80 % of the time at 5 %
@@ -104,6 +104,18 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
                     # certain (p = 0 for one contradicting label); the z test keeps their variance
                 p[k] = poisson_binomial_pvalue(int(round(tot["wy"][k] * n[k] / W[k])), counts, rates)
                 test[k] = "exact"
+    elif "w3k" in tot:  # uneven weights: no exact law; where S's law is skewed (rare events), the shifted
+        # gamma law with its three cumulants on the side it leans to (z's tail is far too thin there)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(a["V"] > 0, tot["w3k"] / np.sqrt(np.where(a["V"] > 0, a["V"], 1.0)) ** 3, 0.0)
+        ok = sufficient & (np.abs(g) >= EXACT_SKEW) & np.isfinite(g) & np.isfinite(z) & (depth_of > 0)
+        if "w2v" in table.sums:  # as for the exact law: logits whose probability rounds to 0 or 1 keep z
+            r = table.sums["wp"] / table.sums["w"]
+            rounded = ((r <= 0.0) | (r >= 1.0)).astype(np.float64)
+            ok &= np.bincount(a["seg"], weights=rounded, minlength=n.size) == 0
+        lean = np.flatnonzero(ok)
+        p[lean] = skew_pvalues(z[lean], g[lean])
+        test[lean] = "gamma"
     # a score of exactly 0 with label 1 (or 1 with label 0) cannot happen under calibration: such a
     # segment's p-value is 0 whatever its sums say (with every score 0 or 1 and as many of each kind
     # of contradiction, the gap is 0 and the z test alone would read p = 1)

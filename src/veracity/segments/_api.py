@@ -104,8 +104,8 @@ def segments(
     by ``bins`` equal-mass bins (an integer, or ``{"age": [30, 45, 60], "x": 4}`` with
     cut points or a count per feature). For each segment with at least ``min_count``
     rows: the gap ``rate - conf`` with a Wilson interval, a test of
-    calibration-in-the-large (z, exact Poisson-binomial for small or skewed unweighted
-    segments), its q-value (BH over single features, BY over intersections), the
+    calibration-in-the-large (z; exact Poisson-binomial for small or skewed unweighted
+    segments; a shifted gamma on the long side of skewed weighted ones), its q-value (BH over single features, BY over intersections), the
     segment's ECE beside its noise floor and the smallest gap its size can detect. The
     multicalibration error ``mce`` / ``mce_sigma`` is MCGrad's over the same family.
     ``depth`` defaults to 2 (pairs), or to the number of features when there is one.

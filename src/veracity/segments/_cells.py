@@ -5,6 +5,9 @@ every segment of it, the rows are split by **score cell** and summed:
 
 .. math:: n,\ \sum w,\ \sum w^2,\ \sum wp,\ \sum wy,\ \sum w^2p,\ \sum w^2p^2,
 
+and, weighted, the third cumulant of :math:`S = \sum wy` under calibration,
+:math:`\sum w^3 p(1-p)(1-2p)` (``w3k``; on the logit route :math:`p(1-p)` is :math:`\sigma(s)\sigma(-s)`
+as below), which the skew-aware test of weighted rare events reads (:mod:`._tests`);
 and the number of **contradicted** rows: a score of exactly 0 with label 1, or exactly 1
 with label 0 — impossible under calibration, whatever the other rows say.
 
@@ -40,8 +43,8 @@ from ._family import decode, strides
 from ._spec import FeatureSpec
 
 #: ``bad`` (contradicted rows) is carried only when some row is: a table without it has none;
-#: ``w2v`` (Σ w²·σ(s)σ(-s)) only on the logit route
-SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2", "bad", "w2v")
+#: ``w2v`` (Σ w²·σ(s)σ(-s)) only on the logit route; ``w3k`` (Σ w³·p(1-p)(1-2p)) only when weighted
+SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2", "bad", "w2v", "w3k")
 _BINCOUNT_LIMIT = 1 << 24
 #: the smallest variance a row's logit gives: sigma(s) sigma(-s) underflows below it beyond |s| ~ 708
 TINY = float(np.finfo(np.float64).tiny)
@@ -105,17 +108,21 @@ def cells_numpy(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, codes: list[
 def row_terms(p: np.ndarray, y: np.ndarray, w: np.ndarray | None,
               logit: np.ndarray | None) -> dict[str, np.ndarray]:
     r"""Each row's terms of the sums (unweighted: :math:`w = 1`, so ``w``, ``w2``, ``w2p`` are
-    read off ``n`` and ``wp``); ``logit``: plus :math:`w^2\max(\sigma(s)\sigma(-s), \text{tiny})`."""
+    read off ``n`` and ``wp``); ``logit``: plus :math:`w^2\max(\sigma(s)\sigma(-s), \text{tiny})`;
+    weighted: plus :math:`w^3 v (1 - 2p)`, :math:`v = p(1-p)` (``logit``: that variance)."""
     if w is None:
         per_row = {"wp": p, "wy": y, "w2p2": p * p}
     else:
         w2 = w * w
         per_row = {"w": w, "w2": w2, "wp": w * p, "wy": w * y, "w2p": w2 * p, "w2p2": w2 * p * p}
+    v: np.ndarray | None = None
     if logit is not None:  # a finite logit is never certain: its variance is sigma(s) sigma(-s) > 0
         from ..core._special import expit
 
         v = np.maximum(p * expit(-logit), TINY)
         per_row["w2v"] = v if w is None else w * w * v
+    if w is not None:
+        per_row["w3k"] = w * w * w * ((p * (1.0 - p) if v is None else v) * (1.0 - 2.0 * p))
     return per_row
 
 
@@ -191,10 +198,14 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
     else:
         x = x.with_columns(_c=cell, _one=nw.lit(1, nw.Int64), _swp=p, _swy=y, _sw2p2=p * p)
         aggs = ["_one", "_swp", "_swy", "_sw2p2"]
+    v = p * (1.0 - p)
     if logit:  # sigma(-s) as the probability's own formula: 1 / (1 + exp(s)), 0 beyond s = 709.78
         v = (p * (1.0 / (1.0 + nw.col("_s").exp()))).clip(lower_bound=TINY)
         x = x.with_columns(_sw2v=w * w * v if weighted else v)
         aggs.append("_sw2v")
+    if weighted:  # the third cumulant of S, as row_terms
+        x = x.with_columns(_sw3k=w * w * w * (v * (1.0 - 2.0 * p)))
+        aggs.append("_sw3k")
     if certain and not logit:
         one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
         x = x.with_columns(_bad=nw.when(((p == 0.0) & (y > 0.0)) | ((p == 1.0) & (y < 1.0))).then(one)
@@ -228,7 +239,7 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
     if logit:
         sums["w2v"] = cols["_sw2v"]
     if weighted:
-        sums.update(w=cols["_sw"], w2=cols["_sw2"], w2p=cols["_sw2p"])
+        sums.update(w=cols["_sw"], w2=cols["_sw2"], w2p=cols["_sw2p"], w3k=cols["_sw3k"])
     else:
         sums.update(w=cols["_one"], w2=cols["_one"], w2p=cols["_swp"])
     table = CellTable(set_id, key, cellidx, sums, mode, n_cells, values, weighted)

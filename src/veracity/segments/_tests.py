@@ -15,6 +15,19 @@ Poisson-binomial law when unweighted).
   A cell that holds several distinct scores uses their mean; by Hoeffding (1956)
   the binomial with the same mean is more spread than the Poisson-binomial, so the
   test stays valid (conservative).
+* **gamma** (weighted segments, weights uneven, whose law has a skewness
+  :math:`\gamma = \sum w^3p(1-p)(1-2p)/V^{3/2}` of at least :data:`EXACT_SKEW`: rare events and
+  uneven weights, where z's tail is far too thin and no exact law is at hand) — on the side the law
+  leans to (:math:`z\gamma > 0`) the three-moment shifted gamma (Pearson type III) law with S's
+  mean, variance and skewness, :math:`S - \mu \approx G - k\theta`, :math:`G \sim
+  \Gamma(k = 4/\gamma^2, \theta = |\gamma|\sqrt V/2)`: :math:`p = \min(1, 2 Q(k, k + 2|z|/|\gamma|))`
+  (:math:`Q` the regularised upper incomplete gamma); on the other side the z test's p (the gamma's
+  short tail ends at :math:`-2\sqrt V/|\gamma|`, which S can pass). Simulated (log-normal weights σ = 1,
+  1.5, 2, two-point and 5 %-heavy weights; event rates 0.2–5 % and their mirror near 1; 300–3,000 rows),
+  its size at 1e-2, 1e-3 and 1e-4 stayed at or below nominal, except 1.5 times nominal at 1e-2 (still
+  below it at 1e-3 and 1e-4) when fewer than one event is expected and 5 % of the rows weigh 20 times
+  the rest (a single heavy event is an atom the continuous law spreads); z's was up to 5 times nominal
+  at 1e-2 and up to 260 times at 1e-4.
 * **certain** — a score of exactly 0 with label 1, or exactly 1 with label 0, has
   probability 0 under calibration: the segment holding it gets p = 0 whatever its sums say
   (with as many of each kind, its gap is 0 and the z test alone would read p = 1). Under
@@ -46,6 +59,23 @@ def z_pvalues(d: np.ndarray, var: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         z = np.where(var > 0, d / np.sqrt(np.where(var > 0, var, 1.0)), np.where(d == 0, 0.0, np.inf * np.sign(d)))
     p = 2.0 * ndtr(-np.abs(z))
     return z, np.minimum(p, 1.0)
+
+
+def skew_pvalues(z: np.ndarray, skew: np.ndarray) -> np.ndarray:
+    r"""Two-sided p-values of the Pearson type III law (mean 0, variance 1, skewness ``skew`` ≠ 0) at
+    ``z``: :math:`2Q(k, k + 2|z|/|\gamma|)`, :math:`k = 4/\gamma^2`, on the side of the skew
+    (:math:`z\gamma > 0`), the normal's :math:`2\Phi(-|z|)` on the other (see the module's **gamma**)."""
+    from scipy.special import gammaincc
+
+    from ..core._special import ndtr
+
+    z, g = np.broadcast_arrays(np.asarray(z, dtype=np.float64), np.asarray(skew, dtype=np.float64))
+    a = np.abs(np.where(g != 0, g, 1.0))
+    k = 4.0 / (a * a)
+    with np.errstate(invalid="ignore", over="ignore"):
+        lean = gammaincc(k, k + 2.0 * np.abs(z) / a)
+    p = np.where(z * g > 0, 2.0 * lean, 2.0 * ndtr(-np.abs(z)))
+    return np.minimum(p, 1.0)
 
 
 def poisson_binomial_pvalue(k: int, counts: np.ndarray, probs: np.ndarray) -> float:
