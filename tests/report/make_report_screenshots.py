@@ -5,6 +5,9 @@
 
 report_segments.png and report_comparison.png are the "Where it is miscalibrated" and "Which
 model?" sections of docs/report.md's example (the demo model against itself temperature-scaled).
+monitor_over_time.png (``... docs/screenshots over_time``) is the "Over time" section of docs/monitoring.md's
+``veracity report --store m.duckdb --as-of 2026-04-27 --horizon 14d``, on the page's own example data
+(its first code block, run here) logged day by day up to 26 April.
 
 The matplotlib figures and the notebook screenshot come from scripts/make_screenshots.py.
 """
@@ -55,6 +58,35 @@ def build_questions(path: Path) -> None:
               source="models.csv (role = test)", out=path)
 
 
+def build_over_time(tmp: Path, path: Path) -> None:
+    """docs/monitoring.md's store as of Monday 27 April (its example's data, every day before it logged)
+    and its report."""
+    import os
+    import re
+
+    from veracity.cli import main as cli
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "monitoring.md").read_text(encoding="utf-8")
+    code = re.search(r"<!-- docs: first[^>]*-->\s*```python\n(.*?)```", page, re.S).group(1)
+    here = os.getcwd()
+    os.chdir(tmp)
+    try:
+        exec(compile(code, "monitoring.md", "exec"), {})
+        store = "m.duckdb"
+        assert cli(["monitor", "init", store]) == 0
+        for day in sorted(Path("preds").glob("*.csv")):
+            if day.stem >= "2026-04-27":
+                break
+            assert cli(["monitor", "log", store, str(day), "--id", "id", "--time", "ts", "--score", "score",
+                        "--by", "segment"]) == 0
+            assert cli(["monitor", "outcomes", store, f"labels/{day.name}", "--id", "id", "--label", "fraud",
+                        "--time", "observed"]) == 0
+        assert cli(["report", "--store", store, "--as-of", "2026-04-27", "--horizon", "14d",
+                    "--out", str(path)]) == 0
+    finally:
+        os.chdir(here)
+
+
 def main(out_dir: str = "docs/screenshots", which: str = "all") -> None:
     from playwright.sync_api import sync_playwright
 
@@ -71,6 +103,14 @@ def main(out_dir: str = "docs/screenshots", which: str = "all") -> None:
             page.screenshot(path=str(out / "report_full.png"), full_page=True)
             page.fill("#ex-slider", "0.35")  # move the slider
             page.locator("#explorer-section").screenshot(path=str(out / "report_explorer.png"))
+        if which in ("all", "over_time"):
+            over_time = Path(tmp) / "over_time.html"
+            build_over_time(Path(tmp), over_time)
+            page.goto(over_time.as_uri())
+            page.locator("#over-time").screenshot(path=str(out / "monitor_over_time.png"))
+            if which == "over_time":
+                browser.close()
+                return
         questions = Path(tmp) / "questions.html"
         build_questions(questions)
         page.goto(questions.as_uri())
