@@ -17,18 +17,6 @@ from veracity.tracking import log_mlflow
 mlflow = pytest.importorskip("mlflow")
 
 
-@pytest.fixture
-def tracking(tmp_path, monkeypatch):
-    """A file-store tracking URI in tmp_path; no run left active afterwards."""
-    monkeypatch.setenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
-    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # the issue asks for a local file store
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # MLflow's own deprecation notices about the file store
-        mlflow.set_tracking_uri("file:" + str(tmp_path / "mlruns"))
-        yield mlflow.tracking.MlflowClient()
-        while mlflow.active_run() is not None:
-            mlflow.end_run()
-    mlflow.set_tracking_uri(None)
 
 
 def _data(n=2000, seed=0):

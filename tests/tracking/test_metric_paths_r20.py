@@ -9,7 +9,6 @@ after ``audit.json`` and ``report.html`` were logged, with no metric at all on t
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pytest
@@ -21,17 +20,6 @@ mlflow = pytest.importorskip("mlflow")
 N = 600
 
 
-@pytest.fixture
-def tracking(tmp_path, monkeypatch):
-    monkeypatch.setenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
-    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        mlflow.set_tracking_uri("file:" + str(tmp_path / "mlruns"))
-        yield mlflow.tracking.MlflowClient()
-        while mlflow.active_run() is not None:
-            mlflow.end_run()
-    mlflow.set_tracking_uri(None)
 
 
 def _data():
