@@ -85,6 +85,12 @@ def _differences(right: Any, result: Any) -> None:
         better = (r.metric == "auc") == (r.diff > 0)
         sig = r.ci_low > 0 or r.ci_high < 0
         color = (PALETTE[2] if better else PALETTE[1]) if sig else MUTED
+        if not r.value_a:
+            # A's value is 0 (a perfect Brier or log-loss): no percentage of it; the row said nothing at all
+            right.annotate(f"{r.diff:+.4g} (A's value is 0: no % of it)", (0.0, y0), xytext=(4, 0),
+                           textcoords="offset points", ha="left", va="center", fontsize=8, color=color,
+                           gid="no-percentage")
+            continue
         if limit is not None and reach[i] > limit:
             # runs off the axis: arrows at the edges it crosses, its estimate and interval written above it
             whole = np.isfinite(a) and np.isfinite(b)
