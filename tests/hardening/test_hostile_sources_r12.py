@@ -252,7 +252,7 @@ def test_a_ragged_row_on_the_dask_engine_is_named_by_its_line(tmp_path):
     path = tmp_path / "ragged.csv"
     path.write_text("p,y\n0.1,0\n0.2,1\n0,3,1\n0.8,1\n")
     code, lines = _cli(str(path), "dask")
-    assert code == 2
+    assert code == 2, lines  # a rare -6 (SIGABRT) was seen once under load: its stderr is kept here
     assert lines == [f"veracity audit: input error: could not read {path} as CSV: line 4 has 3 fields where the "
                      "header has 2; fix or remove that line (a value holding the delimiter must be in double quotes)"]
 
