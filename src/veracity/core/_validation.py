@@ -298,8 +298,13 @@ def scaled_weights(sample_weight: Any, n: int, *, rescale: bool = True) -> tuple
     return (w, 1.0) if k == 0 else (np.ldexp(w, k), math.ldexp(1.0, k))
 
 
+def plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds, for a message (``1.0``, not ``np.float64(1.0)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _shown(values: Any) -> str:
-    return ", ".join(repr(v.item() if isinstance(v, np.generic) else v) for v in values)
+    return ", ".join(repr(plain(v)) for v in values)
 
 
 def _label_values(raw: np.ndarray) -> list[Any]:
@@ -343,7 +348,7 @@ def check_pos_label(pos_label: Any) -> Any:
         except TypeError:  # iterable by type, not in fact (a 0-d tensor)
             items = []
         if len(items) == 1 and (isinstance(items[0], str) or not isinstance(items[0], (Iterable, Mapping))):
-            only = items[0].item() if isinstance(items[0], np.generic) else items[0]
+            only = plain(items[0])
     shown = " ".join(repr(pos_label).split())  # one line (a Series' repr has several)
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
     example = "" if only is _NO_VALUE else ", e.g. {setting}"
@@ -429,7 +434,7 @@ def _holds_text(raw: np.ndarray) -> bool:
 def _non_numeric_labels(raw: np.ndarray) -> VeracityError:
     values = _label_values(raw)
     if len(values) == 2:
-        last = values[-1].item() if isinstance(values[-1], np.generic) else values[-1]
+        last = plain(values[-1])
         return VeracityError(
             f"labels are not 0/1 numbers (values {_shown(values)}); pass {{param}} naming the "
             "positive class, e.g. {setting}", param="pos_label", value=last)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core._validation import (
     VeracityError,
+    plain,
     as_float_array,
     check_binary_labels,
     LOGIT_CHECK_MIN_ROWS,
@@ -86,20 +87,15 @@ def binary_inputs(
     return s, y, w
 
 
-def _plain(value: Any) -> Any:
-    """A numpy scalar as the Python number it holds, for a message (``1.0``, not ``np.float64(1.0)``)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def check_target(target: Any, name: str = "target", example: float = 0.95) -> float:
     """A rate strictly inside (0, 1); ``example`` is the typical value the error message suggests."""
     try:
         t = float(target)
     except (TypeError, ValueError):
-        raise VeracityError(f"{name} must be a number in (0, 1), e.g. {example:g}; got {_plain(target)!r}",
+        raise VeracityError(f"{name} must be a number in (0, 1), e.g. {example:g}; got {plain(target)!r}",
                             param=name) from None
     if not 0.0 < t < 1.0:
-        raise VeracityError(f"{name} must be in (0, 1), e.g. {example:g}; got {_plain(target)!r}", param=name)
+        raise VeracityError(f"{name} must be in (0, 1), e.g. {example:g}; got {plain(target)!r}", param=name)
     return t
 
 
@@ -108,11 +104,11 @@ def check_alpha(alpha: Any) -> float:
     try:
         a = float(alpha)
     except (TypeError, ValueError):
-        raise VeracityError(f"alpha must be a number in (0, 1), e.g. 0.1; got {_plain(alpha)!r}",
+        raise VeracityError(f"alpha must be a number in (0, 1), e.g. 0.1; got {plain(alpha)!r}",
                             param="alpha") from None
     if not 0.0 < a < 1.0:
         raise VeracityError(
-            f"alpha must be in (0, 1), e.g. 0.1 for 90% coverage; got {_plain(alpha)!r}", param="alpha"
+            f"alpha must be in (0, 1), e.g. 0.1 for 90% coverage; got {plain(alpha)!r}", param="alpha"
         )
     return a
 
