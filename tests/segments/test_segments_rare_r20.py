@@ -17,15 +17,18 @@ from scipy.stats import binom
 import veracity as vc
 
 
-def test_large_rare_segment_takes_the_exact_law():
-    # 1,000 rows of one score 0.002: S ~ Binomial(1000, 0.002), mean 2; 9 positives observed
+@pytest.mark.parametrize("score, label, k", [
+    (0.002, 0, 9),    # 1,000 rows of one score 0.002: S ~ Binomial(1000, 0.002), mean 2; 9 positives observed
+    (0.998, 1, 991),  # scores near 1: the rare outcome is the negative label; the same law, mirrored
+], ids=["rare-positives", "rare-negatives"])
+def test_large_rare_segment_takes_the_exact_law(score, label, k):
     n = 3_000
-    p = np.full(n, 0.002)
+    p = np.full(n, score)
     g = np.repeat(["a", "b", "c"], 1_000)
-    y = np.zeros(n, dtype=int)
-    y[:9] = 1
+    y = np.full(n, label, dtype=int)
+    y[:9] = 1 - label
     row = vc.segments(p, y, features={"g": g}, depth=1).segment("g=a")
-    expected = min(1.0, 2 * min(binom.cdf(9, 1000, 0.002), binom.sf(8, 1000, 0.002)))
+    expected = min(1.0, 2 * min(binom.cdf(k, 1000, score), binom.sf(k - 1, 1000, score)))
     assert row.test == "exact"
     assert row.p_value == pytest.approx(expected, rel=1e-9)
 
@@ -45,19 +48,6 @@ def test_large_rare_segment_exact_against_brute_force():
         pmf[0] *= 1 - pi
     k = int(y[:600].sum())
     expected = min(1.0, 2 * min(pmf[: k + 1].sum(), pmf[k:].sum()))
-    assert row.test == "exact"
-    assert row.p_value == pytest.approx(expected, rel=1e-9)
-
-
-def test_rare_majority_side_is_exact_too():
-    # scores near 1: the rare outcome is the negative label; the same law, mirrored
-    n = 3_000
-    p = np.full(n, 0.998)
-    g = np.repeat(["a", "b", "c"], 1_000)
-    y = np.ones(n, dtype=int)
-    y[:9] = 0
-    row = vc.segments(p, y, features={"g": g}, depth=1).segment("g=a")
-    expected = min(1.0, 2 * min(binom.cdf(991, 1000, 0.998), binom.sf(990, 1000, 0.998)))
     assert row.test == "exact"
     assert row.p_value == pytest.approx(expected, rel=1e-9)
 
