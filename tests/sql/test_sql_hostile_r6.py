@@ -151,6 +151,7 @@ def test_label_none_is_refused_in_one_line():
 def test_an_array_where_a_column_name_goes_is_one_line(role):
     """Before: the message held the array's repr, over several lines (numpy breaks long reprs)."""
     args = {"table": "t", "score": "p", "label": "y", role: np.linspace(0.0, 1.0, 5000)}
-    with pytest.raises(vc.VeracityError, match=r"ndarray of 5000 values \(the table form names columns") as info:
+    shown = r"got an array of shape \(5000,\); the table form names columns"  # one wording: sources' shown_arg
+    with pytest.raises(vc.VeracityError, match=shown) as info:
         vc.audit(sqlite3.connect(":memory:"), **args)
     assert "\n" not in str(info.value)

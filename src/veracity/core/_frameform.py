@@ -177,6 +177,23 @@ def rows_call(name: str, fn: Callable[..., T], data: Any, labels: Any, *, score:
     return result
 
 
+def scores_call(name: str, fn: Callable[..., T], data: Any, *, score: Any, **options: Any) -> T:
+    """The frame form of a function that needs the rows but no labels (a review budget):
+    ``fn(frame, score="p", sample_weight="w", ...)`` reads the named columns through the seam of
+    :func:`rows_call` (the same column lookup, type checks, empty frame, lazy frame and connection
+    refusals) and calls ``fn(scores, sample_weight=..., **options)``. A ``sample_weight`` that is not
+    a column name is the rows' weights, passed on as given (a pandas Series on the frame's index)."""
+    refuse_connection(name, data)
+    try:
+        compute = _form("_rows")
+    except KeyError:
+        raise VeracityError(f"the frame form of vc.{name} is computed by veracity.sources, which is not "
+                            "loaded; import veracity before calling it") from None
+    result: T = compute(name, _taking_score_type(fn), data, score=score, label=None, labelled=False,
+                        **options)
+    return result
+
+
 @overload
 def rows_form(fn: Callable[P, T]) -> Callable[P, T]: ...
 

@@ -221,28 +221,6 @@ def precision_threshold(
     return float(candidates[ok[0]])
 
 
-def _frame_columns(data: Any, score: Any, sample_weight: Any) -> tuple[Any, Any]:
-    """The ``score`` column (and the ``sample_weight`` column, when named) of an in-memory frame (pandas,
-    polars, pyarrow): the frame form of a function that needs no labels."""
-    import narwhals as nw
-
-    from ..sources._source import require_columns
-
-    if not isinstance(score, str):
-        raise VeracityError(f"score= names the score column of the frame (a string); got {type(score).__name__}",
-                            param="score")
-    try:
-        frame = nw.from_native(data, eager_only=True)
-    except TypeError:
-        raise VeracityError(f"with score=, pass an in-memory frame (pandas, polars, pyarrow) holding the column "
-                            f"{score!r}; got {type(data).__name__} (collect a lazy frame first, or pass the "
-                            "scores themselves without score=)", param="score") from None
-    wanted = [score] + ([sample_weight] if isinstance(sample_weight, str) else [])
-    require_columns(wanted, frame.columns, param="score")
-    weights = frame.get_column(sample_weight).to_numpy() if isinstance(sample_weight, str) else sample_weight
-    return frame.get_column(score).to_numpy(), weights
-
-
 def budget_threshold(
     scores: Any,
     *,
@@ -267,11 +245,25 @@ def budget_threshold(
     0.8
 
     Frame form (no labels needed): ``budget_threshold(frame, score="p", top_k=100, sample_weight="w")``
-    on an in-memory frame (pandas, polars, pyarrow).
+    on an in-memory frame (pandas, polars, pyarrow), read as every frame form reads one
+    (:func:`~veracity.core._frameform.scores_call`); ``sample_weight`` names a column or holds the weights.
     """
     if score is not None:
-        scores, sample_weight = _frame_columns(scores, score, sample_weight)
-    elif hasattr(scores, "columns") and not hasattr(scores, "dtype"):  # a frame (a Series has a dtype)
+        if not isinstance(score, str):  # one score column: the review volume ranks one score per row
+            from ..sources._api import shown_arg
+
+            raise VeracityError("score= names the score column of the frame (a string); got "
+                                f"{shown_arg(score)}", param="score")
+        from ..core._frameform import scores_call
+
+        with warnings.catch_warnings(record=True) as caught:  # the "flags nothing" warning: said at the
+            warnings.simplefilter("always")                    # caller's line, as the array form says it
+            threshold = scores_call("budget_threshold", budget_threshold, scores, score=score, top_k=top_k,
+                                    fraction=fraction, sample_weight=sample_weight, score_type=score_type)
+        for said in caught:
+            warnings.warn(said.message, said.category, stacklevel=2)
+        return threshold
+    if hasattr(scores, "columns") and not hasattr(scores, "dtype"):  # a frame (a Series has a dtype)
         raise VeracityError("vc.budget_threshold got a frame: name its score column with score=, e.g. "
                             "budget_threshold(frame, score='p', top_k=100)", param="score")
     check_same_index(scores=scores, sample_weight=sample_weight)  # never paired by position

@@ -45,22 +45,35 @@ def _scores(score: Any) -> list[str]:
         return [score]
     if isinstance(score, (list, tuple)) and score and all(isinstance(s, str) for s in score):
         return list(score)
-    raise VeracityError(f"score= must name a column, or a list of columns for multiclass; got {_shown_arg(score)}")
+    raise VeracityError(f"score= must name a column, or a list of columns for multiclass; got "
+                        f"{shown_arg(score)}")
 
 
-def _shown_arg(value: Any) -> str:
+def shown_arg(value: Any, *, hint: str = "") -> str:
     """An argument that should have been a column name, as an error shows it: a scalar or a short list as
     written, anything longer (an array of labels passed where its column's name belongs) by its type and
-    length, never printed whole (a message is one line)."""
+    shape or length, never printed whole (a message is one line), then ``hint`` (what to pass instead of
+    the values). The one wording of every route: the frame forms and the table form (:mod:`veracity.sql`)."""
+    from ..core._validation import plain
+
+    value = plain(value)  # a numpy scalar as the number it holds (0.5, not np.float64(0.5))
     if value is None or isinstance(value, (str, bool, int, float)):
         return repr(value)[:80]
     if isinstance(value, (list, tuple)) and len(value) <= 5 and all(
             v is None or isinstance(v, (str, bool, int, float)) for v in value):
         return repr(value)[:80]
-    size = getattr(value, "shape", None) or (len(value) if hasattr(value, "__len__") else None)
+    shape = getattr(value, "shape", None)
+    try:
+        size = tuple(shape) if isinstance(shape, tuple) else len(value)
+    except TypeError:  # no length (a generator, a set's iterator)
+        size = None
     kind = "array" if isinstance(value, np.ndarray) else type(value).__name__
-    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}" + ("" if size is None else f" of shape {tuple(size)}" if isinstance(
-        size, tuple) else f" of length {size}")
+    shown = f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+    if isinstance(size, tuple):
+        shown += f" of shape {size}"
+    elif size is not None:
+        shown += f" of length {size}"
+    return shown + hint
 
 
 def _column_arg(value: Any, role: str) -> str | None:
@@ -68,7 +81,7 @@ def _column_arg(value: Any, role: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise VeracityError(
-            f"with a frame, {role}= names a column (a string), got {_shown_arg(value)}; "
+            f"with a frame, {role}= names a column (a string), got {shown_arg(value)}; "
             "pass the column name, or pass arrays in place of the frame (the array form)"
         )
     return value
@@ -102,23 +115,36 @@ def _python_times(keys: np.ndarray, zone: str | None) -> np.ndarray:
     return objects[inverse.reshape(-1)]
 
 
+def _no_labels() -> Any:
+    """The working label of a frame read without labels: the literal 0 (a valid label on every row)."""
+    import narwhals as nw
+
+    return nw.lit(0.0, nw.Float64)
+
+
 class _Prepared:
     """A checked frame and its column names."""
 
     def __init__(self, data: Any, score: Any, label: Any, sample_weight: Any = None, by: Any = None,
                  extra: dict[str, Any] | None = None, *, pos_label: Any = None,
-                 label_rows: Any = None, final: Callable[[Frame], Any] | None = None) -> None:
-        if not isinstance(label, str):
-            raise VeracityError(f"label= must name the label column (a string), got {_shown_arg(label)}")
+                 label_rows: Any = None, final: Callable[[Frame], Any] | None = None,
+                 labelled: bool = True) -> None:
+        """``labelled=False``: a function that takes no labels (``label`` is None); the scores (and the
+        weights) are read and checked as for the others, the labels' checks left out."""
+        if labelled and not isinstance(label, str):
+            raise VeracityError(f"label= must name the label column (a string), got {shown_arg(label)}")
+        if not labelled and label is not None:
+            raise VeracityError(f"this function takes no labels; drop label= (got {shown_arg(label)})",
+                                param="label")
         self.score = _scores(score)
-        self.label = label
+        self.label: Any = label
         self.weight = _column_arg(sample_weight, "sample_weight")
         self.by: Any = ([_column_arg(b, "by") for b in by] if isinstance(by, (list, tuple)) and by
                         else _column_arg(by, "by"))
         self.frame: Frame = as_frame(data)
         extra = extra or {}
-        check_columns(self.frame, {"score": self.score, "label": label, "sample_weight": self.weight,
-                                   "by": self.by, **extra})
+        check_columns(self.frame, {"score": self.score, **({"label": label} if labelled else {}),
+                                   "sample_weight": self.weight, "by": self.by, **extra})
         if pos_label is not None and self.multiclass:
             raise VeracityError("pos_label= is for binary labels; multiclass labels are class indices 0..K-1")
         try:
@@ -142,8 +168,9 @@ class _Prepared:
         if final is not None:  # a condition of its own on the frame (the monitor's as_of/horizon)
             cond = final(self.frame)
             self.rows = cond if self.rows is None else self.rows & cond
-        #: the label column, or the 0/1 expression ``[label == pos_label]``
-        self.y: Any = self.frame.ref(label)
+        #: the label column, or the 0/1 expression ``[label == pos_label]`` (without labels: 0, which the
+        #: contract's checks of the scores and weights pass over)
+        self.y: Any = self.frame.ref(label) if labelled else _no_labels()
         if pos_label is not None:
             from ._labels import positive_expr
 
@@ -193,15 +220,18 @@ class _Prepared:
             keys[missing] = None
         return keys
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def arrays(self) -> tuple[np.ndarray, Any, np.ndarray | None]:
+        """``(scores, labels, weights)``; labels None without a label column."""
         cols = [self.numbers(c) for c in self.score]
         scores = cols[0] if len(cols) == 1 else np.column_stack(cols).astype(np.float64)
-        labels = (self.numbers(self.label) if isinstance(self.y, str)
+        labels = (None if self.label is None else self.numbers(self.label) if isinstance(self.y, str)
                   else self.frame.nw.select(self.y.alias("_y")).get_column("_y").to_numpy())
         return scores, labels, None if self.weight is None else self.numbers(self.weight)
 
     def explain(self, score_type: str, error: VeracityError) -> VeracityError:
         """The contract's message naming the column, when the rows break the contract."""
+        if self.label is None and self.multiclass:  # the top-label checks read the labels
+            return error
         try:
             self.check_lazy(score_type)
         except VeracityError as named:
@@ -572,15 +602,23 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
 
 
 def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label: Any,
-                    sample_weight: Any = None, columns: dict[str, Any] | None = None, **options: Any) -> Any:
+                    sample_weight: Any = None, columns: dict[str, Any] | None = None, labelled: bool = True,
+                    **options: Any) -> Any:
     """Frame form of functions that need the rows (threshold table, monitor): in-memory frames only.
 
     ``columns`` maps keyword arguments that name further columns (``periods``,
-    ``mature``) to those names; their arrays are passed in their place.
+    ``mature``) to those names; their arrays are passed in their place. ``labelled=False``: ``fn``
+    takes no labels (``fn(scores, *args, sample_weight=..., ...)``, see
+    :func:`veracity.core._frameform.scores_call`); its ``sample_weight`` names a column or holds the
+    rows' weights (a pandas Series then on the frame's index).
     """
     columns = {k: v for k, v in (columns or {}).items() if v is not None}
+    given_weights = None if labelled or isinstance(sample_weight, str) else sample_weight
+    if given_weights is not None:
+        sample_weight = None
     # pos_label= is applied where the label column is read (labels arrive at ``fn`` as 0/1)
-    prep = _Prepared(data, score, label, sample_weight, extra=columns, pos_label=options.pop("pos_label", None))
+    prep = _Prepared(data, score, label, sample_weight, extra=columns,
+                     pos_label=options.pop("pos_label", None), labelled=labelled)
     if prep.frame.lazy:
         raise VeracityError(
             f"vc.{name} needs the rows in memory; pass an in-memory frame (pandas, polars, pyarrow) "
@@ -590,8 +628,17 @@ def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label
     score_type = check_score_type(options.pop("score_type", "probability"), allow_score=True)
     extra = {k: prep.column(v) for k, v in columns.items()}
     scores, labels, weights = prep.arrays()
+    if not labelled:
+        if given_weights is not None:
+            from ..core._validation import check_same_index
+
+            # a pandas Series of weights on another index than the frame's: never paired by position
+            check_same_index(frame=prep.frame.nw.to_native(), sample_weight=given_weights)
+            weights = given_weights
+    else:
+        args = (labels, *args)
     try:
-        return fn(scores, labels, *args, sample_weight=weights, score_type=score_type, **extra, **options)
+        return fn(scores, *args, sample_weight=weights, score_type=score_type, **extra, **options)
     except VeracityError as exc:
         raise prep.explain(score_type, exc) from None
 

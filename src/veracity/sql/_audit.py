@@ -23,7 +23,7 @@ from ..core._keys import key_name
 from ..core._stats import MAX_GROUPS, BinStats, check_max_groups, other_key, refuse_shared_names
 from ..core._validation import LOGIT_CHECK_MIN_ROWS, VeracityError, check_logit_range, check_score_type
 from ..sources._aggregates import slice_key as _slice_key
-from ..sources._api import key_order, stats_from_sums
+from ..sources._api import key_order, shown_arg, stats_from_sums
 from . import _query as q
 from ._connect import Database, open_database
 from ._labels import brief, positive_value, text_labels
@@ -78,7 +78,8 @@ def audit_sql(
     check_strategy(strategy)
     if not isinstance(score, str):
         raise VeracityError(
-            f"audit_sql audits one binary score column: score= must be a column name, got {_arg(score)}")
+            "audit_sql audits one binary score column: score= must be a column name, got "
+            f"{shown_arg(score, hint=_NAMES_NOT_VALUES)}")
     threshold = check_threshold(threshold)  # as the array form: a string is refused, not read as a number
     cap = check_max_groups(max_groups)
     if isinstance(bins, str):
@@ -88,7 +89,8 @@ def audit_sql(
         check_bins(bins)
     for role, name in (("label", label), ("by", by), ("sample_weight", sample_weight)):
         if (name is not None or role == "label") and not isinstance(name, str):
-            raise VeracityError(f"{role}= names a column of the table (a string), got {_arg(name)}")
+            raise VeracityError(f"{role}= names a column of the table (a string), got "
+                                f"{shown_arg(name, hint=_NAMES_NOT_VALUES)}")
     for role, name in (("label", label), ("sample_weight", sample_weight)):
         if name == score:  # the answers read as scores: a perfect model (Brier 0, AUC 1), silently
             raise VeracityError(f"score= names the {role} column {name!r}; name the column of the model's scores")
@@ -119,15 +121,8 @@ def _folded(db: Database, table: Any) -> Any:
     return None
 
 
-def _arg(value: Any) -> str:
-    """A wrong argument in a one-line message: its repr, or what it is when it holds many values (an
-    array passed where the table form takes a column name)."""
-    ndim = getattr(value, "ndim", None)
-    size = len(value) if isinstance(value, (list, tuple)) else getattr(value, "size", 0) if ndim else 0
-    if size > 5 or (ndim or 0) > 1:
-        return (f"{type(value).__name__} of {size} values (the table form names columns of the table; "
-                "pass arrays to vc.audit without table=)")
-    return " ".join(repr(value).split())[:80]
+#: what a wrong column argument holding many values is told (see :func:`~veracity.sources._api.shown_arg`)
+_NAMES_NOT_VALUES = "; the table form names columns of the table (pass arrays to vc.audit without table=)"
 
 
 # -- the table's columns ---------------------------------------------------------------------------
