@@ -114,15 +114,15 @@ def run(args: argparse.Namespace) -> int:
         with _on_measured_rows(role_col, role, int(m.sum())):
             reports[role] = cp.coverage(P[m], y[m], sample_weight=None if w is None or t is not None else w[m],
                                         test_weight=None if t is None else t[m])
-    law = conformal_coverage_law(cp.n_calib_, args.alpha)
-    # the Beta law is that of one q̂ from n equally weighted rows; Mondrian has one per class, of n_c rows
+    # the Beta law is that of one q̂ from n equally weighted rows; Mondrian has one per class, of n_c rows,
+    # and its marginal coverage mixes the class laws by the class shares (not the law of one q̂ from n rows)
+    law = cp._marginal_law()
     laws = [conformal_coverage_law(int(n_c), args.alpha) for n_c in cp.class_n_] if args.mondrian else []
+    theory = f"theory: {law}"
     if laws:
-        theory = "theory per class: " + "; ".join(
+        theory += "\ntheory per class: " + "; ".join(
             f"class {c} coverage ~ Beta({lw.a:g}, {lw.b:g}), 90% of calib draws give "
             f"{lw.interval(0.9)[0]:.3f}-{lw.interval(0.9)[1]:.3f} (n={lw.n})" for c, lw in enumerate(laws))
-    else:
-        theory = f"theory: {law}"
     if t is not None or (w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max())):
         theory += " [for equally weighted rows; the weighted q̂ follows no such law]"
     where = (f"fit on {role_col} == {args.fit_role!r} ({cp.n_calib_} rows), measured on {args.eval_role!r}"

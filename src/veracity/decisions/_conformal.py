@@ -255,12 +255,18 @@ class CoverageLaw(Display):
     .. math:: \text{coverage} \sim \mathrm{Beta}(k,\; n + 1 - k),\qquad k = \lceil (n+1)(1-\alpha) \rceil
 
     (for continuous scores without ties), i.e. Beta(n + 1 − l, l) with l = ⌊(n+1)α⌋.
+
+    ``classes`` > 1: the marginal coverage of Mondrian sets, one q̂ per class from its own calib rows
+    (``n`` in all): :math:`\sum_c \pi_c C_c`, each class's :math:`C_c` of the law above on its own rows,
+    mixed by the class shares :math:`\pi_c`, is no Beta; ``a``, ``b`` are those of the Beta of its mean
+    and variance (:func:`_mixed_beta`).
     """
 
     n: int
     alpha: float
     a: float
     b: float
+    classes: int = 1
 
     @property
     def mean(self) -> float:
@@ -288,11 +294,14 @@ class CoverageLaw(Display):
     def to_dict(self) -> dict[str, Any]:
         lo, hi = self.interval(0.9)
         return {"n": self.n, "alpha": self.alpha, "a": self.a, "b": self.b, "mean": self.mean,
-                "sd": self.sd, "p05": lo, "p95": hi}
+                "sd": self.sd, "p05": lo, "p95": hi, "classes": self.classes}
 
     def __str__(self) -> str:
         lo, hi = self.interval(0.9)
-        return (f"coverage ~ Beta({self.a:g}, {self.b:g}): mean {self.mean:.4f}, "
+        law = (f"coverage ~ Beta({self.a:g}, {self.b:g})" if self.classes == 1 else
+               f"coverage ≈ Beta({self.a:g}, {self.b:g}), the {self.classes} class laws mixed by class share "
+               "(Mondrian; the Beta of the same mean and variance)")
+        return (f"{law}: mean {self.mean:.4f}, "
                 f"90% of calib draws give {lo:.3f}-{hi:.3f} (n={self.n}, alpha={self.alpha:g})")
 
 
@@ -315,6 +324,34 @@ def conformal_coverage_law(n: int, alpha: float) -> CoverageLaw:
             f"too few calibration points for alpha={a:g}: need at least {min_calibration_size(a)}, got {n}"
         )
     return CoverageLaw(n=n, alpha=a, a=float(k), b=float(n + 1 - k))
+
+
+def _mixed_beta(cal_n: np.ndarray, share: np.ndarray,
+                alpha: float) -> tuple[float, tuple[float, float] | None]:
+    r"""The mean and the Beta parameters ``(a, b)`` of the law of the coverage :math:`\sum_c \pi_c C_c`
+    that calib sets of :math:`m_c` rows (``cal_n``), one per class, deliver on rows of class shares
+    :math:`\pi_c` (``share``, summing to 1): :math:`C_c \sim \mathrm{Beta}(k_c, m_c + 1 - k_c)`,
+    :math:`k_c = \lceil (m_c+1)(1-\alpha) \rceil` (:func:`conformal_coverage_law`; a class with fewer calib
+    rows than its rank gets every set, coverage 1), independent. One calib set (``cal_n`` of one entry): its
+    own law. Several (Mondrian): the Beta of the mixture's mean :math:`\mu = \sum_c \pi_c \mu_c` and variance
+    :math:`v = \sum_c \pi_c^2 v_c`: :math:`a = \mu t`, :math:`b = (1-\mu) t`, :math:`t = \mu(1-\mu)/v - 1`
+    (one class of share 1: its own law). ``None`` for a law of variance 0 (every set always holds the
+    class): the coverage is its mean."""
+    k_c = np.array([ceil_rank((m + 1) * (1.0 - alpha)) for m in cal_n.tolist()], dtype=np.float64)
+    a_c, b_c = k_c, cal_n + 1.0 - k_c
+    total = a_c + b_c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        full = (b_c <= 0) | (total <= 0)  # too few calib rows: every set holds the class
+        mean_c = np.where(full, 1.0, a_c / np.where(full, 1.0, total))
+        var_c = np.where(full, 0.0, a_c * b_c / np.where(full, 1.0, total ** 2 * (total + 1.0)))
+    if cal_n.size == 1:
+        return (1.0, None) if full[0] else (float(mean_c[0]), (float(a_c[0]), float(b_c[0])))
+    mean = float(np.sum(share * mean_c))
+    var = float(np.sum(share ** 2 * var_c))
+    if var <= 0.0 or mean >= 1.0:
+        return mean, None
+    t = mean * (1.0 - mean) / var - 1.0
+    return mean, (mean * t, (1.0 - mean) * t)
 
 
 def _kish(w: np.ndarray) -> float:
@@ -741,27 +778,25 @@ class ConformalClassifier:
         *c*; a class with fewer calib rows than its rank gets every set, coverage 1), matched by the Beta
         of its mean :math:`\mu = \sum_c \pi_c \mu_c` and variance :math:`v = \sum_c \pi_c^2 v_c`:
         :math:`a = \mu t`, :math:`b = (1-\mu) t`, :math:`t = \mu(1-\mu)/v - 1` (one class: its own law).
-        A law of variance 0 (every class's sets always hold it) is its mean."""
-        alpha = float(self.alpha)
+        A law of variance 0 (every class's sets always hold it) is its mean (:func:`_mixed_beta`)."""
         cal_n = self._calib_n_eff()
         if not self.mondrian:  # one calib set: its rows (weighted: its effective size)
             cal_n = np.array([float(cal_n.sum())])
-        k_c = np.array([ceil_rank((m + 1) * (1.0 - alpha)) for m in cal_n.tolist()], dtype=np.float64)
-        a_c, b_c = k_c, cal_n + 1.0 - k_c
-        total = a_c + b_c
-        with np.errstate(invalid="ignore", divide="ignore"):
-            full = (b_c <= 0) | (total <= 0)  # too few calib rows: every set holds the class
-            mean_c = np.where(full, 1.0, a_c / np.where(full, 1.0, total))
-            var_c = np.where(full, 0.0, a_c * b_c / np.where(full, 1.0, total ** 2 * (total + 1.0)))
+        mean, ab = _mixed_beta(cal_n, mass / mass.sum(), float(self.alpha))
+        return mean if ab is None else float(betaincinv(ab[0], ab[1], 0.025))
+
+    def _marginal_law(self) -> CoverageLaw:
+        r"""The law of the marginal coverage these sets deliver over calib sets of these class counts, on
+        rows of the calib set's class shares: :func:`conformal_coverage_law` of ``n_calib_`` rows; Mondrian,
+        the classes' laws (each of its ``class_n_`` rows) mixed by the shares :math:`n_c / n`, matched by a
+        Beta (:func:`_mixed_beta`, as for ``calib_floor``; ``classes`` > 1). Equally weighted rows' laws."""
+        alpha = self._fit_alpha
         if not self.mondrian:
-            return 1.0 if full[0] else float(betaincinv(a_c[0], b_c[0], 0.025))
-        share = mass / mass.sum()
-        mean = float(np.sum(share * mean_c))
-        var = float(np.sum(share ** 2 * var_c))
-        if var <= 0.0 or mean >= 1.0:
-            return mean
-        t = mean * (1.0 - mean) / var - 1.0
-        return float(betaincinv(mean * t, (1.0 - mean) * t, 0.025))
+            return conformal_coverage_law(self.n_calib_, alpha)
+        n_c = np.asarray(self.class_n_, dtype=np.float64)
+        _, ab = _mixed_beta(n_c, n_c / n_c.sum(), alpha)
+        assert ab is not None  # fit gave every class at least its rank of calib rows: variance > 0
+        return CoverageLaw(n=self.n_calib_, alpha=alpha, a=ab[0], b=ab[1], classes=int(n_c.size))
 
     def _calib_n_eff(self) -> np.ndarray:
         """Each class's calib rows (Kish's effective size when the calib rows are weighted), for the
