@@ -44,14 +44,36 @@ def _csv(path: Path, n: int = 300) -> Path:
 # -- options that changed nothing -----------------------------------------------------------------
 
 @pytest.mark.parametrize("extra, named", [
-    (["--n-resamples", "5"], "--n-resamples has"),
-    (["--random-state", "3"], "--random-state has"),
-    (["--resamples", "50", "--seed", "1"], "--n-resamples and --random-state have"),
-    (["--n-resamples", "5", "--tests"], "--n-resamples has"),  # the tests draw nothing
+    (["--n-resamples", "5"], "--n-resamples has no effect without --bootstrap, --noise-floor, --tests or"),
+    (["--random-state", "3"], "--random-state has no effect without --bootstrap, --noise-floor, --tests or"),
+    (["--resamples", "50", "--seed", "1"], "--n-resamples and --random-state have no effect without"),
+    # the tests' Monte-Carlo Hosmer-Lemeshow p-value always redraws 2,000 times (--random-state seeds it)
+    (["--n-resamples", "5", "--tests"], "--n-resamples has no effect without --bootstrap, --noise-floor or --honest"),
 ])
 def test_audit_resampling_options_without_resampling_are_refused(tmp_path, cli, refused, extra, named):
     f = _csv(tmp_path / "d.csv")
-    refused(cli(["audit", f, *extra]), f"{named} no effect without --bootstrap, --noise-floor or --honest")
+    refused(cli(["audit", f, *extra]), named)
+
+
+def test_random_state_seeds_the_monte_carlo_hosmer_lemeshow_of_tests(tmp_path, cli):
+    """--tests draws labels for the Hosmer-Lemeshow p-value where a bin expects fewer than 5 events: its
+    seed is --random-state (it was refused with --tests alone, and vc.audit(tests=True) ignored random_state)."""
+    import json
+
+    import veracity as vc
+
+    f = _csv(tmp_path / "d.csv")
+    got = {}
+    for seed in ("1", "2"):
+        r = cli(["audit", f, "--tests", "--random-state", seed, "--json", "-"])
+        assert r.code == 0, r.err
+        got[seed] = json.loads(r.out)["tests"]["hosmer_lemeshow"]
+    d = pacsv.read_csv(f).to_pandas()
+    for seed, hl in got.items():
+        want = vc.hosmer_lemeshow(d["score"], d["label"], random_state=int(seed))
+        assert hl["method"] == want.method == "monte-carlo"
+        assert hl["p_value"] == want.p_value
+    assert got["1"]["p_value"] != got["2"]["p_value"]
 
 
 def test_audit_resampling_options_still_work_with_resampling(tmp_path, cli):

@@ -82,7 +82,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "--honest (default: 1000)")
     honest.add_argument("--resamples", dest="resamples", type=int, default=None, help=argparse.SUPPRESS)  # old name
     honest.add_argument("--random-state", dest="seed", type=int, default=None,
-                        help="random_state of the bootstrap and the noise-floor redraws (default: 0)")
+                        help="random_state of the bootstrap, the noise-floor redraws and the Monte-Carlo "
+                             "Hosmer-Lemeshow p-value of --tests (default: 0)")
     honest.add_argument("--seed", dest="seed", type=int, default=None, help=argparse.SUPPRESS)  # old name, hidden
     sql = parser.add_argument_group("a table in a SQL database (computed inside the database)")
     sql.add_argument("--sql-url", default=None, metavar="URL",
@@ -119,12 +120,18 @@ def _multiclass(args: argparse.Namespace) -> bool:
 
 
 def _resampling(args: argparse.Namespace) -> None:
-    """--n-resamples and --random-state drive the bootstrap and the noise-floor redraws only: without
-    either they changed nothing, silently; refused in the command line's words."""
-    if not (args.ci or args.noise_floor or args.honest):
+    """--n-resamples and --random-state drive the bootstrap and the noise-floor redraws, and
+    --random-state also the Monte-Carlo Hosmer-Lemeshow p-value of --tests (2,000 label redraws):
+    without them they changed nothing, silently; refused in the command line's words."""
+    resampling = bool(args.ci or args.noise_floor or args.honest)
+    if not resampling and not args.tests:
         refuse_unused({"--n-resamples": args.resamples is not None, "--random-state": args.seed is not None},
-                      "without --bootstrap, --noise-floor or --honest (the resampling they set); "
+                      "without --bootstrap, --noise-floor, --tests or --honest (the resampling they set); "
                       "add one of those, or drop {it}")
+    if not resampling:
+        refuse_unused({"--n-resamples": args.resamples is not None},
+                      "without --bootstrap, --noise-floor or --honest (the resampling it sets; --tests always "
+                      "redraws 2,000 times); add one of those, or drop {it}")
 
 
 def _engine(args: argparse.Namespace) -> str:

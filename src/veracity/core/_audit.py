@@ -331,7 +331,7 @@ def _honest_extras(
     if tests:
         calibration_tests_of = audit_section("tests")
 
-        extras["tests"] = calibration_tests_of(data)
+        extras["tests"] = calibration_tests_of(data, seed=seed)  # the Monte-Carlo Hosmer-Lemeshow p
     if corp:
         corp_of = audit_section("corp")
 
