@@ -34,7 +34,8 @@ def test_equal_aucs_of_a_tied_and_an_untied_model_differ_by_exactly_zero():
     r = vc.compare_models({"a": a, "b": b}, y, score_type="score")
     row = r.row("auc")
     assert row.value_a == row.value_b == 7 / 12
-    assert row.diff == 0.0 and row.ci_low <= 0.0 <= row.ci_high
+    # 4 positives: too few for DeLong's interval, which is n/a since round 21 (never a significant 0)
+    assert row.diff == 0.0 and row.ci_low != row.ci_low and row.p_value != row.p_value
     assert "-0.0000" not in str(r)
 
 

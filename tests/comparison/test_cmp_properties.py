@@ -54,8 +54,9 @@ def test_swapping_the_models_negates_every_difference(seed, n):
     for r1, r2 in zip(ab.rows, ba.rows):
         assert r1.metric == r2.metric
         assert r1.diff == pytest.approx(-r2.diff, abs=1e-12)
-        assert (r1.ci_low, r1.ci_high) == pytest.approx((-r2.ci_high, -r2.ci_low), abs=1e-9)
-        assert r1.p_value == pytest.approx(r2.p_value, abs=1e-9)
+        # n/a on both sides alike where a class has too few rows for the interval (round 21)
+        assert (r1.ci_low, r1.ci_high) == pytest.approx((-r2.ci_high, -r2.ci_low), abs=1e-9, nan_ok=True)
+        assert r1.p_value == pytest.approx(r2.p_value, abs=1e-9, nan_ok=True)
     d1, d2 = ab.corp_differences[0], ba.corp_differences[0]
     assert (d1.mcb, d1.dsc) == pytest.approx((-d2.mcb, -d2.dsc), abs=1e-12)
 

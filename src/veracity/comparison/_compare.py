@@ -45,6 +45,7 @@ from ..core._keys import key_name, refuse_shared_names
 from ..core._parallel import submit
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
+from ..delayed._ppi_sums import EXACT_BELOW
 from ..honest._common import check_count, check_level, check_seed
 from ..honest._corp import CORPResult, ScoreDecomposition
 from ..sources._api import key_order
@@ -75,6 +76,17 @@ ECE_P_ONE = ("ece_debiased p = 1: the difference is within the bias the debiased
 
 #: more resamples than this is a mistake (each is a pass over the rows), refused before allocating
 MAX_RESAMPLES = 100_000
+
+#: DeLong's normal test (ΔAUC) and the paired bootstrap (ΔECE, ΔMCB, ΔDSC) need at least this many rows of
+#: each class (weighted: the class's Kish effective size :math:`(\sum w)^2/\sum w^2`) — veracity's rule that a
+#: normal approximation of a count needs 10 of each outcome (:data:`veracity.delayed._ppi_sums.EXACT_BELOW`,
+#: the rule of ``vc.ppi_mean``). Below it their sampling law is degenerate, and two equally good models were
+#: called different in ranking or calibration in 17-35 % of seeded draws of 2-10 rows, in 22-46 % where one
+#: row of weight 1,000 sat among 20-200, and in 10-40 % by DeLong with 2-3 positives (at 5 %); so those
+#: intervals and p-values are n/a there (a note says so) and no verdict reads them. The paired t intervals of
+#: the Brier and log-loss differences hold their level on any 2 rows (2-6 % in the same draws) and stand
+#: (tests/comparison/test_cmp_tiny_samples_r21.py).
+MIN_CLASS_ROWS = EXACT_BELOW
 
 @dataclass(frozen=True)
 class ComparisonRow:
@@ -311,13 +323,26 @@ def _signed(name: str, value: float, low: float, high: float) -> str:
     return f"{name} {value:+.4f} [{low:+.4f}, {high:+.4f}]"
 
 
-def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool = False) -> str:
+def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool = False,
+             few_rows: str = "") -> str:
     """``few``: too few resamples for intervals at this level (:func:`_few_resamples`), whose ends are then
     the extreme resamples (a 0 % interval from one): the verdict reads the point estimates, as without
-    resamples, and says so, rather than calling a difference significant on such an interval."""
+    resamples, and says so, rather than calling a difference significant on such an interval.
+    ``few_rows``: too few rows of a class for any interval of ΔMCB and ΔDSC (:data:`MIN_CLASS_ROWS`; what
+    :func:`_few_rows` says): the verdict reads only the Brier interval (paired t), and gives the two parts as
+    point estimates, calling neither model better ranked or better calibrated."""
     a, b = d.model_a, d.model_b
     if identical:
         return f"{a} and {b} have identical scores: no difference"
+    if few_rows:
+        parts = f"DSC {d.dsc:+.4f}, MCB {d.mcb:+.4f}"
+        brier_text = _signed("Brier", brier.diff, brier.ci_low, brier.ci_high)
+        why = (f"too few rows of a class ({few_rows}; at least {MIN_CLASS_ROWS} of each) to tell ranking "
+               f"from calibration ({parts} for {b} - {a}, point estimates)")
+        if brier.ci_low > 0 or brier.ci_high < 0:
+            better = a if brier.diff > 0 else b
+            return f"{better} has the lower Brier score ({brier_text} for {b} - {a}); {why}"
+        return f"no clear difference between {a} and {b}: {brier_text} for {b} - {a}; {why}"
     if few:
         nan = float("nan")
         d = replace(d, mcb_low=nan, mcb_high=nan, dsc_low=nan, dsc_high=nan)
@@ -360,11 +385,16 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
     return f"no clear difference between {a} and {b}: {brier_text}, {parts} for {b} - {a}{tail}"
 
 
-def _auc_verdict(r: ComparisonRow, identical: bool) -> str:
+def _auc_verdict(r: ComparisonRow, identical: bool, few_rows: str = "") -> str:
     a, b = r.model_a, r.model_b
     if identical:
         return f"{a} and {b} have identical scores: no difference"
     text = _signed("AUC", r.diff, r.ci_low, r.ci_high)
+    if few_rows and r.ci_low != r.ci_low and r.diff != 0:
+        better = b if r.diff > 0 else a
+        return (f"{better} ranks better by the point estimate ({text} for {b} - {a}); too few rows of a "
+                f"class ({few_rows}; DeLong's test needs at least {MIN_CLASS_ROWS} of each): no interval, "
+                "no test")
     if r.ci_low != r.ci_low and r.diff != 0:  # DeLong has no variance here: the point estimate, said as one
         better = b if r.diff > 0 else a
         return (f"{better} ranks better by the point estimate ({text} for {b} - {a}); DeLong has no variance on "
@@ -399,6 +429,8 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
     """
     y, w = models.y, models.w
     names = models.names
+    # too few rows of a class for DeLong's normal law and the bootstrap: those intervals are n/a
+    few_rows = _few_rows(models)
     futures = [submit(models.n, _per_model, models, k, bins) for k in range(len(names))]
     data = models.data
     if models.probabilistic:
@@ -414,22 +446,24 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
     verdicts: list[str] = []
     if not models.probabilistic:
         for i, j in models.pairs():
-            e = delong_test(ranked, cov, i, j, level)
+            e = _gated(delong_test(ranked, cov, i, j, level), few_rows)
             rows.append(_row(names, i, j, "auc", ranked[i].auc, ranked[j].auc, e))
-            verdicts.append(_auc_verdict(rows[-1], identical[(i, j)]))
+            verdicts.append(_auc_verdict(rows[-1], identical[(i, j)], few_rows))
         return ModelComparison(models=names, rows=tuple(rows), corp={}, corp_differences=(), verdicts=tuple(verdicts),
                                n=models.n, level=level, n_resamples=0, random_state=random_state, bins=bins,
-                               score_type=models.score_type, notes=models.notes)
+                               score_type=models.score_type,
+                               notes=models.notes + _few_rows_note(few_rows, False))
     runs = [d[1] for d in done]
     for k, name in enumerate(names):
         corp[name] = corp_result(done[k][2], float(means[k, 0]), float(means[k, 1]), models.n)
+    resample = bool(n_resamples) and not few_rows  # too few rows of a class: no bootstrap interval to draw
     row_keys = np.random.default_rng(0x0C0_4B).integers(0, 2**63, size=models.n, dtype=np.uint64) \
-        if n_resamples else None  # one random key per row: which PAV blocks two fits share
+        if resample else None  # one random key per row: which PAV blocks two fits share
     overfit = [overfit_bound(runs[k], done[k][2], row_keys) for k in range(len(names))]
     bin_sums = np.stack([d[3] for d in done])
     ece = debiased_l1(bin_sums[:, 0], bin_sums[:, 1], bin_sums[:, 2], bin_sums[:, 3])
-    boot = PairedBootstrap(list(data), runs if n_resamples else None, bins=bins)
-    samples = boot.run(n_resamples, random_state) if n_resamples else {}
+    boot = PairedBootstrap(list(data), runs if resample else None, bins=bins)
+    samples = boot.run(n_resamples, random_state) if resample else {}
     nan = float("nan")
     # too few resamples to place the ends at this level: no bootstrap interval (n/a), not the extreme
     # resamples (1 resample gave MCB [+0.0028, +0.0167], a 0 % interval that read as significant)
@@ -449,11 +483,12 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         if identical[(i, j)]:
             diff, low, high, p, se = 0.0, 0.0, 0.0, 1.0, 0.0
         rows.append(_row(names, i, j, "ece", float(ece[i]), float(ece[j]), Estimate(diff, se, low, high, p)))
-        rows.append(_row(names, i, j, "auc", ranked[i].auc, ranked[j].auc, delong_test(ranked, cov, i, j, level)))
+        rows.append(_row(names, i, j, "auc", ranked[i].auc, ranked[j].auc,
+                         _gated(delong_test(ranked, cov, i, j, level), few_rows)))
         dec: ScoreDecomposition = difference(corp[names[i]], corp[names[j]])
         if identical[(i, j)]:
             mcb_low = mcb_high = dsc_low = dsc_high = 0.0
-            mcb_p = dsc_p = 1.0 if samples else nan
+            mcb_p = dsc_p = 1.0 if samples or (n_resamples and few_rows) else nan
         elif samples:
             # the PAV blocks both fits share (all of them for one ranking: a recalibration) overfit alike
             beta_a, beta_b = unshared_overfit(overfit[i], overfit[j])
@@ -468,11 +503,54 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         diffs.append(CORPDifference(names[i], names[j], dec.score, dec.mcb, dec.dsc, dec.unc, mcb_low, mcb_high,
                                     dsc_low, dsc_high, mcb_p, dsc_p))
         brier_row = next(r for r in rows if r.metric == "brier" and r.model_a == names[i] and r.model_b == names[j])
-        verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)], few=few))
+        verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)], few=few, few_rows=few_rows))
     return ModelComparison(models=names, rows=tuple(rows), corp=corp, corp_differences=tuple(diffs),
                            verdicts=tuple(verdicts), n=models.n, level=level, n_resamples=n_resamples,
                            random_state=random_state, bins=bins, score_type=models.score_type,
-                           notes=models.notes + _few_resamples(n_resamples, level))
+                           notes=(models.notes + _few_resamples(n_resamples, level)
+                                  + _few_rows_note(few_rows, True)))
+
+
+def _gated(e: Estimate, few_rows: str) -> Estimate:
+    """DeLong's estimate, its interval and p-value n/a on too few rows of a class (:data:`MIN_CLASS_ROWS`); an
+    exact 0 (the same ranking: ``(0, 0, 0, 0, 1)``) and the standard error stay."""
+    if not few_rows or (e.value == 0.0 and e.se == 0.0):
+        return e
+    nan = float("nan")
+    return replace(e, low=nan, high=nan, p_value=nan)
+
+
+def _few_rows(models: Models) -> str:
+    """How many rows of each class, when a class has fewer than :data:`MIN_CLASS_ROWS` (weighted: by its Kish
+    effective size) — "3 positive and 397 negative rows" — else ""."""
+    y, w = models.y, models.w  # labels 0/1
+    if w is None:
+        k1 = int(np.count_nonzero(y))
+        sizes = [float(k1), float(models.n - k1)]
+    else:  # each class's (Σw)²/Σw² from sums over the rows (no per-class copy)
+        s1, q1 = float(np.dot(w, y)), float(np.dot(w * w, y))
+        s0, q0 = float(w.sum()) - s1, float(np.dot(w, w)) - q1
+        sizes = [s * s / q if q > 0 else 0.0 for s, q in ((s1, q1), (s0, q0))]
+    if min(sizes) >= MIN_CLASS_ROWS * (1.0 - 1e-9):  # equal weights read n to rounding, as student_df reads them
+        return ""
+    if w is None:
+        k1, k0 = (int(x) for x in sizes)
+        return f"{k1:,} positive and {k0:,} negative row{'s' if k0 != 1 else ''}"
+    return (f"Kish effective sizes {sizes[0]:.1f} positive and {sizes[1]:.1f} negative of the {models.n:,} "
+            "weighted rows")
+
+
+def _few_rows_note(few_rows: str, probabilistic: bool) -> tuple[str, ...]:
+    """The note under a comparison on too few rows of a class (:data:`MIN_CLASS_ROWS`), or none."""
+    if not few_rows:
+        return ()
+    if probabilistic:
+        which, need = "AUC, ECE, MCB and DSC differences", "DeLong's test and the paired bootstrap need"
+        tail = "; the Brier and log-loss intervals (paired t) stand"
+    else:
+        which, need, tail = "AUC difference", "DeLong's test needs", ""
+    return (f"too few rows of a class for the intervals of the {which} ({few_rows}; {need} at least "
+            f"{MIN_CLASS_ROWS} of each): shown n/a, no p-value, none called significant{tail}",)
 
 
 def _few_resamples(n_resamples: int, level: float) -> tuple[str, ...]:
@@ -529,7 +607,9 @@ def compare_models(
     ``score_type="score"`` (rankings without a probability reading) compares AUC only.
     ``by`` (an array of keys, or a column name in the frame form) adds one comparison per
     slice in ``.groups``. ``n_resamples=0`` skips the bootstrap (ECE and CORP differences
-    then have no interval).
+    then have no interval). Below :data:`MIN_CLASS_ROWS` (10) rows of a class — weighted, the class's
+    Kish effective size — the AUC, ECE, MCB and DSC differences have no interval or p-value either (their
+    sampling law is degenerate there; a note says so, and the verdict reads the Brier interval alone).
 
     >>> r = compare_models({"a": [.1, .4, .35, .8, .7, .2], "b": [.2, .6, .3, .9, .6, .1]},
     ...                    [0, 1, 0, 1, 1, 0], n_resamples=0)
