@@ -17,7 +17,8 @@ standard ``ai.onnx`` operators (opset 17, IR version 8, which onnxruntime ≥ 1.
   the softmax of the shifted logits ``transform`` computes there: :meth:`_Graph.rescued`); one-vs-rest renormalisation with
   ``ReduceSum`` and ``Where`` (a row summing to <= 0 becomes uniform);
 * a score ``transform`` refuses gives NaN, as the SQL gives NULL: NaN, a probability outside
-  [0, 1] (±inf among them), a logit or ranking score of ±inf; multiclass: a row with any such
+  [0, 1] (±inf among them; a beta map's ranking score too), a logit or ranking score of ±inf;
+  multiclass: a row with any such
   score, or a probability row whose sum is more than ``ROW_SUM_ATOL``·K from 1, is NaN in every
   column.
 
@@ -252,7 +253,7 @@ class _Graph:
         probability outside [0, 1] (a logit of ±inf) would get the clipped formula's number."""
         p = self.plan
         nan = self.op("IsNaN", ["score"])
-        if p.score_type == "probability":  # outside [0, 1], ±inf among them
+        if p.score_type == "probability" or p.unit_scores:  # outside [0, 1], ±inf among them
             outside = self.op("Or", [self.op("Less", ["score", self.scalar(0.0)]),
                                      self.op("Greater", ["score", self.scalar(1.0)])])
         else:

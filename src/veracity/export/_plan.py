@@ -54,6 +54,9 @@ class Plan:
     score_type: str = "probability"
     #: multiclass probability rows must sum to 1 (within 1e-6·K), as ``transform`` requires
     rows_sum_to_one: bool = False
+    #: ranking scores (``score_type="score"``) that must lie in [0, 1] all the same: beta calibration reads
+    #: ln s and ln(1 − s), and its ``transform`` refuses a score outside [0, 1]
+    unit_scores: bool = False
 
     @property
     def multiclass(self) -> bool:
@@ -564,8 +567,11 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
     score_type = str(params.get("score_type", "probability"))
     if prior_shift is not None:
         outputs = _prior_shift(outputs, prior_shift, score_type)
+    maps = state.get("maps_") if kind == "one-vs-rest" else [{"kind": kind}]
+    beta = any(isinstance(m, dict) and m.get("kind") == "beta" for m in maps or [])
     return Plan(outputs, k if multi else 1, kind, metadata, score_type=score_type,
-                rows_sum_to_one=multi and score_type == "probability")
+                rows_sum_to_one=multi and score_type == "probability",
+                unit_scores=beta and score_type == "score")
 
 
 def provenance(p: Plan) -> str:

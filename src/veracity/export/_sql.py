@@ -18,7 +18,8 @@ numbers as ``transform()``:
   (:meth:`_Builder.guarded`, :meth:`_Builder.guarded_sum`); maps of ordinary probabilities write no guard;
 * **NULL in, NULL out**: every output is ``CASE WHEN <score> IS NULL OR <score is NaN> OR <refused>
   THEN NULL ELSE … END``: a score ``transform`` refuses (NaN, a probability outside [0, 1], ±inf, a
-  multiclass probability row not summing to 1) gets no probability (:meth:`_Builder.refused`);
+  multiclass probability row not summing to 1; on SQLite, text: :meth:`_Builder.not_a_number`) gets no
+  probability (:meth:`_Builder.refused`);
 * the output is ``CAST(… AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by dialect); on PostgreSQL,
   whose exponent-form constants are NUMERIC, the score is first cast to DOUBLE PRECISION too, so a
   NUMERIC, REAL or INTEGER column is computed in doubles as ``transform`` computes it;
@@ -788,13 +789,30 @@ class _Builder:
             return exp.EQ(this=col, expression=nan)
         return exp.IsNan(this=col)
 
+    def not_a_number(self, name: str) -> Any:
+        """SQLite: true where the column holds no number -- text or a blob (None elsewhere).
+
+        SQLite keeps text in a TEXT or untyped column (what ``.import`` of a CSV creates) and compares
+        it with a number as text, or as greater than every number: ``'0.5' > 1.0`` is false and
+        ``MAX('0.5', 2.2e-16)`` is ``'0.5'``, then ``MIN('0.5', 1 − 2⁻⁵²)`` the number, so every text score
+        got the probability of 1 − 2⁻⁵². ``transform`` refuses text scores; the SQL gives them NULL. The
+        other engines refuse to compare text with a number (an error), or read it as a double."""
+        if self.dialect != "sqlite":
+            return None
+        exp = self.exp
+        kind = exp.Anonymous(this="typeof", expressions=[exp.column(name, quoted=True)])
+        numbers = [exp.Literal.string("integer"), exp.Literal.string("real")]
+        return exp.Not(this=exp.In(this=kind, expressions=numbers))
+
     def refused(self, p: Plan) -> list[Any]:
         """Conditions true on a row ``transform`` refuses (besides NULL and NaN): a probability outside
-        [0, 1] (±inf among them), a logit or ranking score of ±inf (beyond ±max-float), a multiclass
+        [0, 1] (±inf among them; a ranking score of a beta map too), a logit or ranking score of ±inf
+        (beyond ±max-float), a multiclass
         probability row whose sum is more than ``ROW_SUM_ATOL``·K from 1."""
         exp = self.exp
         cols = [self.col(k) for k in range(len(self.names))]
-        lo, hi = (0.0, 1.0) if p.score_type == "probability" else (-_MAX_FLOAT, _MAX_FLOAT)
+        unit = p.score_type == "probability" or p.unit_scores  # a beta map of ranking scores reads [0, 1] too
+        lo, hi = (0.0, 1.0) if unit else (-_MAX_FLOAT, _MAX_FLOAT)
         found: list[Any] = []
         for c in cols:
             found += [exp.LT(this=c, expression=self.num(lo)), exp.GT(this=c.copy(), expression=self.num(hi))]
@@ -817,6 +835,7 @@ class _Builder:
         body = exp.Cast(this=self.render(node), to=exp.DataType.build("DOUBLE"))
         missing = [exp.Is(this=exp.column(name, quoted=True), expression=exp.Null()) for name in self.names]
         missing += [t for t in (self.isnan(self.col(k)) for k in range(len(self.names))) if t is not None]
+        missing += [t for t in (self.not_a_number(name) for name in self.names) if t is not None]
         if p is not None:
             missing += self.refused(p)
         cond = missing[0]

@@ -228,6 +228,29 @@ def _check_prefix(prefix: Any) -> str:
     return prefix
 
 
+def _reason(exc: BaseException) -> str:
+    """An MLflow failure's reason on one line, with every password hidden (a tracking URI may hold one)."""
+    from ..sql._connect import redact
+
+    return redact(" ".join(str(exc).split())[:300] or type(exc).__name__)
+
+
+def _unreachable(mlflow: Any, exc: BaseException) -> VeracityError:
+    """A one-line error for a tracking store MLflow cannot open or reach (no traceback, no password):
+    an unreachable server, an experiment id that does not exist, MLflow's default SQLite store without the
+    modules it needs (``mlflow-skinny`` has no ``alembic``)."""
+    from ..sql._connect import redact
+
+    try:
+        uri = redact(str(mlflow.get_tracking_uri()))
+    except Exception:  # noqa: BLE001 - the URI is only named in the message
+        uri = "?"
+    return VeracityError(
+        f"MLflow cannot open its tracking store {uri} ({_reason(exc)}); set a tracking URI that it can reach "
+        "(mlflow.set_tracking_uri(...) or MLFLOW_TRACKING_URI, e.g. 'file:mlruns' with "
+        "MLFLOW_ALLOW_FILE_STORE=true) and an existing experiment")
+
+
 def _known_run(client: Any, run_id: str) -> Any:
     """The run ``run_id`` (checked before anything is logged), or a one-line error."""
     if not run_id:
@@ -235,9 +258,8 @@ def _known_run(client: Any, run_id: str) -> Any:
     try:
         return client.get_run(run_id)
     except Exception as exc:  # noqa: BLE001 - MlflowException: not found, a store that cannot be read
-        message = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise VeracityError(f"run={run_id!r}: MLflow cannot find it ({message}); pass an existing run's id, or "
-                            "None for the active run") from None
+        raise VeracityError(f"run={run_id!r}: MLflow cannot find it ({_reason(exc)}); pass an existing run's "
+                            "id, or None for the active run") from None
 
 
 def _changed_params(existing: dict[str, str], params: dict[str, str], run_id: str) -> None:
@@ -253,7 +275,10 @@ def _run_id(mlflow: Any, run: Any) -> str:
     if run is None:
         active = mlflow.active_run()
         if active is None:  # as mlflow.log_metric does: start a run, left active for what follows
-            active = mlflow.start_run()
+            try:
+                active = mlflow.start_run()
+            except Exception as exc:  # noqa: BLE001 - a store that cannot be opened or reached
+                raise _unreachable(mlflow, exc) from None
         return str(active.info.run_id)
     if isinstance(run, str):
         return run
@@ -316,7 +341,10 @@ def log_mlflow(
     from mlflow.entities import Metric, Param
     from mlflow.tracking import MlflowClient
 
-    client = MlflowClient()
+    try:
+        client = MlflowClient()
+    except Exception as exc:  # noqa: BLE001 - MLflow's default SQLite store needs modules mlflow-skinny lacks
+        raise _unreachable(mlflow, exc) from None
     run_id = _run_id(mlflow, run)
     existing = dict(_known_run(client, run_id).data.params or {})
     if calibrator is not None or not isinstance(obj, (AuditResult, Report)):
