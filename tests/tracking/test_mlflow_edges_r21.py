@@ -6,8 +6,8 @@ VeracityError carried it too. With no tracking URI set, MLflow 3 opens a SQLite 
 ``alembic`` -- not in ``mlflow-skinny``, the only package the docs ask for -- and the user got
 ``ModuleNotFoundError: No module named 'alembic'`` from deep inside MLflow. Each is now one
 VeracityError naming the store (password hidden) and how to set one. ``veracity audit --mlflow``
-starts its run itself, before calling ``log_mlflow``: that call is outside the command's error
-handling (src/veracity/cli/_audit.py), so it still prints a traceback with the password: xfail.
+starts its run itself, before calling ``log_mlflow``: that call was outside the command's error
+handling and printed a traceback with the password; it now exits 2 with the same one line.
 """
 
 from __future__ import annotations
@@ -82,8 +82,6 @@ def test_default_sqlite_store_without_its_modules_is_one_line(tmp_path, monkeypa
             mlflow.set_tracking_uri(None)
 
 
-@pytest.mark.xfail(strict=True, reason="cli/_audit.py::_log_mlflow calls mlflow.start_run() outside its try: "
-                                       "MLflow's exception (with the URI's password) escapes as a traceback")
 def test_cli_audit_mlflow_unreachable_server_exits_2_without_the_password(cli, tmp_path, monkeypatch):
     import pandas as pd
 

@@ -231,13 +231,16 @@ def _log_mlflow(args: argparse.Namespace, result: object) -> None:
         return
     from ..core._validation import VeracityError
     from ..tracking import log_mlflow
-    from ..tracking._mlflow import _mlflow
+    from ..tracking._mlflow import _mlflow, _unreachable
 
     mlflow = _mlflow()
     started = mlflow.active_run() is None
-    if started:
-        mlflow.start_run(run_name="veracity audit")
     try:
+        if started:  # a store that cannot be opened or reached: one redacted line, as vc.log_mlflow says it
+            try:
+                mlflow.start_run(run_name="veracity audit")
+            except Exception as exc:  # noqa: BLE001 - MlflowException, a missing store driver
+                raise _unreachable(mlflow, exc) from None
         logged = log_mlflow(result)
     except VeracityError:
         raise
@@ -246,7 +249,7 @@ def _log_mlflow(args: argparse.Namespace, result: object) -> None:
 
         raise VeracityError(redact(f"logging to MLflow failed: {' '.join(str(exc).split())}")) from None
     finally:
-        if started:
+        if started and mlflow.active_run() is not None:
             mlflow.end_run()
     note(args, f"(logged to MLflow run {logged.run_id}: {len(logged.metrics)} metrics, "
                f"{', '.join(logged.artifacts)})")
