@@ -2,8 +2,10 @@
 
 The z test's normal tail is far too thin there (false discoveries in ~19 % of calibrated data sets at
 FDR 0.05); a segment whose null law has skewness γ = Σ w³p(1-p)(1-2p) / V^1.5 ≥ 0.03 is tested with the
-three-moment shifted gamma (Pearson type III) law on the side it leans to. Oracles: the cumulants by
-their definition over the rows, scipy's ``pearson3`` and ``norm``, and simulated labels under the null.
+three-moment shifted gamma (Pearson type III) law on the side it leans to, or, where larger, the law
+with every jump the segment's largest weight (test_segments_heavy_atom_r21.py). Oracles: the cumulants
+by their definition over the rows, scipy's ``pearson3``, ``poisson`` and ``norm``, and simulated labels
+under the null.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import norm, pearson3
+from scipy.stats import norm, pearson3, poisson
 
 import veracity as vc
 
@@ -33,6 +35,18 @@ def _cumulants(p, y, w):
     return np.sum(w * y) - np.sum(w * p), np.sum(w * w * v), np.sum(w ** 3 * v * (1 - 2 * p))
 
 
+def _lattice(p, w, z, skew):
+    """Two-sided p-value on the long side of b (Poisson(lam) - lam) + N(0, V - lam b^2): b the largest
+    weight among the rows on the rare side, lam = min(k3 / b^3, sum w^4 p(1-p) / b^4) (its definition)."""
+    v = p * (1 - p)
+    V, k3 = np.sum(w * w * v), np.sum(w ** 3 * v * (1 - 2 * p))
+    b = np.max(w[p < 0.5] if skew > 0 else w[p > 0.5])
+    lam = min(abs(k3) / b ** 3, np.sum(w ** 4 * v) / b ** 4)
+    beta, sd = b / np.sqrt(V), np.sqrt(max(1 - lam * b * b / V, 0.0))
+    j = np.arange(400)
+    return min(1.0, 2 * np.sum(poisson.pmf(j, lam) * norm.sf((abs(z) - beta * (j - lam)) / sd)))
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_weighted_skewed_segment_takes_the_pearson3_law(seed):
     df = _rare(seed=seed)
@@ -49,6 +63,7 @@ def test_weighted_skewed_segment_takes_the_pearson3_law(seed):
         assert skew >= 0.03 and r.test == "gamma"
         assert r.z == pytest.approx(z, rel=1e-9)
         lean = 2 * (pearson3.sf(z, skew) if z > 0 else pearson3.cdf(z, skew))
+        lean = max(lean, _lattice(df.p[m].to_numpy(), df.w[m].to_numpy(), z, skew))
         want = min(1.0, lean if z * skew > 0 else 2 * norm.sf(abs(z)))
         assert r.p_value == pytest.approx(want, rel=1e-7)
     a = res.segment("g=a")
@@ -68,7 +83,8 @@ def test_mirror_side_near_one_leans_the_other_way():
     d, V, k3 = _cumulants(df.p[a].to_numpy(), df.y[a].to_numpy(), df.w[a].to_numpy())
     z, skew = d / np.sqrt(V), k3 / V ** 1.5
     assert skew <= -0.03 and z < 0 and r.test == "gamma"
-    assert r.p_value == pytest.approx(min(1.0, 2 * pearson3.cdf(z, skew)), rel=1e-7)
+    lean = max(2 * pearson3.cdf(z, skew), _lattice(df.p[a].to_numpy(), df.w[a].to_numpy(), z, skew))
+    assert r.p_value == pytest.approx(min(1.0, lean), rel=1e-7)
 
 
 def test_unskewed_weighted_segments_keep_the_z_test_exactly():
@@ -125,7 +141,9 @@ def _dask(df, npartitions):
 @pytest.mark.parametrize("backend", ["polars-lazy", "duckdb", "dask"])
 @pytest.mark.parametrize("logit", [False, True])
 def test_backends_carry_the_third_cumulant(backend, logit):
-    df = _rare(n=4_000, seed=3)
+    # 2,000 rows: 18 segments take the gamma law, 4 of them raised by the largest-weight atom (which
+    # reads the per-cell maximum weight: on Dask, two partitions' maxima merged)
+    df = _rare(n=2_000, seed=3)
     df["s"] = np.log(df.p / (1 - df.p))
     score, kw = ("s", {"score_type": "logit"}) if logit else ("p", {})
     feats = {"g": df.g.to_numpy(), "h": df.h.to_numpy()}
@@ -140,10 +158,14 @@ def test_backends_carry_the_third_cumulant(backend, logit):
         con.register("t", df)
         frame = con.sql("SELECT * FROM t")
     else:
-        frame = _dask(df, 3)
+        frame = _dask(df, 2)
     got = vc.segments(frame, score=score, label="y", features=["g", "h"], sample_weight="w", **kw)
     a = {r.segment: r for r in want.rows}
     assert sum(r.test == "gamma" for r in want.rows) >= 10
+    assert len(got.rows) == len(want.rows)
     for r in got.rows:
         assert r.test == a[r.segment].test
-        assert r.p_value == pytest.approx(a[r.segment].p_value, rel=1e-9)
+        if a[r.segment].p_value is None:  # too few (effective) rows: not tested on either
+            assert r.p_value is None
+        else:
+            assert r.p_value == pytest.approx(a[r.segment].p_value, rel=1e-9)

@@ -8,12 +8,13 @@ from typing import Any
 import numpy as np
 
 from ..core._intervals import binomial_interval
-from ._cells import CellTable, cell_bins
+from ._cells import MAXES, CellTable, cell_bins
 from ._family import decode
 from ._mce import ecce_per_segment, family_pvalue, pvalue_from_sigma, sigma_scale
 from ._result import SegmentRow, SegmentsResult
 from ._spec import FeatureSpec
-from ._tests import EXACT_MAX, EXACT_SKEW, poisson_binomial_pvalue, qvalues, skew_pvalues, z_pvalues
+from ._tests import (EXACT_MAX, EXACT_SKEW, LATTICE_MAX, lattice_pvalues, poisson_binomial_pvalue, qvalues,
+                     skew_pvalues, z_pvalues)
 from ._values import quoted
 
 #: z_{0.975} + z_{0.80}: a gap this many null standard deviations is detected 80 % of the time at 5 %
@@ -27,7 +28,7 @@ def segment_arrays(table: CellTable, sets: list[tuple[int, ...]], *, ece_bins: i
     segs, seg = np.unique(comb, return_inverse=True)
     seg = seg.reshape(-1)
     S = segs.size
-    tot = {k: np.bincount(seg, weights=v, minlength=S) for k, v in table.sums.items()}
+    tot = {k: np.bincount(seg, weights=v, minlength=S) for k, v in table.sums.items() if k not in MAXES}
     d_cell = table.sums["wy"] - table.sums["wp"]
     # each cell's null variance sum w^2 p(1 - p); on the logit route from the logits (see _cells)
     v_cell = table.sums["w2v"] if "w2v" in table.sums else np.maximum(table.sums["w2p"] - table.sums["w2p2"], 0.0)
@@ -68,6 +69,17 @@ def skewness(table: CellTable, seg: np.ndarray, n_segments: int) -> np.ndarray:
     k3 = np.bincount(seg, weights=v * (1.0 - 2.0 * r), minlength=n_segments)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(k2 > 0, k3 / np.sqrt(np.where(k2 > 0, k2, 1.0)) ** 3, 0.0)
+
+
+def largest_jumps(table: CellTable, seg: np.ndarray, n_segments: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each segment's largest weight among its rows scored below 1/2, and among those above 1/2 (each
+    cell at its mean score; 0 where none): the largest jump of S on the side a rare-positive (resp.
+    rare-negative) law leans to."""
+    r = table.sums["wp"] / np.where(table.sums["w"] > 0, table.sums["w"], 1.0)
+    low, high = np.zeros(n_segments), np.zeros(n_segments)
+    np.maximum.at(low, seg, np.where(r < 0.5, table.sums["wmax"], 0.0))
+    np.maximum.at(high, seg, np.where(r > 0.5, table.sums["wmax"], 0.0))
+    return low, high
 
 
 def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, min_count: int,
@@ -113,9 +125,22 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
             r = table.sums["wp"] / table.sums["w"]
             rounded = ((r <= 0.0) | (r >= 1.0)).astype(np.float64)
             ok &= np.bincount(a["seg"], weights=rounded, minlength=n.size) == 0
+        # a few heavy rows can carry most of the variance: S is then near a mixture of atoms that no
+        # continuous law spreads right; the largest jump b as an atom of rate lam (module _tests)
+        low, high = largest_jumps(table, a["seg"], n.size)
+        b = np.where(g > 0, low, high)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            lam = np.fmin(np.abs(tot["w3k"]) / b / b / b, tot["w4v"] / b / b / b / b)
+            beta = b / np.sqrt(a["V"])
         lean = np.flatnonzero(ok)
-        p[lean] = skew_pvalues(z[lean], g[lean])
+        p[lean] = skew_pvalues(z[lean], g[lean], beta[lean], lam[lean])
         test[lean] = "gamma"
+        # below the skewness threshold z stays, but one row whose weight is a standard deviation of S or
+        # more, its event rare, is still an atom: on the side the law leans to, the larger p-value
+        atom = np.flatnonzero(sufficient & ~ok & (depth_of > 0) & (z * g > 0) & np.isfinite(z) & (beta >= 1.0)
+                              & np.isfinite(beta) & (lam > 0) & (lam <= LATTICE_MAX))
+        if atom.size:
+            p[atom] = np.maximum(p[atom], lattice_pvalues(z[atom], beta[atom], lam[atom]))
     # a score of exactly 0 with label 1 (or 1 with label 0) cannot happen under calibration: such a
     # segment's p-value is 0 whatever its sums say (with every score 0 or 1 and as many of each kind
     # of contradiction, the gap is 0 and the z test alone would read p = 1)

@@ -105,7 +105,9 @@ def segments(
     cut points or a count per feature). For each segment with at least ``min_count``
     rows: the gap ``rate - conf`` with a Wilson interval, a test of
     calibration-in-the-large (z; exact Poisson-binomial for small or skewed unweighted
-    segments; a shifted gamma on the long side of skewed weighted ones), its q-value (BH over single features, BY over intersections), the
+    segments; a shifted gamma on the long side of skewed weighted ones; on that side, where a
+    few heavy rows are atoms, the law of the largest weight's jumps when its p-value is larger),
+    its q-value (BH over single features, BY over intersections), the
     segment's ECE beside its noise floor and the smallest gap its size can detect. The
     multicalibration error ``mce`` / ``mce_sigma`` is MCGrad's over the same family.
     ``depth`` defaults to 2 (pairs), or to the number of features when there is one.

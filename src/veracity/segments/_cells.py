@@ -7,7 +7,9 @@ every segment of it, the rows are split by **score cell** and summed:
 
 and, weighted, the third cumulant of :math:`S = \sum wy` under calibration,
 :math:`\sum w^3 p(1-p)(1-2p)` (``w3k``; on the logit route :math:`p(1-p)` is :math:`\sigma(s)\sigma(-s)`
-as below), which the skew-aware test of weighted rare events reads (:mod:`._tests`);
+as below), :math:`\sum w^4 p(1-p)` (``w4v``) and the cell's largest weight :math:`\max w` (``wmax``, a
+maximum, not a sum: margins and partitions take the largest), which the skew-aware test of weighted
+rare events reads (:mod:`._tests`);
 and the number of **contradicted** rows: a score of exactly 0 with label 1, or exactly 1
 with label 0 — impossible under calibration, whatever the other rows say.
 
@@ -43,8 +45,11 @@ from ._family import decode, strides
 from ._spec import FeatureSpec
 
 #: ``bad`` (contradicted rows) is carried only when some row is: a table without it has none;
-#: ``w2v`` (Σ w²·σ(s)σ(-s)) only on the logit route; ``w3k`` (Σ w³·p(1-p)(1-2p)) only when weighted
-SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2", "bad", "w2v", "w3k")
+#: ``w2v`` (Σ w²·σ(s)σ(-s)) only on the logit route; ``w3k`` (Σ w³·p(1-p)(1-2p)), ``w4v`` (Σ w⁴·p(1-p))
+#: and ``wmax`` (max w) only when weighted
+SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2", "bad", "w2v", "w3k", "w4v", "wmax")
+#: the entries of SUMS that are maxima over the rows, not sums
+MAXES = ("wmax",)
 _BINCOUNT_LIMIT = 1 << 24
 #: the smallest variance a row's logit gives: sigma(s) sigma(-s) underflows below it beyond |s| ~ 708
 TINY = float(np.finfo(np.float64).tiny)
@@ -109,7 +114,8 @@ def row_terms(p: np.ndarray, y: np.ndarray, w: np.ndarray | None,
               logit: np.ndarray | None) -> dict[str, np.ndarray]:
     r"""Each row's terms of the sums (unweighted: :math:`w = 1`, so ``w``, ``w2``, ``w2p`` are
     read off ``n`` and ``wp``); ``logit``: plus :math:`w^2\max(\sigma(s)\sigma(-s), \text{tiny})`;
-    weighted: plus :math:`w^3 v (1 - 2p)`, :math:`v = p(1-p)` (``logit``: that variance)."""
+    weighted: plus :math:`w^3 v (1 - 2p)`, :math:`w^4 v`, :math:`v = p(1-p)` (``logit``: that variance),
+    and ``wmax``: :math:`w` itself (the cells take its maximum)."""
     if w is None:
         per_row = {"wp": p, "wy": y, "w2p2": p * p}
     else:
@@ -122,7 +128,10 @@ def row_terms(p: np.ndarray, y: np.ndarray, w: np.ndarray | None,
         v = np.maximum(p * expit(-logit), TINY)
         per_row["w2v"] = v if w is None else w * w * v
     if w is not None:
-        per_row["w3k"] = w * w * w * ((p * (1.0 - p) if v is None else v) * (1.0 - 2.0 * p))
+        v = p * (1.0 - p) if v is None else v
+        per_row["w3k"] = w * w * w * (v * (1.0 - 2.0 * p))
+        per_row["w4v"] = w * w * w * w * v
+        per_row["wmax"] = w
     return per_row
 
 
@@ -131,7 +140,8 @@ def top_sums(ci: np.ndarray, C: int, per_row: dict[str, np.ndarray], codes: list
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     r"""``(set_id, key, cell, sums)`` of the largest grouping sets (the others are their margins,
     :func:`complete`): one ``bincount`` per sum and set; ``sums["n"]`` the row counts (float64,
-    exact), the others :math:`\sum` of ``per_row``'s terms. ``ci``: every row's cell in ``0..C-1``."""
+    exact), the others :math:`\sum` of ``per_row``'s terms (:data:`MAXES`: their maximum). ``ci``: every
+    row's cell in ``0..C-1``."""
     out: dict[str, list[np.ndarray]] = {k: [] for k in ("n", *per_row)}
     set_ids, keys, cells = [], [], []
     top = max(len(s) for s in sets)
@@ -157,7 +167,12 @@ def top_sums(ci: np.ndarray, C: int, per_row: dict[str, np.ndarray], codes: list
             nz = np.arange(m)
         out["n"].append(n[nz].astype(np.float64))
         for name, vals in per_row.items():
-            out[name].append(np.bincount(inv, weights=vals, minlength=m)[nz])
+            if name in MAXES:
+                top_of = np.zeros(m)
+                np.maximum.at(top_of, inv, vals)
+                out[name].append(top_of[nz])
+            else:
+                out[name].append(np.bincount(inv, weights=vals, minlength=m)[nz])
         keys.append(flat // C)
         cells.append(flat % C)
         set_ids.append(np.full(flat.size, sid, dtype=np.int64))
@@ -203,9 +218,9 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
         v = (p * (1.0 / (1.0 + nw.col("_s").exp()))).clip(lower_bound=TINY)
         x = x.with_columns(_sw2v=w * w * v if weighted else v)
         aggs.append("_sw2v")
-    if weighted:  # the third cumulant of S, as row_terms
-        x = x.with_columns(_sw3k=w * w * w * (v * (1.0 - 2.0 * p)))
-        aggs.append("_sw3k")
+    if weighted:  # the third cumulant of S, sum w^4 v and max w, as row_terms
+        x = x.with_columns(_sw3k=w * w * w * (v * (1.0 - 2.0 * p)), _sw4v=w * w * w * w * v, _swmax=w)
+        aggs.extend(["_sw3k", "_sw4v", "_swmax"])
     if certain and not logit:
         one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
         x = x.with_columns(_bad=nw.when(((p == 0.0) & (y > 0.0)) | ((p == 1.0) & (y < 1.0))).then(one)
@@ -219,7 +234,8 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
         key_expr = nw.lit(0, nw.Int64)
         for i, st in zip(s, strides(specs, s)):
             key_expr = key_expr + nw.col(f"_f{i}") * nw.lit(st, nw.Int64)
-        parts.append(x.with_columns(_k=key_expr).group_by(["_k", "_c"]).agg(*(nw.col(a).sum() for a in aggs))
+        parts.append(x.with_columns(_k=key_expr).group_by(["_k", "_c"])
+                     .agg(*(nw.col(a).max() if a == "_swmax" else nw.col(a).sum() for a in aggs))
                      .with_columns(_set=nw.lit(sid, nw.Int64)).select("_set", "_k", "_c", *aggs))
     t = collect(nw.concat(parts, how="vertical"))
     cols = {name: np.asarray(t.get_column(name).to_numpy(), dtype=np.float64) for name in t.columns}
@@ -239,7 +255,8 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
     if logit:
         sums["w2v"] = cols["_sw2v"]
     if weighted:
-        sums.update(w=cols["_sw"], w2=cols["_sw2"], w2p=cols["_sw2p"], w3k=cols["_sw3k"])
+        sums.update(w=cols["_sw"], w2=cols["_sw2"], w2p=cols["_sw2p"], w3k=cols["_sw3k"], w4v=cols["_sw4v"],
+                    wmax=cols["_swmax"])
     else:
         sums.update(w=cols["_one"], w2=cols["_one"], w2p=cols["_swp"])
     table = CellTable(set_id, key, cellidx, sums, mode, n_cells, values, weighted)
@@ -305,7 +322,8 @@ def cells_dask(ddf: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], 
     new = np.ones(set_id.size, dtype=bool)
     new[1:] = (set_id[1:] != set_id[:-1]) | (key[1:] != key[:-1]) | (cell[1:] != cell[:-1])
     start = np.flatnonzero(new)
-    sums = {k: np.add.reduceat(v[order], start) if start.size else v[:0] for k, v in raw.items()}
+    sums = {k: (np.maximum if k in MAXES else np.add).reduceat(v[order], start) if start.size else v[:0]
+            for k, v in raw.items()}
     if not weighted:
         sums["w"] = sums["w2"] = sums["n"]
         sums["w2p"] = sums["wp"]
@@ -341,7 +359,7 @@ def complete(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, .
             key += codes[:, sets[tid].index(i)] * st
         flat, inv = np.unique(key * C + table.cell[m], return_inverse=True)
         inv = inv.reshape(-1)
-        sums = {k: np.bincount(inv, weights=v[m], minlength=flat.size) for k, v in table.sums.items()}
+        sums = {k: _margin(inv, v[m], flat.size, k in MAXES) for k, v in table.sums.items()}
         parts.append((np.full(flat.size, sid, dtype=np.int64), flat // C, flat % C, sums))
     set_id = np.concatenate([p[0] for p in parts])
     key = np.concatenate([p[1] for p in parts])
@@ -350,3 +368,12 @@ def complete(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, .
     order = np.lexsort((cell, key, set_id))
     return CellTable(set_id[order], key[order], cell[order], {k: v[order] for k, v in sums.items()}, table.mode,
                      C, table.cell_values, table.weighted)
+
+
+def _margin(inv: np.ndarray, values: np.ndarray, size: int, largest: bool) -> np.ndarray:
+    """The sum (``largest``: the maximum) of ``values`` within each of ``size`` groups ``inv``."""
+    if not largest:
+        return np.bincount(inv, weights=values, minlength=size)
+    out = np.zeros(size)
+    np.maximum.at(out, inv, values)
+    return out
