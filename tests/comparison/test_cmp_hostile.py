@@ -112,12 +112,17 @@ def test_too_few_resamples_for_the_level_are_named():
     assert not vc.compare_models({"a": a, "b": b}, y, n_resamples=0).notes
 
 
-def test_a_gap_of_no_spread_has_no_p_value():
+def test_a_gap_of_no_spread_has_the_p_value_of_the_law_of_the_labels():
     # five negatives all scored 0.3, none flagged: every row's gap is -0.6, the normal test's se is 0 and
-    # its p-value was printed "<0.0001" (five rows proving miscalibration beyond doubt)
+    # its p-value was printed "<0.0001" (five rows proving miscalibration beyond doubt). The p-value reads
+    # the law of the labels under calibration (round 21): the realised total 2K, K ~ Binomial(5, 0.3), is
+    # as far from its mean 3 as the observed 0 when K = 0 or K >= 3
+    from scipy import stats
+
     r = vc.realised_cost(np.full(5, 0.3), np.zeros(5), threshold=0.5, cost_fn=2)
     row = r.rows[0]
-    assert row.gap == pytest.approx(-0.6) and np.isnan(row.p_value)
+    k = stats.binom(5, 0.3)
+    assert row.gap == pytest.approx(-0.6) and row.p_value == pytest.approx(k.pmf(0) + k.sf(2), abs=1e-12)
     assert "<0.0001" not in str(r) and any("same gap" in t for t in r.notes)
 
 

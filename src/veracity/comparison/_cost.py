@@ -14,11 +14,29 @@ probability p), while the cost that happened is
 is the calibration error *that the decision pays for*: it weighs miscalibration by where
 the rows sit relative to the threshold, so a model with a small ECE can still misjudge
 its cost by much. Both C and the gap are means of per-row values and get Student-t
-intervals (:func:`._paired.paired_mean`); the p-value tests "the scores predict the cost".
+intervals (:func:`._paired.paired_mean`).
+
+The p-value tests "the scores predict the cost" under the law the scores themselves state: given
+the scores, each label :math:`y_i \sim \mathrm{Bernoulli}(p_i)` independently, so the realised total
+:math:`S = \sum_i b_i y_i`, :math:`b_i = w_i(c_{FN}(1 - f_i) - c_{FP} f_i)`, has mean
+:math:`\mu = \sum_i b_i p_i` and the p-value is :math:`P(|S^* - \mu| \ge |S - \mu|)`. Its law is
+known, so no variance is estimated from the rows (a Student-t test of the per-row gaps, skewed by
+rare misses, called a calibrated model off in 10–13 % of draws at 5 % on 5–30 rows):
+
+* ``method="exact"`` — unweighted (or equal weights), up to 20,000 rows: S = c_FN·K_U − c_FP·K_F
+  with K_U, K_F the Poisson-binomial counts of positives among the unflagged and the flagged
+  rows; their laws (products of the rows' polynomials :math:`1 - p_i + p_i x`, by FFT) give the
+  p-value exactly.
+* ``method="monte-carlo"`` — unequal weights, up to 20,000 rows: ``n_resamples`` redraws of
+  every label as Bernoulli(p) (:func:`veracity.honest._noise_floor.redraw_bin_sums`), seeded by
+  ``random_state`` (None: the fixed seed 0), :math:`(1 + \#\{|S^* - \mu| \ge |S - \mu|\})/(R + 1)`.
+* ``method="normal"`` — above 20,000 rows: :math:`z = (S - \mu)/\sqrt{\sum_i b_i^2 p_i(1 - p_i)}`,
+  the variance of the law (the skewness term cancels between the two tails: a level error of order 1/n).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +47,7 @@ from ..core._metrics import check_threshold
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
 from ..decisions._inputs import check_cost
-from ..honest._common import check_level
+from ..honest._common import check_count, check_level, check_seed
 from ._compare import _fmt_p
 from ._inputs import check_score_type, models_of
 from ._paired import no_spread, paired_mean
@@ -50,11 +68,12 @@ class CostRow:
     ci_low: float
     ci_high: float
     p_value: float
+    method: str = "exact"  # of the p-value: "exact", "monte-carlo" or "normal" (module docstring)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in (
             "model", "threshold", "flagged", "expected", "realised", "realised_low", "realised_high", "gap",
-            "ci_low", "ci_high", "p_value")}
+            "ci_low", "ci_high", "p_value", "method")}
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -68,10 +87,14 @@ class RealisedCost(Display):
     n: int
     level: float
     notes: tuple[str, ...] = ()
+    n_resamples: int = 2000
+    random_state: Any = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "threshold": self.threshold, "cost_fp": self.cost_fp, "cost_fn": self.cost_fn,
-                "level": self.level, "rows": [r.to_dict() for r in self.rows], "notes": list(self.notes)}
+                "level": self.level, "rows": [r.to_dict() for r in self.rows], "notes": list(self.notes),
+                "n_resamples": self.n_resamples,
+                "random_state": self.random_state if isinstance(self.random_state, int) else None}
 
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "threshold": self.threshold, "cost_fp": self.cost_fp, "cost_fn": self.cost_fn}
@@ -86,10 +109,21 @@ class RealisedCost(Display):
                 f"costs {self.cost_fp:g}, a miss {self.cost_fn:g}; {self.n:,} row{'s' if self.n != 1 else ''}):\n"
                 + render_table(["model", "flagged", "expected", "realised", f"{pct} CI", "gap", f"{pct} CI",
                                 "p-value"], [*body])
+                + f"\np-value of gap 0: {self._method_text()}"
                 + "".join(f"\nnote: {visible(t)}" for t in self.notes))
 
+    def _method_text(self) -> str:
+        methods = {r.method for r in self.rows}
+        says = {"exact": "exact", "normal": f"normal approximation (over {_EXACT_ROWS:,} rows)",
+                "monte-carlo": (f"Monte-Carlo ({self.n_resamples:,} redraws, random_state "
+                                f"{self.random_state})")}
+        how = ", ".join(says[m] for m in ("exact", "monte-carlo", "normal") if m in methods)
+        return (f"{how}, from the law of the realised cost if the scores are calibrated "
+                "(each label Bernoulli(p))")
 
-def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level: float) -> RealisedCost:
+
+def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level: float,
+            n_resamples: int = 2000, seed: Any = 0) -> RealisedCost:
     y, w = models.y, models.w
     rows = []
     notes = []
@@ -104,14 +138,14 @@ def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level
         exp_mean = float(expected.mean()) if w is None else float(np.dot(w, expected) / w.sum())
         # a cost per row lies in [0, max(c_FP, c_FN)]: the interval of a rare miss is cut there
         top = max(cost_fp, cost_fn)
-        gap_p = gap.p_value
-        if no_spread(gap.value, gap.se) and gap.value != 0.0:  # a test of no spread "rejects" at p = 0
-            gap_p = float("nan")
+        gap_p, method = _gap_p_value(p, y, f, w, cost_fp, cost_fn, n_resamples, seed)
+        if no_spread(gap.value, gap.se) and gap.value != 0.0:  # a t interval of no spread: no interval
             notes.append(f"{name!r}: every row has the same gap between realised and expected cost "
-                         f"({fmt(gap.value, sign=True)}), so its interval has zero width and there is no test "
-                         "(p-value n/a); more rows (of both classes) give one")
+                         f"({fmt(gap.value, sign=True)}), so its interval has zero width and is no confidence "
+                         "interval (the p-value, from the law of the labels, stands); more rows (of both "
+                         "classes) give one")
         rows.append(CostRow(name, threshold, flagged, exp_mean, real.value, max(real.low, 0.0), min(real.high, top),
-                            gap.value, gap.low, gap.high, gap_p))
+                            gap.value, gap.low, gap.high, gap_p, method))
         if no_spread(real.value, real.se):  # every row cost the same: an interval of no width
             kind = (f"the labels are all one class (every label {int(y[0])})" if np.all(y == y[0]) else
                     "the labels hold both classes")
@@ -119,7 +153,84 @@ def cost_of(models: Any, threshold: float, cost_fp: float, cost_fn: float, level
                          f"{'every' if flagged == 1.0 else 'no' if flagged == 0.0 else 'some'} row flagged), so its "
                          "interval has zero width and is no confidence interval; more rows (of both classes) give one")
     return RealisedCost(rows=tuple(rows), threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, n=models.n,
-                        level=level, notes=tuple(notes))
+                        level=level, notes=tuple(notes), n_resamples=n_resamples, random_state=seed)
+
+
+_EXACT_ROWS = 20_000  # rows of positive weight up to which the p-value is exact (or Monte-Carlo)
+
+
+def _gap_p_value(p: np.ndarray, y: np.ndarray, f: np.ndarray, w: np.ndarray | None, cost_fp: float,
+                 cost_fn: float, n_resamples: int, seed: Any) -> tuple[float, str]:
+    r"""``(p_value, method)`` of "the scores predict the cost": :math:`P(|S^* - \mu| \ge |S - \mu|)`
+    for :math:`S = \sum_i b_i y_i`, :math:`b_i = w_i(c_{FN}(1 - f_i) - c_{FP} f_i)`, under
+    :math:`y^*_i \sim \mathrm{Bernoulli}(p_i)` independently (module docstring). A value the law
+    cannot reach (a score of 0 or 1 its label contradicts) has p-value 0."""
+    if w is not None:
+        keep = w > 0  # a row of weight 0 is a dropped row: it draws no label
+        p, y, f, w = p[keep], y[keep], f[keep], w[keep]
+        if w.size == 0 or np.all(w == w[0]):
+            w = None  # equal weights: the unweighted law scaled
+    b = np.where(f, -cost_fp, cost_fn)
+    if w is not None:
+        b = b * (w / w.max())  # scaled by the largest weight: no overflow, the same p-value
+    mu, s = float(np.dot(b, p)), float(np.dot(b, y))
+    dist = abs(s - mu)
+    tol = 1e-9 * float(np.abs(b).sum())  # the same total summed in another order: equal up to rounding
+    var = float(np.dot(b * b, p * (1.0 - p)))
+    if dist <= tol:
+        return 1.0, "exact"
+    if var == 0.0:  # every label certain under the scores, and one of them is not what they say
+        return 0.0, "exact"
+    if p.size > _EXACT_ROWS:
+        return float(math.erfc(dist / math.sqrt(2.0 * var))), "normal"
+    if w is None:
+        return _exact_p_value(p, f, cost_fp, cost_fn, mu, dist, tol), "exact"
+    from ..honest._noise_floor import redraw_bin_sums
+
+    order = np.lexsort((b, p))  # an order that depends only on the rows: the same redraws, however given
+    sims = redraw_bin_sums(p[order], b[order], np.zeros(p.size, dtype=np.intp), 1, n_resamples,
+                           np.random.default_rng(seed))[:, 0]
+    hits = np.count_nonzero(np.abs(sims - mu) >= dist - tol)
+    return float((1.0 + hits) / (n_resamples + 1.0)), "monte-carlo"
+
+
+def _exact_p_value(p: np.ndarray, f: np.ndarray, cost_fp: float, cost_fn: float, mu: float, dist: float,
+                   tol: float) -> float:
+    r""":math:`P(|c_{FN} K_U - c_{FP} K_F - \mu| \ge d)` for the independent Poisson-binomial counts
+    of positives among the unflagged (K_U) and flagged (K_F) rows; rows of cost 0 left out."""
+    pu = _poisson_binomial(p[~f] if cost_fn > 0 else p[:0])
+    pf = _poisson_binomial(p[f] if cost_fp > 0 else p[:0])
+    cu = cost_fn if cost_fn > 0 else 1.0  # K_U is then 0: any positive scale reads it the same
+    shift = mu + cost_fp * np.arange(pf.size)  # S - mu = cu K_U - (mu + c_FP K_F)
+    lo = np.clip(np.ceil((shift + dist - tol) / cu), 0, pu.size).astype(np.intp)  # K_U >= lo: S - mu >= d
+    hi = np.clip(np.floor((shift - dist + tol) / cu) + 1, 0, pu.size).astype(np.intp)  # K_U < hi: <= -d
+    below = np.concatenate([[0.0], np.cumsum(pu)])  # below[k] = P(K_U < k)
+    above = np.concatenate([np.cumsum(pu[::-1])[::-1], [0.0]])  # above[k] = P(K_U >= k)
+    return float(min(1.0, np.dot(pf, above[lo] + below[hi])))
+
+
+def _poisson_binomial(p: np.ndarray) -> np.ndarray:
+    r"""The law of :math:`\sum_i y_i`, :math:`y_i \sim \mathrm{Bernoulli}(p_i)`: the coefficients of
+    :math:`\prod_i (1 - p_i + p_i x)`, multiplied pairwise in a tree (FFT once long, negative
+    rounding clipped to 0)."""
+    n = p.size
+    size = 1 << max(0, n - 1).bit_length()
+    polys = np.zeros((size, 2))
+    polys[:, 0] = 1.0
+    polys[:n, 0], polys[:n, 1] = 1.0 - p, p
+    while polys.shape[0] > 1:
+        a, c = polys[0::2], polys[1::2]
+        k = polys.shape[1]
+        if k <= 32:
+            out = np.zeros((a.shape[0], 2 * k - 1))
+            for j in range(k):
+                out[:, j:j + k] += a * c[:, j:j + 1]
+        else:
+            m = 1 << (2 * k - 2).bit_length()
+            out = np.fft.irfft(np.fft.rfft(a, m) * np.fft.rfft(c, m), m)[:, :2 * k - 1]
+            np.clip(out, 0.0, None, out=out)
+        polys = out
+    return polys[0, :n + 1]
 
 
 def _threshold(threshold: Any) -> float:
@@ -141,11 +252,15 @@ def realised_cost(
     pos_label: Any = None,
     score_type: str = "probability",
     level: float = 0.95,
+    n_resamples: int = 2000,
+    random_state: Any = None,
 ) -> RealisedCost:
     r"""At a deployed ``threshold`` (a probability; rows with p ≥ t are flagged) and a declared cost
     pair, the cost per row the scores predict against the cost that happened, with intervals
     (see :mod:`veracity.comparison._cost`). One array, or a dict of models; frame form with
-    ``scores=`` and ``label=``.
+    ``scores=`` and ``label=``. The p-value of the gap is exact from the law of the labels under
+    calibration; with unequal weights it is by Monte Carlo, ``n_resamples`` redraws seeded by
+    ``random_state`` (None: the fixed seed 0); ``method`` on each row says which.
 
     >>> r = realised_cost([.1, .4, .35, .8], [0, 0, 1, 1], threshold=0.3, cost_fn=5)
     >>> row = r.rows[0]
@@ -153,6 +268,8 @@ def realised_cost(
     (0.4875, 0.25, -0.2375)
     """
     level = check_level(level)
+    n_resamples = check_count(n_resamples, "n_resamples")
+    seed = 0 if random_state is None else check_seed(random_state)  # a report: the same rows, the same p
     check_score_type(score_type, probabilities=True, what="vc.realised_cost")
     t = _threshold(threshold)
     c_fp, c_fn = check_cost(cost_fp, "cost_fp"), check_cost(cost_fn, "cost_fn")
@@ -160,4 +277,4 @@ def realised_cost(
         raise VeracityError("cost_fp and cost_fn are both 0; give at least one a positive cost", param="cost_fp")
     models, _, _ = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
                              pos_label=pos_label, score_type=score_type, what="vc.realised_cost", minimum=1)
-    return cost_of(models, t, c_fp, c_fn, level)
+    return cost_of(models, t, c_fp, c_fn, level, n_resamples, seed)
