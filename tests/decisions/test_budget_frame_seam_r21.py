@@ -147,12 +147,10 @@ def test_the_nothing_flagged_warning_is_said_at_the_callers_line():
     assert caught[0].filename == __file__
 
 
-# -- another label-free frame form with a copy of its own (segments/_repair.py, not fixed here) ---------
-@pytest.mark.xfail(strict=True, reason="SegmentCalibration.transform reads its frame with a copy of its own "
-                   "(as_frame + check_columns, segments/_repair.py:209): an array in score= reaches "
-                   "check_columns' `name or []` and raises numpy's raw ValueError; reading through "
-                   "core._frameform.scores_call would say 'score= must name a column ..., got an array of shape'")
+# -- another label-free frame form, now read through the seam (segments/_repair.py) ---------------------
 def test_segment_transform_names_a_wrong_score_argument_in_one_line():
-    rows = pd.DataFrame({"p": FRAME["p"].clip(0.05, 0.95), "y": FRAME["y"], "g": np.arange(N) % 2})
+    p = FRAME["p"].clip(0.05, 0.95)  # labels drawn from the scores (FRAME's "y" fits a reversing Platt map)
+    rows = pd.DataFrame({"p": p, "y": (np.random.default_rng(0).uniform(size=N) < p).astype(int),
+                         "g": np.arange(N) % 2})
     calibration = vc.SegmentCalibration(features=["g"]).fit(rows, score="p", label="y")
     assert "array of shape" in _message(lambda: calibration.transform(rows, score=rows["p"].to_numpy()))

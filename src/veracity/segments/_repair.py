@@ -89,11 +89,16 @@ class SegmentCalibration(Calibrator):
     def fit(self, scores: Any, labels: Any = None, *, features: Any = None, sample_weight: Any = None,
             role: Any = None, allow_role: Any = None, metadata: dict[str, Any] | None = None,
             pos_label: Any = None, score: Any = None, label: str | None = None) -> SegmentCalibration:
-        """Fit on calibration rows; ``features`` maps each name in ``self.features`` to its column."""
+        """Fit on calibration rows; ``features`` maps each name in ``self.features`` to its column.
+
+        Frame form: ``fit(frame, score="p", label="y", sample_weight="w", pos_label=...)`` reads the score,
+        label, weight and feature columns (``self.features``) of an in-memory frame through the rows seam
+        every frame form that needs the rows reads (:func:`~veracity.core._frameform.rows_call`), then fits
+        on their values as the array form does."""
         if score is not None or label is not None:
-            scores, labels, sample_weight, features = self._frame_columns(scores, score, label, sample_weight,
-                                                                          pos_label)
-            pos_label = None  # the frame's labels are read as 0/1 = [label == pos_label]
+            return self._fit_frame(scores, labels, features, score=score, label=label,
+                                   sample_weight=sample_weight, pos_label=pos_label, role=role,
+                                   allow_role=allow_role, metadata=metadata)
         self._check_params()
         names = list(self.features or ())
         self._same_rows(scores, features, labels=labels)
@@ -113,20 +118,25 @@ class SegmentCalibration(Calibrator):
         finally:
             self.__dict__.pop("_pending", None)
 
-    def _frame_columns(self, data: Any, score: Any, label: Any, sample_weight: Any,
-                       pos_label: Any = None) -> tuple[Any, Any, Any, Any]:
-        from ..sources._api import _Prepared
+    def _fit_frame(self, data: Any, labels: Any, features: Any, *, score: Any, label: Any, sample_weight: Any,
+                   pos_label: Any, **fit_options: Any) -> SegmentCalibration:
+        from ..core._frameform import rows_call
 
-        names = list(self.features or ())
-        prep = _Prepared(data, score, label, sample_weight, extra={"features": names}, pos_label=pos_label)
-        if prep.frame.lazy:
-            raise VeracityError(
-                "SegmentCalibration.fit needs the calibration rows in memory; pass an in-memory frame (pandas, "
-                "polars, pyarrow) or collect the score, label and feature columns first")
-        from ._api import series_values
+        _no_features_with_a_frame(features)
+        self._check_params()  # the feature names must be names before they name columns
 
-        s, y, w = prep.arrays()
-        return s, y, w, {n: series_values(prep.frame.nw.get_column(n)) for n in names}
+        def fit_rows(s: np.ndarray, y: np.ndarray, *, sample_weight: Any, score_type: str,
+                     features: dict[str, Any]) -> SegmentCalibration:
+            # the labels arrive as 0/1 = [label == pos_label]
+            return self.fit(s, y, features=_frame_values(features), sample_weight=sample_weight,
+                            **fit_options)
+
+        with self._own_settings_spelled():  # "pass SegmentCalibration(score_type='logit')", as the array form
+            fitted: SegmentCalibration = rows_call(
+                f"{type(self).__name__}.fit", fit_rows, data, labels, score=score, label=label,
+                sample_weight=sample_weight, pos_label=pos_label, score_type=self.score_type,
+                column_sets={"features": list(self.features or ())})
+        return fitted
 
     @staticmethod
     def _same_rows(scores: Any, features: Any, **others: Any) -> None:
@@ -207,21 +217,27 @@ class SegmentCalibration(Calibrator):
 
     # -- transform ------------------------------------------------------------------------
     def transform(self, scores: Any, features: Any = None, *, score: Any = None) -> np.ndarray:
-        """Calibrated probabilities; ``features`` maps each feature name to its column."""
+        """Calibrated probabilities; ``features`` maps each feature name to its column.
+
+        Frame form: ``transform(frame, score="p")`` reads the score and feature columns of an in-memory frame
+        through the rows seam (:func:`~veracity.core._frameform.scores_call`: no labels), then transforms
+        their values as the array form does."""
         self._require_fitted()
         if score is not None:
-            from ..sources._source import as_frame, check_columns
+            from ..core._frameform import scores_call
 
-            names = [sp.name for sp in self.specs_]
-            frame = as_frame(scores)
-            check_columns(frame, {"score": score, "features": names})
-            if frame.lazy:
-                raise VeracityError("SegmentCalibration.transform needs the rows in memory; collect the score and "
-                                    "feature columns first")
-            from ._api import series_values
+            _no_features_with_a_frame(features)
 
-            features = {n: series_values(frame.nw.get_column(n)) for n in names}
-            scores = frame.nw.get_column(score).to_numpy()
+            def transform_rows(s: np.ndarray, *, sample_weight: Any, score_type: str,
+                               features: dict[str, Any]) -> np.ndarray:
+                return self.transform(s, _frame_values(features))
+
+            # score_type="score": the seam names the column of missing or infinite scores and leaves the range
+            # to the fitted map, whose words say it reads only the kind of scores it was fit on
+            framed: np.ndarray = scores_call(f"{type(self).__name__}.transform", transform_rows, scores,
+                                             score=score, score_type="score",
+                                             column_sets={"features": [sp.name for sp in self.specs_]})
+            return framed
         self._same_rows(scores, features)
         s = self._scores(scores, fitting=False)
         feats = self._feature_arrays(features, [sp.name for sp in self.specs_], fitting=False)
@@ -275,6 +291,27 @@ class SegmentCalibration(Calibrator):
                          for c, t in zip(self.corrections_, self.tau2_))
         return (f"Segment calibration: {self.base_.name} plus {moved} shrunk segment corrections"
                 + (f" over {sets}" if sets else ""))
+
+
+def _frame_values(columns: dict[str, Any]) -> dict[str, np.ndarray]:
+    """A frame's feature columns (its own pandas, polars or pyarrow series) as numpy, read as
+    :func:`vc.segments` reads a frame's features (:func:`~._api.series_values`: nulls as None, integers
+    exact, a pandas time with a zone as the instant polars and Arrow hand over), so one fit's levels
+    apply to every backend's frame."""
+    import narwhals as nw
+
+    from ._api import series_values
+
+    return {n: series_values(nw.from_native(col, series_only=True)) for n, col in columns.items()}
+
+
+def _no_features_with_a_frame(features: Any) -> None:
+    """With a frame (``score=``), the feature columns are the frame's columns named in ``features=[...]`` of
+    the constructor: a ``features=`` mapping beside it would be left unread, silently."""
+    if features is not None:
+        raise VeracityError("with a frame (score=...), the feature columns are read from the frame by "
+                            "the names given to SegmentCalibration(features=[...]); drop features=, or pass "
+                            "arrays in place of the frame", param="features")
 
 
 def _bad_artifact(what: str) -> VeracityError:

@@ -603,11 +603,14 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
 
 def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label: Any,
                     sample_weight: Any = None, columns: dict[str, Any] | None = None, labelled: bool = True,
-                    **options: Any) -> Any:
+                    column_sets: dict[str, list[str]] | None = None, **options: Any) -> Any:
     """Frame form of functions that need the rows (threshold table, monitor): in-memory frames only.
 
     ``columns`` maps keyword arguments that name further columns (``periods``,
-    ``mature``) to those names; their arrays are passed in their place. ``labelled=False``: ``fn``
+    ``mature``) to those names; their arrays are passed in their place. ``column_sets`` maps keyword
+    arguments to lists of column names (``features=["region", "age"]``), passed as ``{name: column}``
+    with each column the frame's own series (pandas, polars, pyarrow: its nulls and exact integers
+    as the array form reads such a series). ``labelled=False``: ``fn``
     takes no labels (``fn(scores, *args, sample_weight=..., ...)``, see
     :func:`veracity.core._frameform.scores_call`); its ``sample_weight`` names a column or holds the
     rows' weights (a pandas Series then on the frame's index).
@@ -617,7 +620,8 @@ def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label
     if given_weights is not None:
         sample_weight = None
     # pos_label= is applied where the label column is read (labels arrive at ``fn`` as 0/1)
-    prep = _Prepared(data, score, label, sample_weight, extra=columns,
+    column_sets = column_sets or {}
+    prep = _Prepared(data, score, label, sample_weight, extra={**columns, **column_sets},
                      pos_label=options.pop("pos_label", None), labelled=labelled)
     if prep.frame.lazy:
         raise VeracityError(
@@ -626,7 +630,9 @@ def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label
         )
     # "score" passes here: the function takes it (threshold_table counts by rank) or refuses it in its words
     score_type = check_score_type(options.pop("score_type", "probability"), allow_score=True)
-    extra = {k: prep.column(v) for k, v in columns.items()}
+    extra: dict[str, Any] = {k: prep.column(v) for k, v in columns.items()}
+    for key, names in column_sets.items():
+        extra[key] = {n: prep.frame.nw.get_column(n).to_native() for n in names}
     scores, labels, weights = prep.arrays()
     if not labelled:
         if given_weights is not None:
