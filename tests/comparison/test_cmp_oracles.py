@@ -164,7 +164,9 @@ def test_weighted_paired_differences_use_t_on_kish_effective_size_less_one():
     r = vc.compare_models({"a": a, "b": b}, y, sample_weight=w, n_resamples=0, level=0.9)
     d = (b - y) ** 2 - (a - y) ** 2
     mean = np.dot(w, d) / w.sum()
-    se = np.sqrt(np.sum(w**2 * (d - mean) ** 2) / w.sum() ** 2 * d.size / (d.size - 1))
+    h = w / w.sum()  # κ: the variance unbiased for rows of one variance (n/(n-1) unweighted)
+    kappa = np.sum(h**2) / np.sum(h**2 * (1 - 2 * h + np.sum(h**2)))
+    se = np.sqrt(np.sum(w**2 * (d - mean) ** 2) / w.sum() ** 2 * kappa)
     df = w.sum() ** 2 / np.sum(w**2) - 1
     row = r.row("brier")
     assert row.diff == pytest.approx(mean, abs=1e-14) and row.se == pytest.approx(se, rel=1e-10)
@@ -181,7 +183,9 @@ def test_weighted_paired_mean_is_the_ratio_estimators_linearised_variance():
     d, w = rng.normal(0.1, 1, 300), rng.random(300) + 0.5
     e = paired_mean(d, w, 0.9)
     mean = np.dot(w, d) / w.sum()
-    var = np.sum(w**2 * (d - mean) ** 2) / w.sum() ** 2 * 300 / 299
+    h = w / w.sum()  # n/(n-1) for equal weights (tests/comparison/test_paired_t_df_r21.py)
+    kappa = np.sum(h**2) / np.sum(h**2 * (1 - 2 * h + np.sum(h**2)))
+    var = np.sum(w**2 * (d - mean) ** 2) / w.sum() ** 2 * kappa
     assert e.value == pytest.approx(mean, abs=1e-14) and e.se == pytest.approx(np.sqrt(var), rel=1e-12)
     df = w.sum() ** 2 / np.sum(w**2) - 1  # Student's t on Kish's effective size less one, as for Brier
     assert e.high - e.low == pytest.approx(2 * stats.t.ppf(0.95, df) * np.sqrt(var), rel=1e-12)
@@ -272,5 +276,19 @@ def test_realised_cost_against_its_definition():
         assert row.realised == pytest.approx(np.dot(w, realised) / w.sum(), abs=1e-14)
         table = vc.threshold_table(p, y, [0.3], cost_fp=1, cost_fn=4, sample_weight=w)
         assert row.realised == pytest.approx(table.cost[0] / table.n, abs=1e-12)
-        gap = paired_mean(realised - expected, w, 0.95)
-        assert (row.gap, row.ci_low, row.ci_high) == pytest.approx((gap.value, gap.low, gap.high), abs=1e-12)
+        assert row.gap == pytest.approx(np.dot(w, realised - expected) / w.sum(), abs=1e-14)
+        # the interval (round 21): MOVER of the Wilson intervals of the weighted share of negatives among
+        # the flagged and of positives among the unflagged, each at its Kish size (Zou & Donner 2008)
+        z = stats.norm.ppf(0.975)
+        lo2 = hi2 = 0.0
+        for side, cost, miss in ((f, 1.0, 1 - y), (~f, 4.0, y)):
+            ws = w[side]
+            q, m = np.dot(ws, miss[side]) / ws.sum(), ws.sum() ** 2 / np.dot(ws, ws)
+            centre = (q + z * z / (2 * m)) / (1 + z * z / m)
+            half = z / (1 + z * z / m) * np.sqrt(q * (1 - q) / m + z * z / (4 * m * m))
+            a_ = cost * ws.sum() / w.sum()
+            lo2, hi2 = lo2 + (a_ * (q - centre + half)) ** 2, hi2 + (a_ * (centre + half - q)) ** 2
+        want = (row.realised - np.sqrt(lo2), row.realised + np.sqrt(hi2))
+        assert (row.realised_low, row.realised_high) == pytest.approx(want, abs=1e-12)
+        assert (row.ci_low, row.ci_high) == pytest.approx((want[0] - row.expected, want[1] - row.expected),
+                                                          abs=1e-12)

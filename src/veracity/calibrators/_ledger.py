@@ -41,6 +41,7 @@ from ..core._text import fmt, render_table
 from ..core._validation import Binary, VeracityError, check_binary_labels, prepare_binary, to_numpy
 from ._base import Calibrator, _is_multiclass
 from ._noise import delong_difference_interval, ece_difference_interval, paired_mean_interval
+from ..core._delong import MIN_CLASS_ROWS, few_class_rows
 from ..core._display import Display, html_kv, html_note, html_page, html_table
 from ..core._validation import binary_nll_terms
 
@@ -54,6 +55,9 @@ _KEYS = {"ECE": "ece", "NLL": "nll", "Brier": "brier", "accuracy@0.5": "accuracy
 SAME, BETTER, WORSE, NOISE = "same", "better", "REGRESSION", "within noise"
 #: the verdict of a change measured on fewer than 2 (effective) rows: no interval, so no verdict
 TOO_FEW = "n/a (too few rows)"
+#: the verdict of an AUC change on fewer than :data:`~veracity.core._delong.MIN_CLASS_ROWS` rows of a class
+#: (weighted: Kish's effective size): DeLong's interval is n/a there, as in ``vc.compare_models``
+FEW_OF_CLASS = "n/a (too few of a class)"
 
 
 @dataclass(frozen=True)
@@ -193,7 +197,8 @@ class Ledger(Display):
         if any(r.verdict == TOO_FEW for r in self.rows):
             tail += (f"\ntoo few rows to judge ({_too_few_text(self.rows)}): no change is called better or worse; "
                      "evaluate on at least 2 labelled rows (more for a useful interval)")
-        noise = [r for r in self.rows if r.worse and not r.regression and r.verdict != TOO_FEW]
+        noise = [r for r in self.rows
+                 if r.worse and not r.regression and r.verdict not in (TOO_FEW, FEW_OF_CLASS)]
         if noise:
             tail += "\nworse but within noise (reported, not hidden): " + ", ".join(
                 f"{r.metric} {fmt(r.change, sign=True)} {r.interval_text()}" for r in noise)
@@ -324,6 +329,9 @@ def compare(
     interval excludes 0, else "within noise". On fewer than 2 evaluation rows (weighted: a Kish effective
     size :math:`(\sum w)^2 / \sum w^2` below 2) no change has an interval and none is judged: every verdict
     but "same" reads "n/a (too few rows)" (one row said "better (no interval)" for NLL and Brier before).
+    Below 10 rows of a class (weighted: the class's Kish effective size; :data:`MIN_CLASS_ROWS`) the AUC
+    change has no interval and reads "n/a (too few of a class)", as ``vc.compare_models`` shows DeLong's test
+    n/a there (with 2-3 positives it called equally good rankings different in 10-40 % of draws at 5 %).
     Accuracy at ``threshold`` is reported as not
     readable when no score reaches the threshold, or every score does, before or after. Rows of one
     class (or of one class of positive weight) still have ECE, NLL, Brier and accuracy; their AUC is
@@ -419,6 +427,8 @@ def compare(
     # a bootstrap of one row resamples that row), so no change is judged — one row is no evidence either way
     n_eff = _effective_rows(before)
     too_few = not n_eff >= 2.0
+    # DeLong's normal interval needs 10 rows (weighted: Kish's size) of each class, as in vc.compare_models
+    few_auc = few_class_rows(before.y, before.w) if ranked else ""
     few_why = (f"{before.n} evaluation row{'' if before.n == 1 else 's'}"
                + ("" if before.w is None else f" of effective size {n_eff:.3g} (Kish)") + ": no interval")
     rows = []
@@ -442,6 +452,9 @@ def compare(
             said = unreadable["verdict"]
             verdict = said if verdict in (BETTER, SAME) else f"{verdict}; {said}"
             why = unreadable["why"]
+        if key == "AUC" and few_auc and verdict != SAME:
+            verdict, regression, low, high = FEW_OF_CLASS, False, float("nan"), float("nan")
+            why = f"{few_auc}: DeLong's test needs at least {MIN_CLASS_ROWS} of each; no interval"
         if too_few and not (key == "AUC" and not ranked) and verdict != SAME:
             verdict, regression, low, high, why = TOO_FEW, False, float("nan"), float("nan"), few_why
         rows.append(LedgerRow(shown, what[key][0], b, a, change, can, better, bool(regression), why,

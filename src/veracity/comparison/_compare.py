@@ -45,7 +45,7 @@ from ..core._keys import key_name, refuse_shared_names
 from ..core._parallel import submit
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
-from ..delayed._ppi_sums import EXACT_BELOW
+from ..core._delong import MIN_CLASS_ROWS, few_class_rows
 from ..honest._common import check_count, check_level, check_seed
 from ..honest._corp import CORPResult, ScoreDecomposition
 from ..sources._api import key_order
@@ -86,7 +86,7 @@ MAX_RESAMPLES = 100_000
 #: intervals and p-values are n/a there (a note says so) and no verdict reads them. The paired t intervals of
 #: the Brier and log-loss differences hold their level on any 2 rows (2-6 % in the same draws) and stand
 #: (tests/comparison/test_cmp_tiny_samples_r21.py).
-MIN_CLASS_ROWS = EXACT_BELOW
+# (MIN_CLASS_ROWS lives in core._delong, which the calibrator ledger reads too)
 
 @dataclass(frozen=True)
 class ComparisonRow:
@@ -522,22 +522,8 @@ def _gated(e: Estimate, few_rows: str) -> Estimate:
 
 def _few_rows(models: Models) -> str:
     """How many rows of each class, when a class has fewer than :data:`MIN_CLASS_ROWS` (weighted: by its Kish
-    effective size) — "3 positive and 397 negative rows" — else ""."""
-    y, w = models.y, models.w  # labels 0/1
-    if w is None:
-        k1 = int(np.count_nonzero(y))
-        sizes = [float(k1), float(models.n - k1)]
-    else:  # each class's (Σw)²/Σw² from sums over the rows (no per-class copy)
-        s1, q1 = float(np.dot(w, y)), float(np.dot(w * w, y))
-        s0, q0 = float(w.sum()) - s1, float(np.dot(w, w)) - q1
-        sizes = [s * s / q if q > 0 else 0.0 for s, q in ((s1, q1), (s0, q0))]
-    if min(sizes) >= MIN_CLASS_ROWS * (1.0 - 1e-9):  # equal weights read n to rounding, as student_df reads them
-        return ""
-    if w is None:
-        k1, k0 = (int(x) for x in sizes)
-        return f"{k1:,} positive and {k0:,} negative row{'s' if k0 != 1 else ''}"
-    return (f"Kish effective sizes {sizes[0]:.1f} positive and {sizes[1]:.1f} negative of the {models.n:,} "
-            "weighted rows")
+    effective size) — "3 positive and 397 negative rows" — else "" (:func:`veracity.core._delong.few_class_rows`)."""
+    return few_class_rows(models.y, models.w)
 
 
 def _few_rows_note(few_rows: str, probabilistic: bool) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from ..core._validation import VeracityError
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
 from ._inputs import check_score_type, models_of
-from ._paired import from_moments, no_spread
+from ._paired import from_moments, no_spread, weight_sums
 
 #: the default thresholds: 0.01, 0.02, …, 0.99
 DEFAULT_THRESHOLDS = np.arange(1, 100) / 100.0
@@ -113,6 +113,7 @@ class DecisionCurve(Display):
 def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> DecisionCurve:
     y, w = models.y, models.w
     tot = totals(y, w)
+    cube = weight_sums(w, tot.n)[2]  # Σw³ (None unweighted): the variance's factor
     odds = thresholds / (1.0 - thresholds)
     nb, lo, hi, tp, fp = {}, {}, {}, {}, {}
     notes: list[str] = []
@@ -121,7 +122,7 @@ def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> Deci
         s1 = c1 - odds * c0
         s1w = c1sq - odds * c0sq
         s2 = c1sq + odds * odds * c0sq
-        mean, se, low, high, _ = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level)
+        mean, se, low, high, _ = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level, cube)
         # a per-row net benefit lies in [-t/(1-t), 1]: the interval is cut there
         low, high = np.maximum(low, -odds), np.minimum(high, 1.0)
         nb[name], lo[name], hi[name], tp[name], fp[name] = mean, low, high, c1, c0

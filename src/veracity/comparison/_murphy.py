@@ -32,7 +32,7 @@ from ..core._text import fmt, render_table, visible
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
 from ._inputs import check_score_type, models_of
-from ._paired import from_moments, no_spread
+from ._paired import from_moments, no_spread, weight_sums
 
 #: the default grid: 199 thresholds 0.005, 0.010, …, 0.995
 DEFAULT_THETA = np.linspace(0.0, 1.0, 201)[1:-1]
@@ -169,6 +169,7 @@ def _fine_uniform_grid(theta: np.ndarray) -> bool:
 def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
     y, w = models.y, models.w
     tot = totals(y, w)
+    cube = weight_sums(w, tot.n)[2]  # Σw³ (None unweighted): the variance's factor
     counts = [class_counts(d.p, y, w, theta) for d in models.data]
     elementary = {name: (theta * c.w0 + (1.0 - theta) * (tot.w1 - c.w1)) / tot.w
                   for name, c in zip(models.names, counts)}
@@ -188,7 +189,7 @@ def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
         s1w = theta * minus(b.w0sq, a.w0sq, slack_sq) + (1.0 - theta) * minus(a.w1sq, b.w1sq, slack_sq)
         s2 = theta ** 2 * (minus(a.w0sq, m.w0sq, slack_sq) + minus(b.w0sq, m.w0sq, slack_sq)) \
             + (1.0 - theta) ** 2 * (minus(a.w1sq, m.w1sq, slack_sq) + minus(b.w1sq, m.w1sq, slack_sq))
-        mean, se, low, high, p = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level)
+        mean, se, low, high, p = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level, cube)
         # every row's difference the same nonzero value (e.g. the labels all one class): a band of no
         # width would "exclude 0" from a handful of rows; there is no band and no test there
         flat = no_spread(mean, se) & (mean != 0.0)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core._paired_mean import (  # noqa: F401 - re-exported: the comparison modules import them from here
-    Estimate, from_moments, no_spread, p_of, p_t, p_t_array, paired_mean, student_df, t_of, z_of,
+    Estimate, from_moments, no_spread, p_of, p_t, p_t_array, paired_mean, student_df, t_of, variance_factor,
+    weight_sums, z_of,
 )
 from ..core._validation import PROB_EPS, Binary, binary_nll_terms
 
@@ -45,8 +46,9 @@ STEP = 1 << 14
 def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarray | None,
                   level: float) -> tuple[np.ndarray, dict[tuple[int, int], list[Estimate]]]:
     r"""Mean Brier score and log loss of every model (``(models, 2)``) and, for every pair (i, j),
-    the paired Brier and log-loss differences j - i (:func:`paired_mean`'s mean and se, with Student's
-    t on :func:`student_df` degrees of freedom for the interval and p-value), in one pass
+    the paired Brier and log-loss differences j - i (:func:`paired_mean`'s mean and se, its factor
+    :func:`variance_factor`, with Student's t on :func:`student_df` degrees of freedom for the interval
+    and p-value), in one pass
     over cache-sized pieces of the rows, into reused buffers: no n-sized loss array is ever built.
 
     The centred sum of squares comes from sums of :math:`d - c` around a pilot mean c (the first
@@ -59,6 +61,7 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
     sums = np.zeros((k, 2))  # Σ brier, Σ log q (the log loss's negated sum)
     total = float(n) if w is None else float(w.sum())
     total_sq = float(n) if w is None else float((w * w).sum())
+    cube_share = weight_sums(w, n)[2]
     pilot: dict[tuple[int, int], list[float]] = {pair: [0.0, 0.0] for pair in pairs}
     acc = {pair: np.zeros((2, 3)) for pair in pairs}  # per metric: Σw(d-c), Σw²(d-c), Σw²(d-c)²
     differs = {pair: [False, False] for pair in pairs}
@@ -100,6 +103,7 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
     means = sums / total
     df = student_df(n, total, total_sq)
     q = t_of(level, df) if df == df else float("nan")  # Student's t quantile
+    factor = variance_factor(n, total, total_sq, cube_share)
     out = {}
     for pair in pairs:
         estimates = []
@@ -111,7 +115,7 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
             shift = s1 / total  # mean - pilot
             mean = pilot[pair][t] + shift
             ss = max(s2 - 2.0 * shift * s1w + shift * shift * total_sq, 0.0)
-            var = ss / (total * total) * (n / (n - 1.0)) if n > 1 else float("nan")
+            var = ss / (total * total) * factor if n > 1 else float("nan")
             se = float(np.sqrt(var))
             if not se > 0.0:  # no spread (or no estimate of it): the edge cases of the normal interval
                 estimates.append(Estimate(mean, se, mean - 0.0 * se, mean + 0.0 * se, float(p_of(mean, se))))

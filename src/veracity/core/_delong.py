@@ -15,11 +15,11 @@ over the negatives give
           + \frac{n_0}{n_0 - 1}\frac{\sum_{y_j=0} w_j^2 (V^a_{01}(j) - \hat A_a)(V^b_{01}(j) - \hat A_b)}{W_0^2}
 
 — unweighted, exactly DeLong's :math:`S_{10}/n_1 + S_{01}/n_0`; :math:`n_1`, :math:`n_0` count the
-rows of positive weight (a row of weight 0 is no row), the rule of :mod:`veracity.core._paired_mean`
-(row counts in the small-sample factor, as its paired mean). A class whose weight one row all but
-carries (Kish's effective size :math:`(\sum w)^2/\sum w^2` below 2) has no variance either: that row
-sits at the class's weighted mean, so the sum of squares holds only the negligible others and would
-claim a precise AUC from what is in effect one row. The paired test of
+rows of positive weight (a row of weight 0 is no row; Bessel's factor, which the paired mean of
+:mod:`veracity.core._paired_mean` generalises to unequal weights as :math:`\kappa`). A class whose
+weight one row all but carries (Kish's effective size :math:`(\sum w)^2/\sum w^2` below 2) has no
+variance either: that row sits at the class's weighted mean, so the sum of squares holds only the
+negligible others and would claim a precise AUC from what is in effect one row. The paired test of
 :math:`\hat A_b - \hat A_a` is normal with variance :math:`\mathrm{Var}_a + \mathrm{Var}_b - 2\,\mathrm{Cov}_{ab}`
 (:func:`delong_test`); below two rows of positive weight in a class there is no variance (NaN).
 Two models that rank the rows identically (ties included) differ by exactly 0, never by the
@@ -332,6 +332,35 @@ def delong_covariance(ranked: list[Ranked], y: np.ndarray, w: np.ndarray | None)
     t0 = float(n0) if w is None else float(w.sum()) - t1
     cov: np.ndarray = on_pos * (n1 / (n1 - 1.0) / (t1 * t1)) + (both - on_pos) * (n0 / (n0 - 1.0) / (t0 * t0))
     return cov
+
+
+#: DeLong's normal test (and the paired bootstrap of ``vc.compare_models``) needs at least this many rows
+#: of each class (weighted: the class's Kish effective size :math:`(\sum w)^2/\sum w^2`) — veracity's rule
+#: that a normal approximation of a count needs 10 of each outcome
+#: (``veracity.delayed._ppi_sums.EXACT_BELOW``, the rule of ``vc.ppi_mean``). Below it the placements'
+#: sampling law is degenerate: with 2-3 positives DeLong called two equally good models different in
+#: 10-40 % of draws at 5 % (tests/comparison/test_cmp_tiny_samples_r21.py), so ``vc.compare_models`` and
+#: the calibrator ledger (``vc.compare``) show the ΔAUC interval and p-value n/a.
+MIN_CLASS_ROWS = 10
+
+
+def few_class_rows(y: np.ndarray, w: np.ndarray | None) -> str:
+    """How many rows of each class, when a class has fewer than :data:`MIN_CLASS_ROWS` (weighted: by its Kish
+    effective size) — "3 positive and 397 negative rows" — else "" (0/1 labels ``y``)."""
+    if w is None:
+        k1 = int(np.count_nonzero(y))
+        sizes = [float(k1), float(y.shape[0] - k1)]
+    else:  # each class's (Σw)²/Σw² from sums over the rows (no per-class copy)
+        s1, q1 = float(np.dot(w, y)), float(np.dot(w * w, y))
+        s0, q0 = float(w.sum()) - s1, float(np.dot(w, w)) - q1
+        sizes = [s * s / q if q > 0 else 0.0 for s, q in ((s1, q1), (s0, q0))]
+    if min(sizes) >= MIN_CLASS_ROWS * (1.0 - 1e-9):  # equal weights read n to rounding, as student_df does
+        return ""
+    if w is None:
+        k1, k0 = (int(x) for x in sizes)
+        return f"{k1:,} positive and {k0:,} negative row{'s' if k0 != 1 else ''}"
+    return (f"Kish effective sizes {sizes[0]:.1f} positive and {sizes[1]:.1f} negative of the {y.shape[0]:,} "
+            "weighted rows")
 
 
 def _kish(w: np.ndarray) -> float:
