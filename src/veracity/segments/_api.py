@@ -238,33 +238,42 @@ def _segments_frame(data: Any, *, score: Any, label: Any, features: Any, sample_
 
 
 def _column_with_missing(prep: Any, name: str) -> np.ndarray:
-    """An in-memory frame's feature column; times with a zone as ``datetime`` objects with that zone
-    (``to_numpy()`` would drop it), so that their levels are named as ``vc.audit(..., by=)`` names the
-    same slices: the UTC instant with ``+00:00`` (:func:`~veracity.core._keys.key_name`, in
-    :func:`._values._shown`), as on a lazy frame, which hands the instants back in its own zone. A
-    time of day with nanoseconds is refused, as ``by=`` refuses it (a Python ``time`` holds
-    microseconds: its levels were one)."""
+    """An in-memory frame's feature column as :func:`series_values` reads it (times with a zone as
+    ``datetime`` objects in that zone). A time of day with nanoseconds is refused, as ``by=`` refuses it
+    (a Python ``time`` holds microseconds: its levels were one)."""
     from ..sources._source import refuse_ns_times
 
     refuse_ns_times(prep.frame.nw.get_column(name), name)
-    values = series_values(prep.frame.nw.get_column(name))
-    zone = getattr(prep.frame.schema[name], "time_zone", None)
-    if zone is not None and values.dtype.kind == "M":
-        from ..sources._api import _python_times
-
-        values = _python_times(values, zone)
-    return values
+    return series_values(prep.frame.nw.get_column(name))
 
 
 def series_values(col: Any) -> np.ndarray:
     """A narwhals Series as numpy, its nulls as None (NaN / NaT in float and datetime columns). An
     integer column with nulls stays integers: its ``to_numpy()`` would be float64 with NaN, where
-    2**53 + 1 reads as 2**53."""
+    2**53 + 1 reads as 2**53. Times with a zone as ``datetime`` objects in that zone
+    (:func:`~veracity.sources._api._python_times`; ``to_numpy()`` drops the zone, and pandas gives
+    ``Timestamp`` objects where polars and Arrow give UTC ``datetime64``), so that every backend's
+    column of the same instants has the same levels, named as ``vc.audit(..., by=)`` names the same
+    slices: the UTC instant with ``+00:00`` (:func:`~veracity.core._keys.key_name`, in
+    :func:`._values._shown`), as on a lazy frame, which hands the instants back in its own zone."""
     missing = col.is_null().to_numpy()
     if missing.any() and col.dtype.is_integer():
         values = col.fill_null(0).to_numpy().astype(object)
         values[missing] = None
         return values
+    zone = getattr(col.dtype, "time_zone", None)
+    if zone is not None:
+        import pyarrow as pa
+
+        from ..sources._api import _python_times
+
+        arrow = col.to_arrow()  # its UTC instants as integers, exactly (a float of nanoseconds would round)
+        if isinstance(arrow, pa.ChunkedArray):
+            arrow = arrow.combine_chunks()
+        ints = np.array(arrow.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+        stamps = ints.view(f"datetime64[{arrow.type.unit}]")
+        stamps[missing] = np.datetime64("NaT")
+        return _python_times(stamps, zone)
     values = col.to_numpy()
     if missing.any() and values.dtype.kind not in "fmM":  # NaN / NaT mark floats' and datetimes' own missing
         values = values.astype(object)
@@ -273,9 +282,11 @@ def series_values(col: Any) -> np.ndarray:
 
 
 def feature_values(column: Any, name: str) -> np.ndarray:
-    """One in-memory feature column as numpy: a pandas / polars / pyarrow series with nulls through
-    :func:`series_values` (missing values are a level, integers stay exact), anything else as
-    :func:`~veracity.core._validation.to_numpy` reads it."""
+    """One in-memory feature column as numpy: a pandas / polars / pyarrow series (or array) as a frame's
+    column is read (:func:`series_values`: missing values are a level, integers stay exact, times with
+    a zone are instants in that zone), so the same column gives the same levels, names and codes in the
+    array form and in every frame form; anything else as :func:`~veracity.core._validation.to_numpy`
+    reads it."""
     module = type(column).__module__
     if module.startswith(("pandas", "polars", "pyarrow")):
         import narwhals as nw
@@ -293,7 +304,10 @@ def feature_values(column: Any, name: str) -> np.ndarray:
             series = nw.from_native(native, series_only=True)
         except TypeError:
             series = None
-        if series is not None and series.null_count() > 0:
+        if series is not None:
+            from ..sources._source import refuse_ns_times
+
+            refuse_ns_times(series, name)
             return series_values(series)
     return to_numpy(column, f"feature {name!r}")
 

@@ -296,7 +296,7 @@ class SegmentCalibration(Calibrator):
 def _frame_values(columns: dict[str, Any]) -> dict[str, np.ndarray]:
     """A frame's feature columns (its own pandas, polars or pyarrow series) as numpy, read as
     :func:`vc.segments` reads a frame's features (:func:`~._api.series_values`: nulls as None, integers
-    exact, a pandas time with a zone as the instant polars and Arrow hand over), so one fit's levels
+    exact, a time with a zone as a datetime in its zone, read from its UTC instant), so one fit's levels
     apply to every backend's frame."""
     import narwhals as nw
 

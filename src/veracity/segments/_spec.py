@@ -220,8 +220,9 @@ def _instant_codes(vals: np.ndarray, values: tuple[Any, ...], fill: int) -> np.n
     its unit or form — ``datetime``, ``numpy.datetime64``, nanoseconds as an integer, or the text
     a saved artifact holds."""
     try:
-        keys = np.array([np.datetime64(int(v), "ns") if isinstance(v, (int, np.integer)) else v for v in values],
-                        dtype="datetime64")
+        # integers: nanoseconds; an instant with a zone: its UTC nanoseconds (numpy warns on the zone)
+        keys = np.array([np.datetime64(epoch_ns(v), "ns") if isinstance(v, (int, np.integer)) or (
+            isinstance(v, _dt.datetime) and v.utcoffset() is not None) else v for v in values], dtype="datetime64")
     except (TypeError, ValueError):  # the levels are not instants: no value matches
         return np.full(vals.shape[0], fill, dtype=np.int64)
     if keys.size == 0:
@@ -237,6 +238,11 @@ def _codes_by_unique(vals: np.ndarray, lookup: dict[Any, int], fill: int) -> np.
     if vals.dtype == object:  # map through the text of each level (a saved artifact holds its text)
         names, first, inv = np.unique(key_names(vals), return_index=True, return_inverse=True)
         text = {_text(k): i for k, i in lookup.items()}
+        # a level held as integer nanoseconds (a datetime64[ns] column's level, as an artifact fitted on
+        # a frame before zoned times were read as instants in their zone holds it) matches that instant
+        instants = {_text(np.datetime64(k, "ns")): i for k, i in lookup.items()
+                    if isinstance(k, int) and not isinstance(k, bool)}
+        text = {**instants, **text}
         # or by its name: levels of a column of mixed types are the names of their values (a zoned
         # time's is its UTC instant with +00:00, its text that instant without the offset)
         by_name = {str(k): i for k, i in lookup.items() if isinstance(k, str)}
