@@ -150,9 +150,8 @@ class _Prepared:
         try:
             check_dtypes(self.frame, self.score, None if pos_label is not None else label, self.weight)
         except VeracityError:
-            if self.frame.lazy and agg.collect(self.frame.nw.head(1)).shape[0] == 0:
-                remedy = "pass at least one row" if self.frame.source == "frame" else "pass a file with at least one data row"
-                raise VeracityError(f"{self._where()} has no rows; {remedy}") from None
+            if self.frame.lazy:
+                self._refuse_no_rows()
             raise
         #: rows whose label counts (``label_rows``: a boolean column, e.g. the monitor's ``mature``)
         self.rows: Any = None
@@ -174,10 +173,23 @@ class _Prepared:
         if pos_label is not None:
             from ._labels import positive_expr
 
-            self.y = positive_expr(self.frame.nw, self.frame.ref(label), pos_label, shown=label, rows=self.rows)
+            try:
+                self.y = positive_expr(self.frame.nw, self.frame.ref(label), pos_label, shown=label,
+                                       rows=self.rows)
+            except VeracityError:  # an empty frame has no label values: say so, not that pos_label names none
+                self._refuse_no_rows()
+                raise
 
     def _where(self) -> str:
         return "the frame" if self.frame.source == "frame" else self.frame.source
+
+    def _refuse_no_rows(self) -> None:
+        """Raise the seam's one line when the frame has no rows (a lazy frame: one ``head(1)``, never
+        collected); called only once a check has failed, so a frame with rows costs nothing more."""
+        if agg.collect(self.frame.nw.head(1)).shape[0] == 0:
+            remedy = ("pass at least one row" if self.frame.source == "frame"
+                      else "pass a file with at least one data row")
+            raise VeracityError(f"{self._where()} has no rows; {remedy}") from None
 
     # -- in memory ------------------------------------------------------------------
     def column(self, name: str) -> np.ndarray:
