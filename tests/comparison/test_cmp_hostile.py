@@ -64,14 +64,24 @@ def test_net_benefit_intervals_stay_in_the_range_of_a_net_benefit():
 
 @pytest.mark.parametrize("labels, threshold, flagged", [(np.zeros(5), 0.05, "every"), (np.zeros(5), 0.9, "no"),
                                                         (np.ones(5), 0.05, "every")])
-def test_realised_cost_of_one_class_is_a_zero_width_interval_and_says_so(labels, threshold, flagged):
+def test_realised_cost_of_one_class_is_a_wilson_interval_not_zero_width(labels, threshold, flagged):
+    # every row cost the same: the Student-t interval of the per-row costs had zero width ([1, 1], with a
+    # note). Round 21: the cost is a sum of binomial shares, each with its Wilson interval, which is not
+    # zero width at 0 or n of n: 5 flagged negatives (cost 1 each) read [5/(5 + z^2), 1]; 0 misses among
+    # 5 unflagged (cost 2) read [0, 2 z^2/(5 + z^2)]; 5 flagged positives cost 0, [0, z^2/(5 + z^2)]
     p = np.array([0.1, 0.4, 0.35, 0.8, 0.6])
     r = vc.realised_cost({"a": p}, labels, threshold=threshold, cost_fn=2)
     row = r.rows[0]
-    assert row.realised_low == row.realised_high == row.realised
-    assert len(r.notes) == 1 and r.notes[0].startswith("'a': every row has the same realised cost")
-    assert f"every label {int(labels[0])}" in r.notes[0] and f"{flagged} row flagged" in r.notes[0]
-    assert "note: 'a'" in str(r) and r.to_dict()["notes"] == list(r.notes)
+    z2 = 1.959963984540054 ** 2
+    cost = 1.0 if flagged == "every" else 2.0
+    if labels[0] == 0 and flagged == "every":
+        want = (1.0, 5 / (5 + z2), 1.0)
+    else:
+        want = (0.0, 0.0, cost * z2 / (5 + z2))
+    assert (row.realised, row.realised_low, row.realised_high) == pytest.approx(want, abs=1e-12)
+    gap = (want[1] - row.expected, want[2] - row.expected)
+    assert (row.ci_low, row.ci_high) == pytest.approx(gap, abs=1e-12)
+    assert not r.notes and "note:" not in str(r)
     both = vc.realised_cost({"a": p}, np.array([0, 1, 0, 1, 1.0]), threshold=0.3, cost_fn=2)
     assert not both.notes
 
@@ -123,7 +133,12 @@ def test_a_gap_of_no_spread_has_the_p_value_of_the_law_of_the_labels():
     row = r.rows[0]
     k = stats.binom(5, 0.3)
     assert row.gap == pytest.approx(-0.6) and row.p_value == pytest.approx(k.pmf(0) + k.sf(2), abs=1e-12)
-    assert "<0.0001" not in str(r) and any("same gap" in t for t in r.notes)
+    assert "<0.0001" not in str(r)
+    # its interval: no misses among 5 unflagged rows (cost 2), Wilson [0, z^2/(5 + z^2)] times 2, less the
+    # expected 0.6 (it was the zero-width t interval [-0.6, -0.6] with a note)
+    z2 = 1.959963984540054 ** 2
+    assert (row.ci_low, row.ci_high) == pytest.approx((-0.6, 2 * z2 / (5 + z2) - 0.6), abs=1e-12)
+    assert not r.notes and row.ci_low <= 0.0 <= row.ci_high and row.p_value > 0.05
 
 
 def test_the_printed_best_strategy_names_ties():
