@@ -257,9 +257,10 @@ class CoverageLaw(Display):
     (for continuous scores without ties), i.e. Beta(n + 1 − l, l) with l = ⌊(n+1)α⌋.
 
     ``classes`` > 1: the marginal coverage of Mondrian sets, one q̂ per class from its own calib rows
-    (``n`` in all): :math:`\sum_c \pi_c C_c`, each class's :math:`C_c` of the law above on its own rows,
-    mixed by the class shares :math:`\pi_c`, is no Beta; ``a``, ``b`` are those of the Beta of its mean
-    and variance (:func:`_mixed_beta`).
+    (``n`` in all). It is :math:`\sum_c \pi_c C_c`, each class's :math:`C_c` of the law above on its own
+    rows, mixed by the class shares :math:`\pi_c`; that is no Beta, so ``a``, ``b`` are those of the Beta
+    of the same mean :math:`\mu` and variance :math:`v`: :math:`a = \mu t`, :math:`b = (1 - \mu) t`,
+    :math:`t = \mu(1 - \mu)/v - 1` (``veracity conformal --mondrian`` prints it first).
     """
 
     n: int
@@ -307,7 +308,8 @@ class CoverageLaw(Display):
 
 def conformal_coverage_law(n: int, alpha: float) -> CoverageLaw:
     """The Beta law of the coverage a calib set of size ``n`` delivers (seed 003: n = 1,000,
-    α = 0.1 gives coverage mostly 0.88–0.92).
+    α = 0.1 gives coverage mostly 0.88–0.92): that of one q̂ from ``n`` rows. Mondrian sets have one q̂
+    per class, and their marginal coverage mixes the class laws (:class:`ConformalClassifier`).
 
     >>> law = conformal_coverage_law(1000, 0.1)
     >>> [round(x, 3) for x in law.interval(0.9)]
@@ -499,7 +501,10 @@ class ConformalClassifier:
     coverage then holds within every class (class-conditional). ``qhat_`` is always the
     marginal :math:`\hat q` over all calib rows; ``class_qhat_`` holds the *K* thresholds
     actually used (all equal to ``qhat_`` unless ``mondrian``); ``class_n_`` the calib rows of
-    each class (of positive weight), the *n* of each class's coverage law under ``mondrian``.
+    each class (of positive weight), the *n* of each class's coverage law under ``mondrian``
+    (``conformal_coverage_law(n_c, alpha)``); the marginal coverage then mixes those laws by the class
+    shares, not the law of one q̂ from all *n* rows (``veracity conformal --mondrian`` prints the
+    mixture, then each class's law).
 
     Covariate shift (Tibshirani, Barber, Candès & Ramdas 2019): ``fit(..., sample_weight=w)``
     with the calib rows' likelihood ratios :math:`w(x_i) = dP_{test}/dP_{calib}(x_i)`, then

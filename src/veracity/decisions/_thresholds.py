@@ -245,8 +245,9 @@ def budget_threshold(
     0.8
 
     Frame form (no labels needed): ``budget_threshold(frame, score="p", top_k=100, sample_weight="w")``
-    on an in-memory frame (pandas, polars, pyarrow), read as every frame form reads one
-    (:func:`~veracity.core._frameform.scores_call`); ``sample_weight`` names a column or holds the weights.
+    on an in-memory frame (pandas, polars, pyarrow); ``sample_weight`` names a column or holds the
+    weights (a pandas Series on another index is refused, never paired by position). Lazy frames,
+    database relations, paths and connections are refused in one line: collect the columns first.
     """
     if score is not None:
         if not isinstance(score, str):  # one score column: the review volume ranks one score per row

@@ -128,8 +128,9 @@ class HosmerLemeshowTest(Display):
 
     ``method`` is the law of the p-value: ``"chi-square"`` (:math:`\chi^2_{df}`) or
     ``"monte-carlo"`` (``n_resamples`` redraws of the labels as Bernoulli(p), seeded by
-    ``random_state``: a bin expects fewer than 5 events or non-events, ``min_expected``, the
-    smallest of those counts in effective rows)."""
+    ``random_state``; used when a bin expects fewer than 5 events or non-events). ``min_expected``
+    is the fewest events or non-events a bin expects (in effective rows when weighted). ``df`` is
+    G, or the ``df=`` given; a Monte-Carlo p-value does not use it."""
 
     statistic: float
     df: int
@@ -272,15 +273,25 @@ def hosmer_lemeshow(
     sample_weight: Any = None,
     pos_label: Any = None,
 ) -> HosmerLemeshowTest:
-    r"""Hosmer–Lemeshow goodness-of-fit: :math:`\sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g)) \sim \chi^2_{G}`.
+    r"""Hosmer–Lemeshow goodness-of-fit: :math:`H = \sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g))`.
 
     ``bins`` (Hosmer and Lemeshow's G "groups") are equal-count by sorted score
-    (``strategy="equal-count"``). ``df`` defaults to G, the convention for held-out scores;
-    ``df=G - 2`` is the development-sample convention (a model fitted on these rows). When a
-    group expects fewer than 5 events or non-events the chi-square law is unreliable: with ``df``
-    left out (and up to 20,000 rows) the p-value is then by Monte Carlo, ``n_resamples`` redraws
-    of every label as Bernoulli(p) seeded by ``random_state`` (None: the fixed seed 0; a
-    ``numpy.random.Generator`` gives fresh redraws); ``method`` says which (module docstring).
+    (``strategy="equal-count"``); :math:`O_g` counts a group's events, :math:`E_g` sums its scores
+    and :math:`n_g` counts its rows (with ``sample_weight``: weighted sums, each group counted in
+    effective rows). H is referred to :math:`\chi^2_{df}`; ``df`` defaults to G, the convention for
+    held-out scores; ``df=G - 2`` is the development-sample convention (a model fitted on these rows).
+
+    When a group expects fewer than 5 events or non-events the chi-square law is unreliable. Then,
+    with ``df`` left out and up to 20,000 rows, the p-value is by Monte Carlo: every label is redrawn
+    as Bernoulli(p) ``n_resamples`` (R) times, and :math:`p = (1 + \#\{H^* \ge H\}) / (R + 1)` with
+    :math:`H^*` a redraw's statistic. The redraws are seeded by ``random_state`` (None: the fixed seed
+    0; a ``numpy.random.Generator`` gives fresh redraws). The result's ``method``
+    (``"chi-square"`` or ``"monte-carlo"``) says which law gave the p-value; ``min_expected`` is the
+    fewest events or non-events a group expects.
+
+    >>> t = hosmer_lemeshow([0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8], [0, 0, 1, 0, 0, 1, 1, 1], bins=4)
+    >>> t.method, round(t.statistic, 3), round(t.p_value, 4), round(t.min_expected, 2)
+    ('monte-carlo', 2.68, 0.4698, 0.15)
     """
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
@@ -579,7 +590,7 @@ def calibration_tests(
     """Spiegelhalter's z, Hosmer–Lemeshow and the calibration slope at once; a test that is
     undefined for this data is listed in ``skipped`` with the reason instead of raising.
     ``bins``, ``n_resamples`` and ``random_state`` are Hosmer–Lemeshow's (its equal-count bins; the
-    redraws of its Monte-Carlo p-value when a bin expects fewer than 5 events, see
+    redraws of its Monte-Carlo p-value when a bin expects fewer than 5 events or non-events, see
     :func:`hosmer_lemeshow`)."""
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)

@@ -323,7 +323,9 @@ def log_mlflow(
     ``calibrator=`` logs a calibrator beside an audit. ``run`` is an MLflow ``Run`` or a run id;
     ``None`` logs to the active run (starting one, as ``mlflow.log_metric`` does, when none is
     active). ``prefix`` is put before every metric, parameter and artifact name (e.g.
-    ``"valid/"``). ``figures=False`` skips the PNG.
+    ``"valid/"``). ``figures=False`` skips the PNG. A tracking store MLflow cannot open or reach (a
+    server that is down, no tracking URI where MLflow's default SQLite store lacks its modules) is one
+    :class:`~veracity.VeracityError` naming the store, its password hidden.
     """
     mlflow = _mlflow()
     prefix = _check_prefix(prefix)
