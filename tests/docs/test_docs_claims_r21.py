@@ -76,8 +76,6 @@ def test_mondrian_law_mean_at_four_classes_of_five_rows(tmp_path, capsys):
     assert law["classes"] == 4 and law["mean"] == pytest.approx(5 / 6, rel=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason="calibrators/_ledger.py keeps DeLong's interval on an unchanged "
-                   "AUC below 10 rows of a class (the FEW_OF_CLASS branch skips verdict 'same')")
 def test_ledger_auc_interval_is_na_below_ten_rows_of_a_class_even_when_unchanged():
     rng = np.random.default_rng(0)
     s = rng.beta(2, 2, 400)

@@ -452,8 +452,12 @@ def compare(
             said = unreadable["verdict"]
             verdict = said if verdict in (BETTER, SAME) else f"{verdict}; {said}"
             why = unreadable["why"]
-        if key == "AUC" and few_auc and verdict != SAME:
-            verdict, regression, low, high = FEW_OF_CLASS, False, float("nan"), float("nan")
+        if key == "AUC" and few_auc and (verdict != SAME or not low == high == 0.0):
+            # an unchanged AUC stays "same" (the rankings' order is kept), but an interval other than
+            # the exact [0, 0] of identical rankings is DeLong's normal one, which these counts cannot carry
+            if verdict != SAME:
+                verdict, regression = FEW_OF_CLASS, False
+            low, high = float("nan"), float("nan")
             why = f"{few_auc}: DeLong's test needs at least {MIN_CLASS_ROWS} of each; no interval"
         if too_few and not (key == "AUC" and not ranked) and verdict != SAME:
             verdict, regression, low, high, why = TOO_FEW, False, float("nan"), float("nan"), few_why
