@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
 import os
 import json
 import warnings
@@ -426,8 +425,26 @@ class Calibrator:
         self.n_classes_ = meta["n_classes"]
         return self
 
-    def transform(self, scores: Any) -> np.ndarray:
-        """Calibrated probabilities: ``(N,)`` for binary, ``(N, K)`` for multiclass input."""
+    def transform(self, scores: Any, *, score: Any = None) -> np.ndarray:
+        """Calibrated probabilities: ``(N,)`` for binary, ``(N, K)`` for multiclass input.
+
+        Frame form: ``transform(frame, score="p")`` (multiclass: ``score=["p0", "p1", ...]``) reads the
+        score column(s) of an in-memory frame (pandas, polars, pyarrow) as :meth:`fit`'s frame form does
+        — missing columns, text, NaN and empty frames named in one line — then transforms their values."""
+        if score is not None:
+            from ..core._frameform import scores_call
+
+            def transform_rows(s: np.ndarray, *, sample_weight: Any, score_type: str) -> np.ndarray:
+                return self.transform(s)
+
+            # score_type="score": the seam names the column of missing or infinite scores and leaves the range
+            # to the fitted map, whose words say which kind of scores it was fit on
+            framed: np.ndarray = scores_call(f"{type(self).__name__}.transform", transform_rows, scores,
+                                             score=score, score_type="score")
+            return framed
+        if hasattr(scores, "columns") and not hasattr(scores, "dtype"):  # a frame (a Series has a dtype)
+            raise VeracityError(f"{type(self).__name__}.transform got a frame: name its score column with score=, "
+                                "e.g. cal.transform(frame, score='p')", param="score")
         with self._own_settings_spelled():
             if getattr(self, "_ovr", None) is not None:
                 return self._ovr.transform(scores)
@@ -442,21 +459,10 @@ class Calibrator:
         """:meth:`fit` then :meth:`transform` on the same scores; with a frame, ``score=``/``label=`` name its
         columns (the fit is :meth:`fit`'s frame form, the probabilities are those of the ``score`` column)."""
         if score is not None or label is not None:
-            from ..core._frameform import rows_call
 
             self.fit(scores, labels, score=score, label=label, sample_weight=sample_weight, pos_label=pos_label,
                      **kwargs)
-            if "score" in inspect.signature(self.transform).parameters:  # a transform that reads frames itself
-                read_frame: Callable[..., np.ndarray] = self.transform  # e.g. SegmentCalibration.transform
-                framed = read_frame(scores, score=score)
-                return framed
-
-            def transform_column(column: Any, _labels: Any, **_: Any) -> np.ndarray:
-                return self.transform(column)
-
-            result: np.ndarray = rows_call(f"{type(self).__name__}.fit_transform", transform_column, scores,
-                                           labels, score=score, label=label, pos_label=pos_label)
-            return result
+            return self.transform(scores, score=score)
         return self.fit(scores, labels, sample_weight=sample_weight, pos_label=pos_label, **kwargs).transform(scores)
 
     # -- subclass hooks ------------------------------------------------------------------
