@@ -92,9 +92,9 @@ class SegmentCalibration(Calibrator):
         """Fit on calibration rows; ``features`` maps each name in ``self.features`` to its column.
 
         Frame form: ``fit(frame, score="p", label="y", sample_weight="w", pos_label=...)`` reads the score,
-        label, weight and feature columns (``self.features``) of an in-memory frame through the rows seam
-        every frame form that needs the rows reads (:func:`~veracity.core._frameform.rows_call`), then fits
-        on their values as the array form does."""
+        label, weight and feature columns (``self.features``) of an in-memory frame (pandas, polars, pyarrow)
+        as every frame form reads them (a missing, text or NaN column named in one line), then fits on their
+        values as the array form does."""
         if score is not None or label is not None:
             return self._fit_frame(scores, labels, features, score=score, label=label,
                                    sample_weight=sample_weight, pos_label=pos_label, role=role,
@@ -220,8 +220,8 @@ class SegmentCalibration(Calibrator):
         """Calibrated probabilities; ``features`` maps each feature name to its column.
 
         Frame form: ``transform(frame, score="p")`` reads the score and feature columns of an in-memory frame
-        through the rows seam (:func:`~veracity.core._frameform.scores_call`: no labels), then transforms
-        their values as the array form does."""
+        (pandas, polars, pyarrow; no labels) as every frame form reads them, then transforms their values as
+        the array form does."""
         self._require_fitted()
         if score is not None:
             from ..core._frameform import scores_call
