@@ -440,6 +440,8 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
     cov = delong_covariance(ranked, y, w)
     identical = {pair: any(f"{names[pair[0]]!r} and {names[pair[1]]!r}" in t for t in models.notes)
                  for pair in models.pairs()}
+    # every pair identical: their intervals are the exact [0, 0], shown; a note "shown n/a" contradicted them
+    few_rows_shown = few_rows if not all(identical.values()) else ""
     rows: list[ComparisonRow] = []
     corp: dict[str, CORPResult] = {}
     diffs: list[CORPDifference] = []
@@ -452,7 +454,7 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         return ModelComparison(models=names, rows=tuple(rows), corp={}, corp_differences=(), verdicts=tuple(verdicts),
                                n=models.n, level=level, n_resamples=0, random_state=random_state, bins=bins,
                                score_type=models.score_type,
-                               notes=models.notes + _few_rows_note(few_rows, False))
+                               notes=models.notes + _few_rows_note(few_rows_shown, False))
     runs = [d[1] for d in done]
     for k, name in enumerate(names):
         corp[name] = corp_result(done[k][2], float(means[k, 0]), float(means[k, 1]), models.n)
@@ -504,11 +506,13 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
                                     dsc_low, dsc_high, mcb_p, dsc_p))
         brier_row = next(r for r in rows if r.metric == "brier" and r.model_a == names[i] and r.model_b == names[j])
         verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)], few=few, few_rows=few_rows))
+    # Kish effective size below 2 (one row carries nearly all the weight): the paired t intervals are n/a too
+    t_na = any(r.metric in ("brier", "log_loss") and r.ci_low != r.ci_low for r in rows)
     return ModelComparison(models=names, rows=tuple(rows), corp=corp, corp_differences=tuple(diffs),
                            verdicts=tuple(verdicts), n=models.n, level=level, n_resamples=n_resamples,
                            random_state=random_state, bins=bins, score_type=models.score_type,
                            notes=(models.notes + _few_resamples(n_resamples, level)
-                                  + _few_rows_note(few_rows, True)))
+                                  + _few_rows_note(few_rows_shown, True, t_na)))
 
 
 def _gated(e: Estimate, few_rows: str) -> Estimate:
@@ -526,13 +530,16 @@ def _few_rows(models: Models) -> str:
     return few_class_rows(models.y, models.w)
 
 
-def _few_rows_note(few_rows: str, probabilistic: bool) -> tuple[str, ...]:
-    """The note under a comparison on too few rows of a class (:data:`MIN_CLASS_ROWS`), or none."""
+def _few_rows_note(few_rows: str, probabilistic: bool, t_na: bool = False) -> tuple[str, ...]:
+    """The note under a comparison on too few rows of a class (:data:`MIN_CLASS_ROWS`), or none. ``t_na``:
+    the paired t intervals are n/a too (the rows' Kish effective size is below 2), so the note does not
+    say they stand."""
     if not few_rows:
         return ()
     if probabilistic:
         which, need = "AUC, ECE, MCB and DSC differences", "DeLong's test and the paired bootstrap need"
-        tail = "; the Brier and log-loss intervals (paired t) stand"
+        t_says = "are n/a too: one row carries nearly all the weight (Kish effective size below 2)"
+        tail = f"; the Brier and log-loss intervals (paired t) {t_says if t_na else 'stand'}"
     else:
         which, need, tail = "AUC difference", "DeLong's test needs", ""
     return (f"too few rows of a class for the intervals of the {which} ({few_rows}; {need} at least "

@@ -129,6 +129,21 @@ class RealisedCost(Display):
                 + f"\np-value of gap 0: {self._method_text()}"
                 + "".join(f"\nnote: {visible(t)}" for t in self.notes))
 
+    def _repr_html_(self) -> str:
+        """The notebook view: the printout's table (the realised cost's interval as one cell) and its
+        "p-value of gap 0" line, which the generic view left out with the method it names."""
+        from ..core._display import html_kv, html_note, html_page, html_table
+
+        pct = f"{self.level * 100:g}%"
+        records = [{"model": r.model, "flagged": r.flagged, "expected": r.expected, "realised": r.realised,
+                    f"{pct} CI of realised": f"[{fmt(r.realised_low)}, {fmt(r.realised_high)}]", "gap": r.gap,
+                    "ci_low": r.ci_low, "ci_high": r.ci_high, "p-value": _fmt_p(r.p_value),
+                    "method": r.method} for r in self.rows]
+        parts = [html_kv(self._summary_items()), html_table(records, wide=True),
+                 html_note(f"p-value of gap 0: {self._method_text()}"),
+                 *(html_note(f"note: {t}") for t in self.notes)]
+        return visible(html_page(self._title(), parts, str(self)))
+
     def _method_text(self) -> str:
         methods = {r.method for r in self.rows}
         says = {"exact": "exact", "normal": f"normal approximation (over {_EXACT_ROWS:,} rows)",

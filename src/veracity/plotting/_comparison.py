@@ -99,9 +99,10 @@ def _differences(right: Any, result: Any) -> None:
                 if abs(end) > limit and (marker == "<") == (end < 0):
                     right.plot([float(np.sign(end)) * limit], [y0], marker, color=color, markersize=7,
                                gid="clipped")
-            interval = f" [{a:+.0f}%, {b:+.0f}%]" if whole else ""
+            interval = f" [{a:+.0f}%, {b:+.0f}%]" if whole else ", no interval (n/a)"
             right.annotate(f"{v:+.0f}%{interval}, off the axis", (0.0, y0), xytext=(0, 7),
-                           textcoords="offset points", ha="center", fontsize=8, color=color)
+                           textcoords="offset points", ha="center", fontsize=8, color=color,
+                           gid=None if whole else "no-interval")
             if whole:
                 right.plot([max(a, -limit), min(b, limit)], [y0, y0], color=color, linewidth=2.2)
             # the estimate at its own x even off the axis (clipped there; its arrow and text stand in)
@@ -109,6 +110,11 @@ def _differences(right: Any, result: Any) -> None:
             continue
         if np.isfinite(a) and np.isfinite(b):
             right.plot([a, b], [y0, y0], color=color, linewidth=2.2)
+        else:
+            # n/a interval (too few rows of a class, too few resamples): said, not a bare grey dot that the
+            # key below reads as "within noise"
+            right.annotate("no interval (n/a)", (v, y0), xytext=(0, 7), textcoords="offset points",
+                           ha="right" if v > 0 else "left", fontsize=8, color=color, gid="no-interval")
         right.plot([v], [y0], "o", color=color, markersize=6)
     if limit is not None:
         right.set_xlim(-limit * 1.05, limit * 1.05)
