@@ -84,6 +84,22 @@ def refused():
     return assert_refused
 
 
+def one_line_error(call) -> str:
+    """The text of the VeracityError that ``call()`` raises, asserted to be one line."""
+    from veracity import VeracityError
+
+    with pytest.raises(VeracityError) as info:
+        call()
+    text = str(info.value)
+    assert "\n" not in text, text
+    return text
+
+
+@pytest.fixture
+def error_line():
+    return one_line_error
+
+
 def _engine(item) -> str | None:
     """The engine a test starts: ``spark`` (the ``spark`` fixture, a ``spark`` parameter or id),
     ``dask`` (a ``dask`` parameter or id, or an explicit ``pytest.mark.xdist_group("dask")``)."""

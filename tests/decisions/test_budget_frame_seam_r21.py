@@ -26,14 +26,6 @@ FRAME = pd.DataFrame({"p": np.round(rng.uniform(size=N), 2), "w": rng.uniform(0.
                       "y": rng.integers(0, 2, N), "t": [f"r{i}" for i in range(N)]})
 
 
-def _message(call) -> str:
-    with pytest.raises(vc.VeracityError) as info:
-        call()
-    text = str(info.value)
-    assert "\n" not in text
-    return text
-
-
 def _definition(s: np.ndarray, w: np.ndarray | None, budget: float) -> float:
     """The smallest observed score whose (weighted) count at or above it fits the budget."""
     w = np.ones_like(s) if w is None else w
@@ -57,51 +49,51 @@ CON = duckdb.connect()
     lambda: FRAME.assign(p=FRAME["p"] * 3 - 1),
 ], ids=["polars-lazy", "duckdb-relation", "empty-pandas", "empty-polars", "text-scores", "nan-score",
         "inf-score", "nested-scores", "duplicate-columns", "out-of-range"])
-def test_a_hostile_frame_is_refused_as_the_other_frame_forms_refuse_it(make):
-    got = _message(lambda: vc.budget_threshold(make(), score="p", top_k=5))
-    seam = _message(lambda: vc.precision_threshold(make(), score="p", label="y"))
+def test_a_hostile_frame_is_refused_as_the_other_frame_forms_refuse_it(make, error_line):
+    got = error_line(lambda: vc.budget_threshold(make(), score="p", top_k=5))
+    seam = error_line(lambda: vc.precision_threshold(make(), score="p", label="y"))
     assert got == seam.replace("vc.precision_threshold", "vc.budget_threshold")
     assert "vc.budget_threshold" in got or "'p'" in got or "no rows" in got  # names the function or column
 
 
-def test_the_seam_says_what_the_copy_did_not():
-    assert "needs the rows in memory" in _message(
-        lambda: vc.budget_threshold(pl.from_pandas(FRAME).lazy(), score="p", top_k=5))
-    assert _message(lambda: vc.budget_threshold(FRAME.iloc[:0], score="p", top_k=5)) == \
+def test_the_seam_says_what_the_copy_did_not(error_line):
+    assert "needs the rows in memory" in error_line(
+          lambda: vc.budget_threshold(pl.from_pandas(FRAME).lazy(), score="p", top_k=5))
+    assert error_line(lambda: vc.budget_threshold(FRAME.iloc[:0], score="p", top_k=5)) == \
         "the frame has no rows; pass at least one row"
-    assert _message(lambda: vc.budget_threshold(FRAME, score="t", top_k=5)).startswith(
-        "column 't' (scores) must be numeric, got String")
-    text = _message(lambda: vc.budget_threshold(FRAME, score="p", sample_weight="t", top_k=5))
+    assert error_line(lambda: vc.budget_threshold(FRAME, score="t", top_k=5)).startswith(
+          "column 't' (scores) must be numeric, got String")
+    text = error_line(lambda: vc.budget_threshold(FRAME, score="p", sample_weight="t", top_k=5))
     assert text.startswith("column 't' (sample_weight) must be numeric")
     nan = FRAME.assign(w=np.where(np.arange(N) == 3, np.nan, FRAME["w"]))
-    assert _message(lambda: vc.budget_threshold(nan, score="p", sample_weight="w", top_k=5)).startswith(
-        "column 'w' (sample_weight) has 1 missing")
+    assert error_line(lambda: vc.budget_threshold(nan, score="p", sample_weight="w", top_k=5)).startswith(
+          "column 'w' (sample_weight) has 1 missing")
     negative = FRAME.assign(w=np.where(np.arange(N) == 3, -1.0, FRAME["w"]))
-    assert _message(lambda: vc.budget_threshold(negative, score="p", sample_weight="w", top_k=5)).startswith(
-        "column 'w' (sample_weight) must be non-negative")
+    text = error_line(lambda: vc.budget_threshold(negative, score="p", sample_weight="w", top_k=5))
+    assert text.startswith("column 'w' (sample_weight) must be non-negative")
 
 
 @pytest.mark.parametrize("con", [duckdb.connect(), sqlite3.connect(":memory:")], ids=["duckdb", "sqlite"])
-def test_a_connection_is_told_to_pass_a_frame(con):
-    text = _message(lambda: vc.budget_threshold(con, score="p", top_k=5))
+def test_a_connection_is_told_to_pass_a_frame(con, error_line):
+    text = error_line(lambda: vc.budget_threshold(con, score="p", top_k=5))
     assert text.startswith("vc.budget_threshold reads a frame, not a database connection")
 
 
-def test_the_column_lookup_is_the_seams():
-    assert _message(lambda: vc.budget_threshold(FRAME, score="q", top_k=5)).startswith(
-        "column 'q' not found; available columns: p, w, y, t")
-    assert "(did you mean 'w'?)" in _message(lambda: vc.budget_threshold(FRAME, score="p", sample_weight="ww",
-                                                                         top_k=5))
-    assert _message(lambda: vc.budget_threshold(FRAME, score=["p"], top_k=5)) == \
+def test_the_column_lookup_is_the_seams(error_line):
+    assert error_line(lambda: vc.budget_threshold(FRAME, score="q", top_k=5)).startswith(
+          "column 'q' not found; available columns: p, w, y, t")
+    text = error_line(lambda: vc.budget_threshold(FRAME, score="p", sample_weight="ww", top_k=5))
+    assert "(did you mean 'w'?)" in text
+    assert error_line(lambda: vc.budget_threshold(FRAME, score=["p"], top_k=5)) == \
         "score= names the score column of the frame (a string); got ['p']"
-    assert _message(lambda: vc.budget_threshold(FRAME, score=FRAME["p"].to_numpy(), top_k=5)) == \
+    assert error_line(lambda: vc.budget_threshold(FRAME, score=FRAME["p"].to_numpy(), top_k=5)) == \
         f"score= names the score column of the frame (a string); got an array of shape ({N},)"
 
 
-def test_a_weight_series_on_another_index_is_never_paired_by_position():
+def test_a_weight_series_on_another_index_is_never_paired_by_position(error_line):
     """Before: the frame's scores (numpy) were paired with the Series by position: another row's weight."""
     shuffled = FRAME["w"].sample(frac=1.0, random_state=0)
-    text = _message(lambda: vc.budget_threshold(FRAME, score="p", sample_weight=shuffled, top_k=40))
+    text = error_line(lambda: vc.budget_threshold(FRAME, score="p", sample_weight=shuffled, top_k=40))
     assert "different indexes" in text and text.startswith("frame and sample_weight")
     aligned = shuffled.loc[FRAME.index]  # what the user meant, by label
     got = vc.budget_threshold(FRAME, score="p", sample_weight=aligned, top_k=40)
@@ -148,9 +140,9 @@ def test_the_nothing_flagged_warning_is_said_at_the_callers_line():
 
 
 # -- another label-free frame form, now read through the seam (segments/_repair.py) ---------------------
-def test_segment_transform_names_a_wrong_score_argument_in_one_line():
+def test_segment_transform_names_a_wrong_score_argument_in_one_line(error_line):
     p = FRAME["p"].clip(0.05, 0.95)  # labels drawn from the scores (FRAME's "y" fits a reversing Platt map)
     rows = pd.DataFrame({"p": p, "y": (np.random.default_rng(0).uniform(size=N) < p).astype(int),
                          "g": np.arange(N) % 2})
     calibration = vc.SegmentCalibration(features=["g"]).fit(rows, score="p", label="y")
-    assert "array of shape" in _message(lambda: calibration.transform(rows, score=rows["p"].to_numpy()))
+    assert "array of shape" in error_line(lambda: calibration.transform(rows, score=rows["p"].to_numpy()))

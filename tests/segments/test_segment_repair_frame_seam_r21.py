@@ -44,14 +44,6 @@ FRAMES = {"pandas": lambda: FRAME, "polars": lambda: pl.from_pandas(FRAME),
           "pyarrow": lambda: pa.Table.from_pandas(FRAME, preserve_index=False)}
 
 
-def _message(call) -> str:
-    with pytest.raises(vc.VeracityError) as info:
-        call()
-    text = str(info.value)
-    assert "\n" not in text
-    return text
-
-
 @pytest.mark.parametrize("kind", list(FRAMES))
 def test_the_frame_form_is_the_array_form_bit_for_bit(kind):
     frame = FRAMES[kind]()
@@ -66,18 +58,18 @@ def test_the_frame_form_is_the_array_form_bit_for_bit(kind):
 
 
 # -- transform: the seam's one-line messages -------------------------------------------------------------
-def test_transform_names_a_wrong_score_argument():
-    text = _message(lambda: FITTED.transform(FRAME, score=FRAME["p"].to_numpy()))
+def test_transform_names_a_wrong_score_argument(error_line):
+    text = error_line(lambda: FITTED.transform(FRAME, score=FRAME["p"].to_numpy()))
     assert "score=" in text and "array of shape (1200,)" in text  # was numpy's raw ValueError
 
 
 @pytest.mark.parametrize("method", ["transform", "fit"])
 @pytest.mark.parametrize("connect", [duckdb.connect, lambda: sqlite3.connect(":memory:")])
-def test_a_connection_is_told_what_to_pass(method, connect):
+def test_a_connection_is_told_what_to_pass(method, connect, error_line):
     con = connect()
     call = (lambda: FITTED.transform(con, score="p")) if method == "transform" else (
         lambda: _fresh().fit(con, score="p", label="y"))
-    text = _message(call)
+    text = error_line(call)
     assert "not a database connection" in text and "cannot read columns" not in text
 
 
@@ -88,52 +80,52 @@ def test_a_connection_is_told_what_to_pass(method, connect):
     (FRAME.assign(p=np.where(np.arange(N) == 7, np.nan, P)), "column 'p' (scores) has 1 missing/NaN"),
     (FRAME.assign(p=np.where(np.arange(N) == 7, np.inf, P)), "column 'p' (scores) has 0 missing/NaN and 1"),
 ])
-def test_bad_score_columns_are_named(method, frame, words):
+def test_bad_score_columns_are_named(method, frame, words, error_line):
     score = "t" if "'t'" in words else "p"
     frame = (frame.drop(columns="p") if score == "t" else frame).assign(y=Y[:len(frame)])
     call = (lambda: FITTED.transform(frame, score=score)) if method == "transform" else (
         lambda: _fresh().fit(frame, score=score, label="y"))
-    assert words in _message(call)
+    assert words in error_line(call)
 
 
 @pytest.mark.parametrize("method", ["transform", "fit"])
-def test_a_missing_feature_column_is_named_with_the_columns_there(method):
+def test_a_missing_feature_column_is_named_with_the_columns_there(method, error_line):
     frame = FRAME.drop(columns="age")
     call = (lambda: FITTED.transform(frame, score="p")) if method == "transform" else (
         lambda: _fresh().fit(frame, score="p", label="y", pos_label="yes"))
-    text = _message(call)
+    text = error_line(call)
     assert "'age'" in text and "available columns: p, y, w, region, t" in text
 
 
 @pytest.mark.parametrize("method", ["transform", "fit"])
 @pytest.mark.parametrize("make", [lambda: pl.from_pandas(FRAME).lazy(),
                                   lambda: duckdb.connect().from_df(FRAME)])
-def test_lazy_frames_are_refused_never_collected(method, make):
+def test_lazy_frames_are_refused_never_collected(method, make, error_line):
     # as before: every lazy frame is refused (the rows must be in memory), now in the seam's words
     frame = make()
     call = (lambda: FITTED.transform(frame, score="p")) if method == "transform" else (
         lambda: _fresh().fit(frame, score="p", label="y", pos_label="yes"))
-    assert "in memory" in _message(call)
+    assert "in memory" in error_line(call)
 
 
 # -- fit: the labelled seam's refusals --------------------------------------------------------------------
-def test_fit_refuses_the_labels_read_as_scores():
+def test_fit_refuses_the_labels_read_as_scores(error_line):
     # fitted on the answers as scores, silently (a perfect model)
     frame = FRAME.assign(y=Y)
-    assert "would read the answers as scores" in _message(lambda: _fresh().fit(frame, score="y", label="y"))
+    assert "would read the answers as scores" in error_line(lambda: _fresh().fit(frame, score="y", label="y"))
 
 
-def test_fit_refuses_a_labels_array_beside_the_label_column():
+def test_fit_refuses_a_labels_array_beside_the_label_column(error_line):
     # the array was left unread: the fit used the column
-    assert "takes no labels array" in _message(
-        lambda: _fresh().fit(FRAME, 1 - Y, score="p", label="y", pos_label="yes"))
+    assert "takes no labels array" in error_line(
+          lambda: _fresh().fit(FRAME, 1 - Y, score="p", label="y", pos_label="yes"))
 
 
 @pytest.mark.parametrize("method", ["transform", "fit"])
-def test_a_features_mapping_beside_a_frame_is_refused(method):
+def test_a_features_mapping_beside_a_frame_is_refused(method, error_line):
     # the mapping was left unread: the frame's columns were used
     other = {"region": REGION[::-1], "age": AGE[::-1]}
     call = (lambda: FITTED.transform(FRAME, other, score="p")) if method == "transform" else (
         lambda: _fresh().fit(FRAME, score="p", label="y", pos_label="yes", features=other))
-    text = _message(call)
+    text = error_line(call)
     assert "drop features=" in text

@@ -17,14 +17,6 @@ N = 300
 FRAME = pd.DataFrame({"p": np.linspace(0.01, 0.99, N), "y": np.arange(N) % 2})
 
 
-def _message(call) -> str:
-    with pytest.raises(vc.VeracityError) as info:
-        call()
-    text = str(info.value)
-    assert "\n" not in text
-    return text
-
-
 @pytest.mark.parametrize("value, shown", [
     (np.arange(N) % 2, f"an array of shape ({N},)"),
     (np.zeros((N, 2)), f"an array of shape ({N}, 2)"),
@@ -33,9 +25,9 @@ def _message(call) -> str:
     (np.float64(0.5), "0.5"),
     (["y", "z"], "['y', 'z']"),
 ], ids=["array", "2d-array", "long-list", "series", "numpy-scalar", "short-list"])
-def test_the_table_form_and_the_frame_form_show_a_wrong_label_alike(value, shown):
-    frame = _message(lambda: vc.audit(FRAME, score="p", label=value))
-    table = _message(lambda: vc.audit(sqlite3.connect(":memory:"), table="t", score="p", label=value))
+def test_the_table_form_and_the_frame_form_show_a_wrong_label_alike(value, shown, error_line):
+    frame = error_line(lambda: vc.audit(FRAME, score="p", label=value))
+    table = error_line(lambda: vc.audit(sqlite3.connect(":memory:"), table="t", score="p", label=value))
     assert frame == f"label= must name the label column (a string), got {shown}"
     assert table.startswith(f"label= names a column of the table (a string), got {shown}")
     many = not isinstance(value, (float, list)) or (isinstance(value, list) and len(value) > 5)
@@ -44,8 +36,8 @@ def test_the_table_form_and_the_frame_form_show_a_wrong_label_alike(value, shown
 
 
 @pytest.mark.parametrize("role", ["sample_weight", "by"])
-def test_an_array_column_argument_of_the_table_form_is_shown_by_its_shape(role):
-    text = _message(lambda: vc.audit(sqlite3.connect(":memory:"), table="t", score="p", label="y",
-                                     **{role: np.ones(N)}))
+def test_an_array_column_argument_of_the_table_form_is_shown_by_its_shape(role, error_line):
+    text = error_line(lambda: vc.audit(sqlite3.connect(":memory:"), table="t", score="p", label="y",
+                                       **{role: np.ones(N)}))
     assert text == (f"{role}= names a column of the table (a string), got an array of shape ({N},); the table "
                     "form names columns of the table (pass arrays to vc.audit without table=)")

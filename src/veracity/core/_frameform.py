@@ -168,13 +168,17 @@ def rows_call(name: str, fn: Callable[..., T], data: Any, labels: Any, *, score:
                             "...)", param="score" if score is None else "label")
     refuse_answers_as_scores(name, score, label, options.get("sample_weight"))
     refuse_connection(name, data)
+    result: T = _rows_form(name)(name, _taking_score_type(fn), data, score=score, label=label, **options)
+    return result
+
+
+def _rows_form(name: str) -> Callable[..., Any]:
+    """The reader :mod:`veracity.sources` registers as ``"_rows"`` (the rows of an in-memory frame)."""
     try:
-        compute = _form("_rows")
+        return _form("_rows")
     except KeyError:
         raise VeracityError(f"the frame form of vc.{name} is computed by veracity.sources, which is not loaded; "
                             "import veracity before calling it") from None
-    result: T = compute(name, _taking_score_type(fn), data, score=score, label=label, **options)
-    return result
 
 
 def scores_call(name: str, fn: Callable[..., T], data: Any, *, score: Any, **options: Any) -> T:
@@ -184,13 +188,8 @@ def scores_call(name: str, fn: Callable[..., T], data: Any, *, score: Any, **opt
     refusals) and calls ``fn(scores, sample_weight=..., **options)``. A ``sample_weight`` that is not
     a column name is the rows' weights, passed on as given (a pandas Series on the frame's index)."""
     refuse_connection(name, data)
-    try:
-        compute = _form("_rows")
-    except KeyError:
-        raise VeracityError(f"the frame form of vc.{name} is computed by veracity.sources, which is not "
-                            "loaded; import veracity before calling it") from None
-    result: T = compute(name, _taking_score_type(fn), data, score=score, label=None, labelled=False,
-                        **options)
+    result: T = _rows_form(name)(name, _taking_score_type(fn), data, score=score, label=None, labelled=False,
+                                 **options)
     return result
 
 
