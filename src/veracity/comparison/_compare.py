@@ -233,15 +233,21 @@ class ModelComparison(Display):
                         "ci_low": r.ci_low, "ci_high": r.ci_high, "p-value": _fmt_p(r.p_value), "method": r.method}
                        for r in self.rows if (r.model_a, r.model_b) == (a, b)]
             rename = {a: short[a], b: short[b], f"{b} - {a}": f"{short[b]} - {short[a]}"}
-            parts.append(html_section(f"{b} vs {a}", html_table(records, wide=True, rename=rename, names=names)))
+            # difference and interval signed, as printed: an unsigned 0.1138 hid which model is ahead
+            shown = html_table(records, wide=True, rename=rename, names=names,
+                               signed=(f"{b} - {a}", "ci_low"))
+            parts.append(html_section(f"{b} vs {a}", shown))
         if self._ece_p_one:
             parts.append(html_note(ECE_P_ONE))
         if self.corp:
             corp: list[dict[str, Any]] = [
                 {"model": short[name], "Brier": c.brier.score, "MCB": c.brier.mcb, "DSC": c.brier.dsc, "UNC": c.brier.unc,
                  "MCB interval": "", "DSC interval": ""} for name, c in self.corp.items()]
-            corp += [{"model": f"{short[d.model_b]} - {short[d.model_a]}", "Brier": d.score, "MCB": d.mcb, "DSC": d.dsc,
-                      "UNC": d.unc, "MCB interval": f"[{fmt(d.mcb_low, sign=True)}, {fmt(d.mcb_high, sign=True)}]",
+            # a difference row's numbers signed, as printed (the models' rows above it are not differences)
+            corp += [{"model": f"{short[d.model_b]} - {short[d.model_a]}", "Brier": fmt(d.score, sign=True),
+                      "MCB": fmt(d.mcb, sign=True), "DSC": fmt(d.dsc, sign=True),
+                      "UNC": fmt(d.unc, sign=True),
+                      "MCB interval": f"[{fmt(d.mcb_low, sign=True)}, {fmt(d.mcb_high, sign=True)}]",
                       "DSC interval": f"[{fmt(d.dsc_low, sign=True)}, {fmt(d.dsc_high, sign=True)}]"}
                      for d in self.corp_differences]
             parts.append(html_section("CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: "

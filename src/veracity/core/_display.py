@@ -25,6 +25,7 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections.abc import Collection
 from typing import Any, cast
 
 from ._validation import VeracityError
@@ -269,17 +270,19 @@ def html_note(text: str) -> str:
 
 
 def html_table(records: list[dict[str, Any]], *, rename: dict[str, str] | None = None,
-               wide: bool = False, names: dict[str, str] | None = None) -> str:
+               wide: bool = False, names: dict[str, str] | None = None, signed: Collection[str] = ()) -> str:
     """A table of records; a wide one shows its first columns and the whole table in <details>
     (``wide=True``: every column, for a view whose columns were chosen to be read together). An
     interval's ``ci_high`` stays beside a shown ``ci_low``: the two are one cell. ``names`` maps each
     header or cell text that is a name to the whole name: such a text may wrap, and a shortened one
-    shows the whole name as its tooltip (``title``)."""
+    shows the whole name as its tooltip (``title``). ``signed`` names the columns of differences, whose
+    numbers print with their sign as the text tables print them (``+0.1138``; ``"ci_low"``: the interval's
+    bounds, ``[-0.0168, +0.0071]``), so which side is better reads from the cell."""
     cols: list[str] = []
     for r in records:
         cols.extend(k for k in r if k not in cols)
     if wide or len(cols) <= WIDE_COLUMNS:
-        return _html_table(records, rename, names)
+        return _html_table(records, rename, names, signed)
     keep = cols[:SUMMARY_COLUMNS]
     if "ci_low" in keep and "ci_high" in cols and "ci_high" not in keep:
         keep.append("ci_high")  # a lower bound is never shown without its upper one
@@ -287,20 +290,27 @@ def html_table(records: list[dict[str, Any]], *, rename: dict[str, str] | None =
     # a monitor's alerts ("status", column 13 of 14) and a segment scan's discoveries read as no flag at all
     flag_keys = [k for k in dict.fromkeys(key for key, _, _ in _FLAGS) if k in cols and k not in keep]
     head = [{k: r[k] for k in [*keep, *flag_keys] if k in r} for r in records]
-    return (_html_table(head, rename, names) + html_details(
-        f"all {len(cols)} columns", _html_table(records, rename, names)))
+    return (_html_table(head, rename, names, signed) + html_details(
+        f"all {len(cols)} columns", _html_table(records, rename, names, signed)))
 
 
 def html_result(title: str, summary: dict[str, Any], records: list[dict[str, Any]], text: str, *,
-                wide: bool = False) -> str:
-    """The notebook rendering: title, key numbers, the table (flags highlighted; ``wide``: see
-    :func:`html_table`) and the text."""
+                wide: bool = False, signed: Collection[str] = ()) -> str:
+    """The notebook rendering: title, key numbers, the table (flags highlighted; ``wide`` and the
+    difference columns ``signed``: see :func:`html_table`) and the text."""
     return html_page(title, [html_kv(summary) if summary else "",
-                             html_table(records, wide=wide) if records else ""], text)
+                             html_table(records, wide=wide, signed=signed) if records else ""], text)
+
+
+def _signed_cell(v: Any) -> str:
+    """A difference's cell: :func:`fmt_cell` with a ``+`` before a number that is not negative (0 too,
+    as ``fmt(..., sign=True)`` prints it); n/a and text as they are."""
+    text = fmt_cell(v)
+    return "+" + text if _is_number(v) and not text.startswith("-") else text
 
 
 def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = None,
-                names: dict[str, str] | None = None) -> str:
+                names: dict[str, str] | None = None, signed: Collection[str] = ()) -> str:
     e = html.escape
     rename = rename or {}
     full = names or {}
@@ -361,9 +371,12 @@ def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = N
         for c in shown:
             v = r.get(c)
             if interval and c == "ci_low":
-                low, high = fmt_cell(v), fmt_cell(r.get("ci_high"))
+                cell = _signed_cell if c in signed else fmt_cell
+                low, high = cell(v), cell(r.get("ci_high"))
                 # no interval (no labelled rows, one row): one "n/a", not "[n/a, n/a]"
                 text = "n/a" if low == high == "n/a" else f"[{low}, {high}]"
+            elif c in signed:
+                text = _signed_cell(v)
             elif c in whole:
                 text = f"{int(cast(float, v)):,}"
             elif c in amounts and isinstance(v, float) and math.isfinite(v):
