@@ -71,8 +71,6 @@ def _two_models():
     return {"a": p, "b": np.clip(p + rng.normal(0.0, 0.15, 400), 0.01, 0.99)}, y
 
 
-@pytest.mark.xfail(strict=True, reason="comparison/_cost.py (not this helper's file): RealisedCost._repr_html_ "
-                   "should pass signed=('gap', 'ci_low') to html_table")
 def test_realised_cost_html_signs_the_gap_and_its_interval() -> None:
     models, y = _two_models()
     r = vc.realised_cost(models, y, threshold=0.3, cost_fp=1, cost_fn=5, random_state=0)
@@ -83,8 +81,6 @@ def test_realised_cost_html_signs_the_gap_and_its_interval() -> None:
         assert f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]" in cells
 
 
-@pytest.mark.xfail(strict=True, reason="comparison/_murphy.py (not this helper's file): MurphyDiagram's notebook "
-                   "view should render html_result(..., signed=<its diff and ci_low/ci_high columns>)")
 def test_murphy_html_signs_the_difference_and_its_band() -> None:
     models, y = _two_models()
     m = vc.murphy_diagram(models, y, theta=[0.2, 0.5, 0.8])

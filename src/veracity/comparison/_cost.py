@@ -139,7 +139,7 @@ class RealisedCost(Display):
                     f"{pct} CI of realised": f"[{fmt(r.realised_low)}, {fmt(r.realised_high)}]", "gap": r.gap,
                     "ci_low": r.ci_low, "ci_high": r.ci_high, "p-value": _fmt_p(r.p_value),
                     "method": r.method} for r in self.rows]
-        parts = [html_kv(self._summary_items()), html_table(records, wide=True),
+        parts = [html_kv(self._summary_items()), html_table(records, wide=True, signed=("gap", "ci_low")),
                  html_note(f"p-value of gap 0: {self._method_text()}"),
                  *(html_note(f"note: {t}") for t in self.notes)]
         return visible(html_page(self._title(), parts, str(self)))

@@ -117,6 +117,15 @@ class MurphyDiagram(Display):
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "thresholds": int(self.theta.size), "level": self.level}
 
+    def _repr_html_(self) -> str:
+        """The notebook view, its differences and their bands signed as the printout signs them."""
+        from ..core._display import html_result
+
+        single = len(self.differences) == 1
+        signed = [f"{'' if single else f'{d.model_b} - {d.model_a} '}{c}" for d in self.differences
+                  for c in ("diff", "ci_low", "ci_high")]
+        return html_result(self._title(), self._summary_items(), self._html_records(), str(self), signed=signed)
+
     def __str__(self) -> str:
         names = list(self.elementary)
         pct = f"{self.level * 100:g}%"
