@@ -21,12 +21,14 @@ objective is unimodal in :math:`\tau` on any bracket. Two optimisers:
 
 By default (``bounds=None``) τ is unbounded: Newton searches β over
 :math:`[10^{-10}, 10^{10}]` (bisecting on the log scale when a step leaves the
-bracket), so optima such as τ ≈ 131 or τ ≈ 0.01 are found, not clamped. τ reaches
-an end of that range only when no finite optimum exists, and a warning says why:
-perfectly separated calibration rows (the NLL keeps falling as τ → 0), or reversed
+bracket), so optima such as τ ≈ 131 or τ ≈ 0.01 are found, not clamped. That range is
+read around the typical logit size; where τ reaches an end of it and some rows' logits lie
+far beyond that size (a tenth of the rows at 1e100), Newton runs again on those rows' scale
+(τ ≈ 7e99 there). τ reaches an end only when no finite optimum exists, and a warning says
+why: perfectly separated calibration rows (the NLL keeps falling as τ → 0), or reversed
 scores (higher scores go with fewer positives, so the best "temperature" would be
-negative). With explicit ``bounds`` a fit that lands on a bound warns that the optimum
-lies beyond it.
+negative; the warning names rows far beyond the typical size that dominate the likelihood).
+With explicit ``bounds`` a fit that lands on a bound warns that the optimum lies beyond it.
 
 >>> import numpy as np
 >>> ts = TemperatureScaling(score_type="logit")
@@ -144,6 +146,10 @@ class _BinaryObjective:
             m = m[self.w > 0]
         return bool(m.min() >= 0.0)
 
+    def extent(self) -> tuple[float, float]:
+        """Smallest and largest nonzero :math:`|s|` (see :meth:`TemperatureScaling._fit_objective`)."""
+        return _nonzero_extent(self.s)
+
     def subsample(self) -> _BinaryObjective:
         stride = max(1, self.s.size // _SUB)
         return _BinaryObjective(
@@ -216,6 +222,11 @@ class _MulticlassObjective:
         """Every (positively weighted) row's label holds the row maximum: f falls for ever."""
         dy = self.dy if self.w is None else self.dy[self.w > 0]
         return bool(dy.min() >= 0.0)
+
+    def extent(self) -> tuple[float, float]:
+        """Smallest and largest nonzero :math:`|z - \\max_k z|` (see ``_fit_objective``)."""
+        with np.errstate(over="ignore"):
+            return _nonzero_extent(self.z - self.m[:, None])
 
     def subsample(self) -> _MulticlassObjective:
         return _MulticlassObjective._from(self, max(1, self.z.shape[0] // _SUB))
@@ -291,6 +302,13 @@ def scaled_differences(z: np.ndarray, c: float) -> np.ndarray:
     h -= h.max(axis=1, keepdims=True)
     h /= 0.5 * c
     return h
+
+
+def _nonzero_extent(d: np.ndarray) -> tuple[float, float]:
+    """(min, max) of the nonzero :math:`|d|`; (1, 1) when every entry is 0."""
+    a = np.abs(d).ravel()
+    a = a[a > 0.0]
+    return (float(a.min()), float(a.max())) if a.size else (1.0, 1.0)
 
 
 def _newton(obj: Any, beta_lo: float, beta_hi: float, beta0: float,
@@ -409,10 +427,14 @@ class TemperatureScaling(Calibrator):
         if isinstance(self.iterations, bool) or not isinstance(self.iterations, int) or self.iterations < 1:
             raise VeracityError(f"iterations must be a positive integer, got {self.iterations!r}", param="iterations")
 
-    def _clamp_message(self, obj: Any, clamp: str, lo: float, hi: float) -> str:
+    def _clamp_message(self, obj: Any, clamp: str, lo: float, hi: float, scale: float = 1.0,
+                       dominant: float = 1.0) -> str:
         """One line: which end τ reached, what it means, what to try. A finite range (``bounds=``, or the
         golden search's default bracket :data:`GOLDEN_BOUNDS`) says the optimum lies beyond its end; only
-        the unbounded Newton range's ends mean that no finite optimum exists."""
+        the unbounded Newton range's ends mean that no finite optimum exists. ``obj`` may be the objective
+        of the logits divided by ``scale`` (:meth:`_fit_scaled`): τ is then named times it. ``dominant``: the
+        largest :math:`|d|` over the typical one where a second fit ran on the scale of the largest rows."""
+        lo, hi = min(scale * lo, _FLOAT_MAX), min(scale * hi, _FLOAT_MAX)
         user = self.bounds is not None or self.method == "golden"
         where = "of bounds=" if self.bounds is not None else (
             f"of the golden-section bracket ({lo:g}, {hi:g}) (bounds=None)")
@@ -422,8 +444,21 @@ class TemperatureScaling(Calibrator):
         if clamp == "upper":
             # f'(β) at β -> 0+: positive means the unconstrained optimum has β < 0; within rounding of 0
             # (f'' there is the scores' mean square / 4, for binary) the scores carry no signal either way
-            g0, h0 = obj.derivs(1e-12)
-            reversed_ = g0 > 1e-9 * math.sqrt(max(h0, 0.0))
+            # probed where β·|d| stays ~1e-12 for the largest |d| too: at β = 1e-12 rows of 1e100 are
+            # saturated, and a wrong class among them read as 'reversed'
+            large = obj.extent()[1] if hasattr(obj, "extent") else 1.0
+            with np.errstate(over="ignore", invalid="ignore"):  # f'' of logits near 1e300: inf or NaN
+                g0, h0 = obj.derivs(1e-12 if large <= TYPICAL_HI else 1e-12 / large)
+            reversed_ = g0 > 1e-9 * (math.sqrt(max(h0, 0.0)) if math.isfinite(h0) else large)
+            if reversed_ and dominant > TYPICAL_HI:  # the second fit, on the scale of the largest rows
+                what = "logits" if hasattr(obj, "nll_many") else "logit differences"
+                return (
+                    f"TemperatureScaling: rows with {what} up to {scale:.3g}, far beyond the typical size, "
+                    "dominate the likelihood, and their scores are reversed (their top score mostly goes "
+                    "with the WRONG label), so no positive temperature fits them; tau was "
+                    f"clamped at {hi:g}, which flattens every probability towards uniform. Check those rows' "
+                    "scores, or fit without them"
+                )
             if reversed_:
                 return (
                     f"TemperatureScaling: the scores are reversed (higher scores go with FEWER "
@@ -515,44 +550,72 @@ class TemperatureScaling(Calibrator):
         """
         c = scale() if self.method == "newton" and self.bounds is None else 1.0
         if TYPICAL_LO <= c <= TYPICAL_HI or not c > 0.0:
-            self._fit_objective(objective(1.0))
-            return
-        obj = objective(c)
-        self._fit_objective(obj)
-        self.temperature_ = float(c * self.temperature_)
-        self.nll_before_ = float(obj.nll(c))  # tau = 1 on the original scale: beta' = c
+            c = 1.0
+        self._fit_objective(objective(c), c, rescale=lambda f: objective(c * f))
 
-    def _fit_objective(self, obj: Any) -> None:
-        """Minimise ``obj`` (f, f', f'' in β from any source: arrays, or a frame's aggregates).
+    def _fit_objective(self, obj: Any, scale: float = 1.0,
+                       rescale: Callable[[float], Any] | None = None) -> None:
+        r"""Minimise ``obj`` (f, f', f'' in β from any source: arrays, or a frame's aggregates).
 
         ``obj`` offers ``derivs(β) -> (f', f'')``, ``nll(β)``, ``separated()`` and
         ``subsample()`` (a cheaper objective for the warm start, or None to start at
-        β = 1); a binary objective also ``nll_many(βs)``, a multiclass one ``last``.
+        β = 1); a binary objective also ``nll_many(βs)``, a multiclass one ``last``. It is the objective
+        of the logits divided by ``scale`` (:meth:`_fit_scaled`); ``rescale(f)`` gives that of the logits
+        divided by ``scale * f``.
+
+        Rows far from the typical size: where Newton runs to an end of its range (τ' at 1e10 or 1e-10)
+        and the objective offers ``extent()`` (the smallest and largest nonzero :math:`|d|`, arrays only),
+        the fit runs again on the scale of the rows beyond the range, ``rescale(max|d|)`` (τ' at 1e10,
+        :math:`\max|d| > 10^3`) or ``rescale(min|d|)`` (τ' at 1e-10, :math:`\min|d| < 10^{-3}`), and keeps
+        that answer. A tenth of the rows at 1e100 among logits of order 1 put the MLE at τ ≈ 7e99 (the huge
+        rows calibrated, the others near uniform); the ordinary rows among a majority at 1e-200 (whose
+        typical scale made them 1e200) at τ ≈ 0.65. Where the second fit also runs to its end, no finite
+        τ fits those rows (its τ, 1e10 times their size, makes them near uniform, where 1e10 left
+        them an NLL of 1e89).
         """
         lo, hi = self._tau_range()
         trace: list[TraceRow] = []
         beta = math.nan
-        if (self.method == "golden" or obj.separated()) and obj.derivs(0.0) == (0.0, 0.0):
-            self._refuse_flat(hasattr(obj, "nll_many"))
+        dominant = 1.0  # the largest |d| in units of the fit's scale where a second fit ran on it
+        if self.method == "golden" or obj.separated():
+            with np.errstate(over="ignore", invalid="ignore"):  # f'' of logits near 1e200: inf or NaN
+                flat = obj.derivs(0.0) == (0.0, 0.0)
+            if flat:
+                self._refuse_flat(hasattr(obj, "nll_many"))
         if self.method == "golden":
             tau, trace = _golden(lambda t: obj.nll(1.0 / t), lo, hi, self.iterations)
             clamp = None
             n_iter = self.iterations
-            # At a bound? Then the true optimum may lie beyond it: check the slope there.
-            if tau - lo <= 1e-9 * (hi - lo) and obj.derivs(1.0 / lo)[0] < 0.0:
-                clamp, tau = "lower", lo
-            elif hi - tau <= 1e-9 * (hi - lo) and obj.derivs(1.0 / hi)[0] > 0.0:
-                clamp, tau = "upper", hi
+            # At a bound? Then the true optimum may lie beyond it: check the slope there (only f' is read:
+            # f'' of logits near 1e200 overflows to inf or NaN, which is no concern of the user's)
+            with np.errstate(over="ignore", invalid="ignore"):
+                if tau - lo <= 1e-9 * (hi - lo) and obj.derivs(1.0 / lo)[0] < 0.0:
+                    clamp, tau = "lower", lo
+                elif hi - tau <= 1e-9 * (hi - lo) and obj.derivs(1.0 / hi)[0] > 0.0:
+                    clamp, tau = "upper", hi
         elif obj.separated():
             clamp, tau, n_iter = "lower", lo, 0
         else:
             sub = obj.subsample()
             b0 = 1.0 if sub is None else _newton(sub, 1.0 / hi, 1.0 / lo, 1.0, rtol=1e-6)[0]
             beta, side, n_iter = _newton(obj, 1.0 / hi, 1.0 / lo, b0)
+            small, large = obj.extent() if side is not None and hasattr(obj, "extent") else (1.0, 1.0)
+            f = 0.0
+            if side == "low" and large > TYPICAL_HI:
+                f = large
+            elif side == "high" and small < TYPICAL_LO:
+                f = small
+            if rescale is not None and self.bounds is None and 0.0 < scale * f < math.inf:
+                dominant = large if side == "low" else 1.0
+                obj, scale = rescale(f), scale * f  # the same logits, on the scale of those rows
+                sub = obj.subsample()
+                b0 = 1.0 if sub is None else _newton(sub, 1.0 / hi, 1.0 / lo, 1.0, rtol=1e-6)[0]
+                beta, side, it_2 = _newton(obj, 1.0 / hi, 1.0 / lo, b0)
+                n_iter += it_2
             clamp = {None: None, "high": "lower", "low": "upper"}[side]
             tau = lo if clamp == "lower" else hi if clamp == "upper" else 1.0 / beta
         if clamp is not None:
-            warn(self._clamp_message(obj, clamp, lo, hi))
+            warn(self._clamp_message(obj, clamp, lo, hi, scale, dominant))
         self.temperature_ = float(tau)
         if hasattr(obj, "nll_many"):  # binary
             self.nll_before_, self.nll_after_ = obj.nll_many((1.0, 1.0 / tau))
@@ -568,6 +631,9 @@ class TemperatureScaling(Calibrator):
             else:
                 after = obj.nll(1.0 / tau)
             self.nll_before_, self.nll_after_ = obj.nll(1.0), after
+        if scale != 1.0:  # back to the original scale: τ = scale·τ', τ = 1 is β' = scale
+            self.temperature_ = float(min(scale * self.temperature_, _FLOAT_MAX))
+            self.nll_before_ = float(obj.nll(scale))
         self.trace_ = tuple(trace)
         self.n_iter_ = int(n_iter)
         self.clamped_ = clamp
