@@ -139,14 +139,44 @@ def test_weights_are_read_by_the_second_fit():
     assert ts.nll_after_ == pytest.approx(nll(ts.temperature_), rel=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason="the lazy frame objectives (frames/_fit.py) offer no extent(), so the "
-                   "second fit on the huge rows' scale does not run: tau 1e10 and the false 'reversed' warning")
-def test_lazy_frame_fit_agrees():
-    pl = pytest.importorskip("polars")
-    _, Z, y = CASES[0]
-    lazy = pl.DataFrame({"a": Z[:, 0], "b": Z[:, 1], "c": Z[:, 2], "y": y}).lazy()
+def _lazy(backend: str, cols: dict[str, np.ndarray]):
+    if backend == "polars-lazy":
+        pl = pytest.importorskip("polars")
+        return pl.DataFrame(cols).lazy()
+    duckdb = pytest.importorskip("duckdb")
+    pd = pytest.importorskip("pandas")
+    con = duckdb.connect()
+    con.register("t", pd.DataFrame(cols))
+    return con.table("t")
+
+
+@pytest.mark.parametrize("backend", ["polars-lazy", "duckdb"])
+@pytest.mark.parametrize("name, z, y", CASES, ids=[c[0] for c in CASES])
+def test_lazy_frame_fit_agrees(backend, name, z, y):
+    """The lazy frame objectives offer the same ``extent()`` (counted in their first query), so the second
+    fit on the extreme rows' scale runs there too: the array fit's τ and NLL, and no warning."""
+    score = ["a", "b", "c"] if z.ndim == 2 else "a"
+    cols = dict(zip(score, z.T)) if z.ndim == 2 else {"a": z}
+    lazy = _lazy(backend, {**cols, "y": y})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        got = vc.TemperatureScaling(score_type="logit").fit(lazy, score=score, label="y")
+    want = vc.TemperatureScaling(score_type="logit").fit(z, y)
+    assert got.clamped_ is None
+    assert got.temperature_ == pytest.approx(want.temperature_, rel=1e-9)
+    assert got.nll_after_ == pytest.approx(want.nll_after_, rel=1e-9)
+    assert got.nll_before_ == pytest.approx(want.nll_before_, rel=1e-9)
+
+
+def test_lazy_frame_dominating_wrong_rows_get_the_array_message():
+    """The degenerate case on a lazy frame: the same clamp and the same truthful message as in memory."""
+    z, y = _data()
+    rows = np.random.default_rng(1).random(y.size) < 0.1
+    Z = np.where(rows[:, None], 1e100 * np.eye(3)[(y + 1) % 3], z)
+    lazy = _lazy("polars-lazy", {"a": Z[:, 0], "b": Z[:, 1], "c": Z[:, 2], "y": y})
+    with pytest.warns(UserWarning, match="dominate the likelihood"):
         got = vc.TemperatureScaling(score_type="logit").fit(lazy, score=["a", "b", "c"], label="y")
-    want = vc.TemperatureScaling(score_type="logit").fit(Z, y)
+    with pytest.warns(UserWarning, match="dominate the likelihood"):
+        want = vc.TemperatureScaling(score_type="logit").fit(Z, y)
+    assert got.clamped_ == want.clamped_ == "upper"
     assert got.temperature_ == pytest.approx(want.temperature_, rel=1e-9)

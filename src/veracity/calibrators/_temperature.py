@@ -563,15 +563,15 @@ class TemperatureScaling(Calibrator):
         of the logits divided by ``scale`` (:meth:`_fit_scaled`); ``rescale(f)`` gives that of the logits
         divided by ``scale * f``.
 
-        Rows far from the typical size: where Newton runs to an end of its range (τ' at 1e10 or 1e-10)
-        and the objective offers ``extent()`` (the smallest and largest nonzero :math:`|d|`, arrays only),
-        the fit runs again on the scale of the rows beyond the range, ``rescale(max|d|)`` (τ' at 1e10,
-        :math:`\max|d| > 10^3`) or ``rescale(min|d|)`` (τ' at 1e-10, :math:`\min|d| < 10^{-3}`), and keeps
-        that answer. A tenth of the rows at 1e100 among logits of order 1 put the MLE at τ ≈ 7e99 (the huge
-        rows calibrated, the others near uniform); the ordinary rows among a majority at 1e-200 (whose
-        typical scale made them 1e200) at τ ≈ 0.65. Where the second fit also runs to its end, no finite
-        τ fits those rows (its τ, 1e10 times their size, makes them near uniform, where 1e10 left
-        them an NLL of 1e89).
+        Rows far from the typical size: where Newton runs to an end of its range (τ' at 1e10 or 1e-10) and the
+        objective offers ``extent()`` (the smallest and largest nonzero :math:`|d|`; the frame objectives read
+        them in their first query), the fit runs again on the scale of the rows beyond the range,
+        ``rescale(max|d|)`` (τ' at 1e10, :math:`\max|d| > 10^3`) or ``rescale(min|d|)`` (τ' at 1e-10,
+        :math:`\min|d| < 10^{-3}`), and keeps that answer. A tenth of the rows at 1e100 among logits of order
+        1 put the MLE at τ ≈ 7e99 (the huge rows calibrated, the others near uniform); the ordinary rows among
+        a majority at 1e-200 (whose typical scale made them 1e200) at τ ≈ 0.65. Where the second fit also runs
+        to its end, no finite τ fits those rows (its τ, 1e10 times their size, makes them near uniform, where
+        1e10 left them an NLL of 1e89).
         """
         lo, hi = self._tau_range()
         trace: list[TraceRow] = []

@@ -22,7 +22,9 @@ ONE aggregate query where the data lives, and hands them to the same optimiser t
   Both read the array fit's rule for the typical scale
   (:func:`~veracity.calibrators._temperature.typical_scale`, counted in the first query; the median
   nonzero :math:`|d|` is one more pass, read only where the counts cannot place it in [1e-3, 1e3]):
-  logits of extreme typical size run Newton on :math:`d/c` and map back, :math:`\tau = c\tau'`;
+  logits of extreme typical size run Newton on :math:`d/c` and map back, :math:`\tau = c\tau'`; where
+  Newton ends on its range, the array fit's second fit on the scale of the rows beyond it runs too (their
+  smallest and largest nonzero :math:`|d|`, ``extent()``, also come with the first query);
 * **Platt** — damped Newton on :math:`(a, b)` (:func:`~veracity.calibrators._platt.newton_logistic`)
   on the standardised score, as :func:`~veracity.calibrators._platt.logistic_fit`:
   the loss :math:`\sum w[\mathrm{softplus}(a x + b) - t(a x + b)]`, its gradient and
@@ -251,10 +253,11 @@ def _logit_input(score_type: str) -> Any:
 
 
 def _sigmoid(x: Any) -> Any:
-    """The logistic function, overflow-free on both sides."""
-    import narwhals as nw
-
-    return nw.when(x >= 0).then(1.0 / (1.0 + (-x).exp())).otherwise(x.exp() / (1.0 + x.exp()))
+    r"""The logistic function, overflow-free on both sides: :math:`e^{\min(x, 0)}/(1 + e^{-|x|})`, which is
+    :math:`1/(1 + e^{-x})` for :math:`x \ge 0` and :math:`e^x/(1 + e^x)` below, to the bit. No exp of a large
+    positive number is formed on either side (a ``when``/``otherwise`` evaluates both branches on Dask:
+    logits of 1e100 warned of overflow there)."""
+    return x.clip(upper_bound=0.0).exp() / (1.0 + (-(x.abs())).exp())
 
 
 def _softplus(x: Any) -> Any:
@@ -267,7 +270,8 @@ def _softplus(x: Any) -> Any:
 def _scale_counts(d: list[Any]) -> dict[str, tuple[str, Any]]:
     r"""The aggregates :func:`~veracity.calibrators._temperature.typical_scale` reads, over every entry of
     the columns ``d`` (binary: the logit; multiclass: :math:`d_k = z_k - \max_k z`): how many are nonzero,
-    how many of those lie below ``TYPICAL_LO`` and above ``TYPICAL_HI``, and the largest :math:`|d|`."""
+    how many of those lie below ``TYPICAL_LO`` and above ``TYPICAL_HI``, the largest :math:`|d|`, and the
+    smallest nonzero one (for :func:`_extent`; ∞ when every entry is 0)."""
     import narwhals as nw
 
     def count(cond: Any) -> Any:
@@ -276,15 +280,24 @@ def _scale_counts(d: list[Any]) -> dict[str, tuple[str, Any]]:
     def per_row(cond: Any) -> Any:
         return nw.sum_horizontal(*[cond(x) for x in d]) if len(d) > 1 else cond(d[0])
 
+    nonzero = [nw.when(x != 0.0).then(x.abs()).otherwise(nw.lit(math.inf, nw.Float64)) for x in d]
     return {"nz": ("sum", per_row(lambda x: count(x != 0.0))),
             "small": ("sum", per_row(lambda x: count((x != 0.0) & (x.abs() < TYPICAL_LO)))),
             "large": ("sum", per_row(lambda x: count(x.abs() > TYPICAL_HI))),
-            "top": ("max", nw.max_horizontal(*[x.abs() for x in d]) if len(d) > 1 else d[0].abs())}
+            "top": ("max", nw.max_horizontal(*[x.abs() for x in d]) if len(d) > 1 else d[0].abs()),
+            "low": ("min", nw.min_horizontal(*nonzero) if len(d) > 1 else nonzero[0])}
 
 
 def _counts_of(row: dict[str, Any]) -> tuple[int, int, int, float]:
     """``typical_scale``'s first four arguments from a row of :func:`_scale_counts`."""
     return int(row["nz"] or 0), int(row["small"] or 0), int(row["large"] or 0), float(row["top"] or 0.0)
+
+
+def _extent(row: dict[str, Any]) -> tuple[float, float]:
+    """(smallest, largest) nonzero :math:`|d|` from a row of :func:`_scale_counts`; (1, 1) when every entry is
+    0, as the array objectives' ``extent``."""
+    low, top = float(row["low"] if row["low"] is not None else math.inf), float(row["top"] or 0.0)
+    return (low, top) if 0.0 < low < math.inf and top > 0.0 else (1.0, 1.0)
 
 
 class FrameBinaryObjective:
@@ -309,6 +322,7 @@ class FrameBinaryObjective:
         self.min_margin = float(row["margin"])
         self.queries = 1
         self.counts = _counts_of(row)
+        self._extent, self.c = _extent(row), 1.0
         self.total = summary["w"]
 
     def scale(self) -> float:
@@ -331,7 +345,13 @@ class FrameBinaryObjective:
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.lf = self.lf.with_columns(_z=nw.col("_z") / c, _m=nw.col("_m") / c)
+        other.c = self.c * c
         return other
+
+    def extent(self) -> tuple[float, float]:
+        """Smallest and largest nonzero :math:`|z|` of this objective's logits (those of the first query over
+        the scale :meth:`rescaled` divided by; no query), as the array objective's ``extent``."""
+        return self._extent[0] / self.c, self._extent[1] / self.c
 
     def derivs(self, beta: float) -> tuple[float, float]:
         import narwhals as nw
@@ -391,6 +411,7 @@ class FrameMulticlassObjective:
                    total=nw.col("_w").sum(), dy=nw.col("_dy").min(), classes=nw.col("_y").n_unique(),
                    y0=nw.col("_y").min(), lo=nw.col("_lo").min(), hi=nw.col("_hi").max(), **counts)
         self.counts = _counts_of(row)
+        self._extent, self.c = _extent(row), 1.0
         self.summary = {k: float(row[k]) for k in ("n", "total", "dy", "classes", "y0", "lo", "hi")}
         self.total = self.summary["w"] = self.summary["total"]
         self.last: tuple[float, float, float, float] | None = None
@@ -432,8 +453,13 @@ class FrameMulticlassObjective:
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.lf = self._select(c)
-        other.last = None
+        other.last, other.c = None, c
         return other
+
+    def extent(self) -> tuple[float, float]:
+        """Smallest and largest nonzero :math:`|d|` of this objective's :math:`d/c` (counted in the first
+        query; no query), as the array objective's ``extent``."""
+        return self._extent[0] / self.c, self._extent[1] / self.c
 
     def derivs(self, beta: float) -> tuple[float, float]:
         import narwhals as nw
