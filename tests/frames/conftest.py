@@ -1,15 +1,14 @@
 """Backends for the frame tests: one random dataset, every way a user may hold it.
 
 The dataset has ties (scores rounded to 2 decimals), weights, a segment column
-and a logit column. Dask runs on a real two-process ``distributed`` cluster on
-127.0.0.1 and Spark for real in ``local[2]``; each is started once per test
-process, on first use (Spark takes ~20 s), and stopped at the end of the run.
-Java comes from scripts/ensure-java.sh.
+and a logit column. Dask runs on its threaded scheduler, and on a real two-process
+``distributed`` cluster on 127.0.0.1 in the tests marked ``dask_cluster`` (tests/conftest.py);
+Spark for real in ``local[2]``; each is started once per test process, on first use (Spark
+takes ~20 s), and stopped at the end of the run. Java comes from scripts/ensure-java.sh.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import numpy as np
@@ -30,27 +29,9 @@ def dataset(n: int = N, seed: int = 0) -> pd.DataFrame:
     })
 
 
-#: engines started once per test process: {"dask": (client, cluster)}
-_STARTED: dict[str, Any] = {}
-
-
-def dask_client() -> Any:
-    """The default scheduler from now on: a two-process ``distributed`` cluster on 127.0.0.1."""
-    if "dask" not in _STARTED:
-        distributed = pytest.importorskip("distributed")
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
-            memory_limit="1GiB", silence_logs=logging.ERROR,
-            # no dashboard, and its HTTP server on a free port (8787 may be taken by another run)
-            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-        )
-        _STARTED["dask"] = (distributed.Client(cluster, set_as_default=True), cluster)
-    return _STARTED["dask"][0]
-
-
 def threaded_dask() -> Any:
-    """Dask's threaded scheduler (and its in-memory ``tasks`` shuffle) for the block, even where the
-    cluster is the default client. For the tests of many small queries on one machine's rows (the
+    """Dask's threaded scheduler (and its in-memory ``tasks`` shuffle) for the block, even in a test
+    marked ``dask_cluster``. For the tests of many small queries on one machine's rows (the
     Newton fits: one query per step) whose code path the two-process cluster does not change: it
     costs ~6x the CPU of the threads there (a fit of 3000 rows: 40 s against 7 s on two busy cores).
     What the cluster does change (pickling to worker processes, the p2p range shuffle of the exact
@@ -75,15 +56,6 @@ def spark_session() -> Any:
     """The run's one ``local[2]`` Spark session: tests/conftest.py's ``spark`` fixture (it skips
     without pyspark or Java and stops the session at the end of the run)."""
     return _REQUEST[-1].getfixturevalue("spark")
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _stop_engines():
-    yield
-    if "dask" in _STARTED:
-        client, cluster = _STARTED.pop("dask")
-        client.close()
-        cluster.close()
 
 
 def make(backend: str, df: pd.DataFrame, tmp_path, request=None):
@@ -123,8 +95,7 @@ def make(backend: str, df: pd.DataFrame, tmp_path, request=None):
     if backend == "dask":
         import dask.dataframe as dd
 
-        dask_client()
-        return dd.from_pandas(df, npartitions=2)
+        return dd.from_pandas(df, npartitions=2)  # on the cluster where the test is marked dask_cluster
     if backend == "spark":
         session = spark_session()
         path = tmp_path / "spark.parquet"

@@ -30,6 +30,7 @@ def same_audit(a, b):
         assert a.metrics[key] == pytest.approx(value, rel=REL, abs=1e-12), key
 
 
+@pytest.mark.dask_cluster
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 def test_audit_equals_the_array_form(backend, weighted, tmp_path):
@@ -63,6 +64,7 @@ def test_logits_threshold_and_auto_bins(backend, tmp_path):
     assert got.auc == pytest.approx(roc_auc_score(df["y"], df["logit"]), rel=1e-12)
 
 
+@pytest.mark.dask_cluster
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_metrics_and_reliability(backend, tmp_path):
     df = dataset(seed=7)
@@ -210,6 +212,7 @@ def test_multiclass_bad_rows_same_message(backend, tmp_path):
                  score=["c0", "c1", "c2"], label="y")
 
 
+@pytest.mark.dask_cluster
 @pytest.mark.parametrize("backend", ["polars-lazy", "duckdb", "parquet", "dask"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 def test_exact_auc_over_many_score_ranges(backend, weighted, tmp_path, monkeypatch):

@@ -55,6 +55,7 @@ CASES = [(b, k) for b in BACKENDS for k in KINDS
          if k != "platt-smoothed" or b in ("pandas", "polars-lazy", "duckdb")]  # Dask is slow per query
 
 
+@pytest.mark.dask_cluster
 @pytest.mark.parametrize("backend, kind", CASES)
 def test_fit_on_a_frame_equals_the_array_fit(backend, kind, tmp_path):
     df = dataset()  # ties (scores rounded to 2 decimals), weights

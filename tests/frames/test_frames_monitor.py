@@ -41,6 +41,7 @@ def same_monitor(got, want):
 CASES = [*((b, w) for b in BACKENDS for w in (False, True)), ("spark", True)]
 
 
+@pytest.mark.dask_cluster
 @pytest.mark.parametrize("backend, weighted", CASES, ids=[f"{b}-{'weighted' if w else 'unweighted'}" for b, w in CASES])
 def test_monthly_monitor_with_pending_rows_equals_the_arrays(backend, weighted, tmp_path, request):
     df = logs()

@@ -30,6 +30,7 @@ def definition(s, y, w, t):
 CASES = [*((b, w) for b in BACKENDS for w in (False, True)), ("spark", True)]
 
 
+@pytest.mark.dask_cluster
 @pytest.mark.parametrize("backend, weighted", CASES, ids=[f"{b}-{'weighted' if w else 'unweighted'}" for b, w in CASES])
 def test_threshold_table_equals_the_definition_and_the_arrays(backend, weighted, tmp_path, request):
     df = dataset(seed=21)

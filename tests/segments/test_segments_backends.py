@@ -144,6 +144,7 @@ def test_lazy_memory_is_bounded_by_the_segments_not_the_rows():
     assert peak < 400_000 * 8 / 2  # under half of one float column of the rows
 
 
+@pytest.mark.dask_cluster
 def test_dask_gives_the_arrays_numbers():
     dd = pytest.importorskip("dask.dataframe")
     df = _data(n=3_000)
