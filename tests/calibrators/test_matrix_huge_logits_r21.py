@@ -15,16 +15,13 @@ import pytest
 
 import veracity as vc
 
+from .conftest import informative_logits
+
 KINDS = [vc.MatrixScaling, vc.VectorScaling]
 SCALES = [1e200, 1e300, 1e-200, 1e-300]
 
 
-def _data(n: int = 600, k: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, k, n)
-    z = rng.normal(size=(n, k))
-    z[np.arange(n), y] += 1.5  # an informative model
-    return z, y
+_data = informative_logits
 
 
 def _nll(p: np.ndarray, y: np.ndarray) -> float:

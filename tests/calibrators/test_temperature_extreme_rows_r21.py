@@ -15,13 +15,10 @@ from scipy.special import logsumexp
 
 import veracity as vc
 
+from .conftest import informative_logits
 
-def _data(n: int = 600, k: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, k, n)
-    z = rng.normal(size=(n, k))
-    z[np.arange(n), y] += 1.5  # an informative model
-    return z, y
+
+_data = informative_logits
 
 
 def _nll_multi(z: np.ndarray, y: np.ndarray, tau: float) -> float:
