@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._delong import _kish
+from ..core._weights import kish_size
 from ..core._display import Display
 from ..core._intervals import binomial_interval
 from ..core._metrics import check_threshold
@@ -194,7 +194,7 @@ def _cost_interval(f: np.ndarray, y: np.ndarray, w: np.ndarray | None, cost_fp: 
             size, hits = weight, float(np.count_nonzero(miss[side]))
             share = hits / size
         else:
-            share, size = float(np.dot(ws, miss[side]) / weight), _kish(ws)
+            share, size = float(np.dot(ws, miss[side]) / weight), kish_size(ws)
             hits = share * size
         lo, hi = (float(v) for v in binomial_interval(np.array(hits), np.array(size), method="wilson",
                                                        level=level))

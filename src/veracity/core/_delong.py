@@ -41,6 +41,7 @@ import numpy as np
 from ._paired_mean import Estimate, p_of, z_of
 from ._parallel import submit
 from ._validation import VeracityError
+from ._weights import kish_size
 
 
 @dataclass(frozen=True, eq=False)
@@ -318,7 +319,7 @@ def delong_covariance(ranked: list[Ranked], y: np.ndarray, w: np.ndarray | None)
         n1 = int(np.count_nonzero(pos & counted))
         n0 = int(np.count_nonzero(counted)) - n1
     m = len(ranked)
-    if n1 < 2 or n0 < 2 or (w is not None and min(_kish(w[pos]), _kish(w[~pos])) < 2.0 - 1e-9):
+    if n1 < 2 or n0 < 2 or (w is not None and min(kish_size(w[pos]), kish_size(w[~pos])) < 2.0 - 1e-9):
         return np.full((m, m), np.nan)
     auc = np.array([r.auc for r in ranked])[:, None]
     half = (n // 2 // CHUNK + 1) * CHUNK  # two halves, side by side on the shared pool
@@ -363,14 +364,6 @@ def few_class_rows(y: np.ndarray, w: np.ndarray | None) -> str:
             "weighted rows")
 
 
-def _kish(w: np.ndarray) -> float:
-    r"""Kish's effective size :math:`(\sum w)^2 / \sum w^2` (scaled by the largest weight first, so
-    weights near the float range neither overflow nor underflow); 0 for no weight."""
-    top = float(w.max()) if w.size else 0.0
-    if not top > 0.0:
-        return 0.0
-    u = w / top
-    return float(u.sum()) ** 2 / float(np.dot(u, u))
 
 
 def _cross_products(ranked: list[Ranked], auc: np.ndarray, y: np.ndarray, pos: np.ndarray, w: np.ndarray | None,

@@ -123,3 +123,13 @@ def in_user_units(total: float, scale: float) -> float:
         return math.ldexp(float(total), k)
     except OverflowError:
         return math.inf
+
+
+def kish_size(w: np.ndarray) -> float:
+    r"""Kish's effective size :math:`(\sum w)^2 / \sum w^2` (scaled by the largest weight first, so
+    weights near the float range neither overflow nor underflow); 0 for no weight."""
+    top = float(w.max()) if w.size else 0.0
+    if not top > 0.0:
+        return 0.0
+    u = w / top
+    return float(u.sum()) ** 2 / float(np.dot(u, u))

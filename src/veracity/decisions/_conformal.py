@@ -28,6 +28,7 @@ from ..core._special import betaincinv
 from ..core._text import fmt, fmt_count, render_table
 from ..core._compat import positional_options
 from ..core._options import ScoreType
+from ..core._weights import kish_size
 from ..core._validation import (
     VeracityError,
     as_float_array,
@@ -356,11 +357,6 @@ def _mixed_beta(cal_n: np.ndarray, share: np.ndarray,
     return mean, (mean * t, (1.0 - mean) * t)
 
 
-def _kish(w: np.ndarray) -> float:
-    r"""Kish's effective size :math:`(\sum w)^2 / \sum w^2` of positive weights (scaled by the largest
-    first, so no square overflows)."""
-    v = w / w.max()
-    return float(v.sum()) ** 2 / float(np.square(v).sum())
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -768,7 +764,7 @@ class ConformalClassifier:
         (:class:`CoverageReport`, :meth:`_calib_floor`)."""
         if n == 0:
             return None, None
-        n_eff = float(n) if w is None else _kish(w)
+        n_eff = float(n) if w is None else kish_size(w)
         low, high = binomial_interval(np.array(marginal * n_eff), np.array(n_eff), method="wilson", level=0.95)
         return (float(low), float(high)), self._calib_floor(mass)
 
@@ -810,7 +806,7 @@ class ConformalClassifier:
         if w is None:
             return np.asarray(self.class_n_, dtype=np.float64)
         if not self.mondrian:  # one effective size for the whole calib set, as the first entry
-            return np.array([_kish(w)])
+            return np.array([kish_size(w)])
         y = self._calib_classes
         v = w / w.max()  # in [0, 1]: no square overflows
         total = np.bincount(y, weights=v, minlength=self.n_classes_)
