@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._display import Display
+from ..core._display import Display, interval_cell
 from ..core._binning import check_bins
 from ..core._intervals import fewest_resamples
 from ..core._keys import key_name, refuse_shared_names
@@ -247,8 +247,7 @@ class ModelComparison(Display):
             corp += [{"model": f"{short[d.model_b]} - {short[d.model_a]}", "Brier": fmt(d.score, sign=True),
                       "MCB": fmt(d.mcb, sign=True), "DSC": fmt(d.dsc, sign=True),
                       "UNC": fmt(d.unc, sign=True),
-                      "MCB interval": f"[{fmt(d.mcb_low, sign=True)}, {fmt(d.mcb_high, sign=True)}]",
-                      "DSC interval": f"[{fmt(d.dsc_low, sign=True)}, {fmt(d.dsc_high, sign=True)}]"}
+                      "MCB interval": _ci(d.mcb_low, d.mcb_high), "DSC interval": _ci(d.dsc_low, d.dsc_high)}
                      for d in self.corp_differences]
             parts.append(html_section("CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: "
                                       "better calibrated, higher DSC: ranks better)",
@@ -270,7 +269,7 @@ class ModelComparison(Display):
         lines = [head]
         for a, b in pairs:
             body = [[SHOWN.get(r.metric, r.metric), fmt(r.value_a), fmt(r.value_b), fmt(r.diff, sign=True),
-                     f"[{fmt(r.ci_low, sign=True)}, {fmt(r.ci_high, sign=True)}]", _fmt_p(r.p_value), r.method]
+                     _ci(r.ci_low, r.ci_high), _fmt_p(r.p_value), r.method]
                     for r in self.rows if (r.model_a, r.model_b) == (a, b)]
             lines += [f"{b} vs {a}:" if len(pairs) > 1 else "",
                       render_table(["metric", a, b, f"{b} - {a}", f"{pct} CI", "p-value", "method"], body,
@@ -284,8 +283,7 @@ class ModelComparison(Display):
             for d in self.corp_differences:
                 corp_rows.append([f"{d.model_b} - {d.model_a}", fmt(d.score, sign=True), fmt(d.mcb, sign=True),
                                   fmt(d.dsc, sign=True), fmt(d.unc, sign=True),
-                                  f"MCB [{fmt(d.mcb_low, sign=True)}, {fmt(d.mcb_high, sign=True)}]  "
-                                  f"DSC [{fmt(d.dsc_low, sign=True)}, {fmt(d.dsc_high, sign=True)}]"])
+                                  f"MCB {_ci(d.mcb_low, d.mcb_high)}  DSC {_ci(d.dsc_low, d.dsc_high)}"])
             lines += ["CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: better "
                       "calibrated, higher DSC: ranks better):",
                       render_table(["model", "Brier", "MCB", "DSC", "UNC", f"{pct} CI"], corp_rows,
@@ -315,6 +313,11 @@ def short_names(names: Any, width: int = SHORT_NAME) -> dict[str, str]:
         if len(set(short.values())) == len(short):
             return short
     return {n: n for n in names}
+
+
+def _ci(low: float, high: float) -> str:
+    """A difference's interval as the tables print it: signed ends, or one "n/a" when there is none."""
+    return interval_cell(fmt(low, sign=True), fmt(high, sign=True))
 
 
 def _fmt_p(p: float) -> str:
@@ -522,12 +525,14 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
 
 
 def _gated(e: Estimate, few_rows: str) -> Estimate:
-    """DeLong's estimate, its interval and p-value n/a on too few rows of a class (:data:`MIN_CLASS_ROWS`); an
-    exact 0 (the same ranking: ``(0, 0, 0, 0, 1)``) and the standard error stay."""
+    """DeLong's estimate on too few rows of a class (:data:`MIN_CLASS_ROWS`): its interval, p-value and
+    standard error n/a — all three read the normal law refused there (an SE beside an n/a interval claimed a
+    precision the row denies); the point estimate stays, and so does an exact 0 (the same ranking:
+    ``(0, 0, 0, 0, 1)``)."""
     if not few_rows or (e.value == 0.0 and e.se == 0.0):
         return e
     nan = float("nan")
-    return replace(e, low=nan, high=nan, p_value=nan)
+    return replace(e, se=nan, low=nan, high=nan, p_value=nan)
 
 
 def _few_rows(models: Models) -> str:

@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from ..core._weights import kish_size
-from ..core._display import Display
+from ..core._display import Display, interval_cell
 from ..core._intervals import binomial_interval
 from ..core._metrics import check_threshold
 from ..core._text import fmt, render_table, visible
@@ -119,8 +119,8 @@ class RealisedCost(Display):
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
         body = [[r.model, fmt(r.flagged), fmt(r.expected), fmt(r.realised),
-                 f"[{fmt(r.realised_low)}, {fmt(r.realised_high)}]", fmt(r.gap, sign=True),
-                 f"[{fmt(r.ci_low, sign=True)}, {fmt(r.ci_high, sign=True)}]",
+                 interval_cell(fmt(r.realised_low), fmt(r.realised_high)), fmt(r.gap, sign=True),
+                 interval_cell(fmt(r.ci_low, sign=True), fmt(r.ci_high, sign=True)),
                  _fmt_p(r.p_value)] for r in self.rows]
         return (f"Expected vs realised cost per row at threshold {self.threshold:g} (flag p >= t; a false alarm "
                 f"costs {self.cost_fp:g}, a miss {self.cost_fn:g}; {self.n:,} row{'s' if self.n != 1 else ''}):\n"
@@ -136,7 +136,8 @@ class RealisedCost(Display):
 
         pct = f"{self.level * 100:g}%"
         records = [{"model": r.model, "flagged": r.flagged, "expected": r.expected, "realised": r.realised,
-                    f"{pct} CI of realised": f"[{fmt(r.realised_low)}, {fmt(r.realised_high)}]", "gap": r.gap,
+                    f"{pct} CI of realised": interval_cell(fmt(r.realised_low), fmt(r.realised_high)),
+                    "gap": r.gap,
                     "ci_low": r.ci_low, "ci_high": r.ci_high, "p-value": _fmt_p(r.p_value),
                     "method": r.method} for r in self.rows]
         parts = [html_kv(self._summary_items()), html_table(records, wide=True, signed=("gap", "ci_low")),

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._display import Display
+from ..core._display import Display, interval_cell
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
 from ..honest._common import check_level
@@ -100,9 +100,12 @@ class DecisionCurve(Display):
         top = nb.max(axis=0)
         # ties printed as ties: a model that flags no row is exactly as good as "none", not better
         best = [" = ".join(m for m, v in zip(every, nb[:, k]) if v == top[k]) for k in range(t.size)]
-        body = [[f"{t[k]:.3f}", *(f"{fmt(self.net_benefit[m][k], sign=True)} [{fmt(self.ci_low[m][k], sign=True)}, "
-                                   f"{fmt(self.ci_high[m][k], sign=True)}]" for m in names), best[k]]
-                for k in shown]
+
+        def cell(m: str, k: Any) -> str:  # no interval (one row carrying the weight): one "n/a", as the HTML
+            return (f"{fmt(self.net_benefit[m][k], sign=True)} "
+                    + interval_cell(fmt(self.ci_low[m][k], sign=True), fmt(self.ci_high[m][k], sign=True)))
+
+        body = [[f"{t[k]:.3f}", *(cell(m, k) for m in names), best[k]] for k in shown]
         pct = f"{self.level * 100:g}%"
         return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t ({self.n:,} row{'s' if self.n != 1 else ''}, prevalence "
                 f"{self.prevalence:.4f}; {pct} intervals; 'none' is 0):\n"

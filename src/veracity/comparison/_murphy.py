@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import cumulative_slack
-from ..core._display import Display
+from ..core._display import Display, interval_cell
 from ..core._stats import residuals
 from ..core._text import fmt, render_table, visible
 from ..honest._common import check_level
@@ -138,7 +138,8 @@ class MurphyDiagram(Display):
         for k in shown:
             row = [f"{self.theta[k]:.3f}", *(fmt(self.elementary[m][k]) for m in names)]
             if d is not None:
-                row += [fmt(d.diff[k], sign=True), f"[{fmt(d.ci_low[k], sign=True)}, {fmt(d.ci_high[k], sign=True)}]"]
+                row += [fmt(d.diff[k], sign=True),
+                        interval_cell(fmt(d.ci_low[k], sign=True), fmt(d.ci_high[k], sign=True))]
             body.append(row)
         lines = [f"Murphy diagram: mean elementary score at threshold theta (a false alarm costs theta, a miss "
                  f"1 - theta; lower is better), {self.n:,} row{'s' if self.n != 1 else ''}, "

@@ -131,6 +131,13 @@ def fmt_cell(v: Any) -> str:
 _P_KEY = re.compile(r"(^|_)[pq][_-]?value$")
 
 
+def interval_cell(low: str, high: str) -> str:
+    """An interval from its two printed ends: ``[low, high]``, or one ``n/a`` when neither end is known (no
+    interval: no labelled rows, one row, a refused normal law) — the tables' one reading, text and HTML
+    alike, never ``[n/a, n/a]``."""
+    return "n/a" if low == high == "n/a" else f"[{low}, {high}]"
+
+
 def _fmt_named(key: str, v: Any) -> str:
     """A cell as :func:`fmt_cell` writes it, except a p-value under 0.0001: ``<0.0001``, not ``0.0000``
     (a segment scan's MCE p-value of 1e-300 read as exactly 0 in the notebook, "<1e-300" in the text)."""
@@ -372,9 +379,7 @@ def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = N
             v = r.get(c)
             if interval and c == "ci_low":
                 cell = _signed_cell if c in signed else fmt_cell
-                low, high = cell(v), cell(r.get("ci_high"))
-                # no interval (no labelled rows, one row): one "n/a", not "[n/a, n/a]"
-                text = "n/a" if low == high == "n/a" else f"[{low}, {high}]"
+                text = interval_cell(cell(v), cell(r.get("ci_high")))
             elif c in signed:
                 text = _signed_cell(v)
             elif c in whole:

@@ -52,6 +52,12 @@ def _same(value: Any, default: Any) -> bool:
     return type(value) is type(default) and isinstance(value, scalar) and value == default
 
 
+def called(name: str) -> str:
+    """How a message names the call: ``vc.audit`` for a function, ``PlattScaling.transform`` for a method
+    (a dotted ``name``, which ``vc.`` does not hold: "vc.PlattScaling.transform" named no callable)."""
+    return name if "." in name else f"vc.{name}"
+
+
 def refuse_answers_as_scores(name: str, score: Any, label: Any, sample_weight: Any = None) -> None:
     """``score=`` naming the ``label=`` (or ``sample_weight=``) column reads the answers as scores: a
     perfect model (Brier 0, AUC 1), silently. Refused on every frame form, before any work."""
@@ -59,8 +65,9 @@ def refuse_answers_as_scores(name: str, score: Any, label: Any, sample_weight: A
         if isinstance(score, (list, tuple)) else []
     for key, col in (("label", label), ("sample_weight", sample_weight)):
         if isinstance(col, str) and col in named:
-            raise VeracityError(f"vc.{name}: score= names the {key}= column {col!r}, which would read the "
-                                "answers as scores (a perfect model); name the score column(s)", param="score")
+            raise VeracityError(f"{called(name)}: score= names the {key}= column {col!r}, which would read "
+                                "the answers as scores (a perfect model); name the score column(s)",
+                                param="score")
 
 
 #: URL schemes (before any ``+driver``) that name a database, not a file
@@ -87,9 +94,9 @@ def refuse_connection(name: str, data: Any, *, takes_table: bool = False) -> Non
     if not is_database(data):
         return
     if takes_table:
-        raise VeracityError(f"vc.{name}(connection_or_url, ...) needs table= naming the table or view to "
-                            f"read: vc.{name}(con, table='t', score='p', label='y')", param="table")
-    raise VeracityError(f"vc.{name} reads a frame, not a database connection: pass one table's rows "
+        raise VeracityError(f"{called(name)}(connection_or_url, ...) needs table= naming the table or view "
+                            f"to read: {called(name)}(con, table='t', score='p', label='y')", param="table")
+    raise VeracityError(f"{called(name)} reads a frame, not a database connection: pass one table's rows "
                         f"(con.table('t') on DuckDB, a pandas or polars frame), or audit inside the database "
                         "with vc.audit(con, table='t', score='p', label='y')", param="scores")
 
@@ -105,7 +112,7 @@ def frame_call(fn: Callable[..., T], data: Any, labels: Any, params: dict[str, A
         compute = _form(name)
     except KeyError:
         raise VeracityError(
-            f"the frame form of vc.{name} is computed by veracity.sources, which is not loaded; "
+            f"the frame form of {called(name)} is computed by veracity.sources, which is not loaded; "
             "import veracity before calling it") from None
     refuse_answers_as_scores(name, params.get("score"), params.get("label"), params.get("sample_weight"))
     refuse_connection(name, data, takes_table="table" in inspect.signature(fn).parameters)
@@ -123,8 +130,8 @@ def require_labels(name: str, labels: Any) -> None:
     """The array form needs labels; say how to call either form."""
     if labels is None:
         raise VeracityError(
-            f"vc.{name} needs labels: vc.{name}(scores, labels, ...), or with a frame "
-            f"vc.{name}(frame, score='p', label='y', ...)", param="labels")
+            f"{called(name)} needs labels: {called(name)}(scores, labels, ...), or with a frame "
+            f"{called(name)}(frame, score='p', label='y', ...)", param="labels")
 
 
 def table_call(fn: Callable[..., T], data: Any, params: dict[str, Any]) -> T:
@@ -134,11 +141,11 @@ def table_call(fn: Callable[..., T], data: Any, params: dict[str, Any]) -> T:
     try:
         compute = _form(f"{name}_sql")
     except KeyError:
-        raise VeracityError(f"vc.{name}(connection, table=...) is computed by veracity.sql, which is not "
-                            "loaded; import veracity before calling it") from None
+        raise VeracityError(f"{called(name)}(connection, table=...) is computed by veracity.sql, which is "
+                            "not loaded; import veracity before calling it") from None
     if params.get("score") is None or params.get("label") is None:
-        raise VeracityError(f"vc.{name}(connection_or_url, table='t', score='p', label='y') needs the score and "
-                            "label column names", param="score")
+        raise VeracityError(f"{called(name)}(connection_or_url, table='t', score='p', label='y') needs the "
+                            "score and label column names", param="score")
     accepted = inspect.signature(compute).parameters
     options = {}
     for key, p in inspect.signature(fn).parameters.items():
@@ -161,11 +168,11 @@ def rows_call(name: str, fn: Callable[..., T], data: Any, labels: Any, *, score:
     a lazy frame is refused in one line (collect the columns first). Registered by
     :mod:`veracity.sources` as ``"_rows"``."""
     if labels is not None:
-        raise VeracityError(f"vc.{name}(frame, score=..., label=...) takes no labels array; name the label "
-                            "column with label=", param="labels")
+        raise VeracityError(f"{called(name)}(frame, score=..., label=...) takes no labels array; name the "
+                            "label column with label=", param="labels")
     if score is None or label is None:
-        raise VeracityError(f"the frame form needs both column names: vc.{name}(frame, score='p', label='y', "
-                            "...)", param="score" if score is None else "label")
+        raise VeracityError(f"the frame form needs both column names: {called(name)}(frame, score='p', "
+                            "label='y', ...)", param="score" if score is None else "label")
     refuse_answers_as_scores(name, score, label, options.get("sample_weight"))
     refuse_connection(name, data)
     result: T = _rows_form(name)(name, _taking_score_type(fn), data, score=score, label=label, **options)
@@ -177,8 +184,8 @@ def _rows_form(name: str) -> Callable[..., Any]:
     try:
         return _form("_rows")
     except KeyError:
-        raise VeracityError(f"the frame form of vc.{name} is computed by veracity.sources, which is not loaded; "
-                            "import veracity before calling it") from None
+        raise VeracityError(f"the frame form of {called(name)} is computed by veracity.sources, which is not "
+                            "loaded; import veracity before calling it") from None
 
 
 def scores_call(name: str, fn: Callable[..., T], data: Any, *, score: Any, **options: Any) -> T:

@@ -130,7 +130,9 @@ class HosmerLemeshowTest(Display):
     ``"monte-carlo"`` (``n_resamples`` redraws of the labels as Bernoulli(p), seeded by
     ``random_state``; used when a bin expects fewer than 5 events or non-events). ``min_expected``
     is the fewest events or non-events a bin expects (in effective rows when weighted). ``df`` is
-    G, or the ``df=`` given; a Monte-Carlo p-value does not use it."""
+    G, or the ``df=`` given; a Monte-Carlo p-value does not use it, so there ``to_dict`` (the JSON) keeps
+    the key ``"df"`` as null and the printout gives no df: a df beside that p-value read as a chi-square
+    test."""
 
     statistic: float
     df: int
@@ -149,7 +151,8 @@ class HosmerLemeshowTest(Display):
     def to_dict(self) -> dict[str, Any]:
         return {
             "statistic": self.statistic,
-            "df": self.df,
+            # the df of the law that gave the p-value: none for Monte Carlo (the key stays, null)
+            "df": None if self.method == "monte-carlo" else self.df,
             "p_value": self.p_value,
             "method": self.method,
             "min_expected": self.min_expected,

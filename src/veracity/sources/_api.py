@@ -636,8 +636,10 @@ def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label
     prep = _Prepared(data, score, label, sample_weight, extra={**columns, **column_sets},
                      pos_label=options.pop("pos_label", None), labelled=labelled)
     if prep.frame.lazy:
+        from ..core._frameform import called
+
         raise VeracityError(
-            f"vc.{name} needs the rows in memory; pass an in-memory frame (pandas, polars, pyarrow) "
+            f"{called(name)} needs the rows in memory; pass an in-memory frame (pandas, polars, pyarrow) "
             "or collect the needed columns first"
         )
     # "score" passes here: the function takes it (threshold_table counts by rank) or refuses it in its words
