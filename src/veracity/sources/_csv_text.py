@@ -23,8 +23,6 @@ alone they read the same file differently:
 
 from __future__ import annotations
 
-import csv
-
 import os
 from typing import Any
 
@@ -123,9 +121,13 @@ def not_utf8_message(source: str, line: int, byte: int, file: str | None = None)
             "e.g. iconv -f latin1 -t utf-8")
 
 
+#: a column name no CSV header holds (a NUL byte): read as all-missing, so a parse keeps no values
+_NO_COLUMN = "\x00veracity: no column"
+
+
 def first_ragged_line(path: str, delimiter: str) -> tuple[int, int, int] | None:
     """``(line, fields found, fields expected)`` of the first row of ``path`` whose field count is not
-    the header's, or None (pyarrow's parser; one pass, only the first column converted)."""
+    the header's, or None (pyarrow's parser; one pass, no value converted)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -138,21 +140,17 @@ def first_ragged_line(path: str, delimiter: str) -> tuple[int, int, int] | None:
 
     # latin-1 decodes every byte (and keeps each line and delimiter where it was): pyarrow decodes a
     # bad row's text before it calls the handler, and a file that is not UTF-8 would raise in there.
-    # The reader is read to its end, never left early: pyarrow's read-ahead thread calls the handler,
-    # which needs the GIL, while closing a reader waits for that thread holding it (a deadlock, or an
-    # abort at exit); the header is read by the csv module for the same reason (no reader closed early).
+    # The whole-file reader, serial (use_threads=False), calls the handler on this thread; the streaming
+    # reader called it (and dropped its last reference to it) on its read-ahead thread, which then needed
+    # the GIL: a deadlock when a reader was closed early, and, under load, an abort at exit ("terminate
+    # called without an active exception") when that thread ran on as the interpreter finalised.
+    # Only a column that is not in the file is kept (all null, no memory): the parser still checks
+    # every row's field count.
     read = pacsv.ReadOptions(use_threads=False, block_size=1 << 20, encoding="latin-1")
+    convert = pacsv.ConvertOptions(include_columns=[_NO_COLUMN], include_missing_columns=True)
     try:
-        with open(path, encoding="latin-1", newline="") as f:
-            first = next(csv.reader(f, delimiter=delimiter), [])[:1]
-        if not first:
-            return None
-        with pacsv.open_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler),
-                            read_options=read,
-                            convert_options=pacsv.ConvertOptions(include_columns=first,
-                                                                 column_types={c: pa.string() for c in first})) as reader:
-            for _ in reader:
-                pass
-    except (pa.ArrowInvalid, OSError, UnicodeDecodeError, csv.Error):
+        pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=handler),
+                       read_options=read, convert_options=convert)
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError):
         pass  # not readable as CSV at all: the caller's own message
     return found[0] if found else None
