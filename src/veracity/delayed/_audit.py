@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._display import Display
+from ..core._display import Display, interval_cell
 from ..core._metrics import check_threshold
 from ..core._text import fmt, fmt_p, render_table
 from ..core._validation import VeracityError, to_numpy
@@ -167,8 +167,8 @@ class PpiAudit(Display):
 
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}% CI"
-        body = [[r["quantity"], fmt(r["estimate"]), f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]", fmt(r["cbpe"]),
-                 fmt(r["classical"]), f"{r['n_labelled']:,}"] for r in self.rows]
+        body = [[r["quantity"], fmt(r["estimate"]), interval_cell(fmt(r["ci_low"]), fmt(r["ci_high"])),
+                 fmt(r["cbpe"]), fmt(r["classical"]), f"{r['n_labelled']:,}"] for r in self.rows]
         head = ["quantity", "PPI++", pct, "CBPE", "labels only", "labels"]
         if any(r.get("sufficient") is False for r in self.rows):
             head.append("")

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core._audit import AuditResult
 from ..core._reliability import ReliabilityTable
+from ..core._display import interval_cell
 from ..core._validation import VeracityError
 from .._version import __version__
 from ..plotting._curves import threshold_curve, threshold_grid
@@ -211,6 +212,8 @@ def _interval_of(result: AuditResult, metric: str = "ece") -> tuple[float, float
     detail = "bootstrap" + (f" ({method})" if method else "")
     if d.get("n_resamples"):
         detail += f", {d['n_resamples']} resamples"
+    if d.get("notes"):  # why an interval is n/a (too few rows of a class)
+        detail += "; " + "; ".join(map(str, d["notes"]))
     return low, high, label, detail
 
 
@@ -228,7 +231,7 @@ def _summary(result: AuditResult, reading: str) -> str:
     interval = _interval_of(result)
     if interval is not None:
         ece_sub = (f'<span data-ece-interval title="{_e(interval[3])}">{_e(interval[2])} '
-                   f"[{_num(interval[0])}, {_num(interval[1])}]</span><br>" + ece_sub)
+                   f"{interval_cell(_num(interval[0]), _num(interval[1]))}</span><br>" + ece_sub)
     floor = _noise_floor_of(result)
     if floor is not None and floor.get("expected") is not None:
         ece_sub += f"<br>noise floor {_num(floor.get('expected'))}"
@@ -241,8 +244,8 @@ def _summary(result: AuditResult, reading: str) -> str:
 
     def ci(metric: str) -> str:
         iv = _interval_of(result, metric)
-        return "" if iv is None else (f'<span title="{_e(iv[3])}">{_e(iv[2])} [{_num(iv[0])}, '
-                                      f"{_num(iv[1])}]</span><br>")
+        return "" if iv is None else (f'<span title="{_e(iv[3])}">{_e(iv[2])} '
+                                      f"{interval_cell(_num(iv[0]), _num(iv[1]))}</span><br>")
 
     weighted = not math.isclose(result.total_weight, result.n)
     share = "weighted share" if result.table.weighted else "share"
