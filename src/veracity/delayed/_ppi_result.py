@@ -41,6 +41,9 @@ RARE_CLASS = 3
 RARE = ("only {k:g} of the {n:,} labels {are} {cls}: near a rate of {edge} the interval rests on very few events "
         "(it is the Wilson-type interval for rare outcomes: the normal one covered 13-28 % of true rates with one "
         "label of the rarer class, 52-64 % with two); label more rows (vc.labels_needed says how many)")
+RARE_BOTH = ("only {pos:g} positive and {neg:g} negative {cls}of the {n:,} labels: the interval rests on very few "
+             "events of either class (the Wilson-type interval for rare outcomes); label more rows "
+             "(vc.labels_needed says how many)")
 ZERO_WIDTH = ("the {n:,} labels show no spread (e.g. all one class): the normal interval has zero width and is "
               "not a confidence interval; label more rows")
 
@@ -150,8 +153,9 @@ def rare_class_note(n: int, mean_y: float, n_effective: float | None = None) -> 
     r"""The note on labels with fewer than :data:`RARE_CLASS` of one class, or None: the labels' rarer class
     counted as :math:`k = \min(\bar y, 1 - \bar y)\, n` (:math:`\bar y` their mean, weighted when they are;
     :math:`n` their Kish effective size :math:`(\sum w)^2 / \sum w^2` when weighted, the count otherwise: the
-    number of positives or of negatives when unweighted). None when :math:`\bar y` is not finite. ``k`` = 0
-    is the labels without spread, which the zero-width note names when the interval has no width."""
+    number of positives or of negatives when unweighted); when the other class has fewer than
+    :data:`RARE_CLASS` too, a note naming both counts (no rate to be near). None when :math:`\bar y` is not
+    finite. ``k`` = 0 is the labels without spread, which the zero-width note names when the interval has no width."""
     if n_effective is not None and abs(n_effective - n) <= 1e-9 * n:  # equal weights: the count itself
         n_effective = None
     size = float(n if n_effective is None else n_effective)
@@ -162,6 +166,11 @@ def rare_class_note(n: int, mean_y: float, n_effective: float | None = None) -> 
     k = round(k, 6)  # a count, up to the rounding of the mean
     if k >= RARE_CLASS:
         return None
+    other = round(size - k, 6)
+    if other < RARE_CLASS:  # both classes rare (a handful of labels): no rate to be near
+        pos_k, neg_k = (k, other) if pos else (other, k)
+        return RARE_BOTH.format(pos=pos_k, neg=neg_k, n=n,
+                                cls="" if n_effective is None else "(effective labels, Kish size) ")
     cls = ("positive" if pos else "negative") if n_effective is None else \
         ("positive (effective labels, Kish size)" if pos else "negative (effective labels, Kish size)")
     return RARE.format(k=k, n=n, are="is" if k == 1 else "are", cls=cls, edge="0" if pos else "1")
