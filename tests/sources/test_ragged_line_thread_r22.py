@@ -68,3 +68,39 @@ def test_a_file_with_no_ragged_row_or_no_rows(tmp_path):
     empty.write_text("")
     assert first_ragged_line(str(empty), ",") is None
     assert first_ragged_line(str(tmp_path / "absent.csv"), ",") is None
+
+
+@pytest.mark.parametrize("text, line", [
+    ("p,y\n0.1,0\n\n0.8,1\n0.2,1,7\n", 5),  # an empty line is no row for pyarrow, a line for an editor
+    ("\n\np,y\n0.1,0\n0.2,1,7\n", 5),  # empty lines above the header
+    ('p,y,c\n0.1,0,"two\nlines"\n0.8,1,x\n0.2,1\n', 5),  # a quoted value spanning two lines
+    ('p,y\r\n0.1,0\r\n\r\n0.2,1,7\r\n', 4),  # CRLF
+    ('p,y\n"0.1",0\n0.8,1\n0.2,1,7\n', 4),  # a quote but no line break in it: rows are lines
+])
+def test_the_line_is_the_editors_line(tmp_path, text, line):
+    """Before: pyarrow's row number (empty lines not counted, a quoted value over two lines counted once)
+    was printed as "line N": a user sent to line 4 of a file whose bad row is on line 5."""
+    path = tmp_path / "ragged.csv"
+    path.write_bytes(text.encode())
+    assert first_ragged_line(str(path), ",")[0] == line
+    # the editor's numbering, independently: the 1-based index of the bad row's first line
+    bad = next(i for i, ln in enumerate(text.replace("\r\n", "\n").split("\n"), 1) if ln.startswith("0.2,1"))
+    assert line == bad
+
+
+@pytest.mark.parametrize("engine", ["memory", "duckdb"])
+def test_the_cli_names_the_editors_line_on_every_engine(tmp_path, cli, refused, engine):
+    pytest.importorskip("duckdb")
+    path = tmp_path / "ragged.csv"
+    path.write_text("p,y\n0.1,0\n\n0.8,1\n0.2,1,7\n")
+    refused(cli(["audit", str(path), "--score", "p", "--label", "y", "--engine", engine]),
+            r"line 5 has 3 fields where the header has 2")
+
+
+def test_a_gzip_file_is_counted_through(tmp_path):
+    import gzip
+
+    path = tmp_path / "ragged.csv.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write('p,y\n0.1,0\n\n"0.8",1\n0.2,1,7\n')
+    assert first_ragged_line(str(path), ",") == (5, 3, 2)

@@ -23,6 +23,7 @@ alone they read the same file differently:
 
 from __future__ import annotations
 
+import csv
 import os
 from typing import Any
 
@@ -153,4 +154,46 @@ def first_ragged_line(path: str, delimiter: str) -> tuple[int, int, int] | None:
                        read_options=read, convert_options=convert)
     except (pa.ArrowInvalid, OSError, UnicodeDecodeError):
         pass  # not readable as CSV at all: the caller's own message
-    return found[0] if found else None
+    if not found:
+        return None
+    row, got, expected = found[0]
+    return _line_of_row(path, row, delimiter), got, expected
+
+
+def _opened_text(path: str) -> Any:
+    """``path`` as latin-1 text (every byte one character; gzip read through), lines kept as written."""
+    import gzip
+
+    if path.lower().endswith(".gz"):
+        return gzip.open(path, "rt", encoding="latin-1", newline="")
+    return open(path, encoding="latin-1", newline="")
+
+
+def _line_of_row(path: str, row: int, delimiter: str) -> int:
+    """The editor's line (1-based) on which pyarrow's row ``row`` starts (its rows: the header is 1, an empty
+    line is no row, a quoted value may span lines). The same number when the file has no empty line and no
+    quote (one scan of the bytes); else counted with the csv module up to that row (an error path only)."""
+    blank_or_quote = ("\n\n", "\r\r", "\r\n\r\n", '"')
+    try:
+        with _opened_text(path) as handle:
+            carry = "\n"  # the file's start: an empty first line is an empty line
+            while True:
+                block = handle.read(1 << 22)
+                if not block:
+                    return row
+                text = carry + block
+                if any(mark in text for mark in blank_or_quote):
+                    break
+                carry = text[-3:]
+        with _opened_text(path) as handle:
+            reader = csv.reader(handle, delimiter=delimiter)
+            rows, previous = 0, 0
+            for fields in reader:  # only on a file with an empty line or a quote, up to the ragged row
+                if fields:  # pyarrow skips an empty line; csv gives []
+                    rows += 1
+                    if rows == row:
+                        return previous + 1
+                previous = reader.line_num
+    except (OSError, csv.Error, EOFError):
+        pass
+    return row
