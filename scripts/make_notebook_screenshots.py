@@ -7,7 +7,9 @@ notebook is executed with nbclient in a fresh ipykernel (no ``%matplotlib inline
 import, exactly as tests/docs/test_notebooks.py runs it); a cell whose result is a figure is
 saved as the PNG the kernel returned, a cell whose result is HTML is rendered by headless
 Chromium (Debian's /usr/bin/chromium, through playwright) at a notebook's width and cut to the
-output. Files are named ``nb_<notebook>_<n>.png`` after the n-th code cell (0-based).
+output. Files are named ``nb_<notebook>_<n>.png`` after the n-th code cell (0-based). Text wraps at
+960 px, but a wider table widens the picture to hold it: Jupyter scrolls such a table, and a picture
+cut at 960 px dropped the status's last columns (its PPI rates).
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ PAGE = ("<!doctype html><meta charset='utf-8'><style>body{{margin:0;background:#
         "font-family:-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;font-size:13px}}"
         "#out{{display:inline-block;padding:12px 16px;max-width:960px}}</style><div id='out'>{}</div>")
 
+# a table wider than the output area widens it (the text keeps wrapping at 960 px)
+WIDEN = ("() => { const o = document.getElementById('out');"
+         " const w = Math.max(0, ...[...o.querySelectorAll('table')].map(t => t.scrollWidth));"
+         " if (w > o.clientWidth - 32) o.style.maxWidth = w + 'px'; }")
+
 
 def executed(name: str, workdir: Path) -> list:
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
@@ -45,7 +52,7 @@ def main(out_dir: str = "docs/screenshots") -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_page(viewport={"width": 1000, "height": 800}, device_scale_factor=1)
+        page = browser.new_page(viewport={"width": 1400, "height": 800}, device_scale_factor=1)
         for name in ("comparison", "monitoring"):
             for i, cell in enumerate(executed(name, Path(tmp))):
                 results = [o for o in cell.outputs if o.output_type == "execute_result"]
@@ -57,6 +64,7 @@ def main(out_dir: str = "docs/screenshots") -> None:
                     target.write_bytes(base64.b64decode(data["image/png"]))
                 elif "text/html" in data:
                     page.set_content(PAGE.format(data["text/html"]))
+                    page.evaluate(WIDEN)
                     page.locator("#out").screenshot(path=str(target))
                 else:
                     continue
