@@ -51,7 +51,7 @@ def test_hand_ece_seed_000_from_per_bin_values():
     assert round(table.ece, 4) == 0.0245
     assert [r.index for r in table.rows] == [0, 1, 4, 9]
     assert table.empty_bins == (2, 3, 5, 6, 7, 8)
-    assert "empty bins [2, 3, 5, 6, 7, 8] omitted" in str(table)
+    assert "no rows in [0.2,0.4), [0.5,0.9) (6 empty bins omitted)" in str(table)  # ranges, not indices
     assert [round(r.gap, 4) for r in table.rows] == [0.0145, -0.1697, 0.5719, 0.0024]
 
 

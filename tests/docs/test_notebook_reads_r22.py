@@ -65,7 +65,7 @@ def test_comparison_prose_counts_the_thin_and_empty_bins(comparison):
     rows = [ln.split() for ln in text.splitlines() if ln.startswith("[")]
     thin = [r for r in rows if r[-1] == "insufficient"]
     assert len(thin) == 7 and all(1 <= int(r[1]) <= 3 for r in thin)
-    assert "empty bins [6] omitted" in text
+    assert "no rows in [0.6,0.7) (1 empty bin omitted)" in text
     md = next(p for p in prose if p.startswith("## The gradient-boosted"))
     assert "seven hold one to three rows" in md and "[0.6, 0.7), is empty" in md
 
@@ -204,10 +204,6 @@ def test_status_ppi_confusion_adds_up(monitoring):
             assert abs(fp + fn - cost) <= 0.0002, ln
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "core/_reliability.py ReliabilityTable.__str__ (and core/_display.py's audit HTML) name an empty "
-    "bin by its 0-based index, 'empty bins [6] omitted', which a reader takes for the sixth bin; name"
-    " it by its range, 'empty bin [0.6,0.7) omitted'"))
 def test_audit_names_an_empty_bin_by_its_range():
     p = np.r_[np.linspace(0.01, 0.59, 40), np.linspace(0.71, 0.99, 40)]
     y = (np.arange(80) % 3 == 0).astype(int)

@@ -431,7 +431,7 @@ def _audit_html(result: Any) -> str:
         items[f"largest gap among the insufficient bins (n<{t.min_count}, not acted on)"] = thin
     parts = [html_kv(items)]
     rate = "accuracy (share correct)" if multiclass else "rate (observed positive rate)"
-    empty = f"; empty bins {list(t.empty_bins)} omitted" if t.empty_bins else ""
+    empty = f"; {t.empty_bin_text()}" if t.empty_bins else ""
     parts.append(html_section(
         f"Reliability table: {t.bins} {t.strategy} bins, {t.level * 100:g}% {t.ci} interval of the "
         f"observed {'accuracy' if multiclass else 'rate'}{empty}",

@@ -87,6 +87,20 @@ class ReliabilityTable(Display):
     def bins(self) -> int:
         return self.stats.n_bins
 
+    def empty_bin_text(self) -> str:
+        """Where the empty bins are, by score range, a run of adjacent ones as one range, with their count:
+        ``no rows in [0.2,0.4), [0.5,0.9) (6 empty bins omitted)``. Their 0-based indices (``empty_bins``, the
+        JSON's) read as "the sixth bin" for index 6, which is the seventh; "" when no bin is empty."""
+        if not self.empty_bins:
+            return ""
+        e, last = self.stats.edges, self.bins - 1
+        idx = np.asarray(self.empty_bins)
+        breaks = np.flatnonzero(np.diff(idx) > 1)
+        starts, ends = idx[np.r_[0, breaks + 1]], idx[np.r_[breaks, idx.size - 1]]
+        ranges = ", ".join(f"[{fmt_edge(float(e[a]))},{fmt_edge(float(e[b + 1]))}{']' if b == last else ')'}"
+                           for a, b in zip(starts, ends))
+        return f"no rows in {ranges} ({count_noun(len(idx), 'empty bin')} omitted)"
+
     @property
     def strategy(self) -> str:
         return self.stats.strategy
@@ -179,7 +193,7 @@ class ReliabilityTable(Display):
             for r in self.rows
         ]
         table = render_table(headers, body, align="lrrrrll")
-        omitted = f"; empty bins {list(self.empty_bins)} omitted" if self.empty_bins else ""
+        omitted = f"; {self.empty_bin_text()}" if self.empty_bins else ""
         footer = (
             f"({self.n} points in {self.bins} {self.strategy} bins{omitted})   "
             f"ECE {self.ece:.4f}   {self.mce_text()}"
@@ -196,7 +210,7 @@ class ReliabilityTable(Display):
         items: dict[str, Any] = {"interval": f"{self.level * 100:g}% {self.ci}" + (
             "" if self.sided == "two-sided" else f" {self.sided}"), "sufficient bins": f"n >= {self.min_count}"}
         if self.empty_bins:
-            items["empty bins omitted"] = ", ".join(map(str, self.empty_bins))
+            items["empty bins"] = self.empty_bin_text()
         return items
 
     def mce_text(self) -> str:

@@ -296,7 +296,7 @@ def _reliability_table(table: ReliabilityTable) -> str:
     notes = [f"{table.n:,} points, {table.bins} {_e(table.strategy)} bins; "
              f"ECE {_num(table.ece)}, {_e(table.mce_text())}."]
     if table.empty_bins:
-        notes.append(f"Empty bins {_e(list(table.empty_bins))} omitted.")
+        notes.append(f"{_e(table.empty_bin_text()).capitalize()}.")
     notes.append(f"CI: {_e(table.ci)} binomial interval of acc. gap = acc − conf: negative means over-confident.")
     if any(not r.sufficient for r in table.rows):
         notes.append(f"Insufficient: fewer than {table.min_count} observations; do not act on these bins.")
