@@ -176,7 +176,10 @@ class BootstrapIntervals(Display):
         table = render_table(["metric", "estimate", f"{pct} CI", "boot SE", "method", ""], rows,
                              align="lrlrll")
         aware = [r.metric.upper() for r in self.intervals if r.method == "bias-aware"]
-        method = self.method + (f"; {'/'.join(aware)} bias-aware" if aware else "")
+        on_bins = f" on {self.bins} {self.strategy} bins"  # an ECE/MCE interval is conditional on its bins
+        binned = [r.metric.upper() for r in self.intervals if r.metric in ("ece", "mce")]
+        method = self.method + (f"; {'/'.join(aware)} bias-aware{on_bins}" if aware
+                                else f"; {'/'.join(binned)}{on_bins}" if binned else "")
         notes = "".join(f"\nnote: {t}" for t in self.notes)
         return (
             f"Bootstrap intervals ({method}, {self.n_resamples} resamples of {count_noun(self.n, 'row')}, "
