@@ -1,9 +1,10 @@
 """The monitoring store: idempotent transactional ingest, pending -> labelled, conflicts, locking, crashes."""
 
 import json
+import multiprocessing
 import os
+import runpy
 import signal
-import subprocess
 import sys
 import textwrap
 import time
@@ -281,26 +282,52 @@ def test_schema_1_store_is_migrated_by_init(tmp_path):
 
 
 _WRITER = textwrap.dedent("""
-    import sys, numpy as np, pyarrow as pa
+    import traceback, numpy as np, pyarrow as pa
     from veracity.monitoring import MonitorStore
-    path, first, count, step = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    store = MonitorStore(path, timeout=60)
-    for i in range(first, first + count):
-        ids = np.arange(i * step, (i + 1) * step)
-        rng = np.random.default_rng(i)
-        t = np.datetime64("2026-03-02", "s") + (ids % (28 * 86400)).astype("timedelta64[s]")
-        store.log(pa.table({"id": ids, "ts": t, "p": rng.random(step)}), id="id", time="ts", score="p")
-        store.outcomes(pa.table({"id": ids[::2], "y": (rng.random(ids[::2].size) < 0.5).astype(int)}),
-                       id="id", label="y")
-        print(i, flush=True)
+    path, first, count, step = ARGS
+    try:
+        store = MonitorStore(path, timeout=60)
+        for i in range(first, first + count):
+            ids = np.arange(i * step, (i + 1) * step)
+            rng = np.random.default_rng(i)
+            t = np.datetime64("2026-03-02", "s") + (ids % (28 * 86400)).astype("timedelta64[s]")
+            store.log(pa.table({"id": ids, "ts": t, "p": rng.random(step)}), id="id", time="ts", score="p")
+            store.outcomes(pa.table({"id": ids[::2], "y": (rng.random(ids[::2].size) < 0.5).astype(int)}),
+                           id="id", label="y")
+            PROGRESS.send(i)  # this batch is committed
+    except BaseException:
+        PROGRESS.send(traceback.format_exc())
+        raise
 """)
 
 
 def _writer(tmp_path, store, first, count, step):
+    """A writer in a process of its own (its own DuckDB and file lock; SIGKILL ends it as any process), and
+    a pipe on which it sends the number of each batch it has committed, or its traceback. The process is
+    forked from a server that imported veracity once, so it starts in milliseconds instead of the ~1 s a
+    fresh interpreter takes to import numpy, pyarrow, DuckDB and veracity (and pandas, which pyarrow and
+    DuckDB import on a process's first conversion of numpy data or an Arrow table: ~0.5 s of each writer's
+    first batch)."""
     script = tmp_path / "writer.py"
     script.write_text(_WRITER)
-    return subprocess.Popen([sys.executable, str(script), str(store), str(first), str(count), str(step)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["numpy", "pyarrow", "pandas", "duckdb", "veracity.monitoring"])
+    progress, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=runpy.run_path, args=(str(script),), daemon=True,
+                       kwargs={"init_globals": {"ARGS": (str(store), first, count, step), "PROGRESS": send}})
+    proc.start()
+    send.close()  # the child holds the other end: recv() ends (EOFError) when the child is gone
+    return proc, progress
+
+
+def _sent(progress):
+    """Everything a writer sent (batch numbers, a traceback) until it ended."""
+    got = []
+    while True:
+        try:
+            got.append(progress.recv())
+        except EOFError:
+            return got
 
 
 def test_two_concurrent_writers_lose_no_row(tmp_path):
@@ -308,17 +335,18 @@ def test_two_concurrent_writers_lose_no_row(tmp_path):
     MonitorStore(store).init()
     a = _writer(tmp_path, store, 0, 6, 300)
     b = _writer(tmp_path, store, 100, 6, 300)
-    for proc in (a, b):
-        out, err = proc.communicate(timeout=120)
-        assert proc.returncode == 0, err
+    for (proc, progress), first in ((a, 0), (b, 100)):
+        sent = _sent(progress)
+        proc.join(120)
+        assert proc.exitcode == 0 and sent == list(range(first, first + 6)), sent
     c = _recount(store)
     assert c["n"] == c["distinct"] == c["booked"] == 12 * 300
     assert c["on"] == c["odistinct"] == c["obooked"] == 12 * 150
 
 
 def test_sigkill_during_ingests_leaves_a_consistent_store(tmp_path):
-    """Each writer is killed while it ingests: after its first batch is in (its first printed line:
-    the interpreter and the store are up) and within ~2 more of its batches (~0.12 s each), so it
+    """Each writer is killed while it ingests: after its first batch is in (its first message: the
+    process and the store are up) and within ~2 more of its batches (~0.12 s each), so it
     dies inside a log, inside an outcomes call or between them, never while Python starts (a kill
     timed from the writer's start, 0.3-1.6 s, landed before its first batch in 2 of 13 tries on an idle
     machine, more under load, and the test waited 15 s)."""
@@ -327,11 +355,18 @@ def test_sigkill_during_ingests_leaves_a_consistent_store(tmp_path):
     rng = np.random.default_rng(2026)
     first, kills = 0, 0
     while kills < 10:
-        proc = _writer(tmp_path, store, first, 1000, 200)  # more batches than it lives to write
-        assert proc.stdout.readline().strip() == str(first), proc.communicate()[1]  # its first batch is in
+        proc, progress = _writer(tmp_path, store, first, 1000, 200)  # more batches than it lives to write
+        try:
+            got = progress.recv() if progress.poll(120) else "nothing in 120 s"
+        except EOFError:
+            proc.join(10)
+            got = f"the writer ended (exit code {proc.exitcode}) before its first batch"
+        assert got == first, got  # its first batch is in (else its traceback or why not)
         time.sleep(float(rng.uniform(0.0, 0.3)))
         os.kill(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        proc.join()
+        assert proc.exitcode == -signal.SIGKILL, _sent(progress)  # killed, not ended on an error
+        progress.close()
         kills += 1
         c = _recount(store)  # opens after the kill, and the books agree with a recount
         assert c["n"] == c["distinct"] == c["booked"]

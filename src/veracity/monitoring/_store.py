@@ -35,7 +35,9 @@ passed, then fails with a clear message.
 
 A store is trusted only as far as it is checked: every open verifies the tables, their
 columns, types and constraints (a hand-edited or truncated store is refused in one
-line, and nothing is written into a store that cannot be read); ids are text exactly
+line, and nothing is written into a store that cannot be read), unless the file is exactly
+as this process left it after such a check or its own write (see :meth:`MonitorStore.connect`:
+a process logging batch after batch checks once); ids are text exactly
 as written (``007`` and ``7`` are two ids); the connection reads nothing but the
 store's own file (external access disabled), and every identifier that reaches SQL is
 quoted by :func:`veracity.core._sql_names.quote_identifier`.
@@ -63,8 +65,11 @@ SCHEMA_VERSION = 3  # 2: predictions carry their outcome's label/observed; 3: ke
 APP = "veracity-monitor"
 DEFAULT_TIMEOUT = 60.0
 _DUCKDB_MAGIC_OFFSET = 8  # DuckDB files carry b"DUCK" at bytes 8..12
-#: absolute path -> the file's state (:meth:`MonitorStore._file_state`) as a checked write of this
-#: process left it: while unchanged, a write skips the read-only pre-check (a second DuckDB open)
+#: longest wait between two tries for a store another writer holds (DuckDB has no blocking lock wait): a
+#: try costs ~5 ms of CPU, and each wait is time the store may already stand free (0.5 s before session 22)
+_POLL_MAX = 0.1
+#: absolute path -> the file's state (:meth:`MonitorStore._file_state`) as a checked write (or a full check)
+#: of this process left it: while unchanged, an open skips the checks and a write the read-only pre-check
 _LEFT_AS: dict[str, tuple[Any, ...]] = {}
 
 
@@ -175,8 +180,9 @@ class MonitorStore:
         self.path = Path(check_store_name(path))
         self.timeout = float(timeout)
         self.memory_limit = memory_limit  # DuckDB's memory_limit, e.g. "2GB" (default: DuckDB's own)
-        # the file (and its WAL) as this object last left it after a checked write: while they are
-        # unchanged, the next write skips the read-only pre-check (a second DuckDB open, ~40 ms)
+        # the file (and its WAL) as this object last left it after a checked write (or a full check): while
+        # they are unchanged, the next open skips the checks (a second DuckDB open before a write, ~40 ms;
+        # the catalogue queries, ~7 ms; reading every stored value before a write, which grows with the store)
         self._left_as: tuple[Any, ...] | None = None
 
     def __repr__(self) -> str:
@@ -200,11 +206,16 @@ class MonitorStore:
         every store object of this process on the same file (the CLI and ``outcomes`` after ``log``
         often open a new one)."""
         con.close()
+        self._remember()
+
+    def _remember(self) -> None:
+        """Remember the file as it is now as checked (every check of :meth:`connect` passed, or this process's
+        own checked write left it so)."""
         self._left_as = self._file_state()
         _LEFT_AS[os.path.abspath(self.path)] = self._left_as
 
     def _as_left(self) -> bool:
-        """The file (and its WAL) is exactly as a checked write of this process left it."""
+        """The file (and its WAL) is exactly as a checked write (or a full check) of this process left it."""
         state = self._file_state()
         return state == self._left_as or state == _LEFT_AS.get(os.path.abspath(self.path))
 
@@ -221,8 +232,16 @@ class MonitorStore:
                     "pass the store's path, or a new path to create one"
                 )
 
-    def connect(self, *, read_only: bool = False, create: bool = False, _checked: bool = False) -> Any:
-        """A DuckDB connection holding the file's lock (waits up to ``timeout`` for another writer)."""
+    def connect(self, *, read_only: bool = False, create: bool = False, _checked: bool = False,
+                _precheck: bool = False) -> Any:
+        """A DuckDB connection holding the file's lock (waits up to ``timeout`` for another writer).
+
+        Every open checks the store (tables, columns, types, constraints; before a write, every stored
+        value is read once) unless the file and its WAL are exactly as this process last left them
+        after such a check or a checked write (device, inode, size and modification time, compared
+        while the lock is held): a file changed by anyone else is checked again. ``_precheck``: the
+        read-only open before a write, which reads every value too and remembers the file as checked.
+        """
         duckdb = require_duckdb()
         self._check_file()
         exists = self.path.exists()
@@ -236,7 +255,7 @@ class MonitorStore:
         elif not read_only and not _checked and not self._as_left():
             # check an existing file read-only before writing to it (a foreign or damaged file stays
             # untouched), unless it is exactly as this object's last checked write left it
-            self.connect(read_only=True).close()
+            self.connect(read_only=True, _precheck=True).close()
         # the store reads nothing but its own file: no file functions, no extensions, no network
         config: dict[str, Any] = {"autoload_known_extensions": False, "autoinstall_known_extensions": False,
                                   "enable_external_access": False}
@@ -258,7 +277,7 @@ class MonitorStore:
                             f"{self.timeout:g} s); retry when it finishes"
                         ) from None
                     time.sleep(delay)
-                    delay = min(delay * 1.5, 0.5)
+                    delay = min(delay * 1.5, _POLL_MAX)
                     continue
                 if "different configuration" in msg.lower():  # another thread of this process holds it
                     if time.monotonic() >= deadline:
@@ -266,13 +285,13 @@ class MonitorStore:
                             f"store {self.path} is busy: another thread of this process holds it (waited "
                             f"{self.timeout:g} s); retry when it finishes") from None
                     time.sleep(delay)
-                    delay = min(delay * 1.5, 0.5)
+                    delay = min(delay * 1.5, _POLL_MAX)
                     continue
                 raise VeracityError(_damaged(self.path, exc)) from None
             except duckdb.ConnectionException as exc:
                 if "different configuration" in str(exc).lower() and time.monotonic() < deadline:
                     time.sleep(delay)
-                    delay = min(delay * 1.5, 0.5)
+                    delay = min(delay * 1.5, _POLL_MAX)
                     continue
                 raise VeracityError(
                     f"store {self.path} is busy: another thread of this process holds it (waited "
@@ -288,9 +307,14 @@ class MonitorStore:
         try:
             if not exists:
                 self._create(con)
-            self._check_schema(con)
-            if not read_only and exists:
-                self._check_readable(con)
+            # the lock is held: a file as this process left it after a full check cannot have been
+            # changed by another writer since, so the checks would read the same catalogue and values
+            if not (exists and self._as_left()):
+                self._check_schema(con)
+                if exists and (_precheck or not read_only):
+                    self._check_readable(con)
+                    if _precheck:  # a read-only open changes nothing: the write that follows may trust it
+                        self._remember()
         except BaseException:
             con.close()
             raise
@@ -511,7 +535,8 @@ class MonitorStore:
             con.register("incoming", stage)
             con.execute("BEGIN TRANSACTION")
             try:
-                result = _ingest_sql(con, kind, source, digest, replace, by_cols, self, check_observed)
+                result = _ingest_sql(con, kind, source, digest, replace, by_cols, self, check_observed,
+                                     rows=stage.num_rows)
                 con.execute("COMMIT")
             except BaseException:
                 try:
@@ -661,7 +686,10 @@ def _utcnow() -> Any:
 
 
 def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by_cols: list[str],
-                store: MonitorStore, check_observed: bool = False) -> IngestResult:
+                store: MonitorStore, check_observed: bool = False, *, rows: int) -> IngestResult:
+    """Store the rows of the registered table ``incoming`` (``rows`` of them) in ``kind``, inside the caller's
+    transaction. Each statement on the fresh connection of an ingest costs ~1 ms: the counts are read
+    together, and the old slice names (:func:`_renamed_slices`) are looked for only when a row conflicts."""
     if kind == "predictions":
         known = store.slices(con=con)
         _check_slice_names(by_cols, known)
@@ -682,7 +710,6 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
         meta = []
         what = "label (or audit-sample mark)"
     cols = ["id"] + value_cols + extra
-    rows = int(con.execute("SELECT count(*) FROM incoming").fetchone()[0])
     # an id sent twice in one batch with different values (a slice too: one would be kept at random) is
     # a conflict within the batch; as against a stored row, a missing slice value agrees with any
     differs = " OR ".join(f"min({_quote(c)}) IS DISTINCT FROM max({_quote(c)})" for c in value_cols + meta)
@@ -693,21 +720,32 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
             "each id must be one prediction (fix the file)")
     sel = ", ".join(f"any_value({_quote(c)}) AS {_quote(c)}" for c in cols[1:])
     con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT id, {sel} FROM incoming GROUP BY id")
-    unique = int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
+    # stored rows that agree but lack a sent slice/model value (e.g. re-logged with a new --by)
+    fill = " OR ".join(f"(t.{_quote(c)} IS NULL AND s.{_quote(c)} IS NOT NULL)" for c in meta) or "FALSE"
+
+    def agreement(renamed: set[str]) -> tuple[str, int, int, int, int]:
+        """(the SQL of "a sent row agrees with the stored one", distinct ids sent, duplicates, conflicts,
+        filled)"""
+        agree = [f"s.{c} = t.{c}" for c in value_cols] + [
+            f"(s.{_quote(c)} IS NULL OR t.{_quote(c)} IS NULL OR s.{_quote(c)} = t.{_quote(c)}"
+            + (f" OR EXISTS (SELECT 1 FROM renamed_slices r WHERE r.col = {i} AND r.sent = s.{_quote(c)} "
+               f"AND r.stored = t.{_quote(c)})" if c in renamed else "") + ")" for i, c in enumerate(meta)]
+        same = " AND ".join(agree)
+        counts = con.execute(
+            f"SELECT (SELECT count(*) FROM stage), count(*) FILTER (WHERE {same}), "
+            f"count(*) FILTER (WHERE NOT ({same})), count(*) FILTER (WHERE ({same}) AND ({fill})) "
+            f"FROM stage s JOIN {kind} t USING (id)").fetchone()
+        return same, int(counts[0]), int(counts[1]), int(counts[2]), int(counts[3])
+
+    same, unique, duplicates, conflicts, filled = agreement(set())
     # a slice value stored by an earlier veracity under its old name (a zoned time in its column's zone, bytes
     # as their UTF-8 text) agrees with the same key's name now: re-sending a batch stays a no-op. --replace
-    # compares the names exactly, so it rewrites such rows with the names of today
-    renamed = set() if replace or kind != "predictions" else _renamed_slices(con, meta)
-    agree = [f"s.{c} = t.{c}" for c in value_cols] + [
-        f"(s.{_quote(c)} IS NULL OR t.{_quote(c)} IS NULL OR s.{_quote(c)} = t.{_quote(c)}"
-        + (f" OR EXISTS (SELECT 1 FROM renamed_slices r WHERE r.col = {i} AND r.sent = s.{_quote(c)} "
-           f"AND r.stored = t.{_quote(c)})" if c in renamed else "") + ")" for i, c in enumerate(meta)]
-    same = " AND ".join(agree)
+    # compares the names exactly, so it rewrites such rows with the names of today. Such a name only turns a
+    # conflict into an agreement: without a conflict there is nothing to look for
+    renamed = set() if replace or kind != "predictions" or not conflicts else _renamed_slices(con, meta)
+    if renamed:
+        same, unique, duplicates, conflicts, filled = agreement(renamed)
     value_cols_shown = value_cols + meta
-    counts = con.execute(
-        f"SELECT count(*) FILTER (WHERE {same}), count(*) FILTER (WHERE NOT ({same})) "
-        f"FROM stage s JOIN {kind} t USING (id)").fetchone()
-    duplicates, conflicts = int(counts[0]), int(counts[1])
     if conflicts and not replace:
         example = con.execute(
             f"SELECT s.id, {', '.join(f's.{_quote(c)}, t.{_quote(c)}' for c in value_cols_shown)} FROM stage s "
@@ -721,19 +759,15 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
             f"{source}: {conflicts} rows conflict with stored {kind} (same id, different {what}; "
             f"e.g. id {example[0]!r}: {pairs}); nothing was stored — fix the file, or pass --replace "
             "to overwrite them")
-    seen = con.execute("SELECT min(batch) FROM batches WHERE content_hash = ? AND kind = ?",
-                       [digest, kind]).fetchone()[0]
+    seen, batch = con.execute("SELECT min(batch) FILTER (WHERE content_hash = ? AND kind = ?), "
+                              "coalesce(max(batch), 0) + 1 FROM batches", [digest, kind]).fetchone()
+    batch = int(batch)
     inserted = unique - duplicates - conflicts
-    # stored rows that agree but lack a sent slice/model value (e.g. re-logged with a new --by)
-    fill = " OR ".join(f"(t.{_quote(c)} IS NULL AND s.{_quote(c)} IS NOT NULL)" for c in meta) or "FALSE"
-    filled = int(con.execute(f"SELECT count(*) FROM stage s JOIN {kind} t USING (id) WHERE ({same}) AND ({fill})"
-                             ).fetchone()[0])
     if inserted == 0 and conflicts == 0 and filled == 0:
         return IngestResult(kind, source, None, rows, 0, duplicates, 0, 0, seen)
     if filled:
         sets = ", ".join(f"{_quote(c)} = coalesce(t.{_quote(c)}, s.{_quote(c)})" for c in meta)
         con.execute(f"UPDATE {kind} AS t SET {sets} FROM stage s WHERE t.id = s.id AND ({same}) AND ({fill})")
-    batch = int(con.execute("SELECT coalesce(max(batch), 0) + 1 FROM batches").fetchone()[0])
     target_cols = ", ".join(_quote(c) for c in cols)
     if conflicts:  # --replace: overwrite the values (and the model/slices sent), keep the rest of the row
         sets = ", ".join([f"{c} = s.{c}" for c in value_cols + (["observed"] if kind == "outcomes" else [])]
