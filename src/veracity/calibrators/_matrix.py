@@ -21,7 +21,10 @@ from temperature scaling). Logits of extreme size (1e200, 1e-200: temperature sc
 scale :math:`c` outside [1e-3, 1e3], see :func:`_input_scale`) are fitted as :math:`z/s`, :math:`s` the
 power of two with :math:`c < s \le 2c` (exact), and the map is folded back, :math:`W = W'/s`: the same family,
 the penalties read on :math:`W'`. On :math:`z` of 1e200 L-BFGS had stayed at the identity (training NLL 171
-where the uniform predictor has :math:`\log K`).
+where the uniform predictor has :math:`\log K`). Where only some rows lie far beyond the others (a tenth at
+1e100: the typical scale stays ordinary), the same objective is minimised a second time in the parameters of
+the map on those rows' scale, and a third time from the map that fits the other rows while ranking each far
+row's label first (a few far rows, :meth:`_Scaling._ranked_start`); the lowest answer is kept.
 Probabilities are turned into logits by :math:`\log p` (clipped at machine epsilon).
 Unlike temperature scaling, both may change the argmax.
 """
@@ -35,9 +38,12 @@ from ..core._special import log_softmax, softmax
 
 from ..core._validation import VeracityError
 from ._base import Calibrator, require_every_class, warn
-from ._temperature import TYPICAL_HI, TYPICAL_LO, array_typical_scale
+from ._temperature import TYPICAL_HI, TYPICAL_LO, TemperatureScaling, array_typical_scale
 
 
+#: the far rows' logit margin the constrained start asks for (:meth:`_Scaling._ranked_start`), and how many
+#: far rows it takes at most
+RANKED_MARGIN, RANKED_ROWS = 40.0, 100
 #: :math:`\sum_j |W_{kj}||z_j|` from which a row's logits are summed left to right (:meth:`_Scaling._affine`)
 ROUNDING_SHOWS = 2.0 ** 8
 
@@ -82,6 +88,24 @@ def _input_scale(Z: np.ndarray) -> int:
     return e
 
 
+def _far_scale(Z: np.ndarray) -> int:
+    r"""The exponent :math:`f > 0` of the scale :math:`2^f` of rows far beyond the others, 0 for none.
+
+    Where the largest :math:`|z_{ik} - \max_k z_{ik}|` (of the logits the fit runs on, after
+    :func:`_input_scale`) exceeds 1e3, :math:`2^{f-1} \le \max|z - \max_k z| < 2^f`: a tenth of the rows
+    at 1e100 among logits of order 1 (their typical size is ordinary, so :func:`_input_scale` leaves them).
+    The objective is then minimised a second time in the parameters of the map on :math:`z/2^f` (the same
+    objective, the same penalties) and the lower answer kept: the optimum there has :math:`W` of order
+    :math:`2^{-f}` beside :math:`b` of order 1, which L-BFGS did not reach on :math:`z` (matrix NLL 8e81 and
+    inf at 1e100 and 1e300, ABNORMAL; 1.0436 at 1e10 where the optimum is 1.0401, silently).
+    """
+    h = 0.5 * Z
+    top = float(np.max(h.max(axis=1, keepdims=True) - h))  # the halves never overflow
+    if not 2.0 * top > TYPICAL_HI:
+        return 0
+    return int(np.frexp(top)[1]) + 1
+
+
 class _Scaling(Calibrator):
     multiclass = "multiclass"
     _params = ("score_type", "reg_lambda", "reg_mu", "max_iter")
@@ -116,40 +140,116 @@ class _Scaling(Calibrator):
         wt = wt / wt.sum()
         Y = np.zeros((n, k))
         Y[np.arange(n), y] = 1.0
+        f = _far_scale(Z)
 
-        def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
-            W, b = self._unpack(theta, k)
-            logits = Z @ W.T + b
-            logp = log_softmax(logits, axis=1)
-            loss = -float(np.dot(wt, logp[np.arange(n), y]))
-            G = (np.exp(logp) - Y) * wt[:, None]
-            GW = G.T @ Z
-            gb = G.sum(axis=0)
-            pen, pW, pb = self._penalty(W, b, k)
-            return loss + pen, self._pack_grad(GW + pW, gb + pb, k)
+        def objective(X: np.ndarray, g: int, rows: Any = slice(None)) -> Any:
+            """The objective on the parameters of the map on X = Z / 2^g (W' = W'' 2^-g, the same penalties);
+            ``rows``: the rows whose log-loss it sums (all)."""
+            Xr, wr, Yr, yr = X[rows], wt[rows], Y[rows], y[rows]
+            at = np.arange(yr.size)
+
+            def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
+                W, b = self._unpack(theta, k)
+                with np.errstate(over="ignore", invalid="ignore"):  # a failed trial point: inf or NaN
+                    logits = Xr @ W.T + b
+                    logp = log_softmax(logits, axis=1)
+                    loss = -float(np.dot(wr, logp[at, yr]))
+                    G = (np.exp(logp) - Yr) * wr[:, None]
+                    GW = G.T @ Xr
+                gb = G.sum(axis=0)
+                if not g:
+                    pen, pW, pb = self._penalty(W, b, k)
+                else:
+                    pen, pW, pb = self._penalty(np.ldexp(W, -g), b, k)
+                    pW = np.ldexp(pW, -g)
+                return loss + pen, self._pack_grad(GW + pW, gb + pb, k)
+
+            return fun
 
         from scipy.optimize import minimize  # 0.15 s to import: load on use
 
-        self._centre = self._centre_of(Z, y, wt)
-        theta0 = self._start(k)
-
-        res = minimize(fun, theta0, jac=True, method="L-BFGS-B",
-                       options={"maxiter": self.max_iter, "ftol": 1e-14, "gtol": 1e-9})
+        self._centre = self._centre_of(Z, y, wt, far=bool(f))
+        options = {"maxiter": self.max_iter, "ftol": 1e-14, "gtol": 1e-9}
+        res = minimize(objective(Z, 0), self._start(k), jac=True, method="L-BFGS-B", options=options)
+        n_iter = int(res.nit)
+        if f:
+            # the same objective, on the scale of the far rows (the start: the identity map there; vector
+            # scaling: temperature scaling); the lower of the two answers is kept
+            far = minimize(objective(np.ldexp(Z, -f), f), self._start_on(k, f), jac=True, method="L-BFGS-B",
+                           options=options)
+            n_iter += int(far.nit)
+            if far.fun < res.fun or not np.isfinite(res.fun) and np.isfinite(far.fun):
+                res = far
+                res.x = np.concatenate([np.ldexp(res.x[:-k], -f), res.x[-k:]])
+            ranked = self._ranked_start(Z, y, wt, objective)
+            if ranked is not None:
+                # from a map that ranks every far row right (its log-loss 0), the objective itself
+                third = minimize(objective(Z, 0), ranked, jac=True, method="L-BFGS-B", options=options)
+                n_iter += int(third.nit)
+                if third.fun < res.fun or not np.isfinite(res.fun) and np.isfinite(third.fun):
+                    res = third
         if not res.success:
             warn(f"{self.name} stopped before convergence ({res.message}); the fit may be rough")
         W, self.b_ = self._unpack(res.x, k)
         self.W_ = np.ldexp(W, -e) if e else W  # W' (z / s) = (W' / s) z, each product exact
-        self.n_iter_ = int(res.nit)
+        self.n_iter_ = n_iter
         self.converged_ = bool(res.success)
 
     _centre = 1.0
 
-    def _centre_of(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray) -> float:
+    def _ranked_start(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray,
+                      objective: Any) -> np.ndarray | None:
+        r"""The parameters minimising the objective over the other rows subject to every far row (whose
+        :math:`\max_k |z_k - \max_j z_j|` exceeds 1e3: :func:`_far_scale`) having its label's logit at
+        least :data:`RANKED_MARGIN` and :math:`10^{-6}\max_k|z_k|` above every other (its log-loss then below
+        :math:`K e^{-40}`), or None
+        where no map does that (or there are more than :data:`RANKED_ROWS` far rows).
+
+        A far row the map ranks wrong costs its size (1e100) times the margin; ranked right, nothing: the
+        objective is near a constrained problem, linear constraints on :math:`(W, b)`, that L-BFGS did
+        not solve (one wrongly ranked row at 1e100 among 600: matrix NLL 0.863, vector 1.093 against
+        0.606 and 0.615). Solved by SLSQP (exact gradients) on the margins divided by each row's
+        :math:`\max_k |z_k|`."""
+        from scipy.optimize import minimize
+
+        h = 0.5 * Z
+        far = np.max(h.max(axis=1, keepdims=True) - h, axis=1) > 0.5 * TYPICAL_HI
+        far &= wt > 0
+        if not far.any() or far.all() or np.count_nonzero(far) > RANKED_ROWS:
+            return None
+        k = Z.shape[1]
+        m = np.max(np.abs(Z[far]), axis=1)
+        U = Z[far] / m[:, None]  # |u| <= 1
+        yf = y[far]
+        A, c = [], []
+        for i in range(yf.size):
+            for j in range(k):
+                if j != yf[i]:
+                    d = np.zeros(k)
+                    d[yf[i]], d[j] = 1.0, -1.0
+                    A.append(self._pack_grad(np.outer(d, U[i]), d / m[i], k))  # d margin / d theta
+                    c.append(max(RANKED_MARGIN / m[i], 1e-6))  # above SLSQP's tolerance
+        A_, c_ = np.array(A), np.array(c)
+        fun = objective(Z, 0, ~far)
+        with np.errstate(over="ignore", invalid="ignore"):
+            res = minimize(fun, self._identity(k), jac=True, method="SLSQP",
+                           constraints=[{"type": "ineq", "fun": lambda t: A_ @ t - c_, "jac": lambda t: A_}],
+                           options={"maxiter": self.max_iter, "ftol": 1e-14})
+        if not (res.success and np.isfinite(res.x).all() and np.all(A_ @ res.x >= 0.5 * c_)):
+            return None
+        x: np.ndarray = res.x
+        return x
+
+    def _centre_of(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray, far: bool = False) -> float:
         """The scale the penalty shrinks towards (1: the identity map; vector scaling overrides)."""
         return 1.0
 
     def _start(self, k: int) -> np.ndarray:
         """The optimiser's start: the identity map (vector scaling: temperature scaling)."""
+        return self._identity(k)
+
+    def _start_on(self, k: int, f: int) -> np.ndarray:
+        """The start of the fit on z / 2^f: the identity map there (vector scaling: temperature scaling)."""
         return self._identity(k)
 
     @staticmethod
@@ -272,9 +372,16 @@ class VectorScaling(_Scaling):
     def _start(self, k: int) -> np.ndarray:
         return np.concatenate([np.full(k, self._centre), np.zeros(k)])
 
-    def _centre_of(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray) -> float:
+    def _start_on(self, k: int, f: int) -> np.ndarray:
+        return np.concatenate([np.full(k, np.ldexp(self._centre, f)), np.zeros(k)])
+
+    def _centre_of(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray, far: bool = False) -> float:
         """The inverse temperature t minimising the weighted log-loss of softmax(t z): one scalar,
-        convex in t (Newton's method on the exact derivatives, from t = 1)."""
+        convex in t (Newton's method on the exact derivatives, from t = 1). With rows far beyond the
+        others (:func:`_far_scale`) it is :class:`TemperatureScaling`'s fit, which refits on those rows'
+        scale: Newton from t = 1 had stopped at 2^-40 where t = 1.4e-100, and overflowed at 1e300."""
+        if far:
+            return _temperature_centre(Z, y, wt)
         rows = np.arange(Z.shape[0])
         zy = Z[rows, y]
         t = 1.0
@@ -299,6 +406,22 @@ class VectorScaling(_Scaling):
         v = np.diag(W) - self._centre
         lam, mu = self.reg_lambda / k, self.reg_mu / k
         return (lam * float(v @ v) + mu * float(b @ b), np.diag(2 * lam * v), 2 * mu * b)
+
+
+def _temperature_centre(Z: np.ndarray, y: np.ndarray, wt: np.ndarray) -> float:
+    """1/T of :class:`TemperatureScaling` fitted on logits ``Z`` (its warnings, about T, are not the
+    user's concern here); 1 where it cannot be fitted."""
+    import warnings
+
+    ts = TemperatureScaling(score_type="logit")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ts._fit(Z, y, wt)
+    except VeracityError:
+        return 1.0
+    t = 1.0 / ts.temperature_
+    return t if np.isfinite(t) and t > 0 else 1.0
 
 
 class MatrixScaling(_Scaling):

@@ -33,8 +33,17 @@ def _loss_grad_hess(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None,
                     theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """Σw[softplus(z) − t z], its gradient and Hessian for z = Σ_j θ_j x_j + θ_d (chunked).
 
-    Plain element-wise passes over cache-sized chunks: no BLAS (no thread start-up).
+    Plain element-wise passes over cache-sized chunks: no BLAS (no thread start-up). A trial point of
+    Newton's line search may overflow (rows of 1e300 among logits of order 1, a slope above 1): its loss
+    is then inf or NaN, which the line search rejects, and numpy's overflow warnings are not the user's.
     """
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _sums(cols, t, w, theta)
+
+
+def _sums(cols: list[np.ndarray], t: np.ndarray, w: np.ndarray | None,
+          theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """:func:`_loss_grad_hess` as numpy computes it."""
     d = len(cols)
     loss = 0.0
     g = np.zeros(d + 1)
