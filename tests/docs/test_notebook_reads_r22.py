@@ -107,10 +107,6 @@ def test_monitoring_prose_reads_the_bin_table(monitoring):
 
 
 # -- library defects a notebook user reads (fix in src/veracity, see each reason) --------------------
-@pytest.mark.xfail(strict=True, reason=(
-    "segments/_mce.pvalue_from_sigma: 1 - brownian_range_cdf cancels to 0 for sigma ~8-20, printed 'p"
-    " = <1e-300' (a claim 10^270 too strong); floor it at machine epsilon and print it as the bound "
-    "'p <= ...' as mce_p_text does from 20 sigma"))
 def test_segments_mce_p_value_is_not_a_cancellation_zero(demo):
     from veracity.segments._mce import pvalue_from_sigma
 

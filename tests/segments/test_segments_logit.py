@@ -93,7 +93,7 @@ def test_logits_beyond_float_range_of_the_variance_stay_finite():
         assert us.test == "z" and us.z < -1e100 and math.isfinite(us.z)
         assert math.isfinite(res.mce) and not any("infinite" in note for note in res.notes)
         last = str(res).splitlines()[-1]  # 1e150 sigmas print as such, not as 150 digits
-        assert "e+1" in last and len(last) < 160, last
+        assert "e+1" in last and len(last) < 200, last  # r22: + "all rows and the 2 with n >= 50"
 
 
 def test_segment_calibration_refuses_two_columns_saying_what_to_pass():

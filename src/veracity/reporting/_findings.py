@@ -89,7 +89,7 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
         f'<div class="card" data-metric="mce"><div class="card-label">multicalibration error</div>'
         f'<div class="card-value">{"∞" if math.isinf(result.mce) else _num(result.mce)}</div><div class="card-sub">'
         f'<span data-mce-sigma>{sigma} σ</span> ({_p_text(result.mce_family_pvalue)} over '
-        f'{result.mce_segments:,} segments); minimum detectable '
+        f'{_e(result.mce_family_text())}); minimum detectable '
         f'{_num(result.mde)}<br>{where}<br>MCGrad\'s definition, over the same segments</div></div>'
         f'<div class="card" data-metric="n_discoveries"><div class="card-label">discovered</div>'
         f'<div class="card-value">{len(found):,}</div><div class="card-sub">segments at FDR {result.fdr:g}</div></div>'
