@@ -34,11 +34,19 @@ def _items(calibrators: dict, dialect: str) -> tuple[list[str], list[tuple[str, 
     return items, blocks
 
 
+#: each calibrator's transform() of the evaluation rows, computed once for the four engines: (name, id of the
+#: data) -> the expected outputs
+_EXPECTED: dict[tuple[str, int], np.ndarray] = {}
+
+
 def _check(got: np.ndarray, calibrators: dict, blocks: list[tuple[str, int]], data: dict, engine: str) -> None:
     at = 0
     worst = {}
     for (name, width), (cal, col, prior) in zip(blocks, calibrators.values()):
-        want = expected(cal, col, prior, data)
+        key = (name, id(data))
+        if key not in _EXPECTED:
+            _EXPECTED[key] = expected(cal, col, prior, data)
+        want = _EXPECTED[key]
         part = got[:, at:at + width]
         at += width
         assert part.shape == want.shape, (name, part.shape, want.shape)
@@ -88,12 +96,55 @@ def test_postgres(calibrators, eval_data, postgres):
         con.execute("DROP TABLE IF EXISTS t")
         cols = ", ".join(f'"{c}" {"bigint" if c == "id" else "double precision"}' for c in df.columns)
         con.execute(f"CREATE TABLE t ({cols})")
-        with con.cursor().copy(f"COPY t FROM STDIN") as copy:
-            for row in df.astype(object).itertuples(index=False, name=None):
-                copy.write_row(row)
-        # the whole result travels as text; float8 output is shortest-exact (extra_float_digits = 1)
-        got = np.array(con.execute(_query(items)).fetchall(), dtype=np.float64)
+        with con.cursor().copy("COPY t FROM STDIN (FORMAT BINARY)") as copy:
+            copy.write(_copy_binary(df))
+        # the whole result travels in COPY's binary format: each float8 its 8 bytes, read by numpy (as text,
+        # 6.5 million Python floats were a third of the test's time)
+        with con.cursor().copy(f"COPY ({_query(items)}) TO STDOUT (FORMAT BINARY)") as copy:
+            got = _read_copy_binary(b"".join(bytes(block) for block in copy))
     _check(got, calibrators, blocks, eval_data, "postgres")
+
+
+#: PostgreSQL's binary COPY: the signature, the flags and the header extension's length (both 0)
+_PGCOPY = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
+
+
+def _copy_binary(df: Any) -> bytes:
+    """``df`` (an int64 ``id``, float64 columns) as COPY's binary format: per row the field count, then
+    each field's length (8) and its 8 bytes in network order; the trailer -1."""
+    fields = [(f"v{j}", ">i8" if str(df[c].dtype) == "int64" else ">f8") for j, c in enumerate(df.columns)]
+    layout = [("n", ">i2")] + [x for j, f in enumerate(fields) for x in ((f"l{j}", ">i4"), f)]
+    rows = np.empty(len(df), dtype=layout)
+    rows["n"] = df.shape[1]
+    for j, c in enumerate(df.columns):
+        rows[f"l{j}"] = 8
+        rows[f"v{j}"] = df[c].to_numpy()
+    return _PGCOPY + rows.tobytes() + b"\xff\xff"
+
+
+def _read_copy_binary(raw: bytes) -> np.ndarray:
+    """The float8 columns of a binary COPY output as an (N, K) array; a NULL (length -1) is NaN, which
+    :func:`_check` reports with its row."""
+    assert raw[:len(_PGCOPY)] == _PGCOPY and raw[-2:] == b"\xff\xff", raw[:32]
+    body = raw[len(_PGCOPY):-2]
+    k = int(np.frombuffer(body[:2], ">i2")[0])
+    row = np.dtype([("n", ">i2")] + [x for j in range(k) for x in ((f"l{j}", ">i4"), (f"v{j}", ">f8"))])
+    if len(body) % row.itemsize == 0:
+        rows = np.frombuffer(body, row)
+        if (rows["n"] == k).all() and all((rows[f"l{j}"] == 8).all() for j in range(k)):
+            return np.column_stack([rows[f"v{j}"].astype(np.float64) for j in range(k)])
+    out, at = [], 0  # rows with NULLs (shorter fields): one by one
+    while at < len(body):
+        n = int.from_bytes(body[at:at + 2], "big", signed=True)
+        at += 2
+        values = []
+        for _ in range(n):
+            size = int.from_bytes(body[at:at + 4], "big", signed=True)
+            at += 4
+            values.append(np.nan if size < 0 else float(np.frombuffer(body[at:at + 8], ">f8")[0]))
+            at += max(size, 0)
+        out.append(values)
+    return np.array(out, dtype=np.float64)
 
 
 #: calibrators that get a Spark query of their own (each is slow for Spark to plan, or a multiclass head

@@ -38,7 +38,9 @@ def same_monitor(got, want):
         np.testing.assert_allclose(got.histograms[key], want.histograms[key], rtol=1e-12)
 
 
-CASES = [*((b, w) for b in BACKENDS for w in (False, True)), ("spark", True)]
+#: every backend, Spark included (conftest.BACKENDS), unweighted and weighted (a third ("spark", True)
+#: case ran the weighted Spark case twice)
+CASES = [(b, w) for b in BACKENDS for w in (False, True)]
 
 
 @pytest.mark.dask_cluster

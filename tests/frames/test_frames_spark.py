@@ -18,6 +18,8 @@ from .test_frames_backends import same_audit
 
 
 def test_spark_audit_equals_the_array_form(spark, tmp_path, request):
+    """The weighted Spark case of test_frames_backends.py::test_audit_equals_the_array_form (which runs Spark
+    unweighted only), every assert of it, on column names that need quoting."""
     df = dataset().rename(columns={"p": 'p"; DROP TABLE x; --', "segment": "seg`ment"})
     frame = make("spark", df, tmp_path, request)
     got = vc.audit(frame, score='p"; DROP TABLE x; --', label="y", sample_weight="w", by="seg`ment", bins=12)
@@ -26,15 +28,20 @@ def test_spark_audit_equals_the_array_form(spark, tmp_path, request):
     same_audit(got, want)
     assert got.auc == pytest.approx(roc_auc_score(y, p, sample_weight=w), rel=1e-12)
     assert got.group_column == "seg`ment"
+    assert list(got.groups) == list(want.groups) == ["east", "north", "south"]
     for key in want.groups:
         same_audit(got.groups[key], want.groups[key])
+        rows = (df["seg`ment"] == key).to_numpy()
+        assert got.groups[key].auc == pytest.approx(roc_auc_score(y[rows], p[rows], sample_weight=w[rows]),
+                                                    rel=1e-12)
+    assert "By seg`ment:" in str(got)
 
 
 def test_spark_logits_metrics_and_bad_input(spark, tmp_path, request):
+    # the exact AUC of logits on Spark (vc.auc(frame, score_type="logit") equal to the arrays'):
+    # test_spark_exact_auc_over_many_score_ranges, over many score ranges
     df = dataset(seed=4)
     frame = make("spark", df, tmp_path, request)
-    assert vc.auc(frame, score="logit", label="y", score_type="logit") == vc.auc(
-        df["logit"].to_numpy(), df["y"].to_numpy(), score_type="logit")
     assert vc.ece(frame, score="p", label="y") == pytest.approx(vc.ece(df["p"], df["y"]), rel=1e-9)
     (tmp_path / "bad").mkdir()
     bad = make("spark", df.assign(y=np.where(np.arange(len(df)) == 5, 2, df["y"])), tmp_path / "bad", request)

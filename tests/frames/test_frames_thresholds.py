@@ -26,8 +26,9 @@ def definition(s, y, w, t):
     return (flag * (w * (y == 1))).sum(axis=1), (flag * (w * (y == 0))).sum(axis=1)
 
 
-# one Spark case is enough (starting the JVM dominates)
-CASES = [*((b, w) for b in BACKENDS for w in (False, True)), ("spark", True)]
+# every backend, Spark included (conftest.BACKENDS), unweighted and weighted; a third ("spark", True) case
+# ran the weighted Spark case twice
+CASES = [(b, w) for b in BACKENDS for w in (False, True)]
 
 
 @pytest.mark.dask_cluster

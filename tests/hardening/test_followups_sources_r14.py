@@ -175,7 +175,13 @@ def test_the_spark_engine_prints_no_spark_log_lines(tmp_path):
     # exactly, are this test's own and are left out below.
     jvm = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
     env["JDK_JAVA_OPTIONS"] = jvm
-    done = subprocess.run([sys.executable, "-m", "veracity", "audit", "--engine", "spark", "--spark-master", "local[1]"],
+    # a small file of two numeric columns, not the demo's 6,000 rows of seven (10 Spark jobs, 8 here: its text
+    # columns are checked too): the same audit's jobs (the contract, the table, the exact AUC's shuffle into
+    # the Python workers), both labels and ties
+    path = tmp_path / "scores.csv"
+    path.write_text("p,y\n" + "".join(f"{(i % 10) / 10 + 0.05:.2f},{(i // 3) % 2}\n" for i in range(200)))
+    done = subprocess.run([sys.executable, "-m", "veracity", "audit", str(path), "--score", "p",
+                           "--label", "y", "--engine", "spark", "--spark-master", "local[1]"],
                           capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Using incubator modules")
