@@ -178,6 +178,24 @@ def pytest_collection_modifyitems(config, items):
         item.stash[_STARTS_SPARK] = _starts_spark(item)
         item.own_markers[:] = [m for m in item.own_markers if m.name != "xdist_group"]
         item.add_marker(pytest.mark.xdist_group(ENGINES_GROUP))
+    _name_the_groups(config, items)
+
+
+def _name_the_groups(config, items):
+    """The ``@group`` suffix pytest-xdist's loadgroup schedules by, where xdist could not write it.
+
+    xdist 3.8 writes it to ``item._nodeid``; pytest 9.2 derives ``nodeid`` from ``item._id``, so the
+    suffix was dropped and every group spread over both workers (two JVMs, two Dask clusters a run).
+    Written to the id's cached text here, only where it is missing (a pytest that honours ``_nodeid``
+    already shows it)."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        node_id = getattr(item, "_id", None)
+        if names and "@" not in item.nodeid and node_id is not None and hasattr(node_id, "_str_cache"):
+            object.__setattr__(node_id, "_str_cache", f"{item.nodeid}@{'_'.join(names)}")
 
 
 #: whether a test of the engines group may start Spark itself (through the CLI or the library)
