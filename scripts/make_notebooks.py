@@ -69,8 +69,8 @@ COMPARISON = [
      "add, so hgb's 0.0374 is below the audit's 0.0421). The CORP split of the Brier score says a "
      'little more: '
      'the discrimination the Brier score credits, DSC, is higher for logistic regression by 0.019, '
-     'with an interval just clear of 0 (the verdict calls this *ranks better*; the AUC, which reads '
-     "only the order of the scores, differs by no more than noise, p = 0.09), and the two models' "
+     'with an interval just clear of 0 (the verdict calls this *higher resolution*, and adds that the '
+     "AUC differs by no more than noise, p = 0.09), and the two models' "
      'calibration (MCB) differs by no more than noise.'),
     ("markdown",
      '## Does recalibration help?\n'

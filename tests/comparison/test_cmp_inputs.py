@@ -109,7 +109,9 @@ def test_ties_and_constant_scores():
     assert r.row("auc").value_a == 0.5
     assert r.corp["const"].blocks == 1
     assert r.corp["const"].brier.dsc == pytest.approx(0.0, abs=1e-15)
-    assert "ranks better" in r.verdict or "is better" in r.verdict
+    # DSC is called resolution since session 22 ("ranks better" is the AUC row's word); the constant model
+    # has none (DSC 0), so b has the higher resolution
+    assert "b is better: it has the higher resolution" in r.verdict or "b has the higher resolution" in r.verdict
 
 
 def test_logits_and_rankings():

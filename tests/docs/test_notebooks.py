@@ -85,7 +85,8 @@ def test_comparison_notebook(tmp_path):
     for metric in ("brier", "log_loss", "ece_debiased", "auc"):
         lo, hi = _interval(text, metric)
         assert lo < 0 < hi, metric
-    assert "logreg ranks better" in text and "calibration differs by no more than noise" in text
+    assert "logreg has the higher resolution" in text and "calibration differs by no more than noise" in text
+    assert "the AUC does not differ beyond noise" in text
     html = _data(ledger)["text/html"]
     assert "PlattScaling" in html and "AUC" in html
     # "it does not help here": every change within noise, AUC and the 0.5 decisions unchanged

@@ -156,7 +156,7 @@ def test_verdict_names_the_lower_brier_when_only_the_sum_is_significant():
     assert brier.ci_low > 0 and d.dsc_low < 0 < d.dsc_high and d.mcb_low < 0 < d.mcb_high
     assert not r.verdict.startswith("no clear difference"), r.verdict  # was: "no clear difference ... Brier +0.0090"
     assert r.verdict.startswith("a has the lower Brier score (Brier +0.0090 ["), r.verdict
-    assert "neither its ranking nor its calibration alone differs by more than noise" in r.verdict
+    assert "neither its resolution (DSC) nor its calibration (MCB) alone differs by more than noise" in r.verdict
 
 
 def test_verdict_no_clear_difference_when_the_brier_interval_holds_zero():

@@ -29,7 +29,7 @@ def test_true_probabilities_are_not_called_worse_calibrated_than_the_base_rate()
         d = r.corp_differences[0]
         assert d.mcb_low <= 0.0 <= d.mcb_high, d
         assert "worse calibrated" not in r.verdict and "recalibrate a" not in r.verdict, r.verdict
-        assert r.verdict.startswith("a ranks better"), r.verdict  # what is true is still said
+        assert r.verdict.startswith("a has the higher resolution"), r.verdict  # what is true is still said
 
 
 def _numbers(r):

@@ -2,7 +2,7 @@
 
 Models: is the new model better, and is the difference real? Brier, log
 loss, debiased ECE and AUC of both, each difference (B - A) with a paired interval
-and p-value, the CORP decomposition (who ranks better, who is better calibrated) and
+and p-value, the CORP decomposition (who resolves better, who is better calibrated) and
 a verdict; ``--by`` adds one comparison per slice. Example:
 
     veracity compare scores.csv --score p_old --against p_new --label y --json

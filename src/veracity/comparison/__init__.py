@@ -3,7 +3,8 @@
 * :func:`compare_models` — Brier, log loss, debiased ECE and AUC of every pair of models
   on the same rows, each difference with a paired interval and p-value (Diebold–Mariano,
   DeLong, paired Poisson bootstrap), the CORP decomposition of each model and of the
-  difference, and a verdict (who ranks better, who is better calibrated);
+  difference, and a verdict (who has the higher resolution — DSC, not the AUC — who is better
+  calibrated, and what the AUC says where it tells otherwise);
 * :func:`murphy_diagram` — mean elementary scores over every threshold θ (Ehm et al. 2016)
   and their paired difference with a pointwise band: which model wins for which cost ratio;
 * :func:`decision_curve` — net benefit against threshold probability (Vickers & Elkin 2006),

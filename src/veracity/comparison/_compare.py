@@ -14,11 +14,15 @@ auc         Mann–Whitney AUC                                       DeLong's pa
 
 and the CORP decomposition (Brier = MCB − DSC + UNC, :mod:`veracity.honest._corp`) of each
 model and of the difference, with paired bootstrap intervals for ΔMCB and ΔDSC, which the
-verdict reads: *who ranks better* (DSC, discrimination) and *who is better calibrated* (MCB),
-e.g. ``"hgb ranks better (DSC +0.0120 [+0.0080, +0.0160]) but is worse calibrated (MCB
-+0.0040 [+0.0020, +0.0060]): recalibrate hgb, then it wins"``; when neither part differs beyond noise but the
-Brier score does (their sum), it names the model with the lower Brier score, and says "no clear difference"
-only when the Brier interval holds 0 too. The debiased ECE keeps a
+verdict reads: *who has the higher resolution* (DSC, discrimination in the CORP decomposition — not the
+AUC) and *who is better calibrated* (MCB), e.g. ``"hgb has the higher resolution (DSC +0.0120 [+0.0080,
++0.0160]) but is worse calibrated (MCB +0.0040 [+0.0020, +0.0060]): recalibrate hgb, then it wins"``; when
+neither part differs beyond noise but the Brier score does (their sum), it names the model with the lower
+Brier score, and says "no clear difference" only when the Brier interval holds 0 too. Where the AUC row
+(DeLong) tells otherwise than the DSC part — it differs when DSC does not, does not when DSC does, or
+favours the other model — the verdict adds what the AUC says (``"...; the AUC differs: a ranks better
+(AUC -0.0184 [-0.0252, -0.0117] for b - a, DeLong p < 0.0001)"``), so the line never contradicts the
+table. The debiased ECE keeps a
 bias that depends on how calibrated each bin is (:math:`\sigma_k g(|\delta_k|/\sigma_k)`, up to 0.47 σ
 a bin for a calibrated one, none for a far miscalibrated one), which no bootstrap sees, so the ΔECE
 interval adds the range that bias can take over the gaps the bins' data allow
@@ -227,7 +231,10 @@ class ModelComparison(Display):
         names = {short[n]: n for n in short}
         names.update({f"{short[b]} - {short[a]}": f"{b} - {a}" for a, b in
                       [*pairs, *((d.model_a, d.model_b) for d in self.corp_differences)]})
-        parts = [html_kv({"rows": f"{self.n:,}", "level": f"{self.level * 100:g}%", "resamples": self.n_resamples})]
+        head = {"rows": f"{self.n:,}", "level": f"{self.level * 100:g}%", "resamples": self.n_resamples}
+        if self.corp:  # probabilities: the debiased ECE's bins, as the text's first line says them
+            head["ECE on"] = f"{self.bins} equal-width bins"
+        parts = [html_kv(head)]
         for a, b in pairs:
             records = [{"metric": SHOWN.get(r.metric, r.metric), a: r.value_a, b: r.value_b, f"{b} - {a}": r.diff,
                         "ci_low": r.ci_low, "ci_high": r.ci_high, "p-value": _fmt_p(r.p_value), "method": r.method}
@@ -250,7 +257,7 @@ class ModelComparison(Display):
                       "MCB interval": _ci(d.mcb_low, d.mcb_high), "DSC interval": _ci(d.dsc_low, d.dsc_high)}
                      for d in self.corp_differences]
             parts.append(html_section("CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: "
-                                      "better calibrated, higher DSC: ranks better)",
+                                      "better calibrated, higher DSC: more resolution)",
                                       html_table(corp, wide=True, names=names)))
         for (a, b), text in zip(pairs, self.verdicts):
             parts.append(html_note(f"Verdict ({b} vs {a}): {text}" if len(pairs) > 1 else f"Verdict: {text}"))
@@ -265,7 +272,9 @@ class ModelComparison(Display):
         pairs = self._pairs
         boot = (f"{self.n_resamples} paired Poisson resamples, random_state {self.random_state}"
                 if self.n_resamples else "no resamples")
-        head = f"Model comparison on {self.n:,} rows (paired; {pct} intervals; {boot}):"
+        # the bins of the debiased ECE, as vc.compare's header says them (an ECE's value depends on them)
+        ece_bins = f"; ECE on {self.bins} equal-width bins" if self.corp else ""
+        head = f"Model comparison on {self.n:,} rows (paired; {pct} intervals; {boot}{ece_bins}):"
         lines = [head]
         for a, b in pairs:
             body = [[SHOWN.get(r.metric, r.metric), fmt(r.value_a), fmt(r.value_b), fmt(r.diff, sign=True),
@@ -285,7 +294,7 @@ class ModelComparison(Display):
                                   fmt(d.dsc, sign=True), fmt(d.unc, sign=True),
                                   f"MCB {_ci(d.mcb_low, d.mcb_high)}  DSC {_ci(d.dsc_low, d.dsc_high)}"])
             lines += ["CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: better "
-                      "calibrated, higher DSC: ranks better):",
+                      "calibrated, higher DSC: more resolution):",
                       render_table(["model", "Brier", "MCB", "DSC", "UNC", f"{pct} CI"], corp_rows,
                                    align="lrrrrl")]
         for (a, b), text in zip(pairs, self.verdicts):
@@ -333,20 +342,28 @@ def _signed(name: str, value: float, low: float, high: float) -> str:
 
 
 def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool = False,
-             few_rows: str = "") -> str:
-    """``few``: too few resamples for intervals at this level (:func:`_few_resamples`), whose ends are then
+             few_rows: str = "", auc: ComparisonRow | None = None) -> str:
+    """The one line a user reads, true of every row it speaks about. It reads the CORP parts: DSC, the
+    *resolution* (discrimination in the CORP decomposition: how far the PAV-recalibrated scores move
+    from the base rate, which rewards a ranking that separates the classes where it is most sure), and
+    MCB, the miscalibration. DSC is not the AUC, and the two can disagree (DSC clear of 0 where DeLong's
+    p is 0.09, or the reverse), so the verdict says "higher resolution", never "ranks better", and when
+    the ``auc`` row (DeLong) tells otherwise than the DSC part, it says what the AUC says
+    (:func:`_auc_clause`).
+
+    ``few``: too few resamples for intervals at this level (:func:`_few_resamples`), whose ends are then
     the extreme resamples (a 0 % interval from one): the verdict reads the point estimates, as without
     resamples, and says so, rather than calling a difference significant on such an interval.
     ``few_rows``: too few rows of a class for any interval of ΔMCB and ΔDSC (:data:`MIN_CLASS_ROWS`; what
     :func:`_few_rows` says): the verdict reads only the Brier interval (paired t), and gives the two parts as
-    point estimates, calling neither model better ranked or better calibrated."""
+    point estimates, calling neither model better resolved or better calibrated."""
     a, b = d.model_a, d.model_b
     if identical:
         return f"{a} and {b} have identical scores: no difference"
     if few_rows:
         parts = f"DSC {d.dsc:+.4f}, MCB {d.mcb:+.4f}"
         brier_text = _signed("Brier", brier.diff, brier.ci_low, brier.ci_high)
-        why = (f"too few rows of a class ({few_rows}; at least {MIN_CLASS_ROWS} of each) to tell ranking "
+        why = (f"too few rows of a class ({few_rows}; at least {MIN_CLASS_ROWS} of each) to tell resolution "
                f"from calibration ({parts} for {b} - {a}, point estimates)")
         if brier.ci_low > 0 or brier.ci_high < 0:
             better = a if brier.diff > 0 else b
@@ -372,26 +389,60 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
     mcb_text = _signed("MCB", flip_c * d.mcb, *sorted((flip_c * d.mcb_low, flip_c * d.mcb_high)))
     tail = "" if bootstrap else (" (point estimates; too few resamples for these intervals)" if few
                                  else " (point estimates; intervals need resamples)")
+    auc_text = _auc_clause(auc, ranker if rank_sig else None)
+    tail += auc_text
     if rank_sig and cal_sig and ranker == calib:
-        return f"{ranker} is better: it ranks better ({dsc_text}) and is better calibrated ({mcb_text}){tail}"
+        return (f"{ranker} is better: it has the higher resolution ({dsc_text}) and is better calibrated "
+                f"({mcb_text}){tail}")
     if rank_sig and cal_sig:
         excess = _signed("MCB", -flip_c * d.mcb, *sorted((-flip_c * d.mcb_low, -flip_c * d.mcb_high)))
-        return (f"{ranker} ranks better ({dsc_text}) but is worse calibrated ({excess}): "
+        return (f"{ranker} has the higher resolution ({dsc_text}) but is worse calibrated ({excess}): "
                 f"recalibrate {ranker}, then it wins{tail}")
     if rank_sig:
-        return (f"{ranker} ranks better ({dsc_text}); their calibration differs by no more than noise "
-                f"({_signed('MCB', d.mcb, d.mcb_low, d.mcb_high)} for {b} - {a}){tail}")
+        return (f"{ranker} has the higher resolution ({dsc_text}); their calibration differs by no more than "
+                f"noise ({_signed('MCB', d.mcb, d.mcb_low, d.mcb_high)} for {b} - {a}){tail}")
     if cal_sig:
-        return (f"{calib} is better calibrated ({mcb_text}); their ranking differs by no more than noise "
+        return (f"{calib} is better calibrated ({mcb_text}); their resolution differs by no more than noise "
                 f"({_signed('DSC', d.dsc, d.dsc_low, d.dsc_high)} for {b} - {a}): recalibrating {other_c} "
                 f"would close the gap{tail}")
     parts = f"{_signed('DSC', d.dsc, d.dsc_low, d.dsc_high)}, {_signed('MCB', d.mcb, d.mcb_low, d.mcb_high)}"
     brier_text = _signed("Brier", brier.diff, brier.ci_low, brier.ci_high)
     if brier.ci_low > 0 or brier.ci_high < 0:  # the Brier row says they differ: never "no clear difference"
         better = a if brier.diff > 0 else b
-        return (f"{better} has the lower Brier score ({brier_text} for {b} - {a}), but neither its ranking nor "
-                f"its calibration alone differs by more than noise ({parts} for {b} - {a}){tail}")
-    return f"no clear difference between {a} and {b}: {brier_text}, {parts} for {b} - {a}{tail}"
+        return (f"{better} has the lower Brier score ({brier_text} for {b} - {a}), but neither its "
+                f"resolution (DSC) nor its calibration (MCB) alone differs by more than noise ({parts} for "
+                f"{b} - {a}){tail}")
+    # the AUC differs although the Brier score and its parts do not: "no clear difference" says of what
+    what = " in Brier score, resolution or calibration" if auc_text else ""
+    return f"no clear difference{what} between {a} and {b}: {brier_text}, {parts} for {b} - {a}{tail}"
+
+
+def _auc_clause(auc: ComparisonRow | None, resolved: str | None) -> str:
+    """What the AUC row (DeLong) adds to a verdict that reads the DSC part, so that the line never
+    contradicts the table: "" when the two agree — the AUC's interval excludes 0 towards ``resolved`` (the
+    model the verdict gives the higher resolution), or holds 0 where the verdict gives neither — or when
+    the AUC has no interval; else "; the AUC differs: A ranks better (...)", "; yet the AUC says ..."
+    or "; the AUC does not differ beyond noise (...)"."""
+    if auc is None or auc.ci_low != auc.ci_low:
+        return ""
+    a, b = auc.model_a, auc.model_b
+    text = f"{_signed('AUC', auc.diff, auc.ci_low, auc.ci_high)} for {b} - {a}, DeLong {_p_text(auc.p_value)}"
+    if auc.ci_low > 0 or auc.ci_high < 0:
+        better = b if auc.diff > 0 else a
+        if better == resolved:
+            return ""
+        if resolved is None:
+            return f"; the AUC differs: {better} ranks better ({text})"
+        return f"; yet the AUC says {better} ranks better ({text})"
+    if resolved is None:
+        return ""
+    return f"; the AUC does not differ beyond noise ({text})"
+
+
+def _p_text(p: float) -> str:
+    """A p-value in a sentence: "p < 0.0001" or "p = 0.0917" (not "p = <0.0001")."""
+    shown = _fmt_p(p)
+    return f"p < {shown[1:]}" if shown.startswith("<") else f"p = {shown}"
 
 
 def _auc_verdict(r: ComparisonRow, identical: bool, few_rows: str = "") -> str:
@@ -411,7 +462,7 @@ def _auc_verdict(r: ComparisonRow, identical: bool, few_rows: str = "") -> str:
                 "separating the classes perfectly): no interval, no test")
     if r.ci_low > 0 or r.ci_high < 0:
         better = b if r.diff > 0 else a
-        return f"{better} ranks better ({text} for {b} - {a}, DeLong p = {_fmt_p(r.p_value)})"
+        return f"{better} ranks better ({text} for {b} - {a}, DeLong {_p_text(r.p_value)})"
     return f"no clear difference in ranking between {a} and {b} ({text} for {b} - {a})"
 
 
@@ -514,7 +565,9 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         diffs.append(CORPDifference(names[i], names[j], dec.score, dec.mcb, dec.dsc, dec.unc, mcb_low, mcb_high,
                                     dsc_low, dsc_high, mcb_p, dsc_p))
         brier_row = next(r for r in rows if r.metric == "brier" and r.model_a == names[i] and r.model_b == names[j])
-        verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)], few=few, few_rows=few_rows))
+        auc_row = rows[-1]  # the pair's AUC row (DeLong), appended just above
+        verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)], few=few, few_rows=few_rows,
+                                 auc=auc_row))
     # Kish effective size below 2 (one row carries nearly all the weight): the paired t intervals are n/a too
     t_na = any(r.metric in ("brier", "log_loss") and r.ci_low != r.ci_low for r in rows)
     return ModelComparison(models=names, rows=tuple(rows), corp=corp, corp_differences=tuple(diffs),

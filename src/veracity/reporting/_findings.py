@@ -193,7 +193,7 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
                 + _table(["model", "Brier", "MCB (miscalibration)", "DSC (discrimination)", "UNC", f"{pct} CI"],
                          crow, cls="corp", numeric="lrrrrl")
                 + '<p class="note">Brier = MCB − DSC + UNC (Dimitriadis, Gneiting &amp; Jordan 2021): lower MCB '
-                "is better calibrated, higher DSC ranks better; UNC depends on the labels only.</p>")
+                "is better calibrated, higher DSC: more resolution (discrimination); UNC depends on the labels only.</p>")
     verdict = result.verdict or "no verdict (no probability reading)"
     figs = []
     if plots:
