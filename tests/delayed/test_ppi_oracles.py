@@ -137,11 +137,16 @@ def test_audit_rows_are_ppi_of_their_targets():
     a = vc.ppi_audit(y, f, g, bins=[0, 0.2, 0.5, 1], threshold=0.3, cost_fp=1, cost_fn=5, sample_check="off")
     assert a.row("rate")["estimate"] == pytest.approx(vc.ppi_mean(y, f, g, sample_check="off").estimate)
     at, bt = (f >= 0.3).astype(float), (g >= 0.3).astype(float)
-    tp = _oracle(y * at, f * at, g * bt, 0.95, None)
+    # the four confusion shares are one PPI++ mean of a 4-vector (one lambda, ppi-python's coord=None): they
+    # add up to 1 and the cost is c_FP FP + c_FN FN of them exactly
+    Y = np.c_[y * at, (1 - y) * at, y * (1 - at), (1 - y) * (1 - at)]
+    F = np.c_[f * at, (1 - f) * at, f * (1 - at), (1 - f) * (1 - at)]
+    G = np.c_[g * bt, (1 - g) * bt, g * (1 - bt), (1 - g) * (1 - bt)]
+    est = np.ravel(ppi_py.ppi_mean_pointestimate(Y, F, G))
+    lo, hi = (np.ravel(v) for v in ppi_py.ppi_mean_ci(Y, F, G, alpha=0.05))
+    tp = (est[0], max(lo[0], 0.0), min(hi[0], 1.0))
     assert (a.row("tp")["estimate"], a.row("tp")["ci_low"], a.row("tp")["ci_high"]) == pytest.approx(tp, abs=1e-9)
-    cost_y = 1 * (1 - y) * at + 5 * y * (1 - at)
-    cost_f, cost_g = 1 * (1 - f) * at + 5 * f * (1 - at), 1 * (1 - g) * bt + 5 * g * (1 - bt)
-    assert a.row("cost")["estimate"] == pytest.approx(_oracle(cost_y, cost_f, cost_g, 0.95, None)[0], abs=1e-9)
+    assert a.row("cost")["estimate"] == pytest.approx(est[1] + 5 * est[2], abs=1e-9)
     # a bin's rate is PPI on the bin's rows
     inb, ing = (f >= 0.2) & (f < 0.5), (g >= 0.2) & (g < 0.5)
     mid = _oracle(y[inb], f[inb], g[ing], 0.95, None)

@@ -18,7 +18,7 @@ def test_one_of_each_class_names_both_counts():
 
 
 def test_the_note_names_the_counts_the_labels_hold():
-    for pos, neg in [(1, 2), (2, 1), (2, 2), (0, 2)]:
+    for pos, neg in [(1, 2), (2, 1), (2, 2), (1, 1)]:
         n = pos + neg
         note = rare_class_note(n, pos / n)
         assert min(pos, neg) < RARE_CLASS and max(pos, neg) < RARE_CLASS
@@ -26,6 +26,7 @@ def test_the_note_names_the_counts_the_labels_hold():
 
 
 def test_one_rare_class_among_many_labels_keeps_the_edge_it_is_near():
+    assert "only 0 of the 2 labels are positive: near a rate of 0" in rare_class_note(2, 0.0)  # one class only
     assert "near a rate of 0" in rare_class_note(100, 0.01)
     assert "near a rate of 1" in rare_class_note(100, 0.99)
     assert rare_class_note(100, 0.5) is None

@@ -2,7 +2,7 @@
 rich reprs of the notebook flow of docs/notebook.md on the bundled demo data.
 
 The notebooks run once per module with nbclient (as tests/docs/test_notebooks.py runs them). The
-``xfail(strict=True)`` tests show defects whose fix is in library code (named in each reason).
+Each test names the defect a notebook reader saw (fixed in session 22).
 """
 
 from __future__ import annotations
@@ -120,10 +120,6 @@ def test_segments_mce_p_value_is_not_a_cancellation_zero(demo):
     assert np.all(np.diff(pvalue_from_sigma(sig)) <= 0)  # a p-value never rises with the statistic
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "comparison/_compare.py verdict: 'neither its ranking nor its calibration alone differs by more "
-    "than noise' reads DSC as 'ranking' while the same table's AUC row (DeLong) excludes 0; call DSC "
-    "'resolution (DSC)' in the verdict, or name the AUC when it disagrees"))
 def test_compare_models_verdict_does_not_contradict_its_auc_row(demo):
     _, test = demo
     rng = np.random.default_rng(0)
@@ -136,10 +132,6 @@ def test_compare_models_verdict_does_not_contradict_its_auc_row(demo):
     assert "neither its ranking" not in verdict
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'comparison/_compare.py ModelComparison __str__/_repr_html_: the header never says on how many '
-    "bins ece_debiased is read (vc.compare's header says 'ECE with 15 equal-width bins'); add 'ECE on"
-    " N equal-width bins' to the first line"))
 def test_compare_models_says_the_bins_of_its_ece(demo):
     _, test = demo
     test = test.assign(other=np.clip(test["score"] * 0.9, 0.001, 0.999))
@@ -147,10 +139,6 @@ def test_compare_models_says_the_bins_of_its_ece(demo):
     assert "10 equal-width bins" in str(res).splitlines()[0]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "delayed/_audit.py PpiAudit: the notebook summary prints the field 'calibrated yes' (calibration "
-    "in the large only) above bins whose rate is 0.76 at a score of 0.95; name it 'calibrated in the "
-    "large' (or drop it) in _summary_items"))
 def test_ppi_audit_html_does_not_call_miscalibrated_scores_calibrated(demo):
     _, test = demo
     lab = test.sample(200, random_state=0)
@@ -161,10 +149,6 @@ def test_ppi_audit_html_does_not_call_miscalibrated_scores_calibrated(demo):
     assert "<b>calibrated</b>yes" not in _outside_text(res._repr_html_())
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'delayed/_plan.py LabelPlan has no _repr_html_ of its own: the generic one drops the caveat line '
-    "'(assumes calibrated scores; ...)', prints level 0.9500, saving 0.4444 and raw keys "
-    "(labels_ppi); render the text's headers, the % saving and the caveat note"))
 def test_label_plan_html_keeps_its_caveat():
     rng = np.random.default_rng(0)
     p = rng.uniform(0, 1, 2000)
@@ -172,11 +156,6 @@ def test_label_plan_html_keeps_its_caveat():
     assert "assumes calibrated scores" in html and "labels (PPI)" in html
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "monitoring/_status_rows.py StoreStatus._repr_html_: the 'Per score bin' table's 'bounds on rate "
-    "- score' are anytime-valid bounds over all the bin's final labels so far, but the section is "
-    'titled with the last week (whose rows have no label); say so in the header or a note, as the '
-    'text does'))
 def test_status_html_says_where_the_bin_bounds_come_from(monitoring):
     cells, _ = monitoring
     html = _outside_text(_data(cells[1])["text/html"])
@@ -184,11 +163,6 @@ def test_status_html_says_where_the_bin_bounds_come_from(monitoring):
     assert "so far" in section
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'monitoring/_status_delayed._confusion_ppi: TP, FP, FN, TN and cost are each PPI++ with its own '
-    'lambda (and a one-class share falls back to lambda = 0), so the printed shares do not add up to '
-    '1 and cost (c_FP = c_FN = 1) is not FP + FN; use one lambda per window for the five (the sums '
-    "stay linear), and print each share's interval"))
 def test_status_ppi_confusion_adds_up(monitoring):
     cells, _ = monitoring
     text = _data(cells[1])["text/plain"]
@@ -207,11 +181,6 @@ def test_audit_names_an_empty_bin_by_its_range():
     assert "[0.6,0.7)" in str(res) and "[6]" not in str(res)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "monitoring/_status_rows.py StoreStatus._repr_html_: the weekly table's 'interval' and 'PPI rate "
-    "(pending)' intervals never say their level, nor 'psi' its reference window (the text's header "
-    "says 'PSI against 2026-W02'); add the level ('95% CI') and 'PSI against <first window>' to the "
-    'summary or the headers'))
 def test_status_html_says_the_level_of_its_intervals(monitoring):
     cells, _ = monitoring
     html = _outside_text(_data(cells[1])["text/html"])

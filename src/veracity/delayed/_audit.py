@@ -3,7 +3,10 @@ r"""Prediction-powered audit of a window: rate, calibration-in-the-large, per-bi
 Every quantity is a mean over rows of a *target* that needs the label, :math:`t(y, f)`,
 with a label-free *prediction* :math:`h(f) = \mathrm{E}[t \mid f]` under calibration —
 CBPE's expected value. PPI++ (:func:`~veracity.delayed._ppi.ppi_from_sums`) combines the
-two for each quantity; all of them go through one vectorised call.
+two for each quantity; all of them go through one vectorised call. The rate and each bin tune their
+own :math:`\lambda`; the shares TP ... TN and the cost share one (:func:`shared_lambda`), so that the
+shares add up to 1 and the cost is :math:`c_{FP}\,\mathrm{FP} + c_{FN}\,\mathrm{FN}`, a share below
+0 moved onto the simplex with the others (:func:`onto_shares`).
 
 ==========================  ===============================  =================================
 quantity                    target :math:`t`                 prediction :math:`h`
@@ -77,6 +80,63 @@ def _edges(bins: Any) -> np.ndarray:
         raise VeracityError("bins must be a positive integer or increasing edges covering [0, 1], "
                             f"e.g. [0, 0.1, 0.5, 1]; got {np.asarray(bins).tolist()!r}")
     return e
+
+
+def shared_lambda(sums: PpiSums) -> np.ndarray:
+    r"""One power-tuning :math:`\lambda` per window for the confusion shares and the cost: the PPI++ rule for
+    a vector of means (Angelopoulos, Duchi and Zrnic 2023, section 6; ``ppi_py``'s ``coord=None``), the
+    :math:`\lambda` that minimises the *sum* of the variances of the four shares TP, FP, FN, TN,
+
+    .. math:: \lambda = \frac{\sum_i \widehat{\mathrm{Cov}}(t_i, h_i)}
+              {(1 + n_{\text{eff}} / m_{\text{eff}}) \sum_i \widehat{\mathrm{Var}}(h_i)},
+
+    cut to [0, 1] (0 without unlabelled rows or a finite value) — each term as :func:`ppi_from_sums` tunes
+    one quantity's. ``sums`` stacks the shares' sums along the first axis (TP, FP, FN, TN first; any
+    further rows, the cost, are not part of the rule). With one :math:`\lambda` every estimate is linear
+    in the targets: as :math:`\sum_i t_i = \sum_i h_i = 1` on each row, the four shares add up to 1
+    exactly and the cost is :math:`c_{FP} \mathrm{FP} + c_{FN} \mathrm{FN}` exactly. A separate
+    :math:`\lambda` per quantity (each share's own, and 0 for a share whose labels are all of one class)
+    broke both: shares summing to 1.0064 and a cost that was not FP + FN at unit costs. The cost's own
+    variance is left out of the rule: it is in other units (a c_FN of 10 would make it the whole rule).
+    Vectorised over the trailing axes (windows)."""
+    S = PpiSums(**{k: np.asarray(getattr(sums, k), dtype=np.float64)[:4]
+                   for k in PpiSums.__dataclass_fields__})
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n, m = S.n, S.m
+        ybar, fbar = S.wy / S.w, S.wf / S.w
+        gbar = np.where(m > 0, S.wuf / S.wu, 0.0)
+        cov = S.wyf / S.w - ybar * fbar
+        sf, sff = n * fbar, n * S.wff / S.w  # ppi_from_sums's variance of all n + m scores (mean-1 weights)
+        sg = np.where(m > 0, m * gbar, 0.0)
+        sgg = np.where(m > 0, m * S.wuff / S.wu, 0.0)
+        tot = n + m
+        var_all = (sff + sgg - (sf + sg) ** 2 / tot) / (tot - 1.0)
+        ratio = (S.w * S.w / S.w2) / np.where(m > 0, S.wu * S.wu / S.wu2, 0.0)
+        lam = np.nansum(cov, axis=0) / ((1.0 + ratio[0]) * np.nansum(var_all, axis=0))
+        return np.where(np.isfinite(lam) & (m[0] > 0), np.clip(lam, 0.0, 1.0), 0.0)
+
+
+def onto_shares(x: np.ndarray) -> np.ndarray:
+    r"""The four share estimates TP, FP, FN, TN (first axis; windows along the others) moved onto the
+    simplex where one is below 0: the Euclidean projection :math:`p_i = \max(x_i - \tau, 0)` with the one
+    :math:`\tau \ge 0` that keeps :math:`\sum_i p_i = 1` (Duchi et al. 2008). With one :math:`\lambda`
+    the PPI++ shares add up to 1 but may fall below 0 — a share none of whose labelled rows has the event
+    reads :math:`\lambda(\bar h_{\text{unlabelled}} - \bar h_{\text{labelled}})`, printed as a share of
+    −0.0064 in the monitoring notebook. The true shares lie in the simplex, so the projected vector is
+    never farther from them than PPI's (a projection onto a convex set holding the truth); shares that
+    are all at least 0 are left exactly as they are. NaN windows stay NaN. Vectorised."""
+    x = np.asarray(x, dtype=np.float64)
+    neg = np.nan_to_num(x, nan=0.0).min(axis=0) < 0
+    if not neg.any():
+        return x
+    u = -np.sort(-x[:, neg], axis=0)  # each window's shares, largest first
+    j = np.arange(1, x.shape[0] + 1).reshape(-1, *([1] * (u.ndim - 1)))
+    css = np.cumsum(u, axis=0)
+    rho = np.sum(u - (css - 1.0) / j > 0, axis=0)  # how many shares stay above 0 (at least 1)
+    tau = (np.take_along_axis(css, rho[None] - 1, axis=0)[0] - 1.0) / rho
+    out = x.copy()
+    out[:, neg] = np.maximum(x[:, neg] - tau, 0.0)
+    return out
 
 
 def _bin_sums(y: np.ndarray, f: np.ndarray, g: np.ndarray, w: np.ndarray | None, u: np.ndarray | None,
@@ -165,6 +225,36 @@ class PpiAudit(Display):
                 "n_effective": self.n_effective, "note": self.note,
                 "rows": [dict(r) for r in self.rows]}
 
+    def _summary_items(self) -> dict[str, Any]:
+        """The notebook's key numbers, named as a reader says them: ``calibrated in the large`` (the
+        rate − score row's verdict — bins far from their scores may still show below it; the field was
+        printed as ``calibrated yes`` above a bin with rate 0.76 at a score of 0.95), the sample check."""
+        items: dict[str, Any] = {
+            "labels": f"{self.n_labelled:,}", "scored rows": f"{self.n_unlabelled:,}",
+            "level": f"{self.level * 100:g}%", "threshold": f"{self.threshold:g}",
+            "costs": f"c_FP={self.cost_fp:g}, c_FN={self.cost_fn:g}",
+            "calibrated in the large": "yes" if self.calibrated else "no",
+            "random sample": f"{'yes' if self.valid else 'NO'} (chi-square p = {fmt_p(self.sample_p)})"}
+        if self.n_effective is not None:
+            items["effective labels"] = f"{self.n_effective:,.1f}"
+        if self.n_excluded:
+            items["rows left out"] = f"{self.n_excluded:,}"
+        return items
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the printout's table with its headers (PPI++, the CI at its level, CBPE,
+        labels only, labels), the key numbers named as read, the note below."""
+        from ..core._display import html_kv, html_note, html_page, html_table
+
+        pct = f"{self.level * 100:g}% CI"
+        records = [{"quantity": r["quantity"], "PPI++": r["estimate"], "ci_low": r["ci_low"],
+                    "ci_high": r["ci_high"], "CBPE": r["cbpe"], "labels only": r["classical"],
+                    "labels": r["n_labelled"],
+                    **({"sufficient": r["sufficient"]} if "sufficient" in r else {})} for r in self.rows]
+        parts = [html_kv(self._summary_items()), html_table(records, wide=True, rename={"ci_low": pct}),
+                 html_note(f"note: {self.note}") if self.note else ""]
+        return html_page(self._title(), parts, str(self))
+
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}% CI"
         body = [[r["quantity"], fmt(r["estimate"]), interval_cell(fmt(r["ci_low"]), fmt(r["ci_high"])),
@@ -222,6 +312,16 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     parts = [PpiSums.of(ty, tf, tg, w, u) for ty, tf, tg in targets.values()]
     stacked = PpiSums(**{k: np.array([getattr(s, k) for s in parts]) for k in PpiSums.__dataclass_fields__})
     out = ppi_from_sums(stacked, level=level, power_tuning=bool(power_tuning))
+    if power_tuning:  # the shares and the cost: one lambda (shared_lambda), so they add up exactly
+        lam = np.asarray(out["lam"], dtype=np.float64).copy()
+        lam[1:] = shared_lambda(PpiSums(**{k: np.asarray(getattr(stacked, k))[1:5]
+                                           for k in PpiSums.__dataclass_fields__}))
+        out = ppi_from_sums(stacked, level=level, lam=np.where(np.isnan(lam), 0.0, lam))
+    # shares below 0 moved onto the simplex (onto_shares), the cost priced from the shares as they are
+    est = np.asarray(out["estimate"], dtype=np.float64).copy()
+    est[1:5] = onto_shares(est[1:5])
+    est[5] = k_fp * est[2] + k_fn * est[3]
+    out["estimate"] = est
     # CBPE's spread for the cost is not Bernoulli: c(a)^2 f(1 - f) per row under calibration
     z = z_of(level)
     ca, cb = np.where(a > 0, k_fp, k_fn), np.where(b > 0, k_fp, k_fn)

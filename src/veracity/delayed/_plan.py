@@ -113,6 +113,23 @@ class LabelPlan(Display):
     def to_dict(self) -> dict[str, Any]:
         return {"width": self.width, "level": self.level, "plan": [dict(r) for r in self.rows]}
 
+    #: the printout's last line: what the plan assumes, and what n/a means
+    CAVEAT = ("(assumes calibrated scores; miscalibration widens the interval, never biases it; n/a: more "
+              "labels than rows, or no number of labels is enough)")
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the printout's headers, the saving in %, and its caveat (the generic view
+        printed raw keys, ``saving 0.4444`` and dropped the caveat)."""
+        from ..core._display import html_kv, html_note, html_page, html_table
+
+        records = [{"group": str(r["group"]), "rows": r["rows"], "mean score": r["mean_score"],
+                    "sd": r["sd_score"],
+                    "labels (PPI)": r["labels_ppi"], "labels (labels only)": r["labels_classical"],
+                    "saving": "n/a" if r["saving"] is None else f"{r['saving']:.0%}"} for r in self.rows]
+        parts = [html_kv({"level": f"{self.level * 100:g}%", "width": f"{self.width:g}"}),
+                 html_table(records, wide=True), html_note(self.CAVEAT)]
+        return html_page(self._title(), parts, str(self))
+
     def __str__(self) -> str:
         body = [[str(r["group"]), f"{r['rows']:,}", fmt(r["mean_score"]), fmt(r["sd_score"]),
                  "n/a" if r["labels_ppi"] is None else f"{r['labels_ppi']:,}",
@@ -121,8 +138,7 @@ class LabelPlan(Display):
         lines = [f"labels to draw at random for a {self.level * 100:g}% PPI interval of width {self.width:g}",
                  render_table(["group", "rows", "mean score", "sd", "labels (PPI)", "labels (labels only)",
                                "saving"], body),
-                 ("(assumes calibrated scores; miscalibration widens the interval, never biases it; n/a: more "
-                 "labels than rows, or no number of labels is enough)")]
+                 self.CAVEAT]
         return "\n".join(lines)
 
 

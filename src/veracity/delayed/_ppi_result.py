@@ -154,7 +154,7 @@ def rare_class_note(n: int, mean_y: float, n_effective: float | None = None) -> 
     counted as :math:`k = \min(\bar y, 1 - \bar y)\, n` (:math:`\bar y` their mean, weighted when they are;
     :math:`n` their Kish effective size :math:`(\sum w)^2 / \sum w^2` when weighted, the count otherwise: the
     number of positives or of negatives when unweighted); when the other class has fewer than
-    :data:`RARE_CLASS` too, a note naming both counts (no rate to be near). None when :math:`\bar y` is not
+    :data:`RARE_CLASS` too (and ``k`` > 0), a note naming both counts (no rate to be near). None when :math:`\bar y` is not
     finite. ``k`` = 0 is the labels without spread, which the zero-width note names when the interval has no width."""
     if n_effective is not None and abs(n_effective - n) <= 1e-9 * n:  # equal weights: the count itself
         n_effective = None
@@ -167,7 +167,7 @@ def rare_class_note(n: int, mean_y: float, n_effective: float | None = None) -> 
     if k >= RARE_CLASS:
         return None
     other = round(size - k, 6)
-    if other < RARE_CLASS:  # both classes rare (a handful of labels): no rate to be near
+    if 0 < k and other < RARE_CLASS:  # both classes present and rare (a handful of labels): no rate to be near
         pos_k, neg_k = (k, other) if pos else (other, k)
         return RARE_BOTH.format(pos=pos_k, neg=neg_k, n=n,
                                 cls="" if n_effective is None else "(effective labels, Kish size) ")

@@ -28,8 +28,17 @@ def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndar
     :math:`(1-y)a` / :math:`(1-f)a`, FN :math:`y(1-a)` / :math:`f(1-a)`, TN :math:`(1-y)(1-a)` /
     :math:`(1-f)(1-a)`, cost :math:`c_{FP}(1-y)a + c_{FN}y(1-a)` / :math:`c_{FP}(1-f)a + c_{FN}f(1-a)`.
     Because :math:`a` splits the rows, every sum PPI needs is a sum over the flagged or the other
-    rows of :math:`1, y, f, f^2, yf` — the groups the status query already has."""
+    rows of :math:`1, y, f, f^2, yf` — the groups the status query already has. The five share one
+    :math:`\lambda` per window (:func:`veracity.delayed._audit.shared_lambda`: the PPI++ choice for a
+    vector of means, minimising the sum of the four shares' variances), so the estimates are linear in the
+    targets: TP + FP + FN + TN = 1 and cost = :math:`c_{FP}` FP + :math:`c_{FN}` FN exactly (a
+    :math:`\lambda` per quantity printed shares summing to 1.0064); a share that falls below 0 is moved
+    onto the simplex with the others (:func:`veracity.delayed._audit.onto_shares`), the cost priced from
+    them. Each share's interval is the normal one cut to [0, 1], or for fewer than 10 labelled rows with
+    (or without) the event vc.ppi_audit's Wilson-type interval; coverage by seeded simulation in
+    tests/monitoring/test_status_confusion_r22.py."""
     from ..delayed import PpiSums, ppi_from_sums
+    from ..delayed._audit import onto_shares, shared_lambda
     from ..delayed._ppi import cut_to_range
     from ..delayed._ppi_sums import rare_outcome_interval
 
@@ -56,7 +65,14 @@ def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndar
     sums = PpiSums.from_counts(n=np.tile(n_all, len(names)), sum_y=stack[0], sum_yy=stack[1], sum_f=stack[2],
                                sum_ff=stack[3], sum_yf=stack[4], m=np.tile(m1 + m0, len(names)),
                                sum_fu=stack[5], sum_ffu=stack[6])
-    out = ppi_from_sums(sums, level=level)
+    # one lambda per window for the five (vc.ppi_audit's shared_lambda: the lambda minimising the sum of the
+    # four shares' variances), so the shares add up to 1 and the cost is c_FP FP + c_FN FN, as printed
+    lam = shared_lambda(PpiSums(**{f: np.asarray(getattr(sums, f)).reshape(len(names), K)
+                                   for f in PpiSums.__dataclass_fields__}))
+    out = ppi_from_sums(sums, level=level, lam=np.tile(lam, len(names)))
+    # shares below 0 moved onto the simplex (vc.ppi_audit's onto_shares), the cost priced from the shares
+    shares = onto_shares(np.asarray(out["estimate"], dtype=np.float64)[: 4 * K].reshape(4, K))
+    out["estimate"] = np.concatenate([shares.reshape(-1), cf * shares[1] + cn * shares[2]])
     # each interval cut at the range its quantity can take, as vc.ppi_audit's rows: shares in [0, 1], the
     # cost per row in [0, max(c_FP, c_FN)]
     top = np.repeat([1.0, 1.0, 1.0, 1.0, max(cf, cn)], K)

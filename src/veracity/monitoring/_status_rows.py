@@ -172,7 +172,7 @@ class StoreStatus(Display):
 
     def _repr_html_(self) -> str:
         """The notebook view: the verdict first, a dozen columns a person reads, the rest in the text."""
-        from ..core._display import html_result
+        from ..core._display import html_kv, html_page, html_table
 
         def ppi(r: StatusRow) -> str:
             e = r.estimate_ppi if _not_final(r) else None  # the column is the pending rows' estimate
@@ -188,14 +188,19 @@ class StoreStatus(Display):
             "rate": r.rate, "ci_low": r.ci_low, "ci_high": r.ci_high, "ece": r.ece, "psi": r.psi,
             "PPI rate (pending)": ppi(r)} for r in self.rows]
         what = f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows"
+        pct = f"{self.level * 100:g}% CI"
+        # the intervals' level and PSI's reference window, as the text's header and table say them
         summary = {"as of (UTC)": self.as_of, "periods": what, "horizon": self.horizon or "none",
+                   "intervals": pct, **({"PSI": f"against {self.reference}"} if self.reference else {}),
                    "alerts": len(self.alerts), "alert mode": self.alert_mode}
         # every column: the verdict (alerts, diagnosis) is the point of the view, never folded away
-        page = html_result("Calibration over time", summary, records, str(self), wide=True)
+        rename = {"ci_low": pct, "psi": "PSI", "PPI rate (pending)": f"PPI rate (pending), {pct}"}
+        table = html_table(records, wide=True, rename=rename) if records else ""
+        page = html_page("Calibration over time", [html_kv(summary), table], str(self))
         shown = self._bins_rows()
         if not shown:
             return page
-        from ..core._display import html_section, html_table
+        from ..core._display import html_note, html_section
 
         parts = []
         for r in shown:
@@ -203,12 +208,15 @@ class StoreStatus(Display):
                 "lo": b["lo"], "hi": b["hi"], "rows": b["rows"], "conf": b["conf"], "labelled": b["labelled"],
                 "rate": b["rate"],
                 "PPI rate": _ppi_cell(b["estimate_ppi"]),
-                "bounds on rate - score": "" if b["sequence_low"] is None else
+                "bounds on rate - score (final labels so far)": "" if b["sequence_low"] is None else
                 f"[{b['sequence_low']:+.4f}, {b['sequence_high']:+.4f}]",
                 "alert": "ALERT" if b["alert"] and self.alert_mode == "sequential" else ""}
                 for b in r.bins or [] if b["rows"]]
             tag = r.period + (f" [{r.slice}]" if self.by is not None else "")
-            parts.append(html_section(f"Per score bin, {tag}", html_table(cells)))
+            # the window's rows, but the bounds read every final label of the bin up to its end (the last
+            # window's rows often have none yet): said in the note, as the text's header says it
+            parts.append(html_section(f"Per score bin, {tag}",
+                                      html_table(cells) + html_note(self._bins_note())))
         # the sections go before the closed text block
         cut = page.rfind("<details><summary>as text")
         return page[:cut] + "".join(parts) + page[cut:] if cut >= 0 else page + "".join(parts)
@@ -223,6 +231,13 @@ class StoreStatus(Display):
         if self.alert_mode != "sequential" and not any(b["estimate_ppi"] for r in rows for b in r.bins or []):
             return []
         return rows
+
+    def _bins_note(self) -> str:
+        """What each column of the per-bin table reads (the text's header and the notebook's note)."""
+        return (f"rate: final labels; PPI rate: the bin's audit labels with all its scores, "
+                f"{self.level * 100:g}% Wilson CI (audit labels; n/a under {MIN_PPI_LABELS}); bounds: "
+                "anytime-valid on mean(y - p) of the bin's final labels so far, every window up to this "
+                "one's end")
 
     def _bins_text(self, show_slice: bool) -> list[str]:
         """Per score bin of the latest window holding rows, for each cohort: the final labels' rate,
@@ -243,9 +258,7 @@ class StoreStatus(Display):
             if not body:
                 continue
             tag = r.period + (f" [{r.slice}]" if show_slice else "")
-            out.append(f"per score bin, {tag} (rate: final labels; PPI rate: the bin's audit labels with all its "
-                       f"scores, {self.level * 100:g}% Wilson CI (audit labels; n/a under {MIN_PPI_LABELS}); bounds: "
-                       "anytime-valid on mean(y - p) of the bin's final labels so far):")
+            out.append(f"per score bin, {tag} ({self._bins_note()}):")
             out.append(render_table(["scores", "rows", "conf", "labelled", "rate", "PPI rate", "bounds", ""], body,
                                     align="lrrrrlll"))
         return out
@@ -364,9 +377,14 @@ def _provisional_text(r: StatusRow, level: float) -> str:
                      f"({p['caveat']})")
     c = r.confusion_ppi
     if c:
-        parts.append(f"at t={c['threshold']:g} per row: TP {c['tp']['estimate']:.4f}, FP {c['fp']['estimate']:.4f}, "
-                     f"FN {c['fn']['estimate']:.4f}, TN {c['tn']['estimate']:.4f}, cost {c['cost']['estimate']:.4f} "
-                     f"[{c['cost']['ci_low']:.4f}, {c['cost']['ci_high']:.4f}] (PPI)")
+        # the estimates first (they add up: TP + FP + FN + TN = 1, cost = c_FP FP + c_FN FN), then their CIs
+        names = {"tp": "TP", "fp": "FP", "fn": "FN", "tn": "TN", "cost": "cost"}
+        parts.append(f"at t={c['threshold']:g} per row: "
+                     + ", ".join(f"{v} {c[k]['estimate']:.4f}" for k, v in names.items())
+                     + f" (PPI; {level * 100:g}% CIs: "
+                     + ", ".join(f"{v} [{c[k]['ci_low']:.4f}, {c[k]['ci_high']:.4f}]"
+                                 for k, v in names.items())
+                     + ")")
     cbpe = r.estimate_cbpe or {}
     if cbpe.get("estimate") is not None:
         parts.append(f"CBPE rate {cbpe['estimate']:.4f}")
