@@ -245,7 +245,24 @@ def bench_venn_abers_multiclass(n, k, repeat):
     row(task, "venn-abers package (one_vs_one)", t, ours, f"max|diff|={np.abs(out - ref).max():.1e}")
 
 
-SECTIONS = ("temperature", "isotonic-platt", "one-vs-rest", "venn-abers")
+def bench_matrix_far(n, k, n_far, repeat):
+    """Matrix scaling on ordinary logits, then with n_far rows at 1e100 (the fit runs again on those rows'
+    scale: Newton with the exact Hessian; a constrained start for up to 100 far rows)."""
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, k, n)
+    Z = rng.normal(size=(n, k))
+    Z[np.arange(n), y] += 1.5
+    task = f"matrix scaling, {n:.0e} x {k}"
+    base, _ = best_of(lambda: vc.MatrixScaling(score_type="logit").fit(Z, y), repeat)
+    row(task, "veracity (ordinary logits)", base, base)
+    Z[rng.choice(n, n_far, replace=False)] *= 1e100
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t, cal = best_of(lambda: vc.MatrixScaling(score_type="logit").fit(Z, y), repeat)
+    row(task, f"veracity ({n_far} rows at 1e100)", t, base, f"{t / base:.1f}x the ordinary fit")
+
+
+SECTIONS = ("temperature", "isotonic-platt", "one-vs-rest", "venn-abers", "matrix")
 
 
 def main():
@@ -281,6 +298,9 @@ def main():
         if "venn-abers" in run:
             bench_venn_abers(100_000 // f, 3)
             bench_venn_abers_multiclass(20_000 // f, 4, 3)
+        if "matrix" in run:
+            bench_matrix_far(20_000 // f, 10, 50 // f, 1)
+            bench_matrix_far(200_000 // f, 5, 1_000 // f, 1)
     print(f"(total {time.perf_counter() - t0:.0f} s; 'slower' = peer time / veracity time)")
 
 

@@ -23,8 +23,11 @@ power of two with :math:`c < s \le 2c` (exact), and the map is folded back, :mat
 the penalties read on :math:`W'`. On :math:`z` of 1e200 L-BFGS had stayed at the identity (training NLL 171
 where the uniform predictor has :math:`\log K`). Where only some rows lie far beyond the others (a tenth at
 1e100: the typical scale stays ordinary), the same objective is minimised a second time in the parameters of
-the map on those rows' scale, and a third time from the map that fits the other rows while ranking each far
-row's label first (a few far rows, :meth:`_Scaling._ranked_start`); the lowest answer is kept.
+the map on those rows' scale (by Newton's method in a trust region, the exact Hessian: L-BFGS took 700
+iterations there, 18 s on 20,000 rows of 10 classes, where the far rows' small weight leaves the problem
+ill-conditioned; 28 Newton steps, 3 s, and a lower objective), and a third time from the map that fits the
+other rows while ranking each far row's label first (a few far rows, :meth:`_Scaling._ranked_start`); the
+lowest answer is kept.
 Probabilities are turned into logits by :math:`\log p` (clipped at machine epsilon).
 Unlike temperature scaling, both may change the argmax.
 """
@@ -44,6 +47,9 @@ from ._temperature import TYPICAL_HI, TYPICAL_LO, TemperatureScaling, array_typi
 #: the far rows' logit margin the constrained start asks for (:meth:`_Scaling._ranked_start`), and how many
 #: far rows it takes at most
 RANKED_MARGIN, RANKED_ROWS = 40.0, 100
+#: the most classes for which the fit on the far rows' scale is Newton's method (its Hessian has
+#: :math:`(K(K+1))^2` entries; beyond, L-BFGS)
+NEWTON_CLASSES = 10
 #: :math:`\sum_j |W_{kj}||z_j|` from which a row's logits are summed left to right (:meth:`_Scaling._affine`)
 ROUNDING_SHOWS = 2.0 ** 8
 
@@ -174,9 +180,26 @@ class _Scaling(Calibrator):
         n_iter = int(res.nit)
         if f:
             # the same objective, on the scale of the far rows (the start: the identity map there; vector
-            # scaling: temperature scaling); the lower of the two answers is kept
-            far = minimize(objective(np.ldexp(Z, -f), f), self._start_on(k, f), jac=True, method="L-BFGS-B",
-                           options=options)
+            # scaling: temperature scaling); the lower of the two answers is kept. Newton (trust-exact) to a
+            # gradient of 1e-12, or of 1e-9 where rounding stops it (L-BFGS's gtol)
+            Xf = np.ldexp(Z, -f)
+            far = None
+            if k <= NEWTON_CLASSES:
+                try:
+                    far = minimize(objective(Xf, f), self._start_on(k, f), jac=True,
+                                   hess=self._hessian_on(Xf, wt, f), method="trust-exact",
+                                   options={"maxiter": self.max_iter, "gtol": 1e-12})
+                except (ValueError, np.linalg.LinAlgError):  # a Hessian of NaN (overflow)
+                    far = None
+                if far is not None and not far.success:
+                    # stopped by rounding (no predicted decrease) where the gradient is nil: converged;
+                    # otherwise L-BFGS, as for many classes
+                    far = far if np.max(np.abs(far.jac)) <= 1e-9 else None
+                    if far is not None:
+                        far.success = True
+            if far is None:
+                far = minimize(objective(Xf, f), self._start_on(k, f), jac=True, method="L-BFGS-B",
+                               options=options)
             n_iter += int(far.nit)
             if far.fun < res.fun or not np.isfinite(res.fun) and np.isfinite(far.fun):
                 res = far
@@ -196,6 +219,43 @@ class _Scaling(Calibrator):
         self.converged_ = bool(res.success)
 
     _centre = 1.0
+
+    def _hessian_on(self, X: np.ndarray, wt: np.ndarray, g: int) -> Any:
+        r"""The Hessian of ``objective(X, g)``: :math:`\sum_i w_i\,(\mathrm{diag}\,p_i - p_i p_i^\top)
+        \otimes \phi_i\phi_i^\top`, :math:`\phi_i = (x_i, 1)`, plus the penalties'. Rows whose
+        :math:`|x_i| < 2^{-20}` (the ordinary rows on the far rows' scale) count in the block of b only:
+        it steers Newton's steps, the gradient stays exact, so the minimiser is the same. For
+        :math:`K \le` :data:`NEWTON_CLASSES`."""
+        k = X.shape[1]
+        idx, pen = self._hess_index(k), self._penalty_hess(k, g)
+        big = np.flatnonzero(np.max(np.abs(X), axis=1) >= 2.0 ** -20)
+        Xg, wg, d = X[big], wt[big], np.arange(k)
+        F = np.hstack([Xg, np.ones((big.size, 1))])
+
+        def weighted_cov(L: np.ndarray, w_: np.ndarray) -> np.ndarray:
+            """w_i (diag p_i - p_i p_i^T), p_i = softmax(L_i), as an (n, K^2) array."""
+            P = softmax(L, axis=1)
+            Pw = P * w_[:, None]
+            S = -Pw[:, :, None] * P[:, None, :]
+            S[:, d, d] += Pw
+            return S.reshape(-1, k * k)
+
+        def hess(theta: np.ndarray) -> np.ndarray:
+            W, b = self._unpack(theta, k)
+            T = np.zeros((k * k, (k + 1) ** 2))
+            with np.errstate(over="ignore", invalid="ignore"):
+                for lo in range(0, big.size, 1 << 15):  # rows in blocks: bounded memory
+                    Fb = F[lo:lo + (1 << 15)]
+                    S = weighted_cov(Xg[lo:lo + (1 << 15)] @ W.T + b, wg[lo:lo + (1 << 15)])
+                    T += S.T @ (Fb[:, :, None] * Fb[:, None, :]).reshape(-1, (k + 1) ** 2)
+                Sb = weighted_cov(np.broadcast_to(b, (1, k)), np.ones(1))  # a small row: softmax(b)
+            T = T.reshape(k, k, k + 1, k + 1)
+            T[:, :, k, k] += float(wt.sum() - wg.sum()) * Sb.reshape(k, k)
+            H = T.transpose(0, 2, 1, 3).reshape(k * (k + 1), k * (k + 1))[np.ix_(idx, idx)]
+            H[np.diag_indices_from(H)] += pen
+            return H
+
+        return hess
 
     def _ranked_start(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray,
                       objective: Any) -> np.ndarray | None:
@@ -268,6 +328,15 @@ class _Scaling(Calibrator):
         raise NotImplementedError  # pragma: no cover
 
     def _penalty(self, W: np.ndarray, b: np.ndarray, k: int) -> tuple[float, np.ndarray, np.ndarray]:
+        raise NotImplementedError  # pragma: no cover
+
+    @staticmethod
+    def _hess_index(k: int) -> np.ndarray:
+        """Where each parameter lies among the :math:`K(K+1)` of the map :math:`(W \\mid b)`, row-major."""
+        raise NotImplementedError  # pragma: no cover
+
+    def _penalty_hess(self, k: int, g: int) -> np.ndarray:
+        """The penalty's Hessian (diagonal) in the parameters of the map on z / 2^g."""
         raise NotImplementedError  # pragma: no cover
 
     def transform_logit(self, scores: Any) -> np.ndarray:
@@ -407,6 +476,15 @@ class VectorScaling(_Scaling):
         lam, mu = self.reg_lambda / k, self.reg_mu / k
         return (lam * float(v @ v) + mu * float(b @ b), np.diag(2 * lam * v), 2 * mu * b)
 
+    @staticmethod
+    def _hess_index(k: int) -> np.ndarray:
+        a = np.arange(k) * (k + 1)
+        return np.concatenate([a + np.arange(k), a + k])
+
+    def _penalty_hess(self, k: int, g: int) -> np.ndarray:
+        return np.concatenate([np.full(k, np.ldexp(2 * self.reg_lambda / k, -2 * g)),
+                               np.full(k, 2 * self.reg_mu / k)])
+
 
 def _temperature_centre(Z: np.ndarray, y: np.ndarray, wt: np.ndarray) -> float:
     """1/T of :class:`TemperatureScaling` fitted on logits ``Z`` (its warnings, about T, are not the
@@ -450,3 +528,12 @@ class MatrixScaling(_Scaling):
         lam = self.reg_lambda / (k * (k - 1))
         mu = self.reg_mu / k
         return (lam * float((off * off).sum()) + mu * float(b @ b), 2 * lam * off, 2 * mu * b)
+
+    @staticmethod
+    def _hess_index(k: int) -> np.ndarray:
+        a = np.arange(k) * (k + 1)
+        return np.concatenate([(a[:, None] + np.arange(k)).ravel(), a + k])
+
+    def _penalty_hess(self, k: int, g: int) -> np.ndarray:
+        lam = np.ldexp(2 * self.reg_lambda / (k * (k - 1)), -2 * g)
+        return np.concatenate([(lam * (1.0 - np.eye(k))).ravel(), np.full(k, 2 * self.reg_mu / k)])
