@@ -28,6 +28,7 @@ import re
 from collections.abc import Collection
 from typing import Any, cast
 
+from ._text import interval_name
 from ._validation import VeracityError
 
 #: rows shown in the notebook table before "… N more rows"
@@ -433,7 +434,7 @@ def _audit_html(result: Any) -> str:
     rate = "accuracy (share correct)" if multiclass else "rate (observed positive rate)"
     empty = f"; {t.empty_bin_text()}" if t.empty_bins else ""
     parts.append(html_section(
-        f"Reliability table: {t.bins} {t.strategy} bins, {t.level * 100:g}% {t.ci} interval of the "
+        f"Reliability table: {t.bins} {t.strategy} bins, {t.level * 100:g}% {interval_name(t.ci)} interval of the "
         f"observed {'accuracy' if multiclass else 'rate'}{empty}",
         html_table(t._frame_records(), rename={"acc": rate, "conf": "conf (mean score)",
                                                # a weighted bin's n is its total weight (the text says so)

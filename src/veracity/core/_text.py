@@ -98,6 +98,16 @@ def fmt_count(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
 
 
+#: the binomial interval methods as a reader names them (the option values are lower case)
+INTERVAL_NAMES = {"wilson": "Wilson", "clopper-pearson": "Clopper–Pearson"}
+
+
+def interval_name(method: str) -> str:
+    """``"wilson"`` as ``"Wilson"``, ``"clopper-pearson"`` as ``"Clopper–Pearson"`` (a person's name in a
+    legend, a title or a note); any other text unchanged."""
+    return INTERVAL_NAMES.get(method, method)
+
+
 def count_noun(n: int, noun: str, plural: str | None = None) -> str:
     """``"1 row"``, ``"0 rows"``, ``"2000 rows"``: the count and the noun in the number it takes
     (``plural`` for nouns not made plural by an ``s``)."""

@@ -17,6 +17,7 @@ from ..core._binning import make_edges
 from ..core._options import IntervalMethod, ScoreType, Strategy
 from ..core._reliability import ReliabilityTable
 from ..core._stats import BinStats
+from ..core._text import interval_name
 from ..core._validation import Binary, VeracityError, prepare_binary, prepare_classwise, prepare_top_label
 from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _name, _plain, _style, run_layout
 
@@ -173,7 +174,7 @@ def _draw_reliability(
     pct = f"{table.level * 100:g}%"
     ax.errorbar(conf, acc, yerr=np.vstack((np.maximum(acc - lo, 0), np.maximum(hi - acc, 0))),
                 fmt="none", ecolor=color, elinewidth=1.1, capsize=2.5, alpha=interval_alpha, gid="intervals",
-                zorder=2, label=f"{pct} {table.ci} interval" if legend_details else None)
+                zorder=2, label=f"{pct} {interval_name(table.ci)} interval" if legend_details else None)
     lx, ly = _segments(table)
     finite = np.isfinite(lx)
     if np.any(finite[1:] & finite[:-1]):  # some two adjacent bins to join: a line is drawn (and named)
@@ -555,7 +556,7 @@ def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str],
         Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor=color,
                label=f"insufficient bin ({'effective ' if table.weighted else ''}n < {table.min_count})"),
         Line2D([], [], marker="|", linestyle="", color=color, markersize=10,
-               label=f"{table.level * 100:g}% {table.ci} interval"),
+               label=f"{table.level * 100:g}% {interval_name(table.ci)} interval"),
         Line2D([], [], color=color, label="line broken at empty / insufficient bins"),
     ]
     fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=8.5, frameon=False)

@@ -19,6 +19,7 @@ import numpy as np
 from ..core._audit import AuditResult
 from ..core._reliability import ReliabilityTable
 from ..core._display import interval_cell
+from ..core._text import interval_name
 from ..core._validation import VeracityError
 from .._version import __version__
 from ..plotting._curves import threshold_curve, threshold_grid
@@ -297,7 +298,8 @@ def _reliability_table(table: ReliabilityTable) -> str:
              f"ECE {_num(table.ece)}, {_e(table.mce_text())}."]
     if table.empty_bins:
         notes.append(f"{_e(table.empty_bin_text()).capitalize()}.")
-    notes.append(f"CI: {_e(table.ci)} binomial interval of acc. gap = acc − conf: negative means over-confident.")
+    notes.append(f"CI: {_e(interval_name(table.ci))} binomial interval of acc. gap = acc − conf: negative means "
+                 "over-confident.")
     if any(not r.sufficient for r in table.rows):
         notes.append(f"Insufficient: fewer than {table.min_count} observations; do not act on these bins.")
     return out + f'<p class="note">{" ".join(notes)}</p>'
