@@ -213,8 +213,9 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
     note_items.extend(_e(n) for n in result.notes)
     lead = (f"Is <code>{_e(b)}</code> better than <code>{_e(a)}</code>, and is the difference real? Each "
             "difference is B − A with a paired interval and p-value; the CORP decomposition says whether a "
-            "model wins on ranking or only on calibration. The Murphy diagram shows which model is better for "
-            "which cost ratio; the decision curve shows net benefit against treating everyone or no one.")
+            "model wins on resolution (discrimination) or only on calibration. The Murphy diagram shows "
+            "which model is better for which cost ratio; the decision curve shows net benefit against "
+            "treating everyone or no one.")
     body = (f'<p class="verdict" data-finding="comparison">{_e(verdict)}</p>' + table + corp + fig
             + f'<p class="note">{" ".join(note_items)}</p>')
     return _section("comparison", "Which model?", body, lead), f"{b} vs {a}: {verdict}"
