@@ -49,7 +49,7 @@ from ..decisions._inputs import check_cost
 from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare, check_level,
                    check_row_indexes, cut_to_range, few_labels_note, judged_calibrated, ppi_from_sums, z_of)
 from ._ppi_result import rare_class_note
-from ._ppi_sums import rare_outcome_interval, wilson_rate_interval
+from ._ppi_sums import rare_outcome_interval, tuning_terms, wilson_rate_interval
 
 #: a bin's rate is flagged insufficient below this many labels (its Wilson interval covered 95-96 % of
 #: true bin rates for a 95 % interval at 30 labels and more in the seeded simulation of
@@ -102,18 +102,9 @@ def shared_lambda(sums: PpiSums) -> np.ndarray:
     S = PpiSums(**{k: np.asarray(getattr(sums, k), dtype=np.float64)[:4]
                    for k in PpiSums.__dataclass_fields__})
     with np.errstate(divide="ignore", invalid="ignore"):
-        n, m = S.n, S.m
-        ybar, fbar = S.wy / S.w, S.wf / S.w
-        gbar = np.where(m > 0, S.wuf / S.wu, 0.0)
-        cov = S.wyf / S.w - ybar * fbar
-        sf, sff = n * fbar, n * S.wff / S.w  # ppi_from_sums's variance of all n + m scores (mean-1 weights)
-        sg = np.where(m > 0, m * gbar, 0.0)
-        sgg = np.where(m > 0, m * S.wuff / S.wu, 0.0)
-        tot = n + m
-        var_all = (sff + sgg - (sf + sg) ** 2 / tot) / (tot - 1.0)
-        ratio = (S.w * S.w / S.w2) / np.where(m > 0, S.wu * S.wu / S.wu2, 0.0)
+        cov, var_all, ratio = tuning_terms(S)  # each share's terms, as ppi_from_sums tunes one quantity
         lam = np.nansum(cov, axis=0) / ((1.0 + ratio[0]) * np.nansum(var_all, axis=0))
-        return np.where(np.isfinite(lam) & (m[0] > 0), np.clip(lam, 0.0, 1.0), 0.0)
+        return np.where(np.isfinite(lam) & (S.m[0] > 0), np.clip(lam, 0.0, 1.0), 0.0)
 
 
 def onto_shares(x: np.ndarray) -> np.ndarray:

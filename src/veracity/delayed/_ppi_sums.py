@@ -317,6 +317,25 @@ def _wmean_var(s1: Any, s: Any, w2x: Any, w2xx: Any, w2: Any) -> tuple[Any, Any]
     return mean, np.maximum(var, 0.0)
 
 
+def tuning_terms(S: PpiSums) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""The parts of PPI++'s power-tuning :math:`\lambda = \widehat{\mathrm{Cov}}(y, f) /
+    ((1 + n_{\text{eff}}/m_{\text{eff}})\,\widehat{\mathrm{Var}}(f))`: ``(cov, var_all, ratio)``, the labelled
+    rows' weighted covariance of target and score, the variance of all :math:`n + m` scores (each sample's
+    weights scaled to mean 1, ppi_py's convention) and :math:`n_{\text{eff}}/m_{\text{eff}}` (Kish sizes;
+    infinite without unlabelled rows). Call under ``np.errstate(divide="ignore", invalid="ignore")``."""
+    n, m = np.asarray(S.n, dtype=np.float64), np.asarray(S.m, dtype=np.float64)
+    fbar = S.wf / S.w
+    gbar = np.where(m > 0, S.wuf / S.wu, 0.0)
+    cov = S.wyf / S.w - (S.wy / S.w) * fbar
+    sf, sff = n * fbar, n * S.wff / S.w
+    sg = np.where(m > 0, m * gbar, 0.0)
+    sgg = np.where(m > 0, m * S.wuff / S.wu, 0.0)
+    tot = n + m
+    var_all = (sff + sgg - (sf + sg) ** 2 / tot) / (tot - 1.0)
+    ratio = (S.w * S.w / S.w2) / np.where(m > 0, S.wu * S.wu / S.wu2, 0.0)
+    return cov, var_all, ratio
+
+
 def ppi_from_sums(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True,
                   lam: Any = None) -> dict[str, np.ndarray]:
     r"""PPI++, classical, CBPE and rectifier estimates from :class:`PpiSums` (vectorised).
@@ -331,22 +350,14 @@ def ppi_from_sums(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = Tr
     S = sums
     with np.errstate(divide="ignore", invalid="ignore"):
         n, m = np.asarray(S.n, dtype=np.float64), np.asarray(S.m, dtype=np.float64)
-        ybar, fbar = S.wy / S.w, S.wf / S.w
         gbar = np.where(m > 0, S.wuf / S.wu, 0.0)
         if lam is not None:
             lam_ = np.broadcast_to(np.asarray(lam, dtype=np.float64), np.shape(n)).copy()
         elif not power_tuning:
             lam_ = np.ones_like(n)
         else:
-            cov = S.wyf / S.w - ybar * fbar
-            # variance of all n + m scores, each sample's weights scaled to mean 1 (ppi_py's convention)
-            sf, sff = n * fbar, n * S.wff / S.w
-            sg = np.where(m > 0, m * gbar, 0.0)
-            sgg = np.where(m > 0, m * S.wuff / S.wu, 0.0)
-            tot = n + m
-            var_all = (sff + sgg - (sf + sg) ** 2 / tot) / (tot - 1.0)
-            n_eff, m_eff = S.w * S.w / S.w2, np.where(m > 0, S.wu * S.wu / S.wu2, 0.0)
-            lam_ = cov / ((1.0 + n_eff / m_eff) * var_all)
+            cov, var_all, ratio = tuning_terms(S)
+            lam_ = cov / ((1.0 + ratio) * var_all)
             lam_ = np.where(np.isfinite(lam_), np.clip(lam_, 0.0, 1.0), 0.0)
         lam_ = np.where(m > 0, lam_, 0.0)
         # rectifier y - lam f over the labelled rows
