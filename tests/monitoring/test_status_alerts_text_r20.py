@@ -75,7 +75,10 @@ def test_store_counts_take_numpy_integers(tmp_path):
     store = _shifted_store(tmp_path)
     a = store.status(freq="W", as_of="2026-04-13", bins=np.int64(10), max_slices=np.int32(5))
     b = store.status(freq="W", as_of="2026-04-13", bins=10, max_slices=5)
-    assert [r.ece for r in a.rows] == [r.ece for r in b.rows]
+    # the same bins and windows; DuckDB's parallel sums of doubles may differ in the last bit between two
+    # queries under load (seen once: 0.01941484726533768 vs ...702), so the ECEs agree to rounding
+    assert [r.period for r in a.rows] == [r.period for r in b.rows]
+    assert [r.ece for r in a.rows] == pytest.approx([r.ece for r in b.rows], rel=1e-12, nan_ok=True)
     with pytest.raises(vc.VeracityError, match="bins"):
         store.status(freq="W", as_of="2026-04-13", bins=np.int64(0))
     with pytest.raises(vc.VeracityError, match="bins"):
