@@ -766,13 +766,69 @@ def prepare_binary(
     return Binary(p=s, y=y, w=w, weight_scale=scale)
 
 
+# ---------------------------------------------------------------------------------------
+# the multiclass row math: pure numpy, no checks (every engine's one definition; the Dask
+# partitions call it too, see veracity.sources._dask)
+# ---------------------------------------------------------------------------------------
+def _rows(scores: np.ndarray) -> np.ndarray:
+    """(N, K) ``scores`` as float64 in C order: each row's K values side by side, so that a row's
+    reduction is one fixed sequence of operations whatever the caller's memory layout (numpy sums a
+    contiguous row of 8 or more values pairwise and a strided one in order, which differ in the last bit)."""
+    return np.ascontiguousarray(scores, dtype=np.float64)
+
+
+def row_sums_off_one(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Each row's sum :math:`\Sigma_k p_k` and whether it is off 1:
+    :math:`|\Sigma_k p_k - 1| > \mathrm{ROW\_SUM\_ATOL} \cdot \max(1, K)` (a sum beyond the largest
+    float is infinite, so off). Only finite scores are meaningful here."""
+    p = _rows(scores)
+    with np.errstate(over="ignore"):
+        sums = p.sum(axis=1)
+    return sums, np.abs(sums - 1.0) > ROW_SUM_ATOL * max(1, p.shape[1])
+
+
+def class_probabilities(scores: np.ndarray, *, logit: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    r"""(N, K) class probabilities :math:`P` and, from logits, the log-probabilities (else None).
+
+    From logits :math:`z`: :math:`\log p_k = (z_k - \max z) - \log \Sigma_j e^{z_j - \max z}`
+    (scipy's ``log_softmax``: the shift keeps every exponent :math:`\le 0`; a gap beyond the largest
+    float, logits near :math:`\pm 10^{308}`, is :math:`-\infty`, probability 0), :math:`p_k = e^{\log p_k}`.
+    Probabilities are returned as they are.
+    """
+    if not logit:
+        return scores, None
+    with np.errstate(over="ignore"):
+        logp = log_softmax(_rows(scores), axis=1)
+    return np.exp(logp), logp
+
+
+def top_label_rows(P: np.ndarray, y: np.ndarray, logP: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""The top-label reading of (N, K) class probabilities ``P`` and class indices ``y``:
+    ``(confidence, correct, log-loss)`` per row.
+
+    Predicted class :math:`\hat c = \arg\max_k p_k` (the first maximum on ties, as numpy's ``argmax``),
+    confidence :math:`p_{\hat c}`, correct :math:`[\hat c = y]` as 0.0/1.0, and the categorical log-loss
+    :math:`-\log p_y`: from the log-probabilities ``logP`` when given (logits: exact, no clipping), else
+    :math:`-\log \mathrm{clip}(p_y, \epsilon, 1)` with :math:`\epsilon` = :data:`PROB_EPS`.
+    """
+    rows = np.arange(P.shape[0])
+    pred = P.argmax(axis=1)
+    conf = P[rows, pred]
+    correct = (pred == y).astype(np.float64)
+    if logP is None:
+        nll_terms = -np.log(np.clip(P[rows, y], PROB_EPS, 1.0))
+    else:
+        nll_terms = -logP[rows, y]
+    return conf, correct, nll_terms
+
+
 def _refuse_probability_rows_as_logits(scores: np.ndarray) -> None:
     """(N, K) "logits" whose every row is a probability vector (in [0, 1], summing to 1) are
     predict_proba output declared as logits: softmax of them would be a silently wrong number."""
     if scores.shape[0] < LOGIT_CHECK_MIN_ROWS:
         return
-    if scores.min() >= 0.0 and scores.max() <= 1.0 and np.all(
-            np.abs(scores.sum(axis=1) - 1.0) <= ROW_SUM_ATOL * max(1, scores.shape[1])):
+    if scores.min() >= 0.0 and scores.max() <= 1.0 and not row_sums_off_one(scores)[1].any():
         raise VeracityError(
             f"scores were declared {{setting}} but all {scores.shape[0]} rows are probability vectors (in "
             "[0, 1], summing to 1): they look like predict_proba output. Drop {setting} (probabilities are "
@@ -782,15 +838,14 @@ def _refuse_probability_rows_as_logits(scores: np.ndarray) -> None:
 def multiclass_probabilities(
     scores: np.ndarray, score_type: str
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """(N, K) probabilities and, for logits, the log-probabilities."""
+    """(N, K) probabilities and, for logits, the log-probabilities (:func:`class_probabilities`), of
+    scores that keep the contract: probabilities in [0, 1] whose rows sum to 1, or logits that are not
+    such rows (:func:`row_sums_off_one`)."""
     if score_type == "logit":
         _refuse_probability_rows_as_logits(scores)
-        with np.errstate(over="ignore"):  # z − max z beyond −max-float (logits near ±1e308): −inf, probability 0
-            logp = log_softmax(scores, axis=1)
-        return np.exp(logp), logp
+        return class_probabilities(scores, logit=True)
     check_probabilities(scores)
-    sums = scores.sum(axis=1)
-    bad = np.abs(sums - 1.0) > ROW_SUM_ATOL * max(1, scores.shape[1])
+    sums, bad = row_sums_off_one(scores)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]), rows=np.flatnonzero(bad))
@@ -831,14 +886,7 @@ def prepare_top_label(
     P, y, (w, scale), logP = _prepare_multiclass(
         scores, labels, sample_weight=sample_weight, score_type=score_type
     )
-    pred = P.argmax(axis=1)
-    rows = np.arange(P.shape[0])
-    conf = P[rows, pred]
-    correct = (pred == y).astype(np.float64)
-    if logP is None:
-        nll_terms = -np.log(np.clip(P[rows, y], PROB_EPS, 1.0))
-    else:
-        nll_terms = -logP[rows, y]
+    conf, correct, nll_terms = top_label_rows(P, y, logP)
     return Binary(p=conf, y=correct, w=w, nll_terms=nll_terms, n_classes=P.shape[1], top_label=True,
                   weight_scale=scale)
 
@@ -900,12 +948,15 @@ __all__ = [
     "not_probabilities",
     "python_spelling",
     "refuse_score",
+    "row_sums_off_one",
     "rows_not_summing_to_one",
     "check_weights",
+    "class_probabilities",
     "prepare_binary",
     "prepare_classwise",
     "prepare_multiclass",
     "prepare_top_label",
     "softmax",
     "to_numpy",
+    "top_label_rows",
 ]

@@ -311,30 +311,27 @@ def gap_sums(ddf: Any, u: np.ndarray, *, weighted: bool) -> tuple[np.ndarray, np
 # ---------------------------------------------------------------------------------------
 # multiclass scores: the top-label reading, one numpy pass per partition
 # ---------------------------------------------------------------------------------------
+def _class_scores(df: Any, k: int) -> np.ndarray:
+    """The partition's class scores ``__vc_s0..`` as one (rows, K) float64 array in C order, as the
+    array form holds them (:func:`veracity.core._validation.row_sums_off_one` reads rows in that order)."""
+    return np.column_stack([_column(df, f"__vc_s{i}") for i in range(k)])
+
+
 def _top_label_part(df: Any, k: int, logit: bool, grouped: bool) -> Any:
-    """:func:`._multiclass.top_label_base`'s row-wise steps on one partition of its selected columns
-    ``__vc_s0..``, ``__vc_y``, ``_w`` (``_g``), in the same floating operations in the same order:
-    from logits ``lse = top + log Σ exp(s_i - top)``, ``log p_i = s_i - lse``, ``p_i = exp(log p_i)``;
-    ``_s = max p_i``, ``_y = [first argmax = y]``, ``_l = -log p_y`` (``-log max(p_y, PROB_EPS)``)."""
+    r""":func:`._multiclass.top_label_base`'s working columns on one partition of its selected columns
+    ``__vc_s0..``, ``__vc_y``, ``_w`` (``_g``), by the array form's own row math
+    (:func:`~veracity.core._validation.class_probabilities`, then
+    :func:`~veracity.core._validation.top_label_rows`): ``_s`` the confidence :math:`\max_k p_k`,
+    ``_y`` correct :math:`[\arg\max_k p_k = y]`, ``_l`` the log-loss :math:`-\log p_y`. The rows
+    keep the contract here (:func:`top_label_counts` checked them first)."""
     import pandas as pd
 
-    from ..core._validation import PROB_EPS
+    from ..core._validation import class_probabilities, top_label_rows
 
-    raw = np.stack([_column(df, f"__vc_s{i}") for i in range(k)])  # (k, rows): sums over the classes in order
-    y = _column(df, "__vc_y")
-    if logit:
-        top = raw.max(axis=0)
-        lse = top + np.log(np.exp(raw - top).sum(axis=0))
-        log_p = raw - lse
-        probs = np.exp(log_p)
-    else:
-        probs = log_p = raw
-    s = probs.max(axis=0)
-    chosen = np.stack([np.where(y == float(i), log_p[i], 0.0) for i in range(k)]).sum(axis=0)
-    first = probs[:-1] == s  # the first maximum, as numpy's argmax (the last class where none before it)
-    pred = np.where(first.any(axis=0), first.argmax(axis=0), k - 1).astype(np.float64)
-    loss = -chosen if logit else -np.log(np.clip(chosen, PROB_EPS, None))
-    out = pd.DataFrame({"_s": s, "_y": np.where(pred == y, 1.0, 0.0)}, index=df.index)
+    P, logP = class_probabilities(_class_scores(df, k), logit=logit)
+    y = _column(df, "__vc_y").astype(np.intp)
+    conf, correct, loss = top_label_rows(P, y, logP)
+    out = pd.DataFrame({"_s": conf, "_y": correct}, index=df.index)
     out["_w"] = df["_w"]
     out["_l"] = loss
     if grouped:
@@ -353,17 +350,17 @@ def top_label_frame(ddf: Any, k: int, score_type: str, grouped: bool) -> Any:
 def _top_label_counts_part(df: Any, k: int) -> Any:
     import pandas as pd
 
-    from ..core._validation import ROW_SUM_ATOL
+    from ..core._validation import row_sums_off_one
 
-    raw = np.stack([_column(df, f"__vc_s{i}") for i in range(k)])
+    raw = _class_scores(df, k)
     y = _column(df, "__vc_y")
-    bad = ~np.isfinite(raw).all(axis=0)
+    ok = np.isfinite(raw).all(axis=1)
     y_bad = ~((y == np.round(y, 0)) & (y >= 0) & (y <= float(k - 1)))
-    ok = ~bad
-    lo, hi = (float(raw[:, ok].min()), float(raw[:, ok].max())) if ok.any() else (np.nan, np.nan)
-    sum_bad = ok & (np.abs(raw.sum(axis=0) - 1.0) > ROW_SUM_ATOL * max(1, k))
+    finite = raw if ok.all() else raw[ok]
+    lo, hi = _lo_hi(finite)
+    sum_bad = row_sums_off_one(finite)[1]  # the array form's row sums and tolerance
     y_min, y_max = _lo_hi(y[y_bad & ~np.isnan(y)])
-    row = {"n": float(y.size), "bad": float(bad.sum()), "y_bad": float(y_bad.sum()), "lo": lo, "hi": hi,
+    row = {"n": float(y.size), "bad": float((~ok).sum()), "y_bad": float(y_bad.sum()), "lo": lo, "hi": hi,
            "sum_bad": float(sum_bad.sum()), "y_min": y_min, "y_max": y_max}
     return pd.DataFrame({name: [value] for name, value in row.items()})
 
