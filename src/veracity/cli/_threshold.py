@@ -36,6 +36,7 @@ from ..decisions import (
     threshold_table,
 )
 from ..decisions._inputs import check_target
+from ..decisions._table import threshold_cell
 from ..decisions._thresholds import weighted_recall_rank
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
@@ -248,7 +249,8 @@ def run(args: argparse.Namespace) -> int:
     for i in range(len(shown)):
         for role, tab in tables.items():
             r = tab.rows[i]
-            body.append([role, fmt_count(tab.n), fmt(r.threshold), fmt_count(r.tp), fmt_count(r.fp),
+            body.append([role, fmt_count(tab.n), threshold_cell(r.threshold), fmt_count(r.tp),
+                         fmt_count(r.fp),
                          fmt_count(r.fn), fmt_count(r.tn), fmt(r.recall), fmt(r.false_alarm_rate),
                          fmt(r.precision), fmt_count(r.alerts), fmt_count(round(r.cost, 1)),
                          f"{r.cost_per_1000:.1f}"])

@@ -30,6 +30,7 @@ from ..core._compat import positional_options
 from ..core._options import ScoreType
 from ..core._weights import kish_size
 from ..core._validation import (
+    LOGIT_CHECK_MIN_ROWS,
     VeracityError,
     as_float_array,
     check_binary_labels,
@@ -73,8 +74,11 @@ def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
         if score_type == "logit":
             from scipy.special import expit
 
-            if labels is not None:  # fit and coverage data: probabilities declared as logits are refused
-                check_logit_scale(p, "probs")
+            # probabilities declared as logits are refused: on fit and coverage data from 2 distinct values,
+            # on the rows of predict_sets from LOGIT_CHECK_MIN_ROWS (a few logits in [0, 1] are plausible);
+            # there they passed silently through the sigmoid (every p in [0.5, 0.73]), where (N, K) ones were
+            # refused
+            check_logit_scale(p, "probs", min_rows=0 if labels is not None else LOGIT_CHECK_MIN_ROWS)
             p = expit(p)
         elif p.min() < 0 or p.max() > 1:  # the library's one wording: the count, the percentage hint
             bad = (p < 0) | (p > 1)
@@ -99,7 +103,19 @@ def min_calibration_size(alpha: float) -> int:
     >>> min_calibration_size(0.1), min_calibration_size(0.05)
     (9, 19)
     """
-    return min_positives(1.0 - check_alpha(alpha))
+    a = check_alpha(alpha)
+    if 1.0 - a == 1.0:  # "target must be in (0, 1), got 1.0" was said of an alpha the user never wrote
+        raise VeracityError(f"alpha={a:g} is too small: 1 - alpha rounds to 1 in floating point, so no calib "
+                            "set reaches the rank ceil((n+1)(1-alpha)) <= n; pass e.g. alpha=0.01",
+                            param="alpha")
+    return min_positives(1.0 - a)
+
+
+def conformal_rank(n: int, alpha: float) -> int:
+    r"""The rank :math:`k = \lceil (n+1)(1-\alpha) \rceil` of :math:`\hat q` among *n* calib scores, at
+    least 1: for α so near 1 that :math:`(n+1)(1-\alpha)` is below the ceiling's tolerance, k = 0 took the
+    *largest* score (index k − 1 = −1), a near-full set where the rule asks for the smallest."""
+    return max(1, ceil_rank((n + 1) * (1.0 - alpha)))
 
 
 @overload
@@ -165,7 +181,7 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None, *,
         if w is not None and not (w.all() and w.min() == w.max()):
             return _weighted_quantile(s, w, a)
     n = s.shape[0]
-    k = ceil_rank((n + 1) * (1.0 - a))
+    k = conformal_rank(n, a)
     if k > n:
         raise VeracityError(
             f"too few calibration points for alpha={a:g}: need at least {min_calibration_size(a)} "
@@ -321,7 +337,7 @@ def conformal_coverage_law(n: int, alpha: float) -> CoverageLaw:
             np.isfinite(n) and n >= 1 and int(n) == n):
         raise VeracityError(f"n must be a positive integer number of calib points; got {n!r}", param="n")
     n = int(n)
-    k = ceil_rank((n + 1) * (1.0 - a))
+    k = conformal_rank(n, a)
     if k > n:
         raise VeracityError(
             f"too few calibration points for alpha={a:g}: need at least {min_calibration_size(a)}, got {n}"
@@ -340,7 +356,7 @@ def _mixed_beta(cal_n: np.ndarray, share: np.ndarray,
     :math:`v = \sum_c \pi_c^2 v_c`: :math:`a = \mu t`, :math:`b = (1-\mu) t`, :math:`t = \mu(1-\mu)/v - 1`
     (one class of share 1: its own law). ``None`` for a law of variance 0 (every set always holds the
     class): the coverage is its mean."""
-    k_c = np.array([ceil_rank((m + 1) * (1.0 - alpha)) for m in cal_n.tolist()], dtype=np.float64)
+    k_c = np.array([conformal_rank(m, alpha) for m in cal_n.tolist()], dtype=np.float64)
     a_c, b_c = k_c, cal_n + 1.0 - k_c
     total = a_c + b_c
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -708,14 +724,20 @@ class ConformalClassifier:
             return
         top = P.max(axis=1)[empty]
         Q_empty = np.broadcast_to(Q, P.shape)[empty]
-        sure = int((top > Q_empty[np.arange(top.shape[0]), P[empty].argmax(axis=1)]).sum())
+        confident = top > Q_empty[np.arange(top.shape[0]), P[empty].argmax(axis=1)]
+        sure = int(confident.sum())
         if sure:
             import warnings
 
-            where = "above their rows' own q̂" if per_row else f"above q̂ = {self.qhat_:.6g}"
+            # Mondrian: each class has its own q̂ (qhat_, the marginal one, is used by no set: "top
+            # probability 0.9795 or more, above q̂ = 0.9907" was said); the least top probability of the
+            # confident rows
+            where = ("above their rows' own q̂" if per_row
+                     else "above their top class's own q̂" if self.mondrian
+                     else f"above q̂ = {self.qhat_:.6g}")
             warnings.warn(
                 f"{int(empty.sum())} empty prediction sets, {sure} of them for confident rows (top probability "
-                f"{top.min():.6g} or more, {where}): the deterministic {self.score.upper()} "
+                f"{top[confident].min():.6g} or more, {where}): the deterministic {self.score.upper()} "
                 "score leaves out a class whose probability alone passes q̂; use randomized=True"
                 + (", score='raps' or score='lac'" if self.score == "aps" else " or score='lac'"),
                 UserWarning, stacklevel=4)

@@ -128,7 +128,11 @@ class RedrawResult(Display):
             for k, v in s.items()
         ]
         table = render_table(["recall", "mean", "5%", "95%", f"< {self.target:g}"], body)
-        rule = "ceil((n+1)·target)" if self.correction else "ceil(n·target)"
+        if self.weighted:  # the weighted rule picks its own rank: "k = ceil((n+1)·target)" was said of it
+            rule = ("the first rank where the calib positives' cumulative weight reaches "
+                    + ("target·(W + W/n)" if self.correction else "target·W"))
+        else:
+            rule = "ceil((n+1)·target)" if self.correction else "ceil(n·target)"
         skipped = f"; {self.skipped} skipped (too few positives)" if self.skipped else ""
         return (
             f"{self.n_resamples} redraws of calib ({self.n_calib} rows, {self.calib_positives.mean():.1f} "
@@ -176,6 +180,8 @@ def simulate_redraws(
     continuous scores the deployed recall is Beta(k, m + 1 − k) with mean k/(m+1).
     ``pos_label`` names the positive class of two-valued labels; ``random_state``
     (an integer, a ``numpy.random.Generator`` or None) makes the draws reproducible.
+    Only the order of the scores matters: ``score_type`` may be ``"probability"``,
+    ``"logit"`` or ``"score"`` (a ranking score), as for :func:`~veracity.recall_threshold`.
 
     ``sample_weight`` weighs the pool's rows (e.g. inverse sampling probabilities):
     rows of weight 0 are dropped from the pool, the threshold is fit with
@@ -188,8 +194,10 @@ def simulate_redraws(
     >>> r.deployed_mean > 0.95 - 0.01, r.n_resamples
     (True, 200)
     """
+    # the recall threshold is an order statistic (recall_threshold takes any real score): a ranking score
+    # (score_type="score") was refused as if it were read as a probability
     s, y, w = binary_inputs(scores, labels, score_type=score_type, pos_label=pos_label,
-                            sample_weight=sample_weight)
+                            sample_weight=sample_weight, allow_score=True)
     dropped = 0 if w is None else int(np.count_nonzero(w == 0))
     if w is not None:
         s, y, w = s[w > 0], y[w > 0], w[w > 0]  # a row of weight 0 is a dropped row

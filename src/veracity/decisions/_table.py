@@ -20,6 +20,18 @@ COLUMNS = (
 )
 
 
+def threshold_cell(t: float) -> str:
+    """A chosen threshold as ``veracity threshold``'s table prints it: 4 decimals when they are the threshold
+    exactly, else 6 significant digits when those are, else every digit. A row must flag what its threshold
+    cell says: the cell "0.5000" of a threshold just above a top score of 0.5 (it flags nothing), "0.0277" of
+    0.027713 or "0.0000" of 1e-07 named another threshold than the one measured."""
+    four = fmt(t)
+    if four == "n/a" or float(four) == t:
+        return four
+    six = f"{t:.6g}"
+    return six if float(six) == t else repr(float(t))
+
+
 @dataclass(frozen=True)
 class ThresholdRow:
     """One threshold: rows with ``score >= threshold`` are flagged (alerts)."""
