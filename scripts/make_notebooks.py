@@ -134,10 +134,16 @@ MONITORING = [
      'W02–W06 are calibrated: the observed rate matches the mean score (about 0.14). In W07 and '
      'W08 the observed rate is 0.28 while the mean score is 0.20: both weeks alert, and the '
      'diagnosis (under *as text*) is a prior shift, with the fix `vc.adjust_prior`. W09–W11 '
-     'have no final label yet: they are *pending*, never counted as negatives. The label-free '
-     'estimates for the pending rows are withdrawn (they assume the old base rate); the PPI '
-     'estimates, from the audit labels together with every score, take their place and are '
-     'valid whether or not the scores are calibrated.\n'
+     'have no final label yet: they are *pending*, never counted as negatives. Their *conf* '
+     '(starred) is the mean score of all their rows, which needs no label; a week with labels '
+     'shows the mean score of its labelled rows, the ones its rate reads (in W08, 1,711 of its '
+     '5,908 rows: 0.1997, while all 5,908 average 0.2046). The label-free estimates for the '
+     'pending rows are withdrawn, in one line for W08..W11 (they assume the old base rate); the '
+     'PPI estimates, from the audit labels together with every score, take their place and are '
+     'valid whether or not the scores are calibrated. Each is set against the mean score of the '
+     "same rows: W09's PPI rate 0.32 [0.28, 0.37] against a mean score of 0.21, a gap of "
+     "+0.12 [+0.07, +0.16], in line with W07's final +0.08: the scores still understate the "
+     'rate.\n'
      '\n'
      "Below the weekly table come the last week's rows by score bin. None of W11's rows has a "
      'final label yet, so each *rate* is n/a; a PPI rate needs at least 30 audit labels in its '
@@ -148,10 +154,12 @@ MONITORING = [
      "status = store.status(freq='W', as_of='2026-03-20', horizon='30d')\n"
      'status'),
     ("markdown",
-     'Top: the observed rate of each week with its 95% interval, the mean score as a short '
-     'black line, alerts circled, and the PPI estimates (green) for the weeks whose labels are '
-     'not final. Middle: the gap between rate and score against the band the scores promise at '
-     'the alert level. Bottom: labelled and pending rows per week.'),
+     'Top: the observed rate of each week with its 95% interval, the mean score of its labelled '
+     'rows as a short black line, alerts circled, and the PPI estimates (green) for the weeks '
+     'whose labels are not final, each with the mean score of all the week\'s rows beside it '
+     '(a thicker black line). Middle: the gap between rate and score against the band the '
+     'scores promise at the alert level, and in green the PPI rate minus the mean score with its '
+     '95% interval. Bottom: labelled and pending rows per week.'),
     ("code",
      'status.plot()'),
     ("markdown",
@@ -162,7 +170,8 @@ MONITORING = [
      'without inflating false alarms. `sequence_alarms` gives, per slice (here only `(all)`), '
      'the first day the sequence left the calibrated region, how many final labels it had by '
      'then, and its bounds on y − p that day: on 17 March, once the labels of W07 were in, the '
-     'lower bound rose above 0.'),
+     'lower bound rose above 0. It is a dict (`alarms[\'(all)\'][\'day\']`, the same JSON as '
+     'before) that shows as the line the status text prints.'),
     ("code",
      "store.status(freq='W', as_of='2026-03-20', horizon='30d', "
      "alerts='sequential').sequence_alarms"),
@@ -178,18 +187,31 @@ MONITORING = [
 ]
 
 
-def _notebook(cells: list[tuple[str, str]]) -> nbformat.NotebookNode:
+def _notebook(cells: list[tuple[str, str]], old: Path | None = None) -> nbformat.NotebookNode:
+    """The notebook of ``cells``; a cell whose kind and source are those of a cell of the notebook at ``old``
+    keeps that cell's id (nbformat draws new ids at random: a regenerated notebook would otherwise differ in
+    every cell, the unchanged ones too)."""
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [nbformat.v4.new_markdown_cell(src) if kind == "markdown" else nbformat.v4.new_code_cell(src)
                 for kind, src in cells]
+    if old is not None and old.exists():
+        ids: dict[tuple[str, str], list[str]] = {}
+        for cell in nbformat.read(old, as_version=4).cells:
+            if "id" in cell:
+                ids.setdefault((cell.cell_type, cell.source), []).append(cell.id)
+        for cell in nb.cells:  # the same source twice: its ids in order
+            kept = ids.get((cell.cell_type, cell.source))
+            if kept:
+                cell.id = kept.pop(0)
     return nb
 
 
 def main() -> None:
     ROOT.mkdir(parents=True, exist_ok=True)
     for name, cells in (("comparison", COMPARISON), ("monitoring", MONITORING)):
-        nbformat.write(_notebook(cells), ROOT / f"{name}.ipynb")
+        path = ROOT / f"{name}.ipynb"
+        nbformat.write(_notebook(cells, path), path)
         print(f"wrote {ROOT / f'{name}.ipynb'}")
 
 

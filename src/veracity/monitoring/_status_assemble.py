@@ -85,6 +85,7 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
     hist = per_key_bin(np.ones_like(lab), n)
     hist_pos, hist_neg = per_key_bin(pos, n), per_key_bin(lab & (y == 0), n)
     rows_all = per_key(np.ones_like(lab), n)
+    sp_all = per_key(np.ones_like(lab), sp)  # Σp of every row, labelled or not: the window's mean score
     pending = per_key((state == 1) | (state == 3), n)  # early labels are not final: still pending
     overdue = per_key(state == 2, n)
     unl = state != 0
@@ -224,7 +225,8 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                 slope_p=slope_p, psi=psi, shift_p=shift_p, status=status,
                 alerts=_alerts(alerts, labels[pi], names[si]),
                 diagnosis=diagnosis, fix=fix, expected_positives=exp_pos, realised_positives=real_pos,
-                estimate=estimate, details=details))
+                estimate=estimate, details=details,
+                mean_score=float(sp_all[k] / rows_all[k]) if rows_all[k] > 0 else nan))
     return StoreStatus(rows=tuple(rows), reference=ref_label, stats=stats_out, **settings)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from ..core._binning import uniform_edges
 from ..core._intervals import binomial_interval
 from ._alerts import _alerts
+from ._sequence_alarms import SequenceAlarms
 from ._status_rows import MIN_PPI_LABELS, OTHER, StoreStatus
 
 
@@ -94,6 +95,16 @@ def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndar
     return res
 
 
+def _gap_ppi(e_ppi: dict[str, Any] | None, mean_score: float) -> dict[str, Any] | None:
+    """PPI rate − mean score of the window's rows, ``{"estimate", "ci_low", "ci_high"}``: the PPI interval
+    shifted by the mean score (known exactly, every score being logged: the interval of rate − score is
+    the rate's, moved). None without a PPI estimate or rows."""
+    if e_ppi is None or not np.isfinite(mean_score):
+        return None
+    return {k: None if e_ppi.get(k) is None else float(e_ppi[k]) - mean_score
+            for k in ("estimate", "ci_low", "ci_high")}
+
+
 def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dict[str, np.ndarray],
                          starts: np.ndarray, last_end: np.datetime64, by: str | None, level: float, alerts: str,
                          tolerance: float, min_count: int, bins: int, cost_fp: float = 1.0,
@@ -166,7 +177,7 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
     confusion = _confusion_ppi(per_key, aud, pos, cols["flag"] == 1, n, sp, sp2, K, level=level,
                                threshold=status.threshold, cost_fp=cost_fp, cost_fn=cost_fn)
     seen = (state == 0) | (state == 3)
-    seen_n, seen_pos = per_key(seen, n), per_key(seen & pos, n)
+    seen_n, seen_pos, seen_sp = per_key(seen, n), per_key(seen & pos, n), per_key(seen, sp)
     early_n = per_key(state == 3, n)
 
     # per (period, slice, bin): the PPI rate of the bin (its audit labels with all its scores), the
@@ -246,7 +257,7 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
          "alert": seq_alert.tolist()}
     lo_edges, hi_edges = edges[:-1].tolist(), edges[1:].tolist()
 
-    alarms: dict[str, Any] = {}
+    alarms = SequenceAlarms(sequential=alerts == "sequential")
     prior_shift: dict[int, str] = {}  # slice index -> why CBPE is withdrawn from then on
     new_rows = []
     for pi in range(n_p):
@@ -271,6 +282,8 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
                     provisional = {
                         "basis": "partial labels", "labels": int(seen_n[k]), "rate": float(seen_pos[k] / seen_n[k]),
                         "ci_low": float(lo_), "ci_high": float(hi_),
+                        # the mean score of the same rows: what their rate is set against
+                        "mean_score": float(seen_sp[k] / seen_n[k]),
                         "caveat": "early labels are not a random sample (e.g. confirmed positives arrive first)"}
             seq_low = seq_high = None
             if j >= 0:
@@ -304,7 +317,8 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
             if e_ppi is not None:  # calibration-in-the-large from the audit labels: rate - score, its interval
                 e_ppi = {**e_ppi, "rate_minus_score": rec["rectifier"]}
             new_rows.append(replace(r, alerts=_alerts(alerts_now, r.period, r.slice), status=st, details=details,
-                                    estimate_ppi=e_ppi, confusion_ppi=confusion[k], estimate_cbpe=cbpe,
+                                    estimate_ppi=e_ppi, gap_ppi=_gap_ppi(e_ppi, r.mean_score),
+                                    confusion_ppi=confusion[k], estimate_cbpe=cbpe,
                                     provisional=provisional,
                                     sequence_low=seq_low, sequence_high=seq_high, bins=bin_rows,
                                     diagnosis=r.diagnosis if alerts == "window" or alerts_now else None,

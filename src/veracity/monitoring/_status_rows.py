@@ -12,6 +12,7 @@ from ..core._text import fmt, render_table
 from ..delayed._audit import MIN_LABELS
 from ._alerts import Alert
 from ._estimate import Estimate
+from ._sequence_alarms import SequenceAlarms
 from ._time import FREQ_NAMES
 
 ALL = "(all)"
@@ -102,6 +103,14 @@ class StatusRow(Display):
     #: "cost_fn", "labels", "tp", "fp", "fn", "tn", "cost"}``, each quantity ``{"estimate", "ci_low",
     #: "ci_high"}`` (multiply by ``rows`` for counts); None without >= 2 audit labels
     confusion_ppi: dict[str, Any] | None = None
+    #: the mean score of all the window's rows, labelled or not (the scores' promise for the rows the PPI
+    #: rate covers; ``conf`` is the mean score of the labelled rows only, those ``rate`` reads); NaN if empty
+    mean_score: float = float("nan")
+    #: the PPI rate minus ``mean_score``, ``{"estimate", "ci_low", "ci_high"}``: the PPI interval shifted by
+    #: the mean score, which is known exactly (every row's score is logged), so it excludes 0 exactly when
+    #: the PPI interval excludes the mean score; None without a PPI estimate. (``estimate_ppi``'s
+    #: ``rate_minus_score`` is the audit labels' own mean(y - p), on which the "not calibrated" note rests.)
+    gap_ppi: dict[str, Any] | None = None
 
     @property
     def gap(self) -> float:
@@ -155,8 +164,9 @@ class StoreStatus(Display):
     pooled: int = 0
     #: "window" (a fixed-sample test per window) or "sequential" (anytime-valid confidence sequences)
     alert_mode: str = "window"
-    #: per slice: the first day the confidence sequence left the calibrated region (sequential mode)
-    sequence_alarms: dict[str, Any] = field(default_factory=dict)
+    #: per slice: the first day the confidence sequence left the calibrated region (sequential mode); a
+    #: :class:`~veracity.monitoring._sequence_alarms.SequenceAlarms`, a dict with a readable repr
+    sequence_alarms: dict[str, Any] = field(default_factory=lambda: SequenceAlarms(sequential=False))
     #: with sequential alerts: a gap |mean(y - p)| this small counts as calibrated
     tolerance: float = 0.0
 
@@ -186,7 +196,9 @@ class StoreStatus(Display):
             "diagnosis": (r.diagnosis or "").split(":")[0],
             "rows": r.rows, "labelled": r.labelled, "pending": r.pending + r.overdue, "conf": r.conf,
             "rate": r.rate, "ci_low": r.ci_low, "ci_high": r.ci_high, "ece": r.ece, "psi": r.psi,
-            "PPI rate (pending)": ppi(r)} for r in self.rows]
+            "PPI rate (pending)": ppi(r),
+            # what the PPI rate is compared with: the mean score of the same rows (all the window's)
+            "mean score (all rows)": r.mean_score if _not_final(r) else ""} for r in self.rows]
         what = f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows"
         pct = f"{self.level * 100:g}% CI"
         # the intervals' level and PSI's reference window, as the text's header and table say them
@@ -194,7 +206,8 @@ class StoreStatus(Display):
                    "intervals": pct, **({"PSI": f"against {self.reference}"} if self.reference else {}),
                    "alerts": len(self.alerts), "alert mode": self.alert_mode}
         # every column: the verdict (alerts, diagnosis) is the point of the view, never folded away
-        rename = {"ci_low": pct, "psi": "PSI", "PPI rate (pending)": f"PPI rate (pending), {pct}"}
+        rename = {"ci_low": pct, "psi": "PSI", "PPI rate (pending)": f"PPI rate (pending), {pct}",
+                  "conf": "conf (labelled rows)"}
         table = html_table(records, wide=True, rename=rename) if records else ""
         page = html_page("Calibration over time", [html_kv(summary), table], str(self))
         shown = self._bins_rows()
@@ -263,13 +276,36 @@ class StoreStatus(Display):
                                     align="lrrrrlll"))
         return out
 
+    def _estimate_lines(self, pend: list[StatusRow], show_slice: bool) -> list[str]:
+        """The label-free estimates, one line per window and slice; a run of consecutive windows of one slice
+        that read the same (a withdrawn estimate: the same reason from the diagnosed shift on) is one line
+        naming its first and last window (``2026-W08..2026-W11``, as ``reference=`` names a run)."""
+        order = {p: i for i, p in enumerate(dict.fromkeys(r.period for r in self.rows))}
+        runs: list[list[Any]] = []  # [first row, last row, text]
+        last: dict[str, list[Any]] = {}  # slice -> its open run
+        for r in pend:
+            withdrawn = (r.estimate_cbpe or {}).get("withdrawn")
+            text = f"withdrawn: {withdrawn}" if withdrawn else str(r.estimate)
+            run = last.get(r.slice)
+            if run is not None and run[2] == text and order[run[1].period] + 1 == order[r.period]:
+                run[1] = r
+                continue
+            last[r.slice] = run = [r, r, text]
+            runs.append(run)
+        out = []
+        for first, end, text in runs:
+            span = first.period if end is first else f"{first.period}..{end.period}"
+            out.append(span + (f" [{first.slice}]" if show_slice else "") + f": {text}")
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "as_of": self.as_of, "freq": self.freq, "window": self.window, "horizon": self.horizon,
             "by": self.by, "reference": self.reference, "level": self.level,
             "alert_level": self.alert_level, "min_count": self.min_count,
             "threshold": self.threshold, "bins": self.bins, "pooled_slices": self.pooled,
-            "alert_mode": self.alert_mode, "tolerance": self.tolerance, "sequence_alarms": self.sequence_alarms,
+            "alert_mode": self.alert_mode, "tolerance": self.tolerance,
+            "sequence_alarms": {name: dict(alarm) for name, alarm in self.sequence_alarms.items()},
             "alerts": len(self.alerts), "alert_rows": len(self.alert_rows),
             "periods": [r.to_dict() for r in self.rows],
         }
@@ -277,10 +313,14 @@ class StoreStatus(Display):
     def __str__(self) -> str:
         show_slice = self.by is not None
         body = []
+        # a window with rows but no final label: its conf cell shows the mean score of all its rows, starred
+        # (known without a label; the PPI rate below is compared with it), the others pad for the star
+        starred = any(_unlabelled(r) for r in self.rows)
         for r in self.rows:
             ci = f"[{fmt(r.ci_low, 3)}, {fmt(r.ci_high, 3)}]" if r.labelled else ""
+            conf = (fmt(r.mean_score) + "*" if _unlabelled(r) else fmt(r.conf) + (" " if starred else ""))
             line = [r.period] + ([r.slice] if show_slice else []) + [
-                str(r.rows), str(r.labelled), str(r.pending + r.overdue), fmt(r.conf), fmt(r.rate), ci,
+                str(r.rows), str(r.labelled), str(r.pending + r.overdue), conf, fmt(r.rate), ci,
                 fmt(r.ece), fmt(r.brier), fmt(r.nll), fmt(r.slope, 2), fmt(r.psi, 3), r.status]
             body.append(line)
         headers = ["period"] + (["slice"] if show_slice else []) + [
@@ -308,6 +348,10 @@ class StoreStatus(Display):
             lines.append(
                 f"(pending = no final label yet, never counted as negatives; alerts need >= {self.min_count} "
                 f"labelled rows (calibration, slope) or rows (score shift); {per})")
+        if any(_not_final(r) for r in self.rows):
+            lines.append("(conf: the mean score of the labelled rows, those rate reads"
+                         + ("; * no final label yet: the mean score of all the window's rows, known without "
+                            "a label" if starred else "") + ")")
         if self.pooled:
             lines.append(f"({self.pooled} {self.by!r} values with the fewest rows are pooled into slice "
                          f"'{OTHER}'; pass max_slices= (--max-slices) to show more)")
@@ -321,12 +365,7 @@ class StoreStatus(Display):
         if pend:
             lines.append(f"label-free estimates for pending rows (assume the scores are calibrated; "
                          f"threshold {self.threshold:g}):")
-            for r in pend:
-                e = r.estimate
-                assert e is not None
-                tag = r.period + (f" [{r.slice}]" if show_slice else "")
-                withdrawn = (r.estimate_cbpe or {}).get("withdrawn")
-                lines.append(f"  {tag}: " + (f"withdrawn: {withdrawn}" if withdrawn else str(e)))
+            lines.extend(f"  {line}" for line in self._estimate_lines(pend, show_slice))
         seg = [r for r in self.rows if r.segments]
         if seg:
             lines.append("where it is miscalibrated (vc.segments over the logged slices; BH/BY q-values):")
@@ -350,13 +389,15 @@ class StoreStatus(Display):
                          f"(alpha {alpha:.2g} per cohort over every look, however often: "
                          f"{alpha / 2:.2g} for the overall gap, "
                          f"{alpha / 2:.2g} shared by the {self.bins} score bins)")
-            for name, alarm in self.sequence_alarms.items():
-                where = f" in scores {alarm['bin']}" if alarm.get("bin") else ""
-                lines.append(f"  [{name}] left the calibrated region{where} on {alarm['day']} (after "
-                             f"{alarm['labels']} final labels; bounds [{alarm['low']:+.4f}, {alarm['high']:+.4f}])")
+            lines.extend(f"  {line}" for line in SequenceAlarms(self.sequence_alarms).lines())
         if not self.alerts:
             lines.append("alerts: none")
         return "\n".join(lines)
+
+
+def _unlabelled(r: StatusRow) -> bool:
+    """A window with rows and no final label: its table ``conf`` is the mean score of all its rows."""
+    return r.rows > 0 and r.labelled == 0
 
 
 def _not_final(r: StatusRow) -> bool:
@@ -369,12 +410,19 @@ def _provisional_text(r: StatusRow, level: float) -> str:
     parts = []
     if r.estimate_ppi:
         e = r.estimate_ppi
-        parts.append(f"PPI rate {e['estimate']:.4f} [{e['ci_low']:.4f}, {e['ci_high']:.4f}] from "
-                     f"{e['labels']} audit labels and {r.rows} scores")
+        text = (f"PPI rate {e['estimate']:.4f} [{e['ci_low']:.4f}, {e['ci_high']:.4f}] from "
+                f"{e['labels']} audit labels and {r.rows} scores")
+        if r.mean_score == r.mean_score:  # the scores' promise for the same rows, and the gap to it
+            text += f", vs mean score {r.mean_score:.4f} of those scores"
+            g = r.gap_ppi
+            if g and None not in (g["estimate"], g["ci_low"], g["ci_high"]):
+                text += f": gap (rate - score) {g['estimate']:+.4f} [{g['ci_low']:+.4f}, {g['ci_high']:+.4f}]"
+        parts.append(text)
     if r.provisional and r.provisional.get("basis") == "partial labels":
         p = r.provisional
-        parts.append(f"{p['labels']} labels so far, rate {p['rate']:.4f} [{p['ci_low']:.4f}, {p['ci_high']:.4f}] "
-                     f"({p['caveat']})")
+        vs = f" vs mean score {p['mean_score']:.4f} of those rows" if p.get("mean_score") is not None else ""
+        parts.append(f"{p['labels']} labels so far, rate {p['rate']:.4f} [{p['ci_low']:.4f}, "
+                     f"{p['ci_high']:.4f}]{vs} ({p['caveat']})")
     c = r.confusion_ppi
     if c:
         # the estimates first (they add up: TP + FP + FN + TN = 1, cost = c_FP FP + c_FN FN), then their CIs

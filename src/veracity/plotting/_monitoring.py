@@ -103,8 +103,8 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     top.errorbar(x[has], rate[has], yerr=np.vstack((np.maximum(rate - lo, 0)[has], np.maximum(hi - rate, 0)[has])),
                  fmt="none", ecolor=PALETTE[0], elinewidth=1.1, capsize=2.5, label=f"{pct} interval of the rate",
                  gid="intervals")
-    top.plot(x[has], conf[has], color=INK, marker="_", markersize=12, linestyle="", label="mean confidence",
-             gid="conf")
+    top.plot(x[has], conf[has], color=INK, marker="_", markersize=12, linestyle="",
+             label="mean score (labelled rows)", gid="conf")
     ok = has & ~few
     top.scatter(x[ok], rate[ok], color=PALETTE[0], s=26, zorder=3, label="observed rate", gid="rate")
     if few.any():
@@ -135,6 +135,15 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
         top.errorbar(xs, e_mid[has_ppi], yerr=np.vstack((e_mid - e_lo, e_hi - e_mid))[:, has_ppi], fmt="s",
                      color=PALETTE[2], markersize=4.5, elinewidth=1.1, capsize=2.5, zorder=3,
                      label=f"PPI estimate before labels are final ({pct})", gid="ppi")
+    # the scores' promise for the rows without a final label: the mean score of all the window's rows (the
+    # status table's starred conf), beside the PPI estimate of the same rows, else where the rate would be
+    mean_all = np.array([getattr(r, "mean_score", np.nan) for r in rows], dtype=float)
+    waiting_all = np.array([r.rows > 0 and r.labelled < r.rows for r in rows])
+    beside = waiting_all & (has_ppi | ~has) & np.isfinite(mean_all)
+    if beside.any():
+        top.plot(x[beside] + np.where(has_ppi[beside], 0.18, 0.0), mean_all[beside], color=INK, marker="_",
+                 markersize=9, markeredgewidth=2.2, linestyle="",
+                 label="mean score of all rows (not all labelled)", gid="mean-score")
     _style(top)
     top.set_ylabel("probability")
     handles, names = top.get_legend_handles_labels()
@@ -158,6 +167,17 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     shown = np.isfinite(gap) & (tested if status.alert_mode == "window" else np.isfinite(gap))
     mid.scatter(x[shown], gap[shown], color=PALETTE[0], s=18, zorder=3, label="rate - conf of the window",
                 gid="gap")
+    # before the labels are final: the PPI rate minus the mean score of the same rows, with its interval
+    g_ppi = [getattr(r, "gap_ppi", None) if r.labelled < r.rows and getattr(r, "estimate_ppi", None)
+             else None for r in rows]
+    g_mid, g_lo, g_hi = (np.array([np.nan if not g or g[k] is None else g[k] for g in g_ppi], dtype=float)
+                         for k in ("estimate", "ci_low", "ci_high"))
+    has_gap = np.isfinite(g_mid) & np.isfinite(g_lo) & np.isfinite(g_hi)
+    if has_gap.any():
+        mid.errorbar(x[has_gap] + 0.18, g_mid[has_gap],
+                     yerr=np.vstack((g_mid - g_lo, g_hi - g_mid))[:, has_gap], fmt="s", color=PALETTE[2],
+                     markersize=4, elinewidth=1.1, capsize=2.5, zorder=3,
+                     label=f"PPI rate - mean score ({pct})", gid="ppi-gap")
     # ringed here: the alerts that read this band (a calibration alert; sequential: the overall sequence's),
     # never a slope or score-shift alert (or a score bin's sequence), whose gap may sit inside the band
     reads_band = np.array([any(a.kind == "calibration" if status.alert_mode == "window"
@@ -168,7 +188,7 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
         y_mark = np.where(np.isfinite(gap), gap, centre) if status.alert_mode == "window" else centre
         mid.scatter(x[reads_band], y_mark[reads_band], marker="o", s=120, facecolor="none",
                     edgecolor=PALETTE[1], linewidth=1.7, zorder=4, gid="band-alerts")
-    span = np.concatenate([b_lo[tested], b_hi[tested], gap[shown]])
+    span = np.concatenate([b_lo[tested], b_hi[tested], gap[shown], g_lo[has_gap], g_hi[has_gap]])
     span = span[np.isfinite(span) & (np.abs(span) < 1)]
     if span.size:
         pad = max(float(np.abs(span).max()), 0.01) * 1.15
