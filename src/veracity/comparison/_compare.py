@@ -498,6 +498,10 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
     done = [f.result() for f in futures]
     ranked = [d[0] for d in done]
     cov = delong_covariance(ranked, y, w)
+    # symmetric to the bit: weighted, cov[i, j] and cov[j, i] are two sums of the same products taken as
+    # (D_i w^2) D_j and (D_j w^2) D_i, which round apart, so swapping A and B moved the DeLong interval's
+    # ends and p-value in their last bits; (x + x) / 2 is x, so the diagonal and an unweighted matrix stay
+    cov = (cov + cov.T) / 2.0
     identical = {pair: any(f"{names[pair[0]]!r} and {names[pair[1]]!r}" in t for t in models.notes)
                  for pair in models.pairs()}
     # every pair identical: their intervals are the exact [0, 0], shown; a note "shown n/a" contradicted them

@@ -7,7 +7,8 @@ is worth :math:`t / (1 - t)` true positives),
 
 beside "treat all" (every row flagged: :math:`\pi - (1 - \pi)\,t/(1-t)`, π the prevalence)
 and "treat none" (0). Weighted: TP, FP and N are sums of weights. The numbers equal the
-``dcurves`` package's (``dcurves.dca``; the tests check them to 1e-12).
+``dcurves`` package's (``dcurves.dca``; the tests check them to 1e-12) at every t > 0; at t = 0 veracity
+flags every row (p ≥ 0: the curve meets "treat all"), where ``dcurves`` leaves out scores of exactly 0.
 
 Net benefit is the mean of a per-row value :math:`f_i\,(y_i - (1 - y_i)\,t/(1-t))`
 (:math:`f_i` = flagged), so each point gets a Student-t interval from the counts' first and
