@@ -35,13 +35,13 @@ def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndar
     targets: TP + FP + FN + TN = 1 and cost = :math:`c_{FP}` FP + :math:`c_{FN}` FN exactly (a
     :math:`\lambda` per quantity printed shares summing to 1.0064); a share that falls below 0 is moved
     onto the simplex with the others (:func:`veracity.delayed._audit.onto_shares`), the cost priced from
-    them. Each share's interval is the normal one cut to [0, 1], or for fewer than 10 labelled rows with
-    (or without) the event vc.ppi_audit's Wilson-type interval; coverage by seeded simulation in
-    tests/monitoring/test_status_confusion_r22.py."""
+    them. Each interval is the normal one cut to the range, or where the labels show fewer than 10 events of
+    one kind in the quantity's group of rows vc.ppi_audit's (:func:`veracity.delayed._audit.
+    confusion_intervals`); coverage by seeded simulation in tests/monitoring/test_status_confusion_r22.py and
+    tests/delayed/test_ppi_confusion_coverage_r23.py."""
     from ..delayed import PpiSums, ppi_from_sums
-    from ..delayed._audit import onto_shares, shared_lambda
+    from ..delayed._audit import confusion_intervals, onto_shares, shared_lambda
     from ..delayed._ppi import cut_to_range
-    from ..delayed._ppi_sums import rare_outcome_interval
 
     def split(mask: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return per_key(mask & flag, v), per_key(mask & ~flag, v)
@@ -78,10 +78,13 @@ def _confusion_ppi(per_key: Any, aud: np.ndarray, pos: np.ndarray, flag: np.ndar
     # cost per row in [0, max(c_FP, c_FN)]
     top = np.repeat([1.0, 1.0, 1.0, 1.0, max(cf, cn)], K)
     cut_to_range(out, {"ci": (0.0, top)})
-    # the shares TP ... TN with fewer than 10 labelled rows with (or without) the event: vc.ppi_audit's
-    # Wilson-type interval for rare outcomes (the cost keeps the normal interval)
-    events = np.concatenate([stack[0][: 4 * K], np.full(K, np.nan)])
-    rare_outcome_interval(out, np.tile(n_all, len(names)), events, level)
+    # the shares TP ... TN and the cost with few labelled events in their group of rows (flagged or not):
+    # vc.ppi_audit's intervals (veracity.delayed._audit.confusion_intervals)
+    conf = {c: np.asarray(out[c], dtype=np.float64).reshape(len(names), K)
+            for c in ("estimate", "se", "lam", "ci_low", "ci_high")}
+    confusion_intervals(conf, PpiSums(**{f: np.asarray(getattr(sums, f)).reshape(len(names), K)
+                                         for f in PpiSums.__dataclass_fields__}), k_fp=cf, k_fn=cn, level=level)
+    out["ci_low"], out["ci_high"] = conf["ci_low"].reshape(-1), conf["ci_high"].reshape(-1)
     est, lo, hi = (np.asarray(out[c]).reshape(len(names), K) for c in ("estimate", "ci_low", "ci_high"))
     ok = (n_all >= 2) & np.isfinite(est).all(axis=0)
     res: list[dict[str, Any] | None] = []
