@@ -121,7 +121,9 @@ def test_a_minority_of_huge_rows():
 
 
 @pytest.mark.parametrize("cls", KINDS)
-@pytest.mark.parametrize("offset, spread", [(1e8, 1.0), (1.0, 1e-6)])
+# (1 + 1e-6 x, fitted as it is before session 23, is now rescaled after the common offset is taken out: see
+# test_matrix_far_offset_r23.py, where an offset leaves the fit unchanged)
+@pytest.mark.parametrize("offset, spread", [(1e8, 1.0)])
 def test_a_common_offset_is_not_rescaled(cls, offset, spread):
     """W z + b does not ignore a shift of z: logits with a common offset far from their differences' size
     (log-likelihoods 1e8 + x; 1 + 1e-6 x) are fitted as they are, as a fit on them with the rule off."""

@@ -16,18 +16,23 @@ from over-fitting small calibration sets:
 * matrix scaling — off-diagonal and intercept regularisation (ODIR, Kull et
   al. 2019): :math:`\frac{\lambda}{K(K-1)}\sum_{j\ne k} W_{jk}^2 + \frac{\mu}{K}\sum_k b_k^2`.
 
+The fit runs on :math:`z - r`, :math:`r` the weighted median entry (:func:`_reference`), with the penalties
+read on the map there, and folds :math:`r` back into :math:`b` (:func:`_fold`): the same family
+(:math:`W(z - r\mathbf 1) + b = Wz + b - rW\mathbf 1`), and a common offset of the logits leaves the fit as
+it was (the offset moves :math:`r` by itself; before, the penalty read :math:`b` on :math:`z`, so the offset
+changed the fit: matrix NLL 0.620 on :math:`10^8 + z`, stopped ABNORMAL, against 0.590; and
+:math:`z + 10^{100}` stopped ABNORMAL).
 Minimised by L-BFGS with the exact gradient, starting from the identity map (vector scaling:
 from temperature scaling). Logits of extreme size (1e200, 1e-200: temperature scaling's typical
 scale :math:`c` outside [1e-3, 1e3], see :func:`_input_scale`) are fitted as :math:`z/s`, :math:`s` the
 power of two with :math:`c < s \le 2c` (exact), and the map is folded back, :math:`W = W'/s`: the same family,
 the penalties read on :math:`W'`. On :math:`z` of 1e200 L-BFGS had stayed at the identity (training NLL 171
 where the uniform predictor has :math:`\log K`). Where only some rows lie far beyond the others (a tenth at
-1e100: the typical scale stays ordinary), the same objective is minimised a second time in the parameters of
-the map on those rows' scale (by Newton's method in a trust region, the exact Hessian: L-BFGS took 700
-iterations there, 18 s on 20,000 rows of 10 classes, where the far rows' small weight leaves the problem
-ill-conditioned; 28 Newton steps, 3 s, and a lower objective), and a third time from the map that fits the
-other rows while ranking each far row's label first (a few far rows, :meth:`_Scaling._ranked_start`); the
-lowest answer is kept.
+1e100: the typical scale stays ordinary), :func:`~veracity.calibrators._matrix_fit.fit_far` compares the map
+on those rows' scale (Newton's method, the exact Hessian) with the map that fits the other rows while
+ranking each far row's label first; L-BFGS on the logits as they are had stopped ABNORMAL there, and the
+far fit cost 4 to 9 times an ordinary fit of the same size (now 1 to 2 times:
+``benchmarks/bench_matrix_far_r23.py``).
 Probabilities are turned into logits by :math:`\log p` (clipped at machine epsilon).
 Unlike temperature scaling, both may change the argmax.
 """
@@ -41,12 +46,10 @@ from ..core._special import log_softmax, softmax
 
 from ..core._validation import VeracityError
 from ._base import Calibrator, require_every_class, warn
+from ._matrix_fit import fit_far, objective
 from ._temperature import TYPICAL_HI, TYPICAL_LO, TemperatureScaling, array_typical_scale
 
 
-#: the far rows' logit margin the constrained start asks for (:meth:`_Scaling._ranked_start`), and how many
-#: far rows it takes at most
-RANKED_MARGIN, RANKED_ROWS = 40.0, 100
 #: the most classes for which the fit on the far rows' scale is Newton's method (its Hessian has
 #: :math:`(K(K+1))^2` entries; beyond, L-BFGS)
 NEWTON_CLASSES = 10
@@ -64,6 +67,36 @@ def _left_to_right(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
     return acc
 
 
+def _reference(Z: np.ndarray, wt: np.ndarray) -> float:
+    r"""The offset :math:`r` the fit subtracts from every logit: the weighted lower median of the entries
+    :math:`z_{ik}` (each weighted as its row; the smallest with at least half the weight at or below it).
+
+    An entry of ``Z``, so a common offset :math:`c` added to every logit (where :math:`z + c` is exact)
+    moves it by :math:`c` exactly and leaves :math:`z - r` as it was, bit for bit; a median, so a
+    minority of rows far beyond the others does not move it; near the entries' mean, so :math:`z - r` is
+    centred as L-BFGS likes it (centred on the median row's largest logit instead, 20,000 rows of 10
+    classes took 216 iterations where they take 36)."""
+    v = Z.ravel()
+    order = np.argsort(v, kind="stable")
+    cum = np.cumsum(np.repeat(wt, Z.shape[1])[order])
+    return float(v[order[int(np.searchsorted(cum, 0.5 * cum[-1]))]])
+
+
+def _fold(W: np.ndarray, b: np.ndarray, r: float) -> np.ndarray:
+    r"""The intercept of the map on :math:`z` from that on :math:`z - r`:
+    :math:`W(z - r\mathbf 1) + b = W z + b - r W\mathbf 1`, less :math:`r` times the midrange of
+    :math:`W\mathbf 1` (a shift of every logit: the same softmax), so it is :math:`b` itself where the rows
+    of :math:`W` have one sum (the identity; vector scaling with one scale). Where that overflows (an offset
+    near the largest double and row sums apart) :math:`b` as it is, the map then exact for rows near
+    :math:`r` only."""
+    if not r:
+        return b
+    s = W.sum(axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out: np.ndarray = b - r * (s - 0.5 * (s.max() + s.min()))
+    return out if np.isfinite(out).all() else b
+
+
 def _input_scale(Z: np.ndarray) -> int:
     r"""The exponent :math:`e` of the scale :math:`s = 2^e` the fit divides the logits by, 0 for none.
 
@@ -74,10 +107,9 @@ def _input_scale(Z: np.ndarray) -> int:
     above 1e3, or both below 1e-3; then :math:`c < 2^e \le 2c`. Never for probabilities
     (:math:`|\log p| \le 36`).
 
-    * :math:`W z + b` does not ignore a shift of :math:`z`: logits with a large common offset and ordinary
-      differences (log-likelihoods :math:`10^8 + x`), or the reverse (:math:`1 + 10^{-6}x`), are fitted as
-      they are (dividing by either scale alone made the other extreme: matrix NLL 1.38 against 0.79, 0.744
-      against 0.592);
+    * read on :math:`z - r` (:func:`_reference`): a common offset is gone before (logits
+      :math:`1 + 10^{-6}x` are rescaled as :math:`10^{-6}x` is: matrix NLL 0.590 where, fitted as they were,
+      0.592, and 0.594 unpenalised, stopped before convergence);
     * scaling up (:math:`e < 0`) only where every :math:`|z|/2^e` stays within 1e6: a majority of rows of
       1e-200 among ordinary ones is fitted as it is (those rows read as near-uniform), since dividing
       would make the others 1e200.
@@ -100,10 +132,10 @@ def _far_scale(Z: np.ndarray) -> int:
     Where the largest :math:`|z_{ik} - \max_k z_{ik}|` (of the logits the fit runs on, after
     :func:`_input_scale`) exceeds 1e3, :math:`2^{f-1} \le \max|z - \max_k z| < 2^f`: a tenth of the rows
     at 1e100 among logits of order 1 (their typical size is ordinary, so :func:`_input_scale` leaves them).
-    The objective is then minimised a second time in the parameters of the map on :math:`z/2^f` (the same
-    objective, the same penalties) and the lower answer kept: the optimum there has :math:`W` of order
-    :math:`2^{-f}` beside :math:`b` of order 1, which L-BFGS did not reach on :math:`z` (matrix NLL 8e81 and
-    inf at 1e100 and 1e300, ABNORMAL; 1.0436 at 1e10 where the optimum is 1.0401, silently).
+    The objective is then minimised by :func:`~veracity.calibrators._matrix_fit.fit_far`, in the parameters of
+    the map on :math:`z/2^f` among others: the optimum there has :math:`W` of order :math:`2^{-f}` beside
+    :math:`b` of order 1, which L-BFGS did not reach on :math:`z` (matrix NLL 8e81 and inf at 1e100 and 1e300,
+    ABNORMAL; 1.0436 at 1e10 where the optimum is 1.0401, silently).
     """
     h = 0.5 * Z
     top = float(np.max(h.max(axis=1, keepdims=True) - h))  # the halves never overflow
@@ -135,87 +167,36 @@ class _Scaling(Calibrator):
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         Z = self._logit_input(s)
-        e = _input_scale(Z)
-        if e:
-            Z = np.ldexp(Z, -e)  # z / s, exact (s = 2^e); the map is folded back below
         n, k = Z.shape
         # a class without rows would get a bias pushed towards -inf (held only by the penalty): a
         # probability near 0 for a class the deployment data may well hold; refused, as one-vs-rest does
         require_every_class(y, w, k, self.name)
         wt = np.ones(n) if w is None else w
+        r = _reference(Z, wt)  # on the weights as given: integer weights sum exactly, as repeated rows count
         wt = wt / wt.sum()
-        Y = np.zeros((n, k))
-        Y[np.arange(n), y] = 1.0
-        f = _far_scale(Z)
-
-        def objective(X: np.ndarray, g: int, rows: Any = slice(None)) -> Any:
-            """The objective on the parameters of the map on X = Z / 2^g (W' = W'' 2^-g, the same penalties);
-            ``rows``: the rows whose log-loss it sums (all)."""
-            Xr, wr, Yr, yr = X[rows], wt[rows], Y[rows], y[rows]
-            at = np.arange(yr.size)
-
-            def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
-                W, b = self._unpack(theta, k)
-                with np.errstate(over="ignore", invalid="ignore"):  # a failed trial point: inf or NaN
-                    logits = Xr @ W.T + b
-                    logp = log_softmax(logits, axis=1)
-                    loss = -float(np.dot(wr, logp[at, yr]))
-                    G = (np.exp(logp) - Yr) * wr[:, None]
-                    GW = G.T @ Xr
-                gb = G.sum(axis=0)
-                if not g:
-                    pen, pW, pb = self._penalty(W, b, k)
-                else:
-                    pen, pW, pb = self._penalty(np.ldexp(W, -g), b, k)
-                    pW = np.ldexp(pW, -g)
-                return loss + pen, self._pack_grad(GW + pW, gb + pb, k)
-
-            return fun
-
+        with np.errstate(over="ignore", invalid="ignore"):
+            X = Z - r  # exact where z + c is: a common offset c leaves X as it is
+        if not np.isfinite(X).all():  # beyond the largest double: fitted as they are
+            r, X = 0.0, Z
+        e = _input_scale(X)
+        if e:
+            X = np.ldexp(X, -e)  # x / s, exact (s = 2^e); the map is folded back below
+        f = _far_scale(X)
         from scipy.optimize import minimize  # 0.15 s to import: load on use
 
-        self._centre = self._centre_of(Z, y, wt, far=bool(f))
+        self._centre = self._centre_of(X, y, wt, far=bool(f))
         options = {"maxiter": self.max_iter, "ftol": 1e-14, "gtol": 1e-9}
-        res = minimize(objective(Z, 0), self._start(k), jac=True, method="L-BFGS-B", options=options)
-        n_iter = int(res.nit)
         if f:
-            # the same objective, on the scale of the far rows (the start: the identity map there; vector
-            # scaling: temperature scaling); the lower of the two answers is kept. Newton (trust-exact) to a
-            # gradient of 1e-12, or of 1e-9 where rounding stops it (L-BFGS's gtol)
-            Xf = np.ldexp(Z, -f)
-            far = None
-            if k <= NEWTON_CLASSES:
-                try:
-                    far = minimize(objective(Xf, f), self._start_on(k, f), jac=True,
-                                   hess=self._hessian_on(Xf, wt, f), method="trust-exact",
-                                   options={"maxiter": self.max_iter, "gtol": 1e-12})
-                except (ValueError, np.linalg.LinAlgError):  # a Hessian of NaN (overflow)
-                    far = None
-                if far is not None and not far.success:
-                    # stopped by rounding (no predicted decrease) where the gradient is nil: converged;
-                    # otherwise L-BFGS, as for many classes
-                    far = far if np.max(np.abs(far.jac)) <= 1e-9 else None
-                    if far is not None:
-                        far.success = True
-            if far is None:
-                far = minimize(objective(Xf, f), self._start_on(k, f), jac=True, method="L-BFGS-B",
-                               options=options)
-            n_iter += int(far.nit)
-            if far.fun < res.fun or not np.isfinite(res.fun) and np.isfinite(far.fun):
-                res = far
-                res.x = np.concatenate([np.ldexp(res.x[:-k], -f), res.x[-k:]])
-            ranked = self._ranked_start(Z, y, wt, objective)
-            if ranked is not None:
-                # from a map that ranks every far row right (its log-loss 0), the objective itself
-                third = minimize(objective(Z, 0), ranked, jac=True, method="L-BFGS-B", options=options)
-                n_iter += int(third.nit)
-                if third.fun < res.fun or not np.isfinite(res.fun) and np.isfinite(third.fun):
-                    res = third
+            res = fit_far(self, X, y, wt, f, options)
+        else:
+            res = minimize(objective(self, X, y, wt, 0), self._start(k), jac=True, method="L-BFGS-B",
+                           options=options)
         if not res.success:
             warn(f"{self.name} stopped before convergence ({res.message}); the fit may be rough")
-        W, self.b_ = self._unpack(res.x, k)
-        self.W_ = np.ldexp(W, -e) if e else W  # W' (z / s) = (W' / s) z, each product exact
-        self.n_iter_ = n_iter
+        W, b = self._unpack(res.x, k)
+        self.W_ = np.ldexp(W, -e) if e else W  # W' (x / s) = (W' / s) x, each product exact
+        self.b_ = _fold(self.W_, b, r)
+        self.n_iter_ = int(res.nit)
         self.converged_ = bool(res.success)
 
     _centre = 1.0
@@ -257,49 +238,6 @@ class _Scaling(Calibrator):
 
         return hess
 
-    def _ranked_start(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray,
-                      objective: Any) -> np.ndarray | None:
-        r"""The parameters minimising the objective over the other rows subject to every far row (whose
-        :math:`\max_k |z_k - \max_j z_j|` exceeds 1e3: :func:`_far_scale`) having its label's logit at
-        least :data:`RANKED_MARGIN` and :math:`10^{-6}\max_k|z_k|` above every other (its log-loss then below
-        :math:`K e^{-40}`), or None
-        where no map does that (or there are more than :data:`RANKED_ROWS` far rows).
-
-        A far row the map ranks wrong costs its size (1e100) times the margin; ranked right, nothing: the
-        objective is near a constrained problem, linear constraints on :math:`(W, b)`, that L-BFGS did
-        not solve (one wrongly ranked row at 1e100 among 600: matrix NLL 0.863, vector 1.093 against
-        0.606 and 0.615). Solved by SLSQP (exact gradients) on the margins divided by each row's
-        :math:`\max_k |z_k|`."""
-        from scipy.optimize import minimize
-
-        h = 0.5 * Z
-        far = np.max(h.max(axis=1, keepdims=True) - h, axis=1) > 0.5 * TYPICAL_HI
-        far &= wt > 0
-        if not far.any() or far.all() or np.count_nonzero(far) > RANKED_ROWS:
-            return None
-        k = Z.shape[1]
-        m = np.max(np.abs(Z[far]), axis=1)
-        U = Z[far] / m[:, None]  # |u| <= 1
-        yf = y[far]
-        A, c = [], []
-        for i in range(yf.size):
-            for j in range(k):
-                if j != yf[i]:
-                    d = np.zeros(k)
-                    d[yf[i]], d[j] = 1.0, -1.0
-                    A.append(self._pack_grad(np.outer(d, U[i]), d / m[i], k))  # d margin / d theta
-                    c.append(max(RANKED_MARGIN / m[i], 1e-6))  # above SLSQP's tolerance
-        A_, c_ = np.array(A), np.array(c)
-        fun = objective(Z, 0, ~far)
-        with np.errstate(over="ignore", invalid="ignore"):
-            res = minimize(fun, self._identity(k), jac=True, method="SLSQP",
-                           constraints=[{"type": "ineq", "fun": lambda t: A_ @ t - c_, "jac": lambda t: A_}],
-                           options={"maxiter": self.max_iter, "ftol": 1e-14})
-        if not (res.success and np.isfinite(res.x).all() and np.all(A_ @ res.x >= 0.5 * c_)):
-            return None
-        x: np.ndarray = res.x
-        return x
-
     def _centre_of(self, Z: np.ndarray, y: np.ndarray, wt: np.ndarray, far: bool = False) -> float:
         """The scale the penalty shrinks towards (1: the identity map; vector scaling overrides)."""
         return 1.0
@@ -324,7 +262,7 @@ class _Scaling(Calibrator):
 
     @staticmethod
     def _pack_grad(GW: np.ndarray, gb: np.ndarray, k: int) -> np.ndarray:
-        """The flat gradient from the gradients of W and b."""
+        """The flat gradient from the gradients of W and b (or a stack of them: leading axes kept)."""
         raise NotImplementedError  # pragma: no cover
 
     def _penalty(self, W: np.ndarray, b: np.ndarray, k: int) -> tuple[float, np.ndarray, np.ndarray]:
@@ -436,7 +374,7 @@ class VectorScaling(_Scaling):
 
     @staticmethod
     def _pack_grad(GW: np.ndarray, gb: np.ndarray, k: int) -> np.ndarray:
-        return np.concatenate([np.diag(GW), gb])
+        return np.concatenate([np.diagonal(GW, axis1=-2, axis2=-1), gb], axis=-1)
 
     def _start(self, k: int) -> np.ndarray:
         return np.concatenate([np.full(k, self._centre), np.zeros(k)])
@@ -521,7 +459,7 @@ class MatrixScaling(_Scaling):
 
     @staticmethod
     def _pack_grad(GW: np.ndarray, gb: np.ndarray, k: int) -> np.ndarray:
-        return np.concatenate([GW.ravel(), gb])
+        return np.concatenate([GW.reshape(*GW.shape[:-2], k * k), gb], axis=-1)
 
     def _penalty(self, W: np.ndarray, b: np.ndarray, k: int) -> tuple[float, np.ndarray, np.ndarray]:
         off = W - np.diag(np.diag(W))
