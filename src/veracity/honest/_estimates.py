@@ -56,8 +56,11 @@ class ECEEstimates(Display):
                  "": "Kumar et al. 2019"},
                 {"estimator": "smooth", "L1": self.smooth, "L2": None, mx: None,
                  "": f"bandwidth {self.smooth_bandwidth:.4f}, Blasiok & Nakkiran 2023"}]
-        return html_page("ECE estimators", [html_table(rows), html_note(
-            "the plug-in max reads only bins with enough rows; n/a: the estimator has no such norm")], str(self))
+        notes = [html_note("the plug-in max reads only bins with enough rows; "
+                           "n/a: the estimator has no such norm")]
+        if self.negative_note():
+            notes.append(html_note(self.negative_note()))
+        return html_page("ECE estimators", [html_table(rows), *notes], str(self))
 
     def __str__(self) -> str:
         binned = f"{self.bins} {self.strategy} bins"
@@ -66,8 +69,17 @@ class ECEEstimates(Display):
             ["debiased", fmt(self.debiased_l1), fmt(self.debiased_l2), "", f"{binned}, Kumar et al. 2019"],
             ["smooth", fmt(self.smooth), "", "", f"bandwidth {self.smooth_bandwidth:.4f}, Blasiok & Nakkiran 2023"],
         ]
-        return "ECE estimators:\n" + render_table(["estimator", "L1", "L2", f"max (bins n>={self.min_count})", ""], rows,
-                                                   align="lrrrl")
+        header = ["estimator", "L1", "L2", f"max (bins n>={self.min_count})", ""]
+        table = render_table(header, rows, align="lrrrl")
+        note = self.negative_note()
+        return "ECE estimators:\n" + table + (f"\n({note})" if note else "")
+
+    def negative_note(self) -> str:
+        """The note under a debiased L1 ECE below 0 ('' otherwise): no calibration error is negative."""
+        if not self.debiased_l1 < 0.0:
+            return ""
+        return ("debiased L1 below 0: Kumar et al.'s bias correction can go below 0 when the bins' gaps are "
+                "within their noise; read it as no detectable miscalibration, as no ECE is below 0")
 
 
 def ece_estimates_of(data: Binary, edges: np.ndarray, strategy: str, min_count: int = 20) -> ECEEstimates:

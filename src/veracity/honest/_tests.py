@@ -4,6 +4,12 @@ r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-
   probability. With :math:`N = \sum w_i (y_i - p_i)(1 - 2p_i)` and
   :math:`V = \sum w_i^2 (1 - 2p_i)^2 p_i (1 - p_i)`, :math:`z = N/\sqrt V`
   is asymptotically N(0, 1) under :math:`H_0`; the p-value is two-sided.
+* **Contradicted certainty.** A probability score of exactly 0 whose label is 1 (or exactly 1 whose
+  label is 0) has probability 0 under :math:`H_0`, so both tests' exact p-value is 0 (``contradicted``
+  counts those rows; binary probability scores only). The statistics cannot see it: such a row adds
+  no variance to Spiegelhalter's :math:`V`, and in a Hosmer–Lemeshow group with other scores its term
+  is ordinary noise — one score of 0 that came true among 1,000 calibrated rows had read p = 0.95
+  and 0.57.
 * **Hosmer–Lemeshow (1980)** :math:`\hat C`: rows in G groups of equal count by
   sorted score ("deciles of risk", the ``equal-count`` binning),
   :math:`H = \sum_g (O_g - E_g)^2 / (E_g(1 - E_g/n_g))` with :math:`O_g = \sum w y`,
@@ -31,9 +37,15 @@ r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-
   :math:`b < 1`: over-confident); in-the-large model
   :math:`\mathrm{logit}\,P(y=1) = \alpha + \eta` (offset, ideal :math:`\alpha = 0`;
   :math:`\alpha > 0`: the model under-predicts on average). Fitted by Newton's method
-  (weighted maximum likelihood); standard errors from the inverse Fisher information, the
-  weights scaled to sum to the effective sample size :math:`(\sum w)^2 / \sum w^2` (Kish), so
-  the standard errors and p-values do not depend on the weights' scale.
+  (weighted maximum likelihood); standard errors from the inverse Fisher information
+  :math:`H^{-1}`, :math:`H = \sum x x^\top \mu(1-\mu)`. With ``sample_weight`` the estimate solves
+  :math:`U = \sum w\,x\,(y - \mu) = 0`, whose variance under the fitted model is
+  :math:`B = \sum w^2 x x^\top \mu(1-\mu)` (as Spiegelhalter's :math:`V`), so the covariance is the
+  sandwich :math:`H_w^{-1} B H_w^{-1}`, :math:`H_w = \sum w\,x x^\top \mu(1-\mu)`: it does not depend
+  on the weights' scale, and equal weights give the unweighted :math:`H^{-1}`. (Scaling the weights to
+  the Kish effective size and inverting :math:`H_w` is right only when the weights do not vary with
+  the score: with the tails of the scores weighted 10x, the slope test rejected calibrated scores 15 %
+  of the time at 5 %; with the middle weighted up, almost never.)
   Probabilities are mapped to logits after clipping to :math:`[\epsilon, 1-\epsilon]`
   (machine epsilon); declare ``score_type="logit"`` to use raw logits exactly.
 """
@@ -70,28 +82,55 @@ class SpiegelhalterTest(Display):
     statistic: float
     p_value: float
     n: int
+    #: rows whose probability score is exactly 0 with label 1, or exactly 1 with label 0: impossible
+    #: under calibration, so the p-value is 0 whatever z reads (z gives such a row no variance)
+    contradicted: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def __str__(self) -> str:
-        return f"Spiegelhalter z = {self.statistic:+.3f}, p = {self.p_value:.4f} ({count_noun(self.n, 'row')})"
+        rows = count_noun(self.n, "row")
+        line = f"Spiegelhalter z = {self.statistic:+.3f}, p = {self.p_value:.4f} ({rows})"
+        return line + _contradicted_note(self.contradicted)
+
+
+def contradicted_rows(data: Binary) -> int:
+    """Rows (of positive weight: pass :func:`weighted_rows`) whose probability score is exactly 0 with
+    label 1 or exactly 1 with label 0: each has probability 0 under calibration, so any test of
+    calibration has exact p-value 0 on such data. Never for logit scores, binary or multiclass, nor for
+    top-label confidences (whose input may have been logits): their probability is never exactly 0 or
+    1, and a softmax rounded to 1.0 is not a claim of certainty."""
+    if data.logit is not None or data.top_label:
+        return 0
+    return int(np.count_nonzero(np.abs(data.y - data.p) == 1.0))
+
+
+def _contradicted_note(k: int) -> str:
+    return (f"; {count_noun(k, 'score')} of exactly 0 or 1 that the label contradicts: impossible under "
+            "calibration, so p = 0") if k else ""
 
 
 def spiegelhalter_of(data: Binary) -> SpiegelhalterTest:
+    """Spiegelhalter's z; a probability of exactly 0 or 1 that its label contradicts (rows of positive
+    weight; binary probability scores only: :func:`contradicted_rows`) has probability 0 under
+    calibration, so the exact p-value is 0, as Hosmer–Lemeshow's: z alone gave such a row no variance
+    and could read a score of 0 that came true among 1,000 calibrated rows as p = 0.95."""
     data = weighted_rows(data)
     p, y = data.p, data.y
     w = np.ones_like(p) if data.w is None else data.w
     a = 1.0 - 2.0 * p
     num = float(np.dot(w, (y - p) * a))
     var = float(np.dot(w * w, a * a * p * (1.0 - p)))
-    if var <= 0.0:
+    contradicted = contradicted_rows(data)
+    if var <= 0.0 and not contradicted:
         raise VeracityError(
             "Spiegelhalter's z is undefined: every score is 0, 0.5 or 1 (zero variance); "
             "use hosmer_lemeshow or the noise floor instead"
         )
-    z = num / np.sqrt(var)
-    return SpiegelhalterTest(statistic=float(z), p_value=_two_sided(z), n=data.n)
+    z = num / math.sqrt(var) if var > 0.0 else math.copysign(math.inf, num)
+    return SpiegelhalterTest(statistic=float(z), p_value=0.0 if contradicted else _two_sided(z), n=data.n,
+                             contradicted=contradicted)
 
 
 @rows_form
@@ -145,6 +184,9 @@ class HosmerLemeshowTest(Display):
     min_expected: float = math.inf
     n_resamples: int | None = None
     random_state: Any = None
+    #: rows whose probability score is exactly 0 with label 1, or exactly 1 with label 0: impossible under
+    #: calibration, so the p-value is 0 whichever law gave it (:func:`contradicted_rows`)
+    contradicted: int = 0
 
     groups = renamed_attribute("groups", "bins")
 
@@ -158,6 +200,7 @@ class HosmerLemeshowTest(Display):
             "min_expected": self.min_expected,
             "n_resamples": self.n_resamples,
             "random_state": self.random_state if isinstance(self.random_state, int) else None,
+            "contradicted": self.contradicted,
             "bins": self.bins,
             "table": [
                 {"n": float(n), "observed": float(o), "expected": float(e)}
@@ -167,18 +210,20 @@ class HosmerLemeshowTest(Display):
 
     def __str__(self) -> str:
         if self.method == "monte-carlo":
-            return (
+            line = (
                 f"Hosmer-Lemeshow H = {self.statistic:.3f}, Monte-Carlo p = {self.p_value:.4f} "
                 f"({self.bins} equal-count bins, fewest expected events or non-events "
                 f"{self.min_expected:.3g} < 5; {self.n_resamples:,} label redraws, "
                 f"random_state {self.random_state})"
             )
-        small = (f", fewest expected events or non-events {self.min_expected:.3g} < 5: chi-square approximate"
-                 if self.min_expected < _MIN_EXPECTED else "")
-        return (
-            f"Hosmer-Lemeshow H = {self.statistic:.3f}, df = {self.df}, p = {self.p_value:.4f} "
-            f"({self.bins} equal-count bins{small})"
-        )
+        else:
+            small = (f", fewest expected events or non-events {self.min_expected:.3g} < 5: "
+                     "chi-square approximate" if self.min_expected < _MIN_EXPECTED else "")
+            line = (
+                f"Hosmer-Lemeshow H = {self.statistic:.3f}, df = {self.df}, p = {self.p_value:.4f} "
+                f"({self.bins} equal-count bins{small})"
+            )
+        return line + _contradicted_note(self.contradicted)
 
 
 def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
@@ -217,16 +262,21 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
     # the expected events and non-events of each group in effective rows (unit weights: E_g, n_g - E_g)
     least = float(min(np.min(c_e), np.min(c_n - c_e)) if w is None
                   else np.min(np.minimum(c_e, c_n - c_e) * c_n / c_w2))
+    # a score of exactly 0 or 1 that its label contradicts is impossible under calibration: p = 0 by the
+    # exact law, whatever H reads (its group's other rows gave the term variance: H had read it as noise)
+    contradicted = contradicted_rows(data)
     if dof is None and least < _MIN_EXPECTED and data.n <= _MAX_REDRAWN_ROWS:
-        p_value = _redrawn_p_value(data, edges, top, keep, c_e, var, stat, n_resamples, seed)
+        p_value = (0.0 if contradicted
+                   else _redrawn_p_value(data, edges, top, keep, c_e, var, stat, n_resamples, seed))
         return HosmerLemeshowTest(
             statistic=stat, df=g, p_value=p_value, bins=g, n=n_g, observed=o_g, expected=e_g,
             method="monte-carlo", min_expected=least, n_resamples=n_resamples, random_state=seed,
+            contradicted=contradicted,
         )
     dof = g if dof is None else dof
     return HosmerLemeshowTest(
-        statistic=stat, df=dof, p_value=float(_chi2_sf(stat, dof)), bins=g,
-        n=n_g, observed=o_g, expected=e_g, min_expected=least,
+        statistic=stat, df=dof, p_value=0.0 if contradicted else float(_chi2_sf(stat, dof)), bins=g,
+        n=n_g, observed=o_g, expected=e_g, min_expected=least, contradicted=contradicted,
     )
 
 
@@ -472,10 +522,28 @@ def _newton(
     return _slope_fit(eta, y, w, iterations)
 
 
+def _sandwich(X: np.ndarray, linear: np.ndarray, w: np.ndarray) -> np.ndarray:
+    r"""Covariance :math:`H^{-1} B H^{-1}` of a weighted logistic fit at its linear predictor
+    ``linear``: :math:`H = \sum w\,x x^\top v`, :math:`B = \sum w^2 x x^\top v`,
+    :math:`v = \mu(1 - \mu)`; the columns of ``X`` are the fitted parameters' covariates (the
+    in-the-large model: one column of ones)."""
+    mu = expit(linear)
+    v = mu * (1.0 - mu)
+    H = (X * (w * v)[:, None]).T @ X
+    B = (X * (w * w * v)[:, None]).T @ X
+    try:
+        Hi = np.linalg.inv(H)
+    except np.linalg.LinAlgError:  # pragma: no cover - the fit above already refused a singular H
+        return np.full(H.shape, np.nan)
+    out: np.ndarray = Hi @ B @ Hi
+    return out
+
+
 def calibration_slope_of(data: Binary) -> CalibrationSlope:
     data = weighted_rows(data)
     y = data.y
-    # weights in effective rows (sum = (Σw)²/Σw², Kish): the SEs must not follow their scale
+    # weights scaled to sum to the Kish effective size (Σw)²/Σw², so the fit's tolerances read rows,
+    # not the weights' units; with weights the SEs are the sandwich (_sandwich), which no scale moves
     w = np.ones_like(y) if data.w is None else data.w * (data.w.sum() / np.dot(data.w, data.w))
     live = w > 0
     if y[live].min() == y[live].max():
@@ -494,6 +562,9 @@ def calibration_slope_of(data: Binary) -> CalibrationSlope:
         )
     alpha, citl_se = _citl(eta, y, w)
     beta, cov = _slope_fit(eta, y, w)
+    if data.w is not None:  # the weighted estimating equations' variance: the sandwich (module doc)
+        citl_se = float(np.sqrt(_sandwich(np.ones((eta.size, 1)), alpha + eta, w)[0, 0]))
+        cov = _sandwich(np.column_stack([np.ones_like(eta), eta]), beta[0] + beta[1] * eta, w)
     slope_se = float(np.sqrt(cov[1, 1]))
     return CalibrationSlope(
         citl=float(alpha),
