@@ -16,8 +16,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
+
 from .._files import _PARQUET
 from ..sources import _api as source
+from ..sources._arrow_numpy import from_numpy
 from ..core._validation import VeracityError
 from ..calibrators import load as load_calibrator
 from ._common import feature_names, shown_path
@@ -101,8 +104,6 @@ def _recorded_column(args: argparse.Namespace, exc: VeracityError, names: list[s
 
 
 def run(args: argparse.Namespace) -> int:
-    import pyarrow as pa
-
     from ..frames._apply import BATCH_ROWS, apply_stream, is_parquet_source
 
     cal = load_calibrator(args.calibrator)
@@ -147,6 +148,6 @@ def run(args: argparse.Namespace) -> int:
         raise VeracityError(
             f"column {clash[0]!r} already exists in {args.file}; pass --column NAME for the output")
     for n, c in zip(names, cols):
-        table = table.append_column(n, pa.array(c))
+        table = table.append_column(n, from_numpy(np.asarray(c)))  # pa.array(c), without importing pandas
     write_table(table, out)
     return _report(args, cal, table.num_rows, names, out)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..sources import _api as source
+from ..sources._arrow_numpy import from_numpy, to_numpy
 from ..core._validation import VeracityError, check_numeric_column
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
@@ -181,7 +182,7 @@ def _measured_table(table: Any, mask: np.ndarray | None) -> Any:
     """The table's measured rows (``mask``; None: the table itself), the only rows either mode reads:
     a model scored on the test rows only (its score empty on the calib and train rows) is compared there,
     and rows not measured may hold missing scores, labels or weights."""
-    return table if mask is None else table.filter(mask)
+    return table if mask is None else table.filter(from_numpy(mask))
 
 
 def _measured(args: argparse.Namespace, table: Any, mask: np.ndarray | None) -> dict[str, Any]:
@@ -283,4 +284,4 @@ def _slice_keys(table: Any, name: str, path: str) -> Any:
     from ..sources._source import require_columns
 
     require_columns([name], table.column_names, where=str(path))
-    return table.column(name).to_numpy(zero_copy_only=False)
+    return to_numpy(table.column(name))

@@ -25,6 +25,7 @@ import argparse
 import numpy as np
 
 from ..sources._api import column
+from ..sources._arrow_numpy import to_numpy
 from ..core._validation import VeracityError, check_numeric_column
 from ._common import (add_input_arguments, add_json_argument, check_max_groups, emit, feature_names, inputs,
                       load, or_default, refuse_unused, role_flags, shown_path)
@@ -282,10 +283,10 @@ def _by_column(table, name: str, path: str, *, numbers: bool = False) -> np.ndar
     import pyarrow as pa
 
     if numbers and (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
-        return np.asarray(col.cast(pa.float64()).to_numpy(zero_copy_only=False))
+        return to_numpy(col.cast(pa.float64()))
     if not pa.types.is_dictionary(col.type) and not pa.types.is_string(col.type):
         col = col.cast(pa.string())  # numbers with gaps read as text: 1 and None, not 1.0 and nan
-    return np.asarray(col.to_numpy(zero_copy_only=False))
+    return to_numpy(col)  # a dictionary (text read as categories) through pyarrow's own conversion
 
 
 def _features(table, args: argparse.Namespace, path: str) -> dict[str, np.ndarray] | None:

@@ -20,6 +20,7 @@ from .._files import _PARQUET, expand
 from ..core._validation import VeracityError
 from ..datasets import demo_path
 from ..sources import _api as source
+from ..sources._arrow_numpy import from_numpy, to_numpy
 from ._bad_rows import bad_rows, file_rows, first_bad_row, locate
 from ._output import _show, note, shown_path
 
@@ -139,7 +140,7 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
         from ..sources._source import require_columns
 
         require_columns([args.label], table.column_names, where=path)
-        labels = table.column(args.label).drop_null().to_numpy(zero_copy_only=False)
+        labels = to_numpy(table.column(args.label).drop_null())
     else:
         # missing labels keep the one plain wording ("column 'y' has 1 missing/NaN ..., first at data row 2"),
         # right for 0/1, text (--pos-label) and class-index labels alike
@@ -303,7 +304,8 @@ class Rows:
         """In memory: only the rows where ``mask`` is true (None: all of them)."""
         if mask is None:
             return self
-        return Rows(self.args, self.path, self.engine, self.table.filter(mask), frame_options=self.frame_options)
+        return Rows(self.args, self.path, self.engine, self.table.filter(from_numpy(mask)),
+                    frame_options=self.frame_options)
 
     @property
     def note(self) -> str:
@@ -351,7 +353,7 @@ def refuse_text(table: Any, names: list[str]) -> None:
         if pa.types.is_null(kind) or pa.types.is_integer(kind) or pa.types.is_floating(kind) \
                 or pa.types.is_boolean(kind) or pa.types.is_decimal(kind):
             continue
-        check_numeric_column(table.column(name).drop_null().to_numpy(zero_copy_only=False), name)
+        check_numeric_column(to_numpy(table.column(name).drop_null()), name)
 
 
 def used_rows(table: Any, args: argparse.Namespace, mask: np.ndarray | None) -> Any:
@@ -361,7 +363,7 @@ def used_rows(table: Any, args: argparse.Namespace, mask: np.ndarray | None) -> 
     if mask is None:
         return table
     refuse_text(table, source.score_names(args.score, table.column_names))
-    return table.filter(mask)
+    return table.filter(from_numpy(mask))  # the mask as Arrow from its memory (pa.array imports pandas)
 
 
 def roles_named(col: str | None, *roles: str) -> str:

@@ -378,8 +378,10 @@ def _feature_arrays(features: Any) -> dict[str, Any]:
     if is_frame(features):
         import narwhals as nw
 
+        from ..sources._arrow_numpy import series_to_numpy
+
         f = nw.from_native(features, eager_only=True)
-        return {c: f.get_column(c).to_numpy() for c in f.columns}
+        return {c: series_to_numpy(f.get_column(c)) for c in f.columns}
     raise VeracityError(f"features= must be a dict of arrays or a frame of feature columns, got "
                         f"{type(features).__name__}", param="features")
 

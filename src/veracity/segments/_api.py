@@ -256,9 +256,11 @@ def series_values(col: Any) -> np.ndarray:
     column of the same instants has the same levels, named as ``vc.audit(..., by=)`` names the same
     slices: the UTC instant with ``+00:00`` (:func:`~veracity.core._keys.key_name`, in
     :func:`._values._shown`), as on a lazy frame, which hands the instants back in its own zone."""
-    missing = col.is_null().to_numpy()
+    from ..sources._arrow_numpy import series_to_numpy, to_numpy  # Arrow's columns without pandas
+
+    missing = series_to_numpy(col.is_null())
     if missing.any() and col.dtype.is_integer():
-        values = col.fill_null(0).to_numpy().astype(object)
+        values = series_to_numpy(col.fill_null(0)).astype(object)
         values[missing] = None
         return values
     zone = getattr(col.dtype, "time_zone", None)
@@ -270,11 +272,11 @@ def series_values(col: Any) -> np.ndarray:
         arrow = col.to_arrow()  # its UTC instants as integers, exactly (a float of nanoseconds would round)
         if isinstance(arrow, pa.ChunkedArray):
             arrow = arrow.combine_chunks()
-        ints = np.array(arrow.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+        ints = np.array(to_numpy(arrow.cast(pa.int64()).fill_null(0)), dtype=np.int64)
         stamps = ints.view(f"datetime64[{arrow.type.unit}]")
         stamps[missing] = np.datetime64("NaT")
         return _python_times(stamps, zone)
-    values = col.to_numpy()
+    values = series_to_numpy(col)
     if missing.any() and values.dtype.kind not in "fmM":  # NaN / NaT mark floats' and datetimes' own missing
         values = values.astype(object)
         values[missing] = None

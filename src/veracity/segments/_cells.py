@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from ..sources._arrow_numpy import series_floats
 from ..core._binning import bin_index, uniform_edges
 from ._family import decode, strides
 from ._spec import FeatureSpec
@@ -238,7 +239,7 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
                      .agg(*(nw.col(a).max() if a == "_swmax" else nw.col(a).sum() for a in aggs))
                      .with_columns(_set=nw.lit(sid, nw.Int64)).select("_set", "_k", "_c", *aggs))
     t = collect(nw.concat(parts, how="vertical"))
-    cols = {name: np.asarray(t.get_column(name).to_numpy(), dtype=np.float64) for name in t.columns}
+    cols = {name: series_floats(t.get_column(name)) for name in t.columns}  # DuckDB's DECIMAL sums too
     set_id = cols["_set"].astype(np.int64)
     key = cols["_k"].astype(np.int64)
     values: np.ndarray | None = None

@@ -35,6 +35,7 @@ from ..core._validation import MissingLabels, VeracityError, check_numeric_colum
 from . import _aggregates as agg
 from ..core._keys import key_name, key_order  # noqa: F401 - key_order: the slices' one order, imported from here
 from ._source import Frame, _is_decimal, as_frame, check_columns, check_dtypes, exact_floats, refuse_nested
+from ._arrow_numpy import is_missing, series_to_numpy, to_numpy
 
 #: options of the array form that need every row in memory (refused on lazy frames)
 _IN_MEMORY_ONLY = ("bootstrap", "ci", "noise_floor", "estimators", "tests", "corp")
@@ -193,7 +194,7 @@ class _Prepared:
 
     # -- in memory ------------------------------------------------------------------
     def column(self, name: str) -> np.ndarray:
-        return np.asarray(self.frame.nw.get_column(name).to_numpy())
+        return series_to_numpy(self.frame.nw.get_column(name))
 
     def numbers(self, name: str) -> np.ndarray:
         """A score, label or weight column: :meth:`column`, a DECIMAL one as the nearest float64 of
@@ -217,14 +218,14 @@ class _Prepared:
 
         col = self.frame.nw.get_column(self.by)
         refuse_ns_times(col, self.by)  # a time of day finer than a microsecond has no exact key
-        missing = np.asarray(col.is_null().to_numpy(), dtype=bool)
+        missing = np.asarray(series_to_numpy(col.is_null()), dtype=bool)
         if self.frame.schema[self.by].is_float():
-            missing |= np.isnan(np.asarray(col.to_numpy(), dtype=np.float64))
+            missing |= np.isnan(np.asarray(series_to_numpy(col), dtype=np.float64))
         if missing.any() and self.frame.schema[self.by].is_integer():
             # integers with missing values come out of to_numpy() as floats: keep them integers (slice "1",
             # not "1.0", as every lazy backend names it)
             col = col.fill_null(0)
-        keys = np.asarray(col.to_numpy())
+        keys = series_to_numpy(col)
         if keys.dtype.kind == "M":  # datetime and date keys as Python objects, named as a lazy frame names them
             keys = _python_times(keys, getattr(self.frame.schema[self.by], "time_zone", None))
         if missing.any() and keys.dtype.kind != "m":  # durations: NaT marks the missing keys (astype(object)
@@ -237,7 +238,7 @@ class _Prepared:
         cols = [self.numbers(c) for c in self.score]
         scores = cols[0] if len(cols) == 1 else np.column_stack(cols).astype(np.float64)
         labels = (None if self.label is None else self.numbers(self.label) if isinstance(self.y, str)
-                  else self.frame.nw.select(self.y.alias("_y")).get_column("_y").to_numpy())
+                  else series_to_numpy(self.frame.nw.select(self.y.alias("_y")).get_column("_y")))
         return scores, labels, None if self.weight is None else self.numbers(self.weight)
 
     def explain(self, score_type: str, error: VeracityError) -> VeracityError:
@@ -738,7 +739,8 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
             schema_names = pq.read_schema(p).names
             _refuse_duplicates(schema_names, p)  # pyarrow's reader fails on them with an Arrow message
             wanted = _present(columns, schema_names)
-            table = pq.read_table(p, columns=wanted)
+            with pq.ParquetFile(p) as parquet:  # not pq.read_table: its pyarrow.dataset imports pandas
+                table = parquet.read(columns=wanted)
         else:
             wanted = None
             parse = pacsv.ParseOptions(delimiter=_delimiter(p))
@@ -978,9 +980,9 @@ def column(table: Any, name: str, *, path: str | Path | None = None, role: str |
     col = table.column(name)
     refuse_nested(name, col.type)
     # a DECIMAL column as the nearest float64 of each value, as every other engine reads it (exact_floats)
-    values: np.ndarray = (np.asarray(exact_floats(col)) if pa.types.is_decimal(col.type)
-                          else col.to_numpy(zero_copy_only=False) if col.null_count else col.to_numpy())
-    missing = col.is_null().to_numpy(zero_copy_only=False) if col.null_count else np.zeros(len(values), bool)
+    # (numbers, flags and text from Arrow's buffers: pyarrow's own to_numpy imports pandas, half a second)
+    values: np.ndarray = np.asarray(exact_floats(col)) if pa.types.is_decimal(col.type) else to_numpy(col)
+    missing = is_missing(col) if col.null_count else np.zeros(len(values), bool)
     infinite = np.zeros(len(values), bool)
     if values.dtype.kind == "f":
         missing = missing | np.isnan(values)

@@ -28,6 +28,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..core._validation import VeracityError
+from ._arrow_numpy import to_numpy
 
 #: ranges counted at once (numpy's sort and lookups release the GIL)
 WORKERS = 2
@@ -130,7 +131,7 @@ class _SliceCodes:
         lut = np.array([self.index.setdefault(k, len(self.index)) for k in enc.dictionary.to_pylist()],
                        dtype=np.int32)
         self.keys = list(self.index)
-        return np.asarray(lut[enc.indices.to_numpy(zero_copy_only=False)])
+        return np.asarray(lut[to_numpy(enc.indices)])
 
 
 def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[float],
@@ -151,12 +152,12 @@ def auc_table(relation: Any, *, weighted: bool, grouped: bool, bounds: list[floa
         spill = _Spill(2 * ranges, dtypes, tmp)
         try:
             for batch in _prefetched(reader):
-                cols = {"_s": batch.column(1).to_numpy(zero_copy_only=False)}
+                cols = {"_s": to_numpy(batch.column(1))}  # from Arrow's buffers: pyarrow's imports pandas
                 if weighted:
-                    cols["_w"] = batch.column(2).to_numpy(zero_copy_only=False)
+                    cols["_w"] = to_numpy(batch.column(2))
                 if grouped:
                     cols["_c"] = codes.encode(batch.column(batch.num_columns - 1))
-                spill.add(batch.column(0).to_numpy(zero_copy_only=False), cols)
+                spill.add(to_numpy(batch.column(0)), cols)
         except OSError as exc:
             raise VeracityError(
                 f"the exact AUC writes the rows by score range to {directory} ({spill.rows * 8 * len(dtypes) // 10**6}"

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ._arrow_numpy import series_to_numpy
 from ..core._binning import bin_index, uniform_edges
 
 
@@ -68,7 +69,7 @@ def grouped_sums(frame: Any, keys: dict[str, Any], sums: dict[str, Any], *, wher
         out = {name: np.asarray(columns[name]) for name in (*keys, count, *sums)}
     else:
         table = collect(grouped)
-        out = {name: np.asarray(table.get_column(name).to_numpy()) for name in (*keys, count, *sums)}
+        out = {name: series_to_numpy(table.get_column(name)) for name in (*keys, count, *sums)}
     out[count] = out[count].astype(np.float64)
     return out
 

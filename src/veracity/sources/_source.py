@@ -179,7 +179,9 @@ def refuse_ns_times(series: Any, name: str | None = None) -> None:
         arrow = arrow.combine_chunks()
     if not pa.types.is_time64(arrow.type) or arrow.type.unit != "ns":
         return
-    ns = np.asarray(arrow.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    from ._arrow_numpy import to_numpy
+
+    ns = np.asarray(to_numpy(arrow.cast(pa.int64()).fill_null(0)), dtype=np.int64)
     odd = np.flatnonzero(ns % 1000)
     if odd.size:
         seconds, fraction = divmod(int(ns[odd[0]]), 10**9)
@@ -559,5 +561,6 @@ def exact_floats(column: Any) -> Any:
     import pyarrow.compute as pc
 
     arrow = pa.chunked_array([column.to_arrow()]) if not isinstance(column, pa.ChunkedArray) else column
-    values = pc.cast(pc.cast(arrow, pa.string()), pa.float64())
-    return values.to_numpy(zero_copy_only=False)
+    from ._arrow_numpy import to_numpy
+
+    return to_numpy(pc.cast(pc.cast(arrow, pa.string()), pa.float64()))
