@@ -2,9 +2,10 @@
 (``veracity.core._delong``, ``veracity.core._ece_difference``).
 
 Oracle for DeLong: the O(n1·n0) Mann–Whitney kernel (DeLong, DeLong & Clarke-Pearson 1988) with each
-class's weighted covariance scaled by n/(n - 1), n its rows of positive weight — the rule of
-``vc.compare_models`` and of the paired mean (``tests/comparison/test_cmp_oracles.py`` writes the same
-kernel for the comparison). The ledger used Kish's effective size there instead, so the same rows read
+class's weighted covariance scaled by the paired mean's kappa (n/(n - 1), n its rows of positive weight,
+for equal weights) and Student's t on the Welch–Satterthwaite degrees of freedom of the two class terms
+(each class's Kish effective size less one; round 23) — the rule of ``vc.compare_models``
+(``tests/comparison/test_cmp_oracles.py`` writes the same kernel for the comparison). The ledger used Kish's effective size there instead, so the same rows read
 two different AUC intervals in ``vc.compare`` and ``vc.compare_models``.
 """
 
@@ -30,14 +31,20 @@ def _kernel_interval(a, b, y, w, level):
     for s in (a, b):
         psi = (s[pos][:, None] > s[neg][None, :]) + 0.5 * (s[pos][:, None] == s[neg][None, :])
         parts.append((psi @ wn / wn.sum(), wp @ psi / wp.sum()))
-    var = 0.0
+    terms, nus = [], []
     for k, weights in ((0, wp), (1, wn)):
         d = parts[1][k] - parts[0][k]
         mean = np.dot(weights, d) / weights.sum()
-        n = weights.size
-        var += np.sum(weights**2 * (d - mean) ** 2) / weights.sum() ** 2 * n / (n - 1)
+        h = weights / weights.sum()
+        kappa = np.sum(h**2) / np.sum(h**2 * (1 - 2 * h + np.sum(h**2)))  # n/(n - 1) for equal weights
+        terms.append(np.sum(weights**2 * (d - mean) ** 2) / weights.sum() ** 2 * kappa)
+        nus.append(weights.sum() ** 2 / np.sum(weights**2) - 1)  # Kish's effective size less one
+    var = sum(terms)
     diff = np.dot(wp, parts[1][0] - parts[0][0]) / wp.sum()
-    half = stats.norm.ppf(0.5 + level / 2) * np.sqrt(var)
+    if var == 0:
+        return diff, diff, diff
+    df = var**2 / sum(t**2 / nu for t, nu in zip(terms, nus))  # Welch–Satterthwaite
+    half = stats.t.ppf(0.5 + level / 2, df) * np.sqrt(var)
     return diff, diff - half, diff + half
 
 

@@ -125,8 +125,9 @@ def test_paired_mean_interval_is_the_per_row_difference_interval():
 def _delong_by_definition(s0, s1, y, level):
     """DeLong, DeLong & Clarke-Pearson (1988) written out with the O(n1·n0) kernel
     psi(x, z) = [x > z] + 1/2 [x = z]: placements V10 (positives) and V01 (negatives) per model,
-    S10 and S01 their sample covariance matrices, Var(A1 - A0) = c' (S10/n1 + S01/n0) c, c = (-1, 1)."""
-    from scipy.stats import norm
+    S10 and S01 their sample covariance matrices, Var(A1 - A0) = c' (S10/n1 + S01/n0) c, c = (-1, 1);
+    Student's t on the Welch–Satterthwaite degrees of freedom of the two terms (round 23)."""
+    from scipy.stats import t
 
     pos, neg = y == 1, y == 0
     v10, v01, aucs = [], [], []
@@ -137,9 +138,12 @@ def _delong_by_definition(s0, s1, y, level):
         aucs.append(psi.mean())
     s10, s01 = np.cov(np.vstack(v10)), np.cov(np.vstack(v01))
     c = np.array([-1.0, 1.0])
-    var = c @ (s10 / pos.sum() + s01 / neg.sum()) @ c
+    n1, n0 = pos.sum(), neg.sum()
+    v1, v0 = c @ s10 @ c / n1, c @ s01 @ c / n0
+    var = v1 + v0
+    df = var**2 / (v1**2 / (n1 - 1) + v0**2 / (n0 - 1))
     diff = aucs[1] - aucs[0]
-    half = norm.ppf(0.5 + level / 2) * np.sqrt(var)
+    half = t.ppf(0.5 + level / 2, df) * np.sqrt(var)
     return diff, diff - half, diff + half
 
 

@@ -1,7 +1,8 @@
 """Model comparison against definitions and independent implementations.
 
 Oracles: DeLong's variance from the O(n²) Mann–Whitney kernel, written here
-independently of the O(n log n) placements (DeLong, DeLong & Clarke-Pearson 1988);
+independently of the O(n log n) placements (DeLong, DeLong & Clarke-Pearson 1988), its p-value
+Student's t on the Welch–Satterthwaite degrees of freedom of the two class terms (round 23);
 ``dcurves`` (Sjoberg's Python port of Vickers' decision curve analysis) for net benefit;
 ``vc.corp`` / ``vc.brier`` / ``vc.nll`` / ``vc.ece(estimator="debiased")`` for the per-model
 numbers; per-row definitions for the Murphy diagram, the net-benefit intervals and the cost.
@@ -42,18 +43,23 @@ def _kernel_delong(a, b, y, w=None):
         v10 = psi @ wn / wn.sum()
         v01 = wp @ psi / wp.sum()
         out[name] = (float(np.dot(wp, v10) / wp.sum()), v10, v01)
-    n1, n0 = pos.sum(), neg.sum()
 
-    def cov(x, u, weights, n):
+    def cov(x, u, weights):
+        # kappa, the paired mean's unbiasing factor, from its definition (n/(n - 1) for equal weights)
+        h = weights / weights.sum()
+        kappa = np.sum(h**2) / np.sum(h**2 * (1 - 2 * h + np.sum(h**2)))
         mx, mu = np.dot(weights, x) / weights.sum(), np.dot(weights, u) / weights.sum()
-        return np.sum(weights**2 * (x - mx) * (u - mu)) / weights.sum() ** 2 * n / (n - 1)
+        return np.sum(weights**2 * (x - mx) * (u - mu)) / weights.sum() ** 2 * kappa
 
-    var = 0.0
-    for k, (weights, n) in ((1, (wp, n1)), (2, (wn, n0))):
+    terms, nus = [], []
+    for k, weights in ((1, wp), (2, wn)):
         xa, xb = out["a"][k], out["b"][k]
-        var += cov(xa, xa, weights, n) + cov(xb, xb, weights, n) - 2 * cov(xa, xb, weights, n)
+        terms.append(cov(xa, xa, weights) + cov(xb, xb, weights) - 2 * cov(xa, xb, weights))
+        nus.append(weights.sum() ** 2 / np.sum(weights**2) - 1)  # Kish's effective size less one
+    var = sum(terms)
+    df = var**2 / sum(t**2 / nu for t, nu in zip(terms, nus))  # Welch–Satterthwaite
     diff = out["b"][0] - out["a"][0]
-    p = 2 * stats.norm.sf(abs(diff) / np.sqrt(var))
+    p = 2 * stats.t.sf(abs(diff) / np.sqrt(var), df)
     return out["a"][0], out["b"][0], var, p
 
 
@@ -67,9 +73,12 @@ def _kernel_delong_unweighted_textbook(a, b, y):
         v01.append(psi.mean(axis=0))
     s10, s01 = np.cov(np.vstack(v10)), np.cov(np.vstack(v01))
     c = np.array([-1.0, 1.0])
-    var = c @ s10 @ c / pos.sum() + c @ s01 @ c / neg.sum()
+    n1, n0 = pos.sum(), neg.sum()
+    v1, v0 = c @ s10 @ c / n1, c @ s01 @ c / n0
+    var = v1 + v0
+    df = var**2 / (v1**2 / (n1 - 1) + v0**2 / (n0 - 1))  # Welch–Satterthwaite
     diff = v10[1].mean() - v10[0].mean()
-    return var, 2 * stats.norm.sf(abs(diff) / np.sqrt(var))
+    return var, 2 * stats.t.sf(abs(diff) / np.sqrt(var), df)
 
 
 @pytest.mark.parametrize("seed,n,ties", [(0, 60, False), (1, 300, True), (2, 1000, False), (3, 25, True)])

@@ -8,10 +8,12 @@ comparison's ΔAUC interval ends and p-value moved in their last bits (found by 
 weighted problems).
 
 Level: DeLong's normal test is asymptotic. Seeded simulations (two exchangeable models, the null true)
-show it rejecting above its level where a class has few rows — these tests document that (with hundreds
-of rows of each class it holds its level: tests/comparison/test_cmp_simulation.py)
-(``xfail(strict=True)``: the fix belongs in ``veracity.core._delong``, which this round's comparison
-helper does not own; see the round-23 report).
+showed it rejecting above its level where a class has few rows: 7.3 % at 5 % with 10 positives, and
+weighted (exponential weights) ~10 % with 15, its variance ~20 % low there (Bessel's n/(n - 1) is not
+the unbiasing factor for unequal weights). Since round 23 each class's term is scaled by the paired
+mean's kappa and the test reads Student's t on the Welch–Satterthwaite degrees of freedom of the two
+class terms (``veracity.core._delong``); these simulations hold it to its level (more regimes and the
+power guard: tests/comparison/test_delong_level_r23.py).
 """
 
 from __future__ import annotations
@@ -75,16 +77,11 @@ def _allowance(draws: int) -> float:
     return 0.05 + 3.0 * float(np.sqrt(0.05 * 0.95 / draws))
 
 
-@pytest.mark.xfail(strict=True, reason="core._delong: DeLong rejects 7.3 % at 5 % with 10 positives (needs a "
-                   "small-sample correction or a higher MIN_CLASS_ROWS); not the comparison helper's file")
 def test_delong_holds_its_level_with_ten_positives():
     draws = 3000
     assert _null_rejection_rate(10, 300, draws, seed=2, weighted=False) <= _allowance(draws)
 
 
-@pytest.mark.xfail(strict=True, reason="core._delong: weighted DeLong (exponential weights) rejects ~10 % at 5 % "
-                   "with 15 positives: the weighted variance uses n/(n-1) and the normal law, not the weights' "
-                   "kappa and Kish degrees of freedom; not the comparison helper's file")
 def test_weighted_delong_holds_its_level_with_few_positives():
     draws = 1000
     assert _null_rejection_rate(15, 300, draws, seed=1, weighted=True) <= _allowance(draws)

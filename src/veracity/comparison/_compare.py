@@ -81,7 +81,7 @@ ECE_P_ONE = ("ece_debiased p = 1: the difference is within the bias the debiased
 #: more resamples than this is a mistake (each is a pass over the rows), refused before allocating
 MAX_RESAMPLES = 100_000
 
-#: DeLong's normal test (ΔAUC) and the paired bootstrap (ΔECE, ΔMCB, ΔDSC) need at least this many rows of
+#: DeLong's test (ΔAUC) and the paired bootstrap (ΔECE, ΔMCB, ΔDSC) need at least this many rows of
 #: each class (weighted: the class's Kish effective size :math:`(\sum w)^2/\sum w^2`) — veracity's rule that a
 #: normal approximation of a count needs 10 of each outcome (:data:`veracity.delayed._ppi_sums.EXACT_BELOW`,
 #: the rule of ``vc.ppi_mean``). Below it their sampling law is degenerate, and two equally good models were
@@ -497,11 +497,7 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         means, paired = paired_losses(list(data), models.pairs(), w, level)
     done = [f.result() for f in futures]
     ranked = [d[0] for d in done]
-    cov = delong_covariance(ranked, y, w)
-    # symmetric to the bit: weighted, cov[i, j] and cov[j, i] are two sums of the same products taken as
-    # (D_i w^2) D_j and (D_j w^2) D_i, which round apart, so swapping A and B moved the DeLong interval's
-    # ends and p-value in their last bits; (x + x) / 2 is x, so the diagonal and an unweighted matrix stay
-    cov = (cov + cov.T) / 2.0
+    cov = delong_covariance(ranked, y, w)  # symmetric to the bit (core._delong), so swapping A and B mirrors
     identical = {pair: any(f"{names[pair[0]]!r} and {names[pair[1]]!r}" in t for t in models.notes)
                  for pair in models.pairs()}
     # every pair identical: their intervals are the exact [0, 0], shown; a note "shown n/a" contradicted them
