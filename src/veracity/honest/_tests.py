@@ -257,6 +257,10 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
     n_g, o_g, e_g = n_g[keep], o_g[keep], e_g[keep]
     c_n, c_o, c_e, c_w2 = c_n[keep], c_o[keep], c_e[keep], c_w2[keep]
     g = int(n_g.size)
+    if dof is not None and dof > g:  # H sums g terms: a chi-squared on more degrees of freedom reads it as too small
+        few = f"the {g} groups the scores' ties left of bins={groups}" if g < groups else f"bins={groups}"
+        raise VeracityError(f"df={dof} exceeds {few}; pass df={max(g - 2, 1)} (G - 2, scores fitted on these rows) "
+                            f"or leave df out (G, held-out scores)", param="df")
     var = c_e * (1.0 - c_e / c_n) * (c_w2 / c_n)
     stat = float(_hl_terms(c_o, c_e, var).sum())
     # the expected events and non-events of each group in effective rows (unit weights: E_g, n_g - E_g)
