@@ -258,10 +258,6 @@ def test_text_labels_of_multiclass_scores_are_refused_as_class_indices_on_dask()
         _audit_dask(z, np.array(["0", "1", "2"])[y], "logit", 2)
 
 
-@pytest.mark.xfail(strict=True, reason="the lazy check (_multiclass._raise_top_label) does not refuse "
-                   "probability rows declared as logits, as the array form's "
-                   "_refuse_probability_rows_as_logits does; its counts (n, lo, hi, sum_bad) already "
-                   "hold what it needs")
 def test_probability_rows_declared_as_logits_are_refused_on_dask():
     z, y = _logits(40, 3, seed=10)
     p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)

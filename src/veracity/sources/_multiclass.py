@@ -13,15 +13,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core._validation import PROB_EPS, ROW_SUM_ATOL, VeracityError
+from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, ROW_SUM_ATOL, VeracityError
 from ._aggregates import _flag, as_float, backend_of, collect
 
 _INF = float("inf")
 
 
 def _staged(frame: Any, scores: list[str], score_type: str, keep: list[Any]) -> tuple[Any, list[str], list[str] | None]:
-    """``frame`` with the class probabilities (and log-probabilities) as columns of their own.
+    r"""``frame`` with the class probabilities (and log-probabilities) as columns of their own.
 
+    From logits :math:`z`: :math:`\log p_k = (z_k - \max z) - \log \Sigma_j e^{z_j - \max z}`, in
+    that order (the in-memory definition, :func:`veracity.core._validation.class_probabilities`),
+    and :math:`p_k = e^{\log p_k}`.
     Each row-wise step (max, log-sum-exp, the probabilities) is its own ``with_columns``
     on plain columns: Dask aligns a conditional only with columns, not with a
     horizontal expression computed in the same step.
@@ -36,9 +39,12 @@ def _staged(frame: Any, scores: list[str], score_type: str, keep: list[Any]) -> 
         return x, raw, None
     x = x.with_columns(__vc_top=nw.max_horizontal(*raw))
     x = x.with_columns(__vc_sum=nw.sum_horizontal(*[(nw.col(r) - nw.col("__vc_top")).exp() for r in raw]))
-    x = x.with_columns(__vc_lse=nw.col("__vc_top") + nw.col("__vc_sum").log())
+    x = x.with_columns(__vc_lse=nw.col("__vc_sum").log())
     log_p = [f"__vc_lp{i}" for i in range(k)]
-    x = x.with_columns(*[(nw.col(r) - nw.col("__vc_lse")).alias(lp) for r, lp in zip(raw, log_p)])
+    # (z - top) - log sum: the shift first, as core._validation.class_probabilities; z - (top + log sum)
+    # loses log sum's low bits to top's magnitude (logits near 1e15: NLL 0.7083 for 0.7214)
+    x = x.with_columns(*[((nw.col(r) - nw.col("__vc_top")) - nw.col("__vc_lse")).alias(lp)
+                         for r, lp in zip(raw, log_p)])
     probs = [f"__vc_p{i}" for i in range(k)]
     x = x.with_columns(*[nw.col(lp).exp().alias(p) for lp, p in zip(log_p, probs)])
     return x, probs, log_p
@@ -122,7 +128,9 @@ def check_top_label(frame: Any, scores: list[str], label: str, score_type: str, 
 
 
 def _raise_top_label(row: dict[str, Any], k: int, label: str, score_type: str, shown: list[str]) -> None:
-    """The multiclass contract's one-line errors from :func:`check_top_label`'s counts."""
+    """The multiclass contract's one-line errors from :func:`check_top_label`'s counts; from
+    :data:`LOGIT_CHECK_MIN_ROWS` rows, logits that are all probability vectors (every value in
+    [0, 1], no row sum off 1) are refused, as the array form refuses them."""
     n = int(row["n"] or 0)
     names = ", ".join(repr(c) for c in shown)
     if n == 0:
@@ -147,6 +155,14 @@ def _raise_top_label(row: dict[str, Any], k: int, label: str, score_type: str, s
         raise VeracityError(
             f"column {label!r} (labels) must hold class indices 0..{k - 1} for {k} score columns; "
             f"{int(row['y_bad'])} of {n} do not ({shown_y})")
+    if (score_type == "logit" and n >= LOGIT_CHECK_MIN_ROWS and float(row["lo"]) >= 0.0
+            and float(row["hi"]) <= 1.0 and not int(row["sum_bad"] or 0)):
+        # the array form's _refuse_probability_rows_as_logits, from the counts: softmax of such rows
+        # would be a silently wrong number
+        raise VeracityError(
+            f"scores were declared {{setting}} but all {n} rows are probability vectors (in "
+            "[0, 1], summing to 1): they look like predict_proba output. Drop {setting} (probabilities are "
+            "the default), or pass the raw logits", param="score_type", value="logit")
 
 
 def _dask_top_label(frame: Any, scores: list[str], score_type: str, keep: list[Any], grouped: bool) -> Any:
