@@ -28,5 +28,7 @@ def load_demo() -> dict[str, np.ndarray]:
     """
     import pyarrow.csv as pacsv
 
+    from .sources._arrow_numpy import to_numpy  # pyarrow's own to_numpy imports pandas
+
     table = pacsv.read_csv(demo_path())
-    return {name: table.column(name).to_numpy() for name in table.column_names}
+    return {name: to_numpy(table.column(name)) for name in table.column_names}

@@ -1,11 +1,14 @@
 """The command line never imports pandas on the memory engine's common paths (pandas is half a second of
 every run and nothing there needs it).
 
-Each command runs in a fresh interpreter (``veracity.cli.main(argv)``), on the bundled demo CSV and on a
-Parquet copy of it, and says afterwards whether ``pandas`` is in ``sys.modules``: structural, never
-timed. pyarrow imports pandas inside ``to_numpy``, ``pa.array`` and ``pyarrow.dataset``; the columns
-are read from Arrow's buffers instead (:mod:`veracity.sources._arrow_numpy`). The paths that still
-import it through modules owned elsewhere are strict xfails naming the line.
+Each command runs in a fresh interpreter (``veracity.cli.main(argv)``) on the bundled demo CSV, and says
+afterwards whether ``pandas`` is in ``sys.modules``: structural, never timed. A Parquet copy of the data
+is run for ``audit``, ``apply`` and ``monitor log`` only: the other file commands read through audit's
+reader (apply streams Parquet on its own path, the store reads with its own), and each fresh interpreter
+costs about two CPU seconds. pyarrow imports pandas inside ``to_numpy``, ``pa.array``, ``pa.scalar`` and
+``pyarrow.dataset``; the columns are read from Arrow's buffers instead (:mod:`veracity.sources._arrow_numpy`).
+Text times are told apart without pandas when it is not loaded (``_monitor._value_kind``), which gives
+pandas' answer on every mix of up to three of twenty kinds of value.
 """
 
 import subprocess
@@ -41,10 +44,6 @@ def run(argv: list[str]) -> None:
         raise PandasImported(f"{argv[0]} imported pandas")
 
 
-def xfail(reason: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(raises=PandasImported, strict=True, reason=reason)
-
-
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The demo data as CSV and Parquet, with a second score column (``p2``, for compare's two models)
@@ -70,37 +69,30 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
-# pandas imported in modules owned elsewhere (the line that imports it first)
-APPLY_STREAM = xfail("streamed Parquet input: frames/_apply.py:151 pa.array(c) imports pandas")
-DEMO = xfail("datasets.py:32 (load_demo): table.column(name).to_numpy() imports pandas")
-TEXT_TIMES = xfail("monitoring/_monitor.py:332 (_object_times) imports pandas.api.types for text times")
-STORE_IN = xfail("monitoring/_store.py:1036 (_score_column), :1060 (_label_column): to_numpy imports pandas")
-
-#: (name, argv with {data} for the input file, marks on CSV, marks on Parquet)
+#: (name, argv with {data} for the input file, whether to run it on the Parquet copy as well)
 COMMANDS = [
-    ("audit", "audit {data} --score score --label label", (), ()),
-    ("audit-by", "audit {data} --score score --label label --by segment", (), ()),
+    ("audit", "audit {data} --score score --label label", True),
+    ("audit-by", "audit {data} --score score --label label --by segment", False),
     ("fit", "fit {data} --method isotonic --score score --role-col role --fit-role calib --out {root}/f.json",
-     (), ()),
-    ("apply", "apply {cal} {data} -o {root}/applied.csv", (), (APPLY_STREAM,)),
-    ("compare-calibrator", "compare {data} --score score --calibrator {cal}", (), ()),
-    ("compare-models", "compare {data} --score score --against p2 --by segment", (), ()),
-    ("threshold", "threshold {data} --score score --target-recall 0.9", (), ()),
-    ("conformal", "conformal {data} --score score --alpha 0.1", (), ()),
-    ("segments", "segments {data} --score score --label label --features segment,month", (), ()),
+     False),
+    ("apply", "apply {cal} {data} -o {root}/applied.csv", True),
+    ("compare-calibrator", "compare {data} --score score --calibrator {cal}", False),
+    ("compare-models", "compare {data} --score score --against p2 --by segment", False),
+    ("threshold", "threshold {data} --score score --target-recall 0.9", False),
+    ("conformal", "conformal {data} --score score --alpha 0.1", False),
+    ("segments", "segments {data} --score score --label label --features segment,month", False),
     ("report", "report {data} --score score --label label --by segment --no-bootstrap --out {root}/r.html",
-     (), ()),
-    ("monitor-scan", "monitor scan {data} --score score --label label --time ts", (), ()),
-    ("monitor-scan-text", "monitor scan {data} --score score --label label --time month", (TEXT_TIMES,),
-     (TEXT_TIMES,)),
-    ("monitor-log", "monitor log {store} {data} --id id --time ts --score score", (STORE_IN,), (STORE_IN,)),
+     False),
+    ("monitor-scan", "monitor scan {data} --score score --label label --time ts", False),
+    ("monitor-scan-text", "monitor scan {data} --score score --label label --time month", False),
+    ("monitor-log", "monitor log {store} {data} --id id --time ts --score score", True),
 ]
 
 
 @pytest.mark.parametrize("kind, argv", [
-    pytest.param(kind, argv, id=f"{name}-{kind}", marks=list(marks))
-    for name, argv, csv_marks, parquet_marks in COMMANDS
-    for kind, marks in (("csv", csv_marks), ("parquet", parquet_marks))
+    pytest.param(kind, argv, id=f"{name}-{kind}")
+    for name, argv, parquet in COMMANDS
+    for kind in (("csv", "parquet") if parquet else ("csv",))
 ])
 def test_file_commands(files: dict[str, Path], kind: str, argv: str) -> None:
     run(argv.format(data=files[kind], root=files["root"], cal=files["cal"], store=files["store"]).split())
@@ -110,7 +102,60 @@ def test_file_commands(files: dict[str, Path], kind: str, argv: str) -> None:
     "monitor status {store} --freq M",
     "monitor recalibrate {store} --method platt --freq M --out {root}/rc.json",
     "export {cal} --sql duckdb",
-    pytest.param("demo audit", marks=DEMO),
+    "demo audit",
 ])
 def test_other_commands(files: dict[str, Path], argv: str) -> None:
     run(argv.format(root=files["root"], cal=files["cal"], store=files["store"]).split())
+
+
+def test_text_times_are_told_apart_as_pandas_tells_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_object_times`` without pandas loaded (``sys.modules["pandas"] = None``: its fallback) reads,
+    refuses or passes on every mix of up to three of twenty kinds of value as it does with pandas."""
+    import datetime as dt
+    import itertools
+    from decimal import Decimal
+
+    import numpy as np
+    import pandas as pd
+
+    from veracity.core._validation import VeracityError
+    from veracity.monitoring._monitor import _object_times
+
+    atoms = [pd.Timestamp("2026-01-05"), "2026-02-05", 1767571200, 1.5, float("nan"), None, Decimal("1.5"),
+             True, np.bool_(False), dt.datetime(2026, 1, 1), dt.date(2026, 1, 1), np.datetime64("2026-01-01"),
+             b"x", np.str_("a"), np.int64(3), np.float32(2.5), np.timedelta64(1, "s"), pd.NaT, np.nan, 1 + 2j]
+    cases = [list(c) for k in (1, 2, 3) for c in itertools.combinations(atoms, k)]
+
+    def outcome(values: list[object]) -> tuple[str, str]:
+        raw = np.empty(len(values), dtype=object)
+        raw[:] = values
+        try:
+            out = _object_times(raw)
+        except VeracityError as exc:
+            return "refused", str(exc)
+        return str(out.dtype), repr(out.tolist())
+
+    with_pandas = [outcome(c) for c in cases]
+    for module in ("pandas", "pandas.api", "pandas.api.types"):  # as if never imported (or not installed)
+        monkeypatch.setitem(sys.modules, module, None)
+    without = [outcome(c) for c in cases]
+    differ = [(c, a, b) for c, a, b in zip(cases, with_pandas, without) if a != b]
+    assert not differ, differ[:5]
+    assert {a[0] for a in with_pandas} >= {"refused", "float64", "object"}  # every branch is reached
+
+
+def test_apply_columns_are_the_arrow_arrays_pa_array_makes() -> None:
+    """The streamed apply's calibrated columns (1-D float arrays, a multiclass matrix's strided columns)
+    as ``from_numpy`` makes them equal ``pa.array``'s, type and values (NaN a value, no nulls)."""
+    import numpy as np
+
+    from veracity.sources._arrow_numpy import from_numpy
+
+    rng = np.random.default_rng(0)
+    p = rng.random((7, 3))
+    p[2, 1] = np.nan
+    cols = [p[:, 0], p[:, 1], p[:, 2], p[:, 1].astype(np.float32), rng.random(5), np.empty(0)]
+    for c in cols:
+        made, expected = from_numpy(np.asarray(c)), pa.array(c)
+        assert made.type == expected.type and made.null_count == expected.null_count == 0
+        assert made.equals(expected) or np.array_equal(made.to_numpy(), expected.to_numpy(), equal_nan=True)

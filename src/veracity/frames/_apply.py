@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import VeracityError
+from ..sources._arrow_numpy import from_numpy
 from ..sources._source import require_columns
 
 #: rows per record batch (about 0.5 MB per float column)
@@ -148,7 +149,7 @@ def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], 
                 if clash:
                     raise VeracityError(
                         f"column {clash[0]!r} already exists in {shown}; pass --column NAME for the output")
-            out_batch = pa.RecordBatch.from_arrays([*batch.columns, *(pa.array(c) for c in cols)],
+            out_batch = pa.RecordBatch.from_arrays([*batch.columns, *(from_numpy(np.asarray(c)) for c in cols)],
                                                    names=[*batch.schema.names, *new])
             if writer is None:
                 schema = out_batch.schema

@@ -40,6 +40,7 @@ multiplying every weight by a constant changes nothing.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,6 +56,8 @@ from ..core._stats import BinStats, grouped_stats, score_histograms
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import MissingLabels, VeracityError, check_score_type, prepare_binary, to_numpy
 from ..core._weights import in_user_units
+from ..sources._arrow_numpy import from_numpy
+from ..sources._arrow_numpy import to_numpy as arrow_to_numpy
 from ..core._compat import positional_options
 from ..core._display import Display
 from ._alerts import Alert
@@ -323,20 +326,49 @@ def summarize_periods(
                          histogram_sizes=sizes)
 
 
+def _value_kind(raw: np.ndarray) -> str:
+    """pandas' ``infer_dtype(raw, skipna=False)`` as far as :func:`_object_times` tells its answers apart,
+    from each value's type: numbers only are ``integer`` (ints), ``floating`` (floats), ``integer-na``
+    (ints and NaN) or ``mixed-integer-float``; ``string`` and ``decimal`` when every value is one;
+    ``timedelta`` for durations beside missing values only; an int beside other values is
+    ``mixed-integer``, any other mix ``mixed``; one other type, ``other``. Checked against pandas on
+    every mix of up to three of twenty kinds of value (tests/sources/test_no_pandas_r23.py)."""
+    from decimal import Decimal
+
+    def kind(v: Any) -> str:
+        if isinstance(v, (bool, np.bool_)):
+            return "bool"
+        if isinstance(v, np.timedelta64):  # an np.integer, yet no number
+            return "timedelta"
+        if isinstance(v, (int, np.integer)):
+            return "int"
+        if isinstance(v, (float, np.floating)):
+            return "float" if v == v else "nan"
+        if isinstance(v, str):
+            return "string"
+        return "decimal" if isinstance(v, Decimal) else type(v).__name__
+
+    kinds = {kind(v) for v in raw.tolist()}
+    if kinds <= {"int", "float", "nan"}:
+        if "int" not in kinds:
+            return "floating"
+        if kinds == {"int"}:
+            return "integer"
+        return "mixed-integer-float" if "float" in kinds else "integer-na"
+    if len(kinds) == 1:
+        return kinds.pop() if kinds <= {"string", "decimal"} else "other"
+    if "timedelta" in kinds and kinds <= {"timedelta", "nan", "NoneType", "NaTType"}:
+        return "timedelta"  # pandas skips the missing values beside durations even with skipna=False
+    return "mixed-integer" if "int" in kinds else "mixed"
+
+
 def _object_times(raw: np.ndarray) -> np.ndarray:
     """An object column of times checked for one encoding: numbers only are epoch seconds (as a
     float array); strings only are text (as a ``str`` array, read as the store reads it); numbers
     beside dates or text are refused — read one by one, an int would be nanoseconds (1970-01) next to
     a date, a silent wrong period (issue 23's fuzz)."""
-    try:
-        from pandas.api.types import infer_dtype
-    except ImportError:  # without pandas: the same question asked of each value's type
-        kinds = {"number" if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-                 else "string" if isinstance(v, str) else "other" for v in raw.tolist()}
-        kind = ("integer" if kinds == {"number"} else "string" if kinds == {"string"}
-                else "mixed-integer" if "number" in kinds and len(kinds) > 1 else "other")
-    else:
-        kind = infer_dtype(raw, skipna=False)
+    pandas = sys.modules.get("pandas")  # importing it here would cost every command line run half a second
+    kind = pandas.api.types.infer_dtype(raw, skipna=False) if pandas is not None else _value_kind(raw)
     if kind in ("integer", "floating", "mixed-integer-float", "decimal"):
         return raw.astype(np.float64)
     if kind == "string":
@@ -350,6 +382,25 @@ def _object_times(raw: np.ndarray) -> np.ndarray:
             "dates as dates, so a mix has no one reading: convert the column to one encoding (e.g. "
             "pandas.to_datetime(..., utc=True) or all epoch seconds)", param="times")
     return raw
+
+
+def _string_array(words: np.ndarray) -> Any:
+    """A 1-D numpy ``str`` array as an Arrow string array, as ``pa.array(words, type=pa.string())`` makes
+    it (which imports pandas): each value's UTF-8 bytes, the padding of numpy's fixed width dropped
+    (``mask = arange(width) < length``), behind int32 offsets ``0, cumsum(lengths)``."""
+    import pyarrow as pa
+
+    encoded = np.char.encode(words, "utf-8") if words.size else np.empty(0, dtype="S1")
+    width = max(encoded.dtype.itemsize, 1)
+    lengths = np.char.str_len(encoded).astype(np.int64) if encoded.size else np.zeros(0, dtype=np.int64)
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if offsets[-1] >= 2**31:
+        return pa.array(words, type=pa.string())  # past int32 offsets: pyarrow's own (chunked) build
+    data = np.ascontiguousarray(encoded).view(np.uint8).reshape(len(encoded), width)
+    data = data[np.arange(width) < lengths[:, None]]
+    return pa.Array.from_buffers(pa.string(), len(encoded),
+                                 [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)])
 
 
 def _as_times(times: Any, name: str = "times") -> np.ndarray:
@@ -368,10 +419,10 @@ def _as_times(times: Any, name: str = "times") -> np.ndarray:
 
         from ._time import parse_time_strings
 
-        text = pa.array(raw.reshape(-1), type=pa.string())
+        text = _string_array(raw.reshape(-1))
         if not pc.all(pc.match_substring_regex(text, r"^[0-9]{4}(-[0-9]{2})?$")).as_py():
             parsed = parse_time_strings(text, f"{name} must be dates or datetimes in one ISO 8601 form, but it")
-            raw = np.asarray(parsed.to_numpy(zero_copy_only=False)).reshape(raw.shape)
+            raw = np.asarray(arrow_to_numpy(parsed)).reshape(raw.shape)
         # else ISO 8601 months or years ('2026-03', a month key as time): their first instant, UTC, by numpy
     if raw.dtype.kind in "iuf":
         # numbers are epoch seconds, as everywhere times enter veracity (monitoring._time); numpy
@@ -380,7 +431,7 @@ def _as_times(times: Any, name: str = "times") -> np.ndarray:
 
         from ._time import to_utc_timestamps
 
-        raw = np.asarray(to_utc_timestamps(pa.array(raw), name).to_numpy(zero_copy_only=False))
+        raw = np.asarray(arrow_to_numpy(to_utc_timestamps(from_numpy(raw), name)))
     try:
         with warnings.catch_warnings():
             # numpy converts a string's offset to UTC (the reading veracity documents) and says so, each time

@@ -58,6 +58,7 @@ from ..core._compat import positional_options
 from ..core._display import Display
 from ..core._sql_names import quote_identifier
 from ..core._validation import VeracityError
+from ..sources._arrow_numpy import from_numpy, to_numpy
 from ._slice_names import slice_texts
 from ._time import to_utc_timestamps
 
@@ -480,7 +481,7 @@ class MonitorStore:
         import pyarrow as pa
 
         cols = {"id": ids, "ts": ts, "score": scores,
-                "model": pa.array([model] * table.num_rows, type=pa.string())}
+                "model": _repeated_text(model, table.num_rows)}
         for b in by_cols:
             # named as vc.audit names the values (slice_texts)
             cols[_slice_column(b)] = _slice_values(slice_texts(_col(table, b, source), b, source), b, source)
@@ -522,9 +523,9 @@ class MonitorStore:
             observed = to_utc_timestamps(_col(table, time, source), time)
         else:
             now = np.datetime64(_utcnow(), "us")
-            observed = pa.array(np.full(table.num_rows, now), type=pa.timestamp("us"))
+            observed = from_numpy(np.full(table.num_rows, now).view(np.int64)).view(pa.timestamp("us"))
         stage = pa.table({"id": ids, "label": labels, "observed": observed,
-                          "audit": pa.array(np.full(table.num_rows, audit_sample), type=pa.bool_())})
+                          "audit": from_numpy(np.full(table.num_rows, audit_sample, dtype=bool))})
         return self._ingest("outcomes", stage, source, digest, replace, [], check_observed=time is not None)
 
     def _ingest(self, kind: str, stage: Any, source: str, digest: str, replace: bool,
@@ -997,7 +998,7 @@ def _id_column(table: Any, name: str, source: str) -> Any:
     if col.null_count:
         raise VeracityError(f"id column {name!r} in {source} has {col.null_count} missing ids; every row needs one")
     if pa.types.is_floating(col.type):
-        v = col.to_numpy(zero_copy_only=False)
+        v = to_numpy(col)
         if not np.all(np.isfinite(v)) or np.any(v != np.round(v)):
             raise VeracityError(f"id column {name!r} in {source} holds non-integer numbers; ids must be "
                                 "strings or integers")
@@ -1005,12 +1006,43 @@ def _id_column(table: Any, name: str, source: str) -> Any:
             raise VeracityError(f"id column {name!r} in {source} holds ids beyond 2**53 as floating-point "
                                 f"numbers (e.g. {v[np.abs(v) > 2.0**53][0]:.17g}), where distinct ids become one; "
                                 "send the ids as strings or integers")
-        col = pa.array(v.astype(np.int64))
+        col = from_numpy(v.astype(np.int64))
     return col.cast(pa.string())
 
 
 #: slice names the status gives its own rows: every slice, the pooled small slices, rows without a value
 RESERVED_SLICES = ("(all)", "(other)", "(missing)")
+
+
+def _text_array(words: Any) -> Any:
+    """``pa.array(words, type=pa.string())`` for a few strings, built from its offsets and UTF-8 bytes
+    (``pa.Array.from_buffers``): ``pa.array`` and ``pa.scalar`` import pandas."""
+    import pyarrow as pa
+
+    raw = [w.encode() for w in words]
+    offsets = np.zeros(len(raw) + 1, dtype=np.int32)
+    offsets[1:] = np.cumsum([len(r) for r in raw])
+    return pa.Array.from_buffers(pa.string(), len(raw), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(raw))])
+
+
+def _repeated_text(value: str | None, n: int) -> Any:
+    """``value`` ``n`` times as a string array (nulls for ``None``): ``pa.array([value] * n, type=pa.string())``."""
+    import pyarrow as pa
+
+    if value is None:
+        return pa.nulls(n, pa.string())
+    return _text_array([value]).take(from_numpy(np.zeros(n, dtype=np.int64)))
+
+
+def _scalar(value: Any, kind: Any) -> Any:
+    """``pa.scalar(value, type=kind)`` for a bool, float64 or text label (``pa.scalar`` imports pandas)."""
+    import pyarrow as pa
+
+    if pa.types.is_boolean(kind) or pa.types.is_floating(kind):
+        one = from_numpy(np.array([value], dtype=kind.to_pandas_dtype()))
+    else:
+        one = _text_array([value])
+    return one.cast(kind)[0]
 
 
 def _slice_values(col: Any, name: str, source: str) -> Any:
@@ -1019,7 +1051,7 @@ def _slice_values(col: Any, name: str, source: str) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    hit = pc.is_in(col, value_set=pa.array(RESERVED_SLICES))
+    hit = pc.is_in(col, value_set=_text_array(RESERVED_SLICES))
     if pc.any(hit).as_py():
         value = col.filter(hit)[0].as_py()
         raise VeracityError(f"slice column {name!r} in {source} holds the value {value!r}, a name the status "
@@ -1033,7 +1065,7 @@ def _score_column(table: Any, name: str, source: str) -> Any:
     col = _col(table, name, source)
     if not (pa.types.is_floating(col.type) or pa.types.is_integer(col.type) or pa.types.is_decimal(col.type)):
         raise VeracityError(f"score column {name!r} in {source} has type {col.type}; scores must be numbers")
-    v = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
+    v = np.asarray(to_numpy(col), dtype=np.float64)
     bad = ~np.isfinite(v) | (v < 0) | (v > 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -1041,7 +1073,7 @@ def _score_column(table: Any, name: str, source: str) -> Any:
             f"score column {name!r} in {source}: {int(bad.sum())} of {v.size} values are not probabilities "
             f"in [0, 1] (first at row {i}: {float(v[i])!r}); store calibrated probabilities (apply the sigmoid "
             "to logits)")
-    return pa.array(v, type=pa.float64())
+    return from_numpy(np.asarray(v, dtype=np.float64))
 
 
 def _label_column(table: Any, name: str, source: str, pos_label: Any = None) -> Any:
@@ -1055,9 +1087,9 @@ def _label_column(table: Any, name: str, source: str, pos_label: Any = None) -> 
     if pos_label is not None:
         return _labels_with_pos_label(col, name, source, pos_label)
     if pa.types.is_boolean(col.type):
-        v = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
+        v = np.asarray(to_numpy(col), dtype=np.float64)
     elif pa.types.is_integer(col.type) or pa.types.is_floating(col.type):
-        v = np.asarray(col.to_numpy(zero_copy_only=False), dtype=np.float64)
+        v = np.asarray(to_numpy(col), dtype=np.float64)
     else:
         import pyarrow.compute as pc
 
@@ -1072,7 +1104,7 @@ def _label_column(table: Any, name: str, source: str, pos_label: Any = None) -> 
         raise VeracityError(f"label column {name!r} in {source}: {int(bad.sum())} labels are not 0 or 1 "
                             f"(first at row {i}: {v[i].item()!r}); name the positive outcome with pos_label=, or "
                             "map the labels to 0/1", param="pos_label")
-    return pa.array(v.astype(np.int8), type=pa.int8())
+    return from_numpy(v.astype(np.int8))
 
 
 def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> Any:
@@ -1113,7 +1145,7 @@ def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> 
         shown = ", ".join(repr(v) for v in sorted(values, key=str)[:5])
         raise VeracityError(f"label column {name!r} in {source} takes {len(values)} values ({shown}); outcomes are "
                             "binary: pos_label= names the positive one of two values", param="pos_label")
-    hit = np.asarray(pc.equal(col, pa.scalar(value, type=col.type)).to_numpy(zero_copy_only=False), dtype=bool)
+    hit = np.asarray(to_numpy(pc.equal(col, _scalar(value, col.type))), dtype=bool)
     if not hit.any():
         shown = ", ".join(repr(v) for v in values)
         if len(values) == 2:
@@ -1126,4 +1158,4 @@ def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> 
             warnings.warn(f"pos_label={pos_label!r} is not among the labels of {source} (all {len(hit):,} are "
                           f"{shown}): every outcome is stored as negative (0); if pos_label is misspelt, send the "
                           "file again with the right one, replacing them (--replace, replace=True)", stacklevel=4)
-    return pa.array(hit.astype(np.int8), type=pa.int8())
+    return from_numpy(hit.astype(np.int8))
