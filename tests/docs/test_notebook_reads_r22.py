@@ -89,7 +89,10 @@ def test_comparison_ece_numbers_read_on_the_audits_bins(comparison):
     assert f"*before* is the audit's {audit_ece}" in md
     # the prose's DSC and AUC claims: DSC interval clear of 0, AUC's not, p = 0.09
     auc = next(ln.split() for ln in comp.splitlines() if ln.startswith("auc"))
-    assert auc[6] == "0.0917" and "p = 0.09" in md
+    # (the p-value read 0.0917 on DeLong's normal law, 0.0940 on Student's t since session 23: the prose's
+    # two digits follow whichever the table prints)
+    p_auc = float(auc[6])
+    assert 0.05 < p_auc and f"p = {p_auc:.2f}" in md
 
 
 def test_monitoring_prose_reads_the_bin_table(monitoring):
