@@ -22,22 +22,13 @@ import numpy as np
 import pytest
 
 import veracity as vc
-from veracity.comparison._delong import delong_covariance, delong_test, rank_model
 
-
-def _problem(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(60, 500))
-    y = (rng.random(n) < rng.uniform(0.2, 0.6)).astype(int)
-    x = rng.normal(size=n) + y * rng.uniform(0.2, 2.0)
-    a = 1 / (1 + np.exp(-(x + 0.7 * rng.normal(size=n))))
-    b = 1 / (1 + np.exp(-(1.3 * x - 0.5 + 0.5 * rng.normal(size=n))))
-    return a, b, y, rng.uniform(0.2, 3.0, n)
+from .conftest import level_allowance, null_rejection_rate, two_model_problem
 
 
 @pytest.mark.parametrize("seed", range(12))
 def test_swapping_weighted_models_mirrors_every_row_to_the_bit(seed):
-    a, b, y, w = _problem(seed)
+    a, b, y, w = two_model_problem(seed)
     ab = vc.compare_models({"a": a, "b": b}, y, sample_weight=w, n_resamples=60)
     ba = vc.compare_models({"b": b, "a": a}, y, sample_weight=w, n_resamples=60)
     for metric in ("brier", "log_loss", "ece", "auc"):
@@ -48,7 +39,7 @@ def test_swapping_weighted_models_mirrors_every_row_to_the_bit(seed):
 
 
 def test_swapping_models_mirrors_delong_in_a_three_model_comparison():
-    a, b, y, w = _problem(3)
+    a, b, y, w = two_model_problem(3)
     c = np.clip(a + 0.1 * (b - 0.5), 0.0, 1.0)
     abc = vc.compare_models({"a": a, "b": b, "c": c}, y, sample_weight=w, n_resamples=0)
     cba = vc.compare_models({"c": c, "b": b, "a": a}, y, sample_weight=w, n_resamples=0)
@@ -57,32 +48,12 @@ def test_swapping_models_mirrors_delong_in_a_three_model_comparison():
         assert (r1.diff, r1.ci_low, r1.ci_high, r1.p_value) == (-r2.diff, -r2.ci_high, -r2.ci_low, r2.p_value)
 
 
-def _null_rejection_rate(n1: int, n0: int, draws: int, seed: int, weighted: bool) -> float:
-    """Share of ``draws`` null data sets (two exchangeable models: the same signal plus independent noise)
-    on which DeLong's paired test rejects at 5 %."""
-    rng = np.random.default_rng(seed)
-    y = np.r_[np.ones(n1), np.zeros(n0)]
-    rejected = 0
-    for _ in range(draws):
-        z = rng.normal(size=y.size) + y
-        sa, sb = z + rng.normal(size=y.size), z + rng.normal(size=y.size)
-        w = rng.exponential(size=y.size) if weighted else None
-        ranked = [rank_model(sa, y, w), rank_model(sb, y, w)]
-        rejected += delong_test(ranked, delong_covariance(ranked, y, w), 0, 1, 0.95).p_value < 0.05
-    return rejected / draws
-
-
-def _allowance(draws: int) -> float:
-    """5 % plus three Monte Carlo standard errors."""
-    return 0.05 + 3.0 * float(np.sqrt(0.05 * 0.95 / draws))
-
-
 def test_delong_holds_its_level_with_ten_positives():
     draws = 3000
-    assert _null_rejection_rate(10, 300, draws, seed=2, weighted=False) <= _allowance(draws)
+    assert null_rejection_rate(10, 300, draws, seed=2, weighted=False) <= level_allowance(draws)
 
 
 def test_weighted_delong_holds_its_level_with_few_positives():
     draws = 1000
-    assert _null_rejection_rate(15, 300, draws, seed=1, weighted=True) <= _allowance(draws)
+    assert null_rejection_rate(15, 300, draws, seed=1, weighted=True) <= level_allowance(draws)
 

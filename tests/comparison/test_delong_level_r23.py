@@ -21,26 +21,7 @@ from scipy import stats
 
 from veracity.core._delong import delong_covariance, delong_difference, delong_test, rank_model
 
-
-def _draws(n1: int, n0: int, draws: int, seed: int, weighted: bool, noise_b: float = 1.0):
-    """``(difference, se, p)`` of DeLong's test on ``draws`` seeded data sets: two models, the same
-    signal plus independent noise (sd 1 and ``noise_b``; 1: exchangeable, the null true)."""
-    rng = np.random.default_rng(seed)
-    y = np.r_[np.ones(n1), np.zeros(n0)]
-    out = []
-    for _ in range(draws):
-        z = rng.normal(size=y.size) + y
-        sa, sb = z + rng.normal(size=y.size), z + noise_b * rng.normal(size=y.size)
-        w = rng.exponential(size=y.size) if weighted else None
-        ranked = [rank_model(sa, y, w), rank_model(sb, y, w)]
-        e = delong_test(ranked, delong_covariance(ranked, y, w), 0, 1, 0.95)
-        out.append((e.value, e.se, e.p_value))
-    return np.array(out)
-
-
-def _allowance(draws: int) -> float:
-    """5 % plus three Monte Carlo standard errors."""
-    return 0.05 + 3.0 * float(np.sqrt(0.05 * 0.95 / draws))
+from .conftest import delong_draws, level_allowance, two_model_problem
 
 
 @pytest.mark.parametrize("n1,n0,draws,seed,weighted", [
@@ -49,13 +30,13 @@ def _allowance(draws: int) -> float:
     (12, 300, 3000, 4, False),  # was 7.3 %
 ])
 def test_delong_holds_its_level_on_few_rows_of_a_class(n1, n0, draws, seed, weighted):
-    p = _draws(n1, n0, draws, seed, weighted)[:, 2]
-    assert np.mean(p < 0.05) <= _allowance(draws)
+    p = delong_draws(n1, n0, draws, seed, weighted)[:, 2]
+    assert np.mean(p < 0.05) <= level_allowance(draws)
 
 
 def test_delong_keeps_its_power_against_the_normal_law():
     # noise sd 0.445 on model b: true AUCs 0.691 and 0.741, a true difference of 0.05
-    d, se, p = _draws(100, 300, 400, 22, False, noise_b=0.445).T
+    d, se, p = delong_draws(100, 300, 400, 22, False, noise_b=0.445).T
     classic = 2 * stats.norm.sf(np.abs(d) / se)  # DeLong's normal test on the same (classic) variance
     assert np.all(p >= classic)  # t is never more confident than the normal law ...
     assert np.mean(p < 0.05) >= np.mean(classic < 0.05) - 0.02  # ... and loses at most 2 points of power
@@ -72,19 +53,9 @@ def test_delong_p_value_approaches_the_normal_law_on_many_rows():
     assert e.p_value == pytest.approx(2 * stats.norm.sf(abs(e.value) / e.se), rel=2e-3)
 
 
-def _problem(seed: int):
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(60, 500))
-    y = (rng.random(n) < rng.uniform(0.2, 0.6)).astype(float)
-    x = rng.normal(size=n) + y * rng.uniform(0.2, 2.0)
-    a = 1 / (1 + np.exp(-(x + 0.7 * rng.normal(size=n))))
-    b = 1 / (1 + np.exp(-(1.3 * x - 0.5 + 0.5 * rng.normal(size=n))))
-    return a, b, y, rng.uniform(0.2, 3.0, n)
-
-
 @pytest.mark.parametrize("seed", range(12))
 def test_weighted_delong_covariance_is_symmetric_to_the_bit(seed):
-    a, b, y, w = _problem(seed)
+    a, b, y, w = two_model_problem(seed)
     c = np.clip(a + 0.1 * (b - 0.5), 0.0, 1.0)
     cov = np.asarray(delong_covariance([rank_model(s, y, w) for s in (a, b, c)], y, w))
     assert np.array_equal(cov, cov.T)
@@ -95,7 +66,7 @@ def test_ledger_auc_change_mirrors_to_the_bit():
     # the difference flips sign and the interval's ends swap and negate exactly, the p-value is equal
     mirrored = 0
     for seed in range(30):
-        a, b, y, w = _problem(seed)
+        a, b, y, w = two_model_problem(seed)
         e, f = delong_difference(a, b, y, w, 0.95), delong_difference(b, a, y, w, 0.95)
         mirrored += (e.value, e.low, e.high, e.p_value) == (-f.value, -f.high, -f.low, f.p_value)
     assert mirrored == 30

@@ -35,8 +35,8 @@ from ..decisions import (
     recall_threshold,
     threshold_table,
 )
-from ..decisions._inputs import check_target
-from ..decisions._table import threshold_cell
+from ..decisions._inputs import check_target, compared_thresholds, narrow_float
+from ..decisions._table import flag_rule, point_aligned, threshold_cell
 from ..decisions._thresholds import weighted_recall_rank
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
@@ -225,7 +225,9 @@ def run(args: argparse.Namespace) -> int:
         if np.ndim(scores) != 1:
             raise VeracityError("threshold needs one --score column (the score of the class to flag)")
         labels = apply_pos_label(labels, args.pos_label, scores=scores)
-        s = np.asarray(scores, dtype=np.float64)
+        s = np.asarray(scores)
+        dtype = narrow_float(s)  # a float32 column (Parquet float) stays float32: compared in its precision
+        s = s if dtype is not None else np.asarray(s, dtype=np.float64)
         y = np.asarray(labels)
         w = None if weights is None else np.asarray(weights, dtype=np.float64)
         # validate the rows used once, so that an error counts them all, not one role's, and names the
@@ -237,7 +239,10 @@ def run(args: argparse.Namespace) -> int:
     fit = masks[fit_name]
     t, rule, how = _choose(args, s[fit], y[fit], None if w is None else w[fit], cost_fp, cost_fn,
                            lambda: on_fit_rows(role_col, fit_name, int(fit.sum())))
-    shown = [t] + [v for v in _float_list(args.also, "--also") if v != t]
+    # an --also threshold that is the chosen one in the scores' precision (0.7 beside float32(0.7)) is one row
+    also = _float_list(args.also, "--also")
+    same = compared_thresholds(np.array(also, dtype=np.float64), dtype) == compared_thresholds(np.array([t]), dtype)
+    shown = [t] + [v for v, dup in zip(also, same) if not dup]
     tables = {
         role: threshold_table(s[m], y[m], shown, cost_fp=cost_fp, cost_fn=cost_fn,
                               sample_weight=None if w is None else w[m], score_type=args.score_type)
@@ -246,10 +251,12 @@ def run(args: argparse.Namespace) -> int:
     headers = ["role", "rows" if w is None else "weight", "threshold", "TP", "FP", "FN", "TN", "recall", "false alarm",
                "precision", "alerts", "cost", "cost/1000"]
     body = []
+    # every digit a threshold needs (in the scores' precision), the decimal points in one column
+    cells = point_aligned([threshold_cell(v, dtype) for v in shown])
     for i in range(len(shown)):
         for role, tab in tables.items():
             r = tab.rows[i]
-            body.append([role, fmt_count(tab.n), threshold_cell(r.threshold), fmt_count(r.tp),
+            body.append([role, fmt_count(tab.n), cells[i], fmt_count(r.tp),
                          fmt_count(r.fp),
                          fmt_count(r.fn), fmt_count(r.tn), fmt(r.recall), fmt(r.false_alarm_rate),
                          fmt(r.precision), fmt_count(r.alerts), fmt_count(round(r.cost, 1)),
@@ -258,10 +265,11 @@ def run(args: argparse.Namespace) -> int:
              else "no role column: fit and measured on the same rows (optimistic)")
     # the headline gives the threshold to deploy: rounded to 6 digits it can land above the calib score
     # it is (0.356365 for 0.35636454...: that row and its ties are no longer flagged), or print a
-    # threshold just above the top score (nothing flagged) as the top score itself; then every digit
-    shown_t = f"{t:.6g}" if float(f"{t:.6g}") == t else repr(float(t))
+    # threshold just above the top score (nothing flagged) as the top score itself; then every digit (float32
+    # scores: the digits that name it in float32, 0.7 for float32(0.7), whose float64 digits are 0.6999999881)
+    shown_t = threshold_cell(t, dtype, decimals=False)
     text = (
-        f"threshold {shown_t} (flag score >= threshold) — {how}\n{where}\n"
+        f"threshold {shown_t} ({flag_rule(dtype)}) — {how}\n{where}\n"
         f"{render_table(headers, body, align='lrrrrrrrrrrrr')}\n"
         f"(cost = {cost_fp:g}·FP + {cost_fn:g}·FN)"
     )

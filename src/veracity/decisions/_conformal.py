@@ -26,6 +26,7 @@ import numpy as np
 from ..core._intervals import binomial_interval
 from ..core._special import betaincinv
 from ..core._text import fmt, fmt_count, render_table
+from ._table import point_aligned, threshold_cell
 from ..core._compat import positional_options
 from ..core._options import ScoreType
 from ..core._weights import kish_size
@@ -460,7 +461,8 @@ class CoverageReport(Display):
         sizes = ", ".join(f"{s}: {int(c):,}" for s, c in enumerate(self.size_counts) if c)
         items = {"marginal coverage": self.marginal, "target": f">= {self.target:g}",
                  "mean set size": self.mean_set_size, "empty sets": f"{self.empty_rate:.2%}", "rows": self.n}
-        rows = [{**r, "below target": bool(r["coverage"] is not None and r["coverage"] < self.target)}
+        rows = [{**r, "qhat": threshold_cell(r["qhat"]),
+                 "below target": bool(r["coverage"] is not None and r["coverage"] < self.target)}
                 for r in self._frame_records()]
         flag = self.shortfall_text()
         parts = [html_kv(items), f'<div class="vc-note vc-verdict">{html.escape(flag)}</div>' if flag else "",
@@ -468,8 +470,10 @@ class CoverageReport(Display):
         return html_page(self._title(), parts, str(self))
 
     def __str__(self) -> str:
+        # every digit a q̂ needs (two classes' q̂ 4 decimals alike were two thresholds), points aligned
+        qhat = point_aligned([threshold_cell(q) for q in self.qhat])
         body = [
-            [str(c), fmt_count(float(self.class_counts[c])), fmt(self.qhat[c]), fmt(self.per_class[c]),
+            [str(c), fmt_count(float(self.class_counts[c])), qhat[c], fmt(self.per_class[c]),
              fmt(self.class_set_size[c], 2)]
             for c in range(self.per_class.shape[0])
         ]
@@ -734,7 +738,7 @@ class ConformalClassifier:
             # confident rows
             where = ("above their rows' own q̂" if per_row
                      else "above their top class's own q̂" if self.mondrian
-                     else f"above q̂ = {self.qhat_:.6g}")
+                     else f"above q̂ = {threshold_cell(self.qhat_, decimals=False)}")
             warnings.warn(
                 f"{int(empty.sum())} empty prediction sets, {sure} of them for confident rows (top probability "
                 f"{top[confident].min():.6g} or more, {where}): the deterministic {self.score.upper()} "

@@ -50,6 +50,36 @@ def scores_1d(scores: Any, *, score_type: str = "probability", name: str = "scor
     return s
 
 
+def narrow_float(raw: np.ndarray) -> np.dtype | None:
+    """The floating dtype of scores narrower than float64 (float32, float16), else None.
+
+    numpy compares ``scores >= t`` for a Python float ``t`` in the scores' own dtype (NEP 50; numpy 1's
+    value-based casting did the same): a float32 score that prints as 0.7 is ``float32(0.7)``, and
+    ``scores >= 0.7`` flags it although its float64 value, 0.69999998807907, lies below 0.7."""
+    dtype = np.asarray(raw).dtype
+    return dtype if dtype.kind == "f" and dtype.itemsize < 8 else None
+
+
+def compared_thresholds(t: np.ndarray, dtype: np.dtype | None) -> np.ndarray:
+    r"""Thresholds as the scores' precision compares them: each rounded to the nearest value of
+    ``dtype`` (:func:`narrow_float`), written back in float64 (exactly), so that for float64 ``s``
+    holding ``dtype`` values :math:`s \ge \mathrm{round}(t)` is the comparison numpy makes in ``dtype``.
+    Beyond the dtype's range a threshold is ±inf (it flags nothing, or every row), as the comparison in
+    ``dtype`` has it. ``dtype`` None (float64 scores): ``t`` unchanged."""
+    if dtype is None:
+        return t
+    with np.errstate(over="ignore"):  # 1e39 is inf in float32: it flags nothing, as it does there
+        return np.asarray(t, dtype=np.float64).astype(dtype).astype(np.float64)
+
+
+def next_above(top: float, dtype: np.dtype | None) -> float:
+    """The least value above ``top`` in the scores' precision (float64 without ``dtype``): a threshold
+    there flags nothing at ``top``, also when compared in ``dtype`` (float64's next value rounds back
+    to a float32 ``top``)."""
+    kind = np.float64 if dtype is None else dtype.type
+    return float(np.nextafter(kind(top), kind(np.inf)))
+
+
 def weight_shift(sample_weight: Any, w: np.ndarray | None) -> int:
     r"""The exponent *k* of the power of two by which :func:`check_weights` scaled extreme weights
     (0 if it did not): the caller's weight sums are the checked ones times :math:`2^k`, read off the

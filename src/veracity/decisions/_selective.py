@@ -31,6 +31,7 @@ from ..core._validation import (
     refuse_pos_label_for_multiclass,
 )
 from ._inputs import check_target, in_caller_units, weight_shift
+from ._table import point_aligned, threshold_cell
 from ..core._display import Display, html_note, html_page, html_table
 from ..core._frameform import rows_form
 
@@ -142,7 +143,7 @@ class RiskCoverage(Display):
                 f"AURC {self.aurc:.4f}")
 
     def _repr_html_(self) -> str:
-        rows = [{"answer if conf >=": float(self.thresholds[i]), "coverage": float(self.coverage[i]),
+        rows = [{"answer if conf >=": threshold_cell(self.thresholds[i]), "coverage": float(self.coverage[i]),
                  "risk": float(self.risk[i]), "answered": float(self.accepted[i]), "errors": float(self.errors[i])}
                 for i in self._grid()]
         return html_page(self._title(), [html_table(rows), html_note(
@@ -150,10 +151,13 @@ class RiskCoverage(Display):
             str(self))
 
     def __str__(self) -> str:
+        grid = self._grid()
+        # every digit a cut-off needs (0.9945 is not 1 - 0.0055 = 0.9945000000000001), points aligned
+        cells = point_aligned([threshold_cell(self.thresholds[i]) for i in grid])
         body = [
-            [fmt(self.thresholds[i]), fmt(self.coverage[i]), fmt(self.risk[i]),
-             fmt_count(self.accepted[i]), fmt_count(self.errors[i])]
-            for i in self._grid()
+            [cell, fmt(self.coverage[i]), fmt(self.risk[i]), fmt_count(self.accepted[i]),
+             fmt_count(self.errors[i])]
+            for cell, i in zip(cells, grid)
         ]
         table = render_table(["answer if conf >=", "coverage", "risk", "answered", "errors"], body)
         what = "weight" if self.weighted else "rows"
@@ -292,7 +296,8 @@ class SelectiveThreshold(Display):
         of = (f"{fmt_count(self.accepted)} of {self.n}" if self.weight is None  # rows
               else f"weight {fmt_count(self.accepted)} of {fmt_count(self.weight)}")
         return (
-            f"answer if confidence >= {self.threshold:.6g}: coverage {self.coverage:.4f} "
+            f"answer if confidence >= {threshold_cell(self.threshold, decimals=False)}: "
+            f"coverage {self.coverage:.4f} "
             f"({of}), calib risk {self.risk:.4f}, "
             f"{1 - self.delta:g}-confidence upper bound {self.risk_upper_bound:.4f} <= target "
             f"{self.target_risk:g} ({self.method} over {self.candidates} candidates, "

@@ -10,8 +10,9 @@ import numpy as np
 
 from ..core._text import fmt, fmt_count, render_table
 from ..core._options import ScoreType
-from ..core._validation import VeracityError, as_float_array, to_numpy
-from ._inputs import binary_inputs, check_cost, in_caller_units, weight_shift
+from ..core._validation import VeracityError, as_float_array, check_same_index, to_numpy
+from ._inputs import (binary_inputs, check_cost, compared_thresholds, in_caller_units, narrow_float,
+                      weight_shift)
 from ..core._display import Display
 
 COLUMNS = (
@@ -20,16 +21,59 @@ COLUMNS = (
 )
 
 
-def threshold_cell(t: float) -> str:
-    """A chosen threshold as ``veracity threshold``'s table prints it: 4 decimals when they are the threshold
-    exactly, else 6 significant digits when those are, else every digit. A row must flag what its threshold
-    cell says: the cell "0.5000" of a threshold just above a top score of 0.5 (it flags nothing), "0.0277" of
-    0.027713 or "0.0000" of 1e-07 named another threshold than the one measured."""
+def threshold_cell(t: float, dtype: np.dtype | None = None, *, decimals: bool = True) -> str:
+    """A threshold as the tables print it: 4 decimals when they name the threshold exactly, else 6
+    significant digits when those do, else every digit it needs (the shortest text that reads back as
+    it). A row must flag what its threshold cell says: the cell "0.5000" of a threshold just above a
+    top score of 0.5 (it flags nothing), "0.0277" of 0.027713 or "0.0000" of 1e-07 named another
+    threshold than the one measured; 0.50001 and 0.50004 printed alike. 0.3 prints as 0.3000.
+
+    ``dtype``: the precision the scores are compared in (float32 scores, :func:`._inputs.narrow_float`):
+    a text names the threshold when it rounds to the same value there (``0.7`` for ``float32(0.7)``,
+    whose float64 digits are 0.699999988079071). ``decimals=False``: no 4-decimal form (a headline)."""
+    t = float(t)
+    kind = np.float64 if dtype is None else dtype.type
+
+    def names_it(text: str) -> bool:
+        with np.errstate(over="ignore"):
+            return bool(kind(float(text)) == kind(t))
+
     four = fmt(t)
-    if four == "n/a" or float(four) == t:
+    if four == "n/a" or math.isinf(t) or (decimals and names_it(four)):
         return four
     six = f"{t:.6g}"
-    return six if float(six) == t else repr(float(t))
+    if names_it(six):
+        return six
+    if dtype is not None:
+        short = str(kind(t))  # numpy's shortest text of the value in the scores' dtype
+        if names_it(short):
+            return short
+    return repr(t)
+
+
+def flag_rule(dtype: np.dtype | None) -> str:
+    """How a row is flagged, as the tables say it: in the scores' precision when it is not float64."""
+    if dtype is None:
+        return "flag score >= threshold"
+    return f"flag score >= threshold, compared in {np.dtype(dtype).name} as the scores are"
+
+
+def point_aligned(cells: list[str]) -> list[str]:
+    """Cells of numbers padded to one width with their decimal points in one column (a number with no
+    point aligns its exponent, or its end, there): ``0.3000`` over ``0.30000001192092896``, ``-2.5000``
+    over ``10.0000``. A cell with no digit (``inf``, ``-inf``, ``n/a``) starts at the left."""
+    def split(cell: str) -> tuple[str, str]:
+        i = cell.find(".")
+        i = cell.find("e") if i < 0 else i
+        i = len(cell) if i < 0 else i
+        return cell[:i], cell[i:]
+
+    numbers = [split(c) for c in cells if any(ch.isdigit() for ch in c)]
+    whole = max((len(a) for a, _ in numbers), default=0)
+    frac = max((len(b) for _, b in numbers), default=0)
+    width = max([whole + frac, *(len(c) for c in cells)])
+    return [(split(c)[0].rjust(whole) + split(c)[1].ljust(frac) if any(ch.isdigit() for ch in c) else c)
+            .ljust(width) for c in cells]
 
 
 @dataclass(frozen=True)
@@ -64,6 +108,11 @@ class ThresholdTable(Display):
 
     Counts are sums of ``sample_weight`` when weights are given. Every column is
     also an attribute holding a numpy array (``table.recall[i]``).
+
+    ``score_dtype`` is the precision the scores were compared in: ``"float64"``, or ``"float32"``
+    (``"float16"``) for scores of that dtype, which are compared with each threshold rounded to their
+    dtype — numpy's own ``scores >= t`` on a float32 array (:func:`threshold_table`). ``threshold``
+    holds the thresholds as given.
     """
 
     threshold: np.ndarray
@@ -82,6 +131,7 @@ class ThresholdTable(Display):
     cost_fp: float
     cost_fn: float
     weighted: bool = False
+    score_dtype: str = "float64"
 
     @property
     def thresholds(self) -> np.ndarray:
@@ -114,32 +164,50 @@ class ThresholdTable(Display):
             "cost_fp": self.cost_fp,
             "cost_fn": self.cost_fn,
             "weighted": self.weighted,
+            "score_dtype": self.score_dtype,
             "table": [r.to_dict() for r in self.rows],
         }
+
+    @property
+    def _dtype(self) -> np.dtype | None:
+        """The precision the thresholds were compared in, None for float64 (:func:`threshold_cell`)."""
+        return None if self.score_dtype == "float64" else np.dtype(self.score_dtype)
+
+    def _rule(self) -> str:
+        return flag_rule(self._dtype)
+
+    def _threshold_cells(self) -> list[str]:
+        """The thresholds as the table prints them (:func:`threshold_cell`), decimal points aligned."""
+        return point_aligned([threshold_cell(t, self._dtype) for t in self.threshold])
 
     def _title(self) -> str:
         what = "weight" if self.weighted else "rows"
         return (f"Threshold table: {fmt_count(self.n)} {what}, {fmt_count(self.positives)} positive; "
-                f"flag score >= threshold; cost = {self.cost_fp:g}·FP + {self.cost_fn:g}·FN")
+                f"{self._rule()}; cost = {self.cost_fp:g}·FP + {self.cost_fn:g}·FN")
 
     def _summary_items(self) -> dict[str, Any]:
         return {}
+
+    def _html_records(self) -> list[dict[str, Any]]:
+        # the threshold as the text prints it: fmt_cell's 4 decimals printed 0.50001 and 0.50004 alike
+        return [{**r, "threshold": threshold_cell(r["threshold"], self._dtype)}
+                for r in self._frame_records()]
 
     def __str__(self) -> str:
         headers = ["threshold", "TP", "FP", "FN", "TN", "recall", "false alarm", "precision",
                    "alerts", "cost", "cost/1000"]
         body = [
             [
-                fmt(r.threshold),
+                cell,
                 fmt_count(r.tp), fmt_count(r.fp), fmt_count(r.fn), fmt_count(r.tn),
                 fmt(r.recall), fmt(r.false_alarm_rate), fmt(r.precision),
                 fmt_count(r.alerts), fmt_count(round(r.cost, 1)), f"{r.cost_per_1000:.1f}",
             ]
-            for r in self.rows
+            for cell, r in zip(self._threshold_cells(), self.rows)
         ]
         what = "weight" if self.weighted else "rows"
         footer = (
-            f"({fmt_count(self.n)} {what}, {fmt_count(self.positives)} positive; flag score >= threshold; "
+            f"({fmt_count(self.n)} {what}, {fmt_count(self.positives)} positive; {self._rule()}; "
             f"cost = {self.cost_fp:g}·FP + {self.cost_fn:g}·FN)"
         )
         return f"{render_table(headers, body)}\n{footer}"
@@ -211,6 +279,17 @@ def threshold_table(
     ``pos_label`` names the positive class of
     two-valued labels (e.g. ``"yes"``, ``True``).
 
+    **Precision of the comparison.** ``score >= t`` is decided in the scores' own precision, as numpy
+    decides ``scores >= t`` for a Python float ``t``: float64 scores (and integers, lists of Python
+    floats) are compared in float64; float32 (float16) scores are compared with ``t`` rounded to the
+    nearest float32 (float16) value, :math:`s \ge \mathrm{fl}_{32}(t)`. A float32 score that prints as 0.7
+    is ``float32(0.7)`` = 0.699999988…, below the float64 0.7: ``threshold_table(s32, y, [0.7])`` flags
+    it, as ``s32 >= 0.7`` does, where a float64 comparison would not. The table keeps the thresholds
+    as given (``table.threshold``), says so in its footer and prints each threshold with the digits
+    that name it in that precision. Frames and files follow their score column's dtype (a Float32
+    column, a Parquet ``float``). To compare float32 scores in float64 instead, pass
+    ``scores.astype(np.float64)``; SQL and ONNX exports of calibrators compute in double.
+
     >>> t = threshold_table([.1, .4, .35, .8], [0, 0, 1, 1], [0.3, 0.5], cost_fn=9)
     >>> [(r.tp, r.fp, r.fn, r.tn, r.cost) for r in t.rows]
     [(2.0, 1.0, 0.0, 1.0, 1.0), (1.0, 0.0, 1.0, 2.0, 9.0)]
@@ -228,35 +307,39 @@ def threshold_table(
         raise VeracityError("threshold_table needs scores, labels and thresholds: threshold_table(scores, labels, "
                             "[0.3, 0.5]), or with a frame threshold_table(frame, [0.3, 0.5], score='p', label='y')",
                             param="thresholds" if labels is not None else "labels")
-    s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
+    check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)  # before to_numpy drops it
+    raw = to_numpy(scores, "scores")  # once: its dtype is the precision of the comparison
+    s, y, w = binary_inputs(raw, labels, sample_weight=sample_weight, score_type=score_type,
                             pos_label=pos_label, allow_score=True)  # counts by rank: any real score
     c_fp = check_cost(cost_fp, "cost_fp")
     c_fn = check_cost(cost_fn, "cost_fn")
     t = np.atleast_1d(_thresholds_array(thresholds))
     if t.ndim != 1:
         raise VeracityError(f"thresholds must be a number or a 1-D array, got shape {t.shape}")
+    dtype = narrow_float(raw)
+    tc = compared_thresholds(t, dtype)  # float32 scores: s >= fl32(t), numpy's scores >= t
     pos = y == 1.0
     neg = ~pos
     if w is None:
         n_total = float(s.shape[0])
         n_pos = float(np.count_nonzero(pos))
-        tp = _counts_at_or_above(s[pos], None, t)
-        fp = _counts_at_or_above(s[neg], None, t)
+        tp = _counts_at_or_above(s[pos], None, tc)
+        fp = _counts_at_or_above(s[neg], None, tc)
     else:
         n_total = float(w.sum())
         n_pos = float(w[pos].sum())
-        tp = _counts_at_or_above(s[pos], w[pos], t)
-        fp = _counts_at_or_above(s[neg], w[neg], t)
+        tp = _counts_at_or_above(s[pos], w[pos], tc)
+        fp = _counts_at_or_above(s[neg], w[neg], tc)
         # check_weights scaled extreme weights by a power of two; the counts are weight sums in the
         # caller's units (the rates, computed first, do not depend on it)
         shift = weight_shift(sample_weight, w)
         if shift != 0:
-            table = table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=True)
+            table = table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=True, score_dtype=dtype)
             return replace(table, **{c: in_caller_units(getattr(table, c), shift)
                                      for c in ("tp", "fp", "fn", "tn", "alerts", "cost")},
                            n=in_caller_units(table.n, shift),
                            positives=in_caller_units(table.positives, shift))
-    return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=w is not None)
+    return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=w is not None, score_dtype=dtype)
 
 
 def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: Any, label: Any,
@@ -293,13 +376,27 @@ def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: An
     t = np.atleast_1d(_thresholds_array(thresholds))
     if t.ndim != 1:
         raise VeracityError(f"thresholds must be a number or a 1-D array, got shape {t.shape}")
-    tp, fp, n_total, n_pos = source.counts_at(t)
-    return table_from_counts(t.copy(), tp, fp, n_total, n_pos, c_fp, c_fn, weighted=source.weighted)
+    dtype = _column_dtype(source)
+    tp, fp, n_total, n_pos = source.counts_at(compared_thresholds(t, dtype))  # a Float32 column: fl32(t)
+    return table_from_counts(t.copy(), tp, fp, n_total, n_pos, c_fp, c_fn, weighted=source.weighted,
+                             score_dtype=dtype)
+
+
+def _column_dtype(source: Any) -> np.dtype | None:
+    """The score column's float dtype when narrower than float64 (a Float32 column of a lazy frame, a
+    Parquet ``float``), else None: where the rows live they are compared as numpy compares them."""
+    import narwhals as nw
+
+    names = source.prep.score if isinstance(source.prep.score, list) else [source.prep.score]
+    dtype = source.prep.frame.schema.get(names[0]) if len(names) == 1 else None
+    return np.dtype(np.float32) if dtype == nw.Float32 else None
 
 
 def table_from_counts(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_total: float, n_pos: float,
-                      c_fp: float, c_fn: float, *, weighted: bool) -> ThresholdTable:
-    """The table from ``TP(t)``, ``FP(t)`` and the totals (also the frame form's entry point)."""
+                      c_fp: float, c_fn: float, *, weighted: bool,
+                      score_dtype: np.dtype | None = None) -> ThresholdTable:
+    """The table from ``TP(t)``, ``FP(t)`` and the totals (also the frame form's entry point);
+    ``score_dtype`` the precision the counts compared the scores in (None: float64)."""
     n_neg = n_total - n_pos
     fn = np.maximum(n_pos - tp, 0.0)
     tn = np.maximum(n_neg - fp, 0.0)
@@ -318,4 +415,5 @@ def table_from_counts(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_total: fl
         threshold=t.copy(), tp=tp, fp=fp, fn=fn, tn=tn, recall=recall, false_alarm_rate=far,
         precision=precision, alerts=alerts, cost=cost, cost_per_1000=cost_per_1000,
         n=n_total, positives=n_pos, cost_fp=c_fp, cost_fn=c_fn, weighted=weighted,
+        score_dtype="float64" if score_dtype is None else np.dtype(score_dtype).name,
     )

@@ -16,9 +16,9 @@ import numpy as np
 
 from ..core._compat import positional_options
 from ..core._options import ScoreType
-from ..core._validation import VeracityError, check_same_index, check_weights
+from ..core._validation import VeracityError, check_same_index, check_weights, to_numpy
 from ._inputs import (CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_flag, check_target,
-                      in_caller_units, scores_1d, weight_shift)
+                      in_caller_units, narrow_float, next_above, scores_1d, weight_shift)
 from ._table import _counts_at_or_above, threshold_table
 from ..core._frameform import rows_form
 
@@ -245,7 +245,9 @@ def budget_threshold(
     *t* with :math:`\#\{s_i \ge t\} \le` budget, so the alerts never exceed it;
     when rows tie at the cut, all of them stay below it and fewer than ``top_k``
     are flagged. If even the top score is shared by more rows than the budget,
-    the threshold is just above the maximum (nothing flagged) and a warning says so.
+    the threshold is just above the maximum (nothing flagged) and a warning says so: the next value
+    above it in the scores' precision (float32 scores: the next float32, which flags nothing when
+    compared in float32 as :func:`threshold_table` and numpy's ``scores >= t`` compare them).
 
     >>> budget_threshold([.9, .8, .8, .7, .1], top_k=2)    # the two 0.8s would exceed 2
     0.9
@@ -276,7 +278,8 @@ def budget_threshold(
         raise VeracityError("vc.budget_threshold got a frame: name its score column with score=, e.g. "
                             "budget_threshold(frame, score='p', top_k=100)", param="score")
     check_same_index(scores=scores, sample_weight=sample_weight)  # never paired by position
-    s = scores_1d(scores, score_type=score_type, allow_score=True)  # an order statistic: any real score
+    raw = to_numpy(scores, "scores")  # its dtype: the precision "just above the top score" is taken in
+    s = scores_1d(raw, score_type=score_type, allow_score=True)  # an order statistic: any real score
     w = check_weights(sample_weight, s.shape[0])
     if (top_k is None) == (fraction is None):
         raise VeracityError("give exactly one of top_k (rows to review) or fraction (share of rows)")
@@ -322,5 +325,5 @@ def budget_threshold(
             what = (f"{at_top} rows of total weight {tie:g} tie at the top score {top:.6g}, more than the "
                     f"budget {limit:g}")
         warnings.warn(f"{what}; the threshold flags nothing", stacklevel=2)
-        return float(np.nextafter(top, np.inf))
+        return next_above(top, narrow_float(raw))
     return float(candidates[ok[0]])

@@ -1,0 +1,49 @@
+"""Helpers shared by the comparison tests (``from .conftest import delong_draws``, as tests/sql and
+tests/sources share theirs): DeLong's null simulation and the weighted two-model problems of the
+round-23 DeLong tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from veracity.core._delong import delong_covariance, delong_test, rank_model
+
+
+def delong_draws(n1: int, n0: int, draws: int, seed: int, weighted: bool, noise_b: float = 1.0) -> np.ndarray:
+    """``(difference, se, p)`` of DeLong's paired test on ``draws`` seeded data sets of ``n1`` positives and
+    ``n0`` negatives: two models, the same signal plus independent noise (sd 1 and ``noise_b``; 1:
+    exchangeable, the null true), exponential weights when ``weighted``. One row per draw."""
+    rng = np.random.default_rng(seed)
+    y = np.r_[np.ones(n1), np.zeros(n0)]
+    out = []
+    for _ in range(draws):
+        z = rng.normal(size=y.size) + y
+        sa, sb = z + rng.normal(size=y.size), z + noise_b * rng.normal(size=y.size)
+        w = rng.exponential(size=y.size) if weighted else None
+        ranked = [rank_model(sa, y, w), rank_model(sb, y, w)]
+        e = delong_test(ranked, delong_covariance(ranked, y, w), 0, 1, 0.95)
+        out.append((e.value, e.se, e.p_value))
+    return np.array(out)
+
+
+def null_rejection_rate(n1: int, n0: int, draws: int, seed: int, weighted: bool) -> float:
+    """Share of ``draws`` null data sets (:func:`delong_draws`, exchangeable models) on which DeLong's
+    paired test rejects at 5 %."""
+    return float(np.mean(delong_draws(n1, n0, draws, seed, weighted)[:, 2] < 0.05))
+
+
+def level_allowance(draws: int) -> float:
+    """5 % plus three Monte Carlo standard errors of a rejection rate over ``draws`` draws."""
+    return 0.05 + 3.0 * float(np.sqrt(0.05 * 0.95 / draws))
+
+
+def two_model_problem(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(a, b, y, w)``: a seeded binary problem of 60-500 rows, two correlated models' probabilities, 0/1
+    labels (floats) and weights in [0.2, 3)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(60, 500))
+    y = (rng.random(n) < rng.uniform(0.2, 0.6)).astype(float)
+    x = rng.normal(size=n) + y * rng.uniform(0.2, 2.0)
+    a = 1 / (1 + np.exp(-(x + 0.7 * rng.normal(size=n))))
+    b = 1 / (1 + np.exp(-(1.3 * x - 0.5 + 0.5 * rng.normal(size=n))))
+    return a, b, y, rng.uniform(0.2, 3.0, n)
