@@ -32,6 +32,7 @@ import numpy as np
 from ..core._validation import VeracityError, check_logit_scale, check_weights
 from ..decisions import ConformalClassifier, conformal_coverage_law
 from ..decisions._conformal import _check_test_weight, _prob_matrix
+from ..decisions._table import threshold_cell
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
                       shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
@@ -127,8 +128,9 @@ def run(args: argparse.Namespace) -> int:
         theory += " [for equally weighted rows; the weighted q̂ follows no such law]"
     where = (f"fit on {role_col} == {args.fit_role!r} ({cp.n_calib_} rows), measured on {args.eval_role!r}"
              if role_col else "no role column: fit and measured on the same rows (optimistic)")
-    qline = (f"per-class q̂ {', '.join(f'{q:.4f}' for q in cp.class_qhat_)}" if args.mondrian
-             else f"q̂ = {cp.qhat_:.6g}")
+    # every digit q̂ needs (threshold_cell): a rounded q̂ copied back would build other sets
+    qline = (f"per-class q̂ {', '.join(threshold_cell(q, decimals=False) for q in cp.class_qhat_)}"
+             if args.mondrian else f"q̂ = {threshold_cell(cp.qhat_, decimals=False)}")
     if t is not None:
         qline += (f" at the mean calib weight; every measured row uses its own q̂ from its --test-weight "
                   f"{args.test_weight!r} (exact covariate-shift rule; the qhat column: each class's median) and "
