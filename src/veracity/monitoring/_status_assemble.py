@@ -20,7 +20,7 @@ from ._shift import PSI_MATERIAL, chi2_homogeneity, population_stability
 from ._estimate import estimate_from_sums
 from ._time import period_label
 from ._status_query import _logistic
-from ._status_rows import ALL, CELLS, REF_ROWS_FACTOR, StatusRow, StoreStatus, _Settings
+from ._status_rows import ALL, CELLS, REF_ROWS_FACTOR, StatusRow, StoreStatus, _Settings, row_status
 
 
 def _next_start(starts: np.ndarray, freq: str | None, window_s: float | None) -> np.datetime64:
@@ -207,16 +207,8 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                     n=n_unl, sum_p=est_parts["sp_hi"][k] + est_parts["sp_lo"][k], var=est_var[k],
                     sum_p_hi=est_parts["sp_hi"][k], n_hi=est_parts["n_hi"][k], sum_p_lo=est_parts["sp_lo"][k],
                     n_lo=est_parts["n_lo"][k], level=level, threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn)
-            if rows_all[k] == 0:
-                status = "empty"
-            elif alerts:
-                status = "alert"
-            elif nl == 0:
-                status = "pending"
-            elif nl < min_count:
-                status = "insufficient"
-            else:
-                status = "ok"
+            # the window tests' verdict (a sequential status re-decides it, _status_delayed)
+            status = row_status(float(rows_all[k]), nl, bool(alerts), min_count, "window")
             rows.append(StatusRow(
                 period=labels[pi], start=str(starts[pi].astype("datetime64[s]")),
                 end=str(np.datetime64(ends[pi], "s")), slice=names[si], rows=int(rows_all[k]),

@@ -11,7 +11,7 @@ from ..core._binning import uniform_edges
 from ..core._intervals import binomial_interval
 from ._alerts import _alerts
 from ._sequence_alarms import SequenceAlarms
-from ._status_rows import MIN_PPI_LABELS, OTHER, StoreStatus
+from ._status_rows import MIN_PPI_LABELS, OTHER, StoreStatus, row_status
 
 
 # -- delayed labels: PPI, early evidence, shift-aware CBPE, confidence sequences (issue 26) ---------------
@@ -313,9 +313,8 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
                                           f"[{br['sequence_low']:+.4f}, {br['sequence_high']:+.4f}], outside "
                                           f"{tol_text} (anytime-valid at alpha {alpha_bin:.2g})")
             st = r.status
-            if alerts == "sequential":
-                st = ("empty" if r.rows == 0 else "alert" if alerts_now else "pending" if r.labelled == 0
-                      else "insufficient" if r.labelled < min_count else "ok")
+            if alerts == "sequential":  # no window test ran: a window with labels and no alert is not tested
+                st = row_status(r.rows, r.labelled, bool(alerts_now), min_count, alerts)
             e_ppi = rec["estimate_ppi"]
             if e_ppi is not None:  # calibration-in-the-large from the audit labels: rate - score, its interval
                 e_ppi = {**e_ppi, "rate_minus_score": rec["rectifier"]}

@@ -315,10 +315,11 @@ class StoreStatus(Display):
         body = []
         # a window with rows but no final label: its conf cell shows the mean score of all its rows, starred
         # (known without a label; the PPI rate below is compared with it), the others pad for the star
-        starred = any(_unlabelled(r) for r in self.rows)
+        starred = any(shown_conf(r)[1] for r in self.rows)
         for r in self.rows:
             ci = f"[{fmt(r.ci_low, 3)}, {fmt(r.ci_high, 3)}]" if r.labelled else ""
-            conf = (fmt(r.mean_score) + "*" if _unlabelled(r) else fmt(r.conf) + (" " if starred else ""))
+            value, star = shown_conf(r)
+            conf = fmt(value) + ("*" if star else " " if starred else "")
             line = [r.period] + ([r.slice] if show_slice else []) + [
                 str(r.rows), str(r.labelled), str(r.pending + r.overdue), conf, fmt(r.rate), ci,
                 fmt(r.ece), fmt(r.brier), fmt(r.nll), fmt(r.slope, 2), fmt(r.psi, 3), r.status]
@@ -340,18 +341,15 @@ class StoreStatus(Display):
                    f"stationary row alerts with probability <= {alpha:.2g}; with {k} rows a window, some row of "
                    f"a window alerts with probability up to {min(1.0, k * alpha):.2g}")
         if self.alert_mode == "sequential":  # the window tests do not alert: say what does
-            lines.append("(pending = no final label yet, never counted as negatives; alerts: only the "
-                         "anytime-valid sequences below -- the window tests (calibration, slope, score "
-                         "shift) raise none, so a large PSI is shown but not alerted on; pass "
-                         "alerts='window' (--alerts window) for them)")
+            lines.append(f"(pending = no final label yet, never counted as negatives; {sequential_note()}; "
+                         "pass alerts='window' (--alerts window) for the window tests)")
         else:
             lines.append(
                 f"(pending = no final label yet, never counted as negatives; alerts need >= {self.min_count} "
                 f"labelled rows (calibration, slope) or rows (score shift); {per})")
-        if any(_not_final(r) for r in self.rows):
-            lines.append("(conf: the mean score of the labelled rows, those rate reads"
-                         + ("; * no final label yet: the mean score of all the window's rows, known without "
-                            "a label" if starred else "") + ")")
+        note = conf_note(self.rows)
+        if note:
+            lines.append(f"({note})")
         if self.pooled:
             lines.append(f"({self.pooled} {self.by!r} values with the fewest rows are pooled into slice "
                          f"'{OTHER}'; pass max_slices= (--max-slices) to show more)")
@@ -398,6 +396,56 @@ class StoreStatus(Display):
 def _unlabelled(r: StatusRow) -> bool:
     """A window with rows and no final label: its table ``conf`` is the mean score of all its rows."""
     return r.rows > 0 and r.labelled == 0
+
+
+def shown_conf(r: StatusRow) -> tuple[float, bool]:
+    """The ``conf`` column of a status table (the text's and the report's) and whether it is starred.
+
+    A window with final labels shows ``conf``, the mean score of its labelled rows (those ``rate``
+    reads); a window with rows and no final label shows ``mean_score``, the mean score of all its rows
+    (known without a label), starred; an empty window has no score at all (NaN, printed n/a)."""
+    return (r.mean_score, True) if _unlabelled(r) else (r.conf, False)
+
+
+def conf_note(rows: Any) -> str | None:
+    """What the ``conf`` column reads, with the star's meaning when some row is starred
+    (:func:`shown_conf`); None when every row's labels are final (``conf`` then needs no note)."""
+    rows = list(rows)
+    if not any(_not_final(r) for r in rows):
+        return None
+    return ("conf: the mean score of the labelled rows, those rate reads"
+            + ("; * no final label yet: the mean score of all the window's rows, known without a label"
+               if any(shown_conf(r)[1] for r in rows) else ""))
+
+
+#: a window's status with sequential alerts when it has final labels and no alert: no window test
+#: compares its own rate with its conf (``ok`` and ``insufficient`` are the window tests' verdicts)
+NOT_TESTED = "not tested"
+
+
+def row_status(rows: float, labelled: float, alerted: bool, min_count: int, alert_mode: str) -> str:
+    """A window's ``status``: ``empty`` (no row), ``alert``, ``pending`` (no final label yet), then with
+    the window tests (``alert_mode="window"``) ``insufficient`` (fewer than ``min_count`` labelled rows)
+    or ``ok``; with sequential alerts :data:`NOT_TESTED` — the window tests do not run, and the
+    sequences read every final label so far (this window's count in later windows' bounds), so no
+    verdict on the window's own rows is given (its alert, if any, is the slice's sequence)."""
+    if rows == 0:
+        return "empty"
+    if alerted:
+        return "alert"
+    if labelled == 0:
+        return "pending"
+    if alert_mode == "sequential":
+        return NOT_TESTED
+    return "insufficient" if labelled < min_count else "ok"
+
+
+def sequential_note() -> str:
+    """What a window's status says under sequential alerts: the status text's note and the report's lead."""
+    return ("alerts: only the anytime-valid sequences of the final labels -- the window tests (calibration, "
+            "slope, score shift) raise none, so a large PSI is shown but not alerted on; "
+            f"{NOT_TESTED} = final labels, but no test of the window's own rows: they count in their slice's "
+            "sequence, which alerts on the window whose bounds leave the calibrated region")
 
 
 def _not_final(r: StatusRow) -> bool:

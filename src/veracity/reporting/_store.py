@@ -13,6 +13,8 @@ import os
 from typing import Any
 
 from ..core._validation import VeracityError
+from ..monitoring._sequence_alarms import SequenceAlarms
+from ..monitoring._status_rows import conf_note, sequential_note, shown_conf
 from ..plotting._monitoring import store_figure
 from ._sections import _e, _num, _section, _svg, _table
 
@@ -63,8 +65,10 @@ def store_section(status: Any, *, source: str, plots: bool = True) -> str:
     headers = ["period"] + (["slice"] if status.by else []) + [
         "rows", "labelled", "pending", "conf", "rate", f"{status.level * 100:g}% CI", "ECE", "PSI", "status"]
     body, classes, items = [], [], []
+    starred = any(shown_conf(r)[1] for r in status.rows)
     for r in status.rows:
         share = (r.pending + r.overdue) / r.rows if r.rows else 0.0
+        # "not tested" (sequential alerts: no window test ran) keeps the plain badge
         badge = {"alert": "bad", "ok": "ok", "insufficient": "warn", "pending": "warn"}.get(r.status, "")
         notes = [_e(a) for a in r.alerts]
         if r.diagnosis:
@@ -75,18 +79,37 @@ def store_section(status: Any, *, source: str, plots: bool = True) -> str:
             items.append(f"<li><strong>{tag}</strong>: " + "<br>".join(notes) + "</li>")
         ci = f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]" if r.labelled else ""
         body.append([f'<span class="key">{_e(r.period)}</span>'] + ([_e(r.slice)] if status.by else []) + [
-            f"{r.rows:,}", f"{r.labelled:,}", f"{r.pending + r.overdue:,} ({share:.0%})", _num(r.conf), _num(r.rate),
-            ci, _num(r.ece), _num(r.psi, 3), f'<span class="badge {badge}">{_e(r.status)}</span>'])
+            f"{r.rows:,}", f"{r.labelled:,}", f"{r.pending + r.overdue:,} ({share:.0%})",
+            _conf_cell(r, starred), _num(r.rate), ci, _num(r.ece), _num(r.psi, 3),
+            f'<span class="badge {badge}">{_e(r.status)}</span>'])
         classes.append("thin" if r.status in ("empty", "insufficient") else "")
     table = _table(headers, body, cls="store", numeric="l" + ("l" if status.by else "") + "rrrrrlrrl",
                    row_classes=classes)
+    note = conf_note(status.rows)  # the status text's note on its conf column, the same words
+    if note:
+        table += f'<p class="note">{_e(note)}</p>'
     if items:
         table += '<h3>Alerts</h3><ul class="store-alerts">' + "".join(items) + "</ul>"
-    n_alerts = len(status.alerts)
+    n_alerts = len(status.alert_rows)  # windows (a window may hold several alerts)
     what = f"{status.freq and {'D': 'days', 'W': 'ISO weeks', 'M': 'months', 'Q': 'quarters'}[status.freq] or status.window + ' windows'}"
+    if status.alert_mode == "sequential":  # no window test runs: say what alerts, as the status text does
+        note = sequential_note()
+        tests = (f"{_e(note[0].upper() + note[1:])} (a calibrated slice alerts with probability at most "
+                 f"{1 - status.alert_level:.2g}, however often it is read)."
+                 + "".join(f" {_e(line)}." for line in SequenceAlarms(status.sequence_alarms).lines()))
+    else:
+        tests = (f"Alerts need at least {status.min_count} labelled rows; each window runs three tests with "
+                 f"a family-wise level of {status.alert_level:g}.")
     lead = (f"From the monitoring store <code>{_e(source)}</code> as of {_e(status.as_of)} UTC, by {_e(what)}"
             + (f", labels final after {_e(status.horizon)}" if status.horizon else "")
-            + f". Pending rows (grey) have no final label and are never counted as negatives. Alerts need at "
-            f"least {status.min_count} labelled rows; each window runs three tests with a family-wise level of "
-            f"{status.alert_level:g}. {n_alerts} window{'s' if n_alerts != 1 else ''} alerted.")
+            + f". Pending rows (grey) have no final label and are never counted as negatives. {tests} "
+            f"{n_alerts} window{'s' if n_alerts != 1 else ''} alerted.")
     return _section("over-time", "Over time", fig + table, lead)
+
+
+def _conf_cell(r: Any, starred: bool) -> str:
+    """The conf cell: the status text's (:func:`~veracity.monitoring._status_rows.shown_conf`), starred
+    where it is the mean score of a window with no final label yet; n/a only where there is no score.
+    With a starred row in the table (``starred``) the others hold a hidden star, so the digits align."""
+    value, star = shown_conf(r)
+    return _num(value) + ("*" if star else '<span style="visibility:hidden">*</span>' if starred else "")
