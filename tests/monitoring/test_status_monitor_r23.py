@@ -236,3 +236,25 @@ def test_early_labels_line_says_the_mean_score_of_the_same_rows(tmp_path):
         assert pr["labels"] == int((seen & (week == i)).sum())
         assert pr["mean_score"] == pytest.approx(p[seen & (week == i)].mean(), rel=1e-12)
         assert f"vs mean score {pr['mean_score']:.4f} of those rows" in text
+
+
+def test_alert_ring_on_a_pending_week_sits_on_its_ppi_square(shifted):
+    """Round 24: a pending week's alert is ringed at its PPI estimate, which is drawn beside the tick
+    (x + 0.18); the ring was drawn at the tick, beside the square it marks."""
+    pytest.importorskip("matplotlib")
+    st = shifted["store"].status(freq="W", as_of=AS_OF, horizon="30d", alerts="sequential")
+    fig = st.plot()
+    try:
+        top = fig.axes[0]
+        rings = next(c for c in top.collections if c.get_gid() == "alerts").get_offsets()
+        squares = next(c for c in top.containers if c.get_label().startswith("PPI estimate")).lines[0]
+        centres = np.column_stack((squares.get_xdata(), squares.get_ydata()))
+        pending = [r for r in st.rows if r.alerts and r.labelled == 0 and r.estimate_ppi]
+        assert pending, "the sequential example has an alert on a week without final labels"
+        for ring in np.asarray(rings):
+            if np.isclose(ring[1], [r.estimate_ppi["estimate"] for r in pending]).any():
+                assert np.isclose(centres, ring).all(axis=1).any(), (ring, centres)
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)

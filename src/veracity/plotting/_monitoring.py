@@ -114,8 +114,11 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
         # where the alert is: the rate; before final labels, the PPI estimate, else the label-free expectation
         ppi_mid = np.array([(getattr(r, "estimate_ppi", None) or {}).get("estimate", np.nan) for r in rows], dtype=float)
         expected = np.array([np.nan if r.estimate is None else r.estimate.rate for r in rows], dtype=float)
+        on_ppi = ~has & np.isfinite(ppi_mid) & np.array([r.labelled < r.rows for r in rows], dtype=bool)
         y_alert = np.where(has, rate, np.where(np.isfinite(ppi_mid), ppi_mid, expected))
-        top.scatter(x[alert & np.isfinite(y_alert)], y_alert[alert & np.isfinite(y_alert)], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
+        x_alert = x + np.where(on_ppi, 0.18, 0.0)  # ringed where its PPI square is drawn, beside the tick
+        ringed = alert & np.isfinite(y_alert)
+        top.scatter(x_alert[ringed], y_alert[ringed], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
                     linewidth=1.7, zorder=4, label="alert", gid="alerts")
     # the label-free (CBPE) estimate, where it stands: not after a diagnosed prior shift (withdrawn)
     est = np.array([r.estimate.rate if (r.estimate is not None and r.labelled == 0
