@@ -46,15 +46,22 @@ def test_ppi_mean_equals_ppi_py(seed, n, m, level, power_tuning):
         # ppi_py's normal interval, cut at the rate's bounds [0, 1] (ppi_py reaches below 0 for rare outcomes)
         assert r.ci_low == pytest.approx(max(lo, 0.0), abs=1e-9)
         assert r.ci_high == pytest.approx(min(hi, 1.0), abs=1e-9)
-    else:  # fewer than 10 of a class (7 of 50, 1 of 5): Wilson at ppi_py's estimate, n* = p(1 - p) / se^2
-        from scipy.stats import norm
+    else:  # fewer than 10 of a class (7 of 50, 1 of 5): the modified Wilson interval (Brown, Cai & DasGupta
+        # 2001) at ppi_py's estimate, n* = p(1 - p) / se^2: Wilson's ends, moved out to Garwood's exact Poisson
+        # bound chi2_{2x, alpha/2} / (2 n*) where x = p n* (or n* - x) is below 10 (session 24)
+        from scipy.stats import chi2, norm
 
         z = norm.ppf(0.5 + level / 2)
         p, se = min(max(est, 0.0), 1.0), (hi - lo) / (2 * z)
         k = p * (1 - p) / se**2
         centre, half = (p + z * z / (2 * k)) / (1 + z * z / k), z / (1 + z * z / k) * np.sqrt(
             p * (1 - p) / k + z * z / (4 * k * k))
-        assert (r.ci_low, r.ci_high) == pytest.approx((centre - half, centre + half), abs=1e-9)
+        low, high = centre - half, centre + half
+        if p * k < 10:
+            low = min(low, chi2.ppf((1 - level) / 2, 2 * p * k) / 2 / k)
+        if (1 - p) * k < 10:
+            high = max(high, 1 - chi2.ppf((1 - level) / 2, 2 * (1 - p) * k) / 2 / k)
+        assert (r.ci_low, r.ci_high) == pytest.approx((max(low, 0.0), min(high, 1.0)), abs=1e-9)
     if not power_tuning:
         assert r.lam == 1.0
 

@@ -101,7 +101,9 @@ def test_few_effective_labels_under_cover_and_the_result_says_so():
         assert has == (eff < 50 and r.se >= 1e-7)
         hits[has].append(bool(r.ci_low <= truth <= r.ci_high))
     assert len(hits[True]) > 50 and len(hits[False]) > 30
-    assert np.mean(hits[True]) < 0.65          # the noted results under-cover (simulated: 0.48)
+    # the noted results under-cover (simulated: 0.48; 0.72 since session 24, Garwood's ends of the modified
+    # Wilson interval at a Kish size of a few labels)
+    assert np.mean(hits[True]) < 0.8
     assert np.mean(hits[False]) > 0.85         # the others are near 0.95
 
 
@@ -157,7 +159,7 @@ def test_a_designed_sample_counts_only_its_random_labels_as_labels(k, low, high,
         few = any(f"only {k:,} labels drawn at random" in note for note in r.notes)
         flat = any("show no spread" in note for note in r.notes)  # no spread at all: the zero-width note
         assert (few or flat) == noted and not (few and flat)
-    assert low < hits / R < high
+    assert low < hits / R <= high  # k = 5: 150 of 150 since session 24 (Garwood's ends at 5 labels)
 
 
 def test_zero_weight_rows_are_dropped_rows_on_both_sides():

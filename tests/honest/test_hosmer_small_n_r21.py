@@ -54,12 +54,22 @@ def test_power_against_under_predicting_scores_remains():
     assert hits / k >= 0.55  # about 0.75
 
 
+def _groups(w, groups):
+    """Rows of distinct sorted scores in groups of equal count (equal weights), or of equal weight (uneven
+    weights, session 24): the row whose weight interval [before, before + w) covers j/G of the total opens
+    a new group (a cut at the first row, or twice at one row, opens none)."""
+    if np.ptp(w) == 0:
+        return np.array_split(np.arange(w.size), groups)
+    opener = np.unique(np.searchsorted(np.cumsum(w), np.arange(1, groups) * w.sum() / groups, side="right"))
+    return np.split(np.arange(w.size), opener[opener > 0])
+
+
 def _statistic(p, y, w, groups):
     """Hosmer–Lemeshow's H by its definition, each group in effective rows:
     Σ_g (O_g − E_g)² / (E_g (1 − E_g / n_g)) · n_g / Σ_g w², O = Σ w y, E = Σ w p, n = Σ w (rows of
-    distinct sorted scores in equal groups). ``y`` may be a (configurations, rows) matrix."""
+    distinct sorted scores in the groups of :func:`_groups`). ``y`` may be a (configurations, rows) matrix."""
     out = 0.0
-    for g in np.array_split(np.arange(p.size), groups):
+    for g in _groups(w, groups):
         o, e, m, w2 = y[..., g] @ w[g], p[g] @ w[g], w[g].sum(), (w[g] ** 2).sum()
         out = out + (o - e) ** 2 / (e * (1 - e / m)) * m / w2
     return out

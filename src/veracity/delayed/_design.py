@@ -24,10 +24,11 @@ The interval is the normal one :math:`\hat\theta \pm z\hat\sigma` where the labe
 (propensity < 1) hold at least 10 of each class. With fewer, the inverse-probability sum of the few drawn
 positives is skewed and the normal interval runs short on the side away from 0: every row in the top 2 % of
 scores and 3 % of the others (120-150 random labels holding 4-5 positives, rates 0.03-0.05) covered 0.88-0.90
-of true rates at a nominal 95 %, missing high. There the interval is Wilson's for the rate of the rows not
-labelled with certainty, at PPI's effective number of labels (:func:`rare_design_interval`): 0.96 in the same
-simulation (tests/delayed/test_ppi_rare_r17.py). Larger random strata keep the normal interval: 10,000-row
-windows with 6 % of the unflagged rows drawn (tens of drawn positives) covered 94.6 %
+of true rates at a nominal 95 %, missing high. There the interval is the modified Wilson interval (Wilson's,
+with Garwood's exact Poisson end for a class seen fewer than 10 times) for the rate of the rows not
+labelled with certainty, at PPI's effective number of labels (:func:`rare_design_interval`): 0.96 or more
+in the same simulation (tests/delayed/test_ppi_rare_r17.py). Larger random strata keep the normal interval:
+10,000-row windows with 6 % of the unflagged rows drawn (tens of drawn positives) covered 94.6 %
 (tests/delayed/test_ppi_simulation.py).
 """
 
@@ -107,17 +108,18 @@ def design_estimates(y: np.ndarray, f: np.ndarray, g: np.ndarray, pi: np.ndarray
 
 def rare_design_interval(out: dict[str, Any], y: np.ndarray, drawn: np.ndarray, M: float, level: float) -> None:
     r"""Replace the normal interval of a designed sample's rate (``out["ci_low"]``, ``out["ci_high"]``) by
-    Wilson's where the labels drawn at random hold fewer than :data:`~veracity.delayed._ppi_sums.EXACT_BELOW`
-    of one class (counted as they are: :math:`k` positives of :math:`n_d` rows with propensity < 1).
+    the modified Wilson interval where the labels drawn at random hold fewer than
+    :data:`~veracity.delayed._ppi_sums.EXACT_BELOW` of one class (counted as they are: :math:`k` positives of
+    :math:`n_d` rows with propensity < 1).
 
     The :math:`C` positives labelled with certainty are known; the uncertainty is in the rate :math:`\rho` of
     the :math:`M_r = M - (\text{rows labelled with certainty})` other rows, estimated by
     :math:`\hat\rho = (M\hat\theta - C) / M_r` with standard error :math:`s_\rho = M s / M_r`. Its interval is
-    :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`'s: Wilson's at :math:`\hat\rho` (cut to [0, 1])
-    with :math:`n^* = \hat\rho(1 - \hat\rho)/s_\rho^2` (:math:`n_d` where :math:`\hat\rho` is 0 or 1 or
-    :math:`s_\rho = 0`; at most :math:`n_d` when the drawn labels are all one class), mapped back:
+    :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`'s: modified Wilson at :math:`\hat\rho`
+    (cut to [0, 1]) with :math:`n^* = \hat\rho(1 - \hat\rho)/s_\rho^2` (:math:`n_d` where :math:`\hat\rho` is
+    0 or 1 or :math:`s_\rho = 0`; at most :math:`n_d` when the drawn labels are all one class), mapped back:
     :math:`\theta \in [(C + M_r \rho_{\text{low}}) / M, (C + M_r \rho_{\text{high}}) / M]`. The skew of a
-    rare outcome lives in the drawn rows' rate, not in the certain rows' known count, so Wilson's correction is
+    rare outcome lives in the drawn rows' rate, not in the certain rows' known count, so the correction is
     taken there. In place; ``out["rare_interval"]`` is 1 where it applied (0 elsewhere, and where the estimate
     or its standard error is not finite)."""
     out["rare_interval"] = 0.0

@@ -21,10 +21,11 @@ mean of the labels, :math:`\lambda = 1` plain PPI. These are exactly ``ppi_py``'
 ``ppi_mean_pointestimate`` / ``ppi_mean_ci`` (``lam=None``), to rounding — the interval cut at
 [0, 1], and only where the labels hold at least 10 of each class (weighted: by their Kish size).
 Below that the normal interval of a rare outcome under-covers (88 % for a 95 % interval with 100
-labels at a rate of 0.05), and the rate's interval is Wilson's at the PPI estimate :math:`\hat p`
+labels at a rate of 0.05), and the rate's interval is the modified Wilson interval (Wilson's, with
+Garwood's exact Poisson end below 10 effective events) at the PPI estimate :math:`\hat p`
 with the effective labels :math:`n^* = \hat p(1 - \hat p)/\hat\sigma^2` (:math:`\hat\sigma` PPI's
 standard error; :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`); a designed sample
-(``propensity=``) with fewer than 10 of one class among its labels drawn at random takes Wilson's interval
+(``propensity=``) with fewer than 10 of one class among its labels drawn at random takes that interval
 for the rate of the rows not labelled with certainty
 (:func:`~veracity.delayed._design.rare_design_interval`). Coverage given the count of labelled positives
 stays at 0.96-1.00 for every count from 5 to 15 where each is a typical count, on both sides of the switch
@@ -312,7 +313,9 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
     The interval is PPI++'s normal one :math:`\hat\theta \pm z\hat\sigma` cut at [0, 1] (``ppi_py``'s),
     except where the labels hold fewer than 10 of one class (weighted labels: :math:`\bar y_w n_{\text{eff}}`
     or :math:`(1 - \bar y_w) n_{\text{eff}}` below 10, :math:`n_{\text{eff}}` their Kish size): there it is
-    Wilson's score interval at :math:`\hat p = \hat\theta` cut to [0, 1] with
+    the modified Wilson interval (Wilson's score interval, each end moved out to Garwood's exact Poisson
+    bound where fewer than 10 effective events lie beyond it) at :math:`\hat p = \hat\theta` cut to
+    [0, 1] with
     :math:`n^* = \hat p(1-\hat p)/\hat\sigma^2` effective labels (:math:`n` where :math:`\hat p` is 0 or 1 or
     :math:`\hat\sigma` is 0; at most :math:`n` when every label is one class), which covers rare outcomes at
     the level (:func:`~veracity.delayed._ppi_sums.rare_outcome_interval`). A designed sample does the same

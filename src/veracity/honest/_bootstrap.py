@@ -31,6 +31,7 @@ per chunk).
 :math:`1-\alpha/2` quantiles of the resampled values. ``method="bca"`` (Efron
 1987): the quantiles at :math:`\Phi\big(z_0 + \frac{z_0 + z_q}{1 - a(z_0 + z_q)}\big)`
 with bias correction :math:`z_0 = \Phi^{-1}(\#\{\theta^* < \hat\theta\}/B + \tfrac12\#\{\theta^* = \hat\theta\}/B)`
+(equal up to the sums' rounding, :func:`share_below`)
 and acceleration :math:`a = \sum u_i^3 / (6(\sum u_i^2)^{3/2})`,
 :math:`u_i = \bar\theta_{(\cdot)} - \theta_{(i)}`, from the **exact delete-one
 jackknife**: every metric here has a closed-form leave-one-out value (Brier, NLL
@@ -63,7 +64,7 @@ from typing import Any
 import numpy as np
 from ..core._special import ndtr, ndtri
 
-from ..core._binning import bin_index, make_edges
+from ..core._binning import bin_index, cumulative_slack, make_edges
 from ..core._ece_bias import BIAS_SHARE, bin_sigmas, expected_max_abs, plugin_ece_bias_bound
 from ..core._metrics import auc_of
 from ..core._text import count_noun, fmt, render_table
@@ -406,9 +407,35 @@ def _workers(n_jobs: int | None, n_chunks: int) -> int:
     return max(1, min(n_jobs, n_chunks))
 
 
+def share_below(estimate: float, boot: np.ndarray, rows: int) -> float:
+    r"""The share of finite resampled values below the estimate, ties counted ½ — BCa's
+    :math:`\Phi(z_0)` (Efron 1987): :math:`(\#\{\theta^* < \hat\theta - \tau\} + \tfrac12
+    \#\{|\theta^* - \hat\theta| \le \tau\}) / B`.
+
+    A tie is decided up to the arithmetic's own rounding, :math:`\tau` =
+    :func:`~veracity.core._binning.cumulative_slack` (``rows``, :math:`|\hat\theta|`)
+    :math:`= N \varepsilon |\hat\theta|`: every metric read here (Brier, NLL, AUC, accuracy) is a sum, or a
+    ratio of two sums, of at most :math:`N` non-negative terms, computed for the estimate from the rows and
+    for a resample by a matrix product of its counts, in another order; recursive summation errs by at most
+    :math:`(N - 1)u` relative (:math:`u = \varepsilon/2`), so two evaluations of one exact value differ by at
+    most about :math:`N\varepsilon` times it. Exact ``==`` split such ties by the last bit: resamples equal to
+    the estimate in exact arithmetic counted as below or above it, which moved :math:`z_0`. Values further
+    apart than :math:`\tau` are distinct: a metric's genuine steps are far larger (:math:`1/N` for accuracy,
+    :math:`\ge 1/N^2` for the AUC, against :math:`N\varepsilon \le 2\cdot10^{-7}` relative up to
+    :math:`10^9` rows), and where the resamples spread continuously the band of width :math:`2\tau` holds a
+    vanishing share of them."""
+    tol = cumulative_slack(rows, abs(float(estimate)))
+    below = np.count_nonzero(boot < estimate - tol)
+    tied = np.count_nonzero(np.abs(boot - estimate) <= tol)
+    return (below + 0.5 * tied) / boot.size
+
+
 def _interval(
-    name: str, estimate: float, boot: np.ndarray, jack: np.ndarray | None, method: str, level: float
+    name: str, estimate: float, boot: np.ndarray, jack: np.ndarray | None, method: str, level: float,
+    rows: int = 1,
 ) -> Interval:
+    """One metric's percentile or BCa interval from its resampled values ``boot`` (and delete-one jackknife
+    values ``jack`` for BCa's acceleration); ``rows`` the rows summed (ties of :func:`share_below`)."""
     finite = boot[np.isfinite(boot)]
     alpha = 1.0 - level
     note = ""
@@ -419,7 +446,7 @@ def _interval(
     se = float(finite.std(ddof=1)) if finite.size > 1 else 0.0
     qs = np.array([alpha / 2, 1 - alpha / 2])
     used = method
-    frac = (np.count_nonzero(finite < estimate) + 0.5 * np.count_nonzero(finite == estimate)) / finite.size
+    frac = share_below(estimate, finite, rows)
     if not 0.025 <= frac <= 0.975:
         side = "above" if frac < 0.5 else "below"
         note = (note + "; " if note else "") + (
@@ -554,7 +581,7 @@ def bootstrap_of(
     bias = _bias_bounds(layout, BIAS_SHARE * (1.0 - level)) if {"ece", "mce"} & set(metrics) else {}
     rows = tuple(
         _bias_aware(k, estimates[k], samples[k], bias[k], level) if k in bias
-        else _interval(k, estimates[k], samples[k], jack.get(k), method, level) for k in metrics
+        else _interval(k, estimates[k], samples[k], jack.get(k), method, level, data.n) for k in metrics
     )
     few = few_class_rows(data.y, data.w)
     if few and data.top_label:  # multiclass: the classes of the top-label metrics are right and wrong

@@ -29,6 +29,17 @@ def weighted_rows(data: Binary) -> Binary:
     return subset(data, data.w > 0)
 
 
+def contradicted_rows(data: Binary) -> int:
+    """Rows (of positive weight: pass :func:`weighted_rows`) whose probability score is exactly 0 with
+    label 1 or exactly 1 with label 0: each has probability 0 under calibration, so any test of
+    calibration has exact p-value 0 on such data. Never for logit scores, binary or multiclass, nor for
+    top-label confidences (whose input may have been logits): their probability is never exactly 0 or
+    1, and a softmax rounded to 1.0 is not a claim of certainty."""
+    if data.logit is not None or data.top_label:
+        return 0
+    return int(np.count_nonzero(np.abs(data.y - data.p) == 1.0))
+
+
 
 def _row_keys(data: Binary) -> list[np.ndarray]:
     """The sort keys of :func:`canonical_rows`, primary first."""

@@ -12,6 +12,13 @@ redraws at least as large as the observed ECE is a Monte-Carlo **p-value** for
 
 The (1 + ·)/(R + 1) form makes the test valid at every level for any R.
 
+**Contradicted certainty.** A probability score of exactly 0 whose label is 1 (or exactly 1 whose label is
+0) cannot happen under calibration, and no redraw reproduces it (a score of 0 always draws 0): the exact
+p-value is 0, as Spiegelhalter's and Hosmer–Lemeshow's (:func:`~veracity.honest._common.contradicted_rows`,
+binary probability scores only; ``contradicted`` counts those rows). The ECE alone cannot see it — in a bin
+of other scores the row is one unit of gap among many: one score of 0 that came true among 1,000 calibrated
+rows read p = 0.05-0.99 over eight seeds, "within the noise floor" (tests/honest/test_stats_r24.py).
+
 **Exactness.** Each label is drawn from its own :math:`p_i` (a uniform per row and
 redraw, compared with :math:`p_i`), so a bin's positive count follows the exact
 Poisson-binomial law. Drawing one Binomial(:math:`n_b`, :math:`\bar p_b`) per bin
@@ -38,7 +45,7 @@ import numpy as np
 from ..core._binning import bin_index, make_edges
 from ..core._text import count_noun, fmt, render_table
 from ..core._validation import Binary, VeracityError, prepare_binary
-from ._common import canonical_rows, check_count, check_seed, weighted_rows
+from ._common import canonical_rows, check_count, check_seed, contradicted_rows, weighted_rows
 from ..core._compat import renamed, renamed_attribute
 from ..core._display import Display, html_note, html_page, html_table
 from ..core._parallel import advance
@@ -54,7 +61,8 @@ class NoiseFloor(Display):
     ``expected`` is the noise floor (mean ECE of the redraws), ``sd`` their
     standard deviation, ``quantile_95`` the 95th percentile, ``p_value`` the
     Monte-Carlo p-value and ``excess = ece - expected``. ``samples`` holds the
-    ``n_resamples`` redraw ECEs.
+    ``n_resamples`` redraw ECEs. ``contradicted`` counts the rows whose probability score is exactly 0
+    or 1 and whose label says the opposite: impossible under calibration, so ``p_value`` is 0 then.
     """
 
     ece: float
@@ -69,6 +77,9 @@ class NoiseFloor(Display):
     strategy: str
     norm: str
     samples: np.ndarray
+    #: rows whose probability score is exactly 0 with label 1, or exactly 1 with label 0
+    #: (:func:`~veracity.honest._common.contradicted_rows`): the p-value is then 0
+    contradicted: int = 0
 
     n_redraws = renamed_attribute("n_redraws", "n_resamples")
     seed = renamed_attribute("seed", "random_state")
@@ -84,6 +95,9 @@ class NoiseFloor(Display):
         return self.sd / np.sqrt(self.n_resamples)
 
     def verdict(self, alpha: float = 0.05) -> str:
+        if self.contradicted:
+            return (f"above the noise floor: {count_noun(self.contradicted, 'score')} of exactly 0 or 1 "
+                    "that the label contradicts, impossible under calibration")
         if self.p_value <= alpha:
             return "above the noise floor: distinguishable from noise"
         return "within the noise floor: not distinguishable from noise"
@@ -103,6 +117,7 @@ class NoiseFloor(Display):
             "bins": self.bins,
             "strategy": self.strategy,
             "norm": self.norm,
+            "contradicted": self.contradicted,
             "verdict": self.verdict(),
         }
 
@@ -211,7 +226,8 @@ def noise_floor_of(
     ece_sim = _ece_of_sums(d_sim, w_bin[keep], total, norm)
     ece_obs = float(_ece_of_sums(d_obs, w_bin[keep], total, norm)[0])
     tol = 1e-12 * max(ece_obs, 1e-300)
-    p_value = (1.0 + np.count_nonzero(ece_sim >= ece_obs - tol)) / (n_redraws + 1.0)
+    contradicted = contradicted_rows(data)  # impossible under calibration: the exact p-value is 0
+    p_value = 0.0 if contradicted else (1.0 + np.count_nonzero(ece_sim >= ece_obs - tol)) / (n_redraws + 1.0)
     return NoiseFloor(
         ece=ece_obs,
         expected=float(ece_sim.mean()),
@@ -225,6 +241,7 @@ def noise_floor_of(
         strategy=strategy,
         norm=norm,
         samples=ece_sim,
+        contradicted=contradicted,
     )
 
 
@@ -250,7 +267,9 @@ def ece_noise_floor(
     Labels are redrawn as :math:`y^* \sim \mathrm{Bernoulli}(p)` ``n_resamples`` times
     (seeded by ``random_state``: None, the default, is the fixed seed 0, so the same rows print the same
     floor; a ``numpy.random.Generator`` gives fresh redraws) with the same scores, weights and bins; ``expected`` is the mean redraw
-    ECE and ``p_value = (1 + #{ECE* ≥ ECE}) / (R + 1)``. See
+    ECE and ``p_value = (1 + #{ECE* ≥ ECE}) / (R + 1)`` — 0 where a probability score of exactly 0 or 1
+    meets the opposite label (``contradicted``: impossible under calibration, as the calibration tests
+    say). See
     :mod:`veracity.honest._noise_floor` for why the draws are per row.
 
     >>> import numpy as np
