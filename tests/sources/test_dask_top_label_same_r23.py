@@ -30,10 +30,10 @@ import pytest
 import veracity as vc
 from veracity.core._validation import ROW_SUM_ATOL, prepare_top_label
 
+from .conftest import same_audit
+
 dd = pytest.importorskip("dask.dataframe")
 dask = pytest.importorskip("dask")
-
-REL = 1e-12
 
 
 def _threads():
@@ -82,16 +82,6 @@ def _audit_dask(s, y, score_type, layout, **kwargs):
     with _threads():
         return vc.audit(_dask(s, y, layout), score=[f"c{i}" for i in range(s.shape[1])], label="y",
                         score_type=score_type, bins=7, **kwargs)
-
-
-def _same_audit(got, want):
-    assert got.n == want.n and got.n_classes == want.n_classes
-    np.testing.assert_array_equal(got.table.stats.count, want.table.stats.count)
-    for name in ("weight", "sum_p", "sum_y", "sum_nll"):
-        np.testing.assert_allclose(getattr(got.table.stats, name), getattr(want.table.stats, name), rtol=REL,
-                                   atol=1e-300, err_msg=name)
-    for key, value in want.metrics.items():
-        assert got.metrics[key] == pytest.approx(value, rel=REL, abs=1e-15, nan_ok=True), key
 
 
 def _logits(n, k, seed, scale=2.0):
@@ -156,7 +146,7 @@ def test_dask_top_label_rows_are_the_array_forms(case, layout):
 def test_dask_top_label_audit_is_the_array_forms(case, layout):
     _, s, y, score_type = case
     want = vc.audit(s, y, score_type=score_type, bins=7)
-    _same_audit(_audit_dask(s, y, score_type, layout), want)
+    same_audit(_audit_dask(s, y, score_type, layout), want)
 
 
 def test_huge_logits_read_as_the_array_form_reads_them():
@@ -176,7 +166,7 @@ def test_logits_beyond_the_largest_float_raise_no_overflow_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = _audit_dask(z, y, "logit", 2)
-    _same_audit(got, vc.audit(z, y, score_type="logit", bins=7))
+    same_audit(got, vc.audit(z, y, score_type="logit", bins=7))
 
 
 def _borderline_row(k, seed=0):
@@ -206,7 +196,7 @@ def test_a_row_at_the_sum_tolerance_is_judged_alike(layout):
         with pytest.raises(vc.VeracityError, match="must sum to 1; 1 of 50 rows"):
             _audit_dask(p, y, "probability", layout)
     else:
-        _same_audit(_audit_dask(p, y, "probability", layout), want)
+        same_audit(_audit_dask(p, y, "probability", layout), want)
 
 
 @pytest.mark.parametrize("score_type", ["probability", "logit"])
@@ -250,8 +240,6 @@ def test_text_labels_are_refused_by_both():
         _audit_dask(z, labels, "logit", 2)
 
 
-@pytest.mark.xfail(strict=True, reason="frame paths read text labels of multiclass scores with the binary "
-                   "labels' message (pos_label=, 0/1); the fix is in sources/_labels or _api, not _dask")
 def test_text_labels_of_multiclass_scores_are_refused_as_class_indices_on_dask():
     z, y = _logits(30, 3, seed=9)
     with pytest.raises(vc.VeracityError, match=r"class indices 0\.\.2|column index 0\.\.2"):

@@ -9,7 +9,7 @@ definition, :func:`veracity.core._validation.class_probabilities`:
 0.7083 where the array form reads 0.7214, silently.
 
 The oracle is ``vc.audit`` on the numpy array: the frame audits must equal it up to the order in
-which an engine sums rows (``REL``, as tests/sources/test_dask_top_label_same_r23.py), and the
+which an engine sums rows (``conftest.REL``, as tests/sources/test_dask_top_label_same_r23.py), and the
 huge-logit reading must equal the definition computed here from small, exact differences.
 """
 
@@ -21,7 +21,8 @@ import pytest
 
 import veracity as vc
 
-REL = 1e-12
+from .conftest import same_audit
+
 BACKENDS = ["polars-lazy", "duckdb"]
 
 
@@ -37,16 +38,6 @@ def _frame(backend, s, y):
 def _audit_frame(backend, s, y, **kwargs):
     return vc.audit(_frame(backend, s, y), score=[f"c{i}" for i in range(s.shape[1])], label="y",
                     score_type="logit", bins=7, **kwargs)
-
-
-def _same_audit(got, want):
-    assert got.n == want.n and got.n_classes == want.n_classes
-    np.testing.assert_array_equal(got.table.stats.count, want.table.stats.count)
-    for name in ("weight", "sum_p", "sum_y", "sum_nll"):
-        np.testing.assert_allclose(getattr(got.table.stats, name), getattr(want.table.stats, name), rtol=REL,
-                                   atol=1e-300, err_msg=name)
-    for key, value in want.metrics.items():
-        assert got.metrics[key] == pytest.approx(value, rel=REL, abs=1e-15, nan_ok=True), key
 
 
 def _logits(n=60, k=4, seed=1):
@@ -70,7 +61,7 @@ CASES = _cases()
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_frame_top_label_audit_is_the_array_forms(case, backend):
     _, s, y = case
-    _same_audit(_audit_frame(backend, s, y), vc.audit(s, y, score_type="logit", bins=7))
+    same_audit(_audit_frame(backend, s, y), vc.audit(s, y, score_type="logit", bins=7))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -92,7 +83,7 @@ def test_a_common_shift_of_tied_logits_leaves_the_frame_audit_unchanged(backend)
     z, y = CASES[1][1], CASES[1][2]
     base = _audit_frame(backend, z, y)
     for shift in (2.0 ** 20, 2.0 ** 40, -(2.0 ** 44)):
-        _same_audit(_audit_frame(backend, z + shift, y), base)
+        same_audit(_audit_frame(backend, z + shift, y), base)
 
 
 def _error(call):
@@ -119,6 +110,6 @@ def test_few_probability_rows_or_true_logits_in_0_1_are_read_as_logits(backend):
     p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
     few = LOGIT_CHECK_MIN_ROWS - 1
     want = vc.audit(p[:few], y[:few], score_type="logit", bins=7)
-    _same_audit(_audit_frame(backend, p[:few], y[:few]), want)
+    same_audit(_audit_frame(backend, p[:few], y[:few]), want)
     u = np.random.default_rng(3).uniform(0.0, 1.0, (40, 3))
-    _same_audit(_audit_frame(backend, u, y), vc.audit(u, y, score_type="logit", bins=7))
+    same_audit(_audit_frame(backend, u, y), vc.audit(u, y, score_type="logit", bins=7))

@@ -519,15 +519,42 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
     return y
 
 
+def first_text(raw: np.ndarray) -> Any:
+    """The first text value (``str`` or ``bytes``) of ``raw`` in row order, as a Python value; None
+    when it holds none (numbers, booleans, missing values only)."""
+    if not raw.size:
+        return None
+    if raw.dtype.kind in "US":
+        return plain(raw.flat[0])
+    if raw.dtype != object:
+        return None
+    if isinstance(raw.flat[0], (str, bytes)):
+        return raw.flat[0]
+    # the set of types in one C-level pass (a generator of isinstance checks is ~7x slower on 3e6 numbers);
+    # the rows are searched only when some text is there
+    if not any(issubclass(t, (str, bytes)) for t in set(map(type, raw.ravel()))):
+        return None
+    return next(v for v in raw.ravel() if isinstance(v, (str, bytes)))
+
+
+def text_class_labels(k: int, example: Any) -> VeracityError:
+    """The one refusal of text labels for ``k`` score columns, on every route (arrays and frames): the
+    labels of (N, K) scores are the class's column index, and which column a text names is the
+    caller's to say (``example``: the first text label, in row order)."""
+    return VeracityError(
+        f"multiclass labels must be the class's column index 0..{k - 1} in the scores, got text such as "
+        f"{plain(example)!r}; map them to columns first, e.g. np.searchsorted(model.classes_, labels) "
+        "for scikit-learn's predict_proba", param="labels")
+
+
 def check_class_labels(labels: Any, n: int, k: int) -> np.ndarray:
-    """Integer class labels in ``0..k-1`` as int64."""
+    """Integer class labels in ``0..k-1`` as int64; text labels (any text, ``'0'`` included) are refused
+    by :func:`text_class_labels`."""
     raw = to_numpy(labels, "labels")
-    if raw.dtype.kind in "USO" and raw.size and isinstance(raw.flat[0], str):
-        raise VeracityError(
-            f"multiclass labels must be the class's column index 0..{k - 1} in the scores, got text such as "
-            f"{str(raw.flat[0])!r}; map them to columns first, e.g. np.searchsorted(model.classes_, labels) "
-            "for scikit-learn's predict_proba", param="labels")
-    y = as_float_array(labels, "labels")
+    text = first_text(raw)
+    if text is not None:
+        raise text_class_labels(k, text)
+    y = as_float_array(raw, "labels")
     if y.ndim != 1:
         raise VeracityError(f"labels must be 1-D class indices, got shape {y.shape}", param="labels")
     if y.shape[0] != n:
@@ -823,16 +850,28 @@ def top_label_rows(P: np.ndarray, y: np.ndarray, logP: np.ndarray | None = None
     return conf, correct, nll_terms
 
 
-def _refuse_probability_rows_as_logits(scores: np.ndarray) -> None:
-    """(N, K) "logits" whose every row is a probability vector (in [0, 1], summing to 1) are
-    predict_proba output declared as logits: softmax of them would be a silently wrong number."""
-    if scores.shape[0] < LOGIT_CHECK_MIN_ROWS:
-        return
-    if scores.min() >= 0.0 and scores.max() <= 1.0 and not row_sums_off_one(scores)[1].any():
+def refuse_probability_rows_as_logits(n: int, lo: float, hi: float, n_off_one: int) -> None:
+    """Refuse ``n`` rows of (N, K) scores declared logits that are all probability vectors: every value in
+    [``lo``, ``hi``] within [0, 1] and ``n_off_one`` = 0 rows whose sum is off 1 (:func:`row_sums_off_one`).
+    They are predict_proba output declared as logits: softmax of them would be a silently wrong number.
+    From :data:`LOGIT_CHECK_MIN_ROWS` rows (a handful of logits in [0, 1] summing to 1 is plausible).
+    One rule and one message for every route: the array form reads the four numbers from the array,
+    a frame (:mod:`veracity.sources._multiclass`) from one aggregate."""
+    if n >= LOGIT_CHECK_MIN_ROWS and lo >= 0.0 and hi <= 1.0 and not n_off_one:
         raise VeracityError(
-            f"scores were declared {{setting}} but all {scores.shape[0]} rows are probability vectors (in "
+            f"scores were declared {{setting}} but all {n} rows are probability vectors (in "
             "[0, 1], summing to 1): they look like predict_proba output. Drop {setting} (probabilities are "
             "the default), or pass the raw logits", param="score_type", value="logit")
+
+
+def _refuse_probability_rows_as_logits(scores: np.ndarray) -> None:
+    """:func:`refuse_probability_rows_as_logits` of an (N, K) array (its rows summed only when needed)."""
+    n = scores.shape[0]
+    if n < LOGIT_CHECK_MIN_ROWS:
+        return
+    lo, hi = float(scores.min()), float(scores.max())
+    if lo >= 0.0 and hi <= 1.0:
+        refuse_probability_rows_as_logits(n, lo, hi, int(np.count_nonzero(row_sums_off_one(scores)[1])))
 
 
 def multiclass_probabilities(
@@ -956,7 +995,9 @@ __all__ = [
     "prepare_classwise",
     "prepare_multiclass",
     "prepare_top_label",
+    "refuse_probability_rows_as_logits",
     "softmax",
+    "text_class_labels",
     "to_numpy",
     "top_label_rows",
 ]

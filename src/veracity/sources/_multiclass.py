@@ -6,15 +6,21 @@ confidence :math:`\max_k p_k`, correct :math:`[\arg\max_k p_k = y]` (the first
 maximum, as numpy's ``argmax``) and the categorical log-loss :math:`-\log p_y`
 (from logits: :math:`-(s_y - \mathrm{logsumexp}(s))`). The input contract is the
 array one: finite scores, probabilities in [0, 1] whose rows sum to 1, labels that
-are class indices ``0..K-1``.
+are class indices ``0..K-1``: text labels are refused in the array form's words
+(:func:`class_label_type_error`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import TYPE_CHECKING, Any
 
-from ..core._validation import LOGIT_CHECK_MIN_ROWS, PROB_EPS, ROW_SUM_ATOL, VeracityError
+from ..core._validation import (PROB_EPS, ROW_SUM_ATOL, VeracityError, first_text,
+                                refuse_probability_rows_as_logits, text_class_labels)
 from ._aggregates import _flag, as_float, backend_of, collect
+
+if TYPE_CHECKING:
+    from ._source import Frame
 
 _INF = float("inf")
 
@@ -128,9 +134,9 @@ def check_top_label(frame: Any, scores: list[str], label: str, score_type: str, 
 
 
 def _raise_top_label(row: dict[str, Any], k: int, label: str, score_type: str, shown: list[str]) -> None:
-    """The multiclass contract's one-line errors from :func:`check_top_label`'s counts; from
-    :data:`LOGIT_CHECK_MIN_ROWS` rows, logits that are all probability vectors (every value in
-    [0, 1], no row sum off 1) are refused, as the array form refuses them."""
+    """The multiclass contract's one-line errors from :func:`check_top_label`'s counts; logits that are
+    all probability vectors are refused by the array form's rule and words
+    (:func:`~veracity.core._validation.refuse_probability_rows_as_logits`)."""
     n = int(row["n"] or 0)
     names = ", ".join(repr(c) for c in shown)
     if n == 0:
@@ -155,22 +161,45 @@ def _raise_top_label(row: dict[str, Any], k: int, label: str, score_type: str, s
         raise VeracityError(
             f"column {label!r} (labels) must hold class indices 0..{k - 1} for {k} score columns; "
             f"{int(row['y_bad'])} of {n} do not ({shown_y})")
-    if (score_type == "logit" and n >= LOGIT_CHECK_MIN_ROWS and float(row["lo"]) >= 0.0
-            and float(row["hi"]) <= 1.0 and not int(row["sum_bad"] or 0)):
-        # the array form's _refuse_probability_rows_as_logits, from the counts: softmax of such rows
-        # would be a silently wrong number
-        raise VeracityError(
-            f"scores were declared {{setting}} but all {n} rows are probability vectors (in "
-            "[0, 1], summing to 1): they look like predict_proba output. Drop {setting} (probabilities are "
-            "the default), or pass the raw logits", param="score_type", value="logit")
+    if score_type == "logit":  # the array form's rule and words, from the counts
+        refuse_probability_rows_as_logits(n, float(row["lo"]), float(row["hi"]), int(row["sum_bad"] or 0))
+
+
+def class_label_type_error(frame: Frame, label: str, k: int) -> VeracityError:
+    """The refusal of a label column ``label`` for ``k`` score columns that does not hold numbers (or
+    booleans): the array form's (:func:`~veracity.core._validation.check_class_labels`) when it holds
+    text, whose example is the first text label in row order, as in memory (``'0'`` is refused too:
+    labels are the class's column index, and which column a text names is the caller's to say).
+
+    Rows in memory are read as the array form reads them (a pandas object column mixing numbers and
+    text shows its first text); a lazy frame's first label that is not missing is read (one ``head(1)``),
+    never the whole column. A column of another type (dates) is named as not class indices."""
+    import narwhals as nw
+
+    from ._arrow_numpy import series_to_numpy
+
+    dtype = frame.schema[label]
+    if frame.lazy:
+        text = None
+        if dtype in (nw.String, nw.Categorical, nw.Enum, nw.Object, nw.Binary):
+            with warnings.catch_warnings():  # Dask's "Insufficient elements for head": a short partition
+                warnings.simplefilter("ignore")
+                first = collect(frame.nw.select(nw.col(frame.ref(label)).alias("_v"))
+                                .filter(~nw.col("_v").is_null()).head(1)).get_column("_v").to_list()
+            text = first[0] if first and isinstance(first[0], (str, bytes)) else None
+    else:
+        text = first_text(series_to_numpy(frame.nw.get_column(frame.ref(label))))
+    if text is not None:
+        return text_class_labels(k, text)
+    return VeracityError(
+        f"column {label!r} (labels) must hold class indices 0..{k - 1} for {k} score columns, got {dtype}; "
+        "convert the column to numbers", param="labels")
 
 
 def _dask_top_label(frame: Any, scores: list[str], score_type: str, keep: list[Any], grouped: bool) -> Any:
     """:func:`top_label_base` on Dask: the columns selected as on every backend, then the row-wise
     steps as one ``map_partitions`` (:func:`._dask.top_label_frame`): the same steps as expressions,
     a column each, made a tree that Dask's optimiser took seconds to simplify per compute."""
-    import warnings
-
     import narwhals as nw
 
     from ._dask import top_label_frame

@@ -419,6 +419,10 @@ def check_dtypes(frame: Frame, score: list[str], label: str | None, weight: str 
     if label is None:
         return
     if not _reads_as_numbers(frame, label, labels=True):
+        if len(score) > 1:  # multiclass: class indices, text refused in the array form's words
+            from ._multiclass import class_label_type_error
+
+            raise class_label_type_error(frame, label, len(score))
         raise VeracityError(
             f"column {label!r} (labels) must hold 0/1 numbers or booleans, got {_type_name(frame.schema[label])}; "
             "pass {param} naming the positive class, or map the two classes to 0 and 1 first", param="pos_label"
