@@ -96,9 +96,14 @@ def parse_instant(text: Any, what: str = "--as-of") -> np.datetime64:
 
 
 def to_utc_timestamps(array: Any, column: str) -> Any:
-    """A pyarrow ``timestamp[us]`` array (naive, UTC) from a column of times; see the module doc."""
+    """A pyarrow ``timestamp[us]`` array (naive, UTC) from a column of times; see the module doc.
+
+    Numbers are read from and written to Arrow's buffers (:mod:`veracity.sources._arrow_numpy`):
+    pyarrow's ``to_numpy`` and ``pa.array`` import pandas."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    from ..sources._arrow_numpy import from_numpy, to_numpy
 
     arr = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
     if arr.null_count:
@@ -114,14 +119,14 @@ def to_utc_timestamps(array: Any, column: str) -> Any:
         elif pa.types.is_date(t):
             out = arr.cast(pa.timestamp("us"))
         elif pa.types.is_integer(t) or pa.types.is_floating(t):
-            seconds = np.asarray(arr.to_numpy(zero_copy_only=False), dtype=np.float64)
+            seconds = np.asarray(to_numpy(arr), dtype=np.float64)
             if not np.all(np.isfinite(seconds)) or np.abs(seconds).max() > 1e11:
                 raise VeracityError(
                     f"time column {column!r} holds numbers that are not epoch seconds "
                     f"(max |value| {np.abs(seconds).max():.3g}); numbers are read as seconds since "
                     "1970-01-01 UTC: convert milli/nanoseconds to seconds or pass ISO dates"
                 )
-            out = pa.array(np.round(seconds * 1e6).astype(np.int64), type=pa.timestamp("us"))
+            out = from_numpy(np.round(seconds * 1e6).astype(np.int64)).view(pa.timestamp("us"))
         elif pa.types.is_string(t) or pa.types.is_large_string(t):
             out = parse_time_strings(arr, f"time column {column!r}")
         else:
@@ -169,11 +174,12 @@ def _strings_problem(arr: Any) -> str:
     sentence whose subject the caller names)."""
     import pyarrow as pa
 
-    def form(value: Any) -> str | None:
-        # "aware" (with a UTC offset), "naive", or None: no ISO time
+    def form(row: int) -> str | None:
+        # "aware" (with a UTC offset), "naive", or None: no ISO time; the row as a one-string slice of the
+        # column (pa.array([value]) imports pandas)
         for unit, tz in _STRING_TARGETS:
             try:
-                pa.array([value], type=pa.string()).cast(pa.timestamp(unit, tz=tz))
+                arr.slice(row, 1).cast(pa.timestamp(unit, tz=tz))
                 return "naive" if tz is None else "aware"
             except pa.ArrowInvalid:
                 continue
@@ -182,7 +188,7 @@ def _strings_problem(arr: Any) -> str:
     first: dict[str, int] = {}
     values = arr.slice(0, 100_000).to_pylist()
     for i, value in enumerate(values):
-        kind = form(value)
+        kind = form(i)
         if kind is None:
             return (f"has strings that are not ISO 8601 times (row {i}: {str(value)[:40]!r}); use e.g. "
                     "2026-03-02 or 2026-03-02T10:00:00+02:00, one form per column")

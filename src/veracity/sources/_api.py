@@ -827,11 +827,16 @@ def _read_csv_columns(p: Path, options: Any, parse: Any = None) -> Any:
 
 
 def read_files(pattern: str, columns: list[str] | None = None) -> Any:
-    """One ``pyarrow.Table`` from a glob or a directory of CSV/Parquet files (the needed columns)."""
+    """One ``pyarrow.Table`` from a glob or a directory of CSV/Parquet files (the needed columns), as
+    ``pyarrow.dataset`` reads it (:func:`._scan.read_batches`: importing the dataset module imports pandas):
+    Parquet in the unified schema of every file (else the first file's), CSV in the first file's types;
+    no hive partition columns."""
+    import os
+
     import pyarrow as pa
-    import pyarrow.dataset as ds
 
     from .._files import expand
+    from ._scan import csv_schema, naming, read_batches, selected
 
     files, kind = expand(pattern)
     if kind == "csv":  # the same headers, as the DuckDB engine requires (read by name here, by position there)
@@ -843,17 +848,28 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
 
         parquet_names(files, pattern)
     try:
-        schema = None
+        parse = convert = None
         if kind == "parquet":  # every file's columns in a type that holds them all (int64 and double: double),
             import pyarrow.parquet as pq  # as DuckDB reads them; else the first file's types (0.637 refused)
 
+            schemas = []
+            for f in files:
+                with naming(f, "Parquet"):
+                    schemas.append(pq.read_schema(f))
             try:
-                schema = pa.unify_schemas(_booleans_as_int64([pq.read_schema(f) for f in files]),
-                                          promote_options="permissive")
+                schema = pa.unify_schemas(_booleans_as_int64(schemas), promote_options="permissive")
             except (pa.ArrowTypeError, pa.ArrowInvalid):  # text in one, numbers in another: the first's types
-                schema = None
-        dataset = ds.dataset(files, format=kind if kind == "parquet" else _csv_format(files[0]), schema=schema)
-        table = dataset.to_table(columns=_present(columns, dataset.schema.names))
+                schema = schemas[0]
+        else:
+            empty = next((f for f in files if os.path.getsize(f) == 0), None)
+            if empty is not None:  # (pyarrow: "Empty CSV file or block: cannot infer number of columns")
+                raise VeracityError(f"could not read {pattern} as CSV: {_name(Path(empty))} is empty; it has "
+                                    "no header and no rows")
+            parse, convert = _csv_options(files[0])
+            schema = csv_schema(files[0], parse, convert)
+        wanted = _present(columns, schema.names)
+        batches = list(read_batches(files, kind, schema, wanted, parse=parse, convert=convert))
+        table = pa.Table.from_batches(batches, schema=selected(schema, wanted))
     except (pa.ArrowInvalid, OSError) as exc:
         if kind == "csv":
             _refuse_ragged(exc, files, pattern)
@@ -882,14 +898,13 @@ def _booleans_as_int64(schemas: list[Any]) -> list[Any]:
                        for f in s]) for s in schemas]
 
 
-def _csv_format(first: str) -> Any:
-    """The CSV format of a glob's files, read as one file is (:func:`read_table`): the delimiter of the
-    first (``;`` too), an empty cell missing in every column."""
+def _csv_options(first: str) -> tuple[Any, Any]:
+    """The parse and convert options of a glob's CSV files, read as one file is (:func:`read_table`): the
+    delimiter of the first (``;`` too), an empty cell missing in every column."""
     import pyarrow.csv as pacsv
-    import pyarrow.dataset as ds
 
-    return ds.CsvFileFormat(parse_options=pacsv.ParseOptions(delimiter=_delimiter(Path(first))),
-                            convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
+    return (pacsv.ParseOptions(delimiter=_delimiter(Path(first))),
+            pacsv.ConvertOptions(strings_can_be_null=True))
 
 
 def _concat_csv(files: list[str], columns: list[str] | None, pattern: str) -> Any:

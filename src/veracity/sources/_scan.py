@@ -1,7 +1,8 @@
 """Streaming scan: per-bin statistics of a CSV/Parquet file too large for memory.
 
-The file is read in record batches with ``pyarrow.dataset``; each batch is
-validated and binned, and the per-bin statistics are merged by addition — the
+The file is read in record batches as ``pyarrow.dataset`` reads it (:func:`read_batches`, with
+pyarrow's Parquet and CSV readers: importing ``pyarrow.dataset`` imports pandas, half a second of
+every run); each batch is validated and binned, and the per-bin statistics are merged by addition — the
 same :class:`~veracity.BinStats` an in-memory audit builds, so every binned
 number (table, ECE, Brier and its decomposition, NLL) is identical. Optional
 grouping keeps one statistics object per key (a period, a cohort).
@@ -9,9 +10,11 @@ grouping keeps one statistics object per key (a period, a cohort).
 
 from __future__ import annotations
 
+import copy
 import os
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,9 +25,14 @@ from .._files import _PARQUET
 from ..core._stats import BinStats, grouped_stats, merge_histograms, merge_into, score_histograms
 from ..core._validation import VeracityError, prepare_binary
 from ..core._display import Display
+from ._arrow_numpy import from_numpy, to_numpy
 
 #: rows per record batch read from the file
 BATCH_ROWS = 1 << 20
+#: rows per record batch when a whole table is read (``pyarrow.dataset``'s default batch size)
+TABLE_BATCH_ROWS = 1 << 17
+#: names that directory discovery skips at any depth (``pyarrow.dataset``'s ``selector_ignore_prefixes``)
+_IGNORED_PREFIXES = (".", "_")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -43,23 +51,131 @@ class ScanResult(Display):
     histograms: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def _dataset(path: str | Path) -> Any:
-    import pyarrow.dataset as ds
+def dataset_files(path: Path) -> list[str]:
+    """The files ``pyarrow.dataset.dataset(path)`` reads: ``path`` itself, or every file below a
+    directory whose path below it has no part starting with ``.`` or ``_``, sorted by path text."""
+    if not path.is_dir():
+        return [str(path)]
+    base = str(path).rstrip("/") or "/"
+    found = []
+    for root, dirs, names in os.walk(base):
+        dirs[:] = [d for d in dirs if not d.startswith(_IGNORED_PREFIXES)]
+        found += [os.path.join(root, n) for n in names if not n.startswith(_IGNORED_PREFIXES)]
+    return sorted(f for f in found if os.path.isfile(f))
+
+
+def csv_schema(first: str, parse: Any = None, convert: Any = None) -> Any:
+    """The schema ``pyarrow.dataset`` gives CSV files: the first file's, typed from its first block."""
+    import pyarrow.csv as pacsv
+
+    with naming(first, "CSV"), pacsv.open_csv(first, parse_options=parse, convert_options=convert) as reader:
+        return reader.schema
+
+
+def selected(schema: Any, columns: list[str] | None) -> Any:
+    """``schema`` narrowed to ``columns`` (all of it for None), its metadata kept."""
+    import pyarrow as pa
+
+    if columns is None:
+        return schema
+    return pa.schema([schema.field(c) for c in columns], metadata=schema.metadata)
+
+
+def read_batches(files: list[str], kind: str, schema: Any, columns: list[str] | None = None, *,
+                 batch_rows: int = TABLE_BATCH_ROWS, parse: Any = None, convert: Any = None) -> Iterator[Any]:
+    """The record batches of ``files`` in order, in ``schema``'s types (its ``columns``; all for None), as
+    ``pyarrow.dataset`` yields them for that schema: a Parquet file row group by row group, a CSV file
+    block by block (``parse``/``convert``: its options; the columns typed as ``schema`` says), each cut
+    into batches of at most ``batch_rows`` rows (the same batches: sums over them are bit-identical);
+    a column a file lacks as nulls, one of another type cast to the schema's (a safe cast, which refuses
+    0.5 as int64 as the dataset does)."""
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    target = selected(schema, columns)
+    for f in files:
+        if kind == "parquet":
+            with naming(f, "Parquet"):
+                opened = pq.ParquetFile(f)
+            with opened as parquet:
+                present = set(parquet.schema_arrow.names)
+                have = [n for n in target.names if n in present]
+                for group in range(parquet.num_row_groups):
+                    if not have:  # no column of the file is read: its rows as nulls
+                        yield from _cut(_conform(None, target, parquet.metadata.row_group(group).num_rows),
+                                        batch_rows)
+                        continue
+                    for batch in parquet.iter_batches(batch_rows, row_groups=[group], columns=have):
+                        yield _conform(batch, target)
+        else:
+            typed = pacsv.ConvertOptions() if convert is None else copy.copy(convert)
+            typed.column_types = {field.name: field.type for field in schema}
+            typed.include_columns = target.names
+            typed.include_missing_columns = True
+            with naming(f, "CSV"), pacsv.open_csv(f, parse_options=parse, convert_options=typed) as reader:
+                for batch in reader:
+                    yield from _cut(batch, batch_rows)
+
+
+@contextmanager
+def naming(path: str, kind: str) -> Iterator[None]:
+    """A file that cannot be read named in the error, in ``pyarrow.dataset``'s words (``Could not open CSV
+    input source '...': Invalid: ...``; a CSV file's rows too, a Parquet file's footer)."""
+    import pyarrow as pa
+
+    try:
+        yield
+    except (pa.ArrowInvalid, OSError) as exc:
+        status = "Invalid: " if kind == "CSV" and isinstance(exc, pa.ArrowInvalid) else ""
+        raise type(exc)(f"Could not open {kind} input source '{path}': {status}{exc}") from None
+
+
+def _conform(batch: Any, target: Any, rows: int = 0) -> Any:
+    """``batch`` with ``target``'s columns in its types: missing ones null, others cast (safely)."""
+    import pyarrow as pa
+
+    n = rows if batch is None else batch.num_rows
+    names = [] if batch is None else batch.schema.names
+    cols = []
+    for field in target:
+        if field.name not in names:
+            cols.append(pa.nulls(n, field.type))
+            continue
+        col = batch.column(names.index(field.name))
+        cols.append(col if col.type == field.type else col.cast(field.type))
+    return pa.RecordBatch.from_arrays(cols, schema=target)
+
+
+def _cut(batch: Any, rows: int) -> Iterator[Any]:
+    """``batch`` in slices of at most ``rows`` rows (an empty batch: none)."""
+    for start in range(0, batch.num_rows, rows):
+        yield batch.slice(start, rows)
+
+
+def _dataset(path: str | Path) -> tuple[list[str], str, Any]:
+    """``(files, format, schema)`` of a file or a directory of Parquet files, as ``pyarrow.dataset``
+    opens it."""
+    import pyarrow.parquet as pq
 
     p = Path(path)
     if not p.exists():
         raise VeracityError(f"file not found: {p}; check the path")
     fmt = "parquet" if p.name.lower().endswith(_PARQUET) or p.is_dir() else "csv"  # .parq too, as _files reads it
+    files = dataset_files(p)
+    if not files:  # no columns: the column check names the missing one
+        import pyarrow as pa
+
+        return files, fmt, pa.schema([])
     try:
-        return ds.dataset(str(p), format=fmt)
+        return files, fmt, pq.read_schema(files[0]) if fmt == "parquet" else csv_schema(files[0])
     except Exception as exc:  # pyarrow raises several types for unreadable files
         raise VeracityError(f"could not open {p} as {fmt}: {str(exc).splitlines()[0]}") from None
 
 
-def _check_columns(dataset: Any, names: list[str], path: str | Path) -> None:
+def _check_columns(schema: Any, names: list[str], path: str | Path) -> None:
     from ..sources._source import require_columns
 
-    require_columns(names, dataset.schema.names, where=str(path))
+    require_columns(names, schema.names, where=str(path))
 
 
 def _empty_stats(edges: np.ndarray) -> BinStats:
@@ -103,7 +219,7 @@ def _group_names(col: Any) -> np.ndarray:
         col = col.cast(pa.timestamp(col.type.unit, tz="UTC"))
     encoded = col.dictionary_encode()
     names = np.array([key_name(v) for v in encoded.dictionary.to_pylist()], dtype=str)
-    return names[np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.intp)]
+    return names[np.asarray(to_numpy(encoded.indices), dtype=np.intp)]
 
 
 @_refuse_undecodable
@@ -130,15 +246,15 @@ def scan_file(
     to keys (e.g. timestamps to months) and ``mature_from_group`` derives the
     maturity flags from the raw group column (e.g. prediction time + horizon ≤ as-of).
     """
-    dataset = _dataset(path)
+    files, fmt, schema = _dataset(path)
     columns = list(dict.fromkeys(c for c in (score, label, weight, group, mature) if c))
-    _check_columns(dataset, columns, path)
+    _check_columns(schema, columns, path)
     total = _empty_stats(edges)
     groups: dict[str, BinStats] = {}
     pending: dict[str, int] = {}
     histograms: dict[str, np.ndarray] = {}
     rows = 0
-    for batch in dataset.to_batches(columns=columns, batch_size=batch_rows):
+    for batch in read_batches(files, fmt, schema, columns, batch_rows=batch_rows):
         if batch.num_rows == 0:
             continue
         cols = {name: batch.column(name) for name in columns}
@@ -148,7 +264,7 @@ def scan_file(
                 raise VeracityError(
                     f"column {name!r} has missing values (after row {rows}); drop or fill them first"
                 )
-        raw_group = np.asarray(cols[group].to_numpy(zero_copy_only=False)) if group else None
+        raw_group = np.asarray(to_numpy(cols[group])) if group else None
         # no per-row key without a group column: the whole batch is one slice; the column's values named as
         # vc.audit(..., by=) names them, a group_keys mapping's keys as their text
         keys = None
@@ -156,13 +272,13 @@ def scan_file(
             keys = group_keys(raw_group).astype(str) if group_keys else _group_names(batch.column(group))
         flags = None
         if mature:
-            flags = cols[mature].to_numpy(zero_copy_only=False)
+            flags = to_numpy(cols[mature])
             if flags.dtype != bool:
                 raise VeracityError(f"column {mature!r} must be boolean (true when the label is final)")
         elif mature_from_group is not None and raw_group is not None:
             flags = mature_from_group(raw_group)
-        s = cols[score].to_numpy(zero_copy_only=False)
-        w = cols[weight].to_numpy(zero_copy_only=False) if weight else None
+        s = to_numpy(cols[score])
+        w = to_numpy(cols[weight]) if weight else None
         # every row has a score, labelled or not: the score distribution per key
         merge_histograms(histograms, score_histograms(s, keys, edges, score_type=score_type, sample_weight=w))
         rows += batch.num_rows
@@ -175,7 +291,7 @@ def scan_file(
             for k, c in zip(waiting, counts):
                 if c:
                     pending[str(k)] = pending.get(str(k), 0) + int(c)
-            labels = labels.filter(flags)
+            labels = labels.filter(from_numpy(flags))  # (a numpy mask: pyarrow's conversion imports pandas)
             s, keys = s[flags], (None if keys is None else keys[flags])
             w = None if w is None else w[flags]
         if labels.null_count:
@@ -185,7 +301,7 @@ def scan_file(
             )
         if s.size == 0:
             continue
-        data = prepare_binary(s, labels.to_numpy(zero_copy_only=False), sample_weight=w,
+        data = prepare_binary(s, to_numpy(labels), sample_weight=w,
                               score_type=score_type, rescale_weights=False)
         total = total + BinStats.from_binary(data, edges, "uniform", full=True)
         if keys is not None:  # (a group column gives every row a key)
