@@ -13,3 +13,58 @@ def informative_logits(n: int = 600, k: int = 3, seed: int = 0) -> tuple[np.ndar
     z = rng.normal(size=(n, k))
     z[np.arange(n), y] += 1.5
     return z, y
+
+
+def ranked_oracle(Z: np.ndarray, y: np.ndarray, far: np.ndarray, kind: str,
+                  mu: float = 0.0) -> tuple[np.ndarray, np.ndarray, float]:
+    """Independent reference of vector (``kind="vector"``) or matrix scaling's fit where the rows ``far``
+    lie far beyond the others (1e100): a far row ranked wrong costs its size times its margin, ranked right
+    nothing, so the optimum is the fit of the other rows whose map ranks every far row right. scipy's SLSQP
+    from the identity map on their log-loss (summed, divided by the number of all rows) plus mu/K |b|^2,
+    subject to every far row's margins (divided by its max |z|) of at least 1e-9. Returns ``(W, b, F)``,
+    F the objective SLSQP reached (a far row so ranked costs below exp(-1e90))."""
+    from scipy.optimize import minimize
+    from scipy.special import logsumexp
+
+    n, k = Z.shape
+    X, yn = Z[~far], y[~far]
+    U = Z[far] / np.abs(Z[far]).max(axis=1, keepdims=True)
+    yf = y[far]
+
+    def unpack(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return (t[:k * k].reshape(k, k) if kind == "matrix" else np.diag(t[:k])), t[-k:]
+
+    Yn = np.eye(k)[yn]
+    pairs = np.eye(k, dtype=bool)[yf] == 0  # (far row, other class)
+    fi, fc = np.nonzero(pairs)
+
+    def f(t: np.ndarray) -> tuple[float, np.ndarray]:
+        W, b = unpack(t)
+        L = X @ W.T + b
+        lse = logsumexp(L, axis=1)
+        G = (np.exp(L - lse[:, None]) - Yn) / n  # d f / d L
+        GW = G.T @ X
+        gW = GW.ravel() if kind == "matrix" else np.diag(GW)
+        grad = np.concatenate([gW, G.sum(axis=0) + 2 * mu / k * b])
+        return float(np.sum(lse - L[np.arange(yn.size), yn]) / n + mu / k * b @ b), grad
+
+    def margins(t: np.ndarray) -> np.ndarray:
+        M = U @ unpack(t)[0].T
+        return (M[np.arange(yf.size), yf][:, None] - M)[pairs] - 1e-9
+
+    J = np.zeros((fi.size, (k * k if kind == "matrix" else k) + k))  # the margins' Jacobian
+    rows = np.arange(fi.size)
+    if kind == "matrix":  # margin = (W[y] - W[c]) . u
+        J[rows[:, None], yf[fi][:, None] * k + np.arange(k)] = U[fi]
+        J[rows[:, None], fc[:, None] * k + np.arange(k)] = -U[fi]
+    else:  # margin = v_y u_y - v_c u_c
+        J[rows, yf[fi]] = U[fi, yf[fi]]
+        J[rows, fc] = -U[fi, fc]
+
+    t0 = np.concatenate([np.eye(k).ravel() if kind == "matrix" else np.ones(k), np.zeros(k)])
+    res = minimize(f, t0, jac=True, method="SLSQP",
+                   constraints=[{"type": "ineq", "fun": margins, "jac": lambda t: J}],
+                   options={"ftol": 1e-14, "maxiter": 2000})
+    assert res.success, res.message
+    W, b = unpack(res.x)
+    return W, b, float(res.fun)

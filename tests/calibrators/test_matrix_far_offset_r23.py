@@ -19,12 +19,11 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 import veracity as vc
 
-from .conftest import informative_logits
+from .conftest import informative_logits, ranked_oracle
 
 KINDS = {"matrix": vc.MatrixScaling, "vector": vc.VectorScaling}
 
@@ -106,34 +105,6 @@ def _rankable_far_rows(n_right: int = 150) -> tuple[np.ndarray, np.ndarray, np.n
     return Z, y, far
 
 
-def _ranked_oracle(Z: np.ndarray, y: np.ndarray, far: np.ndarray, kind: str, mu: float = 0.0) -> float:
-    """Independent (scipy's SLSQP from the identity map): the log-loss of the other rows plus mu/K |b|^2,
-    subject to every far row's margins (divided by max|z|) of at least 1e-9; its objective (a far row so
-    ranked costs below exp(-1e90))."""
-    n, k = Z.shape
-    X, yn = Z[~far], y[~far]
-    U = Z[far] / np.abs(Z[far]).max(axis=1, keepdims=True)
-    yf = y[far]
-
-    def unpack(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return (t[:k * k].reshape(k, k) if kind == "matrix" else np.diag(t[:k])), t[-k:]
-
-    def f(t: np.ndarray) -> float:
-        W, b = unpack(t)
-        L = X @ W.T + b
-        return float(np.sum(logsumexp(L, axis=1) - L[np.arange(yn.size), yn]) / n + mu / k * b @ b)
-
-    def margins(t: np.ndarray) -> np.ndarray:
-        M = U @ unpack(t)[0].T
-        return (M[np.arange(yf.size), yf][:, None] - M)[np.eye(k, dtype=bool)[yf] == 0] - 1e-9
-
-    t0 = np.concatenate([np.eye(k).ravel() if kind == "matrix" else np.ones(k), np.zeros(k)])
-    res = minimize(f, t0, method="SLSQP", constraints=[{"type": "ineq", "fun": margins}],
-                   options={"ftol": 1e-14, "maxiter": 2000})
-    assert res.success
-    return float(res.fun)
-
-
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_more_than_100_far_rows_ranked(kind):
     Z, y, far = _rankable_far_rows()
@@ -142,7 +113,7 @@ def test_more_than_100_far_rows_ranked(kind):
     p = cal.transform(Z)
     assert (p[far].argmax(axis=1) == y[far]).all()
     got = float(-np.mean(np.log(p[np.arange(y.size), y])))
-    assert got == pytest.approx(_ranked_oracle(Z, y, far, kind), rel=1e-7)
+    assert got == pytest.approx(ranked_oracle(Z, y, far, kind)[2], rel=1e-7)
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -177,4 +148,4 @@ def test_penalty_reads_b_at_the_median_entry(kind, case):
     b = cal.b_ + r * (s - 0.5 * (s.max() + s.min()))
     p = cal.transform(Z)
     got = float(-np.mean(np.log(p[np.arange(y.size), y]))) + 1e-3 / 3 * float(b @ b)
-    assert got == pytest.approx(_ranked_oracle(Z - r, y, far, kind, 1e-3), rel=1e-8)
+    assert got == pytest.approx(ranked_oracle(Z - r, y, far, kind, 1e-3)[2], rel=1e-8)

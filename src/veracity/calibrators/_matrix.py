@@ -32,13 +32,21 @@ where the uniform predictor has :math:`\log K`). Where only some rows lie far be
 on those rows' scale (Newton's method, the exact Hessian) with the map that fits the other rows while
 ranking each far row's label first; L-BFGS on the logits as they are had stopped ABNORMAL there, and the
 far fit cost 4 to 9 times an ordinary fit of the same size (now 1 to 2 times:
-``benchmarks/bench_matrix_far_r23.py``).
+``benchmarks/bench_matrix_far_r23.py``). Newton's method there, and the exact Hessian that preconditions the
+ranked fit, run up to :data:`NEWTON_PARAMS` parameters (matrix scaling up to 32 classes; until session 24,
+10 classes, and beyond L-BFGS took 4 to 7 times the ordinary fit's iterations at 12 to 20 classes, now
+1.1 to 1.4 times: ``benchmarks/bench_matrix_far_r24.py``).
+``transform`` evaluates :math:`W(z - r\mathbf 1) + b`, :math:`r` a per-row entry, where that is exact
+(the rows of :math:`W` sum alike: :meth:`_Scaling._offset_removed`): :math:`W z + b` at :math:`z + 10^{100}`
+had rounded :math:`b` away.
 Probabilities are turned into logits by :math:`\log p` (clipped at machine epsilon).
 Unlike temperature scaling, both may change the argmax.
 """
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -50,9 +58,16 @@ from ._matrix_fit import fit_far, objective
 from ._temperature import TYPICAL_HI, TYPICAL_LO, TemperatureScaling, array_typical_scale
 
 
-#: the most classes for which the fit on the far rows' scale is Newton's method (its Hessian has
-#: :math:`(K(K+1))^2` entries; beyond, L-BFGS)
-NEWTON_CLASSES = 10
+#: the most parameters (:math:`K(K+1)` for matrix scaling, :math:`2K` for vector scaling) for which the fit
+#: on the far rows' scale is Newton's method and the ranked fit is preconditioned by the exact Hessian
+#: (:math:`P^2` entries, an eigendecomposition of :math:`P^3/3` steps: 0.1 s at :math:`P = 1056`; beyond,
+#: L-BFGS and SLSQP as they are): matrix scaling up to 32 classes, vector scaling up to 528
+NEWTON_PARAMS = 1056
+
+
+def newton_fits(model: Any, k: int) -> bool:
+    """Whether the far fit of ``model`` on ``k`` classes runs Newton's method (:data:`NEWTON_PARAMS`)."""
+    return int(model._identity(k).size) <= NEWTON_PARAMS
 #: :math:`\sum_j |W_{kj}||z_j|` from which a row's logits are summed left to right (:meth:`_Scaling._affine`)
 ROUNDING_SHOWS = 2.0 ** 8
 
@@ -65,6 +80,19 @@ def _left_to_right(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
         for j in range(1, W.shape[1]):  # K columns, each a vectorised pass over the rows
             acc = acc + Z[:, j:j + 1] * W[:, j]
     return acc
+
+
+def _equal_row_sums(W: np.ndarray) -> bool:
+    r"""Whether every row of ``W`` has the same exact sum, :math:`W\mathbf 1 = s\mathbf 1` (vector scaling:
+    one scale for every class). The correctly rounded sums (:func:`math.fsum`) tell most maps apart; where
+    they agree, the rows are summed as fractions, exactly."""
+    rows = W.tolist()
+    try:
+        if len({math.fsum(row) for row in rows}) > 1:
+            return False  # correctly rounded sums that differ: exact sums that differ
+    except OverflowError:
+        pass
+    return len({sum(map(Fraction, row), Fraction(0)) for row in rows}) == 1
 
 
 def _reference(Z: np.ndarray, wt: np.ndarray) -> float:
@@ -203,36 +231,48 @@ class _Scaling(Calibrator):
 
     def _hessian_on(self, X: np.ndarray, wt: np.ndarray, g: int) -> Any:
         r"""The Hessian of ``objective(X, g)``: :math:`\sum_i w_i\,(\mathrm{diag}\,p_i - p_i p_i^\top)
-        \otimes \phi_i\phi_i^\top`, :math:`\phi_i = (x_i, 1)`, plus the penalties'. Rows whose
-        :math:`|x_i| < 2^{-20}` (the ordinary rows on the far rows' scale) count in the block of b only:
-        it steers Newton's steps, the gradient stays exact, so the minimiser is the same. For
-        :math:`K \le` :data:`NEWTON_CLASSES`."""
+        \otimes \phi_i\phi_i^\top`, :math:`\phi_i = (x_i, 1)`, plus the penalties', on the parameters only
+        (:meth:`_hess_index`): a parameter :math:`j` is the entry :math:`(\kappa_j, \alpha_j)` of the map
+        :math:`(W \mid b)`, and
+
+        .. math:: H_{jj'} = \sum_i w_i\,[\kappa_j = \kappa_{j'}]\,
+                  p_{i\kappa_j}\phi_{i\alpha_j}\phi_{i\alpha_{j'}}
+                  - \sum_i w_i\, (p_{i\kappa_j}\phi_{i\alpha_j})(p_{i\kappa_{j'}}\phi_{i\alpha_{j'}}),
+
+        the first term one :math:`m \times m` block per class (:math:`m` parameters each), the second
+        :math:`M^\top M`: :math:`n P^2/2 + n P^2/K` products for :math:`P` parameters, where the
+        :math:`(K(K+1))^2` entries of the whole Kronecker product had taken :math:`n P^2` for matrix
+        scaling and :math:`n K^4` for vector scaling (:math:`P = 2K`). Rows whose :math:`|x_i| < 2^{-20}`
+        (the ordinary rows on the far rows' scale) count in the block of b only: it steers Newton's steps,
+        the gradient stays exact, so the minimiser is the same. For at most :data:`NEWTON_PARAMS`
+        parameters."""
         k = X.shape[1]
         idx, pen = self._hess_index(k), self._penalty_hess(k, g)
+        cls_, feat = np.divmod(idx, k + 1)           # parameter j: entry (cls_[j], feat[j]) of (W | b)
+        groups = np.argsort(cls_, kind="stable").reshape(k, -1)  # row c: the parameters of class c
+        on_b = np.flatnonzero(feat == k)
+        on_b = on_b[np.argsort(cls_[on_b])]          # the intercepts, class by class
         big = np.flatnonzero(np.max(np.abs(X), axis=1) >= 2.0 ** -20)
-        Xg, wg, d = X[big], wt[big], np.arange(k)
-        F = np.hstack([Xg, np.ones((big.size, 1))])
-
-        def weighted_cov(L: np.ndarray, w_: np.ndarray) -> np.ndarray:
-            """w_i (diag p_i - p_i p_i^T), p_i = softmax(L_i), as an (n, K^2) array."""
-            P = softmax(L, axis=1)
-            Pw = P * w_[:, None]
-            S = -Pw[:, :, None] * P[:, None, :]
-            S[:, d, d] += Pw
-            return S.reshape(-1, k * k)
+        Xg, wg = X[big], wt[big]
+        n_par = idx.size
+        step = max(1, (1 << 21) // n_par)             # rows per block: arrays of 2^21 entries at most
 
         def hess(theta: np.ndarray) -> np.ndarray:
             W, b = self._unpack(theta, k)
-            T = np.zeros((k * k, (k + 1) ** 2))
+            H = np.zeros((n_par, n_par))
+            blocks = np.zeros((k, groups.shape[1], groups.shape[1]))
             with np.errstate(over="ignore", invalid="ignore"):
-                for lo in range(0, big.size, 1 << 15):  # rows in blocks: bounded memory
-                    Fb = F[lo:lo + (1 << 15)]
-                    S = weighted_cov(Xg[lo:lo + (1 << 15)] @ W.T + b, wg[lo:lo + (1 << 15)])
-                    T += S.T @ (Fb[:, :, None] * Fb[:, None, :]).reshape(-1, (k + 1) ** 2)
-                Sb = weighted_cov(np.broadcast_to(b, (1, k)), np.ones(1))  # a small row: softmax(b)
-            T = T.reshape(k, k, k + 1, k + 1)
-            T[:, :, k, k] += float(wt.sum() - wg.sum()) * Sb.reshape(k, k)
-            H = T.transpose(0, 2, 1, 3).reshape(k * (k + 1), k * (k + 1))[np.ix_(idx, idx)]
+                for lo in range(0, big.size, step):  # rows in blocks: bounded memory
+                    Xb, wb = Xg[lo:lo + step], wg[lo:lo + step]
+                    F = np.hstack([Xb, np.ones((Xb.shape[0], 1))])[:, feat]     # phi_alpha_j
+                    P = softmax(Xb @ W.T + b, axis=1)
+                    M = F * (P[:, cls_] * np.sqrt(wb)[:, None])  # sqrt(w) p_kappa_j phi_alpha_j
+                    H -= M.T @ M
+                    Fc = F[:, groups].transpose(1, 0, 2)                          # (K, rows, m)
+                    blocks += (Fc * (P * wb[:, None]).T[:, :, None]).transpose(0, 2, 1) @ Fc
+                pb = softmax(b)                                                   # a small row: softmax(b)
+            H[groups[:, :, None], groups[:, None, :]] += blocks
+            H[np.ix_(on_b, on_b)] += float(wt.sum() - wg.sum()) * (np.diag(pb) - np.outer(pb, pb))
             H[np.diag_indices_from(H)] += pen
             return H
 
@@ -278,8 +318,9 @@ class _Scaling(Calibrator):
         raise NotImplementedError  # pragma: no cover
 
     def transform_logit(self, scores: Any) -> np.ndarray:
-        """Calibrated logits ``W z + b``; in a row where ``W z`` overflows, logits with the same softmax
-        (−inf for a class whose probability is 0 in the limit: see :meth:`_shifted_logits`)."""
+        """Calibrated logits ``W z + b``; in a row where ``W z`` overflows, or where a common offset of the
+        row is removed exactly (:meth:`_offset_removed`), logits with the same softmax (−inf for a class
+        whose probability is 0 in the limit: see :meth:`_shifted_logits`)."""
         self._require_fitted()
         return self._shifted_logits(self._logit_input(self._scores(scores, fitting=False)))
 
@@ -289,6 +330,7 @@ class _Scaling(Calibrator):
     def _shifted_logits(self, Z: np.ndarray) -> np.ndarray:
         r"""Logits with the same softmax as :math:`L = W z + b` and no NaN or :math:`+\infty` in any row.
 
+        :math:`z` is first shifted by a per-row constant where that is exact (:meth:`_offset_removed`).
         :math:`L` as it is where every entry is finite. In a row where :math:`W z` overflows (logits
         near :math:`\pm10^{308}` with weights above 1: :math:`\infty - \infty` gave NaN in the product
         or in the softmax) the product is scaled by powers of two, which is exact: :math:`z = 2^e z'`
@@ -300,6 +342,7 @@ class _Scaling(Calibrator):
         (the same softmax): an entry whose first term overflows is :math:`-\infty`, probability 0,
         which is the limit; classes that tie on :math:`W z` keep the split their biases give.
         """
+        Z = self._offset_removed(Z)
         L = self._affine(Z)
         bad = ~np.isfinite(L).all(axis=1)
         if not bad.any():
@@ -313,6 +356,37 @@ class _Scaling(Calibrator):
             P = np.ldexp(np.ldexp(P, e), f)                              # -inf where it overflows
         L[bad] = P + self.b_
         return L
+
+    def _offset_removed(self, Z: np.ndarray) -> np.ndarray:
+        r"""The logits with each row's lower median entry :math:`r` subtracted, :math:`z - r\mathbf 1`, in the
+        rows where some :math:`\sum_j |W_{kj}||z_j|` reaches :data:`ROUNDING_SHOWS`, and only where the
+        rows of :math:`W` have one exact sum :math:`s` (:func:`_equal_row_sums`); ``Z`` as it is elsewhere.
+
+        Exact where it is done: :math:`W(z - r\mathbf 1) + b = W z + b - r s\mathbf 1`, one shift of every
+        logit of the row, so the same softmax. That is vector scaling with one scale for every class and
+        matrix scaling whose rows sum alike (the identity map; the map fitted on rows of one constant, as
+        :math:`z + 10^{100}` rounds them). Evaluated as :math:`W z + b`, the products of size
+        :math:`|r s|` rounded :math:`b` away: every row of :math:`10^{100}` read uniform where the map
+        gives softmax(b), and an offset of :math:`10^{8}` moved the probabilities by 1e-8. Where the row
+        sums differ, no per-row shift is exact (:math:`r(W\mathbf 1)_k` differs between classes: at an
+        offset of 1e100 it outweighs :math:`b` anyway), and ``Z`` is left as it is. :math:`z_j - r` is
+        exact where :math:`z_j` lies within a factor 2 of :math:`r` (Sterbenz); otherwise it is rounded
+        once, an error no larger than that of :math:`z_j` itself in the product. A row whose :math:`z - r`
+        overflows is left as it is (:meth:`_shifted_logits` then scales it)."""
+        W = self.W_
+        with np.errstate(over="ignore", invalid="ignore"):
+            large = ~((np.abs(Z) @ np.abs(W).T) < ROUNDING_SHOWS).all(axis=1)
+        if not large.any() or not _equal_row_sums(W):
+            return Z
+        rows = np.flatnonzero(large)
+        m = (Z.shape[1] - 1) // 2
+        r = np.partition(Z[rows], m, axis=1)[:, m:m + 1]  # the lower median entry: an entry of the row
+        with np.errstate(over="ignore", invalid="ignore"):
+            D = Z[rows] - r
+        keep = np.isfinite(D).all(axis=1)
+        out = Z.copy()
+        out[rows[keep]] = D[keep]
+        return out
 
     def _affine(self, Z: np.ndarray) -> np.ndarray:
         r""":math:`L = W z + b`, the same for a row whatever rows come with it.

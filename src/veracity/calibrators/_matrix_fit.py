@@ -19,18 +19,19 @@ Rows far beyond the others (:func:`far_rows`, their :math:`\max_k |x_k - \max_j 
 by :func:`fit_far`, which compares two candidates by the exact objective:
 
 * the map on the far rows' scale (:math:`W` of order :math:`2^{-f}`; Newton's method with the exact
-  Hessian, or L-BFGS beyond :data:`~veracity.calibrators._matrix.NEWTON_CLASSES` classes);
+  Hessian, or L-BFGS beyond :data:`~veracity.calibrators._matrix.NEWTON_PARAMS` parameters);
 * the *ranked* map (:func:`ranked_fit`): a far row of size :math:`m` ranked wrong costs about :math:`m` times
   its margin and ranked right nothing, so the objective is near the fit of the ordinary rows subject to
   every far row ranking its label first. That is the ordinary rows' fit itself where it ranks them all;
   otherwise SLSQP from it, with the far rows' margins as linear constraints, in the variables
   :math:`e = L^\top(\theta - \theta_0)` (:math:`H = L L^\top` the exact Hessian at the ordinary fit
-  :math:`\theta_0`), where SLSQP's first quasi-Newton matrix, the identity, is the Hessian: it converges in
-  a few steps (from the identity map, in :math:`\theta`, it took 160 evaluations and 28 s on 20,000 rows of
-  10 classes with 50 far rows). The first constraints are those of the far rows nearest to being ranked
-  wrong (all of them up to :data:`FIRST_PAIRS` margins), after a linear programme has found a map that ranks
-  them (:func:`_can_rank`); rows the answer ranks wrong join them, round by round (any number of far rows;
-  at most :data:`RANKED_ROWS` ranked wrong by the ordinary rows' fit).
+  :math:`\theta_0`; up to :data:`~veracity.calibrators._matrix.NEWTON_PARAMS` parameters, else
+  :math:`e = \theta - \theta_0`), where SLSQP's first quasi-Newton matrix, the identity, is the Hessian: it
+  converges in a few steps (from the identity map, in :math:`\theta`, it took 160 evaluations and 28 s on
+  20,000 rows of 10 classes with 50 far rows). The first constraints are those of the far rows nearest to
+  being ranked wrong (all of them up to :data:`FIRST_PAIRS` margins), after a linear programme has found a
+  map that ranks them (:func:`_can_rank`); rows the answer ranks wrong join them, round by round (any
+  number of far rows; at most :data:`RANKED_ROWS` ranked wrong by the ordinary rows' fit).
 
 Beyond :data:`SKIP_FAR_SCALE`, where the ranked map is found the far-scale one is not sought (it cannot be
 lower: a map ranking every far row by :math:`10^{-80}` of its size costs the ordinary rows nothing). Where
@@ -131,7 +132,7 @@ def fit_far(model: Any, X: np.ndarray, y: np.ndarray, wt: np.ndarray, f: int,
     are only moderately far. ``X``: the logits the fit runs on; ``f``: :func:`_far_scale`'s exponent."""
     from scipy.optimize import minimize
 
-    from ._matrix import NEWTON_CLASSES
+    from ._matrix import newton_fits
 
     k = X.shape[1]
     exact = objective(model, X, y, wt, 0)
@@ -142,7 +143,7 @@ def fit_far(model: Any, X: np.ndarray, y: np.ndarray, wt: np.ndarray, f: int,
         Xf = np.ldexp(X, -f)
         on_far = objective(model, Xf, y, wt, f, small=SMALL_ROWS)
         far = None
-        if k <= NEWTON_CLASSES:
+        if newton_fits(model, k):
             far = newton(on_far, model._hessian_on(Xf, wt, f), model._start_on(k, f), model.max_iter)
             far = far if far.success else None  # otherwise L-BFGS, as for many classes
         if far is None:
@@ -170,7 +171,7 @@ def ranked_fit(model: Any, X: np.ndarray, y: np.ndarray, wt: np.ndarray,
     every row."""
     from scipy.optimize import minimize
 
-    from ._matrix import NEWTON_CLASSES
+    from ._matrix import newton_fits
 
     n, k = X.shape
     big = far_rows(X)
@@ -185,6 +186,17 @@ def ranked_fit(model: Any, X: np.ndarray, y: np.ndarray, wt: np.ndarray,
     U, yf = X[far] / m[:, None], y[far]  # |u| <= 1
     floor = np.maximum((np.log(m) + 50.0) / m, MARGIN_FLOOR)
     nf = yf.size
+    # the far rows the ordinary rows' fit ranks wrong, from their margins (A below: 200 MB at 1,000 far rows
+    # of 30 classes, built only where the ranked fit is sought)
+    W0, b0 = model._unpack(theta0, k)
+    M0 = U @ W0.T + b0 / m[:, None]
+    short0 = (M0[np.arange(nf), yf][:, None] - M0 < floor[:, None]) & ~np.eye(k, dtype=bool)[yf]
+    wrong = np.flatnonzero(short0.any(axis=1))
+    nit = int(r0.nit)
+    if not wrong.size:
+        return Result(theta0, exact(theta0)[0], bool(r0.success), nit, str(r0.message)), nit
+    if wrong.size > RANKED_ROWS:
+        return None, nit
     pairs_i = np.repeat(np.arange(nf), k - 1)
     pairs_j = (yf[:, None] + 1 + np.arange(k - 1)[None, :]) % k  # every other class
     pairs_j = pairs_j.ravel()
@@ -199,15 +211,9 @@ def ranked_fit(model: Any, X: np.ndarray, y: np.ndarray, wt: np.ndarray,
         short = A @ theta < c
         return np.unique(pairs_i[short])
 
-    wrong = wrong_rows(theta0)
-    nit = int(r0.nit)
-    if not wrong.size:
-        return Result(theta0, exact(theta0)[0], bool(r0.success), nit, str(r0.message)), nit
-    if wrong.size > RANKED_ROWS:
-        return None, nit
     # precondition: e = L^T (theta - theta0), H = L L^T the Hessian at theta0 (SLSQP starts from B = I)
     T = np.eye(theta0.size)
-    if k <= NEWTON_CLASSES:
+    if newton_fits(model, k):
         H = model._hessian_on(X[~big], wt[~big], 0)(theta0)
         H = H + (1e-10 * float(np.max(np.diag(H))) + 1e-300) * np.eye(theta0.size)
         try:
@@ -269,13 +275,34 @@ def _can_rank(AW: np.ndarray) -> bool:
     return bool(res.status == 0 and -res.fun > 1e-9)
 
 
+def _newton_step(H: np.ndarray, g: np.ndarray) -> np.ndarray | None:
+    r"""The step :math:`-(H + \delta I)^{-1} g`, :math:`\delta = 10^{-12}\max_j H_{jj}` (the shift invariance
+    of softmax leaves :math:`H` singular; its null directions carry no gradient), by Cholesky's
+    factorisation; where that fails (rounding below :math:`-\delta`), :math:`-V \Lambda^{-1} V^\top g` with
+    the eigenvalues below :math:`10^{-12}\lambda_{\max}` raised to it. None where H is not finite. The
+    eigendecomposition alone, 9 times Cholesky's :math:`P^3/3` steps, had taken half the far fit at 30
+    classes (930 parameters)."""
+    if not np.isfinite(H).all():
+        return None
+    delta = 1e-12 * max(float(np.max(np.diag(H))), 0.0) + 1e-300
+    try:
+        from scipy.linalg import cho_factor, cho_solve
+
+        return -cho_solve(cho_factor(H + delta * np.eye(H.shape[0]), lower=True, check_finite=False), g)
+    except np.linalg.LinAlgError:
+        lam, V = np.linalg.eigh(H)
+        lam = np.maximum(lam, 1e-12 * max(float(lam.max()), 0.0) + 1e-300)
+        return -V @ ((V.T @ g) / lam)
+
+
 def newton(fun: Any, hess: Any, x0: np.ndarray, max_iter: int) -> Result:
     r"""Newton's method with the exact Hessian for a convex objective: steps
-    :math:`-(H + \mu I)^{+} g` (eigenvalues below :math:`10^{-12}\lambda_{\max}` raised to it: the
-    shift invariance of softmax leaves :math:`H` singular), halved until the objective falls by a
+    :math:`-(H + \delta I)^{-1} g` (:func:`_newton_step`), halved until the objective falls by a
     ten-thousandth of the predicted decrease. Converged at a gradient of 1e-12, or of 1e-9 where rounding
-    leaves no decrease to find. (scipy's trust-exact, which it replaces, spent half its time estimating
-    singular values in Python: 1.5 s of 1.8 s on 110 parameters.)"""
+    leaves no decrease to find (a step that leaves the objective equal is taken only where it lowers the
+    largest gradient entry: such steps, taken regardless, had run to ``max_iter``). (scipy's trust-exact,
+    which it replaces, spent half its time estimating singular values in Python: 1.5 s of 1.8 s on 110
+    parameters.)"""
     x = np.asarray(x0, dtype=float)
     v, g = fun(x)
     nit = 0
@@ -284,16 +311,17 @@ def newton(fun: Any, hess: Any, x0: np.ndarray, max_iter: int) -> Result:
             break
         nit += 1
         with np.errstate(over="ignore", invalid="ignore"):
-            lam, V = np.linalg.eigh(hess(x))
-        if not np.isfinite(lam).all():
+            d = _newton_step(hess(x), g)
+        if d is None:
             break
-        lam = np.maximum(lam, 1e-12 * max(float(lam.max()), 0.0) + 1e-300)
-        d = -V @ ((V.T @ g) / lam)
         slope = float(g @ d)
         t, moved = 1.0, False
+        gmax = float(np.max(np.abs(g)))
         while t > 1e-20 and slope < 0:
             vn, gn = fun(x + t * d)
-            if np.isfinite(vn) and vn <= v + 1e-4 * t * slope:
+            # a step at an equal objective only where it lowers the gradient (rounding accepted steps that
+            # did neither, up to max_iter)
+            if np.isfinite(vn) and vn <= v + 1e-4 * t * slope and (vn < v or np.max(np.abs(gn)) < gmax):
                 x, v, g, moved = x + t * d, vn, gn, True
                 break
             t *= 0.5
