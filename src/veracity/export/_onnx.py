@@ -14,8 +14,9 @@ standard ``ai.onnx`` operators (opset 17, IR version 8, which onnxruntime ≥ 1.
   piece) is then gathered at ``i``. skl2onnx's isotonic instead takes the *nearest*
   threshold (``ArgMin |x − X|``), which is not the function scikit-learn applies;
 * multiclass heads: ``Softmax`` over the K logits (where they can overflow, the rows where they do get
-  the softmax of the shifted logits ``transform`` computes there: :meth:`_Graph.rescued`); one-vs-rest renormalisation with
-  ``ReduceSum`` and ``Where`` (a row summing to <= 0 becomes uniform);
+  the softmax of the shifted logits ``transform`` computes there: :meth:`_Graph.rescued`; the logits of
+  :math:`z - r`, where a row's :math:`z_j - r` overflows those of :math:`z`, ``Where``); one-vs-rest
+  renormalisation with ``ReduceSum`` and ``Where`` (a row summing to <= 0 becomes uniform);
 * a score ``transform`` refuses gives NaN, as the SQL gives NULL: NaN, a probability outside
   [0, 1] (±inf among them; a beta map's ranking score too), a logit or ranking score of ±inf;
   multiclass: a row with any such
@@ -100,6 +101,10 @@ class _Graph:
             return self.op("Abs", [self.render(node[1])])
         if op == "max0":
             return self.op("Max", [self.render(node[1]), self.scalar(0.0)])
+        if op in ("max", "min"):
+            return self.op("Max" if op == "max" else "Min", [self.render(a) for a in node[1:]])
+        if op == "shift":  # ±inf where it overflows: the head then reads the unshifted logits
+            return self.op("Sub", [self.render(node[1]), self.render(node[2])])
         if op == "ln":
             return self.op("Log", [self.render(node[1])])
         if op == "exp":
@@ -195,6 +200,12 @@ class _Graph:
             return self.memo[key]
         Q = self.matrix(items)
         axes = self.tensor(np.array([1], dtype=np.int64), np.int64)
+        r = fallback.rescue if isinstance(fallback, SoftmaxExtra) else None
+        if name == "softmax" and r is not None and r.shifted is not None and r.plain is not None:
+            # logits of z - r (Rescue): where some z_j - r overflows, those of z, as transform reads the row
+            over = self.op("Cast", [self.op("IsInf", [self.matrix(r.shifted)])], to=self.TP.INT64)
+            over = self.op("Cast", [self.op("ReduceMax", [over], keepdims=1, axes=[1])], to=self.TP.BOOL)
+            Q = self.op("Where", [over, self.matrix(r.plain), Q])
         if name == "softmax":
             out = self.op("Softmax", [Q], axis=1)
             if isinstance(fallback, SoftmaxExtra):

@@ -9,6 +9,10 @@ Nodes are tuples ``(op, *args)``:
 
 * ``("col", k)`` — input column k (binary: 0); ``("const", v)``;
 * ``("add"|"sub"|"mul"|"div", a, b)``, ``("neg"|"abs"|"max0"|"exp"|"ln"|"sigmoid", a)``;
+* ``("max"|"min", a, b, ...)`` — the largest (smallest) of its arguments; ``("shift", a, r)`` — ``a − r``
+  for ``r`` the ``max`` (``min``) of a row's features, ``a`` among them (:func:`_row_reference`): where
+  that overflows ±inf, or on an engine that raises instead (PostgreSQL) a value of magnitude about the
+  largest double, which the head never reads (:class:`Rescue`);
 * ``("clip", a, lo, hi)`` — :func:`numpy.clip` with float bounds (either may be None);
 * ``("piecewise", a, edges, side, pieces)`` — ``pieces[i]`` where ``i`` is
   ``searchsorted(edges, a, side)``: the number of edges ``<= a`` (``"right"``) or
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -89,6 +94,12 @@ class Rescue:
 
     An entry of ``transform``'s shifted logits that overflows is :math:`-\infty` (probability 0); here
     its :math:`\Delta` is clamped (probability at most :math:`e^{-700}`).
+
+    Affine logits of the shifted features :math:`x_j = z_j - r` (``shifted``, :func:`_row_reference`): where
+    some :math:`z_j - r` overflows (entries of both signs beyond :math:`M/2`) ``transform`` leaves the row
+    as it is, so the head reads ``plain`` (:math:`W z + b`) there, and rescues the row where those
+    overflow; where :math:`W(z - r) + b` overflows the row is rescued as well, from :math:`z` (the same
+    limit softmax to rounding: the scaled products are exact).
     """
 
     kind: str                  # "affine" | "divided"
@@ -96,6 +107,8 @@ class Rescue:
     W: np.ndarray | None       # affine: the K x K weights
     b: np.ndarray              # affine: the biases (divided: zeros)
     T: float                   # divided: the temperature (< 1)
+    shifted: list[Node] | None = None  # affine: the features z_j - r the head's logits read (None: z_j)
+    plain: list[Node] | None = None    # with shifted: the logits W z + b of the rows where z_j - r overflows
 
     @property
     def E(self) -> int:
@@ -355,14 +368,16 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
             raise VeracityError(f"state W_ must be {k} x {k} and b_ hold {k} values (state n_classes_ = "
                                 f"{k}), got W_ of shape {W.shape} and {b.size} values of b_")
         z = [_multi_logit(c, st) for c in cols]
-        logits = []
-        for r in range(k):
-            terms = [("mul", const(W[r, j]), z[j]) for j in range(k) if W[r, j] != 0.0]
-            logits.append(_sum(terms + [const(b[r])]) if terms else const(b[r]))
         bounds = [_extent(zj, st)[1] for zj in z]
-        if any(_overflows(list(W[r]), bounds, float(b[r])) for r in range(k)):  # W z + b can overflow
-            extra = SoftmaxExtra(rescue=Rescue("affine", z, W, b, 1.0))
-            return [("head", "softmax", logits, j, extra) for j in range(k)]
+        ref = _row_reference(W, z, bounds)
+        feats = z if ref is None else [("shift", zj, ref) for zj in z]
+        logits = _affine_logits(W, b, feats)
+        fbounds = [_extent(f, st)[1] for f in feats]
+        spread = ref is not None and max(bounds) >= MAX_FLOAT / 2.0  # some z_j - r can overflow
+        if spread or any(_overflows(list(W[r]), fbounds, float(b[r])) for r in range(k)):  # so can the logits
+            plain = None if ref is None else _affine_logits(W, b, z)
+            rescue = Rescue("affine", z, W, b, 1.0, None if ref is None else feats, plain)
+            return [("head", "softmax", logits, j, SoftmaxExtra(rescue=rescue)) for j in range(k)]
         return [("head", "softmax", logits, j) for j in range(k)]
     if kind == "one-vs-rest":
         if len(state["maps_"]) != k:
@@ -372,6 +387,44 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
                 for j, m in enumerate(state["maps_"])]
         return [("head", "renorm", maps, j) for j in range(k)]
     raise _unsupported(kind)
+
+
+def _affine_logits(W: np.ndarray, b: np.ndarray, feats: list[Node]) -> list[Node]:
+    r""":math:`L_r = \sum_j W_{rj} x_j + b_r`, summed left to right over the nonzero weights."""
+    logits = []
+    for r in range(len(feats)):
+        terms = [("mul", const(W[r, j]), feats[j]) for j in range(len(feats)) if W[r, j] != 0.0]
+        logits.append(_sum(terms + [const(b[r])]) if terms else const(b[r]))
+    return logits
+
+
+def _row_reference(W: np.ndarray, z: list[Node], bounds: list[float]) -> Node | None:
+    r"""The per-row reference :math:`r` the logits subtract from the features, :math:`W(z - r\mathbf 1) + b`,
+    or None: :math:`W z + b` as it is.
+
+    ``transform`` subtracts the row's lower median entry where the rows of :math:`W` have one exact sum
+    :math:`s` (:func:`~veracity.calibrators._matrix._equal_row_sums`, the same decision) and some
+    :math:`\sum_j |W_{kj}||z_j|` reaches :data:`~veracity.calibrators._matrix.ROUNDING_SHOWS`: a shift of
+    every logit of the row by :math:`rs`, so the same softmax, and :math:`b` is no longer rounded away at
+    :math:`z + 10^{100}`. The export subtracts the row's largest feature (:math:`s \ge 0`; its smallest
+    where :math:`s < 0`): ``GREATEST``/``LEAST`` (SQLite's ``MAX``/``MIN``), ONNX ``Max``/``Min``, where a
+    median is a sorting network. Any entry of the row serves where the entries lie close together (an
+    offset of the logits: every :math:`z_j - r` exact); where one lies far from the others the classes that
+    win lie near the largest :math:`z_j` (:math:`s > 0`), whose differences to it are kept, as the
+    median keeps them (a row of :math:`[10^{100}, 10^{100}, 0]`: softmax of the first two biases; the
+    smallest, 0, had rounded them away). ``transform``'s gate on :math:`\sum_j |W_{kj}||z_j|` is read here
+    at plan time only, on the features' bounds (probabilities, :math:`|\ln p| \le 36`, rarely reach it: the
+    text stays :math:`W z + b`); the SQL and ONNX shift every row, with no gate per row: below it the two
+    evaluations are the same map rounded on products of that size, about :math:`K\,2^{-45}` apart in a
+    logit, far inside the 1e-12 the exports keep to ``transform``. A row whose :math:`z_j - r` overflows
+    is read as :math:`W z + b` (:class:`Rescue`), as ``transform`` reads it."""
+    from ..calibrators._matrix import ROUNDING_SHOWS, _equal_row_sums  # the calibrator's own decision
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = float(np.max(np.abs(W) @ np.asarray(bounds, dtype=np.float64)))
+    if not reach >= ROUNDING_SHOWS or not _equal_row_sums(W):
+        return None
+    return ("min" if sum(map(Fraction, W[0].tolist()), Fraction(0)) < 0 else "max", *z)
 
 
 def _extent(node: Node, score_type: str) -> tuple[float, float]:

@@ -43,6 +43,12 @@ def extent(node: Node, score_type: str) -> tuple[float, float]:
         return (v, v) if v else (np.inf, 0.0)
     if op in ("neg", "abs", "max0"):
         return extent(node[1], score_type)
+    if op == "shift":  # a - r, read only where it is finite (at most the largest double; see _plan)
+        (ta, ba), (tr, br) = extent(node[1], score_type), extent(node[2], score_type)
+        return max(min(ta, tr) * 2.0 ** -53, TINY), min(ba + br, MAX_FLOAT)
+    if op in ("max", "min"):  # one of its arguments
+        spans = [extent(a, score_type) for a in node[1:]]
+        return min(t for t, _ in spans), max(b for _, b in spans)
     if op == "clip":
         t, b = extent(node[1], score_type)
         lo, hi = node[2], node[3]

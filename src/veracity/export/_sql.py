@@ -43,6 +43,7 @@ numbers as ``transform()``:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -372,6 +373,12 @@ class _Builder:
             return exp.Abs(this=self.render(node[1]))
         if op == "max0":
             return self.clip(self.render(node[1]), 0.0, None)
+        if op in ("max", "min"):  # GREATEST/LEAST (SQLite: MAX/MIN of several arguments); no NULL reaches it
+            cls = exp.Greatest if op == "max" else exp.Least
+            args = [self.render(a) for a in node[1:]]
+            return cls(this=args[0], expressions=args[1:], ignore_nulls=self.dialect in _IGNORES_NULLS)
+        if op == "shift":
+            return self.shifted(node)
         if op == "ln":
             return exp.Ln(this=self.render(node[1]))
         if op == "exp":
@@ -642,24 +649,26 @@ class _Builder:
 
     def head(self, name: str, items: list[Node], k: int, fallback: Any = None) -> Any:
         exp = self.exp
-        rendered = [self.render(it) for it in items]
         if name == "softmax":
-            # softmax_k = 1 / sum_j exp(l_j - l_k): no overflow, the k-th term is exactly 1; a prior shift on
-            # large logits (SoftmaxExtra) adds ln r_j - ln r_k to each difference
             extra = fallback if isinstance(fallback, SoftmaxExtra) else SoftmaxExtra()
             shift = extra.shift
-            spans = [extent(it, self.score_type) for it in items] if self.strict else [(0.0, 0.0)] * len(items)
-            terms: Any = self.num(1.0)
-            for j, lj in enumerate(rendered):
-                if j != k:
-                    d = 0.0 if shift is None else float(shift[j] - shift[k])
-                    term = self.clamped_difference(lj, rendered[k].copy(), spans[j], spans[k], d)
-                    terms = exp.Add(this=terms, expression=term)
-            plain = exp.Div(this=self.num(1.0), expression=exp.Paren(this=terms))
-            if extra.rescue is not None:  # logits that can overflow: the rows where they do, rescued
-                return self.case([(self.finite_logits(items, extra.rescue), plain)],
-                                 self.rescued_softmax(extra.rescue, k, shift))
-            return plain
+            plain = self.softmax(items, k, shift)
+            r = extra.rescue
+            if r is None:
+                return plain
+            rescued = self.rescued_softmax(r, k, shift)  # logits that can overflow: the rows where they do
+            if r.shifted is None or r.plain is None:
+                return self.case([(self.finite_logits(items, r), plain)], rescued)
+            # logits of z - r (Rescue): where z - r overflows, those of z, as transform reads the row
+            ok = self.shift_exact(r.shifted)
+            shifted = replace(r, zs=r.shifted, shifted=None, plain=None)
+            unshifted = replace(r, shifted=None, plain=None)
+            return self.case([
+                (exp.And(this=ok, expression=self.p(self.finite_logits(items, shifted))), plain),
+                (exp.And(this=exp.Not(this=self.p(ok.copy())),
+                         expression=self.p(self.finite_logits(r.plain, unshifted))),
+                 self.softmax(r.plain, k, shift))], rescued)
+        rendered = [self.render(it) for it in items]
         total: Any = self.p(rendered[0].copy())
         for r in rendered[1:]:
             total = exp.Add(this=total, expression=self.p(r.copy()))
@@ -673,6 +682,54 @@ class _Builder:
         flat = 1.0 / len(items) if fallback is None else fallback[k]
         return exp.Coalesce(this=share, expressions=[self.num(flat)])
 
+    def softmax(self, items: list[Node], k: int, shift: np.ndarray | None) -> Any:
+        """softmax_k = 1 / sum_j exp(l_j - l_k): no overflow, the k-th term is exactly 1; a prior shift on
+        large logits (:class:`SoftmaxExtra`) adds ln r_j - ln r_k to each difference."""
+        exp = self.exp
+        rendered = [self.render(it) for it in items]
+        spans = [extent(it, self.score_type) for it in items] if self.strict else [(0.0, 0.0)] * len(items)
+        terms: Any = self.num(1.0)
+        for j, lj in enumerate(rendered):
+            if j != k:
+                d = 0.0 if shift is None else float(shift[j] - shift[k])
+                term = self.clamped_difference(lj, rendered[k].copy(), spans[j], spans[k], d)
+                terms = exp.Add(this=terms, expression=term)
+        return exp.Div(this=self.num(1.0), expression=exp.Paren(this=terms))
+
+    def shifted(self, node: Node) -> Any:
+        r"""``("shift", z, r)``: :math:`z - r` (±inf where it overflows). On a strict engine, where an
+        overflow is an error, :math:`\max(z, \max(r, 0) - M) - r` for :math:`r` the row's largest
+        (:math:`\min(z, \min(r, 0) + M) - r` for its smallest): :math:`z - r` itself wherever that is finite,
+        about :math:`\mp M` where it is not (a row the head reads unshifted: :meth:`shift_exact`)."""
+        exp = self.exp
+        z, r = self.render(node[1]), self.render(node[2])
+        if self.strict:
+            big = node[2][0] == "max"
+            zero = self.clip(r.copy(), 0.0, None) if big else self.clip(r.copy(), None, 0.0)
+            edge = (exp.Sub if big else exp.Add)(this=zero, expression=self.num(_MAX_FLOAT))
+            z = (exp.Greatest if big else exp.Least)(this=z, expressions=[edge],
+                                                     ignore_nulls=self.dialect in _IGNORES_NULLS)
+        return exp.Sub(this=self.p(z), expression=self.p(r))
+
+    def shift_exact(self, shifted: list[Node]) -> Any:
+        r"""True on a row where no :math:`z_j - r` (``shifted``: the nodes ``("shift", z_j, r)``) overflows:
+        :math:`|z_j - r| \le M` (inf fails it; SQLite's NaN is NULL, which fails it too); on a strict engine
+        :math:`|z_j/2 - r/2| \le M/2` (halving is exact, so the halves' difference rounds to the half of the
+        difference, and it cannot overflow; a subnormal's half is read as 0 there)."""
+        exp = self.exp
+        conds = []
+        for d in shifted:
+            if self.strict:
+                diff = exp.Sub(this=self.p(self.render(("mul", d[1], ("const", 0.5)))),
+                               expression=self.p(self.render(("mul", d[2], ("const", 0.5)))))
+                conds.append(exp.LTE(this=exp.Abs(this=diff), expression=self.num(_MAX_FLOAT / 2.0)))
+            else:
+                conds.append(exp.LTE(this=exp.Abs(this=self.render(d)), expression=self.num(_MAX_FLOAT)))
+        out = conds[0]
+        for c in conds[1:]:
+            out = exp.And(this=out, expression=c)
+        return exp.Paren(this=out)
+
     # -- softmax logits that overflow (transform's _shifted_logits) ---------------------------------------
     def finite_logits(self, items: list[Node], r: Rescue) -> Any:
         r"""True on a row whose plain logits are all finite (``transform``'s test), where the plain softmax
@@ -683,7 +740,8 @@ class _Builder:
         which fails it too). On a strict engine, where :math:`L` itself must not overflow: no product
         :math:`W_{rj} z_j` reaches the first double that overflows and no partial sum of the scaled
         :math:`P_r` (:meth:`Rescue.scaled`, the real one times :math:`2^{-n}` exactly) reaches
-        :math:`2^{1024-n}` -- exactly where numpy's left-to-right sum would give ±inf or NaN.
+        :math:`2^{1024-n}` -- exactly where numpy's left-to-right sum would give ±inf or NaN (``r.zs``: the
+        features the logits read, :math:`z_j - r` where they are shifted, :class:`Rescue`).
         """
         exp = self.exp
         conds: list[Any] = []
