@@ -24,31 +24,7 @@ from scipy import stats
 import veracity as vc
 from veracity.delayed import PpiSums, ppi_records
 
-Z = 1.959963984540054
-
-
-def _wilson(p, n_star, z=Z):
-    """Wilson's score interval for a proportion p of n_star trials, written out."""
-    centre = (p + z * z / (2 * n_star)) / (1 + z * z / n_star)
-    half = z / (1 + z * z / n_star) * np.sqrt(p * (1 - p) / n_star + z * z / (4 * n_star**2))
-    return centre - half, centre + half
-
-
-def _modified_wilson(p, n_star, z=Z):
-    """Brown, Cai & DasGupta's (2001) modified Wilson interval, written out: Wilson's ends, each lowered
-    (raised) to Garwood's exact Poisson bound chi2_{2x, alpha/2} / (2 n*) where the count x = p n* (or n* - x)
-    is below 10 (session 24: Wilson's lower end alone missed the truth below it 4.9 % of the time at a nominal
-    2.5 %, tests/delayed/test_ppi_rare_rate_r24.py)."""
-    from scipy.stats import chi2, norm
-
-    alpha = 2 * norm.sf(z)
-    lo, hi = _wilson(p, n_star, z)
-    x, x_ = p * n_star, (1 - p) * n_star
-    if 0 < x < 10:
-        lo = min(lo, chi2.ppf(alpha / 2, 2 * x) / 2 / n_star)
-    if 0 < x_ < 10:
-        hi = max(hi, 1 - chi2.ppf(alpha / 2, 2 * x_) / 2 / n_star)
-    return (0.0 if p <= 0 else min(max(lo, 0.0), p)), (1.0 if p >= 1 else max(min(hi, 1.0), p))
+from .conftest import Z, modified_wilson as _modified_wilson, wilson as _wilson
 
 
 def _windows(rng, rate, n, m):
