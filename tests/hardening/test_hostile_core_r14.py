@@ -28,20 +28,24 @@ def _hl_by_hand(p: np.ndarray, y: np.ndarray, groups: int = 10) -> float:
 
 @pytest.mark.parametrize("c", [1.0, 1e-100, 1e-160, 1e-170, 1e-300])
 def test_hosmer_lemeshow_group_of_tiny_weights_keeps_its_term(c):
-    """Each group's term counts in its own effective rows, so equal weights c on one whole group
-    change nothing. Before: below c ≈ 1e-155 the group's w² underflowed and its (large) term was
-    dropped silently: C-hat 8.14 (p = 0.62) became 4.00 (p = 0.95)."""
+    """Each group's term counts in its own effective rows, so equal weights c on every row change
+    nothing. Before: below c ≈ 1e-155 a group's w² underflowed and its (large) term was dropped
+    silently: C-hat 8.14 (p = 0.62) became 4.00 (p = 0.95). Since session 24 weighted groups hold equal
+    weight, so 100 rows of weight c ≪ 1 beside 900 of weight 1 hold no weight of their own: the
+    statistic is the other 900 rows' (their group's term is not dropped by underflow either)."""
     rng = np.random.default_rng(1)
     n = 1000
     p = np.sort(rng.uniform(0.02, 0.98, size=n))
     y = (rng.uniform(size=n) < p).astype(int)
     y[:100] = (rng.uniform(size=100) < 0.3 * p[:100]).astype(int)  # the lowest group over-predicted
+    every = vc.hosmer_lemeshow(p, y, sample_weight=np.full(n, c))
+    assert every.statistic == pytest.approx(_hl_by_hand(p, y), rel=1e-9)
+    assert every.statistic > 8.0
     w = np.ones(n)
     w[:100] = c
-    want = _hl_by_hand(p, y)
     got = vc.hosmer_lemeshow(p, y, sample_weight=w)
+    want = _hl_by_hand(p, y) if c == 1.0 else _hl_by_hand(p[100:], y[100:])
     assert got.statistic == pytest.approx(want, rel=1e-9)
-    assert got.statistic > 8.0
 
 
 def _log_loss_decomposition_by_hand(p: np.ndarray, y: np.ndarray) -> tuple[float, float]:
