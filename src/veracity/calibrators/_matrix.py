@@ -45,11 +45,10 @@ Unlike temperature scaling, both may change the argmax.
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
+from ..core._row_sums import ROUNDING_SHOWS, equal_row_sums
 from ..core._special import log_softmax, softmax
 
 from ..core._validation import VeracityError
@@ -68,8 +67,11 @@ NEWTON_PARAMS = 1056
 def newton_fits(model: Any, k: int) -> bool:
     """Whether the far fit of ``model`` on ``k`` classes runs Newton's method (:data:`NEWTON_PARAMS`)."""
     return int(model._identity(k).size) <= NEWTON_PARAMS
-#: :math:`\sum_j |W_{kj}||z_j|` from which a row's logits are summed left to right (:meth:`_Scaling._affine`)
-ROUNDING_SHOWS = 2.0 ** 8
+
+
+# ROUNDING_SHOWS: the :math:`\sum_j |W_{kj}||z_j|` from which a row's logits are summed left to right
+# (:meth:`_Scaling._affine`) and shifted where the rows of W sum alike (core._row_sums, shared with the exports)
+_equal_row_sums = equal_row_sums
 
 
 def _left_to_right(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -80,19 +82,6 @@ def _left_to_right(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
         for j in range(1, W.shape[1]):  # K columns, each a vectorised pass over the rows
             acc = acc + Z[:, j:j + 1] * W[:, j]
     return acc
-
-
-def _equal_row_sums(W: np.ndarray) -> bool:
-    r"""Whether every row of ``W`` has the same exact sum, :math:`W\mathbf 1 = s\mathbf 1` (vector scaling:
-    one scale for every class). The correctly rounded sums (:func:`math.fsum`) tell most maps apart; where
-    they agree, the rows are summed as fractions, exactly."""
-    rows = W.tolist()
-    try:
-        if len({math.fsum(row) for row in rows}) > 1:
-            return False  # correctly rounded sums that differ: exact sums that differ
-    except OverflowError:
-        pass
-    return len({sum(map(Fraction, row), Fraction(0)) for row in rows}) == 1
 
 
 def _reference(Z: np.ndarray, wt: np.ndarray) -> float:

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._row_sums import ROUNDING_SHOWS, equal_row_sums
 from ..core._validation import PROB_EPS, VeracityError
 
 #: the largest double
@@ -403,8 +404,8 @@ def _row_reference(W: np.ndarray, z: list[Node], bounds: list[float]) -> Node | 
     or None: :math:`W z + b` as it is.
 
     ``transform`` subtracts the row's lower median entry where the rows of :math:`W` have one exact sum
-    :math:`s` (:func:`~veracity.calibrators._matrix._equal_row_sums`, the same decision) and some
-    :math:`\sum_j |W_{kj}||z_j|` reaches :data:`~veracity.calibrators._matrix.ROUNDING_SHOWS`: a shift of
+    :math:`s` (:func:`~veracity.core._row_sums.equal_row_sums`, the calibrators' decision) and some
+    :math:`\sum_j |W_{kj}||z_j|` reaches :data:`~veracity.core._row_sums.ROUNDING_SHOWS`: a shift of
     every logit of the row by :math:`rs`, so the same softmax, and :math:`b` is no longer rounded away at
     :math:`z + 10^{100}`. The export subtracts the row's largest feature (:math:`s \ge 0`; its smallest
     where :math:`s < 0`): ``GREATEST``/``LEAST`` (SQLite's ``MAX``/``MIN``), ONNX ``Max``/``Min``, where a
@@ -418,11 +419,9 @@ def _row_reference(W: np.ndarray, z: list[Node], bounds: list[float]) -> Node | 
     evaluations are the same map rounded on products of that size, about :math:`K\,2^{-45}` apart in a
     logit, far inside the 1e-12 the exports keep to ``transform``. A row whose :math:`z_j - r` overflows
     is read as :math:`W z + b` (:class:`Rescue`), as ``transform`` reads it."""
-    from ..calibrators._matrix import ROUNDING_SHOWS, _equal_row_sums  # the calibrator's own decision
-
     with np.errstate(over="ignore", invalid="ignore"):
         reach = float(np.max(np.abs(W) @ np.asarray(bounds, dtype=np.float64)))
-    if not reach >= ROUNDING_SHOWS or not _equal_row_sums(W):
+    if not reach >= ROUNDING_SHOWS or not equal_row_sums(W):
         return None
     return ("min" if sum(map(Fraction, W[0].tolist()), Fraction(0)) < 0 else "max", *z)
 
