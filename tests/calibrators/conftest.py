@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+
+import veracity as vc
 
 
 def informative_logits(n: int = 600, k: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -68,3 +72,31 @@ def ranked_oracle(Z: np.ndarray, y: np.ndarray, far: np.ndarray, kind: str,
     assert res.success, res.message
     W, b = unpack(res.x)
     return W, b, float(res.fun)
+
+
+# -- shared by the matrix-scaling tests (r22, r23, r24) ------------------------------------------------------
+KINDS = {"matrix": vc.MatrixScaling, "vector": vc.VectorScaling}
+
+
+def fit_logits(kind: str, Z: np.ndarray, y: np.ndarray, **kw) -> vc.MatrixScaling:
+    """A matrix or vector scaling fitted on logits with every warning an error (no "stopped before
+    convergence", no overflow), and converged."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cal = KINDS[kind](score_type="logit", **kw).fit(Z, y)
+    assert cal.converged_
+    return cal
+
+
+def log_probs(W: np.ndarray, b: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """log softmax(W z + b) in log-space: W z = (W 2^e)(z / 2^e), each factor exact."""
+    from scipy.special import logsumexp
+
+    e = int(np.frexp(np.abs(Z).max())[1])
+    L = np.ldexp(Z, -e) @ np.ldexp(W, e).T + b
+    return L - logsumexp(L, axis=1, keepdims=True)
+
+
+def nll(W: np.ndarray, b: np.ndarray, Z: np.ndarray, y: np.ndarray) -> float:
+    """Mean negative log-likelihood of the labels under softmax(W z + b) (:func:`log_probs`)."""
+    return float(-np.mean(log_probs(W, b, Z)[np.arange(y.size), y]))

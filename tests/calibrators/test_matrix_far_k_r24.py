@@ -27,27 +27,8 @@ from scipy.special import logsumexp, softmax
 import veracity as vc
 
 from .conftest import informative_logits, ranked_oracle
+from .conftest import KINDS, fit_logits as _fit, log_probs as _log_probs, nll as _nll  # noqa: F401
 
-KINDS = {"matrix": vc.MatrixScaling, "vector": vc.VectorScaling}
-
-
-def _fit(kind: str, Z: np.ndarray, y: np.ndarray, **kw) -> vc.MatrixScaling:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no "stopped before convergence", no overflow
-        cal = KINDS[kind](score_type="logit", **kw).fit(Z, y)
-    assert cal.converged_
-    return cal
-
-
-def _log_probs(W: np.ndarray, b: np.ndarray, Z: np.ndarray) -> np.ndarray:
-    """log softmax(W z + b) in log-space: W z = (W 2^e)(z / 2^e), each factor exact."""
-    e = int(np.frexp(np.abs(Z).max())[1])
-    L = np.ldexp(Z, -e) @ np.ldexp(W, e).T + b
-    return L - logsumexp(L, axis=1, keepdims=True)
-
-
-def _nll(W: np.ndarray, b: np.ndarray, Z: np.ndarray, y: np.ndarray) -> float:
-    return float(-np.mean(_log_probs(W, b, Z)[np.arange(y.size), y]))
 
 
 def _scaled_reference(Z: np.ndarray, y: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:

@@ -23,17 +23,11 @@ from scipy.special import logsumexp
 
 import veracity as vc
 
+from .conftest import KINDS, fit_logits as _fit  # noqa: F401
 from .conftest import informative_logits, ranked_oracle
 
-KINDS = {"matrix": vc.MatrixScaling, "vector": vc.VectorScaling}
 
 
-def _fit(kind: str, Z: np.ndarray, y: np.ndarray, **kw) -> vc.MatrixScaling:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no "stopped before convergence", no overflow
-        cal = KINDS[kind](score_type="logit", **kw).fit(Z, y)
-    assert cal.converged_
-    return cal
 
 
 def _dyadic(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -20,9 +20,9 @@ from scipy.special import logsumexp
 
 import veracity as vc
 
+from .conftest import KINDS, log_probs as _log_probs, nll as _nll  # noqa: F401
 from .conftest import informative_logits, ranked_oracle
 
-KINDS = {"matrix": vc.MatrixScaling, "vector": vc.VectorScaling}
 
 
 def _minority(scale: float, share: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -33,15 +33,8 @@ def _minority(scale: float, share: float = 0.1) -> tuple[np.ndarray, np.ndarray,
     return Z, y, far
 
 
-def _log_probs(W: np.ndarray, b: np.ndarray, Z: np.ndarray) -> np.ndarray:
-    """log softmax(W z + b) exactly in log-space: W z = (W 2^e)(z / 2^e), each factor exact."""
-    e = int(np.frexp(np.abs(Z).max())[1])
-    L = np.ldexp(Z, -e) @ np.ldexp(W, e).T + b
-    return L - logsumexp(L, axis=1, keepdims=True)
 
 
-def _nll(W: np.ndarray, b: np.ndarray, Z: np.ndarray, y: np.ndarray) -> float:
-    return float(-np.mean(_log_probs(W, b, Z)[np.arange(y.size), y]))
 
 
 def _reference(Z: np.ndarray, y: np.ndarray, kind: str, mu: float) -> tuple[np.ndarray, np.ndarray]:
