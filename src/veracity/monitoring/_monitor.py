@@ -849,6 +849,7 @@ def _final_by_time(frame: Any, periods: str, cutoff: np.datetime64) -> Any:
     dtype = frame.schema[periods]
     col = nw.col(frame.ref(periods))
     cutoff_us = int(cutoff.astype("datetime64[us]").astype(np.int64))
+    _refuse_text_times(frame, periods, "D")  # a mix of offsets in an in-memory column: that, not "is String"
     if dtype.is_integer():
         return col.cast(nw.Float64) <= float(cutoff_us // 1_000_000)
     if dtype.is_numeric():  # fractional seconds, to the microsecond: final while round(t·1e6) <= cutoff in µs
@@ -863,6 +864,26 @@ def _final_by_time(frame: Any, periods: str, cutoff: np.datetime64) -> Any:
         if frame.backend not in ("duckdb", "pyspark") and dtype.time_zone.upper() not in UTC_NAMES:
             col = col.dt.convert_time_zone("UTC")  # polars compares instants only within one zone
     return col < nw.lit(limit)
+
+
+def _is_text(frame: Any, periods: str) -> bool:
+    """Whether the in-memory ``frame``'s period column holds text (times the array form parses)."""
+    import narwhals as nw
+
+    return not frame.lazy and frame.schema[periods] == nw.String
+
+
+def _refuse_text_times(frame: Any, periods: str, freq: str) -> None:
+    """An in-memory text period column read as the array form reads it (:func:`._time.parse_time_strings`,
+    on the column's own Arrow strings): a mix of times with and without a UTC offset, or a text that is no
+    time, is refused in the array form's words, naming the column. Through numpy and Arrow's casts only:
+    a narwhals literal on an Arrow table (the lazy forms' checks) builds ``pa.array``, which imports
+    pandas, and pandas is no dependency of veracity. Nothing is done for other columns."""
+    if _is_text(frame, periods):
+        from ..sources._arrow_numpy import series_to_numpy
+
+        values = np.asarray(series_to_numpy(frame.nw.get_column(periods)))
+        _period_keys(values, freq, f"column {periods!r} (periods)")
 
 
 def _check_times(prep: Any, key: Any, periods: str) -> None:
@@ -1053,9 +1074,11 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
                            score_type=score_type, sample_weight=weights, level=level, min_count=min_count,
                            reference=reference, as_of=as_of, horizon=horizon)
         except VeracityError:  # the lazy forms' one-line error naming the column, when the rows break the contract
+            if freq is not None:  # times first, as the array form reads them: text times in its words
+                _refuse_text_times(f, periods, freq)
             with _missing_labels_may_pend(pending_unmarked, "mature='column'"):
                 _check_rows(prep, _working(prep), score_type, label)
-            if freq is not None:
+            if freq is not None and not _is_text(f, periods):  # text times: read above, not refused as text
                 _check_times(prep, _period_key(prep, periods, freq), periods)
             raise
 

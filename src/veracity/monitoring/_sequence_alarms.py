@@ -12,6 +12,37 @@ from __future__ import annotations
 
 from typing import Any
 
+#: the status's name for the whole table's rows (``_status_rows.ALL``; that module imports this one)
+ALL = "(all)"
+
+
+def bounds_text(low: float, high: float) -> str:
+    """Anytime-valid bounds on mean(y − p) as printed: ``[+0.0004, +0.0130]``, marked ``(crossed)`` when
+    the lower is above the upper. They are a running intersection, valid for one fixed gap; when the gap
+    moves over time they can cross (no one gap fits every look), and ``[+0.0180, +0.0130]`` alone would
+    read as a range.
+
+    >>> bounds_text(0.0004, 0.013), bounds_text(0.018, 0.013)
+    ('[+0.0004, +0.0130]', '[+0.0180, +0.0130] (crossed)')
+    """
+    return f"[{low:+.4f}, {high:+.4f}]" + (" (crossed)" if low > high else "")
+
+
+def gap_text(low: float, high: float, region: str) -> str:
+    """What the bounds on mean(y − p) say, for an alert's sentence: ``mean(y - p) is in [a, b], outside
+    REGION`` (``0``, or ``+-tolerance``), or, when they crossed, that no one gap fits every look
+    (:func:`bounds_text`).
+
+    >>> gap_text(0.0004, 0.013, "0")
+    'mean(y - p) is in [+0.0004, +0.0130], outside 0'
+    >>> gap_text(0.018, 0.013, "0")
+    'mean(y - p) bounds crossed, [+0.0180, +0.0130]: no one gap fits every look, it moved over time'
+    """
+    if low > high:
+        return (f"mean(y - p) bounds crossed, [{low:+.4f}, {high:+.4f}]: no one gap fits every look, it moved "
+                "over time")
+    return f"mean(y - p) is in [{low:+.4f}, {high:+.4f}], outside {region}"
+
 
 class SequenceAlarms(dict[str, dict[str, Any]]):
     """Slice → ``{"day", "labels", "low", "high", "bin"}``: the first day (UTC) any of the slice's
@@ -25,14 +56,18 @@ class SequenceAlarms(dict[str, dict[str, Any]]):
         super().__init__(alarms)
         self.sequential = sequential
 
-    def lines(self) -> list[str]:
-        """One line per slice with an alarm, as the status text prints them."""
+    def lines(self, *, keys: bool = False) -> list[str]:
+        """One sentence per slice with an alarm, as the status text and the report's lead print them:
+        the whole table (the ``(all)`` rows) as "All rows", a slice as "Slice [EU]" (the window rows'
+        tag: ``2026-W08 [EU]``). ``keys=True``: each named by its key in brackets, ``[(all)]`` (the
+        dict's own repr, whose keys index it)."""
         out = []
         for name, alarm in self.items():
             where = f" in scores {alarm['bin']}" if alarm.get("bin") else ""
-            out.append(f"[{name}] left the calibrated region{where} on {alarm['day']} (after "
-                       f"{alarm['labels']:,} final labels; bounds [{alarm['low']:+.4f}, "
-                       f"{alarm['high']:+.4f}])")
+            who = f"[{name}]" if keys else "All rows" if name == ALL else f"Slice [{name}]"
+            out.append(f"{who} left the calibrated region{where} on {alarm['day']} (after "
+                       f"{alarm['labels']:,} final labels; bounds "
+                       f"{bounds_text(alarm['low'], alarm['high'])})")
         return out
 
     def _headline(self) -> str:
@@ -45,7 +80,7 @@ class SequenceAlarms(dict[str, dict[str, Any]]):
                 "anytime-valid bounds on mean(y - p) of the final labels left the calibrated region):")
 
     def __repr__(self) -> str:
-        return "\n".join([self._headline(), *(f"  {line}" for line in self.lines())])
+        return "\n".join([self._headline(), *(f"  {line}" for line in self.lines(keys=True))])
 
     __str__ = __repr__
 

@@ -103,7 +103,8 @@ def store_status(
     would not change).
 
     ``delayed=False`` leaves out the delayed-label estimates and sequences (the plain status, which
-    benchmarks/bench_store_delayed.py times against the full one)."""
+    benchmarks/bench_store_delayed.py times against the full one); with ``alerts="sequential"``, whose
+    alerts are those sequences, it is refused in one line."""
     check_interval_args("wilson", level, "two-sided")
     if not 0.5 <= _number(alert_level) < 1.0:
         raise VeracityError(f"alert_level must be in [0.5, 1), e.g. 0.99; got {alert_level!r}")
@@ -125,6 +126,10 @@ def store_status(
     if alerts not in ("window", "sequential"):
         raise VeracityError(f"alerts must be 'window' (a test per window) or 'sequential' (anytime-valid "
                             f"confidence sequences), got {alerts!r}", param="alerts")
+    if alerts == "sequential" and not delayed:  # the sequences are computed on the delayed-label path only
+        raise VeracityError("alerts='sequential' alerts on the confidence sequences, which delayed=False leaves "
+                            "out (its rows would carry the window tests' alerts); pass delayed=True (the "
+                            "default) with it, or alerts='window'", param="delayed")
     if not 0.0 <= _number(tolerance) < 1.0:
         raise VeracityError(f"tolerance must be in [0, 1), e.g. 0.01, got {tolerance!r}", param="tolerance")
     if float(tolerance) > 0 and alerts != "sequential":

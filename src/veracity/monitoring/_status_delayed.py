@@ -10,7 +10,7 @@ import numpy as np
 from ..core._binning import uniform_edges
 from ..core._intervals import binomial_interval
 from ._alerts import _alerts
-from ._sequence_alarms import SequenceAlarms
+from ._sequence_alarms import SequenceAlarms, gap_text
 from ._status_rows import MIN_PPI_LABELS, OTHER, StoreStatus, row_status
 
 
@@ -302,16 +302,15 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
             alerts_now: list[str] = list(r.alerts)
             if alerts == "sequential":
                 alerts_now = [a for a in alerts_now if not a.startswith(("calibration", "slope", "score shift"))]
-                outside = seq_low is not None and seq_high is not None and (
-                    seq_low > tolerance or seq_high < -tolerance)
-                if outside:
-                    alerts_now.append(f"sequential: mean(y - p) is in [{seq_low:+.4f}, {seq_high:+.4f}], outside "
-                                      f"{tol_text} (anytime-valid at alpha {alpha_all:.2g})")
+                if seq_low is not None and seq_high is not None and (
+                        seq_low > tolerance or seq_high < -tolerance):
+                    alerts_now.append(f"sequential: {gap_text(seq_low, seq_high, tol_text)} "
+                                      f"(anytime-valid at alpha {alpha_all:.2g})")
                 for br in bin_rows:
                     if br["alert"]:
-                        alerts_now.append(f"sequential: scores in {br['bin']}: mean(y - p) is in "
-                                          f"[{br['sequence_low']:+.4f}, {br['sequence_high']:+.4f}], outside "
-                                          f"{tol_text} (anytime-valid at alpha {alpha_bin:.2g})")
+                        alerts_now.append(f"sequential: scores in {br['bin']}: "
+                                          f"{gap_text(br['sequence_low'], br['sequence_high'], tol_text)} "
+                                          f"(anytime-valid at alpha {alpha_bin:.2g})")
             st = r.status
             if alerts == "sequential":  # no window test ran: a window with labels and no alert is not tested
                 st = row_status(r.rows, r.labelled, bool(alerts_now), min_count, alerts)

@@ -12,10 +12,9 @@ from ..core._text import fmt, render_table
 from ..delayed._audit import MIN_LABELS
 from ._alerts import Alert
 from ._estimate import Estimate
-from ._sequence_alarms import SequenceAlarms
+from ._sequence_alarms import ALL, SequenceAlarms, bounds_text
 from ._time import FREQ_NAMES
 
-ALL = "(all)"
 CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
 CELL_SPAN = 12.0
 REF_ROWS_FACTOR = 10  # default reference: at least 10 * min_count rows, pooled
@@ -222,7 +221,7 @@ class StoreStatus(Display):
                 "rate": b["rate"],
                 "PPI rate": _ppi_cell(b["estimate_ppi"]),
                 "bounds on rate - score (final labels so far)": "" if b["sequence_low"] is None else
-                f"[{b['sequence_low']:+.4f}, {b['sequence_high']:+.4f}]",
+                bounds_text(b["sequence_low"], b["sequence_high"]),
                 "alert": "ALERT" if b["alert"] and self.alert_mode == "sequential" else ""}
                 for b in r.bins or [] if b["rows"]]
             tag = r.period + (f" [{r.slice}]" if self.by is not None else "")
@@ -265,8 +264,8 @@ class StoreStatus(Display):
                 body.append([b["bin"], f"{b['rows']:,}", fmt(b["conf"]), f"{b['labelled']:,}",
                              "" if b["rate"] is None else fmt(b["rate"]),
                              _ppi_cell(ppi),
-                             "" if b["sequence_low"] is None else
-                             f"[{b['sequence_low']:+.4f}, {b['sequence_high']:+.4f}]",
+                             "" if b["sequence_low"] is None
+                             else bounds_text(b["sequence_low"], b["sequence_high"]),
                              "ALERT" if b["alert"] and self.alert_mode == "sequential" else ""])
             if not body:
                 continue
