@@ -60,16 +60,26 @@ def narrow_float(raw: np.ndarray) -> np.dtype | None:
     return dtype if dtype.kind == "f" and dtype.itemsize < 8 else None
 
 
+def in_precision(x: np.ndarray, dtype: np.dtype | None) -> np.ndarray:
+    r"""Values as ``dtype`` (:func:`narrow_float`) holds them: each rounded to its nearest ``dtype`` value,
+    :math:`\mathrm{fl}(x)`, written back in float64 (exactly); beyond the dtype's range ±inf. ``dtype``
+    None (float64 scores): ``x`` unchanged, the same array. A value already in ``dtype`` (a float32 score
+    read as float64) is unchanged; one computed from such values in float64 becomes the correctly
+    rounded result of that computation in ``dtype`` (``max(p, 1 - p)`` of a float32 ``p`` is then
+    numpy's ``np.maximum(p32, 1 - p32)`` bit for bit: both round the exact value once)."""
+    if dtype is None:
+        return x
+    with np.errstate(over="ignore"):  # 1e39 is inf in float32, as it is there
+        return np.asarray(x, dtype=np.float64).astype(dtype).astype(np.float64)
+
+
 def compared_thresholds(t: np.ndarray, dtype: np.dtype | None) -> np.ndarray:
     r"""Thresholds as the scores' precision compares them: each rounded to the nearest value of
     ``dtype`` (:func:`narrow_float`), written back in float64 (exactly), so that for float64 ``s``
     holding ``dtype`` values :math:`s \ge \mathrm{round}(t)` is the comparison numpy makes in ``dtype``.
     Beyond the dtype's range a threshold is ±inf (it flags nothing, or every row), as the comparison in
     ``dtype`` has it. ``dtype`` None (float64 scores): ``t`` unchanged."""
-    if dtype is None:
-        return t
-    with np.errstate(over="ignore"):  # 1e39 is inf in float32: it flags nothing, as it does there
-        return np.asarray(t, dtype=np.float64).astype(dtype).astype(np.float64)
+    return in_precision(t, dtype)
 
 
 def next_above(top: float, dtype: np.dtype | None) -> float:

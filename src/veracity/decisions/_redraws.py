@@ -11,8 +11,8 @@ import numpy as np
 
 from ..core._text import render_table
 from ..core._options import ScoreType
-from ..core._validation import VeracityError, check_random_state
-from ._inputs import CEIL_EPS, binary_inputs, check_flag, check_target
+from ..core._validation import VeracityError, check_random_state, check_same_index, to_numpy
+from ._inputs import CEIL_EPS, binary_inputs, check_flag, check_target, narrow_float
 from ._thresholds import min_positives
 from ..core._display import Display
 from ..core._compat import renamed, renamed_attribute
@@ -45,7 +45,9 @@ class RedrawResult(Display):
       ``sample_weight``: at the rank *k* the weighted rule picked, the equal-weight theory).
 
     ``summary()`` gives mean, 5 %/95 % quantiles and the share below target;
-    ``n_resamples`` is the number of kept redraws.
+    ``n_resamples`` is the number of kept redraws. ``score_dtype`` is the precision the scores were
+    compared in, ``"float64"`` or the scores' own ``"float32"`` (``"float16"``): every threshold is one
+    of the scores, so ``scores32 >= thresholds[r]`` in numpy flags the rows each recall counts.
     """
 
     target: float
@@ -66,6 +68,7 @@ class RedrawResult(Display):
     expected_recall: np.ndarray
 
     weighted: bool = False
+    score_dtype: str = "float64"
 
     seed = renamed_attribute("seed", "random_state")
     redraws = renamed_attribute("redraws", "n_resamples")
@@ -112,7 +115,7 @@ class RedrawResult(Display):
             "target": self.target, "correction": self.correction, "n_calib": self.n_calib,
             "n_test": self.n_test, "pool_size": self.pool_size, "pool_positives": self.pool_positives,
             "stratify": self.stratify, "random_state": self.random_state if isinstance(self.random_state, int) else None,
-            "n_resamples": self.n_resamples, "weighted": self.weighted,
+            "n_resamples": self.n_resamples, "weighted": self.weighted, "score_dtype": self.score_dtype,
             "skipped": self.skipped, "mean_calib_positives": float(self.calib_positives.mean()),
             "expected_recall": float(self.expected_recall.mean()), "summary": self.summary(),
         }
@@ -134,10 +137,12 @@ class RedrawResult(Display):
         else:
             rule = "ceil((n+1)·target)" if self.correction else "ceil(n·target)"
         skipped = f"; {self.skipped} skipped (too few positives)" if self.skipped else ""
+        compared = ("" if self.score_dtype == "float64"
+                    else f" (compared in {self.score_dtype} as the scores are)")
         return (
             f"{self.n_resamples} redraws of calib ({self.n_calib} rows, {self.calib_positives.mean():.1f} "
             f"positives on average) and test ({self.n_test} rows) from {self.pool_size} rows{skipped}\n"
-            f"threshold = the k-th highest calib positive, k = {rule}; theory k/(n+1) averages "
+            f"threshold = the k-th highest calib positive{compared}, k = {rule}; theory k/(n+1) averages "
             f"{self.expected_recall.mean():.2%}\n{table}"
         )
 
@@ -188,6 +193,11 @@ def simulate_redraws(
     :func:`~veracity.recall_threshold`'s weighted rule and every recall is a weighted
     share of positive weight. Equal weights give the unweighted result exactly.
 
+    **Precision.** Every threshold is one of the pool's scores, and every recall counts
+    ``score >= threshold`` among the pool's scores: with float32 (float16) scores both sides are
+    float32 values, so the counts are numpy's own ``scores32 >= t`` (in float32, as for a Python float
+    ``t``) and ``score_dtype`` says ``"float32"``, as :func:`~veracity.threshold_table` does.
+
     >>> rng = np.random.default_rng(0)
     >>> s = rng.random(20000); y = (rng.random(20000) < s).astype(int)
     >>> r = simulate_redraws(s, y, n_calib=400, n_resamples=200, random_state=1)
@@ -196,7 +206,10 @@ def simulate_redraws(
     """
     # the recall threshold is an order statistic (recall_threshold takes any real score): a ranking score
     # (score_type="score") was refused as if it were read as a probability
-    s, y, w = binary_inputs(scores, labels, score_type=score_type, pos_label=pos_label,
+    check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)  # before to_numpy drops it
+    raw = to_numpy(scores, "scores")  # once: its dtype is the precision of the comparison
+    dtype = narrow_float(raw)
+    s, y, w = binary_inputs(raw, labels, score_type=score_type, pos_label=pos_label,
                             sample_weight=sample_weight, allow_score=True)
     dropped = 0 if w is None else int(np.count_nonzero(w == 0))
     if w is not None:
@@ -243,7 +256,7 @@ def simulate_redraws(
     if pos_weights is not None:
         return _weighted_redraws(pos_scores, pos_weights, m, t, rng, target=target, correction=bool(correction),
                                  n_calib=n_calib, n_test=n_test, pool_size=N, stratify=bool(stratify),
-                                 seed=seed, need=need)
+                                 seed=seed, need=need, score_dtype="float64" if dtype is None else dtype.name)
     k = np.maximum(1, np.ceil((m + 1 if correction else m) * target - 1e-9).astype(np.int64))
     keep = (k <= m) & (m >= 1)
     skipped = int((~keep).sum())
@@ -281,12 +294,14 @@ def simulate_redraws(
         pool_positives=P, stratify=bool(stratify), random_state=seed, skipped=skipped, thresholds=thr,
         calib_positives=m, test_positives=t, calib_recall=tp_calib / m, test_recall=test_recall,
         deployed_recall=deployed, expected_recall=k / (m + 1.0),
+        score_dtype="float64" if dtype is None else dtype.name,
     )
 
 
 def _weighted_redraws(pos_scores: np.ndarray, pos_weights: np.ndarray, m: np.ndarray, t: np.ndarray,
                       rng: np.random.Generator, *, target: float, correction: bool, n_calib: int, n_test: int,
-                      pool_size: int, stratify: bool, seed: Any, need: int) -> RedrawResult:
+                      pool_size: int, stratify: bool, seed: Any, need: int,
+                      score_dtype: str = "float64") -> RedrawResult:
     """:func:`simulate_redraws` with unequal weights: the weighted recall rule, weighted recalls."""
     P = pos_scores.shape[0]
     ok = m >= 1
@@ -341,4 +356,5 @@ def _weighted_redraws(pos_scores: np.ndarray, pos_weights: np.ndarray, m: np.nda
         pool_positives=P, stratify=stratify, random_state=seed, skipped=skipped, thresholds=thr,
         calib_positives=m, test_positives=t, calib_recall=w_calib_hit / total, test_recall=test_recall,
         deployed_recall=deployed, expected_recall=(j + 1) / (m + 1.0), weighted=True,
+        score_dtype=score_dtype,
     )

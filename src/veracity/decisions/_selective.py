@@ -29,8 +29,10 @@ from ..core._validation import (
     check_weights,
     prepare_top_label,
     refuse_pos_label_for_multiclass,
+    to_numpy,
 )
-from ._inputs import check_target, in_caller_units, weight_shift
+from ._inputs import (check_target, compared_thresholds, in_caller_units, in_precision, narrow_float,
+                      weight_shift)
 from ._table import point_aligned, threshold_cell
 from ..core._display import Display, html_note, html_page, html_table
 from ..core._frameform import rows_form
@@ -48,13 +50,21 @@ DEFAULT_CANDIDATES = np.unique(
 def _confidence_correct(
     scores: Any, labels: Any, *, sample_weight: Any, score_type: str, reading: str,
     pos_label: Any = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """(confidence, correct 0/1, weights) for the chosen reading."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.dtype | None]:
+    r"""(confidence, correct 0/1, weights, precision) for the chosen reading.
+
+    The precision is the scores' float dtype when narrower than float64 (:func:`._inputs.narrow_float`),
+    else None. Confidences are then held in it (:func:`._inputs.in_precision`): the scores' own values
+    (``reading="confidence"``, the top entry of (N, K) probabilities) stay as they are; those computed
+    from them — :math:`\max(p, 1-p)`, expit or softmax of logits — are computed in float64 and rounded
+    once to that dtype, as a float32 pipeline holds them (``np.maximum(p32, 1 - p32)`` bit for bit)."""
     check_score_type(score_type)
     check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)  # never paired by position
     if reading not in READINGS:
         raise VeracityError(f"reading must be 'top-label' or 'confidence', got {reading!r}", param="reading")
-    s = as_float_array(scores, "scores")
+    raw = to_numpy(scores, "scores")  # once: its dtype is the precision confidences are compared in
+    dtype = narrow_float(raw)
+    s = as_float_array(raw, "scores")
     if reading == "confidence":
         if s.ndim != 1:
             raise VeracityError(
@@ -65,11 +75,11 @@ def _confidence_correct(
         else:  # probabilities declared as logits: refused, as by every reader of logits
             check_logit_scale(s, min_rows=LOGIT_CHECK_MIN_ROWS)
         y = check_binary_labels(labels, s.shape[0], pos_label)
-        return s, y, check_weights(sample_weight, s.shape[0])
+        return s, y, check_weights(sample_weight, s.shape[0]), dtype
     if s.ndim == 2 and s.shape[1] > 1:
         refuse_pos_label_for_multiclass(pos_label, s.shape[1])
         d = prepare_top_label(s, labels, sample_weight=sample_weight, score_type=score_type)
-        return d.p, d.y, d.w
+        return in_precision(d.p, dtype), d.y, d.w, dtype  # softmax of float32 logits: rounded to float32
     s = s.reshape(-1) if s.ndim == 2 else s
     if s.ndim != 1:
         raise VeracityError(f"scores must be 1-D or (N, K), got shape {s.shape}", param="scores")
@@ -82,7 +92,7 @@ def _confidence_correct(
     y = check_binary_labels(labels, s.shape[0], pos_label)
     w = check_weights(sample_weight, s.shape[0])
     pred = (p >= 0.5).astype(np.float64)
-    return np.maximum(p, 1.0 - p), (pred == y).astype(np.float64), w
+    return in_precision(np.maximum(p, 1.0 - p), dtype), (pred == y).astype(np.float64), w, dtype
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -95,6 +105,10 @@ class RiskCoverage(Display):
     ``aurc`` is the area under the step curve,
     :math:`\sum_j \mathrm{risk}_j\,(\mathrm{cov}_j - \mathrm{cov}_{j-1})`, which without
     ties equals :math:`\frac1N \sum_{i=1}^N \mathrm{risk}(i/N)` (Geifman et al. 2019).
+
+    ``score_dtype`` is the precision the confidences are held and compared in: ``"float64"``, or
+    ``"float32"`` (``"float16"``) for scores of that dtype — every threshold is then one of those values,
+    and ``conf32 >= t`` in numpy answers the rows the curve counts (:func:`risk_coverage`).
     """
 
     thresholds: np.ndarray
@@ -105,6 +119,16 @@ class RiskCoverage(Display):
     aurc: float
     n: float
     weighted: bool = False
+    score_dtype: str = "float64"
+
+    @property
+    def _dtype(self) -> np.dtype | None:
+        """The precision the thresholds are compared in, None for float64 (:func:`threshold_cell`)."""
+        return None if self.score_dtype == "float64" else np.dtype(self.score_dtype)
+
+    def _compared(self) -> str:
+        """The note a float32 curve carries (nothing for float64): its cut-offs are compared in float32."""
+        return "" if self._dtype is None else f"; compared in {self.score_dtype} as the scores are"
 
     def risk_at(self, coverage: float) -> float:
         """Selective risk at the first curve point whose coverage reaches ``coverage`` (in [0, 1])."""
@@ -129,6 +153,7 @@ class RiskCoverage(Display):
             "n": self.n,
             "aurc": self.aurc,
             "points": len(self.coverage),
+            "score_dtype": self.score_dtype,
             "curve": [
                 {"threshold": float(self.thresholds[i]), "coverage": float(self.coverage[i]),
                  "risk": float(self.risk[i]), "accepted": float(self.accepted[i]),
@@ -140,10 +165,11 @@ class RiskCoverage(Display):
     def _title(self) -> str:
         return (f"Risk–coverage curve: {fmt_count(self.n)} {'weight' if self.weighted else 'rows'}, "
                 f"{len(self.coverage)} curve points, "
-                f"AURC {self.aurc:.4f}")
+                f"AURC {self.aurc:.4f}{self._compared()}")
 
     def _repr_html_(self) -> str:
-        rows = [{"answer if conf >=": threshold_cell(self.thresholds[i]), "coverage": float(self.coverage[i]),
+        rows = [{"answer if conf >=": threshold_cell(self.thresholds[i], self._dtype),
+                 "coverage": float(self.coverage[i]),
                  "risk": float(self.risk[i]), "answered": float(self.accepted[i]), "errors": float(self.errors[i])}
                 for i in self._grid()]
         return html_page(self._title(), [html_table(rows), html_note(
@@ -153,7 +179,7 @@ class RiskCoverage(Display):
     def __str__(self) -> str:
         grid = self._grid()
         # every digit a cut-off needs (0.9945 is not 1 - 0.0055 = 0.9945000000000001), points aligned
-        cells = point_aligned([threshold_cell(self.thresholds[i]) for i in grid])
+        cells = point_aligned([threshold_cell(self.thresholds[i], self._dtype) for i in grid])
         body = [
             [cell, fmt(self.coverage[i]), fmt(self.risk[i]), fmt_count(self.accepted[i]),
              fmt_count(self.errors[i])]
@@ -161,7 +187,8 @@ class RiskCoverage(Display):
         ]
         table = render_table(["answer if conf >=", "coverage", "risk", "answered", "errors"], body)
         what = "weight" if self.weighted else "rows"
-        return f"{table}\n({fmt_count(self.n)} {what}, {len(self.coverage)} curve points)   AURC {self.aurc:.4f}"
+        points = f"{len(self.coverage)} curve points{self._compared()}"
+        return f"{table}\n({fmt_count(self.n)} {what}, {points})   AURC {self.aurc:.4f}"
 
 
 @rows_form
@@ -189,11 +216,18 @@ def risk_coverage(
     probabilities; with ``reading="confidence"`` logit confidences stay logits (and so do the
     thresholds). Declared logits that all lie in [0, 1] are refused (they look like probabilities).
 
+    **Precision.** Confidences are compared as numpy compares ``conf >= t`` for a Python float ``t``:
+    in the scores' own precision. Float32 (float16) scores give float32 confidences — the scores
+    themselves, the top entry of (N, K) probabilities, or :math:`\max(p, 1-p)`, expit or softmax
+    computed in float64 and rounded once to float32, as ``np.maximum(p32, 1 - p32)`` holds them — so
+    every ``thresholds[j]`` is a float32 value, printed with the digits that name it in float32, and
+    ``conf32 >= thresholds[j]`` answers the rows the curve counts; ``score_dtype`` says which.
+
     >>> rc = risk_coverage([.9, .8, .7, .6], [1, 1, 0, 1], reading="confidence")
     >>> rc.coverage.tolist(), rc.risk.tolist(), round(rc.aurc, 4)
     ([0.25, 0.5, 0.75, 1.0], [0.0, 0.0, 0.3333333333333333, 0.25], 0.1458)
     """
-    conf, correct, w = _confidence_correct(
+    conf, correct, w, dtype = _confidence_correct(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
     )
@@ -219,6 +253,7 @@ def risk_coverage(
         thresholds=c[last], coverage=coverage, risk=risk, accepted=in_caller_units(accepted, shift),
         errors=in_caller_units(errors, shift), aurc=float(np.sum(risk * widths)),
         n=in_caller_units(total, shift), weighted=w is not None,
+        score_dtype="float64" if dtype is None else dtype.name,
     )
 
 
@@ -266,6 +301,11 @@ class SelectiveThreshold(Display):
     ``threshold`` is ``inf`` (answer nothing) when no candidate could be certified.
     ``n`` counts the calib rows; with unequal ``sample_weight`` ``accepted`` and ``errors`` are
     weight sums (in the caller's units) and ``weight`` is the total calib weight (None unweighted).
+
+    ``score_dtype`` is the precision the confidences were compared in: ``"float64"``, or ``"float32"``
+    (``"float16"``) for scores of that dtype, compared with each candidate rounded to it — numpy's own
+    ``conf32 >= threshold``. ``threshold`` is the candidate as given (the lowest of those that round to
+    one value there); ``candidates`` counts the distinct thresholds tested (Bonferroni's *J*).
     """
 
     threshold: float
@@ -282,6 +322,7 @@ class SelectiveThreshold(Display):
     feasible: bool
     method: str
     weight: float | None = None
+    score_dtype: str = "float64"
 
     def __float__(self) -> float:
         return float(self.threshold)
@@ -295,8 +336,10 @@ class SelectiveThreshold(Display):
                     f"({self.n} calib rows, {self.candidates} candidates); abstain on everything")
         of = (f"{fmt_count(self.accepted)} of {self.n}" if self.weight is None  # rows
               else f"weight {fmt_count(self.accepted)} of {fmt_count(self.weight)}")
+        dtype = None if self.score_dtype == "float64" else np.dtype(self.score_dtype)
+        compared = "" if dtype is None else f", compared in {self.score_dtype} as the scores are"
         return (
-            f"answer if confidence >= {threshold_cell(self.threshold, decimals=False)}: "
+            f"answer if confidence >= {threshold_cell(self.threshold, dtype, decimals=False)}{compared}: "
             f"coverage {self.coverage:.4f} "
             f"({of}), calib risk {self.risk:.4f}, "
             f"{1 - self.delta:g}-confidence upper bound {self.risk_upper_bound:.4f} <= target "
@@ -351,10 +394,19 @@ def selective_threshold(
     rate over Kish's effective sample size :math:`(\sum w)^2 / \sum w^2` of the answered rows
     — exact for equal weights (which give the unweighted result bit for bit), an
     approximation otherwise.
+
+    **Precision.** A candidate is compared as numpy compares ``conf >= t`` for a Python float ``t``: in
+    the scores' own precision (:func:`risk_coverage`). With float32 (float16) scores row *i* is answered
+    at :math:`t_j` when :math:`\mathrm{conf}_i \ge \mathrm{fl}_{32}(t_j)`, the candidate rounded to the
+    nearest float32: a confidence float32(0.7) = 0.699999988… is answered at 0.7, as ``conf32 >= 0.7``
+    answers it. Candidates that round to one float32 value are one test, counted once in *J* (the
+    lowest is kept); the default grid's 141 values stay 141 distinct float32 values (1 − 10⁻⁶ is
+    0.999999 there too). ``score_dtype`` says which precision; the printed threshold names the value
+    in it. To compare in float64 instead, pass ``scores.astype(np.float64)``.
     """
     target = check_target(target_risk, "target_risk", example=0.05)
     d = check_target(delta, "delta", example=0.1)
-    conf, correct, w = _confidence_correct(
+    conf, correct, w, dtype = _confidence_correct(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
         pos_label=pos_label,
     )
@@ -364,11 +416,15 @@ def selective_threshold(
         if w.min() == w.max():
             w, shift = None, 0  # equal weights: only their ratios matter (accepted/errors count rows)
     cand = _candidates(candidates, score_type=score_type, reading=reading)
+    tc = compared_thresholds(cand, dtype)  # float32 confidences: conf >= fl32(t), numpy's conf32 >= t
+    if dtype is not None:  # candidates equal in that precision are one test: J counts it once
+        first = np.append(True, tc[1:] != tc[:-1])  # cand ascending, rounding monotone: equal ones adjacent
+        cand, tc = cand[first], tc[first]
     n = conf.shape[0]
     idx = np.argsort(conf, kind="stable")
     order = conf[idx]
     err_sorted = (1.0 - correct)[idx]
-    pos = np.searchsorted(order, cand, side="left")
+    pos = np.searchsorted(order, tc, side="left")
     J = cand.shape[0]
     if d / J < 1e-12:  # each bound's level 1 - delta/J would round to (or near) 1 in floating point
         raise VeracityError(f"delta={delta!r} is too small: Bonferroni over {J} candidates tests each at "
@@ -395,6 +451,7 @@ def selective_threshold(
                                      level=1.0 - d / J, sided="upper")
     upper = np.where(accepted > 0, upper, 1.0)
     ok = np.flatnonzero(upper <= target)
+    score_dtype = "float64" if dtype is None else dtype.name
     if ok.size == 0:
         warnings.warn(
             f"no candidate threshold certifies selective risk <= {target:g} at delta={d:g} with "
@@ -405,6 +462,7 @@ def selective_threshold(
             threshold=float("inf"), target_risk=target, delta=d, coverage=0.0, risk=0.0,
             risk_upper_bound=float("nan"), accepted=0.0, errors=0.0, n=n, candidates=J, certified=0,
             feasible=False, method="bonferroni", weight=None if w is None else in_caller_units(total, shift),
+            score_dtype=score_dtype,
         )
     j = int(ok[0])  # candidates ascending: the lowest certified threshold, the largest coverage
     return SelectiveThreshold(
@@ -413,5 +471,5 @@ def selective_threshold(
         accepted=in_caller_units(float(accepted[j]), shift),
         errors=in_caller_units(float(errors[j]), shift), n=n, candidates=J,
         certified=int(ok.size), feasible=True, method="bonferroni",
-        weight=None if w is None else in_caller_units(total, shift),
+        weight=None if w is None else in_caller_units(total, shift), score_dtype=score_dtype,
     )
