@@ -84,9 +84,11 @@ COMPARISON = [
      'ledger'),
     ("markdown",
      'It does not help here. Every change is within noise (ECE slightly up, NLL and Brier slightly '
-     'down), and as Platt scaling is a strictly increasing map, the AUC and the decisions at '
-     '0.5 are unchanged. With 142 calibration rows and a model this sharp, the honest reading '
-     'is to keep the raw scores and get more held-out labels before recalibrating.'),
+     'down). The AUC cannot move: Platt scaling is a strictly increasing map, which keeps the order '
+     "of the scores. The decisions at 0.5 could (the fitted intercept moves the 0.5 cut: *can move?* "
+     "says yes), but here no test row crossed it, so the accuracy is unchanged too. With 142 "
+     'calibration rows and a model this sharp, the honest reading is to keep the raw scores and get '
+     'more held-out labels before recalibrating.'),
 ]
 
 MONITORING = [
@@ -133,17 +135,19 @@ MONITORING = [
      '\n'
      'W02–W06 are calibrated: the observed rate matches the mean score (about 0.14). In W07 and '
      'W08 the observed rate is 0.28 while the mean score is 0.20: both weeks alert, and the '
-     'diagnosis (under *as text*) is a prior shift, with the fix `vc.adjust_prior`. W09–W11 '
-     'have no final label yet: they are *pending*, never counted as negatives. Their *conf* '
-     '(starred) is the mean score of all their rows, which needs no label; a week with labels '
-     'shows the mean score of its labelled rows, the ones its rate reads (in W08, 1,711 of its '
-     '5,908 rows: 0.1997, while all 5,908 average 0.2046). The label-free estimates for the '
-     'pending rows are withdrawn, in one line for W08..W11 (they assume the old base rate); the '
-     'PPI estimates, from the audit labels together with every score, take their place and are '
-     'valid whether or not the scores are calibrated. Each is set against the mean score of the '
-     "same rows: W09's PPI rate 0.32 [0.28, 0.37] against a mean score of 0.21, a gap of "
-     "+0.12 [+0.07, +0.16], in line with W07's final +0.08: the scores still understate the "
-     'rate.\n'
+     'diagnosis (its full sentence under *as text*) is a prior shift, with the fix '
+     '`vc.adjust_prior`. W09–W11 have no final label yet: they are *pending*, never counted as '
+     'negatives. The table\'s *conf (labelled rows)* is the mean score of the rows its *rate* '
+     'reads, so it is n/a for them; the column *mean score (all rows)* at the right gives the '
+     'mean score of all of a week\'s rows, which needs no label (the text under *as text* shows it '
+     'starred in *conf*). In W08 the two differ: its 1,711 labelled rows average 0.1997, all 5,908 '
+     'average 0.2046. The label-free estimates for the pending rows are withdrawn (under *as '
+     'text*, in one line for W08..W11: they assume the old base rate); the PPI estimates, from '
+     'the audit labels together with every score, take their place (*PPI rate (pending)*) and '
+     'are valid whether or not the scores are calibrated. Each is set against the mean score of '
+     "the same rows: W09's PPI rate 0.32 [0.28, 0.37] against a mean score of 0.21 (under *as "
+     "text*: a gap of +0.12 [+0.07, +0.16]), in line with W07's final +0.08: the scores still "
+     'understate the rate.\n'
      '\n'
      "Below the weekly table come the last week's rows by score bin. None of W11's rows has a "
      'final label yet, so each *rate* is n/a; a PPI rate needs at least 30 audit labels in its '

@@ -156,6 +156,23 @@ def _check_costs(cost_fp: Any, cost_fn: Any) -> tuple[float, float]:
     return c_fp, c_fn
 
 
+def _recall_label(t: float, target: float | None, p: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> str:
+    r"""The target-recall line's legend. "recall ≥ R" only where it holds on the rows drawn: the recall
+    here is :math:`\sum_{y_i = 1,\, p_i \ge t} w_i / \sum_{y_i = 1} w_i`; a threshold fit on other rows
+    (calib) that reaches less here says so ("target recall R; 0.936 here"), as the report's explorer does."""
+    if target is None:
+        return f"t = {t:.3g} (target recall)"
+    pos = y == 1
+    wp = np.ones(int(pos.sum())) if w is None else np.asarray(w, dtype=float)[pos]
+    total = float(wp.sum())
+    if not total > 0:
+        return f"t = {t:.3g} (target recall {target:g})"
+    here = float(wp[p[pos] >= t].sum()) / total
+    if here >= target:
+        return f"t = {t:.3g} (recall ≥ {target:g})"
+    return f"t = {t:.3g} (target recall {target:g}; {here:.3g} here)"
+
+
 @rows_form
 def plot_thresholds(
     scores: Any,
@@ -184,8 +201,10 @@ def plot_thresholds(
     (right when the probabilities are honest); the dash-dotted line the
     target-recall threshold (``recall_threshold``, a probability even for logit scores, or computed
     for ``target_recall`` with ``vc.recall_threshold`` when available). Its legend names the target
-    the caller gives (``recall ≥ 0.9``), or the default 0.95 it was computed for; a
-    ``recall_threshold`` given without ``target_recall`` reads "target recall". Costs must be finite
+    the caller gives (``recall ≥ 0.9``), or the default 0.95 it was computed for, where the recall
+    on these rows reaches it; a threshold fit on other rows that falls short here reads
+    ``target recall 0.9; 0.874 here``. A ``recall_threshold`` given without ``target_recall`` reads
+    "target recall". Costs must be finite
     and non-negative, ``target_recall`` in (0, 1).
 
     >>> fig = plot_thresholds([.1, .4, .35, .8], [0, 0, 1, 1], cost_fp=1, cost_fn=9, target_recall=None)
@@ -212,6 +231,9 @@ def plot_thresholds(
         recall_threshold = _recall_threshold(data, target_recall)
     grid = threshold_grid(data.p, extra=(t_star, recall_threshold or np.nan), max_cuts=1500)
     curve = threshold_curve(data.p, data.y, data.w, grid)
+    recall_label = None
+    if recall_threshold is not None:  # the legend: what it was fit for, and what it reaches on these rows
+        recall_label = _recall_label(float(recall_threshold), target_recall, data.p, data.y, data.w)
     fig = _figure(figsize, dpi)
     ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
     t = curve.thresholds
@@ -228,10 +250,7 @@ def plot_thresholds(
                   label=f"t* = {t_star:.3g} (cost)" if a is ax else None, gid="t_star")
         if recall_threshold is not None:
             a.axvline(recall_threshold, color=PALETTE[3], linestyle="-.", linewidth=1.3,
-                      label=f"t = {recall_threshold:.3g} (recall ≥ {target_recall:g})"
-                      if a is ax and target_recall is not None else
-                      (f"t = {recall_threshold:.3g} (target recall)" if a is ax else None),
-                      gid="t_recall")
+                      label=recall_label if a is ax else None, gid="t_recall")
         _style(a)
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.02, 1.02)

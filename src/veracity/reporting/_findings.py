@@ -65,10 +65,11 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
     if found:
         worst = max(found, key=lambda r: abs(r.gap))
         finding = (f"{_plural(len(found), 'segment')} miscalibrated at FDR {result.fdr:g} "
-                   f"(of {result.n_tested:,} tested); largest gap {worst.gap:+.4f} in {worst.segment}")
+                   f"(of {result.n_tested:,} tested); largest gap among them {worst.gap:+.4f} in "
+                   f"{worst.segment}")
         verdict = (f"<strong>{_plural(len(found), 'segment')}</strong> of the {result.n_tested:,} tested "
                    f"{'is' if len(found) == 1 else 'are'} miscalibrated at a false-discovery rate of "
-                   f"{result.fdr:g}; the largest gap is <strong>{worst.gap:+.4f}</strong> in "
+                   f"{result.fdr:g}; the largest gap among them is <strong>{worst.gap:+.4f}</strong> in "
                    f'<span class="key">{_e(worst.segment)}</span> '
                    f"({worst.n:,} rows; {'more positives than the scores say' if worst.gap > 0 else 'fewer positives than the scores say'}).")
     else:

@@ -255,9 +255,8 @@ def _summary(result: AuditResult, reading: str) -> str:
     cards = [
         _card("rows", f"{result.n:,}", f"total weight {_count(result.total_weight)}" if weighted
               else f"score type: {_e(result.score_type)}", key="n"),
-        _card("base rate" if not result.top_label else "top-label accuracy",
-              _num(result.base_rate), f"{share} of positives" if not result.top_label
-              else f"{share} of correct top labels", key="base_rate"),
+        _card("base rate", _num(result.base_rate), f"{share} of positives", key="base_rate")
+        if not result.top_label else _mean_confidence_card(result, share),
         _card("ECE", _num(result.ece), ece_sub, key="ece"),
         _card("Brier", _num(result.brier),
               ci("brier") + f"reliability {_num(d.reliability)} − resolution {_num(d.resolution)} "
@@ -274,6 +273,21 @@ def _summary(result: AuditResult, reading: str) -> str:
     ]
     return (f'<div class="cards">{"".join(cards)}</div>'
             f'<p class="verdict">{_verdict(result.table)}</p>')
+
+
+def _mean_confidence_card(result: AuditResult, share: str) -> str:
+    r"""Top-label scores' second card: the mean confidence :math:`\sum_b w_b \mathrm{conf}_b / \sum_b w_b`
+    against the accuracy (the mean of correct), the calibration-in-the-large of the top label. (Its
+    ``base_rate`` is the top-label accuracy: a card of it repeated the accuracy card beside it.)"""
+    stats = result.table.stats
+    total = float(stats.weight.sum())
+    conf = float(stats.sum_p.sum()) / total if total > 0 else float("nan")
+    gap = result.base_rate - conf  # the table's acc - conf over all its rows
+    side = ("over-confident" if gap < 0 else "under-confident") if math.isfinite(gap) and gap != 0 else ""
+    sub = (f"{'weighted ' if share.startswith('weighted') else ''}mean of the top-label confidence, against "
+           f"the share of correct top labels {_num(result.base_rate)}: gap {gap:+.4f}"
+           + (f", {side} on average" if side else ""))
+    return _card("mean confidence", _num(conf), sub, key="mean_confidence")
 
 
 def _reliability_table(table: ReliabilityTable) -> str:

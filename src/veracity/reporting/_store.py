@@ -90,7 +90,9 @@ def store_section(status: Any, *, source: str, plots: bool = True) -> str:
         table += f'<p class="note">{_e(note)}</p>'
     if items:
         table += '<h3>Alerts</h3><ul class="store-alerts">' + "".join(items) + "</ul>"
-    n_alerts = len(status.alert_rows)  # windows (a window may hold several alerts)
+    # windows (a window may hold several alerts; with slices, several alerted rows)
+    n_alerts = len({r.period for r in status.alert_rows})
+    n_rows = len(status.alert_rows)
     what = f"{status.freq and {'D': 'days', 'W': 'ISO weeks', 'M': 'months', 'Q': 'quarters'}[status.freq] or status.window + ' windows'}"
     if status.alert_mode == "sequential":  # no window test runs: say what alerts, as the status text does
         note = sequential_note()
@@ -98,12 +100,21 @@ def store_section(status: Any, *, source: str, plots: bool = True) -> str:
                  f"{1 - status.alert_level:.2g}, however often it is read)."
                  + "".join(f" {_e(line)}." for line in SequenceAlarms(status.sequence_alarms).lines()))
     else:
-        tests = (f"Alerts need at least {status.min_count} labelled rows; each window runs three tests with "
-                 f"a family-wise level of {status.alert_level:g}.")
+        # the status text's words ("family-wise level of 0.99" read as a 99% chance of an alert)
+        alpha = 1 - status.alert_level
+        if status.by:  # every slice is a row with its own three tests: no correction across the slices
+            per = (f"each row (a window's (all) or one slice) runs three tests at {alpha / 3:.2g} each, so a "
+                   f"calibrated, stationary row alerts with probability at most {alpha:.2g}")
+        else:
+            per = (f"each window runs three tests at {alpha / 3:.2g} each, so a calibrated, stationary "
+                   f"window alerts with probability at most {alpha:.2g}")
+        tests = (f"Alerts need at least {status.min_count} labelled rows (calibration, slope) or rows (score "
+                 f"shift); {per}.")
     lead = (f"From the monitoring store <code>{_e(source)}</code> as of {_e(status.as_of)} UTC, by {_e(what)}"
             + (f", labels final after {_e(status.horizon)}" if status.horizon else "")
             + f". Pending rows (grey) have no final label and are never counted as negatives. {tests} "
-            f"{n_alerts} window{'s' if n_alerts != 1 else ''} alerted.")
+            f"{n_alerts} window{'s' if n_alerts != 1 else ''} alerted"
+            + (f" ({n_rows} rows)" if n_rows != n_alerts else "") + ".")
     return _section("over-time", "Over time", fig + table, lead)
 
 
