@@ -186,12 +186,11 @@ def test_the_fit_on_an_offset_of_1e100_predicts_what_it_fitted(kind):
     np.testing.assert_allclose(want, np.bincount(y) / y.size, atol=2e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="not done: rows of W tied on their sum among others (a partial tie)")
 def test_a_common_offset_with_a_partial_tie_of_row_sums():
     """Rows 0 and 2 of W sum alike (1.5), row 1 less: at an offset of 1e12 class 1 has probability 0 and b
-    with W d splits classes 0 and 2; W z + b rounds at 1e12 and gives class 0 all of it. A per-row shift of
-    z is not exact here (W 1 is not constant); the exact form W (z - r 1) + b + r (W 1 - max W 1) is not
-    done (see the report of session 24)."""
+    with W d splits classes 0 and 2; W z + b rounds at 1e12 and gave class 0 all of it. A per-row shift of
+    z alone is not exact here (W 1 is not constant); since session 25 transform reads the exact form
+    W (z - r 1) + b + r (W 1 - max W 1) (core._row_sums.reference_rule)."""
     W = np.array([[1.25, 0.5, -0.25], [0.125, 1.0, 0.0], [0.5, -0.75, 1.75]])
     cal = _with_map("matrix", W, B)
     rows = D + 1e12

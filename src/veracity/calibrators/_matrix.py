@@ -36,9 +36,10 @@ far fit cost 4 to 9 times an ordinary fit of the same size (now 1 to 2 times:
 ranked fit, run up to :data:`NEWTON_PARAMS` parameters (matrix scaling up to 32 classes; until session 24,
 10 classes, and beyond L-BFGS took 4 to 7 times the ordinary fit's iterations at 12 to 20 classes, now
 1.1 to 1.4 times: ``benchmarks/bench_matrix_far_r24.py``).
-``transform`` evaluates :math:`W(z - r\mathbf 1) + b`, :math:`r` a per-row entry, where that is exact
-(the rows of :math:`W` sum alike: :meth:`_Scaling._offset_removed`): :math:`W z + b` at :math:`z + 10^{100}`
-had rounded :math:`b` away.
+``transform`` evaluates :math:`W(z - r\mathbf 1) + b + r(W\mathbf 1 - c)`, :math:`r` the row's largest entry
+(smallest where :math:`W\mathbf 1 < 0`) and :math:`c` the largest or smallest row sum, where some rows of
+:math:`W` share their sum (:meth:`_Scaling._offset_logits`): :math:`W z + b` at :math:`z + 10^{100}` had
+rounded :math:`b` away.
 Probabilities are turned into logits by :math:`\log p` (clipped at machine epsilon).
 Unlike temperature scaling, both may change the argmax.
 """
@@ -48,7 +49,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from ..core._row_sums import ROUNDING_SHOWS, equal_row_sums
+from ..core._row_sums import ROUNDING_SHOWS, equal_row_sums, offset_features, reference_rule, row_reference
 from ..core._special import log_softmax, softmax
 
 from ..core._validation import VeracityError
@@ -308,7 +309,7 @@ class _Scaling(Calibrator):
 
     def transform_logit(self, scores: Any) -> np.ndarray:
         """Calibrated logits ``W z + b``; in a row where ``W z`` overflows, or where a common offset of the
-        row is removed exactly (:meth:`_offset_removed`), logits with the same softmax (−inf for a class
+        row is removed exactly (:meth:`_offset_logits`), logits with the same softmax (−inf for a class
         whose probability is 0 in the limit: see :meth:`_shifted_logits`)."""
         self._require_fitted()
         return self._shifted_logits(self._logit_input(self._scores(scores, fitting=False)))
@@ -319,20 +320,21 @@ class _Scaling(Calibrator):
     def _shifted_logits(self, Z: np.ndarray) -> np.ndarray:
         r"""Logits with the same softmax as :math:`L = W z + b` and no NaN or :math:`+\infty` in any row.
 
-        :math:`z` is first shifted by a per-row constant where that is exact (:meth:`_offset_removed`).
-        :math:`L` as it is where every entry is finite. In a row where :math:`W z` overflows (logits
-        near :math:`\pm10^{308}` with weights above 1: :math:`\infty - \infty` gave NaN in the product
-        or in the softmax) the product is scaled by powers of two, which is exact: :math:`z = 2^e z'`
-        with :math:`|z'| < 1` and :math:`W = 2^f W'` with :math:`|W'| < 1`, so :math:`W z = 2^{e+f} P`
+        The logits are first read on :math:`z` less a per-row constant where that is exact
+        (:meth:`_offset_logits`). :math:`L` as it is where every entry is finite. In a row where
+        :math:`W z` overflows (logits near :math:`\pm10^{308}` with weights above 1:
+        :math:`\infty - \infty` gave NaN in the product or in the softmax) the product is scaled by
+        powers of two, which is exact: :math:`z = 2^e z'` with :math:`|z'| < 1` and :math:`W = 2^f W'` with :math:`|W'| < 1`, so :math:`W z = 2^{e+f} P`
         with :math:`P = W' z'`, :math:`|P_k| \le K`. The row's logits are then
 
         .. math:: L_k - 2^{e+f}\max_j P_j = 2^{e+f}\,(P_k - \max_j P_j) + b_k
 
         (the same softmax): an entry whose first term overflows is :math:`-\infty`, probability 0,
-        which is the limit; classes that tie on :math:`W z` keep the split their biases give.
+        which is the limit; classes that tie on :math:`W z` keep the split their biases give. Such a row
+        is scaled from :math:`z` itself, not from :math:`z` less its reference (whose logits carry the
+        term :math:`r(s_k - c)` beside :math:`W(z - r)`), as the exports rescue it.
         """
-        Z = self._offset_removed(Z)
-        L = self._affine(Z)
+        L = self._offset_logits(Z)
         bad = ~np.isfinite(L).all(axis=1)
         if not bad.any():
             return L
@@ -346,39 +348,51 @@ class _Scaling(Calibrator):
         L[bad] = P + self.b_
         return L
 
-    def _offset_removed(self, Z: np.ndarray) -> np.ndarray:
-        r"""The logits with each row's lower median entry :math:`r` subtracted, :math:`z - r\mathbf 1`, in the
-        rows where some :math:`\sum_j |W_{kj}||z_j|` reaches :data:`ROUNDING_SHOWS`, and only where the
-        rows of :math:`W` have one exact sum :math:`s` (:func:`_equal_row_sums`); ``Z`` as it is elsewhere.
+    def _offset_logits(self, Z: np.ndarray) -> np.ndarray:
+        r"""Logits with the same softmax as :math:`W z + b`: in the rows where some
+        :math:`\sum_j |W_{kj}||z_j|` reaches :data:`ROUNDING_SHOWS`, and where some rows of :math:`W` share
+        their exact sum (:func:`~veracity.core._row_sums.reference_rule`, the rule the SQL and ONNX exports
+        share, with its error bound),
 
-        Exact where it is done: :math:`W(z - r\mathbf 1) + b = W z + b - r s\mathbf 1`, one shift of every
-        logit of the row, so the same softmax. That is vector scaling with one scale for every class and
-        matrix scaling whose rows sum alike (the identity map; the map fitted on rows of one constant, as
-        :math:`z + 10^{100}` rounds them). Evaluated as :math:`W z + b`, the products of size
-        :math:`|r s|` rounded :math:`b` away: every row of :math:`10^{100}` read uniform where the map
-        gives softmax(b), and an offset of :math:`10^{8}` moved the probabilities by 1e-8. Where the row
-        sums differ, no per-row shift is exact (:math:`r(W\mathbf 1)_k` differs between classes: at an
-        offset of 1e100 it outweighs :math:`b` anyway), and ``Z`` is left as it is. :math:`z_j - r` is
-        exact where :math:`z_j` lies within a factor 2 of :math:`r` (Sterbenz); otherwise it is rounded
-        once, an error no larger than that of :math:`z_j` itself in the product. A row whose :math:`z - r`
-        overflows is left as it is (:meth:`_shifted_logits` then scales it)."""
+        .. math:: L'_k = \sum_j W_{kj}(z_j - r) + \max(r, 0)\,(s_k - \max s)
+                         + \min(r, 0)\,(s_k - \min s) + b_k
+
+        (:math:`s_k` the sum of row :math:`k`, :math:`r` the row's largest entry; its smallest where every
+        :math:`s_k < 0`), summed in that order; :math:`W z + b` (:meth:`_affine`) elsewhere. :math:`L'` is
+        :math:`L` less :math:`r c` (:math:`c` the largest sum where :math:`r \ge 0`, the smallest where
+        :math:`r < 0`), so the same softmax; where every row has one sum the last two terms are 0.
+        Evaluated as :math:`W z + b`, the products of size :math:`|r s|` rounded :math:`b` away: every row
+        of :math:`10^{100}` read uniform where the map gives softmax(b), an offset of :math:`10^{8}` moved
+        the probabilities by 1e-8, and where only some rows tie on their sum the classes that win at
+        :math:`z + 10^{12}` lost their split. Where no two rows share a sum, the class with the extreme
+        sum wins a large offset alone, and ``Z`` is read as it is. Until session 25 :math:`r` was the
+        lower median, which the exports did not compute, and which lost the winners' differences where it
+        lies far from the largest entry. A row whose :math:`z - r` overflows is read as :math:`W z + b`
+        (:meth:`_shifted_logits` then scales it), as the exports read it."""
         W = self.W_
         with np.errstate(over="ignore", invalid="ignore"):
             large = ~((np.abs(Z) @ np.abs(W).T) < ROUNDING_SHOWS).all(axis=1)
-        if not large.any() or not _equal_row_sums(W):
-            return Z
+        rule = reference_rule(W) if large.any() else None
+        if rule is None:
+            return self._affine(Z, W)
         rows = np.flatnonzero(large)
-        m = (Z.shape[1] - 1) // 2
-        r = np.partition(Z[rows], m, axis=1)[:, m:m + 1]  # the lower median entry: an entry of the row
+        r = row_reference(Z[rows], rule.side)  # an entry of the row
         with np.errstate(over="ignore", invalid="ignore"):
             D = Z[rows] - r
         keep = np.isfinite(D).all(axis=1)
-        out = Z.copy()
-        out[rows[keep]] = D[keep]
-        return out
+        plain = np.ones(Z.shape[0], dtype=bool)
+        plain[rows[keep]] = False
+        L = np.empty(Z.shape)
+        L[plain] = self._affine(Z[plain], W)
+        X, Wx = D[keep], W
+        if rule.offsets is not None:
+            X, Wx = np.concatenate([X, offset_features(r[keep])], axis=1), np.hstack([W, rule.offsets])
+        L[rows[keep]] = self._affine(X, Wx)
+        return L
 
-    def _affine(self, Z: np.ndarray) -> np.ndarray:
-        r""":math:`L = W z + b`, the same for a row whatever rows come with it.
+    def _affine(self, Z: np.ndarray, W: np.ndarray) -> np.ndarray:
+        r""":math:`L = W z + b`, the same for a row whatever rows come with it (``W``: the map's, or with
+        the two columns of :meth:`_offset_logits`).
 
         numpy's ``Z @ W.T`` is a BLAS kernel chosen by the number of rows, and some kernels fuse
         multiply-adds: a row's logits then depended on its batch by a rounding of the sum, which
@@ -388,10 +402,9 @@ class _Scaling(Calibrator):
         each product rounded, as the exported SQL sums it (:func:`_left_to_right`); below, fused and
         unfused sums differ by less than :math:`K\cdot 2^{-44}` in a logit. A diagonal :math:`W`
         (vector scaling) has one product per logit, exact in any kernel."""
-        W = self.W_
         with np.errstate(over="ignore", invalid="ignore"):
             L: np.ndarray = Z @ W.T + self.b_
-            if not np.any(W[~np.eye(W.shape[0], dtype=bool)]):
+            if not np.any(W[np.eye(W.shape[0], W.shape[1]) == 0.0]):
                 return L
             risky = ~((np.abs(Z) @ np.abs(W).T) < ROUNDING_SHOWS).all(axis=1)
             if risky.any():

@@ -29,13 +29,12 @@ Nodes are tuples ``(op, *args)``:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from ..core._row_sums import ROUNDING_SHOWS, equal_row_sums
+from ..core._row_sums import ROUNDING_SHOWS, ReferenceRule, reference_rule
 from ..core._validation import PROB_EPS, VeracityError
 
 #: the largest double
@@ -110,6 +109,17 @@ class Rescue:
     T: float                   # divided: the temperature (< 1)
     shifted: list[Node] | None = None  # affine: the features z_j - r the head's logits read (None: z_j)
     plain: list[Node] | None = None    # with shifted: the logits W z + b of the rows where z_j - r overflows
+    offsets: list[Node] | None = None  # with shifted, a partial tie: the features max(r, 0), min(r, 0)
+    W_shifted: np.ndarray | None = None  # with offsets: the K x (K + 2) weights of shifted + offsets
+
+    def on_shifted(self) -> Rescue:
+        """The affine map the head's logits read where no :math:`z_j - r` overflows: the shifted features
+        (and, with a partial tie, the two offset features), no rescue of its own."""
+        assert self.shifted is not None
+        if self.offsets is None:
+            return replace(self, zs=self.shifted, shifted=None, plain=None)
+        return replace(self, zs=self.shifted + self.offsets, W=self.W_shifted, shifted=None, plain=None,
+                       offsets=None, W_shifted=None)
 
     @property
     def E(self) -> int:
@@ -136,7 +146,8 @@ class Rescue:
     def scaled(self) -> list[Node]:
         r""":math:`P_r = \sum_j W'_{rj} z'_j`, summed left to right (0 for a row of zero weights)."""
         out = []
-        for r in range(len(self.zs)):
+        assert self.W is not None
+        for r in range(self.W.shape[0]):
             terms = [t for _, t in self.scaled_terms(r)]
             out.append(_sum(terms) if terms else const(0.0))
         return out
@@ -370,14 +381,19 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
                                 f"{k}), got W_ of shape {W.shape} and {b.size} values of b_")
         z = [_multi_logit(c, st) for c in cols]
         bounds = [_extent(zj, st)[1] for zj in z]
-        ref = _row_reference(W, z, bounds)
-        feats = z if ref is None else [("shift", zj, ref) for zj in z]
-        logits = _affine_logits(W, b, feats)
+        found = _row_reference(W, z, bounds)
+        ref, rule = found if found is not None else (None, None)
+        shifted = None if ref is None else [("shift", zj, ref) for zj in z]
+        feats, Wx, offsets = z if shifted is None else shifted, W, None
+        if rule is not None and rule.offsets is not None:  # a partial tie: r(s_k - c) as two more features
+            offsets = [("max0", ref), ("neg", ("max0", ("neg", ref)))]
+            feats, Wx = feats + offsets, np.hstack([W, rule.offsets])
+        logits = _affine_logits(Wx, b, feats)
         fbounds = [_extent(f, st)[1] for f in feats]
         spread = ref is not None and max(bounds) >= MAX_FLOAT / 2.0  # some z_j - r can overflow
-        if spread or any(_overflows(list(W[r]), fbounds, float(b[r])) for r in range(k)):  # so can the logits
+        if spread or any(_overflows(list(Wx[r]), fbounds, float(b[r])) for r in range(k)):  # so can logits
             plain = None if ref is None else _affine_logits(W, b, z)
-            rescue = Rescue("affine", z, W, b, 1.0, None if ref is None else feats, plain)
+            rescue = Rescue("affine", z, W, b, 1.0, shifted, plain, offsets, None if offsets is None else Wx)
             return [("head", "softmax", logits, j, SoftmaxExtra(rescue=rescue)) for j in range(k)]
         return [("head", "softmax", logits, j) for j in range(k)]
     if kind == "one-vs-rest":
@@ -393,37 +409,37 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
 def _affine_logits(W: np.ndarray, b: np.ndarray, feats: list[Node]) -> list[Node]:
     r""":math:`L_r = \sum_j W_{rj} x_j + b_r`, summed left to right over the nonzero weights."""
     logits = []
-    for r in range(len(feats)):
+    for r in range(W.shape[0]):
         terms = [("mul", const(W[r, j]), feats[j]) for j in range(len(feats)) if W[r, j] != 0.0]
         logits.append(_sum(terms + [const(b[r])]) if terms else const(b[r]))
     return logits
 
 
-def _row_reference(W: np.ndarray, z: list[Node], bounds: list[float]) -> Node | None:
-    r"""The per-row reference :math:`r` the logits subtract from the features, :math:`W(z - r\mathbf 1) + b`,
-    or None: :math:`W z + b` as it is.
+def _row_reference(W: np.ndarray, z: list[Node], bounds: list[float]) -> tuple[Node, ReferenceRule] | None:
+    r"""The per-row reference :math:`r` the logits subtract from the features, :math:`W(z - r\mathbf 1) + b`
+    (plus :math:`r(s_k - c)` where only some rows of :math:`W` share their sum :math:`s_k`: two more
+    features, :math:`\max(r, 0)` and :math:`\min(r, 0)`, weighed by
+    :attr:`~veracity.core._row_sums.ReferenceRule.offsets`), with its rule, or None: :math:`W z + b` as it
+    is.
 
-    ``transform`` subtracts the row's lower median entry where the rows of :math:`W` have one exact sum
-    :math:`s` (:func:`~veracity.core._row_sums.equal_row_sums`, the calibrators' decision) and some
-    :math:`\sum_j |W_{kj}||z_j|` reaches :data:`~veracity.core._row_sums.ROUNDING_SHOWS`: a shift of
-    every logit of the row by :math:`rs`, so the same softmax, and :math:`b` is no longer rounded away at
-    :math:`z + 10^{100}`. The export subtracts the row's largest feature (:math:`s \ge 0`; its smallest
-    where :math:`s < 0`): ``GREATEST``/``LEAST`` (SQLite's ``MAX``/``MIN``), ONNX ``Max``/``Min``, where a
-    median is a sorting network. Any entry of the row serves where the entries lie close together (an
-    offset of the logits: every :math:`z_j - r` exact); where one lies far from the others the classes that
-    win lie near the largest :math:`z_j` (:math:`s > 0`), whose differences to it are kept, as the
-    median keeps them (a row of :math:`[10^{100}, 10^{100}, 0]`: softmax of the first two biases; the
-    smallest, 0, had rounded them away). ``transform``'s gate on :math:`\sum_j |W_{kj}||z_j|` is read here
-    at plan time only, on the features' bounds (probabilities, :math:`|\ln p| \le 36`, rarely reach it: the
-    text stays :math:`W z + b`); the SQL and ONNX shift every row, with no gate per row: below it the two
-    evaluations are the same map rounded on products of that size, about :math:`K\,2^{-45}` apart in a
-    logit, far inside the 1e-12 the exports keep to ``transform``. A row whose :math:`z_j - r` overflows
-    is read as :math:`W z + b` (:class:`Rescue`), as ``transform`` reads it."""
+    ``transform`` subtracts the row's largest feature (:math:`\max s \ge 0`; its smallest where
+    :math:`\max s < 0`) where some rows of :math:`W` share their exact sum and some
+    :math:`\sum_j |W_{kj}||z_j|` reaches :data:`~veracity.core._row_sums.ROUNDING_SHOWS`: the same softmax,
+    and :math:`b` is no longer rounded away at :math:`z + 10^{100}`. The export subtracts the same entry,
+    one rule for both (:func:`~veracity.core._row_sums.reference_rule`, with its error bound):
+    ``GREATEST``/``LEAST`` (SQLite's ``MAX``/``MIN``), ONNX ``Max``/``Min`` (until session 25 ``transform``
+    took the median, and rows whose median lies far from their largest entry, such as
+    :math:`(10^{17}, 10^{17} + 16, -10^{17}, -10^{17})`, read differently in the two). ``transform``'s gate
+    on :math:`\sum_j |W_{kj}||z_j|` is read here at plan time only, on the features' bounds
+    (probabilities, :math:`|\ln p| \le 36`, rarely reach it: the text stays :math:`W z + b`); the SQL and
+    ONNX shift every row, with no gate per row: below it the two evaluations are the same map rounded on
+    products of that size, about :math:`K\,2^{-45}` apart in a logit, far inside the 1e-12 the exports
+    keep to ``transform``. A row whose :math:`z_j - r` overflows is read as :math:`W z + b`
+    (:class:`Rescue`), as ``transform`` reads it."""
     with np.errstate(over="ignore", invalid="ignore"):
         reach = float(np.max(np.abs(W) @ np.asarray(bounds, dtype=np.float64)))
-    if not reach >= ROUNDING_SHOWS or not equal_row_sums(W):
-        return None
-    return ("min" if sum(map(Fraction, W[0].tolist()), Fraction(0)) < 0 else "max", *z)
+    rule = reference_rule(W) if reach >= ROUNDING_SHOWS else None
+    return None if rule is None else ((rule.side, *z), rule)
 
 
 def _extent(node: Node, score_type: str) -> tuple[float, float]:

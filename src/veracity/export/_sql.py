@@ -139,6 +139,9 @@ class _Builder:
         self._arg_tiny = _TINY             # smallest nonzero |x − x0| of the step table being written
         self.hoist = hoist and dialect in _HOIST
         self.names = names
+        #: rendering a branch that runs only on rows whose logits are known finite (:meth:`head`): no
+        #: overflow guard and no strict form of ``z - r`` there (underflow guards stay)
+        self.finite = False
         import sqlglot
 
         self.index_offset = int(sqlglot.Dialect.get_or_raise(dialect).INDEX_OFFSET)
@@ -245,7 +248,7 @@ class _Builder:
             inf_from = first_double(lambda v: bool(np.isinf(chain(v))))
         tiny, big = extent(e, self.score_type)
         under = zero_below if zero_below is not None and tiny < zero_below else None
-        over = inf_from if inf_from is not None and big >= inf_from else None
+        over = inf_from if inf_from is not None and big >= inf_from and not self.finite else None
         if under is None and over is None:
             return None
         x = self.render(e)
@@ -361,7 +364,8 @@ class _Builder:
         if op == "const":
             return self.num(node[1])
         if op in ("mul", "div", "add", "sub") and self.strict:
-            guarded = self.guarded(node) if op in ("mul", "div") else self.guarded_sum(node)
+            guarded = self.guarded(node) if op in ("mul", "div") else (None if self.finite
+                                                                       else self.guarded_sum(node))
             if guarded is not None:
                 return guarded
         if op in ("add", "sub", "mul", "div"):
@@ -652,22 +656,26 @@ class _Builder:
         if name == "softmax":
             extra = fallback if isinstance(fallback, SoftmaxExtra) else SoftmaxExtra()
             shift = extra.shift
-            plain = self.softmax(items, k, shift)
             r = extra.rescue
             if r is None:
-                return plain
+                return self.softmax(items, k, shift)
+            # each softmax below runs only on rows whose logits its condition found finite (a CASE branch
+            # is evaluated only where its condition holds): written without the overflow guards, which
+            # repeated every operand three times (the PostgreSQL text of vector scaling at 10 classes was
+            # 1.9 MB)
+            plain = self.softmax(items, k, shift, finite=True)
             rescued = self.rescued_softmax(r, k, shift)  # logits that can overflow: the rows where they do
             if r.shifted is None or r.plain is None:
                 return self.case([(self.finite_logits(items, r), plain)], rescued)
             # logits of z - r (Rescue): where z - r overflows, those of z, as transform reads the row
             ok = self.shift_exact(r.shifted)
-            shifted = replace(r, zs=r.shifted, shifted=None, plain=None)
-            unshifted = replace(r, shifted=None, plain=None)
+            shifted = r.on_shifted()
+            unshifted = replace(r, shifted=None, plain=None, offsets=None, W_shifted=None)
             return self.case([
                 (exp.And(this=ok, expression=self.p(self.finite_logits(items, shifted))), plain),
                 (exp.And(this=exp.Not(this=self.p(ok.copy())),
                          expression=self.p(self.finite_logits(r.plain, unshifted))),
-                 self.softmax(r.plain, k, shift))], rescued)
+                 self.softmax(r.plain, k, shift, finite=True))], rescued)
         rendered = [self.render(it) for it in items]
         total: Any = self.p(rendered[0].copy())
         for r in rendered[1:]:
@@ -682,11 +690,17 @@ class _Builder:
         flat = 1.0 / len(items) if fallback is None else fallback[k]
         return exp.Coalesce(this=share, expressions=[self.num(flat)])
 
-    def softmax(self, items: list[Node], k: int, shift: np.ndarray | None) -> Any:
+    def softmax(self, items: list[Node], k: int, shift: np.ndarray | None, finite: bool = False) -> Any:
         """softmax_k = 1 / sum_j exp(l_j - l_k): no overflow, the k-th term is exactly 1; a prior shift on
-        large logits (:class:`SoftmaxExtra`) adds ln r_j - ln r_k to each difference."""
+        large logits (:class:`SoftmaxExtra`) adds ln r_j - ln r_k to each difference. ``finite``: the
+        logits are rendered for rows where they are all finite (:attr:`finite`); their differences are
+        still clamped before they are taken (two finite logits can differ by more than the largest double)."""
         exp = self.exp
-        rendered = [self.render(it) for it in items]
+        before, self.finite = self.finite, finite
+        try:
+            rendered = [self.render(it) for it in items]
+        finally:
+            self.finite = before
         spans = [extent(it, self.score_type) for it in items] if self.strict else [(0.0, 0.0)] * len(items)
         terms: Any = self.num(1.0)
         for j, lj in enumerate(rendered):
@@ -703,7 +717,7 @@ class _Builder:
         about :math:`\mp M` where it is not (a row the head reads unshifted: :meth:`shift_exact`)."""
         exp = self.exp
         z, r = self.render(node[1]), self.render(node[2])
-        if self.strict:
+        if self.strict and not self.finite:
             big = node[2][0] == "max"
             zero = self.clip(r.copy(), 0.0, None) if big else self.clip(r.copy(), None, 0.0)
             edge = (exp.Sub if big else exp.Add)(this=zero, expression=self.num(_MAX_FLOAT))
@@ -773,7 +787,7 @@ class _Builder:
         bounds = [extent(z, self.score_type)[1] for z in r.zs]
         thr = self.num(2.0 ** (1024 - r.n))
         found: list[Any] = []
-        for row in range(len(r.zs)):
+        for row in range(r.W.shape[0]):
             terms = r.scaled_terms(row)
             for j, _ in terms:  # a product that overflows on its own
                 inf_from = limits(abs(float(r.W[row, j])), "mul")[1]
