@@ -92,6 +92,13 @@ MAX_RESAMPLES = 100_000
 #: (tests/comparison/test_cmp_tiny_samples_r21.py).
 # (MIN_CLASS_ROWS lives in core._delong, which the calibrator ledger reads too)
 
+class NoSuchRow(VeracityError, KeyError):
+    """:meth:`ModelComparison.row` found no such row (a KeyError, as it always was, that says why)."""
+
+    def __str__(self) -> str:
+        return VeracityError.__str__(self)
+
+
 @dataclass(frozen=True)
 class ComparisonRow:
     """One metric of one pair: ``diff = value_b - value_a`` with its paired interval and p-value."""
@@ -171,7 +178,20 @@ class ModelComparison(Display):
         for r in self.rows:
             if r.metric == metric and model_a in (None, r.model_a) and model_b in (None, r.model_b):
                 return r
-        raise KeyError((metric, model_a, model_b))
+        raise NoSuchRow(self._no_row(metric, model_a, model_b))
+
+    def _no_row(self, metric: str, model_a: str | None, model_b: str | None) -> str:
+        """Why :meth:`row` found nothing: a metric not compared, or a pair given the other way round (the
+        rows hold each pair once, diff = value_b - value_a)."""
+        metrics = list(dict.fromkeys(r.metric for r in self.rows))
+        if metric not in metrics:
+            return f"no metric {metric!r} in this comparison; the metrics are {', '.join(map(repr, metrics))}"
+        pairs = self._pairs
+        if (model_b, model_a) in pairs:
+            return (f"the pair is stored as model_a={model_b!r}, model_b={model_a!r} (diff = value_b - value_a); "
+                    f"pass those and negate diff, ci_low and ci_high")
+        shown = ", ".join(f"({a!r}, {b!r})" for a, b in pairs)
+        return f"no {metric!r} row for model_a={model_a!r}, model_b={model_b!r}; the pairs are {shown}"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -25,7 +25,8 @@ from ..core._validation import (
 )
 from ._analyse import analyse
 from ._cells import cells_lazy, cells_numpy
-from ._family import MAX_DISTINCT, MAX_SEGMENTS, check_depth, check_family_size, check_features, feature_sets
+from ._family import (MAX_DISTINCT, MAX_SEGMENTS, check_depth, check_family_size, check_features, feature_sets,
+                      refuse_label_feature)
 from ._levels import feature_spec
 from ._result import SegmentsResult
 from ._spec import FeatureSpec
@@ -167,7 +168,8 @@ def specs_from_arrays(features: dict[str, Any], n: int, keep: np.ndarray | None,
             raw = raw[keep]
         values, counts, n_missing, numeric = distinct_counts(raw, str(name))
         spec = feature_spec(str(name), values, counts, n_missing, numeric=numeric, bins=_bins_for(bins, name),
-                            min_count=min_count, max_levels=max_levels)
+                            min_count=min_count, max_levels=max_levels,
+                            named=isinstance(bins, dict) and name in bins)
         specs.append(spec)
         cols.append(raw)
         notes.extend(_notes(spec, values.size))
@@ -220,6 +222,7 @@ def _segments_frame(data: Any, *, score: Any, label: Any, features: Any, sample_
     from ..sources._api import _Prepared
 
     names = check_features(features)
+    refuse_label_feature(names, label)
     score_type = check_score_type(score_type)
     prep = _Prepared(data, score, label, sample_weight, extra={"features": names}, pos_label=pos_label)
     if prep.multiclass:
@@ -383,7 +386,8 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
         if numeric and not np.isfinite(values.astype(np.float64)).all():
             raise VeracityError(f"numeric feature {name!r} holds infinite values; replace them or drop those rows")
         spec = feature_spec(name, values, cnts[~miss], int(cnts[miss].sum()), numeric=numeric,
-                            bins=_bins_for(bins, name), min_count=min_count, max_levels=max_levels)
+                            bins=_bins_for(bins, name), min_count=min_count, max_levels=max_levels,
+                            named=isinstance(bins, dict) and name in bins)
         specs.append(spec)
         notes.extend(_notes(spec, len(present)))
     check_family_size(specs, depth, max_segments)

@@ -45,6 +45,17 @@ def check_features(features: Any) -> list[str]:
     return names
 
 
+def refuse_label_feature(names: list[str], label: Any) -> None:
+    """A frame's label column named among the features: its segments hold one class each (``y=1``: rate 1
+    against a mean score below it), miscalibrated by construction, so every one of them was a "discovery"
+    (and ``SegmentCalibration`` would correct by the outcome it is to predict)."""
+    if isinstance(label, str) and label in names:
+        raise VeracityError(f"features= names the label column {label!r}: its segments hold one class each "
+                            "and "
+                            f"are miscalibrated by construction; drop {label!r} from features={names!r}",
+                            param="features")
+
+
 def _short(value: Any) -> str:
     text = repr(value) if not isinstance(value, dict) else f"a dict of {len(value)} columns"
     return text if len(text) <= 80 else text[:77] + "..."

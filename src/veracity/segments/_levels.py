@@ -25,8 +25,11 @@ from ._values import FLOAT_EXACT, MISSING, OTHER, _fmt, _fmt_distinct, _plain, _
 
 
 def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, numeric: bool,
-                 bins: int | list[float], min_count: int, max_levels: int) -> FeatureSpec:
-    """The levels of one feature from its distinct (non-missing) ``values`` and their row ``counts``.
+                 bins: int | list[float], min_count: int, max_levels: int,
+                 named: bool = False) -> FeatureSpec:
+    """The levels of one feature from its distinct (non-missing) ``values`` and their row ``counts``;
+    ``named``: ``bins`` was given for this feature by name (``bins={"age": 4}``), which a feature whose
+    values are not numbers cannot honour (it is refused, not ignored).
 
     The same function serves arrays and lazy frames, so both find the same levels.
     """
@@ -66,6 +69,11 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
     if isinstance(bins, (list, tuple, np.ndarray)):  # cut points would be ignored: say so
         raise VeracityError(f"{{param}} gives cut points for feature {name!r}, whose values are not numbers; its "
                             f"levels are its values: drop {name!r} from {{param}}", param="bins")
+    if named:  # bins={"day": 3} for dates or text: a count it cannot honour was ignored, silently
+        raise VeracityError(f"{{param}} asks for {bins} bins of feature {name!r}, whose values are not numbers; "
+                            f"its levels are its values (dates too): drop {name!r} from {{param}}, or pass it as "
+                            "numbers",
+                            param="bins")
     keys = [_plain(x) for x in values]
     if not keys:  # as a numeric feature: missing everywhere splits nothing
         raise VeracityError(f"feature {name!r} has no values (every row is missing); drop it from features=")

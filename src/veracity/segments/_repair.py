@@ -32,7 +32,7 @@ from ..calibrators import _schema
 from ..calibrators._base import _REGISTRY, Calibrator, load, probability_to_logit
 from ..core._special import expit
 from ..core._validation import VeracityError, check_same_index, check_weights, to_numpy
-from ._family import MAX_SEGMENTS, check_family_size, feature_sets, strides
+from ._family import MAX_SEGMENTS, check_family_size, feature_sets, refuse_label_feature, strides
 from ._spec import FeatureSpec
 
 _ROUNDS = 6
@@ -124,6 +124,7 @@ class SegmentCalibration(Calibrator):
 
         _no_features_with_a_frame(features)
         self._check_params()  # the feature names must be names before they name columns
+        refuse_label_feature(list(self.features or ()), label)  # it would correct by the outcome itself
 
         def fit_rows(s: np.ndarray, y: np.ndarray, *, sample_weight: Any, score_type: str,
                      features: dict[str, Any]) -> SegmentCalibration:

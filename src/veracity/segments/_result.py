@@ -189,6 +189,8 @@ class SegmentsResult(Display):
 
     def __str__(self) -> str:
         fam = "BH" if self.depth == 1 else "BH for single features, BY for intersections"
+        if self.depth > 1 and self.n_tested and not any(r.depth > 1 and r.p_value is not None for r in self.rows):
+            fam = "BH; no intersection holds enough rows to be tested"  # the singles keep the whole budget
         head = (f"Segments of {', '.join(self.features)} (depth {self.depth}): {_count(self.n_segments, 'segment')}, "
                 f"{self.n_tested:,} tested (n >= {self.min_count}), FDR {self.fdr:g} ({fam}); {self.n:,} rows")
         disc = list(self.discoveries)

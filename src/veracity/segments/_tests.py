@@ -209,21 +209,26 @@ def bh_qvalues(p: np.ndarray, *, by: bool = False) -> np.ndarray:
 
 
 def qvalues(p: np.ndarray, depth_of: np.ndarray) -> np.ndarray:
-    r"""The family's q-values: BH over single-feature segments, BY over intersections.
+    r"""The family's q-values: BH over single-feature segments, BY over intersections (``p``: one
+    p-value per segment, or segments x data sets along axis 0, as :func:`bh_qvalues`).
 
-    When both families are present each gets half the FDR budget (its q-values are
-    doubled), so the false-discovery rate of all discoveries together stays below
-    ``fdr``: :math:`E[V/R] \le E[V_1/R_1] + E[V_2/R_2]`.
+    When both families hold a *tested* segment (a p-value, not NaN) each gets half the FDR
+    budget (its q-values are doubled), so the false-discovery rate of all discoveries together
+    stays below ``fdr``: :math:`E[V/R] \le E[V_1/R_1] + E[V_2/R_2]`. A family none of whose
+    segments is tested (every intersection below ``min_count``) makes no discovery and spends
+    none of the budget: the other family's q-values are its plain BH (or BY) ones.
     """
     p = np.asarray(p, dtype=np.float64)
-    q = np.full(p.shape, np.nan)
+    P = p[:, None] if p.ndim == 1 else p
+    q = np.full(P.shape, np.nan)
     single = depth_of == 1
     inter = depth_of >= 2
-    both = bool(single.any() and inter.any())
-    factor = 2.0 if both else 1.0
+    tested = ~np.isnan(P)
+    both = tested[single].any(axis=0) & tested[inter].any(axis=0)  # per data set (column)
+    factor = np.where(both, 2.0, 1.0)
     if single.any():
-        q[single] = np.minimum(1.0, factor * bh_qvalues(p[single]))
+        q[single] = np.minimum(1.0, factor * bh_qvalues(P[single]))
     if inter.any():
-        q[inter] = np.minimum(1.0, factor * bh_qvalues(p[inter], by=True))
-    q[np.isnan(p)] = np.nan
-    return q
+        q[inter] = np.minimum(1.0, factor * bh_qvalues(P[inter], by=True))
+    q[np.isnan(P)] = np.nan
+    return q[:, 0] if p.ndim == 1 else q
