@@ -169,6 +169,8 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
     names = [score, label] + ([weight] if weight else []) + ([by] if by else [])
     values = db.query(q.probe_sql(table, names, db.dialect), what="reading the columns' types")
     first = dict(zip(names, values[0])) if values else {}
+    decimal_text = _numbers_sent_as_text(db, table, first)
+    first.update(decimal_text)
     for role, name in (("scores", score), ("sample_weight", weight)):
         if name is not None and isinstance(first.get(name), (str, bytes)):
             raise VeracityError(
@@ -189,9 +191,11 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
     sample = first.get(by) if by is not None else None
     by_nan = isinstance(sample, float) or (isinstance(sample, decimal.Decimal) and q.numeric_nan(db.dialect))
     cols = q.Columns(table=table, score=score, label=label, weight=weight, by=by, score_bool=score in booleans,
-                     weight_bool=weight in booleans, by_text=_finer_than_python(db, table, by), by_nan=by_nan)
+                     weight_bool=weight in booleans, by_text=_finer_than_python(db, table, by), by_nan=by_nan,
+                     by_decimal_text=by in decimal_text, by_float32=_float32(db, table, by, sample))
     if pos_label is not None:
-        return replace(cols, label_kind="pos", pos_value=positive_value(db, table, label, pos_label))
+        return replace(cols, label_kind="pos", pos_value=positive_value(db, table, label, pos_label,
+                                                                        decimal_text=label in decimal_text))
     sample = first.get(label)
     if isinstance(sample, (bool, np.bool_)):
         return replace(cols, label_kind="bool")
@@ -202,6 +206,35 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
                else "name a column of 0/1 labels")
         raise VeracityError(f"column {label!r} (labels) holds {_kind(sample)}, not 0/1 numbers; {fix}")
     return cols
+
+
+def _numbers_sent_as_text(db: Database, table: Any, first: dict[str, Any]) -> dict[str, decimal.Decimal]:
+    """The probed values that are text only because the driver hands a NUMERIC back as text (ADBC's
+    PostgreSQL driver: ``'0.8050'``, ``'nan'``; psycopg hands the same value as a ``Decimal``), as the
+    ``Decimal`` they are: the SQL casts the column as a number either way, so the column must not be
+    refused (or its labels read) as text."""
+    texts = [name for name, value in first.items() if isinstance(value, str)]
+    if db.dialect != "postgres" or not texts:
+        return {}
+    found = db.query(q.pg_types_sql(table, texts, db.dialect), what="reading the columns' types")
+    out: dict[str, decimal.Decimal] = {}
+    for name, kind in zip(texts, found[0] if found else ()):
+        if str(kind) in q.PG_NUMBER_TYPES:
+            try:
+                out[name] = decimal.Decimal(first[name].strip())
+            except decimal.InvalidOperation:
+                continue
+    return out
+
+
+def _float32(db: Database, table: Any, by: str | None, sample: Any) -> bool:
+    """Whether the ``by=`` column holds single-precision floats (:attr:`q.Columns.by_float32`)."""
+    if by is None or not isinstance(sample, float) or db.dialect not in ("duckdb", "postgres"):
+        return False
+    sql = (q.type_sql(table, by, db.dialect) if db.dialect == "duckdb"
+           else q.pg_types_sql(table, [by], db.dialect))
+    found = db.query(sql, what="reading the by= column's type")
+    return bool(found) and str(found[0][0]) in q.FLOAT32_TYPES
 
 
 def _finer_than_python(db: Database, table: Any, by: str | None) -> bool:
@@ -315,7 +348,8 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
     kept = {k: k for k in cols.pool[0]} if cols.pool is not None else {}
     filled: set[tuple[Any, int]] = set()
     for rec in recs:
-        key = (_OTHER if rec.get("_o") else _key(rec["_g"])) if grouped else None  # NaN: the missing key
+        # NaN: the missing key
+        key = (_OTHER if rec.get("_o") else _key(rec["_g"], cols)) if grouped else None
         key = kept.get(key, key)
         acc = per_slice.setdefault(key, {**{k: np.zeros(m) for k in q.SUMS}, "_parts": []})
         b = int(rec["_b"])
@@ -331,9 +365,15 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
     return per_slice, seen
 
 
-def _key(raw: Any) -> Any:
+def _key(raw: Any, cols: q.Columns) -> Any:
     """A slice key as the database handed it back: a NUMERIC NaN or ±Infinity (a ``Decimal``, whose NaN
-    refuses ``<``, and which a query cannot write) as the double it equals; any NaN one slice."""
+    refuses ``<``, and which a query cannot write) as the double it equals; any NaN one slice. A NUMERIC
+    key the driver hands back as text (:attr:`q.Columns.by_decimal_text`) is the ``Decimal`` it spells, a
+    single-precision one (:attr:`q.Columns.by_float32`) the float32 it is."""
+    if cols.by_decimal_text and isinstance(raw, str):
+        raw = decimal.Decimal(raw.strip())
+    if cols.by_float32 and isinstance(raw, float):
+        raw = np.float32(raw)
     if isinstance(raw, decimal.Decimal) and not raw.is_finite():
         raw = float(raw)
     return _slice_key(raw)
@@ -351,7 +391,7 @@ def _capped_sums(db: Database, cols: q.Columns, cap: int | None, **options: Any
     assert cap is not None
     counts: dict[Any, int] = {}
     for raw, rows in db.query(q.slice_counts_sql(cols, db.dialect), what="counting the rows of each slice"):
-        key = _key(raw)
+        key = _key(raw, cols)
         counts[key] = counts.get(key, 0) + int(rows)
     order = _key_order(list(counts))
     by_size = sorted(range(len(order)), key=lambda i: -counts[order[i]])  # stable: ties in key order

@@ -57,14 +57,19 @@ def _is_nan(value: Any) -> bool:
     return (isinstance(value, float) and math.isnan(value)) or (isinstance(value, decimal.Decimal) and value.is_nan())
 
 
-def positive_value(db: Database, table: Any, label: str, pos_label: Any) -> Any:
-    """The label column's value that ``pos_label`` names, after the array form's checks."""
+def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
+                   decimal_text: bool = False) -> Any:
+    """The label column's value that ``pos_label`` names, after the array form's checks. ``decimal_text``:
+    the column is a NUMERIC whose values the driver hands back as text (ADBC's PostgreSQL driver), read as
+    the ``Decimal`` values they spell (psycopg's)."""
     from ..sources._labels import _matching
 
     pos_label = check_pos_label(pos_label)  # one value (a list or an array: the array form's one line)
     if isinstance(pos_label, float) and pos_label != pos_label:
         raise VeracityError("pos_label must be a label value, not NaN")
     missing, distinct, found = label_values(db, table, label)
+    if decimal_text:
+        found = [decimal.Decimal(v.strip()) if isinstance(v, str) else v for v in found]
     values = [v for v in found if not _is_nan(v)]
     if len(values) < len(found):  # NaN labels (DuckDB, PostgreSQL; a NUMERIC's too): missing, as in the array form
         (nans,), = db.query(q.nan_count_sql(table, label, db.dialect), what="counting the NaN labels")

@@ -101,13 +101,17 @@ def table_node(table: Any) -> Any:
 def literal(value: Any, dialect: str | None = None) -> Any:
     """A literal node for a label value or slice key (strings escaped by sqlglot); ``dialect``
     writes an infinite number and the bytes of a BLOB/BYTEA value (:func:`_bytes`)."""
+    import datetime
+
     from sqlglot import exp
 
     if value is None:
         return exp.null()
     if isinstance(value, (bool, np.bool_)):
         return exp.Boolean(this=bool(value))
-    if isinstance(value, (int, np.integer)):
+    if isinstance(value, np.timedelta64):  # a numpy integer too: an interval key (Arrow's), never a number
+        value = datetime.timedelta(microseconds=int(value.astype("timedelta64[us]").astype(np.int64)))
+    elif isinstance(value, (int, np.integer)):
         return exp.Literal.number(int(value))
     if isinstance(value, (float, np.floating)):
         if value != value:  # a NaN slice key (equal to itself in DuckDB and PostgreSQL, absent in SQLite)
@@ -131,7 +135,6 @@ def literal(value: Any, dialect: str | None = None) -> Any:
                 node = exp.DPipe(this=exp.DPipe(this=node, expression=nul.copy()), expression=exp.Literal.string(part))
             return exp.Paren(this=node)
         return exp.Literal.string(value)
-    import datetime
     import decimal
     import uuid
 
@@ -238,6 +241,13 @@ class Columns:
     #: the ``by=`` column holds numbers that may be NaN (a DOUBLE, or a PostgreSQL NUMERIC): its NaN is read
     #: as NULL, the one missing key of every route (:func:`veracity.core._keys.is_missing`)
     by_nan: bool = False
+    #: the ``by=`` column is a NUMERIC whose values the driver hands back as text (ADBC's PostgreSQL driver):
+    #: its keys are read back as ``Decimal``, as psycopg hands them (:data:`PG_NUMBER_TYPES`)
+    by_decimal_text: bool = False
+    #: the ``by=`` column holds single-precision floats (DuckDB's FLOAT, PostgreSQL's REAL): a key is named as
+    #: the float32 it is (``0.1``, as the array form names a float32 key), not as its double
+    #: (``0.10000000149011612``, which DuckDB and ADBC hand back)
+    by_float32: bool = False
 
 
 def _as_double(col: Any, boolean: bool) -> Any:
@@ -977,6 +987,27 @@ def type_sql(table: Any, name: str, dialect: str) -> str:
     sqlglot = _sqlglot()
     col = exp.column(ident(name, "column"))
     tree = exp.select(exp.Anonymous(this="typeof", expressions=[col])).from_(table_node(table)).limit(1)
+    return tree.sql(dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
+
+
+#: the names of single-precision float types: DuckDB's ``typeof`` and PostgreSQL's ``pg_typeof``
+FLOAT32_TYPES = frozenset({"FLOAT", "real"})
+
+#: PostgreSQL's names (``pg_typeof``) of the types whose values are numbers: ADBC's PostgreSQL driver hands
+#: a NUMERIC back as text (``'0.8050'``, ``'nan'``), which must not read as a column of text
+PG_NUMBER_TYPES = frozenset({"numeric", "smallint", "integer", "bigint", "real", "double precision"})
+
+
+def pg_types_sql(table: Any, names: list[str], dialect: str) -> str:
+    """One row (none for an empty table): PostgreSQL's ``pg_typeof`` of each column ``names``, as text."""
+    from sqlglot import exp
+
+    sqlglot = _sqlglot()
+    picks = []
+    for i, name in enumerate(names):
+        typeof = exp.Anonymous(this="pg_typeof", expressions=[exp.column(ident(name, "column"))])
+        picks.append(exp.alias_(exp.Cast(this=typeof, to=exp.DataType.build("text")), f"_t{i}"))
+    tree = exp.select(*picks).from_(table_node(table)).limit(1)
     return tree.sql(dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
 
 
