@@ -105,8 +105,6 @@ def test_adbc_postgres_numeric_slices_are_numbers_with_nan_missing(pg_uri, pg_co
         _same(capped.groups[name], psycopg_capped.groups[name])
 
 
-@pytest.mark.xfail(strict=True, reason="core/_keys.is_missing does not read a Decimal NaN as the missing key "
-                                       "(outside veracity.sql; reported in round 25)")
 def test_a_decimal_nan_slice_key_is_the_missing_key_in_memory():
     """``pd.read_sql`` of a PostgreSQL NUMERIC ``by=`` column holds ``Decimal('NaN')``: the frame form reads
     it as missing, the SQL form too; the array form refuses it ("two slice keys, Decimal('NaN') and

@@ -26,16 +26,19 @@ MISSING_NAME = "(missing)"
 
 
 def is_missing(key: Any) -> bool:
-    """Whether ``key`` is the missing key: None, a NaN (Python, numpy), NaT (numpy, pandas) or pandas'
-    ``NA``. One slice, :data:`MISSING_NAME`, on every route.
+    """Whether ``key`` is the missing key: None, a NaN (Python, numpy, ``decimal.Decimal`` -- what a
+    NUMERIC column read from a database holds), NaT (numpy, pandas) or pandas' ``NA``. One slice,
+    :data:`MISSING_NAME`, on every route.
 
-    >>> [is_missing(k) for k in (None, float("nan"), np.datetime64("NaT"), 0.0, "None", "nan")]
-    [True, True, True, False, False, False]
+    >>> [is_missing(k) for k in (None, float("nan"), np.datetime64("NaT"), decimal.Decimal("NaN"), 0.0, "None", "nan")]
+    [True, True, True, True, False, False, False]
     """
     if key is None:
         return True
     if isinstance(key, (float, np.floating)):
         return bool(key != key)
+    if isinstance(key, decimal.Decimal):
+        return key.is_nan()  # quiet and signalling NaN; comparing one raises or is False
     if isinstance(key, (np.datetime64, np.timedelta64)):
         return bool(np.isnat(key))
     return type(key).__name__ in ("NaTType", "NAType")  # pandas' NaT and NA, without importing pandas
