@@ -143,8 +143,9 @@ MONITORING = [
      'starred in *conf*). In W08 the two differ: its 1,711 labelled rows average 0.1997, all 5,908 '
      'average 0.2046. The label-free estimates for the pending rows are withdrawn (under *as '
      'text*, in one line for W08..W11: they assume the old base rate); the PPI estimates, from '
-     'the audit labels together with every score, take their place (*PPI rate (pending)*) and '
-     'are valid whether or not the scores are calibrated. Each is set against the mean score of '
+     'the audit labels together with every score, take their place (*PPI rate (all rows)*: the '
+     'rate of all of a week\'s rows, labelled or not) and are valid whether or not the scores are '
+     'calibrated. Each is set against the mean score of '
      "the same rows: W09's PPI rate 0.32 [0.28, 0.37] against a mean score of 0.21 (under *as "
      "text*: a gap of +0.12 [+0.07, +0.16]), in line with W07's final +0.08: the scores still "
      'understate the rate.\n'

@@ -47,7 +47,7 @@ def test_weekly_table_says_its_level_and_psi_reference(tmp_path, level):
     pct = f"{level * 100:g}%"
     heads = re.findall(r"<th(?:\s[^>]*)?>(.*?)</th>", weekly)
     assert f"{pct} CI" in heads and "interval" not in heads and "psi" not in heads, heads
-    assert f"PPI rate (pending), {pct} CI" in heads and "PSI" in heads
+    assert f"PPI rate (all rows), {pct} CI" in heads and "PSI" in heads
     assert "<b>PSI</b>against 2026-W02" in weekly and f"<b>intervals</b>{pct} CI" in weekly
 
 

@@ -74,7 +74,7 @@ def test_the_notebook_view_shows_a_ppi_rate_only_for_windows_with_pending_rows(t
     store, _ = _audited_store(tmp_path)
     st = store.status(freq="W", as_of=AS_OF, horizon=f"{HORIZON_DAYS}d")
     html = st._repr_html_()
-    assert "PPI rate (pending)" in html
+    assert "PPI rate (all rows)" in html
     for r in st.rows:
         e = r.estimate_ppi
         cell = f"{e['estimate']:.4f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}]"

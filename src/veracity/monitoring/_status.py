@@ -343,7 +343,7 @@ def store_plan(store: Any, *, width: float, level: float = 0.95, freq: str | Non
         rows = _rows(con, period=start_sql, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=by, model=model)
         score = nw.col("score")  # the rows without a final label (state 0: final)
         got = grouped_sums(rows, {"period": nw.col("period"), "slice": nw.col("slice")},
-                           {"sf": score, "sff": score * score}, where=nw.col("state") != 0)
+                           {"sf": score, "sff": score * score}, where=nw.col("state") != 0, exact=1.0)
     finally:
         con.close()
     slices = got["slice"].astype(str)

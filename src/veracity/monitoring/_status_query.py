@@ -14,6 +14,12 @@ from ._slice_names import slice_order
 from ._status_rows import ALL, CELLS, CELL_SPAN, OTHER
 
 
+# every summed value's magnitude is below this: p, p², r and r² <= 1; |logit| <= ln(1e12) < 28 (clipped
+# at 1e-12); the log-loss <= -ln(PROB_EPS) < 37. The sums are then exact integer sums, the same bits
+# however DuckDB splits the rows among its threads (grouped_sums' exact=)
+SUM_BOUND = 64.0
+
+
 def _wald_two_sided(z: float) -> float:
     return float(2 * ndtr(-abs(z)))
 
@@ -92,7 +98,7 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
     r = nw.col("r")  # p - y of a final label (else 0): the Brier score's sums, never Σp² - 2Σpy + Σy
     sums = {"sp": score, "sp2": score * score, "snll": nw.col("nll"), "seta": nw.col("eta"),
             "sr": r, "sr2": r * r}
-    g = grouped_sums(rows, keys, sums)
+    g = grouped_sums(rows, keys, sums, exact=SUM_BOUND)
     if not delayed:  # no sequence sums
         return g, {}, pooled
     # the final labels only, slices pooled as above (20,000 user ids are 21 slices here too, not
@@ -101,7 +107,7 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
     final_rows = _rows(con, period=period, as_of_us=as_of_us, horizon_us=horizon_us, slice_col=slice_col,
                        model=model, final_only=True)  # filtered on the table's columns: DuckDB skips the others early
     seq = grouped_sums(final_rows, {"slice": slice_key, "day": nw.col("day"), "bin": score_bin(score, bins)},
-                       {"sx": d, "sxx": d * d})
+                       {"sx": d, "sxx": d * d}, exact=1.0)
     return g, seq, pooled
 
 

@@ -184,7 +184,10 @@ class StoreStatus(Display):
         from ..core._display import html_kv, html_page, html_table
 
         def ppi(r: StatusRow) -> str:
-            e = r.estimate_ppi if _not_final(r) else None  # the column is the pending rows' estimate
+            # shown while the window has rows without a final label; the estimate is the rate of all the
+            # window's rows (vc.ppi_mean is the mean over the rows whose scores it is given: all of them,
+            # as the audit sample is drawn from all of them), the same rows as "mean score (all rows)"
+            e = r.estimate_ppi if _not_final(r) else None
             return "" if not e else f"{e['estimate']:.4f} [{e['ci_low']:.3f}, {e['ci_high']:.3f}]"
 
         # the verdict first (status, the kind of each alert and diagnosis: their full sentences are in the
@@ -195,7 +198,7 @@ class StoreStatus(Display):
             "diagnosis": (r.diagnosis or "").split(":")[0],
             "rows": r.rows, "labelled": r.labelled, "pending": r.pending + r.overdue, "conf": r.conf,
             "rate": r.rate, "ci_low": r.ci_low, "ci_high": r.ci_high, "ece": r.ece, "psi": r.psi,
-            "PPI rate (pending)": ppi(r),
+            "PPI rate (all rows)": ppi(r),
             # what the PPI rate is compared with: the mean score of the same rows (all the window's)
             "mean score (all rows)": r.mean_score if _not_final(r) else ""} for r in self.rows]
         what = f"{FREQ_NAMES[self.freq]}s" if self.freq else f"{self.window} windows"
@@ -205,7 +208,7 @@ class StoreStatus(Display):
                    "intervals": pct, **({"PSI": f"against {self.reference}"} if self.reference else {}),
                    "alerts": len(self.alerts), "alert mode": self.alert_mode}
         # every column: the verdict (alerts, diagnosis) is the point of the view, never folded away
-        rename = {"ci_low": pct, "psi": "PSI", "PPI rate (pending)": f"PPI rate (pending), {pct}",
+        rename = {"ci_low": pct, "psi": "PSI", "PPI rate (all rows)": f"PPI rate (all rows), {pct}",
                   "conf": "conf (labelled rows)"}
         table = html_table(records, wide=True, rename=rename) if records else ""
         page = html_page("Calibration over time", [html_kv(summary), table], str(self))
