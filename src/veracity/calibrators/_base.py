@@ -259,6 +259,10 @@ class Calibrator:
                     "use TemperatureScaling, PlattScaling or another binary calibrator, "
                     "or pass (N, K) scores"
                 )
+        elif s.ndim == 0:  # one number: the same map, read as one row
+            raise VeracityError(
+                f"scores must be an array of scores, one per row; got the single number {float(s):g}: "
+                f"pass an array (a list such as [{float(s):g}] for one row)")
         else:
             raise VeracityError(
                 f"scores must be 1-D (binary) or 2-D (N, K) (multiclass), got shape {s.shape}"

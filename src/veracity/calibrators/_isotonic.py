@@ -215,6 +215,12 @@ class IsotonicCalibration(Calibrator):
         if not np.isfinite(cx).all():  # scores near ±max-float: their weighted sums overflow
             m = float(np.max(np.abs(ux)))
             cx = np.bincount(block, weights=wsum * (ux / m)) / bw * m
+        # a weighted mean lies within its block's scores, and the blocks are disjoint and sorted; its
+        # rounding does not (Σwu/Σw of one score u can be u + 1 ulp), which with scores 1 ulp apart put a
+        # knot on the next block's score or past it (knots out of order, and the fit scores' own outputs
+        # interpolated between the wrong knots): each knot is held within its block's scores
+        last = np.append(np.flatnonzero(start)[1:] - 1, ux.size - 1)
+        cx = np.clip(cx, ux[start], ux[last])
         cy = fitted[start]
         if cy.size < 2:
             warn(

@@ -29,7 +29,7 @@ after: it then only counts the base rate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,8 @@ from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
 from ..core._metrics import _stats, accuracy_of, auc_of
 from ..core._reliability import ReliabilityTable
 from ..core._text import fmt, render_table
-from ..core._validation import Binary, VeracityError, check_binary_labels, prepare_binary, to_numpy
+from ..core._validation import (PROB_EPS, Binary, VeracityError, check_binary_labels, prepare_binary,
+                                to_numpy)
 from ._base import Calibrator, _is_multiclass
 from ._noise import delong_difference_interval, ece_difference_interval, paired_mean_interval
 from ..core._delong import MIN_CLASS_ROWS, few_class_rows
@@ -376,6 +377,15 @@ def compare(
             f"this {calibrator.name} was fit on {calibrator.score_type} scores but compare was "
             f"given score_type={st!r}; pass the same kind of scores it was fit on"
         )
+    if st == "score":
+        # a ranking score has no probability reading, so the ledger has no BEFORE column (the generic
+        # "calibrate first, or declare it a probability" read as if no calibrator had been passed)
+        raise VeracityError(
+            f"compare reads the scores before calibration as probabilities, but this {calibrator.name} was fit "
+            "on ranking scores (score_type='score'), which have none: the ledger has no BEFORE column. Fit the "
+            "calibrator on the same scores declared score_type='logit' (decision_function values) or "
+            "'probability' to compare, or audit its probabilities alone: vc.audit(cal.transform(scores), labels)",
+            param="score_type")
     if pos_label is None:
         pos_label = _recorded_pos_label(calibrator, labels)
     if pos_label is not None and not _is_multiclass(scores):
@@ -481,9 +491,26 @@ def compare(
             cert["order"] = f"broken ({cert['reversals']} reversals, {cert['ties_created']} ties created)"
         else:
             cert["order"] = f"broken ({cert['ties_created']} ties created)"
+        rows = _tied_auc_moves(rows, cert)
     return Ledger(rows=tuple(rows), certificates=cert, n=before.n,
                   calibrator=calibrator.name, score_type=st, bins=bins, tables=tables,
                   level=level, n_resamples=n_resamples, random_state=random_state, threshold=threshold)
+
+
+def _tied_auc_moves(rows: list[LedgerRow], cert: dict[str, Any]) -> list[LedgerRow]:
+    """The AUC row of an order-preserving map that tied scores anyway: "can move: no" beside an AUC that
+    moved. A probability below ε = 2.2e-16 (or above 1 − ε) is clipped there before any map reads it, so
+    scores of 1e-20 and 1e-18 leave Platt, beta or temperature scaling tied (and a saturated output ties
+    too); the row then says so, with the count of ties, and the change is judged as any other."""
+    ties = int(cert.get("ties_created") or 0)
+    out = []
+    for r in rows:
+        if r.metric == "AUC" and not r.can_move and ties and r.after != r.before:
+            r = replace(r, can_move=True, note=(
+                f"the map tied {ties} neighbouring score{'' if ties == 1 else 's'} (a probability below "
+                f"{PROB_EPS:.2g} or above 1 - {PROB_EPS:.2g} is clipped there first)"))
+        out.append(r)
+    return out
 
 
 def _recorded_pos_label(calibrator: Calibrator, labels: Any) -> Any:

@@ -92,7 +92,7 @@ class _BinaryObjective:
         self.wm = self.m if w is None else w * self.m
         self.total = float(s.size if w is None else w.sum())
 
-    def _softplus_sum(self, a: int, betas: tuple[float, ...]) -> list[float]:
+    def _softplus_sum(self, a: int, betas: tuple[float, ...], mean: bool = False) -> list[float]:
         sc = self.s[a:a + _CHUNK]
         m = self.y[a:a + _CHUNK] * 2.0
         m -= 1.0
@@ -108,18 +108,31 @@ class _BinaryObjective:
             t += z                               # softplus(−β m), overflow-free
             if self.w is not None:
                 t *= self.w[a:a + _CHUNK]
-            out.append(float(t.sum()))
+            if mean:
+                t /= self.total
+            with np.errstate(over="ignore"):  # terms near max-float: see nll_many
+                out.append(float(t.sum()))
         return out
 
     def nll(self, beta: float) -> float:
         return self.nll_many((beta,))[0]
 
     def nll_many(self, betas: tuple[float, ...]) -> list[float]:
+        """f(β) for each β; where Σ w softplus overflows though each term is finite (two margins of
+        −1e308: the NLL at τ = 1 is ~1e308 / N), the terms are divided by W before they are summed, so the
+        NLL stays finite (an infinite ``nll_before_`` could not be saved: JSON has no inf)."""
         totals = [0.0] * len(betas)
-        for a in range(0, self.s.size, _CHUNK):
-            for i, v in enumerate(self._softplus_sum(a, betas)):
-                totals[i] += v
-        return [t / self.total for t in totals]
+        with np.errstate(over="ignore"):
+            for a in range(0, self.s.size, _CHUNK):
+                for i, v in enumerate(self._softplus_sum(a, betas)):
+                    totals[i] += v
+        out = [t / self.total for t in totals]
+        for i, v in enumerate(out):
+            if v == math.inf:
+                scaled = [self._softplus_sum(a, (betas[i],), mean=True)[0] for a in range(0, self.s.size, _CHUNK)]
+                with np.errstate(over="ignore"):
+                    out[i] = float(np.sum(scaled))
+        return out
 
     def derivs(self, beta: float) -> tuple[float, float]:
         g = 0.0
@@ -155,6 +168,33 @@ class _BinaryObjective:
         return _BinaryObjective(
             self.s[::stride], self.y[::stride], None if self.w is None else self.w[::stride]
         )
+
+
+def _off_centre(obj: _BinaryObjective, scale: float) -> tuple[str, float, float, float] | None:
+    r"""Why τ ran to its upper end when the binary logits are not reversed, or None when they are.
+
+    :math:`f'(\beta \to 0^+) > 0` says the flat map (every p = 0.5) beats every positive temperature. That is
+    so for reversed scores (:math:`\mathrm{cov}_w(s, y) < 0`), and also for scores that rank the labels the
+    right way but sit on the wrong side of 0 (logits near +4 at a positive rate of 5 %: a model trained on
+    down-sampled negatives), or are all equal: those are off-centre, and passing −s would be the wrong
+    repair. Returns (how the scores go with the labels, the mean logit, the positive rate, its logit),
+    on the logits' own scale (``obj`` holds them divided by ``scale``)."""
+    s, y, w = obj.s, obj.y, obj.w
+    top = float(np.max(np.abs(s)))
+    u = s / top if top > 0.0 else s                   # the sign of a covariance; no square of 1e308
+    wt = np.ones_like(s) if w is None else w
+    total = float(wt.sum())
+    rate = float(np.dot(wt, y)) / total
+    cov = float(np.dot(wt, (u - float(np.dot(wt, u)) / total) * (y - rate)))
+    if cov < 0.0:
+        return None
+    how = ("every score is equal" if float(np.min(s)) == float(np.max(s)) else
+           "higher scores go with MORE positives" if cov > 0.0 else "the scores do not rank the labels")
+    with np.errstate(over="ignore"):
+        mean = float(np.dot(wt, u)) / total * top * scale
+    with np.errstate(divide="ignore"):
+        centre = float(np.log(rate) - np.log1p(-rate))
+    return how, mean, rate, centre
 
 
 class _MulticlassObjective:
@@ -458,6 +498,17 @@ class TemperatureScaling(Calibrator):
                     "with the WRONG label), so no positive temperature fits them; tau was "
                     f"clamped at {hi:g}, which flattens every probability towards uniform. Check those rows' "
                     "scores, or fit without them"
+                )
+            # the rows' own arrays (a lazy frame's objective, veracity.frames, holds only its query)
+            off = _off_centre(obj, scale) if reversed_ and isinstance(obj, _BinaryObjective) else None
+            if off is not None:
+                return (
+                    f"TemperatureScaling: the scores are off-centre, not reversed ({off[0]}): their mean "
+                    f"logit is {off[1]:.3g} but the positive rate {off[2]:.3g} is logit {off[3]:.3g}, and "
+                    "dividing by tau cannot move the centre s = 0 (p = 0.5), so no positive temperature "
+                    f"fits; tau was clamped at {hi:g}, which flattens every probability towards uniform. "
+                    "Use PlattScaling or BetaCalibration, whose intercept moves the centre (a model trained "
+                    "on down-sampled negatives has logits shifted by the log of the sampling rate)"
                 )
             if reversed_:
                 return (
