@@ -114,6 +114,16 @@ def test_few_positives_among_many_rows_give_no_delong_interval():
     assert (same.diff, same.ci_low, same.ci_high, same.p_value) == (0.0, 0.0, 0.0, 1.0)
 
 
+def _without_slice_fdr(d):
+    """``d`` without the keys only a slice has (its reading across the slices)."""
+    if isinstance(d, dict):
+        return {k: _without_slice_fdr(v) for k, v in d.items()
+                if k not in ("q_value", "reading", "mcb_q", "dsc_q", "verdicts")}
+    if isinstance(d, list):
+        return [_without_slice_fdr(v) for v in d]
+    return d
+
+
 def test_a_tiny_slice_gets_no_interval_while_the_others_keep_theirs():
     rng = np.random.default_rng(8)
     a, b, y, _ = _equally_good(rng, 606)
@@ -125,7 +135,9 @@ def test_a_tiny_slice_gets_no_interval_while_the_others_keep_theirs():
     assert any("too few rows" in t for t in tiny.notes) and not any("too few rows" in t for t in big.notes)
     assert not _nan(big.corp_differences[0].mcb_low, big.row("auc").ci_low, big.row("ece").ci_low)
     alone = vc.compare_models({"a": a[:600], "b": b[:600]}, y[:600], random_state=1)
-    assert big.to_dict() == alone.to_dict()
+    # a slice also carries its false-discovery reading across the slices (session 25: q_value, reading,
+    # mcb_q/dsc_q and the verdicts read from them); every other number is the table's alone
+    assert _without_slice_fdr(big.to_dict()) == _without_slice_fdr(alone.to_dict())
     # the printed slice verdict says why it has no interval
     line = next(x for x in str(r).splitlines() if x.startswith("  tiny ("))
     assert "too few rows" in line

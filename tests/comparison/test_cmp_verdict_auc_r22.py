@@ -112,7 +112,8 @@ def test_the_branches_read_as_meant():
     assert text.endswith("; the AUC differs: a ranks better (AUC -0.0200 [-0.0300, -0.0100] for b - a, "
                          "DeLong p = 0.0010)"), text
     text = _verdict(_diff(DOWN, ZERO), BRIERS["zero"], False, auc=AUCS["zero"])
-    assert text.startswith("a has the higher resolution (DSC +0.0200 [+0.0100, +0.0300])"), text
+    # session 25: every verdict number in the table's orientation (b - a), and says so
+    assert text.startswith("a has the higher resolution (DSC -0.0200 [-0.0300, -0.0100] for b - a)"), text
     assert text.endswith("; the AUC does not differ beyond noise (AUC -0.0066 [-0.0142, +0.0011] for b - a, "
                          "DeLong p = 0.0917)"), text
     text = _verdict(_diff(DOWN, ZERO), BRIERS["zero"], False, auc=AUCS["up"])

@@ -232,7 +232,11 @@ def test_identical_models_compare_without_crashing(planted):
     rep = vc.report(d["p"][:2000], d["y"][:2000], against={"same": d["p"][:2000].copy()}, bootstrap=False,
                     figures=False)
     rows = table_rows(section(rep.html, "comparison"), "comparison")
-    assert [r[3] for r in rows] == ["+0.0000"] * 4 and all(r[7] in ("within noise", "no interval") for r in rows)
+    assert [r[3] for r in rows] == ["+0.0000"] * 4 and all(r[7] in ("within noise", "no interval", "same")
+                                                           for r in rows)
+    # one ranking: the AUC difference is exactly 0 with a zero-width interval, read "same" (session 25)
+    auc = next(r for r in rows if r[0].startswith("AUC"))
+    assert auc[4] == "[+0.0000, +0.0000]" and auc[7] == "same", auc
 
 
 def test_logits_with_weights_compare_like_compare_models():

@@ -50,7 +50,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--against", default=None, metavar="COLUMN[,COLUMN...]",
                         help="compare the --score model (A) against this model's score column (B); "
                              "comma-separated for several")
-    parser.add_argument("--by", default=None, help="with --against: also compare within each value of this column")
+    parser.add_argument("--by", default=None,
+                        help="with --against: also compare within each value of this column (read with the "
+                             "false-discovery rate controlled across the slices: Benjamini-Hochberg)")
+    parser.add_argument("--min-count", type=int, default=None, metavar="ROWS",
+                        help="with --by: slices of fewer rows are listed as too small, not tested "
+                             "(default: 0)")
     parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
     # None: not given (--score-type score draws nothing and bins nothing: given there, they are refused)
     parser.add_argument("--n-resamples", dest="resamples", type=int, default=None,
@@ -90,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
     if args.bins > MAX_BINS:  # the library's words end "or bins='auto'", which compare's --bins does not take
         raise VeracityError(f"--bins must be at most {MAX_BINS:,}, got {args.bins:,}; with that many bins "
                             "each holds too few rows to estimate anything. Pass fewer bins (default: 15)")
+    if args.min_count is not None and args.by is None:
+        raise VeracityError("--min-count sets the fewest rows of a --by slice: pass --by COLUMN too, or drop "
+                            "--min-count")
     if args.by is not None and args.against is None:
         raise VeracityError("--by slices the comparison of two models (--score A --against B); a calibrator's "
                             "ledger has no slices: drop --by, or see each slice with veracity audit --by")
@@ -248,7 +256,7 @@ def _run_models(args: argparse.Namespace) -> int:
     keys = _slice_keys(measured, args.by, path) if args.by else None
     result = compare_models(model_scores, labels, sample_weight=weights, score_type=args.score_type or "probability",
                             level=args.level, n_resamples=args.resamples, random_state=args.seed, bins=args.bins,
-                            by=keys)
+                            by=keys, min_count=args.min_count or 0)
     payload = result.to_dict()
     rows = [{**r, "metric_label": _label(r["metric"]), "segment": None} for r in payload["comparison"]]
     for key, group in payload.get("groups", {}).items():

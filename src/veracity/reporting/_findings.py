@@ -167,6 +167,8 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
         b_better = (r.diff > 0) == (better == "higher")
         if not (np.isfinite(r.ci_low) and np.isfinite(r.ci_high)):
             word, cls = "no interval", ""
+        elif r.diff == 0 and r.ci_low == 0 and r.ci_high == 0:  # e.g. one ranking: the AUCs are one number
+            word, cls = "same", ""
         elif r.diff == 0 or not sig:
             word, cls = "within noise", ""
         else:
