@@ -41,6 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-count", type=int, default=50,
                         help="segments with fewer rows are insufficient: shown, not tested (default: 50)")
     parser.add_argument("--fdr", type=float, default=0.05, help="false-discovery rate (default: 0.05)")
+    parser.add_argument("--n-resamples", type=int, default=199, metavar="R",
+                        help="draws under calibration behind the MCE's p-value (default: 199; its smallest "
+                             "value is 1/(R + 1))")
+    parser.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                        help="seed of those draws (default: 0, reproducible)")
     parser.add_argument("--all", action="store_true", help="print every segment, not only the discoveries")
     add_pos_label_argument(parser)
     add_json_argument(parser)
@@ -53,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
                             "once per column)")
     res = segments(args.file, score=args.score, label=args.label, features=features, depth=args.depth,
                    bins=args.bins, min_count=args.min_count, fdr=args.fdr, sample_weight=args.weight,
-                   pos_label=args.pos_label, score_type=args.score_type)
+                   pos_label=args.pos_label, score_type=args.score_type, n_resamples=args.n_resamples,
+                   random_state=args.random_state)
     text = str(res)
     if args.all:
         from ..segments._result import _table

@@ -89,7 +89,7 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
         '<div class="cards">'
         f'<div class="card" data-metric="mce"><div class="card-label">multicalibration error</div>'
         f'<div class="card-value">{"∞" if math.isinf(result.mce) else _num(result.mce)}</div><div class="card-sub">'
-        f'<span data-mce-sigma>{sigma} σ</span> ({_p_text(result.mce_family_pvalue)} over '
+        f'<span data-mce-sigma>{sigma} σ</span> ({_e(result.mce_p_text())} in {result.n_resamples} draws under calibration, over '
         f'{_e(result.mce_family_text())}); minimum detectable '
         f'{_num(result.mde)}<br>{where}<br>MCGrad\'s definition, over the same segments</div></div>'
         f'<div class="card" data-metric="n_discoveries"><div class="card-label">discovered</div>'

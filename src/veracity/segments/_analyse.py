@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from ..core._intervals import binomial_interval
-from ..core._text import fmt_p
 from ._cells import MAXES, CellTable, cell_bins
 from ._family import decode
 from ._mce import ecce_per_segment, family_pvalue, pvalue_from_sigma, sigma_scale
+from ._mce_null import N_RESAMPLES, RANDOM_STATE, mce_null_pvalue
 from ._result import SegmentRow, SegmentsResult
 from ._spec import FeatureSpec
 from ._tests import (EXACT_MAX, EXACT_SKEW, LATTICE_MAX, lattice_pvalues, poisson_binomial_pvalue, qvalues,
@@ -47,7 +47,6 @@ def segment_arrays(table: CellTable, sets: list[tuple[int, ...]], *, ece_bins: i
         "ece": np.bincount(seg_of, weights=np.abs(d_bin), minlength=S) / W,
         "ece_floor": np.bincount(seg_of, weights=np.sqrt(2.0 * v_bin / math.pi), minlength=S) / W,
         "ecce": ecce_per_segment(seg, d_cell, S) / W,
-        "k3": third_cumulant(table, seg, S),
     }
 
 
@@ -60,13 +59,6 @@ def equal_weights(table: CellTable) -> bool:
     n, w, w2 = table.sums["n"], table.sums["w"], table.sums["w2"]
     c = float(w.sum() / n.sum())
     return bool(np.allclose(w, c * n, rtol=1e-9, atol=0.0) and np.allclose(w2, c * w, rtol=1e-9, atol=0.0))
-
-
-def third_cumulant(table: CellTable, seg: np.ndarray, n_segments: int) -> np.ndarray:
-    r"""Each segment's :math:`\sum p(1-p)(1-2p)` of its unweighted label count (each cell's rows at the
-    cell's mean score; on the logit route the same, from the cells' mean probabilities)."""
-    r = np.clip(table.sums["wp"] / np.where(table.sums["w"] > 0, table.sums["w"], 1.0), 0.0, 1.0)
-    return np.bincount(seg, weights=table.sums["n"] * r * (1.0 - r) * (1.0 - 2.0 * r), minlength=n_segments)
 
 
 def skewness(table: CellTable, seg: np.ndarray, n_segments: int) -> np.ndarray:
@@ -92,7 +84,8 @@ def largest_jumps(table: CellTable, seg: np.ndarray, n_segments: int) -> tuple[n
 
 
 def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, min_count: int,
-            fdr: float, level: float, ece_bins: int, depth: int, notes: tuple[str, ...] = ()) -> SegmentsResult:
+            fdr: float, level: float, ece_bins: int, depth: int, notes: tuple[str, ...] = (),
+            n_resamples: int = N_RESAMPLES, random_state: Any = RANDOM_STATE) -> SegmentsResult:
     a = segment_arrays(table, sets, ece_bins=ece_bins)
     tot, W = a["tot"], a["W"]
     n = tot["n"]
@@ -179,12 +172,12 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     mce = math.inf if math.isinf(mce_sigma) else mce_sigma * sd_all
     if math.isinf(mce_sigma):
         notes = (*notes, _infinite_note(a, sig, in_mce, whole, sets, specs))
-    thin = _thin_tail_note(a, sig, in_mce, whole, sets, specs, p, tested, mce_sigma)
-    if thin:
-        notes = (*notes, thin)
-    mce_p = float(pvalue_from_sigma(np.array([mce_sigma]))[0])  # MCGrad's: of one segment
+    mce_p = float(pvalue_from_sigma(np.array([mce_sigma]))[0])  # MCGrad's: of one segment, Brownian
     mce_k = int(in_mce.sum())
-    mce_family_p = float(family_pvalue(mce_sigma, mce_k))  # of the maximum over the mce_k segments
+    mce_bonferroni = float(family_pvalue(mce_sigma, mce_k))  # MCGrad's law, Bonferroni over the family
+    # the family's p-value: the maximum itself drawn under calibration (valid at any event rate)
+    mce_family_p = mce_null_pvalue(table, sets, specs, a["seg"], in_mce, W, sd, n_resamples=n_resamples,
+                                   random_state=random_state)
     share = W / W[whole]
     with np.errstate(divide="ignore"):
         importance = np.where(tested, -np.log10(np.maximum(p, 1e-300)) * share, 0.0)
@@ -222,51 +215,9 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
         min_count=min_count, level=level, mce=mce, mce_sigma=mce_sigma, mce_pvalue=mce_p,
         mde=5.0 * sd_all, global_ecce=float(a["ecce"][whole]), n_segments=len(rows), n_tested=int(tested.sum()),
         cells=table.mode, levels={sp.name: list(sp.labels) for sp in specs}, notes=notes,
-        mce_family_pvalue=mce_family_p, mce_segments=mce_k)
-
-
-#: the null law's skewness of the MCE's segment from which its Brownian p-value is flagged: about 100
-#: expected of the rarer label (skewness ~ 1/sqrt(mu)); a handful of events there reads as 4-5 sigma
-THIN_SKEW = 0.1
-
-
-def _thin_tail_note(a: dict[str, Any], sig: np.ndarray, in_mce: np.ndarray, whole: int,
-                    sets: list[tuple[int, ...]], specs: list[FeatureSpec], p: np.ndarray, tested: np.ndarray,
-                    mce_sigma: float) -> str | None:
-    r"""A note when the segment that sets ``mce_sigma`` has a skewed null law (few of its rarer label
-    expected): the Brownian range law that ``mce_pvalue`` and ``mce_family_pvalue`` read (MCGrad's) is
-    then far too thin. Its path is a handful of jumps: a segment of 59 rows expecting 1.08 clicks that got
-    5 reads 4.14 sigma, p = 1.4e-4 to that law, where its exact Poisson-binomial p-value is 0.0087; over 20
-    such segments of a calibrated model the family p-value fell below 0.05 in 15 % of seeded data sets (27 %
-    over 200). The skewness is :math:`\sum w^3p(1-p)(1-2p)/V^{3/2}` (each cell's rows at its mean score)."""
-    if not math.isfinite(mce_sigma) or mce_sigma <= 0:
-        return None
-    cand = np.flatnonzero(in_mce & (sig == mce_sigma))
-    k = int(cand[0]) if cand.size else whole
-    tot = a["tot"]
-    V = float(a["V"][k])
-    if V <= 0:
-        return None
-    # the third cumulant of S: weighted, carried per cell (w3k); else each cell's rows at its mean score
-    k3 = float(tot["w3k"][k]) if "w3k" in tot else float(a["k3"][k])
-    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
-        g = float(np.float64(k3) / np.float64(V) ** 1.5)  # a logit's floored variance underflows: no note
-    if not math.isfinite(g) or abs(g) < THIN_SKEW:
-        return None
-    if k == whole:
-        seg = "all rows"
-    else:
-        s = sets[int(a["set"][k])]
-        codes = decode(specs, s, a["key"][k:k + 1])[0]
-        seg = "segment " + " & ".join(f"{quoted(specs[f].name, level=False)}={specs[f].labels[int(c)]}"
-                                      for f, c in zip(s, codes))
-    mu = float(tot["wp"][k])
-    rarer = "positives" if g > 0 else "negatives"
-    expect = "" if "w3k" in tot else f", {min(mu, float(tot['w'][k]) - mu):.3g} {rarer} expected"
-    own = f"; its own test gives p = {fmt_p(float(p[k]))}" if tested[k] and math.isfinite(p[k]) else ""
-    return (f"(the MCE's p-value reads MCGrad's Brownian law, far too thin here: the MCE is set by {seg}, "
-            f"whose null law is skewed (skewness {g:.2f}{expect}), so a few events read as many sigmas{own}; "
-            "read the segments' tests, not the MCE's p-value)")
+        mce_family_pvalue=mce_family_p, mce_segments=mce_k, mce_family_pvalue_mcgrad=mce_bonferroni,
+        n_resamples=n_resamples,
+        random_state=int(random_state) if isinstance(random_state, (int, np.integer)) else None)
 
 
 def _infinite_note(a: dict[str, Any], sig: np.ndarray, in_mce: np.ndarray, whole: int,

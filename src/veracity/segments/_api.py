@@ -17,6 +17,7 @@ import numpy as np
 from ..core._binning import MAX_BINS
 from ..core._validation import (
     VeracityError,
+    check_random_state,
     check_same_index,
     check_score_type,
     is_real,
@@ -28,6 +29,7 @@ from ._cells import cells_lazy, cells_numpy
 from ._family import (MAX_DISTINCT, MAX_SEGMENTS, check_depth, check_family_size, check_features, feature_sets,
                       refuse_label_feature)
 from ._levels import feature_spec
+from ._mce_null import N_RESAMPLES, RANDOM_STATE
 from ._result import SegmentsResult
 from ._spec import FeatureSpec
 from ._values import distinct_counts, duration_error, exact_ints, missing_mask
@@ -42,8 +44,10 @@ def resolve_depth(depth: Any, n_features: int) -> int:
 
 
 def _check_options(*, depth: Any, bins: Any, min_count: Any, fdr: Any, level: Any, max_levels: Any,
-                   ece_bins: Any, max_cells: Any, max_segments: Any, names: list[str]) -> None:
+                   ece_bins: Any, max_cells: Any, max_segments: Any, names: list[str],
+                   n_resamples: Any = N_RESAMPLES, random_state: Any = RANDOM_STATE) -> None:
     check_depth(depth, len(names))
+    check_random_state(random_state)
     if not isinstance(bins, dict):
         _positive_int(bins, "bins", 2)
     else:
@@ -53,7 +57,7 @@ def _check_options(*, depth: Any, bins: Any, min_count: Any, fdr: Any, level: An
                                 "name a feature, e.g. bins={'age': [30, 45, 60]}", param="bins")
     for name, value, lo in (("min_count", min_count, 1), ("max_levels", max_levels, 1),
                             ("ece_bins", ece_bins, 1), ("max_cells", max_cells, 2),
-                            ("max_segments", max_segments, 1)):
+                            ("max_segments", max_segments, 1), ("n_resamples", n_resamples, 1)):
         _positive_int(value, name, lo)
     if ece_bins > MAX_BINS:  # the score grid holds at least ece_bins cells: memory, not resolution
         raise VeracityError(f"ece_bins must be at most {MAX_BINS:,}, got {int(ece_bins):,}; each segment's ECE "
@@ -97,6 +101,8 @@ def segments(
     ece_bins: int = 10,
     max_cells: int = MAX_CELLS,
     max_segments: int = MAX_SEGMENTS,
+    n_resamples: int = N_RESAMPLES,
+    random_state: Any = RANDOM_STATE,
 ) -> SegmentsResult:
     r"""Where is the model miscalibrated? Every segment over ``features`` up to ``depth``, tested.
 
@@ -110,7 +116,9 @@ def segments(
     few heavy rows are atoms, the law of the largest weight's jumps when its p-value is larger),
     its q-value (BH over single features, BY over intersections), the
     segment's ECE beside its noise floor and the smallest gap its size can detect. The
-    multicalibration error ``mce`` / ``mce_sigma`` is MCGrad's over the same family.
+    multicalibration error ``mce`` / ``mce_sigma`` is MCGrad's over the same family; its p-value
+    ``mce_family_pvalue`` is drawn under calibration (``n_resamples`` draws seeded by
+    ``random_state``: valid at any event rate, at least 1/(n_resamples + 1)).
     ``depth`` defaults to 2 (pairs), or to the number of features when there is one.
 
     >>> import numpy as np, veracity as vc
@@ -132,7 +140,8 @@ def segments(
             return _segments_frame(data, score=score, label=label, features=features, depth=depth, bins=bins,
                                    min_count=min_count, fdr=fdr, sample_weight=sample_weight, pos_label=pos_label,
                                    score_type=score_type, level=level, max_levels=max_levels, ece_bins=ece_bins,
-                                   max_cells=max_cells, max_segments=max_segments)
+                                   max_cells=max_cells, max_segments=max_segments, n_resamples=n_resamples,
+                                   random_state=random_state)
         except VeracityError:
             raise
         except Exception as exc:  # a file's read error is one line, never its content or a traceback
@@ -152,7 +161,8 @@ def segments(
             "to name columns, use the frame form vc.segments(frame, score='p', label='y', features=[...])")
     return segments_arrays(data, labels, features, depth=depth, bins=bins, min_count=min_count, fdr=fdr,
                            sample_weight=sample_weight, pos_label=pos_label, score_type=score_type, level=level,
-                           max_levels=max_levels, ece_bins=ece_bins, max_cells=max_cells, max_segments=max_segments)
+                           max_levels=max_levels, ece_bins=ece_bins, max_cells=max_cells,
+                           max_segments=max_segments, n_resamples=n_resamples, random_state=random_state)
 
 
 def specs_from_arrays(features: dict[str, Any], n: int, keep: np.ndarray | None, *, bins: Any, min_count: int,
@@ -186,15 +196,16 @@ def _notes(spec: FeatureSpec, n_values: int) -> list[str]:
 def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth: int | None = None, bins: Any = 5,
                     min_count: int = 50, fdr: float = 0.05, sample_weight: Any = None, pos_label: Any = None,
                     score_type: str = "probability", level: float = 0.95, max_levels: int = 20,
-                    ece_bins: int = 10, max_cells: int = MAX_CELLS,
-                    max_segments: int = MAX_SEGMENTS) -> SegmentsResult:
+                    ece_bins: int = 10, max_cells: int = MAX_CELLS, max_segments: int = MAX_SEGMENTS,
+                    n_resamples: int = N_RESAMPLES, random_state: Any = RANDOM_STATE) -> SegmentsResult:
     names = check_features(list(features))
     # a feature Series on another index than the scores would be matched by position: wrong rows
     check_same_index(scores=scores, labels=labels, sample_weight=sample_weight,
                      **{f"features[{k!r}]": v for k, v in features.items()})
     depth = resolve_depth(depth, len(names))
     _check_options(depth=depth, bins=bins, min_count=min_count, fdr=fdr, level=level, max_levels=max_levels,
-                   ece_bins=ece_bins, max_cells=max_cells, max_segments=max_segments, names=names)
+                   ece_bins=ece_bins, max_cells=max_cells, max_segments=max_segments, names=names,
+                   n_resamples=n_resamples, random_state=random_state)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
     if data.top_label or data.p.ndim != 1:  # (N, K) scores, (N, 2) included
         raise VeracityError("vc.segments audits binary scores (one probability per row); pass the positive "
@@ -211,7 +222,8 @@ def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth
     sets = feature_sets(len(specs), depth)
     table = cells_numpy(p, y, w, codes, specs, sets, max_cells=max_cells, ece_bins=ece_bins, logit=logit)
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
-                   depth=int(depth), notes=tuple(notes))
+                   depth=int(depth), notes=tuple(notes), n_resamples=int(n_resamples),
+                   random_state=random_state)
 
 
 # ---------------------------------------------------------------------------------------
@@ -319,7 +331,8 @@ def feature_values(column: Any, name: str) -> np.ndarray:
 
 def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, bins: Any, min_count: int,
                    fdr: float, level: float, max_levels: int, ece_bins: int, max_cells: int,
-                   max_segments: int) -> SegmentsResult:
+                   max_segments: int, n_resamples: int = N_RESAMPLES,
+                   random_state: Any = RANDOM_STATE) -> SegmentsResult:
     import narwhals as nw
 
     from ..sources import _aggregates as agg
@@ -401,7 +414,8 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
     table = cells_lazy(x, specs, sets, weighted=prep.weight is not None, max_cells=max_cells, ece_bins=ece_bins,
                        n_distinct=int(uniq[-1]), certain=bool(uniq[-2]), logit=score_type == "logit")
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
-                   depth=int(depth), notes=tuple(notes))
+                   depth=int(depth), notes=tuple(notes), n_resamples=int(n_resamples),
+                   random_state=random_state)
 
 
 def _epoch_columns(src: Any, refs: list[str]) -> tuple[Any, dict[int, str]]:
