@@ -288,7 +288,7 @@ def _scan(args: argparse.Namespace) -> int:
     rows = read_rows(args, engine, columns=(periods, args.mature),
                      pending_labels=args.mature is not None or args.as_of is not None)
     if engine == "dask" and args.time and not rows.path.lower().endswith(_PARQUET):
-        rows.select = lambda frame: _dask_times(frame, args.time)
+        rows.select = lambda frame: _dask_times(frame, args.time, rows.path)
     result = rows.call(monitor, periods=periods, freq=(args.freq or "M") if args.time else None, mature=args.mature,
                        as_of=args.as_of, horizon=args.horizon, bins=args.bins, score_type=args.score_type,
                        level=args.level, min_count=args.min_count, reference=args.reference)
@@ -297,12 +297,16 @@ def _scan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dask_times(frame: Any, column: str) -> Any:
+def _dask_times(frame: Any, column: str, path: str) -> Any:
     """Dask reads a CSV's times as text (DuckDB, Spark and the memory route parse them): parse a
     text --time column as the others do (an offset converted to UTC, a naive time read as UTC).
     Numbers stay numbers (epoch seconds, as everywhere). Lazy: a text that is no time is refused
-    when the rows are read, in one line naming the column and the text."""
+    when the rows are read, in one line naming the column and the text. The frame is still known to
+    hold the rows of ``path``, so that the monitor reads the column's text as the memory route does
+    (a mix of times with and without a UTC offset refused in its words before any row is parsed)."""
     import pandas as pd
+
+    from ..sources._source import opened_from
 
     if column not in frame.columns:  # the frame form names the missing column in its own words
         return frame
@@ -319,4 +323,5 @@ def _dask_times(frame: Any, column: str) -> Any:
             raise VeracityError(f"column {column!r} (periods) holds text that is not a date or time, e.g. "
                                 f"{text}; --time needs dates, datetimes or epoch seconds") from None
 
-    return frame.assign(**{column: frame[column].map_partitions(parse, meta=(column, "datetime64[ns, UTC]"))})
+    parsed = frame[column].map_partitions(parse, meta=(column, "datetime64[ns, UTC]"))
+    return opened_from(frame.assign(**{column: parsed}), path)

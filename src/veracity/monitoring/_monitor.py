@@ -691,15 +691,9 @@ def _period_key(prep: Any, periods: str, freq: str | None) -> Any:
                 "to group them into periods"
             )
         return col
-    if freq not in FREQS:
-        raise VeracityError(f"freq must be one of {', '.join(FREQS)}; got {freq!r}")
+    _check_time_dtype(dtype, periods, freq)
     if dtype.is_numeric():  # epoch seconds, as in the array form (period_keys): the UTC calendar by arithmetic
         return _staged_key(prep, periods, freq, integer=dtype.is_integer())
-    if not dtype.is_temporal() or dtype == nw.Duration:
-        raise VeracityError(
-            f"column {periods!r} (periods) is {dtype}; with freq= it must hold dates, datetimes or "
-            "epoch seconds (cast it first, e.g. CAST(ts AS TIMESTAMP))"
-        )
     if isinstance(dtype, nw.Datetime) and dtype.time_zone is not None:
         # periods are UTC on every backend: a zone-aware column is converted once, here, before the
         # calendar fields are read (its own zone, or the session's, would move rows across months)
@@ -713,6 +707,19 @@ def _period_key(prep: Any, periods: str, freq: str | None) -> Any:
     if freq in ("D", "W"):
         return month * 100 + col.dt.day().cast(nw.Int64)
     return month
+
+
+def _check_time_dtype(dtype: Any, periods: str, freq: str) -> None:
+    """``freq`` one of :data:`FREQS`, and a period column of dates, datetimes or epoch seconds."""
+    import narwhals as nw
+
+    if freq not in FREQS:
+        raise VeracityError(f"freq must be one of {', '.join(FREQS)}; got {freq!r}")
+    if not dtype.is_numeric() and (not dtype.is_temporal() or dtype == nw.Duration):
+        raise VeracityError(
+            f"column {periods!r} (periods) is {dtype}; with freq= it must hold dates, datetimes or "
+            "epoch seconds (cast it first, e.g. CAST(ts AS TIMESTAMP))"
+        )
 
 
 def _micros(seconds: Any) -> Any:
@@ -849,7 +856,11 @@ def _final_by_time(frame: Any, periods: str, cutoff: np.datetime64) -> Any:
     dtype = frame.schema[periods]
     col = nw.col(frame.ref(periods))
     cutoff_us = int(cutoff.astype("datetime64[us]").astype(np.int64))
-    _refuse_text_times(frame, periods, "D")  # a mix of offsets in an in-memory column: that, not "is String"
+    if _is_text(frame, periods):  # ISO text in memory, read as the array form reads it (a mix refused so)
+        from ..sources._arrow_numpy import series_to_numpy
+
+        texts = np.asarray(series_to_numpy(frame.nw.get_column(periods)))
+        return col.is_in(np.unique(texts[_final_rows(frame, periods, cutoff)].astype(str)).tolist())
     if dtype.is_integer():
         return col.cast(nw.Float64) <= float(cutoff_us // 1_000_000)
     if dtype.is_numeric():  # fractional seconds, to the microsecond: final while round(t·1e6) <= cutoff in µs
@@ -886,6 +897,133 @@ def _refuse_text_times(frame: Any, periods: str, freq: str) -> None:
         _period_keys(values, freq, f"column {periods!r} (periods)")
 
 
+def _present(frame: Any, column: str) -> np.ndarray:
+    """Where the in-memory ``frame``'s ``column`` holds a value (not null; a NaN is a value)."""
+    from ..sources._arrow_numpy import series_to_numpy
+
+    return ~np.asarray(series_to_numpy(frame.nw.get_column(column).is_null()), dtype=bool)
+
+
+def _final_rows(frame: Any, periods: str, cutoff: np.datetime64) -> np.ndarray:
+    """:func:`_final_by_time`'s rows of an in-memory frame, in numpy (a missing time: not final): whole
+    epoch seconds ``s <= floor(cutoff_µs / 10⁶)``, fractional ones ``round(s·10⁶) <= cutoff_µs``, times
+    and ISO text (read as the array form reads them, :func:`_as_times`) before cutoff + 1 µs."""
+    from ..sources._arrow_numpy import series_to_numpy
+
+    dtype = frame.schema[periods]
+    values = np.asarray(series_to_numpy(frame.nw.get_column(periods)))
+    present = _present(frame, periods)
+    cutoff_us = int(cutoff.astype("datetime64[us]").astype(np.int64))
+    final = np.zeros(values.shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        if dtype.is_integer():
+            final[present] = values[present].astype(np.float64) <= float(cutoff_us // 1_000_000)
+        elif dtype.is_numeric():
+            final[present] = np.round(values[present].astype(np.float64) * 1e6) <= float(cutoff_us)
+        else:
+            times = _as_times(values[present], f"column {periods!r} (periods)")
+            final[present] = times < cutoff.astype("datetime64[us]") + np.timedelta64(1, "us")
+    return final
+
+
+def _check_rows_in_memory(prep: Any, final: np.ndarray, score_type: str, label: str) -> None:
+    """:func:`_check_rows` of an in-memory frame on its columns in numpy (``final``: the rows whose label
+    counts), the same counts (:func:`..sources._aggregates.contract_arrays`) and the same one line."""
+    from ..core._validation import _is_missing
+    from ..sources import _aggregates as agg
+
+    def floats(values: Any) -> np.ndarray:  # as _aggregates.as_float: booleans 1.0/0.0, NaN where missing
+        a = np.asarray(values)
+        if a.dtype != object:
+            return a.astype(np.float64)
+        missing = np.frompyfunc(_is_missing, 1, 1)(a).astype(bool) if a.size else np.zeros(0, dtype=bool)
+        out = np.full(a.shape, np.nan)
+        out[~missing] = a[~missing].astype(np.float64)
+        return out
+
+    scores, labels, weights = prep.arrays()
+    s, y = floats(scores), floats(labels)
+    w = None if weights is None else floats(weights)
+    names = {"score": prep.score[0], "label": label, "weight": prep.weight, "score_type": score_type}
+    agg.check_contract(agg.contract_arrays(s, np.zeros(s.size), w), **names)
+    counts = agg.contract_arrays(s[final], y[final], None if w is None else w[final])
+    if int(counts["n"] or 0):
+        agg.check_contract(counts, **names)
+
+
+def _check_times_in_memory(prep: Any, periods: str, freq: str) -> None:
+    """:func:`_check_times` of an in-memory frame's (non-text) period column, in numpy: a column of
+    another type, numbers that are not epoch seconds, then missing values, in the same words."""
+    import narwhals as nw
+
+    from ..sources._arrow_numpy import series_to_numpy
+
+    dtype = prep.frame.schema[periods]
+    _check_time_dtype(dtype, periods, freq)
+    present = _present(prep.frame, periods)
+    if dtype.is_numeric():
+        col = prep.frame.nw.get_column(periods).cast(nw.Float64)
+        # not finite as the backend says it (a pandas NaN is null and not finite), a null never
+        odd = int((np.asarray(series_to_numpy(col.is_finite()), dtype=object) == False).sum())  # noqa: E712
+        t = np.asarray(series_to_numpy(col), dtype=np.float64)[present]
+        _refuse_times(periods, odd, float(np.abs(t).max()) if t.size else 0.0)
+    _refuse_times(periods, 0, 0.0, int((~present).sum()))
+
+
+def _refuse_csv_text_times(frame: Any, periods: str) -> None:
+    """A lazy frame over CSV files whose period column its engine read as zone-aware times, checked as
+    the memory route reads the same file: Arrow's reader keeps a column that mixes times with and without
+    a UTC offset as text, which the array form refuses (:func:`._time.parse_time_strings`); DuckDB and
+    Spark read such a mix as times (one without an offset as UTC: the same file, another answer) and Dask
+    refused it as "text that is not a date". The column's text is read a block at a time (Arrow, no
+    pandas) and cast as the array form casts it; when no one ISO 8601 form reads every block (times with
+    and without an offset) it is refused in the memory route's line (its rows counted over the files in
+    order, as the memory route reads them). A text that is no time is left to the engine (only Dask reads
+    one as a time column; it names the text)."""
+    import narwhals as nw
+    import pyarrow as pa
+
+    from .._files import expand
+    from ..sources._csv_text import text_blocks
+    from ._time import _STRING_TARGETS, _strings_problem
+
+    dtype = frame.schema[periods]
+    if not frame.lazy or frame.source == "frame" or not isinstance(dtype, nw.Datetime):
+        return
+    if dtype.time_zone is None:  # naive times: no text among them carried an offset
+        return
+    try:
+        files, kind = expand(frame.source)
+    except VeracityError:
+        return
+    if kind != "csv":
+        return
+
+    def reads(block: Any, unit: str, tz: str | None) -> bool:
+        try:
+            block.cast(pa.timestamp(unit, tz=tz))
+        except pa.ArrowInvalid:
+            return False
+        return True
+
+    targets, head, rows = list(_STRING_TARGETS), [], 0
+    try:
+        for block in text_blocks(files, periods):
+            targets = [t for t in targets if reads(block, *t)]
+            if rows < 100_000:  # what _strings_problem reads: the first 100,000 rows
+                head.append(block)
+                rows += len(block)
+    except (pa.ArrowInvalid, OSError):  # a file Arrow cannot read so: the engine's own words follow
+        return
+    if targets or not rows:
+        return
+    problem = _strings_problem(pa.concat_arrays(head))
+    if problem.startswith("has strings that are not ISO 8601 times"):  # Dask's text that is no time: its
+        return  # own line when its rows are parsed (pinned by tests/monitoring/test_monitor.py)
+    raise VeracityError(f"column {periods!r} (periods) must be dates or datetimes in one ISO 8601 form, "
+                        f"but it {problem}", param="periods")
+
+
 def _check_times(prep: Any, key: Any, periods: str) -> None:
     """One pass over the period keys: none missing, and numbers that can be epoch seconds
     (finite, at most 1e11 in size, as :func:`._time.to_utc_timestamps` refuses milli- and
@@ -900,15 +1038,22 @@ def _check_times(prep: Any, key: Any, periods: str) -> None:
         t = nw.col(prep.frame.ref(periods)).cast(nw.Float64)
         checks += [t.abs().max().alias("largest"), agg._flag(~t.is_finite()).sum().alias("odd")]
     missing, *numbers = agg.collect(prep.frame.nw.select(*checks)).rows()[0]
-    if numeric and (int(numbers[1] or 0) or float(numbers[0] or 0.0) > 1e11):
-        odd = int(numbers[1] or 0)
-        what = f"{odd} not finite" if odd else f"max |value| {float(numbers[0]):.3g}"
+    if numeric:
+        _refuse_times(periods, int(numbers[1] or 0), float(numbers[0] or 0.0))
+    _refuse_times(periods, 0, 0.0, int(missing or 0))
+
+
+def _refuse_times(periods: str, odd: int, largest: float, missing: int = 0) -> None:
+    """The period column's refusals: ``odd`` numbers not finite or the ``largest`` |value| over 1e11 (no
+    epoch seconds), then ``missing`` values."""
+    if odd or largest > 1e11:
+        what = f"{odd} not finite" if odd else f"max |value| {largest:.3g}"
         raise VeracityError(
             f"column {periods!r} (periods) holds numbers that are not epoch seconds ({what}); "
             "numbers are read as seconds since 1970-01-01 UTC: convert milli/nanoseconds to seconds or pass "
             "dates", param="periods")
-    if int(missing or 0):
-        raise VeracityError(f"column {periods!r} (periods) has {int(missing)} missing values; drop or fill them")
+    if missing:
+        raise VeracityError(f"column {periods!r} (periods) has {missing} missing values; drop or fill them")
 
 
 def _check_keys(prep: Any, key: Any, periods: str) -> None:
@@ -1003,8 +1148,11 @@ def _missing_labels_may_pend(active: bool, how: str) -> Iterator[None]:
 def _flags(prep: Any, mature: str) -> np.ndarray:
     """The boolean ``mature`` column of an in-memory frame, a missing flag read as False (not final: the row
     is pending), as the lazy route reads it (``fill_null(False)``); refused before on this route only."""
-    flags = np.asarray(prep.frame.nw.get_column(mature).fill_null(False).to_numpy())
-    return flags.astype(bool) if flags.dtype == object else flags
+    from ..sources._arrow_numpy import series_to_numpy
+
+    flags = np.asarray(series_to_numpy(prep.frame.nw.get_column(mature)))
+    # a null read by numpy, not by fill_null (a narwhals literal on an Arrow table imports pandas)
+    return np.where(_present(prep.frame, mature), flags, False).astype(bool)
 
 
 def _check_rows(prep: Any, working: Any, score_type: str, label: str) -> tuple[Any, Any, dict[str, Any]]:
@@ -1074,16 +1222,22 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
                            score_type=score_type, sample_weight=weights, level=level, min_count=min_count,
                            reference=reference, as_of=as_of, horizon=horizon)
         except VeracityError:  # the lazy forms' one-line error naming the column, when the rows break the contract
+            # in numpy, as the lazy forms count them (their narwhals literals on an Arrow table import pandas)
             if freq is not None:  # times first, as the array form reads them: text times in its words
                 _refuse_text_times(f, periods, freq)
+            final = np.ones(len(f.nw), dtype=bool) if mature is None else _flags(prep, mature)
+            if cutoff is not None:
+                final &= _final_rows(f, periods, cutoff)
             with _missing_labels_may_pend(pending_unmarked, "mature='column'"):
-                _check_rows(prep, _working(prep), score_type, label)
+                _check_rows_in_memory(prep, final, score_type, label)
             if freq is not None and not _is_text(f, periods):  # text times: read above, not refused as text
-                _check_times(prep, _period_key(prep, periods, freq), periods)
+                _check_times_in_memory(prep, periods, freq)
             raise
 
     m = check_bins(bins)
     edges = uniform_edges(m)
+    if freq is not None:  # a CSV's text times as the memory route reads them (a mix of offsets refused)
+        _refuse_csv_text_times(f, periods)
     key = _period_key(prep, periods, freq)
     working = _working(prep, key)
     if freq is not None:

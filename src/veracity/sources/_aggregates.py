@@ -287,6 +287,45 @@ def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, An
     return _combine_contract({name: row.get_column(name).to_list() for name in row.columns}, weighted)
 
 
+def contract_row(s: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, float]:
+    """The contract's aggregates of float64 rows ``_s, _y, _w`` (NaN where missing) in numpy, as
+    :func:`_contract_columns` counts them: counts and sums as floats, a min/max of no value NaN (an
+    in-memory frame's rows, see :func:`contract_arrays`; Dask's partitions make the same pass in
+    :mod:`._dask`, a copy tests/sources/test_sources_kernels_once.py lists)."""
+    s_ok = np.isfinite(s)
+    y_ok = (y == 0.0) | (y == 1.0)
+    w_ok = np.isfinite(w)
+    sf, wf = s[s_ok], w[w_ok]
+
+    def lo_hi(values: np.ndarray) -> tuple[float, float]:
+        return (float(values.min()), float(values.max())) if values.size else (np.nan, np.nan)
+
+    s_min, s_max = lo_hi(sf)
+    y_min, y_max = lo_hi(y[~y_ok & ~np.isnan(y)])
+    w_min, w_max = lo_hi(wf)
+    return {
+        "n": float(s.size), "s_miss": float(np.isnan(s).sum()), "s_inf": float(np.isinf(s).sum()),
+        "p_bad": float(((sf < 0.0) | (sf > 1.0)).sum()), "y_bad": float((~y_ok).sum()),
+        "w_bad": float((~w_ok).sum()), "w_neg": float((wf < 0.0).sum()), "w_sum": float(wf.sum()),
+        "y_sum": float(np.nansum(y)), "s_min": s_min, "y_min": y_min, "w_min": w_min,
+        # the smallest positive weight (the rescaling reads it)
+        "w_pos_min": lo_hi(wf[wf > 0.0])[0], "s_max": s_max, "y_max": y_max, "w_max": w_max,
+    }
+
+
+def contract_arrays(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str, Any]:
+    """:func:`contract_counts` of rows held as numpy arrays (float64, NaN where missing; ``w`` None:
+    unweighted): the same dict, counts as ints, a min/max of no value None. Nothing of narwhals: on an
+    Arrow table its literals and aggregates build ``pa.array``, which imports pandas (no dependency)."""
+    weighted = w is not None
+    row = contract_row(s, y, w if w is not None else np.ones(s.size))
+    out: dict[str, Any] = {}
+    for name, _, how in _contract_aggs(weighted):
+        v = row[name]
+        out[name] = int(v) if name in _COUNTS else (None if how != "sum" and math.isnan(v) else v)
+    return _combine_contract({f"_c_{k}": [v] for k, v in out.items()}, weighted)
+
+
 def missing_message(name: str, role: str | None, missing: int, infinite: int | None, n: int,
                     first_row: int | None = None) -> str:
     """The one wording of a column's missing (null/NaN) and infinite values on every route: the lazy

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Iterator
 from typing import Any
 
 #: the cell texts pyarrow's CSV reader takes as missing (its default ``null_values``)
@@ -120,6 +121,25 @@ def not_utf8_message(source: str, line: int, byte: int, file: str | None = None)
     where = source if file is None or os.path.abspath(file) == os.path.abspath(source) else f"{file} (in {source})"
     return (f"{where} is not UTF-8 text (byte 0x{byte:02x} on line {line}); re-save it as UTF-8, "
             "e.g. iconv -f latin1 -t utf-8")
+
+
+def text_blocks(files: list[str], column: str) -> Iterator[Any]:
+    """``column`` of the CSV ``files``, in order, as Arrow string arrays a block at a time: the text as
+    the memory engine's reader sees it (the file's delimiter, nothing converted). Each file is read to
+    its end (a streaming reader closed early may deadlock, see :func:`first_ragged_line`)."""
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from ._api import _delimiter
+
+    for f in files:
+        convert = pacsv.ConvertOptions(include_columns=[column], column_types={column: pa.string()})
+        reader = pacsv.open_csv(f, parse_options=pacsv.ParseOptions(delimiter=_delimiter(Path(f))),
+                                convert_options=convert)
+        for batch in reader:
+            yield batch.column(0)
 
 
 #: a column name no CSV header holds (a NUL byte): read as all-missing, so a parse keeps no values
