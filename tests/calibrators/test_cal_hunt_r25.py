@@ -150,7 +150,6 @@ def test_strict_isotonic_knots_stay_in_order_for_scores_one_ulp_apart():
 
 
 # -- outside this file's modules: the SQL export of a prior shift (veracity.export) ------------------------
-@pytest.mark.xfail(strict=True, reason="export._plan checks 1 - pi as well as pi: a rate of 1e-20 is refused")
 def test_sql_prior_shift_takes_a_rate_below_machine_epsilon():
     import sqlite3
 
@@ -161,7 +160,6 @@ def test_sql_prior_shift_takes_a_rate_below_machine_epsilon():
     assert got == pytest.approx(float(_shifted(np.array([0.2]), 1e-20, 0.5)[0]), rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="the SQL prior shift forms p(1 - o)n and (1 - p)o(1 - n), which underflow")
 def test_sql_prior_shift_same_tiny_prior_is_the_identity():
     import sqlite3
 

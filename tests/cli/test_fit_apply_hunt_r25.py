@@ -42,8 +42,6 @@ def test_fit_of_off_centre_logits_on_duckdb_finishes(cli, tmp_path):
     assert vc.load(tmp_path / "t.json").clamped_ == "upper"
 
 
-@pytest.mark.xfail(strict=True, reason="veracity.frames._fit's FrameBinaryObjective has no covariance of score and "
-                                       "label, so the lazy fit still calls off-centre logits 'reversed'")
 def test_fit_on_duckdb_calls_off_centre_logits_off_centre(cli, tmp_path):
     res = cli(["fit", _off_centre(tmp_path), "--method", "temperature", "--score", "s", "--label", "y",
                "--score-type", "logit", "--engine", "duckdb", "--out", tmp_path / "t.json"])

@@ -170,7 +170,7 @@ class _BinaryObjective:
         )
 
 
-def _off_centre(obj: _BinaryObjective, scale: float) -> tuple[str, float, float, float] | None:
+def _off_centre(obj: Any, scale: float) -> tuple[str, float, float, float] | None:
     r"""Why τ ran to its upper end when the binary logits are not reversed, or None when they are.
 
     :math:`f'(\beta \to 0^+) > 0` says the flat map (every p = 0.5) beats every positive temperature. That is
@@ -178,20 +178,26 @@ def _off_centre(obj: _BinaryObjective, scale: float) -> tuple[str, float, float,
     right way but sit on the wrong side of 0 (logits near +4 at a positive rate of 5 %: a model trained on
     down-sampled negatives), or are all equal: those are off-centre, and passing −s would be the wrong
     repair. Returns (how the scores go with the labels, the mean logit, the positive rate, its logit),
-    on the logits' own scale (``obj`` holds them divided by ``scale``)."""
-    s, y, w = obj.s, obj.y, obj.w
-    top = float(np.max(np.abs(s)))
-    u = s / top if top > 0.0 else s                   # the sign of a covariance; no square of 1e308
-    wt = np.ones_like(s) if w is None else w
-    total = float(wt.sum())
-    rate = float(np.dot(wt, y)) / total
-    cov = float(np.dot(wt, (u - float(np.dot(wt, u)) / total) * (y - rate)))
+    on the logits' own scale (``obj`` holds them divided by ``scale``). A lazy frame's objective
+    (``veracity.frames``) has no arrays: its ``centre()`` gives (the covariance's sign, whether every score
+    is equal, the mean logit on the logits' own scale, the positive rate) from its aggregates."""
+    if hasattr(obj, "centre"):
+        cov, equal, mean, rate = obj.centre()
+    else:
+        s, y, w = obj.s, obj.y, obj.w
+        top = float(np.max(np.abs(s)))
+        u = s / top if top > 0.0 else s                   # the sign of a covariance; no square of 1e308
+        wt = np.ones_like(s) if w is None else w
+        total = float(wt.sum())
+        rate = float(np.dot(wt, y)) / total
+        cov = float(np.dot(wt, (u - float(np.dot(wt, u)) / total) * (y - rate)))
+        equal = float(np.min(s)) == float(np.max(s))
+        with np.errstate(over="ignore"):
+            mean = float(np.dot(wt, u)) / total * top * scale
     if cov < 0.0:
         return None
-    how = ("every score is equal" if float(np.min(s)) == float(np.max(s)) else
+    how = ("every score is equal" if equal else
            "higher scores go with MORE positives" if cov > 0.0 else "the scores do not rank the labels")
-    with np.errstate(over="ignore"):
-        mean = float(np.dot(wt, u)) / total * top * scale
     with np.errstate(divide="ignore"):
         centre = float(np.log(rate) - np.log1p(-rate))
     return how, mean, rate, centre
@@ -499,8 +505,9 @@ class TemperatureScaling(Calibrator):
                     f"clamped at {hi:g}, which flattens every probability towards uniform. Check those rows' "
                     "scores, or fit without them"
                 )
-            # the rows' own arrays (a lazy frame's objective, veracity.frames, holds only its query)
-            off = _off_centre(obj, scale) if reversed_ and isinstance(obj, _BinaryObjective) else None
+            # the rows' own arrays, or a lazy frame's aggregates (its objective's centre(), veracity.frames)
+            binary = isinstance(obj, _BinaryObjective) or hasattr(obj, "centre")
+            off = _off_centre(obj, scale) if reversed_ and binary else None
             if off is not None:
                 return (
                     f"TemperatureScaling: the scores are off-centre, not reversed ({off[0]}): their mean "

@@ -17,6 +17,8 @@ standard ``ai.onnx`` operators (opset 17, IR version 8, which onnxruntime ≥ 1.
   the softmax of the shifted logits ``transform`` computes there: :meth:`_Graph.rescued`; the logits of
   :math:`z - r`, where a row's :math:`z_j - r` overflows those of :math:`z`, ``Where``); one-vs-rest
   renormalisation with ``ReduceSum`` and ``Where`` (a row summing to <= 0 becomes uniform);
+* a two-way choice (``inside``: the underflow-safe form of a binary prior shift) as ``Where`` of
+  ``GreaterOrEqual`` ``And`` ``LessOrEqual``;
 * a score ``transform`` refuses gives NaN, as the SQL gives NULL: NaN, a probability outside
   [0, 1] (±inf among them; a beta map's ranking score too), a logit or ranking score of ±inf;
   multiclass: a row with any such
@@ -119,6 +121,11 @@ class _Graph:
             if lo is not None:
                 return self.op("Max", [x, self.scalar(lo)])
             return self.op("Min", [x, self.scalar(hi)]) if hi is not None else x
+        if op == "inside":  # Where(lo <= a <= hi, then, else): NaN compares false, so it takes else
+            x = self.render(node[1])
+            cond = self.op("And", [self.op("GreaterOrEqual", [x, self.scalar(node[2])]),
+                                   self.op("LessOrEqual", [x, self.scalar(node[3])])])
+            return self.op("Where", [cond, self.render(node[4]), self.render(node[5])])
         if op == "piecewise":
             return self.piecewise(self.render(node[1]), np.asarray(node[2], dtype=np.float64), node[3], node[4])
         if op == "head":

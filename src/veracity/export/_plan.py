@@ -14,6 +14,7 @@ Nodes are tuples ``(op, *args)``:
   that overflows ±inf, or on an engine that raises instead (PostgreSQL) a value of magnitude about the
   largest double, which the head never reads (:class:`Rescue`);
 * ``("clip", a, lo, hi)`` — :func:`numpy.clip` with float bounds (either may be None);
+* ``("inside", a, lo, hi, then, else)`` — ``then`` where ``lo <= a <= hi``, else ``else`` (NaN: ``else``);
 * ``("piecewise", a, edges, side, pieces)`` — ``pieces[i]`` where ``i`` is
   ``searchsorted(edges, a, side)``: the number of edges ``<= a`` (``"right"``) or
   ``< a`` (``"left"``). A piece is ``("affine", slope, x0, y0)`` =
@@ -507,7 +508,11 @@ def _prior_vector(value: Any, name: str, k: int) -> np.ndarray:
     except (TypeError, ValueError):
         raise VeracityError(f"prior_shift {name} must be {want}, got {value!r}") from None
     if k == 2 and arr.size == 1:
-        arr = np.array([1.0 - arr[0], arr[0]])
+        # the rate itself is checked (as adjust_prior does): 1 − π rounds to 1 for π below ~1e-16, and a
+        # rate of 1e-20 is one strictly between 0 and 1
+        if not (np.isfinite(arr[0]) and 0.0 < arr[0] < 1.0):
+            raise VeracityError(f"prior_shift {name} must be {want}, got {value!r}")
+        return np.array([1.0 - arr[0], arr[0]])
     if arr.ndim != 1 or arr.size != k or not np.all(np.isfinite(arr)) or (arr <= 0).any() or (arr >= 1).any():
         raise VeracityError(f"prior_shift {name} must be {want}, got {value!r}")
     if abs(arr.sum() - 1.0) > 1e-9:
@@ -525,6 +530,76 @@ def _prior_width(prior_shift: Any) -> int:
     return size if size > 2 else 2
 
 
+#: the smallest normal double: a product below it has lost digits to underflow (or is 0)
+_NORMAL = float(np.finfo(np.float64).tiny)
+
+
+def _first_key(pred: Any, lo: int, hi: int) -> int:
+    """The smallest float key in (lo, hi] where ``pred`` (monotone, false at ``lo``, true at ``hi``) holds."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if pred(float(np.int64(mid).view(np.float64))):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _normal_range(o1: float, n1: float) -> tuple[float, float] | None:
+    r"""The probabilities :math:`p \in [0, 1]` where neither :math:`p(1-o)n` nor :math:`(1-p)o(1-n)` (as
+    ``adjust_prior`` forms them, left to right) falls below the smallest normal double: ``(lo, hi)``, or
+    None where no p has both. Each product is monotone in p (rounding is), so the set is an interval,
+    found by bisection on the doubles' bit patterns."""
+    with np.errstate(under="ignore"):
+        def num(p: float) -> bool:
+            return bool(np.float64(p) * (1.0 - o1) * n1 >= _NORMAL)
+
+        def rest(p: float) -> bool:  # true while (1 − p)·o·(1 − n) is still normal
+            return bool((1.0 - np.float64(p)) * o1 * (1.0 - n1) >= _NORMAL)
+
+        one = int(np.float64(1.0).view(np.int64))
+        if not num(1.0) or not rest(0.0):
+            return None
+        lo = 0.0 if num(0.0) else float(np.int64(_first_key(num, 0, one)).view(np.float64))
+        hi = 1.0 if rest(1.0) else float(np.int64(_first_key(lambda p: not rest(p), 0, one) - 1)
+                                           .view(np.float64))
+    if lo <= hi:
+        # no double lies between 0 and the least subnormal, nor between 1 − 2^-53 and 1; at p = 0 and 1
+        # both forms give p exactly (the other product is normal there)
+        return (0.0 if lo == 5e-324 else lo), (1.0 if hi == float(np.nextafter(1.0, 0.0)) else hi)
+    return None
+
+
+def _binary_shift(p: Node, o1: float, n1: float, score_type: str) -> Node:
+    r"""``adjust_prior`` of a binary probability: :math:`p(1-o)n / (p(1-o)n + (1-p)o(1-n))`, and, on the
+    probabilities where a product falls below the smallest normal double (:func:`_normal_range`; e.g.
+    old = new = 1e-16 turned p = 1e-310 into 0), its underflow-safe form: with :math:`a = (1-o)n`,
+    :math:`b = o(1-n)` and :math:`m = \max(a, b)`, :math:`pA / (pA + (1-p)B)`, :math:`A = a/m`,
+    :math:`B = b/m` (one of them 1), and p itself where that is 0/0. The branch is written only where
+    p can reach those probabilities, so the maps of ordinary calibrators keep their plain form."""
+    num = ("mul", ("mul", p, const(1.0 - o1)), const(n1))
+    rest = ("mul", ("mul", _sub(const(1.0), p), const(o1)), const(1.0 - n1))
+    plain: Node = ("div", num, ("add", num, rest))
+    bounds = _normal_range(o1, n1)
+    # the nonzero values p can take (a probability: |p| = p); at p = 0 and 1 both forms give p
+    lo_p, hi_p = _extent(p, "probability" if p[0] == "col" else score_type)
+    if bounds is not None and bounds[0] <= lo_p and hi_p <= bounds[1]:
+        return plain
+    with np.errstate(under="ignore"):
+        a, b = (1.0 - o1) * n1, o1 * (1.0 - n1)
+        m = max(a, b)
+        A, B = float(np.float64(a) / m), float(np.float64(b) / m)
+    top = ("mul", p, const(A))
+    safe: Node = ("div", top, ("add", top, ("mul", _sub(const(1.0), p), const(B))))
+    if B == 0.0:   # A = 1: pA + 0 is 0 only at p = 0, whose limit is p
+        safe = ("inside", p, 0.0, 0.0, p, safe)
+    elif A == 0.0:  # B = 1: 0 + (1 − p) is 0 only at p = 1
+        safe = ("inside", p, 1.0, 1.0, p, safe)
+    if bounds is None:
+        return safe
+    return ("inside", p, bounds[0], bounds[1], plain, safe)
+
+
 def _prior_shift(outputs: list[Node], prior_shift: Any, score_type: str = "probability") -> list[Node]:
     """``vc.adjust_prior`` on the outputs, with its formula and order of operations."""
     try:
@@ -537,11 +612,7 @@ def _prior_shift(outputs: list[Node], prior_shift: Any, score_type: str = "proba
     k = 2 if binary else len(outputs)
     o, nw = _prior_vector(old, "old", k), _prior_vector(new, "new", k)
     if binary:
-        p = outputs[0]
-        o1, n1 = float(o[1]), float(nw[1])
-        num = ("mul", ("mul", p, const(1.0 - o1)), const(n1))
-        rest = ("mul", ("mul", _sub(const(1.0), p), const(o1)), const(1.0 - n1))
-        return [("div", num, ("add", num, rest))]
+        return [_binary_shift(outputs[0], float(o[1]), float(nw[1]), score_type)]
     ratio = nw / o
     heads = {(out[1], id(out[2])) for out in outputs if out[0] == "head"}
     if len(heads) == 1 and len(outputs) == k and all(out[0] == "head" for out in outputs):

@@ -394,6 +394,11 @@ class _Builder:
                                                              expression=self.exp_(exp.Neg(this=self.p(z))))))
         if op == "clip":
             return self.clip(self.render(node[1]), node[2], node[3])
+        if op == "inside":  # CASE WHEN lo <= a AND a <= hi THEN .. ELSE .. END (NaN: ELSE)
+            x = self.p(self.render(node[1]))
+            cond = exp.And(this=exp.GTE(this=x, expression=self.num(node[2])),
+                           expression=exp.LTE(this=x.copy(), expression=self.num(node[3])))
+            return self.case([(cond, self.render(node[4]))], self.render(node[5]))
         if op == "piecewise":
             x = self.render(node[1])
             self._arg_tiny = extent(node[1], self.score_type)[0]

@@ -316,14 +316,42 @@ class FrameBinaryObjective:
         import narwhals as nw
 
         z = _logit_input(score_type)
-        self.lf = lf.select(_z=z, _m=(2.0 * nw.col("_y") - 1.0) * z, _w=nw.col("_w"))
-        zc = nw.col("_z")
-        row = _aggregate(self.lf, margin=("min", nw.col("_m")), **_scale_counts([zc]))
+        self.lf = lf.select(_z=z, _m=(2.0 * nw.col("_y") - 1.0) * z, _w=nw.col("_w"), _y=nw.col("_y"))
+        zc, w = nw.col("_z"), nw.col("_w")
+        self.total = summary["w"]
+        self.rate = summary["wy"] / self.total if self.total > 0.0 else 0.0
+        # what centre() reads, in the same pass: Σ w z, Σ w z (y − ȳ) (the sign of cov_w(z, y)), min z, max z
+        row = _aggregate(self.lf, margin=("min", nw.col("_m")), wz=("sum", w * zc),
+                         cov=("sum", w * zc * (nw.col("_y") - self.rate)), zmin=("min", zc), zmax=("max", zc),
+                         **_scale_counts([zc]))
         self.min_margin = float(row["margin"])
         self.queries = 1
         self.counts = _counts_of(row)
         self._extent, self.c = _extent(row), 1.0
-        self.total = summary["w"]
+        self._centre = (float(row["cov"] or 0.0), float(row["wz"] or 0.0),
+                        float(row["zmin"] or 0.0) == float(row["zmax"] or 0.0))
+
+    def centre(self) -> tuple[float, bool, float, float]:
+        r"""What the off-centre warning of ``TemperatureScaling`` reads (the array objective's rows give
+        it there): :math:`\sum w z (y - \bar y)` (its sign is that of :math:`\mathrm{cov}_w(z, y)`), whether
+        every logit is equal, the mean logit :math:`\sum w z / W` and the positive rate :math:`\bar y`, on the
+        logits' own scale. Counted with the first query; where a sum of logits near max-float overflows,
+        one more pass sums :math:`z / \max|z|` instead."""
+        import narwhals as nw
+
+        cov, wz, equal = self._centre
+        if equal:  # Σ w z (y − ȳ) = z Σ w (y − ȳ) = 0, whatever ȳ's rounding leaves of it
+            cov = 0.0
+        if not (math.isfinite(cov) and math.isfinite(wz)):
+            top = self.counts[3]
+            zc, w = nw.col("_z") / (top / self.c), nw.col("_w")   # the raw logits over their largest
+            row = _aggregate(self.lf, wz=("sum", w * zc), cov=("sum", w * zc * (nw.col("_y") - self.rate)))
+            self.queries += 1
+            cov, wz = float(row["cov"] or 0.0), float(row["wz"] or 0.0)
+            with np.errstate(over="ignore"):
+                wz = float(np.float64(wz) / self.total * top)
+            return cov, equal, wz, self.rate
+        return cov, equal, wz / self.total, self.rate
 
     def scale(self) -> float:
         """:func:`~veracity.calibrators._temperature.typical_scale` of z: the counts came with the first
