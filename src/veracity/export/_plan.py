@@ -534,22 +534,13 @@ def _prior_width(prior_shift: Any) -> int:
 _NORMAL = float(np.finfo(np.float64).tiny)
 
 
-def _first_key(pred: Any, lo: int, hi: int) -> int:
-    """The smallest float key in (lo, hi] where ``pred`` (monotone, false at ``lo``, true at ``hi``) holds."""
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if pred(float(np.int64(mid).view(np.float64))):
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 def _normal_range(o1: float, n1: float) -> tuple[float, float] | None:
     r"""The probabilities :math:`p \in [0, 1]` where neither :math:`p(1-o)n` nor :math:`(1-p)o(1-n)` (as
     ``adjust_prior`` forms them, left to right) falls below the smallest normal double: ``(lo, hi)``, or
     None where no p has both. Each product is monotone in p (rounding is), so the set is an interval,
     found by bisection on the doubles' bit patterns."""
+    from ._ranges import first_key as _first_key  # _ranges reads this module's Node
+
     with np.errstate(under="ignore"):
         def num(p: float) -> bool:
             return bool(np.float64(p) * (1.0 - o1) * n1 >= _NORMAL)

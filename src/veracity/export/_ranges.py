@@ -96,14 +96,20 @@ def first_double(pred: Any) -> float | None:
     top = int(np.float64(MAX_FLOAT).view(np.int64))
     if not pred(MAX_FLOAT):
         return None
-    lo, hi = 0, top                       # pred false at key lo (0.0), true at key hi
+    return float(np.int64(first_key(pred, 0, top)).view(np.float64))  # pred false at key 0 (0.0)
+
+
+def first_key(pred: Any, lo: int, hi: int) -> int:
+    """The smallest bit pattern (key) of a non-negative double in (lo, hi] where ``pred`` holds
+    (``pred`` monotone in the double, false at key ``lo``, true at key ``hi``): bisection on the keys,
+    which order non-negative doubles as their values."""
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if pred(float(np.int64(mid).view(np.float64))):
             hi = mid
         else:
             lo = mid
-    return float(np.int64(hi).view(np.float64))
+    return hi
 
 
 def limits(c: float, op: str) -> tuple[float | None, float | None]:
