@@ -211,7 +211,8 @@ def test_compare_models_verdict_with_too_few_resamples_reads_point_estimates() -
         assert "[" not in r.verdict  # no interval offered as the evidence
         assert any("too few" in note for note in r.notes)
     r = vc.compare_models({"a": p, "b": q}, y, n_resamples=40, random_state=0)
-    assert "point estimates" not in r.verdict and "DSC +0.0120 [" in r.verdict
+    # session 25: the verdict reads every difference as b - a, the table's orientation
+    assert "point estimates" not in r.verdict and "DSC -0.0120 [" in r.verdict
 
 
 # -- ConformalClassifier on one binary probability per row: binary label messages -------------------
