@@ -8,7 +8,6 @@ Each test names the defect a notebook reader saw (fixed in session 22).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,19 +19,7 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 pd = pytest.importorskip("pandas")
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "docs" / "notebooks"
-
-
-def _executed(name: str, tmp: Path) -> tuple[list, list]:
-    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp)}}).execute()
-    return ([c for c in nb.cells if c.cell_type == "code"],
-            [c.source for c in nb.cells if c.cell_type == "markdown"])
-
-
-def _data(cell) -> dict:
-    return [o for o in cell.outputs if o.output_type == "execute_result"][-1]["data"]
+from .conftest import executed as _executed, result_data as _data  # noqa: E402
 
 
 def _outside_text(html: str) -> str:

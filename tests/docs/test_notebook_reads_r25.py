@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 import re
-from pathlib import Path
 
 import pytest
 
@@ -22,19 +21,7 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
-NOTEBOOKS = Path(__file__).resolve().parents[2] / "docs" / "notebooks"
-
-
-def _executed(name: str, tmp: Path) -> tuple[list, list]:
-    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp)}}).execute()
-    return ([c for c in nb.cells if c.cell_type == "code"],
-            [c.source for c in nb.cells if c.cell_type == "markdown"])
-
-
-def _data(cell) -> dict:
-    return [o for o in cell.outputs if o.output_type == "execute_result"][-1]["data"]
+from .conftest import executed as _executed, result_data as _data  # noqa: E402
 
 
 def _html_rows(page: str) -> tuple[list[str], list[list[str]]]:
