@@ -100,3 +100,27 @@ def log_probs(W: np.ndarray, b: np.ndarray, Z: np.ndarray) -> np.ndarray:
 def nll(W: np.ndarray, b: np.ndarray, Z: np.ndarray, y: np.ndarray) -> float:
     """Mean negative log-likelihood of the labels under softmax(W z + b) (:func:`log_probs`)."""
     return float(-np.mean(log_probs(W, b, Z)[np.arange(y.size), y]))
+
+
+def exact_softmax(W: np.ndarray, b: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """softmax(W z + b) of the logits computed exactly (fractions), each difference to the row's largest
+    rounded once: the reference for transform() at huge offsets."""
+    import math
+    from fractions import Fraction
+
+    out = []
+    for z in rows.tolist():
+        L = [sum((Fraction(w) * Fraction(v) for w, v in zip(Wk, z)), Fraction(bk))
+             for Wk, bk in zip(W.tolist(), b.tolist())]
+        top = max(L)
+        e = [0.0 if top - v > 1000 else math.exp(float(v - top)) for v in L]
+        out.append(np.array(e) / sum(e))
+    return np.array(out)
+
+
+def with_map(kind: str, W: np.ndarray, b: np.ndarray):
+    """A fitted matrix/vector scaling (``kind``) on K = len(b) classes whose map is set to (W, b)."""
+    z, y = informative_logits(300, len(b))
+    cal = KINDS[kind](score_type="logit").fit(z, y)
+    cal.W_, cal.b_ = W, b
+    return cal

@@ -15,9 +15,7 @@
 
 from __future__ import annotations
 
-import math
 import warnings
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -26,7 +24,7 @@ from scipy.special import logsumexp, softmax
 
 import veracity as vc
 
-from .conftest import informative_logits, ranked_oracle
+from .conftest import exact_softmax as _exact_softmax, informative_logits, ranked_oracle, with_map as _with_map
 from .conftest import KINDS, fit_logits as _fit, log_probs as _log_probs, nll as _nll  # noqa: F401
 
 
@@ -113,26 +111,6 @@ def test_many_classes_far_fit_iterations(kind, case):
 
 
 # -- transform with a huge common offset ------------------------------------------------------------------
-
-def _exact_softmax(W: np.ndarray, b: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """softmax(W z + b) of the logits computed exactly (fractions), each difference to the row's largest
-    rounded once: the reference."""
-    out = []
-    for z in rows.tolist():
-        L = [sum((Fraction(w) * Fraction(v) for w, v in zip(Wk, z)), Fraction(bk))
-             for Wk, bk in zip(W.tolist(), b.tolist())]
-        top = max(L)
-        e = [0.0 if top - v > 1000 else math.exp(float(v - top)) for v in L]
-        out.append(np.array(e) / sum(e))
-    return np.array(out)
-
-
-def _with_map(kind: str, W: np.ndarray, b: np.ndarray):
-    z, y = informative_logits(300, 3)
-    cal = KINDS[kind](score_type="logit").fit(z, y)
-    cal.W_, cal.b_ = W, b
-    return cal
-
 
 EQUAL_SUMS = {  # rows of W with one exact sum (dyadic entries: the sums are exact)
     "matrix": np.array([[1.25, 0.5, -0.25], [0.125, 1.375, 0.0], [0.5, -0.75, 1.75]]),

@@ -10,13 +10,11 @@ the row's largest (the error bound of ``veracity.core._row_sums.reference_side``
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from .conftest import KINDS, informative_logits
+from .conftest import exact_softmax as _exact_softmax, with_map as _with_map
 
 B = np.array([0.3, -0.45, 0.1, 0.7])
 MAPS = {  # rows of W with one exact sum; the winners (classes 0 and 1 below) read columns 0 and 1 only
@@ -35,24 +33,6 @@ HI = [  # rows whose two largest entries are near-tied and far above the median
     [1e100, 1e100, 0.0, -5.0],
     [3e8 + 0.25, 3e8, -4e8, -4e8],
 ]
-
-
-def _exact_softmax(W: np.ndarray, b: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    out = []
-    for z in rows.tolist():
-        L = [sum((Fraction(w) * Fraction(v) for w, v in zip(Wk, z)), Fraction(bk))
-             for Wk, bk in zip(W.tolist(), b.tolist())]
-        top = max(L)
-        e = [0.0 if top - v > 1000 else math.exp(float(v - top)) for v in L]
-        out.append(np.array(e) / sum(e))
-    return np.array(out)
-
-
-def _with_map(kind: str, W: np.ndarray, b: np.ndarray):
-    z, y = informative_logits(300, 4)
-    cal = KINDS[kind](score_type="logit").fit(z, y)
-    cal.W_, cal.b_ = W, b
-    return cal
 
 
 @pytest.mark.parametrize("name", sorted(MAPS))
@@ -96,14 +76,7 @@ def test_a_partial_tie_of_row_sums_keeps_the_split_of_the_winners(name, offset):
     the probability, split by b and W d: W z + b rounded that split away at 1e12 and beyond."""
     kind, W = PARTIAL[name]
     b = B[:3]
-    cal = _with_map3(kind, W, b)
+    cal = _with_map(kind, W, b)
     rows = D3 + offset
     np.testing.assert_allclose(cal.transform(rows), _exact_softmax(W, b, rows), rtol=0, atol=1e-12,
                                err_msg=f"{name} {offset}")
-
-
-def _with_map3(kind: str, W: np.ndarray, b: np.ndarray):
-    z, y = informative_logits(300, 3)
-    cal = KINDS[kind](score_type="logit").fit(z, y)
-    cal.W_, cal.b_ = W, b
-    return cal
