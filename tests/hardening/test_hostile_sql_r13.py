@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 
 import numpy as np
@@ -193,20 +194,28 @@ def _each_refused(cal, x):
     return False
 
 
-def test_binary_exports_give_no_probability_where_transform_refuses(engine):
+@functools.cache
+def _binary_cases() -> list:
+    """(calibrator, scores, which transform() refuses, the ONNX model's outputs) of each binary case: fitted,
+    and run through ONNX Runtime, once for the three engines below (none of it depends on the engine)."""
     ort = pytest.importorskip("onnxruntime")
-    name_, conn = engine
     p, y = _binary_data()
     z = np.log(p / (1 - p))
     xs = [0.0, 1.0, 0.3, -0.1, 1.5, np.inf, -np.inf, -1e-300]
     cases = [(getattr(vc, k)().fit(p, y), xs) for k in BINARY]
     cases += [(vc.PlattScaling(score_type="logit").fit(z, y), [-0.1, 1.5, 40.0, np.inf, -np.inf]),
               (vc.TemperatureScaling(score_type="logit").fit(z, y), [-3.0, 2.0, np.inf, -np.inf])]
-    for cal, xs in cases:
-        refused = np.array([_each_refused(cal, x) for x in xs])
+    return [(cal, xs, np.array([_each_refused(cal, x) for x in xs]),
+             ort.InferenceSession(cal.to_onnx()).run(None, {"score": np.array(xs, dtype=float)})[0])
+            for cal, xs in cases]
+
+
+def test_binary_exports_give_no_probability_where_transform_refuses(engine):
+    pytest.importorskip("onnxruntime")
+    name_, conn = engine
+    for cal, xs, refused, onnx in _binary_cases():
         assert refused.any() and not refused.all()
         sql = [r[0] for r in _sql_values(name_, conn, cal.to_sql("s", dialect=name_), [(x,) for x in xs])]
-        onnx = ort.InferenceSession(cal.to_onnx()).run(None, {"score": np.array(xs, dtype=float)})[0]
         for x, bad, s, o in zip(xs, refused, sql, onnx):
             if bad:  # before: a number (-0.1 -> Platt 3.8e-17; 1.5 -> 1.0; +inf -> the last step)
                 assert s is None and np.isnan(o), (cal.name, name_, x, s, o)
@@ -216,19 +225,30 @@ def test_binary_exports_give_no_probability_where_transform_refuses(engine):
                 assert o == pytest.approx(want, abs=1e-12), (cal.name, x)
 
 
-def test_multiclass_exports_give_no_probability_where_transform_refuses(engine):
+_MULTI_ROWS = [[0.2, 0.3, 0.5], [0.5, 0.5, 0.5], [1.2, -0.1, -0.1], [np.inf, 0.0, 0.0],
+               [0.2, 0.3, 0.5 + 5e-6], [0.2, 0.3, 0.5 + 2e-6], [1.0, 0.0, 0.0]]
+
+
+@functools.cache
+def _multiclass_cases() -> list:
+    """(calibrator, which rows transform() refuses, the ONNX model's outputs) of each multiclass case, made
+    once for the three engines below (as :func:`_binary_cases`)."""
     ort = pytest.importorskip("onnxruntime")
-    name_, conn = engine
     P, y = _multi_data()
-    rows = [[0.2, 0.3, 0.5], [0.5, 0.5, 0.5], [1.2, -0.1, -0.1], [np.inf, 0.0, 0.0],
-            [0.2, 0.3, 0.5 + 5e-6], [0.2, 0.3, 0.5 + 2e-6], [1.0, 0.0, 0.0]]
+    rows = _MULTI_ROWS
     cals = [vc.TemperatureScaling().fit(P, y), vc.VectorScaling().fit(P, y), vc.MatrixScaling().fit(P, y),
             vc.PlattScaling().fit(P, y), vc.TemperatureScaling(score_type="logit").fit(2 * np.log(P), y)]
-    for cal in cals:
-        refused = np.array([_each_refused(cal, r) for r in rows])
+    return [(cal, np.array([_each_refused(cal, r) for r in rows]),
+             ort.InferenceSession(cal.to_onnx()).run(None, {"score": np.array(rows)})[0]) for cal in cals]
+
+
+def test_multiclass_exports_give_no_probability_where_transform_refuses(engine):
+    pytest.importorskip("onnxruntime")
+    name_, conn = engine
+    rows = _MULTI_ROWS
+    for cal, refused, onnx in _multiclass_cases():
         assert refused.any() and not refused.all()
         sql = _sql_values(name_, conn, cal.to_sql("s", dialect=name_), rows)
-        onnx = ort.InferenceSession(cal.to_onnx()).run(None, {"score": np.array(rows)})[0]
         for r, bad, s, o in zip(rows, refused, sql, onnx):
             if bad:  # before: [0.5, 0.5, 0.5] got a probability row from every route
                 assert all(v is None for v in s) and np.isnan(o).all(), (cal.name, name_, r, s, o)

@@ -79,16 +79,31 @@ def test_memory_sees_the_tiny_weights_bins_true_effective_size():
         assert row.ci_high == pytest.approx(float(hi[0]), rel=1e-9, abs=1e-12)
 
 
+_SEG = np.where(np.arange(N) % 3 == 0, "a", "b").astype(object)
+#: the two tables of the test below, loaded once per engine connection, each read by its three audits
+_TINY = {zeros: {"p": P, "y": Y, "w": _weights(zeros), "seg": _SEG} for zeros in (False, True)}
+#: (engine, id(connection), table) -> the connection (held, so that its id is not reused by another)
+_LOADED_HERE: dict[tuple[str, int, str], object] = {}
+
+
+def _load_once(name: str, conn, table: str, columns: dict[str, np.ndarray]) -> None:
+    """:func:`load` on the first call for this connection and table only (it was loaded by each of
+    the 18 tests: 6 times per engine)."""
+    if _LOADED_HERE.get((name, id(conn), table)) is not conn:
+        load(name, conn, table, columns)
+        _LOADED_HERE[(name, id(conn), table)] = conn
+
+
 @pytest.mark.parametrize("zeros", [False, True])
 @pytest.mark.parametrize("options", [{}, {"strategy": "quantile"}, {"by": "seg"}])
 def test_sql_rescales_tiny_weights_as_memory_does(engine, zeros, options):  # noqa: F811
     """Before: the pushdown rescaled by the largest weight alone: the tiny weights' bins got effective
     size 1 (their intervals and the MCE moved) where memory rescales them."""
     name, conn = engine
-    w = _weights(zeros)
-    seg = np.where(np.arange(N) % 3 == 0, "a", "b").astype(object)
-    load(name, conn, "tiny_routes", {"p": P, "y": Y, "w": w, "seg": seg})
-    got = vc.audit(conn, table="tiny_routes", score="p", label="y", sample_weight="w", min_count=1, **options)
+    w, seg = _weights(zeros), _SEG
+    table = f"tiny_routes_{int(zeros)}"
+    _load_once(name, conn, table, _TINY[zeros])
+    got = vc.audit(conn, table=table, score="p", label="y", sample_weight="w", min_count=1, **options)
     by = {"by": {"seg": seg}} if "by" in options else {}
     want = vc.audit(P, Y, sample_weight=w, min_count=1, **{**options, **by})
     _same(got, want)
