@@ -60,6 +60,7 @@ from ._corp import (corp_fit, corp_result, difference, overfit_bound, runs_of, s
 from ._delong import delong_covariance, delong_test, rank_model
 from ._inputs import Models, models_of
 from ._paired import Estimate, paired_losses
+from ._signs import signed, unneg
 from ._resample import PairedBootstrap, debiased_l1, ece_difference_interval, overfit_interval, sorted_bin_sums
 
 METRICS = ("brier", "log_loss", "ece", "auc")
@@ -433,12 +434,12 @@ def _sf(value: float) -> str:
     """A difference as the comparison prints it: signed, 4 decimals, and never "-0.0000" — a value that
     rounds to 0 (an interval's end a rounding error below 0) prints "+0.0000", as an exact 0 does; "-0.0000"
     beside a verdict of "the same" read as a difference."""
-    return fmt(_unneg(value), sign=True)
+    return signed(value)
 
 
 def _unneg(value: float) -> float:
-    """``value``, or 0.0 where it prints as -0.0000 at 4 decimals (:func:`_sf`)."""
-    return 0.0 if -5e-5 < value < 0 else value
+    """``value``, or 0.0 where it prints as -0.0000 at 4 decimals (:func:`_sf`; :func:`._signs.unneg`)."""
+    return unneg(value)
 
 
 def _fmt_p(p: float) -> str:
@@ -873,18 +874,24 @@ def compare_models(
     codes = np.fromiter(map(index.__getitem__, listed), dtype=np.int64, count=len(listed))
     order = np.argsort(codes, kind="stable")
     ends = np.cumsum(np.bincount(codes, minlength=len(ordered)))
-    for s, (key, text) in enumerate(zip(ordered, texts)):
-        rows = order[(ends[s - 1] if s else 0):ends[s]]
-        name = text
-        if rows.size < min_count:
+    sized = [order[(ends[s - 1] if s else 0):ends[s]] for s in range(len(ordered))]
+    # a slice below min_count costs its count only; the others are compared together (._slices: the
+    # slices without resamples in one vectorised pass, the rest one at a time)
+    tested = [s for s in range(len(ordered)) if sized[s].size >= min_count]
+    from ._slices import compare_slices
+
+    results = dict(zip(tested, compare_slices(models, [sized[s] for s in tested], **options)))
+    for s, name in enumerate(texts):
+        rows = sized[s]
+        if s not in results:
             too_small[name] = int(rows.size)
             continue
-        part = models.subset(rows)
-        try:
-            groups[name] = compare_of(part, **options)
-        except VeracityError as exc:
+        result = results[s]
+        if isinstance(result, VeracityError):
             count = f"{rows.size:,} row{'s' if rows.size != 1 else ''}"
-            notes.append(f"slice {name} ({count}) not compared: {exc}")
+            notes.append(f"slice {name} ({count}) not compared: {result}")
+        else:
+            groups[name] = result
     groups = _slice_readings(groups, level)
     from dataclasses import replace
 
@@ -922,37 +929,40 @@ def _slice_readings(groups: dict[str, ModelComparison], level: float) -> dict[st
     keys = list(groups)
     first = groups[keys[0]]
     pairs = first._pairs
+    # each (pair, difference)'s column of the p-value matrix, found by a dict look-up (thousands of slices)
+    col = {(a, b, metric): k * len(READ) + READ.index(metric)
+           for k, (a, b) in enumerate(pairs) for metric in READ}
     # p-values: slice x (pair, difference); a slice lacks none (every slice compares every pair and metric)
     p = np.full((len(keys), len(pairs) * len(READ)), np.nan)
     for s, key in enumerate(keys):
         g = groups[key]
         for r in g.rows:
-            p[s, pairs.index((r.model_a, r.model_b)) * len(READ) + READ.index(r.metric)] = r.p_value
+            p[s, col[(r.model_a, r.model_b, r.metric)]] = r.p_value
         for d in g.corp_differences:
-            base = pairs.index((d.model_a, d.model_b)) * len(READ)
-            p[s, base + READ.index("mcb")], p[s, base + READ.index("dsc")] = d.mcb_p, d.dsc_p
-    q = bh_qvalues(p)
+            p[s, col[(d.model_a, d.model_b, "mcb")]] = d.mcb_p
+            p[s, col[(d.model_a, d.model_b, "dsc")]] = d.dsc_p
+    q_all = bh_qvalues(p).tolist()
     out: dict[str, ModelComparison] = {}
     for s, key in enumerate(keys):
         g = groups[key]
-
-        def q_of(a: str, b: str, metric: str) -> float:
-            return float(q[s, pairs.index((a, b)) * len(READ) + READ.index(metric)])
-
-        rows = tuple(replace(r, q_value=q_of(r.model_a, r.model_b, r.metric),
-                             reading=_reading(r.metric, r.diff, q_of(r.model_a, r.model_b, r.metric), alpha))
-                     for r in g.rows)
-        diffs = tuple(replace(d, mcb_q=q_of(d.model_a, d.model_b, "mcb"),
-                              dsc_q=q_of(d.model_a, d.model_b, "dsc")) for d in g.corp_differences)
+        q_s = q_all[s]
+        rows = []
+        for r in g.rows:  # the row with its q-value and reading (a new frozen row, built directly)
+            q_r = q_s[col[(r.model_a, r.model_b, r.metric)]]
+            rows.append(ComparisonRow(r.model_a, r.model_b, r.metric, r.value_a, r.value_b, r.diff, r.ci_low,
+                                      r.ci_high, r.p_value, r.se, r.method, q_r,
+                                      _reading(r.metric, r.diff, q_r, alpha)))
+        diffs = tuple(replace(d, mcb_q=q_s[col[(d.model_a, d.model_b, "mcb")]],
+                              dsc_q=q_s[col[(d.model_a, d.model_b, "dsc")]]) for d in g.corp_differences)
         verdicts = []
         for k, (a, b) in enumerate(g._pairs):
             identical, few, few_rows = g.readings[k]
             pair = {r.metric: r for r in rows if (r.model_a, r.model_b) == (a, b)}
-            qs = {m: q_of(a, b, m) for m in READ}
+            qs = {m: q_s[col[(a, b, m)]] for m in READ}
             if not diffs:
                 verdicts.append(_auc_verdict(pair["auc"], identical, few_rows, qs["auc"], alpha))
                 continue
             verdicts.append(_verdict(diffs[k], pair["brier"], identical, few=few, few_rows=few_rows,
                                      auc=pair["auc"], q=qs, alpha=alpha))
-        out[key] = replace(g, rows=rows, corp_differences=diffs, verdicts=tuple(verdicts))
+        out[key] = replace(g, rows=tuple(rows), corp_differences=diffs, verdicts=tuple(verdicts))
     return out

@@ -68,6 +68,7 @@ from ..decisions._inputs import check_cost
 from ..honest._common import check_count, check_level, check_seed
 from ._compare import _fmt_p
 from ._inputs import check_score_type, models_of
+from ._signs import signed, unneg
 
 
 @dataclass(frozen=True)
@@ -119,8 +120,8 @@ class RealisedCost(Display):
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
         body = [[r.model, fmt(r.flagged), fmt(r.expected), fmt(r.realised),
-                 interval_cell(fmt(r.realised_low), fmt(r.realised_high)), fmt(r.gap, sign=True),
-                 interval_cell(fmt(r.ci_low, sign=True), fmt(r.ci_high, sign=True)),
+                 interval_cell(fmt(r.realised_low), fmt(r.realised_high)), signed(r.gap),
+                 interval_cell(signed(r.ci_low), signed(r.ci_high)),  # never "-0.0000" (._signs)
                  _fmt_p(r.p_value)] for r in self.rows]
         return (f"Expected vs realised cost per row at threshold {self.threshold:g} (flag p >= t; a false alarm "
                 f"costs {self.cost_fp:g}, a miss {self.cost_fn:g}; {self.n:,} row{'s' if self.n != 1 else ''}):\n"
@@ -137,8 +138,8 @@ class RealisedCost(Display):
         pct = f"{self.level * 100:g}%"
         records = [{"model": r.model, "flagged": r.flagged, "expected": r.expected, "realised": r.realised,
                     f"{pct} CI of realised": interval_cell(fmt(r.realised_low), fmt(r.realised_high)),
-                    "gap": r.gap,
-                    "ci_low": r.ci_low, "ci_high": r.ci_high, "p-value": _fmt_p(r.p_value),
+                    "gap": unneg(r.gap),
+                    "ci_low": unneg(r.ci_low), "ci_high": unneg(r.ci_high), "p-value": _fmt_p(r.p_value),
                     "method": r.method} for r in self.rows]
         parts = [html_kv(self._summary_items()), html_table(records, wide=True, signed=("gap", "ci_low")),
                  html_note(f"p-value of gap 0: {self._method_text()}"),

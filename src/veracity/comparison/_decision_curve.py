@@ -23,12 +23,13 @@ from typing import Any
 import numpy as np
 
 from ..core._display import Display, interval_cell
-from ..core._text import fmt, render_table, visible
+from ..core._text import render_table, visible
 from ..core._validation import VeracityError
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
 from ._inputs import check_score_type, models_of
 from ._paired import from_moments, no_spread, weight_sums
+from ._signs import signed, unneg_records
 
 #: the default thresholds: 0.01, 0.02, …, 0.99
 DEFAULT_THRESHOLDS = np.arange(1, 100) / 100.0
@@ -91,6 +92,11 @@ class DecisionCurve(Display):
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "prevalence": self.prevalence, "thresholds": int(self.thresholds.size)}
 
+    def _html_records(self) -> list[dict[str, Any]]:
+        """The notebook table's rows, a net benefit or an interval's end that rounds to 0 shown as 0 (as
+        printed)."""
+        return unneg_records(self._frame_records(), ("net_benefit", "ci_low", "ci_high"))
+
     def __str__(self) -> str:
         t = self.thresholds
         shown = np.arange(t.size) if t.size <= 12 else np.unique(
@@ -103,8 +109,8 @@ class DecisionCurve(Display):
         best = [" = ".join(m for m, v in zip(every, nb[:, k]) if v == top[k]) for k in range(t.size)]
 
         def cell(m: str, k: Any) -> str:  # no interval (one row carrying the weight): one "n/a", as the HTML
-            return (f"{fmt(self.net_benefit[m][k], sign=True)} "
-                    + interval_cell(fmt(self.ci_low[m][k], sign=True), fmt(self.ci_high[m][k], sign=True)))
+            return (f"{signed(self.net_benefit[m][k])} "  # never "-0.0000" (._signs)
+                    + interval_cell(signed(self.ci_low[m][k]), signed(self.ci_high[m][k])))
 
         body = [[f"{t[k]:.3f}", *(cell(m, k) for m in names), best[k]] for k in shown]
         pct = f"{self.level * 100:g}%"

@@ -33,6 +33,7 @@ from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
 from ._inputs import check_score_type, models_of
 from ._paired import from_moments, no_spread, weight_sums
+from ._signs import signed, unneg_records
 
 #: the default grid: 199 thresholds 0.005, 0.010, …, 0.995
 DEFAULT_THETA = np.linspace(0.0, 1.0, 201)[1:-1]
@@ -124,7 +125,8 @@ class MurphyDiagram(Display):
         single = len(self.differences) == 1
         signed = [f"{'' if single else f'{d.model_b} - {d.model_a} '}{c}" for d in self.differences
                   for c in ("diff", "ci_low", "ci_high")]
-        return html_result(self._title(), self._summary_items(), self._html_records(), str(self), signed=signed)
+        records = unneg_records(self._html_records(), signed)  # never "-0.0000", as printed
+        return html_result(self._title(), self._summary_items(), records, str(self), signed=signed)
 
     def __str__(self) -> str:
         names = list(self.elementary)
@@ -138,8 +140,7 @@ class MurphyDiagram(Display):
         for k in shown:
             row = [f"{self.theta[k]:.3f}", *(fmt(self.elementary[m][k]) for m in names)]
             if d is not None:
-                row += [fmt(d.diff[k], sign=True),
-                        interval_cell(fmt(d.ci_low[k], sign=True), fmt(d.ci_high[k], sign=True))]
+                row += [signed(d.diff[k]), interval_cell(signed(d.ci_low[k]), signed(d.ci_high[k]))]
             body.append(row)
         lines = [f"Murphy diagram: mean elementary score at threshold theta (a false alarm costs theta, a miss "
                  f"1 - theta; lower is better), {self.n:,} row{'s' if self.n != 1 else ''}, "
