@@ -138,7 +138,7 @@ def test_pos_label_with_unlabelled_pending_rows(backend, tmp_path):
         (None, {"periods": "ts", "freq": "M", "as_of": "2026-03-01", "horizon": "-3d"}, r"^horizon must be"),
         (None, {"periods": "ts", "freq": "M", "as_of": "soon", "horizon": 3}, r"^as_of must be a date"),
         (lambda d: d.assign(p=np.where(np.arange(len(d)) == 3, 1.5, d["p"])), {"periods": "segment"},
-         r"^column 'p' \(scores\) must hold probabilities in \[0, 1\]; 1 of 300"),
+         r"^column 'p' \(scores\) must be probabilities in \[0, 1\]; 1 of 300"),
         (lambda d: d.assign(y=np.where(np.arange(len(d)) == 3, 2, d["y"])), {"periods": "segment"},
          r"^column 'y' \(labels\) must be binary 0/1 \(or bool\); 1 of 300"),
         (lambda d: d.assign(ts=d["ts"].where(np.arange(len(d)) != 4)), {"periods": "ts", "freq": "M"},

@@ -86,7 +86,7 @@ def test_pos_label_and_bad_rows(backend, tmp_path):
     np.testing.assert_array_equal(got.fp, fp)
     (tmp_path / "bad").mkdir()
     bad = df.assign(p=np.where(np.arange(400) == 9, 1.7, df["p"]))
-    with pytest.raises(vc.VeracityError, match=r"^column 'p' \(scores\) must hold probabilities in \[0, 1\]; 1 of 400"):
+    with pytest.raises(vc.VeracityError, match=r"^column 'p' \(scores\) must be probabilities in \[0, 1\]; 1 of 400"):
         vc.threshold_table(make(backend, bad, tmp_path / "bad"), [0.5], score="p", label="y")
 
 

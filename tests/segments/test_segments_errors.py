@@ -89,7 +89,7 @@ def test_lazy_bad_scores_name_the_column():
 
     con = duckdb.connect()
     con.register("t", df)
-    with pytest.raises(vc.VeracityError, match=r"column 'p' \(scores\) must hold probabilities"):
+    with pytest.raises(vc.VeracityError, match=r"column 'p' \(scores\) must be probabilities"):
         vc.segments(con.sql("SELECT * FROM t"), score="p", label="y", features=["region"])
 
 

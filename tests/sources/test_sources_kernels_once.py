@@ -60,9 +60,6 @@ COPIES = {
 #: copies still held by packages outside the rows seam, and who moves them onto it
 KNOWN = {
     ("delayed/_ppi.py", "uniform edges (linspace)"): "quantile levels, not bin edges (a false match)",
-    ("sources/_dask.py", "contract counts"): "kept on purpose: the same counts as numpy per partition "
-                                             "(narwhals on a pandas partition measured 5-10x slower); "
-                                             "test_sources_equivalence checks them against the expressions",
 }
 
 

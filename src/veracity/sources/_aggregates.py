@@ -33,8 +33,8 @@ import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
 from ..core._keys import same_key
-from ..core._validation import (LOGIT_CHECK_MIN_ROWS, PROB_EPS, MissingLabels, VeracityError, out_of_range_hint,
-                               shown_number)
+from ..core._validation import (LOGIT_CHECK_MIN_ROWS, PROB_EPS, MissingLabels, VeracityError,
+                               not_probabilities, shown_number)
 
 #: rows per score range (one sort task) on Spark and Dask
 ROWS_PER_TASK = 2_000_000
@@ -290,8 +290,8 @@ def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, An
 def contract_row(s: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, float]:
     """The contract's aggregates of float64 rows ``_s, _y, _w`` (NaN where missing) in numpy, as
     :func:`_contract_columns` counts them: counts and sums as floats, a min/max of no value NaN (an
-    in-memory frame's rows, see :func:`contract_arrays`; Dask's partitions make the same pass in
-    :mod:`._dask`, a copy tests/sources/test_sources_kernels_once.py lists)."""
+    in-memory frame's rows, see :func:`contract_arrays`, and each Dask partition's, see
+    :func:`._dask.contract_counts`)."""
     s_ok = np.isfinite(s)
     y_ok = (y == 0.0) | (y == 1.0)
     w_ok = np.isfinite(w)
@@ -354,11 +354,9 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
     if int(c["s_miss"]) + int(c["s_inf"]):
         raise VeracityError(missing_message(score, "scores", int(c["s_miss"]), int(c["s_inf"]), n))
     if score_type == "probability" and int(c["p_bad"]):
-        lo, hi = float(c["s_min"]), float(c["s_max"])
-        raise VeracityError(
-            f"column {score!r} (scores) must hold probabilities in [0, 1]; {int(c['p_bad'])} of {n} are not "
-            f"(min={lo:.3g}, max={hi:.3g})", param="score_type", hint=out_of_range_hint(lo, hi), value="logit"
-        )
+        # the array form's one error (core._validation.not_probabilities), its subject the column
+        raise not_probabilities(f"column {score!r} (scores)", int(c["p_bad"]), n, float(c["s_min"]),
+                                float(c["s_max"]))
     if score_type == "logit" and n >= LOGIT_CHECK_MIN_ROWS:  # declared logits all in [0, 1]: as on arrays
         from ..core._validation import check_logit_range
 

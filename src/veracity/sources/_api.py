@@ -171,15 +171,18 @@ class _Prepared:
         #: the label column, or the 0/1 expression ``[label == pos_label]`` (without labels: 0, which the
         #: contract's checks of the scores and weights pass over)
         self.y: Any = self.frame.ref(label) if labelled else _no_labels()
+        #: the label column's value that ``pos_label`` names (None without ``pos_label``)
+        self.positive: Any = None
         if pos_label is not None:
-            from ._labels import positive_expr
+            from ._labels import is_positive, positive_value
 
             try:
-                self.y = positive_expr(self.frame.nw, self.frame.ref(label), pos_label, shown=label,
-                                       rows=self.rows)
+                self.positive = positive_value(self.frame.nw, self.frame.ref(label), pos_label, shown=label,
+                                               rows=self.rows)
             except VeracityError:  # an empty frame has no label values: say so, not that pos_label names none
                 self._refuse_no_rows()
                 raise
+            self.y = is_positive(self.frame.ref(label), self.positive)
 
     def _where(self) -> str:
         return "the frame" if self.frame.source == "frame" else self.frame.source
@@ -238,8 +241,18 @@ class _Prepared:
         cols = [self.numbers(c) for c in self.score]
         scores = cols[0] if len(cols) == 1 else np.column_stack(cols).astype(np.float64)
         labels = (None if self.label is None else self.numbers(self.label) if isinstance(self.y, str)
-                  else series_to_numpy(self.frame.nw.select(self.y.alias("_y")).get_column("_y")))
+                  else self._positive_labels())
         return scores, labels, None if self.weight is None else self.numbers(self.weight)
+
+    def _positive_labels(self) -> np.ndarray:
+        """The 0/1 labels ``[label == pos_label]``: an Arrow table's in numpy (narwhals' comparison
+        with a value imports pandas there, see :mod:`._labels`), any other frame's by the expression."""
+        from ._labels import positive_array
+
+        found = positive_array(self.frame.nw, self.frame.ref(self.label), self.positive)
+        if found is not None:
+            return found
+        return series_to_numpy(self.frame.nw.select(self.y.alias("_y")).get_column("_y"))
 
     def explain(self, score_type: str, error: VeracityError) -> VeracityError:
         """The contract's message naming the column, when the rows break the contract."""

@@ -131,24 +131,13 @@ def _lo_hi(values: np.ndarray) -> tuple[float, float]:
 
 
 def _contract_part(df: Any) -> Any:
+    """One partition's contract aggregates (:func:`._aggregates.contract_row`, the numpy pass an
+    in-memory frame's rows make too) as a one-row pandas frame."""
     import pandas as pd
 
-    s, y, w = _column(df, "_s"), _column(df, "_y"), _column(df, "_w")
-    s_ok = np.isfinite(s)
-    y_ok = (y == 0.0) | (y == 1.0)
-    w_ok = np.isfinite(w)
-    sf, wf = s[s_ok], w[w_ok]
-    s_min, s_max = _lo_hi(sf)
-    y_min, y_max = _lo_hi(y[~y_ok & ~np.isnan(y)])
-    w_min, w_max = _lo_hi(wf)
-    w_pos_min = _lo_hi(wf[wf > 0.0])[0]  # the smallest positive weight (the rescaling reads it)
-    row = {
-        "n": float(s.size), "s_miss": float(np.isnan(s).sum()), "s_inf": float(np.isinf(s).sum()),
-        "p_bad": float(((sf < 0.0) | (sf > 1.0)).sum()), "y_bad": float((~y_ok).sum()),
-        "w_bad": float((~w_ok).sum()), "w_neg": float((wf < 0.0).sum()), "w_sum": float(wf.sum()),
-        "y_sum": float(np.nansum(y)), "s_min": s_min, "y_min": y_min, "w_min": w_min,
-        "w_pos_min": w_pos_min, "s_max": s_max, "y_max": y_max, "w_max": w_max,
-    }
+    from ._aggregates import contract_row
+
+    row = contract_row(_column(df, "_s"), _column(df, "_y"), _column(df, "_w"))
     return pd.DataFrame({k: [v] for k, v in row.items()})
 
 

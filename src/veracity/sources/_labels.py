@@ -9,12 +9,18 @@ column. A text ``pos_label`` on a numeric or boolean column is read in the
 column's type (``"1"``, ``"true"``), as the command line's ``--pos-label`` passes it: on a
 boolean column only ``true``/``false`` and ``1``/``0`` (any case) name True/False, as in memory
 (``--engine memory``); ``"yes"`` is refused there, never read as True (the array form refuses it too).
+
+An in-memory Arrow table (a file read with ``--engine memory``) is read with ``pyarrow.compute`` and
+numpy instead (:func:`positive_array`): narwhals' aggregates, literals and comparisons with a value
+build a ``pa.array`` or ``pa.scalar`` there, which imports pandas (no dependency of veracity).
 """
 
 from __future__ import annotations
 
 import decimal
 from typing import Any
+
+import numpy as np
 
 from ..core._validation import VeracityError, check_pos_label
 from ._aggregates import _flag, collect
@@ -102,6 +108,9 @@ def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, li
     """
     import narwhals as nw
 
+    column = _arrow_column(frame, label) if rows is None else None
+    if column is not None:
+        return _arrow_label_values(column)
     x = frame if rows is None else frame.filter(rows)
     col = nw.col(label)
     is_missing = col.is_null()
@@ -117,16 +126,49 @@ def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, li
     return missing, distinct, values
 
 
-def positive_expr(frame: Any, label: str, pos_label: Any, *, shown: str | None = None,
-                  rows: Any = None) -> Any:
-    """The 0/1 label expression ``[label == pos_label]``, after the array form's checks.
+def _arrow_column(frame: Any, label: str) -> Any:
+    """The column ``label`` of an in-memory Arrow table (``frame``: a narwhals frame) when it holds
+    text, numbers or booleans (the types :mod:`._arrow_numpy` reads), else None."""
+    import sys
+
+    pa = sys.modules.get("pyarrow")
+    native = frame.to_native()
+    if pa is None or not isinstance(native, pa.Table):
+        return None
+    column = native.column(label)
+    kind = column.type
+    if (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)
+            or pa.types.is_floating(kind) or pa.types.is_boolean(kind)):
+        return column
+    return None
+
+
+def _arrow_label_values(column: Any) -> tuple[int, int, list[Any]]:
+    """:func:`label_values` of an Arrow column: nulls (and NaN) counted, distinct values (a null one
+    of them, as polars counts) and the first :data:`SHOWN` sorted ones, in ``pyarrow.compute``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    missing = column.null_count
+    if pa.types.is_floating(column.type):
+        missing += int(pc.sum(pc.is_nan(column)).as_py() or 0)
+    distinct = int(pc.count_distinct(column, mode="all").as_py() or 0)
+    values: list[Any] = []
+    if distinct and not missing:
+        unique = pc.unique(column).drop_null()
+        values = unique.take(pc.array_sort_indices(unique)).slice(0, SHOWN).to_pylist()
+    return missing, distinct, values
+
+
+def positive_value(frame: Any, label: str, pos_label: Any, *, shown: str | None = None,
+                   rows: Any = None) -> Any:
+    """The label column's value that ``pos_label`` names (in the column's own type), after the array
+    form's checks.
 
     ``shown`` is the user's column name (``label`` may be an internal name);
     ``rows`` (an expression) restricts the check to rows whose label counts
     (the monitor's mature rows).
     """
-    import narwhals as nw
-
     name = shown or label
     pos_label = check_pos_label(pos_label)  # one value (a list or an array: the array form's one line)
     if isinstance(pos_label, float) and pos_label != pos_label:
@@ -145,4 +187,29 @@ def positive_expr(frame: Any, label: str, pos_label: Any, *, shown: str | None =
     match = _matching(values, pos_label)
     if match is None:
         raise not_among(pos_label, name, values)
+    return match
+
+
+def is_positive(label: str, match: Any) -> Any:
+    """The 0/1 label expression ``[label == match]`` (1.0 or 0.0; a missing label 0.0)."""
+    import narwhals as nw
+
     return nw.when(nw.col(label) == nw.lit(match)).then(nw.lit(1.0)).otherwise(nw.lit(0.0))
+
+
+def positive_expr(frame: Any, label: str, pos_label: Any, *, shown: str | None = None,
+                  rows: Any = None) -> Any:
+    """The 0/1 label expression ``[label == pos_label]``, after the array form's checks
+    (:func:`positive_value`)."""
+    return is_positive(label, positive_value(frame, label, pos_label, shown=shown, rows=rows))
+
+
+def positive_array(frame: Any, label: str, match: Any) -> np.ndarray | None:
+    """``[label == match]`` as float64 numpy (what :func:`is_positive` gives) for an in-memory Arrow
+    table read here (see :func:`_arrow_column`), without importing pandas; None for any other frame."""
+    from ._arrow_numpy import to_numpy
+
+    column = _arrow_column(frame, label)
+    if column is None:
+        return None
+    return np.asarray(to_numpy(column) == match, dtype=np.float64)

@@ -475,18 +475,29 @@ def _text_numbers_hint(frame: Frame, col: str) -> str:
             "dd.from_pandas turns pandas Decimal values into text)")
 
 
+#: a number written as text, as ``pandas.to_numeric`` and a CSV reader read one (Python's ``float()``
+#: reads ``1_0`` too; no reader does): a sign, digits with one decimal point, an exponent; inf, infinity,
+#: nan in any case; spaces around it
+_NUMBER_TEXT = r"^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|(?i:inf|infinity|nan))\s*$"
+
+
 def _not_numbers(frame: Frame, col: str) -> list[str]:
     """The first :data:`_HINT_VALUES` values of an in-memory text column that are not numbers (one
-    vectorised parse, ``pandas.to_numeric``), or ``[]``: a column whose first rows are numbers and a
-    later one is not must not be told to cast."""
+    vectorised match of :data:`_NUMBER_TEXT`, ``pyarrow.compute``; pandas is not imported for an Arrow
+    table), or ``[]``: a column whose first rows are numbers and a later one is not must not be told
+    to cast."""
     try:
-        import pandas as pd
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
-        text = frame.nw.get_column(frame.ref(col)).drop_nulls().to_pandas().astype(str)
-        parsed = pd.to_numeric(text, errors="coerce")
-        bad = text[parsed.isna() & ~text.str.strip().str.lower().isin(["nan", "+nan", "-nan"])]
-        return [str(x) for x in bad.iloc[:_HINT_VALUES]]
-    except Exception:  # noqa: BLE001 - a column pandas cannot take: the first values tell
+        series = frame.nw.get_column(frame.ref(col)).drop_nulls()
+        if frame.backend == "pandas":  # an object column may hold other objects: their text
+            text = pa.array(series.to_native().astype(str).to_numpy(dtype=object), type=pa.string())
+        else:
+            text = pc.cast(series.to_arrow(), pa.string())
+        bad = pc.filter(text, pc.invert(pc.match_substring_regex(text, _NUMBER_TEXT)))
+        return [str(x) for x in bad.slice(0, _HINT_VALUES).to_pylist()]
+    except Exception:  # noqa: BLE001 - a column that cannot be read as text: the first values tell
         return []
 
 
@@ -510,15 +521,10 @@ def _refuse_empty_column(frame: Frame, col: str, role: str) -> None:
     """A column with no value at all (typed null, or text/object because nothing was there to type it:
     an empty CSV column, a pandas column of None) is refused as the contract refuses missing values on
     every backend — not by the type its reader guessed."""
-    import narwhals as nw
-
-    from ._aggregates import collect
-
     try:
-        n, present = collect(frame.nw.select(nw.len().alias("_n"), nw.col(frame.ref(col)).count().alias("_c"))).rows()[0]
+        n, present = _row_counts(frame, col)
     except Exception:  # noqa: BLE001 - a column the engine cannot count: the type error says what it is
         return
-    n, present = int(n or 0), int(present or 0)
     if n == 0 or present:
         return
     from ._aggregates import labels_message, missing_message
@@ -526,6 +532,22 @@ def _refuse_empty_column(frame: Frame, col: str, role: str) -> None:
     if role == "labels":
         raise MissingLabels(labels_message(col, n, n, "missing"))
     raise VeracityError(missing_message(col, role, n, 0 if role == "scores" else None, n))
+
+
+def _row_counts(frame: Frame, col: str) -> tuple[int, int]:
+    """``(rows, values present)`` of a column: an Arrow table's from its own length and null count
+    (narwhals' ``nw.len()`` there builds a ``pa.array``, which imports pandas), any other frame's in one
+    aggregate."""
+    if frame.backend == "pyarrow":
+        column = frame.nw.to_native().column(frame.ref(col))
+        return len(column), len(column) - column.null_count
+    import narwhals as nw
+
+    from ._aggregates import collect
+
+    counts = frame.nw.select(nw.len().alias("_n"), nw.col(frame.ref(col)).count().alias("_c"))
+    n, present = collect(counts).rows()[0]
+    return int(n or 0), int(present or 0)
 
 
 def intervals_as_durations(table: Any) -> Any:
