@@ -22,12 +22,27 @@ from .conftest import columns, expected, frame
 
 TOL = 1e-12
 
+#: each calibrator's text, written once per (calibrator, dialect, alias) for every test of the module:
+#: ``to_sql`` of one fitted calibrator is the same text on every call (the 1,000-knot tables take
+#: seconds to write in some dialects, and the engine, parse-back and shape tests all read them)
+_TEXTS: dict[tuple[int, str, str, str], str] = {}
+
+
+def _text(calibrators: dict, name: str, dialect: str, alias: str = "probability") -> str:
+    """``to_sql(cal, columns(col), dialect=dialect, prior_shift=prior, alias=alias)`` of the zoo's ``name``
+    (``cal.to_sql`` is that same call)."""
+    cal, col, prior = calibrators[name]
+    key = (id(calibrators), name, dialect, alias if col not in ("p", "s") else "")  # one output: no alias
+    if key not in _TEXTS:
+        _TEXTS[key] = to_sql(cal, columns(col), dialect=dialect, prior_shift=prior, alias=alias)
+    return _TEXTS[key]
+
 
 def _items(calibrators: dict, dialect: str) -> tuple[list[str], list[tuple[str, int]]]:
     """Select items (one per output column, named o<i>_<k>) and (name, width) per calibrator."""
     items, blocks = [], []
     for i, (name, (cal, col, prior)) in enumerate(calibrators.items()):
-        text = to_sql(cal, columns(col), dialect=dialect, prior_shift=prior, alias=f"o{i}")
+        text = _text(calibrators, name, dialect, alias=f"o{i}")
         width = 1 if col in ("p", "s") else len(columns(col))
         items.append(text if width > 1 else f'{text} AS "o{i}"' if dialect != "spark" else f"{text} AS `o{i}`")
         blocks.append((name, width))
@@ -211,7 +226,7 @@ def test_text_parses_back(calibrators, dialect):
     from sqlglot import exp
 
     for name, (cal, col, prior) in calibrators.items():
-        text = to_sql(cal, columns(col), dialect=dialect, prior_shift=prior)
+        text = _text(calibrators, name, dialect)
         assert text.startswith("/* veracity "), name
         if len(text) > 60_000:  # the long step tables (sqlglot's Python tokenizer reads ~1 MB/s)
             continue
@@ -309,7 +324,7 @@ def test_prior_shift_alone_is_the_seed_004_example():
 
 def test_large_step_table_uses_cells_and_several_comparisons(calibrators):
     """The 1,000-knot isotonic with knots a few ulps apart: several knots share a cell."""
-    text = calibrators["isotonic-1000-step"][0].to_sql("p", dialect="duckdb")
+    text = _text(calibrators, "isotonic-1000-step", "duckdb")  # its to_sql("p", dialect="duckdb")
     assert text.count("CASE WHEN") < 10      # an array lookup, not a 1,000-branch tree
     # DuckDB: one CASE chain over per-cell arrays, a comparison for each knot a cell may hold
     # (knots 2e-16 apart share a cell: 6 here) and the piece after it; never a nested tree;
@@ -317,9 +332,9 @@ def test_large_step_table_uses_cells_and_several_comparisons(calibrators):
     assert text.count("CASE WHEN") == 3 and text.count(" WHEN ") == 2 + 6
     assert text.count("TRY_CAST(") == 6 + 7 and "GREATEST" not in text  # the cell: one rounding cast
     assert text.count("(SELECT CAST('[") == 6 + 7  # each array one string the engine casts
-    postgres_text = calibrators["isotonic-1000-step"][0].to_sql("p", dialect="postgres")
+    postgres_text = _text(calibrators, "isotonic-1000-step", "postgres")
     assert postgres_text.count("CASE WHEN") < 20  # the other array dialects: the cell index
-    sqlite_text = calibrators["isotonic-1000-step"][0].to_sql("p", dialect="sqlite")
+    sqlite_text = _text(calibrators, "isotonic-1000-step", "sqlite")
     assert sqlite_text.count("CASE WHEN") > 900  # SQLite has no arrays: a balanced tree
 
 
@@ -328,9 +343,9 @@ def test_fraction_pieces_keep_the_array_lookup(calibrators):
     They are answered by their own interval test before the lookup; the rest stays a lookup,
     not a 1,000-leaf tree (which Spark's optimizer took ~20 s to plan); the numbers are checked
     on every engine by the conformance tests above."""
-    cal = calibrators["isotonic-1000-linear"][0]
     for dialect in ("duckdb", "postgres", "spark", "trino"):
-        text = cal.to_sql("p", dialect=dialect)
+        text = _text(calibrators, "isotonic-1000-linear", dialect)  # its to_sql("p", dialect=dialect)
         assert text.count("CASE WHEN") < 30, dialect
         assert text.count(" / ") >= 3, dialect  # the fraction pieces, (a - x0) / (x1 - x0)
-    assert cal.to_sql("p", dialect="sqlite").count("CASE WHEN") > 900  # no arrays: the tree
+    sqlite_text = _text(calibrators, "isotonic-1000-linear", "sqlite")
+    assert sqlite_text.count("CASE WHEN") > 900  # no arrays: the tree

@@ -152,11 +152,14 @@ class _Builder:
         v = float(v)
         if not np.isfinite(v):  # pragma: no cover - artifacts hold finite numbers (schema)
             raise VeracityError(f"cannot write the non-finite number {v!r} as SQL")
-        lit = exp.Literal.number(f"{abs(v):.16e}")
+        # the node Literal.number builds for a non-negative number, without its check of the sign (which
+        # parses the text as a Decimal after int() fails: most of the time to write a long array of doubles)
+        lit = exp.Literal(this=f"{abs(v):.16e}", is_string=False)
         return exp.Paren(this=exp.Neg(this=lit)) if np.signbit(v) and v != 0.0 else lit
 
     def int_(self, v: int) -> Any:
-        return self.exp.Literal.number(str(int(v)))
+        i = int(v)
+        return self.exp.Literal(this=str(i), is_string=False) if i >= 0 else self.exp.Literal.number(str(i))
 
     def col(self, k: int) -> Any:
         """The k-th input column, read as a double where the dialect would not (:data:`_CAST_INPUT`)."""
@@ -945,7 +948,9 @@ def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: st
             f"{MAX_TABLE_ENTRIES:,}; multiclass outputs repeat every class's map); export it to ONNX instead "
             "(to_onnx), or fit a map with fewer steps")
     exprs = [_Builder(d, names).output(node, p) for node in p.outputs]
-    if sum(len(list(e.find_all(sqlglot.exp.Subquery))) for e in exprs) > _MAX_HOISTED * len(exprs):
+    # only a hoisting dialect writes subqueries (:meth:`_Builder._array`): the others skip this walk
+    subqueries = sum(len(list(e.find_all(sqlglot.exp.Subquery))) for e in exprs) if d in _HOIST else 0
+    if subqueries > _MAX_HOISTED * len(exprs):
         exprs = [_Builder(d, names, hoist=False).output(node, p) for node in p.outputs]
     # the trees are built for this one text: written without the defensive copy of the whole tree
     write = lambda e: e.sql(dialect=d, unsupported_level=sqlglot.ErrorLevel.RAISE, copy=False)  # noqa: E731
@@ -954,5 +959,5 @@ def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: st
         return comment + write(exprs[0])
     if not isinstance(alias, str) or not alias or any(not ch.isprintable() for ch in alias):
         raise VeracityError(f"alias must be a plain output-column prefix, got {alias!r}")
-    aliased = [sqlglot.exp.alias_(e, f"{alias}_{k}", quoted=True) for k, e in enumerate(exprs)]
+    aliased = [sqlglot.exp.alias_(e, f"{alias}_{k}", quoted=True, copy=False) for k, e in enumerate(exprs)]
     return comment + ",\n".join(write(e) for e in aliased)
