@@ -110,7 +110,8 @@ def _flat(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def fmt_cell(v: Any) -> str:
-    """A cell as text: floats with 4 decimals, whole numbers with separators, NaN/None 'n/a'."""
+    """A cell as text: floats with 4 decimals (a value that rounds to zero prints ``0.0000``, never
+    ``-0.0000``), whole numbers with separators, NaN/None 'n/a'."""
     if v is None:
         return "n/a"
     if isinstance(v, bool):
@@ -124,7 +125,8 @@ def fmt_cell(v: Any) -> str:
             return "inf" if v > 0 else "-inf"
         if abs(v) >= 1000:
             return f"{v:,.0f}" if v.is_integer() else f"{v:,.1f}"
-        return f"{v + 0.0:.4f}"  # + 0.0: -0.0 prints as 0.0000
+        text = f"{v:.4f}"
+        return "0.0000" if text == "-0.0000" else text  # -0.0 and -1e-12 alike: no sign on a printed zero
     return str(v)
 
 
