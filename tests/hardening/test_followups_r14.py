@@ -15,17 +15,11 @@ from scipy.stats import norm
 import veracity as vc
 from veracity.decisions import conformal_quantile
 
+from ..sql.conftest import insert_rows
+
 N = 300
 SAME_INDEX = "pandas objects with different indexes"
 
-
-def _insert_rows(con, insert: str, row: str, rows: list) -> None:
-    """``con.executemany(insert + row, rows)`` on SQLite; on DuckDB the same rows, bound the same way, in one
-    multi-row INSERT (DuckDB runs an executemany one statement per row: ~1 ms of CPU each)."""
-    if isinstance(con, sqlite3.Connection):
-        con.executemany(f"{insert} {row}", rows)
-    else:
-        con.execute(f"{insert} {', '.join([row] * len(rows))}", [v for r in rows for v in r])
 
 
 def _rows(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -116,9 +110,9 @@ def test_cli_table_schema_dot_name_duckdb(cli, tmp_path):
     con = duckdb.connect(str(path))
     con.execute("CREATE SCHEMA s")
     con.execute("CREATE TABLE s.t (p DOUBLE, y BIGINT)")
-    _insert_rows(con, "INSERT INTO s.t VALUES", "(?, ?)", list(zip(p.tolist(), y.tolist())))
+    insert_rows(con, "INSERT INTO s.t VALUES", "(?, ?)", list(zip(p.tolist(), y.tolist())))
     con.execute('CREATE TABLE "d.t" (p DOUBLE, y BIGINT)')  # a table whose name holds a dot is read first
-    _insert_rows(con, 'INSERT INTO "d.t" VALUES', "(?, ?)", list(zip(p[:100].tolist(), y[:100].tolist())))
+    insert_rows(con, 'INSERT INTO "d.t" VALUES', "(?, ?)", list(zip(p[:100].tolist(), y[:100].tolist())))
     con.close()
     url = f"duckdb:///{path}"
     doc = _audit_json(cli, url, "s.t")

@@ -29,18 +29,10 @@ import pytest
 
 import veracity as vc
 
-from ..sql.conftest import engine, load, pg_conn, pg_uri  # noqa: F401 - the live engines' fixtures
+from ..sql.conftest import engine, insert_rows, load, pg_conn, pg_uri  # noqa: F401 - the live engines' fixtures
 
 duckdb = pytest.importorskip("duckdb")
 
-
-def _insert_rows(con, insert: str, row: str, rows: list) -> None:
-    """``con.executemany(insert + row, rows)`` on SQLite; on DuckDB the same rows, bound the same way, in one
-    multi-row INSERT (DuckDB runs an executemany one statement per row: ~1 ms of CPU each)."""
-    if isinstance(con, sqlite3.Connection):
-        con.executemany(f"{insert} {row}", rows)
-    else:
-        con.execute(f"{insert} {', '.join([row] * len(rows))}", [v for r in rows for v in r])
 
 
 # -- long values in the label messages ---------------------------------------------------------------
@@ -165,7 +157,7 @@ def test_a_capped_by_of_bytes_or_intervals_is_the_array_forms_slices(request, mo
         with con.cursor() as cur:
             cur.executemany("INSERT INTO r14_keys VALUES (%s, %s, %s)", rows)
     else:
-        _insert_rows(con, "INSERT INTO r14_keys VALUES", "(?, ?, ?)", rows)
+        insert_rows(con, "INSERT INTO r14_keys VALUES", "(?, ?, ?)", rows)
     got = vc.audit(con, table="r14_keys", score="p", label="y", by="g", bins=1, max_groups=3, min_count=1)
     assert bool(counted) == (keys > 4)
     # the keys sort as the integers they were made from: the array form sliced by those integers
@@ -314,7 +306,7 @@ def test_a_capped_by_of_text_holding_nul_is_sliced_as_without_it(monkeypatch, na
     text = {0: "\x00", 1: "a\x00b"}
     rows = [(float(rng.uniform()), int(rng.uniform() < 0.5), text.get(int(i), f"k{int(i):02d}")) for i in k]
     con.execute("CREATE TABLE t (p DOUBLE, y INTEGER, g VARCHAR, g1 VARCHAR)")
-    _insert_rows(con, "INSERT INTO t VALUES", "(?, ?, ?, ?)", [(p, y, g, g.replace("\x00", "\x01")) for p, y, g in rows])
+    insert_rows(con, "INSERT INTO t VALUES", "(?, ?, ?, ?)", [(p, y, g, g.replace("\x00", "\x01")) for p, y, g in rows])
     counted = _spy_on_the_cap(monkeypatch)
     got = vc.audit(con, table="t", score="p", label="y", by="g", bins=1, max_groups=3, min_count=1)
     assert bool(counted) == (keys > 4)
@@ -343,7 +335,7 @@ def test_a_duckdb_by_of_nanoseconds_keeps_every_key(column, text, cap):
     rows = [(float(rng.uniform()), int(rng.uniform() < 0.5), text.format(i % 5), i % 5) for i in range(100)]
     con = duckdb.connect()
     con.execute(f"CREATE TABLE t (p DOUBLE, y INTEGER, g {column}, k INTEGER)")
-    _insert_rows(con, "INSERT INTO t VALUES", f"(?, ?, CAST(? AS {column}), ?)", rows)
+    insert_rows(con, "INSERT INTO t VALUES", f"(?, ?, CAST(? AS {column}), ?)", rows)
     got = vc.audit(con, table="t", score="p", label="y", by="g", max_groups=cap, min_count=1)
     want = vc.audit(con, table="t", score="p", label="y", by="k", max_groups=cap, min_count=1)
     assert len(got.groups) == len(want.groups) == (5 if cap is None else 2)

@@ -68,6 +68,15 @@ def _py(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
 
 
+def insert_rows(con: Any, insert: str, row: str, rows: list) -> None:
+    """``con.executemany(insert + row, rows)`` on SQLite; on DuckDB the same rows, bound the same way, in one
+    multi-row INSERT (DuckDB runs an executemany one statement per row: ~1 ms of CPU each)."""
+    if isinstance(con, sqlite3.Connection):
+        con.executemany(f"{insert} {row}", rows)
+    else:
+        con.execute(f"{insert} {', '.join([row] * len(rows))}", [v for r in rows for v in r])
+
+
 _LOADED: dict[tuple[int, str], int] = {}
 
 
