@@ -6,8 +6,10 @@ the final rows only: a pending row's label may be missing or anything. When a fi
 With ``--engine duckdb`` the command line located the first offending row in FILE (", first at data row
 k"); in memory, where the command line cannot tell which rows are final, the line named no row. The
 in-memory frame form now names the first final row whose label is refused (never a pending one), so the
-two routes give the same line. The array form's error named a position among the final rows ("first at
-flat index 2" of the picked rows): it now names the row of the caller's arrays.
+two routes give the same line; the DuckDB route's pass over FILE looks among the final rows only
+(it named the first bad label of any row, a pending one too). The array form's error named a position
+among the final rows ("first at flat index 2" of the picked rows): it now names the row of the caller's
+arrays.
 
 Oracles: the final rows from their definition, ``time + horizon <= as_of`` (numpy datetimes), and the
 offending rows from the labels written to the file.
@@ -89,14 +91,17 @@ def test_memory_names_the_final_row_not_a_pending_one(tmp_path, cli, refused, ba
     refused(result, rf"column 'y' \(labels\) must be binary 0/1 .*, first at data row {k};")
 
 
-@pytest.mark.xfail(strict=True, reason="cli/_bad_rows.py locate (not this change's file): the lazy route "
-                                      "finds the first bad label in FILE over every row, a pending one "
-                                      "included, so it names a pending row (whose label may be missing)")
-def test_duckdb_names_the_final_row_not_a_pending_one(tmp_path, cli, refused) -> None:
-    lines, final, refused_rows = table("", pending_first=True)
+@pytest.mark.parametrize("bad", ["2", ""], ids=["label-2", "missing-label"])
+@pytest.mark.parametrize("flag", sorted(FLAGS))
+def test_duckdb_names_the_final_row_not_a_pending_one(tmp_path, cli, refused, bad: str, flag: str) -> None:
+    """Before: cli/_bad_rows.py's locate found the first bad label in FILE over every row, a pending one
+    included, so it named a pending row (whose label may be missing or anything)."""
+    lines, final, refused_rows = table(bad, pending_first=True)
     k = int(np.flatnonzero(refused_rows)[0]) + 1
-    result = cli(scan(write(tmp_path, lines), "duckdb", FLAGS["as-of"]))
+    path = write(tmp_path, lines)
+    result = cli(scan(path, "duckdb", FLAGS[flag]))
     refused(result, rf"column 'y' \(labels\) must be binary 0/1 .*, first at data row {k};")
+    assert result.err == cli(scan(path, "memory", FLAGS[flag])).err
 
 
 def test_the_frame_form_carries_the_rows(tmp_path) -> None:

@@ -8,8 +8,8 @@
 * US dates (``01/02/2024``) in ``monitor scan --time``: in memory "must be dates or datetimes in one ISO
   8601 form, but it has strings that are not ISO 8601 times (row 0: '01/01/2024'); use e.g. ...";
   DuckDB and Spark said "is String; with --freq it must hold ... (cast it first, ...)"; Dask reads them as
-  month/day. Those checks live in veracity.monitoring and veracity.cli (not this change's files): the
-  DuckDB test passes with the monitoring package's round-26 change, a strict xfail documents Dask's.
+  month/day. Those checks live in veracity.monitoring and veracity.cli: the DuckDB test passes with the
+  monitoring package's round-26 change, Dask's with the command line's (it parses the text as memory does).
 """
 
 import numpy as np
@@ -53,10 +53,8 @@ def test_a_probability_above_one_is_said_alike(out_of_range, cli, refused, engin
     assert "column 'p' (scores) " + said in lazy.err
 
 
-@pytest.mark.xfail(strict=True, reason="cli/_rows.py (not this change's file): _refuse_out_of_range passes "
-                                      "the subject 'scores', not \"column 'p' (scores)\", to "
-                                      "not_probabilities")
 def test_the_memory_route_names_the_column(out_of_range, cli) -> None:
+    """Before: memory's subject was "scores" (cli/_rows.py), the lazy routes' "column 'p' (scores)"."""
     path, _ = out_of_range
     assert _audit(cli, path, "memory").err == _audit(cli, path, "duckdb").err
 
@@ -95,8 +93,9 @@ def test_us_dates_on_duckdb_are_said_as_in_memory(us_dates, cli, refused) -> Non
     assert NOT_ISO in lazy.err, lazy.err
 
 
-@pytest.mark.xfail(strict=True, reason="cli/_monitor.py (not this change's file): _dask_times parses the "
-                                      "text with pandas.to_datetime, which reads 01/02/2024 as January 2")
 def test_us_dates_on_dask_are_refused_as_in_memory(us_dates, cli) -> None:
+    """Before: cli/_monitor.py's _dask_times parsed the text with pandas.to_datetime, which reads
+    01/02/2024 as January 2 (a scan over the wrong months, no word said)."""
     lazy = _scan(cli, us_dates, "dask")
     assert lazy.code == 2 and "ISO 8601" in lazy.err, (lazy.code, lazy.err[-300:])
+    assert NOT_ISO in lazy.err and lazy.err == _scan(cli, us_dates, "memory").err

@@ -10,6 +10,7 @@ import argparse
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -206,10 +207,11 @@ def not_binary(labels: np.ndarray) -> np.ndarray | None:
 
 
 def locate(exc: VeracityError, path: str, scores: list[str], args: argparse.Namespace,
-           role: tuple[str, str] | None = None) -> VeracityError:
+           role: tuple[str, str] | None = None, final: FinalRows | None = None) -> VeracityError:
     """A lazy engine's error about the rows ("1 of 300 are not", counted where the rows live) with the first
     offending row's data row in FILE, as ``--engine memory`` names it: found by one pass over the needed
-    columns of the file, a block at a time (the rows of ``role``'s column equal to its role only). A glob
+    columns of the file, a block at a time (the rows of ``role``'s column equal to its role only; for an
+    error about the labels, the rows ``final`` keeps only: a pending row's label may be anything). A glob
     or a folder (a row of which file?), a file that pass cannot read, or an error about no one row
     (a weight sum of 0): ``exc`` unchanged."""
     if "data row" in exc.message:
@@ -218,13 +220,62 @@ def locate(exc: VeracityError, path: str, scores: list[str], args: argparse.Name
     label, weight = getattr(args, "label", None), getattr(args, "weight", None)
     try:
         test = _lazy_test(message, scores, label, weight, getattr(args, "pos_label", None) is not None)
+        keep = final if final is not None and "(labels)" in message else None
         row = None if test is None else first_row_in_file(
-            path, [*scores, *(c for c in (label, weight, role[0] if role else None) if c)], test, role)
+            path, [*scores, *(c for c in (label, weight, role[0] if role else None) if c),
+                   *(keep.columns if keep else ())], test, role, keep=keep)
     except Exception:  # noqa: BLE001  (naming the row is a courtesy; the error stands without it)
         row = None
     if row is None:
         return exc
     return VeracityError(_after_count(message, f", first at data row {row}"), exc.param, exc.hint, value=exc.value)
+
+
+@dataclass(frozen=True)
+class FinalRows:
+    """The rows of ``monitor scan`` whose label is final, as a test of a block of FILE (a record batch):
+    the ``mature`` column true (a missing flag: pending), or, with ``as_of`` and ``horizon``, the rows
+    whose ``time`` satisfies ``time + horizon <= as_of`` (:func:`veracity.label_maturity`, which reads
+    the times as the memory route reads them; a missing time: pending)."""
+
+    time: str | None = None
+    as_of: str | None = None
+    horizon: str | None = None
+    mature: str | None = None
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The columns the test reads."""
+        return (self.mature,) if self.mature else (self.time,) if self.time else ()
+
+    def __call__(self, batch: Any) -> np.ndarray:
+        """True for the block's rows whose label is final."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from ..monitoring import label_maturity
+
+        if self.mature:
+            flags = pc.fill_null(pc.cast(batch.column(self.mature), pa.bool_()), False)
+            return np.asarray(flags.to_numpy(zero_copy_only=False), dtype=bool)
+        col = batch.column(self.time)
+        present = np.asarray(pc.invert(pc.is_null(col, nan_is_null=True)).to_numpy(zero_copy_only=False),
+                             dtype=bool)
+        final = np.zeros(batch.num_rows, dtype=bool)
+        if present.any():
+            times = col.filter(pa.array(present)).to_numpy(zero_copy_only=False)
+            final[present] = label_maturity(times, self.as_of, self.horizon)
+        return final
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> FinalRows | None:
+        """The final rows ``monitor scan``'s flags name (``--mature COL``, or ``--time`` with ``--as-of``
+        and ``--horizon``); None: every row's label counts."""
+        if getattr(args, "mature", None):
+            return cls(mature=args.mature)
+        if getattr(args, "as_of", None) is not None and getattr(args, "time", None):
+            return cls(time=args.time, as_of=args.as_of, horizon=args.horizon)
+        return None
 
 
 def _lazy_test(message: str, scores: list[str], label: str | None, weight: str | None,
@@ -257,10 +308,12 @@ def _lazy_test(message: str, scores: list[str], label: str | None, weight: str |
 
 
 def first_row_in_file(path: str, columns: list[str], test: Callable[[dict[str, np.ndarray]], np.ndarray] | None,
-                      role: tuple[str, str] | None = None, *, missing: str | None = None) -> int | None:
+                      role: tuple[str, str] | None = None, *, missing: str | None = None,
+                      keep: FinalRows | None = None) -> int | None:
     """The data row (counted from 1, the header not counted) of the first row of the one file ``path``
-    where ``test`` holds (of the rows whose ``role[0]`` column, read as text, equals ``role[1]``), read a
-    block at a time, only ``columns`` (each read as floats, NaN where missing or not a number);
+    where ``test`` holds (of the rows whose ``role[0]`` column, read as text, equals ``role[1]``, and that
+    ``keep`` keeps), read a block at a time, only ``columns`` (each read as floats, NaN where missing or
+    not a number; ``keep`` reads its columns as the file holds them);
     ``missing``: instead the first row where that column is missing (null or NaN). None when no row is
     found, or for a glob or a folder."""
     import pyarrow as pa
@@ -286,6 +339,8 @@ def first_row_in_file(path: str, columns: list[str], test: Callable[[dict[str, n
         if role is not None:
             texts = pc.cast(batch.column(role[0]), pa.string()).to_numpy(zero_copy_only=False)
             hit &= np.asarray(texts == role[1], dtype=bool)
+        if keep is not None:
+            hit &= keep(batch)
         if hit.any():
             return seen + int(np.argmax(hit)) + 1
         seen += batch.num_rows

@@ -299,29 +299,60 @@ def _scan(args: argparse.Namespace) -> int:
 
 def _dask_times(frame: Any, column: str, path: str) -> Any:
     """Dask reads a CSV's times as text (DuckDB, Spark and the memory route parse them): parse a
-    text --time column as the others do (an offset converted to UTC, a naive time read as UTC).
-    Numbers stay numbers (epoch seconds, as everywhere). Lazy: a text that is no time is refused
-    when the rows are read, in one line naming the column and the text. The frame is still known to
-    hold the rows of ``path``, so that the monitor reads the column's text as the memory route does
-    (a mix of times with and without a UTC offset refused in its words before any row is parsed)."""
+    text --time column as the memory route does (:func:`veracity.monitoring._time.parse_time_strings`:
+    ISO 8601 only, every time with a UTC offset converted to UTC or every one without read as UTC; pandas'
+    own reading took ``01/02/2024`` for January 2). Numbers stay numbers (epoch seconds, as everywhere).
+    Lazy: a partition is parsed when its rows are read; a text that is no ISO 8601 time is refused then,
+    in the memory route's line (:func:`_not_iso_times`). The frame is still known to hold the rows of
+    ``path``, so that the monitor reads the column's text as the memory route does (a mix of times with
+    and without a UTC offset refused in its words before any row is parsed)."""
     import pandas as pd
 
+    from ..monitoring._time import parse_time_strings
     from ..sources._source import opened_from
 
     if column not in frame.columns:  # the frame form names the missing column in its own words
         return frame
     if pd.api.types.is_numeric_dtype(frame[column].dtype) or pd.api.types.is_datetime64_any_dtype(frame[column].dtype):
         return frame
+    subject = f"column {column!r} (periods) must be dates or datetimes in one ISO 8601 form, but it"
 
     def parse(part: Any) -> Any:
+        import pyarrow as pa
+
+        text = pa.array(part.to_numpy(dtype=object, na_value=None), type=pa.string())
         try:
-            return pd.to_datetime(part, utc=True)
-        except (ValueError, TypeError, OverflowError):
-            parsed = pd.to_datetime(part, utc=True, errors="coerce", format="mixed")
-            bad = part[parsed.isna() & part.notna()]
-            text = repr(str(bad.iloc[0])[:40]) if len(bad) else "a value"
-            raise VeracityError(f"column {column!r} (periods) holds text that is not a date or time, e.g. "
-                                f"{text}; --time needs dates, datetimes or epoch seconds") from None
+            times = parse_time_strings(text, subject)  # naive UTC timestamp[us], nulls kept
+        except VeracityError as exc:  # its row counted in the partition: named again over the file's rows
+            raise _not_iso_times(column, path, subject) or exc from None
+        parsed = pd.Series(times.to_numpy(zero_copy_only=False), index=part.index, name=part.name)
+        return parsed.dt.tz_localize("UTC").astype("datetime64[ns, UTC]")
 
     parsed = frame[column].map_partitions(parse, meta=(column, "datetime64[ns, UTC]"))
     return opened_from(frame.assign(**{column: parsed}), path)
+
+
+def _not_iso_times(column: str, path: str, subject: str) -> VeracityError | None:
+    """The memory route's refusal of a CSV time column that is not one form of ISO 8601 time, its rows
+    counted over the files of ``path`` in order (``_strings_problem`` of the column's first 100,000
+    values, as the memory route reads them): one pass over the column's text, made once the rows are
+    known to be refused. None when the files cannot be read so."""
+    import pyarrow as pa
+
+    from .._files import expand
+    from ..monitoring._time import _strings_problem
+    from ..sources._csv_text import text_blocks
+
+    try:
+        files, kind = expand(path)
+        if kind != "csv":
+            return None
+        head, rows = [], 0
+        for block in text_blocks(files, column):  # every block read: a reader closed early may deadlock
+            if rows < 100_000:
+                head.append(block)
+                rows += len(block)
+        problem = _strings_problem(pa.concat_arrays(head).cast(pa.string()))
+    except (VeracityError, pa.ArrowInvalid, OSError, ValueError):
+        return None
+    return VeracityError(f"{subject} {problem}", param="periods")

@@ -21,7 +21,7 @@ from ..core._validation import VeracityError
 from ..datasets import demo_path
 from ..sources import _api as source
 from ..sources._arrow_numpy import from_numpy, to_numpy
-from ._bad_rows import bad_rows, file_rows, first_bad_row, locate
+from ._bad_rows import FinalRows, bad_rows, file_rows, first_bad_row, locate
 from ._output import _show, note, shown_path
 
 
@@ -135,7 +135,7 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
     require_names(args)
     scores = source.score_matrix(table, args.score, path=path)
     if getattr(args, "score_type", None) == "probability" and scores.ndim == 1 and scores.dtype.kind == "f":
-        _refuse_out_of_range(scores)
+        _refuse_out_of_range(scores, args.score.strip())
     if pending_labels:
         from ..sources._source import require_columns
 
@@ -159,16 +159,18 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
     return scores, labels, weights
 
 
-def _refuse_out_of_range(scores: np.ndarray) -> None:
-    """Probabilities outside [0, 1]: the library's one error (``core._validation.not_probabilities``)
-    with the first such row's number in the file, so that one bad value among thousands is found."""
+def _refuse_out_of_range(scores: np.ndarray, name: str) -> None:
+    """Probabilities outside [0, 1] in the score column ``name``: the library's one error
+    (``core._validation.not_probabilities``), its subject the column as the lazy route names it
+    ("column 'p' (scores)"), with the first such row's number in the file, so that one bad value among
+    thousands is found."""
     bad = (scores < 0.0) | (scores > 1.0)
     if not bad.any():
         return
     from ..core._validation import not_probabilities
 
-    err = not_probabilities("scores", int(bad.sum()), scores.size, float(np.nanmin(scores)),
-                            float(np.nanmax(scores)))
+    err = not_probabilities(f"column {name!r} (scores)", int(bad.sum()), scores.size,
+                            float(np.nanmin(scores)), float(np.nanmax(scores)))
     where = f", first at data row {int(np.argmax(bad)) + 1}"
     raise VeracityError(err.message + where, param=err.param, hint=err.hint, value=err.value)
 
@@ -287,7 +289,7 @@ class Rows:
             try:
                 return self._on(frame, fn, score, options)
             except VeracityError as exc:  # the lazy contract counts the rows; one pass of FILE names the first
-                raise locate(exc, self.path, names, self.args, self.role) from None
+                raise locate(exc, self.path, names, self.args, self.role, FinalRows.of(self.args)) from None
 
     def _on(self, frame: Any, fn: Callable[..., Any], score: Any, options: dict[str, Any]) -> Any:
         a = self.args
