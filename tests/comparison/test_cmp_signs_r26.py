@@ -80,3 +80,18 @@ def test_compare_of_identical_columns_prints_no_minus_zero(cli, tmp_path):
     assert r.code == 0, r.err
     text = r.out + r.err
     assert "-0.0000" not in text and "+0.0000" in text
+
+
+def test_a_slice_verdict_within_noise_reads_as_a_sentence() -> None:
+    """A slice whose resolution (or calibration) difference is within noise across the slices read "their
+    resolution differs by not beyond noise across the slices" (session 26): it reads "by no more than noise"."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    g = rng.choice(["north", "south"], n)
+    p = rng.uniform(0.05, 0.95, n)
+    y = (rng.random(n) < p).astype(int)
+    q = np.clip(p + np.where(g == "south", 0.15, 0.0), 0.0, 1.0)  # south: b miscalibrated, reordered at the cap
+    text = str(vc.compare_models({"a": p, "b": q}, y, by=g, n_resamples=200))
+    south = next(line for line in text.splitlines() if line.strip().startswith("south"))
+    assert "a is better calibrated" in south, south
+    assert "differs by not" not in text and "differs by no more than noise across the slices" in south, south

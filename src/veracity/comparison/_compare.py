@@ -531,7 +531,8 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
         "auc", auc.ci_low, auc.ci_high) if auc is not None else None, qs.get("auc"))
     tail += auc_text
     same = f"their resolution is the same (one order of the scores: DSC differs by exactly 0 {vs})"
-    noise = "not beyond noise across the slices" if q is not None else "no more than noise"
+    # "differs by no more than noise across the slices": its q-value is above the false-discovery level
+    noise = "no more than noise across the slices" if q is not None else "no more than noise"
     if rank_sig and cal_sig and ranker == calib:
         return (f"{ranker} is better: it has the higher resolution and is better calibrated ({dsc_text}, "
                 f"{mcb_text} {vs}){tail}")
