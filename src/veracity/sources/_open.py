@@ -37,9 +37,11 @@ from typing import Any
 from ..core._validation import VeracityError
 from ._csv_text import NULL_TEXTS
 
-#: a number as pyarrow's CSV reader parses one into float64 (spaces or tabs around it; ``inf``,
-#: ``Infinity``; no ``_``, no ``0x``, no ``1d``)
-NUMBER = (r"^[ \t]*[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[Ii][Nn][Ff]([Ii][Nn][Ii][Tt][Yy])?)[ \t]*$")
+#: a number's text as pyarrow's CSV reader parses one into float64, without the spaces around it (a sign,
+#: digits with one decimal point, an exponent; ``inf``, ``Infinity``; no ``_``, no ``0x``, no ``1d``)
+NUMBER_BODY = r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|[Ii][Nn][Ff]([Ii][Nn][Ii][Tt][Yy])?)"
+#: a number as pyarrow's CSV reader parses one into float64 (:data:`NUMBER_BODY`, spaces or tabs around it)
+NUMBER = rf"^[ \t]*{NUMBER_BODY}[ \t]*$"
 #: a whole number as pyarrow's CSV reader parses one into int64 (within range: checked by a cast)
 WHOLE = r"^[ \t]*-?[0-9]+[ \t]*$"
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core._validation import MissingLabels, VeracityError
+from ._open import NUMBER_BODY
 
 _FRAME_TYPES = {
     ("pandas", "DataFrame"), ("polars", "DataFrame"), ("polars", "LazyFrame"), ("pyarrow", "Table"),
@@ -475,10 +476,9 @@ def _text_numbers_hint(frame: Frame, col: str) -> str:
             "dd.from_pandas turns pandas Decimal values into text)")
 
 
-#: a number written as text, as ``pandas.to_numeric`` and a CSV reader read one (Python's ``float()``
-#: reads ``1_0`` too; no reader does): a sign, digits with one decimal point, an exponent; inf, infinity,
-#: nan in any case; spaces around it
-_NUMBER_TEXT = r"^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|(?i:inf|infinity|nan))\s*$"
+#: a number written as text, as ``pandas.to_numeric`` reads one: the CSV reader's number
+#: (:data:`._open.NUMBER_BODY`) or nan, in any case; any white space around it
+_NUMBER_TEXT = rf"^\s*(?:{NUMBER_BODY}|[+-]?(?i:nan))\s*$"
 
 
 def _not_numbers(frame: Frame, col: str) -> list[str]:
