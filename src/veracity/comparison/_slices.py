@@ -32,13 +32,13 @@ import numpy as np
 from ..core._binning import bin_index, uniform_edges
 from ..core._delong import few_class_rows, rank_model
 from ..core._special import xlogy
-from ..core._validation import PROB_EPS, Binary, VeracityError, binary_nll_terms
+from ..core._validation import Binary, VeracityError
 from ..honest._corp import CORPResult, ScoreDecomposition
 from . import _compare
 from ._compare import CORPDifference, ModelComparison, _few_resamples, _few_rows_note, _row
 from ._corp import difference
 from ._inputs import Models
-from ._paired import Estimate, p_of
+from ._paired import Estimate, _chunk_losses, p_of
 from ._resample import debiased_l1
 
 
@@ -109,14 +109,11 @@ class SliceModel:
 
 
 def _per_row_losses(d: Binary) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row Brier score and log loss :math:`-\\log\\max(q, \\epsilon)` (from the logits when given), as
-    :func:`._paired._chunk_losses` takes them."""
-    brier = (d.p - d.y) ** 2
-    if d.logit is not None:
-        return brier, binary_nll_terms(Binary(p=d.p, y=d.y, w=None, logit=d.logit))
-    off, sign = 1.0 - d.y, d.y + d.y - 1.0
-    q = np.maximum(sign * d.p + off, PROB_EPS)
-    return brier, -np.log(q)
+    """Per-row Brier score and log loss :math:`-\\log\\max(q, \\epsilon)` (from the logits when given):
+    :func:`._paired._chunk_losses` over all the rows, its log loss negated back."""
+    n = d.p.shape[0]
+    brier, log_q = _chunk_losses(d, 0, n, 1.0 - d.y, d.y + d.y - 1.0, np.empty((2, n)))
+    return brier, -log_q
 
 
 def _sums(seg: np.ndarray, values: np.ndarray, m: int) -> np.ndarray:
