@@ -13,7 +13,6 @@ column) is checked there too, in the one line naming the column that every route
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -309,27 +308,24 @@ def _check_rows_in_memory(prep: Any, final: np.ndarray, score_type: str, label: 
     agg.check_contract(agg.contract_arrays(s, np.zeros(s.size), w), **names)
     counts = agg.contract_arrays(s[final], y[final], None if w is None else w[final])
     if int(counts["n"] or 0):
-        with np.errstate(invalid="ignore"), _naming_first_label(final & ~((y == 0.0) | (y == 1.0)), label):
-            agg.check_contract(counts, **names)
+        bad = final & ~((y == 0.0) | (y == 1.0))
+        first = int(np.argmax(bad)) + 1 if bad.any() else None  # a pending row's label is never named
+        with np.errstate(invalid="ignore"), _carrying_label_rows(bad, label):
+            agg.check_contract(counts, **names, first_label_row=first)
 
 
 @contextmanager
-def _naming_first_label(bad: np.ndarray, label: str) -> Iterator[None]:
+def _carrying_label_rows(bad: np.ndarray, label: str) -> Iterator[None]:
     """The refusal of the final rows' labels (``bad``: the final rows whose label is not 0/1, a missing
-    one included -- the rows ``contract_arrays`` counts in ``y_bad``) names the first of them, as the
-    lazy routes' line does ("1 of 117 are not (min=2, max=2), first at data row 5": k counted from 1
-    over the frame's rows, which the command line reads as FILE's data rows), and carries their
-    positions (``rows``, of ``n_rows`` = the frame's rows). A pending row, whose label may be anything,
-    is never named. Other refusals pass unchanged."""
+    one included -- the rows ``contract_arrays`` counts in ``y_bad``; its line names the first of them,
+    "first at data row k", k counted from 1 over the frame's rows as the lazy routes' line counts FILE's)
+    carries their positions (``rows``, of ``n_rows`` = the frame's rows). Other refusals pass unchanged."""
     try:
         yield
     except VeracityError as exc:
         if not bad.any() or not exc.message.startswith(f"column {label!r} (labels)"):
             raise
-        first = int(np.argmax(bad)) + 1
-        message = re.sub(r"\b\d+ of \d+ are not \([^)]*\)",
-                         lambda m: f"{m.group(0)}, first at data row {first}", exc.message, count=1)
-        raise type(exc)(message, exc.param, exc.hint, value=exc.value, rows=np.flatnonzero(bad),
+        raise type(exc)(exc.message, exc.param, exc.hint, value=exc.value, rows=np.flatnonzero(bad),
                         n_rows=bad.size) from None
 
 

@@ -346,8 +346,10 @@ def labels_message(name: str, bad: int, n: int, shown: str, first_row: int | Non
             "map the two classes to 0 and 1 and drop unlabelled rows")
 
 
-def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | None, score_type: str) -> int:
-    """Raise the contract's one-line error for the counts ``c``; return the row count."""
+def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | None, score_type: str,
+                   first_label_row: int | None = None) -> int:
+    """Raise the contract's one-line error for the counts ``c``; return the row count. ``first_label_row``:
+    the data row (from 1) of the first row whose label is refused, named in that refusal where known."""
     n = int(c["n"] or 0)
     if n == 0:
         raise VeracityError("the frame has no rows; pass at least one row")
@@ -364,7 +366,8 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
     if int(c["y_bad"]):
         missing = c["y_min"] is None or math.isnan(float(c["y_min"]))
         shown = "missing" if missing else f"min={shown_number(c['y_min'])}, max={shown_number(c['y_max'])}"
-        raise (MissingLabels if missing else VeracityError)(labels_message(label, int(c["y_bad"]), n, shown))
+        raise (MissingLabels if missing else VeracityError)(labels_message(label, int(c["y_bad"]), n, shown,
+                                                                          first_row=first_label_row))
     if weight is not None:
         if int(c["w_bad"]):
             raise VeracityError(missing_message(weight, "sample_weight", int(c["w_bad"]), None, n))
