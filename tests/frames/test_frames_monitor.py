@@ -142,7 +142,7 @@ def test_pos_label_with_unlabelled_pending_rows(backend, tmp_path):
         (lambda d: d.assign(y=np.where(np.arange(len(d)) == 3, 2, d["y"])), {"periods": "segment"},
          r"^column 'y' \(labels\) must be binary 0/1 \(or bool\); 1 of 300"),
         (lambda d: d.assign(ts=d["ts"].where(np.arange(len(d)) != 4)), {"periods": "ts", "freq": "M"},
-         r"^column 'ts' \(periods\) has 1 missing values; drop or fill them"),
+         r"^column 'ts' \(periods\) has 1 missing value; drop or fill it"),
     ],
 )
 def test_bad_input_on_a_lazy_frame(edit, kwargs, match, tmp_path):

@@ -316,7 +316,8 @@ def test_monitor_refuses_missing_period_keys(periods):
         periods = pd.Series(["a", None, "b", "b"], dtype="string")
     elif isinstance(periods, str):
         periods = pd.Series([1, None, 2, 2], dtype="Int64")
-    with pytest.raises(vc.VeracityError, match="periods has 1 missing keys") as info:
+    with pytest.raises(vc.VeracityError,
+                       match=r"periods has 1 missing key \(first at row 1\); drop or fill it") as info:
         vc.monitor(p, y, periods, min_count=1)
     assert info.value.param == "periods"
     assert [r.period for r in vc.monitor(p, y, ["a", "b", "b", "c"], min_count=1).rows] == ["a", "b", "c"]
@@ -328,7 +329,8 @@ def test_monitor_on_a_relation_refuses_missing_period_keys(column):
 
     logs = pd.DataFrame({"p": [0.3] * 4, "y": [0, 1, 0, 0], "k": ["a", None, "b", "b"], "f": [1.0, np.nan, 2.0, 2.0]})
     rel = duckdb.sql("SELECT * FROM logs")
-    with pytest.raises(vc.VeracityError, match=rf"column '{column}' \(periods\) has 1 missing values"):
+    with pytest.raises(vc.VeracityError,
+                       match=rf"column '{column}' \(periods\) has 1 missing value; drop or fill it"):
         vc.monitor(rel, score="p", label="y", periods=column, min_count=1)
 
 

@@ -193,7 +193,7 @@ def test_cli_monitor_scan_epoch_seconds_in_a_csv_on_every_engine(tmp_path, capsy
     # round 26: Dask reads the text as the memory route does (ISO 8601 only) and refuses it in that
     # route's line (was "holds text that is not a date or time, e.g. 'last tuesday'; --time needs ...")
     said = ("column 'ts' (periods) must be dates or datetimes in one ISO 8601 form, but it has strings that "
-            "are not ISO 8601 times (row 11: 'last tuesday'); ")
+            "are not ISO 8601 times (data row 12: 'last tuesday'); ")  # text[11], data row 12 (round 27)
     assert "\n" not in err and said in err, err
     assert main([*argv, "--engine", "memory"]) == 2 and capsys.readouterr().err.strip() == err
 

@@ -113,7 +113,7 @@ def test_outcome_conflicts_and_repeats(tmp_path):
     assert store.outcomes(flipped, id="id", label="y", replace=True).replaced == 1
     res = store.outcomes(pa.table({"id": [999], "y": [1]}), id="id", label="y")
     assert res.unmatched == 1 and "no logged prediction yet" in str(res)
-    for bad, match in [({"id": [1], "y": [2]}, "not 0 or 1"), ({"id": [1], "y": [None]}, "missing labels")]:
+    for bad, match in [({"id": [1], "y": [2]}, "not 0 or 1"), ({"id": [1], "y": [None]}, "1 missing label;")]:
         with pytest.raises(vc.VeracityError, match=match):
             store.outcomes(pa.table(bad), id="id", label="y")
 

@@ -2,7 +2,8 @@
 becomes the row's number in FILE (:func:`file_rows`), a check that fails names the first offending row
 (:func:`first_bad_row`: from the rows the library's error carries, else from per-row masks built by
 :func:`bad_rows`), and a lazy engine's count of bad rows is located by one streamed pass of the file after
-the error (:func:`locate`)."""
+the error (:func:`locate`); a row the library names by its 0-based position in FILE's whole column is
+named as a data row (:func:`data_rows`)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,33 @@ def file_rows(mask: np.ndarray | None, named: str) -> Iterator[None]:
         if message == exc.message:
             raise
         raise VeracityError(message, exc.param, exc.hint, value=exc.value) from None
+
+
+#: a row the library names by its 0-based position in an array ("(row 2: '2026-01-0x')", "without (row 0:
+#: ...)", "(first at row 1)", "first at row 2: 1.7)"), with the value shown after it (a repr: quoted with
+#: double quotes when it holds a single quote) read whole, so that a value's own text is never taken for a
+#: position; a column's name (a repr too) is read whole for the same reason
+_QUOTED = r"""(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+_POSITION = re.compile(rf"column {_QUOTED}|(?P<lead>\(|\bfirst at )row (?P<k>\d+)\b(?P<value>: {_QUOTED})?")
+
+
+@contextmanager
+def data_rows() -> Iterator[None]:
+    """Errors naming a row by its 0-based position in the array the library was given ("(row 2:
+    '2026-01-0x')", "(first at row 1)"; the Python API's convention) in the command line's words: "data
+    row k+1", counted from 1, the header not counted (both positions of "mixes times with a UTC offset
+    (row 2: ...) and without (row 0: ...)"). Only around a call whose arrays hold FILE's rows, all of them
+    in order (over the files of a glob or a folder in order), and whose errors count no other rows."""
+    try:
+        yield
+    except VeracityError as exc:
+        message = _POSITION.sub(lambda m: m.group(0) if m.group("k") is None else
+                                f"{m.group('lead')}data row {int(m.group('k')) + 1}{m.group('value') or ''}",
+                                exc.message)
+        if message == exc.message:
+            raise
+        raise VeracityError(message, exc.param, exc.hint, value=exc.value, rows=exc.rows,
+                            n_rows=exc.n_rows) from None
 
 
 @contextmanager
@@ -110,7 +138,8 @@ def _after_count(message: str, words: str) -> str:
     sentence."""
     count = re.search(r"\b\d+ of \d+ (?:rows of .+? )?(?:are|do)(?: not| negative)?(?: \([^)]*\))?"
                       r"|\bvalues of \d+(?: rows)?"
-                      r"|\b\d+ (?:NaN and \d+ infinite|missing(?: \(null\))?) values(?: \([^)]*\))?", message)
+                      r"|\b\d+ (?:NaN and \d+ infinite|missing(?: \(null\))?) values?(?: \([^)]*\))?",
+                      message)
     if count is None:  # "probs must be probabilities in [0, 1] (min=0, max=2); if these are logits ..."
         count = re.search(r"probabilities in \[0, 1\] \([^)]*\)", message)
     if count is None:
@@ -213,10 +242,19 @@ def locate(exc: VeracityError, path: str, scores: list[str], args: argparse.Name
     columns of the file, a block at a time (the rows of ``role``'s column equal to its role only; for an
     error about the labels, the rows ``final`` keeps only: a pending row's label may be anything). A glob
     or a folder (a row of which file?), a file that pass cannot read, or an error about no one row
-    (a weight sum of 0): ``exc`` unchanged."""
+    (a weight sum of 0): ``exc`` unchanged. Missing keys of ``monitor scan --period COL`` ("column 'g'
+    (periods) has 1 missing value") are named as the memory route names them, "(first at data row k)"."""
     if "data row" in exc.message:
         return exc
     message = exc.message
+    period = getattr(args, "period", None)
+    if period and message.startswith(f"column {period!r} (periods) has ") and " missing value" in message:
+        try:
+            row = first_row_in_file(path, [period], None, missing=period)
+        except Exception:  # noqa: BLE001  (as below: a courtesy)
+            row = None
+        return exc if row is None else VeracityError(
+            _after_count(message, f" (first at data row {row})"), exc.param, exc.hint, value=exc.value)
     label, weight = getattr(args, "label", None), getattr(args, "weight", None)
     try:
         test = _lazy_test(message, scores, label, weight, getattr(args, "pos_label", None) is not None)

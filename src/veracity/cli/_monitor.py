@@ -18,11 +18,13 @@ pip install veracity[duckdb].
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
 from .._files import _PARQUET
 from ..core._validation import VeracityError
+from ._bad_rows import data_rows
 from ._common import add_engine_arguments, add_input_arguments, emit
 from ._labels import add_pos_label_argument
 
@@ -224,13 +226,16 @@ def run(args: argparse.Namespace) -> int:
              f"{counts['outcomes']} outcomes)", {"store": str(store.path), **counts})
         return 0
     if action == "log":
-        res = store.log(args.file, id=args.id, time=args.time, score=args.score, by=args.by,
-                        model=args.model, replace=args.replace, source=_input_name(args))
+        with data_rows():  # the store reads every row of the one FILE, in order
+            res = store.log(args.file, id=args.id, time=args.time, score=args.score, by=args.by,
+                            model=args.model, replace=args.replace, source=_input_name(args))
         emit(args, str(res), res.to_dict())
         return 0
     if action == "outcomes":
-        res = store.outcomes(args.file, id=args.id, label=args.label, time=args.time, replace=args.replace,
-                             audit_sample=args.audit_sample, source=_input_name(args), pos_label=args.pos_label)
+        with data_rows():
+            res = store.outcomes(args.file, id=args.id, label=args.label, time=args.time,
+                                 replace=args.replace, audit_sample=args.audit_sample,
+                                 source=_input_name(args), pos_label=args.pos_label)
         emit(args, str(res), res.to_dict())
         return 0
     if action == "status":
@@ -289,9 +294,11 @@ def _scan(args: argparse.Namespace) -> int:
                      pending_labels=args.mature is not None or args.as_of is not None)
     if engine == "dask" and args.time and not rows.path.lower().endswith(_PARQUET):
         rows.select = lambda frame: _dask_times(frame, args.time, rows.path)
-    result = rows.call(monitor, periods=periods, freq=(args.freq or "M") if args.time else None, mature=args.mature,
-                       as_of=args.as_of, horizon=args.horizon, bins=args.bins, score_type=args.score_type,
-                       level=args.level, min_count=args.min_count, reference=args.reference)
+    with data_rows():  # the period column's rows named by position: every row of FILE (its files), in order
+        result = rows.call(monitor, periods=periods, freq=(args.freq or "M") if args.time else None,
+                           mature=args.mature, as_of=args.as_of, horizon=args.horizon, bins=args.bins,
+                           score_type=args.score_type, level=args.level, min_count=args.min_count,
+                           reference=args.reference)
     emit(args, str(result), {"file": rows.path, "rows_read": result.rows_read, **result.to_dict()},
          note_text=f"{rows.note}: {result.rows_read} rows read")
     return 0
@@ -324,12 +331,18 @@ def _dask_times(frame: Any, column: str, path: str) -> Any:
         try:
             times = parse_time_strings(text, subject)  # naive UTC timestamp[us], nulls kept
         except VeracityError as exc:  # its row counted in the partition: named again over the file's rows
-            raise _not_iso_times(column, path, subject) or exc from None
+            raise _not_iso_times(column, path, subject) or _unplaced(exc) from None
         parsed = pd.Series(times.to_numpy(zero_copy_only=False), index=part.index, name=part.name)
         return parsed.dt.tz_localize("UTC").astype("datetime64[ns, UTC]")
 
     parsed = frame[column].map_partitions(parse, meta=(column, "datetime64[ns, UTC]"))
     return opened_from(frame.assign(**{column: parsed}), path)
+
+
+def _unplaced(exc: VeracityError) -> VeracityError:
+    """``exc`` without the positions of the rows it names ("(row 2: 'x')" reads "('x')"): counted in one
+    of Dask's partitions, they are no row of FILE, which :func:`._bad_rows.data_rows` would call them."""
+    return VeracityError(re.sub(r"\(row \d+: ", "(", exc.message), exc.param, exc.hint, value=exc.value)
 
 
 def _not_iso_times(column: str, path: str, subject: str) -> VeracityError | None:

@@ -667,8 +667,12 @@ def _refuse_times_as_keys(keys: np.ndarray) -> None:
                             "periods (or period keys such as '2026-03')", param="freq")
 
 
-def _refuse_missing_keys(keys: np.ndarray) -> None:
-    """Period keys must all be there: a NaN, NaT or None key once became a period named 'nan' or 'None'."""
+def _refuse_missing_keys(keys: np.ndarray, subject: str = "periods", noun: str = "missing key") -> None:
+    """Period keys must all be there: a NaN, NaT or None key once became a period named 'nan' or 'None'.
+    The refusal counts them, names the first by its position in ``keys`` ("first at row k", k from 0) and
+    begins with ``subject``, ``noun`` naming what is missing (the frame form: "column 'g' (periods)",
+    "missing value")."""
+    from ..core._text import count_noun
     from ..core._validation import _is_missing
 
     if keys.dtype.kind in "fc":
@@ -680,8 +684,9 @@ def _refuse_missing_keys(keys: np.ndarray) -> None:
     else:
         return
     if missing.any():
-        raise VeracityError(f"periods has {int(missing.sum())} missing keys (first at row "
-                            f"{int(np.flatnonzero(missing)[0])}); drop or fill them", param="periods")
+        n, first = int(missing.sum()), int(np.flatnonzero(missing)[0])
+        raise VeracityError(f"{subject} has {count_noun(n, noun)} (first at row {first}); drop or fill "
+                            f"{'it' if n == 1 else 'them'}", param="periods")
 
 
 

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import bin_index, check_bins, uniform_edges
-from ..core._validation import VeracityError, check_score_type
+from ..core._text import count_noun
+from ..core._validation import VeracityError, check_score_type, to_numpy
 from ._monitor import (
     FREQS,
     UTC_NAMES,
@@ -32,6 +33,7 @@ from ._monitor import (
     _kish,
     _missing_labels_may_pend,
     _period_keys,
+    _refuse_missing_keys,
     monitor,
     period_keys,
     summarize_periods,
@@ -434,7 +436,8 @@ def _refuse_times(periods: str, odd: int, largest: float, missing: int = 0) -> N
             "numbers are read as seconds since 1970-01-01 UTC: convert milli/nanoseconds to seconds or pass "
             "dates", param="periods")
     if missing:
-        raise VeracityError(f"column {periods!r} (periods) has {missing} missing values; drop or fill them")
+        raise VeracityError(f"column {periods!r} (periods) has {count_noun(missing, 'missing value')}; "
+                            f"drop or fill {'it' if missing == 1 else 'them'}")
 
 
 def _check_keys(prep: Any, key: Any, periods: str) -> None:
@@ -443,9 +446,10 @@ def _check_keys(prep: Any, key: Any, periods: str) -> None:
 
     gone = key.is_null() | key.is_nan() if prep.frame.schema[periods].is_float() else key.is_null()
     missing = agg.collect(prep.frame.nw.select(agg._flag(gone).sum().alias("missing"))).rows()[0][0]
-    if int(missing or 0):
-        raise VeracityError(f"column {periods!r} (periods) has {int(missing)} missing values; drop or fill them",
-                            param="periods")
+    n = int(missing or 0)
+    if n:
+        raise VeracityError(f"column {periods!r} (periods) has {count_noun(n, 'missing value')}; drop or "
+                            f"fill {'it' if n == 1 else 'them'}", param="periods")
 
 
 def _require_utc_session(relation: Any, column: str) -> None:
@@ -591,6 +595,9 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
             # in numpy, as the lazy forms count them (their narwhals literals on an Arrow table import pandas)
             if freq is not None:  # times first, as the array form reads them: text times in its words
                 _refuse_text_times(f, periods, freq)
+            else:  # keys first, as the lazy forms check them; the first missing one named, as the array form
+                keys = to_numpy(prep.column(periods), "periods")
+                _refuse_missing_keys(keys, f"column {periods!r} (periods)", "missing value")
             final = np.ones(len(f.nw), dtype=bool) if mature is None else _flags(prep, mature)
             if cutoff is not None:
                 final &= _final_rows(f, periods, cutoff)

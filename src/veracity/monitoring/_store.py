@@ -57,6 +57,7 @@ import numpy as np
 from ..core._compat import positional_options
 from ..core._display import Display
 from ..core._sql_names import quote_identifier
+from ..core._text import count_noun
 from ..core._validation import VeracityError
 from ..sources._arrow_numpy import from_numpy, to_numpy
 from ._slice_names import slice_texts
@@ -996,7 +997,8 @@ def _id_column(table: Any, name: str, source: str) -> Any:
 
     col = _col(table, name, source)
     if col.null_count:
-        raise VeracityError(f"id column {name!r} in {source} has {col.null_count} missing ids; every row needs one")
+        raise VeracityError(f"id column {name!r} in {source} has {count_noun(col.null_count, 'missing id')}; "
+                            "every row needs one")
     if pa.types.is_floating(col.type):
         v = to_numpy(col)
         if not np.all(np.isfinite(v)) or np.any(v != np.round(v)):
@@ -1082,8 +1084,8 @@ def _label_column(table: Any, name: str, source: str, pos_label: Any = None) -> 
     col = _col(table, name, source)
     if col.null_count:
         raise VeracityError(
-            f"label column {name!r} in {source} has {col.null_count} missing labels; send an outcome only "
-            "once it is known (pending predictions need no row)")
+            f"label column {name!r} in {source} has {count_noun(col.null_count, 'missing label')}; send an "
+            "outcome only once it is known (pending predictions need no row)")
     if pos_label is not None:
         return _labels_with_pos_label(col, name, source, pos_label)
     if pa.types.is_boolean(col.type):
@@ -1101,9 +1103,11 @@ def _label_column(table: Any, name: str, source: str, pos_label: Any = None) -> 
     bad = (v != 0) & (v != 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise VeracityError(f"label column {name!r} in {source}: {int(bad.sum())} labels are not 0 or 1 "
-                            f"(first at row {i}: {v[i].item()!r}); name the positive outcome with pos_label=, or "
-                            "map the labels to 0/1", param="pos_label")
+        n = int(bad.sum())
+        raise VeracityError(f"label column {name!r} in {source}: {count_noun(n, 'label')} "
+                            f"{'is' if n == 1 else 'are'} not 0 or 1 (first at row {i}: {v[i].item()!r}); "
+                            "name the positive outcome with pos_label=, or map the labels to 0/1",
+                            param="pos_label")
     return from_numpy(v.astype(np.int8))
 
 
