@@ -192,7 +192,7 @@ POS_LABEL_CASES = [
     ("not a value", lambda d: d.assign(y=np.where(d["y"] == 1, "yes", "no")),
      "Yes", r"^pos_label='Yes' is not among the values of column 'y' \(labels\) \('no', 'yes'\); pass one of them$"),
     ("missing label", lambda d: d.assign(y=np.where(np.arange(len(d)) == 4, None, np.where(d["y"] == 1, "yes", "no"))),
-     "yes", r"^column 'y' \(labels\) has 1 missing values \(None/NaN\); drop or fill those rows first$"),
+     "yes", r"^column 'y' \(labels\) has 1 missing value \(None/NaN\); drop or fill that row first$"),
 ]
 
 

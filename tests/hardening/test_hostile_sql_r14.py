@@ -257,7 +257,7 @@ def test_a_numeric_by_with_nan_and_infinities_is_the_double_columns_slices(pg_co
 
 def test_a_numeric_nan_label_is_missing_with_pos_label(pg_conn):
     _numeric_labels(pg_conn, ["0", "1", "NaN", "1"])
-    with pytest.raises(vc.VeracityError, match=r"column 'y' \(labels\) has 1 missing values \(None/NaN\)"):
+    with pytest.raises(vc.VeracityError, match=r"column 'y' \(labels\) has 1 missing value \(None/NaN\)"):
         vc.audit(pg_conn, table="r14_numeric", score="p", label="y", pos_label=1)  # was "take 3 values (..., NaN)"
 
 

@@ -168,4 +168,5 @@ def test_a_missing_time_in_a_pandas_frame_is_named(error_line) -> None:
     data = {"ts": times, "p": [0.2, 0.5, 0.7], "y": [0, 1, 1]}
     lines = {error_line(lambda: vc.monitor(frame, score="p", label="y", periods="ts", freq="M"))
              for frame in (pd.DataFrame(data), pl.DataFrame(data))}
-    assert lines == {"column 'ts' (periods) has 1 missing value; drop or fill it"}
+    first = times.index(None)  # named by its 0-based position, as a missing period key is (round 27)
+    assert lines == {f"column 'ts' (periods) has 1 missing value (first at row {first}); drop or fill it"}

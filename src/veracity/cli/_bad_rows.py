@@ -134,7 +134,7 @@ def _mask_of(exc: VeracityError, bad: dict[str, np.ndarray | None], row_sums: np
 def _after_count(message: str, words: str) -> str:
     """``message`` with ``words`` after its count of offending rows ("1 of 300 are not (min=2, max=2)",
     "1 of 300 rows of 'p0', 'p1' do not", "values of 300 rows", "1 NaN and 0 infinite values (first at
-    flat index 5)", "1 missing values (None/NaN)") or the range it names, else at the end of its first
+    flat index 5)", "1 missing value (None/NaN)") or the range it names, else at the end of its first
     sentence."""
     count = re.search(r"\b\d+ of \d+ (?:rows of .+? )?(?:are|do)(?: not| negative)?(?: \([^)]*\))?"
                       r"|\bvalues of \d+(?: rows)?"
@@ -242,15 +242,18 @@ def locate(exc: VeracityError, path: str, scores: list[str], args: argparse.Name
     columns of the file, a block at a time (the rows of ``role``'s column equal to its role only; for an
     error about the labels, the rows ``final`` keeps only: a pending row's label may be anything). A glob
     or a folder (a row of which file?), a file that pass cannot read, or an error about no one row
-    (a weight sum of 0): ``exc`` unchanged. Missing keys of ``monitor scan --period COL`` ("column 'g'
-    (periods) has 1 missing value") are named as the memory route names them, "(first at data row k)"."""
+    (a weight sum of 0): ``exc`` unchanged. Missing keys or times of ``monitor scan --period COL`` or
+    ``--time COL`` ("column 'g' (periods) has 1 missing value") are named as the memory route names them,
+    "(first at data row k)"."""
     if "data row" in exc.message:
         return exc
     message = exc.message
-    period = getattr(args, "period", None)
+    period = getattr(args, "period", None) or getattr(args, "time", None)
     if period and message.startswith(f"column {period!r} (periods) has ") and " missing value" in message:
+        if "(first at row " in message:  # named where the rows were read (over a glob's files too)
+            return exc
         try:
-            row = first_row_in_file(path, [period], None, missing=period)
+            row = _first_missing(path, period)
         except Exception:  # noqa: BLE001  (as below: a courtesy)
             row = None
         return exc if row is None else VeracityError(
@@ -382,6 +385,25 @@ def first_row_in_file(path: str, columns: list[str], test: Callable[[dict[str, n
         if hit.any():
             return seen + int(np.argmax(hit)) + 1
         seen += batch.num_rows
+    return None
+
+
+def _first_missing(path: str, column: str) -> int | None:
+    """The data row of the first row whose ``column`` is missing (null or NaN) in the file ``path``, or in
+    the files of a glob or a folder counted in order, as the memory route reads them into one table (the
+    monitor's period column: a row of the whole input, wherever it lies); None when none is."""
+    import pyarrow.compute as pc
+
+    from .._files import expand
+
+    seen = 0
+    for f in expand(path)[0]:
+        for batch in _blocks(Path(f), [column]):
+            hit = np.asarray(pc.is_null(batch.column(column), nan_is_null=True).to_numpy(zero_copy_only=False),
+                             dtype=bool)
+            if hit.any():
+                return seen + int(np.argmax(hit)) + 1
+            seen += batch.num_rows
     return None
 
 

@@ -353,6 +353,7 @@ def _not_iso_times(column: str, path: str, subject: str) -> VeracityError | None
     import pyarrow as pa
 
     from .._files import expand
+    from ..monitoring._monitor_frames import cells_as_read
     from ..monitoring._time import _strings_problem
     from ..sources._csv_text import text_blocks
 
@@ -361,7 +362,8 @@ def _not_iso_times(column: str, path: str, subject: str) -> VeracityError | None
         if kind != "csv":
             return None
         head, rows = [], 0
-        for block in text_blocks(files, column):  # every block read: a reader closed early may deadlock
+        # every block read (a reader closed early may deadlock); missing cells as the memory route reads them
+        for block in map(cells_as_read, text_blocks(files, column)):
             if rows < 100_000:
                 head.append(block)
                 rows += len(block)

@@ -255,6 +255,8 @@ def _refuse_text_times(frame: Any, periods: str, freq: str) -> None:
     if _is_text(frame, periods):
         from ..sources._arrow_numpy import series_to_numpy
 
+        present = _present(frame, periods)  # a missing time first, as every route refuses it (its first row)
+        _refuse_times(periods, 0, 0.0, int((~present).sum()), first=int(np.argmin(present)))
         values = np.asarray(series_to_numpy(frame.nw.get_column(periods)))
         _period_keys(values, freq, f"column {periods!r} (periods)")
 
@@ -283,6 +285,8 @@ def _final_rows(frame: Any, periods: str, cutoff: np.datetime64) -> np.ndarray:
         elif dtype.is_numeric():
             final[present] = np.round(values[present].astype(np.float64) * 1e6) <= float(cutoff_us)
         else:
+            if _is_text(frame, periods):  # a missing time first (text's refusals count all rows)
+                _refuse_times(periods, 0, 0.0, int((~present).sum()), first=int(np.argmin(present)))
             times = _as_times(values[present], f"column {periods!r} (periods)")
             final[present] = times < cutoff.astype("datetime64[us]") + np.timedelta64(1, "us")
     return final
@@ -347,7 +351,7 @@ def _check_times_in_memory(prep: Any, periods: str, freq: str) -> None:
         odd = int((np.asarray(series_to_numpy(col.is_finite()), dtype=object) == False).sum())  # noqa: E712
         t = np.asarray(series_to_numpy(col), dtype=np.float64)[present]
         _refuse_times(periods, odd, float(np.abs(t).max()) if t.size else 0.0)
-    _refuse_times(periods, 0, 0.0, int((~present).sum()))
+    _refuse_times(periods, 0, 0.0, int((~present).sum()), first=int(np.argmin(present)))
 
 
 def _refuse_csv_text_times(frame: Any, periods: str) -> None:
@@ -389,15 +393,20 @@ def _refuse_csv_text_times(frame: Any, periods: str) -> None:
             return False
         return True
 
-    targets, head, rows = list(_STRING_TARGETS), [], 0
+    targets, head, rows, seen, missing, first = list(_STRING_TARGETS), [], 0, 0, 0, None
     try:
-        for block in text_blocks(files, periods):
+        for block in map(cells_as_read, text_blocks(files, periods)):
+            if block.null_count:  # a missing time: refused first, as on every route
+                first = seen + _first_null(block) if first is None else first
+                missing += block.null_count
+            seen += len(block)
             targets = [t for t in targets if reads(block, *t)]
             if rows < 100_000:  # what _strings_problem reads: the first 100,000 rows
                 head.append(block)
                 rows += len(block)
     except (pa.ArrowInvalid, OSError):  # a file Arrow cannot read so: the engine's own words follow
         return
+    _refuse_times(periods, 0, 0.0, missing, first=first)
     if targets or not rows:
         return
     problem = _strings_problem(pa.concat_arrays(head))
@@ -405,6 +414,28 @@ def _refuse_csv_text_times(frame: Any, periods: str) -> None:
         return  # time: its own line when its rows are parsed (pinned by tests/monitoring/test_monitor.py)
     raise VeracityError(f"column {periods!r} (periods) must be dates or datetimes in one ISO 8601 form, "
                         f"but it {problem}", param="periods")
+
+
+def cells_as_read(block: Any) -> Any:
+    """A CSV column's text (an Arrow string array, every cell as written) with the cells Arrow's reader
+    takes as missing (:data:`..sources._csv_text.NULL_TEXTS`: an empty cell, ``NA``, ``null`` ...) made
+    null: the column as the memory route reads it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..sources._csv_text import NULL_TEXTS
+    from ._monitor import _string_array
+
+    gone = pc.is_in(block, value_set=_string_array(np.asarray(NULL_TEXTS)))  # never null (Arrow's scalars:
+    n = pc.sum(gone).as_py() or 0  # pandas imported, which veracity does not need)
+    return pc.replace_with_mask(block, gone, pa.nulls(n, block.type)) if n else block
+
+
+def _first_null(block: Any) -> int:
+    """The position of the first null of an Arrow array that holds one (in numpy: no pandas imported)."""
+    from ..sources._arrow_numpy import is_missing
+
+    return int(np.argmax(is_missing(block)))
 
 
 def _check_times(prep: Any, key: Any, periods: str) -> None:
@@ -415,20 +446,40 @@ def _check_times(prep: Any, key: Any, periods: str) -> None:
 
     from ..sources import _aggregates as agg
 
-    checks = [agg._flag(key.is_null()).sum().alias("missing")]
     numeric = prep.frame.schema[periods].is_numeric()
+    # a missing time is counted on the column itself, not on its key: Dask casts a missing time's calendar
+    # fields (NaN) to integers while it builds the key, and fails in pandas' words before any count
+    gone = key.is_null() if numeric else nw.col(prep.frame.ref(periods)).is_null()
+    checks = [agg._flag(gone).sum().alias("missing")]
     if numeric:
         t = nw.col(prep.frame.ref(periods)).cast(nw.Float64)
-        checks += [t.abs().max().alias("largest"), agg._flag(~t.is_finite()).sum().alias("odd")]
+        odd = ~t.is_finite()
+        if _csv_on_dask(prep.frame):  # pandas' NaN is an empty cell there: missing, as other routes read it
+            odd = odd & ~nw.col(prep.frame.ref(periods)).is_null()
+        checks += [t.abs().max().alias("largest"), agg._flag(odd).sum().alias("odd")]
     missing, *numbers = agg.collect(prep.frame.nw.select(*checks)).rows()[0]
     if numeric:
         _refuse_times(periods, int(numbers[1] or 0), float(numbers[0] or 0.0))
     _refuse_times(periods, 0, 0.0, int(missing or 0))
 
 
-def _refuse_times(periods: str, odd: int, largest: float, missing: int = 0) -> None:
+def _csv_on_dask(frame: Any) -> bool:
+    """Whether ``frame`` is Dask's reading of CSV files, whose missing cells pandas reads as NaN (the memory
+    route, DuckDB and Spark read them as null: a missing time, not a number that is not finite)."""
+    from .._files import expand
+
+    if frame.backend != "dask" or frame.source == "frame":
+        return False
+    try:
+        return expand(frame.source)[1] == "csv"
+    except VeracityError:
+        return False
+
+
+def _refuse_times(periods: str, odd: int, largest: float, missing: int = 0, first: int | None = None) -> None:
     """The period column's refusals: ``odd`` numbers not finite or the ``largest`` |value| over 1e11 (no
-    epoch seconds), then ``missing`` values."""
+    epoch seconds), then ``missing`` values (the first at 0-based row ``first`` where known: an in-memory
+    frame's, named as :func:`._monitor._refuse_missing_keys` names a missing key)."""
     if odd or largest > 1e11:
         what = f"{odd} not finite" if odd else f"max |value| {largest:.3g}"
         raise VeracityError(
@@ -436,8 +487,10 @@ def _refuse_times(periods: str, odd: int, largest: float, missing: int = 0) -> N
             "numbers are read as seconds since 1970-01-01 UTC: convert milli/nanoseconds to seconds or pass "
             "dates", param="periods")
     if missing:
-        raise VeracityError(f"column {periods!r} (periods) has {count_noun(missing, 'missing value')}; "
-                            f"drop or fill {'it' if missing == 1 else 'them'}")
+        where = "" if first is None else f" (first at row {first})"
+        count = count_noun(missing, "missing value")
+        raise VeracityError(f"column {periods!r} (periods) has {count}{where}; drop or fill "
+                            f"{'it' if missing == 1 else 'them'}", param="periods")
 
 
 def _check_keys(prep: Any, key: Any, periods: str) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._text import count_noun
 from ..core._validation import VeracityError
 
 FREQ_NAMES = {"D": "day", "W": "week", "M": "month", "Q": "quarter"}
@@ -108,7 +109,8 @@ def to_utc_timestamps(array: Any, column: str) -> Any:
     arr = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
     if arr.null_count:
         raise VeracityError(
-            f"time column {column!r} has {arr.null_count} missing values; every prediction needs a time"
+            f"time column {column!r} has {count_noun(arr.null_count, 'missing value')}; every prediction "
+            "needs a time"
         )
     t = arr.type
     try:
@@ -188,6 +190,8 @@ def _strings_problem(arr: Any) -> str:
     first: dict[str, int] = {}
     values = arr.slice(0, 100_000).to_pylist()
     for i, value in enumerate(values):
+        if value is None:  # a missing time is of no form (the caller refuses it in its own words)
+            continue
         kind = form(i)
         if kind is None:
             return (f"has strings that are not ISO 8601 times (row {i}: {str(value)[:40]!r}); use e.g. "

@@ -339,6 +339,16 @@ def missing_message(name: str, role: str | None, missing: int, infinite: int | N
     return f"{shown} has {what} of {n} rows{where}; drop or fill those rows first"
 
 
+def missing_labels_message(name: str, missing: int) -> str:
+    """The one wording of missing labels where ``pos_label=`` reads the label column's values (a frame,
+    a file, a database table): the count in the number it takes."""
+    from ..core._text import count_noun
+
+    rows = "that row" if missing == 1 else "those rows"
+    count = count_noun(missing, "missing value")
+    return f"column {name!r} (labels) has {count} (None/NaN); drop or fill {rows} first"
+
+
 def labels_message(name: str, bad: int, n: int, shown: str, first_row: int | None = None) -> str:
     """The one wording of labels that are not 0/1 (``shown``: ``missing``, or their min and max)."""
     where = "" if first_row is None else f", first at data row {first_row}"

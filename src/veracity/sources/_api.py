@@ -842,8 +842,9 @@ def _read_csv_columns(p: Path, options: Any, parse: Any = None) -> Any:
 def read_files(pattern: str, columns: list[str] | None = None) -> Any:
     """One ``pyarrow.Table`` from a glob or a directory of CSV/Parquet files (the needed columns), as
     ``pyarrow.dataset`` reads it (:func:`._scan.read_batches`: importing the dataset module imports pandas):
-    Parquet in the unified schema of every file (else the first file's), CSV in the first file's types;
-    no hive partition columns."""
+    Parquet in the unified schema of every file (else the first file's), CSV in the first file's types
+    (when a later file does not fit them: each file typed alone and joined, :func:`_concat_csv`); no hive
+    partition columns."""
     import os
 
     import pyarrow as pa
@@ -922,20 +923,56 @@ def _csv_options(first: str) -> tuple[Any, Any]:
 
 def _concat_csv(files: list[str], columns: list[str] | None, pattern: str) -> Any:
     """A glob's CSV files typed one by one and joined in types that hold them all (int64 and double:
-    double), as DuckDB's engine reads them; pyarrow's dataset types every file as the first."""
+    double; a column empty in one file: the others' type; true/false beside numbers: 1/0), as DuckDB's
+    engine reads them; pyarrow's dataset types every file as the first. A column no one type holds (dates
+    in one file, numbers in another) is read as the text its cells hold, in every file, as DuckDB reads it
+    (VARCHAR): the checks of the column then name the first value of the wrong kind, as in one file."""
     import pyarrow as pa
-    import pyarrow.csv as pacsv
 
-    tables = []
-    for f in files:
-        parse = pacsv.ParseOptions(delimiter=_delimiter(Path(f)))
-        table = pacsv.read_csv(f, parse_options=parse, convert_options=pacsv.ConvertOptions(strings_can_be_null=True))
-        wanted = _present(columns, table.column_names)
-        tables.append(table.select(wanted) if wanted else table)
+    tables = _bools_as_numbers([_csv_table(f, columns) for f in files])
+    text = _clashing(tables)
+    if text:
+        tables = _bools_as_numbers([_csv_table(f, columns, text) for f in files])
     try:
         return pa.concat_tables(tables, promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise VeracityError(f"could not read {pattern} as CSV: {_arrow_reason(exc)}") from None
+
+
+def _csv_table(path: str, columns: list[str] | None, text: list[str] | tuple[str, ...] = ()) -> Any:
+    """One CSV file of a glob, typed on its own (the ``text`` columns read as strings, as written), an
+    empty cell missing; only the needed ``columns`` when it has them all."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    parse = pacsv.ParseOptions(delimiter=_delimiter(Path(path)))
+    convert = pacsv.ConvertOptions(strings_can_be_null=True, column_types={c: pa.string() for c in text})
+    table = pacsv.read_csv(path, parse_options=parse, convert_options=convert)
+    wanted = _present(columns, table.column_names)
+    return table.select(wanted) if wanted else table
+
+
+def _bools_as_numbers(tables: list[Any]) -> list[Any]:
+    """``tables`` with a column that is boolean in some and numbers in others as int64 where it is boolean
+    (true/false read as 1/0, as DuckDB joins them: :func:`_booleans_as_int64`, as for Parquet files)."""
+    schemas = _booleans_as_int64([t.schema for t in tables])
+    return [t if t.schema.equals(s) else t.cast(s) for t, s in zip(tables, schemas)]
+
+
+def _clashing(tables: list[Any]) -> list[str]:
+    """The columns of ``tables`` (the same names in each) that no one type holds in every table, as
+    ``concat_tables(promote_options="permissive")`` joins them (int64 and double do, null and any do;
+    a date and a number do not)."""
+    import pyarrow as pa
+
+    clash = []
+    for name in tables[0].column_names:
+        fields = [pa.schema([t.schema.field(name)]) for t in tables if name in t.column_names]
+        try:
+            pa.unify_schemas(fields, promote_options="permissive")
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            clash.append(name)
+    return clash
 
 
 def _refuse_not_utf8(path: Path) -> None:

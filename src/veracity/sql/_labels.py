@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from ..core._validation import VeracityError, check_pos_label
+from ..sources._aggregates import missing_labels_message
 from ..sources._labels import brief  # one rule for a long value in a message, on every route
 from . import _query as q
 from ._connect import Database
@@ -77,8 +78,7 @@ def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
     if not missing and not distinct:
         raise VeracityError("the table has no rows; pass at least one row")
     if missing:
-        raise VeracityError(
-            f"column {label!r} (labels) has {missing} missing values (None/NaN); drop or fill those rows first")
+        raise VeracityError(missing_labels_message(label, missing))
     if distinct > 2:
         raise VeracityError(
             f"column {label!r} (labels): pos_label= needs a binary label set, but the labels take {distinct} "
