@@ -193,7 +193,11 @@ def test_few_labels_under_cover_and_the_result_says_so():
     for low, high in ((rare.ci_low, rare.ci_high), (rare.classical_low, rare.classical_high),
                       (rare.cbpe_low, rare.cbpe_high)):
         assert 0.0 <= low <= high <= 1.0
-    assert rare.classical_low == 0.0  # 0.1 - 1.96 * 0.095 < 0: cut at the bound
+    # 0.1 - 1.96 * 0.095 < 0: the normal interval was cut at 0; one positive of 10 labels now takes the
+    # modified Wilson interval as PPI's rate does, its lower end Garwood's exact Poisson bound for 1 event
+    # (session 27)
+    from scipy.stats import chi2
+    assert rare.classical_low == pytest.approx(chi2.ppf(0.025, 2) / 2 / 10, rel=1e-9)
     assert not any("labels:" in note for note in vc.ppi_mean(y[:60], f[:60], f[60:]).notes)
 
 

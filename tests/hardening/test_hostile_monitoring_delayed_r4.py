@@ -33,8 +33,11 @@ def test_label_plan_of_certain_scores_warns_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         plan = vc.label_plan(np.ones(100), width=1e-300)
-        assert vc.labels_needed(np.ones(100), width=1e-300) == 2  # calibrated 1s: y = 1 always
-    assert plan.rows[0]["labels_ppi"] == 2 and plan.rows[0]["labels_classical"] == 2
+        # calibrated 1s: y = 1 always, but n labels all 1 read [1 - z²/(n + z²), 1] (modified Wilson, as
+        # ppi_mean reads them): no count gives a width of 1e-300
+        with pytest.raises(vc.VeracityError, match="needs more than"):
+            vc.labels_needed(np.ones(100), width=1e-300)
+    assert plan.rows[0]["labels_ppi"] is None and plan.rows[0]["labels_classical"] is None
 
 
 # -- ppi_mean(propensity=...): labels that were all certain (or a single random one) gave a zero-width

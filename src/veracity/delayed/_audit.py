@@ -52,7 +52,7 @@ from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, 
                    check_row_indexes, cut_to_range, few_labels_note, judged_calibrated, ppi_from_sums, z_of)
 from ._ppi_result import rare_class_note
 from ._ppi_sums import (EXACT_BELOW, _wmean_var, rare_outcome_interval, rare_share_interval, tuning_terms,
-                        wilson_rate_interval)
+                        uneven_weights, weighted_lambda_terms, wilson_rate_interval)
 
 #: a bin's rate is flagged insufficient below this many labels (its Wilson interval covered 95-96 % of
 #: true bin rates for a 95 % interval at 30 labels and more in the seeded simulation of
@@ -101,12 +101,19 @@ def shared_lambda(sums: PpiSums) -> np.ndarray:
     :math:`\lambda` per quantity (each share's own, and 0 for a share whose labels are all of one class)
     broke both: shares summing to 1.0064 and a cost that was not FP + FN at unit costs. The cost's own
     variance is left out of the rule: it is in other units (a c_FN of 10 would make it the whole rule).
-    Vectorised over the trailing axes (windows)."""
+    With uneven sample weights the terms are those of :func:`~veracity.delayed._ppi_sums.weighted_lambda`
+    (summed over the shares): the minimiser of the linearised variances reported, which the weighted form of
+    the rule above was not (tests/delayed/test_weighted_lambda_r27.py). Vectorised over the trailing axes
+    (windows)."""
     S = PpiSums(**{k: np.asarray(getattr(sums, k), dtype=np.float64)[:4]
                    for k in PpiSums.__dataclass_fields__})
     with np.errstate(divide="ignore", invalid="ignore"):
         cov, var_all, ratio = tuning_terms(S)  # each share's terms, as ppi_from_sums tunes one quantity
         lam = np.nansum(cov, axis=0) / ((1.0 + ratio[0]) * np.nansum(var_all, axis=0))
+        uneven = uneven_weights(S)[0]
+        if np.any(uneven):  # the minimiser of the sum of the linearised variances (weighted_lambda's, summed)
+            vyf, v = weighted_lambda_terms(S)
+            lam = np.where(uneven, np.nansum(vyf, axis=0) / np.nansum(v, axis=0), lam)
         return np.where(np.isfinite(lam) & (S.m[0] > 0), np.clip(lam, 0.0, 1.0), 0.0)
 
 

@@ -26,6 +26,7 @@ from ._sequence import (
     check_shift_at,
     check_tolerance,
     first_alarm,
+    json_key,
     sequence_from_sums,
     weighted_sequence,
 )
@@ -71,7 +72,8 @@ class BinnedSequences(Display):
 
     def to_dict(self) -> dict[str, Any]:
         return {"alpha": self.alpha, "alpha_per_bin": self.alpha / len(self.sequences),
-                "alarm_at": self.alarm_at, "alarm_bins": self.alarm_bins, "bins": self.rows()}
+                "alarm_at": self.alarm_at, "alarm_bins": self.alarm_bins,
+                "bins": [{**r, "alarm_step": json_key(r["alarm_step"])} for r in self.rows()]}
 
     def _frame_records(self) -> list[dict[str, Any]]:
         return self.rows()
@@ -85,7 +87,7 @@ class BinnedSequences(Display):
                  f"shared by {k} bins, {self.alpha / k:.2g} each; bounds after the last look)"),
                  render_table(["bin", "labelled", "rate-score", "bounds", ""], body, align="lrrll")]
         lines.append("alarm: none" if self.alarm_at is None else
-                     f"alarm: first at step {self.sequences[0]._key(self.alarm_at)} in {', '.join(self.alarm_bins)}")
+                     f"alarm: first at step {self.sequences[0].key_text(self.alarm_at)} in {', '.join(self.alarm_bins)}")
         return "\n".join(lines)
 
 

@@ -129,12 +129,17 @@ def rare_design_interval(out: dict[str, Any], y: np.ndarray, drawn: np.ndarray, 
         return
     certain = int((~drawn).sum())
     C, M_r = float(y[~drawn].sum()), M - certain
-    with np.errstate(over="ignore", invalid="ignore"):
-        r = {"estimate": np.asarray((float(out["estimate"]) * M - C) / M_r),
-             "se": np.asarray(float(out["se"]) * M / M_r),
-             "ci_low": np.asarray(np.nan), "ci_high": np.asarray(np.nan)}
-    rare_outcome_interval(r, n_d, k, level)
-    lo, hi = float(r["ci_low"]), float(r["ci_high"])
-    if np.isfinite(lo) and np.isfinite(hi):
-        out["ci_low"], out["ci_high"] = (C + M_r * lo) / M, (C + M_r * hi) / M
-        out["rare_interval"] = 1.0
+    # the PPI rate's interval, and the labels alone's (the classical row: the same estimator at lambda 0,
+    # which kept the normal interval beside PPI's rare one, as vc.ppi_mean's classical row of a random
+    # sample did)
+    for centre, sd, prefix in (("estimate", "se", "ci"), ("classical", "classical_se", "classical")):
+        with np.errstate(over="ignore", invalid="ignore"):
+            r = {"estimate": np.asarray((float(out[centre]) * M - C) / M_r),
+                 "se": np.asarray(float(out[sd]) * M / M_r),
+                 "ci_low": np.asarray(np.nan), "ci_high": np.asarray(np.nan)}
+        rare_outcome_interval(r, n_d, k, level)
+        lo, hi = float(r["ci_low"]), float(r["ci_high"])
+        if np.isfinite(lo) and np.isfinite(hi):
+            out[f"{prefix}_low"], out[f"{prefix}_high"] = (C + M_r * lo) / M, (C + M_r * hi) / M
+            if prefix == "ci":
+                out["rare_interval"] = 1.0

@@ -46,7 +46,10 @@ store computes them in SQL and calls :func:`ppi_from_sums` for all windows at on
 
 **Sample weights** (survey / importance weights; only their ratios matter) give the
 weighted means and the linearised (Hájek) variance :math:`\sum_i \omega_i^2 (r_i -
-\bar r)^2` with :math:`\omega = w / \sum w`; unweighted this is the formula above.
+\bar r)^2` with :math:`\omega = w / \sum w`; unweighted this is the formula above. Uneven weights are
+power-tuned with the :math:`\lambda` that minimises that variance
+(:func:`~veracity.delayed._ppi_sums.weighted_lambda`; ppi_py's estimate at that :math:`\lambda`, and its own
+tuning and interval differ).
 Weights of one side only (``sample_weight`` without ``sample_weight_unlabelled``, or the
 reverse) are read relative to their mean: the other side's rows weigh one mean weight each.
 A row of weight 0 is a dropped row (it counts nowhere, not even as a label).

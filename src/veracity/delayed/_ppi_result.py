@@ -44,6 +44,10 @@ RARE = ("only {k:g} of the {n:,} labels {are} {cls}: near a rate of {edge} the i
 RARE_BOTH = ("only {pos:g} positive and {neg:g} negative {cls}of the {n:,} labels: the interval rests on very few "
              "events of either class (the Wilson-type interval for rare outcomes); label more rows "
              "(vc.labels_needed says how many)")
+#: the rectifier's normal interval excludes 0 where the exact judgement (labels of one class, or fewer than
+#: 10 of one class) finds no evidence against calibration: said, so that the table does not read as a verdict
+EXACT_JUDGED = ("the rectifier's interval excludes 0, but {why} it is no reliable test of calibration: by an "
+                "exact binomial bound these labels are no evidence that the scores are miscalibrated")
 ZERO_WIDTH = ("the {n:,} labels show no spread (e.g. all one class): the normal interval has zero width and is "
               "not a confidence interval; label more rows")
 
@@ -176,6 +180,20 @@ def rare_class_note(n: int, mean_y: float, n_effective: float | None = None) -> 
     return RARE.format(k=k, n=n, are="is" if k == 1 else "are", cls=cls, edge="0" if pos else "1")
 
 
+def _rare_labels_interval(v: dict[str, Any], size: float, level: float) -> None:
+    r"""Labels with fewer than 10 of one class: the labels-only (classical) interval becomes the modified
+    Wilson interval of :func:`~veracity.delayed._ppi_sums.rare_outcome_interval` (``size`` the labels or their
+    Kish size), as PPI's rate takes there — PPI with :math:`\lambda = 0` is the labels alone, and now prints the
+    same interval. The cut normal interval printed ``classical 0.0000 [0.0000, 0.0000]`` for 50 labels all 0
+    under PPI's ``[0.0000, 0.0713]`` (as if the labels alone knew the rate exactly), and ``0.0100 [0.0000,
+    0.0295]`` for 1 positive of 100 under PPI's ``[0.0003, 0.0545]`` at :math:`\lambda = 0`: the labels
+    alone looked twice as precise as the same estimate with the scores. In place."""
+    c = {"estimate": np.asarray(v["classical"]), "se": np.asarray(v["classical_se"]),
+         "ci_low": np.asarray(v["classical_low"]), "ci_high": np.asarray(v["classical_high"])}
+    rare_outcome_interval(c, size, v["classical"] * size, level)
+    v["classical_low"], v["classical_high"] = float(c["ci_low"]), float(c["ci_high"])
+
+
 def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, excluded: int, p: float, valid: bool,
             f: np.ndarray | None = None, g: np.ndarray | None = None, w: np.ndarray | None = None,
             drawn: int | None = None) -> PpiMean:
@@ -208,6 +226,7 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
         size = n if w is None else float(w.sum()) ** 2 / float(w @ w)
         rare_applied = bool(rare_outcome(size, v["classical"] * size)) and np.isfinite(v["estimate"])
         rare_outcome_interval(v, size, v["classical"] * size, level)
+        _rare_labels_interval(v, size, level)
     else:  # a designed sample: _design.rare_design_interval already took Wilson's for its drawn labels
         rare_applied = v.get("rare_interval", 0.0) == 1.0
     v = {k: float(x) for k, x in v.items()}
@@ -223,6 +242,10 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     rare = None if drawn is not None or few == ZERO_WIDTH.format(n=n) else rare_class_note(n, v["classical"], eff)
     if rare:  # the labels' mean: classical, before any cut (a rate is in [0, 1] anyway)
         notes.append(rare)
+    if calibrated and not v["rectifier_low"] <= 0.0 <= v["rectifier_high"] and few != ZERO_WIDTH.format(n=n):
+        flat = not v["classical_se"] >= NO_SPREAD
+        notes.append(EXACT_JUDGED.format(why="with labels all of one class (it holds only the scores' spread)"
+                                         if flat else "with fewer than 10 labels of one class"))
     if not calibrated:
         notes.append(NOT_CALIBRATED)
     return PpiMean(

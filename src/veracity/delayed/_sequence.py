@@ -49,6 +49,7 @@ row-by-row sequence exactly.
 
 from __future__ import annotations
 
+import datetime
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -220,6 +221,21 @@ class ConfidenceSequence(Display):
     def _key(self, i: int) -> Any:
         return i if self.steps is None else _plain(self.steps[i])
 
+    def key_text(self, i: int) -> str:
+        """Step ``i``'s key as a printout and a plot's axis show it: a batch of times that are all at
+        midnight (a pandas, polars or Arrow date column holds nanoseconds) as its date, ``2026-01-01``,
+        not ``2026-01-01 00:00:00``."""
+        key = self._key(i)
+        if isinstance(key, datetime.datetime) and self._all_midnight():
+            return key.date().isoformat()
+        return str(key)
+
+    def _all_midnight(self) -> bool:
+        steps = self.steps
+        if steps is None or steps.dtype.kind != "M":
+            return False
+        return bool(np.all(steps == steps.astype("datetime64[D]").astype(steps.dtype)))
+
     def rows(self) -> list[dict[str, Any]]:
         return [{"step": self._key(i), "n": int(self.n[i]), "estimate": float(self.estimate[i]),
                  "low": float(self.low[i]), "high": float(self.high[i]),
@@ -228,9 +244,9 @@ class ConfidenceSequence(Display):
 
     def to_dict(self) -> dict[str, Any]:
         return {"alpha": self.alpha, "tolerance": self.tolerance, "alarm_at": self.alarm_at,
-                "alarm_step": self.alarm_step,
+                "alarm_step": json_key(self.alarm_step),
                 "shift_at": self.shift_at, "delay": self.delay, "n": int(self.n[-1]) if self.n.size else 0,
-                "steps": self.rows()}
+                "steps": [{**r, "step": json_key(r["step"])} for r in self.rows()]}
 
     def _frame_records(self) -> list[dict[str, Any]]:
         return self.rows()
@@ -253,7 +269,7 @@ class ConfidenceSequence(Display):
     def __str__(self) -> str:
         k = self.low.size
         shown = self._shown()
-        body = [[str(self._key(i)), f"{int(self.n[i]):,}", fmt(self.estimate[i], sign=True),
+        body = [[self.key_text(i), f"{int(self.n[i]):,}", fmt(self.estimate[i], sign=True),
                  f"[{fmt(self.low[i], sign=True)}, {fmt(self.high[i], sign=True)}]",
                  "ALARM" if i == self.alarm_at else ("alert" if self._alert(i) else "")]
                 for i in shown]
@@ -274,13 +290,35 @@ class ConfidenceSequence(Display):
             unit = "batches" if what == "batch" else "rows"
             left = "0 left the bounds" if not self.tolerance else \
                 f"the bounds left [-{self.tolerance:g}, {self.tolerance:g}]"
-            lines.append(f"alarm: at {what} {self.alarm_step} ({left})"
+            lines.append(f"alarm: at {what} {self.key_text(self.alarm_at)} ({left})"
                          + (f"; detection delay {self.delay} {unit} after the shift" if self.delay is not None else ""))
         return "\n".join(lines)
 
 
 def _plain(v: Any) -> Any:
+    """A batch (or group) key as a plain Python value: a numpy scalar by ``.item()``, except a
+    ``datetime64``, which becomes the ``date`` (a unit of a day or coarser) or ``datetime`` it names, and a
+    ``timedelta64`` the ``timedelta`` — ``.item()`` of nanoseconds, the unit of every pandas, polars and
+    Arrow time column, is a bare integer: the printout read ``batch 1767225600000000000`` for 2026-01-01
+    and ``alarm_step`` was that integer. numpy's value where no ``datetime`` holds it exactly (below a
+    microsecond, beyond the year 9999)."""
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        if isinstance(v, np.datetime64) and np.datetime_data(v.dtype)[0] in ("Y", "M", "W", "D"):
+            return v.astype("datetime64[D]").item()
+        micro = v.astype(f"{v.dtype.kind}8[us]")
+        item = micro.item()
+        return item if not isinstance(item, int) and micro == v else v
     return v.item() if isinstance(v, np.generic) else v
+
+
+def json_key(v: Any) -> Any:
+    """A key for JSON: a date, time or duration (:func:`_plain`'s) as its ISO text, numpy's as its text;
+    anything else as it is."""
+    if isinstance(v, (datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, (datetime.timedelta, np.datetime64, np.timedelta64)):
+        return str(v)
+    return v
 
 
 def check_tolerance(tolerance: Any) -> float:

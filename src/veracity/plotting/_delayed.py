@@ -57,7 +57,7 @@ def plot_sequence(cs: Any, ax: Any = None) -> Any:
         for sign in (-1, 1):
             ax.axhline(sign * cs.tolerance, color=MUTED, linewidth=0.9, linestyle="--", gid="tolerance")
     if cs.alarm_at is not None:
-        ax.axvline(cs.alarm_at, color=ORANGE, linewidth=1.6, linestyle="--", label=f"alarm at {cs.alarm_step}",
+        ax.axvline(cs.alarm_at, color=ORANGE, linewidth=1.6, linestyle="--", label=f"alarm at {cs.key_text(cs.alarm_at)}",
                    gid="alarm")
     if cs.shift_at is not None:
         ax.axvline(cs.shift_at, color=MUTED, linewidth=1.0, linestyle=":", label="shift", gid="shift")
@@ -77,7 +77,7 @@ def plot_sequence(cs: Any, ax: Any = None) -> Any:
     ax.set_ylabel("rate - mean score")
     if cs.steps is not None and cs.steps.size:
         step = max(1, cs.steps.size // 10)
-        ax.set_xticks(x[::step], [str(s) for s in cs.steps[::step]], rotation=30, ha="right")
+        ax.set_xticks(x[::step], [cs.key_text(i) for i in range(0, cs.steps.size, step)], rotation=30, ha="right")
     ax.legend(loc="upper left", frameon=False, fontsize=9)
     return fig
 
