@@ -943,10 +943,12 @@ def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: st
     names = check_columns(column, p.n_inputs)
     entries = sum(_entries(node) for node in p.outputs)
     if entries > MAX_TABLE_ENTRIES:
+        why = ("multiclass outputs repeat every class's map" if len(p.outputs) > 1 else
+               "Venn-ABERS keeps a step at every distinct fit score" if p.kind == "venn-abers" else
+               "one entry per step")  # a binary map is never told about classes it does not have
         raise VeracityError(
             f"the SQL of this {p.kind} calibrator would write out {entries:,} step-table entries (at most "
-            f"{MAX_TABLE_ENTRIES:,}; multiclass outputs repeat every class's map); export it to ONNX instead "
-            "(to_onnx), or fit a map with fewer steps")
+            f"{MAX_TABLE_ENTRIES:,}; {why}); export it to ONNX instead (to_onnx), or fit a map with fewer steps")
     exprs = [_Builder(d, names).output(node, p) for node in p.outputs]
     # only a hoisting dialect writes subqueries (:meth:`_Builder._array`): the others skip this walk
     subqueries = sum(len(list(e.find_all(sqlglot.exp.Subquery))) for e in exprs) if d in _HOIST else 0

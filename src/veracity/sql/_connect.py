@@ -47,9 +47,14 @@ _ALIASES = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql", "sqls
 _CREDENTIAL = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/@\s:]*:)(?P<secret>[^@\s]*(?:@[^@\s/]*(?=@))*)@")
 #: ``password=SECRET`` in a URL's query, a libpq ``key=value`` DSN or a driver's message: the value runs to
 #: the next ``&``, ``;`` or space, or is quoted whole (libpq ``'a b'`` with ``\'`` escapes, ``"..."``,
-#: ODBC ``{a;b}`` with ``}}``; an unclosed quote runs to the end); spaces may stand around the ``=`` (libpq)
+#: ODBC ``{a;b}`` with ``}}``; an unclosed quote runs to the end); spaces may stand around the ``=`` (libpq).
+#: The names end a setting's name (``sslpassword``, ``client_secret``, ``refresh_token``,
+#: ``aws_secret_access_key`` too); beside passwords and tokens, the keys that are secrets themselves:
+#: BigQuery's ``credentials_base64`` (a service account's key), ``api_key``, Azure's ``AccountKey`` and
+#: ``SharedAccessKey``, Snowflake's ``private_key`` and its ``passphrase``
 _QUERY_SECRET = re.compile(
-    r"(?i)(?P<head>(?:password|passwd|pwd|secret|token|access_token)[ \t]*=[ \t]*)"
+    r"(?i)(?P<head>(?:password|passwd|pwd|secret|token|access_token|passphrase|credentials_base64|api_?key"
+    r"|access_?key|account_?key|private_key)[ \t]*=[ \t]*)"
     r"(?P<secret>'(?:[^'\\]|\\.)*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)|\{(?:[^}]|\}\})*(?:\}|$)|[^&;\s]*)")
 #: punctuation a message puts after an unquoted secret (``password=x: connection failed``)
 _TRAILING = ":,.)]"

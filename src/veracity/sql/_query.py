@@ -928,8 +928,11 @@ CUTS_PER_STATEMENT = 1000
 def weighted_cuts_sql(c: Columns, dialect: str, *, score_type: str, bins: int, first: int = 1,
                       last: int | None = None) -> str:
     """One row: min and max probability, then for j = ``first``…``last`` (default 1…M−1) the first
-    probability whose cumulative weight (in score order) exceeds j·W/M —
-    :func:`veracity.core._binning.quantile_edges`'s rule.
+    probability whose cumulative weight (in score order) exceeds j·W/M by more than the running
+    sum's own rounding, N·ε·W (:func:`veracity.core._binning.cumulative_slack`) —
+    :func:`veracity.core._binning.quantile_picks`'s rule. Without that slack, constant weights of
+    0.1 cut elsewhere than no weights (0.1 + 0.1 + … misses 5 × 0.1 by an ulp) and elsewhere than
+    the same rows in memory.
 
     The picks differ only in j: the statement is written (parsed and generated) with one pick, for
     a sentinel j, and that pick's text is then copied for every j -- the text the statement with
@@ -941,14 +944,14 @@ def weighted_cuts_sql(c: Columns, dialect: str, *, score_type: str, bins: int, f
     js = list(range(first, last + 1))
 
     def pick(j: int) -> str:
-        return f"MIN(CASE WHEN _cum > ({j} * _tot) / {bins} THEN _p END) AS _q{j}"
+        return f"MIN(CASE WHEN _cum > ({j} * _tot) / {bins} + _slack THEN _p END) AS _q{j}"
 
     def statement(picks: list[str]) -> str:
         return render(f"""
 WITH _base AS (SELECT 1),
 _prob AS (SELECT {_probability("_s", score_type)} AS _p, _w FROM _base),
 _o AS (SELECT _p, SUM(_w) OVER (ORDER BY _p ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS _cum FROM _prob),
-_t AS (SELECT MAX(_cum) AS _tot FROM _o)
+_t AS (SELECT MAX(_cum) AS _tot, (COUNT(*) * {_dbl(_EPS)}) * MAX(_cum) AS _slack FROM _o)
 SELECT MIN(_p) AS _lo, MAX(_p) AS _hi{"".join(", " + p for p in picks)} FROM _o CROSS JOIN _t
 """, base_select(c, dialect), dialect)
 
@@ -961,6 +964,9 @@ SELECT MIN(_p) AS _lo, MAX(_p) AS _hi{"".join(", " + p for p in picks)} FROM _o 
         return statement([pick(j) for j in js])  # pragma: no cover - every dialect writes the item alike
     return once.replace(item, ", ".join(item.replace(sentinel, str(j)) for j in js))
 
+
+#: twice the unit roundoff, 2⁻⁵²: :func:`weighted_cuts_sql`'s slack per row, as ``cumulative_slack``'s
+_EPS = float(np.finfo(np.float64).eps)
 
 #: the j of the one pick :func:`weighted_cuts_sql` writes (digits no statement holds otherwise)
 _CUT_SENTINEL = 987_654_321_987

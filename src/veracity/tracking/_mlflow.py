@@ -117,7 +117,10 @@ def audit_metrics(result: AuditResult, prefix: str = "") -> dict[str, float]:
         d = r.decomposition
         return {"ece": r.ece, "mce": r.mce, "brier": r.brier, "nll": r.nll, "auc": r.auc, "accuracy": r.accuracy,
                 "base_rate": r.base_rate, "n": r.n, "brier_reliability": d.reliability,
-                "brier_resolution": d.resolution, "brier_uncertainty": d.uncertainty}
+                "brier_resolution": d.resolution, "brier_uncertainty": d.uncertainty,
+                # the printed decomposition's fourth term: without it the logged three do not add up to
+                # brier (binned scores are not constant within a bin)
+                "brier_within_bin": d.within_variance - 2.0 * d.within_covariance}
 
     out: dict[str, float] = {}
     whole = of(result)
@@ -160,15 +163,33 @@ def _unfiled(path: str, files: set[str]) -> str:
     return "/".join(parts)
 
 
+def _hidden(text: str) -> str:
+    """``text`` with any password in it replaced by ``***`` (a metadata value such as
+    ``source="postgresql://user:PASSWORD@host/db"``): run parameters are shown to whoever can see the run."""
+    from ..sql._connect import redact
+
+    return redact(text)
+
+
+def _without_secrets(doc: dict[str, Any]) -> dict[str, Any]:
+    """A calibrator's JSON with the passwords in its metadata's text hidden (:func:`_hidden`); the map is
+    untouched, so ``vc.load`` reads the logged artifact back to the same calibrator."""
+    metadata = doc.get("metadata")
+    if not isinstance(metadata, dict):
+        return doc
+    return {**doc, "metadata": {k: _hidden(v) if isinstance(v, str) else v for k, v in metadata.items()}}
+
+
 def calibrator_params(doc: dict[str, Any], prefix: str = "") -> dict[str, str]:
-    """Kind, parameters and provenance of a calibrator's JSON as run parameters (scalars only)."""
+    """Kind, parameters and provenance of a calibrator's JSON as run parameters (scalars only; a password
+    in a value is hidden)."""
     out = {f"{prefix}calibrator.kind": str(doc.get("kind"))}
     folders = {"/".join(prefix.split("/")[:j]) for j in range(1, prefix.count("/") + 1)}
     for section in ("params", "metadata"):
         for key, value in (doc.get(section) or {}).items():
             if value is None or isinstance(value, (dict, list)):
                 continue
-            text = str(value)[:_PARAM_CHARS]
+            text = _hidden(str(value))[:_PARAM_CHARS]
             # a name MLflow takes (no "a//b" or "/x", at most 250 characters); keys that clean (or cut) to
             # one name, or to "calibrator.kind", stay apart ("-2"), unless they say the same (score_type is
             # in both sections); so does a name that the file store would need as a file and a folder
@@ -311,13 +332,15 @@ def log_mlflow(
     r"""Log an audit, a calibrator or a report to an MLflow run; return what was logged.
 
     * an :class:`~veracity.AuditResult` (``vc.audit``, ``audit_sql`` …): metrics ``ece``,
-      ``mce``, ``brier`` (+ ``brier_reliability/resolution/uncertainty``), ``nll``, ``auc``,
+      ``mce``, ``brier`` (+ ``brier_reliability/resolution/uncertainty/within_bin``, which add up to it:
+      reliability − resolution + uncertainty + within_bin), ``nll``, ``auc``,
       ``accuracy``, ``base_rate``, ``n``, and per slice ``{by}/{key}/{metric}``; artifacts
       ``audit.json`` (``result.to_dict()``, NaN as null), ``reliability.png`` and
       ``report.html`` (built from the audit's aggregates with :mod:`veracity.reporting`'s sections;
       pass ``report=vc.report(...)`` to log the full page with its threshold explorer instead);
     * a fitted calibrator: ``calibrator.json`` (its ``to_dict()``; ``vc.load`` reads it back)
-      and its kind, parameters and provenance as run parameters ``calibrator.*``;
+      and its kind, parameters and provenance as run parameters ``calibrator.*`` (a password in a
+      metadata value, ``postgresql://user:PASSWORD@host``, is logged as ``***`` in both);
     * a :class:`~veracity.Report`: ``report.html`` and its summary metrics.
 
     ``calibrator=`` logs a calibrator beside an audit. ``run`` is an MLflow ``Run`` or a run id;
@@ -405,7 +428,7 @@ def log_mlflow(
         except Exception as exc:  # noqa: BLE001 - an unfitted calibrator
             raise VeracityError(f"the calibrator cannot be logged: {exc}") from None
         params.update(calibrator_params(doc, prefix))
-        client.log_dict(run_id, _json_safe(doc), path("calibrator.json"))
+        client.log_dict(run_id, _json_safe(_without_secrets(doc)), path("calibrator.json"))
         artifacts.append(path("calibrator.json"))
     now = int(time.time() * 1000)
     items = list(metrics.items())
