@@ -60,10 +60,7 @@ def run(args: argparse.Namespace) -> int:
                    bins=args.bins, min_count=args.min_count, fdr=args.fdr, sample_weight=args.weight,
                    pos_label=args.pos_label, score_type=args.score_type, n_resamples=args.n_resamples,
                    random_state=args.random_state)
-    text = str(res)
-    if args.all:
-        from ..segments._result import _table
-
-        text = _table(list(res.rows)) + "\n" + "\n".join(str(res).splitlines()[-1 - len(res.notes):])
+    # --all: every segment's row, under the same header (the FDR, the family, what was tested) and notes
+    text = res._text(every=args.all)
     emit(args, text, {"file": shown_path(args, args.file), **res.to_dict()}, note_text=shown_path(args, args.file))
     return 0

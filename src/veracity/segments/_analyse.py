@@ -165,6 +165,11 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
         notes = (*notes, f"({uneven:,} segment{'s hold' if uneven != 1 else ' holds'} min_count = {min_count:,} rows "
                          "but weights so uneven that the effective size (sum w)^2 / sum w^2 is below it: shown, "
                          "not tested)")
+    n_bad = int(bad[whole])
+    if n_bad and (certain & tested).any():  # the discoveries' p = 0 needs its reason where they are read
+        notes = (*notes, f"({n_bad:,} row{'s score' if n_bad != 1 else ' scores'} exactly 0 or 1 against "
+                         f"{'their' if n_bad != 1 else 'its'} label, which cannot happen under calibration: every "
+                         "tested segment holding one has p = 0 (test 'certain') and is a discovery, whatever its gap)")
     mce_sigma = float(np.max(sig[in_mce]))
     sd_all = float(sd[whole])
     # MCGrad's mce = mce_sigma * sigma_all is inf * 0 = NaN when every score is 0 or 1: a segment whose

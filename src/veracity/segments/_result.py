@@ -14,6 +14,10 @@ _ROW_KEYS = ("segment", "features", "depth", "n", "weight", "conf", "rate", "gap
              "min_detectable_gap", "ecce", "ecce_sigma", "importance")
 
 
+#: the text table's columns, in its order (the notebook's table shows these first)
+_TEXT_KEYS = ("segment", "n", "conf", "rate", "gap", "ci_low", "ci_high", "p_value", "q_value")
+
+
 def _num(v: Any) -> Any:
     if isinstance(v, float) and not math.isfinite(v):
         return None
@@ -64,16 +68,48 @@ def _count(n: int, what: str) -> str:
     return f"{n:,} {what}{'' if n == 1 else 's'}"
 
 
+#: the footnotes of a discovery whose interval of the gap includes 0, by the mark on its interval
+#: (:func:`interval_mark`): the test weighs the gap against calibration's spread, the interval does not
+SPREAD_NOTE = ("(* a discovery whose interval includes 0: the test weighs the gap against the spread calibration "
+               "would give these scores, sum w^2 p(1 - p); the interval, Wilson on the observed rate, allows for any "
+               "true probabilities, so it is wider)")
+CERTAIN_NOTE = ("(** a discovery whose interval includes 0: a score of exactly 0 or 1 that its label contradicts "
+                "cannot happen under calibration, so p = 0 whatever the gap)")
+
+
+def interval_mark(row: SegmentRow) -> str:
+    """``"*"`` on a discovery whose interval of the gap includes 0 (its test compares the gap with the
+    spread calibration gives these scores, narrower than the interval's, which allows for any true
+    probabilities);
+    ``"**"`` where the discovery is a certain one (a contradicted score of 0 or 1: p = 0 whatever the
+    gap); ``""`` otherwise. A reader otherwise takes such a row for a contradiction."""
+    if not (row.discovery and row.ci_low <= 0.0 <= row.ci_high):
+        return ""
+    return "**" if row.test == "certain" else "*"
+
+
+def _p_cell(row: SegmentRow, value: float | None) -> str:
+    """A p- or q-value's cell: ``0`` for a certain segment's exact zero (a contradicted score of 0 or 1: no
+    underflow, so not ``<1e-300``, which reads as a tail too small to print), else :func:`fmt_p`."""
+    return "0" if row.test == "certain" and value == 0.0 else fmt_p(value)
+
+
 def _table(rows: list[SegmentRow], level: float | None = None) -> str:
-    if level is None:  # the rows' own level (the command line's --all table passes only rows)
+    """The rows' table, and under it the footnote of each mark its intervals carry (:func:`interval_mark`)."""
+    if level is None:  # the rows' own level (a row's own printout passes only rows)
         level = rows[0].level if rows else 0.95
+    marks = [interval_mark(r) for r in rows]
+    pad = max(map(len, marks), default=0)
     body = []
-    for r in rows:
+    for r, mark in zip(rows, marks):
         flag = "discovery" if r.discovery else ("" if r.sufficient else "insufficient")
         body.append([r.segment, f"{r.n:,}", f"{r.conf:.4f}", f"{r.rate:.4f}", f"{r.gap:+.4f}",
-                     f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]", fmt_p(r.p_value), fmt_p(r.q_value), flag])
-    return render_table(["segment", "n", "conf", "rate", "gap", f"{level * 100:g}% CI of gap", "p", "q", ""], body,
-                        align="lrrrrrrrl")
+                     f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]{mark:<{pad}}", _p_cell(r, r.p_value),
+                     _p_cell(r, r.q_value), flag])
+    table = render_table(["segment", "n", "conf", "rate", "gap", f"{level * 100:g}% CI of gap" + " " * pad, "p", "q",
+                          ""], body, align="lrrrrrrrl")
+    notes = [note for mark, note in (("*", SPREAD_NOTE), ("**", CERTAIN_NOTE)) if mark in marks]
+    return "\n".join([table, *notes])
 
 
 @dataclass(frozen=True, repr=False)
@@ -81,6 +117,10 @@ class SegmentsResult(Display):
     r"""Every segment of the family (``rows``: discoveries first, most important first, then the
     others by p-value), the discoveries, and the multicalibration error (``mce``, ``mce_sigma``,
     ``mce_pvalue``, ``mde``) as MCGrad defines it over the same family.
+
+    ``str()`` marks a discovery whose interval of the gap includes 0 and says why under the table
+    (:func:`interval_mark`): the test weighs the gap against the spread calibration gives these scores,
+    the interval (Wilson on the observed rate) allows for any true probabilities and is wider.
 
     ``mce_family_pvalue`` is the p-value of the MCE itself, valid at any event rate: the statistic
     ``mce_sigma`` (the maximum over ``mce_segments`` (K) segments) drawn ``n_resamples`` (R) times under
@@ -204,30 +244,80 @@ class SegmentsResult(Display):
             out.append(d)
         return out
 
+    def _html_records(self) -> list[dict[str, Any]]:
+        """The notebook's rows with the text table's columns first (segment, n, conf, rate, gap, interval,
+        p, q), then the others."""
+        return [{**{k: d[k] for k in _TEXT_KEYS}, **d} for d in self._frame_records()]
+
+    def _repr_html_(self) -> str:
+        """The notebook's view: key numbers, every segment's row with the text table's columns (the shared
+        table showed its first eight: depth, n, weight … and no p or q), gaps and intervals signed as the
+        text prints them, every column under "all N columns", the footnotes of the text's marked intervals,
+        and the text itself."""
+        from ..core._display import html_details, html_kv, html_note, html_page, html_table
+
+        records = self._html_records()
+        shown = [{k: r[k] for k in (*_TEXT_KEYS, "sufficient", "discovery")} for r in records]
+        notes = [note for mark, note in (("*", SPREAD_NOTE), ("**", CERTAIN_NOTE))
+                 if any(interval_mark(r) == mark for r in self.rows)]
+        marked = [r.segment for r in self.rows if interval_mark(r)]
+        where = f"{', '.join(marked[:3])}{' …' if len(marked) > 3 else ''}: " if marked else ""
+        signed = ("gap", "ci_low")
+        parts = [html_kv(self._summary_items()), html_table(shown, wide=True, signed=signed),
+                 *(html_note(where + note.strip("()").lstrip("* ")) for note in notes),
+                 html_details(f"all {len(records[0]) if records else 0} columns",
+                              html_table(records, wide=True, signed=signed)) if records else ""]
+        return html_page(self._title(), parts, str(self))
+
     def __str__(self) -> str:
+        return self._text()
+
+    def _text(self, every: bool = False) -> str:
+        """The printout: the header, the discoveries' table (``every=True``: every segment's, as the command
+        line's ``--all`` prints it, discoveries first, then the others by p-value), its footnotes, the MCE
+        and the notes."""
         fam = "BH" if self.depth == 1 else "BH for single features, BY for intersections"
         if self.depth > 1 and self.n_tested and not any(r.depth > 1 and r.p_value is not None for r in self.rows):
             fam = "BH; no intersection holds enough rows to be tested"  # the singles keep the whole budget
-        head = (f"Segments of {', '.join(self.features)} (depth {self.depth}): {_count(self.n_segments, 'segment')}, "
+        head = (f"Segments of {_names(self.features)} (depth {self.depth}): {_count(self.n_segments, 'segment')}, "
                 f"{self.n_tested:,} tested (n >= {self.min_count}), FDR {self.fdr:g} ({fam}); {self.n:,} rows")
         disc = list(self.discoveries)
         lines = [head]
+        if every:
+            lines.append(_table(list(self.rows), self.level))
         if disc:
-            lines.append(_table(disc[:20], self.level))
-            more = f"; {len(disc) - 20} more in .discoveries" if len(disc) > 20 else ""
+            if not every:
+                lines.append(_table(disc[:20], self.level))
+            more = f"; {len(disc) - 20} more in .discoveries" if len(disc) > 20 and not every else ""
+            rest = "; then the others by p-value" if every and len(disc) < len(self.rows) else ""
             lines.append(f"({len(disc)} miscalibrated segment{'s' if len(disc) != 1 else ''}, most important "
-                         f"first{more})")
+                         f"first{more}{rest})")
         elif self.n_tested == 0:  # "none distinguishable" would read as a clean bill: nothing was tested
             lines.append(f"no segment was tested: none holds min_count = {self.min_count:,} rows (effective rows, "
                          "when weighted); lower min_count to test them")
-        else:
-            lines.append("no segment is distinguishable from calibrated at this FDR")
+        else:  # a "no difference" that may be "not enough data": say which gaps the sizes could see
+            mdg = [r.min_detectable_gap for r in self.rows if r.p_value is not None]
+            lines.append("no segment is distinguishable from calibrated at this FDR — not proof of calibration: "
+                         f"the tested segments' minimum detectable gaps run from {min(mdg):.4f} to {max(mdg):.4f} "
+                         "(found 80 % of the time at 5 %, before the FDR correction)")
         lines.append(f"multicalibration error (MCGrad's definition): MCE {_fixed(self.mce, 4)} "
                      f"({_fixed(self.mce_sigma, 2)} sigma, {self.mce_p_text()} in {self.n_resamples:,} "
                      f"draws under calibration, over {self.mce_family_text()}"
                      f"); minimum detectable {self.mde:.4f}")
         lines.extend(self.notes)
         return "\n".join(lines)
+
+
+def _names(features: tuple[str, ...]) -> str:
+    """The features as the header lists them: each as a segment's text names it (:func:`._values.quoted`),
+    and in double quotes where it holds a comma, so that ``"region, x", age`` reads as two features."""
+    import json
+
+    from ._values import quoted
+
+    shown = [quoted(f, level=False) for f in features]
+    return ", ".join(json.dumps(f, ensure_ascii=False) if "," in q and not q.startswith('"') else q
+                     for f, q in zip(features, shown))
 
 
 def _fixed(x: float, digits: int) -> str:
