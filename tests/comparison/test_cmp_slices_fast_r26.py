@@ -111,7 +111,11 @@ def test_slices_are_the_one_slice_comparisons(case):
     expected = _slice_readings(loop, kw["level"])
     assert got.too_small == small
     whole = vc.compare_models(scores, y, sample_weight=w, **kw)
-    assert list(got.notes) == list(whole.notes) + notes
+    # session 27: 20 resamples over 100+ slices cannot read one slice's bootstrap difference; a note says it
+    floor = [t for t in got.notes if "a bootstrap p-value is at least" in t]
+    bootstrap = kw["n_resamples"] and score_type != "score"
+    assert len(floor) == (1 if bootstrap else 0) and [t for t in got.notes if t not in floor] == \
+        list(whole.notes) + notes
     assert list(got.groups) == list(expected)
     assert len(expected) > 100 and notes  # many slices compared, and some of one class refused
     for key, old in expected.items():

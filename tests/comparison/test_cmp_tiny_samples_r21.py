@@ -59,8 +59,10 @@ def test_two_rows_give_no_bootstrap_or_delong_interval_and_no_verdict_of_calibra
     got = (brier.ci_low, brier.ci_high, brier.p_value)
     assert got == pytest.approx((ci.low, ci.high, t.pvalue), rel=1e-9)
     assert "better calibrated" not in r.verdict and "ranks better" not in r.verdict
-    assert r.verdict.startswith("no clear difference between a and b")
+    assert r.verdict.startswith("no clear difference in Brier score between a and b")
     assert "too few rows" in r.verdict
+    # the log-loss row's paired t interval is clear of 0 on these 2 rows: the verdict says so (session 27)
+    assert r.row("log_loss").ci_low > 0 and "the log loss differs: a has the lower log loss" in r.verdict
     text = str(r)
     assert "MCB n/a  DSC n/a" in text  # one "n/a" per missing interval (round 22)
     note = [line for line in text.splitlines() if line.startswith("note: ")]

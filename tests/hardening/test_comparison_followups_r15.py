@@ -206,6 +206,6 @@ def test_comparison_prose_escapes_model_names_as_the_tables_do():
     name = "good\u202edab"
     scores = {"a": rng.uniform(0, 1, n), name: np.clip(y * 0.6 + rng.uniform(0, 0.4, n), 0, 1)}
     text = str(vc.compare_models(scores, y, n_resamples=0))
-    assert "\u202e" not in text and "good\\u202edab is better" in text
+    assert "\u202e" not in text and "good\\u202edab has the lower Brier score" in text
     murphy = str(vc.murphy_diagram(scores, y))
     assert "\u202e" not in murphy and "good\\u202edab" in murphy

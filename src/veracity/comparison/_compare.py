@@ -12,29 +12,29 @@ ece         debiased ECE (Kumar et al. 2019, L1)                   bias-aware pa
 auc         Mann–Whitney AUC                                       DeLong's paired test
 ==========  =====================================================  ===============================
 
-and the CORP decomposition (Brier = MCB − DSC + UNC, :mod:`veracity.honest._corp`) of each
-model and of the difference, with paired bootstrap intervals for ΔMCB and ΔDSC, which the
-verdict reads: *who has the higher resolution* (DSC, discrimination in the CORP decomposition — not the
-AUC) and *who is better calibrated* (MCB), e.g. ``"hgb has the higher resolution (DSC +0.0120 [+0.0080,
-+0.0160] for hgb - logreg) but is worse calibrated (MCB +0.0040 [+0.0020, +0.0060] for hgb - logreg):
-recalibrate hgb, then it wins"`` — every number the table's B − A, and said so; when
-neither part differs beyond noise but the Brier score does (their sum), it names the model with the lower
-Brier score, and says "no clear difference" only when the Brier interval holds 0 too. Where the AUC row
-(DeLong) tells otherwise than the DSC part — it differs when DSC does not, does not when DSC does, or
-favours the other model — the verdict adds what the AUC says (``"...; the AUC differs: a ranks better
-(AUC -0.0184 [-0.0252, -0.0117] for b - a, DeLong p < 0.0001)"``), so the line never contradicts the
-table. With ``by=``, the slices are read with the false-discovery rate controlled across them
-(Benjamini–Hochberg q-values per pair and difference: :func:`_slice_readings`). The debiased ECE keeps a
-bias that depends on how calibrated each bin is (:math:`\sigma_k g(|\delta_k|/\sigma_k)`, up to 0.47 σ
-a bin for a calibrated one, none for a far miscalibrated one), which no bootstrap sees, so the ΔECE
-interval adds the range that bias can take over the gaps the bins' data allow
-(:func:`._resample.ece_difference_interval`): a percentile interval covered the true ΔECE 30–72 %
-of the time at 95 % when one model was calibrated and the other not. CORP's MCB and DSC sit above
-their truths by the PAV fit's overfit (a continuous model's, not a few-valued one's), which no
-bootstrap sees either, so ΔMCB and ΔDSC allow for it (:func:`._resample.overfit_interval`,
-:func:`._corp.overfit_bound`; nothing when both models share one PAV fit): without it a calibrated
-model read worse calibrated than the base rate in every simulated draw. See :mod:`._paired`,
-:mod:`._delong`, :mod:`._corp` and :mod:`._resample` for the methods.
+and the CORP decomposition (Brier = MCB − DSC + UNC, :mod:`veracity.honest._corp`) of each model and of the
+difference, with paired bootstrap intervals for ΔMCB and ΔDSC, which the verdict reads: *who has the higher
+resolution* (DSC, discrimination in the CORP decomposition — not the AUC) and *who is better calibrated*
+(MCB), e.g. ``"hgb has the higher resolution (DSC +0.0120 [+0.0080, +0.0160] for hgb - logreg) but is worse
+calibrated (MCB +0.0040 [+0.0020, +0.0060] for hgb - logreg): recalibrate hgb, then it wins"`` — every number
+the table's B − A, and said so; when neither part differs beyond noise but the Brier score does (their sum),
+it names the model with the lower Brier score, and says "no clear difference" only when the Brier interval
+holds 0 too. Where the AUC row (DeLong) tells otherwise than the DSC part — it differs when DSC does not, does
+not when DSC does, or favours the other model — the verdict adds what the AUC says (``"...; the AUC differs: a
+ranks better (AUC -0.0184 [-0.0252, -0.0117] for b - a, DeLong p < 0.0001)"``), so the line never contradicts
+the table; the log-loss and debiased-ECE rows likewise (:func:`_rows_clause`). Without resamples no CORP part
+has an interval, and the verdict reads the Brier interval alone (:func:`_point_verdict`). With ``by=``, the
+slices are read with the false-discovery rate controlled across them (Benjamini–Hochberg q-values per pair and
+difference: :func:`_slice_readings`). The debiased ECE keeps a bias that depends on how calibrated each bin is
+(:math:`\sigma_k g(|\delta_k|/\sigma_k)`, up to 0.47 σ a bin for a calibrated one, none for a far
+miscalibrated one), which no bootstrap sees, so the ΔECE interval adds the range that bias can take over the
+gaps the bins' data allow (:func:`._resample.ece_difference_interval`): a percentile interval covered the true
+ΔECE 30–72 % of the time at 95 % when one model was calibrated and the other not. CORP's MCB and DSC sit above
+their truths by the PAV fit's overfit (a continuous model's, not a few-valued one's), which no bootstrap sees
+either, so ΔMCB and ΔDSC allow for it (:func:`._resample.overfit_interval`, :func:`._corp.overfit_bound`;
+nothing when both models share one PAV fit): without it a calibrated model read worse calibrated than the base
+rate in every simulated draw. See :mod:`._paired`, :mod:`._delong`, :mod:`._corp` and :mod:`._resample` for
+the methods.
 """
 
 from __future__ import annotations
@@ -463,7 +463,7 @@ def _excludes_zero(low: float, high: float) -> bool:
 
 def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool = False,
              few_rows: str = "", auc: ComparisonRow | None = None, q: dict[str, float] | None = None,
-             alpha: float = 0.05) -> str:
+             alpha: float = 0.05, others: tuple[ComparisonRow, ...] = ()) -> str:
     """The one line a user reads, true of every row it speaks about. It reads the CORP parts: DSC, the
     *resolution* (discrimination in the CORP decomposition: how far the PAV-recalibrated scores move
     from the base rate, which rewards a ranking that separates the classes where it is most sure), and
@@ -478,14 +478,17 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
     0) have "the same resolution (identical ranking)", not one that "differs by no more than noise".
 
     ``few``: too few resamples for intervals at this level (:func:`_few_resamples`), whose ends are then
-    the extreme resamples (a 0 % interval from one): the verdict reads the point estimates, as without
-    resamples, and says so, rather than calling a difference significant on such an interval.
+    the extreme resamples (a 0 % interval from one): the verdict reads them as without resamples (the Brier
+    interval alone, :func:`_point_verdict`), rather than calling a difference significant on such an interval.
     ``few_rows``: too few rows of a class for any interval of ΔMCB and ΔDSC (:data:`MIN_CLASS_ROWS`; what
     :func:`_few_rows` says): the verdict reads only the Brier interval (paired t), and gives the two parts as
     point estimates, calling neither model better resolved or better calibrated.
     ``q``: metric ("brier", "dsc", "mcb", "auc") → Benjamini–Hochberg q-value across the slices of a
     ``by=`` comparison (:func:`_slice_readings`): a difference is then beyond noise only where its q is at
-    most ``alpha`` (1 − level), not where its own interval excludes 0, and each number carries its q."""
+    most ``alpha`` (1 − level), not where its own interval excludes 0, and each number carries its q.
+    ``others``: the pair's log-loss and debiased-ECE rows, said where they differ beyond noise and the line
+    would otherwise deny it (:func:`_rows_clause`): "no clear difference between a and b" beside a log loss
+    or ECE interval clear of 0 contradicted the table."""
     a, b = d.model_a, d.model_b
     vs = f"for {b} - {a}"
     if identical:
@@ -506,30 +509,41 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
                f"from calibration ({parts} {vs}, point estimates)")
         if brier_sig:
             better = a if brier.diff > 0 else b
-            return f"{better} has the lower Brier score ({brier_text} {vs}); {why}"
-        return f"no clear difference between {a} and {b}: {brier_text} {vs}; {why}"
+            return f"{better} has the lower Brier score ({brier_text} {vs}); {why}" + _rows_clause(
+                others, beyond, qs, quiet=False, calibrated=None, lower=better)
+        rows_text = _rows_clause(others, beyond, qs, quiet=True, calibrated=None)
+        what = " in Brier score" if rows_text else ""
+        return f"no clear difference{what} between {a} and {b}: {brier_text} {vs}; {why}{rows_text}"
     if few:
         nan = float("nan")
         d = replace(d, mcb_low=nan, mcb_high=nan, dsc_low=nan, dsc_high=nan)
     bootstrap = d.dsc_low == d.dsc_low
     # one ranking (a recalibration): the same PAV fit, so DSC and the AUC differ by exactly 0
     same_ranking = d.dsc == 0 and (auc is None or (auc.diff == 0 and auc.se == 0))
-
-    def significant(metric: str, low: float, high: float, value: float) -> bool:
-        return beyond(metric, low, high) if bootstrap else value != 0
+    if not bootstrap and not same_ranking:  # no interval for either part: the Brier interval alone decides
+        return _point_verdict(d, brier, brier_text, brier_sig, few, auc, q is not None, qs, beyond, others)
+    if not bootstrap:
+        # one order of the scores: ΔDSC is exactly 0, so ΔMCB is ΔBrier (to the bit, as estimates and as
+        # truths) and the Brier difference's paired t interval (or q-value) is the MCB difference's
+        d = replace(d, mcb_low=brier.ci_low, mcb_high=brier.ci_high)
+        qs = {**qs, "mcb": qs.get("brier", float("nan"))}
 
     # who is better at each: DSC higher is better, MCB lower is better
-    rank_sig = significant("dsc", d.dsc_low, d.dsc_high, d.dsc) and not same_ranking
-    cal_sig = significant("mcb", d.mcb_low, d.mcb_high, d.mcb)
+    rank_sig = beyond("dsc", d.dsc_low, d.dsc_high) and not same_ranking
+    cal_sig = brier_sig if not bootstrap else beyond("mcb", d.mcb_low, d.mcb_high)
     ranker = b if d.dsc > 0 else a
     calib, other_c = (b, a) if d.mcb < 0 else (a, b)
     dsc_text = _signed("DSC", d.dsc, d.dsc_low, d.dsc_high, qs.get("dsc"))
     mcb_text = _signed("MCB", d.mcb, d.mcb_low, d.mcb_high, qs.get("mcb"))
-    tail = "" if bootstrap else (" (point estimates; too few resamples for these intervals)" if few
-                                 else " (point estimates; intervals need resamples)")
+    # no resamples, one order of the scores: say where the MCB interval comes from
+    tail = "" if bootstrap else (" (the MCB difference is the Brier difference here, and has its paired t "
+                                 "interval)")
     auc_text = _auc_clause(auc, ranker if rank_sig else None, None if q is None else beyond(
         "auc", auc.ci_low, auc.ci_high) if auc is not None else None, qs.get("auc"))
-    tail += auc_text
+    quiet = not (rank_sig or cal_sig or brier_sig)  # the line says "no clear difference"
+    rows_text = _rows_clause(others, beyond, qs, quiet=quiet, calibrated=calib if cal_sig else None,
+                             lower=(a if brier.diff > 0 else b) if brier_sig else None)
+    tail += rows_text + auc_text
     same = f"their resolution is the same (one order of the scores: DSC differs by exactly 0 {vs})"
     # "differs by no more than noise across the slices": its q-value is above the false-discovery level
     noise = "no more than noise across the slices" if q is not None else "no more than noise"
@@ -553,9 +567,64 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
         return (f"{better} has the lower Brier score ({brier_text} {vs}), but neither its "
                 f"resolution (DSC) nor its calibration (MCB) alone differs by more than noise ({parts} "
                 f"{vs}){tail}")
-    # the AUC differs although the Brier score and its parts do not: "no clear difference" says of what
-    what = " in Brier score, resolution or calibration" if auc_text else ""
+    # another row differs although the Brier score and its parts do not: "no clear difference" says of what
+    what = " in Brier score, resolution or calibration" if auc_text or rows_text else ""
     return f"no clear difference{what} between {a} and {b}: {brier_text}, {parts} {vs}{tail}"
+
+
+def _point_verdict(d: CORPDifference, brier: ComparisonRow, brier_text: str, brier_sig: bool, few: bool,
+                   auc: ComparisonRow | None, sliced: bool, qs: dict[str, float], beyond: Any,
+                   others: tuple[ComparisonRow, ...]) -> str:
+    """The verdict when neither CORP part has an interval (no resamples, or too few to place its ends) and
+    the two models rank the rows differently: like the verdict on too few rows of a class, it reads the
+    Brier interval alone (paired t; across slices its q-value) and gives ΔDSC and ΔMCB as point estimates,
+    calling neither model better resolved nor better calibrated. Point estimates named a winner for every
+    pair of equally good models ("b is better: it has the higher resolution and is better calibrated (DSC
+    +0.0102, MCB -0.0009 ...)") beside a Brier interval that held 0. The AUC row (DeLong) is said where it
+    differs beyond noise, as a verdict that calls no model better resolved says it."""
+    a, b = d.model_a, d.model_b
+    vs = f"for {b} - {a}"
+    why = "too few resamples for their intervals" if few else "their intervals need resamples"
+    parts = f"DSC {_sf(d.dsc)}, MCB {_sf(d.mcb)}"
+    auc_text = _auc_clause(auc, None, None if not sliced or auc is None else beyond(
+        "auc", auc.ci_low, auc.ci_high), qs.get("auc"))
+    rows_text = _rows_clause(others, beyond, qs, quiet=not brier_sig, calibrated=None,
+                             lower=(a if brier.diff > 0 else b) if brier_sig else None)
+    if brier_sig:
+        better = a if brier.diff > 0 else b
+        return (f"{better} has the lower Brier score ({brier_text} {vs}); resolution and calibration are not "
+                f"told apart ({parts} {vs}: point estimates; {why}){rows_text}{auc_text}")
+    what = " in Brier score" if auc_text or rows_text else ""
+    return (f"no clear difference{what} between {a} and {b}: {brier_text}, {parts} {vs} (DSC and MCB: point "
+            f"estimates; {why}){rows_text}{auc_text}")
+
+
+#: the rows besides Brier and AUC a verdict answers to (lower is better for both), as it names them
+OTHER_ROWS = {"log_loss": ("log loss", "log loss"), "ece": ("debiased ECE", "ECE")}
+
+
+def _rows_clause(others: tuple[ComparisonRow, ...], beyond: Any, qs: dict[str, float], *, quiet: bool,
+                 calibrated: str | None, lower: str | None = None) -> str:
+    """What the log-loss and debiased-ECE rows add to a verdict that reads the Brier score and its CORP parts,
+    so that the line never contradicts them: a row whose difference is beyond noise (its interval clear of 0;
+    across slices, its q-value at most alpha: ``beyond``) is said — "; the log loss differs: a has the lower
+    log loss (log loss +0.0205 [+0.0023, +0.0388] for b - a)" — where the verdict says "no clear difference"
+    (``quiet``); the ECE row also where the verdict does not call the model it favours better calibrated
+    (``calibrated``: the model the verdict calls better calibrated, or None), and the log-loss row where it
+    favours another model than the one the verdict gives the lower Brier score (``lower``). Else ""."""
+    out = []
+    for r in others:
+        if r.metric not in OTHER_ROWS or not beyond(r.metric, r.ci_low, r.ci_high):
+            continue
+        better = r.model_a if r.diff > 0 else r.model_b
+        agrees = better == calibrated if r.metric == "ece" else lower is None or better == lower
+        if not quiet and agrees:
+            continue
+        name, short = OTHER_ROWS[r.metric]
+        shown = _signed(short, r.diff, r.ci_low, r.ci_high, qs.get(r.metric))
+        vs = f"for {r.model_b} - {r.model_a}"
+        out.append(f"; the {name} differs: {better} has the lower {name} ({shown} {vs})")
+    return "".join(out)
 
 
 def _auc_clause(auc: ComparisonRow | None, resolved: str | None, sig: bool | None = None,
@@ -720,7 +789,7 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         brier_row = next(r for r in rows if r.metric == "brier" and r.model_a == names[i] and r.model_b == names[j])
         auc_row = rows[-1]  # the pair's AUC row (DeLong), appended just above
         verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)], few=few, few_rows=few_rows,
-                                 auc=auc_row))
+                                 auc=auc_row, others=tuple(rows[-3:-1])))  # the log-loss and ECE rows
     # Kish effective size below 2 (one row carries nearly all the weight): the paired t intervals are n/a too
     t_na = any(r.metric in ("brier", "log_loss") and r.ci_low != r.ci_low for r in rows)
     return ModelComparison(models=names, rows=tuple(rows), corp=corp, corp_differences=tuple(diffs),
@@ -826,9 +895,10 @@ def compare_models(
     fewer rows is not tested, only listed (``.too_small``). With more than 20 slices, the printout shows
     only those read beyond noise (``.groups`` keeps them
     all). ``n_resamples=0`` skips the bootstrap (ECE and CORP differences
-    then have no interval). Below :data:`MIN_CLASS_ROWS` (10) rows of a class — weighted, the class's
-    Kish effective size — the AUC, ECE, MCB and DSC differences have no interval or p-value either (their
-    sampling law is degenerate there; a note says so, and the verdict reads the Brier interval alone).
+    then have no interval, and the verdict reads the Brier interval alone). Below :data:`MIN_CLASS_ROWS`
+    (10) rows of a class — weighted, the class's Kish effective size — the AUC, ECE, MCB and DSC differences
+    have no interval or p-value either (their sampling law is degenerate there; a note says so, and the
+    verdict reads the Brier interval alone).
 
     >>> r = compare_models({"a": [.1, .4, .35, .8, .7, .2], "b": [.2, .6, .3, .9, .6, .1]},
     ...                    [0, 1, 0, 1, 1, 0], n_resamples=0)
@@ -894,10 +964,34 @@ def compare_models(
         else:
             groups[name] = result
     groups = _slice_readings(groups, level)
+    notes += _lone_slice_note(groups, n_resamples, level)
     from dataclasses import replace
 
     return replace(whole, groups=groups, group_column=by_name, notes=tuple(notes), too_small=too_small,
                    min_count=min_count)
+
+
+def _lone_slice_note(groups: dict[str, ModelComparison], n_resamples: int, level: float) -> tuple[str, ...]:
+    r"""A note when the slices' bootstrap differences (ΔECE, ΔMCB, ΔDSC) cannot be read beyond noise in a
+    slice of its own: a bootstrap p-value is at least :math:`2/(B+1)`, so across m slices with a bootstrap
+    the Benjamini–Hochberg q-value of the one slice that differs is at least :math:`2m/(B+1)`; above
+    1 − level none can be found unless many slices differ together (k slices at the floor:
+    :math:`2m/(k(B+1))`).
+    With 200 resamples and 41 slices a slice whose own ΔDSC interval excluded 0 read "q = 0.8119 ... no more
+    than noise across the slices" — a want of resamples, not evidence of no difference."""
+    alpha = 1.0 - level
+    # the slices with a bootstrap p-value, as the q-values count them (m: n/a p-values are no test)
+    tested = sum(any(d.dsc_p == d.dsc_p for d in g.corp_differences) for g in groups.values())
+    floor = 2.0 / (n_resamples + 1) if n_resamples else float("nan")
+    # too few resamples for any interval: the note of _few_resamples says it already
+    if tested < 2 or not tested * floor > alpha + 1e-12 or fewest_resamples(n_resamples, level) is not None:
+        return ()
+    need = int(np.ceil(2.0 * tested / alpha - 1.0))
+    return (f"with {n_resamples:,} resamples a bootstrap p-value is at least {floor:.4g}, so across the "
+            f"{tested:,} slices with a bootstrap the q-value of one slice's ECE, MCB or DSC difference is at "
+            f"least {min(tested * floor, 1.0):.4g} (above {alpha:g}): those differences are read beyond "
+            f"noise only where many slices differ together, not in a slice of its own; pass n_resamples of "
+            f"at least {need:,} to find one slice's",)
 
 
 #: the differences a slice's verdict reads, by the name :func:`_verdict` gives them: (row metric or CORP part)
@@ -964,6 +1058,7 @@ def _slice_readings(groups: dict[str, ModelComparison], level: float) -> dict[st
                 verdicts.append(_auc_verdict(pair["auc"], identical, few_rows, qs["auc"], alpha))
                 continue
             verdicts.append(_verdict(diffs[k], pair["brier"], identical, few=few, few_rows=few_rows,
-                                     auc=pair["auc"], q=qs, alpha=alpha))
+                                     auc=pair["auc"], q=qs, alpha=alpha,
+                                     others=(pair["log_loss"], pair["ece"])))
         out[key] = replace(g, rows=tuple(rows), corp_differences=diffs, verdicts=tuple(verdicts))
     return out

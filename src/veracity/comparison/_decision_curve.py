@@ -140,6 +140,12 @@ def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> Deci
         if np.any(flat):
             where = ("at every threshold" if flat.all() else
                      f"at {int(flat.sum())} of {flat.size} thresholds (e.g. {thresholds[flat][0]:g})")
+            if name != "all" and not np.any((c1 + c0)[flat]):
+                # it flags no row there: the general "more rows (of both classes) give one" misread a threshold
+                # above every score, where the rows' classes do not matter
+                notes.append(f"{name!r}: zero-width interval {where}: it flags no row there, so its net benefit "
+                             "is exactly 0, that of treating none; the interval is no confidence interval")
+                return
             why = ("the labels are all one class" if name == "all" else
                    "it flags no row there, or every row and the labels are all one class")
             notes.append(f"{name!r}: zero-width interval {where}: every row has the same net benefit ({why}), "

@@ -149,6 +149,9 @@ class MurphyDiagram(Display):
         if _fine_uniform_grid(self.theta):  # only then is the grid's mean the integral, Brier / 2
             lines.append("mean over the theta grid (about Brier / 2): " + ", ".join(
                 f"{m} {fmt(float(self.elementary[m].mean()))} (Brier/2 {fmt(self.brier[m] / 2)})" for m in names))
+        if d is not None and len(self.differences) > 1:  # the table shows the first pair's difference only
+            lines.append(f"(the table's difference is {d.model_b} - {d.model_a}; every pair's is in "
+                         ".differences and to_dict())")
         for diff in self.differences:
             flat = np.isnan(diff.ci_low) & np.isfinite(diff.diff)
             if self.n > 1 and flat.any():
@@ -156,14 +159,18 @@ class MurphyDiagram(Display):
                              f"{diff.model_a} difference is the same nonzero value (e.g. the labels all one class): no "
                              "band there (n/a), and no call of who is better")
             ranges = diff.ranges(self.theta)
+            # several pairs: each line names its pair ("a is better at no threshold" then "a is better at
+            # theta in [0.200, 0.200]", against two other models, read as a contradiction)
+            pair = f"{diff.model_b} vs {diff.model_a}: " if len(self.differences) > 1 else ""
             for name in (diff.model_b, diff.model_a):
                 spans = ranges[name]
                 if spans:
                     text = ", ".join(f"[{a:.3f}, {b:.3f}]" for a, b in spans)
-                    lines.append(f"{name} is better (the {pct} pointwise band excludes 0) at theta in {text}")
+                    lines.append(f"{pair}{name} is better (the {pct} pointwise band excludes 0) at theta in "
+                                 f"{text}")
                 else:
-                    lines.append(f"{name} is better at no threshold (the {pct} pointwise band never excludes 0 "
-                                 "on its side)")
+                    lines.append(f"{pair}{name} is better at no threshold (the {pct} pointwise band never "
+                                 "excludes 0 on its side)")
         return visible("\n".join(lines))  # model names in the prose: escaped as in the tables
 
 
