@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import VeracityError
+from ..segments._result import interval_mark
 from ._style import _name
 
 INK, MUTED, GRID = "#1f2933", "#8a94a6", "#e4e7eb"
@@ -18,15 +19,49 @@ HIT, CALM = "#d55e00", "#1f5fa8"
 MAX_ROWS = 30
 #: characters of a segment's name shown beside its row (three features' levels fit)
 SEGMENT_NAME = 60
+#: the key's lines, by the gid of the marker they explain: a certain segment (a contradicted score of 0 or 1,
+#: drawn as an X) and a discovery whose interval includes 0 (hollow), the short form of the text table's
+#: footnotes (:data:`~veracity.segments._result.CERTAIN_NOTE`, :data:`~veracity.segments._result.SPREAD_NOTE`)
+KEYS = {
+    "certain": "certain: a score of exactly 0 or 1 its label contradicts (p = 0)",
+    "spread": ("discovery whose interval includes 0: the test weighs the gap against the spread calibration "
+               "gives these scores,\nΣw²p(1 − p); the interval, Wilson on the observed rate, allows for any true "
+               "probabilities, so it is wider"),
+}
+
+
+#: a segment's point by its gid: an X for a certain segment (a discovery whatever its gap's interval says), a
+#: hollow circle for a discovery whose interval includes 0 (the test's spread is narrower than the interval's),
+#: a filled circle otherwise; coloured by the row (orange: a discovery), the key's markers orange
+POINTS: dict[str, dict[str, Any]] = {
+    "certain": {"marker": "X", "markersize": 6},
+    "spread": {"marker": "o", "markerfacecolor": "white", "markeredgewidth": 1.5, "markersize": 6},
+    "": {"marker": "o", "markersize": 5},
+}
+
+
+def _point(row: Any) -> str:
+    """The gid of a segment's point (:data:`POINTS`): ``"certain"``, ``"spread"`` or ``""``."""
+    if row.test == "certain":
+        return "certain"
+    return "spread" if interval_mark(row) else ""
+
+
+def _key_lines(kinds: list[str]) -> int:
+    """Text lines of the key explaining ``kinds`` (its room below the axes)."""
+    return sum(KEYS[k].count("\n") + 1 for k in kinds)
 
 
 def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
-    """Gap (rate − mean score) per segment with its interval; discoveries in orange."""
+    """Gap (rate − mean score) per segment with its interval; discoveries in orange, a certain one as an X
+    and one whose interval includes 0 hollow, each named in a key."""
     rows = [r for r in result.rows if r.sufficient][:max_rows]
     if not rows:
         rows = list(result.rows[:max_rows])
     # a long name shown by its ends: in full it squeezed the axes to nothing (the table keeps it whole)
     names = [f"{_name(r.segment, SEGMENT_NAME)}  (n={r.n:,})" for r in rows]
+    gids = [_point(r) for r in rows]
+    kinds = [k for k in KEYS if k in gids]  # the key's entries, in KEYS' order
     found = len(result.discoveries)
     # two lines: one would run off the figure's right edge beside long segment names
     title = (f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'} at FDR {result.fdr:g}"
@@ -43,34 +78,34 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
         # axes' left edge, is not cut off at the figure's right edge by long segment names
         labels = max((_text_width(t, 8) for t in names), default=0.0) / 72.0
         heading = max(_text_width(line, 10) for line in title.splitlines()) / 72.0
-        width = max(7.5, labels + heading + 0.9)
-        key_room = 0.25 * any(r.test == "certain" for r in rows)  # the key below the axes
+        # the key below the axes starts at the figure's left edge: its widest line and marker fit across it
+        key = max((_text_width(line, 8) for k in kinds for line in KEYS[k].splitlines()), default=0.0) / 72.0
+        width = max(7.5, labels + heading + 0.9, key + 0.7)
+        key_room = 0.05 + 0.17 * _key_lines(kinds) if kinds else 0.0
         fig = Figure(figsize=(width, 1.2 + 0.28 * max(len(rows), 1) + key_room), dpi=100, layout="constrained")
         ax = fig.add_subplot()
     else:
         fig = ax.figure
     pos = np.arange(len(rows))[::-1]
-    certain = False
-    for y, r in zip(pos, rows):
+    for y, r, gid in zip(pos, rows, gids):
         colour = HIT if r.discovery else CALM
         ax.plot([r.ci_low, r.ci_high], [y, y], color=colour, linewidth=2.0, alpha=0.8)
-        # a segment proved miscalibrated by a score of exactly 0 or 1 its label contradicts (p = 0) is a
-        # discovery whatever its gap's interval says: drawn as an X and named in the legend, so an
-        # orange interval across 0 is not read as a discovery the interval contradicts
-        mark = "X" if r.test == "certain" else "o"
-        certain = certain or mark == "X"
-        ax.plot([r.gap], [y], mark, color=colour, markersize=6 if mark == "X" else 5,
-                gid="certain" if mark == "X" else None)
-    if certain:
+        # a certain segment is a discovery whatever its gap's interval says, and a discovery's interval can
+        # include 0 when the test's spread is narrower: marked and named in the key, so an orange interval
+        # across 0 is not read as a discovery the interval contradicts
+        ax.plot([r.gap], [y], linestyle="", color=colour, gid=gid or None, **POINTS[gid])
+    if kinds:
         from matplotlib.lines import Line2D
 
-        key = [Line2D([], [], marker="X", linestyle="", color=HIT,
-                      label="certain: a score of exactly 0 or 1 its label contradicts (p = 0)")]
+        handles = [Line2D([], [], linestyle="", color=HIT, label=KEYS[k], **POINTS[k]) for k in kinds]
         if own:  # below the axes, where it covers no segment's interval
-            fig.legend(handles=key, loc="outside lower left", fontsize=8, frameon=False)
+            fig.legend(handles=handles, loc="outside lower left", fontsize=8, frameon=False)
         else:
-            ax.legend(handles=key, loc="best", fontsize=8, frameon=False)
+            ax.legend(handles=handles, loc="best", fontsize=8, frameon=False)
     ax.axvline(0.0, color=MUTED, linewidth=1.0)
+    # margins of a fixed part of a row: matplotlib's 5 % of the span left ten empty rows above and below
+    # 200 segments, and none beside 3
+    ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_yticks(pos)
     ax.set_yticklabels(names, fontsize=8)
     level = getattr(result, "level", 0.95)

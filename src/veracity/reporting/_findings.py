@@ -137,17 +137,34 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
 
 
 def _segment_table(rows: list[Any], pct: str) -> str:
+    """The segments' table with the text table's marks: a discovery whose interval includes 0 marked ``*``
+    (``**`` for a contradicted score of 0 or 1), the mark's footnote under the table, and the interval's
+    ends printed as the text prints them (:mod:`veracity.segments._result`)."""
+    from ..segments._result import CERTAIN_NOTE, SPREAD_NOTE, _p_cell, interval_mark
+
+    marks = [interval_mark(r) for r in rows]
     body = []
-    for r in rows:
+    for r, mark in zip(rows, marks):
         body.append([
             f'<span class="key">{_e(r.segment)}</span>', f"{r.n:,}", _num(r.conf), _num(r.rate),
             f'<span class="{"neg" if r.gap < 0 else "pos"}">{_signed(r.gap)}</span>',
-            f"[{_signed(r.ci_low, 3)}, {_signed(r.ci_high, 3)}]", _p(r.p_value), _p(r.q_value),
+            f"[{_ci_end(r.ci_low)}, {_ci_end(r.ci_high)}]{mark}", _e(_p_cell(r, r.p_value)), _e(_p_cell(r, r.q_value)),
             _num(r.min_detectable_gap, 3),
         ])
-    return _table(["segment", "n", "mean score", "rate", "gap", f"{pct} CI", "p", "q",
-                   '<span title="the smallest gap this segment\'s size can detect">detectable</span>'], body,
-                  cls="segments", numeric="lrrrrlrrr")
+    table = _table(["segment", "n", "mean score", "rate", "gap", f"{pct} CI", "p", "q",
+                    '<span title="the smallest gap this segment\'s size can detect">detectable</span>'], body,
+                   cls="segments", numeric="lrrrrlrrr")
+    # the text table's footnotes, without their parentheses: "* a discovery whose interval includes 0: ..."
+    notes = [note for mark, note in (("*", SPREAD_NOTE), ("**", CERTAIN_NOTE)) if mark in marks]
+    return table + "".join(f'<p class="note" data-mark="{_e(note.split()[0][1:])}">{_e(note[1:-1])}</p>'
+                           for note in notes)
+
+
+def _ci_end(value: Any) -> str:
+    """An end of a segment's interval as the text table prints it: ``-0.000`` for an end just below 0 (which
+    :func:`_signed` would print ``+0.000``), so an unmarked interval never reads as one that includes 0."""
+    v = float(value)
+    return f"{v:+.3f}" if np.isfinite(v) else "n/a"
 
 
 # -- which model ----------------------------------------------------------------------------------
