@@ -151,10 +151,11 @@ def test_one_missing_time_in_the_store_is_counted_in_the_singular(cli, refused, 
         r = cli(["monitor", "log", store, _write(tmp_path / "p.csv", "id,ts,p", rows), "--id", "id", "--time",
                  "ts", "--score", "p"])
         count = "1 missing value" if len(gone) == 1 else f"{len(gone)} missing values"
-        refused(r, rf"time column 'ts' has {count}; every prediction needs a time")
+        refused(r, rf"time column 'ts' has {count} \(first at data row {gone[0] + 1}\); every prediction "
+                   "needs a time")
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "dask"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_one_missing_label_with_pos_label_is_counted_in_the_singular(cli, refused, tmp_path, engine) -> None:
     _needs(engine)
     for gone in ([1], [0, 2]):
@@ -162,7 +163,8 @@ def test_one_missing_label_with_pos_label_is_counted_in_the_singular(cli, refuse
         r = cli(["audit", _write(tmp_path / "y.csv", "p,y", rows), "--score", "p", "--label", "y", "--pos-label",
                  "yes", "--engine", engine])
         n = len(gone)
-        words = ("1 missing value (None/NaN); drop or fill that row first" if n == 1
-                 else f"{n} missing values (None/NaN); drop or fill those rows first")
+        row = f", first at data row {gone[0] + 1}"  # the first missing label's (round 27: on every engine)
+        words = (f"1 missing value (None/NaN){row}; drop or fill that row first" if n == 1
+                 else f"{n} missing values (None/NaN){row}; drop or fill those rows first")
         refused(r)
         assert _last_line(r).endswith(f"column 'y' (labels) has {words}"), r.err

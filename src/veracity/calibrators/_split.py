@@ -103,7 +103,11 @@ def split(labels: Any, *, roles: dict[str, float] | None = None, random_state: A
     if raw.dtype == object:
         missing = int(np.frompyfunc(_is_missing, 1, 1)(raw).astype(bool).sum())
         if missing:
-            raise VeracityError(f"labels contain {missing} missing values (None/NaN); drop or fill those rows first",
+            from ..core._text import count_noun
+
+            rows = "that row" if missing == 1 else "those rows"
+            count = count_noun(missing, "missing value")
+            raise VeracityError(f"labels contain {count} (None/NaN); drop or fill {rows} first",
                                 param="labels")
     seed = check_random_state(random_state)
     try:

@@ -259,12 +259,15 @@ def locate(exc: VeracityError, path: str, scores: list[str], args: argparse.Name
         return exc if row is None else VeracityError(
             _after_count(message, f" (first at data row {row})"), exc.param, exc.hint, value=exc.value)
     label, weight = getattr(args, "label", None), getattr(args, "weight", None)
+    pos_label = getattr(args, "pos_label", None) is not None
+    # missing labels where --pos-label reads them ("column 'y' (labels) has 1 missing value (None/NaN)")
+    gone = label if pos_label and message.startswith(f"column {label!r} (labels) has ") else None
     try:
-        test = _lazy_test(message, scores, label, weight, getattr(args, "pos_label", None) is not None)
+        test = _lazy_test(message, scores, label, weight, pos_label)
         keep = final if final is not None and "(labels)" in message else None
-        row = None if test is None else first_row_in_file(
+        row = None if test is None and gone is None else first_row_in_file(
             path, [*scores, *(c for c in (label, weight, role[0] if role else None) if c),
-                   *(keep.columns if keep else ())], test, role, keep=keep)
+                   *(keep.columns if keep else ())], test, role, missing=gone, keep=keep)
     except Exception:  # noqa: BLE001  (naming the row is a courtesy; the error stands without it)
         row = None
     if row is None:

@@ -142,8 +142,10 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
         require_columns([args.label], table.column_names, where=path)
         labels = to_numpy(table.column(args.label).drop_null())
     else:
-        # missing labels keep the one plain wording ("column 'y' has 1 missing/NaN ..., first at data row 2"),
-        # right for 0/1, text (--pos-label) and class-index labels alike
+        # missing labels keep the one plain wording ("column 'y' has 1 missing/NaN ..., first at data row 2")
+        # for 0/1 and class-index labels; with --pos-label the labels' own, as the lazy engines word it
+        if getattr(args, "pos_label", None) is not None:
+            _refuse_missing_labels(table, args.label)
         labels = source.column(table, args.label, path=path)
     # the weights named as the flag that chose them: "column 'w' (--sample-weight) has 1 missing ..."
     weights = source.column(table, args.weight, path=path, role="sample_weight") if args.weight else None
@@ -157,6 +159,29 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
             f"weight column {_show(args.weight)} must hold numbers, found {weights.dtype} values such as "
             f"{str(weights[0])[:40]!r}; {hint}")
     return scores, labels, weights
+
+
+def _refuse_missing_labels(table: Any, name: str) -> None:
+    """Missing labels of a column that ``--pos-label`` reads (text, numbers or booleans) refused in the
+    words every engine uses for them (:func:`..sources._aggregates.missing_labels_message`), with the first
+    one's data row, as :func:`._bad_rows.locate` names it where the rows live."""
+    from ..sources._aggregates import missing_labels_message
+    from ._bad_rows import _after_count
+
+    if name not in table.column_names:
+        return  # the column lookup that follows names the columns there are
+    gone = _missing(table, name)
+    if gone.any():
+        message = missing_labels_message(name, int(gone.sum()))
+        raise VeracityError(_after_count(message, f", first at data row {int(np.argmax(gone)) + 1}"))
+
+
+def _missing(table: Any, name: str) -> np.ndarray:
+    """Where the column ``name`` of ``table`` is missing (null, or NaN), as a numpy bool array (read from
+    Arrow's buffers: pyarrow's own ``to_numpy`` imports pandas)."""
+    import pyarrow.compute as pc
+
+    return np.asarray(to_numpy(pc.is_null(table.column(name), nan_is_null=True)), dtype=bool)
 
 
 def _refuse_out_of_range(scores: np.ndarray, name: str) -> None:
@@ -279,7 +304,10 @@ class Rows:
         if not self.lazy:
             names = source.score_names(spec, self.table.column_names)  # as written first ("a,b")
             with first_bad_row(**self.bad):  # "1 of 300 are not", and which data row is first
-                return self._on(self.table, fn, names if len(names) > 1 else names[0], options)
+                try:
+                    return self._on(self.table, fn, names if len(names) > 1 else names[0], options)
+                except VeracityError as exc:
+                    raise self._missing_final_label(exc) from None
         names = score_columns(self.args, self.path)  # "p,1" may be one column's name
         score: Any = names if len(names) > 1 else names[0]
         with lazy_errors(self.engine, self.path):
@@ -290,6 +318,25 @@ class Rows:
                 return self._on(frame, fn, score, options)
             except VeracityError as exc:  # the lazy contract counts the rows; one pass of FILE names the first
                 raise locate(exc, self.path, names, self.args, self.role, FinalRows.of(self.args)) from None
+
+    def _missing_final_label(self, exc: VeracityError) -> VeracityError:
+        """``exc`` naming its first row where it counts the missing labels that ``--pos-label`` reads
+        among the rows whose label is final (``monitor scan --mature`` or ``--as-of``: a pending row's
+        label may be missing), as :func:`._bad_rows.locate` names it where the rows live; else ``exc``."""
+        from ._bad_rows import _after_count
+
+        label, final, message = self.args.label, FinalRows.of(self.args), exc.message
+        if (getattr(self.args, "pos_label", None) is None or self.mask is not None or "data row" in message
+                or not message.startswith(f"column {label!r} (labels) has ")
+                or label not in self.table.column_names):
+            return exc
+        gone = _missing(self.table, label)
+        if final is not None:
+            gone &= final(self.table)
+        if not gone.any():
+            return exc
+        where = f", first at data row {int(np.argmax(gone)) + 1}"
+        return VeracityError(_after_count(message, where), exc.param, exc.hint, value=exc.value)
 
     def _on(self, frame: Any, fn: Callable[..., Any], score: Any, options: dict[str, Any]) -> Any:
         a = self.args

@@ -326,8 +326,12 @@ def _refuse_missing_labels(raw: np.ndarray) -> None:
     if missing:
         absent = (np.isnan(raw) if raw.dtype.kind in "fc"
                   else np.fromiter((_is_missing(v) for v in raw.ravel()), bool, raw.size).reshape(raw.shape))
-        raise MissingLabels(f"labels contain {missing} missing values (None/NaN); drop or fill those rows first",
-                            param="labels", **offending_rows(absent))
+        from ._text import count_noun
+
+        rows = "that row" if missing == 1 else "those rows"
+        count = count_noun(missing, "missing value")
+        raise MissingLabels(f"labels contain {count} (None/NaN); drop or fill {rows} first", param="labels",
+                            **offending_rows(absent))
 
 
 def check_pos_label(pos_label: Any) -> Any:

@@ -459,8 +459,46 @@ def _check_times(prep: Any, key: Any, periods: str) -> None:
         checks += [t.abs().max().alias("largest"), agg._flag(odd).sum().alias("odd")]
     missing, *numbers = agg.collect(prep.frame.nw.select(*checks)).rows()[0]
     if numeric:
-        _refuse_times(periods, int(numbers[1] or 0), float(numbers[0] or 0.0))
+        not_finite = int(numbers[1] or 0)
+        if not_finite:  # Dask's Parquet floats: a null is a NaN there too; the files' own count of nulls off
+            not_finite -= _parquet_nulls_on_dask(prep.frame, periods)
+        _refuse_times(periods, not_finite, float(numbers[0] or 0.0))
     _refuse_times(periods, 0, 0.0, int(missing or 0))
+
+
+def _parquet_nulls_on_dask(frame: Any, column: str) -> int:
+    """The nulls of ``column`` in the Parquet files that ``frame``, Dask's reading of them, holds (0 for
+    any other frame): pandas reads a null float as NaN, which the memory route, DuckDB and Spark read as a
+    missing time, not a number that is not finite. Counted from the files' statistics (no pass over the
+    rows; a row group written without them is read, that column only), a file without the column: its
+    rows (read as missing)."""
+    import pyarrow.parquet as pq
+
+    from .._files import expand
+
+    if frame.backend != "dask" or frame.source == "frame":
+        return 0
+    try:
+        files, kind = expand(frame.source)
+    except VeracityError:
+        return 0
+    if kind != "parquet":
+        return 0
+    name, nulls = frame.ref(column), 0
+    for path in files:
+        with pq.ParquetFile(path) as pf:
+            meta = pf.metadata
+            leaf = [j for j in range(meta.num_columns) if meta.schema.column(j).path == name]
+            if not leaf:
+                nulls += meta.num_rows
+                continue
+            for i in range(meta.num_row_groups):
+                stats = meta.row_group(i).column(leaf[0]).statistics
+                if stats is not None and stats.has_null_count:
+                    nulls += stats.null_count
+                else:
+                    nulls += pf.read_row_group(i, columns=[name]).column(name).null_count
+    return nulls
 
 
 def _csv_on_dask(frame: Any) -> bool:

@@ -104,14 +104,13 @@ def to_utc_timestamps(array: Any, column: str) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ..sources._arrow_numpy import from_numpy, to_numpy
+    from ..sources._arrow_numpy import from_numpy, is_missing, to_numpy
 
     arr = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
-    if arr.null_count:
-        raise VeracityError(
-            f"time column {column!r} has {count_noun(arr.null_count, 'missing value')}; every prediction "
-            "needs a time"
-        )
+    if arr.null_count:  # the first named by its position in ``array`` (the CLI: its data row in FILE)
+        count, first = count_noun(arr.null_count, "missing value"), int(np.argmax(is_missing(arr)))
+        raise VeracityError(f"time column {column!r} has {count} (first at row {first}); every prediction "
+                            "needs a time")
     t = arr.type
     try:
         if pa.types.is_timestamp(t):

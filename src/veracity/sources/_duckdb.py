@@ -129,6 +129,7 @@ def read(source: str | os.PathLike) -> Any:
         refuse_ragged(files, os.fspath(source), len(relation.columns))
         numbers = numbers_as_memory_reads_them(relation, _SNIFF_ROWS)  # " 0.3 ", "+0.3": numbers in memory too
         numbers.update(dates_as_memory_reads_them(relation, lambda d: read_csv(con, files, d), _SNIFF_ROWS))
+        numbers.update(times_across_files(con, files, relation))
         if numbers:
             relation = read_csv(con, files, numbers)
         names = csv_names(files, os.fspath(source), len(relation.columns))
@@ -164,6 +165,28 @@ def read_csv(con: Any, files: list[str], dtype: dict[str, str] | None = None) ->
     overrides the sniffed type of some columns."""
     return con.read_csv(files, header=True, na_values=list(NULL_TEXTS), quotechar='"', escapechar='"',
                         **({"dtype": dtype} if dtype else {}))
+
+
+def times_across_files(con: Any, files: list[str], relation: Any) -> dict[str, str]:
+    """``{column: "TIMESTAMP"}`` for the text columns of a glob's ``relation`` that hold dates in some
+    files and times (without a UTC offset) in others: DuckDB's sniffer types such a column VARCHAR
+    across the files ("is String; cast it first" where a time is needed), while the memory and Dask
+    engines read its cells as those times. Each file is sniffed alone (DuckDB's sample of its first
+    rows, no pass over the data), from the first, only while some text column is still DATE or
+    TIMESTAMP in every file sniffed; a column with a UTC offset in some file stays text (refused as a
+    mix of times with and without an offset on every engine)."""
+    if len(files) < 2:
+        return {}
+    kinds: dict[int, set[str]] = {i: set() for i, t in enumerate(relation.types) if str(t) == "VARCHAR"}
+    for f in files:
+        if not kinds:
+            return {}
+        types = read_csv(con, [f]).types
+        for i in list(kinds):
+            kinds[i].add(str(types[i]))
+            if not kinds[i] <= {"DATE", "TIMESTAMP"}:
+                del kinds[i]
+    return {relation.columns[i]: "TIMESTAMP" for i, kind in kinds.items() if kind == {"DATE", "TIMESTAMP"}}
 
 
 def refuse_ragged(files: list[str], source: str, count: int) -> None:

@@ -311,14 +311,16 @@ def _dask_parquet(dd: Any, path: str) -> Any:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .._files import expand
+    from .._files import expand, is_remote
     from ._parquet_files import parquet_names
     from ._source import opened_from
 
-    try:
-        files, _ = expand(path)
-    except VeracityError:  # not local files (a URL Dask reads): nothing is checked
+    if is_remote(path):  # not local files (a URL Dask reads): nothing is checked
         return dd.read_parquet(path, arrow_to_pandas=_WHOLE)
+    # a folder without Parquet files (of CSV files, say) or a path not there: refused in the memory and
+    # DuckDB engines' words ("d is a directory without .parquet files; pass a file or a glob"), not as
+    # Dask's reader failed on it ("could not read d as PARQUET: the engine ValueError")
+    files, _ = expand(path)
     parquet_names(files, path)
     try:
         schemas = [pq.read_schema(f) for f in files]
