@@ -166,5 +166,5 @@ def test_bins_auto_rule_is_a_printed_and_exported_section(capsys):
     p, y = _seed000()
     r = vc.audit(p, y, bins="auto")
     assert "bins='auto': M = ceil(N_eff^(1/3)) = 4 (N_eff = 63)" in str(r)
-    assert r.to_dict()["auto_bins"] == {"rule": "ceil(n_eff ** (1/3))", "bins": 4, "n_eff": 63.0}
+    assert r.to_dict()["auto_bins"] == {"rule": "ceil(n_eff ** (1/3))", "bins": 4, "n_eff": 63.0, "bins_used": 4}
     assert "auto_bins" not in vc.audit(p, y, bins=4).extras

@@ -21,7 +21,7 @@ from ._frameform import frame_call, is_frame_form, require_labels, table_call
 from ._sections import section as audit_section
 from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, refuse_score, to_numpy
 from ._weights import in_user_units
-from ._display import Display
+from ._display import Display, added_term, zero_weight_note
 from ._options import BootstrapMethod, IntervalMethod, ScoreType, Sided, Strategy
 
 
@@ -54,6 +54,9 @@ class AuditResult(Display):
     ``decomposition`` the exact Brier decomposition; ``groups`` one
     :class:`AuditResult` per slice when ``by=`` was given; ``extras`` holds
     optional sections (intervals, noise floor, tests) added by other estimators.
+    ``zero_weight_groups`` names the slices of ``by=`` whose rows all weigh 0, with their row counts: they
+    hold no evidence and have no audit in ``groups``, but the whole's ``n`` counts their rows (the text says
+    so under the slice table; JSON ``zero_weight_groups``, ``{}`` when none).
     ``top_label`` is True when the scores were (N, K) class probabilities, K = 2 included
     (``predict_proba``'s two columns): every number is then the top-label reading (confidence
     of the argmax against whether it is the label), so ``base_rate`` is the top-label accuracy;
@@ -78,6 +81,7 @@ class AuditResult(Display):
     group_column: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     top_label: bool = False
+    zero_weight_groups: dict[str, int] = field(default_factory=dict)
 
     @property
     def metrics(self) -> dict[str, float | None]:
@@ -116,6 +120,7 @@ class AuditResult(Display):
         if self.groups:
             out["by"] = self.group_column
             out["groups"] = {k: g.to_dict() for k, g in self.groups.items()}
+            out["zero_weight_groups"] = dict(self.zero_weight_groups)
         return out
 
     def summary_line(self) -> str:
@@ -160,7 +165,7 @@ class AuditResult(Display):
             self.summary_line(),
             (
                 f"Brier = reliability {d.reliability:.4f} - resolution {d.resolution:.4f} "
-                f"+ uncertainty {d.uncertainty:.4f} {'-' if within < 0 else '+'} within-bin {abs(within):.4f}"
+                f"+ uncertainty {d.uncertainty:.4f} {added_term('within-bin', within)}"
             ),
         ]
         lines.extend(str(section) for section in self.extras.values())
@@ -189,6 +194,8 @@ class AuditResult(Display):
                     rows
                 )
             )
+            if self.zero_weight_groups:
+                lines.append(zero_weight_note(self.zero_weight_groups))
         return "\n".join(lines)
 
 
@@ -492,9 +499,10 @@ def audit(
         threshold=threshold,
     )
     if isinstance(bins, str) and bins == "auto":
-        from ._binning import AutoBins, effective_size
+        from ._binning import AutoBins, auto_bins, effective_size
 
-        extras = {"auto_bins": AutoBins(edges.size - 1, effective_size(data.p, data.w)), **extras}
+        size = effective_size(data.p, data.w)  # the rule's M, and the bins left where tied cuts merged
+        extras = {"auto_bins": AutoBins(auto_bins(size), size, used=edges.size - 1), **extras}
     if extras:
         whole = replace(whole, extras={**whole.extras, **extras})
     if multiclass == "classwise" and data.top_label:
@@ -519,13 +527,14 @@ def audit(
         )
     # named as a frame names them; the missing keys' slice goes last, as every other backend orders it
     texts, last = slice_keys(keys)
-    groups = {}
+    groups, weightless = {}, {}
     ordered_by = keys if keys.dtype.kind in "OmM" else None  # times and durations ordered by value, not text
     # a float key's NaN (np.unique's last key, printed 'nan') is the missing key: its name on every route
     nan_name = "nan" if texts.dtype.kind == "f" else None
     for key, rows in group_rows(texts, max_groups, last=last, values=ordered_by):
-        part = subset(data, rows)
+        part, name = subset(data, rows), MISSING_NAME if key == nan_name else key
         if part.w is not None and not part.w.sum() > 0:
-            continue  # a slice whose rows all weigh 0 holds no evidence: left out, like an absent one
-        groups[MISSING_NAME if key == nan_name else key] = _audit_binary(part, edges, strategy, **options)
-    return replace(whole, groups=groups, group_column=by_name or "group")
+            weightless[name] = part.n  # a slice whose rows all weigh 0 holds no evidence: left out, and named
+            continue
+        groups[name] = _audit_binary(part, edges, strategy, **options)
+    return replace(whole, groups=groups, group_column=by_name or "group", zero_weight_groups=weightless)

@@ -20,7 +20,8 @@ Three strategies:
 ECE's squared bias shrinks like :math:`M^{-2}` for a Lipschitz calibration curve
 while its variance grows like :math:`M/N`, and the two balance at
 :math:`M \propto N^{1/3}` (63 rows → 4 bins, 6,000 → 19, 10⁶ → 100). The chosen M
-is the table's ``bins`` and is printed with it.
+is printed with the table; equal-mass cuts that fall on tied scores merge, and the note then says
+how many bins are left (the table's ``bins``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ._text import count_noun
 from ._validation import VeracityError
 
 Strategy = Literal["uniform", "quantile", "equal-count"]
@@ -74,17 +76,31 @@ def resolve_bins(bins: int | str, p: np.ndarray, w: np.ndarray | None = None) ->
 
 @dataclass(frozen=True)
 class AutoBins:
-    """The ``bins="auto"`` choice, as an audit section: M and the effective size it came from."""
+    """The ``bins="auto"`` choice, as an audit section: M and the effective size it came from, and
+    ``used``, the bins left once equal-mass cuts on tied scores merged (None: M itself).
+
+    The note states the rule's M whatever the ties did (2,000 rows holding five distinct scores:
+    M = 13, of which 5 bins remain), the same on every route: the in-memory audit once printed
+    ``M = ceil(N_eff^(1/3)) = 5 (N_eff = 2000)``, arithmetically false, where a database printed 13."""
 
     bins: int
     n_eff: float
+    used: int | None = None
+
+    @property
+    def bins_used(self) -> int:
+        """The table's bin count: M, or fewer where tied scores merged cuts."""
+        return self.bins if self.used is None else self.used
 
     def to_dict(self) -> dict[str, object]:
-        return {"rule": "ceil(n_eff ** (1/3))", "bins": self.bins, "n_eff": self.n_eff}
+        return {"rule": "ceil(n_eff ** (1/3))", "bins": self.bins, "n_eff": self.n_eff,
+                "bins_used": self.bins_used}
 
     def __str__(self) -> str:
         n = f"{self.n_eff:.0f}" if float(self.n_eff).is_integer() else f"{self.n_eff:.1f}"
-        return f"bins='auto': M = ceil(N_eff^(1/3)) = {self.bins} (N_eff = {n})"
+        merged = (f"; cuts on tied scores merged them into {count_noun(self.bins_used, 'bin')}"
+                  if self.bins_used < self.bins else "")
+        return f"bins='auto': M = ceil(N_eff^(1/3)) = {self.bins} (N_eff = {n}){merged}"
 
 
 def effective_size(p: np.ndarray, w: np.ndarray | None = None) -> float:
@@ -187,6 +203,22 @@ def cumulative_slack(rows: int, total: float) -> float:
     (ε = 2⁻⁵², twice the unit roundoff; the classical bound for recursive summation is
     ``(rows − 1) · u · total``). Mass below it is noise; weighted cuts ignore it."""
     return float(max(rows, 1) * np.finfo(np.float64).eps * total)
+
+
+def enough_effective(size: Any, minimum: float, rows: Any) -> np.ndarray:
+    r"""``size >= minimum`` for Kish effective sizes :math:`(\sum w)^2 / \sum w^2` of ``rows`` weights
+    each (arrays or scalars alike), decided up to the rounding of the two sums the size is made of.
+
+    Each sum may stray by :func:`cumulative_slack` (``rows · ε`` of itself), so the ratio by about
+    ``1.5 · rows · ε`` of itself; a size less than ``4 · rows · ε · minimum`` short of ``minimum``
+    counts as reaching it. Equal weights then give the unweighted answer on every route, whatever
+    order an engine adds them in: 20 rows weighing 0.1 have an effective size of exactly 20,
+    computed as 19.999999999999996, and every bin of a 200-row, 10-bin equal-mass table was
+    "insufficient" (MCE n/a) where without weights all were sufficient. Every threshold on an
+    effective size (reliability bins, MCE, segments, monitoring periods, the bootstrap's bins) reads it.
+    """
+    rows = np.maximum(np.asarray(rows, dtype=np.float64), 1.0)
+    return np.asarray(np.asarray(size) >= minimum - 4.0 * rows * np.finfo(np.float64).eps * minimum)
 
 
 def rule_positions(n: int, bins: int, strategy: str) -> np.ndarray:

@@ -28,7 +28,7 @@ import re
 from collections.abc import Collection
 from typing import Any, cast
 
-from ._text import interval_name
+from ._text import count_noun, fmt_count, interval_name
 from ._validation import VeracityError
 
 #: rows shown in the notebook table before "… N more rows"
@@ -128,6 +128,39 @@ def fmt_cell(v: Any) -> str:
         text = f"{v:.4f}"
         return "0.0000" if text == "-0.0000" else text  # -0.0 and -1e-12 alike: no sign on a printed zero
     return str(v)
+
+
+def fmt_weight(x: float) -> str:
+    """A weighted count as :func:`~veracity.core._text.fmt_count` prints it (whole numbers as integers, others
+    with one decimal), read at 12 significant digits first, so the last bits of a sum's rounding never show:
+    100 weights of 0.1 sum to 10 in one order and 9.999999999999998 or 10.000000000000002 in another, which
+    printed "10" on one route and "10.0" on the next (and a sum ending in 5 could round either way)."""
+    x = float(x)
+    return fmt_count(float(f"{x:.12g}") if math.isfinite(x) else x)
+
+
+#: most slice names the note on weightless slices lists before "and N more"
+_NAMED_SLICES = 10
+
+
+def zero_weight_note(left_out: dict[str, int]) -> str:
+    """The line under a slice table naming the slices left out because every row weighs 0 — with their
+    row counts, which the ``(all)`` row's ``n`` includes (a = 184 and b = 205 rows beside (all) = 600
+    read as lost rows without it): ``(left out, every row weighing 0: c (211 rows); the (all) row's n
+    counts these rows)``."""
+    names = [f"{k} ({count_noun(n, 'row')})" for k, n in list(left_out.items())[:_NAMED_SLICES]]
+    more = len(left_out) - len(names)
+    listed = ", ".join(names) + (f" and {more} more" if more else "")
+    return f"(left out, every row weighing 0: {listed}; the (all) row's n counts these rows)"
+
+
+def added_term(name: str, value: float, digits: int = 4) -> str:
+    """A named term added in a printed sum, ``"+ within-bin 0.0012"`` or ``"- within-bin 0.0012"``: the
+    operator carries the sign and the number the size. A term that rounds to zero at ``digits`` decimals
+    prints ``+ … 0.0000``, the sign the formula has, never the sign of its rounding noise (a within-bin
+    term of ±1e-18 printed "+ within-bin 0.0000" on one route and "- within-bin 0.0000" on another)."""
+    size = f"{abs(value):.{digits}f}"
+    return f"{'-' if value < 0 and float(size) != 0 else '+'} {name} {size}"
 
 
 #: a key or column that holds a p-value ("p_value", "mce_pvalue", "p-value", "q_value")
@@ -465,7 +498,8 @@ def _audit_html(result: Any) -> str:
                      "AUC": result.auc, acc: result.accuracy,
                      "thin bins": sum(not r.sufficient for r in t.rows)})
         slices = f"{len(result.groups)} slice{'s' if len(result.groups) != 1 else ''}"
-        parts.append(html_section(f"By {col} ({slices})", html_table(rows)))
+        left_out = html_note(zero_weight_note(result.zero_weight_groups)) if result.zero_weight_groups else ""
+        parts.append(html_section(f"By {col} ({slices})", html_table(rows) + left_out))
     return html_page(str(result).splitlines()[0], parts, str(result))
 
 

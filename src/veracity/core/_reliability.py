@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._binning import make_edges
+from ._binning import enough_effective, make_edges
 from ._intervals import binomial_interval, check_interval_args
 from ._formulas import ece_from_stats, gap_numerator
 from ._stats import BinStats
@@ -15,7 +15,7 @@ from ._text import count_noun, fmt, fmt_count, fmt_edge, render_table
 from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels
 from ._validation import VeracityError, check_min_count, prepare_binary, refuse_score
-from ._display import Display
+from ._display import Display, fmt_weight
 from ._options import IntervalMethod, ScoreType, Sided, Strategy
 
 
@@ -49,7 +49,8 @@ class ReliabilityTable(Display):
 
     ``gap = acc − conf`` (positive: under-confident, negative: over-confident);
     ``[ci_low, ci_high]`` is the binomial interval of ``acc``;
-    ``sufficient`` is ``n ≥ min_count`` (effective size when weighted).
+    ``sufficient`` is ``n ≥ min_count`` (effective size when weighted, decided up to the rounding of
+    its sums, so equal weights mark the bins rows would: :func:`~veracity.core._binning.enough_effective`).
     ``mce`` is :math:`\max |\mathrm{gap}_b|` over the *sufficient* bins only (NaN when no
     bin is sufficient): a bin marked "do not act on" never sets the headline maximum;
     ``mce_insufficient`` is the largest gap among the other bins, shown apart.
@@ -118,6 +119,7 @@ class ReliabilityTable(Display):
         check_interval_args(ci, level, sided)
         check_min_count(min_count)
         n_eff = stats.effective_count
+        enough = enough_effective(n_eff, min_count, stats.count)  # up to the sums' rounding
         acc = stats.acc
         conf = stats.conf
         low, high = binomial_interval(
@@ -139,7 +141,7 @@ class ReliabilityTable(Display):
                 gap=float(gaps[b]),
                 ci_low=float(low[b]),
                 ci_high=float(high[b]),
-                sufficient=bool(n_eff[b] >= min_count),
+                sufficient=bool(enough[b]),
             )
             for b in keep
         )
@@ -183,7 +185,7 @@ class ReliabilityTable(Display):
         body = [
             [
                 r.label(r.index == last),
-                fmt_count(r.n),
+                fmt_weight(r.n) if weighted else fmt_count(r.n),
                 fmt(r.conf),
                 fmt(r.acc),
                 fmt(r.gap, sign=True),
@@ -233,14 +235,15 @@ class ReliabilityTable(Display):
 
 def max_gaps(stats: BinStats, min_count: float) -> tuple[float, float | None]:
     r"""``(MCE, MCE of the insufficient bins)``: :math:`\max |\mathrm{acc}_b - \mathrm{conf}_b|`
-    over the non-empty bins whose effective size is at least ``min_count``, and over the others.
+    over the non-empty bins whose effective size is at least ``min_count`` (up to its sums' rounding:
+    :func:`~veracity.core._binning.enough_effective`), and over the others.
 
     The first is NaN when no bin is sufficient, the second None when every bin is.
     """
     keep = stats.nonempty
     with np.errstate(invalid="ignore", divide="ignore"):
         gap = np.abs(gap_numerator(stats)) / np.where(keep, stats.weight, 1.0)
-    enough = keep & (stats.effective_count >= min_count)
+    enough = keep & enough_effective(stats.effective_count, min_count, stats.count)
     thin = keep & ~enough
     mce = float(gap[enough].max()) if enough.any() else float("nan")
     return mce, (float(gap[thin].max()) if thin.any() else None)

@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 from ..core._special import ndtr, ndtri
 
-from ..core._binning import bin_index, cumulative_slack, make_edges
+from ..core._binning import bin_index, cumulative_slack, enough_effective, make_edges
 from ..core._ece_bias import BIAS_SHARE, bin_sigmas, expected_max_abs, plugin_ece_bias_bound
 from ..core._metrics import auc_of
 from ..core._text import count_noun, fmt, render_table
@@ -224,7 +224,7 @@ class _Layout:
         wb2 = np.bincount(idx, weights=w * w, minlength=self.n_bins)
         with np.errstate(invalid="ignore", divide="ignore"):
             eff = np.where(wb > 0, wb * wb / np.where(wb2 > 0, wb2, 1.0), 0.0)
-        self.enough = eff >= min_count  # per bin (all bins)
+        self.enough = enough_effective(eff, min_count, np.bincount(idx, minlength=self.n_bins))  # per bin
         self.posw = np.where(y == 1.0, w, 0.0)
         self.negw = w - self.posw
         # tie levels that hold both classes (only those need the 1/2 correction)

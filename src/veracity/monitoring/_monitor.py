@@ -58,7 +58,7 @@ import numpy as np
 
 from ..core._intervals import binomial_interval, check_interval_args
 from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
-from ..core._binning import check_bins, uniform_edges
+from ..core._binning import check_bins, enough_effective, uniform_edges
 from ..core._stats import BinStats, grouped_stats, score_histograms
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import MissingLabels, VeracityError, check_score_type, prepare_binary, to_numpy
@@ -252,7 +252,9 @@ def summarize_periods(
     if weighed:
         # default: the first period with min_count rows (a 3-row first period made every later PSI "within
         # noise" against a histogram of 3 rows), else the first whose rows weigh anything
-        enough = [k for k in weighed if sizes.get(k, float(histograms[k].sum())) >= min_count]
+        # (an effective size's rows are at least the size: equal weights decide as row counts do)
+        enough = [k for k in weighed if enough_effective(size := sizes.get(k, float(histograms[k].sum())),
+                                                         min_count, size)]
         reference = reference if reference is not None else (enough or weighed)[0]
         if reference not in histograms:
             raise VeracityError(
@@ -296,7 +298,7 @@ def summarize_periods(
         rate, n_eff = rated[period]
         conf = float(s.sum_p.sum() / total)
         low, high = intervals[period]
-        if n_eff < min_count:
+        if not enough_effective(n_eff, min_count, s.n):  # up to the sums' rounding, as the table's bins
             status = "insufficient"
         elif conf < low or conf > high:
             status = "alert"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core._audit import AuditResult, table_in_user_units
-from ..core._binning import make_edges
+from ..core._binning import enough_effective, make_edges
 from ..core._options import IntervalMethod, ScoreType, Strategy
 from ..core._reliability import ReliabilityTable
 from ..core._stats import BinStats
@@ -213,7 +213,7 @@ def _draw_histogram(ax: Axes, table: ReliabilityTable, *, color: str, step: bool
         ax.stairs(counts, e, color=color, linewidth=1.4, label=None if name is None else _plain(name),
                   gid="histogram")
         return
-    ok = table.stats.effective_count >= table.min_count
+    ok = enough_effective(table.stats.effective_count, table.min_count, table.stats.count)  # as the table
     widths = np.diff(e)
     ax.bar(e[:-1][ok], counts[ok], width=widths[ok], align="edge", color=color, alpha=0.55,
            edgecolor="white", linewidth=0.6, gid="histogram")

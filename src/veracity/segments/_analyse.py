@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._binning import enough_effective
 from ..core._intervals import binomial_interval
 from ._cells import MAXES, CellTable, cell_bins
 from ._family import decode
@@ -83,6 +84,32 @@ def largest_jumps(table: CellTable, seg: np.ndarray, n_segments: int) -> tuple[n
     return low, high
 
 
+def interval_size(tot: dict[str, np.ndarray], V: np.ndarray, *, even: bool) -> np.ndarray:
+    r"""The size each segment's interval of the gap takes Wilson on, at its rate r = Σwy/W.
+
+    With equal weights (and unweighted) the effective size (Σw)²/Σw², which is n. With uneven weights
+    the smallest of it and the sizes two spreads give: the observed one, r(1 − r)W²/Σw²(y − r)² (the
+    sandwich; Σw²(y − r)² = (1 − 2r)Σw²y + r²Σw² for labels 0/1), and calibration's, c(1 − c)W²/V
+    (c the mean score, V = Σw²p(1 − p): the size Kish's would be if the scores were the truth).
+    Var(Σwy/W) = Σw²π(1 − π)/W², which r(1 − r)Σw²/W² does not bound when heavier rows are more
+    often positive (Wilson on (Σw)²/Σw² alone: simulated coverage down to 54 %, docs/segments.md); the
+    observed spread alone is too noisy with rare events (a heavy row's label decides it), and
+    calibration's steadies it. With equal weights the observed one is n and calibration's at least n
+    (c(1 − c)n² ≥ nΣp(1 − p)), so the smallest is n and only rounding separates the branches. A size
+    that a rate or mean score of exactly 0 or 1 makes 0 or undefined is not used."""
+    W, w2 = tot["w"], tot["w2"]
+    kish = W * W / w2
+    if even:
+        return kish
+    r, c = tot["wy"] / W, tot["wp"] / W
+    observed = np.maximum((1.0 - 2.0 * r) * tot["w2y"] + r * r * w2, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        by_observed = np.where(observed > 0, r * (1.0 - r) * W * W / observed, np.inf)
+        by_scores = np.where(V > 0, c * (1.0 - c) * W * W / V, np.inf)
+    by_observed = np.where(by_observed > 0, by_observed, np.inf)
+    return np.minimum(kish, np.fmin(by_observed, np.where(by_scores > 0, by_scores, np.inf)))
+
+
 def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, min_count: int,
             fdr: float, level: float, ece_bins: int, depth: int, notes: tuple[str, ...] = (),
             n_resamples: int = N_RESAMPLES, random_state: Any = RANDOM_STATE) -> SegmentsResult:
@@ -98,10 +125,11 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     # calibrated data sets with log-normal weights). MCGrad's family for the MCE counts rows.
     n_eff = W * W / tot["w2"]
     enough_rows = n >= min_count
-    sufficient = enough_rows & (n_eff >= min_count * (1.0 - 1e-9))
+    sufficient = enough_rows & enough_effective(n_eff, min_count, n)  # up to the sums' rounding
     z, p = z_pvalues(a["d"], a["V"])
     test = np.where(sufficient, "z", "").astype(object)
-    if equal_weights(table):  # exact Poisson-binomial for small segments (equal weights c: S = c·Σy)
+    even = equal_weights(table)
+    if even:  # exact Poisson-binomial for small segments (equal weights c: S = c·Σy)
         # and for larger ones whose law is skewed (few of the rarer label expected): the normal law's far
         # tail, where BH's thresholds lie, is then much thinner than theirs
         skewed = np.abs(skewness(table, a["seg"], n.size)) >= EXACT_SKEW
@@ -154,7 +182,8 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     p = np.where(tested, p, np.nan)
     q = qvalues(p, depth_of)
     discovery = tested & (q <= fdr)
-    lo, hi = binomial_interval(rate * n_eff, n_eff, method="wilson", level=level)
+    size = interval_size(tot, a["V"], even=even)
+    lo, hi = binomial_interval(rate * size, size, method="wilson", level=level)
     sd = np.sqrt(a["V"]) / W
     mdg = _DETECT * sd
     sig = sigma_scale(a["ecce"], sd)

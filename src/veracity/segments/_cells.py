@@ -9,7 +9,8 @@ and, weighted, the third cumulant of :math:`S = \sum wy` under calibration,
 :math:`\sum w^3 p(1-p)(1-2p)` (``w3k``; on the logit route :math:`p(1-p)` is :math:`\sigma(s)\sigma(-s)`
 as below), :math:`\sum w^4 p(1-p)` (``w4v``) and the cell's largest weight :math:`\max w` (``wmax``, a
 maximum, not a sum: margins and partitions take the largest), which the skew-aware test of weighted
-rare events reads (:mod:`._tests`);
+rare events reads (:mod:`._tests`), and :math:`\sum w^2y` (``w2y``), from which the interval of the gap
+reads the observed spread :math:`\sum w^2(y - r)^2 = (1 - 2r)\sum w^2y + r^2\sum w^2` (labels 0/1);
 and the number of **contradicted** rows: a score of exactly 0 with label 1, or exactly 1
 with label 0 — impossible under calibration, whatever the other rows say.
 
@@ -47,8 +48,8 @@ from ._spec import FeatureSpec
 
 #: ``bad`` (contradicted rows) is carried only when some row is: a table without it has none;
 #: ``w2v`` (Σ w²·σ(s)σ(-s)) only on the logit route; ``w3k`` (Σ w³·p(1-p)(1-2p)), ``w4v`` (Σ w⁴·p(1-p))
-#: and ``wmax`` (max w) only when weighted
-SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2", "bad", "w2v", "w3k", "w4v", "wmax")
+#: ``wmax`` (max w) and ``w2y`` (Σ w²·y) only when weighted
+SUMS = ("n", "w", "w2", "wp", "wy", "w2p", "w2p2", "bad", "w2v", "w3k", "w4v", "wmax", "w2y")
 #: the entries of SUMS that are maxima over the rows, not sums
 MAXES = ("wmax",)
 _BINCOUNT_LIMIT = 1 << 24
@@ -116,7 +117,7 @@ def row_terms(p: np.ndarray, y: np.ndarray, w: np.ndarray | None,
     r"""Each row's terms of the sums (unweighted: :math:`w = 1`, so ``w``, ``w2``, ``w2p`` are
     read off ``n`` and ``wp``); ``logit``: plus :math:`w^2\max(\sigma(s)\sigma(-s), \text{tiny})`;
     weighted: plus :math:`w^3 v (1 - 2p)`, :math:`w^4 v`, :math:`v = p(1-p)` (``logit``: that variance),
-    and ``wmax``: :math:`w` itself (the cells take its maximum)."""
+    :math:`w^2 y`, and ``wmax``: :math:`w` itself (the cells take its maximum)."""
     if w is None:
         per_row = {"wp": p, "wy": y, "w2p2": p * p}
     else:
@@ -133,6 +134,7 @@ def row_terms(p: np.ndarray, y: np.ndarray, w: np.ndarray | None,
         per_row["w3k"] = w * w * w * (v * (1.0 - 2.0 * p))
         per_row["w4v"] = w * w * w * w * v
         per_row["wmax"] = w
+        per_row["w2y"] = w * w * y
     return per_row
 
 
@@ -219,9 +221,10 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
         v = (p * (1.0 / (1.0 + nw.col("_s").exp()))).clip(lower_bound=TINY)
         x = x.with_columns(_sw2v=w * w * v if weighted else v)
         aggs.append("_sw2v")
-    if weighted:  # the third cumulant of S, sum w^4 v and max w, as row_terms
-        x = x.with_columns(_sw3k=w * w * w * (v * (1.0 - 2.0 * p)), _sw4v=w * w * w * w * v, _swmax=w)
-        aggs.extend(["_sw3k", "_sw4v", "_swmax"])
+    if weighted:  # the third cumulant of S, sum w^4 v, max w and sum w^2 y, as row_terms
+        x = x.with_columns(_sw3k=w * w * w * (v * (1.0 - 2.0 * p)), _sw4v=w * w * w * w * v, _swmax=w,
+                           _sw2y=w * w * y)
+        aggs.extend(["_sw3k", "_sw4v", "_swmax", "_sw2y"])
     if certain and not logit:
         one, zero = nw.lit(1, nw.Int64), nw.lit(0, nw.Int64)
         x = x.with_columns(_bad=nw.when(((p == 0.0) & (y > 0.0)) | ((p == 1.0) & (y < 1.0))).then(one)
@@ -257,7 +260,7 @@ def cells_lazy(x: Any, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *,
         sums["w2v"] = cols["_sw2v"]
     if weighted:
         sums.update(w=cols["_sw"], w2=cols["_sw2"], w2p=cols["_sw2p"], w3k=cols["_sw3k"], w4v=cols["_sw4v"],
-                    wmax=cols["_swmax"])
+                    wmax=cols["_swmax"], w2y=cols["_sw2y"])
     else:
         sums.update(w=cols["_one"], w2=cols["_one"], w2p=cols["_swp"])
     table = CellTable(set_id, key, cellidx, sums, mode, n_cells, values, weighted)

@@ -527,13 +527,15 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
         out = result(whole, aucs[None], correct[None])
     else:
         out = result(whole, aucs.pop(agg.WHOLE), sum(correct.values()))
-        # a slice whose rows all weigh 0 holds no evidence: left out, as the in-memory audit does
+        # a slice whose rows all weigh 0 holds no evidence: left out and named, as the in-memory audit does
         refuse_shared_names(list(stats))
         groups = {key_name(k): result(stats[k], aucs.get(k), correct[k]) for k in stats
                   if stats[k].total_weight > 0}
-        out = replace(out, groups=groups, group_column=prep.by)
+        weightless = {key_name(k): stats[k].n for k in stats if not stats[k].total_weight > 0}
+        out = replace(out, groups=groups, group_column=prep.by, zero_weight_groups=weightless)
     if auto is not None:
-        out = replace(out, extras={"auto_bins": auto, **out.extras})
+        # the rule's M, and the bins left where equal-mass cuts on tied scores merged (as in memory)
+        out = replace(out, extras={"auto_bins": replace(auto, used=out.table.bins), **out.extras})
     if prep.edge_note is not None:
         out = replace(out, extras={**out.extras, "bin_edges": prep.edge_note})
     return out

@@ -579,13 +579,17 @@ def _audit(db: Database, cols: q.Columns, *, bins: Any, strategy: str, score_typ
     if not grouped:
         out = result(sums[None], slice_auc(None))
     else:
-        # a slice whose rows all weigh 0 holds no evidence: left out, as the in-memory audit does
+        # a slice whose rows all weigh 0 holds no evidence: left out and named, as the in-memory audit does
         refuse_shared_names(order)
         groups = {key_name(k): result(sums[k], slice_auc(k)) for k in order if sums[k]["weight"].sum() > 0}
+        weightless = {key_name(k): int(sums[k]["count"].sum()) for k in order
+                      if not sums[k]["weight"].sum() > 0}
         total = {name: sum(sums[k][name] for k in order) for name in q.SUMS}
-        out = replace(result(total, _whole_auc(db, cols, **where)), groups=groups, group_column=cols.by)
+        out = replace(result(total, _whole_auc(db, cols, **where)), groups=groups, group_column=cols.by,
+                      zero_weight_groups=weightless)
     if auto is not None:
-        out = replace(out, extras={"auto_bins": auto, **out.extras})
+        # the rule's M, and the bins left where equal-mass cuts on tied scores merged (as in memory)
+        out = replace(out, extras={"auto_bins": replace(auto, used=out.table.bins), **out.extras})
     return out
 
 
