@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._binning import enough_effective
 from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
 from ..core._metrics import _stats, accuracy_of, auc_of
 from ..core._reliability import ReliabilityTable
@@ -436,7 +437,9 @@ def compare(
     # fewer than 2 (effective) evaluation rows: no change has a real interval (the paired ones need 2 rows,
     # a bootstrap of one row resamples that row), so no change is judged — one row is no evidence either way
     n_eff = _effective_rows(before)
-    too_few = not n_eff >= 2.0
+    # up to the sums' rounding: weights 0.47, 1.88, 4.23 (Kish size exactly 2, computed 1.9999999999999993)
+    # judged as 1, 4, 9 are, since scaling every weight changes nothing
+    too_few = not bool(enough_effective(n_eff, 2.0, before.n))
     # DeLong's normal interval needs 10 rows (weighted: Kish's size) of each class, as in vc.compare_models
     few_auc = few_class_rows(before.y, before.w) if ranked else ""
     few_why = (f"{before.n} evaluation row{'' if before.n == 1 else 's'}"

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._stats import BinStats
 from ._validation import VeracityError
-from ._display import Display
+from ._display import Display, added_term
 
 NORMS = ("l1", "l2", "max")
 
@@ -135,11 +135,16 @@ class BrierDecomposition(Display):
         return asdict(self)
 
     def __str__(self) -> str:
+        # a within-bin term that rounds to 0 prints as the formula has it, never with its rounding noise's
+        # sign (a zero covariance computed -1e-18 printed "- 2 x within-bin covariance -0.0000"); a real
+        # covariance below zero keeps its sign after the formula's "- 2 x"
+        cov = f"{self.within_covariance:.4f}"
+        cov = cov.removeprefix("-") if float(cov) == 0 else cov
         return (
             f"Brier {self.brier:.4f} = reliability {self.reliability:.4f} "
             f"- resolution {self.resolution:.4f} + uncertainty {self.uncertainty:.4f} "
-            f"+ within-bin variance {self.within_variance:.4f} "
-            f"- 2 x within-bin covariance {self.within_covariance:.4f}"
+            f"{added_term('within-bin variance', self.within_variance)} "
+            f"- 2 x within-bin covariance {cov}"
         )
 
 

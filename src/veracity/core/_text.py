@@ -92,7 +92,9 @@ def fmt_edge(x: float) -> str:
 
 def fmt_count(x: float) -> str:
     """A count or a weighted count: whole numbers as integers, others with one decimal, and beyond
-    1e15 (weights of 1e300 sum past any count of rows) in scientific notation, never 300 digits."""
+    1e15 (weights of 1e300 sum past any count of rows) in scientific notation, never 300 digits. A weight
+    sum goes through :func:`~veracity.core._display.fmt_weight` instead (read at 12 significant digits, so
+    100 weights of 0.1 print "10", not "10.0" from the sum's last bit); a count of rows prints every digit."""
     if abs(float(x)) >= 1e15:
         return f"{float(x):.4g}"
     return str(int(x)) if float(x).is_integer() else f"{x:.1f}"

@@ -34,7 +34,7 @@ from ..core._validation import (
 from ._inputs import (check_target, compared_thresholds, in_caller_units, in_precision, narrow_float,
                       weight_shift)
 from ._table import point_aligned, threshold_cell
-from ..core._display import Display, html_note, html_page, html_table
+from ..core._display import Display, fmt_weight, html_note, html_page, html_table
 from ..core._frameform import rows_form
 
 READINGS = ("top-label", "confidence")
@@ -162,8 +162,14 @@ class RiskCoverage(Display):
             ],
         }
 
+    def _count(self, x: float) -> str:
+        """A count of rows, or with weights a weight sum read at 12 digits (:func:`fmt_weight`): 100 rows
+        weighing 0.1 answered print "10" whatever the last bit of their sum (it printed "10.0" on a
+        9.999999999999998)."""
+        return fmt_weight(x) if self.weighted else fmt_count(x)
+
     def _title(self) -> str:
-        return (f"Risk–coverage curve: {fmt_count(self.n)} {'weight' if self.weighted else 'rows'}, "
+        return (f"Risk–coverage curve: {self._count(self.n)} {'weight' if self.weighted else 'rows'}, "
                 f"{len(self.coverage)} curve points, "
                 f"AURC {self.aurc:.4f}{self._compared()}")
 
@@ -181,14 +187,14 @@ class RiskCoverage(Display):
         # every digit a cut-off needs (0.9945 is not 1 - 0.0055 = 0.9945000000000001), points aligned
         cells = point_aligned([threshold_cell(self.thresholds[i], self._dtype) for i in grid])
         body = [
-            [cell, fmt(self.coverage[i]), fmt(self.risk[i]), fmt_count(self.accepted[i]),
-             fmt_count(self.errors[i])]
+            [cell, fmt(self.coverage[i]), fmt(self.risk[i]), self._count(self.accepted[i]),
+             self._count(self.errors[i])]
             for cell, i in zip(cells, grid)
         ]
         table = render_table(["answer if conf >=", "coverage", "risk", "answered", "errors"], body)
         what = "weight" if self.weighted else "rows"
         points = f"{len(self.coverage)} curve points{self._compared()}"
-        return f"{table}\n({fmt_count(self.n)} {what}, {points})   AURC {self.aurc:.4f}"
+        return f"{table}\n({self._count(self.n)} {what}, {points})   AURC {self.aurc:.4f}"
 
 
 @rows_form
@@ -335,7 +341,7 @@ class SelectiveThreshold(Display):
             return (f"no threshold certifies risk <= {self.target_risk:g} at delta={self.delta:g} "
                     f"({self.n} calib rows, {self.candidates} candidates); abstain on everything")
         of = (f"{fmt_count(self.accepted)} of {self.n}" if self.weight is None  # rows
-              else f"weight {fmt_count(self.accepted)} of {fmt_count(self.weight)}")
+              else f"weight {fmt_weight(self.accepted)} of {fmt_weight(self.weight)}")
         dtype = None if self.score_dtype == "float64" else np.dtype(self.score_dtype)
         compared = "" if dtype is None else f", compared in {self.score_dtype} as the scores are"
         return (

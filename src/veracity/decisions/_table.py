@@ -13,7 +13,7 @@ from ..core._options import ScoreType
 from ..core._validation import VeracityError, as_float_array, check_same_index, to_numpy
 from ._inputs import (binary_inputs, check_cost, compared_thresholds, in_caller_units, narrow_float,
                       weight_shift)
-from ..core._display import Display
+from ..core._display import Display, fmt_weight
 
 COLUMNS = (
     "threshold", "tp", "fp", "fn", "tn", "recall", "false_alarm_rate", "precision",
@@ -181,8 +181,8 @@ class ThresholdTable(Display):
         return point_aligned([threshold_cell(t, self._dtype) for t in self.threshold])
 
     def _title(self) -> str:
-        what = "weight" if self.weighted else "rows"
-        return (f"Threshold table: {fmt_count(self.n)} {what}, {fmt_count(self.positives)} positive; "
+        what, count = ("weight", fmt_weight) if self.weighted else ("rows", fmt_count)
+        return (f"Threshold table: {count(self.n)} {what}, {count(self.positives)} positive; "
                 f"{self._rule()}; cost = {self.cost_fp:g}·FP + {self.cost_fn:g}·FN")
 
     def _summary_items(self) -> dict[str, Any]:
@@ -196,18 +196,20 @@ class ThresholdTable(Display):
     def __str__(self) -> str:
         headers = ["threshold", "TP", "FP", "FN", "TN", "recall", "false alarm", "precision",
                    "alerts", "cost", "cost/1000"]
+        # weighted counts are weight sums: read at 12 digits, "10" whatever the last bit of 100 weights of 0.1
+        count = fmt_weight if self.weighted else fmt_count
         body = [
             [
                 cell,
-                fmt_count(r.tp), fmt_count(r.fp), fmt_count(r.fn), fmt_count(r.tn),
+                count(r.tp), count(r.fp), count(r.fn), count(r.tn),
                 fmt(r.recall), fmt(r.false_alarm_rate), fmt(r.precision),
-                fmt_count(r.alerts), fmt_count(round(r.cost, 1)), f"{r.cost_per_1000:.1f}",
+                count(r.alerts), fmt_count(round(r.cost, 1)), f"{r.cost_per_1000:.1f}",
             ]
             for cell, r in zip(self._threshold_cells(), self.rows)
         ]
         what = "weight" if self.weighted else "rows"
         footer = (
-            f"({fmt_count(self.n)} {what}, {fmt_count(self.positives)} positive; {self._rule()}; "
+            f"({count(self.n)} {what}, {count(self.positives)} positive; {self._rule()}; "
             f"cost = {self.cost_fp:g}·FP + {self.cost_fn:g}·FN)"
         )
         return f"{render_table(headers, body)}\n{footer}"

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._binning import enough_effective
 from ..core._display import Display
 from ..core._text import fmt, fmt_p, render_table
 from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, judged_calibrated, ppi_from_sums,
@@ -148,7 +149,9 @@ def few_labels_note(n: int, se: float, n_effective: float | None = None, *, draw
         return FEW_DRAWN.format(n=drawn, certain=n - drawn)
     if n < FEW_LABELS:
         return FEW.format(n=n)
-    if n_effective is not None and n_effective < FEW_LABELS:
+    # up to the sums' rounding: 50 labels weighing 0.1 each (Kish size 50, computed 49.99999999999997) are
+    # 50 labels, as unweighted, not "only 50.0 effective labels"
+    if n_effective is not None and not enough_effective(n_effective, FEW_LABELS, n):
         return FEW_EFFECTIVE.format(eff=n_effective, n=n)
     return None
 

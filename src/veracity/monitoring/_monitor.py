@@ -66,7 +66,7 @@ from ..core._weights import in_user_units
 from ..sources._arrow_numpy import from_numpy
 from ..sources._arrow_numpy import to_numpy as arrow_to_numpy
 from ..core._compat import positional_options
-from ..core._display import Display
+from ..core._display import Display, fmt_weight
 from ._alerts import Alert
 from ._slice_names import name_order
 from ._shift import SHIFT_ALPHA, chi2_homogeneity, population_stability, shift_label  # noqa: F401
@@ -144,9 +144,13 @@ class MonitorResult(Display):
 
     def _labelled(self, r: MonitorRow) -> str:
         """The period's labelled rows as counted: with weights ``r.n`` is their total weight Σw, which
-        scaling every weight would change, so the count of rows is shown (a row of weight 0 counts)."""
+        scaling every weight would change, so the count of rows is shown (a row of weight 0 counts).
+        Without the rows' count, a weight sum is read at 12 digits (:func:`fmt_weight`: "10", never "10.0"
+        from the last bit of 100 weights of 0.1); a whole count prints as it is."""
         s = self.stats.get(r.period)
-        return fmt_count(r.n) if s is None or not self.histogram_sizes else fmt_count(int(s.count.sum()))
+        if s is None or not self.histogram_sizes:
+            return fmt_count(r.n) if float(r.n).is_integer() else fmt_weight(r.n)
+        return fmt_count(int(s.count.sum()))
 
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"

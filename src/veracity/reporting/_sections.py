@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core._audit import AuditResult
 from ..core._reliability import ReliabilityTable
-from ..core._display import interval_cell
+from ..core._display import added_term, interval_cell
 from ..core._text import interval_name
 from ..core._validation import VeracityError
 from .._version import __version__
@@ -48,7 +48,14 @@ def _num(value: Any, digits: int = 4) -> str:
 
 
 def _count(x: float) -> str:
-    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.1f}"
+    """A count, or a weight sum read at 12 significant digits first (as
+    :func:`~veracity.core._display.fmt_weight` reads it): 100 rows weighing 0.1 print weight "10" whatever
+    the last bit of their sum, where the page printed "10.0" for 9.999999999999998; a whole count prints
+    every digit."""
+    x = float(x)
+    if math.isfinite(x) and not x.is_integer():
+        x = float(f"{x:.12g}")
+    return f"{int(x):,}" if x.is_integer() else f"{x:,.1f}"
 
 
 def _json_script(payload: Any) -> str:
@@ -260,7 +267,7 @@ def _summary(result: AuditResult, reading: str) -> str:
         _card("ECE", _num(result.ece), ece_sub, key="ece"),
         _card("Brier", _num(result.brier),
               ci("brier") + f"reliability {_num(d.reliability)} − resolution {_num(d.resolution)} "
-              f"+ uncertainty {_num(d.uncertainty)} {'−' if within < 0 else '+'} within-bin {_num(abs(within))}",
+              f"+ uncertainty {_num(d.uncertainty)} {_within_term(within)}",
               key="brier"),
         _card("NLL", _num(result.nll), ci("nll") + "mean log-loss (nats)", key="nll"),
         _card("AUC", _num(result.auc), ci("auc") + ("ranking; unchanged by monotone calibration"
@@ -273,6 +280,14 @@ def _summary(result: AuditResult, reading: str) -> str:
     ]
     return (f'<div class="cards">{"".join(cards)}</div>'
             f'<p class="verdict">{_verdict(result.table)}</p>')
+
+
+def _within_term(within: float) -> str:
+    """The within-bin term as the text's Brier line adds it (:func:`~veracity.core._display.added_term`),
+    with the page's minus sign: a term that rounds to 0.0000 takes the formula's "+", never the sign of its
+    rounding noise (±1e-18 printed "− within-bin 0.0000" on one route, "+ within-bin 0.0000" on another)."""
+    sign = "−" if added_term("within-bin", within).startswith("-") else "+"
+    return f"{sign} within-bin {_num(abs(within))}"
 
 
 def _mean_confidence_card(result: AuditResult, share: str) -> str:

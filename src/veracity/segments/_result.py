@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core._display import Display
+from ..core._display import Display, fmt_weight
 from ..core._text import fmt_count, fmt_p, render_table
 
 _ROW_KEYS = ("segment", "features", "depth", "n", "weight", "conf", "rate", "gap", "ci_low", "ci_high",
@@ -233,7 +233,7 @@ class SegmentsResult(Display):
             "ECCE path": "each distinct score" if self.cells == "distinct" else "equal-width score cells",
         }
         if self.weight != self.n:
-            items["rows"] = f"{self.n:,} (weight {fmt_count(self.weight)})"
+            items["rows"] = f"{self.n:,} (weight {fmt_weight(self.weight)})"
         return items
 
     def _frame_records(self) -> list[dict[str, Any]]:
