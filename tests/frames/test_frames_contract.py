@@ -34,7 +34,7 @@ CASES = [
     ("inf score", _set("p", 3, np.inf), {}, r"^column 'p' \(scores\) has 0 missing/NaN and 1 infinite"),
     ("out of range", _set("p", 7, 1.5), {}, r"^column 'p' \(scores\) must be probabilities in \[0, 1\]; 1 of 50 are not \(min=.*, max=1\.5\)\. If these are logits"),
     ("label 2", _set("y", 4, 2), {}, r"^column 'y' \(labels\) must be binary 0/1 \(or bool\); 1 of 50 are not \(min=2, max=2\)"),
-    ("label nan", _set("y", 4, np.nan, "float64"), {}, r"^column 'y' \(labels\) must be binary 0/1 \(or bool\); 1 of 50 are not \(missing\)"),
+    ("label nan", _set("y", 4, np.nan, "float64"), {}, r"^column 'y' \(labels\) has 1 missing value \(None/NaN\); drop or fill that row first"),
     ("negative weight", _set("w", 5, -1.0), {"sample_weight": "w"}, r"^column 'w' \(sample_weight\) must be non-negative; 1 of 50 are negative \(min=-1\)"),
     ("infinite weight", _set("w", 5, np.inf), {"sample_weight": "w"}, r"^column 'w' \(sample_weight\) has 1 missing, NaN or infinite"),
     ("zero weights", lambda df: df.assign(w=0.0), {"sample_weight": "w"}, r"^column 'w' \(sample_weight\) sums to 0"),

@@ -67,7 +67,7 @@ def test_missing_nullable_label_is_a_one_line_error_not_a_type_error():
     messages = set()
     for name, frame in _frames(df).items():
         for fn in (vc.audit, vc.ece, vc.reliability):
-            with pytest.raises(vc.VeracityError, match=r"column 'y' \(labels\) must be binary") as info:
+            with pytest.raises(vc.VeracityError, match=r"column 'y' \(labels\) has 1 missing value \(None/NaN\)") as info:
                 _quiet(fn, frame, score="p", label="y")
             messages.add(str(info.value))
     assert len(messages) == 1, messages
@@ -208,7 +208,7 @@ def test_csv_true_false_column_with_empty_cells_reads_as_booleans_on_both_engine
     path = tmp_path / "blank.csv"
     path.write_text("p,y,g\n0.1,True,1\n0.2,,0\n0.3,False,0\n0.6,True,0\n")
     for data in (str(path), read_path(path)):
-        with pytest.raises(vc.VeracityError, match=r"column 'y' \(labels\) must be binary .*\(missing\)"):
+        with pytest.raises(vc.VeracityError, match=r"column 'y' \(labels\) has 1 missing value \(None/NaN\)"):
             vc.audit(data, score="p", label="y")
     path = tmp_path / "blank_slices.csv"
     path.write_text("p,y,g\n0.1,1,True\n0.2,0,\n0.3,0,False\n0.6,1,True\n")

@@ -206,10 +206,11 @@ def test_missing_weights_name_their_flag(tmp_path, cli, refused):
             r"column 'w' \(--sample-weight\) has 1 missing, NaN or infinite values of 4 rows, first at data row 3")
     refused(cli(["audit", g, "--sample-weight", "w", "--engine", "duckdb"]),
             r"column 'w' \(--sample-weight\) has 1 missing, NaN or infinite values of 4 rows")
-    # missing labels keep the plain wording on every kind of label (0/1, text with --pos-label)
+    # missing labels: the labels' own line on every kind of label (0/1, text with --pos-label), round 27
     h = tmp_path / "t.csv"
     h.write_text("score,label\n0.1,no\n0.8,\n0.7,yes\n0.3,no\n")
-    refused(cli(["audit", h, "--pos-label", "yes"]), "column 'label' has 1 missing/NaN .* first at data row 2")
+    refused(cli(["audit", h, "--pos-label", "yes"]),
+            r"column 'label' \(labels\) has 1 missing value \(None/NaN\), first at data row 2")
 
 
 # -- a score column named with a comma ------------------------------------------------------------------

@@ -74,7 +74,7 @@ def test_spark_reads_missing_spellings_as_memory_does(spark, tmp_path, cell):
     labels[7] = cell
     path = _write(tmp_path / "nay.csv", "p,y", zip(P, labels))
     memory = _said(read_path(path))
-    assert "(labels) must be binary 0/1 (or bool); 1 of 60 are not (missing)" in memory
+    assert "(labels) has 1 missing value (None/NaN)" in memory
     assert _said(open_frame(path, "spark")) == memory
 
 
@@ -141,7 +141,7 @@ def test_dask_reads_missing_values_and_slices_as_memory_does(tmp_path):
     labels[40] = "NA"
     path = _write(tmp_path / "nay.csv", "p,y", zip(P, labels))
     memory = _said(read_path(path))
-    assert "(labels) must be binary 0/1 (or bool); 1 of 60 are not (missing)" in memory
+    assert "(labels) has 1 missing value (None/NaN)" in memory
     assert _said(open_frame(path, "dask")) == memory
 
 

@@ -303,8 +303,8 @@ def test_file_scan_accepts_missing_labels_on_pending_rows(tmp_path, capsys):
     # a missing label on a row declared final is still an error
     pq.write_table(pa.table({"score": p, "label": labels, "month": np.full(n, "a")}), path)
     assert main(["monitor", "scan", str(path), "--period", "month"]) == 2
-    err = capsys.readouterr().err  # the one wording of missing values (sources._aggregates.missing_message)
-    assert "column 'label' has 200 missing" in err and "first at data row 401" in err, err
+    err = capsys.readouterr().err  # missing labels' one wording (missing_labels_message)
+    assert "column 'label' (labels) has 200 missing values" in err and "first at data row 401" in err, err
     # ... and so is one on a row --mature calls final
     pq.write_table(pa.table({"score": p, "label": labels, "final": np.arange(n) < 401,
                              "month": np.full(n, "a")}), path)

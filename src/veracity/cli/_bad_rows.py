@@ -245,7 +245,7 @@ def locate(exc: VeracityError, path: str, scores: list[str], args: argparse.Name
     (a weight sum of 0): ``exc`` unchanged. Missing keys or times of ``monitor scan --period COL`` or
     ``--time COL`` ("column 'g' (periods) has 1 missing value") are named as the memory route names them,
     "(first at data row k)"."""
-    if "data row" in exc.message:
+    if "data row" in exc.message or _TYPE_REFUSED.search(exc.message):
         return exc
     message = exc.message
     period = getattr(args, "period", None) or getattr(args, "time", None)
@@ -260,8 +260,8 @@ def locate(exc: VeracityError, path: str, scores: list[str], args: argparse.Name
             _after_count(message, f" (first at data row {row})"), exc.param, exc.hint, value=exc.value)
     label, weight = getattr(args, "label", None), getattr(args, "weight", None)
     pos_label = getattr(args, "pos_label", None) is not None
-    # missing labels where --pos-label reads them ("column 'y' (labels) has 1 missing value (None/NaN)")
-    gone = label if pos_label and message.startswith(f"column {label!r} (labels) has ") else None
+    # missing labels, with --pos-label or without ("column 'y' (labels) has 1 missing value (None/NaN)")
+    gone = label if label and message.startswith(f"column {label!r} (labels) has ") else None
     try:
         test = _lazy_test(message, scores, label, weight, pos_label)
         keep = final if final is not None and "(labels)" in message else None
@@ -273,6 +273,11 @@ def locate(exc: VeracityError, path: str, scores: list[str], args: argparse.Name
     if row is None:
         return exc
     return VeracityError(_after_count(message, f", first at data row {row}"), exc.param, exc.hint, value=exc.value)
+
+
+#: a label column refused for its type ("must hold 0/1 numbers or booleans, got String"): about the whole
+#: column, not a row (memory names none; a row of a text column read as numbers was always the first)
+_TYPE_REFUSED = re.compile(r"\(labels\) must hold [^;]*, got ")
 
 
 @dataclass(frozen=True)

@@ -250,8 +250,8 @@ def _run_models(args: argparse.Namespace) -> int:
         model_scores = {}
         for name in names:
             model_scores[name] = check_numeric_column(source.column(measured, name, path=path, role="scores"), name)
+        _, _, weights = inputs(measured, _with_score(args, names[0]), path)  # first: the labels' own line
         labels = source.column(measured, args.label, path=path)
-        _, _, weights = inputs(measured, _with_score(args, names[0]), path)
         labels = apply_pos_label(labels, args.pos_label, scores=model_scores[names[0]])
     keys = _slice_keys(measured, args.by, path) if args.by else None
     result = compare_models(model_scores, labels, sample_weight=weights, score_type=args.score_type or "probability",

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._files import _PARQUET, expand
-from ..core._validation import VeracityError
+from ..core._validation import MissingLabels, VeracityError
 from ..datasets import demo_path
 from ..sources import _api as source
 from ..sources._arrow_numpy import from_numpy, to_numpy
@@ -142,10 +142,9 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
         require_columns([args.label], table.column_names, where=path)
         labels = to_numpy(table.column(args.label).drop_null())
     else:
-        # missing labels keep the one plain wording ("column 'y' has 1 missing/NaN ..., first at data row 2")
-        # for 0/1 and class-index labels; with --pos-label the labels' own, as the lazy engines word it
-        if getattr(args, "pos_label", None) is not None:
-            _refuse_missing_labels(table, args.label)
+        # missing labels in the labels' own words, with or without --pos-label, as every engine words them
+        # ("column 'y' (labels) has 1 missing value (None/NaN), first at data row 2; drop or fill that row")
+        _refuse_missing_labels(table, args.label)
         labels = source.column(table, args.label, path=path)
     # the weights named as the flag that chose them: "column 'w' (--sample-weight) has 1 missing ..."
     weights = source.column(table, args.weight, path=path, role="sample_weight") if args.weight else None
@@ -162,9 +161,10 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
 
 
 def _refuse_missing_labels(table: Any, name: str) -> None:
-    """Missing labels of a column that ``--pos-label`` reads (text, numbers or booleans) refused in the
-    words every engine uses for them (:func:`..sources._aggregates.missing_labels_message`), with the first
-    one's data row, as :func:`._bad_rows.locate` names it where the rows live."""
+    """Missing labels (0/1, class indices, or text, numbers or booleans that ``--pos-label`` reads) refused
+    in the words every engine uses for them (:func:`..sources._aggregates.missing_labels_message`), with the
+    first one's data row, as :func:`._bad_rows.locate` names it where the rows live; a :class:`MissingLabels`,
+    to which ``monitor scan`` adds how to keep rows whose label has not arrived (:func:`_may_pend`)."""
     from ..sources._aggregates import missing_labels_message
     from ._bad_rows import _after_count
 
@@ -173,7 +173,7 @@ def _refuse_missing_labels(table: Any, name: str) -> None:
     gone = _missing(table, name)
     if gone.any():
         message = missing_labels_message(name, int(gone.sum()))
-        raise VeracityError(_after_count(message, f", first at data row {int(np.argmax(gone)) + 1}"))
+        raise MissingLabels(_after_count(message, f", first at data row {int(np.argmax(gone)) + 1}"))
 
 
 def _missing(table: Any, name: str) -> np.ndarray:
@@ -310,14 +310,19 @@ class Rows:
                     raise self._missing_final_label(exc) from None
         names = score_columns(self.args, self.path)  # "p,1" may be one column's name
         score: Any = names if len(names) > 1 else names[0]
-        with lazy_errors(self.engine, self.path):
+        # (--pos-label's missing labels, refused before the monitor's own hint, gain it here)
+        pending = any(getattr(self.args, flag, None) is not None for flag in ("mature", "as_of"))
+        with _may_pend(self.args, pending), lazy_errors(self.engine, self.path):
             frame = self.frame()
             if self.select is not None:
                 frame = self.select(frame)
             try:
                 return self._on(frame, fn, score, options)
             except VeracityError as exc:  # the lazy contract counts the rows; one pass of FILE names the first
-                raise locate(exc, self.path, names, self.args, self.role, FinalRows.of(self.args)) from None
+                located = locate(exc, self.path, names, self.args, self.role, FinalRows.of(self.args))
+                if isinstance(exc, MissingLabels) and located is not exc:  # kept: the monitor's hint reads it
+                    located = MissingLabels(located.message, located.param, located.hint, value=located.value)
+                raise located from None
 
     def _missing_final_label(self, exc: VeracityError) -> VeracityError:
         """``exc`` naming its first row where it counts the missing labels that ``--pos-label`` reads
@@ -444,10 +449,21 @@ def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | Non
     mask, named = used(table, path) if used is not None else (None, "")
     table = used_rows(table, args, mask)
     with file_rows(mask, named):
-        scores, labels, weights = inputs(table, args, path, pending_labels=pending_labels)
+        with _may_pend(args, pending_labels):
+            scores, labels, weights = inputs(table, args, path, pending_labels=pending_labels)
         text = getattr(args, "pos_label", None)
         bad = {} if pending_labels else bad_rows(scores, labels, weights, pos_label=text is not None)
         with first_bad_row(**bad):
             apply_pos_label(labels, text, scores=scores)  # the column's own checks, in the CLI's words
         options = {} if text is None else {"pos_label": pos_label_value(labels, text)}
     return Rows(args, path, engine, table, frame_options=options, mask=mask, named=named, bad=bad)
+
+
+def _may_pend(args: argparse.Namespace, pending_labels: bool) -> Any:
+    """``monitor scan`` without ``--mature`` or ``--as-of``: a refusal of missing labels says how to keep the
+    rows whose label has not arrived as pending, as the library's monitor says it on the lazy engines
+    (:func:`veracity.monitoring._monitor._missing_labels_may_pend`); other commands: errors unchanged."""
+    from ..monitoring._monitor import _missing_labels_may_pend
+
+    return _missing_labels_may_pend(getattr(args, "command", None) == "monitor" and not pending_labels,
+                                    "mature='column'")

@@ -17,6 +17,7 @@ import argparse
 
 from ..core._validation import VeracityError
 from ..segments import segments
+from ._bad_rows import locate
 from ._common import add_json_argument, emit, feature_names, shown_path
 from ._labels import add_pos_label_argument
 
@@ -56,10 +57,13 @@ def run(args: argparse.Namespace) -> int:
     if not features:
         raise VeracityError("segments needs feature columns: pass --features region,age (or --feature NAME, "
                             "once per column)")
-    res = segments(args.file, score=args.score, label=args.label, features=features, depth=args.depth,
-                   bins=args.bins, min_count=args.min_count, fdr=args.fdr, sample_weight=args.weight,
-                   pos_label=args.pos_label, score_type=args.score_type, n_resamples=args.n_resamples,
-                   random_state=args.random_state)
+    try:
+        res = segments(args.file, score=args.score, label=args.label, features=features, depth=args.depth,
+                       bins=args.bins, min_count=args.min_count, fdr=args.fdr, sample_weight=args.weight,
+                       pos_label=args.pos_label, score_type=args.score_type, n_resamples=args.n_resamples,
+                       random_state=args.random_state)
+    except VeracityError as exc:  # the first bad row's data row, as the other commands name it
+        raise locate(exc, str(args.file), [args.score], args) from None
     # --all: every segment's row, under the same header (the FDR, the family, what was tested) and notes
     text = res._text(every=args.all)
     emit(args, text, {"file": shown_path(args, args.file), **res.to_dict()}, note_text=shown_path(args, args.file))

@@ -350,8 +350,15 @@ def missing_labels_message(name: str, missing: int) -> str:
 
 
 def labels_message(name: str, bad: int, n: int, shown: str, first_row: int | None = None) -> str:
-    """The one wording of labels that are not 0/1 (``shown``: ``missing``, or their min and max)."""
+    """The one wording of labels that are not 0/1 (``shown``: their min and max, or ``missing or infinite``).
+    ``shown`` ``missing`` (every refused label is missing): the missing labels' own line, as where
+    ``pos_label=`` reads them (:func:`missing_labels_message`): a missing label is not a label outside 0/1,
+    and its remedy is to drop that row, not to map classes."""
     where = "" if first_row is None else f", first at data row {first_row}"
+    if shown == "missing":
+        message = missing_labels_message(name, bad)
+        count = message.index(" (None/NaN)") + len(" (None/NaN)")
+        return f"{message[:count]}{where}{message[count:]}"
     return (f"column {name!r} (labels) must be binary 0/1 (or bool); {bad} of {n} are not ({shown}){where}; "
             "map the two classes to 0 and 1 and drop unlabelled rows")
 

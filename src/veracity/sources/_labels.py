@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError, check_pos_label
+from ..core._validation import MissingLabels, VeracityError, check_pos_label
 from ._aggregates import _flag, collect, missing_labels_message
 
 #: most distinct label values shown in a message
@@ -175,7 +175,7 @@ def positive_value(frame: Any, label: str, pos_label: Any, *, shown: str | None 
         raise VeracityError("pos_label must be a label value, not NaN")
     missing, distinct, values = label_values(frame, label, rows)
     if missing:
-        raise VeracityError(missing_labels_message(name, missing))
+        raise MissingLabels(missing_labels_message(name, missing))
     if distinct > 2:
         raise VeracityError(
             f"column {name!r} (labels): pos_label= needs a binary label set, but the labels take {distinct} "
