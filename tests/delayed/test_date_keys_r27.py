@@ -70,7 +70,7 @@ def test_binned_sequences_and_label_plans_name_dates_as_dates():
     plan = vc.label_plan(np.full(300, 0.2), width=0.3, by=dates)
     days = [datetime.datetime(2026, 1, 1), datetime.datetime(2026, 1, 2)]
     assert [r["group"] for r in plan.rows][:2] == days
-    assert "2026-01-01 00:00:00" in str(plan) and "17672" not in str(plan)
+    assert "2026-01-01 " in str(plan) and "00:00:00" not in str(plan) and "17672" not in str(plan)  # dates
     assert json.loads(json.dumps(plan.to_dict()))["plan"][0]["group"] == "2026-01-01T00:00:00"
 
 

@@ -199,10 +199,13 @@ class LabelPlan(Display):
         return html_page(self._title(), parts, str(self))
 
     def __str__(self) -> str:
-        body = [[str(r["group"]), f"{r['rows']:,}", fmt(r["mean_score"]), fmt(r["sd_score"]),
+        from ._sequence import shown_keys
+
+        groups = shown_keys([r["group"] for r in self.rows])
+        body = [[g, f"{r['rows']:,}", fmt(r["mean_score"]), fmt(r["sd_score"]),
                  "n/a" if r["labels_ppi"] is None else f"{r['labels_ppi']:,}",
                  "n/a" if r["labels_classical"] is None else f"{r['labels_classical']:,}",
-                 "n/a" if r["saving"] is None else f"{r['saving']:.0%}"] for r in self.rows]
+                 "n/a" if r["saving"] is None else f"{r['saving']:.0%}"] for g, r in zip(groups, self.rows)]
         lines = [f"labels to draw at random for a {self.level * 100:g}% PPI interval of width {self.width:g}",
                  render_table(["group", "rows", "mean score", "sd", "labels (PPI)", "labels (labels only)",
                                "saving"], body),

@@ -311,6 +311,16 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
+def shown_keys(keys: list[Any]) -> list[str]:
+    """Keys (:func:`_plain`'s) as a printout shows them: times that are all at midnight and without a zone
+    (a pandas, polars or Arrow date column holds nanoseconds) as their dates, ``2026-01-01`` rather than
+    ``2026-01-01 00:00:00``; anything else as ``str`` gives it."""
+    if keys and all(isinstance(k, datetime.datetime) and k.tzinfo is None and k.time() == datetime.time(0)
+                    for k in keys):
+        return [k.date().isoformat() for k in keys]
+    return [str(k) for k in keys]
+
+
 def json_key(v: Any) -> Any:
     """A key for JSON: a date, time or duration (:func:`_plain`'s) as its ISO text, numpy's as its text;
     anything else as it is."""
