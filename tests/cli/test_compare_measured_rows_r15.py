@@ -80,12 +80,16 @@ def _nan_in_test_row(frame: pd.DataFrame, column: str, k: int = 7) -> tuple[pd.D
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 @pytest.mark.parametrize("column, named", [("pb", r"column 'pb' \(scores\) has 1 missing/NaN"),
                                            ("pa", r"column 'pa' \(scores\) has 1 missing/NaN"),
-                                           ("y", r"column 'y' has 1 missing/NaN")])
+                                           ("y", None)])
 def test_a_missing_value_in_a_measured_row_names_its_row_in_file(cli, refused, tmp_path, suffix, column, named):
     frame, row = _nan_in_test_row(_frame(), column)
     path = tmp_path / f"scores.{suffix}"
     _write(frame, path)
     n_test = int((frame.role == "test").sum())
+    if named is None:  # the labels' own line, as every command prints it (round 27): no count of rows
+        refused(_models(cli, path), rf"column 'y' \(labels\) has 1 missing value \(None/NaN\), first at data row "
+                                    rf"{row};")
+        return
     refused(_models(cli, path), rf"{named} .*of the {n_test} measured rows \(role == 'test'\), "
                                 rf"first at data row {row};")
 
