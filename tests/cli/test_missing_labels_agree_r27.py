@@ -17,16 +17,11 @@ import pytest
 
 ENGINES = ["memory", "duckdb", "dask"]
 
+pytestmark = pytest.mark.usefixtures("engine_installed")  # tests/cli/conftest.py
+
 #: the monitor's advice where a missing label may be one that has not arrived yet
 PENDING = ("; or keep the rows whose label has not arrived as pending: pass --mature column (True where the "
            "label is final) or --as-of with --horizon")
-
-
-def _needs(engine: str) -> None:
-    if engine != "memory":
-        pytest.importorskip("duckdb")
-    if engine == "dask":
-        pytest.importorskip("dask.dataframe")
 
 
 def _file(tmp_path: Path, labels: list[str], *, scores: list[str] | None = None,
@@ -71,7 +66,6 @@ COMMANDS = [
 @pytest.mark.parametrize("gone", [[1], [1, 3]], ids=["one", "two"])
 def test_a_missing_01_label_is_the_labels_own_line_on_every_engine(cli, refused, tmp_path, engine, name,
                                                                    command, more, gone) -> None:
-    _needs(engine)
     labels = ["" if i in gone else str(i % 2) for i in range(5)]
     path = _file(tmp_path, labels)
     out = ["--out", str(tmp_path / "o.json")] if name == "fit" else []
@@ -83,7 +77,6 @@ def test_a_missing_01_label_is_the_labels_own_line_on_every_engine(cli, refused,
 @pytest.mark.parametrize("engine", ENGINES)
 def test_without_pos_label_the_line_is_the_one_with_it(cli, tmp_path, engine) -> None:
     """One line for a missing label: 0/1 labels without --pos-label, text labels with it."""
-    _needs(engine)
     labels = ["1", "", "0", "1"]
     plain = cli(["audit", _file(tmp_path, labels), "--score", "p", "--label", "y", "--engine", engine])
     text = cli(["audit", _file(tmp_path, [_TEXT[v] for v in labels]), "--score", "p", "--label", "y",
@@ -107,7 +100,6 @@ def test_commands_read_in_memory_say_it_alike(cli, refused, tmp_path, command, m
 @pytest.mark.parametrize("pos_label", [False, True], ids=["01", "pos-label"])
 def test_monitor_scan_says_how_to_keep_pending_rows_on_every_engine(cli, refused, tmp_path, engine,
                                                                     pos_label) -> None:
-    _needs(engine)
     labels = ["1", "0", "", "1"]
     shown = [_TEXT[v] for v in labels] if pos_label else labels
     flags = ["--pos-label", "yes"] if pos_label else []
@@ -124,7 +116,6 @@ def test_monitor_scan_names_the_first_final_missing_label_without_the_advice(cli
                                                                              pos_label, final) -> None:
     """Row 2 is pending (its label may be missing), row 3 final: the refusal counts and names row 3, and
     says nothing of pending rows (they are kept already)."""
-    _needs(engine)
     labels = ["1", "", "", "0", "1"]
     is_final = [True, False, True, True, True]
     times = [f"2024-{'03' if not f else '01'}-{i + 1:02d}" for i, f in enumerate(is_final)]
@@ -142,7 +133,6 @@ def test_monitor_scan_names_the_first_final_missing_label_without_the_advice(cli
 @pytest.mark.parametrize("name, command, more", COMMANDS, ids=[c[0] for c in COMMANDS])
 def test_a_missing_score_is_one_line_on_every_engine(cli, refused, tmp_path, engine, name, command,
                                                      more) -> None:
-    _needs(engine)
     scores = ["0.2", "0.4", "", "0.6", ""]
     path = _file(tmp_path, ["1", "0", "1", "0", "1"], scores=scores)
     out = ["--out", str(tmp_path / "o.json")] if name == "fit" else []
@@ -177,7 +167,6 @@ def test_segments_names_the_first_missing_score(cli, refused, tmp_path) -> None:
 def test_text_labels_without_pos_label_name_no_row_as_memory_names_none(cli, refused, tmp_path, engine, name,
                                                                         command, more) -> None:
     """Every label is text: a row adds nothing (the first was always named)."""
-    _needs(engine)
     path = _file(tmp_path, ["yes", "no", "no", "yes"])
     out = ["--out", str(tmp_path / "o.json")] if name == "fit" else []
     r = cli([*command, path, "--score", "p", "--label", "y", "--engine", engine, *more, *out])

@@ -9,23 +9,13 @@ route, and counts read "1 missing value", "1 label is not 0 or 1". The Python AP
 The expected words are built here from the files' own rows.
 """
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 ENGINES = ["memory", "duckdb", "dask"]
 
-
-def _needs(engine: str) -> None:
-    pytest.importorskip("duckdb")
-    if engine == "dask":
-        pytest.importorskip("dask.dataframe")
-
-
-def _write(path: Path, header: str, rows: list[tuple]) -> str:
-    path.write_text(header + "\n" + "".join(",".join(str(v) for v in row) + "\n" for row in rows))
-    return str(path)
+pytestmark = pytest.mark.usefixtures("engine_installed")  # tests/cli/conftest.py
 
 
 def _scan(cli, path: str, engine: str, *flags: str):
@@ -43,15 +33,14 @@ def _csv_text(value: str) -> str:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_scan_names_a_text_that_is_no_time_by_its_data_row(cli, refused, tmp_path, engine) -> None:
+def test_scan_names_a_text_that_is_no_time_by_its_data_row(cli, refused, tmp_path, engine, write_csv) -> None:
     """A value with a quote and a position-like text of its own: shown as Python shows it (in double
     quotes), its own text never renumbered."""
-    _needs(engine)
     bad_at, value = 6, "it's (row 9: x"  # 0-based position 6: data row 7
     ts = _times(12, {bad_at: value})
     p = np.linspace(0.1, 0.9, 12)
     rows = [(_csv_text(t), f"{q:.2f}", i % 2) for i, (t, q) in enumerate(zip(ts, p))]
-    path = _write(tmp_path / "t.csv", "ts,p,y", rows)
+    path = write_csv(tmp_path / "t.csv", "ts,p,y", rows)
     r = _scan(cli, path, engine, "--time", "ts")
     refused(r)
     assert f"has strings that are not ISO 8601 times (data row {bad_at + 1}: {value!r})" in r.err, r.err
@@ -59,11 +48,10 @@ def test_scan_names_a_text_that_is_no_time_by_its_data_row(cli, refused, tmp_pat
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_scan_names_both_rows_of_a_mix_of_offsets(cli, refused, tmp_path, engine) -> None:
-    _needs(engine)
+def test_scan_names_both_rows_of_a_mix_of_offsets(cli, refused, tmp_path, engine, write_csv) -> None:
     aware, naive = 0, 3  # 0-based: the first time with an offset, the first without
     ts = [f"2026-01-{1 + i:02d}T10:00:00+01:00" if i < naive else f"2026-01-{1 + i:02d}" for i in range(8)]
-    path = _write(tmp_path / "t.csv", "ts,p,y", [(t, 0.5, i % 2) for i, t in enumerate(ts)])
+    path = write_csv(tmp_path / "t.csv", "ts,p,y", [(t, 0.5, i % 2) for i, t in enumerate(ts)])
     r = _scan(cli, path, engine, "--time", "ts")
     refused(r, r"mixes times with a UTC offset")
     assert (f"(data row {aware + 1}: {ts[aware]!r}) and without (data row {naive + 1}: {ts[naive]!r})"
@@ -71,30 +59,30 @@ def test_scan_names_both_rows_of_a_mix_of_offsets(cli, refused, tmp_path, engine
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_scan_of_a_glob_counts_the_rows_over_its_files_in_order(cli, refused, tmp_path, engine) -> None:
+def test_scan_of_a_glob_counts_the_rows_over_its_files_in_order(cli, refused, tmp_path, engine,
+                                                                write_csv) -> None:
     """The first file's text mixes offsets (so every route reads both files' column as text); the first text
     that is no time is the second row of the second file."""
-    _needs(engine)
     first = ["2026-01-01", "2026-01-02T00:00:00+01:00", "2026-01-03"]
     second = ["2026-01-05", "2026-01-0x"]
     (tmp_path / "g").mkdir()
-    _write(tmp_path / "g" / "a.csv", "ts,p,y", [(t, 0.3, 1) for t in first])
-    _write(tmp_path / "g" / "b.csv", "ts,p,y", [(t, 0.6, 0) for t in second])
+    write_csv(tmp_path / "g" / "a.csv", "ts,p,y", [(t, 0.3, 1) for t in first])
+    write_csv(tmp_path / "g" / "b.csv", "ts,p,y", [(t, 0.6, 0) for t in second])
     r = _scan(cli, str(tmp_path / "g" / "*.csv"), engine, "--time", "ts")
     refused(r)
     assert f"(data row {len(first) + 2}: {second[1]!r})" in r.err, r.err
 
 
 def test_scan_on_dask_drops_a_position_it_cannot_place_in_the_file(cli, refused, tmp_path,
-                                                                    monkeypatch) -> None:
+                                                                    monkeypatch, write_csv) -> None:
     """When the file cannot be read again to count over its rows, Dask's error names the value without a
     position: the one it carries is counted in one partition, no data row of FILE."""
-    _needs("dask")
+    pytest.importorskip("dask.dataframe")
     from veracity.cli import _monitor
 
     monkeypatch.setattr(_monitor, "_not_iso_times", lambda *args: None)
     ts = _times(6, {2: "2026-01-0x"})
-    path = _write(tmp_path / "t.csv", "ts,p,y", [(t, 0.5, i % 2) for i, t in enumerate(ts)])
+    path = write_csv(tmp_path / "t.csv", "ts,p,y", [(t, 0.5, i % 2) for i, t in enumerate(ts)])
     r = _scan(cli, path, "dask", "--time", "ts")
     refused(r, r"has strings that are not ISO 8601 times \('2026-01-0x'\)")
     assert "row" not in r.err.split("ISO 8601 times", 1)[1].split(";")[0]
@@ -103,10 +91,9 @@ def test_scan_on_dask_drops_a_position_it_cannot_place_in_the_file(cli, refused,
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("gone", [[4], [4, 9]])
 def test_scan_names_the_first_missing_period_key_alike_on_every_route(cli, refused, tmp_path, engine,
-                                                                      gone) -> None:
-    _needs(engine)
+                                                                      gone, write_csv) -> None:
     keys = ["" if i in gone else "ab"[i % 2] for i in range(12)]
-    path = _write(tmp_path / "k.csv", "g,p,y", [(k, 0.4, i % 2) for i, k in enumerate(keys)])
+    path = write_csv(tmp_path / "k.csv", "g,p,y", [(k, 0.4, i % 2) for i, k in enumerate(keys)])
     r = _scan(cli, path, engine, "--period", "g")
     n = len(gone)
     count = "1 missing value" if n == 1 else f"{n} missing values"
@@ -115,24 +102,24 @@ def test_scan_names_the_first_missing_period_key_alike_on_every_route(cli, refus
                                        f"{gone[0] + 1}); drop or fill {'it' if n == 1 else 'them'}"), r.err
 
 
-def test_the_store_names_data_rows(cli, refused, tmp_path) -> None:
+def test_the_store_names_data_rows(cli, refused, tmp_path, write_csv) -> None:
     pytest.importorskip("duckdb")
     store = str(tmp_path / "m.duckdb")
     assert cli(["monitor", "init", store]).code == 0
     p = [0.2, 0.4, 1.7, 0.9, 1.2]
     rows = [(i + 1, f"2026-01-{i + 1:02d}", s) for i, s in enumerate(p)]
-    path = _write(tmp_path / "p.csv", "id,ts,p", rows)
+    path = write_csv(tmp_path / "p.csv", "id,ts,p", rows)
     r = cli(["monitor", "log", store, path, "--id", "id", "--time", "ts", "--score", "p"])
     refused(r, rf"2 of 5 values are not probabilities in \[0, 1\] \(first at data row 3: 1\.7\);")
     ts = _times(4, {3: "2026-01-0x"})
-    path = _write(tmp_path / "t.csv", "id,ts,p", [(i + 1, t, 0.5) for i, t in enumerate(ts)])
+    path = write_csv(tmp_path / "t.csv", "id,ts,p", [(i + 1, t, 0.5) for i, t in enumerate(ts)])
     r = cli(["monitor", "log", store, path, "--id", "id", "--time", "ts", "--score", "p"])
     refused(r, r"time column 'ts' has strings that are not ISO 8601 times \(data row 4: '2026-01-0x'\);")
     y = [1, 0, 2, 0]
-    path = _write(tmp_path / "y.csv", "id,y", list(enumerate(y, start=1)))
+    path = write_csv(tmp_path / "y.csv", "id,y", list(enumerate(y, start=1)))
     r = cli(["monitor", "outcomes", store, path, "--id", "id", "--label", "y"])
     refused(r, r": 1 label is not 0 or 1 \(first at data row 3: 2\.0\);")
-    path = _write(tmp_path / "o.csv", "id,y", [(1, 3), (2, 7)])
+    path = write_csv(tmp_path / "o.csv", "id,y", [(1, 3), (2, 7)])
     r = cli(["monitor", "outcomes", store, path, "--id", "id", "--label", "y"])
     refused(r, r": 2 labels are not 0 or 1 \(first at data row 1: 3\.0\);")
 

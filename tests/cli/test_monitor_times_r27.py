@@ -19,6 +19,8 @@ import pytest
 
 ENGINES = ["memory", "duckdb", "dask"]
 
+pytestmark = pytest.mark.usefixtures("engine_installed")  # tests/cli/conftest.py
+
 #: one form of time per case, the i-th row's time as written in the CSV
 FORMS = {
     "dates": lambda i: f"2026-01-{1 + i % 28:02d}",
@@ -26,17 +28,6 @@ FORMS = {
     "epoch seconds": lambda i: str(1767225600 + 86400 * i),
     "month text": lambda i: f"2026-{1 + i % 12:02d}",
 }
-
-
-def _needs(engine: str) -> None:
-    pytest.importorskip("duckdb")
-    if engine == "dask":
-        pytest.importorskip("dask.dataframe")
-
-
-def _write(path: Path, header: str, rows: list[tuple]) -> str:
-    path.write_text(header + "\n" + "".join(",".join(str(v) for v in row) + "\n" for row in rows))
-    return str(path)
 
 
 def _scan(cli, path: str, engine: str, *flags: str):
@@ -58,63 +49,62 @@ def _last_line(result) -> str:
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("gone", [[0], [5], [11], [3, 8]], ids=["first", "middle", "last", "two"])
 @pytest.mark.parametrize("flags", [(), ("--as-of", "2026-02-01", "--horizon", "3d")], ids=["all-final", "as-of"])
-def test_a_missing_time_is_refused_alike_naming_its_data_row(cli, refused, tmp_path, engine, gone, flags) -> None:
-    _needs(engine)
+def test_a_missing_time_is_refused_alike_naming_its_data_row(cli, refused, tmp_path, engine, gone, flags,
+                                                             write_csv) -> None:
     rows = [("" if i in gone else FORMS["dates"](i), f"{0.1 + 0.05 * i:.2f}", i % 2) for i in range(12)]
-    r = _scan(cli, _write(tmp_path / "t.csv", "ts,p,y", rows), engine, *flags)
+    r = _scan(cli, write_csv(tmp_path / "t.csv", "ts,p,y", rows), engine, *flags)
     refused(r)
     assert _last_line(r).endswith(_missing_line(gone)), r.err
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("form", list(FORMS))
-def test_a_missing_time_of_any_form_is_the_same_line(cli, refused, tmp_path, engine, form) -> None:
+def test_a_missing_time_of_any_form_is_the_same_line(cli, refused, tmp_path, engine, form, write_csv) -> None:
     """Times Arrow reads as dates, as zone-aware times, as numbers or keeps as text: the missing one is
     refused first, in the same words, wherever the engine reads the column as another type."""
-    _needs(engine)
     gone = [4, 7]
     rows = [("" if i in gone else FORMS[form](i), 0.5, i % 2) for i in range(10)]
-    r = _scan(cli, _write(tmp_path / "t.csv", "ts,p,y", rows), engine, "--freq", "D")
+    r = _scan(cli, write_csv(tmp_path / "t.csv", "ts,p,y", rows), engine, "--freq", "D")
     refused(r)
     assert _last_line(r).endswith(_missing_line(gone)), r.err
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_a_missing_time_beside_a_mix_of_offsets_is_refused_as_missing(cli, refused, tmp_path, engine) -> None:
+def test_a_missing_time_beside_a_mix_of_offsets_is_refused_as_missing(cli, refused, tmp_path, engine,
+                                                                      write_csv) -> None:
     """A column that also mixes times with and without a UTC offset: the missing time first, on every route
     (Dask named the empty cell as a text that is no time, memory said "1 missing values" without a row)."""
-    _needs(engine)
     ts = ["2026-01-01T10:00:00+01:00", "", "2026-01-03", "2026-01-04"]
-    r = _scan(cli, _write(tmp_path / "t.csv", "ts,p,y", [(t, 0.5, i % 2) for i, t in enumerate(ts)]), engine)
+    r = _scan(cli, write_csv(tmp_path / "t.csv", "ts,p,y", [(t, 0.5, i % 2) for i, t in enumerate(ts)]), engine)
     refused(r)
     assert _last_line(r).endswith(_missing_line([ts.index("")])), r.err
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_a_glob_counts_the_missing_times_row_over_its_files(cli, refused, tmp_path, engine) -> None:
-    _needs(engine)
+def test_a_glob_counts_the_missing_times_row_over_its_files(cli, refused, tmp_path, engine,
+                                                            write_csv) -> None:
     (tmp_path / "g").mkdir()
     first = [FORMS["dates"](i) for i in range(3)]
     second = [FORMS["dates"](5), "", FORMS["dates"](7)]
-    _write(tmp_path / "g" / "a.csv", "ts,p,y", [(t, 0.3, 1) for t in first])
-    _write(tmp_path / "g" / "b.csv", "ts,p,y", [(t, 0.6, 0) for t in second])
+    write_csv(tmp_path / "g" / "a.csv", "ts,p,y", [(t, 0.3, 1) for t in first])
+    write_csv(tmp_path / "g" / "b.csv", "ts,p,y", [(t, 0.6, 0) for t in second])
     r = _scan(cli, str(tmp_path / "g" / "*.csv"), engine)
     refused(r)
     assert _last_line(r).endswith(_missing_line([len(first) + second.index("")])), r.err
 
 
-def _glob(tmp_path: Path, header: str, a: list[tuple], b: list[tuple]) -> str:
+def _glob(write_csv, tmp_path: Path, header: str, a: list[tuple], b: list[tuple]) -> str:
     (tmp_path / "g").mkdir()
-    _write(tmp_path / "g" / "a.csv", header, a)
-    _write(tmp_path / "g" / "b.csv", header, b)
+    write_csv(tmp_path / "g" / "a.csv", header, a)
+    write_csv(tmp_path / "g" / "b.csv", header, b)
     return str(tmp_path / "g" / "*.csv")
 
 
 def test_memory_reads_a_time_column_dates_in_one_file_and_numbers_in_another_as_duckdb(cli, refused,
-                                                                                      tmp_path) -> None:
+                                                                                      tmp_path, write_csv) -> None:
     """Read as the text each file holds (DuckDB: VARCHAR): refused by the time check naming the number."""
     pytest.importorskip("duckdb")
-    path = _glob(tmp_path, "ts,p,y", [("2026-01-01", 0.2, 1), ("2026-01-02", 0.3, 0)],
+    path = _glob(write_csv, tmp_path, "ts,p,y", [("2026-01-01", 0.2, 1), ("2026-01-02", 0.3, 0)],
                  [("1767225600", 0.4, 0)])
     memory, duckdb = (_scan(cli, path, engine) for engine in ("memory", "duckdb"))
     refused(memory, r"\(data row 3: '1767225600'\)")
@@ -127,9 +117,9 @@ def test_memory_reads_a_time_column_dates_in_one_file_and_numbers_in_another_as_
     ([("2026-01-01", 0.2, 1, 1), ("2026-01-02", 0.7, 0, 2)], [("2026-01-03", 0.4, "true", 1)]),
     ([("2026-01-01", 0.2, 1, 1), ("2026-01-02", 0.7, 0, 2)], [("2026-01-03", 0.4, 1, "x"), ("2026-01-04", 0.5, 0, 1)]),
 ], ids=["ints-floats-nulls", "ints-bools", "ints-text"])
-def test_audit_of_a_glob_typed_differently_per_file_matches_duckdb(cli, tmp_path, a, b) -> None:
+def test_audit_of_a_glob_typed_differently_per_file_matches_duckdb(cli, tmp_path, a, b, write_csv) -> None:
     pytest.importorskip("duckdb")
-    path = _glob(tmp_path, "ts,p,y,g", a, b)
+    path = _glob(write_csv, tmp_path, "ts,p,y,g", a, b)
     got = {engine: cli(["audit", path, "--score", "p", "--label", "y", "--by", "g", "--engine", engine, "--json"])
            for engine in ("memory", "duckdb")}
     assert got["memory"].code == got["duckdb"].code == 0, got["memory"].err
@@ -142,13 +132,13 @@ def test_audit_of_a_glob_typed_differently_per_file_matches_duckdb(cli, tmp_path
     assert memory["groups"].keys() == duckdb["groups"].keys()
 
 
-def test_one_missing_time_in_the_store_is_counted_in_the_singular(cli, refused, tmp_path) -> None:
+def test_one_missing_time_in_the_store_is_counted_in_the_singular(cli, refused, tmp_path, write_csv) -> None:
     pytest.importorskip("duckdb")
     store = str(tmp_path / "m.duckdb")
     assert cli(["monitor", "init", store]).code == 0
     for gone in ([1], [0, 2]):
         rows = [(i + 1, "" if i in gone else FORMS["dates"](i), 0.5) for i in range(3)]
-        r = cli(["monitor", "log", store, _write(tmp_path / "p.csv", "id,ts,p", rows), "--id", "id", "--time",
+        r = cli(["monitor", "log", store, write_csv(tmp_path / "p.csv", "id,ts,p", rows), "--id", "id", "--time",
                  "ts", "--score", "p"])
         count = "1 missing value" if len(gone) == 1 else f"{len(gone)} missing values"
         refused(r, rf"time column 'ts' has {count} \(first at data row {gone[0] + 1}\); every prediction "
@@ -156,11 +146,11 @@ def test_one_missing_time_in_the_store_is_counted_in_the_singular(cli, refused, 
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_one_missing_label_with_pos_label_is_counted_in_the_singular(cli, refused, tmp_path, engine) -> None:
-    _needs(engine)
+def test_one_missing_label_with_pos_label_is_counted_in_the_singular(cli, refused, tmp_path, engine,
+                                                                     write_csv) -> None:
     for gone in ([1], [0, 2]):
         rows = [(0.5, "" if i in gone else ("yes", "no")[i % 2]) for i in range(4)]
-        r = cli(["audit", _write(tmp_path / "y.csv", "p,y", rows), "--score", "p", "--label", "y", "--pos-label",
+        r = cli(["audit", write_csv(tmp_path / "y.csv", "p,y", rows), "--score", "p", "--label", "y", "--pos-label",
                  "yes", "--engine", engine])
         n = len(gone)
         row = f", first at data row {gone[0] + 1}"  # the first missing label's (round 27: on every engine)

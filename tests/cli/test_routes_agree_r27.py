@@ -12,7 +12,6 @@ Expected words are built here from the files' own rows, or taken from the memory
 """
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,16 +20,7 @@ import veracity as vc
 
 ENGINES = ["memory", "duckdb", "dask"]
 
-
-def _needs(engine: str) -> None:
-    pytest.importorskip("duckdb")
-    if engine == "dask":
-        pytest.importorskip("dask.dataframe")
-
-
-def _write(path: Path, header: str, rows: list[tuple]) -> str:
-    path.write_text(header + "\n" + "".join(",".join(str(v) for v in row) + "\n" for row in rows))
-    return str(path)
+pytestmark = pytest.mark.usefixtures("engine_installed")  # tests/cli/conftest.py
 
 
 def _last_line(result) -> str:
@@ -73,10 +63,9 @@ def _labels_line(gone: list[int]) -> str:
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("gone", [[1], [2, 3]], ids=["one", "two"])
 def test_a_missing_text_label_with_pos_label_is_one_line_naming_its_row(cli, refused, tmp_path, engine,
-                                                                        gone) -> None:
-    _needs(engine)
+                                                                        gone, write_csv) -> None:
     rows = [(f"{0.2 + 0.1 * i:.1f}", "" if i in gone else ("yes", "no")[i % 2]) for i in range(5)]
-    path = _write(tmp_path / "f.csv", "p,y", rows)
+    path = write_csv(tmp_path / "f.csv", "p,y", rows)
     r = cli(["audit", path, "--score", "p", "--label", "y", "--pos-label", "yes", "--engine", engine])
     refused(r)
     assert _last_line(r).endswith(_labels_line(gone)), r.err
@@ -84,14 +73,14 @@ def test_a_missing_text_label_with_pos_label_is_one_line_naming_its_row(cli, ref
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("final", ["as-of", "mature"])
-def test_a_missing_final_label_of_monitor_scan_is_named_alike(cli, refused, tmp_path, engine, final) -> None:
+def test_a_missing_final_label_of_monitor_scan_is_named_alike(cli, refused, tmp_path, engine, final,
+                                                              write_csv) -> None:
     """A pending row's label may be missing; the first missing final one is named, on every engine."""
-    _needs(engine)
     days = ["2026-01-01", "2026-01-02", "2026-01-03", "2026-03-30", "2026-01-05"]
     labels = ["yes", "", "no", "", ""]
     mature = [True, False, True, True, True]  # with --mature: row 1 pending, rows 3 and 4 final and missing
     rows = [(t, 0.5, y, str(m).lower()) for t, y, m in zip(days, labels, mature)]
-    path = _write(tmp_path / "m.csv", "ts,p,y,m", rows)
+    path = write_csv(tmp_path / "m.csv", "ts,p,y,m", rows)
     flags = ["--as-of", "2026-03-31", "--horizon", "3d"] if final == "as-of" else ["--mature", "m"]
     r = cli(["monitor", "scan", path, "--time", "ts", "--score", "p", "--label", "y", "--pos-label", "yes",
              "--engine", engine, *flags])
@@ -104,12 +93,11 @@ def test_a_missing_final_label_of_monitor_scan_is_named_alike(cli, refused, tmp_
 # -- 3. a folder of CSV files --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_a_folder_of_csv_files_is_refused_alike(cli, refused, tmp_path, engine) -> None:
-    _needs(engine)
+def test_a_folder_of_csv_files_is_refused_alike(cli, refused, tmp_path, engine, write_csv) -> None:
     folder = tmp_path / "d"
     folder.mkdir()
     for i, name in enumerate(("a.csv", "b.csv")):
-        _write(folder / name, "ts,p,y", [(f"2026-0{i + 1}-0{j + 1}", 0.3 + 0.1 * j, j % 2) for j in range(3)])
+        write_csv(folder / name, "ts,p,y", [(f"2026-0{i + 1}-0{j + 1}", 0.3 + 0.1 * j, j % 2) for j in range(3)])
     for argv in (["monitor", "scan", str(folder), "--time", "ts"], ["audit", str(folder)]):
         r = cli([*argv, "--score", "p", "--label", "y", "--engine", engine])
         refused(r, rf"{folder} is a directory without \.parquet files; pass a file or a glob$")
@@ -123,7 +111,6 @@ def test_a_folder_of_csv_files_is_refused_alike(cli, refused, tmp_path, engine) 
                          ids=["both", "null", "many"])
 def test_a_parquet_float_time_null_is_missing_and_nan_not_finite(cli, refused, tmp_path, engine,
                                                                  holes) -> None:
-    _needs(engine)
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     times: list = [1767225600.0 + 86400.0 * i for i in range(6)]
@@ -145,11 +132,11 @@ def test_a_parquet_float_time_null_is_missing_and_nan_not_finite(cli, refused, t
 # -- 5. dates in one CSV file of a glob, times in another ----------------------------------------------------
 
 @pytest.mark.parametrize("engine", ["duckdb", "dask"])
-def test_dates_in_one_file_and_times_in_another_are_read_as_memory_reads_them(cli, tmp_path, engine) -> None:
-    _needs(engine)
+def test_dates_in_one_file_and_times_in_another_are_read_as_memory_reads_them(cli, tmp_path, engine,
+                                                                              write_csv) -> None:
     (tmp_path / "g").mkdir()
-    _write(tmp_path / "g" / "a.csv", "ts,p,y", [("2026-01-01", 0.2, 1), ("2026-01-02", 0.4, 0)])
-    _write(tmp_path / "g" / "b.csv", "ts,p,y",
+    write_csv(tmp_path / "g" / "a.csv", "ts,p,y", [("2026-01-01", 0.2, 1), ("2026-01-02", 0.4, 0)])
+    write_csv(tmp_path / "g" / "b.csv", "ts,p,y",
            [("2026-01-02T10:00:00", 0.3, 1), ("2026-02-02T23:30:00", 0.6, 0)])
     path = str(tmp_path / "g" / "*.csv")
 
@@ -166,13 +153,13 @@ def test_dates_in_one_file_and_times_in_another_are_read_as_memory_reads_them(cl
         assert got["conf"] == pytest.approx(want["conf"], rel=1e-12)
 
 
-def test_a_date_beside_a_time_with_an_offset_stays_refused_alike(cli, refused, tmp_path) -> None:
+def test_a_date_beside_a_time_with_an_offset_stays_refused_alike(cli, refused, tmp_path, write_csv) -> None:
     """Dates in one file, times with a UTC offset in another: a mix of times with and without an offset,
     refused as the memory engine refuses it (not read as times by DuckDB)."""
     pytest.importorskip("duckdb")
     (tmp_path / "g").mkdir()
-    _write(tmp_path / "g" / "a.csv", "ts,p,y", [("2026-01-01", 0.2, 1), ("2026-01-02", 0.4, 0)])
-    _write(tmp_path / "g" / "b.csv", "ts,p,y", [("2026-01-02T10:00:00Z", 0.3, 1)])
+    write_csv(tmp_path / "g" / "a.csv", "ts,p,y", [("2026-01-01", 0.2, 1), ("2026-01-02", 0.4, 0)])
+    write_csv(tmp_path / "g" / "b.csv", "ts,p,y", [("2026-01-02T10:00:00Z", 0.3, 1)])
     path = str(tmp_path / "g" / "*.csv")
     got = [cli(["monitor", "scan", path, "--time", "ts", "--score", "p", "--label", "y", "--engine", e])
            for e in ("memory", "duckdb")]
@@ -183,7 +170,7 @@ def test_a_date_beside_a_time_with_an_offset_stays_refused_alike(cli, refused, t
 # -- 6. the store names the row of a missing time ------------------------------------------------------------
 
 @pytest.mark.parametrize("gone", [[0], [2, 3]], ids=["first", "two"])
-def test_the_store_names_the_data_row_of_a_missing_time(cli, refused, tmp_path, gone) -> None:
+def test_the_store_names_the_data_row_of_a_missing_time(cli, refused, tmp_path, gone, write_csv) -> None:
     pytest.importorskip("duckdb")
     store = str(tmp_path / "m.duckdb")
     assert cli(["monitor", "init", store]).code == 0
@@ -193,13 +180,13 @@ def test_the_store_names_the_data_row_of_a_missing_time(cli, refused, tmp_path, 
     want = (rf"time column 'ts' has {count} \(first at data row {min(gone) + 1}\); every prediction needs "
             "a time$")
     rows = [(i + 1, "" if i in gone else t, 0.5) for i, t in enumerate(days)]
-    r = cli(["monitor", "log", store, _write(tmp_path / "p.csv", "id,ts,p", rows), "--id", "id", "--time",
+    r = cli(["monitor", "log", store, write_csv(tmp_path / "p.csv", "id,ts,p", rows), "--id", "id", "--time",
              "ts", "--score", "p"])
     refused(r, want)
     good = [(i + 1, t, 0.5) for i, t in enumerate(days)]
-    assert cli(["monitor", "log", store, _write(tmp_path / "p.csv", "id,ts,p", good), "--id", "id", "--time",
+    assert cli(["monitor", "log", store, write_csv(tmp_path / "p.csv", "id,ts,p", good), "--id", "id", "--time",
                 "ts", "--score", "p"]).code == 0
     outcomes = [(i + 1, "" if i in gone else t, i % 2) for i, t in enumerate(days)]
-    r = cli(["monitor", "outcomes", store, _write(tmp_path / "o.csv", "id,ts,y", outcomes), "--id", "id",
+    r = cli(["monitor", "outcomes", store, write_csv(tmp_path / "o.csv", "id,ts,y", outcomes), "--id", "id",
              "--label", "y", "--time", "ts"])
     refused(r, want)
