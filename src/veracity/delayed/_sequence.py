@@ -222,19 +222,11 @@ class ConfidenceSequence(Display):
         return i if self.steps is None else _plain(self.steps[i])
 
     def key_text(self, i: int) -> str:
-        """Step ``i``'s key as a printout and a plot's axis show it: a batch of times that are all at
-        midnight (a pandas, polars or Arrow date column holds nanoseconds) as its date, ``2026-01-01``,
-        not ``2026-01-01 00:00:00``."""
-        key = self._key(i)
-        if isinstance(key, datetime.datetime) and self._all_midnight():
-            return key.date().isoformat()
-        return str(key)
-
-    def _all_midnight(self) -> bool:
-        steps = self.steps
-        if steps is None or steps.dtype.kind != "M":
-            return False
-        return bool(np.all(steps == steps.astype("datetime64[D]").astype(steps.dtype)))
+        """Step ``i``'s key as a printout and a plot's axis show it (:func:`shown_keys`: batches of times all
+        at midnight as their dates, ``2026-01-01``)."""
+        if self.steps is None:
+            return str(i)
+        return shown_keys([self._key(j) for j in range(self.steps.size)])[i]
 
     def rows(self) -> list[dict[str, Any]]:
         return [{"step": self._key(i), "n": int(self.n[i]), "estimate": float(self.estimate[i]),
