@@ -708,7 +708,11 @@ def open_frame(path: str, engine: str, *, spark_master: str = "local[*]", memory
 
     ``duckdb``: the path itself (the frame form reads it through DuckDB, within ``memory_limit``);
     ``spark``: a Spark DataFrame on a session at ``spark_master``; ``dask``: a Dask DataFrame.
-    Parquet is told by the extension (a name without one is a Parquet directory), else CSV.
+    Parquet or CSV is told as the memory and DuckDB engines tell it (:func:`.._files.expand`: a file by its
+    extension, else its first bytes; a directory holds ``.parquet`` files), so that a directory of CSV files,
+    with a dot in its name or none, or a path that is not there, is refused in their words (Spark read a
+    directory named ``scores`` as Parquet, a Java traceback, and ``scores.d`` as CSV where the others refuse
+    it); a URL that Spark or Dask reads itself is told by its name (a name without an extension: Parquet).
     """
     if engine == "duckdb":
         if memory_limit:
@@ -718,7 +722,12 @@ def open_frame(path: str, engine: str, *, spark_master: str = "local[*]", memory
         return path
     if engine not in ("spark", "dask"):
         raise VeracityError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}", param="engine")
-    parquet = path.lower().endswith(_PARQUET) or "." not in path.rsplit("/", 1)[-1]
+    from .._files import expand, is_remote
+
+    if is_remote(path):
+        parquet = path.lower().endswith(_PARQUET) or "." not in path.rsplit("/", 1)[-1]
+    else:
+        parquet = expand(path)[1] == "parquet"
     from ._open import open_dask, open_spark  # read as memory reads a CSV file (see ._open)
     from ._source import opened_from
 

@@ -3,8 +3,10 @@
 Every route ends in one DB-API cursor (``cursor.execute(sql)`` without parameters,
 ``fetchall()``), so the same generated SQL runs everywhere and a test can count the
 rows that travel by wrapping the connection. URLs without SQLAlchemy: ``sqlite:///PATH``
-and ``duckdb:///PATH`` open the file read-only; ``postgresql://…`` goes to psycopg (3,
-else 2). Any other scheme goes through SQLAlchemy when it is installed.
+and ``duckdb:///PATH`` open the file read-only (PATH read as SQLAlchemy reads it, up to the ``?``,
+percent-decoded; the options after ``?`` those of :data:`SQLITE_OPTIONS` / :data:`DUCKDB_OPTIONS`, any other
+refused); ``postgresql://…`` goes to psycopg (3, else 2). Any other scheme goes through SQLAlchemy when it
+is installed.
 
 A password never leaves this module: :func:`redact` replaces it (and the whole
 ``user:password@`` credential's secret part) in every message built from a URL or
@@ -13,11 +15,13 @@ from a driver's error.
 
 from __future__ import annotations
 
+import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, unquote_plus, urlencode, urlsplit
 
 from ..core._validation import VeracityError
 
@@ -483,21 +487,31 @@ def _from_url(url: str, dialect: str | None) -> Database:
         if base == "sqlite":
             import sqlite3
 
-            path = url.split("://", 1)[1]
-            path = path[1:] if path.startswith("/") else path  # sqlite:///rel.db, sqlite:////abs.db
-            if path in ("", ":memory:"):
-                conn: Any = sqlite3.connect(":memory:")
+            path, options = _file_url(url, base, shown, secrets)
+            sqlite_args = _sqlite_options(options, shown, secrets)
+            timeout = float(sqlite_args.pop("timeout", 5.0))
+            if path is not None and "uri" in options:
+                path = _uri_path(path, shown, secrets)
+            if path is None:
+                conn: Any = sqlite3.connect(":memory:", timeout=timeout)
             else:
-                from urllib.parse import quote
-
-                conn = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)
+                _must_exist(path, shown, secrets)
+                conn = sqlite3.connect(_sqlite_uri(path, sqlite_args), uri=True, timeout=timeout)
             return Database(conn, dialect or "sqlite", shown, owned=True, secrets=secrets)
         if base == "duckdb":
             import duckdb
 
-            path = url.split("://", 1)[1]
-            path = path[1:] if path.startswith("/") else path
-            conn = duckdb.connect(":memory:") if path in ("", ":memory:") else duckdb.connect(path, read_only=True)
+            raw = url.split("://", 1)[1][1:]
+            if raw.lower().startswith(_MOTHERDUCK):  # MotherDuck reads its own settings (the token) itself
+                conn = duckdb.connect(raw, read_only=True)
+                return Database(conn, dialect or "duckdb", shown, owned=True, secrets=secrets)
+            path, options = _file_url(url, base, shown, secrets)
+            config = _duckdb_options(options, shown, secrets)
+            if path is None:
+                conn = duckdb.connect(":memory:", config=config)
+            else:
+                _must_exist(path, shown, secrets)
+                conn = duckdb.connect(path, read_only=True, config=config)
             return Database(conn, dialect or "duckdb", shown, owned=True, secrets=secrets)
         if base in ("postgresql", "postgres"):
             plain = "postgresql://" + url.split("://", 1)[1]
@@ -531,3 +545,136 @@ def _from_url(url: str, dialect: str | None) -> Database:
     except Exception as exc:  # the driver's reason, never the password
         message = " ".join(str(exc).split()) or type(exc).__name__
         raise VeracityError(redact(f"cannot connect to {shown}: {message}", secrets)) from None
+
+
+#: a ``duckdb:///md:DB?motherduck_token=...`` URL: DuckDB's MotherDuck extension reads it as written
+_MOTHERDUCK = ("md:", "motherduck:")
+#: the options a ``sqlite:///PATH?...`` URL may carry: SQLite's URI parameters that keep the database
+#: read-only, sqlite3.connect's ``timeout`` and SQLAlchemy's ``uri=true`` (the path is a ``file:`` URI)
+SQLITE_OPTIONS = ("mode=ro", "immutable=1", "nolock=1", "cache=shared|private", "timeout=SECONDS", "uri=true")
+#: the options a ``duckdb:///PATH?...`` URL may carry: DuckDB settings (the database opens read-only)
+DUCKDB_OPTIONS = ("access_mode=read_only", "read_only=true", "threads=N", "memory_limit=SIZE",
+                  "max_memory=SIZE", "temp_directory=PATH")
+#: SQLite's spellings of a boolean URI parameter, and the value each means
+_BOOLEANS = {"1": "1", "true": "1", "yes": "1", "on": "1", "0": "0", "false": "0", "no": "0", "off": "0"}
+
+
+def _file_url(url: str, base: str, shown: str, secrets: tuple[str, ...]) -> tuple[str | None, dict[str, str]]:
+    """The file and the options of ``sqlite:///PATH?KEY=VALUE&...`` (``duckdb:///...``), read as SQLAlchemy's
+    ``make_url`` reads them: PATH runs to the first ``?`` (a ``#`` is part of the name) and is percent-decoded
+    (``%20``: a space); ``sqlite:///rel.db`` is relative to the working directory, ``sqlite:////abs/x.db``
+    absolute; no PATH or ``:memory:`` (``sqlite://``) is an in-memory database (None). A host
+    (``sqlite://x.db``, two slashes) is refused as SQLAlchemy refuses it, and so is an option given twice."""
+    rest = url.split("://", 1)[1]
+    rest, _, query = rest.partition("?")
+    host, _, path = rest.partition("/")
+    if host:  # never shown: it may be a user:password@
+        raise VeracityError(redact(
+            f"cannot open {shown}: a {base} URL names its file after three slashes: {base}:///rel.db "
+            f"(relative to the working directory), {base}:////abs/x.db (absolute), {base}:// (in memory)",
+            secrets))
+    options: dict[str, str] = {}
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        if key in options:
+            raise VeracityError(redact(f"cannot open {shown}: option {key!r} is given twice", secrets))
+        options[key] = value
+    path = unquote(path)
+    return (None if path in ("", ":memory:") else path), options
+
+
+def _unknown(key: str, base: str, supported: tuple[str, ...], shown: str,
+             secrets: tuple[str, ...]) -> VeracityError:
+    return VeracityError(redact(f"cannot open {shown}: a {base} URL takes no option {key!r}; supported: "
+                                f"{', '.join(supported)}", secrets))
+
+
+def _sqlite_options(options: dict[str, str], shown: str, secrets: tuple[str, ...]) -> dict[str, str]:
+    """The SQLite URI parameters of a URL's ``options`` (:data:`SQLITE_OPTIONS`; ``mode`` is always ``ro``),
+    plus ``timeout``; any other option, or a value the option does not take, is refused in one line."""
+    found: dict[str, str] = {}
+    for key, value in options.items():
+        low = value.strip().lower()
+        if key == "mode" and low != "ro":
+            raise VeracityError(redact(f"cannot open {shown}: mode={value!r}; veracity opens a database "
+                                       "read-only: write mode=ro or leave it out", secrets))
+        if key in ("immutable", "nolock"):
+            if low not in _BOOLEANS:
+                raise VeracityError(redact(f"cannot open {shown}: {key}={value!r}; write {key}=1 or {key}=0",
+                                           secrets))
+            found[key] = _BOOLEANS[low]
+        elif key == "cache":
+            if low not in ("shared", "private"):
+                raise VeracityError(redact(f"cannot open {shown}: cache={value!r}; write cache=shared or "
+                                           "cache=private", secrets))
+            found[key] = low
+        elif key == "timeout":
+            try:
+                seconds = float(value)
+            except ValueError:
+                seconds = math.nan
+            if not (math.isfinite(seconds) and seconds >= 0):
+                raise VeracityError(redact(f"cannot open {shown}: timeout={value!r}; write the seconds to "
+                                           "wait for a locked database (timeout=5)", secrets))
+            found[key] = str(seconds)
+        elif key == "uri":
+            if _BOOLEANS.get(low) != "1":
+                raise VeracityError(redact(f"cannot open {shown}: uri={value!r}; write uri=true (the path is "
+                                           "a file: URI) or leave it out", secrets))
+        elif key != "mode":
+            raise _unknown(key, "sqlite", SQLITE_OPTIONS, shown, secrets)
+    return found
+
+
+def _duckdb_options(options: dict[str, str], shown: str, secrets: tuple[str, ...]) -> dict[str, Any]:
+    """DuckDB's ``config=`` of a URL's ``options`` (:data:`DUCKDB_OPTIONS`): the database opens read-only
+    whatever they say (``access_mode=read_write`` or ``read_only=false`` are refused); the values of the
+    settings are DuckDB's to check. Any other option is refused in one line."""
+    config: dict[str, Any] = {}
+    for key, value in options.items():
+        low = value.strip().lower()
+        if key == "access_mode" and low != "read_only" or key == "read_only" and _BOOLEANS.get(low) != "1":
+            wanted = "access_mode=read_only" if key == "access_mode" else "read_only=true"
+            raise VeracityError(redact(f"cannot open {shown}: {key}={value!r}; veracity opens a database "
+                                       f"read-only: write {wanted} or leave it out", secrets))
+        if key == "threads":
+            if not (value.strip().isdigit() and int(value) >= 1):
+                raise VeracityError(redact(f"cannot open {shown}: threads={value!r}; write a whole number of "
+                                           "threads, 1 or more", secrets))
+            config[key] = int(value)
+        elif key in ("memory_limit", "max_memory", "temp_directory"):
+            config[key] = value
+        elif key not in ("access_mode", "read_only"):
+            raise _unknown(key, "duckdb", DUCKDB_OPTIONS, shown, secrets)
+    return config
+
+
+def _sqlite_uri(path: str, params: dict[str, str]) -> str:
+    """SQLite's ``file:`` URI of ``path`` (percent-encoded: a ``?``, ``#`` or ``%`` in the name is the
+    name's), read-only (``mode=ro``: a file that is not there is never created), with ``params``."""
+    head = "file://" if path.startswith("/") else "file:"
+    return head + quote(path) + "?" + urlencode({"mode": "ro", **params})
+
+
+def _uri_path(path: str, shown: str, secrets: tuple[str, ...]) -> str | None:
+    """The file a ``file:`` URI names (SQLAlchemy's ``uri=true``: ``sqlite:///file:x.db?mode=ro&uri=true``):
+    ``file:rel.db``, ``file:///abs/x.db`` or ``file://localhost/abs/x.db``, percent-decoded; a path without
+    ``file:`` is the path itself; ``file::memory:`` is in memory (None)."""
+    if not path.startswith("file:"):
+        return path
+    body = path[len("file:"):]
+    if body.startswith("//"):
+        authority, _, rest = body[2:].partition("/")
+        if authority not in ("", "localhost"):
+            raise VeracityError(redact(f"cannot open {shown}: a file: URI names a file on this machine "
+                                       "(file:rel.db, file:///abs/x.db)", secrets))
+        body = "/" + rest
+    body = unquote(body)
+    return None if body in ("", ":memory:") else body
+
+
+def _must_exist(path: str, shown: str, secrets: tuple[str, ...]) -> None:
+    """A database file that is not there, refused in one line (it is opened read-only, never created)."""
+    if not os.path.exists(path):
+        where = "" if os.path.isabs(path) else f" (relative to {os.getcwd()})"
+        raise VeracityError(redact(f"cannot connect to {shown}: no file {path}{where}; the database is "
+                                   "opened read-only, never created", secrets))
