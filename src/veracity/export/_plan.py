@@ -329,6 +329,54 @@ def _binary(kind: str, params: dict[str, Any], state: dict[str, Any], x: Node) -
     raise _unsupported(kind)
 
 
+def merged_venn_abers(node: Node) -> Node | None:
+    r"""The Venn–ABERS quotient ``p1 / ((1 − p0) + p1)`` of :func:`_binary` as one step table, or None
+    where ``node`` is not that quotient.
+
+    ``p0`` looks its value up with ``searchsorted(c, x, "right")`` and ``p1`` with ``"left"``: the two
+    indices agree except on a score equal to a knot, where ``p0``'s is one more. So the quotient has one
+    value on each open gap, :math:`g_i = p_{1,i} / ((1 - p_{0,i}) + p_{1,i})` (i = 0..K), and one at each
+    knot, :math:`v_i = p_{1,i} / ((1 - p_{0,i+1}) + p_{1,i})` (i = 0..K−1), computed here with the
+    operations ``transform`` uses, so each is its very double. The table's edges are every knot
+    :math:`c_i` and the next double above it (side ``"right"``: :math:`x = c_i` alone lies between
+    them); an empty gap (the next double is the next knot, or inf) and an edge between two equal values
+    are dropped. Written once, the table replaces three (``p1`` twice, ``p0`` once). None also where a
+    value would be NaN (0/0: the SQL then keeps the quotient as ``transform`` computes it).
+    """
+    if not (node[0] == "div" and node[1][0] == "piecewise" and node[2][0] == "add"
+            and node[2][1][0] == "sub" and node[2][1][1] == ("const", 1.0) and node[2][2] is node[1]):
+        return None  # the numerator is the denominator's own p1 node (one object), as _binary builds it
+    p1, p0 = node[1], node[2][1][2]
+    if p0[0] != "piecewise" or p0[1] is not p1[1] or (p0[3], p1[3]) != ("right", "left"):
+        return None
+    c0, c1 = np.asarray(p0[2], dtype=np.float64), np.asarray(p1[2], dtype=np.float64)
+    if c0.shape != c1.shape or not np.array_equal(c0, c1) or c0.size == 0:
+        return None
+    if any(p[0] != "affine" or p[1] != 0.0 for p in list(p0[4]) + list(p1[4])):
+        return None
+    lo = np.array([p[3] for p in p0[4]], dtype=np.float64)
+    hi = np.array([p[3] for p in p1[4]], dtype=np.float64)
+    with np.errstate(all="ignore"):
+        gap = hi / (1.0 - lo + hi)                 # transform's p1 / (1.0 - p0 + p1), same order
+        knot = hi[:-1] / (1.0 - lo[1:] + hi[:-1])
+    if np.isnan(gap).any() or np.isnan(knot).any():
+        return None
+    above = np.nextafter(c0, np.inf)
+    edges: list[float] = []
+    values: list[float] = [float(gap[0])]
+    for i in range(c0.size):
+        # edge c_i, then the knot's value; edge next(c_i), then gap i+1's value, where that gap holds a double
+        steps = [(float(c0[i]), float(knot[i]))]
+        if np.isfinite(above[i]) and (i + 1 == c0.size or above[i] < c0[i + 1]):
+            steps.append((float(above[i]), float(gap[i + 1])))
+        for edge, value in steps:
+            if value == values[-1] and np.signbit(value) == np.signbit(values[-1]):
+                continue  # the same double on both sides: no edge
+            edges.append(edge)
+            values.append(value)
+    return ("piecewise", p1[1], np.asarray(edges, dtype=np.float64), "right", _consts(values))
+
+
 def _temperature(state: dict[str, Any]) -> float:
     t = float(state["temperature_"])
     if not t > 0:  # 0 divides by zero; a negative temperature reverses the order of the scores

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL, VeracityError
-from ._plan import Node, Plan, Rescue, SoftmaxExtra, provenance
+from ._plan import Node, Plan, Rescue, SoftmaxExtra, merged_venn_abers, provenance
 from ._ranges import EXP_LIMIT, MAX_FLOAT as _MAX_FLOAT, TINY as _TINY, extent, first_double, limits
 
 #: dialects whose text is checked (executed on DuckDB, SQLite, Spark and PostgreSQL; parsed back on the rest)
@@ -549,9 +549,11 @@ class _Builder:
                       scale: float, offset: float, cells: int, g_edges: np.ndarray) -> Any:
         """DuckDB: ``COALESCE(CASE WHEN x < T_0[c] THEN piece_0[c] WHEN x < T_1[c] THEN … ELSE piece_m[c] END, ends)``.
 
-        ``T_j[c]`` is the j-th edge inside cell c (a sentinel above every score where the
-        cell holds fewer), ``piece_j[c]`` the piece after the cell's first j edges (the
-        cell's last piece where it holds fewer than j). The cell index is monotone in x
+        ``T_j[c]`` is the j-th edge inside cell c, ``piece_j[c]`` the piece after the cell's
+        first j edges; where the cell holds exactly j edges, ``T_j[c]`` is inf (every finite
+        score is before it: the branch gives the cell's last piece), and where it holds fewer,
+        a branch no row reaches, both are 0 (one character of text, not a repeated edge and
+        piece: most of the arrays' entries). The cell index is monotone in x
         (see :meth:`_chain_cells`), so the edges of earlier cells are all before x and
         those of later cells all after: the CASE finishes the count exactly. A row in a
         cell without edges (most rows, with ~2 cells a knot) costs two array look-ups and
@@ -564,7 +566,7 @@ class _Builder:
         count = np.bincount(g_edges, minlength=cells + 1)[1:]
         first = np.searchsorted(g_edges, ids, side="left")          # edges in earlier cells
         m = int(count.max())
-        sentinel = float(np.finfo(np.float64).max)
+        assert self.dialect in _TEXT_ARRAYS  # inf is written in the array's text, never as a literal
         c = exp.TryCast(this=exp.Add(this=exp.Mul(this=self.p(x.copy()), expression=self.num(scale)),
                                      expression=self.num(offset)),
                         to=exp.DataType.build("UINT"))
@@ -574,8 +576,9 @@ class _Builder:
             return exp.Bracket(this=self._array(values, "float"), expressions=[c.copy()], offset=1)
 
         def value(j: int) -> Any:
-            idx = first + np.minimum(j, count)                     # the piece after j edges of the cell
-            chosen = [pieces[int(i)] for i in idx]
+            # the piece after j edges of the cell; a branch past the cell's sentinel is never reached: 0
+            idx = first + np.minimum(j, count)
+            chosen = [pieces[int(i)] if j <= n else ("affine", 0.0, 0.0, 0.0) for i, n in zip(idx, count)]
             if all(p[1] == 0.0 for p in chosen):
                 return at([p[3] for p in chosen])
             return exp.Add(this=exp.Mul(this=at([p[1] for p in chosen]), expression=exp.Paren(this=exp.Sub(
@@ -584,8 +587,10 @@ class _Builder:
         ifs = []
         for j in range(m):
             pos = np.minimum(first + j, edges.size - 1)
+            # the cell's j-th edge; inf just past its last (x < inf: every score that reaches it); 0 beyond
             inside = (first + j < edges.size) & (g_edges[pos] == ids)
-            ifs.append((cmp(this=self.p(x.copy()), expression=at(np.where(inside, edges[pos], sentinel))), value(j)))
+            T_j = np.where(inside, edges[pos], np.where(j == count, np.inf, 0.0))
+            ifs.append((cmp(this=self.p(x.copy()), expression=at(T_j)), value(j)))
         ends = self.case([(self._below(x, float(edges[0]), side), self.piece(x, pieces[0]))],
                          self.piece(x, pieces[edges.size]))
         return exp.Coalesce(this=self.case(ifs, value(m)), expressions=[ends])
@@ -611,8 +616,9 @@ class _Builder:
         exp = self.exp
         if kind == "int":
             body = ",".join(str(int(v)) for v in values)
-        else:
-            body = ",".join(repr(float(v)) for v in values)
+        else:  # 0 and inf (chain lookup placeholders and sentinels) in their shortest form
+            body = ",".join("0" if v == 0.0 and not np.signbit(v) else "inf" if v == np.inf else repr(v)
+                            for v in map(float, values))
         if self.dialect == "spark":  # no string-to-array cast: split, then cast the strings
             return exp.RegexpSplit(this=exp.Literal.string(body), expression=exp.Literal.string(","))
         return exp.Literal.string("{" + body + "}" if self.dialect == "postgres" else "[" + body + "]")
@@ -935,20 +941,55 @@ def _entries(node: Any) -> int:
     return sum(_entries(a) for a in node[1:] if isinstance(a, tuple))
 
 
+def _steps(node: Any) -> int:
+    """Edges of the step tables in ``node``."""
+    if not isinstance(node, tuple) or not node:
+        return 0
+    if node[0] == "piecewise":
+        return len(node[2]) + _steps(node[1])
+    if node[0] == "head":
+        return sum(_steps(it) for it in node[2])
+    return sum(_steps(a) for a in node[1:] if isinstance(a, tuple))
+
+
+def _compact(node: Any) -> Any:
+    """``node`` with every Venn–ABERS quotient written as its one step table (:func:`merged_venn_abers`)."""
+    if not isinstance(node, tuple) or not node or not isinstance(node[0], str):
+        return node
+    if node[0] == "div":
+        merged = merged_venn_abers(node)
+        if merged is not None:
+            return merged
+    if node[0] == "piecewise":  # its pieces are not nodes
+        return node
+    if node[0] == "head":
+        items = [_compact(it) for it in node[2]]
+        same = all(a is b for a, b in zip(items, node[2]))
+        return node if same else node[:2] + (items,) + node[3:]
+    args = [_compact(a) for a in node[1:]]
+    # unchanged: the very node (a quotient's numerator is its denominator's own p1 object)
+    return node if all(a is b for a, b in zip(args, node[1:])) else (node[0], *args)
+
+
 def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: str = "probability") -> str:
     """The SQL text of a plan: one expression (binary), or K aliased expressions (multiclass)."""
     import sqlglot
 
     d = check_dialect(dialect)
     names = check_columns(column, p.n_inputs)
+    p = replace(p, outputs=[_compact(node) for node in p.outputs])
     entries = sum(_entries(node) for node in p.outputs)
     if entries > MAX_TABLE_ENTRIES:
+        venn = p.kind == "venn-abers" and len(p.outputs) == 1
+        # a binary map is never told about classes it does not have
         why = ("multiclass outputs repeat every class's map" if len(p.outputs) > 1 else
-               "Venn-ABERS keeps a step at every distinct fit score" if p.kind == "venn-abers" else
-               "one entry per step")  # a binary map is never told about classes it does not have
+               "Venn-ABERS steps wherever its bounds change between distinct fit scores: "
+               f"{_steps(p.outputs[0]):,} steps here" if venn else "one entry per step")
+        fewer = ("fit it on rounded scores (fewer distinct scores, fewer steps)" if venn
+                 else "fit a map with fewer steps")
         raise VeracityError(
             f"the SQL of this {p.kind} calibrator would write out {entries:,} step-table entries (at most "
-            f"{MAX_TABLE_ENTRIES:,}; {why}); export it to ONNX instead (to_onnx), or fit a map with fewer steps")
+            f"{MAX_TABLE_ENTRIES:,}; {why}); export it to ONNX instead (to_onnx), or {fewer}")
     exprs = [_Builder(d, names).output(node, p) for node in p.outputs]
     # only a hoisting dialect writes subqueries (:meth:`_Builder._array`): the others skip this walk
     subqueries = sum(len(list(e.find_all(sqlglot.exp.Subquery))) for e in exprs) if d in _HOIST else 0
