@@ -36,7 +36,7 @@ def test_boolean_labels_need_no_pos_label():
 
 
 @pytest.mark.parametrize("labels, match", [
-    (YS, r"labels are not 0/1 numbers \(values 'no', 'yes'\); pass pos_label=.*pos_label='yes'"),
+    (YS, r"labels must be 0/1 numbers or booleans, got text \(values 'no', 'yes'\); pass pos_label=.*pos_label='yes'"),
     (np.where(Y01 == 1, 2, 1), r"Map 1 to 0 and 2 to 1, or pass pos_label=2"),
     (np.where(Y01 == 1, 1, -1), r"Map -1 to 0 and 1 to 1, or pass pos_label=1"),
 ])

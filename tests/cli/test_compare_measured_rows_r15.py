@@ -86,9 +86,9 @@ def test_a_missing_value_in_a_measured_row_names_its_row_in_file(cli, refused, t
     path = tmp_path / f"scores.{suffix}"
     _write(frame, path)
     n_test = int((frame.role == "test").sum())
-    if named is None:  # the labels' own line, as every command prints it (round 27): no count of rows
-        refused(_models(cli, path), rf"column 'y' \(labels\) has 1 missing value \(None/NaN\), first at data row "
-                                    rf"{row};")
+    if named is None:  # the labels' own line (round 27), of the rows measured (round 28)
+        refused(_models(cli, path), rf"column 'y' \(labels\) has 1 missing value \(None/NaN\) of the "
+                                    rf"{n_test} measured rows \(role == 'test'\), first at data row {row};")
         return
     refused(_models(cli, path), rf"{named} .*of the {n_test} measured rows \(role == 'test'\), "
                                 rf"first at data row {row};")
@@ -122,7 +122,9 @@ def test_calibrator_mode_reads_the_test_rows_only(cli, tmp_path):
 
 @pytest.mark.parametrize("column, named", [
     ("pb", r"column 'pb' \(scores\) has 1 missing/NaN .*measured rows \(role == 'test'\)"),
-    ("y", r"column 'y' \(labels\) has 1 missing value \(None/NaN\)"),  # the labels' own line (round 27)
+    # the labels' own line (round 27), of the rows measured (round 28)
+    ("y", r"column 'y' \(labels\) has 1 missing value \(None/NaN\) of the \d+ measured rows "
+          r"\(role == 'test'\)"),
 ])
 def test_calibrator_mode_names_the_measured_row_in_file(cli, refused, tmp_path, column, named):
     frame = _frame(seed=2)

@@ -39,12 +39,14 @@ def _file(tmp_path: Path, labels: list[str], *, scores: list[str] | None = None,
 
 
 def _labels_line(command: str, labels: list[str], among: list[bool] | None = None) -> str:
-    """The refusal of the missing labels (of the rows ``among`` marks: those whose label is final)."""
+    """The refusal of the missing labels (of the rows ``among`` marks: those whose label is final), of the
+    rows read (round 28: the count of rows, as the scores' line says it)."""
     gone = [i for i, v in enumerate(labels) if v == "" and (among is None or among[i])]
     n = len(gone)
+    read = len(labels) if among is None else sum(among)
     count, rows = ("1 missing value", "that row") if n == 1 else (f"{n} missing values", "those rows")
-    return (f"veracity {command}: input error: column 'y' (labels) has {count} (None/NaN), first at data row "
-            f"{gone[0] + 1}; drop or fill {rows} first")
+    return (f"veracity {command}: input error: column 'y' (labels) has {count} (None/NaN) of {read} rows, "
+            f"first at data row {gone[0] + 1}; drop or fill {rows} first")
 
 
 def _last_line(result) -> str:

@@ -154,7 +154,7 @@ def test_one_missing_label_with_pos_label_is_counted_in_the_singular(cli, refuse
                  "yes", "--engine", engine])
         n = len(gone)
         row = f", first at data row {gone[0] + 1}"  # the first missing label's (round 27: on every engine)
-        words = (f"1 missing value (None/NaN){row}; drop or fill that row first" if n == 1
-                 else f"{n} missing values (None/NaN){row}; drop or fill those rows first")
+        words = (f"1 missing value (None/NaN) of 4 rows{row}; drop or fill that row first" if n == 1
+                 else f"{n} missing values (None/NaN) of 4 rows{row}; drop or fill those rows first")
         refused(r)
         assert _last_line(r).endswith(f"column 'y' (labels) has {words}"), r.err

@@ -52,12 +52,12 @@ def test_the_data_row_goes_after_the_count_of_missing_labels(n) -> None:
 
 # -- 2. a missing text label with --pos-label ----------------------------------------------------------------
 
-def _labels_line(gone: list[int]) -> str:
-    """The refusal of missing labels at the 0-based rows ``gone`` of the rows read (in order)."""
+def _labels_line(gone: list[int], read: int) -> str:
+    """The refusal of missing labels at the 0-based rows ``gone`` of the ``read`` rows read (in order)."""
     n = len(gone)
     count, rows = ("1 missing value", "that row") if n == 1 else (f"{n} missing values", "those rows")
-    return (f"input error: column 'y' (labels) has {count} (None/NaN), first at data row {min(gone) + 1}; "
-            f"drop or fill {rows} first")
+    return (f"input error: column 'y' (labels) has {count} (None/NaN) of {read} rows, first at data row "
+            f"{min(gone) + 1}; drop or fill {rows} first")
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -68,7 +68,7 @@ def test_a_missing_text_label_with_pos_label_is_one_line_naming_its_row(cli, ref
     path = write_csv(tmp_path / "f.csv", "p,y", rows)
     r = cli(["audit", path, "--score", "p", "--label", "y", "--pos-label", "yes", "--engine", engine])
     refused(r)
-    assert _last_line(r).endswith(_labels_line(gone)), r.err
+    assert _last_line(r).endswith(_labels_line(gone, 5)), r.err
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -87,7 +87,7 @@ def test_a_missing_final_label_of_monitor_scan_is_named_alike(cli, refused, tmp_
     refused(r)
     # as of 2026-03-31 with 3 days to mature, the row of 2026-03-30 is pending
     gone = [1, 4] if final == "as-of" else [3, 4]
-    assert _last_line(r).endswith(_labels_line(gone)), r.err
+    assert _last_line(r).endswith(_labels_line(gone, 4)), r.err  # of the 4 final rows
 
 
 # -- 3. a folder of CSV files --------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ import veracity as vc
 P = np.array([0.1, 0.8, 0.3, 0.9, 0.6])
 Y = [0, 1, 0, 1, 1]
 TEXT = ["0", "1", "0", "1", "1"]
-ADVICE = r"labels are not 0/1 numbers \(values '0', '1'\); pass pos_label= naming the positive class, e.g. pos_label='1'"
+ADVICE = (r"labels must be 0/1 numbers or booleans, got text \(values '0', '1'\); pass pos_label= naming the "
+          r"positive class, e.g. pos_label='1'")
 
 
 @pytest.mark.parametrize("labels", [
@@ -54,7 +55,7 @@ def test_numbers_and_booleans_are_still_read_as_they_are(labels):
 
 
 def test_mixed_text_and_numbers_are_refused():
-    with pytest.raises(vc.VeracityError, match="labels are not 0/1 numbers"):
+    with pytest.raises(vc.VeracityError, match="labels must be 0/1 numbers or booleans, got text"):
         vc.ece(P, np.array([0, "1", 0, 1, "1"], dtype=object))
 
 

@@ -136,8 +136,8 @@ def test_cli_report_pos_label(capsys, files, tmp_path):
     ("Yes", "yn", "veracity {}: input error: --pos-label Yes is not among the label values ('no', 'yes'); pass one of them"),
     ("maybe", "tf", "veracity {}: input error: --pos-label maybe does not fit a true/false label column"),
     ("2", "01", "veracity {}: input error: --pos-label 2 is not among the label values (0, 1); pass one of them"),
-    (None, "yn", "veracity {}: input error: labels are not 0/1 numbers (values 'no', 'yes'); pass --pos-label naming "
-                 "the positive class, e.g. --pos-label yes"),
+    (None, "yn", "veracity {}: input error: column 'label' (labels) must hold 0/1 numbers or booleans, got text "
+                 "(values 'no', 'yes'); pass --pos-label naming the positive class, e.g. --pos-label yes"),
 ])
 def test_cli_wrong_pos_label_exits_2_with_one_line(capsys, files, tmp_path, command, value, which, match):
     extra = ["--out", str(tmp_path / "r.html")] if command[0] == "report" else []

@@ -34,12 +34,12 @@ CASES = [
     ("inf score", _set("p", 3, np.inf), {}, r"^column 'p' \(scores\) has 0 missing/NaN and 1 infinite"),
     ("out of range", _set("p", 7, 1.5), {}, r"^column 'p' \(scores\) must be probabilities in \[0, 1\]; 1 of 50 are not \(min=.*, max=1\.5\)\. If these are logits"),
     ("label 2", _set("y", 4, 2), {}, r"^column 'y' \(labels\) must be binary 0/1 \(or bool\); 1 of 50 are not \(min=2, max=2\)"),
-    ("label nan", _set("y", 4, np.nan, "float64"), {}, r"^column 'y' \(labels\) has 1 missing value \(None/NaN\); drop or fill that row first"),
+    ("label nan", _set("y", 4, np.nan, "float64"), {}, r"^column 'y' \(labels\) has 1 missing value \(None/NaN\) of 50 rows; drop or fill that row first"),
     ("negative weight", _set("w", 5, -1.0), {"sample_weight": "w"}, r"^column 'w' \(sample_weight\) must be non-negative; 1 of 50 are negative \(min=-1\)"),
     ("infinite weight", _set("w", 5, np.inf), {"sample_weight": "w"}, r"^column 'w' \(sample_weight\) has 1 missing, NaN or infinite"),
     ("zero weights", lambda df: df.assign(w=0.0), {"sample_weight": "w"}, r"^column 'w' \(sample_weight\) sums to 0"),
     ("string scores", lambda df: df.assign(p=df["p"].astype(str)), {}, r"^column 'p' \(scores\) must be numeric, got String"),
-    ("yes/no labels", lambda df: df.assign(y=np.where(df["y"] == 1, "yes", "no")), {}, r"^column 'y' \(labels\) must hold 0/1 numbers or booleans, got String"),
+    ("yes/no labels", lambda df: df.assign(y=np.where(df["y"] == 1, "yes", "no")), {}, r"^column 'y' \(labels\) must hold 0/1 numbers or booleans, got text \(values 'no', 'yes'\)"),
     ("no rows", lambda df: df.iloc[:0], {}, r"^the frame has no rows; pass at least one row$"),
     ("missing column", lambda df: df, {"label": "target"}, r"^column 'target' not found.*; available columns: p, y, w$"),
 ]
@@ -192,7 +192,7 @@ POS_LABEL_CASES = [
     ("not a value", lambda d: d.assign(y=np.where(d["y"] == 1, "yes", "no")),
      "Yes", r"^pos_label='Yes' is not among the values of column 'y' \(labels\) \('no', 'yes'\); pass one of them$"),
     ("missing label", lambda d: d.assign(y=np.where(np.arange(len(d)) == 4, None, np.where(d["y"] == 1, "yes", "no"))),
-     "yes", r"^column 'y' \(labels\) has 1 missing value \(None/NaN\); drop or fill that row first$"),
+     "yes", r"^column 'y' \(labels\) has 1 missing value \(None/NaN\) of 50 rows; drop or fill that row first$"),
 ]
 
 

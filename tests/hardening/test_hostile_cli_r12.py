@@ -210,7 +210,7 @@ def test_missing_weights_name_their_flag(tmp_path, cli, refused):
     h = tmp_path / "t.csv"
     h.write_text("score,label\n0.1,no\n0.8,\n0.7,yes\n0.3,no\n")
     refused(cli(["audit", h, "--pos-label", "yes"]),
-            r"column 'label' \(labels\) has 1 missing value \(None/NaN\), first at data row 2")
+            r"column 'label' \(labels\) has 1 missing value \(None/NaN\) of 4 rows, first at data row 2")
 
 
 # -- a score column named with a comma ------------------------------------------------------------------

@@ -186,7 +186,7 @@ def test_a_missing_categorical_label_is_refused_not_read_as_a_neighbour():
 # -- 4. a column with no value at all ------------------------------------------------------------------------
 @pytest.mark.xdist_group("dask")  # loops over Dask too: the engines' one worker
 @pytest.mark.parametrize("role, kwargs, match", [
-    ("y", {}, r"column 'y' \(labels\) has 120 missing values \(None/NaN\); drop or fill those rows first"),
+    ("y", {}, r"column 'y' \(labels\) has 120 missing values \(None/NaN\) of 120 rows; drop or fill those rows first"),
     ("p", {}, r"column 'p' \(scores\) has 120 missing/NaN and 0 infinite values of 120 rows"),
     ("w", {"sample_weight": "w"}, r"column 'w' \(sample_weight\) has 120 missing, NaN or infinite values of 120 rows"),
 ])

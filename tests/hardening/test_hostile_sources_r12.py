@@ -93,7 +93,7 @@ def test_missing_spellings_are_missing_on_both_routes(tmp_path, cell):
     labels = [str(v) for v in Y]
     labels[7] = cell
     lazy, memory = _both(_write(tmp_path / "nay.csv", [repr(float(v)) for v in P], labels))
-    assert lazy == memory == "column 'y' (labels) has 1 missing value (None/NaN); drop or fill that row first"
+    assert lazy == memory == f"column 'y' (labels) has 1 missing value (None/NaN) of {N} rows; drop or fill that row first"
 
 
 def test_na_as_a_missing_label_is_dropped_alike_where_missing_labels_are_allowed(tmp_path):

@@ -66,7 +66,7 @@ FLAGS = {"as-of": ("--as-of", AS_OF, "--horizon", f"{HORIZON_DAYS}d"), "mature":
 
 #: the refusal of a label 2, and of a missing label (the labels' own line on every route, round 27)
 WORDS = {"2": r"column 'y' \(labels\) must be binary 0/1 .*",
-         "": r"column 'y' \(labels\) has 1 missing value \(None/NaN\)"}
+         "": r"column 'y' \(labels\) has 1 missing value \(None/NaN\) of \d+ rows"}
 
 
 @pytest.mark.parametrize("bad", ["2", ""], ids=["label-2", "missing-label"])

@@ -134,11 +134,12 @@ def _mask_of(exc: VeracityError, bad: dict[str, np.ndarray | None], row_sums: np
 def _after_count(message: str, words: str) -> str:
     """``message`` with ``words`` after its count of offending rows ("1 of 300 are not (min=2, max=2)",
     "1 of 300 rows of 'p0', 'p1' do not", "values of 300 rows", "1 NaN and 0 infinite values (first at
-    flat index 5)", "1 missing value (None/NaN)") or the range it names, else at the end of its first
-    sentence."""
+    flat index 5)", "1 missing value (None/NaN) of 300 rows") or the range it names, else at the end of its
+    first sentence."""
     count = re.search(r"\b\d+ of \d+ (?:rows of .+? )?(?:are|do)(?: not| negative)?(?: \([^)]*\))?"
                       r"|\bvalues of \d+(?: rows)?"
-                      r"|\b\d+ (?:NaN and \d+ infinite|missing(?: \(null\))?) values?(?: \([^)]*\))?",
+                      r"|\b\d+ (?:NaN and \d+ infinite|missing(?: \(null\))?) values?(?: \([^)]*\))?"
+                      r"(?: of \d+ rows)?",
                       message)
     if count is None:  # "probs must be probabilities in [0, 1] (min=0, max=2); if these are logits ..."
         count = re.search(r"probabilities in \[0, 1\] \([^)]*\)", message)
@@ -260,7 +261,8 @@ def locate(exc: VeracityError, path: str, scores: list[str], args: argparse.Name
             _after_count(message, f" (first at data row {row})"), exc.param, exc.hint, value=exc.value)
     label, weight = getattr(args, "label", None), getattr(args, "weight", None)
     pos_label = getattr(args, "pos_label", None) is not None
-    # missing labels, with --pos-label or without ("column 'y' (labels) has 1 missing value (None/NaN)")
+    # missing labels, with --pos-label or without ("column 'y' (labels) has 1 missing value (None/NaN) of 3
+    # rows")
     gone = label if label and message.startswith(f"column {label!r} (labels) has ") else None
     try:
         test = _lazy_test(message, scores, label, weight, pos_label)

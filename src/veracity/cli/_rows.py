@@ -143,9 +143,13 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
         labels = to_numpy(table.column(args.label).drop_null())
     else:
         # missing labels in the labels' own words, with or without --pos-label, as every engine words them
-        # ("column 'y' (labels) has 1 missing value (None/NaN), first at data row 2; drop or fill that row")
+        # ("column 'y' (labels) has 1 missing value (None/NaN) of 3 rows, first at data row 2; drop or fill
+        # that row first")
         _refuse_missing_labels(table, args.label)
         labels = source.column(table, args.label, path=path)
+    if not (scores.ndim == 2 and scores.shape[1] > 1) and getattr(args, "pos_label", None) is None:
+        # binary labels, no positive class named: a column of text refused in every engine's words
+        _refuse_text_labels(table.column(args.label).drop_null(), args)
     # the weights named as the flag that chose them: "column 'w' (--sample-weight) has 1 missing ..."
     weights = source.column(table, args.weight, path=path, role="sample_weight") if args.weight else None
     if weights is not None and weights.dtype.kind not in "biuf":
@@ -172,8 +176,45 @@ def _refuse_missing_labels(table: Any, name: str) -> None:
         return  # the column lookup that follows names the columns there are
     gone = _missing(table, name)
     if gone.any():
-        message = missing_labels_message(name, int(gone.sum()))
+        message = missing_labels_message(name, int(gone.sum()), len(gone))
         raise MissingLabels(_after_count(message, f", first at data row {int(np.argmax(gone)) + 1}"))
+
+
+def _refuse_text_labels(column: Any, args: argparse.Namespace) -> None:
+    """A label column of text (an Arrow column, its missing labels refused or dropped already) with no
+    ``--pos-label`` refused in the words every engine uses for it
+    (:func:`veracity.core._validation.text_labels_error`: the column, its first few sorted values,
+    ``--pos-label``), its values read as the lazy engines read them (:func:`..sources._labels.label_values`);
+    a column of any other type, or a ``--calibrator`` that names the positive class it was fit with
+    (``compare`` and ``report`` read it after the rows): nothing."""
+    import pyarrow as pa
+
+    from ..core._validation import text_labels_error
+    from ..sources._labels import _arrow_label_values, _shown
+
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+        column = column.cast(kind)
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return
+    _, _, distinct, values = _arrow_label_values(column)
+    if values and not _calibrator_names_positive_class(args):
+        raise text_labels_error(values, distinct, name=args.label, shown=_shown)
+
+
+def _calibrator_names_positive_class(args: argparse.Namespace) -> bool:
+    """Whether ``--calibrator`` names a positive class (the ``pos_label`` it was fit with), or cannot be
+    read here (the command reads it and says what is wrong); False without ``--calibrator``."""
+    path = getattr(args, "calibrator", None)
+    if not path:
+        return False
+    try:
+        from ..calibrators import load as load_calibrator
+
+        return load_calibrator(path).metadata.get("pos_label") is not None
+    except Exception:  # noqa: BLE001 - the command's own read of the calibrator names the problem
+        return True
 
 
 def _missing(table: Any, name: str) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -435,17 +435,37 @@ def _holds_text(raw: np.ndarray) -> bool:
     return any(isinstance(v, (str, bytes)) for v in raw.ravel())
 
 
+#: the longest value (its repr) given as an example of ``pos_label`` in a message
+_EXAMPLE_LONGEST = 40
+
+
 def _non_numeric_labels(raw: np.ndarray) -> VeracityError:
     values = _label_values(raw)
-    if len(values) == 2:
-        last = plain(values[-1])
+    return text_labels_error(values[:5], len(values), got="text" if _holds_text(raw) else None)
+
+
+def text_labels_error(values: list[Any], distinct: int, *, name: str | None = None, got: str | None = "text",
+                      shown: Callable[[list[Any]], str] | None = None) -> VeracityError:
+    """The one refusal of labels that are not 0/1 numbers or booleans (text) when no ``pos_label`` names
+    the positive class, on every route: an array (``name`` None: "labels must be ...") or the label
+    column ``name`` of a frame, a file or a database table ("column 'y' (labels) must hold ..."). It shows
+    the first few sorted distinct ``values`` (``distinct`` in all; ``shown`` writes them, default their
+    reprs) and the fix, written ``{param}`` / ``{setting}`` so that each front end spells it
+    (``pos_label='yes'`` in Python, ``--pos-label yes`` on the command line; the example left out where
+    the value is long, as a message shows a long value briefly). ``got``: what the labels are (None: not
+    said)."""
+    subject = "labels must be" if name is None else f"column {name!r} (labels) must hold"
+    what = f"{subject} 0/1 numbers or booleans" + (f", got {got}" if got else "")
+    listed = (shown or _shown)(values)
+    if 0 < distinct <= 2:
+        example = plain(values[-1])
+        short = len(repr(example)) <= _EXAMPLE_LONGEST
         return VeracityError(
-            f"labels are not 0/1 numbers (values {_shown(values)}); pass {{param}} naming the "
-            "positive class, e.g. {setting}", param="pos_label", value=last)
+            f"{what} ({'value' if distinct == 1 else 'values'} {listed}); pass {{param}} naming the positive "
+            "class" + (", e.g. {setting}" if short else ""), param="pos_label", value=example)
     return VeracityError(
-        f"labels are not 0/1 numbers ({len(values)} values such as {_shown(values[:5])}); "
-        "binary labels need two values and {param} naming the positive one", param="pos_label"
-    )
+        f"{what} ({distinct} values such as {listed}); binary labels need two values and {{param}} naming "
+        "the positive one", param="pos_label")
 
 
 def shown_number(value: float) -> str:

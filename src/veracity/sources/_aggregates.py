@@ -339,14 +339,15 @@ def missing_message(name: str, role: str | None, missing: int, infinite: int | N
     return f"{shown} has {what} of {n} rows{where}; drop or fill those rows first"
 
 
-def missing_labels_message(name: str, missing: int) -> str:
-    """The one wording of missing labels where ``pos_label=`` reads the label column's values (a frame,
-    a file, a database table): the count in the number it takes."""
+def missing_labels_message(name: str, missing: int, n: int) -> str:
+    """The one wording of missing labels on every route (a frame, a file, a database table; 0/1 labels
+    or those ``pos_label=`` reads): the count in the number it takes, of the ``n`` rows read, as the
+    scores' line counts them (:func:`missing_message`)."""
     from ..core._text import count_noun
 
     rows = "that row" if missing == 1 else "those rows"
     count = count_noun(missing, "missing value")
-    return f"column {name!r} (labels) has {count} (None/NaN); drop or fill {rows} first"
+    return f"column {name!r} (labels) has {count} (None/NaN) of {n} rows; drop or fill {rows} first"
 
 
 def labels_message(name: str, bad: int, n: int, shown: str, first_row: int | None = None) -> str:
@@ -356,8 +357,8 @@ def labels_message(name: str, bad: int, n: int, shown: str, first_row: int | Non
     and its remedy is to drop that row, not to map classes."""
     where = "" if first_row is None else f", first at data row {first_row}"
     if shown == "missing":
-        message = missing_labels_message(name, bad)
-        count = message.index(" (None/NaN)") + len(" (None/NaN)")
+        message = missing_labels_message(name, bad, n)
+        count = message.index(f" of {n} rows") + len(f" of {n} rows")
         return f"{message[:count]}{where}{message[count:]}"
     return (f"column {name!r} (labels) must be binary 0/1 (or bool); {bad} of {n} are not ({shown}){where}; "
             "map the two classes to 0 and 1 and drop unlabelled rows")

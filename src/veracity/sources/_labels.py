@@ -101,8 +101,9 @@ def not_among(pos_label: Any, name: str, values: list[Any]) -> VeracityError:
         param="pos_label", value=pos_label)
 
 
-def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, list[Any]]:
-    """``(missing, distinct, the first few sorted distinct values)`` of a label column.
+def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, int, list[Any]]:
+    """``(rows, missing, distinct, the first few sorted distinct values)`` of a label column (of the
+    rows ``rows`` keeps: an expression; None: every row).
 
     ``distinct`` and the values are meaningful only without missing labels.
     """
@@ -116,14 +117,14 @@ def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, li
     is_missing = col.is_null()
     if x.collect_schema()[label].is_float():
         is_missing = is_missing | col.is_nan().fill_null(True)
-    row = collect(x.select(_flag(is_missing).sum().alias("missing"),
+    row = collect(x.select(nw.len().alias("rows"), _flag(is_missing).sum().alias("missing"),
                            col.n_unique().alias("distinct"))).rows(named=True)[0]
     missing, distinct = int(row["missing"] or 0), int(row["distinct"] or 0)
     values: list[Any] = []
     if distinct and not missing:  # (with missing values the caller refuses; no values needed)
         first = collect(x.select(col).drop_nulls().unique().sort(label).head(SHOWN))
         values = first.get_column(label).to_list()
-    return missing, distinct, values
+    return int(row["rows"] or 0), missing, distinct, values
 
 
 def _arrow_column(frame: Any, label: str) -> Any:
@@ -143,7 +144,7 @@ def _arrow_column(frame: Any, label: str) -> Any:
     return None
 
 
-def _arrow_label_values(column: Any) -> tuple[int, int, list[Any]]:
+def _arrow_label_values(column: Any) -> tuple[int, int, int, list[Any]]:
     """:func:`label_values` of an Arrow column: nulls (and NaN) counted, distinct values (a null one
     of them, as polars counts) and the first :data:`SHOWN` sorted ones, in ``pyarrow.compute``."""
     import pyarrow as pa
@@ -157,7 +158,7 @@ def _arrow_label_values(column: Any) -> tuple[int, int, list[Any]]:
     if distinct and not missing:
         unique = pc.unique(column).drop_null()
         values = unique.take(pc.array_sort_indices(unique)).slice(0, SHOWN).to_pylist()
-    return missing, distinct, values
+    return len(column), missing, distinct, values
 
 
 def positive_value(frame: Any, label: str, pos_label: Any, *, shown: str | None = None,
@@ -173,9 +174,9 @@ def positive_value(frame: Any, label: str, pos_label: Any, *, shown: str | None 
     pos_label = check_pos_label(pos_label)  # one value (a list or an array: the array form's one line)
     if isinstance(pos_label, float) and pos_label != pos_label:
         raise VeracityError("pos_label must be a label value, not NaN")
-    missing, distinct, values = label_values(frame, label, rows)
+    n, missing, distinct, values = label_values(frame, label, rows)
     if missing:
-        raise MissingLabels(missing_labels_message(name, missing))
+        raise MissingLabels(missing_labels_message(name, missing, n))
     if distinct > 2:
         raise VeracityError(
             f"column {name!r} (labels): pos_label= needs a binary label set, but the labels take {distinct} "

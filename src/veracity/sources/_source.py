@@ -424,10 +424,36 @@ def check_dtypes(frame: Frame, score: list[str], label: str | None, weight: str 
             from ._multiclass import class_label_type_error
 
             raise class_label_type_error(frame, label, len(score))
+        _refuse_text_labels(frame, label)
         raise VeracityError(
             f"column {label!r} (labels) must hold 0/1 numbers or booleans, got {_type_name(frame.schema[label])}; "
             "pass {param} naming the positive class, or map the two classes to 0 and 1 first", param="pos_label"
         )
+
+
+def _refuse_text_labels(frame: Frame, label: str) -> None:
+    """A label column of text (or text categories) without ``pos_label=``, refused as every route refuses
+    it: its missing labels first, in their own line (:func:`._aggregates.missing_labels_message`: they
+    are refused with ``pos_label=`` too), else the labels' one line with their first few values and the
+    fix (:func:`veracity.core._validation.text_labels_error`), read in one small aggregate. Any other
+    type, or values that cannot be read: nothing (the caller names the type)."""
+    import narwhals as nw
+
+    from ..core._validation import text_labels_error
+    from ._aggregates import missing_labels_message
+    from ._labels import _shown, label_values
+
+    dtype = frame.schema[label]
+    if not (dtype in (nw.String, nw.Categorical, nw.Object) or isinstance(dtype, nw.Enum)):
+        return
+    try:
+        n, missing, distinct, values = label_values(frame.nw, frame.ref(label))
+    except Exception:  # noqa: BLE001 - a column whose values cannot be read: the caller names its type
+        return
+    if missing:
+        raise MissingLabels(missing_labels_message(label, missing, n))
+    if values and all(isinstance(v, str) for v in values):
+        raise text_labels_error(values, distinct, name=label, shown=_shown)
 
 
 def _type_name(dtype: Any) -> str:

@@ -10,7 +10,7 @@ import decimal
 import math
 from typing import Any
 
-from ..core._validation import VeracityError, check_pos_label
+from ..core._validation import MissingLabels, VeracityError, check_pos_label, text_labels_error
 from ..sources._aggregates import missing_labels_message
 from ..sources._labels import brief  # one rule for a long value in a message, on every route
 from . import _query as q
@@ -30,16 +30,29 @@ def label_values(db: Database, table: Any, label: str) -> tuple[int, int, list[A
     return int(missing or 0), int(distinct or 0), values
 
 
+def row_count(db: Database, table: Any) -> int:
+    """The table's number of rows (the "of N rows" of a refusal of missing labels)."""
+    from sqlglot import exp
+
+    sql = exp.select(exp.Count(this=exp.Star())).from_(q.table_node(table)).sql(dialect=db.dialect)
+    (n,), = db.query(sql, what="counting the rows")
+    return int(n or 0)
+
+
+def missing_labels(db: Database, table: Any, label: str, missing: int) -> MissingLabels:
+    """The refusal of ``missing`` missing labels in every route's words
+    (:func:`..sources._aggregates.missing_labels_message`)."""
+    return MissingLabels(missing_labels_message(label, missing, row_count(db, table)))
+
+
 def text_labels(db: Database, table: Any, label: str) -> VeracityError:
-    """The array form's message for labels that are not 0/1 numbers."""
-    _, distinct, values = label_values(db, table, label)
-    if distinct == 2:
-        return VeracityError(
-            f"column {label!r} (labels) holds text, not 0/1 numbers (values {shown(values)}); pass pos_label= "
-            f"naming the positive class, e.g. pos_label={brief(values[-1])}")
-    return VeracityError(
-        f"column {label!r} (labels) holds text, not 0/1 numbers ({distinct} values such as "
-        f"{shown(values)}); binary labels need two values and pos_label= naming the positive one")
+    """The refusal of a label column of text without ``pos_label=``, as every route words it: its missing
+    labels first (they are refused with ``pos_label=`` too), else the column's first few values and the
+    fix (:func:`veracity.core._validation.text_labels_error`)."""
+    missing, distinct, values = label_values(db, table, label)
+    if missing:
+        return missing_labels(db, table, label, missing)
+    return text_labels_error(values, distinct, name=label, shown=shown)
 
 
 def _decimal_match(values: list[Any], pos_label: str) -> Any:
@@ -78,7 +91,7 @@ def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
     if not missing and not distinct:
         raise VeracityError("the table has no rows; pass at least one row")
     if missing:
-        raise VeracityError(missing_labels_message(label, missing))
+        raise missing_labels(db, table, label, missing)
     if distinct > 2:
         raise VeracityError(
             f"column {label!r} (labels): pos_label= needs a binary label set, but the labels take {distinct} "
