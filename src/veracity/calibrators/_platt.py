@@ -320,9 +320,10 @@ def separation(x: np.ndarray, y: np.ndarray) -> str | None:
 def separated_message(name: str, side: str, fitted: str, remedy: str) -> str:
     """One line: the score separates the calibration labels, so no finite fit exists."""
     order = "at or above" if side == "up" else "at or below"
+    step = "from 0 to 1" if side == "up" else "from 1 down to 0"  # as the score rises
     return (f"{name}: the score separates the calibration labels perfectly (every positive scores {order} "
             f"every negative), so the likelihood has no maximum and the fit stopped at {fitted}: a step "
-            f"from 0 to 1, every calibration probability 0 or 1. {remedy}")
+            f"{step}, every calibration probability 0 or 1. {remedy}")
 
 
 def smoothed_targets(n_pos: float, n_neg: float) -> tuple[float, float]:

@@ -510,6 +510,11 @@ def check_artifact(doc: Any, where: str, known: Any) -> tuple[str, dict, dict, d
         by = "a newer veracity"
         if isinstance(wrote, str) and wrote:
             by = f"veracity {_one_line(wrote, 30)}"
+        if wrote == __version__:  # this very version writes FORMAT_VERSION: no upgrade reads the file
+            raise VeracityError(
+                f"{where} claims artifact version {version} but records veracity {__version__}, this "
+                f"version, which writes version {FORMAT_VERSION}: the file was edited; re-fit and save it "
+                "(calibrator.save(path) or `veracity fit`) rather than editing it")
         raise VeracityError(
             f"{where} was written by {by} (artifact version {version}); this veracity ({__version__}) reads "
             f"version {FORMAT_VERSION}. Upgrade veracity (pip install -U veracity) to read it, or re-fit "

@@ -40,6 +40,11 @@ from ._plan import Node, Plan, Rescue, SoftmaxExtra, provenance
 OPSET = 17
 IR_VERSION = 8
 
+#: the neutral constant of each operator onnxruntime's ``NoopElimination`` removes (see :meth:`_Graph.kept`)
+_NEUTRAL = {"Add": 0.0, "Sub": 0.0, "Mul": 1.0, "Div": 1.0}
+#: a constant this close to the neutral value may read as it: 2·FLT_EPSILON (a float cast or tolerance)
+_NEAR = 2.0 * float(np.finfo(np.float32).eps)
+
 
 class _Graph:
     def __init__(self, p: Plan):
@@ -53,6 +58,9 @@ class _Graph:
         self.memo: dict[int, str] = {}
         self.keep: list[Any] = []   # keeps memoised nodes alive so their ids stay unique
         self.consts: dict[tuple, str] = {}
+        self.values: dict[str, float] = {}   # rank-0 double initializers: name -> value
+        self.static: set[str] = set()        # outputs that do not read the score (ORT folds them)
+        self.inits_named: set[str] = set()   # the initializers' names
         self.count = 0
 
     def name(self, prefix: str) -> str:
@@ -60,9 +68,51 @@ class _Graph:
         return f"{prefix}_{self.count}"
 
     def op(self, op_type: str, inputs: list[str], **attrs: Any) -> str:
+        if op_type in _NEUTRAL and len(inputs) == 2:
+            kept = self.kept(op_type, inputs)
+            if kept is not None:
+                return kept
+        return self.raw(op_type, inputs, **attrs)
+
+    def raw(self, op_type: str, inputs: list[str], **attrs: Any) -> str:
+        """One node, as given; its output is static when every input is."""
         out = self.name(op_type.lower())
         self.nodes.append(self.helper.make_node(op_type, inputs, [out], name=out, **attrs))
+        if all(i in self.static for i in inputs):
+            self.static.add(out)
         return out
+
+    def kept(self, op_type: str, inputs: list[str]) -> str | None:
+        r"""``op_type(x, c)`` written so that onnxruntime's ``NoopElimination`` cannot drop it, or None.
+
+        onnxruntime removes ``x + c``, ``c + x``, ``x - c``, ``x * c``, ``c * x`` and ``x / c`` where the
+        constant ``c`` *looks* neutral: 1.32 casts a double to float first, so ``x * (1 + 1e-8)`` became
+        ``x`` (a temperature of 1 + 1e-8, a prior shift from a base rate of 1e-9: outputs 2e-9 off
+        ``transform``), and ``x + 1e-50`` became ``x``. Where ``c`` lies within :data:`_NEAR` of the
+        neutral value (0 or 1) without being it, or is a subexpression of constants (whose value the
+        runtime folds), the same double is formed another way, exact in IEEE arithmetic (rounding to
+        nearest is symmetric in sign, and :math:`a - b` is :math:`a + (-b)`):
+        :math:`x c = -(x \cdot (-c))`, :math:`x / c = -(x / (-c))`, :math:`x + c = c - (-x)`,
+        :math:`x - c = (-c) - (-x)` (a constant on the left of ``Sub`` is no no-op).
+        """
+        a, b = inputs
+        if op_type in ("Add", "Mul") and self.risky(op_type, a) and not self.risky(op_type, b):
+            a, b = b, a  # the constant on the right
+        if not self.risky(op_type, b):
+            return None
+        negated = self.scalar(-self.values[b]) if b in self.values else self.raw("Neg", [b])
+        if op_type in ("Mul", "Div"):
+            return self.raw("Neg", [self.raw(op_type, [a, negated])])
+        return self.raw("Sub", [b if op_type == "Add" else negated, self.raw("Neg", [a])])
+
+    def risky(self, op_type: str, name: str) -> bool:
+        """Whether ``name`` is a constant that onnxruntime may read as the neutral value of ``op_type``: a
+        double initializer within :data:`_NEAR` of it (not equal: dropping that changes nothing), or a
+        subexpression of constants (the runtime folds it into one whose value is not known here)."""
+        if name in self.values:
+            v, neutral = self.values[name], _NEUTRAL[op_type]
+            return v != neutral and abs(v - neutral) <= _NEAR
+        return name in self.static and name not in self.inits_named
 
     def tensor(self, values: Any, dtype: Any = np.float64) -> str:
         arr = np.asarray(values, dtype=dtype)
@@ -71,6 +121,10 @@ class _Graph:
             nm = self.name("c")
             self.inits.append(self.nph.from_array(arr, nm))
             self.consts[key] = nm
+            self.static.add(nm)
+            self.inits_named.add(nm)
+            if arr.ndim == 0 and arr.dtype == np.float64:
+                self.values[nm] = float(arr)
         return self.consts[key]
 
     def scalar(self, v: float) -> str:
@@ -304,11 +358,12 @@ class _Graph:
         self.nodes.append(helper.make_node("Identity", [out], ["probability"], name="probability"))
         shape = ["N", p.n_inputs] if p.multiclass else ["N"]
         oshape = ["N", len(p.outputs)] if p.multiclass else ["N"]
+        used = {i for nd in self.nodes for i in nd.input}  # a constant kept() negated is left unused
         graph = helper.make_graph(
             self.nodes, f"veracity_{p.kind.replace('-', '_')}",
             [helper.make_tensor_value_info("score", TP.DOUBLE, shape)],
             [helper.make_tensor_value_info("probability", TP.DOUBLE, oshape)],
-            initializer=self.inits,
+            initializer=[t for t in self.inits if t.name in used],
         )
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                                   producer_name="veracity", ir_version=IR_VERSION,
