@@ -90,7 +90,11 @@ def test_weighted_point_estimate_equals_ppi_py_and_interval_is_the_linearised_va
     rr = y - f
     var = (om**2 * (rr - om @ rr) ** 2).sum() + (ou**2 * (g - ou @ g) ** 2).sum()
     assert r.se == pytest.approx(np.sqrt(var), rel=1e-10)
-    assert r.ci_high - r.ci_low == pytest.approx(2 * 1.959963984540054 * np.sqrt(var), rel=1e-9)
+    # uneven weights: the normal interval or wider (session 28, _ppi_sums.weighted_rate_interval: the hull of
+    # it
+    # and a Wilson interval on the design-effect effective size)
+    half = 1.959963984540054 * np.sqrt(var)
+    assert r.ci_low <= r.estimate - half * (1 - 1e-9) and r.ci_high >= r.estimate + half * (1 - 1e-9)
 
 
 @given(scale=st.floats(1e-6, 1e6), seed=st.integers(0, 50))

@@ -12,7 +12,7 @@ from ..core._binning import enough_effective
 from ..core._display import Display
 from ..core._text import fmt, fmt_p, render_table
 from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, judged_calibrated, ppi_from_sums,
-                        rare_outcome, rare_outcome_interval)
+                        rare_outcome, rare_outcome_interval, weighted_rate_interval)
 
 NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is not valid"
 #: below this many labels the normal intervals cover less than their level (seeded simulation in
@@ -27,6 +27,22 @@ FEW_EFFECTIVE = ("only {eff:.1f} effective labels (Kish size (sum w)^2 / sum w^2
                  "below about 50 the normal interval is too narrow (simulated 95 % intervals from 100 labels of "
                  "effective size about 4 covered about half of true rates); label more rows, or weigh them "
                  "less unevenly")
+#: uneven weights with fewer effective labels than this of the rarer class (the Kish size of its rows): the
+#: weighted interval, widened for uneven weights (_ppi_sums.weighted_rate_interval), may still be a little
+#: narrow
+#: (seeded simulations of session 28, the designs of tests/delayed/test_ppi_weighted_coverage_r28.py)
+FEW_WEIGHTED_CLASS = 50
+#: ... where the weights are this uneven: Kish's design effect n sum w^2 / (sum w)^2 of the labels at least
+#: this
+#: (log-normal weights of sigma 0.83; sigma 0.5, design effect 1.3, covered 0.95 with the normal interval)
+FEW_WEIGHTED_DEFF = 2.0
+FEW_WEIGHTED = ("uneven weights (design effect {deff:.1f}: {n:,} labels count as {eff:.1f}) leave only "
+                "{k:.1f} effective {cls} labels (Kish size (sum w)^2 / sum w^2 of the {cls} rows): below "
+                "about 50 the weighted interval may be somewhat narrow, as a few heavy rows skew the "
+                "estimate and its standard error together (simulated 95 % intervals with log-normal "
+                "weights covered 91-100 % of true rates at 10-50 effective labels of the rarer class, the "
+                "least where the weights rise with the outcome); label more rows, or weigh them less "
+                "unevenly")
 #: the same for a designed sample (propensity=), counting only the labels drawn at random (seeded
 #: simulation in tests/delayed/test_ppi_weights_scale.py: every flagged row and 5 random others covered
 #: 39 % for a 95 % interval, 10 random others 69 %, 20 others 84 %)
@@ -156,6 +172,34 @@ def few_labels_note(n: int, se: float, n_effective: float | None = None, *, draw
     return None
 
 
+def weighted_class_note(sums: PpiSums) -> str | None:
+    r"""The note on uneven weights (Kish's design effect :math:`n \sum w^2 / (\sum w)^2` at least
+    :data:`FEW_WEIGHTED_DEFF`) that leave fewer than :data:`FEW_WEIGHTED_CLASS` effective labels of the rarer
+    class, or None (one window's sums of 0/1 labels). The rarer class's effective labels are the Kish
+    size of its rows: :math:`(\sum_{y=1} w)^2 / \sum_{y=1} w^2` (``wy`` squared over ``w2y``) for the
+    positives, the same over the negatives. None with equal labelled weights (the unweighted interval), labels
+    all of one class (the rare-class note's case) or sums that are not finite. Uneven weights skew the
+    weighted
+    mean and its linearised variance together — a window whose few heavy labels are negatives gets both too
+    low; :func:`~veracity.delayed._ppi_sums.weighted_rate_interval` widens the interval for it, and 95 %
+    intervals then covered 91-100 % at 10-50 effective labels of the rarer class with log-normal weights (the
+    least, 91 %, with weights rising with the outcome), against 85-94 % before
+    (tests/delayed/test_ppi_weighted_coverage_r28.py)."""
+    n, w, w2, wy, w2y = (float(np.asarray(getattr(sums, k), dtype=np.float64).reshape(-1)[0])
+                         for k in ("n", "w", "w2", "wy", "w2y"))
+    if not all(np.isfinite((n, w, w2, wy, w2y))) or not (w > 0 and w2 > 0) or w * w >= n * w2 * (1.0 - 1e-12):
+        return None
+    w2n = w2 - w2y
+    if not (wy > 0 and w2y > 0 and w - wy > 0 and w2n > 0):
+        return None
+    pos, neg = wy * wy / w2y, (w - wy) ** 2 / w2n
+    k, cls = (pos, "positive") if pos <= neg else (neg, "negative")
+    deff = n * w2 / (w * w)
+    if not (k < FEW_WEIGHTED_CLASS and deff >= FEW_WEIGHTED_DEFF):
+        return None
+    return FEW_WEIGHTED.format(k=k, cls=cls, eff=w * w / w2, n=int(round(n)), deff=deff)
+
+
 def rare_class_note(n: int, mean_y: float, n_effective: float | None = None) -> str | None:
     r"""The note on labels with fewer than :data:`RARE_CLASS` of one class, or None: the labels' rarer class
     counted as :math:`k = \min(\bar y, 1 - \bar y)\, n` (:math:`\bar y` their mean, weighted when they are;
@@ -199,10 +243,11 @@ def _rare_labels_interval(v: dict[str, Any], size: float, level: float) -> None:
 
 def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, excluded: int, p: float, valid: bool,
             f: np.ndarray | None = None, g: np.ndarray | None = None, w: np.ndarray | None = None,
-            drawn: int | None = None) -> PpiMean:
+            drawn: int | None = None, sums: PpiSums | None = None) -> PpiMean:
     """The :class:`PpiMean` of one window; ``w`` (the labelled rows' weights) counts the labels by
     their Kish effective size for the few-labels note, ``drawn`` (a designed sample) by the labels
-    drawn at random."""
+    drawn at random; ``sums`` (of 0/1 labels, weighted) for the note on few effective labels of the rarer
+    class (:func:`weighted_class_note`)."""
     v = {k: float(np.asarray(x)) for k, x in out.items()}
     # labels all one class: the rectifier's normal interval holds the scores' spread only, so the exact
     # test judges it; for a designed sample, the test of the labels drawn at random (propensity < 1) when
@@ -210,15 +255,19 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     if drawn is not None and not v.get("drawn_label_se", 1.0) >= NO_SPREAD:
         calibrated = bool(judged_calibrated(0.0, 0.0, 0.0, drawn, level, rectifier=v["drawn_rectifier"]))
     else:
-        # unweighted labels: the count of positives and its expectation under calibration, for the exact
-        # judgement of labels with fewer than EXACT_BELOW of one class (_ppi_sums.judged_calibrated)
-        plain = w is None and drawn is None
+        # the count of positives and its expectation under calibration (weighted: by the labels' Kish size),
+        # for the exact judgement of labels with fewer than EXACT_BELOW of one class
+        # (_ppi_sums.judged_calibrated)
+        size = n if w is None else float(w.sum()) ** 2 / float(w @ w)
+        exact = drawn is None
         calibrated = bool(judged_calibrated(v["rectifier_low"], v["rectifier_high"], v["rectifier_se"],
                                             n if w is None else float(w.sum() / w.max()), level,
                                             label_se=v["classical_se"] if drawn is None else None,
                                             rectifier=v["rectifier"],
-                                            positives=v["classical"] * n if plain else None,
-                                            expected=(v["classical"] - v["rectifier"]) * n if plain else None))
+                                            positives=v["classical"] * size if exact else None,
+                                            expected=((v["classical"] - v["rectifier"]) * size if exact
+                                                      else None),
+                                            rare_n=size))
     # the outcome is 0/1: a rate lies in [0, 1] and the rectifier y - f in [-1, 1], so a normal interval
     # reaching beyond is cut at the bound (ppi_from_sums stays the plain normal interval, as it also
     # serves quantities such as costs)
@@ -229,6 +278,8 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
         size = n if w is None else float(w.sum()) ** 2 / float(w @ w)
         rare_applied = bool(rare_outcome(size, v["classical"] * size)) and np.isfinite(v["estimate"])
         rare_outcome_interval(v, size, v["classical"] * size, level)
+        if w is not None and sums is not None:  # uneven labelled weights: the design-effect interval
+            weighted_rate_interval(v, sums, level)
         _rare_labels_interval(v, size, level)
     else:  # a designed sample: _design.rare_design_interval already took Wilson's for its drawn labels
         rare_applied = v.get("rare_interval", 0.0) == 1.0
@@ -242,6 +293,10 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     few = few_labels_note(n, 1.0 if rare_applied else v["se"], eff, drawn=drawn)
     if few:
         notes.append(few)
+    elif w is not None and sums is not None and drawn is None:
+        weighted = weighted_class_note(sums)
+        if weighted:
+            notes.append(weighted)
     rare = None if drawn is not None or few == ZERO_WIDTH.format(n=n) else rare_class_note(n, v["classical"], eff)
     if rare:  # the labels' mean: classical, before any cut (a rate is in [0, 1] anyway)
         notes.append(rare)
@@ -278,6 +333,7 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
         events = np.asarray(sums.wy, dtype=np.float64) / np.asarray(sums.w, dtype=np.float64) * size
     # labels with fewer than 10 of one class: the Wilson-type interval, as vc.ppi_mean's
     rare_outcome_interval(out, size, events, level)
+    weighted_rate_interval(out, sums, level)  # uneven labelled weights: as vc.ppi_mean's
     rare_ = np.atleast_1d(np.broadcast_to(rare_outcome(size, events), n.shape))  # their interval has width
     with np.errstate(divide="ignore", invalid="ignore"):  # Kish size; equals n when every weight is 1
         eff = np.atleast_1d(np.asarray(sums.w, dtype=np.float64) ** 2 / np.asarray(sums.w2, dtype=np.float64))
@@ -295,13 +351,23 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
         has = n[i] >= 2 and np.isfinite(cols["estimate"][i])
         # the exact test's exponent: n unweighted; weighted sums hold no largest weight (W / max w, the
         # exact exponent), so the Kish size stands in for it (an approximation)
-        plain = unweighted[i]  # the sums of 0/1 labels with weight 1: counts, for the exact rare-class judgement
+        # the exact rare-class judgement: the sums of 0/1 labels with weight 1 are counts; weighted, the
+        # weighted
+        # means times the Kish size (as vc.ppi_mean; equal weights: the counts, up to rounding)
+        plain = unweighted[i]
         calibrated = bool(judged_calibrated(cols["rectifier_low"][i], cols["rectifier_high"][i],
                                             cols["rectifier_se"][i], min(n[i], eff[i]), level,
                                             label_se=cols["classical_se"][i],
                                             rectifier=cols["rectifier"][i],
-                                            positives=wy[i] if plain else None,
-                                            expected=wf[i] if plain else None)) if has else None
+                                            positives=wy[i] if plain else wy[i] / w_[i] * eff[i],
+                                            expected=wf[i] if plain else wf[i] / w_[i] * eff[i],
+                                            rare_n=None if plain else eff[i])) if has else None
+        few = (few_labels_note(int(n[i]), 1.0 if rare_[i] else float(cols["se"][i]), float(eff[i]))
+               if has else None)
+        if has and not few and not plain:  # uneven weights, few effective labels of the rarer class
+            few = weighted_class_note(PpiSums(**{
+                k: np.broadcast_to(np.atleast_1d(np.asarray(getattr(sums, k), dtype=np.float64)), n.shape)[i]
+                for k in PpiSums.__dataclass_fields__}))
         recs.append({
             "estimate_ppi": {**three("estimate", "ci"), "lam": float(cols["lam"][i]), "labels": int(n[i])}
             if has else None,
@@ -309,8 +375,7 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
             "rectifier": three("rectifier", "rectifier") if has else None,
             "calibrated": calibrated,
             "note": "; ".join(n_ for n_ in (
-                few_labels_note(int(n[i]), 1.0 if rare_[i] else float(cols["se"][i]), float(eff[i]))
-                if has else None,
+                few,
                 rare_class_note(int(n[i]), float(cols["classical"][i]),
                                 None if eff[i] == n[i] else float(eff[i]))
                 if has and (rare_[i] or float(cols["se"][i]) >= NO_SPREAD) else None,
