@@ -25,6 +25,7 @@ import numpy as np
 from ..core._special import logit
 
 from ..sources import _api as source
+from ..core._display import fmt_weight
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import VeracityError
 from ..decisions import (
@@ -253,13 +254,16 @@ def run(args: argparse.Namespace) -> int:
     body = []
     # every digit a threshold needs (in the scores' precision), the decimal points in one column
     cells = point_aligned([threshold_cell(v, dtype) for v in shown])
+    # weight sums read at 12 digits, as vc.threshold_table prints them: 100 weights of 0.1 printed "10.0"
+    # (their sum 9.999999999999998) in the weight column, where the library's table prints "10"
+    count = fmt_count if w is None else fmt_weight
     for i in range(len(shown)):
         for role, tab in tables.items():
             r = tab.rows[i]
-            body.append([role, fmt_count(tab.n), cells[i], fmt_count(r.tp),
-                         fmt_count(r.fp),
-                         fmt_count(r.fn), fmt_count(r.tn), fmt(r.recall), fmt(r.false_alarm_rate),
-                         fmt(r.precision), fmt_count(r.alerts), fmt_count(round(r.cost, 1)),
+            body.append([role, count(tab.n), cells[i], count(r.tp),
+                         count(r.fp),
+                         count(r.fn), count(r.tn), fmt(r.recall), fmt(r.false_alarm_rate),
+                         fmt(r.precision), count(r.alerts), fmt_count(round(r.cost, 1)),
                          f"{r.cost_per_1000:.1f}"])
     where = (f"fit on {role_col} == {args.fit_role!r}, measured on {args.eval_role!r}" if role_col
              else "no role column: fit and measured on the same rows (optimistic)")

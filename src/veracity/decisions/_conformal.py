@@ -96,6 +96,11 @@ def _prob_matrix(probs: Any, labels: Any | None, score_type: str,
     return P, (None if labels is None else y)
 
 
+#: why a calib set too small for alpha is refused (the "+1" correction), said in every such error
+PLUS_ONE = ("the +1 counts the test row, whose score may exceed every calib score: with fewer rows q̂ is "
+            "+inf, every class in every set")
+
+
 def min_calibration_size(alpha: float) -> int:
     r"""The fewest calib points for which :math:`\lceil (n+1)(1-\alpha) \rceil \le n`.
 
@@ -186,7 +191,7 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None, *,
     if k > n:
         raise VeracityError(
             f"too few calibration points for alpha={a:g}: need at least {min_calibration_size(a)} "
-            f"(k = ceil((n+1)(1-alpha)) <= n), got n = {n}. Use more calib rows or a larger alpha"
+            f"(k = ceil((n+1)(1-alpha)) <= n), got n = {n}; {PLUS_ONE}. Use more calib rows or a larger alpha"
         )
     return float(np.partition(s, k - 1)[k - 1])
 
@@ -203,7 +208,8 @@ def _weighted_quantile(s: np.ndarray, w: np.ndarray, a: float) -> float:
     if j >= n:
         raise VeracityError(
             f"too few calibration points for alpha={a:g}: the weighted rule needs at least "
-            f"{min_calibration_size(a)} equally weighted calib rows, got n = {n} (weight {total:.4g}). "
+            f"{min_calibration_size(a)} calib rows of positive weight, whatever their weights "
+            f"((1-alpha)(W + W/n) <= W), got n = {n} (weight {total:.4g}); {PLUS_ONE}. "
             "Use more calib rows or a larger alpha")
     return float(s[order][j])
 
@@ -341,7 +347,8 @@ def conformal_coverage_law(n: int, alpha: float) -> CoverageLaw:
     k = conformal_rank(n, a)
     if k > n:
         raise VeracityError(
-            f"too few calibration points for alpha={a:g}: need at least {min_calibration_size(a)}, got {n}"
+            f"too few calibration points for alpha={a:g}: need at least {min_calibration_size(a)}, got {n}; "
+            f"{PLUS_ONE} (coverage 1)"
         )
     return CoverageLaw(n=n, alpha=a, a=float(k), b=float(n + 1 - k))
 
@@ -628,10 +635,15 @@ class ConformalClassifier:
             short = np.flatnonzero(counts < need)
             if short.size:
                 c = int(short[0])
+                # every short class named (a 10-class fit that fails on class 0 alone hid classes 3 and 7)
+                others = ", ".join(f"{int(j)} ({int(counts[j])} rows)" for j in short[1:8]) + (
+                    ", ..." if short.size > 8 else "")
                 raise VeracityError(
                     f"too few calibration points for Mondrian (per-class) conformal at alpha={alpha:g}: "
                     f"class {c} has {int(counts[c])} calib rows{' of positive weight' if dropped else ''}, each "
                     f"class needs at least {need}. "
+                    + (f"{short.size - 1} more classes have too few: {others}. " if short.size > 1 else "")
+                    + f"{PLUS_ONE[:1].upper()}{PLUS_ONE[1:]}. "
                     "Use more calib rows, a larger alpha, or mondrian=False"
                 )
             class_qhat = np.array([conformal_quantile(scores[y == c], alpha, None if w is None else w[y == c])

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core._options import ScoreType
 from ..core._validation import Binary, VeracityError, prepare_binary
+from ..decisions._table import threshold_cell
 from ._curves import threshold_curve, threshold_grid
 from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _plain, _style
 from ..core._frameform import rows_form
@@ -122,8 +123,13 @@ def _threshold_table_figure(table: Any, *, title: str | None = "Operating points
             edge = ", the lowest t tried"
         elif best.threshold == t.max():
             edge = ", the highest t tried"
+    if math.isinf(best.threshold):  # drawn nowhere: an infinite threshold has no place on the axis
+        edge = f", {'every row' if best.threshold < 0 else 'no row'} flagged; off the axis"
+    # the threshold as the table prints it (threshold_cell): "t = 0.5" was said of a lowest cost at 0.50001,
+    # beside a 0.50004 that prints alike, and a copy of 0.0277 flags other rows than 0.027713
+    cell = threshold_cell(best.threshold, table._dtype, decimals=False)
     ax.axvline(best.threshold, color=PALETTE[3], linestyle=":", linewidth=1.3,
-               label=f"lowest cost: t = {best.threshold:.3g}{edge}", gid="t_best")
+               label=f"lowest cost: t = {cell}{edge}", gid="t_best")
     handles, names = ax.get_legend_handles_labels()
     _legend_above(ax, handles, names)
     if title:
@@ -154,6 +160,20 @@ def _check_costs(cost_fp: Any, cost_fn: Any) -> tuple[float, float]:
         raise VeracityError(f"costs must be non-negative finite numbers and not both 0; got "
                             f"cost_fp={cost_fp!r}, cost_fn={cost_fn!r}")
     return c_fp, c_fn
+
+
+def _check_xlim(xlim: Any) -> tuple[float, float]:
+    """The threshold axis' range: ``(0, 1)`` by default, else two numbers ``0 <= lo < hi <= 1``."""
+    if xlim is None:
+        return 0.0, 1.0
+    try:
+        lo, hi = (math.nan if isinstance(v, (bool, np.bool_)) else float(v) for v in xlim)
+    except (TypeError, ValueError):
+        lo = hi = math.nan
+    if not 0.0 <= lo < hi <= 1.0:
+        raise VeracityError(f"xlim must be two thresholds (lo, hi) with 0 <= lo < hi <= 1, e.g. (0, 0.05); "
+                            f"got {xlim!r}", param="xlim")
+    return lo, hi
 
 
 def _recall_label(t: float, target: float | None, p: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> str:
@@ -190,6 +210,7 @@ def plot_thresholds(
     title: str | None = "Operating curves",
     figsize: tuple[float, float] = (6.0, 5.6),
     dpi: float = 100,
+    xlim: tuple[float, float] | None = None,
 ) -> Figure:
     r"""Recall, precision and false-alarm rate (top) and cost per 1,000 rows (bottom) by threshold.
 
@@ -207,6 +228,11 @@ def plot_thresholds(
     "target recall". Costs must be finite
     and non-negative, ``target_recall`` in (0, 1).
 
+    ``xlim=(lo, hi)`` (within [0, 1]; default the whole axis) zooms the threshold axis: on a rare event
+    (a 0.5 % default rate, costs 1:100, t* = 0.0099) every curve turns in the first percent of [0, 1].
+    The curves are counted at every distinct score, or at score quantiles on large data, so a zoom keeps
+    the steps where the scores lie.
+
     >>> fig = plot_thresholds([.1, .4, .35, .8], [0, 0, 1, 1], cost_fp=1, cost_fn=9, target_recall=None)
     >>> [a.get_gid() for a in fig.axes[0].lines if a.get_gid()]
     ['recall', 'precision', 'false_alarm_rate', 't_star']
@@ -215,6 +241,7 @@ def plot_thresholds(
     if data.top_label:
         raise VeracityError("threshold curves need binary scores; pass the probability of the positive class")
     cost_fp, cost_fn = _check_costs(cost_fp, cost_fn)
+    x_range = _check_xlim(xlim)
     t_star = cost_fp / (cost_fp + cost_fn)
     named = not isinstance(target_recall, _DefaultTarget)  # the caller's own target, or None
     if target_recall is not None:  # a target outside (0, 1) was silently dropped with the line
@@ -223,10 +250,17 @@ def plot_thresholds(
         target_recall = check_target(target_recall, "target_recall")
     if recall_threshold is not None and not named:
         target_recall = None  # a given threshold, no target named: "(target recall)", not "recall ≥ 0.95"
-    if recall_threshold is not None and not 0.0 <= float(recall_threshold) <= 1.0:
-        hint = " (a logit threshold s is the probability expit(s))" if score_type == "logit" else ""
-        raise VeracityError(f"recall_threshold is drawn on the probability axis, so it must lie in [0, 1]; got "
-                            f"{float(recall_threshold):g}{hint}", param="recall_threshold")
+    if recall_threshold is not None:
+        try:  # a text raised numpy's "could not convert string to float", naming no option
+            given = math.nan if isinstance(recall_threshold, (bool, np.bool_)) else float(recall_threshold)
+        except (TypeError, ValueError):
+            given = math.nan
+        if not 0.0 <= given <= 1.0:
+            hint = " (a logit threshold s is the probability expit(s))" if score_type == "logit" else ""
+            got = f"{given:g}{hint}" if given == given else repr(recall_threshold)
+            raise VeracityError(f"recall_threshold is drawn on the probability axis, so it must be a number "
+                                f"in [0, 1]; got {got}", param="recall_threshold")
+        recall_threshold = given
     if recall_threshold is None and target_recall is not None:
         recall_threshold = _recall_threshold(data, target_recall)
     grid = threshold_grid(data.p, extra=(t_star, recall_threshold or np.nan), max_cuts=1500)
@@ -252,7 +286,7 @@ def plot_thresholds(
             a.axvline(recall_threshold, color=PALETTE[3], linestyle="-.", linewidth=1.3,
                       label=recall_label if a is ax else None, gid="t_recall")
         _style(a)
-    ax.set_xlim(0, 1)
+    ax.set_xlim(*x_range)
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("rate")
     handles, names = ax.get_legend_handles_labels()
