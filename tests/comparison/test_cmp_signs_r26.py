@@ -45,7 +45,9 @@ def _cost(value: float) -> vc.RealisedCost:
     return replace(rc, rows=tuple(replace(r, gap=value, ci_low=value, ci_high=value) for r in rc.rows))
 
 
-@pytest.mark.parametrize("value", [0.0, -0.0, TINY, -4.9e-5])
+# -4.9e-5 left this list in session 28: a difference that small now prints at its own digits, "-0.000049"
+# (comparison._digits; tests/comparison/test_cmp_digits_r28.py)
+@pytest.mark.parametrize("value", [0.0, -0.0, TINY])
 @pytest.mark.parametrize("build", [_murphy, _curve, _cost], ids=["murphy", "decision_curve", "cost"])
 def test_a_difference_that_rounds_to_zero_never_prints_minus_zero(build, value):
     result = build(value)

@@ -58,6 +58,7 @@ from ..sources._api import key_order
 from ._corp import (corp_fit, corp_result, difference, overfit_bound, runs_of, sorted_probabilities,
                     unshared_overfit)
 from ._delong import delong_covariance, delong_test, rank_model
+from ._digits import Cell, decimals, level_text
 from ._inputs import Models, models_of
 from ._paired import Estimate, paired_losses
 from ._signs import signed, unneg
@@ -307,6 +308,37 @@ class ModelComparison(Display):
             rest = f"{rest}; {small}" if rest else small
         return shown, rest
 
+    def _corp_digits(self, d: CORPDifference) -> tuple[int, int, int, int]:
+        """The decimals of a CORP difference row's Brier, MCB, DSC and UNC: MCB and DSC at their difference's
+        and interval's (one group, as the verdict prints them), the Brier difference at its comparison
+        row's (:func:`_row_digits`)."""
+        brier = next((r for r in self.rows if r.metric == "brier" and (r.model_a, r.model_b) ==
+                      (d.model_a, d.model_b)), None)
+        return (_row_digits(brier) if brier is not None else decimals(d.score),
+                _part_digits(d.mcb, d.mcb_low, d.mcb_high), _part_digits(d.dsc, d.dsc_low, d.dsc_high),
+                decimals(d.unc))
+
+    def _corp_levels(self) -> list[tuple[str, list[str]]]:
+        """Each model's CORP row as printed: Brier, MCB, DSC and UNC (:mod:`._digits`: a calibrated model's
+        MCB of 0.000012 is not "0.0000"). A column's levels share the decimals of its most demanding number,
+        its difference rows' included, so that MCBs of 0.000013 and 0.000012 read against their difference
+        -0.000002, and the Brier scores at their comparison rows' decimals."""
+        columns = [[c.brier.score, c.brier.mcb, c.brier.dsc, c.brier.unc] for c in self.corp.values()]
+        diffs = [self._corp_digits(d) for d in self.corp_differences]
+        shared = [max([decimals(*(m[k] for m in columns)), *(dd[k] for dd in diffs)]) for k in range(4)]
+        return [(name, [level_text(v, shared[k]) for k, v in enumerate(values)])
+                for name, values in zip(self.corp, columns)]
+
+    def _corp_diffs(self) -> list[tuple[CORPDifference, list[str]]]:
+        """Each CORP difference row as printed: Brier, MCB, DSC, UNC, the MCB and the DSC interval, at
+        :meth:`_corp_digits` decimals."""
+        out = []
+        for d in self.corp_differences:
+            score, mcb, dsc, unc = self._corp_digits(d)
+            out.append((d, [_sf(d.score, score), _sf(d.mcb, mcb), _sf(d.dsc, dsc), _sf(d.unc, unc),
+                            _ci(d.mcb_low, d.mcb_high, mcb), _ci(d.dsc_low, d.dsc_high, dsc)]))
+        return out
+
     def _repr_html_(self) -> str:
         """The notebook view: what the printout says, as tables — the metrics named as printed
         (``ece_debiased``), the p = 1 note, the CORP decomposition, each verdict and note."""
@@ -325,9 +357,8 @@ class ModelComparison(Display):
             head["ECE on"] = f"{self.bins} equal-width bins"
         parts = [html_kv(head)]
         for a, b in pairs:
-            records = [{"metric": SHOWN.get(r.metric, r.metric), a: r.value_a, b: r.value_b,
-                        f"{b} - {a}": _unneg(r.diff),
-                        "ci_low": _unneg(r.ci_low), "ci_high": _unneg(r.ci_high),
+            # each number as the printout writes it, at its row's decimals (:mod:`._digits`)
+            records = [{"metric": SHOWN.get(r.metric, r.metric), **_row_cells(r, a, b),
                         "p-value": _fmt_p(r.p_value), "method": r.method}
                        for r in self.rows if (r.model_a, r.model_b) == (a, b)]
             rename = {a: short[a], b: short[b], f"{b} - {a}": f"{short[b]} - {short[a]}"}
@@ -339,14 +370,13 @@ class ModelComparison(Display):
             parts.append(html_note(ECE_P_ONE))
         if self.corp:
             corp: list[dict[str, Any]] = [
-                {"model": short[name], "Brier": c.brier.score, "MCB": c.brier.mcb, "DSC": c.brier.dsc, "UNC": c.brier.unc,
-                 "MCB interval": "", "DSC interval": ""} for name, c in self.corp.items()]
+                {"model": short[name], **{k: Cell(v) for k, v in zip(("Brier", "MCB", "DSC", "UNC"), texts)},
+                 "MCB interval": "", "DSC interval": ""} for name, texts in self._corp_levels()]
             # a difference row's numbers signed, as printed (the models' rows above it are not differences)
-            corp += [{"model": f"{short[d.model_b]} - {short[d.model_a]}", "Brier": _sf(d.score),
-                      "MCB": _sf(d.mcb), "DSC": _sf(d.dsc),
-                      "UNC": _sf(d.unc),
-                      "MCB interval": _ci(d.mcb_low, d.mcb_high), "DSC interval": _ci(d.dsc_low, d.dsc_high)}
-                     for d in self.corp_differences]
+            corp += [{"model": f"{short[d.model_b]} - {short[d.model_a]}",
+                      **{k: Cell(v) for k, v in zip(("Brier", "MCB", "DSC", "UNC"), texts[:4])},
+                      "MCB interval": Cell(texts[4]), "DSC interval": Cell(texts[5])}
+                     for d, texts in self._corp_diffs()]
             parts.append(html_section("CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: "
                                       "better calibrated, higher DSC: more resolution)",
                                       html_table(corp, wide=True, names=names)))
@@ -371,9 +401,10 @@ class ModelComparison(Display):
         head = f"Model comparison on {self.n:,} rows (paired; {pct} intervals; {boot}{ece_bins}):"
         lines = [head]
         for a, b in pairs:
-            body = [[SHOWN.get(r.metric, r.metric), fmt(r.value_a), fmt(r.value_b), _sf(r.diff),
-                     _ci(r.ci_low, r.ci_high), _fmt_p(r.p_value), r.method]
-                    for r in self.rows if (r.model_a, r.model_b) == (a, b)]
+            cells = [(r, [str(c) for c in _row_cells(r, a, b).values()])
+                     for r in self.rows if (r.model_a, r.model_b) == (a, b)]
+            body = [[SHOWN.get(r.metric, r.metric), *t[:3], interval_cell(t[3], t[4]), _fmt_p(r.p_value),
+                     r.method] for r, t in cells]
             lines += [f"{b} vs {a}:" if len(pairs) > 1 else "",
                       render_table(["metric", a, b, f"{b} - {a}", f"{pct} CI", "p-value", "method"], body,
                                    align="lrrrlrl")]
@@ -381,12 +412,10 @@ class ModelComparison(Display):
         if self._ece_p_one:
             lines.append(ECE_P_ONE)
         if self.corp:
-            corp_rows = [[name, fmt(c.brier.score), fmt(c.brier.mcb), fmt(c.brier.dsc), fmt(c.brier.unc), ""]
-                         for name, c in self.corp.items()]
-            for d in self.corp_differences:
-                corp_rows.append([f"{d.model_b} - {d.model_a}", _sf(d.score), _sf(d.mcb),
-                                  _sf(d.dsc), _sf(d.unc),
-                                  f"MCB {_ci(d.mcb_low, d.mcb_high)}  DSC {_ci(d.dsc_low, d.dsc_high)}"])
+            corp_rows = [[name, *texts, ""] for name, texts in self._corp_levels()]
+            for d, texts in self._corp_diffs():
+                corp_rows.append([f"{d.model_b} - {d.model_a}", *texts[:4],
+                                  f"MCB {texts[4]}  DSC {texts[5]}"])
             lines += ["CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: better "
                       "calibrated, higher DSC: more resolution):",
                       render_table(["model", "Brier", "MCB", "DSC", "UNC", f"{pct} CI"], corp_rows,
@@ -425,16 +454,36 @@ def short_names(names: Any, width: int = SHORT_NAME) -> dict[str, str]:
     return {n: n for n in names}
 
 
-def _ci(low: float, high: float) -> str:
+def _ci(low: float, high: float, digits: int = 4) -> str:
     """A difference's interval as the tables print it: signed ends, or one "n/a" when there is none."""
-    return interval_cell(_sf(low), _sf(high))
+    return interval_cell(_sf(low, digits), _sf(high, digits))
 
 
-def _sf(value: float) -> str:
-    """A difference as the comparison prints it: signed, 4 decimals, and never "-0.0000" — a value that
-    rounds to 0 (an interval's end a rounding error below 0) prints "+0.0000", as an exact 0 does; "-0.0000"
-    beside a verdict of "the same" read as a difference."""
-    return signed(value)
+def _sf(value: float, digits: int = 4) -> str:
+    """A difference as the comparison prints it: signed, ``digits`` decimals (:func:`._digits.decimals` picks
+    them), and never "-0.0000" — a value that rounds to 0 (an interval's end a rounding error below 0) prints
+    "+0.0000", as an exact 0 does; "-0.0000" beside a verdict of "the same" read as a difference."""
+    return signed(value, digits)
+
+
+def _part_digits(value: float, low: float, high: float) -> int:
+    """The decimals of a difference printed with its interval: one group (:func:`._digits.decimals`)."""
+    return decimals((value, low, high))
+
+
+def _row_digits(r: ComparisonRow) -> int:
+    """The decimals a comparison row prints all its numbers at: each model's value, and the difference with
+    its interval (one group), each shown to two significant digits at least (:mod:`._digits`) — at a 0.1 %
+    base rate a Brier row read "0.0012  0.0011  +0.0001  [+0.0000, +0.0002]"."""
+    return decimals(r.value_a, r.value_b, (r.diff, r.ci_low, r.ci_high))
+
+
+def _row_cells(r: ComparisonRow, a: str, b: str) -> dict[str, Cell]:
+    """A comparison row's numbers as printed, at :func:`_row_digits` decimals: A's and B's values, the
+    difference B − A and its interval (``ci_low``: the notebook table joins it with ``ci_high``)."""
+    k = _row_digits(r)
+    return {a: Cell(fmt(r.value_a, k)), b: Cell(fmt(r.value_b, k)), f"{b} - {a}": Cell(_sf(r.diff, k)),
+            "ci_low": Cell(_sf(r.ci_low, k)), "ci_high": Cell(_sf(r.ci_high, k))}
 
 
 def _unneg(value: float) -> float:
@@ -448,13 +497,17 @@ def _fmt_p(p: float) -> str:
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def _signed(name: str, value: float, low: float, high: float, q: float | None = None) -> str:
+def _signed(name: str, value: float, low: float, high: float, q: float | None = None,
+            digits: int | None = None) -> str:
     """``"DSC -0.0219 [-0.0303, -0.0152]"`` in the table's orientation (B − A), with ``q = ...`` (the
-    slice's Benjamini–Hochberg q-value across slices) when given."""
+    slice's Benjamini–Hochberg q-value across slices) when given; at ``digits`` decimals (default: the
+    difference's and its interval's own, :func:`_part_digits`; a row's: :func:`_row_digits`, as its table
+    prints it)."""
+    k = _part_digits(value, low, high) if digits is None else digits
     q_text = "" if q is None or q != q else f", q {_p_text(q)[2:]}"
     if low != low:
-        return f"{name} {_sf(value)}{q_text}"
-    return f"{name} {_sf(value)} [{_sf(low)}, {_sf(high)}]{q_text}"
+        return f"{name} {_sf(value, k)}{q_text}"
+    return f"{name} {_sf(value, k)} [{_sf(low, k)}, {_sf(high, k)}]{q_text}"
 
 
 def _excludes_zero(low: float, high: float) -> bool:
@@ -501,10 +554,11 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
         value = qs.get(metric, float("nan"))
         return value == value and value <= alpha and low == low
 
-    brier_text = _signed("Brier", brier.diff, brier.ci_low, brier.ci_high, qs.get("brier"))
+    brier_text = _signed("Brier", brier.diff, brier.ci_low, brier.ci_high, qs.get("brier"),
+                         _row_digits(brier))
     brier_sig = beyond("brier", brier.ci_low, brier.ci_high)
     if few_rows:
-        parts = f"DSC {_sf(d.dsc)}, MCB {_sf(d.mcb)}"
+        parts = f"DSC {_sf(d.dsc, decimals(d.dsc))}, MCB {_sf(d.mcb, decimals(d.mcb))}"
         why = (f"too few rows of a class ({few_rows}; at least {MIN_CLASS_ROWS} of each) to tell resolution "
                f"from calibration ({parts} {vs}, point estimates)")
         if brier_sig:
@@ -547,19 +601,34 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
     same = f"their resolution is the same (one order of the scores: DSC differs by exactly 0 {vs})"
     # "differs by no more than noise across the slices": its q-value is above the false-discovery level
     noise = "no more than noise across the slices" if q is not None else "no more than noise"
+    lower = (a if brier.diff > 0 else b) if brier_sig else None  # the lower Brier score, beyond noise
+
+    def yet(favoured: str) -> str:
+        """The Brier row where it differs beyond noise towards the other model than the one the line
+        favours (ΔBrier = ΔMCB − ΔDSC: a part's wide interval can hold what the sum's narrower one does not),
+        so that the line never contradicts the table."""
+        if lower in (None, favoured):
+            return ""
+        return f"; yet {lower} has the lower Brier score ({brier_text} {vs})"
+
     if rank_sig and cal_sig and ranker == calib:
         return (f"{ranker} is better: it has the higher resolution and is better calibrated ({dsc_text}, "
-                f"{mcb_text} {vs}){tail}")
+                f"{mcb_text} {vs}){yet(ranker)}{tail}")
+    if rank_sig and cal_sig and lower == ranker:
+        # it wins already: "recalibrate it, then it wins" read as though it lost now
+        return (f"{ranker} is better: it has the higher resolution ({dsc_text} {vs}) and the lower Brier "
+                f"score ({brier_text} {vs}), though it is worse calibrated ({mcb_text} {vs}): recalibrating "
+                f"{ranker} would widen its lead{tail}")
     if rank_sig and cal_sig:
         return (f"{ranker} has the higher resolution ({dsc_text} {vs}) but is worse calibrated ({mcb_text} "
                 f"{vs}): recalibrate {ranker}, then it wins{tail}")
     if rank_sig:
         return (f"{ranker} has the higher resolution ({dsc_text} {vs}); their calibration differs by "
-                f"{noise} ({mcb_text} {vs}){tail}")
+                f"{noise} ({mcb_text} {vs}){yet(ranker)}{tail}")
     if cal_sig:
         resolution = same if same_ranking else f"their resolution differs by {noise} ({dsc_text} {vs})"
         return (f"{calib} is better calibrated ({mcb_text} {vs}); {resolution}: recalibrating {other_c} "
-                f"would close the gap{tail}")
+                f"would close the gap{yet(calib)}{tail}")
     parts = (f"{dsc_text}, {mcb_text}" if not same_ranking
              else f"{mcb_text}; DSC the same (one order of the scores)")
     if brier_sig:  # the Brier row says they differ: never "no clear difference"
@@ -585,7 +654,7 @@ def _point_verdict(d: CORPDifference, brier: ComparisonRow, brier_text: str, bri
     a, b = d.model_a, d.model_b
     vs = f"for {b} - {a}"
     why = "too few resamples for their intervals" if few else "their intervals need resamples"
-    parts = f"DSC {_sf(d.dsc)}, MCB {_sf(d.mcb)}"
+    parts = f"DSC {_sf(d.dsc, decimals(d.dsc))}, MCB {_sf(d.mcb, decimals(d.mcb))}"
     auc_text = _auc_clause(auc, None, None if not sliced or auc is None else beyond(
         "auc", auc.ci_low, auc.ci_high), qs.get("auc"))
     rows_text = _rows_clause(others, beyond, qs, quiet=not brier_sig, calibrated=None,
@@ -621,7 +690,7 @@ def _rows_clause(others: tuple[ComparisonRow, ...], beyond: Any, qs: dict[str, f
         if not quiet and agrees:
             continue
         name, short = OTHER_ROWS[r.metric]
-        shown = _signed(short, r.diff, r.ci_low, r.ci_high, qs.get(r.metric))
+        shown = _signed(short, r.diff, r.ci_low, r.ci_high, qs.get(r.metric), _row_digits(r))
         vs = f"for {r.model_b} - {r.model_a}"
         out.append(f"; the {name} differs: {better} has the lower {name} ({shown} {vs})")
     return "".join(out)
@@ -638,7 +707,7 @@ def _auc_clause(auc: ComparisonRow | None, resolved: str | None, sig: bool | Non
     if auc is None or auc.ci_low != auc.ci_low:
         return ""
     a, b = auc.model_a, auc.model_b
-    shown = _signed("AUC", auc.diff, auc.ci_low, auc.ci_high, q)
+    shown = _signed("AUC", auc.diff, auc.ci_low, auc.ci_high, q, _row_digits(auc))
     text = f"{shown} for {b} - {a}, DeLong {_p_text(auc.p_value)}"
     if _excludes_zero(auc.ci_low, auc.ci_high) if sig is None else sig:
         better = b if auc.diff > 0 else a
@@ -665,7 +734,7 @@ def _auc_verdict(r: ComparisonRow, identical: bool, few_rows: str = "", q: float
     a, b = r.model_a, r.model_b
     if identical:
         return f"{a} and {b} have identical scores: no difference"
-    text = _signed("AUC", r.diff, r.ci_low, r.ci_high, q)
+    text = _signed("AUC", r.diff, r.ci_low, r.ci_high, q, _row_digits(r))
     if few_rows and r.ci_low != r.ci_low and r.diff != 0:
         better = b if r.diff > 0 else a
         return (f"{better} ranks better by the point estimate ({text} for {b} - {a}); too few rows of a "

@@ -23,16 +23,25 @@ from typing import Any
 import numpy as np
 
 from ..core._display import Display, interval_cell
-from ..core._text import render_table, visible
+from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
+from ._digits import Cell, decimals, level_text, threshold_decimals
 from ._inputs import check_score_type, models_of
 from ._paired import from_moments, no_spread, weight_sums
-from ._signs import signed, unneg_records
+from ._signs import signed, unneg
 
 #: the default thresholds: 0.01, 0.02, …, 0.99
 DEFAULT_THRESHOLDS = np.arange(1, 100) / 100.0
+
+
+#: what the "best" column is: the highest point estimate, not a test — each interval is one strategy's own,
+#: and "best: b" beside two models whose intervals overlap almost wholly (+0.2596 [+0.2525, +0.2667] each) read
+#: as a finding
+BEST_NOTE = ("best: the highest net benefit at each threshold, by point estimate; each interval is that "
+             "strategy's own, not one of a difference (vc.compare_models and vc.murphy_diagram test "
+             "differences)")
 
 
 @dataclass(frozen=True)
@@ -90,12 +99,19 @@ class DecisionCurve(Display):
                 "rows": [r.to_dict() for r in self.rows], "notes": list(self.notes)}
 
     def _summary_items(self) -> dict[str, Any]:
-        return {"n": self.n, "prevalence": self.prevalence, "thresholds": int(self.thresholds.size)}
+        return {"n": self.n, "prevalence": level_text(self.prevalence),
+                "thresholds": int(self.thresholds.size)}
 
     def _html_records(self) -> list[dict[str, Any]]:
-        """The notebook table's rows, a net benefit or an interval's end that rounds to 0 shown as 0 (as
-        printed)."""
-        return unneg_records(self._frame_records(), ("net_benefit", "ci_low", "ci_high"))
+        """The notebook table's rows, each net benefit and its interval at their decimals (one group,
+        :func:`._digits.decimals`, as printed), one that rounds to 0 shown as 0."""
+        places = threshold_decimals(self.thresholds)
+        out = []
+        for r in self._frame_records():
+            k = decimals((r["net_benefit"], r["ci_low"], r["ci_high"]))
+            out.append({**r, "threshold": Cell(f"{r['threshold']:.{places}f}"),
+                        **{c: Cell(fmt(unneg(r[c], k), k)) for c in ("net_benefit", "ci_low", "ci_high")}})
+        return out
 
     def __str__(self) -> str:
         t = self.thresholds
@@ -109,15 +125,18 @@ class DecisionCurve(Display):
         best = [" = ".join(m for m, v in zip(every, nb[:, k]) if v == top[k]) for k in range(t.size)]
 
         def cell(m: str, k: Any) -> str:  # no interval (one row carrying the weight): one "n/a", as the HTML
-            return (f"{signed(self.net_benefit[m][k])} "  # never "-0.0000" (._signs)
-                    + interval_cell(signed(self.ci_low[m][k]), signed(self.ci_high[m][k])))
+            values = (self.net_benefit[m][k], self.ci_low[m][k], self.ci_high[m][k])
+            digits = decimals(values)  # at a 0.5 % prevalence a net benefit is about 0.001 (._digits)
+            return (f"{signed(values[0], digits)} "  # never "-0.0000" (._signs)
+                    + interval_cell(signed(values[1], digits), signed(values[2], digits)))
 
-        body = [[f"{t[k]:.3f}", *(cell(m, k) for m in names), best[k]] for k in shown]
+        places = threshold_decimals(t)  # thresholds of 0.0025 and 0.005 printed "0.003" and "0.005"
+        body = [[f"{t[k]:.{places}f}", *(cell(m, k) for m in names), best[k]] for k in shown]
         pct = f"{self.level * 100:g}%"
         return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t ({self.n:,} row{'s' if self.n != 1 else ''}, prevalence "
-                f"{self.prevalence:.4f}; {pct} intervals; 'none' is 0):\n"
+                f"{level_text(self.prevalence)}; {pct} intervals; 'none' is 0):\n"
                 + render_table(["threshold", *names, "best"], body, align="l" + "r" * len(names) + "l")
-                + "".join(f"\nnote: {visible(t)}" for t in self.notes))
+                + f"\n{BEST_NOTE}" + "".join(f"\nnote: {visible(t)}" for t in self.notes))
 
 
 def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> DecisionCurve:

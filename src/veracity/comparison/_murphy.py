@@ -31,9 +31,10 @@ from ..core._stats import residuals
 from ..core._text import fmt, render_table, visible
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
+from ._digits import Cell, decimals, threshold_decimals
 from ._inputs import check_score_type, models_of
 from ._paired import from_moments, no_spread, weight_sums
-from ._signs import signed, unneg_records
+from ._signs import signed
 
 #: the default grid: 199 thresholds 0.005, 0.010, …, 0.995
 DEFAULT_THETA = np.linspace(0.0, 1.0, 201)[1:-1]
@@ -116,17 +117,38 @@ class MurphyDiagram(Display):
         return records
 
     def _summary_items(self) -> dict[str, Any]:
-        return {"n": self.n, "thresholds": int(self.theta.size), "level": self.level}
+        # the level as the printout and the model comparison's notebook view say it ("95%"), not "0.9500"
+        return {"n": self.n, "thresholds": int(self.theta.size), "level": f"{self.level * 100:g}%"}
 
     def _repr_html_(self) -> str:
         """The notebook view, its differences and their bands signed as the printout signs them."""
         from ..core._display import html_result
 
         single = len(self.differences) == 1
-        signed = [f"{'' if single else f'{d.model_b} - {d.model_a} '}{c}" for d in self.differences
-                  for c in ("diff", "ci_low", "ci_high")]
-        records = unneg_records(self._html_records(), signed)  # never "-0.0000", as printed
-        return html_result(self._title(), self._summary_items(), records, str(self), signed=signed)
+        prefixes = ["" if single else f"{d.model_b} - {d.model_a} " for d in self.differences]
+        places = threshold_decimals(self.theta)
+        records = []
+        # each row's numbers as the printout writes them (:meth:`_row_digits`), differences signed and never
+        # "-0.0000"; the columns keep to_frame()'s names
+        for k, r in enumerate(self._html_records()):
+            digits = self._row_digits(k)
+            cells: dict[str, Any] = {}
+            for key, v in r.items():
+                if key == "theta":
+                    cells[key] = Cell(f"{v:.{places}f}")
+                elif any(key == f"{p}{c}" for p in prefixes for c in ("diff", "ci_low", "ci_high")):
+                    cells[key] = Cell(signed(v, digits))
+                else:
+                    cells[key] = Cell(fmt(v, digits))
+            records.append(cells)
+        return html_result(self._title(), self._summary_items(), records, str(self))
+
+    def _row_digits(self, k: int) -> int:
+        """The decimals of the table's row at ``theta[k]`` (:func:`._digits.decimals`): every model's mean
+        elementary score, and every pair's difference with its band (one group) — at a 0.5 % base rate the
+        differences printed "+0.0000 [-0.0001, +0.0000]"."""
+        return decimals(*(float(v[k]) for v in self.elementary.values()),
+                        *((d.diff[k], d.ci_low[k], d.ci_high[k]) for d in self.differences))
 
     def __str__(self) -> str:
         names = list(self.elementary)
@@ -137,18 +159,23 @@ class MurphyDiagram(Display):
         d = self.difference
         headers = ["theta", *names] + ([f"{d.model_b} - {d.model_a}", f"{pct} band"] if d is not None else [])
         body = []
+        places = threshold_decimals(self.theta)  # a theta of 0.0025 printed "0.003"
         for k in shown:
-            row = [f"{self.theta[k]:.3f}", *(fmt(self.elementary[m][k]) for m in names)]
+            digits = self._row_digits(k)
+            row = [f"{self.theta[k]:.{places}f}", *(fmt(self.elementary[m][k], digits) for m in names)]
             if d is not None:
-                row += [signed(d.diff[k]), interval_cell(signed(d.ci_low[k]), signed(d.ci_high[k]))]
+                row += [signed(d.diff[k], digits),
+                        interval_cell(signed(d.ci_low[k], digits), signed(d.ci_high[k], digits))]
             body.append(row)
         lines = [f"Murphy diagram: mean elementary score at threshold theta (a false alarm costs theta, a miss "
                  f"1 - theta; lower is better), {self.n:,} row{'s' if self.n != 1 else ''}, "
                  f"{self.theta.size:,} threshold{'s' if self.theta.size != 1 else ''}:",
                  render_table(headers, body)]
         if _fine_uniform_grid(self.theta):  # only then is the grid's mean the integral, Brier / 2
+            means = {m: (float(self.elementary[m].mean()), self.brier[m] / 2) for m in names}
+            shown_means = [(m, v, h, decimals(v, h)) for m, (v, h) in means.items()]
             lines.append("mean over the theta grid (about Brier / 2): " + ", ".join(
-                f"{m} {fmt(float(self.elementary[m].mean()))} (Brier/2 {fmt(self.brier[m] / 2)})" for m in names))
+                f"{m} {fmt(v, k)} (Brier/2 {fmt(h, k)})" for m, v, h, k in shown_means))
         if d is not None and len(self.differences) > 1:  # the table shows the first pair's difference only
             lines.append(f"(the table's difference is {d.model_b} - {d.model_a}; every pair's is in "
                          ".differences and to_dict())")
@@ -165,13 +192,23 @@ class MurphyDiagram(Display):
             for name in (diff.model_b, diff.model_a):
                 spans = ranges[name]
                 if spans:
-                    text = ", ".join(f"[{a:.3f}, {b:.3f}]" for a, b in spans)
+                    text = ", ".join(f"[{a:.{places}f}, {b:.{places}f}]" for a, b in spans)
                     lines.append(f"{pair}{name} is better (the {pct} pointwise band excludes 0) at theta in "
                                  f"{text}")
                 else:
                     lines.append(f"{pair}{name} is better at no threshold (the {pct} pointwise band never "
                                  "excludes 0 on its side)")
+        found = any(spans for diff in self.differences for spans in diff.ranges(self.theta).values())
+        if found and self.theta.size > 1:
+            lines.append(_POINTWISE.format(pct=pct, alpha=f"{(1 - self.level) * 100:g}%", k=self.theta.size))
         return visible("\n".join(lines))  # model names in the prose: escaped as in the tables
+
+
+#: under a "better at theta in ..." line: each threshold's band is tested on its own, so two equally good
+#: models were read "b is better at theta in [0.025, 0.025]" — one of 199 thresholds, excluded by chance
+_POINTWISE = ("(each {pct} band holds at its own threshold: about {alpha} of the {k:,} thresholds exclude 0 "
+              "by chance alone, even for two equally good models; read a wide range of theta, not a lone "
+              "threshold)")
 
 
 def _fine_uniform_grid(theta: np.ndarray) -> bool:

@@ -37,9 +37,11 @@ def comparison_figure(result: Any, ax: Any = None) -> Any:
                   "calibrate first, or declare\nthe scores probabilities", ha="center", va="center",
                   fontsize=9, color=MUTED, transform=left.transAxes,
                   bbox={"facecolor": "white", "edgecolor": "none"})
+    # MCB and DSC as the CORP table prints them (comparison._digits: a rare event's 0.000013, not 0.0000)
+    printed = dict(result._corp_levels()) if result.corp else {}
     for k, (name, c) in enumerate(result.corp.items()):
         left.step(c.x, c.y, where="post", color=PALETTE[k % len(PALETTE)], linewidth=1.8,
-                  label=f"{_name(name)} (MCB {c.brier.mcb:.4f}, DSC {c.brier.dsc:.4f})")
+                  label=f"{_name(name)} (MCB {printed[name][1]}, DSC {printed[name][2]})")
     _style(left)
     left.set_xlim(0, 1)
     left.set_ylim(0, 1)
