@@ -28,7 +28,8 @@ numbers as ``transform()``:
   dialect has arrays and the table is long, a cell index instead:
   ``g = floor((x − lo)·scale)`` picks one of ~2K uniform cells; an array gives the number
   of knots certainly below the cell, and at most a few comparisons with the knots inside
-  the cell finish the count — exact, because ``g`` is monotone in ``x`` and computed
+  the cell (per-cell arrays, each written once: :meth:`_Builder._array_lookup`) finish the
+  count — exact, because ``g`` is monotone in ``x`` and computed
   with the same IEEE operations as the table was built with. Knots that crowd a few cells
   (more than 16 in one: scores spread over many decades) keep the tree. DuckDB runs every branch
   of a nested CASE over every vector, so a tree of 1,000 knots costs it ~1,000 branches
@@ -601,11 +602,20 @@ class _Builder:
         if self.dialect in _TEXT_ARRAYS:
             typed = exp.Cast(this=self._array_text(values, kind), to=to)
         else:
-            items = [self.int_(v) for v in values] if kind == "int" else [self.num(v) for v in values]
+            items = [self.int_(v) for v in values] if kind == "int" else [self._item(v) for v in values]
             typed = exp.Cast(this=exp.Array(expressions=items), to=to)
         if self.hoist:
             return exp.select(typed).subquery()
         return exp.Paren(this=typed)  # PostgreSQL subscripts only a parenthesised CAST
+
+    def _item(self, v: float) -> Any:
+        """An array entry: a whole number below 10^15 as ``Ne0`` (exact in any parser, and a double in every
+        dialect: the lookup's placeholders and stops), any other as :meth:`num` writes it."""
+        v = float(v)
+        if v.is_integer() and abs(v) < 1e15:
+            lit = self.exp.Literal(this=f"{int(abs(v))}e0", is_string=False)
+            return self.exp.Paren(this=self.exp.Neg(this=lit)) if v < 0 else lit
+        return self.num(v)
 
     def _array_text(self, values: Any, kind: str) -> Any:
         """An array constant as one string the engine casts (a single token to parse, folded once).
@@ -631,28 +641,42 @@ class _Builder:
 
     def _array_lookup(self, x: Any, edges: np.ndarray, side: str, pieces: list[tuple],
                       lo: float, scale: float, cells: int, g_edges: np.ndarray) -> Any:
+        r"""``CASE WHEN x before the first edge … WHEN after the last … ELSE piece[i] END``, the piece index
+        ``i = b[g] + CASE WHEN x < T_0[g] THEN 0 WHEN x < T_1[g] THEN 1 … ELSE m END``.
+
+        ``g = floor((x − lo)·scale)`` is the score's cell (0..cells for lo <= x <= hi; computed with the
+        IEEE operations :meth:`_cells` used, so monotone in x and the edges' cells are the ones the engine
+        finds), ``b[g]`` the number of edges in earlier cells (all before x), ``T_j[g]`` the cell's j-th
+        edge: the CASE counts the cell's edges before x. Just past a cell's last edge ``T_j[g]`` is a
+        short number at or above every score that reaches the lookup (the CASE stops there), and beyond
+        it an entry no row reads, written ``0``. Each array is written once (it was written once per
+        comparison, and the edge and cell arrays again inside every index: 165 KB of PostgreSQL for
+        1,000 knots); only the short cell index ``g`` repeats, and, for linear pieces, the piece index.
+        (``<`` is ``<=`` for side ``"left"``.)
+        """
         exp = self.exp
         n = edges.size
-        # cell g = floor((x - lo) * scale) in 0..cells for lo <= x <= hi
         base = np.searchsorted(g_edges, np.arange(cells + 1), side="left")  # edges certainly before x
         per_cell = np.bincount(g_edges, minlength=cells + 1)
         m = int(per_cell.max())                                              # edges to compare at most
-        padded = np.concatenate([edges, np.full(m, edges[-1])])              # never before x (x <= hi)
         g = exp.Cast(this=exp.Floor(this=exp.Mul(this=exp.Paren(this=exp.Sub(this=self.p(x.copy()),
                                                                              expression=self.num(lo))),
                                                  expression=self.num(scale))),
                      to=exp.DataType.build("BIGINT"))
-        b = self._at(self._array(base, "int"), g)
-        idx: Any = b
-        cmp = exp.LTE if side == "right" else exp.LT
+        # at or above every score that reaches the lookup (x <= the last edge), in a few characters
+        stop = float(np.ceil(float(edges[-1])))
+        stop = stop if abs(stop) < 1e15 else float(edges[-1])
+        cmp = exp.LT if side == "right" else exp.LTE
+        ifs = []
         for j in range(m):
-            e_j = self._at(self._array(padded, "float"), exp.Add(this=self.p(b.copy()), expression=self.int_(j)))
-            hit = exp.Case(ifs=[exp.If(this=cmp(this=e_j, expression=self.p(x.copy())), true=self.int_(1))],
-                           default=self.int_(0))
-            idx = exp.Add(this=self.p(idx), expression=hit)
-        const = all(p[1] == 0.0 for p in pieces)
+            pos = np.minimum(base + j, n - 1)
+            T_j = np.where(j < per_cell, edges[pos], np.where(j == per_cell, stop, 0.0))
+            ifs.append((cmp(this=self.p(x.copy()), expression=self._at(self._array(T_j, "float"), g.copy())),
+                        self.int_(j)))
+        within = self.case(ifs, self.int_(m))
+        idx: Any = exp.Add(this=self._at(self._array(base, "int"), g), expression=within)
         y0 = self._at(self._array([p[3] for p in pieces], "float"), idx)
-        if const:
+        if all(p[1] == 0.0 for p in pieces):
             inner = y0
         else:
             slope = self._at(self._array([p[1] for p in pieces], "float"), idx.copy())
