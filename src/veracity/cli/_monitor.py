@@ -159,7 +159,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _period_args(p)
     p.add_argument("--method", default="platt", help="temperature, platt, isotonic, histogram, beta, venn-abers")
     p.add_argument("--fit", default=None, metavar="PERIOD",
-                   help="fit period (default: the last one with enough labels followed by a labelled one)")
+                   help="fit period, with at least --min-count labelled rows (default: the last such period "
+                        "followed by a labelled one)")
     p.add_argument("--slice", default=None, help="with --by: the slice value to recalibrate")
     p.add_argument("--out", default=None, help="write the calibrator's JSON artifact here")
     _max_periods_arg(p)

@@ -3,7 +3,8 @@
 Split discipline (seed 003): the window the calibrator is fit on is never the
 window it is evaluated on. By default the fit window is the last period but one
 that has at least ``min_count`` labelled rows and the evaluation window is the
-period after it; ``fit=`` names the fit period instead. The result carries the
+period after it; ``fit=`` names the fit period instead (it too needs ``min_count`` labelled rows:
+lower ``min_count`` to fit on fewer). The result carries the
 calibrator (save it with ``.calibrator.save(path)``) and the before/after ledger
 (:func:`veracity.compare`) on the evaluation window. An evaluation window with fewer than 2
 labelled rows gives no verdict (the ledger reads "n/a (too few rows)") and the result's ``note``
@@ -141,6 +142,11 @@ def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "
             raise VeracityError(f"fit period {fit!r} not found; periods: {', '.join(period_names[:8])}"
                                 + (" ..." if len(period_names) > 8 else ""))
         i = period_names.index(fit)
+        if periods[i].labelled < min_count:  # as the default choice: an insufficient window fits nothing
+            raise VeracityError(
+                f"fit period {fit!r} has {periods[i].labelled} labelled rows, fewer than min_count "
+                f"({min_count}): too few to fit a calibrator on; wait for more outcomes, pass a coarser "
+                "freq, or lower min_count (--min-count) to fit on it anyway")
         if i + 1 >= len(periods) or periods[i + 1].labelled == 0:
             raise VeracityError(f"the period after {fit!r} has no labelled rows to judge the calibrator on; "
                                 "pick an earlier fit period")

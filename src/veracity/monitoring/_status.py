@@ -194,7 +194,7 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                             slice_col=by, bins=bins, threshold=float(threshold), model=model,
                             max_slices=max_slices, delayed=delayed)
     settings = _Settings(as_of=str(t_as_of.astype("datetime64[s]")).replace("T", " "), freq=freq,
-                         window=window, horizon=None if horizon is None else str(horizon), by=by,
+                         window=window, horizon=_horizon_text(horizon), by=by,
                          level=float(level), alert_level=float(alert_level), min_count=int(min_count),
                          threshold=float(threshold), bins=bins, pooled=pooled, alert_mode=alerts,
                          tolerance=tolerance)
@@ -395,3 +395,16 @@ def _with_segments(store: Any, con: Any, status: StoreStatus, starts: np.ndarray
 
 def _slice_name(feature: str) -> str:
     return "s_" + feature
+
+
+def _horizon_text(horizon: Any) -> str | None:
+    """The horizon as the header and the JSON show it: a bare number is a number of days (``parse_duration``)
+    and reads ``14d``, not ``14`` ("labels final after 14" said no unit); any other form as given."""
+    if horizon is None:
+        return None
+    text = str(horizon).strip()
+    try:
+        float(text)
+    except ValueError:
+        return text
+    return f"{text}d"

@@ -120,6 +120,9 @@ class StatusRow(Display):
         out["alerts"] = [str(a) for a in self.alerts]
         out["gap"] = self.gap
         out["estimate"] = None if self.estimate is None else self.estimate.to_dict()
+        withdrawn = (self.estimate_cbpe or {}).get("withdrawn")
+        if out["estimate"] is not None and withdrawn:  # as the text and the figure: no longer a forecast
+            out["estimate"]["withdrawn"] = withdrawn
         out.update(self.details)
         return out
 

@@ -138,6 +138,13 @@ class IngestResult(Display):
     #: predictions of this batch whose outcome was observed more than a day before the prediction's time
     #: (a prediction time or an observed time that is wrong; kept, and warned about)
     observed_before: int = 0
+    #: rows of the batch that repeat another row of the same batch exactly (same id and values): stored
+    #: once, so ``rows`` = distinct ids + ``repeated`` (new + already stored + replaced = the distinct ids)
+    repeated: int = 0
+    #: unmatched outcome ids that equal a logged prediction id in another form (``3.0`` sent, ``3`` logged;
+    #: ``007`` / ``7``; surrounding spaces): ``(how many, an example sent, the id logged)``; ids are
+    #: exact text
+    other_form: tuple[int, str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -152,6 +159,8 @@ class IngestResult(Display):
             parts.append(f"{self.replaced} replaced")
         if self.filled:
             parts.append(f"{self.filled} stored rows gained slice/model values they lacked")
+        if self.repeated:
+            parts.append(f"{self.repeated} repeated within the file (same id and values; counted once)")
         text = ", ".join(parts)
         if self.batch is not None:
             text += f" (batch {self.batch})"
@@ -162,6 +171,12 @@ class IngestResult(Display):
         if self.unmatched:
             text += (f"\n({self.unmatched} outcomes have no logged prediction yet; kept, they count "
                      "once the prediction is logged)")
+        if self.other_form:
+            k, sent, logged = self.other_form
+            them = "them" if self.unmatched <= _FORMS_CHECKED else f"the first {_FORMS_CHECKED:,} checked"
+            text += (f"\n({k} of {them} match a logged id in another form, e.g. {sent!r} sent, {logged!r} "
+                     "logged: ids are compared as exact text, so these outcomes will not join them; re-send "
+                     "them with the ids as logged)")
         if self.observed_before:
             text += (f"\n({self.observed_before} outcomes were observed more than a day before their prediction's "
                      "time: check the --time columns)")
@@ -552,6 +567,15 @@ class MonitorStore:
                 warnings.warn(f"{source}: {result.observed_before} outcomes were observed more than a day before their "
                               "prediction's time (kept; one of the two times is wrong: check the time columns of "
                               "the predictions and of the outcomes)", stacklevel=3)
+            if result.other_form:  # outcomes that will never join: a silent gap in every window's labels
+                import warnings
+
+                k, sent, logged = result.other_form
+                some = f"{k}" if result.unmatched <= _FORMS_CHECKED else f"at least {k}"
+                warnings.warn(f"{source}: {some} outcome ids match a logged prediction id only in "
+                              f"another form (e.g. {sent!r} sent, {logged!r} logged); ids are compared as "
+                              "exact text, so they will not join them: re-send them with the ids as logged",
+                              stacklevel=3)
             return result
         except duckdb.Error as exc:
             raise VeracityError(f"ingest into {self.path} failed and was rolled back: "
@@ -766,7 +790,7 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
     batch = int(batch)
     inserted = unique - duplicates - conflicts
     if inserted == 0 and conflicts == 0 and filled == 0:
-        return IngestResult(kind, source, None, rows, 0, duplicates, 0, 0, seen)
+        return IngestResult(kind, source, None, rows, 0, duplicates, 0, 0, seen, repeated=rows - unique)
     if filled:
         sets = ", ".join(f"{_quote(c)} = coalesce(t.{_quote(c)}, s.{_quote(c)})" for c in meta)
         con.execute(f"UPDATE {kind} AS t SET {sets} FROM stage s WHERE t.id = s.id AND ({same}) AND ({fill})")
@@ -789,9 +813,12 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
         con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed, audit = o.audit FROM outcomes o "
                     "WHERE p.id = o.id AND p.batch = ?", [batch])
     unmatched = 0
+    other_form = None
     if kind == "outcomes":
         unmatched = int(con.execute("SELECT count(*) FROM stage s WHERE NOT EXISTS "
                                     "(SELECT 1 FROM predictions p WHERE p.id = s.id)").fetchone()[0])
+        if unmatched:
+            other_form = _other_form_ids(con)
     # an outcome observed before its prediction was made: one of the two times is wrong (a day of slack
     # for clocks and dates without a time)
     early = 0
@@ -800,7 +827,28 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
             "SELECT count(*) FROM predictions p JOIN stage s USING (id) "
             "WHERE p.observed < p.ts - INTERVAL 1 DAY").fetchone()[0])
     return IngestResult(kind, source, batch, rows, inserted, duplicates, conflicts, unmatched, seen, filled,
-                        observed_before=early)
+                        observed_before=early, repeated=rows - unique, other_form=other_form)
+
+
+#: unmatched outcome ids looked up in their other forms (:func:`_other_form_ids`), at most
+_FORMS_CHECKED = 10_000
+
+
+def _other_form_ids(con: Any) -> tuple[int, str, str] | None:
+    """Unmatched outcome ids of ``stage`` (the first 10,000) that equal a logged prediction id in another
+    form: spaces around it, a float's ``.0`` (``3.0`` for ``3``, or the other way round), leading zeros
+    (``007`` for ``7``). ``(how many, an example sent, the id logged)``, None when there is none. Each
+    unmatched id is looked up in its few other forms (one join on the text key; run only when an outcome is
+    unmatched)."""
+    got = con.execute(
+        "WITH u AS (SELECT id FROM stage s WHERE NOT EXISTS (SELECT 1 FROM predictions p WHERE p.id = s.id) "
+        f"ORDER BY id LIMIT {_FORMS_CHECKED}), "
+        "c AS (SELECT id, unnest([trim(id), id || '.0', regexp_replace(trim(id), '\\.0+$', ''), "
+        "regexp_replace(trim(id), '^0+([0-9])', '\\1'), "
+        "regexp_replace(regexp_replace(trim(id), '\\.0+$', ''), '^0+([0-9])', '\\1')]) AS form FROM u) "
+        "SELECT count(DISTINCT c.id), min(c.id), arg_min(p.id, c.id) FROM c "
+        "JOIN predictions p ON p.id = c.form WHERE c.form <> c.id").fetchone()
+    return None if not got or not got[0] else (int(got[0]), str(got[1]), str(got[2]))
 
 
 #: a time as ``str`` writes a zoned ``datetime`` / ``Timestamp``: the time, its fraction, its UTC offset

@@ -1,6 +1,7 @@
 """Monitoring figures: calibration by period (vc.monitor) and over time (a monitoring store).
 
-Only the store's ``(all)`` rows are drawn; slices are listed in the report's table.
+Only the store's ``(all)`` rows are drawn; slices are listed in the report's table, and a window where a
+slice alerts is marked (a triangle at the top of the upper panel).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def alert_band(status: Any, rows: list[Any]) -> tuple[np.ndarray, np.ndarray, np
 
 def store_figure(status: Any, *, title: str | None = "Calibration over time", dpi: float = 100) -> Figure:
     """Rate vs confidence per period (top), the band the alert uses (middle), labelled / pending rows
-    (bottom)."""
+    (bottom), for the ``(all)`` rows; a window where some slice alerts is marked with a triangle on top."""
     rows = [r for r in status.rows if r.slice == "(all)"]
     fig = _figure((9.6, 7.4), dpi)
     top, mid, bottom = fig.subplots(3, 1, sharex=True,
@@ -120,6 +121,14 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
         ringed = alert & np.isfinite(y_alert)
         top.scatter(x_alert[ringed], y_alert[ringed], marker="o", s=120, facecolor="none", edgecolor=PALETTE[1],
                     linewidth=1.7, zorder=4, label="alert", gid="alerts")
+    # a slice's alert: only the (all) rows are drawn, so a window where some slice (and not necessarily
+    # (all)) alerts is marked at the top of the panel, else a slice's alert would leave the figure silent
+    sliced = {r.period for r in status.rows if r.slice != "(all)" and r.alerts}
+    in_slice = np.array([r.period in sliced for r in rows], dtype=bool)
+    if in_slice.any():
+        top.scatter(x[in_slice], np.full(int(in_slice.sum()), 0.96), transform=top.get_xaxis_transform(),
+                    marker="v", s=46, color=PALETTE[1], zorder=4, clip_on=False,
+                    label="a slice alerts (see the status)", gid="slice-alerts")
     # the label-free (CBPE) estimate, where it stands: not after a diagnosed prior shift (withdrawn)
     est = np.array([r.estimate.rate if (r.estimate is not None and r.labelled == 0
                                         and not (getattr(r, "estimate_cbpe", None) or {}).get("withdrawn"))
