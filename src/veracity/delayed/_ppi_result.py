@@ -20,13 +20,29 @@ NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is
 FEW_LABELS = 50
 FEW = ("only {n:,} labels: below about 50 the normal interval is too narrow (simulated 95 % intervals "
        "covered 85-88 % of true rates at 10 labels, 88-92 % at 20); label more rows (vc.labels_needed says how many)")
-#: the same for weighted labels, counted by their Kish effective size (seeded simulation in
-#: tests/delayed/test_ppi_weights_scale.py: 95 % intervals from 100 labels of effective size below 50,
-#: typically about 4, covered 48 % of true rates)
-FEW_EFFECTIVE = ("only {eff:.1f} effective labels (Kish size (sum w)^2 / sum w^2 of the {n:,} weighted labels): "
-                 "below about 50 the normal interval is too narrow (simulated 95 % intervals from 100 labels of "
-                 "effective size about 4 covered about half of true rates); label more rows, or weigh them "
-                 "less unevenly")
+#: weighted labels counted by their Kish effective size, below FEW_LABELS: a few heavy rows carry the
+#: estimate. Uneven weights widen the rate's interval (_ppi_sums.weighted_rate_interval), not the normal
+#: interval of rate - score that judges calibration (seeded simulation in
+#: tests/delayed/test_ppi_audit_weighted_r28.py, the design of tests/delayed/test_ppi_weights_scale.py:
+#: 95 % intervals from 100 labels of effective size below 50, typically about 4, covered 100 % of true
+#: rates, 48 % of true gaps rate - score; the rate's normal interval had covered 48 % before session 28)
+FEW_EFFECTIVE = ("only {eff:.1f} effective labels (Kish size (sum w)^2 / sum w^2 of the {n:,} weighted "
+                 "labels): below about 50 a few heavy rows carry the estimate: the rate's interval, widened "
+                 "for uneven weights, is wide, but that of rate - score, which judges calibration, is the "
+                 "normal one and too narrow (simulated 95 % intervals from 100 labels of effective size "
+                 "about 4 covered nearly all true rates, about half of true gaps rate - score); label more "
+                 "rows, or weigh them less unevenly")
+#: the same for vc.ppi_audit's window, whose shares, cost and bins' rates have intervals too (the shares
+#: and the cost widened as the rate's, _audit.confusion_intervals; a bin's Wilson interval from its Kish
+#: size); the same simulation: more than 90 % of true rates, shares and bins' rates, about half of true
+#: gaps rate - score
+FEW_EFFECTIVE_AUDIT = ("only {eff:.1f} effective labels (Kish size (sum w)^2 / sum w^2 of the {n:,} "
+                       "weighted labels): below about 50 a few heavy rows carry the estimates: the "
+                       "intervals of the rate, the shares, the cost and the bins' rates are wide, but that "
+                       "of rate - score, which judges calibration, is the normal one and too narrow "
+                       "(simulated 95 % intervals from 100 labels of effective size about 4 covered more "
+                       "than 90 % of true rates, shares and bins' rates, about half of true gaps rate - "
+                       "score); label more rows, or weigh them less unevenly")
 #: uneven weights with fewer effective labels than this of the rarer class (the Kish size of its rows): the
 #: weighted interval, widened for uneven weights (_ppi_sums.weighted_rate_interval), may still be a little
 #: narrow
@@ -152,13 +168,15 @@ class PpiMean(Display):
         return "\n".join(lines)
 
 
-def few_labels_note(n: int, se: float, n_effective: float | None = None, *, drawn: int | None = None) -> str | None:
+def few_labels_note(n: int, se: float, n_effective: float | None = None, *, drawn: int | None = None,
+                    effective: str = FEW_EFFECTIVE) -> str | None:
     r"""The note on too few labels for a normal interval, or None: :data:`ZERO_WIDTH` when the
     standard error ``se`` is below :data:`NO_SPREAD` (labels without spread), else :data:`FEW_DRAWN`
     (a designed sample with fewer than :data:`FEW_LABELS` labels ``drawn`` at random), :data:`FEW`
-    (fewer than :data:`FEW_LABELS` labels ``n``) or :data:`FEW_EFFECTIVE` (weighted labels whose
-    Kish size :math:`n_{\text{eff}} = (\sum w)^2 / \sum w^2` is below it) — the one test of
-    :func:`ppi_mean` and :func:`ppi_records`."""
+    (fewer than :data:`FEW_LABELS` labels ``n``) or ``effective`` (weighted labels whose
+    Kish size :math:`n_{\text{eff}} = (\sum w)^2 / \sum w^2` is below it: :data:`FEW_EFFECTIVE`, or
+    :data:`FEW_EFFECTIVE_AUDIT` for vc.ppi_audit's window) — the one test of :func:`ppi_mean`,
+    :func:`ppi_records` and vc.ppi_audit."""
     if not se >= NO_SPREAD:
         return ZERO_WIDTH.format(n=n)
     if drawn is not None and drawn < FEW_LABELS:
@@ -168,7 +186,7 @@ def few_labels_note(n: int, se: float, n_effective: float | None = None, *, draw
     # up to the sums' rounding: 50 labels weighing 0.1 each (Kish size 50, computed 49.99999999999997) are
     # 50 labels, as unweighted, not "only 50.0 effective labels"
     if n_effective is not None and not enough_effective(n_effective, FEW_LABELS, n):
-        return FEW_EFFECTIVE.format(eff=n_effective, n=n)
+        return effective.format(eff=n_effective, n=n)
     return None
 
 

@@ -249,7 +249,7 @@ def uneven_labels(sums: PpiSums) -> np.ndarray:
         return np.asarray(w * w < n * w2 * (1.0 - 1e-12))
 
 
-def weighted_rate_interval(out: dict[str, Any], sums: PpiSums, level: float) -> None:
+def weighted_rate_interval(out: dict[str, Any], sums: PpiSums, level: float, top: Any = 1.0) -> None:
     r"""Widen the interval of a window's PPI rate (``out`` of :func:`ppi_from_sums`, already cut to [0, 1] and
     taken through :func:`rare_outcome_interval`) where the labelled rows' weights are uneven: to the hull of
     it and the modified Wilson interval (:func:`modified_wilson`) at the estimate :math:`\hat p` (cut to
@@ -272,16 +272,23 @@ def weighted_rate_interval(out: dict[str, Any], sums: PpiSums, level: float) -> 
     0.33 and a Kish size of 80 (400 windows a cell; the narrow side of the old interval is never kept: the
     hull), with medians 0-50 % wider, most at rare outcomes and small Kish sizes (seeded simulation in
     tests/delayed/test_ppi_weighted_coverage_r28.py). Equal labelled
-    weights keep the interval as it is (the unweighted one, bit for bit). In place and vectorised; NaN
-    stays NaN."""
+    weights keep the interval as it is (the unweighted one, bit for bit). ``top``: the mean of a target in
+    :math:`[0, \text{top}]` instead of a rate (vc.ppi_audit's confusion shares, top 1, and cost per row, top
+    :math:`\max(c_{FP}, c_{FN})`; :func:`~veracity.delayed._audit.confusion_intervals`): the rule on
+    :math:`\hat\theta / \text{top}`, :math:`s / \text{top}` and :math:`s_c / \text{top}` (a target in
+    [0, 1] of mean :math:`p` has variance at most :math:`p(1 - p)`), the Wilson ends times top. In place and
+    vectorised; NaN stays NaN."""
     uneven = uneven_labels(sums)
     if not np.any(uneven):
         return
-    est, se = np.asarray(out["estimate"], dtype=np.float64), np.asarray(out["se"], dtype=np.float64)
-    se_c = np.asarray(out["classical_se"], dtype=np.float64)
+    top_ = np.asarray(top, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # on the scale of a rate (top 1: the values themselves, bit for bit)
+        est, se = (np.asarray(out[k], dtype=np.float64) / top_ for k in ("estimate", "se"))
+        se_c = np.asarray(out["classical_se"], dtype=np.float64) / top_
         size = np.asarray(sums.w, dtype=np.float64) ** 2 / np.asarray(sums.w2, dtype=np.float64)
-        ok = np.isfinite(est) & np.isfinite(se) & np.isfinite(size) & (size > 0) & (se >= NO_SPREAD)
+        ok = (np.isfinite(est) & np.isfinite(se) & np.isfinite(size) & (size > 0) & (se >= NO_SPREAD)
+              & np.isfinite(top_) & (top_ > 0))
         p = np.where(ok, np.clip(est, 0.0, 1.0), 0.5)
         s2 = np.where(ok, se * se, 1.0)
         n_star = np.fmin(p * (1.0 - p) / s2, np.where(np.isfinite(se_c), size * se_c * se_c / s2, np.nan))
@@ -289,6 +296,7 @@ def weighted_rate_interval(out: dict[str, Any], sums: PpiSums, level: float) -> 
     if not np.any(use):
         return
     low, high = modified_wilson(p, np.where(use, n_star, 1.0), level)
+    low, high = low * top_, high * top_
     lo_, hi_ = np.asarray(out["ci_low"], dtype=np.float64), np.asarray(out["ci_high"], dtype=np.float64)
     out["ci_low"] = np.where(use, np.fmin(lo_, low), lo_)
     out["ci_high"] = np.where(use, np.fmax(hi_, high), hi_)
