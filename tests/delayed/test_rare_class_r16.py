@@ -111,4 +111,4 @@ def test_the_note_counts_weighted_labels_by_their_kish_size():
     r = vc.ppi_mean(y, f, g, sample_weight=w)
     share = (w * y).sum() / w.sum()
     kish = w.sum() ** 2 / (w @ w)
-    assert f"only {round(share * kish, 6):g} of the 200 labels are positive (effective labels" in r.note
+    assert f"only {share * kish:.2g} of the 200 labels are positive (effective labels" in r.note  # 0.5

@@ -71,10 +71,10 @@ FEW_DRAWN = ("only {n:,} labels drawn at random (propensity < 1; the {certain:,}
 #: labels held one positive covered the true rate 13-28 % of the time at a nominal 95 %, two positives
 #: 52-64 %, three and more 90-96 %)
 RARE_CLASS = 3
-RARE = ("only {k:g} of the {n:,} labels {are} {cls}: near a rate of {edge} the interval rests on very few events "
+RARE = ("only {k} of the {n:,} labels {are} {cls}: near a rate of {edge} the interval rests on very few events "
         "(it is the Wilson-type interval for rare outcomes: the normal one covered 13-28 % of true rates with one "
         "label of the rarer class, 52-64 % with two); label more rows (vc.labels_needed says how many)")
-RARE_BOTH = ("only {pos:g} positive and {neg:g} negative {cls}of the {n:,} labels: the interval rests on very few "
+RARE_BOTH = ("only {pos} positive and {neg} negative {cls}of the {n:,} labels: the interval rests on very few "
              "events of either class (the Wilson-type interval for rare outcomes); label more rows "
              "(vc.labels_needed says how many)")
 #: the rectifier's normal interval excludes 0 where the exact judgement (labels of one class, or fewer than
@@ -238,11 +238,21 @@ def rare_class_note(n: int, mean_y: float, n_effective: float | None = None) -> 
     other = round(size - k, 6)
     if 0 < k and other < RARE_CLASS:  # both classes present and rare (a handful of labels): no rate to be near
         pos_k, neg_k = (k, other) if pos else (other, k)
-        return RARE_BOTH.format(pos=pos_k, neg=neg_k, n=n,
+        return RARE_BOTH.format(pos=_count_text(pos_k, n_effective), neg=_count_text(neg_k, n_effective), n=n,
                                 cls="" if n_effective is None else "(effective labels, Kish size) ")
     cls = ("positive" if pos else "negative") if n_effective is None else \
         ("positive (effective labels, Kish size)" if pos else "negative (effective labels, Kish size)")
-    return RARE.format(k=k, n=n, are="is" if k == 1 else "are", cls=cls, edge="0" if pos else "1")
+    return RARE.format(k=_count_text(k, n_effective), n=n, are="is" if k == 1 else "are", cls=cls,
+                       edge="0" if pos else "1")
+
+
+def _count_text(k: float, n_effective: float | None) -> str:
+    """A count of labels as the rare-class notes print it: whole labels as they are (``3``); an effective
+    count of weighted labels to one decimal, or two significant digits below 1 (``2.4``, ``0.14``), not the
+    six decimals of its rounding (``0.144904``)."""
+    if n_effective is None:
+        return f"{k:g}"
+    return f"{k:.1f}" if k >= 1 else f"{k:.2g}"
 
 
 def _rare_labels_interval(v: dict[str, Any], size: float, level: float) -> None:
