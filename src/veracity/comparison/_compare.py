@@ -51,6 +51,7 @@ from ..core._keys import key_name, refuse_shared_names
 from ..core._parallel import submit
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
+from ..core._weights import kish_size
 from ..core._delong import MIN_CLASS_ROWS, few_class_rows
 from ..honest._common import check_count, check_level, check_seed
 from ..honest._corp import CORPResult, ScoreDecomposition
@@ -188,6 +189,9 @@ class ModelComparison(Display):
     #: per pair, what its verdict reads besides the rows: (identical scores, too few resamples, too few rows
     #: of a class) — a slice's verdict is read again with its q-values (:func:`_slice_readings`)
     readings: tuple[tuple[bool, bool, str], ...] = field(default=(), repr=False)
+    #: weighted rows: their Kish effective size :math:`(\sum w)^2/\sum w^2`, which the header prints beside
+    #: the row count; None unweighted
+    n_effective: float | None = None
 
     @property
     def verdict(self) -> str:
@@ -353,6 +357,8 @@ class ModelComparison(Display):
         names.update({f"{short[b]} - {short[a]}": f"{b} - {a}" for a, b in
                       [*pairs, *((d.model_a, d.model_b) for d in self.corp_differences)]})
         head = {"rows": f"{self.n:,}", "level": f"{self.level * 100:g}%", "resamples": self.n_resamples}
+        if self.n_effective is not None:  # as the text's first line says it
+            head["weighted"] = f"Kish effective size {self.n_effective:,.1f}"
         if self.corp:  # probabilities: the debiased ECE's bins, as the text's first line says them
             head["ECE on"] = f"{self.bins} equal-width bins"
         parts = [html_kv(head)]
@@ -391,6 +397,13 @@ class ModelComparison(Display):
                 + ([html_note(rest)] if rest else []))))
         return visible(html_page(self._title(), parts, str(self)))
 
+    def _rows_text(self) -> str:
+        """The header's rows: "2,000 rows", or weighted "2,000 rows, weighted (Kish effective size 1,523.4)"
+        (:math:`(\\sum w)^2/\\sum w^2`: the size the intervals read the rows at)."""
+        if self.n_effective is None:
+            return f"{self.n:,} rows"
+        return f"{self.n:,} rows, weighted (Kish effective size {self.n_effective:,.1f})"
+
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
         pairs = self._pairs
@@ -398,7 +411,7 @@ class ModelComparison(Display):
                 if self.n_resamples else "no resamples")
         # the bins of the debiased ECE, as vc.compare's header says them (an ECE's value depends on them)
         ece_bins = f"; ECE on {self.bins} equal-width bins" if self.corp else ""
-        head = f"Model comparison on {self.n:,} rows (paired; {pct} intervals; {boot}{ece_bins}):"
+        head = f"Model comparison on {self._rows_text()} (paired; {pct} intervals; {boot}{ece_bins}):"
         lines = [head]
         for a, b in pairs:
             cells = [(r, [str(c) for c in _row_cells(r, a, b).values()])
@@ -805,7 +818,8 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
                                n=models.n, level=level, n_resamples=0, random_state=random_state, bins=bins,
                                score_type=models.score_type,
                                notes=models.notes + _few_rows_note(few_rows_shown, False),
-                               readings=tuple((identical[p], False, few_rows) for p in models.pairs()))
+                               readings=tuple((identical[p], False, few_rows) for p in models.pairs()),
+                               n_effective=None if w is None else kish_size(w))
     runs = [d[1] for d in done]
     for k, name in enumerate(names):
         corp[name] = corp_result(done[k][2], float(means[k, 0]), float(means[k, 1]), models.n)
@@ -866,7 +880,8 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
                            random_state=random_state, bins=bins, score_type=models.score_type,
                            notes=(models.notes + _few_resamples(n_resamples, level)
                                   + _few_rows_note(few_rows_shown, True, t_na)),
-                           readings=tuple((identical[p], few, few_rows) for p in models.pairs()))
+                           readings=tuple((identical[p], few, few_rows) for p in models.pairs()),
+                           n_effective=None if w is None else kish_size(w))
 
 
 def _gated(e: Estimate, few_rows: str) -> Estimate:

@@ -67,8 +67,9 @@ from ..core._validation import VeracityError
 from ..decisions._inputs import check_cost
 from ..honest._common import check_count, check_level, check_seed
 from ._compare import _fmt_p
+from ._digits import Cell, decimals
 from ._inputs import check_score_type, models_of
-from ._signs import signed, unneg
+from ._signs import signed
 
 
 @dataclass(frozen=True)
@@ -117,12 +118,23 @@ class RealisedCost(Display):
     def _summary_items(self) -> dict[str, Any]:
         return {"n": self.n, "threshold": self.threshold, "cost_fp": self.cost_fp, "cost_fn": self.cost_fn}
 
+    def _cells(self) -> list[list[str]]:
+        """Each row's numbers as printed: flagged, expected, realised, its interval's ends, gap, its interval's
+        ends. The decimals are :func:`._digits.decimals`' rule, shared down the table (the models are read
+        against each other): the flagged shares at theirs, and the costs per row at those of every expected
+        cost, realised cost with its interval and gap with its interval (one group each) — at a 0.5 % base
+        rate and 1:1 costs a gap of -0.00002 read "+0.0000 [-0.0007, +0.0008]"."""
+        share = decimals(*(r.flagged for r in self.rows))
+        cost = decimals(*(g for r in self.rows for g in (
+            r.expected, (r.realised, r.realised_low, r.realised_high), (r.gap, r.ci_low, r.ci_high))))
+        return [[fmt(r.flagged, share), fmt(r.expected, cost), fmt(r.realised, cost), fmt(r.realised_low, cost),
+                 fmt(r.realised_high, cost), signed(r.gap, cost), signed(r.ci_low, cost),  # never "-0.0000"
+                 signed(r.ci_high, cost)] for r in self.rows]
+
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"
-        body = [[r.model, fmt(r.flagged), fmt(r.expected), fmt(r.realised),
-                 interval_cell(fmt(r.realised_low), fmt(r.realised_high)), signed(r.gap),
-                 interval_cell(signed(r.ci_low), signed(r.ci_high)),  # never "-0.0000" (._signs)
-                 _fmt_p(r.p_value)] for r in self.rows]
+        body = [[r.model, *t[:3], interval_cell(t[3], t[4]), t[5], interval_cell(t[6], t[7]), _fmt_p(r.p_value)]
+                for r, t in zip(self.rows, self._cells())]
         return (f"Expected vs realised cost per row at threshold {self.threshold:g} (flag p >= t; a false alarm "
                 f"costs {self.cost_fp:g}, a miss {self.cost_fn:g}; {self.n:,} row{'s' if self.n != 1 else ''}):\n"
                 + render_table(["model", "flagged", "expected", "realised", f"{pct} CI", "gap", f"{pct} CI",
@@ -136,11 +148,11 @@ class RealisedCost(Display):
         from ..core._display import html_kv, html_note, html_page, html_table
 
         pct = f"{self.level * 100:g}%"
-        records = [{"model": r.model, "flagged": r.flagged, "expected": r.expected, "realised": r.realised,
-                    f"{pct} CI of realised": interval_cell(fmt(r.realised_low), fmt(r.realised_high)),
-                    "gap": unneg(r.gap),
-                    "ci_low": unneg(r.ci_low), "ci_high": unneg(r.ci_high), "p-value": _fmt_p(r.p_value),
-                    "method": r.method} for r in self.rows]
+        # each number as the printout writes it, at its column's decimals (:meth:`_cells`)
+        records = [{"model": r.model, **{k: Cell(v) for k, v in zip(("flagged", "expected", "realised"), t)},
+                    f"{pct} CI of realised": interval_cell(t[3], t[4]), "gap": Cell(t[5]),
+                    "ci_low": Cell(t[6]), "ci_high": Cell(t[7]), "p-value": _fmt_p(r.p_value),
+                    "method": r.method} for r, t in zip(self.rows, self._cells())]
         parts = [html_kv(self._summary_items()), html_table(records, wide=True, signed=("gap", "ci_low")),
                  html_note(f"p-value of gap 0: {self._method_text()}"),
                  *(html_note(f"note: {t}") for t in self.notes)]

@@ -10,8 +10,9 @@
   CORP decomposition and its verdict sentence, and the Murphy diagram and decision curve
   (:func:`veracity.murphy_diagram`, :func:`veracity.decision_curve`, drawn the same way).
 
-Every number on the page is the result object's own, formatted; every name (feature,
-level, model) is escaped by :func:`._sections._e`.
+Every number on the page is the result object's own, formatted — the comparison's as its text prints
+them, at the decimals of :mod:`veracity.comparison._digits` (two significant digits of a rare event's
+small difference, not "+0.0000"); every name (feature, level, model) is escaped by :func:`._sections._e`.
 """
 
 from __future__ import annotations
@@ -175,10 +176,18 @@ _METRIC_NAMES = {"brier": ("Brier", "lower"), "log_loss": ("log loss", "lower"),
 def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, plots: bool,
                        notes: list[str]) -> tuple[str, str]:
     """(section HTML, one-line finding) for a :class:`~veracity.comparison.ModelComparison` of two models."""
+    from ..comparison._compare import _row_digits, _sf
+    from ..core._text import fmt
+
     a, b = result.models[0], result.models[1]
     pct = f"{result.level * 100:g}%"
     rows, classes = [], []
     for r in result.rows:
+        # each number as the comparison's text prints it, at its row's decimals (comparison._digits: at a
+        # 0.5 % base rate a Brier row read "0.0054  0.0054  +0.0000  [+0.0000, +0.0000]  B better")
+        k = _row_digits(r)
+        value_a, value_b = fmt(r.value_a, k), fmt(r.value_b, k)
+        diff, low, high = _sf(r.diff, k), _sf(r.ci_low, k), _sf(r.ci_high, k)
         name, better = _METRIC_NAMES.get(r.metric, (r.metric, ""))
         sig = np.isfinite(r.ci_low) and np.isfinite(r.ci_high) and (r.ci_low > 0 or r.ci_high < 0)
         b_better = (r.diff > 0) == (better == "higher")
@@ -190,25 +199,24 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
             word, cls = "within noise", ""
         else:
             word, cls = (f"{b} better", "good") if b_better else (f"{b} worse", "bad")
-        ci = (f"[{_signed(r.ci_low)}, {_signed(r.ci_high)}]" if np.isfinite(r.ci_low) and np.isfinite(r.ci_high)
+        ci = (f'<span class="ci">[{low}, {high}]</span>' if np.isfinite(r.ci_low) and np.isfinite(r.ci_high)
               else '<span class="muted">no interval</span>')
         rows.append([f'<strong>{_e(name)}</strong> <span class="muted">({better} is better)</span>',
-                     _num(r.value_a), _num(r.value_b), f'<span class="{cls}">{_signed(r.diff)}</span>', ci,
+                     value_a, value_b, f'<span class="{cls}">{diff}</span>', ci,
                      _p(r.p_value), _e(r.method), f'<span class="{cls}">{_e(word)}</span>'])
         classes.append("")
     table = _table(["metric", _e(a), _e(b), f"{_e(b)} − {_e(a)}", f"{pct} paired CI", "p-value", "method",
                     "reading"], rows, cls="comparison", numeric="lrrrlrll", row_classes=classes)
     corp = ""
     if result.corp:
-        crow = [[f'<span class="key">{_e(name)}</span>', _num(c.brier.score), _num(c.brier.mcb), _num(c.brier.dsc),
-                 _num(c.brier.unc), ""] for name, c in result.corp.items()]
-        for d in result.corp_differences:
+        # the levels and differences as the text prints them: a column's levels at its differences' decimals
+        crow = [[f'<span class="key">{_e(name)}</span>', *(_e(t) for t in texts), ""]
+                for name, texts in result._corp_levels()]
+        for d, texts in result._corp_diffs():
             ci = ""
             if np.isfinite(d.mcb_low) and np.isfinite(d.dsc_low):
-                ci = (f"MCB [{_signed(d.mcb_low)}, {_signed(d.mcb_high)}] · "
-                      f"DSC [{_signed(d.dsc_low)}, {_signed(d.dsc_high)}]")
-            crow.append([f"<strong>{_e(d.model_b)} − {_e(d.model_a)}</strong>", _signed(d.score), _signed(d.mcb),
-                         _signed(d.dsc), _signed(d.unc), ci])
+                ci = f'<span class="ci">MCB {_e(texts[4])}</span> · <span class="ci">DSC {_e(texts[5])}</span>'
+            crow.append([f"<strong>{_e(d.model_b)} − {_e(d.model_a)}</strong>", *map(_e, texts[:4]), ci])
         corp = ("<h3>CORP decomposition of the Brier score</h3>"
                 + _table(["model", "Brier", "MCB (miscalibration)", "DSC (discrimination)", "UNC", f"{pct} CI"],
                          crow, cls="corp", numeric="lrrrrl")
@@ -228,8 +236,9 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
         fig = '<div class="figure-row">' + "".join(f'<figure class="plot-box">{f}</figure>' for f in figs) + "</div>"
     boot = (f"{result.n_resamples} paired Poisson bootstrap resamples (random_state {_e(result.random_state)})"
             if result.n_resamples else "no bootstrap (ECE and CORP differences have no interval)")
-    note_items = [f"Both models on the same {result.n:,} rows, so every difference is paired: Brier and log "
-                  f"loss by a paired t (Diebold–Mariano) interval, AUC by DeLong's test, ECE by {boot}."]
+    # weighted: the rows and their Kish effective size, as the text's header says them
+    note_items = [f"Both models on the same {_e(result._rows_text())}, so every difference is paired: Brier "
+                  f"and log loss by a paired t (Diebold–Mariano) interval, AUC by DeLong's test, ECE by {boot}."]
     note_items.extend(_e(n) for n in result.notes)
     lead = (f"Is <code>{_e(b)}</code> better than <code>{_e(a)}</code>, and is the difference real? Each "
             "difference is B − A with a paired interval and p-value; the CORP decomposition says whether a "
