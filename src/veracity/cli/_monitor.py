@@ -128,7 +128,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: 0.5)")
     p.add_argument("--cost-fp", type=float, default=1.0, help="cost of a false positive (default: 1)")
     p.add_argument("--cost-fn", type=float, default=1.0, help="cost of a false negative (default: 1)")
-    p.add_argument("--fail-on-alert", action="store_true", help="exit with code 1 when any alert fires")
+    p.add_argument("--fail-on-alert", action="store_true",
+                   help="exit with code 1 when any listed period alerts (with --since/--last: only those)")
+    p.add_argument("--since", default=None, metavar="WHEN",
+                   help="list (and count the alerts of) only the periods that end after WHEN: a UTC "
+                        "date/time, or a period key as the status prints it (2026-W10, 2026-03, 2026Q1), which "
+                        "lists that period on; the reference and the numbers stay those of the full listing "
+                        "(default: every period from the first prediction)")
+    p.add_argument("--last", default=None, metavar="N",
+                   help="list only the last N periods up to the one holding --as-of (1: that one)")
     p.add_argument("--alerts", default="window", choices=["window", "sequential"],
                    help="window: a fixed-sample test per window; sequential: anytime-valid confidence sequences "
                         "on mean(y - p), overall and per score bin (the false-alarm level, 1 - alert level per "
@@ -207,6 +215,17 @@ def _periods(args: argparse.Namespace) -> dict[str, Any]:
                 min_count=args.min_count, bins=args.bins, model=args.model)
 
 
+def _last(text: str | None) -> int | None:
+    """``--last N`` as a whole number (its range is checked with the Python keyword's words)."""
+    if text is None:
+        return None
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise VeracityError(f"--last must be a whole number of periods, at least 1 (e.g. 1: the period "
+                            f"holding the as-of time); got {text!r}") from None
+
+
 def _status_only(args: argparse.Namespace) -> dict[str, Any]:
     return dict(max_slices=args.max_slices, alerts=args.alerts, tolerance=args.tolerance, segments=args.segments,
                 max_periods=args.max_periods)
@@ -244,7 +263,7 @@ def run(args: argparse.Namespace) -> int:
             raise VeracityError(f"--min-count must be at least 1, got {args.min_count}")
         status = store.status(**_periods(args), level=args.level, alert_level=args.alert_level, reference=args.reference,
                               threshold=args.threshold, cost_fp=args.cost_fp, cost_fn=args.cost_fn,
-                              **_status_only(args))
+                              since=args.since, last=_last(args.last), **_status_only(args))
         emit(args, str(status), {"store": str(store.path), **status.to_dict()}, note_text=str(store.path))
         return 1 if (args.fail_on_alert and status.alerts) else 0
     if action == "plan":

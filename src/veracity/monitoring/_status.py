@@ -47,7 +47,7 @@ the logistic fits); :mod:`._status_assemble` (rows, alerts, diagnosis);
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -63,8 +63,8 @@ from ._status_query import _query, _rows, check_model
 from ._slice_names import slice_order
 # StatusRow, OTHER and _ppi_cell are re-exported: imported from here by the package and its tests
 from ._status_rows import ALL, MAX_PERIODS, OTHER, StatusRow, StoreStatus, _ppi_cell, _Settings  # noqa: F401
-from ._time import (FREQ_NAMES, parse_duration, parse_instant, parse_window, period_count, period_label,
-                    period_sql, period_starts)
+from ._time import (FREQ_NAMES, parse_duration, parse_instant, parse_since, parse_window, period_count,
+                    period_label, period_sql, period_starts)
 
 
 def store_status(
@@ -90,6 +90,8 @@ def store_status(
     segments: bool = False,
     delayed: bool = True,
     max_periods: int = MAX_PERIODS,
+    since: Any = None,
+    last: int | None = None,
 ) -> StoreStatus:
     """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``.
 
@@ -101,6 +103,15 @@ def store_status(
     ``as_of=None`` (now), predictions dated more than a day in the future are left out with a warning.
     ``tolerance`` is for ``alerts="sequential"`` only (refused with the window tests, which it
     would not change).
+
+    ``since`` (a date/time, or a period key as the status prints it: ``2026-W10``, ``2026-03``, ``2026Q1``)
+    or ``last`` (a count N) cut the listing, so that an alert is counted while its period is listed and
+    not forever after: ``since`` lists the periods that end after it (a listed period's own key lists
+    it and those after it); ``last=N`` the N periods up to the one holding ``as_of`` (those of them
+    after the latest prediction are not listed, as without it). Every number of a listed row is the
+    one the full listing shows: the reference (PSI, prior), the confidence sequences and the warnings
+    read every period; only ``rows``, and so ``alerts``, are cut. The text and JSON say how many
+    periods and alerts were left out.
 
     ``delayed=False`` leaves out the delayed-label estimates and sequences (the plain status, which
     benchmarks/bench_store_delayed.py times against the full one); with ``alerts="sequential"``, whose
@@ -143,6 +154,7 @@ def store_status(
         raise VeracityError(f"max_slices must be a positive integer, got {max_slices!r}", param="max_slices")
     bins, max_slices = int(bins), int(max_slices)  # numpy integers as plain ones (the JSON holds them)
     t_as_of = parse_instant(as_of)
+    cut = _check_cut(since, last, t_as_of)
     as_of_us = int(t_as_of.astype("datetime64[us]").astype(np.int64))
     horizon_s = None if horizon is None else parse_duration(horizon, "--horizon")
     horizon_us = None if horizon_s is None else int(round(horizon_s * 1e6))
@@ -154,7 +166,7 @@ def store_status(
                             threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
                             max_slices=max_slices, alerts=alerts, tolerance=float(tolerance),
                             segments=bool(segments), delayed=delayed, max_periods=int(max_periods),
-                            as_of_given=as_of is not None)
+                            as_of_given=as_of is not None, cut=cut)
     except VeracityError:
         raise
     except Exception as exc:
@@ -173,7 +185,8 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                  level: float, alert_level: float, min_count: int, reference: str | None, threshold: float,
                  cost_fp: float, cost_fn: float, model: str | None, max_slices: int, alerts: str,
                  tolerance: float, segments: bool = False, delayed: bool = True,
-                 max_periods: int = MAX_PERIODS, as_of_given: bool = True) -> StoreStatus:
+                 max_periods: int = MAX_PERIODS, as_of_given: bool = True,
+                 cut: _Cut | None = None) -> StoreStatus:
     if by is not None and by not in store.slices(con=con):
         known = ", ".join(store.slices(con=con)) or "none"
         raise VeracityError(f"slice {by!r} was never logged (logged slices: {known}); "
@@ -200,7 +213,8 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
                          tolerance=tolerance)
     if lo is None:
         _warn_nothing_before(con, as_of_us, model)
-        return StoreStatus(rows=(), reference=None, **settings)
+        return _listed(StoreStatus(rows=(), reference=None, **settings), cut, np.array([], "datetime64[us]"),
+                       freq, window_s, t_as_of)
     starts = period_starts(np.datetime64(lo, "us"), np.datetime64(hi, "us"), freq, window_s, t_as_of)
     status = _assemble(g, starts, freq, window_s, t_as_of, by, bins, level, int(min_count), reference,
                        float(threshold), float(cost_fp), float(cost_fn), settings)
@@ -208,10 +222,84 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
     if segments:
         status = _with_segments(store, con, status, starts, start_sql, as_of_us, horizon_us, model,
                                 int(min_count), level)
-    if not delayed:
+    if delayed:
+        status = _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level,
+                                      alerts, tolerance, min_count, bins, cost_fp=float(cost_fp),
+                                      cost_fn=float(cost_fn))
+    return _listed(status, cut, starts, freq, window_s, t_as_of)
+
+
+class _Cut(NamedTuple):
+    """What ``since=``/``last=`` asked for: ``since`` as given and its instant, or ``last``."""
+
+    since: Any
+    t_since: np.datetime64 | None
+    last: int | None
+
+
+def _check_cut(since: Any, last: Any, t_as_of: np.datetime64) -> _Cut | None:
+    """``since``/``last`` read and checked (one-line refusals), None when neither is given."""
+    if since is None and last is None:
+        return None
+    if since is not None and last is not None:
+        raise VeracityError(f"pass since= or last=, not both (one says where the listing begins); got "
+                            f"since={str(since)!r} and last={last!r}", param="since")
+    if last is not None:
+        if isinstance(last, (bool, np.bool_)) or not isinstance(last, (int, np.integer)) or last < 1:
+            raise VeracityError(f"last must be a whole number of periods, at least 1 (e.g. 1: the period "
+                                f"holding the as-of time); got {last!r}", param="last")
+        return _Cut(None, None, int(last))
+    t_since = parse_since(since)
+    if t_since > t_as_of:
+        raise VeracityError(f"since={str(since)!r} ({_when(t_since)} UTC) is after the as-of time "
+                            f"({_when(t_as_of)} UTC): nothing could be listed; pass an earlier since= or a "
+                            "later as_of=", param="since")
+    return _Cut(since, t_since, None)
+
+
+def _listed(status: StoreStatus, cut: _Cut | None, starts: np.ndarray, freq: str | None,
+            window_s: float | None, t_as_of: np.datetime64) -> StoreStatus:
+    """``status`` with only the periods ``cut`` keeps (all of them when ``cut`` is None).
+
+    A period ``[start, end)`` (a rolling window: ``(start, end]``) is kept when ``end > since``; a listed
+    period's key as ``since`` keeps that period and the later ones (a rolling window's printed start is
+    cut to the minute, so the key is matched as printed). ``last=N`` keeps the periods whose start is at
+    or after the start of the N-th period counted back from the one holding ``t_as_of``."""
+    if cut is None:
         return status
-    return _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level, alerts,
-                                tolerance, min_count, bins, cost_fp=float(cost_fp), cost_fn=float(cost_fn))
+    from dataclasses import replace
+
+    labels = [period_label(s, freq, window_s) for s in starts]
+    if cut.last is not None:
+        # no more periods back than lie between the first listed and the as-of time (a huge N overflows)
+        n = min(cut.last, period_count(starts[0], t_as_of, freq, window_s, t_as_of) + 1) if len(starts) else 1
+        first = _first_of_last(n, freq, window_s, t_as_of)
+        keep = [bool(s >= first) for s in starts]
+        since_text = period_label(first, freq, window_s)
+    elif isinstance(cut.since, str) and cut.since.strip() in labels:
+        at = labels.index(cut.since.strip())
+        keep = [i >= at for i in range(len(starts))]
+        since_text = cut.since.strip()
+    else:
+        ends = np.append(starts[1:], _next_start(starts, freq, window_s)) if len(starts) else starts
+        keep = [bool(e > cut.t_since) for e in ends]
+        since_text = _when(cut.t_since)
+    kept = {label for label, k in zip(labels, keep) if k}
+    rows = tuple(r for r in status.rows if r.period in kept)
+    dropped = [r for r in status.rows if r.period not in kept]
+    return replace(status, rows=rows, since=since_text, last=cut.last, left_out=len(labels) - len(kept),
+                   left_out_alerts=sum(len(r.alerts) for r in dropped))
+
+
+def _first_of_last(n: int, freq: str | None, window_s: float | None, t_as_of: np.datetime64) -> np.datetime64:
+    """The start of the ``n``-th period counted back from the one holding ``t_as_of`` (the first)."""
+    if window_s is not None:  # the windows (as_of - (k + 1) w, as_of - k w], k = 0, 1, ...
+        return t_as_of - n * np.timedelta64(int(round(window_s * 1e6)), "us")
+    own = period_starts(t_as_of, t_as_of, freq, None, t_as_of)[0]
+    if freq in ("D", "W"):
+        return own - (n - 1) * np.timedelta64(1 if freq == "D" else 7, "D").astype("timedelta64[us]")
+    step = 3 if freq == "Q" else 1
+    return (own.astype("datetime64[M]") - step * (n - 1)).astype("datetime64[us]")
 
 
 def _what(freq: str | None, window: str | None) -> str:

@@ -8,7 +8,7 @@ from typing import Any, TypedDict
 
 from ..core._display import Display
 from ..core._stats import BinStats
-from ..core._text import fmt, render_table
+from ..core._text import count_noun, fmt, render_table
 from ..delayed._audit import MIN_LABELS
 from ._alerts import Alert
 from ._estimate import Estimate
@@ -171,6 +171,13 @@ class StoreStatus(Display):
     sequence_alarms: dict[str, Any] = field(default_factory=lambda: SequenceAlarms(sequential=False))
     #: with sequential alerts: a gap |mean(y - p)| this small counts as calibrated
     tolerance: float = 0.0
+    #: with ``since=``/``last=``: where the listing begins (the period key or the UTC time), None when every
+    #: period is listed; ``last`` the N of ``last=N``; ``left_out`` the earlier periods not listed and
+    #: ``left_out_alerts`` their alerts (not in ``rows``, so not in ``alerts``)
+    since: str | None = None
+    last: int | None = None
+    left_out: int = 0
+    left_out_alerts: int = 0
 
     @property
     def alerts(self) -> tuple[Alert, ...]:
@@ -209,7 +216,8 @@ class StoreStatus(Display):
         # the intervals' level and PSI's reference window, as the text's header and table say them
         summary = {"as of (UTC)": self.as_of, "periods": what, "horizon": self.horizon or "none",
                    "intervals": pct, **({"PSI": f"against {self.reference}"} if self.reference else {}),
-                   "alerts": len(self.alerts), "alert mode": self.alert_mode}
+                   "alerts": len(self.alerts), "alert mode": self.alert_mode,
+                   **({"listed": self._cut_note()} if self.since is not None else {})}
         # every column: the verdict (alerts, diagnosis) is the point of the view, never folded away
         rename = {"ci_low": pct, "psi": "PSI", "PPI rate (all rows)": f"PPI rate (all rows), {pct}",
                   "conf": "conf (labelled rows)"}
@@ -312,8 +320,22 @@ class StoreStatus(Display):
             "alert_mode": self.alert_mode, "tolerance": self.tolerance,
             "sequence_alarms": {name: dict(alarm) for name, alarm in self.sequence_alarms.items()},
             "alerts": len(self.alerts), "alert_rows": len(self.alert_rows),
+            # only when the listing was cut, so that the full listing's JSON stays as it was
+            **({"since": self.since, "last": self.last, "periods_left_out": self.left_out,
+                "alerts_left_out": self.left_out_alerts} if self.since is not None else {}),
             "periods": [r.to_dict() for r in self.rows],
         }
+
+    def _cut_note(self) -> str | None:
+        """What ``since=``/``last=`` left out, or None when every period is listed."""
+        if self.since is None:
+            return None
+        noun = FREQ_NAMES[self.freq] if self.freq else f"{self.window} window"
+        how = (f"the last {count_noun(self.last, noun)} up to the as-of time (--last {self.last}), from "
+               f"{self.since}" if self.last is not None else f"{noun}s from {self.since} on (--since)")
+        return (f"listed: {how}; {count_noun(self.left_out, 'earlier ' + noun)} with "
+                f"{count_noun(self.left_out_alerts, 'alert')} left out (every listed number, and the "
+                "reference, as in the full listing)")
 
     def __str__(self) -> str:
         show_slice = self.by is not None
@@ -355,6 +377,9 @@ class StoreStatus(Display):
         note = conf_note(self.rows)
         if note:
             lines.append(f"({note})")
+        cut = self._cut_note()
+        if cut:
+            lines.append(f"({cut})")
         if self.pooled:
             lines.append(f"({self.pooled} {self.by!r} values with the fewest rows are pooled into slice "
                          f"'{OTHER}'; pass max_slices= (--max-slices) to show more)")

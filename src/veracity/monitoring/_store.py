@@ -589,7 +589,8 @@ class MonitorStore:
                alert_level: float = 0.99, min_count: int = 100, reference: str | None = None,
                threshold: float = 0.5, cost_fp: float = 1.0, cost_fn: float = 1.0, model: str | None = None,
                max_slices: int = 20, alerts: str = "window", tolerance: float = 0.0,
-               segments: bool = False, max_periods: int = 1000) -> Any:
+               segments: bool = False, max_periods: int = 1000, since: Any = None,
+               last: int | None = None) -> Any:
         """Calibration per period (``freq`` D/W/M/Q, or a rolling ``window`` like ``7d``) and slice ``by``.
 
         ``horizon``: labels become final this long after the prediction (pending rows are never
@@ -603,7 +604,10 @@ class MonitorStore:
         ``segments=True`` the ``(all)`` rows carry the window's discovered miscalibrated segments
         over the logged slice columns (:func:`veracity.segments`). More than ``max_periods`` periods
         between the earliest and the latest prediction (a mistyped year) is refused in one line naming
-        them; see :func:`veracity.monitoring.store_status`.
+        them. ``since`` (a date/time, or a period key as printed: ``2026-W10``, ``2026-03``, ``2026Q1``) or
+        ``last=N`` (the N periods up to the one holding ``as_of``) list only the later periods, and so count
+        only their alerts (a daily job's "what is new"); the reference and every listed number stay those
+        of the full listing. See :func:`veracity.monitoring.store_status`.
         """
         from ._status import store_status
 
@@ -611,7 +615,7 @@ class MonitorStore:
                             level=level, alert_level=alert_level, min_count=min_count, reference=reference,
                             threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn, model=model,
                             max_slices=max_slices, alerts=alerts, tolerance=tolerance, segments=segments,
-                            max_periods=max_periods)
+                            max_periods=max_periods, since=since, last=last)
 
     def plan(self, *, width: float, level: float = 0.95, freq: str | None = "W", window: str | None = None,
              as_of: Any = None, horizon: str | float | None = None, by: str | None = None,

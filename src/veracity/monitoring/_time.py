@@ -96,6 +96,49 @@ def parse_instant(text: Any, what: str = "--as-of") -> np.datetime64:
     return np.datetime64(d, "us")
 
 
+_PERIOD_KEYS = (
+    (re.compile(r"(\d{4})-W(\d{2})"), "W"),  # 2026-W10: the ISO week's Monday
+    (re.compile(r"(\d{4})-(\d{2})"), "M"),  # 2026-03: the month's first day
+    (re.compile(r"(\d{4})-?Q(\d)"), "Q"),  # 2026Q1 (as printed) or 2026-Q1: the quarter's first day
+)
+
+
+def parse_since(text: Any, what: str = "since") -> np.datetime64:
+    """The UTC instant (``datetime64[us]``) that ``since`` names: the start of a period key as a status
+    prints it — ``2026-W10`` (the ISO week's Monday), ``2026-03`` (the month's first day), ``2026Q1`` or
+    ``2026-Q1`` (the quarter's first day); a day's key ``2026-03-02`` is a date — or any date/time
+    :func:`parse_instant` reads (offsets converted to UTC).
+
+    >>> str(parse_since("2026-W10")), str(parse_since("2026Q2")), str(parse_since("2026-03-02T10:00+01:00"))
+    ('2026-03-02T00:00:00.000000', '2026-04-01T00:00:00.000000', '2026-03-02T09:00:00.000000')
+    """
+    if isinstance(text, str):
+        key = text.strip()
+        for pattern, freq in _PERIOD_KEYS:
+            m = pattern.fullmatch(key)
+            if m is None:
+                continue
+            year, n = int(m.group(1)), int(m.group(2))
+            try:
+                if freq == "W":
+                    return np.datetime64(datetime.fromisocalendar(year, n, 1), "us")
+                if freq == "M":
+                    return np.datetime64(datetime(year, n, 1), "us")
+                if 1 <= n <= 4:
+                    return np.datetime64(datetime(year, 3 * n - 2, 1), "us")
+            except ValueError:
+                pass
+            raise VeracityError(f"{what}={text!r} names no {FREQ_NAMES[freq]}; use e.g. 2026-W10 (ISO week "
+                                "1..52 or 53), 2026-03 (month 1..12), 2026Q1 (quarter 1..4), or a date like "
+                                "2026-03-02", param=what)
+    try:
+        return parse_instant(text, what)
+    except VeracityError:
+        raise VeracityError(f"{what} must be a date or time like 2026-03-02 or 2026-03-02T12:00Z, or a period "
+                            f"key as the status prints it (2026-W10, 2026-03, 2026Q1); got {text!r}",
+                            param=what) from None
+
+
 def to_utc_timestamps(array: Any, column: str) -> Any:
     """A pyarrow ``timestamp[us]`` array (naive, UTC) from a column of times; see the module doc.
 
