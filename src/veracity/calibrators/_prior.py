@@ -23,6 +23,7 @@ import numpy as np
 from ..core._validation import (ROW_SUM_ATOL, VeracityError, as_float_array, check_probabilities,
                                 check_same_index, check_weights)
 from ..core._display import Display
+from ..core._prior_shift import binary_prior_shift
 from ._base import warn
 
 
@@ -67,22 +68,6 @@ def _adjust(P: np.ndarray, old: np.ndarray, new: np.ndarray) -> np.ndarray:
     return Q / Q.sum(axis=1, keepdims=True)
 
 
-#: the smallest normal double: a sum below it has lost digits to underflow (or is 0)
-_TINY = float(np.finfo(np.float64).tiny)
-
-
-def _adjust_tiny(p: np.ndarray, o: float, nw: float) -> np.ndarray:
-    r"""The binary formula where :math:`p(1-\pi_\text{old})\pi_\text{new}` or
-    :math:`(1-p)\pi_\text{old}(1-\pi_\text{new})` underflows (old = new = 1e-200 with p = 1e-200 gave 0, not
-    p): the two prior factors are divided by the larger first, so one of them is 1."""
-    a, b = (1.0 - o) * nw, o * (1.0 - nw)
-    m = max(a, b)
-    num = p * (a / m)
-    den = num + (1.0 - p) * (b / m)
-    # den = 0 only where p = 0 and b/m underflows, or p = 1 and a/m does: the limit is p itself
-    return np.where(den > 0.0, num / np.where(den > 0.0, den, 1.0), p)
-
-
 def adjust_prior(p: Any, old: Any, new: Any) -> Any:
     r"""Probabilities under a new class prior by the likelihood-ratio formula.
 
@@ -101,15 +86,8 @@ def adjust_prior(p: Any, old: Any, new: Any) -> Any:
     if arr.ndim == 1:
         o = _prior_vector(old, "old", 2)[1]
         nw = _prior_vector(new, "new", 2)[1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # p_new = LR·π_new / (LR·π_new + 1 − π_new), LR = p/(1−p) · (1−π_old)/π_old,
-            # written without dividing by 1 − p so that p = 1 stays 1.
-            num = arr * (1.0 - o) * nw
-            den = (1.0 - arr) * o * (1.0 - nw)
-            out = num / (num + den)
-            low = (num < _TINY) | (den < _TINY)  # a term lost digits to underflow (or is 0)
-            if low.any():
-                out[low] = _adjust_tiny(arr[low], o, nw)
+        # p_new = LR·π_new / (LR·π_new + 1 − π_new), LR = p/(1−p) · (1−π_old)/π_old (core._prior_shift)
+        out = binary_prior_shift(arr, float(o), float(nw))
         return float(out[0]) if scalar else out
     if arr.ndim != 2:
         raise VeracityError(f"p must be 1-D (binary) or (N, K), got shape {arr.shape}", param="p")

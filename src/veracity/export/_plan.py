@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._prior_shift import binary_prior_shift
 from ..core._row_sums import ROUNDING_SHOWS, ReferenceRule, reference_rule
 from ..core._validation import PROB_EPS, VeracityError
 
@@ -639,22 +640,20 @@ def _binary_shift(p: Node, o1: float, n1: float, score_type: str) -> Node:
     return ("inside", p, bounds[0], bounds[1], plain, safe)
 
 
-def _shifted_table(p: Node, old: Any, new: Any) -> Node | None:
+def _shifted_table(p: Node, old: float, new: float) -> Node | None:
     r"""A binary step table (isotonic steps, histogram bins, Venn–ABERS as :func:`merged_venn_abers`) under
     a prior shift: the same edges, each step's value :math:`v` replaced by ``adjust_prior(v, old, new)``
     itself, so each is the very double ``adjust_prior(transform(x))`` gives (the shift maps a row's
     probability alone); neighbouring steps that become the same double are merged. The table is then
     written once, where the shift's formula repeated it three times (and its underflow-safe form more).
     None where ``p`` is no table of constants in [0, 1] (a linear isotonic, a formula)."""
-    from ..calibrators._prior import adjust_prior  # the very formula, not a copy of it
-
     table = merged_venn_abers(p) if p[0] == "div" else p
     if table is None or table[0] != "piecewise" or any(q[0] != "affine" or q[1] != 0.0 for q in table[4]):
         return None
     values = np.array([q[3] for q in table[4]], dtype=np.float64)
     if not (np.all(values >= 0.0) and np.all(values <= 1.0)):
         return None
-    shifted = np.asarray(adjust_prior(values, old, new), dtype=np.float64)
+    shifted = binary_prior_shift(values, old, new)  # adjust_prior's very formula (core._prior_shift)
     edges = np.asarray(table[2], dtype=np.float64)
     keep = [i for i in range(edges.size) if not (shifted[i + 1] == shifted[i]
                                                    and np.signbit(shifted[i + 1]) == np.signbit(shifted[i]))]
@@ -674,7 +673,7 @@ def _prior_shift(outputs: list[Node], prior_shift: Any, score_type: str = "proba
     k = 2 if binary else len(outputs)
     o, nw = _prior_vector(old, "old", k), _prior_vector(new, "new", k)
     if binary:
-        folded = _shifted_table(outputs[0], old, new)
+        folded = _shifted_table(outputs[0], float(o[1]), float(nw[1]))
         if folded is not None:
             return [folded]
         return [_binary_shift(outputs[0], float(o[1]), float(nw[1]), score_type)]
