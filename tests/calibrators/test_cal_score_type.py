@@ -154,7 +154,7 @@ def test_calibrators_refuse_where_a_score_has_no_meaning():
     z, y = _problem()
     with pytest.raises(VeracityError, match="needs scores in \\[0, 1\\].*PlattScaling or IsotonicCalibration"):
         vc.BetaCalibration(score_type="score").fit(z, y)
-    with pytest.raises(VeracityError, match="on its order.*pass strategy='quantile'") as info:
+    with pytest.raises(VeracityError, match=r"on its order.*pass HistogramBinning\(strategy='quantile'\)") as info:
         vc.HistogramBinning(score_type="score").fit(z, y)
     assert "\n" not in str(info.value)
 

@@ -35,8 +35,8 @@ def _last_line(result) -> str:
 def test_missing_labels_are_counted_in_the_number_they_take(error_line, gone, call) -> None:
     labels = np.array([None if i in gone else ("a", "b")[i % 2] for i in range(5)], dtype=object)
     n = len(gone)
-    words = ("1 missing value (None/NaN); drop or fill that row first" if n == 1
-             else f"{n} missing values (None/NaN); drop or fill those rows first")
+    words = ("1 missing value (None/NaN) of 5 rows; drop or fill that row first" if n == 1
+             else f"{n} missing values (None/NaN) of 5 rows; drop or fill those rows first")
     assert error_line(lambda: call(labels)) == f"labels contain {words}"
 
 

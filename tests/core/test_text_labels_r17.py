@@ -61,7 +61,7 @@ def test_mixed_text_and_numbers_are_refused():
 
 def test_missing_labels_among_text_are_named_as_missing():
     with pytest.raises(vc.VeracityError,
-                       match=r"^labels contain 1 missing value \(None/NaN\); drop or fill that row first$"):
+                       match=r"^labels contain 1 missing value \(None/NaN\) of 5 rows; drop or fill that row first$"):
         vc.ece(P, np.array(["0", "1", None, "1", "1"], dtype=object))
 
 

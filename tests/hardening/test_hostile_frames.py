@@ -225,7 +225,7 @@ def test_missing_nullable_boolean_labels_are_missing_not_a_third_class():
     labels = pd.Series([True, False, None, True, False, True], dtype="boolean")
     for call in (lambda: vc.ece(np.linspace(0.1, 0.9, 6), labels),
                  lambda: vc.ece(np.linspace(0.1, 0.9, 6), labels, pos_label=True)):
-        with pytest.raises(vc.VeracityError, match=r"^labels contain 1 missing value \(None/NaN\); drop or fill "
+        with pytest.raises(vc.VeracityError, match=r"^labels contain 1 missing value \(None/NaN\) of 6 rows; drop or fill "
                                                    r"that row first$"):
             call()
 

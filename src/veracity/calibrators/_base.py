@@ -32,6 +32,7 @@ from ..core._validation import (
     _NO_VALUE,
     PROB_EPS,
     VeracityError,
+    VeracityWarning,
     as_float_array,
     check_binary_labels,
     check_class_labels,
@@ -280,10 +281,11 @@ class Calibrator:
         elif self.score_type == "logit" and s.size >= LOGIT_WARN_ROWS and s.min() >= 0.0 and s.max() <= 1.0:
             # a few logits in [0, 1] are normal (p in [0.5, 0.73]); a large batch of them is most likely
             # predict_proba output sent to a calibrator fit on logits
-            warnings.warn(
-                f"this {self.name} was fit on logits (score_type='logit') but all {s.size} scores lie in [0, 1] "
-                f"(min={s.min():.3g}, max={s.max():.3g}): they look like probabilities; pass the raw "
-                "logits / decision_function values the calibrator was fit on", UserWarning, stacklevel=3)
+            said = (f" but all {s.size} scores lie in [0, 1] (min={s.min():.3g}, max={s.max():.3g}): they look "
+                    "like probabilities; pass the raw logits / decision_function values the calibrator was fit on")
+            warnings.warn(VeracityWarning(f"this {self.name} was fit on logits ({{setting}})" + said, "score_type",
+                                          value="logit", fallback=f"this {self.name} was fit on logits" + said),
+                          stacklevel=3)
         if self.score_type == "probability":
             try:
                 check_probabilities(s)
@@ -615,8 +617,10 @@ def _is_multiclass(scores: Any) -> bool:
     return len(shape) == 2 and shape[1] >= 2
 
 
-def warn(message: str) -> None:
-    """``warnings.warn`` attributed to the first caller outside veracity (the user's line)."""
+def warn(message: str | Warning) -> None:
+    """``warnings.warn`` attributed to the first caller outside veracity (the user's line). A
+    :class:`~veracity.core._validation.VeracityWarning` whose advice names a parameter is warned as it is:
+    each front end spells that parameter in its own words (the command line: its flag)."""
     import sys
 
     package = str(Path(__file__).resolve().parents[1])

@@ -70,7 +70,7 @@ class HistogramBinning(Calibrator):
         if self.score_type == "score" and self.strategy != "quantile":
             raise VeracityError(
                 f"HistogramBinning(score_type='score') bins a ranking score on its order, but strategy="
-                f"{self.strategy!r} cuts the probability axis: pass strategy='quantile'", param="strategy")
+                f"{self.strategy!r} cuts the probability axis: pass {{setting}}", param="strategy", value="quantile")
 
     def _p(self, s: np.ndarray) -> np.ndarray:
         return expit(s) if self.score_type == "logit" else s

@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..core._validation import VeracityError
+from ..core._validation import VeracityError, VeracityWarning
 from ._base import Calibrator, warn
 
 
@@ -223,11 +223,10 @@ class IsotonicCalibration(Calibrator):
         cx = np.clip(cx, ux[start], ux[last])
         cy = fitted[start]
         if cy.size < 2:
-            warn(
-                "IsotonicCalibration(ties='strict'): the fit is one constant block, so no "
-                "strictly increasing map exists; every output is the base rate "
-                f"{cy[0]:.4g}. Use more calibration rows or another calibrator"
-            )
+            said = ("the fit is one constant block, so no strictly increasing map exists; every output is "
+                    f"the base rate {cy[0]:.4g}. Use more calibration rows or another calibrator")
+            warn(VeracityWarning("IsotonicCalibration ({setting}): " + said, "ties", value="strict",
+                                 fallback="IsotonicCalibration (strict ties): " + said))
             cx = np.array([ux[0], ux[-1]]) if ux.size > 1 else np.array([ux[0]])
             cy = np.full(cx.size, cy[0])
         else:

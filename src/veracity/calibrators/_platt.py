@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from ..core._special import expit
 
-from ..core._validation import VeracityError
+from ..core._validation import VeracityError, VeracityWarning
 from ._base import Calibrator, warn
 
 _CHUNK = 1 << 16
@@ -357,7 +357,7 @@ class PlattScaling(Calibrator):
         super()._check_params()
         if self.on_reversed not in ("warn", "error", "allow"):
             raise VeracityError(
-                f"on_reversed must be 'warn', 'error' or 'allow', got {self.on_reversed!r}")
+                f"on_reversed must be 'warn', 'error' or 'allow', got {self.on_reversed!r}", param="on_reversed")
         if not isinstance(self.smoothing, bool):
             raise VeracityError(f"smoothing must be True or False, got {self.smoothing!r}", param="smoothing")
 
@@ -381,16 +381,18 @@ class PlattScaling(Calibrator):
 
         ``separated`` (``"up"``/``"down"``, see :func:`separation`): the labels are separated by the
         score, so there is no maximum-likelihood fit whatever Newton reported (``converged_`` False)."""
+        # the advice names a setting by {setting}: each front end spells it (the command line: its flag),
+        # or says the rest of the advice where it has none (VeracityWarning's fallback)
         if separated is not None:
             ok = False
-            warn(separated_message("PlattScaling", separated, f"a = {theta[0]:.3g}",
-                                   "Use smoothing=True (Platt's targets) or more calibration rows"))
+            said = separated_message("PlattScaling", separated, f"a = {theta[0]:.3g}", "")
+            warn(VeracityWarning(said + "Use {setting} (Platt's targets) or more calibration rows", "smoothing",
+                                 value=True, fallback=said + "Use more calibration rows"))
         elif not ok:
-            warn(
-                f"PlattScaling did not converge after {n_iter} Newton steps (slope a = "
-                f"{theta[0]:.3g}); the calibration rows may be perfectly separable. Use "
-                "smoothing=True or more calibration rows"
-            )
+            said = (f"PlattScaling did not converge after {n_iter} Newton steps (slope a = "
+                    f"{theta[0]:.3g}); the calibration rows may be perfectly separable. Use ")
+            warn(VeracityWarning(said + "{setting} or more calibration rows", "smoothing", value=True,
+                                 fallback=said + "more calibration rows"))
         a, b = float(theta[0]), float(theta[1])
         if a < 0:
             msg = (
@@ -399,9 +401,10 @@ class PlattScaling(Calibrator):
                 "(e.g. pass -score) before deploying"
             )
             if self.on_reversed == "error":
-                raise VeracityError(msg + ", or pass on_reversed='allow'")
+                raise VeracityError(msg + ", or pass {setting}", param="on_reversed", value="allow")
             if self.on_reversed == "warn":
-                warn(msg + " (on_reversed='allow' silences this)")
+                warn(VeracityWarning(msg + " ({setting} silences this)", "on_reversed", value="allow",
+                                     fallback=msg))
         self.a_, self.b_ = a, b
         self.reversed_ = bool(a < 0)
         self.n_iter_ = int(n_iter)

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import (VeracityError, _is_missing, as_float_array, check_random_state,
-                                check_same_index, check_weights, to_numpy)
+from ..core._validation import (VeracityError, _refuse_missing_labels, as_float_array, check_random_state,
+                                check_same_index, check_weights, offending_rows, to_numpy)
 from ..core._compat import positional_options, renamed
 from ._base import Calibrator
 from ..core._display import Display
@@ -98,17 +98,10 @@ def split(labels: Any, *, roles: dict[str, float] | None = None, random_state: A
         raise VeracityError(f"labels must be 1-D, got shape {raw.shape}", param="labels")
     if raw.size == 0:
         raise VeracityError("labels are empty; pass at least one row")
+    _refuse_missing_labels(raw)  # None, NaN, pandas' NA: the one wording of every route
     if raw.dtype.kind == "f" and not np.isfinite(raw).all():
-        raise VeracityError("labels contain NaN or infinite values; drop those rows first")
-    if raw.dtype == object:
-        missing = int(np.frompyfunc(_is_missing, 1, 1)(raw).astype(bool).sum())
-        if missing:
-            from ..core._text import count_noun
-
-            rows = "that row" if missing == 1 else "those rows"
-            count = count_noun(missing, "missing value")
-            raise VeracityError(f"labels contain {count} (None/NaN); drop or fill {rows} first",
-                                param="labels")
+        raise VeracityError("labels contain infinite values; drop those rows first", param="labels",
+                            **offending_rows(~np.isfinite(raw)))
     seed = check_random_state(random_state)
     try:
         classes, inverse = np.unique(raw, return_inverse=True)

@@ -79,6 +79,9 @@ FLAGS: dict[str, str] = {
     "features": "--features",
     "depth": "--depth",
     "against": "--against",
+    "ties": "--ties",
+    "smoothing": "--smoothing",
+    "on_reversed": "--on-reversed",
 }
 
 
@@ -86,6 +89,7 @@ FLAGS: dict[str, str] = {
 SETTINGS: dict[tuple[str, object], str] = {
     ("correction", False): "--no-correction",
     ("bootstrap", False): "--no-bootstrap",
+    ("smoothing", True): "--smoothing",
 }
 
 
@@ -280,11 +284,74 @@ def _one_line(text: str) -> str:
     return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
-def _one_line_warning(command: str):
-    """A warning on the command line is one stderr line (no file:line, no source line)."""
+#: a calibrator's class, as the advice of a message names it ("use PlattScaling", "or
+#: PlattScaling(smoothing=True)", a list "use A, B or C"): on a command whose --method picks it, that choice
+_ADVICE = r"(\b[Uu]se |\bor )({one}(?:(?:, | or | and ){one})*)"
+
+
+def calibrator_words(text: str, command: argparse.ArgumentParser | None) -> str:
+    """The calibrators a message names in Python (``PlattScaling(smoothing=True)``), in the words of a
+    command whose ``--method`` picks them: advice ("use PlattScaling", "or PlattScaling(smoothing=True)")
+    reads ``--method platt`` / ``--method platt --smoothing``; a calibrator the message speaks of
+    ("HistogramBinning(--score-type score) bins ...", its settings already spelled as flags by
+    :func:`flag_words`) keeps its name, the flags beside it: "HistogramBinning (--score-type score)".
+    ``command`` None: only that."""
+    text = re.sub(r"\b([A-Z]\w*)\((--[^()]*)\)", r"\1 (\2)", text)
+    if command is None:
+        return text
+    method = next((a for a in command._actions if "--method" in a.option_strings), None)
+    choices = set(method.choices or ()) if method is not None else set()
+    from ..calibrators import METHODS
+
+    kinds = {cls.__name__: name for name, cls in METHODS.items() if name in choices}
+    if not kinds:
+        return text
+    one = rf"(?:{'|'.join(map(re.escape, kinds))})\b(?:\([^()]*\)| \(--[^()]*\))?"  # never "(which ...)"
+
+    def method_of(m: re.Match[str]) -> str:
+        name, _, args = m.group(0).replace(" (", "(").partition("(")
+        settings = " ".join(a.strip() for a in args.rstrip(")").split(",") if a.strip())
+        return f"--method {kinds[name]}" + (f" {settings}" if settings else "")
+
+    def advice(m: re.Match[str]) -> str:
+        return m.group(1) + re.sub(one, method_of, m.group(2))
+
+    return re.sub(_ADVICE.format(one=one), advice, text)
+
+
+def cli_words(text: str, command: argparse.ArgumentParser) -> str:
+    """A library message in ``command``'s words: calibrators as its ``--method`` choices
+    (:func:`calibrator_words`) and Python keywords as its flags (:func:`flag_words`)."""
+    flags = command_flags(command)
+    return calibrator_words(flag_words(text, flags, command_switches(command)) if flags else text, command)
+
+
+def warning_text(message: Warning | str, command: argparse.ArgumentParser) -> str:
+    """A library warning in ``command``'s words. A :class:`~veracity.core._validation.VeracityWarning`
+    spells its parameter as ``command``'s flag, or, where ``command`` has no such flag, says its fallback
+    (advice the command line can follow); then :func:`cli_words`."""
+    from ..core._validation import VeracityWarning
+
+    if isinstance(message, VeracityWarning):
+        options = {o for a in command._actions for o in a.option_strings if a.help is not argparse.SUPPRESS}
+
+        def spell(param: str, *value: object) -> str | None:
+            flag = SETTINGS.get((param, value[0])) if value and isinstance(value[0], (str, bool)) else None
+            return cli_spelling(param, *value) if (flag or FLAGS.get(param)) in options else None
+
+        text = message.render(spell)
+    else:
+        text = str(message)
+    return cli_words(text, command)
+
+
+def _one_line_warning(command: str, parser: argparse.ArgumentParser | None = None):
+    """A warning on the command line is one stderr line (no file:line, no source line), its advice in
+    the words of the command (``parser``: see :func:`warning_text`)."""
 
     def show(message, category, filename, lineno, file=None, line=None) -> None:
-        print(f"veracity {command}: warning: {_one_line(str(message))}",
+        text = str(message) if parser is None else warning_text(message, parser)
+        print(f"veracity {command}: warning: {_one_line(text)}",
               file=sys.stderr if file is None else file)
 
     return show
@@ -329,13 +396,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_paths(args)  # every output path, before any work
         refuse_label_as_score(args)
         with warnings.catch_warnings(), activity(args, f"veracity {args.command}"):
-            warnings.showwarning = _one_line_warning(args.command)
+            warnings.showwarning = _one_line_warning(args.command, _innermost(parser, args))
             return int(args._run(args) or 0)
     except VeracityError as exc:
         command = _command_parser(parser, args.command)
         from ._common import in_cli_words  # advice written for Python callers, in the command line's words
 
         message = cli_message(in_cli_words(exc, args), command_flags(command), command_switches(command))
+        message = calibrator_words(message, None)  # "HistogramBinning (--score-type score)"
         if stdin_copy is not None:
             message = message.replace(stdin_copy, "<stdin>")
         print(f"veracity {args.command}: input error: {_one_line(message)}", file=sys.stderr)

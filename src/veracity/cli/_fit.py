@@ -13,6 +13,7 @@ them). Example on the bundled demo data:
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bins", type=int, default=None, help="with --method histogram: its bins (default: 10)")
     parser.add_argument("--ties", default=None, choices=["allow", "strict"],
                         help="with --method isotonic: its tie policy (default: allow)")
+    parser.add_argument("--strategy", default=None, choices=["uniform", "quantile"],
+                        help="with --method histogram: equal-width bins or equal-count bins (default: uniform; "
+                             "quantile with --score-type score, which has no probability axis to cut)")
+    parser.add_argument("--smoothing", action="store_true", default=None,
+                        help="with --method platt: Platt's target smoothing, (N+ + 1)/(N+ + 2) and 1/(N- + 2) "
+                             "for the 0/1 labels (a finite fit when the score separates the labels)")
+    parser.add_argument("--on-reversed", default=None, choices=["warn", "error", "allow"],
+                        help="with --method platt: a fitted map that reverses the score order (slope < 0) "
+                             "warns (default), is refused (error), or is accepted silently (allow)")
     add_pos_label_argument(parser)
     from ._common import AUTO_BYTES, add_engine_arguments
 
@@ -89,19 +99,27 @@ def _engine(args: argparse.Namespace) -> str:
     many = args.file is not None and (any(ch in path for ch in "*?[") or os.path.isdir(path))
     lazy_ok = args.method in LAZY_METHODS and ("," not in args.score or args.method == "temperature"
                                                or len(score_columns(args)) == 1)  # a column named "p,1"
+    lazy_ok = lazy_ok and args.score_type != "score"  # a ranking score is fit on rows in memory
     return auto_engine(args, lazy_ok=lazy_ok, many=many, doing="fitting on")
 
 
 def _calibrator(args: argparse.Namespace) -> Any:
     kwargs: dict[str, Any] = {"score_type": args.score_type}
-    for flag, value, method in (("--bins", args.bins, "histogram"), ("--ties", args.ties, "isotonic")):
+    own = (("--bins", args.bins, "histogram"), ("--strategy", args.strategy, "histogram"),
+           ("--ties", args.ties, "isotonic"), ("--smoothing", args.smoothing, "platt"),
+           ("--on-reversed", args.on_reversed, "platt"))
+    for flag, value, method in own:
         if value is not None and args.method != method:
             raise VeracityError(f"{flag} sets the {method} calibrator and has no effect on --method {args.method}; "
                                 f"pass --method {method}, or drop {flag}")
     if args.method == "histogram":
         kwargs["bins"] = 10 if args.bins is None else args.bins
+        kwargs["strategy"] = args.strategy or ("quantile" if args.score_type == "score" else "uniform")
     if args.method == "isotonic":
         kwargs["ties"] = args.ties or "allow"
+    if args.method == "platt":
+        kwargs["smoothing"] = bool(args.smoothing)
+        kwargs["on_reversed"] = args.on_reversed or "warn"
     return METHODS[args.method](**kwargs)
 
 
@@ -218,7 +236,9 @@ def _cli_words(exc: VeracityError) -> VeracityError:
     """A lazy frame's remedy in the CLI's words ("collect the columns" is ``--engine memory`` here);
     errors that name a parameter are left to main(), which spells it as its flag."""
     if exc.param is not None:
-        return exc
+        said = re.sub(r"collect the calibration rows of the lazy \w+ frame \(score and label columns\) first",
+                      "use --engine memory", exc.message)
+        return exc if said == exc.message else VeracityError(said, exc.param, exc.hint, value=exc.value)
     msg = str(exc).replace("pass an in-memory frame (collect the needed columns)", "use --engine memory")
     return VeracityError(msg.replace("or collect the columns for the one-vs-rest form",
                                      "or --engine memory for one-vs-rest"))

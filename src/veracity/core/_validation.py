@@ -95,6 +95,43 @@ class VeracityError(ValueError):
                 {"rows": self.rows, "n_rows": self.n_rows})
 
 
+class VeracityWarning(UserWarning):
+    """A warning whose advice names a parameter, spelled by each front end as :class:`VeracityError`'s is:
+    ``{param}`` / ``{setting}`` in ``message`` become ``spell(param[, value])`` in :meth:`render`.
+    ``fallback``: the message for a front end that has no spelling of ``param`` (``spell`` returns None:
+    a command without that flag), its advice left out or said another way.
+
+    >>> w = VeracityWarning("reversed ({setting} silences this)", "on_reversed", value="allow",
+    ...                     fallback="reversed")
+    >>> str(w), w.render(lambda param, *value: None)
+    ("reversed (on_reversed='allow' silences this)", 'reversed')
+    """
+
+    def __init__(self, message: str, param: str | None = None, *, value: Any = _NO_VALUE,
+                 fallback: str | None = None) -> None:
+        self.message = message
+        self.param = param
+        self.value = value
+        self.fallback = fallback
+        super().__init__(self.render())
+
+    def render(self, spell: Callable[..., str | None] = python_spelling) -> str:
+        """The message with ``{param}`` / ``{setting}`` spelled by ``spell``; ``fallback`` (else the
+        message with the placeholders left bare) where ``spell`` has no spelling (returns None)."""
+        if self.param is None:
+            return self.message
+        words = {"{param}": spell(self.param)}
+        if self.value is not _NO_VALUE:
+            words["{setting}"] = spell(self.param, self.value)
+        used = {k: v for k, v in words.items() if k in self.message}
+        if any(v is None for v in used.values()):
+            return self.fallback if self.fallback is not None else self.message
+        text = self.message
+        for key, spelled in used.items():
+            text = text.replace(key, str(spelled))
+        return text
+
+
 class MissingLabels(VeracityError):
     """A refusal of labels that are missing (None, NaN, null) -- on every route, whatever its words: a
     caller for whom a missing label can mean "not arrived yet" (a monitor) adds how to keep such rows."""
@@ -156,14 +193,21 @@ def offending_rows(bad: np.ndarray) -> dict[str, Any]:
 def as_float_array(x: Any, name: str) -> np.ndarray:
     """``x`` as a float64 array with no NaN or infinity."""
     arr = to_numpy(x, name)
+    if arr.size and (arr.dtype.kind in "US" or (arr.dtype == object and first_text(arr) is not None)):
+        raise _text_numbers(arr, name)
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
-            raise VeracityError(
-                f"{name} must be numeric; found non-numeric or missing values ({exc}). "
-                "Drop or fill missing rows first", param=_param(name)
-            ) from exc
+            # pandas' NA (a nullable column's missing value) is missing, as None and NaN are: NaN, which
+            # the finiteness check below refuses with its count
+            absent = np.fromiter((_is_missing(v) for v in arr.ravel()), bool, arr.size).reshape(arr.shape)
+            try:
+                arr = np.where(absent, np.nan, arr).astype(np.float64)
+            except (TypeError, ValueError):
+                raise VeracityError(
+                    f"{name} must be numeric; found non-numeric values ({exc}); convert them to numbers",
+                    param=_param(name)) from exc
     elif arr.dtype.kind not in "biuf":
         raise VeracityError(
             f"{name} must be numeric, got dtype {arr.dtype}; convert the column to numbers",
@@ -173,6 +217,20 @@ def as_float_array(x: Any, name: str) -> np.ndarray:
         raise VeracityError(f"{name} is empty; pass at least one row", param=_param(name))
     _check_finite(arr, name)
     return arr
+
+
+def _text_numbers(arr: np.ndarray, name: str) -> VeracityError:
+    """The refusal of text where numbers belong (``'0.3'`` is not read as 0.3, as a frame's text column is
+    not: "must be numeric, got String"): how many values are text, of how many, and the first of them."""
+    if arr.dtype == object:
+        text = np.fromiter((isinstance(v, (str, bytes)) for v in arr.ravel()), bool, arr.size).reshape(arr.shape)
+    else:
+        text = np.ones(arr.shape, dtype=bool)
+    first = plain(arr.flat[int(np.flatnonzero(text.ravel())[0])])
+    shown = repr(first) if len(repr(first)) <= _EXAMPLE_LONGEST else repr(first)[:_EXAMPLE_LONGEST] + "..."
+    where = "" if text.all() else f" in {int(text.sum())} of {arr.size} values"
+    return VeracityError(f"{name} must be numeric, got text{where} (such as {shown}); convert them to numbers "
+                         "first", param=_param(name), **offending_rows(text))
 
 
 def _check_finite(arr: np.ndarray, name: str) -> None:
@@ -320,6 +378,9 @@ def _is_missing(v: Any) -> bool:
 
 
 def _refuse_missing_labels(raw: np.ndarray) -> None:
+    """The one refusal of missing labels (None, NaN, pandas' NA) in an array of labels, counted of its rows
+    as the frame and file routes count them (:func:`veracity.sources._aggregates.missing_labels_message`):
+    "labels contain 1 missing value (None/NaN) of 300 rows; drop or fill that row first"."""
     missing = (int(np.isnan(raw).sum()) if raw.dtype.kind in "fc"
                else sum(1 for v in raw.ravel() if _is_missing(v)) if raw.dtype == object
                else 0)
@@ -330,8 +391,9 @@ def _refuse_missing_labels(raw: np.ndarray) -> None:
 
         rows = "that row" if missing == 1 else "those rows"
         count = count_noun(missing, "missing value")
-        raise MissingLabels(f"labels contain {count} (None/NaN); drop or fill {rows} first", param="labels",
-                            **offending_rows(absent))
+        n = raw.shape[0] if raw.ndim else 1
+        raise MissingLabels(f"labels contain {count} (None/NaN) of {n} rows; drop or fill {rows} first",
+                            param="labels", **offending_rows(absent))
 
 
 def check_pos_label(pos_label: Any) -> Any:
@@ -997,6 +1059,7 @@ __all__ = [
     "PROB_EPS",
     "ScoreType",
     "VeracityError",
+    "VeracityWarning",
     "as_float_array",
     "binary_nll_terms",
     "check_binary_labels",
