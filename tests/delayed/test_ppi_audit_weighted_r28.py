@@ -10,7 +10,8 @@ weights 1-1.5: "not calibrated" from vc.ppi_mean, "calibrated" from vc.ppi_audit
 note on few effective labels of the rarer class.
 (b) The note on few effective labels said the normal interval covered "about half" of true rates at an
 effective size of about 4; since dc557fe the rate's interval covers them (1.00), and it is the interval of
-rate - score, never widened, that covers about half (0.48).
+rate - score, never widened, that covers about half (0.48). Since then rate - score is widened too
+(_ppi_sums.weighted_gap_interval, tests/delayed/test_ppi_gap_weighted_r28.py) and covers 0.98.
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def test_equal_weights_give_the_unweighted_audit(n, positives, seed, weight, bot
             assert ra[k] == rp[k] or (ra[k] != ra[k] and rp[k] != rp[k]), (ra["quantity"], k)
 
 
-# -- (b) the few-effective-labels note: the rate's interval is wide, rate - score's too narrow -------------
+# -- (b) the few-effective-labels note: the intervals of the rate and of rate - score are wide ---------------
 def _few_effective_windows(windows: int = 200):
     """tests/delayed/test_ppi_weights_scale.py's design: 100 random labels of 20,000 rows, 1 % of rows
     standing for 100 cases (Kish size about 4 when a heavy row is drawn). Yields (labels' rows, the other
@@ -160,20 +161,20 @@ def _few_effective_windows(windows: int = 200):
         yield y[lab], f[lab], f[rest], w[lab], w[rest], truth
 
 
-def test_few_effective_labels_note_says_the_rate_is_wide_and_rate_minus_score_narrow():
+def test_few_effective_labels_note_says_the_rate_and_rate_minus_score_are_wide():
     rate, gap = [], []
     for y, f, g, w, u, truth in _few_effective_windows():
         r = vc.ppi_mean(y, f, g, sample_weight=w, sample_weight_unlabelled=u, sample_check="off")
         if not any("effective labels (Kish size" in t for t in r.notes):
             continue
         (note,) = [t for t in r.notes if "effective labels (Kish size" in t]
-        assert "the rate's interval, widened for uneven weights, is wide" in note
-        assert "that of rate - score, which judges calibration, is the normal one and too narrow" in note
+        assert "the intervals of the rate and of rate - score, widened for uneven weights, are wide" in note
+        assert "covered nearly all true rates and gaps rate - score" in note
         rate.append(r.ci_low <= truth["rate"] <= r.ci_high)
         gap.append(r.rectifier_low <= truth["rate - score"] <= r.rectifier_high)
     assert len(rate) > 100
     assert np.mean(rate) >= 0.97  # "nearly all true rates" (simulated: 1.00)
-    assert 0.35 <= np.mean(gap) <= 0.65  # "about half of true gaps" (simulated: 0.48)
+    assert np.mean(gap) >= 0.95  # "nearly all true gaps" (simulated: 0.98; 0.48 with the normal interval)
 
 
 def test_few_effective_labels_note_of_the_audit_names_its_intervals():
@@ -183,13 +184,12 @@ def test_few_effective_labels_note_of_the_audit_names_its_intervals():
                          sample_check="off")
         if "effective labels (Kish size" not in (a.note or ""):
             continue
-        assert "the intervals of the rate, the shares, the cost and the bins' rates are wide" in a.note
-        assert "that of rate - score, which judges calibration, is the normal one and too narrow" in a.note
+        said = "the intervals of the rate, rate - score, the shares, the cost and the bins' rates are wide"
+        assert said in a.note
         for r in a.rows:
             if r.get("sufficient") is not False:
                 hits.setdefault(r["quantity"], []).append(r["ci_low"] <= truth[r["quantity"]] <= r["ci_high"])
     cov = {k: float(np.mean(v)) for k, v in hits.items()}
     assert len(hits["rate"]) > 100 and len(cov) == 9, cov
-    gap = cov.pop("rate - score")
-    assert min(cov.values()) > 0.90, cov  # "more than 90 % of true rates, shares and bins' rates"
-    assert 0.35 <= gap <= 0.65  # "about half of true gaps rate - score" (simulated: 0.48)
+    assert min(cov.values()) > 0.90, cov  # "more than 90 % of true rates, gaps rate - score, shares and bins'
+    # rates" (rate - score simulated: 0.48 with the normal interval)

@@ -33,8 +33,10 @@ with fewer than 10 labels of one class (weighted labels by their Kish size), whi
 the labels show fewer than 10 events of one kind in the quantity's group of rows (flagged: TP, FP; not
 flagged: FN, TN), which take :func:`confusion_intervals`. Uneven labelled weights widen the rate's, the
 shares' and the cost's intervals as :func:`~veracity.ppi_mean` widens its rate's
-(:func:`~veracity.delayed._ppi_sums.weighted_rate_interval`; the rate's interval is ppi_mean's); the
-interval of rate − score stays the normal one. Intervals are pointwise at ``level`` (one per
+(:func:`~veracity.delayed._ppi_sums.weighted_rate_interval`; the rate's interval is ppi_mean's), and the
+interval of rate − score as ppi_mean widens its rectifier's
+(:func:`~veracity.delayed._ppi_sums.weighted_gap_interval`), which judges calibration. Intervals are
+pointwise at ``level`` (one per
 row of the table).
 """
 
@@ -55,8 +57,8 @@ from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, 
                    check_row_indexes, cut_to_range, few_labels_note, judged_calibrated, ppi_from_sums, z_of)
 from ._ppi_result import FEW_EFFECTIVE_AUDIT, rare_class_note, weighted_class_note
 from ._ppi_sums import (EXACT_BELOW, _wmean_var, rare_outcome_interval, rare_share_interval, tuning_terms,
-                        uneven_labels, uneven_weights, weighted_lambda_terms, weighted_rate_interval,
-                        wilson_rate_interval)
+                        uneven_labels, uneven_weights, weighted_gap_interval, weighted_lambda_terms,
+                        weighted_rate_interval, wilson_rate_interval)
 
 #: a bin's rate is flagged insufficient below this many labels (its Wilson interval covered 95-96 % of
 #: true bin rates for a 95 % interval at 30 labels and more in the seeded simulation of
@@ -430,6 +432,12 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     rare_outcome_interval(rate, size, float(out["classical"][0]) * size, level)
     rate["classical_se"] = np.asarray(out["classical_se"], dtype=np.float64)[:1]
     weighted_rate_interval(rate, parts[0], level)  # uneven labelled weights: vc.ppi_mean's interval
+    gap = {k: np.asarray(out[k], dtype=np.float64)[:1]
+           for k in ("rectifier", "rectifier_low", "rectifier_high")}
+    weighted_gap_interval(gap, parts[0], level)  # uneven labelled weights: vc.ppi_mean's rate - score
+    for key in ("rectifier_low", "rectifier_high"):
+        out[key] = np.asarray(out[key], dtype=np.float64).copy()
+        out[key][0] = gap[key][0]
     conf = {k: np.asarray(out[k], dtype=np.float64)[1:]
             for k in ("estimate", "se", "lam", "ci_low", "ci_high")}
     conf_sums = PpiSums(**{k: np.asarray(getattr(stacked, k))[1:] for k in PpiSums.__dataclass_fields__})

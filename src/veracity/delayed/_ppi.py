@@ -56,7 +56,10 @@ A row of weight 0 is a dropped row (it counts nowhere, not even as a label). Equ
 (the unweighted result). Uneven labelled weights skew the weighted mean and its variance together, and
 :math:`\hat\theta \pm z\hat\sigma` covered 85-93 % at Kish sizes of 80-1000 with log-normal weights; their
 interval is widened to the design-effect Wilson interval where that is wider
-(:func:`~veracity.delayed._ppi_sums.weighted_rate_interval`; 91-100 % in the same simulations).
+(:func:`~veracity.delayed._ppi_sums.weighted_rate_interval`; 91-100 % in the same simulations). The
+rectifier's interval, which judges calibration, is widened likewise to its hull with the score interval of
+the gap (:func:`~veracity.delayed._ppi_sums.weighted_gap_interval`): its normal interval had judged calibrated
+scores "not calibrated" up to twice as often as the level allows.
 
 **The audit sample must be random.** PPI's validity rests on the labelled rows being a
 uniformly random sample of the window. A sample of flagged rows only, or of the
@@ -347,9 +350,10 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
     rows not labelled with certainty (:func:`~veracity.delayed._design.rare_design_interval`). Uneven labelled
     weights widen it to its hull with the modified Wilson interval at
     :math:`n^* = \min(\hat p(1-\hat p), n_{\text{eff}} s_c^2) / \hat\sigma^2` (:math:`s_c` the labels' own
-    standard error; :func:`~veracity.delayed._ppi_sums.weighted_rate_interval`), and equal weights are no
-    weights
-    (the unweighted result, bit for bit).
+    standard error; :func:`~veracity.delayed._ppi_sums.weighted_rate_interval`), and the rectifier's to its
+    hull with the score interval :math:`(\hat d - \delta)^2 \le z^2 \sum \omega_i^2 (f_i + \delta)(1 - f_i -
+    \delta)` of the gap (:func:`~veracity.delayed._ppi_sums.weighted_gap_interval`), which judges
+    calibration; equal weights are no weights (the unweighted result, bit for bit).
 
     >>> r = ppi_mean([1, 0, 0, 1, 0, 0], [0.9, 0.2, 0.1, 0.6, 0.3, 0.2], [0.8, 0.1, 0.3, 0.2, 0.7, 0.1, 0.2])
     >>> round(r.estimate, 4), round(r.lam, 4)

@@ -12,7 +12,7 @@ from ..core._binning import enough_effective
 from ..core._display import Display
 from ..core._text import fmt, fmt_p, render_table
 from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, judged_calibrated, ppi_from_sums,
-                        rare_outcome, rare_outcome_interval, weighted_rate_interval)
+                        rare_outcome, rare_outcome_interval, weighted_gap_interval, weighted_rate_interval)
 
 NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is not valid"
 #: below this many labels the normal intervals cover less than their level (seeded simulation in
@@ -21,28 +21,26 @@ FEW_LABELS = 50
 FEW = ("only {n:,} labels: below about 50 the normal interval is too narrow (simulated 95 % intervals "
        "covered 85-88 % of true rates at 10 labels, 88-92 % at 20); label more rows (vc.labels_needed says how many)")
 #: weighted labels counted by their Kish effective size, below FEW_LABELS: a few heavy rows carry the
-#: estimate. Uneven weights widen the rate's interval (_ppi_sums.weighted_rate_interval), not the normal
-#: interval of rate - score that judges calibration (seeded simulation in
+#: estimate. Uneven weights widen the rate's interval (_ppi_sums.weighted_rate_interval) and that of
+#: rate - score, which judges calibration (_ppi_sums.weighted_gap_interval; seeded simulation in
 #: tests/delayed/test_ppi_audit_weighted_r28.py, the design of tests/delayed/test_ppi_weights_scale.py:
 #: 95 % intervals from 100 labels of effective size below 50, typically about 4, covered 100 % of true
-#: rates, 48 % of true gaps rate - score; the rate's normal interval had covered 48 % before session 28)
+#: rates and 98 % of true gaps rate - score; the normal intervals had covered 48 % of each before session 28)
 FEW_EFFECTIVE = ("only {eff:.1f} effective labels (Kish size (sum w)^2 / sum w^2 of the {n:,} weighted "
-                 "labels): below about 50 a few heavy rows carry the estimate: the rate's interval, widened "
-                 "for uneven weights, is wide, but that of rate - score, which judges calibration, is the "
-                 "normal one and too narrow (simulated 95 % intervals from 100 labels of effective size "
-                 "about 4 covered nearly all true rates, about half of true gaps rate - score); label more "
-                 "rows, or weigh them less unevenly")
+                 "labels): below about 50 a few heavy rows carry the estimate, and the intervals of the rate "
+                 "and of rate - score, widened for uneven weights, are wide (simulated 95 % intervals from "
+                 "100 labels of effective size about 4 covered nearly all true rates and gaps rate - score, "
+                 "where the normal intervals covered about half); label more rows, or weigh them less "
+                 "unevenly")
 #: the same for vc.ppi_audit's window, whose shares, cost and bins' rates have intervals too (the shares
 #: and the cost widened as the rate's, _audit.confusion_intervals; a bin's Wilson interval from its Kish
-#: size); the same simulation: more than 90 % of true rates, shares and bins' rates, about half of true
-#: gaps rate - score
+#: size); the same simulation: more than 90 % of true rates, shares, bins' rates and gaps rate - score
 FEW_EFFECTIVE_AUDIT = ("only {eff:.1f} effective labels (Kish size (sum w)^2 / sum w^2 of the {n:,} "
-                       "weighted labels): below about 50 a few heavy rows carry the estimates: the "
-                       "intervals of the rate, the shares, the cost and the bins' rates are wide, but that "
-                       "of rate - score, which judges calibration, is the normal one and too narrow "
-                       "(simulated 95 % intervals from 100 labels of effective size about 4 covered more "
-                       "than 90 % of true rates, shares and bins' rates, about half of true gaps rate - "
-                       "score); label more rows, or weigh them less unevenly")
+                       "weighted labels): below about 50 a few heavy rows carry the estimates, and the "
+                       "intervals of the rate, rate - score, the shares, the cost and the bins' rates are "
+                       "wide (simulated 95 % intervals from 100 labels of effective size about 4 covered "
+                       "more than 90 % of true rates, gaps rate - score, shares and bins' rates); label more "
+                       "rows, or weigh them less unevenly")
 #: uneven weights with fewer effective labels than this of the rarer class (the Kish size of its rows): the
 #: weighted interval, widened for uneven weights (_ppi_sums.weighted_rate_interval), may still be a little
 #: narrow
@@ -277,6 +275,10 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
     drawn at random; ``sums`` (of 0/1 labels, weighted) for the note on few effective labels of the rarer
     class (:func:`weighted_class_note`)."""
     v = {k: float(np.asarray(x)) for k, x in out.items()}
+    # uneven labelled weights: the gap's interval widened to its hull with the score interval, before the
+    # verdict that reads it (_ppi_sums.weighted_gap_interval; equal weights came here as w None)
+    if w is not None and sums is not None and drawn is None:
+        weighted_gap_interval(v, sums, level)
     # labels all one class: the rectifier's normal interval holds the scores' spread only, so the exact
     # test judges it; for a designed sample, the test of the labels drawn at random (propensity < 1) when
     # those are all one class (the certain rows add no sampling variance)
@@ -355,6 +357,7 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     interval of :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`."""
     out = ppi_from_sums(sums, level=level, power_tuning=power_tuning)
     cut_to_range(out, RATE_BOUNDS)  # a rate, as vc.ppi_mean reports it
+    weighted_gap_interval(out, sums, level)  # uneven labelled weights: rate - score as vc.ppi_mean's
     n = np.atleast_1d(np.asarray(sums.n, dtype=np.float64))
     with np.errstate(divide="ignore", invalid="ignore"):  # Kish size and the labels' weighted mean times it
         size = np.asarray(sums.w, dtype=np.float64) ** 2 / np.asarray(sums.w2, dtype=np.float64)
