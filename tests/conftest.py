@@ -294,3 +294,31 @@ def chromium():
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+def write_alert_then_clean_store(path) -> str:
+    """A monitoring store of two weeks, logged with their outcomes (observed at prediction time): 2026-W10's
+    outcomes run 0.3 above its scores (an alert), 2026-W11 is calibrated (for ``status --since/--last``)."""
+    import numpy as np
+    import pandas as pd
+
+    from veracity.monitoring import MonitorStore
+
+    rng = np.random.default_rng(7)
+    frames = []
+    for week, (monday, lift) in enumerate([("2026-03-02", 0.3), ("2026-03-09", 0.0)]):
+        p = rng.uniform(0.1, 0.5, 400)
+        y = (rng.random(400) < p + lift).astype(int)
+        ts = np.datetime64(monday, "s") + rng.integers(0, 7 * 86400, 400).astype("timedelta64[s]")
+        frames.append(pd.DataFrame({"id": [f"{week}-{i}" for i in range(400)], "ts": ts, "p": p, "y": y}))
+    rows = pd.concat(frames, ignore_index=True)
+    store = MonitorStore(path)
+    store.log(rows, id="id", time="ts", score="p")
+    store.outcomes(rows, id="id", label="y", time="ts")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def alert_then_clean_store(tmp_path_factory) -> str:
+    """The path of :func:`write_alert_then_clean_store`'s store, one per test module."""
+    return write_alert_then_clean_store(tmp_path_factory.mktemp("since") / "m.duckdb")

@@ -24,29 +24,9 @@ KEYS = ["store", "as_of", "freq", "window", "horizon", "by", "reference", "level
         "alert_rows", "periods"]
 
 
-def write_store(path) -> str:
-    """The two weeks of the module doc, logged with their outcomes (observed at prediction time)."""
-    import pandas as pd
-
-    from veracity.monitoring import MonitorStore
-
-    rng = np.random.default_rng(7)
-    frames = []
-    for week, (monday, lift) in enumerate([("2026-03-02", 0.3), ("2026-03-09", 0.0)]):
-        p = rng.uniform(0.1, 0.5, 400)
-        y = (rng.random(400) < p + lift).astype(int)
-        ts = np.datetime64(monday, "s") + rng.integers(0, 7 * 86400, 400).astype("timedelta64[s]")
-        frames.append(pd.DataFrame({"id": [f"{week}-{i}" for i in range(400)], "ts": ts, "p": p, "y": y}))
-    rows = pd.concat(frames, ignore_index=True)
-    store = MonitorStore(path)
-    store.log(rows, id="id", time="ts", score="p")
-    store.outcomes(rows, id="id", label="y", time="ts")
-    return str(path)
-
-
 @pytest.fixture(scope="module")
-def store(tmp_path_factory) -> str:
-    return write_store(tmp_path_factory.mktemp("since") / "m.duckdb")
+def store(alert_then_clean_store) -> str:
+    return alert_then_clean_store
 
 
 def _status(cli, store, *flags):
