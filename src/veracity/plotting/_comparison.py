@@ -172,8 +172,61 @@ def murphy_figure(result: Any, ax: Any = None) -> Any:
     return fig
 
 
+#: the threshold axis ends where the best model's net benefit falls under this share of its peak …
+USEFUL_SHARE = 0.05
+#: … times this (a margin past that point), unless that is most of the thresholds' span (then all of it)
+USEFUL_PAD = 1.25
+#: the share of the thresholds' span from which the whole span is drawn (the look at common rates)
+WHOLE_SPAN = 0.8
+
+
+def decision_curve_limits(result: Any) -> tuple[tuple[float, float] | None, tuple[float, float]]:
+    r"""The decision curve's default axes: (threshold range, or None for the thresholds' whole span;
+    net-benefit range).
+
+    Net benefit is on the prevalence's scale, so at a rare event (π = 0.5 %) every model's curve turns within
+    the first few percent of the thresholds and the whole [0, 1] axis pressed them against its left edge.
+    With :math:`B(t) = \max_m \mathrm{NB}_m(t)` the best model's net benefit (point estimates) and
+    :math:`t_u` the largest threshold with :math:`B(t) \ge` :data:`USEFUL_SHARE` :math:`\cdot \max_t B`,
+    the axis ends at :math:`\max(` :data:`USEFUL_PAD` :math:`t_u`, the next threshold :math:`)`; where that
+    is :data:`WHOLE_SPAN` of the thresholds' span or more (every common base rate), or no model's net
+    benefit is above 0, the whole span is drawn, as before.
+
+    The net-benefit axis runs from a little below 0 (Vickers' plots; ``dcurves``): with
+    :math:`T` the largest net benefit of any strategy (a model's band's upper end included) and
+    :math:`c = \min(0.01, 0.05\,T)`,
+    :math:`[-0.05\,T - c,\; 1.1\,T + c]` — the fixed margin of 0.01 (kept from :math:`T \ge 0.2` on) scales
+    down with :math:`T`, so at π = 0.5 % (:math:`T pprox 0.005`) "treat all", which falls to
+    :math:`\pi - (1 - \pi)\,t/(1 - t)`, no longer stretches the axis to twice the curves' height."""
+    order = np.argsort(result.thresholds, kind="stable")
+    t = np.asarray(result.thresholds, dtype=float)[order]
+    curves = [np.asarray(result.net_benefit[m], dtype=float)[order] for m in result.models]
+    strategies = [*curves, *(np.asarray(result.net_benefit[m], dtype=float) for m in ("all", "none")),
+                  *(np.asarray(result.ci_high[m], dtype=float) for m in result.models)]  # bands not cut off
+    tops = [float(np.nanmax(c)) for c in strategies if np.isfinite(c).any()]
+    top = max(tops) if tops else 0.0
+    c = min(0.01, 0.05 * max(top, 1e-3 if top <= 0 else top))
+    if top <= 0:  # the old floor: "none" (0) on the axis whatever the others are
+        top = 1e-3
+    y_range = (-0.05 * top - c, top * 1.1 + c)
+    x_range: tuple[float, float] | None = None
+    with np.errstate(all="ignore"):
+        best = np.nanmax(np.vstack(curves), axis=0) if curves and t.size > 1 else np.array([np.nan])
+    peak = float(np.nanmax(best)) if np.isfinite(best).any() else 0.0
+    if peak > 0:
+        k = int(np.nonzero(best >= USEFUL_SHARE * peak)[0].max())
+        hi = max(USEFUL_PAD * t[k], t[min(k + 1, t.size - 1)])
+        span = t[-1] - t[0]
+        if hi < t[0] + WHOLE_SPAN * span:
+            x_range = (max(0.0, t[0] - 0.03 * (hi - t[0])), float(hi))
+    return x_range, y_range
+
+
 def decision_curve_figure(result: Any, ax: Any = None) -> Any:
-    """Net benefit of each model with its band, "treat all" and "treat none"."""
+    """Net benefit of each model with its band, "treat all" and "treat none", on the axes of
+    :func:`decision_curve_limits` (a rare event's curves fill the figure); where "treat all" falls below the
+    net-benefit axis a note on the axes says from which threshold. ``fig.axes[0].set_xlim(0, 1)`` (or
+    ``set_ylim``) draws another range: every threshold's curve is drawn, whatever the axis shows."""
     fig, (axis,) = _axes(ax, (7.0, 4.4))
     # the curves along increasing t (thresholds given out of order were drawn zig-zagging in that order)
     order = np.argsort(result.thresholds, kind="stable")
@@ -187,8 +240,17 @@ def decision_curve_figure(result: Any, ax: Any = None) -> Any:
               label="treat all")
     axis.plot(t, result.net_benefit["none"][order], color=INK, linewidth=1.2, label="treat none")
     # "none" (0) counts: where every other net benefit is below 0 the axis ran upside down, 0 off it
-    top = max(float(np.nanmax(result.net_benefit[m])) for m in (*result.models, "all", "none"))
-    axis.set_ylim(-0.05 * max(top, 1e-3) - 0.01, top * 1.1 + 0.01)
+    x_range, (y_lo, y_hi) = decision_curve_limits(result)
+    axis.set_ylim(y_lo, y_hi)
+    if x_range is not None:
+        axis.set_xlim(*x_range)
+    treat_all = result.net_benefit["all"][order]
+    below = np.nonzero(treat_all < y_lo)[0]
+    if below.size:  # say so: a dashed line that just stops reads as one that ends
+        t_off = float(t[below[0]])
+        axis.annotate(f"treat all: below the axis from t = {t_off:.2g}", xy=(t_off, y_lo), xytext=(4, 4),
+                      textcoords="offset points", fontsize=8, color=MUTED, ha="left", va="bottom",
+                      gid="treat_all_off")
     _style(axis)
     axis.set_xlabel("threshold probability t")
     axis.set_ylabel("net benefit")

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import VeracityError
-from ..segments._result import interval_mark
+from ..segments._result import interval_mark, level_texts
 from ._style import _name
 
 INK, MUTED, GRID = "#1f2933", "#8a94a6", "#e4e7eb"
@@ -65,7 +65,7 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
     found = len(result.discoveries)
     # two lines: one would run off the figure's right edge beside long segment names
     title = (f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'} at FDR {result.fdr:g}"
-             f"{' (orange)' if found else ''}\nMCE {result.mce:.4f} ({result.mce_sigma:.1f}σ)")
+             f"{' (orange)' if found else ''}\nMCE {level_texts(result.mce)[0]} ({result.mce_sigma:.1f}σ)")
     own = ax is None
     if ax is None:
         try:

@@ -58,6 +58,8 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 # -- where it is miscalibrated --------------------------------------------------------------------
 def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, str]:
     """(section HTML, one-line finding) for a :class:`~veracity.SegmentsResult`."""
+    from ..segments._result import level_texts, row_digits
+
     found = list(result.discoveries)
     insufficient = result.n_segments - result.n_tested
     family = ("Benjamini–Hochberg" if result.depth == 1
@@ -65,12 +67,13 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
     feats = ", ".join(f"<code>{_e(f)}</code>" for f in result.features)
     if found:
         worst = max(found, key=lambda r: abs(r.gap))
+        worst_gap = _signed(worst.gap, row_digits(worst)[0])
         finding = (f"{_plural(len(found), 'segment')} miscalibrated at FDR {result.fdr:g} "
-                   f"(of {result.n_tested:,} tested); largest gap among them {worst.gap:+.4f} in "
+                   f"(of {result.n_tested:,} tested); largest gap among them {worst_gap} in "
                    f"{worst.segment}")
         verdict = (f"<strong>{_plural(len(found), 'segment')}</strong> of the {result.n_tested:,} tested "
                    f"{'is' if len(found) == 1 else 'are'} miscalibrated at a false-discovery rate of "
-                   f"{result.fdr:g}; the largest gap among them is <strong>{worst.gap:+.4f}</strong> in "
+                   f"{result.fdr:g}; the largest gap among them is <strong>{worst_gap}</strong> in "
                    f'<span class="key">{_e(worst.segment)}</span> '
                    f"({worst.n:,} rows; {'more positives than the scores say' if worst.gap > 0 else 'fewer positives than the scores say'}).")
     else:
@@ -82,17 +85,19 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
     infinite = math.isinf(result.mce_sigma)  # certain scores (0 or 1) that labels contradict: see the notes
     sigma = "∞" if infinite else _num(result.mce_sigma, 2)
     # MCGrad's maximum runs over all rows too: say whether a segment or the whole population sets it
+    mce_text, ecce_text, mde_text = (_e(level_texts(v)[0]) if np.isfinite(v) else _num(v)
+                                     for v in (result.mce, result.global_ecce, result.mde))
     if np.isfinite(result.mce) and abs(result.mce - result.global_ecce) <= 1e-12 * max(1.0, abs(result.mce)):
         where = "set by all rows: the miscalibration is global (recalibrate first)"
     else:
-        where = f"set by a segment: all rows alone give {_num(result.global_ecce)}"
+        where = f"set by a segment: all rows alone give {ecce_text}"
     cards = (
         '<div class="cards">'
         f'<div class="card" data-metric="mce"><div class="card-label">multicalibration error</div>'
-        f'<div class="card-value">{"∞" if math.isinf(result.mce) else _num(result.mce)}</div><div class="card-sub">'
+        f'<div class="card-value">{"∞" if math.isinf(result.mce) else mce_text}</div><div class="card-sub">'
         f'<span data-mce-sigma>{sigma} σ</span> ({_e(result.mce_p_text())} in {result.n_resamples} draws under calibration, over '
         f'{_e(result.mce_family_text())}); minimum detectable '
-        f'{_num(result.mde)}<br>{where}<br>MCGrad\'s definition, over the same segments</div></div>'
+        f'{mde_text}<br>{where}<br>MCGrad\'s definition, over the same segments</div></div>'
         f'<div class="card" data-metric="n_discoveries"><div class="card-label">discovered</div>'
         f'<div class="card-value">{len(found):,}</div><div class="card-sub">segments at FDR {result.fdr:g}</div></div>'
         f'<div class="card" data-metric="n_tested"><div class="card-label">tested</div>'
@@ -140,17 +145,21 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
 def _segment_table(rows: list[Any], pct: str) -> str:
     """The segments' table with the text table's marks: a discovery whose interval includes 0 marked ``*``
     (``**`` for a contradicted score of 0 or 1), the mark's footnote under the table, and the interval's
-    ends printed as the text prints them (:mod:`veracity.segments._result`)."""
-    from ..segments._result import CERTAIN_NOTE, SPREAD_NOTE, _p_cell, interval_mark
+    ends printed as the text prints them (:mod:`veracity.segments._result`): the score, rate, gap and interval
+    at the row's decimals (:func:`~veracity.segments._result.row_digits`: two significant digits at a rare
+    event's scale, the common look elsewhere), the detectable gap at two significant digits, at least 3."""
+    from ..core._digits import decimals
+    from ..segments._result import CERTAIN_NOTE, SPREAD_NOTE, _p_cell, interval_mark, row_digits
 
     marks = [interval_mark(r) for r in rows]
     body = []
     for r, mark in zip(rows, marks):
+        d, c = row_digits(r)
         body.append([
-            f'<span class="key">{_e(r.segment)}</span>', f"{r.n:,}", _num(r.conf), _num(r.rate),
-            f'<span class="{"neg" if r.gap < 0 else "pos"}">{_signed(r.gap)}</span>',
-            f"[{_ci_end(r.ci_low)}, {_ci_end(r.ci_high)}]{mark}", _e(_p_cell(r, r.p_value)), _e(_p_cell(r, r.q_value)),
-            _num(r.min_detectable_gap, 3),
+            f'<span class="key">{_e(r.segment)}</span>', f"{r.n:,}", _num(r.conf, d), _num(r.rate, d),
+            f'<span class="{"neg" if r.gap < 0 else "pos"}">{_signed(r.gap, d)}</span>',
+            f"[{_ci_end(r.ci_low, c)}, {_ci_end(r.ci_high, c)}]{mark}", _e(_p_cell(r, r.p_value)),
+            _e(_p_cell(r, r.q_value)), _num(r.min_detectable_gap, decimals(r.min_detectable_gap, fewest=3)),
         ])
     table = _table(["segment", "n", "mean score", "rate", "gap", f"{pct} CI", "p", "q",
                     '<span title="the smallest gap this segment\'s size can detect">detectable</span>'], body,
@@ -161,11 +170,12 @@ def _segment_table(rows: list[Any], pct: str) -> str:
                            for note in notes)
 
 
-def _ci_end(value: Any) -> str:
-    """An end of a segment's interval as the text table prints it: ``-0.000`` for an end just below 0 (which
-    :func:`_signed` would print ``+0.000``), so an unmarked interval never reads as one that includes 0."""
+def _ci_end(value: Any, digits: int = 3) -> str:
+    """An end of a segment's interval as the text table prints it, at ``digits`` decimals (the row's:
+    :func:`~veracity.segments._result.row_digits`): ``-0.000`` for an end just below 0 (which :func:`_signed`
+    would print ``+0.000``), so an unmarked interval never reads as one that includes 0."""
     v = float(value)
-    return f"{v:+.3f}" if np.isfinite(v) else "n/a"
+    return f"{v:+.{digits}f}" if np.isfinite(v) else "n/a"
 
 
 # -- which model ----------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core._digits import decimals, level_text
 from ..core._display import Display, fmt_weight
-from ..core._text import fmt_count, fmt_p, render_table
+from ..core._text import fmt, fmt_count, fmt_p, render_table
 
 _ROW_KEYS = ("segment", "features", "depth", "n", "weight", "conf", "rate", "gap", "ci_low", "ci_high",
              "z", "p_value", "q_value", "sufficient", "discovery", "test", "ece", "ece_floor",
@@ -94,6 +95,40 @@ def _p_cell(row: SegmentRow, value: float | None) -> str:
     return "0" if row.test == "certain" and value == 0.0 else fmt_p(value)
 
 
+#: the decimals of a segment's interval at common rates (its gap, score and rate print at 4)
+CI_DECIMALS = 3
+
+
+def row_digits(row: SegmentRow) -> tuple[int, int]:
+    r"""(decimals of the row's score, rate and gap; decimals of its interval's ends), by the digits rule of
+    :mod:`veracity.core._digits`: the score, the rate and the group (gap, ci_low, ci_high) each show their
+    largest magnitude :math:`m` to two significant digits, :math:`d(m) = 1 - \lfloor \log_{10} m \rfloor`,
+    and share the most decimals any of them needs, at least 4; the interval keeps its 3 decimals while its
+    group needs no more (every magnitude of 0.01 or more), else takes the row's. So a segment at a common
+    rate prints as it always did ("+0.0312  [+0.018, +0.045]") and one at a 0.5 % base rate shows its
+    digits ("+0.0028  [+0.0019, +0.0037]", not "[+0.002, +0.004]"; "-0.00003  [-0.00091, +0.00085]", not
+    "-0.0000  [-0.001, +0.001]")."""
+    group = (row.gap, row.ci_low, row.ci_high)
+    d = decimals(row.conf, row.rate, group)
+    return d, (CI_DECIMALS if decimals(group, fewest=CI_DECIMALS) == CI_DECIMALS else d)
+
+
+def row_texts(row: SegmentRow) -> dict[str, str]:
+    """The row's score, rate, gap and interval ends as the text table prints them (:func:`row_digits`); a
+    tiny negative keeps its sign (``-0.0000``), so an unmarked interval never reads as one that includes 0."""
+    d, c = row_digits(row)
+    return {"conf": fmt(row.conf, d), "rate": fmt(row.rate, d), "gap": fmt(row.gap, d, sign=True),
+            "ci_low": fmt(row.ci_low, c, sign=True), "ci_high": fmt(row.ci_high, c, sign=True)}
+
+
+def level_texts(*values: float) -> list[str]:
+    """Levels (an MCE, a minimum detectable gap) at :func:`~veracity.core._digits.level_text`'s decimals (two
+    significant digits, at least 4), sharing the most any of them needs; a huge or non-finite one as
+    :func:`_fixed` prints it."""
+    d = decimals(*[v for v in values if math.isfinite(v) and abs(v) < 1e6])
+    return [_fixed(v, d) for v in values]
+
+
 def _table(rows: list[SegmentRow], level: float | None = None) -> str:
     """The rows' table, and under it the footnote of each mark its intervals carry (:func:`interval_mark`)."""
     if level is None:  # the rows' own level (a row's own printout passes only rows)
@@ -103,8 +138,9 @@ def _table(rows: list[SegmentRow], level: float | None = None) -> str:
     body = []
     for r, mark in zip(rows, marks):
         flag = "discovery" if r.discovery else ("" if r.sufficient else "insufficient")
-        body.append([r.segment, f"{r.n:,}", f"{r.conf:.4f}", f"{r.rate:.4f}", f"{r.gap:+.4f}",
-                     f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]{mark:<{pad}}", _p_cell(r, r.p_value),
+        t = row_texts(r)
+        body.append([r.segment, f"{r.n:,}", t["conf"], t["rate"], t["gap"],
+                     f"[{t['ci_low']}, {t['ci_high']}]{mark:<{pad}}", _p_cell(r, r.p_value),
                      _p_cell(r, r.q_value), flag])
     table = render_table(["segment", "n", "conf", "rate", "gap", f"{level * 100:g}% CI of gap" + " " * pad, "p", "q",
                           ""], body, align="lrrrrrrrl")
@@ -220,16 +256,16 @@ class SegmentsResult(Display):
         ``global_ecce``, ``cells grid``); ``to_dict()`` keeps the field names."""
         p = self.mce_p_text()
         items: dict[str, Any] = {
-            "rows": f"{self.n:,}", "mean score": f"{self.conf:.4f}", "observed rate": f"{self.rate:.4f}",
+            "rows": f"{self.n:,}", "mean score": level_text(self.conf), "observed rate": level_text(self.rate),
             "segments": f"{self.n_segments:,}, {self.n_tested:,} tested (n >= {self.min_count:,})",
             "discoveries": f"{len(self.discoveries):,} at FDR {self.fdr:g}",
-            "MCE (MCGrad's definition)": f"{_fixed(self.mce, 4)} ({_fixed(self.mce_sigma, 2)} sigma)",
+            "MCE (MCGrad's definition)": f"{level_texts(self.mce)[0]} ({_fixed(self.mce_sigma, 2)} sigma)",
             f"MCE p-value ({self.n_resamples:,} draws under calibration, "
             f"{_count(self.mce_segments, 'segment')})":
                 p.removeprefix("p = ").replace("p <= ", "<= "),
             "per-segment p-value (MCGrad's Brownian reading)": fmt_p(self.mce_pvalue),
-            "minimum detectable MCE": f"{self.mde:.4f}",
-            "ECCE of all rows": f"{self.global_ecce:.4f}",
+            "minimum detectable MCE": level_texts(self.mde)[0],
+            "ECCE of all rows": level_texts(self.global_ecce)[0],
             "ECCE path": "each distinct score" if self.cells == "distinct" else "equal-width score cells",
         }
         if self.weight != self.n:
@@ -254,9 +290,12 @@ class SegmentsResult(Display):
         table showed its first eight: depth, n, weight … and no p or q), gaps and intervals signed as the
         text prints them, every column under "all N columns", the footnotes of the text's marked intervals,
         and the text itself."""
+        from ..core._digits import Cell
         from ..core._display import html_details, html_kv, html_note, html_page, html_table
 
-        records = self._html_records()
+        # the score, rate, gap and interval as the text prints them (:func:`row_texts`); to_frame() keeps floats
+        records = [{**d, **{k: Cell(v) for k, v in row_texts(r).items()}}
+                   for d, r in zip(self._html_records(), self.rows)]
         shown = [{k: r[k] for k in (*_TEXT_KEYS, "sufficient", "discovery")} for r in records]
         notes = [note for mark, note in (("*", SPREAD_NOTE), ("**", CERTAIN_NOTE))
                  if any(interval_mark(r) == mark for r in self.rows)]
@@ -296,14 +335,15 @@ class SegmentsResult(Display):
             lines.append(f"no segment was tested: none holds min_count = {self.min_count:,} rows (effective rows, "
                          "when weighted); lower min_count to test them")
         else:  # a "no difference" that may be "not enough data": say which gaps the sizes could see
-            mdg = [r.min_detectable_gap for r in self.rows if r.p_value is not None]
+            gaps = [r.min_detectable_gap for r in self.rows if r.p_value is not None]
+            mdg = level_texts(min(gaps), max(gaps))
             lines.append("no segment is distinguishable from calibrated at this FDR — not proof of calibration: "
-                         f"the tested segments' minimum detectable gaps run from {min(mdg):.4f} to {max(mdg):.4f} "
+                         f"the tested segments' minimum detectable gaps run from {mdg[0]} to {mdg[-1]} "
                          "(found 80 % of the time at 5 %, before the FDR correction)")
-        lines.append(f"multicalibration error (MCGrad's definition): MCE {_fixed(self.mce, 4)} "
+        lines.append(f"multicalibration error (MCGrad's definition): MCE {level_texts(self.mce)[0]} "
                      f"({_fixed(self.mce_sigma, 2)} sigma, {self.mce_p_text()} in {self.n_resamples:,} "
                      f"draws under calibration, over {self.mce_family_text()}"
-                     f"); minimum detectable {self.mde:.4f}")
+                     f"); minimum detectable {level_texts(self.mde)[0]}")
         lines.extend(self.notes)
         return "\n".join(lines)
 

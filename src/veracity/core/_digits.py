@@ -1,0 +1,89 @@
+r"""How many decimals the comparison and segment results print: enough significant digits for each scale.
+
+Four decimals read well where the numbers are about 0.01 or more (a Brier score of 0.1823 at a base rate of
+30 %), and lose the result at rare events: at a 0.5 % default rate a Brier score is about 0.005 and the
+difference of two models about 0.0001, so a CORP line read "DSC +0.0004 [+0.0000, +0.0007]" and a Brier
+difference "+0.0001 [+0.0000, +0.0002]" — an interval that seems to touch 0, and an estimate of one digit.
+
+The one rule every text, notebook and figure label of :mod:`veracity.comparison` follows (and
+:mod:`veracity.segments`, which sits below the comparison and so finds it here, in the core)
+(:func:`decimals`): numbers are printed in *groups* read together — a level alone (one model's Brier score),
+or a difference with its interval's ends (one group, whose ends may be near 0 and must not ask for digits
+of their own) — and a group needs the decimals that show its largest magnitude :math:`m` to
+:data:`SIGNIFICANT` significant digits,
+
+.. math:: d(m) = \mathrm{SIGNIFICANT} - 1 - \lfloor \log_{10} m \rfloor ;
+
+the numbers printed together (a table's row, a sentence's clause) share
+:math:`\max(\mathrm{FEWEST}, \max_g d(m_g))` decimals, at most :data:`MOST`. A group whose numbers are all
+0, NaN or below :math:`\tfrac12 10^{-\mathrm{MOST}}` (rounding noise) asks for nothing. So every group of
+0.001 or more prints at 4 decimals, as it always did, and 0.00071 prints as 0.00071, not 0.0007.
+JSON (``to_dict()``) keeps every number at full precision; only the printing reads this rule.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._text import fmt
+
+#: fewest decimals printed (the look of every result at common scales)
+FEWEST = 4
+#: most decimals printed: a number below half a unit of the last of them is rounding noise, printed as 0
+MOST = 8
+#: significant digits each group's largest magnitude shows at least
+SIGNIFICANT = 2
+
+
+def _need(group: Any) -> int:
+    values = np.abs(np.asarray(group, dtype=np.float64).ravel())
+    values = values[np.isfinite(values)]
+    top = float(values.max()) if values.size else 0.0
+    if top < 0.5 * 10.0 ** -MOST:
+        return 0  # rounding noise asks for nothing
+    return SIGNIFICANT - 1 - math.floor(math.log10(top))
+
+
+def decimals(*groups: Any, fewest: int = FEWEST) -> int:
+    """The decimals shared by numbers printed together: each of ``groups`` (a number, or a sequence of
+    numbers read as one — a difference and its interval's ends) needs its largest magnitude to show
+    :data:`SIGNIFICANT` significant digits; at least ``fewest`` (:data:`FEWEST`; a result whose common look
+    has fewer, such as a segment's interval at 3, passes its own), at most :data:`MOST`.
+
+    >>> decimals(0.1823, (0.0120, 0.0080, 0.0160)), decimals(0.0012, (0.0001, 0.00003, 0.00018))
+    (4, 5)
+    >>> decimals((0.031, 0.012, 0.050), fewest=3), decimals((0.0030, 0.0012, 0.0048), fewest=3)
+    (3, 4)
+    """
+    return min(max([fewest, *(_need(g) for g in groups)]), MOST)
+
+
+def level_text(value: float, digits: int | None = None) -> str:
+    """A level (a score, a rate) at ``digits`` decimals (default: its own, :func:`decimals`)."""
+    return fmt(float(value), decimals(value) if digits is None else digits)
+
+
+def threshold_decimals(values: Any) -> int:
+    """Decimals for a column of thresholds (θ, t): the fewest of 3 to 6 that print every one of them as it
+    is (0.005 and 0.0025 as "0.0050", "0.0025", not "0.005", "0.003"), else 6."""
+    ts = np.asarray(values, dtype=np.float64).ravel()
+    ts = ts[np.isfinite(ts)]
+    for d in range(3, 7):
+        if np.all(np.abs(np.round(ts, d) - ts) < 1e-12):
+            return d
+    return 6
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A number already printed at its group's decimals, for a notebook table: the shared table renderer
+    prints it as its text, right-aligned as a number (a ``str`` would be left-aligned as a name)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
