@@ -184,7 +184,7 @@ def test_temperature_on_a_one_signed_ranking_score_advises_methods(tmp_path, wri
     ("Fit on them, or use PlattScaling (which then outputs the base rate)",
      "Fit on them, or use --method platt (which then outputs the base rate)"),
     ("use TemperatureScaling, VectorScaling or MatrixScaling for (N, K) scores",
-     "use --method temperature, --method vector or --method matrix for (N, K) scores"),
+     "use --method temperature, vector or matrix for (N, K) scores"),
     ("PlattScaling fitted a negative slope", "PlattScaling fitted a negative slope"),  # the subject keeps its name
 ])
 def test_calibrators_named_in_advice_read_as_fit_methods(text, words):

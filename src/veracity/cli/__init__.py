@@ -314,7 +314,10 @@ def calibrator_words(text: str, command: argparse.ArgumentParser | None) -> str:
         return f"--method {kinds[name]}" + (f" {settings}" if settings else "")
 
     def advice(m: re.Match[str]) -> str:
-        return m.group(1) + re.sub(one, method_of, m.group(2))
+        body = re.sub(one, method_of, m.group(2))
+        if re.fullmatch(r"--method [\w-]+(?:(?:, | or | and )--method [\w-]+)+", body):  # a list: one flag
+            body = "--method " + re.sub(r"(, | or | and )--method ", r"\1", body[len("--method "):])
+        return m.group(1) + body
 
     return re.sub(_ADVICE.format(one=one), advice, text)
 
@@ -403,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ._common import in_cli_words  # advice written for Python callers, in the command line's words
 
         message = cli_message(in_cli_words(exc, args), command_flags(command), command_switches(command))
-        message = calibrator_words(message, None)  # "HistogramBinning (--score-type score)"
+        message = calibrator_words(message, command)  # "use PlattScaling": "use --method platt" on fit
         if stdin_copy is not None:
             message = message.replace(stdin_copy, "<stdin>")
         print(f"veracity {args.command}: input error: {_one_line(message)}", file=sys.stderr)
