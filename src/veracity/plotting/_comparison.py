@@ -144,7 +144,9 @@ def _differences(right: Any, result: Any) -> None:
 
 
 def murphy_figure(result: Any, ax: Any = None) -> Any:
-    """Elementary score curves; without ``ax``, the first pair's difference with its band below."""
+    """Elementary score curves; without ``ax``, the first pair's difference with its band below; on the θ
+    axis of :func:`murphy_limits` (a rare event's curves fill the figure). ``fig.axes[0].set_xlim(0, 1)``
+    draws the whole axis: every θ is drawn, whatever the axis shows."""
     diff = result.difference
     if ax is None:
         fig = _figure((7.0, 6.0) if diff is not None else (7.0, 3.8))
@@ -169,6 +171,9 @@ def murphy_figure(result: Any, ax: Any = None) -> Any:
         bottom.set_xlabel("threshold θ (false alarm costs θ, miss 1 − θ)")
     else:
         top.set_xlabel("threshold θ (false alarm costs θ, miss 1 − θ)")
+    x_range = murphy_limits(result)
+    if x_range is not None:  # the difference panel below shares it
+        top.set_xlim(*x_range)
     return fig
 
 
@@ -196,7 +201,7 @@ def decision_curve_limits(result: Any) -> tuple[tuple[float, float] | None, tupl
     :math:`T` the largest net benefit of any strategy (a model's band's upper end included) and
     :math:`c = \min(0.01, 0.05\,T)`,
     :math:`[-0.05\,T - c,\; 1.1\,T + c]` — the fixed margin of 0.01 (kept from :math:`T \ge 0.2` on) scales
-    down with :math:`T`, so at π = 0.5 % (:math:`T pprox 0.005`) "treat all", which falls to
+    down with :math:`T`, so at π = 0.5 % (:math:`T \approx 0.005`) "treat all", which falls to
     :math:`\pi - (1 - \pi)\,t/(1 - t)`, no longer stretches the axis to twice the curves' height."""
     order = np.argsort(result.thresholds, kind="stable")
     t = np.asarray(result.thresholds, dtype=float)[order]
@@ -209,17 +214,46 @@ def decision_curve_limits(result: Any) -> tuple[tuple[float, float] | None, tupl
     if top <= 0:  # the old floor: "none" (0) on the axis whatever the others are
         top = 1e-3
     y_range = (-0.05 * top - c, top * 1.1 + c)
-    x_range: tuple[float, float] | None = None
     with np.errstate(all="ignore"):
         best = np.nanmax(np.vstack(curves), axis=0) if curves and t.size > 1 else np.array([np.nan])
-    peak = float(np.nanmax(best)) if np.isfinite(best).any() else 0.0
-    if peak > 0:
-        k = int(np.nonzero(best >= USEFUL_SHARE * peak)[0].max())
-        hi = max(USEFUL_PAD * t[k], t[min(k + 1, t.size - 1)])
-        span = t[-1] - t[0]
-        if hi < t[0] + WHOLE_SPAN * span:
-            x_range = (max(0.0, t[0] - 0.03 * (hi - t[0])), float(hi))
-    return x_range, y_range
+    return _useful_range(t, best), y_range
+
+
+def _useful_range(t: np.ndarray, gain: np.ndarray) -> tuple[float, float] | None:
+    r"""The threshold axis for a ``gain`` along increasing thresholds ``t`` (:func:`decision_curve_limits`):
+    up to :math:`\max(` :data:`USEFUL_PAD` :math:`t_u`, the next threshold :math:`)`, :math:`t_u` the last
+    with ``gain`` :math:`\ge` :data:`USEFUL_SHARE` of its peak; None (the whole span) where that reaches
+    :data:`WHOLE_SPAN` of the span, or ``gain`` is nowhere above 0."""
+    peak = float(np.nanmax(gain)) if t.size > 1 and np.isfinite(gain).any() else 0.0
+    if peak <= 0:
+        return None
+    k = int(np.nonzero(gain >= USEFUL_SHARE * peak)[0].max())
+    hi = max(USEFUL_PAD * t[k], t[min(k + 1, t.size - 1)])
+    if hi >= t[0] + WHOLE_SPAN * (t[-1] - t[0]):
+        return None
+    return max(0.0, float(t[0] - 0.03 * (hi - t[0]))), float(hi)
+
+
+def murphy_limits(result: Any) -> tuple[float, float] | None:
+    r"""The Murphy diagram's θ axis: a range, or None for the θ grid's whole span.
+
+    A model's mean elementary score is
+    :math:`E_m(\theta) = \theta\,\mathrm{FP}_m + (1 - \theta)\,\mathrm{FN}_m
+    = (1 - \theta)\,(\pi - \mathrm{NB}_m(\theta))` (FP, FN: shares of the rows; NB: the decision curve's net
+    benefit), so past a model's scores every curve runs down the one line :math:`(1 - \theta)\,\pi`, and at a
+    rare event (π = 0.5 %) all that differs lies within the first few percent of θ. With
+    :math:`F_m = E_m / (1 - \theta)` and :math:`\theta_K` the largest θ, the gain
+    :math:`G(\theta) = \max_m |F_m(\theta) - F_m(\theta_K)|` is :math:`\max_m |\mathrm{NB}_m(\theta)|` where
+    no score reaches :math:`\theta_K` — a model worse than flagging no one counts too — and the axis follows
+    it by the decision curve's rule (:func:`decision_curve_limits`: :data:`USEFUL_SHARE`,
+    :data:`USEFUL_PAD`, :data:`WHOLE_SPAN`): at a 30 % base rate the whole span is drawn, as before."""
+    t = np.asarray(result.theta, dtype=float)
+    if t.size < 2 or not result.elementary or t[-1] >= 1:
+        return None
+    with np.errstate(all="ignore"):
+        f = np.vstack([np.asarray(v, dtype=float) / (1.0 - t) for v in result.elementary.values()])
+        gain = np.nanmax(np.abs(f - f[:, -1:]), axis=0)
+    return _useful_range(t, gain)
 
 
 def decision_curve_figure(result: Any, ax: Any = None) -> Any:

@@ -632,9 +632,45 @@ def _comparison(inp: Inputs, *, raw: Any, score_type: str, level: float, bins: i
             notes.append("Murphy diagram and decision curve omitted: score_type='score' has no probability reading")
         else:
             # both read the scores as probabilities: logits go through the sigmoid, as compare_models does
-            murphy = murphy_diagram(models, inp.labels, **common)
-            curve = decision_curve(models, inp.labels, **common)
+            theta, thresholds = _threshold_grids(models, inp.labels, **common)
+            murphy = murphy_diagram(models, inp.labels, theta=theta, **common)
+            curve = decision_curve(models, inp.labels, thresholds=thresholds, **common)
     return comparison_section(cmp, murphy=murphy, curve=curve, plots=plots, notes=notes)
+
+
+#: a rare event's figures get finer thresholds: where this quantile of the models' probabilities …
+RARE_QUANTILE = 0.999
+#: … is under this (fewer than 50 of the default 0.01, …, 0.99 below it), …
+RARE_TOP = 0.5
+#: … this many more, evenly spaced up to it
+RARE_STEPS = 100
+
+
+def _threshold_grids(models: dict[str, Any], labels: Any, *, sample_weight: Any, score_type: str,
+                     level: float) -> tuple[np.ndarray | None, np.ndarray | None]:
+    r"""(Murphy diagram's θ, decision curve's thresholds) for the report; None: the functions' defaults.
+
+    The defaults step by 0.005 and 0.01, and at a rare event (π = 0.5 %) every model's net benefit turns
+    within the first few percent of them: the zoomed figures
+    (:func:`veracity.plotting._comparison.murphy_limits`) drew a handful of points. With :math:`q` the
+    :data:`RARE_QUANTILE` quantile of both models' probabilities (rows of weight 0 left out), where
+    :math:`0 < q <` :data:`RARE_TOP` each grid gets the :data:`RARE_STEPS` thresholds
+    :math:`q\,k /` :data:`RARE_STEPS`, :math:`k = 1, \ldots,` :data:`RARE_STEPS`, beside its own; at
+    common rates both stay the defaults."""
+    from ..comparison._decision_curve import DEFAULT_THRESHOLDS
+    from ..comparison._inputs import models_of
+    from ..comparison._murphy import DEFAULT_THETA
+
+    checked, _, _ = models_of(models, labels, scores=None, label=None, sample_weight=sample_weight,
+                              pos_label=None, score_type=score_type, what="vc.report", minimum=1)
+    kept = [d.p if d.w is None else d.p[d.w > 0] for d in checked.data]
+    pooled = np.concatenate(kept) if kept else np.empty(0)
+    q = float(np.quantile(pooled, RARE_QUANTILE)) if pooled.size else 0.0
+    if not 0 < q < RARE_TOP:
+        return None, None
+    fine = q * np.arange(1, RARE_STEPS + 1) / RARE_STEPS
+    return (np.unique(np.concatenate([DEFAULT_THETA, fine])),
+            np.unique(np.concatenate([DEFAULT_THRESHOLDS, fine])))
 
 
 def _audit_with_extras(scores: Any, labels: Any, *, ci: bool | BootstrapMethod, n_resamples: int,
