@@ -47,14 +47,17 @@ def gap_text(low: float, high: float, region: str) -> str:
 class SequenceAlarms(dict[str, dict[str, Any]]):
     """Slice → ``{"day", "labels", "low", "high", "bin"}``: the first day (UTC) any of the slice's
     sequences (the overall one on mean(y − p), or a score bin's, named by ``bin``) excluded 0 (or
-    ±tolerance), the final labels it had read by then, and its bounds that day.
+    ±tolerance), the final labels it had read by then, and its bounds that day. With ``status(since=)``
+    or ``last=``, only the slices a listed period still alerts on; ``before_listing`` names those whose
+    alarm is dated before the first listed period (old, but still active: their lines say so).
 
     ``sequential=False``: the status ran the window tests (``alerts="window"``), which compute no
     sequence; the mapping is empty and says so."""
 
-    def __init__(self, alarms: Any = (), *, sequential: bool = True) -> None:
+    def __init__(self, alarms: Any = (), *, sequential: bool = True, before_listing: Any = ()) -> None:
         super().__init__(alarms)
         self.sequential = sequential
+        self.before_listing = frozenset(before_listing)
 
     def lines(self, *, keys: bool = False) -> list[str]:
         """One sentence per slice with an alarm, as the status text and the report's lead print them:
@@ -67,7 +70,9 @@ class SequenceAlarms(dict[str, dict[str, Any]]):
             who = f"[{name}]" if keys else "All rows" if name == ALL else f"Slice [{name}]"
             out.append(f"{who} left the calibrated region{where} on {alarm['day']} (after "
                        f"{alarm['labels']:,} final labels; bounds "
-                       f"{bounds_text(alarm['low'], alarm['high'])})")
+                       f"{bounds_text(alarm['low'], alarm['high'])})"
+                       + ("; before the listed periods, and still outside the calibrated region in them"
+                          if name in self.before_listing else ""))
         return out
 
     def _headline(self) -> str:
@@ -94,7 +99,8 @@ class SequenceAlarms(dict[str, dict[str, Any]]):
                                              html_table(records) if records else ""], repr(self))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (SequenceAlarms, (dict(self),), {"sequential": self.sequential})
+        return (SequenceAlarms, (dict(self),), {"sequential": self.sequential,
+                                                "before_listing": self.before_listing})
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """A plain copy (what ``StoreStatus.to_dict()`` and the JSON hold)."""

@@ -60,6 +60,7 @@ from ._alerts import Alert, _alert, _alerts  # noqa: F401  (re-exported: pickles
 from ._status_assemble import _assemble, _next_start
 from ._status_delayed import _with_delayed_labels
 from ._status_query import _query, _rows, check_model
+from ._sequence_alarms import SequenceAlarms
 from ._slice_names import slice_order
 # StatusRow, OTHER and _ppi_cell are re-exported: imported from here by the package and its tests
 from ._status_rows import ALL, MAX_PERIODS, OTHER, StatusRow, StoreStatus, _ppi_cell, _Settings  # noqa: F401
@@ -287,8 +288,32 @@ def _listed(status: StoreStatus, cut: _Cut | None, starts: np.ndarray, freq: str
     kept = {label for label, k in zip(labels, keep) if k}
     rows = tuple(r for r in status.rows if r.period in kept)
     dropped = [r for r in status.rows if r.period not in kept]
+    first_listed = starts[keep.index(True)] if any(keep) else None  # the first listed period's start
+    alarms, alarms_out = _listed_alarms(status.sequence_alarms, rows, first_listed)
     return replace(status, rows=rows, since=since_text, last=cut.last, left_out=len(labels) - len(kept),
-                   left_out_alerts=sum(len(r.alerts) for r in dropped))
+                   left_out_alerts=sum(len(r.alerts) for r in dropped), sequence_alarms=alarms,
+                   left_out_alarms=alarms_out)
+
+
+def _listed_alarms(alarms: Any, rows: tuple[StatusRow, ...], first: Any) -> tuple[Any, int]:
+    """The sequence alarms a cut listing keeps (those of the slices a listed row still alerts on), and
+    how many it leaves out.
+
+    A slice's alarm is the first day one of its sequences (the overall one, or a score bin's) left the
+    calibrated region; a listed row of the slice alerts (``kind == "sequential"``) while that sequence's
+    bounds at the row's look still lie outside it. The bounds being a running intersection, an alarm is
+    active in every period whose look is on or after its day, so one is left out only when no such period
+    is listed (e.g. ``last=1`` on a week without predictions). A kept alarm dated before the first listed
+    period's start (its UTC date) is named in ``before_listing``: old news, still active. So the alarms
+    the text and JSON name are exactly those of the alerts ``--fail-on-alert`` counts."""
+    if not alarms:
+        return alarms, 0
+    active = {r.slice for r in rows if any(a.kind == "sequential" for a in r.alerts)}
+    day0 = None if first is None else str(np.asarray(first).astype("datetime64[D]"))
+    kept = {name: alarm for name, alarm in alarms.items() if name in active}
+    before = [name for name, alarm in kept.items() if day0 is not None and alarm["day"] < day0]
+    return (SequenceAlarms(kept, sequential=getattr(alarms, "sequential", True), before_listing=before),
+            len(alarms) - len(kept))
 
 
 def _first_of_last(n: int, freq: str | None, window_s: float | None, t_as_of: np.datetime64) -> np.datetime64:

@@ -173,11 +173,13 @@ class StoreStatus(Display):
     tolerance: float = 0.0
     #: with ``since=``/``last=``: where the listing begins (the period key or the UTC time), None when every
     #: period is listed; ``last`` the N of ``last=N``; ``left_out`` the earlier periods not listed and
-    #: ``left_out_alerts`` their alerts (not in ``rows``, so not in ``alerts``)
+    #: ``left_out_alerts`` their alerts (not in ``rows``, so not in ``alerts``); ``left_out_alarms`` the
+    #: sequence alarms no listed row alerts on any more (not in ``sequence_alarms``)
     since: str | None = None
     last: int | None = None
     left_out: int = 0
     left_out_alerts: int = 0
+    left_out_alarms: int = 0
 
     @property
     def alerts(self) -> tuple[Alert, ...]:
@@ -323,6 +325,9 @@ class StoreStatus(Display):
             # only when the listing was cut, so that the full listing's JSON stays as it was
             **({"since": self.since, "last": self.last, "periods_left_out": self.left_out,
                 "alerts_left_out": self.left_out_alerts} if self.since is not None else {}),
+            **({"sequence_alarms_left_out": self.left_out_alarms,
+                "sequence_alarms_before_listing": sorted(getattr(self.sequence_alarms, "before_listing", ()))}
+               if self.since is not None and self.alert_mode == "sequential" else {}),
             "periods": [r.to_dict() for r in self.rows],
         }
 
@@ -333,8 +338,11 @@ class StoreStatus(Display):
         noun = FREQ_NAMES[self.freq] if self.freq else f"{self.window} window"
         how = (f"the last {count_noun(self.last, noun)} up to the as-of time (--last {self.last}), from "
                f"{self.since}" if self.last is not None else f"{noun}s from {self.since} on (--since)")
+        n = self.left_out_alarms  # with sequential alerts: the alarms no listed row alerts on any more
+        alarms = (f", as {'is' if n == 1 else 'are'} {count_noun(n, 'sequence alarm')} that no listed {noun} "
+                  "still alerts on" if n else "")
         return (f"listed: {how}; {count_noun(self.left_out, 'earlier ' + noun)} with "
-                f"{count_noun(self.left_out_alerts, 'alert')} left out (every listed number, and the "
+                f"{count_noun(self.left_out_alerts, 'alert')} left out{alarms} (every listed number, and the "
                 "reference, as in the full listing)")
 
     def __str__(self) -> str:
@@ -417,7 +425,10 @@ class StoreStatus(Display):
                          f"(alpha {alpha:.2g} per cohort over every look, however often: "
                          f"{alpha / 2:.2g} for the overall gap, "
                          f"{alpha / 2:.2g} shared by the {self.bins} score bins)")
-            lines.extend(f"  {line}" for line in SequenceAlarms(self.sequence_alarms).lines())
+            # with since=/last=: the alarms dated before the listing (old, still active) say so
+            before = getattr(self.sequence_alarms, "before_listing", ())
+            lines.extend(f"  {line}" for line in SequenceAlarms(self.sequence_alarms,
+                                                                before_listing=before).lines())
         if not self.alerts:
             lines.append("alerts: none")
         return "\n".join(lines)

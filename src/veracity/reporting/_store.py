@@ -98,7 +98,9 @@ def store_section(status: Any, *, source: str, plots: bool = True) -> str:
         note = sequential_note()
         tests = (f"{_e(note[0].upper() + note[1:])} (a calibrated slice alerts with probability at most "
                  f"{1 - status.alert_level:.2g}, however often it is read)."
-                 + "".join(f" {_e(line)}." for line in SequenceAlarms(status.sequence_alarms).lines()))
+                 + "".join(f" {_e(line)}." for line in SequenceAlarms(
+                     status.sequence_alarms,
+                     before_listing=getattr(status.sequence_alarms, "before_listing", ())).lines()))
     else:
         # the status text's words ("family-wise level of 0.99" read as a 99% chance of an alert)
         alpha = 1 - status.alert_level
