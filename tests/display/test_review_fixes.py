@@ -261,7 +261,7 @@ def test_plot_thresholds_refuses_a_recall_threshold_off_the_probability_axis():
     rng = np.random.default_rng(2)
     s = rng.normal(size=200)
     y = (rng.uniform(size=200) < 1 / (1 + np.exp(-s))).astype(int)
-    with pytest.raises(vc.VeracityError, match=r"must lie in \[0, 1\]; got 2\.2 \(a logit threshold"):
+    with pytest.raises(vc.VeracityError, match=r"must be a number in \[0, 1\]; got 2\.2 \(a logit threshold"):
         vc.plot_thresholds(s, y, score_type="logit", recall_threshold=2.2)
     import matplotlib.pyplot as plt
 
