@@ -173,7 +173,7 @@ def test_fit_engine_auto_on_a_glob_and_errors(tmp_path, capsys):
     assert tau == pytest.approx(vc.TemperatureScaling().fit(df["p"], df["y"]).temperature_, rel=1e-9)
     for extra, pattern in [
         (["--method", "beta", "--engine", "duckdb"], "BetaCalibration fits on rows in memory; "
-                                                     "on a lazy duckdb frame use TemperatureScaling"),
+                                                     "on a lazy duckdb frame use --method temperature, platt"),
         (["--method", "platt", "--engine", "duckdb", "--pos-label", "1"], "drop --pos-label"),
         (["--method", "platt", "--role-col", "segment", "--fit-role", "west"], "no rows with role 'west'"),
         (["--method", "platt", "--role-col", "segment", "--fit-role", "west", "--engine", "memory"],

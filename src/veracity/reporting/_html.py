@@ -668,7 +668,7 @@ def _threshold_grids(models: dict[str, Any], labels: Any, *, sample_weight: Any,
     q = float(np.quantile(pooled, RARE_QUANTILE)) if pooled.size else 0.0
     if not 0 < q < RARE_TOP:
         return None, None
-    fine = q * np.arange(1, RARE_STEPS + 1) / RARE_STEPS
+    fine = np.linspace(q / RARE_STEPS, q, RARE_STEPS)  # q/100, 2q/100, ..., q (thresholds, not bin edges)
     return (np.unique(np.concatenate([DEFAULT_THETA, fine])),
             np.unique(np.concatenate([DEFAULT_THRESHOLDS, fine])))
 
