@@ -20,22 +20,9 @@ pytest.importorskip("matplotlib")
 FINE = np.arange(1, 1000) / 1000.0
 
 
-def _models(rate: float, n: int = 100_000, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=n)
-    lo, hi = -20.0, 5.0  # the intercept giving a mean score of `rate` (bisection)
-    for _ in range(60):
-        c = (lo + hi) / 2
-        lo, hi = (c, hi) if (1 / (1 + np.exp(-(c + 1.5 * x)))).mean() < rate else (lo, c)
-    p = 1 / (1 + np.exp(-(c + 1.5 * x)))
-    y = (rng.random(n) < p).astype(int)
-    weak = 1 / (1 + np.exp(-(c + 0.8 * x + 0.6 * rng.normal(size=n))))
-    return {"good": p, "weak": weak}, y
-
-
 @pytest.fixture(scope="module")
-def rare():
-    models, y = _models(0.005)
+def rare(two_models):
+    models, y = two_models(0.005)
     curve = vc.decision_curve(models, y, thresholds=FINE)
     return curve, curve.plot()
 
@@ -72,8 +59,8 @@ def test_treat_all_leaving_the_axis_is_said(rare):
     assert ax.get_xlim() == (0.0, 1.0)
 
 
-def test_a_common_rate_keeps_the_whole_axis():
-    models, y = _models(0.3, n=20_000)
+def test_a_common_rate_keeps_the_whole_axis(two_models):
+    models, y = two_models(0.3, n=20_000)
     curve = vc.decision_curve(models, y)
     ax = curve.plot().axes[0]
     x0, x1 = ax.get_xlim()

@@ -19,19 +19,6 @@ pytest.importorskip("matplotlib")
 FINE = np.arange(1, 1000) / 1000.0
 
 
-def _models(rate: float, n: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=n)
-    lo, hi = -20.0, 5.0  # the intercept giving a mean score of `rate` (bisection)
-    for _ in range(60):
-        c = (lo + hi) / 2
-        lo, hi = (c, hi) if (1 / (1 + np.exp(-(c + 1.5 * x)))).mean() < rate else (lo, c)
-    p = 1 / (1 + np.exp(-(c + 1.5 * x)))
-    y = (rng.random(n) < p).astype(int)
-    weak = 1 / (1 + np.exp(-(c + 0.8 * x + 0.6 * rng.normal(size=n))))
-    return {"good": p, "weak": weak}, y
-
-
 def _net_benefit(p, y, t):
     """NB(t) = TP/n - FP/n * t / (1 - t), flagging p >= t (the elementary score's side), by hand."""
     flag = p[None, :] >= t[:, None]
@@ -41,8 +28,8 @@ def _net_benefit(p, y, t):
 
 
 @pytest.fixture(scope="module")
-def rare():
-    models, y = _models(0.005, n=100_000)
+def rare(two_models):
+    models, y = two_models(0.005, n=100_000)
     return models, y, vc.murphy_diagram(models, y, theta=FINE)
 
 
@@ -80,16 +67,16 @@ def test_a_given_axis_is_zoomed_as_well(rare):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_a_common_rate_keeps_the_whole_axis(seed):
-    models, y = _models(0.3, n=20_000, seed=seed)
+def test_a_common_rate_keeps_the_whole_axis(seed, two_models):
+    models, y = two_models(0.3, n=20_000, seed=seed)
     fig = vc.murphy_diagram(models, y).plot()
     for axis in fig.axes:
         x0, x1 = axis.get_xlim()
         assert x0 < 0.01 and x1 > 0.99  # the default θ's whole span
 
 
-def test_one_model_and_a_short_grid_keep_the_whole_axis():
-    models, y = _models(0.005, n=20_000)
+def test_one_model_and_a_short_grid_keep_the_whole_axis(two_models):
+    models, y = two_models(0.005, n=20_000)
     one = vc.murphy_diagram({"good": models["good"]}, y, theta=[0.01, 0.02])
     x0, x1 = one.plot().axes[0].get_xlim()
     assert x0 < 0.01 and x1 > 0.02
