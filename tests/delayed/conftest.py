@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 Z = 1.959963984540054
 
@@ -29,3 +30,14 @@ def modified_wilson(p, n_star, z=Z):
     if 0 < x_ < 10:
         hi = max(hi, 1 - chi2.ppf(alpha / 2, 2 * x_) / 2 / n_star)
     return (0.0 if p <= 0 else min(max(lo, 0.0), p)), (1.0 if p >= 1 else max(min(hi, 1.0), p))
+
+
+@pytest.fixture
+def rare_window() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A window of 20 labels with 2 positives where scores near 0.001 expect 0.02 (labels, their scores,
+    3,000 unlabelled scores): the rare-class judgement's test case (round 28)."""
+    rng = np.random.default_rng(40)
+    f = np.clip(rng.normal(0.001, 0.001 / 3, 20), 1e-4, 1)
+    y = np.zeros(20)
+    y[:2] = 1
+    return y, f, np.clip(rng.normal(0.001, 0.001 / 3, 3000), 1e-4, 1)

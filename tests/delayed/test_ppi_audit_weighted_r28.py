@@ -100,16 +100,8 @@ def test_the_audit_notes_few_effective_labels_of_the_rarer_class_as_ppi_mean_doe
     assert "uneven weights" not in (plain.note or "")
 
 
-def _rare_window(n: int = 20, k: int = 2, mean: float = 0.001, seed: int = 40):
-    rng = np.random.default_rng(seed)
-    f = np.clip(rng.normal(mean, mean / 3, n), 1e-4, 1)
-    y = np.zeros(n)
-    y[:k] = 1
-    return y, f, np.clip(rng.normal(mean, mean / 3, 3000), 1e-4, 1)
-
-
-def test_uneven_weights_take_the_exact_rare_class_judgement_in_the_audit_too():
-    y, f, g = _rare_window()  # 2 positives of 20 labels where 0.02 were expected
+def test_uneven_weights_take_the_exact_rare_class_judgement_in_the_audit_too(rare_window):
+    y, f, g = rare_window  # 2 positives of 20 labels where 0.02 were expected
     w = np.linspace(1.0, 1.5, y.size)
     assert vc.ppi_mean(y, f, g, sample_weight=w, sample_check="off").calibrated is False
     assert vc.ppi_audit(y, f, g, sample_weight=w, sample_check="off").calibrated is False

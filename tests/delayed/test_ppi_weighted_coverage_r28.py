@@ -126,33 +126,25 @@ def test_unweighted_rare_labels_carry_no_weighted_note():
 
 # -- (b) equal weights are no weights; uneven weights take the exact rare-class judgement on the Kish size
 # ----
-def _rare_window(n: int = 20, k: int = 2, mean: float = 0.001, seed: int = 40):
-    rng = np.random.default_rng(seed)
-    f = np.clip(rng.normal(mean, mean / 3, n), 1e-4, 1)
-    y = np.zeros(n)
-    y[:k] = 1
-    return y, f, np.clip(rng.normal(mean, mean / 3, 3000), 1e-4, 1)
-
-
 @pytest.mark.parametrize("weight", [1.0, 2.0, 0.1])
-def test_equal_weights_judge_a_rare_class_as_no_weights_do(weight):
-    y, f, g = _rare_window()
+def test_equal_weights_judge_a_rare_class_as_no_weights_do(weight, rare_window):
+    y, f, g = rare_window
     plain = vc.ppi_mean(y, f, g, sample_check="off")
     assert plain.calibrated is False  # 2 positives where 0.02 were expected
     r = vc.ppi_mean(y, f, g, sample_weight=np.full(y.size, weight), sample_check="off")
     assert r.to_dict() == plain.to_dict()
 
 
-def test_uneven_weights_take_the_exact_rare_class_judgement():
-    y, f, g = _rare_window()
+def test_uneven_weights_take_the_exact_rare_class_judgement(rare_window):
+    y, f, g = rare_window
     r = vc.ppi_mean(y, f, g, sample_weight=np.linspace(1.0, 1.5, y.size), sample_check="off")
     assert r.calibrated is False
     rec = ppi_records(PpiSums.of(y, f, g, np.linspace(1.0, 1.5, y.size) / 1.25))[0]
     assert rec["calibrated"] is False
 
 
-def test_store_records_with_equal_weights_judge_as_unweighted():
-    y, f, g = _rare_window()
+def test_store_records_with_equal_weights_judge_as_unweighted(rare_window):
+    y, f, g = rare_window
     plain = ppi_records(PpiSums.of(y, f, g))[0]
     doubled = ppi_records(PpiSums.of(y, f, g, np.full(y.size, 2.0), np.full(g.size, 2.0)))[0]
     assert plain["calibrated"] is False and doubled["calibrated"] is False
