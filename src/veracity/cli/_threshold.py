@@ -26,6 +26,7 @@ from ..core._special import logit
 
 from ..sources import _api as source
 from ..core._display import fmt_weight
+from ..core._intervals import binomial_interval
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import VeracityError
 from ..decisions import (
@@ -204,6 +205,60 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
     return t, {"kind": "cost", "cost_fp": cost_fp, "cost_fn": cost_fn}, how
 
 
+def precision_intervals(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, masks: dict[str, np.ndarray],
+                        t: float, dtype: np.dtype | None) -> dict[str, tuple[float, float, float, float]]:
+    r"""Each role's precision at threshold ``t`` with its 95 % Wilson interval, as
+    ``{role: (precision, effective alerts, low, high)}``.
+
+    Precision :math:`r = TP/(TP+FP)` over the flagged rows (:math:`s \ge t` in the scores' precision) is a
+    proportion of :math:`n` alerts, and Wilson's interval takes :math:`k = rn` of :math:`n`. With weights
+    :math:`r = \Sigma wy/W` and :math:`n` the smaller of the flagged rows' Kish size :math:`W^2/\Sigma w^2`
+    and the size their observed spread gives, :math:`r(1-r)W^2/\Sigma w^2(y-r)^2` (the sandwich: Kish's
+    alone under-covers when heavier rows are more often positive, as in the segments' gap interval).
+    """
+    cut = float(compared_thresholds(np.array([t]), dtype)[0])
+    out = {}
+    for role, m in masks.items():
+        flagged = m & (s >= cut)
+        yf = y[flagged] == 1.0
+        if w is None:
+            n = float(np.count_nonzero(flagged))
+            r = float(np.count_nonzero(yf)) / n if n > 0 else math.nan
+        else:
+            wf = w[flagged]
+            W, w2 = float(wf.sum()), float(np.dot(wf, wf))
+            r = float(wf[yf].sum()) / W if W > 0 else math.nan
+            n = W * W / w2 if w2 > 0 else 0.0
+            spread = float(np.dot(wf * wf, np.square(yf - r))) if W > 0 else 0.0
+            if spread > 0:
+                n = min(n, r * (1.0 - r) * W * W / spread)
+        low, high = binomial_interval(np.array([r * n if n > 0 else 0.0]), np.array([n]), method="wilson",
+                                      level=0.95)
+        out[role] = (r, n, float(low[0]), float(high[0]))
+    return out
+
+
+def precision_note(intervals: dict[str, tuple[float, float, float, float]], target: float, eval_role: str,
+                   weighted: bool) -> str:
+    """One line: each role's precision at the threshold, on how many alerts, with its 95 % interval; and,
+    where the eval role's precision or its interval falls below the target, which of the two."""
+    size = "effective alerts" if weighted else "alerts"
+    parts = [f"{role} {fmt(p)} on {fmt_weight(n) if weighted else fmt_count(n)} {size} [{fmt(lo)}, {fmt(hi)}]"
+             for role, (p, n, lo, hi) in intervals.items() if n > 0]
+    line = "precision at the threshold (95 % Wilson interval): " + ("; ".join(parts) or "no alerts")
+    shown = intervals.get(eval_role)
+    if shown is None or shown[1] <= 0 or shown[2] >= target:
+        return line
+    if shown[3] < target:
+        why = "its whole interval too: the threshold chosen on the fit rows does not reach it there"
+    elif shown[0] < target:
+        why = "though its interval reaches it: measure it on more rows"
+    else:
+        return line + (f" — on {eval_role} the interval reaches below the target {target:g}: these alerts "
+                       "do not show it is met (a plug-in choice; measure it on more rows)")
+    return line + f" — on {eval_role} precision is below the target {target:g}, {why}"
+
+
 def run(args: argparse.Namespace) -> int:
     if args.no_correction and args.target_recall is None:
         raise VeracityError("--no-correction changes the --target-recall rule only; pass --target-recall R, "
@@ -277,9 +332,18 @@ def run(args: argparse.Namespace) -> int:
         f"{render_table(headers, body, align='lrrrrrrrrrrrr')}\n"
         f"(cost = {cost_fp:g}·FP + {cost_fn:g}·FN)"
     )
+    eval_name = args.eval_role if role_col else "all"
+    if args.target_precision is not None:
+        # precision at the chosen threshold is a proportion of few alerts where the target is high: 4 of 4
+        # printed "1.0000" with nothing to say that its interval reaches down to 0.51
+        intervals = precision_intervals(s, y, w, masks, t, dtype)
+        text += "\n" + precision_note(intervals, args.target_precision, eval_name, w is not None)
+        rule["precision_interval"] = {role: {"precision": p, "alerts": n if w is not None else int(n),
+                                             "low": lo, "high": hi}
+                                      for role, (p, n, lo, hi) in intervals.items()}
     payload = {
         "file": path, "score": args.score, "label": args.label, "threshold": t, "rule": rule,
-        "role_col": role_col, "fit_role": fit_name, "eval_role": args.eval_role if role_col else "all",
+        "role_col": role_col, "fit_role": fit_name, "eval_role": eval_name,
         "roles": {role: tab.to_dict() for role, tab in tables.items()},
     }
     emit(args, text, payload, note_text=shown_path(args, path))
