@@ -417,10 +417,36 @@ class CoverageReport(Display):
     qhat: np.ndarray
     interval: tuple[float, float] | None = None
     calib_floor: float | None = None
+    class_high: np.ndarray | None = None
+    mondrian: bool = False
 
     @property
     def target(self) -> float:
         return 1.0 - self.alpha
+
+    @property
+    def short_classes(self) -> list[int]:
+        """Classes whose coverage is below the target beyond sampling noise when one q̂ serves them all: the
+        upper end of the class's 95% Wilson interval (``class_high``, on its rows; weighted, their Kish size)
+        below ``calib_floor``. Split conformal promises the marginal coverage only; a class can fall far
+        short of it (the rare or hard class). Empty under Mondrian, whose per-class q̂ is the fix, and when
+        the marginal coverage itself is short (:attr:`below_target`: the rows are not exchangeable with the
+        calib rows, which Mondrian does not fix)."""
+        if self.mondrian or self.below_target or self.class_high is None or self.calib_floor is None:
+            return []
+        return [int(c) for c in np.flatnonzero(self.class_high < self.calib_floor)]
+
+    def class_shortfall_text(self) -> str:
+        """The line naming :attr:`short_classes` and the fix (Mondrian), else ''."""
+        short = self.short_classes
+        if not short:
+            return ""
+        assert self.class_high is not None
+        named = "; ".join(f"class {c} is covered {self.per_class[c]:.4f} (95% interval up to "
+                          f"{self.class_high[c]:.4f}, {fmt_count(float(self.class_counts[c]))} rows)" for c in short)
+        return (f"{named}: below the {self.target:g} target beyond sampling noise. One q̂ promises coverage on "
+                "average over the classes, not within each; mondrian=True (veracity conformal --mondrian) gives "
+                "every class its own q̂")
 
     @property
     def below_target(self) -> bool:
@@ -453,6 +479,7 @@ class CoverageReport(Display):
             "interval": None if self.interval is None else [float(v) for v in self.interval],
             "calib_floor": self.calib_floor,
             "below_target": self.below_target,
+            "classes_below_target": self.short_classes,
         }
 
     def _title(self) -> str:
@@ -471,7 +498,7 @@ class CoverageReport(Display):
         rows = [{**r, "qhat": threshold_cell(r["qhat"]),
                  "below target": bool(r["coverage"] is not None and r["coverage"] < self.target)}
                 for r in self._frame_records()]
-        flag = self.shortfall_text()
+        flag = " ".join(t for t in (self.shortfall_text(), self.class_shortfall_text()) if t)
         parts = [html_kv(items), f'<div class="vc-note vc-verdict">{html.escape(flag)}</div>' if flag else "",
                  html_table(rows), html_note(f"rows per set size: {sizes}")]
         return html_page(self._title(), parts, str(self))
@@ -492,6 +519,7 @@ class CoverageReport(Display):
             f"mean set size {self.mean_set_size:.3f}   empty sets {self.empty_rate:.2%}\n"
             f"set sizes {{{sizes}}}"
             + (f"\n{self.shortfall_text()}" if self.below_target else "")
+            + (f"\n{self.class_shortfall_text()}" if self.short_classes else "")
         )
 
 
@@ -788,12 +816,27 @@ class ConformalClassifier:
         marginal = float(np.average(hit, weights=w))
         interval, floor = self._shortfall_bounds(marginal, n, w, mass)
         return CoverageReport(
+            class_high=self._class_highs(per_class, y, k, w), mondrian=bool(self.mondrian),
             alpha=float(self.alpha), n=int(n), marginal=marginal, per_class=per_class,
             class_counts=counts, class_set_size=class_size, mean_set_size=float(np.average(size, weights=w)),
             empty_rate=float(np.average(size == 0, weights=w)), size_counts=np.bincount(size, minlength=k + 1),
             qhat=self.class_qhat_.copy() if t is None else np.median(self._row_qhat(t), axis=0),
             interval=interval, calib_floor=floor,
         )
+
+    @staticmethod
+    def _class_highs(per_class: np.ndarray, y: np.ndarray, k: int, w: np.ndarray | None) -> np.ndarray:
+        r"""The upper end of each class's 95% Wilson interval of its coverage, on its rows (weighted: their
+        Kish size :math:`(\sum w)^2/\sum w^2`); NaN for a class with no rows."""
+        if w is None:
+            n_c = np.bincount(y, minlength=k).astype(np.float64)
+        else:
+            v = w / w.max()  # in [0, 1]: no square overflows
+            total, square = np.bincount(y, weights=v, minlength=k), np.bincount(y, weights=v * v, minlength=k)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                n_c = np.where(square > 0, total ** 2 / np.where(square > 0, square, 1.0), 0.0)
+        _, high = binomial_interval(np.nan_to_num(per_class) * n_c, n_c, method="wilson", level=0.95)
+        return high
 
     def _shortfall_bounds(self, marginal: float, n: int, w: np.ndarray | None,
                           mass: np.ndarray) -> tuple[tuple[float, float] | None, float | None]:
