@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._binning import enough_effective
 from ..core._display import Display, interval_cell
 from ..core._metrics import check_threshold
 from ..core._text import fmt, fmt_p, render_table
@@ -62,7 +63,9 @@ from ._ppi_sums import (EXACT_BELOW, _wmean_var, rare_outcome_interval, rare_sha
 
 #: a bin's rate is flagged insufficient below this many labels (its Wilson interval covered 95-96 % of
 #: true bin rates for a 95 % interval at 30 labels and more in the seeded simulation of
-#: tests/delayed/test_ppi_bins_r13.py); the monitoring store's bins use the same constant
+#: tests/delayed/test_ppi_bins_r13.py); with uneven weights below this many effective labels, their Kish size
+#: (core._binning.enough_effective, as reliability bins and segments); the monitoring store's bins use the
+#: same constant
 MIN_LABELS = 30
 
 
@@ -190,8 +193,12 @@ def confusion_intervals(out: dict[str, Any], sums: PpiSums, *, k_fp: float, k_fn
     rising with it, both sides weighted or only the labels; with the hull 0.91-0.995, the least (TN, 0.91)
     where the weights rise with the risk at a rate of 0.05 (1,000 windows a design), median widths 1-29 %
     more (seeded simulations of session 28, the designs of tests/delayed/test_ppi_audit_weighted_r28.py,
-    which checks one of them). Unweighted and equal-weight sums (a monitoring store's) keep their intervals
-    bit for bit. In place, vectorised."""
+    which checks one of them). The four shares' Wilson intervals there also hold no more effective events
+    (non-events) than the Kish size of the labelled rows with (without) the event (weighted_rate_interval's
+    ``binary``): TN still covered 0.89-0.90 where the weights rise with the risk (their log correlated 0.5-0.8
+    with it, sigma 1.5, Kish size 300), the heavy rows being TN's complement; 0.95-0.97 with the cap (seeded
+    simulations of session 29, tests/delayed/test_ppi_tn_share_weighted_r29.py). Unweighted and equal-weight
+    sums (a monitoring store's) keep their intervals bit for bit. In place, vectorised."""
     S = PpiSums(**{k: np.asarray(getattr(sums, k), dtype=np.float64) for k in PpiSums.__dataclass_fields__})
     lam = np.asarray(out["lam"], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -218,7 +225,9 @@ def confusion_intervals(out: dict[str, Any], sums: PpiSums, *, k_fp: float, k_fn
             _, c_var = _wmean_var(S.w, S.wy, S.w2y, S.w2yy, S.w2)  # the labels' own, per quantity
         wide = {"estimate": out["estimate"], "se": se, "classical_se": np.sqrt(c_var),
                 "ci_low": out["ci_low"], "ci_high": out["ci_high"]}
-        weighted_rate_interval(wide, S, level, top)
+        shares = np.zeros(se.shape, dtype=bool)
+        shares[:4] = True  # TP ... TN: 0/1 targets, capped at their labels' Kish sizes (the cost: not 0/1)
+        weighted_rate_interval(wide, S, level, top, binary=shares)
         out["ci_low"], out["ci_high"] = wide["ci_low"], wide["ci_high"]
 
 
@@ -248,7 +257,8 @@ class PpiAudit(Display):
 
     ``rows`` — one dict per quantity: ``quantity``, ``estimate``, ``ci_low``, ``ci_high``
     (PPI++), ``cbpe`` (label-free, valid only if calibrated), ``classical`` (labels only),
-    ``n_labelled``, ``n_unlabelled``, and for bins ``lo``, ``hi``, ``conf`` (mean score).
+    ``n_labelled``, ``n_unlabelled``, and for bins ``lo``, ``hi``, ``conf`` (mean score) and ``sufficient``
+    (at least :data:`MIN_LABELS` labels; with weights, effective labels: their Kish size, up to rounding).
     Confusion and cost are per row; multiply by ``rows`` for the window's counts.
     """
 
@@ -292,9 +302,15 @@ class PpiAudit(Display):
             rare = rare_class_note(self.n_labelled, rate["classical"], self.n_effective)  # vc.ppi_mean's note
             if rare:
                 notes.append(rare)
-        few = [r["quantity"] for r in self.rows if "sufficient" in r and not r["sufficient"]]
-        if few:
-            notes.append(f"{', '.join(few)}: fewer than {MIN_LABELS} labels, the interval rests on too few labels "
+        few = [r for r in self.rows if "sufficient" in r and not r["sufficient"]]
+        rows_few = [r["quantity"] for r in few if r["n_labelled"] < MIN_LABELS]
+        if rows_few:
+            notes.append(f"{', '.join(rows_few)}: fewer than {MIN_LABELS} labels, the interval rests on too "
+                         "few labels (marked insufficient)")
+        weighed_few = [r["quantity"] for r in few if r["n_labelled"] >= MIN_LABELS]  # few effective labels
+        if weighed_few:
+            notes.append(f"{', '.join(weighed_few)}: fewer than {MIN_LABELS} effective labels (the Kish size "
+                         "of their uneven weights), the interval rests on too few labels "
                          "(marked insufficient)")
         if not self.calibrated:
             notes.append(NOT_CALIBRATED)
@@ -475,7 +491,11 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     bo = ppi_from_sums(bs, level=level, power_tuning=bool(power_tuning))
     cut_to_range(bo, RATE_BOUNDS)
     with np.errstate(divide="ignore", invalid="ignore"):  # the labels' Kish size: n unweighted, NaN for none
-        wilson_rate_interval(bo, np.asarray(bs.w) ** 2 / np.asarray(bs.w2), level)
+        bin_size = np.asarray(bs.w) ** 2 / np.asarray(bs.w2)
+        wilson_rate_interval(bo, bin_size, level)
+    # a bin is sufficient from MIN_LABELS labels, weighted: effective ones (Kish size), as a reliability
+    # table's bins and a segment are, up to the sums' rounding (enough_effective; equal weights: the counts')
+    enough = (bs.n >= MIN_LABELS) & enough_effective(np.nan_to_num(bin_size, nan=0.0), MIN_LABELS, bs.n)
     for k in range(edges.size - 1):
         nk, mk = int(bs.n[k]), int(bs.m[k])
         if nk + mk == 0:
@@ -487,7 +507,7 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
                      "cbpe_low": float(bo["cbpe_low"][k]), "cbpe_high": float(bo["cbpe_high"][k]),
                      "classical": float(bo["classical"][k]), "lam": float(bo["lam"][k]), "n_labelled": nk,
                      "n_unlabelled": mk, "lo": lo, "hi": hi, "conf": float(bo["cbpe"][k]),
-                     "sufficient": nk >= MIN_LABELS})
+                     "sufficient": bool(enough[k])})
     return PpiAudit(rows=tuple(rows), level=level, threshold=t, cost_fp=c_fp, cost_fn=c_fn, n_labelled=n,
                     n_unlabelled=m, calibrated=calibrated, valid=valid, sample_p=p, n_excluded=excluded,
                     n_effective=None if w is None else float(w.sum()) ** 2 / float(w @ w),
