@@ -16,6 +16,7 @@ of knots, not their logarithm.
 
     python benchmarks/bench_export.py                  # 1e7 rows
     python benchmarks/bench_export.py --rows 1e8       # the issue's 1e8 (needs ~4 GB of disk)
+    python benchmarks/bench_export.py --sizes          # only the map's SQL text size in every dialect
 """
 
 from __future__ import annotations
@@ -61,8 +62,18 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: all cores)")
     ap.add_argument("--tree-rows", type=int, default=200_000, help="rows for the CASE-tree reference")
+    ap.add_argument("--sizes", action="store_true",
+                    help="print the SQL text's size in every dialect, then stop")
     args = ap.parse_args()
     args.n = int(args.n)
+    if args.sizes:
+        from veracity.export._sql import DIALECTS
+
+        cal = isotonic(args.knots)
+        print(f"isotonic, {args.knots} knots: SQL text characters")
+        for dialect in DIALECTS:
+            print(f"{dialect:<10}{len(cal.to_sql('score', dialect=dialect)):>10,}")
+        return
 
     import duckdb
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import veracity as vc
+from veracity.export import _sql
 from veracity.export._sql import DIALECTS
 
 N_EVAL = 100_000
@@ -57,8 +58,10 @@ def test_the_text_of_5000_fit_rows_is_compact(va5000, dialect):
 def test_the_text_is_no_longer_than_one_table_of_the_knots(va5000):
     # the p1 table was written twice: the text held each knot (as a CASE bound) three times or more
     text = va5000.to_sql(column="score", dialect="sqlite")
-    knot = f"{va5000.c_[2500]:.16e}"
-    assert text.count(knot) <= 1
+    # each knot as the SQLite text writes it (session 29: the fewest digits SQLite reads back exactly; a
+    # knot where the merged table has no edge is not written at all)
+    counts = [text.count(f"< {_sql.float_literal(float(c), 'sqlite')} ") for c in va5000.c_]
+    assert max(counts) <= 1 and sum(counts) > 100, (max(counts), sum(counts))
 
 
 def test_duckdb_equals_transform_on_ties_knots_and_bounds(va5000):

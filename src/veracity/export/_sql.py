@@ -4,11 +4,12 @@ The tree of :mod:`._plan` becomes a sqlglot expression (never a string template)
 sqlglot then writes in the target dialect. Choices that keep every engine on the same
 numbers as ``transform()``:
 
-* **literals** are written with 17 significant digits in exponent form
-  (``2.5000000000000000e-01``): every engine reads them as the same binary64 number
-  (SQLite's reader is not correctly rounded for shortest forms; 17 digits it gets
-  right), and exponent form makes Spark, Trino, DuckDB and Snowflake read a double
-  rather than a DECIMAL;
+* **literals** are the shortest text the dialect reads back as the same binary64 number, and
+  as a double (:func:`float_literal`): Python's shortest round-trip digits (``repr``), in exponent
+  form where a decimal point alone makes a DECIMAL (``25e-2`` on DuckDB, Spark, Trino and
+  Snowflake), with a point or an exponent everywhere (``1.0``, never the INTEGER ``1``);
+  SQLite's reader, not correctly rounded, gets digits kept off the midpoints between doubles
+  instead (:func:`_sqlite_digits`);
 * **exp** never overflows or underflows: its argument is clamped to [−700, 700]
   (PostgreSQL raises an error on either; BigQuery on overflow); a clamped term changes
   a probability by less than 1e-300;
@@ -44,6 +45,8 @@ numbers as ``transform()``:
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -90,6 +93,80 @@ _MAX_PER_CELL = 16
 _CHAIN_CELLS_PER_EDGE = 2.0
 #: most step-table entries one SQL text may hold (over all outputs, repeats included): ~10 MB of text
 MAX_TABLE_ENTRIES = 200_000
+
+
+#: dialects that read a number with a decimal point and no exponent as a DECIMAL (NUMBER): their
+#: literals are in exponent form (``25e-2``), which they read as a double
+_EXPONENT_LITERALS = {"duckdb", "snowflake", "spark", "trino"}
+#: SQLite (3.40) misreads many of these, whatever the digits (7% of the normal ones below 1e-280, ~1% of
+#: the subnormals above 1e-309): they keep the 17 significant digits, which it misreads least there
+_SQLITE_UNSURE = (1e-309, 1e-280)
+
+
+def _digits(text: str) -> tuple[str, int]:
+    """``(D, E)`` of a decimal ``text`` (``[digits][.digits][e±N]``): the value is ``int(D)·10^E``, ``D``
+    without leading or trailing zeros (``"0"`` for zero)."""
+    mant, _, e = text.partition("e")
+    whole, _, frac = mant.partition(".")
+    d = (whole + frac).lstrip("0")
+    if not d:
+        return "0", 0
+    trimmed = d.rstrip("0")
+    return trimmed, (int(e) if e else 0) - len(frac) + len(d) - len(trimmed)
+
+
+def _sqlite_digits(v: float) -> tuple[str, int]:
+    r"""The fewest significant digits of a positive ``v`` whose decimal lies within 7/16 of the gap to
+    the neighbouring double on its side, at least 1/16 of a gap from the midpoint (at most 17; 17
+    where none is, or where SQLite misreads every form: :data:`_SQLITE_UNSURE`).
+
+    SQLite (3.40: ``sqlite3AtoF``) scales the digits by powers of ten in long double and rounds that
+    to a double: twice, so a decimal near the midpoint of two doubles -- a shortest form can lie
+    anywhere within half a gap -- is read as the wrong one (``0.65487175909209``, 1 in ~10^5 of the
+    doubles in [0, 1]). Its long-double error, a few roundings of 2^-64, is far below 1/16 of a gap
+    (none of 4·10^5 doubles misread, where their shortest forms gave 37); the shortest digits are kept
+    for ~95% of the doubles.
+    """
+    if _SQLITE_UNSURE[0] <= v < _SQLITE_UNSURE[1]:
+        return _digits(f"{v:.16e}")
+    a, b = v.as_integer_ratio()   # v = a/b, b a power of two; in integers: |D·10^E − a/b|, times b·10^-E
+    for n in range(len(_digits(repr(v))[0]), 17):
+        digits, e = _digits(f"{v:.{n - 1}e}")   # the n-digit decimal nearest v
+        num, den = (int(digits) * 10 ** e * b, b) if e >= 0 else (int(digits) * b, b * 10 ** -e)
+        off = num - a * (den // b)   # (d − v)·den
+        gap = abs(math.nextafter(v, math.inf if off >= 0 else -math.inf) - v)  # exact: a power of two
+        g, h = gap.as_integer_ratio()
+        if 16 * abs(off) * h <= 7 * g * den:
+            return digits, e
+    return _digits(f"{v:.16e}")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def float_literal(v: float, dialect: str) -> str:
+    r"""The shortest text of a finite ``v >= 0`` that ``dialect`` reads as that very double, and as a
+    double (``"text"``: the inside of a string the engine casts to doubles, any number form).
+
+    The digits ``D`` (``v`` read back is ``D·10^E``) are Python's shortest round-trip ones (``repr``;
+    SQLite: :func:`_sqlite_digits`), written as the shortest of the positional form (``0.25``,
+    ``1.0``, ``1000.0``) and the exponent forms (``25e-2``, ``1e3``, ``1.5e-300``). Where a decimal point
+    makes a DECIMAL (:data:`_EXPONENT_LITERALS`) only the exponent forms; elsewhere the positional
+    form keeps a point (``1.0``: ``1`` is an INTEGER, and ``1 / 2`` an integer division).
+    """
+    v = float(v)
+    if not (np.isfinite(v) and v >= 0.0):  # pragma: no cover - num() passes |v| of a finite number
+        raise VeracityError(f"cannot write {v!r} as an SQL number")
+    d, e = _sqlite_digits(v) if dialect == "sqlite" and v != 0.0 else _digits(repr(v))
+    n = len(d)
+    forms = []
+    if dialect not in _EXPONENT_LITERALS:
+        if e >= 0:
+            forms.append(d + "0" * e + ("" if dialect == "text" else ".0"))
+        elif n + e > 0:
+            forms.append(d[:n + e] + "." + d[n + e:])
+        else:
+            forms.append("0." + "0" * -(n + e) + d)
+    forms += [d[:p] + ("." + d[p:] if p < n else "") + f"e{e + n - p}" for p in range(n, 0, -1)]
+    return min(forms, key=len)
 
 
 def check_dialect(dialect: Any) -> str:
@@ -155,7 +232,7 @@ class _Builder:
             raise VeracityError(f"cannot write the non-finite number {v!r} as SQL")
         # the node Literal.number builds for a non-negative number, without its check of the sign (which
         # parses the text as a Decimal after int() fails: most of the time to write a long array of doubles)
-        lit = exp.Literal(this=f"{abs(v):.16e}", is_string=False)
+        lit = exp.Literal(this=float_literal(abs(v), self.dialect), is_string=False)
         return exp.Paren(this=exp.Neg(this=lit)) if np.signbit(v) and v != 0.0 else lit
 
     def int_(self, v: int) -> Any:
@@ -602,32 +679,25 @@ class _Builder:
         if self.dialect in _TEXT_ARRAYS:
             typed = exp.Cast(this=self._array_text(values, kind), to=to)
         else:
-            items = [self.int_(v) for v in values] if kind == "int" else [self._item(v) for v in values]
+            items = [self.int_(v) for v in values] if kind == "int" else [self.num(v) for v in values]
             typed = exp.Cast(this=exp.Array(expressions=items), to=to)
         if self.hoist:
             return exp.select(typed).subquery()
         return exp.Paren(this=typed)  # PostgreSQL subscripts only a parenthesised CAST
 
-    def _item(self, v: float) -> Any:
-        """An array entry: a whole number below 10^15 as ``Ne0`` (exact in any parser, and a double in every
-        dialect: the lookup's placeholders and stops), any other as :meth:`num` writes it."""
-        v = float(v)
-        if v.is_integer() and abs(v) < 1e15:
-            lit = self.exp.Literal(this=f"{int(abs(v))}e0", is_string=False)
-            return self.exp.Paren(this=self.exp.Neg(this=lit)) if v < 0 else lit
-        return self.num(v)
-
     def _array_text(self, values: Any, kind: str) -> Any:
         """An array constant as one string the engine casts (a single token to parse, folded once).
 
-        Floats are written as Python's shortest round-trip form (``repr``): DuckDB, PostgreSQL
-        and Spark read them with a correctly rounded parser, so each is the same binary64.
+        Floats are written in their shortest round-trip form (:func:`float_literal`, ``"text"``: the
+        cast makes them doubles): DuckDB, PostgreSQL and Spark read them with a correctly rounded
+        parser, so each is the same binary64.
         """
         exp = self.exp
         if kind == "int":
             body = ",".join(str(int(v)) for v in values)
         else:  # 0 and inf (chain lookup placeholders and sentinels) in their shortest form
-            body = ",".join("0" if v == 0.0 and not np.signbit(v) else "inf" if v == np.inf else repr(v)
+            body = ",".join("inf" if v == np.inf else "-0.0" if v == 0.0 and np.signbit(v)
+                            else ("-" if v < 0.0 else "") + float_literal(abs(v), "text")
                             for v in map(float, values))
         if self.dialect == "spark":  # no string-to-array cast: split, then cast the strings
             return exp.RegexpSplit(this=exp.Literal.string(body), expression=exp.Literal.string(","))
