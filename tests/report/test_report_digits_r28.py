@@ -5,7 +5,6 @@ row "+0.0000 +0.0000 +0.0000" — and a weighted comparison says so, with its Ki
 
 from __future__ import annotations
 
-import html
 import math
 import re
 
@@ -14,20 +13,9 @@ import pytest
 
 import veracity as vc
 
+from .conftest import section, table_rows
+
 N = 20_000
-
-
-def section(page: str, sid: str) -> str:
-    m = re.search(rf'<section id="{sid}">(.*?)</section>', page, re.S)
-    assert m, sid
-    return m.group(1)
-
-
-def table_rows(fragment: str, cls: str) -> list[list[str]]:
-    m = re.search(rf'<table class="{cls}">.*?<tbody>(.*?)</tbody>', fragment, re.S)
-    assert m, cls
-    return [[html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
-            for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", m.group(1), re.S)]
 
 
 def places(text: str) -> int:

@@ -27,28 +27,13 @@ import veracity as vc
 from veracity.cli import main
 from veracity.core._compat import VeracityDeprecationWarning
 
+from .conftest import section, table_rows
+
 XSS = "<script>alert(1)</script>"
 XSS_IMG = '<img src=x onerror="alert(2)">'
 
 
 # -- helpers --------------------------------------------------------------------------------------
-def section(page: str, sid: str) -> str:
-    m = re.search(rf'<section id="{sid}">(.*?)</section>', page, re.S)
-    assert m, f"no section {sid}"
-    return m.group(1)
-
-
-def table_rows(fragment: str, cls: str) -> list[list[str]]:
-    """The body cells of the first ``<table class="cls">`` as plain text."""
-    m = re.search(rf'<table class="{cls}">.*?<tbody>(.*?)</tbody>', fragment, re.S)
-    assert m, f"no table {cls}"
-    rows = []
-    for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", m.group(1), re.S):
-        cells = re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)
-        rows.append([html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in cells])
-    return rows
-
-
 def card(fragment: str, key: str) -> str:
     m = re.search(rf'data-metric="{key}"><div class="card-label">[^<]*</div><div class="card-value">([^<]*)<',
                   fragment)

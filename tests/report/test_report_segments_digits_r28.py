@@ -8,7 +8,6 @@ text table prints, and the detectable gap shows two significant digits.
 
 from __future__ import annotations
 
-import html
 import re
 
 import numpy as np
@@ -16,19 +15,7 @@ import pytest
 
 import veracity as vc
 
-
-def section(page: str, sid: str) -> str:
-    m = re.search(rf'<section id="{sid}">(.*?)</section>', page, re.S)
-    assert m, sid
-    return m.group(1)
-
-
-def table_rows(fragment: str, cls: str) -> list[list[str]]:
-    m = re.search(rf'<table class="{cls}">.*?<tbody>(.*?)</tbody>', fragment, re.S)
-    assert m, cls
-    return [[html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
-             for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
-            for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", m.group(1), re.S)]
+from .conftest import section, table_rows
 
 
 def places(text: str) -> int:

@@ -258,6 +258,25 @@ class ModelComparison(Display):
         """Whether a debiased-ECE difference that is not 0 has p = 1 (:data:`ECE_P_ONE` explains it)."""
         return any(r.metric == "ece" and r.p_value == 1.0 and r.diff != 0.0 for r in self.rows)
 
+    @property
+    def _auc_notes(self) -> list[str]:
+        """A note for each AUC row whose difference and interval all print as 0 at the AUCs' decimals though
+        they are not 0 (:func:`_auc_below_print`: two rankings alike but for float ties): its numbers at two
+        significant digits, so that "+0.0000 [-0.0000, +0.0000]" is not read as an identical ranking."""
+        out = []
+        for r in self.rows:
+            k = _row_digits(r)
+            group = [v for v in (r.diff, r.ci_low, r.ci_high) if v == v]
+            if not (_auc_below_print(r) and any(group) and all(abs(v) < 0.5 * 10.0 ** -k for v in group)):
+                continue
+            shown = (f"{_sci(r.diff)} [{_sci(r.ci_low)}, {_sci(r.ci_high)}]" if r.ci_low == r.ci_low
+                     else f"{_sci(r.diff)} (no interval)")
+            within = "within noise, and " if r.ci_low == r.ci_low else ""
+            out.append(f"auc {r.model_b} - {r.model_a} = {shown}: {within}0 at the AUCs' {k} decimals "
+                       "(the two models order all but a tiny share of the positive-negative pairs alike); "
+                       "to_dict() keeps every digit")
+        return out
+
     def _slice_verdicts(self, key: str) -> list[str]:
         """This comparison's verdicts as the whole comparison lists it under slice ``key``: each names the
         slice and its rows, and, with more than one pair, the pair (``x (100 rows, b vs a): ...``) — three
@@ -374,6 +393,7 @@ class ModelComparison(Display):
             parts.append(html_section(f"{b} vs {a}", shown))
         if self._ece_p_one:
             parts.append(html_note(ECE_P_ONE))
+        parts += [html_note(f"note: {t}") for t in self._auc_notes]
         if self.corp:
             corp: list[dict[str, Any]] = [
                 {"model": short[name], **{k: Cell(v) for k, v in zip(("Brier", "MCB", "DSC", "UNC"), texts)},
@@ -424,6 +444,7 @@ class ModelComparison(Display):
         lines = [line for line in lines if line]
         if self._ece_p_one:
             lines.append(ECE_P_ONE)
+        lines += [f"note: {t}" for t in self._auc_notes]
         if self.corp:
             corp_rows = [[name, *texts, ""] for name, texts in self._corp_levels()]
             for d, texts in self._corp_diffs():
@@ -487,16 +508,60 @@ def _part_digits(value: float, low: float, high: float) -> int:
 def _row_digits(r: ComparisonRow) -> int:
     """The decimals a comparison row prints all its numbers at: each model's value, and the difference with
     its interval (one group), each shown to two significant digits at least (:mod:`._digits`) — at a 0.1 %
-    base rate a Brier row read "0.0012  0.0011  +0.0001  [+0.0000, +0.0002]"."""
-    return decimals(r.value_a, r.value_b, (r.diff, r.ci_low, r.ci_high))
+    base rate a Brier row read "0.0012  0.0011  +0.0001  [+0.0000, +0.0002]" — except an AUC difference that
+    is not told apart from 0 (:func:`_auc_below_print`), which prints at the AUCs' own decimals."""
+    full = decimals(r.value_a, r.value_b, (r.diff, r.ci_low, r.ci_high))
+    if r.metric == "auc" and not _excludes_zero(r.ci_low, r.ci_high):
+        return min(full, decimals(r.value_a, r.value_b))
+    return full
+
+
+def _auc_below_print(r: ComparisonRow) -> bool:
+    r"""Whether ``r`` is an AUC row whose difference is printed at fewer decimals than the digits rule asks.
+
+    The AUC is a share of positive–negative pairs, near 0.5 to 1 at every base rate, so unlike a Brier score
+    it needs no more than :data:`._digits.FEWEST` (4) decimals as a level (one near 0 aside); only its
+    difference can be small. Two models that rank the rows alike but for float ties (one a monotone map of the
+    other, plus noise of 1e-9) differ by a few pairs in a million: DeLong read "+0.0000010 [-0.0000038, +0.0000058]", and the
+    row's shared decimals printed both AUCs at 7 ("0.7443028  0.7443038") — digits of nothing. So where the
+    difference's interval holds 0 (or there is none) the row prints at the AUCs' decimals
+    (:math:`\max(4, d(\mathrm{AUC}_A), d(\mathrm{AUC}_B))`), its interval's ends signed by their side
+    ("[-0.0000, +0.0000]": it holds 0, which "[+0.0000, +0.0000]", an identical ranking's, would not say), and
+    a note gives the difference and its ends at two significant digits (:meth:`ModelComparison._auc_notes`).
+    An interval clear of 0 keeps the digits that show it clear of 0 (the rule of :mod:`._digits`)."""
+    full = decimals(r.value_a, r.value_b, (r.diff, r.ci_low, r.ci_high))
+    return r.metric == "auc" and _row_digits(r) < full
+
+
+def _row_texts(r: ComparisonRow) -> tuple[str, str, str, str, str]:
+    """A comparison row's numbers as every view prints them (text, notebook, report), at :func:`_row_digits`
+    decimals: A's and B's values, the difference B − A (signed, never "-0.0000"), and its interval's ends —
+    signed by their side where the row prints below its digits (:func:`_auc_below_print`)."""
+    k = _row_digits(r)
+    end = (lambda v: fmt(float(v), k, sign=True)) if _auc_below_print(r) else (lambda v: _sf(v, k))
+    return fmt(r.value_a, k), fmt(r.value_b, k), _sf(r.diff, k), end(r.ci_low), end(r.ci_high)
+
+
+def _row_signed(name: str, r: ComparisonRow, q: float | None = None) -> str:
+    """:func:`_signed` of a row's difference as its table prints it (:func:`_row_texts`)."""
+    if not _auc_below_print(r):
+        return _signed(name, r.diff, r.ci_low, r.ci_high, q, _row_digits(r))
+    _, _, diff, low, high = _row_texts(r)
+    q_text = "" if q is None or q != q else f", q {_p_text(q)[2:]}"
+    return f"{name} {diff}{q_text}" if r.ci_low != r.ci_low else f"{name} {diff} [{low}, {high}]{q_text}"
+
+
+def _sci(value: float) -> str:
+    """A tiny signed number at two significant digits ("+1.0e-06"); 0 as "0"."""
+    return "0" if value == 0 else f"{value:+.1e}"
 
 
 def _row_cells(r: ComparisonRow, a: str, b: str) -> dict[str, Cell]:
-    """A comparison row's numbers as printed, at :func:`_row_digits` decimals: A's and B's values, the
-    difference B − A and its interval (``ci_low``: the notebook table joins it with ``ci_high``)."""
-    k = _row_digits(r)
-    return {a: Cell(fmt(r.value_a, k)), b: Cell(fmt(r.value_b, k)), f"{b} - {a}": Cell(_sf(r.diff, k)),
-            "ci_low": Cell(_sf(r.ci_low, k)), "ci_high": Cell(_sf(r.ci_high, k))}
+    """A comparison row's numbers as printed (:func:`_row_texts`): A's and B's values, the difference B − A
+    and its interval (``ci_low``: the notebook table joins it with ``ci_high``)."""
+    value_a, value_b, diff, low, high = _row_texts(r)
+    return {a: Cell(value_a), b: Cell(value_b), f"{b} - {a}": Cell(diff), "ci_low": Cell(low),
+            "ci_high": Cell(high)}
 
 
 def _unneg(value: float) -> float:
@@ -720,7 +785,7 @@ def _auc_clause(auc: ComparisonRow | None, resolved: str | None, sig: bool | Non
     if auc is None or auc.ci_low != auc.ci_low:
         return ""
     a, b = auc.model_a, auc.model_b
-    shown = _signed("AUC", auc.diff, auc.ci_low, auc.ci_high, q, _row_digits(auc))
+    shown = _row_signed("AUC", auc, q)
     text = f"{shown} for {b} - {a}, DeLong {_p_text(auc.p_value)}"
     if _excludes_zero(auc.ci_low, auc.ci_high) if sig is None else sig:
         better = b if auc.diff > 0 else a
@@ -747,7 +812,7 @@ def _auc_verdict(r: ComparisonRow, identical: bool, few_rows: str = "", q: float
     a, b = r.model_a, r.model_b
     if identical:
         return f"{a} and {b} have identical scores: no difference"
-    text = _signed("AUC", r.diff, r.ci_low, r.ci_high, q, _row_digits(r))
+    text = _row_signed("AUC", r, q)
     if few_rows and r.ci_low != r.ci_low and r.diff != 0:
         better = b if r.diff > 0 else a
         return (f"{better} ranks better by the point estimate ({text} for {b} - {a}); too few rows of a "

@@ -18,7 +18,10 @@ the numbers printed together (a table's row, a sentence's clause) share
 :math:`\max(\mathrm{FEWEST}, \max_g d(m_g))` decimals, at most :data:`MOST`. A group whose numbers are all
 0, NaN or below :math:`\tfrac12 10^{-\mathrm{MOST}}` (rounding noise) asks for nothing. So every group of
 0.001 or more prints at 4 decimals, as it always did, and 0.00071 prints as 0.00071, not 0.0007.
-JSON (``to_dict()``) keeps every number at full precision; only the printing reads this rule.
+JSON (``to_dict()``) keeps every number at full precision; only the printing reads this rule. One exception,
+in the comparison's table: an AUC difference whose interval holds 0 prints at the AUCs' own decimals, with a
+note giving it at two significant digits where it rounds to 0 (two rankings alike but for float ties read
+"0.7443028  0.7443038  +0.0000010" here: :func:`veracity.comparison._compare._auc_below_print`).
 """
 
 from __future__ import annotations

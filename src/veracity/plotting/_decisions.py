@@ -3,12 +3,14 @@ r"""Decision figures: risk against coverage, and operating curves by threshold."
 from __future__ import annotations
 
 import math
+import textwrap
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core._options import ScoreType
-from ..core._validation import Binary, VeracityError, prepare_binary
+from ..core._validation import VeracityError, VeracityWarning, prepare_binary
 from ..decisions._table import threshold_cell
 from ._curves import threshold_curve, threshold_grid
 from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _plain, _style
@@ -225,7 +227,10 @@ def plot_thresholds(
     the caller gives (``recall ≥ 0.9``), or the default 0.95 it was computed for, where the recall
     on these rows reaches it; a threshold fit on other rows that falls short here reads
     ``target recall 0.9; 0.874 here``. A ``recall_threshold`` given without ``target_recall`` reads
-    "target recall". Costs must be finite
+    "target recall". A target no threshold can be fit for on these rows (no positives, or fewer than
+    the +1 correction needs: 199 for 0.995) draws no line and says why under the threshold axis ("no line
+    for target recall 0.995: too few positives (98; ...)"); a target the caller named warns too
+    (:class:`~veracity.VeracityWarning`). Costs must be finite
     and non-negative, ``target_recall`` in (0, 1).
 
     ``xlim=(lo, hi)`` (within [0, 1]; default the whole axis) zooms the threshold axis: on a rare event
@@ -261,8 +266,14 @@ def plot_thresholds(
             raise VeracityError(f"recall_threshold is drawn on the probability axis, so it must be a number "
                                 f"in [0, 1]; got {got}", param="recall_threshold")
         recall_threshold = given
+    missing = ""  # why the target-recall line is not drawn, said on the figure (and warned of, when named)
     if recall_threshold is None and target_recall is not None:
-        recall_threshold = _recall_threshold(data, target_recall)
+        recall_threshold, why = recall_fit(data.p, data.y, data.w, target_recall)
+        if recall_threshold is None:
+            missing = missing_recall_note(target_recall, why)
+            if named:  # the caller asked for this line: a figure without it says so, and so does a warning
+                warnings.warn(f"plot_thresholds: {missing}; lower target_recall, or pass recall_threshold= "
+                              "(fit on calib rows)", VeracityWarning, stacklevel=3)
     grid = threshold_grid(data.p, extra=(t_star, recall_threshold or np.nan), max_cuts=1500)
     curve = threshold_curve(data.p, data.y, data.w, grid)
     recall_label = None
@@ -293,6 +304,10 @@ def plot_thresholds(
     _legend_above(ax, handles, names, ncol=3)
     cax.set_ylabel(f"cost / 1,000\n(FP {cost_fp:g}, FN {cost_fn:g})")
     cax.set_xlabel("threshold t (flag when p ≥ t)")
+    if missing:  # under the threshold axis, where the layout keeps room for it
+        cax.annotate(textwrap.fill(missing, 86), (0.0, 0.0), xycoords="axes fraction", xytext=(0, -30),
+                     textcoords="offset points", ha="left", va="top", fontsize=8, color=PALETTE[3],
+                     gid="t_recall_missing")
     if title:
         ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold",
                      pad=9 + 12.5 * -(-len(names) // 3))
@@ -300,13 +315,36 @@ def plot_thresholds(
 
 
 
-def _recall_threshold(data: Binary, target: float) -> float | None:
-    """``vc.recall_threshold`` on these rows, or None when it cannot be computed (too few positives)."""
-    from ..decisions import recall_threshold
+def missing_recall_note(target: float, why: str) -> str:
+    """What a threshold figure (and the report's operating curves) says in place of a target-recall line
+    that could not be fit: "no line for target recall 0.995: too few positives (...)"."""
+    return f"no line for target recall {target:g}: {why}"
 
-    if not (data.y == 1).any():
-        return None
+
+def quiet_target(target: float) -> float:
+    """``target`` as a target recall that :func:`plot_thresholds` draws (or notes on the figure) without a
+    warning when it cannot be fit: for a caller that says so itself (the report's threshold explorer)."""
+    return _DefaultTarget(target)
+
+
+def recall_fit(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, target: float) -> tuple[float | None, str]:
+    """``vc.recall_threshold`` on these rows, or (None, why) when it cannot be computed: no positives, or
+    too few of them for ``target`` with the +1 correction (``k = ceil((n+1)·target) <= n``, so at least
+    ``target / (1 - target)``: 19 for 0.95, 199 for 0.995), or positives of weight 0 only."""
+    from ..decisions import recall_threshold
+    from ..decisions._thresholds import min_positives
+
+    pos = y == 1
+    if not pos.any():
+        return None, "there are no positives"
     try:
-        return float(recall_threshold(data.p, data.y, target=target, sample_weight=data.w))
-    except VeracityError:
-        return None
+        return float(recall_threshold(p, y, target=target, sample_weight=w)), ""
+    except VeracityError as exc:
+        n = int(np.count_nonzero(pos if w is None else pos & (w > 0)))
+        if n == 0:
+            return None, "the positives all have weight 0"
+        if "too few positives" in str(exc):
+            equal = " equally weighted" if w is not None else ""
+            return None, (f"too few positives ({n:,}; the +1 correction needs at least "
+                          f"{min_positives(target):,}{equal})")
+        return None, str(exc)

@@ -107,7 +107,10 @@
     legend.textContent = "";
     [["recall", COLORS.recall, false], ["precision", COLORS.precision, false], ["false-alarm rate", COLORS.far, false],
      ["cost (scaled to its maximum)", COLORS.cost, true], ["t*", COLORS.star, true],
-     ["recall-target t", COLORS.recallT, true], ["lowest cost here", COLORS.best, true]].forEach(function (item) {
+     ["recall-target t", COLORS.recallT, true], ["lowest cost here", COLORS.best, true]]
+    .filter(function (item) {  // no recall-target t (a note beside the explorer says why): no key for it
+      return item[0] !== "recall-target t" || D.t_recall !== null;
+    }).forEach(function (item) {
       var span = document.createElement("span");
       var sw = document.createElement("i");
       sw.style.background = item[1];

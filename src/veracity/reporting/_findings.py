@@ -186,18 +186,16 @@ _METRIC_NAMES = {"brier": ("Brier", "lower"), "log_loss": ("log loss", "lower"),
 def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, plots: bool,
                        notes: list[str]) -> tuple[str, str]:
     """(section HTML, one-line finding) for a :class:`~veracity.comparison.ModelComparison` of two models."""
-    from ..comparison._compare import _row_digits, _sf
-    from ..core._text import fmt
+    from ..comparison._compare import _row_texts
 
     a, b = result.models[0], result.models[1]
     pct = f"{result.level * 100:g}%"
     rows, classes = [], []
     for r in result.rows:
         # each number as the comparison's text prints it, at its row's decimals (comparison._digits: at a
-        # 0.5 % base rate a Brier row read "0.0054  0.0054  +0.0000  [+0.0000, +0.0000]  B better")
-        k = _row_digits(r)
-        value_a, value_b = fmt(r.value_a, k), fmt(r.value_b, k)
-        diff, low, high = _sf(r.diff, k), _sf(r.ci_low, k), _sf(r.ci_high, k)
+        # 0.5 % base rate a Brier row read "0.0054  0.0054  +0.0000  [+0.0000, +0.0000]  B better"; an AUC
+        # near-tie at the AUCs' 4 decimals, with the note below the table)
+        value_a, value_b, diff, low, high = _row_texts(r)
         name, better = _METRIC_NAMES.get(r.metric, (r.metric, ""))
         sig = np.isfinite(r.ci_low) and np.isfinite(r.ci_high) and (r.ci_low > 0 or r.ci_high < 0)
         b_better = (r.diff > 0) == (better == "higher")
@@ -217,6 +215,8 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
         classes.append("")
     table = _table(["metric", _e(a), _e(b), f"{_e(b)} − {_e(a)}", f"{pct} paired CI", "p-value", "method",
                     "reading"], rows, cls="comparison", numeric="lrrrlrll", row_classes=classes)
+    # an AUC difference printed as 0 at the AUCs' decimals though it is not 0: its numbers, as the text says
+    table += "".join(f'<p class="note" data-note="auc">{_e(t)}</p>' for t in result._auc_notes)
     corp = ""
     if result.corp:
         # the levels and differences as the text prints them: a column's levels at its differences' decimals

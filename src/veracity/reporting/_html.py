@@ -545,7 +545,11 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
                       "rc", "risk-coverage curve")
             th = _svg(_decisions.plot_thresholds(decision_p, decision_y, sample_weight=decision_w,
                                                  cost_fp=cost_fp, cost_fn=cost_fn,
-                                                 target_recall=data["recall_target"],
+                                                 # a target that could not be fit: noted on the figure
+                                                 # as beside the explorer, not warned (the page says it)
+                                                 target_recall=(_decisions.quiet_target(target_recall)
+                                                                if data["recall_missing"] and target_recall
+                                                                is not None else data["recall_target"]),
                                                  recall_threshold=data["t_recall"]),
                       "th", "recall, precision, false-alarm rate and cost by threshold")
             body = (f'<div class="figure-row"><figure class="plot-box">{th}</figure>'

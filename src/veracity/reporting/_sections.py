@@ -531,6 +531,7 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
     rows, and the target only when it is known (computed here, or ``declared_target``).
     """
     notes: list[str] = []
+    missing = missing_note = ""  # why there is no target-recall threshold, when a target was asked for
     t_star = cost_fp / (cost_fp + cost_fn)
     recall_target: float | None = None  # the target the threshold was chosen for, when known
     if t_recall is not None:
@@ -540,6 +541,7 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
         recall_target = target_recall if declared_target else None
     elif target_recall is not None:
         from ..decisions import recall_threshold
+        from ..plotting._decisions import missing_recall_note, recall_fit
 
         if not (y == 1).any():
             notes.append("target-recall threshold omitted: there are no positives")
@@ -552,6 +554,11 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
                 recall_target = target_recall
                 notes.append("the target-recall threshold was chosen on the same rows it is shown on, "
                              "which flatters it; choose it on calib rows (recall_threshold=)")
+        if t_recall is None:  # said beside the explorer (its recall button is off), as the figure says it
+            why = recall_fit(p, y, w, target_recall)[1]
+            missing = missing_recall_note(target_recall, why)
+            missing_note = ('<p class="note" data-note="t_recall_missing"><span class="badge warn">no '
+                            f"recall-target t</span> Target recall {target_recall:g}: {_e(why)}.</p>")
     grid = threshold_grid(p, extra=(t_star, t_recall if t_recall is not None else float("nan")),
                           max_cuts=max_cuts)
     curve = threshold_curve(p, y, w, grid)
@@ -581,7 +588,7 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
         "cost_fp": cost_fp, "cost_fn": cost_fn, "t_star": t_star, "t_recall": t_recall,
         "target_recall": recall_target, "recall_target": recall_target, "recall_here": recall_here,
         "recall_label": recall_label, "costs_declared": bool(costs_declared), "t_start": start_t,
-        "opens_at": opens, "exact": bool(exact), "reading": reading,
+        "opens_at": opens, "exact": bool(exact), "reading": reading, "recall_missing": missing or None,
     })
     start = int(np.searchsorted(grid, start_t, side="left"))
     costs_note = ("" if costs_declared else
@@ -595,7 +602,7 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
         cost_fn=f"{cost_fn:g}", reading=_e(reading),
         recall_disabled="" if t_recall is not None else " disabled",
     )
-    return costs_note + markup, data, notes
+    return costs_note + missing_note + markup, data, notes
 
 
 def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_fp: float, cost_fn: float,
