@@ -6,7 +6,8 @@ mergeable :class:`~veracity.BinStats`; the ``*_from_stats`` functions are the
 same formulas applied to a statistics object (from memory, a file or a cluster).
 
 Multiclass (N, K) inputs use the top-label reading: confidence = max
-probability, outcome = "argmax equals the label". ``multiclass="classwise"``
+probability, outcome = "argmax equals the label" (a tie: for K = 2 class 1, as a 1-D
+:math:`p \ge 0.5` predicts 1; for K >= 3 the first maximum). ``multiclass="classwise"``
 averages (ECE) or sums (Brier) the K one-vs-rest problems instead. NLL of a
 multiclass input is the categorical log-loss :math:`-\log p_{i, y_i}`.
 """
@@ -424,7 +425,8 @@ def accuracy(
 ) -> float:
     r"""Fraction of correct decisions, predicting 1 when :math:`p \ge t` (DESIGN §3).
 
-    For (N, K) input: fraction of rows whose argmax equals the label.
+    For (N, K) input: fraction of rows whose argmax equals the label; a tied row predicts class 1 for
+    K = 2 (a row [0.5, 0.5] reads as a 1-D p = 0.5 does), the first maximum for K >= 3.
 
     >>> accuracy([0.2, 0.5, 0.7], [0, 1, 0])
     0.6666666666666666

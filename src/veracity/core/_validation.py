@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -703,14 +703,69 @@ def not_probabilities(name: str, n_bad: int, size: int, lo: float, hi: float, *,
 
 
 def rows_not_summing_to_one(n_bad: int, size: int, row: int, total: float, *,
-                            rows: Any = None) -> VeracityError:
+                            rows: Any = None, decimals: int | None = None, k: int = 2) -> VeracityError:
     """The one error for (N, K) probability rows that do not sum to 1 (first bad ``row`` sums to ``total``;
-    ``rows``: every such row, as :class:`VeracityError` carries them, of the ``size`` rows)."""
+    ``rows``: every such row, as :class:`VeracityError` carries them, of the ``size`` rows); ``decimals``
+    and ``k``: the hint of :func:`row_sum_hint` (the rows look rounded to that many decimals)."""
     return VeracityError(
         f"multiclass probability rows must sum to 1; {n_bad} of {size} do not "
         f"(row {row} sums to {total:.6g})", param="score_type",
-        hint="Normalise the rows, or pass {setting} for raw logits", value="logit",
+        hint=row_sum_hint(decimals, k), value="logit",
         rows=rows, n_rows=None if rows is None else size)
+
+
+#: the decimals a table of rounded probabilities is recognised by (:func:`rounded_decimals`): rounding to
+#: 6 or more moves a row's sum by at most K·0.5e-6, inside the tolerance ROW_SUM_ATOL·K, so never refused;
+#: 1 is counted so that rows of one decimal are read as such (and never named rounded)
+ROUNDING_DECIMALS = (1, 2, 3, 4, 5)
+
+#: how far (in units of the last decimal) a float may lie from a multiple of 10^-d and still be read as one:
+#: "0.123" parsed is 0.1229999…, times 1000 is 122.99999999999999
+MULTIPLE_SLACK = 1e-6
+
+
+def multiple_of_decimals(x: np.ndarray, d: int) -> np.ndarray:
+    r"""Elementwise: whether ``x`` is a multiple of :math:`10^{-d}` (a value rounded to ``d`` decimals):
+    :math:`|x \cdot 10^d - \mathrm{round}(x \cdot 10^d)| \le 10^{-6}`."""
+    scaled = x * 10.0 ** d
+    return np.abs(scaled - np.round(scaled)) <= MULTIPLE_SLACK
+
+
+def rounded_decimals(not_multiple: Sequence[int], off: float, k: int) -> int | None:
+    r"""The decimals ``d`` that (N, K) probability rows whose sums are off 1 look rounded to, or None.
+
+    ``not_multiple[j]``: how many of the off rows hold a value that is not a multiple of :math:`10^{-d}`
+    for ``d`` = :data:`ROUNDING_DECIMALS` ``[j]`` (:func:`multiple_of_decimals`); ``off``: the largest
+    :math:`|\Sigma_k p_k - 1|` of those rows. ``d`` is the fewest decimals every off row's values carry,
+    and is returned when every off sum is within what rounding K values to ``d`` decimals can move it:
+    :math:`|\Sigma_k p_k - 1| \le K \cdot 0.5 \cdot 10^{-d}` (plus :math:`10^{-9}` for the float sum),
+    and ``d`` >= 2: values of one decimal ([0.5, 0.6]) are as likely written by hand as rounded.
+    One rule for every route: the array form counts in numpy, a frame in one aggregate."""
+    for d, count in zip(ROUNDING_DECIMALS, not_multiple):
+        if not count:
+            return d if d >= 2 and off <= k * 0.5 * 10.0 ** -d + 1e-9 else None
+    return None
+
+
+def row_sum_hint(decimals: int | None, k: int) -> str:
+    """The fix for probability rows that do not sum to 1 (every route's words): rows that look rounded to
+    ``decimals`` decimals (:func:`rounded_decimals`) are said to be, with how to renormalise them; other
+    rows may be logits."""
+    if decimals is None:
+        return "Normalise the rows, or pass {setting} for raw logits"
+    unit = f"{0.5 * 10.0 ** -decimals:g}"
+    return (f"The rows look rounded to {decimals} decimals (each such sum is "
+            f"within {k} x {unit} of 1); veracity does not renormalise silently: divide each row by its sum "
+            "first, e.g. p / p.sum(axis=1, keepdims=True), or keep more decimals")
+
+
+def rows_rounding(scores: np.ndarray, sums: np.ndarray, bad: np.ndarray) -> int | None:
+    """:func:`rounded_decimals` of the rows of (N, K) ``scores`` that ``bad`` marks (their ``sums``)."""
+    off = scores[bad]
+    if not off.size:
+        return None
+    counts = [int(np.count_nonzero(~multiple_of_decimals(off, d).all(axis=1))) for d in ROUNDING_DECIMALS]
+    return rounded_decimals(counts, float(np.max(np.abs(sums[bad] - 1.0))), scores.shape[1])
 
 
 def check_probabilities(p: np.ndarray, name: str = "scores") -> None:
@@ -920,13 +975,15 @@ def top_label_rows(P: np.ndarray, y: np.ndarray, logP: np.ndarray | None = None
     r"""The top-label reading of (N, K) class probabilities ``P`` and class indices ``y``:
     ``(confidence, correct, log-loss)`` per row.
 
-    Predicted class :math:`\hat c = \arg\max_k p_k` (the first maximum on ties, as numpy's ``argmax``),
-    confidence :math:`p_{\hat c}`, correct :math:`[\hat c = y]` as 0.0/1.0, and the categorical log-loss
+    Predicted class :math:`\hat c = \arg\max_k p_k`. On ties: for K = 2 class 1,
+    :math:`\hat c = [p_1 \ge p_0]`, as a 1-D score :math:`p \ge 0.5` predicts 1 (a row [0.5, 0.5], or
+    logits [z, z], predicts 1); for K >= 3 the first maximum (numpy's ``argmax``). Confidence
+    :math:`p_{\hat c}`, correct :math:`[\hat c = y]` as 0.0/1.0, and the categorical log-loss
     :math:`-\log p_y`: from the log-probabilities ``logP`` when given (logits: exact, no clipping), else
     :math:`-\log \mathrm{clip}(p_y, \epsilon, 1)` with :math:`\epsilon` = :data:`PROB_EPS`.
     """
     rows = np.arange(P.shape[0])
-    pred = P.argmax(axis=1)
+    pred = (P[:, 1] >= P[:, 0]).astype(np.intp) if P.shape[1] == 2 else P.argmax(axis=1)
     conf = P[rows, pred]
     correct = (pred == y).astype(np.float64)
     if logP is None:
@@ -973,7 +1030,8 @@ def multiclass_probabilities(
     sums, bad = row_sums_off_one(scores)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]), rows=np.flatnonzero(bad))
+        raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]), rows=np.flatnonzero(bad),
+                                      decimals=rows_rounding(scores, sums, bad), k=scores.shape[1])
     return scores, None
 
 
@@ -1074,8 +1132,11 @@ __all__ = [
     "not_probabilities",
     "python_spelling",
     "refuse_score",
+    "row_sum_hint",
     "row_sums_off_one",
+    "rounded_decimals",
     "rows_not_summing_to_one",
+    "rows_rounding",
     "check_weights",
     "class_probabilities",
     "prepare_binary",

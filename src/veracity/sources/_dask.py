@@ -354,6 +354,33 @@ def _top_label_counts_part(df: Any, k: int) -> Any:
     return pd.DataFrame({name: [value] for name, value in row.items()})
 
 
+def _top_label_rounding_part(df: Any, k: int) -> Any:
+    import pandas as pd
+
+    from ..core._validation import ROUNDING_DECIMALS, multiple_of_decimals, row_sums_off_one
+
+    raw = _class_scores(df, k)
+    finite = raw[np.isfinite(raw).all(axis=1)]
+    sums, bad = row_sums_off_one(finite)
+    off = finite[bad]
+    row = {"off": float(np.max(np.abs(sums[bad] - 1.0))) if off.size else 0.0}
+    for d in ROUNDING_DECIMALS:
+        row[f"d{d}"] = float(np.count_nonzero(~multiple_of_decimals(off, d).all(axis=1)))
+    return pd.DataFrame({name: [value] for name, value in row.items()})
+
+
+def top_label_rounding(ddf: Any, k: int) -> int | None:
+    """:func:`~veracity.core._validation.rounded_decimals` of the class scores ``__vc_s0..`` whose rows are
+    off 1 (:func:`~veracity.core._validation.row_sums_off_one`), from one row per partition: read only to
+    word the refusal of such rows."""
+    from ..core._validation import ROUNDING_DECIMALS, rounded_decimals
+
+    meta = _top_label_rounding_part(ddf._meta, k)
+    parts = ddf.map_partitions(_in_chunks, _top_label_rounding_part, k, meta=meta).compute()
+    counts = [int(parts[f"d{d}"].sum()) for d in ROUNDING_DECIMALS]
+    return rounded_decimals(counts, float(parts["off"].max()), k)
+
+
 def top_label_counts(ddf: Any, k: int) -> dict[str, Any]:
     """:func:`._multiclass.check_top_label`'s counts (``n, bad, y_bad, lo, hi, sum_bad, y_min, y_max``)
     from one row per partition; a minimum or maximum of no rows is None."""

@@ -2,8 +2,9 @@ r"""Multiclass scores on lazy frames: the top-label reading as expressions.
 
 ``score=["p0", "p1", "p2"]`` and an integer class label reduce, row by row and
 where the data lives, to the binary problem the rest of the audit reads:
-confidence :math:`\max_k p_k`, correct :math:`[\arg\max_k p_k = y]` (the first
-maximum, as numpy's ``argmax``) and the categorical log-loss :math:`-\log p_y`
+confidence :math:`\max_k p_k`, correct :math:`[\arg\max_k p_k = y]` (on ties: for K = 2
+class 1, as a 1-D score p >= 0.5 predicts 1; for K >= 3 the first maximum, as numpy's ``argmax``:
+:func:`~veracity.core._validation.top_label_rows`) and the categorical log-loss :math:`-\log p_y`
 (from logits: :math:`-(s_y - \mathrm{logsumexp}(s))`). The input contract is the
 array one: finite scores, probabilities in [0, 1] whose rows sum to 1, labels that
 are class indices ``0..K-1``: text labels are refused in the array form's words
@@ -13,10 +14,12 @@ are class indices ``0..K-1``: text labels are refused in the array form's words
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core._validation import (PROB_EPS, ROW_SUM_ATOL, VeracityError, first_text,
-                                refuse_probability_rows_as_logits, text_class_labels)
+from ..core._validation import (MULTIPLE_SLACK, PROB_EPS, ROUNDING_DECIMALS, ROW_SUM_ATOL, VeracityError,
+                                first_text, refuse_probability_rows_as_logits, rounded_decimals, row_sum_hint,
+                                text_class_labels)
 from ._aggregates import _flag, as_float, backend_of, collect
 
 if TYPE_CHECKING:
@@ -82,9 +85,12 @@ def top_label_base(frame: Any, scores: list[str], label: str, weight: str | None
                           for i, src in enumerate(log_p or probs)})
     chosen = nw.col("__vc_chosen")
     x = x.with_columns(__vc_chosen=nw.sum_horizontal(*[f"__vc_c{i}" for i in range(len(scores))]))
-    pred = nw.lit(float(len(scores) - 1))
-    for i in reversed(range(len(scores) - 1)):  # the first maximum, as numpy's argmax
-        pred = nw.when(nw.col(probs[i]) == nw.col("_s")).then(nw.lit(float(i))).otherwise(pred)
+    if len(scores) == 2:  # a tie goes to class 1, as a 1-D p >= 0.5 predicts 1 (core's top_label_rows)
+        pred = nw.when(nw.col(probs[1]) == nw.col("_s")).then(nw.lit(1.0)).otherwise(nw.lit(0.0))
+    else:
+        pred = nw.lit(float(len(scores) - 1))
+        for i in reversed(range(len(scores) - 1)):  # K >= 3: the first maximum, as numpy's argmax
+            pred = nw.when(nw.col(probs[i]) == nw.col("_s")).then(nw.lit(float(i))).otherwise(pred)
     x = x.with_columns(__vc_pred=pred)
     loss = -chosen if log_p is not None else -(chosen.clip(lower_bound=PROB_EPS).log())
     cols = ["_s", nw.when(nw.col("__vc_pred") == y).then(nw.lit(1.0)).otherwise(nw.lit(0.0)).alias("_y"),
@@ -104,9 +110,11 @@ def check_top_label(frame: Any, scores: list[str], label: str, score_type: str, 
     x = frame.select(*[as_float(c, schema).alias(r) for c, r in zip(scores, raw)],
                      as_float(label, schema).alias("__vc_y"))
     if backend_of(frame) == "dask":  # one numpy pass per partition (see _dask.top_label_counts)
-        from ._dask import top_label_counts
+        from ._dask import top_label_counts, top_label_rounding
 
-        _raise_top_label(top_label_counts(x.to_native(), k), k, label, score_type, shown)
+        native = x.to_native()
+        _raise_top_label(top_label_counts(native, k), k, label, score_type, shown,
+                         lambda: top_label_rounding(native, k))
         return
     cols = [nw.col(r) for r in raw]
     bad = [(c.is_null() | c.is_nan() | (c.abs() == _INF)).fill_null(True) for c in cols]
@@ -130,13 +138,39 @@ def check_top_label(frame: Any, scores: list[str], label: str, score_type: str, 
         nw.col("_lo").min().alias("lo"), nw.col("_hi").max().alias("hi"), nw.col("_sum_bad").sum().alias("sum_bad"),
         nw.col("_yf").min().alias("y_min"), nw.col("_yf").max().alias("y_max"),
     )).rows(named=True)[0]
-    _raise_top_label(row, k, label, score_type, shown)
+    _raise_top_label(row, k, label, score_type, shown, lambda: _rounding(x, raw, k))
 
 
-def _raise_top_label(row: dict[str, Any], k: int, label: str, score_type: str, shown: list[str]) -> None:
+def _rounding(x: Any, raw: list[str], k: int) -> int | None:
+    """:func:`~veracity.core._validation.rounded_decimals` of the rows of ``x`` (:func:`check_top_label`'s
+    staged columns) whose sums are off 1, in one aggregate: the same counts as the array form's
+    (:func:`~veracity.core._validation.rows_rounding`), read only to word the refusal of such rows."""
+    import narwhals as nw
+
+    off = ~nw.col("__vc_anybad") & ((nw.col("__vc_total") - 1.0).abs() > ROW_SUM_ATOL * max(1, k))
+    flags = {}
+    for d in ROUNDING_DECIMALS:
+        scaled = [nw.col(r) * 10.0 ** d for r in raw]
+        not_multiple = [(c - c.round(0)).abs() > MULTIPLE_SLACK for c in scaled]
+        anyone = not_multiple[0]
+        for b in not_multiple[1:]:
+            anyone = anyone | b
+        flags[f"_d{d}"] = _flag(off & anyone)
+    x = x.with_columns(_off=nw.when(off).then((nw.col("__vc_total") - 1.0).abs()), **flags)
+    counts = [nw.col(f"_d{d}").sum().alias(f"d{d}") for d in ROUNDING_DECIMALS]
+    row = collect(x.select(nw.col("_off").max().alias("off"), *counts)).rows(named=True)[0]
+    if row["off"] is None:
+        return None
+    return rounded_decimals([int(row[f"d{d}"] or 0) for d in ROUNDING_DECIMALS], float(row["off"]), k)
+
+
+def _raise_top_label(row: dict[str, Any], k: int, label: str, score_type: str, shown: list[str],
+                     rounding: Callable[[], int | None] = lambda: None) -> None:
     """The multiclass contract's one-line errors from :func:`check_top_label`'s counts; logits that are
     all probability vectors are refused by the array form's rule and words
-    (:func:`~veracity.core._validation.refuse_probability_rows_as_logits`)."""
+    (:func:`~veracity.core._validation.refuse_probability_rows_as_logits`). ``rounding``: the decimals the
+    rows off 1 look rounded to (:func:`_rounding`), asked only to word their refusal
+    (:func:`~veracity.core._validation.row_sum_hint`, the array form's words)."""
     n = int(row["n"] or 0)
     names = ", ".join(repr(c) for c in shown)
     if n == 0:
@@ -154,7 +188,7 @@ def _raise_top_label(row: dict[str, Any], k: int, label: str, score_type: str, s
         if int(row["sum_bad"] or 0):
             raise VeracityError(
                 f"multiclass probability rows must sum to 1; {int(row['sum_bad'])} of {n} rows of {names} do "
-                "not. Normalise the rows, or pass {setting} for raw logits", param="score_type", value="logit")
+                "not", param="score_type", hint=row_sum_hint(rounding(), k), value="logit")
     if int(row["y_bad"] or 0):
         shown_y = ("missing" if row["y_min"] is None or row["y_min"] != row["y_min"]
                    else f"min={float(row['y_min']):g}, max={float(row['y_max']):g}")
