@@ -43,7 +43,9 @@ from ..core._validation import (
     check_weights,
     python_spelling,
     refuse_pos_label_for_multiclass,
+    row_sums_off_one,
     rows_not_summing_to_one,
+    rows_rounding,
     to_numpy,
 )
 from .._version import __version__
@@ -287,15 +289,19 @@ class Calibrator:
                                           value="logit", fallback=f"this {self.name} was fit on logits" + said),
                           stacklevel=3)
         if self.score_type == "probability":
+            rounded = None
             try:
                 check_probabilities(s)
                 if s.ndim == 2:
-                    sums = s.sum(axis=1)
-                    bad = np.abs(sums - 1.0) > 1e-6 * s.shape[1]
+                    sums, bad = row_sums_off_one(s)  # the audit's rule, and its words for rounded rows
                     if bad.any():
                         i = int(np.flatnonzero(bad)[0])
-                        raise rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]),
-                                                      rows=np.flatnonzero(bad))
+                        decimals = rows_rounding(s, sums, bad)
+                        rounded = rows_not_summing_to_one(int(bad.sum()), sums.size, i, float(sums[i]),
+                                                          rows=np.flatnonzero(bad), decimals=decimals,
+                                                          k=s.shape[1])
+                        if decimals is None:
+                            raise rounded
             except VeracityError as exc:
                 if fitting:
                     raise
@@ -304,6 +310,8 @@ class Calibrator:
                     f"{exc.message}; this {self.name} was fit on probabilities and reads only those: pass "
                     "the same kind of scores it was fit on (for logits, fit a calibrator with {setting})",
                     param="score_type", value="logit", rows=exc.rows, n_rows=exc.n_rows) from None
+            if rounded is not None:  # rows of probabilities rounded: the fix is to renormalise, not logits
+                raise rounded
         return s
 
     def _labels(self, labels: Any, s: np.ndarray, keep: np.ndarray | None = None,

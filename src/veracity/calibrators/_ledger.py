@@ -45,7 +45,7 @@ from ._base import Calibrator, _is_multiclass
 from ._noise import delong_difference_interval, ece_difference_interval, paired_mean_interval
 from ..core._delong import MIN_CLASS_ROWS, few_class_rows
 from ..core._display import Display, html_kv, html_note, html_page, html_table
-from ..core._validation import binary_nll_terms
+from ..core._validation import binary_nll_terms, predicted_class
 
 
 #: JSON keys of the metrics, the audit core's names (``vc.audit(...).metrics``)
@@ -480,7 +480,7 @@ def compare(
     if multiclass:
         s0 = np.asarray(scores, dtype=np.float64)
         s1 = np.asarray(cal_scores)
-        same = bool(np.array_equal(s0.argmax(axis=1), s1.argmax(axis=1)))
+        same = bool(np.array_equal(predicted_class(s0), predicted_class(s1)))  # the audit's tie rule
         cert: dict[str, Any] = {"argmax_identical": same, "decisions_identical": same,
                                 "order": "argmax held" if same else "argmax BROKEN"}
     else:

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import (ROW_SUM_ATOL, VeracityError, as_float_array, check_probabilities,
-                                check_same_index, check_weights)
+from ..core._validation import (VeracityError, as_float_array, check_probabilities, check_same_index,
+                                check_weights, row_sum_hint, row_sums_off_one, rows_rounding)
 from ..core._display import Display
 from ..core._prior_shift import binary_prior_shift
 from ._base import warn
@@ -53,14 +53,15 @@ def _prior_vector(prior: Any, name: str, k: int) -> np.ndarray:
 def _check_rows(P: np.ndarray) -> None:
     """(N, K) rows must be probability vectors: a row of zeros would give NaN, and any other row
     that does not sum to 1 would be silently renormalised by the adjustment."""
-    sums = P.sum(axis=1)
-    bad = np.abs(sums - 1.0) > ROW_SUM_ATOL * max(1, P.shape[1])
+    sums, bad = row_sums_off_one(P)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
+        decimals = rows_rounding(P, sums, bad)
+        fix = ("Pass class probabilities (e.g. the softmax of the logits), one column per class" if decimals is None
+               else row_sum_hint(decimals, P.shape[1]))
         raise VeracityError(
             f"p: multiclass probability rows must sum to 1; {int(bad.sum())} of {sums.size} do not "
-            f"(row {i} sums to {float(sums[i]):.6g}). Pass class probabilities (e.g. the softmax of "
-            "the logits), one column per class", param="p")
+            f"(row {i} sums to {float(sums[i]):.6g}). {fix}", param="p")
 
 
 def _adjust(P: np.ndarray, old: np.ndarray, new: np.ndarray) -> np.ndarray:

@@ -970,6 +970,13 @@ def class_probabilities(scores: np.ndarray, *, logit: bool) -> tuple[np.ndarray,
     return np.exp(logp), logp
 
 
+def predicted_class(P: np.ndarray) -> np.ndarray:
+    r"""Each row's predicted class :math:`\arg\max_k p_k` of (N, K) probabilities or logits; on ties, for
+    K = 2 class 1 (:math:`[p_1 \ge p_0]`, as a 1-D :math:`p \ge 0.5` predicts 1), for K >= 3 the first
+    maximum (numpy's ``argmax``)."""
+    return (P[:, 1] >= P[:, 0]).astype(np.intp) if P.shape[1] == 2 else P.argmax(axis=1)
+
+
 def top_label_rows(P: np.ndarray, y: np.ndarray, logP: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""The top-label reading of (N, K) class probabilities ``P`` and class indices ``y``:
@@ -983,7 +990,7 @@ def top_label_rows(P: np.ndarray, y: np.ndarray, logP: np.ndarray | None = None
     :math:`-\log \mathrm{clip}(p_y, \epsilon, 1)` with :math:`\epsilon` = :data:`PROB_EPS`.
     """
     rows = np.arange(P.shape[0])
-    pred = (P[:, 1] >= P[:, 0]).astype(np.intp) if P.shape[1] == 2 else P.argmax(axis=1)
+    pred = predicted_class(P)
     conf = P[rows, pred]
     correct = (pred == y).astype(np.float64)
     if logP is None:
@@ -1147,5 +1154,6 @@ __all__ = [
     "softmax",
     "text_class_labels",
     "to_numpy",
+    "predicted_class",
     "top_label_rows",
 ]
