@@ -203,6 +203,10 @@ def values(series: Any) -> list[Any]:
 
         ns = series.to_arrow().cast(pa.int64()).to_pylist()
         return [None if v is None else np.timedelta64(v, "ns") for v in ns]
+    if dtype == nw.Float32:  # single precision: the float32 each value is (a slice named '0.1', as the
+        # array form, an in-memory frame and the SQL route name it), not the double to_list makes of it
+        # (0.10000000149011612: another name for the same slice)
+        return [None if v is None else np.float32(v) for v in series.to_list()]
     return list(series.to_list())
 
 

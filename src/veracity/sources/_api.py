@@ -207,8 +207,9 @@ class _Prepared:
         dtype = self.frame.schema[name]
         if _is_decimal(dtype):
             return np.asarray(exact_floats(self.frame.nw.get_column(name)), dtype=np.float64)
-        if dtype == nw.Categorical:  # numbers kept as categories: their values (an Arrow dictionary's
-            # to_numpy() hands back a neighbour's value for a missing entry, so it is decoded first)
+        if dtype == nw.Categorical or isinstance(dtype, nw.Enum):  # numbers kept as categories (an ordered
+            # pandas category is narwhals' Enum): their values (an Arrow dictionary's to_numpy() hands back a
+            # neighbour's value for a missing entry, so it is decoded first)
             arrow = self.frame.nw.get_column(name).to_arrow()
             return np.asarray(arrow.cast(arrow.type.value_type).to_numpy(zero_copy_only=False))
         return self.column(name)
@@ -232,7 +233,11 @@ class _Prepared:
         if keys.dtype.kind == "M":  # datetime and date keys as Python objects, named as a lazy frame names them
             keys = _python_times(keys, getattr(self.frame.schema[self.by], "time_zone", None))
         if missing.any() and keys.dtype.kind != "m":  # durations: NaT marks the missing keys (astype(object)
-            keys = keys.astype(object)                # would turn nanosecond durations into integers)
+            # would turn nanosecond durations into integers); a float32 key stays a float32 (named '0.1' as the
+            # column without a missing key and the SQL route name it: astype(object) made it the double
+            # 0.10000000149011612, another name for the same slice)
+            keys = np.array(list(keys), dtype=object) if keys.dtype.kind == "f" and keys.itemsize < 8 \
+                else keys.astype(object)
             keys[missing] = None
         return keys
 

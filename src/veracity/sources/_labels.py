@@ -122,9 +122,29 @@ def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, in
     missing, distinct = int(row["missing"] or 0), int(row["distinct"] or 0)
     values: list[Any] = []
     if distinct and not missing:  # (with missing values the caller refuses; no values needed)
-        first = collect(x.select(col).drop_nulls().unique().sort(label).head(SHOWN))
-        values = first.get_column(label).to_list()
+        values = _first_values(x.select(col).drop_nulls().unique(), label, distinct)
     return int(row["rows"] or 0), missing, distinct, values
+
+
+def _first_values(unique: Any, label: str, distinct: int) -> list[Any]:
+    """The first :data:`SHOWN` of a label column's distinct values (``unique``: a one-column frame of them),
+    sorted by value (:func:`veracity.core._keys.key_order`) as every route lists them.
+
+    The backend sorts only where there are more than :data:`SHOWN`; there it sorts by the column's own
+    order, which for an ordered category (a pandas ``ordered=True`` category, a polars Enum) is its
+    categories' order, not the values': ``['yes', 'no']`` listed ``'yes', 'no'`` and suggested
+    ``pos_label='no'`` where every other route lists ``'no', 'yes'``. Two values or a handful are sorted
+    here. A column the backend cannot sort (pandas' ``ArrowDtype`` dictionary: pyarrow has no sort of it,
+    which raised ``ArrowNotImplementedError``) is sorted here too, its distinct values collected.
+    """
+    from ..core._keys import key_order
+
+    if distinct > SHOWN:
+        try:
+            return key_order(collect(unique.sort(label).head(SHOWN)).get_column(label).to_list())
+        except Exception:  # noqa: BLE001 - a type the backend cannot sort: collected and sorted here
+            pass
+    return key_order(collect(unique).get_column(label).to_list())[:SHOWN]
 
 
 def _arrow_column(frame: Any, label: str) -> Any:

@@ -367,7 +367,9 @@ def _reads_as_numbers(frame: Frame, col: str, *, labels: bool = False) -> bool:
     dtype = frame.schema[col]
     if dtype.is_numeric() or dtype == nw.Boolean:
         return True
-    if dtype == nw.Categorical:  # a pandas category / Arrow dictionary of numbers (what Parquet keeps)
+    if dtype == nw.Categorical or isinstance(dtype, nw.Enum):
+        # a pandas category / Arrow dictionary of numbers (what Parquet keeps); an ordered pandas category is
+        # narwhals' Enum (categories=[1, 0] was refused as text here, read as its values everywhere else)
         kind = categories_kind(frame, col)
         return kind is not None and kind in ("iufb" if labels else "iuf")  # (booleans: labels only)
     if dtype != nw.Object or frame.lazy or frame.backend != "pandas":
@@ -389,6 +391,9 @@ def categories_kind(frame: Frame, col: str) -> str | None:
             return str(np.dtype(value_type.to_pandas_dtype()).kind)
         if frame.backend in ("pandas", "dask"):
             native = frame.nw.to_native()[col]
+            arrow = getattr(native.dtype, "pyarrow_dtype", None)
+            if arrow is not None:  # pandas' ArrowDtype of a dictionary (no .categories): its values' type
+                return str(np.dtype(arrow.value_type.to_pandas_dtype()).kind)
             categories = native.dtype.categories
             if frame.backend == "dask" and any(str(c) == "__UNKNOWN_CATEGORIES__" for c in categories):
                 # categories not known yet (a Parquet dictionary column read by Dask): one pass over the column
