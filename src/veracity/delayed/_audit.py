@@ -59,7 +59,7 @@ from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, 
 from ._ppi_result import FEW_EFFECTIVE_AUDIT, rare_class_note, weighted_class_note
 from ._ppi_sums import (EXACT_BELOW, _wmean_var, rare_outcome_interval, rare_share_interval, tuning_terms,
                         uneven_labels, uneven_weights, weighted_gap_interval, weighted_lambda_terms,
-                        weighted_rate_interval, wilson_rate_interval)
+                        weighted_rate_interval, weighted_score_interval, wilson_rate_interval)
 
 #: a bin's rate is flagged insufficient below this many labels (its Wilson interval covered 95-96 % of
 #: true bin rates for a 95 % interval at 30 labels and more in the seeded simulation of
@@ -447,7 +447,9 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     rate = {k: np.asarray(out[k], dtype=np.float64)[:1] for k in ("estimate", "se", "ci_low", "ci_high")}
     rare_outcome_interval(rate, size, float(out["classical"][0]) * size, level)
     rate["classical_se"] = np.asarray(out["classical_se"], dtype=np.float64)[:1]
+    rate["lam"] = np.asarray(out["lam"], dtype=np.float64)[:1]
     weighted_rate_interval(rate, parts[0], level)  # uneven labelled weights: vc.ppi_mean's interval
+    weighted_score_interval(rate, parts[0], level)
     gap = {k: np.asarray(out[k], dtype=np.float64)[:1]
            for k in ("rectifier", "rectifier_low", "rectifier_high")}
     weighted_gap_interval(gap, parts[0], level)  # uneven labelled weights: vc.ppi_mean's rate - score

@@ -12,7 +12,8 @@ from ..core._binning import enough_effective
 from ..core._display import Display
 from ..core._text import fmt, fmt_p, render_table
 from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, judged_calibrated, ppi_from_sums,
-                        rare_outcome, rare_outcome_interval, weighted_gap_interval, weighted_rate_interval)
+                        rare_outcome, rare_outcome_interval, weighted_gap_interval, weighted_rate_interval,
+                        weighted_score_interval)
 
 NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is not valid"
 #: below this many labels the normal intervals cover less than their level (seeded simulation in
@@ -308,8 +309,9 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
         size = n if w is None else float(w.sum()) ** 2 / float(w @ w)
         rare_applied = bool(rare_outcome(size, v["classical"] * size)) and np.isfinite(v["estimate"])
         rare_outcome_interval(v, size, v["classical"] * size, level)
-        if w is not None and sums is not None:  # uneven labelled weights: the design-effect interval
-            weighted_rate_interval(v, sums, level)
+        if w is not None and sums is not None:  # uneven labelled weights: the design-effect interval, and the
+            weighted_rate_interval(v, sums, level)  # score interval under the scores' Bernoulli model
+            weighted_score_interval(v, sums, level)
         _rare_labels_interval(v, size, level)
     else:  # a designed sample: _design.rare_design_interval already took Wilson's for its drawn labels
         rare_applied = v.get("rare_interval", 0.0) == 1.0
@@ -365,6 +367,7 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     # labels with fewer than 10 of one class: the Wilson-type interval, as vc.ppi_mean's
     rare_outcome_interval(out, size, events, level)
     weighted_rate_interval(out, sums, level)  # uneven labelled weights: as vc.ppi_mean's
+    weighted_score_interval(out, sums, level)
     rare_ = np.atleast_1d(np.broadcast_to(rare_outcome(size, events), n.shape))  # their interval has width
     with np.errstate(divide="ignore", invalid="ignore"):  # Kish size; equals n when every weight is 1
         eff = np.atleast_1d(np.asarray(sums.w, dtype=np.float64) ** 2 / np.asarray(sums.w2, dtype=np.float64))
