@@ -16,6 +16,10 @@ from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, judged_ca
                         weighted_score_interval)
 
 NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is not valid"
+#: an estimate of a rate outside [0, 1] (its interval is cut to the range; the estimate is left as computed)
+OUT_OF_RANGE = ("the PPI estimate {estimate:.4f} lies outside [0, 1] (lambda {lam:.3f}: the labels' correction "
+                "outweighs the scores' mean, as with badly calibrated scores or few unlabelled rows); its "
+                "interval is cut to [0, 1]: read the classical row, or keep power tuning on")
 #: below this many labels the normal intervals cover less than their level (seeded simulation in
 #: tests/delayed/test_ppi_simulation.py: 85-88 % at 10 labels, 88-92 % at 20, for a 95 % interval)
 FEW_LABELS = 50
@@ -338,6 +342,8 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
                                          if flat else "with fewer than 10 labels of one class"))
     if not calibrated:
         notes.append(NOT_CALIBRATED)
+    if not 0.0 <= v["estimate"] <= 1.0:  # a rate: the interval was cut to [0, 1], the estimate is not
+        notes.append(OUT_OF_RANGE.format(estimate=v["estimate"], lam=v["lam"]))
     return PpiMean(
         estimate=v["estimate"], ci_low=v["ci_low"], ci_high=v["ci_high"], se=v["se"], lam=v["lam"], level=level,
         n_labelled=n, n_unlabelled=m, classical=v["classical"], classical_low=v["classical_low"],

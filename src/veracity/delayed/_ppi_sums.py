@@ -117,13 +117,14 @@ def cut_to_range(out: dict[str, Any], bounds: Any) -> None:
     ``bounds`` maps an interval prefix (``"ci"``, ``"classical"``, ``"cbpe"``, ``"rectifier"``) to
     ``(lo, hi)`` (scalars or arrays, one per entry). A rate is in [0, 1] and the rectifier
     :math:`y - f` in [-1, 1]; a normal interval reaching beyond is cut at the bound — the same
-    coverage, no impossible values. In place; NaN stays NaN. :func:`ppi_from_sums` itself stays the
+    coverage, no impossible values. Both ends are clipped into the range, so an interval lying wholly
+    beyond a bound (an estimate of -0.70 from badly calibrated scores at lambda = 1) becomes that bound,
+    [0, 0], never a reversed [0, -0.56]. In place; NaN stays NaN. :func:`ppi_from_sums` itself stays the
     plain normal interval."""
     for prefix, (lo, hi) in bounds.items():
-        for key, op in ((f"{prefix}_low", np.fmax), (f"{prefix}_high", np.fmin)):
-            bound = lo if key.endswith("_low") else hi
+        for key in (f"{prefix}_low", f"{prefix}_high"):
             x = np.asarray(out[key], dtype=np.float64)
-            out[key] = np.where(np.isnan(x), np.nan, op(x, bound))
+            out[key] = np.where(np.isnan(x), np.nan, np.fmin(np.fmax(x, lo), hi))
 
 
 #: the range of each interval of a rate (the outcome is 0/1)
