@@ -3,6 +3,15 @@
     python benchmarks/bench_compare.py                  # 10^7 rows, best of 5
     python benchmarks/bench_compare.py --rows 1e6
     taskset -c 0,1 python benchmarks/bench_compare.py   # the 2-core acceptance setting
+    python benchmarks/bench_compare.py --sliced --rows 1e5 --slices 4 --repeat 3   # compare by slice
+
+``--sliced`` times instead the comparison by slice (``vc.compare_models(..., by=keys)``, the default 200
+resamples) side by side with the unsliced comparison of the same rows (with the bootstrap too) and the
+unsliced one without it (``n_resamples=0``), on unweighted and on weighted rows, and prints the ratios. By
+slice, every slice with enough rows of each class draws its own paired bootstrap on its own rows, so the
+sliced comparison costs about the unsliced one plus a second bootstrap over all the rows: a ratio near 2
+is the expected cost, well above it a per-slice overhead. Run it on the old and the new tree
+(``PYTHONPATH=old/src``) in turn for a before/after.
 
 Target (issue 25): ``vc.compare_models`` of two models on 10^7 rows — paired Brier and
 log-loss differences, DeLong's paired AUC test, debiased ECE and the CORP decomposition of
@@ -59,6 +68,39 @@ def data(n: int, seed: int = 0):
     return a, b, y
 
 
+def sliced(n: int, slices: int, resamples: int, repeat: int) -> None:
+    """Compare by slice against the unsliced comparison (with and without its bootstrap): best wall times
+    of ``repeat`` alternating rounds, and the ratios to the unsliced comparison with its bootstrap."""
+    a, b, y = data(n)
+    rng = np.random.default_rng(1)
+    keys = rng.integers(0, slices, n)
+    weights = rng.uniform(0.5, 2.0, n)
+    vc.compare_models({"a": a[:1000], "b": b[:1000]}, y[:1000], by=keys[:1000])  # imports, thread pool
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{slices} slices of about {n // slices:,} rows; load average at start {load:.1f} (a busy machine "
+          "stretches the wall times: compare the CPU columns)")
+    head = f"task (n_resamples={resamples})"
+    print(f"{head:<58}{'wall s':>9}{'CPU s':>9}{'wall x':>8}{'CPU x':>8}")
+    for label, w in (("unweighted", None), ("weighted", weights)):
+        tasks = {
+            f"compare, {label}, n_resamples=0": lambda: vc.compare_models(
+                {"a": a, "b": b}, y, sample_weight=w, n_resamples=0),
+            f"compare, {label}": lambda: vc.compare_models(
+                {"a": a, "b": b}, y, sample_weight=w, n_resamples=resamples),
+            f"compare by {slices} slices, {label}": lambda: vc.compare_models(
+                {"a": a, "b": b}, y, sample_weight=w, n_resamples=resamples, by=keys),
+        }
+        best = best_alternating(list(tasks.values()), repeat)
+        t_ref, c_ref = best[1][0], best[1][1]
+        for name, (wall, cpu, _) in zip(tasks, best):
+            print(f"{name:<58}{wall:9.2f}{cpu:9.2f}{wall / t_ref:8.2f}{cpu / c_ref:8.2f}")
+        out = best[2][2]
+        first = next(iter(out.groups.values()))
+        print(f"  check: ECE diff {out.row('ece').diff:+.6f} [{out.row('ece').ci_low:+.6f}, "
+              f"{out.row('ece').ci_high:+.6f}]; first slice MCB diff {first.corp_differences[0].mcb:+.6f} "
+              f"[{first.corp_differences[0].mcb_low:+.6f}, {first.corp_differences[0].mcb_high:+.6f}]")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", "--n", dest="n", type=float, default=1e7, help="rows (default 1e7)")
@@ -66,6 +108,11 @@ def main() -> None:
                         help="rounds; the best of each is kept (default 5: on a shared machine the audit alone "
                              "varies by 20 %% between runs)")
     parser.add_argument("--resamples", type=int, default=3, help="bootstrap resamples timed (per-resample cost)")
+    parser.add_argument("--sliced", action="store_true",
+                        help="time the comparison by slice against the unsliced one (see the module doc)")
+    parser.add_argument("--slices", type=int, default=4, help="slices of --sliced (default 4)")
+    parser.add_argument("--sliced-resamples", type=int, default=200,
+                        help="n_resamples of --sliced (default 200, compare_models' default)")
     args = parser.parse_args()
     n = int(args.n)
     try:
@@ -74,6 +121,9 @@ def main() -> None:
         cores = os.cpu_count() or 1
     print(f"veracity {vc.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
           f"{cores} cores; n = {n:,} rows, two models, best of {args.repeat}")
+    if args.sliced:
+        sliced(n, args.slices, args.sliced_resamples, args.repeat)
+        return
     a, b, y = data(n)
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
