@@ -22,8 +22,11 @@ numbers as ``transform()``:
   multiclass probability row not summing to 1; on SQLite, text: :meth:`_Builder.not_a_number`) gets no
   probability (:meth:`_Builder.refused`);
 * the output is ``CAST(… AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by dialect); on PostgreSQL,
-  whose exponent-form constants are NUMERIC, the score is first cast to DOUBLE PRECISION too, so a
-  NUMERIC, REAL or INTEGER column is computed in doubles as ``transform`` computes it;
+  whose constants are all NUMERIC, the score is first cast to DOUBLE PRECISION too, so a
+  NUMERIC, REAL or INTEGER column is computed in doubles as ``transform`` computes it, and no operation
+  takes two NUMERICs (decimal: ``0.3 − 0.1`` = 0.2): one on two literals is written as its binary64
+  result, another NUMERIC operand (a step table of literals) is cast to DOUBLE PRECISION
+  (:meth:`_Builder.in_doubles`);
 * **step tables** (isotonic, histogram, Venn–ABERS): a binary tree of ``CASE WHEN x < knot``
   (log₂ K comparisons per row on a row-at-a-time engine: SQLite, PostgreSQL). Where the
   dialect has arrays and the table is long, a cell index instead:
@@ -93,6 +96,15 @@ _MAX_PER_CELL = 16
 _CHAIN_CELLS_PER_EDGE = 2.0
 #: most step-table entries one SQL text may hold (over all outputs, repeats included): ~10 MB of text
 MAX_TABLE_ENTRIES = 200_000
+
+
+#: dialects that read every number literal, exponent forms too, as a NUMERIC: an operation on two NUMERICs
+#: runs in decimal there, so the text holds none (:meth:`_Builder.in_doubles`)
+_DECIMAL_LITERALS = {"postgres"}
+#: the binary64 operation of each sqlglot arithmetic node (numpy's, as transform computes it)
+_FOLD = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide}
+#: sqlglot nodes whose value is a NUMERIC where each of their ``this``/``expressions`` values is one
+_KEEPS_DECIMAL = ("Paren", "Neg", "Abs", "Floor", "Greatest", "Least", "Coalesce", "Nullif")
 
 
 #: dialects that read a number with a decimal point and no exponent as a DECIMAL (NUMBER): their
@@ -504,13 +516,13 @@ class _Builder:
             # slope·(x − x0) rounds to 0 there: y0 + 0, the value numpy gives (PostgreSQL would raise)
             gap = exp.Sub(this=self.p(x.copy()), expression=self.num(x0))
             return self.case([(exp.LT(this=gap, expression=self.num(zero_below)), self.num(y0))], line)
+        # y0 + (x − x0)/(x1 − x0)·(y1 − y0), the two differences of constants taken here in binary64 as
+        # transform takes them (PostgreSQL took them in NUMERIC: 0.3 − 0.1 = 0.2, not 0.19999999999999998)
         _, x0, x1, y0, y1 = piece
+        dx, dy = float(np.float64(x1) - np.float64(x0)), float(np.float64(y1) - np.float64(y0))
         t = exp.Div(this=exp.Paren(this=exp.Sub(this=self.p(x.copy()), expression=self.num(x0))),
-                    expression=exp.Paren(this=exp.Sub(this=self.num(x1), expression=self.num(x0))))
-        return exp.Add(this=self.num(y0),
-                       expression=exp.Mul(this=exp.Paren(this=t),
-                                          expression=exp.Paren(this=exp.Sub(this=self.num(y1),
-                                                                            expression=self.num(y0)))))
+                    expression=self.num(dx))
+        return exp.Add(this=self.num(y0), expression=exp.Mul(this=exp.Paren(this=t), expression=self.num(dy)))
 
     def _below(self, x: Any, edge: float, side: str) -> Any:
         """The condition that ``x`` falls before ``edge`` (edge not counted)."""
@@ -1004,6 +1016,70 @@ class _Builder:
             found.append(exp.GT(this=off, expression=self.num(ROW_SUM_ATOL * len(cols))))
         return found
 
+    def in_doubles(self, e: Any) -> tuple[Any, bool]:
+        """``e`` with no operation on two NUMERICs, and whether its own value is a NUMERIC (a number literal,
+        or a CASE, GREATEST, … of them), where every literal is a NUMERIC (:data:`_DECIMAL_LITERALS`).
+
+        PostgreSQL computes ``+ − · /`` of two NUMERICs, EXP and LN of one, in decimal, where ``transform``
+        rounds each step to binary64: ``0.3 − 0.1`` is 0.2 there, not 0.19999999999999998, and the sum of a
+        one-vs-rest row's step values (CASEs of literals) was exact, rounded once (2 ulps off). Here an
+        operation on two literals is done in binary64 (numpy's, transform's operation) and written as its
+        result (its shortest literal: the very double); a NUMERIC operand that is no literal (a step table)
+        is cast to DOUBLE PRECISION, so the engine computes in doubles, each literal read as its very double.
+        An operation on a double and a NUMERIC already runs in doubles.
+        """
+        exp = self.exp
+        kind = type(e).__name__
+        if isinstance(e, exp.Literal):
+            return e, not e.is_string and any(ch in e.this for ch in ".eE")
+        if kind in _FOLD or isinstance(e, (exp.Exp, exp.Ln)):
+            keys = ("this", "expression") if kind in _FOLD else ("this",)
+            args = [self.in_doubles(e.args[k]) for k in keys]
+            if all(d for _, d in args):
+                values = [self._literal(a) for a, _ in args]
+                if kind in _FOLD and None not in values:
+                    with np.errstate(all="ignore"):
+                        v = float(_FOLD[kind](np.float64(values[0]), np.float64(values[1])))
+                    if np.isfinite(v):
+                        return self.num(v), True
+                at = values.index(None) if None in values else 0  # the step table, else the first literal
+                args[at] = (exp.Cast(this=args[at][0], to=exp.DataType.build("DOUBLE")), False)
+            for k, (a, _) in zip(keys, args):
+                e.set(k, a)
+            return e, False
+        if isinstance(e, exp.Case):
+            decimal = True
+            for branch in e.args.get("ifs") or []:
+                branch.set("this", self.in_doubles(branch.this)[0])
+                value, d = self.in_doubles(branch.args["true"])
+                branch.set("true", value)
+                decimal = decimal and (d or isinstance(value, exp.Null))
+            if e.args.get("default") is not None:
+                value, d = self.in_doubles(e.args["default"])
+                e.set("default", value)
+                decimal = decimal and (d or isinstance(value, exp.Null))
+            return e, decimal
+        decimal = kind in _KEEPS_DECIMAL
+        for key, arg in list(e.args.items()):
+            items = arg if isinstance(arg, list) else [arg]
+            done = []
+            for item in items:
+                if isinstance(item, exp.Expression):
+                    item, d = self.in_doubles(item)
+                    decimal = decimal and (d or key not in ("this", "expressions"))
+                done.append(item)
+            e.set(key, done if isinstance(arg, list) else done[0])
+        return e, decimal
+
+    def _literal(self, e: Any) -> float | None:
+        """The number of a literal, signed or parenthesised (None: ``e`` is no literal)."""
+        exp = self.exp
+        sign = 1.0
+        while isinstance(e, (exp.Paren, exp.Neg)):
+            sign = -sign if isinstance(e, exp.Neg) else sign
+            e = e.this
+        return sign * float(e.this) if isinstance(e, exp.Literal) and not e.is_string else None
+
     def output(self, node: Node, p: Plan | None = None) -> Any:
         """``CASE WHEN <a score is NULL, NaN or refused> THEN NULL ELSE CAST(<map> AS DOUBLE) END``: a
         missing score gives a missing probability, never the one the formula would give NaN (PostgreSQL
@@ -1012,7 +1088,10 @@ class _Builder:
         exp = self.exp
         if p is not None:
             self.score_type = p.score_type
-        body = exp.Cast(this=self.render(node), to=exp.DataType.build("DOUBLE"))
+        rendered = self.render(node)
+        if self.dialect in _DECIMAL_LITERALS:
+            rendered = self.in_doubles(rendered)[0]
+        body = exp.Cast(this=rendered, to=exp.DataType.build("DOUBLE"))
         missing = [exp.Is(this=exp.column(name, quoted=True), expression=exp.Null()) for name in self.names]
         missing += [t for t in (self.isnan(self.col(k)) for k in range(len(self.names))) if t is not None]
         missing += [t for t in (self.not_a_number(name) for name in self.names) if t is not None]
