@@ -59,7 +59,7 @@ from ..sources._api import key_order
 from ._corp import (corp_fit, corp_result, difference, overfit_bound, runs_of, sorted_probabilities,
                     unshared_overfit)
 from ._delong import delong_covariance, delong_test, rank_model
-from ._digits import Cell, decimals, level_text
+from ._digits import Cell, decimals, holds_zero, level_text, noise_decimals
 from ._inputs import Models, models_of
 from ._paired import Estimate, paired_losses
 from ._signs import signed, unneg
@@ -259,22 +259,44 @@ class ModelComparison(Display):
         return any(r.metric == "ece" and r.p_value == 1.0 and r.diff != 0.0 for r in self.rows)
 
     @property
-    def _auc_notes(self) -> list[str]:
-        """A note for each AUC row whose difference and interval all print as 0 at the AUCs' decimals though
-        they are not 0 (:func:`_auc_below_print`: two rankings alike but for float ties): its numbers at two
-        significant digits, so that "+0.0000 [-0.0000, +0.0000]" is not read as an identical ranking."""
+    def _noise_notes(self) -> list[tuple[str, str]]:
+        """(metric, note) for each row whose difference is within noise and printed below its digits
+        (:func:`_below_print`) so that it and its interval's ends all print as 0, though they are not 0: its
+        numbers at two significant digits, so that "+0.0000 [-0.0000, +0.0000]" is not read as an identical
+        pair (an AUC's: two rankings alike but for float ties)."""
         out = []
         for r in self.rows:
             k = _row_digits(r)
-            group = [v for v in (r.diff, r.ci_low, r.ci_high) if v == v]
-            if not (_auc_below_print(r) and any(group) and all(abs(v) < 0.5 * 10.0 ** -k for v in group)):
+            if not _below_print(r):
                 continue
-            shown = (f"{_sci(r.diff)} [{_sci(r.ci_low)}, {_sci(r.ci_high)}]" if r.ci_low == r.ci_low
-                     else f"{_sci(r.diff)} (no interval)")
-            within = "within noise, and " if r.ci_low == r.ci_low else ""
-            out.append(f"auc {r.model_b} - {r.model_a} = {shown}: {within}0 at the AUCs' {k} decimals "
-                       "(the two models order all but a tiny share of the positive-negative pairs alike); "
-                       "to_dict() keeps every digit")
+            if r.metric == "auc":
+                scale = (f"the AUCs' {k} decimals (the two models order all but a tiny share of the "
+                         "positive-negative pairs alike)")
+            else:
+                levels = _LEVELS.get(r.metric, r.metric)
+                scale = f"the {k} decimals that show the {levels} to 4 significant digits"
+            note = _noise_note(f"{SHOWN.get(r.metric, r.metric)} {r.model_b} - {r.model_a}", r.diff, r.ci_low,
+                               r.ci_high, k, scale)
+            if note is not None:
+                out.append((r.metric, note))
+        return out
+
+    @property
+    def _corp_notes(self) -> list[tuple[str, str]]:
+        """(part, note) as :attr:`_noise_notes`, for the CORP parts (ΔMCB, ΔDSC) within noise whose numbers
+        all print as 0 at their levels' 4 significant digits (:func:`_part_digits`)."""
+        out = []
+        for d in self.corp_differences:
+            levels = _part_levels(self.corp, d)
+            for part, value, low, high in (("mcb", d.mcb, d.mcb_low, d.mcb_high),
+                                           ("dsc", d.dsc, d.dsc_low, d.dsc_high)):
+                k = _part_digits(value, low, high, levels[part])
+                if k >= _part_digits(value, low, high):
+                    continue
+                note = _noise_note(f"CORP {part.upper()} {d.model_b} - {d.model_a}", value, low, high, k,
+                                   f"the {k} decimals that show the {part.upper()}s to 4 significant digits")
+                if note is not None:
+                    out.append((part, note))
         return out
 
     def _slice_verdicts(self, key: str) -> list[str]:
@@ -333,13 +355,15 @@ class ModelComparison(Display):
 
     def _corp_digits(self, d: CORPDifference) -> tuple[int, int, int, int]:
         """The decimals of a CORP difference row's Brier, MCB, DSC and UNC: MCB and DSC at their difference's
-        and interval's (one group, as the verdict prints them), the Brier difference at its comparison
-        row's (:func:`_row_digits`)."""
+        and interval's (one group, as the verdict prints them; within noise, no finer than the two models'
+        MCBs or DSCs need at 4 significant digits: :func:`_part_digits`), the Brier difference at its
+        comparison row's (:func:`_row_digits`)."""
         brier = next((r for r in self.rows if r.metric == "brier" and (r.model_a, r.model_b) ==
                       (d.model_a, d.model_b)), None)
+        levels = _part_levels(self.corp, d)
         return (_row_digits(brier) if brier is not None else decimals(d.score),
-                _part_digits(d.mcb, d.mcb_low, d.mcb_high), _part_digits(d.dsc, d.dsc_low, d.dsc_high),
-                decimals(d.unc))
+                _part_digits(d.mcb, d.mcb_low, d.mcb_high, levels["mcb"]),
+                _part_digits(d.dsc, d.dsc_low, d.dsc_high, levels["dsc"]), decimals(d.unc))
 
     def _corp_levels(self) -> list[tuple[str, list[str]]]:
         """Each model's CORP row as printed: Brier, MCB, DSC and UNC (:mod:`._digits`: a calibrated model's
@@ -354,12 +378,17 @@ class ModelComparison(Display):
 
     def _corp_diffs(self) -> list[tuple[CORPDifference, list[str]]]:
         """Each CORP difference row as printed: Brier, MCB, DSC, UNC, the MCB and the DSC interval, at
-        :meth:`_corp_digits` decimals."""
+        :meth:`_corp_digits` decimals — an interval's ends signed by their side where its part prints below
+        the digits the rule asks (within noise: :func:`_group_texts`)."""
         out = []
         for d in self.corp_differences:
             score, mcb, dsc, unc = self._corp_digits(d)
-            out.append((d, [_sf(d.score, score), _sf(d.mcb, mcb), _sf(d.dsc, dsc), _sf(d.unc, unc),
-                            _ci(d.mcb_low, d.mcb_high, mcb), _ci(d.dsc_low, d.dsc_high, dsc)]))
+            mcb_texts = _group_texts(d.mcb, d.mcb_low, d.mcb_high, mcb,
+                                     _part_digits(d.mcb, d.mcb_low, d.mcb_high))
+            dsc_texts = _group_texts(d.dsc, d.dsc_low, d.dsc_high, dsc,
+                                     _part_digits(d.dsc, d.dsc_low, d.dsc_high))
+            out.append((d, [_sf(d.score, score), mcb_texts[0], dsc_texts[0], _sf(d.unc, unc),
+                            interval_cell(*mcb_texts[1:]), interval_cell(*dsc_texts[1:])]))
         return out
 
     def _repr_html_(self) -> str:
@@ -393,7 +422,7 @@ class ModelComparison(Display):
             parts.append(html_section(f"{b} vs {a}", shown))
         if self._ece_p_one:
             parts.append(html_note(ECE_P_ONE))
-        parts += [html_note(f"note: {t}") for t in self._auc_notes]
+        parts += [html_note(f"note: {t}") for _, t in self._noise_notes]
         if self.corp:
             corp: list[dict[str, Any]] = [
                 {"model": short[name], **{k: Cell(v) for k, v in zip(("Brier", "MCB", "DSC", "UNC"), texts)},
@@ -406,6 +435,7 @@ class ModelComparison(Display):
             parts.append(html_section("CORP decomposition of the Brier score (Brier = MCB - DSC + UNC; lower MCB: "
                                       "better calibrated, higher DSC: more resolution)",
                                       html_table(corp, wide=True, names=names)))
+            parts += [html_note(f"note: {t}") for _, t in self._corp_notes]
         for (a, b), text in zip(pairs, self.verdicts):
             parts.append(html_note(f"Verdict ({b} vs {a}): {text}" if len(pairs) > 1 else f"Verdict: {text}"))
         parts += [html_note(f"note: {t}") for t in self.notes]
@@ -444,7 +474,7 @@ class ModelComparison(Display):
         lines = [line for line in lines if line]
         if self._ece_p_one:
             lines.append(ECE_P_ONE)
-        lines += [f"note: {t}" for t in self._auc_notes]
+        lines += [f"note: {t}" for _, t in self._noise_notes]
         if self.corp:
             corp_rows = [[name, *texts, ""] for name, texts in self._corp_levels()]
             for d, texts in self._corp_diffs():
@@ -454,6 +484,7 @@ class ModelComparison(Display):
                       "calibrated, higher DSC: more resolution):",
                       render_table(["model", "Brier", "MCB", "DSC", "UNC", f"{pct} CI"], corp_rows,
                                    align="lrrrrl")]
+            lines += [f"note: {t}" for _, t in self._corp_notes]
         for (a, b), text in zip(pairs, self.verdicts):
             lines.append(f"Verdict ({b} vs {a}): {text}" if len(pairs) > 1 else f"Verdict: {text}")
         lines += [f"note: {t}" for t in self.notes]
@@ -500,60 +531,104 @@ def _sf(value: float, digits: int = 4) -> str:
     return signed(value, digits)
 
 
-def _part_digits(value: float, low: float, high: float) -> int:
-    """The decimals of a difference printed with its interval: one group (:func:`._digits.decimals`)."""
-    return decimals((value, low, high))
+def _part_levels(corp: dict[str, CORPResult] | None, d: CORPDifference) -> dict[str, tuple[float, ...]]:
+    """The two models' MCBs and DSCs (the levels of the CORP difference ``d``'s parts); none without them."""
+    if not corp or d.model_a not in corp or d.model_b not in corp:
+        return {"mcb": (), "dsc": ()}
+    a, b = corp[d.model_a].brier, corp[d.model_b].brier
+    return {"mcb": (a.mcb, b.mcb), "dsc": (a.dsc, b.dsc)}
+
+
+def _part_digits(value: float, low: float, high: float, levels: tuple[float, ...] = ()) -> int:
+    """The decimals of a difference printed with its interval: one group (:func:`._digits.decimals`); within
+    noise (its interval holds 0), no finer than show its ``levels`` (the two models' values of the part) to 4
+    significant digits (:func:`._digits.noise_decimals`)."""
+    full = decimals((value, low, high))
+    return noise_decimals(full, *levels) if levels and holds_zero(low, high) else full
+
+
+def _group_texts(value: float, low: float, high: float, digits: int, full: int) -> tuple[str, str, str]:
+    """A difference and its interval's ends at ``digits`` decimals: signed, the difference never "-0.0000"
+    (:func:`_sf`); where ``digits`` is below the ``full`` decimals the rule asks (a difference within noise,
+    capped at its levels' digits), the ends signed by their side — "[-0.0000, +0.0000]" says the interval
+    holds 0, which "[+0.0000, +0.0000]", an exact 0's, would not."""
+    if digits < full:
+        return _sf(value, digits), fmt(float(low), digits, sign=True), fmt(float(high), digits, sign=True)
+    return _sf(value, digits), _sf(low, digits), _sf(high, digits)
+
+
+def _row_full(r: ComparisonRow) -> int:
+    """The decimals the digits rule asks of a comparison row: each model's value, and the difference with its
+    interval (one group), each shown to two significant digits at least (:mod:`._digits`) — at a 0.1 % base
+    rate a Brier row read "0.0012  0.0011  +0.0001  [+0.0000, +0.0002]"."""
+    return decimals(r.value_a, r.value_b, (r.diff, r.ci_low, r.ci_high))
 
 
 def _row_digits(r: ComparisonRow) -> int:
-    """The decimals a comparison row prints all its numbers at: each model's value, and the difference with
-    its interval (one group), each shown to two significant digits at least (:mod:`._digits`) — at a 0.1 %
-    base rate a Brier row read "0.0012  0.0011  +0.0001  [+0.0000, +0.0002]" — except an AUC difference that
-    is not told apart from 0 (:func:`_auc_below_print`), which prints at the AUCs' own decimals."""
-    full = decimals(r.value_a, r.value_b, (r.diff, r.ci_low, r.ci_high))
-    if r.metric == "auc" and not _excludes_zero(r.ci_low, r.ci_high):
-        return min(full, decimals(r.value_a, r.value_b))
-    return full
+    """The decimals a comparison row prints all its numbers at: :func:`_row_full`'s, except a difference
+    within noise (:func:`_below_print`), which prints no finer than its values' 4 significant digits."""
+    full = _row_full(r)
+    noise = holds_zero(r.ci_low, r.ci_high) or (r.metric == "auc" and r.ci_low != r.ci_low)
+    return noise_decimals(full, r.value_a, r.value_b) if noise else full
 
 
-def _auc_below_print(r: ComparisonRow) -> bool:
-    r"""Whether ``r`` is an AUC row whose difference is printed at fewer decimals than the digits rule asks.
+def _below_print(r: ComparisonRow) -> bool:
+    r"""Whether ``r`` is a row whose difference is printed at fewer decimals than the digits rule asks.
 
-    The AUC is a share of positive–negative pairs, near 0.5 to 1 at every base rate, so unlike a Brier score
-    it needs no more than :data:`._digits.FEWEST` (4) decimals as a level (one near 0 aside); only its
-    difference can be small. Two models that rank the rows alike but for float ties (one a monotone map of the
-    other, plus noise of 1e-9) differ by a few pairs in a million: DeLong read "+0.0000010 [-0.0000038, +0.0000058]", and the
-    row's shared decimals printed both AUCs at 7 ("0.7443028  0.7443038") — digits of nothing. So where the
-    difference's interval holds 0 (or there is none) the row prints at the AUCs' decimals
-    (:math:`\max(4, d(\mathrm{AUC}_A), d(\mathrm{AUC}_B))`), its interval's ends signed by their side
-    ("[-0.0000, +0.0000]": it holds 0, which "[+0.0000, +0.0000]", an identical ranking's, would not say), and
-    a note gives the difference and its ends at two significant digits (:meth:`ModelComparison._auc_notes`).
+    A difference within noise — its interval holds 0 — prints no finer than the decimals that show the row's
+    values to 4 significant digits (:func:`._digits.noise_decimals`): a near-tie (B is A rounded to 4
+    decimals) had a Brier difference and interval of 1e-7 and printed both Brier scores at 8 decimals,
+    "0.19426322  0.19426325  +0.00000003  [-0.00000008, +0.00000014]", digits of nothing. So capped, the row
+    reads "0.1943  0.1943  +0.0000  [-0.0000, +0.0000]", its interval's ends signed by their side (it holds 0,
+    which "[+0.0000, +0.0000]", an identical pair's, would not say), and a note gives the difference and its
+    ends at two significant digits (:meth:`ModelComparison._noise_notes`). The AUC, a share of pairs near 0.5
+    to 1 at every base rate, needs no more than 4 decimals as a level: its row is capped also where DeLong
+    has no interval (two rankings alike but for float ties read "0.7443028  0.7443038  +0.0000010").
     An interval clear of 0 keeps the digits that show it clear of 0 (the rule of :mod:`._digits`)."""
-    full = decimals(r.value_a, r.value_b, (r.diff, r.ci_low, r.ci_high))
-    return r.metric == "auc" and _row_digits(r) < full
+    return _row_digits(r) < _row_full(r)
 
 
 def _row_texts(r: ComparisonRow) -> tuple[str, str, str, str, str]:
-    """A comparison row's numbers as every view prints them (text, notebook, report), at :func:`_row_digits`
-    decimals: A's and B's values, the difference B − A (signed, never "-0.0000"), and its interval's ends —
-    signed by their side where the row prints below its digits (:func:`_auc_below_print`)."""
+    """A comparison row's numbers as every view prints them (text, notebook, report, verdicts), at
+    :func:`_row_digits` decimals: A's and B's values, the difference B − A (signed, never "-0.0000"), and its
+    interval's ends — signed by their side where the row prints below its digits (:func:`_below_print`)."""
     k = _row_digits(r)
-    end = (lambda v: fmt(float(v), k, sign=True)) if _auc_below_print(r) else (lambda v: _sf(v, k))
-    return fmt(r.value_a, k), fmt(r.value_b, k), _sf(r.diff, k), end(r.ci_low), end(r.ci_high)
+    diff, low, high = _group_texts(r.diff, r.ci_low, r.ci_high, k, _row_full(r))
+    return fmt(r.value_a, k), fmt(r.value_b, k), diff, low, high
+
+
+def _quoted(name: str, texts: tuple[str, str, str], interval: bool, q: float | None) -> str:
+    """``"DSC -0.0219 [-0.0303, -0.0152]"`` from a difference's printed texts, with ``, q ...`` when given."""
+    q_text = "" if q is None or q != q else f", q {_p_text(q)[2:]}"
+    diff, low, high = texts
+    return f"{name} {diff} [{low}, {high}]{q_text}" if interval else f"{name} {diff}{q_text}"
 
 
 def _row_signed(name: str, r: ComparisonRow, q: float | None = None) -> str:
-    """:func:`_signed` of a row's difference as its table prints it (:func:`_row_texts`)."""
-    if not _auc_below_print(r):
-        return _signed(name, r.diff, r.ci_low, r.ci_high, q, _row_digits(r))
-    _, _, diff, low, high = _row_texts(r)
-    q_text = "" if q is None or q != q else f", q {_p_text(q)[2:]}"
-    return f"{name} {diff}{q_text}" if r.ci_low != r.ci_low else f"{name} {diff} [{low}, {high}]{q_text}"
+    """A row's difference in a verdict as its table prints it (:func:`_row_texts`), with ``q`` when given."""
+    return _quoted(name, _row_texts(r)[2:], r.ci_low == r.ci_low, q)
 
 
 def _sci(value: float) -> str:
     """A tiny signed number at two significant digits ("+1.0e-06"); 0 as "0"."""
     return "0" if value == 0 else f"{value:+.1e}"
+
+
+def _noise_note(what: str, value: float, low: float, high: float, digits: int, scale: str) -> str | None:
+    """A note for a difference within noise printed below its digits whose numbers all print as 0 at
+    ``digits`` decimals though they are not all 0 (so that "+0.0000 [-0.0000, +0.0000]" is not read as an
+    exact 0): ``what`` = its numbers at two significant digits, and why; else None."""
+    group = [v for v in (value, low, high) if v == v]
+    if not any(group) or any(abs(v) >= 0.5 * 10.0 ** -digits for v in group):
+        return None
+    interval = low == low
+    shown = f"{_sci(value)} [{_sci(low)}, {_sci(high)}]" if interval else f"{_sci(value)} (no interval)"
+    within = "within noise, and " if interval else ""
+    return f"{what} = {shown}: {within}0 at {scale}; to_dict() keeps every digit"
+
+
+#: what a note calls a row's values, by metric (the decimals a difference within noise is printed at)
+_LEVELS = {"brier": "Brier scores", "log_loss": "log losses", "ece": "debiased ECEs", "auc": "AUCs"}
 
 
 def _row_cells(r: ComparisonRow, a: str, b: str) -> dict[str, Cell]:
@@ -576,16 +651,14 @@ def _fmt_p(p: float) -> str:
 
 
 def _signed(name: str, value: float, low: float, high: float, q: float | None = None,
-            digits: int | None = None) -> str:
+            digits: int | None = None, levels: tuple[float, ...] = ()) -> str:
     """``"DSC -0.0219 [-0.0303, -0.0152]"`` in the table's orientation (B − A), with ``q = ...`` (the
     slice's Benjamini–Hochberg q-value across slices) when given; at ``digits`` decimals (default: the
-    difference's and its interval's own, :func:`_part_digits`; a row's: :func:`_row_digits`, as its table
-    prints it)."""
-    k = _part_digits(value, low, high) if digits is None else digits
-    q_text = "" if q is None or q != q else f", q {_p_text(q)[2:]}"
-    if low != low:
-        return f"{name} {_sf(value, k)}{q_text}"
-    return f"{name} {_sf(value, k)} [{_sf(low, k)}, {_sf(high, k)}]{q_text}"
+    difference's and its interval's own, :func:`_part_digits` — within noise no finer than its ``levels``
+    need, the ends then signed by their side, as the CORP table prints them; a row's: :func:`_row_signed`)."""
+    k = _part_digits(value, low, high, levels) if digits is None else digits
+    full = _part_digits(value, low, high) if digits is None else digits
+    return _quoted(name, _group_texts(value, low, high, k, full), low == low, q)
 
 
 def _excludes_zero(low: float, high: float) -> bool:
@@ -594,7 +667,8 @@ def _excludes_zero(low: float, high: float) -> bool:
 
 def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool = False,
              few_rows: str = "", auc: ComparisonRow | None = None, q: dict[str, float] | None = None,
-             alpha: float = 0.05, others: tuple[ComparisonRow, ...] = ()) -> str:
+             alpha: float = 0.05, others: tuple[ComparisonRow, ...] = (),
+             corp: dict[str, CORPResult] | None = None) -> str:
     """The one line a user reads, true of every row it speaks about. It reads the CORP parts: DSC, the
     *resolution* (discrimination in the CORP decomposition: how far the PAV-recalibrated scores move
     from the base rate, which rewards a ranking that separates the classes where it is most sure), and
@@ -619,7 +693,10 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
     most ``alpha`` (1 − level), not where its own interval excludes 0, and each number carries its q.
     ``others``: the pair's log-loss and debiased-ECE rows, said where they differ beyond noise and the line
     would otherwise deny it (:func:`_rows_clause`): "no clear difference between a and b" beside a log loss
-    or ECE interval clear of 0 contradicted the table."""
+    or ECE interval clear of 0 contradicted the table.
+    ``corp``: the models' CORP decompositions, whose MCBs and DSCs are the levels a ΔMCB or ΔDSC within
+    noise is printed at (:func:`_part_digits`), as the CORP table prints it; every number is quoted as its
+    table prints it (:func:`_row_signed`)."""
     a, b = d.model_a, d.model_b
     vs = f"for {b} - {a}"
     if identical:
@@ -632,8 +709,7 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
         value = qs.get(metric, float("nan"))
         return value == value and value <= alpha and low == low
 
-    brier_text = _signed("Brier", brier.diff, brier.ci_low, brier.ci_high, qs.get("brier"),
-                         _row_digits(brier))
+    brier_text = _row_signed("Brier", brier, qs.get("brier"))
     brier_sig = beyond("brier", brier.ci_low, brier.ci_high)
     if few_rows:
         parts = f"DSC {_sf(d.dsc, decimals(d.dsc))}, MCB {_sf(d.mcb, decimals(d.mcb))}"
@@ -665,8 +741,9 @@ def _verdict(d: CORPDifference, brier: ComparisonRow, identical: bool, few: bool
     cal_sig = brier_sig if not bootstrap else beyond("mcb", d.mcb_low, d.mcb_high)
     ranker = b if d.dsc > 0 else a
     calib, other_c = (b, a) if d.mcb < 0 else (a, b)
-    dsc_text = _signed("DSC", d.dsc, d.dsc_low, d.dsc_high, qs.get("dsc"))
-    mcb_text = _signed("MCB", d.mcb, d.mcb_low, d.mcb_high, qs.get("mcb"))
+    levels = _part_levels(corp, d)
+    dsc_text = _signed("DSC", d.dsc, d.dsc_low, d.dsc_high, qs.get("dsc"), levels=levels["dsc"])
+    mcb_text = _signed("MCB", d.mcb, d.mcb_low, d.mcb_high, qs.get("mcb"), levels=levels["mcb"])
     # no resamples, one order of the scores: say where the MCB interval comes from
     tail = "" if bootstrap else (" (the MCB difference is the Brier difference here, and has its paired t "
                                  "interval)")
@@ -768,7 +845,7 @@ def _rows_clause(others: tuple[ComparisonRow, ...], beyond: Any, qs: dict[str, f
         if not quiet and agrees:
             continue
         name, short = OTHER_ROWS[r.metric]
-        shown = _signed(short, r.diff, r.ci_low, r.ci_high, qs.get(r.metric), _row_digits(r))
+        shown = _row_signed(short, r, qs.get(r.metric))
         vs = f"for {r.model_b} - {r.model_a}"
         out.append(f"; the {name} differs: {better} has the lower {name} ({shown} {vs})")
     return "".join(out)
@@ -937,7 +1014,8 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         brier_row = next(r for r in rows if r.metric == "brier" and r.model_a == names[i] and r.model_b == names[j])
         auc_row = rows[-1]  # the pair's AUC row (DeLong), appended just above
         verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)], few=few, few_rows=few_rows,
-                                 auc=auc_row, others=tuple(rows[-3:-1])))  # the log-loss and ECE rows
+                                 auc=auc_row, others=tuple(rows[-3:-1]),  # the log-loss and ECE rows
+                                 corp=corp))
     # Kish effective size below 2 (one row carries nearly all the weight): the paired t intervals are n/a too
     t_na = any(r.metric in ("brier", "log_loss") and r.ci_low != r.ci_low for r in rows)
     return ModelComparison(models=names, rows=tuple(rows), corp=corp, corp_differences=tuple(diffs),
@@ -1208,6 +1286,6 @@ def _slice_readings(groups: dict[str, ModelComparison], level: float) -> dict[st
                 continue
             verdicts.append(_verdict(diffs[k], pair["brier"], identical, few=few, few_rows=few_rows,
                                      auc=pair["auc"], q=qs, alpha=alpha,
-                                     others=(pair["log_loss"], pair["ece"])))
+                                     others=(pair["log_loss"], pair["ece"]), corp=g.corp))
         out[key] = replace(g, rows=tuple(rows), corp_differences=diffs, verdicts=tuple(verdicts))
     return out

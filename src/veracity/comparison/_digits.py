@@ -4,6 +4,8 @@ for the formula."""
 
 from __future__ import annotations
 
-from ..core._digits import FEWEST, MOST, SIGNIFICANT, Cell, decimals, level_text, threshold_decimals
+from ..core._digits import (FEWEST, LEVEL_SIGNIFICANT, MOST, SIGNIFICANT, Cell, decimals, holds_zero,
+                             level_text, noise_decimals, threshold_decimals)
 
-__all__ = ["FEWEST", "MOST", "SIGNIFICANT", "Cell", "decimals", "level_text", "threshold_decimals"]
+__all__ = ["FEWEST", "LEVEL_SIGNIFICANT", "MOST", "SIGNIFICANT", "Cell", "decimals", "holds_zero",
+           "level_text", "noise_decimals", "threshold_decimals"]

@@ -18,10 +18,29 @@ the numbers printed together (a table's row, a sentence's clause) share
 :math:`\max(\mathrm{FEWEST}, \max_g d(m_g))` decimals, at most :data:`MOST`. A group whose numbers are all
 0, NaN or below :math:`\tfrac12 10^{-\mathrm{MOST}}` (rounding noise) asks for nothing. So every group of
 0.001 or more prints at 4 decimals, as it always did, and 0.00071 prints as 0.00071, not 0.0007.
-JSON (``to_dict()``) keeps every number at full precision; only the printing reads this rule. One exception,
-in the comparison's table: an AUC difference whose interval holds 0 prints at the AUCs' own decimals, with a
-note giving it at two significant digits where it rounds to 0 (two rankings alike but for float ties read
-"0.7443028  0.7443038  +0.0000010" here: :func:`veracity.comparison._compare._auc_below_print`).
+JSON (``to_dict()``) keeps every number at full precision; only the printing reads this rule.
+
+**A difference within noise** (its interval holds 0) is printed no finer than its levels need
+(:func:`noise_decimals`): at most the decimals that show the levels' largest magnitude :math:`L` to
+:data:`LEVEL_SIGNIFICANT` (4) significant digits,
+
+.. math:: d_{\mathrm{noise}} = \min\big(d_{\mathrm{row}},\;
+          \max(\mathrm{FEWEST}, \mathrm{LEVEL\_SIGNIFICANT} - 1 - \lfloor \log_{10} L \rfloor)\big),
+
+where :math:`d_{\mathrm{row}}` is what the rule above asks. Its two significant digits are for a difference
+that tells the models apart; a near-tie (B is A rounded to 4 decimals, or a monotone map of A plus noise of
+1e-9) has a difference and an interval of 1e-7 or less, and asked for 8 decimals of two Brier scores
+("0.19426322  0.19426325  +0.00000003") or 6 of two DSCs ("0.047832 / +0.000000 [-0.000001, +0.000015]")
+— digits of nothing, on a difference the interval already calls noise. Capped, the Brier row reads at 4
+decimals ("0.1943  0.1943  +0.0000  [-0.0000, +0.0000]": its ends signed by their side, which says the
+interval holds 0 where an exact 0's "[+0.0000, +0.0000]" would not) and the DSC at 5 ("0.04783 / +0.00000
+[-0.00000, +0.00001]"); where every number of the difference then prints as 0, a note gives them at two
+significant digits. The cap never bites a difference clear of 0 (it keeps the digits that show it so), nor
+one whose largest number is a hundredth of its levels' or more: a rare event's Brier difference within
+noise, "0.0054  0.0054  -0.000012  [-0.000043, +0.000019]", needs 6 decimals, and its levels' 4 significant
+digits allow 6. Levels that are all 0 (or rounding noise) give no scale and cap nothing. The comparison's AUC
+row follows the same cap (:func:`veracity.comparison._compare._below_print`), also where DeLong has no
+interval: an AUC, a share of pairs, needs no more than 4 decimals as a level.
 """
 
 from __future__ import annotations
@@ -40,15 +59,22 @@ FEWEST = 4
 MOST = 8
 #: significant digits each group's largest magnitude shows at least
 SIGNIFICANT = 2
+#: significant digits of its levels that a difference within noise is printed to, and no finer
+LEVEL_SIGNIFICANT = 4
 
 
-def _need(group: Any) -> int:
+def _top(group: Any) -> float:
+    """The largest finite magnitude in ``group`` (0 for none)."""
     values = np.abs(np.asarray(group, dtype=np.float64).ravel())
     values = values[np.isfinite(values)]
-    top = float(values.max()) if values.size else 0.0
+    return float(values.max()) if values.size else 0.0
+
+
+def _need(group: Any, significant: int = SIGNIFICANT) -> int:
+    top = _top(group)
     if top < 0.5 * 10.0 ** -MOST:
         return 0  # rounding noise asks for nothing
-    return SIGNIFICANT - 1 - math.floor(math.log10(top))
+    return significant - 1 - math.floor(math.log10(top))
 
 
 def decimals(*groups: Any, fewest: int = FEWEST) -> int:
@@ -63,6 +89,32 @@ def decimals(*groups: Any, fewest: int = FEWEST) -> int:
     (3, 4)
     """
     return min(max([fewest, *(_need(g) for g in groups)]), MOST)
+
+
+def holds_zero(low: float, high: float) -> bool:
+    """Whether an interval ``[low, high]`` holds 0 — a difference within noise (False without an interval:
+    NaN ends)."""
+    return bool(low <= 0.0 <= high)
+
+
+def noise_decimals(digits: int, *levels: float, fewest: int = FEWEST) -> int:
+    r"""The decimals of a difference within noise (:func:`holds_zero`) printed at ``digits`` (what
+    :func:`decimals` asks for it, with its levels or alone): no more than show the ``levels``' largest
+    magnitude :math:`L` to :data:`LEVEL_SIGNIFICANT` significant digits,
+    :math:`\min(\mathrm{digits}, \max(\mathrm{fewest}, \mathrm{LEVEL\_SIGNIFICANT} - 1
+    - \lfloor\log_{10} L\rfloor))`;
+    ``digits`` unchanged where the levels are all 0, NaN or rounding noise (they give no scale).
+
+    >>> noise_decimals(8, 0.2068, 0.2068), noise_decimals(6, 0.0478, 0.0478)
+    (4, 5)
+    >>> noise_decimals(6, 0.0054, 0.0054), noise_decimals(8, 0.0054, 0.0054)
+    (6, 6)
+    >>> noise_decimals(7, 0.0, 0.0), noise_decimals(4, 0.2068)
+    (7, 4)
+    """
+    if _top(levels) < 0.5 * 10.0 ** -MOST:
+        return digits
+    return min(digits, max(fewest, _need(levels, LEVEL_SIGNIFICANT)))
 
 
 def level_text(value: float, digits: int | None = None) -> str:

@@ -193,8 +193,9 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
     rows, classes = [], []
     for r in result.rows:
         # each number as the comparison's text prints it, at its row's decimals (comparison._digits: at a
-        # 0.5 % base rate a Brier row read "0.0054  0.0054  +0.0000  [+0.0000, +0.0000]  B better"; an AUC
-        # near-tie at the AUCs' 4 decimals, with the note below the table)
+        # 0.5 % base rate a Brier row read "0.0054  0.0054  +0.0000  [+0.0000, +0.0000]  B better"; a
+        # difference within noise no finer than its values' 4 significant digits, with a note below the table
+        # where it prints as 0: an AUC near-tie at the AUCs' 4 decimals)
         value_a, value_b, diff, low, high = _row_texts(r)
         name, better = _METRIC_NAMES.get(r.metric, (r.metric, ""))
         sig = np.isfinite(r.ci_low) and np.isfinite(r.ci_high) and (r.ci_low > 0 or r.ci_high < 0)
@@ -215,8 +216,10 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
         classes.append("")
     table = _table(["metric", _e(a), _e(b), f"{_e(b)} − {_e(a)}", f"{pct} paired CI", "p-value", "method",
                     "reading"], rows, cls="comparison", numeric="lrrrlrll", row_classes=classes)
-    # an AUC difference printed as 0 at the AUCs' decimals though it is not 0: its numbers, as the text says
-    table += "".join(f'<p class="note" data-note="auc">{_e(t)}</p>' for t in result._auc_notes)
+    # a difference within noise printed as 0 at its values' digits though it is not 0 (an AUC near-tie at the
+    # AUCs' 4 decimals, a Brier near-tie at the Brier scores' 4 significant digits): its numbers, as the text
+    # says them
+    table += "".join(f'<p class="note" data-note="{_e(m)}">{_e(t)}</p>' for m, t in result._noise_notes)
     corp = ""
     if result.corp:
         # the levels and differences as the text prints them: a column's levels at its differences' decimals
@@ -231,7 +234,11 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
                 + _table(["model", "Brier", "MCB (miscalibration)", "DSC (discrimination)", "UNC", f"{pct} CI"],
                          crow, cls="corp", numeric="lrrrrl")
                 + '<p class="note">Brier = MCB − DSC + UNC (Dimitriadis, Gneiting &amp; Jordan 2021): lower MCB '
-                "is better calibrated, higher DSC: more resolution (discrimination); UNC depends on the labels only.</p>")
+                "is better calibrated, higher DSC: more resolution (discrimination); UNC depends on the labels "
+                "only.</p>"
+                # a CORP part within noise printed as 0 at its levels' digits: its numbers, as the text says
+                + "".join(f'<p class="note" data-note="corp_{_e(m)}">{_e(t)}</p>'
+                          for m, t in result._corp_notes))
     verdict = result.verdict or "no verdict (no probability reading)"
     figs = []
     if plots:
