@@ -10,7 +10,7 @@ import numpy as np
 
 from ._binning import make_edges
 from ._formulas import BrierDecomposition, brier_decomposition_from_stats, nll_from_stats
-from ._keys import MISSING_NAME
+from ._keys import MISSING_NAME, array_keys
 from ._metrics import Multiclass, accuracy_of, auc_of
 from ._parallel import submit
 from ._reliability import ReliabilityTable
@@ -19,7 +19,7 @@ from ._text import count_noun, fmt, render_table
 from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels, table_call
 from ._sections import section as audit_section
-from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, refuse_score, to_numpy
+from ._validation import Binary, VeracityError, prepare_binary, prepare_classwise, refuse_score
 from ._weights import in_user_units
 from ._display import Display, added_term, zero_weight_note
 from ._options import BootstrapMethod, IntervalMethod, ScoreType, Sided, Strategy
@@ -519,12 +519,10 @@ def audit(
     if by is None:
         return whole
     by, by_name = _slices_named(by)
-    keys = to_numpy(by, "by")
+    keys = array_keys(by)  # integers with missing keys stay integers; a pyarrow array's nulls: (missing)
     if keys.ndim != 1 or keys.shape[0] != data.n:
-        raise VeracityError(
-            f"by must hold one group key per row: got {keys.shape[0] if keys.ndim else 0} keys "
-            f"for {data.n} rows"
-        )
+        got = f"{keys.shape[0]} keys" if keys.ndim == 1 else f"shape {keys.shape} (pass one column)"
+        raise VeracityError(f"by must hold one group key per row: got {got} for {data.n} rows", param="by")
     # named as a frame names them; the missing keys' slice goes last, as every other backend orders it
     texts, last = slice_keys(keys)
     groups, weightless = {}, {}

@@ -243,3 +243,84 @@ def refuse_shared_names(keys: list[Any], names: list[str] | None = None) -> None
                 "first (fill the missing keys, e.g. with 'missing', or cast the column to one type)",
                 param="by")
         seen.setdefault(name, key)
+
+
+def array_keys(by: Any, name: str = "by") -> np.ndarray:
+    """Array-form slice keys (a numpy array, a list, a pandas or polars Series, a pyarrow array) as a
+    numpy array named as the frame form names the same column (``sources._api``'s ``slice_keys``):
+
+    * integer keys with missing values stay integers: a Python int per present row, None per missing
+      one (``to_numpy()`` makes a nullable integer column floats, whose slices were ``0.0``, ``1.0``
+      where every frame route says ``0``, ``1``);
+    * a pyarrow array's nulls are the missing key, the slice :data:`MISSING_NAME`, as a frame's nulls
+      are (they were refused: "by has N missing (null) values");
+    * zone-aware times (a pyarrow timestamp or a polars Datetime with a time zone) are named by their
+      instant in UTC with the offset written, as :func:`key_name` names them on the frame routes
+      (``to_numpy()`` dropped the zone: ``2024-01-01 00:00:00`` where a frame says ``... +00:00``).
+
+    Anything else is :func:`veracity.core._validation.to_numpy` of ``by``.
+    """
+    from ._validation import to_numpy
+
+    module = type(by).__module__ or ""
+    if module.startswith(("pyarrow", "polars")) and not hasattr(by, "column_names") and _zoned(by):
+        arrow = by.to_arrow() if module.startswith("polars") else by
+        return _utc_times(np.asarray(arrow.to_numpy(zero_copy_only=False)))  # UTC instants, NaT at nulls
+    if module.startswith("pyarrow") and not hasattr(by, "column_names") and getattr(by, "null_count", None):
+        return _arrow_keys(by)
+    kind = getattr(by, "dtype", None)  # a Series' (a frame has dtypes)
+    if module.startswith("pandas") and hasattr(by, "isna") and getattr(kind, "kind", None) in ("i", "u"):
+        missing = np.asarray(by.isna(), dtype=bool)
+        if missing.any():
+            return _with_missing(np.asarray(by.fillna(0).to_numpy()), missing)
+    if module.startswith("polars") and hasattr(by, "is_null") and kind is not None and kind.is_integer() \
+            and by.null_count():
+        missing = np.asarray(by.is_null().to_numpy(), dtype=bool)
+        return _with_missing(np.asarray(by.fill_null(0).to_numpy()), missing)
+    return to_numpy(by, name)
+
+
+def _with_missing(values: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """``values`` as Python objects with None where ``missing``: integers stay integers."""
+    keys = values.astype(object)
+    keys[missing] = None
+    return keys
+
+
+def _arrow_keys(by: Any) -> np.ndarray:
+    """A pyarrow array (or chunked array) with nulls as keys: integers as :func:`_with_missing` keeps them,
+    floats and times with NaN / NaT at the nulls (the missing key, as :func:`is_missing` reads them), any
+    other type as objects with None at the nulls."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(by.type):  # categories of integers: the integers, as a frame reads them
+        by = by.cast(by.type.value_type)
+    missing = np.asarray(by.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    if pa.types.is_integer(by.type):
+        return _with_missing(np.asarray(pc.fill_null(by, 0).to_numpy(zero_copy_only=False)), missing)
+    values = np.asarray(by.to_numpy(zero_copy_only=False))
+    return values if values.dtype.kind in "fmM" else _with_missing(values, missing)
+
+
+def _zoned(by: Any) -> bool:
+    """Whether a pyarrow array (its type's ``tz``) or a polars Series (its dtype's ``time_zone``) holds
+    zone-aware times."""
+    if hasattr(by, "type"):
+        return bool(getattr(by.type, "tz", None))
+    return bool(getattr(getattr(by, "dtype", None), "time_zone", None))
+
+
+def _utc_times(values: np.ndarray) -> np.ndarray:
+    """``datetime64`` UTC instants (a zoned column's ``to_numpy()``) as zone-aware keys in UTC, one
+    conversion per distinct key: ``datetime`` objects, pandas ``Timestamp`` objects where a key has
+    nanoseconds (through Arrow, as the frame routes convert them); NaT as None (the missing key)."""
+    import pyarrow as pa
+
+    unit = np.datetime_data(values.dtype)[0]
+    unit = unit if unit in ("s", "ms", "us", "ns") else "ns"
+    distinct, inverse = np.unique(values.astype(f"datetime64[{unit}]"), return_inverse=True)
+    stamps = pa.array(distinct, pa.timestamp(unit), from_pandas=True).cast(pa.timestamp(unit, tz="UTC"))
+    keys = np.empty(len(distinct), dtype=object)
+    keys[:] = stamps.to_pylist()
+    return keys[inverse.reshape(-1)]

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any, Literal
 
 import numpy as np
@@ -147,15 +149,21 @@ def _param(name: str) -> str | None:
 
 
 def to_numpy(x: Any, name: str) -> np.ndarray:
-    """Convert numpy / list / pandas / polars / pyarrow / torch input to a numpy array."""
+    """Convert numpy / list / pandas / polars / pyarrow / torch input to a numpy array.
+
+    A numpy masked array is read as its data only when nothing is masked; a masked value is refused
+    (:func:`_unmasked`: ``np.asarray`` would read the masked rows' raw data, silently). A table (a
+    pyarrow ``Table`` or ``RecordBatch``) where one column belongs is refused in one line."""
     if x is None:
         raise VeracityError(f"{name} is None; pass an array of values", param=_param(name))
     if isinstance(x, np.ndarray):
-        return x
+        return x if type(x) is np.ndarray else _unmasked(x, name)
     module = type(x).__module__
     if module.startswith("torch"):
         return np.asarray(x.detach().cpu().numpy())
     if module.startswith("pyarrow"):
+        if hasattr(x, "column_names"):  # a Table or a RecordBatch: several columns, no to_numpy()
+            raise _table_given(x, name)
         if hasattr(x, "null_count") and x.null_count:
             raise VeracityError(
                 f"{name} has {x.null_count} missing (null) values; drop or fill those rows first",
@@ -172,6 +180,72 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
         raise VeracityError(
             f"{name} is ragged: its rows have different lengths; pass one value per row, or N rows of "
             "K class scores each", param=_param(name)) from None
+
+
+def _unmasked(x: np.ndarray, name: str) -> np.ndarray:
+    """A numpy subclass as a plain array: a masked array (``numpy.ma``) as its data when no value is
+    masked, refused in one line when one is -- every computation reads the plain data, so the masked
+    rows would count with whatever they hold. Other subclasses (``np.matrix``, ...) are returned as
+    given."""
+    ma = sys.modules.get("numpy.ma")  # a masked array exists only once numpy.ma is loaded
+    if ma is None or not isinstance(x, ma.MaskedArray):
+        return x
+    masked = np.asarray(ma.getmaskarray(x), dtype=bool)
+    if not masked.any():
+        return np.asarray(ma.getdata(x))
+    from ._text import count_noun
+
+    where = offending_rows(masked)
+    rows = f" of {where['n_rows']} rows, first at row {int(where['rows'][0])}" if where else ""
+    raise (MissingLabels if name == "labels" else VeracityError)(
+        f"{name} has {count_noun(int(masked.sum()), 'masked value')} (numpy masked array){rows}; drop those "
+        "rows from every input (keep = ~np.ma.getmaskarray(x), then x[keep] on each) or fill them "
+        "(x.filled(...)) first", param=_param(name), **where)
+
+
+def _table_given(table: Any, name: str) -> VeracityError:
+    """The refusal of a pyarrow ``Table`` / ``RecordBatch`` passed where one column (``name``) belongs:
+    which column to take, or the frame form of the call (:func:`_public_call`) that names the columns."""
+    columns = [str(c) for c in table.column_names]
+    first = columns[0] if columns else "p"
+    shown = ", ".join(repr(c) for c in columns[:5]) + (", ..." if len(columns) > 5 else "")
+    call = _public_call()
+    table_of = "pa.table(batch)" if type(table).__name__ == "RecordBatch" else "table"  # frames read Tables
+    form = f", or the table with its columns named: {call}({table_of}, score='p', label='y')" if call else ""
+    return VeracityError(
+        f"{name} is a pyarrow {type(table).__name__} (columns {shown or 'none'}), where a column of {name} "
+        f"was expected; pass one of its columns, e.g. table[{first!r}]{form}", param=_param(name))
+
+
+def _public_call() -> str | None:
+    """How to call the frame form of the public veracity call being run (``vc.ece``, ``PlattScaling.fit``),
+    read off the stack: the outermost veracity frame that is a public function or a method taking
+    ``score=``; None when there is none (the function has no frame form). Only an error message reads it."""
+    import inspect
+    import os
+
+    from ._compat import _PACKAGE
+
+    frames = []
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+            frames.append(frame)
+        frame = frame.f_back
+    vc = sys.modules.get("veracity")
+    for inside in reversed(frames):  # outermost first: the call the user made
+        name = inside.f_code.co_name
+        owner = inside.f_locals.get("self")
+        if owner is not None:
+            fn, shown = getattr(type(owner), name, None), f"{type(owner).__name__}.{name}"
+        else:
+            fn, shown = (None if name.startswith("_") else getattr(vc, name, None)), f"vc.{name}"
+        try:
+            if callable(fn) and "score" in inspect.signature(fn).parameters:
+                return shown
+        except (TypeError, ValueError):  # pragma: no cover - a callable without a signature
+            continue
+    return None
 
 
 def _null_rows(x: Any) -> dict[str, Any]:
@@ -372,6 +446,33 @@ def _label_values(raw: np.ndarray) -> list[Any]:
         return list(dict.fromkeys(raw.tolist()))
 
 
+#: what a row's label cannot be: a record or a sequence (pyarrow's struct and list values come out of
+#: ``to_numpy`` as dicts and arrays)
+_NESTED = (dict, Mapping, list, tuple, set, frozenset, np.ndarray)
+
+
+def _refuse_nested_labels(raw: np.ndarray) -> None:
+    """Refuse labels whose rows hold a record or a sequence (a dict, a list, an array, a set): a label is
+    one value per row. Without this a dict was an unhashable TypeError and a list read as the label
+    value ``[1]``. One pass over the types of an object array; other arrays hold no nested values."""
+    if raw.dtype != object or not raw.size:
+        return
+    if not any(issubclass(t, _NESTED) for t in set(map(type, raw.ravel()))):
+        return
+    nested = np.fromiter((isinstance(v, _NESTED) for v in raw.ravel()), bool, raw.size).reshape(raw.shape)
+    first = raw.flat[int(np.flatnonzero(nested.ravel())[0])]
+    kind = ("records" if isinstance(first, Mapping) else "sets" if isinstance(first, (set, frozenset))
+            else "lists")
+    example = repr(first.tolist() if isinstance(first, np.ndarray) else first)
+    example = example if len(example) <= _EXAMPLE_LONGEST else example[:_EXAMPLE_LONGEST] + "..."
+    where = offending_rows(nested)
+    at = (f" in {int(nested.sum())} of {where['n_rows']} rows, first at row {int(where['rows'][0])}"
+          if where else "")
+    raise VeracityError(f"labels hold nested values ({kind} such as {example}){at}; nested values and lists "
+                        "are not labels: pass one label per row (take the field or the element first)",
+                        param="labels", **where)
+
+
 def _is_missing(v: Any) -> bool:
     """None, a float NaN, pandas' NA or NaT: a missing value in an object array."""
     return v is None or (isinstance(v, float) and v != v) or type(v).__name__ in ("NAType", "NaTType")
@@ -451,6 +552,7 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
     (numpy's fixed-width text would drop trailing NULs)."""
     pos_label = check_pos_label(pos_label)
     raw = to_numpy(labels, "labels")
+    _refuse_nested_labels(raw)
     if raw.dtype.kind in "US" and isinstance(labels, (list, tuple)):
         raw = np.array(labels, dtype=object)
     if raw.ndim == 2 and raw.shape[1] == 1:
@@ -547,6 +649,7 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
     if pos_label is not None:
         return labels_with_pos_label(labels, pos_label, n)
     raw = to_numpy(labels, "labels")
+    _refuse_nested_labels(raw)
     if raw.size and (raw.dtype.kind in "US" or (raw.dtype == object and _holds_text(raw))):
         if raw.dtype == object:
             _refuse_missing_labels(raw)
@@ -637,6 +740,7 @@ def check_class_labels(labels: Any, n: int, k: int) -> np.ndarray:
     """Integer class labels in ``0..k-1`` as int64; text labels (any text, ``'0'`` included) are refused
     by :func:`text_class_labels`."""
     raw = to_numpy(labels, "labels")
+    _refuse_nested_labels(raw)
     text = first_text(raw)
     if text is not None:
         raise text_class_labels(k, text)

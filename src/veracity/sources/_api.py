@@ -94,6 +94,7 @@ def _python_times(keys: np.ndarray, zone: str | None) -> np.ndarray:
     Nanosecond keys as pandas ``Timestamp`` objects (through Arrow), as DuckDB, Dask and lazy polars
     hand them back: ``datetime`` holds microseconds, so keys 1 ns apart were one slice."""
     unit = np.datetime_data(keys.dtype)[0]
+    zone = _zone_name(zone)
     if unit in ("ns", "ps", "fs", "as"):
         import pyarrow as pa
 
@@ -111,9 +112,36 @@ def _python_times(keys: np.ndarray, zone: str | None) -> np.ndarray:
         from datetime import datetime, timezone
         from zoneinfo import ZoneInfo
 
-        objects = np.array([v.replace(tzinfo=timezone.utc).astimezone(ZoneInfo(zone)) if isinstance(v, datetime)
+        place = _fixed_offset(zone) or ZoneInfo(zone)
+        objects = np.array([v.replace(tzinfo=timezone.utc).astimezone(place) if isinstance(v, datetime)
                             else v for v in objects.tolist()], dtype=object)
     return objects[inverse.reshape(-1)]
+
+
+def _zone_name(zone: str | None) -> str | None:
+    """A column's time zone as an IANA name or a fixed offset (``+09:00``) that ``zoneinfo`` and Arrow
+    read: pandas' fixed offsets come through narwhals as ``UTC+09:00``, which neither reads (a raw
+    ``UnknownTimeZoneError``). The slice is named by its UTC instant (:func:`veracity.core._keys.key_name`),
+    so the offset only places the key."""
+    if zone is None:
+        return None
+    import re
+
+    fixed = re.fullmatch(r"(?:UTC|GMT)?([+-]\d{2}):?(\d{2})", zone)
+    return f"{fixed.group(1)}:{fixed.group(2)}" if fixed else zone
+
+
+def _fixed_offset(zone: str) -> Any:
+    """A fixed offset (``+09:00``, as :func:`_zone_name` writes one) as a ``datetime.timezone``; None
+    for a zone name."""
+    import re
+    from datetime import timedelta, timezone
+
+    fixed = re.fullmatch(r"([+-])(\d{2}):(\d{2})", zone)
+    if not fixed:
+        return None
+    sign = -1 if fixed.group(1) == "-" else 1
+    return timezone(sign * timedelta(hours=int(fixed.group(2)), minutes=int(fixed.group(3))))
 
 
 def _no_labels() -> Any:
