@@ -1161,7 +1161,7 @@ def compare_models(
         from ..core._stats import slice_keys
 
         keys = slice_keys(keys)[0]
-    listed = keys.tolist()
+    listed = list(keys) if keys.dtype.kind == "f" and keys.itemsize < 8 else keys.tolist()  # float32 keys as 0.1
     ordered = _key_order(list(dict.fromkeys(listed)))
     texts = [key_name(k) for k in ordered]  # as vc.audit names the slice of the same key, on every route
     refuse_shared_names(ordered, texts)  # 1 and '1': refused, as vc.audit and SQL refuse them

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._keys import array_keys
 from ..core._validation import (
     _NO_VALUE,
     Binary,
@@ -323,7 +324,7 @@ def models_of(data: Any, labels: Any, *, scores: Any, label: Any, sample_weight:
         # slice keys on another pandas index than the scores would put rows in the wrong slices
         named = data.items() if isinstance(data, Mapping) else [("model", data)]
         check_same_index(**{f"model {k!r}": v for k, v in named}, labels=labels, by=by)
-        keys = to_numpy(by, "by")
+        keys = array_keys(by)
         first = next(iter(data.values())) if isinstance(data, Mapping) else data
         rows = _length(first, "scores")
         if keys.ndim != 1 or keys.shape[0] != rows:
