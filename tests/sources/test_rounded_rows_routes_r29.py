@@ -9,33 +9,13 @@ word for word, on rows that look rounded and on rows that do not.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import veracity as vc
 
-BACKENDS = ["pandas", "polars-lazy", "duckdb", "dask", "csv", "spark"]
+from .conftest import CLASS_COLUMN_ROUTES, class_columns_frame
 
-
-def _frame(backend, s, y, tmp_path, request):
-    df = pd.DataFrame({**{f"c{i}": s[:, i] for i in range(s.shape[1])}, "y": np.asarray(y, dtype=np.int64)})
-    if backend == "pandas":
-        return df
-    if backend == "polars-lazy":
-        pl = pytest.importorskip("polars")
-        return pl.from_pandas(df).lazy()
-    if backend == "duckdb":
-        duckdb = pytest.importorskip("duckdb")
-        return duckdb.connect().from_df(df)
-    if backend == "dask":
-        dd = pytest.importorskip("dask.dataframe")
-        return dd.from_pandas(df, npartitions=3, sort=False)
-    if backend == "csv":
-        path = tmp_path / "rounded.csv"
-        path.write_text(",".join([*df.columns[:-1], "y"]) + "\n" + "".join(
-            ",".join(f"{v:.17g}" for v in row) + f",{t}\n" for row, t in zip(s, y)))
-        return str(path)
-    return request.getfixturevalue("spark").createDataFrame(df)
+BACKENDS = CLASS_COLUMN_ROUTES
 
 
 @pytest.fixture
@@ -73,7 +53,7 @@ def _error(call):
 def test_every_route_gives_the_array_forms_hint(backend, case, tmp_path, request):
     _, P, y, said = case
     want = _error(lambda: vc.audit(P, y))
-    got = _error(lambda: vc.audit(_frame(backend, P, y, tmp_path, request),
+    got = _error(lambda: vc.audit(class_columns_frame(backend, P, y, tmp_path, request),
                                   score=[f"c{i}" for i in range(P.shape[1])], label="y"))
     assert "must sum to 1" in str(got) and "\n" not in str(got)
     hint = str(want).split("). ", 1)[1]  # the array form's words after "(row r sums to s)"

@@ -11,34 +11,13 @@ the array form's.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import veracity as vc
 
-from .conftest import same_audit
+from .conftest import CLASS_COLUMN_ROUTES, class_columns_frame, same_audit
 
-BACKENDS = ["pandas", "polars-lazy", "duckdb", "dask", "csv", "spark"]
-
-
-def _frame(backend, s, y, tmp_path, request):
-    df = pd.DataFrame({**{f"c{i}": s[:, i] for i in range(s.shape[1])}, "y": np.asarray(y, dtype=np.int64)})
-    if backend == "pandas":
-        return df
-    if backend == "polars-lazy":
-        pl = pytest.importorskip("polars")
-        return pl.from_pandas(df).lazy()
-    if backend == "duckdb":
-        duckdb = pytest.importorskip("duckdb")
-        return duckdb.connect().from_df(df)
-    if backend == "dask":
-        dd = pytest.importorskip("dask.dataframe")
-        return dd.from_pandas(df, npartitions=3, sort=False)
-    if backend == "csv":
-        path = tmp_path / "ties.csv"
-        df.to_csv(path, index=False)
-        return str(path)
-    return request.getfixturevalue("spark").createDataFrame(df)
+BACKENDS = CLASS_COLUMN_ROUTES
 
 
 @pytest.fixture
@@ -56,7 +35,7 @@ def _pairs(n=120, seed=29):
 
 
 def _call(fn, backend, s, y, tmp_path, request, **kwargs):
-    frame = _frame(backend, s, y, tmp_path, request)
+    frame = class_columns_frame(backend, s, y, tmp_path, request)
     return fn(frame, score=[f"c{i}" for i in range(s.shape[1])], label="y", **kwargs)
 
 

@@ -383,11 +383,8 @@ def weighted_score_interval(out: dict[str, Any], sums: PpiSums, level: float) ->
         c = (1.0 - lam) ** 2 * v_f + lam * lam * v_g
         d = np.asarray(out["estimate"], dtype=np.float64) - fbar
         at_d = (b1 - b2) + d * (a - 2.0 * b1) - a * d * d + c  # the variance at the estimate
-        qa = 1.0 + z * z * a
-        qb = 2.0 * d + z * z * (a - 2.0 * b1)
-        qc = d * d - z * z * (b1 - b2 + c)
-        disc = np.sqrt(np.maximum(qb * qb - 4.0 * qa * qc, 0.0))
-        low, high = fbar + (qb - disc) / (2.0 * qa), fbar + (qb + disc) / (2.0 * qa)
+        low, high = _score_roots(d, a, b1, b2, z, c)
+        low, high = fbar + low, fbar + high
     lo_, hi_ = np.asarray(out["ci_low"], dtype=np.float64), np.asarray(out["ci_high"], dtype=np.float64)
     use = (uneven & np.isfinite(low) & np.isfinite(high) & np.isfinite(at_d) & (at_d >= 0.0)
            & np.isfinite(lo_) & np.isfinite(hi_))
@@ -429,17 +426,26 @@ def weighted_gap_interval(out: dict[str, Any], sums: PpiSums, level: float) -> N
         b1 = np.asarray(sums.w2f, dtype=np.float64) / (w * w)
         b2 = np.asarray(sums.w2ff, dtype=np.float64) / (w * w)
         d = np.asarray(out["rectifier"], dtype=np.float64)
-        qa = 1.0 + z * z * a
-        qb = 2.0 * d + z * z * (a - 2.0 * b1)
-        qc = d * d - z * z * (b1 - b2)
-        disc = np.sqrt(np.maximum(qb * qb - 4.0 * qa * qc, 0.0))
-        low, high = (qb - disc) / (2.0 * qa), (qb + disc) / (2.0 * qa)
+        low, high = _score_roots(d, a, b1, b2, z)
     use = uneven & np.isfinite(low) & np.isfinite(high) & np.isfinite(d)
     if not np.any(use):
         return
     lo_, hi_ = (np.asarray(out[k], dtype=np.float64) for k in ("rectifier_low", "rectifier_high"))
     out["rectifier_low"] = np.where(use, np.fmax(np.fmin(lo_, low), -1.0), lo_)
     out["rectifier_high"] = np.where(use, np.fmin(np.fmax(hi_, high), 1.0), hi_)
+
+
+def _score_roots(d: np.ndarray, a: np.ndarray, b1: np.ndarray, b2: np.ndarray, z: float,
+                 c: Any = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    r"""The shifts :math:`\delta` with :math:`(d - \delta)^2 \le z^2 [(b_1 - b_2) + \delta (a - 2 b_1) - a \delta^2
+    + c]`: the roots of :math:`(1 + z^2 a)\delta^2 - (2d + z^2 (a - 2 b_1))\delta + d^2 - z^2 (b_1 - b_2 + c) = 0`
+    (a negative discriminant read as 0). Vectorised; the score intervals of the gap (:math:`c = 0`) and of
+    the rate (:math:`c` the scores' own sampling variance)."""
+    qa = 1.0 + z * z * a
+    qb = 2.0 * d + z * z * (a - 2.0 * b1)
+    qc = d * d - z * z * (b1 - b2 + c)
+    disc = np.sqrt(np.maximum(qb * qb - 4.0 * qa * qc, 0.0))
+    return (qb - disc) / (2.0 * qa), (qb + disc) / (2.0 * qa)
 
 
 def _poisson_low(x: np.ndarray, level: float) -> np.ndarray:
