@@ -180,6 +180,9 @@ def postgres_server(tmp_root: Any) -> Any:
                 import pgserver
                 import psycopg  # noqa: F401
 
+                from ..sql.conftest import stop_orphaned_servers
+
+                stop_orphaned_servers()  # of earlier runs killed before their end
                 server = pgserver.get_server(str(tmp_root), cleanup_mode="delete")
         except Exception as exc:  # the wheel, the platform or the sandbox cannot run a server
             pytest.skip(f"PostgreSQL (pgserver) could not start: {type(exc).__name__}: {exc}")

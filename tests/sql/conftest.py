@@ -2,11 +2,16 @@
 
 PostgreSQL comes from the ``pgserver`` wheel: one server per test session in a
 temporary directory, stopped and deleted at the end; its tests are skipped (with the
-reason) only where it cannot start.
+reason) only where it cannot start. A run killed before its end (a timeout's SIGKILL) leaves its server
+running: the next run stops it first (:func:`stop_orphaned_servers`).
 """
 
 from __future__ import annotations
 
+import glob
+import os
+import shutil
+import signal
 import sqlite3
 import tempfile
 import warnings
@@ -14,6 +19,90 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+
+def _gone(pid: int, written: float) -> bool:
+    """Whether the process ``pid`` that wrote a file at time ``written`` has ended: no process has that
+    pid, or the one that has it started after the file was written (the pid reused)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).create_time() > written + 1.0
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.Error:  # cannot tell: alive
+        return False
+
+
+def _serving(folder: str) -> bool:
+    """Whether a server answers on a PostgreSQL socket (``.s.PGSQL.<port>``) in ``folder``."""
+    import socket
+
+    for path in glob.glob(os.path.join(folder, ".s.PGSQL.*[0-9]")):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(1.0)
+            try:
+                sock.connect(path)
+                return True
+            except OSError:
+                pass
+    return False
+
+
+def stop_orphaned_servers() -> list[str]:
+    """Stop and delete the test PostgreSQL servers of earlier runs that ended without stopping them.
+
+    A folder ``<tmp>/veracity-pg-*`` of this user (as root: of pgserver's ``pgserver`` user) is an orphan
+    where pgserver's list of the processes holding its server (``.handle_pids.json``, the pytest
+    processes; a killed one never removes itself) names at least one pid and every one of them has ended
+    (:func:`_gone`). A live run's folder (its pytest process alive; a folder still being set up, whose list
+    is not written yet) is never touched, so parallel runs and xdist workers keep their servers. The
+    orphan's postmaster (``postmaster.pid``, checked to be a ``postgres`` process on that folder) gets
+    SIGQUIT (immediate shutdown), then SIGKILL after 5 s, and the folder is deleted unless a server still
+    answers on its socket (one this process cannot see). Returns the folders deleted.
+    """
+    import json
+
+    import psutil
+
+    owners = {os.geteuid()}
+    if os.geteuid() == 0:
+        try:
+            import pwd
+
+            owners.add(pwd.getpwnam("pgserver").pw_uid)
+        except KeyError:
+            pass
+    stopped = []
+    for folder in glob.glob(os.path.join(tempfile.gettempdir(), "veracity-pg-*")):
+        handles = os.path.join(folder, ".handle_pids.json")
+        try:
+            if os.lstat(folder).st_uid not in owners or os.path.islink(folder):
+                continue
+            written = os.stat(handles).st_mtime
+            with open(handles) as fh:
+                pids = json.load(fh)
+        except (OSError, ValueError):
+            continue  # no list yet (being set up, or not pgserver's): not ours to judge
+        if not isinstance(pids, list) or not pids or not all(isinstance(p, int) and _gone(p, written)
+                                                               for p in pids):
+            continue
+        try:
+            with open(os.path.join(folder, "postmaster.pid")) as fh:
+                master = psutil.Process(int(fh.readline()))
+            if master.name() == "postgres" and folder in " ".join(master.cmdline()):
+                master.send_signal(signal.SIGQUIT)
+                try:
+                    master.wait(5)
+                except psutil.TimeoutExpired:
+                    master.kill()
+        except (OSError, ValueError, psutil.Error):
+            pass  # no server left running (or already stopped by a parallel run)
+        if _serving(folder):
+            continue  # a server this process cannot see (another PID namespace) still answers there
+        shutil.rmtree(folder, ignore_errors=True)
+        stopped.append(folder)
+    return stopped
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +117,7 @@ def pg_uri() -> Any:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            stop_orphaned_servers()  # of earlier runs killed before their end
             # a fresh directory outside pytest's own (0700 as root, which the server's user could not enter)
             server = pgserver.get_server(tempfile.mkdtemp(prefix="veracity-pg-"), cleanup_mode="delete")
             uri = server.get_uri()

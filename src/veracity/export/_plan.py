@@ -342,7 +342,8 @@ def merged_venn_abers(node: Node) -> Node | None:
     :math:`c_i` and the next double above it (side ``"right"``: :math:`x = c_i` alone lies between
     them); an empty gap (the next double is the next knot, or inf) and an edge between two equal values
     are dropped. Written once, the table replaces three (``p1`` twice, ``p0`` once). None also where a
-    value would be NaN (0/0: the SQL then keeps the quotient as ``transform`` computes it).
+    value would be NaN (0/0, which only a loaded artifact reaches: the SQL then gives NULL on those scores,
+    which ``transform`` refuses; :func:`~veracity.export._sql._zero_over_zero`).
     """
     if not (node[0] == "div" and node[1][0] == "piecewise" and node[2][0] == "add"
             and node[2][1][0] == "sub" and node[2][1][1] == ("const", 1.0) and node[2][2] is node[1]):
