@@ -30,8 +30,9 @@ from ..core._display import Display, interval_cell
 from ..core._stats import residuals
 from ..core._text import fmt, render_table, visible
 from ..honest._common import check_level
+from ._compare import _sci
 from ._counts import check_thresholds, class_counts, totals
-from ._digits import Cell, decimals, threshold_decimals
+from ._digits import Cell, decimals, holds_zero, noise_decimals, threshold_decimals
 from ._inputs import check_score_type, models_of
 from ._paired import from_moments, no_spread, weight_sums
 from ._signs import signed
@@ -132,23 +133,74 @@ class MurphyDiagram(Display):
         # "-0.0000"; the columns keep to_frame()'s names
         for k, r in enumerate(self._html_records()):
             digits = self._row_digits(k)
+            texts = {f"{p}{c}": t for p, d in zip(prefixes, self.differences)
+                     for c, t in zip(("diff", "ci_low", "ci_high"), self._pair_texts(k, d, digits))}
             cells: dict[str, Any] = {}
             for key, v in r.items():
                 if key == "theta":
                     cells[key] = Cell(f"{v:.{places}f}")
-                elif any(key == f"{p}{c}" for p in prefixes for c in ("diff", "ci_low", "ci_high")):
-                    cells[key] = Cell(signed(v, digits))
+                elif key in texts:
+                    cells[key] = Cell(texts[key])
                 else:
                     cells[key] = Cell(fmt(v, digits))
             records.append(cells)
         return html_result(self._title(), self._summary_items(), records, str(self))
 
-    def _row_digits(self, k: int) -> int:
-        """The decimals of the table's row at ``theta[k]`` (:func:`._digits.decimals`): every model's mean
-        elementary score, and every pair's difference with its band (one group) — at a 0.5 % base rate the
-        differences printed "+0.0000 [-0.0001, +0.0000]"."""
+    def _pair_full(self, k: int, d: MurphyDifference) -> int:
+        """The decimals the digits rule asks at ``theta[k]`` (:func:`._digits.decimals`) of every model's
+        mean elementary score and the pair ``d``'s difference with its band (one group) — at a 0.5 % base
+        rate the differences printed "+0.0000 [-0.0001, +0.0000]"."""
         return decimals(*(float(v[k]) for v in self.elementary.values()),
-                        *((d.diff[k], d.ci_low[k], d.ci_high[k]) for d in self.differences))
+                        (d.diff[k], d.ci_low[k], d.ci_high[k]))
+
+    def _pair_digits(self, k: int, d: MurphyDifference) -> int:
+        """:meth:`_pair_full`'s decimals, except for a difference within noise (its band holds 0,
+        :func:`._digits.holds_zero`): no finer than show the mean elementary scores to 4 significant digits
+        (:func:`._digits.noise_decimals`, the model comparison's rule) — B equal to A rounded to 4 decimals
+        printed "0.116569  0.116565  -0.000004  [-0.000025, +0.000017]", digits of a difference the band
+        calls noise."""
+        full = self._pair_full(k, d)
+        if not holds_zero(d.ci_low[k], d.ci_high[k]):
+            return full
+        return noise_decimals(full, *(float(v[k]) for v in self.elementary.values()))
+
+    def _row_digits(self, k: int) -> int:
+        """The decimals of the table's row at ``theta[k]``: the most any pair asks (:meth:`_pair_digits`);
+        at least those of every model's mean elementary score (a single model: theirs)."""
+        levels = decimals(*(float(v[k]) for v in self.elementary.values()))
+        return max([levels, *(self._pair_digits(k, d) for d in self.differences)])
+
+    def _pair_texts(self, k: int, d: MurphyDifference, digits: int) -> tuple[str, str, str]:
+        """The pair ``d``'s difference and band ends at ``theta[k]`` printed at ``digits``: signed, the
+        difference never "-0.0000"; where ``digits`` is below what the rule asks of it (:meth:`_pair_full`:
+        within noise, capped), the ends signed by their side — "[-0.0000, +0.0000]" says the band holds 0,
+        which an exact 0's "[+0.0000, +0.0000]" would not."""
+        below = digits < self._pair_full(k, d)
+        ends = [fmt(float(v), digits, sign=True) if below else signed(v, digits)
+                for v in (d.ci_low[k], d.ci_high[k])]
+        return signed(d.diff[k], digits), ends[0], ends[1]
+
+    def _noise_note(self, d: MurphyDifference, shown: np.ndarray, places: int) -> str | None:
+        """A note where the printed table's difference within noise, capped at the scores' 4 significant
+        digits (:meth:`_pair_digits`), prints all its numbers as 0 at some thresholds though they are not 0
+        (so that "+0.0000 [-0.0000, +0.0000]" is not read as two models alike there): the first such
+        threshold's numbers at two significant digits (as the model comparison's notes), and the others'
+        thresholds; None where there is none."""
+        hits = []
+        for k in shown:
+            digits = self._row_digits(k)
+            group = [float(v) for v in (d.diff[k], d.ci_low[k], d.ci_high[k])]
+            if (digits < self._pair_full(k, d) and any(group)
+                    and all(abs(v) < 0.5 * 10.0 ** -digits for v in group)):
+                hits.append((k, digits, group))
+        if not hits:
+            return None
+        k, digits, (v, lo, hi) = hits[0]
+        more = ", ".join(f"{self.theta[j]:.{places}f}" for j, _, _ in hits[1:])
+        return (f"{d.model_b} - {d.model_a} at theta {self.theta[k]:.{places}f} = {_sci(v)} [{_sci(lo)}, "
+                f"{_sci(hi)}]: within noise, and 0 at the {digits} decimals that show the mean elementary "
+                "scores to 4 significant digits" + (f" (likewise at theta {more})" if more else "")
+                + "; to_dict() keeps every digit")
 
     def __str__(self) -> str:
         names = list(self.elementary)
@@ -164,8 +216,8 @@ class MurphyDiagram(Display):
             digits = self._row_digits(k)
             row = [f"{self.theta[k]:.{places}f}", *(fmt(self.elementary[m][k], digits) for m in names)]
             if d is not None:
-                row += [signed(d.diff[k], digits),
-                        interval_cell(signed(d.ci_low[k], digits), signed(d.ci_high[k], digits))]
+                shown_diff, low, high = self._pair_texts(k, d, digits)
+                row += [shown_diff, interval_cell(low, high)]
             body.append(row)
         lines = [f"Murphy diagram: mean elementary score at threshold theta (a false alarm costs theta, a miss "
                  f"1 - theta; lower is better), {self.n:,} row{'s' if self.n != 1 else ''}, "
@@ -176,6 +228,9 @@ class MurphyDiagram(Display):
             shown_means = [(m, v, h, decimals(v, h)) for m, (v, h) in means.items()]
             lines.append("mean over the theta grid (about Brier / 2): " + ", ".join(
                 f"{m} {fmt(v, k)} (Brier/2 {fmt(h, k)})" for m, v, h, k in shown_means))
+        note = None if d is None else self._noise_note(d, shown, places)
+        if note is not None:
+            lines.append(f"note: {note}")
         if d is not None and len(self.differences) > 1:  # the table shows the first pair's difference only
             lines.append(f"(the table's difference is {d.model_b} - {d.model_a}; every pair's is in "
                          ".differences and to_dict())")
