@@ -39,7 +39,8 @@ import numpy as np
 
 from ..core._display import Display
 from ..core._text import fmt, render_table
-from ..core._validation import VeracityError, _is_missing, check_same_index, to_numpy
+from ..core._keys import MISSING_NAME, array_keys, is_missing, refuse_shared_names
+from ..core._validation import VeracityError, check_same_index
 from ._ppi import check_level, probabilities_1d, z_of
 
 
@@ -201,7 +202,9 @@ class LabelPlan(Display):
     def __str__(self) -> str:
         from ._sequence import shown_keys
 
-        groups = shown_keys([r["group"] for r in self.rows])
+        missing = [r["group"] == MISSING_NAME for r in self.rows]  # dates stay dates beside the missing group
+        shown = iter(shown_keys([r["group"] for r, m in zip(self.rows, missing) if not m]))
+        groups = [MISSING_NAME if m else next(shown) for m in missing]
         body = [[g, f"{r['rows']:,}", fmt(r["mean_score"]), fmt(r["sd_score"]),
                  "n/a" if r["labels_ppi"] is None else f"{r['labels_ppi']:,}",
                  "n/a" if r["labels_classical"] is None else f"{r['labels_classical']:,}",
@@ -219,29 +222,35 @@ def label_plan(scores: Any, *, width: float, level: float = 0.95, by: Any = None
     (``score_type="logit"``: logits, read as expit(s))."""
     check_same_index(scores=scores, by=by)  # pandas keys on another index would be paired by position
     f = probabilities_1d(scores, score_type=score_type, what="vc.label_plan")
+    from ._sequence import _plain  # dates as dates: datetime64[ns].item() is a bare integer
+
     if by is None:
-        keys, inv = np.array(["(all)"]), np.zeros(f.size, dtype=np.intp)
+        keys: list[Any] = ["(all)"]
+        inv = np.zeros(f.size, dtype=np.intp)
     else:
-        raw = to_numpy(by, "by")
+        raw = array_keys(by, "by")  # keys as vc.audit reads them: nullable integers stay integers, nulls kept
         if raw.ndim != 1 or raw.shape[0] != f.shape[0]:
             raise VeracityError(f"by must give one group key per score ({f.shape[0]}), got shape {raw.shape}")
         missing = np.isnan(raw) if raw.dtype.kind in "fc" else np.isnat(raw) if raw.dtype.kind in "mM" else \
-            np.frompyfunc(_is_missing, 1, 1)(raw).astype(bool) if raw.dtype == object else None
-        if missing is not None and missing.any():  # a NaN key was a group of its own, named 'nan'
-            raise VeracityError(f"by has {int(missing.sum())} missing group keys; fill them or drop those rows",
-                                param="by")
+            np.frompyfunc(is_missing, 1, 1)(raw).astype(bool) if raw.dtype == object else \
+            np.zeros(f.size, dtype=bool)
         try:
-            keys, inv = np.unique(raw, return_inverse=True)
+            distinct, inv = np.unique(raw[~missing], return_inverse=True)
         except TypeError:
             raise VeracityError("by must be group keys of one type (window names, dates, numbers)",
                                 param="by") from None
-    k = keys.size
+        # -0.0 is the group 0.0 and a float32 0.1 is 0.1 (not 0.10000000149011612), as vc.audit names them
+        keys = [float(str(k_)) + 0.0 if raw.dtype.kind == "f" else _plain(k_) for k_ in distinct]
+        if missing.any():  # the missing keys' group, last, named as vc.audit names its slice (was refused)
+            refuse_shared_names([*keys, None])  # a key '(missing)' beside missing keys: two groups, one name
+            full = np.full(f.size, len(keys), dtype=np.intp)
+            full[~missing] = inv.reshape(-1)
+            inv, keys = full, [*keys, MISSING_NAME]
+    k = len(keys)
     rows = np.bincount(inv, minlength=k).astype(np.float64)
     sf = np.bincount(inv, weights=f, minlength=k)
     sff = np.bincount(inv, weights=f * f, minlength=k)
-    from ._sequence import _plain  # dates as dates: datetime64[ns].item() is a bare integer
-
-    return plan_from_group_sums([_plain(k_) for k_ in keys], rows=rows,
+    return plan_from_group_sums(keys, rows=rows,
                                 sum_f=sf, sum_ff=sff, width=width, level=level)
 
 
