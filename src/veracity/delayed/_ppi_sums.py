@@ -372,10 +372,7 @@ def weighted_score_interval(out: dict[str, Any], sums: PpiSums, level: float) ->
         return
     z = z_of(level)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        w = np.asarray(sums.w, dtype=np.float64)
-        a = np.asarray(sums.w2, dtype=np.float64) / (w * w)
-        b1 = np.asarray(sums.w2f, dtype=np.float64) / (w * w)
-        b2 = np.asarray(sums.w2ff, dtype=np.float64) / (w * w)
+        a, b1, b2 = _score_moments(sums)
         fbar, v_f = _wmean_var(sums.w, sums.wf, sums.w2f, sums.w2ff, sums.w2)
         _, v_g = _wmean_var(sums.wu, sums.wuf, sums.wu2f, sums.wu2ff, sums.wu2)
         lam = np.asarray(out["lam"], dtype=np.float64)
@@ -421,10 +418,7 @@ def weighted_gap_interval(out: dict[str, Any], sums: PpiSums, level: float) -> N
         return
     z = z_of(level)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        w = np.asarray(sums.w, dtype=np.float64)
-        a = np.asarray(sums.w2, dtype=np.float64) / (w * w)
-        b1 = np.asarray(sums.w2f, dtype=np.float64) / (w * w)
-        b2 = np.asarray(sums.w2ff, dtype=np.float64) / (w * w)
+        a, b1, b2 = _score_moments(sums)
         d = np.asarray(out["rectifier"], dtype=np.float64)
         low, high = _score_roots(d, a, b1, b2, z)
     use = uneven & np.isfinite(low) & np.isfinite(high) & np.isfinite(d)
@@ -433,6 +427,15 @@ def weighted_gap_interval(out: dict[str, Any], sums: PpiSums, level: float) -> N
     lo_, hi_ = (np.asarray(out[k], dtype=np.float64) for k in ("rectifier_low", "rectifier_high"))
     out["rectifier_low"] = np.where(use, np.fmax(np.fmin(lo_, low), -1.0), lo_)
     out["rectifier_high"] = np.where(use, np.fmin(np.fmax(hi_, high), 1.0), hi_)
+
+
+def _score_moments(sums: PpiSums) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r""":math:`a = \sum \omega_i^2`, :math:`b_1 = \sum \omega_i^2 f_i`, :math:`b_2 = \sum \omega_i^2 f_i^2` over the
+    labelled rows, :math:`\omega = w / \sum w` (the sums ``w2``, ``w2f``, ``w2ff`` over :math:`(\sum w)^2`):
+    the score intervals' variance under the scores' Bernoulli model (call under ``np.errstate``)."""
+    w = np.asarray(sums.w, dtype=np.float64)
+    return (np.asarray(sums.w2, dtype=np.float64) / (w * w), np.asarray(sums.w2f, dtype=np.float64) / (w * w),
+            np.asarray(sums.w2ff, dtype=np.float64) / (w * w))
 
 
 def _score_roots(d: np.ndarray, a: np.ndarray, b1: np.ndarray, b2: np.ndarray, z: float,
