@@ -41,3 +41,19 @@ def rare_window() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     y = np.zeros(20)
     y[:2] = 1
     return y, f, np.clip(rng.normal(0.001, 0.001 / 3, 3000), 1e-4, 1)
+
+
+def risk_weighted_rows(rng: np.random.Generator, size: int, rate: float, sigma: float, corr: float,
+                       noise: float = 0.7) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The weighted PPI designs' rows: risk q (logit-normal around ``rate``), outcome y ~ Bernoulli(q), score
+    a noisy q (``noise`` on the logit scale), log-normal weight whose log has correlation ``corr`` with the
+    risk. Returns (y, f, w)."""
+    from scipy.special import expit, logit
+
+    z = rng.normal(size=size)
+    q = expit(logit(rate) + z)
+    y = (rng.random(size) < q).astype(float)
+    f = expit(logit(q) + rng.normal(0, noise, size))
+    e = corr * z + np.sqrt(1 - corr ** 2) * rng.normal(size=size)
+    return y, f, np.exp(sigma * e)
+

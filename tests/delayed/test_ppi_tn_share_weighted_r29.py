@@ -26,20 +26,14 @@ import veracity as vc
 from veracity.delayed import PpiSums
 from veracity.delayed._ppi_sums import weighted_rate_interval
 
+from .conftest import risk_weighted_rows
+
 T = 0.3  # the audit's threshold
 NOISE = 0.7  # the scores' noise on the logit scale
 SHARES = ("tp", "fp", "fn", "tn")
 
 
-def _rows(rng: np.random.Generator, size: int, rate: float, sigma: float, corr: float):
-    """Risk q (logit-normal around ``rate``), outcome y ~ Bernoulli(q), score a noisy q, log-normal weight
-    whose log has correlation ``corr`` with the risk (the design of test_ppi_audit_weighted_r28.py)."""
-    z = rng.normal(size=size)
-    q = expit(logit(rate) + z)
-    y = (rng.random(size) < q).astype(float)
-    f = expit(logit(q) + rng.normal(0, NOISE, size))
-    e = corr * z + np.sqrt(1 - corr ** 2) * rng.normal(size=size)
-    return y, f, np.exp(sigma * e)
+_rows = risk_weighted_rows  # the design: tests/delayed/conftest.py
 
 
 def _truth(rate: float, sigma: float, corr: float) -> dict[str, float]:
