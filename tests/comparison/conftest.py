@@ -47,3 +47,15 @@ def two_model_problem(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     a = 1 / (1 + np.exp(-(x + 0.7 * rng.normal(size=n))))
     b = 1 / (1 + np.exp(-(1.3 * x - 0.5 + 0.5 * rng.normal(size=n))))
     return a, b, y, rng.uniform(0.2, 3.0, n)
+
+
+def float_near_tie(seed: int = 0, n: int = 2000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Two models that rank alike but for float ties: A's scores rounded to 5 decimals (29 tied values among
+    2,000), B = A^1.2 (monotone) + N(0, 1e-9). Returns (a, b, y)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-x))).astype(int)
+    a = np.round(1 / (1 + np.exp(-x)), 5)
+    b = np.clip(a ** 1.2 + rng.normal(scale=1e-9, size=n), 0, 1)
+    return a, b, y
+

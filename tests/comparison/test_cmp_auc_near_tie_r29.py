@@ -14,27 +14,20 @@ from __future__ import annotations
 import json
 import re
 
-import numpy as np
 import pytest
 
 import veracity as vc
 
+from .conftest import float_near_tie
+
 AUC_LINE = re.compile(r"^auc +(\S+) +(\S+) +(\S+) +\[(\S+), (\S+)\]", re.M)
 
 
-def near_tie(seed: int = 0, n: int = 2000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A's scores rounded to 5 decimals (29 tied values among 2,000), B = A^1.2 (monotone) + N(0, 1e-9)."""
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=n)
-    y = (rng.random(n) < 1 / (1 + np.exp(-x))).astype(int)
-    a = np.round(1 / (1 + np.exp(-x)), 5)
-    b = np.clip(a ** 1.2 + rng.normal(scale=1e-9, size=n), 0, 1)
-    return a, b, y
 
 
 @pytest.fixture(scope="module")
 def tie() -> vc.ModelComparison:
-    a, b, y = near_tie()
+    a, b, y = float_near_tie()
     return vc.compare_models({"a": a, "b": b}, y, n_resamples=50)
 
 
@@ -76,7 +69,7 @@ def test_json_keeps_full_precision(tie):
 
 
 def test_a_ranking_only_verdict_quotes_the_row_as_printed():
-    a, b, y = near_tie()
+    a, b, y = float_near_tie()
     r = vc.compare_models({"a": a, "b": b}, y, score_type="score")
     assert r.verdict == ("no clear difference in ranking between a and b "
                          "(AUC +0.0000 [-0.0000, +0.0000] for b - a)")
@@ -84,7 +77,7 @@ def test_a_ranking_only_verdict_quotes_the_row_as_printed():
 
 
 def test_an_identical_ranking_keeps_its_zero_interval_and_has_no_note():
-    a, _, y = near_tie()
+    a, _, y = float_near_tie()
     r = vc.compare_models({"a": a, "b": a ** 1.2}, y, n_resamples=0)
     assert AUC_LINE.search(str(r)).groups()[2:] == ("+0.0000", "+0.0000", "+0.0000")
     assert "note: auc" not in str(r)

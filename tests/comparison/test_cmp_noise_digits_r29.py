@@ -22,6 +22,8 @@ import pytest
 import veracity as vc
 from veracity.comparison._compare import ComparisonRow, _row_texts
 
+from .conftest import float_near_tie
+
 NUMBER = re.compile(r"[+-]?\d+\.\d+")
 
 
@@ -43,13 +45,6 @@ def rounded_copy(n: int = 20_000, seed: int = 5) -> tuple[np.ndarray, np.ndarray
     return a, np.round(a, 4), y
 
 
-def float_ties(seed: int = 0, n: int = 2000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A's scores rounded to 5 decimals (tied), B = A^1.2 + N(0, 1e-9): one ranking but for the ties."""
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=n)
-    y = (rng.random(n) < 1 / (1 + np.exp(-x))).astype(int)
-    a = np.round(1 / (1 + np.exp(-x)), 5)
-    return a, np.clip(a ** 1.2 + rng.normal(scale=1e-9, size=n), 0, 1), y
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +55,7 @@ def rounded() -> vc.ModelComparison:
 
 @pytest.fixture(scope="module")
 def ties() -> vc.ModelComparison:
-    a, b, y = float_ties()
+    a, b, y = float_near_tie()
     return vc.compare_models({"a": a, "b": b}, y, n_resamples=50)
 
 

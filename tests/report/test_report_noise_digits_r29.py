@@ -15,6 +15,7 @@ import pytest
 
 import veracity as vc
 
+from ..comparison.conftest import float_near_tie
 from .conftest import section, table_rows
 
 
@@ -44,11 +45,7 @@ def rounded():
 @pytest.fixture(scope="module")
 def ties():
     """A's scores rounded to 5 decimals (tied), B = A^1.2 + N(0, 1e-9): one ranking but for the ties."""
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=2000)
-    y = (rng.random(2000) < 1 / (1 + np.exp(-x))).astype(int)
-    a = np.round(1 / (1 + np.exp(-x)), 5)
-    b = np.clip(a ** 1.2 + rng.normal(scale=1e-9, size=2000), 0, 1)
+    a, b, y = float_near_tie()
     rep = vc.report(a, y, against={"B": b}, n_resamples=50, figures=False)
     want = vc.compare_models({"scores": a, "B": b}, y, n_resamples=50, random_state=0)
     return section(rep.html, "comparison"), want

@@ -13,21 +13,15 @@ import pytest
 import veracity as vc
 from veracity.decisions import min_positives
 
+from ..comparison.conftest import float_near_tie
 from .conftest import section, table_rows
 
 
-def _near_tie(n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A's scores rounded to 5 decimals (tied), B = A^1.2 + N(0, 1e-9): one ranking but for the ties."""
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=n)
-    y = (rng.random(n) < 1 / (1 + np.exp(-x))).astype(int)
-    a = np.round(1 / (1 + np.exp(-x)), 5)
-    return a, np.clip(a ** 1.2 + rng.normal(scale=1e-9, size=n), 0, 1), y
 
 
 @pytest.fixture(scope="module")
 def tie_page():
-    a, b, y = _near_tie()
+    a, b, y = float_near_tie()
     rep = vc.report(a, y, against={"B": b}, n_resamples=50, figures=False)
     want = vc.compare_models({"scores": a, "B": b}, y, n_resamples=50, random_state=0)
     return section(rep.html, "comparison"), want
