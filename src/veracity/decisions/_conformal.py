@@ -383,6 +383,15 @@ def _mixed_beta(cal_n: np.ndarray, share: np.ndarray,
 
 
 
+def _class_kish(y: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
+    r"""Each class's Kish effective size :math:`(\sum w)^2/\sum w^2` over its rows (0 for a class with none);
+    the weights scaled to [0, 1] first, so no square overflows."""
+    v = w / w.max()
+    total, square = np.bincount(y, weights=v, minlength=k), np.bincount(y, weights=v * v, minlength=k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(square > 0, total ** 2 / np.where(square > 0, square, 1.0), 0.0)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class CoverageReport(Display):
     r"""Empirical coverage of prediction sets on labelled rows.
@@ -828,13 +837,7 @@ class ConformalClassifier:
     def _class_highs(per_class: np.ndarray, y: np.ndarray, k: int, w: np.ndarray | None) -> np.ndarray:
         r"""The upper end of each class's 95% Wilson interval of its coverage, on its rows (weighted: their
         Kish size :math:`(\sum w)^2/\sum w^2`); NaN for a class with no rows."""
-        if w is None:
-            n_c = np.bincount(y, minlength=k).astype(np.float64)
-        else:
-            v = w / w.max()  # in [0, 1]: no square overflows
-            total, square = np.bincount(y, weights=v, minlength=k), np.bincount(y, weights=v * v, minlength=k)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                n_c = np.where(square > 0, total ** 2 / np.where(square > 0, square, 1.0), 0.0)
+        n_c = np.bincount(y, minlength=k).astype(np.float64) if w is None else _class_kish(y, w, k)
         _, high = binomial_interval(np.nan_to_num(per_class) * n_c, n_c, method="wilson", level=0.95)
         return high
 
@@ -888,12 +891,7 @@ class ConformalClassifier:
             return np.asarray(self.class_n_, dtype=np.float64)
         if not self.mondrian:  # one effective size for the whole calib set, as the first entry
             return np.array([kish_size(w)])
-        y = self._calib_classes
-        v = w / w.max()  # in [0, 1]: no square overflows
-        total = np.bincount(y, weights=v, minlength=self.n_classes_)
-        square = np.bincount(y, weights=v * v, minlength=self.n_classes_)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(square > 0, total ** 2 / np.where(square > 0, square, 1.0), 0.0)
+        return _class_kish(self._calib_classes, w, self.n_classes_)
 
     def to_dict(self) -> dict[str, Any]:
         if hasattr(self, "qhat_"):
