@@ -30,9 +30,10 @@ from contextlib import AbstractContextManager, contextmanager
 import numpy as np
 
 from ..core._validation import VeracityError, check_logit_scale, check_weights
-from ..decisions import ConformalClassifier, conformal_coverage_law
+from ..decisions import ConformalClassifier, conformal_coverage_law, min_calibration_size
 from ..decisions._conformal import _check_test_weight, _prob_matrix
 from ..decisions._table import threshold_cell
+from ..decisions._thresholds import warn_uneven_weights
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
                       shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
@@ -109,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
     cp._check_options()  # --alpha, --lam, --k-reg: errors about the flags, not about the fit rows
     with on_fit_rows(role_col, fit_name, int(fit.sum())):
         cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
+    if t is None:  # the sets use q̂ at the mean calib weight: uneven weights leave it no guarantee
+        _warn_uneven(cp)
     # with --test-weight the measured rows are draws of the shifted distribution: each counted once
     reports = {}
     for role, m in masks.items():
@@ -126,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
             f"{lw.interval(0.9)[0]:.3f}-{lw.interval(0.9)[1]:.3f} (n={lw.n})" for c, lw in enumerate(laws))
     if t is not None or (w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max())):
         theory += " [for equally weighted rows; the weighted q̂ follows no such law]"
-    where = (f"fit on {role_col} == {args.fit_role!r} ({cp.n_calib_} rows), measured on {args.eval_role!r}"
+    same = " (the same rows: optimistic)" if role_col and args.fit_role == args.eval_role else ""
+    where = (f"fit on {role_col} == {args.fit_role!r} ({cp.n_calib_} rows), measured on {args.eval_role!r}{same}"
              if role_col else "no role column: fit and measured on the same rows (optimistic)")
     # every digit q̂ needs (threshold_cell): a rounded q̂ copied back would build other sets
     qline = (f"per-class q̂ {', '.join(threshold_cell(q, decimals=False) for q in cp.class_qhat_)}"
@@ -156,6 +160,23 @@ def run(args: argparse.Namespace) -> int:
     }
     emit(args, "\n".join(p for p in parts if p), payload, note_text=shown_path(args, path))
     return 0
+
+
+def _warn_uneven(cp: ConformalClassifier) -> None:
+    """Warn when the calib rows' weights (each class's, with --mondrian) are so uneven that their Kish
+    effective number is below the rows the +1 correction needs (:func:`warn_uneven_weights`): q̂ at the
+    mean calib weight then carries no coverage guarantee."""
+    w = cp.calib_weights_
+    if w is None:
+        return
+    alpha = float(cp.alpha)
+    groups = [(w, "calib rows")] if not cp.mondrian else [
+        (w[cp._calib_classes == c], f"class {c} calib rows") for c in range(cp.n_classes_)]
+    for weights, rows in groups:
+        warn_uneven_weights(
+            weights, min_calibration_size(alpha), f"coverage 1 - alpha = {1.0 - alpha:g}", rows,
+            "the coverage of the sets at q̂ (each measured row counted at the mean calib weight)",
+            advice=", or pass --test-weight COL (each row's own likelihood ratio: the exact covariate-shift rule)")
 
 
 def _check_rows(P: np.ndarray, y: np.ndarray, w: np.ndarray | None, t: np.ndarray | None, fit: np.ndarray,

@@ -69,7 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cost-fn", type=float, default=None,
                         help="cost of a missed positive (default 1)")
     parser.add_argument("--also", default=None, metavar="T1,T2",
-                        help="extra thresholds to show in the table, comma-separated")
+                        help="extra thresholds to show in the table, comma-separated, on the scores' own "
+                             "scale (logits with --score-type logit)")
     add_pos_label_argument(parser)
     add_role_arguments(parser)
     add_json_argument(parser)
@@ -320,7 +321,9 @@ def run(args: argparse.Namespace) -> int:
                          count(r.fn), count(r.tn), fmt(r.recall), fmt(r.false_alarm_rate),
                          fmt(r.precision), count(r.alerts), fmt_count(round(r.cost, 1)),
                          f"{r.cost_per_1000:.1f}"])
-    where = (f"fit on {role_col} == {args.fit_role!r}, measured on {args.eval_role!r}" if role_col
+    # --eval-role naming the fit role measured the threshold on the rows it was fit on, unsaid
+    same = " (the same rows: optimistic)" if role_col and args.fit_role == args.eval_role else ""
+    where = (f"fit on {role_col} == {args.fit_role!r}, measured on {args.eval_role!r}{same}" if role_col
              else "no role column: fit and measured on the same rows (optimistic)")
     # the headline gives the threshold to deploy: rounded to 6 digits it can land above the calib score
     # it is (0.356365 for 0.35636454...: that row and its ties are no longer flagged), or print a

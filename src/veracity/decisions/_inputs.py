@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
+import sys
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -172,3 +175,14 @@ def check_flag(value: Any, name: str) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise VeracityError(f"{name} must be True or False, got {value!r}", param=name)
+
+
+def caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside veracity, for a warning given by its caller: the
+    user's line, however many of veracity's wrappers (frame form, positional options) lie between."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame: FrameType | None = sys._getframe(1)  # the frame that calls warnings.warn: level 1
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level

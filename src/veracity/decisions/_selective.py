@@ -31,8 +31,8 @@ from ..core._validation import (
     refuse_pos_label_for_multiclass,
     to_numpy,
 )
-from ._inputs import (check_target, compared_thresholds, in_caller_units, in_precision, narrow_float,
-                      weight_shift)
+from ._inputs import (caller_level, check_target, compared_thresholds, in_caller_units, in_precision,
+                      narrow_float, weight_shift)
 from ._table import point_aligned, threshold_cell
 from ..core._display import Display, fmt_weight, html_note, html_page, html_table
 from ..core._frameform import rows_form
@@ -462,7 +462,7 @@ def selective_threshold(
         warnings.warn(
             f"no candidate threshold certifies selective risk <= {target:g} at delta={d:g} with "
             f"{n} calib rows; abstaining on everything. Use more calib rows, a larger target_risk or delta",
-            stacklevel=2,
+            stacklevel=caller_level(),
         )
         return SelectiveThreshold(
             threshold=float("inf"), target_risk=target, delta=d, coverage=0.0, risk=0.0,
