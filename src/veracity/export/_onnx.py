@@ -19,8 +19,10 @@ standard ``ai.onnx`` operators (opset 17, IR version 8, which onnxruntime ≥ 1.
   renormalisation with ``ReduceSum`` and ``Where`` (a row summing to <= 0 becomes uniform);
 * a two-way choice (``inside``: the underflow-safe form of a binary prior shift) as ``Where`` of
   ``GreaterOrEqual`` ``And`` ``LessOrEqual``;
-* a score ``transform`` refuses gives NaN, as the SQL gives NULL: NaN, a probability outside
-  [0, 1] (±inf among them; a beta map's ranking score too), a logit or ranking score of ±inf;
+* a score ``transform`` refuses gives NaN (ONNX's missing value), as the SQL gives NULL: NaN, a
+  probability outside [0, 1] (±inf among them; a beta map's ranking score too), a logit or ranking
+  score of ±inf, a score where a loaded Venn–ABERS artifact's quotient is 0/0
+  (:func:`~._plan.zero_over_zero`: tested for, as the SQL tests for it, not left to the division);
   multiclass: a row with any such
   score, or a probability row whose sum is more than ``ROW_SUM_ATOL``·K from 1, is NaN in every
   column.
@@ -35,7 +37,8 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL
-from ._plan import Node, Plan, Rescue, SoftmaxExtra, provenance
+from ._plan import Node, Plan, Rescue, SoftmaxExtra, provenance, zero_over_zero
+from ._redact import redact
 
 OPSET = 17
 IR_VERSION = 8
@@ -322,7 +325,9 @@ class _Graph:
         """``out`` with NaN where the row's score is NaN or refused by ``transform`` (multiclass: any of
         its K scores, or a probability row summing to more than ``ROW_SUM_ATOL``·K from 1), as the SQL
         gives NULL: a step table would otherwise read NaN as below every knot, its first step, and a
-        probability outside [0, 1] (a logit of ±inf) would get the clipped formula's number."""
+        probability outside [0, 1] (a logit of ±inf) would get the clipped formula's number. A score at a
+        loaded Venn–ABERS artifact's 0/0 quotient (:func:`~._plan.zero_over_zero`) is tested for by its
+        knot, as the SQL tests for it, so its NaN does not rest on the division's rounding."""
         p = self.plan
         nan = self.op("IsNaN", ["score"])
         if p.score_type == "probability" or p.unit_scores:  # outside [0, 1], ±inf among them
@@ -340,6 +345,18 @@ class _Graph:
                                 keepdims=1)
                 off = self.op("Abs", [self.op("Sub", [total, self.scalar(1.0)])])
                 bad = self.op("Or", [bad, self.op("Greater", [off, self.scalar(ROW_SUM_ATOL * p.n_inputs)])])
+        for x, lo, hi in zero_over_zero(p.outputs, []):  # written by the map's own test, not left to 0/0
+            xr = self.render(x)
+            if lo is not None and lo == hi:
+                flag = self.op("Equal", [xr, self.scalar(lo)])
+            else:
+                sides = ([self.op("Greater", [xr, self.scalar(lo)])] if lo is not None else []) + (
+                    [self.op("Less", [xr, self.scalar(hi)])] if hi is not None else [])
+                flag = sides[0] if len(sides) == 1 else self.op("And", sides) if sides else \
+                    self.op("Not", [self.op("IsNaN", [xr])])  # no knot at all: every (non-NaN) score
+            if p.multiclass:  # one column's test, [N] -> [N, 1]
+                flag = self.op("Unsqueeze", [flag, self.tensor(np.array([1], dtype=np.int64), np.int64)])
+            bad = self.op("Or", [bad, flag])
         return self.op("Where", [bad, self.scalar(float("nan")), out])
 
     def build(self) -> bytes:
@@ -372,7 +389,9 @@ class _Graph:
 
         model.producer_version = __version__
         meta = {"kind": p.kind, **{k: v for k, v in p.metadata.items() if k != "params"}}
-        helper.set_model_props(model, {str(k): str(v) for k, v in meta.items() if v is not None})
+        meta["score_type"] = p.score_type  # what the input is read as: the map's own, not a stale record
+        # a metadata value may hold a URL with its password (source="postgresql://user:PASSWORD@host/db")
+        helper.set_model_props(model, {str(k): redact(str(v)) for k, v in meta.items() if v is not None})
         self.onnx.checker.check_model(model)
         return model.SerializeToString()
 

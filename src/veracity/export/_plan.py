@@ -38,6 +38,7 @@ import numpy as np
 from ..core._prior_shift import binary_prior_shift
 from ..core._row_sums import ROUNDING_SHOWS, ReferenceRule, reference_rule
 from ..core._validation import PROB_EPS, VeracityError
+from ._redact import redact
 
 #: the largest double
 MAX_FLOAT = float(np.finfo(np.float64).max)
@@ -324,6 +325,13 @@ def _binary(kind: str, params: dict[str, Any], state: dict[str, Any], x: Node) -
         c = _increasing("c_", state["c_"])
         if len(state["p0_"]) != c.size + 1 or len(state["p1_"]) != c.size + 1:
             raise VeracityError(f"state p0_ and p1_ must hold {c.size + 1} values (one more than c_)")
+        lo, hi = np.asarray(state["p0_"], dtype=np.float64), np.asarray(state["p1_"], dtype=np.float64)
+        if not (np.all((lo >= 0.0) & (lo <= 1.0)) and np.all((hi >= 0.0) & (hi <= 1.0))):
+            raise VeracityError("state p0_ and p1_ must be probabilities in [0, 1] (the Venn-ABERS bounds)")
+        if np.any(lo > hi):  # as vc.load refuses it: the map p1 / ((1 - p0) + p1) is then no Venn-ABERS map
+            i = int(np.flatnonzero(lo > hi)[0])
+            raise VeracityError(f"state p0_ must not exceed p1_ (the lower and upper Venn-ABERS probabilities), "
+                                f"but item {i} has p0 = {float(lo[i])!r} > p1 = {float(hi[i])!r}")
         p0 = ("piecewise", x, c, "right", _consts(state["p0_"]))
         p1 = ("piecewise", x, c, "left", _consts(state["p1_"]))
         return ("div", p1, ("add", _sub(const(1.0), p0), p1))
@@ -343,7 +351,7 @@ def merged_venn_abers(node: Node) -> Node | None:
     them); an empty gap (the next double is the next knot, or inf) and an edge between two equal values
     are dropped. Written once, the table replaces three (``p1`` twice, ``p0`` once). None also where a
     value would be NaN (0/0, which only a loaded artifact reaches: the SQL then gives NULL on those scores,
-    which ``transform`` refuses; :func:`~veracity.export._sql._zero_over_zero`).
+    which ``transform`` refuses; :func:`zero_over_zero`).
     """
     if not (node[0] == "div" and node[1][0] == "piecewise" and node[2][0] == "add"
             and node[2][1][0] == "sub" and node[2][1][1] == ("const", 1.0) and node[2][2] is node[1]):
@@ -778,8 +786,80 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
                 unit_scores=beta and score_type == "score")
 
 
+def zero_over_zero(node: Any, found: list) -> list[tuple[Node, float | None, float | None]]:
+    r"""The scores where a Venn–ABERS quotient ``p1 / ((1 − p0) + p1)`` in ``node`` is 0/0, as
+    ``(x, lo, hi)``: ``x = lo`` where ``lo == hi`` (a knot :math:`c_i` with :math:`p_{1,i} = 0` and
+    :math:`p_{0,i+1} = 1`), else ``lo < x < hi`` (an open gap, None: unbounded).
+
+    A fitted map never has one (:math:`p_1 > 0`: the test row labelled 1 weighs in every block), but a
+    loaded artifact may (p0 = p1 = [0, 1] passes the schema): ``transform`` gives NaN there and refuses the
+    call, so the SQL gives no probability (NULL) on those rows, on every output they reach (a one-vs-rest
+    row sum too), and never evaluates the quotient: PostgreSQL raised "division by zero", DuckDB gave NaN,
+    and SQLite's NULL share became the uniform fallback of a one-vs-rest row. Such a quotient is the one
+    :func:`merged_venn_abers` leaves unmerged; it is read with the same indices and operations."""
+    if isinstance(node, list):
+        for item in node:
+            zero_over_zero(item, found)
+        return found
+    if not isinstance(node, tuple) or not node or not isinstance(node[0], str) or node[0] == "piecewise":
+        return found
+    if (node[0] == "div" and node[1][0] == "piecewise" and node[2][0] == "add" and node[2][1][0] == "sub"
+            and node[2][1][1] == ("const", 1.0) and node[2][2] is node[1]):
+        p1, p0 = node[1], node[2][1][2]
+        if (p0[0] == "piecewise" and p0[1] is p1[1] and (p0[3], p1[3]) == ("right", "left")
+                and np.array_equal(p0[2], p1[2]) and len(p0[4]) == len(p1[4]) == len(p0[2]) + 1
+                and all(q[0] == "affine" and q[1] == 0.0 for q in list(p0[4]) + list(p1[4]))):
+            c = [float(v) for v in np.asarray(p0[2], dtype=np.float64)]
+            lo = np.array([q[3] for q in p0[4]], dtype=np.float64)
+            hi = np.array([q[3] for q in p1[4]], dtype=np.float64)
+            with np.errstate(all="ignore"):
+                gap = hi / (1.0 - lo + hi)                 # transform's p1 / (1.0 - p0 + p1), same order
+                knot = hi[:-1] / (1.0 - lo[1:] + hi[:-1])  # at c_i: p0's index is one more than p1's
+            found += [(p1[1], c[i], c[i]) for i in np.flatnonzero(np.isnan(knot))]
+            found += [(p1[1], c[i - 1] if i > 0 else None, c[i] if i < len(c) else None)
+                      for i in np.flatnonzero(np.isnan(gap))]
+            return found
+    for arg in node[1:]:
+        zero_over_zero(arg, found)
+    return found
+
+
+def _zero_over_zero_text(p: Plan) -> str:
+    """The scores where the map is 0/0 (:func:`zero_over_zero`) in words, or "" where it has none: the
+    SQL gives NULL and ONNX NaN there, and ``transform`` refuses them, so the comment says why."""
+    seen: list[str] = []
+    for x, lo, hi in zero_over_zero(p.outputs, []):
+        where = f"class {x[1]} score " if p.multiclass and x[0] == "col" else "score "
+        if lo is not None and lo == hi:
+            where += f"= {lo!r}"
+        else:
+            where += " and ".join(([f"> {lo!r}"] if lo is not None else []) + ([f"< {hi!r}"] if hi is not None
+                                                                                 else [])) or "any"
+        if where not in seen:
+            seen.append(where)
+    if not seen:
+        return ""
+    shown = ", ".join(seen[:3]) + (f" and {len(seen) - 3} more" if len(seen) > 3 else "")
+    return (f"no probability (SQL NULL, ONNX NaN; transform() refuses it) at {shown}: the artifact's "
+            f"Venn-ABERS quotient is 0/0 there")
+
+
+def _score_type_text(p: Plan) -> str | None:
+    """What the exported text reads from the score column: the map's own ``params.score_type`` (the
+    metadata's copy is a record, which a loaded artifact may hold stale or not at all), with what it
+    means where it is not a probability. None for a bare prior shift (probabilities by definition)."""
+    if p.kind == "prior-shift":
+        return None
+    if p.score_type == "logit":
+        return "logit (any finite number)"
+    if p.score_type == "score":
+        return "score (a ranking score, " + ("in [0, 1])" if p.unit_scores else "any finite number)")
+    return p.score_type
+
+
 def provenance(p: Plan) -> str:
-    """One line naming what the exported map is and where it came from (for a comment)."""
+    """One line naming what the exported map is and where it came from (for a comment): the score type
+    is the one the map reads (:func:`_score_type_text`); passwords are hidden (:func:`~._redact.redact`)."""
     m = p.metadata
     parts = [f"veracity {p.kind} calibrator"]
     fields = (("fit rows", "n_rows"), ("score type", "score_type"), ("classes", "n_classes"),
@@ -787,12 +867,15 @@ def provenance(p: Plan) -> str:
               ("score column", "score_column"), ("role", "role"), ("data hash", "data_hash"),
               ("veracity", "library_version"))
     for label, key in fields:
-        v = m.get(key)
+        v = _score_type_text(p) if key == "score_type" else m.get(key)
         if v is not None and v != "":
             parts.append(f"{label}: {v}")
     if p.kind != "prior-shift" and m.get("fit_window") in (None, ""):
         parts.append("fit date: not recorded (pass metadata={'fit_window': ...} to fit)")
-    text = "; ".join(parts)
+    holes = _zero_over_zero_text(p)
+    if holes:
+        parts.insert(1, holes)  # early: the line is cut at 600 characters
+    text = redact("; ".join(parts))  # a metadata value may hold a URL with its password: never written out
     # a comment must never end early or hide a statement: drop comment markers and control characters
     text = "".join(ch if ch.isprintable() else " " for ch in text)
     for marker in ("*/", "/*", "--"):

@@ -20,7 +20,7 @@ numbers as ``transform()``:
 * **NULL in, NULL out**: every output is ``CASE WHEN <score> IS NULL OR <score is NaN> OR <refused>
   THEN NULL ELSE … END``: a score ``transform`` refuses (NaN, a probability outside [0, 1], ±inf, a
   multiclass probability row not summing to 1; on SQLite, text: :meth:`_Builder.not_a_number`; a score
-  where a loaded Venn–ABERS artifact's quotient is 0/0: :func:`_zero_over_zero`) gets no probability
+  where a loaded Venn–ABERS artifact's quotient is 0/0: :func:`~._plan.zero_over_zero`) gets no probability
   (:meth:`_Builder.refused`);
 * the output is ``CAST(… AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by dialect); on PostgreSQL,
   whose constants are all NUMERIC, the score is first cast to DOUBLE PRECISION too, so a
@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL, VeracityError
-from ._plan import Node, Plan, Rescue, SoftmaxExtra, merged_venn_abers, provenance
+from ._plan import Node, Plan, Rescue, SoftmaxExtra, merged_venn_abers, provenance, zero_over_zero
 from ._ranges import EXP_LIMIT, MAX_FLOAT as _MAX_FLOAT, TINY as _TINY, extent, first_double, limits
 
 #: dialects whose text is checked (executed on DuckDB, SQLite, Spark and PostgreSQL; parsed back on the rest)
@@ -1098,7 +1098,7 @@ class _Builder:
         missing += [t for t in (self.not_a_number(name) for name in self.names) if t is not None]
         if p is not None:
             missing += self.refused(p)
-        for x, lo, hi in _zero_over_zero(node, []):
+        for x, lo, hi in zero_over_zero(node, []):
             xr = self.render(x)
             if lo is not None and lo == hi:
                 missing.append(exp.EQ(this=xr, expression=self.num(lo)))
@@ -1111,44 +1111,6 @@ class _Builder:
         for m in missing[1:]:
             cond = exp.Or(this=cond, expression=m)
         return self.case([(cond, exp.Null())], body)
-
-
-def _zero_over_zero(node: Any, found: list) -> list[tuple[Node, float | None, float | None]]:
-    r"""The scores where a Venn–ABERS quotient ``p1 / ((1 − p0) + p1)`` in ``node`` is 0/0, as
-    ``(x, lo, hi)``: ``x = lo`` where ``lo == hi`` (a knot :math:`c_i` with :math:`p_{1,i} = 0` and
-    :math:`p_{0,i+1} = 1`), else ``lo < x < hi`` (an open gap, None: unbounded).
-
-    A fitted map never has one (:math:`p_1 > 0`: the test row labelled 1 weighs in every block), but a
-    loaded artifact may (p0 = p1 = [0, 1] passes the schema): ``transform`` gives NaN there and refuses the
-    call, so the SQL gives no probability (NULL) on those rows, on every output they reach (a one-vs-rest
-    row sum too), and never evaluates the quotient: PostgreSQL raised "division by zero", DuckDB gave NaN,
-    and SQLite's NULL share became the uniform fallback of a one-vs-rest row. Such a quotient is the one
-    :func:`merged_venn_abers` leaves unmerged; it is read with the same indices and operations."""
-    if isinstance(node, list):
-        for item in node:
-            _zero_over_zero(item, found)
-        return found
-    if not isinstance(node, tuple) or not node or not isinstance(node[0], str) or node[0] == "piecewise":
-        return found
-    if (node[0] == "div" and node[1][0] == "piecewise" and node[2][0] == "add" and node[2][1][0] == "sub"
-            and node[2][1][1] == ("const", 1.0) and node[2][2] is node[1]):
-        p1, p0 = node[1], node[2][1][2]
-        if (p0[0] == "piecewise" and p0[1] is p1[1] and (p0[3], p1[3]) == ("right", "left")
-                and np.array_equal(p0[2], p1[2]) and len(p0[4]) == len(p1[4]) == len(p0[2]) + 1
-                and all(q[0] == "affine" and q[1] == 0.0 for q in list(p0[4]) + list(p1[4]))):
-            c = [float(v) for v in np.asarray(p0[2], dtype=np.float64)]
-            lo = np.array([q[3] for q in p0[4]], dtype=np.float64)
-            hi = np.array([q[3] for q in p1[4]], dtype=np.float64)
-            with np.errstate(all="ignore"):
-                gap = hi / (1.0 - lo + hi)                 # transform's p1 / (1.0 - p0 + p1), same order
-                knot = hi[:-1] / (1.0 - lo[1:] + hi[:-1])  # at c_i: p0's index is one more than p1's
-            found += [(p1[1], c[i], c[i]) for i in np.flatnonzero(np.isnan(knot))]
-            found += [(p1[1], c[i - 1] if i > 0 else None, c[i] if i < len(c) else None)
-                      for i in np.flatnonzero(np.isnan(gap))]
-            return found
-    for arg in node[1:]:
-        _zero_over_zero(arg, found)
-    return found
 
 
 def _entries(node: Any) -> int:

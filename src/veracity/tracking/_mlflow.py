@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import re
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,17 +114,25 @@ def _json_safe(value: Any) -> Any:
 
 def audit_metrics(result: AuditResult, prefix: str = "") -> dict[str, float]:
     """The metrics logged for an audit: the whole table's, then ``{by}/{slice}/{metric}`` per slice."""
-    def of(r: AuditResult) -> dict[str, float | None]:
-        d = r.decomposition
-        return {"ece": r.ece, "mce": r.mce, "brier": r.brier, "nll": r.nll, "auc": r.auc, "accuracy": r.accuracy,
-                "base_rate": r.base_rate, "n": r.n, "brier_reliability": d.reliability,
-                "brier_resolution": d.resolution, "brier_uncertainty": d.uncertainty,
-                # the printed decomposition's fourth term: without it the logged three do not add up to
-                # brier (binned scores are not constant within a bin)
-                "brier_within_bin": d.within_variance - 2.0 * d.within_covariance}
+    return _audit_metrics(result, prefix)[0]
 
+
+def _metric_values(r: AuditResult) -> dict[str, float | None]:
+    """One audit's (or slice's) metrics by name, None or NaN where it has none."""
+    d = r.decomposition
+    return {"ece": r.ece, "mce": r.mce, "brier": r.brier, "nll": r.nll, "auc": r.auc, "accuracy": r.accuracy,
+            "base_rate": r.base_rate, "n": r.n, "brier_reliability": d.reliability,
+            "brier_resolution": d.resolution, "brier_uncertainty": d.uncertainty,
+            # the printed decomposition's fourth term: without it the logged three do not add up to
+            # brier (binned scores are not constant within a bin)
+            "brier_within_bin": d.within_variance - 2.0 * d.within_covariance}
+
+
+def _audit_metrics(result: AuditResult, prefix: str = "") -> tuple[dict[str, float], dict[str, str]]:
+    """:func:`audit_metrics`, and each slice's metric folder: ``{folder: slice key}`` (the key as
+    ``result.groups`` and ``audit.json`` name it; the folder is the name MLflow takes for it)."""
     out: dict[str, float] = {}
-    whole = of(result)
+    whole = _metric_values(result)
     for name, value in whole.items():
         if (x := _finite(value)) is not None:
             out[prefix + name] = x
@@ -133,6 +142,7 @@ def audit_metrics(result: AuditResult, prefix: str = "") -> dict[str, float]:
     folders = {"/".join(f.split("/")[:i]) for f in files for i in range(1, f.count("/") + 1)}
     column = _segments(_clean_name(result.group_column or "group"))
     used: set[str] = set()
+    folders_of: dict[str, str] = {}
     room = _NAME_CHARS - _LONGEST_METRIC - 8  # "-" and a count for keys that clean (or cut) to one name
     for key, group in result.groups.items():
         # MLflow refuses names over 250 characters; a cut may end in "/" or ".": segments again
@@ -144,12 +154,47 @@ def audit_metrics(result: AuditResult, prefix: str = "") -> dict[str, float]:
             i += 1
             stem = f"{base}-{i}"
         used.add(stem)
+        folders_of[stem] = str(key)
         folders.update("/".join(stem.split("/")[:j]) for j in range(1, stem.count("/") + 2))
         files.update(f"{stem}/{name}" for name in whole)
-        for name, value in of(group).items():
+        for name, value in _metric_values(group).items():
             if (x := _finite(value)) is not None:
                 out[f"{stem}/{name}"] = x
-    return out
+    return out, folders_of
+
+
+def _stale(held: dict[str, float], written: dict[str, float], result: AuditResult, prefix: str,
+           folders_of: dict[str, str]) -> tuple[dict[str, float], list[str]]:
+    """What an earlier log left in the run that this audit does not overwrite.
+
+    Cleared (logged as NaN, so the run's latest value is this audit's "none"): a whole-table metric, or a
+    metric of a slice this audit logs, that this audit has no finite value for (an AUC of one class) but
+    the run holds — the run would otherwise show the earlier audit's AUC beside this one's ECE. Gone (a
+    warning, nothing written): the metric folders, under this audit's ``by=`` folder, of slices this
+    audit does not have (``seg/mobile/`` when it has only ``web``); they may be another log's, so they are
+    named, not changed."""
+    names = tuple(_metric_values(result))
+    mine = {f"{stem}{name}" for stem in [prefix, *(f"{folder}/" for folder in folders_of)] for name in names}
+    cleared = {k: math.nan for k, v in held.items()  # (one cleared before stays NaN, unsaid)
+               if k in mine and k not in written and not math.isnan(v)}
+    columns = {folder[len(prefix):].split("/", 1)[0] for folder in folders_of}
+    if result.group_column is not None:
+        columns.add(_segments(_clean_name(result.group_column)))
+    gone: list[str] = []
+    for k in held:
+        rest = k[len(prefix):] if k.startswith(prefix) else None
+        if rest is None or k in mine or rest.count("/") < 2 or rest.rsplit("/", 1)[1] not in names:
+            continue
+        folder = k.rsplit("/", 1)[0]
+        if rest.split("/", 1)[0] in columns and folder not in folders_of and f"{folder}/" not in gone:
+            gone.append(f"{folder}/")
+    return cleared, gone
+
+
+def _listed(names: Any, limit: int = 3) -> str:
+    """The first few names, and how many more."""
+    names = sorted(names)
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _unfiled(path: str, files: set[str]) -> str:
@@ -371,7 +416,9 @@ def log_mlflow(
     except Exception as exc:  # noqa: BLE001 - MLflow's default SQLite store needs modules mlflow-skinny lacks
         raise _unreachable(mlflow, exc) from None
     run_id = _run_id(mlflow, run)
-    existing = dict(_known_run(client, run_id).data.params or {})
+    known = _known_run(client, run_id)
+    existing = dict(known.data.params or {})
+    held = dict(known.data.metrics or {})  # the latest value of each metric already in the run
     if calibrator is not None or not isinstance(obj, (AuditResult, Report)):
         try:
             doc = (obj if calibrator is None else calibrator).to_dict()
@@ -388,10 +435,36 @@ def log_mlflow(
     def path(name: str) -> str:
         return prefix + name
 
+    cleared: dict[str, float] = {}
     if isinstance(obj, AuditResult):
-        metrics.update(audit_metrics(obj, prefix))
+        written, folders_of = _audit_metrics(obj, prefix)
+        metrics.update(written)
+        cleared, gone = _stale(held, written, obj, prefix, folders_of)
+        if cleared:
+            many = "s" if len(cleared) > 1 else ""
+            notes.append(f"{len(cleared)} metric{many} an earlier log left in this run now read NaN (this "
+                         f"audit has no value for them): {_listed(cleared)}")
+        if gone:
+            many = "s" if len(gone) > 1 else ""
+            text = (f"run {run_id} still holds the metrics of {len(gone)} slice{many} an earlier log wrote "
+                    f"and this audit has not ({_listed(gone)}): they are that log's numbers; log each "
+                    "audit to its own run or prefix=")
+            notes.append(text)
+            warnings.warn(text, UserWarning, stacklevel=2)
         client.log_dict(run_id, _json_safe(obj.to_dict()), path("audit.json"))
         artifacts.append(path("audit.json"))
+        if folders_of:
+            slices = [{"metrics": f"{folder}/", "key": key} for folder, key in folders_of.items()]
+            client.log_dict(run_id, {"by": obj.group_column, "slices": slices}, path("slices.json"))
+            artifacts.append(path("slices.json"))
+            renamed = [(key, folder) for folder, key in folders_of.items()
+                       if folder != f"{prefix}{obj.group_column or 'group'}/{key}"]
+            if renamed:
+                key, folder = renamed[0]
+                many = "s" if len(renamed) > 1 else ""
+                notes.append(f"{len(renamed)} slice key{many} logged under another name (MLflow's characters "
+                             f"and lengths; e.g. {key[:40]!r} as {folder}/): slices.json maps each metric "
+                             "folder to its key")
         if figures:
             try:
                 import matplotlib  # noqa: F401
@@ -431,7 +504,7 @@ def log_mlflow(
         client.log_dict(run_id, _json_safe(_without_secrets(doc)), path("calibrator.json"))
         artifacts.append(path("calibrator.json"))
     now = int(time.time() * 1000)
-    items = list(metrics.items())
+    items = list(metrics.items()) + list(cleared.items())
     for start in range(0, len(items), 1000):  # MLflow's batch limit
         client.log_batch(run_id, metrics=[Metric(k, v, now, 0) for k, v in items[start:start + 1000]])
     param_items = list(params.items())
