@@ -44,6 +44,15 @@ def gap_text(low: float, high: float, region: str) -> str:
     return f"mean(y - p) is in [{low:+.4f}, {high:+.4f}], outside {region}"
 
 
+#: what a daily job reading an alarm needs to know: it does not age out, and how to start afresh (the
+#: status text prints it under the alarm lines)
+STAYS = ("an alarm stays: the bounds read every final label so far and never widen, so later windows "
+         "keep alerting (and --fail-on-alert exits 1 every day) until the sequences start afresh; "
+         "recalibrating does not restart them: log the recalibrated scores under a new model name "
+         "(log(model='v2'), --model v2) and read status(model='v2') (--model v2), whose sequences read "
+         "only that model's predictions")
+
+
 class SequenceAlarms(dict[str, dict[str, Any]]):
     """Slice → ``{"day", "labels", "low", "high", "bin"}``: the first day (UTC) any of the slice's
     sequences (the overall one on mean(y − p), or a score bin's, named by ``bin``) excluded 0 (or

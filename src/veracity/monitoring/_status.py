@@ -227,7 +227,7 @@ def _status_from(store: Any, con: Any, *, freq: str | None, window: str | None, 
         status = _with_delayed_labels(status, g, seq, starts, _next_start(starts, freq, window_s), by, level,
                                       alerts, tolerance, min_count, bins, cost_fp=float(cost_fp),
                                       cost_fn=float(cost_fn))
-    return _listed(status, cut, starts, freq, window_s, t_as_of)
+    return _listed(status, cut, starts, freq, window_s, t_as_of, latest=np.datetime64(hi, "us"))
 
 
 class _Cut(NamedTuple):
@@ -259,8 +259,15 @@ def _check_cut(since: Any, last: Any, t_as_of: np.datetime64) -> _Cut | None:
 
 
 def _listed(status: StoreStatus, cut: _Cut | None, starts: np.ndarray, freq: str | None,
-            window_s: float | None, t_as_of: np.datetime64) -> StoreStatus:
+            window_s: float | None, t_as_of: np.datetime64,
+            latest: np.datetime64 | None = None) -> StoreStatus:
     """``status`` with only the periods ``cut`` keeps (all of them when ``cut`` is None).
+
+    ``latest``: the latest prediction's time at or before the as-of time. When no period is listed although
+    the store holds earlier ones, and a whole period without a prediction lies between the latest one's and
+    the as-of time's (a daily job whose logging step stopped would read "alerts: none" for good; the period
+    holding the as-of time alone may still be waiting for its first batch), a warning and the note under
+    the table say so.
 
     A period ``[start, end)`` (a rolling window: ``(start, end]``) is kept when ``end > since``; a listed
     period's key as ``since`` keeps that period and the later ones (a rolling window's printed start is
@@ -290,9 +297,20 @@ def _listed(status: StoreStatus, cut: _Cut | None, starts: np.ndarray, freq: str
     dropped = [r for r in status.rows if r.period not in kept]
     first_listed = starts[keep.index(True)] if any(keep) else None  # the first listed period's start
     alarms, alarms_out = _listed_alarms(status.sequence_alarms, rows, first_listed)
+    silent = None
+    if (not rows and dropped and latest is not None
+            and period_count(latest, t_as_of, freq, window_s, t_as_of) >= 3):
+        import warnings
+
+        silent = _when(latest)
+        noun = FREQ_NAMES[freq] if freq else "window"
+        warnings.warn(f"no prediction in the listed {noun}s (from {since_text} up to the as-of time "
+                      f"{_when(t_as_of)} UTC): the latest stored is dated {silent} UTC, in {labels[-1]}; "
+                      "if the model still scores, the job that logs its predictions has stopped",
+                      stacklevel=5)
     return replace(status, rows=rows, since=since_text, last=cut.last, left_out=len(labels) - len(kept),
                    left_out_alerts=sum(len(r.alerts) for r in dropped), sequence_alarms=alarms,
-                   left_out_alarms=alarms_out)
+                   left_out_alarms=alarms_out, latest_unlisted=silent)
 
 
 def _listed_alarms(alarms: Any, rows: tuple[StatusRow, ...], first: Any) -> tuple[Any, int]:

@@ -197,10 +197,9 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                 diagnosis, fix, extra = _diagnose(k, rk, count, s_p, s_y, hist_pos, hist_neg, slope_p, alpha_t, z_t,
                                                   cell_data, edges, ref_label, pi in in_ref)
                 details.update(extra)
-            elif alerts:
-                diagnosis = ("score distribution moved; labels will tell whether calibration held — "
-                             "the label-free estimate below assumes it did")
             n_unl = float(pending[k] + overdue[k])
+            if diagnosis is None and alerts:
+                diagnosis = _shift_only_diagnosis(nl, min_count, n_unl)
             estimate = None
             if n_unl > 0:
                 estimate = estimate_from_sums(
@@ -220,6 +219,20 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                 estimate=estimate, details=details,
                 mean_score=float(sp_all[k] / rows_all[k]) if rows_all[k] > 0 else nan))
     return StoreStatus(rows=tuple(rows), reference=ref_label, stats=stats_out, **settings)
+
+
+def _shift_only_diagnosis(labelled: float, min_count: int, unlabelled: float) -> str:
+    """The diagnosis of a window whose only alert is the score shift. With ``min_count`` final labels the
+    calibration (and slope) tests ran on them and did not fire: calibration held on those rows, and only
+    the rows still without a final label are left to the label-free estimate, which assumes it still
+    does (it is printed only for a window with such rows)."""
+    if labelled >= min_count:
+        rest = (f"; the label-free estimate of its {unlabelled:.0f} rows without a final label assumes it "
+                "still does" if unlabelled else "")
+        return (f"score distribution moved; calibration held on its {labelled:.0f} final labels (its "
+                f"calibration and slope tests pass){rest}")
+    return ("score distribution moved; labels will tell whether calibration held"
+            + (" — the label-free estimate below assumes it did" if unlabelled else ""))
 
 
 @dataclass(frozen=True, eq=False)

@@ -302,11 +302,13 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
             alerts_now: list[str] = list(r.alerts)
             if alerts == "sequential":
                 alerts_now = [a for a in alerts_now if not a.startswith(("calibration", "slope", "score shift"))]
-                if seq_low is not None and seq_high is not None and (
+                # an empty window (status "empty") carries no alert: the slice's alarm is on its windows
+                # with rows
+                if r.rows and seq_low is not None and seq_high is not None and (
                         seq_low > tolerance or seq_high < -tolerance):
                     alerts_now.append(f"sequential: {gap_text(seq_low, seq_high, tol_text)} "
                                       f"(anytime-valid at alpha {alpha_all:.2g})")
-                for br in bin_rows:
+                for br in bin_rows if r.rows else ():
                     if br["alert"]:
                         alerts_now.append(f"sequential: scores in {br['bin']}: "
                                           f"{gap_text(br['sequence_low'], br['sequence_high'], tol_text)} "

@@ -12,7 +12,7 @@ from ..core._text import count_noun, fmt, render_table
 from ..delayed._audit import MIN_LABELS
 from ._alerts import Alert
 from ._estimate import Estimate
-from ._sequence_alarms import ALL, SequenceAlarms, bounds_text
+from ._sequence_alarms import ALL, STAYS, SequenceAlarms, bounds_text
 from ._time import FREQ_NAMES
 
 CELLS = 1200  # logit cells of width 0.02 over [-12, 12]
@@ -180,6 +180,9 @@ class StoreStatus(Display):
     left_out: int = 0
     left_out_alerts: int = 0
     left_out_alarms: int = 0
+    #: with ``since=``/``last=``: when no period is listed although earlier ones hold predictions, the time
+    #: (UTC) of the latest prediction at or before the as-of time (a logging job that stopped), else None
+    latest_unlisted: str | None = None
 
     @property
     def alerts(self) -> tuple[Alert, ...]:
@@ -302,7 +305,10 @@ class StoreStatus(Display):
             withdrawn = (r.estimate_cbpe or {}).get("withdrawn")
             text = f"withdrawn: {withdrawn}" if withdrawn else str(r.estimate)
             run = last.get(r.slice)
-            if run is not None and run[2] == text and order[run[1].period] + 1 == order[r.period]:
+            # only a withdrawn estimate joins a run: two windows whose estimates read the same each hold
+            # their own pending rows ("2026-01..2026-02: 1 pending" read as one row in two months)
+            if (withdrawn and run is not None and run[2] == text
+                    and order[run[1].period] + 1 == order[r.period]):
                 run[1] = r
                 continue
             last[r.slice] = run = [r, r, text]
@@ -341,9 +347,11 @@ class StoreStatus(Display):
         n = self.left_out_alarms  # with sequential alerts: the alarms no listed row alerts on any more
         alarms = (f", as {'is' if n == 1 else 'are'} {count_noun(n, 'sequence alarm')} that no listed {noun} "
                   "still alerts on" if n else "")
+        silent = (f"; no prediction since {self.latest_unlisted} UTC, the latest stored: if the model still "
+                  "scores, the job that logs its predictions has stopped" if self.latest_unlisted else "")
         return (f"listed: {how}; {count_noun(self.left_out, 'earlier ' + noun)} with "
                 f"{count_noun(self.left_out_alerts, 'alert')} left out{alarms} (every listed number, and the "
-                "reference, as in the full listing)")
+                f"reference, as in the full listing){silent}")
 
     def __str__(self) -> str:
         show_slice = self.by is not None
@@ -429,6 +437,8 @@ class StoreStatus(Display):
             before = getattr(self.sequence_alarms, "before_listing", ())
             lines.extend(f"  {line}" for line in SequenceAlarms(self.sequence_alarms,
                                                                 before_listing=before).lines())
+            if self.sequence_alarms:
+                lines.append(f"  ({STAYS})")
         if not self.alerts:
             lines.append("alerts: none")
         return "\n".join(lines)

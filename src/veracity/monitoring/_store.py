@@ -841,17 +841,26 @@ _FORMS_CHECKED = 10_000
 def _other_form_ids(con: Any) -> tuple[int, str, str] | None:
     """Unmatched outcome ids of ``stage`` (the first 10,000) that equal a logged prediction id in another
     form: spaces around it, a float's ``.0`` (``3.0`` for ``3``, or the other way round), leading zeros
-    (``007`` for ``7``). ``(how many, an example sent, the id logged)``, None when there is none. Each
-    unmatched id is looked up in its few other forms (one join on the text key; run only when an outcome is
-    unmatched)."""
+    (``007`` for ``7``, or ``7`` sent for ``007`` logged). ``(how many, an example sent, the id logged)``,
+    None when there is none. Each unmatched id is looked up in its few other forms (one join on the text
+    key), and its canonical form (trimmed, no ``.0``, no leading zeros) against that of the logged ids
+    that have another form (those starting with a zero or a space, ending with a space, or holding
+    ``.0``: a filtered scan of the ids); run only when an outcome is unmatched."""
+    canon = "regexp_replace(regexp_replace(trim({0}), '\\.0+$', ''), '^0+([0-9])', '\\1')"
     got = con.execute(
         "WITH u AS (SELECT id FROM stage s WHERE NOT EXISTS (SELECT 1 FROM predictions p WHERE p.id = s.id) "
         f"ORDER BY id LIMIT {_FORMS_CHECKED}), "
         "c AS (SELECT id, unnest([trim(id), id || '.0', regexp_replace(trim(id), '\\.0+$', ''), "
         "regexp_replace(trim(id), '^0+([0-9])', '\\1'), "
-        "regexp_replace(regexp_replace(trim(id), '\\.0+$', ''), '^0+([0-9])', '\\1')]) AS form FROM u) "
-        "SELECT count(DISTINCT c.id), min(c.id), arg_min(p.id, c.id) FROM c "
-        "JOIN predictions p ON p.id = c.form WHERE c.form <> c.id").fetchone()
+        f"{canon.format('id')}]) AS form FROM u), "
+        "hit AS (SELECT c.id AS sent, p.id AS logged FROM c JOIN predictions p ON p.id = c.form "
+        "WHERE c.form <> c.id), "
+        f"l AS (SELECT id AS logged, {canon.format('id')} AS form FROM predictions "
+        "WHERE id LIKE '0%' OR id LIKE ' %' OR id LIKE '% ' OR id LIKE '%.0%'), "
+        f"hit2 AS (SELECT u.id AS sent, l.logged FROM u JOIN l ON l.form = {canon.format('u.id')} "
+        "WHERE l.form <> l.logged), "
+        "both_ AS (SELECT * FROM hit UNION ALL SELECT * FROM hit2) "
+        "SELECT count(DISTINCT sent), min(sent), arg_min(logged, sent) FROM both_").fetchone()
     return None if not got or not got[0] else (int(got[0]), str(got[1]), str(got[2]))
 
 
