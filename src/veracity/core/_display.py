@@ -63,6 +63,11 @@ _STYLE = (
     ".vc-result .vc-verdict{font-weight:600}"
 )
 
+#: columns of a result's table that are differences wherever they are shown, printed with their sign as the
+#: text tables print them: a "gap" (observed rate minus mean score) says over- or under-confident by its
+#: sign (a monitor's and a reliability table's notebook view printed "0.0136" beside "-0.0062")
+SIGNED = ("gap",)
+
 #: a table cell or header this many characters long or longer may wrap (anywhere, a long name has no spaces)
 LONG_CELL = 40
 
@@ -270,12 +275,13 @@ class Display:
         render = _RENDERERS.get(type(self).__name__)
         if render is not None:
             return str(render(self))
-        return html_result(self._title(), self._summary_items(), self._html_records(), str(self))
+        return html_result(self._title(), self._summary_items(), self._html_records(), str(self),
+                           signed=SIGNED)
 
     def _html_body(self) -> str:
         """The result's HTML without the outer box and title (nested inside another result)."""
         summary, records = self._summary_items(), self._html_records()
-        return (html_kv(summary) if summary else "") + (html_table(records) if records else "")
+        return (html_kv(summary) if summary else "") + (html_table(records, signed=SIGNED) if records else "")
 
 
 def html_page(title: str, parts: list[str], text: str | None = None) -> str:
@@ -473,7 +479,8 @@ def _audit_html(result: Any) -> str:
         f"observed {'accuracy' if multiclass else 'rate'}{empty}",
         html_table(t._frame_records(), rename={"acc": rate, "conf": "conf (mean score)",
                                                # a weighted bin's n is its total weight (the text says so)
-                                               **({"n": "weight"} if t.weighted else {})})
+                                               **({"n": "weight"} if t.weighted else {})},
+                   signed=SIGNED)  # + under-confident, - over-confident: as the text table prints it
         + (html_note(f"insufficient: fewer than {t.min_count} observations; do not act on these bins")
            if any(not r.sufficient for r in t.rows) else "")))
     d = result.decomposition
@@ -488,12 +495,17 @@ def _audit_html(result: Any) -> str:
         parts.append(html_section(titles.get(key, key), body))
     if result.groups:
         col = result.group_column or "group"
-        acc = "top-label accuracy" if multiclass else f"accuracy@{result.threshold:g}"
+        # a classwise audit's class rows are binary one-vs-rest audits: their accuracy is at the threshold,
+        # as the text's "acc@0.5" says, and only the whole is read top-label ("(all, top-label)" in the text).
+        # Before, the column was headed "top-label accuracy" over class 0's 0.8245 beside the whole's 0.6100
+        classwise = multiclass and result.group_column == "class"
+        acc = "top-label accuracy" if multiclass and not classwise else f"accuracy@{result.threshold:g}"
         rows = [{col: str(k), "n": g.n, **({} if multiclass else {"base rate": g.base_rate}),
                  "ECE": g.ece, "MCE": g.mce, "Brier": g.brier, "NLL": g.nll, "AUC": g.auc, acc: g.accuracy,
                  "thin bins": sum(not r.sufficient for r in g.table.rows)}
                 for k, g in result.groups.items()]
-        rows.append({col: "(all)", "n": result.n, **({} if multiclass else {"base rate": result.base_rate}),
+        whole = "(all, top-label)" if classwise else "(all)"  # as the text names it
+        rows.append({col: whole, "n": result.n, **({} if multiclass else {"base rate": result.base_rate}),
                      "ECE": result.ece, "MCE": result.mce, "Brier": result.brier, "NLL": result.nll,
                      "AUC": result.auc, acc: result.accuracy,
                      "thin bins": sum(not r.sufficient for r in t.rows)})

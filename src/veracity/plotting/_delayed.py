@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import VeracityError
+from ._style import _legend_above
 
 BLUE, ORANGE, GREEN, INK, MUTED, GRID = "#1f5fa8", "#d55e00", "#009e73", "#1f2933", "#8a94a6", "#e4e7eb"
 
@@ -73,31 +74,62 @@ def plot_sequence(cs: Any, ax: Any = None) -> Any:
         pad = max(float(np.abs(finite).max()), float(cs.tolerance or 0.0), 0.01) * 1.2
         ax.set_ylim(-pad, pad)
     _style(ax)
-    ax.set_xlabel("row" if cs.steps is None else "batch")
+    # the rows are the labelled rows the sequence reads (unlabelled ones never enter it)
+    ax.set_xlabel("labelled row" if cs.steps is None else "batch")
     ax.set_ylabel("rate - mean score")
     if cs.steps is not None and cs.steps.size:
         step = max(1, cs.steps.size // 10)
         ax.set_xticks(x[::step], [cs.key_text(i) for i in range(0, cs.steps.size, step)], rotation=30, ha="right")
-    ax.legend(loc="upper left", frameon=False, fontsize=9)
+    # the key above the axes and a title saying what is drawn: in the upper left the key covered the band
+    # where it is widest (it runs off the axes there), and the figure had no title
+    handles, names = ax.get_legend_handles_labels()
+    _legend_above(ax, handles, names, ncol=2)
+    total = int(cs.n[-1]) if np.size(cs.n) else 0
+    ax.set_title(f"Confidence sequence of rate - mean score ({total:,} labelled rows)", loc="left",
+                 fontsize=11, fontweight="bold", color=INK, pad=9 + 12.5 * -(-len(names) // 2))
     return fig
 
 
 def plot_ppi(r: Any, ax: Any = None) -> Any:
-    """PPI++, classical and CBPE estimates of the rate with their intervals."""
-    fig, ax = _axes(ax, (6.4, 2.6))
-    names = ["PPI++", "labels only", "CBPE (scores only)"]
+    """PPI++, classical and CBPE estimates of the rate with their intervals, each row naming what it
+    uses (labels, scores), and the estimate with its interval written beside it.
+
+    Before, the rows were named "PPI++", "labels only", "CBPE (scores only)" without their counts, and
+    the narrowest bar, CBPE's, read as the best estimate even where the scores were judged miscalibrated
+    and CBPE not valid (said only in the table's note): the row now says "not valid here" and is drawn
+    hollow, and the figure has a title."""
+    import textwrap
+
+    fig, ax = _axes(ax, (7.2, 3.0))
+    valid_cbpe = bool(r.calibrated)
+    names = [f"PPI++\n{r.n_labelled:,} labels + {r.n_unlabelled:,} scores",
+             f"labels only\n{r.n_labelled:,} labels",
+             f"CBPE, {r.n_unlabelled:,} scores\n" + ("valid if calibrated" if valid_cbpe
+                                                     else "not valid here: scores miscalibrated")]
     est = [r.estimate, r.classical, r.cbpe]
     lo = [r.ci_low, r.classical_low, r.cbpe_low]
     hi = [r.ci_high, r.classical_high, r.cbpe_high]
     y = np.arange(3)[::-1]
     for i, colour in enumerate((BLUE, MUTED, ORANGE)):
+        hollow = i == 2 and not valid_cbpe
         ax.errorbar([est[i]], [y[i]], xerr=[[est[i] - lo[i]], [hi[i] - est[i]]], fmt="o", color=colour,
-                    capsize=3, gid=("ppi", "classical", "cbpe")[i])
-    ax.set_yticks(y, names)
+                    capsize=3, gid=("ppi", "classical", "cbpe")[i],
+                    markerfacecolor="white" if hollow else colour)
+    left, right = ax.get_xlim()
+    for i in range(3):  # centred on the estimate, or leaning inwards near an edge (not over the names)
+        where = (est[i] - left) / (right - left) if right > left else 0.5
+        ax.annotate(f"{est[i]:.4f} [{lo[i]:.4f}, {hi[i]:.4f}]", (est[i], y[i]), xytext=(0, 6),
+                    textcoords="offset points", va="bottom", fontsize=8, color=INK, gid="estimate_label",
+                    ha="left" if where < 0.25 else "right" if where > 0.75 else "center")
+    ax.set_yticks(y, names, fontsize=8.5)
+    ax.set_ylim(-0.6, 2.7)
     ax.set_xlabel(f"rate ({r.level * 100:g}% intervals)")
     _style(ax)
-    if r.note:
-        ax.set_title(r.note, fontsize=8.5, color=ORANGE, loc="left")
+    ax.set_title("Rate of the window: PPI++ and two baselines", loc="left", fontsize=11, fontweight="bold",
+                 color=INK, pad=6 + (12 * len(textwrap.wrap(r.note, 95)) if r.note else 0))
+    if r.note:  # under the title, wrapped: one line of a long note ran off the figure
+        ax.annotate("\n".join(textwrap.wrap(r.note, 95)), (0, 1), xycoords="axes fraction", xytext=(0, 4),
+                    textcoords="offset points", ha="left", va="bottom", fontsize=8, color=ORANGE, gid="note")
     return fig
 
 
@@ -118,7 +150,10 @@ def plot_binned(bs: Any, ax: Any = None) -> Any:
         a.axhline(0.0, color=INK, linewidth=0.8, gid="zero")
         if cs.alarm_at is not None:
             a.axvline(cs.alarm_at, color=ORANGE, linewidth=1.4, linestyle="--", gid="alarm")
-        a.set_title(f"score {label}", fontsize=9, color=ORANGE if cs.alarm_at is not None else INK)
+        # the bin's labelled rows beside its name: a bin of 63 labels has a wide band for that reason
+        count = int(cs.n[-1]) if np.size(cs.n) else 0
+        a.set_title(f"score {label}  ({count:,} labelled)", fontsize=9,
+                    color=ORANGE if cs.alarm_at is not None else INK)
         # ±0.25, or wider to hold the bin's last bounds and estimate (a bin off by more was an empty panel)
         last = np.array([cs.low[-1], cs.high[-1], cs.estimate[-1]]) if cs.low.size else np.zeros(0)
         last = last[np.isfinite(last)]
@@ -126,7 +161,16 @@ def plot_binned(bs: Any, ax: Any = None) -> Any:
         pad = min(max(0.25, reach, float(cs.tolerance or 0.0) * 1.2), 1.05)
         a.set_ylim(-pad, pad)
         _style(a)
+    for i, a in enumerate(axes[:k]):  # the axes named once: rows along the bottom, the gap down the left
+        if i % cols == 0:
+            a.set_ylabel("rate - mean score", fontsize=9)
+        if i + cols >= k:
+            a.set_xlabel("row" if bs.sequences[0].steps is None else "batch", fontsize=9)
+            a.xaxis.set_tick_params(labelbottom=True)
     for a in axes[k:]:
         a.set_visible(False)
-    fig.suptitle(f"rate - mean score per bin (alpha {bs.alpha:g} over {k} bins)", fontsize=10)
+    # what the band, line and dashes are (no key before)
+    alarm = "; dashed orange: alarm" if any(cs.alarm_at is not None for cs in bs.sequences) else ""
+    fig.suptitle(f"rate - mean score per score bin: band = anytime-valid bounds (alpha {bs.alpha:g} over "
+                 f"{k} bins), line = running estimate{alarm}", fontsize=10)
     return fig

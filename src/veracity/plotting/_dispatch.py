@@ -39,8 +39,40 @@ def _audit(result: Any, ax: Axes | None) -> Figure:
     if classwise and ax is None and 0 < len(result.groups) <= MAX_CLASS_PANELS:
         tables = {"top label": result.table, **{str(k): g.table for k, g in result.groups.items()}}
         return _panel_tables(tables, ncols=4 if len(tables) > 9 else 3, colors=(PALETTE[0], PALETTE[2]))
+    sliced = bool(result.groups) and result.group_column != "class"
+    if sliced and ax is None:
+        return _slice_panels(result)
     title = "Reliability diagram (top label)" if result.top_label else "Reliability diagram"
+    if sliced:  # into one Axes only the whole fits: said, as the slices' table is beside it in the text
+        title += f", all rows ({len(result.groups)} slices by {result.group_column}: plot without ax)"
     return plot_reliability(result.table, ax=ax, title=title)
+
+
+#: slices an audit's picture draws beside the whole (the largest, by their rows)
+MAX_SLICE_PANELS = 11
+
+
+def _slice_panels(result: Any) -> Figure:
+    """An audit with ``by=``: the whole first, then one panel per slice, the :data:`MAX_SLICE_PANELS`
+    largest (binned with the whole's edges, as the slices' table), the figure's title saying which. Before,
+    ``vc.audit(p, y, by=g).plot()`` drew the whole alone, titled "Reliability diagram" like an audit of one
+    group, beside a printout whose slices differed; the report drew the slices, the notebook did not."""
+    from ._reliability import _panel_tables
+    from ._style import PALETTE
+
+    column = str(result.group_column)
+    biggest = sorted(result.groups.items(), key=lambda kv: -kv[1].n)[:MAX_SLICE_PANELS]
+    tables = {"(all)": result.table, **{f"{column} = {k}": g.table for k, g in biggest}}
+    shown = (f"the {len(biggest)} largest of {len(result.groups)} slices" if len(result.groups) > len(biggest)
+             else f"{len(biggest)} slice{'s' if len(biggest) != 1 else ''}")
+    # shortened here, shown literally by the legend
+    named = column if len(column) <= 24 else column[:11] + "…" + column[-12:]
+    what = "Top-label reliability" if result.top_label else "Reliability"
+    fig = _panel_tables(tables, ncols=4 if len(tables) in (4, 7, 8, 10, 11, 12) else 3,
+                        colors=(PALETTE[0], PALETTE[1]), size=3.0,
+                        key=("bin of all rows", "bin of one slice"), prefix=f"{column} = ",
+                        title=f"{what} by {named}: all rows and {shown} (the whole's bins)")
+    return fig
 
 
 def _reliability_table(result: Any, ax: Axes | None) -> Figure:

@@ -46,6 +46,18 @@ def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
     if alert.any():
         ax.scatter(x[alert], rate[alert], marker="o", s=110, facecolor="none", edgecolor=PALETTE[1],
                    linewidth=1.6, zorder=4, label="alert: confidence outside the interval", gid="alerts")
+    # each period's labelled rows above its interval, as the text table's "labelled" column counts them:
+    # a wide interval reads as few labels at a glance (before, the figure had no count at all)
+    counted = getattr(result, "_labelled", None)
+    top = np.where(np.isfinite(hi), hi, rate)
+    for xi, r, h in zip(x, rows, top):
+        if np.isfinite(h):
+            ax.annotate(counted(r) if counted else f"{r.n:,.0f}", (xi, h), xytext=(0, 3),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=7,
+                        color=INK if r.status != "insufficient" else MUTED, gid="count_label")
+    if rows:  # room above the highest interval for its count
+        y_lo, y_hi = ax.get_ylim()
+        ax.set_ylim(y_lo, y_hi + 0.06 * (y_hi - y_lo))
     _style(ax)
     names = [r.period if getattr(r, "slice", "(all)") in ("(all)", "", None) else f"{r.period} {r.slice}"
              for r in rows]
@@ -54,6 +66,10 @@ def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
     ax.set_ylabel("probability")
     ax.set_xlabel("period")
     handles, names = ax.get_legend_handles_labels()
+    if rows:  # what the numbers are
+        from matplotlib.patches import Patch
+
+        handles, names = [*handles, Patch(visible=False)], [*names, "numbers: labelled rows per period"]
     _legend_above(ax, handles, names)
     if title:
         ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold",

@@ -288,7 +288,45 @@ def plot_reliability(
         _style(hax)
         hax.set_ylabel(_histogram_label([table]))
         hax.set_xlabel("mean predicted probability (confidence)")
+    if annotate:
+        hidden = _thin_count_labels(ax, table)
+        if hidden and hax is not None:  # where the hidden counts are
+            hax.set_title(f"every bin's {_histogram_label([table])} here ({hidden} crowded labels above "
+                          "omitted)", loc="right", fontsize=7.5, color=MUTED, pad=3)
     return fig
+
+
+#: points of space kept between two count labels of a reliability diagram
+LABEL_GAP = 1.5
+
+
+def _thin_count_labels(ax: Axes, table: ReliabilityTable) -> int:
+    """Hide the count labels that would overlap one already kept; returns how many were hidden.
+
+    Bins close together (quantile bins of scores piled near 0, or many bins) printed their counts on
+    top of each other ("500500500"), text no one could read. With the axes laid out (:func:`run_layout`),
+    labels are kept greedily, sufficient bins first and then by count (largest first), each only where
+    its box, widened by :data:`LABEL_GAP` points, touches no kept label; the hidden ones stay in the
+    figure, invisible (gid ``count_label``). :func:`plot_reliability` then says above the histogram that
+    every count is there."""
+    labels = [t for t in ax.texts if t.get_gid() == "count_label"]
+    if len(labels) < 2 or len(labels) != len(table.rows):
+        return 0
+    fig = _figure_of(ax)
+    run_layout(fig)
+    boxes = [t.get_window_extent() for t in labels]
+    pad = LABEL_GAP * fig.dpi / 72.0
+    order = sorted(range(len(labels)), key=lambda i: (not table.rows[i].sufficient, -table.rows[i].n, i))
+    kept: list[Any] = []
+    hidden = 0
+    for i in order:
+        b = boxes[i]
+        if any(b.x0 < k.x1 + pad and k.x0 < b.x1 + pad and b.y0 < k.y1 and k.y0 < b.y1 for k in kept):
+            labels[i].set_visible(False)
+            hidden += 1
+        else:
+            kept.append(b)
+    return hidden
 
 
 
@@ -465,14 +503,15 @@ def plot_multiclass_reliability(
 def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi: float = 100,
                   colors: tuple[str, str] = (PALETTE[0], PALETTE[0]), size: float = 3.3,
                   key: tuple[str, str] = ("top-label bin", "one-vs-rest class bin"),
-                  prefix: str = "") -> Figure:
+                  prefix: str = "", title: str | None = None) -> Figure:
     """Small multiples: one reliability panel per table (first panel in ``colors[0]``).
 
     ``key`` names the first panel's bins and the other panels' bins in the shared legend (when
     their colours differ): the multiclass panels' top label and classes, or the report's rows and slices.
     A panel's name is shortened (with "…") where it would run into the ECE beside it; a name that
     starts with ``prefix`` (the report's "segment = ", which its section title already says) loses
-    the prefix before any of its own characters."""
+    the prefix before any of its own characters. ``title`` heads the shared legend (a figure's suptitle
+    and an outside legend take the same place under constrained layout: they were drawn over each other)."""
     ncols = max(1, min(ncols, len(tables)))
     nrows = -(-len(tables) // ncols)
     fig = _figure((size * ncols, size * nrows), dpi)
@@ -494,7 +533,7 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
             ax.xaxis.set_tick_params(labelbottom=True)
     for ax in axes[len(tables):]:
         ax.set_visible(False)
-    _marker_key(fig, next(iter(tables.values())), colors, key)
+    _marker_key(fig, next(iter(tables.values())), colors, key, title=title)
     # the layout, so each panel's width is known (the layout alone: draw_without_rendering also walked
     # every artist with output disabled, which positions nothing)
     run_layout(fig)
@@ -539,9 +578,10 @@ def _fit_name(name: str, width_pt: float, right: str, prefix: str = "") -> tuple
 
 
 def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str],
-                key: tuple[str, str] = ("top-label bin", "one-vs-rest class bin")) -> None:
+                key: tuple[str, str] = ("top-label bin", "one-vs-rest class bin"),
+                title: str | None = None) -> None:
     """One legend for all panels: what the markers, bars, line and diagonal mean (``key``: what the
-    first panel's and the other panels' bins are, when their colours differ)."""
+    first panel's and the other panels' bins are, when their colours differ), headed by ``title``."""
     from matplotlib.lines import Line2D
 
     color = colors[0]
@@ -559,4 +599,8 @@ def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str],
                label=f"{table.level * 100:g}% {interval_name(table.ci)} interval"),
         Line2D([], [], color=color, label="line broken at empty / insufficient bins"),
     ]
-    fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=8.5, frameon=False)
+    legend = fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=8.5, frameon=False,
+                        title=None if title is None else _plain(title),
+                        title_fontproperties={"size": 11, "weight": "bold"})
+    if title is not None:
+        legend.get_title().set_color(INK)
