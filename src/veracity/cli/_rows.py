@@ -88,7 +88,8 @@ def require_names(args: argparse.Namespace) -> None:
 
 def refuse_label_as_score(args: argparse.Namespace) -> None:
     """--score naming the --label (or --sample-weight) column reads the answers as scores: a perfect
-    model (Brier 0, AUC 1), silently. Refused for every command, before any work."""
+    model (Brier 0, AUC 1), silently; --sample-weight naming the --label column weighs every negative row
+    0. Refused for every command, before any work."""
     score = getattr(args, "score", None)
     if not isinstance(score, str):
         return
@@ -96,6 +97,10 @@ def refuse_label_as_score(args: argparse.Namespace) -> None:
     for flag, col in (("--label", getattr(args, "label", None)), ("--sample-weight", getattr(args, "weight", None))):
         if isinstance(col, str) and col and col in named:
             raise VeracityError(f"--score names the {flag} column {col!r}; name the score column(s) only")
+    weight, label = getattr(args, "weight", None), getattr(args, "label", None)
+    if isinstance(weight, str) and weight and weight == label:  # every negative weighed 0: base rate 1
+        raise VeracityError(f"--sample-weight names the --label column {label!r}, which would weigh every "
+                            "negative row 0; name the column of the rows' weights (or leave it out)")
     refuse_label_as_slice(args)
 
 

@@ -60,7 +60,8 @@ def called(name: str) -> str:
 
 def refuse_answers_as_scores(name: str, score: Any, label: Any, sample_weight: Any = None) -> None:
     """``score=`` naming the ``label=`` (or ``sample_weight=``) column reads the answers as scores: a
-    perfect model (Brier 0, AUC 1), silently. Refused on every frame form, before any work."""
+    perfect model (Brier 0, AUC 1), silently; ``sample_weight=`` naming the ``label=`` column weighs every
+    negative row 0 (base rate 1). Refused on every frame form, before any work."""
     named = [score] if isinstance(score, str) else [s for s in score if isinstance(s, str)] \
         if isinstance(score, (list, tuple)) else []
     for key, col in (("label", label), ("sample_weight", sample_weight)):
@@ -68,6 +69,10 @@ def refuse_answers_as_scores(name: str, score: Any, label: Any, sample_weight: A
             raise VeracityError(f"{called(name)}: score= names the {key}= column {col!r}, which would read "
                                 "the answers as scores (a perfect model); name the score column(s)",
                                 param="score")
+    if isinstance(sample_weight, str) and isinstance(label, str) and sample_weight == label:
+        raise VeracityError(f"{called(name)}: sample_weight= names the label= column {label!r}, which would "
+                            "weigh every negative row 0 (base rate 1); name the column of the rows' weights",
+                            param="sample_weight")
 
 
 #: URL schemes (before any ``+driver``) that name a database, not a file

@@ -94,6 +94,9 @@ def audit_sql(
     for role, name in (("label", label), ("sample_weight", sample_weight)):
         if name == score:  # the answers read as scores: a perfect model (Brier 0, AUC 1), silently
             raise VeracityError(f"score= names the {role} column {name!r}; name the column of the model's scores")
+    if sample_weight is not None and sample_weight == label:  # every negative weighed 0: base rate 1, silently
+        raise VeracityError(f"sample_weight= names the label column {label!r}, which would weigh every negative "
+                            "row 0; name the column of the rows' weights (or pass none)", param="sample_weight")
     db = open_database(connection_or_url, dialect=dialect)
     try:
         cols = _columns(db, table, score, label, sample_weight, by, pos_label)
