@@ -197,7 +197,7 @@ class ReliabilityTable(Display):
         table = render_table(headers, body, align="lrrrrll")
         omitted = f"; {self.empty_bin_text()}" if self.empty_bins else ""
         footer = (
-            f"({self.n} points in {self.bins} {self.strategy} bins{omitted})   "
+            f"({self.n} points in {self.bins} {self.strategy} bin{'s' if self.bins != 1 else ''}{omitted})   "
             f"ECE {self.ece:.4f}   {self.mce_text()}"
         )
         if any(not r.sufficient for r in self.rows):
@@ -206,7 +206,7 @@ class ReliabilityTable(Display):
         return f"{table}\n{footer}"
 
     def _title(self) -> str:
-        return f"Reliability table: {count_noun(self.n, 'row')}, {self.bins} {self.strategy} bins; ECE {self.ece:.4f}; {self.mce_text()}"
+        return f"Reliability table: {count_noun(self.n, 'row')}, {self.bins} {self.strategy} bin{'s' if self.bins != 1 else ''}; ECE {self.ece:.4f}; {self.mce_text()}"
 
     def _summary_items(self) -> dict[str, Any]:
         items: dict[str, Any] = {"interval": f"{self.level * 100:g}% {self.ci}" + (
