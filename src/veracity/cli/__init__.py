@@ -5,7 +5,8 @@ Each sub-command lives in its own module ``veracity.cli._<name>`` exposing
 
 * exit 2 on bad input, with one line on stderr that says which kind:
   ``usage error`` (the command line itself, from argparse) or ``input error``
-  (the data or an option's value, a :class:`~veracity.VeracityError`);
+  (the data or an option's value, a :class:`~veracity.VeracityError`); exit 75 (``EX_TEMPFAIL``) with
+  ``store busy`` when a monitoring store stays held by another process past ``--timeout``;
 * ``-`` as the input file reads stdin (CSV, gzip-compressed CSV or Parquet, told by their magic bytes);
 * stdout carries only the table or the JSON; notes (which file was read, where
   JSON was written) go to stderr;
@@ -382,6 +383,10 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
     return first if first in COMMANDS else None
 
 
+#: the exit code of a monitoring store held by another process past --timeout: try again later (sysexits.h)
+EXIT_BUSY = 75
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(only=_chosen_command(sys.argv[1:] if argv is None else argv))
     args, unknown = parser.parse_known_args(argv)
@@ -409,6 +414,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = calibrator_words(message, command)  # "use PlattScaling": "use --method platt" on fit
         if stdin_copy is not None:
             message = message.replace(stdin_copy, "<stdin>")
+        from ..monitoring._store import StoreBusy
+
+        if isinstance(exc, StoreBusy):  # in use, not a mistake: cron's retry code (sysexits EX_TEMPFAIL)
+            print(f"veracity {args.command}: store busy: {_one_line(message)}", file=sys.stderr)
+            return EXIT_BUSY
         print(f"veracity {args.command}: input error: {_one_line(message)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `veracity audit ... | head`

@@ -12,8 +12,9 @@ from ._monitor import (
 from ._recalibrate import Recalibration, recalibrate_store
 from ._alerts import Alert
 from ._status import StatusRow, StoreStatus, store_status
-from ._store import IngestResult, MonitorStore
+from ._store import IngestResult, MonitorStore, StoreBusy
 
 __all__ = ["Alert", "Estimate", "IngestResult", "MonitorResult", "MonitorRow", "MonitorStore", "Recalibration",
+           "StoreBusy",
            "StatusRow", "StoreStatus", "estimate", "label_maturity", "monitor", "period_keys",
            "recalibrate_store", "store_status", "summarize_periods"]

@@ -118,6 +118,12 @@ def check_store_name(path: Any) -> str:
     return text
 
 
+class StoreBusy(VeracityError):
+    """The store is held by another process or thread past the wait (``timeout``): a temporary state, not
+    bad input — retry later. The command line exits 75 (``EX_TEMPFAIL``) on it, not 2, so a cron job can
+    tell a store in use from a mistake."""
+
+
 @dataclass(frozen=True, repr=False)
 class IngestResult(Display):
     """What one ``log``/``outcomes`` call did to the store."""
@@ -289,7 +295,7 @@ class MonitorStore:
                 msg = str(exc)
                 if "lock" in msg.lower():
                     if time.monotonic() >= deadline:
-                        raise VeracityError(
+                        raise StoreBusy(
                             f"store {self.path} is busy: another process holds it (waited "
                             f"{self.timeout:g} s); retry when it finishes"
                         ) from None
@@ -298,7 +304,7 @@ class MonitorStore:
                     continue
                 if "different configuration" in msg.lower():  # another thread of this process holds it
                     if time.monotonic() >= deadline:
-                        raise VeracityError(
+                        raise StoreBusy(
                             f"store {self.path} is busy: another thread of this process holds it (waited "
                             f"{self.timeout:g} s); retry when it finishes") from None
                     time.sleep(delay)
@@ -310,7 +316,7 @@ class MonitorStore:
                     time.sleep(delay)
                     delay = min(delay * 1.5, _POLL_MAX)
                     continue
-                raise VeracityError(
+                raise StoreBusy(
                     f"store {self.path} is busy: another thread of this process holds it (waited "
                     f"{self.timeout:g} s); retry when it finishes") from None
             except duckdb.Error as exc:
