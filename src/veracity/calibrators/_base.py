@@ -40,12 +40,12 @@ from ..core._validation import (
     check_probabilities,
     check_same_index,
     check_score_type,
-    check_weights,
     python_spelling,
     refuse_pos_label_for_multiclass,
     row_sums_off_one,
     rows_not_summing_to_one,
     rows_rounding,
+    scaled_weights,
     to_numpy,
 )
 from .._version import __version__
@@ -163,6 +163,10 @@ class Calibrator:
     preserves_order: ClassVar[bool] = False
     #: what the scores are: ``"probability"``, ``"logit"`` or ``"score"`` (every calibrator's option)
     score_type: str
+    #: during :meth:`fit`, the exact power of two :math:`2^k` the weights reaching ``_fit`` were multiplied by
+    #: (:func:`~veracity.core._validation.scaled_weights`; 1.0 when none): a weight total over it is in the
+    #: caller's units, which only a fit that reads the weights as row counts needs (Platt's smoothed targets)
+    _weight_unit: float = 1.0
 
     def __init__(self, *, score_type: str = "probability") -> None:
         self.score_type = score_type
@@ -397,7 +401,9 @@ class Calibrator:
             self.__dict__.pop("_ovr", None)
             role_label = check_role(self.name, role, allow_role)
             s = self._scores(scores, fitting=True)
-            w = check_weights(sample_weight, s.shape[0])
+            # the weights times an exact 2^k where they are extreme (scaled_weights); a fit that reads them as
+            # row counts (Platt's smoothed targets) divides its totals by _weight_unit = 2^k
+            w, unit = scaled_weights(sample_weight, s.shape[0])
             keep = None
             if w is not None and not w.all():
                 # a row of weight 0 is a dropped row: it never changes the fit (nor its hash)
@@ -405,7 +411,11 @@ class Calibrator:
             y = self._labels(labels, s, keep, pos_label)
             if keep is not None and w is not None:  # keep is set only with weights
                 s, w = s[keep], w[keep]
-            self._fit(s, y, w)
+            self._weight_unit = unit
+            try:
+                self._fit(s, y, w)
+            finally:  # only for this fit: a frame's fit passes weights in the caller's units
+                self.__dict__.pop("_weight_unit", None)
             return self._record_fit(metadata, pos_label, n_rows=int(s.shape[0]),
                                     n_classes=int(s.shape[1]) if s.ndim == 2 else 2,
                                     hash_=data_hash(s, _label_bytes(y), w), role_label=role_label,

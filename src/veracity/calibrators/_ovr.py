@@ -69,7 +69,9 @@ class OneVsRest(Calibrator):
         maps = []
         for j in range(k):
             c = self._binary()
+            c._weight_unit = self._weight_unit  # the weights' units (Platt's smoothed targets read them)
             c._fit(cols[j], (y == j).astype(np.float64), w)
+            c.__dict__.pop("_weight_unit", None)
             c.n_classes_ = 2
             c.metadata = {}
             maps.append(c)

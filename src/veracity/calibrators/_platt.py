@@ -22,6 +22,7 @@ import numpy as np
 from ..core._special import expit
 
 from ..core._validation import VeracityError, VeracityWarning
+from ..core._weights import in_user_units
 from ._base import Calibrator, warn
 
 _CHUNK = 1 << 16
@@ -327,8 +328,28 @@ def separated_message(name: str, side: str, fitted: str, remedy: str) -> str:
 
 
 def smoothed_targets(n_pos: float, n_neg: float) -> tuple[float, float]:
-    """Platt's targets :math:`t_+ = (N_+ + 1)/(N_+ + 2)`, :math:`t_- = 1/(N_- + 2)`."""
-    return (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0)
+    """Platt's targets :math:`t_+ = (N_+ + 1)/(N_+ + 2)`, :math:`t_- = 1/(N_- + 2)` (their limits 1 and 0 for
+    a count beyond the float range: weights near the largest double, summed)."""
+    return (n_pos + 1.0) / (n_pos + 2.0) if math.isfinite(n_pos) else 1.0, 1.0 / (n_neg + 2.0)
+
+
+#: smoothed targets this much closer to 1/2 than one count a row gives are warned (weights that are no counts)
+_PULL_WARN = 0.05
+
+
+def _warn_weights_not_counts(y: np.ndarray, n_pos: float, n_neg: float, t_pos: float, t_neg: float) -> None:
+    r"""Warn when Platt's targets read from the weights as row counts lie more than :data:`_PULL_WARN` closer
+    to 1/2 than the rows' own counts put them: :math:`(t^r_+ - t^r_-) - (t_+ - t_-) > 0.05`, with
+    :math:`t^r` the targets of :math:`N_\pm` rows. Weights that total far fewer than the rows (normalised to
+    sum to 1) then flatten the map towards 1/2 (1,000 rows weighing 1/1000 each: targets 0.6 and 0.4, a map
+    within about [0.4, 0.6]); importance weights of mean 1 never come near it."""
+    r_pos, r_neg = smoothed_targets(float(y.sum()), float(y.size - y.sum()))
+    if (r_pos - r_neg) - (t_pos - t_neg) <= _PULL_WARN:
+        return
+    warn(f"PlattScaling(smoothing=True) reads the weights as row counts (as scikit-learn's sigmoid does): "
+         f"they total {n_pos:.3g} positives and {n_neg:.3g} negatives over {y.size} rows, so the targets are "
+         f"{t_pos:.3g} and {t_neg:.3g} ({r_pos:.3g} and {r_neg:.3g} at one count a row) and the map is pulled "
+         "towards 1/2. If the weights are not counts, scale them to a mean of 1 (w * n / w.sum())")
 
 
 class PlattScaling(Calibrator):
@@ -369,9 +390,15 @@ class PlattScaling(Calibrator):
         x = self._logit_input(s)
         t = y
         if self.smoothing:
-            n_pos = float(y.sum() if w is None else np.dot(w, y))
-            n_neg = float((y.size - y.sum()) if w is None else np.dot(w, 1.0 - y))
+            # N+ and N- are row counts (a weight of k is k rows): totals in the caller's units, not in those of
+            # the weights' rescaling by 2^k (one extra row of weight 1e-150 among weights of 1 raised them all
+            # by 2^19, and the targets to within 1e-6 of 0/1: the smoothing was switched off)
+            n_pos = float(y.sum()) if w is None else in_user_units(float(np.dot(w, y)), self._weight_unit)
+            n_neg = float(y.size - y.sum()) if w is None else in_user_units(float(np.dot(w, 1.0 - y)),
+                                                                              self._weight_unit)
             t_pos, t_neg = smoothed_targets(n_pos, n_neg)
+            if w is not None:
+                _warn_weights_not_counts(y, n_pos, n_neg, t_pos, t_neg)
             t = np.where(y == 1.0, t_pos, t_neg)
         side = None if self.smoothing else separation(x, y)  # smoothed targets keep a finite maximum
         self._set_fit(*fit_logistic_fast([np.ascontiguousarray(x)], t, w), separated=side)

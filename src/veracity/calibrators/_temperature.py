@@ -517,6 +517,17 @@ class TemperatureScaling(Calibrator):
                     "Use PlattScaling or BetaCalibration, whose intercept moves the centre (a model trained "
                     "on down-sampled negatives has logits shifted by the log of the sampling rate)"
                 )
+            if reversed_ and not binary:
+                # (N, K) scores have no "positives", no -scores or 1 - p to pass, and PlattScaling would fit
+                # the same reversal class by class: the usual cause is score columns in another order
+                # than the label indices
+                return (
+                    f"TemperatureScaling: the scores are reversed (the true class scores LOWER than the "
+                    f"other classes on average), so no positive temperature fits; tau was clamped at {hi:g}, "
+                    "which flattens every probability towards uniform. Check that score column k is class "
+                    "k's (the order of the label indices, e.g. model.classes_) and that the scores are not "
+                    "negated"
+                )
             if reversed_:
                 return (
                     f"TemperatureScaling: the scores are reversed (higher scores go with FEWER "
@@ -754,7 +765,9 @@ class TemperatureScaling(Calibrator):
     def __str__(self) -> str:
         if not self._is_fitted():
             return repr(self)
-        lines = [f"temperature scaling ({self.method}): tau* = {self.temperature_:.4f}"]
+        tau = self.temperature_  # 1e-10 printed as 0.0000 read as a division by zero
+        shown = f"{tau:.4f}" if 1e-3 <= tau < 1e5 else f"{tau:.4g}"
+        lines = [f"temperature scaling ({self.method}): tau* = {shown}"]
         if self.trace_:
             from ..core._text import render_table
 
@@ -764,7 +777,17 @@ class TemperatureScaling(Calibrator):
                 indent="  ",
             ))
         direction = ("over" if self.temperature_ > 1 else "under" if self.temperature_ < 1 else "")
-        if direction:
+        clamped = getattr(self, "clamped_", None)
+        if clamped is not None:
+            # an end of the range is no optimum: reversed or signal-free scores also end at the upper one,
+            # where "the raw reading was OVERconfident" would be false
+            lines.append(
+                "  (tau stopped at the upper end of its range, not at an optimum: every probability is flattened "
+                "towards uniform; the scores are reversed, carry no signal, or need tau beyond bounds=)"
+                if clamped == "upper" else
+                "  (tau stopped at the lower end of its range, not at an optimum: every probability is pushed "
+                "towards 0 or 1; the score separates the calibration rows, or needs tau below bounds=)")
+        elif direction:
             lines.append(f"  (tau {'>' if direction == 'over' else '<'} 1: the raw reading was "
                          f"{direction.upper()}confident)")
         lines.append(f"  NLL on the fit rows: {self.nll_before_:.4f} (tau=1) -> "

@@ -14,6 +14,8 @@ number of rows. Example:
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +23,9 @@ import numpy as np
 from .._files import _PARQUET
 from ..sources import _api as source
 from ..sources._arrow_numpy import from_numpy
-from ..core._validation import VeracityError
+from ..core._validation import ROW_SUM_ATOL, VeracityError
 from ..calibrators import load as load_calibrator
+from ._bad_rows import first_bad_row
 from ._common import feature_names, shown_path
 
 
@@ -103,6 +106,34 @@ def _recorded_column(args: argparse.Namespace, exc: VeracityError, names: list[s
                          exc.hint, value=exc.value)
 
 
+@contextmanager
+def _named_score_columns(names: list[str]) -> Iterator[None]:
+    """A calibrator's error about its ``scores`` in the file's words: "column 'p' (scores) must be ...", as
+    ``veracity fit`` names the column it read (before: "scores must be ...", no column)."""
+    try:
+        yield
+    except VeracityError as exc:
+        if not exc.message.startswith("scores ") or not names:
+            raise
+        where = (f"column {names[0]!r}" if len(names) == 1 else
+                 "columns " + ", ".join(repr(n) for n in names))
+        raise VeracityError(f"{where} (scores) {exc.message[len('scores '):]}", exc.param, exc.hint,
+                            value=exc.value, rows=exc.rows, n_rows=exc.n_rows) from None
+
+
+def _first_bad_score(scores: np.ndarray) -> AbstractContextManager[None]:
+    """:func:`._bad_rows.first_bad_row` for a fitted map's checks of ``scores``: the first data row out of
+    [0, 1] (a probability map's range), or, for (N, K) scores, whose row does not sum to 1."""
+    s = np.asarray(scores, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        outside: np.ndarray = np.logical_or(s < 0.0, s > 1.0)
+        if s.ndim == 2:
+            rows: np.ndarray = np.any(outside, axis=1)
+            sums: np.ndarray = np.abs(s.sum(axis=1) - 1.0) > ROW_SUM_ATOL
+            return first_bad_row(out_of_range=rows, row_sums=sums)
+    return first_bad_row(out_of_range=outside)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..frames._apply import BATCH_ROWS, apply_stream, is_parquet_source
 
@@ -137,7 +168,8 @@ def run(args: argparse.Namespace) -> int:
     except VeracityError as exc:
         names = feature_names(spec, columns=table.column_names)
         raise _recorded_column(args, exc, names, table.column_names) from None
-    p = cal.transform(scores)
+    with _named_score_columns(feature_names(spec, columns=table.column_names)), _first_bad_score(scores):
+        p = cal.transform(scores)
     if p.ndim == 1:
         names, cols = [args.column], [p]
     else:
