@@ -77,10 +77,17 @@ def one_missing_key(key: Any, dtype: Any) -> Any:
     """The slice key column with a float column's NaN made null: the one missing key of every route
     (:func:`veracity.core._keys.is_missing`, the slice ``(missing)``). polars, DuckDB, Arrow and Spark
     keep NaN apart from null, so a float key column with both had two slices ('nan' and 'None'), where
-    pandas, Dask and a numpy array (which cannot tell them apart) had one."""
+    pandas, Dask and a numpy array (which cannot tell them apart) had one.
+
+    A float key's ``-0.0`` is made ``0.0`` here too (:func:`veracity.core._keys.same_key`: one value, one
+    slice): the exact AUC's per-range count (:func:`._range_auc.range_numerators`, on polars, Dask and
+    Spark) tells the keys apart by their bits, and the two halves of slice ``0.0``, merged by name after,
+    were added as if they were consecutive score ranges: a wrong AUC (0.689 where the slice's is 0.846)."""
     import narwhals as nw
 
-    return nw.when(~key.is_nan()).then(key) if dtype.is_float() else key
+    if not dtype.is_float():
+        return key
+    return nw.when(~key.is_nan()).then(nw.when(key == 0).then(key.abs()).otherwise(key))
 
 
 def as_float(name: str, schema: Any) -> Any:
@@ -307,10 +314,12 @@ def contract_row(s: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, float
     s_min, s_max = lo_hi(sf)
     y_min, y_max = lo_hi(y[~y_ok & ~np.isnan(y)])
     w_min, w_max = lo_hi(wf)
+    with np.errstate(over="ignore"):  # weights near 1.8e308 sum to inf (the engines' SUM too), no warning
+        w_sum = float(wf.sum())
     return {
         "n": float(s.size), "s_miss": float(np.isnan(s).sum()), "s_inf": float(np.isinf(s).sum()),
         "p_bad": float(((sf < 0.0) | (sf > 1.0)).sum()), "y_bad": float((~y_ok).sum()),
-        "w_bad": float((~w_ok).sum()), "w_neg": float((wf < 0.0).sum()), "w_sum": float(wf.sum()),
+        "w_bad": float((~w_ok).sum()), "w_neg": float((wf < 0.0).sum()), "w_sum": w_sum,
         "y_sum": float(np.nansum(y)), "s_min": s_min, "y_min": y_min, "w_min": w_min,
         # the smallest positive weight (the rescaling reads it)
         "w_pos_min": lo_hi(wf[wf > 0.0])[0], "s_max": s_max, "y_max": y_max, "w_max": w_max,

@@ -341,11 +341,32 @@ class _Prepared:
 
     def check_lazy(self, score_type: str) -> dict[str, Any]:
         self.score_type = score_type
+        arrow = not self.frame.lazy and self.frame.backend == "pyarrow"
         if self.multiclass:
             from ._multiclass import check_top_label
 
             f = self.frame
-            check_top_label(f.nw, [f.ref(c) for c in self.score], f.ref(self.label), score_type, self.score)
+            # (an Arrow table's 64-bit integer columns as doubles, :func:`_arrow_doubles`)
+            table = _arrow_doubles(f.nw, [*self.score, self.label, *([self.weight] if self.weight else [])]) \
+                if arrow else f.nw
+            check_top_label(table, [f.ref(c) for c in self.score], f.ref(self.label), score_type, self.score)
+            if arrow:
+                from ._multiclass import top_label_base
+
+                counts = agg.contract_counts(
+                    top_label_base(table, list(self.score), self.label, self.weight, None, score_type,
+                                   self.weight_scale),
+                    score_type=self.bin_score_type, weighted=self.weight is not None)
+                return self.accept(counts)
+        if arrow:
+            # an Arrow table's counts in numpy (the same counts, :func:`._aggregates.contract_arrays`):
+            # Arrow's cast to double of an int64/uint64 beyond 2**53 is refused, and labels of 0 and
+            # 2**64 - 1 were a raw ArrowInvalid where every other frame says the labels are not 0/1
+            scores, labels, weights = self.arrays()
+            s = np.asarray(scores, dtype=np.float64)
+            y = np.zeros(s.size) if labels is None else np.asarray(labels, dtype=np.float64)
+            w = None if weights is None else np.asarray(weights, dtype=np.float64)
+            return self.accept(agg.contract_arrays(s, y, w))
         counts = agg.contract_counts(self.working(False), score_type=self.bin_score_type,
                                      weighted=self.weight is not None)
         return self.accept(counts)
@@ -372,6 +393,22 @@ class _Prepared:
                 f"{', '.join(on)} need every row in memory; drop them for a lazy {self.frame.backend} frame "
                 "or collect the columns first"
             )
+
+
+def _arrow_doubles(table: Any, names: list[str]) -> Any:
+    """A narwhals frame over an Arrow table with its int64/uint64 columns among ``names`` as doubles, each
+    the nearest double of its integer (as numpy and every other engine read them): narwhals casts with
+    Arrow's safe cast, which refuses an integer beyond 2**53 (a raw ``ArrowInvalid``)."""
+    import narwhals as nw
+    import pyarrow as pa
+
+    native = table.to_native()
+    for name in dict.fromkeys(names):
+        i = native.schema.get_field_index(name)
+        kind = native.schema.field(i).type
+        if pa.types.is_int64(kind) or pa.types.is_uint64(kind):
+            native = native.set_column(i, name, native.column(i).cast(pa.float64(), safe=False))
+    return nw.from_native(native)
 
 
 def _call_in_memory(prep: _Prepared, fn: Any, score_type: str, *args: Any, **kwargs: Any) -> Any:

@@ -37,7 +37,11 @@ def _segment_numerators(df: Any, grouped: bool, weighted: bool, bounds: np.ndarr
     batch = next(range_numerators(iter(batches), list(bounds), grouped, weighted, whole), None)  # one, or none
     if batch is None:
         return empty
-    return batch.to_pandas().astype({k: empty[k].dtype for k in empty.columns if k != "_g"})
+    # an integer key column with a missing key (or the whole table's rows, ``_g`` null) as Python ints and
+    # None: pandas' float64 made 2**53 + 1 the key 2**53, whose slice then got two slices' ranges (a wrong
+    # AUC) and the other none
+    out = batch.to_pandas(integer_object_nulls=True)
+    return out.astype({k: empty[k].dtype for k in empty.columns if k != "_g"})
 
 
 def _tag_ranges(df: Any, bounds: np.ndarray) -> Any:
@@ -253,10 +257,15 @@ def bin_sums_and_contract(ddf: Any, *, edges: np.ndarray, score_type: str, thres
 def _bins_from_table(table: Any, edges: np.ndarray, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
     m = edges.size - 1
     out: dict[Any, dict[str, np.ndarray]] = {}
+    # a float32 key column's keys as the float32 each is (the slice '0.1', as every other route names it),
+    # not the double pandas' groupby hands back (0.10000000149011612: another name for the same slice)
+    single = grouped and str(table["_g"].dtype).lower() == "float32"
     # observed=True: a categorical key's absent categories are no slices (and pandas warns without it)
     parts = table.groupby("_g", sort=False, dropna=False, observed=True) if grouped else [(None, table)]
     for key, part in parts:
         key = _key(key)
+        if single and key is not None:
+            key = np.float32(key)
         acc: dict[str, np.ndarray] = {name: np.zeros(m) for name in _BIN_SUMS}
         b = part["_b"].to_numpy(dtype=np.intp)
         for name in _BIN_SUMS:

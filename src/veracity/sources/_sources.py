@@ -7,12 +7,13 @@ Both answer the same questions, so everything above is written once:
 * :meth:`Source.bin_stats` / :meth:`Source.slice_stats` — :class:`~veracity.BinStats`
   for given edges, whole or per slice (``by=``; several columns give tuple keys);
 * :meth:`Source.auc` / :meth:`Source.slice_auc` — the exact Mann–Whitney AUC;
-* :meth:`Source.counts_at` — positive and negative weight at or above thresholds;
+* :meth:`Source.counts_at` — positive and negative weight at or above thresholds (the caller's units);
 * :meth:`Source.per_value` — count and weight per distinct probability (equal-mass edges).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,26 @@ class Source:
 
     def per_value(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise NotImplementedError  # pragma: no cover - interface
+
+
+def _user_counts(per_pos: np.ndarray, per_neg: np.ndarray, t: np.ndarray, u: np.ndarray,
+                 scale: float) -> tuple[np.ndarray, np.ndarray, float, float]:
+    r""":meth:`Source.counts_at` from the per-gap weights of the positives and the negatives: the weights
+    at or above each threshold and the totals, in the caller's units. Extreme weights were rescaled by
+    a power of two, :math:`w \cdot s` (:func:`._aggregates.weight_scale`); each sum is divided by
+    :math:`s` (exact; a sum beyond the largest double is ``inf``). The lazy frames' threshold table
+    counted in the rescaled units: weights of 1e-200 and 1 gave counts :math:`2^{185}` times too large."""
+    from ..core._weights import in_user_units
+    from ._thresholds import at_or_above
+
+    tp, fp = at_or_above(per_pos, t, u), at_or_above(per_neg, t, u)
+    n_pos, n_total = float(per_pos.sum()), float(per_pos.sum()) + float(per_neg.sum())
+    if scale != 1.0:
+        k = 1 - math.frexp(scale)[1]  # scale = 2**-k
+        with np.errstate(over="ignore", under="ignore"):
+            tp, fp = np.ldexp(tp, k), np.ldexp(fp, k)
+        n_pos, n_total = in_user_units(n_pos, scale), in_user_units(n_total, scale)
+    return tp, fp, n_total, n_pos
 
 
 def _edges(edges: Any) -> np.ndarray:
@@ -155,7 +176,7 @@ class ArraySource(Source):
         return {key: self._auc_of(subset(self.data, rows)) for key, rows in group_rows(self._keys())}
 
     def counts_at(self, thresholds: Any) -> tuple[np.ndarray, np.ndarray, float, float]:
-        from ._thresholds import array_gap_sums, at_or_above, thresholds_grid
+        from ._thresholds import array_gap_sums, thresholds_grid
 
         d = self.data
         s = d.logit if d.logit is not None else d.p
@@ -165,8 +186,7 @@ class ArraySource(Source):
         w = d.w
         per_pos = array_gap_sums(s[pos], None if w is None else w[pos], u)
         per_neg = array_gap_sums(s[~pos], None if w is None else w[~pos], u)
-        n_pos = float(per_pos.sum())
-        return at_or_above(per_pos, t, u), at_or_above(per_neg, t, u), n_pos + float(per_neg.sum()), n_pos
+        return _user_counts(per_pos, per_neg, t, u, d.weight_scale)
 
     def per_value(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         d = self.data
@@ -238,9 +258,10 @@ class FrameSource(Source):
         t = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
         u = thresholds_grid(t)
         per_pos, per_neg = gap_sums(self.prep.working(False), u, weighted=self.weighted)
-        n_pos = float(per_pos.sum())
-        n_total = n_pos + float(per_neg.sum()) if self.weighted else float(int(counts["n"]))
-        return at_or_above(per_pos, t, u), at_or_above(per_neg, t, u), n_total, n_pos
+        if not self.weighted:
+            n_pos = float(per_pos.sum())
+            return at_or_above(per_pos, t, u), at_or_above(per_neg, t, u), float(int(counts["n"])), n_pos
+        return _user_counts(per_pos, per_neg, t, u, self.prep.weight_scale)
 
     def per_value(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         from . import _aggregates as agg
