@@ -796,13 +796,23 @@ def out_of_range_hint(lo: float, hi: float) -> str:
     return "If these are logits, pass {setting}" + percent
 
 
+def range_text(lo: float, hi: float) -> str:
+    """``min=…, max=…`` of scores outside [0, 1] at 3 significant digits, or every digit where 3 would print
+    a value inside [0, 1] (1 + 2**-52 as "1" named no reason to refuse it: "1.0000000000000002")."""
+    def shown(v: float) -> str:
+        short = f"{v:.3g}"
+        return repr(float(v)) if 0.0 <= float(short) <= 1.0 and not 0.0 <= v <= 1.0 else short
+
+    return f"min={shown(lo)}, max={shown(hi)}"
+
+
 def not_probabilities(name: str, n_bad: int, size: int, lo: float, hi: float, *, rows: Any = None,
                       n_rows: int | None = None) -> VeracityError:
     """The one error for scores outside [0, 1] (``n_bad`` of ``size``; min ``lo``, max ``hi``); ``rows``
     and ``n_rows`` as :class:`VeracityError` carries them (the rows holding such a score)."""
     return VeracityError(
         f"{name} must be probabilities in [0, 1]; {n_bad} of {size} are not "
-        f"(min={lo:.3g}, max={hi:.3g})", param="score_type", hint=out_of_range_hint(lo, hi), value="logit",
+        f"({range_text(lo, hi)})", param="score_type", hint=out_of_range_hint(lo, hi), value="logit",
         rows=rows, n_rows=n_rows)
 
 
@@ -1241,6 +1251,7 @@ __all__ = [
     "labels_with_pos_label",
     "refuse_pos_label_for_multiclass",
     "not_probabilities",
+    "range_text",
     "python_spelling",
     "refuse_score",
     "row_sum_hint",
