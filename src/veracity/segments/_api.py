@@ -109,7 +109,8 @@ def segments(
     Categorical features split by level (levels with fewer than ``min_count`` rows, and
     all beyond the ``max_levels`` largest, pooled into ``"other"``); numeric features
     by ``bins`` equal-mass bins (an integer, or ``{"age": [30, 45, 60], "x": 4}`` with
-    cut points or a count per feature). For each segment with at least ``min_count``
+    cut points or a count per feature; with ``sample_weight`` each bin holds an equal share of the weight,
+    as every equal-mass binning in veracity). For each segment with at least ``min_count``
     rows: the gap ``rate - conf`` with a Wilson interval, a test of
     calibration-in-the-large (z; exact Poisson-binomial for small or skewed unweighted
     segments; a shifted gamma on the long side of skewed weighted ones; on that side, where a
@@ -166,8 +167,11 @@ def segments(
 
 
 def specs_from_arrays(features: dict[str, Any], n: int, keep: np.ndarray | None, *, bins: Any, min_count: int,
-                      max_levels: int) -> tuple[list[FeatureSpec], list[np.ndarray], list[str]]:
-    """The levels (and every row's code) of in-memory feature columns."""
+                      max_levels: int, weights: np.ndarray | None = None,
+                      ) -> tuple[list[FeatureSpec], list[np.ndarray], list[str]]:
+    """The levels (and every row's code) of in-memory feature columns; ``weights`` (one per kept row)
+    place the numeric features' equal-mass cuts. :func:`vc.segments` and ``vc.SegmentCalibration`` both
+    read their levels here, so the repair corrects the segments the audit reports."""
     specs, cols, notes = [], [], []
     for name, column in features.items():
         raw = feature_values(column, str(name))
@@ -176,10 +180,10 @@ def specs_from_arrays(features: dict[str, Any], n: int, keep: np.ndarray | None,
                 f"feature {name!r} has shape {raw.shape} but there are {n} scores; pass one value per row")
         if keep is not None:
             raw = raw[keep]
-        values, counts, n_missing, numeric = distinct_counts(raw, str(name))
+        values, counts, n_missing, numeric, masses = distinct_counts(raw, str(name), weights)
         spec = feature_spec(str(name), values, counts, n_missing, numeric=numeric, bins=_bins_for(bins, name),
                             min_count=min_count, max_levels=max_levels,
-                            named=isinstance(bins, dict) and name in bins)
+                            named=isinstance(bins, dict) and name in bins, masses=masses)
         specs.append(spec)
         cols.append(raw)
         notes.extend(_notes(spec, values.size))
@@ -217,7 +221,7 @@ def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth
         p, y, w = p[keep], y[keep], w[keep]
         logit = None if logit is None else logit[keep]
     specs, codes, notes = specs_from_arrays(features, data.n, keep, bins=bins, min_count=min_count,
-                                            max_levels=max_levels)
+                                            max_levels=max_levels, weights=w)
     check_family_size(specs, depth, max_segments)
     sets = feature_sets(len(specs), depth)
     table = cells_numpy(p, y, w, codes, specs, sets, max_cells=max_cells, ece_bins=ece_bins, logit=logit)
@@ -376,10 +380,15 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
                 f"bins={{{name!r}: [..]}}")
         integer = numeric and f.schema[name].is_integer()  # kept as integers: float64 merges those beyond 2**53
         col = nw.col(ref).cast(nw.Float64) if numeric and not integer else nw.col(ref)
-        t = agg.collect(src.select(col.alias("_v")).with_columns(_one=nw.lit(1, nw.Int64)).group_by("_v")
-                        .agg(nw.col("_one").sum()))
+        # rows per value, and (a weighted numeric feature) the weight on each value: its equal-mass cuts
+        massed = numeric and wcol is not None
+        mass = (wcol.alias("_wv"),) if massed and wcol is not None else ()
+        t = agg.collect(src.select(col.alias("_v"), *mass)
+                        .with_columns(_one=nw.lit(1, nw.Int64)).group_by("_v")
+                        .agg(nw.col("_one").sum(), *((nw.col("_wv").sum(),) if massed else ())))
         refuse_ns_times(t.get_column("_v"), name)  # times of day 1 ns apart: one level, the others' rows lost
         cnts = np.asarray(t.get_column("_one").to_list(), dtype=np.int64)
+        masses = np.asarray(t.get_column("_wv").to_list(), dtype=np.float64) if massed else None
         if nanos[-1]:
             values, miss = _ns_values(t.get_column("_v"), getattr(f.schema[name], "time_zone", None))
             present = list(values)
@@ -400,7 +409,8 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
             raise VeracityError(f"numeric feature {name!r} holds infinite values; replace them or drop those rows")
         spec = feature_spec(name, values, cnts[~miss], int(cnts[miss].sum()), numeric=numeric,
                             bins=_bins_for(bins, name), min_count=min_count, max_levels=max_levels,
-                            named=isinstance(bins, dict) and name in bins)
+                            named=isinstance(bins, dict) and name in bins,
+                            masses=None if masses is None else masses[~miss])
         specs.append(spec)
         notes.extend(_notes(spec, len(present)))
     check_family_size(specs, depth, max_segments)

@@ -8,9 +8,15 @@ they are the same on every backend:
 * a numeric feature with at most ``bins`` distinct values keeps each value as a
   level; otherwise it is cut into ``bins`` **equal-mass** bins: with the N
   non-missing values sorted, the cut points are the values at positions
-  :math:`\lfloor jN/B \rfloor`, :math:`j = 1 … B-1` (duplicate cuts dropped, so
+  :math:`\lfloor jN/B \rfloor`, :math:`j = 1 … B-1` — weighted, the values whose
+  cumulative-weight interval covers :math:`jW/B` (W the total weight), the rule of
+  every equal-mass binning in veracity (:func:`~veracity.core._binning.quantile_picks`;
+  integer weights cut as the rows repeated) — (duplicate cuts dropped, so
   equal values are never split and heavy ties give fewer bins); a value equal to a
   cut goes to the bin above it. Bins print as ``[lo, hi)`` (the last ``[lo, max]``);
+* ``min_count`` and ``max_levels`` count rows, weighted or not (as the test's
+  ``min_count`` does, beside its effective size): a row of weight 10 is one
+  observation, not ten;
 * missing values are a level of their own (``"missing"``).
 """
 
@@ -18,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core._binning import quantile_picks
+from ..core._binning import cumulative_slack, quantile_picks
 from ..core._validation import VeracityError
 from ._spec import FeatureSpec
 from ._values import FLOAT_EXACT, MISSING, OTHER, _fmt, _fmt_distinct, _plain, _shown, quoted
@@ -26,8 +32,9 @@ from ._values import FLOAT_EXACT, MISSING, OTHER, _fmt, _fmt_distinct, _plain, _
 
 def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, numeric: bool,
                  bins: int | list[float], min_count: int, max_levels: int,
-                 named: bool = False) -> FeatureSpec:
-    """The levels of one feature from its distinct (non-missing) ``values`` and their row ``counts``;
+                 named: bool = False, masses: np.ndarray | None = None) -> FeatureSpec:
+    """The levels of one feature from its distinct (non-missing) ``values`` and their row ``counts``
+    (``masses``: their total weights, which place a numeric feature's equal-mass cuts; None unweighted);
     ``named``: ``bins`` was given for this feature by name (``bins={"age": 4}``), which a feature whose
     values are not numbers cannot honour (it is refused, not ignored).
 
@@ -37,11 +44,12 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
     counts = np.asarray(counts, dtype=np.int64)
     if numeric and values.dtype.kind in "iu" and not isinstance(bins, (list, tuple, np.ndarray)) and values.size \
             and max(-int(values.min()), int(values.max())) > FLOAT_EXACT:
-        return _exact_spec(name, values, counts, n_missing, bins=int(bins))
+        return _exact_spec(name, values, counts, n_missing, bins=int(bins), masses=masses)
     if numeric:
         by_value = np.argsort(values.astype(np.float64), kind="stable")
         v = values.astype(np.float64)[by_value]
         c = counts[by_value]
+        m = None if masses is None else np.asarray(masses, dtype=np.float64)[by_value]
         if isinstance(bins, (list, tuple, np.ndarray)):
             try:
                 cuts = np.unique(np.asarray(bins, dtype=np.float64))
@@ -62,7 +70,8 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
             spec_missing = len(value_labels) if n_missing else None
             return FeatureSpec(name, "values", values=tuple(float(x) for x in v),
                                labels=value_labels + ((MISSING,) if n_missing else ()), missing=spec_missing)
-        cuts = _separate_atoms(quantile_picks(v, bins, counts=c), v, c, bins)  # the j/bins row positions' values
+        # the values at the j/bins row positions (weighted: at j/bins of the weight)
+        cuts = _separate_atoms(quantile_picks(v, bins, counts=c, weights=m), v, c if m is None else m, bins)
         cuts = cuts[cuts > v[0]]
         return _binned(name, cuts, v, n_missing)
     # categorical
@@ -108,23 +117,28 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
 
 
 def _separate_atoms(cuts: np.ndarray, v: np.ndarray, c: np.ndarray, bins: int) -> np.ndarray:
-    """Equal-mass cut points with every value that holds a whole bin's rows (count ≥ N/bins) in a
-    bin of its own: a cut at the next distinct value above it is added.
+    """Equal-mass cut points with every value that holds a whole bin's rows (count ≥ N/bins; weighted,
+    ``c`` its weight: weight ≥ W/bins, up to the sums' rounding) in a bin of its own: a cut at the next
+    distinct value above it is added.
 
     A zero-inflated feature (90 % of rows at 0: purchases, days since the last visit) otherwise
     had every pick at 0 and one segment of all the rows; now 0 is a segment ``[0, next)`` beside
     the equal-mass bins of the rest. ``v``: the sorted distinct values, ``c``: their row counts."""
-    heavy = np.flatnonzero(c * bins >= c.sum())
+    total = float(c.sum())
+    slack = 0.0 if c.dtype.kind in "iu" else bins * cumulative_slack(v.size, total)  # row counts are exact
+    heavy = np.flatnonzero(c * bins >= total - slack)
     following = heavy + 1
     following = following[following < v.size]
     return np.unique(np.concatenate([cuts, v[following]]))
 
 
-def _exact_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, bins: int) -> FeatureSpec:
+def _exact_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, bins: int,
+                masses: np.ndarray | None = None) -> FeatureSpec:
     """A numeric feature of integers beyond 2**53: levels and cut points kept as exact integers."""
     order = np.argsort(values, kind="stable")
     v = values.astype(np.int64)[order]
     c = counts[order]
+    m = None if masses is None else np.asarray(masses, dtype=np.float64)[order]
     if v.size == 1 and not n_missing:
         raise VeracityError(f"numeric feature {name!r} has one value ({int(v[0])}) in every row; it splits "
                             "nothing, drop it from features=")
@@ -132,7 +146,7 @@ def _exact_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: in
         return FeatureSpec(name, "values", values=tuple(int(x) for x in v),
                            labels=tuple(str(int(x)) for x in v) + ((MISSING,) if n_missing else ()),
                            missing=v.size if n_missing else None)
-    cuts = quantile_picks(v, bins, counts=c)
+    cuts = quantile_picks(v, bins, counts=c, weights=m)
     bounds = [int(v[0]), *(int(x) for x in cuts[cuts > v[0]]), int(v[-1])]
     labels = [f"[{bounds[i]}, {bounds[i + 1]})" for i in range(len(bounds) - 2)]
     labels.append(f"[{bounds[-2]}, {bounds[-1]}]")

@@ -20,6 +20,17 @@ toward zero:
 :math:`v_k`) barely moves, a 40,000-row one moves fully, and a set whose segments
 are all calibrated (:math:`\tau^2 = 0`) moves nothing. Rows that share every
 feature's level get the same shift, so their order is preserved.
+
+Weights. The segments are the ones :func:`vc.segments` finds on the same rows and
+weights (:func:`~._api.specs_from_arrays`): numeric features cut where each bin holds
+an equal share of the weight (integer weights cut as the rows repeated), levels pooled
+below ``min_count`` *rows*. The shrinkage reads weights as importance (survey, inverse
+propensity) weights, as the audit's test does (its variance :math:`\sum w^2 p(1-p)`, its
+effective sizes :math:`(\sum w)^2/\sum w^2`): :math:`v_k` is unchanged when every weight is
+multiplied by c, so k rows of weight 10 are k observations, not 10k. Integer weights are
+therefore **not** read as repeated rows here: repeating every row 10 times gives
+:math:`v_k` ten times smaller, hence less shrinkage, than weights of 10 (whose corrections
+are those of no weights). Pass the repeated rows themselves when weights are frequency counts.
 """
 
 from __future__ import annotations
@@ -49,6 +60,13 @@ class SegmentCalibration(Calibrator):
     ``"platt"``, ``"isotonic"``, ``"temperature"``, ``"beta"``, ``"histogram"`` …),
     ``features`` (names), ``depth`` (1: per level; 2: also pairs), ``bins`` (equal-mass
     bins of numeric features), ``min_count`` and ``max_levels`` (rare levels pooled).
+
+    ``sample_weight``: the segments are those :func:`vc.segments` reports on the same weighted rows
+    (equal-weight bins of numeric features; ``min_count`` counts rows). The shrinkage reads weights as
+    importance weights, :math:`v_k = \sum w^2 p(1-p) / (\sum w\,p(1-p))^2`, unchanged when every
+    weight is multiplied by c: integer weights are not read as repeated rows (weights of 10 give the
+    corrections no weights give; the rows repeated 10 times would shrink less; ``base`` reads the weights
+    as it does when fit alone). Pass the repeated rows when weights are frequency counts.
 
     Fitted: ``base_`` (the global calibrator), ``specs_`` (levels of each feature),
     ``corrections_`` (per grouping set: segment keys and shifts), ``tau2_``.
@@ -187,8 +205,9 @@ class SegmentCalibration(Calibrator):
         if not feats:
             self.specs_, self.corrections_, self.tau2_ = [], [], []
             return
+        # the levels vc.segments finds on these rows and weights (weighted equal-mass cuts; min_count in rows)
         specs, codes, _ = specs_from_arrays(feats, s.shape[0], None, bins=self.bins, min_count=self.min_count,
-                                            max_levels=self.max_levels)
+                                            max_levels=self.max_levels, weights=w)
         depth = min(int(self.depth), len(specs))
         check_family_size(specs, depth, MAX_SEGMENTS)
         sets = feature_sets(len(specs), depth)[1:]

@@ -190,8 +190,12 @@ def duration_error(name: str) -> VeracityError:
         "seconds, and it is cut into equal-mass bins like any numeric feature")
 
 
-def distinct_counts(raw: np.ndarray, name: str = "") -> tuple[np.ndarray, np.ndarray, int, bool]:
-    """``(values, counts, n_missing, numeric)`` of an in-memory column (``name``: for messages)."""
+def distinct_counts(raw: np.ndarray, name: str = "", weights: np.ndarray | None = None,
+                    ) -> tuple[np.ndarray, np.ndarray, int, bool, np.ndarray | None]:
+    """``(values, counts, n_missing, numeric, masses)`` of an in-memory column (``name``: for messages);
+    ``masses``: the total of ``weights`` (one per row of ``raw``) on each value of a numeric column (its
+    weighted equal-mass cuts read them), ``None`` unweighted or for levels (text, dates), which are their
+    values whatever the weights."""
     raw = np.asarray(raw)
     what = f"feature {name!r}" if name else "a feature"
     if raw.ndim != 1:
@@ -200,12 +204,13 @@ def distinct_counts(raw: np.ndarray, name: str = "") -> tuple[np.ndarray, np.nda
         raise duration_error(name)
     missing = missing_mask(raw)
     present = raw[~missing] if missing.any() else raw
+    w = None if weights is None else (np.asarray(weights, dtype=np.float64)[~missing] if missing.any()
+                                      else np.asarray(weights, dtype=np.float64))
     numeric = is_numeric_array(raw) or (raw.dtype == object and present.size > 0 and all(
         isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in present[:1000]))
     ints = exact_ints(present, name or "feature") if numeric else None
     if ints is not None:  # integers beyond 2**53: float64 would merge neighbours into one level
-        values, counts = np.unique(ints, return_counts=True)
-        return values, counts, int(missing.sum()), True
+        return _counted(ints, w, int(missing.sum()), True)
     if numeric and present.dtype == object:  # the first values were numbers: are they all?
         try:
             present = present.astype(np.float64)
@@ -215,12 +220,20 @@ def distinct_counts(raw: np.ndarray, name: str = "") -> tuple[np.ndarray, np.nda
         present = present.astype(np.float64)
         if not np.isfinite(present).all():
             raise VeracityError(f"numeric {what} holds infinite values; replace them or drop those rows")
-        values, counts = np.unique(present, return_counts=True)
-    elif present.dtype == object:
+        return _counted(present, w, int(missing.sum()), True)
+    if present.dtype == object:
         try:
-            values, counts = np.unique(present, return_counts=True)
+            return _counted(present, None, int(missing.sum()), False)
         except TypeError:  # mixed types: levels by the names of their slices (-0.0 as 0.0, bytes b'..')
-            values, counts = np.unique(key_names(present), return_counts=True)
-    else:
+            return _counted(key_names(present), None, int(missing.sum()), False)
+    return _counted(present, None, int(missing.sum()), False)
+
+
+def _counted(present: np.ndarray, w: np.ndarray | None, n_missing: int, numeric: bool,
+             ) -> tuple[np.ndarray, np.ndarray, int, bool, np.ndarray | None]:
+    if w is None:
         values, counts = np.unique(present, return_counts=True)
-    return values, counts, int(missing.sum()), numeric
+        return values, counts, n_missing, numeric, None
+    values, inverse, counts = np.unique(present, return_inverse=True, return_counts=True)
+    masses = np.bincount(np.asarray(inverse).ravel(), weights=w, minlength=values.size)
+    return values, counts, n_missing, numeric, masses
