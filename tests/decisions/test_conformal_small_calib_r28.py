@@ -4,7 +4,7 @@
   conformal quantile is +inf (the test row's own score may be the largest of the n + 1), every class in
   every set;
 * the weighted rule asked for "9 equally weighted calib rows", yet it needs 9 rows of positive weight
-  whatever their weights: (1 - alpha)(W + W/n) <= W holds for n >= (1 - alpha)/alpha alone;
+  whatever their weights (round 30: and, for uneven weights, an effective number of 9);
 * a Mondrian fit with several classes short of rows named the first one only, so the user fixed class 0
   and met class 3, then class 7.
 """
@@ -30,14 +30,19 @@ def test_the_refusal_says_why_fewer_rows_cannot_give_a_finite_qhat(error_line):
 
 def test_the_weighted_rule_needs_rows_of_positive_weight_not_equal_weights(error_line):
     s = np.linspace(0.1, 0.9, 9)
-    lopsided = np.array([1000.0] + [1.0] * 8)  # far from equal, yet 9 rows suffice at alpha = 0.1
-    q = conformal_quantile(s, 0.1, lopsided)
-    assert np.isfinite(q)
-    # the rule: the smallest score whose cumulative weight reaches (1 - alpha)(W + W/n)
-    order = np.argsort(s)
-    cum = np.cumsum(lopsided[order])
-    need = 0.9 * (cum[-1] + cum[-1] / 9)
-    assert q == s[order][np.argmax(cum >= need - 1e-9 * cum[-1])]
+    lopsided = np.array([1000.0] + [1.0] * 8)
+    # round 30: the rule counts the test row at the size-biased mean weight sum w^2 / sum w, and 9 rows this
+    # uneven (Kish's effective number 1.02) cannot meet it (the old mean-weight rule answered 0.9 here)
+    assert "effective number (Kish, (sum w)^2 / sum w^2) of at least 9 calib rows, got 1.02 of n = 9" in \
+        error_line(lambda: conformal_quantile(s, 0.1, lopsided))
+    mild = np.r_[3.0, np.ones(29)]  # 30 rows, effective number 32² / 38 = 26.9
+    s30 = np.linspace(0.1, 0.9, 30)
+    q = conformal_quantile(s30, 0.1, mild)
+    # the rule: the smallest score whose cumulative weight reaches (1 - alpha)(W + sum w^2 / sum w)
+    order = np.argsort(s30)
+    cum = np.cumsum(mild[order])
+    need = 0.9 * (cum[-1] + (mild ** 2).sum() / cum[-1])
+    assert q == s30[order][np.argmax(cum >= need - 1e-9 * cum[-1])]
     text = error_line(lambda: conformal_quantile(s[:8], 0.1, lopsided[:8]))
     assert "equally weighted" not in text
     assert "needs at least 9 calib rows of positive weight, whatever their weights" in text

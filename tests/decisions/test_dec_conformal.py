@@ -223,11 +223,12 @@ def test_sets_shrink_as_alpha_grows_and_cover_calib_rate():
 
 # -- sample_weight (issue 21) ---------------------------------------------------------------
 def _weighted_qhat_by_definition(s, w, alpha):
-    """Reference: ascending scores; the first whose cumulative weight reaches (1-α)(W + W/n)."""
+    """Reference: ascending scores; the first whose cumulative weight reaches (1-α)(W + Σw²/Σw) (round 30:
+    the test row at the size-biased mean weight; it was W/n, the mean weight)."""
     keep = w > 0
     s, w = s[keep], w[keep]
-    n, total = s.size, w.sum()
-    need = (1 - alpha) * (total + total / n)
+    total = w.sum()
+    need = (1 - alpha) * (total + (w * w).sum() / total)
     cum = 0.0
     for i in np.argsort(s, kind="stable"):
         cum += w[i]

@@ -1,7 +1,8 @@
 """Weighted split conformal under covariate shift, exactly (Tibshirani, Barber, Candès & Ramdas 2019,
 Cor. 1): each test row at x carries its own likelihood ratio w(x) (``test_weight=``), and its threshold
 is the (1 - alpha) quantile of  sum_i w_i/(W + w(x)) delta_{s_i} + w(x)/(W + w(x)) delta_{+inf}.
-Without ``test_weight`` the old rule (the test row counted at the mean calib weight) is unchanged."""
+Without ``test_weight`` the test row is counted at one weight for all rows (round 30: the size-biased mean
+calib weight sum w^2 / sum w; it was the mean weight)."""
 
 from __future__ import annotations
 
@@ -29,9 +30,10 @@ def _cor1_threshold(s: np.ndarray, w: np.ndarray, t: float, alpha: float) -> flo
 
 
 def _mean_weight_threshold(s: np.ndarray, w: np.ndarray, alpha: float) -> float:
-    """Reference of the default (old) rule: the test row counted at the mean calib weight."""
+    """Reference of the default rule: the test row counted at the size-biased mean calib weight
+    sum w^2 / sum w (round 30; it was the mean weight, which undercovers under uneven weights)."""
     keep = w > 0
-    return _cor1_threshold(s, w, float(w[keep].mean()), alpha)
+    return _cor1_threshold(s, w, float((w[keep] ** 2).sum() / w[keep].sum()), alpha)
 
 
 def _calibrated(rng, n, k=3):
@@ -79,8 +81,9 @@ def test_classifier_sets_use_each_rows_own_threshold(mondrian):
     np.testing.assert_array_equal(rep.qhat, np.median(Q, axis=0))
 
 
-def test_default_without_test_weights_is_the_mean_weight_rule_as_before():
-    """The old behaviour, unchanged (passes on the old code too): q̂ counts the test row at w̄."""
+def test_default_without_test_weights_is_the_size_biased_mean_weight_rule():
+    """q̂ counts the test row at the size-biased mean weight sum w^2 / sum w (round 30; it was w̄, which
+    gives the same q̂ on these mildly uneven weights)."""
     rng = np.random.default_rng(2)
     P, y = _calibrated(rng, 500)
     w = rng.uniform(0.1, 5.0, 500)
@@ -155,9 +158,10 @@ def _draw(rng, n, mu):
 def test_exact_weighted_sets_cover_under_covariate_shift_and_unweighted_ones_do_not():
     """calib x ~ N(0, 1), test x ~ N(1, 1): w(x) = exp(x - 1/2), 50 calib rows. Over many seeded draws the
     exact rule's mean test coverage is >= 1 - alpha within Monte-Carlo error (also Mondrian, and per class);
-    the unweighted rule's is far below, and the default weighted rule's (the test row at the mean calib
-    weight) below too (measured: exact 0.945, Mondrian 0.945, unweighted 0.776, mean weight 0.881,
-    each ± 0.003)."""
+    the unweighted rule's is far below, and the default weighted rule's (one weight for every test row)
+    below the exact one's too (measured: exact 0.945, Mondrian 0.945, unweighted 0.776, each ± 0.003; the
+    default 0.881 with the test row at the mean calib weight, 0.894 at the size-biased mean weight since
+    round 30, which refuses the 9 of 600 calib sets whose Kish effective number is below 9)."""
     alpha, n, m, reps = 0.1, 50, 200, 600
     rng = np.random.default_rng(15)
     plain, mean_w, exact, mondrian = (np.empty(reps) for _ in range(4))
@@ -168,7 +172,7 @@ def test_exact_weighted_sets_cover_under_covariate_shift_and_unweighted_ones_do_
         wc, wt = np.exp(xc - 0.5), np.exp(xt - 0.5)
         plain[r] = vc.ConformalClassifier(alpha=alpha).fit(pc, yc).coverage(pt, yt).marginal
         cp = vc.ConformalClassifier(alpha=alpha).fit(pc, yc, sample_weight=wc)
-        mean_w[r] = cp.coverage(pt, yt).marginal
+        mean_w[r] = cp.coverage(pt, yt).marginal if np.isfinite(cp.qhat_) else np.nan  # refused: too uneven
         exact[r] = cp.coverage(pt, yt, test_weight=wt).marginal
         cm = vc.ConformalClassifier(alpha=alpha, mondrian=True).fit(pc, yc, sample_weight=wc)
         rep = cm.coverage(pt, yt, test_weight=wt)
@@ -185,7 +189,10 @@ def test_exact_weighted_sets_cover_under_covariate_shift_and_unweighted_ones_do_
         assert cov.mean() >= 1 - alpha - 3 * se(cov), (c, cov.mean())
     assert plain.mean() < 1 - alpha - 0.08, plain.mean()  # about 0.78: undercovers
     assert plain.mean() < exact.mean() - 20 * se(exact)
-    assert mean_w.mean() < 1 - alpha - 4 * se(mean_w), mean_w.mean()  # the approximation falls short
+    refused = np.isnan(mean_w)
+    mean_w = mean_w[~refused]
+    assert refused.sum() < 30, refused.sum()
+    assert mean_w.mean() < exact.mean() - 10 * se(exact), mean_w.mean()  # the approximation falls short
 
 
 # -- bad input: one line each ------------------------------------------------------------------------------
@@ -269,7 +276,7 @@ def test_cli_test_weight_gives_each_row_its_own_threshold(shift_file, capsys):
     # each test row counted once (the rows are draws of the shifted distribution), its own threshold
     assert doc["roles"]["test"]["marginal"] == pytest.approx((s_test <= q).mean(), rel=1e-12)
     assert doc["test_weight"] == "w"
-    assert main(args + ["--json", "-", "-q"]) == 0  # without it: the mean-weight q̂, as before
+    assert main(args + ["--json", "-", "-q"]) == 0  # without it: the size-biased mean-weight q̂
     before = json.loads(capsys.readouterr().out)
     q_bar = _mean_weight_threshold(s_cal, calib.w.to_numpy(), 0.1)
     assert before["conformal"]["qhat"] == q_bar and "test_weight" not in before
@@ -277,7 +284,8 @@ def test_cli_test_weight_gives_each_row_its_own_threshold(shift_file, capsys):
     head = capsys.readouterr().out.splitlines()[0]
     assert "its own q̂" in head and "--test-weight 'w'" in head
     assert main(args + ["-q"]) == 0
-    assert "counted at the mean calib weight" in capsys.readouterr().out.splitlines()[0]
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "counted at the size-biased mean calib weight sum w^2 / sum w" in head
 
 
 def test_cli_test_weight_errors_exit_2_with_one_line(shift_file, tmp_path, capsys):

@@ -10,9 +10,11 @@ its score <= q̂ (per class with --mondrian). A single --score column is read as
 the probability of class 1 of a binary problem (--pos-label names the label value of
 class 1 when the labels are not 0/1, e.g. --pos-label yes). Rows of probabilities must sum to 1.
 --sample-weight weighs the rows (q̂ by the weighted rule; coverage and set sizes weighted).
-Alone it counts each measured row at the mean calib weight (an approximation under covariate
-shift). Covariate shift, exactly (Tibshirani et al. 2019): --sample-weight holds the calib rows'
-likelihood ratios w(x) = dP_test/dP_calib and --test-weight COL each measured row's own w(x)
+Alone it counts each measured row at the size-biased mean calib weight sum w^2 / sum w (exact for
+equal weights, an approximation for uneven ones, refused when the calib weights' Kish effective
+number is below the rows the +1 correction needs: 9 at alpha 0.1). Covariate shift, exactly
+(Tibshirani et al. 2019): --sample-weight holds the calib rows' likelihood ratios
+w(x) = dP_test/dP_calib and --test-weight COL each measured row's own w(x)
 (usually the same column), which gives every row its own q̂:
 
     veracity conformal data.csv --score p0,p1 --label y --sample-weight w --test-weight w
@@ -30,10 +32,9 @@ from contextlib import AbstractContextManager, contextmanager
 import numpy as np
 
 from ..core._validation import VeracityError, check_logit_scale, check_weights
-from ..decisions import ConformalClassifier, conformal_coverage_law, min_calibration_size
+from ..decisions import ConformalClassifier, conformal_coverage_law
 from ..decisions._conformal import _check_test_weight, _prob_matrix
 from ..decisions._table import threshold_cell
-from ..decisions._thresholds import warn_uneven_weights
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, or_default, refuse_unused,
                       shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
@@ -110,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
     cp._check_options()  # --alpha, --lam, --k-reg: errors about the flags, not about the fit rows
     with on_fit_rows(role_col, fit_name, int(fit.sum())):
         cp.fit(P[fit], y[fit], sample_weight=None if w is None else w[fit])
-    if t is None:  # the sets use q̂ at the mean calib weight: uneven weights leave it no guarantee
-        _warn_uneven(cp)
+        if t is None:  # the sets use q̂: calib weights too uneven for the +1 rule refuse (--test-weight not)
+            cp.check_qhat()
     # with --test-weight the measured rows are draws of the shifted distribution: each counted once
     reports = {}
     for role, m in masks.items():
@@ -136,12 +137,15 @@ def run(args: argparse.Namespace) -> int:
     qline = (f"per-class q̂ {', '.join(threshold_cell(q, decimals=False) for q in cp.class_qhat_)}"
              if args.mondrian else f"q̂ = {threshold_cell(cp.qhat_, decimals=False)}")
     if t is not None:
-        qline += (f" at the mean calib weight; every measured row uses its own q̂ from its --test-weight "
-                  f"{args.test_weight!r} (exact covariate-shift rule; the qhat column: each class's median) and "
-                  "counts once (--sample-weight weighs the calib rows only)")
+        if getattr(cp, "_qhat_refusal", None) is not None:  # "q̂ = inf" alone read as a fitted value
+            qline += " (refused: the calib weights' Kish effective number is below the +1 correction's minimum)"
+        qline += (f" at the size-biased mean calib weight; every measured row uses its own q̂ from its "
+                  f"--test-weight {args.test_weight!r} (exact covariate-shift rule; the qhat column: each "
+                  "class's median) and counts once (--sample-weight weighs the calib rows only)")
     elif w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max()):
-        qline += (" (weighted: each measured row counted at the mean calib weight; --test-weight COL gives "
-                  "each row its own likelihood ratio, the exact covariate-shift rule)")
+        qline += (" (weighted: each measured row counted at the size-biased mean calib weight sum w^2 / "
+                  "sum w; --test-weight COL gives each row its own likelihood ratio, the exact "
+                  "covariate-shift rule)")
     parts = [
         f"split conformal ({args.method}{', randomised' if args.randomized else ''}"
         f"{', Mondrian' if args.mondrian else ''}), alpha = {args.alpha:g}: {qline}",
@@ -160,23 +164,6 @@ def run(args: argparse.Namespace) -> int:
     }
     emit(args, "\n".join(p for p in parts if p), payload, note_text=shown_path(args, path))
     return 0
-
-
-def _warn_uneven(cp: ConformalClassifier) -> None:
-    """Warn when the calib rows' weights (each class's, with --mondrian) are so uneven that their Kish
-    effective number is below the rows the +1 correction needs (:func:`warn_uneven_weights`): q̂ at the
-    mean calib weight then carries no coverage guarantee."""
-    w = cp.calib_weights_
-    if w is None:
-        return
-    alpha = float(cp.alpha)
-    groups = [(w, "calib rows")] if not cp.mondrian else [
-        (w[cp._calib_classes == c], f"class {c} calib rows") for c in range(cp.n_classes_)]
-    for weights, rows in groups:
-        warn_uneven_weights(
-            weights, min_calibration_size(alpha), f"coverage 1 - alpha = {1.0 - alpha:g}", rows,
-            "the coverage of the sets at q̂ (each measured row counted at the mean calib weight)",
-            advice=", or pass --test-weight COL (each row's own likelihood ratio: the exact covariate-shift rule)")
 
 
 def _check_rows(P: np.ndarray, y: np.ndarray, w: np.ndarray | None, t: np.ndarray | None, fit: np.ndarray,

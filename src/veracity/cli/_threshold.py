@@ -151,7 +151,7 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
         else:  # the weighted rule picks its own rank k (of the positives of positive weight)
             n = int((pos & (w > 0)).sum())
             k = weighted_recall_rank(s[pos], w[pos], check_target(args.target_recall), corr)[1]
-            how = ("the first rank where the positives' cumulative weight reaches R·(W + W/n)" if corr
+            how = ("the first rank where the positives' cumulative weight reaches R·(W + Σw²/Σw)" if corr
                    else "the first rank where the positives' cumulative weight reaches R·W")
         return t, {"kind": "recall", "target": args.target_recall, "correction": corr, "n_positives": n,
                    "k": k, "weighted": w is not None}, (

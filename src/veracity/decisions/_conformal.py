@@ -46,7 +46,7 @@ from ..core._validation import (
     refuse_pos_label_for_multiclass,
 )
 from ._inputs import CEIL_EPS, ceil_rank, check_alpha, check_target
-from ._thresholds import min_positives
+from ._thresholds import effective_number, min_positives, plus_one_weight
 from ..core._display import Display, html_kv, html_note, html_page, html_table
 
 #: nonconformity scores of :class:`ConformalClassifier` (``score=``)
@@ -140,16 +140,19 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None, *,
 
     With ``sample_weight`` (weights of the calib rows; a row of weight 0 is a dropped row) and
     no ``test_weight``: the smallest score at which the cumulative weight in ascending order
-    reaches :math:`(1-\alpha)(W + \bar w)`, *W* the total weight and :math:`\bar w` its mean.
-    The "+1" test point is counted with the **mean** calib weight :math:`\bar w`, not its own:
-    an approximation of the covariate-shift rule below, exact for equal weights only. Equal
-    weights give the unweighted rule exactly, like :func:`~veracity.recall_threshold`'s
-    weighted rule; unequal ones — likelihood ratios :math:`w(x)`, or weights unrelated to the
-    scores alike — carry no finite-sample guarantee: the weighted order statistic is as noisy as
-    one of Kish's effective number :math:`(\sum w)^2/\sum w^2` of rows, and coverage falls short
-    of :math:`1-\alpha` the more, the fewer they are (seeded simulations, weights lognormal with
-    sd 1.5 of the log and independent of the scores, 30 calib rows, α = 0.1: mean coverage 0.871;
-    with w(x) below, 0.88 on 50 rows).
+    reaches :math:`(1-\alpha)(W + \sum w^2/\sum w) = (1-\alpha)\,W\,(1 + 1/m)`, *W* the total
+    weight and :math:`m = (\sum w)^2/\sum w^2` Kish's effective number of calib rows: the "+1"
+    test point counted with the size-biased mean weight :math:`\sum w^2/\sum w = W/m`, the
+    :math:`k/(n+1)` correction in effective units — the rule below at :math:`t = W/m`. Equal
+    weights give the unweighted rule exactly, like :func:`~veracity.recall_threshold`'s weighted
+    rule. Uneven weights (likelihood ratios :math:`w(x)`, or weights unrelated to the scores alike)
+    make the weighted order statistic as noisy as one of *m* rows; the plain mean weight
+    :math:`W/n` undercovered (seeded simulations, LAC, weights lognormal with sd 1.5 of the log and
+    independent of the scores, 100 calib rows, α = 0.1: mean coverage 0.883; sd 2, 1,000 rows:
+    0.887), :math:`W/m` covers 0.926 and 0.911 there — measured, not proved, for uneven weights;
+    weights that depend on the scores (covariate shift without ``test_weight``) can still fall
+    short (0.886 on 20 rows, see docs/decisions.md). Uneven weights with *m* below
+    :func:`min_calibration_size` are refused (the rule cannot be met).
 
     With ``test_weight`` (the test rows' own likelihood ratios :math:`w(x)`, in the units of
     ``sample_weight``, which it requires; a number or a 1-D array) the exact rule of
@@ -159,8 +162,8 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None, *,
 
     scores in ascending order, :math:`+\infty` when no score reaches it (the mass
     :math:`t / (W + t)` at :math:`+\infty` is more than α: that row's set holds every class).
-    Returns an array of the shape of ``test_weight``; ``test_weight`` equal to :math:`\bar w`
-    gives the value above.
+    Returns an array of the shape of ``test_weight``; ``test_weight`` equal to
+    :math:`\sum w^2/\sum w` gives the value above (or :math:`+\infty` where that is refused).
 
     >>> conformal_quantile(np.arange(1, 101) / 100, 0.1)   # k = ceil(101 * 0.9) = 91
     0.91
@@ -200,20 +203,34 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None, *,
     return float(np.partition(s, k - 1)[k - 1])
 
 
+class _UnevenWeights(VeracityError):
+    """The weighted +1 rule refused for calib weights whose Kish effective number is too small
+    (:func:`conformal_quantile`); :meth:`ConformalClassifier.fit` keeps it for the sets that use q̂."""
+
+
 def _weighted_quantile(s: np.ndarray, w: np.ndarray, a: float) -> float:
-    """The mean-weight rule of :func:`conformal_quantile` (the test point counted with w̄)."""
+    r"""The rule of :func:`conformal_quantile` without ``test_weight``: the test point counted with the
+    size-biased mean weight :math:`\sum w^2/\sum w` (:func:`~veracity.decisions._thresholds.plus_one_weight`;
+    the mean weight, exactly, for equal weights)."""
     s, w = s[w > 0], w[w > 0]
     n = s.shape[0]
     order = np.argsort(s, kind="stable")
     cum = np.cumsum(w[order])
     total = float(cum[-1])
-    need = (1.0 - a) * (total + total / n)
+    least = min_calibration_size(a)
+    m = effective_number(w)
+    if n >= least and m < least:  # n < least: the refusal below, whatever the weights
+        raise _UnevenWeights(
+            f"too few calibration points for alpha={a:g}: the calib weights are uneven, and the +1 "
+            f"correction needs an effective number (Kish, (sum w)^2 / sum w^2) of at least {least} calib "
+            f"rows, got {m:.3g} of n = {n}; {PLUS_ONE}. Use more calib rows, more even weights or a larger alpha")
+    need = (1.0 - a) * (total + plus_one_weight(w, total))
     j = int(np.searchsorted(cum, need - CEIL_EPS * total, side="left"))
     if j >= n:
         raise VeracityError(
             f"too few calibration points for alpha={a:g}: the weighted rule needs at least "
-            f"{min_calibration_size(a)} calib rows of positive weight, whatever their weights "
-            f"((1-alpha)(W + W/n) <= W), got n = {n} (weight {total:.4g}); {PLUS_ONE}. "
+            f"{least} calib rows of positive weight, whatever their weights "
+            f"((1-alpha)(W + sum w^2 / sum w) <= W), got n = {n} (weight {total:.4g}); {PLUS_ONE}. "
             "Use more calib rows or a larger alpha")
     return float(s[order][j])
 
@@ -578,8 +595,10 @@ class ConformalClassifier:
     over the calib scores in ascending order (of class *c* only, under ``mondrian``), or
     :math:`+\infty` (every class in the set) when none reaches it; see
     :func:`conformal_quantile`. Without ``test_weight`` every row uses ``class_qhat_``, the
-    rule with the test row counted at the mean calib weight :math:`\bar w` (an approximation,
-    exact for equal weights only: uneven weights can undercover, see :func:`conformal_quantile`).
+    rule with the test row counted at the size-biased mean calib weight :math:`\sum w^2/\sum w`
+    (exact for equal weights, an approximation for uneven ones, see :func:`conformal_quantile`);
+    calib weights whose Kish effective number is below :func:`min_calibration_size` leave it
+    :math:`+\infty` and refuse sets without ``test_weight`` (:meth:`check_qhat`).
 
     >>> P = np.array([[.7, .2, .1], [.1, .8, .1], [.3, .3, .4], [.5, .4, .1]] * 5)
     >>> cp = ConformalClassifier(alpha=0.2).fit(P, [0, 1, 2, 1] * 5)
@@ -650,7 +669,9 @@ class ConformalClassifier:
         :meth:`coverage` then reads labels the same way. ``sample_weight`` weighs the calib
         rows (see :func:`conformal_quantile`; rows of weight 0 are dropped rows; equal
         weights give the unweighted :math:`\\hat q` exactly). ``qhat_`` / ``class_qhat_`` count
-        the test row at the mean calib weight; the weights are kept so that
+        the test row at the size-biased mean calib weight :math:`\\sum w^2/\\sum w` (``+inf`` when
+        the weights' Kish effective number is below :func:`min_calibration_size`: sets without
+        ``test_weight=`` then refuse, :meth:`check_qhat`); the weights are kept so that
         :meth:`predict_sets` and :meth:`coverage` can take ``test_weight=`` (the exact rule).
         """
         self._check_options()
@@ -667,8 +688,18 @@ class ConformalClassifier:
         if w is not None and not w.all():  # a row of weight 0 is a dropped row
             scores, y, w, dropped = scores[w > 0], y[w > 0], w[w > 0], True
             n = int(y.shape[0])
+        refused: list[str] = []  # the weighted +1 rule's refusals of uneven weights: q̂ = +inf, kept
+
+        def quantile(s: np.ndarray, weights: np.ndarray | None, rows: str, used: bool = True) -> float:
+            try:
+                return conformal_quantile(s, alpha, weights)
+            except _UnevenWeights as exc:  # test_weight= (the exact rule) still gives every row its q̂
+                if used:  # Mondrian's sets use the class q̂ only, not the marginal one
+                    refused.append(str(exc).replace("the calib weights", f"the {rows}' weights", 1))
+                return math.inf
+
         if not self.mondrian:
-            qhat = conformal_quantile(scores, alpha, w)
+            qhat = quantile(scores, w, "calib rows")
             class_qhat = np.full(k_classes, qhat)
         else:
             need = min_calibration_size(alpha)
@@ -687,11 +718,14 @@ class ConformalClassifier:
                     + f"{PLUS_ONE[:1].upper()}{PLUS_ONE[1:]}. "
                     "Use more calib rows, a larger alpha, or mondrian=False"
                 )
-            class_qhat = np.array([conformal_quantile(scores[y == c], alpha, None if w is None else w[y == c])
-                                   for c in range(k_classes)])
-            qhat = conformal_quantile(scores, alpha, w)
+            class_qhat = np.array([quantile(scores[y == c], None if w is None else w[y == c],
+                                            f"class {c} calib rows") for c in range(k_classes)])
+            qhat = quantile(scores, w, "calib rows", used=False)
         self.qhat_ = float(qhat)
         self.class_qhat_ = class_qhat
+        # sets at q̂ (no test_weight) refuse; test_weight= (each row's own q̂, the exact rule) does not
+        self._qhat_refusal = (refused[0] + "; or pass test_weight= (each row's own likelihood ratio, the "
+                              "exact covariate-shift rule)") if refused else None
         self.n_calib_ = int(n)
         self.class_n_ = np.bincount(y, minlength=k_classes)  # calib rows (of positive weight) per class
         self._calib_classes = y  # for the per-class effective sizes of weighted Mondrian calib rows
@@ -723,6 +757,15 @@ class ConformalClassifier:
                 raise VeracityError(
                     f"{name} was {then!r} when this ConformalClassifier was fit and is now {now!r}; q̂ belongs "
                     f"to the options of fit: call fit(probs, labels) again after changing {name}", param=name)
+
+    def check_qhat(self) -> None:
+        """Raise the weighted +1 rule's refusal kept by :meth:`fit`: calib weights so uneven that their
+        Kish effective number is below :func:`min_calibration_size` leave ``class_qhat_`` at
+        :math:`+\\infty` (no set without ``test_weight=``); nothing otherwise."""
+        self._check_fitted()
+        refusal = getattr(self, "_qhat_refusal", None)
+        if refusal is not None:
+            raise VeracityError(refusal)
 
     def predict_sets(self, probs: Any, *, test_weight: Any = None) -> np.ndarray:
         """Boolean (N, K) matrix: ``sets[i, c]`` is True when class *c* is in row *i*'s set.
@@ -766,6 +809,8 @@ class ConformalClassifier:
             raise VeracityError(
                 f"probs have {P.shape[1]} classes but the calibrator was fit on {self.n_classes_}"
             )
+        if t is None:
+            self.check_qhat()
         Q = self.class_qhat_[None, :] if t is None else self._row_qhat(t)
         sets = self._class_scores(P) <= Q
         self._hint_empty(P, sets, Q, per_row=t is not None)

@@ -43,7 +43,7 @@ class RedrawResult(Display):
     * ``deployed_recall`` — recall on every pool positive outside calib (the deployment);
     * ``expected_recall`` — theory, :math:`k/(m+1)` for *m* calib positives (with
       ``sample_weight``: at the rank *k* the weighted rule picked, the equal-weight law, which uneven
-      weights do not follow: their deployed recall can fall short of it and of the target).
+      weights do not follow: their deployed recall can differ from it).
 
     ``summary()`` gives mean, 5 %/95 % quantiles and the share below target;
     ``n_resamples`` is the number of kept redraws. ``score_dtype`` is the precision the scores were
@@ -134,10 +134,11 @@ class RedrawResult(Display):
         table = render_table(["recall", "mean", "5%", "95%", f"< {self.target:g}"], body)
         if self.weighted:  # the weighted rule picks its own rank: "k = ceil((n+1)·target)" was said of it
             rule = ("the first rank where the calib positives' cumulative weight reaches "
-                    + ("target·(W + W/n)" if self.correction else "target·W"))
+                    + ("target·(W + Σw²/Σw)" if self.correction else "target·W"))
         else:
             rule = "ceil((n+1)·target)" if self.correction else "ceil(n·target)"
-        skipped = f"; {self.skipped} skipped (too few positives)" if self.skipped else ""
+        few = "too few positives" + (" or too few effective ones" if self.weighted else "")
+        skipped = f"; {self.skipped} skipped ({few})" if self.skipped else ""
         compared = ("" if self.score_dtype == "float64"
                     else f" (compared in {self.score_dtype} as the scores are)")
         # the law k/(n+1) is that of equally weighted rows: said of uneven ones as "theory" it promised the
@@ -196,8 +197,11 @@ def simulate_redraws(
 
     ``sample_weight`` weighs the pool's rows (e.g. inverse sampling probabilities):
     rows of weight 0 are dropped from the pool, the threshold is fit with
-    :func:`~veracity.recall_threshold`'s weighted rule and every recall is a weighted
-    share of positive weight. Equal weights give the unweighted result exactly.
+    :func:`~veracity.recall_threshold`'s weighted rule (the new positive counted at the
+    size-biased mean weight :math:`\sum w^2/\sum w` of each redraw's calib positives; redraws whose
+    Kish effective number :math:`(\sum w)^2/\sum w^2` is below :func:`min_positives` are skipped)
+    and every recall is a weighted share of positive weight. Equal weights give the unweighted
+    result exactly.
 
     **Precision.** Every threshold is one of the pool's scores, and every recall counts
     ``score >= threshold`` among the pool's scores: with float32 (float16) scores both sides are
@@ -329,21 +333,33 @@ def _weighted_redraws(pos_scores: np.ndarray, pos_weights: np.ndarray, m: np.nda
     desc = np.take_along_axis(calib, order, axis=1)
     cum = np.cumsum(np.take_along_axis(calib_w, order, axis=1), axis=1)
     total = cum[:, -1]
-    # recall_threshold's weighted rule: the first position where the cumulative positive weight
-    # reaches target·(W + W/m) (target·W without correction)
-    need_w = target * (total + total / m if correction else total)
+    # recall_threshold's weighted rule: the first position where the cumulative positive weight reaches
+    # target·(W + sum w^2 / sum w) (target·W without correction): the new positive at the size-biased mean
+    # weight, the mean weight W/m exactly where a redraw's weights are equal; refused (skipped) where the
+    # weights' Kish effective number is below the +1 minimum
+    top = calib_w.max(axis=1)
+    u = calib_w / top[:, None]  # scaled by the largest first: squares near the float range stay finite
+    sum_u, sum_u2 = u.sum(axis=1), (u * u).sum(axis=1)
+    low = np.where(calib_w > 0, calib_w, np.inf).min(axis=1)
+    equal = low == top
+    kish = np.where(equal, m, sum_u * sum_u / sum_u2)
+    plus_one = np.where(equal, total / m, top * sum_u2 / sum_u)
+    need_w = target * (total + plus_one if correction else total)
     reached = cum >= (need_w - CEIL_EPS * total)[:, None]
     keep = reached.any(axis=1)
     j = reached.argmax(axis=1)
     keep &= j < m
+    if correction:
+        keep &= (m < need) | (kish >= need)  # m < need: refused by j >= m above
     skipped = int((~ok).sum() + (~keep).sum())
     if not keep.any():
         raise VeracityError(
             f"every redraw had too few calib positives; target recall {target:g} needs at least {need} "
-            "of positive weight, whatever their weights. Use a larger n_calib", param="n_calib")
+            "of positive weight, whatever their weights, and an effective number (Kish, (sum w)^2 / sum w^2) "
+            f"of at least {need}. Use a larger n_calib", param="n_calib")
     if skipped:
-        warnings.warn(f"{skipped} of {ok.size} redraws had too few calib positives for the target and were "
-                      "skipped", stacklevel=caller_level())
+        warnings.warn(f"{skipped} of {ok.size} redraws had too few calib positives for the target (or an "
+                      f"effective number of them below {need}) and were skipped", stacklevel=caller_level())
     m, t, j = m[keep], t[keep], j[keep]
     calib, calib_w, test, test_w, total = calib[keep], calib_w[keep], test[keep], test_w[keep], total[keep]
     thr = desc[keep][np.arange(m.shape[0]), j]
