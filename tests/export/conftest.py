@@ -208,3 +208,35 @@ def postgres():
     # initdb failed there and every PostgreSQL export test was skipped)
     return postgres_server(tempfile.mkdtemp(prefix="veracity-pg-export-"))
 
+
+
+# A loaded Venn-ABERS artifact that is 0/0 at a knot (tests of sessions 29 and 30): p0 = p1 = [0, 0, 1, 1] over
+# c = [0.2, 0.5, 0.8] passes vc.load, and at the knot 0.5 the merged probability is 0 / 0.
+VA_BAD = 0.5
+VA_STATE = {"c_": [0.2, VA_BAD, 0.8], "p0_": [0.0, 0.0, 1.0, 1.0], "p1_": [0.0, 0.0, 1.0, 1.0], "n_classes_": 2}
+#: scores through the knot, its neighbours and the bounds
+VA_X = np.array([0.0, 0.1, 0.2, 0.3, np.nextafter(VA_BAD, 0.0), VA_BAD, np.nextafter(VA_BAD, 1.0), 0.8, 0.9, 1.0])
+
+
+def _va_load(kind: str, params: dict, state: dict) -> Any:
+    return vc.load({"format": "veracity.calibrator", "version": 1, "kind": kind, "params": params,
+                    "state": state, "metadata": {}})
+
+
+def va_zero_over_zero() -> Any:
+    """The binary Venn-ABERS map with the 0/0 knot."""
+    return _va_load("venn-abers", {"score_type": "probability"}, VA_STATE)
+
+
+def va_zero_over_zero_ovr() -> Any:
+    """One-vs-rest over three classes; the map of class 1 is the 0/0 one, the others are fitted-like."""
+    ok = {"c_": [0.3, 0.6], "p0_": [0.1, 0.2, 0.5], "p1_": [0.3, 0.4, 0.7], "n_classes_": 2}
+    maps = [{"kind": "venn-abers", "params": {"score_type": "probability", "multiclass": "ovr"}, "state": st}
+            for st in (ok, VA_STATE, ok)]
+    return _va_load("one-vs-rest", {"method": "venn-abers", "score_type": "probability",
+                                    "method_params": {"multiclass": "ovr"}}, {"maps_": maps, "n_classes_": 3})
+
+
+def va_rows() -> np.ndarray:
+    """Rows summing to 1 whose class-1 column runs through VA_X (class 0 and 2 share the rest)."""
+    return np.column_stack([(1.0 - VA_X) / 2.0, VA_X, 1.0 - VA_X - (1.0 - VA_X) / 2.0])

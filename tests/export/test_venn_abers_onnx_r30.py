@@ -18,34 +18,16 @@ import pytest
 import veracity as vc
 from veracity.export import to_onnx, to_sql
 
+from .conftest import VA_BAD as _BAD
+from .conftest import VA_X as _X
+from .conftest import va_rows as _rows
+from .conftest import va_zero_over_zero as _binary
+from .conftest import va_zero_over_zero_ovr as _ovr
+
 ort = pytest.importorskip("onnxruntime")
 onnx = pytest.importorskip("onnx")
 
-_BAD = 0.5
-_STATE = {"c_": [0.2, _BAD, 0.8], "p0_": [0.0, 0.0, 1.0, 1.0], "p1_": [0.0, 0.0, 1.0, 1.0], "n_classes_": 2}
-_X = np.array([0.0, 0.1, 0.2, 0.3, np.nextafter(_BAD, 0.0), _BAD, np.nextafter(_BAD, 1.0), 0.8, 0.9, 1.0])
 _NOTE = "no probability (SQL NULL, ONNX NaN; transform() refuses it) at"
-
-
-def _load(kind: str, params: dict, state: dict) -> Any:
-    return vc.load({"format": "veracity.calibrator", "version": 1, "kind": kind, "params": params,
-                    "state": state, "metadata": {}})
-
-
-def _binary() -> Any:
-    return _load("venn-abers", {"score_type": "probability"}, _STATE)
-
-
-def _ovr() -> Any:
-    ok = {"c_": [0.3, 0.6], "p0_": [0.1, 0.2, 0.5], "p1_": [0.3, 0.4, 0.7], "n_classes_": 2}
-    maps = [{"kind": "venn-abers", "params": {"score_type": "probability", "multiclass": "ovr"}, "state": st}
-            for st in (ok, _STATE, ok)]
-    return _load("one-vs-rest", {"method": "venn-abers", "score_type": "probability",
-                                 "method_params": {"multiclass": "ovr"}}, {"maps_": maps, "n_classes_": 3})
-
-
-def _rows() -> np.ndarray:
-    return np.column_stack([(1.0 - _X) / 2.0, _X, 1.0 - _X - (1.0 - _X) / 2.0])
 
 
 def _onnx(model: bytes, x: np.ndarray) -> np.ndarray:

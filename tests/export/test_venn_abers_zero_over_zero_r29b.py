@@ -20,33 +20,13 @@ import pytest
 import veracity as vc
 from veracity.export import to_sql
 
-_BAD = 0.5
-_STATE = {"c_": [0.2, _BAD, 0.8], "p0_": [0.0, 0.0, 1.0, 1.0], "p1_": [0.0, 0.0, 1.0, 1.0], "n_classes_": 2}
-_X = np.array([0.0, 0.1, 0.2, 0.3, np.nextafter(_BAD, 0.0), _BAD, np.nextafter(_BAD, 1.0), 0.8, 0.9, 1.0])
+from .conftest import VA_BAD as _BAD
+from .conftest import VA_X as _X
+from .conftest import va_rows as _rows
+from .conftest import va_zero_over_zero as _binary
+from .conftest import va_zero_over_zero_ovr as _ovr
+
 _COLS = ["P_0", "P_1", "P_2"]
-
-
-def _load(kind: str, params: dict, state: dict) -> Any:
-    return vc.load({"format": "veracity.calibrator", "version": 1, "kind": kind, "params": params,
-                    "state": state, "metadata": {}})
-
-
-def _binary() -> Any:
-    return _load("venn-abers", {"score_type": "probability"}, _STATE)
-
-
-def _ovr() -> Any:
-    """One-vs-rest over three classes; the map of class 1 is the 0/0 one, the others are fitted-like."""
-    ok = {"c_": [0.3, 0.6], "p0_": [0.1, 0.2, 0.5], "p1_": [0.3, 0.4, 0.7], "n_classes_": 2}
-    maps = [{"kind": "venn-abers", "params": {"score_type": "probability", "multiclass": "ovr"}, "state": st}
-            for st in (ok, _STATE, ok)]
-    return _load("one-vs-rest", {"method": "venn-abers", "score_type": "probability",
-                                 "method_params": {"multiclass": "ovr"}}, {"maps_": maps, "n_classes_": 3})
-
-
-def _rows() -> np.ndarray:
-    """Rows summing to 1 whose class-1 column runs through _X (class 0 and 2 share the rest)."""
-    return np.column_stack([(1.0 - _X) / 2.0, _X, 1.0 - _X - (1.0 - _X) / 2.0])
 
 
 def _run(engine: str, con: Any, text: str, rows: np.ndarray) -> tuple[np.ndarray, list]:
