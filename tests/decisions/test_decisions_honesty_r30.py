@@ -14,6 +14,8 @@ import pytest
 import veracity as vc
 from veracity.decisions import conformal_quantile
 
+from .conftest import role_rows_csv
+
 
 def _lopsided(n: int) -> np.ndarray:
     return np.array([1000.0] + [1.0] * (n - 1))  # Kish's effective number about 1.06 of 30
@@ -99,14 +101,7 @@ def test_the_refusal_says_the_minimum_does_not_depend_on_the_weights(error_line)
 
 
 def _csv(tmp_path, weights: np.ndarray) -> str:
-    n = weights.size
-    rng = np.random.default_rng(34)
-    p = np.linspace(0.02, 0.98, n)
-    y = np.r_[np.ones(n // 2), (rng.random(n - n // 2) < 0.3)].astype(int)  # calib rows: all positive
-    role = np.where(np.arange(n) < n // 2, "calib", "test")
-    path = tmp_path / "rows.csv"
-    pd.DataFrame({"p": p, "y": y, "w": weights, "role": role}).to_csv(path, index=False)
-    return str(path)
+    return role_rows_csv(tmp_path, weights, seed=34)
 
 
 def test_cli_threshold_refuses_uneven_positive_weights_in_one_line(tmp_path, cli, refused):

@@ -18,6 +18,8 @@ import veracity as vc
 from veracity import VeracityError
 from veracity.decisions import conformal_quantile
 
+from .conftest import role_rows_csv
+
 
 def _se(x: np.ndarray) -> float:
     return float(x.std(ddof=1) / np.sqrt(x.size))
@@ -219,14 +221,7 @@ def test_mondrian_refuses_by_the_class_that_is_uneven(error_line):
 
 
 def _csv(tmp_path, weights: np.ndarray) -> str:
-    n = weights.size
-    rng = np.random.default_rng(311)
-    p = np.linspace(0.02, 0.98, n)
-    y = np.r_[np.ones(n // 2), (rng.random(n - n // 2) < 0.3)].astype(int)  # calib rows: all positive
-    role = np.where(np.arange(n) < n // 2, "calib", "test")
-    path = tmp_path / "rows.csv"
-    pd.DataFrame({"p": p, "y": y, "w": weights, "role": role}).to_csv(path, index=False)
-    return str(path)
+    return role_rows_csv(tmp_path, weights, seed=311)
 
 
 def test_cli_refuses_uneven_calib_weights_in_one_line_and_test_weight_still_works(tmp_path, cli, refused):
