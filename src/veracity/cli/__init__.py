@@ -247,6 +247,19 @@ def _add_quiet(cmd: argparse.ArgumentParser, *, nested: bool = False) -> None:
                 _add_quiet(child, nested=True)
 
 
+#: ``veracity --help``'s closing lines: where to start, and what the exit codes mean
+_EPILOG = """\
+Without FILE, the commands that read scored rows use the bundled demo data:
+
+    veracity audit                                    # audit the demo data
+    veracity audit scores.csv --score p --label y     # your file: name its columns
+    veracity COMMAND --help                           # a command's options and examples
+
+Exit codes: 0 success; 2 bad input (one line on stderr: "usage error" or "input error");
+1 a calibration alert, only with monitor status --fail-on-alert; 75 store busy (a monitoring
+store stayed held by another process past --timeout: try again later)."""
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The ``veracity`` parser, every command's options included.
 
@@ -258,6 +271,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="veracity",
         description="Honest probabilities: audit, repair, decide, monitor.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"veracity {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

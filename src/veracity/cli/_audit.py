@@ -36,19 +36,27 @@ T = TypeVar("T")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
+    add_input_arguments(parser, score_type_note="refused here, as an audit reads probabilities; calibrate it "
+                                                "first: veracity fit, then veracity apply")
     parser.add_argument("--bins", type=_bins, default=15,
-                        help="number of bins, or 'auto' for ceil(N^(1/3)) (default: 15)")
+                        help="number of reliability bins on the probability axis, a whole number >= 1, or "
+                             "'auto' for ceil(N^(1/3)) (default: 15)")
     parser.add_argument("--strategy", default="uniform", choices=["uniform", "quantile", "equal-count"],
-                        help="equal-width or equal-mass bins (default: uniform)")
+                        help="uniform: equal-width bins on [0, 1]; quantile: equal-mass bins cut at the "
+                             "(weighted) score quantiles; equal-count: equal row counts, cut midway between "
+                             "neighbouring scores (Kumar et al. 2019) (default: uniform)")
     parser.add_argument("--interval", default="wilson", choices=["wilson", "clopper-pearson"],
                         help="per-bin binomial interval (default: wilson)")
-    parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
+    parser.add_argument("--level", type=float, default=0.95,
+                        help="level of the per-bin intervals and of the --bootstrap intervals, in (0, 1) "
+                             "(default: 0.95)")
     parser.add_argument("--min-count", type=int, default=20,
-                        help="bins with fewer rows are flagged insufficient (default: 20)")
+                        help="bins with fewer rows than this are flagged insufficient (default: 20)")
     parser.add_argument("--threshold", type=float, default=0.5,
-                        help="decision threshold for accuracy (default: 0.5)")
-    parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
+                        help="decision threshold of the accuracy, on the probability scale even with "
+                             "--score-type logit: a row predicts 1 when p >= THRESHOLD (default: 0.5)")
+    parser.add_argument("--by", default=None, metavar="COLUMN",
+                        help="column to slice by: one audit per value (at most --max-groups)")
     parser.add_argument("--multiclass", default="top-label", choices=["top-label", "classwise"],
                         help="several --score columns (one per class): the top-label reading (default), or "
                              "classwise: one one-vs-rest audit per class, classwise ECE and multiclass Brier")

@@ -44,19 +44,32 @@ from ._rows import refuse_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
+    add_input_arguments(parser, score_type_note="with --against, the models are compared by rank only "
+                                                "(AUC, DeLong); a --calibrator fit on such scores is refused")
     parser.set_defaults(score=None, score_type=None)
-    parser.add_argument("--calibrator", default=None, help="JSON artifact written by `veracity fit`")
+    for action in parser._actions:  # the defaults differ by mode: say them (help text only)
+        if action.dest == "score":
+            action.help = ("score column, or comma-separated columns for (N, K) multiclass: model A with "
+                           "--against (required there); with --calibrator, default: the column it was fit "
+                           "on, else score")
+        elif action.dest == "score_type":
+            shared = str(action.help).removesuffix(" (default: probability)")
+            action.help = (f"{shared} (default: with --calibrator, the score type it was fit on, and only "
+                           "that; with --against, probability)")
+    parser.add_argument("--calibrator", default=None, metavar="JSON",
+                        help="JSON artifact written by `veracity fit`: its before/after ledger (not with "
+                             "--against)")
     parser.add_argument("--against", default=None, metavar="COLUMN[,COLUMN...]",
                         help="compare the --score model (A) against this model's score column (B); "
                              "comma-separated for several")
-    parser.add_argument("--by", default=None,
+    parser.add_argument("--by", default=None, metavar="COLUMN",
                         help="with --against: also compare within each value of this column (read with the "
                              "false-discovery rate controlled across the slices: Benjamini-Hochberg)")
     parser.add_argument("--min-count", type=int, default=None, metavar="ROWS",
                         help="with --by: slices of fewer rows are listed as too small, not tested "
                              "(default: 0)")
-    parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
+    parser.add_argument("--level", type=float, default=0.95,
+                        help="level of the paired intervals of each difference, in (0, 1) (default: 0.95)")
     # None: not given (--score-type score draws nothing and bins nothing: given there, they are refused)
     parser.add_argument("--n-resamples", dest="resamples", type=int, default=None,
                         help="paired bootstrap resamples for the ECE (and, with --against, CORP) intervals "
@@ -71,7 +84,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "--role-col '' measures every row, the calib rows a calibrator was fit on too)")
     parser.add_argument("--eval-role", default=None,
                         help="measure on the rows of this role (default: test)")
-    parser.add_argument("--bins", type=int, default=None, help="ECE bins (default: 15)")
+    parser.add_argument("--bins", type=int, default=None,
+                        help="equal-width bins of the ECE (default: 15; refused with --score-type score)")
     add_pos_label_argument(parser)
     add_json_argument(parser)
 

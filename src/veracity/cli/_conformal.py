@@ -44,10 +44,11 @@ from ._threshold import add_role_arguments, role_masks
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
+    add_input_arguments(parser, score_type_note="refused here, as the sets are built from class "
+                                                "probabilities; calibrate it first: veracity fit")
     parser.add_argument("--alpha", type=float, default=0.1,
-                        help="miscoverage level; sets cover the true class with probability >= 1 - alpha "
-                             "(default: 0.1)")
+                        help="miscoverage level in (0, 1); sets cover the true class with probability >= "
+                             "1 - alpha (default: 0.1)")
     parser.add_argument("--method", default="lac", choices=["lac", "aps", "raps"],
                         help="nonconformity score (default: lac; raps: regularised APS, Angelopoulos et al. 2021)")
     parser.add_argument("--randomized", action="store_true", help="randomised APS/RAPS (with --method aps|raps)")

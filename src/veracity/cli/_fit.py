@@ -31,9 +31,11 @@ from ._rows import roles_named
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
+    add_input_arguments(parser, score_type_note="the binary methods take it and map it to probabilities "
+                                                "(beta: only scores in [0, 1])")
     parser.add_argument("--method", required=True, choices=sorted(METHODS),
-                        help="calibration method")
+                        help="calibration method (required): every method takes binary scores and K class "
+                             "columns, except vector and matrix, which are multiclass only")
     parser.add_argument("--role-col", default=None,
                         help="column holding each row's split role (train/val/calib/test; default: 'role' if "
                              "the file has one)")
@@ -45,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fit-window", default=None, help="fit period, e.g. 2026-01..2026-03 (recorded)")
     parser.add_argument("--cohort", default=None, help="cohort the rows come from (recorded)")
     # None: not given (each sets one method's fit; with another method it changed nothing and is refused)
-    parser.add_argument("--bins", type=int, default=None, help="with --method histogram: its bins (default: 10)")
+    parser.add_argument("--bins", type=int, default=None,
+                        help="with --method histogram: its number of bins, a whole number >= 1 (default: 10)")
     parser.add_argument("--ties", default=None, choices=["allow", "strict"],
                         help="with --method isotonic: its tie policy (default: allow)")
     parser.add_argument("--strategy", default=None, choices=["uniform", "quantile"],
@@ -65,7 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 "when the method fits on a frame (temperature, platt, isotonic, histogram), else memory; "
                 "duckdb/spark/dask: fit from aggregates where the data lives (never loaded whole). Every "
                 "engine fits the same map")
-    parser.add_argument("--out", required=True, help="path of the JSON artifact to write")
+    parser.add_argument("--out", required=True, metavar="JSON",
+                        help="path of the JSON artifact to write (read by apply, compare --calibrator, "
+                             "report --calibrator and export)")
     add_json_argument(parser)
 
 

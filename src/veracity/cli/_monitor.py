@@ -13,6 +13,9 @@ Re-sending rows is a no-op; a conflicting re-send is refused (or --replace);
 each ingest is one transaction. `veracity monitor scan FILE` is the one-off
 per-period table of a single file, without a store. Needs DuckDB:
 pip install veracity[duckdb].
+
+Exit codes: 0 success; 1 an alert, only with status --fail-on-alert; 2 bad
+input; 75 store busy (another process held the store past --timeout: retry later).
 """
 
 from __future__ import annotations
@@ -50,13 +53,15 @@ _DESCRIPTIONS = {
 
 def _json_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH|-",
-                   help="print JSON instead of the table (or also write it to PATH)")
+                   help="print the result as JSON instead of the table (--json or --json -), or also write "
+                        "it to PATH")
 
 
 def _store_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("store", metavar="STORE", help="the monitoring store (a DuckDB file, e.g. monitor.duckdb)")
     p.add_argument("--timeout", type=float, default=60.0,
-                   help="seconds to wait while another process writes the store (default: 60)")
+                   help="seconds to wait while another process writes the store; past it the command "
+                        "exits 75 (store busy: try again later) (default: 60)")
 
 
 def _max_periods_arg(p: argparse.ArgumentParser) -> None:
@@ -72,7 +77,8 @@ def _period_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--window", default=None, help="rolling windows ending at --as-of, e.g. 7d or 12h")
     p.add_argument("--as-of", default=None, help="evaluate as of this UTC date/time (default: now)")
     p.add_argument("--horizon", default=None,
-                   help="label maturity: a label counts once time + horizon <= as-of (e.g. 30d)")
+                   help="label maturity: a label counts once time + horizon <= as-of; 30d, 12h, 2w or a "
+                        "number of days (default: a stored outcome counts as soon as it arrives)")
     p.add_argument("--by", default=None, metavar="COL", help="slice column logged with --by")
     p.add_argument("--model", default=None, help="only predictions logged with this --model")
     p.add_argument("--min-count", type=int, default=100,
@@ -94,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--id", required=True, help="prediction id column (the key)")
     p.add_argument("--time", required=True,
                    help="prediction time column (timestamps, ISO strings or epoch seconds; stored as UTC)")
-    p.add_argument("--score", required=True, help="probability column")
+    p.add_argument("--score", required=True, help="column of predicted probabilities, in [0, 1]")
     p.add_argument("--by", action="append", default=[], metavar="COL", help="slice column (repeatable)")
     p.add_argument("--model", default=None, help="model name/version recorded with these predictions")
     p.add_argument("--replace", action="store_true", help="overwrite stored rows whose score or time differ")
@@ -118,9 +124,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="calibration per period and slice, alerts and diagnosis")
     _store_arg(p)
     _period_args(p)
-    p.add_argument("--level", type=float, default=0.95, help="level of the printed intervals (default: 0.95)")
+    p.add_argument("--level", type=float, default=0.95,
+                   help="level of the printed intervals, in (0, 1) (default: 0.95)")
     p.add_argument("--alert-level", type=float, default=0.99,
-                   help="family-wise level of a window's three alert tests (default: 0.99)")
+                   help="in (0, 1): a window's three alert tests run at (1 - ALERT_LEVEL)/3 each, so a "
+                        "calibrated, stationary window alerts with probability at most 1 - ALERT_LEVEL "
+                        "(default: 0.99)")
     p.add_argument("--reference", default=None, metavar="PERIOD",
                    help="reference period for the score shift and the prior (default: first with enough labels)")
     p.add_argument("--threshold", type=float, default=0.5,
@@ -129,7 +138,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--cost-fp", type=float, default=1.0, help="cost of a false positive (default: 1)")
     p.add_argument("--cost-fn", type=float, default=1.0, help="cost of a false negative (default: 1)")
     p.add_argument("--fail-on-alert", action="store_true",
-                   help="exit with code 1 when any listed period alerts (with --since/--last: only those)")
+                   help="exit with code 1 when any listed period alerts (with --since/--last: only those); "
+                        "bad input still exits 2, a busy store 75")
     p.add_argument("--since", default=None, metavar="WHEN",
                    help="list (and count the alerts of) only the periods that end after WHEN: a UTC "
                         "date/time, or a period key as the status prints it (2026-W10, 2026-03, 2026Q1), which "
@@ -158,14 +168,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _store_arg(p)
     _period_args(p)
     p.add_argument("--width", type=float, required=True, help="full width of the interval on the rate, e.g. 0.02")
-    p.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
+    p.add_argument("--level", type=float, default=0.95,
+                   help="level of that interval, in (0, 1) (default: 0.95)")
     _json_arg(p)
 
     p = sub.add_parser("recalibrate", description=_DESCRIPTIONS["recalibrate"],
                        help="fit a calibrator on a mature window, ledger on the next")
     _store_arg(p)
     _period_args(p)
-    p.add_argument("--method", default="platt", help="temperature, platt, isotonic, histogram, beta, venn-abers")
+    p.add_argument("--method", default="platt", metavar="METHOD",
+                   help="calibration method, as veracity fit --method: temperature, platt, isotonic, "
+                        "histogram, beta or venn-abers (default: platt)")
     p.add_argument("--fit", default=None, metavar="PERIOD",
                    help="fit period, with at least --min-count labelled rows (default: the last such period "
                         "followed by a labelled one)")
@@ -176,7 +189,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("scan", description=_DESCRIPTIONS["scan"],
                        help="one-off per-period table of one file (no store)")
-    add_input_arguments(p)
+    add_input_arguments(p, score_type_note="refused here, as the table reads probabilities; calibrate it "
+                                           "first: veracity fit, then veracity apply")
     add_pos_label_argument(p)
     add_engine_arguments(p, "where the rows are grouped: auto (default: DuckDB for a glob, a folder of Parquet "
                             "or a file over 256 MB, else in memory), memory, duckdb, spark or dask; every "
@@ -189,8 +203,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--as-of", default=None, help="with --time and --horizon: labels final when time + horizon <= as-of")
     p.add_argument("--horizon", default=None, help="label horizon (e.g. 30d, or a number of days)")
     p.add_argument("--bins", type=int, default=15, help="equal-width bins (default: 15, as veracity audit)")
-    p.add_argument("--min-count", type=int, default=100, help="fewer labelled rows: 'insufficient' (default: 100)")
-    p.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
+    p.add_argument("--min-count", type=int, default=100,
+                   help="a period with fewer labelled rows is shown 'insufficient' (default: 100)")
+    p.add_argument("--level", type=float, default=0.95,
+                   help="level of each period's interval of the rate (alert: the mean confidence outside "
+                        "it), in (0, 1) (default: 0.95)")
     p.add_argument("--reference", default=None, metavar="PERIOD", help="reference period for the PSI")
     _json_arg(p)
 

@@ -18,9 +18,10 @@ from .._files import _CSV, _PARQUET, write_atomic
 from ..core._validation import VeracityError
 
 
-def add_json_argument(parser: argparse.ArgumentParser) -> None:
+def add_json_argument(parser: argparse.ArgumentParser, instead: str = "the table") -> None:
+    """``--json``; ``instead``: what the JSON replaces on stdout (help text only)."""
     parser.add_argument("--json", metavar="PATH|-", nargs="?", const="-", default=None,
-                        help="print the result as JSON instead of the table (--json or --json -), "
+                        help=f"print the result as JSON instead of {instead} (--json or --json -), "
                              "or also write it to PATH. JSON has no infinity: an infinite number (e.g. a "
                              "threshold of inf, which flags nothing) is written as the string \"Infinity\" "
                              "or \"-Infinity\", which float() and JavaScript's Number() read back; an "

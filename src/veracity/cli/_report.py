@@ -37,10 +37,12 @@ from ._rows import roles_named, used_rows
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the examples' lines
-    add_input_arguments(parser)
+    add_input_arguments(parser, score_type_note="refused here, as the report reads probabilities; calibrate "
+                                                "it first: veracity fit, then veracity apply")
     parser.add_argument("--out", "-o", default="report.html", help="output HTML file (default: report.html)")
-    add_json_argument(parser)
-    parser.add_argument("--by", default=None, help="column to slice by (one audit per value)")
+    add_json_argument(parser, instead="the line naming the page (the HTML file is written either way)")
+    parser.add_argument("--by", default=None, metavar="COLUMN",
+                        help="column to slice by: one audit per value (at most --max-groups)")
     add_pos_label_argument(parser)
     parser.add_argument("--max-groups", type=int, default=None, metavar="N",
                         help="at most N slices with --by; smaller ones are pooled as '(other ...)' (default: 100)")
@@ -48,14 +50,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a saved calibrator (veracity fit --method ... --out cal.json): adds the before/after "
                              "ledger and its metadata; the explorer then uses calibrated probabilities")
     parser.add_argument("--bins", type=_bins, default=15,
-                        help="number of bins, or 'auto' for ceil(N^(1/3)) (default: 15)")
+                        help="number of reliability bins on the probability axis, a whole number >= 1, or "
+                             "'auto' for ceil(N^(1/3)) (default: 15)")
     parser.add_argument("--strategy", default="uniform", choices=["uniform", "quantile", "equal-count"],
-                        help="equal-width or equal-mass bins (default: uniform)")
+                        help="uniform: equal-width bins on [0, 1]; quantile: equal-mass bins cut at the "
+                             "(weighted) score quantiles; equal-count: equal row counts, cut midway between "
+                             "neighbouring scores (Kumar et al. 2019) (default: uniform)")
     parser.add_argument("--interval", default="wilson", choices=["wilson", "clopper-pearson"],
                         help="per-bin binomial interval (default: wilson)")
-    parser.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
+    parser.add_argument("--level", type=float, default=0.95,
+                        help="level of the per-bin intervals and the bootstrap intervals, in (0, 1) "
+                             "(default: 0.95)")
     parser.add_argument("--min-count", type=int, default=20,
-                        help="bins with fewer rows are flagged insufficient (default: 20)")
+                        help="bins with fewer rows than this are flagged insufficient (default: 20)")
     parser.add_argument("--features", default=None, metavar="COLUMN[,COLUMN...]",
                         help="adds 'Where it is miscalibrated': every segment over these columns (and their "
                              "intersections up to --depth) tested for calibration, with q-values (vc.segments)")
@@ -80,7 +87,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n-resamples", dest="resamples", type=int, default=None,  # None: not given
                         help="bootstrap resamples (default: 1000; refused with --no-bootstrap)")
     parser.add_argument("--resamples", dest="resamples", type=int, default=None, help=argparse.SUPPRESS)  # old name
-    parser.add_argument("--title", default="Calibration report", help="page title")
+    parser.add_argument("--title", default="Calibration report",
+                        help="page title (default: Calibration report)")
     parser.add_argument("--detail", action="append", default=[], metavar="KEY=VALUE",
                         help="a line for the page header, e.g. --detail model=v3.2 (repeatable)")
     parser.add_argument("--timestamp", action="store_true",

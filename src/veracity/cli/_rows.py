@@ -25,25 +25,34 @@ from ._bad_rows import FinalRows, bad_rows, file_rows, first_bad_row, locate
 from ._output import _show, note, shown_path
 
 
-def add_input_arguments(parser: argparse.ArgumentParser, *, file_optional: bool = True) -> None:
-    """FILE, --score, --label, --weight, --score-type (defaults fit the bundled demo data)."""
+#: what ``--score-type score`` does, said by ``--score-type``'s help unless a command says its own
+SCORE_TYPE_NOTE = "calibrators and AUC take it; probability metrics refuse it"
+
+
+def add_input_arguments(parser: argparse.ArgumentParser, *, file_optional: bool = True,
+                        score_type_note: str = SCORE_TYPE_NOTE) -> None:
+    """FILE, --score, --label, --weight, --score-type (defaults fit the bundled demo data).
+
+    ``score_type_note``: what the command does with ``--score-type score`` (help text only)."""
     if file_optional:
         parser.add_argument(
             "file", nargs="?", default=None,
-            help="CSV or Parquet file of scored rows (default: the bundled demo data)",
+            help="CSV or Parquet file of scored rows; '-' reads stdin (default: the bundled demo data)",
         )
     else:
-        parser.add_argument("file", help="CSV or Parquet file of scored rows")
+        parser.add_argument("file", help="CSV or Parquet file of scored rows; '-' reads stdin")
     parser.add_argument("--score", default="score",
                         help="score column, or comma-separated columns for (N, K) multiclass (default: score)")
-    parser.add_argument("--label", default="label", help="label column (default: label)")
+    parser.add_argument("--label", default="label",
+                        help="label column: 0/1 or true/false, another two-valued column with --pos-label, "
+                             "class indices 0..K-1 for multiclass (default: label)")
     parser.add_argument("--sample-weight", dest="weight", default=None, metavar="COL",
-                        help="optional sample-weight column")
+                        help="column of non-negative row weights (default: none, every row weighs 1)")
     parser.add_argument("--weight", dest="weight", default=None, help=argparse.SUPPRESS)  # old name, hidden
     parser.add_argument("--score-type", default="probability", choices=["probability", "logit", "score"],
-                        help="are the scores probabilities, logits, or a ranking score with no probability "
-                             "reading (calibrators and AUC take it; probability metrics refuse it)? "
-                             "(default: probability)")
+                        help="what the --score values are: probability (in [0, 1]), logit (log-odds, or K "
+                             "class logits), or score (a ranking score with no probability reading: "
+                             f"{score_type_note}) (default: probability)")
 
 
 def load(args: argparse.Namespace, columns: list[str] | None = None) -> tuple[Any, str]:

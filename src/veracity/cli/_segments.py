@@ -25,11 +25,15 @@ from ._labels import add_pos_label_argument
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="CSV or Parquet file of scored rows ('-' reads stdin)")
     parser.add_argument("--score", default="score", help="score column (default: score)")
-    parser.add_argument("--label", default="label", help="label column (default: label)")
+    parser.add_argument("--label", default="label",
+                        help="label column: 0/1 or true/false, another two-valued column with --pos-label "
+                             "(default: label)")
     parser.add_argument("--sample-weight", dest="weight", default=None, metavar="COL",
-                        help="optional sample-weight column")
+                        help="column of non-negative row weights (default: none, every row weighs 1)")
     parser.add_argument("--score-type", default="probability", choices=["probability", "logit"],
-                        help="are the scores probabilities or logits? (default: probability)")
+                        help="what the --score values are: probability (in [0, 1]) or logit (log-odds); a "
+                             "ranking score (--score-type score elsewhere) has no calibration to test: "
+                             "calibrate it first (default: probability)")
     parser.add_argument("--features", default=None, metavar="COL[,COL...]",
                         help="comma-separated feature columns, e.g. region,age (read as --score reads columns: "
                              "a column named 'a,b' is one feature)")
@@ -41,12 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bins", type=int, default=5, help="equal-mass bins of each numeric feature (default: 5)")
     parser.add_argument("--min-count", type=int, default=50,
                         help="segments with fewer rows are insufficient: shown, not tested (default: 50)")
-    parser.add_argument("--fdr", type=float, default=0.05, help="false-discovery rate (default: 0.05)")
+    parser.add_argument("--fdr", type=float, default=0.05,
+                        help="false-discovery rate of the discoveries, in (0, 1) (default: 0.05)")
     parser.add_argument("--n-resamples", type=int, default=199, metavar="R",
                         help="draws under calibration behind the MCE's p-value (default: 199; its smallest "
                              "value is 1/(R + 1))")
     parser.add_argument("--random-state", type=int, default=0, metavar="SEED",
-                        help="seed of those draws (default: 0, reproducible)")
+                        help="random_state of those draws (default: 0, reproducible)")
     parser.add_argument("--all", action="store_true", help="print every segment, not only the discoveries")
     add_pos_label_argument(parser)
     add_json_argument(parser)

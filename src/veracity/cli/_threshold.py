@@ -10,7 +10,9 @@ A row is flagged (alert) when its score >= the threshold. Pick the rule:
 The threshold is fit on the rows whose --role-col equals --fit-role (default: the
 'role' column, if present, with 'calib') and measured on --eval-role ('test').
 Without a role column it is fit and measured on the same rows, which flatters it.
-Costs (--cost-fp, --cost-fn; default 1 and 1) also price every table row.
+Costs (--cost-fp, --cost-fn; default 1 and 1) also price every table row. With no
+rule given, the cost rule at 1:1 is used (t* = 0.5). Thresholds are printed on the
+scores' own scale (a logit with --score-type logit).
 """
 
 from __future__ import annotations
@@ -54,20 +56,24 @@ def add_role_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
+    add_input_arguments(parser, score_type_note="only the rank rules --target-recall, --target-precision "
+                                                "and --budget take it; the cost rule needs probabilities")
     rule = parser.add_mutually_exclusive_group()
     rule.add_argument("--target-recall", type=float, default=None, metavar="R",
-                      help="catch this share of calib positives (k = ceil((n+1)·R) with the +1 correction)")
+                      help="R in (0, 1): catch this share of the fit role's positives (k = ceil((n+1)·R) "
+                           "with the +1 correction)")
     rule.add_argument("--target-precision", type=float, default=None, metavar="P",
-                      help="lowest threshold whose calib precision reaches P")
+                      help="P in (0, 1): the lowest threshold whose precision on the fit role reaches P")
     rule.add_argument("--budget", default=None, metavar="K|F%",
-                      help="at most K alerts on the fit role, or F%% of its rows (e.g. 200 or 5%%)")
+                      help="at most K alerts on the fit role (a whole number >= 1), or F%% of its rows "
+                           "(e.g. 200 or 5%%)")
     parser.add_argument("--no-correction", action="store_true",
                         help="with --target-recall: k = ceil(n·R), without the +1 correction")
     parser.add_argument("--cost-fp", type=float, default=None,
-                        help="cost of a false alarm (default 1; alone it selects the cost rule)")
+                        help="cost of a false alarm, >= 0 (default: 1). With no other rule it selects the "
+                             "cost rule t* = c_FP / (c_FP + c_FN); with one, it only prices the table")
     parser.add_argument("--cost-fn", type=float, default=None,
-                        help="cost of a missed positive (default 1)")
+                        help="cost of a missed positive, >= 0 (default: 1); as --cost-fp")
     parser.add_argument("--also", default=None, metavar="T1,T2",
                         help="extra thresholds to show in the table, comma-separated, on the scores' own "
                              "scale (logits with --score-type logit)")
