@@ -64,8 +64,41 @@ def _scores(batch: Any, names: list[str], path: str, first_row: int) -> np.ndarr
     table = pa.Table.from_batches([batch])
     try:
         return io.score_matrix(table, ",".join(names), path=path)
-    except VeracityError as exc:
-        raise VeracityError(_absolute_rows(str(exc), first_row)) from None
+    except VeracityError as exc:  # param, hint and value kept: each front end spells the advice its own way
+        raise VeracityError(_absolute_rows(exc.message, first_row), exc.param, exc.hint,
+                            value=exc.value) from None
+
+
+#: a calibrator's count of the batch's offending scores ("149 of 200 are not (min=-5.9, max=5.88)")
+_COUNT = re.compile(r"\b\d+ of \d+ (?:are|do)(?: not)?(?: \([^)]*\))?")
+
+
+def _transform_error(exc: VeracityError, path: str, first_row: int, n: int,
+                     names: list[str]) -> VeracityError:
+    """A calibrator's error about a batch of ``n`` scores (rows ``first_row + 1 .. first_row + n`` of
+    ``path``) in the words of the in-memory ``veracity apply``: the score column(s) named ("column 'p'
+    (scores) must be ..."), the first offending row of the file (", first at data row k" after the count,
+    from the rows the error carries; a multiclass row "(row 6 sums to 1.1)" as "(data row k sums to
+    1.1)"), and its ``param``/``hint``/``value`` kept, so that the advice is spelled by the front end
+    (``--score-type logit`` on the command line; in Python ``str()`` keeps the calibrator's own spelling,
+    ``IsotonicCalibration(score_type='logit')``)."""
+    def words(text: str) -> str:
+        if text.startswith("scores ") and names:
+            where = (f"column {names[0]!r}" if len(names) == 1 else
+                     "columns " + ", ".join(repr(c) for c in names))
+            text = f"{where} (scores) {text[len('scores '):]}"
+        if "data row" not in text:
+            text = re.sub(r"\(row (\d+) sums to",
+                          lambda m: f"(data row {first_row + int(m.group(1)) + 1} sums to", text)
+        count = _COUNT.search(text)
+        if "data row" not in text and count and exc.rows is not None and exc.rows.size and exc.n_rows == n:
+            first = first_row + int(exc.rows.min()) + 1
+            text = f"{text[:count.end()]}, first at data row {first}{text[count.end():]}"
+        return f"{path}, rows {first_row + 1}..{first_row + n}: {text}"
+
+    error = VeracityError(words(exc.message), exc.param, exc.hint, value=exc.value)
+    error.args = (words(str(exc)),)  # the Python text as the calibrator spelled it (its constructor's name)
+    return error
 
 
 def _absolute_rows(message: str, first_row: int) -> str:
@@ -133,15 +166,18 @@ def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], 
     schema: Any = None
     rows = batches = 0
     new: list[str] = []
+    current, before = None, 0  # the file being read, and the rows of it read before this batch
     try:
         for path, batch in _batches(files, batch_rows):
+            if path != current:  # rows named in the file that holds them (a glob's second file: 1, 2, ...)
+                current, before = path, 0
             if not new:
                 require_columns(names, batch.schema.names, where=shown)
-            s = _scores(batch, names, path, rows)
+            s = _scores(batch, names, path, before)
             try:
                 p = cal.transform(s)
             except VeracityError as exc:
-                raise VeracityError(f"{path}, rows {rows + 1}..{rows + batch.num_rows}: {exc}") from None
+                raise _transform_error(exc, path, before, batch.num_rows, names) from None
             cols = [p] if p.ndim == 1 else [p[:, k] for k in range(p.shape[1])]
             if not new:
                 new = [column] if p.ndim == 1 else [f"{column}_{k}" for k in range(p.shape[1])]
@@ -164,6 +200,7 @@ def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], 
                     "apply to files of one schema at a time")
             writer.write_batch(out_batch)
             rows += batch.num_rows
+            before += batch.num_rows
             batches += 1
     except (pa.ArrowInvalid, OSError) as exc:
         from ..io import _arrow_reason

@@ -58,8 +58,9 @@ import numpy as np
 
 from ..calibrators._base import register_frame_fit
 from ..calibrators._temperature import TYPICAL_HI, TYPICAL_LO, typical_scale
-from ..core._frameform import is_database
+from ..core._frameform import is_database, refuse_answers_as_scores
 from ..core._validation import PROB_EPS, VeracityError, check_logit_range
+from ..core._weights import in_user_units
 from ..sources import _aggregates as agg
 from ..sources._api import _Prepared
 
@@ -80,6 +81,7 @@ def fit_frame(cal: Any, data: Any, labels: Any = None, *, score: Any, label: Any
         raise VeracityError(f"{cal.name}.fit(frame, score=..., label=...) takes no positional labels")
     if score is None or label is None:
         raise VeracityError(f"the frame form needs both column names: {cal.name}().fit(frame, score='p', label='y')")
+    refuse_answers_as_scores(f"{cal.name}.fit", score, label, sample_weight)  # the answers as scores/weights
     if is_database(data):
         raise VeracityError(f"{cal.name}.fit reads a frame, not a database connection: pass the calibration "
                             "rows (con.table('t') on DuckDB, a pandas or polars frame, a Parquet file)",
@@ -566,7 +568,14 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
     target = nw.col("_y")
     t_pos, t_neg = 1.0, 0.0
     if cal.smoothing:
-        t_pos, t_neg = smoothed_targets(summary["wy"], summary["wn"])
+        # N+ and N- are row counts (a weight of k is k rows), in the caller's weight units: the sums of the
+        # weights times prep.weight_scale = 2^k divided by it again (as the array fit divides by _weight_unit;
+        # one extra row of weight 1e-150 among weights of 1 raised them by 2^19: the slope 1.312 for 0.971)
+        n_pos = in_user_units(summary["wy"], prep.weight_scale)
+        n_neg = in_user_units(summary["wn"], prep.weight_scale)
+        t_pos, t_neg = smoothed_targets(n_pos, n_neg)
+        if prep.weight is not None:
+            _warn_weights_not_counts(summary["n"], summary["n_pos"], n_pos, n_neg, t_pos, t_neg)
         target = nw.when(nw.col("_y") == 1.0).then(nw.lit(t_pos)).otherwise(nw.lit(t_neg))
     work = lf.select(_x=_logit_input(cal.score_type), _t=target, _w=nw.col("_w"))
     xc = nw.col("_x")
@@ -627,6 +636,24 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
     std_fit = _frame_newton(work, centre, scale, None)
     fits = [f for f in (robust_fit, std_fit) if f[2]] or [std_fit]
     cal._set_fit(*min(fits, key=lambda f: _frame_loss(work, f[0])), separated=side)
+
+
+def _warn_weights_not_counts(n: float, n_rows_pos: float, n_pos: float, n_neg: float, t_pos: float,
+                             t_neg: float) -> None:
+    r"""``calibrators._platt._warn_weights_not_counts`` from the kept rows' counts (``n`` rows,
+    ``n_rows_pos`` positives): warn when the targets :math:`t_\pm` of the weighted counts :math:`N_\pm`
+    lie more than ``_PULL_WARN`` (0.05) closer to 1/2 than those of the rows' own counts,
+    :math:`(t^r_+ - t^r_-) - (t_+ - t_-) > 0.05`; the same message as the array fit."""
+    from ..calibrators._base import warn
+    from ..calibrators._platt import _PULL_WARN, smoothed_targets
+
+    r_pos, r_neg = smoothed_targets(n_rows_pos, n - n_rows_pos)
+    if (r_pos - r_neg) - (t_pos - t_neg) <= _PULL_WARN:
+        return
+    warn(f"PlattScaling(smoothing=True) reads the weights as row counts (as scikit-learn's sigmoid does): "
+         f"they total {n_pos:.3g} positives and {n_neg:.3g} negatives over {int(n)} rows, so the targets are "
+         f"{t_pos:.3g} and {t_neg:.3g} ({r_pos:.3g} and {r_neg:.3g} at one count a row) and the map is "
+         "pulled towards 1/2. If the weights are not counts, scale them to a mean of 1 (w * n / w.sum())")
 
 
 def _mean_sd(su: float, su2: float, n: float, origin: float, unit: float) -> tuple[float, float]:

@@ -212,16 +212,11 @@ class _Prepared:
                 raise
             self.y = is_positive(self.frame.ref(label), self.positive)
 
-    def _where(self) -> str:
-        return "the frame" if self.frame.source == "frame" else self.frame.source
-
     def _refuse_no_rows(self) -> None:
         """Raise the seam's one line when the frame has no rows (a lazy frame: one ``head(1)``, never
         collected); called only once a check has failed, so a frame with rows costs nothing more."""
         if agg.collect(self.frame.nw.head(1)).shape[0] == 0:
-            remedy = ("pass at least one row" if self.frame.source == "frame"
-                      else "pass a file with at least one data row")
-            raise VeracityError(f"{self._where()} has no rows; {remedy}") from None
+            raise VeracityError(no_rows_message(self.frame.source)) from None
 
     # -- in memory ------------------------------------------------------------------
     def column(self, name: str) -> np.ndarray:
@@ -349,7 +344,13 @@ class _Prepared:
             # (an Arrow table's 64-bit integer columns as doubles, :func:`_arrow_doubles`)
             table = _arrow_doubles(f.nw, [*self.score, self.label, *([self.weight] if self.weight else [])]) \
                 if arrow else f.nw
-            check_top_label(table, [f.ref(c) for c in self.score], f.ref(self.label), score_type, self.score)
+            try:
+                check_top_label(table, [f.ref(c) for c in self.score], f.ref(self.label), score_type,
+                                self.score)
+            except VeracityError:  # a path without rows: said in the in-memory read's words
+                if self.frame.source != "frame":
+                    self._refuse_no_rows()
+                raise
             if arrow:
                 from ._multiclass import top_label_base
 
@@ -372,7 +373,10 @@ class _Prepared:
         return self.accept(counts)
 
     def accept(self, counts: dict[str, Any]) -> dict[str, Any]:
-        """Raise the contract's one-line error for ``counts``, else keep them (and the weight scale)."""
+        """Raise the contract's one-line error for ``counts``, else keep them (and the weight scale); a
+        path without rows is refused in the in-memory read's words (:func:`no_rows_message`)."""
+        if int(counts.get("n") or 0) == 0:
+            raise VeracityError(no_rows_message(self.frame.source))
         agg.check_contract(counts, score=self.score[0], label=self.label, weight=self.weight,
                            score_type=self.bin_score_type)
         self.weight_scale = agg.weight_scale(counts) if self.weight else 1.0
@@ -755,6 +759,18 @@ def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label
 #: where a path's rows are computed: ``memory`` reads the needed columns with pyarrow (numpy arrays,
 #: the array form's numbers bit for bit); the others open the path lazily where the rows live
 ENGINES = ("auto", "memory", "duckdb", "spark", "dask")
+
+
+def no_rows_message(source: str) -> str:
+    """The one line for rows that are not there, on every engine in the words of the in-memory read
+    (:func:`read_table`, :func:`read_files`): ``source`` a frame ("the frame has no rows"), a glob or a
+    directory ("<pattern> has no rows; pass files with at least one data row") or one file ("<path> has a
+    header but no rows; pass a file with at least one data row")."""
+    if source == "frame":
+        return "the frame has no rows; pass at least one row"
+    if is_many(source):
+        return f"{source} has no rows; pass files with at least one data row"
+    return f"{_name(Path(source))} has a header but no rows; pass a file with at least one data row"
 
 
 def is_many(path: str) -> bool:
