@@ -337,17 +337,20 @@ def smoothed_targets(n_pos: float, n_neg: float) -> tuple[float, float]:
 _PULL_WARN = 0.05
 
 
-def _warn_weights_not_counts(y: np.ndarray, n_pos: float, n_neg: float, t_pos: float, t_neg: float) -> None:
+def warn_weights_not_counts(n_rows: int, n_rows_pos: float, n_pos: float, n_neg: float, t_pos: float,
+                            t_neg: float) -> None:
     r"""Warn when Platt's targets read from the weights as row counts lie more than :data:`_PULL_WARN` closer
     to 1/2 than the rows' own counts put them: :math:`(t^r_+ - t^r_-) - (t_+ - t_-) > 0.05`, with
     :math:`t^r` the targets of :math:`N_\pm` rows. Weights that total far fewer than the rows (normalised to
     sum to 1) then flatten the map towards 1/2 (1,000 rows weighing 1/1000 each: targets 0.6 and 0.4, a map
-    within about [0.4, 0.6]); importance weights of mean 1 never come near it."""
-    r_pos, r_neg = smoothed_targets(float(y.sum()), float(y.size - y.sum()))
+    within about [0.4, 0.6]); importance weights of mean 1 never come near it. ``n_rows`` rows, ``n_rows_pos``
+    of them positive; :math:`N_\pm` = ``n_pos``, ``n_neg``; targets ``t_pos``, ``t_neg``. The array fit and the
+    lazy frames' fit (:mod:`veracity.frames._fit`) warn alike through it."""
+    r_pos, r_neg = smoothed_targets(float(n_rows_pos), float(n_rows - n_rows_pos))
     if (r_pos - r_neg) - (t_pos - t_neg) <= _PULL_WARN:
         return
     warn(f"PlattScaling(smoothing=True) reads the weights as row counts (as scikit-learn's sigmoid does): "
-         f"they total {n_pos:.3g} positives and {n_neg:.3g} negatives over {y.size} rows, so the targets are "
+         f"they total {n_pos:.3g} positives and {n_neg:.3g} negatives over {int(n_rows)} rows, so the targets are "
          f"{t_pos:.3g} and {t_neg:.3g} ({r_pos:.3g} and {r_neg:.3g} at one count a row) and the map is pulled "
          "towards 1/2. If the weights are not counts, scale them to a mean of 1 (w * n / w.sum())")
 
@@ -398,7 +401,7 @@ class PlattScaling(Calibrator):
                                                                               self._weight_unit)
             t_pos, t_neg = smoothed_targets(n_pos, n_neg)
             if w is not None:
-                _warn_weights_not_counts(y, n_pos, n_neg, t_pos, t_neg)
+                warn_weights_not_counts(y.size, float(y.sum()), n_pos, n_neg, t_pos, t_neg)
             t = np.where(y == 1.0, t_pos, t_neg)
         side = None if self.smoothing else separation(x, y)  # smoothed targets keep a finite maximum
         self._set_fit(*fit_logistic_fast([np.ascontiguousarray(x)], t, w), separated=side)

@@ -563,7 +563,7 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
     """
     import narwhals as nw
 
-    from ..calibrators._platt import _FAR, smoothed_targets
+    from ..calibrators._platt import _FAR, smoothed_targets, warn_weights_not_counts
 
     target = nw.col("_y")
     t_pos, t_neg = 1.0, 0.0
@@ -575,7 +575,7 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
         n_neg = in_user_units(summary["wn"], prep.weight_scale)
         t_pos, t_neg = smoothed_targets(n_pos, n_neg)
         if prep.weight is not None:
-            _warn_weights_not_counts(summary["n"], summary["n_pos"], n_pos, n_neg, t_pos, t_neg)
+            warn_weights_not_counts(int(summary["n"]), summary["n_pos"], n_pos, n_neg, t_pos, t_neg)
         target = nw.when(nw.col("_y") == 1.0).then(nw.lit(t_pos)).otherwise(nw.lit(t_neg))
     work = lf.select(_x=_logit_input(cal.score_type), _t=target, _w=nw.col("_w"))
     xc = nw.col("_x")
@@ -637,23 +637,6 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
     fits = [f for f in (robust_fit, std_fit) if f[2]] or [std_fit]
     cal._set_fit(*min(fits, key=lambda f: _frame_loss(work, f[0])), separated=side)
 
-
-def _warn_weights_not_counts(n: float, n_rows_pos: float, n_pos: float, n_neg: float, t_pos: float,
-                             t_neg: float) -> None:
-    r"""``calibrators._platt._warn_weights_not_counts`` from the kept rows' counts (``n`` rows,
-    ``n_rows_pos`` positives): warn when the targets :math:`t_\pm` of the weighted counts :math:`N_\pm`
-    lie more than ``_PULL_WARN`` (0.05) closer to 1/2 than those of the rows' own counts,
-    :math:`(t^r_+ - t^r_-) - (t_+ - t_-) > 0.05`; the same message as the array fit."""
-    from ..calibrators._base import warn
-    from ..calibrators._platt import _PULL_WARN, smoothed_targets
-
-    r_pos, r_neg = smoothed_targets(n_rows_pos, n - n_rows_pos)
-    if (r_pos - r_neg) - (t_pos - t_neg) <= _PULL_WARN:
-        return
-    warn(f"PlattScaling(smoothing=True) reads the weights as row counts (as scikit-learn's sigmoid does): "
-         f"they total {n_pos:.3g} positives and {n_neg:.3g} negatives over {int(n)} rows, so the targets are "
-         f"{t_pos:.3g} and {t_neg:.3g} ({r_pos:.3g} and {r_neg:.3g} at one count a row) and the map is "
-         "pulled towards 1/2. If the weights are not counts, scale them to a mean of 1 (w * n / w.sum())")
 
 
 def _mean_sd(su: float, su2: float, n: float, origin: float, unit: float) -> tuple[float, float]:
