@@ -149,7 +149,9 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str,
     counts = collect(frame.nw.select(nw.len().alias("n"), absent.cast(nw.Int64).sum().alias("missing")))
     n, missing = int(counts.get_column("n")[0] or 0), int(counts.get_column("missing")[0] or 0)
     if n == 0:
-        raise VeracityError(f"{path} has no rows; pass a file with at least one data row")
+        from ..sources._api import no_rows_message  # the in-memory read's words, on every engine
+
+        raise VeracityError(no_rows_message(str(path)))
     if missing:
         from ._bad_rows import first_row_in_file
 
