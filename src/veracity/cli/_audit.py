@@ -261,6 +261,10 @@ def _log_mlflow(args: argparse.Namespace, result: object) -> None:
             mlflow.end_run()
     note(args, f"(logged to MLflow run {logged.run_id}: {len(logged.metrics)} metrics, "
                f"{', '.join(logged.artifacts)})")
+    held = f"run {logged.run_id} still holds"  # that note is a warning too, already on stderr
+    for text in logged.notes:  # renamed slice keys, metrics an earlier log left now NaN: as vc.log_mlflow says
+        if not text.startswith(held):
+            note(args, f"note: {text}")
 
 
 def run(args: argparse.Namespace) -> int:
