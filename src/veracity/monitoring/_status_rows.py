@@ -393,6 +393,9 @@ class StoreStatus(Display):
         note = conf_note(self.rows)
         if note:
             lines.append(f"({note})")
+        if not self.rows and self.since is None:  # "alerts: none" below checked nothing: say so
+            lines.append("(no prediction at or before the as-of time, so nothing was checked: log predictions "
+                         "first, veracity monitor log STORE FILE or MonitorStore(path).log(...))")
         cut = self._cut_note()
         if cut:
             lines.append(f"({cut})")
