@@ -99,8 +99,8 @@ class NoiseFloor(Display):
             return (f"above the noise floor: {count_noun(self.contradicted, 'score')} of exactly 0 or 1 "
                     "that the label contradicts, impossible under calibration")
         if self.p_value <= alpha:
-            return "above the noise floor: distinguishable from noise"
-        return "within the noise floor: not distinguishable from noise"
+            return f"above the noise floor: distinguishable from noise at level {alpha:g}"
+        return f"within the noise floor: not distinguishable from noise at level {alpha:g}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
