@@ -10,17 +10,23 @@ rises: the map reverses the ranking. Seed 004 warns that sign conventions differ
 between implementations, so the direction is checked at fit time: by default a
 warning (``on_reversed="warn"``), or an error (``"error"``), or accepted
 (``"allow"``); ``reversed_`` records it and :func:`veracity.compare` reports it.
+What the warning (or error) says rests on a test of the association (:func:`association`): only
+scores whose AUC lies below 1/2 beyond noise are called reversed and told to flip their sign; a
+negative slope from scores with no detectable signal (AUC within noise of 1/2, or too few rows of a
+class to tell) is said to be just that, where passing ``-score`` would be no repair.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from ..core._special import expit
 
+from ..core._delong import delong_difference, few_class_rows
 from ..core._validation import VeracityError, VeracityWarning
 from ..core._weights import in_user_units
 from ._base import Calibrator, warn
@@ -318,6 +324,64 @@ def separation(x: np.ndarray, y: np.ndarray) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Association:
+    r"""How a score goes with the 0/1 labels: the Mann–Whitney AUC
+    :math:`\hat A = \sum_{y_i=1}\sum_{y_j=0} w_i w_j ([s_i > s_j] + \tfrac12[s_i = s_j]) / (W_1 W_0)` with
+    DeLong's ``level`` interval (Student's t on the Welch–Satterthwaite degrees of freedom,
+    :mod:`veracity.core._delong`). ``few``: :func:`veracity.core._delong.few_class_rows`'s text where a
+    class has fewer than 10 rows (weighted: Kish's effective size), else "" — no interval is read then.
+
+    ``verdict``: ``"reversed"`` when the interval lies wholly below 1/2, ``"forward"`` wholly above it,
+    ``"noise"`` when it holds 1/2 or there are too few rows (a reversal cannot be told from no signal)."""
+
+    auc: float
+    low: float
+    high: float
+    level: float
+    few: str
+
+    @property
+    def verdict(self) -> str:
+        if self.few or not (math.isfinite(self.low) and math.isfinite(self.high)):
+            return "noise"
+        return "reversed" if self.high < 0.5 else "forward" if self.low > 0.5 else "noise"
+
+    def describe(self) -> str:
+        """``AUC 0.482, 95% interval [0.401, 0.563]`` (the interval's ends shown within [0, 1])."""
+        if self.few or not (math.isfinite(self.low) and math.isfinite(self.high)):
+            rows = self.few or "too few rows of a class for an interval"
+            return f"AUC {self.auc:.3f} on {rows}"
+        lo, hi = max(self.low, 0.0), min(self.high, 1.0)
+        return f"AUC {self.auc:.3f}, {self.level:.0%} interval [{lo:.3f}, {hi:.3f}]"
+
+    def no_signal(self) -> str:
+        """The clause for verdict ``"noise"``: no association, so no reversal can be read off the fit."""
+        if self.few or not (math.isfinite(self.low) and math.isfinite(self.high)):
+            return (f"too few rows of a class to tell the scores' association with the labels from noise "
+                    f"({self.describe()}): the fit cannot tell a reversed score from no signal")
+        return (f"the scores show no association with the labels here ({self.describe()}): the fit cannot "
+                "tell a reversed score from no signal")
+
+
+def association(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, level: float = 0.95) -> Association:
+    r"""The score ``x``'s :class:`Association` with the 0/1 labels ``y`` (weights ``w``): DeLong's estimate of
+    :math:`\hat A(x) - \hat A(c)` against a constant score c (whose AUC is exactly 1/2 and whose placements,
+    all 1/2, carry no variance), so :func:`veracity.core._delong.delong_difference` — the one DeLong — gives
+    :math:`\hat A - 1/2` with its interval. Only the warning paths call it (one sort of the rows)."""
+    if w is not None:  # relative to the largest (both read scale-free): no w² overflow at weights near 1e300
+        top = float(w.max()) if w.size else 0.0
+        w = w / top if top > 0.0 and math.isfinite(top) else w
+    e = delong_difference(np.zeros(x.shape[0]), x, y, w, level)
+    return Association(0.5 + e.value, 0.5 + e.low, 0.5 + e.high, level, few_class_rows(y, w))
+
+
+#: the advice where the scores show no detectable signal (:attr:`Association.verdict` ``"noise"``)
+NO_SIGNAL_ADVICE = ("Check the score column (is it the model's score for these rows?), or use more "
+                    "calibration rows")
+#: the advice where the ranks go the right way but extreme scores pull the fit backwards (``"forward"``)
+FAR_ROWS_ADVICE = "Check the rows with extreme scores (negating the scores would reverse a working ranking)"
+
 def separated_message(name: str, side: str, fitted: str, remedy: str) -> str:
     """One line: the score separates the calibration labels, so no finite fit exists."""
     order = "at or above" if side == "up" else "at or below"
@@ -361,7 +425,8 @@ class PlattScaling(Calibrator):
     Parameters: ``score_type`` (``"probability"`` default; ``"logit"`` for raw
     scores such as ``decision_function``), ``smoothing`` (Platt's
     target smoothing, default False), ``on_reversed`` (``"warn"``, ``"error"`` or
-    ``"allow"`` when the fitted slope is negative).
+    ``"allow"`` when the fitted slope is negative; the words say whether the rows' AUC is below 1/2 beyond
+    noise, within noise of it, or above it — :func:`association` — and ``"error"`` refuses all three).
 
     Fitted: ``a_``, ``b_``, ``reversed_`` (a < 0), ``n_iter_``, ``converged_``.
     """
@@ -404,13 +469,23 @@ class PlattScaling(Calibrator):
                 warn_weights_not_counts(y.size, float(y.sum()), n_pos, n_neg, t_pos, t_neg)
             t = np.where(y == 1.0, t_pos, t_neg)
         side = None if self.smoothing else separation(x, y)  # smoothed targets keep a finite maximum
-        self._set_fit(*fit_logistic_fast([np.ascontiguousarray(x)], t, w), separated=side)
+        theta, n_iter, ok = fit_logistic_fast([np.ascontiguousarray(x)], t, w)
+        # a negative slope is told apart from noise by the rows' AUC (only then: one sort of the rows)
+        assoc = association(x, y, w) if theta[0] < 0 and self.on_reversed != "allow" else None
+        self._set_fit(theta, n_iter, ok, separated=side, assoc=assoc)
 
-    def _set_fit(self, theta: np.ndarray, n_iter: int, ok: bool, *, separated: str | None = None) -> None:
+    def _set_fit(self, theta: np.ndarray, n_iter: int, ok: bool, *, separated: str | None = None,
+                 assoc: Association | None = None) -> None:
         """Record the fitted ``(a, b)``; warn (or refuse) on non-convergence and a reversed slope.
 
         ``separated`` (``"up"``/``"down"``, see :func:`separation`): the labels are separated by the
-        score, so there is no maximum-likelihood fit whatever Newton reported (``converged_`` False)."""
+        score, so there is no maximum-likelihood fit whatever Newton reported (``converged_`` False).
+        ``assoc``: the rows' :func:`association`, which words a negative slope's warning (or error): scores
+        reversed beyond noise are told to check their sign; scores with no detectable signal (AUC within noise
+        of 1/2) that the slope means nothing; scores whose ranks go the right way that extreme rows pull the
+        slope. ``on_reversed="error"`` raises in all three (the fitted map reverses the ranking whatever the
+        cause), each with its own words. None (a lazy frame's fit, which holds no rows): the sign advice, in
+        the same words as a reversal beyond noise."""
         # the advice names a setting by {setting}: each front end spells it (the command line: its flag),
         # or says the rest of the advice where it has none (VeracityWarning's fallback)
         if separated is not None:
@@ -425,11 +500,15 @@ class PlattScaling(Calibrator):
                                  fallback=said + "more calibration rows"))
         a, b = float(theta[0]), float(theta[1])
         if a < 0:
-            msg = (
-                f"PlattScaling fitted a negative slope a = {a:.4g}: higher scores get LOWER "
-                "probabilities, which reverses the ranking. Check the score's sign convention "
-                "(e.g. pass -score) before deploying"
-            )
+            head = f"PlattScaling fitted a negative slope a = {a:.4g}: higher scores get LOWER probabilities"
+            if assoc is not None and assoc.verdict == "noise":
+                msg = f"{head}, but {assoc.no_signal()}, so the map means nothing. {NO_SIGNAL_ADVICE}"
+            elif assoc is not None and assoc.verdict == "forward":
+                msg = (f"{head}, yet the scores rank the labels the right way ({assoc.describe()}): a few "
+                       f"scores far from the rest pull the slope negative. {FAR_ROWS_ADVICE}")
+            else:  # reversed beyond noise (or untested: a lazy frame): the words the lazy frame fit gives too
+                msg = (f"{head}, which reverses the ranking. Check the score's sign convention "
+                       "(e.g. pass -score) before deploying")
             if self.on_reversed == "error":
                 raise VeracityError(msg + ", or pass {setting}", param="on_reversed", value="allow")
             if self.on_reversed == "warn":

@@ -27,7 +27,10 @@ far beyond that size (a tenth of the rows at 1e100), Newton runs again on those 
 (τ ≈ 7e99 there). τ reaches an end only when no finite optimum exists, and a warning says
 why: perfectly separated calibration rows (the NLL keeps falling as τ → 0), or reversed
 scores (higher scores go with fewer positives, so the best "temperature" would be
-negative; the warning names rows far beyond the typical size that dominate the likelihood).
+negative; the warning names rows far beyond the typical size that dominate the likelihood). Binary
+scores are called reversed only when the rows' AUC lies below 1/2 beyond noise (DeLong's 95 %
+interval, :func:`veracity.calibrators._platt.association`); within noise the warning says the scores
+show no association with the labels, where negating them would repair nothing.
 With explicit ``bounds`` a fit that lands on a bound warns that the optimum lies beyond it.
 
 >>> import numpy as np
@@ -48,6 +51,7 @@ from ..core._special import expit, log_softmax, softmax
 
 from ..core._validation import VeracityError
 from ._base import Calibrator, warn
+from ._platt import FAR_ROWS_ADVICE, NO_SIGNAL_ADVICE, association
 
 PHI = (math.sqrt(5.0) - 1.0) / 2.0
 _CHUNK = 1 << 16
@@ -529,10 +533,21 @@ class TemperatureScaling(Calibrator):
                     "negated"
                 )
             if reversed_:
-                return (
+                # cov_w(s, y) < 0, but only a rank test tells a reversal from noise: the rows' AUC with
+                # DeLong's interval (a lazy frame's aggregates hold no ranks: the sign advice, as before)
+                assoc = association(obj.s, obj.y, obj.w) if isinstance(obj, _BinaryObjective) else None
+                flat = f"tau was clamped at {hi:g}, which flattens every probability towards uniform"
+                if assoc is not None and assoc.verdict == "noise":
+                    return (f"TemperatureScaling: {assoc.no_signal()}, and no positive temperature fits; "
+                            f"{flat}. {NO_SIGNAL_ADVICE}")
+                if assoc is not None and assoc.verdict == "forward":
+                    return (f"TemperatureScaling: the scores rank the labels the right way "
+                            f"({assoc.describe()}), but a few scores far from the rest go with the wrong "
+                            f"label and outweigh them, so no positive temperature fits; {flat}. "
+                            f"{FAR_ROWS_ADVICE}")
+                return (  # reversed beyond noise (or untested: a lazy frame, whose fit gives these words too)
                     f"TemperatureScaling: the scores are reversed (higher scores go with FEWER "
-                    f"positives), so no positive temperature fits; tau was clamped at {hi:g}, "
-                    "which flattens every probability towards uniform. Check the score's sign "
+                    f"positives), so no positive temperature fits; {flat}. Check the score's sign "
                     "convention (pass -scores, or 1 - p) or use PlattScaling"
                 )
             if user:
