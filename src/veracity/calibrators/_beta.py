@@ -20,7 +20,8 @@ from ..core._special import expit
 
 from ..core._validation import PROB_EPS, VeracityError
 from ._base import Calibrator, warn
-from ._platt import fit_logistic_fast, separated_message, separation
+from ._platt import (FAR_ROWS_ADVICE, NO_SIGNAL_ADVICE, association, fit_logistic_fast, separated_message,
+                     separation)
 
 
 class BetaCalibration(Calibrator):
@@ -74,12 +75,21 @@ class BetaCalibration(Calibrator):
                 rate = float(np.dot(wt, y) / wt.sum())
                 a, b, c = 0.0, 0.0, float(np.log(rate) - np.log1p(-rate))
                 ok = True
-                warn(
-                    f"BetaCalibration: the score is reversed (higher scores go with FEWER "
-                    f"positives: the unconstrained fit has a = {a0:.3g}, b = {b0:.3g}); with "
-                    f"a, b >= 0 the map is the constant base rate {rate:.4g}. Check the score's "
-                    "sign convention (pass 1 - p) before calibrating"
-                )
+                # "reversed" only where the ranks say so beyond noise (Platt's rule: the AUC's DeLong interval)
+                assoc = association(s, y, w)
+                fitted = f"the unconstrained fit has a = {a0:.3g}, b = {b0:.3g}"
+                constant = f"with a, b >= 0 the map is the constant base rate {rate:.4g}"
+                if assoc.verdict == "reversed":
+                    msg = (f"BetaCalibration: the score is reversed (higher scores go with FEWER positives: "
+                           f"{fitted}; {assoc.describe()}); {constant}. Check the score's sign convention "
+                           "(pass 1 - p) before calibrating")
+                elif assoc.verdict == "noise":
+                    msg = (f"BetaCalibration: {fitted}, but {assoc.no_signal()}; {constant}. {NO_SIGNAL_ADVICE}")
+                else:
+                    msg = (f"BetaCalibration: {fitted}, yet the scores rank the labels the right way "
+                           f"({assoc.describe()}): a few scores far from the rest pull the fit backwards; "
+                           f"{constant}. {FAR_ROWS_ADVICE}")
+                warn(msg)
         if (a > 0 or b > 0) and separation(f1, y) == "up":
             # positives all above the negatives: the likelihood rises without bound as a, b grow, and
             # Newton stopped where p - t rounds to 0 (it called that converged)

@@ -382,6 +382,7 @@ NO_SIGNAL_ADVICE = ("Check the score column (is it the model's score for these r
 #: the advice where the ranks go the right way but extreme scores pull the fit backwards (``"forward"``)
 FAR_ROWS_ADVICE = "Check the rows with extreme scores (negating the scores would reverse a working ranking)"
 
+
 def separated_message(name: str, side: str, fitted: str, remedy: str) -> str:
     """One line: the score separates the calibration labels, so no finite fit exists."""
     order = "at or above" if side == "up" else "at or below"
