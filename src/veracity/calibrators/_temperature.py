@@ -177,33 +177,29 @@ class _BinaryObjective:
 def _true_class_shift(obj: Any, level: float = 0.95) -> tuple[float, float, float] | None:
     r"""The multiclass score test of :math:`\beta = 1/\tau = 0`: the (weighted) mean of
     :math:`d_i = z_{i,y_i} - \frac1K\sum_k z_{i,k}` (minus the NLL's slope at :math:`\beta = 0`, where the
-    softmax is uniform) with its ``level`` interval, Student's t on Kish's effective size and the sandwich
-    variance :math:`\sum_i w_i^2 (d_i - \bar d)^2 / W^2`: (mean, low, high). A reversal (score columns in
-    another order than the labels) shows as an interval wholly below 0; one that holds 0 is no signal told
-    from noise. None where the objective holds no rows (a lazy frame's aggregates) or too few of them."""
+    softmax is uniform) with its ``level`` Student-t interval (:func:`veracity.core._paired_mean.paired_mean`,
+    the library's one weighted mean with an interval): (mean, low, high). A reversal (score columns in another
+    order than the labels) shows as an interval wholly below 0; one that holds 0 is no signal told from noise.
+    None where the objective holds no rows (a lazy frame's aggregates), too few of them, or no finite test."""
+    from ..core._paired_mean import paired_mean
+
     z, dy, m = getattr(obj, "z", None), getattr(obj, "dy", None), getattr(obj, "m", None)
     if z is None or dy is None or m is None or z.shape[0] < 2:
         return None
-    from scipy.stats import t as student
-
-    with np.errstate(over="ignore", invalid="ignore"):
-        d = (dy + m) - z.mean(axis=1)
-    if not np.all(np.isfinite(d)):
-        return None
-    w = np.ones(d.shape[0]) if obj.w is None else np.asarray(obj.w, dtype=np.float64)
-    total = float(w.sum())
-    if not total > 0.0:
-        return None
-    w = w / w.max()  # scale-free, no w^2 overflow
-    total = float(w.sum())
+    w = None if obj.w is None else np.asarray(obj.w, dtype=np.float64)
+    if w is not None:  # relative to the largest (the test is scale-free): no w^2 overflow
+        top = float(w.max())
+        if not (top > 0.0 and math.isfinite(top)):
+            return None
+        w = w / top
     with np.errstate(over="ignore", invalid="ignore"):  # logits near 1e200: d^2 beyond the doubles
-        mean = float(np.dot(w, d) / total)
-        se = math.sqrt(float(np.dot(w * w, (d - mean) ** 2))) / total
-    if not (math.isfinite(mean) and math.isfinite(se)):
+        d = (dy + m) - z.mean(axis=1)
+        if not np.all(np.isfinite(d)):
+            return None
+        e = paired_mean(d, w, level)
+    if not all(math.isfinite(v) for v in (e.value, e.low, e.high)):
         return None
-    n_eff = total * total / float(np.dot(w, w))
-    q = float(student.ppf(0.5 + level / 2.0, max(n_eff - 1.0, 1.0)))
-    return mean, mean - q * se, mean + q * se
+    return e.value, e.low, e.high
 
 
 def _off_centre(obj: Any, scale: float) -> tuple[str, float, float, float] | None:
