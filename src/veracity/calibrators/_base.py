@@ -593,11 +593,16 @@ def load(path_or_dict: str | Path | dict[str, Any]) -> Calibrator:
     obj.metadata = metadata
     on_reversed = getattr(obj, "on_reversed", "allow")  # Platt's option; other kinds never reverse
     if getattr(obj, "reversed_", False) and on_reversed != "allow":
+        # the words follow the fit's own verdict (PlattScaling.why_reversed: reversed beyond noise, no signal,
+        # or far rows), which the artifact records; one written before it was recorded gets the sign advice
+        why = getattr(obj, "why_reversed", None)
+        sign = "check the score's sign convention before applying it"
+        cause, advice = why() if why is not None else ("", sign)
         message = (f"{where}: this {obj.name} reverses the score order (slope a = "
-                   f"{getattr(obj, 'a_', float('nan')):.4g} < 0)")
+                   f"{getattr(obj, 'a_', float('nan')):.4g} < 0){cause}")
         if on_reversed == "error":
             raise VeracityError(message + "; re-fit it, or save it with on_reversed='allow'")
-        warn(message + "; check the score's sign convention before applying it")
+        warn(message + "; " + advice)
     return obj
 
 

@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 from ..core._special import expit
 
-from ..core._delong import delong_difference, few_class_rows
+from ..core._delong import MIN_CLASS_ROWS, delong_difference, few_class_rows
+from ..core._paired_mean import student_df, t_of, variance_factor, z_of
 from ..core._validation import VeracityError, VeracityWarning
 from ..core._weights import in_user_units
 from ._base import Calibrator, warn
@@ -363,6 +364,25 @@ class Association:
         return (f"the scores show no association with the labels here ({self.describe()}): the fit cannot "
                 "tell a reversed score from no signal")
 
+    def to_state(self) -> dict[str, Any]:
+        """Plain JSON for a calibrator artifact (``state.association_``): an end of the interval that is not a
+        number (no interval) is ``None``."""
+        def end(v: float) -> float | None:
+            return float(v) if math.isfinite(v) else None
+
+        return {"auc": float(self.auc), "low": end(self.low), "high": end(self.high),
+                "level": float(self.level), "few": self.few}
+
+    @classmethod
+    def from_state(cls, state: Any) -> Association | None:
+        """The inverse of :meth:`to_state`; None for an artifact that records no association."""
+        if not isinstance(state, dict):
+            return None
+        nan = float("nan")
+        return cls(float(state["auc"]), nan if state.get("low") is None else float(state["low"]),
+                   nan if state.get("high") is None else float(state["high"]), float(state["level"]),
+                   str(state.get("few", "")))
+
 
 def association(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, level: float = 0.95) -> Association:
     r"""The score ``x``'s :class:`Association` with the 0/1 labels ``y`` (weights ``w``): DeLong's estimate of
@@ -374,6 +394,87 @@ def association(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, level: float
         w = w / top if top > 0.0 and math.isfinite(top) else w
     e = delong_difference(np.zeros(x.shape[0]), x, y, w, level)
     return Association(0.5 + e.value, 0.5 + e.low, 0.5 + e.high, level, few_class_rows(y, w))
+
+
+@dataclass(frozen=True)
+class ClassSums:
+    r"""One class's sums for :func:`association_from_sums`: its rows (of positive weight), :math:`\sum w`,
+    :math:`\sum w^2`, :math:`\sum w^3` (unweighted: the rows, the rows, None) and the placements' spread
+    :math:`S = \sum w^2 (V - \hat A)^2` (unweighted :math:`\sum (V - \hat A)^2`)."""
+
+    rows: int
+    total: float
+    total_sq: float
+    total_cube: float | None
+    spread: float
+
+
+def association_from_sums(auc: float, pos: ClassSums, neg: ClassSums, *, one_level: bool,
+                          level: float = 0.95) -> Association:
+    r""":func:`association` from sums (a lazy frame's fit, :mod:`veracity.frames._fit`, which holds no rows):
+    the same DeLong estimate of :math:`\hat A - 1/2` as :func:`veracity.core._delong.delong_difference`
+    against a constant score, whose placements (all 1/2) carry no variance. Per class c, with
+    :math:`t_c = \sum w` (unweighted :math:`n_c`),
+
+    .. math:: v_c = \kappa_c\,S_c / t_c^2,\qquad \mathrm{se} = \sqrt{v_1 + v_0},\qquad
+              \nu = \frac{(v_1 + v_0)^2}{v_1^2/\nu_1 + v_0^2/\nu_0}
+
+    (:math:`\kappa_c`, :math:`\nu_c`: :func:`~veracity.core._paired_mean.variance_factor` and
+    :func:`~veracity.core._paired_mean.student_df` of the class's weights; unweighted :math:`n_c/(n_c - 1)`
+    and :math:`n_c - 1`), the interval :math:`\hat A \pm t_{\nu}\,\mathrm{se}`. No variance (NaN) below two
+    rows of a class or a Kish size :math:`(\sum w)^2/\sum w^2` below 2; a variance of 0 beside
+    :math:`\hat A \ne 1/2` (perfect separation) is no interval either; ``one_level`` (every score equal: the
+    constant's ranking) is exactly :math:`\hat A = 1/2`. ``few``:
+    :func:`veracity.core._delong.few_class_rows`'s text from the same sizes."""
+    weighted = pos.total_cube is not None
+    diff = auc - 0.5
+    nan = float("nan")
+    kish = [c.total * c.total / c.total_sq if c.total_sq > 0 else 0.0 for c in (pos, neg)]
+    if pos.rows < 2 or neg.rows < 2 or (weighted and min(kish) < 2.0 - 1e-9):
+        v1 = v0 = nu1 = nu0 = nan
+    else:
+        def factor(c: ClassSums) -> tuple[float, float]:
+            if c.total_cube is None:
+                return c.rows / (c.rows - 1.0), float(c.rows - 1)
+            cube_share = c.total_cube / c.total ** 3
+            return (variance_factor(c.rows, c.total, c.total_sq, cube_share),
+                    student_df(c.rows, c.total, c.total_sq))
+
+        (k1, nu1), (k0, nu0) = factor(pos), factor(neg)
+        v1 = pos.spread * (k1 / (pos.total * pos.total))
+        v0 = neg.spread * (k0 / (neg.total * neg.total))
+    var = v1 + v0
+    if one_level:  # the constant's own ranking: exactly no difference
+        diff, var = 0.0, 0.0
+    se = math.sqrt(max(var, 0.0)) if var == var else nan
+    if diff != 0.0 and se <= 1e-9 * abs(diff):
+        se = nan  # both classes perfectly separated: DeLong's variance of 0 is no certainty
+    if not se > 0.0:
+        z = z_of(level)
+        low, high = diff - z * se, diff + z * se
+    else:
+        a, b = max(v1, 0.0), max(v0, 0.0)
+        den = a * a / nu1 + b * b / nu0
+        df = (a + b) ** 2 / den if den > 0.0 else (math.inf if den == 0.0 else nan)
+        q = t_of(level, df)
+        low, high = diff - q * se, diff + q * se
+    return Association(0.5 + diff, 0.5 + low, 0.5 + high, level, _few_rows(pos, neg, weighted))
+
+
+def _few_rows(pos: ClassSums, neg: ClassSums, weighted: bool) -> str:
+    """:func:`veracity.core._delong.few_class_rows`'s text from the classes' sums (the same sizes, the same
+    words: the tests compare the two)."""
+    if not weighted:
+        sizes = [float(pos.rows), float(neg.rows)]
+    else:
+        sizes = [c.total * c.total / c.total_sq if c.total_sq > 0 else 0.0 for c in (pos, neg)]
+    if min(sizes) >= MIN_CLASS_ROWS * (1.0 - 1e-9):
+        return ""
+    if not weighted:
+        k1, k0 = pos.rows, neg.rows
+        return f"{k1:,} positive and {k0:,} negative row{'s' if k0 != 1 else ''}"
+    return (f"Kish effective sizes {sizes[0]:.1f} positive and {sizes[1]:.1f} negative of the "
+            f"{pos.rows + neg.rows:,} weighted rows")
 
 
 #: the advice where the scores show no detectable signal (:attr:`Association.verdict` ``"noise"``)
@@ -429,7 +530,9 @@ class PlattScaling(Calibrator):
     ``"allow"`` when the fitted slope is negative; the words say whether the rows' AUC is below 1/2 beyond
     noise, within noise of it, or above it — :func:`association` — and ``"error"`` refuses all three).
 
-    Fitted: ``a_``, ``b_``, ``reversed_`` (a < 0), ``n_iter_``, ``converged_``.
+    Fitted: ``a_``, ``b_``, ``reversed_`` (a < 0), ``n_iter_``, ``converged_``, ``association_`` (a < 0 and
+    not ``"allow"``: the rows' :class:`Association`, saved with the map so that :func:`veracity.load` words
+    its warning by it; else None).
     """
 
     kind = "platt"
@@ -485,8 +588,10 @@ class PlattScaling(Calibrator):
         reversed beyond noise are told to check their sign; scores with no detectable signal (AUC within noise
         of 1/2) that the slope means nothing; scores whose ranks go the right way that extreme rows pull the
         slope. ``on_reversed="error"`` raises in all three (the fitted map reverses the ranking whatever the
-        cause), each with its own words. None (a lazy frame's fit, which holds no rows): the sign advice, in
-        the same words as a reversal beyond noise."""
+        cause), each with its own words; ``association_`` records it, and :func:`veracity.load` words the
+        loaded map's warning by it. A lazy frame's fit passes the same :class:`Association`, from sums
+        (:func:`association_from_sums`). None (not tested): the sign advice, in the words of a reversal
+        beyond noise."""
         # the advice names a setting by {setting}: each front end spells it (the command line: its flag),
         # or says the rest of the advice where it has none (VeracityWarning's fallback)
         if separated is not None:
@@ -507,7 +612,7 @@ class PlattScaling(Calibrator):
             elif assoc is not None and assoc.verdict == "forward":
                 msg = (f"{head}, yet the scores rank the labels the right way ({assoc.describe()}): a few "
                        f"scores far from the rest pull the slope negative. {FAR_ROWS_ADVICE}")
-            else:  # reversed beyond noise (or untested: a lazy frame): the words the lazy frame fit gives too
+            else:  # reversed beyond noise (or untested)
                 msg = (f"{head}, which reverses the ranking. Check the score's sign convention "
                        "(e.g. pass -score) before deploying")
             if self.on_reversed == "error":
@@ -519,6 +624,41 @@ class PlattScaling(Calibrator):
         self.reversed_ = bool(a < 0)
         self.n_iter_ = int(n_iter)
         self.converged_ = bool(ok)
+        self.association_ = assoc if a < 0 else None
+
+    def _state_dict(self) -> dict[str, Any]:
+        state = super()._state_dict()
+        assoc = getattr(self, "association_", None)
+        if assoc is not None:  # the fit's verdict on a negative slope (read by veracity.load)
+            state["association_"] = assoc.to_state()
+        return state
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        super()._load_state(state)
+        self.association_ = Association.from_state(state.get("association_"))
+
+    def why_reversed(self) -> tuple[str, str]:
+        """``(cause, advice)`` for :func:`veracity.load`'s words on a map of negative slope, by the verdict
+        its fit recorded (``association_``, :attr:`Association.verdict`): reversed beyond noise (the sign
+        advice), no signal (the map means nothing), or a working ranking pulled backwards by far rows.
+        An artifact written before the verdict was recorded: no cause, the sign advice."""
+        assoc = getattr(self, "association_", None)
+        sign = "check the score's sign convention before applying it"
+        if assoc is None:
+            return "", sign
+        if assoc.verdict == "noise":
+            rows = ("too few rows of a class to tell the scores' association with the labels from noise"
+                    if assoc.few or not (math.isfinite(assoc.low) and math.isfinite(assoc.high)) else
+                    "no association of the scores with the labels")
+            return (f", but its fit found {rows} ({assoc.describe()}): it cannot tell a reversed score from "
+                    "no signal, so the map means nothing",
+                    "check the score column it was fit on, or re-fit it on more calibration rows")
+        if assoc.verdict == "forward":
+            return (f", yet its fit rows ranked the labels the right way ({assoc.describe()}): a few scores "
+                    "far from the rest pulled the slope negative",
+                    "check the fit rows with extreme scores and re-fit it (negating the scores would reverse "
+                    "a working ranking)")
+        return f", and its fit rows ranked the labels backwards beyond noise ({assoc.describe()})", sign
 
     def transform_logit(self, scores: Any) -> np.ndarray:
         """Calibrated logits ``a·x + b``."""

@@ -160,12 +160,33 @@ class PlattParams(BaseParams, kw_only=True):
     on_reversed: Literal["warn", "error", "allow"] | UnsetType = UNSET
 
 
+class PlattAssociation(_Strict, kw_only=True):
+    """What a fit of negative slope found of its rows' association (``calibrators._platt.Association``):
+    the AUC and its DeLong interval at ``level`` (``null`` ends: no interval), ``few`` the text naming too
+    few rows of a class ("" otherwise)."""
+
+    auc: Prob
+    low: Finite | None = None
+    high: Finite | None = None
+    level: Annotated[float, Meta(gt=0.0, lt=1.0)]
+    few: Annotated[str, Meta(max_length=200)] = ""
+
+    def __post_init__(self) -> None:
+        if (self.low is None) != (self.high is None) or (self.low is not None and self.high is not None
+                                                         and not self.low <= self.high):
+            raise ValueError(f"state.association_ needs an interval low <= high (or both null), got "
+                             f"[{self.low!r}, {self.high!r}]")
+
+
 class PlattState(BaseState, kw_only=True):
     a_: Finite
     b_: Finite
     reversed_: bool
     n_iter_: Count = 0
     converged_: bool = True
+    # a fit of negative slope records it (veracity.load reads it only while a_ < 0); absent from artifacts
+    # written before the fit recorded it, and from fits of positive slope
+    association_: PlattAssociation | None = None
 
     def __post_init__(self) -> None:
         if self.reversed_ != (self.a_ < 0):

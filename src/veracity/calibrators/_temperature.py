@@ -51,7 +51,7 @@ from ..core._special import expit, log_softmax, softmax
 
 from ..core._validation import VeracityError
 from ._base import Calibrator, warn
-from ._platt import FAR_ROWS_ADVICE, NO_SIGNAL_ADVICE, association
+from ._platt import FAR_ROWS_ADVICE, NO_SIGNAL_ADVICE, Association, association
 
 PHI = (math.sqrt(5.0) - 1.0) / 2.0
 _CHUNK = 1 << 16
@@ -571,8 +571,12 @@ class TemperatureScaling(Calibrator):
                 )
             if reversed_:
                 # cov_w(s, y) < 0, but only a rank test tells a reversal from noise: the rows' AUC with
-                # DeLong's interval (a lazy frame's aggregates hold no ranks: the sign advice, as before)
-                assoc = association(obj.s, obj.y, obj.w) if isinstance(obj, _BinaryObjective) else None
+                # DeLong's interval (a lazy frame's objective computes it from sums in its engine)
+                assoc: Association | None
+                if isinstance(obj, _BinaryObjective):
+                    assoc = association(obj.s, obj.y, obj.w)
+                else:
+                    assoc = obj.association() if hasattr(obj, "association") else None
                 flat = f"tau was clamped at {hi:g}, which flattens every probability towards uniform"
                 if assoc is not None and assoc.verdict == "noise":
                     return (f"TemperatureScaling: {assoc.no_signal()}, and no positive temperature fits; "
@@ -582,7 +586,7 @@ class TemperatureScaling(Calibrator):
                             f"({assoc.describe()}), but a few scores far from the rest go with the wrong "
                             f"label and outweigh them, so no positive temperature fits; {flat}. "
                             f"{FAR_ROWS_ADVICE}")
-                return (  # reversed beyond noise (or untested: a lazy frame, whose fit gives these words too)
+                return (  # reversed beyond noise (or untested)
                     f"TemperatureScaling: the scores are reversed (higher scores go with FEWER "
                     f"positives), so no positive temperature fits; {flat}. Check the score's sign "
                     "convention (pass -scores, or 1 - p) or use PlattScaling"

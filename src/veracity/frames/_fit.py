@@ -43,6 +43,11 @@ Newton fit takes 6 to 10 of them: there a binary temperature or Platt fit of at 
 all, with the contract's counts and the summary, against 9 to 10). Larger frames take the aggregate
 route above.
 
+A fit that comes out reversed (Platt's slope a < 0, or a binary temperature with no positive optimum)
+is called reversed only when the rows' AUC lies below 1/2 beyond noise, as the array fit does: the
+Mann–Whitney AUC and its DeLong interval come from two more aggregate queries over the distinct scores
+(:func:`frame_association`; only on that warning path), and the rows are never collected.
+
 Beta calibration, Venn–ABERS and vector/matrix scaling need the rows: they refuse
 a lazy frame in one line (collect the columns, or pass an in-memory frame).
 """
@@ -57,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from ..calibrators._base import register_frame_fit
+from ..calibrators._platt import Association, ClassSums, association_from_sums
 from ..calibrators._temperature import TYPICAL_HI, TYPICAL_LO, typical_scale
 from ..core._frameform import is_database, refuse_answers_as_scores
 from ..core._validation import PROB_EPS, VeracityError, check_logit_range
@@ -267,6 +273,58 @@ def _softplus(x: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------------------
+# the scores' association with the labels (a reversed fit's words)
+# ---------------------------------------------------------------------------------------
+def frame_association(lf: Any, weighted: bool, level: float = 0.95) -> Association:
+    r"""The :class:`~veracity.calibrators._platt.Association` of ``_x`` with the 0/1 labels ``_y`` (weights
+    ``_w``, read only when ``weighted``) of a lazy frame's kept rows: what
+    :func:`~veracity.calibrators._platt.association` gives on the same rows, from sums over the distinct
+    scores (two aggregate queries; a handful of numbers collected).
+
+    Per distinct score k in ascending order, with :math:`P_k`, :math:`N_k` the positives' and negatives'
+    weight (unweighted: counts) there and :math:`C^N_k = \sum_{j \le k} N_j`, :math:`C^P_k` alike (a window
+    sum in the engine), the DeLong placements are :math:`V_{10}(k) = (C^N_k - N_k/2)/W_0` for a positive and
+    :math:`V_{01}(k) = (W_1 - C^P_k + P_k/2)/W_1` for a negative (:mod:`veracity.core._delong`), and
+
+    .. math:: \hat A = \frac{\sum_k P_k (2 C^N_k - N_k)}{2 W_1 W_0},\qquad
+              S_1 = \sum_k Q^1_k (V_{10}(k) - \hat A)^2,\qquad S_0 = \sum_k Q^0_k (V_{01}(k) - \hat A)^2
+
+    with :math:`Q^c_k` the class's :math:`\sum w^2` at score k (unweighted: its rows); unweighted the first is
+    exact (integer counts below :math:`2^{53}`), as the array AUC. The first query gives :math:`\hat A`
+    and each class's rows, :math:`\sum w`, :math:`\sum w^2`, :math:`\sum w^3`; the second the spreads about
+    :math:`\hat A` (centred, as the array fit sums them);
+    :func:`~veracity.calibrators._platt.association_from_sums` does the rest."""
+    import narwhals as nw
+
+    y, w = nw.col("_y"), nw.col("_w")
+    one = nw.lit(1.0, nw.Float64)
+    rows = lf.select(_x=nw.col("_x") + 0.0, _p=(w * y) if weighted else y, _n=(w * (1.0 - y)) if weighted
+                     else one - y, _c1=y, _c0=one - y, _q1=w * w * y, _q0=w * w * (1.0 - y),
+                     _r1=w * w * w * y, _r0=w * w * w * (1.0 - y))  # + 0.0: -0.0 is 0.0
+    names = ("_p", "_n", "_c1", "_c0", "_q1", "_q0", "_r1", "_r0")
+    levels = rows.group_by("_x").agg(*[nw.col(c).sum() for c in names]).with_columns(
+        _cn=nw.col("_n").cum_sum().over(order_by="_x"), _cp=nw.col("_p").cum_sum().over(order_by="_x"))
+    first = _row(levels.with_columns(_u=nw.col("_p") * (2.0 * nw.col("_cn") - nw.col("_n")), _k=one),
+                 u=nw.col("_u").sum(), k=nw.col("_k").sum(),
+                 **{c[1:]: nw.col(c).sum() for c in names})
+    s = {k: float(v or 0.0) for k, v in first.items()}
+    w1, w0 = s["p"], s["n"]
+    auc = s["u"] / (2.0 * w1 * w0)
+    # the placements' spread about the AUC, per class (unweighted Q is the class's rows at the level)
+    v10 = (nw.col("_cn") - 0.5 * nw.col("_n")) / w0
+    v01 = (w1 - nw.col("_cp") + 0.5 * nw.col("_p")) / w1
+    q1, q0 = (nw.col("_q1"), nw.col("_q0")) if weighted else (nw.col("_c1"), nw.col("_c0"))
+    second = _row(levels.with_columns(_s1=q1 * (v10 - auc) ** 2, _s0=q0 * (v01 - auc) ** 2),
+                  s1=nw.col("_s1").sum(), s0=nw.col("_s0").sum())
+    n1, n0 = int(round(s["c1"])), int(round(s["c0"]))
+    pos = ClassSums(n1, w1 if weighted else float(n1), s["q1"] if weighted else float(n1),
+                    s["r1"] if weighted else None, float(second["s1"] or 0.0))
+    neg = ClassSums(n0, w0 if weighted else float(n0), s["q0"] if weighted else float(n0),
+                    s["r0"] if weighted else None, float(second["s0"] or 0.0))
+    return association_from_sums(auc, pos, neg, one_level=s["k"] <= 1.0, level=level)
+
+
+# ---------------------------------------------------------------------------------------
 # temperature
 # ---------------------------------------------------------------------------------------
 def _scale_counts(d: list[Any]) -> dict[str, tuple[str, Any]]:
@@ -314,9 +372,10 @@ class FrameBinaryObjective:
     The first query also counts what :meth:`scale` needs (see :meth:`rescaled`).
     """
 
-    def __init__(self, lf: Any, score_type: str, summary: dict[str, float]) -> None:
+    def __init__(self, lf: Any, score_type: str, summary: dict[str, float], weighted: bool = False) -> None:
         import narwhals as nw
 
+        self.weighted = weighted
         z = _logit_input(score_type)
         self.lf = lf.select(_z=z, _m=(2.0 * nw.col("_y") - 1.0) * z, _w=nw.col("_w"), _y=nw.col("_y"))
         zc, w = nw.col("_z"), nw.col("_w")
@@ -410,6 +469,15 @@ class FrameBinaryObjective:
 
     def subsample(self) -> None:  # no cheap strided subsample of a lazy frame: start at β = 1
         return None
+
+    def association(self) -> Association:
+        """The logits' :func:`frame_association` with the labels (what the array objective's rows give
+        ``calibrators._platt.association``): read only where a clamped fit's words need it."""
+        import narwhals as nw
+
+        self.queries += 2
+        rows = self.lf.select(_x=nw.col("_z"), _y=nw.col("_y"), _w=nw.col("_w"))
+        return frame_association(rows, self.weighted)
 
 
 class FrameMulticlassObjective:
@@ -527,7 +595,7 @@ class FrameMulticlassObjective:
 def _fit_temperature(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) -> None:
     r"""As ``TemperatureScaling._fit``, through the same :meth:`TemperatureScaling._fit_scaled`: logits of
     extreme typical magnitude run Newton on :math:`z/c` and map back, :math:`\tau = c\tau'`."""
-    obj = FrameBinaryObjective(lf, cal.score_type, summary)
+    obj = FrameBinaryObjective(lf, cal.score_type, summary, weighted=prep.weight is not None)
     cal._fit_scaled(obj.scale, lambda c: obj if c == 1.0 else obj.rescaled(c))
 
 
@@ -578,6 +646,16 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
             warn_weights_not_counts(int(summary["n"]), summary["n_pos"], n_pos, n_neg, t_pos, t_neg)
         target = nw.when(nw.col("_y") == 1.0).then(nw.lit(t_pos)).otherwise(nw.lit(t_neg))
     work = lf.select(_x=_logit_input(cal.score_type), _t=target, _w=nw.col("_w"))
+    side: str | None = None
+
+    def set_fit(theta: np.ndarray, n_iter: int, ok: bool) -> None:
+        # a negative slope is told apart from noise by the rows' AUC, as in the array fit (only then)
+        assoc = None
+        if theta[0] < 0 and cal.on_reversed != "allow":
+            rows = lf.select(_x=_logit_input(cal.score_type), _y=nw.col("_y"), _w=nw.col("_w"))
+            assoc = frame_association(rows, prep.weight is not None)
+        cal._set_fit(theta, n_iter, ok, separated=side, assoc=assoc)
+
     xc = nw.col("_x")
     pos = nw.col("_t") == 1.0
     span = _aggregate(work, lo=("min", xc), hi=("max", xc), med=("median", xc),
@@ -585,7 +663,6 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
                       lo_neg=("min", nw.when(~pos).then(xc)), hi_neg=("max", nw.when(~pos).then(xc)))
     lo, hi, med = float(span["lo"]), float(span["hi"]), float(span["med"])
     # the array fit's separation check (calibrators._platt.separation) from each class's score range
-    side = None
     if not cal.smoothing and lo != hi:
         if float(span["hi_neg"]) <= float(span["lo_pos"]):
             side = "up"
@@ -608,12 +685,12 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
     row = _aggregate(work, su=("sum", u), su2=("sum", u * u), close=("sum", close))
     centre, scale = _mean_sd(float(row["su"]), float(row["su2"]), summary["n"], mid, half)
     if 2 * int(row["close"] or 0) < summary["n"] or not math.isfinite(top):
-        cal._set_fit(*_frame_newton(work, centre, scale, None), separated=side)
+        set_fit(*_frame_newton(work, centre, scale, None))
         return
     mad = float(_aggregate(work, mad=("median", (xc - med).abs()))["mad"] or 0.0)
     far_cut = _FAR * mad
     if not (mad > 0.0 and math.isfinite(mad) and math.isfinite(top)) or top <= far_cut:
-        cal._set_fit(*_frame_newton(work, centre, scale, None), separated=side)
+        set_fit(*_frame_newton(work, centre, scale, None))
         return
     near = work.filter((xc - med).abs() <= far_cut)
     nrow = _row(near.with_columns(_one=nw.lit(1, nw.Int64), _u=(xc - med) / far_cut)
@@ -622,20 +699,20 @@ def _fit_platt(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) ->
                 n=nw.col("_one").sum(), su=nw.col("_u").sum(), su2=nw.col("_u2").sum(),
                 pos=nw.col("_wt").sum(), neg=nw.col("_wf").sum())
     if not (float(nrow["pos"] or 0.0) > 0.0 and float(nrow["neg"] or 0.0) > 0.0):
-        cal._set_fit(*_frame_newton(work, centre, scale, None), separated=side)
+        set_fit(*_frame_newton(work, centre, scale, None))
         return
     n_centre, n_scale = _mean_sd(float(nrow["su"]), float(nrow["su2"]), float(nrow["n"]), med, far_cut)
     near_fit = _frame_newton(near, n_centre, n_scale, None)
     if not near_fit[2]:
-        cal._set_fit(*_frame_newton(work, centre, scale, None), separated=side)
+        set_fit(*_frame_newton(work, centre, scale, None))
         return
     if _far_rows_move_nothing(work, near_fit[0], n_centre, n_scale, med, far_cut):
-        cal._set_fit(*near_fit, separated=side)
+        set_fit(*near_fit)
         return
     robust_fit = _frame_newton(work, med, max(mad, top / 1e150), near_fit[0])
     std_fit = _frame_newton(work, centre, scale, None)
     fits = [f for f in (robust_fit, std_fit) if f[2]] or [std_fit]
-    cal._set_fit(*min(fits, key=lambda f: _frame_loss(work, f[0])), separated=side)
+    set_fit(*min(fits, key=lambda f: _frame_loss(work, f[0])))
 
 
 
