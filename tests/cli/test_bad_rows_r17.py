@@ -81,12 +81,12 @@ def test_scores_outside_0_1_carry_their_rows():
     exc = _raised(prepare_binary, [0.1, 1.5, 0.3, -0.2, 0.9], [0, 1, 0, 1, 0])
     assert exc.message == "scores must be probabilities in [0, 1]; 2 of 5 are not (min=-0.2, max=1.5)"
     _carries(exc, [1, 3], 5)
-    # (N, K): the count is of entries (three in each bad row), the rows are rows of the matrix
+    # (N, K): the count is of rows of the matrix (not of its entries), and so are the rows carried
     P = np.full((6, 3), 1 / 3)
     P[2] = [1.2, -0.1, -0.1]
     P[5] = [1.5, -0.25, -0.25]
     exc = _raised(prepare_multiclass, P, [0, 1, 2, 0, 1, 2])
-    assert "; 6 of 18 are not" in exc.message
+    assert "; 2 of 6 rows are not" in exc.message
     _carries(exc, [2, 5], 6)
 
 

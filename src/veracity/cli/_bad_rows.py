@@ -83,15 +83,15 @@ def first_bad_row(*, row_sums: np.ndarray | None = None, out_of_range: np.ndarra
     refuses; the frame form's errors name no parameter: a message about ``(labels)`` or
     ``(sample_weight)`` reads ``bad["labels"]`` or ``bad["sample_weight"]``, multiclass rows that do not
     sum to 1 ``row_sums``, scores outside [0, 1] ``out_of_range``. A multiclass row named by its 0-based
-    position ("row 6 sums to 1.1") is named as a data row. Errors that already name a data row, that are
+    position ("row 6 sums to 1.1", "first at row 3, column 0") is named as a data row. Errors that already name a data row, that are
     about no one row, or without masks, pass unchanged."""
     try:
         yield
     except VeracityError as exc:
         message = exc.message
         if "data row" not in message:
-            message = re.sub(r"\(row (\d+) sums to", lambda m: f"(data row {int(m.group(1)) + 1} sums to",
-                             message)
+            message = re.sub(r"(\(|\bfirst at )row (\d+)(?= sums to|, column )",
+                             lambda m: f"{m.group(1)}data row {int(m.group(2)) + 1}", message)
         first = _first_row(exc, bad, row_sums, out_of_range)
         if "data row" not in message and first is not None:
             message = _after_count(message, f", first at data row {first + 1}")

@@ -541,7 +541,34 @@ def _equal_labels(raw: np.ndarray, pos_label: Any) -> np.ndarray:
     nul = "\x00" if isinstance(pos_label, str) else b"\x00" if isinstance(pos_label, bytes) else None
     if raw.dtype.kind in "US" and nul is not None and pos_label.endswith(nul):
         return np.zeros(raw.shape, dtype=bool)
-    return np.asarray(raw == pos_label, dtype=bool)
+    exact = _exact_number(raw, pos_label)
+    if exact is None:
+        return np.zeros(raw.shape, dtype=bool)
+    return np.asarray(raw == exact, dtype=bool)
+
+
+def _exact_number(raw: np.ndarray, pos_label: Any) -> Any:
+    """``pos_label`` in a form numpy compares with ``raw`` exactly as Python compares numbers, or
+    None where no element can equal it. numpy compares integers with a float (and floats with an int
+    beyond 2**53) in float64: ``pos_label=1.8446744073709552e19`` (2**64) equalled both uint64 labels
+    ``2**64 - 1`` and ``2**64 - 2`` (every row read positive), ``2**53 + 1`` the float label ``2**53``."""
+    v = plain(pos_label)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return pos_label
+    if raw.dtype.kind in "iu":
+        if isinstance(v, float):
+            if not (math.isfinite(v) and v.is_integer()):
+                return None
+            v = int(v)
+        info = np.iinfo(raw.dtype)  # beyond the dtype's range numpy 1.x compared in float64 too
+        return v if info.min <= v <= info.max else None
+    if raw.dtype.kind == "f" and isinstance(v, int):
+        try:
+            as_float = float(v)
+        except OverflowError:
+            return None
+        return as_float if as_float == v else None  # Python's int == float is exact
+    return pos_label
 
 
 def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> np.ndarray:
@@ -572,7 +599,7 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
             f"({_shown(values[:5])}); pass (N, K) scores for a multiclass problem", param="pos_label"
         )
     hit = _equal_labels(raw, pos_label)
-    if not np.any(hit) and pos_label not in values:
+    if not np.any(hit) and plain(pos_label) not in [plain(v) for v in values]:  # Python's exact ==
         raise VeracityError(
             f"{{setting}} is not among the label values ({_shown(values)}); pass one of them",
             param="pos_label", value=pos_label, hint=_nul_hint(pos_label, values))
@@ -688,11 +715,14 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
     # round: 0.9999999999999999 + 1 == 2 in float64)
     if y.min() >= 0.0 and y.max() <= 1.0 and np.count_nonzero(y == 1.0) == np.count_nonzero(y):
         return y
-    ok = (y == 0) | (y == 1)
+    # the message reads integer labels as stored: through float64, 2**64 - 1 and 2**64 - 2 (or
+    # 2**53 + 1 and 2**53) were one value, printed rounded, and the pos_label named was another label
+    exact = raw.reshape(-1) if raw.dtype.kind in "iu" else y
+    ok = (exact == 0) | (exact == 1)
     if not ok.all():
-        bad = y[~ok]
+        bad = exact[~ok]
         values = np.unique(bad)[:5]
-        shown = ", ".join(shown_number(v) for v in values)
+        shown = ", ".join(_label_number(v) for v in values)
         message = (f"labels must be binary 0/1 (or bool); {int((~ok).sum())} of {y.size} are not "
                    f"(values such as {shown})")
         where = offending_rows(~ok)
@@ -700,12 +730,27 @@ def check_binary_labels(labels: Any, n: int | None = None, pos_label: Any = None
             raise VeracityError(message, param="labels", hint=(
                 "These look like scores: scores come first and labels second, "
                 "e.g. vc.ece(scores, labels)."), **where)
-        if np.unique(y).size == 2:
-            lo, hi = (float(v) for v in np.unique(y))
-            raise VeracityError(message, param="pos_label", hint=f"Map {lo:g} to 0 and {hi:g} to 1, or pass {{setting}}.",
-                                value=int(hi) if hi.is_integer() else hi, **where)
+        distinct = np.unique(exact)
+        if distinct.size == 2:
+            lo, hi = (plain(v) for v in distinct)
+            value = hi if isinstance(hi, int) else _float_label(hi)
+            hint = f"Map {_label_number(lo)} to 0 and {_label_number(hi)} to 1, or pass {{setting}}."
+            raise VeracityError(message, param="pos_label", value=value, hint=hint, **where)
         raise VeracityError(message + ".", param="labels", **where)
     return y
+
+
+def _float_label(v: float) -> Any:
+    """A float label as ``pos_label`` names it: a whole number below 2**53 as an int (``3``), else
+    the float itself (``1e+300``: its int has 301 digits and matches it only in Python's comparison)."""
+    return int(v) if v.is_integer() and abs(v) < 2.0 ** 53 else v
+
+
+def _label_number(value: Any) -> str:
+    """A numeric label for a message: an integer as stored (every digit of ``2**64 - 1``), a float by
+    :func:`shown_number` (its short form when that reads back as it)."""
+    v = plain(value)
+    return str(v) if isinstance(v, int) else shown_number(v)
 
 
 def first_text(raw: np.ndarray) -> Any:
@@ -883,10 +928,21 @@ def rows_rounding(scores: np.ndarray, sums: np.ndarray, bad: np.ndarray) -> int 
 
 
 def check_probabilities(p: np.ndarray, name: str = "scores") -> None:
+    """Refuse ``p`` unless every value lies in [0, 1] (:func:`not_probabilities`). (N, K) rows are counted
+    as rows, with the first such row and its first column named: "5 of 100 rows are not (...; first at
+    row 3, column 0: -0.1)". Counting the values ("10 of 300 are not") read as rows of a 100-row table."""
     lo, hi = float(p.min()), float(p.max())
     if lo < 0.0 or hi > 1.0:
         outside = (p < 0) | (p > 1)
-        raise not_probabilities(name, int(outside.sum()), p.size, lo, hi, **offending_rows(outside))
+        if p.ndim != 2:
+            raise not_probabilities(name, int(outside.sum()), p.size, lo, hi, **offending_rows(outside))
+        where = offending_rows(outside)
+        row = int(where["rows"][0])
+        col = int(np.argmax(outside[row]))
+        raise VeracityError(
+            f"{name} must be probabilities in [0, 1]; {where['rows'].size} of {p.shape[0]} rows are not "
+            f"({range_text(lo, hi)}; first at row {row}, column {col}: {shown_number(p[row, col])})",
+            param="score_type", hint=out_of_range_hint(lo, hi), value="logit", **where)
 
 
 #: rows from which reading (not fitting) functions refuse declared logits that all lie in [0, 1]

@@ -3,7 +3,7 @@ r"""The operating table: confusion counts, rates and cost at many thresholds at 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -334,14 +334,9 @@ def threshold_table(
         fp = _counts_at_or_above(s[neg], w[neg], tc)
         # check_weights scaled extreme weights by a power of two; the counts are weight sums in the
         # caller's units (the rates, computed first, do not depend on it)
-        shift = weight_shift(sample_weight, w)
-        if shift != 0:
-            table = table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=True, score_dtype=dtype)
-            return replace(table, **{c: in_caller_units(getattr(table, c), shift)
-                                     for c in ("tp", "fp", "fn", "tn", "alerts", "cost")},
-                           n=in_caller_units(table.n, shift),
-                           positives=in_caller_units(table.positives, shift))
-    return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=w is not None, score_dtype=dtype)
+        return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=True, score_dtype=dtype,
+                                 shift=weight_shift(sample_weight, w))
+    return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=False, score_dtype=dtype)
 
 
 def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: Any, label: Any,
@@ -379,9 +374,27 @@ def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: An
     if t.ndim != 1:
         raise VeracityError(f"thresholds must be a number or a 1-D array, got shape {t.shape}")
     dtype = _column_dtype(source)
-    tp, fp, n_total, n_pos = source.counts_at(compared_thresholds(t, dtype))  # a Float32 column: fl32(t)
-    return table_from_counts(t.copy(), tp, fp, n_total, n_pos, c_fp, c_fn, weighted=source.weighted,
-                             score_dtype=dtype)
+    tc = compared_thresholds(t, dtype)  # a Float32 column: fl32(t)
+    if not source.weighted:
+        tp, fp, n_total, n_pos = source.counts_at(tc)
+        return table_from_counts(t.copy(), tp, fp, n_total, n_pos, c_fp, c_fn, weighted=False,
+                                 score_dtype=dtype)
+    return table_from_counts(t.copy(), *_rescaled_counts(source, tc), c_fp, c_fn, weighted=True,
+                             score_dtype=dtype, shift=1 - math.frexp(source.prep.weight_scale)[1])
+
+
+def _rescaled_counts(source: Any, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+    r"""``TP(t)``, ``FP(t)``, the total and the positive weight of a lazy frame in the units of its
+    rescaled weights :math:`w \cdot s` (``prep.weight_scale`` :math:`s = 2^{-k}`, the array form's
+    rescaling): :func:`table_from_counts` reads the rates off these and only then multiplies the counts
+    by :math:`2^{k}`. ``source.counts_at`` answers in the caller's units, where a total beyond 1.8e308
+    (weights of 1e308 each) is ``inf`` and every rate ``inf / inf`` = NaN."""
+    from ..sources._thresholds import at_or_above, gap_sums, thresholds_grid
+
+    u = thresholds_grid(t)
+    per_pos, per_neg = gap_sums(source.prep.working(False), u, weighted=True)
+    n_pos = float(per_pos.sum())
+    return at_or_above(per_pos, t, u), at_or_above(per_neg, t, u), n_pos + float(per_neg.sum()), n_pos
 
 
 def _column_dtype(source: Any) -> np.dtype | None:
@@ -396,9 +409,15 @@ def _column_dtype(source: Any) -> np.dtype | None:
 
 def table_from_counts(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_total: float, n_pos: float,
                       c_fp: float, c_fn: float, *, weighted: bool,
-                      score_dtype: np.dtype | None = None) -> ThresholdTable:
-    """The table from ``TP(t)``, ``FP(t)`` and the totals (also the frame form's entry point);
-    ``score_dtype`` the precision the counts compared the scores in (None: float64)."""
+                      score_dtype: np.dtype | None = None, shift: int = 0) -> ThresholdTable:
+    r"""The table from ``TP(t)``, ``FP(t)`` and the totals (also the frame form's entry point);
+    ``score_dtype`` the precision the counts compared the scores in (None: float64).
+
+    ``shift`` *k*: the counts are sums of weights rescaled by :math:`2^{-k}` (extreme weights, see
+    :mod:`veracity.core._weights`). The rates and ``cost_per_1000`` are ratios, read off the rescaled
+    counts; the counts, totals and ``cost`` are then given in the caller's units, :math:`x \cdot 2^k`
+    (``inf`` beyond the largest double). Rates read off caller-unit counts were NaN there: weights of
+    1e308 each total ``inf`` and ``inf / inf`` is NaN."""
     n_neg = n_total - n_pos
     fn = np.maximum(n_pos - tp, 0.0)
     tn = np.maximum(n_neg - fp, 0.0)
@@ -413,6 +432,9 @@ def table_from_counts(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_total: fl
         # 1000·cost may overflow where cost / N does not (costs near 1e308 over many rows)
         cost_per_1000 = np.where(np.isinf(cost_per_1000) & np.isfinite(cost), cost / n_total * 1000.0,
                                  cost_per_1000)
+    if shift != 0:
+        tp, fp, fn, tn, alerts, cost = (in_caller_units(x, shift) for x in (tp, fp, fn, tn, alerts, cost))
+        n_total, n_pos = in_caller_units(n_total, shift), in_caller_units(n_pos, shift)
     return ThresholdTable(
         threshold=t.copy(), tp=tp, fp=fp, fn=fn, tn=tn, recall=recall, false_alarm_rate=far,
         precision=precision, alerts=alerts, cost=cost, cost_per_1000=cost_per_1000,
