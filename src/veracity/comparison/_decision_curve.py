@@ -10,9 +10,27 @@ and "treat none" (0). Weighted: TP, FP and N are sums of weights. The numbers eq
 ``dcurves`` package's (``dcurves.dca``; the tests check them to 1e-12) at every t > 0; at t = 0 veracity
 flags every row (p ≥ 0: the curve meets "treat all"), where ``dcurves`` leaves out scores of exactly 0.
 
-Net benefit is the mean of a per-row value :math:`f_i\,(y_i - (1 - y_i)\,t/(1-t))`
-(:math:`f_i` = flagged), so each point gets a Student-t interval from the counts' first and
-second moments (:func:`._paired.from_moments`); all thresholds cost one sort per model and class.
+Net benefit is :math:`\mathrm{NB} = a - k\,b` with :math:`a = \mathrm{TP}/N`, :math:`b = \mathrm{FP}/N`
+and :math:`k = t/(1-t)`: two shares of one multinomial (flagged positive, flagged negative, unflagged), so
+each point gets the MOVER interval of that contrast (Zou & Donner 2008; Newcombe 1998 for correlated
+shares) from each share's Wilson interval :math:`[l, u]` at the effective size :math:`n_e` (the rows;
+weighted, Kish's :math:`(\sum w)^2/\sum w^2`):
+
+.. math:: L = \mathrm{NB} - \sqrt{(a - l_a)^2 + k^2 (u_b - b)^2 + 2 r\,(a - l_a)\,k\,(u_b - b)},\quad
+          U = \mathrm{NB} + \sqrt{(u_a - a)^2 + k^2 (b - l_b)^2 + 2 r\,(u_a - a)\,k\,(b - l_b)},
+
+:math:`r = \sqrt{ab/((1-a)(1-b))}` the correlation of :math:`a` and :math:`-k b` (1 for "treat all", whose
+interval is then Wilson's of the prevalence, mapped). It replaces the Student-t interval of the per-row values
+:math:`f_i\,(y_i - (1 - y_i)\,k)` (:func:`._paired.from_moments`), a Wald interval of rare shares: at a 1 %
+event rate on 300 rows it covered the net benefit at t = 0.02-0.1 in 54-86 % of draws at 95 % (66-85 % with
+log-normal weights), at 10 % on 100 rows 85-91 % (82-85 % weighted), "treat all" 90 % (80 % weighted), and a
+sharp model's (AUC about 0.99, 285 rows) at t = 0.9 and 0.95, where a false positive costs 9 and 19 true ones
+and few are seen, 91 % and 74 % (MOVER 96 % and 95 %); MOVER
+measured 94-100 % there and 93.5-97 % at common rates, as wide as the t interval (0.98-1.3 times) where that
+covered (tests/comparison/test_claims_r31.py). The t interval's moments still decide where a point has no
+interval: a zero-width one where every row's net benefit is the same (a threshold above every score: exactly
+0, with a note), none (NaN) where one row carries the weight. All thresholds cost one sort per model and
+class.
 """
 
 from __future__ import annotations
@@ -23,8 +41,10 @@ from typing import Any
 import numpy as np
 
 from ..core._display import Display, interval_cell
+from ..core._intervals import binomial_interval
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
+from ..core._weights import kish_size
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
 from ._digits import Cell, decimals, level_text, threshold_decimals
@@ -139,11 +159,33 @@ class DecisionCurve(Display):
                 + f"\n{BEST_NOTE}" + "".join(f"\nnote: {visible(t)}" for t in self.notes))
 
 
+def mover_interval(c1: np.ndarray, c0: np.ndarray, total: float, size: float, odds: np.ndarray,
+                   level: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""MOVER interval of :math:`\mathrm{NB} = a - k b` (module doc): ``c1`` and ``c0`` the (weighted) true
+    and false positives per threshold, ``total`` :math:`\sum w`, ``size`` the effective size of each share's
+    Wilson interval, ``odds`` :math:`k = t/(1-t)`."""
+    a = np.clip(np.asarray(c1, dtype=float) / total, 0.0, 1.0)
+    b = np.clip(np.asarray(c0, dtype=float) / total, 0.0, 1.0)
+    trials = np.full_like(a, size)
+    la, ua = binomial_interval(a * size, trials, method="wilson", level=level)
+    lb, ub = binomial_interval(b * size, trials, method="wilson", level=level)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.sqrt(a * b / ((1.0 - a) * (1.0 - b)))
+    r = np.where(np.isfinite(r), np.minimum(r, 1.0), 1.0)  # a or b of 1: the other is 0, and r reads nothing
+    below_a, above_a = a - np.minimum(la, a), np.maximum(ua, a) - a
+    below_b, above_b = b - np.minimum(lb, b), np.maximum(ub, b) - b
+    nb = a - odds * b
+    down = np.sqrt(below_a ** 2 + (odds * above_b) ** 2 + 2.0 * r * below_a * odds * above_b)
+    up = np.sqrt(above_a ** 2 + (odds * below_b) ** 2 + 2.0 * r * above_a * odds * below_b)
+    return nb - down, nb + up
+
+
 def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> DecisionCurve:
     y, w = models.y, models.w
     tot = totals(y, w)
     cube = weight_sums(w, tot.n)[2]  # Σw³ (None unweighted): the variance's factor
     odds = thresholds / (1.0 - thresholds)
+    size = float(tot.n) if w is None else kish_size(w)  # the shares' effective size
     nb, lo, hi, tp, fp = {}, {}, {}, {}, {}
     notes: list[str] = []
 
@@ -152,6 +194,10 @@ def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> Deci
         s1w = c1sq - odds * c0sq
         s2 = c1sq + odds * odds * c0sq
         mean, se, low, high, _ = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level, cube)
+        real = np.isfinite(low) & np.isfinite(high) & ~no_spread(mean, se)
+        if np.any(real):  # the MOVER interval (module doc) wherever the t interval is one
+            m_low, m_high = mover_interval(c1, c0, tot.w, size, odds, level)
+            low, high = np.where(real, m_low, low), np.where(real, m_high, high)
         # a per-row net benefit lies in [-t/(1-t), 1]: the interval is cut there
         low, high = np.maximum(low, -odds), np.minimum(high, 1.0)
         nb[name], lo[name], hi[name], tp[name], fp[name] = mean, low, high, c1, c0
@@ -177,6 +223,9 @@ def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> Deci
     put("all", tot.w1 * full, tot.w1sq * full, tot.w0 * full, tot.w0sq * full)
     zero = np.zeros_like(thresholds)
     nb["none"], lo["none"], hi["none"], tp["none"], fp["none"] = zero, zero, zero, zero, zero
+    if not np.all(np.isfinite(lo["all"])):  # no spread to estimate: every strategy's interval is n/a
+        notes.append("no interval (n/a): " + ("one row" if tot.n < 2 else
+                     f"one row carries nearly all the weight (Kish effective size {size:.3g}, below 2)"))
     return DecisionCurve(thresholds=thresholds.copy(), models=models.names, net_benefit=nb, ci_low=lo, ci_high=hi,
                          tp=tp, fp=fp, n=models.n, prevalence=tot.w1 / tot.w, level=level, notes=tuple(notes))
 
@@ -194,7 +243,7 @@ def decision_curve(
     level: float = 0.95,
 ) -> DecisionCurve:
     r"""Decision curve (net benefit against threshold probability) of one or more models, with
-    "treat all" and "treat none" and a Student-t interval per point; ``thresholds`` are
+    "treat all" and "treat none" and a MOVER-Wilson interval per point; ``thresholds`` are
     probabilities in [0, 1) (default 0.01, …, 0.99). ``.rows``: one per (threshold, model).
 
     Array form ``decision_curve({"A": p_a, "B": p_b}, labels)`` (or one array); frame form
