@@ -106,8 +106,12 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
         '<div class="cards">'
         f'<div class="card" data-metric="mce"><div class="card-label">multicalibration error</div>'
         f'<div class="card-value">{"∞" if math.isinf(result.mce) else mce_text}</div><div class="card-sub">'
-        f'<span data-mce-sigma>{sigma} σ</span> ({_e(result.mce_p_text())} in {result.n_resamples} draws under calibration, over '
-        f'{_e(result.mce_family_text())}); minimum detectable '
+        # the p-value corrected for the maximum first; the sigma only with words that say it is not: "2.35 σ
+        # (p = 0.725 ...)" read as significant beside a p-value that says the MCE is noise
+        f'corrected for the maximum <span data-mce-p>({_e(result.mce_p_text())} in {result.n_resamples} '
+        f'draws under calibration, over {_e(result.mce_family_text())})</span>; '
+        f'<span data-mce-sigma>{sigma} σ</span> is the largest segment\'s deviation alone, not corrected for '
+        'the maximum; minimum detectable '
         f'{mde_text}<br>{where}<br>MCGrad\'s definition, over the same segments</div></div>'
         f'<div class="card" data-metric="n_discoveries"><div class="card-label">discovered</div>'
         f'<div class="card-value">{len(found):,}</div><div class="card-sub">segments at FDR {result.fdr:g}</div></div>'

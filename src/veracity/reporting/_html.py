@@ -586,11 +586,17 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
                                              key=("bin of all rows", "bin of one slice"),
                                              prefix=f"{result.group_column} = ")
             svg = _svg(fig, "slices", f"reliability by {result.group_column}")
+        floors = None
+        if "noise_floor" in result.extras:  # each slice against its own floor (skipped with the bootstrap)
+            from ._slice_noise import slice_floors
+
+            floors = slice_floors(raw, by, result.groups, edges=result.table.stats.edges, strategy=strategy,
+                                  max_groups=max_groups, n_resamples=n_resamples, alpha=1.0 - level)
         lead = (f"One audit per value of <code>{_e(result.group_column)}</code>, binned with the same "
-                "edges as the whole. The bar shows ECE relative to the worst slice"
-                + ("; the panels show the six largest slices." if len(result.groups) > 6 else "."))
+                "edges as the whole" + ("; the panels show the six largest slices." if len(result.groups) > 6
+                                        else "."))
         sections.append(("slices", "Slices", _section("slices", f"Slices by {result.group_column}",
-                                                        _slices(result, svg), lead)))
+                                                        _slices(result, svg, floors), lead)))
 
     if status is not None:
         from ._store import store_section
