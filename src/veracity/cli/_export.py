@@ -88,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.onnx:
         raise VeracityError("--onnx needs a path, e.g. --onnx cal.onnx")
+    if args.column is not None:  # else dropped unsaid: the model would be taken to read that column
+        raise VeracityError(f"--column names the column the SQL reads (--sql); an ONNX model's input is "
+                            f"always named 'score' (feed it column {args.column!r} under that name): drop --column")
     data = cal.to_onnx(prior_shift=prior)
     out = write_output(args.onnx, data, "--onnx")
     note(args, f"{args.calibrator}: wrote {cal.name} as ONNX ({len(data):,} bytes) -> {out}")

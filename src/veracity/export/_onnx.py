@@ -38,7 +38,7 @@ import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL
 from ._plan import Node, Plan, Rescue, SoftmaxExtra, provenance, zero_over_zero
-from ._redact import redact
+from ._redact import without_secrets
 
 OPSET = 17
 IR_VERSION = 8
@@ -390,8 +390,9 @@ class _Graph:
         model.producer_version = __version__
         meta = {"kind": p.kind, **{k: v for k, v in p.metadata.items() if k != "params"}}
         meta["score_type"] = p.score_type  # what the input is read as: the map's own, not a stale record
-        # a metadata value may hold a URL with its password (source="postgresql://user:PASSWORD@host/db")
-        helper.set_model_props(model, {str(k): redact(str(v)) for k, v in meta.items() if v is not None})
+        # a metadata value may hold a URL with its password (source="postgresql://user:PASSWORD@host/db"), and a
+        # key may name a secret (db_password=..., at any depth): without_secrets hides both
+        helper.set_model_props(model, {str(k): str(v) for k, v in without_secrets(meta).items() if v is not None})
         self.onnx.checker.check_model(model)
         return model.SerializeToString()
 

@@ -10,6 +10,7 @@ import it without reaching above its own layer.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 #: ``scheme://user:secret@``: the secret runs to the last ``@`` before the host (an unencoded ``@`` in a
 #: password, ``user:ab@cd@host``, must not leave ``cd`` shown), never past a space or the URL's path
@@ -23,10 +24,14 @@ _CREDENTIAL = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^/@\s:]*:)(?P<se
 #: ``aws_secret_access_key`` too); beside passwords and tokens, the keys that are secrets themselves:
 #: BigQuery's ``credentials_base64`` (a service account's key), ``api_key``, Azure's ``AccountKey`` and
 #: ``SharedAccessKey``, Snowflake's ``private_key`` and its ``passphrase``
+_SECRET_NAMES = (r"(?:password|passwd|pwd|secret|token|access_token|passphrase|credentials_base64|api_?key"
+                 r"|access_?key|account_?key|private_key)")
 _QUERY_SECRET = re.compile(
-    r"(?i)(?P<head>(?:password|passwd|pwd|secret|token|access_token|passphrase|credentials_base64|api_?key"
-    r"|access_?key|account_?key|private_key)[ \t]*=[ \t]*)"
+    rf"(?i)(?P<head>{_SECRET_NAMES}[ \t]*=[ \t]*)"
     r"(?P<secret>'(?:[^'\\]|\\.)*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)|\{(?:[^}]|\}\})*(?:\}|$)|[^&;\s]*)")
+#: a key whose value is a secret itself: one that ends as a ``password=`` setting's name does (``password``,
+#: ``db_password``, ``api_key``, ``client_secret`` …)
+_SECRET_KEY = re.compile(rf"(?i){_SECRET_NAMES}$")
 #: punctuation a message puts after an unquoted secret (``password=x: connection failed``)
 _TRAILING = ":,.)]"
 
@@ -76,3 +81,21 @@ def _after_secret(m: re.Match[str], secrets: tuple[str, ...]) -> str:
         return ""
     kept = value.rstrip(_TRAILING)
     return value[len(kept):] if kept else ""
+
+
+def without_secrets(value: Any, key: str = "") -> Any:
+    """``value`` (a calibrator's metadata: text, numbers, and lists and dicts of them) with its secrets
+    hidden, at any depth: the whole value of a key that names a secret, as a ``password=`` setting's name does
+    (``metadata={"db_password": ...}``, ``{"conn": {"api_key": ...}}``: text or a number, ``***``), and
+    :func:`redact` of any other text (``source="postgresql://user:PASSWORD@host/db"``) and of every key.
+    ``None`` and booleans are kept: they hold no secret. Text it returns is not to be redacted again:
+    :func:`redact` of ``"['password=***']"`` would take ``']`` for the end of the password."""
+    if isinstance(value, dict):  # a key is text that leaves the process too
+        return {redact(k) if isinstance(k, str) else k: without_secrets(v, str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [without_secrets(v, key) for v in value]
+    if value is None or isinstance(value, bool):
+        return value
+    if _SECRET_KEY.search(key):
+        return "***"
+    return redact(value) if isinstance(value, str) else value

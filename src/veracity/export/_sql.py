@@ -191,8 +191,41 @@ def check_dialect(dialect: Any) -> str:
     return d
 
 
-def check_columns(column: Any, n_inputs: int) -> list[str]:
-    """The input column names: one for binary, K for multiclass (a list, or ``column_0..K-1``)."""
+#: dialects that compare quoted column names ignoring the case of ASCII letters (``"Z"`` reads ``z``)
+_FOLDS_ASCII = {"duckdb", "sqlite"}
+#: dialects that compare column names ignoring case (Java's ``toLowerCase``, Unicode: ``"É"`` reads ``é``)
+_FOLDS_CASE = {"bigquery", "spark", "trino"}
+#: PostgreSQL keeps the first 63 bytes of a name (NAMEDATALEN − 1) and drops the rest without an error
+_PG_NAME_BYTES = 63
+
+
+def identifier_key(name: str, dialect: str) -> str:
+    """The column a quoted ``name`` reads in ``dialect``: two names with one key are one column there.
+
+    DuckDB and SQLite ignore the case of ASCII letters, Spark, Trino and BigQuery the case of every
+    letter; PostgreSQL keeps the case but reads only the first 63 bytes of the UTF-8 name (never half a
+    character: the rest is dropped with a NOTICE, so ``"x…x_0"`` and ``"x…x_1"`` past that length are one
+    column); Snowflake reads a quoted name exactly."""
+    if dialect in _FOLDS_ASCII:
+        return "".join(ch.lower() if ch.isascii() else ch for ch in name)
+    if dialect in _FOLDS_CASE:
+        return name.lower()
+    if dialect == "postgres":
+        return name.encode("utf-8")[:_PG_NAME_BYTES].decode("utf-8", "ignore")
+    return name
+
+
+def _one_column_why(dialect: str) -> str:
+    if dialect == "postgres":
+        return f"which reads only the first {_PG_NAME_BYTES} bytes of a name"
+    return "which ignores the case of letters in names"
+
+
+def check_columns(column: Any, n_inputs: int, dialect: str | None = None) -> list[str]:
+    """The input column names: one for binary, K for multiclass (a list, or ``column_0..K-1``).
+
+    With ``dialect``, K names that the dialect reads as one column (:func:`identifier_key`) are refused
+    as a repeated name is: that column would be read as two classes' scores."""
     if isinstance(column, str):
         if not column:  # a multiclass prefix too: "" would name the columns "_0", "_1", ...
             raise VeracityError("column name '' is empty; pass the column's plain name (multiclass: a prefix "
@@ -214,6 +247,14 @@ def check_columns(column: Any, n_inputs: int) -> list[str]:
         raise VeracityError(
             f"the {n_inputs} score columns must be distinct, one per class; {', '.join(map(repr, repeated))} "
             "is named more than once")
+    if dialect is not None and len(names) > 1:
+        first: dict[str, str] = {}
+        for name in names:
+            other = first.setdefault(identifier_key(name, dialect), name)
+            if other != name:
+                raise VeracityError(
+                    f"the {n_inputs} score columns must be distinct, one per class; {other!r} and {name!r} "
+                    f"are one column in {dialect}, {_one_column_why(dialect)}; rename the columns")
     return names
 
 
@@ -1159,7 +1200,7 @@ def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: st
     import sqlglot
 
     d = check_dialect(dialect)
-    names = check_columns(column, p.n_inputs)
+    names = check_columns(column, p.n_inputs, d)
     p = replace(p, outputs=[_compact(node) for node in p.outputs])
     entries = sum(_entries(node) for node in p.outputs)
     if entries > MAX_TABLE_ENTRIES:
@@ -1185,5 +1226,9 @@ def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: st
         return comment + write(exprs[0])
     if not isinstance(alias, str) or not alias or any(not ch.isprintable() for ch in alias):
         raise VeracityError(f"alias must be a plain output-column prefix, got {alias!r}")
+    if len({identifier_key(f"{alias}_{k}", d) for k in range(len(exprs))}) < len(exprs):
+        raise VeracityError(  # PostgreSQL: "a…a_0" and "a…a_1" cut to one name (or "a…a_10" to "a…a_1")
+            f"alias {alias!r} makes two of the output names {alias}_0 … {alias}_{len(exprs) - 1} one name in "
+            f"{d}, {_one_column_why(d)}; pass a shorter alias")
     aliased = [sqlglot.exp.alias_(e, f"{alias}_{k}", quoted=True, copy=False) for k, e in enumerate(exprs)]
     return comment + ",\n".join(write(e) for e in aliased)

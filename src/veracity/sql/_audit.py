@@ -168,6 +168,11 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
                     + (f" (DuckDB renames the second of two columns that differ only by case: here "
                        f"{', '.join(brief(c) for c in renamed)})" if renamed else "")
                     if cased else "")
+            cut = name.encode("utf-8")[:63].decode("utf-8", "ignore")
+            if db.dialect == "postgres" and cut != name and cut in present:
+                # CREATE TABLE cut the longer name to this one (with a NOTICE): brief() shows both alike
+                hint += (f"; PostgreSQL keeps only the first 63 bytes of a name ({len(name.encode('utf-8'))} "
+                         f"here): the table's column is the name cut to them, {role}={cut!r}")
             raise VeracityError(f"{role}={brief(name)}: the table has no such column (columns: {shown}){hint}")
     names = [score, label] + ([weight] if weight else []) + ([by] if by else [])
     values = db.query(q.probe_sql(table, names, db.dialect), what="reading the columns' types")

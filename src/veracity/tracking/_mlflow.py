@@ -217,30 +217,36 @@ def _hidden(text: str) -> str:
 
 
 def _without_secrets(doc: dict[str, Any]) -> dict[str, Any]:
-    """A calibrator's JSON with the passwords in its metadata's text hidden (:func:`_hidden`); the map is
-    untouched, so ``vc.load`` reads the logged artifact back to the same calibrator."""
+    """A calibrator's JSON with the secrets in its metadata hidden, at any depth
+    (:func:`~veracity.export._redact.without_secrets`: passwords in text, and the value of a key that names a
+    secret, ``db_password``); the map is untouched, so ``vc.load`` reads the logged artifact back to the same
+    calibrator."""
+    from ..export._redact import without_secrets
+
     metadata = doc.get("metadata")
     if not isinstance(metadata, dict):
         return doc
-    return {**doc, "metadata": {k: _hidden(v) if isinstance(v, str) else v for k, v in metadata.items()}}
+    return {**doc, "metadata": without_secrets(metadata)}
 
 
 def calibrator_params(doc: dict[str, Any], prefix: str = "") -> dict[str, str]:
     """Kind, parameters and provenance of a calibrator's JSON as run parameters (scalars only; a password
     in a value is hidden)."""
+    from ..export._redact import without_secrets
+
     out = {f"{prefix}calibrator.kind": str(doc.get("kind"))}
     folders = {"/".join(prefix.split("/")[:j]) for j in range(1, prefix.count("/") + 1)}
     for section in ("params", "metadata"):
         for key, value in (doc.get(section) or {}).items():
             if value is None or isinstance(value, (dict, list)):
                 continue
-            text = _hidden(str(value))[:_PARAM_CHARS]
+            text = str(without_secrets(value, str(key)))[:_PARAM_CHARS]  # passwords hidden; db_password: "***"
             # a name MLflow takes (no "a//b" or "/x", at most 250 characters); keys that clean (or cut) to
             # one name, or to "calibrator.kind", stay apart ("-2"), unless they say the same (score_type is
             # in both sections); so does a name that the file store would need as a file and a folder
             # ("calibrator.fit" and "calibrator.fit/window")
-            base = _unfiled(_segments(_segments(_clean_name(f"{prefix}calibrator.{key}"))[:_NAME_CHARS - 8]),
-                            set(out))
+            named = _clean_name(f"{prefix}calibrator.{_hidden(str(key))}")  # a key with a URL's password too
+            base = _unfiled(_segments(_segments(named)[:_NAME_CHARS - 8]), set(out))
             name, i = base, 1
             while (name in out and out[name] != text) or name in folders:
                 i += 1
