@@ -53,7 +53,7 @@ def main(out_dir: str = "docs/screenshots") -> None:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 800}, device_scale_factor=1)
-        for name in ("comparison", "monitoring"):
+        for name in ("comparison", "monitoring", "segments_delayed"):
             for i, cell in enumerate(executed(name, Path(tmp))):
                 results = [o for o in cell.outputs if o.output_type == "execute_result"]
                 if not results:

@@ -175,7 +175,7 @@ def test_the_ppi_rows_name_what_they_use_and_an_invalid_cbpe_says_so():
         names = [t.get_text() for t in ax.get_yticklabels()]
         # before: "PPI++", "labels only", "CBPE (scores only)": no counts, nothing said CBPE is invalid here
         assert set(names) == {"PPI++\n300 labels + 20,000 scores", "labels only\n300 labels",
-                              "CBPE, 20,000 scores\nnot valid here: scores miscalibrated"}
+                              "CBPE, 20,300 scores\nnot valid here: scores miscalibrated"}
         markers = {ln.get_gid(): ln for ln in ax.lines if ln.get_marker() == "o"}
         assert markers["cbpe"].get_markerfacecolor() == "white"  # hollow: no result to read
         assert markers["ppi"].get_markerfacecolor() != "white"

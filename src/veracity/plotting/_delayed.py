@@ -97,15 +97,16 @@ def plot_ppi(r: Any, ax: Any = None) -> Any:
     Before, the rows were named "PPI++", "labels only", "CBPE (scores only)" without their counts, and
     the narrowest bar, CBPE's, read as the best estimate even where the scores were judged miscalibrated
     and CBPE not valid (said only in the table's note): the row now says "not valid here" and is drawn
-    hollow, and the figure has a title."""
+    hollow, and the figure has a title. CBPE is the mean score of every row, the labelled ones too, so
+    its row counts n_labelled + n_unlabelled scores (it said n_unlabelled, 825 of June's 975)."""
     import textwrap
 
     fig, ax = _axes(ax, (7.2, 3.0))
     valid_cbpe = bool(r.calibrated)
     names = [f"PPI++\n{r.n_labelled:,} labels + {r.n_unlabelled:,} scores",
              f"labels only\n{r.n_labelled:,} labels",
-             f"CBPE, {r.n_unlabelled:,} scores\n" + ("valid if calibrated" if valid_cbpe
-                                                     else "not valid here: scores miscalibrated")]
+             f"CBPE, {r.n_labelled + r.n_unlabelled:,} scores\n"
+             + ("valid if calibrated" if valid_cbpe else "not valid here: scores miscalibrated")]
     est = [r.estimate, r.classical, r.cbpe]
     lo = [r.ci_low, r.classical_low, r.cbpe_low]
     hi = [r.ci_high, r.classical_high, r.cbpe_high]

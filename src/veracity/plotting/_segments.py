@@ -54,8 +54,11 @@ def _key_lines(kinds: list[str]) -> int:
 
 def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
     """Gap (rate − mean score) per segment with its interval; discoveries in orange, a certain one as an X
-    and one whose interval includes 0 hollow, each named in a key."""
-    rows = [r for r in result.rows if r.sufficient][:max_rows]
+    and one whose interval includes 0 hollow, each named in a key. The title counts the discoveries and
+    gives the MCE with its sigma and its p-value under calibration (``result.mce_p_text()``), and, where
+    more than ``max_rows`` segments were tested, how many of them are drawn (the smallest p-values)."""
+    tested = [r for r in result.rows if r.sufficient]
+    rows = tested[:max_rows]
     if not rows:
         rows = list(result.rows[:max_rows])
     # a long name shown by its ends: in full it squeezed the axes to nothing (the table keeps it whole)
@@ -63,9 +66,17 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
     gids = [_point(r) for r in rows]
     kinds = [k for k in KEYS if k in gids]  # the key's entries, in KEYS' order
     found = len(result.discoveries)
-    # two lines: one would run off the figure's right edge beside long segment names
+    # two lines (three when cut): one would run off the figure's right edge beside long names. The MCE's
+    # sigma is the largest of many segments' and is no z-score: 2.5σ read as evidence where its p-value under
+    # calibration (the text's) was 0.5, so the p-value stands beside it; and rows cut at max_rows are said
+    # to be (30 of 59 drawn read as every segment searched)
+    shown = (f"\nshown: the {len(rows):,} of {len(tested):,} tested segments with the smallest p-values"
+             if len(tested) > len(rows) else "")
+    p_text = result.mce_p_text()
+    p_text = "" if p_text.endswith("n/a") else f", {p_text} under calibration"
     title = (f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'} at FDR {result.fdr:g}"
-             f"{' (orange)' if found else ''}\nMCE {level_texts(result.mce)[0]} ({result.mce_sigma:.1f}σ)")
+             f"{' (orange)' if found else ''}\nMCE {level_texts(result.mce)[0]} ({result.mce_sigma:.1f}σ"
+             f"{p_text}){shown}")
     own = ax is None
     if ax is None:
         try:
@@ -82,7 +93,8 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
         key = max((_text_width(line, 8) for k in kinds for line in KEYS[k].splitlines()), default=0.0) / 72.0
         width = max(7.5, labels + heading + 0.9, key + 0.7)
         key_room = 0.05 + 0.17 * _key_lines(kinds) if kinds else 0.0
-        fig = Figure(figsize=(width, 1.2 + 0.28 * max(len(rows), 1) + key_room), dpi=100, layout="constrained")
+        height = 1.2 + 0.17 * shown.count("\n") + 0.28 * max(len(rows), 1) + key_room
+        fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
         ax = fig.add_subplot()
     else:
         fig = ax.figure
