@@ -121,7 +121,8 @@ def cli_message(exc: VeracityError, flags: dict[str, str] | None = None,
     ``switches`` (:func:`command_switches`): those of them that are on/off flags.
     """
     text = exc.render(cli_spelling)
-    return flag_words(text, flags, switches) if flags else text
+    # a database URL's error quotes the URL and its own options (``memory_limit=SIZE``), not the command's flags
+    return flag_words(text, flags, switches) if flags and exc.param != "url" else text
 
 
 #: options named after a thing as well as a parameter: a message opening "score column ..." or

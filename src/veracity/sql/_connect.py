@@ -352,7 +352,13 @@ def open_database(target: Any, *, dialect: str | None = None) -> Database:
     """A :class:`Database` for a connection, SQLAlchemy engine/connection or URL string."""
     chosen = None if dialect is None else check_dialect(dialect)
     if isinstance(target, str):
-        return _from_url(target, chosen)
+        try:
+            return _from_url(target, chosen)
+        except VeracityError as exc:
+            if exc.param is not None:
+                raise
+            # about the URL (param "url"): its own key=value options, never a front end's flags to respell
+            raise VeracityError(exc.message, "url", exc.hint) from None
     kind = _sqlalchemy(target)
     if kind is not None:
         engine_name = str(target.dialect.name).lower()
