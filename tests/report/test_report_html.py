@@ -69,8 +69,9 @@ def test_summary_shows_bootstrap_interval_and_noise_floor(full):
     rep, _, _, s, y = full
     result = vc.audit(s, y, score_type="logit", bootstrap=True, noise_floor=True, random_state=0, n_resamples=100)
     ece = result.extras["intervals"].to_dict()["intervals"]["ece"]
-    m = re.search(r'<span data-ece-interval title="bootstrap \(\w+\), 100 resamples">95% CI '
-                  r"\[([0-9.]+), ([0-9.]+)\]</span>", rep.html)
+    # the ECE row's own method (bias-aware: the plug-in bias it allows for named), not the section's bca
+    m = re.search(r'<span data-ece-interval title="bootstrap \(bias-aware\), 100 resamples; plug-in bias up to '
+                  r'[0-9.]+ allowed for">95% CI \[([0-9.]+), ([0-9.]+)\]</span>', rep.html)
     assert m and (m.group(1), m.group(2)) == (f"{ece['low']:.4f}", f"{ece['high']:.4f}")
     floor = result.extras["noise_floor"]
     assert f"noise floor {floor.expected:.4f}" in rep.html

@@ -236,11 +236,13 @@ def _interval_of(result: AuditResult, metric: str = "ece") -> tuple[float, float
     except (KeyError, TypeError, ValueError):
         return None
     level = d.get("level", result.table.level)
-    method = d.get("method")
+    method = row.get("method") or d.get("method")  # the row's own (the ECE's is "bias-aware"), else the section's
     label = f"{float(level) * 100:g}% CI"
     detail = "bootstrap" + (f" ({method})" if method else "")
     if d.get("n_resamples"):
         detail += f", {d['n_resamples']} resamples"
+    if row.get("note"):  # the ECE's "plug-in bias up to 0.0556 allowed for"
+        detail += f"; {row['note']}"
     if d.get("notes"):  # why an interval is n/a (too few rows of a class)
         detail += "; " + "; ".join(map(str, d["notes"]))
     return low, high, label, detail
