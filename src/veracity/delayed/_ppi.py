@@ -128,6 +128,13 @@ def merge_sparse_bins(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
     :math:`c \min(n_a, n_b) / N \ge 5` there); a short run left at the end joins the cell before it.
     One ``searchsorted`` per merged cell. (The random-sample check here and the store's score-shift test,
     :func:`veracity.monitoring._shift.chi2_homogeneity`, both merge with it.)"""
+    starts = merge_starts(a, b)
+    return np.add.reduceat(a, starts), np.add.reduceat(b, starts)
+
+
+def merge_starts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The first bin of each merged cell of :func:`merge_sparse_bins` (``np.add.reduceat`` merges any
+    per-bin sums of the same rows alike: the weights' squares of a weighted histogram, say)."""
     c = np.cumsum(a + b)
     need = MIN_EXPECTED * c[-1] / min(float(a.sum()), float(b.sum()))
     ends, done = [], 0.0
@@ -138,10 +145,9 @@ def merge_sparse_bins(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
         ends.append(e)
         done = float(c[e])
     if not ends:
-        return a.sum(keepdims=True), b.sum(keepdims=True)
+        return np.zeros(1, dtype=np.intp)
     ends[-1] = c.size - 1  # the short run at the end joins the last cell
-    starts = np.r_[0, np.asarray(ends[:-1], dtype=np.intp) + 1]
-    return np.add.reduceat(a, starts), np.add.reduceat(b, starts)
+    return np.r_[0, np.asarray(ends[:-1], dtype=np.intp) + 1]
 
 
 def _histogram(x: np.ndarray, edges: np.ndarray, w: np.ndarray | None) -> np.ndarray:

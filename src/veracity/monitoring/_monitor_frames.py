@@ -727,18 +727,19 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         .group_by("_g", "_b").agg(nw.col("_w").sum(), nw.col("_w2").sum())
     )
     histograms: dict[str, np.ndarray] = {}
-    squares: dict[str, float] = {}
+    squares: dict[str, np.ndarray] = {}
     hist_keys = hist_rows.get_column("_g").to_list()
     names = dict(zip(hist_keys, _names(hist_keys, freq))) if hist_keys else {}
     for k, b, total, sq in zip(hist_keys, hist_rows.get_column("_b").to_list(), hist_rows.get_column("_w").to_list(),
                                hist_rows.get_column("_w2").to_list()):
-        h = np.zeros(m)
-        h[int(b)] = float(total)
+        h, h2 = np.zeros(m), np.zeros(m)
+        h[int(b)], h2[int(b)] = float(total), float(sq)
         _add(histograms, names[k], h)
-        _add(squares, names[k], float(sq))
+        _add(squares, names[k], h2)
     sizes = None
     if prep.weight:  # the effective rows of each period, (Σw)² / Σw², as the array form
-        sizes = {k: (_kish(float(h.sum()), squares[k]) if h.sum() > 0 else 0.0) for k, h in histograms.items()}
+        sizes = {k: (_kish(float(h.sum()), float(squares[k].sum())) if h.sum() > 0 else 0.0)
+                 for k, h in histograms.items()}
     pending: dict[str, int] = {}
     if prep.rows is not None:
         waiting = agg.collect(working.filter(~nw.col("_m")).with_columns(_one=nw.lit(1, nw.Int64))
@@ -748,5 +749,6 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
             pending[name] = pending.get(name, 0) + int(c)
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
                                reference=reference, level=level, min_count=min_count, histogram_sizes=sizes,
-                               weight_scale=agg.weight_scale(counts) if prep.weight and labelled else 1.0)
+                               weight_scale=agg.weight_scale(counts) if prep.weight and labelled else 1.0,
+                               histogram_squares=squares if prep.weight else None)
     return replace(result, rows_read=int(every["n"] or 0))

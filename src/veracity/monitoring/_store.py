@@ -1026,8 +1026,10 @@ def _read(data: Any, columns: list[str], *, text: list[str]) -> tuple[Any, str, 
             if len(set(names)) != len(names):
                 dup = sorted({c for c in names if names.count(c) > 1})[0]
                 raise VeracityError(f"the frame has more than one column named {dup!r}; rename them first")
+            _refuse_mixed_zones(data, wanted, source)
             table = pa.Table.from_pandas(data[wanted] if _has(names, wanted) else data, preserve_index=False)
         elif isinstance(data, dict):
+            _refuse_mixed_zones(data, wanted, source)
             table = pa.table({k: data[k] for k in wanted if k in data} if _has(list(data), wanted) else data)
         else:
             raise VeracityError(
@@ -1045,6 +1047,24 @@ def _read(data: Any, columns: list[str], *, text: list[str]) -> tuple[Any, str, 
             writer.write_batch(batch)
         h.update(sink.getvalue().to_pybytes())
     return table, source, h.hexdigest(), None
+
+
+def _refuse_mixed_zones(data: Any, wanted: list[str], source: str) -> None:
+    """Refuse a pandas or dict column of datetimes with a time zone beside ones without: Arrow would read
+    the naive ones as UTC, hours off where they were local times (:func:`._time.mixed_zones_problem`)."""
+    from ._time import mixed_zones_problem
+
+    for name in wanted:
+        try:
+            col = data[name]
+        except (KeyError, TypeError, ValueError):
+            continue  # a column the frame lacks is named by the caller's own check
+        values = getattr(col, "to_numpy", None)
+        arr = values() if values is not None else col
+        if isinstance(arr, (list, tuple)) or (isinstance(arr, np.ndarray) and arr.dtype == object):
+            problem = mixed_zones_problem(np.asarray(arr, dtype=object).reshape(-1))
+            if problem is not None:
+                raise VeracityError(f"{source}: column {name!r} {problem}")
 
 
 def _has(names: list[str], wanted: list[str]) -> bool:

@@ -185,6 +185,26 @@ def to_utc_timestamps(array: Any, column: str) -> Any:
 _STRING_TARGETS = ("us", "UTC"), ("us", None), ("ns", "UTC"), ("ns", None)
 
 
+def mixed_zones_problem(values: Any) -> str | None:
+    """Why an object column of datetimes has no one reading, or None: the first datetime with a time zone
+    and the first without (their rows and values), the end of a sentence whose subject the caller names.
+    A naive datetime is read as UTC and an aware one as its instant, so a column mixing them (two sources
+    concatenated, one of them in local time) would put the naive ones hours off without a word; the
+    strings of such a column are refused alike (:func:`parse_time_strings`)."""
+    first: dict[bool, int] = {}
+    rows = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    for i, v in enumerate(rows):
+        if isinstance(v, datetime) and v == v:  # pandas.Timestamp too; NaT (a datetime to Python) has no zone
+            first.setdefault(v.tzinfo is not None and v.utcoffset() is not None, i)
+            if len(first) == 2:
+                a, n = first[True], first[False]
+                return (f"mixes datetimes with a time zone (row {a}: {str(rows[a])[:40]!r}) and "
+                        f"without (row {n}: {str(rows[n])[:40]!r}); times without a zone are read as UTC, "
+                        "so the column has no one reading: localise those (e.g. "
+                        "pandas.to_datetime(..., utc=True) if they are UTC) or convert the others")
+    return None
+
+
 def _floor_us(arr: Any) -> Any:
     """Nanosecond timestamps cut to the microsecond *down* (floor, as numpy's ``astype``): a plain cast
     truncates toward 1970, which put ``1969-12-31T23:59:59.9999995`` on 1970-01-01."""
