@@ -60,6 +60,8 @@ COPIES = {
 #: copies still held by packages outside the rows seam, and who moves them onto it
 KNOWN = {
     ("delayed/_ppi.py", "uniform edges (linspace)"): "quantile levels, not bin edges (a false match)",
+    ("frames/_fit.py", "2U running window"): "DeLong placements per distinct score for a reversed lazy fit's "
+                                             "words (the AUC's variance, which the 2U kernels do not give)",
 }
 
 

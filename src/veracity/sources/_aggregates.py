@@ -33,8 +33,8 @@ import numpy as np
 
 from ..core._binning import bin_index, uniform_edges
 from ..core._keys import same_key
-from ..core._validation import (LOGIT_CHECK_MIN_ROWS, PROB_EPS, MissingLabels, VeracityError,
-                               not_probabilities, shown_number)
+from ..core._validation import (LOGIT_CHECK_MIN_ROWS, PROB_EPS, MissingLabels, VeracityError, _float_label,
+                               _label_number, not_probabilities, plain)
 
 #: rows per score range (one sort task) on Spark and Dask
 ROWS_PER_TASK = 2_000_000
@@ -63,6 +63,8 @@ def base(frame: Any, score: str, label: Any, weight: str | None, by: str | list[
         w = w * weight_scale
     y = as_float(label, schema) if isinstance(label, str) else label
     cols = [as_float(score, schema).alias("_s"), y.alias("_y"), w.alias("_w")]
+    if isinstance(label, str) and _wide_integer(schema[label]):  # read only to word a refusal (exact_labels)
+        cols.append(nw.col(label).alias("_yr"))
     if isinstance(by, (list, tuple)):  # several key columns: _g0, _g1, ... (see :func:`key_columns`)
         cols.extend(one_missing_key(nw.col(b), schema[b]).alias(f"_g{i}") for i, b in enumerate(by))
     elif by is not None:
@@ -71,6 +73,14 @@ def base(frame: Any, score: str, label: Any, weight: str | None, by: str | list[
             key = pooled_key(key, schema[by], pooled)
         cols.append(key.alias("_g"))
     return frame.select(cols)
+
+
+def _wide_integer(dtype: Any) -> bool:
+    """An integer type of 64 bits or more: its values beyond 2**53 have no float64 of their own."""
+    import narwhals as nw
+
+    wide = (nw.Int64, nw.UInt64, getattr(nw, "Int128", None), getattr(nw, "UInt128", None))
+    return any(dtype == t for t in wide if t is not None)
 
 
 def one_missing_key(key: Any, dtype: Any) -> Any:
@@ -293,9 +303,50 @@ def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, An
     if backend_of(lf) == "dask":  # one numpy pass per partition
         from . import _dask
 
-        return _dask.contract_counts(lf.to_native())
+        return exact_labels(lf, _dask.contract_counts(lf.to_native()))
     row = collect(_contract_columns(lf, weighted).select(*_contract_exprs(weighted)))
-    return _combine_contract({name: row.get_column(name).to_list() for name in row.columns}, weighted)
+    return exact_labels(lf, _combine_contract({name: row.get_column(name).to_list() for name in row.columns},
+                                              weighted))
+
+
+def exact_labels(lf: Any, c: dict[str, Any]) -> dict[str, Any]:
+    """The contract's counts ``c`` with labels that are not 0/1 read as the column holds them, asked only
+    when there are such labels (not missing): ``y_min`` and ``y_max`` of those labels as stored (a 64-bit
+    integer column's ``_yr``, see :func:`base`; float64 made ``2**64 - 1`` and ``2**64 - 2`` one value,
+    shown as ``1.8446744073709552e+19`` twice), and ``y_pair``, the two label values ``(lo, hi)`` when the
+    column holds exactly two and none is missing (the refusal then says which to map to 1, or to pass as
+    ``pos_label``, as the array form's :func:`~veracity.core._validation.check_binary_labels` does).
+
+    Up to three small aggregates over the filtered working columns (the labels' range, the refused labels'
+    range, the labels that are neither end), on the refusal's path only. Filters, not ``when``: pandas
+    makes a uint64 column float64 where a ``when`` leaves a row empty."""
+    import narwhals as nw
+
+    if not int(c.get("y_bad") or 0) or c.get("y_min") is None or math.isnan(float(c["y_min"])):
+        return c
+    schema = lf.collect_schema()
+    name = "_yr" if "_yr" in schema.names() else "_y"
+    v, y = nw.col(name), nw.col("_y")
+    present = ~((y.is_null() | y.is_nan()).fill_null(True))
+    bad = present & ~(((y == 0.0) | (y == 1.0)).fill_null(False))
+
+    def row(rows: Any, **exprs: Any) -> dict[str, Any]:
+        found: dict[str, Any] = collect(rows.select(**exprs)).rows(named=True)[0]
+        return found
+
+    ends = row(lf.filter(present), lo=v.min(), hi=v.max(), kept=nw.len())
+    refused = row(lf.filter(bad), lo=v.min(), hi=v.max())
+    out = dict(c)
+    if refused["lo"] is None:
+        return out
+    out["y_min"], out["y_max"] = _number(refused["lo"]), _number(refused["hi"])
+    lo, hi = _number(ends["lo"]), _number(ends["hi"])
+    if int(ends["kept"] or 0) < int(c["n"] or 0) or lo == hi or not math.isfinite(float(lo) - float(hi)):
+        return out  # a missing label, one value, or an infinite one: no pair to name
+    other = lf.filter(present & (v != nw.lit(lo, schema[name])) & (v != nw.lit(hi, schema[name])))
+    if not int(row(other, n=nw.len())["n"] or 0):
+        out["y_pair"] = (lo, hi)
+    return out
 
 
 def contract_row(s: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, float]:
@@ -329,14 +380,32 @@ def contract_row(s: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, float
 def contract_arrays(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str, Any]:
     """:func:`contract_counts` of rows held as numpy arrays (float64, NaN where missing; ``w`` None:
     unweighted): the same dict, counts as ints, a min/max of no value None. Nothing of narwhals: on an
-    Arrow table its literals and aggregates build ``pa.array``, which imports pandas (no dependency)."""
+    Arrow table its literals and aggregates build ``pa.array``, which imports pandas (no dependency).
+    Integer labels ``y`` are read as stored where refused (:func:`exact_labels`' ``y_min``, ``y_max`` and
+    ``y_pair``); float64 labels as they are."""
     weighted = w is not None
+    raw = np.asarray(y)
+    y = raw if raw.dtype == np.float64 else raw.astype(np.float64)
     row = contract_row(s, y, w if w is not None else np.ones(s.size))
     out: dict[str, Any] = {}
     for name, _, how in _contract_aggs(weighted):
         v = row[name]
         out[name] = int(v) if name in _COUNTS else (None if how != "sum" and math.isnan(v) else v)
-    return _combine_contract({f"_c_{k}": [v] for k, v in out.items()}, weighted)
+    counts = _combine_contract({f"_c_{k}": [v] for k, v in out.items()}, weighted)
+    if not int(counts.get("y_bad") or 0) or counts.get("y_min") is None:
+        return counts
+    exact = raw if raw.dtype.kind in "iu" else y
+    miss = np.isnan(y)
+    bad = ~((y == 0.0) | (y == 1.0)) & ~miss
+    counts["y_min"], counts["y_max"] = plain(exact[bad].min()), plain(exact[bad].max())
+    distinct = np.unique(exact[~miss])
+    # (a whole float beyond 2**53 may be an integer label made float64 on the way: naming it as pos_label
+    # would name no label, so such floats get no hint)
+    inexact = exact.dtype.kind == "f" and bool(np.any((np.abs(distinct) >= 2.0 ** 53) & (distinct % 1 == 0)))
+    finite = bool(np.isfinite(distinct.astype(np.float64)).all())
+    if not miss.any() and distinct.size == 2 and finite and not inexact:
+        counts["y_pair"] = (plain(distinct[0]), plain(distinct[1]))
+    return counts
 
 
 def missing_message(name: str, role: str | None, missing: int, infinite: int | None, n: int,
@@ -363,18 +432,31 @@ def missing_labels_message(name: str, missing: int, n: int) -> str:
     return f"column {name!r} (labels) has {count} (None/NaN) of {n} rows; drop or fill {rows} first"
 
 
-def labels_message(name: str, bad: int, n: int, shown: str, first_row: int | None = None) -> str:
+def _number(value: Any) -> Any:
+    """An aggregate's number as a Python int or float: a numpy scalar's value, and an integer DuckDB hands
+    back as a ``Decimal`` (the min of a HUGEINT column, as a CSV's ``2**64 - 1`` is read) as the int it is."""
+    import decimal
+
+    v = plain(value)
+    if isinstance(v, decimal.Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    return v
+
+
+def labels_message(name: str, bad: int, n: int, shown: str, first_row: int | None = None,
+                   pair: bool = False) -> str:
     """The one wording of labels that are not 0/1 (``shown``: their min and max, or ``missing or infinite``).
     ``shown`` ``missing`` (every refused label is missing): the missing labels' own line, as where
     ``pos_label=`` reads them (:func:`missing_labels_message`): a missing label is not a label outside 0/1,
-    and its remedy is to drop that row, not to map classes."""
+    and its remedy is to drop that row, not to map classes. ``pair``: the column holds two values and no
+    missing one; the remedy is the hint naming them (:func:`check_contract`), not this general advice."""
     where = "" if first_row is None else f", first at data row {first_row}"
     if shown == "missing":
         message = missing_labels_message(name, bad, n)
         count = message.index(f" of {n} rows") + len(f" of {n} rows")
         return f"{message[:count]}{where}{message[count:]}"
-    return (f"column {name!r} (labels) must be binary 0/1 (or bool); {bad} of {n} are not ({shown}){where}; "
-            "map the two classes to 0 and 1 and drop unlabelled rows")
+    message = f"column {name!r} (labels) must be binary 0/1 (or bool); {bad} of {n} are not ({shown}){where}"
+    return message if pair else f"{message}; map the two classes to 0 and 1 and drop unlabelled rows"
 
 
 def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | None, score_type: str,
@@ -396,9 +478,19 @@ def check_contract(c: dict[str, Any], *, score: str, label: str, weight: str | N
         check_logit_range(float(c["s_min"]), float(c["s_max"]), n)  # the array form's words
     if int(c["y_bad"]):
         missing = c["y_min"] is None or math.isnan(float(c["y_min"]))
-        shown = "missing" if missing else f"min={shown_number(c['y_min'])}, max={shown_number(c['y_max'])}"
-        raise (MissingLabels if missing else VeracityError)(labels_message(label, int(c["y_bad"]), n, shown,
-                                                                          first_row=first_label_row))
+        if missing:
+            raise MissingLabels(labels_message(label, int(c["y_bad"]), n, "missing",
+                                               first_row=first_label_row))
+        # integers as stored (every digit of 2**64 - 1: exact_labels), floats in their short form
+        shown = f"min={_label_number(c['y_min'])}, max={_label_number(c['y_max'])}"
+        pair = c.get("y_pair")
+        message = labels_message(label, int(c["y_bad"]), n, shown, first_row=first_label_row, pair=bool(pair))
+        if not pair:
+            raise VeracityError(message)
+        lo, hi = (plain(v) for v in pair)  # the array form's hint (core._validation.check_binary_labels)
+        hint = f"Map {_label_number(lo)} to 0 and {_label_number(hi)} to 1, or pass {{setting}}."
+        raise VeracityError(message, param="pos_label", value=hi if isinstance(hi, int) else _float_label(hi),
+                            hint=hint)
     if weight is not None:
         if int(c["w_bad"]):
             raise VeracityError(missing_message(weight, "sample_weight", int(c["w_bad"]), None, n))
@@ -545,8 +637,9 @@ def bin_sums_and_contract(lf: Any, *, bins: int, score_type: str, threshold: flo
     if backend_of(lf) == "dask":  # both partition passes in one compute: the data is read once
         from . import _dask
 
-        return _dask.bin_sums_and_contract(lf.to_native(), edges=uniform_edges(bins), score_type=score_type,
-                                           threshold=threshold, grouped=grouped)
+        sums, counts = _dask.bin_sums_and_contract(lf.to_native(), edges=uniform_edges(bins),
+                                                   score_type=score_type, threshold=threshold, grouped=grouped)
+        return sums, exact_labels(lf, counts)
     import narwhals as nw
 
     s, y = nw.col("_s"), nw.col("_y")
@@ -560,7 +653,7 @@ def bin_sums_and_contract(lf: Any, *, bins: int, score_type: str, threshold: flo
     native = _bin_table(x, bins=bins, score_type=score_type, threshold=threshold, grouped=grouped,
                         edges=None, strategy="uniform", top_label=False, contract=True)
     keep = [i for i, b in enumerate(native["_b"]) if b is not None and int(b) >= 0]
-    counts = _combine_contract(native, weighted=False)
+    counts = exact_labels(lf, _combine_contract(native, weighted=False))
     return _per_slice({k: [v[i] for i in keep] for k, v in native.items()}, bins, grouped), counts
 
 

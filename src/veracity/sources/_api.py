@@ -365,7 +365,7 @@ class _Prepared:
             # 2**64 - 1 were a raw ArrowInvalid where every other frame says the labels are not 0/1
             scores, labels, weights = self.arrays()
             s = np.asarray(scores, dtype=np.float64)
-            y = np.zeros(s.size) if labels is None else np.asarray(labels, dtype=np.float64)
+            y = np.zeros(s.size) if labels is None else np.asarray(labels)  # integers read exactly there
             w = None if weights is None else np.asarray(weights, dtype=np.float64)
             return self.accept(agg.contract_arrays(s, y, w))
         counts = agg.contract_counts(self.working(False), score_type=self.bin_score_type,

@@ -359,7 +359,11 @@ def _top_label_counts_part(df: Any, k: int) -> Any:
     sum_bad = row_sums_off_one(finite)[1]  # the array form's row sums and tolerance
     y_min, y_max = _lo_hi(y[y_bad & ~np.isnan(y)])
     row = {"n": float(y.size), "bad": float((~ok).sum()), "y_bad": float(y_bad.sum()), "lo": lo, "hi": hi,
-           "sum_bad": float(sum_bad.sum()), "y_min": y_min, "y_max": y_max}
+           "sum_bad": float(sum_bad.sum()), "y_min": y_min, "y_max": y_max,
+           # rows with a score outside [0, 1], and each column's min and max (the refusal names the first)
+           "out_rows": float(((finite < 0.0) | (finite > 1.0)).any(axis=1).sum())}
+    for j in range(k):
+        row[f"lo{j}"], row[f"hi{j}"] = _lo_hi(finite[:, j])
     return pd.DataFrame({name: [value] for name, value in row.items()})
 
 
@@ -391,12 +395,15 @@ def top_label_rounding(ddf: Any, k: int) -> int | None:
 
 
 def top_label_counts(ddf: Any, k: int) -> dict[str, Any]:
-    """:func:`._multiclass.check_top_label`'s counts (``n, bad, y_bad, lo, hi, sum_bad, y_min, y_max``)
-    from one row per partition; a minimum or maximum of no rows is None."""
+    """:func:`._multiclass.check_top_label`'s counts (``n, bad, y_bad, lo, hi, sum_bad, y_min, y_max``,
+    ``out_rows`` and each column's ``lo{j}``, ``hi{j}``) from one row per partition; a minimum or maximum of
+    no rows is None."""
     meta = _top_label_counts_part(ddf._meta, k)
     parts = ddf.map_partitions(_in_chunks, _top_label_counts_part, k, meta=meta).compute()
-    out: dict[str, Any] = {name: int(parts[name].sum()) for name in ("n", "bad", "y_bad", "sum_bad")}
-    for name, pick in (("lo", "min"), ("hi", "max"), ("y_min", "min"), ("y_max", "max")):
+    sums = ("n", "bad", "y_bad", "sum_bad", "out_rows")
+    out: dict[str, Any] = {name: int(parts[name].sum()) for name in sums}
+    ranges = [(f"{end}{j}", pick) for j in range(k) for end, pick in (("lo", "min"), ("hi", "max"))]
+    for name, pick in (("lo", "min"), ("hi", "max"), ("y_min", "min"), ("y_max", "max"), *ranges):
         value = getattr(parts[name], pick)()
         out[name] = None if np.isnan(value) else float(value)
     return out

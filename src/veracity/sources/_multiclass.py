@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core._validation import (MULTIPLE_SLACK, PROB_EPS, ROUNDING_DECIMALS, ROW_SUM_ATOL, VeracityError,
-                                first_text, refuse_probability_rows_as_logits, rounded_decimals, row_sum_hint,
-                                text_class_labels)
+                                first_text, out_of_range_hint, range_text, refuse_probability_rows_as_logits,
+                                rounded_decimals, row_sum_hint, text_class_labels)
 from ._aggregates import _flag, as_float, backend_of, collect
 
 if TYPE_CHECKING:
@@ -131,12 +131,16 @@ def check_top_label(frame: Any, scores: list[str], label: str, score_type: str, 
         _one=nw.lit(1, nw.Int64), _bad=_flag(nw.col("__vc_anybad")), _y_bad=_flag(y_bad),
         _lo=nw.when(ok).then(nw.col("__vc_min")), _hi=nw.when(ok).then(nw.col("__vc_max")),
         _sum_bad=_flag(ok & ((nw.col("__vc_total") - 1.0).abs() > ROW_SUM_ATOL * max(1, k))),
+        _out=_flag(ok & ((nw.col("__vc_min") < 0.0) | (nw.col("__vc_max") > 1.0))),
         _yf=nw.when(y_bad & ~(y.is_null() | y.is_nan()).fill_null(True)).then(y),
     )
     row = collect(x.select(
         nw.col("_one").sum().alias("n"), nw.col("_bad").sum().alias("bad"), nw.col("_y_bad").sum().alias("y_bad"),
         nw.col("_lo").min().alias("lo"), nw.col("_hi").max().alias("hi"), nw.col("_sum_bad").sum().alias("sum_bad"),
         nw.col("_yf").min().alias("y_min"), nw.col("_yf").max().alias("y_max"),
+        nw.col("_out").sum().alias("out_rows"),  # rows with a score outside [0, 1], and each column's range
+        *(nw.when(ok).then(nw.col(r)).min().alias(f"lo{i}") for i, r in enumerate(raw)),
+        *(nw.when(ok).then(nw.col(r)).max().alias(f"hi{i}") for i, r in enumerate(raw)),
     )).rows(named=True)[0]
     _raise_top_label(row, k, label, score_type, shown, lambda: _rounding(x, raw, k))
 
@@ -183,8 +187,9 @@ def _raise_top_label(row: dict[str, Any], k: int, label: str, score_type: str, s
         lo, hi = float(row["lo"]), float(row["hi"])
         if lo < 0.0 or hi > 1.0:
             raise VeracityError(
-                f"score columns {names} must hold probabilities in [0, 1] (min={lo:.3g}, max={hi:.3g}). "
-                "If these are logits, pass {setting}", param="score_type", value="logit")
+                f"score columns {names} must hold probabilities in [0, 1]; {int(row['out_rows'] or 0)} of {n} "
+                f"rows are not ({range_text(lo, hi)}; {_first_bad_column(row, shown)})",
+                param="score_type", hint=out_of_range_hint(lo, hi), value="logit")
         if int(row["sum_bad"] or 0):
             raise VeracityError(
                 f"multiclass probability rows must sum to 1; {int(row['sum_bad'])} of {n} rows of {names} do "
@@ -197,6 +202,20 @@ def _raise_top_label(row: dict[str, Any], k: int, label: str, score_type: str, s
             f"{int(row['y_bad'])} of {n} do not ({shown_y})")
     if score_type == "logit":  # the array form's rule and words, from the counts
         refuse_probability_rows_as_logits(n, float(row["lo"]), float(row["hi"]), int(row["sum_bad"] or 0))
+
+
+def _first_bad_column(row: dict[str, Any], shown: list[str]) -> str:
+    """The first score column (in the order given) holding a value outside [0, 1], with its smallest value
+    below 0 and/or its largest above 1 (``row["lo{j}"]``, ``row["hi{j}"]``: column j's min and max):
+    "first bad column 'p0': max=1.2". A frame's rows have no order every engine keeps, so no row is named
+    (the command line names the file's data row); the array form names the first row and its column."""
+    for j, name in enumerate(shown):
+        lo, hi = float(row[f"lo{j}"]), float(row[f"hi{j}"])
+        if lo < 0.0 or hi > 1.0:
+            below, above = range_text(lo, hi).split(", ")
+            outside = [text for text, off in ((below, lo < 0.0), (above, hi > 1.0)) if off]
+            return f"first bad column {name!r}: {', '.join(outside)}"
+    return "first bad column unknown"  # not reached: the min or max of some column is outside [0, 1]
 
 
 def class_label_type_error(frame: Frame, label: str, k: int) -> VeracityError:
