@@ -29,6 +29,15 @@ def pos_label_value(labels: np.ndarray, text: str) -> Any:
             raise VeracityError(f"--pos-label {text} does not fit a true/false label column; "
                                 "pass --pos-label true or false")
         return text.lower() in ("true", "1")
+    if labels.dtype.kind == "f":
+        finite = np.abs(labels[np.isfinite(labels)])
+        if finite.size and float(finite.max()) >= 2.0 ** 53:
+            # a CSV's integers beyond int64 (or a float column's) were read as doubles, which hold whole numbers
+            # exactly only up to 2**53: distinct labels may have merged, and one --pos-label match them all
+            raise VeracityError(
+                f"--pos-label {text}: the label column was read as floating point and holds values as large as "
+                f"{float(finite.max()):.17g}, where doubles no longer tell neighbouring integers apart (two labels "
+                "may read as one); map the labels to 0/1 (or to small class codes) in the file")
     if labels.dtype.kind in "iuf":
         try:  # an integer column's value as the user wrote it ("--pos-label 7 is not among ...", not 7.0)
             return int(text) if labels.dtype.kind in "iu" and text.strip().lstrip("+-").isdigit() else float(text)
