@@ -20,6 +20,7 @@ from ..core._validation import check_binary_labels, check_weights
 from ..decisions._inputs import check_alpha
 from ._audit import _edges
 from ._ppi import probabilities_1d
+from ._ppi_result import bound_texts
 from ._sequence import (
     ConfidenceSequence,
     batch_sums,
@@ -80,7 +81,7 @@ class BinnedSequences(Display):
 
     def __str__(self) -> str:
         body = [[r["bin"], f"{r['n']:,}", fmt(r["estimate"], sign=True),
-                 f"[{fmt(r['low'], sign=True)}, {fmt(r['high'], sign=True)}]",
+                 "[{}, {}]".format(*bound_texts(r["low"], r["high"])),
                  "" if r["alarm_step"] is None else f"ALARM at {r['alarm_step']}"] for r in self.rows()]
         k = len(self.sequences)
         lines = [(f"confidence sequences per score bin for rate - mean score (anytime-valid; alpha={self.alpha:g} "

@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
+import html
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..core._binning import enough_effective
+from ..core._digits import MOST, decimals
 from ..core._display import Display
 from ..core._text import fmt, fmt_p, render_table
-from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, judged_calibrated, ppi_from_sums,
-                        rare_outcome, rare_outcome_interval, weighted_gap_interval, weighted_rate_interval,
-                        weighted_score_interval)
+from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, flat_scores, judged_calibrated,
+                        ppi_from_sums, rare_outcome, rare_outcome_interval, weighted_gap_interval,
+                        weighted_rate_interval, weighted_score_interval)
 
 NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is not valid"
 #: an estimate of a rate outside [0, 1] (its interval is cut to the range; the estimate is left as computed)
@@ -84,8 +87,31 @@ RARE_BOTH = ("only {pos} positive and {neg} negative {cls}of the {n:,} labels: t
 #: 10 of one class) finds no evidence against calibration: said, so that the table does not read as a verdict
 EXACT_JUDGED = ("the rectifier's interval excludes 0, but {why} it is no reliable test of calibration: by an "
                 "exact binomial bound these labels are no evidence that the scores are miscalibrated")
+#: power tuning on scores constant up to rounding (_ppi_sums.flat_scores): lambda 0, said
+FLAT = ("the scores are constant (their spread is rounding noise): they carry no information about the "
+        "outcome, so power tuning uses lambda 0 (the labels alone; the estimate is the same at any lambda)")
 ZERO_WIDTH = ("the {n:,} labels show no spread (e.g. all one class): the normal interval has zero width and is "
               "not a confidence interval; label more rows")
+
+
+def bound_texts(low: float, high: float, digits: int = 4, *, sign: bool = True) -> tuple[str, str]:
+    """An interval's two ends as printed (signed by default, as a difference's): at ``digits`` decimals,
+    or, where the interval is clear of 0 and its end nearest 0 prints as 0 there, at the decimals that show
+    that end to two significant digits (the digits rule's :func:`~veracity.core._digits.decimals` of the
+    end alone, at most :data:`~veracity.core._digits.MOST`; beyond them that end in scientific notation).
+    A sequence's bounds [-0.043139, -0.000021] printed "[-0.0431, -0.0000] ALARM", which reads as bounds
+    that touch 0; they print "[-0.043139, -0.000021]". An interval that holds 0 keeps ``digits``."""
+    d = digits
+    lo_text = hi_text = None
+    if math.isfinite(low) and math.isfinite(high) and (low > 0.0 or high < 0.0):
+        near = low if low > 0.0 else high
+        if float(f"{near:.{d}f}") == 0.0:
+            d = decimals(near, fewest=digits)
+            if float(f"{near:.{d}f}") == 0.0:  # below half a unit of MOST decimals: its own notation
+                tiny = f"{near:+.1e}" if sign else f"{near:.1e}"
+                lo_text, hi_text = (tiny, None) if low > 0.0 else (None, tiny)
+                d = MOST
+    return (lo_text or fmt(low, d, sign=sign)), (hi_text or fmt(high, d, sign=sign))
 
 
 # -- the result ---------------------------------------------------------------------------
@@ -157,12 +183,62 @@ class PpiMean(Display):
     def _frame_records(self) -> list[dict[str, Any]]:
         return self.rows()
 
+    def _cells(self) -> list[tuple[str, str, str]]:
+        """Each method's (method, estimate, interval) as every view prints them: rates at 4 decimals; the
+        rectifier, a difference y − score, signed as the other tables print a difference (``+0.0999
+        [+0.0643, +0.1355]``), an end clear of 0 never printed as 0 (:func:`bound_texts`)."""
+        out = []
+        for r in self.rows():
+            if r["method"] == "rectifier":
+                low, high = bound_texts(r["ci_low"], r["ci_high"])
+                out.append((r["method"], fmt(r["estimate"], sign=True), f"[{low}, {high}]"))
+            else:
+                low, high = bound_texts(r["ci_low"], r["ci_high"], sign=False)
+                out.append((r["method"], fmt(r["estimate"]), f"[{low}, {high}]"))
+        return out
+
+    def _summary_items(self) -> dict[str, str]:
+        """The notebook's key numbers, named in words (the fields' names — ``lam``, ``sample_p`` — are in
+        ``to_dict()``): labels and scored rows, the power-tuning λ, the random-sample check where it ran,
+        whether the scores are calibrated in the large, rows left out of the audit where there are any."""
+        items = {"labels": f"{self.n_labelled:,}", "scored rows": f"{self.n_unlabelled:,}",
+                 "power-tuning λ": f"{self.lam:.3f}" + (" (constant scores)" if FLAT in self.notes else ""),
+                 "calibrated in the large": "yes" if self.calibrated else "no"}
+        if self.sample_p == self.sample_p:  # NaN: no check ran (a designed sample, sample_check="off")
+            failed = "" if self.valid else " (NOT a random sample)"
+            items["random-sample check p"] = fmt_p(self.sample_p) + failed
+        if self.n_excluded:
+            items["rows left out of the audit"] = f"{self.n_excluded:,}"
+        return items
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the printout's title, its key numbers named in words (not the raw fields:
+        "note n/a", "lam", "n_excluded 0"), its table as printed (the rectifier signed) and its notes."""
+        from ..core._display import html_kv, html_note, html_page
+
+        e = html.escape
+        pct = f"{self.level * 100:g}% CI"
+        uses = {"ppi": f"{self.n_labelled:,} labels + {self.n_unlabelled:,} scores",
+                "classical": f"{self.n_labelled:,} labels", "cbpe": "scores only; valid if calibrated",
+                "rectifier": "mean of y − score (0 if calibrated)"}
+        head = "".join(f'<th{" class=vc-l" if c in ("method", "uses") else ""}>{e(c)}</th>'
+                       for c in ("method", "estimate", pct, "uses"))
+        body = "".join(f'<tr><td class="vc-l">{e(m)}</td><td>{e(est)}</td><td>{e(ci)}</td>'
+                       f'<td class="vc-l">{e(uses[m])}</td></tr>' for m, est, ci in self._cells())
+        table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        parts = [html_kv(self._summary_items()), table,
+                 *(html_note(f"note: {t}") for t in self.notes)]
+        if self.n_excluded:
+            parts.append(html_note(f"({self.n_excluded:,} labelled rows outside the random audit sample were "
+                                   "used as scored rows only)"))
+        return html_page(self._title(), parts, str(self))
+
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}% CI"
-        body = [[r["method"], fmt(r["estimate"]), f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]", r["uses"]]
-                for r in self.rows()]
-        lines = [(f"rate of the window: PPI++ estimate {fmt(self.estimate)} [{fmt(self.ci_low)}, "
-                 f"{fmt(self.ci_high)}] ({pct})"),
+        uses = [r["uses"] for r in self.rows()]
+        body = [[m, est, ci, u] for (m, est, ci), u in zip(self._cells(), uses)]
+        low, high = bound_texts(self.ci_low, self.ci_high, sign=False)
+        lines = [f"rate of the window: PPI++ estimate {fmt(self.estimate)} [{low}, {high}] ({pct})",
                  render_table(["method", "estimate", pct, "uses"], body, align="lrll")]
         if self.n_excluded:
             lines.append(f"({self.n_excluded} labelled rows outside the random audit sample were used as "
@@ -342,6 +418,9 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
                                          if flat else "with fewer than 10 labels of one class"))
     if not calibrated:
         notes.append(NOT_CALIBRATED)
+    if (drawn is None and sums is not None and m > 0 and v["lam"] == 0.0
+            and bool(np.all(flat_scores(sums)))):  # power tuning on constant scores: lambda 0, said
+        notes.append(FLAT)
     if not 0.0 <= v["estimate"] <= 1.0:  # a rate: the interval was cut to [0, 1], the estimate is not
         notes.append(OUT_OF_RANGE.format(estimate=v["estimate"], lam=v["lam"]))
     return PpiMean(

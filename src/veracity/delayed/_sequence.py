@@ -61,6 +61,7 @@ from ..core._text import fmt, render_table
 from ..core._validation import VeracityError, _is_missing, check_binary_labels, check_weights, to_numpy
 from ..decisions._inputs import check_alpha
 from ._ppi import probabilities_1d
+from ._ppi_result import bound_texts
 from ..core._frameform import rows_form
 
 TRUNCATION = 0.5  # the paper's (and confseq's) cap on the bets
@@ -244,7 +245,18 @@ class ConfidenceSequence(Display):
         return self.rows()
 
     def _summary_items(self) -> dict[str, Any]:
-        return {"alpha": self.alpha, "alarm_at": self.alarm_at, "delay": self.delay}
+        """The notebook's key numbers in words, as the printout says them (not the fields ``alarm_at`` and
+        ``delay n/a``): alpha, the alarm's step or none, the detection delay where a shift was given, the
+        tolerance where set."""
+        what = "row" if self.steps is None else "batch"
+        items: dict[str, Any] = {"alpha": f"{self.alpha:g}",
+                                 "alarm": "none" if self.alarm_at is None else
+                                 f"at {what} {self.key_text(self.alarm_at)}"}
+        if self.delay is not None:
+            items["detection delay"] = f"{self.delay:,} {what}{'es' if what == 'batch' else 's'}"
+        if self.tolerance:
+            items["tolerance"] = f"{self.tolerance:g}"
+        return items
 
     def _shown(self) -> list[int]:
         """The steps a printout shows: 8 spread evenly from first to last, and the alarm."""
@@ -258,11 +270,24 @@ class ConfidenceSequence(Display):
         rows = self.rows()
         return [rows[i] for i in self._shown()]
 
+    def _repr_html_(self) -> str:
+        """The notebook view: the printout's steps with their bounds as the text prints them (signed; an end
+        clear of 0 never printed as 0: :func:`~veracity.delayed._ppi_result.bound_texts` — the default
+        table's 4-decimal cells showed an upper bound of -0.00002 as "0.0000" beside an alert)."""
+        from ..core._display import html_kv, html_page, html_table
+
+        records = [{"step": self.key_text(i), "labelled": int(self.n[i]),
+                    "rate-score": float(self.estimate[i]),
+                    "bounds": "[{}, {}]".format(*bound_texts(float(self.low[i]), float(self.high[i]))),
+                    "status": "alert" if self._alert(i) else "ok"} for i in self._shown()]
+        return html_page(self._title(), [html_kv(self._summary_items()),
+                                         html_table(records, signed=("rate-score",))], str(self))
+
     def __str__(self) -> str:
         k = self.low.size
         shown = self._shown()
         body = [[self.key_text(i), f"{int(self.n[i]):,}", fmt(self.estimate[i], sign=True),
-                 f"[{fmt(self.low[i], sign=True)}, {fmt(self.high[i], sign=True)}]",
+                 "[{}, {}]".format(*bound_texts(float(self.low[i]), float(self.high[i]))),
                  "ALARM" if i == self.alarm_at else ("alert" if self._alert(i) else "")]
                 for i in shown]
         what = "row" if self.steps is None else "batch"
