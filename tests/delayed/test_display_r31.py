@@ -142,3 +142,15 @@ def test_slightly_varying_informative_scores_keep_their_lambda():
     g = 0.4 + 1e-3 * ((rng.random(5000) < 0.4) - 0.4) + 1e-4 * rng.standard_normal(5000)
     r = vc.ppi_mean(y, f, g)
     assert r.lam > 0.5 and "constant" not in str(r)
+
+
+def test_ppi_audit_signs_the_gap_rate_minus_score_as_ppi_mean_does():
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=3000)
+    y = (rng.uniform(size=400) < np.clip(s[:400] + 0.1, 0, 1)).astype(int)
+    audit = vc.ppi_audit(y, s[:400], s[400:])
+    gap = next(r for r in audit.rows if r["quantity"] == "rate - score")
+    line = next(x for x in str(audit).splitlines() if x.startswith("rate - score"))
+    assert line.split()[3:6] == [f"{gap['estimate']:+.4f}", f"[{gap['ci_low']:+.4f},", f"{gap['ci_high']:+.4f}]"], line
+    rate = next(x for x in str(audit).splitlines() if x.startswith("rate "))
+    assert "+" not in rate, rate  # the rate itself is no difference: unsigned

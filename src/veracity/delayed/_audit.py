@@ -56,7 +56,7 @@ from ..core._validation import VeracityError, to_numpy
 from ..decisions._inputs import check_cost
 from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare, check_level,
                    check_row_indexes, cut_to_range, few_labels_note, judged_calibrated, ppi_from_sums, z_of)
-from ._ppi_result import FEW_EFFECTIVE_AUDIT, rare_class_note, weighted_class_note
+from ._ppi_result import FEW_EFFECTIVE_AUDIT, bound_texts, rare_class_note, weighted_class_note
 from ._ppi_sums import (EXACT_BELOW, _wmean_var, rare_outcome_interval, rare_share_interval, tuning_terms,
                         uneven_labels, uneven_weights, weighted_gap_interval, weighted_lambda_terms,
                         weighted_rate_interval, weighted_score_interval, wilson_rate_interval)
@@ -359,10 +359,18 @@ class PpiAudit(Display):
                  html_note(f"note: {self.note}") if self.note else ""]
         return html_page(self._title(), parts, str(self))
 
+    @staticmethod
+    def _cells(r: dict[str, Any]) -> list[str]:
+        """A row's text cells; the gap rate - score signed, as a difference (``vc.ppi_mean``'s rectifier)."""
+        signed = r["quantity"] == "rate - score"
+        low, high = bound_texts(r["ci_low"], r["ci_high"], sign=signed) if signed else (fmt(r["ci_low"]),
+                                                                                      fmt(r["ci_high"]))
+        return [r["quantity"], fmt(r["estimate"], sign=signed), interval_cell(low, high),
+                fmt(r["cbpe"], sign=signed), fmt(r["classical"], sign=signed), f"{r['n_labelled']:,}"]
+
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}% CI"
-        body = [[r["quantity"], fmt(r["estimate"]), interval_cell(fmt(r["ci_low"]), fmt(r["ci_high"])),
-                 fmt(r["cbpe"]), fmt(r["classical"]), f"{r['n_labelled']:,}"] for r in self.rows]
+        body = [self._cells(r) for r in self.rows]
         head = ["quantity", "PPI++", pct, "CBPE", "labels only", "labels"]
         if any(r.get("sufficient") is False for r in self.rows):
             head.append("")
