@@ -14,6 +14,11 @@ order-preservation certificates exactly:
 * ``ties_created`` / ``reversals`` — adjacent raw-order pairs that the calibrator
   made equal / put in the opposite order.
 
+A certificate prints "BROKEN" only where the method promises it (temperature scaling's order and 0.5
+decisions; an order-keeping map's order: what the ledger's "can move?" column says it cannot move); where the
+method may move it by design (Platt's intercept moves the 0.5 cut, isotonic steps tie scores) a failed one
+prints "changed" and why: "0.5 decisions identical: BROKEN" beside Platt read as a defect.
+
 For temperature scaling these hold by theorem (s ↦ s/τ keeps every strict order
 and every sign) and are compared on the calibrated *logits*, so saturation of
 the sigmoid never fakes a tie.
@@ -114,6 +119,10 @@ class Ledger(Display):
     random_state: Any = None
     #: the threshold of the accuracy row and of the decisions certificate (p >= threshold)
     threshold: float = 0.5
+    #: the certificates the method promises to keep (``"order"``: stable argsort and AUC bit-identical,
+    #: ``"decisions"``: the decisions at ``threshold``, or the argmax): a promised one that fails prints
+    #: "BROKEN"; one the method may move prints "changed" and why (:func:`_promises`)
+    promised: frozenset[str] = frozenset({"order", "decisions"})
 
     def row(self, metric: str) -> LedgerRow:
         # the accuracy row by any of its names: "accuracy@0.5" (the old one), "accuracy@<threshold>", or the
@@ -151,13 +160,14 @@ class Ledger(Display):
                  "why": r.note, "regression": r.regression} for r in self.rows]
         c = self.certificates
         if "argsort_identical" in c:
-            auc_same = "n/a" if c["auc_identical"] is None else c["auc_identical"]  # None: AUC undefined
-            cert = {"order": c["order"], "AUC bit-identical": auc_same,
-                    f"{self.threshold:g} decisions identical": c["decisions_identical"],
+            cert = {"order": self._order_text(), "AUC bit-identical": self._held(c["auc_identical"], "order"),
+                    f"{self.threshold:g} decisions identical":
+                        self._held(c["decisions_identical"], "decisions"),
                     "ties created": c["ties_created"],
                     "reversals": c["reversals"]}
         else:
-            cert = {"order": c["order"], "argmax identical": c["argmax_identical"]}
+            cert = {"order": self._order_text(),
+                    "argmax identical": self._held(c["argmax_identical"], "decisions")}
         return html_table(rows) + html_kv(cert) + html_note(
             f"a change is better or a REGRESSION only when its paired {self.level * 100:g}% interval "
             f"excludes 0; ECE with {self.bins} equal-width bins")
@@ -176,18 +186,18 @@ class Ledger(Display):
             align="lrrrllll",
         )
         c = self.certificates
-        held = lambda v: "n/a" if v is None else "held" if v else "BROKEN"  # noqa: E731
-        cert = [f"  order: {c['order']}"]
+        held = self._held
+        cert = [f"  order: {self._order_text()}"]
         if "argsort_identical" in c:
             cert.append(
-                f"  stable argsort identical: {held(c['argsort_identical'])}; "
-                f"AUC bit-identical: {held(c['auc_identical'])}; "
-                f"{self.threshold:g} decisions identical: {held(c['decisions_identical'])}"
+                f"  stable argsort identical: {held(c['argsort_identical'], 'order')}; "
+                f"AUC bit-identical: {held(c['auc_identical'], 'order')}; "
+                f"{self.threshold:g} decisions identical: {held(c['decisions_identical'], 'decisions')}"
             )
             cert.append(f"  ties created: {c['ties_created']}; order reversals: {c['reversals']}")
         else:
-            cert.append(f"  argmax identical: {held(c['argmax_identical'])}")
-        head = (f"{self.calibrator} on {self.n} evaluation rows "
+            cert.append(f"  argmax identical: {held(c['argmax_identical'], 'decisions')}")
+        head = (f"{self.calibrator} on {self.n:,} evaluation rows "
                 f"(ECE with {self.bins} equal-width bins; {pct} of each change paired on these rows)")
         if "argmax_identical" in self.certificates:  # multiclass: say what each number reads
             head += ("\n(multiclass: ECE, Brier and AUC read the top-label confidence against 'argmax is "
@@ -205,6 +215,45 @@ class Ledger(Display):
             tail += "\nworse but within noise (reported, not hidden): " + ", ".join(
                 f"{r.metric} {fmt(r.change, sign=True)} {r.interval_text()}" for r in noise)
         return f"{head}\n{table}\ncertificates\n" + "\n".join(cert) + tail
+
+    def _held(self, value: bool | None, what: str) -> str:
+        """A certificate as printed: ``held``; ``n/a`` (None: AUC of rows of one class); ``BROKEN`` where the
+        method promises it (:attr:`promised`: temperature scaling's order and 0.5 decisions, an order-keeping
+        map's order) and it failed, or where the order was reversed (no calibrator is meant to: a reversed
+        Platt fit, allowed); else ``changed``, with why for the decisions ("the fit moves the 0.5 cut"; the
+        order line says how the order changed): Platt's intercept, isotonic steps move the cut or tie scores
+        by design, and "BROKEN" read as a defect."""
+        if value is None:
+            return "n/a"
+        if value:
+            return "held"
+        if what in self.promised or (what == "order" and self.certificates.get("reversals")):
+            return "BROKEN"  # no calibrator is meant to reverse the order (a reversed Platt fit, allowed)
+        cut = "the argmax" if "argmax_identical" in self.certificates else f"the {self.threshold:g} cut"
+        # the order's "changed": the order line above it says how (ties created, reversals)
+        return f"changed (the fit moves {cut})" if what == "decisions" else "changed"
+
+    def _order_text(self) -> str:
+        """The certificates' ``order`` as printed: "broken (26 ties created)" reads
+        "changed (26 ties created)" where the method may tie scores (isotonic steps) and none was reversed,
+        and multiclass "argmax BROKEN" reads "argmax changed" where it may change the argmax;
+        ``certificates["order"]`` keeps its JSON value."""
+        order = str(self.certificates["order"])
+        if order == "argmax BROKEN" and "decisions" not in self.promised:
+            return "argmax changed"
+        reversed_ = bool(self.certificates.get("reversals"))
+        if order.startswith("broken") and "order" not in self.promised and not reversed_:
+            return "changed" + order.removeprefix("broken")
+        return order
+
+
+def _promises(cal: Calibrator, multiclass: bool, threshold: float) -> frozenset[str]:
+    """The certificates ``cal`` promises to keep, read from what the ledger says it can move
+    (:func:`_can_move`): the decisions (binary: at ``threshold``; multiclass: the argmax) where the accuracy
+    row cannot move, the order (stable argsort, AUC bit-identical) where the AUC row cannot."""
+    moves = _can_move(cal, multiclass, threshold)
+    return frozenset(what for what, key in (("decisions", "accuracy"), ("order", "AUC"))
+                     if not moves.get(key, (True, ""))[0])
 
 
 def _is_accuracy(metric: str) -> bool:
@@ -442,7 +491,7 @@ def compare(
     too_few = not bool(enough_effective(n_eff, 2.0, before.n))
     # DeLong's normal interval needs 10 rows (weighted: Kish's size) of each class, as in vc.compare_models
     few_auc = few_class_rows(before.y, before.w) if ranked else ""
-    few_why = (f"{before.n} evaluation row{'' if before.n == 1 else 's'}"
+    few_why = (f"{before.n:,} evaluation row{'' if before.n == 1 else 's'}"
                + ("" if before.w is None else f" of effective size {n_eff:.3g} (Kish)") + ": no interval")
     rows = []
     for key in ("ECE", "NLL", "Brier", "accuracy@0.5", "AUC"):
@@ -497,7 +546,8 @@ def compare(
         rows = _tied_auc_moves(rows, cert)
     return Ledger(rows=tuple(rows), certificates=cert, n=before.n,
                   calibrator=calibrator.name, score_type=st, bins=bins, tables=tables,
-                  level=level, n_resamples=n_resamples, random_state=random_state, threshold=threshold)
+                  level=level, n_resamples=n_resamples, random_state=random_state, threshold=threshold,
+                  promised=_promises(calibrator, multiclass, threshold))
 
 
 def _tied_auc_moves(rows: list[LedgerRow], cert: dict[str, Any]) -> list[LedgerRow]:

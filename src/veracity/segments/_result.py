@@ -95,6 +95,10 @@ def _p_cell(row: SegmentRow, value: float | None) -> str:
     return "0" if row.test == "certain" and value == 0.0 else fmt_p(value)
 
 
+#: what the MCE's sigma is, said beside it wherever it is printed (the report's MCE card says so too): the
+#: largest of many segments' deviations, whose p-value is the MCE's, corrected for the maximum
+SIGMA_WORDS = "the largest segment's alone, not corrected for the maximum"
+
 #: the decimals of a segment's interval at common rates (its gap, score and rate print at 4)
 CI_DECIMALS = 3
 
@@ -107,15 +111,35 @@ def row_digits(row: SegmentRow) -> tuple[int, int]:
     group needs no more (every magnitude of 0.01 or more), else takes the row's. So a segment at a common
     rate prints as it always did ("+0.0312  [+0.018, +0.045]") and one at a 0.5 % base rate shows its
     digits ("+0.0028  [+0.0019, +0.0037]", not "[+0.002, +0.004]"; "-0.00003  [-0.00091, +0.00085]", not
-    "-0.0000  [-0.001, +0.001]")."""
+    "-0.0000  [-0.001, +0.001]").
+
+    An interval clear of 0 whose end nearest 0 would print as 0 at those decimals gets the decimals that
+    show that end to two significant digits (:func:`~veracity.core._digits.decimals` of the end alone, at
+    most :data:`~veracity.core._digits.MOST`): the demo's ``segment=mobile``, an interval of
+    [-0.05358, -0.00013] that is no discovery (q = 0.07), printed "[-0.054, -0.000]", which reads as one
+    that touches 0; it prints "[-0.05358, -0.00013]"."""
     group = (row.gap, row.ci_low, row.ci_high)
     d = decimals(row.conf, row.rate, group)
-    return d, (CI_DECIMALS if decimals(group, fewest=CI_DECIMALS) == CI_DECIMALS else d)
+    c = CI_DECIMALS if decimals(group, fewest=CI_DECIMALS) == CI_DECIMALS else d
+    return d, _clear_of_zero(row.ci_low, row.ci_high, c)
+
+
+def _clear_of_zero(low: float, high: float, digits: int) -> int:
+    """``digits``, or more where the interval ``[low, high]`` is clear of 0 and its end nearest 0 prints as
+    0 at ``digits`` decimals: then the decimals that show that end to two significant digits (the digits
+    rule's :func:`~veracity.core._digits.decimals` of the end alone, at least ``digits``)."""
+    if not (low > 0.0 or high < 0.0) or not (math.isfinite(low) and math.isfinite(high)):
+        return digits  # it holds 0 (or has no end): its ends need no digits of their own
+    near = low if low > 0.0 else high
+    if float(f"{near:.{digits}f}") != 0.0:
+        return digits
+    return decimals(near, fewest=digits)
 
 
 def row_texts(row: SegmentRow) -> dict[str, str]:
-    """The row's score, rate, gap and interval ends as the text table prints them (:func:`row_digits`); a
-    tiny negative keeps its sign (``-0.0000``), so an unmarked interval never reads as one that includes 0."""
+    """The row's score, rate, gap and interval ends as the text table prints them (:func:`row_digits`): an
+    end clear of 0 never prints as 0 (it takes the digits that show it), and an end of an interval that
+    holds 0 keeps its sign."""
     d, c = row_digits(row)
     return {"conf": fmt(row.conf, d), "rate": fmt(row.rate, d), "gap": fmt(row.gap, d, sign=True),
             "ci_low": fmt(row.ci_low, c, sign=True), "ci_high": fmt(row.ci_high, c, sign=True)}
@@ -253,17 +277,21 @@ class SegmentsResult(Display):
 
     def _summary_items(self) -> dict[str, Any]:
         """The notebook's key numbers under the names the text gives them (not ``mce_sigma``,
-        ``global_ecce``, ``cells grid``); ``to_dict()`` keeps the field names."""
+        ``global_ecce``, ``cells grid``); ``to_dict()`` keeps the field names. The MCE's p-value, corrected
+        for the maximum, comes before its sigma, which is named for what it is (:data:`SIGMA_WORDS`): "0.0185
+        (2.52 sigma)" read as significant beside a p-value of 0.505. MCGrad's per-segment Brownian reading
+        (``mce_pvalue``: 0.047 there) is no test of the whole family and is shown only in the notebook's
+        detailed view (:meth:`_repr_html_`)."""
         p = self.mce_p_text()
         items: dict[str, Any] = {
             "rows": f"{self.n:,}", "mean score": level_text(self.conf), "observed rate": level_text(self.rate),
             "segments": f"{self.n_segments:,}, {self.n_tested:,} tested (n >= {self.min_count:,})",
             "discoveries": f"{len(self.discoveries):,} at FDR {self.fdr:g}",
-            "MCE (MCGrad's definition)": f"{level_texts(self.mce)[0]} ({_fixed(self.mce_sigma, 2)} sigma)",
-            f"MCE p-value ({self.n_resamples:,} draws under calibration, "
+            "MCE (MCGrad's definition)": level_texts(self.mce)[0],
+            f"MCE p-value, corrected for the maximum ({self.n_resamples:,} draws under calibration, "
             f"{_count(self.mce_segments, 'segment')})":
                 p.removeprefix("p = ").replace("p <= ", "<= "),
-            "per-segment p-value (MCGrad's Brownian reading)": fmt_p(self.mce_pvalue),
+            f"MCE sigma ({SIGMA_WORDS})": _fixed(self.mce_sigma, 2),
             "minimum detectable MCE": level_texts(self.mde)[0],
             "ECCE of all rows": level_texts(self.global_ecce)[0],
             "ECCE path": "each distinct score" if self.cells == "distinct" else "equal-width score cells",
@@ -305,8 +333,23 @@ class SegmentsResult(Display):
         parts = [html_kv(self._summary_items()), html_table(shown, wide=True, signed=signed),
                  *(html_note(where + note.strip("()").lstrip("* ")) for note in notes),
                  html_details(f"all {len(records[0]) if records else 0} columns",
-                              html_table(records, wide=True, signed=signed)) if records else ""]
+                              html_table(records, wide=True, signed=signed)) if records else "",
+                 html_details("MCGrad's per-segment reading (not the test of the whole family)",
+                              self._mcgrad_html())]
         return html_page(self._title(), parts, str(self))
+
+    def _mcgrad_html(self) -> str:
+        """The detailed view's MCGrad numbers, kept for parity: the per-segment Brownian p-value of the MCE's
+        sigma (``mce_pvalue``) and its Bonferroni bound (``mce_family_pvalue_mcgrad``), each named for what it
+        is — a reading of one segment, not the test of the whole family (the MCE p-value above, drawn under
+        calibration, is that)."""
+        from ..core._display import html_kv
+
+        return html_kv({
+            "per-segment p-value of the sigma (MCGrad's Brownian reading; not the test of the whole family)":
+                fmt_p(self.mce_pvalue),
+            f"its Bonferroni bound over {_count(self.mce_segments, 'segment')} (valid only where every "
+            "segment expects many of both labels)": fmt_p(self.mce_family_pvalue_mcgrad)})
 
     def __str__(self) -> str:
         return self._text()
@@ -340,10 +383,12 @@ class SegmentsResult(Display):
             lines.append("no segment is distinguishable from calibrated at this FDR — not proof of calibration: "
                          f"the tested segments' minimum detectable gaps run from {mdg[0]} to {mdg[-1]} "
                          "(found 80 % of the time at 5 %, before the FDR correction)")
+        # the p-value corrected for the maximum first; the sigma with the words that say it is not:
+        # "MCE 0.0185 (2.52 sigma, p = 0.505 ...)" read as significant beside a p-value calling the MCE noise
         lines.append(f"multicalibration error (MCGrad's definition): MCE {level_texts(self.mce)[0]} "
-                     f"({_fixed(self.mce_sigma, 2)} sigma, {self.mce_p_text()} in {self.n_resamples:,} "
-                     f"draws under calibration, over {self.mce_family_text()}"
-                     f"); minimum detectable {level_texts(self.mde)[0]}")
+                     f"({self.mce_p_text()} in {self.n_resamples:,} draws under calibration, over "
+                     f"{self.mce_family_text()}); {_fixed(self.mce_sigma, 2)} sigma: {SIGMA_WORDS}; "
+                     f"minimum detectable {level_texts(self.mde)[0]}")
         lines.extend(self.notes)
         return "\n".join(lines)
 
