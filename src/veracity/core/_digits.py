@@ -97,6 +97,23 @@ def holds_zero(low: float, high: float) -> bool:
     return bool(low <= 0.0 <= high)
 
 
+def clear_of_zero_decimals(low: float, high: float, digits: int) -> int:
+    """``digits``, or more where the interval ``[low, high]`` is clear of 0 and its end nearest 0 prints as
+    0 at ``digits`` decimals: then the decimals that show that end to two significant digits
+    (:func:`decimals` of the end alone, at least ``digits``, at most :data:`MOST`). A bound of -0.000021
+    beside an alarm printed "-0.0000", which reads as an interval touching 0.
+
+    >>> clear_of_zero_decimals(-0.0431, -0.000021, 4), clear_of_zero_decimals(-0.0431, 0.00002, 4)
+    (6, 4)
+    """
+    if not (low > 0.0 or high < 0.0) or not (math.isfinite(low) and math.isfinite(high)):
+        return digits  # it holds 0 (or has no end): its ends need no digits of their own
+    near = low if low > 0.0 else high
+    if float(f"{near:.{digits}f}") != 0.0:
+        return digits
+    return decimals(near, fewest=digits)
+
+
 def noise_decimals(digits: int, *levels: float, fewest: int = FEWEST) -> int:
     r"""The decimals of a difference within noise (:func:`holds_zero`) printed at ``digits`` (what
     :func:`decimals` asks for it, with its levels or alone): no more than show the ``levels``' largest

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import enough_effective
-from ..core._digits import MOST, decimals
+from ..core._digits import MOST, clear_of_zero_decimals, decimals
 from ..core._display import Display
 from ..core._text import fmt, fmt_p, render_table
 from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, flat_scores, judged_calibrated,
@@ -101,16 +101,13 @@ def bound_texts(low: float, high: float, digits: int = 4, *, sign: bool = True) 
     end alone, at most :data:`~veracity.core._digits.MOST`; beyond them that end in scientific notation).
     A sequence's bounds [-0.043139, -0.000021] printed "[-0.0431, -0.0000] ALARM", which reads as bounds
     that touch 0; they print "[-0.043139, -0.000021]". An interval that holds 0 keeps ``digits``."""
-    d = digits
+    d = clear_of_zero_decimals(low, high, digits)
     lo_text = hi_text = None
-    if math.isfinite(low) and math.isfinite(high) and (low > 0.0 or high < 0.0):
-        near = low if low > 0.0 else high
-        if float(f"{near:.{d}f}") == 0.0:
-            d = decimals(near, fewest=digits)
-            if float(f"{near:.{d}f}") == 0.0:  # below half a unit of MOST decimals: its own notation
-                tiny = f"{near:+.1e}" if sign else f"{near:.1e}"
-                lo_text, hi_text = (tiny, None) if low > 0.0 else (None, tiny)
-                d = MOST
+    near = low if low > 0.0 else high
+    if math.isfinite(low) and math.isfinite(high) and not low <= 0.0 <= high:
+        if float(f"{near:.{d}f}") == 0.0:  # below half a unit of MOST decimals: its own notation
+            tiny = f"{near:+.1e}" if sign else f"{near:.1e}"
+            lo_text, hi_text = (tiny, None) if low > 0.0 else (None, tiny)
     return (lo_text or fmt(low, d, sign=sign)), (hi_text or fmt(high, d, sign=sign))
 
 

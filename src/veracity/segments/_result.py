@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core._digits import decimals, level_text
+from ..core._digits import clear_of_zero_decimals, decimals, level_text
 from ..core._display import Display, fmt_weight
 from ..core._text import fmt, fmt_count, fmt_p, render_table
 
@@ -121,19 +121,7 @@ def row_digits(row: SegmentRow) -> tuple[int, int]:
     group = (row.gap, row.ci_low, row.ci_high)
     d = decimals(row.conf, row.rate, group)
     c = CI_DECIMALS if decimals(group, fewest=CI_DECIMALS) == CI_DECIMALS else d
-    return d, _clear_of_zero(row.ci_low, row.ci_high, c)
-
-
-def _clear_of_zero(low: float, high: float, digits: int) -> int:
-    """``digits``, or more where the interval ``[low, high]`` is clear of 0 and its end nearest 0 prints as
-    0 at ``digits`` decimals: then the decimals that show that end to two significant digits (the digits
-    rule's :func:`~veracity.core._digits.decimals` of the end alone, at least ``digits``)."""
-    if not (low > 0.0 or high < 0.0) or not (math.isfinite(low) and math.isfinite(high)):
-        return digits  # it holds 0 (or has no end): its ends need no digits of their own
-    near = low if low > 0.0 else high
-    if float(f"{near:.{digits}f}") != 0.0:
-        return digits
-    return decimals(near, fewest=digits)
+    return d, clear_of_zero_decimals(row.ci_low, row.ci_high, c)
 
 
 def row_texts(row: SegmentRow) -> dict[str, str]:
