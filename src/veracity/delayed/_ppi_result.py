@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..core._binning import enough_effective
-from ..core._digits import MOST, clear_of_zero_decimals, decimals
+from ..core._digits import clear_of_zero_decimals
 from ..core._display import Display
 from ..core._text import fmt, fmt_p, render_table
 from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, flat_scores, judged_calibrated,
