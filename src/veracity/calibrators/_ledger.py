@@ -158,17 +158,7 @@ class Ledger(Display):
         rows = [{"metric": r.metric, "before": r.before, "after": r.after, "change": fmt(r.change, sign=True),
                  pct: r.interval_text(), "can move?": r.can_move, "verdict": r.verdict or _old_verdict(r),
                  "why": r.note, "regression": r.regression} for r in self.rows]
-        c = self.certificates
-        if "argsort_identical" in c:
-            cert = {"order": self._order_text(), "AUC bit-identical": self._held(c["auc_identical"], "order"),
-                    f"{self.threshold:g} decisions identical":
-                        self._held(c["decisions_identical"], "decisions"),
-                    "ties created": c["ties_created"],
-                    "reversals": c["reversals"]}
-        else:
-            cert = {"order": self._order_text(),
-                    "argmax identical": self._held(c["argmax_identical"], "decisions")}
-        return html_table(rows) + html_kv(cert) + html_note(
+        return html_table(rows) + html_kv(self.certificate_words()) + html_note(
             f"a change is better or a REGRESSION only when its paired {self.level * 100:g}% interval "
             f"excludes 0; ECE with {self.bins} equal-width bins")
 
@@ -215,6 +205,22 @@ class Ledger(Display):
             tail += "\nworse but within noise (reported, not hidden): " + ", ".join(
                 f"{r.metric} {fmt(r.change, sign=True)} {r.interval_text()}" for r in noise)
         return f"{head}\n{table}\ncertificates\n" + "\n".join(cert) + tail
+
+    def certificate_words(self) -> dict[str, str | int]:
+        """The certificates as every view prints them, label -> word: ``order`` (:meth:`_order_text`), each
+        identity ``held`` / ``changed ...`` / ``BROKEN`` / ``n/a`` (:meth:`_held`: BROKEN only where the method
+        promised it), and the counts of ties created and order reversals (binary)."""
+        c = self.certificates
+        words: dict[str, str | int] = {"order": self._order_text()}
+        if "argsort_identical" in c:
+            words["stable argsort identical"] = self._held(c["argsort_identical"], "order")
+            words["AUC bit-identical"] = self._held(c["auc_identical"], "order")
+            words[f"{self.threshold:g} decisions identical"] = self._held(c["decisions_identical"], "decisions")
+            words["ties created"] = c["ties_created"]
+            words["order reversals"] = c["reversals"]
+        else:
+            words["argmax identical"] = self._held(c["argmax_identical"], "decisions")
+        return words
 
     def _held(self, value: bool | None, what: str) -> str:
         """A certificate as printed: ``held``; ``n/a`` (None: AUC of rows of one class); ``BROKEN`` where the

@@ -187,8 +187,8 @@ def _segment_table(rows: list[Any], pct: str) -> str:
 
 def _ci_end(value: Any, digits: int = 3) -> str:
     """An end of a segment's interval as the text table prints it, at ``digits`` decimals (the row's:
-    :func:`~veracity.segments._result.row_digits`): ``-0.000`` for an end just below 0 (which :func:`_signed`
-    would print ``+0.000``), so an unmarked interval never reads as one that includes 0."""
+    :func:`~veracity.segments._result.row_digits`, which gives an interval clear of 0 the decimals that show
+    its end nearest 0, ``-0.00013``): signed, so an end of an interval holding 0 keeps its sign."""
     v = float(value)
     return f"{v:+.{digits}f}" if np.isfinite(v) else "n/a"
 

@@ -524,21 +524,24 @@ def _ledger(ledger: Any) -> str:
                      _e(getattr(r, "note", ""))])
     out = _table(["metric", "what", "before", "after", "change", "interval", "verdict", "can it move?", "why"],
                  rows, cls="ledger", numeric="llrrrrlll")
-    certs = getattr(ledger, "certificates", None) or {}
-    if certs:
-        items = []
-        for name, value in certs.items():
-            label = _e(str(name).replace("_", " "))
-            if value is True:
-                items.append(f'<li><span class="badge ok">✓ held</span> {label}</li>')
-            elif value is False:
-                items.append(f'<li><span class="badge bad">✗ broken</span> {label}</li>')
-            elif value is None:  # a certificate that does not apply (AUC of rows of one class)
-                items.append(f'<li><span class="muted">{label}: n/a</span></li>')
-            else:
-                items.append(f'<li><span class="muted">{label}:</span> {_e(value)}</li>')
-        out += f'<h3>Certificates</h3><ul class="certs">{"".join(items)}</ul>'
+    words = ledger.certificate_words() if hasattr(ledger, "certificate_words") else {}
+    if words:
+        out += f'<h3>Certificates</h3><ul class="certs">{"".join(map(_certificate_item, words.items()))}</ul>'
     return out
+
+
+def _certificate_item(item: tuple[str, Any]) -> str:
+    """One certificate as a list item, in the ledger's words (:meth:`Ledger.certificate_words`): held ✓,
+    BROKEN ✗ (a promise the method failed), "changed" neutral (a cut or ties the method may move: Platt's
+    intercept, isotonic steps), n/a and counts muted."""
+    label, word = _e(item[0]), str(item[1])
+    if word == "held":
+        return f'<li><span class="badge ok">✓ held</span> {label}</li>'
+    if word == "BROKEN" or word.startswith(("broken", "argmax BROKEN")):
+        return f'<li><span class="badge bad">✗ {_e(word)}</span> {label}</li>'
+    if word.startswith(("changed", "argmax changed")):
+        return f'<li><span class="badge">{_e(word)}</span> {label}</li>'
+    return f'<li><span class="muted">{label}:</span> {_e(word)}</li>'
 
 
 def _short(value: Any, limit: int = 12) -> Any:
