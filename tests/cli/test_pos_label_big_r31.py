@@ -23,3 +23,9 @@ def test_small_integer_labels_still_work(cli, tmp_path):
     result = cli(["audit", str(path), "--score", "p", "--label", "y", "--pos-label", "9"])
     assert result.code == 0, result.err
     assert "base rate 0.5000" in result.out
+
+
+def test_dask_names_numbers_beyond_int64_not_a_later_decimal_point(cli, refused, tmp_path):
+    result = cli(["audit", str(_csv(tmp_path)), "--score", "p", "--label", "y", "--engine", "dask"])
+    refused(result, r"holds whole numbers beyond the int64 range")
+    assert "further down" not in result.err, result.err

@@ -415,6 +415,11 @@ def dask_types_message(source: str, text: str) -> str:
     if not rows:
         return f"could not read {source} as CSV: Dask typed a column from its first rows and later rows do not fit"
     column, found, expected = rows[0]
+    if expected.lower() == "uint64" and found.lower().startswith("float"):  # beyond int64: pandas' reader
+        return (f"could not read {source} as CSV: column {column!r} holds whole numbers beyond the int64 range, "
+                f"which Dask's reader types as {expected} in its sample and as {found} when it reads the rows (a "
+                "double cannot tell such numbers apart); map them to small codes (0/1 for labels), or read the "
+                "file with --engine duckdb")
     return (f"could not read {source} as CSV: column {column!r} reads as {expected} in the rows Dask samples and as "
             f"{found} further down (a decimal point, a missing value or text there); write the column's values "
             "alike throughout (1.0 for whole numbers), or read the file with --engine memory or --engine duckdb")
