@@ -21,7 +21,8 @@ score bin from the one bin index). Everything else is numpy on those groups:
   windows). The printed intervals are at ``level`` (default 0.95):
 
   - *calibration*: realised positives :math:`\sum y` against the scores' promise
-    :math:`\sum p \pm z\sqrt{\sum p(1-p)}` (the label-free estimate's interval);
+    :math:`\sum p \pm (z\sqrt{\sum p(1-p)} + \tfrac12)` at the alert level (the count is an integer;
+    the label-free estimate's printed interval is :func:`._estimate.count_interval`);
   - *slope*: Wald test of :math:`b = 1`, on a window with at least 10 positives and 10 negatives
     (``_status_assemble.SLOPE_EVENTS``; on fewer the test rejects far above its level, so the slope
     is shown without a p-value);

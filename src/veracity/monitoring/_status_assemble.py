@@ -91,7 +91,9 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
     unl = state != 0
     est_parts = {name: per_key(unl & f, v) for name, f, v in (
         ("sp_hi", flag, sp), ("n_hi", flag, n), ("sp_lo", ~flag, sp), ("n_lo", ~flag, n))}
+    # Σp(1 - p) and Σp(1 - p)(1 - 2p) = Σp - 3Σp² + 2Σp³: the label-free interval's variance and third cumulant
     est_var = per_key(unl, sp - sp2)
+    est_k3 = per_key(unl, sp - 3.0 * sp2 + 2.0 * np.asarray(g["sp3"], dtype=np.float64))
     edges = uniform_edges(bins)  # the audit's edges: store statistics merge with an audit's
     alpha_t = (1.0 - settings["alert_level"]) / 3.0
     z_t = float(ndtri(1.0 - alpha_t / 2.0))
@@ -204,6 +206,7 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
             if n_unl > 0:
                 estimate = estimate_from_sums(
                     n=n_unl, sum_p=est_parts["sp_hi"][k] + est_parts["sp_lo"][k], var=est_var[k],
+                    k3=est_k3[k],
                     sum_p_hi=est_parts["sp_hi"][k], n_hi=est_parts["n_hi"][k], sum_p_lo=est_parts["sp_lo"][k],
                     n_lo=est_parts["n_lo"][k], level=level, threshold=threshold, cost_fp=cost_fp, cost_fn=cost_fn)
             # the window tests' verdict (a sequential status re-decides it, _status_delayed)

@@ -14,7 +14,7 @@ from ._slice_names import slice_order
 from ._status_rows import ALL, CELLS, CELL_SPAN, OTHER
 
 
-# every summed value's magnitude is below this: p, p², r and r² <= 1; |logit| <= ln(1e12) < 28 (clipped
+# every summed value's magnitude is below this: p, p², p³, r and r² <= 1; |logit| <= ln(1e12) < 28 (clipped
 # at 1e-12); the log-loss <= -ln(PROB_EPS) < 37. The sums are then exact integer sums, the same bits
 # however DuckDB splits the rows among its threads (grouped_sums' exact=)
 SUM_BOUND = 64.0
@@ -61,8 +61,8 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
     rows keep their name; the rest are summed into one ``(other)`` slice (a slice column with
     20,000 user ids is one aggregate, not 20,000 tables).
 
-    The sums: ``n`` (rows), ``sp`` (Σp), ``sp2`` (Σp²), ``snll`` (Σ log-loss), ``seta`` (Σ logit) and, of
-    the final labels, ``sr`` (Σ(p − y)) and ``sr2`` (Σ(p − y)²). A group holds one label ``y``, so its
+    The sums: ``n`` (rows), ``sp`` (Σp), ``sp2`` (Σp²), ``sp3`` (Σp³), ``snll`` (Σ log-loss), ``seta``
+    (Σ logit) and, of the final labels, ``sr`` (Σ(p − y)) and ``sr2`` (Σ(p − y)²). A group holds one label ``y``, so its
     residuals share a sign (p ≥ 0 at y = 0, p − 1 ≤ 0 at y = 1, each exact): their plain sums are
     accurate to n·2⁻⁵³ relative, and a bin's Σ(p − y) adds its two labels' sums with one rounding
     (:func:`veracity.monitoring._status_assemble._assemble`), as an in-memory audit's
@@ -96,8 +96,9 @@ def _query(store: Any, con: Any, *, period: str, as_of_us: int, horizon_us: int 
         "flag": at_threshold(score, threshold),
     }
     r = nw.col("r")  # p - y of a final label (else 0): the Brier score's sums, never Σp² - 2Σpy + Σy
-    sums = {"sp": score, "sp2": score * score, "snll": nw.col("nll"), "seta": nw.col("eta"),
-            "sr": r, "sr2": r * r}
+    # sp3: Σp³, for the label-free interval's third cumulant Σp(1 - p)(1 - 2p) = Σp - 3Σp² + 2Σp³
+    sums = {"sp": score, "sp2": score * score, "sp3": score * score * score, "snll": nw.col("nll"),
+            "seta": nw.col("eta"), "sr": r, "sr2": r * r}
     g = grouped_sums(rows, keys, sums, exact=SUM_BOUND)
     if not delayed:  # no sequence sums
         return g, {}, pooled

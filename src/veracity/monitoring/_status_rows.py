@@ -237,7 +237,8 @@ class StoreStatus(Display):
         for r in shown:
             cells = [{
                 "lo": b["lo"], "hi": b["hi"], "rows": b["rows"], "conf": b["conf"], "labelled": b["labelled"],
-                "rate": b["rate"],
+                # NaN for a bin without a final label: n/a in a numbers' column, as the weekly table's rate
+                "rate": float("nan") if b["rate"] is None else b["rate"],
                 "PPI rate": _ppi_cell(b["estimate_ppi"]),
                 "bounds on rate - score (final labels so far)": "" if b["sequence_low"] is None else
                 bounds_text(b["sequence_low"], b["sequence_high"]),
@@ -281,7 +282,8 @@ class StoreStatus(Display):
                     continue
                 ppi = b["estimate_ppi"]
                 body.append([b["bin"], f"{b['rows']:,}", fmt(b["conf"]), f"{b['labelled']:,}",
-                             "" if b["rate"] is None else fmt(b["rate"]),
+                             # no final label in the bin: n/a, as the weekly table prints a window's rate
+                             "n/a" if b["rate"] is None else fmt(b["rate"]),
                              _ppi_cell(ppi),
                              "" if b["sequence_low"] is None
                              else bounds_text(b["sequence_low"], b["sequence_high"]),
