@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from ..core._special import expit
 
-from ..core._delong import MIN_CLASS_ROWS, delong_difference, few_class_rows
-from ..core._paired_mean import student_df, t_of, variance_factor, z_of
+from ..core._delong import (class_factor, delong_difference, difference_estimate, few_class_rows, few_rows_text,
+                            welch_df)
 from ..core._validation import VeracityError, VeracityWarning
 from ..core._weights import in_user_units
 from ._base import Calibrator, warn
@@ -435,10 +435,8 @@ def association_from_sums(auc: float, pos: ClassSums, neg: ClassSums, *, one_lev
     else:
         def factor(c: ClassSums) -> tuple[float, float]:
             if c.total_cube is None:
-                return c.rows / (c.rows - 1.0), float(c.rows - 1)
-            cube_share = c.total_cube / c.total ** 3
-            return (variance_factor(c.rows, c.total, c.total_sq, cube_share),
-                    student_df(c.rows, c.total, c.total_sq))
+                return class_factor(c.rows)
+            return class_factor(c.rows, c.total, c.total_sq, c.total_cube / c.total ** 3)
 
         (k1, nu1), (k0, nu0) = factor(pos), factor(neg)
         v1 = pos.spread * (k1 / (pos.total * pos.total))
@@ -446,35 +444,10 @@ def association_from_sums(auc: float, pos: ClassSums, neg: ClassSums, *, one_lev
     var = v1 + v0
     if one_level:  # the constant's own ranking: exactly no difference
         diff, var = 0.0, 0.0
-    se = math.sqrt(max(var, 0.0)) if var == var else nan
-    if diff != 0.0 and se <= 1e-9 * abs(diff):
-        se = nan  # both classes perfectly separated: DeLong's variance of 0 is no certainty
-    if not se > 0.0:
-        z = z_of(level)
-        low, high = diff - z * se, diff + z * se
-    else:
-        a, b = max(v1, 0.0), max(v0, 0.0)
-        den = a * a / nu1 + b * b / nu0
-        df = (a + b) ** 2 / den if den > 0.0 else (math.inf if den == 0.0 else nan)
-        q = t_of(level, df)
-        low, high = diff - q * se, diff + q * se
-    return Association(0.5 + diff, 0.5 + low, 0.5 + high, level, _few_rows(pos, neg, weighted))
-
-
-def _few_rows(pos: ClassSums, neg: ClassSums, weighted: bool) -> str:
-    """:func:`veracity.core._delong.few_class_rows`'s text from the classes' sums (the same sizes, the same
-    words: the tests compare the two)."""
-    if not weighted:
-        sizes = [float(pos.rows), float(neg.rows)]
-    else:
-        sizes = [c.total * c.total / c.total_sq if c.total_sq > 0 else 0.0 for c in (pos, neg)]
-    if min(sizes) >= MIN_CLASS_ROWS * (1.0 - 1e-9):
-        return ""
-    if not weighted:
-        k1, k0 = pos.rows, neg.rows
-        return f"{k1:,} positive and {k0:,} negative row{'s' if k0 != 1 else ''}"
-    return (f"Kish effective sizes {sizes[0]:.1f} positive and {sizes[1]:.1f} negative of the "
-            f"{pos.rows + neg.rows:,} weighted rows")
+    e = difference_estimate(diff, var, lambda: welch_df(v1, v0, nu1, nu0), level)
+    sizes = kish if weighted else [float(pos.rows), float(neg.rows)]
+    return Association(0.5 + diff, 0.5 + e.low, 0.5 + e.high, level,
+                       few_rows_text(sizes[0], sizes[1], weighted, pos.rows + neg.rows))
 
 
 #: the advice where the scores show no detectable signal (:attr:`Association.verdict` ``"noise"``)

@@ -52,6 +52,7 @@ The one implementation of DeLong in veracity: ``vc.compare_models``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -346,8 +347,17 @@ def _class_factor(w: np.ndarray | None, n: int) -> tuple[float, float]:
     weights, ``n`` its rows of positive weight) the paired mean's :math:`\kappa` and Kish's effective
     size less one (:func:`veracity.core._paired_mean.variance_factor`, :func:`student_df`)."""
     if w is None:
-        return n / (n - 1.0), float(n - 1)
+        return class_factor(n)
     total, total_sq, cube_share = weight_sums(w, w.shape[0])  # rows of weight 0 add nothing to the sums
+    return class_factor(n, total, total_sq, cube_share)
+
+
+def class_factor(n: int, total: float | None = None, total_sq: float = 0.0,
+                 cube_share: float | None = 0.0) -> tuple[float, float]:
+    """:func:`_class_factor` from a class's sums: ``(n/(n - 1), n - 1)`` without ``total`` (unweighted),
+    else the paired mean's factor and Kish's effective size less one (also for a lazy frame's sums)."""
+    if total is None:
+        return n / (n - 1.0), float(n - 1)
     return variance_factor(n, total, total_sq, cube_share), student_df(n, total, total_sq)
 
 
@@ -402,6 +412,12 @@ def satterthwaite_df(cov: np.ndarray, i: int, j: int) -> float:
         return float("inf")
     terms, (nu1, nu0) = cov.by_class, cov.nu
     v1, v0 = (float(t[i, i] + t[j, j] - 2.0 * t[i, j]) for t in terms)
+    return welch_df(v1, v0, nu1, nu0)
+
+
+def welch_df(v1: float, v0: float, nu1: float, nu0: float) -> float:
+    r""":math:`(v_1 + v_0)^2 / (v_1^2/\nu_1 + v_0^2/\nu_0)` of two class terms (each clipped at 0) with their
+    degrees of freedom; infinite where the variance is 0, NaN where a term is."""
     v1, v0 = max(v1, 0.0), max(v0, 0.0)
     den = v1 * v1 / nu1 + v0 * v0 / nu0
     if not den > 0.0:
@@ -429,13 +445,18 @@ def few_class_rows(y: np.ndarray, w: np.ndarray | None) -> str:
         s1, q1 = float(np.dot(w, y)), float(np.dot(w * w, y))
         s0, q0 = float(w.sum()) - s1, float(np.dot(w, w)) - q1
         sizes = [s * s / q if q > 0 else 0.0 for s, q in ((s1, q1), (s0, q0))]
-    if min(sizes) >= MIN_CLASS_ROWS * (1.0 - 1e-9):  # equal weights read n to rounding, as student_df does
+    return few_rows_text(sizes[0], sizes[1], w is not None, y.shape[0])
+
+
+def few_rows_text(size1: float, size0: float, weighted: bool, n_rows: int) -> str:
+    """:func:`few_class_rows`'s words from the classes' sizes (rows; weighted, Kish's effective sizes) — also
+    for sums without rows (a lazy frame's fit)."""
+    if min(size1, size0) >= MIN_CLASS_ROWS * (1.0 - 1e-9):  # equal weights read n to rounding, as student_df does
         return ""
-    if w is None:
-        k1, k0 = (int(x) for x in sizes)
+    if not weighted:
+        k1, k0 = int(size1), int(size0)
         return f"{k1:,} positive and {k0:,} negative row{'s' if k0 != 1 else ''}"
-    return (f"Kish effective sizes {sizes[0]:.1f} positive and {sizes[1]:.1f} negative of the {y.shape[0]:,} "
-            "weighted rows")
+    return f"Kish effective sizes {size1:.1f} positive and {size0:.1f} negative of the {n_rows:,} weighted rows"
 
 
 
@@ -495,6 +516,14 @@ def delong_test(ranked: list[Ranked], cov: np.ndarray, i: int, j: int, level: fl
     var = cov[i, i] + cov[j, j] - 2.0 * cov[i, j]
     if same_ranking(ranked[i], ranked[j]):
         diff, var = 0.0, 0.0  # the same ranking: exactly no difference
+    return difference_estimate(diff, var, lambda: satterthwaite_df(cov, i, j), level)
+
+
+def difference_estimate(diff: float, var: float, df: Callable[[], float], level: float) -> Estimate:
+    r"""A DeLong difference's :class:`Estimate` from its variance: :math:`\Delta \pm t_{\nu}\,\mathrm{se}` and
+    :math:`p = 2F_\nu(-|\Delta|/\mathrm{se})` with ``df()`` the degrees of freedom :math:`\nu`; NaN se where
+    ``var`` is, or where a variance of 0 sits beside a difference (perfect separation is no certainty); the
+    normal law's edge cases where there is no spread."""
     se = float(np.sqrt(max(var, 0.0))) if var == var else float("nan")
     if diff != 0.0 and se <= 1e-9 * abs(diff):
         # different rankings whose placement differences are constant within each class (both models
@@ -504,9 +533,9 @@ def delong_test(ranked: list[Ranked], cov: np.ndarray, i: int, j: int, level: fl
     if not se > 0.0:  # no spread (identical rankings) or no variance: the normal law's edge cases
         z = z_of(level)
         return Estimate(diff, se, diff - z * se, diff + z * se, float(p_of(diff, se)))
-    df = satterthwaite_df(cov, i, j)
-    q = t_of(level, df)
-    return Estimate(diff, se, diff - q * se, diff + q * se, p_t(diff, se, df))
+    nu = df()
+    q = t_of(level, nu)
+    return Estimate(diff, se, diff - q * se, diff + q * se, p_t(diff, se, nu))
 
 
 def auc_interval(ranked: Ranked, var: float, level: float) -> tuple[float, float]:
