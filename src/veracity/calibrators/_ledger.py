@@ -225,15 +225,15 @@ class Ledger(Display):
     def _held(self, value: bool | None, what: str) -> str:
         """A certificate as printed: ``held``; ``n/a`` (None: AUC of rows of one class); ``BROKEN`` where the
         method promises it (:attr:`promised`: temperature scaling's order and 0.5 decisions, an order-keeping
-        map's order) and it failed, or where the order was reversed (no calibrator is meant to: a reversed
-        Platt fit, allowed); else ``changed``, with why for the decisions ("the fit moves the 0.5 cut"; the
-        order line says how the order changed): Platt's intercept, isotonic steps move the cut or tie scores
-        by design, and "BROKEN" read as a defect."""
+        map's order) and it failed other than by ties at a clip (:meth:`_order_broken`), or where the order
+        was reversed (no calibrator is meant to: a reversed Platt fit, allowed); else ``changed``, with why
+        for the decisions ("the fit moves the 0.5 cut"; the order line says how the order changed): Platt's
+        intercept, isotonic steps move the cut or tie scores by design, and "BROKEN" read as a defect."""
         if value is None:
             return "n/a"
         if value:
             return "held"
-        if what in self.promised or (what == "order" and self.certificates.get("reversals")):
+        if what == "order" and self._order_broken() or what == "decisions" and what in self.promised:
             return "BROKEN"  # no calibrator is meant to reverse the order (a reversed Platt fit, allowed)
         cut = "the argmax" if "argmax_identical" in self.certificates else f"the {self.threshold:g} cut"
         # the order's "changed": the order line above it says how (ties created, reversals)
@@ -242,15 +242,31 @@ class Ledger(Display):
     def _order_text(self) -> str:
         """The certificates' ``order`` as printed: "broken (26 ties created)" reads
         "changed (26 ties created)" where the method may tie scores (isotonic steps) and none was reversed,
-        and multiclass "argmax BROKEN" reads "argmax changed" where it may change the argmax;
-        ``certificates["order"]`` keeps its JSON value."""
+        "changed (3 ties created by clipping)" where a strictly increasing map (Platt, beta, temperature
+        scaling) tied rows only at a clip (:meth:`_order_broken`), and multiclass "argmax BROKEN" reads
+        "argmax changed" where it may change the argmax; ``certificates["order"]`` keeps its JSON value."""
         order = str(self.certificates["order"])
         if order == "argmax BROKEN" and "decisions" not in self.promised:
             return "argmax changed"
-        reversed_ = bool(self.certificates.get("reversals"))
-        if order.startswith("broken") and "order" not in self.promised and not reversed_:
+        if order.startswith("broken") and not self._order_broken():
+            if "order" in self.promised:  # a strictly increasing map: every tie it made is a clipped one
+                return f"changed ({self.certificates['ties_created']} ties created by clipping)"
             return "changed" + order.removeprefix("broken")
         return order
+
+    def _order_broken(self) -> bool:
+        """Whether the binary order's change breaks a promise: any reversal (no calibrator is meant to
+        reverse the order), or, where the method promises the order (:attr:`promised`), a tie created other
+        than by clipping (``ties_clipped``: a probability below ε = 2.2e-16 read as ε by Platt, beta and
+        temperature scaling, an output at exactly 0 or 1; there a strictly increasing map ties rows without
+        breaking its promise, and the order reads "changed (3 ties created by clipping)")."""
+        c = self.certificates
+        if c.get("reversals"):
+            return True
+        if "order" not in self.promised:
+            return False
+        ties = int(c.get("ties_created") or 0)
+        return not 0 < ties == int(c.get("ties_clipped") or 0)
 
 
 def _promises(cal: Calibrator, multiclass: bool, threshold: float) -> frozenset[str]:
@@ -316,15 +332,44 @@ def _decisions(data: Binary, threshold: float) -> np.ndarray:
     return data.p >= threshold
 
 
-def _order_certificate(r0: np.ndarray, r1: np.ndarray) -> dict[str, Any]:
+def _order_certificate(r0: np.ndarray, r1: np.ndarray, end0: np.ndarray | None = None,
+                       end1: np.ndarray | None = None) -> dict[str, Any]:
+    """The order certificates of rankings ``r0`` (before) and ``r1`` (after), read along the stable argsort
+    ``o0`` of ``r0``: a tie created is an adjacent pair with ``a0[i] < a0[i+1]`` and ``a1[i] == a1[i+1]``
+    (``a = r[o0]``), a reversal one with ``a1[i] > a1[i+1]``. ``argsort_identical``: the stable argsorts are
+    equal *and* no tie was created: a tie created between rows already in index order leaves the stable
+    argsort as it was (the map tied 1e-20 and 1e-18 to one value, and the certificate said "held" beside
+    "ties created: 3"), so the certificate no longer depends on the order the rows come in.
+
+    ``end0`` / ``end1``: -1 / +1 where a row lies at the low / high clip of the calibrator's input (a
+    probability at or beyond ε or 1 − ε, :data:`PROB_EPS`) / of its output (a probability of exactly 0 or
+    1, a logit of ±inf), else 0; ``ties_clipped`` counts the ties created between two rows at the same
+    end of either: ties a strictly increasing map makes only through floating-point clipping (:func:`compare`
+    passes them for a map that promises the order; else ``ties_clipped`` is 0)."""
     o0 = np.argsort(r0, kind="stable")
     o1 = np.argsort(r1, kind="stable")
     a0, a1 = r0[o0], r1[o0]
     strict = a0[1:] > a0[:-1]
-    ties = int((strict & (a1[1:] == a1[:-1])).sum())
+    tied = strict & (a1[1:] == a1[:-1])
+    ties = int(tied.sum())
+    clipped = np.zeros_like(tied)
+    for end in (end0, end1):
+        if end is not None:
+            e = end[o0]
+            clipped |= (e[1:] == e[:-1]) & (e[1:] != 0)
     reversals = int((a1[1:] < a1[:-1]).sum())
-    return {"argsort_identical": bool(np.array_equal(o0, o1)),
-            "ties_created": ties, "reversals": reversals}
+    return {"argsort_identical": bool(np.array_equal(o0, o1)) and ties == 0,
+            "ties_created": ties, "ties_clipped": int((tied & clipped).sum()), "reversals": reversals}
+
+
+def _clip_ends(data: Binary, clipped_input: bool) -> np.ndarray:
+    """-1 / +1 for the rows at the low / high end of their reading, else 0 (:func:`_order_certificate`):
+    logits of ±inf; probabilities of exactly 0 or 1, or (``clipped_input``: a calibrator's probability input,
+    clipped to [ε, 1 − ε] before its map reads it) at or beyond ε or 1 − ε."""
+    if data.logit is not None:
+        return np.where(data.logit == -np.inf, -1, np.where(data.logit == np.inf, 1, 0))
+    low, high = (PROB_EPS, 1.0 - PROB_EPS) if clipped_input else (0.0, 1.0)
+    return np.where(data.p <= low, -1, np.where(data.p >= high, 1, 0))
 
 
 def _can_move(cal: Calibrator, multiclass: bool, threshold: float = 0.5) -> dict[str, tuple[bool, str]]:
@@ -539,7 +584,12 @@ def compare(
         cert: dict[str, Any] = {"argmax_identical": same, "decisions_identical": same,
                                 "order": "argmax held" if same else "argmax BROKEN"}
     else:
-        cert = _order_certificate(_ranking(before), _ranking(after))
+        # the clips are read only for a map that promises the order (isotonic's steps of exactly 0 or 1 tie
+        # rows by design, not by clipping)
+        keeps = "order" in _promises(calibrator, multiclass, threshold)
+        cert = _order_certificate(_ranking(before), _ranking(after),
+                                  _clip_ends(before, clipped_input=st == "probability") if keeps else None,
+                                  _clip_ends(after, clipped_input=False) if keeps else None)
         cert["auc_identical"] = bool(m0["AUC"] == m1["AUC"]) if ranked else None  # None: AUC n/a
         cert["decisions_identical"] = bool(
             np.array_equal(_decisions(before, threshold), _decisions(after, threshold)))

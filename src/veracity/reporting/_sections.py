@@ -267,7 +267,14 @@ def _summary(result: AuditResult, reading: str) -> str:
     if floor is not None and floor.get("expected") is not None:
         ece_sub += f"<br>noise floor {_num(floor.get('expected'))}"
         if floor.get("p_value") is not None:
-            ece_sub += f" (p = {_num(floor.get('p_value'), 3)})"
+            # as the slices table prints it: at 1/(R + 1), the smallest R redraws can give, "p ≤ 0.001"
+            # (a bound: no redraw reached the ECE), not "p = 0.001"
+            from ..core._text import fmt_p
+
+            redraws = floor.get("n_resamples")
+            p_value = float(floor["p_value"])
+            p_text = _p_bound(p_value, int(redraws)) if redraws else _e(fmt_p(p_value))
+            ece_sub += f" (p {p_text})" if p_text.startswith(("≤", "&lt;")) else f" (p = {p_text})"
         if floor.get("p_value") is not None:
             alpha = 1.0 - result.table.level  # the level of the interval beside it
             above = float(floor["p_value"]) <= alpha
