@@ -20,9 +20,10 @@ score bin from the one bin index). Everything else is numpy on those groups:
   1 − alert_level (Bonferroni; default 0.99: about one false alert per hundred
   windows). The printed intervals are at ``level`` (default 0.95):
 
-  - *calibration*: realised positives :math:`\sum y` against the scores' promise
-    :math:`\sum p \pm (z\sqrt{\sum p(1-p)} + \tfrac12)` at the alert level (the count is an integer;
-    the label-free estimate's printed interval is :func:`._estimate.count_interval`);
+  - *calibration*: realised positives :math:`\sum y` outside the scores' promise, the whole-number
+    :func:`._estimate.count_interval` at :math:`1 - (1-\text{alert\_level})/3` from :math:`\sum p`,
+    :math:`\sum p(1-p)` and :math:`\sum p(1-p)(1-2p)` of the labelled rows (exact false-alarm rate at most
+    the test's level; :math:`\sum p \pm (z\sqrt{\sum p(1-p)} + \tfrac12)` exceeded it at rare events);
   - *slope*: Wald test of :math:`b = 1`, on a window with at least 10 positives and 10 negatives
     (``_status_assemble.SLOPE_EVENTS``; on fewer the test rejects far above its level, so the slope
     is shown without a p-value);

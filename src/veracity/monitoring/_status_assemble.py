@@ -1,5 +1,16 @@
-"""Status rows from the grouped sums: per-window calibration, the three alert tests and the
-diagnosis of a calibration alert; see :mod:`veracity.monitoring._status`."""
+r"""Status rows from the grouped sums: per-window calibration, the three alert tests and the
+diagnosis of a calibration alert; see :mod:`veracity.monitoring._status`.
+
+The calibration alert fires when the realised positives :math:`\sum y` of a window's labelled rows
+fall outside :func:`._estimate.count_interval` at level :math:`1 - \alpha_t`,
+:math:`\alpha_t = (1 - \text{alert\_level})/3`: whole numbers ``[expected_low, expected_high]`` from
+:math:`E = \sum p`, :math:`V = \sum p(1-p)` and :math:`K_3 = \sum p(1-p)(1-2p) = \sum p - 3\sum p^2 +
+2\sum p^3` of those rows (equal tails, each at most :math:`\alpha_t/2`). Exact false-alarm rates (the
+Poisson-binomial by convolution, tests/monitoring/test_alert_level_r31.py) stay at most :math:`\alpha_t`;
+:math:`E \mp (z_t\sqrt V + \tfrac12)` fired up to 0.0050 at :math:`\alpha_t` = 0.0033 on rare events
+(:math:`P(X \ge 7)` = 0.0045 at :math:`E` = 2), its upper tail alone above :math:`\alpha_t/2` on the
+test grid up to :math:`E \approx 110`. ``details["z"]`` is the continuity-corrected gap in standard
+deviations, reported only."""
 
 from __future__ import annotations
 
@@ -17,7 +28,7 @@ from ..core._validation import VeracityError
 from ._alerts import _alerts
 from ._slice_names import slice_order
 from ._shift import PSI_MATERIAL, chi2_homogeneity, population_stability
-from ._estimate import estimate_from_sums
+from ._estimate import count_interval, estimate_from_sums
 from ._time import period_label
 from ._status_query import _logistic
 from ._status_rows import ALL, CELLS, REF_ROWS_FACTOR, StatusRow, StoreStatus, _Settings, row_status
@@ -93,7 +104,9 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
         ("sp_hi", flag, sp), ("n_hi", flag, n), ("sp_lo", ~flag, sp), ("n_lo", ~flag, n))}
     # Σp(1 - p) and Σp(1 - p)(1 - 2p) = Σp - 3Σp² + 2Σp³: the label-free interval's variance and third cumulant
     est_var = per_key(unl, sp - sp2)
-    est_k3 = per_key(unl, sp - 3.0 * sp2 + 2.0 * np.asarray(g["sp3"], dtype=np.float64))
+    sp3 = np.asarray(g["sp3"], dtype=np.float64)
+    est_k3 = per_key(unl, sp - 3.0 * sp2 + 2.0 * sp3)
+    lab_k3 = per_key(lab, sp - 3.0 * sp2 + 2.0 * sp3)  # the calibration alert's K3 (labelled rows)
     edges = uniform_edges(bins)  # the audit's edges: store statistics merge with an audit's
     alpha_t = (1.0 - settings["alert_level"]) / 3.0
     z_t = float(ndtri(1.0 - alpha_t / 2.0))
@@ -160,11 +173,16 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                 ci_low, ci_high = float(lo_), float(hi_)
                 ece, brier, nll = ece_from_stats(stats), brier_from_stats(stats), nll_from_stats(stats)
                 exp_pos, real_pos = float(s_p[k].sum()), float(s_y[k].sum())
-                sd = float(np.sqrt(max(s_p[k].sum() - s_p2[k].sum(), 0.0)))
-                # continuity-corrected: the realised count is an integer. Scores of exactly 0 and 1 (sd 0)
-                # promise the count itself: any other count is infinitely unlikely, not untestable
+                var = max(float(s_p[k].sum() - s_p2[k].sum()), 0.0)
+                sd = float(np.sqrt(var))
+                # the promise: count_interval at 1 - alpha_t, whole numbers from Σp, Σp(1-p), Σp(1-p)(1-2p);
+                # the alert fires outside it (Σp -+ (z_t sd + 1/2) fired up to 0.0050 at alpha_t = 0.0033 for
+                # rare events: 7 positives at Σp = 2). Scores of exactly 0 and 1 (V = 0) promise the count
+                # itself.
+                # z: the continuity-corrected gap in standard deviations, reported, not the test
+                exp_low, exp_high = count_interval(exp_pos, var, float(lab_k3[k]), nl, 1.0 - alpha_t)
                 miss = max(abs(real_pos - exp_pos) - 0.5, 0.0)
-                details.update(expected_low=exp_pos - z_t * sd - 0.5, expected_high=exp_pos + z_t * sd + 0.5,
+                details.update(expected_low=exp_low, expected_high=exp_high,
                                z=np.sign(real_pos - exp_pos) * (miss / sd if sd > 0 else np.inf if miss else 0.0))
                 # the slope is judged only where alerts are (>= min_count labelled rows): a logistic fit
                 # on a handful of rows is noise, and fitting every small slice dominated the time
@@ -183,10 +201,10 @@ def _assemble(g: dict[str, np.ndarray], starts: np.ndarray, freq: str | None, wi
                     shift_p = chi2_homogeneity(hist[k], hist[rk])
             # -- alerts (sample-size aware) --
             if nl >= min_count:
-                if details["z"] == details["z"] and abs(details["z"]) > z_t:
+                if not details["expected_low"] <= real_pos <= details["expected_high"]:
                     alerts.append(
                         f"calibration: {real_pos:.0f} positives observed, the scores promised {exp_pos:.1f} "
-                        f"[{details['expected_low']:.1f}, {details['expected_high']:.1f}] "
+                        f"[{details['expected_low']:.0f}, {details['expected_high']:.0f}] "
                         f"(rate {rate:.4f} vs conf {conf:.4f})")
                 if slope_p == slope_p and slope_p < alpha_t:
                     alerts.append(f"slope {slope:.2f} (p = {slope_p:.2g}; 1 when calibrated: "
