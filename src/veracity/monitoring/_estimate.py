@@ -63,11 +63,11 @@ def _poisson_window(lam: float) -> tuple[int, np.ndarray]:
     12 standard deviations and 12 of the mean (the mass outside is below 1e-20)."""
     if lam <= 0:
         return 0, np.ones(1)
-    from ..core._special import _special
+    from scipy.stats import poisson
 
     first = int(max(np.floor(lam - 12.0 * np.sqrt(lam) - 12.0), 0.0))
     k = np.arange(first, int(np.ceil(lam + 12.0 * np.sqrt(lam) + 12.0)) + 1, dtype=np.float64)
-    return first, np.exp(k * np.log(lam) - lam - _special().gammaln(k + 1.0))
+    return first, poisson.pmf(k, lam)
 
 
 def count_interval(sum_p: float, var: float, k3: float, n: float, level: float) -> tuple[float, float]:
@@ -100,10 +100,10 @@ def count_interval(sum_p: float, var: float, k3: float, n: float, level: float) 
     g0, g = _poisson_window((v + k3) / 2.0)
     l0, lpmf = _poisson_window((v - k3) / 2.0)
     # S = G - L on the integers from g0 - (l0 + len(l) - 1): the convolution of G's and L's reversed
-    size = g.size + lpmf.size - 1
-    nfft = 1 << int(size - 1).bit_length()
-    pmf = np.fft.irfft(np.fft.rfft(g, nfft) * np.fft.rfft(lpmf[::-1], nfft), nfft)[:size]
-    s = np.arange(size, dtype=np.float64) + (g0 - (l0 + lpmf.size - 1))
+    from scipy.signal import fftconvolve
+
+    pmf = fftconvolve(g, lpmf[::-1])
+    s = np.arange(pmf.size, dtype=np.float64) + (g0 - (l0 + lpmf.size - 1))
     cdf = np.cumsum(np.clip(pmf, 0.0, None))
     x = np.arange(np.floor(shift + s[0]), np.ceil(shift + s[-1]) + 1.0)
     fx = np.interp(x - shift, s, cdf, left=0.0, right=1.0)
