@@ -26,7 +26,7 @@ from ..sources._aggregates import slice_key as _slice_key
 from ..sources._api import key_order, shown_arg, stats_from_sums
 from . import _query as q
 from ._connect import Database, open_database
-from ._labels import brief, positive_value, text_labels
+from ._labels import brief, declared_boolean, positive_value, text_labels
 
 
 def audit_sql(
@@ -202,8 +202,9 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
                      weight_bool=weight in booleans, by_text=_finer_than_python(db, table, by), by_nan=by_nan,
                      by_decimal_text=by in decimal_text, by_float32=_float32(db, table, by, sample))
     if pos_label is not None:
-        return replace(cols, label_kind="pos", pos_value=positive_value(db, table, label, pos_label,
-                                                                        decimal_text=label in decimal_text))
+        return replace(cols, label_kind="pos", pos_value=positive_value(
+            db, table, label, pos_label, decimal_text=label in decimal_text,
+            boolean=declared_boolean(db, table, label)))
     sample = first.get(label)
     if isinstance(sample, (bool, np.bool_)):
         return replace(cols, label_kind="bool")

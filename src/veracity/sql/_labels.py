@@ -67,15 +67,40 @@ def _decimal_match(values: list[Any], pos_label: str) -> Any:
     return next((v for v in values if isinstance(v, decimal.Decimal) and v == wanted), None)
 
 
+def declared_boolean(db: Database, table: Any, label: str) -> bool:
+    """Whether ``label`` is a SQLite column declared BOOLEAN (SQLite stores its values as the integers 0
+    and 1, where DuckDB and PostgreSQL hand back False / True): its labels are then named as booleans are,
+    ``pos_label="true"`` naming the stored 1. False on every other engine, whose drivers give booleans."""
+    if db.dialect != "sqlite":
+        return False
+    try:
+        found = db.query(q.sqlite_declared_type_sql(table, label),
+                         what="reading the label column's declared type")
+    except VeracityError:  # no pragma_table_info (SQLite before 3.16): the values read as stored, as before
+        return False
+    declared = str(found[0][0] or "") if found else ""
+    return declared.split("(")[0].strip().upper() in q.SQLITE_BOOLEAN_TYPES
+
+
+def _as_booleans(values: list[Any]) -> list[Any] | None:
+    """The stored 0/1 values of a column declared BOOLEAN as the booleans they stand for, or None where
+    some value is not the integer 0 or 1 (a BOOLEAN column of SQLite holds any value it is given)."""
+    if not all(type(v) is int and v in (0, 1) for v in values):
+        return None
+    return [bool(v) for v in values]
+
+
 def _is_nan(value: Any) -> bool:
     return (isinstance(value, float) and math.isnan(value)) or (isinstance(value, decimal.Decimal) and value.is_nan())
 
 
 def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
-                   decimal_text: bool = False) -> Any:
+                   decimal_text: bool = False, boolean: bool = False) -> Any:
     """The label column's value that ``pos_label`` names, after the array form's checks. ``decimal_text``:
     the column is a NUMERIC whose values the driver hands back as text (ADBC's PostgreSQL driver), read as
-    the ``Decimal`` values they spell (psycopg's)."""
+    the ``Decimal`` values they spell (psycopg's). ``boolean``: the column is declared BOOLEAN and stores
+    its values as 0 / 1 (SQLite, :func:`declared_boolean`): they are named and shown as False / True, as
+    DuckDB's and PostgreSQL's BOOLEAN columns are, and the stored value named is returned."""
     from ..sources._labels import _matching
 
     pos_label = check_pos_label(pos_label)  # one value (a list or an array: the array form's one line)
@@ -97,6 +122,10 @@ def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
             f"column {label!r} (labels): pos_label= needs a binary label set, but the labels take {distinct} "
             f"values ({shown(values)}{', ...' if distinct > len(values) else ''}); "
             "pass (N, K) scores for a multiclass problem")
+    stored = values
+    booleans = _as_booleans(values) if boolean else None
+    if booleans is not None:  # pos_label="true" names the stored 1, as it names TRUE on DuckDB
+        values = booleans
     match = _matching(values, pos_label)
     if match is None and isinstance(pos_label, str):
         match = _decimal_match(values, pos_label)
@@ -104,4 +133,4 @@ def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
         raise VeracityError(
             f"{{setting}} is not among the values of column {label!r} (labels) ({shown(values)}); pass one of them",
             param="pos_label", value=pos_label)
-    return match
+    return stored[values.index(match)] if booleans is not None else match

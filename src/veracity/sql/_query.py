@@ -996,6 +996,24 @@ def type_sql(table: Any, name: str, dialect: str) -> str:
     return tree.sql(dialect=dialect, unsupported_level=sqlglot.ErrorLevel.RAISE)
 
 
+#: SQLite's declared types of a BOOLEAN column (stored as the integers 0 and 1, read as False / True)
+SQLITE_BOOLEAN_TYPES = frozenset({"BOOLEAN", "BOOL"})
+
+
+def sqlite_declared_type_sql(table: Any, name: str) -> str:
+    """One row (none for no such column): SQLite's declared type of the column ``name`` of ``table`` (a
+    name, or ``(database, table)``), from ``pragma_table_info``; the names enter as string literals."""
+    from sqlglot import exp
+
+    sqlglot = _sqlglot()
+    parts = [table] if isinstance(table, str) else list(table)
+    args = [exp.Literal.string(str(part)) for part in reversed(parts)]  # (table[, database])
+    source = exp.Table(this=exp.Anonymous(this="pragma_table_info", expressions=args))
+    tree = exp.select(exp.column(exp.to_identifier("type", quoted=True))).from_(source).where(
+        exp.EQ(this=exp.column(exp.to_identifier("name", quoted=True)), expression=exp.Literal.string(name)))
+    return tree.sql(dialect="sqlite", unsupported_level=sqlglot.ErrorLevel.RAISE)
+
+
 #: the names of single-precision float types: DuckDB's ``typeof`` and PostgreSQL's ``pg_typeof``
 FLOAT32_TYPES = frozenset({"FLOAT", "real"})
 
