@@ -20,8 +20,13 @@ method may move it by design (Platt's intercept moves the 0.5 cut, isotonic step
 prints "changed" and why: "0.5 decisions identical: BROKEN" beside Platt read as a defect.
 
 For temperature scaling these hold by theorem (s ↦ s/τ keeps every strict order
-and every sign) and are compared on the calibrated *logits*, so saturation of
-the sigmoid never fakes a tie.
+and every sign) and are compared on the calibrated *logits* (binary: also where s/τ
+overflows to ±inf, which ties only rows beyond ±max-float), so saturation of the
+sigmoid never fakes a tie; Platt and beta calibration's logits are read the same way.
+A strictly increasing map still ties rows at a clip (a probability below ε read as ε,
+a logit of ±inf) and may round two adjacent doubles to one value; such ties print
+"changed (3 ties created by clipping)" / "changed (2 ties created by floating-point
+rounding)", any other tie of a map that promises the order "BROKEN".
 
 Verdicts know their noise (issue 22): every change carries a paired interval of
 after − before on the same rows (:mod:`veracity.calibrators._noise`: sandwich interval of
@@ -243,14 +248,16 @@ class Ledger(Display):
         """The certificates' ``order`` as printed: "broken (26 ties created)" reads
         "changed (26 ties created)" where the method may tie scores (isotonic steps) and none was reversed,
         "changed (3 ties created by clipping)" where a strictly increasing map (Platt, beta, temperature
-        scaling) tied rows only at a clip (:meth:`_order_broken`), and multiclass "argmax BROKEN" reads
+        scaling) tied rows only at a clip, "changed (2 ties created by floating-point rounding)" where it tied
+        only adjacent doubles, "changed (3 ties created by clipping, 2 by floating-point rounding)" for both
+        (:meth:`_order_broken`, :func:`_order_certificate`), and multiclass "argmax BROKEN" reads
         "argmax changed" where it may change the argmax; ``certificates["order"]`` keeps its JSON value."""
         order = str(self.certificates["order"])
         if order == "argmax BROKEN" and "decisions" not in self.promised:
             return "argmax changed"
         if order.startswith("broken") and not self._order_broken():
-            if "order" in self.promised:  # a strictly increasing map: every tie it made is a clipped one
-                return f"changed ({self.certificates['ties_created']} ties created by clipping)"
+            if "order" in self.promised:  # a strictly increasing map: every tie it made is clipped or rounded
+                return f"changed ({_tie_causes(self.certificates)})"
             return "changed" + order.removeprefix("broken")
         return order
 
@@ -258,15 +265,29 @@ class Ledger(Display):
         """Whether the binary order's change breaks a promise: any reversal (no calibrator is meant to
         reverse the order), or, where the method promises the order (:attr:`promised`), a tie created other
         than by clipping (``ties_clipped``: a probability below ε = 2.2e-16 read as ε by Platt, beta and
-        temperature scaling, an output at exactly 0 or 1; there a strictly increasing map ties rows without
-        breaking its promise, and the order reads "changed (3 ties created by clipping)")."""
+        temperature scaling, an output at exactly 0 or 1, a logit of ±inf; there a strictly increasing map
+        ties rows without breaking its promise, and the order reads "changed (3 ties created by clipping)")
+        or by rounding two adjacent doubles to one value (``ties_rounding``, :func:`_order_certificate`:
+        "changed (2 ties created by floating-point rounding)")."""
         c = self.certificates
         if c.get("reversals"):
             return True
         if "order" not in self.promised:
             return False
         ties = int(c.get("ties_created") or 0)
-        return not 0 < ties == int(c.get("ties_clipped") or 0)
+        return not 0 < ties == int(c.get("ties_clipped") or 0) + int(c.get("ties_rounding") or 0)
+
+
+def _tie_causes(c: dict[str, Any]) -> str:
+    """The causes of an order-keeping map's created ties, all of them clipped or rounded
+    (:func:`_order_certificate`): "3 ties created by clipping", "2 ties created by floating-point rounding",
+    or "3 ties created by clipping, 2 by floating-point rounding"."""
+    clipped, rounded = int(c.get("ties_clipped") or 0), int(c.get("ties_rounding") or 0)
+    if not rounded:
+        return f"{clipped} ties created by clipping"
+    if not clipped:
+        return f"{rounded} ties created by floating-point rounding"
+    return f"{clipped} ties created by clipping, {rounded} by floating-point rounding"
 
 
 def _promises(cal: Calibrator, multiclass: bool, threshold: float) -> frozenset[str]:
@@ -345,7 +366,13 @@ def _order_certificate(r0: np.ndarray, r1: np.ndarray, end0: np.ndarray | None =
     probability at or beyond ε or 1 − ε, :data:`PROB_EPS`) / of its output (a probability of exactly 0 or
     1, a logit of ±inf), else 0; ``ties_clipped`` counts the ties created between two rows at the same
     end of either: ties a strictly increasing map makes only through floating-point clipping (:func:`compare`
-    passes them for a map that promises the order; else ``ties_clipped`` is 0)."""
+    passes them for a map that promises the order; else ``ties_clipped`` and ``ties_rounding`` are 0).
+    ``ties_rounding`` counts the other ties created between *adjacent doubles*: ``a0[i+1] ==
+    nextafter(a0[i], +inf)``, no double lies between the two raw scores, and their images rounded to one
+    value (``a·x + b`` with ``a·ulp(x)`` near or below an ulp of the image: s/τ of 5.5 and of the next double,
+    5.5 + 8.9e-16, both read 2.2 at τ = 2.5). A strictly increasing map computed in doubles cannot promise to
+    keep such a pair apart; a tie of raw scores with a double between them is not counted here, and breaks
+    the promise (:meth:`Ledger._order_broken`)."""
     o0 = np.argsort(r0, kind="stable")
     o1 = np.argsort(r1, kind="stable")
     a0, a1 = r0[o0], r1[o0]
@@ -357,9 +384,13 @@ def _order_certificate(r0: np.ndarray, r1: np.ndarray, end0: np.ndarray | None =
         if end is not None:
             e = end[o0]
             clipped |= (e[1:] == e[:-1]) & (e[1:] != 0)
+    rounding = np.zeros_like(tied)
+    if end0 is not None or end1 is not None:
+        rounding = tied & ~clipped & (a0[1:] == np.nextafter(a0[:-1], np.inf))
     reversals = int((a1[1:] < a1[:-1]).sum())
     return {"argsort_identical": bool(np.array_equal(o0, o1)) and ties == 0,
-            "ties_created": ties, "ties_clipped": int((tied & clipped).sum()), "reversals": reversals}
+            "ties_created": ties, "ties_clipped": int((tied & clipped).sum()),
+            "ties_rounding": int(rounding.sum()), "reversals": reversals}
 
 
 def _clip_ends(data: Binary, clipped_input: bool) -> np.ndarray:
@@ -494,18 +525,28 @@ def compare(
     before = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=st)
     multiclass = before.top_label  # (N, K) scores, K = 2 included: the top-label reading
     cal_scores, cal_type = None, "probability"
+    cal_logits = None  # binary: calibrated logits with ±inf where they overflow (s/τ of ±1e308 at τ < 1)
     if hasattr(calibrator, "transform_logit") and (
         not multiclass or calibrator.kind == "temperature"
     ):
-        cal_scores, cal_type = calibrator.transform_logit(scores), "logit"
+        with np.errstate(over="ignore"):  # a·s + b of logits near ±1e308 with a > 1: ±inf, handled below
+            cal_scores, cal_type = calibrator.transform_logit(scores), "logit"
         if not np.isfinite(cal_scores).all():  # logits beyond ±max-float (T < 1): the probabilities, their limit
+            if not multiclass and not np.isnan(cal_scores).any():
+                cal_logits = np.asarray(cal_scores, dtype=np.float64)
             cal_scores, cal_type = None, "probability"
     if cal_scores is None:
-        cal_scores = calibrator.transform(scores)
+        with np.errstate(over="ignore"):  # the sigmoid of an overflowed logit: 0 or 1, its limit
+            cal_scores = calibrator.transform(scores)
     if multiclass and cal_type == "probability":
         cal_scores = cal_scores / cal_scores.sum(axis=1, keepdims=True)
     after = prepare_binary(cal_scores, labels, sample_weight=sample_weight, score_type=cal_type,
                            trusted_logits=True)
+    if cal_logits is not None:
+        # order, AUC and decisions read the logits, ±inf kept: probabilities that round to exactly 0 or 1
+        # (s/τ beyond ±37) tied rows the logits keep apart; ECE, Brier and NLL still read the probabilities
+        # (NLL their limit, -log ε, not the infinite log-loss of a logit of ±inf)
+        after = replace(after, logit=cal_logits, nll_terms=binary_nll_terms(after))
 
     tables: dict[str, ReliabilityTable] = {}
     edges: list[np.ndarray] = []
@@ -610,14 +651,18 @@ def _tied_auc_moves(rows: list[LedgerRow], cert: dict[str, Any]) -> list[LedgerR
     """The AUC row of an order-preserving map that tied scores anyway: "can move: no" beside an AUC that
     moved. A probability below ε = 2.2e-16 (or above 1 − ε) is clipped there before any map reads it, so
     scores of 1e-20 and 1e-18 leave Platt, beta or temperature scaling tied (and a saturated output ties
-    too); the row then says so, with the count of ties, and the change is judged as any other."""
+    too); adjacent doubles may round to one value (``ties_rounding``, :func:`_order_certificate`); the row
+    then says so, with the count of ties, and the change is judged as any other."""
     ties = int(cert.get("ties_created") or 0)
+    clip = f"a probability below {PROB_EPS:.2g} or above 1 - {PROB_EPS:.2g} is clipped there first"
+    rounded = int(cert.get("ties_rounding") or 0)
+    why = ("adjacent doubles rounded to one value" if rounded == ties else
+           f"{clip}; adjacent doubles round to one value" if rounded else clip)
     out = []
     for r in rows:
         if r.metric == "AUC" and not r.can_move and ties and r.after != r.before:
-            r = replace(r, can_move=True, note=(
-                f"the map tied {ties} neighbouring score{'' if ties == 1 else 's'} (a probability below "
-                f"{PROB_EPS:.2g} or above 1 - {PROB_EPS:.2g} is clipped there first)"))
+            r = replace(r, can_move=True,
+                        note=f"the map tied {ties} neighbouring score{'' if ties == 1 else 's'} ({why})")
         out.append(r)
     return out
 
