@@ -106,11 +106,13 @@ class BetaCalibration(Calibrator):
         """Calibrated logits ``a ln p − b ln(1−p) + c``."""
         self._require_fitted()
         f1, f2 = self._features(self._scores(scores, fitting=False))
-        return self.a_ * f1 + self.b_ * f2 + self.c_
+        with np.errstate(over="ignore"):  # a logit beyond the float range is +-inf (expit reads it as 1 / 0)
+            return self.a_ * f1 + self.b_ * f2 + self.c_
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
         f1, f2 = self._features(s)
-        return expit(self.a_ * f1 + self.b_ * f2 + self.c_)
+        with np.errstate(over="ignore"):
+            return expit(self.a_ * f1 + self.b_ * f2 + self.c_)
 
     def __str__(self) -> str:
         if not self._is_fitted():

@@ -637,10 +637,12 @@ class PlattScaling(Calibrator):
         """Calibrated logits ``a·x + b``."""
         self._require_fitted()
         s = self._scores(scores, fitting=False)
-        return self.a_ * self._logit_input(s) + self.b_
+        with np.errstate(over="ignore"):  # a logit beyond the float range is +-inf (expit reads it as 1 / 0)
+            return self.a_ * self._logit_input(s) + self.b_
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
-        return expit(self.a_ * self._logit_input(s) + self.b_)
+        with np.errstate(over="ignore"):
+            return expit(self.a_ * self._logit_input(s) + self.b_)
 
     def __str__(self) -> str:
         if not self._is_fitted():
