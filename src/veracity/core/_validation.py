@@ -598,12 +598,27 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
             f"{{param}} needs a binary label set, but labels take {len(values)} values "
             f"({_shown(values[:5])}); pass (N, K) scores for a multiclass problem", param="pos_label"
         )
-    hit = _equal_labels(raw, pos_label)
-    if not np.any(hit) and plain(pos_label) not in [plain(v) for v in values]:  # Python's exact ==
+    wanted = _boolean_named(raw, pos_label)
+    hit = _equal_labels(raw, wanted)
+    if not np.any(hit) and plain(wanted) not in [plain(v) for v in values]:  # Python's exact ==
         raise VeracityError(
             f"{{setting}} is not among the label values ({_shown(values)}); pass one of them",
             param="pos_label", value=pos_label, hint=_nul_hint(pos_label, values))
     return np.asarray(hit, dtype=np.float64)
+
+
+#: text that names a boolean label, as a frame's boolean column and the SQL audit read it (any case)
+_BOOLEAN_TEXT = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _boolean_named(raw: np.ndarray, pos_label: Any) -> Any:
+    """The label ``pos_label`` names: on a numpy bool array, text ``'true'``/``'1'`` (``'false'``/``'0'``),
+    in any case and without surrounding spaces, names True (False), as it does on a frame's boolean
+    column and in the SQL audit; other text (``'yes'``) names nothing and is refused. Elsewhere (an
+    integer 0/1 array too, as frames and SQL refuse ``'true'`` there) ``pos_label`` itself."""
+    if raw.dtype != bool or not isinstance(pos_label, str):
+        return pos_label
+    return _BOOLEAN_TEXT.get(pos_label.strip().lower(), pos_label)
 
 
 def _nul_hint(pos_label: Any, values: list[Any]) -> str | None:
