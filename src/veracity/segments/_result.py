@@ -269,7 +269,8 @@ class SegmentsResult(Display):
         for the maximum, comes before its sigma, which is named for what it is (:data:`SIGMA_WORDS`): "0.0185
         (2.52 sigma)" read as significant beside a p-value of 0.505. MCGrad's per-segment Brownian reading
         (``mce_pvalue``: 0.047 there) is no test of the whole family and is shown only in the notebook's
-        detailed view (:meth:`_repr_html_`)."""
+        detailed view (:meth:`_repr_html_`). A bound on the p-value reads ``≤ 0.005`` here (HTML); the text
+        keeps ASCII ``p <= 0.005`` (:meth:`mce_p_text`)."""
         p = self.mce_p_text()
         items: dict[str, Any] = {
             "rows": f"{self.n:,}", "mean score": level_text(self.conf), "observed rate": level_text(self.rate),
@@ -278,7 +279,7 @@ class SegmentsResult(Display):
             "MCE (MCGrad's definition)": level_texts(self.mce)[0],
             f"MCE p-value, corrected for the maximum ({self.n_resamples:,} draws under calibration, "
             f"{_count(self.mce_segments, 'segment')})":
-                p.removeprefix("p = ").replace("p <= ", "<= "),
+                p.removeprefix("p = ").replace("p <= ", "≤ "),
             f"MCE sigma ({SIGMA_WORDS})": _fixed(self.mce_sigma, 2),
             "minimum detectable MCE": level_texts(self.mde)[0],
             "ECCE of all rows": level_texts(self.global_ecce)[0],
@@ -309,8 +310,10 @@ class SegmentsResult(Display):
         from ..core._digits import Cell
         from ..core._display import html_details, html_kv, html_note, html_page, html_table
 
-        # the score, rate, gap and interval as the text prints them (:func:`row_texts`); to_frame() keeps floats
-        records = [{**d, **{k: Cell(v) for k, v in row_texts(r).items()}}
+        # the score, rate, gap, interval, p and q as the text prints them (:func:`row_texts`, :func:`_p_cell`:
+        # 0.009 and 0.071, not 0.0089 and 0.0715 beside the text's); to_frame() keeps floats
+        records = [{**d, **{k: Cell(v) for k, v in row_texts(r).items()},
+                    "p_value": Cell(_p_cell(r, r.p_value)), "q_value": Cell(_p_cell(r, r.q_value))}
                    for d, r in zip(self._html_records(), self.rows)]
         shown = [{k: r[k] for k in (*_TEXT_KEYS, "sufficient", "discovery")} for r in records]
         notes = [note for mark, note in (("*", SPREAD_NOTE), ("**", CERTAIN_NOTE))
