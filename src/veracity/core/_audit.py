@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -349,6 +349,22 @@ def _honest_extras(
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def slice_rows(by: Any, n: int, max_groups: int | None) -> Iterator[tuple[str, np.ndarray]]:
+    """``(name, rows)`` of each slice of ``by`` (one key per row of ``n``), at most ``max_groups`` (the rest
+    pooled): named as a frame names them, the missing keys' slice ``(missing)`` last, as every backend orders
+    it — the slices of :func:`audit`'s ``by=`` (and the report's per-slice noise floors)."""
+    keys = array_keys(_slices_named(by)[0])  # integers with missing keys stay integers; Arrow nulls: (missing)
+    if keys.ndim != 1 or keys.shape[0] != n:
+        got = f"{keys.shape[0]} keys" if keys.ndim == 1 else f"shape {keys.shape} (pass one column)"
+        raise VeracityError(f"by must hold one group key per row: got {got} for {n} rows", param="by")
+    texts, last = slice_keys(keys)
+    ordered_by = keys if keys.dtype.kind in "OmM" else None  # times and durations ordered by value, not text
+    # a float key's NaN (np.unique's last key, printed 'nan') is the missing key: its name on every route
+    nan_name = "nan" if texts.dtype.kind == "f" else None
+    for key, rows in group_rows(texts, max_groups, last=last, values=ordered_by):
+        yield (MISSING_NAME if key == nan_name else key), rows
+
+
 def _slices_named(by: Any) -> tuple[Any, str | None]:
     """``by=`` as its keys and the slices' name: ``{"segment": keys}``, or a named Series / array."""
     if isinstance(by, dict):
@@ -518,19 +534,10 @@ def audit(
         return replace(whole, groups=groups, group_column="class", extras={**whole.extras, "classwise": summary})
     if by is None:
         return whole
-    by, by_name = _slices_named(by)
-    keys = array_keys(by)  # integers with missing keys stay integers; a pyarrow array's nulls: (missing)
-    if keys.ndim != 1 or keys.shape[0] != data.n:
-        got = f"{keys.shape[0]} keys" if keys.ndim == 1 else f"shape {keys.shape} (pass one column)"
-        raise VeracityError(f"by must hold one group key per row: got {got} for {data.n} rows", param="by")
-    # named as a frame names them; the missing keys' slice goes last, as every other backend orders it
-    texts, last = slice_keys(keys)
+    by_name = _slices_named(by)[1]
     groups, weightless = {}, {}
-    ordered_by = keys if keys.dtype.kind in "OmM" else None  # times and durations ordered by value, not text
-    # a float key's NaN (np.unique's last key, printed 'nan') is the missing key: its name on every route
-    nan_name = "nan" if texts.dtype.kind == "f" else None
-    for key, rows in group_rows(texts, max_groups, last=last, values=ordered_by):
-        part, name = subset(data, rows), MISSING_NAME if key == nan_name else key
+    for name, rows in slice_rows(by, data.n, max_groups):
+        part = subset(data, rows)
         if part.w is not None and not part.w.sum() > 0:
             weightless[name] = part.n  # a slice whose rows all weigh 0 holds no evidence: left out, and named
             continue

@@ -66,20 +66,13 @@ def slice_floors(data: Binary, by: Any, groups: dict[str, Any], *, edges: np.nda
                  max_groups: int | None, n_resamples: int, alpha: float) -> SliceFloors:
     """The noise floor of each slice in ``groups`` (an audit's: ``data`` split by ``by`` at ``max_groups``,
     binned by ``edges``), with its BH q-value over the slices and its flag at ``alpha``."""
-    from ..core._audit import _slices_named
-    from ..core._keys import MISSING_NAME, array_keys
-    from ..core._stats import group_rows, slice_keys, subset
+    from ..core._audit import slice_rows
+    from ..core._stats import subset
     from ..honest._noise_floor import noise_floor_of
     from ..segments._tests import bh_qvalues
 
-    keys = array_keys(_slices_named(by)[0])
-    # the audit's slices, named and pooled as vc.audit(by=) does (veracity.core._audit.audit)
-    texts, last = slice_keys(keys)
-    ordered_by = keys if keys.dtype.kind in "OmM" else None
-    nan_name = "nan" if texts.dtype.kind == "f" else None
     found: dict[str, Any] = {}
-    for key, rows in group_rows(texts, max_groups, last=last, values=ordered_by):
-        name = MISSING_NAME if key == nan_name else key
+    for name, rows in slice_rows(by, data.n, max_groups):  # the audit's slices, named and pooled alike
         group = groups.get(name)
         if group is None or int(group.n) != rows.size:
             continue
