@@ -352,5 +352,5 @@ def test_two_database_keys_that_are_one_python_key_are_refused_not_overwritten()
     con.execute("INSERT INTO t VALUES (0.2, 0, 1::INTEGER), (0.21, 1, 1.0::DOUBLE), (0.22, 1, 1::INTEGER), "
                 "(0.23, 0, 1.0::DOUBLE), (0.9, 1, 2::INTEGER)")
     with pytest.raises(vc.VeracityError, match=r"by='g': two values of the column come back as one Python value "
-                                               r"\(1\), so their slices cannot be told apart"):
+                                               r"\(1 and 1\.0\), so their slices cannot be told apart"):
         vc.audit(con, table="t", score="p", label="y", by="g", min_count=1)

@@ -355,18 +355,20 @@ def _sums(db: Database, cols: q.Columns, *, score_type: str, threshold: float, b
     # a kept key as the count per key read it: SQLite hands back the REAL 5.0 of a CASE (no column affinity)
     # as the integer 5
     kept = {k: k for k in cols.pool[0]} if cols.pool is not None else {}
-    filled: set[tuple[Any, int]] = set()
+    filled: dict[tuple[Any, int], Any] = {}  # (key, bin) -> the key as the database handed it back
     for rec in recs:
         # NaN: the missing key
-        key = (_OTHER if rec.get("_o") else _key(rec["_g"], cols)) if grouped else None
-        key = kept.get(key, key)
+        raw = (_OTHER if rec.get("_o") else _key(rec["_g"], cols)) if grouped else None
+        key = kept.get(raw, raw) if grouped else None
         acc = per_slice.setdefault(key, {**{k: np.zeros(m) for k in q.SUMS}, "_parts": []})
         b = int(rec["_b"])
         if (key, b) in filled:  # two keys of the database, one in Python
+            # both named, in a fixed order: the rows come back in no particular order
+            both = " and ".join(sorted({brief(filled[key, b]), brief(raw)}))
             raise VeracityError(
-                f"by={cols.by!r}: two values of the column come back as one Python value ({brief(key)}), so "
+                f"by={cols.by!r}: two values of the column come back as one Python value ({both}), so "
                 "their slices cannot be told apart; slice by the column cast to text (a view)")
-        filled.add((key, b))
+        filled[key, b] = raw
         for name in q.SUMS:
             acc[name][b] = float(rec[name] or 0.0)
         cast = int if exact else float
