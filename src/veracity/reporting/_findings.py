@@ -98,7 +98,7 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
         if result.mce_family_pvalue <= 1 - result.level:
             where = "set by all rows: the miscalibration is global (recalibrate first)"
         else:
-            where = (f"set by all rows, within noise ({_e(result.mce_p_text())}): "
+            where = (f"set by all rows, within noise ({_e(result.mce_p_html())}): "
                      "no miscalibration shown to act on")
     else:
         where = f"set by a segment: all rows alone give {ecce_text}"
@@ -108,7 +108,7 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
         f'<div class="card-value">{"∞" if math.isinf(result.mce) else mce_text}</div><div class="card-sub">'
         # the p-value corrected for the maximum first; the sigma only with words that say it is not: "2.35 σ
         # (p = 0.725 ...)" read as significant beside a p-value that says the MCE is noise
-        f'corrected for the maximum <span data-mce-p>({_e(result.mce_p_text())} in {result.n_resamples} '
+        f'corrected for the maximum <span data-mce-p>({_e(result.mce_p_html())} in {result.n_resamples} '
         f'draws under calibration, over {_e(result.mce_family_text())})</span>; '
         f'<span data-mce-sigma>{sigma} σ</span> is the largest segment\'s deviation alone, not corrected for '
         'the maximum; minimum detectable '

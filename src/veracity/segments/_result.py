@@ -241,6 +241,11 @@ class SegmentsResult(Display):
             return f"p <= {fmt_p(p)}"
         return f"p = {fmt_p(p)}"
 
+    def mce_p_html(self) -> str:
+        """:meth:`mce_p_text` as a page prints it: a bound reads ``p ≤ 0.005`` (the terminal text keeps
+        ASCII ``p <= 0.005``)."""
+        return self.mce_p_text().replace("p <= ", "p ≤ ", 1)
+
     def mce_family_text(self) -> str:
         """``28 segments: all rows and the 27 with n >= 50``: what the MCE's maximum runs over (MCGrad's
         family: every row, and each segment of at least ``min_count`` rows)."""
@@ -271,7 +276,7 @@ class SegmentsResult(Display):
         (``mce_pvalue``: 0.047 there) is no test of the whole family and is shown only in the notebook's
         detailed view (:meth:`_repr_html_`). A bound on the p-value reads ``≤ 0.005`` here (HTML); the text
         keeps ASCII ``p <= 0.005`` (:meth:`mce_p_text`)."""
-        p = self.mce_p_text()
+        p = self.mce_p_html()
         items: dict[str, Any] = {
             "rows": f"{self.n:,}", "mean score": level_text(self.conf), "observed rate": level_text(self.rate),
             "segments": f"{self.n_segments:,}, {self.n_tested:,} tested (n >= {self.min_count:,})",
@@ -279,7 +284,7 @@ class SegmentsResult(Display):
             "MCE (MCGrad's definition)": level_texts(self.mce)[0],
             f"MCE p-value, corrected for the maximum ({self.n_resamples:,} draws under calibration, "
             f"{_count(self.mce_segments, 'segment')})":
-                p.removeprefix("p = ").replace("p <= ", "≤ "),
+                p.removeprefix("p = ").removeprefix("p "),
             f"MCE sigma ({SIGMA_WORDS})": _fixed(self.mce_sigma, 2),
             "minimum detectable MCE": level_texts(self.mde)[0],
             "ECCE of all rows": level_texts(self.global_ecce)[0],
