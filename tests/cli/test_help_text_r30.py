@@ -117,7 +117,7 @@ def test_score_type_score_refused_where_help_says_so(argv, cli, refused, tmp_pat
     and the command does refuse it (exit 2, one line)."""
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     parser = dict(_parsers())[" ".join(argv[:2]) if argv[0] == "monitor" else argv[0]]
-    assert "refused here" in _flat(_option(parser, "--score-type").help)
+    assert "is not taken here" in _flat(_option(parser, "--score-type").help)
     refused(cli([*argv, "--score", "logit", "--score-type", "score", "--quiet"]))
 
 

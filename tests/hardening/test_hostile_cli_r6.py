@@ -230,9 +230,11 @@ def test_report_ranking_scores_say_how_to_report_them(tmp_path, capsys):
     assert main(["fit", "--method", "isotonic", "--score", "logit", "--score-type", "score", "--role-col", "role",
                  "--out", str(cal), "--quiet"]) == 0
     capsys.readouterr()
-    code, out, err = _run(capsys, ["report", "--score", "logit", "--score-type", "score", "--calibrator", cal,
-                                   "--out", tmp_path / "r.html"])
-    assert code == 2 and "this function" not in err and "veracity apply CAL.json FILE" in err
+    with pytest.raises(SystemExit) as stop:  # argparse's usage error: report offers no ranking score type
+        _run(capsys, ["report", "--score", "logit", "--score-type", "score", "--calibrator", cal,
+                      "--out", tmp_path / "r.html"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "this function" not in err and "veracity apply CAL.json FILE" in err
 
 
 def test_report_logits_as_probabilities_counted_among_all_rows(tmp_path, capsys):

@@ -23,8 +23,11 @@ A table in a SQL database is audited where it is (only aggregates travel), and
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+import numpy as np
 
 from ..core._audit import audit
 from ._common import (AUTO_BYTES, add_engine_arguments, add_input_arguments, add_json_argument, auto_engine,
@@ -36,8 +39,7 @@ T = TypeVar("T")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, score_type_note="refused here, as an audit reads probabilities; calibrate it "
-                                                "first: veracity fit, then veracity apply")
+    add_input_arguments(parser, no_ranking="an audit reads probabilities")
     parser.add_argument("--bins", type=_bins, default=15,
                         help="number of reliability bins on the probability axis, a whole number >= 1, or "
                              "'auto' for ceil(N^(1/3)) (default: 15)")
@@ -54,7 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="bins with fewer rows than this are flagged insufficient (default: 20)")
     parser.add_argument("--threshold", type=float, default=0.5,
                         help="decision threshold of the accuracy, on the probability scale even with "
-                             "--score-type logit: a row predicts 1 when p >= THRESHOLD (default: 0.5)")
+                             "--score-type logit: a row predicts 1 when p >= THRESHOLD (default: 0.5); with "
+                             "logits the output also gives the logit it is, log(T/(1-T)) (veracity threshold "
+                             "reads and prints thresholds on the scores' own scale, logits there)")
     parser.add_argument("--by", default=None, metavar="COLUMN",
                         help="column to slice by: one audit per value (at most --max-groups)")
     parser.add_argument("--multiclass", default="top-label", choices=["top-label", "classwise"],
@@ -199,7 +203,8 @@ def _run_sql(args: argparse.Namespace) -> int:
     # parameter, its decoded form), not only in user:password@ and password= (redact alone)
     shown = redact(args.sql_url, _secrets(args.sql_url))
     payload = {"database": shown, "sql_table": args.table, "score": args.score, "label": args.label, **result.to_dict()}
-    emit(args, str(result), payload, note_text=f"{shown} table {args.table!r} (computed in the database)")
+    text, payload = _threshold_scale(args, result, str(result), payload)
+    emit(args, text, payload, note_text=f"{shown} table {args.table!r} (computed in the database)")
     _log_mlflow(args, result)
     return 0
 
@@ -231,6 +236,33 @@ def _sql_table(args: argparse.Namespace, audit_table: Callable[[Any], T]) -> T:
             raise
     raise VeracityError(f"{base}; --table {name!r} names neither a table of that name nor table {table!r} in "
                         f"schema {schema!r}; check the name") from None
+
+
+def threshold_logit(threshold: float) -> float | None:
+    r"""The logit cut a probability threshold :math:`t` makes on logit scores, as the audit decides:
+    :math:`s \ge \log(t / (1 - t))` for :math:`0 < t < 1` (exact there, as ``vc.accuracy`` compares it);
+    :math:`-\infty` at :math:`t = 0` (every row); None at :math:`t = 1`, where the audit compares
+    :math:`\sigma(s) \ge 1` in floating point (the rows whose probability rounds to 1), no logit cut."""
+    if 0.0 < threshold < 1.0:
+        return float(np.log(threshold / (1.0 - threshold)))
+    return -math.inf if threshold == 0.0 else None
+
+
+def _threshold_scale(args: argparse.Namespace, result: Any, text: str,
+                     payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Binary logit scores (``--score-type logit``): the accuracy's threshold said on both scales, a line
+    under the audit and ``threshold_logit`` in the JSON. ``--threshold`` is a probability here, while
+    ``veracity threshold`` reads and prints logits: "acc(0.3)" alone did not say which a logit audit
+    meant (0.3 read as p >= 0.3, i.e. logit >= -0.8473, not logit >= 0.3). Other audits: unchanged."""
+    if args.score_type != "logit" or result.top_label:
+        return text, payload
+    t = float(result.threshold)
+    cut = threshold_logit(t)
+    where = ("every row" if cut == -math.inf else "the rows whose probability is 1 in floating point"
+             if cut is None else f"logit >= {cut:.6g}")
+    line = (f"(--threshold {t:g} is a probability, with --score-type logit too: a row predicts 1 when "
+            f"p >= {t:g}, i.e. {where}; veracity threshold reads thresholds as logits)")
+    return f"{text}\n{line}", {**payload, "threshold_logit": cut}
 
 
 def _log_mlflow(args: argparse.Namespace, result: object) -> None:
@@ -294,6 +326,7 @@ def run(args: argparse.Namespace) -> int:
         **honest)
     payload = {"file": shown_path(args, rows.path), "score": args.score, "label": args.label,
                **({"engine": engine} if rows.lazy else {}), **result.to_dict()}
-    emit(args, str(result), payload, note_text=rows.note)
+    text, payload = _threshold_scale(args, result, str(result), payload)
+    emit(args, text, payload, note_text=rows.note)
     _log_mlflow(args, result)
     return 0

@@ -44,8 +44,7 @@ from ._threshold import add_role_arguments, role_masks
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, score_type_note="refused here, as the sets are built from class "
-                                                "probabilities; calibrate it first: veracity fit")
+    add_input_arguments(parser, no_ranking="the sets are built from class probabilities")
     parser.add_argument("--alpha", type=float, default=0.1,
                         help="miscoverage level in (0, 1); sets cover the true class with probability >= "
                              "1 - alpha (default: 0.1)")

@@ -189,8 +189,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("scan", description=_DESCRIPTIONS["scan"],
                        help="one-off per-period table of one file (no store)")
-    add_input_arguments(p, score_type_note="refused here, as the table reads probabilities; calibrate it "
-                                           "first: veracity fit, then veracity apply")
+    add_input_arguments(p, no_ranking="the table reads probabilities")
     add_pos_label_argument(p)
     add_engine_arguments(p, "where the rows are grouped: auto (default: DuckDB for a glob, a folder of Parquet "
                             "or a file over 256 MB, else in memory), memory, duckdb, spark or dask; every "

@@ -35,10 +35,16 @@ from ._bad_rows import bad_rows, file_rows, first_bad_row
 from ._rows import roles_named, used_rows
 
 
+#: how a ranking score (--score-type score, or a --calibrator fit on one) is reported: its calibrated column
+_CALIBRATED = ("veracity apply CAL.json FILE -o calibrated.csv, then veracity report calibrated.csv "
+               "--score calibrated")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the examples' lines
-    add_input_arguments(parser, score_type_note="refused here, as the report reads probabilities; calibrate "
-                                                "it first: veracity fit, then veracity apply")
+    add_input_arguments(parser, no_ranking="the report reads probabilities",
+                        calibrate_first=("calibrate it (veracity fit --score-type score --out CAL.json) and "
+                                         f"report the calibrated column ({_CALIBRATED})"))
     parser.add_argument("--out", "-o", default="report.html", help="output HTML file (default: report.html)")
     add_json_argument(parser, instead="the line naming the page (the HTML file is written either way)")
     parser.add_argument("--by", default=None, metavar="COLUMN",
@@ -175,11 +181,7 @@ def run(args: argparse.Namespace) -> int:
         refuse_unused({"--n-resamples": args.resamples is not None},
                       "with --no-bootstrap, which skips the bootstrap it sizes; drop one of them")
     max_groups = check_max_groups(args)
-    if args.score_type == "score":  # refused deep inside as "this function ... calibrate first", --calibrator or not
-        raise VeracityError(
-            "veracity report reads the scores as probabilities, and --score-type score declares a ranking score; "
-            "calibrate them and report the calibrated column: veracity apply CAL.json FILE -o calibrated.csv, "
-            "then veracity report calibrated.csv --score calibrated")
+    _refuse_ranking_calibrator(args)
     if not args.store:  # the 'Over time' options did nothing without a store, silently
         given = [flag for flag, on in (("--freq", args.freq != "W"), ("--as-of", args.as_of is not None),
                                        ("--horizon", args.horizon is not None)) if on]
@@ -276,6 +278,24 @@ def run(args: argparse.Namespace) -> int:
     payload["notes"] = [_cli_words(n) for n in payload.get("notes", [])]
     emit(args, text, {"file": shown_path(args, path), "out": str(Path(args.out).resolve()), **payload})
     return 0
+
+
+def _refuse_ranking_calibrator(args: argparse.Namespace) -> None:
+    """A --calibrator fit on ranking scores (--score-type score, which the report does not offer) is refused
+    before the rows are read: they were refused as probabilities out of [0, 1] with "if these are logits,
+    pass --score-type logit", which names neither the calibrator nor how to report its probabilities."""
+    if not args.calibrator:
+        return
+    from ..calibrators import load as load_calibrator
+
+    try:
+        fitted_on = getattr(load_calibrator(args.calibrator), "score_type", None)
+    except VeracityError:
+        return  # the report's own read of the calibrator names the problem
+    if fitted_on == "score":
+        raise VeracityError(f"--calibrator {args.calibrator} was fit on ranking scores (--score-type score), "
+                            "and the report reads probabilities before and after it; report the calibrated "
+                            f"column: {_CALIBRATED}")
 
 
 def _by_column(table, name: str, path: str, *, numbers: bool = False) -> np.ndarray:

@@ -28,12 +28,23 @@ from ._output import _show, note, shown_path
 #: what ``--score-type score`` does, said by ``--score-type``'s help unless a command says its own
 SCORE_TYPE_NOTE = "calibrators and AUC take it; probability metrics refuse it"
 
+#: how a ranking score (``--score-type score``) reaches a command that reads probabilities: calibrated first
+CALIBRATE_FIRST = ("calibrate it first (veracity fit --score-type score, e.g. --method isotonic, then "
+                   "veracity apply)")
+
+#: the commands that take a ranking score as it is, named by those that do not
+RANKING_TAKEN = "or rank with it: veracity compare --against, or veracity threshold --target-recall, " \
+                "--target-precision or --budget"
+
 
 def add_input_arguments(parser: argparse.ArgumentParser, *, file_optional: bool = True,
-                        score_type_note: str = SCORE_TYPE_NOTE) -> None:
+                        score_type_note: str = SCORE_TYPE_NOTE, no_ranking: str | None = None,
+                        calibrate_first: str = CALIBRATE_FIRST) -> None:
     """FILE, --score, --label, --weight, --score-type (defaults fit the bundled demo data).
 
-    ``score_type_note``: what the command does with ``--score-type score`` (help text only)."""
+    ``score_type_note``: what the command does with ``--score-type score`` (help text only).
+    ``no_ranking``: why the command has no use for a ranking score ("an audit reads probabilities"):
+    ``score`` is then not among ``--score-type``'s choices (:func:`add_score_type_argument`)."""
     if file_optional:
         parser.add_argument(
             "file", nargs="?", default=None,
@@ -49,10 +60,40 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, file_optional: bool 
     parser.add_argument("--sample-weight", dest="weight", default=None, metavar="COL",
                         help="column of non-negative row weights (default: none, every row weighs 1)")
     parser.add_argument("--weight", dest="weight", default=None, help=argparse.SUPPRESS)  # old name, hidden
-    parser.add_argument("--score-type", default="probability", choices=["probability", "logit", "score"],
-                        help="what the --score values are: probability (in [0, 1]), logit (log-odds, or K "
-                             "class logits), or score (a ranking score with no probability reading: "
-                             f"{score_type_note}) (default: probability)")
+    add_score_type_argument(parser, score_type_note=score_type_note, no_ranking=no_ranking,
+                            calibrate_first=calibrate_first)
+
+
+def add_score_type_argument(parser: argparse.ArgumentParser, *, score_type_note: str = SCORE_TYPE_NOTE,
+                            no_ranking: str | None = None, calibrate_first: str = CALIBRATE_FIRST) -> None:
+    """--score-type: probability, logit, or score (a ranking score; ``score_type_note`` says what the command
+    does with it). A command with ``no_ranking`` (why it has no use for one) offers probability and logit
+    only, and ``--score-type score`` is argparse's usage error (exit 2) saying why, how to calibrate it
+    (``calibrate_first``) and which commands take it as it is: a choice that every run refused was offered,
+    its refusal coming only after the rows were read."""
+    if no_ranking is None:
+        kinds = ("what the --score values are: probability (in [0, 1]), logit (log-odds, or K class "
+                 f"logits), or score (a ranking score with no probability reading: {score_type_note}) "
+                 "(default: probability)")
+        parser.add_argument("--score-type", default="probability", choices=["probability", "logit", "score"],
+                            help=kinds)
+        return
+    choices = ["probability", "logit"]
+    fix = f"{calibrate_first}, {RANKING_TAKEN}"
+
+    def score_type(value: str) -> str:
+        if value == "score":  # argparse's own words for a choice not offered, then why and what to do
+            shown = ", ".join(repr(c) for c in choices)
+            raise argparse.ArgumentTypeError(f"invalid choice: 'score' (choose from {shown}): {no_ranking}, "
+                                             f"so a ranking score is not taken here; {fix}")
+        return value
+
+    score_type.__name__ = "score type"  # argparse names a type's failure by it
+    parser.add_argument("--score-type", default="probability", choices=choices, type=score_type,
+                        help="what the --score values are: probability (in [0, 1]) or logit (log-odds, or K "
+                             "class logits) (default: probability). A ranking score with no probability "
+                             "reading (--score-type score elsewhere) is not taken here, as "
+                             f"{no_ranking}: {fix}")
 
 
 def load(args: argparse.Namespace, columns: list[str] | None = None) -> tuple[Any, str]:

@@ -24,7 +24,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
-from ..core._special import logit
+from ..core._special import expit, logit
 
 from ..sources import _api as source
 from ..core._display import fmt_weight
@@ -76,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cost of a missed positive, >= 0 (default: 1); as --cost-fp")
     parser.add_argument("--also", default=None, metavar="T1,T2",
                         help="extra thresholds to show in the table, comma-separated, on the scores' own "
-                             "scale (logits with --score-type logit)")
+                             "scale (logits with --score-type logit; veracity audit --threshold takes a "
+                             "probability even then)")
     add_pos_label_argument(parser)
     add_role_arguments(parser)
     add_json_argument(parser)
@@ -342,6 +343,11 @@ def run(args: argparse.Namespace) -> int:
         f"(cost = {cost_fp:g}·FP + {cost_fn:g}·FN)"
     )
     eval_name = args.eval_role if role_col else "all"
+    scale: dict[str, float] = {}
+    if args.score_type == "logit":  # thresholds are logits; `veracity audit --threshold` takes a probability
+        scale["threshold_probability"] = float(expit(t))
+        text += (f"\n(thresholds are logits, as --score-type logit declares: {shown_t} is p = "
+                 f"{scale['threshold_probability']:.6g}, the scale of veracity audit --threshold)")
     if args.target_precision is not None:
         # precision at the chosen threshold is a proportion of few alerts where the target is high: 4 of 4
         # printed "1.0000" with nothing to say that its interval reaches down to 0.51
@@ -351,7 +357,7 @@ def run(args: argparse.Namespace) -> int:
                                              "low": lo, "high": hi}
                                       for role, (p, n, lo, hi) in intervals.items()}
     payload = {
-        "file": path, "score": args.score, "label": args.label, "threshold": t, "rule": rule,
+        "file": path, "score": args.score, "label": args.label, "threshold": t, **scale, "rule": rule,
         "role_col": role_col, "fit_role": fit_name, "eval_role": eval_name,
         "roles": {role: tab.to_dict() for role, tab in tables.items()},
     }
