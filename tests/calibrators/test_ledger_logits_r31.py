@@ -129,7 +129,7 @@ def test_adjacent_doubles_tied_by_rounding_are_not_broken():
     n1, n0 = int(y.sum()), int((1 - y).sum())
     assert auc.after - auc.before == pytest.approx(0.5 / (n1 * n0), rel=1e-9)
     assert auc.can_move
-    assert auc.note == "the map tied 1 neighbouring score (adjacent doubles rounded to one value)"
+    assert auc.note == "the map tied 1 neighbouring score (scores closer than the map's rounding error rounded to one value)"
 
 
 def test_the_rounding_rule_counts_only_adjacent_doubles():

@@ -24,7 +24,9 @@ and every sign) and are compared on the calibrated *logits* (binary: also where 
 overflows to ±inf, which ties only rows beyond ±max-float), so saturation of the
 sigmoid never fakes a tie; Platt and beta calibration's logits are read the same way.
 A strictly increasing map still ties rows at a clip (a probability below ε read as ε,
-a logit of ±inf) and may round two adjacent doubles to one value; such ties print
+a logit of ±inf) and may round two scores closer than its rounding error to one value (their exact
+images differ by at most the two computed values' error bounds, about an ulp of the output: s/τ ties
+logits (hi − lo)/τ ≤ ulp(s/τ) apart); such ties print
 "changed (3 ties created by clipping)" / "changed (2 ties created by floating-point
 rounding)", any other tie of a map that promises the order "BROKEN".
 
@@ -40,7 +42,7 @@ after: it then only counts the base rate.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -249,8 +251,10 @@ class Ledger(Display):
         "changed (26 ties created)" where the method may tie scores (isotonic steps) and none was reversed,
         "changed (3 ties created by clipping)" where a strictly increasing map (Platt, beta, temperature
         scaling) tied rows only at a clip, "changed (2 ties created by floating-point rounding)" where it tied
-        only adjacent doubles, "changed (3 ties created by clipping, 2 by floating-point rounding)" for both
-        (:meth:`_order_broken`, :func:`_order_certificate`), and multiclass "argmax BROKEN" reads
+        only scores closer than its rounding error (:func:`_rounding_rule`), "changed (3 ties created by
+        clipping, 2 by floating-point rounding)" for both, "changed (1 order reversal by floating-point
+        rounding)" where its rounding reversed two such scores (:meth:`_order_broken`,
+        :func:`_order_certificate`), and multiclass "argmax BROKEN" reads
         "argmax changed" where it may change the argmax; ``certificates["order"]`` keeps its JSON value."""
         order = str(self.certificates["order"])
         if order == "argmax BROKEN" and "decisions" not in self.promised:
@@ -262,32 +266,39 @@ class Ledger(Display):
         return order
 
     def _order_broken(self) -> bool:
-        """Whether the binary order's change breaks a promise: any reversal (no calibrator is meant to
-        reverse the order), or, where the method promises the order (:attr:`promised`), a tie created other
-        than by clipping (``ties_clipped``: a probability below ε = 2.2e-16 read as ε by Platt, beta and
-        temperature scaling, an output at exactly 0 or 1, a logit of ±inf; there a strictly increasing map
-        ties rows without breaking its promise, and the order reads "changed (3 ties created by clipping)")
-        or by rounding two adjacent doubles to one value (``ties_rounding``, :func:`_order_certificate`:
-        "changed (2 ties created by floating-point rounding)")."""
+        """Whether the binary order's change breaks a promise: a reversal other than by rounding (no
+        calibrator is meant to reverse the order; ``reversals_rounding``: two scores closer than the map's
+        rounding error computed in the opposite order, :func:`_rounding_rule`), or, where the method promises
+        the order (:attr:`promised`), a tie created other than by clipping (``ties_clipped``: a probability
+        below ε = 2.2e-16 read as ε by Platt, beta and temperature scaling, an output at exactly 0 or 1, a
+        logit of ±inf; there a strictly increasing map ties rows without breaking its promise, and the order
+        reads "changed (3 ties created by clipping)") or by rounding two scores closer than the map's rounding
+        error to one value (``ties_rounding``: "changed (2 ties created by floating-point rounding)")."""
         c = self.certificates
-        if c.get("reversals"):
+        reversals = int(c.get("reversals") or 0)
+        if reversals > int(c.get("reversals_rounding") or 0):
             return True
         if "order" not in self.promised:
             return False
         ties = int(c.get("ties_created") or 0)
-        return not 0 < ties == int(c.get("ties_clipped") or 0) + int(c.get("ties_rounding") or 0)
+        explained = ties == int(c.get("ties_clipped") or 0) + int(c.get("ties_rounding") or 0)
+        return not (explained and (ties or reversals))
 
 
 def _tie_causes(c: dict[str, Any]) -> str:
-    """The causes of an order-keeping map's created ties, all of them clipped or rounded
+    """The causes of an order-keeping map's created ties and reversals, all of them clipped or rounded
     (:func:`_order_certificate`): "3 ties created by clipping", "2 ties created by floating-point rounding",
-    or "3 ties created by clipping, 2 by floating-point rounding"."""
+    "3 ties created by clipping, 2 by floating-point rounding", and "1 order reversal by floating-point
+    rounding" after them where rounding reversed neighbours."""
     clipped, rounded = int(c.get("ties_clipped") or 0), int(c.get("ties_rounding") or 0)
-    if not rounded:
-        return f"{clipped} ties created by clipping"
-    if not clipped:
-        return f"{rounded} ties created by floating-point rounding"
-    return f"{clipped} ties created by clipping, {rounded} by floating-point rounding"
+    flips = int(c.get("reversals_rounding") or 0)
+    ties = (f"{clipped} ties created by clipping" if not rounded else
+            f"{rounded} ties created by floating-point rounding" if not clipped else
+            f"{clipped} ties created by clipping, {rounded} by floating-point rounding")
+    if not flips:
+        return ties
+    reversed_ = f"{flips} order reversal{'' if flips == 1 else 's'} by floating-point rounding"
+    return f"{ties}; {reversed_}" if clipped or rounded else reversed_
 
 
 def _promises(cal: Calibrator, multiclass: bool, threshold: float) -> frozenset[str]:
@@ -354,7 +365,9 @@ def _decisions(data: Binary, threshold: float) -> np.ndarray:
 
 
 def _order_certificate(r0: np.ndarray, r1: np.ndarray, end0: np.ndarray | None = None,
-                       end1: np.ndarray | None = None) -> dict[str, Any]:
+                       end1: np.ndarray | None = None,
+                       rounding: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
+                       ) -> dict[str, Any]:
     """The order certificates of rankings ``r0`` (before) and ``r1`` (after), read along the stable argsort
     ``o0`` of ``r0``: a tie created is an adjacent pair with ``a0[i] < a0[i+1]`` and ``a1[i] == a1[i+1]``
     (``a = r[o0]``), a reversal one with ``a1[i] > a1[i+1]``. ``argsort_identical``: the stable argsorts are
@@ -367,12 +380,18 @@ def _order_certificate(r0: np.ndarray, r1: np.ndarray, end0: np.ndarray | None =
     1, a logit of ±inf), else 0; ``ties_clipped`` counts the ties created between two rows at the same
     end of either: ties a strictly increasing map makes only through floating-point clipping (:func:`compare`
     passes them for a map that promises the order; else ``ties_clipped`` and ``ties_rounding`` are 0).
-    ``ties_rounding`` counts the other ties created between *adjacent doubles*: ``a0[i+1] ==
-    nextafter(a0[i], +inf)``, no double lies between the two raw scores, and their images rounded to one
-    value (``a·x + b`` with ``a·ulp(x)`` near or below an ulp of the image: s/τ of 5.5 and of the next double,
-    5.5 + 8.9e-16, both read 2.2 at τ = 2.5). A strictly increasing map computed in doubles cannot promise to
-    keep such a pair apart; a tie of raw scores with a double between them is not counted here, and breaks
-    the promise (:meth:`Ledger._order_broken`)."""
+    ``ties_rounding`` counts the other ties created that the map's floating-point evaluation explains:
+    ``rounding(lo, hi, 0)`` (:func:`_rounding_rule`: Platt, beta and temperature scaling) says for each tied
+    pair of raw scores lo < hi whether the exact images are closer than the two computed values' error bounds,
+    ``f(hi) − f(lo) ≤ E(lo) + E(hi)`` (s/τ: ``(hi − lo)/τ ≤ ulp(y)``; a Platt map ``a·x + b`` with b = 3
+    ties the logits 1e-17 and 3e-17, millions of doubles apart, and 5.5 and its next double both read 2.2
+    at τ = 2.5). Without ``rounding`` (a map the ledger does not model) only ties of *adjacent doubles*
+    count, ``a0[i+1] == nextafter(a0[i], +inf)``: no double lies between the two raw scores, so no strictly
+    increasing map computed in doubles can promise to keep them apart. Any other tie is not counted here,
+    and breaks the promise (:meth:`Ledger._order_broken`). ``reversals_rounding`` counts the reversals the
+    same bound explains, ``rounding(lo, hi, ŷ(lo) − ŷ(hi))`` (beta calibration's ``logaddexp`` features are
+    not monotone in doubles: it may compute two neighbouring logits an ulp the wrong way round); without
+    ``rounding`` it is 0, and any reversal breaks the order."""
     o0 = np.argsort(r0, kind="stable")
     o1 = np.argsort(r1, kind="stable")
     a0, a1 = r0[o0], r1[o0]
@@ -384,13 +403,20 @@ def _order_certificate(r0: np.ndarray, r1: np.ndarray, end0: np.ndarray | None =
         if end is not None:
             e = end[o0]
             clipped |= (e[1:] == e[:-1]) & (e[1:] != 0)
-    rounding = np.zeros_like(tied)
-    if end0 is not None or end1 is not None:
-        rounding = tied & ~clipped & (a0[1:] == np.nextafter(a0[:-1], np.inf))
-    reversals = int((a1[1:] < a1[:-1]).sum())
+    rounded = np.zeros_like(tied)
+    flipped = a1[1:] < a1[:-1]
+    flips = np.zeros_like(tied)
+    if rounding is not None:
+        at = np.flatnonzero(tied & ~clipped)
+        rounded[at] = rounding(a0[at], a0[at + 1], np.zeros(at.size))
+        at = np.flatnonzero(flipped & strict)
+        flips[at] = rounding(a0[at], a0[at + 1], a1[at] - a1[at + 1])
+    elif end0 is not None or end1 is not None:
+        rounded = tied & ~clipped & (a0[1:] == np.nextafter(a0[:-1], np.inf))
     return {"argsort_identical": bool(np.array_equal(o0, o1)) and ties == 0,
             "ties_created": ties, "ties_clipped": int((tied & clipped).sum()),
-            "ties_rounding": int(rounding.sum()), "reversals": reversals}
+            "ties_rounding": int(rounded.sum()), "reversals": int(flipped.sum()),
+            "reversals_rounding": int(flips.sum())}
 
 
 def _clip_ends(data: Binary, clipped_input: bool) -> np.ndarray:
@@ -401,6 +427,120 @@ def _clip_ends(data: Binary, clipped_input: bool) -> np.ndarray:
         return np.where(data.logit == -np.inf, -1, np.where(data.logit == np.inf, 1, 0))
     low, high = (PROB_EPS, 1.0 - PROB_EPS) if clipped_input else (0.0, 1.0)
     return np.where(data.p <= low, -1, np.where(data.p >= high, 1, 0))
+
+
+#: ulps of error allowed each of numpy's ``log``, ``log1p`` and ``exp`` (glibc's are within 1, numpy's SIMD
+#: loops within 4): the bound :func:`_rounding_rule` reads is loose by design, never tight
+_LIBM_ULPS = 4.0
+
+
+def _ulp(v: np.ndarray) -> np.ndarray:
+    """The spacing of the doubles above ``|v|``: half of it bounds the error of a value rounded to ``v``."""
+    return np.spacing(np.abs(v))
+
+
+def _feature(name: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the value as the calibrator computes it, a bound on its error) of one input feature of a map:
+    ``"x"`` the input itself; of a probability q clipped to [ε, 1 − ε] ``"logit"`` ``log q − log1p(−q)``,
+    ``"log"`` ``log q``, ``"-log1p"`` ``−log1p(−q)``; of a logit s ``"logsig"`` ``−logaddexp(0, −s)`` and
+    ``"softplus"`` ``logaddexp(0, s)`` (beta calibration's ``ln p`` and ``−ln(1 − p)``). A libm function
+    is allowed :data:`_LIBM_ULPS` ulps of its value, ``logaddexp`` (an ``exp`` read by a ``log1p``) twice
+    that and half an ulp more, a subtraction half an ulp of its result."""
+    if name == "x":
+        return x, np.zeros_like(x)
+    if name in ("logsig", "softplus"):
+        v = -np.logaddexp(0.0, -x) if name == "logsig" else np.logaddexp(0.0, x)
+        return v, (2 * _LIBM_ULPS + 0.5) * _ulp(v)
+    q = np.clip(x, PROB_EPS, 1.0 - PROB_EPS)
+    log_q, log_1mq = np.log(q), np.log1p(-q)
+    if name == "log":
+        return log_q, _LIBM_ULPS * _ulp(log_q)
+    if name == "-log1p":
+        return -log_1mq, _LIBM_ULPS * _ulp(log_1mq)
+    z = log_q - log_1mq
+    return z, _LIBM_ULPS * (_ulp(log_q) + _ulp(log_1mq)) + 0.5 * _ulp(z)
+
+
+def _feature_gap(name: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    r"""The exact ``g(hi) − g(lo)`` of a feature of :func:`_feature` (lo < hi), computed from the raw gap
+    ``d = hi − lo`` without the cancellation of ``g(hi) − g(lo)`` in doubles (which is 0 for a tie):
+    ``log q`` gains ``log1p(d/q_lo)``, ``−log1p(−q)`` gains ``log1p(d/(1 − q_hi))``, the logit both;
+    ``logaddexp(0, s)`` gains ``log1p(σ(s_lo)·expm1(d))``, ``−logaddexp(0, −s)``
+    ``log1p(σ(−s_hi)·expm1(d))``."""
+    from scipy.special import expit
+
+    if name == "x":
+        return hi - lo
+    if name in ("logsig", "softplus"):
+        d = hi - lo
+        weight = expit(lo) if name == "softplus" else expit(-hi)
+        return np.log1p(weight * np.expm1(d))
+    q_lo, q_hi = np.clip(lo, PROB_EPS, 1.0 - PROB_EPS), np.clip(hi, PROB_EPS, 1.0 - PROB_EPS)
+    d = q_hi - q_lo
+    up_log = np.log1p(d / q_lo)
+    up_log1m = np.log1p(d / (1.0 - q_hi))
+    return {"log": up_log, "-log1p": up_log1m, "logit": up_log + up_log1m}[name]
+
+
+def _rounding_rule(cal: Calibrator) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None:
+    r"""``rule(lo, hi, excess)``: whether each tie of raw scores ``lo < hi`` that a strictly increasing map
+    ``f`` computed as one value ``Y`` (``excess`` 0), or each reversal (``excess`` = ŷ(lo) − ŷ(hi) > 0), is
+    floating-point rounding (:func:`_order_certificate`'s ``ties_rounding``, ``reversals_rounding``), for the
+    binary maps the ledger models (temperature scaling, Platt and beta calibration of a positive slope); None
+    for another.
+
+    Each computed value lies within its forward error bound of the exact image, :math:`|\hat f(x) - f(x)|
+    \le E(x)`, so a tie :math:`\hat f(lo) = \hat f(hi) = Y` is possible only where
+
+    .. math:: f(hi) - f(lo) \;(= f'(\xi)\,(hi - lo),\ lo < \xi < hi) \;\le\; E(lo) + E(hi);
+
+    a tie whose exact images lie farther apart is no rounding (a broken promise). A reversal
+    :math:`\hat f(lo) > \hat f(hi)` likewise needs :math:`f(hi) - f(lo) + \hat f(lo) - \hat f(hi) \le E(lo)
+    + E(hi)`. With ``g`` the features of :func:`_feature` (error ``e_g``, exact gaps :func:`_feature_gap`) and
+    half an ulp per rounded product and sum, the maps as the calibrators evaluate them give
+
+    * temperature, ``y = g/τ``: :math:`E = e_g/τ + \tfrac12 \mathrm{ulp}(y)`; on logits (``e_g = 0``) a tie is
+      rounding when :math:`(hi - lo)/τ \le \mathrm{ulp}(Y)`, about one ulp of the output;
+    * Platt, ``y = (a·g) + b``: :math:`E = a e_g + \tfrac12 \mathrm{ulp}(a g) + \tfrac12 \mathrm{ulp}(y)`;
+    * beta, ``y = ((a·g_1) + (b·g_2)) + c``: :math:`E = a e_1 + b e_2 + \tfrac12[\mathrm{ulp}(a g_1) +
+      \mathrm{ulp}(b g_2) + \mathrm{ulp}(a g_1 + b g_2) + \mathrm{ulp}(y)]`.
+
+    The ulps are read off the computed values, the spacing above each (an overestimate at a power of 2)."""
+    kind, score_type, fitted = cal.kind, cal.score_type, vars(cal)
+    tau = float(fitted.get("temperature_", 1.0))
+    logit_or_x = ("logit" if score_type == "probability" else "x",)  # temperature's and Platt's input
+    coefs: tuple[float, ...]
+    names: tuple[str, ...]
+    if kind == "temperature":
+        coefs, names, const = (1.0 / tau,), logit_or_x, 0.0
+    elif kind == "platt" and getattr(cal, "preserves_order_", False):
+        coefs, names, const = (float(fitted["a_"]),), logit_or_x, float(fitted["b_"])
+    elif kind == "beta" and getattr(cal, "preserves_order_", False):
+        coefs, const = (float(fitted["a_"]), float(fitted["b_"])), float(fitted["c_"])
+        names = ("logsig", "softplus") if score_type == "logit" else ("log", "-log1p")
+    else:
+        return None
+
+    def bound(x: np.ndarray) -> np.ndarray:
+        """E(x): the error bound of the map's computed value at x."""
+        feats = [_feature(name, x) for name in names]
+        if kind == "temperature":
+            g, e = feats[0]
+            return e * coefs[0] + 0.5 * _ulp(g / tau)
+        terms = [k * g for k, (g, _) in zip(coefs, feats)]
+        err = sum(k * e for k, (_, e) in zip(coefs, feats)) + 0.5 * sum(_ulp(t) for t in terms)
+        partial = terms[0]
+        for t in terms[1:]:
+            partial = partial + t
+            err = err + 0.5 * _ulp(partial)
+        return err + 0.5 * _ulp(partial + const)
+
+    def rule(lo: np.ndarray, hi: np.ndarray, excess: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            gap = sum(k * _feature_gap(name, lo, hi) for k, name in zip(coefs, names))
+            return np.asarray(gap + excess <= bound(lo) + bound(hi), dtype=bool)
+
+    return rule
 
 
 def _can_move(cal: Calibrator, multiclass: bool, threshold: float = 0.5) -> dict[str, tuple[bool, str]]:
@@ -630,7 +770,8 @@ def compare(
         keeps = "order" in _promises(calibrator, multiclass, threshold)
         cert = _order_certificate(_ranking(before), _ranking(after),
                                   _clip_ends(before, clipped_input=st == "probability") if keeps else None,
-                                  _clip_ends(after, clipped_input=False) if keeps else None)
+                                  _clip_ends(after, clipped_input=False) if keeps else None,
+                                  _rounding_rule(calibrator) if keeps else None)
         cert["auc_identical"] = bool(m0["AUC"] == m1["AUC"]) if ranked else None  # None: AUC n/a
         cert["decisions_identical"] = bool(
             np.array_equal(_decisions(before, threshold), _decisions(after, threshold)))
@@ -651,18 +792,25 @@ def _tied_auc_moves(rows: list[LedgerRow], cert: dict[str, Any]) -> list[LedgerR
     """The AUC row of an order-preserving map that tied scores anyway: "can move: no" beside an AUC that
     moved. A probability below ε = 2.2e-16 (or above 1 − ε) is clipped there before any map reads it, so
     scores of 1e-20 and 1e-18 leave Platt, beta or temperature scaling tied (and a saturated output ties
-    too); adjacent doubles may round to one value (``ties_rounding``, :func:`_order_certificate`); the row
-    then says so, with the count of ties, and the change is judged as any other."""
+    too); scores closer than the map's rounding error may round to one value (``ties_rounding``,
+    :func:`_rounding_rule`), and may compute two such scores the wrong way round (``reversals_rounding``);
+    the row then says so, with the counts, and the change is judged as any other."""
     ties = int(cert.get("ties_created") or 0)
+    flips = int(cert.get("reversals_rounding") or 0)
     clip = f"a probability below {PROB_EPS:.2g} or above 1 - {PROB_EPS:.2g} is clipped there first"
     rounded = int(cert.get("ties_rounding") or 0)
-    why = ("adjacent doubles rounded to one value" if rounded == ties else
-           f"{clip}; adjacent doubles round to one value" if rounded else clip)
+    near = "scores closer than the map's rounding error"  # _rounding_rule: not only adjacent doubles
+    why = (f"{near} rounded to one value" if rounded == ties else
+           f"{clip}; {near} round to one value" if rounded else clip)
+    said = [f"the map tied {ties} neighbouring score{'' if ties == 1 else 's'} ({why})"] if ties else []
+    if flips:
+        whose = "its" if ties else "the map's"
+        pairs = f"{flips} neighbouring pair{'' if flips == 1 else 's'}"
+        said.append(f"{whose} rounding reversed {pairs} ({near})")
     out = []
     for r in rows:
-        if r.metric == "AUC" and not r.can_move and ties and r.after != r.before:
-            r = replace(r, can_move=True,
-                        note=f"the map tied {ties} neighbouring score{'' if ties == 1 else 's'} ({why})")
+        if r.metric == "AUC" and not r.can_move and said and r.after != r.before:
+            r = replace(r, can_move=True, note="; ".join(said))
         out.append(r)
     return out
 
