@@ -8,6 +8,7 @@ what was wrong, shows the offending value, and says how to fix it.
 
 from __future__ import annotations
 
+import decimal
 import math
 import re
 import sys
@@ -440,10 +441,14 @@ def _shown(values: Any) -> str:
 
 
 def _label_values(raw: np.ndarray) -> list[Any]:
+    """The distinct labels, sorted; of mixed types (``['yes', 0]``) in the order every frame route lists
+    them (:func:`._keys.key_order`: numbers first, then text), no longer first-seen."""
     try:
         return list(np.unique(raw))
-    except TypeError:  # mixed types: keep first-seen order
-        return list(dict.fromkeys(raw.tolist()))
+    except TypeError:
+        from ._keys import key_order
+
+        return key_order(list(dict.fromkeys(raw.tolist())))
 
 
 #: what a row's label cannot be: a record or a sequence (pyarrow's struct and list values come out of
@@ -598,8 +603,8 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
             f"{{param}} needs a binary label set, but labels take {len(values)} values "
             f"({_shown(values[:5])}); pass (N, K) scores for a multiclass problem", param="pos_label"
         )
-    wanted = _boolean_named(raw, pos_label)
-    hit = _equal_labels(raw, wanted)
+    wanted = _named_in(values, pos_label) if isinstance(pos_label, str) else pos_label
+    hit = np.zeros(raw.shape, dtype=bool) if wanted is _NO_VALUE else _equal_labels(raw, wanted)
     if not np.any(hit) and plain(wanted) not in [plain(v) for v in values]:  # Python's exact ==
         raise VeracityError(
             f"{{setting}} is not among the label values ({_shown(values)}); pass one of them",
@@ -607,18 +612,65 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
     return np.asarray(hit, dtype=np.float64)
 
 
-#: text that names a boolean label, as a frame's boolean column and the SQL audit read it (any case)
+def _named_in(values: list[Any], text: str) -> Any:
+    """The label among ``values`` (as they are, numpy scalars included) that the text ``text`` names
+    (:func:`text_names_label`; a text label equal to it first), or ``_NO_VALUE``."""
+    for v in values:
+        if isinstance(plain(v), str) and plain(v) == text:
+            return v
+    return next((v for v in values if text_names_label(text, plain(v))), _NO_VALUE)
+
+
+#: text that names a boolean label, as every route reads it (any case, without surrounding spaces)
 _BOOLEAN_TEXT = {"true": True, "1": True, "false": False, "0": False}
+#: a plain decimal numeral: sign, ASCII digits, a point, an exponent; no ``_``, hex, ``inf`` or ``nan``
+_NUMERAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: text that names an infinite float label (any case)
+_INFINITE_TEXT = {"inf": math.inf, "+inf": math.inf, "infinity": math.inf, "+infinity": math.inf,
+                  "-inf": -math.inf, "-infinity": -math.inf}
 
 
-def _boolean_named(raw: np.ndarray, pos_label: Any) -> Any:
-    """The label ``pos_label`` names: on a numpy bool array, text ``'true'``/``'1'`` (``'false'``/``'0'``),
-    in any case and without surrounding spaces, names True (False), as it does on a frame's boolean
-    column and in the SQL audit; other text (``'yes'``) names nothing and is refused. Elsewhere (an
-    integer 0/1 array too, as frames and SQL refuse ``'true'`` there) ``pos_label`` itself."""
-    if raw.dtype != bool or not isinstance(pos_label, str):
-        return pos_label
-    return _BOOLEAN_TEXT.get(pos_label.strip().lower(), pos_label)
+def text_names_label(text: str, value: Any) -> bool:
+    """Whether a text ``pos_label`` names the non-text label ``value``, the one rule of every route
+    (arrays, frames, SQL; ``--pos-label`` is always text). ``t`` is ``text`` without surrounding spaces:
+
+    - a boolean label: ``t.lower()`` is ``'true'`` or ``'1'`` (True), ``'false'`` or ``'0'`` (False);
+    - a number label :math:`v` (an int, a float, a ``Decimal``): ``t`` is a decimal numeral (``[+-]``
+      digits ``[.digits]`` ``[e[+-]digits]``: ``'1'``, ``'1.0'``, ``'01'``, ``'+1'``, ``'1e0'``; not
+      ``'1_0'``, ``'0x1'``, ``'true'``) whose exact value :math:`d` is :math:`v`, or, for a float
+      :math:`v` that is not a whole number, whose nearest double is :math:`v` (``float(t) == v``:
+      ``'0.1'`` names the float 0.1, itself not exactly 1/10); ``'inf'``/``'-inf'`` (any case) names
+      an infinite float;
+    - any other label (text, bytes, dates): never (a text label is named only by the same text).
+
+    A whole number is never named by rounding: ``'9007199254740993.0'`` names the integer
+    :math:`2^{53}+1`, never :math:`2^{53}` (a float reading of the text named it), and no float label
+    :math:`2^{53}`; ``'1e-400'`` does not name 0.0, ``'0.99999999999999999'`` not 1.
+
+    >>> [text_names_label(t, 1) for t in ("1", " 1.0", "01", "1e0", "True", "1_0", "1.5")]
+    [True, True, True, True, False, False, False]
+    >>> text_names_label("0.1", 0.1), text_names_label("TRUE", True), text_names_label("1.0", True)
+    (True, True, False)
+    """
+    t = text.strip()
+    if isinstance(value, (bool, np.bool_)):
+        return _BOOLEAN_TEXT.get(t.lower()) is bool(value)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if not isinstance(value, (int, float, decimal.Decimal)):
+        return False
+    if isinstance(value, float) and math.isinf(value):
+        return _INFINITE_TEXT.get(t.lower()) == value
+    if not _NUMERAL.fullmatch(t):
+        return False
+    if isinstance(value, float) and not value.is_integer():  # NaN too (never equal)
+        return float(t) == value  # the numeral's nearest double
+    if isinstance(value, decimal.Decimal) and not value.is_finite():
+        return False
+    try:
+        return bool(decimal.Decimal(t) == value)
+    except decimal.InvalidOperation:  # an exponent beyond decimal's range (1e10**20): no label's value
+        return False
 
 
 def _nul_hint(pos_label: Any, values: list[Any]) -> str | None:

@@ -6,9 +6,11 @@ checks them as the array form does: no missing labels, at most two values, and
 ``pos_label`` among them. The labels then become the expression
 ``[label == pos_label]`` (1.0 or 0.0) that every aggregate reads in place of the
 column. A text ``pos_label`` on a numeric or boolean column is read in the
-column's type (``"1"``, ``"true"``), as the command line's ``--pos-label`` passes it: on a
-boolean column only ``true``/``false`` and ``1``/``0`` (any case) name True/False, as in memory
-(``--engine memory``); ``"yes"`` is refused there, never read as True (the array form refuses it too).
+column's type (``"1"``, ``"true"``), as the command line's ``--pos-label`` passes it, by the array
+form's one rule (:func:`veracity.core._validation.text_names_label`): on a boolean column only
+``true``/``false`` and ``1``/``0`` (any case) name True/False (``"yes"`` is refused, never read as
+True); on a number column a decimal numeral names the label of exactly its value (``"1.0"`` the
+integer 1; ``"9007199254740993"`` never the integer 2**53, as a float reading made it).
 
 An in-memory Arrow table (a file read with ``--engine memory``) is read with ``pyarrow.compute`` and
 numpy instead (:func:`positive_array`): narwhals' aggregates, literals and comparisons with a value
@@ -22,15 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import MissingLabels, VeracityError, check_pos_label
+from ..core._validation import MissingLabels, VeracityError, check_pos_label, text_names_label
 from ._aggregates import _flag, collect, missing_labels_message
 
 #: most distinct label values shown in a message
 SHOWN = 5
-#: text that names a boolean label (what ``--pos-label`` accepts on a true/false column in memory)
-_TRUE = ("true", "1")
-_FALSE = ("false", "0")
-
 
 #: a value whose repr is longer is shortened in a message (see :func:`brief`)
 _LONGEST = 40
@@ -65,7 +63,11 @@ def _shown(values: list[Any]) -> str:
 
 
 def _matching(values: list[Any], pos_label: Any) -> Any:
-    """The column value ``pos_label`` names (in the column's own type), or None."""
+    """The column value ``pos_label`` names (in the column's own type), or None: a value of its type
+    equal to it, else (not text) a value equal to it (numbers of another width, True == 1 ...), else (text,
+    as ``--pos-label`` passes it) the value the text names, read in the column's type by the array
+    form's one rule (:func:`veracity.core._validation.text_names_label`: ``"true"`` a true/false
+    label, ``"1"`` or ``"1.0"`` the number 1, exactly)."""
     for v in values:
         if type(v) is type(pos_label) and v == pos_label:
             return v
@@ -73,24 +75,7 @@ def _matching(values: list[Any], pos_label: Any) -> Any:
         if not isinstance(pos_label, str) and not isinstance(v, str) and v == pos_label:
             return v
     if isinstance(pos_label, str):  # text from the command line, read in the column's type
-        text = pos_label.strip().lower()
-        for v in values:
-            if isinstance(v, bool):
-                if text in (_TRUE if v else _FALSE):
-                    return v
-            elif isinstance(v, (int, float)):
-                try:
-                    if float(text) == float(v):
-                        return v
-                except ValueError:
-                    pass
-            elif isinstance(v, decimal.Decimal):  # a DECIMAL column: "1" names Decimal('1'), exactly
-                try:
-                    wanted = decimal.Decimal(text)
-                except decimal.InvalidOperation:
-                    continue
-                if wanted.is_finite() and v == wanted:
-                    return v
+        return next((v for v in values if text_names_label(pos_label, v)), None)
     return None
 
 
