@@ -70,6 +70,17 @@ _DUCKDB_MAGIC_OFFSET = 8  # DuckDB files carry b"DUCK" at bytes 8..12
 #: longest wait between two tries for a store another writer holds (DuckDB has no blocking lock wait): a
 #: try costs ~5 ms of CPU, and each wait is time the store may already stand free (0.5 s before session 22)
 _POLL_MAX = 0.1
+
+#: the write-ahead log's size at which a write's commit checkpoints the store (DuckDB's
+#: ``checkpoint_threshold``, its default 16 MiB; DuckDB checkpoints at a commit when the log's size plus
+#: its estimate of the transaction's passes it). A write connection does not checkpoint when it closes
+#: (DuckDB's default does): a checkpoint rewrites a metadata block of the file in place
+#: (``MetadataManager::Flush``), and a ``kill -9`` landing inside that write leaves a block whose checksum
+#: fails, so the file no longer opens (seen once in CI). A commit appends to the log, whose torn tail
+#: DuckDB's replay drops. So one small ingest (200 rows: ~9 KB of log, estimated at over 1 MiB) in about
+#: 100 checkpoints, not every one; each open replays the log (~0.2 s per MiB of it), hence 2 MiB, not 16.
+#: An ingest estimated past the threshold (~10⁵ rows) still checkpoints as it commits.
+_CHECKPOINT_BYTES = 2 << 20
 #: absolute path -> the file's state (:meth:`MonitorStore._file_state`) as a checked write (or a full check)
 #: of this process left it: while unchanged, an open skips the checks and a write the read-only pre-check
 _LEFT_AS: dict[str, tuple[Any, ...]] = {}
@@ -327,6 +338,9 @@ class MonitorStore:
             con.execute("SET TimeZone = 'UTC'")
         except duckdb.Error:  # pragma: no cover - builds without ICU have no TimeZone setting
             pass
+        if not (read_only and exists):  # a write: into DuckDB's log, the checkpoint left to its size
+            con.execute("PRAGMA disable_checkpoint_on_shutdown")
+            con.execute(f"SET checkpoint_threshold = '{_CHECKPOINT_BYTES}B'")
         try:
             if not exists:
                 self._create(con)
