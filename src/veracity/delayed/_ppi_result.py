@@ -435,7 +435,9 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     ``rectifier`` (the same three keys), ``calibrated`` (None without labels) and ``note`` — the
     notes :func:`ppi_mean` gives the same window: an interval of zero width, fewer than
     :data:`FEW_LABELS` labels (or, weighted, a Kish effective size :math:`(\sum w)^2 / \sum w^2`
-    below it), scores not calibrated; NaN is written as None, so the records pass
+    below it), scores not calibrated, and :data:`FLAT` where power tuning took ``lam`` 0 because the
+    scores are constant (:func:`~veracity.delayed._ppi_sums.flat_scores`), so that a ``lam`` of 0
+    is never left without its reason; NaN is written as None, so the records pass
     ``json.dumps(..., allow_nan=False)``. A window's PPI interval is :func:`ppi_mean`'s: the normal
     interval cut at [0, 1], or, for labels with fewer than 10 of one class (weighted: Kish size), the Wilson-type
     interval of :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`."""
@@ -458,6 +460,10 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     wy, wf = (np.broadcast_to(np.atleast_1d(np.asarray(getattr(sums, k), dtype=np.float64)), n.shape)
               for k in ("wy", "wf"))
     unweighted = np.broadcast_to((w_ == n) & (w2_ == n), n.shape)
+    # power tuning on constant scores took lambda 0: vc.ppi_mean's FLAT note (with unlabelled rows; untuned,
+    # lambda is 1)
+    m_ = np.broadcast_to(np.atleast_1d(np.asarray(sums.m, dtype=np.float64)), n.shape)
+    flat = np.broadcast_to(np.atleast_1d(flat_scores(sums)), n.shape) & (m_ > 0) & (cols["lam"] == 0.0)
     recs = []
     for i in range(n.size):
         def three(name: str, prefix: str, i: int = i) -> dict[str, float | None]:
@@ -495,6 +501,7 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
                 rare_class_note(int(n[i]), float(cols["classical"][i]),
                                 None if eff[i] == n[i] else float(eff[i]))
                 if has and (rare_[i] or float(cols["se"][i]) >= NO_SPREAD) else None,
-                NOT_CALIBRATED if calibrated is False else None) if n_) or None,
+                NOT_CALIBRATED if calibrated is False else None,
+                FLAT if has and flat[i] else None) if n_) or None,
         })
     return recs
