@@ -248,15 +248,15 @@ def test_murphy_diagram_is_the_mean_elementary_score_and_its_band_the_paired_int
     sa, sb = _elementary(a, y, theta), _elementary(b, y, theta)
     np.testing.assert_allclose(m.elementary["a"], w @ sa / w.sum(), atol=1e-14)
     np.testing.assert_allclose(m.elementary["b"], w @ sb / w.sum(), atol=1e-14)
-    # the band: the paired t interval with half a pseudo-row of the rows' root-mean-square weight in each of
-    # the four discordant cells (±theta, ±(1 - theta)), added to the variance (round 31)
+    # the band: MOVER of the four discordant cells' Wilson intervals (session 32), from the rows
+    from .test_murphy_band_r31 import _mover_band
+
+    low, high = _mover_band(a, b, y, w, theta, 0.95)
     for k, t in enumerate(theta):
         e = paired_mean(sb[:, k] - sa[:, k], w, 0.95)
-        q = (e.high - e.value) / e.se
-        wide = np.sqrt(e.se ** 2 + 0.5 * 2 * (t * t + (1 - t) ** 2) * (w @ w) / w.size / w.sum() ** 2)
         assert m.difference.diff[k] == pytest.approx(e.value, abs=1e-14)
-        assert m.difference.ci_low[k] == pytest.approx(e.value - q * wide, abs=1e-12)
-        assert m.difference.ci_high[k] == pytest.approx(e.value + q * wide, abs=1e-12)
+        assert m.difference.ci_low[k] == pytest.approx(low[k], abs=1e-12)
+        assert m.difference.ci_high[k] == pytest.approx(high[k], abs=1e-12)
 
 
 @settings(max_examples=60, deadline=None)

@@ -108,14 +108,15 @@ def test_notebook_cells_match_the_text(tie: vc.MurphyDiagram) -> None:
 
 
 def test_exact_zero_keeps_its_look() -> None:
-    # the two models put every row on the same side of theta: an exact 0 whose band holds 0 (half a pseudo-row
-    # per discordant cell, round 31: ±t·sqrt(0.5)/5000), printed at the scores' digits, and no note
+    # the two models put every row on the same side of theta: an exact 0 whose band holds 0 (empty discordant
+    # cells' Wilson reach z²/(n+z²), by MOVER: ±3.84/5003.84·sqrt(0.5²+0.5²) = ±0.00054), printed at the
+    # scores' digits, and no note
     rng = np.random.default_rng(5)
     a = rng.uniform(0.0, 1.0, 5_000)
     y = (rng.random(5_000) < a).astype(int)
     m = vc.murphy_diagram({"A": a, "B": a + 1e-12 * (a < 0.4)}, y, theta=[0.5])
     line = next(x for x in str(m).splitlines() if x.startswith("0.500"))
-    assert line.split()[3:] == ["+0.0000", "[-0.0003,", "+0.0003]"], line
+    assert line.split()[3:] == ["+0.0000", "[-0.0005,", "+0.0005]"], line
     assert "note: B - A" not in str(m)
 
 

@@ -17,43 +17,49 @@ The paired difference B − A at θ is a linear combination of four shares of on
 :math:`d_i(\theta) \in \{0, \pm\theta, \pm(1-\theta)\}` is non-zero only on the *discordant* rows, where
 the two models fall on different sides of θ — negatives only B flags (+θ) or only A flags (−θ), positives
 only B misses (+(1 − θ)) or only A misses (−(1 − θ)); the rows where *both* do are counted with
-:math:`\min(p_A, p_B) \ge \theta`. The band is the Student-t interval of the per-row differences
-(:func:`._paired.from_moments`: n − 1 degrees of freedom; weighted, Kish's size − 1 and the factor κ) with
-half a pseudo-row in each of the four discordant cells (Agresti & Min 2005's adjustment for matched pairs,
-½ per cell of each class's 2 × 2 table), added to the variance only (the estimate is the plain difference):
+:math:`\min(p_A, p_B) \ge \theta`. With :math:`p_1, \dots, p_4` those cells' shares of :math:`\sum w` and
+:math:`c = (\theta, -\theta, 1-\theta, -(1-\theta))`, :math:`d = \sum_k c_k p_k`, and the band is MOVER
+(Zou & Donner 2008; Newcombe 1998; as the decision curve's) of the four cells' Wilson intervals
+:math:`[l_k, u_k]` at effective sizes :math:`m_k`:
 
-.. math:: \widetilde{\mathrm{se}}^2 = \widehat{\mathrm{se}}^2
-          + \tfrac12\,\bigl(2\theta^2 + 2(1-\theta)^2\bigr)\,\frac{\overline{w^2}}{(\sum w)^2},
-          \qquad d \pm t_{\nu}\,\widetilde{\mathrm{se}},
+.. math:: L = d - \sqrt{\textstyle\sum_{k,l} \rho_{kl}\, e_k e_l},\quad
+          e_k = c_k (p_k - l_k)\ (c_k > 0),\ |c_k| (u_k - p_k)\ (c_k < 0),
 
-:math:`\overline{w^2} = \sum w^2 / n` (pseudo-rows of the rows' root-mean-square weight: the added term is
-:math:`1/n^2` unweighted, :math:`1/(n\,n_e)` weighted, :math:`n_e = (\sum w)^2/\sum w^2`); the p-value is
-Student's on the same :math:`\widetilde{\mathrm{se}}`. Where a discordant kind is rare, the plain t band
-read the few rows seen as the whole law: a kind with no row in the sample got no variance, so a heavy
-(1 − θ) miss that happens once in 500 rows either was absent (a narrow band away from the truth) or was
-seen (a swing). Seeded simulations (calibrated A against an overconfident B, 500 draws, 95 %, truths
-integrated over the simulation's law; a coverage < 93 % is a failure): the t band covered
+U likewise with the other ends, :math:`\rho_{kl} = -\mathrm{sign}(c_k c_l)\sqrt{p_k p_l/((1-p_k)(1-p_l))}`
+(:math:`k \ne l`, the multinomial correlation; 1 on the diagonal). Where every cell holds many rows this
+is the normal interval of the per-row differences (:math:`\sum \rho\,e e \to z^2 \widehat{\mathrm{Var}}(d)`);
+where a cell holds a few, its Wilson interval is the score interval of that cell, skewed away from 0 and
+reaching :math:`z^2/(m + z^2)` from an empty one — at θ = 0.02 and a 5 % rate d is a few hundred rows of
+weight 0.02 against two or three of weight −0.98, and a t band (with or without round 31's half pseudo-row
+per cell) read the three rows seen, or none, as the law. :math:`m_k` is n unweighted; weighted, the
+effective size of the discordant rows of the cell's class, :math:`(W_D/S_D)\sum w` (:math:`W_D, S_D` their
+:math:`\sum w, \sum w^2`), at most the class's own :math:`(W_c/S_c)\sum w` (the class's where the models
+agree on all its rows; Kish's size of all rows for a class with none): a cell's variance is read from the
+weights of the rows near θ (weights that grow with the score), never below what its class's weights give
+(a few light rows seen), and class weights count a positive's weight (round 31's pseudo-rows were of the
+rows' mean weight: under positives weighing 19 at a 5 % rate it covered 0.27-0.99). The p-value inverts the
+band (the smallest 1 − level whose band excludes 0, by bisection on z).
 
-* at 1 % events, 300 rows, θ = 0.02-0.1: 51-75 % (now 99-100 %); 1,000 rows: 91-92 % (now 94-95 %);
-* at 5 % events, 300 rows, θ = 0.02: 26 % (now 100 %), where the two models are tied to 2.5e-5 and the t band
-  called "a is better" in 80 % of draws (now 0 %); 100 rows, θ = 0.05: 43 % (now 100 %);
-* with log-normal weights (5 %, 300 rows), θ = 0.02-0.1: 59-84 % (now 95-100 %);
-* at a 27-50 % rate, θ = 0.02-0.1 and 0.9, where discordant rows are rare again: 1-95 % (now 93-100 %), the
-  t band on the wrong side of 0 in up to 59 % of draws (now at most 1 %); θ = 0.2-0.7: 39-100 % (now
-  93-100 %; the lowest, 92.8 %, is the t band's own there).
+Seeded simulations (tests/comparison/test_murphy_band_r32.py; 1,000 data sets per cell, truths integrated
+over the law): event rates 1, 5, 20, 50 %, 300, 1,000 and 5,000 rows, θ = 0.02-0.98, a calibrated A against
+an overconfident B, a planted B = sigmoid(base + 0.4 x) and two exchangeable models (true difference 0),
+unweighted, log-normal, class-balancing and score-dependent weights (1,296 cells). Coverage at 95 %:
 
-Power (the share of draws whose band excludes 0 on the true side) where the t band covered: a planted B =
-sigmoid(0.4 x) that ignores most of the signal, 1,000 rows at a 50 % rate, θ = 0.3 and 0.7: 0.72 and 0.73 (t
-0.72, 0.73); 300 rows: 0.30, 0.26 (t 0.32, 0.27), θ = 0.2: 0.15 (t 0.20); log-normal weights (300 rows):
-0.24, 0.19 (t 0.27, 0.22), θ = 0.2: 0.11 (t 0.23), θ = 0.1 and 0.9: 0 (t 0.10, 0.09); 27 % rate, 1,000 rows,
-θ = 0.1-0.7: 0.07-0.80 (t 0.07-0.80, within 0.04); 5 % rate, 1,000 rows, θ = 0.1-0.3: 0.49, 0.20, 0.05 (t
-0.51, 0.22, 0.06); the overconfident B at 5 %, 1,000 rows, θ = 0.2, 0.3, 0.5: 0.37, 0.44, 0.31 (t 0.37,
-0.44, 0.36); at 1 %, 1,000 rows, θ = 0.02-0.2 (t coverage 91-92 %): 0.06-0.26 (t 0.23-0.33), the price of
-the rare heavy misses' variance. Where the t band's power came from the missing rare rows (5 % rate, 300
-rows, θ = 0.02: 0.53 at coverage 47 %) it is gone. Lowest coverage seen: 0.89 (planted, 5 % rate, 1,000
-rows, θ = 0.02; t 0.88) and 0.91 with weights (θ = 0.1; t 0.85), 0.92-0.93 elsewhere at worst: a handful of
-heavy rows, skewed beyond what the pseudo-rows mend. The band costs nothing beyond the t band's counts (one
-sort per model and class for all θ). Checked in tests/comparison/test_murphy_band_r31.py.
+* unweighted: 0.926-1.000 (the two cells below 0.93 are the t band's own at 5,000 rows and a 50 % rate);
+  round 31's band 0.92-1.00, one-sided where it failed: at 1 % events, 1,000 rows, θ = 0.02-0.05, 0.92 and
+  0.93 with 7-8 % of draws above the truth (now 0.997-0.998); 5 % events, 1,000 rows, θ = 0.02 (planted),
+  0.94 with 5.7 % above (now 0.998);
+* log-normal weights 0.953-1.000 (round 31: 0.87-1.00, 23 cells below 0.93); class weights 0.943-1.000
+  (0.27-1.00, 44 cells); score-dependent weights 0.941-1.000 (0.62-1.00, 21 cells);
+* two exchangeable models called different (the band excludes 0): at most 7.4 % unweighted (the t band's
+  own, 5,000 rows), 4.6-5.7 % weighted; 0.8-2 % on average; the 5 % / 300-row near-tie (2.5e-5) never.
+
+Power (the share of draws whose band excludes 0 on the true side), where round 31's band covered at least
+0.935: 0.130 on average unweighted (round 31: 0.146), 0.269 (0.272) with class weights, 0.055 (0.082)
+log-normal, 0.123 (0.157) score-dependent; 1,000 rows at a 50 % rate, θ = 0.3 and 0.7: 0.68, 0.71 (0.73,
+0.75, whose miss on that side was 3.2-4.3 %; now 2.6-3.2 %). The price is width where cells are small: on
+150 rows with every cell holding 1-7 rows the band covers 0.97-0.99 (the t band 0.95-0.96). The band costs
+the t band's counts (one sort per model and class for all θ) and a bisection for the p-value.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ import numpy as np
 
 from ..core._binning import cumulative_slack
 from ..core._display import Display, interval_cell
+from ..core._special import ndtr
 from ..core._stats import residuals
 from ..core._text import fmt, render_table, visible
 from ..core._weights import kish_size
@@ -73,7 +80,7 @@ from ._compare import _sci
 from ._counts import check_thresholds, class_counts, totals
 from ._digits import Cell, decimals, holds_zero, noise_decimals, threshold_decimals
 from ._inputs import check_score_type, models_of
-from ._paired import from_moments, no_spread, p_t_array, student_df, t_of, weight_sums
+from ._paired import from_moments, no_spread, student_df, weight_sums, z_of
 from ._signs import signed
 
 #: the default grid: 199 thresholds 0.005, 0.010, …, 0.995
@@ -315,18 +322,84 @@ def _fine_uniform_grid(theta: np.ndarray) -> bool:
                 and 1.0 - theta[-1] <= 2 * step[0])
 
 
-#: the pseudo-rows added to each of the four discordant cells (Agresti & Min 2005's ½ per cell)
-PSEUDO = 0.5
+def _wilson_reach(share: np.ndarray, size: np.ndarray,
+                  z: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""How far Wilson's interval of a share :math:`p` at effective size :math:`m` reaches below and above
+    :math:`p`: :math:`\frac{pm + z^2/2}{m + z^2} \pm \frac{z}{m + z^2}\sqrt{p(1-p)\,m + z^2/4}`, cut to
+    :math:`[0, 1]`."""
+    zz = z * z
+    centre = (share * size + zz / 2.0) / (size + zz)
+    half = z / (size + zz) * np.sqrt(np.maximum(share * (1.0 - share) * size, 0.0) + zz / 4.0)
+    return share - np.clip(centre - half, 0.0, share), np.clip(centre + half, share, 1.0) - share
 
 
-def pseudo_band(mean: np.ndarray, se: np.ndarray, theta: np.ndarray, n: int, extra: float, df: float,
-                level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r"""The band and p-value of the difference ``mean`` (module doc): the Student-t interval on ``df``
-    degrees of freedom with :math:`\widetilde{se}^2 = \widehat{se}^2 + \tfrac12\,(2\theta^2 + 2(1-\theta)^2)`
-    · ``extra`` (:math:`1/n^2`; weighted :math:`1/(n\,n_e)`); NaN where ``se`` is (one row)."""
-    wide = np.sqrt(se * se + PSEUDO * 2.0 * (theta * theta + (1.0 - theta) ** 2) * extra)
-    q = t_of(level, df) if df == df and n > 1 else float("nan")
-    return mean - q * wide, mean + q * wide, p_t_array(mean, wide, df)
+def _mover(mean: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[np.ndarray, ...],
+           theta: np.ndarray) -> Any:
+    """The MOVER band of the module doc as a function of the normal quantile z: ``band(z) -> (low, high)``."""
+    cost = 1.0 - theta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        odds = [np.sqrt(s / (1.0 - s)) for s in shares]  # r_kl = odds_k · odds_l, the shares' correlation
+    o1, o2, o3, o4 = (np.where(np.isfinite(o), o, 0.0) for o in odds)  # a share of 1: the others are 0
+    r12, r34, r14, r23, r13, r24 = o1 * o2, o3 * o4, o1 * o4, o2 * o3, o1 * o3, o2 * o4
+
+    def reach(e1: np.ndarray, e2: np.ndarray, e3: np.ndarray, e4: np.ndarray) -> np.ndarray:
+        q = (e1 * e1 + e2 * e2 + e3 * e3 + e4 * e4
+             + 2.0 * (r12 * e1 * e2 + r34 * e3 * e4 + r14 * e1 * e4 + r23 * e2 * e3
+                      - r13 * e1 * e3 - r24 * e2 * e4))
+        return np.sqrt(np.maximum(q, 0.0))
+
+    def band(z: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        (b1, a1), (b2, a2), (b3, a3), (b4, a4) = (_wilson_reach(s, m, z) for s, m in zip(shares, sizes))
+        return (mean - reach(theta * b1, theta * a2, cost * b3, cost * a4),
+                mean + reach(theta * a1, theta * b2, cost * a3, cost * b4))
+
+    return band
+
+
+def pseudo_band(mean: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[np.ndarray, ...],
+                theta: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""The band and p-value of the difference ``mean`` (module doc): MOVER of the four discordant
+    ``shares`` (negatives only B flags, only A flags; positives only B misses, only A misses, each of
+    :math:`\sum w`) from their Wilson intervals at the effective ``sizes`` — Wilson's interval is the
+    score interval, about :math:`z^2/2` pseudo-rows in and out of each cell, so a cell seen empty still
+    reaches :math:`z^2/(m + z^2)`. Arrays broadcast (one band per entry). The p-value inverts the band:
+    the smallest 1 − level whose band excludes 0, by bisection on the quantile z (1 where the difference
+    is 0)."""
+    band = _mover(mean, shares, sizes, theta)
+    low, high = band(z_of(level))
+    # the p-value: the z where the band's end on 0's side meets 0 (that end moves away from the
+    # difference as z grows), p = 2 Φ(-z)
+    above = mean > 0
+    lo, hi = np.zeros_like(mean), np.full_like(mean, 40.0)
+    for _ in range(40):  # z to 4e-11
+        z = (lo + hi) / 2.0
+        down, up = band(z)
+        out = np.where(above, down > 0.0, up < 0.0)
+        lo, hi = np.where(out, z, lo), np.where(out, hi, z)
+    p = np.where(mean == 0, 1.0, 2.0 * ndtr(-(lo + hi) / 2.0))
+    return low, high, p
+
+
+def _sizes(cells: list[np.ndarray], squares: list[np.ndarray], tot: Any, w: np.ndarray | None,
+           theta: np.ndarray) -> tuple[np.ndarray, ...]:
+    r"""The effective size of each discordant cell's Wilson interval (module doc): n unweighted; weighted,
+    that of its class's discordant rows, :math:`(W_D/S_D)\sum w` (:math:`W_D, S_D` their :math:`\sum w`,
+    :math:`\sum w^2`), at most its class's :math:`(W_c/S_c)\sum w` (the class's where the models agree on
+    every row of it; Kish's size of all rows where the class has none)."""
+    if w is None:
+        full = np.full_like(theta, float(tot.n))
+        return full, full, full, full
+    kish = float(kish_size(w))
+    out = []
+    for cls, (wc, sc) in enumerate(((tot.w0, tot.w0sq), (tot.w1, tot.w1sq))):
+        whole = wc / sc * tot.w if wc > 0.0 and sc > 0.0 else kish
+        wd = cells[2 * cls] + cells[2 * cls + 1]
+        sd = squares[2 * cls] + squares[2 * cls + 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            own = wd / sd * tot.w
+        size = np.where((wd > 0.0) & (sd > 0.0) & np.isfinite(own), np.minimum(own, whole), whole)
+        out += [size, size]
+    return tuple(out)
 
 
 def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
@@ -345,24 +418,30 @@ def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
         return np.where(np.abs(d) <= tol, 0.0, d)
 
     diffs = []
-    # half a pseudo-row in each discordant cell (module doc): pseudo-rows of the rows' root-mean-square
-    # weight, each adding w²d²/(Σw)², that is d²/(n·n_e) with n_e Kish's effective size (1/n² unweighted)
-    extra = 1.0 / (tot.n * float(tot.n)) if w is None else 1.0 / (tot.n * max(kish_size(w), 1e-300))
-    df = student_df(tot.n, tot.w, tot.wsq)
+    df = student_df(tot.n, tot.w, tot.wsq)  # NaN: one row, or one row carries nearly all the weight
     for i, j in models.pairs():
         a, b = counts[i], counts[j]
         m = class_counts(np.minimum(models.data[i].p, models.data[j].p), y, w, theta)
+        # the four discordant cells (module doc): negatives only B flags, only A flags; positives only B
+        # misses (A flags), only A misses
+        cells = [minus(b.w0, m.w0, slack), minus(a.w0, m.w0, slack), minus(a.w1, m.w1, slack),
+                 minus(b.w1, m.w1, slack)]
+        squares = [minus(b.w0sq, m.w0sq, slack_sq), minus(a.w0sq, m.w0sq, slack_sq),
+                   minus(a.w1sq, m.w1sq, slack_sq), minus(b.w1sq, m.w1sq, slack_sq)]
         s1 = theta * minus(b.w0, a.w0, slack) + (1.0 - theta) * minus(a.w1, b.w1, slack)
         s1w = theta * minus(b.w0sq, a.w0sq, slack_sq) + (1.0 - theta) * minus(a.w1sq, b.w1sq, slack_sq)
-        s2 = theta ** 2 * (minus(a.w0sq, m.w0sq, slack_sq) + minus(b.w0sq, m.w0sq, slack_sq)) \
-            + (1.0 - theta) ** 2 * (minus(a.w1sq, m.w1sq, slack_sq) + minus(b.w1sq, m.w1sq, slack_sq))
+        s2 = theta ** 2 * (squares[0] + squares[1]) + (1.0 - theta) ** 2 * (squares[2] + squares[3])
         mean, se, low, high, p = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level, cube)
         # every row's difference the same nonzero value (e.g. the labels all one class): a band of no
         # width would "exclude 0" from a handful of rows; there is no band and no test there
         flat = no_spread(mean, se) & (mean != 0.0)
         # the same scores on every row: every difference exactly 0 (the t band's [0, 0] stands)
         if not np.array_equal(models.data[i].p, models.data[j].p):
-            low, high, p = pseudo_band(mean, se, theta, tot.n, extra, df, level)
+            if df == df:
+                shares = tuple(np.clip(c / tot.w, 0.0, 1.0) for c in cells)
+                low, high, p = pseudo_band(mean, shares, _sizes(cells, squares, tot, w, theta), theta, level)
+            else:
+                low = high = p = np.full_like(mean, np.nan)
         low, high, p = (np.where(flat, np.nan, v) for v in (low, high, p))
         diffs.append(MurphyDifference(models.names[i], models.names[j], mean, low, high, p))
     brier = {}
@@ -387,7 +466,8 @@ def murphy_diagram(
 ) -> MurphyDiagram:
     r"""Murphy diagram of one or more models: mean elementary score at each threshold θ
     (Ehm, Gneiting, Jordan & Krüger 2016) and the paired difference of every pair with a
-    pointwise band (Student's t with half a pseudo-row in each discordant cell); ``theta`` defaults to 199 points 0.005, …, 0.995 (given ones are sorted,
+    pointwise band (MOVER of the four discordant cells' Wilson intervals);
+    ``theta`` defaults to 199 points 0.005, …, 0.995 (given ones are sorted,
     each kept once: ``.theta`` is increasing, so the ranges where a model is better read along it).
 
     Array form ``murphy_diagram({"A": p_a, "B": p_b}, labels)`` (or one array), frame form
