@@ -124,7 +124,8 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
 
     from ..delayed import PpiSums, first_alarm, ppi_from_sums, ppi_records, sequence_from_sums
     from ..delayed._ppi import RATE_BOUNDS, cut_to_range
-    from ..delayed._ppi_sums import wilson_rate_interval
+    from ..delayed._ppi_result import FLAT
+    from ..delayed._ppi_sums import flat_scores, wilson_rate_interval
 
     rows = list(status.rows)
     if not rows:
@@ -191,6 +192,9 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
     # each bin's rate with vc.ppi_audit's bins' interval: Wilson at the PPI estimate, effective labels
     wilson_rate_interval(b_ppi, b_sums.n, level)
     b_has = (np.asarray(b_sums.n) >= 2) & np.isfinite(b_ppi["estimate"])
+    # power tuning on a bin's constant scores took lambda 0 (a model of few distinct scores puts one in each
+    # bin): the window records' FLAT note (ppi_records), so a bin's lam of 0 carries its reason too
+    b_flat = flat_scores(b_sums) & (np.asarray(b_sums.m) > 0) & (np.asarray(b_ppi["lam"]) == 0.0)
     everyone = np.ones(n.size, dtype=bool)
     b_rows, b_sp = per_key_bin(everyone, n), per_key_bin(everyone, sp)
     final = state == 0
@@ -257,7 +261,7 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
          "est": listed(b_ppi["estimate"]), "est_lo": listed(b_ppi["ci_low"]), "est_hi": listed(b_ppi["ci_high"]),
          "lam": listed(b_ppi["lam"]), "labels": np.asarray(b_sums.n).astype(np.int64).tolist(),
          "seq_lo": none_for_nan(seq_lo), "seq_hi": none_for_nan(seq_hi), "seq_n": seq_n.astype(np.int64).tolist(),
-         "alert": seq_alert.tolist()}
+         "alert": seq_alert.tolist(), "note": [FLAT if x else None for x in b_flat.tolist()]}
     lo_edges, hi_edges = edges[:-1].tolist(), edges[1:].tolist()
 
     alarms = SequenceAlarms(sequential=alerts == "sequential")
@@ -296,7 +300,8 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
                 "labelled": L["lab"][f], "rate": L["rate"][f], "ci_low": L["lo"][f], "ci_high": L["hi"][f],
                 "estimate_ppi": None if not L["has"][f] else {
                     "estimate": L["est"][f], "ci_low": L["est_lo"][f], "ci_high": L["est_hi"][f], "lam": L["lam"][f],
-                    "labels": L["labels"][f], "sufficient": L["labels"][f] >= MIN_PPI_LABELS},
+                    "labels": L["labels"][f], "sufficient": L["labels"][f] >= MIN_PPI_LABELS,
+                    "note": L["note"][f]},
                 "sequence_low": L["seq_lo"][f], "sequence_high": L["seq_hi"][f], "sequence_labels": L["seq_n"][f],
                 "alert": L["alert"][f]} for bj, f in enumerate(range(k * B, k * B + B))]
             alerts_now: list[str] = list(r.alerts)

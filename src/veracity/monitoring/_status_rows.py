@@ -91,8 +91,9 @@ class StatusRow(Display):
     #: per score bin (the status's equal-width ``bins``, all of them, in order): ``bin`` (its range),
     #: ``lo``, ``hi``, ``rows``, ``conf`` (mean score of all its rows), ``labelled``, ``rate``,
     #: ``ci_low``, ``ci_high`` (final labels, Wilson), ``estimate_ppi`` (the bin's PPI++ rate from its
-    #: random audit labels and all its scores: ``{"estimate", "ci_low", "ci_high", "lam", "labels"}``,
-    #: and ``sufficient`` — at least 30 audit labels, below which its normal interval is not to be trusted;
+    #: random audit labels and all its scores: ``{"estimate", "ci_low", "ci_high", "lam", "labels", "note"}``
+    #: — ``note`` the flat-scores reason where ``lam`` is 0 because the bin's scores are one value, else
+    #: None — and ``sufficient`` — at least 30 audit labels, below which its normal interval is not to be trusted;
     #: None without >= 2 audit labels in the bin), ``sequence_low``/``sequence_high`` (anytime-valid
     #: bounds on mean(y - p) of the bin's final labels up to the window's end, at alpha / (2 bins);
     #: None before any), ``sequence_labels`` and ``alert`` (those bounds exclude 0, or +-tolerance)
