@@ -1,9 +1,10 @@
 """``--pos-label``: labels as users have them (strings, booleans, other numbers) on the CLI.
 
 One option and one conversion shared by every command that reads binary labels
-(fit, compare, audit, threshold, conformal, report). The value is read in the label
+(fit, compare, audit, threshold, conformal, report). The text is read in the label
 column's own type (``--pos-label true`` on a boolean column, ``--pos-label 2`` on a
-numeric one, ``--pos-label yes`` on a text one) and the labels become 0/1 through
+numeric one, ``--pos-label yes`` on a text one) by the rule every route and engine shares
+(:func:`veracity.core._validation.text_names_label`), and the labels become 0/1 through
 :func:`veracity.core._validation.labels_with_pos_label`, the library's one implementation.
 """
 
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError, check_binary_labels, labels_with_pos_label
+from ..core._validation import VeracityError, check_binary_labels, labels_with_pos_label, text_names_label
 
 def add_pos_label_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pos-label", default=None,
@@ -22,14 +23,19 @@ def add_pos_label_argument(parser: argparse.ArgumentParser) -> None:
                              "(default: labels are 0/1 or true/false)")
 
 
-def pos_label_value(labels: np.ndarray, text: str) -> Any:
-    """``--pos-label TEXT`` as a value of the label column's type."""
+def pos_label_value(labels: np.ndarray, text: str) -> str:
+    """``--pos-label TEXT`` for the label column ``labels``: the text itself, which names a label by the
+    library's one rule on every route and engine (:func:`veracity.core._validation.text_names_label`: on a
+    true/false column ``true``/``false``/``1``/``0`` in any case, spaces around ignored; on a number column a
+    plain decimal numeral whose exact value is the label, ``9007199254740993.0`` the integer
+    :math:`2^{53}+1`, never :math:`2^{53}`; ``1_0``, ``0x1``, ``nan`` none). Refused here: text that names
+    neither value of a true/false column, and any text on a column read as floating point that holds values
+    of :math:`2^{53}` or more (see below)."""
     if labels.dtype == bool:
-        if text.lower() not in ("true", "false", "1", "0"):
+        if not (text_names_label(text, True) or text_names_label(text, False)):
             raise VeracityError(f"--pos-label {text} does not fit a true/false label column; "
                                 "pass --pos-label true or false")
-        return text.lower() in ("true", "1")
-    if labels.dtype.kind == "f":
+    elif labels.dtype.kind == "f":
         finite = np.abs(labels[np.isfinite(labels)])
         if finite.size and float(finite.max()) >= 2.0 ** 53:
             # a CSV's integers beyond int64 (or a float column's) were read as doubles, which hold whole numbers
@@ -38,12 +44,6 @@ def pos_label_value(labels: np.ndarray, text: str) -> Any:
                 f"--pos-label {text}: the label column was read as floating point and holds values as large as "
                 f"{float(finite.max()):.17g}, where doubles no longer tell neighbouring integers apart (two labels "
                 "may read as one); map the labels to 0/1 (or to small class codes) in the file")
-    if labels.dtype.kind in "iuf":
-        try:  # an integer column's value as the user wrote it ("--pos-label 7 is not among ...", not 7.0)
-            return int(text) if labels.dtype.kind in "iu" and text.strip().lstrip("+-").isdigit() else float(text)
-        except ValueError:
-            raise VeracityError(f"--pos-label {text!r} is not a number but the label column is "
-                                "numeric; pass one of its values") from None
     return text
 
 

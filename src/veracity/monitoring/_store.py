@@ -1137,17 +1137,6 @@ def _repeated_text(value: str | None, n: int) -> Any:
     return _text_array([value]).take(from_numpy(np.zeros(n, dtype=np.int64)))
 
 
-def _scalar(value: Any, kind: Any) -> Any:
-    """``pa.scalar(value, type=kind)`` for a bool, float64 or text label (``pa.scalar`` imports pandas)."""
-    import pyarrow as pa
-
-    if pa.types.is_boolean(kind) or pa.types.is_floating(kind):
-        one = from_numpy(np.array([value], dtype=kind.to_pandas_dtype()))
-    else:
-        one = _text_array([value])
-    return one.cast(kind)[0]
-
-
 def _slice_values(col: Any, name: str, source: str) -> Any:
     """A slice column, refused when a value is one of the status's own slice names (two rows would be
     called ``(all)``, or a real value merge with the rows that have none)."""
@@ -1213,54 +1202,82 @@ def _label_column(table: Any, name: str, source: str, pos_label: Any = None) -> 
 
 
 def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> Any:
-    """0/1 labels: 1 where the label equals ``pos_label`` (read in the column's type when it is a string)."""
+    """0/1 labels: 1 where the label is the one ``pos_label`` names, by the rule of every route
+    (:func:`veracity.sources._labels._matching`): a value of the column's type equal to it, a number equal
+    to it (``True == 1``), or for text (``--pos-label``) the label it names by
+    :func:`veracity.core._validation.text_names_label`: ``'true'``/``'1'`` (any case) True on a true/false
+    column; on a number column a decimal numeral of exactly the label's value (``'2.0'`` the integer 2;
+    ``'9007199254740993'`` never :math:`2^{53}`; ``'1_0'`` none); a text label only the same text (never
+    the number 1). The rows are compared with that label in the column's own type (no float reading).
+
+    Two values and none named: refused. One value (a day of negatives) that ``pos_label`` does not name:
+    every row is 0, with a warning unless ``pos_label`` names the 1 of a day of 0s; a ``pos_label`` that
+    names no value a column of this type can hold (``'yes'`` on numbers, ``1`` on text) is refused."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    value: Any = pos_label
-    if isinstance(value, np.generic):
-        value = value.item()
-    if pa.types.is_boolean(col.type):
-        if isinstance(value, str):
-            if value.strip().lower() not in ("true", "false", "1", "0"):
-                raise VeracityError(f"pos_label={pos_label!r} does not fit the true/false label column {name!r} in "
-                                    f"{source}; pass pos_label=True or False", param="pos_label")
-            value = value.strip().lower() in ("true", "1")
-        elif not isinstance(value, (bool, int, float)) or value not in (0, 1):
-            raise VeracityError(f"pos_label={pos_label!r} does not fit the true/false label column {name!r} in "
-                                f"{source}; pass pos_label=True or False", param="pos_label")
-        value = bool(value)
-    elif pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_decimal(col.type):
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            raise VeracityError(f"pos_label={pos_label!r} is not a number but the label column {name!r} in {source} "
-                                "is numeric; pass one of its values", param="pos_label") from None
-        col = col.cast(pa.float64())
-        if pc.any(pc.is_nan(col)).as_py():
-            raise VeracityError(f"label column {name!r} in {source} holds NaN labels; send an outcome only once "
-                                "it is known", param="labels")
-    elif pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-        value = str(value)
-    else:
+    from ..core._keys import key_order
+    from ..sources._labels import _matching, brief
+
+    value = pos_label.item() if isinstance(pos_label, np.generic) else pos_label
+    if isinstance(value, float) and value != value:
+        raise VeracityError("pos_label must be a label value, not NaN", param="pos_label")
+    kind = ("bool" if pa.types.is_boolean(col.type)
+            else "number" if pa.types.is_integer(col.type) or pa.types.is_floating(col.type)
+            or pa.types.is_decimal(col.type)
+            else "text" if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) else None)
+    if kind is None:
         raise VeracityError(f"label column {name!r} in {source} has type {col.type}; labels must be text, "
                             "numbers or true/false", param="labels")
-    values = pc.unique(col).to_pylist()
+    if pa.types.is_floating(col.type) and pc.any(pc.is_nan(col)).as_py():
+        raise VeracityError(f"label column {name!r} in {source} holds NaN labels; send an outcome only once "
+                            "it is known", param="labels")
+    unique = pc.unique(col)
+    values = unique.to_pylist()
+    shown = ", ".join(brief(v) for v in key_order(values)[:5])
     if len(values) > 2:
-        shown = ", ".join(repr(v) for v in sorted(values, key=str)[:5])
         raise VeracityError(f"label column {name!r} in {source} takes {len(values)} values ({shown}); outcomes are "
                             "binary: pos_label= names the positive one of two values", param="pos_label")
-    hit = np.asarray(to_numpy(pc.equal(col, _scalar(value, col.type))), dtype=bool)
-    if not hit.any():
-        shown = ", ".join(repr(v) for v in values)
-        if len(values) == 2:
-            raise VeracityError(f"pos_label={pos_label!r} is not among the values of label column {name!r} in "
-                                f"{source} ({shown}); pass one of them", param="pos_label")
-        plain_negatives = not isinstance(value, str) and value == 1 and values in ([0], [0.0], [False])
-        if not plain_negatives:  # a day of 0s with pos_label=1 says nothing doubtful
-            import warnings
+    match = _matching(values, value)
+    if match is not None:
+        hit = np.asarray(to_numpy(pc.equal(col, unique[values.index(match)])), dtype=bool)
+        return from_numpy(hit.astype(np.int8))
+    if len(values) == 2:  # the other routes' words (sources._labels.not_among)
+        raise VeracityError(f"{{setting}} is not among the values of label column {name!r} in {source} "
+                            f"({shown}); pass one of them", param="pos_label", value=pos_label)
+    if not _may_name_label(value, kind):
+        what = {"bool": "true/false", "number": "number", "text": "text"}[kind]
+        fix = {"bool": "true or false", "number": "a number, such as 1",
+               "text": "the positive label as text"}[kind]
+        raise VeracityError(f"{{setting}} names no label a {what} label column can hold (column {name!r} in "
+                            f"{source}, all {shown}); pass {fix}", param="pos_label", value=pos_label)
+    one = type(values[0])(1) if values and values[0] == 0 else None  # the 1 of a day of 0s (False, 0, 0.0)
+    if one is None or _matching([one], value) is None:  # a day of 0s with pos_label=1 says nothing doubtful
+        import warnings
 
-            warnings.warn(f"pos_label={pos_label!r} is not among the labels of {source} (all {len(hit):,} are "
-                          f"{shown}): every outcome is stored as negative (0); if pos_label is misspelt, send the "
-                          "file again with the right one, replacing them (--replace, replace=True)", stacklevel=4)
-    return from_numpy(hit.astype(np.int8))
+        warnings.warn(f"pos_label={pos_label!r} is not among the labels of {source} (all {len(col):,} are "
+                      f"{shown}): every outcome is stored as negative (0); if pos_label is misspelt, send "
+                      "the file again with the right one, replacing them (--replace, replace=True)", stacklevel=4)
+    return from_numpy(np.zeros(len(col), dtype=np.int8))
+
+
+def _may_name_label(value: Any, kind: str) -> bool:
+    """Whether ``pos_label`` ``value`` names some label a column of ``kind`` (``"bool"``, ``"number"``,
+    ``"text"``) can hold, by :func:`veracity.sources._labels._matching`'s rule: True or False; a number
+    (text: a decimal numeral, ``'inf'``); text."""
+    import decimal
+
+    from ..core._validation import text_names_label
+    from ..sources._labels import _matching
+
+    if kind == "bool":
+        return _matching([False, True], value) is not None
+    if kind == "text":
+        return isinstance(value, str)
+    if not isinstance(value, str):
+        return isinstance(value, (int, float, decimal.Decimal))
+    try:
+        number = decimal.Decimal(value.strip())
+    except decimal.InvalidOperation:
+        return False
+    return not number.is_nan() and any(text_names_label(value, v) for v in (number, float(number)))

@@ -55,18 +55,6 @@ def text_labels(db: Database, table: Any, label: str) -> VeracityError:
     return text_labels_error(values, distinct, name=label, shown=shown)
 
 
-def _decimal_match(values: list[Any], pos_label: str) -> Any:
-    """The ``Decimal`` value (a NUMERIC/DECIMAL column's) that a text ``pos_label`` names ("1", "1.0"),
-    or None: ``--pos-label 1`` on the command line is text."""
-    try:
-        wanted = decimal.Decimal(pos_label.strip())
-    except decimal.InvalidOperation:
-        return None
-    if not wanted.is_finite():
-        return None
-    return next((v for v in values if isinstance(v, decimal.Decimal) and v == wanted), None)
-
-
 def declared_boolean(db: Database, table: Any, label: str) -> bool:
     """Whether ``label`` is a SQLite column declared BOOLEAN (SQLite stores its values as the integers 0
     and 1, where DuckDB and PostgreSQL hand back False / True): its labels are then named as booleans are,
@@ -126,9 +114,7 @@ def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
     booleans = _as_booleans(values) if boolean else None
     if booleans is not None:  # pos_label="true" names the stored 1, as it names TRUE on DuckDB
         values = booleans
-    match = _matching(values, pos_label)
-    if match is None and isinstance(pos_label, str):
-        match = _decimal_match(values, pos_label)
+    match = _matching(values, pos_label)  # text by every route's rule: '1.0' names Decimal('1'), '1_0' none
     if match is None:  # sources._labels.not_among's message, its values shown briefly
         raise VeracityError(
             f"{{setting}} is not among the values of column {label!r} (labels) ({shown(values)}); pass one of them",
