@@ -288,12 +288,19 @@ def test_realised_cost_against_its_definition():
         assert row.realised == pytest.approx(table.cost[0] / table.n, abs=1e-12)
         assert row.gap == pytest.approx(np.dot(w, realised - expected) / w.sum(), abs=1e-14)
         # the interval (round 21): MOVER of the Wilson intervals of the weighted share of negatives among
-        # the flagged and of positives among the unflagged, each at its Kish size (Zou & Donner 2008)
+        # the flagged and of positives among the unflagged (Zou & Donner 2008), each at its own effective size
+        # (round 32): W / ((1 - q) rho_D + q rho_R), rho_D = max(S_D/W_D, S_c/W_c, S/W), rho_R = max(S_R/W_R, S/W)
         z = stats.norm.ppf(0.975)
         lo2 = hi2 = 0.0
         for side, cost, miss in ((f, 1.0, 1 - y), (~f, 4.0, y)):
             ws = w[side]
-            q, m = np.dot(ws, miss[side]) / ws.sum(), ws.sum() ** 2 / np.dot(ws, ws)
+            d, cls = miss[side] == 1, miss == 1
+            q = np.dot(ws, miss[side]) / ws.sum()
+            floor = np.dot(ws, ws) / ws.sum()
+            rho_d = max(floor, np.dot(w[cls], w[cls]) / w[cls].sum(),
+                        np.dot(ws[d], ws[d]) / ws[d].sum() if d.any() else 0.0)
+            rho_r = max(floor, np.dot(ws[~d], ws[~d]) / ws[~d].sum() if (~d).any() else 0.0)
+            m = ws.sum() / ((1 - q) * rho_d + q * rho_r)
             centre = (q + z * z / (2 * m)) / (1 + z * z / m)
             half = z / (1 + z * z / m) * np.sqrt(q * (1 - q) / m + z * z / (4 * m * m))
             a_ = cost * ws.sum() / w.sum()

@@ -21,8 +21,13 @@ negatives among the flagged rows, :math:`\hat r_U` that of positives among the u
 :math:`a = c_{FP} W_F / W` and :math:`b = c_{FN} W_U / W` (:math:`W_F`, :math:`W_U` the weight flagged and
 not). Its interval covers :math:`a\,E\hat q_F + b\,E\hat r_U`, the expected cost of these rows' decisions
 at their true risks, by MOVER (Zou & Donner 2008; Newcombe's "method of variance estimates recovery")
-from each proportion's Wilson interval :math:`[l, u]` (weighted: at its Kish effective size
-:math:`(\sum w)^2/\sum w^2`, as :func:`veracity.reliability` does):
+from each proportion's Wilson interval :math:`[l, u]` (weighted: at the effective size that matches the
+share's variance, :func:`veracity.comparison._decision_curve.share_size`, of the side's rows and the
+counted class's weights — Kish's :math:`(\sum w)^2/\sum w^2` of the side's rows, round 31's, misread a
+share whose rows weigh other than the side's average: with positives weighing 1/π at a 5 % rate it covered
+0.37-0.64 at t = 0.02 with a miss costing 10, now 0.93-0.94, and 0.88-0.92 at a 1 % rate on 300 rows,
+where a side's weight itself moves with the labels, which the interval takes as fixed;
+tests/comparison/test_cost_weights_r32.py):
 
 .. math:: C - \sqrt{a^2(\hat q_F - l_F)^2 + b^2(\hat r_U - l_U)^2},\qquad
           C + \sqrt{a^2(u_F - \hat q_F)^2 + b^2(u_U - \hat r_U)^2}
@@ -67,6 +72,7 @@ from ..core._validation import VeracityError
 from ..decisions._inputs import check_cost
 from ..honest._common import check_count, check_level, check_seed
 from ._compare import _fmt_p
+from ._decision_curve import share_size
 from ._digits import Cell, decimals
 from ._inputs import check_score_type, models_of
 from ._signs import signed
@@ -196,7 +202,8 @@ def _cost_interval(f: np.ndarray, y: np.ndarray, w: np.ndarray | None, cost_fp: 
     r"""``(below, above)``: how far the MOVER interval of the realised cost per row
     :math:`C = a\,\hat q_F + b\,\hat r_U` reaches below and above C, from the Wilson intervals of the
     share of negatives among the flagged rows and of positives among the unflagged (module docstring);
-    weighted, each share's Wilson interval is at its Kish size. A side whose rows cost 0 adds nothing."""
+    weighted, each share's Wilson interval is at its own effective size (module docstring). A side whose
+    rows cost 0 adds nothing."""
     total = float(f.size) if w is None else float(w.sum())
     lo2, hi2 = 0.0, 0.0
     for side, cost, miss in ((f, cost_fp, 1.0 - y), (~f, cost_fn, y)):
@@ -204,11 +211,17 @@ def _cost_interval(f: np.ndarray, y: np.ndarray, w: np.ndarray | None, cost_fp: 
         weight = float(np.count_nonzero(side)) if ws is None else float(ws.sum())
         if cost == 0.0 or not weight > 0.0:  # no row on this side costs anything
             continue
-        if ws is None:  # the counts themselves
+        if w is None or ws is None:  # the counts themselves
             size, hits = weight, float(np.count_nonzero(miss[side]))
             share = hits / size
-        else:
-            share, size = float(np.dot(ws, miss[side]) / weight), kish_size(ws)
+        else:  # the share's own effective size (veracity.comparison._decision_curve.share_size)
+            gone = miss[side] == 1.0
+            cls = miss == 1.0  # the class the share counts, over all rows: its weights floor the share's
+            share = float(np.dot(ws, miss[side]) / weight)
+            lost = ws[gone]
+            size = float(share_size(np.array(float(lost.sum())), np.array(float(np.dot(lost, lost))),
+                                    float(w[cls].sum()), float(np.dot(w[cls], w[cls])), weight,
+                                    float(np.dot(ws, ws)), kish_size(ws)))
             hits = share * size
         lo, hi = (float(v) for v in binomial_interval(np.array(hits), np.array(size), method="wilson",
                                                        level=level))
