@@ -173,7 +173,10 @@ class Calibrator:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.kind != "base":
+        # only a class that declares its own kind: a user's subclass of PlattScaling (to log, or to test)
+        # inherits kind = "platt" and took over the registry, so every Platt artifact loaded in the process
+        # came back as the subclass
+        if "kind" in cls.__dict__ and cls.kind != "base":
             _REGISTRY[cls.kind] = cls
         own = cls.__dict__.get("__str__")
         if own is not None and cls.multiclass == "binary":
