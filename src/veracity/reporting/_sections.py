@@ -21,6 +21,7 @@ from ..core._reliability import ReliabilityTable
 from ..core._display import added_term, interval_cell
 from ..core._text import interval_name
 from ..core._validation import VeracityError
+from ..honest._bootstrap import WEIGHTED_AUC_NOTE
 from .._version import __version__
 from ..plotting._curves import threshold_curve, threshold_grid
 from ..plotting._style import run_layout, visible
@@ -225,6 +226,10 @@ def _interval_row(result: AuditResult, metric: str) -> dict[str, Any] | None:
     return row if isinstance(row, dict) else None
 
 
+#: how the bootstrap's note on the weighted AUC's interval begins (a note about that interval alone)
+_AUC_ONLY = WEIGHTED_AUC_NOTE.split("{", 1)[0]
+
+
 def _interval_of(result: AuditResult, metric: str = "ece") -> tuple[float, float, str, str] | None:
     """(low, high, label, detail) of a metric's bootstrap interval when the audit computed one."""
     d = _intervals_dict(result)
@@ -243,8 +248,10 @@ def _interval_of(result: AuditResult, metric: str = "ece") -> tuple[float, float
         detail += f", {d['n_resamples']} resamples"
     if row.get("note"):  # the ECE's "plug-in bias up to 0.0556 allowed for"
         detail += f"; {row['note']}"
-    if d.get("notes"):  # why an interval is n/a (too few rows of a class)
-        detail += "; " + "; ".join(map(str, d["notes"]))
+    # why an interval is n/a (too few rows of a class); the weighted AUC's coverage note beside the AUC only
+    notes = [str(t) for t in d.get("notes") or () if metric == "auc" or not str(t).startswith(_AUC_ONLY)]
+    if notes:
+        detail += "; " + "; ".join(notes)
     return low, high, label, detail
 
 
