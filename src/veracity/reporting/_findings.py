@@ -109,7 +109,7 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
         # the p-value corrected for the maximum first; the sigma only with words that say it is not: "2.35 σ
         # (p = 0.725 ...)" read as significant beside a p-value that says the MCE is noise
         f'corrected for the maximum <span data-mce-p>({_e(result.mce_p_html())} in {result.n_resamples} '
-        f'draws under calibration, over {_e(result.mce_family_text())})</span>; '
+        f'draws under calibration, over {_e(result.mce_family_text().replace(" >= ", " ≥ "))})</span>; '
         f'<span data-mce-sigma>{sigma} σ</span> is the largest segment\'s deviation alone, not corrected for '
         'the maximum; minimum detectable '
         f'{mde_text}<br>{where}<br>MCGrad\'s definition, over the same segments</div></div>'
