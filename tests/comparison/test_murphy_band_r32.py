@@ -19,26 +19,11 @@ from scipy import stats
 import veracity as vc
 from veracity.comparison._murphy import pseudo_band
 
+from .test_murphy_band_r31 import _sig, _truth  # the law and its exact truth: one definition
+
 THETA = np.array([0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.98])
 #: sigmoid(base + x), x ~ N(0, 1), has these event rates
 BASE = {0.01: -5.0787, 0.05: -3.3715, 0.2: -1.6497, 0.5: 0.0}
-
-
-def _sig(z: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-z))
-
-
-def _truth(base: float, slope: float, shift: float, theta: np.ndarray, pos_weight: float = 1.0) -> np.ndarray:
-    """E[w (S_θ(b, y) - S_θ(a, y))] / E[w] for a = sigmoid(base + x), b = sigmoid(base + shift + slope x),
-    y ~ Bernoulli(a), weight 1 for negatives and ``pos_weight`` for positives (a fine grid over x)."""
-    x = np.linspace(-9.0, 9.0, 360_001)
-    f = np.exp(-x * x / 2.0) / np.sqrt(2.0 * np.pi) * (x[1] - x[0])
-    q = _sig(base + x)
-    b = _sig(base + shift + slope * x)
-    t = theta[:, None]
-    fp = t * (1.0 - q) * ((b >= t) * 1.0 - (q >= t))
-    fn = (1.0 - t) * q * ((b < t) * 1.0 - (q < t))
-    return (fp @ f + pos_weight * (fn @ f)) / ((1.0 - q) @ f + pos_weight * (q @ f))
 
 
 def test_the_base_values_give_the_event_rates():
