@@ -71,6 +71,7 @@ import numpy as np
 
 from ..core._binning import cumulative_slack
 from ..core._display import Display, interval_cell
+from ..core._intervals import wilson_bounds
 from ..core._special import ndtr
 from ..core._stats import residuals
 from ..core._text import fmt, render_table, visible
@@ -327,10 +328,8 @@ def _wilson_reach(share: np.ndarray, size: np.ndarray,
     r"""How far Wilson's interval of a share :math:`p` at effective size :math:`m` reaches below and above
     :math:`p`: :math:`\frac{pm + z^2/2}{m + z^2} \pm \frac{z}{m + z^2}\sqrt{p(1-p)\,m + z^2/4}`, cut to
     :math:`[0, 1]`."""
-    zz = z * z
-    centre = (share * size + zz / 2.0) / (size + zz)
-    half = z / (size + zz) * np.sqrt(np.maximum(share * (1.0 - share) * size, 0.0) + zz / 4.0)
-    return share - np.clip(centre - half, 0.0, share), np.clip(centre + half, share, 1.0) - share
+    low, high = wilson_bounds(share * size, size, z)
+    return share - np.clip(low, 0.0, share), np.clip(high, share, 1.0) - share
 
 
 def _mover(mean: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[np.ndarray, ...],

@@ -47,6 +47,18 @@ def _checked_counts(successes: np.ndarray, trials: np.ndarray) -> tuple[np.ndarr
     return k, n
 
 
+def wilson_bounds(k: np.ndarray, n: np.ndarray, z: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Wilson's score interval at the normal quantile ``z`` (a number or an array, broadcast), not cut to
+    [0, 1]: :math:`\frac{k + z^2/2}{n + z^2} \pm \frac{z}{n + z^2}\sqrt{k(n-k)/n + z^2/4}`."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        centre = (k + z * z / 2.0) / (n + z * z)
+        with np.errstate(over="ignore"):  # k(n - k) overflows past n ≈ 1e154: then k · ((n - k)/n)
+            spread = k * (n - k) / n
+        spread = np.where(np.isfinite(spread), spread, k * ((n - k) / n))
+        half = z / (n + z * z) * np.sqrt(np.maximum(spread, 0.0) + z * z / 4.0)
+    return centre - half, centre + half
+
+
 def binomial_interval(
     successes: np.ndarray,
     trials: np.ndarray,
@@ -72,13 +84,7 @@ def binomial_interval(
     tail = alpha / 2.0 if sided == "two-sided" else alpha
     with np.errstate(divide="ignore", invalid="ignore"):
         if method == "wilson":
-            z = ndtri(1.0 - tail)
-            centre = (k + z * z / 2.0) / (n + z * z)
-            with np.errstate(over="ignore"):  # k(n - k) overflows past n ≈ 1e154: then k · ((n - k)/n)
-                spread = k * (n - k) / n
-            spread = np.where(np.isfinite(spread), spread, k * ((n - k) / n))
-            half = z / (n + z * z) * np.sqrt(np.maximum(spread, 0.0) + z * z / 4.0)
-            low, high = centre - half, centre + half
+            low, high = wilson_bounds(k, n, ndtri(1.0 - tail))
         else:
             low = np.where(k > 0, betaincinv(k, n - k + 1.0, tail), 0.0)
             high = np.where(k < n, betaincinv(k + 1.0, n - k, 1.0 - tail), 1.0)
