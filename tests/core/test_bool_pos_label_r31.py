@@ -55,7 +55,8 @@ def test_audit_of_arrays_matches_the_frame(labels, pos_label):
 def test_yes_is_refused_on_booleans_as_on_a_frame():
     with pytest.raises(VeracityError) as e:
         vc.brier(P, Y, pos_label="yes")
-    assert str(e.value) == "pos_label='yes' is not among the label values (False, True); pass one of them"
+    assert str(e.value) == ("pos_label='yes' is not among the label values (False, True); "
+                            "pass 'true' or 'false' (any case), or 1 or 0")
     with pytest.raises(VeracityError, match=r"pos_label='yes' is not among the values of column 'y'"):
         vc.brier(pd.DataFrame({"p": P, "y": Y}), score="p", label="y", pos_label="yes")
 
@@ -64,7 +65,8 @@ def test_text_true_names_no_absent_boolean():
     # all labels False: 'true' names True, which is not there (refused, as the frame refuses it)
     with pytest.raises(VeracityError) as e:
         vc.brier(P, np.zeros(4, dtype=bool), pos_label="true")
-    assert str(e.value) == "pos_label='true' is not among the label values (False); pass one of them"
+    assert str(e.value) == ("pos_label='true' is not among the label values (False); "
+                            "pass 'false' (any case) or 0")
 
 
 @pytest.mark.parametrize("pos_label", ["true", "False"])

@@ -121,13 +121,13 @@ def test_a_boolean_column_shows_its_values_as_booleans_on_every_engine(error_lin
     frame = pd.DataFrame({"p": P, "y": Y})
     lines.add(error_line(lambda: vc.audit(frame, score="p", label="y", pos_label="yes")))
     assert lines == {"pos_label='yes' is not among the values of column 'y' (labels) (False, True); "
-                     "pass one of them"}
+                     "pass 'true' or 'false' (any case), or 1 or 0"}
     # one class only: "false" names no row on either engine
     ones = [0.2, 0.7, 0.4]
     lines = {error_line(lambda: _audit(_sqlite(labels=[1, 1, 1], scores=ones), "false")),
              error_line(lambda: _audit(_duckdb(labels=[True, True, True], scores=ones), "false"))}
     assert lines == {"pos_label='false' is not among the values of column 'y' (labels) (True); "
-                     "pass one of them"}
+                     "pass 'true' (any case) or 1"}
 
 
 def test_a_boolean_column_holding_other_numbers_is_not_read_as_booleans(error_line):

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError, check_binary_labels, labels_with_pos_label, text_names_label
+from ..core._validation import VeracityError, check_binary_labels, labels_with_pos_label
 
 def add_pos_label_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pos-label", default=None,
@@ -28,14 +28,12 @@ def pos_label_value(labels: np.ndarray, text: str) -> str:
     library's one rule on every route and engine (:func:`veracity.core._validation.text_names_label`: on a
     true/false column ``true``/``false``/``1``/``0`` in any case, spaces around ignored; on a number column a
     plain decimal numeral whose exact value is the label, ``9007199254740993.0`` the integer
-    :math:`2^{53}+1`, never :math:`2^{53}`; ``1_0``, ``0x1``, ``nan`` none). Refused here: text that names
-    neither value of a true/false column, and any text on a column read as floating point that holds values
-    of :math:`2^{53}` or more (see below)."""
-    if labels.dtype == bool:
-        if not (text_names_label(text, True) or text_names_label(text, False)):
-            raise VeracityError(f"--pos-label {text} does not fit a true/false label column; "
-                                "pass --pos-label true or false")
-    elif labels.dtype.kind == "f":
+    :math:`2^{53}+1`, never :math:`2^{53}`; ``1_0``, ``0x1``, ``nan`` none). Refused here: any text on a
+    column read as floating point that holds values of :math:`2^{53}` or more (see below). Text that names
+    no label (``maybe`` on a true/false column) is refused by the library in the words of every route
+    (:func:`veracity.core._validation.pos_label_not_among`: "--pos-label maybe is not among the label values
+    (False, True); pass 'true' or 'false' (any case), or 1 or 0")."""
+    if labels.dtype.kind == "f":
         finite = np.abs(labels[np.isfinite(labels)])
         if finite.size and float(finite.max()) >= 2.0 ** 53:
             # a CSV's integers beyond int64 (or a float column's) were read as doubles, which hold whole numbers

@@ -606,10 +606,37 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
     wanted = _named_in(values, pos_label) if isinstance(pos_label, str) else pos_label
     hit = np.zeros(raw.shape, dtype=bool) if wanted is _NO_VALUE else _equal_labels(raw, wanted)
     if not np.any(hit) and plain(wanted) not in [plain(v) for v in values]:  # Python's exact ==
-        raise VeracityError(
-            f"{{setting}} is not among the label values ({_shown(values)}); pass one of them",
-            param="pos_label", value=pos_label, hint=_nul_hint(pos_label, values))
+        raise pos_label_not_among(pos_label, values, hint=_nul_hint(pos_label, values))
     return np.asarray(hit, dtype=np.float64)
+
+
+def boolean_label_spelling(values: list[Any]) -> str | None:
+    """How a ``pos_label`` names the true/false labels ``values`` (by :func:`text_names_label`, and as
+    ``True == 1``): ``"'true' or 'false' (any case), or 1 or 0"`` for both, ``"'true' (any case) or 1"`` for
+    True alone; None unless ``values`` are booleans (Python's or numpy's)."""
+    if not values or not all(isinstance(v, (bool, np.bool_)) for v in values):
+        return None
+    names = sorted({bool(v) for v in values}, reverse=True)  # True first
+    texts = " or ".join(repr(str(v).lower()) for v in names)
+    return f"{texts} (any case){',' if len(names) > 1 else ''} or {' or '.join(str(int(v)) for v in names)}"
+
+
+def pos_label_not_among(pos_label: Any, values: list[Any], *, where: str = "the label values",
+                        shown: Callable[[list[Any]], str] | None = None,
+                        hint: str | None = None) -> VeracityError:
+    """The one refusal of a ``pos_label`` that names none of the label ``values`` on every route (an
+    array: ``where`` "the label values"; a column: "the values of column 'y' (labels)"), the values shown
+    by ``shown`` (default their reprs) and written ``{setting}`` so that each front end spells it
+    (``pos_label='maybe'``, ``--pos-label maybe``). On a true/false column the fix says how to name a
+    boolean (:func:`boolean_label_spelling`: "pass 'true' or 'false' (any case), or 1 or 0"), as text or a
+    number names it on every route:
+
+    >>> str(pos_label_not_among("maybe", [True]))
+    "pos_label='maybe' is not among the label values (True); pass 'true' (any case) or 1"
+    """
+    fix = boolean_label_spelling(values) or "one of them"
+    return VeracityError(f"{{setting}} is not among {where} ({(shown or _shown)(values)}); pass {fix}",
+                         param="pos_label", value=pos_label, hint=hint)
 
 
 def _named_in(values: list[Any], text: str) -> Any:

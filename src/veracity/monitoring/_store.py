@@ -1217,6 +1217,7 @@ def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> 
     import pyarrow.compute as pc
 
     from ..core._keys import key_order
+    from ..core._validation import boolean_label_spelling, pos_label_not_among
     from ..sources._labels import _matching, brief
 
     value = pos_label.item() if isinstance(pos_label, np.generic) else pos_label
@@ -1242,12 +1243,12 @@ def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> 
     if match is not None:
         hit = np.asarray(to_numpy(pc.equal(col, unique[values.index(match)])), dtype=bool)
         return from_numpy(hit.astype(np.int8))
-    if len(values) == 2:  # the other routes' words (sources._labels.not_among)
-        raise VeracityError(f"{{setting}} is not among the values of label column {name!r} in {source} "
-                            f"({shown}); pass one of them", param="pos_label", value=pos_label)
+    if len(values) == 2:  # every route's words (core._validation.pos_label_not_among)
+        raise pos_label_not_among(pos_label, key_order(values), shown=lambda vs: ", ".join(map(brief, vs)),
+                                  where=f"the values of label column {name!r} in {source}")
     if not _may_name_label(value, kind):
         what = {"bool": "true/false", "number": "number", "text": "text"}[kind]
-        fix = {"bool": "true or false", "number": "a number, such as 1",
+        fix = {"bool": boolean_label_spelling([True, False]), "number": "a number, such as 1",
                "text": "the positive label as text"}[kind]
         raise VeracityError(f"{{setting}} names no label a {what} label column can hold (column {name!r} in "
                             f"{source}, all {shown}); pass {fix}", param="pos_label", value=pos_label)

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import MissingLabels, VeracityError, check_pos_label, text_names_label
+from ..core._validation import (MissingLabels, VeracityError, check_pos_label, pos_label_not_among,
+                                 text_names_label)
 from ._aggregates import _flag, collect, missing_labels_message
 
 #: most distinct label values shown in a message
@@ -80,10 +81,10 @@ def _matching(values: list[Any], pos_label: Any) -> Any:
 
 
 def not_among(pos_label: Any, name: str, values: list[Any]) -> VeracityError:
-    """The one-line error for a ``pos_label`` that names none of the label column's ``values``."""
-    return VeracityError(
-        f"{{setting}} is not among the values of column {name!r} (labels) ({_shown(values)}); pass one of them",
-        param="pos_label", value=pos_label)
+    """The one-line error for a ``pos_label`` that names none of the label column's ``values``, in every
+    route's words (:func:`veracity.core._validation.pos_label_not_among`)."""
+    return pos_label_not_among(pos_label, values, where=f"the values of column {name!r} (labels)",
+                               shown=_shown)
 
 
 def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, int, list[Any]]:

@@ -10,7 +10,8 @@ import decimal
 import math
 from typing import Any
 
-from ..core._validation import MissingLabels, VeracityError, check_pos_label, text_labels_error
+from ..core._validation import (MissingLabels, VeracityError, check_pos_label, pos_label_not_among,
+                                 text_labels_error)
 from ..sources._aggregates import missing_labels_message
 from ..sources._labels import brief  # one rule for a long value in a message, on every route
 from . import _query as q
@@ -115,8 +116,7 @@ def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
     if booleans is not None:  # pos_label="true" names the stored 1, as it names TRUE on DuckDB
         values = booleans
     match = _matching(values, pos_label)  # text by every route's rule: '1.0' names Decimal('1'), '1_0' none
-    if match is None:  # sources._labels.not_among's message, its values shown briefly
-        raise VeracityError(
-            f"{{setting}} is not among the values of column {label!r} (labels) ({shown(values)}); pass one of them",
-            param="pos_label", value=pos_label)
+    if match is None:  # every route's words (on a true/false column: how to name each), values shown briefly
+        where = f"the values of column {label!r} (labels)"
+        raise pos_label_not_among(pos_label, values, where=where, shown=shown)
     return stored[values.index(match)] if booleans is not None else match
