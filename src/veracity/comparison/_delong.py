@@ -24,7 +24,7 @@ AUC row carries no such note. Seeded simulation
 1,000 rows, smaller Kish sizes about 15-490, 3,000-4,000 draws a setting; models
 :math:`\mathrm{logit}\,p + N(0, \tau)`): two exchangeable models were called different in 2.2-5.5 % of
 draws at 5 %, and the 95 % interval covered the true weighted difference (0.036-0.15) in 0.940-0.964 of
-draws, where DeLong's interval of one model's weighted AUC covered 0.90-0.945 at :math:`\sigma \ge 1`. At
+draws, where the normal interval of one model's weighted AUC covered 0.90-0.945 at :math:`\sigma \ge 1`. At
 AUCs near 0.93 (:math:`p \sim \mathrm{Beta}(0.3, 0.3)`) and a difference of 0.08 it covered 0.929-0.944
 weighted and 0.942-0.953 unweighted, its misses on one side (DeLong's skew near an AUC of 1); a t quantile on
 the smaller class's Kish size less one (0.936 where 0.929) did not mend that.

@@ -539,10 +539,50 @@ def difference_estimate(diff: float, var: float, df: Callable[[], float], level:
 
 
 def auc_interval(ranked: Ranked, var: float, level: float) -> tuple[float, float]:
-    """DeLong's normal interval of one AUC (used to show what two unpaired intervals would say)."""
+    r"""DeLong's interval of one AUC :math:`\hat A` with variance ``var`` (the diagonal of
+    :func:`delong_covariance`), on the logit scale with Student's t on the smaller class's size less one:
+
+    .. math:: \operatorname{logit}^{-1}\Bigl(\operatorname{logit}\hat A \pm t_{\nu}\,
+              \frac{\sqrt{\mathrm{var}}}{\hat A(1 - \hat A)}\Bigr),\qquad
+              \nu = \min_c k_c - 1
+
+    (:math:`k_c` the rows of class c, weighted its Kish effective size :math:`(\sum w)^2/\sum w^2`; the
+    delta method's standard error of :math:`\operatorname{logit}\hat A`). The normal interval
+    :math:`\hat A \pm z\sqrt{\mathrm{var}}` it replaces under-covered near an AUC of 1, where :math:`\hat A`'s
+    law is skewed, even unweighted, and heavily with heavy-tailed weights. Seeded, 95 %, binormal scores,
+    AUC 0.7-0.95, 100-3,000 rows, 2,000 draws a setting (tests/core/test_delong_auc_interval_r32.py keeps
+    two of the settings): unweighted the normal interval covered 0.841 (AUC 0.95, 13 positives), 0.880 (30)
+    and 0.928 (90), this one 0.941-0.965 everywhere; with log-normal weights :math:`e^{\sigma Z}`
+    (:math:`\sigma` 0.5, 1.2) the normal one 0.79-0.95, this one 0.925-0.979 — short of the level only at
+    :math:`\sigma = 1.2` with AUC 0.85-0.95 (0.925-0.933, the interval mostly above the true AUC), where
+    the smaller class's Kish size was 13-86 (weights :math:`e^{\sigma Z + 2p}` tilted toward the positives,
+    :math:`p \sim U(0, 1)`, AUC 0.83, 300-1,000 rows: 0.934-0.945, normal 0.894-0.940). No report shows
+    it (``vc.compare_models`` shows the paired difference, :func:`delong_test`). :math:`\hat A` at 0 or 1,
+    or no spread, gives :math:`\hat A \pm t_\nu\sqrt{\mathrm{var}}`; NaN ``var`` or fewer than 2 rows of
+    a class, NaN."""
+    auc = ranked.auc
+    if ranked.w is None:
+        n1 = float(np.count_nonzero(ranked.y))
+        small = min(n1, ranked.y.shape[0] - n1)
+    else:
+        pos = ranked.y == 1.0
+        small = min(kish_size(ranked.w[pos]), kish_size(ranked.w[~pos]))
+    if not (var == var and small >= 2.0 - 1e-9):
+        return float("nan"), float("nan")
+    return logit_auc_interval(auc, var, max(small - 1.0, 1.0), level)
+
+
+def logit_auc_interval(auc: float, var: float, df: float, level: float) -> tuple[float, float]:
+    r"""The logit-scale interval of an AUC :math:`\hat A` with variance ``var`` and ``df`` degrees of freedom,
+    :math:`\mathrm{logit}^{-1}(\mathrm{logit}\,\hat A \pm t_{df}\sqrt{\mathrm{var}}/(\hat A(1 - \hat A)))`
+    (:func:`auc_interval`); :math:`\hat A \pm t_{df}\sqrt{\mathrm{var}}` at :math:`\hat A` 0 or 1, or
+    with no spread."""
+    q = t_of(level, df)
     se = float(np.sqrt(max(var, 0.0)))
-    z = z_of(level)
-    return ranked.auc - z * se, ranked.auc + z * se
+    if not (0.0 < auc < 1.0 and se > 0.0):
+        return auc - q * se, auc + q * se
+    centre, half = float(np.log(auc / (1.0 - auc))), q * se / (auc * (1.0 - auc))
+    return float(1.0 / (1.0 + np.exp(-(centre - half)))), float(1.0 / (1.0 + np.exp(-(centre + half))))
 
 
 def delong_difference(s0: np.ndarray, s1: np.ndarray, y: np.ndarray, w: np.ndarray | None,
