@@ -290,6 +290,8 @@ def test_realised_cost_against_its_definition():
         # the interval (round 21): MOVER of the Wilson intervals of the weighted share of negatives among
         # the flagged and of positives among the unflagged (Zou & Donner 2008), each at its own effective size
         # (round 32): W / ((1 - q) rho_D + q rho_R), rho_D = max(S_D/W_D, S_c/W_c, S/W), rho_R = max(S_R/W_R, S/W)
+        # read about the centre th = C/c (the side's term of C's linearisation): W^2 q (1 - q) over
+        # (1 - th)^2 rho_D W_D + th^2 rho_R W_R - (W_D - th W)^2 / n
         z = stats.norm.ppf(0.975)
         lo2 = hi2 = 0.0
         for side, cost, miss in ((f, 1.0, 1 - y), (~f, 4.0, y)):
@@ -300,7 +302,11 @@ def test_realised_cost_against_its_definition():
             rho_d = max(floor, np.dot(w[cls], w[cls]) / w[cls].sum(),
                         np.dot(ws[d], ws[d]) / ws[d].sum() if d.any() else 0.0)
             rho_r = max(floor, np.dot(ws[~d], ws[~d]) / ws[~d].sum() if (~d).any() else 0.0)
-            m = ws.sum() / ((1 - q) * rho_d + q * rho_r)
+            th, wd = row.realised / cost, ws[d].sum()
+            var = ((1 - th) ** 2 * rho_d * wd + th ** 2 * rho_r * (ws.sum() - wd)
+                   - (wd - th * ws.sum()) ** 2 / side.sum())
+            m = ws.sum() ** 2 * q * (1 - q) / var
+            assert m > 0
             centre = (q + z * z / (2 * m)) / (1 + z * z / m)
             half = z / (1 + z * z / m) * np.sqrt(q * (1 - q) / m + z * z / (4 * m * m))
             a_ = cost * ws.sum() / w.sum()

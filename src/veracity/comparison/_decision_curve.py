@@ -200,7 +200,7 @@ def mover_interval(c1: np.ndarray, c0: np.ndarray, total: float, size: float | n
 
 
 def share_size(cell: np.ndarray, cell_sq: np.ndarray, whole: float, whole_sq: float, total: float,
-               total_sq: float, kish: float) -> np.ndarray:
+               total_sq: float, kish: float, centre: float | None = None, rows: int = 0) -> np.ndarray:
     r"""The effective size :math:`m` of the Wilson interval of one weighted share :math:`a = W_D/W` (module
     doc): ``cell``, ``cell_sq`` the :math:`W_D, S_D` (:math:`\sum w, \sum w^2`) of the rows it counts, per
     threshold; ``whole``, ``whole_sq`` their class's :math:`W_c, S_c`; ``total``, ``total_sq`` the
@@ -211,7 +211,13 @@ def share_size(cell: np.ndarray, cell_sq: np.ndarray, whole: float, whole_sq: fl
 
     .. math:: m = \frac{W}{(1 - a)\,\rho_D + a\,\rho_R} \le \frac{W^2}{S}
 
-    (n unweighted, Kish's size for equal weights; ``kish`` where the sums overflow)."""
+    (n unweighted, Kish's size for equal weights; ``kish`` where the sums overflow).
+
+    With a ``centre`` θ (and the ``rows`` n the share is over; :mod:`._cost`), the variance matched is that
+    of :math:`\sum w_i(d_i - \theta)` over n rows drawn alike, :math:`d_i` 1 on the rows counted, as a
+    mean's: :math:`(1-\theta)^2\rho_D W_D + \theta^2\rho_R W_R - (W_D - \theta W)^2/n`, and
+    :math:`m = W^2 a(1-a)` over it — the form above at θ = a; n for equal weights, whatever θ (the size
+    above where it is not positive)."""
     w, s = total, total_sq
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a = np.clip(np.asarray(cell, dtype=float) / w, 0.0, 1.0)
@@ -223,6 +229,11 @@ def share_size(cell: np.ndarray, cell_sq: np.ndarray, whole: float, whole_sq: fl
         rest, rest_sq = w - cell, s - cell_sq
         rho_r = np.where((rest > 0.0) & (rest_sq > 0.0), np.maximum(floor, rest_sq / rest), floor)
         m = w / ((1.0 - a) * rho_d + a * rho_r)
+        if centre is not None and rows > 0:
+            var = ((1.0 - centre) ** 2 * rho_d * cell + centre ** 2 * rho_r * rest
+                   - (cell - centre * w) ** 2 / rows)
+            moved = w * w * a * (1.0 - a) / var
+            m = np.where(np.isfinite(moved) & (moved > 0.0), moved, m)
     return np.where(np.isfinite(m) & (m > 0.0), m, kish)
 
 
