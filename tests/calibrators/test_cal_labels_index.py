@@ -114,4 +114,4 @@ def test_cli_pos_label(tmp_path, capsys):
     assert main(["fit", str(f), "--method", "platt", "--out", str(out)]) == 2
     assert "pass --pos-label naming the positive class, e.g. --pos-label yes" in capsys.readouterr().err
     assert main(["fit", str(f), "--method", "platt", "--pos-label", "maybe", "--out", str(out)]) == 2
-    assert "not among the label values" in capsys.readouterr().err
+    assert "not among the values of column 'label' (labels) ('no', 'yes')" in capsys.readouterr().err

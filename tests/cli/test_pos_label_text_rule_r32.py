@@ -70,7 +70,7 @@ def test_text_that_names_neither_true_nor_false_is_still_refused(cli, refused, t
     path = tmp_path / "b.csv"
     path.write_text("p,y\n0.9,true\n0.2,false\n")
     result = cli(["audit", path, "--score", "p", "--label", "y", "--pos-label", "yes", "--engine", "memory"])
-    refused(result, re.escape("--pos-label yes is not among the label values (False, True); "
+    refused(result, re.escape("--pos-label yes is not among the values of column 'y' (labels) (False, True); "
                               "pass 'true' or 'false' (any case), or 1 or 0"))
 
 

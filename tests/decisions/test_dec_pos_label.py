@@ -133,10 +133,12 @@ def test_cli_report_pos_label(capsys, files, tmp_path):
 
 @pytest.mark.parametrize("command", [["audit"], ["threshold"], ["conformal"], ["report", "--no-bootstrap"]])
 @pytest.mark.parametrize("value, which, match", [
-    ("Yes", "yn", "veracity {}: input error: --pos-label Yes is not among the label values ('no', 'yes'); pass one of them"),
-    ("maybe", "tf", "veracity {}: input error: --pos-label maybe is not among the label values "
+    ("Yes", "yn", "veracity {}: input error: --pos-label Yes is not among the values of column 'label' (labels) "
+                  "('no', 'yes'); pass one of them"),
+    ("maybe", "tf", "veracity {}: input error: --pos-label maybe is not among the values of column 'label' (labels) "
                     "(False, True); pass 'true' or 'false' (any case), or 1 or 0"),
-    ("2", "01", "veracity {}: input error: --pos-label 2 is not among the label values (0, 1); pass one of them"),
+    ("2", "01", "veracity {}: input error: --pos-label 2 is not among the values of column 'label' (labels) (0, 1); "
+                "pass one of them"),
     (None, "yn", "veracity {}: input error: column 'label' (labels) must hold 0/1 numbers or booleans, got text "
                  "(values 'no', 'yes'); pass --pos-label naming the positive class, e.g. --pos-label yes"),
 ])

@@ -196,5 +196,5 @@ def test_pos_label_on_integer_labels_is_shown_as_written(tmp_path, cli, refused,
     f = _two_models(tmp_path / "d.csv")
     extra = ["--score", "score", "--against", "q"] if command == "compare" else []
     refused(cli([command, f, *extra, "--pos-label", "7"]),
-            r"--pos-label 7 is not among the label values \(0, 1\)")
+            r"--pos-label 7 is not among the values of column 'label' \(labels\) \(0, 1\)")
     assert cli([command, f, *extra, "--pos-label", "1", "--quiet"]).code == 0

@@ -221,4 +221,4 @@ def test_cli_names_the_nul_when_pos_label_misses_by_it(tmp_path, cli, refused):
     pd.DataFrame({"p": p, "y": labels}).to_parquet(path)
     for argv in (["audit", path], ["threshold", path, "--cost-fp", "1", "--cost-fn", "2"]):
         refused(cli([*argv, "--score", "p", "--label", "y", "--pos-label", "b"]),
-                r"--pos-label b is not among the label values \('a', 'b\\x00'\).*NUL characters")
+                r"--pos-label b is not among the values of column 'y' \(labels\) \('a', 'b\\x00'\).*NUL characters")

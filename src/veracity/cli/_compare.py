@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         scores, labels, weights = inputs(measured, args, path)
         if args.pos_label is None and cal.metadata.get("pos_label") is not None:
             args.pos_label = str(cal.metadata["pos_label"])
-        labels = apply_pos_label(labels, args.pos_label)
+        labels = apply_pos_label(labels, args.pos_label, label=args.label)
     if _fit_rows(cal, scores, labels, weights):  # a warning, as threshold says "(optimistic)": the ledger stays
         import sys
 
@@ -266,7 +266,7 @@ def _run_models(args: argparse.Namespace) -> int:
             model_scores[name] = check_numeric_column(source.column(measured, name, path=path, role="scores"), name)
         _, _, weights = inputs(measured, _with_score(args, names[0]), path)  # first: the labels' own line
         labels = source.column(measured, args.label, path=path)
-        labels = apply_pos_label(labels, args.pos_label, scores=model_scores[names[0]])
+        labels = apply_pos_label(labels, args.pos_label, label=args.label, scores=model_scores[names[0]])
     keys = _slice_keys(measured, args.by, path) if args.by else None
     result = compare_models(model_scores, labels, sample_weight=weights, score_type=args.score_type or "probability",
                             level=args.level, n_resamples=args.resamples, random_state=args.seed, bins=args.bins,

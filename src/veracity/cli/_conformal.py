@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     with file_rows(used, roles_named(role_col, args.fit_role, args.eval_role)):
         scores, labels, weights = inputs(table, args, path)
         t = None if args.test_weight is None else _test_weights(table, args.test_weight, path)
-        labels = apply_pos_label(labels, args.pos_label, scores=scores)  # binary: class 1 = --pos-label
+        labels = apply_pos_label(labels, args.pos_label, label=args.label, scores=scores)  # binary: class 1 = --pos-label
         fit_name = args.fit_role if role_col else "all"
         fit = masks[fit_name]
         P = np.asarray(scores, dtype=np.float64)

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError, check_binary_labels, labels_with_pos_label
+from ..core._validation import (VeracityError, _label_values, check_binary_labels, labels_with_pos_label,
+                                pos_label_not_among)
 
 def add_pos_label_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pos-label", default=None,
@@ -31,8 +32,9 @@ def pos_label_value(labels: np.ndarray, text: str) -> str:
     :math:`2^{53}+1`, never :math:`2^{53}`; ``1_0``, ``0x1``, ``nan`` none). Refused here: any text on a
     column read as floating point that holds values of :math:`2^{53}` or more (see below). Text that names
     no label (``maybe`` on a true/false column) is refused by the library in the words of every route
-    (:func:`veracity.core._validation.pos_label_not_among`: "--pos-label maybe is not among the label values
-    (False, True); pass 'true' or 'false' (any case), or 1 or 0")."""
+    (:func:`veracity.core._validation.pos_label_not_among`, naming the column as :func:`apply_pos_label` does:
+    "--pos-label maybe is not among the values of column 'y' (labels) (False, True); pass 'true' or 'false'
+    (any case), or 1 or 0")."""
     if labels.dtype.kind == "f":
         finite = np.abs(labels[np.isfinite(labels)])
         if finite.size and float(finite.max()) >= 2.0 ** 53:
@@ -45,11 +47,16 @@ def pos_label_value(labels: np.ndarray, text: str) -> str:
     return text
 
 
-def apply_pos_label(labels: np.ndarray, text: str | None, *, scores: Any = None) -> np.ndarray:
+def apply_pos_label(labels: np.ndarray, text: str | None, *, label: str | None,
+                    scores: Any = None) -> np.ndarray:
     """Labels as 0/1 with ``--pos-label`` read in the column's own type.
 
     Without ``--pos-label`` numeric and boolean labels pass unchanged (the command checks
     them); text labels are checked here so that the advice names ``--pos-label``.
+    ``label``: the name of the column ``labels`` were read from (None: no column, e.g. a store's
+    0/1 outcomes); a ``--pos-label`` that names none of its values is refused in the words of
+    ``--engine duckdb`` and of frames, "--pos-label maybe is not among the values of column 'y'
+    (labels) (False, True); ..." (:func:`veracity.core._validation.pos_label_not_among`).
     ``scores`` (optional): (N, K) multiclass scores refuse ``--pos-label``, whose labels are
     class indices.
     """
@@ -77,4 +84,22 @@ def apply_pos_label(labels: np.ndarray, text: str | None, *, scores: Any = None)
             "columns the labels are class indices 0..K-1, so drop --pos-label"
         )
     value = pos_label_value(labels, text)
-    return labels_with_pos_label(labels, value)  # its errors name pos_label: main() says --pos-label
+    try:
+        return labels_with_pos_label(labels, value)  # its errors name pos_label: main() says --pos-label
+    except VeracityError as exc:
+        worded = _in_column(exc, labels, value, label)
+        if worded is exc:
+            raise
+        raise worded from None
+
+
+def _in_column(exc: VeracityError, labels: np.ndarray, text: str, label: str | None) -> VeracityError:
+    """``exc``, or where it is the array form's refusal of a ``--pos-label`` that names no label ("is not
+    among the label values"), the same refusal naming the column ``label`` as every column route words
+    it (where="the values of column 'y' (labels)", :func:`veracity.sources._labels.not_among`)."""
+    if label is None or exc.param != "pos_label" or not exc.message.startswith("{setting} is not among "):
+        return exc
+    values = _label_values(np.asarray(labels).reshape(-1))
+    if exc.message != pos_label_not_among(text, values).message:  # another refusal (missing labels, ...)
+        return exc
+    return pos_label_not_among(text, values, where=f"the values of column {label!r} (labels)", hint=exc.hint)

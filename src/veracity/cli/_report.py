@@ -232,7 +232,8 @@ def run(args: argparse.Namespace) -> int:
         # an error names the first one's data row
         mapped = args.pos_label is not None
         with first_bad_row(**({} if table is None else bad_rows(scores, labels, weights, pos_label=mapped))):
-            labels = apply_pos_label(labels, args.pos_label, scores=scores)
+            labels = apply_pos_label(labels, args.pos_label, scores=scores,
+                                     label=None if table is None else args.label)  # a store: 0/1, no column
         bad = {} if table is None else bad_rows(scores, labels, weights)
         if keep is not None:
             with first_bad_row(**bad):

@@ -550,7 +550,8 @@ def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | Non
         text = getattr(args, "pos_label", None)
         bad = {} if pending_labels else bad_rows(scores, labels, weights, pos_label=text is not None)
         with first_bad_row(**bad):
-            apply_pos_label(labels, text, scores=scores)  # the column's own checks, in the CLI's words
+            # the column's own checks, in the CLI's words
+            apply_pos_label(labels, text, label=args.label, scores=scores)
         options = {} if text is None else {"pos_label": pos_label_value(labels, text)}
     return Rows(args, path, engine, table, frame_options=options, mask=mask, named=named, bad=bad)
 

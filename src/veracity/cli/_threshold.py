@@ -288,7 +288,7 @@ def run(args: argparse.Namespace) -> int:
         scores, labels, weights = inputs(table, args, path)
         if np.ndim(scores) != 1:
             raise VeracityError("threshold needs one --score column (the score of the class to flag)")
-        labels = apply_pos_label(labels, args.pos_label, scores=scores)
+        labels = apply_pos_label(labels, args.pos_label, label=args.label, scores=scores)
         s = np.asarray(scores)
         dtype = narrow_float(s)  # a float32 column (Parquet float) stays float32: compared in its precision
         s = s if dtype is not None else np.asarray(s, dtype=np.float64)
