@@ -15,8 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import (VeracityError, _label_values, check_binary_labels, labels_with_pos_label,
-                                pos_label_not_among)
+from ..core._validation import VeracityError, check_binary_labels, labels_with_pos_label
 
 def add_pos_label_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pos-label", default=None,
@@ -84,22 +83,7 @@ def apply_pos_label(labels: np.ndarray, text: str | None, *, label: str | None,
             "columns the labels are class indices 0..K-1, so drop --pos-label"
         )
     value = pos_label_value(labels, text)
-    try:
-        return labels_with_pos_label(labels, value)  # its errors name pos_label: main() says --pos-label
-    except VeracityError as exc:
-        worded = _in_column(exc, labels, value, label)
-        if worded is exc:
-            raise
-        raise worded from None
-
-
-def _in_column(exc: VeracityError, labels: np.ndarray, text: str, label: str | None) -> VeracityError:
-    """``exc``, or where it is the array form's refusal of a ``--pos-label`` that names no label ("is not
-    among the label values"), the same refusal naming the column ``label`` as every column route words
-    it (where="the values of column 'y' (labels)", :func:`veracity.sources._labels.not_among`)."""
-    if label is None or exc.param != "pos_label" or not exc.message.startswith("{setting} is not among "):
-        return exc
-    values = _label_values(np.asarray(labels).reshape(-1))
-    if exc.message != pos_label_not_among(text, values).message:  # another refusal (missing labels, ...)
-        return exc
-    return pos_label_not_among(text, values, where=f"the values of column {label!r} (labels)", hint=exc.hint)
+    # its errors name pos_label (main() says --pos-label); one naming no label names the column as every
+    # column route does ("the values of column 'y' (labels)", :func:`veracity.sources._labels.not_among`)
+    where = None if label is None else f"the values of column {label!r} (labels)"
+    return labels_with_pos_label(labels, value, where=where)

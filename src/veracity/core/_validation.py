@@ -576,12 +576,15 @@ def _exact_number(raw: np.ndarray, pos_label: Any) -> Any:
     return pos_label
 
 
-def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> np.ndarray:
+def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None, *,
+                          where: str | None = None) -> np.ndarray:
     """0/1 float labels: 1 where the label equals ``pos_label`` (strings, bools, numbers).
 
     ``pos_label`` is one value (:func:`check_pos_label`) compared exactly (:func:`_equal_labels`:
     ``'b\\x00'`` is not ``'b'``); a list or tuple of text labels keeps its values as they are
-    (numpy's fixed-width text would drop trailing NULs)."""
+    (numpy's fixed-width text would drop trailing NULs). ``where``: the phrase naming the labels in the
+    refusal of a ``pos_label`` that names none of them (:func:`pos_label_not_among`; None: "the label
+    values"; the command line's "the values of column 'y' (labels)")."""
     pos_label = check_pos_label(pos_label)
     raw = to_numpy(labels, "labels")
     _refuse_nested_labels(raw)
@@ -606,7 +609,8 @@ def labels_with_pos_label(labels: Any, pos_label: Any, n: int | None = None) -> 
     wanted = _named_in(values, pos_label) if isinstance(pos_label, str) else pos_label
     hit = np.zeros(raw.shape, dtype=bool) if wanted is _NO_VALUE else _equal_labels(raw, wanted)
     if not np.any(hit) and plain(wanted) not in [plain(v) for v in values]:  # Python's exact ==
-        raise pos_label_not_among(pos_label, values, hint=_nul_hint(pos_label, values))
+        raise pos_label_not_among(pos_label, values, where=_LABEL_VALUES if where is None else where,
+                                  hint=nul_hint(pos_label, values))
     return np.asarray(hit, dtype=np.float64)
 
 
@@ -621,7 +625,11 @@ def boolean_label_spelling(values: list[Any]) -> str | None:
     return f"{texts} (any case){',' if len(names) > 1 else ''} or {' or '.join(str(int(v)) for v in names)}"
 
 
-def pos_label_not_among(pos_label: Any, values: list[Any], *, where: str = "the label values",
+#: how :func:`pos_label_not_among` names the labels of an array
+_LABEL_VALUES = "the label values"
+
+
+def pos_label_not_among(pos_label: Any, values: list[Any], *, where: str = _LABEL_VALUES,
                         shown: Callable[[list[Any]], str] | None = None,
                         hint: str | None = None) -> VeracityError:
     """The one refusal of a ``pos_label`` that names none of the label ``values`` on every route (an
@@ -700,9 +708,10 @@ def text_names_label(text: str, value: Any) -> bool:
         return False
 
 
-def _nul_hint(pos_label: Any, values: list[Any]) -> str | None:
+def nul_hint(pos_label: Any, values: list[Any]) -> str | None:
     """Advice when ``pos_label`` and a label value differ only by NUL characters at the end
-    (text from fixed-width fields; a command line cannot even pass a NUL)."""
+    (text from fixed-width fields; a command line cannot even pass a NUL), the hint of
+    :func:`pos_label_not_among` on every route (arrays, frames, SQL, each engine of the command line)."""
     if not isinstance(pos_label, str):
         return None
     bare = pos_label.rstrip("\x00")

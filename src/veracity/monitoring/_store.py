@@ -1217,7 +1217,7 @@ def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> 
     import pyarrow.compute as pc
 
     from ..core._keys import key_order
-    from ..core._validation import boolean_label_spelling, pos_label_not_among
+    from ..core._validation import boolean_label_spelling, nul_hint, pos_label_not_among
     from ..sources._labels import _matching, brief
 
     value = pos_label.item() if isinstance(pos_label, np.generic) else pos_label
@@ -1245,7 +1245,8 @@ def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> 
         return from_numpy(hit.astype(np.int8))
     if len(values) == 2:  # every route's words (core._validation.pos_label_not_among)
         raise pos_label_not_among(pos_label, key_order(values), shown=lambda vs: ", ".join(map(brief, vs)),
-                                  where=f"the values of label column {name!r} in {source}")
+                                  where=f"the values of label column {name!r} in {source}",
+                                  hint=nul_hint(pos_label, values))
     if not _may_name_label(value, kind):
         what = {"bool": "true/false", "number": "number", "text": "text"}[kind]
         fix = {"bool": boolean_label_spelling([True, False]), "number": "a number, such as 1",

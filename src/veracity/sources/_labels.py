@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import (MissingLabels, VeracityError, check_pos_label, pos_label_not_among,
+from ..core._validation import (MissingLabels, VeracityError, check_pos_label, nul_hint, pos_label_not_among,
                                  text_names_label)
 from ._aggregates import _flag, collect, missing_labels_message
 
@@ -82,9 +82,10 @@ def _matching(values: list[Any], pos_label: Any) -> Any:
 
 def not_among(pos_label: Any, name: str, values: list[Any]) -> VeracityError:
     """The one-line error for a ``pos_label`` that names none of the label column's ``values``, in every
-    route's words (:func:`veracity.core._validation.pos_label_not_among`)."""
+    route's words (:func:`veracity.core._validation.pos_label_not_among`), with the array form's advice where
+    it differs from a value only by NUL characters at the end (:func:`veracity.core._validation.nul_hint`)."""
     return pos_label_not_among(pos_label, values, where=f"the values of column {name!r} (labels)",
-                               shown=_shown)
+                               shown=_shown, hint=nul_hint(pos_label, values))
 
 
 def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, int, list[Any]]:

@@ -10,7 +10,7 @@ import decimal
 import math
 from typing import Any
 
-from ..core._validation import (MissingLabels, VeracityError, check_pos_label, pos_label_not_among,
+from ..core._validation import (MissingLabels, VeracityError, check_pos_label, nul_hint, pos_label_not_among,
                                  text_labels_error)
 from ..sources._aggregates import missing_labels_message
 from ..sources._labels import brief  # one rule for a long value in a message, on every route
@@ -118,5 +118,6 @@ def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
     match = _matching(values, pos_label)  # text by every route's rule: '1.0' names Decimal('1'), '1_0' none
     if match is None:  # every route's words (on a true/false column: how to name each), values shown briefly
         where = f"the values of column {label!r} (labels)"
-        raise pos_label_not_among(pos_label, values, where=where, shown=shown)
+        raise pos_label_not_among(pos_label, values, where=where, shown=shown,
+                                  hint=nul_hint(pos_label, values))
     return stored[values.index(match)] if booleans is not None else match
