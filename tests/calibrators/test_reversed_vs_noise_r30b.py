@@ -74,15 +74,17 @@ def test_a_real_reversal_is_still_named_reversed(kind, weighted):
 
 
 def _delong_oracle(s: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """AUC and DeLong's 95 % interval from the O(n²) placements, Student's t on Welch–Satterthwaite df."""
+    """AUC and DeLong's 95 % interval from the O(n²) placements, on the logit scale with Student's t on the
+    smaller class's rows less one (r32: the AUC-scale interval on Welch–Satterthwaite df under-covered near
+    AUC 0 and 1; tests/calibrators/test_association_interval_r32.py)."""
     pos, neg = s[y == 1], s[y == 0]
     psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
     auc = float(psi.mean())
     v1 = psi.mean(axis=1).var(ddof=1) / pos.size  # placements of the positives: share of negatives below
     v0 = psi.mean(axis=0).var(ddof=1) / neg.size  # of the negatives: share of positives above
-    df = (v1 + v0) ** 2 / (v1 ** 2 / (pos.size - 1) + v0 ** 2 / (neg.size - 1))
-    half = stats.t.ppf(0.975, df) * np.sqrt(v1 + v0)
-    return auc, auc - half, auc + half
+    half = stats.t.ppf(0.975, min(pos.size, neg.size) - 1) * np.sqrt(v1 + v0) / (auc * (1 - auc))
+    centre = np.log(auc / (1 - auc))
+    return auc, 1 / (1 + np.exp(half - centre)), 1 / (1 + np.exp(-centre - half))
 
 
 def _numbers(text: str) -> tuple[float, float, float]:

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from ..core._special import expit
 
-from ..core._delong import (class_factor, delong_difference, difference_estimate, few_class_rows, few_rows_text,
-                            welch_df)
+from ..core._delong import (class_factor, delong_covariance, delong_test, difference_estimate, few_class_rows,
+                            few_rows_text, logit_auc_interval, rank_models)
 from ..core._validation import VeracityError, VeracityWarning
 from ..core._weights import in_user_units
 from ._base import Calibrator, warn
@@ -329,9 +329,9 @@ def separation(x: np.ndarray, y: np.ndarray) -> str | None:
 class Association:
     r"""How a score goes with the 0/1 labels: the Mann–Whitney AUC
     :math:`\hat A = \sum_{y_i=1}\sum_{y_j=0} w_i w_j ([s_i > s_j] + \tfrac12[s_i = s_j]) / (W_1 W_0)` with
-    DeLong's ``level`` interval (Student's t on the Welch–Satterthwaite degrees of freedom,
-    :mod:`veracity.core._delong`). ``few``: :func:`veracity.core._delong.few_class_rows`'s text where a
-    class has fewer than 10 rows (weighted: Kish's effective size), else "" — no interval is read then.
+    DeLong's ``level`` interval on the logit scale (:func:`association_interval`). ``few``:
+    :func:`veracity.core._delong.few_class_rows`'s text where a class has fewer than 10 rows (weighted:
+    Kish's effective size), else "" — no interval is read then.
 
     ``verdict``: ``"reversed"`` when the interval lies wholly below 1/2, ``"forward"`` wholly above it,
     ``"noise"`` when it holds 1/2 or there are too few rows (a reversal cannot be told from no signal)."""
@@ -384,16 +384,51 @@ class Association:
                    str(state.get("few", "")))
 
 
+def association_interval(auc: float, se: float, df: float, level: float) -> tuple[float, float]:
+    r"""The :class:`Association`'s interval of :math:`\hat A` with DeLong's standard error ``se``:
+    :math:`\operatorname{logit}^{-1}(\operatorname{logit}\hat A
+    \pm t_{\nu}\,\mathrm{se}/(\hat A(1 - \hat A)))` (:func:`veracity.core._delong.logit_auc_interval`)
+    with :math:`\nu = \min_c \nu_c` = ``df``, the smaller class's rows less one (weighted: Kish's effective
+    size less one, :func:`~veracity.core._paired_mean.student_df`) — the interval of
+    :func:`veracity.core._delong.auc_interval`. NaN ``se`` (too few rows, or perfect separation) is no
+    interval; ``se`` 0 (every score equal) is :math:`[\hat A, \hat A]`.
+
+    It replaced :math:`\hat A \pm t\,\mathrm{se}` on the Welch–Satterthwaite degrees of freedom, which
+    under-covered near AUC 0 and 1, where :math:`\hat A`'s law is skewed. Seeded binormal scores, 1,500 draws
+    a setting, 95 %: unweighted (60-300 rows) the old interval covered 0.869-0.887 at AUC 0.05 or 0.95 with
+    100 rows or fewer, this one 0.941-0.967 across AUC 0.05-0.95; under log-normal weights
+    :math:`e^{\sigma Z}` (:math:`\sigma` 0.5, 0.8) the old 0.85-0.90 at AUC 0.05/0.95, this one 0.925-0.948,
+    and at :math:`\sigma = 1.2` the old 0.77-0.87, this one 0.91-0.935 there (0.94-0.97 at AUC 0.15-0.85).
+    The Kish-size degrees of freedom covered 0.003-0.02 better than the Welch ones at AUC 0.05/0.95 under
+    weights (and covered 0.004-0.01 more at AUC 1/2). The verdict reads this interval: at
+    :math:`\hat A` near 1/2 it is the AUC scale's to first order: signal-free scores (1,000 seeds of
+    tests/calibrators/test_reversed_vs_noise_r30b.py) were called reversed in 2.1 % of fits (exponential
+    weights 2.4 %; before 2.5 % and 3.2 %), a reversal of AUC 0.3 on 300 rows in 100 % (98.3 %; before 100 %
+    and 98.5 %) of 400."""
+    if se != se:
+        return float("nan"), float("nan")
+    if se == 0.0:
+        return auc, auc
+    return logit_auc_interval(auc, se * se, df, level)
+
+
 def association(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, level: float = 0.95) -> Association:
     r"""The score ``x``'s :class:`Association` with the 0/1 labels ``y`` (weights ``w``): DeLong's estimate of
     :math:`\hat A(x) - \hat A(c)` against a constant score c (whose AUC is exactly 1/2 and whose placements,
-    all 1/2, carry no variance), so :func:`veracity.core._delong.delong_difference` — the one DeLong — gives
-    :math:`\hat A - 1/2` with its interval. Only the warning paths call it (one sort of the rows)."""
+    all 1/2, carry no variance), so :func:`veracity.core._delong.delong_test` — the one DeLong — gives
+    :math:`\hat A - 1/2` with its standard error (0 where x ranks as c does; NaN where there is no variance,
+    or none beside :math:`\hat A \ne 1/2`), and :func:`association_interval` the interval, on the smaller of
+    the classes' degrees of freedom (:func:`veracity.core._delong.delong_covariance`). Only the warning paths
+    call it (one sort of the rows)."""
     if w is not None:  # relative to the largest (both read scale-free): no w² overflow at weights near 1e300
         top = float(w.max()) if w.size else 0.0
         w = w / top if top > 0.0 and math.isfinite(top) else w
-    e = delong_difference(np.zeros(x.shape[0]), x, y, w, level)
-    return Association(0.5 + e.value, 0.5 + e.low, 0.5 + e.high, level, few_class_rows(y, w))
+    ranked = rank_models([np.zeros(x.shape[0]), x], y, w)
+    cov = delong_covariance(ranked, y, w)
+    e = delong_test(ranked, cov, 0, 1, level)
+    auc = 0.5 + e.value
+    low, high = association_interval(auc, e.se, float(np.min(cov.nu)), level)  # NaN if either is
+    return Association(auc, low, high, level, few_class_rows(y, w))
 
 
 @dataclass(frozen=True)
@@ -416,12 +451,12 @@ def association_from_sums(auc: float, pos: ClassSums, neg: ClassSums, *, one_lev
     against a constant score, whose placements (all 1/2) carry no variance. Per class c, with
     :math:`t_c = \sum w` (unweighted :math:`n_c`),
 
-    .. math:: v_c = \kappa_c\,S_c / t_c^2,\qquad \mathrm{se} = \sqrt{v_1 + v_0},\qquad
-              \nu = \frac{(v_1 + v_0)^2}{v_1^2/\nu_1 + v_0^2/\nu_0}
+    .. math:: v_c = \kappa_c\,S_c / t_c^2,\qquad \mathrm{se} = \sqrt{v_1 + v_0}
 
     (:math:`\kappa_c`, :math:`\nu_c`: :func:`~veracity.core._paired_mean.variance_factor` and
     :func:`~veracity.core._paired_mean.student_df` of the class's weights; unweighted :math:`n_c/(n_c - 1)`
-    and :math:`n_c - 1`), the interval :math:`\hat A \pm t_{\nu}\,\mathrm{se}`. No variance (NaN) below two
+    and :math:`n_c - 1`), the interval :func:`association_interval` of :math:`\hat A`, se and
+    :math:`\min(\nu_1, \nu_0)`. No variance (NaN) below two
     rows of a class or a Kish size :math:`(\sum w)^2/\sum w^2` below 2; a variance of 0 beside
     :math:`\hat A \ne 1/2` (perfect separation) is no interval either; ``one_level`` (every score equal: the
     constant's ranking) is exactly :math:`\hat A = 1/2`. ``few``:
@@ -444,9 +479,11 @@ def association_from_sums(auc: float, pos: ClassSums, neg: ClassSums, *, one_lev
     var = v1 + v0
     if one_level:  # the constant's own ranking: exactly no difference
         diff, var = 0.0, 0.0
-    e = difference_estimate(diff, var, lambda: welch_df(v1, v0, nu1, nu0), level)
+    df = float(np.min([nu1, nu0]))  # NaN if either is
+    e = difference_estimate(diff, var, lambda: df, level)
     sizes = kish if weighted else [float(pos.rows), float(neg.rows)]
-    return Association(0.5 + diff, 0.5 + e.low, 0.5 + e.high, level,
+    low, high = association_interval(0.5 + diff, e.se, df, level)
+    return Association(0.5 + diff, low, high, level,
                        few_rows_text(sizes[0], sizes[1], weighted, pos.rows + neg.rows))
 
 
