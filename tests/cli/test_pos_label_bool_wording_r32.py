@@ -17,6 +17,8 @@ import pytest
 
 import veracity as vc
 
+from ..monitoring.test_store_pos_label_r32 import store  # noqa: F401  (a fixture: four logged rows)
+
 duckdb = pytest.importorskip("duckdb")
 pa = pytest.importorskip("pyarrow")
 
@@ -137,14 +139,6 @@ def test_python_routes_refuse_in_one_wording(error_line, route, pos_label):
 def test_python_routes_accept_the_advised_spellings(route, pos_label):
     call, _ = ROUTES[route]
     assert call(pos_label).base_rate == pytest.approx(0.5, abs=1e-12)
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = vc.MonitorStore(tmp_path / "m.duckdb")
-    s.log(pa.table({"id": ["a", "b", "c", "d"], "ts": ["2026-03-02"] * 4, "p": P}),
-          id="id", time="ts", score="p")
-    return s
 
 
 def test_store_outcomes_refuse_in_the_same_words(store, error_line):
