@@ -224,7 +224,7 @@ def _cost_interval(f: np.ndarray, y: np.ndarray, w: np.ndarray | None, cost_fp: 
         weight = float(np.count_nonzero(side)) if ws is None else float(ws.sum())
         if cost == 0.0 or not weight > 0.0:  # no row on this side costs anything
             continue
-        if w is None or ws is None:  # the counts themselves
+        if w is None or ws is None:  # the counts themselves (w None too: for the type checker)
             size, hits = weight, float(np.count_nonzero(miss[side]))
             share = hits / size
         else:  # the share's own effective size (veracity.comparison._decision_curve.share_size)

@@ -1218,7 +1218,7 @@ def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> 
 
     from ..core._keys import key_order
     from ..core._validation import boolean_label_spelling, nul_hint, pos_label_not_among
-    from ..sources._labels import _matching, brief
+    from ..sources._labels import _matching, _shown, brief
 
     value = pos_label.item() if isinstance(pos_label, np.generic) else pos_label
     if isinstance(value, float) and value != value:
@@ -1244,7 +1244,7 @@ def _labels_with_pos_label(col: Any, name: str, source: str, pos_label: Any) -> 
         hit = np.asarray(to_numpy(pc.equal(col, unique[values.index(match)])), dtype=bool)
         return from_numpy(hit.astype(np.int8))
     if len(values) == 2:  # every route's words (core._validation.pos_label_not_among)
-        raise pos_label_not_among(pos_label, key_order(values), shown=lambda vs: ", ".join(map(brief, vs)),
+        raise pos_label_not_among(pos_label, key_order(values), shown=_shown,
                                   where=f"the values of label column {name!r} in {source}",
                                   hint=nul_hint(pos_label, values))
     if not _may_name_label(value, kind):
