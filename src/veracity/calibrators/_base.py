@@ -24,7 +24,7 @@ import json
 import warnings
 from pathlib import Path
 from types import FrameType
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np

@@ -24,6 +24,16 @@ from ._platt import (FAR_ROWS_ADVICE, NO_SIGNAL_ADVICE, association, fit_logisti
                      separation)
 
 
+def probability_features(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Beta calibration's features of probabilities, :math:`\ln q` and :math:`-\ln(1-q)` (``log(q)``,
+    ``-log1p(-q)``) of :math:`q = \mathrm{clip}(p, \epsilon, 1 - \epsilon)`. Their sum is the logit
+    ``log q − log1p(−q)`` that Platt and temperature scaling read
+    (:func:`~veracity.calibrators._base.probability_to_logit`); the ledger's rounding rule bounds that
+    logit's error through these two parts (:func:`veracity.calibrators._ledger._feature_error`)."""
+    q = np.clip(p, PROB_EPS, 1.0 - PROB_EPS)
+    return np.log(q), -np.log1p(-q)
+
+
 class BetaCalibration(Calibrator):
     r"""Beta calibration :math:`\sigma(a\ln p - b\ln(1-p) + c)` with a, b >= 0.
 
@@ -49,8 +59,7 @@ class BetaCalibration(Calibrator):
                 f"BetaCalibration reads a ranking score through ln s and ln(1 - s), so it needs scores in "
                 f"[0, 1] (a vote share, an uncalibrated predict_proba); these span [{s.min():.3g}, "
                 f"{s.max():.3g}]: use PlattScaling or IsotonicCalibration for this score", param="score_type")
-        p = np.clip(s, PROB_EPS, 1.0 - PROB_EPS)
-        return np.log(p), -np.log1p(-p)
+        return probability_features(s)
 
     @property
     def preserves_order_(self) -> bool:

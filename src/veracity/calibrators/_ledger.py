@@ -54,6 +54,7 @@ from ..core._text import fmt, render_table
 from ..core._validation import (PROB_EPS, Binary, VeracityError, check_binary_labels, prepare_binary,
                                 to_numpy)
 from ._base import Calibrator, _is_multiclass
+from ._beta import BetaCalibration, probability_features
 from ._noise import delong_difference_interval, ece_difference_interval, paired_mean_interval
 from ..core._delong import MIN_CLASS_ROWS, few_class_rows
 from ..core._display import Display, html_kv, html_note, html_page, html_table
@@ -439,30 +440,41 @@ def _ulp(v: np.ndarray) -> np.ndarray:
     return np.spacing(np.abs(v))
 
 
-def _feature(name: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the value as the calibrator computes it, a bound on its error) of one input feature of a map:
-    ``"x"`` the input itself; of a probability q clipped to [ε, 1 − ε] ``"logit"`` ``log q − log1p(−q)``,
-    ``"log"`` ``log q``, ``"-log1p"`` ``−log1p(−q)``; of a logit s ``"logsig"`` ``−logaddexp(0, −s)`` and
-    ``"softplus"`` ``logaddexp(0, s)`` (beta calibration's ``ln p`` and ``−ln(1 − p)``). A libm function
-    is allowed :data:`_LIBM_ULPS` ulps of its value, ``logaddexp`` (an ``exp`` read by a ``log1p``) twice
-    that and half an ulp more, a subtraction half an ulp of its result."""
+def _features_of(cal: Calibrator) -> tuple[tuple[str, ...], Callable[[np.ndarray], tuple[np.ndarray, ...]]]:
+    """The names of the input features of ``cal``'s map and the function computing their values: the
+    calibrator's own code, which its ``transform_logit`` reads, so the rule (:func:`_rounding_rule`) bounds
+    the values the map computed and cannot drift from them. Temperature scaling and Platt read one feature,
+    ``cal._logit_input``: ``"logit"`` ``log q − log1p(−q)`` of a probability q clipped to [ε, 1 − ε],
+    ``"x"`` the input itself (a logit or a ranking score); beta calibration two, ``cal._features``: of a
+    probability ``"log"`` ``log q`` and ``"-log1p"`` ``−log1p(−q)``, of a logit s ``"logsig"``
+    ``−logaddexp(0, −s)`` and ``"softplus"`` ``logaddexp(0, s)`` (its ``ln p`` and ``−ln(1 − p)``)."""
+    if isinstance(cal, BetaCalibration):
+        return (("logsig", "softplus") if cal.score_type == "logit" else ("log", "-log1p")), cal._features
+    return ("logit" if cal.score_type == "probability" else "x",), lambda x: (cal._logit_input(x),)
+
+
+def _feature_error(name: str, g: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """A bound on the error of ``g``, the value of feature ``name`` (:func:`_features_of`) the calibrator
+    computed at ``x``: ``"x"`` is exact; a libm function is allowed :data:`_LIBM_ULPS` ulps of its value
+    (``"log"``, ``"-log1p"``), ``logaddexp`` (an ``exp`` read by a ``log1p``: ``"logsig"``, ``"softplus"``)
+    twice that and half an ulp more, and the logit ``log q − log1p(−q)`` the ulps of its two parts (beta
+    calibration's features of the same probability, :func:`~veracity.calibrators._beta.probability_features`)
+    and half an ulp of the difference. Where the calibrator's logit is not the difference of those parts,
+    this model of its evaluation does not hold: the bound is NaN there, and the rule explains no tie by
+    rounding (an unexplained tie of an order-keeping map reads BROKEN, never a silent certificate)."""
     if name == "x":
-        return x, np.zeros_like(x)
+        return np.zeros_like(g)
     if name in ("logsig", "softplus"):
-        v = -np.logaddexp(0.0, -x) if name == "logsig" else np.logaddexp(0.0, x)
-        return v, (2 * _LIBM_ULPS + 0.5) * _ulp(v)
-    q = np.clip(x, PROB_EPS, 1.0 - PROB_EPS)
-    log_q, log_1mq = np.log(q), np.log1p(-q)
-    if name == "log":
-        return log_q, _LIBM_ULPS * _ulp(log_q)
-    if name == "-log1p":
-        return -log_1mq, _LIBM_ULPS * _ulp(log_1mq)
-    z = log_q - log_1mq
-    return z, _LIBM_ULPS * (_ulp(log_q) + _ulp(log_1mq)) + 0.5 * _ulp(z)
+        return (2 * _LIBM_ULPS + 0.5) * _ulp(g)
+    if name in ("log", "-log1p"):
+        return _LIBM_ULPS * _ulp(g)
+    log_q, minus_log1m = probability_features(x)
+    err = _LIBM_ULPS * (_ulp(log_q) + _ulp(minus_log1m)) + 0.5 * _ulp(g)
+    return np.where(g == log_q + minus_log1m, err, np.nan)
 
 
 def _feature_gap(name: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    r"""The exact ``g(hi) − g(lo)`` of a feature of :func:`_feature` (lo < hi), computed from the raw gap
+    r"""The exact ``g(hi) − g(lo)`` of a feature of :func:`_features_of` (lo < hi), computed from the raw gap
     ``d = hi − lo`` without the cancellation of ``g(hi) − g(lo)`` in doubles (which is 0 for a tie):
     ``log q`` gains ``log1p(d/q_lo)``, ``−log1p(−q)`` gains ``log1p(d/(1 − q_hi))``, the logit both;
     ``logaddexp(0, s)`` gains ``log1p(σ(s_lo)·expm1(d))``, ``−logaddexp(0, −s)``
@@ -496,7 +508,8 @@ def _rounding_rule(cal: Calibrator) -> Callable[[np.ndarray, np.ndarray, np.ndar
 
     a tie whose exact images lie farther apart is no rounding (a broken promise). A reversal
     :math:`\hat f(lo) > \hat f(hi)` likewise needs :math:`f(hi) - f(lo) + \hat f(lo) - \hat f(hi) \le E(lo)
-    + E(hi)`. With ``g`` the features of :func:`_feature` (error ``e_g``, exact gaps :func:`_feature_gap`) and
+    + E(hi)`. With ``g`` the features of :func:`_features_of` (the calibrator's own values; error bound
+    ``e_g``, :func:`_feature_error`; exact gaps :func:`_feature_gap`) and
     half an ulp per rounded product and sum, the maps as the calibrators evaluate them give
 
     * temperature, ``y = g/τ``: :math:`E = e_g/τ + \tfrac12 \mathrm{ulp}(y)`; on logits (``e_g = 0``) a tie is
@@ -506,24 +519,22 @@ def _rounding_rule(cal: Calibrator) -> Callable[[np.ndarray, np.ndarray, np.ndar
       \mathrm{ulp}(b g_2) + \mathrm{ulp}(a g_1 + b g_2) + \mathrm{ulp}(y)]`.
 
     The ulps are read off the computed values, the spacing above each (an overestimate at a power of 2)."""
-    kind, score_type, fitted = cal.kind, cal.score_type, vars(cal)
+    kind, fitted = cal.kind, vars(cal)
     tau = float(fitted.get("temperature_", 1.0))
-    logit_or_x = ("logit" if score_type == "probability" else "x",)  # temperature's and Platt's input
     coefs: tuple[float, ...]
-    names: tuple[str, ...]
     if kind == "temperature":
-        coefs, names, const = (1.0 / tau,), logit_or_x, 0.0
+        coefs, const = (1.0 / tau,), 0.0
     elif kind == "platt" and getattr(cal, "preserves_order_", False):
-        coefs, names, const = (float(fitted["a_"]),), logit_or_x, float(fitted["b_"])
+        coefs, const = (float(fitted["a_"]),), float(fitted["b_"])
     elif kind == "beta" and getattr(cal, "preserves_order_", False):
         coefs, const = (float(fitted["a_"]), float(fitted["b_"])), float(fitted["c_"])
-        names = ("logsig", "softplus") if score_type == "logit" else ("log", "-log1p")
     else:
         return None
+    names, features = _features_of(cal)
 
     def bound(x: np.ndarray) -> np.ndarray:
         """E(x): the error bound of the map's computed value at x."""
-        feats = [_feature(name, x) for name in names]
+        feats = [(g, _feature_error(name, g, x)) for name, g in zip(names, features(x))]
         if kind == "temperature":
             g, e = feats[0]
             return e * coefs[0] + 0.5 * _ulp(g / tau)

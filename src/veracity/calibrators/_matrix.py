@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 from ..core._row_sums import ROUNDING_SHOWS, equal_row_sums, offset_features, reference_rule, row_reference
-from ..core._special import log_softmax, softmax
+from ..core._special import softmax
 
 from ..core._validation import VeracityError
 from ._base import Calibrator, require_every_class, warn
