@@ -62,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if not features:
         raise VeracityError("segments needs feature columns: pass --features region,age (or --feature NAME, "
                             "once per column)")
+    if args.random_state < 0:  # the library's words ("a numpy Generator or None") name no command-line value
+        raise VeracityError(f"--random-state must be a non-negative integer (the seed of the draws), got "
+                            f"{args.random_state}")
     try:
         res = segments(args.file, score=args.score, label=args.label, features=features, depth=args.depth,
                        bins=args.bins, min_count=args.min_count, fdr=args.fdr, sample_weight=args.weight,

@@ -186,15 +186,26 @@ def specs_from_arrays(features: dict[str, Any], n: int, keep: np.ndarray | None,
                             named=isinstance(bins, dict) and name in bins, masses=masses)
         specs.append(spec)
         cols.append(raw)
-        notes.extend(_notes(spec, values.size))
+        notes.extend(_notes(spec, values.size, n_missing))
     return specs, [sp.codes(c) for sp, c in zip(specs, cols)], notes
 
 
-def _notes(spec: FeatureSpec, n_values: int) -> list[str]:
-    if spec.kind == "category" and spec.pooled:
-        return [f"(feature {spec.name!r}: {spec.pooled:,} of {n_values:,} levels pooled into 'other' "
-                "— fewer than min_count rows, or beyond max_levels)"]
-    return []
+def _notes(spec: FeatureSpec, n_values: int, n_missing: int) -> list[str]:
+    """The note on a categorical feature's pooled levels. ``spec.pooled`` counts the missing rows as one more
+    level when there are fewer than min_count of them (they join ``other``): of ``n_values`` (non-missing)
+    levels only ``spec.pooled - 1`` were then pooled, and the missing rows are said apart ("1 of 2 levels
+    pooled" where both levels were kept and ``other`` held the 10 missing rows only)."""
+    if spec.kind != "category" or not spec.pooled:
+        return []
+    missing_pooled = n_missing > 0 and spec.missing is not None and spec.missing == spec.other
+    levels = spec.pooled - int(missing_pooled)
+    rows = f"its {n_missing:,} missing row{'s' if n_missing != 1 else ''}"
+    if not levels:
+        return [f"(feature {spec.name!r}: {rows}, fewer than min_count, pooled into 'other'; no level was "
+                "pooled)"]
+    also = f", and {rows}" if missing_pooled else ""
+    return [f"(feature {spec.name!r}: {levels:,} of {n_values:,} levels pooled into 'other' "
+            f"— fewer than min_count rows, or beyond max_levels{also})"]
 
 
 def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth: int | None = None, bins: Any = 5,
@@ -412,7 +423,7 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
                             named=isinstance(bins, dict) and name in bins,
                             masses=None if masses is None else masses[~miss])
         specs.append(spec)
-        notes.extend(_notes(spec, len(present)))
+        notes.extend(_notes(spec, len(present), int(cnts[miss].sum())))
     check_family_size(specs, depth, max_segments)
     sets = feature_sets(len(specs), depth)
     y = agg.as_float(prep.y, schema) if isinstance(prep.y, str) else prep.y

@@ -274,12 +274,13 @@ class SegmentsResult(Display):
         for the maximum, comes before its sigma, which is named for what it is (:data:`SIGMA_WORDS`): "0.0185
         (2.52 sigma)" read as significant beside a p-value of 0.505. MCGrad's per-segment Brownian reading
         (``mce_pvalue``: 0.047 there) is no test of the whole family and is shown only in the notebook's
-        detailed view (:meth:`_repr_html_`). A bound on the p-value reads ``≤ 0.005`` here (HTML); the text
-        keeps ASCII ``p <= 0.005`` (:meth:`mce_p_text`)."""
+        detailed view (:meth:`_repr_html_`). A bound on the p-value reads ``≤ 0.005`` here (HTML), and the
+        tested segments ``(n ≥ 50)``; the text keeps ASCII ``p <= 0.005`` and ``(n >= 50)``
+        (:meth:`mce_p_text`)."""
         p = self.mce_p_html()
         items: dict[str, Any] = {
             "rows": f"{self.n:,}", "mean score": level_text(self.conf), "observed rate": level_text(self.rate),
-            "segments": f"{self.n_segments:,}, {self.n_tested:,} tested (n >= {self.min_count:,})",
+            "segments": f"{self.n_segments:,}, {self.n_tested:,} tested (n ≥ {self.min_count:,})",
             "discoveries": f"{len(self.discoveries):,} at FDR {self.fdr:g}",
             "MCE (MCGrad's definition)": level_texts(self.mce)[0],
             f"MCE p-value, corrected for the maximum ({self.n_resamples:,} draws under calibration, "
@@ -293,6 +294,11 @@ class SegmentsResult(Display):
         if self.weight != self.n:
             items["rows"] = f"{self.n:,} (weight {fmt_weight(self.weight)})"
         return items
+
+    def _title(self) -> str:
+        """The notebook's title: the text's header, its ``(n >= 50)`` as a page prints it, ``(n ≥ 50)`` (the
+        terminal text keeps ASCII, as :meth:`mce_p_html` does for the MCE's p-value bound)."""
+        return super()._title().replace(" (n >= ", " (n ≥ ", 1)
 
     def _frame_records(self) -> list[dict[str, Any]]:
         out = []
@@ -311,7 +317,8 @@ class SegmentsResult(Display):
         """The notebook's view: key numbers, every segment's row with the text table's columns (the shared
         table showed its first eight: depth, n, weight … and no p or q), gaps and intervals signed as the
         text prints them, every column under "all N columns", the footnotes of the text's marked intervals,
-        and the text itself."""
+        the text's line for no discovery and its notes (they were only in the collapsed text: a row of 129
+        rows flagged insufficient under "tested (n ≥ 50)" with no reason shown), and the text itself."""
         from ..core._digits import Cell
         from ..core._display import html_details, html_kv, html_note, html_page, html_table
 
@@ -326,8 +333,14 @@ class SegmentsResult(Display):
         marked = [r.segment for r in self.rows if interval_mark(r)]
         where = f"{', '.join(marked[:3])}{' …' if len(marked) > 3 else ''}: " if marked else ""
         signed = ("gap", "ci_low")
+        # what the text says beside its table, shown on the page too (not only in the collapsed text): why
+        # nothing was found, and the notes (rows shown but not tested for uneven weights, contradicted
+        # scores of 0 or 1 behind p = 0, an infinite MCE, pooled levels)
+        said = [] if self.discoveries else [self._nothing_found()]
+        said += [f"note: {_unwrap(t)}" for t in self.notes]
         parts = [html_kv(self._summary_items()), html_table(shown, wide=True, signed=signed),
                  *(html_note(where + note.strip("()").lstrip("* ")) for note in notes),
+                 *(html_note(t) for t in said),
                  html_details(f"all {len(records[0]) if records else 0} columns",
                               html_table(records, wide=True, signed=signed)) if records else "",
                  html_details("MCGrad's per-segment reading (not the test of the whole family)",
@@ -350,6 +363,19 @@ class SegmentsResult(Display):
     def __str__(self) -> str:
         return self._text()
 
+    def _nothing_found(self) -> str:
+        """The line that stands for the discoveries' table when there is none: nothing was tested, or nothing
+        is distinguishable at this FDR (with the gaps the tested sizes could see: "no difference" may be "not
+        enough data")."""
+        if self.n_tested == 0:  # "none distinguishable" would read as a clean bill: nothing was tested
+            return (f"no segment was tested: none holds min_count = {self.min_count:,} rows (effective rows, "
+                    "when weighted); lower min_count to test them")
+        gaps = [r.min_detectable_gap for r in self.rows if r.p_value is not None]
+        mdg = level_texts(min(gaps), max(gaps))
+        return ("no segment is distinguishable from calibrated at this FDR — not proof of calibration: "
+                f"the tested segments' minimum detectable gaps run from {mdg[0]} to {mdg[-1]} "
+                "(found 80 % of the time at 5 %, before the FDR correction)")
+
     def _text(self, every: bool = False) -> str:
         """The printout: the header, the discoveries' table (``every=True``: every segment's, as the command
         line's ``--all`` prints it, discoveries first, then the others by p-value), its footnotes, the MCE
@@ -358,7 +384,8 @@ class SegmentsResult(Display):
         if self.depth > 1 and self.n_tested and not any(r.depth > 1 and r.p_value is not None for r in self.rows):
             fam = "BH; no intersection holds enough rows to be tested"  # the singles keep the whole budget
         head = (f"Segments of {_names(self.features)} (depth {self.depth}): {_count(self.n_segments, 'segment')}, "
-                f"{self.n_tested:,} tested (n >= {self.min_count}), FDR {self.fdr:g} ({fam}); {self.n:,} rows")
+                f"{self.n_tested:,} tested (n >= {self.min_count:,}), FDR {self.fdr:g} ({fam}); "
+                f"{self.n:,} rows")
         disc = list(self.discoveries)
         lines = [head]
         if every:
@@ -370,15 +397,8 @@ class SegmentsResult(Display):
             rest = "; then the others by p-value" if every and len(disc) < len(self.rows) else ""
             lines.append(f"({len(disc)} miscalibrated segment{'s' if len(disc) != 1 else ''}, most important "
                          f"first{more}{rest})")
-        elif self.n_tested == 0:  # "none distinguishable" would read as a clean bill: nothing was tested
-            lines.append(f"no segment was tested: none holds min_count = {self.min_count:,} rows (effective rows, "
-                         "when weighted); lower min_count to test them")
-        else:  # a "no difference" that may be "not enough data": say which gaps the sizes could see
-            gaps = [r.min_detectable_gap for r in self.rows if r.p_value is not None]
-            mdg = level_texts(min(gaps), max(gaps))
-            lines.append("no segment is distinguishable from calibrated at this FDR — not proof of calibration: "
-                         f"the tested segments' minimum detectable gaps run from {mdg[0]} to {mdg[-1]} "
-                         "(found 80 % of the time at 5 %, before the FDR correction)")
+        else:
+            lines.append(self._nothing_found())
         # the p-value corrected for the maximum first; the sigma with the words that say it is not:
         # "MCE 0.0185 (2.52 sigma, p = 0.505 ...)" read as significant beside a p-value calling the MCE noise
         lines.append(f"multicalibration error (MCGrad's definition): MCE {level_texts(self.mce)[0]} "
@@ -387,6 +407,11 @@ class SegmentsResult(Display):
                      f"minimum detectable {level_texts(self.mde)[0]}")
         lines.extend(self.notes)
         return "\n".join(lines)
+
+
+def _unwrap(note: str) -> str:
+    """A note without the parentheses the text prints it in (the page sets it apart as a note)."""
+    return note[1:-1] if note.startswith("(") and note.endswith(")") else note
 
 
 def _names(features: tuple[str, ...]) -> str:
