@@ -29,6 +29,7 @@ from ._sequence import (
     first_alarm,
     json_key,
     sequence_from_sums,
+    uneven_weights,
     weighted_sequence,
 )
 from ..core._frameform import rows_form
@@ -80,12 +81,15 @@ class BinnedSequences(Display):
         return self.rows()
 
     def __str__(self) -> str:
+        # an alarm's step as the sequences print it (dates as dates: the table had read "2026-01-22 00:00:00"
+        # above "alarm: first at step 2026-01-18")
         body = [[r["bin"], f"{r['n']:,}", fmt(r["estimate"], sign=True),
                  "[{}, {}]".format(*bound_texts(r["low"], r["high"])),
-                 "" if r["alarm_step"] is None else f"ALARM at {r['alarm_step']}"] for r in self.rows()]
+                 "" if cs.alarm_at is None else f"ALARM at {cs.key_text(cs.alarm_at)}"]
+                for r, cs in zip(self.rows(), self.sequences)]
         k = len(self.sequences)
         lines = [(f"confidence sequences per score bin for rate - mean score (anytime-valid; alpha={self.alpha:g} "
-                 f"shared by {k} bins, {self.alpha / k:.2g} each; bounds after the last look)"),
+                 f"shared by {k} bins, {self.alpha / k:.3g} each; bounds after the last look)"),
                  render_table(["bin", "labelled", "rate-score", "bounds", ""], body, align="lrrll")]
         lines.append("alarm: none" if self.alarm_at is None else
                      f"alarm: first at step {self.sequences[0].key_text(self.alarm_at)} in {', '.join(self.alarm_bins)}")
@@ -136,5 +140,5 @@ def binned_sequences(scores: Any, labels: Any = None, *, score: Any = None, labe
     at = first_alarm(low, high, tolerance)
     seqs = tuple(ConfidenceSequence(low=low[i], high=high[i], estimate=est[i], n=cum[i].astype(np.int64), alpha=a,
                                     alarm_at=None if at[i] < 0 else int(at[i]), shift_at=shift_at, steps=keys,
-                                    tolerance=tolerance) for i in range(k))
+                                    tolerance=tolerance, weighted=uneven_weights(w)) for i in range(k))
     return BinnedSequences(edges=edges, sequences=seqs, alpha=alpha)

@@ -437,10 +437,11 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     :data:`FEW_LABELS` labels (or, weighted, a Kish effective size :math:`(\sum w)^2 / \sum w^2`
     below it), scores not calibrated, and :data:`FLAT` where power tuning took ``lam`` 0 because the
     scores are constant (:func:`~veracity.delayed._ppi_sums.flat_scores`), so that a ``lam`` of 0
-    is never left without its reason; NaN is written as None, so the records pass
-    ``json.dumps(..., allow_nan=False)``. A window's PPI interval is :func:`ppi_mean`'s: the normal
-    interval cut at [0, 1], or, for labels with fewer than 10 of one class (weighted: Kish size), the Wilson-type
-    interval of :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`."""
+    is never left without its reason, and :data:`OUT_OF_RANGE` where the estimate lies outside [0, 1]; NaN
+    is written as None, so the records pass ``json.dumps(..., allow_nan=False)``. A window's PPI interval is
+    :func:`ppi_mean`'s: the normal interval cut at [0, 1], or, for labels with fewer than 10 of one class
+    (weighted: Kish size), the Wilson-type interval of
+    :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`."""
     out = ppi_from_sums(sums, level=level, power_tuning=power_tuning)
     cut_to_range(out, RATE_BOUNDS)  # a rate, as vc.ppi_mean reports it
     weighted_gap_interval(out, sums, level)  # uneven labelled weights: rate - score as vc.ppi_mean's
@@ -502,6 +503,8 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
                                 None if eff[i] == n[i] else float(eff[i]))
                 if has and (rare_[i] or float(cols["se"][i]) >= NO_SPREAD) else None,
                 NOT_CALIBRATED if calibrated is False else None,
-                FLAT if has and flat[i] else None) if n_) or None,
+                FLAT if has and flat[i] else None,
+                OUT_OF_RANGE.format(estimate=float(cols["estimate"][i]), lam=float(cols["lam"][i]))
+                if has and not 0.0 <= float(cols["estimate"][i]) <= 1.0 else None) if n_) or None,
         })
     return recs
