@@ -222,6 +222,20 @@ class _Prepared:
     def column(self, name: str) -> np.ndarray:
         return series_to_numpy(self.frame.nw.get_column(name))
 
+    def keys_column(self, name: str) -> Any:
+        """A column of keys whose order counts (``batches=``): a pandas categorical or a polars ``Enum``
+        column as the frame's own series, so that its categories' order reaches the function as it does in
+        the array form (``batches=df.day``); any other column as :meth:`column`'s array."""
+        import narwhals as nw
+
+        col = self.frame.nw.get_column(name)
+        native = col.to_native()
+        if col.dtype == nw.Categorical or isinstance(col.dtype, nw.Enum):
+            kind = type(native).__module__.split(".", 1)[0]
+            if kind in ("pandas", "polars"):
+                return native
+        return series_to_numpy(col)
+
     def numbers(self, name: str) -> np.ndarray:
         """A score, label or weight column: :meth:`column`, a DECIMAL one as the nearest float64 of
         each value (see :func:`._source.exact_floats`)."""
@@ -708,8 +722,9 @@ def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label
                     column_sets: dict[str, list[str]] | None = None, **options: Any) -> Any:
     """Frame form of functions that need the rows (threshold table, monitor): in-memory frames only.
 
-    ``columns`` maps keyword arguments that name further columns (``periods``,
-    ``mature``) to those names; their arrays are passed in their place. ``column_sets`` maps keyword
+    ``columns`` maps keyword arguments that name further columns (``batches``) to those names; their
+    arrays are passed in their place (a categorical column as the frame's series, its categories' order
+    kept: :meth:`_Prepared.keys_column`). ``column_sets`` maps keyword
     arguments to lists of column names (``features=["region", "age"]``), passed as ``{name: column}``
     with each column the frame's own series (pandas, polars, pyarrow: its nulls and exact integers
     as the array form reads such a series). ``labelled=False``: ``fn``
@@ -734,7 +749,7 @@ def in_memory_frame(name: str, fn: Any, data: Any, *args: Any, score: Any, label
         )
     # "score" passes here: the function takes it (threshold_table counts by rank) or refuses it in its words
     score_type = check_score_type(options.pop("score_type", "probability"), allow_score=True)
-    extra: dict[str, Any] = {k: prep.column(v) for k, v in columns.items()}
+    extra: dict[str, Any] = {k: prep.keys_column(v) for k, v in columns.items()}
     for key, names in column_sets.items():
         extra[key] = {n: prep.frame.nw.get_column(n).to_native() for n in names}
     scores, labels, weights = prep.arrays()
