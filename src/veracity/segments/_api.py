@@ -183,11 +183,17 @@ def specs_from_arrays(features: dict[str, Any], n: int, keep: np.ndarray | None,
         values, counts, n_missing, numeric, masses = distinct_counts(raw, str(name), weights)
         spec = feature_spec(str(name), values, counts, n_missing, numeric=numeric, bins=_bins_for(bins, name),
                             min_count=min_count, max_levels=max_levels,
-                            named=isinstance(bins, dict) and name in bins, masses=masses)
+                            named=isinstance(bins, dict) and name in bins, masses=masses, rows=_rows_word(weights))
         specs.append(spec)
         cols.append(raw)
         notes.extend(_notes(spec, values.size, n_missing))
     return specs, [sp.codes(c) for sp, c in zip(specs, cols)], notes
+
+
+def _rows_word(weights: Any) -> str:
+    """The rows a feature's levels are read from: with weights, those of positive weight (a row of weight 0
+    is dropped first, so a column of two values may hold one value there)."""
+    return "every row" if weights is None else "every row of positive weight"
 
 
 def _notes(spec: FeatureSpec, n_values: int, n_missing: int) -> list[str]:
@@ -421,7 +427,8 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
         spec = feature_spec(name, values, cnts[~miss], int(cnts[miss].sum()), numeric=numeric,
                             bins=_bins_for(bins, name), min_count=min_count, max_levels=max_levels,
                             named=isinstance(bins, dict) and name in bins,
-                            masses=None if masses is None else masses[~miss])
+                            masses=None if masses is None else masses[~miss],
+                            rows=_rows_word(prep.weight))
         specs.append(spec)
         notes.extend(_notes(spec, len(present), int(cnts[miss].sum())))
     check_family_size(specs, depth, max_segments)

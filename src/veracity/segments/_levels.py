@@ -32,7 +32,7 @@ from ._values import FLOAT_EXACT, MISSING, OTHER, _fmt, _fmt_distinct, _plain, _
 
 def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, numeric: bool,
                  bins: int | list[float], min_count: int, max_levels: int,
-                 named: bool = False, masses: np.ndarray | None = None) -> FeatureSpec:
+                 named: bool = False, masses: np.ndarray | None = None, rows: str = "every row") -> FeatureSpec:
     """The levels of one feature from its distinct (non-missing) ``values`` and their row ``counts``
     (``masses``: their total weights, which place a numeric feature's equal-mass cuts; None unweighted);
     ``named``: ``bins`` was given for this feature by name (``bins={"age": 4}``), which a feature whose
@@ -44,7 +44,7 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
     counts = np.asarray(counts, dtype=np.int64)
     if numeric and values.dtype.kind in "iu" and not isinstance(bins, (list, tuple, np.ndarray)) and values.size \
             and max(-int(values.min()), int(values.max())) > FLOAT_EXACT:
-        return _exact_spec(name, values, counts, n_missing, bins=int(bins), masses=masses)
+        return _exact_spec(name, values, counts, n_missing, bins=int(bins), masses=masses, rows=rows)
     if numeric:
         by_value = np.argsort(values.astype(np.float64), kind="stable")
         v = values.astype(np.float64)[by_value]
@@ -62,7 +62,7 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
             raise VeracityError(f"feature {name!r} has no values (every row is missing); drop it from features=")
         if v.size == 1 and not n_missing:
             raise VeracityError(
-                f"numeric feature {name!r} has one value ({_fmt(v[0])}) in every row; it splits nothing, "
+                f"numeric feature {name!r} has one value ({_fmt(v[0])}) in {rows}; it splits nothing, "
                 "drop it from features=")
         if v.size <= bins:
             shown = _fmt_distinct(v)
@@ -89,7 +89,7 @@ def feature_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: i
     text = {k: _shown(x) for k, x in zip(keys, values)}
     if len(keys) == 1 and not n_missing:  # as a numeric feature of one value: no segment but the whole
         raise VeracityError(
-            f"feature {name!r} has one value ({text[keys[0]]!r}) in every row; it splits nothing, "
+            f"feature {name!r} has one value ({text[keys[0]]!r}) in {rows}; it splits nothing, "
             "drop it from features=")
     order = sorted(range(len(keys)), key=lambda i: (-int(counts[i]), text[keys[i]]))
     kept = [i for i in order if counts[i] >= min_count][:max_levels]
@@ -133,14 +133,14 @@ def _separate_atoms(cuts: np.ndarray, v: np.ndarray, c: np.ndarray, bins: int) -
 
 
 def _exact_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, bins: int,
-                masses: np.ndarray | None = None) -> FeatureSpec:
+                masses: np.ndarray | None = None, rows: str = "every row") -> FeatureSpec:
     """A numeric feature of integers beyond 2**53: levels and cut points kept as exact integers."""
     order = np.argsort(values, kind="stable")
     v = values.astype(np.int64)[order]
     c = counts[order]
     m = None if masses is None else np.asarray(masses, dtype=np.float64)[order]
     if v.size == 1 and not n_missing:
-        raise VeracityError(f"numeric feature {name!r} has one value ({int(v[0])}) in every row; it splits "
+        raise VeracityError(f"numeric feature {name!r} has one value ({int(v[0])}) in {rows}; it splits "
                             "nothing, drop it from features=")
     if v.size <= bins:
         return FeatureSpec(name, "values", values=tuple(int(x) for x in v),
