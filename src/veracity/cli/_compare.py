@@ -120,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if args.calibrator is None:
         raise VeracityError("compare needs --calibrator CAL.json, or --score A --against B to compare two models")
     cal = load_calibrator(args.calibrator)
+    _refuse_demo_for_other_file(args, cal)
     args.score = args.score or cal.metadata.get("score_column") or "score"
     if args.score_type is not None and args.score_type != cal.score_type:
         raise VeracityError(
@@ -141,8 +142,9 @@ def run(args: argparse.Namespace) -> int:
     with file_rows(mask, _named(args)):
         scores, labels, weights = inputs(measured, args, path)
         if args.pos_label is None and cal.metadata.get("pos_label") is not None:
-            args.pos_label = str(cal.metadata["pos_label"])
-        labels = apply_pos_label(labels, args.pos_label, label=args.label)
+            labels = _calibrator_pos_label(labels, str(cal.metadata["pos_label"]), args)
+        else:
+            labels = apply_pos_label(labels, args.pos_label, label=args.label)
     if _fit_rows(cal, scores, labels, weights):  # a warning, as threshold says "(optimistic)": the ledger stays
         import sys
 
@@ -218,6 +220,41 @@ def _where(args: argparse.Namespace, mask: np.ndarray | None) -> str:
     return f" (role {args.eval_role!r})" if mask is not None else ""
 
 
+def _refuse_demo_for_other_file(args: argparse.Namespace, cal: Any) -> None:
+    """No FILE reads the bundled demo data; a calibrator fit on another file (the ``source_file`` its
+    metadata records: a path, ``<stdin>``, a store) would be measured there, on rows that are not its data,
+    and print a ledger of numbers that say nothing about it. Refused, naming the file it was fit on."""
+    import os
+
+    from ..datasets import demo_path
+
+    source = cal.metadata.get("source_file")
+    if args.file is not None or not source or os.path.basename(str(source)) == demo_path().name:
+        return
+    raise VeracityError(
+        f"no FILE given, so the bundled demo data would be measured, but {_show(args.calibrator)} was fit on "
+        f"{_show(str(source))}; pass the file of rows to measure it on: veracity compare FILE --calibrator "
+        f"{args.calibrator}")
+
+
+def _calibrator_pos_label(labels: np.ndarray, text: str, args: argparse.Namespace) -> np.ndarray:
+    """Labels as 0/1 with the positive label the calibrator recorded (``veracity fit --pos-label``), no
+    ``--pos-label`` given. A refusal of it says where it came from ("the positive label 'yes' recorded in
+    cal.json"), never "--pos-label yes", which the user did not type, and how to name this file's own."""
+    try:
+        return apply_pos_label(labels, text, label=args.label)
+    except VeracityError as exc:
+        said = f"the positive label {text!r} recorded in {_show(args.calibrator)} (no --pos-label given)"
+        message = exc.message.replace("{setting}", said).replace("{param}", said)
+        if message.startswith(f"--pos-label {text}:"):  # the words of pos_label_value, which has no {setting}
+            message = said + message[len(f"--pos-label {text}"):]
+        if message == exc.message:
+            raise
+        fix = "Name this file's positive class with --pos-label LABEL" if "{setting}" in exc.message else None
+        hint = "; ".join(h for h in (exc.hint, fix) if h) or None
+        raise VeracityError(message, exc.param, hint, rows=exc.rows, n_rows=exc.n_rows) from None
+
+
 def _fit_rows(cal: Any, scores: Any, labels: Any, weights: Any) -> bool:
     """The rows are those ``cal`` was fit on: their data hash (scores, labels and weights as the fit read
     them, rows of weight 0 dropped) is the one the calibrator recorded. Rows its fit would refuse are not."""
@@ -245,6 +282,12 @@ def _run_models(args: argparse.Namespace) -> int:
         raise VeracityError("--against compares two models: name model A's score column with --score")
     table, path = load(args)
     mask = _measured_rows(table, args, path)
+    several = feature_names(args.score, columns=table.column_names)
+    if len(several) > 1:  # (N, K) multiclass scores: read whole, "column 'p0,p1,p2' not found" misled
+        raise VeracityError(f"--against compares binary models, one score column each, but --score names "
+                            f"{len(several)} columns ({', '.join(several)}), as (N, K) multiclass scores; "
+                            "compare one class at a time: its column for each model (--score A_k --against "
+                            "B_k) and a --label column that is 1 on that class's rows and 0 elsewhere")
     against = feature_names(args.against, columns=table.column_names)  # as --score reads columns
     if not against:
         raise VeracityError("--against needs a score column name")

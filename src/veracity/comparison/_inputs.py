@@ -100,7 +100,8 @@ def _length(x: Any, name: str) -> int:
     if arr.ndim == 2 and arr.shape[1] > 1:
         raise VeracityError(
             f"{name} has shape {arr.shape}: model comparison takes one binary score per row; for (N, K) "
-            "multiclass scores pass the column of one class (with pos_label=) for each model")
+            "multiclass scores compare one class k at a time: pass its column P[:, k] for each model and the "
+            "labels as 0/1, (labels == k)")
     return int(arr.shape[0])
 
 
