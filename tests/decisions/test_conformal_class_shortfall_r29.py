@@ -41,7 +41,9 @@ def test_the_line_names_the_class_and_the_fix_and_mondrian_is_silent():
     assert report.short_classes == [0]
     line = str(report).splitlines()[-1]
     n0 = int((y2 == 0).sum())
-    assert line.startswith(f"class 0 is covered {report.per_class[0]:.4f} (95% interval up to ")
+    # two classes measured: each read at 97.5 % (Bonferroni), the level the line prints
+    assert line.startswith(f"class 0 is covered {report.per_class[0]:.4f} (97.5% interval, joint over 2 "
+                           f"classes, up to {report.class_joint_high[0]:.4f}")
     assert f", {n0:,} rows): below the 0.9 target beyond sampling noise" in line
     assert line.endswith("mondrian=True (veracity conformal --mondrian) gives every class its own q̂")
     assert report.to_dict()["classes_below_target"] == [0]

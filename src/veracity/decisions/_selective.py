@@ -336,6 +336,16 @@ class SelectiveThreshold(Display):
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
+    def _html_records(self) -> list[dict[str, Any]]:
+        # the threshold as the text names it (threshold_cell): the notebook table's 4 decimals printed the
+        # cut-off 1 - 10^-4.4 = 0.99996019 as "1.0000"; rows answered and their errors as counts (0 errors
+        # printed as a rate, "0.0000")
+        dtype = None if self.score_dtype == "float64" else np.dtype(self.score_dtype)
+        counts = ({} if self.weight is not None
+                  else {"accepted": int(self.accepted), "errors": int(self.errors)})
+        return [{**r, "threshold": threshold_cell(self.threshold, dtype), **counts}
+                for r in self._frame_records()]
+
     def __str__(self) -> str:
         if not self.feasible:
             return (f"no threshold certifies risk <= {self.target_risk:g} at delta={self.delta:g} "

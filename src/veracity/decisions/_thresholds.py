@@ -155,6 +155,10 @@ def recall_threshold(
     if n == 0:
         raise VeracityError("recall_threshold needs positive rows (label 1); the labels have none")
     sp = s[pos]
+    if w is not None and w[pos].min() == w[pos].max() > 0:
+        # equal positive weights: only their ratios matter, so the plain rule, bit for bit (the weighted
+        # rule's tolerance, 1e-9 of the total weight, is 1e-3 of a rank at n = 1e6: k = 950,000 for 950,000.0005)
+        w = None
     if w is None:
         k = recall_rank(n, target, correction)
         if k > n:
@@ -176,7 +180,8 @@ def weighted_recall_rank(sp: np.ndarray, wp: np.ndarray, target: float,
     descending order, k)``, *k* the first position (from 1) where their cumulative weight reaches
     :math:`\mathrm{target}\cdot(W + \sum w^2/\sum w)` (``target·W`` without correction): the new
     positive counted at the size-biased mean weight (:func:`plus_one_weight`). Uneven weights whose
-    Kish effective number :math:`m = (\sum w)^2/\sum w^2` is below :func:`min_positives` are refused."""
+    Kish effective number :math:`m = (\sum w)^2/\sum w^2` is below :func:`min_positives` are refused. Equal
+    weights (beside rows of weight 0): :func:`recall_rank` of the *n* rows kept, bit for bit."""
     if not wp.all():  # a row of weight 0 is a dropped row (it must not count in the +1 row's weight)
         sp, wp = sp[wp > 0], wp[wp > 0]
     n = sp.size
@@ -196,8 +201,11 @@ def weighted_recall_rank(sp: np.ndarray, wp: np.ndarray, target: float,
                 f"the +1 correction needs an effective number (Kish, (sum w)^2 / sum w^2) of at least {need} "
                 f"positives, got {m:.3g} of n = {n}. Collect more positives or give them more even weights, "
                 "lower the target, or pass {setting}", param="correction", value=False)
-    need_w = target * (total + plus_one_weight(wp, total) if correction else total)
-    j = int(np.searchsorted(cum, need_w - CEIL_EPS * total, side="left"))
+    if wp.min() == wp.max():  # equal weights (beside rows of weight 0): the plain rank, bit for bit
+        j = recall_rank(n, target, correction) - 1
+    else:
+        need_w = target * (total + plus_one_weight(wp, total) if correction else total)
+        j = int(np.searchsorted(cum, need_w - CEIL_EPS * total, side="left"))
     if j >= n:
         raise VeracityError(
             f"too few positives for target recall {target:g}: the +1 correction needs at least "
