@@ -31,6 +31,11 @@ __all__ = [
 _SCORES_FIRST = "scores come first and labels second, e.g. vc.ece(scores, labels)."
 
 
+#: what else ``random_state`` may be in Python (``core._validation.check_random_state``), which no command
+#: line can pass
+_SEED_KINDS = ", a numpy Generator or None"
+
+
 #: the Python parameter that :class:`~veracity.ConformalClassifier`'s errors open with ("probs must be
 #: probabilities in [0, 1]"): on the command line, the ``--score`` column(s) hold them
 _PROBS = "probs "
@@ -54,6 +59,8 @@ def in_cli_words(exc: VeracityError, args: argparse.Namespace) -> VeracityError:
         where = ("the --score column" if not columns else f"the --score column {columns[0]!r}"
                  if len(columns) == 1 else f"the --score columns {', '.join(repr(c) for c in columns)}")
         message = f"the scores in {where} {message[len(_PROBS):]}"
+    if exc.param == "random_state":  # a Generator or None cannot be typed: a seed is the one value here
+        message = message.replace(_SEED_KINDS, " (the seed of the draws)")
     hint = None if exc.hint is None else exc.hint.replace(_SCORES_FIRST, words)
     if message == exc.message and hint == exc.hint:
         return exc
