@@ -42,13 +42,17 @@ STRATEGIES = ("uniform", "quantile", "equal-count")
 MAX_BINS = 10_000
 
 
-def check_bins(bins: int) -> int:
+def check_bins(bins: int, *, auto: bool = True) -> int:
+    """``bins`` as a number of bins, 1 to :data:`MAX_BINS`. ``auto``: the caller also takes ``bins='auto'``
+    (resolved before this check), which the messages then offer; a caller without it passes False."""
+    or_auto = " or 'auto'" if auto else ""
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise VeracityError(f"bins must be a positive integer or 'auto', got {bins!r}", param="bins")
+        raise VeracityError(f"bins must be a positive integer{or_auto}, got {bins!r}", param="bins")
     if bins > MAX_BINS:
         raise VeracityError(
             f"bins must be at most {MAX_BINS:,}, got {int(bins):,}; with that many bins each holds "
-            "too few rows to estimate anything. Use fewer bins, or bins='auto'", param="bins")
+            f"too few rows to estimate anything. Use fewer bins{', or bins=' + repr('auto') if auto else ''}",
+            param="bins")
     return int(bins)
 
 
