@@ -27,7 +27,9 @@ with the effective labels :math:`n^* = \hat p(1 - \hat p)/\hat\sigma^2` (:math:`
 standard error; :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`); a designed sample
 (``propensity=``) with fewer than 10 of one class among its labels drawn at random takes that interval
 for the rate of the rows not labelled with certainty
-(:func:`~veracity.delayed._design.rare_design_interval`). Coverage given the count of labelled positives
+(:func:`~veracity.delayed._design.rare_design_interval`), and one whose random labels were drawn with unequal
+propensities takes Fay and Feuer's gamma interval for the sampled count of positives
+(:func:`~veracity.delayed._design.uneven_design_interval`). Coverage given the count of labelled positives
 stays at 0.96-1.00 for every count from 5 to 15 where each is a typical count, on both sides of the switch
 (seeded simulation in tests/delayed/test_ppi_rare_r17.py).
 
@@ -355,7 +357,9 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
     :math:`\hat\sigma` is 0; at most :math:`n` when every label is one class), which covers rare outcomes at
     the level (:func:`~veracity.delayed._ppi_sums.rare_outcome_interval`). A designed sample does the same
     where its labels drawn at random (propensity < 1) hold fewer than 10 of one class, for the rate of the
-    rows not labelled with certainty (:func:`~veracity.delayed._design.rare_design_interval`). Uneven labelled
+    rows not labelled with certainty (:func:`~veracity.delayed._design.rare_design_interval`), and takes Fay
+    and Feuer's gamma interval where those labels were drawn with unequal propensities
+    (:func:`~veracity.delayed._design.uneven_design_interval`). Uneven labelled
     weights widen it to its hull with the modified Wilson interval at
     :math:`n^* = \min(\hat p(1-\hat p), n_{\text{eff}} s_c^2) / \hat\sigma^2` (:math:`s_c` the labels' own
     standard error; :func:`~veracity.delayed._ppi_sums.weighted_rate_interval`) and with the score interval
