@@ -390,7 +390,7 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
             weighted_rate_interval(v, sums, level)  # score interval under the scores' Bernoulli model
             weighted_score_interval(v, sums, level)
         _rare_labels_interval(v, size, level)
-    else:  # a designed sample: _design took Wilson's (rare_design_interval) or the gamma (uneven_design_interval)
+    else:  # a designed sample: _design took Wilson's (rare_design_interval) or the gamma (uneven_...)
         rare_applied = v.get("rare_interval", 0.0) == 1.0
     v = {k: float(x) for k, x in v.items()}
     notes = []
