@@ -305,8 +305,10 @@ def _honest_extras(
     corp: bool,
     level: float,
     threshold: float,
+    min_count: int = 20,
 ) -> dict[str, Any]:
-    """Optional honest-estimator sections (issue 5), in print order."""
+    """Optional honest-estimator sections (issue 5), in print order. ``min_count``: the audit's, so the
+    estimators' and the bootstrap's MCE read the bins the audit's MCE reads."""
     if ci not in (False, True, "percentile", "bca", None):
         raise VeracityError(f"bootstrap must be False, True, 'percentile' or 'bca', got {ci!r}", param="bootstrap")
     for name, flag in (("noise_floor", noise_floor), ("estimators", estimators), ("tests", tests),
@@ -321,7 +323,7 @@ def _honest_extras(
     if estimators:
         ece_estimates_of = audit_section("estimators")  # registered by veracity.honest
 
-        extras["estimators"] = ece_estimates_of(data, edges, strategy)
+        extras["estimators"] = ece_estimates_of(data, edges, strategy, min_count)
     if noise_floor:
         noise_floor_of = audit_section("noise_floor")
 
@@ -333,7 +335,7 @@ def _honest_extras(
 
         extras["intervals"] = bootstrap_of(
             data, method="bca" if ci is True else ci, n_resamples=n_resamples, level=level,
-            seed=seed, strategy=strategy, threshold=threshold, edges=edges,
+            seed=seed, strategy=strategy, threshold=threshold, edges=edges, min_count=min_count,
         )
     if tests:
         calibration_tests_of = audit_section("tests")
@@ -512,7 +514,7 @@ def audit(
     extras = _honest_extras(
         data, edges, strategy, ci=bootstrap, n_resamples=n_resamples, noise_floor=noise_floor,
         seed=random_state, estimators=estimators, tests=tests, corp=corp, level=level,
-        threshold=threshold,
+        threshold=threshold, min_count=min_count,
     )
     if isinstance(bins, str) and bins == "auto":
         from ._binning import AutoBins, auto_bins, effective_size
