@@ -145,6 +145,18 @@ _C = TypeVar("_C", bound="Calibrator")
 #: a calibrator fit on logits warns when a batch at least this large lies wholly in [0, 1]
 LOGIT_WARN_ROWS = 100
 
+
+def logits_look_like_probabilities(name: str, n: int, low: float, high: float) -> VeracityWarning:
+    """The warning of a calibrator fit on logits given ``n`` scores (at least :data:`LOGIT_WARN_ROWS`) that
+    all lie in [0, 1], ``low`` and ``high`` their extremes: most likely ``predict_proba`` output. One
+    rule for a transform's batch and for a file streamed batch by batch (``veracity apply``), which
+    counts the whole file's scores."""
+    said = (f" but all {n} scores lie in [0, 1] (min={low:.3g}, max={high:.3g}): they look "
+            "like probabilities; pass the raw logits / decision_function values the calibrator was fit on")
+    return VeracityWarning(f"this {name} was fit on logits ({{setting}})" + said, "score_type",
+                           value="logit", fallback=f"this {name} was fit on logits" + said)
+
+
 class Calibrator:
     """Base class: subclasses define ``kind``, ``multiclass``, ``_params``, ``_state``,
     ``_fit(X, y, w)`` and ``_transform(X)``.
@@ -290,10 +302,7 @@ class Calibrator:
         elif self.score_type == "logit" and s.size >= LOGIT_WARN_ROWS and s.min() >= 0.0 and s.max() <= 1.0:
             # a few logits in [0, 1] are normal (p in [0.5, 0.73]); a large batch of them is most likely
             # predict_proba output sent to a calibrator fit on logits
-            said = (f" but all {s.size} scores lie in [0, 1] (min={s.min():.3g}, max={s.max():.3g}): they look "
-                    "like probabilities; pass the raw logits / decision_function values the calibrator was fit on")
-            warnings.warn(VeracityWarning(f"this {self.name} was fit on logits ({{setting}})" + said, "score_type",
-                                          value="logit", fallback=f"this {self.name} was fit on logits" + said),
+            warnings.warn(logits_look_like_probabilities(self.name, s.size, float(s.min()), float(s.max())),
                           stacklevel=3)
         if self.score_type == "probability":
             rounded = None

@@ -134,7 +134,12 @@ def estimate_prior(p: Any, old: Any, *, sample_weight: Any = None, tol: float = 
     overlap (its rate tends to 1: 10,000 iterations left the estimate 11 % off), so a binary
     prior is the root of the decreasing :math:`L'` found directly, by Newton's method safeguarded by
     bisection on :math:`[10^{-12}, 1 - 10^{-12}]` (``iterations`` counts its steps), to ``tol``.
-    A multiclass prior runs EM; one that has not converged after ``max_iter`` iterations warns.
+    A multiclass prior maximises :math:`L(\pi) = \sum_i w_i \ln \sum_k \pi_k a_{ik}`,
+    :math:`a_{ik} = p_{ik}/\pi_{\text{old},k}`, the same way: Newton's method on the simplex, each prior at
+    least :math:`10^{-12}` (:func:`_multiclass_root`), in 4 to 23 steps on 3 to 500 classes: EM crawled (6,272
+    steps on 2,000 rows of 3 classes with weak signal; with weaker signal 10,000 steps left a prior at 0.853
+    where the maximum-likelihood one is 0.877, and another at 0.012 for 0). One that has not converged
+    after ``max_iter`` steps warns.
     """
     if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) or not (
             np.isfinite(tol) and tol >= 0):
@@ -164,18 +169,7 @@ def estimate_prior(p: Any, old: Any, *, sample_weight: Any = None, tol: float = 
         if not converged:
             _warn_unconverged(est)
         return est
-    cur = o.copy()
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):
-        nxt = wt @ _adjust(P, o, cur)
-        nxt = np.clip(nxt, 1e-12, 1.0)
-        nxt /= nxt.sum()
-        if np.max(np.abs(nxt - cur)) <= tol:
-            cur = nxt
-            converged = True
-            break
-        cur = nxt
+    cur, it, converged = _multiclass_root(P, wt, o, float(tol), int(max_iter))
     est = PriorEstimate(prior=cur, old=o, iterations=it, converged=converged)
     if not converged:
         _warn_unconverged(est)
@@ -186,6 +180,89 @@ def _warn_unconverged(est: PriorEstimate) -> None:
     warn(f"estimate_prior did not converge in {est.iterations} iterations (the estimate still moved by "
          f"more than tol); the prior {est.prior if isinstance(est.prior, float) else est.prior.tolist()} "
          "is not the maximum-likelihood one. Raise max_iter")
+
+
+#: the smallest prior an estimate gives a class (EM's clip): its log-likelihood stays finite
+PRIOR_FLOOR = 1e-12
+
+
+def _onto_simplex(pi: np.ndarray) -> np.ndarray:
+    """``pi`` with every entry at or below :data:`PRIOR_FLOOR` set to it and the others scaled to make the
+    sum 1 (together they are at least 1 - K floor, so they stay positive)."""
+    out = np.maximum(pi, PRIOR_FLOOR)
+    low = out <= PRIOR_FLOOR
+    if low.all():  # pragma: no cover - a sum-zero step from priors summing to 1 leaves one above
+        return np.full(pi.size, 1.0 / pi.size)
+    out[~low] *= (1.0 - PRIOR_FLOOR * int(low.sum())) / float(out[~low].sum())
+    return out
+
+
+def _multiclass_root(P: np.ndarray, wt: np.ndarray, old: np.ndarray, tol: float,
+                     max_iter: int) -> tuple[np.ndarray, int, bool]:
+    r"""The maximiser of :math:`L(\pi) = \sum_i w_i \ln(a_i \cdot \pi)`, :math:`a_{ik} = p_{ik}/\pi_{old,k}`
+    (``wt`` summing to 1), over the priors :math:`\pi_k \ge 10^{-12}` summing to 1: EM's fixed point.
+
+    :math:`L` is concave, with gradient :math:`g_k = \sum_i w_i a_{ik}/(a_i \cdot \pi)`
+    (:math:`\pi \cdot g = 1`) and Hessian :math:`H = -\sum_i w_i a_i a_i^\top/(a_i \cdot \pi)^2`; at the
+    maximum :math:`g_k = 1` for every class above the floor and :math:`g_k \le 1` for one held at it (the
+    KKT conditions; EM's update :math:`\pi_k g_k` leaves such a point as it is). Each step is Newton's on
+    the classes not held at the floor (those at it with :math:`g_k \le 1` stay): :math:`d` maximising
+    :math:`g \cdot d + \frac12 d^\top H d` with :math:`\sum_k d_k = 0`, taken whole with every prior that
+    passes the floor held at it, else cut where the first prior reaches the floor and halved until
+    :math:`L` rises, else EM's step :math:`\pi_k (g_k - 1)` (which never lowers :math:`L`): every step
+    raises :math:`L`. It stops when Newton's full step moves no prior by more than ``tol``
+    (``iterations`` counts the steps), or when no step raises :math:`L` in double precision."""
+    A = P / old
+    k = P.shape[1]
+
+    def loglik(pi: np.ndarray) -> float:
+        with np.errstate(divide="ignore"):
+            return float(wt @ np.log(A @ pi))
+
+    pi = _onto_simplex(old.astype(np.float64))
+    cur = loglik(pi)
+    for it in range(1, max_iter + 1):
+        R = A / (A @ pi)[:, None]
+        g = wt @ R
+        free = np.flatnonzero(~((pi <= 2.0 * PRIOR_FLOOR) & (g <= 1.0)))
+        m = free.size
+        Rf = R[:, free]  # the Hessian on the free classes only: O(n m^2), m small where many sit at the floor
+        kkt = np.zeros((m + 1, m + 1))
+        kkt[:m, :m] = -(Rf * wt[:, None]).T @ Rf
+        kkt[:m, m] = -1.0
+        kkt[m, :m] = 1.0
+        sol = np.linalg.lstsq(kkt, np.append(-g[free], 0.0), rcond=None)[0]
+        d = np.zeros(k)
+        d[free] = sol[:m] - sol[:m].sum() / m
+        newton = bool(np.isfinite(d).all() and float(g @ d) > 0.0)
+        if newton and float(np.max(np.abs(d))) <= tol:
+            return _onto_simplex(pi + d), it, True
+        best, new = pi, cur
+        if newton:
+            # the full step, every prior that passes the floor held at it (several may reach it at once);
+            # else the step cut where the first prior reaches the floor, halved until L rises
+            cand = _onto_simplex(pi + d)
+            if (val := loglik(cand)) > cur:
+                best, new = cand, val
+            else:
+                down = d < 0.0
+                step = min(1.0, float(np.min((pi[down] - PRIOR_FLOOR) / -d[down]))) if down.any() else 1.0
+                while step > 1e-15 and new <= cur:
+                    cand = _onto_simplex(pi + step * d)
+                    if (val := loglik(cand)) > cur:
+                        best, new = cand, val
+                    step *= 0.5
+        if new <= cur:  # EM's step, which never lowers L (a Newton step that did not raise it, or none)
+            cand = _onto_simplex(pi * g)
+            if (val := loglik(cand)) > cur:
+                best, new = cand, val
+        if new <= cur:  # no step raises L in double precision: the maximum
+            return pi, it, True
+        moved = float(np.max(np.abs(best - pi)))
+        pi, cur = best, new
+        if not newton and moved <= tol:  # EM's own rule where Newton's step is no ascent
+            return pi, it, True
+    return pi, max_iter, False
 
 
 def _binary_root(p: np.ndarray, wt: np.ndarray, old: float, tol: float,

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..core._compat import positional_options
 from ..core._validation import VeracityError
-from ._base import Calibrator, _REGISTRY
+from ._base import Calibrator, _REGISTRY, warn
 
 #: calibrators that work on the logit scale: fed ``decision_function`` when there is one.
 _LOGIT_FIRST = {"temperature", "platt", "vector", "matrix"}
@@ -46,6 +46,15 @@ _LOGIT_FIRST = {"temperature", "platt", "vector", "matrix"}
 #: ``decision_function``, else the raw ``predict_proba`` declared a ranking score).
 _SKLEARN_METHODS: dict[str, dict[str, Any]] = {"platt": {"smoothing": True},
                                                "isotonic": {"interpolation": "linear"}}
+
+
+def _positions(classes: np.ndarray, values: Any) -> np.ndarray:
+    """The index of each of ``values`` in ``classes``, whatever their order: a prefit classifier's
+    ``classes_`` need not be sorted (a wrapper may keep its own order), and ``np.searchsorted`` on unsorted
+    classes gave wrong indices -- two classes ["b", "a"] encoded "a" as 2 ("labels must be binary ... values
+    such as 2"), three could be mapped onto one another silently. Each value is in ``classes`` (checked)."""
+    order = np.argsort(classes, kind="stable")
+    return np.asarray(order[np.searchsorted(classes, values, sorter=order)])
 
 
 def _sklearn() -> Any:
@@ -133,7 +142,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         raw = np.asarray(getattr(est, response)(X), dtype=np.float64)
         if response == "predict_proba":
             P = np.zeros((raw.shape[0], k))
-            P[:, np.searchsorted(self.classes_, own)] = raw
+            P[:, _positions(self.classes_, own)] = raw
             return P[:, 1] if k == 2 else P
         if k == 2:
             s = raw if raw.ndim == 1 else raw[:, -1] - raw[:, 0]
@@ -143,7 +152,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
         if raw.ndim == 1:  # a fold that saw only two of the classes
             raw = np.column_stack([-raw, raw])
         Z = np.full((raw.shape[0], k), float(raw.min()) - 10.0)  # unseen classes: least likely
-        Z[:, np.searchsorted(self.classes_, own)] = raw
+        Z[:, _positions(self.classes_, own)] = raw
         return Z
 
     # -- estimator API -------------------------------------------------------------------
@@ -208,7 +217,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 "CalibratedClassifier needs at least 2 classes in y; got 1 class "
                 f"({self.classes_[0]!r})")
-        y_enc = np.searchsorted(self.classes_, y)
+        y_enc = _positions(self.classes_, y)
         k = self.classes_.size
         response = self._response(base, cal)
         if self._raw_feature(cal):  # the raw feature: predict_proba as it is (a declared "score" stays one)
@@ -239,9 +248,19 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
                     f"(train, test) splits; got {cv!r}")
             scores = None
             covered = np.zeros(n, dtype=bool)
+            from inspect import signature
+
+            # scikit-learn's rule: weights reach the base estimator's fit only where it takes them (a
+            # KNeighborsClassifier does not: fit(..., sample_weight=) raised its bare TypeError here)
+            base_weighted = sample_weight is not None and "sample_weight" in signature(base.fit).parameters
+            if sample_weight is not None and not base_weighted:
+                warn(f"CalibratedClassifier: {type(base).__name__}.fit takes no sample_weight, so the "
+                     "weights are used by the calibrator only; the cross-fitted classifiers are trained "
+                     "unweighted (as scikit-learn's CalibratedClassifierCV does). Pass a classifier that "
+                     "takes sample_weight to weight its training too")
             for train, held in splits:
                 kw = dict(fit_kw)
-                if sample_weight is not None:
+                if base_weighted:
                     kw["sample_weight"] = sample_weight[train]
                 est = clone(base).fit(_safe_indexing(X, train), y[train], **kw)
                 part = self._scores(est, _safe_indexing(X, held), response)
@@ -252,7 +271,7 @@ class CalibratedClassifier(ClassifierMixin, BaseEstimator):
             if scores is None:
                 raise VeracityError(f"cv gave no (train, held-out) splits; got {cv!r}")
             kw = dict(fit_kw)
-            if sample_weight is not None:
+            if base_weighted:
                 kw["sample_weight"] = sample_weight
             self.estimator_ = clone(base).fit(X, y, **kw)
             if not covered.all():  # explicit splits that leave rows out of every held-out fold

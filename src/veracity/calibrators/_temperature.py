@@ -798,9 +798,16 @@ class TemperatureScaling(Calibrator):
         return q
 
     def log_proba(self, scores: Any) -> np.ndarray:
-        """Calibrated log-probabilities of the classes ((N, K) input)."""
+        r"""Calibrated log-probabilities: of the classes, :math:`\log\mathrm{softmax}(z/T)`, ``(N, K)`` for
+        (N, K) input; of the positive class, :math:`\log\sigma(s/\tau) = -\log(1 + e^{-s/\tau})`, ``(N,)``
+        for binary scores, as :meth:`transform` shapes its output (binary scores raised numpy's bare
+        ``AxisError``)."""
         self._require_fitted()
         z = self._logit_input(self._scores(scores, fitting=False))
+        if z.ndim == 1:
+            with np.errstate(over="ignore"):
+                out: np.ndarray = 0.0 - np.logaddexp(0.0, -(z / self.temperature_))  # 0.0, not -0.0
+            return out
         return log_softmax(self._shifted_logits(z), axis=1)
 
     def _state_dict(self) -> dict[str, Any]:

@@ -14,17 +14,22 @@ number of rows. Example:
 from __future__ import annotations
 
 import argparse
+import math
+import re
+import warnings
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .._files import _PARQUET
 from ..sources import _api as source
 from ..sources._arrow_numpy import from_numpy
-from ..core._validation import ROW_SUM_ATOL, VeracityError
+from ..core._validation import ROW_SUM_ATOL, VeracityError, VeracityWarning
 from ..calibrators import load as load_calibrator
+from ..calibrators._base import LOGIT_WARN_ROWS, logits_look_like_probabilities
 from ._bad_rows import first_bad_row
 from ._common import feature_names, shown_path
 
@@ -134,6 +139,42 @@ def _first_bad_score(scores: np.ndarray) -> AbstractContextManager[None]:
     return first_bad_row(out_of_range=outside)
 
 
+class _StreamedScores:
+    """``cal`` as a streamed apply calls it, one batch at a time, judged on the whole file as the in-memory
+    apply judges it: a calibrator fit on logits warns when at least
+    :data:`~veracity.calibrators._base.LOGIT_WARN_ROWS` scores all lie in [0, 1] (most likely
+    ``predict_proba`` output). Judged per batch, batches under 100 rows never warned (``--batch-rows 50``,
+    or a glob of files of 50 rows each: 6,000 probabilities read as logits in silence) and larger ones
+    warned once per batch, each counting its batch's rows; here the batches' own warning is silenced and
+    :meth:`warn_probabilities` says it once, with the input's count and extremes."""
+
+    def __init__(self, cal: Any) -> None:
+        self.cal = cal
+        self.name = cal.name
+        self.n, self.low, self.high = 0, math.inf, -math.inf
+
+    def __getattr__(self, attr: str) -> Any:  # everything but transform is the calibrator's own
+        return getattr(self.cal, attr)
+
+    def transform(self, scores: Any) -> Any:
+        if self.cal.score_type != "logit":
+            return self.cal.transform(scores)
+        s = np.asarray(scores, dtype=np.float64)
+        if s.size:
+            with np.errstate(invalid="ignore"):  # a NaN is the calibrator's error to raise
+                self.n += int(s.size)
+                self.low, self.high = min(self.low, float(np.min(s))), max(self.high, float(np.max(s)))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=f"this {re.escape(self.name)} was fit on logits",
+                                    category=VeracityWarning)
+            return self.cal.transform(scores)
+
+    def warn_probabilities(self) -> None:
+        if self.n >= LOGIT_WARN_ROWS and self.low >= 0.0 and self.high <= 1.0:
+            said = logits_look_like_probabilities(self.name, self.n, self.low, self.high)
+            warnings.warn(said, stacklevel=2)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..frames._apply import BATCH_ROWS, apply_stream, is_parquet_source
 
@@ -152,11 +193,13 @@ def run(args: argparse.Namespace) -> int:
         names = feature_names(spec, path=str(args.file))  # as --score reads them: "p,1" may be one column
         if not names:
             raise VeracityError("--score needs a column name (or comma-separated names for multiclass)")
+        seen = _StreamedScores(cal)
         try:
-            done = apply_stream(cal, args.file, out, score=names, column=args.column,
+            done = apply_stream(seen, args.file, out, score=names, column=args.column,
                                 batch_rows=args.batch_rows or BATCH_ROWS)
         except VeracityError as exc:
             raise _recorded_column(args, exc, names, None) from None
+        seen.warn_probabilities()
         return _report(args, cal, done.rows, list(done.columns), out)
     if args.batch_rows is not None:  # the whole file is read into memory: the batch size changed nothing
         raise VeracityError(f"--batch-rows sizes the batches of streamed Parquet input, and {shown_path(args, args.file)} is not "
