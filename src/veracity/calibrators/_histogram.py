@@ -65,7 +65,7 @@ class HistogramBinning(Calibrator):
         if isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, np.integer)) or b < 1:
             # check_bins' own message offers bins='auto', which a saved calibrator does not take
             raise VeracityError(f"bins must be a positive whole number of bins, e.g. 10; got {b!r}", param="bins")
-        check_bins(b)
+        check_bins(b, auto=False)
         check_strategy(self.strategy)
         if self.score_type == "score" and self.strategy != "quantile":
             raise VeracityError(

@@ -21,7 +21,7 @@ from ..core._reliability import ReliabilityTable
 from ..core._display import added_term, interval_cell
 from ..core._text import interval_name
 from ..core._validation import VeracityError
-from ..honest._bootstrap import WEIGHTED_AUC_NOTE
+from ..honest._bootstrap import WEIGHTED_AUC_NOTE, WEIGHTED_MEANS, WEIGHTED_MEANS_NOTE
 from .._version import __version__
 from ..plotting._curves import threshold_curve, threshold_grid
 from ..plotting._style import run_layout, visible
@@ -226,8 +226,18 @@ def _interval_row(result: AuditResult, metric: str) -> dict[str, Any] | None:
     return row if isinstance(row, dict) else None
 
 
-#: how the bootstrap's note on the weighted AUC's interval begins (a note about that interval alone)
+#: how the bootstrap's notes about some metrics' intervals alone begin, and those metrics: the weighted AUC's,
+#: and the weighted Brier score's, log loss's and accuracy's (each shown beside those metrics only)
+_ONLY_FOR = {WEIGHTED_AUC_NOTE.split("{", 1)[0]: {"auc"},
+             WEIGHTED_MEANS_NOTE.split("{", 1)[0]: set(WEIGHTED_MEANS)}
+#: the first of them (its name kept for the tests that read it)
 _AUC_ONLY = WEIGHTED_AUC_NOTE.split("{", 1)[0]
+
+
+def _note_concerns(note: str, metric: str) -> bool:
+    """Whether a bootstrap note belongs beside ``metric``'s interval: a note about some metrics only
+    (:data:`_ONLY_FOR`) beside those, any other note beside every interval."""
+    return all(metric in metrics for head, metrics in _ONLY_FOR.items() if note.startswith(head))
 
 
 def _interval_of(result: AuditResult, metric: str = "ece") -> tuple[float, float, str, str] | None:
@@ -249,7 +259,7 @@ def _interval_of(result: AuditResult, metric: str = "ece") -> tuple[float, float
     if row.get("note"):  # the ECE's "plug-in bias up to 0.0556 allowed for"
         detail += f"; {row['note']}"
     # why an interval is n/a (too few rows of a class); the weighted AUC's coverage note beside the AUC only
-    notes = [str(t) for t in d.get("notes") or () if metric == "auc" or not str(t).startswith(_AUC_ONLY)]
+    notes = [str(t) for t in d.get("notes") or () if _note_concerns(str(t), metric)]
     if notes:
         detail += "; " + "; ".join(notes)
     return low, high, label, detail
@@ -304,8 +314,12 @@ def _summary(result: AuditResult, reading: str) -> str:
         _card("base rate", _num(result.base_rate), f"{share} of positives", key="base_rate")
         if not result.top_label else _mean_confidence_card(result, share),
         _card("ECE", _num(result.ece), ece_sub, key="ece"),
-        _card("Brier", _num(result.brier),
-              ci("brier") + f"reliability {_num(d.reliability)} − resolution {_num(d.resolution)} "
+        # (N, K) scores: the Brier is the top label's, (confidence − correct)², not the K-class sum
+        # Σ_k (p_k − 1[y = k])² that scikit-learn's multiclass Brier reads (the NLL beside it is −log p_y)
+        _card("Brier" if not result.top_label else "Brier (top label)", _num(result.brier),
+              ci("brier") + ("" if not result.top_label else "(confidence − correct)², not the sum over "
+                             "classes<br>")
+              + f"reliability {_num(d.reliability)} − resolution {_num(d.resolution)} "
               f"+ uncertainty {_num(d.uncertainty)} {_within_term(within)}",
               key="brier"),
         _card("NLL", _num(result.nll), ci("nll") + "mean log-loss (nats)", key="nll"),
@@ -359,6 +373,14 @@ def _within_term(within: float) -> str:
     return f"{sign} within-bin {_num(abs(within))}"
 
 
+def _mean_confidence(result: AuditResult) -> float:
+    r"""The (weighted) mean top-label confidence :math:`\sum_b \mathrm{sum\_p}_b / \sum_b w_b` of an audit's
+    table (NaN without weight)."""
+    stats = result.table.stats
+    total = float(stats.weight.sum())
+    return float(stats.sum_p.sum()) / total if total > 0 else float("nan")
+
+
 def _mean_confidence_card(result: AuditResult, share: str) -> str:
     r"""Top-label scores' second card: the mean confidence :math:`\sum_b w_b \mathrm{conf}_b / \sum_b w_b`
     against the accuracy (the mean of correct), the calibration-in-the-large of the top label. (Its
@@ -374,7 +396,7 @@ def _mean_confidence_card(result: AuditResult, share: str) -> str:
 
     stats = result.table.stats
     total = float(stats.weight.sum())
-    conf = float(stats.sum_p.sum()) / total if total > 0 else float("nan")
+    conf = _mean_confidence(result)
     gap = result.base_rate - conf  # the table's acc - conf over all its rows
     level = result.table.level
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -444,8 +466,15 @@ def _slices(result: AuditResult, svg: str, floors: Any = None) -> str:
         worst = max((f.excess for f in got.values() if f.above), default=0.0) or 1.0
     noise = (['<span title="noise floor: the ECE a calibrated model shows on the slice\'s rows">floor</span>',
               "p", "q"] if floors is not None else [])
-    headers = [_e(col), "rows", "base rate", "ECE", *noise, "", "MCE", "Brier", "NLL", "AUC", "acc",
-               "thin bins"]
+    # (N, K) scores: an audit's base_rate is the top-label accuracy (the "acc" column again), so the column
+    # holds the mean top-label confidence instead, as the summary's card does; their Brier is the top label's
+    top = result.top_label
+
+    def first(a: AuditResult) -> str:
+        return _num(_mean_confidence(a) if top else a.base_rate)
+
+    headers = [_e(col), "rows", "mean conf" if top else "base rate", "ECE", *noise, "", "MCE",
+               "Brier (top label)" if top else "Brier", "NLL", "AUC", "acc", "thin bins"]
     rows = []
     for key, g in groups:
         thin = sum(1 for r in g.table.rows if not r.sufficient)
@@ -459,7 +488,7 @@ def _slices(result: AuditResult, svg: str, floors: Any = None) -> str:
             bar = (_bar(f.excess / worst) if f.above else '<span class="muted">within noise</span>')
             cells = [_num(f.expected), _p_bound(f.p_value, floors.n_resamples), _e(fmt_p(f.q_value))]
         rows.append([
-            f'<span class="key">{_e(key)}</span>', f"{g.n:,}", _num(g.base_rate), _num(g.ece), *cells, bar,
+            f'<span class="key">{_e(key)}</span>', f"{g.n:,}", first(g), _num(g.ece), *cells, bar,
             _num(g.mce), _num(g.brier), _num(g.nll), _num(g.auc), _num(g.accuracy), str(thin),
         ])
     every: list[str] = []  # the whole's floor and p-value (it is not one of the slices' tests: no q)
@@ -467,7 +496,7 @@ def _slices(result: AuditResult, svg: str, floors: Any = None) -> str:
         whole = _noise_floor_of(result)
         every = (["n/a"] * 3 if whole is None else
                  [_num(whole.get("expected")), _p_bound(whole.get("p_value"), floors.n_resamples), "—"])
-    rows.append(["<strong>(all)</strong>", f"{result.n:,}", _num(result.base_rate), _num(result.ece), *every,
+    rows.append(["<strong>(all)</strong>", f"{result.n:,}", first(result), _num(result.ece), *every,
                  "", _num(result.mce), _num(result.brier), _num(result.nll), _num(result.auc),
                  _num(result.accuracy), str(sum(1 for r in result.table.rows if not r.sufficient))])
     table = _table(headers, rows, cls="slices", numeric="lrrr" + "rrr" * bool(noise) + "lrrrrrr")
