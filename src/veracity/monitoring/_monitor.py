@@ -8,7 +8,7 @@ a file's path, grouped where the rows live -- is :mod:`._monitor_frames`.
 
 For each period the monitor reports the labelled rows, the rows still waiting
 for a final label (*pending* — seed 004: a label that is not yet final must not
-be counted as a negative), the observed rate with a Wilson interval, the mean
+be counted as a negative), the observed rate with an exact (Clopper–Pearson) interval, the mean
 confidence, calibration-in-the-large (rate − confidence), ECE, Brier and NLL.
 
 A period is flagged
@@ -20,7 +20,8 @@ A period is flagged
 * ``ok`` otherwise.
 
 Each flag is a per-period test at ``level``; with many periods some false alerts
-are expected (about 1 − level of the periods when nothing changed).
+are expected (at most 1 − level of the periods when nothing changed, the interval being
+Clopper–Pearson's where the rows weigh alike; with uneven weights, about that).
 
 Labels arrive late, scores do not: every period also gets the **population
 stability index** of its score distribution against a reference period (the
@@ -236,8 +237,9 @@ def _weighted_hull(s: BinStats, rated: tuple[float, float], low: float, high: fl
     :math:`\sum \omega_i^2 f_i(1 - f_i)` is larger, and calibrated periods alerted in 6.5-8.1 % of periods
     at a nominal 5 %, 4.9-5.4 % with the hull (three seeds of 1,000 periods of 300 rows, Beta(0.5, 20)
     scores, log-normal weights of sigma 1.5 correlated 0.8 with the logit score:
-    tests/monitoring/test_claims_r31.py). Equal weights (Kish size = rows) keep Wilson's interval, bit for
-    bit; so do statistics without :math:`\sum w f^2` and weights whose squares under- or overflow."""
+    tests/monitoring/test_claims_r31.py). Equal weights (Kish size = rows) keep the unweighted interval
+    (:func:`_even`), bit for bit; statistics without :math:`\sum w f^2` and weights whose squares under- or
+    overflow keep Wilson's."""
     from ..delayed._ppi_sums import _score_roots, z_of
 
     rate, n_eff = rated
@@ -259,6 +261,20 @@ def _weighted_hull(s: BinStats, rated: tuple[float, float], low: float, high: fl
     if not (np.isfinite(lo_d) and np.isfinite(hi_d)):
         return low, high
     return max(min(low, conf + float(lo_d)), 0.0), min(max(high, conf + float(hi_d)), 1.0)
+
+
+def _even(s: BinStats, n_eff: float) -> bool:
+    r"""Whether a period's labelled rows weigh alike (no weights, or equal ones: the Kish size is the
+    number of rows, up to rounding): its rate's interval is then Clopper-Pearson's,
+    :math:`[B_{\alpha/2}(k, n-k+1),\; B_{1-\alpha/2}(k+1, n-k)]`, the exact binomial test of a mean
+    confidence :math:`c` inverted. Wilson's interval inverts the normal score test, whose level fails
+    where few positives are expected: at :math:`nc` = 0.5 to 4 (100 to 500 rows at 0.2 to 2 %) a
+    calibrated period alerted in 6 to 9 % of periods at a nominal 5 % (3 positives in 100 rows at
+    :math:`c` = 0.01 lie outside Wilson's interval; :math:`P(X \ge 3)` = 0.079). The number of positives
+    of calibrated scores is Poisson-binomial, no more spread than the binomial at their mean
+    (Hoeffding, 1956), so the exact binomial test holds its level for them too.
+    (tests/monitoring/test_monitor_rare_alerts_r33.py)"""
+    return bool(n_eff >= s.n * (1.0 - 1e-9))
 
 
 def _scaled(h: np.ndarray, size: float | None) -> np.ndarray:
@@ -342,12 +358,18 @@ def summarize_periods(
         return psi, shift_label(psi, chi2_homogeneity(here, there, design), rows, min_count)
 
     nan = float("nan")
-    # the Wilson interval of every period's rate in one vectorised call (element by element, the
-    # same operations as one call per period)
+    # the interval of every period's rate in one vectorised call (element by element, the same operations
+    # as one call per period): Clopper-Pearson's where the weights are even (exact: a calibrated period
+    # alerts with probability at most 1 - level), Wilson's at the Kish size where they are not
     rated = {period: (float(s.sum_y.sum() / s.total_weight), _kish(s.total_weight, float(s.weight_sq.sum())))
              for period, s in stats.items() if s.total_weight > 0}
     rate_n = np.asarray(list(rated.values()), dtype=np.float64).reshape(-1, 2)
     lows, highs = binomial_interval(rate_n[:, 0] * rate_n[:, 1], rate_n[:, 1], method="wilson", level=level)
+    even = np.asarray([_even(stats[period], n_eff) for period, (_, n_eff) in rated.items()], dtype=bool)
+    if even.any():
+        k, n = rate_n[even, 0] * rate_n[even, 1], rate_n[even, 1]
+        exact = binomial_interval(k, n, method="clopper-pearson", level=level)
+        lows[even], highs[even] = exact
     intervals = {period: (float(lo), float(hi)) for period, lo, hi in zip(rated, lows.tolist(), highs.tolist())}
     for period, (low_, high_) in intervals.items():  # uneven weights: widened to the score interval's hull
         intervals[period] = _weighted_hull(stats[period], rated[period], low_, high_, level)

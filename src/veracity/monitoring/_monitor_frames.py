@@ -70,6 +70,23 @@ def _period_key(prep: Any, periods: str, freq: str | None) -> Any:
     return month
 
 
+def _zone_read_as_utc(data: Any, periods: str) -> Any:
+    """A pandas or Dask frame whose ``periods`` column holds times in a zone other than UTC, with that
+    column converted to UTC (``.dt.tz_convert("UTC")``: the same instants). Periods and label maturity
+    are read in UTC on every route, so no number changes; but narwhals reads a zone named with ``_``
+    (``datetime64[ns, America/New_York]``) as ``Unknown``, and such a column was refused with ``as_of=``
+    ("is Unknown; as_of/horizon need prediction times"), and any other error of the call was reported
+    as a refusal of the column. Other inputs pass unchanged."""
+    if type(data).__module__.split(".", 1)[0] not in ("pandas", "dask") or not hasattr(data, "assign"):
+        return data
+    if periods not in getattr(data, "columns", ()):
+        return data
+    tz = getattr(getattr(data[periods], "dtype", None), "tz", None)
+    if tz is None or str(tz).upper() in UTC_NAMES:
+        return data
+    return data.assign(**{periods: data[periods].dt.tz_convert("UTC")})
+
+
 def _check_time_dtype(dtype: Any, periods: str, freq: str) -> None:
     """``freq`` one of :data:`FREQS`, and a period column of dates, datetimes or epoch seconds."""
     import narwhals as nw
@@ -662,6 +679,8 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
     periods = _column_arg(periods, "periods")
     if periods is None:
         raise VeracityError("the frame form of vc.monitor needs periods= naming the period or time column")
+    if freq is not None or as_of is not None:
+        data = _zone_read_as_utc(data, periods)
     mature = _column_arg(mature, "mature")
     cutoff = None if as_of is None else _cutoff(as_of, horizon)
     prep = _Prepared(data, score, label, sample_weight, extra={"periods": periods, "mature": mature},
