@@ -688,7 +688,7 @@ def monitor(
         _refuse_times_as_keys(keys)
         _refuse_missing_keys(keys)
     keys = np.asarray(keys).astype(str)
-    edges = uniform_edges(check_bins(bins))
+    edges = uniform_edges(check_bins(bins, auto=False))
     n = keys.size
     lengths = {name: np.shape(to_numpy(a, name)) for name, a in (("scores", scores), ("labels", labels))}
     if keys.ndim != 1 or any(len(shape) == 0 for shape in lengths.values()):

@@ -717,7 +717,7 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
                 _check_times_in_memory(prep, periods, freq)
             raise
 
-    m = check_bins(bins)
+    m = check_bins(bins, auto=False)
     edges = uniform_edges(m)
     if freq is not None:  # a CSV's text times as the memory route reads them (a mix of offsets refused)
         _refuse_csv_text_times(f, periods)
