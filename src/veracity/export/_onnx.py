@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL
-from ._plan import Node, Plan, Rescue, SoftmaxExtra, provenance, zero_over_zero
+from ._plan import Node, Plan, Rescue, SoftmaxExtra, numpy_sum, provenance, zero_over_zero
 from ._redact import without_secrets
 
 OPSET = 17
@@ -341,8 +341,10 @@ class _Graph:
             bad = self.op("ReduceMax", [flag], keepdims=1, axes=[1])  # opset 17
             bad = self.op("Cast", [bad], to=self.TP.BOOL)
             if p.rows_sum_to_one:
-                total = self.op("ReduceSum", ["score", self.tensor(np.array([1], dtype=np.int64), np.int64)],
-                                keepdims=1)
+                # summed in numpy's order (not ReduceSum's), so the test falls where transform's does
+                columns = [self.op("Gather", ["score", self.tensor(np.array([k], dtype=np.int64), np.int64)],
+                                   axis=1) for k in range(p.n_inputs)]
+                total = numpy_sum(columns, lambda a, b: self.op("Add", [a, b]))
                 off = self.op("Abs", [self.op("Sub", [total, self.scalar(1.0)])])
                 bad = self.op("Or", [bad, self.op("Greater", [off, self.scalar(ROW_SUM_ATOL * p.n_inputs)])])
         for x, lo, hi in zero_over_zero(p.outputs, []):  # written by the map's own test, not left to 0/0

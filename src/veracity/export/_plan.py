@@ -235,6 +235,34 @@ def _sum(terms: list[Node]) -> Node:
     return out
 
 
+def numpy_sum(items: list[Any], add: Any) -> Any:
+    r"""``items`` summed with ``add(a, b)`` in the order numpy's ``sum`` adds a contiguous row (its pairwise
+    summation): fewer than 8 items one after the other; up to 128, eight running sums
+    :math:`r_j = a_j + a_{j+8} + \dots` combined as :math:`((r_0 + r_1) + (r_2 + r_3)) + ((r_4 + r_5) +
+    (r_6 + r_7))`, then the items past the last multiple of 8 one by one; beyond 128, the two halves (the
+    first cut to a multiple of 8) summed so and added. ``transform`` tests a probability row's sum this way
+    (:func:`~veracity.core._validation.row_sums_off_one`): summed one after the other, a row of K >= 8
+    scores can land one rounding on the other side of the tolerance, and get NULL where ``transform`` maps
+    it, or a probability where it refuses it."""
+    n = len(items)
+    if n < 8:
+        out = items[0]
+        for item in items[1:]:
+            out = add(out, item)
+        return out
+    if n <= 128:
+        r = list(items[:8])
+        for i in range(8, n - n % 8, 8):
+            r = [add(r[j], items[i + j]) for j in range(8)]
+        out = add(add(add(r[0], r[1]), add(r[2], r[3])), add(add(r[4], r[5]), add(r[6], r[7])))
+        for item in items[n - n % 8:]:
+            out = add(out, item)
+        return out
+    half = n // 2
+    half -= half % 8
+    return add(numpy_sum(items[:half], add), numpy_sum(items[half:], add))
+
+
 def _consts(values: Any) -> list[Node]:
     return [("affine", 0.0, 0.0, float(v)) for v in values]
 

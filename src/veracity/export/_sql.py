@@ -57,7 +57,8 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL, VeracityError
-from ._plan import Node, Plan, Rescue, SoftmaxExtra, merged_venn_abers, provenance, zero_over_zero
+from ._plan import (Node, Plan, Rescue, SoftmaxExtra, merged_venn_abers, numpy_sum, provenance,
+                    zero_over_zero)
 from ._ranges import EXP_LIMIT, MAX_FLOAT as _MAX_FLOAT, TINY as _TINY, extent, first_double, limits
 
 #: dialects whose text is checked (executed on DuckDB, SQLite, Spark and PostgreSQL; parsed back on the rest)
@@ -1050,10 +1051,9 @@ class _Builder:
         found: list[Any] = []
         for c in cols:
             found += [exp.LT(this=c, expression=self.num(lo)), exp.GT(this=c.copy(), expression=self.num(hi))]
-        if p.rows_sum_to_one:
-            total: Any = cols[0].copy()
-            for c in cols[1:]:
-                total = exp.Add(this=total, expression=c.copy())
+        if p.rows_sum_to_one:  # summed in numpy's order, so the test falls where transform's does
+            total = numpy_sum([c.copy() for c in cols],
+                              lambda a, b: exp.Paren(this=exp.Add(this=a, expression=b)))
             off = exp.Abs(this=exp.Sub(this=total, expression=self.num(1.0)))
             found.append(exp.GT(this=off, expression=self.num(ROW_SUM_ATOL * len(cols))))
         return found
