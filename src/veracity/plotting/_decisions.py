@@ -62,6 +62,10 @@ def _risk_coverage_figure(rc: Any, *, title: str | None = "Risk–coverage",
         keep = np.minimum(np.unique(np.searchsorted(coverage, np.linspace(0.0, 1.0, 2001))),
                           coverage.size - 1)
         coverage, risk = coverage[keep], risk[keep]
+    # risk[i] holds on (coverage[i - 1], coverage[i]]: the rows of one run of tied confidences are answered
+    # together, and the AURC integrates risk[i] over that width. So the steps are "pre" (each value drawn on
+    # the interval that ends at its coverage), starting from (0, risk[0]); "post" drew every risk one tie
+    # group to the right, e.g. 0 up to coverage 1 for a curve whose last group alone has errors.
     cov = np.concatenate(([0.0], coverage))
     rsk = np.concatenate(([risk[0]], risk))
     if ax is None:
@@ -69,7 +73,7 @@ def _risk_coverage_figure(rc: Any, *, title: str | None = "Risk–coverage",
         ax = fig.subplots(1, 1)
     else:
         fig = _figure_of(ax)
-    ax.step(cov, rsk, where="post", color=PALETTE[0], linewidth=1.6,
+    ax.step(cov, rsk, where="pre", color=PALETTE[0], linewidth=1.6,
             label=f"selective risk (AURC {aurc:.4f})", gid="risk_coverage")
     ax.axhline(risk[-1], color=MUTED, linestyle=(0, (4, 3)), linewidth=1.0,
                label=f"risk at full coverage {risk[-1]:.4f}")

@@ -451,7 +451,13 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
     from ..plotting import _decisions, _reliability, _style
 
     sections: list[tuple[str, str, str]] = []  # (id, nav title, html)
-    sections.append(("summary", "Summary", _section("summary", "Summary", _summary(result, reading))))
+    # with a calibrator the summary, reliability and slices audit the scores as given, while the explorer and
+    # the curves read the calibrated probabilities: each section says which it shows (the summary's ECE of
+    # the raw scores read as the calibrated model's)
+    before = (" These are the scores as given, before the calibrator: the Calibrator section shows them "
+              "after it." if calibrator is not None else "")
+    sections.append(("summary", "Summary", _section("summary", "Summary", _summary(result, reading),
+                                                    before.strip())))
 
     # reliability
     figs = ""
@@ -475,7 +481,7 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
     reliability_figure = figs
     lead = ("Each point is one bin: mean confidence (x) against observed frequency (y), sized by its "
             f"{'weight' if result.table.weighted else 'count'}, with its binomial interval. Points under "
-            "the dashed diagonal are over-confident.")
+            "the dashed diagonal are over-confident." + before)
     mc = ""
     if multiclass and plots:
         mc = (f'<figure class="plot-box wide">{_svg(mc_fig, "mc", "per-class reliability")}</figure>'
@@ -557,7 +563,8 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
             sections.append(("curves", "Operating curves", _section(
                 "curves", "Operating curves", body,
                 "Left: rates and cost per 1,000 rows by threshold. Right: the error rate among the "
-                "rows answered when only the most confident fraction is answered (selective prediction).")))
+                "rows answered when only the most confident fraction is answered (selective prediction)."
+                + (" Both read the calibrated probabilities." if which == "calibrated probability" else ""))))
     else:
         notes.append("threshold explorer omitted: it needs binary scores" + (
             "; these are two class columns, read top-label: pass the positive class's column alone "
@@ -573,7 +580,8 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
             sections.append(("curves", "Risk–coverage", _section(
                 "curves", "Risk–coverage", f'<div class="figure-row"><figure class="plot-box">{rc}</figure></div>',
                 "The error rate among the rows answered when only the most confident fraction is answered "
-                "(selective prediction), reading the top label.")))
+                "(selective prediction), reading the top label"
+                + (" of the calibrated probabilities." if after is not None else "."))))
 
     if result.groups:
         svg = ""
@@ -594,7 +602,7 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
                                   max_groups=max_groups, n_resamples=n_resamples, alpha=1.0 - level)
         lead = (f"One audit per value of <code>{_e(result.group_column)}</code>, binned with the same "
                 "edges as the whole" + ("; the panels show the six largest slices." if len(result.groups) > 6
-                                        else "."))
+                                        else ".") + before)
         sections.append(("slices", "Slices", _section("slices", f"Slices by {result.group_column}",
                                                         _slices(result, svg, floors), lead)))
 
