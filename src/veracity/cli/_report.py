@@ -158,6 +158,9 @@ def _cli_words(note: str) -> str:
     """A page note in the command line's words (the page names the Python keyword)."""
     for spelling in ("correction=False", "--no-correction"):  # report has no such flag
         note = note.replace(f", lower the target, or pass {spelling}", " or lower --target-recall")
+    from ..reporting._sections import LOWER_TARGET_RECALL
+
+    note = note.replace(LOWER_TARGET_RECALL, "lower --target-recall")  # the command has no --recall-threshold
     return note.replace("choose it on calib rows (recall_threshold=)",
                         "choose it on other rows: a role column (--role-col) whose --fit-role rows are not "
                         "the --eval-role rows")

@@ -226,6 +226,11 @@ def _interval_row(result: AuditResult, metric: str) -> dict[str, Any] | None:
     return row if isinstance(row, dict) else None
 
 
+#: the advice of a target-recall threshold that cannot be fit, in vc.report's words (the command line's own:
+#: ``cli/_report._cli_words``)
+LOWER_TARGET_RECALL = "lower target_recall, or pass recall_threshold= (a threshold chosen on calib rows)"
+
+
 #: how the bootstrap's notes about some metrics' intervals alone begin, and those metrics: the weighted AUC's,
 #: and the weighted Brier score's, log loss's and accuracy's (each shown beside those metrics only)
 _ONLY_FOR = {WEIGHTED_AUC_NOTE.split("{", 1)[0]: {"auc"},
@@ -725,8 +730,9 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
         else:
             try:
                 t_recall = float(recall_threshold(p, y, target=target_recall, sample_weight=w))
-            except VeracityError as exc:
-                notes.append(f"target-recall threshold omitted: {exc}")
+            except VeracityError:  # its advice names recall_threshold's options (correction=), not report's
+                notes.append(f"target-recall threshold omitted: {recall_fit(p, y, w, target_recall)[1]}; "
+                             f"{LOWER_TARGET_RECALL}")
             else:
                 recall_target = target_recall
                 notes.append("the target-recall threshold was chosen on the same rows it is shown on, "
