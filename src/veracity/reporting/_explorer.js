@@ -20,14 +20,22 @@
     return lo;
   }
   function group(s) { return s.replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+  // a count or cost beyond the fixed-point range in three digits: 5.20e301, 5.20e\u2011299 (a hyphen that
+  // does not break the line)
+  function sci(x) { return x.toPrecision(3).replace("e+", "e").replace("e-", "e\u2011"); }
   function fmtCount(x) {
+    if (!isFinite(x)) { return "n/a"; }
     if (!D.weighted) { return group(String(Math.round(x))); }
+    // toFixed writes 1e21 and up as "1e+21" (and fmtCount split it at a "." it lacks), and a weight of 1e-300
+    // as "0.0": three digits there, no "+"
+    if (Math.abs(x) >= 1e15 || (x !== 0 && Math.abs(x) < 0.05)) { return sci(x); }
     var parts = x.toFixed(1).split(".");
     return group(parts[0]) + "." + parts[1];
   }
   function fmtRate(x) { return (x === null || !isFinite(x)) ? "n/a" : x.toFixed(4); }
   function fmtMoney(x, digits) {
     if (!isFinite(x)) { return "n/a"; }
+    if (x !== 0 && (Math.abs(x) >= 1e15 || Math.abs(x) < 0.005)) { return sci(x); }
     var parts = x.toFixed(digits).split(".");
     return group(parts[0]) + (parts.length > 1 ? "." + parts[1] : "");
   }
@@ -41,10 +49,13 @@
     return cfp * fp + cfn * (P - tp);
   }
   function bestIndex() {
+    // costs closer than rounding (relative to the costs' own scale, flagging none or all: weights of 1e-300
+    // give costs of 1e-298, all within an absolute 1e-12) tie, and the first of them is kept
     var best = 0, bestCost = Infinity;
+    var scale = Math.abs(state.cfp) * Math.abs(N) + Math.abs(state.cfn) * Math.abs(P);
     for (var i = 0; i < M; i++) {
       var c = costAt(i, state.cfp, state.cfn);
-      if (i === 0 || c < bestCost - 1e-12 * Math.max(1, Math.abs(bestCost))) { bestCost = c; best = i; }
+      if (i === 0 || c < bestCost - 1e-12 * Math.max(scale, Math.abs(bestCost))) { bestCost = c; best = i; }
     }
     return best;
   }

@@ -536,7 +536,8 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
         markup, data, ex_notes = _explorer(decision_p, decision_y, decision_w, cost_fp=cost_fp,
                                            cost_fn=cost_fn, target_recall=target_recall, reading=which,
                                            max_cuts=max_cuts, t_recall=recall_threshold,
-                                           costs_declared=costs_declared, declared_target=declared_target)
+                                           costs_declared=costs_declared, declared_target=declared_target,
+                                           weight_scale=raw.weight_scale if decision_w is raw.w else 1.0)
         notes.extend(ex_notes)
         data_json = data
         lead = (f"Drag the threshold: rows whose {_e(which)} is ≥ t are flagged. Counts are exact at "

@@ -704,7 +704,7 @@ _EXPLORER_HTML = """
 def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: float, cost_fn: float,
               target_recall: float | None, reading: str, max_cuts: int,
               t_recall: float | None = None, costs_declared: bool = True,
-              declared_target: bool = True) -> tuple[str, dict[str, Any], list[str]]:
+              declared_target: bool = True, weight_scale: float = 1.0) -> tuple[str, dict[str, Any], list[str]]:
     """The explorer's markup and data.
 
     Where it opens: at t* when costs were declared; otherwise at the target-recall threshold
@@ -767,6 +767,11 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
                      + (f"recall-target t = {t_recall:.4g}" if opens != "t*" else "t*")
                      + "; declare the costs to open at the threshold they imply")
     data = curve.to_dict()
+    if weight_scale != 1.0:  # the counts in the caller's units (the weights were scaled by a power of two)
+        for key in ("tp", "fp"):
+            data[key] = [v / weight_scale for v in data[key]]
+        for key in ("positives", "negatives"):
+            data[key] = data[key] / weight_scale
     data.update({
         "cost_fp": cost_fp, "cost_fn": cost_fn, "t_star": t_star, "t_recall": t_recall,
         "target_recall": recall_target, "recall_target": recall_target, "recall_here": recall_here,
