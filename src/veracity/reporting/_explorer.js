@@ -93,6 +93,7 @@
   var COLORS = { recall: "#1f5fa8", precision: "#009e73", far: "#d55e00", cost: "#6b7686",
                  star: "#1f2933", recallT: "#cc79a7", best: "#0a7a4f", now: "#1f5fa8" };
   var costPath, lines = {};
+  var marks = [], TICK = 8, ROW = 17, GAP = 6, PAD = 2, MERGE = 8, laidWidth = -1;  // see layoutMarks
   function drawChart() {
     while (chart.firstChild) { chart.removeChild(chart.firstChild); }
     var axis = el("g", { "font-size": "11", fill: "#6b7686" });
@@ -144,22 +145,136 @@
     placeLine(lines.star, star);
     placeLine(lines.recallT, D.t_recall);
     placeLine(lines.best, best);
-    var marks = $("ex-marks");
-    marks.textContent = "";
-    [["star", star, "t* = " + (isFinite(star) ? star.toFixed(3) : "")],
-     ["recall", D.t_recall, D.recall_label || ""],
-     ["best", best, "lowest cost here = " + best.toFixed(3)]].forEach(function (m, row) {
-      if (m[1] === null || !isFinite(m[1])) { return; }
-      var span = document.createElement("span");
-      span.className = "mark " + m[0];
-      // the range thumb travels from 8px to (width - 8px); keep labels inside the box at the ends
-      span.style.left = "calc(8px + (100% - 16px) * " + m[1].toFixed(4) + ")";
-      if (m[1] < 0.12) { span.classList.add("at-start"); } else if (m[1] > 0.88) { span.classList.add("at-end"); }
-      span.style.top = (row * 15) + "px";
-      span.textContent = m[2];
-      marks.appendChild(span);
+    marks = [["star", star, "t* = " + (isFinite(star) ? star.toFixed(3) : "")],
+             ["recall", D.t_recall, D.recall_label || ""],
+             ["best", best, "lowest cost here = " + best.toFixed(3)]]
+      .filter(function (m) { return m[1] !== null && m[1] !== undefined && isFinite(m[1]); })
+      .map(function (m) { return { kind: m[0], t: m[1], text: m[2] }; });
+    var box = $("ex-marks");
+    box.textContent = "";
+    marks.forEach(function (m) {
+      m.tick = document.createElement("i");
+      m.tick.className = "tick " + m.kind;
+      m.tick.setAttribute("aria-hidden", "true");
+      m.label = document.createElement("span");
+      m.label.className = "mark " + m.kind;
+      m.label.textContent = m.text;
+      box.appendChild(m.tick);
+      box.appendChild(m.label);
     });
+    layoutMarks();
   }
+
+  // ---- the marks under the slider: a tick at each mark's t, its label in a row below ----
+  // Each tick runs from the slider down to the top of its label's row, so it must pass no label of a
+  // row above (the old fixed rows, 15 px apart, drew a tick through the label above whenever two marks
+  // were close). Marks whose ticks lie within MERGE px share one block of stacked labels; for each block
+  // every start row and alignment (centred on the tick, starting at it, ending at it) is tried and the
+  // layout with the fewest rows (then most centred labels, then highest rows) that keeps labels apart,
+  // inside the box, and off every tick is kept.
+  function layoutMarks() {
+    var box = $("ex-marks"), cw = box.getBoundingClientRect().width;
+    laidWidth = cw;
+    if (!marks.length || !(cw > 0)) { box.style.height = TICK + "px"; return; }
+    // the range thumb travels from 8px to (width - 8px)
+    marks.forEach(function (m) {
+      m.label.style.whiteSpace = ""; m.label.style.maxWidth = "";
+      m.x = 8 + (cw - 16) * m.t; m.w = m.label.getBoundingClientRect().width;
+    });
+    var sorted = marks.slice().sort(function (a, b) { return a.x - b.x; });
+    var units = [];
+    sorted.forEach(function (m) {
+      var last = units[units.length - 1];
+      if (last && m.x - last.x1 < MERGE) {
+        last.marks.push(m); last.x1 = m.x; last.w = Math.max(last.w, m.w);
+      } else { units.push({ marks: [m], x0: m.x, x1: m.x, w: m.w }); }
+    });
+    var nLabels = marks.length, U = units.length, best = null;
+    var choice = units.map(function () { return { row: 0, align: 0 }; });
+    function extent(u, align) {  // 0: centred, 1: starting at the tick, 2: ending at it
+      if (align === 1) { return [u.x0 - 1, u.x0 - 1 + u.w]; }
+      if (align === 2) { return [u.x1 + 1 - u.w, u.x1 + 1]; }
+      var c = (u.x0 + u.x1) / 2;
+      return [c - u.w / 2, c + u.w / 2];
+    }
+    function valid() {
+      for (var i = 0; i < U; i++) {
+        var ei = extent(units[i], choice[i].align), ri = choice[i].row, ni = units[i].marks.length;
+        if (ei[0] < 0 || ei[1] > cw) { return false; }
+        for (var j = 0; j < U; j++) {
+          if (j === i) { continue; }
+          var ej = extent(units[j], choice[j].align), rj = choice[j].row, nj = units[j].marks.length;
+          var rowsMeet = ri < rj + nj && rj < ri + ni;
+          if (rowsMeet && ei[0] < ej[1] + GAP && ej[0] < ei[1] + GAP) { return false; }
+          if (rj < ri) {  // j has labels above i's first row: i's ticks pass them
+            for (var k = 0; k < ni; k++) {
+              var x = units[i].marks[k].x;
+              if (x + 1 + PAD > ej[0] && x - 1 - PAD < ej[1]) { return false; }
+            }
+          }
+        }
+      }
+      return true;
+    }
+    function score() {
+      var rows = 0, off = 0, depth = 0;
+      choice.forEach(function (c, i) {
+        rows = Math.max(rows, c.row + units[i].marks.length); off += c.align ? 1 : 0; depth += c.row;
+      });
+      return rows * 10000 + off * 100 + depth;
+    }
+    (function search(i) {
+      if (i === U) {
+        if (valid()) {
+          var s = score();
+          if (best === null || s < best.score) {
+            best = { score: s, choice: choice.map(function (c) { return { row: c.row, align: c.align }; }) };
+          }
+        }
+        return;
+      }
+      for (var row = 0; row + units[i].marks.length <= nLabels; row++) {
+        for (var align = 0; align < 3; align++) {
+          choice[i].row = row; choice[i].align = align; search(i + 1);
+        }
+      }
+    })(0);
+    if (!best) {
+      // no layout fits (a label wider than the box, on a narrow screen): each label on its own lines,
+      // wrapped to the box's width and kept inside it, its tick only down to the first label
+      var top = TICK;
+      sorted.forEach(function (m) {
+        m.label.style.whiteSpace = "normal"; m.label.style.maxWidth = cw + "px";
+        var w = m.label.getBoundingClientRect().width;
+        m.label.style.left = Math.max(0, Math.min(m.x - w / 2, cw - w)).toFixed(2) + "px";
+        m.label.style.top = top + "px";
+        m.tick.style.left = (m.x - 1).toFixed(2) + "px";
+        m.tick.style.height = TICK + "px";
+        top += Math.ceil(m.label.getBoundingClientRect().height) + 1;
+      });
+      box.style.height = (top + 4) + "px";
+      return;
+    }
+    var rowsUsed = 0;
+    units.forEach(function (u, i) {
+      var c = best.choice[i], e = extent(u, c.align);
+      u.marks.forEach(function (m, k) {
+        var left = c.align === 1 ? e[0] : c.align === 2 ? e[1] - m.w : (e[0] + e[1]) / 2 - m.w / 2;
+        m.label.style.left = left.toFixed(2) + "px";
+        m.label.style.top = (TICK + (c.row + k) * ROW) + "px";
+        m.tick.style.left = (m.x - 1).toFixed(2) + "px";
+        m.tick.style.height = (TICK + c.row * ROW) + "px";
+      });
+      rowsUsed = Math.max(rowsUsed, c.row + u.marks.length);
+    });
+    box.style.height = (TICK + rowsUsed * ROW + 4) + "px";
+  }
+  function relayoutIfResized() {
+    if ($("ex-marks").getBoundingClientRect().width !== laidWidth) { layoutMarks(); }
+  }
+  if (typeof ResizeObserver === "function") { new ResizeObserver(relayoutIfResized).observe($("ex-marks")); }
+  window.addEventListener("resize", relayoutIfResized);
+  window.addEventListener("beforeprint", layoutMarks);
 
   // ---- state -> page ----
   function update() {
