@@ -21,6 +21,17 @@ r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-
   one score of 0 that came true among 1,000 calibrated rows had read p = 0.95 and 0.57 — and the
   recalibration fit reads it at the clipped logit −36 (calibration-in-the-large p = 0.37 and 0.90 for
   that row among 1,000 calibrated ones).
+* **Rounded certainty.** A logit score, or a top-label confidence, whose probability rounds to exactly 0 or
+  1 is not a claim of certainty (a softmax rounded to 1.0: no contradiction), so Hosmer–Lemeshow reads
+  every such score at :math:`\epsilon` or :math:`1 - \epsilon` (:data:`PROB_EPS`, the log-loss's and the
+  recalibration's clip), in its statistic and in its Monte-Carlo redraws alike. A bin of such scores all
+  0 or all 1 still counts no degree of freedom (its term is about :math:`n_g\epsilon` under calibration),
+  but a wrong label in it adds about :math:`1/(n_g\epsilon)` to H: the statistic is enormous, not
+  infinite, the p-value is the chi-square's 0 or the Monte-Carlo floor :math:`1/(R + 1)` (no redraw at
+  :math:`1 - \epsilon` draws a wrong label), and the printout names the bin, its rows and the labels
+  against it (``rounded_misses``). Before, such a bin printed ``H = inf, p = 0.0000`` with no reason
+  (500 softmax rows, 100 of them [1, 0, 0] with one wrong label), beside Spiegelhalter's p = 0.44, which
+  gives the row no variance, and the noise floor's 0.54.
 * **Hosmer–Lemeshow (1980)** :math:`\hat C`: rows in G groups of equal count by
   sorted score ("deciles of risk", the ``equal-count`` binning) — with uneven weights, of equal weight
   (the weighted ``quantile`` binning of the reliability table, :func:`~veracity.core._binning.quantile_edges`:
@@ -210,6 +221,13 @@ class HosmerLemeshowTest(Display):
     #: bins whose scores are all 0, or all 1: no variance, so under calibration their term is 0 — they add
     #: no degree of freedom to the default ``df`` and are left out of ``min_expected``
     degenerate: int = 0
+    #: the ``degenerate`` bins of logit or top-label scores (rounded to exactly 0 or 1: not certain, so read
+    #: at ε or 1 − ε) that hold labels against their score, as ``(bin, score, rows, against, term)``: the
+    #: bin's number (1 = lowest scores), its score 0.0 or 1.0, its rows, those whose label is against it,
+    #: and the bin's term in H — at least about 1/(rows · ε), so H is enormous; the printout names each one
+    rounded_misses: tuple[tuple[int, float, int, int, float], ...] = ()
+    #: the scores were top-label confidences of (N, K) class probabilities
+    top_label: bool = False
 
     groups = renamed_attribute("groups", "bins")
 
@@ -227,6 +245,8 @@ class HosmerLemeshowTest(Display):
             "bins": self.bins,
             "strategy": self.strategy,
             "degenerate": self.degenerate,
+            "rounded_misses": [{"bin": b, "score": v, "rows": r, "against": k, "term": t}
+                               for b, v, r, k, t in self.rounded_misses],
             "table": [
                 {"n": float(n), "observed": float(o), "expected": float(e)}
                 for n, o, e in zip(self.n, self.observed, self.expected)
@@ -237,9 +257,10 @@ class HosmerLemeshowTest(Display):
         bins = count_noun(self.bins, self.strategy + " bin")
         if self.degenerate:
             bins += f", {self.degenerate} of scores all 0 or all 1"
+        h = f"{self.statistic:.3f}" if self.statistic < 1e6 else f"{self.statistic:.3g}"  # not 15 digits
         if self.method == "monte-carlo":
             line = (
-                f"Hosmer-Lemeshow H = {self.statistic:.3f}, Monte-Carlo p = {self.p_value:.4f} "
+                f"Hosmer-Lemeshow H = {h}, Monte-Carlo p = {self.p_value:.4f} "
                 f"({bins}, fewest expected events or non-events "
                 f"{self.min_expected:.3g} < 5; {self.n_resamples:,} label redraws, "
                 f"random_state {self.random_state})"
@@ -248,10 +269,24 @@ class HosmerLemeshowTest(Display):
             small = (f", fewest expected events or non-events {self.min_expected:.3g} < 5: "
                      "chi-square approximate" if self.min_expected < _MIN_EXPECTED else "")
             line = (
-                f"Hosmer-Lemeshow H = {self.statistic:.3f}, df = {self.df}, p = {self.p_value:.4f} "
+                f"Hosmer-Lemeshow H = {h}, df = {self.df}, p = {self.p_value:.4f} "
                 f"({bins}{small})"
             )
-        return line + _contradicted_note(self.contradicted)
+        return line + _contradicted_note(self.contradicted) + "".join(
+            _rounded_note(m, self.bins, self.top_label) for m in self.rounded_misses)
+
+
+def _rounded_note(miss: tuple[int, float, int, int, float], bins: int, top_label: bool) -> str:
+    """Why H is enormous: a bin of scores rounded to exactly 0 or 1 (logits or top-label confidences, not
+    certain) that holds labels against its score."""
+    b, score, rows, against, term = miss
+    what = "top-label confidence" if top_label else "logit's probability"
+    read = f"1 - {PROB_EPS:.2g}" if score == 1.0 else f"{PROB_EPS:.2g}"
+    return (f"; bin {b} of {bins} ({count_noun(rows, 'row')}, every score exactly {score:.1f}) holds "
+            f"{count_noun(against, 'label')} against its score: a {what} rounded to {score:.1f} is not "
+            f"certain, so it is read at {read} and the bin adds {term:.3g} to H (chance under calibration at "
+            f"most {rows * PROB_EPS:.2g}" + ("; confidences rounded from float32 or float16 make it likelier)"
+                                             if top_label else ")"))
 
 
 def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
@@ -269,6 +304,7 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
     idx = bin_index(data.p, edges, rule)
     strategy = "equal-weight" if uneven else "equal-count"
     m = edges.size - 1
+    q = _hl_scores(data)
     n_g = np.bincount(idx, weights=w, minlength=m).astype(np.float64)
     o_g = np.bincount(idx, weights=data.y if w is None else data.y * w, minlength=m)
     e_g = np.bincount(idx, weights=data.p if w is None else data.p * w, minlength=m)
@@ -277,51 +313,70 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
     # 1e-154 of the largest underflowed: such a group's term was lost, however miscalibrated)
     keep = n_g > 0
     top = np.zeros(m)
-    if w is None:
-        c_n, c_o, c_e, c_w2 = n_g, o_g, e_g, n_g
-    else:
+    if w is not None:
         np.maximum.at(top, idx, w)
-        ws = w / np.where(top > 0, top, 1.0)[idx]
-        c_n = np.bincount(idx, weights=ws, minlength=m).astype(np.float64, copy=False)
-        c_o = np.bincount(idx, weights=data.y * ws, minlength=m)
-        c_e = np.bincount(idx, weights=data.p * ws, minlength=m)
-        c_w2 = np.bincount(idx, weights=ws * ws, minlength=m).astype(np.float64, copy=False)
+    ws = None if w is None else w / np.where(top > 0, top, 1.0)[idx]
+    c_n = n_g if ws is None else np.bincount(idx, weights=ws, minlength=m).astype(np.float64, copy=False)
+    c_o = o_g if ws is None else np.bincount(idx, weights=data.y * ws, minlength=m)
+    c_w2 = n_g if ws is None else np.bincount(idx, weights=ws * ws, minlength=m).astype(np.float64)
+    # expected events E and non-events F = n - E, F summed from 1 - q (exact near 1, where n - E is not)
+    c_e = np.bincount(idx, weights=q if ws is None else q * ws, minlength=m)
+    c_f = np.bincount(idx, weights=1.0 - q if ws is None else (1.0 - q) * ws, minlength=m)
+    # a group whose scores are all exactly 0, or all exactly 1, has no variance: under calibration its term is
+    # 0, not a chi-square term, so it adds no degree of freedom and no small expected count (it had added
+    # both: a df too many reads H as too small, and its 0 expected events had flagged the law approximate)
+    rows_g = np.bincount(idx, minlength=m)
+    flat = ((np.bincount(idx, weights=(data.p == 1.0).astype(np.float64), minlength=m) == rows_g)
+            | (np.bincount(idx, weights=(data.p == 0.0).astype(np.float64), minlength=m) == rows_g))
+    against = np.bincount(idx, weights=(np.abs(data.y - data.p) == 1.0).astype(np.float64), minlength=m)
     n_g, o_g, e_g = n_g[keep], o_g[keep], e_g[keep]
-    c_n, c_o, c_e, c_w2 = c_n[keep], c_o[keep], c_e[keep], c_w2[keep]
+    c_n, c_o, c_e, c_f, c_w2 = c_n[keep], c_o[keep], c_e[keep], c_f[keep], c_w2[keep]
+    rows_g, flat, against = rows_g[keep], flat[keep], against[keep]
     g = int(n_g.size)
     if dof is not None and dof > g:  # H sums g terms: a chi-squared on more degrees of freedom reads it as too small
         few = f"the {g} groups the scores' ties left of bins={groups}" if g < groups else f"bins={groups}"
         raise VeracityError(f"df={dof} exceeds {few}; pass df={max(g - 2, 1)} (G - 2, scores fitted on these rows) "
                             f"or leave df out (G, held-out scores)", param="df")
-    var = c_e * (1.0 - c_e / c_n) * (c_w2 / c_n)
-    stat = float(_hl_terms(c_o, c_e, var).sum())
-    # a group whose scores are all 0, or all 1, has no variance: under calibration its term is 0, not a
-    # chi-square term, so it adds no degree of freedom and no small expected count (it had added both:
-    # a df too many reads H as too small, and its 0 expected events had flagged the law approximate)
-    live = var > 0
-    degenerate = g - int(np.count_nonzero(live))
-    if not live.any():
-        live = np.ones_like(live)
+    var = c_e * c_f / c_n * (c_w2 / c_n)
+    terms = _hl_terms(c_o, c_e, var)
+    stat = float(terms.sum())
+    degenerate = int(np.count_nonzero(flat))
+    live = ~flat if degenerate < g else np.ones_like(flat)
     # the expected events and non-events of each group in effective rows (unit weights: E_g, n_g - E_g)
-    least = float(min(np.min(c_e[live]), np.min((c_n - c_e)[live])) if w is None
-                  else np.min((np.minimum(c_e, c_n - c_e) * c_n / c_w2)[live]))
+    least = float(min(np.min(c_e[live]), np.min(c_f[live])) if w is None
+                  else np.min((np.minimum(c_e, c_f) * c_n / c_w2)[live]))
     # a score of exactly 0 or 1 that its label contradicts is impossible under calibration: p = 0 by the
     # exact law, whatever H reads (its group's other rows gave the term variance: H had read it as noise)
     contradicted = contradicted_rows(data)
-    if dof is None and least < _MIN_EXPECTED and data.n <= _MAX_REDRAWN_ROWS:
-        p_value = (0.0 if contradicted
-                   else _redrawn_p_value(data, edges, rule, top, keep, c_e, var, stat, n_resamples, seed))
-        return HosmerLemeshowTest(
-            statistic=stat, df=max(g - degenerate, 1), p_value=p_value, bins=g, n=n_g, observed=o_g,
-            expected=e_g, method="monte-carlo", min_expected=least, n_resamples=n_resamples,
-            random_state=seed, contradicted=contradicted, strategy=strategy, degenerate=degenerate,
-        )
+    # logits and top-label confidences rounded to exactly 0 or 1 are read at ε or 1 - ε (_hl_scores): a bin
+    # of them holding a label against its score has a finite, enormous term, which the printout explains
+    misses = tuple((int(b) + 1, 1.0 if e_g[b] > 0 else 0.0, int(rows_g[b]), int(against[b]), float(terms[b]))
+                   for b in np.flatnonzero(flat & (against > 0))) if not contradicted else ()
+    mc = dof is None and least < _MIN_EXPECTED and data.n <= _MAX_REDRAWN_ROWS  # the law of the p-value
     dof = max(g - degenerate, 1) if dof is None else dof
+    if contradicted:
+        p_value = 0.0
+    elif mc:
+        p_value = _redrawn_p_value(data, edges, rule, top, keep, c_e, var, stat, n_resamples, seed)
+    else:
+        p_value = float(_chi2_sf(stat, dof))
     return HosmerLemeshowTest(
-        statistic=stat, df=dof, p_value=0.0 if contradicted else float(_chi2_sf(stat, dof)), bins=g,
-        n=n_g, observed=o_g, expected=e_g, min_expected=least, contradicted=contradicted, strategy=strategy,
-        degenerate=degenerate,
+        statistic=stat, df=dof, p_value=p_value, bins=g, n=n_g, observed=o_g, expected=e_g,
+        method="monte-carlo" if mc else "chi-square", min_expected=least,
+        n_resamples=n_resamples if mc else None, random_state=seed if mc else None, contradicted=contradicted,
+        strategy=strategy, degenerate=degenerate, rounded_misses=misses, top_label=data.top_label,
     )
+
+
+def _hl_scores(data: Binary) -> np.ndarray:
+    r"""The probabilities Hosmer–Lemeshow reads: ``data.p``, clipped to :math:`[\epsilon, 1 - \epsilon]`
+    (:data:`PROB_EPS`) for logit scores and top-label confidences, whose probability is never exactly 0
+    or 1 (a softmax rounded to 1.0 is not a claim of certainty: :func:`contradicted_rows`), as the log-loss
+    and the recalibration read them. A probability score of exactly 0 or 1 is kept: a label against it is
+    a contradiction, p = 0."""
+    if data.logit is None and not data.top_label:
+        return data.p
+    return np.clip(data.p, PROB_EPS, 1.0 - PROB_EPS)
 
 
 def _hl_terms(c_o: np.ndarray, c_e: np.ndarray, var: np.ndarray) -> np.ndarray:
@@ -347,7 +402,7 @@ def _redrawn_p_value(data: Binary, edges: np.ndarray, rule: str, top: np.ndarray
     idx = bin_index(rows.p, edges, rule)
     m = edges.size - 1
     ws = None if rows.w is None else rows.w / np.where(top > 0, top, 1.0)[idx]
-    drawn = redraw_bin_sums(rows.p, ws, idx, m, n_resamples, np.random.default_rng(seed))[:, keep]
+    drawn = redraw_bin_sums(_hl_scores(rows), ws, idx, m, n_resamples, np.random.default_rng(seed))[:, keep]
     # a group of variance 0 draws its own labels (scores 0 or 1): its term is 0 in every redraw
     sims = np.where(var > 0, _hl_terms(drawn, c_e, var), 0.0).sum(axis=1)
     tol = 1e-9 * stat  # the same sums in another order: equal up to rounding
@@ -379,6 +434,9 @@ def hosmer_lemeshow(
     effective rows). H is referred to :math:`\chi^2_{df}`; ``df`` defaults to G, the convention for
     held-out scores (G less the groups whose scores are all 0 or all 1, ``degenerate``: their term is 0
     under calibration); ``df=G - 2`` is the development-sample convention (a model fitted on these rows).
+    Logit scores and top-label confidences are read clipped to :math:`[\epsilon, 1 - \epsilon]`: rounded to
+    0 or 1 they are not certain, so a wrong label there makes H enormous, not infinite, and the result names
+    the bin (``rounded_misses``).
 
     When a group expects fewer than 5 events or non-events the chi-square law is unreliable. Then,
     with ``df`` left out and up to 20,000 rows, the p-value is by Monte Carlo: every label is redrawn
