@@ -91,16 +91,27 @@ class ReliabilityTable(Display):
     def empty_bin_text(self) -> str:
         """Where the empty bins are, by score range, a run of adjacent ones as one range, with their count:
         ``no rows in [0.2,0.4), [0.5,0.9) (6 empty bins omitted)``. Their 0-based indices (``empty_bins``, the
-        JSON's) read as "the sixth bin" for index 6, which is the seventh; "" when no bin is empty."""
+        JSON's) read as "the sixth bin" for index 6, which is the seventh; "" when no bin is empty.
+
+        A bin whose rows all weigh 0 holds no evidence and is omitted too, but it is not without rows:
+        ``no rows in [0.2,0.4); only rows of weight 0 in [0.8,1.0] (2 empty bins omitted)`` (it read
+        "no rows in [0.8,1.0]" of a bin holding 56 rows of weight 0, counted in the table's points)."""
         if not self.empty_bins:
             return ""
-        e, last = self.stats.edges, self.bins - 1
         idx = np.asarray(self.empty_bins)
+        weightless = self.stats.count[idx] > 0
+        parts = [f"{what} {self._bin_ranges(idx[pick])}"
+                 for what, pick in (("no rows in", ~weightless), ("only rows of weight 0 in", weightless))
+                 if pick.any()]
+        return f"{'; '.join(parts)} ({count_noun(len(idx), 'empty bin')} omitted)"
+
+    def _bin_ranges(self, idx: np.ndarray) -> str:
+        """The score ranges of the (sorted) bins ``idx``, a run of adjacent bins as one range."""
+        e, last = self.stats.edges, self.bins - 1
         breaks = np.flatnonzero(np.diff(idx) > 1)
         starts, ends = idx[np.r_[0, breaks + 1]], idx[np.r_[breaks, idx.size - 1]]
-        ranges = ", ".join(f"[{fmt_edge(float(e[a]))},{fmt_edge(float(e[b + 1]))}{']' if b == last else ')'}"
-                           for a, b in zip(starts, ends))
-        return f"no rows in {ranges} ({count_noun(len(idx), 'empty bin')} omitted)"
+        return ", ".join(f"[{fmt_edge(float(e[a]))},{fmt_edge(float(e[b + 1]))}{']' if b == last else ')'}"
+                         for a, b in zip(starts, ends))
 
     @property
     def strategy(self) -> str:
@@ -197,7 +208,7 @@ class ReliabilityTable(Display):
         table = render_table(headers, body, align="lrrrrll")
         omitted = f"; {self.empty_bin_text()}" if self.empty_bins else ""
         footer = (
-            f"({self.n} points in {self.bins} {self.strategy} bin{'s' if self.bins != 1 else ''}{omitted})   "
+            f"({count_noun(self.n, 'point')} in {self.bins} {self.strategy} bin{'s' if self.bins != 1 else ''}{omitted})   "
             f"ECE {self.ece:.4f}   {self.mce_text()}"
         )
         if any(not r.sufficient for r in self.rows):

@@ -583,8 +583,7 @@ def audit_frame(data: Any, *, score: Any, label: Any, sample_weight: Any = None,
     flags = {name: options.pop(name, False) for name in _IN_MEMORY_ONLY}
     for unused in ("n_resamples", "seed", "random_state"):
         options.pop(unused, None)
-    if options.pop("multiclass", "top-label") != "top-label":
-        raise VeracityError(f"vc.audit on a lazy {prep.frame.backend} frame audits binary scores; drop multiclass=")
+    lazy_reading_only("audit", prep.frame.backend, options.pop("multiclass", "top-label"))
     prep.require_lazy_support(what="vc.audit", top_label=True, **flags)
     threshold = check_threshold(threshold)  # as the array form checks it ("0.5", True: refused, never float())
     table_options = {
@@ -655,6 +654,29 @@ def reliability_frame(data: Any, *, score: Any, label: Any, sample_weight: Any =
     return table_in_user_units(ReliabilityTable.from_stats(whole, **options), prep.weight_scale)
 
 
+def lazy_reading_only(name: str, backend: str, multiclass: Any, estimator: Any = "plugin") -> None:
+    """Refuse, in the array form's words, what a lazy frame does not compute: a ``multiclass=`` other than the
+    top-label reading (which it computes, binary scores being their own), an ``estimator=`` other than the
+    plug-in. It said "computes the binary plug-in value; drop multiclass=/estimator=" to ``vc.brier``, which
+    has no estimator, of (N, K) scores it reads top-label, and to ``multiclass='bogus'``."""
+    from ..core._metrics import AUC_MULTICLASS, ESTIMATORS
+
+    readings = AUC_MULTICLASS if name == "auc" else ("top-label", "classwise")
+    if multiclass not in readings:  # as the array form words it
+        allowed = f"one of {readings}" if name == "auc" else "'top-label' or 'classwise'"
+        raise VeracityError(f"multiclass must be {allowed}, got {multiclass!r}", param="multiclass")
+    if name == "ece" and estimator not in ESTIMATORS:
+        raise VeracityError(f"estimator must be 'plugin', 'debiased' or 'smooth', got {estimator!r}",
+                            param="estimator")
+    collect = "collect the columns into memory first (a pandas or polars DataFrame, or arrays)"
+    if multiclass != "top-label":
+        raise VeracityError(f"vc.{name} on a lazy {backend} frame reads (N, K) scores top-label only; for "
+                            f"multiclass={multiclass!r} {collect}", param="multiclass")
+    if estimator != "plugin":
+        raise VeracityError(f"vc.{name} on a lazy {backend} frame computes the plug-in ECE only; for "
+                            f"estimator={estimator!r} {collect}", param="estimator")
+
+
 def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sample_weight: Any = None,
                  **options: Any) -> Any:
     """``vc.ece / mce / brier / brier_decomposition / nll / auc / accuracy`` of a frame."""
@@ -667,13 +689,8 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
         return _call_in_memory(prep, fn, score_type, **options)
     if name != "auc":
         refuse_score(score_type, f"vc.{name}")
-    multiclass = options.pop("multiclass", "top-label")
-    estimator = options.pop("estimator", "plugin")
-    if multiclass != "top-label" or estimator != "plugin":
-        raise VeracityError(
-            f"vc.{name} on a lazy {prep.frame.backend} frame computes the binary plug-in value; "
-            "drop multiclass=/estimator= or collect the columns first"
-        )
+    lazy_reading_only(name, prep.frame.backend, options.pop("multiclass", "top-label"),
+                      options.pop("estimator", "plugin"))
     strategy = options.pop("strategy", "uniform")
     prep.require_lazy_support(what=f"vc.{name}", top_label=True)
     if name == "auc":

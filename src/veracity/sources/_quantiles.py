@@ -8,10 +8,13 @@ array rule finds exactly the edges it finds on the rows
 * DuckDB (unweighted): ``approx_quantile`` (a t-digest; no a-priori bound);
 * Spark (unweighted): ``percentile_approx`` with accuracy :data:`SPARK_ACCURACY`,
   whose rank error is at most ``1 / accuracy``;
-* otherwise (polars, Dask, any weighted frame): one histogram of :data:`FINE`
+* otherwise (polars, Dask, any weighted ``"quantile"`` frame): one histogram of :data:`FINE`
   equal-width bins of the probability; the cut is the lower edge of the fine bin
   where the cumulative weight reaches :math:`q_k W`, so its rank error is at most
   that bin's share of the weight.
+
+``"equal-count"`` splits by row counts, weighted or not (weights never move its cuts, as in
+:mod:`veracity.core._binning`): its levels, cuts and rank error are in row shares.
 
 Whatever the method, the rank error of the edges used is then **measured** with
 one more aggregate: with :math:`F(c^-)` and :math:`F(c)` the weight shares below
@@ -122,6 +125,12 @@ def equal_mass_edges(lf: Any, *, bins: int, strategy: str, score_type: str, weig
     levels = np.arange(1, bins) / bins
     if levels.size == 0:
         return np.array([0.0, 1.0]), None
+    if weighted and strategy == "equal-count":
+        # "equal-count" splits by row counts, weights never move its cuts (as the exact rule above):
+        # the levels are row shares, and so is the rank error measured (weighted, both were weight shares)
+        import narwhals as nw
+
+        x, weighted = x.with_columns(_w=nw.lit(1.0, nw.Float64)), False
     cuts, method, bound = approximate_cuts(x, levels, backend=backend, weighted=weighted)
     measured = rank_error(x, cuts, levels)
     kept = np.unique(cuts)
