@@ -129,8 +129,9 @@ def cli_message(exc: VeracityError, flags: dict[str, str] | None = None,
 #: "calibrator file not found" speaks of the thing, not the flag
 _NOUNS = frozenset({"score", "label", "column", "calibrator", "store", "table", "file", "name", "out", "json",
                     "title", "detail", "help"})
-#: what a message says of the parameter it opens with: "level must be", "cost_fp and cost_fn are"
-_SAID = r"(?= (?:must|is|are|and|needs|sums|has|old|new)\b)"
+#: what a message says of the parameter it opens with: "level must be", "cost_fp and cost_fn are",
+#: "by and slice go"
+_SAID = r"(?= (?:must|is|are|and|needs|sums|has|old|new|go)\b)"
 
 
 def command_flags(parser: argparse.ArgumentParser) -> dict[str, str]:

@@ -53,8 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="level of the per-bin intervals and of the --bootstrap intervals, in (0, 1) "
                              "(default: 0.95)")
     parser.add_argument("--min-count", type=int, default=20,
-                        help="bins with fewer rows than this are flagged insufficient (default: 20)")
-    parser.add_argument("--threshold", type=float, default=0.5,
+                        help="bins with fewer rows than this are flagged insufficient; with --sample-weight, "
+                             "fewer effective rows (Kish: (sum w)^2 / sum w^2) (default: 20)")
+    parser.add_argument("--threshold", type=float, default=None,  # None: not given (see _threshold_used)
                         help="decision threshold of the accuracy, on the probability scale even with "
                              "--score-type logit: a row predicts 1 when p >= THRESHOLD (default: 0.5); with "
                              "logits the output also gives the logit it is, log(T/(1-T)) (veracity threshold "
@@ -146,6 +147,18 @@ def _resampling(args: argparse.Namespace) -> None:
                       "redraws 2,000 times); add one of those, or drop {it}")
 
 
+def _threshold_used(args: argparse.Namespace) -> float:
+    """``--threshold`` (0.5 when not given). The top-label reading of several ``--score`` columns scores
+    the argmax (top-label accuracy), which no threshold changes: given there, it changed nothing but the
+    JSON's ``threshold``, silently, and is refused."""
+    if args.threshold is not None and _multiclass(args) and args.multiclass == "top-label":
+        refuse_unused({"--threshold": True},
+                      "on the top-label reading of several --score columns (its accuracy is the top-label "
+                      "one, the argmax's); drop it, or pass --multiclass classwise (one one-vs-rest accuracy "
+                      "per class at the threshold)")
+    return or_default(args.threshold, 0.5)
+
+
 def _engine(args: argparse.Namespace) -> str:
     """The engine --engine auto picks: DuckDB for large files and globs when the options allow."""
     return auto_engine(args, lazy_ok=not _honest_flags(args) and not _multiclass(args), many=several_files(args),
@@ -196,7 +209,7 @@ def _run_sql(args: argparse.Namespace) -> int:
     result = _sql_table(args, lambda table: audit(  # the public function's table form: computed in the database
         args.sql_url, table=table, score=args.score, label=args.label, by=args.by, sample_weight=args.weight,
         bins=args.bins, strategy=args.strategy, pos_label=args.pos_label, score_type=args.score_type,
-        interval=args.interval, level=args.level, min_count=args.min_count, threshold=args.threshold,
+        interval=args.interval, level=args.level, min_count=args.min_count, threshold=_threshold_used(args),
         max_groups=check_max_groups(args),
     ))
     # as the connection shows it: the URL's password hidden wherever it recurs in the URL (a query
@@ -322,7 +335,8 @@ def run(args: argparse.Namespace) -> int:
         honest["multiclass"] = "classwise"
     result = rows.call(  # the public function, in the form the engine takes (arrays, or the frame where it lives)
         audit, bins=args.bins, strategy=args.strategy, score_type=args.score_type, interval=args.interval,
-        level=args.level, min_count=args.min_count, threshold=args.threshold, max_groups=check_max_groups(args),
+        level=args.level, min_count=args.min_count, threshold=_threshold_used(args),
+        max_groups=check_max_groups(args),
         **honest)
     payload = {"file": shown_path(args, rows.path), "score": args.score, "label": args.label,
                **({"engine": engine} if rows.lazy else {}), **result.to_dict()}

@@ -9,7 +9,8 @@ mass of the classes ranked at or above the true one); a class enters the set whe
 its score <= q̂ (per class with --mondrian). A single --score column is read as
 the probability of class 1 of a binary problem (--pos-label names the label value of
 class 1 when the labels are not 0/1, e.g. --pos-label yes). Rows of probabilities must sum to 1.
---sample-weight weighs the rows (q̂ by the weighted rule; coverage and set sizes weighted).
+--sample-weight weighs the rows (q̂ by the weighted rule; coverage, mean set size and empty sets
+weighted; the count column and the set-size tally stay counts of rows).
 Alone it counts each measured row at the size-biased mean calib weight sum w^2 / sum w (exact for
 equal weights, an approximation for uneven ones, refused when the calib weights' Kish effective
 number is below the rows the +1 correction needs: 9 at alpha 0.1). Covariate shift, exactly

@@ -70,7 +70,9 @@ def _max_periods_arg(p: argparse.ArgumentParser) -> None:
                         "mistyped year makes thousands of empty ones; the error names them) (default: 1000)")
 
 
-def _period_args(p: argparse.ArgumentParser) -> None:
+def _period_args(p: argparse.ArgumentParser, min_count: str | None = None) -> None:
+    """The periods' options; ``min_count``: the help of ``--min-count`` and ``--bins`` (what the action
+    does with them), None for an action that reads neither (``plan``: given, they changed nothing)."""
     g = p.add_mutually_exclusive_group()
     g.add_argument("--freq", default=None, choices=["D", "W", "M", "Q"],
                    help="calendar periods: days, ISO weeks (Monday..Sunday), months, quarters (default: W)")
@@ -81,8 +83,9 @@ def _period_args(p: argparse.ArgumentParser) -> None:
                         "number of days (default: a stored outcome counts as soon as it arrives)")
     p.add_argument("--by", default=None, metavar="COL", help="slice column logged with --by")
     p.add_argument("--model", default=None, help="only predictions logged with this --model")
-    p.add_argument("--min-count", type=int, default=100,
-                   help="fewest labelled rows for a calibration alert (default: 100)")
+    if min_count is None:
+        return
+    p.add_argument("--min-count", type=int, default=100, help=f"{min_count} (default: 100)")
     p.add_argument("--bins", type=int, default=15, help="equal-width reliability bins (default: 15, as veracity audit)")
 
 
@@ -123,7 +126,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("status", description=_DESCRIPTIONS["status"],
                        help="calibration per period and slice, alerts and diagnosis")
     _store_arg(p)
-    _period_args(p)
+    _period_args(p, "fewest labelled rows for a calibration alert")
     p.add_argument("--level", type=float, default=0.95,
                    help="level of the printed intervals, in (0, 1) (default: 0.95)")
     p.add_argument("--alert-level", type=float, default=0.99,
@@ -158,7 +161,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="per window, search the logged slice columns for miscalibrated segments (vc.segments; "
                         "JSON key 'segments')")
     _max_periods_arg(p)
-    p.add_argument("--max-slices", type=int, default=20, metavar="N",
+    # None: not given (refused without --by)
+    p.add_argument("--max-slices", type=int, default=None, metavar="N",
                    help="with --by: the N slices with most rows keep their name, the rest are pooled into "
                         "'(other)' (default: 20)")
     _json_arg(p)
@@ -166,7 +170,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("plan", description=_DESCRIPTIONS["plan"],
                        help="labels to draw at random per window for a PPI interval of a given width")
     _store_arg(p)
-    _period_args(p)
+    _period_args(p)  # no --min-count, no --bins: the plan reads neither (accepted, they changed nothing)
     p.add_argument("--width", type=float, required=True, help="full width of the interval on the rate, e.g. 0.02")
     p.add_argument("--level", type=float, default=0.95,
                    help="level of that interval, in (0, 1) (default: 0.95)")
@@ -175,7 +179,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("recalibrate", description=_DESCRIPTIONS["recalibrate"],
                        help="fit a calibrator on a mature window, ledger on the next")
     _store_arg(p)
-    _period_args(p)
+    _period_args(p, "fewest labelled rows of the period the calibrator is fit on (--fit)")
     p.add_argument("--method", default="platt", metavar="METHOD",
                    help="calibration method, as veracity fit --method: temperature, platt, isotonic, "
                         "histogram, beta or venn-abers (default: platt)")
@@ -226,6 +230,7 @@ def _input_name(args: argparse.Namespace) -> str | None:
 
 
 def _periods(args: argparse.Namespace) -> dict[str, Any]:
+    """The periods' options of status and recalibrate (plan has no --min-count or --bins)."""
     freq = args.freq or (None if args.window else "W")
     return dict(freq=freq, window=args.window, as_of=args.as_of, horizon=args.horizon, by=args.by,
                 min_count=args.min_count, bins=args.bins, model=args.model)
@@ -243,8 +248,12 @@ def _last(text: str | None) -> int | None:
 
 
 def _status_only(args: argparse.Namespace) -> dict[str, Any]:
-    return dict(max_slices=args.max_slices, alerts=args.alerts, tolerance=args.tolerance, segments=args.segments,
-                max_periods=args.max_periods)
+    """status's own options. ``--max-slices`` caps the slices of ``--by``: given without it (every period one
+    row, whatever the store logged) it changed nothing, silently, and is refused."""
+    if args.max_slices is not None and not args.by:
+        raise VeracityError("--max-slices caps the slices of --by; pass --by COL too, or drop --max-slices")
+    return dict(max_slices=20 if args.max_slices is None else args.max_slices, alerts=args.alerts,
+                tolerance=args.tolerance, segments=args.segments, max_periods=args.max_periods)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -283,9 +292,9 @@ def run(args: argparse.Namespace) -> int:
         emit(args, str(status), {"store": str(store.path), **status.to_dict()}, note_text=str(store.path))
         return 1 if (args.fail_on_alert and status.alerts) else 0
     if action == "plan":
-        periods = _periods(args)
-        plan = store.plan(width=args.width, level=args.level, freq=periods["freq"], window=periods["window"],
-                          as_of=periods["as_of"], horizon=periods["horizon"], by=periods["by"], model=periods["model"])
+        freq = args.freq or (None if args.window else "W")
+        plan = store.plan(width=args.width, level=args.level, freq=freq, window=args.window, as_of=args.as_of,
+                          horizon=args.horizon, by=args.by, model=args.model)
         emit(args, str(plan), {"store": str(store.path), **plan.to_dict()}, note_text=str(store.path))
         return 0
     # recalibrate

@@ -77,10 +77,11 @@ def emit(args: argparse.Namespace, text: str, payload: dict[str, Any], *, note_t
     if target == "-":
         sys.stdout.write(doc + "\n")
         return
+    if target:  # written before the table: a reader that closes stdout early (`| head`) left no file, exit 0
+        write_output(target, doc + "\n", "--json")
     if text:  # a command whose result is a file (apply) prints nothing on stdout
         print(text)
     if target:
-        write_output(target, doc + "\n", "--json")
         note(args, f"(JSON written to {target})")
 
 

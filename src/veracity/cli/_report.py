@@ -68,7 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="level of the per-bin intervals and the bootstrap intervals, in (0, 1) "
                              "(default: 0.95)")
     parser.add_argument("--min-count", type=int, default=20,
-                        help="bins with fewer rows than this are flagged insufficient (default: 20)")
+                        help="bins with fewer rows than this are flagged insufficient; with --sample-weight, "
+                             "fewer effective rows (Kish: (sum w)^2 / sum w^2) (default: 20)")
     parser.add_argument("--features", default=None, metavar="COLUMN[,COLUMN...]",
                         help="adds 'Where it is miscalibrated': every segment over these columns (and their "
                              "intersections up to --depth) tested for calibration, with q-values (vc.segments)")
@@ -85,7 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "page says it assumes 1:1 and the explorer opens at the recall target)")
     parser.add_argument("--cost-fn", type=float, default=None,
                         help="cost of a missed positive (default: 1 if --cost-fp is given)")
-    parser.add_argument("--target-recall", type=float, default=0.95,
+    parser.add_argument("--target-recall", type=float, default=None,  # None: not given
                         help="recall target marked in the explorer (default: 0.95)")
     parser.add_argument("--no-bootstrap", dest="no_ci", action="store_true",
                         help="skip the bootstrap intervals and the ECE noise floor (faster on big files)")
@@ -154,16 +155,17 @@ def _check_role_rows(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray
                             value=exc.value) from None
 
 
-def _cli_words(note: str) -> str:
-    """A page note in the command line's words (the page names the Python keyword)."""
+def _cli_words(note: str, store_rows: bool = False) -> str:
+    """A page note in the command line's words (the page names the Python keyword). ``store_rows``: the
+    page audits a store's rows (--store, no FILE), which have no role column: the advice names a FILE."""
     for spelling in ("correction=False", "--no-correction"):  # report has no such flag
         note = note.replace(f", lower the target, or pass {spelling}", " or lower --target-recall")
     from ..reporting._sections import LOWER_TARGET_RECALL
 
     note = note.replace(LOWER_TARGET_RECALL, "lower --target-recall")  # the command has no --recall-threshold
     return note.replace("choose it on calib rows (recall_threshold=)",
-                        "choose it on other rows: a role column (--role-col) whose --fit-role rows are not "
-                        "the --eval-role rows")
+                        f"choose it on other rows: {'pass FILE with ' if store_rows else ''}a role column "
+                        "(--role-col) whose --fit-role rows are not the --eval-role rows")
 
 
 def _details(items: list[str]) -> dict[str, str]:
@@ -178,6 +180,7 @@ def _details(items: list[str]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     status = None
+    given_target, args.target_recall = args.target_recall is not None, or_default(args.target_recall, 0.95)
     if not 0 < args.target_recall < 1:  # before the fit rows are asked for it (their failure is only a note)
         raise VeracityError(f"--target-recall must lie in (0, 1), got {args.target_recall}")
     if args.no_ci:  # the resamples of a bootstrap that is skipped changed nothing, silently
@@ -192,6 +195,13 @@ def run(args: argparse.Namespace) -> int:
             raise VeracityError(f"{', '.join(given)} shape{'s' if len(given) == 1 else ''} the 'Over time' "
                                 "section of a monitoring store; pass --store STORE too, or drop "
                                 f"{'it' if len(given) == 1 else 'them'}")
+    if args.store and args.file is None:  # the store's rows: the options naming a FILE's columns did nothing
+        refuse_unused({"--score": args.score != "score", "--label": args.label != "label",
+                       "--sample-weight": args.weight is not None, "--role-col": args.role_col is not None,
+                       "--fit-role": args.fit_role is not None, "--eval-role": args.eval_role is not None},
+                      "with --store and no FILE: the report audits the store's labelled rows (their logged "
+                      "scores and 0/1 outcomes, unweighted, no roles); pass FILE with those columns, or drop "
+                      "{it}")
     if args.store:
         from ..monitoring import MonitorStore
         from ..monitoring._recalibrate import labelled_rows
@@ -241,6 +251,11 @@ def run(args: argparse.Namespace) -> int:
         if keep is not None:
             with first_bad_row(**bad):
                 _check_role_rows(scores, labels, weights, total, args, where, path)
+    if scores.ndim == 2 and scores.shape[1] > 1:  # no explorer (binary scores only): they changed nothing
+        refuse_unused({"--cost-fp": args.cost_fp is not None, "--cost-fn": args.cost_fn is not None,
+                       "--target-recall": given_target},
+                      "on several --score columns: the costs and the recall target set the threshold "
+                      "explorer, which a multiclass report omits (it needs binary scores); drop {it}")
     recall_t, target = None, args.target_recall
     recall_notes: tuple[str, ...] = ()
     if keep is not None and fit is not None:
@@ -277,9 +292,10 @@ def run(args: argparse.Namespace) -> int:
     for key, title in (("segments", "where it is miscalibrated"), ("comparison", "which model")):
         if key in result.summary:
             text += f"\n{title}: {result.summary[key]}"
-    text += "".join(f"\nnote: {_cli_words(n)}" for n in result.notes)
+    store_rows = table is None  # --store without FILE
+    text += "".join(f"\nnote: {_cli_words(n, store_rows)}" for n in result.notes)
     payload = result.to_dict()
-    payload["notes"] = [_cli_words(n) for n in payload.get("notes", [])]
+    payload["notes"] = [_cli_words(n, store_rows) for n in payload.get("notes", [])]
     emit(args, text, {"file": shown_path(args, path), "out": str(Path(args.out).resolve()), **payload})
     return 0
 

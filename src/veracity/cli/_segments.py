@@ -62,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
     if not features:
         raise VeracityError("segments needs feature columns: pass --features region,age (or --feature NAME, "
                             "once per column)")
+    if args.all and args.json == "-":  # the table --all widens is not printed; the JSON lists every segment
+        raise VeracityError("--all prints every segment in the table, and --json - prints the JSON instead, "
+                            "whose 'segments' lists every segment already; drop --all, or write the JSON to "
+                            "a file (--json PATH) to print the table too")
     if args.random_state < 0:  # the library's words ("a numpy Generator or None") name no command-line value
         raise VeracityError(f"--random-state must be a non-negative integer (the seed of the draws), got "
                             f"{args.random_state}")

@@ -41,7 +41,7 @@ from ..decisions import (
 )
 from ..decisions._inputs import check_target, compared_thresholds, narrow_float
 from ..decisions._table import flag_rule, point_aligned, threshold_cell
-from ..decisions._thresholds import weighted_recall_rank
+from ..decisions._thresholds import plus_one_weight, weighted_recall_rank
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
 from ._bad_rows import bad_rows, file_rows, first_bad_row, on_fit_rows
@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="P in (0, 1): the lowest threshold whose precision on the fit role reaches P")
     rule.add_argument("--budget", default=None, metavar="K|F%",
                       help="at most K alerts on the fit role (a whole number >= 1), or F%% of its rows "
-                           "(e.g. 200 or 5%%)")
+                           "(e.g. 200 or 5%%); with --sample-weight, K and F%% are of the rows' total weight")
     parser.add_argument("--no-correction", action="store_true",
                         help="with --target-recall: k = ceil(n·R), without the +1 correction")
     parser.add_argument("--cost-fp", type=float, default=None,
@@ -154,16 +154,19 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
         if w is None or (w[pos] == w[pos][0]).all():  # equal weights: only their ratios matter
             n = int(pos.sum())
             k = recall_rank(n, args.target_recall, corr)
-            how = "ceil((n+1)·R)" if corr else "ceil(n·R)"
+            how = f"k = {'ceil((n+1)·R)' if corr else 'ceil(n·R)'} = {k}"
         else:  # the weighted rule picks its own rank k (of the positives of positive weight)
             n = int((pos & (w > 0)).sum())
             k = weighted_recall_rank(s[pos], w[pos], check_target(args.target_recall), corr)[1]
-            how = ("the first rank where the positives' cumulative weight reaches R·(W + Σw²/Σw)" if corr
-                   else "the first rank where the positives' cumulative weight reaches R·W")
+            wp = w[pos & (w > 0)]
+            total = float(wp.sum())
+            need = args.target_recall * (total + plus_one_weight(wp, total) if corr else total)
+            # k first: "reaches R·(W + Σw²/Σw) = 193" read as a weight of 193, the rank's number
+            how = (f"k = {k}, the first rank where the positives' cumulative weight reaches "
+                   f"{'R·(W + Σw²/Σw)' if corr else 'R·W'} = {need:.4g}")
         return t, {"kind": "recall", "target": args.target_recall, "correction": corr, "n_positives": n,
                    "k": k, "weighted": w is not None}, (
-                       f"target recall {args.target_recall:g}: the k-th highest of n = {n} positives, "
-                       f"k = {how} = {k}")
+                       f"target recall {args.target_recall:g}: the k-th highest of n = {n} positives, {how}")
     if args.target_precision is not None:
         with fit_rows():
             t = precision_threshold(s, y, target=args.target_precision, sample_weight=w, score_type=st)
@@ -181,7 +184,8 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
             frac = value / 100.0
             with fit_rows():
                 t = budget_threshold(s, fraction=frac, sample_weight=w, score_type=st)
-            return t, {"kind": "budget", "fraction": frac}, f"review budget {text} of the rows"
+            of = "of the rows" if w is None else "of the total weight (--sample-weight)"
+            return t, {"kind": "budget", "fraction": frac}, f"review budget {text} {of}"
         if w is None and 0 < value < 1:  # fewer than one alert flags nothing: a share without its %
             raise VeracityError(f"--budget {text} is fewer than one alert and would flag nothing; for a share "
                                 f"of the rows write it with %, e.g. --budget {value * 100:g}%")
@@ -199,7 +203,8 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
         top_k = value
         with fit_rows():
             t = budget_threshold(s, top_k=top_k, sample_weight=w, score_type=st)
-        return t, {"kind": "budget", "top_k": top_k}, f"review budget of {text:s} alerts"
+        budget = f"{text:s} alerts" if w is None else f"alerts weighing {text:s} in all (--sample-weight)"
+        return t, {"kind": "budget", "top_k": top_k}, f"review budget of {budget}"
     if st == "score":
         raise VeracityError(
             "the cost-optimal threshold t* = c_FP/(c_FP + c_FN) reads calibrated probabilities, and --score-type "
