@@ -25,14 +25,18 @@ def _data(levels: list[str], rare: int, missing: int):
     return p, y, g
 
 
+def _segments(p, y, g, lazy: bool):
+    """The segments of feature g, from arrays or from a lazy polars frame (the two routes read levels alike)."""
+    if lazy:
+        return vc.segments(pl.DataFrame({"p": p, "y": y, "g": list(g)}).lazy(), score="p", label="y",
+                           features=["g"])
+    return vc.segments(p, y, features={"g": g})
+
+
 @pytest.mark.parametrize("lazy", [False, True])
 def test_missing_rows_pooled_are_not_a_pooled_level(lazy):
     p, y, g = _data(["a", "b"], rare=0, missing=10)
-    if lazy:
-        res = vc.segments(pl.DataFrame({"p": p, "y": y, "g": list(g)}).lazy(), score="p", label="y",
-                          features=["g"])
-    else:
-        res = vc.segments(p, y, features={"g": g})
+    res = _segments(p, y, g, lazy)
     sizes = {r.segment: r.n for r in res.rows}
     assert sizes == {"g=a": pytest.approx(500, abs=60), "g=b": pytest.approx(500, abs=60), "g=other": 10}
     note = [t for t in res.notes if "'other'" in t]
@@ -43,11 +47,7 @@ def test_missing_rows_pooled_are_not_a_pooled_level(lazy):
 @pytest.mark.parametrize("lazy", [False, True])
 def test_a_rare_level_and_missing_rows(lazy):
     p, y, g = _data(["a", "b"], rare=20, missing=10)
-    if lazy:
-        res = vc.segments(pl.DataFrame({"p": p, "y": y, "g": list(g)}).lazy(), score="p", label="y",
-                          features=["g"])
-    else:
-        res = vc.segments(p, y, features={"g": g})
+    res = _segments(p, y, g, lazy)
     assert res.segment("g=other").n == 30
     note = [t for t in res.notes if "'other'" in t]
     assert len(note) == 1 and "1 of 3 levels pooled into 'other'" in note[0], note
