@@ -49,3 +49,16 @@ def test_the_page_shows_such_counts_and_finds_the_lowest_cost(chromium, tmp_path
     assert shown(page)["threshold"] == shown(plain)["threshold"] > 0.0
     page.close()
     plain.close()
+
+
+def test_totals_beyond_the_doubles_stay_scaled_and_say_so():
+    # weights near the largest double: the totals in the caller's units overflow (JSON cannot hold inf)
+    rng = np.random.default_rng(0)
+    p = rng.random(100)
+    y = (rng.random(100) < p).astype(int)
+    rep = vc.report(p, y, sample_weight=np.full(100, 1e308), bootstrap=False)
+    data = explorer_data(rep.html)
+    assert np.isfinite(data["positives"]) and np.isfinite(data["negatives"])
+    (note,) = [n for n in rep.notes if n.startswith("the explorer's counts are the weighted counts times 2^")]
+    power = int(note.split("2^", 1)[1].split(":", 1)[0])
+    assert data["positives"] == pytest.approx(1e308 * 2.0 ** power * y.sum(), rel=1e-12)

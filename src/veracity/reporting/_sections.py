@@ -768,10 +768,17 @@ def _explorer(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, *, cost_fp: fl
                      + "; declare the costs to open at the threshold they imply")
     data = curve.to_dict()
     if weight_scale != 1.0:  # the counts in the caller's units (the weights were scaled by a power of two)
-        for key in ("tp", "fp"):
-            data[key] = [v / weight_scale for v in data[key]]
-        for key in ("positives", "negatives"):
-            data[key] = data[key] / weight_scale
+        with np.errstate(over="ignore"):
+            total = (float(data["positives"]) + float(data["negatives"])) / weight_scale
+        if np.isfinite(total):
+            for key in ("tp", "fp"):
+                data[key] = [v / weight_scale for v in data[key]]
+            for key in ("positives", "negatives"):
+                data[key] = data[key] / weight_scale
+        else:  # totals beyond the doubles in the caller's units: shown in units of a power of two of them
+            power = int(np.frexp(weight_scale)[1]) - 1  # weight_scale is 2**power exactly
+            notes.append(f"the explorer's counts are the weighted counts times 2^{power}: in the weights' own "
+                         "units their totals are beyond the largest double")
     data.update({
         "cost_fp": cost_fp, "cost_fn": cost_fn, "t_star": t_star, "t_recall": t_recall,
         "target_recall": recall_target, "recall_target": recall_target, "recall_here": recall_here,

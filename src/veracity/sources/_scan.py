@@ -180,7 +180,7 @@ def _check_columns(schema: Any, names: list[str], path: str | Path) -> None:
 
 def _equal_width(edges: Any) -> np.ndarray:
     """``edges`` as the float64 array of M + 1 equal-width edges ``[0, 1/M, ..., 1]`` (up to 1e-12 each:
-    ``np.linspace(0, 1, M + 1)``), or a one-line refusal. The scan bins every row by ``floor(p·M)``, the
+    :func:`~veracity.core._binning.uniform_edges`), or a one-line refusal. The scan bins every row by ``floor(p·M)``, the
     equal-width rule: other edges (``[0, 0.2, 0.5, 1]``) labelled statistics binned by thirds, silently
     (68, 62 and 70 rows where the file holds 42, 55 and 103)."""
     from ..core._binning import uniform_edges
@@ -195,7 +195,7 @@ def _equal_width(edges: Any) -> np.ndarray:
     values = flat if len(flat) <= 7 else [*flat[:5], "...", flat[-1]]
     shown = f"[{', '.join(values)}]" if e.ndim == 1 and e.size else repr(edges)
     raise VeracityError(f"scan_file bins by equal widths: edges must be the M + 1 edges [0, 1/M, ..., 1] "
-                        f"(np.linspace(0, 1, M + 1)), got {shown}", param="edges")
+                        f"(M equal-width bins), got {shown}", param="edges")
 
 
 def _empty_stats(edges: np.ndarray) -> BinStats:
