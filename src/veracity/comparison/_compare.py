@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ..core._display import Display, interval_cell
-from ..core._binning import MAX_BINS
+from ..core._binning import check_bins
 from ..core._intervals import fewest_resamples
 from ..core._keys import key_name, refuse_shared_names
 from ..core._parallel import submit
@@ -1152,12 +1152,7 @@ def compare_models(
     # a report, not a draw: None is the fixed seed 0, so the same rows print the same comparison (as
     # vc.compare, vc.audit and the command line); a numpy Generator gives fresh resamples
     random_state = 0 if random_state is None else check_seed(random_state)
-    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise VeracityError(f"bins must be a positive integer, got {bins!r}", param="bins")
-    if bins > MAX_BINS:  # the per-bin sums are allocated per model and resample; no bins='auto' here
-        raise VeracityError(f"bins must be at most {MAX_BINS:,}, got {int(bins):,}; with that many bins each "
-                            "holds too few rows to estimate anything. Pass fewer bins (default: 15)",
-                            param="bins")
+    check_bins(bins, auto=False)  # at most MAX_BINS: the per-bin sums are allocated per model and resample
     min_count = check_count(min_count, "min_count", 0)
     if min_count and by is None:
         raise VeracityError(f"min_count={min_count} sets the fewest rows of a slice, and there are no "

@@ -235,8 +235,6 @@ LOWER_TARGET_RECALL = "lower target_recall, or pass recall_threshold= (a thresho
 #: and the weighted Brier score's, log loss's and accuracy's (each shown beside those metrics only)
 _ONLY_FOR = {WEIGHTED_AUC_NOTE.split("{", 1)[0]: {"auc"},
              WEIGHTED_MEANS_NOTE.split("{", 1)[0]: set(WEIGHTED_MEANS)}
-#: the first of them (its name kept for the tests that read it)
-_AUC_ONLY = WEIGHTED_AUC_NOTE.split("{", 1)[0]
 
 
 def _note_concerns(note: str, metric: str) -> bool:
