@@ -2,7 +2,8 @@
 (DESIGN §3), and every output says so: the audit printed "base rate" beside the top-label
 accuracy, ``accuracy(threshold=0.7)`` thresholded the top-label confidence (0.664 instead of
 the argmax accuracy 0.764), ``multiclass="classwise"`` was ignored, and the report offered a
-threshold explorer over confidences that are never below 0.5."""
+threshold explorer over confidences that are never below 0.5. Session 34: a threshold other than
+0.5 then changed no number (the argmax accuracy whatever it was), silently: refused now."""
 
 from __future__ import annotations
 
@@ -21,12 +22,20 @@ def two_columns():
     return s, np.c_[1 - s, s], y
 
 
-def test_accuracy_of_two_columns_is_the_argmax_accuracy_whatever_the_threshold(two_columns):
+def test_accuracy_of_two_columns_is_the_argmax_accuracy_and_refuses_another_threshold(two_columns):
+    """Session 34: a threshold other than 0.5 changed no number (the argmax accuracy, 0.764 at any t),
+    silently; refused now, naming the column that a threshold cuts."""
     s, P, y = two_columns
     argmax = float(np.mean(P.argmax(axis=1) == y))
-    for t in (0.3, 0.5, 0.7):
-        assert vc.accuracy(P, y, threshold=t) == pytest.approx(argmax, abs=1e-15)
-        assert vc.audit(P, y, threshold=t).accuracy == pytest.approx(argmax, abs=1e-15)
+    assert vc.accuracy(P, y) == pytest.approx(argmax, abs=1e-15)
+    assert vc.accuracy(P, y, threshold=0.5) == pytest.approx(argmax, abs=1e-15)
+    assert vc.audit(P, y, threshold=0.5).accuracy == pytest.approx(argmax, abs=1e-15)
+    for t in (0.3, 0.7, 0.0, 1.0):
+        for call in (vc.accuracy, vc.audit):
+            with pytest.raises(vc.VeracityError, match=rf"^threshold={t!r} has no effect on \(N, K\) "
+                               r"scores read top-label .* pass the positive class's column P\[:, 1\] to "
+                               r"threshold it"):
+                call(P, y, threshold=t)
     # the 1-D reading still thresholds the positive class's probability
     assert vc.accuracy(s, y, threshold=0.7) == pytest.approx(float(np.mean((s >= 0.7) == (y == 1))))
 
@@ -51,14 +60,18 @@ def test_classwise_audit_of_two_columns_reads_each_column_against_the_rest(two_c
     assert per_class.groups["class 0"].ece == pytest.approx(vc.ece(1 - s, 1 - y), abs=1e-12)
 
 
-def test_bootstrap_accuracy_of_two_columns_ignores_the_threshold(two_columns):
+def test_bootstrap_accuracy_of_two_columns_is_the_argmax_and_refuses_another_threshold(two_columns):
     _, P, y = two_columns
     argmax = float(np.mean(P.argmax(axis=1) == y))
-    row = vc.audit(P, y, bootstrap="percentile", n_resamples=50, random_state=0,
-                   threshold=0.7).extras["intervals"]["accuracy"]
+    audited = vc.audit(P, y, bootstrap="percentile", n_resamples=50, random_state=0)
+    row = audited.extras["intervals"]["accuracy"]
     assert row.estimate == pytest.approx(argmax)
     assert row.low <= argmax <= row.high
     assert row.se > 0.005  # resampled argmax accuracies (thresholded confidences were a different number)
+    for call in (lambda: vc.audit(P, y, bootstrap="percentile", n_resamples=50, threshold=0.7),
+                 lambda: vc.bootstrap_intervals(P, y, metrics="accuracy", n_resamples=50, threshold=0.7)):
+        with pytest.raises(vc.VeracityError, match=r"^threshold=0.7 has no effect on \(N, K\) scores"):
+            call()
 
 
 def test_report_of_two_columns_has_no_threshold_explorer_and_says_how_to_get_one(two_columns):
@@ -78,11 +91,14 @@ def test_frame_form_of_two_columns_reads_top_label_like_the_arrays(two_columns, 
         duckdb = pytest.importorskip("duckdb")
         con = duckdb.connect()
         frame = con.from_df(frame)
-    got = vc.audit(frame, score=["p0", "p1"], label="y", threshold=0.7)
-    want = vc.audit(P, y, threshold=0.7)
+    got = vc.audit(frame, score=["p0", "p1"], label="y")
+    want = vc.audit(P, y)
     assert got.top_label and got.to_dict()["reading"] == "top-label"
     assert got.accuracy == pytest.approx(want.accuracy, abs=1e-12)
     assert got.ece == pytest.approx(want.ece, abs=1e-12)
+    # a threshold the top-label accuracy never reads is refused on the lazy engine too (audit_from_stats)
+    with pytest.raises(vc.VeracityError, match=r"^threshold=0.7 has no effect on \(N, K\) scores read "):
+        vc.audit(frame, score=["p0", "p1"], label="y", threshold=0.7)
 
 
 def test_calibration_slope_of_class_columns_names_the_top_label_model(two_columns):

@@ -11,7 +11,7 @@ import numpy as np
 from ._binning import make_edges
 from ._formulas import BrierDecomposition, brier_decomposition_from_stats, nll_from_stats
 from ._keys import MISSING_NAME, array_keys
-from ._metrics import Multiclass, accuracy_of, auc_of
+from ._metrics import Multiclass, accuracy_of, auc_of, refuse_top_label_threshold
 from ._parallel import submit
 from ._reliability import ReliabilityTable
 from ._stats import MAX_GROUPS, BinStats, group_rows, slice_keys, subset
@@ -199,6 +199,10 @@ class AuditResult(Display):
         return "\n".join(lines)
 
 
+#: the audit's own reading that keeps a threshold on (N, K) scores (the refusal's remedy)
+CLASSWISE_REMEDY = " (or multiclass='classwise' for one-vs-rest accuracies at it)"
+
+
 def _audit_binary(
     data: Binary,
     edges: np.ndarray,
@@ -210,6 +214,7 @@ def _audit_binary(
     sided: str,
     min_count: int,
     threshold: float,
+    classwise: bool = False,
 ) -> AuditResult:
     # AUC (two sorts) runs beside the per-bin statistics on large inputs
     # AUC needs both classes with positive weight (a class whose rows all weigh 0 is absent: AUC None)
@@ -232,6 +237,7 @@ def _audit_binary(
         sided=sided,
         min_count=min_count,
         weight_scale=data.weight_scale,
+        classwise=classwise,
     )
 
 
@@ -258,6 +264,7 @@ def audit_from_stats(
     sided: str = "two-sided",
     min_count: int = 20,
     weight_scale: float = 1.0,
+    classwise: bool = False,
 ) -> AuditResult:
     r"""An :class:`AuditResult` from full statistics plus the two order/row-level numbers.
 
@@ -267,7 +274,12 @@ def audit_from_stats(
     (:mod:`veracity.core._weights`); every number is computed in those units, and the weight
     totals shown — ``total_weight`` :math:`= \sum w`, each row's weighted ``n`` — are divided by
     it, so that they are the caller's.
+    ``classwise``: one-vs-rest audits at ``threshold`` go with this top-label one; otherwise a ``threshold``
+    other than 0.5 of top-label statistics, whose accuracy is the argmax's, is refused
+    (:func:`~._metrics.refuse_top_label_threshold`): no number would read it.
     """
+    if top_label and not classwise:  # a lazy frame's audit (the array form refuses it before any work)
+        refuse_top_label_threshold(threshold, n_classes)
     table = table_in_user_units(
         ReliabilityTable.from_stats(stats, ci=ci, level=level, sided=sided, min_count=min_count), weight_scale)
     decomposition = brier_decomposition_from_stats(stats)
@@ -472,10 +484,11 @@ def audit(
     * ``corp=True`` — the CORP (PAV) decomposition MCB − DSC + UNC (``extras["corp"]``).
 
     (N, K) scores use the top-label reading (``multiclass="top-label"``, as on the
-    metrics); ``multiclass="classwise"`` adds one one-vs-rest audit per class in
-    ``groups`` (keys ``"class 0"``, ``"class 1"``, …), each class binned by its own probabilities
-    (uniform bins: the whole's edges), and ``extras["classwise"]``: classwise ECE and Brier's
-    multiclass score (:class:`ClasswiseSummary`).
+    metrics), whose accuracy is the argmax's: no threshold cuts it, and a ``threshold`` other
+    than 0.5 is refused there; ``multiclass="classwise"`` adds one one-vs-rest audit per class in
+    ``groups`` (keys ``"class 0"``, ``"class 1"``, …; their accuracy at ``threshold``), each class binned
+    by its own probabilities (uniform bins: the whole's edges), and ``extras["classwise"]``: classwise
+    ECE and Brier's multiclass score (:class:`ClasswiseSummary`).
     ``pos_label`` names the positive class of two-valued labels (strings such as
     ``"yes"``/``"no"``, booleans, numbers): rows whose label equals it count as 1.
     The old names ``ci=`` (now ``bootstrap=``) and ``seed=`` (now ``random_state=``)
@@ -505,12 +518,14 @@ def audit(
                             param="multiclass")
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
+    if data.top_label and multiclass == "top-label":  # before any work (audit_from_stats refuses it too)
+        refuse_top_label_threshold(threshold, data.n_classes, classwise=CLASSWISE_REMEDY)
     edges = make_edges(data.p, bins, strategy, data.w)
     options: dict[str, Any] = dict(
         score_type=score_type, ci=interval, level=level, sided=sided, min_count=min_count,
         threshold=threshold,
     )
-    whole = _audit_binary(data, edges, strategy, **options)
+    whole = _audit_binary(data, edges, strategy, classwise=multiclass == "classwise", **options)
     extras = _honest_extras(
         data, edges, strategy, ci=bootstrap, n_resamples=n_resamples, noise_floor=noise_floor,
         seed=random_state, estimators=estimators, tests=tests, corp=corp, level=level,

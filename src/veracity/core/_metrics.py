@@ -400,10 +400,28 @@ def check_threshold(threshold: Any) -> float:
     return float(threshold)
 
 
+def refuse_top_label_threshold(threshold: Any, n_classes: int, *, classwise: str = "") -> None:
+    """(N, K) scores read top-label: their accuracy is the share of rows whose argmax is the label, which no
+    threshold cuts. A threshold other than 0.5 (the default; for K = 2 cutting the positive class's column at
+    0.5 is the argmax up to ties) was ignored silently: refused in one line naming the reading that uses it.
+    ``classwise``: the call's own one-vs-rest reading that keeps the threshold, added to the remedy."""
+    threshold = check_threshold(threshold)
+    if threshold == 0.5:
+        return
+    column = ("the positive class's column P[:, 1]" if n_classes == 2
+              else "one class's column P[:, k] with the labels y == k")
+    raise VeracityError(
+        f"threshold={threshold!r} has no effect on (N, K) scores read top-label (the accuracy is the share "
+        f"of rows whose argmax is the label): pass {column} to threshold it{classwise}, or leave threshold "
+        "at 0.5 for the top-label (argmax) accuracy", param="threshold")
+
+
 def accuracy_of(data: Binary, threshold: float = 0.5) -> float:
+    r"""The weighted share of correct decisions :math:`\hat y = 1[p \ge t]`; of top-label data (the callers
+    refuse a threshold there, :func:`refuse_top_label_threshold`) the share of rows whose argmax is right."""
+    check_threshold(threshold)
     if data.top_label:  # the share of rows whose argmax is the label; no threshold
         return _wmean(data.y, data.w)
-    check_threshold(threshold)
     if data.logit is not None and 0.0 < threshold < 1.0:
         # Decide on the logit scale: exact, no rounding at the sigmoid's flat ends.
         predicted = data.logit >= np.log(threshold / (1.0 - threshold))
@@ -426,7 +444,8 @@ def accuracy(
     r"""Fraction of correct decisions, predicting 1 when :math:`p \ge t` (DESIGN §3).
 
     For (N, K) input: fraction of rows whose argmax equals the label; a tied row predicts class 1 for
-    K = 2 (a row [0.5, 0.5] reads as a 1-D p = 0.5 does), the first maximum for K >= 3.
+    K = 2 (a row [0.5, 0.5] reads as a 1-D p = 0.5 does), the first maximum for K >= 3. No threshold cuts
+    the argmax: a ``threshold`` other than 0.5 is refused there (pass the positive class's column to cut it).
 
     >>> accuracy([0.2, 0.5, 0.7], [0, 1, 0])
     0.6666666666666666
@@ -437,4 +456,6 @@ def accuracy(
     require_labels("accuracy", labels)
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
+    if data.top_label:
+        refuse_top_label_threshold(threshold, data.n_classes)
     return accuracy_of(data, threshold)

@@ -458,11 +458,17 @@ def score_histograms(
     score_type: str = "probability",
     sample_weight: Any = None,
 ) -> dict[str, np.ndarray]:
-    """(Weighted) count of rows per equal-width bin of the probability, per key.
+    r"""(Weighted) count of rows per bin of the probability, per key.
 
+    ``edges``: :math:`e_0 = 0 < e_1 < \dots < e_M = 1`. Equal-width edges :math:`[0, 1/M, \dots, 1]` (up to
+    1e-12 each) bin by :math:`\min(\lfloor pM \rfloor, M - 1)`, the rule of every audit engine; any other
+    edges put :math:`p` in bin :math:`i` with :math:`e_i \le p < e_{i+1}` (the last bin closed), the rule of
+    given cut points (:func:`~._binning.bin_index`'s ``"quantile"``). (Every edge used to be read as
+    equal-width: ``[0, 0.2, 0.5, 1]`` counted the rows of thirds under those labels.)
     Needs scores only — no labels — so rows whose label is not final count too.
     ``keys=None``: one histogram under ``"(all)"``, with no per-row key built.
     """
+    edges, strategy = _histogram_rule(edges)
     s = as_float_array(scores, "scores")
     if s.ndim != 1:
         raise VeracityError(f"scores must be 1-D for score histograms, got shape {s.shape}")
@@ -472,13 +478,25 @@ def score_histograms(
         check_probabilities(p)
     w = check_weights(sample_weight, s.size)
     m = edges.size - 1
-    idx = bin_index(p, edges, "uniform")
+    idx = bin_index(p, edges, strategy)
     if keys is None:
         return {"(all)": np.bincount(idx, weights=w, minlength=m).astype(np.float64)}
     out = {}
     for key, rows in group_rows(keys):
         out[key] = np.bincount(idx[rows], weights=None if w is None else w[rows], minlength=m).astype(np.float64)
     return out
+
+
+def _histogram_rule(edges: Any) -> tuple[np.ndarray, str]:
+    """:func:`score_histograms`' ``edges`` as floats and their bin rule (``"uniform"`` or ``"quantile"``),
+    or a one-line refusal of edges that do not cut [0, 1] into bins (each probability in exactly one)."""
+    from ._binning import uniform_edges
+
+    e = np.asarray(edges, dtype=np.float64)
+    if not (e.ndim == 1 and e.size >= 2 and e[0] == 0.0 and e[-1] == 1.0 and np.all(np.diff(e) > 0)):
+        shown = np.asarray(edges).tolist()
+        raise VeracityError(f"histogram edges must rise strictly from 0 to 1, got {shown!r}", param="edges")
+    return e, "uniform" if np.allclose(e, uniform_edges(e.size - 1), rtol=0.0, atol=1e-12) else "quantile"
 
 
 def merge_histograms(target: dict[str, np.ndarray], parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

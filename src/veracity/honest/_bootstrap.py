@@ -86,7 +86,7 @@ from ..core._special import ndtr, ndtri
 
 from ..core._binning import bin_index, cumulative_slack, enough_effective, make_edges
 from ..core._ece_bias import BIAS_SHARE, bin_sigmas, expected_max_abs, plugin_ece_bias_bound
-from ..core._metrics import auc_of
+from ..core._metrics import auc_of, refuse_top_label_threshold
 from ..core._text import count_noun, fmt, render_table
 from ..core._validation import Binary, VeracityError, binary_nll_terms, prepare_binary
 from ._common import (canonical_rows, check_count, check_level, check_min_count, check_seed, check_threshold,
@@ -741,7 +741,8 @@ def bootstrap_intervals(
     r"""Seeded bootstrap intervals (percentile or BCa) for ECE, MCE, Brier, NLL, AUC and accuracy.
 
     MCE is the maximum over the bins with at least ``min_count`` rows in the sample (as
-    :func:`veracity.mce`); a thin bin never sets it.
+    :func:`veracity.mce`); a thin bin never sets it. (N, K) scores are read top-label: the accuracy
+    resampled is the argmax's, which no threshold cuts (a ``threshold`` other than 0.5 is refused).
 
     ``n_resamples`` exact multinomial resamples of the rows, vectorised over
     resamples in memory-bounded chunks; BCa uses the exact delete-one jackknife.
@@ -761,6 +762,8 @@ def bootstrap_intervals(
     """
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
+    if data.top_label:  # the accuracy resampled is the argmax's, which no threshold cuts
+        refuse_top_label_threshold(threshold, data.n_classes)
     return bootstrap_of(
         data, metrics=(metrics,) if isinstance(metrics, str) else tuple(metrics), method=method,
         n_resamples=n_resamples, level=level,
