@@ -675,6 +675,10 @@ def compare(
         labels = check_binary_labels(labels, None, pos_label)
     before = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=st)
     multiclass = before.top_label  # (N, K) scores, K = 2 included: the top-label reading
+    if multiclass:  # the accuracy row and the certificate read the argmax, which no threshold cuts
+        from ..core._metrics import refuse_top_label_threshold
+
+        refuse_top_label_threshold(threshold, before.n_classes)
     cal_scores, cal_type = None, "probability"
     cal_logits = None  # binary: calibrated logits with ±inf where they overflow (s/τ of ±1e308 at τ < 1)
     if hasattr(calibrator, "transform_logit") and (

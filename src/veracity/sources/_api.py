@@ -707,6 +707,10 @@ def metric_frame(name: str, fn: Any, data: Any, *, score: Any, label: Any, sampl
             )
         return value
     threshold = check_threshold(options.pop("threshold", 0.5))
+    if prep.multiclass:  # (N, K) scores read top-label: no threshold cuts the argmax (as the array form)
+        from ..core._metrics import refuse_top_label_threshold
+
+        refuse_top_label_threshold(threshold, len(prep.score))
     norm = options.pop("norm", "l1")
     bins = options.pop("bins", 15)
     min_count = options.pop("min_count", 20) if name == "mce" else 0
