@@ -80,7 +80,7 @@ def test_every_printed_p_value_names_its_law() -> None:
 
 
 def test_one_group_is_one_bin() -> None:
-    assert str(vc.hosmer_lemeshow([0.4] * 20, [0, 1] * 10)).endswith("(1 equal-count bin)")
+    assert str(vc.hosmer_lemeshow([0.4] * 20, [0, 1] * 10)).endswith("(1 equal-count bin, 9 of bins=10 merged by tied scores)")
 
 
 def test_spiegelhalter_gives_scores_of_one_half_no_weight() -> None:

@@ -228,6 +228,9 @@ class HosmerLemeshowTest(Display):
     rounded_misses: tuple[tuple[int, float, int, int, float], ...] = ()
     #: the scores were top-label confidences of (N, K) class probabilities
     top_label: bool = False
+    #: the ``bins`` asked for; tied scores never split across groups, so ``bins`` (the groups made) can be
+    #: fewer, and the printout says how many the ties merged (None: not recorded, as ``bins``)
+    requested_bins: int | None = None
 
     groups = renamed_attribute("groups", "bins")
 
@@ -243,6 +246,7 @@ class HosmerLemeshowTest(Display):
             "random_state": self.random_state if isinstance(self.random_state, int) else None,
             "contradicted": self.contradicted,
             "bins": self.bins,
+            "requested_bins": self.requested_bins,
             "strategy": self.strategy,
             "degenerate": self.degenerate,
             "rounded_misses": [{"bin": b, "score": v, "rows": r, "against": k, "term": t}
@@ -255,6 +259,8 @@ class HosmerLemeshowTest(Display):
 
     def __str__(self) -> str:
         bins = count_noun(self.bins, self.strategy + " bin")
+        if self.requested_bins is not None and self.requested_bins > self.bins:
+            bins += f", {self.requested_bins - self.bins} of bins={self.requested_bins} merged by tied scores"
         if self.degenerate:
             bins += f", {self.degenerate} of scores all 0 or all 1"
         h = f"{self.statistic:.3f}" if self.statistic < 1e6 else f"{self.statistic:.3g}"  # not 15 digits
@@ -365,6 +371,7 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
         method="monte-carlo" if mc else "chi-square", min_expected=least,
         n_resamples=n_resamples if mc else None, random_state=seed if mc else None, contradicted=contradicted,
         strategy=strategy, degenerate=degenerate, rounded_misses=misses, top_label=data.top_label,
+        requested_bins=groups,
     )
 
 
