@@ -22,12 +22,12 @@ numbers as ``transform()``:
   multiclass probability row not summing to 1; on SQLite, text: :meth:`_Builder.not_a_number`; a score
   where a loaded Venn–ABERS artifact's quotient is 0/0: :func:`~._plan.zero_over_zero`) gets no probability
   (:meth:`_Builder.refused`);
-* the output is ``CAST(… AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by dialect); on PostgreSQL,
-  whose constants are all NUMERIC, the score is first cast to DOUBLE PRECISION too, so a
-  NUMERIC, REAL or INTEGER column is computed in doubles as ``transform`` computes it, and no operation
-  takes two NUMERICs (decimal: ``0.3 − 0.1`` = 0.2): one on two literals is written as its binary64
-  result, another NUMERIC operand (a step table of literals) is cast to DOUBLE PRECISION
-  (:meth:`_Builder.in_doubles`);
+* the output is ``CAST(… AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by dialect), and the score is
+  first cast to a double too, on every dialect, so a NUMERIC, REAL or integer column (unsigned and HUGEINT
+  ones too: DuckDB's ``-x`` of a UBIGINT fails) is computed in doubles as ``transform`` computes it; on
+  PostgreSQL, whose constants are all NUMERIC, no operation takes two NUMERICs (decimal: ``0.3 − 0.1``
+  = 0.2): one on two literals is written as its binary64 result, another NUMERIC operand (a step table
+  of literals) is cast to DOUBLE PRECISION (:meth:`_Builder.in_doubles`);
 * **step tables** (isotonic, histogram, Venn–ABERS): a binary tree of ``CASE WHEN x < knot``
   (log₂ K comparisons per row on a row-at-a-time engine: SQLite, PostgreSQL). Where the
   dialect has arrays and the table is long, a cell index instead:
@@ -73,11 +73,13 @@ _HOIST = {"duckdb"}
 _CHAIN = {"duckdb"}
 #: most scalar subqueries in one output (each is a join for DuckDB's planner); beyond, arrays are inline
 _MAX_HOISTED = 24
-#: dialects whose input column is cast to a double first: PostgreSQL reads the exponent-form constants
-#: as NUMERIC, so a NUMERIC score was compared with the knots in decimal (0.1 above the double knot
-#: 0.1000000000000000055…, which transform() finds equal) and GREATEST/LEAST of a REAL score ran in
-#: single precision (the clamp 1 − 2⁻⁵³ became 1: "cannot take logarithm of zero")
-_CAST_INPUT = {"postgres"}
+#: every dialect reads the input column cast to a double first (:meth:`_Builder.col`), so the map runs in
+#: doubles as ``transform`` does whatever the column's type: an unsigned or huge integer column made
+#: DuckDB's ``-x`` fail ("Overflow in negation" of a UBIGINT, UTINYINT, UHUGEINT: a beta map of logits),
+#: and on PostgreSQL, which reads the exponent-form constants as NUMERIC, a NUMERIC score was compared
+#: with the knots in decimal (0.1 above the double knot 0.1000000000000000055…, which transform() finds
+#: equal) and GREATEST/LEAST of a REAL score ran in single precision (the clamp 1 − 2⁻⁵³ became 1:
+#: "cannot take logarithm of zero")
 #: dialects where NaN = NaN is true (no ISNAN function): NaN is found by equality
 _NAN_EQUALS_ITSELF = {"postgres", "snowflake"}
 #: dialects whose GREATEST/LEAST skip NULLs (sqlglot's ``ignore_nulls``)
@@ -295,11 +297,12 @@ class _Builder:
         return self.exp.Literal(this=str(i), is_string=False) if i >= 0 else self.exp.Literal.number(str(i))
 
     def col(self, k: int) -> Any:
-        """The k-th input column, read as a double where the dialect would not (:data:`_CAST_INPUT`)."""
+        """The k-th input column as a double, ``CAST("x" AS DOUBLE)`` (DOUBLE PRECISION, REAL, FLOAT64 by
+        dialect): every reference of the map reads it so, whatever the column's type (an integer, unsigned,
+        HUGEINT, NUMERIC or REAL column is computed in doubles, as ``transform`` computes it). The NULL test
+        and SQLite's test for text (:meth:`not_a_number`) read the column itself."""
         column = self.exp.column(self.names[k], quoted=True)
-        if self.dialect in _CAST_INPUT:
-            return self.exp.Cast(this=column, to=self.exp.DataType.build("DOUBLE"))
-        return column
+        return self.exp.Cast(this=column, to=self.exp.DataType.build("DOUBLE"))
 
     def p(self, e: Any) -> Any:
         """Parenthesise anything that is not an atom (sqlglot does not add precedence parens)."""
