@@ -129,6 +129,23 @@ class BaseState(_Strict, kw_only=True):
     n_classes_: Annotated[int, Meta(ge=2, le=MAX_CLASSES)] = 2
 
 
+class BinaryState(BaseState, kw_only=True):
+    """The state of a binary map (one score column in, one probability out): ``n_classes_`` is 2.
+
+    Its fitted parameters are one map's (scalars, or one step table), so another ``n_classes_`` is an
+    edited file: it loaded, and only ``transform`` refused every score ("fit on 3-class scores")."""
+
+    def __post_init__(self) -> None:
+        _check_binary(self.n_classes_)
+
+
+def _check_binary(n_classes: int) -> None:
+    if n_classes != 2:
+        raise ValueError(
+            f"state.n_classes_ = {n_classes} contradicts the fitted parameters, which are one binary map's "
+            "(state.n_classes_ = 2; multiclass maps are one-vs-rest artifacts)")
+
+
 class TemperatureParams(BaseParams, kw_only=True):
     method: Literal["newton", "golden"] | UnsetType = UNSET
     bounds: tuple[Positive, Positive] | None | UnsetType = UNSET
@@ -178,7 +195,7 @@ class PlattAssociation(_Strict, kw_only=True):
                              f"[{self.low!r}, {self.high!r}]")
 
 
-class PlattState(BaseState, kw_only=True):
+class PlattState(BinaryState, kw_only=True):
     a_: Finite
     b_: Finite
     reversed_: bool
@@ -189,6 +206,7 @@ class PlattState(BaseState, kw_only=True):
     association_: PlattAssociation | None = None
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.reversed_ != (self.a_ < 0):
             raise ValueError(
                 f"state.reversed_ = {self.reversed_} contradicts the slope state.a_ = {self.a_!r} "
@@ -201,7 +219,7 @@ class IsotonicParams(BaseParams, kw_only=True):
     interpolation: Literal["step", "linear"] | UnsetType = UNSET
 
 
-class IsotonicState(BaseState, kw_only=True):
+class IsotonicState(BinaryState, kw_only=True):
     knots_x_: Finites1
     knots_y_: Probs1
     n_unique_: Count
@@ -209,6 +227,7 @@ class IsotonicState(BaseState, kw_only=True):
     ties_created_: Count
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _check_len("state.knots_y_", self.knots_y_, "one per item of state.knots_x_",
                    len(self.knots_x_))
         _check_order("state.knots_x_", self.knots_x_, strict=True)
@@ -220,12 +239,13 @@ class HistogramParams(BaseParams, kw_only=True):
     strategy: Literal["uniform", "quantile", "equal-count"] | UnsetType = UNSET
 
 
-class HistogramState(BaseState, kw_only=True):
+class HistogramState(BinaryState, kw_only=True):
     edges_: Finites2  # probabilities, or a ranking score's own values (score_type="score")
     values_: Probs1
     counts_: NonNegs1
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _check_order("state.edges_", self.edges_, strict=False)
         m = len(self.edges_) - 1
         _check_len("state.values_", self.values_, "one per bin: len(edges_) - 1", m)
@@ -234,7 +254,7 @@ class HistogramState(BaseState, kw_only=True):
             raise ValueError(f"state.edges_ declares {m} bins; at most {MAX_BINS} are allowed")
 
 
-class BetaState(BaseState, kw_only=True):
+class BetaState(BinaryState, kw_only=True):
     a_: NonNeg
     b_: NonNeg
     c_: Finite
@@ -269,26 +289,32 @@ class VectorState(ScalingState, kw_only=True):
             raise ValueError("state.W_ of vector scaling must be diagonal")
 
 
-class VennAbersState(BaseState, kw_only=True):
+class VennAbersState(BinaryState, kw_only=True):
     c_: Finites1
     p0_: Probs2
     p1_: Probs2
 
     def __post_init__(self) -> None:
-        _check_order("state.c_", self.c_, strict=True)
-        n = len(self.c_) + 1
-        _check_len("state.p0_", self.p0_, "len(c_) + 1", n)
-        _check_len("state.p1_", self.p1_, "len(c_) + 1", n)
-        _check_order("state.p0_", self.p0_, strict=False)
-        _check_order("state.p1_", self.p1_, strict=False)
-        # p0 (the test row labelled 0) <= p1 (labelled 1) in every slot: adding a positive never lowers an
-        # isotonic fit. Without it p = p1 / (1 - p0 + p1) is no Venn-ABERS probability (p0 = 1 gives p = 1)
-        gap = np.asarray(self.p0_, dtype=np.float64) - np.asarray(self.p1_, dtype=np.float64)
-        if (gap > _ORDER_TOL).any():
-            i = int(np.flatnonzero(gap > _ORDER_TOL)[0])
-            raise ValueError(
-                f"state.p0_ must not exceed state.p1_ (the lower and upper Venn-ABERS probabilities), but "
-                f"item {i} has p0 = {self.p0_[i]!r} > p1 = {self.p1_[i]!r}")
+        super().__post_init__()
+        _check_venn_abers(self)
+
+
+def _check_venn_abers(st: Any) -> None:
+    """The Venn-ABERS rules of one map (a binary state, or one pair map of the one-vs-one artifact)."""
+    _check_order("state.c_", st.c_, strict=True)
+    n = len(st.c_) + 1
+    _check_len("state.p0_", st.p0_, "len(c_) + 1", n)
+    _check_len("state.p1_", st.p1_, "len(c_) + 1", n)
+    _check_order("state.p0_", st.p0_, strict=False)
+    _check_order("state.p1_", st.p1_, strict=False)
+    # p0 (the test row labelled 0) <= p1 (labelled 1) in every slot: adding a positive never lowers an
+    # isotonic fit. Without it p = p1 / (1 - p0 + p1) is no Venn-ABERS probability (p0 = 1 gives p = 1)
+    gap = np.asarray(st.p0_, dtype=np.float64) - np.asarray(st.p1_, dtype=np.float64)
+    if (gap > _ORDER_TOL).any():
+        i = int(np.flatnonzero(gap > _ORDER_TOL)[0])
+        raise ValueError(
+            f"state.p0_ must not exceed state.p1_ (the lower and upper Venn-ABERS probabilities), but "
+            f"item {i} has p0 = {st.p0_[i]!r} > p1 = {st.p1_[i]!r}")
 
 
 class VennAbersParams(BaseParams, kw_only=True):
@@ -301,7 +327,7 @@ class PairMap(_Strict, kw_only=True):
     p1_: Probs2
 
     def __post_init__(self) -> None:
-        VennAbersState.__post_init__(self)  # type: ignore[arg-type]
+        _check_venn_abers(self)
 
 
 class PairwiseVennAbersState(BaseState, kw_only=True):
@@ -357,17 +383,23 @@ class OneVsRestMap(_Strict, kw_only=True):
     params: dict
     state: dict
 
-    def __post_init__(self) -> None:  # each class's map obeys its own kind's schema
-        params_t, state_t = SCHEMAS[(self.kind, FORMAT_VERSION)]
-        msgspec.convert(self.params, params_t, strict=True)
-        msgspec.convert(self.state, state_t, strict=True)
-
 
 class OneVsRestState(BaseState, kw_only=True):
     maps_: Annotated[list[OneVsRestMap], Meta(min_length=2, max_length=MAX_CLASSES)]
 
     def __post_init__(self) -> None:
         _check_len("maps_", self.maps_, "one map per class", self.n_classes_)
+        for i, m in enumerate(self.maps_):  # each class's map obeys its own kind's schema, named by index
+            params_t, state_t = SCHEMAS[(m.kind, FORMAT_VERSION)]
+            for key, value, schema in (("params", m.params, params_t), ("state", m.state, state_t)):
+                try:
+                    msgspec.convert(value, schema, strict=True)
+                except msgspec.ValidationError as exc:
+                    rule, sep, path = str(exc).rpartition(" - at `")
+                    if not sep:  # a cross-field rule, whose text names the field
+                        raise ValueError(f"state.maps_[{i}]: {exc}") from None
+                    field = f"state.maps_[{i}].{key}{path.rstrip('`').removeprefix('$')}"
+                    raise ValueError(f"{field}: {rule}") from None
 
 
 register("one-vs-rest", OneVsRestParams, OneVsRestState)
@@ -570,7 +602,27 @@ def check_artifact(doc: Any, where: str, known: Any) -> tuple[str, dict, dict, d
         except msgspec.ValidationError as exc:
             raise _refuse(where, _explain(exc, value, "." + key, schema)) from None
         parts[key] = value
+    why = _classes_contradicted(parts["state"], parts["metadata"])
+    if why is not None:
+        raise _refuse(where, why)
     return kind, dict(parts["params"]), dict(parts["state"]), dict(parts["metadata"])
+
+
+def _classes_contradicted(state: dict, metadata: dict) -> str | None:
+    """Why the recorded classes disagree with ``state.n_classes_`` (K, 2 where absent), or None.
+
+    A fit records ``metadata.n_classes`` = K and ``metadata.n_columns``, the width of its scores: K for
+    K > 2 classes, 1 or 2 for two (a two-class temperature reads either)."""
+    k = state.get("n_classes_", 2)
+    recorded = metadata.get("n_classes")
+    if recorded is not None and recorded != k:
+        return (f"state.n_classes_ = {k} contradicts metadata.n_classes = {recorded}, the number of classes "
+                "the fit saw")
+    width = metadata.get("n_columns")
+    if width is not None and width not in ((1, 2) if k == 2 else (k,)):
+        return (f"state.n_classes_ = {k} contradicts metadata.n_columns = {width}, the score columns the fit "
+                f"read ({'1 or 2' if k == 2 else k} for {k} classes)")
+    return None
 
 
 def _unstorable(value: Any) -> str | None:
