@@ -112,10 +112,11 @@ def read_parquet(con: Any, files: list[str], source: str) -> Any:
     return durations_as_intervals(relation, durations, names, rename=True)
 
 
-def read(source: str | os.PathLike) -> Any:
-    """A lazy DuckDB relation over the file(s) named by ``source`` (nothing is read yet)."""
+def read(source: str | os.PathLike, con: Any = None) -> Any:
+    """A lazy DuckDB relation over the file(s) named by ``source`` (nothing is read yet), on a connection of
+    its own, or on the caller's ``con`` (the deprecated ``vc.audit_duckdb(..., connection=)``: read the same)."""
     files, kind = expand(source)
-    con = connect(files)
+    con = connect(files) if con is None else con
     try:
         if kind == "parquet":
             return read_parquet(con, files, os.fspath(source))

@@ -36,15 +36,12 @@ def audit_duckdb(source: str | Path, *, score: str = "score", label: str = "labe
     With ``connection`` the file is opened on that (user-configured) DuckDB connection.
     """
     from ..core._audit import audit
-    from . import read_errors
-    from ._duckdb import expand, read_parquet
+    from ._duckdb import read
 
     _deprecated("audit_duckdb", "vc.audit(path_or_relation, score=..., label=..., sample_weight=...)")
     data: Any = source
-    if connection is not None:  # Parquet read as the file route reads it (durations as durations, not counts)
-        files, kind = expand(source)
-        data = (read_errors(source, lambda: read_parquet(connection, files, os.fspath(source)))
-                if kind == "parquet" else connection.read_csv(files))
+    if connection is not None:  # read as the file route reads it: Parquet durations as durations (not
+        data = read(source, connection)  # counts), a CSV's "NA", "null", "nan" … as missing (not text)
     return audit(data, score=score, label=label, sample_weight=weight, by=by,
                  **_options(bins, score_type, interval, level, min_count, threshold))
 
