@@ -191,6 +191,18 @@ def _stale(held: dict[str, float], written: dict[str, float], result: AuditResul
     return cleared, gone
 
 
+def _step(known: Any, keys: Any) -> int:
+    """The step to log ``keys`` at: one past the highest step of those the run ``known`` already holds, else 0.
+
+    MLflow shows a metric's value of the highest step (then the latest time): an ``auc`` a training loop
+    logged at steps 0 … 9 outranked the audit's, logged at step 0, so the run showed the loop's last AUC as
+    the audit's. One past the highest makes this log the run's value of every metric it writes, and two
+    audits logged to one run steps 0 and 1."""
+    keys = set(keys)
+    steps = [int(m.step) for m in known.data.to_proto().metrics if m.key in keys]
+    return max(steps) + 1 if steps else 0
+
+
 def _listed(names: Any, limit: int = 3) -> str:
     """The first few names, and how many more."""
     names = sorted(names)
@@ -397,7 +409,9 @@ def log_mlflow(
     ``calibrator=`` logs a calibrator beside an audit. ``run`` is an MLflow ``Run`` or a run id;
     ``None`` logs to the active run (starting one, as ``mlflow.log_metric`` does, when none is
     active). ``prefix`` is put before every metric, parameter and artifact name (e.g.
-    ``"valid/"``). ``figures=False`` skips the PNG. A tracking store MLflow cannot open or reach (a
+    ``"valid/"``). Metrics are logged at one step: 0, or one past the highest step of those the run
+    already holds (a training loop's ``auc`` at step 9: this log's ``auc`` at step 10), so the run
+    shows this log's values. ``figures=False`` skips the PNG. A tracking store MLflow cannot open or reach (a
     server that is down, no tracking URI where MLflow's default SQLite store lacks its modules) is one
     :class:`~veracity.VeracityError` naming the store, its password hidden.
     """
@@ -511,8 +525,9 @@ def log_mlflow(
         artifacts.append(path("calibrator.json"))
     now = int(time.time() * 1000)
     items = list(metrics.items()) + list(cleared.items())
+    step = _step(known, (k for k, _ in items))
     for start in range(0, len(items), 1000):  # MLflow's batch limit
-        client.log_batch(run_id, metrics=[Metric(k, v, now, 0) for k, v in items[start:start + 1000]])
+        client.log_batch(run_id, metrics=[Metric(k, v, now, step) for k, v in items[start:start + 1000]])
     param_items = list(params.items())
     for start in range(0, len(param_items), 100):
         client.log_batch(run_id, params=[Param(k, v) for k, v in param_items[start:start + 100]])
