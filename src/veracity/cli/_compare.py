@@ -121,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
         raise VeracityError("compare needs --calibrator CAL.json, or --score A --against B to compare two models")
     cal = load_calibrator(args.calibrator)
     _refuse_demo_for_other_file(args, cal)
-    args.score = args.score or cal.metadata.get("score_column") or "score"
+    if args.score is None:  # an empty --score is refused as a name of no column, never taken as not given
+        args.score = cal.metadata.get("score_column") or "score"
     if args.score_type is not None and args.score_type != cal.score_type:
         raise VeracityError(
             f"the calibrator was fit on {cal.score_type} scores but --score-type is "
@@ -278,8 +279,12 @@ def _fit_rows(cal: Any, scores: Any, labels: Any, weights: Any) -> bool:
 def _run_models(args: argparse.Namespace) -> int:
     from ..comparison import compare_models
 
-    if not args.score:
-        raise VeracityError("--against compares two models: name model A's score column with --score")
+    if args.score is None:  # not the 'score' that other commands (and --calibrator, last) default to
+        raise VeracityError("--against compares two models, and --score has no default with it (a 'score' "
+                            "column is not taken as model A): name model A's score column with --score")
+    if not args.score.strip():
+        raise VeracityError(f"--score {args.score!r} names no column: name model A's score column with "
+                            "--score (--against names model B's)")
     table, path = load(args)
     mask = _measured_rows(table, args, path)
     several = feature_names(args.score, columns=table.column_names)
