@@ -90,11 +90,11 @@ def plan_from_sums(*, rows: Any, sum_f: Any, sum_ff: Any, width: float, level: f
 
 def _rare_width(n: np.ndarray, mean: np.ndarray, bern: np.ndarray, var_n: np.ndarray, level: float,
                 ppi: bool) -> np.ndarray:
-    r"""Width of the modified Wilson interval :func:`~veracity.delayed._ppi_sums.modified_wilson` that
+    r"""Width of the modified Wilson interval :func:`~veracity.core._intervals.modified_wilson` that
     :func:`~veracity.ppi_mean` reports for a rare outcome from ``n`` labels, at :math:`\hat p = \bar f` with
     PPI's effective labels :math:`n^* = \bar f(1 - \bar f) / (\overline{f(1-f)}/n + \mathrm{Var}(f)/N)`
     (``ppi``; :math:`n^* = n` for the labels alone, or where that has no spread)."""
-    from ._ppi_sums import modified_wilson
+    from ..core._intervals import modified_wilson
 
     spread = mean * (1.0 - mean)
     se2 = bern / n + var_n

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._intervals import binomial_interval
+from ..core._intervals import FEW_COUNTS, binomial_interval, modified_wilson
 from ..core._special import ndtri
 from ..core._validation import VeracityError
 
@@ -26,7 +26,7 @@ NO_SPREAD = 1e-7
 #: unweighted labels with fewer than this many of one class (positive or negative) are judged calibrated or
 #: not by an exact binomial tail bound, not by the rectifier's normal interval (:func:`judged_calibrated`): the
 #: rule of thumb that a normal approximation of a count needs at least 10 of each outcome
-EXACT_BELOW = 10
+EXACT_BELOW = FEW_COUNTS
 
 
 def _binomial_low_tail(n: np.ndarray, p: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -449,44 +449,6 @@ def _score_roots(d: np.ndarray, a: np.ndarray, b1: np.ndarray, b2: np.ndarray, z
     qc = d * d - z * z * (b1 - b2 + c)
     disc = np.sqrt(np.maximum(qb * qb - 4.0 * qa * qc, 0.0))
     return (qb - disc) / (2.0 * qa), (qb + disc) / (2.0 * qa)
-
-
-def _poisson_low(x: np.ndarray, level: float) -> np.ndarray:
-    r"""Garwood's exact lower bound for a Poisson mean seen as the count ``x`` (real, at least 0):
-    :math:`\tfrac12 \chi^2_{2x,\,(1-\text{level})/2}`, the inverse regularised gamma function
-    :math:`P^{-1}(x, (1 - \text{level})/2)`; 0 where :math:`x = 0`. Vectorised."""
-    from ..core._special import _special
-
-    x = np.asarray(x, dtype=np.float64)
-    pos = np.isfinite(x) & (x > 0)
-    with np.errstate(invalid="ignore"):
-        low = _special().gammaincinv(np.where(pos, x, 1.0), (1.0 - level) / 2.0)
-    return np.where(pos, np.asarray(low, dtype=np.float64), 0.0)
-
-
-def modified_wilson(p: Any, n_star: Any, level: float) -> tuple[np.ndarray, np.ndarray]:
-    r"""A modified Wilson interval for a proportion ``p`` of ``n_star`` (effective, real) trials: Wilson's
-    score interval, its lower end lowered to Garwood's exact Poisson bound :math:`\tfrac12\chi^2_{2x,
-    (1-\text{level})/2} / n^*` where the count :math:`x = p\,n^*` is below :data:`EXACT_BELOW` (and the upper
-    end likewise where :math:`n^* - x` is). Brown, Cai and DasGupta (2001, section 4.1.1) do so for
-    :math:`x \le 3`: Wilson's lower end is too high there — :math:`0.18/n` for one event of :math:`n`, so a
-    true mean of 0.1 events, seen once in 10 % of samples, is missed every time (Garwood's: :math:`0.025/n`).
-    Below 10 it is taken for the effective counts of PPI, whose labelled events are Poisson-like but whose
-    :math:`n^*` reads the variance of a few rows: false-alarm shares with about one expected labelled event
-    covered 0.92-0.94 with the bound at 3, 0.94-0.98 with it at 10, median widths 0-4 % more (seeded
-    simulations of session 23, the designs of tests/delayed/test_ppi_confusion_coverage_r23.py).
-    Vectorised; the ends lie in [0, 1] around ``p``."""
-    p = np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0)
-    n_star = np.asarray(n_star, dtype=np.float64)
-    low, high = binomial_interval(p * n_star, n_star, method="wilson", level=level)
-    x, x_ = p * n_star, (1.0 - p) * n_star
-    with np.errstate(divide="ignore", invalid="ignore"):
-        few = EXACT_BELOW - 1e-9
-        low = np.where(x < few, np.minimum(low, _poisson_low(x, level) / n_star), low)
-        high = np.where(x_ < few, np.maximum(high, 1.0 - _poisson_low(x_, level) / n_star), high)
-    low = np.where(p <= 0.0, 0.0, np.clip(np.minimum(low, p), 0.0, 1.0))
-    high = np.where(p >= 1.0, 1.0, np.clip(np.maximum(high, p), 0.0, 1.0))
-    return low, high
 
 
 def rare_share_interval(out: dict[str, Any], rare: Any, se: Any, size: Any, level: float,
