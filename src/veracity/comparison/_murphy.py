@@ -379,12 +379,22 @@ def pseudo_band(mean: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[n
     return low, high, p
 
 
-def _sizes(cells: list[np.ndarray], squares: list[np.ndarray], tot: Any, w: np.ndarray | None,
-           theta: np.ndarray) -> tuple[np.ndarray, ...]:
+def _discordant_sizes(cells: list[np.ndarray], squares: list[np.ndarray], tot: Any, w: np.ndarray | None,
+                      theta: np.ndarray) -> tuple[np.ndarray, ...]:
     r"""The effective size of each discordant cell's Wilson interval (module doc): n unweighted; weighted,
-    that of its class's discordant rows, :math:`(W_D/S_D)\sum w` (:math:`W_D, S_D` their :math:`\sum w`,
-    :math:`\sum w^2`), at most its class's :math:`(W_c/S_c)\sum w` (the class's where the models agree on
-    every row of it; Kish's size of all rows where the class has none)."""
+    one size per class c, shared by its two cells, from the weights of the class's discordant rows D (both
+    cells: :math:`W_D, S_D` their :math:`\sum w, \sum w^2`) and of the class (:math:`W_c, S_c`):
+
+    .. math:: m_c = \frac{W}{\max(S_D/W_D,\ S_c/W_c)} = \min\Big(\frac{W_D}{S_D},\ \frac{W_c}{S_c}\Big)\,W
+
+    (:math:`W` the :math:`\sum w` of all rows; :math:`W/(S_c/W_c)` where the models agree on every row of
+    the class; Kish's :math:`W^2/S` of all rows for a class with none). It is the variance of a *small*
+    share :math:`W_D/W`, :math:`\approx S_D/W^2`, matched to Wilson's :math:`a/m`, and is not
+    :func:`._decision_curve.share_size`: that one matches the whole variance
+    :math:`[(1-a)^2 S_D + a^2 S_R]/W^2` of each share (its rest's weights too, which matter where the share
+    is large) and is never above Kish's :math:`W^2/S`, where this one is (under class weights a class of
+    light rows reads up to its own :math:`W/(S_c/W_c)`); each was checked by its own simulation
+    (tests/comparison/test_murphy_band_r32.py, test_decision_curve_weights_r32.py)."""
     if w is None:
         full = np.full_like(theta, float(tot.n))
         return full, full, full, full
@@ -438,7 +448,8 @@ def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
         if not np.array_equal(models.data[i].p, models.data[j].p):
             if df == df:
                 shares = tuple(np.clip(c / tot.w, 0.0, 1.0) for c in cells)
-                low, high, p = pseudo_band(mean, shares, _sizes(cells, squares, tot, w, theta), theta, level)
+                sizes = _discordant_sizes(cells, squares, tot, w, theta)
+                low, high, p = pseudo_band(mean, shares, sizes, theta, level)
             else:
                 low = high = p = np.full_like(mean, np.nan)
         low, high, p = (np.where(flat, np.nan, v) for v in (low, high, p))
