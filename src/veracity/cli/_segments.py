@@ -17,6 +17,7 @@ import argparse
 
 from ..core._validation import VeracityError
 from ..segments import segments
+from ..segments._api import UNUSED_BINS
 from ._bad_rows import locate
 from ._common import add_json_argument, emit, feature_names, shown_path
 from ._labels import add_pos_label_argument
@@ -42,7 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "adds to --features)")
     parser.add_argument("--depth", type=int, default=None,
                         help="largest number of features in a segment (default: 2, or 1 with one feature)")
-    parser.add_argument("--bins", type=int, default=5, help="equal-mass bins of each numeric feature (default: 5)")
+    parser.add_argument("--bins", type=int, default=None,
+                        help="equal-mass bins of each numeric feature (default: 5; refused where no feature "
+                             "is numeric: it would change nothing)")
     parser.add_argument("--min-count", type=int, default=50,
                         help="segments with fewer rows are insufficient: shown, not tested (default: 50)")
     parser.add_argument("--fdr", type=float, default=0.05,
@@ -76,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
                        random_state=args.random_state)
     except VeracityError as exc:  # the first bad row's data row, as the other commands name it
         raise locate(exc, str(args.file), [args.score], args) from None
+    if args.bins is not None and any(UNUSED_BINS in note for note in res.notes):  # no numeric feature
+        raise VeracityError(f"--bins cuts numeric features into equal-mass bins, and none of --features "
+                            f"{', '.join(res.features)} is numeric (their levels are their values); "
+                            "drop --bins")
     # --all: every segment's row, under the same header (the FDR, the family, what was tested) and notes
     text = res._text(every=args.all)
     emit(args, text, {"file": shown_path(args, args.file), **res.to_dict()}, note_text=shown_path(args, args.file))

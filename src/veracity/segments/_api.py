@@ -48,13 +48,13 @@ def _check_options(*, depth: Any, bins: Any, min_count: Any, fdr: Any, level: An
                    n_resamples: Any = N_RESAMPLES, random_state: Any = RANDOM_STATE) -> None:
     check_depth(depth, len(names))
     check_random_state(random_state)
-    if not isinstance(bins, dict):
-        _positive_int(bins, "bins", 2)
-    else:
+    if isinstance(bins, dict):
         unknown = [k for k in bins if k not in names]
         if unknown:  # a misspelt name would leave its feature with the default bins, silently
             raise VeracityError(f"{{param}} names {unknown[0]!r}, which is not among features= {names}; "
                                 "name a feature, e.g. bins={'age': [30, 45, 60]}", param="bins")
+    elif bins is not None:  # None: not given, 5
+        _positive_int(bins, "bins", 2)
     for name, value, lo in (("min_count", min_count, 1), ("max_levels", max_levels, 1),
                             ("ece_bins", ece_bins, 1), ("max_cells", max_cells, 2),
                             ("max_segments", max_segments, 1), ("n_resamples", n_resamples, 1)):
@@ -73,13 +73,34 @@ def _positive_int(value: Any, name: str, lo: int) -> int:
     return int(value)
 
 
+#: equal-mass bins of each numeric feature where ``bins`` is not given
+BINS = 5
+
+
 def _bins_for(bins: Any, name: str) -> Any:
+    if bins is None:
+        return BINS
     if isinstance(bins, dict):
-        b = bins.get(name, 5)
+        b = bins.get(name, BINS)
         if isinstance(b, (list, tuple, np.ndarray)):
             return list(b)
         return _positive_int(b, f"bins[{name!r}]", 2)
     return bins
+
+
+#: the words of that note (``veracity segments`` refuses ``--bins`` where the result holds it)
+UNUSED_BINS = "cuts numeric features into equal-mass bins; no feature here is numeric"
+
+
+def unused_bins_note(bins: Any, specs: list[FeatureSpec]) -> list[str]:
+    """The note on a ``bins`` given where no feature is numeric: it cuts numeric features only (a categorical
+    feature's levels are its values), so it changed nothing, and the result says so. ``bins=None`` (not
+    given: 5) gives no note."""
+    if bins is None or any(sp.kind != "category" for sp in specs):
+        return []
+    names = ", ".join(repr(sp.name) for sp in specs)
+    return [f"(bins={bins!r} {UNUSED_BINS} (the levels of {names} are their values), so it changed "
+            "nothing)"]
 
 
 def segments(
@@ -90,7 +111,7 @@ def segments(
     label: Any = None,
     features: Any = None,
     depth: int | None = None,
-    bins: Any = 5,
+    bins: Any = None,
     min_count: int = 50,
     fdr: float = 0.05,
     sample_weight: Any = None,
@@ -108,9 +129,10 @@ def segments(
 
     Categorical features split by level (levels with fewer than ``min_count`` rows, and
     all beyond the ``max_levels`` largest, pooled into ``"other"``); numeric features
-    by ``bins`` equal-mass bins (an integer, or ``{"age": [30, 45, 60], "x": 4}`` with
+    by ``bins`` equal-mass bins (an integer, default 5, or ``{"age": [30, 45, 60], "x": 4}`` with
     cut points or a count per feature; with ``sample_weight`` each bin holds an equal share of the weight,
-    as every equal-mass binning in veracity). For each segment with at least ``min_count``
+    as every equal-mass binning in veracity; a ``bins`` given where no feature is numeric changed nothing,
+    and a note says so). For each segment with at least ``min_count``
     rows: the gap ``rate - conf`` with a Wilson interval, a test of
     calibration-in-the-large (z; exact Poisson-binomial for small or skewed unweighted
     segments; a shifted gamma on the long side of skewed weighted ones; on that side, where a
@@ -214,11 +236,12 @@ def _notes(spec: FeatureSpec, n_values: int, n_missing: int) -> list[str]:
             f"— fewer than min_count rows, or beyond max_levels{also})"]
 
 
-def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth: int | None = None, bins: Any = 5,
-                    min_count: int = 50, fdr: float = 0.05, sample_weight: Any = None, pos_label: Any = None,
-                    score_type: str = "probability", level: float = 0.95, max_levels: int = 20,
-                    ece_bins: int = 10, max_cells: int = MAX_CELLS, max_segments: int = MAX_SEGMENTS,
-                    n_resamples: int = N_RESAMPLES, random_state: Any = RANDOM_STATE) -> SegmentsResult:
+def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth: int | None = None,
+                    bins: Any = None, min_count: int = 50, fdr: float = 0.05, sample_weight: Any = None,
+                    pos_label: Any = None, score_type: str = "probability", level: float = 0.95,
+                    max_levels: int = 20, ece_bins: int = 10, max_cells: int = MAX_CELLS,
+                    max_segments: int = MAX_SEGMENTS, n_resamples: int = N_RESAMPLES,
+                    random_state: Any = RANDOM_STATE) -> SegmentsResult:
     names = check_features(list(features))
     # a feature Series on another index than the scores would be matched by position: wrong rows
     check_same_index(scores=scores, labels=labels, sample_weight=sample_weight,
@@ -239,6 +262,7 @@ def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth
         logit = None if logit is None else logit[keep]
     specs, codes, notes = specs_from_arrays(features, data.n, keep, bins=bins, min_count=min_count,
                                             max_levels=max_levels, weights=w)
+    notes = [*notes, *unused_bins_note(bins, specs)]
     check_family_size(specs, depth, max_segments)
     sets = feature_sets(len(specs), depth)
     table = cells_numpy(p, y, w, codes, specs, sets, max_cells=max_cells, ece_bins=ece_bins, logit=logit)
@@ -431,6 +455,7 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
                             rows=_rows_word(prep.weight))
         specs.append(spec)
         notes.extend(_notes(spec, len(present), int(cnts[miss].sum())))
+    notes.extend(unused_bins_note(bins, specs))
     check_family_size(specs, depth, max_segments)
     sets = feature_sets(len(specs), depth)
     y = agg.as_float(prep.y, schema) if isinstance(prep.y, str) else prep.y
