@@ -65,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interval", default="wilson", choices=["wilson", "clopper-pearson"],
                         help="per-bin binomial interval (default: wilson)")
     parser.add_argument("--level", type=float, default=0.95,
-                        help="level of the per-bin intervals and the bootstrap intervals, in (0, 1) "
+                        help="level of every interval on the page (per bin, bootstrap, slices, segments, the "
+                             "comparison, the calibrator's ledger, the store's periods), in (0, 1) "
                              "(default: 0.95)")
     parser.add_argument("--min-count", type=int, default=20,
                         help="bins with fewer rows than this are flagged insufficient; with --sample-weight, "
@@ -207,7 +208,9 @@ def run(args: argparse.Namespace) -> int:
         from ..monitoring._recalibrate import labelled_rows
 
         store = MonitorStore(args.store)
-        status = store.status(freq=args.freq, as_of=args.as_of, horizon=args.horizon)
+        # the status's intervals at --level and its ECEs over --bins, as the report's ('auto': its 15)
+        status = store.status(freq=args.freq, as_of=args.as_of, horizon=args.horizon, level=args.level,
+                              bins=15 if isinstance(args.bins, str) else args.bins)
     if args.store and args.file is None:
         scores, labels = labelled_rows(store, as_of=args.as_of, horizon=args.horizon)
         if scores.size == 0:

@@ -145,7 +145,8 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
                f'{_svg(figure, "seg", "gap per segment with its interval")}</figure>')
 
     notes = [f"Segments of {feats} up to depth {result.depth}: categorical features by level (rare levels "
-             "pooled into <em>other</em>), numeric features by equal-mass bins, and their intersections. "
+             "pooled into <em>other</em>), numeric features by equal-mass bins"
+             + (", and their intersections. " if result.depth > 1 else ". ") +
              f"gap = observed rate − mean score ({_e(reading)}), with its {pct} interval; q-values by {family}, "
              "discoveries ranked by evidence × size."]
     notes.extend(_e(n) for n in result.notes)

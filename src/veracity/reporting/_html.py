@@ -239,7 +239,9 @@ def report(
     that takes tens of seconds — pass ``bootstrap=False`` to skip it (``ci=`` is the old name). ``figures=False``
     leaves out the diagrams (tables and explorer only); ``max_cuts`` caps the
     explorer's cut points (every distinct score below it, a fixed grid above).
-    ``pos_label`` names the positive class of two-valued labels.
+    ``pos_label`` names the positive class of two-valued labels. ``level`` is that of every interval
+    on the page: the bins', the bootstrap's, the slices', the segments', the comparison's, the calibrator
+    ledger's and a store's periods (a StoreStatus passed as it was made keeps its own, with a note).
 
     In a notebook the report displays a compact preview (headline numbers, findings and
     the reliability diagram, a few tens of KB); ``save()`` / ``out=`` write the whole
@@ -284,7 +286,7 @@ def _report(make_inputs: Any, *, scores: Any, labels: Any, from_frame: bool = Fa
     if store is not None:
         from ._store import resolve_store
 
-        status, store_rows, store_name = resolve_store(store, bins=bins)
+        status, store_rows, store_name = resolve_store(store, bins=bins, level=options["level"])
         if source is None and store_name:
             source = store_name
         if scores is None and not from_frame:
@@ -499,7 +501,7 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
             from ._findings import segments_section
 
             seg = segments(scores, labels, features=inp.features, depth=depth, sample_weight=sample_weight,
-                           score_type=score_type)
+                           score_type=score_type, level=level)
             html_seg, line = segments_section(seg, plots=plots, reading=reading)
             about.append(["segments", _e(f"vc.segments over {', '.join(seg.features)}, depth {seg.depth}, "
                                          f"min_count {seg.min_count}, FDR {seg.fdr:g}")])
@@ -609,6 +611,11 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
 
     if status is not None:
         from ._store import store_section
+
+        if not math.isclose(float(status.level), float(level)):  # a StoreStatus is shown as it was made
+            notes.append(f"'Over time' shows the StoreStatus as given, its intervals at "
+                         f"{status.level * 100:g}% (the report's at {level * 100:g}%): pass the store's "
+                         f"path, or a status made with level={level:g}")
 
         sections.append(("over-time", "Over time", store_section(status, source=str(source or "store"),
                                                                    plots=plots)))
@@ -741,7 +748,7 @@ def _calibration(calibrator: Any, scores: Any, labels: Any, *, raw: Any, score_t
     else:
         ledger = compare(scores, labels, calibrator, score_type=score_type, bins=options["bins"],
                          strategy=options["strategy"], threshold=options["threshold"],
-                         sample_weight=options["sample_weight"])
+                         sample_weight=options["sample_weight"], level=options["level"])
         ledger_html = "<h3>Before / after ledger</h3>" + _ledger(ledger)
     doc = calibrator.to_dict() if hasattr(calibrator, "to_dict") else None
     if isinstance(doc, dict):

@@ -568,8 +568,10 @@ def _ledger(ledger: Any) -> str:
                      f'<span class="{cls}">{change:+.4f}</span>' if math.isfinite(change) else "n/a",
                      _e(interval), f'<span class="{cls}">{_e(verdict)}</span>', _e(can_move),
                      _e(getattr(r, "note", ""))])
-    out = _table(["metric", "what", "before", "after", "change", "interval", "verdict", "can it move?", "why"],
-                 rows, cls="ledger", numeric="llrrrrlll")
+    level = getattr(ledger, "level", None)  # the level of the changes' paired intervals (the report's)
+    interval_head = "interval" if level is None else f"{float(level) * 100:g}% interval"
+    out = _table(["metric", "what", "before", "after", "change", interval_head, "verdict", "can it move?",
+                  "why"], rows, cls="ledger", numeric="llrrrrlll")
     words = ledger.certificate_words() if hasattr(ledger, "certificate_words") else {}
     if words:
         out += f'<h3>Certificates</h3><ul class="certs">{"".join(map(_certificate_item, words.items()))}</ul>'

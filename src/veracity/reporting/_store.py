@@ -19,11 +19,13 @@ from ..plotting._monitoring import store_figure
 from ._sections import _e, _num, _section, _svg, _table
 
 
-def resolve_store(store: Any, *, bins: int = 15) -> tuple[Any, tuple[Any, Any] | None, str | None]:
+def resolve_store(store: Any, *, bins: int = 15, level: float = 0.95,
+                  ) -> tuple[Any, tuple[Any, Any] | None, str | None]:
     """``store=`` as given to ``vc.report``: (its status, the labelled (scores, labels) — None for a StoreStatus —, a name).
 
     A path (str or PathLike) or a :class:`~veracity.MonitorStore` is read: its status (``bins``
-    as the report's, so the ECEs compare) and its labelled rows; a
+    as the report's, so the ECEs compare — ``bins="auto"``, a count that follows each table's rows, gives the
+    status's 15 —, and its intervals at the report's ``level``) and its labelled rows; a
     :class:`~veracity.StoreStatus` is used as it is. Anything else, or a path that is not a
     store, is a one-line :class:`~veracity.VeracityError`.
     """
@@ -46,7 +48,7 @@ def resolve_store(store: Any, *, bins: int = 15) -> tuple[Any, tuple[Any, Any] |
     from ..monitoring._recalibrate import labelled_rows
 
     try:
-        status = store.status(bins=bins)
+        status = store.status(bins=15 if isinstance(bins, str) else bins, level=level)
         scores, labels = labelled_rows(store)
     except VeracityError:
         raise
