@@ -172,6 +172,34 @@
   // every start row and alignment (centred on the tick, starting at it, ending at it) is tried and the
   // layout with the fewest rows (then most centred labels, then highest rows) that keeps labels apart,
   // inside the box, and off every tick is kept.
+  // Ticks are 2 px wide: two marks under 2 px apart (t* on the lowest-cost threshold) drew one tick over
+  // the other, one colour hiding the other. Such ticks are drawn 1 px wide, side by side: at the positions
+  // x'_k nearest their thresholds' x_k (least squares) with x'_(k+1) - x'_k >= 1, i.e. x'_k = k + the
+  // increasing fit of x_k - k (pool adjacent violators); a tick moves under 1 px (three marks at one
+  // threshold: exactly 1 px), and its label says its threshold.
+  function spreadTicks(sorted) {
+    var blocks = [];  // runs pooled to one fitted value: [sum of (x_k - k), count]
+    sorted.forEach(function (m, k) {
+      blocks.push([m.x - k, 1]);
+      while (blocks.length > 1) {
+        var b = blocks[blocks.length - 1], a = blocks[blocks.length - 2];
+        if (a[0] / a[1] <= b[0] / b[1]) { break; }
+        a[0] += b[0]; a[1] += b[1]; blocks.pop();
+      }
+    });
+    var k = 0;
+    blocks.forEach(function (b) { for (var j = 0; j < b[1]; j++, k++) { sorted[k].tx = b[0] / b[1] + k; } });
+    sorted.forEach(function (m, i) {  // 1 px wide where a neighbour is under 2 px away (1 px or more: fitted)
+      var near = (i > 0 && m.tx - sorted[i - 1].tx < 2) ||
+                 (i + 1 < sorted.length && sorted[i + 1].tx - m.tx < 2);
+      m.tw = near ? 1 : 2;
+    });
+  }
+  function placeTick(m, height) {
+    m.tick.style.left = (m.tx - m.tw / 2).toFixed(2) + "px";
+    m.tick.style.width = m.tw + "px";
+    m.tick.style.height = height + "px";
+  }
   function layoutMarks() {
     var box = $("ex-marks"), cw = box.getBoundingClientRect().width;
     laidWidth = cw;
@@ -182,12 +210,13 @@
       m.x = 8 + (cw - 16) * m.t; m.w = m.label.getBoundingClientRect().width;
     });
     var sorted = marks.slice().sort(function (a, b) { return a.x - b.x; });
+    spreadTicks(sorted);
     var units = [];
     sorted.forEach(function (m) {
       var last = units[units.length - 1];
-      if (last && m.x - last.x1 < MERGE) {
-        last.marks.push(m); last.x1 = m.x; last.w = Math.max(last.w, m.w);
-      } else { units.push({ marks: [m], x0: m.x, x1: m.x, w: m.w }); }
+      if (last && m.tx - last.x1 < MERGE) {
+        last.marks.push(m); last.x1 = m.tx; last.w = Math.max(last.w, m.w);
+      } else { units.push({ marks: [m], x0: m.tx, x1: m.tx, w: m.w }); }
     });
     var nLabels = marks.length, U = units.length, best = null;
     var choice = units.map(function () { return { row: 0, align: 0 }; });
@@ -208,8 +237,8 @@
           if (rowsMeet && ei[0] < ej[1] + GAP && ej[0] < ei[1] + GAP) { return false; }
           if (rj < ri) {  // j has labels above i's first row: i's ticks pass them
             for (var k = 0; k < ni; k++) {
-              var x = units[i].marks[k].x;
-              if (x + 1 + PAD > ej[0] && x - 1 - PAD < ej[1]) { return false; }
+              var m = units[i].marks[k];
+              if (m.tx + m.tw / 2 + PAD > ej[0] && m.tx - m.tw / 2 - PAD < ej[1]) { return false; }
             }
           }
         }
@@ -240,18 +269,31 @@
       }
     })(0);
     if (!best) {
-      // no layout fits (a label wider than the box, on a narrow screen): each label on its own lines,
-      // wrapped to the box's width and kept inside it, its tick only down to the first label
-      var top = TICK;
-      sorted.forEach(function (m) {
-        m.label.style.whiteSpace = "normal"; m.label.style.maxWidth = cw + "px";
-        var w = m.label.getBoundingClientRect().width;
-        m.label.style.left = Math.max(0, Math.min(m.x - w / 2, cw - w)).toFixed(2) + "px";
-        m.label.style.top = top + "px";
-        m.tick.style.left = (m.x - 1).toFixed(2) + "px";
-        m.tick.style.height = TICK + "px";
-        top += Math.ceil(m.label.getBoundingClientRect().height) + 1;
-      });
+      // no layout fits (a label wider than the box, on a narrow screen): each block's labels on rows of
+      // their own, wrapped, its ticks down to its first label (they stopped at the first row, short of the
+      // labels below it). The outer blocks go first, each on the side of the box clear of the ticks of the
+      // blocks still to come (the wider side), so that no tick passes a label of a row above its own.
+      var rest = units.slice(), top = TICK;
+      while (rest.length) {
+        var at = 0, lo = 0, hi = cw, n = rest.length;
+        if (n > 1) {
+          var next = rest[1].marks[0], prev = rest[n - 2].marks[rest[n - 2].marks.length - 1];
+          var leftEnd = next.tx - next.tw / 2 - PAD, rightStart = prev.tx + prev.tw / 2 + PAD;
+          if (leftEnd >= cw - rightStart) { hi = leftEnd; } else { at = n - 1; lo = rightStart; }
+        }
+        var u = rest.splice(at, 1)[0], c = (u.x0 + u.x1) / 2;
+        u.marks.forEach(function (m) { placeTick(m, top); });
+        u.marks.forEach(function (m) {
+          // measured at the range's left edge: a label left where the last layout put it wraps to the room
+          // the box has right of that (a page narrowed from 1280 px to 320 px: one word a line)
+          m.label.style.whiteSpace = "normal"; m.label.style.maxWidth = (hi - lo) + "px";
+          m.label.style.left = lo.toFixed(2) + "px";
+          var w = m.label.getBoundingClientRect().width;
+          m.label.style.left = Math.max(lo, Math.min(c - w / 2, hi - w)).toFixed(2) + "px";
+          m.label.style.top = top + "px";
+          top += Math.ceil(m.label.getBoundingClientRect().height) + 1;
+        });
+      }
       box.style.height = (top + 4) + "px";
       return;
     }
@@ -262,8 +304,7 @@
         var left = c.align === 1 ? e[0] : c.align === 2 ? e[1] - m.w : (e[0] + e[1]) / 2 - m.w / 2;
         m.label.style.left = left.toFixed(2) + "px";
         m.label.style.top = (TICK + (c.row + k) * ROW) + "px";
-        m.tick.style.left = (m.x - 1).toFixed(2) + "px";
-        m.tick.style.height = (TICK + c.row * ROW) + "px";
+        placeTick(m, TICK + c.row * ROW);
       });
       rowsUsed = Math.max(rowsUsed, c.row + u.marks.length);
     });
