@@ -440,6 +440,10 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
                    threshold=threshold, sample_weight=sample_weight)
     raw = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type)
     multiclass = raw.top_label
+    if multiclass:  # the report's accuracy and explorer read the argmax: no threshold cuts it (in its own words)
+        from ..core._metrics import refuse_top_label_threshold
+
+        refuse_top_label_threshold(threshold, raw.n_classes)
     notes: list[str] = list(notes_in)  # the caller's own (veracity report: why the fit rows gave no threshold)
     findings: list[tuple[str, str]] = []  # (section id, one line) for the preview
     about: list[list[str]] = []  # the question sections' settings, for "About this report"
