@@ -50,6 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="segments with fewer rows are insufficient: shown, not tested (default: 50)")
     parser.add_argument("--fdr", type=float, default=0.05,
                         help="false-discovery rate of the discoveries, in (0, 1) (default: 0.05)")
+    parser.add_argument("--level", type=float, default=0.95,
+                        help="level of each segment's interval of its gap, in (0, 1) (default: 0.95)")
     parser.add_argument("--n-resamples", type=int, default=199, metavar="R",
                         help="draws under calibration behind the MCE's p-value (default: 199; its smallest "
                              "value is 1/(R + 1))")
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         res = segments(args.file, score=args.score, label=args.label, features=features, depth=args.depth,
                        bins=args.bins, min_count=args.min_count, fdr=args.fdr, sample_weight=args.weight,
                        pos_label=args.pos_label, score_type=args.score_type, n_resamples=args.n_resamples,
-                       random_state=args.random_state)
+                       random_state=args.random_state, level=args.level)
     except VeracityError as exc:  # the first bad row's data row, as the other commands name it
         raise locate(exc, str(args.file), [args.score], args) from None
     if args.bins is not None and any(UNUSED_BINS in note for note in res.notes):  # no numeric feature
