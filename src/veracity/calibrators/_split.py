@@ -206,7 +206,10 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
         raise VeracityError(
             f"scores have {s.shape[0]} rows but labels have {lab.shape[0]}; pass one label per score"
         )
-    w = check_weights(sample_weight, s.shape[0])
+    # the caller's units, not rescaled: each fit rescales its own weights and remembers by how much (Platt's
+    # smoothed targets read the weights as row counts); weights pre-scaled here by 2^k fit another model
+    # than fit() on the same weights (1e-200 weights: a slope of 0.97 where fit() gives 0)
+    w = check_weights(sample_weight, s.shape[0], rescale=False)
     fold = fold_index(lab, n_folds=folds, random_state=random_state)
     fitted = []
     oof = None
