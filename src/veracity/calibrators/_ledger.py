@@ -604,6 +604,8 @@ def compare(
     ``strategy``; NLL is exact from logits when the calibrator produces them.
     Multiclass (N, K) input uses the top-label reading. ``pos_label`` names the positive
     class of two-valued labels (default: the one the calibrator was fit with, if any).
+    A row of ``sample_weight`` 0 is a dropped row, as in ``vc.compare_models``: it counts in no metric,
+    interval, certificate or row count.
 
     Each change has a paired ``level`` interval (:mod:`veracity.calibrators._noise`):
     per-row differences for Brier, NLL and accuracy, DeLong for AUC, and a paired
@@ -674,6 +676,14 @@ def compare(
     if pos_label is not None and not _is_multiclass(scores):
         labels = check_binary_labels(labels, None, pos_label)
     before = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=st)
+    if before.w is not None and not before.w.all():
+        # a row of weight 0 is a dropped row, as in vc.compare_models and every metric: kept, it counted in
+        # the rows said, the certificates' ties and the ECE bootstrap (which resampled it: its interval moved)
+        keep = before.w > 0
+        scores = np.asarray(to_numpy(scores, "scores"))[keep]
+        labels = np.asarray(to_numpy(labels, "labels"))[keep]
+        sample_weight = np.asarray(to_numpy(sample_weight, "sample_weight"), dtype=np.float64)[keep]
+        before = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=st)
     multiclass = before.top_label  # (N, K) scores, K = 2 included: the top-label reading
     if multiclass:  # the accuracy row and the certificate read the argmax, which no threshold cuts
         from ..core._metrics import refuse_top_label_threshold
