@@ -703,11 +703,11 @@ class ConformalClassifier:
         n, k_classes = P.shape
         w, shift = (None, 0) if sample_weight is None else _calib_weights(sample_weight, n)
         self._rng = np.random.default_rng(check_random_state(self.random_state))
-        scores = self._class_scores(P)[np.arange(n), y]
         dropped = False
-        if w is not None and not w.all():  # a row of weight 0 is a dropped row
-            scores, y, w, dropped = scores[w > 0], y[w > 0], w[w > 0], True
+        if w is not None and not w.all():  # a row of weight 0 is a dropped row: no U drawn for it
+            P, y, w, dropped = P[w > 0], y[w > 0], w[w > 0], True
             n = int(y.shape[0])
+        scores = self._class_scores(P)[np.arange(n), y]
         refused: list[str] = []  # the weighted +1 rule's refusals of uneven weights: q̂ = +inf, kept
 
         def quantile(s: np.ndarray, weights: np.ndarray | None, rows: str, used: bool = True) -> float:
