@@ -87,7 +87,7 @@ class HistogramBinning(Calibrator):
         mid = 0.5 * (edges[:-1] + edges[1:])
         with np.errstate(invalid="ignore", divide="ignore"):
             values = np.where(counts > 0, pos / np.where(counts > 0, counts, 1.0), mid)
-        self.edges_, self.values_, self.counts_ = edges, values, counts
+        self.edges_, self.values_, self.counts_ = edges, values, user_counts(counts, self._weight_unit)
 
     def _load_state(self, state: dict[str, Any]) -> None:
         r"""An artifact's edges must be the ones its ``strategy`` reads: ``"uniform"`` bins are
@@ -113,3 +113,15 @@ class HistogramBinning(Calibrator):
             return repr(self)
         return (f"histogram binning: {self.values_.size} {self.strategy} bins, "
                 f"{int((self.counts_ == 0).sum())} empty")
+
+
+def user_counts(counts: np.ndarray, unit: float) -> np.ndarray:
+    r"""``counts_`` in the caller's units: the bins' weight totals of weights multiplied by ``unit``
+    (:math:`2^k`, exact) divided by it again (extreme weights had left :math:`2^k \sum w` there: 16.8 for
+    bins of 1e-200 weights). A total beyond the largest double, of weights near it, is kept at the largest
+    double (it has no float64 value, and an artifact holds finite numbers)."""
+    if unit == 1.0:
+        return counts
+    with np.errstate(over="ignore"):
+        out = np.ldexp(counts, -(int(np.frexp(unit)[1]) - 1))
+    return np.minimum(out, np.finfo(np.float64).max)

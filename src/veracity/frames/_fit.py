@@ -844,7 +844,10 @@ def _fit_histogram(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]
     mid = 0.5 * (edges[:-1] + edges[1:])
     with np.errstate(invalid="ignore", divide="ignore"):
         values = np.where(counts > 0, pos / np.where(counts > 0, counts, 1.0), mid)
-    cal.edges_, cal.values_, cal.counts_ = edges, values, counts
+    from ..calibrators._histogram import user_counts
+
+    cal.edges_, cal.values_, cal.counts_ = edges, values, user_counts(
+        counts, prep.weight_scale if prep.weight is not None else 1.0)
 
 
 register_frame_fit(fit_frame)  # Calibrator.fit(frame, score=, label=) calls it (calibrators/_base.py)
