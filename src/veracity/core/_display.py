@@ -352,10 +352,14 @@ def html_result(title: str, summary: dict[str, Any], records: list[dict[str, Any
 
 
 def _signed_cell(v: Any) -> str:
-    """A difference's cell: :func:`fmt_cell` with a ``+`` before a number that is not negative (0 too,
-    as ``fmt(..., sign=True)`` prints it); n/a and text as they are."""
+    """A difference's cell: :func:`fmt_cell` with the number's own sign in front, as ``fmt(..., sign=True)``
+    prints it in the text tables: ``+`` before a number that is not negative (0 too), ``-`` before a negative
+    one, also where it rounds to zero (a gap of -3e-5, rate just under the mean score, prints ``-0.0000``, as
+    the text does; ``+0.0000`` said the opposite side); n/a and text as they are."""
     text = fmt_cell(v)
-    return "+" + text if _is_number(v) and not text.startswith("-") else text
+    if not _is_number(v) or text.startswith("-"):
+        return text
+    return ("-" if v < 0 else "+") + text
 
 
 def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = None,
@@ -448,11 +452,14 @@ def _audit_html(result: Any) -> str:
     multiclass = result.top_label
     t = result.table
     items: dict[str, Any] = {"rows": result.n}
+    # with weights a bin is sufficient by its effective rows (Kish), as the text says: "n≥20" read as the
+    # weight column's n, which a weight-69 bin of 31 rows flagged insufficient at min_count=30 contradicted
+    seen, n_ = ("effective observations (Kish)", "effective n") if t.weighted else ("observations", "n")
     if multiclass:
         items.update({
             "classes": result.n_classes,
             "ECE (top-label)": result.ece,
-            "MCE (top-label, bins n≥%d)" % t.min_count: result.mce,
+            f"MCE (top-label, bins {n_}≥{t.min_count})": result.mce,
             "Brier (top-label: confidence vs correct)": result.brier,
             "NLL (full multiclass: −log p of the true class)": result.nll,
             "AUC (confidence vs correct)": result.auc,
@@ -462,7 +469,7 @@ def _audit_html(result: Any) -> str:
         items.update({
             "base rate": result.base_rate,
             "ECE": result.ece,
-            "MCE (bins n≥%d)" % t.min_count: result.mce,
+            f"MCE (bins {n_}≥{t.min_count})": result.mce,
             "Brier": result.brier,
             "NLL": result.nll,
             "AUC": result.auc,
@@ -470,18 +477,20 @@ def _audit_html(result: Any) -> str:
         })
     thin = getattr(t, "mce_insufficient", None)
     if thin is not None and (result.mce != result.mce or thin > result.mce):
-        items[f"largest gap among the insufficient bins (n<{t.min_count}, not acted on)"] = thin
+        items[f"largest gap among the insufficient bins ({n_}<{t.min_count}, not acted on)"] = thin
     parts = [html_kv(items)]
     rate = "accuracy (share correct)" if multiclass else "rate (observed positive rate)"
     empty = f"; {t.empty_bin_text()}" if t.empty_bins else ""
+    # a one-sided interval says so, as the text's "95% upper CI" does ([0, bound] read as a two-sided one)
+    side = "" if t.sided == "two-sided" else f" ({t.sided}, one-sided)"
     parts.append(html_section(
-        f"Reliability table: {t.bins} {t.strategy} bins, {t.level * 100:g}% {interval_name(t.ci)} interval of the "
-        f"observed {'accuracy' if multiclass else 'rate'}{empty}",
+        f"Reliability table: {t.bins} {t.strategy} bins, {t.level * 100:g}% {interval_name(t.ci)} interval{side} "
+        f"of the observed {'accuracy' if multiclass else 'rate'}{empty}",
         html_table(t._frame_records(), rename={"acc": rate, "conf": "conf (mean score)",
                                                # a weighted bin's n is its total weight (the text says so)
                                                **({"n": "weight"} if t.weighted else {})},
                    signed=SIGNED)  # + under-confident, - over-confident: as the text table prints it
-        + (html_note(f"insufficient: fewer than {t.min_count} observations; do not act on these bins")
+        + (html_note(f"insufficient: fewer than {t.min_count} {seen}; do not act on these bins")
            if any(not r.sufficient for r in t.rows) else "")))
     d = result.decomposition
     parts.append(html_section("Brier decomposition (reliability − resolution + uncertainty + within-bin)", html_kv({

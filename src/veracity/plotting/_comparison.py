@@ -172,9 +172,14 @@ def murphy_figure(result: Any, ax: Any = None) -> Any:
     top.set_title("Murphy diagram (lower is better)", loc="left", fontsize=11, fontweight="bold")
     top.legend(fontsize=8, frameon=False)
     if bottom is not None and diff is not None:
-        bottom.fill_between(result.theta, diff.ci_low, diff.ci_high, color=PALETTE[0], alpha=0.2, linewidth=0)
-        bottom.plot(result.theta, diff.diff, color=PALETTE[0], linewidth=1.6)
+        # the band named with its level and reading (pointwise, as the text says): an unnamed band read as
+        # one of unknown level, or as simultaneous over θ
+        bottom.fill_between(result.theta, diff.ci_low, diff.ci_high, color=PALETTE[0], alpha=0.2, linewidth=0,
+                            label=f"{result.level * 100:g}% pointwise band", gid="band")
+        bottom.plot(result.theta, diff.diff, color=PALETTE[0], linewidth=1.6, label="difference",
+                    gid="difference")
         bottom.axhline(0, color=INK, linewidth=1)
+        bottom.legend(fontsize=8, frameon=False)
         _style(bottom)
         bottom.set_ylabel(f"{_name(diff.model_b, 24)} - {_name(diff.model_a, 24)}")
         bottom.set_xlabel("threshold θ (false alarm costs θ, miss 1 − θ)")
@@ -277,7 +282,7 @@ def decision_curve_figure(result: Any, ax: Any = None) -> Any:
     for k, name in enumerate(result.models):
         color = PALETTE[k % len(PALETTE)]
         axis.fill_between(t, result.ci_low[name][order], result.ci_high[name][order], color=color, alpha=0.15,
-                          linewidth=0)
+                          linewidth=0, gid="band")
         axis.plot(t, result.net_benefit[name][order], color=color, linewidth=1.8, label=_name(name))
     axis.plot(t, result.net_benefit["all"][order], color=MUTED, linewidth=1.4, linestyle="--",
               label="treat all")
@@ -298,7 +303,15 @@ def decision_curve_figure(result: Any, ax: Any = None) -> Any:
     axis.set_xlabel("threshold probability t")
     axis.set_ylabel("net benefit")
     axis.set_title("Decision curve", loc="left", fontsize=11, fontweight="bold")
-    axis.legend(fontsize=8, frameon=False)
+    # the shaded bands named with their level, and as each model's own (the text's note): unnamed, they
+    # read as bands of unknown level, or of a difference between the models
+    from matplotlib.patches import Patch
+
+    handles, names = axis.get_legend_handles_labels()
+    if result.models:
+        handles.append(Patch(facecolor=MUTED, alpha=0.3, linewidth=0))
+        names.append(f"shaded: each model's {result.level * 100:g}% interval")
+    axis.legend(handles, names, fontsize=8, frameon=False)
     return fig
 
 
@@ -310,12 +323,17 @@ def cost_figure(result: Any, ax: Any = None) -> Any:
     realised = [r.realised for r in result.rows]
     err = np.array([[r.realised - r.realised_low for r in result.rows], [r.realised_high - r.realised for r in result.rows]])
     axis.bar(x - 0.18, expected, width=0.36, color=PALETTE[5], label="expected (from the scores)")
-    axis.bar(x + 0.18, realised, width=0.36, color=PALETTE[1], label="realised", yerr=err, capsize=4,
-             ecolor=INK)
+    axis.bar(x + 0.18, realised, width=0.36, color=PALETTE[1], yerr=err, capsize=4, ecolor=INK,
+             label=f"realised ({result.level * 100:g}% interval)")
     axis.set_xticks(x)
     axis.set_xticklabels([_name(r.model, 24) for r in result.rows])
     _style(axis)
     axis.set_ylabel("cost per row")
-    axis.set_title(f"Cost at threshold {result.threshold:g}", loc="left", fontsize=11, fontweight="bold")
+    reach = [v for r in result.rows for v in (r.expected, r.realised_high) if np.isfinite(v)]
+    if reach and max(reach) > 0:  # headroom for the key, which covered the tallest bar's interval
+        axis.set_ylim(0, 1.3 * max(reach))
+    # the costs the bars price, as the text's heading gives them
+    axis.set_title(f"Cost at threshold {result.threshold:g} (false alarm {result.cost_fp:g}, miss "
+                   f"{result.cost_fn:g})", loc="left", fontsize=11, fontweight="bold")
     axis.legend(fontsize=8, frameon=False)
     return fig

@@ -54,9 +54,11 @@ def plot_sequence(cs: Any, ax: Any = None) -> Any:
     ax.plot(x, cs.estimate, color=BLUE, linewidth=1.2, drawstyle="steps-post", label="rate - mean score",
             gid="estimate")
     ax.axhline(0.0, color=INK, linewidth=0.9, gid="zero")
-    if cs.tolerance:
+    if cs.tolerance:  # named: two unexplained dashed lines beside a band whose alarm reads them
         for sign in (-1, 1):
-            ax.axhline(sign * cs.tolerance, color=MUTED, linewidth=0.9, linestyle="--", gid="tolerance")
+            ax.axhline(sign * cs.tolerance, color=MUTED, linewidth=0.9, linestyle="--", gid="tolerance",
+                       label=(f"tolerance [-{cs.tolerance:g}, {cs.tolerance:g}] (alarm when the bounds "
+                              "lie wholly outside it)") if sign > 0 else None)
     if cs.alarm_at is not None:
         ax.axvline(cs.alarm_at, color=ORANGE, linewidth=1.6, linestyle="--", label=f"alarm at {cs.key_text(cs.alarm_at)}",
                    gid="alarm")

@@ -41,8 +41,11 @@ def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
     ok = ~few
     ax.scatter(x[ok], rate[ok], color=PALETTE[0], s=28, zorder=3, label="observed rate", gid="rate")
     if few.any():
+        # with weights a period is insufficient by its effective labelled rows (the text's weighted note):
+        # "< 30 labelled" stood beside a hollow period whose count read 45
+        rows_ = "effective labelled rows" if getattr(result, "histogram_sizes", None) else "labelled"
         ax.scatter(x[few], rate[few], facecolor="white", edgecolor=PALETTE[0], s=28, zorder=3,
-                   label=f"insufficient (< {result.min_count} labelled), hollow", gid="insufficient")
+                   label=f"insufficient (< {result.min_count} {rows_}), hollow", gid="insufficient")
     if alert.any():
         ax.scatter(x[alert], rate[alert], marker="o", s=110, facecolor="none", edgecolor=PALETTE[1],
                    linewidth=1.6, zorder=4, label="alert: confidence outside the interval", gid="alerts")

@@ -38,18 +38,21 @@ def _table_of(
     min_count: int,
     sample_weight: Any,
     pos_label: Any = None,
-) -> ReliabilityTable:
+) -> tuple[ReliabilityTable, bool]:
+    """The table to draw, and whether it is the top-label reading of (N, K) scores (known for scores and
+    for an audit; a bare table does not say)."""
+    top = False
     if isinstance(scores, AuditResult):
-        scores = scores.table
+        scores, top = scores.table, bool(scores.top_label)
     if isinstance(scores, ReliabilityTable):
         if labels is not None:
             raise VeracityError("pass either a ReliabilityTable/AuditResult or (scores, labels), not both")
-        return scores
+        return scores, top
     if labels is None:
         raise VeracityError("labels are missing: call plot_reliability(scores, labels)")
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
     return _table_from_binary(data, bins=bins, strategy=strategy, interval=interval, level=level,
-                              min_count=min_count)
+                              min_count=min_count), data.top_label
 
 
 
@@ -128,9 +131,13 @@ def _segments(table: ReliabilityTable) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _has_gap(table: ReliabilityTable) -> bool:
-    """Whether the line is broken somewhere between the first and last drawn bin."""
+    """Whether the line is broken somewhere between the first and last drawn bin: a NaN of
+    :func:`_segments`, which stands wherever an empty or insufficient bin lies between two sufficient ones.
+    Insufficient bins before the first or after the last sufficient bin break nothing (the line ends there);
+    before, two such bins at an end ("rows[1:-1]" holding one of them) put "line broken at empty /
+    insufficient bins" in the legend of a line drawn whole."""
     x, _ = _segments(table)
-    return bool(np.isnan(x).any()) or any(not r.sufficient for r in table.rows[1:-1])
+    return bool(np.isnan(x).any())
 
 
 
@@ -171,10 +178,14 @@ def _draw_reliability(
     ece = f"ECE {table.ece:.4f}"
     unit = "weight" if table.weighted else "count"
     label = f"{_plain(name)} ({ece})" if name else f"bins, size grows with {unit} ({ece})"
-    pct = f"{table.level * 100:g}%"
-    ax.errorbar(conf, acc, yerr=np.vstack((np.maximum(acc - lo, 0), np.maximum(hi - acc, 0))),
+    below, above = np.maximum(acc - lo, 0), np.maximum(hi - acc, 0)
+    if table.sided == "upper":  # [0, bound]: the bar runs from the point up to the bound it gives
+        below = np.zeros_like(below)
+    elif table.sided == "lower":  # [bound, 1]: from the bound up to the point
+        above = np.zeros_like(above)
+    ax.errorbar(conf, acc, yerr=np.vstack((below, above)),
                 fmt="none", ecolor=color, elinewidth=1.1, capsize=2.5, alpha=interval_alpha, gid="intervals",
-                zorder=2, label=f"{pct} {interval_name(table.ci)} interval" if legend_details else None)
+                zorder=2, label=interval_label(table) if legend_details else None)
     lx, ly = _segments(table)
     finite = np.isfinite(lx)
     if np.any(finite[1:] & finite[:-1]):  # some two adjacent bins to join: a line is drawn (and named)
@@ -194,12 +205,25 @@ def _draw_reliability(
         ax.scatter(conf[~ok], acc[~ok], s=size[~ok], facecolor="white", edgecolor=color,
                    linewidth=1.2, linestyle=(0, (2, 1)), label=thin, gid="insufficient", zorder=3)
     if annotate:
-        for c, a, h, low, n, good in zip(conf, acc, hi, lo, count, ok):
+        # by the ends of the bars drawn (a one-sided interval's bar ends at the point on one side)
+        for c, a, h, low, n, good in zip(conf, acc, acc + above, acc - below, count, ok):
             text = _count_text(n)
             above = h <= 0.9  # above the bar's upper end, or below its lower end near the top
             ax.annotate(text, (c, h if above else low), xytext=(0, 3 if above else -3),
                         textcoords="offset points", ha="center", va="bottom" if above else "top",
                         fontsize=7, color=INK if good else MUTED, gid="count_label", zorder=4)
+
+
+
+def interval_label(table: ReliabilityTable) -> str:
+    """The interval bars' key: ``95% Wilson interval``, or for a one-sided interval the bound it gives,
+    ``95% upper Wilson bound`` (drawn from the point to the bound). Before, the one-sided intervals [0, hi]
+    and [lo, 1] were drawn whole and keyed "95% Wilson interval", bars down to 0 read as two-sided
+    intervals of enormous width beside a text table headed "95% upper CI"."""
+    pct = f"{table.level * 100:g}%"
+    if table.sided in ("upper", "lower"):
+        return f"{pct} {table.sided} {interval_name(table.ci)} bound"
+    return f"{pct} {interval_name(table.ci)} interval"
 
 
 
@@ -255,7 +279,8 @@ def plot_reliability(
 
     ``scores`` may also be a :class:`~veracity.ReliabilityTable` or an
     :class:`~veracity.AuditResult` (then ``labels`` is omitted). (N, K) scores use
-    the top-label reading. Nothing is shown or saved: call ``fig.savefig(path)``.
+    the top-label reading (the default title then says "(top label)"). Nothing is shown or saved:
+    call ``fig.savefig(path)``.
     With ``ax=`` the diagram is drawn into that matplotlib Axes (no histogram)
     and its figure is returned. With a frame, ``score=``/``label=`` name its columns (any frame
     :func:`~veracity.reliability` reads, lazy ones included).
@@ -270,9 +295,11 @@ def plot_reliability(
         scores, labels = reliability(scores, labels, score=score, label=label, bins=bins, strategy=strategy,
                                      score_type=score_type, interval=interval, level=level,
                                      min_count=min_count, sample_weight=sample_weight, pos_label=pos_label), None
-    table = _table_of(scores, labels, bins=bins, strategy=strategy, score_type=score_type,
-                      interval=interval, level=level, min_count=min_count,
-                      sample_weight=sample_weight, pos_label=pos_label)
+    table, top = _table_of(scores, labels, bins=bins, strategy=strategy, score_type=score_type,
+                           interval=interval, level=level, min_count=min_count,
+                           sample_weight=sample_weight, pos_label=pos_label)
+    if top and title == "Reliability diagram":  # the default title says the reading, as audit.plot() does
+        title = "Reliability diagram (top label)"
     if ax is not None:
         fig, hax = _figure_of(ax), None
     else:
@@ -379,7 +406,7 @@ def _neutral(name: str, handle: Any) -> Any:
     if name.startswith("insufficient"):
         return Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor=INK,
                       markersize=7)
-    if name.endswith(" interval"):
+    if name.endswith((" interval", " bound")):
         return Line2D([], [], marker="|", linestyle="", color=INK, markersize=10)
     return handle
 
@@ -529,7 +556,9 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
         if i % ncols == 0:
             ax.set_ylabel("observed frequency")
         if i + ncols >= len(tables):
-            ax.set_xlabel("confidence")
+            # a one-vs-rest panel's x is the mean probability of its class, no "confidence" (the top label's
+            # largest probability): said so of every panel, whichever stands in the bottom row
+            ax.set_xlabel("mean predicted probability")
             ax.xaxis.set_tick_params(labelbottom=True)
     for ax in axes[len(tables):]:
         ax.set_visible(False)
@@ -596,7 +625,7 @@ def _marker_key(fig: Figure, table: ReliabilityTable, colors: tuple[str, str],
         Line2D([], [], marker="o", linestyle="", markerfacecolor="white", markeredgecolor=color,
                label=f"insufficient bin ({'effective ' if table.weighted else ''}n < {table.min_count})"),
         Line2D([], [], marker="|", linestyle="", color=color, markersize=10,
-               label=f"{table.level * 100:g}% {interval_name(table.ci)} interval"),
+               label=interval_label(table)),
         Line2D([], [], color=color, label="line broken at empty / insufficient bins"),
     ]
     legend = fig.legend(handles=handles, loc="outside upper center", ncol=3, fontsize=8.5, frameon=False,
