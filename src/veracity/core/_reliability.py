@@ -221,7 +221,7 @@ class ReliabilityTable(Display):
 
     def _summary_items(self) -> dict[str, Any]:
         items: dict[str, Any] = {"interval": f"{self.level * 100:g}% {self.ci}" + (
-            "" if self.sided == "two-sided" else f" {self.sided}"), "sufficient bins": f"n >= {self.min_count}"}
+            "" if self.sided == "two-sided" else f" {self.sided}"), "sufficient bins": f"{'effective n' if self.weighted else 'n'} >= {self.min_count}"}
         if self.empty_bins:
             items["empty bins"] = self.empty_bin_text()
         return items

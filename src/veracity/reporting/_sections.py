@@ -436,10 +436,12 @@ def _reliability_table(table: ReliabilityTable) -> str:
              f"ECE {_num(table.ece)}, {_e(table.mce_text())}."]
     if table.empty_bins:
         notes.append(f"{_e(table.empty_bin_text()).capitalize()}.")
-    notes.append(f"CI: {_e(interval_name(table.ci))} binomial interval of acc. gap = acc − conf: negative means "
+    sided = "" if table.sided == "two-sided" else f" ({_e(table.sided)}, one-sided)"
+    notes.append(f"CI: {_e(interval_name(table.ci))} binomial interval of acc{sided}. gap = acc − conf: negative means "
                  "over-confident.")
     if any(not r.sufficient for r in table.rows):
-        notes.append(f"Insufficient: fewer than {table.min_count} observations; do not act on these bins.")
+        seen = "effective observations (Kish)" if table.weighted else "observations"
+        notes.append(f"Insufficient: fewer than {table.min_count} {seen}; do not act on these bins.")
     return out + f'<p class="note">{" ".join(notes)}</p>'
 
 
