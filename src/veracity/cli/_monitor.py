@@ -203,7 +203,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--time", default=None, help="column of prediction timestamps (use with --freq)")
     p.add_argument("--freq", default=None, choices=["D", "W", "M", "Q", "Y"], help="period for --time (default: M)")
     p.add_argument("--mature", default=None, help="boolean column: true when the row's label is final")
-    p.add_argument("--as-of", default=None, help="with --time and --horizon: labels final when time + horizon <= as-of")
+    p.add_argument("--as-of", default=None,
+                   help="with --time and --horizon: labels final when time + horizon <= as-of; rows "
+                        "dated after as-of are left out (not yet predicted)")
     p.add_argument("--horizon", default=None, help="label horizon (e.g. 30d, or a number of days)")
     p.add_argument("--bins", type=int, default=15, help="equal-width bins (default: 15, as veracity audit)")
     p.add_argument("--min-count", type=int, default=100,
@@ -263,6 +265,7 @@ def run(args: argparse.Namespace) -> int:
                             "(or scan FILE); see veracity monitor --help")
     if action == "scan":
         return _scan(args)
+    from ..monitoring._columns import refuse_shared_columns
     store = _store(args)
     if action == "init":
         store.init()
@@ -271,12 +274,16 @@ def run(args: argparse.Namespace) -> int:
              f"{counts['outcomes']} outcomes)", {"store": str(store.path), **counts})
         return 0
     if action == "log":
+        refuse_shared_columns([("--id", "prediction id", args.id), ("--time", "prediction time", args.time),
+                               ("--score", "score", args.score), ("--by", "slice", args.by)])
         with data_rows():  # the store reads every row of the one FILE, in order
             res = store.log(args.file, id=args.id, time=args.time, score=args.score, by=args.by,
                             model=args.model, replace=args.replace, source=_input_name(args))
         emit(args, str(res), res.to_dict())
         return 0
     if action == "outcomes":
+        refuse_shared_columns([("--id", "prediction id", args.id), ("--label", "label", args.label),
+                               ("--time", "time the outcome was observed", args.time)])
         with data_rows():
             res = store.outcomes(args.file, id=args.id, label=args.label, time=args.time,
                                  replace=args.replace, audit_sample=args.audit_sample,
@@ -316,6 +323,7 @@ def _scan(args: argparse.Namespace) -> int:
     """``vc.monitor`` on the file (``--engine auto``: in memory, or where it lives with DuckDB for a
     glob, a folder of Parquet or a file over 256 MB), through the rows seam like ``audit``."""
     from ..monitoring import monitor
+    from ..monitoring._columns import refuse_shared_columns
     from ..monitoring._time import parse_duration, parse_instant
     from ._common import auto_engine, read_rows, score_columns, several_files
 
@@ -334,6 +342,12 @@ def _scan(args: argparse.Namespace) -> int:
     if args.bins < 1:
         raise VeracityError(f"--bins must be a positive integer, got {args.bins}")
     periods = args.period or args.time
+    # --score, --label and --sample-weight among themselves: refused in their own words as they read the rows
+    for flag, role, column in (("--score", "score", score_columns(args)), ("--label", "label", args.label),
+                               ("--sample-weight", "weight", args.weight)):
+        period = ("--period", "period key") if args.period else ("--time", "prediction time")
+        refuse_shared_columns([(*period, periods), ("--mature", "final-label flag", args.mature),
+                               (flag, role, column)])
     engine = auto_engine(args, lazy_ok=len(score_columns(args)) == 1, many=several_files(args), doing="scanning")
     rows = read_rows(args, engine, columns=(periods, args.mature),
                      pending_labels=args.mature is not None or args.as_of is not None)
