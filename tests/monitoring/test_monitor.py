@@ -146,7 +146,10 @@ def test_cli_monitor_time_freq_and_maturity(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     by = {r["period"]: r for r in doc["periods"]}
     assert set(by) == {"2026Q1", "2026Q2"}
-    expected_pending = int((label_maturity(t, np.datetime64("2026-06-15"), 30) == False).sum())  # noqa: E712
+    # a prediction dated after the as-of time did not exist then: left out, not pending (round 34)
+    as_of = np.datetime64("2026-06-15")
+    expected_pending = int(((label_maturity(t, as_of, 30) == False) & (t <= as_of)).sum())  # noqa: E712
+    assert doc["after_as_of"] == int((t > as_of).sum()) > 0
     assert by["2026Q2"]["pending"] == expected_pending and by["2026Q1"]["pending"] == 0
 
 
@@ -234,7 +237,7 @@ def test_cli_monitor_scan_csv_times_on_spark_and_dask(tmp_path, capsys, spark):
         (["monitor", "scan", "--period", "quarter"], r"column 'quarter' not found"),
         (["monitor", "scan", "--time", "month", "--as-of", "2026-01-01"], r"--as-of and --horizon go together"),
         (["monitor", "scan", "--period", "month", "--as-of", "2026-01-01", "--horizon", "3"], r"need --time"),
-        (["monitor", "scan", "--period", "month", "--mature", "label"], r"must be boolean"),
+        (["monitor", "scan", "--period", "month", "--mature", "segment"], r"must be boolean"),
         (["monitor", "scan", "--period", "month", "--bins", "0"], r"--bins must be a positive integer"),
         (["monitor", "scan", "--time", "month", "--as-of", "2026-01-01", "--horizon", "nan"],
          r"--horizon must be a finite duration"),

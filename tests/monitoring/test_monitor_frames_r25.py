@@ -64,7 +64,9 @@ def test_text_times_with_as_of_give_the_array_forms_numbers(kind: str, late: dic
     got = vc.monitor(frames(p, y, list(ts))[kind], score="p", label="y", periods="ts", freq="M", min_count=10,
                      **late).to_dict()
     assert same(got, want)
-    assert any(r["pending"] for r in want["periods"]) and any(r["n"] for r in want["periods"])
+    # (with offsets, 1 h: the rows not final are all dated after as_of, which leaves them out: round 34)
+    assert any(r["pending"] for r in want["periods"]) or want.get("after_as_of")
+    assert any(r["n"] for r in want["periods"])
 
 
 @pytest.mark.parametrize("kind", ["pandas", "polars", "pyarrow"])

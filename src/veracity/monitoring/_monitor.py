@@ -72,6 +72,7 @@ from ..sources._arrow_numpy import from_numpy
 from ..sources._arrow_numpy import to_numpy as arrow_to_numpy
 from ..core._compat import positional_options
 from ..core._display import Display, fmt_weight
+from ._blaker import blaker_interval
 from ._alerts import Alert
 from ._slice_names import name_order
 from ._shift import SHIFT_ALPHA, chi2_homogeneity, population_stability, shift_label  # noqa: F401
@@ -117,6 +118,8 @@ class MonitorResult(Display):
     rows_read: int = 0
     #: per period, the effective number of rows behind its histogram, (Σw)² / Σw² (its count unweighted)
     histogram_sizes: dict[str, float] = field(default_factory=dict)
+    #: the rows read that are dated after ``as_of`` (left out of every count: not yet predicted then)
+    after_as_of: int = 0
 
     @property
     def alerts(self) -> tuple[Alert, ...]:
@@ -145,6 +148,7 @@ class MonitorResult(Display):
             "stats": {k: s.to_dict() for k, s in self.stats.items()},
             "histograms": {k: h.tolist() for k, h in self.histograms.items()},
             **({"histogram_sizes": dict(self.histogram_sizes)} if self.histogram_sizes else {}),
+            **({"after_as_of": self.after_as_of} if self.after_as_of else {}),
         }
 
     def _labelled(self, r: MonitorRow) -> str:
@@ -196,6 +200,10 @@ class MonitorResult(Display):
                 f"0.1-0.25 moderate, > 0.25 major shift where a chi-square test also rejects at "
                 f"p < {SHIFT_ALPHA:g}, else 'within noise'; not judged under {self.min_count} rows)"
             )
+        if self.after_as_of:
+            noun = "row" if self.after_as_of == 1 else "rows"
+            notes.append(f"({fmt_count(self.after_as_of)} {noun} dated after as_of left out: not yet "
+                         "predicted at the as-of time)")
         alerts = self.alert_periods
         notes.append(f"alerts: {', '.join(alerts)}" if alerts else "alerts: none")
         return table + "\n" + "\n".join(notes)
@@ -265,15 +273,19 @@ def _weighted_hull(s: BinStats, rated: tuple[float, float], low: float, high: fl
 
 def _even(s: BinStats, n_eff: float) -> bool:
     r"""Whether a period's labelled rows weigh alike (no weights, or equal ones: the Kish size is the
-    number of rows, up to rounding): its rate's interval is then Clopper-Pearson's,
-    :math:`[B_{\alpha/2}(k, n-k+1),\; B_{1-\alpha/2}(k+1, n-k)]`, the exact binomial test of a mean
-    confidence :math:`c` inverted. Wilson's interval inverts the normal score test, whose level fails
-    where few positives are expected: at :math:`nc` = 0.5 to 4 (100 to 500 rows at 0.2 to 2 %) a
-    calibrated period alerted in 6 to 9 % of periods at a nominal 5 % (3 positives in 100 rows at
-    :math:`c` = 0.01 lie outside Wilson's interval; :math:`P(X \ge 3)` = 0.079). The number of positives
-    of calibrated scores is Poisson-binomial, no more spread than the binomial at their mean
-    (Hoeffding, 1956), so the exact binomial test holds its level for them too.
-    (tests/monitoring/test_monitor_rare_alerts_r33.py)"""
+    number of rows, up to rounding): its rate's interval is then Blaker's (:mod:`._blaker`), the exact
+    two-sided binomial test of a mean confidence :math:`c` inverted. Wilson's interval inverts the normal
+    score test, whose level fails where few positives are expected: at :math:`nc` = 0.5 to 4 (100 to 500
+    rows at 0.2 to 2 %) a calibrated period alerted in 6 to 9 % of periods at a nominal 5 % (3 positives in
+    100 rows at :math:`c` = 0.01 lie outside Wilson's interval; :math:`P(X \ge 3)` = 0.079). The number of
+    positives of calibrated scores is Poisson-binomial, no more spread than the binomial at their mean
+    (Hoeffding, 1956), so an exact binomial test holds its level for them too
+    (tests/monitoring/test_monitor_rare_alerts_r33.py). Clopper-Pearson's interval, the equal-tailed exact
+    test, held it but spent half of it on a tail that cannot reject where a few positives are expected
+    (at :math:`nc = 3`, :math:`P(X = 0) \approx 0.05`): against rates twice the scores' its power was 0.25
+    at three expected positives and 0.42 at five, Blaker's 0.39 and 0.55, every false-alarm rate still at
+    most 5 % (tests/monitoring/test_monitor_blaker_r34.py; at two, 0.21 is the most any exact test reaches:
+    :math:`P(X \ge 5) = 0.052`)."""
     return bool(n_eff >= s.n * (1.0 - 1e-9))
 
 
@@ -359,8 +371,8 @@ def summarize_periods(
 
     nan = float("nan")
     # the interval of every period's rate in one vectorised call (element by element, the same operations
-    # as one call per period): Clopper-Pearson's where the weights are even (exact: a calibrated period
-    # alerts with probability at most 1 - level), Wilson's at the Kish size where they are not
+    # as one call per period): Blaker's where the weights are even (exact: a calibrated period alerts with
+    # probability at most 1 - level), Wilson's at the Kish size where they are not
     rated = {period: (float(s.sum_y.sum() / s.total_weight), _kish(s.total_weight, float(s.weight_sq.sum())))
              for period, s in stats.items() if s.total_weight > 0}
     rate_n = np.asarray(list(rated.values()), dtype=np.float64).reshape(-1, 2)
@@ -368,8 +380,7 @@ def summarize_periods(
     even = np.asarray([_even(stats[period], n_eff) for period, (_, n_eff) in rated.items()], dtype=bool)
     if even.any():
         k, n = rate_n[even, 0] * rate_n[even, 1], rate_n[even, 1]
-        exact = binomial_interval(k, n, method="clopper-pearson", level=level)
-        lows[even], highs[even] = exact
+        lows[even], highs[even] = blaker_interval(k, n, level)
     intervals = {period: (float(lo), float(hi)) for period, lo, hi in zip(rated, lows.tolist(), highs.tolist())}
     for period, (low_, high_) in intervals.items():  # uneven weights: widened to the score interval's hull
         intervals[period] = _weighted_hull(stats[period], rated[period], low_, high_, level)
@@ -650,8 +661,10 @@ def monitor(
     are counted as pending and left out of every metric (their labels may be
     missing). ``as_of`` with ``horizon`` (``"30d"``, a number of days) marks them from
     the prediction times instead: a label is final when ``time + horizon <= as_of``
-    (:func:`label_maturity`; with ``mature`` too, a row must pass both). Every row's
-    score enters the PSI against ``reference``. ``pos_label`` names the positive class
+    (:func:`label_maturity`; with ``mature`` too, a row must pass both), and a row dated
+    after ``as_of`` is left out of every count (it did not exist at ``as_of``; as
+    ``MonitorStore.status(as_of=)`` leaves it out; ``after_as_of`` counts them). Every
+    other row's score enters the PSI against ``reference``. ``pos_label`` names the positive class
     of two-valued labels.
 
     Frame form: ``monitor(frame, score="p", label="y", periods="ts", freq="M",
@@ -682,12 +695,17 @@ def monitor(
                             param="periods" if labels is not None else "labels")
     keys = to_numpy(periods, "periods")
     final_by_time = None if as_of is None else _maturity(keys, as_of, horizon, "periods")
+    # a prediction dated after as_of did not exist then: left out of every count, as the store's status does
+    later = None if as_of is None else ~_maturity(keys, as_of, 0, "periods")
     if freq is not None:
         keys = _period_keys(keys, freq, "periods")
     else:
         _refuse_times_as_keys(keys)
         _refuse_missing_keys(keys)
     keys = np.asarray(keys).astype(str)
+    n_later = 0 if later is None else int(later.sum())
+    if later is not None and n_later:  # their scores still checked (every row is), under a key then dropped
+        keys = np.where(later, _LATER, keys)
     edges = uniform_edges(check_bins(bins, auto=False))
     n = keys.size
     lengths = {name: np.shape(to_numpy(a, name)) for name, a in (("scores", scores), ("labels", labels))}
@@ -723,7 +741,11 @@ def monitor(
         m = np.ones(n, dtype=bool)
     if final_by_time is not None:
         m = m & final_by_time
-    waiting, counts = np.unique(keys[~m], return_counts=True)
+    if n_later:
+        for parts in (histograms, sizes, squares):
+            if parts is not None:
+                parts.pop(_LATER, None)
+    waiting, counts = np.unique(keys[~m & (keys != _LATER)], return_counts=True)
     pending = {str(k): int(c) for k, c in zip(waiting, counts)}
     stats: dict[str, BinStats] = {}
     if m.any():
@@ -738,7 +760,11 @@ def monitor(
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
                                reference=reference, level=level, min_count=min_count, histogram_sizes=sizes,
                                weight_scale=data.weight_scale if m.any() else 1.0, histogram_squares=squares)
-    return replace(result, rows_read=n)
+    return replace(result, rows_read=n, after_as_of=n_later)
+
+
+#: the key of the rows dated after ``as_of`` while they are checked (no period key holds a NUL)
+_LATER = "\x00after as_of"
 
 
 def _effective_sizes(keys: np.ndarray, sample_weight: Any) -> dict[str, float] | None:

@@ -24,6 +24,7 @@ import numpy as np
 from ..core._binning import bin_index, check_bins, uniform_edges
 from ..core._text import count_noun
 from ..core._validation import VeracityError, check_score_type, to_numpy
+from ._columns import refuse_shared_columns
 from ._monitor import (
     FREQS,
     UTC_NAMES,
@@ -604,9 +605,10 @@ def _add(target: dict[str, Any], key: str, value: Any) -> None:
     target[key] = target[key] + value if key in target else value
 
 
-def _working(prep: Any, key: Any = None) -> Any:
+def _working(prep: Any, key: Any = None, existed: Any = None) -> Any:
     """The columns the monitor reads: ``_s`` score, ``_y`` 0/1 label, ``_w`` weight, ``_m`` final
-    (label counts) and, with ``key``, ``_g`` the period key."""
+    (label counts), with ``key`` ``_g`` the period key and with ``existed`` (an expression) ``_e``,
+    True where the row is dated at or before ``as_of``."""
     import narwhals as nw
 
     from ..sources._aggregates import as_float
@@ -619,7 +621,8 @@ def _working(prep: Any, key: Any = None) -> Any:
     y = as_float(prep.y, schema) if isinstance(prep.y, str) else prep.y
     cols = [as_float(f.ref(prep.score[0]), schema).alias("_s"), y.alias("_y"), w.alias("_w"),
             (prep.rows if prep.rows is not None else nw.lit(True)).alias("_m")]
-    return f.nw.select(*cols, *([] if key is None else [key.alias("_g")]))
+    return f.nw.select(*cols, *([] if key is None else [key.alias("_g")]),
+                       *([] if existed is None else [existed.alias("_e")]))
 
 
 
@@ -682,7 +685,12 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
     if freq is not None or as_of is not None:
         data = _zone_read_as_utc(data, periods)
     mature = _column_arg(mature, "mature")
+    refuse_shared_columns([("score=", "score", score), ("label=", "label", label),
+                           ("periods=", "period key or time", periods),
+                           ("mature=", "final-label flag", mature),
+                           ("sample_weight=", "weight", _column_arg(sample_weight, "sample_weight"))])
     cutoff = None if as_of is None else _cutoff(as_of, horizon)
+    at_as_of = None if as_of is None else _cutoff(as_of, 0)  # rows dated after it did not exist then
     prep = _Prepared(data, score, label, sample_weight, extra={"periods": periods, "mature": mature},
                      pos_label=pos_label, label_rows=mature,
                      final=None if cutoff is None else (lambda frame: _final_by_time(frame, periods, cutoff)))
@@ -722,7 +730,8 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
     if freq is not None:  # a CSV's text times as the memory route reads them (a mix of offsets refused)
         _refuse_csv_text_times(f, periods)
     key = _period_key(prep, periods, freq)
-    working = _working(prep, key)
+    # ``_e``: the row existed at as_of (a row dated after it is checked as every row is, then left out)
+    working = _working(prep, key, None if at_as_of is None else _final_by_time(f, periods, at_as_of))
     if freq is not None:
         _check_times(prep, key, periods)
     else:
@@ -740,17 +749,25 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         sums = agg.bin_sums(scaled(final, counts), bins=m, score_type=score_type, threshold=0.5, grouped=True)
         for name, k in zip(_names(list(sums), freq), sums):
             _add(stats, name, _stats(sums[k], edges))
+    existed = at_as_of is not None
     hist_rows = agg.collect(
         scaled(working, every).with_columns(_p=agg.probability(score_type))
-        .with_columns(_b=bin_index(nw.col("_p"), edges, "uniform"), _w2=nw.col("_w") * nw.col("_w"))
-        .group_by("_g", "_b").agg(nw.col("_w").sum(), nw.col("_w2").sum())
+        .with_columns(_b=bin_index(nw.col("_p"), edges, "uniform"), _w2=nw.col("_w") * nw.col("_w"),
+                      _one=nw.lit(1, nw.Int64))
+        .group_by("_g", "_b", *(["_e"] if existed else []))
+        .agg(nw.col("_w").sum(), nw.col("_w2").sum(), nw.col("_one").sum())
     )
     histograms: dict[str, np.ndarray] = {}
     squares: dict[str, np.ndarray] = {}
-    hist_keys = hist_rows.get_column("_g").to_list()
+    later = 0  # the rows dated after as_of: left out of every count
+    here = [bool(e) for e in hist_rows.get_column("_e").to_list()] if existed else [True] * hist_rows.shape[0]
+    hist_keys = [k for k, e in zip(hist_rows.get_column("_g").to_list(), here) if e]
     names = dict(zip(hist_keys, _names(hist_keys, freq))) if hist_keys else {}
-    for k, b, total, sq in zip(hist_keys, hist_rows.get_column("_b").to_list(), hist_rows.get_column("_w").to_list(),
-                               hist_rows.get_column("_w2").to_list()):
+    columns = [hist_rows.get_column(c).to_list() for c in ("_g", "_b", "_w", "_w2", "_one")]
+    for k, b, total, sq, ones, e in zip(*columns, here):
+        if not e:
+            later += int(ones)
+            continue
         h, h2 = np.zeros(m), np.zeros(m)
         h[int(b)], h2[int(b)] = float(total), float(sq)
         _add(histograms, names[k], h)
@@ -761,7 +778,8 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
                  for k, h in histograms.items()}
     pending: dict[str, int] = {}
     if prep.rows is not None:
-        waiting = agg.collect(working.filter(~nw.col("_m")).with_columns(_one=nw.lit(1, nw.Int64))
+        waits = ~nw.col("_m") & nw.col("_e") if existed else ~nw.col("_m")
+        waiting = agg.collect(working.filter(waits).with_columns(_one=nw.lit(1, nw.Int64))
                               .group_by("_g").agg(nw.col("_one").sum()))
         keys = waiting.get_column("_g").to_list()
         for name, c in zip(_names(keys, freq) if keys else [], waiting.get_column("_one").to_list()):
@@ -770,4 +788,4 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
                                reference=reference, level=level, min_count=min_count, histogram_sizes=sizes,
                                weight_scale=agg.weight_scale(counts) if prep.weight and labelled else 1.0,
                                histogram_squares=squares if prep.weight else None)
-    return replace(result, rows_read=int(every["n"] or 0))
+    return replace(result, rows_read=int(every["n"] or 0), after_as_of=later)

@@ -120,6 +120,12 @@ def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "
     want = slice if by is not None else "(all)"
     if by is not None:
         known = sorted({r.slice for r in status.rows} - {"(all)"})
+        if want not in known and status.pooled:  # pooled into '(other)' (the status's 20 largest slices
+            # keep their names): every value named, so that the slice asked for is found
+            status = store.status(freq=freq, window=window, as_of=as_of, horizon=horizon, by=by,
+                                  min_count=min_count, bins=bins, model=model, max_periods=max_periods,
+                                  max_slices=len(known) + int(status.pooled))
+            known = sorted({r.slice for r in status.rows} - {"(all)"})
         if want == "(other)" and want in known:
             raise VeracityError(f"slice '(other)' pools the {status.pooled} {by!r} values with the fewest rows; "
                                 "recalibrate one of them by its name")

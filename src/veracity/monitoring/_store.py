@@ -60,6 +60,7 @@ from ..core._sql_names import quote_identifier
 from ..core._text import count_noun
 from ..core._validation import VeracityError
 from ..sources._arrow_numpy import from_numpy, to_numpy
+from ._columns import refuse_shared_columns
 from ._slice_names import slice_texts
 from ._time import to_utc_timestamps
 
@@ -505,6 +506,8 @@ class MonitorStore:
         """
         by_cols = [by] if isinstance(by, str) else list(by or [])
         _column_names(id=id, time=time, score=score, by=by_cols)
+        refuse_shared_columns([("id=", "prediction id", id), ("time=", "prediction time", time),
+                               ("score=", "score", score), ("by=", "slice", by_cols)])
         if model is not None and not isinstance(model, str):
             raise VeracityError(f"model= must be a string naming the model version, got {model!r}")
         table, shown, digest, empty = _read(data, [id, time, score, *by_cols], text=[id])
@@ -547,6 +550,8 @@ class MonitorStore:
 
         pos_label = check_pos_label(pos_label)  # one value: a list or an array is refused as on every route
         _column_names(id=id, label=label, time=[] if time is None else time)
+        refuse_shared_columns([("id=", "prediction id", id), ("label=", "label", label),
+                               ("time=", "time the outcome was observed", time)])
         import pyarrow as pa
 
         table, shown, digest, empty = _read(data, [id, label, *([time] if time is not None else [])], text=[id])
