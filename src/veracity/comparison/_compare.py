@@ -95,8 +95,18 @@ MAX_RESAMPLES = 100_000
 #: called different in ranking or calibration in 17-35 % of seeded draws of 2-10 rows, in 22-46 % where one
 #: row of weight 1,000 sat among 20-200, and in 10-40 % by DeLong with 2-3 positives (at 5 %); so those
 #: intervals and p-values are n/a there (a note says so) and no verdict reads them. The paired t intervals of
-#: the Brier and log-loss differences hold their level on any 2 rows (2-6 % in the same draws) and stand
-#: (tests/comparison/test_cmp_tiny_samples_r21.py).
+#: the Brier and log-loss differences are shown: two equally good models were called different in 2-6 % of
+#: those draws (tests/comparison/test_cmp_tiny_samples_r21.py) and in 0.3-5 % of draws of rare events on
+#: 100-1,000 rows, but where the models differ the t law misreads a mean of a few large per-row differences
+#: (those of the few rows of a class): pooled over designs (rates 1-20 %, 100-2,000 rows, calibrated and
+#: miscalibrated models of different sharpness), the true difference lay beyond one end of the 95 % interval
+#: in 5-11 % of seeded draws with 2-9 of a class (22 % in the worst design; 2.5 % is nominal), 3.6-6 % with
+#: 10-19, at most 3.3 % (Brier) and 4.2 % (log loss) with 20-39 and 2.8 % from 40 (4.3 % in the worst
+#: design; tests/comparison/test_cmp_rare_events_r34.py). The note says so (:data:`FEW_T_ROWS`).
+#: Skew-corrected t intervals were tried and not adopted: Johnson's (1978) shift moved a tail by at most
+#: 0.012; Hall's (1992) transformation took the worse tail from 4-8.5 % to 2-5.3 % with 10-20 expected
+#: positives but called two equally good models different in 9-17 % of draws with 1-20 expected positives
+#: (nominal 5 %).
 # (MIN_CLASS_ROWS lives in core._delong, which the calibrator ledger reads too)
 
 class NoSuchRow(VeracityError, KeyError):
@@ -1055,16 +1065,24 @@ def _few_rows(models: Models) -> str:
     return few_class_rows(models.y, models.w)
 
 
+#: what the note under too few rows of a class says of the paired t intervals (Brier, log loss), which are
+#: shown: the seeded draws of the comment above :data:`NoSuchRow`
+FEW_T_ROWS = ("are shown but run short with so few of a class: where two models differed, the true "
+              "difference lay beyond one end of the 95% interval in 5-11% of seeded draws (22% in the worst "
+              "design; 2.5% is nominal), though two equally good models were called different no more often "
+              "than the level allows")
+
+
 def _few_rows_note(few_rows: str, probabilistic: bool, t_na: bool = False) -> tuple[str, ...]:
     """The note under a comparison on too few rows of a class (:data:`MIN_CLASS_ROWS`), or none. ``t_na``:
-    the paired t intervals are n/a too (the rows' Kish effective size is below 2), so the note does not
-    say they stand."""
+    the paired t intervals are n/a too (the rows' Kish effective size is below 2), so the note says that
+    instead of how they run short (:data:`FEW_T_ROWS`)."""
     if not few_rows:
         return ()
     if probabilistic:
         which, need = "AUC, ECE, MCB and DSC differences", "DeLong's test and the paired bootstrap need"
         t_says = "are n/a too: one row carries nearly all the weight (Kish effective size below 2)"
-        tail = f"; the Brier and log-loss intervals (paired t) {t_says if t_na else 'stand'}"
+        tail = f"; the Brier and log-loss intervals (paired t) {t_says if t_na else FEW_T_ROWS}"
     else:
         which, need, tail = "AUC difference", "DeLong's test needs", ""
     return (f"too few rows of a class for the intervals of the {which} ({few_rows}; {need} at least "
