@@ -7,8 +7,9 @@ printed interval claimed a precision that did not exist: on 2 rows "a is better 
 of seeded draws of 2-10 rows (ΔMCB 35 % on 2 rows, ΔDSC 23 % on 5 and 17 % on 10), and ΔMCB in 22-46 % of
 draws where one row weighs 1,000 among 20-200. Below 10 rows of a class (weighted: Kish's effective size
 of the class) those intervals are now n/a with a note and no verdict of significance; the paired t
-intervals of the Brier and log-loss differences (which hold their level on any 2 rows) stand, and at
-realistic sizes every interval is what it was.
+intervals of the Brier and log-loss differences are shown (their false alarms hold the level on any 2 rows,
+though where two models differ they run short there: round 34's note), and at realistic sizes every
+interval is what it was.
 """
 
 import json
