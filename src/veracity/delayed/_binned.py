@@ -88,8 +88,9 @@ class BinnedSequences(Display):
                  "" if cs.alarm_at is None else f"ALARM at {cs.key_text(cs.alarm_at)}"]
                 for r, cs in zip(self.rows(), self.sequences)]
         k = len(self.sequences)
+        bins = f"{k} bin{'' if k == 1 else 's'}"
         lines = [(f"confidence sequences per score bin for rate - mean score (anytime-valid; alpha={self.alpha:g} "
-                 f"shared by {k} bins, {self.alpha / k:.3g} each; bounds after the last look)"),
+                 f"shared by {bins}, {self.alpha / k:.3g} each; bounds after the last look)"),
                  render_table(["bin", "labelled", "rate-score", "bounds", ""], body, align="lrrll")]
         lines.append("alarm: none" if self.alarm_at is None else
                      f"alarm: first at step {self.sequences[0].key_text(self.alarm_at)} in {', '.join(self.alarm_bins)}")

@@ -263,12 +263,14 @@ def plan_from_group_sums(keys: list[Any], *, rows: Any, sum_f: Any, sum_ff: Any,
     n_ppi, n_cls = plan_from_sums(rows=rows, sum_f=sf, sum_ff=sff, width=width, level=level)
     out = []
     for i in range(len(keys)):
-        mean = sf[i] / rows[i]
+        empty = not rows[i] > 0  # a group without rows (a window with no scores): no mean, no spread, no plan
+        mean = sf[i] / rows[i] if not empty else float("nan")
         ppi = int(n_ppi[i]) if 0 < n_ppi[i] <= rows[i] else None
         cls = int(n_cls[i]) if 0 < n_cls[i] <= rows[i] else None
         out.append({"group": keys[i],
                     "rows": int(rows[i]), "mean_score": float(mean),
-                    "sd_score": float(math.sqrt(max(sff[i] / rows[i] - mean * mean, 0.0))),
+                    "sd_score": float("nan") if empty else
+                    float(math.sqrt(max(sff[i] / rows[i] - mean * mean, 0.0))),
                     "labels_ppi": ppi, "labels_classical": cls,
                     "saving": None if ppi is None or cls is None else 1.0 - ppi / cls})
     return LabelPlan(rows=tuple(out), width=float(width), level=float(level))

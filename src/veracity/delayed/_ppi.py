@@ -343,8 +343,12 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
     ``propensity`` — for a *designed* sample (every flagged row and 2 % of the others,
     say): each labelled row's known probability of having been chosen; the estimate is
     then the inverse-probability-weighted PPI of :mod:`veracity.delayed._design`, valid for
-    the window's realised rate without a uniform sample (the random-sample check is skipped; at least
-    2 labelled rows must have been drawn at random, propensity < 1). ``score_type="logit"`` reads the
+    the window's realised rate without a uniform sample (at least 2 labelled rows must have been drawn at
+    random, propensity < 1). The random-sample check is replaced there by a check that the propensities
+    describe this window: labels drawn at random that stand for clearly more rows, :math:`\sum 1/\pi`, than
+    the window has beyond its rows labelled with certainty (:func:`~veracity.delayed._design.design_size`:
+    ``scores_unlabelled`` holding only part of the window, say) are refused (``sample_check="raise"``) or
+    marked ``valid=False`` (``"flag"``). ``score_type="logit"`` reads the
     scores as logits, each the probability expit(s) (``"probability"``, the default: scores in [0, 1]).
 
     The interval is PPI++'s normal one :math:`\hat\theta \pm z\hat\sigma` cut at [0, 1] (``ppi_py``'s),
@@ -381,7 +385,7 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
                       sample_weight_unlabelled=sample_weight_unlabelled, audit_sample=audit_sample,
                       propensity=propensity)
     if propensity is not None:
-        from ._design import check_propensity, design_estimates
+        from ._design import DESIGN_Z, check_propensity, design_estimates, design_size
 
         if sample_weight is not None or sample_weight_unlabelled is not None or audit_sample is not None:
             raise VeracityError("propensity= already weighs each labelled row by 1 / propensity; drop "
@@ -395,8 +399,23 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
                 f"PPI with propensity= needs at least 2 labelled rows drawn at random (propensity < 1), got "
                 f"{drawn}: rows labelled with certainty (propensity 1) say nothing about the unlabelled rows' "
                 "outcomes; label randomly chosen rows as well", param="propensity")
+        valid = True
+        if sample_check != "off":  # propensities of a larger window (design_size)
+            S, M_r, z = design_size(pi, float(y.size + g.size))
+            if z > DESIGN_Z:
+                if sample_check == "raise":
+                    raise VeracityError(
+                        f"the propensities do not describe this window: the {drawn:,} labels drawn at random "
+                        f"stand for {S:,.0f} rows (the sum of 1 / propensity), but the window has {M_r:,.0f} "
+                        f"rows not labelled with certainty ({z:.1f} standard errors more), so the estimates "
+                        f"would read too high (the labels' inverse-propensity sums {S / M_r:.2g} times too "
+                        "high). Pass all of the window's unlabelled rows as scores_unlabelled, and each "
+                        "labelled row's chance of being labelled from this window (sample_check='flag' marks "
+                        "the result invalid instead)", param="propensity")
+                valid = False
         out = design_estimates(y, f, g, pi, level=level, power_tuning=bool(power_tuning))
-        return _result(out, level=level, n=y.size, m=g.size, excluded=0, p=float("nan"), valid=True, drawn=drawn)
+        return _result(out, level=level, n=y.size, m=g.size, excluded=0, p=float("nan"), valid=valid,
+                       drawn=drawn)
     y, f, g, w, u, excluded, p, valid = _prepare(
         labels, scores_labelled, scores_unlabelled, sample_weight=sample_weight,
         sample_weight_unlabelled=sample_weight_unlabelled, audit_sample=audit_sample, pos_label=pos_label,

@@ -331,17 +331,30 @@ def _count_text(k: float, n_effective: float | None) -> str:
     return f"{k:.1f}" if k >= 1 else f"{k:.2g}"
 
 
-def _rare_labels_interval(v: dict[str, Any], size: float, level: float) -> None:
-    r"""Labels with fewer than 10 of one class: the labels-only (classical) interval becomes the modified
-    Wilson interval of :func:`~veracity.delayed._ppi_sums.rare_outcome_interval` (``size`` the labels or their
-    Kish size), as PPI's rate takes there — PPI with :math:`\lambda = 0` is the labels alone, and now prints the
-    same interval. The cut normal interval printed ``classical 0.0000 [0.0000, 0.0000]`` for 50 labels all 0
-    under PPI's ``[0.0000, 0.0713]`` (as if the labels alone knew the rate exactly), and ``0.0100 [0.0000,
-    0.0295]`` for 1 positive of 100 under PPI's ``[0.0003, 0.0545]`` at :math:`\lambda = 0`: the labels
-    alone looked twice as precise as the same estimate with the scores. In place."""
+def _rare_labels_interval(v: dict[str, Any], size: float, level: float, sums: PpiSums | None = None) -> None:
+    r"""The labels-only (classical) interval as PPI's rate interval at :math:`\lambda = 0` — PPI with
+    :math:`\lambda = 0` is the labels alone, and prints the same interval. Labels with fewer than 10 of one
+    class: the modified Wilson interval of :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`
+    (``size`` the labels or their Kish size), as PPI's rate takes there. The cut normal interval printed
+    ``classical 0.0000 [0.0000, 0.0000]`` for 50 labels all 0 under PPI's ``[0.0000, 0.0713]`` (as if the
+    labels alone knew the rate exactly), and ``0.0100 [0.0000, 0.0295]`` for 1 positive of 100 under PPI's
+    ``[0.0003, 0.0545]`` at :math:`\lambda = 0`: the labels alone looked twice as precise as the same
+    estimate with the scores. ``sums`` (uneven labelled weights; None unweighted or with equal weights): then
+    also widened as PPI's rate is, to the hull with the design-effect Wilson interval
+    (:func:`~veracity.delayed._ppi_sums.weighted_rate_interval`, :math:`n^* = \min(\hat p(1 - \hat p)/s_c^2,
+    n_{\text{eff}})` at :math:`\lambda = 0`) and the score interval
+    (:func:`~veracity.delayed._ppi_sums.weighted_score_interval` at :math:`\lambda = 0`): the weighted
+    mean's normal interval :math:`\bar y_w \pm z s_c` covered 0.88-0.93 of true rates at a nominal 95 %
+    with log-normal weights (the designs of tests/delayed/test_ppi_weighted_coverage_r28.py, Kish sizes
+    80-300), under PPI's widened interval of the same window
+    (tests/delayed/test_classical_weighted_r34.py). In place."""
     c = {"estimate": np.asarray(v["classical"]), "se": np.asarray(v["classical_se"]),
+         "classical_se": np.asarray(v["classical_se"]), "lam": np.asarray(0.0),
          "ci_low": np.asarray(v["classical_low"]), "ci_high": np.asarray(v["classical_high"])}
     rare_outcome_interval(c, size, v["classical"] * size, level)
+    if sums is not None:
+        weighted_rate_interval(c, sums, level)
+        weighted_score_interval(c, sums, level)
     v["classical_low"], v["classical_high"] = float(c["ci_low"]), float(c["ci_high"])
 
 
@@ -389,12 +402,17 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
         if w is not None and sums is not None:  # uneven labelled weights: the design-effect interval, and the
             weighted_rate_interval(v, sums, level)  # score interval under the scores' Bernoulli model
             weighted_score_interval(v, sums, level)
-        _rare_labels_interval(v, size, level)
+        _rare_labels_interval(v, size, level, sums if w is not None else None)
     else:  # a designed sample: _design took Wilson's (rare_design_interval) or the gamma (uneven_...)
         rare_applied = v.get("rare_interval", 0.0) == 1.0
     v = {k: float(x) for k, x in v.items()}
     notes = []
-    if not valid:
+    if not valid and drawn is not None:  # a designed sample whose propensities are those of a larger window
+        notes.append("NOT VALID: the labels drawn at random stand for clearly more rows (the sum of 1 / "
+                     "propensity) than the window has beyond its rows labelled with certainty, so the "
+                     "estimates are too high; pass all of the window's unlabelled rows, and each labelled "
+                     "row's chance of being labelled from this window")
+    elif not valid:
         notes.append("NOT VALID: the labelled rows do not look like a random sample of the window "
                      f"(score-histogram chi-square p = {fmt_p(p)}); PPI needs a random audit sample")
     eff = None if w is None else float(w.sum()) ** 2 / float(w @ w)

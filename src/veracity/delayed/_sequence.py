@@ -346,8 +346,8 @@ class ConfidenceSequence(Display):
                 for i in shown]
         what = "row" if self.steps is None else "batch"
         total = int(self.n[-1]) if k else 0
-        count = f"{k:,} batch{'es' if k != 1 else ''} of {total:,} labelled rows" if what == "batch" else \
-            f"{total:,} labelled rows"
+        rows = f"{total:,} labelled row{'' if total == 1 else 's'}"
+        count = f"{k:,} batch{'es' if k != 1 else ''} of {rows}" if what == "batch" else rows
         lines = [f"confidence sequence for rate - mean score (anytime-valid, alpha={self.alpha:g}; {count})",
                  render_table([what, "labelled", "rate-score", "bounds", ""], body, align="lrrll")]
         if k and np.isfinite(self.estimate[-1]) and not (self.low[-1] <= self.estimate[-1] <= self.high[-1]):
