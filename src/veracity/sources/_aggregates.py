@@ -145,7 +145,15 @@ def pooled_key(key: Any, dtype: Any, pooled: tuple[list[Any], str]) -> Any:
         text = nw.when(key).then(nw.lit("True", nw.String)).otherwise(nw.lit("False", nw.String))
     text = nw.when(~key.is_null()).then(text)  # missing stays missing (pandas and Dask: NaN is missing)
     plain = [k for k in values if not _finer(k) and not durations]
-    kept = key.is_in(plain).fill_null(False) if plain else nw.lit(False)
+    if dtype.is_integer() and any(abs(int(k)) > 2 ** 53 for k in plain):
+        # an integer beyond 2**53 matched by equality: Dask's is_in compares a uint64 column as doubles, so
+        # 2**63 + 6 matched the kept 2**63 + 5 (the capped audit showed a slice the cap had pooled, and its
+        # "(other 2 values)" held one value); == compares the integers exactly on every engine
+        kept = nw.lit(False)
+        for k in plain:
+            kept = kept | (key == k).fill_null(False)
+    else:
+        kept = key.is_in(plain).fill_null(False) if plain else nw.lit(False)
     for k in values:
         if durations:
             kept = kept | _duration_match(key, k, dtype)
