@@ -273,7 +273,14 @@ def _fit_rows(cal: Any, scores: Any, labels: Any, weights: Any) -> bool:
         return False
     if keep is not None and w is not None:
         s, w = s[keep], w[keep]
-    return int(s.shape[0]) == int(cal.metadata["n_rows"]) and data_hash(s, _label_bytes(y), w) == recorded
+    if int(s.shape[0]) != int(cal.metadata["n_rows"]):
+        return False
+    if data_hash(s, _label_bytes(y), w) == recorded:
+        return True
+    # a fit on a lazy frame (fit --engine duckdb/spark/dask) recorded the hash of its aggregates
+    from ..frames._fit import aggregate_hash
+
+    return np.ndim(scores) == 1 and aggregate_hash(scores, labels, weights) == recorded
 
 
 def _run_models(args: argparse.Namespace) -> int:

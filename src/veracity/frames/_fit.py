@@ -236,6 +236,34 @@ def _hash(summary: dict[str, float]) -> str:
     return hashlib.sha256(("aggregate:" + text).encode()).hexdigest()[:32]
 
 
+def aggregate_hash(scores: Any, labels: Any, sample_weight: Any = None) -> str:
+    r"""The ``data_hash`` a binary fit on a lazy frame records (:func:`_summary`, :func:`_hash`), of rows
+    held as arrays: the score column as stored (a logit as it is, not its probability), 0/1 labels and the
+    weights, rows of weight 0 dropped. The fingerprint is over
+
+    .. math:: n,\ \textstyle\sum y,\ \sum w,\ \sum w y,\ \sum w (1 - y),\ \sum w s,\ \sum w s^2
+
+    with the weights times the power of two every route rescales them by
+    (:func:`veracity.core._weights.weight_exponent`), each written to 12 significant digits. An array fit
+    records a hash of the rows' bytes instead (:func:`veracity.calibrators._base.data_hash`), which a lazy
+    frame cannot compute; a caller asking "were these the fit's rows?" compares both."""
+    from ..core._weights import rescale_exponent
+
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    y = np.asarray(labels, dtype=np.float64).ravel()
+    if sample_weight is None:
+        w = np.ones(s.size)
+    else:
+        w = np.asarray(sample_weight, dtype=np.float64).ravel()
+        keep = w > 0
+        s, y, w = s[keep], y[keep], w[keep]
+        if w.size:
+            w = np.ldexp(w, rescale_exponent(w))
+    return _hash({"n": float(s.size), "n_pos": float(y.sum()), "w": float(w.sum()),
+                  "wy": float((w * y).sum()), "wn": float((w * (1.0 - y)).sum()),
+                  "ws": float((w * s).sum()), "ws2": float((w * s * s).sum())})
+
+
 def _check_binary(cal: Any, counts: dict[str, Any], summary: dict[str, float]) -> None:
     """The array fit's checks beyond the input contract: logit scale, both classes present."""
     if cal.score_type == "logit":
