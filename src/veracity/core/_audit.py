@@ -558,5 +558,20 @@ def audit(
         if part.w is not None and not part.w.sum() > 0:
             weightless[name] = part.n  # a slice whose rows all weigh 0 holds no evidence: left out, and named
             continue
-        groups[name] = _audit_binary(part, edges, strategy, **options)
+        groups[name] = _audit_binary(_own_scale(part), edges, strategy, **options)
     return replace(whole, groups=groups, group_column=by_name or "group", zero_weight_groups=weightless)
+
+
+def _own_scale(part: Binary) -> Binary:
+    r"""A slice's rows with its weights rescaled by their own exact :math:`2^k` (``weight_scale`` keeps the
+    product, so totals still read in the caller's units): the whole's common :math:`2^k` leaves a slice of
+    weights far below the others' (more than about :math:`10^{221}` apart) subnormal, where its AUC's
+    weight products lost digits (1e-235), read as a negative variance (1e-240) or divided by 0 (1e-245)."""
+    if part.w is None:
+        return part
+    from ._weights import rescale_exponent
+
+    k = rescale_exponent(part.w)
+    if k == 0:
+        return part
+    return replace(part, w=np.ldexp(part.w, k), weight_scale=part.weight_scale * 2.0 ** k)

@@ -890,6 +890,18 @@ def combine_ranges(table: dict[str, list[Any]], *, grouped: bool, weighted: bool
         w_pos, w_neg = sum(t[2] for t in parts), neg_below
         if not (w_pos > 0 and w_neg > 0):
             out[key] = None
-        else:  # the array path's expression, so unweighted AUCs are bit-identical
-            out[key] = float(total / (2.0 * w_pos * w_neg))
+            continue
+        if weighted and w_pos * w_neg < LIGHTEST_AUC_PRODUCT:
+            raise VeracityError(
+                f"the AUC of {'the rows' if key in (None, WHOLE) else f'slice {key!r}'} cannot be computed "
+                f"where they are: its weights are so far below the heaviest rows' (positives x negatives "
+                f"{w_pos * w_neg:.1e} of the common scale) that their products underflow in the engine; "
+                "audit that slice alone (filter its rows) or in memory, where each slice has its own scale")
+        out[key] = float(total / (2.0 * w_pos * w_neg))  # the array path's expression (unweighted: bit-identical)
     return out
+
+
+#: a slice's weight of positives times negatives (in the frame's common weight scale, whose heaviest rows weigh
+#: about 1) below this holds pairs of rows whose weight products are subnormal in the engine's sums (digits lost
+#: from about 1e-235 apart, a negative variance or a division by 0 from 1e-240): refused, not read
+LIGHTEST_AUC_PRODUCT = 1e-295
