@@ -59,3 +59,18 @@ def float_near_tie(seed: int = 0, n: int = 2000) -> tuple[np.ndarray, np.ndarray
     b = np.clip(a ** 1.2 + rng.normal(scale=1e-9, size=n), 0, 1)
     return a, b, y
 
+
+def wilson_oracle(k: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson's score interval written out (an oracle independent of veracity's), modified (round 34): an end
+    moved out to Garwood's exact Poisson bound where its count, k or n - k, is below 10."""
+    from scipy import stats
+
+    centre = (k + z * z / 2) / (n + z * z)
+    half = z / (n + z * z) * np.sqrt(k * (n - k) / n + z * z / 4)
+    low, high = centre - half, centre + half
+    tail = stats.norm.cdf(-z)
+    if 0 < k < 10:
+        low = min(low, stats.gamma.ppf(tail, k) / n)
+    if 0 < n - k < 10:
+        high = max(high, 1 - stats.gamma.ppf(tail, n - k) / n)
+    return low, high

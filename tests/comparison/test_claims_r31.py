@@ -14,6 +14,8 @@ from scipy.special import ndtri
 
 import veracity as vc
 
+from .conftest import wilson_oracle
+
 
 def _draw(rng: np.random.Generator, n: int, base: float, weighted: bool = False):
     x = rng.normal(size=n)
@@ -71,22 +73,6 @@ def test_net_benefit_interval_is_not_too_wide_at_a_common_rate():
     assert 0.92 <= cover_all <= 0.98, cover_all
 
 
-def _wilson(k: float, n: float, z: float) -> tuple[float, float]:
-    """Wilson's score interval written out (an oracle independent of veracity's), modified (round 34): an end
-    moved out to Garwood's exact Poisson bound where its count, k or n - k, is below 10."""
-    from scipy import stats
-
-    centre = (k + z * z / 2) / (n + z * z)
-    half = z / (n + z * z) * np.sqrt(k * (n - k) / n + z * z / 4)
-    low, high = centre - half, centre + half
-    tail = stats.norm.cdf(-z)
-    if 0 < k < 10:
-        low = min(low, stats.gamma.ppf(tail, k) / n)
-    if 0 < n - k < 10:
-        high = max(high, 1 - stats.gamma.ppf(tail, n - k) / n)
-    return low, high
-
-
 @pytest.mark.parametrize("weighted", [False])  # weighted, each share has its own size since round 32:
 # tests/comparison/test_decision_curve_weights_r32.py writes that out
 def test_net_benefit_interval_is_the_mover_of_two_wilson_intervals(weighted):
@@ -99,7 +85,7 @@ def test_net_benefit_interval_is_the_mover_of_two_wilson_intervals(weighted):
     for j, tk in enumerate(t):
         k = tk / (1 - tk)
         a, b = ww[(p >= tk) & (y == 1)].sum() / total, ww[(p >= tk) & (y == 0)].sum() / total
-        (la, ua), (lb, ub) = _wilson(a * size, size, z), _wilson(b * size, size, z)
+        (la, ua), (lb, ub) = wilson_oracle(a * size, size, z), wilson_oracle(b * size, size, z)
         r = np.sqrt(a * b / ((1 - a) * (1 - b)))
         nb = a - k * b
         low = nb - np.sqrt((a - la) ** 2 + (k * (ub - b)) ** 2 + 2 * r * (a - la) * k * (ub - b))
@@ -109,7 +95,7 @@ def test_net_benefit_interval_is_the_mover_of_two_wilson_intervals(weighted):
     # "treat all": Wilson's interval of the prevalence, mapped by pi -> pi - (1 - pi) t/(1 - t)
     k0 = t[0] / (1 - t[0])
     pi = ww[y == 1].sum() / total
-    lo, hi = _wilson(pi * size, size, z)
+    lo, hi = wilson_oracle(pi * size, size, z)
     assert (dc.ci_low["all"][0], dc.ci_high["all"][0]) == pytest.approx(
         (lo - (1 - lo) * k0, hi - (1 - hi) * k0), abs=1e-12)
 

@@ -17,6 +17,8 @@ import pytest
 
 import veracity as vc
 
+from .conftest import wilson_oracle
+
 THRESHOLDS = np.array([0.02, 0.1, 0.2, 0.3, 0.5])
 BASE = -3.3715  # sigmoid(BASE + x), x ~ N(0, 1): a 5 % event rate
 RATE = 0.05
@@ -74,22 +76,6 @@ def test_weighted_interval_covers_the_net_benefit(scheme, seed):
     assert cover.mean() >= 0.93, cover.round(3)
 
 
-def _wilson(k: float, n: float, z: float) -> tuple[float, float]:
-    """Wilson's score interval written out (an oracle independent of veracity's), modified (round 34): an end
-    moved out to Garwood's exact Poisson bound where its count, k or n - k, is below 10."""
-    from scipy import stats
-
-    centre = (k + z * z / 2) / (n + z * z)
-    half = z / (n + z * z) * np.sqrt(k * (n - k) / n + z * z / 4)
-    low, high = centre - half, centre + half
-    tail = stats.norm.cdf(-z)
-    if 0 < k < 10:
-        low = min(low, stats.gamma.ppf(tail, k) / n)
-    if 0 < n - k < 10:
-        high = max(high, 1 - stats.gamma.ppf(tail, n - k) / n)
-    return low, high
-
-
 def _size(d: np.ndarray, cls: np.ndarray, w: np.ndarray) -> float:
     """The documented effective size of the share of the rows ``d`` (of class ``cls``), written out:
     W / ((1 - a) rho_D + a rho_R)."""
@@ -115,7 +101,7 @@ def test_weighted_interval_is_the_mover_of_two_wilson_intervals_at_their_own_siz
         d1, d0 = (p >= tk) & pos, (p >= tk) & ~pos
         a, b = w[d1].sum() / total, w[d0].sum() / total
         m1, m0 = _size(d1, pos, w), _size(d0, ~pos, w)
-        (la, ua), (lb, ub) = _wilson(a * m1, m1, z), _wilson(b * m0, m0, z)
+        (la, ua), (lb, ub) = wilson_oracle(a * m1, m1, z), wilson_oracle(b * m0, m0, z)
         r = np.sqrt(a * b / ((1 - a) * (1 - b)))
         nb = a - k * b
         low = nb - np.sqrt((a - la) ** 2 + (k * (ub - b)) ** 2 + 2 * r * (a - la) * k * (ub - b))
@@ -124,6 +110,6 @@ def test_weighted_interval_is_the_mover_of_two_wilson_intervals_at_their_own_siz
     # "treat all": b = 1 - a, so Wilson's interval of the weighted prevalence at its size, mapped
     k0 = t[0] / (1 - t[0])
     pi, m = w[pos].sum() / total, _size(pos, pos, w)
-    lo, hi = _wilson(pi * m, m, z)
+    lo, hi = wilson_oracle(pi * m, m, z)
     assert (dc.ci_low["all"][0], dc.ci_high["all"][0]) == pytest.approx(
         (lo - (1 - lo) * k0, hi - (1 - hi) * k0), abs=1e-12)

@@ -19,25 +19,6 @@ import veracity as vc
 from veracity.core._intervals import binomial_interval
 
 
-def _pmf(p):
-    f = np.ones(1)
-    for q in p:
-        f = np.convolve(f, [1.0 - q, q])
-    return f
-
-
-def _alerting_counts(p, kmax):
-    """The counts k = 0..kmax whose period (the scores p, k positives) vc.monitor calls an alert."""
-    n = p.size
-    ks = np.arange(kmax + 1)
-    scores = np.tile(p, ks.size)
-    labels = (np.arange(n)[None, :] < ks[:, None]).astype(int).reshape(-1)
-    periods = np.repeat(np.char.zfill(ks.astype(str), 4), n)
-    rows = vc.monitor(scores, labels, periods, min_count=n).rows
-    assert [r.period for r in rows] == [f"{k:04d}" for k in ks]
-    return np.array([r.status == "alert" for r in rows])
-
-
 def _blaker_rejects(k, n, c, alpha=0.05):
     """Blaker's test by hand on the whole binomial pmf: the smaller tail plus the heaviest opposite tail
     no heavier (ties within 1e-7, as scipy's binomtest), rejected at most alpha."""
@@ -65,10 +46,10 @@ def _cases():
 
 
 @pytest.mark.parametrize("p", _cases(), ids=lambda p: f"n{p.size}-E{p.sum():.1f}")
-def test_level_kept_power_gained(p):
-    null, shifted = _pmf(p), _pmf(np.clip(2 * p, 0, 1))
+def test_level_kept_power_gained(p, exact_alerts):
+    null, shifted = exact_alerts.pmf(p), exact_alerts.pmf(np.clip(2 * p, 0, 1))
     kmax = int(np.flatnonzero(np.maximum(null, shifted) > 1e-12)[-1])
-    alert = _alerting_counts(p, kmax)
+    alert = exact_alerts.alerting_counts(p, kmax)
     assert float(null[: kmax + 1][alert].sum()) <= 0.05, p.sum()
     # the alert is Blaker's test at the mean confidence, count by count
     n, c = p.size, float(p.mean())
@@ -81,17 +62,17 @@ def test_level_kept_power_gained(p):
     assert shifted[: kmax + 1][alert].sum() >= shifted[: kmax + 1][clopper].sum()
 
 
-def test_power_at_three_and_five_expected_positives():
+def test_power_at_three_and_five_expected_positives(exact_alerts):
     # 100 rows at 3 %: Clopper-Pearson alerted from 8 positives on (power 0.25 at 6 %), Blaker's from 7
-    alert = _alerting_counts(np.full(100, 0.03), 15)
+    alert = exact_alerts.alerting_counts(np.full(100, 0.03), 15)
     assert np.flatnonzero(alert).tolist() == list(range(7, 16))
     assert float(binom.sf(6, 100, 0.03)) == pytest.approx(0.0312, abs=1e-4)  # the false-alarm rate
     assert float(binom.sf(6, 100, 0.06)) == pytest.approx(0.394, abs=1e-3)  # the power; 0.252 from 8 on
     # 100 rows at 5 %: from 10 positives (and at 0), Clopper-Pearson's from 11: power 0.42 -> 0.55 at 10 %
-    alert = _alerting_counts(np.full(100, 0.05), 20)
+    alert = exact_alerts.alerting_counts(np.full(100, 0.05), 20)
     assert np.flatnonzero(alert).tolist() == [0, *range(10, 21)]
     # 200 rows at 1 %: from 6 positives, as before: P(X >= 5) = 0.052 > 5 %, so no exact test alerts at 5
-    alert = _alerting_counts(np.full(200, 0.01), 12)
+    alert = exact_alerts.alerting_counts(np.full(200, 0.01), 12)
     assert np.flatnonzero(alert).tolist() == list(range(6, 13)) and float(binom.sf(4, 200, 0.01)) > 0.05
 
 

@@ -4,7 +4,8 @@ A period alerts when its mean confidence lies outside the interval of its rate. 
 (the normal score test inverted) calibrated periods alerted far above the nominal 5 % at n·c = 0.5 to 4:
 100 rows at c = 0.01 alert from 3 positives on, P(X >= 3) = 0.079; 200 rows at 0.005, 0.080; spread-out
 rare scores (Beta(2, 100), 200 rows) 0.067. Unweighted (and equal-weight) periods now read the rate's
-Clopper-Pearson interval, the exact binomial test inverted. Exact checks: every count k of positives is one
+Clopper-Pearson interval, the exact binomial test inverted (round 34: Blaker's exact interval,
+test_monitor_blaker_r34.py). Exact checks: every count k of positives is one
 period of the same scores (the alert depends on the scores only through their mean), and the false-alarm
 rate is the Poisson-binomial mass (by convolution) of the counts that alert; the power against outcomes
 at twice the scores is kept where ten or more positives are expected."""
@@ -12,27 +13,7 @@ at twice the scores is kept where ten or more positives are expected."""
 import numpy as np
 import pytest
 
-import veracity as vc
 from veracity.core._intervals import binomial_interval
-
-
-def _pmf(p):
-    f = np.ones(1)
-    for q in p:
-        f = np.convolve(f, [1.0 - q, q])
-    return f
-
-
-def _alerting_counts(p, kmax):
-    """The counts k = 0..kmax whose period (the scores p, k positives) vc.monitor calls an alert."""
-    n = p.size
-    ks = np.arange(kmax + 1)
-    scores = np.tile(p, ks.size)
-    labels = (np.arange(n)[None, :] < ks[:, None]).astype(int).reshape(-1)
-    periods = np.repeat(np.char.zfill(ks.astype(str), 4), n)
-    rows = vc.monitor(scores, labels, periods, min_count=n).rows
-    assert [r.period for r in rows] == [f"{k:04d}" for k in ks] and all(r.n == n for r in rows)
-    return np.array([r.status == "alert" for r in rows])
 
 
 def _cases():
@@ -43,10 +24,10 @@ def _cases():
 
 
 @pytest.mark.parametrize("p", _cases(), ids=lambda p: f"n{p.size}-E{p.sum():.1f}")
-def test_false_alarm_rate_at_most_five_percent_and_power_kept(p):
-    null, shifted = _pmf(p), _pmf(np.clip(2 * p, 0, 1))
+def test_false_alarm_rate_at_most_five_percent_and_power_kept(p, exact_alerts):
+    null, shifted = exact_alerts.pmf(p), exact_alerts.pmf(np.clip(2 * p, 0, 1))
     kmax = int(np.flatnonzero(np.maximum(null, shifted) > 1e-12)[-1])
-    alert = _alerting_counts(p, kmax)
+    alert = exact_alerts.alerting_counts(p, kmax)
     level = float(null[: kmax + 1][alert].sum())
     assert level <= 0.05, (p.size, p.sum(), level)
     e = p.sum()
