@@ -175,10 +175,35 @@ def _read_by(out: Path, source: str) -> str:
     return "a file" if out.exists() else "a new file"
 
 
+def database_file(url: str) -> str | None:
+    """The local file that a ``sqlite:///PATH`` or ``duckdb:///PATH`` URL (``--sql-url``) opens, read as the
+    connection reads it (:func:`veracity.sql._connect._file_url`); None for other URLs, an in-memory
+    database, or a URL the connection will refuse in its own words."""
+    scheme, sep, rest = url.partition("://")
+    base = scheme.split("+", 1)[0].lower()
+    if not sep or base not in ("sqlite", "duckdb"):
+        return None
+    from ..sql._connect import _MOTHERDUCK, _file_url, _uri_path
+
+    if base == "duckdb" and rest[1:].lower().startswith(_MOTHERDUCK):
+        return None
+    try:
+        path, options = _file_url(url, base, "", ())
+        if path is not None and base == "sqlite" and "uri" in options:
+            path = _uri_path(path, "", ())
+    except VeracityError:
+        return None
+    return path
+
+
 def check_paths(args: argparse.Namespace) -> None:
     """Check every output path of a parsed command line before any work is done."""
     inputs = {label: getattr(args, attr) for attr, label in INPUT_OPTIONS.items()
               if isinstance(getattr(args, attr, None), str)}
+    url = getattr(args, "sql_url", None)
+    database = database_file(url) if isinstance(url, str) else None
+    if database is not None:  # `--sql-url sqlite:///s.db --json s.db` wrote the JSON over the database
+        inputs["the --sql-url database"] = database
     seen: dict[str, str] = {}
     for attr, option in OUTPUT_OPTIONS.items():
         value = getattr(args, attr, None)
@@ -187,7 +212,12 @@ def check_paths(args: argparse.Namespace) -> None:
         if value == "-" and attr != "onnx" and getattr(args, "command", None) != "apply":
             # read as stdout (as --json - is), it wrote a file named '-'; only apply and export may print there
             raise VeracityError(f"{option} - would write a file named '-'; pass a file path")
-        check_output_path(value, option, inputs={**inputs, **seen})
+        for other_option, other in seen.items():  # another output, not an input: none "overwrites an input"
+            if _same_file(Path(value), Path(other)):
+                raise VeracityError(f"{option} {_show(value)} is also {other_option}; both outputs would be "
+                                    "written to the one file, the second over the first. Pass another path "
+                                    "for one of them")
+        check_output_path(value, option, inputs=inputs)
         _check_stdout(args, attr, option, value)
         writes = _WRITES.get(attr) if attr != "out" or getattr(args, "command", None) != "apply" else None
         if writes and os.path.isfile(value) and value.lower().endswith(DATA_SUFFIXES):
