@@ -42,7 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser, no_ranking="an audit reads probabilities")
     parser.add_argument("--bins", type=_bins, default=15,
                         help="number of reliability bins on the probability axis, a whole number >= 1, or "
-                             "'auto' for ceil(N^(1/3)) (default: 15)")
+                             "'auto' for ceil(N^(1/3)), N the rows (with --sample-weight, the effective rows: "
+                             "(sum w)^2 / sum w^2) (default: 15)")
     parser.add_argument("--strategy", default="uniform", choices=["uniform", "quantile", "equal-count"],
                         help="uniform: equal-width bins on [0, 1]; quantile: equal-mass bins cut at the "
                              "(weighted) score quantiles; equal-count: equal row counts, cut midway between "

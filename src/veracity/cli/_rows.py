@@ -139,11 +139,17 @@ def require_names(args: argparse.Namespace) -> None:
 def refuse_label_as_score(args: argparse.Namespace) -> None:
     """--score naming the --label (or --sample-weight) column reads the answers as scores: a perfect
     model (Brier 0, AUC 1), silently; --sample-weight naming the --label column weighs every negative row
-    0. Refused for every command, before any work."""
+    0; --score naming one column twice (``z0,z0,z1``) reads a class's scores from another class's column
+    (logits, which need not sum to 1, silently). Refused for every command, before any work."""
     score = getattr(args, "score", None)
     if not isinstance(score, str):
         return
     named = [c.strip() for c in score.split(",")]
+    parts = [c for c in named if c]
+    twice = next((c for i, c in enumerate(parts) if c in parts[:i]), None)
+    if twice is not None:  # "z0,z0,z1": class 1 read from class 0's column, silently (logits need no row sum)
+        raise VeracityError(f"--score names the column {twice!r} twice ({score!r}); name each class's score "
+                            "column once, in class order (e.g. --score p0,p1,p2)")
     for flag, col in (("--label", getattr(args, "label", None)), ("--sample-weight", getattr(args, "weight", None))):
         if isinstance(col, str) and col and col in named:
             raise VeracityError(f"--score names the {flag} column {col!r}; name the score column(s) only")
@@ -327,6 +333,13 @@ def check_engine_options(args: argparse.Namespace) -> None:
     if getattr(args, "spark_master", None) is not None and engine != "spark":
         raise VeracityError(f"--spark-master sets the Spark session of --engine spark, and --engine is {engine}; "
                             "pass --engine spark, or drop --spark-master")
+    master = getattr(args, "spark_master", None)
+    if master is not None and not _SPARK_MASTER.fullmatch(master):
+        # Spark's own refusal came as a JVM stack trace on stderr, then "could not read FILE as CSV ... check
+        # that it is a valid csv file"
+        raise VeracityError(f"--spark-master {master!r} is not a Spark master URL; pass local, local[N], "
+                            "local[*], local[N,F], local-cluster[N,C,M], spark://HOST:PORT, k8s://URL, yarn or "
+                            "mesos://URL (or drop it: local[*])")
     limit = getattr(args, "memory_limit", None)
     if limit is not None and engine not in ("duckdb", "auto"):
         raise VeracityError(f"--memory-limit caps DuckDB's memory, and --engine {engine} does not use DuckDB; "
@@ -336,6 +349,12 @@ def check_engine_options(args: argparse.Namespace) -> None:
     if limit is not None and (amount is None or float(amount.group(1)) <= 0):
         raise VeracityError(f"--memory-limit must be a positive amount of memory with its unit, such as 4GB, "
                             f"500MB, 1.5GiB or 80% (of the machine's), got {limit!r}")
+
+
+#: the master URLs Spark reads (SparkContext's forms; mesos:// for Spark 3): anything else failed in the JVM
+_SPARK_MASTER = re.compile(r"local|local\[(?:[1-9]\d*|\*)(?:\s*,\s*\d+)?\]|"
+                           r"local-cluster\[\s*[1-9]\d*\s*,\s*[1-9]\d*\s*,\s*[1-9]\d*\s*\]|"
+                           r"(?:spark|k8s|mesos)://\S+|yarn")
 
 
 def several_files(args: argparse.Namespace) -> bool:
