@@ -45,6 +45,10 @@ def _scores(score: Any) -> list[str]:
     if isinstance(score, str):
         return [score]
     if isinstance(score, (list, tuple)) and score and all(isinstance(s, str) for s in score):
+        twice = next((s for i, s in enumerate(score) if s in score[:i]), None)
+        if twice is not None:  # a class's scores read from another's column: silently wrong numbers
+            raise VeracityError(f"score= names the column {twice!r} twice ({list(score)!r}); name each class's "
+                                "score column once, in class order (e.g. score=['p0', 'p1', 'p2'])")
         return list(score)
     raise VeracityError(f"score= must name a column, or a list of columns for multiclass; got "
                         f"{shown_arg(score)}")
