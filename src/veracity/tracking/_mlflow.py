@@ -316,7 +316,10 @@ def _reason(exc: BaseException) -> str:
     """An MLflow failure's reason on one line, with every password hidden (a tracking URI may hold one)."""
     from ..sql._connect import redact
 
-    return redact(" ".join(str(exc).split())[:300] or type(exc).__name__)
+    text = " ".join(str(exc).split())
+    if len(text) > 300:  # cut at a word, and say so (a bare cut read "...new connection: [);")
+        text = text[:300].rsplit(" ", 1)[0] + " ..."
+    return redact(text or type(exc).__name__)
 
 
 def _unreachable(mlflow: Any, exc: BaseException) -> VeracityError:
