@@ -72,6 +72,12 @@ note (:data:`WEIGHTED_MEANS_NOTE`) when the rows' Kish effective size :math:`(\s
 effective size 39-99 in 90 % of the samples) the 95 % BCa intervals of the weighted Brier score, log loss and accuracy covered the population's values 0.87, 0.86 and
 0.91 of the time, where weights :math:`e^{2p}` on as many rows (Kish size about 229) kept the level
 (tests/honest/test_bootstrap_weighted_means_r33.py; 0.90-0.92 at Kish sizes 100-200 in a larger run).
+The rows' Kish size alone misses rare events: a mean of rare-event rows moves with the few rows of the
+smaller class, so the note also fires when the smaller class's Kish size (as the weighted AUC's) is below
+100. Seeded simulation (calibrated Beta(0.6, 30) scores, 2 % events, weights :math:`e^{\sigma Z + 2p}`,
+3,000-6,000 rows; tests/honest/test_bootstrap_rare_weighted_r34.py): with the rows' Kish size 750-2,100
+(no note before) and the positives' 20-41, the 95 % BCa intervals covered the weighted Brier score, log
+loss and accuracy 0.88-0.93 of the time, where weights :math:`e^{2p}` (σ = 0) kept the level (0.95).
 """
 
 from __future__ import annotations
@@ -119,18 +125,20 @@ WEIGHTED_AUC_NOTE = ("the weighted AUC's interval may cover less often than its 
                      "0.87-0.91 of the time at Kish sizes 10-60, 0.91-0.93 at 60-100")
 #: the row's own note for such an interval (the full text is in the result's notes)
 WEIGHTED_AUC_ROW = "may under-cover (few effective rows)"
-#: below this Kish effective size of the rows the weighted Brier score's, log loss's and accuracy's
-#: intervals carry :data:`WEIGHTED_MEANS_NOTE` (module docstring, "Weighted Brier score, log loss and
-#: accuracy")
+#: below this Kish effective size of the rows, or of the smaller class, the weighted Brier score's, log
+#: loss's and accuracy's intervals carry :data:`WEIGHTED_MEANS_NOTE` (module docstring, "Weighted Brier
+#: score, log loss and accuracy")
 WEIGHTED_MEANS_KISH = 100.0
 #: the metrics it concerns, as :data:`WEIGHTED_MEANS_NOTE` names them
 WEIGHTED_MEANS = {"brier": "Brier score", "nll": "log loss", "accuracy": "accuracy"}
-#: the note on such intervals (``{metrics}``: those shown, ``{kish}``: the rows' Kish effective size); the
-#: text before the first brace says which intervals it concerns (the report places it by that)
-WEIGHTED_MEANS_NOTE = ("the intervals of weighted means ({metrics}) may cover less often than the level: the "
-                       "rows' Kish effective size is {kish:.1f} (below 100); simulated 95 % intervals with "
-                       "heavy-tailed log-normal weights covered the weighted Brier score, log loss and accuracy "
-                       "0.86-0.92 of the time at Kish sizes 39-99")
+#: the note on such intervals (``{metrics}``: those shown; ``{whose}`` ``{kish}``: the rows' Kish effective
+#: size when below 100, else the smaller class's; ``{also}``: then the rows' too); the text before the first
+#: brace says which intervals it concerns (the report places it by that)
+WEIGHTED_MEANS_NOTE = ("the intervals of weighted means ({metrics}) may cover less often than the level: "
+                       "{whose} Kish effective size is {kish:.1f} (below 100{also}); simulated 95 % "
+                       "intervals with heavy-tailed log-normal weights covered the weighted Brier score, "
+                       "log loss and accuracy 0.86-0.92 of the time at Kish sizes of the rows 39-99, "
+                       "0.88-0.93 at Kish sizes of the smaller class 20-41 (rare events)")
 #: the row's note for an interval refused for too few resamples (the full reason is in the result's notes)
 FEW_RESAMPLES_ROW = "too few resamples for this level"
 #: the note on an interval of zero width: resamples of rows that all agree (every resample separates the
@@ -692,19 +700,24 @@ def _weighted_notes(rows: tuple[Interval, ...], notes: tuple[str, ...], y: np.nd
     """Uneven weights: the row note :data:`WEIGHTED_AUC_ROW` and the result's note on the intervals that may
     under-cover on few effective rows (module docstring) — the weighted AUC's below a smaller-class Kish
     size of :data:`WEIGHTED_AUC_KISH` (:data:`WEIGHTED_AUC_NOTE`), the weighted Brier score's, log loss's and
-    accuracy's below a Kish size of the rows of :data:`WEIGHTED_MEANS_KISH` (:data:`WEIGHTED_MEANS_NOTE`).
+    accuracy's below a Kish size of the rows, or of the smaller class, of :data:`WEIGHTED_MEANS_KISH`
+    (:data:`WEIGHTED_MEANS_NOTE`).
     An interval not shown (n/a) gets no note."""
     shown = {r.metric for r in rows if np.isfinite(r.low)}
     flagged: set[str] = set()
-    if "auc" in shown and (kish := _smaller_kish(y, w)) < WEIGHTED_AUC_KISH:
+    smaller = _smaller_kish(y, w)
+    if "auc" in shown and smaller < WEIGHTED_AUC_KISH:
         flagged.add("auc")
-        notes = (*notes, WEIGHTED_AUC_NOTE.format(kish=kish))
+        notes = (*notes, WEIGHTED_AUC_NOTE.format(kish=smaller))
     means = [m for m in WEIGHTED_MEANS if m in shown]
-    if means and (kish := kish_size(w)) < WEIGHTED_MEANS_KISH:
+    # the rows' Kish size, or the smaller class's: a mean of rare-event rows moves with its few positives
+    if means and ((kish := kish_size(w)) < WEIGHTED_MEANS_KISH or smaller < WEIGHTED_MEANS_KISH):
         flagged.update(means)
         names = [WEIGHTED_MEANS[m] for m in means]
         said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        notes = (*notes, WEIGHTED_MEANS_NOTE.format(metrics=said, kish=kish))
+        said_kish = (dict(whose="the rows'", kish=kish, also="") if kish < WEIGHTED_MEANS_KISH
+                     else dict(whose="the smaller class's", kish=smaller, also=f"; the rows' {kish:.1f}"))
+        notes = (*notes, WEIGHTED_MEANS_NOTE.format(metrics=said, **said_kish))
     rows = tuple(replace(r, note=(r.note + "; " if r.note else "") + WEIGHTED_AUC_ROW) if r.metric in flagged
                  else r for r in rows)
     return rows, notes

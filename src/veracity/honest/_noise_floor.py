@@ -37,6 +37,7 @@ a shuffled copy, the same table read back by another engine, an ``ORDER BY`` cha
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,11 +96,21 @@ class NoiseFloor(Display):
         return self.sd / np.sqrt(self.n_resamples)
 
     def verdict(self, alpha: float = 0.05) -> str:
+        r"""The test's reading at level ``alpha``. The p-value is never below :math:`1/(R + 1)`, so with
+        :math:`1/(R + 1) > \alpha` (R = ``n_resamples``: fewer than 19 at 0.05) no ECE can read as above the
+        floor: the verdict is "undecided" and names the fewest redraws that can decide (it had said "within
+        the noise floor" of an ECE of 0.245 above every one of 10 redraws, whose largest was 0.04)."""
         if self.contradicted:
             return (f"above the noise floor: {count_noun(self.contradicted, 'score')} of exactly 0 or 1 "
                     "that the label contradicts, impossible under calibration")
         if self.p_value <= alpha:
             return f"above the noise floor: distinguishable from noise at level {alpha:g}"
+        least = 1.0 / (self.n_resamples + 1.0)
+        if least > alpha:
+            need = fewest_redraws(alpha)
+            return (f"undecided: {count_noun(self.n_resamples, 'redraw')} cannot give a p-value below "
+                    f"{least:.4f}, so no ECE reads as distinguishable from noise at level {alpha:g}; pass "
+                    f"n_resamples of at least {need:,}")
         return f"within the noise floor: not distinguishable from noise at level {alpha:g}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -147,6 +158,14 @@ class NoiseFloor(Display):
             f"redraws, random_state {self.random_state}; {count_noun(self.n, 'row')}, {self.bins} {self.strategy} bins):\n"
             f"{table}\n({self.verdict()})"
         )
+
+
+def fewest_redraws(alpha: float) -> int:
+    """The fewest redraws R whose least p-value :math:`1/(R + 1)` is at most ``alpha``."""
+    need = max(1, math.ceil(1.0 / alpha - 1.0 - 1e-9))
+    while 1.0 / (need + 1.0) > alpha:
+        need += 1
+    return need
 
 
 def _ece_of_sums(d: np.ndarray, w_bin: np.ndarray, total: float, norm: str) -> np.ndarray:

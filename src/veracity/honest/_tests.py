@@ -574,6 +574,21 @@ def _separated(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> bool:
     return bool(e0.max() <= e1.min() or e1.max() <= e0.min())
 
 
+def _separated_message(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> str:
+    """Why the slope has no finite estimate: the labels separated by the score, strictly (AUC 1, or 0), or
+    only up to tied scores where both classes meet (quasi-separation: the AUC is below 1, so the message
+    must not say "AUC = 1": 3 negatives at 0 and 2 positives at 0 and 1 read AUC 0.83)."""
+    live = w > 0
+    e1, e0 = eta[live & (y == 1.0)], eta[live & (y == 0.0)]
+    if e0.max() < e1.min() or e1.max() < e0.min():
+        return ("the labels are perfectly separated by the score (every positive scores above "
+                "every negative, or the reverse), so the calibration slope has no finite "
+                "estimate; report AUC = 1 and the audit table instead")
+    return ("the labels are separated by the score up to tied scores (every positive scores at or above "
+            "every negative, or the reverse: both classes meet only at one score), so the calibration slope "
+            "has no finite estimate; read the audit table instead")
+
+
 def _slope_fit(eta: np.ndarray, y: np.ndarray, w: np.ndarray,
                iterations: int = 200) -> tuple[np.ndarray, np.ndarray]:
     """Weighted logistic MLE of ``logit P = a + b eta``; returns ((a, b), covariance).
@@ -675,11 +690,7 @@ def calibration_slope_of(data: Binary) -> CalibrationSlope:
     if np.ptp(eta[live]) == 0.0:
         raise VeracityError("calibration slope is undefined for constant scores")
     if _separated(eta, y, w):
-        raise VeracityError(
-            "the labels are perfectly separated by the score (every positive scores above "
-            "every negative, or the reverse), so the calibration slope has no finite "
-            "estimate; report AUC = 1 and the audit table instead"
-        )
+        raise VeracityError(_separated_message(eta, y, w))
     alpha, citl_se = _citl(eta, y, w)
     beta, cov = _slope_fit(eta, y, w)
     if data.w is not None:  # the weighted estimating equations' variance: the sandwich (module doc)
