@@ -298,9 +298,14 @@ def _summary(result: AuditResult, reading: str) -> str:
         if floor.get("p_value") is not None:
             alpha = 1.0 - result.table.level  # the level of the interval beside it
             above = float(floor["p_value"]) <= alpha
-            ece_sub += (' <span class="badge ' + ("warn" if above else "ok") + '">'
-                        + ("above noise" if above else "within noise") + "</span>")
-            ece_sub += _which_decides(result, interval, above, float(floor["p_value"]), alpha)
+            redraws = floor.get("n_resamples")
+            if not above and redraws and 1.0 / (int(redraws) + 1.0) > alpha:  # no p-value could reach alpha
+                ece_sub += (f' <span class="badge warn" title="{int(redraws):,} redraws cannot give a p-value '
+                            f'at or below {alpha:g}">undecided (too few redraws)</span>')
+            else:
+                ece_sub += (' <span class="badge ' + ("warn" if above else "ok") + '">'
+                            + ("above noise" if above else "within noise") + "</span>")
+                ece_sub += _which_decides(result, interval, above, float(floor["p_value"]), alpha)
 
     def ci(metric: str) -> str:
         iv = _interval_of(result, metric)
