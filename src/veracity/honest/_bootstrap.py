@@ -599,7 +599,8 @@ def _enough_resamples(rows: tuple[Interval, ...], n_resamples: int,
     note = (f"{n_resamples} resamples are too few for the {level * 100:g}% bootstrap intervals of "
             f"{'/'.join(need)}, which are not shown (n/a): an end at the resamples' alpha/2 quantile needs "
             f"(B + 1) * alpha/2 > 1, else it falls between the two most extreme resampled values{ece}; pass "
-            f"n_resamples of at least {max(need.values())} (1,000 is the default)")
+            f"n_resamples (--n-resamples on the command line) of at least {max(need.values())} (1,000 is the "
+            "default)")
     return rows, (note,)
 
 

@@ -110,7 +110,7 @@ class NoiseFloor(Display):
             need = fewest_redraws(alpha)
             return (f"undecided: {count_noun(self.n_resamples, 'redraw')} cannot give a p-value below "
                     f"{least:.4f}, so no ECE reads as distinguishable from noise at level {alpha:g}; pass "
-                    f"n_resamples of at least {need:,}")
+                    f"n_resamples (--n-resamples on the command line) of at least {need:,}")
         return f"within the noise floor: not distinguishable from noise at level {alpha:g}"
 
     def to_dict(self) -> dict[str, Any]:
