@@ -139,8 +139,8 @@ def _one_class(tmp_path):
      "column 'nope' not found"),
     (["fit", "--method", "vector", "--out", "{tmp}/x.json"],
      "multiclass calibrator but scores are 1-D"),
-    (["fit", "--method", "platt", "--score", "score,score",
-      "--out", "{tmp}/x.json"], "multiclass probability rows must sum to 1"),
+    (["fit", "--method", "platt", "--score", "score,score",  # a class's scores read from another's column
+      "--out", "{tmp}/x.json"], "--score names the column 'score' twice"),
     (["fit", "{nan}", "--method", "platt", "--out", "{tmp}/x.json"], "missing.*values"),
     (["fit", "{one}", "--method", "isotonic", "--out", "{tmp}/x.json"], "needs both classes"),
     (["fit", "{nantext}", "--method", "temperature", "--out", "{tmp}/x.json"], "1 missing.*NaN"),

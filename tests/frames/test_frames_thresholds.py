@@ -96,7 +96,7 @@ def test_pos_label_and_bad_rows(backend, tmp_path):
         ({"thresholds": [np.nan]}, r"thresholds contains 1 NaN"),
         ({"thresholds": []}, r"thresholds is empty"),
         ({"thresholds": [0.5], "cost_fp": -1}, r"cost_fp must be a finite non-negative cost"),
-        ({"thresholds": [0.5], "score": ["p", "p"]}, r"flags one score per row"),
+        ({"thresholds": [0.5], "score": ["p", "w"]}, r"flags one score per row"),
     ],
 )
 def test_bad_options_on_a_lazy_frame(kwargs, match, tmp_path):
