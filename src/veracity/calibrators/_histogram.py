@@ -15,7 +15,7 @@ import numpy as np
 from ..core._special import expit
 
 from ..core._binning import (bin_index, check_bins, check_strategy, make_edges, quantile_picks,
-                              resolve_bins, uniform_edges)
+                              is_uniform_edges, resolve_bins)
 from ..core._validation import VeracityError
 from ._base import Calibrator
 
@@ -99,7 +99,7 @@ class HistogramBinning(Calibrator):
             raise VeracityError(
                 "calibrator artifact: a HistogramBinning of a ranking score (score_type='score') bins on "
                 f"its order, but params.strategy is {self.strategy!r}; re-fit it with strategy='quantile'")
-        equal_width = np.allclose(self.edges_, uniform_edges(m), rtol=0.0, atol=1e-12)
+        equal_width = is_uniform_edges(np.asarray(self.edges_, dtype=np.float64))
         if self.strategy == "uniform" and not equal_width:
             raise VeracityError(
                 f"calibrator artifact: state.edges_ must be the {m} equal-width bins [0, 1/{m}, ..., 1] of "

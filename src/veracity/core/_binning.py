@@ -128,6 +128,14 @@ def uniform_edges(bins: int) -> np.ndarray:
     return np.arange(bins + 1, dtype=np.float64) / bins
 
 
+def is_uniform_edges(edges: np.ndarray) -> bool:
+    r"""Whether 1-D ``edges`` (at least two) are the equal-width ``[0, 1/M, …, 1]`` of
+    :func:`uniform_edges`, each within 1e-12: the edges the ``"uniform"`` rule
+    :math:`\min(\lfloor pM \rfloor, M - 1)` reads."""
+    return bool(edges.ndim == 1 and edges.size >= 2
+                and np.allclose(edges, uniform_edges(edges.size - 1), rtol=0.0, atol=1e-12))
+
+
 def quantile_edges(p: np.ndarray, bins: int, w: np.ndarray | None = None) -> np.ndarray:
     """Edges ``[0, c_1, …, c_k, 1]`` with cut points at the (weighted) j/M quantiles.
 

@@ -490,13 +490,13 @@ def score_histograms(
 def _histogram_rule(edges: Any) -> tuple[np.ndarray, str]:
     """:func:`score_histograms`' ``edges`` as floats and their bin rule (``"uniform"`` or ``"quantile"``),
     or a one-line refusal of edges that do not cut [0, 1] into bins (each probability in exactly one)."""
-    from ._binning import uniform_edges
+    from ._binning import is_uniform_edges
 
     e = np.asarray(edges, dtype=np.float64)
     if not (e.ndim == 1 and e.size >= 2 and e[0] == 0.0 and e[-1] == 1.0 and np.all(np.diff(e) > 0)):
         shown = np.asarray(edges).tolist()
         raise VeracityError(f"histogram edges must rise strictly from 0 to 1, got {shown!r}", param="edges")
-    return e, "uniform" if np.allclose(e, uniform_edges(e.size - 1), rtol=0.0, atol=1e-12) else "quantile"
+    return e, "uniform" if is_uniform_edges(e) else "quantile"
 
 
 def merge_histograms(target: dict[str, np.ndarray], parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -183,13 +183,13 @@ def _equal_width(edges: Any) -> np.ndarray:
     :func:`~veracity.core._binning.uniform_edges`), or a one-line refusal. The scan bins every row by ``floor(p·M)``, the
     equal-width rule: other edges (``[0, 0.2, 0.5, 1]``) labelled statistics binned by thirds, silently
     (68, 62 and 70 rows where the file holds 42, 55 and 103)."""
-    from ..core._binning import uniform_edges
+    from ..core._binning import is_uniform_edges, uniform_edges
 
     try:
         e = np.asarray(edges, dtype=np.float64)
     except (TypeError, ValueError):
         e = np.empty(0)
-    if e.ndim == 1 and e.size >= 2 and np.allclose(e, uniform_edges(e.size - 1), rtol=0.0, atol=1e-12):
+    if is_uniform_edges(e):
         return uniform_edges(e.size - 1)
     flat = [f"{v:g}" for v in e.ravel().tolist()]
     values = flat if len(flat) <= 7 else [*flat[:5], "...", flat[-1]]
