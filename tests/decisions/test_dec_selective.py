@@ -160,7 +160,7 @@ def test_selective_threshold_equal_weights_change_nothing_and_zero_weights_drop_
 
 def test_weighted_selective_threshold_by_definition():
     """Weighted coverage and risk of the chosen threshold; the bound is Clopper-Pearson at Kish's
-    effective size (reference computed here with scipy's beta quantile)."""
+    effective size, or the sandwich's where smaller (reference computed here with scipy's beta quantile)."""
     rng = np.random.default_rng(32)
     conf, correct = _confident(rng, 2000)
     w = rng.uniform(0.2, 3.0, 2000)
@@ -170,7 +170,9 @@ def test_weighted_selective_threshold_by_definition():
     ans = conf >= t
     assert r.coverage == pytest.approx(w[ans].sum() / w.sum(), rel=1e-12)
     assert r.risk == pytest.approx((w * (1 - correct))[ans].sum() / w[ans].sum(), rel=1e-12)
-    n_eff = w[ans].sum() ** 2 / (w[ans] ** 2).sum()
+    wa, ea = w[ans], 1.0 - correct[ans]
+    spread = (wa * wa * (ea - r.risk) ** 2).sum()  # the sandwich's size, where below Kish's (round 35)
+    n_eff = min(wa.sum() ** 2 / (wa ** 2).sum(), r.risk * (1 - r.risk) * wa.sum() ** 2 / spread)
     e_eff = r.risk * n_eff
     J = DEFAULT_CANDIDATES.size
     assert r.risk_upper_bound == pytest.approx(stats.beta.ppf(1 - 0.1 / J, e_eff + 1, n_eff - e_eff), rel=1e-9)
