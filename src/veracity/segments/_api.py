@@ -340,7 +340,30 @@ def series_values(col: Any) -> np.ndarray:
     if missing.any() and values.dtype.kind not in "fmM":  # NaN / NaT mark floats' and datetimes' own missing
         values = values.astype(object)
         values[missing] = None
+    if _is_decimal(col.dtype):  # numbers: Decimal objects read as text levels, never binned
+        return _decimal_numbers(values, col)
     return values
+
+
+def _is_decimal(dtype: Any) -> bool:
+    from ..sources._source import _is_decimal as decimal_type
+
+    return decimal_type(dtype)
+
+
+def _decimal_numbers(values: np.ndarray, col: Any) -> np.ndarray:
+    """A DECIMAL column's values as the numbers they are (a Parquet price, a DuckDB ``DECIMAL(10, 2)``):
+    with scale 0, Python integers (exact, as an integer column's: :func:`~._values.exact_ints` keeps those
+    beyond 2**53 apart), else the nearest double of each (:func:`~veracity.sources._arrow_numpy.series_floats`,
+    as the scores of such a column are read), NaN where missing. Their ``Decimal`` objects were levels of
+    text: a price of 2,609 values was one level ``other``, and ``bins=`` was said to change nothing."""
+    from ..sources._arrow_numpy import series_floats
+
+    if getattr(col.dtype, "scale", None) == 0:
+        out = np.empty(values.shape[0], dtype=object)
+        out[:] = [None if v is None else int(v) for v in values]
+        return out
+    return series_floats(col)
 
 
 def feature_values(column: Any, name: str) -> np.ndarray:
@@ -380,6 +403,7 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
                    random_state: Any = RANDOM_STATE) -> SegmentsResult:
     import narwhals as nw
 
+    from ..core._sql_names import quote_identifier
     from ..sources import _aggregates as agg
     from ..sources._source import _is_numeric, refuse_ns_times
 
@@ -411,7 +435,8 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
         prob.n_unique().alias("_up"))).rows()[0]
     specs, notes, nanos = [], [], []
     for i, (name, ref) in enumerate(zip(names, refs)):
-        numeric = _is_numeric(f.schema[name])
+        # a DECIMAL is numbers too (read as the nearest doubles; with scale 0 as exact integers)
+        numeric = _is_numeric(f.schema[name]) or _is_decimal(f.schema[name])
         # nanosecond times: levels kept exact (to_list() and datetime literals hold microseconds)
         nanos.append(isinstance(f.schema[name], nw.Datetime) and f.schema[name].time_unit == "ns")
         if int(uniq[i]) > MAX_DISTINCT and numeric and not isinstance(_bins_for(bins, name), list):
@@ -419,7 +444,8 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
                 f"numeric feature {name!r} has {int(uniq[i]):,} distinct values, over the {MAX_DISTINCT:,} whose "
                 f"counts a lazy frame brings back for equal-mass bins; round it, or pass cut points: "
                 f"bins={{{name!r}: [..]}}")
-        integer = numeric and f.schema[name].is_integer()  # kept as integers: float64 merges those beyond 2**53
+        integer = numeric and (f.schema[name].is_integer() or getattr(f.schema[name], "scale", None) == 0)
+        # integers kept as integers: float64 merges those beyond 2**53 (a DECIMAL(38, 0) too)
         col = nw.col(ref).cast(nw.Float64) if numeric and not integer else nw.col(ref)
         # rows per value, and (a weighted numeric feature) the weight on each value: its equal-mass cuts
         massed = numeric and wcol is not None
@@ -435,6 +461,8 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
             present = list(values)
         else:
             vals = t.get_column("_v").to_list()
+            if integer:  # DuckDB hands HUGEINT / UHUGEINT values back as Decimal: float64 merged them
+                vals = _whole_numbers(vals)
             boxed = np.empty(len(vals), dtype=object)
             boxed[:] = vals
             miss = missing_mask(boxed)  # None, NaN, and pandas' NA / NaT (a Dask frame's nullable columns)
@@ -443,7 +471,10 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
         if integer:
             boxed_present = np.empty(len(present), dtype=object)
             boxed_present[:] = present
-            ints = exact_ints(boxed_present, name)
+            # a DuckDB relation or file (a CSV's integers beyond int64 are HUGEINT): its cast, not pandas'
+            hint = f"read the column as text: CAST({quote_identifier(name)} AS VARCHAR)" \
+                if f.backend == "duckdb" else None
+            ints = exact_ints(boxed_present, name, hint=hint)
             if ints is not None:
                 values = ints
         if numeric and not np.isfinite(values.astype(np.float64)).all():
@@ -469,6 +500,17 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
                    depth=int(depth), notes=tuple(notes), n_resamples=int(n_resamples),
                    random_state=random_state)
+
+
+def _whole_numbers(values: list[Any]) -> list[Any]:
+    """An integer column's distinct values as Python integers, exactly: DuckDB returns those of a
+    ``HUGEINT`` / ``UHUGEINT`` column (a CSV's integers beyond int64 are read as HUGEINT) as
+    ``decimal.Decimal``, which :func:`~._values.exact_ints` did not read as integers, so they became
+    float64, where 2**53 and 2**53 + 1 are one level (its rows pooled, named by another value). As
+    integers they are kept exact as int64 levels, or refused in one line beyond int64, as arrays are."""
+    from decimal import Decimal
+
+    return [int(v) if isinstance(v, Decimal) and v.is_finite() else v for v in values]
 
 
 def _epoch_columns(src: Any, refs: list[str]) -> tuple[Any, dict[int, str]]:

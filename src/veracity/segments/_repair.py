@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 
 from ..calibrators import _schema
-from ..calibrators._base import _REGISTRY, Calibrator, load, probability_to_logit
+from ..calibrators._base import _REGISTRY, Calibrator, load, probability_to_logit, warn
 from ..core._special import expit
-from ..core._validation import VeracityError, check_same_index, check_weights, to_numpy
+from ..core._validation import VeracityError, VeracityWarning, check_same_index, check_weights, to_numpy
 from ._family import MAX_SEGMENTS, check_family_size, feature_sets, refuse_label_feature, strides
 from ._spec import FeatureSpec
 
@@ -59,7 +59,9 @@ class SegmentCalibration(Calibrator):
     ``transform(scores, features={...})``. Parameters: ``base`` (a calibrator kind:
     ``"platt"``, ``"isotonic"``, ``"temperature"``, ``"beta"``, ``"histogram"`` …),
     ``features`` (names), ``depth`` (1: per level; 2: also pairs), ``bins`` (equal-mass
-    bins of numeric features), ``min_count`` and ``max_levels`` (rare levels pooled).
+    bins of each numeric feature; None, the default: 5, as :func:`vc.segments`; given where no feature is
+    numeric it changes nothing, and ``fit`` warns so, as ``vc.segments`` notes it), ``min_count`` and
+    ``max_levels`` (rare levels pooled).
 
     ``sample_weight``: the segments are those :func:`vc.segments` reports on the same weighted rows
     (equal-weight bins of numeric features; ``min_count`` counts rows). The shrinkage reads weights as
@@ -77,7 +79,7 @@ class SegmentCalibration(Calibrator):
     _params = ("score_type", "base", "features", "depth", "bins", "min_count", "max_levels")
     _state = ("base_", "specs_", "corrections_", "tau2_")
 
-    def __init__(self, *, base: str = "platt", features: Any = None, depth: int = 2, bins: int = 5,
+    def __init__(self, *, base: str = "platt", features: Any = None, depth: int = 2, bins: int | None = None,
                  min_count: int = 50, max_levels: int = 20, score_type: str = "probability"):
         self.base = base
         self.features = features
@@ -97,9 +99,12 @@ class SegmentCalibration(Calibrator):
             raise VeracityError(f"features must be a list of names, got {self.features!r}")
         for name in ("depth", "bins", "min_count", "max_levels"):
             v = getattr(self, name)
+            if name == "bins" and v is None:  # not given: 5, as vc.segments
+                continue
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise VeracityError(f"{name} must be a positive integer, got {v!r}")
-        if self.bins < 2:  # one bin splits nothing: every numeric feature would be one level, no correction
+        # one bin splits nothing: every numeric feature would be one level, no correction
+        if self.bins is not None and self.bins < 2:
             raise VeracityError(f"bins must be an integer >= 2 (equal-mass bins of each numeric feature), got "
                                 f"{self.bins!r}", param="bins")
 
@@ -208,6 +213,7 @@ class SegmentCalibration(Calibrator):
         # the levels vc.segments finds on these rows and weights (weighted equal-mass cuts; min_count in rows)
         specs, codes, _ = specs_from_arrays(feats, s.shape[0], None, bins=self.bins, min_count=self.min_count,
                                             max_levels=self.max_levels, weights=w)
+        _warn_unused_bins(self.bins, specs)
         depth = min(int(self.depth), len(specs))
         check_family_size(specs, depth, MAX_SEGMENTS)
         sets = feature_sets(len(specs), depth)[1:]
@@ -313,6 +319,19 @@ class SegmentCalibration(Calibrator):
                 + (f" over {sets}" if sets else ""))
 
 
+def _warn_unused_bins(bins: int | None, specs: list[FeatureSpec]) -> None:
+    """``bins`` cuts numeric features into equal-mass bins; given where every feature is categorical (its
+    levels are its values) it changed nothing: :func:`vc.segments` notes it and ``veracity segments --bins``
+    refuses it, and this fit warns it (the fitted corrections are those of ``bins=None``). ``bins=None``
+    (not given: 5) warns nothing; nor does a numeric feature among the features."""
+    from ._api import UNUSED_BINS, unused_bins_note
+
+    if unused_bins_note(bins, specs):
+        names = ", ".join(repr(sp.name) for sp in specs)
+        warn(VeracityWarning(f"SegmentCalibration(bins={bins!r}) {UNUSED_BINS} (the levels of {names} are "
+                             "their values), so it changed nothing; drop {param}", "bins"))
+
+
 def _frame_values(columns: dict[str, Any]) -> dict[str, np.ndarray]:
     """A frame's feature columns (its own pandas, polars or pyarrow series) as numpy, read as
     :func:`vc.segments` reads a frame's features (:func:`~._api.series_values`: nulls as None, integers
@@ -413,7 +432,7 @@ class _SegmentParams(_schema.BaseParams, kw_only=True):
     base: str | _schema.UnsetType = _schema.UNSET
     features: list[str] | None | _schema.UnsetType = _schema.UNSET
     depth: int | _schema.UnsetType = _schema.UNSET
-    bins: int | _schema.UnsetType = _schema.UNSET
+    bins: int | None | _schema.UnsetType = _schema.UNSET
     min_count: int | _schema.UnsetType = _schema.UNSET
     max_levels: int | _schema.UnsetType = _schema.UNSET
 

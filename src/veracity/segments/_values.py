@@ -14,6 +14,7 @@ r"""A feature column's values: which are missing, integers beyond float64, and t
 from __future__ import annotations
 
 import datetime
+import decimal
 import json
 import math
 import unicodedata
@@ -31,27 +32,30 @@ FLOAT_EXACT = 2**53
 _INT64_MAX = 2**63 - 1
 
 
-def exact_ints(values: np.ndarray, name: str, *, always: bool = False) -> np.ndarray | None:
+def exact_ints(values: np.ndarray, name: str, *, always: bool = False,
+               hint: str | None = None) -> np.ndarray | None:
     """A numeric column's integers as int64 when float64 would merge some (any beyond 2**53; with
     ``always``, whenever they are integers); None when they are not integers, or float64 holds them.
-    Integers beyond int64 (unsigned ids) are refused in one line: read them as text."""
+    Integers beyond int64 (unsigned ids) are refused in one line: read them as text (``hint``: how, where
+    the column is not in memory)."""
     if values.dtype.kind in "iu":
         arr = values
     elif values.dtype == object and values.size and not always and _below_2_53(values):
         return None  # the common case, without a Python loop over the rows
     elif values.dtype == object and values.size and all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
+            (isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)))
+            or (isinstance(v, decimal.Decimal) and v.is_finite() and v == v.to_integral_value()) for v in values):
         try:
             arr = np.asarray([int(v) for v in values], dtype=np.int64)
         except OverflowError:
-            raise _beyond_int64(name) from None
+            raise _beyond_int64(name, hint) from None
     else:
         return None
     if arr.size == 0:
         return None
     lo, hi = int(arr.min()), int(arr.max())
     if hi > _INT64_MAX:
-        raise _beyond_int64(name)
+        raise _beyond_int64(name, hint)
     if not always and max(-lo, hi) <= FLOAT_EXACT:
         return None
     return arr.astype(np.int64, copy=False)
@@ -68,10 +72,10 @@ def _below_2_53(values: np.ndarray) -> bool:
     return bool(np.all(np.abs(x) < FLOAT_EXACT))
 
 
-def _beyond_int64(name: str) -> VeracityError:
+def _beyond_int64(name: str, hint: str | None = None) -> VeracityError:
     return VeracityError(
         f"feature {name!r} holds integers beyond 2**63 - 1, which no level can hold exactly; they read as "
-        f"identifiers: pass the column as text, e.g. {name}.astype(str)")
+        f"identifiers: {hint or f'pass the column as text, e.g. {name}.astype(str)'}")
 
 
 def _plain(v: Any) -> Any:
@@ -134,7 +138,8 @@ def _stored(v: Any) -> Any:
 
 
 def missing_mask(raw: np.ndarray) -> np.ndarray:
-    """True where a value is missing (None, NaN, NaT)."""
+    """True where a value is missing (None, NaN, NaT; a ``Decimal`` NaN too, as
+    :func:`~veracity.core._keys.is_missing` reads it: it was a level that no sort could order)."""
     if raw.dtype.kind == "f":
         return np.isnan(raw)
     if raw.dtype.kind in "mM":
@@ -142,6 +147,7 @@ def missing_mask(raw: np.ndarray) -> np.ndarray:
     if raw.dtype == object:
         # np.float32/np.float16 NaNs are no Python floats: test every numpy floating value as well
         return np.fromiter((v is None or (isinstance(v, (float, np.floating)) and math.isnan(v))
+                            or (isinstance(v, decimal.Decimal) and v.is_nan())
                             or type(v).__name__ in ("NAType", "NaTType")
                             for v in raw), dtype=bool, count=raw.size)
     return np.zeros(raw.shape[0], dtype=bool)
@@ -207,7 +213,8 @@ def distinct_counts(raw: np.ndarray, name: str = "", weights: np.ndarray | None 
     w = None if weights is None else (np.asarray(weights, dtype=np.float64)[~missing] if missing.any()
                                       else np.asarray(weights, dtype=np.float64))
     numeric = is_numeric_array(raw) or (raw.dtype == object and present.size > 0 and all(
-        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in present[:1000]))
+        isinstance(v, (int, float, np.integer, np.floating, decimal.Decimal)) and not isinstance(v, bool)
+        for v in present[:1000]))
     ints = exact_ints(present, name or "feature") if numeric else None
     if ints is not None:  # integers beyond 2**53: float64 would merge neighbours into one level
         return _counted(ints, w, int(missing.sum()), True)
