@@ -24,7 +24,12 @@ left to their defaults, read the same file otherwise:
   missing value further down ("Mismatched dtypes"); here they are read in pandas' nullable types
   (``dtype_backend="numpy_nullable"``: ``Int64``, ``Float64``, ``boolean``), as pyarrow types them;
 * an empty file: pandas raised ``EmptyDataError`` and Spark said "column 'p' not found; available
-  columns: " (none): refused here in memory's words.
+  columns: " (none): refused here in memory's words;
+* booleans: pyarrow reads a column of ``true``/``false`` and ``1``/``0`` together
+  (:data:`._duckdb.BOOLEAN_TEXTS`) as booleans. Spark's reader types it as text, and so did Dask's
+  first rows (pandas' C parser), whose blocks then became the text ``'True'``/``'False'``:
+  :func:`spark_numbers` and :func:`_read_booleans` read such columns as booleans, and Dask stops at
+  another value in a later block (``2`` was cast to true).
 """
 
 from __future__ import annotations
@@ -116,16 +121,69 @@ def quiet_driver_options() -> dict[str, str]:
     return {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{path}"}
 
 
+#: seconds to wait for a standalone master's port to accept a connection
+MASTER_TIMEOUT = 5.0
+
+
+def check_master(master: str, timeout: float = MASTER_TIMEOUT) -> None:
+    """A standalone master (``spark://HOST:PORT``, or several ``HOST:PORT`` after one ``spark://``) that
+    accepts a TCP connection on none of its addresses is refused in one line naming it, before any JVM
+    starts: Spark's driver retried for ~80 s, printed a hundred lines of Java stack traces, and the
+    read then failed as "could not read d.csv as CSV: Spark Py4JJavaError" (blaming a sound file). Other
+    masters (``local``, ``k8s://``, ``yarn``) are left to Spark."""
+    import socket
+
+    if not master.startswith("spark://"):
+        return
+    reasons = []
+    for address in master[len("spark://"):].split(","):
+        host, _, port = address.rpartition(":")
+        host = host.strip("[]")  # an IPv6 address: spark://[::1]:7077
+        if not host or not port.isdigit():
+            return  # not a form checked here: Spark says what it makes of it
+        try:
+            with socket.create_connection((host, int(port)), timeout=timeout):
+                return
+        except OSError as exc:
+            reasons.append(f"{address}: {exc.strerror or type(exc).__name__.lower()}")
+    raise VeracityError(f"cannot reach the Spark master {master} ({'; '.join(reasons)}); start it, or pass "
+                        "another --spark-master (local[*]: Spark in this process)")
+
+
 def open_spark(path: str, parquet: bool, *, spark_master: str, app: str) -> Any:
     """A Spark DataFrame over ``path`` on a session at ``spark_master`` whose names are case-sensitive."""
     try:
-        from pyspark.sql import SparkSession
+        from pyspark.sql import SparkSession  # noqa: F401 - installed? (the session: _session)
     except ImportError:
         raise VeracityError("--engine spark needs pyspark and Java 17: pip install 'veracity[spark]'") from None
     files = [] if parquet else csv_files(path)
     refuse_empty(path, files)
+    check_master(spark_master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.master(spark_master).appName(app).config("spark.ui.showConsoleProgress", "false")
+    try:
+        return _read_spark(_session(spark_master, app), path, parquet, files)
+    except VeracityError:
+        raise
+    except Exception as exc:
+        if spark_master.startswith("spark://") and any(t in str(exc) for t in _MASTER_GONE):
+            # a port that takes connections with no Spark master behind it: Spark gave up after ~60 s
+            # ("All masters are unresponsive") and stopped the context under the session or the read
+            raise VeracityError(f"the Spark master {spark_master} did not take the application (Spark: all "
+                                "masters are unresponsive); check that a Spark master runs there, or pass "
+                                "another --spark-master") from None
+        raise
+
+
+#: what Spark's errors say when the context stopped because the master never answered
+_MASTER_GONE = ("stopped SparkContext", "All masters are unresponsive", "SparkContext was shut down")
+
+
+def _session(spark_master: str, app: str) -> Any:
+    """A session at ``spark_master`` whose names are case-sensitive (see :func:`open_spark`)."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master(spark_master).appName(app)
+    builder = builder.config("spark.ui.showConsoleProgress", "false")
     for key, value in quiet_driver_options().items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
@@ -137,6 +195,11 @@ def open_spark(path: str, parquet: bool, *, spark_master: str, app: str) -> Any:
     spark.conf.set("spark.sql.caseSensitive", "true")
     # every field of a CSV row parsed, so that FAILFAST sees a short row whose missing fields are not used
     spark.conf.set("spark.sql.csv.parser.columnPruning.enabled", "false")
+    return spark
+
+
+def _read_spark(spark: Any, path: str, parquet: bool, files: list[str]) -> Any:
+    """The Spark DataFrame over ``path`` (see :func:`open_spark`)."""
     if parquet:
         files = _parquet_differ(path)
         durations = _durations_of(path)
@@ -253,9 +316,15 @@ def _booleans_as_numbers(frame: Any, flags: set[str]) -> Any:
 
 def spark_numbers(frame: Any) -> Any:
     """``frame`` with each text column that holds only numbers (:data:`NUMBER`) and
-    :data:`NULL_TEXTS` read as numbers, the spellings as missing (see the module's notes)."""
+    :data:`NULL_TEXTS` read as numbers, the spellings as missing (see the module's notes); and each
+    other text column that holds only :data:`._duckdb.BOOLEAN_TEXTS` and ``NULL_TEXTS`` (one of the
+    former at least) read as booleans, as pyarrow reads it: Spark's reader types ``true`` beside ``0``,
+    or beside ``NA``, as text, so such a label column was refused as text where memory, DuckDB and Dask
+    audit it."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
+
+    from ._duckdb import BOOLEAN_TEXTS
 
     text = [f.name for f in frame.schema.fields if isinstance(f.dataType, T.StringType)]
     if not text:
@@ -273,16 +342,26 @@ def spark_numbers(frame: Any) -> Any:
         spelled = v.isNull() | v.isin(list(NULL_TEXTS))
         number = v.rlike(NUMBER)
         whole = v.rlike(WHOLE) & value(name).try_cast("bigint").isNotNull()
+        boolean = v.isin(list(BOOLEAN_TEXTS[True] + BOOLEAN_TEXTS[False]))
         checks += [F.coalesce(F.bool_and(spelled | number), F.lit(True)).alias(f"_n{i}"),
                    F.coalesce(F.bool_or(number), F.lit(False)).alias(f"_a{i}"),
-                   F.coalesce(F.bool_and(spelled | whole), F.lit(True)).alias(f"_w{i}")]
+                   F.coalesce(F.bool_and(spelled | whole), F.lit(True)).alias(f"_w{i}"),
+                   F.coalesce(F.bool_and(spelled | boolean), F.lit(True)).alias(f"_b{i}"),
+                   F.coalesce(F.bool_or(boolean), F.lit(False)).alias(f"_t{i}")]
     row = frame.agg(*checks).collect()[0]
     cast = {name: "bigint" if row[f"_w{i}"] else "double"
             for i, name in enumerate(text) if row[f"_n{i}"] and row[f"_a{i}"]}
+    booleans = {name for i, name in enumerate(text) if name not in cast and row[f"_b{i}"] and row[f"_t{i}"]}
     missing = {name: column(name).isin(list(NULL_TEXTS)) for name in text}  # text columns too (memory: null)
+
+    def read(name: str) -> Any:
+        if name in booleans:
+            return F.when(column(name).isin(list(BOOLEAN_TEXTS[True])), F.lit(True)).otherwise(F.lit(False))
+        return value(name).cast(cast[name]) if name in cast else column(name)
+
     return frame.select(*[
-        F.when(missing[name], F.lit(None)).otherwise(value(name).cast(cast[name]) if name in cast else column(name))
-        .alias(name) if name in missing else column(name).alias(name) for name in frame.columns])
+        F.when(missing[name] | column(name).isNull(), F.lit(None)).otherwise(read(name)).alias(name)
+        if name in missing else column(name).alias(name) for name in frame.columns])
 
 
 def open_dask(path: str, parquet: bool) -> Any:
@@ -295,8 +374,70 @@ def open_dask(path: str, parquet: bool) -> Any:
         return _dask_parquet(dd, path)
     files = csv_files(path)
     refuse_empty(path, files)
-    return dd.read_csv(path, engine="pyarrow", sep=delimiter(files), keep_default_na=False,
-                       na_values=list(NULL_TEXTS), dtype_backend="numpy_nullable")
+    options: dict[str, Any] = {"engine": "pyarrow", "sep": delimiter(files), "keep_default_na": False,
+                               "na_values": list(NULL_TEXTS), "dtype_backend": "numpy_nullable"}
+    frame = dd.read_csv(path, **options)
+    flagged = _dask_booleans(frame, files, options)
+    if not flagged:
+        return frame
+    from functools import partial
+
+    from dask.dataframe.io.csv import make_reader
+
+    reader: Any = partial(_read_booleans, flagged, path)
+    reader.__name__ = "read_csv"  # Dask names its tasks by it
+    return make_reader(reader, "read_csv", "CSV")(path, **options)
+
+
+def _dask_booleans(frame: Any, files: list[str], options: dict[str, Any]) -> tuple[str, ...]:
+    """The columns of a Dask CSV frame read as the memory engine reads booleans (:func:`_read_booleans`):
+    those Dask typed boolean, and the text columns whose first rows (as many as DuckDB's sniffer reads)
+    spell only :data:`._duckdb.BOOLEAN_TEXTS`, with one value at least.
+
+    Dask types a column from its first 10 rows read by pandas' C parser, which reads ``true`` and ``0``
+    together as text, and then casts each block that pyarrow read (as booleans: ``0`` is false) to that
+    type: the labels became ``'True'``/``'False'``, text the file does not hold (refused as "got text
+    (values 'False', 'True')", where memory and DuckDB read booleans). A block pyarrow read as numbers
+    (``0``, ``1``, ``2``) under a boolean type was cast too: ``2`` became true, silently."""
+    import pandas as pd
+
+    from ._duckdb import _SNIFF_ROWS, BOOLEAN_TEXTS
+
+    kinds = frame._meta.dtypes
+    flagged = [c for c, t in kinds.items() if pd.api.types.is_bool_dtype(t)]
+    text = [c for c, t in kinds.items() if pd.api.types.is_string_dtype(t) or t == object]
+    if text and files:
+        head = pd.read_csv(files[0], sep=options["sep"], nrows=_SNIFF_ROWS, usecols=text, dtype=str,
+                           keep_default_na=False, na_values=options["na_values"])
+        spelled = set(BOOLEAN_TEXTS[True] + BOOLEAN_TEXTS[False])
+        flagged += [c for c in text if head[c].notna().any() and set(head[c].dropna()) <= spelled]
+    return tuple(str(c) for c in flagged)
+
+
+def _read_booleans(flagged: tuple[str, ...], source: str, *args: Any, **kwargs: Any) -> Any:
+    """pandas' ``read_csv`` (Dask's reader, for its first rows and for each block) with the ``flagged``
+    columns as booleans: ``BOOLEAN_TEXTS`` (as text, or as the numbers 1 and 0 pyarrow reads a block of
+    digits as) true or false, a missing value missing; any other value stops the read in one line, in
+    the DuckDB engine's words."""
+    import pandas as pd
+
+    from ._duckdb import BOOLEAN_TEXTS
+
+    frame = pd.read_csv(*args, **kwargs)
+    truth = {**{t: True for t in BOOLEAN_TEXTS[True]}, **{t: False for t in BOOLEAN_TEXTS[False]}}
+    for name in flagged:
+        if name not in frame.columns or pd.api.types.is_bool_dtype(frame[name].dtype):
+            continue
+        text = frame[name].astype("string")  # a block of digits (Int64): "1", "0"; a float: "1.0"
+        read = text.map(truth)
+        bad = text.notna() & read.isna()
+        if bad.any():
+            other = str(text[bad].iloc[0])[:40]
+            raise VeracityError(f"column {name!r} holds true/false values and also {other!r}; write all its "
+                                "values as true/false (or 1/0), or all as text and name the positive class with "
+                                f"pos_label (in {source})")
+        frame[name] = read.astype("boolean")
+    return frame
 
 
 def _dask_parquet(dd: Any, path: str) -> Any:

@@ -10,6 +10,7 @@ the result, so the numbers are the array form's.
 from __future__ import annotations
 
 import decimal
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -414,8 +415,31 @@ def _capped_sums(db: Database, cols: q.Columns, cap: int | None, **options: Any
 def _refuse(db: Database, cols: q.Columns, score_type: str) -> dict[str, Any]:
     """Count how the rows break the contract and raise its one-line error (return the counts if none do)."""
     counts = _contract(db, cols, score_type)
-    _check(counts, cols, score_type)
+    _check(_label_pair(db, cols, counts), cols, score_type)
     return counts
+
+
+def _label_pair(db: Database, cols: q.Columns, counts: dict[str, Any]) -> dict[str, Any]:
+    """``counts`` with ``y_pair``, the two label values ``(lo, hi)``, where labels that are not 0/1 are
+    refused and the column holds exactly two values, none missing: the refusal then says which to map to
+    1 or to pass as ``pos_label`` ("Map 1 to 0 and 2 to 1, or pass pos_label=2."), as the array form and
+    every frame say (:func:`..sources._aggregates.exact_labels`); it said only "map the two classes to 0
+    and 1 and drop unlabelled rows". Asked on the refusal's path only (two small queries)."""
+    y_min = counts.get("y_min")
+    if not int(counts.get("y_bad") or 0) or y_min is None or math.isnan(float(y_min)):
+        return counts
+    if cols.label_kind != "numeric":
+        return counts
+    from ._labels import label_values
+
+    missing, distinct, values = label_values(db, cols.table, cols.label)
+    numbers = [int(v) if isinstance(v, decimal.Decimal) and v.is_finite() and v == v.to_integral_value()
+               else v for v in values]
+    if missing or distinct != 2 or len(numbers) != 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) or isinstance(v, float) and math.isfinite(v)
+            and not (abs(v) >= 2.0 ** 53 and v % 1 == 0) for v in numbers):
+        return counts  # (a whole float beyond 2**53 may name no stored label: no hint, as on arrays)
+    return {**counts, "y_pair": tuple(sorted(numbers))}
 
 
 def _rows_route(db: Database, cols: q.Columns) -> bool:
