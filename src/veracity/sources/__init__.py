@@ -48,7 +48,9 @@ def _no_labels(name: str, data: Any, labels: Any, score: Any, label: Any) -> Non
 
 def read_errors(data: Any, compute: Any) -> Any:
     """A file's read error in one line, never its content; a check veracity wrote into the query of a
-    DuckDB relation (a Parquet duration or time DuckDB cannot hold exactly) in its own line too."""
+    DuckDB relation (a Parquet duration or time DuckDB cannot hold exactly) in its own line too; a
+    Spark DataFrame whose session has stopped, before any work (Spark asserted with no message)."""
+    _refuse_stopped_spark(data)
     try:
         return compute()
     except VeracityError:
@@ -67,6 +69,18 @@ def read_errors(data: Any, compute: Any) -> Any:
                 "con.execute(...).fetchone()); finish it with .fetchall(), or pass a relation of another "
                 "cursor: con.cursor().table('t')") from None
         raise
+
+
+def _refuse_stopped_spark(data: Any) -> None:
+    """A Spark DataFrame whose session was stopped (``spark.stop()``, or its master went away) cannot be
+    read: pyspark raised a bare ``AssertionError`` from its first column expression. Refused in one line."""
+    if not (type(data).__module__ or "").startswith("pyspark."):
+        return
+    session = getattr(data, "sparkSession", None)
+    context = getattr(session, "sparkContext", None)
+    if context is not None and getattr(context, "_jsc", True) is None:
+        raise VeracityError("the Spark session of this DataFrame has stopped (spark.stop(), or its master went "
+                            "away); start a session and create the DataFrame again")
 
 
 def _rows(name: str, fn: Any, data: Any, *, score: Any, label: Any, **options: Any) -> Any:
