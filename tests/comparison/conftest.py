@@ -62,7 +62,8 @@ def float_near_tie(seed: int = 0, n: int = 2000) -> tuple[np.ndarray, np.ndarray
 
 def wilson_oracle(k: float, n: float, z: float) -> tuple[float, float]:
     """Wilson's score interval written out (an oracle independent of veracity's), modified (round 34): an end
-    moved out to Garwood's exact Poisson bound where its count, k or n - k, is below 10."""
+    moved out to Garwood's exact Poisson bound where its count, k or n - k, is below 10; and (round 35) the
+    end toward the nearer bound of a count of 10 or more to Clopper-Pearson's exact one where further out."""
     from scipy import stats
 
     centre = (k + z * z / 2) / (n + z * z)
@@ -71,6 +72,10 @@ def wilson_oracle(k: float, n: float, z: float) -> tuple[float, float]:
     tail = stats.norm.cdf(-z)
     if 0 < k < 10:
         low = min(low, stats.gamma.ppf(tail, k) / n)
+    elif 10 <= k <= n - k:
+        low = min(low, stats.beta.ppf(tail, k, n - k + 1))
     if 0 < n - k < 10:
         high = max(high, 1 - stats.gamma.ppf(tail, n - k) / n)
+    elif 10 <= n - k <= k:
+        high = max(high, stats.beta.ppf(1 - tail, k + 1, n - k))
     return low, high

@@ -31,8 +31,9 @@ most 3.0 %; now 0.2-1.9 %, 0.5-2.7 % and 2.6 %, at a median width 0-6 % more
 (tests/comparison/test_cost_few_events_r34.py); on 10-30 rows of common events 8-9 % more (coverage
 0.98-0.99, from 0.97-0.98). The decision curve's modified Wilson interval
 (:func:`veracity.core._intervals.modified_wilson`: Garwood's Poisson bound below 10 counts, at both ends)
-left 3.0-4.0 % below on 300 rows (misses at counts of 10-17) and was up to 26 % wider where a few rows are
-flagged (a Poisson bound reads a share of a few rows near 1 as far less certain than it is).
+left 3.0-4.0 % below on 300 rows (misses at counts of 10-17; since round 35 it takes the exact end from 10
+counts on too) and was up to 26 % wider where a few rows are flagged (a Poisson bound reads a share of a
+few rows near 1 as far less certain than it is).
 
 Weighted, a side's weight :math:`W_F` (or :math:`W_U`) and the total W may move with the labels (positives
 weighing 1/π), so each share's Wilson interval is at the size that matches the variance of the side's

@@ -60,8 +60,14 @@ flag a row, the truth lay above the 95 % interval in 3.6-8.0 % at t = 0.9-0.95 a
 on 40-300 rows and 2.5-10.4 % at a 5 % rate (nominal 2.5), now 0.9-3.0 % and 0-3.6 % (one cell of about 60
 flagging draws read 9.3 % before and after), at median widths 0-4 % more there and up to 7 % more at
 t = 0.02-0.3 with 5 % events on 40 rows, whose low tail went from 3.0-3.5 % to 1.2-1.9 % (1,000 draws a
-cell; tests/comparison/test_decision_curve_few_counts_r34.py); shares of 10 effective rows or more keep
-Wilson's interval.
+cell; tests/comparison/test_decision_curve_few_counts_r34.py). From 10 on (round 35) the end toward the
+nearer bound moves out to the exact binomial (Clopper-Pearson) end where that is further out
+(``modified_wilson(..., exact_end=True)``): Wilson's end toward 0 is still too far in for a skewed count
+there — the true share lay below it with probability up to 0.050 at 5-18 expected events (exact binomial
+sums; nominal 0.025) — and at a 4.4 % rate on 300 rows the truth lay below the net benefit's 95 % interval in
+3.0-3.9 % of draws at t = 0.02-0.1, at a 19 % rate on 200 rows in 3.4-3.8 %; now 1.5-2.2 % and 2.0-3.0 %, at
+widths 0-5 % more (800 draws a design; tests/comparison/test_decision_curve_exact_end_r35.py,
+tests/core/test_intervals_r35.py).
 """
 
 from __future__ import annotations
@@ -197,13 +203,14 @@ def mover_interval(c1: np.ndarray, c0: np.ndarray, total: float, size: float | n
     interval of :math:`a` (``size0`` that of :math:`b`; the same when None), ``odds`` :math:`k = t/(1-t)`.
     Each share's interval is the modified Wilson one (:func:`veracity.core._intervals.modified_wilson`):
     Wilson's, an end moved out to Garwood's exact Poisson bound where the share's effective count
-    :math:`x = a m` (or :math:`m - x`) is below 10 (module doc)."""
+    :math:`x = a m` (or :math:`m - x`) is below 10, and from 10 on the end toward the nearer bound to the
+    exact binomial one where that is further out (``exact_end``; module doc)."""
     a = np.clip(np.asarray(c1, dtype=float) / total, 0.0, 1.0)
     b = np.clip(np.asarray(c0, dtype=float) / total, 0.0, 1.0)
     trials_a = np.broadcast_to(np.asarray(size, dtype=float), a.shape)
     trials_b = trials_a if size0 is None else np.broadcast_to(np.asarray(size0, dtype=float), b.shape)
-    la, ua = modified_wilson(a, trials_a, level)
-    lb, ub = modified_wilson(b, trials_b, level)
+    la, ua = modified_wilson(a, trials_a, level, exact_end=True)
+    lb, ub = modified_wilson(b, trials_b, level, exact_end=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.sqrt(a * b / ((1.0 - a) * (1.0 - b)))
     r = np.where(np.isfinite(r), np.minimum(r, 1.0), 1.0)  # a or b of 1: the other is 0, and r reads nothing
