@@ -326,6 +326,7 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
                 e_ppi = {**e_ppi, "rate_minus_score": rec["rectifier"]}
             new_rows.append(replace(r, alerts=_alerts(alerts_now, r.period, r.slice), status=st, details=details,
                                     estimate_ppi=e_ppi, gap_ppi=_gap_ppi(e_ppi, r.mean_score),
+                                    gap_audit=None if e_ppi is None else rec["rectifier"],
                                     confusion_ppi=confusion[k], estimate_cbpe=cbpe,
                                     provisional=provisional,
                                     sequence_low=seq_low, sequence_high=seq_high, bins=bin_rows,

@@ -10,6 +10,7 @@ from ..core._display import Display
 from ..core._stats import BinStats
 from ..core._text import count_noun, fmt, render_table
 from ..delayed._audit import MIN_LABELS
+from ..delayed._ppi_result import NOT_CALIBRATED
 from ._alerts import Alert
 from ._estimate import Estimate
 from ._sequence_alarms import ALL, STAYS, SequenceAlarms, bounds_text
@@ -108,9 +109,14 @@ class StatusRow(Display):
     mean_score: float = float("nan")
     #: the PPI rate minus ``mean_score``, ``{"estimate", "ci_low", "ci_high"}``: the PPI interval shifted by
     #: the mean score, which is known exactly (every row's score is logged), so it excludes 0 exactly when
-    #: the PPI interval excludes the mean score; None without a PPI estimate. (``estimate_ppi``'s
-    #: ``rate_minus_score`` is the audit labels' own mean(y - p), on which the "not calibrated" note rests.)
+    #: the PPI interval excludes the mean score; None without a PPI estimate.
     gap_ppi: dict[str, Any] | None = None
+    #: the audit labels' own gap rate - score, mean(y - p) over the random audit labels (vc.ppi_mean's
+    #: ``rectifier``, vc.ppi_audit's ``rate - score`` row), ``{"estimate", "ci_low", "ci_high"}``: the gap
+    #: the "not calibrated" note judges; None without a PPI estimate. ``estimate_ppi["rate_minus_score"]``
+    #: is the same dict under its earlier name. The ``gap_*`` keys are each a rate minus the mean score of
+    #: the same rows: ``gap`` of the final labels, ``gap_audit`` of the audit labels, ``gap_ppi`` of all rows.
+    gap_audit: dict[str, Any] | None = None
 
     @property
     def gap(self) -> float:
@@ -511,6 +517,27 @@ def _not_final(r: StatusRow) -> bool:
     return r.labelled < r.rows
 
 
+def _verdict_basis(gap_ppi: dict[str, Any], gap_audit: dict[str, Any] | None, not_calibrated: bool) -> str:
+    """Where the calibration verdict (the "not calibrated" note, judged on the audit labels alone:
+    ``gap_audit``'s interval, or an exact binomial bound where they hold fewer than 10 labels of one class)
+    and the printed PPI gap's interval disagree — one excludes 0, the other not — the audit labels' gap
+    beside it, so that the line does not read "gap [-0.31, +0.01] ... not calibrated". Empty where they
+    agree."""
+    if gap_audit is None or None in (gap_audit["estimate"], gap_audit["ci_low"], gap_audit["ci_high"]):
+        return ""
+    excludes = gap_ppi["ci_low"] > 0 or gap_ppi["ci_high"] < 0
+    if excludes == not_calibrated:
+        return ""
+    own = (f"the audit labels' own gap {gap_audit['estimate']:+.4f} "
+           f"[{gap_audit['ci_low']:+.4f}, {gap_audit['ci_high']:+.4f}]")
+    if not_calibrated:
+        return f" (holds 0; calibration is judged on {own}, which excludes it)"
+    if gap_audit["ci_low"] > 0 or gap_audit["ci_high"] < 0:
+        return (f" (excludes 0; calibration is judged on {own}, with fewer than 10 labels of one class no "
+                "evidence of miscalibration by an exact binomial bound)")
+    return f" (excludes 0; calibration is judged on {own}, which holds it)"
+
+
 def _provisional_text(r: StatusRow, level: float) -> str:
     parts = []
     if r.estimate_ppi:
@@ -522,6 +549,7 @@ def _provisional_text(r: StatusRow, level: float) -> str:
             g = r.gap_ppi
             if g and None not in (g["estimate"], g["ci_low"], g["ci_high"]):
                 text += f": gap (rate - score) {g['estimate']:+.4f} [{g['ci_low']:+.4f}, {g['ci_high']:+.4f}]"
+                text += _verdict_basis(g, r.gap_audit, NOT_CALIBRATED in str(r.details.get("ppi_note") or ""))
         parts.append(text)
     if r.provisional and r.provisional.get("basis") == "partial labels":
         p = r.provisional
