@@ -268,9 +268,9 @@ SEGMENTS_DELAYED = [
      'The 150 labels alone say 0.287 [0.214, 0.359]; PPI++ says 0.248 [0.183, 0.313], narrower because '
      'the scores explain part of the outcome. The rectifier, +0.028 [-0.035, +0.091], includes 0: '
      'no evidence that the recalibrated scores are off in June, so the label-free 0.226 may be read '
-     'too, with a caveat: that interval is 0.13 wide, so 150 labels cannot rule out a gap of 0.05 '
-     "either way. The picture shows the three intervals; the last cell reveals June's rate once every "
-     'label is in.'),
+     'too, with a caveat: that interval is 0.13 wide and reaches +0.091, so 150 labels cannot rule out '
+     "scores that understate June's rate by 0.05 (overstating it by more than 0.035 they do rule out). "
+     "The picture shows the three intervals; the last cell reveals June's rate once every label is in."),
     ("code",
      'ppi.plot()'),
     ("code",

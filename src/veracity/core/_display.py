@@ -276,12 +276,18 @@ class Display:
         if render is not None:
             return str(render(self))
         return html_result(self._title(), self._summary_items(), self._html_records(), str(self),
-                           signed=SIGNED)
+                           signed=SIGNED, last_bin=self._last_bin())
+
+    def _last_bin(self) -> int | None:
+        """The index of a binned result's last bin (``bins - 1``), whose interval is closed; else None."""
+        bins = getattr(self, "bins", None)
+        return bins - 1 if isinstance(bins, int) and not isinstance(bins, bool) else None
 
     def _html_body(self) -> str:
         """The result's HTML without the outer box and title (nested inside another result)."""
         summary, records = self._summary_items(), self._html_records()
-        return (html_kv(summary) if summary else "") + (html_table(records, signed=SIGNED) if records else "")
+        table = html_table(records, signed=SIGNED, last_bin=self._last_bin()) if records else ""
+        return (html_kv(summary) if summary else "") + table
 
 
 def html_page(title: str, parts: list[str], text: str | None = None) -> str:
@@ -319,19 +325,22 @@ def html_note(text: str) -> str:
 
 
 def html_table(records: list[dict[str, Any]], *, rename: dict[str, str] | None = None,
-               wide: bool = False, names: dict[str, str] | None = None, signed: Collection[str] = ()) -> str:
+               wide: bool = False, names: dict[str, str] | None = None, signed: Collection[str] = (),
+               last_bin: int | None = None) -> str:
     """A table of records; a wide one shows its first columns and the whole table in <details>
     (``wide=True``: every column, for a view whose columns were chosen to be read together). An
     interval's ``ci_high`` stays beside a shown ``ci_low``: the two are one cell. ``names`` maps each
     header or cell text that is a name to the whole name: such a text may wrap, and a shortened one
     shows the whole name as its tooltip (``title``). ``signed`` names the columns of differences, whose
     numbers print with their sign as the text tables print them (``+0.1138``; ``"ci_low"``: the interval's
-    bounds, ``[-0.0168, +0.0071]``), so which side is better reads from the cell."""
+    bounds, ``[-0.0168, +0.0071]``), so which side is better reads from the cell. Records of bins (``lo``,
+    ``hi``) read as one interval, ``[0.1, 0.2)``, closed (``[0.9, 1]``) for the bin whose number (``index``,
+    or an integer ``bin``) is ``last_bin`` (the table's last), else for the last record."""
     cols: list[str] = []
     for r in records:
         cols.extend(k for k in r if k not in cols)
     if wide or len(cols) <= WIDE_COLUMNS:
-        return _html_table(records, rename, names, signed)
+        return _html_table(records, rename, names, signed, last_bin)
     keep = cols[:SUMMARY_COLUMNS]
     if "ci_low" in keep and "ci_high" in cols and "ci_high" not in keep:
         keep.append("ci_high")  # a lower bound is never shown without its upper one
@@ -339,16 +348,17 @@ def html_table(records: list[dict[str, Any]], *, rename: dict[str, str] | None =
     # a monitor's alerts ("status", column 13 of 14) and a segment scan's discoveries read as no flag at all
     flag_keys = [k for k in dict.fromkeys(key for key, _, _ in _FLAGS) if k in cols and k not in keep]
     head = [{k: r[k] for k in [*keep, *flag_keys] if k in r} for r in records]
-    return (_html_table(head, rename, names, signed) + html_details(
-        f"all {len(cols)} columns", _html_table(records, rename, names, signed)))
+    return (_html_table(head, rename, names, signed, last_bin) + html_details(
+        f"all {len(cols)} columns", _html_table(records, rename, names, signed, last_bin)))
 
 
 def html_result(title: str, summary: dict[str, Any], records: list[dict[str, Any]], text: str, *,
-                wide: bool = False, signed: Collection[str] = ()) -> str:
+                wide: bool = False, signed: Collection[str] = (), last_bin: int | None = None) -> str:
     """The notebook rendering: title, key numbers, the table (flags highlighted; ``wide`` and the
     difference columns ``signed``: see :func:`html_table`) and the text."""
     return html_page(title, [html_kv(summary) if summary else "",
-                             html_table(records, wide=wide, signed=signed) if records else ""], text)
+                             html_table(records, wide=wide, signed=signed, last_bin=last_bin)
+                             if records else ""], text)
 
 
 def _signed_cell(v: Any) -> str:
@@ -363,7 +373,8 @@ def _signed_cell(v: Any) -> str:
 
 
 def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = None,
-                names: dict[str, str] | None = None, signed: Collection[str] = ()) -> str:
+                names: dict[str, str] | None = None, signed: Collection[str] = (),
+                last_bin: int | None = None) -> str:
     e = html.escape
     rename = rename or {}
     full = names or {}
@@ -386,8 +397,17 @@ def _html_table(records: list[dict[str, Any]], rename: dict[str, str] | None = N
         | ({"n"} if same_n else set()) | flagged
     shown = (["bin"] if bins else []) + [c for c in cols if c not in drop]
     if bins:
+        # only the table's last bin is closed: where the top bins are empty (omitted), the last row shown is
+        # not it ("[0.8, 0.9]" stood under "no rows in [0.9,1.0]", where the text table reads "[0.8,0.9)")
         last = len(records) - 1
-        records = [{**r, "bin": f"[{r['lo']:.4g}, {r['hi']:.4g}{']' if i == last else ')'}"}
+
+        def closed(i: int, r: dict[str, Any]) -> bool:
+            number = r.get("index", r.get("bin"))  # the bin's number (a reliability table's frame: "bin")
+            if last_bin is None or not isinstance(number, int) or isinstance(number, bool):
+                return i == last
+            return number == last_bin
+
+        records = [{**r, "bin": f"[{r['lo']:.4g}, {r['hi']:.4g}{']' if closed(i, r) else ')'}"}
                    for i, r in enumerate(records)]
     # counts stored as floats (weights) print as whole numbers when every value in the column is one
     whole = {c for c in cols if all(
@@ -489,7 +509,8 @@ def _audit_html(result: Any) -> str:
         html_table(t._frame_records(), rename={"acc": rate, "conf": "conf (mean score)",
                                                # a weighted bin's n is its total weight (the text says so)
                                                **({"n": "weight"} if t.weighted else {})},
-                   signed=SIGNED)  # + under-confident, - over-confident: as the text table prints it
+                   # + under-confident, - over-confident: as the text table prints it
+                   signed=SIGNED, last_bin=t.bins - 1)
         + (html_note(f"insufficient: fewer than {t.min_count} {seen}; do not act on these bins")
            if any(not r.sufficient for r in t.rows) else "")))
     d = result.decomposition

@@ -184,20 +184,33 @@ def _verdict(table: ReliabilityTable) -> str:
     seen = "effective observations" if table.weighted else "observations"
     # the interval is the observed frequency's (binomial), so the sentence says so: it read "the observed
     # frequency lies below / above the interval around the mean confidence", an interval not computed
+    # a one-sided interval tests one direction only: an upper bound [0, hi] never lies above the mean
+    # confidence, so "0 under-confident" was said of bins whose observed rate was 6 times their confidence
+    side = table.sided if table.sided in ("upper", "lower") else ""
+    bound = f"{side} bound" if side else "interval"
     if ok:
-        parts = [
-            f"Of {len(ok)} bin{'s' if len(ok) != 1 else ''} with at least {table.min_count} {seen}, "
-            f"<strong>{over}</strong> {'is' if over == 1 else 'are'} over-confident and "
-            f"<strong>{under}</strong> under-confident beyond their {pct} interval (the {pct} interval "
-            f"of the observed frequency lies wholly below / above the mean confidence)."
-        ]
+        judged = f"Of {len(ok)} bin{'s' if len(ok) != 1 else ''} with at least {table.min_count} {seen}, "
+        if side == "upper":
+            judged += (f"<strong>{over}</strong> {'is' if over == 1 else 'are'} over-confident beyond their "
+                       f"{pct} upper bound (the {pct} upper bound of the observed frequency lies below the "
+                       "mean confidence); a one-sided upper bound does not test under-confidence.")
+        elif side == "lower":
+            judged += (f"<strong>{under}</strong> {'is' if under == 1 else 'are'} under-confident beyond "
+                       f"their {pct} lower bound (the {pct} lower bound of the observed frequency lies above "
+                       "the mean confidence); a one-sided lower bound does not test over-confidence.")
+        else:
+            judged += (f"<strong>{over}</strong> {'is' if over == 1 else 'are'} over-confident and "
+                       f"<strong>{under}</strong> under-confident beyond their {pct} interval (the {pct} "
+                       "interval of the observed frequency lies wholly below / above the mean confidence).")
+        parts = [judged]
         # per-bin intervals carry no multiplicity control: on a calibrated model each one misses about
         # (1 - level) of the time, so about (1 - level) * (number of bins judged) bins are flagged by chance
-        # alone (one flagged bin of 11 read as a finding on perfectly calibrated data)
+        # alone (one flagged bin of 11 read as a finding on perfectly calibrated data); a one-sided bound
+        # misses on its one side about (1 - level) of the time too
         chance = (1 - table.level) * len(ok)
         if over + under:
             parts.append(f"A calibrated model would have about {chance:.1f} such bins "
-                         f"by chance alone (each {pct} interval misses about {(1 - table.level) * 100:g}% of "
+                         f"by chance alone (each {pct} {bound} misses about {(1 - table.level) * 100:g}% of "
                          "the time): judge the whole by the ECE's noise floor, not by a few bins.")
     else:  # "Of 0 bins …, 0 are over-confident and 0 under-confident" read as a clean bill
         parts = [f"No bin has at least {table.min_count} {seen}, so none is judged over- or under-confident."]
@@ -423,7 +436,10 @@ def _reliability_table(table: ReliabilityTable) -> str:
     weighted = not np.array_equal(table.stats.weight, table.stats.count)
     last = table.bins - 1
     pct = f"{table.level * 100:g}%"
-    headers = ["bin", "weight" if weighted else "count", "conf", "acc", "gap", f"{pct} CI", ""]
+    # a one-sided interval's column named as the text table names it ("95% upper CI"): "95% CI" over
+    # [0.000, 0.335] read as a two-sided interval of a rate observed at 0.30
+    side = f" {table.sided}" if table.sided in ("upper", "lower") else ""
+    headers = ["bin", "weight" if weighted else "count", "conf", "acc", "gap", f"{pct}{side} CI", ""]
     rows, classes = [], []
     for r in table.rows:
         rows.append([
@@ -818,7 +834,9 @@ def _about(result: AuditResult, options: dict[str, Any], score_type: str, cost_f
         ["bins", (f"{options['bins']} {_e(options['strategy'])}" if not isinstance(options["bins"], str)
                   else f"{result.table.bins} {_e(options['strategy'])} (auto)")],
         ["per-bin interval", f"{_e(options['interval'])}, {options['level'] * 100:g}%"],
-        ["insufficient below", f"{options['min_count']} observations"],
+        # with weights a bin is judged by its effective rows, as the reliability note says (Kish)
+        ["insufficient below", f"{options['min_count']} " + ("effective observations (Kish)"
+                                                             if result.table.weighted else "observations")],
         (["accuracy threshold", f"{options['threshold']:g}"] if binary
          else ["accuracy", "of the argmax (the top class)"]),
         ["costs", (f"false alarm {cost_fp:g}, miss {cost_fn:g}"

@@ -118,10 +118,12 @@ def audit_metrics(result: AuditResult, prefix: str = "") -> dict[str, float]:
 
 
 def _metric_values(r: AuditResult) -> dict[str, float | None]:
-    """One audit's (or slice's) metrics by name, None or NaN where it has none."""
+    """One audit's (or slice's) metrics by name, None or NaN where it has none. (N, K) scores (the top-label
+    reading) have no ``base_rate``: their audit's is the top-label accuracy (``accuracy`` again), which the
+    printed audit does not show as a base rate; a run read "base_rate 0.59" of three balanced classes."""
     d = r.decomposition
     return {"ece": r.ece, "mce": r.mce, "brier": r.brier, "nll": r.nll, "auc": r.auc, "accuracy": r.accuracy,
-            "base_rate": r.base_rate, "n": r.n, "brier_reliability": d.reliability,
+            "base_rate": None if r.top_label else r.base_rate, "n": r.n, "brier_reliability": d.reliability,
             "brier_resolution": d.resolution, "brier_uncertainty": d.uncertainty,
             # the printed decomposition's fourth term: without it the logged three do not add up to
             # brier (binned scores are not constant within a bin)
@@ -407,7 +409,8 @@ def log_mlflow(
     * a fitted calibrator: ``calibrator.json`` (its ``to_dict()``; ``vc.load`` reads it back)
       and its kind, parameters and provenance as run parameters ``calibrator.*`` (a password in a
       metadata value, ``postgresql://user:PASSWORD@host``, is logged as ``***`` in both);
-    * a :class:`~veracity.Report`: ``report.html`` and its summary metrics.
+    * a :class:`~veracity.Report`: ``report.html`` and its summary metrics (its Summary's: the scores as
+      given, before the report's calibrator, which a note then says).
 
     ``calibrator=`` logs a calibrator beside an audit. ``run`` is an MLflow ``Run`` or a run id;
     ``None`` logs to the active run (starting one, as ``mlflow.log_metric`` does, when none is
@@ -474,6 +477,11 @@ def log_mlflow(
                     "audit to its own run or prefix=")
             notes.append(text)
             warnings.warn(text, UserWarning, stacklevel=2)
+        if obj.top_label:  # what the numbers are: the printed audit's heading says so, the run did not
+            notes.append(f"top-label reading of {obj.n_classes} classes: ece, mce, brier, auc and accuracy "
+                         "are the top label's (the argmax's confidence against whether it is the label), nll "
+                         "the log-loss of the label's probability; no base_rate (it would be the top-label "
+                         "accuracy)")
         client.log_dict(run_id, _json_safe(obj.to_dict()), path("audit.json"))
         artifacts.append(path("audit.json"))
         if folders_of:
@@ -512,6 +520,12 @@ def log_mlflow(
         for name in ("n", "base_rate"):
             if (x := _finite(obj.summary.get(name))) is not None:
                 metrics[prefix + name] = x
+        if "calibration" in obj.sections and metrics:
+            # the page's Summary is of the scores as given; a run of a calibrated model read its "ece" as
+            # the calibrated scores' (the demo's 0.1006 where the calibrator's page shows 0.0683)
+            notes.append("the metrics are the report's Summary: the scores as given, before the "
+                         "calibrator; log vc.audit(calibrator.transform(scores), labels) for the calibrated "
+                         "scores' metrics")
         client.log_text(run_id, obj.html, path("report.html"))
         artifacts.append(path("report.html"))
     else:
