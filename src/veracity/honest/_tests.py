@@ -64,7 +64,12 @@ r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-
   ``random_state`` (None: the fixed seed 0) — valid at every level for any *R*, weighted or not,
   as each row's label is drawn from its own score (the rows in a canonical order first, so the
   p-value does not depend on their order; the noise floor's draws). ``method`` says which law
-  gave the p-value.
+  gave the p-value. Above 20,000 rows (R redraws cost R × n draws) the chi-square law is kept, and its
+  far tail is far too light where a group expects much less than one event: on 25,000-50,000 calibrated
+  rows of rare-event scores (Beta(0.2, 20), 1 % events) it read p ≤ 0.01 in 3 % and p ≤ 0.001 in 2 % of
+  samples (seeded, 2,000 samples of 50,000 rows; tests/honest/test_hosmer_far_tail_r35.py) — one event
+  in a group expecting 0.01 adds about 100 to H, where its chance is 1 %. Such a p-value below 0.01
+  prints that measured fact and points to the noise floor, whose p-value is exact at any size.
 * **Calibration-in-the-large and calibration slope** (Cox 1958; Van Calster et al.
   2016, 2019): logistic recalibration on the logit :math:`\eta_i` of the score.
   Slope model :math:`\mathrm{logit}\,P(y=1) = a + b\,\eta` (ideal :math:`b = 1`;
@@ -183,6 +188,12 @@ def spiegelhalter(
 _MIN_EXPECTED = 5.0
 #: above this many rows the chi-square law is kept (R redraws cost R x n draws)
 _MAX_REDRAWN_ROWS = 20_000
+#: a chi-square p-value below this, with a group expecting fewer than 5 events or non-events, gets
+#: :data:`_FAR_TAIL`: there the law's far tail is far too light (module doc, "Hosmer–Lemeshow")
+_FAR_TAIL_P = 0.01
+_FAR_TAIL = ("; its far tail is too light here: on 25,000-50,000 calibrated rows of rare-event scores it "
+             "read p <= 0.01 in 3 % and p <= 0.001 in 2 % of samples (one event in a bin expecting 0.01 adds "
+             "about 100 to H), so read this p-value beside the noise floor's, which is exact")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -228,9 +239,14 @@ class HosmerLemeshowTest(Display):
     rounded_misses: tuple[tuple[int, float, int, int, float], ...] = ()
     #: the scores were top-label confidences of (N, K) class probabilities
     top_label: bool = False
-    #: the ``bins`` asked for; tied scores never split across groups, so ``bins`` (the groups made) can be
-    #: fewer, and the printout says how many the ties merged (None: not recorded, as ``bins``)
+    #: the ``bins`` asked for; ``bins`` (the groups made) can be fewer — fewer rows than bins, tied scores
+    #: (never split across groups), rows heavier than 1/G of the weight — and the printout says how many
+    #: each merged (``merged_by``; None: not recorded, as ``bins``)
     requested_bins: int | None = None
+    #: why fewer bins were made than asked for (``requested_bins`` > ``bins``), as the printout words it:
+    #: too few rows, rows each holding more than 1/G of the weight (they span several equal-weight cuts), and
+    #: tied scores (never split across bins), each with the bins it merged ("": not recorded, or none merged)
+    merged_by: str = ""
 
     groups = renamed_attribute("groups", "bins")
 
@@ -260,7 +276,8 @@ class HosmerLemeshowTest(Display):
     def __str__(self) -> str:
         bins = count_noun(self.bins, self.strategy + " bin")
         if self.requested_bins is not None and self.requested_bins > self.bins:
-            bins += f", {self.requested_bins - self.bins} of bins={self.requested_bins} merged by tied scores"
+            bins += (f", {self.requested_bins - self.bins} of bins={self.requested_bins} merged "
+                     f"{self.merged_by or 'by tied scores'}")
         if self.degenerate:
             bins += f", {self.degenerate} of scores all 0 or all 1"
         h = f"{self.statistic:.3f}" if self.statistic < 1e6 else f"{self.statistic:.3g}"  # not 15 digits
@@ -274,6 +291,8 @@ class HosmerLemeshowTest(Display):
         else:
             small = (f", fewest expected events or non-events {self.min_expected:.3g} < 5: "
                      "chi-square approximate" if self.min_expected < _MIN_EXPECTED else "")
+            if small and self.p_value < _FAR_TAIL_P:
+                small += _FAR_TAIL
             line = (
                 f"Hosmer-Lemeshow H = {h}, df = {self.df}, p = {self.p_value:.4f} "
                 f"({bins}{small})"
@@ -339,8 +358,10 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
     c_n, c_o, c_e, c_f, c_w2 = c_n[keep], c_o[keep], c_e[keep], c_f[keep], c_w2[keep]
     rows_g, flat, against = rows_g[keep], flat[keep], against[keep]
     g = int(n_g.size)
+    merged_by = _merge_reasons(data, groups, uneven, g) if g < groups else ""
     if dof is not None and dof > g:  # H sums g terms: a chi-squared on more degrees of freedom reads it as too small
-        few = f"the {g} groups the scores' ties left of bins={groups}" if g < groups else f"bins={groups}"
+        few = (f"the {g} groups made of bins={groups} ({groups - g} merged {merged_by})" if g < groups
+               else f"bins={groups}")
         raise VeracityError(f"df={dof} exceeds {few}; pass df={max(g - 2, 1)} (G - 2, scores fitted on these rows) "
                             f"or leave df out (G, held-out scores)", param="df")
     var = c_e * c_f / c_n * (c_w2 / c_n)
@@ -371,8 +392,37 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
         method="monte-carlo" if mc else "chi-square", min_expected=least,
         n_resamples=n_resamples if mc else None, random_state=seed if mc else None, contradicted=contradicted,
         strategy=strategy, degenerate=degenerate, rounded_misses=misses, top_label=data.top_label,
-        requested_bins=groups,
+        requested_bins=groups, merged_by=merged_by,
     )
+
+
+def _merge_reasons(data: Binary, groups: int, uneven: bool, made: int) -> str:
+    r"""Why ``made`` < ``groups`` bins: the printout's words after "merged". The same cuts of the scores'
+    ranks (every score distinct) make :math:`G_0` bins — :math:`\min(G, N)` of equal count; of equal weight
+    fewer where one row's weight interval covers two cuts :math:`jW/G`, which needs more than 1/G of the
+    weight — so :math:`G - \min(G, N)` bins are lost to too few rows, :math:`\min(G, N) - G_0` to heavy rows
+    and :math:`G_0 -` ``made`` to tied scores (which never straddle a cut). It had said "merged by tied
+    scores" of 6 distinct scores with bins=10, and of one row carrying most of the weight."""
+    n = data.n
+    base = min(groups, n)
+    untied = base
+    if uneven and data.w is not None and n > 0:
+        rows = canonical_rows(data)  # tied rows of unequal weight in one order: the counts never hang on it
+        ranks = (np.arange(n) + 0.5) / n  # canonical rows are sorted by score
+        cut = quantile_edges(ranks, groups, data.w if rows.w is None else rows.w)
+        untied = int(np.count_nonzero(np.bincount(bin_index(ranks, cut, "quantile"), minlength=cut.size - 1)))
+    parts = []
+    if groups > base:
+        parts.append(f"{groups - base} as there are only {count_noun(n, 'row')}")
+    if base > untied:
+        parts.append(f"{base - untied} by rows each holding more than 1/{groups} of the weight")
+    if untied > made:
+        parts.append(f"{untied - made} by tied scores")
+    if not parts:  # pragma: no cover - made < groups has one of the reasons above
+        return "by tied scores"
+    if len(parts) == 1:  # one reason: its count is the total already printed
+        return parts[0].split(" ", 1)[1]
+    return "(" + ", ".join(parts) + ")"
 
 
 def _hl_scores(data: Binary) -> np.ndarray:
