@@ -56,7 +56,8 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
     """Gap (rate − mean score) per segment with its interval; discoveries in orange, a certain one as an X
     and one whose interval includes 0 hollow, each named in a key. The title counts the discoveries and
     gives the MCE with its sigma and its p-value under calibration (``result.mce_p_text()``), and, where
-    more than ``max_rows`` segments were tested, how many of them are drawn (the smallest p-values)."""
+    more than ``max_rows`` segments were tested, how many of them are drawn (the smallest p-values; where
+    more than ``max_rows`` are discoveries, the most important of them, as the table orders them)."""
     tested = [r for r in result.rows if r.sufficient]
     rows = tested[:max_rows]
     if not rows:
@@ -70,8 +71,12 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
     # sigma is the largest of many segments' and is no z-score: 2.5σ read as evidence where its p-value under
     # calibration (the text's) was 0.5, so the p-value stands beside it; and rows cut at max_rows are said
     # to be (30 of 59 drawn read as every segment searched)
-    shown = (f"\nshown: the {len(rows):,} of {len(tested):,} tested segments with the smallest p-values"
-             if len(tested) > len(rows) else "")
+    # (more discoveries than rows: the rows are the discoveries in the table's order, by importance, which
+    # are not those with the smallest p-values; the title said they were)
+    shown = ("" if len(tested) <= len(rows) else
+             f"\nshown: the {len(rows):,} most important of {found:,} discoveries (evidence × size; "
+             f"{len(tested):,} segments tested)" if found > len(rows) else
+             f"\nshown: the {len(rows):,} of {len(tested):,} tested segments with the smallest p-values")
     p_text = result.mce_p_text()
     p_text = "" if p_text.endswith("n/a") else f", {p_text} under calibration"
     title = (f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'} at FDR {result.fdr:g}"
