@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import VeracityError
-from ._base import Calibrator, _is_multiclass, require_every_class
-from ._isotonic import pooled
+from ._base import Calibrator, _is_multiclass, require_every_class, warn
+from ._isotonic import pooled, reversed_association, reversed_words
 
 #: multiclass forms of Venn-ABERS on (N, K) scores
 MULTICLASS_FORMS = ("ovo", "ovr")
@@ -157,7 +157,12 @@ def venn_abers_table(s: np.ndarray, y: np.ndarray, w: np.ndarray | None
     """
     if w is not None:
         w = w / float(np.mean(w))  # a test row of weight 1 = w̄: scaling all weights changes nothing
-    c, ybar, wsum = pooled(s, y, w)
+    return _table_of_pooled(*pooled(s, y, w))
+
+
+def _table_of_pooled(c: np.ndarray, ybar: np.ndarray, wsum: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`venn_abers_table` from the pooled calibration rows (weights already divided by their mean)."""
     W = np.concatenate(([0.0], np.cumsum(wsum)))
     Y = np.concatenate(([0.0], np.cumsum(wsum * ybar)))
     px, py = W.tolist(), Y.tolist()
@@ -242,7 +247,14 @@ class VennAbers(Calibrator):
         return s
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
-        self.c_, self.p0_, self.p1_ = venn_abers_table(s, y, w)
+        c, ybar, wsum = pooled(s, y, None if w is None else w / float(np.mean(w)))
+        self.c_, self.p0_, self.p1_ = _table_of_pooled(c, ybar, wsum)
+        assoc = reversed_association(ybar, wsum, s, y, w)
+        if assoc is not None:  # both isotonic fits pool the reversed score: near the base rate everywhere
+            merged = self.p1_ / (1.0 - self.p0_ + self.p1_)
+            shape = (f"its probabilities lie between {float(merged.min()):.4g} and {float(merged.max()):.4g} "
+                     f"for every score (the base rate is {float(np.dot(wsum, ybar) / wsum.sum()):.4g})")
+            warn(reversed_words("VennAbers", assoc, self.score_type, shape))
 
     def predict_interval(self, scores: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(p0, p1)`` for every score: the Venn–ABERS probability interval
