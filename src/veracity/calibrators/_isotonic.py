@@ -21,6 +21,7 @@ ties**, so the tie policy is explicit:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -106,14 +107,6 @@ def reversed_association(ybar: np.ndarray, wsum: np.ndarray, s: np.ndarray, y: n
         return None
     from ._platt import association  # the one DeLong verdict of the fits that warn on reversed scores
 
-    if not bool(np.all((y == 0.0) | (y == 1.0))):
-        # a lazy frame's fit passes its pooled rows (distinct scores, mean labels, summed weights): each
-        # is read as a positive row of weight Σw·ȳ and a negative one of weight Σw·(1 − ȳ)
-        wt = np.ones(y.size) if w is None else w
-        pos, neg = wt * y, wt * (1.0 - y)
-        s = np.concatenate([s[pos > 0], s[neg > 0]])
-        w = np.concatenate([pos[pos > 0], neg[neg > 0]])
-        y = np.repeat([1.0, 0.0], [int(np.count_nonzero(pos > 0)), int(np.count_nonzero(neg > 0))])
     assoc = association(s, y, w)
     return assoc if assoc.verdict == "reversed" else None
 
@@ -229,7 +222,11 @@ class IsotonicCalibration(Calibrator):
             raise VeracityError(
                 f"interpolation must be 'step' or 'linear', got {self.interpolation!r}")
 
-    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None, *,
+             reversed_of: Callable[[np.ndarray, np.ndarray], Any] | None = None) -> None:
+        """PAV on the pooled rows. ``reversed_of(ybar, wsum)``: the reversed verdict where the rows are not
+        at hand (a lazy frame's fit passes its pooled rows and reads the verdict where they live); default
+        :func:`reversed_association` on ``s, y, w``."""
         ux, ybar, wsum = pooled(s, y, w)
         from scipy.optimize import isotonic_regression  # 0.15 s to import: load on use
 
@@ -241,7 +238,8 @@ class IsotonicCalibration(Calibrator):
         self.n_unique_ = int(ux.size)
         self.n_steps_ = int(start.sum())
         self.ties_created_ = int(ux.size - self.n_steps_)
-        assoc = reversed_association(ybar, wsum, s, y, w)
+        assoc = (reversed_association(ybar, wsum, s, y, w) if reversed_of is None else
+                 reversed_of(ybar, wsum))
         if assoc is not None and (self.ties == "allow" or self.n_steps_ > 1):
             shape = (f"the fit is one constant block, every output the base rate {fitted[0]:.4g}"
                      if self.n_steps_ == 1 else

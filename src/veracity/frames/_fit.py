@@ -848,7 +848,19 @@ def _fit_isotonic(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float])
     else:
         wsum = np.asarray(t.get_column("_w").to_list(), dtype=np.float64)[order]
         ysum = np.asarray(t.get_column("_wy").to_list(), dtype=np.float64)[order]
-    cal._fit(v[order], ysum / wsum, wsum)  # distinct sorted points: PAV on the pooled rows
+    def reversed_of(ybar: np.ndarray, pooled_weight: np.ndarray) -> Any:
+        # the rows' DeLong verdict where they live (as the array fit reads it on its rows), only where the
+        # pooled AUC lies below 1/2
+        from ..calibrators._isotonic import pooled_auc_below_half
+
+        if not pooled_auc_below_half(ybar, pooled_weight):
+            return None
+        assoc = frame_association(lf.select(_x=nw.col("_s"), _y=nw.col("_y"), _w=nw.col("_w")),
+                                  prep.weight is not None)
+        return assoc if assoc.verdict == "reversed" else None
+
+    # distinct sorted points: PAV on the pooled rows
+    cal._fit(v[order], ysum / wsum, wsum, reversed_of=reversed_of)
 
 
 def _fit_histogram(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) -> None:
