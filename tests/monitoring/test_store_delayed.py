@@ -244,6 +244,7 @@ def test_status_finds_the_miscalibrated_segment_per_window(tmp_path, capsys):
 
 def test_per_bin_ppi_rates_equal_ppi_mean_and_ppi_python_on_the_bins_rows(tmp_path, capsys):
     ppi_py = pytest.importorskip("ppi_py")
+    scipy_special = pytest.importorskip("scipy.special")
     store, w = _world(tmp_path, audit_rate=0.08)
     st = store.status(freq="W", as_of=AS_OF, horizon="30d")
     bins = st.bins
@@ -282,8 +283,17 @@ def test_per_bin_ppi_rates_equal_ppi_mean_and_ppi_python_on_the_bins_rows(tmp_pa
             ns = lab.sum() if not (se > 1e-7 and 0 < pc < 1) else min(lab.sum(), pc * (1 - pc) / se**2)
             centre = (pc + z * z / (2 * ns)) / (1 + z * z / ns)
             half = z / (1 + z * z / ns) * np.sqrt(pc * (1 - pc) / ns + z * z / (4 * ns * ns))
+            low, high = centre - half, centre + half
+            # session 35: each end moved out to Garwood's exact Poisson bound below 10 effective (non-)events
+            x, x_ = pc * ns, (1 - pc) * ns
+            if 0 < x < 10 - 1e-9:  # (10 up to rounding: 14 labels at 4 / 14)
+                low = min(low, scipy_special.gammaincinv(x, 0.025) / ns)
+            if 0 < x_ < 10 - 1e-9:
+                high = max(high, 1 - scipy_special.gammaincinv(x_, 0.025) / ns)
+            low, high = (0.0, high) if pc <= 0 else (low, high)
+            high = 1.0 if pc >= 1 else high
             assert (e["estimate"], e["ci_low"], e["ci_high"]) == pytest.approx(
-                (est, max(centre - half, 0.0), min(centre + half, 1.0)), abs=1e-9)
+                (est, min(max(low, 0.0), pc), max(min(high, 1.0), pc)), abs=1e-9)
             assert e["labels"] == lab.sum()
             checked += 1
     assert checked >= 25

@@ -189,7 +189,8 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
     b_sums = ppi_sums(per_key_bin)
     b_ppi = ppi_from_sums(b_sums, level=level)
     cut_to_range(b_ppi, RATE_BOUNDS)
-    # each bin's rate with vc.ppi_audit's bins' interval: Wilson at the PPI estimate, effective labels
+    # each bin's rate with vc.ppi_audit's bins' interval: modified Wilson at the PPI estimate, effective
+    # labels
     wilson_rate_interval(b_ppi, b_sums.n, level)
     b_has = (np.asarray(b_sums.n) >= 2) & np.isfinite(b_ppi["estimate"])
     # power tuning on a bin's constant scores took lambda 0 (a model of few distinct scores puts one in each
