@@ -66,6 +66,12 @@ def _prior(values: list[float] | None) -> tuple[object, object] | None:
     return (values[0], values[1]) if half == 1 else (values[:half], values[half:])
 
 
+def _prior_json(prior: tuple[object, object] | None) -> dict[str, object] | None:
+    """``--prior-shift`` for the JSON object: ``{"old": .., "new": ..}`` (base rates, or K class priors each),
+    or None where no shift is applied (the output is then the calibrator's own)."""
+    return None if prior is None else {"old": prior[0], "new": prior[1]}
+
+
 def run(args: argparse.Namespace) -> int:
     from ..calibrators import load as load_calibrator
     from ._common import emit, note, write_output
@@ -82,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
         column = _column(args, cal)
         text = cal.to_sql(column, dialect=args.sql, prior_shift=prior)
         if args.json:
-            emit(args, text, {"calibrator": cal.kind, "dialect": args.sql, "column": column, "sql": text})
+            emit(args, text, {"calibrator": cal.kind, "dialect": args.sql, "column": column,
+                              "prior_shift": _prior_json(prior), "sql": text})
         else:
             print(text)
         return 0
@@ -95,5 +102,6 @@ def run(args: argparse.Namespace) -> int:
     out = write_output(args.onnx, data, "--onnx")
     note(args, f"{args.calibrator}: wrote {cal.name} as ONNX ({len(data):,} bytes) -> {out}")
     if args.json:
-        emit(args, "", {"calibrator": cal.kind, "onnx": str(out), "bytes": len(data)})
+        emit(args, "", {"calibrator": cal.kind, "prior_shift": _prior_json(prior), "onnx": str(out),
+                        "bytes": len(data)})
     return 0

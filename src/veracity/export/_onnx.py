@@ -392,6 +392,8 @@ class _Graph:
         model.producer_version = __version__
         meta = {"kind": p.kind, **{k: v for k, v in p.metadata.items() if k != "params"}}
         meta["score_type"] = p.score_type  # what the input is read as: the map's own, not a stale record
+        if p.prior_shift is not None:  # the output is adjust_prior's of the map's, which "kind" alone hides
+            meta["prior_shift"] = p.prior_shift
         # a metadata value may hold a URL with its password (source="postgresql://user:PASSWORD@host/db"), and a
         # key may name a secret (db_password=..., at any depth): without_secrets hides both
         helper.set_model_props(model, {str(k): str(v) for k, v in without_secrets(meta).items() if v is not None})

@@ -9,6 +9,8 @@ Nodes are tuples ``(op, *args)``:
 
 * ``("col", k)`` — input column k (binary: 0); ``("const", v)``;
 * ``("add"|"sub"|"mul"|"div", a, b)``, ``("neg"|"abs"|"max0"|"exp"|"ln"|"sigmoid", a)``;
+  ``("sigmoid", a, True)`` — the sigmoid as ``transform`` gives it below :math:`e^{-700}` too, where the
+  SQL otherwise clamps its exp (:func:`_exact_sigmoids`);
 * ``("max"|"min", a, b, ...)`` — the largest (smallest) of its arguments; ``("shift", a, r)`` — ``a − r``
   for ``r`` the ``max`` (``min``) of a row's features, ``a`` among them (:func:`_row_reference`): where
   that overflows ±inf, or on an engine that raises instead (PostgreSQL) a value of magnitude about the
@@ -65,6 +67,8 @@ class Plan:
     #: ranking scores (``score_type="score"``) that must lie in [0, 1] all the same: beta calibration reads
     #: ln s and ln(1 − s), and its ``transform`` refuses a score outside [0, 1]
     unit_scores: bool = False
+    #: the prior shift appended to the map, in words (:func:`_prior_text`), or None: the provenance names it
+    prior_shift: str | None = None
 
     @property
     def multiclass(self) -> bool:
@@ -487,10 +491,26 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
         if len(state["maps_"]) != k:
             raise VeracityError(f"state maps_ must hold one map per class ({k}, state n_classes_), "
                                 f"got {len(state['maps_'])}")
-        maps = [_binary(m["kind"], {"score_type": st, **m["params"]}, m["state"], cols[j])
+        maps = [_exact_sigmoids(_binary(m["kind"], {"score_type": st, **m["params"]}, m["state"], cols[j]))
                 for j, m in enumerate(state["maps_"])]
         return [("head", "renorm", maps, j) for j in range(k)]
     raise _unsupported(kind)
+
+
+def _exact_sigmoids(node: Node) -> Node:
+    r"""``node`` with each sigmoid marked exact, ``("sigmoid", z, True)`` (the SQL writes it as ``transform``
+    gives it below :math:`e^{-700}`, where it otherwise clamps the exp: :meth:`._sql._Builder.sigmoid`).
+
+    A one-vs-rest head divides each class's map by the row's sum of them: the maps of a row whose linear
+    predictors all lie below -700 (logits or ranking scores of some hundreds, a steep Platt or beta map)
+    were each the clamp's :math:`1/(1 + e^{700})` in the SQL, so the row came out uniform where
+    ``transform`` gives the ratios of the :math:`e^{z_k}`. Unchanged subtrees stay the very objects."""
+    if not isinstance(node, tuple) or not node or not isinstance(node[0], str) or node[0] == "piecewise":
+        return node
+    args = [_exact_sigmoids(a) for a in node[1:]]
+    if node[0] == "sigmoid":
+        return ("sigmoid", args[0], True)
+    return node if all(a is b for a, b in zip(args, node[1:])) else (node[0], *args)
 
 
 def _affine_logits(W: np.ndarray, b: np.ndarray, feats: list[Node]) -> list[Node]:
@@ -783,7 +803,7 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
         # K class probabilities: a row adjust_prior refuses (not summing to 1) gets no output, as a fitted
         # multiclass map's does (a row of zeros was 0/0: NaN, or PostgreSQL's "division by zero")
         return Plan(_prior_shift(outs, prior_shift), 1 if k == 2 else k, "prior-shift", {},
-                    rows_sum_to_one=k > 2)
+                    rows_sum_to_one=k > 2, prior_shift=_prior_text(prior_shift, k))
     doc = artifact_of(calibrator)
     kind = doc.get("kind")
     params, state = dict(doc.get("params") or {}), dict(doc.get("state") or {})
@@ -805,13 +825,25 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
         detail = f"missing state {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:120]
         raise _malformed(str(kind), detail) from None
     score_type = str(params.get("score_type", "probability"))
+    shift_text = None
     if prior_shift is not None:
         outputs = _prior_shift(outputs, prior_shift, score_type)
+        shift_text = _prior_text(prior_shift, k if multi else 2)
     maps = state.get("maps_") if kind == "one-vs-rest" else [{"kind": kind}]
     beta = any(isinstance(m, dict) and m.get("kind") == "beta" for m in maps or [])
     return Plan(outputs, k if multi else 1, kind, metadata, score_type=score_type,
                 rows_sum_to_one=multi and score_type == "probability",
-                unit_scores=beta and score_type == "score")
+                unit_scores=beta and score_type == "score", prior_shift=shift_text)
+
+
+def _prior_text(prior_shift: Any, k: int) -> str:
+    """A (validated) prior shift in words, for the provenance: ``base rate 0.3 -> 0.1`` (two classes: the
+    positive class's rate) or ``class priors [0.1, 0.9] -> [0.5, 0.5]``."""
+    old, new = prior_shift
+    o, n = _prior_vector(old, "old", k), _prior_vector(new, "new", k)
+    if k == 2 and np.asarray(old).size == 1:
+        return f"base rate {float(o[1])!r} -> {float(n[1])!r}"
+    return f"class priors {[float(v) for v in o]!r} -> {[float(v) for v in n]!r}"
 
 
 def zero_over_zero(node: Any, found: list) -> list[tuple[Node, float | None, float | None]]:
@@ -890,6 +922,9 @@ def provenance(p: Plan) -> str:
     is the one the map reads (:func:`_score_type_text`); passwords are hidden (:func:`~._redact.redact`)."""
     m = p.metadata
     parts = [f"veracity {p.kind} calibrator"]
+    if p.prior_shift is not None:  # the output is not the calibrator's own: say so before anything is cut
+        parts[0] += (f"; prior shift: {p.prior_shift}" if p.kind == "prior-shift" else
+                     f", then a prior shift (vc.adjust_prior): {p.prior_shift}")
     fields = (("fit rows", "n_rows"), ("score type", "score_type"), ("classes", "n_classes"),
               ("fit window", "fit_window"), ("model revision", "model_revision"), ("cohort", "cohort"),
               ("score column", "score_column"), ("role", "role"), ("data hash", "data_hash"),

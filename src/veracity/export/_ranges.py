@@ -20,6 +20,9 @@ from ._plan import Node
 TINY = 5e-324
 #: exp() arguments are clamped to this range (in the SQL)
 EXP_LIMIT = 700.0
+#: the largest double whose exp is finite (exp of the next one overflows): a sigmoid
+#: :math:`1/(1 + e^{-z})` (scipy's ``expit``, which ``transform`` applies) is 0 where :math:`-z` is beyond it
+EXP_FINITE = 709.782712893384
 #: the largest double: a logit beyond it is ±inf, which ``transform`` refuses
 MAX_FLOAT = float(np.finfo(np.float64).max)
 
@@ -79,8 +82,10 @@ def extent(node: Node, score_type: str) -> tuple[float, float]:
         t, b = extent(node[1], score_type)
         ends = [abs(math.log(v)) if v > 0 else np.inf for v in (t, b) if np.isfinite(v)]
         return 1e-16, max(ends) if ends else np.inf
-    if op == "sigmoid":
-        return 1.0 / (1.0 + math.exp(EXP_LIMIT)), 1.0
+    if op == "sigmoid":  # 1 / (1 + e^-z), e^-z clamped to e^700 (exact: to e^m, beyond which it is 0)
+        exact = len(node) > 2 and node[2]
+        m = min(max(extent(node[1], score_type)[1], EXP_LIMIT), EXP_FINITE) if exact else EXP_LIMIT
+        return 1.0 / (1.0 + math.exp(m)), 1.0
     if op == "piecewise":
         pieces = node[4]
         ys = np.abs([v for pc in pieces for v in ((pc[3],) if pc[0] == "affine" else (pc[3], pc[4]))])

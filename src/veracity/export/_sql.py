@@ -12,7 +12,8 @@ numbers as ``transform()``:
   instead (:func:`_sqlite_digits`);
 * **exp** never overflows or underflows: its argument is clamped to [−700, 700]
   (PostgreSQL raises an error on either; BigQuery on overflow); a clamped term changes
-  a probability by less than 1e-300;
+  a probability by less than 1e-300 (a one-vs-rest head's maps, which it divides by their sum,
+  keep ``transform``'s sigmoid below that: :meth:`_Builder.sigmoid`);
 * **no arithmetic error on PostgreSQL**, whose doubles raise "value out of range" where IEEE rounds
   a product or quotient to 0 (0.07 · 5e-324) or overflows (10 · 1e308): there, the operations whose
   operands' range (:func:`extent`) reaches those bounds are guarded to give numpy's double
@@ -59,7 +60,8 @@ import numpy as np
 from ..core._validation import ROW_SUM_ATOL, VeracityError
 from ._plan import (Node, Plan, Rescue, SoftmaxExtra, merged_venn_abers, numpy_sum, provenance,
                     zero_over_zero)
-from ._ranges import EXP_LIMIT, MAX_FLOAT as _MAX_FLOAT, TINY as _TINY, extent, first_double, limits
+from ._ranges import (EXP_FINITE, EXP_LIMIT, MAX_FLOAT as _MAX_FLOAT, TINY as _TINY, extent, first_double,
+                      limits)
 
 #: dialects whose text is checked (executed on DuckDB, SQLite, Spark and PostgreSQL; parsed back on the rest)
 DIALECTS = ("bigquery", "duckdb", "postgres", "snowflake", "spark", "sqlite", "trino")
@@ -335,6 +337,32 @@ class _Builder:
     def exp_(self, e: Any) -> Any:
         return self.exp.Exp(this=self.clip(e, -EXP_LIMIT, EXP_LIMIT))
 
+    def sigmoid(self, node: Node, exact: bool = False) -> Any:
+        r"""``transform``'s sigmoid (scipy's ``expit``), :math:`1/(1 + e^{-z})`, of the plan node ``z``.
+
+        ``exact`` (``("sigmoid", z, True)``: a map that a one-vs-rest head divides by the row's sum), where
+        :math:`z` can fall below :math:`-700` (:func:`~._ranges.extent`: logits or ranking scores times a
+        weight): ``CASE WHEN z < -m THEN 0 ELSE 1 / (1 + EXP(LEAST(GREATEST(-z, -700), m))) END``, with
+        :math:`m` = :data:`~._ranges.EXP_FINITE` the largest argument whose exp is finite: ``expit`` is
+        :math:`e^{z}` (to rounding) down to :math:`e^{-m} \approx 5.6\cdot 10^{-309}`, and 0 below, where
+        its :math:`e^{-z}` overflows. Clamped to 700 as the other exps are, the sigmoid of every
+        :math:`z < -700` was :math:`1/(1 + e^{700}) \approx 10^{-304}`: off by less than that alone, but a
+        one-vs-rest row divides the classes' maps by their sum, so a row whose maps were all that small came
+        out uniform where ``transform`` gives the ratios of the :math:`e^{z_k}` (0.25 for 0.64 at
+        :math:`z = (-705, -706, -707, -708)`). Otherwise the plain ``1 / (1 + EXP(LEAST(GREATEST(-z, -700),
+        700)))``, ``z`` written once: above 700, :math:`1/(1 + e^{-700})` is 1, as ``expit`` gives it, and a
+        binary map's output is off by less than :math:`10^{-304}` below -700."""
+        exp = self.exp
+        z = self.render(node)
+        if not exact or extent(node, self.score_type)[1] <= EXP_LIMIT:
+            return exp.Div(this=self.num(1.0),
+                           expression=exp.Paren(this=exp.Add(this=self.num(1.0),
+                                                             expression=self.exp_(exp.Neg(this=self.p(z))))))
+        clamped = self.clip(exp.Neg(this=self.p(z.copy())), -EXP_LIMIT, EXP_FINITE)
+        value = exp.Div(this=self.num(1.0),
+                        expression=exp.Paren(this=exp.Add(this=self.num(1.0), expression=exp.Exp(this=clamped))))
+        return self.case([(exp.LT(this=self.p(z), expression=self.num(-EXP_FINITE)), self.num(0.0))], value)
+
 
     # -- strict engines (PostgreSQL): no product or quotient that rounds to 0 or overflows -------------
     def infinity(self, negative: bool) -> Any:
@@ -527,10 +555,7 @@ class _Builder:
         if op == "exp":
             return self.exp_(self.render(node[1]))
         if op == "sigmoid":
-            z = self.render(node[1])
-            return exp.Div(this=self.num(1.0),
-                           expression=exp.Paren(this=exp.Add(this=self.num(1.0),
-                                                             expression=self.exp_(exp.Neg(this=self.p(z))))))
+            return self.sigmoid(node[1], exact=len(node) > 2 and bool(node[2]))
         if op == "clip":
             return self.clip(self.render(node[1]), node[2], node[3])
         if op == "inside":  # CASE WHEN lo <= a AND a <= hi THEN .. ELSE .. END (NaN: ELSE)
