@@ -35,7 +35,21 @@ def _data(lo: int, hi: int, big: int) -> dict[str, np.ndarray]:
     return {"p": rng.integers(0, 2, N), "s": s, "P": P, "Z": Z}
 
 
+#: (id of the zoo, dialect) -> its select items and blocks: ``to_sql`` of a fitted calibrator is the same
+#: text on every call, and the zoo's texts take 1-4 s a dialect (the 1,000-knot tables): they were written
+#: again for every column type
+_ITEMS: dict[tuple[int, str], tuple[list[str], list[tuple[str, int]]]] = {}
+
+
 def _items(calibrators: dict, dialect: str) -> tuple[list[str], list[tuple[str, int]]]:
+    key = (id(calibrators), dialect)
+    if key not in _ITEMS:
+        _ITEMS[key] = _write_items(calibrators, dialect)
+    items, blocks = _ITEMS[key]
+    return list(items), list(blocks)
+
+
+def _write_items(calibrators: dict, dialect: str) -> tuple[list[str], list[tuple[str, int]]]:
     items, blocks = [], []
     for i, (name, (cal, col, prior)) in enumerate(calibrators.items()):
         text = to_sql(cal, columns(col), dialect=dialect, prior_shift=prior, alias=f"o{i}")

@@ -17,6 +17,7 @@ literals are doubles.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import warnings
 from typing import Any
@@ -71,6 +72,7 @@ def _multiclass_data() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return P, y, rng.dirichlet(np.ones(3), 4000)
 
 
+@functools.cache  # fitted once for the five tests that read them (1.8 s a fit of the four)
 def _step_maps() -> dict[str, tuple[Any, Any]]:
     """One-vs-rest maps of step tables (name -> (calibrator, prior shift or None))."""
     P, y, _ = _multiclass_data()
@@ -85,6 +87,13 @@ def _step_maps() -> dict[str, tuple[Any, Any]]:
 
 
 _MULTI = ["P_0", "P_1", "P_2"]
+
+
+@functools.cache  # the Venn-ABERS map's 0.5 MB of text takes ~2 s to write; two tests read its PostgreSQL one
+def _step_text(name: str, dialect: str) -> str:
+    """``to_sql`` of the step map ``name`` over ``_MULTI`` (with its prior shift) in ``dialect``."""
+    cal, prior = _step_maps()[name]
+    return to_sql(cal, _MULTI, dialect=dialect, prior_shift=prior)
 
 
 def _literal_pairs(text: str) -> list[str]:
@@ -104,10 +113,11 @@ def _literal_pairs(text: str) -> list[str]:
 
 def test_the_postgres_text_holds_no_operation_on_two_literals():
     cases = [(_fraction_isotonic(), "p", None), (_constant_betas()[0], "p", None)]
-    cases += [(cal, _MULTI, prior) for cal, prior in _step_maps().values()]
-    for cal, cols, prior in cases:
-        text = to_sql(cal, cols, dialect="postgres", prior_shift=prior)
-        assert _literal_pairs(text) == [], (cal.kind, _literal_pairs(text)[:3])
+    texts = [(cal.kind, to_sql(cal, cols, dialect="postgres", prior_shift=prior))
+             for cal, cols, prior in cases]
+    texts += [(_step_maps()[name][0].kind, _step_text(name, "postgres")) for name in _step_maps()]
+    for kind, text in texts:
+        assert _literal_pairs(text) == [], (kind, _literal_pairs(text)[:3])
     # the fraction piece holds transform's binary64 differences, in every dialect
     for dialect in ("postgres", "duckdb", "sqlite", "spark", "bigquery", "snowflake", "trino"):
         text = to_sql(_fraction_isotonic(), "p", dialect=dialect)
@@ -170,8 +180,8 @@ def test_postgres_one_vs_rest_step_maps_compute_in_doubles(name, pg):
     _, _, rows = _multiclass_data()
     rows[:20] = np.round(rows[:20], 2)
     rows[:20] /= rows[:20].sum(axis=1, keepdims=True)
-    got = _run_pg(pg, [to_sql(cal, _MULTI, dialect="postgres", prior_shift=prior)], rows, "t_r29_ovr")
-    reference = _run_sqlite([to_sql(cal, _MULTI, dialect="sqlite", prior_shift=prior)], rows)
+    got = _run_pg(pg, [_step_text(name, "postgres")], rows, "t_r29_ovr")
+    reference = _run_sqlite([_step_text(name, "sqlite")], rows)
     assert int(_ulps(got, reference).max()) == 0, name
     if prior is None:
         assert int(_ulps(got, cal.transform(rows)).max()) == 0, name

@@ -32,8 +32,13 @@ def test_small_ingests_go_to_the_log_and_a_full_log_is_checkpointed(tmp_path):
     wal = tmp_path / "m.duckdb.wal"
     store = MonitorStore(path)
     store.init()
+    # 80 ingests of 200 predictions and 100 outcomes: the log reaches the threshold at the 52nd (~18 kB a
+    # batch, measured; 28 to spare should a DuckDB release log less), so both branches below run (a write to the file that empties the log; batches left in
+    # the log) and the log refills after its checkpoint. It was 120 (two checkpoints): each ingest reopens the
+    # store and replays the log: 0.2-0.5 s a batch, ~40 s for the test.
+    batches = 80
     sizes, checkpoints = [], 0
-    for i in range(120):
+    for i in range(batches):
         before = path.stat().st_mtime_ns, path.stat().st_size
         pred, out = _batch(i)
         store.log(pred, id="id", time="ts", score="p")
@@ -53,8 +58,8 @@ def test_small_ingests_go_to_the_log_and_a_full_log_is_checkpointed(tmp_path):
         labelled = con.execute("SELECT count(*) FROM predictions WHERE label IS NOT NULL").fetchone()[0]
     finally:
         con.close()
-    assert (n, distinct, labelled) == (120 * 200, 120 * 200, 120 * 100)
-    assert store.counts() == {"predictions": 24000, "outcomes": 12000, "batches": 240}
+    assert (n, distinct, labelled) == (batches * 200, batches * 200, batches * 100)
+    assert store.counts() == {"predictions": batches * 200, "outcomes": batches * 100, "batches": 2 * batches}
 
 
 def test_a_store_left_with_a_log_reads_as_the_checkpointed_copy(tmp_path):
