@@ -274,7 +274,8 @@ class StoreStatus(Display):
     def _bins_note(self) -> str:
         """What each column of the per-bin table reads (the text's header and the notebook's note)."""
         return (f"rate: final labels; PPI rate: the bin's audit labels with all its scores, "
-                f"{self.level * 100:g}% Wilson CI (audit labels; n/a under {MIN_PPI_LABELS}); bounds: "
+                f"{self.level * 100:g}% Wilson CI, Garwood's exact end below 10 events (audit labels; n/a under "
+                f"{MIN_PPI_LABELS}); bounds: "
                 "anytime-valid on mean(y - p) of the bin's final labels so far, every window up to this "
                 "one's end")
 
