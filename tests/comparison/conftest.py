@@ -79,3 +79,24 @@ def wilson_oracle(k: float, n: float, z: float) -> tuple[float, float]:
     elif 10 <= n - k <= k:
         high = max(high, stats.beta.ppf(1 - tail, k + 1, n - k))
     return low, high
+
+
+def paired_t_tails(draw, truth, reps: int, seed: int, keep) -> np.ndarray:
+    """Seeded simulation of the paired-t intervals of (Brier, log loss): ``draw(rng) -> (a, b, _, y)`` two
+    models' scores and the labels, kept where ``keep(k)`` for k >= 1 the rows of the smaller class, until
+    ``reps`` draws; per metric, the shares of draws whose 95 % interval lies above ``truth[m]`` and below it."""
+    from veracity.comparison._paired import paired_losses
+    from veracity.core._validation import Binary
+
+    rng = np.random.default_rng(seed)
+    out, used = np.zeros((2, 2)), 0
+    while used < reps:
+        a, b, _, y = draw(rng)
+        k = int(min(y.sum(), y.size - y.sum()))
+        if k < 1 or not keep(k):
+            continue
+        _, est = paired_losses([Binary(p=a, y=y, w=None), Binary(p=b, y=y, w=None)], [(0, 1)], None, 0.95)
+        for m, e in enumerate(est[(0, 1)]):
+            out[m] += (truth[m] < e.low, truth[m] > e.high)
+        used += 1
+    return out / reps

@@ -18,8 +18,8 @@ import numpy as np
 from scipy.stats import norm
 
 import veracity as vc
-from veracity.comparison._paired import paired_losses
-from veracity.core._validation import Binary
+
+from .conftest import paired_t_tails
 
 SCALE = 1.2  # the latent score's scale: p = Phi(base + SCALE z), z = sqrt(0.6) z1 + sqrt(0.4) z2
 
@@ -52,18 +52,7 @@ def _tails(rate, n, reps, seed, few, equal=False):
     """Per metric (Brier, log loss): the share of draws (with ``few(k)`` for k the rows of the smaller class)
     whose interval lies above the truth, and below it."""
     truth = (0.0, 0.0) if equal else _truth(rate)
-    rng = np.random.default_rng(seed)
-    out, used = np.zeros((2, 2)), 0
-    while used < reps:
-        a, b, _, y = _draw(rng, n, rate, equal)
-        k = int(min(y.sum(), n - y.sum()))
-        if k < 1 or not few(k):
-            continue
-        _, est = paired_losses([Binary(p=a, y=y, w=None), Binary(p=b, y=y, w=None)], [(0, 1)], None, 0.95)
-        for m, e in enumerate(est[(0, 1)]):
-            out[m] += (truth[m] < e.low, truth[m] > e.high)
-        used += 1
-    return out / reps
+    return paired_t_tails(lambda rng: _draw(rng, n, rate, equal), truth, reps, seed, few)
 
 
 def test_the_note_under_few_rows_of_a_class_says_how_the_t_intervals_run_short():

@@ -14,8 +14,8 @@ import pytest
 from scipy.stats import norm
 
 import veracity as vc
-from veracity.comparison._paired import paired_losses
-from veracity.core._validation import Binary
+
+from .conftest import paired_t_tails
 
 SCALE = 1.2
 
@@ -43,18 +43,8 @@ def _truth(rate, over):
 def _tails(rate, n, reps, seed, over):
     """Per metric (Brier, log loss): the shares of draws with 10-39 rows of the rarer class whose 95 %
     interval lies above the truth, and below it."""
-    truth = _truth(rate, over)
-    rng = np.random.default_rng(seed)
-    out, used = np.zeros((2, 2)), 0
-    while used < reps:
-        a, b, _, y = _draw(rng, n, rate, over)
-        if not 10 <= min(y.sum(), n - y.sum()) < 40:
-            continue
-        _, est = paired_losses([Binary(p=a, y=y, w=None), Binary(p=b, y=y, w=None)], [(0, 1)], None, 0.95)
-        for m, e in enumerate(est[(0, 1)]):
-            out[m] += (truth[m] < e.low, truth[m] > e.high)
-        used += 1
-    return out / reps
+    return paired_t_tails(lambda rng: _draw(rng, n, rate, over), _truth(rate, over), reps, seed,
+                          lambda k: 10 <= k < 40)
 
 
 def test_with_ten_to_forty_of_a_class_one_tail_runs_short():

@@ -70,29 +70,29 @@ def test_the_reference_is_the_softmax_of_the_logits():
     assert soft[0] > 0.64  # far from the uniform row the clamped SQL gave
 
 
+def _run_on(con, dialect, kind, prior, real):
+    """The one-vs-rest head's SQL on ``ROWS`` in a fresh table of ``con`` (DB-API), checked against
+    transform()."""
+    cal = _one_vs_rest(kind)
+    con.execute(f"CREATE TABLE t (i INTEGER, z_0 {real}, z_1 {real}, z_2 {real}, z_3 {real})")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [(i, *map(float, r)) for i, r in enumerate(ROWS)])
+    got = np.array(con.execute(f"SELECT {to_sql(cal, NAMES, dialect=dialect, prior_shift=prior)} FROM t "
+                               "ORDER BY i").fetchall(), dtype=np.float64)
+    _check(got, cal, prior)
+
+
 @pytest.mark.parametrize("kind,prior", CASES)
 def test_duckdb(kind, prior):
     duckdb = pytest.importorskip("duckdb")
-    cal = _one_vs_rest(kind)
-    con = duckdb.connect()
-    con.execute("CREATE TABLE t (i INTEGER, z_0 DOUBLE, z_1 DOUBLE, z_2 DOUBLE, z_3 DOUBLE)")
-    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [(i, *map(float, r)) for i, r in enumerate(ROWS)])
-    got = np.array(con.execute(f"SELECT {to_sql(cal, NAMES, dialect='duckdb', prior_shift=prior)} FROM t "
-                               "ORDER BY i").fetchall(), dtype=np.float64)
-    _check(got, cal, prior)
+    _run_on(duckdb.connect(), "duckdb", kind, prior, "DOUBLE")
 
 
 @pytest.mark.parametrize("kind,prior", CASES)
 def test_sqlite(kind, prior):
-    cal = _one_vs_rest(kind)
     con = sqlite3.connect(":memory:")
     if con.execute("SELECT sqlite_version()").fetchone()[0] < "3.35":
         pytest.skip("SQLite < 3.35 has no math functions (exp, ln)")
-    con.execute("CREATE TABLE t (i INTEGER, z_0 REAL, z_1 REAL, z_2 REAL, z_3 REAL)")
-    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [(i, *map(float, r)) for i, r in enumerate(ROWS)])
-    got = np.array(con.execute(f"SELECT {to_sql(cal, NAMES, dialect='sqlite', prior_shift=prior)} FROM t "
-                               "ORDER BY i").fetchall(), dtype=np.float64)
-    _check(got, cal, prior)
+    _run_on(con, "sqlite", kind, prior, "REAL")
 
 
 @pytest.mark.parametrize("kind,prior", CASES)
