@@ -31,6 +31,7 @@ from ..core._display import fmt_weight
 from ..core._intervals import binomial_interval
 from ..core._text import fmt, fmt_count, render_table
 from ..core._validation import VeracityError
+from ..core._weights import sandwich_size
 from ..decisions import (
     budget_threshold,
     cost_threshold,
@@ -242,9 +243,8 @@ def precision_intervals(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, mask
             W, w2 = float(wf.sum()), float(np.dot(wf, wf))
             r = float(wf[yf].sum()) / W if W > 0 else math.nan
             n = W * W / w2 if w2 > 0 else 0.0
-            spread = float(np.dot(wf * wf, np.square(yf - r))) if W > 0 else 0.0
-            if spread > 0:
-                n = min(n, r * (1.0 - r) * W * W / spread)
+            if W > 0:
+                n = min(n, float(sandwich_size(W, r, np.dot(wf[yf], wf[yf]), np.dot(wf[~yf], wf[~yf]))))
         low, high = binomial_interval(np.array([r * n if n > 0 else 0.0]), np.array([n]), method="wilson",
                                       level=0.95)
         out[role] = (r, n, float(low[0]), float(high[0]))

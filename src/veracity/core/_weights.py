@@ -44,6 +44,7 @@ all call :func:`weight_exponent`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -123,6 +124,25 @@ def in_user_units(total: float, scale: float) -> float:
         return math.ldexp(float(total), k)
     except OverflowError:
         return math.inf
+
+
+def sandwich_size(total: Any, rate: Any, sq_hits: Any, sq_misses: Any) -> np.ndarray:
+    r"""The effective size the spread of a weighted share reads: for 0/1 outcomes :math:`h` with weights
+    :math:`w`, :math:`r = \sum w h / W`,
+
+    .. math:: \frac{r(1-r)\,W^2}{\sum w^2 (h - r)^2},\qquad
+              \sum w^2 (h - r)^2 = (1-r)^2 \sum_{h=1} w^2 + r^2 \sum_{h=0} w^2
+
+    (the sandwich variance of the ratio :math:`r`); ``+inf`` where that spread is 0. Kish's
+    :math:`W^2/\sum w^2` (:func:`kish_size`) assumes weights unrelated to :math:`h`: heavier rows more
+    often hit make the share noisier than it says, so callers take the smaller of the two. Vectorised;
+    pass sums of weights scaled as :func:`kish_size` scales them where they may overflow."""
+    total, rate = np.asarray(total, dtype=np.float64), np.asarray(rate, dtype=np.float64)
+    spread = (1.0 - rate) ** 2 * np.asarray(sq_hits, dtype=np.float64) + rate * rate * np.asarray(
+        sq_misses, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        size = rate * (1.0 - rate) * total * total / np.where(spread > 0, spread, 1.0)
+    return np.where(spread > 0, size, np.inf)
 
 
 def kish_size(w: np.ndarray) -> float:

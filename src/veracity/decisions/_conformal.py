@@ -29,7 +29,7 @@ from ..core._text import fmt, fmt_count, render_table
 from ._table import point_aligned, threshold_cell
 from ..core._compat import positional_options
 from ..core._options import ScoreType
-from ..core._weights import kish_size
+from ..core._weights import kish_size, sandwich_size
 from ..core._validation import (
     LOGIT_CHECK_MIN_ROWS,
     VeracityError,
@@ -438,9 +438,8 @@ def _quantile_size(s: np.ndarray, w: np.ndarray, q: float) -> float:
     u = w / w.max()  # scaled by the largest first: no square overflows
     h = s <= q
     total = float(u.sum())
-    f = float(u[h].sum()) / total
-    spread = (1.0 - f) ** 2 * float(np.dot(u[h], u[h])) + f * f * float(np.dot(u[~h], u[~h]))
-    return f * (1.0 - f) * total * total / spread if spread > 0 else math.inf
+    return float(sandwich_size(total, float(u[h].sum()) / total, float(np.dot(u[h], u[h])),
+                               float(np.dot(u[~h], u[~h]))))
 
 
 @dataclass(frozen=True, eq=False, repr=False)

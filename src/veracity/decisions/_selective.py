@@ -36,6 +36,7 @@ from ._inputs import (caller_level, check_target, compared_thresholds, in_caller
 from ._table import point_aligned, threshold_cell
 from ..core._display import Display, fmt_weight, html_note, html_page, html_table
 from ..core._frameform import rows_form
+from ..core._weights import sandwich_size
 
 READINGS = ("top-label", "confidence")
 
@@ -467,12 +468,10 @@ def selective_threshold(
         with np.errstate(invalid="ignore", divide="ignore"):
             rate = np.where(accepted > 0, errors / np.where(accepted > 0, accepted, 1.0), 0.0)
             n_eff = np.where(accepted > 0, accepted * accepted / np.where(sq > 0, sq, 1.0), 0.0)
-            # the size the rows' spread gives, r(1-r) W^2 / sum w^2 (e - r)^2 (the sandwich): Kish's alone
-            # assumes weights unrelated to the errors, and errors weighing 10x the correct rows had their
-            # bound miss the true weighted risk in 12.5% of draws at delta = 0.1
-            spread = (1.0 - rate) ** 2 * sq_err + rate * rate * sq_ok
-            sandwich = rate * (1.0 - rate) * accepted * accepted / np.where(spread > 0, spread, 1.0)
-            n_eff = np.where(spread > 0, np.minimum(n_eff, sandwich), n_eff)
+            # the size the rows' spread gives (the sandwich): Kish's alone assumes weights unrelated to the
+            # errors, and errors weighing 10x the correct rows had their bound miss the true weighted risk in
+            # 12.5% of draws at delta = 0.1
+            n_eff = np.minimum(n_eff, sandwich_size(accepted, rate, sq_err, sq_ok))
             e_eff = rate * n_eff
         _, upper = binomial_interval(np.minimum(e_eff, n_eff), n_eff, method="clopper-pearson",
                                      level=1.0 - d / J, sided="upper")
