@@ -50,7 +50,8 @@ def test_ledger_why_column_is_the_one_that_wraps():
     s = rng.normal(0, 2, 2000)
     y = (rng.random(2000) < 1 / (1 + np.exp(-s / 2))).astype(int)
     cal = vc.PlattScaling(score_type="logit").fit(s[:1000], y[:1000])
-    page = vc.report(s[1000:], y[1000:], score_type="logit", calibrator=cal, bootstrap=False).html
+    page = vc.report(s[1000:], y[1000:], score_type="logit", calibrator=cal, bootstrap=False,
+                     figures=False).html
     head = re.search(r'<table class="ledger"><thead><tr>(.*?)</tr>', page).group(1)
     headers = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th[^>]*>(.*?)</th>", head)]
     css = re.search(r"table\.ledger td:nth-child\(\d+\), table\.ledger td:nth-child\((\d+)\) \{ white-space: normal",
@@ -128,7 +129,7 @@ def test_brier_card_terms_add_up_to_the_brier_shown(demo):
     """The Brier card said "reliability 0.0173 − resolution 0.0280 + uncertainty 0.1740" under
     0.1627: those add to 0.1633. The within-bin term is shown, so the card adds up."""
     t, _ = demo
-    page = vc.report(t["score"], t["label"], bootstrap=False).html
+    page = vc.report(t["score"], t["label"], bootstrap=False, figures=False).html  # the summary's card
     card = re.search(r'data-metric="brier">(.*?)</div></div>', page).group(1)
     text = html.unescape(re.sub(r"<[^>]+>", " ", card))
     brier = float(re.search(r"(\d\.\d{4})", text).group(1))
@@ -145,7 +146,7 @@ def test_multiclass_about_does_not_list_costs_it_never_used():
     rng = np.random.default_rng(0)
     P = rng.dirichlet(np.ones(4), size=600)
     y = (rng.random(600)[:, None] > P.cumsum(axis=1)).sum(axis=1)
-    about = _section(vc.report(P, y, bootstrap=False).html, "about")
+    about = _section(vc.report(P, y, bootstrap=False, figures=False).html, "about")
     assert "false alarm 1, miss 1" not in about and "1:1 assumed" not in about
     assert "argmax" in about and "not used: no threshold explorer for multiclass scores" in about
 
@@ -248,11 +249,13 @@ def test_weighted_report_words_weights():
     rng = np.random.default_rng(1)
     p = rng.uniform(size=800)
     y = (rng.uniform(size=800) < p).astype(int)
-    page = html.unescape(vc.report(p, y, sample_weight=rng.uniform(0.1, 5, size=800), bootstrap=False).html)
+    # the words are the sections' text, not the figures' (test_weighted_reliability_says_weight_not_count)
+    page = html.unescape(vc.report(p, y, sample_weight=rng.uniform(0.1, 5, size=800), bootstrap=False,
+                                   figures=False).html)
     assert "sized by its weight" in page and "sized by its count" not in page
     assert "weighted share of positives" in page
     assert "with at least 20 effective observations" in page
-    plain = html.unescape(vc.report(p, y, bootstrap=False).html)
+    plain = html.unescape(vc.report(p, y, bootstrap=False, figures=False).html)
     assert "sized by its count" in plain and "weighted share" not in plain
 
 

@@ -1,7 +1,7 @@
 """What a notebook user reads (round 22): the notebooks' prose against their own outputs, and the
 rich reprs of the notebook flow of docs/notebook.md on the bundled demo data.
 
-The notebooks run once per module with nbclient (as tests/docs/test_notebooks.py runs them). The
+The notebooks run once per test run with nbclient (the ``notebook`` fixture of tests/docs/conftest.py). The
 Each test names the defect a notebook reader saw (fixed in session 22).
 """
 
@@ -19,7 +19,7 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 pd = pytest.importorskip("pandas")
 
-from .conftest import executed as _executed, result_data as _data  # noqa: E402
+from .conftest import cells_and_prose, result_data as _data  # noqa: E402
 
 
 def _outside_text(html: str) -> str:
@@ -29,13 +29,13 @@ def _outside_text(html: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def comparison(tmp_path_factory):
-    return _executed("comparison", tmp_path_factory.mktemp("comparison"))
+def comparison(notebook):
+    return cells_and_prose(notebook("comparison"))
 
 
 @pytest.fixture(scope="module")
-def monitoring(tmp_path_factory):
-    return _executed("monitoring", tmp_path_factory.mktemp("monitoring"))
+def monitoring(notebook):
+    return cells_and_prose(notebook("monitoring"))
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
-from .conftest import executed as _executed, result_data as _data  # noqa: E402
+from .conftest import cells_and_prose, result_data as _data  # noqa: E402
 
 
 def _html_rows(page: str) -> tuple[list[str], list[list[str]]]:
@@ -36,8 +36,8 @@ def _html_rows(page: str) -> tuple[list[str], list[list[str]]]:
     return head, [r for r in rows if r]
 
 
-def test_comparison_prose_gives_the_ledgers_reason_for_the_unchanged_decisions(tmp_path):
-    cells, prose = _executed("comparison", tmp_path)
+def test_comparison_prose_gives_the_ledgers_reason_for_the_unchanged_decisions(notebook):
+    cells, prose = cells_and_prose(notebook("comparison"))
     ledger = _data(cells[4])["text/plain"]
     rows = {ln.split()[0]: ln.split() for ln in ledger.splitlines() if ln.split()}
     # columns: metric before after change [lo, hi] can-move verdict ...
@@ -49,8 +49,8 @@ def test_comparison_prose_gives_the_ledgers_reason_for_the_unchanged_decisions(t
     assert "no test row crossed it" in md
 
 
-def test_monitoring_prose_reads_the_table_a_notebook_shows(tmp_path):
-    cells, prose = _executed("monitoring", tmp_path)
+def test_monitoring_prose_reads_the_table_a_notebook_shows(notebook):
+    cells, prose = cells_and_prose(notebook("monitoring"))
     head, rows = _html_rows(_data(cells[1])["text/html"])
     weeks = {r[head.index("period")]: dict(zip(head, r)) for r in rows}
     assert "conf (labelled rows)" in head and "mean score (all rows)" in head

@@ -23,11 +23,10 @@ pytest.importorskip("sklearn")
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "docs" / "notebooks"
 
 
-def _run(name: str, tmp_path: Path) -> list:
-    nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}}).execute()
-    cells = [c for c in nb.cells if c.cell_type == "code"]
+def _run(notebook, name: str) -> list:
+    """The code cells of the notebook executed (once per run: the ``notebook`` fixture of conftest.py);
+    none shows an error or a warning."""
+    cells = [c for c in notebook(name).cells if c.cell_type == "code"]
     for c in cells:
         assert not [o for o in c.outputs if o.output_type == "error"], c.source
         assert not [o for o in c.outputs if o.output_type == "stream" and o.name == "stderr"
@@ -60,8 +59,8 @@ def _interval(text: str, row: str) -> tuple[float, float]:
     return float(found[1]), float(found[2])
 
 
-def test_comparison_notebook(tmp_path):
-    cells = _run("comparison", tmp_path)
+def test_comparison_notebook(notebook, tmp_path):
+    cells = _run(notebook, "comparison")
     audit, audit_plot, comparison, ledger = cells[1:5]
     html = _data(audit)["text/html"]
     assert "Calibration audit" in html and "ECE" in html and "<table" in html
@@ -97,8 +96,8 @@ def test_comparison_notebook(tmp_path):
     assert "REGRESSION" not in _data(ledger)["text/plain"]
 
 
-def test_monitoring_notebook(tmp_path):
-    cells = _run("monitoring", tmp_path)
+def test_monitoring_notebook(notebook, tmp_path):
+    cells = _run(notebook, "monitoring")
     _, status, status_plot, alarms, plan = cells
     html = _data(status)["text/html"]
     assert "2026-W08" in html and "PPI rate" in _data(status)["text/plain"]
@@ -137,12 +136,12 @@ def test_monitoring_notebook(tmp_path):
         assert 0.5 < ppi / classical < 0.6
 
 
-def test_segments_delayed_notebook(tmp_path):
+def test_segments_delayed_notebook(notebook, tmp_path):
     import numpy as np
 
     import veracity as vc
 
-    cells = _run("segments_delayed", tmp_path)
+    cells = _run(notebook, "segments_delayed")
     _, raw, raw_plot, ledger, after, after_plot, ppi, ppi_plot, reveal = cells
     # the prose's numbers, against a direct computation on the same rows
     d = vc.load_demo()

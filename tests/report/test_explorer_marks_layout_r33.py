@@ -24,31 +24,56 @@ def _overlap(a, b, tol=0.5):
             and min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"]) > tol)
 
 
-def _open(chromium, tmp_path, rep, width=1280):
+def _open(chromium, tmp_path, rep):
+    """A page that collects its errors, and a loader that opens the saved report afresh at a width."""
     path = tmp_path / "report.html"
     rep.save(path)
-    page = chromium.new_page(viewport={"width": width, "height": 900})
-    errors = []
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(path.as_uri())
-    page.wait_for_selector('#explorer[data-ready="1"]', timeout=10_000)
-    return page, errors
+
+    def load(width=1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(path.as_uri())  # a new document, laid out from the start at this width
+        page.wait_for_selector('#explorer[data-ready="1"]', timeout=10_000)
+
+    return page, errors, load
+
+
+#: the boxes (``getBoundingClientRect``, what Playwright's ``bounding_box`` reads; ``None`` for an element
+#: without a box), the number of ticks and labels of each kind, and the labels' text, read in one round trip
+_READ = """kinds => {
+    const box = el => {
+        if (!el || el.getClientRects().length === 0) return null;
+        const r = el.getBoundingClientRect();
+        return {x: r.x, y: r.y, width: r.width, height: r.height};
+    };
+    const out = {slider: box(document.querySelector("#ex-slider")),
+                 box: box(document.querySelector("#ex-marks")), kinds: {}};
+    for (const kind of kinds) {
+        const ticks = document.querySelectorAll(`#ex-marks .tick.${kind}`);
+        const labels = document.querySelectorAll(`#ex-marks .mark.${kind}`);
+        out.kinds[kind] = {ticks: ticks.length, labels: labels.length, tick: box(ticks[0]),
+                           label: box(labels[0]), text: labels.length ? labels[0].textContent : null};
+    }
+    return out;
+}"""
 
 
 def assert_marks_clear(page, expected):
     """``expected``: {kind: threshold} of the marks the page should show."""
-    slider = page.locator("#ex-slider").bounding_box()
-    box = page.locator("#ex-marks").bounding_box()
+    read = page.evaluate(_READ, list(KINDS))
+    slider, box = read["slider"], read["box"]
     ticks, labels = {}, {}
     for kind in KINDS:
-        tick, label = page.locator(f"#ex-marks .tick.{kind}"), page.locator(f"#ex-marks .mark.{kind}")
-        assert tick.count() == label.count() == (kind in expected), kind
+        got = read["kinds"][kind]
+        assert got["ticks"] == got["labels"] == (kind in expected), kind
         if kind in expected:
-            ticks[kind], labels[kind] = tick.bounding_box(), label.bounding_box()
+            ticks[kind], labels[kind] = got["tick"], got["label"]
             assert ticks[kind] is not None and labels[kind] is not None, kind
             assert ticks[kind]["height"] >= 6 and labels[kind]["width"] > 20, kind
-    where = {k: (ticks[k], labels[k], page.locator(f"#ex-marks .mark.{k}").text_content()) for k in ticks}
+    where = {k: (ticks[k], labels[k], read["kinds"][k]["text"]) for k in ticks}
     for kind, t in expected.items():
         tick, label = ticks[kind], labels[kind]
         # the tick stands at t on the slider (the thumb's centre travels from 8 px to width - 8 px), hanging
@@ -81,17 +106,18 @@ def test_equal_scores_marks_clear(chromium, tmp_path):
     y = (rng.uniform(size=p.size) < 0.3).astype(int)
     rep = vc.report(p, y, cost_fn=2, bootstrap=False, figures=False)
     t_r = vc.recall_threshold(p, y, target=0.95)
-    for width in (1280, 900, 640, 320):  # at 320 px the recall label is wider than the slider: it wraps
-        page, errors = _open(chromium, tmp_path, rep, width)
-        try:
+    page, errors, load = _open(chromium, tmp_path, rep)
+    try:
+        for width in (1280, 900, 640, 320):  # at 320 px the recall label is wider than the slider: it wraps
+            load(width)
             assert_marks_clear(page, _expected(page, t_r, 1, 2))
             # t* walks across the other two marks as the cost of a false alarm changes
             for c_fp in (0.7, 0.8, 0.84, 0.86, 0.9, 1.1, 1.3):
                 page.fill("#ex-cfp", str(c_fp))
                 assert_marks_clear(page, _expected(page, t_r, c_fp, 2))
             assert errors == []
-        finally:
-            page.close()
+    finally:
+        page.close()
 
 
 def test_close_marks_on_a_continuous_score(chromium, tmp_path):
@@ -101,8 +127,9 @@ def test_close_marks_on_a_continuous_score(chromium, tmp_path):
     y = (rng.uniform(size=p.size) < p).astype(int)
     rep = vc.report(p, y, cost_fn=4, bootstrap=False, figures=False)
     t_r = vc.recall_threshold(p, y, target=0.95)
-    page, errors = _open(chromium, tmp_path, rep)
+    page, errors, load = _open(chromium, tmp_path, rep)
     try:
+        load()
         assert_marks_clear(page, _expected(page, t_r, 1, 4))
         for c_fp in (0.3, 0.5, 0.6, 0.7, 1.5, 3.0):
             page.fill("#ex-cfp", str(c_fp))
@@ -125,10 +152,11 @@ def test_marks_at_the_ends_stay_inside(chromium, tmp_path, score, cost_fp, cost_
     y = (rng.uniform(size=p.size) < 0.3).astype(int)
     rep = vc.report(p, y, cost_fp=cost_fp, cost_fn=cost_fn, bootstrap=False, figures=False)
     t_r = vc.recall_threshold(p, y, target=0.95)
-    for width in (1280, 640, 320):
-        page, errors = _open(chromium, tmp_path, rep, width)
-        try:
+    page, errors, load = _open(chromium, tmp_path, rep)
+    try:
+        for width in (1280, 640, 320):
+            load(width)
             assert_marks_clear(page, _expected(page, t_r, cost_fp, cost_fn))
             assert errors == []
-        finally:
-            page.close()
+    finally:
+        page.close()

@@ -23,13 +23,34 @@ KINDS = ("star", "recall", "best")
 MERGE = 8  # px: marks whose ticks are closer share one block of stacked labels (_explorer.js)
 
 
-def _boxes(page) -> dict[str, tuple[dict, dict]]:
-    out = {}
-    for kind in KINDS:
-        tick, label = page.locator(f"#ex-marks .tick.{kind}"), page.locator(f"#ex-marks .mark.{kind}")
-        if tick.count():
-            out[kind] = (tick.bounding_box(), label.bounding_box())
-    return out
+#: the boxes (``getBoundingClientRect``, what Playwright's ``bounding_box`` reads; ``None`` for an element
+#: without a box) of the slider, the marks' box and each kind's tick and label, read in one round trip
+_READ = """kinds => {
+    const box = el => {
+        if (!el || el.getClientRects().length === 0) return null;
+        const r = el.getBoundingClientRect();
+        return {x: r.x, y: r.y, width: r.width, height: r.height};
+    };
+    const marks = {}, counts = {};
+    for (const kind of kinds) {
+        const ticks = document.querySelectorAll(`#ex-marks .tick.${kind}`);
+        const labels = document.querySelectorAll(`#ex-marks .mark.${kind}`);
+        counts[kind] = [ticks.length, labels.length];
+        if (ticks.length) marks[kind] = [box(ticks[0]), box(labels[0])];
+    }
+    return {slider: box(document.querySelector("#ex-slider")), box: box(document.querySelector("#ex-marks")),
+            marks, counts};
+}"""
+
+
+def _read(page) -> dict:
+    """``slider`` and ``box`` (the slider's and the marks' boxes) and ``marks``: {kind: (tick box, label box)}
+    for each kind whose tick is drawn (one tick and one label each)."""
+    read = page.evaluate(_READ, list(KINDS))
+    for kind, (ticks, labels) in read["counts"].items():
+        assert ticks == labels == 1 or ticks == 0, (kind, ticks, labels)
+    read["marks"] = {k: tuple(v) for k, v in read["marks"].items()}
+    return read
 
 
 def _shared(a, b) -> tuple[float, float]:
@@ -65,8 +86,8 @@ def test_ticks_under_two_px_apart_are_drawn_side_by_side(chromium, tmp_path):
             for c_fp in (1, 0.86):
                 page.fill("#ex-cfp", str(c_fp))
                 expected = _thresholds(page, t_recall, c_fp, 2)
-                slider = page.locator("#ex-slider").bounding_box()
-                boxes = _boxes(page)
+                read = _read(page)
+                slider, boxes = read["slider"], read["marks"]
                 assert set(boxes) == set(KINDS)
                 xs = {k: slider["x"] + 8 + (slider["width"] - 16) * t for k, t in expected.items()}
                 assert min(abs(xs[a] - xs[b]) for a, b in (("star", "recall"), ("star", "best"),
@@ -113,8 +134,8 @@ def test_narrow_fallback_ticks_reach_their_labels(chromium, tmp_path, cost_fp):
     try:
         for width in (320, 360):
             _resize(page, width)
-            box = page.locator("#ex-marks").bounding_box()
-            boxes = _boxes(page)
+            read = _read(page)
+            box, boxes = read["box"], read["marks"]
             assert set(boxes) == set(KINDS)
             # the fallback (at 320 px the recall label is wider than the slider and wraps): labels in rows
             # of their own, at least one block below another's labels

@@ -16,7 +16,7 @@ def test_the_explorer_counts_weights_as_given(weight):
     p = rng.random(100)
     y = (rng.random(100) < p).astype(int)
     w = np.full(100, weight)
-    data = explorer_data(vc.report(p, y, sample_weight=w, bootstrap=False).html)
+    data = explorer_data(vc.report(p, y, sample_weight=w, bootstrap=False, figures=False).html)
     assert data["positives"] == pytest.approx(weight * y.sum(), rel=1e-12)
     assert data["negatives"] == pytest.approx(weight * (100 - y.sum()), rel=1e-12)
     i = int(np.argmin(np.abs(np.asarray(data["thresholds"]) - 0.5)))
@@ -38,11 +38,13 @@ def test_the_page_shows_such_counts_and_finds_the_lowest_cost(chromium, tmp_path
     p = rng.random(100)
     y = (rng.random(100) < p).astype(int)
     w = np.full(100, weight)
-    page, seen = open_page(chromium, tmp_path, vc.report(p, y, sample_weight=w, bootstrap=False))
+    # the explorer's counts and costs only: no figures (the diagrams take most of a report's time)
+    page, seen = open_page(chromium, tmp_path,
+                           vc.report(p, y, sample_weight=w, bootstrap=False, figures=False))
     assert not seen["errors"]
     got = shown(page)
     assert got["tp_text"] == tp_text and got["cost_text"] == cost_text
-    plain = open_page(chromium, tmp_path, vc.report(p, y, bootstrap=False))[0]
+    plain = open_page(chromium, tmp_path, vc.report(p, y, bootstrap=False, figures=False))[0]
     best = "#ex-go-best"
     page.click(best)
     plain.click(best)

@@ -48,15 +48,23 @@ def open_page(browser, tmp_path, rep):
     return page, seen
 
 
+SHOWN = [("threshold", "ex-t"), ("tp", "ex-tp"), ("fp", "ex-fp"), ("fn", "ex-fn"), ("tn", "ex-tn"),
+         ("recall", "ex-recall"), ("false_alarm_rate", "ex-far"), ("precision", "ex-precision"),
+         ("alerts", "ex-alerts"), ("cost", "ex-cost"), ("cost_per_1000", "ex-cost1000")]
+
+
 def shown(page):
-    """Numbers the explorer shows, from the data-value attributes beside the text."""
+    """Numbers the explorer shows, from the data-value attributes beside the text (every element read in
+    one round trip: its ``data-value`` attribute and its ``textContent``)."""
+    read = page.evaluate("""ids => ids.map(id => {
+        const el = document.getElementById(id);
+        if (el === null) throw new Error(`no element #${id}`);
+        return [el.getAttribute("data-value"), el.textContent];
+    })""", [el for _, el in SHOWN])
     out = {}
-    for key, el in [("threshold", "ex-t"), ("tp", "ex-tp"), ("fp", "ex-fp"), ("fn", "ex-fn"), ("tn", "ex-tn"),
-                    ("recall", "ex-recall"), ("false_alarm_rate", "ex-far"), ("precision", "ex-precision"),
-                    ("alerts", "ex-alerts"), ("cost", "ex-cost"), ("cost_per_1000", "ex-cost1000")]:
-        value = page.get_attribute(f"#{el}", "data-value")
+    for (key, _), (value, text) in zip(SHOWN, read):
         out[key] = float(value) if value else float("nan")
-        out[key + "_text"] = page.text_content(f"#{el}")
+        out[key + "_text"] = text
     return out
 
 
