@@ -405,7 +405,8 @@ EXIT_BUSY = 75
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser(only=_chosen_command(sys.argv[1:] if argv is None else argv))
+    # no command named (--version, --help, nothing, a misspelt one): every command listed, none imported
+    parser = build_parser(only=_chosen_command(sys.argv[1:] if argv is None else argv) or "")
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # named by the command that was given them, with its --help (argparse names `veracity`)
         _innermost(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")

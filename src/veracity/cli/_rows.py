@@ -5,6 +5,7 @@ command line's words."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import warnings
@@ -578,8 +579,10 @@ def read_rows(args: argparse.Namespace, engine: str = "memory", *, by: str | Non
 def _may_pend(args: argparse.Namespace, pending_labels: bool) -> Any:
     """``monitor scan`` without ``--mature`` or ``--as-of``: a refusal of missing labels says how to keep the
     rows whose label has not arrived as pending, as the library's monitor says it on the lazy engines
-    (:func:`veracity.monitoring._monitor._missing_labels_may_pend`); other commands: errors unchanged."""
+    (:func:`veracity.monitoring._monitor._missing_labels_may_pend`); other commands: errors unchanged, and
+    the monitor's modules not imported (~0.07 s of every other command's start)."""
+    if getattr(args, "command", None) != "monitor":
+        return contextlib.nullcontext()
     from ..monitoring._monitor import _missing_labels_may_pend
 
-    return _missing_labels_may_pend(getattr(args, "command", None) == "monitor" and not pending_labels,
-                                    "mature='column'")
+    return _missing_labels_may_pend(not pending_labels, "mature='column'")
