@@ -1,19 +1,27 @@
 """The command line never imports pandas on the memory engine's common paths (pandas is half a second of
 every run and nothing there needs it).
 
-Each command runs in a fresh interpreter (``veracity.cli.main(argv)``) on the bundled demo CSV, and says
-afterwards whether ``pandas`` is in ``sys.modules``: structural, never timed. A Parquet copy of the data
-is run for ``audit``, ``apply`` and ``monitor log`` only: the other file commands read through audit's
-reader (apply streams Parquet on its own path, the store reads with its own), and each fresh interpreter
-costs about two CPU seconds. pyarrow imports pandas inside ``to_numpy``, ``pa.array``, ``pa.scalar`` and
-``pyarrow.dataset``; the columns are read from Arrow's buffers instead (:mod:`veracity.sources._arrow_numpy`).
+Each command runs (``veracity.cli.main(argv)``) on the bundled demo CSV in an interpreter where pandas was
+never imported, and says afterwards whether ``pandas`` is in ``sys.modules``: structural, never timed. The
+commands share one interpreter, each run after the last (:class:`Interpreter`): a command that brought
+pandas in (or failed) ends it, and the next command gets a fresh one, so each command's verdict is its own
+(one fresh interpreter per command cost about a CPU second each: 21 of them, ~17 s of the suite). A
+Parquet copy of the data is run for ``audit``, ``apply`` and ``monitor log`` only: the other file commands
+read through audit's reader (apply streams Parquet on its own path, the store reads with its own). pyarrow
+imports pandas inside ``to_numpy``, ``pa.array``, ``pa.scalar`` and ``pyarrow.dataset``; the columns are read
+from Arrow's buffers instead (:mod:`veracity.sources._arrow_numpy`).
 Text times are told apart without pandas when it is not loaded (``_monitor._value_kind``), which gives
 pandas' answer on every mix of up to three of twenty kinds of value.
 """
 
+import json
 import subprocess
 import sys
+import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -23,12 +31,19 @@ import pytest
 
 from veracity.datasets import demo_path
 
-#: run one command in a fresh interpreter; the last stderr line says its exit code and whether pandas came in
+#: run commands (one JSON argv a line on stdin) one after another; after each, one line on the stdout the
+#: parent reads: its exit code and whether pandas is loaded by then (the commands' own output goes to stderr)
 PROGRAM = (
-    "import sys\n"
+    "import json, os, sys\n"
+    "answers = os.fdopen(os.dup(1), 'w')\n"
+    "os.dup2(2, 1)\n"
     "from veracity.cli import main\n"
-    "rc = main(sys.argv[1:])\n"
-    "sys.stderr.write(f\"\\nrc={rc} pandas={'pandas' in sys.modules}\\n\")\n"
+    "for line in sys.stdin:\n"
+    "    rc = main(json.loads(line))\n"
+    "    sys.stdout.flush()\n"
+    "    sys.stderr.flush()\n"
+    "    answers.write(json.dumps([rc, 'pandas' in sys.modules]) + '\\n')\n"
+    "    answers.flush()\n"
 )
 
 
@@ -36,12 +51,60 @@ class PandasImported(AssertionError):
     """The command ran, and pandas was imported on the way."""
 
 
-def run(argv: list[str]) -> None:
-    done = subprocess.run([sys.executable, "-c", PROGRAM, *argv], capture_output=True, text=True, timeout=300)
-    last = done.stderr.rstrip().splitlines()[-1] if done.stderr.strip() else ""
-    assert done.returncode == 0 and last.startswith("rc=0 "), (argv, done.returncode, done.stderr[-2000:])
-    if last != "rc=0 pandas=False":
-        raise PandasImported(f"{argv[0]} imported pandas")
+class Interpreter:
+    """One interpreter running command after command (:data:`PROGRAM`); started on the first command, and
+    again after a command that imported pandas or failed, so that every command starts without pandas."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.proc: subprocess.Popen[str] | None = None
+        self.log: Any = None
+
+    def run(self, argv: list[str]) -> None:
+        if self.proc is None:
+            self.log = tempfile.TemporaryFile("w+", dir=self.root)
+            self.proc = subprocess.Popen([sys.executable, "-c", PROGRAM], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=self.log, text=True)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        start = self.log.tell()
+        timer = threading.Timer(300, self.proc.kill)
+        timer.start()
+        try:
+            self.proc.stdin.write(json.dumps(argv) + "\n")
+            self.proc.stdin.flush()
+            answer = self.proc.stdout.readline()
+        except BrokenPipeError:
+            answer = ""
+        finally:
+            timer.cancel()
+        rc, pandas = json.loads(answer) if answer else (None, None)
+        if rc != 0 or pandas is not False:
+            self.log.seek(start)
+            said = self.log.read()
+            self.close()
+            assert rc == 0, (argv, rc, said[-2000:])
+            raise PandasImported(f"{argv[0]} imported pandas")
+
+    def close(self) -> None:
+        if self.proc is not None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            assert self.proc.stdout is not None
+            self.proc.stdout.close()
+            self.log.close()
+            self.proc = None
+
+
+@pytest.fixture(scope="module")
+def interpreter(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Interpreter]:
+    shell = Interpreter(tmp_path_factory.mktemp("interpreter"))
+    yield shell
+    shell.close()
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +157,9 @@ COMMANDS = [
     for name, argv, parquet in COMMANDS
     for kind in (("csv", "parquet") if parquet else ("csv",))
 ])
-def test_file_commands(files: dict[str, Path], kind: str, argv: str) -> None:
-    run(argv.format(data=files[kind], root=files["root"], cal=files["cal"], store=files["store"]).split())
+def test_file_commands(files: dict[str, Path], interpreter: Interpreter, kind: str, argv: str) -> None:
+    interpreter.run(argv.format(data=files[kind], root=files["root"], cal=files["cal"],
+                                store=files["store"]).split())
 
 
 @pytest.mark.parametrize("argv", [
@@ -104,8 +168,8 @@ def test_file_commands(files: dict[str, Path], kind: str, argv: str) -> None:
     "export {cal} --sql duckdb",
     "demo audit",
 ])
-def test_other_commands(files: dict[str, Path], argv: str) -> None:
-    run(argv.format(root=files["root"], cal=files["cal"], store=files["store"]).split())
+def test_other_commands(files: dict[str, Path], interpreter: Interpreter, argv: str) -> None:
+    interpreter.run(argv.format(root=files["root"], cal=files["cal"], store=files["store"]).split())
 
 
 def test_text_times_are_told_apart_as_pandas_tells_them(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -156,7 +156,7 @@ def _fit_lazy(cal: Any, prep: _Prepared, role: Any, allow_role: Any, meta: dict[
         n_rows, n_classes, hash_ = _fit_multiclass_temperature(cal, prep, counts)
     else:
         lf = _kept(prep.working(False), prep.weight is not None)
-        summary = _summary(lf)
+        summary = _summary(lf, _distinct_of(cal))
         _check_binary(cal, counts, summary)
         if not _fit_read_once(cal, prep, lf, summary):
             {"temperature": _fit_temperature, "platt": _fit_platt, "isotonic": _fit_isotonic,
@@ -219,20 +219,42 @@ def _aggregate(lf: Any, **spec: tuple[str, Any]) -> dict[str, Any]:
     return dict(zip(spec, row.fetchall()[0]))
 
 
-def _summary(lf: Any) -> dict[str, float]:
-    """Rows, positives and the weighted sums of the kept rows (also the fit data's fingerprint)."""
+#: the summary's sums that fingerprint the fit data (:func:`_hash`)
+_FINGERPRINT = ("n", "n_pos", "w", "wy", "wn", "ws", "ws2")
+
+
+def _distinct_of(cal: Any) -> Any:
+    """The values whose distinct count a fit reads before collecting one row per value (isotonic: the
+    scores; equal-mass histogram bins: their probabilities), refused beyond :data:`MAX_DISTINCT`; None for
+    the other fits."""
+    if cal.kind == "isotonic":
+        import narwhals as nw
+
+        return nw.col("_s")
+    if cal.kind == "histogram" and cal.strategy != "uniform":
+        return agg.probability(cal.score_type)
+    return None
+
+
+def _summary(lf: Any, distinct: Any = None) -> dict[str, float]:
+    """Rows, positives and the weighted sums of the kept rows (also the fit data's fingerprint); with
+    ``distinct`` (an expression, see :func:`_distinct_of`) its number of distinct values too, as
+    ``"distinct"``, in the same query (on Spark and Dask a query is a job: an isotonic fit there was four,
+    now three)."""
     import narwhals as nw
 
     s, y, w = nw.col("_s"), nw.col("_y"), nw.col("_w")
     x = lf.with_columns(_one=nw.lit(1, nw.Int64), _ws=w * s, _ws2=w * s * s, _wy=w * y, _wn=w * (1.0 - y))
+    extra = {} if distinct is None else {"distinct": distinct.n_unique()}
     row = _row(x, n=nw.col("_one").sum(), n_pos=nw.col("_y").sum(), w=nw.col("_w").sum(),
-               wy=nw.col("_wy").sum(), wn=nw.col("_wn").sum(), ws=nw.col("_ws").sum(), ws2=nw.col("_ws2").sum())
+               wy=nw.col("_wy").sum(), wn=nw.col("_wn").sum(), ws=nw.col("_ws").sum(),
+               ws2=nw.col("_ws2").sum(), **extra)
     return {k: float(v or 0.0) for k, v in row.items()}
 
 
 def _hash(summary: dict[str, float]) -> str:
     """For a lazy frame: SHA-256 (32 hex digits) of its aggregate fingerprint (12 significant digits)."""
-    text = ";".join(f"{k}={summary[k]:.12g}" for k in sorted(summary))
+    text = ";".join(f"{k}={summary[k]:.12g}" for k in sorted(summary) if k in _FINGERPRINT)
     return hashlib.sha256(("aggregate:" + text).encode()).hexdigest()[:32]
 
 
@@ -830,7 +852,7 @@ def _frame_loss(work: Any, theta: np.ndarray) -> float:
 def _fit_isotonic(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]) -> None:
     import narwhals as nw
 
-    n_distinct = int(_row(lf, d=nw.col("_s").n_unique())["d"])
+    n_distinct = int(summary["distinct"])  # counted with the summary (:func:`_distinct_of`)
     if n_distinct > MAX_DISTINCT:
         raise VeracityError(
             f"IsotonicCalibration on a lazy {prep.frame.backend} frame needs per-score sums of its "
@@ -871,7 +893,8 @@ def _fit_histogram(cal: Any, prep: _Prepared, lf: Any, summary: dict[str, float]
     if cal.strategy == "uniform":
         edges = uniform_edges(int(cal.bins))
     else:  # the array rule on per-distinct-probability counts
-        v, c, wsum = agg.distinct_scores(lf, score_type=cal.score_type, limit=MAX_DISTINCT)
+        v, c, wsum = agg.distinct_scores(lf, score_type=cal.score_type, limit=MAX_DISTINCT,
+                                         n_distinct=int(summary["distinct"]))
         edges = sorted_edges(v, int(cal.bins), cal.strategy, counts=c, weights=wsum if prep.weight else None)
     m = edges.size - 1
     x = lf.with_columns(_p=agg.probability(cal.score_type)).with_columns(

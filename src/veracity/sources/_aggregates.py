@@ -581,10 +581,13 @@ _SUM_NAMES = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_
               "sum_r", "sum_q1", "sum_r2")
 
 
-def distinct_scores(lf: Any, *, score_type: str, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(value, count, Σw)`` per distinct probability, sorted (refused beyond ``limit`` values)."""
+def distinct_scores(lf: Any, *, score_type: str, limit: int,
+                    n_distinct: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(value, count, Σw)`` per distinct probability, sorted (refused beyond ``limit`` values);
+    ``n_distinct``: their number where the caller counted it already (else one more aggregate)."""
     x = lf.with_columns(_p=probability(score_type))
-    n_distinct = count_distinct(x)
+    if n_distinct is None:
+        n_distinct = count_distinct(x)
     if n_distinct > limit:
         raise VeracityError(
             f"equal-mass bins on a lazy frame need the {n_distinct:,} distinct scores' counts, over the "
