@@ -160,6 +160,8 @@ def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], 
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
+    from ..sources._api import _refuse_duplicates
+
     parquet, delimiter, gzip = form
     sink: Any = None
     writer: Any = None
@@ -171,6 +173,9 @@ def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], 
         for path, batch in _batches(files, batch_rows):
             if path != current:  # rows named in the file that holds them (a glob's second file: 1, 2, ...)
                 current, before = path, 0
+                # a file with two columns of one name refused in the in-memory read's words (a score
+                # looked up by name would otherwise fail inside pyarrow)
+                _refuse_duplicates(batch.schema.names, Path(path))
             if not new:
                 require_columns(names, batch.schema.names, where=shown)
             s = _scores(batch, names, path, before)
