@@ -6,6 +6,7 @@ computed where the data lives, the rest is the arrays' own numpy code.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -81,11 +82,18 @@ def _arrays(df, weighted):
                        sample_weight=df["w"].to_numpy() if weighted else None)
 
 
+@functools.lru_cache(maxsize=None)
+def _arrays_of_data(weighted, grid=False):
+    """The arrays' result on :func:`_data` (seeded, the same rows every call): one computation for all the
+    backends compared with it (a result is a frozen dataclass, read only)."""
+    return _arrays(_data(grid=grid), weighted)
+
+
 @pytest.mark.parametrize("backend", ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet"])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_every_backend_gives_the_arrays_numbers(backend, weighted, tmp_path):
     df = _data()
-    want = _arrays(df, weighted)
+    want = _arrays_of_data(weighted)
     got = vc.segments(_as(backend, df, tmp_path), score="p", label="y", features=FEATURES,
                       sample_weight="w" if weighted else None)
     _same(want, got)
@@ -95,7 +103,7 @@ def test_every_backend_gives_the_arrays_numbers(backend, weighted, tmp_path):
 @pytest.mark.parametrize("backend", ["polars-lazy", "duckdb"])
 def test_many_distinct_scores_use_the_same_grid(backend, tmp_path):
     df = _data(grid=True)  # 6,000 distinct scores > max_cells: equal-width cells everywhere
-    want = _arrays(df, False)
+    want = _arrays_of_data(False, grid=True)
     assert want.cells == "grid"
     _same(want, vc.segments(_as(backend, df, tmp_path), score="p", label="y", features=FEATURES))
 

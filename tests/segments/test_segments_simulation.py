@@ -76,9 +76,10 @@ def test_fdr_under_global_null_depth2_and_coverage():
     assert cover.mean() >= 0.94
     # the vectorised path is vc.segments' own: two seeds through the public function
     rng = np.random.default_rng(200)
+    # n_resamples=1: the MCE family p-value's draws play no part in the rows or the discoveries
     Y = (rng.uniform(size=(200, p.size)) < p)
     for seed in (0, 7):
-        res = vc.segments(p, Y[seed].astype(int), features=feats, depth=2)
+        res = vc.segments(p, Y[seed].astype(int), features=feats, depth=2, n_resamples=1)
         rows = {r.segment: r for r in res.rows}
         assert len(rows) == len(names)
         for j in (0, 5, len(names) - 1):
@@ -146,10 +147,11 @@ def _interaction(seed, n=20_000, delta=0.08):
 def test_interaction_found_at_depth_2_not_at_depth_1():
     # depth 1 sees nothing but its 5 % chance of a false discovery per run; depth 2 finds A & B every time
     found2 = found1 = 0
+    # n_resamples=1: the MCE family p-value's draws play no part in the rows or the discoveries
     for seed in range(10):
         p, y, feats = _interaction(seed)
-        deep = vc.segments(p, y, features=feats, depth=2)
-        flat = vc.segments(p, y, features=feats, depth=1)
+        deep = vc.segments(p, y, features=feats, depth=2, n_resamples=1)
+        flat = vc.segments(p, y, features=feats, depth=1, n_resamples=1)
         found2 += deep.segment("A=a1 & B=b1").discovery
         found1 += any(r.discovery for r in flat.rows if r.segment.startswith(("A=", "B=")))
         assert abs(flat.segment("A=a1").gap) < 0.03  # A alone is calibrated

@@ -369,14 +369,59 @@ def pseudo_band(mean: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[n
     # the p-value: the z where the band's end on 0's side meets 0 (that end moves away from the
     # difference as z grows), p = 2 Φ(-z)
     above = mean > 0
-    lo, hi = np.zeros_like(mean), np.full_like(mean, 40.0)
-    for _ in range(40):  # z to 4e-11
-        z = (lo + hi) / 2.0
+
+    def out(z: np.ndarray) -> np.ndarray:
         down, up = band(z)
-        out = np.where(above, down > 0.0, up < 0.0)
-        lo, hi = np.where(out, z, lo), np.where(out, hi, z)
+        return np.where(above, down > 0.0, up < 0.0)
+
+    lo, hi = _bisect(out, np.zeros_like(mean), np.full_like(mean, 40.0), 40)  # z to 4e-11
     p = np.where(mean == 0, 1.0, 2.0 * ndtr(-(lo + hi) / 2.0))
     return low, high, p
+
+
+#: numbers per call of the test in :func:`_bisect`: up to this many, several levels of the bisection (up to 7)
+#: are evaluated in one call (a few thresholds: one pass of numpy calls for 7 halvings instead of 7 passes)
+_TREE = 1024
+
+
+def _bisect(out: Any, lo: np.ndarray, hi: np.ndarray, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""``steps`` halvings of the brackets ``[lo, hi]`` (arrays, one root each): at the midpoint
+    :math:`z = (lo + hi)/2`, ``lo = z`` where ``out(z)`` (the root lies above z), else ``hi = z``; the
+    final ``(lo, hi)``. ``out`` takes points stacked on a new first axis. Several levels of the bisection
+    are tested in one call: every midpoint it could visit in those levels, each computed as it computes it
+    (the mean of its own bracket's ends), on a grid ``g`` of :math:`2^d + 1` ends; the walk then reads
+    them, so the path and every number are those of one halving per call."""
+    shape, size = lo.shape, max(lo.size, 1)
+    depth = max(1, min(7, (_TREE // size + 1).bit_length() - 1))  # levels a call: 2^depth - 1 points each
+    if depth == 1:  # many roots: one halving per call
+        for _ in range(steps):
+            z = (lo + hi) / 2.0
+            up = np.reshape(out(z[None]), shape)
+            lo, hi = np.where(up, z, lo), np.where(up, hi, z)
+        return lo, hi
+    lo, hi = lo.ravel(), hi.ravel()
+    cols = np.arange(lo.size)
+    done = 0
+    while done < steps:
+        levels = min(depth, steps - done)
+        top = 1 << levels
+        g = np.empty((top + 1, lo.size))
+        g[0], g[top] = lo, hi
+        span = top
+        while span > 1:  # each bracket [g[k], g[k + span]] of this level: its midpoint at k + span / 2
+            g[span // 2::span] = (g[0:top:span] + g[span::span]) / 2.0
+            span //= 2
+        hit = np.zeros((top + 1, lo.size), dtype=bool)
+        hit[1:top] = np.reshape(out(g[1:top].reshape(top - 1, *shape)), (top - 1, lo.size))
+        at, step = np.full(lo.size, top // 2), top // 2
+        for _ in range(levels):
+            up = hit[at, cols]
+            step //= 2
+            if step:
+                at = at + np.where(up, step, -step)
+        lo, hi = np.where(up, g[at, cols], g[at - 1, cols]), np.where(up, g[at + 1, cols], g[at, cols])
+        done += levels
+    return lo.reshape(shape), hi.reshape(shape)
 
 
 def _discordant_sizes(cells: list[np.ndarray], squares: list[np.ndarray], tot: Any, w: np.ndarray | None,

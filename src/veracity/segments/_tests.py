@@ -169,11 +169,12 @@ def poisson_binomial_pvalue(k: int, counts: np.ndarray, probs: np.ndarray) -> fl
                           np.repeat(prob, size))
         for s, n_c in zip(starts.tolist(), size.tolist()):
             cell = every[s: s + n_c]
-            nz = np.flatnonzero(cell)
-            cell = cell[: nz[-1] + 1] if nz.size else cell[:1]  # trailing entries that underflowed to 0
+            if cell[-1] == 0.0:  # trailing entries that underflowed to 0
+                nz = np.flatnonzero(cell)
+                cell = cell[: nz[-1] + 1] if nz.size else cell[:1]
             pmf = np.convolve(pmf, cell)[:top]
-            nz = np.flatnonzero(pmf)
-            pmf = pmf[: nz[-1] + 1]  # past the mode, entries that underflowed to 0 (those beyond are too)
+            if pmf[-1] == 0.0:  # past the mode, entries that underflowed to 0 (those beyond are too)
+                pmf = pmf[: np.flatnonzero(pmf)[-1] + 1]
     tail = 0.0
     if pmf.size == top and top <= total and pmf.size >= 2 and pmf[-2] > 0:  # mass beyond the last entry
         r = pmf[-1] / pmf[-2]
