@@ -236,11 +236,33 @@ def workdir():
         yield Path(tmp), cal
 
 
+#: every run :func:`check_command` has checked in this process: its argv, whether it prints JSON and the
+#: bytes of its input files. The derandomised search draws some runs again (measured on the hostile-files
+#: test: 6 of fit's 40 examples, 13 of apply's 44 with apply's ignored --json), and a repeat is the same
+#: in-process run on the same bytes; the examples drawn are unchanged (hypothesis derives them from the
+#: test function's own source, which this does not touch).
+_CHECKED: set[tuple] = set()
+
+
+def _first_time(argv: list[str], json_out: bool) -> bool:
+    """Whether this run (argv, JSON or not, its input files' bytes; not the files ``--out`` writes) is new."""
+    written = {argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--out"}
+    inputs = tuple(Path(a).read_bytes() for a in argv if a not in written and Path(a).is_file())
+    key = (tuple(argv), json_out, inputs)
+    if key in _CHECKED:
+        return False
+    _CHECKED.add(key)
+    return True
+
+
 def check_command(cli, command: str, argv: list[str], tmp: Path, *, json_out: bool) -> None:
     """:func:`check_cli`, and for ``apply`` its output column: finite probabilities in [0, 1]."""
+    json_out = json_out and command != "apply"  # apply prints no JSON
+    if not _first_time(argv, json_out):
+        return
     applied = tmp / "applied.csv"
     applied.unlink(missing_ok=True)
-    check_cli(cli, argv, json_out=json_out and command != "apply")
+    check_cli(cli, argv, json_out=json_out)
     if command == "apply" and applied.exists():
         import pyarrow.csv as pacsv
 

@@ -29,7 +29,31 @@ def _same(got: vc.AuditResult, want: vc.AuditResult, rel: float = 1e-12) -> None
         assert a.ci_high == pytest.approx(b.ci_high, rel=1e-9, abs=1e-12)
 
 
+#: (engine, id(connection), table) -> the connection (held, so that its id is not reused by another)
+_LOADED_HERE: dict[tuple[str, int, str], object] = {}
+
+
+def _load_once(name: str, conn, table: str, columns: dict[str, np.ndarray]) -> None:
+    """:func:`load` on the first call for this connection and table only: each table below is read by
+    several tests that only query it (the tiny weights' two tables were loaded by each of the 8 tests of an
+    engine, the overflowing weights' one by each of 2)."""
+    if _LOADED_HERE.get((name, id(conn), table)) is not conn:
+        load(name, conn, table, columns)
+        _LOADED_HERE[(name, id(conn), table)] = conn
+
+
 # -- weights whose products underflow ----------------------------------------------------------------
+def _tiny_weights_table(digits: int) -> dict[str, np.ndarray]:
+    w = W.copy()
+    w[:30], w[30:40], w[40:45] = 1e-160, 1e-200, 1e-310
+    seg = np.where(np.arange(N) % 3 == 0, "a", "b").astype(object)
+    return {"p": np.round(P, digits), "y": Y, "w": w, "seg": seg}
+
+
+#: the table of each score precision below, loaded once per engine connection
+_TINY = {digits: _tiny_weights_table(digits) for digits in (3, 1)}
+
+
 @pytest.mark.parametrize("digits", [3, 1])  # mostly distinct scores (the rows route) or few (per score)
 @pytest.mark.parametrize("options", [{}, {"strategy": "quantile"}, {"bins": "auto"}, {"by": "seg"}])
 def test_tiny_weights_beside_ordinary_ones_give_the_in_memory_numbers(engine, options, digits):
@@ -37,12 +61,11 @@ def test_tiny_weights_beside_ordinary_ones_give_the_in_memory_numbers(engine, op
     below 1e-162 (whose squares underflow) with ordinary ones failed with "value out of range: underflow"
     where the array form (and SQLite, DuckDB) audit it."""
     name, conn = engine
-    w = W.copy()
-    w[:30], w[30:40], w[40:45] = 1e-160, 1e-200, 1e-310
-    seg = np.where(np.arange(N) % 3 == 0, "a", "b").astype(object)
-    p = np.round(P, digits)
-    load(name, conn, "tiny_w", {"p": p, "y": Y, "w": w, "seg": seg})
-    got = vc.audit(conn, table="tiny_w", score="p", label="y", sample_weight="w", min_count=1, **options)
+    table = f"tiny_w_r5_{digits}"
+    columns = _TINY[digits]
+    p, w, seg = columns["p"], columns["w"], columns["seg"]
+    _load_once(name, conn, table, columns)
+    got = vc.audit(conn, table=table, score="p", label="y", sample_weight="w", min_count=1, **options)
     by = {"by": seg} if "by" in options else {}
     want = vc.audit(p, Y, sample_weight=w, min_count=1, **{**options, **by})
     _same(got, want)
@@ -76,15 +99,19 @@ def test_very_negative_logits_with_small_weights(engine):
     _same(got, vc.audit(s, Y, sample_weight=w, score_type="logit", min_count=1))
 
 
+_OVERFLOWING = {"p": P, "y": Y, "w": W * 1e308 / 1.5}
+
+
 @pytest.mark.parametrize("options", [{}, {"strategy": "quantile"}])
 def test_weights_whose_sum_overflows_are_rescaled_as_in_memory(engine, options):
     """Before: weights near the largest double (their sum is infinite) failed on PostgreSQL with "checking
     the rows (the input contract) failed ...: value out of range: overflow" — the contract's count summed
     the raw weights — where the array form rescales them by a power of two."""
     name, conn = engine
-    w = W * 1e308 / 1.5
-    load(name, conn, "overflowing_w", {"p": P, "y": Y, "w": w})
-    got = vc.audit(conn, table="overflowing_w", score="p", label="y", sample_weight="w", min_count=1, **options)
+    w = _OVERFLOWING["w"]
+    _load_once(name, conn, "overflowing_w_r5", _OVERFLOWING)
+    got = vc.audit(conn, table="overflowing_w_r5", score="p", label="y", sample_weight="w", min_count=1,
+                   **options)
     _same(got, vc.audit(P, Y, sample_weight=w, min_count=1, **options))
 
 
