@@ -44,8 +44,23 @@ def _world(tmp_path, *, shift=True, seed=1, n=20_000, audit_rate=0.03, early=Fal
     return store, dict(t=t, week=week, p=p, y=y, final=final, audit=audit)
 
 
-def test_status_rows_carry_the_delayed_label_keys(tmp_path, capsys):
-    store, _ = _world(tmp_path)
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """``world(**options)``: :func:`_world` built once per module and options, for the tests that only read
+    the store (status, plots, the command line's status)."""
+    built = {}
+
+    def get(**options):
+        key = tuple(sorted(options.items()))
+        if key not in built:
+            built[key] = _world(tmp_path_factory.mktemp("world"), **options)
+        return built[key]
+
+    return get
+
+
+def test_status_rows_carry_the_delayed_label_keys(world, capsys):
+    store, _ = world()
     assert main(["monitor", "status", str(store.path), "--as-of", AS_OF, "--horizon", "30d", "--json", "-"]) in (0, 1)
     rows = json.loads(capsys.readouterr().out)["periods"]
     for row in rows:
@@ -54,8 +69,8 @@ def test_status_rows_carry_the_delayed_label_keys(tmp_path, capsys):
     assert pending and all(r["estimate_ppi"] and r["provisional"]["basis"] == "ppi" for r in pending)
 
 
-def test_ppi_in_status_equals_ppi_mean_on_the_windows_rows(tmp_path):
-    store, w = _world(tmp_path)
+def test_ppi_in_status_equals_ppi_mean_on_the_windows_rows(world):
+    store, w = world()
     st = store.status(freq="W", as_of=AS_OF, horizon="30d")
     starts = np.array([np.datetime64(r.start) for r in st.rows])
     checked = 0
@@ -73,8 +88,8 @@ def test_ppi_in_status_equals_ppi_mean_on_the_windows_rows(tmp_path):
     assert checked >= 3
 
 
-def test_ppi_covers_the_shifted_rate_where_cbpe_does_not_and_cbpe_is_withdrawn(tmp_path):
-    store, w = _world(tmp_path)
+def test_ppi_covers_the_shifted_rate_where_cbpe_does_not_and_cbpe_is_withdrawn(world):
+    store, w = world()
     st = store.status(freq="W", as_of=AS_OF, horizon="30d")
     diagnosed = [r.period for r in st.rows if r.diagnosis and r.diagnosis.startswith("prior shift")]
     assert diagnosed
@@ -141,9 +156,9 @@ def test_sequence_bounds_equal_the_sequence_of_daily_sums(tmp_path):
     assert st.sequence_alarms == {} and not st.alerts  # calibrated stream: no alarm
 
 
-def test_sequential_alerts_fire_on_a_shift_and_window_alerts_are_replaced(tmp_path, capsys):
+def test_sequential_alerts_fire_on_a_shift_and_window_alerts_are_replaced(world, capsys):
     # 60,000 rows (was 40,000 while the overall sequence had all of alpha; it now shares it with the bins)
-    store, _ = _world(tmp_path, shift=True, n=60_000)
+    store, _ = world(shift=True, n=60_000)
     st = store.status(freq="W", as_of=AS_OF, horizon="30d", alerts="sequential")
     assert "(all)" in st.sequence_alarms
     assert all(a.startswith("sequential") for r in st.rows for a in r.alerts)
@@ -339,9 +354,9 @@ def test_per_bin_ppi_covers_the_bins_true_rate_when_the_scores_are_overconfident
 
 
 @pytest.mark.parametrize("mode", ["window", "sequential"])
-def test_the_over_time_plot_draws_the_band_the_alert_reads(tmp_path, mode):
+def test_the_over_time_plot_draws_the_band_the_alert_reads(world, mode):
     pytest.importorskip("matplotlib")
-    store, _ = _world(tmp_path, shift=True, n=60_000)
+    store, _ = world(shift=True, n=60_000)
     st = store.status(freq="W", as_of=AS_OF, horizon="30d", alerts=mode, tolerance=0.001 if mode == "sequential"
                       else 0.0)
     fig = st.plot()

@@ -201,9 +201,19 @@ _HAND_EDITS = {
 }
 
 
+@pytest.fixture(scope="module")
+def labelled_files(tmp_path_factory):
+    """The files of :func:`_labelled_store` (the store, its log, the two CSVs), written once per module."""
+    folder = tmp_path_factory.mktemp("labelled")
+    _labelled_store(folder)
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
 @pytest.mark.parametrize("edit", sorted(_HAND_EDITS))
-def test_hand_edited_stores_are_refused_by_every_command(tmp_path, edit, capsys):
-    store = _labelled_store(tmp_path)
+def test_hand_edited_stores_are_refused_by_every_command(tmp_path, edit, capsys, labelled_files):
+    for name, content in labelled_files.items():  # a copy of the same store for each edit
+        (tmp_path / name).write_bytes(content)
+    store = MonitorStore(tmp_path / "m.duckdb")
     _edit(store.path, *_HAND_EDITS[edit])
     before = _digest(store.path)
     for argv in _every_command(store):

@@ -60,14 +60,16 @@ class Estimate(Display):
 
 def _poisson_window(lam: float) -> tuple[int, np.ndarray]:
     """(first count, Poisson(``lam``) probabilities of the counts from it): every count within
-    12 standard deviations and 12 of the mean (the mass outside is below 1e-20)."""
+    12 standard deviations and 12 of the mean (the mass outside is below 1e-20). Each probability is
+    ``exp(xlogy(k, lam) - gammaln(k + 1) - lam)``, as ``scipy.stats.poisson.pmf`` computes it (the same
+    doubles, without its argument checks: a tenth of the time, and status reads one per window)."""
     if lam <= 0:
         return 0, np.ones(1)
-    from scipy.stats import poisson
+    from scipy.special import gammaln, xlogy
 
     first = int(max(np.floor(lam - 12.0 * np.sqrt(lam) - 12.0), 0.0))
     k = np.arange(first, int(np.ceil(lam + 12.0 * np.sqrt(lam) + 12.0)) + 1, dtype=np.float64)
-    return first, poisson.pmf(k, lam)
+    return first, np.exp(xlogy(k, lam) - gammaln(k + 1) - lam)
 
 
 def count_interval(sum_p: float, var: float, k3: float, n: float, level: float) -> tuple[float, float]:

@@ -75,7 +75,8 @@ from ..core._display import Display, fmt_weight
 from ._blaker import blaker_interval
 from ._alerts import Alert
 from ._slice_names import name_order
-from ._shift import SHIFT_ALPHA, chi2_homogeneity, population_stability, shift_label  # noqa: F401
+from ._shift import (PSI_MATERIAL, SHIFT_ALPHA, chi2_homogeneity, population_stability,  # noqa: F401
+                     shift_label)
 
 #: time zone names that are UTC itself, upper-cased (a column in one of them needs no conversion)
 UTC_NAMES = frozenset({"UTC", "ETC/UTC", "ETC/UCT", "UCT", "GMT", "ETC/GMT", "ZULU", "ETC/ZULU"})
@@ -363,6 +364,8 @@ def summarize_periods(
         there = _scaled(histograms[reference], sizes.get(reference))
         psi = population_stability(here, there)
         rows = sizes.get(period, float(histograms[period].sum()))
+        if psi != psi or rows < min_count or psi < PSI_MATERIAL:  # "", "few rows", "stable": no test read
+            return psi, shift_label(psi, float("nan"), rows, min_count)
         design = None
         if squares is not None and period in squares and reference in squares:
             # the unscaled weighted histograms with their per-bin squares: the shares' design variances
@@ -724,15 +727,23 @@ def monitor(
         raise VeracityError(
             f"scores, labels and periods must have one entry per row: got {lengths['scores'][0]} scores, "
             f"{lengths['labels'][0]} labels and {n} period keys", param="labels")
-    histograms = score_histograms(scores, keys, edges, score_type=score_type, sample_weight=sample_weight)
-    sizes = _effective_sizes(keys, sample_weight)
+    # the keys' text sorted once: each grouping below sorts their codes (the rank of each key in that order),
+    # so it meets the groups in the same order, with the same rows, and names them back
+    names, codes = np.unique(keys, return_inverse=True)
+    codes = codes.reshape(-1)
+
+    def named(parts: dict[str, Any] | None) -> Any:
+        return None if parts is None else {str(names[int(code)]): v for code, v in parts.items()}
+
+    histograms = named(score_histograms(scores, codes, edges, score_type=score_type, sample_weight=sample_weight))
+    sizes = named(_effective_sizes(codes, sample_weight))
     squares = None
     if sizes is not None:  # per bin, the sums of the squared weights: the shift test's design effect
         w = check_weights(sample_weight, n)
         with np.errstate(over="ignore", under="ignore"):
             w2 = None if w is None else w * w
         if w2 is not None and np.all(np.isfinite(w2)):  # squares that overflow: the Kish reading alone
-            squares = score_histograms(scores, keys, edges, score_type=score_type, sample_weight=w2)
+            squares = named(score_histograms(scores, codes, edges, score_type=score_type, sample_weight=w2))
     if mature is not None:
         m = to_numpy(mature, "mature")
         if m.dtype != bool or m.shape != (n,):
@@ -756,7 +767,7 @@ def monitor(
         with pend, _in_rows_of(rows, n):
             data = prepare_binary(pick(scores), pick(labels), sample_weight=pick(sample_weight),
                                   score_type=score_type, pos_label=pos_label)
-        stats = grouped_stats(data, keys[rows], edges)
+        stats = named(grouped_stats(data, codes[rows], edges))
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
                                reference=reference, level=level, min_count=min_count, histogram_sizes=sizes,
                                weight_scale=data.weight_scale if m.any() else 1.0, histogram_squares=squares)

@@ -743,17 +743,15 @@ def _utcnow() -> Any:
 def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by_cols: list[str],
                 store: MonitorStore, check_observed: bool = False, *, rows: int) -> IngestResult:
     """Store the rows of the registered table ``incoming`` (``rows`` of them) in ``kind``, inside the caller's
-    transaction. Each statement on the fresh connection of an ingest costs ~1 ms: the counts are read
-    together, and the old slice names (:func:`_renamed_slices`) are looked for only when a row conflicts."""
+    transaction. Each statement on the fresh connection of an ingest costs 1-4 ms: the store's slices, the
+    batch's ids sent twice with different values, its batch number, whether its content was seen, and its
+    unmatched outcomes (or, for predictions, whether any has an outcome already) are read in one query; the
+    counts in another; the old slice names (:func:`_renamed_slices`) are looked for only when a row conflicts,
+    and a prediction batch copies outcomes onto its rows only when one of its ids has an outcome."""
     if kind == "predictions":
-        known = store.slices(con=con)
-        _check_slice_names(by_cols, known)
-        new = [b for b in by_cols if b not in known]
-        for b in new:
-            con.execute(f"ALTER TABLE predictions ADD COLUMN {_quote(_slice_column(b))} VARCHAR")
-        if new:
-            con.execute("UPDATE veracity_meta SET value = ? WHERE key = 'slices'",
-                        ["\x1f".join(known + new)])
+        folded = [_fold_case(b) for b in by_cols]
+        if len(set(folded)) < len(folded):  # refused before the batch is staged (DuckDB's names ignore case)
+            _check_slice_names(by_cols, store.slices(con=con))
         value_cols = ["ts", "score"]
         extra = ["model"] + [_slice_column(b) for b in by_cols]
         #: sent values that must agree with a stored one when both are there (else a conflict)
@@ -768,13 +766,34 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
     # an id sent twice in one batch with different values (a slice too: one would be kept at random) is
     # a conflict within the batch; as against a stored row, a missing slice value agrees with any
     differs = " OR ".join(f"min({_quote(c)}) IS DISTINCT FROM max({_quote(c)})" for c in value_cols + meta)
-    bad = con.execute(f"SELECT id FROM incoming GROUP BY id HAVING {differs} LIMIT 3").fetchall()
-    if bad:
-        raise VeracityError(
-            f"{source}: id {bad[0][0]!r} appears more than once with a different {what}; "
-            "each id must be one prediction (fix the file)")
     sel = ", ".join(f"any_value({_quote(c)}) AS {_quote(c)}" for c in cols[1:])
-    con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT id, {sel} FROM incoming GROUP BY id")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT id, {sel}, ({differs}) AS _differs "
+                "FROM incoming GROUP BY id")
+    # outcomes: the batch's ids without a logged prediction (an outcome ingest changes no prediction id);
+    # predictions: the batch's ids with a stored outcome (none: no outcome to copy onto its rows)
+    joined = ("NOT EXISTS (SELECT 1 FROM predictions p" if kind == "outcomes"
+              else "EXISTS (SELECT 1 FROM outcomes p")
+    stored_slices, bad, seen, batch, linked = con.execute(
+        "SELECT (SELECT list(value) FROM veracity_meta WHERE key = 'slices'), "
+        "(SELECT min(id) FROM stage WHERE _differs), "
+        "(SELECT min(batch) FILTER (WHERE content_hash = ? AND kind = ?) FROM batches), "
+        "(SELECT coalesce(max(batch), 0) + 1 FROM batches), "
+        f"(SELECT count(*) FROM stage s WHERE {joined} WHERE p.id = s.id))", [digest, kind]).fetchone()
+    if kind == "predictions":
+        known = ([s for s in (stored_slices[0] or "").split("\x1f") if s] if stored_slices
+                 else store.slices(con=con))
+        _check_slice_names(by_cols, known)
+    if bad is not None:
+        raise VeracityError(
+            f"{source}: id {bad!r} appears more than once with a different {what}; "
+            "each id must be one prediction (fix the file)")
+    if kind == "predictions":
+        new = [b for b in by_cols if b not in known]
+        for b in new:
+            con.execute(f"ALTER TABLE predictions ADD COLUMN {_quote(_slice_column(b))} VARCHAR")
+        if new:
+            con.execute("UPDATE veracity_meta SET value = ? WHERE key = 'slices'",
+                        ["\x1f".join(known + new)])
     # stored rows that agree but lack a sent slice/model value (e.g. re-logged with a new --by)
     fill = " OR ".join(f"(t.{_quote(c)} IS NULL AND s.{_quote(c)} IS NOT NULL)" for c in meta) or "FALSE"
 
@@ -814,8 +833,6 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
             f"{source}: {conflicts} rows conflict with stored {kind} (same id, different {what}; "
             f"e.g. id {example[0]!r}: {pairs}); nothing was stored — fix the file, or pass --replace "
             "to overwrite them")
-    seen, batch = con.execute("SELECT min(batch) FILTER (WHERE content_hash = ? AND kind = ?), "
-                              "coalesce(max(batch), 0) + 1 FROM batches", [digest, kind]).fetchone()
     batch = int(batch)
     inserted = unique - duplicates - conflicts
     if inserted == 0 and conflicts == 0 and filled == 0:
@@ -838,14 +855,13 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
     if kind == "outcomes":
         con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed, audit = o.audit FROM outcomes o "
                     "WHERE p.id = o.id AND o.batch = ?", [batch])
-    else:
+    elif linked:  # the batch's rows (new or replaced) whose outcome came first
         con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed, audit = o.audit FROM outcomes o "
                     "WHERE p.id = o.id AND p.batch = ?", [batch])
     unmatched = 0
     other_form = None
     if kind == "outcomes":
-        unmatched = int(con.execute("SELECT count(*) FROM stage s WHERE NOT EXISTS "
-                                    "(SELECT 1 FROM predictions p WHERE p.id = s.id)").fetchone()[0])
+        unmatched = int(linked)
         if unmatched:
             other_form = _other_form_ids(con)
     # an outcome observed before its prediction was made: one of the two times is wrong (a day of slack
