@@ -141,8 +141,44 @@ def expected(cal: Any, col: str, prior: Any, data: dict[str, np.ndarray]) -> np.
     return out.reshape(out.shape[0], -1)
 
 
+#: id(cal), id(data) -> (cal, data, transform's outputs): each zoo calibrator's expected outputs on the
+#: evaluation rows, computed once a worker for the SQL engines and ONNX (the calibrator and the rows are held,
+#: so an id is never another object's; the outputs are read-only)
+_EXPECTED: dict[tuple[int, int], tuple[Any, Any, np.ndarray]] = {}
+
+
+def expected_once(cal: Any, col: str, prior: Any, data: dict[str, np.ndarray]) -> np.ndarray:
+    """:func:`expected` of a zoo calibrator (its own ``col`` and ``prior``) on the session's rows ``data``."""
+    key = (id(cal), id(data))
+    held = _EXPECTED.get(key)
+    if held is None or held[0] is not cal or held[1] is not data:
+        out = expected(cal, col, prior, data)
+        out.setflags(write=False)
+        held = _EXPECTED[key] = (cal, data, out)
+    return held[2]
+
+
 def columns(col: str) -> Any:
     return col if col in ("p", "s") else [f"{col}_{k}" for k in range(K)]
+
+
+#: (id of the zoo, name, dialect, alias) -> the zoo calibrator's SQL text, for every test module of a worker:
+#: ``to_sql`` of one fitted calibrator is the same text on every call, and the zoo's texts take ~1 s a dialect
+#: (the 1,000-knot tables): test_export_sql, test_integer_columns_r34 and test_float_literals_r29 read them
+_ZOO_TEXTS: dict[tuple[int, str, str, str], str] = {}
+
+
+def zoo_text(calibrators: dict[str, tuple[Any, str, Any]], name: str, dialect: str,
+             alias: str = "probability") -> str:
+    """``to_sql(cal, columns(col), dialect=dialect, prior_shift=prior, alias=alias)`` of the zoo's ``name``
+    (``cal.to_sql`` is that same call), written once a worker."""
+    from veracity.export import to_sql
+
+    cal, col, prior = calibrators[name]
+    key = (id(calibrators), name, dialect, alias if col not in ("p", "s") else "")  # one output: no alias
+    if key not in _ZOO_TEXTS:
+        _ZOO_TEXTS[key] = to_sql(cal, columns(col), dialect=dialect, prior_shift=prior, alias=alias)
+    return _ZOO_TEXTS[key]
 
 
 def frame(data: dict[str, np.ndarray]) -> Any:

@@ -18,24 +18,16 @@ import pytest
 import veracity as vc
 from veracity.export import DIALECTS, to_sql
 
-from .conftest import columns, expected, frame
+from .conftest import columns, expected_once, frame, zoo_text
 
 TOL = 1e-12
-
-#: each calibrator's text, written once per (calibrator, dialect, alias) for every test of the module:
-#: ``to_sql`` of one fitted calibrator is the same text on every call (the 1,000-knot tables take
-#: seconds to write in some dialects, and the engine, parse-back and shape tests all read them)
-_TEXTS: dict[tuple[int, str, str, str], str] = {}
 
 
 def _text(calibrators: dict, name: str, dialect: str, alias: str = "probability") -> str:
     """``to_sql(cal, columns(col), dialect=dialect, prior_shift=prior, alias=alias)`` of the zoo's ``name``
-    (``cal.to_sql`` is that same call)."""
-    cal, col, prior = calibrators[name]
-    key = (id(calibrators), name, dialect, alias if col not in ("p", "s") else "")  # one output: no alias
-    if key not in _TEXTS:
-        _TEXTS[key] = to_sql(cal, columns(col), dialect=dialect, prior_shift=prior, alias=alias)
-    return _TEXTS[key]
+    (``cal.to_sql`` is that same call), written once per (calibrator, dialect, alias) for every test of the
+    worker (:func:`.conftest.zoo_text`: the engine, parse-back and shape tests all read them)."""
+    return zoo_text(calibrators, name, dialect, alias)
 
 
 def _items(calibrators: dict, dialect: str) -> tuple[list[str], list[tuple[str, int]]]:
@@ -49,19 +41,11 @@ def _items(calibrators: dict, dialect: str) -> tuple[list[str], list[tuple[str, 
     return items, blocks
 
 
-#: each calibrator's transform() of the evaluation rows, computed once for the four engines: (name, id of the
-#: data) -> the expected outputs
-_EXPECTED: dict[tuple[str, int], np.ndarray] = {}
-
-
 def _check(got: np.ndarray, calibrators: dict, blocks: list[tuple[str, int]], data: dict, engine: str) -> None:
     at = 0
     worst = {}
     for (name, width), (cal, col, prior) in zip(blocks, calibrators.values()):
-        key = (name, id(data))
-        if key not in _EXPECTED:
-            _EXPECTED[key] = expected(cal, col, prior, data)
-        want = _EXPECTED[key]
+        want = expected_once(cal, col, prior, data)  # computed once for the engines and ONNX
         part = got[:, at:at + width]
         at += width
         assert part.shape == want.shape, (name, part.shape, want.shape)

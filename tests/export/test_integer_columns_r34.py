@@ -15,9 +15,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from veracity.export import to_sql
-
-from .conftest import K, columns, expected
+from .conftest import K, expected, zoo_text
 
 TOL = 1e-12
 N = 300
@@ -51,8 +49,8 @@ def _items(calibrators: dict, dialect: str) -> tuple[list[str], list[tuple[str, 
 
 def _write_items(calibrators: dict, dialect: str) -> tuple[list[str], list[tuple[str, int]]]:
     items, blocks = [], []
-    for i, (name, (cal, col, prior)) in enumerate(calibrators.items()):
-        text = to_sql(cal, columns(col), dialect=dialect, prior_shift=prior, alias=f"o{i}")
+    for i, (name, (_, col, _)) in enumerate(calibrators.items()):
+        text = zoo_text(calibrators, name, dialect, alias=f"o{i}")  # to_sql(cal, columns(col), ..)
         width = 1 if col in ("p", "s") else K
         items.append(text if width > 1 else f'{text} AS "o{i}"')
         blocks.append((name, width))

@@ -404,19 +404,19 @@ def merged_venn_abers(node: Node) -> Node | None:
     if np.isnan(gap).any() or np.isnan(knot).any():
         return None
     above = np.nextafter(c0, np.inf)
-    edges: list[float] = []
-    values: list[float] = [float(gap[0])]
-    for i in range(c0.size):
-        # edge c_i, then the knot's value; edge next(c_i), then gap i+1's value, where that gap holds a double
-        steps = [(float(c0[i]), float(knot[i]))]
-        if np.isfinite(above[i]) and (i + 1 == c0.size or above[i] < c0[i + 1]):
-            steps.append((float(above[i]), float(gap[i + 1])))
-        for edge, value in steps:
-            if value == values[-1] and np.signbit(value) == np.signbit(values[-1]):
-                continue  # the same double on both sides: no edge
-            edges.append(edge)
-            values.append(value)
-    return ("piecewise", p1[1], np.asarray(edges, dtype=np.float64), "right", _consts(values))
+    # per knot i: edge c_i with the knot's value, then edge next(c_i) with gap i+1's value where that gap
+    # holds a double (in this order, interleaved)
+    cand_edges = np.column_stack([c0, above]).ravel()
+    cand_values = np.column_stack([knot, gap[1:]]).ravel()
+    holds = np.isfinite(above) & np.append(above[:-1] < c0[1:], True)
+    keep = np.column_stack([np.ones(c0.size, dtype=bool), holds]).ravel()
+    cand_edges, cand_values = cand_edges[keep], cand_values[keep]
+    # the same double (sign included) on both sides of an edge: no edge; equal neighbours form runs, so
+    # comparing with the candidate before (gap 0 before the first) is comparing with the last value kept
+    before = np.concatenate([gap[:1], cand_values[:-1]])
+    same = (cand_values == before) & (np.signbit(cand_values) == np.signbit(before))
+    values = np.concatenate([gap[:1], cand_values[~same]])
+    return ("piecewise", p1[1], np.asarray(cand_edges[~same], dtype=np.float64), "right", _consts(values))
 
 
 def _temperature(state: dict[str, Any]) -> float:
@@ -576,16 +576,22 @@ def _increasing(name: str, values: Any) -> np.ndarray:
 
 
 def _check_constants(outputs: list[Node]) -> None:
-    """Every number of the map is finite (SQL cannot write the others; ONNX would compute NaN)."""
+    """Every number of the map is finite (SQL cannot write the others; ONNX would compute NaN).
+
+    A node several outputs share (a one-vs-rest head holds every class's map in each of its K outputs, a
+    Venn–ABERS quotient its ``p1`` table twice) is read once."""
     stack: list[Any] = list(outputs)
+    seen: set[int] = set()   # ids of the tuples and lists read (all alive in ``outputs`` meanwhile)
     while stack:
         node = stack.pop()
         if isinstance(node, (tuple, list)):
-            stack.extend(node)
+            if id(node) not in seen:
+                seen.add(id(node))
+                stack.extend(node)
         elif isinstance(node, np.ndarray):
             if node.dtype.kind == "f" and not np.all(np.isfinite(node)):
                 raise VeracityError("its state holds a non-finite number")
-        elif isinstance(node, float) and not np.isfinite(node):
+        elif isinstance(node, float) and not math.isfinite(node):
             raise VeracityError(f"its state holds the non-finite number {node!r}")
 
 

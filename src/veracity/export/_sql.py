@@ -187,6 +187,21 @@ def float_literal(v: float, dialect: str) -> str:
     return min(forms, key=len)
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed_type(name: str) -> Any:
+    from sqlglot import exp
+
+    return exp.DataType.build(name)
+
+
+def data_type(name: str) -> Any:
+    """``exp.DataType.build(name)`` (``"DOUBLE"``, ``"ARRAY<BIGINT>"``): a fresh copy of the type parsed once.
+
+    sqlglot parses a type's text on every ``build``, a tokenizer and a parser each time: a map writes one
+    such cast per reference of its score column (a SQLite tree of 1,000 knots, ~2,000)."""
+    return _parsed_type(name).copy()
+
+
 def check_dialect(dialect: Any) -> str:
     d = str(dialect).lower() if isinstance(dialect, str) else dialect
     if d == "postgresql":
@@ -304,7 +319,7 @@ class _Builder:
         HUGEINT, NUMERIC or REAL column is computed in doubles, as ``transform`` computes it). The NULL test
         and SQLite's test for text (:meth:`not_a_number`) read the column itself."""
         column = self.exp.column(self.names[k], quoted=True)
-        return self.exp.Cast(this=column, to=self.exp.DataType.build("DOUBLE"))
+        return self.exp.Cast(this=column, to=data_type("DOUBLE"))
 
     def p(self, e: Any) -> Any:
         """Parenthesise anything that is not an atom (sqlglot does not add precedence parens)."""
@@ -367,7 +382,7 @@ class _Builder:
     # -- strict engines (PostgreSQL): no product or quotient that rounds to 0 or overflows -------------
     def infinity(self, negative: bool) -> Any:
         exp = self.exp
-        inf = exp.Cast(this=exp.Literal.string("Infinity"), to=exp.DataType.build("DOUBLE"))
+        inf = exp.Cast(this=exp.Literal.string("Infinity"), to=data_type("DOUBLE"))
         return exp.Neg(this=inf) if negative else inf
 
     def guarded(self, node: Node) -> Any:
@@ -730,20 +745,24 @@ class _Builder:
         assert self.dialect in _TEXT_ARRAYS  # inf is written in the array's text, never as a literal
         c = exp.TryCast(this=exp.Add(this=exp.Mul(this=self.p(x.copy()), expression=self.num(scale)),
                                      expression=self.num(offset)),
-                        to=exp.DataType.build("UINT"))
+                        to=data_type("UINT"))
         cmp = exp.LT if side == "right" else exp.LTE
 
         def at(values: Any) -> Any:
             return exp.Bracket(this=self._array(values, "float"), expressions=[c.copy()], offset=1)
 
+        # the pieces' (slope, x0, y0) as three arrays
+        slope_of, x0_of, y0_of = (np.array([p[f] for p in pieces], dtype=np.float64) for f in (1, 2, 3))
+
         def value(j: int) -> Any:
             # the piece after j edges of the cell; a branch past the cell's sentinel is never reached: 0
             idx = first + np.minimum(j, count)
-            chosen = [pieces[int(i)] if j <= n else ("affine", 0.0, 0.0, 0.0) for i, n in zip(idx, count)]
-            if all(p[1] == 0.0 for p in chosen):
-                return at([p[3] for p in chosen])
-            return exp.Add(this=exp.Mul(this=at([p[1] for p in chosen]), expression=exp.Paren(this=exp.Sub(
-                this=self.p(x.copy()), expression=at([p[2] for p in chosen])))), expression=at([p[3] for p in chosen]))
+            reached = j <= count
+            slope, x0, y0 = (np.where(reached, a[idx], 0.0) for a in (slope_of, x0_of, y0_of))
+            if (slope == 0.0).all():
+                return at(y0)
+            return exp.Add(this=exp.Mul(this=at(slope), expression=exp.Paren(this=exp.Sub(
+                this=self.p(x.copy()), expression=at(x0)))), expression=at(y0))
 
         ifs = []
         for j in range(m):
@@ -758,7 +777,7 @@ class _Builder:
 
     def _array(self, values: Any, kind: str) -> Any:
         exp = self.exp
-        to = exp.DataType.build("ARRAY<BIGINT>" if kind == "int" else "ARRAY<DOUBLE>")
+        to = data_type("ARRAY<BIGINT>" if kind == "int" else "ARRAY<DOUBLE>")
         if self.dialect in _TEXT_ARRAYS:
             typed = exp.Cast(this=self._array_text(values, kind), to=to)
         else:
@@ -779,9 +798,14 @@ class _Builder:
         if kind == "int":
             body = ",".join(str(int(v)) for v in values)
         else:  # 0 and inf (chain lookup placeholders and sentinels) in their shortest form
-            body = ",".join("inf" if v == np.inf else "-0.0" if v == 0.0 and np.signbit(v)
-                            else ("-" if v < 0.0 else "") + float_literal(abs(v), "text")
-                            for v in map(float, values))
+            def text(v: float) -> str:
+                return ("inf" if v == np.inf else "-0.0" if v == 0.0 and np.signbit(v)
+                        else ("-" if v < 0.0 else "") + float_literal(abs(v), "text"))
+
+            # each distinct double written once (by its bits: -0.0 is not 0.0), then looked up per entry
+            bits, at = np.unique(np.asarray(values, dtype=np.float64).view(np.int64), return_inverse=True)
+            texts = np.array([text(v) for v in bits.view(np.float64).tolist()], dtype=object)
+            body = ",".join(texts[at.ravel()].tolist())
         if self.dialect == "spark":  # no string-to-array cast: split, then cast the strings
             return exp.RegexpSplit(this=exp.Literal.string(body), expression=exp.Literal.string(","))
         return exp.Literal.string("{" + body + "}" if self.dialect == "postgres" else "[" + body + "]")
@@ -815,7 +839,7 @@ class _Builder:
         g = exp.Cast(this=exp.Floor(this=exp.Mul(this=exp.Paren(this=exp.Sub(this=self.p(x.copy()),
                                                                              expression=self.num(lo))),
                                                  expression=self.num(scale))),
-                     to=exp.DataType.build("BIGINT"))
+                     to=data_type("BIGINT"))
         # at or above every score that reaches the lookup (x <= the last edge), in a few characters
         stop = float(np.ceil(float(edges[-1])))
         stop = stop if abs(stop) < 1e15 else float(edges[-1])
@@ -1048,7 +1072,7 @@ class _Builder:
         if self.dialect == "sqlite":
             return None
         if self.dialect in _NAN_EQUALS_ITSELF:
-            nan = exp.Cast(this=exp.Literal.string("NaN"), to=exp.DataType.build("DOUBLE"))
+            nan = exp.Cast(this=exp.Literal.string("NaN"), to=data_type("DOUBLE"))
             return exp.EQ(this=col, expression=nan)
         return exp.IsNan(this=col)
 
@@ -1113,7 +1137,7 @@ class _Builder:
                     if np.isfinite(v):
                         return self.num(v), True
                 at = values.index(None) if None in values else 0  # the step table, else the first literal
-                args[at] = (exp.Cast(this=args[at][0], to=exp.DataType.build("DOUBLE")), False)
+                args[at] = (exp.Cast(this=args[at][0], to=data_type("DOUBLE")), False)
             for k, (a, _) in zip(keys, args):
                 e.set(k, a)
             return e, False
@@ -1161,7 +1185,7 @@ class _Builder:
         rendered = self.render(node)
         if self.dialect in _DECIMAL_LITERALS:
             rendered = self.in_doubles(rendered)[0]
-        body = exp.Cast(this=rendered, to=exp.DataType.build("DOUBLE"))
+        body = exp.Cast(this=rendered, to=data_type("DOUBLE"))
         missing = [exp.Is(this=exp.column(name, quoted=True), expression=exp.Null()) for name in self.names]
         missing += [t for t in (self.isnan(self.col(k)) for k in range(len(self.names))) if t is not None]
         missing += [t for t in (self.not_a_number(name) for name in self.names) if t is not None]
