@@ -17,14 +17,18 @@ from ._style import _legend_above
 BLUE, ORANGE, GREEN, INK, MUTED, GRID = "#1f5fa8", "#d55e00", "#009e73", "#1f2933", "#8a94a6", "#e4e7eb"
 
 
-def _axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
-    if ax is not None:
-        return ax.figure, ax
+def _new_figure(figsize: tuple[float, float]) -> Any:
     try:
         from matplotlib.figure import Figure
     except ImportError:  # pragma: no cover - depends on the environment
         raise VeracityError("plots need matplotlib; install it with: pip install 'veracity[plot]'") from None
-    fig = Figure(figsize=figsize, dpi=100, layout="constrained")
+    return Figure(figsize=figsize, dpi=100, layout="constrained")
+
+
+def _axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
+    if ax is not None:
+        return ax.figure, ax
+    fig = _new_figure(figsize)
     return fig, fig.subplots()
 
 
@@ -143,8 +147,7 @@ def plot_binned(bs: Any, ax: Any = None) -> Any:
     k = len(bs.sequences)
     cols = min(k, 5)
     rows = -(-k // cols)
-    fig, _ = _axes(None, (2.4 * cols, 2.1 * rows))
-    fig.clear()
+    fig = _new_figure((2.4 * cols, 2.1 * rows))  # no Axes of its own to clear first
     axes = fig.subplots(rows, cols, sharex=True, squeeze=False).ravel()
     for a, (label, cs) in zip(axes, zip(bs.labels, bs.sequences)):
         x = np.arange(cs.low.size)

@@ -6,6 +6,7 @@ ready :class:`~veracity.ReliabilityTable` or :class:`~veracity.AuditResult`.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -341,7 +342,9 @@ def _thin_count_labels(ax: Axes, table: ReliabilityTable) -> int:
         return 0
     fig = _figure_of(ax)
     run_layout(fig)
-    boxes = [t.get_window_extent() for t in labels]
+    # one renderer measures every label (asked for none, each label made its own, its extent not remembered)
+    renderer = getattr(fig, "_get_renderer")()
+    boxes = [t.get_window_extent(renderer) for t in labels]
     pad = LABEL_GAP * fig.dpi / 72.0
     order = sorted(range(len(labels)), key=lambda i: (not table.rows[i].sufficient, -table.rows[i].n, i))
     kept: list[Any] = []
@@ -574,7 +577,24 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
 
 
 def _text_width(text: str, size: float, weight: str = "normal") -> float:
-    """Width of ``text`` in points at font ``size`` (measured from the glyphs; no renderer needed)."""
+    """Width of ``text`` in points at font ``size`` (measured from the glyphs; no renderer needed).
+
+    Remembered per text, size, weight and the font files (and rcParams) that draw it, so a name a figure
+    measures again (each panel's, each report's) is laid out once."""
+    import matplotlib
+    from matplotlib.font_manager import FontProperties, fontManager
+
+    prop = FontProperties(size=size, weight=weight)
+    files = tuple(str(f) for f in fontManager._find_fonts_by_props(prop))
+    rc = matplotlib.rcParams
+    return _glyph_width(text, float(prop.get_size_in_points()), weight, files, rc["text.hinting_factor"],
+                        rc["text.kerning_factor"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _glyph_width(text: str, size: float, weight: str, files: tuple[str, ...], hinting: Any,
+                 kerning: Any) -> float:
+    """:func:`_text_width` measured (its key: the font files and the rcParams that shape the glyphs)."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextToPath
 

@@ -103,17 +103,21 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
         ax = fig.add_subplot()
     else:
         fig = ax.figure
+    from matplotlib.lines import Line2D
+
     pos = np.arange(len(rows))[::-1]
+    # the lines ax.plot would make, added directly (ax.plot parsed its arguments again for each of them)
     for y, r, gid in zip(pos, rows, gids):
         colour = HIT if r.discovery else CALM
-        ax.plot([r.ci_low, r.ci_high], [y, y], color=colour, linewidth=2.0, alpha=0.8)
+        ax.add_line(Line2D(np.atleast_1d([r.ci_low, r.ci_high]), np.atleast_1d([y, y]), color=colour,
+                           linewidth=2.0, alpha=0.8))
         # a certain segment is a discovery whatever its gap's interval says, and a discovery's interval can
         # include 0 when the test's spread is narrower: marked and named in the key, so an orange interval
         # across 0 is not read as a discovery the interval contradicts
-        ax.plot([r.gap], [y], linestyle="", color=colour, gid=gid or None, **POINTS[gid])
+        ax.add_line(Line2D(np.atleast_1d([r.gap]), np.atleast_1d([y]), linestyle="", color=colour,
+                           gid=gid or None, **POINTS[gid]))
+    ax._request_autoscale_view()  # as ax.plot
     if kinds:
-        from matplotlib.lines import Line2D
-
         handles = [Line2D([], [], linestyle="", color=HIT, label=KEYS[k], **POINTS[k]) for k in kinds]
         if own:  # below the axes, where it covers no segment's interval
             fig.legend(handles=handles, loc="outside lower left", fontsize=8, frameon=False)
