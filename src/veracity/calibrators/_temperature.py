@@ -139,6 +139,10 @@ class _BinaryObjective:
         return out
 
     def derivs(self, beta: float) -> tuple[float, float]:
+        with np.errstate(over="ignore"):  # β m -> ±inf (margins near 1e308): σ is 0 or 1, the limit
+            return self._derivs(beta)
+
+    def _derivs(self, beta: float) -> tuple[float, float]:
         g = 0.0
         h = 0.0
         for a in range(0, self.s.size, _CHUNK):
@@ -390,39 +394,50 @@ def _nonzero_extent(d: np.ndarray) -> tuple[float, float]:
 
 
 def _newton(obj: Any, beta_lo: float, beta_hi: float, beta0: float,
-            *, rtol: float = 1e-11, max_iter: int = 100) -> tuple[float, str | None, int]:
+            *, rtol: float = 1e-11, max_iter: int = 100) -> tuple[float, str | None, int, bool]:
     """Safeguarded Newton for the convex f(β) on [beta_lo, beta_hi].
 
-    Returns (β, clamp, iterations) where clamp is None, "low" (β = beta_lo, i.e.
-    τ at its upper bound) or "high" (β = beta_hi, τ at its lower bound).
+    Returns (β, clamp, iterations, converged) where clamp is None, "low" (β = beta_lo, i.e.
+    τ at its upper bound) or "high" (β = beta_hi, τ at its lower bound); ``converged`` is False
+    only where ``max_iter`` steps ran out (β is then the last iterate, not an optimum).
+
+    A Newton step that is not at most half the previous one in the same direction is not converging
+    quadratically: it bisects the bracket instead. Where the objective falls off exponentially (one
+    row of logit differences 1e304 among logits of order 1: f'(β) = B − A e^{−β} on its scale) every
+    Newton step moved β by exactly +1, and 100 of them stopped at β = 101 (or 201 after the warm start)
+    with no word, where the optimum lies at β ≈ 699.
     """
     lo, hi = beta_lo, beta_hi
     beta = min(max(beta0, lo), hi)
+    last = 0.0  # the previous Newton step (0.0 after a bisection)
     for it in range(1, max_iter + 1):
         g, h = obj.derivs(beta)
         if g == 0.0 and h == 0.0 and beta > 1.0:
             # Every margin saturated with the right sign (σ(βs) = y to the last bit):
             # the labels are separated and the NLL keeps falling as β grows.
-            return beta_hi, "high", it
+            return beta_hi, "high", it, True
         if g == 0.0:
-            return beta, None, it
+            return beta, None, it, True
         if g > 0.0:
             if beta <= beta_lo:
-                return beta_lo, "low", it
+                return beta_lo, "low", it, True
             hi = beta
         else:
             if beta >= beta_hi:
-                return beta_hi, "high", it
+                return beta_hi, "high", it, True
             lo = beta
         new = beta - g / h if h > 0.0 else math.nan
         if abs(new - beta) <= math.sqrt(rtol) * 0.1 * beta and lo <= new <= hi:
             # Newton converges quadratically: after a step this small the remaining
             # error is ~step² <= rtol·β/100, so take it without another pass.
-            return new, None, it
-        if not (lo < new < hi):
-            # Newton left the bracket: try the bound itself once (it may be the answer),
+            return new, None, it, True
+        slow = (new - beta) * last > 0.0 and abs(new - beta) > 0.5 * abs(last)
+        last = new - beta
+        if slow or not (lo < new < hi):
+            # Newton left the bracket (or crawls): try the bound itself once (it may be the answer),
             # otherwise bisect -- geometrically while the bracket spans decades (the
             # search runs on log β = −log τ), arithmetically once it is narrow.
+            last = 0.0
             if new >= hi and hi == beta_hi and beta != beta_hi:
                 new = beta_hi
             elif new <= lo and lo == beta_lo and beta != beta_lo:
@@ -432,7 +447,7 @@ def _newton(obj: Any, beta_lo: float, beta_hi: float, beta0: float,
             else:
                 new = 0.5 * (lo + hi)
         beta = new
-    return beta, None, max_iter
+    return beta, None, max_iter, False
 
 
 def _golden(f: Any, a: float, b: float, iterations: int) -> tuple[float, list[TraceRow]]:
@@ -697,10 +712,16 @@ class TemperatureScaling(Calibrator):
         a majority at 1e-200 (whose typical scale made them 1e200) at τ ≈ 0.65. Where the second fit also runs
         to its end, no finite τ fits those rows (its τ, 1e10 times their size, makes them near uniform, where
         1e10 left them an NLL of 1e89).
+
+        One row of logits 1e304 among rows with no signal puts the optimum inside that range, at
+        :math:`\beta' \approx 699` on the huge row's scale, where f falls off as :math:`e^{-\beta'}`:
+        :func:`_newton` bisects where its steps stop shrinking, and a fit that still runs out of steps warns
+        that it stopped, with the τ it stopped at (it ended silently at :math:`\beta' = 101` or 201).
         """
         lo, hi = self._tau_range()
         trace: list[TraceRow] = []
         beta = math.nan
+        converged = True
         dominant = 1.0  # the largest |d| in units of the fit's scale where a second fit ran on it
         if self.method == "golden" or obj.separated():
             with np.errstate(over="ignore", invalid="ignore"):  # f'' of logits near 1e200: inf or NaN
@@ -723,7 +744,7 @@ class TemperatureScaling(Calibrator):
         else:
             sub = obj.subsample()
             b0 = 1.0 if sub is None else _newton(sub, 1.0 / hi, 1.0 / lo, 1.0, rtol=1e-6)[0]
-            beta, side, n_iter = _newton(obj, 1.0 / hi, 1.0 / lo, b0)
+            beta, side, n_iter, converged = _newton(obj, 1.0 / hi, 1.0 / lo, b0)
             small, large = obj.extent() if side is not None and hasattr(obj, "extent") else (1.0, 1.0)
             f = 0.0
             if side == "low" and large > TYPICAL_HI:
@@ -735,12 +756,17 @@ class TemperatureScaling(Calibrator):
                 obj, scale = rescale(f), scale * f  # the same logits, on the scale of those rows
                 sub = obj.subsample()
                 b0 = 1.0 if sub is None else _newton(sub, 1.0 / hi, 1.0 / lo, 1.0, rtol=1e-6)[0]
-                beta, side, it_2 = _newton(obj, 1.0 / hi, 1.0 / lo, b0)
+                beta, side, it_2, converged = _newton(obj, 1.0 / hi, 1.0 / lo, b0)
                 n_iter += it_2
             clamp = {None: None, "high": "lower", "low": "upper"}[side]
             tau = lo if clamp == "lower" else hi if clamp == "upper" else 1.0 / beta
         if clamp is not None:
             warn(self._clamp_message(obj, clamp, lo, hi, scale, dominant))
+        elif not converged:
+            warn(f"TemperatureScaling: Newton stopped after {n_iter} steps without converging (tau = "
+                 f"{min(scale / beta, _FLOAT_MAX):.6g}, not an optimum); the fitted probabilities may be "
+                 "off. Check the calibration scores for extreme rows, or fit with method='golden' and "
+                 "bounds=")
         self.temperature_ = float(tau)
         if hasattr(obj, "nll_many"):  # binary
             self.nll_before_, self.nll_after_ = obj.nll_many((1.0, 1.0 / tau))
