@@ -106,3 +106,19 @@ def make(backend: str, df: pd.DataFrame, tmp_path, request=None):
 
 #: the one parametrisation every frame test runs through (Spark last: its JVM starts on first use)
 BACKENDS = ["pandas", "polars", "polars-lazy", "pyarrow", "duckdb", "parquet", "csv", "glob", "dask", "spark"]
+
+
+def counted_queries(monkeypatch) -> list[int]:
+    """Every aggregate a lazy route collects from here on (one entry each): what a fit costs in queries
+    (on Spark and Dask a query is a job)."""
+    from veracity.sources import _aggregates as agg
+
+    seen: list[int] = []
+    real = agg.collect
+
+    def counted(x):
+        seen.append(1)
+        return real(x)
+
+    monkeypatch.setattr(agg, "collect", counted)
+    return seen

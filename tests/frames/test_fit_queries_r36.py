@@ -13,9 +13,8 @@ import pytest
 
 import veracity as vc
 from veracity.frames import _fit
-from veracity.sources import _aggregates as agg
 
-from .conftest import dataset, make
+from .conftest import counted_queries, dataset, make
 
 LAZY = ["polars-lazy", "duckdb"]
 FITS = {
@@ -26,19 +25,6 @@ FITS = {
     "histogram-logit-quantile": (lambda: vc.HistogramBinning(bins=7, strategy="quantile",
                                                              score_type="logit"), 4),
 }
-
-
-def _queries(monkeypatch) -> list[int]:
-    """Every aggregate collected from here on (one entry each)."""
-    seen: list[int] = []
-    real = agg.collect
-
-    def counted(x):
-        seen.append(1)
-        return real(x)
-
-    monkeypatch.setattr(agg, "collect", counted)
-    return seen
 
 
 #: each fit on both engines, unweighted on one and weighted on the other
@@ -53,7 +39,7 @@ def test_one_query_fewer_and_the_array_fit(backend, kind, weighted, tmp_path, mo
     score = "logit" if "logit" in kind else "p"
     frame = make(backend, df, tmp_path)
     make_cal, queries = FITS[kind]
-    seen = _queries(monkeypatch)
+    seen = counted_queries(monkeypatch)
     got = make_cal().fit(frame, score=score, label="y", sample_weight="w" if weighted else None)
     assert len(seen) == queries  # old: one more (the distinct count on its own)
     want = make_cal().fit(df[score].to_numpy(), df["y"].to_numpy(),

@@ -17,9 +17,8 @@ import numpy as np
 import pytest
 
 import veracity as vc
-from veracity.sources import _aggregates as agg
 
-from .conftest import make
+from .conftest import counted_queries, make
 
 SEPARATED = [
     ([0.01, 0.02, 0.98, 0.99], [0, 0, 1, 1]),
@@ -53,14 +52,7 @@ def test_halved_steps_share_a_query(tmp_path, monkeypatch):
     s, y = SEPARATED[0]
     df = pd.DataFrame({"s": np.asarray(s, dtype=float), "y": np.asarray(y)})
     frame = make("duckdb", df, tmp_path)
-    seen: list[int] = []
-    real = agg.collect
-
-    def counted(x):
-        seen.append(1)
-        return real(x)
-
-    monkeypatch.setattr(agg, "collect", counted)
+    seen = counted_queries(monkeypatch)
     got = _fit(frame, score="s", label="y")
     # 69 Newton steps, the last one's 35 halvings 8 to a query, and the few queries around the fit
     assert got.n_iter_ == 69
