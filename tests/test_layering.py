@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import functools
 import warnings
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -128,12 +129,40 @@ def _parse(path: Path) -> ast.Module:
         return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
+#: the nodes that hold statements: an import or a class is a statement, and a statement's parent is a
+#: statement, an ``except`` clause, a ``case`` or the module (expressions hold no statements)
+_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """The statements of ``tree`` (and its ``except`` clauses and ``case`` blocks), in the order
+    ``ast.walk`` visits them (breadth first, children in field order), without walking into any
+    expression: an ``ast.walk`` of the whole tree visits ~500,000 nodes of ``src/veracity``, most of
+    them inside expressions, and took as long as parsing it."""
+    todo = deque([tree])
+    while todo:
+        node = todo.popleft()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                todo.extend(child for child in value if isinstance(child, _HOLDERS))
+        yield node
+
+
+@functools.lru_cache(maxsize=None)
+def _calls_import_module(path: Path) -> bool:
+    """Whether a module's text names ``import_module`` or ``__import__`` (a call of either can only be
+    read where its name is written): only then are its expressions walked for :func:`_string_target`."""
+    text = path.read_text(encoding="utf-8")
+    return "import_module" in text or "__import__" in text
+
+
 def imports_of(path: Path, module: str, is_pkg: bool, root: Path) -> list[tuple[str, int]]:
     """Every ``veracity`` module that ``path`` imports anywhere in its body, with the line."""
     tree = _parse(path)
     top = root.name
     found: list[tuple[str, int]] = []
-    for node in ast.walk(tree):
+    for node in (ast.walk(tree) if _calls_import_module(path) else _statements(tree)):
         if isinstance(node, ast.Import):
             found += [(a.name, node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -264,7 +293,7 @@ def test_results_never_draw_themselves():
     # Display.plot() (core/_display.py) is the only plot method and no class has a _plot of its own
     found = []
     for module, path, _ in iter_modules(SRC):
-        for node in ast.walk(_parse(path)):
+        for node in _statements(_parse(path)):  # a class is a statement
             if isinstance(node, ast.ClassDef):
                 found += [f"{module}.{node.name}.{f.name}" for f in node.body
                           if isinstance(f, ast.FunctionDef) and f.name in ("plot", "_plot")]
@@ -341,3 +370,59 @@ def test_a_cycle_between_packages_is_found(bad_tree):
     assert cycles(package_graph(bad_tree)) == [["core", "reporting"]]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+# -- speed-only guard (r37): the statement walk reads what a walk of every node read --------------
+GUARD_MODULE = '''
+import os
+from . import a
+try:
+    from .b import c
+except ImportError as exc:
+    import veracity.d as d
+else:
+    from ..e import f
+finally:
+    pass
+class K:
+    def m(self):
+        if True:
+            with open(os.devnull) as fh:
+                from veracity.g import h
+        for _ in ():
+            while False:
+                import veracity.i
+        match 1:
+            case 1:
+                from veracity import j
+            case _:
+                async def n():
+                    async with x:
+                        from .k import z
+        return lambda: [z for _ in ()]
+x = [y for y in (1, 2)]
+'''
+
+
+def test_the_statement_walk_finds_every_import_a_full_walk_finds_r37(tmp_path, monkeypatch):
+    """Speed-only guard: outside the few modules that name ``import_module``/``__import__``, the imports are
+    read from the statements alone (:func:`_statements`); on a module with imports in every kind of block
+    and on the largest modules of the tree they are the same, in the same order, as ``ast.walk`` finds."""
+    root = tmp_path / "veracity"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "pkg" / "m.py").write_text(GUARD_MODULE, encoding="utf-8")
+    cases = [(root / "pkg" / "m.py", "veracity.pkg.m", False, root)]
+    largest = sorted((m for m in iter_modules(SRC) if not _calls_import_module(m[1])),
+                     key=lambda m: -m[1].stat().st_size)[:3]
+    cases += [(path, module, is_pkg, SRC) for module, path, is_pkg in largest]
+    assert not any(_calls_import_module(path) for path, *_ in cases)
+    fast = [imports_of(*case) for case in cases]
+    assert len(fast[0]) == 8  # one for each import of the guard module, nested in try/except/with/match/async
+    monkeypatch.setitem(globals(), "_calls_import_module", lambda path: True)  # every node walked
+    assert [imports_of(*case) for case in cases] == fast
+    # the classes: what test_results_never_draw_themselves reads
+    for path, *_ in cases:
+        tree = _parse(path)
+        assert [n for n in _statements(tree) if isinstance(n, ast.ClassDef)] == [
+            n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]

@@ -80,8 +80,8 @@ PAGE = ("<!doctype html><meta charset='utf-8'><body style='margin:0'>"
 
 
 @pytest.mark.browser
-def test_tables_fit_a_900px_column(chromium):
-    page = chromium.new_page(viewport={"width": 1000, "height": 800})
+def test_tables_fit_a_900px_column(tabs):
+    page = tabs.page(width=1000, height=800)
     page.set_content(PAGE.format(_comparison()._repr_html_()))
     rights = page.eval_on_selector_all("#out .vc-result table",
                                        "ts => ts.map(t => t.getBoundingClientRect().right)")
@@ -89,4 +89,3 @@ def test_tables_fit_a_900px_column(chromium):
     # nothing scrolls sideways inside the result box either
     box = page.eval_on_selector("#out .vc-result", "b => [b.scrollWidth, b.clientWidth]")
     assert box[0] <= box[1], box
-    page.close()

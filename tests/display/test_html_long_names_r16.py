@@ -64,12 +64,12 @@ PAGE = ("<!doctype html><meta charset='utf-8'><body style='margin:0'>"
 
 
 @pytest.mark.browser
-def test_slice_table_fits_a_notebook_output(chromium):
+def test_slice_table_fits_a_notebook_output(tabs):
     p, y, keys, _ = _data()
     views = [vc.audit(p, y, by=keys)._repr_html_(),
              vc.compare_models({"model " + LONG: p, "B": np.clip(p + 0.03, 0, 1)}, y, n_resamples=50,
                                random_state=0)._repr_html_()]
-    page = chromium.new_page(viewport={"width": 1000, "height": 800})
+    page = tabs.page(width=1000, height=800)
     for view in views:
         page.set_content(PAGE.format(view))
         widths = page.eval_on_selector_all(

@@ -60,28 +60,28 @@ def test_ledger_why_column_is_the_one_that_wraps():
     assert headers[int(css.group(1)) - 1] == "why"
 
 
-def _overflow(browser, path, selector):
-    """How far each matching table is wider than its box (> 0: cut off or scrolled), at 1280 px."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def _overflow(tabs, path, selector):
+    """How far each matching table is wider than its box (> 0: cut off or scrolled), at 1280 px (a page
+    lent to the test: tests/report/conftest.py)."""
+    page = tabs.page(width=1280, height=900)
     page.goto(path.as_uri())
     out = page.eval_on_selector_all(selector, "els => els.map(e => e.scrollWidth - e.clientWidth)")
     bars = page.eval_on_selector_all("table.slices td:nth-child(5)", "els => els.map(e => e.clientWidth)")
-    page.close()
     return out, bars
 
 
-def test_ledger_fits_the_page_in_chromium(chromium, tmp_path):
+def test_ledger_fits_the_page_in_chromium(tabs, tmp_path):
     """The same, as the user saw it: at 1280 px no table of the calibrator section is wider than its box."""
     d = vc.load_demo()
     calib = d["role"] == "calib"
     cal = vc.PlattScaling().fit(d["score"][calib], d["label"][calib])
     path = tmp_path / "report.html"
     vc.report(d["score"][~calib], d["label"][~calib], calibrator=cal, bootstrap=False, out=path)
-    overflow, _ = _overflow(chromium, path, "#calibration .table-wrap")
+    overflow, _ = _overflow(tabs, path, "#calibration .table-wrap")
     assert overflow and max(overflow) <= 0
 
 
-def test_long_slice_value_keeps_the_slice_table_whole(chromium, tmp_path):
+def test_long_slice_value_keeps_the_slice_table_whole(tabs, tmp_path):
     """A 45-character slice value pushed the slice table's last column ("thin bins") out of its box
     and squeezed the ECE bar column to a few pixels (the bars became dots)."""
     rng = np.random.default_rng(0)
@@ -90,7 +90,7 @@ def test_long_slice_value_keeps_the_slice_table_whole(chromium, tmp_path):
     g = np.where(np.arange(3000) < 300, "electronics and household appliances (online)", "groceries")
     path = tmp_path / "report.html"
     vc.report(p, y, by={"merchant category": g}, bootstrap=False, out=path)
-    overflow, bars = _overflow(chromium, path, "#slices .table-wrap")
+    overflow, bars = _overflow(tabs, path, "#slices .table-wrap")
     assert overflow and max(overflow) <= 0
     assert bars and min(bars) >= 100
 

@@ -24,14 +24,15 @@ def _overlap(a, b, tol=0.5):
             and min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"]) > tol)
 
 
-def _open(chromium, tmp_path, rep):
-    """A page that collects its errors, and a loader that opens the saved report afresh at a width."""
+def _open(tabs, tmp_path, rep):
+    """A page (lent to the test: tests/report/conftest.py) that collects its errors, and a loader that
+    opens the saved report afresh at a width."""
     path = tmp_path / "report.html"
     rep.save(path)
-    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    page = tabs.page(width=1280, height=900)
     errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tabs.on(page, "pageerror", lambda e: errors.append(str(e)))
+    tabs.on(page, "console", lambda m: errors.append(m.text) if m.type == "error" else None)
 
     def load(width=1280):
         page.set_viewport_size({"width": width, "height": 900})
@@ -99,64 +100,55 @@ def _expected(page, t_recall, cost_fp, cost_fn):
             "best": float(page.get_attribute("#ex-t", "data-value"))}
 
 
-def test_equal_scores_marks_clear(chromium, tmp_path):
+def test_equal_scores_marks_clear(tabs, tmp_path):
     # one score for every row: the recall-target t and lowest cost here sit at 0.3, t* = 1/3 beside them
     rng = np.random.default_rng(33)
     p = np.full(500, 0.3)
     y = (rng.uniform(size=p.size) < 0.3).astype(int)
     rep = vc.report(p, y, cost_fn=2, bootstrap=False, figures=False)
     t_r = vc.recall_threshold(p, y, target=0.95)
-    page, errors, load = _open(chromium, tmp_path, rep)
-    try:
-        for width in (1280, 900, 640, 320):  # at 320 px the recall label is wider than the slider: it wraps
-            load(width)
-            assert_marks_clear(page, _expected(page, t_r, 1, 2))
-            # t* walks across the other two marks as the cost of a false alarm changes
-            for c_fp in (0.7, 0.8, 0.84, 0.86, 0.9, 1.1, 1.3):
-                page.fill("#ex-cfp", str(c_fp))
-                assert_marks_clear(page, _expected(page, t_r, c_fp, 2))
-            assert errors == []
-    finally:
-        page.close()
+    page, errors, load = _open(tabs, tmp_path, rep)
+    for width in (1280, 900, 640, 320):  # at 320 px the recall label is wider than the slider: it wraps
+        load(width)
+        assert_marks_clear(page, _expected(page, t_r, 1, 2))
+        # t* walks across the other two marks as the cost of a false alarm changes
+        for c_fp in (0.7, 0.8, 0.84, 0.86, 0.9, 1.1, 1.3):
+            page.fill("#ex-cfp", str(c_fp))
+            assert_marks_clear(page, _expected(page, t_r, c_fp, 2))
+        assert errors == []
 
 
-def test_close_marks_on_a_continuous_score(chromium, tmp_path):
+def test_close_marks_on_a_continuous_score(tabs, tmp_path):
     # the 1e6-row report's layout (recall 0.95 -> 0.128, t* = 0.200, lowest cost 0.202) at 20,000 rows
     rng = np.random.default_rng(6)
     p = rng.beta(2, 5, 20_000)
     y = (rng.uniform(size=p.size) < p).astype(int)
     rep = vc.report(p, y, cost_fn=4, bootstrap=False, figures=False)
     t_r = vc.recall_threshold(p, y, target=0.95)
-    page, errors, load = _open(chromium, tmp_path, rep)
-    try:
-        load()
-        assert_marks_clear(page, _expected(page, t_r, 1, 4))
-        for c_fp in (0.3, 0.5, 0.6, 0.7, 1.5, 3.0):
-            page.fill("#ex-cfp", str(c_fp))
-            assert_marks_clear(page, _expected(page, t_r, c_fp, 4))
-        # the box follows the page's width
-        page.set_viewport_size({"width": 700, "height": 900})
-        page.wait_for_timeout(100)
-        assert_marks_clear(page, _expected(page, t_r, 3.0, 4))
-        assert errors == []
-    finally:
-        page.close()
+    page, errors, load = _open(tabs, tmp_path, rep)
+    load()
+    assert_marks_clear(page, _expected(page, t_r, 1, 4))
+    for c_fp in (0.3, 0.5, 0.6, 0.7, 1.5, 3.0):
+        page.fill("#ex-cfp", str(c_fp))
+        assert_marks_clear(page, _expected(page, t_r, c_fp, 4))
+    # the box follows the page's width
+    page.set_viewport_size({"width": 700, "height": 900})
+    page.wait_for_timeout(100)
+    assert_marks_clear(page, _expected(page, t_r, 3.0, 4))
+    assert errors == []
 
 
 @pytest.mark.parametrize("score, cost_fp, cost_fn",
                          [(0.01, 1, 99), (0.0, 0.001, 1), (0.99, 99, 1), (1.0, 1, 0.001)])
-def test_marks_at_the_ends_stay_inside(chromium, tmp_path, score, cost_fp, cost_fn):
+def test_marks_at_the_ends_stay_inside(tabs, tmp_path, score, cost_fp, cost_fn):
     # all three marks within a few pixels of t = 0 or t = 1 (at score 1.0 lowest cost here is 0: flag all)
     rng = np.random.default_rng(1)
     p = np.full(500, score)
     y = (rng.uniform(size=p.size) < 0.3).astype(int)
     rep = vc.report(p, y, cost_fp=cost_fp, cost_fn=cost_fn, bootstrap=False, figures=False)
     t_r = vc.recall_threshold(p, y, target=0.95)
-    page, errors, load = _open(chromium, tmp_path, rep)
-    try:
-        for width in (1280, 640, 320):
-            load(width)
-            assert_marks_clear(page, _expected(page, t_r, cost_fp, cost_fn))
-            assert errors == []
-    finally:
-        page.close()
+    page, errors, load = _open(tabs, tmp_path, rep)
+    for width in (1280, 640, 320):
+        load(width)
+        assert_marks_clear(page, _expected(page, t_r, cost_fp, cost_fn))
+        assert errors == []

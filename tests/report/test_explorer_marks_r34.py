@@ -71,37 +71,34 @@ def _resize(page, width):
     page.wait_for_timeout(150)
 
 
-def test_ticks_under_two_px_apart_are_drawn_side_by_side(chromium, tmp_path):
+def test_ticks_under_two_px_apart_are_drawn_side_by_side(tabs, tmp_path):
     from .test_report_browser import open_page
 
     rng = np.random.default_rng(33)
     p = np.full(500, 0.3)
     y = (rng.uniform(size=p.size) < 0.3).astype(int)
-    page, seen = open_page(chromium, tmp_path, vc.report(p, y, cost_fn=2, bootstrap=False, figures=False))
+    page, seen = open_page(tabs, tmp_path, vc.report(p, y, cost_fn=2, bootstrap=False, figures=False))
     t_recall = vc.recall_threshold(p, y, target=0.95)
-    try:
-        for width in (1280, 640, 320):
-            _resize(page, width)
-            # 1: t* = lowest cost here = 1/3; 0.86: t* = 0.3007, under a pixel from the recall-target t = 0.3
-            for c_fp in (1, 0.86):
-                page.fill("#ex-cfp", str(c_fp))
-                expected = _thresholds(page, t_recall, c_fp, 2)
-                read = _read(page)
-                slider, boxes = read["slider"], read["marks"]
-                assert set(boxes) == set(KINDS)
-                xs = {k: slider["x"] + 8 + (slider["width"] - 16) * t for k, t in expected.items()}
-                assert min(abs(xs[a] - xs[b]) for a, b in (("star", "recall"), ("star", "best"),
-                                                              ("recall", "best"))) < 2, (width, c_fp, xs)
-                for kind, (tick, _) in boxes.items():
-                    assert tick["width"] >= 0.9 and tick["height"] >= 6, (kind, tick)
-                    centre = tick["x"] + tick["width"] / 2
-                    assert centre == pytest.approx(xs[kind], abs=1.0), (kind, width, c_fp)
-                    for other, (other_tick, _) in boxes.items():
-                        if other != kind:  # boxes may touch, never share an area
-                            assert min(_shared(tick, other_tick)) <= 0.05, (kind, other, width, c_fp, boxes)
-        assert seen["errors"] == []
-    finally:
-        page.close()
+    for width in (1280, 640, 320):
+        _resize(page, width)
+        # 1: t* = lowest cost here = 1/3; 0.86: t* = 0.3007, under a pixel from the recall-target t = 0.3
+        for c_fp in (1, 0.86):
+            page.fill("#ex-cfp", str(c_fp))
+            expected = _thresholds(page, t_recall, c_fp, 2)
+            read = _read(page)
+            slider, boxes = read["slider"], read["marks"]
+            assert set(boxes) == set(KINDS)
+            xs = {k: slider["x"] + 8 + (slider["width"] - 16) * t for k, t in expected.items()}
+            assert min(abs(xs[a] - xs[b]) for a, b in (("star", "recall"), ("star", "best"),
+                                                          ("recall", "best"))) < 2, (width, c_fp, xs)
+            for kind, (tick, _) in boxes.items():
+                assert tick["width"] >= 0.9 and tick["height"] >= 6, (kind, tick)
+                centre = tick["x"] + tick["width"] / 2
+                assert centre == pytest.approx(xs[kind], abs=1.0), (kind, width, c_fp)
+                for other, (other_tick, _) in boxes.items():
+                    if other != kind:  # boxes may touch, never share an area
+                        assert min(_shared(tick, other_tick)) <= 0.05, (kind, other, width, c_fp, boxes)
+    assert seen["errors"] == []
 
 
 def _blocks(boxes) -> list[list[str]]:
@@ -122,45 +119,42 @@ def first_row(boxes, block) -> float:
 
 
 @pytest.mark.parametrize("cost_fp", [1.0, 0.6, 2.0])
-def test_narrow_fallback_ticks_reach_their_labels(chromium, tmp_path, cost_fp):
+def test_narrow_fallback_ticks_reach_their_labels(tabs, tmp_path, cost_fp):
     from .test_report_browser import open_page
 
     # a miscalibrated score: t*, the lowest-cost threshold and the recall-target t far apart
     rng = np.random.default_rng(6)
     p = rng.beta(2, 5, 20_000)
     y = (rng.uniform(size=p.size) < 1.5 * p ** 2).astype(int)
-    page, seen = open_page(chromium, tmp_path, vc.report(p, y, cost_fp=cost_fp, cost_fn=1, bootstrap=False,
+    page, seen = open_page(tabs, tmp_path, vc.report(p, y, cost_fp=cost_fp, cost_fn=1, bootstrap=False,
                                                          figures=False))
-    try:
-        for width in (320, 360):
-            _resize(page, width)
-            read = _read(page)
-            box, boxes = read["box"], read["marks"]
-            assert set(boxes) == set(KINDS)
-            # the fallback (at 320 px the recall label is wider than the slider and wraps): labels in rows
-            # of their own, at least one block below another's labels
-            assert width == 360 or boxes["recall"][1]["height"] > 20, boxes["recall"]
-            blocks = _blocks(boxes)
-            assert len(blocks) >= 2, blocks
-            assert max(first_row(boxes, b) for b in blocks) > box["y"] + 20, boxes
-            for block in blocks:
-                first = first_row(boxes, block)
-                for kind in block:
-                    tick, label = boxes[kind]
-                    # from the slider's foot down to the top of its block's first label ...
-                    assert tick["y"] == pytest.approx(box["y"], abs=0.5)
-                    assert tick["y"] + tick["height"] == pytest.approx(first, abs=0.5), (kind, width, boxes)
-                    if len(block) == 1:  # ... its own, under the tick
-                        assert label["x"] <= tick["x"]
-                        assert tick["x"] + tick["width"] <= label["x"] + label["width"]
-                    # crossing no other label, and every label inside the box
-                    for other, (_, other_label) in boxes.items():
-                        if other != kind:
-                            assert min(_shared(tick, other_label)) <= 0.5, (kind, other, width, boxes)
-                            assert min(_shared(label, other_label)) <= 0.5, (kind, other, width, boxes)
-                    assert box["x"] - 0.5 <= label["x"]
-                    assert label["x"] + label["width"] <= box["x"] + box["width"] + 0.5
-                    assert label["y"] + label["height"] <= box["y"] + box["height"] + 0.5
-        assert seen["errors"] == []
-    finally:
-        page.close()
+    for width in (320, 360):
+        _resize(page, width)
+        read = _read(page)
+        box, boxes = read["box"], read["marks"]
+        assert set(boxes) == set(KINDS)
+        # the fallback (at 320 px the recall label is wider than the slider and wraps): labels in rows
+        # of their own, at least one block below another's labels
+        assert width == 360 or boxes["recall"][1]["height"] > 20, boxes["recall"]
+        blocks = _blocks(boxes)
+        assert len(blocks) >= 2, blocks
+        assert max(first_row(boxes, b) for b in blocks) > box["y"] + 20, boxes
+        for block in blocks:
+            first = first_row(boxes, block)
+            for kind in block:
+                tick, label = boxes[kind]
+                # from the slider's foot down to the top of its block's first label ...
+                assert tick["y"] == pytest.approx(box["y"], abs=0.5)
+                assert tick["y"] + tick["height"] == pytest.approx(first, abs=0.5), (kind, width, boxes)
+                if len(block) == 1:  # ... its own, under the tick
+                    assert label["x"] <= tick["x"]
+                    assert tick["x"] + tick["width"] <= label["x"] + label["width"]
+                # crossing no other label, and every label inside the box
+                for other, (_, other_label) in boxes.items():
+                    if other != kind:
+                        assert min(_shared(tick, other_label)) <= 0.5, (kind, other, width, boxes)
+                        assert min(_shared(label, other_label)) <= 0.5, (kind, other, width, boxes)
+                assert box["x"] - 0.5 <= label["x"]
+                assert label["x"] + label["width"] <= box["x"] + box["width"] + 0.5
+                assert label["y"] + label["height"] <= box["y"] + box["height"] + 0.5
+    assert seen["errors"] == []

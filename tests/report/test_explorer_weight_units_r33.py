@@ -29,7 +29,7 @@ def test_the_explorer_counts_weights_as_given(weight):
 @pytest.mark.browser
 @pytest.mark.parametrize("weight, tp_text, cost_text", [(1e300, "5.20e301", "3.50e301"),
                                                         (1e-300, "5.20e\u2011299", "3.50e\u2011299")])
-def test_the_page_shows_such_counts_and_finds_the_lowest_cost(chromium, tmp_path, weight, tp_text, cost_text):
+def test_the_page_shows_such_counts_and_finds_the_lowest_cost(tabs, tmp_path, weight, tp_text, cost_text):
     # the page once printed "5e+301.undefined" for a weighted count of 5e301 and "0.0" for 5e-299, and read
     # every cost of 1e-298 as a tie within an absolute 1e-12 (lowest cost "at" t = 0)
     from .test_report_browser import open_page, shown
@@ -39,18 +39,16 @@ def test_the_page_shows_such_counts_and_finds_the_lowest_cost(chromium, tmp_path
     y = (rng.random(100) < p).astype(int)
     w = np.full(100, weight)
     # the explorer's counts and costs only: no figures (the diagrams take most of a report's time)
-    page, seen = open_page(chromium, tmp_path,
+    page, seen = open_page(tabs, tmp_path,
                            vc.report(p, y, sample_weight=w, bootstrap=False, figures=False))
     assert not seen["errors"]
     got = shown(page)
     assert got["tp_text"] == tp_text and got["cost_text"] == cost_text
-    plain = open_page(chromium, tmp_path, vc.report(p, y, bootstrap=False, figures=False))[0]
+    plain = open_page(tabs, tmp_path, vc.report(p, y, bootstrap=False, figures=False), "plain.html")[0]
     best = "#ex-go-best"
     page.click(best)
     plain.click(best)
     assert shown(page)["threshold"] == shown(plain)["threshold"] > 0.0
-    page.close()
-    plain.close()
 
 
 def test_totals_beyond_the_doubles_stay_scaled_and_say_so():

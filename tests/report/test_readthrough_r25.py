@@ -181,7 +181,7 @@ def test_segments_verdict_names_the_largest_gap_among_the_discoveries():
 
 # -- the tables fit the card ----------------------------------------------------------------------
 @pytest.mark.browser
-def test_comparison_and_ledger_tables_fit_their_card(chromium, tmp_path):
+def test_comparison_and_ledger_tables_fit_their_card(tabs, tmp_path):
     import pandas as pd
 
     from veracity.calibrators import TemperatureScaling
@@ -199,14 +199,11 @@ def test_comparison_and_ledger_tables_fit_their_card(chromium, tmp_path):
     z[np.arange(900), k] += 2
     cal = TemperatureScaling(score_type="logit").fit(z[:450], k[:450])
     multi = vc.report(z[450:], k[450:], score_type="logit", calibrator=cal, bootstrap=False, figures=False)
-    page = chromium.new_page(viewport={"width": 1200, "height": 900})
-    try:
-        for rep, cls in ((questions, "comparison"), (multi, "ledger")):
-            path = tmp_path / f"{cls}.html"
-            rep.save(path)
-            page.goto(path.as_uri())
-            wide = page.evaluate(f"""() => {{ const w = document.querySelector('table.{cls}').parentElement;
-                                   return [w.scrollWidth, w.clientWidth]; }}""")
-            assert wide[0] <= wide[1], (cls, wide)
-    finally:
-        page.close()
+    page = tabs.page(width=1200, height=900)
+    for rep, cls in ((questions, "comparison"), (multi, "ledger")):
+        path = tmp_path / f"{cls}.html"
+        rep.save(path)
+        page.goto(path.as_uri())
+        wide = page.evaluate(f"""() => {{ const w = document.querySelector('table.{cls}').parentElement;
+                               return [w.scrollWidth, w.clientWidth]; }}""")
+        assert wide[0] <= wide[1], (cls, wide)

@@ -16,11 +16,6 @@ XSS_IMG = '<img src="https://example.invalid/x.png" onerror="alert(2)">'
 
 
 @pytest.fixture(scope="module")
-def browser(chromium):
-    return chromium  # the session's browser (tests/conftest.py)
-
-
-@pytest.fixture(scope="module")
 def data():
     rng = np.random.default_rng(11)
     n = 2500
@@ -30,16 +25,17 @@ def data():
     return p, y, cohort
 
 
-def open_page(browser, tmp_path, rep):
-    """Load the page; collect console errors, page errors, dialogs and every request."""
-    path = tmp_path / "report.html"
+def open_page(tabs, tmp_path, rep, name="report.html"):
+    """Load the page in a tab lent to the test (tests/report/conftest.py); collect console errors, page
+    errors, dialogs and every request."""
+    path = tmp_path / name
     rep.save(path)
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = tabs.page(width=1280, height=900)
     seen = {"errors": [], "requests": [], "dialogs": []}
-    page.on("console", lambda m: seen["errors"].append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: seen["errors"].append(str(e)))
-    page.on("request", lambda r: seen["requests"].append(r.url))
-    page.on("dialog", lambda d: (seen["dialogs"].append(d.message), d.dismiss()))
+    tabs.on(page, "console", lambda m: seen["errors"].append(m.text) if m.type == "error" else None)
+    tabs.on(page, "pageerror", lambda e: seen["errors"].append(str(e)))
+    tabs.on(page, "request", lambda r: seen["requests"].append(r.url))
+    tabs.on(page, "dialog", lambda d: (seen["dialogs"].append(d.message), d.dismiss()))
     url = path.as_uri()
     page.goto(url)
     page.wait_for_selector('#explorer[data-ready="1"]', timeout=10_000)
@@ -84,96 +80,87 @@ def assert_matches_table(page, p, y, *, cost_fp, cost_fn, w=None):
     return s
 
 
-def test_loads_offline_without_errors_and_escapes(browser, tmp_path, data):
+def test_loads_offline_without_errors_and_escapes(tabs, tmp_path, data):
     p, y, cohort = data
     rep = vc.report(p, y, by={XSS_IMG: cohort}, title=XSS, source=XSS_IMG, details={"model": XSS},
                     cost_fn=4, bootstrap=False)
-    page, seen = open_page(browser, tmp_path, rep)
-    try:
-        assert seen["errors"] == []
-        assert seen["requests"] == []
-        assert seen["dialogs"] == []
-        # the strings render as text, not as elements
-        assert page.title() == XSS
-        assert page.text_content("h1") == XSS
-        keys = page.locator("table.slices .key").all_text_contents()
-        assert XSS in keys and XSS_IMG in keys
-        assert page.locator("main img").count() == 0
-        assert page.locator("script").count() == 2  # the explorer and its JSON data, nothing injected
-        for sid in ("summary", "reliability", "explorer-section", "curves", "slices", "about"):
-            assert page.locator(f"section#{sid}").is_visible()
-        assert page.locator("svg.plot").count() == 4
-    finally:
-        page.close()
+    page, seen = open_page(tabs, tmp_path, rep)
+    assert seen["errors"] == []
+    assert seen["requests"] == []
+    assert seen["dialogs"] == []
+    # the strings render as text, not as elements
+    assert page.title() == XSS
+    assert page.text_content("h1") == XSS
+    keys = page.locator("table.slices .key").all_text_contents()
+    assert XSS in keys and XSS_IMG in keys
+    assert page.locator("main img").count() == 0
+    assert page.locator("script").count() == 2  # the explorer and its JSON data, nothing injected
+    for sid in ("summary", "reliability", "explorer-section", "curves", "slices", "about"):
+        assert page.locator(f"section#{sid}").is_visible()
+    assert page.locator("svg.plot").count() == 4
 
 
-def test_slider_counts_equal_threshold_table(browser, tmp_path, data):
+def test_slider_counts_equal_threshold_table(tabs, tmp_path, data):
     p, y, _ = data
     rep = vc.report(p, y, cost_fp=1, cost_fn=4, bootstrap=False, figures=False)
-    page, seen = open_page(browser, tmp_path, rep)
-    try:
-        # starts at t* = c_FP / (c_FP + c_FN)
-        assert assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)["threshold"] == 0.2
-        # drag with the keyboard: each arrow press moves the slider one step
-        page.focus("#ex-slider")
-        for _ in range(137):
-            page.keyboard.press("ArrowRight")
+    page, seen = open_page(tabs, tmp_path, rep)
+    # starts at t* = c_FP / (c_FP + c_FN)
+    assert assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)["threshold"] == 0.2
+    # drag with the keyboard: each arrow press moves the slider one step
+    page.focus("#ex-slider")
+    for _ in range(137):
+        page.keyboard.press("ArrowRight")
+    s = assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)
+    assert s["threshold"] == pytest.approx(0.337)
+    before = s["tp"]
+    # set the slider directly to a few positions
+    for value in ("0", "0.05", "0.4321", "0.999", "1"):
+        page.fill("#ex-slider", value)
         s = assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)
-        assert s["threshold"] == pytest.approx(0.337)
-        before = s["tp"]
-        # set the slider directly to a few positions
-        for value in ("0", "0.05", "0.4321", "0.999", "1"):
-            page.fill("#ex-slider", value)
-            s = assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)
-        assert s["tp"] != before
-        # typed threshold, between two distinct scores
-        page.fill("#ex-tinput", "0.2505")
-        page.dispatch_event("#ex-tinput", "change")
-        assert assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)["threshold"] == 0.2505
-        # editing the costs re-prices the same counts and moves t*
-        page.fill("#ex-cfp", "2")
-        page.fill("#ex-cfn", "3")
-        assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
-        page.click("#ex-go-star")
-        assert assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)["threshold"] == pytest.approx(0.4)
-        # the target-recall threshold button lands on vc.recall_threshold
-        page.click("#ex-go-recall")
-        s = assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
-        assert s["threshold"] == vc.recall_threshold(p, y, target=0.95)
-        assert s["recall"] >= 0.95
-        # lowest cost here is the minimum of threshold_table's cost over the cut points
-        page.click("#ex-go-best")
-        s = assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
-        grid = np.unique(np.r_[p, 0.0, 1.0, 0.2, vc.recall_threshold(p, y, target=0.95)])
-        assert s["cost"] == pytest.approx(vc.threshold_table(p, y, grid, cost_fp=2, cost_fn=3).cost.min())
-        marks = page.locator("#ex-marks .mark").all_text_contents()
-        t_r = vc.recall_threshold(p, y, target=0.95)
-        here = float(np.mean(p[y == 1] >= t_r))  # the label says the recall the threshold reaches here
-        assert "t* = 0.400" in marks and f"recall 0.95 → {t_r:.3f} (recall here {here:.3f})" in marks
-        assert seen["errors"] == [] and seen["requests"] == []
-    finally:
-        page.close()
+    assert s["tp"] != before
+    # typed threshold, between two distinct scores
+    page.fill("#ex-tinput", "0.2505")
+    page.dispatch_event("#ex-tinput", "change")
+    assert assert_matches_table(page, p, y, cost_fp=1, cost_fn=4)["threshold"] == 0.2505
+    # editing the costs re-prices the same counts and moves t*
+    page.fill("#ex-cfp", "2")
+    page.fill("#ex-cfn", "3")
+    assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
+    page.click("#ex-go-star")
+    assert assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)["threshold"] == pytest.approx(0.4)
+    # the target-recall threshold button lands on vc.recall_threshold
+    page.click("#ex-go-recall")
+    s = assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
+    assert s["threshold"] == vc.recall_threshold(p, y, target=0.95)
+    assert s["recall"] >= 0.95
+    # lowest cost here is the minimum of threshold_table's cost over the cut points
+    page.click("#ex-go-best")
+    s = assert_matches_table(page, p, y, cost_fp=2, cost_fn=3)
+    grid = np.unique(np.r_[p, 0.0, 1.0, 0.2, vc.recall_threshold(p, y, target=0.95)])
+    assert s["cost"] == pytest.approx(vc.threshold_table(p, y, grid, cost_fp=2, cost_fn=3).cost.min())
+    marks = page.locator("#ex-marks .mark").all_text_contents()
+    t_r = vc.recall_threshold(p, y, target=0.95)
+    here = float(np.mean(p[y == 1] >= t_r))  # the label says the recall the threshold reaches here
+    assert "t* = 0.400" in marks and f"recall 0.95 → {t_r:.3f} (recall here {here:.3f})" in marks
+    assert seen["errors"] == [] and seen["requests"] == []
 
 
-def test_slider_on_compressed_grid_with_weights(browser, tmp_path):
+def test_slider_on_compressed_grid_with_weights(tabs, tmp_path):
     rng = np.random.default_rng(5)
     p = rng.uniform(size=5000)  # 5,000 distinct scores > max_cuts: the page keeps a grid
     y = (rng.uniform(size=p.size) < p ** 1.5).astype(int)
     w = rng.uniform(0.2, 3.0, p.size)
     rep = vc.report(p, y, sample_weight=w, max_cuts=300, cost_fp=1, cost_fn=2, bootstrap=False, figures=False)
-    page, seen = open_page(browser, tmp_path, rep)
-    try:
-        for value in ("0.123", "0.5", "0.877"):
-            page.fill("#ex-slider", value)
-            s = assert_matches_table(page, p, y, cost_fp=1, cost_fn=2, w=w)
-            assert s["threshold"] == float(value)  # the 0.001 grid is always a cut point
-        page.fill("#ex-tinput", "0.12345")
-        page.dispatch_event("#ex-tinput", "change")
+    page, seen = open_page(tabs, tmp_path, rep)
+    for value in ("0.123", "0.5", "0.877"):
+        page.fill("#ex-slider", value)
         s = assert_matches_table(page, p, y, cost_fp=1, cost_fn=2, w=w)
-        assert 0.12345 <= s["threshold"] <= 0.124  # snapped up to the next cut point
-        assert seen["errors"] == [] and seen["requests"] == []
-    finally:
-        page.close()
+        assert s["threshold"] == float(value)  # the 0.001 grid is always a cut point
+    page.fill("#ex-tinput", "0.12345")
+    page.dispatch_event("#ex-tinput", "change")
+    s = assert_matches_table(page, p, y, cost_fp=1, cost_fn=2, w=w)
+    assert 0.12345 <= s["threshold"] <= 0.124  # snapped up to the next cut point
+    assert seen["errors"] == [] and seen["requests"] == []
 
 
 def _single_class():
@@ -193,30 +180,27 @@ def _multiclass_with_calibrator():
 
 
 @pytest.mark.parametrize("build", [_single_class, _multiclass_with_calibrator], ids=["single-class", "multiclass"])
-def test_other_pages_load_cleanly(browser, tmp_path, build):
+def test_other_pages_load_cleanly(tabs, tmp_path, build):
     rep = build()
     path = tmp_path / "report.html"
     rep.save(path)
-    page = browser.new_page()
+    page = tabs.page()
     errors, requests = [], []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: requests.append(r.url))
-    try:
-        page.goto(path.as_uri())
-        page.wait_for_load_state("networkidle")
-        assert errors == [] and requests == [path.as_uri()]
-        if "explorer" in rep.sections:
-            page.wait_for_selector('#explorer[data-ready="1"]')
-            page.fill("#ex-slider", "0.5")
-            assert page.text_content("#ex-recall") == "n/a"  # no positives: recall undefined
-            assert page.text_content("#ex-tp") == "0"
-        assert errors == []
-    finally:
-        page.close()
+    tabs.on(page, "console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tabs.on(page, "pageerror", lambda e: errors.append(str(e)))
+    tabs.on(page, "request", lambda r: requests.append(r.url))
+    page.goto(path.as_uri())
+    page.wait_for_load_state("networkidle")
+    assert errors == [] and requests == [path.as_uri()]
+    if "explorer" in rep.sections:
+        page.wait_for_selector('#explorer[data-ready="1"]')
+        page.fill("#ex-slider", "0.5")
+        assert page.text_content("#ex-recall") == "n/a"  # no positives: recall undefined
+        assert page.text_content("#ex-tp") == "0"
+    assert errors == []
 
 
-def test_question_sections_render_and_the_explorer_opens_at_the_recall_target(browser, tmp_path, data):
+def test_question_sections_render_and_the_explorer_opens_at_the_recall_target(tabs, tmp_path, data):
     """'Where it is miscalibrated' and 'Which model?' load with no error and no request; hostile names
     are text; with no costs declared the slider starts at the recall-target threshold, and with costs
     at the t* they imply."""
@@ -224,23 +208,17 @@ def test_question_sections_render_and_the_explorer_opens_at_the_recall_target(br
     rng = np.random.default_rng(2)
     other = np.clip(p + rng.normal(0, 0.05, p.size), 0.001, 0.999)
     rep = vc.report(p, y, features={XSS: cohort}, against={XSS_IMG: other}, n_resamples=30)
-    page, seen = open_page(browser, tmp_path, rep)
-    try:
-        assert seen["errors"] == [] and seen["requests"] == [] and seen["dialogs"] == []
-        for sid in ("segments", "comparison"):
-            assert page.locator(f"section#{sid}").is_visible()
-        assert page.locator("section#segments svg.plot").count() == 1
-        assert page.locator("section#comparison svg.plot").count() == 2
-        assert XSS in page.text_content("section#segments") and XSS_IMG in page.text_content("section#comparison")
-        assert page.locator("main img").count() == 0 and page.locator("script").count() == 2
-        t_r = vc.recall_threshold(p, y, target=0.95)
-        assert shown(page)["threshold"] == t_r
-        assert page.locator("#ex-assumed").is_visible()
-    finally:
-        page.close()
+    page, seen = open_page(tabs, tmp_path, rep)
+    assert seen["errors"] == [] and seen["requests"] == [] and seen["dialogs"] == []
+    for sid in ("segments", "comparison"):
+        assert page.locator(f"section#{sid}").is_visible()
+    assert page.locator("section#segments svg.plot").count() == 1
+    assert page.locator("section#comparison svg.plot").count() == 2
+    assert XSS in page.text_content("section#segments") and XSS_IMG in page.text_content("section#comparison")
+    assert page.locator("main img").count() == 0 and page.locator("script").count() == 2
+    t_r = vc.recall_threshold(p, y, target=0.95)
+    assert shown(page)["threshold"] == t_r
+    assert page.locator("#ex-assumed").is_visible()
     rep = vc.report(p, y, cost_fn=4, bootstrap=False, figures=False)
-    page, _ = open_page(browser, tmp_path, rep)
-    try:
-        assert shown(page)["threshold"] == 0.2 and page.locator("#ex-assumed").count() == 0
-    finally:
-        page.close()
+    page, _ = open_page(tabs, tmp_path, rep)
+    assert shown(page)["threshold"] == 0.2 and page.locator("#ex-assumed").count() == 0

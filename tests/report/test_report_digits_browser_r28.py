@@ -13,7 +13,7 @@ import veracity as vc
 pytestmark = pytest.mark.browser
 
 
-def test_rare_event_comparison_tables_fit_the_page(chromium, tmp_path):
+def test_rare_event_comparison_tables_fit_the_page(tabs, tmp_path):
     rng = np.random.default_rng(28)
     n = 20_000
     x = rng.normal(size=n)
@@ -22,16 +22,13 @@ def test_rare_event_comparison_tables_fit_the_page(chromium, tmp_path):
     y = (rng.uniform(size=n) < p_b).astype(int)
     path = tmp_path / "rare.html"
     vc.report(p_a, y, against={"B": p_b}, n_resamples=60, figures=False).save(path)
-    page = chromium.new_page(viewport={"width": 1280, "height": 900})
-    try:
-        page.goto(path.as_uri())
-        for cls in ("comparison", "corp"):
-            wrap = page.locator(f"#comparison table.{cls}").locator("xpath=..")
-            scroll, client = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
-            assert scroll <= client + 1, (cls, scroll, client)
-        # each interval on one line: its ends are not split across lines
-        for ci in page.locator("#comparison span.ci").all():
-            assert ci.evaluate("e => e.getClientRects().length") == 1, ci.text_content()
-        assert "[" in page.locator("#comparison table.comparison").text_content()
-    finally:
-        page.close()
+    page = tabs.page(width=1280, height=900)
+    page.goto(path.as_uri())
+    for cls in ("comparison", "corp"):
+        wrap = page.locator(f"#comparison table.{cls}").locator("xpath=..")
+        scroll, client = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert scroll <= client + 1, (cls, scroll, client)
+    # each interval on one line: its ends are not split across lines
+    for ci in page.locator("#comparison span.ci").all():
+        assert ci.evaluate("e => e.getClientRects().length") == 1, ci.text_content()
+    assert "[" in page.locator("#comparison table.comparison").text_content()

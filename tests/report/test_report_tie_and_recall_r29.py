@@ -73,17 +73,16 @@ def test_a_target_that_fits_has_no_note(few_positives):
 
 
 @pytest.mark.browser
-def test_the_explorer_keys_no_recall_target_t_it_does_not_have(chromium, tmp_path, few_positives):
+def test_the_explorer_keys_no_recall_target_t_it_does_not_have(tabs, tmp_path, few_positives):
     """The explorer's chart key listed "recall-target t" beside a chart with no such line."""
     p, y = few_positives
     keys = {}
+    page = tabs.page(width=1280, height=900)
     for target in (0.995, 0.9):
         path = tmp_path / f"report_{target}.html"
         vc.report(p, y, target_recall=target, figures=False).save(path)
-        page = chromium.new_page(viewport={"width": 1280, "height": 900})
         page.goto(path.as_uri())
         page.wait_for_selector('#explorer[data-ready="1"]', timeout=10_000)
         keys[target] = page.text_content("#ex-legend")
-        page.close()
     assert "recall-target t" in keys[0.9]
     assert "recall-target t" not in keys[0.995] and "lowest cost here" in keys[0.995]

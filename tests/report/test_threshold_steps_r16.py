@@ -76,10 +76,10 @@ def _path_y(d: str, x: float) -> float:
 
 
 @pytest.mark.browser
-def test_explorer_chart_dot_sits_on_the_recall_line(tmp_path, chromium):
+def test_explorer_chart_dot_sits_on_the_recall_line(tmp_path, tabs):
     path = tmp_path / "steps.html"
     vc.report(SCORES, LABELS, bootstrap=False, figures=False, out=path)
-    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    page = tabs.page(width=1280, height=900)
     page.goto(path.as_uri())
     page.wait_for_selector('#explorer[data-ready="1"]', timeout=10_000)
     # the first path drawn is recall (blue), the dot marks the recall the table shows
