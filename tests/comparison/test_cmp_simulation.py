@@ -11,6 +11,8 @@ Tolerances: coverage ≥ 93 % at 95 % over 500 simulations (the binomial SE of 9
 false-positive rate ≤ 6 % at 5 % over 1,000 null simulations (SE 0.7 %).
 """
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -113,15 +115,23 @@ def test_the_paired_test_is_far_more_powerful_than_two_unpaired_intervals():
     assert all(power[m] >= 4 * naive[m] + 0.3 for m in power), (power, naive)
 
 
+@functools.lru_cache(maxsize=1)
+def _big_truths():
+    """The truths of :func:`_threshold_interval_rates` from one draw of 4·10⁵ rows (seed 11): net benefit at
+    0.2 and 0.5, the Murphy difference at 0.3 and 0.6, the realised-cost row at t = 0.3 — once per process
+    (both tests read the same draw)."""
+    a, b, y = _draw(np.random.default_rng(11), 400_000, k_b=1.3)
+    big_nb = vc.decision_curve({"a": a}, y, thresholds=np.array([0.2, 0.5])).net_benefit["a"]
+    big_murphy = vc.murphy_diagram({"a": a, "b": b}, y, theta=np.array([0.3, 0.6])).difference.diff
+    return big_nb, big_murphy, vc.realised_cost(a, y, threshold=0.3, cost_fn=3).rows[0]
+
+
 def _threshold_interval_rates(n: int, k: int) -> np.ndarray:
     """Coverage over ``k`` data sets of ``n`` rows of the per-threshold normal intervals: net benefit
     at 0.2 and 0.5, the Murphy band's difference at 0.3 and 0.6, the realised-cost gap and the realised
     cost at t = 0.3 (cost_fn = 3); truths from one draw of 4·10⁵ rows."""
-    a, b, y = _draw(np.random.default_rng(11), 400_000, k_b=1.3)
     t_nb, t_theta = np.array([0.2, 0.5]), np.array([0.3, 0.6])
-    big_nb = vc.decision_curve({"a": a}, y, thresholds=t_nb).net_benefit["a"]
-    big_murphy = vc.murphy_diagram({"a": a, "b": b}, y, theta=t_theta).difference.diff
-    big = vc.realised_cost(a, y, threshold=0.3, cost_fn=3).rows[0]
+    big_nb, big_murphy, big = _big_truths()
     rng = np.random.default_rng(12)
     hits = np.zeros(6)
     for _ in range(k):

@@ -40,9 +40,10 @@ def _three_se(rate: float, k: int) -> float:
     return 3.0 * float(np.sqrt(rate * (1.0 - rate) / k))
 
 
+@lru_cache(maxsize=None)
 def _true_auc(tau: float, m: int = 2000) -> float:
     """The population weighted AUC of the model logit(p) + N(0, tau) (module doc), on an m-point midpoint
-    grid."""
+    grid (an m x m normal cdf: once per tau and grid)."""
     x = (np.arange(m) + 0.5) / m
     f1, f0 = x * np.exp(TILT * x), (1.0 - x) * np.exp(TILT * x)
     f1, f0 = f1 / f1.sum(), f0 / f0.sum()

@@ -12,12 +12,15 @@ code's output on a large sample.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from scipy import stats
 
 import veracity as vc
-from veracity.comparison._murphy import pseudo_band
+from veracity.comparison._murphy import _mover
+from veracity.comparison._paired import z_of
 
 from .test_murphy_band_r31 import _sig, _truth  # the law and its exact truth: one definition
 
@@ -33,25 +36,42 @@ def test_the_base_values_give_the_event_rates():
         assert _sig(base + x) @ f == pytest.approx(rate, abs=1e-4)
 
 
-def _cells(a: np.ndarray, b: np.ndarray, y: np.ndarray, w: np.ndarray, theta: np.ndarray):
+def _cells(a: np.ndarray, b: np.ndarray, y: np.ndarray, w: np.ndarray | None, theta: np.ndarray,
+           ia: np.ndarray | None = None):
     """Per data set (rows of the arrays) and θ: Σw and Σw² of the four discordant cells (negatives only b
     flags, only a flags; positives only b misses, only a misses), shape (k, 4, θ). A row flags at θ_j iff
-    j < #{θ ≤ p}; it is discordant on [min, max) of its two models' counts, in one cell."""
+    j < #{θ ≤ p}; it is discordant on [min, max) of its two models' counts, in one cell. ``w`` None: every
+    weight 1 (the counts, exact in floats: Σw and Σw² are the same array); ``ia``: a's counts, when the
+    caller has them (a is shared by several b)."""
     k, n = a.shape
-    ia = np.searchsorted(theta, a, side="right")
+    ia = np.searchsorted(theta, a, side="right") if ia is None else ia
     ib = np.searchsorted(theta, b, side="right")
     cell = np.where(y, np.where(ia > ib, 2, 3), np.where(ib > ia, 0, 1))
-    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
     m = theta.size + 1
-    row = np.repeat(np.arange(k), n).reshape(k, n)
+    base = (np.arange(k)[:, None] * 4 + cell) * m
+    at_lo, at_hi = (base + np.minimum(ia, ib)).ravel(), (base + np.maximum(ia, ib)).ravel()
     out = []
-    for v in (w, w * w):
-        start = np.bincount(((row * 4 + cell) * m + lo).ravel(), v.ravel(), k * 4 * m)
-        stop = np.bincount(((row * 4 + cell) * m + hi).ravel(), v.ravel(), k * 4 * m)
+    for v in ((w, w * w) if w is not None else (None,)):
+        start = np.bincount(at_lo, None if v is None else v.ravel(), k * 4 * m)
+        stop = np.bincount(at_hi, None if v is None else v.ravel(), k * 4 * m)
         c = np.cumsum((start - stop).reshape(k, 4, m), axis=2)[:, :, :-1]
         # the running sums' rounding (a cell that is empty read ±1e-16 of the total): 0
-        out.append(np.where(np.abs(c) <= 4 * n * np.finfo(float).eps * v.sum(1)[:, None, None], 0.0, c))
-    return out
+        total = np.full(k, float(n)) if v is None else v.sum(1)
+        out.append(np.where(np.abs(c) <= 4 * n * np.finfo(float).eps * total[:, None, None], 0.0, c))
+    return out if w is not None else out * 2
+
+
+def _band(diff: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[np.ndarray, ...], theta: np.ndarray):
+    """``pseudo_band``'s band at 95 % (its ``low, high``; the p-value's bisection, unused here, skipped)."""
+    return _mover(diff, shares, sizes, theta)[0](z_of(0.95))
+
+
+@functools.lru_cache(maxsize=None)
+def _truth_at(base: float, slope: float, shift: float, theta: tuple[float, ...],
+              pos_weight: float) -> np.ndarray:
+    """:func:`_truth` (a fine grid: 0.1 s), once per law and grid (the unweighted and log-normal grids
+    share it)."""
+    return _truth(base, slope, shift, np.array(theta), pos_weight)
 
 
 def _sizes(cells: np.ndarray, squares: np.ndarray, w: np.ndarray | None, y: np.ndarray):
@@ -86,7 +106,8 @@ def _grid(rate: float, weights: str, ns=(300, 1000, 5000), k: int = 400, seed: i
     (positives weigh (1 - rate) / rate, rounded)."""
     base = BASE[rate]
     pos_weight = float(round((1.0 - rate) / rate)) if weights == "class" else 1.0
-    truth = np.array([_truth(base, slope, shift, theta, pos_weight) for slope, shift in PAIRS])[:, None, :]
+    truth = np.array([_truth_at(base, slope, shift, tuple(theta), pos_weight)
+                      for slope, shift in PAIRS])[:, None, :]
     rng = np.random.default_rng(seed)
     cover, right, wrong, above = (np.zeros((len(PAIRS), len(ns), theta.size)) for _ in range(4))
     for r, n in enumerate(ns):
@@ -99,12 +120,13 @@ def _grid(rate: float, weights: str, ns=(300, 1000, 5000), k: int = 400, seed: i
             w = (None if weights == "none" else rng.lognormal(0.0, 1.0, (kk, n)) if weights == "lognormal"
                  else np.where(y, pos_weight, 1.0))
             total = float(n) if w is None else w.sum(1)[:, None]
+            ia = np.searchsorted(theta, a, side="right")
             for s, (slope, shift) in enumerate(PAIRS):
                 b = _sig(base + shift + slope * x)
-                cells, squares = _cells(a, b, y, np.ones((kk, n)) if w is None else w, theta)
+                cells, squares = _cells(a, b, y, w, theta, ia)
                 shares = tuple(cells[:, c] / total for c in range(4))
                 diff = theta * (shares[0] - shares[1]) + (1.0 - theta) * (shares[2] - shares[3])
-                low, high, _ = pseudo_band(diff, shares, _sizes(cells, squares, w, y), theta, 0.95)
+                low, high = _band(diff, shares, _sizes(cells, squares, w, y), theta)
                 t = truth[s, 0]
                 cover[s, r] += ((low <= t) & (t <= high)).sum(0)
                 right[s, r] += np.where(t > 0, low > 0, high < 0).sum(0)
@@ -157,10 +179,10 @@ def test_exchangeable_models_are_rarely_called_different(weights):
             y = rng.random((k, n)) < _sig(base + x)
             w = (None if weights == "none" else rng.lognormal(0.0, 1.0, (k, n)) if weights == "lognormal"
                  else np.where(y, pos_weight, 1.0))
-            cells, squares = _cells(a, b, y, np.ones((k, n)) if w is None else w, THETA)
+            cells, squares = _cells(a, b, y, w, THETA)
             total = float(n) if w is None else w.sum(1)[:, None]
             shares = tuple(cells[:, c] / total for c in range(4))
             diff = THETA * (shares[0] - shares[1]) + (1.0 - THETA) * (shares[2] - shares[3])
-            low, high, _ = pseudo_band(diff, shares, _sizes(cells, squares, w, y), THETA, 0.95)
+            low, high = _band(diff, shares, _sizes(cells, squares, w, y), THETA)
             worst = max(worst, float(((low > 0) | (high < 0)).mean(0).max()))
     assert worst <= 0.085, worst  # 5 % nominal; the largest of 108 rates over 200-400 data sets

@@ -81,6 +81,7 @@ rare misses, called a calibrated model off in 10–13 % of draws at 5 % on 5–3
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -89,8 +90,9 @@ import numpy as np
 
 from ..core._weights import kish_size
 from ..core._display import Display, interval_cell
-from ..core._intervals import binomial_interval
+from ..core._intervals import binomial_interval, wilson_bounds
 from ..core._metrics import check_threshold
+from ..core._special import betaincinv, ndtri
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
 from ..decisions._inputs import check_cost
@@ -268,13 +270,55 @@ def _share_interval(share: float, size: float, level: float) -> tuple[float, flo
     :math:`B_{1-\alpha/2}(x + 1, m - x)` where :math:`m - x < m/2` is (module docstring)."""
     x = min(max(share, 0.0), 1.0) * size
     k, m = np.array(x), np.array(size)
-    lo, hi = (float(v) for v in binomial_interval(k, m, method="wilson", level=level))
+    if 0.0 < size <= _FLOAT_WILSON_UP_TO:  # the one count in floats (the same numbers; see _wilson_ends)
+        lo, hi = _wilson_ends(x, size, _wilson_z(level))
+    else:
+        lo, hi = (float(v) for v in binomial_interval(k, m, method="wilson", level=level))
     few = EXACT_END_BELOW - 1e-9
     low_side = x <= size - x
     if (x < few and low_side) or (size - x < few and not low_side):
-        cp_lo, cp_hi = (float(v) for v in binomial_interval(k, m, method="clopper-pearson", level=level))
-        lo, hi = (min(lo, cp_lo), hi) if low_side else (lo, max(hi, cp_hi))
+        if 0.0 < size <= _FLOAT_WILSON_UP_TO:  # the one end needed (see _exact_end)
+            lo, hi = (min(lo, _exact_end(x, size, level, True)), hi) if low_side else \
+                (lo, max(hi, _exact_end(x, size, level, False)))
+        else:
+            cp_lo, cp_hi = (float(v) for v in binomial_interval(k, m, method="clopper-pearson", level=level))
+            lo, hi = (min(lo, cp_lo), hi) if low_side else (lo, max(hi, cp_hi))
     return lo, hi
+
+
+#: sizes up to which :func:`_wilson_ends` stands in for ``binomial_interval`` (far below where
+#: :math:`x(m - x)` overflows, ~1e154, past which that function changes its arithmetic)
+_FLOAT_WILSON_UP_TO = 1e150
+
+
+@functools.lru_cache(maxsize=64)
+def _wilson_z(level: float) -> float:
+    """The normal quantile of a two-sided ``level``, as :func:`..core._intervals.binomial_interval` reads
+    it."""
+    alpha = 1.0 - float(level)
+    return float(ndtri(1.0 - alpha / 2.0))
+
+
+def _wilson_ends(x: float, size: float, z: float) -> tuple[float, float]:
+    r"""``binomial_interval(x, size, method="wilson")`` of one count :math:`0 \le x \le m` = ``size``
+    (:math:`0 < m \le 10^{150}`): :func:`..core._intervals.wilson_bounds` of the one count cut to [0, 1],
+    without ``binomial_interval``'s array checks — the cost table asks two of them per model and threshold
+    (a simulation: tens of thousands)."""
+    low, high = (float(v) for v in wilson_bounds(x, size, z))
+    return min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0)
+
+
+def _exact_end(x: float, size: float, level: float, lower: bool) -> float:
+    r"""One end of ``binomial_interval(x, size, method="clopper-pearson", level=level)`` (``lower``: the
+    lower) of one count :math:`0 \le x \le m` = ``size``, :math:`m > 0`: :math:`B_{\alpha/2}(x, m - x + 1)`
+    (0 at :math:`x = 0`), or :math:`B_{1-\alpha/2}(x + 1, m - x)` (1 at :math:`x = m`), cut to [0, 1] — the
+    same ``betaincinv`` of the same float arguments, without the array checks."""
+    tail = (1.0 - float(level)) / 2.0
+    if lower:
+        end = float(betaincinv(x, size - x + 1.0, tail)) if x > 0 else 0.0
+    else:
+        end = float(betaincinv(x + 1.0, size - x, 1.0 - tail)) if x < size else 1.0
+    return min(max(end, 0.0), 1.0)
 
 
 _EXACT_ROWS = 20_000  # rows of positive weight up to which the p-value is exact (or Monte-Carlo)

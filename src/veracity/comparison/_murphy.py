@@ -71,7 +71,7 @@ import numpy as np
 
 from ..core._binning import cumulative_slack
 from ..core._display import Display, interval_cell
-from ..core._intervals import wilson_bounds
+from ..core._intervals import wilson_bounds, wilson_spread
 from ..core._special import ndtr
 from ..core._stats import residuals
 from ..core._text import fmt, render_table, visible
@@ -332,14 +332,41 @@ def _wilson_reach(share: np.ndarray, size: np.ndarray,
     return share - np.clip(low, 0.0, share), np.clip(high, share, 1.0) - share
 
 
+class _Cells:
+    r"""The four cells' shares and sizes stacked on a first axis, with what Wilson's bounds
+    (:func:`..core._intervals.wilson_bounds`) need that does not depend on z computed once: the count
+    :math:`k = pm`, the size :math:`m` and the spread :math:`\max(k(m - k)/m, 0)` (its overflow fallback
+    :math:`k((m - k)/m)` as there). :meth:`reach` is :func:`_wilson_reach` of every cell at one z (or an
+    array of z on new leading axes), the same arithmetic element by element, so the same numbers — the
+    p-value's bisection calls it 40 times a band."""
+
+    def __init__(self, shares: tuple[np.ndarray, ...], sizes: tuple[np.ndarray, ...]) -> None:
+        arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (*shares, *sizes)))
+        self.share, self.size = np.stack(arrays[:4]), np.stack(arrays[4:])
+        self.k = self.share * self.size
+        self.spread = wilson_spread(self.k, self.size)
+
+    def reach(self, z: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(below, above)`` of every cell (first axis) at ``z``: :func:`_wilson_reach`'s numbers."""
+        z = np.asarray(z, dtype=float)
+        lead = z.ndim - (self.k.ndim - 1)  # z's own leading axes (the bisection's levels), after the cells'
+        shape = (4,) + (1,) * max(lead, 0) + self.k.shape[1:]
+        k, n, spread, share = (v.reshape(shape) for v in (self.k, self.size, self.spread, self.share))
+        low, high = wilson_bounds(k, n, z, spread)
+        return share - np.clip(low, 0.0, share), np.clip(high, share, 1.0) - share
+
+
 def _mover(mean: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[np.ndarray, ...],
            theta: np.ndarray) -> Any:
-    """The MOVER band of the module doc as a function of the normal quantile z: ``band(z) -> (low, high)``."""
+    """The MOVER band of the module doc as functions of the normal quantile z: ``band(z) -> (low, high)``,
+    and ``near(z, above)`` -> the band's end on 0's side (``low`` where ``above``, else ``high``), as band's
+    numbers element by element."""
     cost = 1.0 - theta
     with np.errstate(divide="ignore", invalid="ignore"):
         odds = [np.sqrt(s / (1.0 - s)) for s in shares]  # r_kl = odds_k · odds_l, the shares' correlation
     o1, o2, o3, o4 = (np.where(np.isfinite(o), o, 0.0) for o in odds)  # a share of 1: the others are 0
     r12, r34, r14, r23, r13, r24 = o1 * o2, o3 * o4, o1 * o4, o2 * o3, o1 * o3, o2 * o4
+    cells = _Cells(shares, sizes)
 
     def reach(e1: np.ndarray, e2: np.ndarray, e3: np.ndarray, e4: np.ndarray) -> np.ndarray:
         q = (e1 * e1 + e2 * e2 + e3 * e3 + e4 * e4
@@ -348,11 +375,17 @@ def _mover(mean: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[np.nda
         return np.sqrt(np.maximum(q, 0.0))
 
     def band(z: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        (b1, a1), (b2, a2), (b3, a3), (b4, a4) = (_wilson_reach(s, m, z) for s, m in zip(shares, sizes))
+        (b1, b2, b3, b4), (a1, a2, a3, a4) = cells.reach(z)
         return (mean - reach(theta * b1, theta * a2, cost * b3, cost * a4),
                 mean + reach(theta * a1, theta * b2, cost * a3, cost * b4))
 
-    return band
+    def near(z: float | np.ndarray, above: np.ndarray) -> np.ndarray:
+        (b1, b2, b3, b4), (a1, a2, a3, a4) = cells.reach(z)
+        r = reach(theta * np.where(above, b1, a1), theta * np.where(above, a2, b2),
+                  cost * np.where(above, b3, a3), cost * np.where(above, a4, b4))
+        return np.where(above, mean - r, mean + r)
+
+    return band, near
 
 
 def pseudo_band(mean: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[np.ndarray, ...],
@@ -363,16 +396,16 @@ def pseudo_band(mean: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[n
     score interval, about :math:`z^2/2` pseudo-rows in and out of each cell, so a cell seen empty still
     reaches :math:`z^2/(m + z^2)`. Arrays broadcast (one band per entry). The p-value inverts the band:
     the smallest 1 − level whose band excludes 0, by bisection on the quantile z (1 where the difference
-    is 0)."""
-    band = _mover(mean, shares, sizes, theta)
+    is 0); each step computes only the band's end on 0's side."""
+    band, near = _mover(mean, shares, sizes, theta)
     low, high = band(z_of(level))
     # the p-value: the z where the band's end on 0's side meets 0 (that end moves away from the
     # difference as z grows), p = 2 Φ(-z)
     above = mean > 0
 
     def out(z: np.ndarray) -> np.ndarray:
-        down, up = band(z)
-        return np.where(above, down > 0.0, up < 0.0)
+        end = near(z, above)
+        return np.where(above, end > 0.0, end < 0.0)
 
     lo, hi = _bisect(out, np.zeros_like(mean), np.full_like(mean, 40.0), 40)  # z to 4e-11
     p = np.where(mean == 0, 1.0, 2.0 * ndtr(-(lo + hi) / 2.0))

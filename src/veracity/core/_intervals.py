@@ -47,15 +47,26 @@ def _checked_counts(successes: np.ndarray, trials: np.ndarray) -> tuple[np.ndarr
     return k, n
 
 
-def wilson_bounds(k: np.ndarray, n: np.ndarray, z: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""Wilson's score interval at the normal quantile ``z`` (a number or an array, broadcast), not cut to
-    [0, 1]: :math:`\frac{k + z^2/2}{n + z^2} \pm \frac{z}{n + z^2}\sqrt{k(n-k)/n + z^2/4}`."""
+def wilson_spread(k: np.ndarray | float, n: np.ndarray | float) -> np.ndarray:
+    r"""The z-free part of Wilson's half-width, :math:`\max(k(n-k)/n, 0)` (:math:`k((n-k)/n)` where
+    :math:`k(n-k)` overflows, past n ≈ 1e154): computed once by a caller that asks many z."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        centre = (k + z * z / 2.0) / (n + z * z)
-        with np.errstate(over="ignore"):  # k(n - k) overflows past n ≈ 1e154: then k · ((n - k)/n)
+        with np.errstate(over="ignore"):
             spread = k * (n - k) / n
         spread = np.where(np.isfinite(spread), spread, k * ((n - k) / n))
-        half = z / (n + z * z) * np.sqrt(np.maximum(spread, 0.0) + z * z / 4.0)
+    return np.asarray(np.maximum(spread, 0.0))
+
+
+def wilson_bounds(k: np.ndarray | float, n: np.ndarray | float, z: float | np.ndarray,
+                  spread: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    r"""Wilson's score interval at the normal quantile ``z`` (a number or an array, broadcast), not cut to
+    [0, 1]: :math:`\frac{k + z^2/2}{n + z^2} \pm \frac{z}{n + z^2}\sqrt{k(n-k)/n + z^2/4}`; ``spread``:
+    :func:`wilson_spread` of ``(k, n)`` where the caller has it."""
+    if spread is None:
+        spread = wilson_spread(k, n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        centre = (k + z * z / 2.0) / (n + z * z)
+        half = z / (n + z * z) * np.sqrt(spread + z * z / 4.0)
     return centre - half, centre + half
 
 

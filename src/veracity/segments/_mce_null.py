@@ -159,11 +159,20 @@ def _max_sigma(D: np.ndarray, starts: np.ndarray, seg_of: np.ndarray, scale: np.
     return np.max(sig, axis=0)
 
 
-def _entries(d: np.ndarray, rows: np.ndarray, cols: np.ndarray, n_entries: int) -> np.ndarray:
-    """Each entry's sum of its atoms' columns of ``d`` (atoms x replicates): one ``bincount``."""
+def _entries(d: np.ndarray, rows: np.ndarray, cols: np.ndarray, n_entries: int,
+             idx: np.ndarray | None = None) -> np.ndarray:
+    """Each entry's sum of its atoms' columns of ``d`` (atoms x replicates): one ``bincount``; ``idx``:
+    :func:`_entry_index` of ``rows`` for ``d``'s number of columns, when the caller has it (a block of
+    replicates after another of the same size)."""
     r = d.shape[1]
-    idx = (rows[:, None].astype(np.int64) * r + np.arange(r)).ravel()
+    idx = _entry_index(rows, r) if idx is None else idx
     return np.bincount(idx, weights=d[cols].ravel(), minlength=n_entries * r).reshape(n_entries, r)
+
+
+def _entry_index(rows: np.ndarray, r: int) -> np.ndarray:
+    """The ``bincount`` bins of :func:`_entries` for ``r`` replicates: entry ``rows[j]``'s column c at
+    ``rows[j] * r + c``, row-major like ``d[cols].ravel()``."""
+    return (rows[:, None].astype(np.int64) * r + np.arange(r)).ravel()
 
 
 def mce_null_pvalue(table: CellTable, sets: list[tuple[int, ...]], specs: list[FeatureSpec], seg: np.ndarray,
@@ -191,11 +200,13 @@ def mce_null_pvalue(table: CellTable, sets: list[tuple[int, ...]], specs: list[F
     block = max(1, min(n_resamples, BLOCK // max(E + atoms.size, 1)))
     live = np.flatnonzero(m > 0)
     reach = 0
+    index = _entry_index(rows, block)  # every block's but perhaps the last's
+    m_live, q_live, c_live, mu_live = m[live, None], q[live, None], c[live, None], mu[live, None]
     for done in range(0, n_resamples, block):
         r = min(block, n_resamples - done)
         d = np.zeros((atoms.size, r))
-        draws = rng.binomial(m[live, None], q[live, None], size=(live.size, r))
-        d[live] = c[live, None] * draws - mu[live, None]
-        t = _max_sigma(_entries(d, rows, cols, E), starts, seg_of, scale)
+        draws = rng.binomial(m_live, q_live, size=(live.size, r))
+        d[live] = c_live * draws - mu_live
+        t = _max_sigma(_entries(d, rows, cols, E, index if r == block else None), starts, seg_of, scale)
         reach += int(np.sum(t >= t_obs * (1.0 - _TIE)))
     return (1.0 + reach) / (n_resamples + 1.0)
