@@ -79,8 +79,10 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
              f"\nshown: the {len(rows):,} of {len(tested):,} tested segments with the smallest p-values")
     p_text = result.mce_p_text()
     p_text = "" if p_text.endswith("n/a") else f", {p_text} under calibration"
-    title = (f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'} at FDR {result.fdr:g}"
-             f"{' (orange)' if found else ''}\nMCE {level_texts(result.mce)[0]} ({result.mce_sigma:.1f}σ"
+    # the procedures named as the printout's header names them: intersections are judged by BY, stricter than
+    # the single features' BH, so an intersection with a smaller p-value can stay undiscovered
+    title = (f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'}"
+             f"{' (orange)' if found else ''} at FDR {result.fdr:g} ({result.procedure()})\nMCE {level_texts(result.mce)[0]} ({result.mce_sigma:.1f}σ"
              f"{p_text}){shown}")
     own = ax is None
     if ax is None:

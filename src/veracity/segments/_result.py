@@ -376,13 +376,19 @@ class SegmentsResult(Display):
                 f"the tested segments' minimum detectable gaps run from {mdg[0]} to {mdg[-1]} "
                 "(found 80 % of the time at 5 %, before the FDR correction)")
 
+    def procedure(self) -> str:
+        """The FDR procedures, in words: Benjamini-Hochberg (BH) over single features, Benjamini-Yekutieli
+        (BY) over intersections (their tests are dependent), as the printout's header and the plot's title
+        name them."""
+        if self.depth > 1 and self.n_tested and not any(r.depth > 1 and r.p_value is not None for r in self.rows):
+            return "BH; no intersection holds enough rows to be tested"  # the singles keep the whole budget
+        return "BH" if self.depth == 1 else "BH for single features, BY for intersections"
+
     def _text(self, every: bool = False) -> str:
         """The printout: the header, the discoveries' table (``every=True``: every segment's, as the command
         line's ``--all`` prints it, discoveries first, then the others by p-value), its footnotes, the MCE
         and the notes."""
-        fam = "BH" if self.depth == 1 else "BH for single features, BY for intersections"
-        if self.depth > 1 and self.n_tested and not any(r.depth > 1 and r.p_value is not None for r in self.rows):
-            fam = "BH; no intersection holds enough rows to be tested"  # the singles keep the whole budget
+        fam = self.procedure()
         head = (f"Segments of {_names(self.features)} (depth {self.depth}): {_count(self.n_segments, 'segment')}, "
                 f"{self.n_tested:,} tested (n >= {self.min_count:,}), FDR {self.fdr:g} ({fam}); "
                 f"{self.n:,} rows")
