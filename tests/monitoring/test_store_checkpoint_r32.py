@@ -32,15 +32,18 @@ def test_small_ingests_go_to_the_log_and_a_full_log_is_checkpointed(tmp_path):
     wal = tmp_path / "m.duckdb.wal"
     store = MonitorStore(path)
     store.init()
-    # 80 ingests of 200 predictions and 100 outcomes: the log reaches the threshold at the 52nd (~18 kB a
-    # batch, measured; 28 to spare should a DuckDB release log less), so both branches below run (a write to the file that empties the log; batches left in
-    # the log) and the log refills after its checkpoint. It was 120 (two checkpoints): each ingest reopens the
-    # store and replays the log: 0.2-0.5 s a batch, ~40 s for the test.
-    batches = 80
+    # 17 ingests of 1,000 predictions and 500 outcomes: the log reaches the threshold at the 11th (~86 kB a
+    # batch, measured; 6 to spare should a DuckDB release log less), so both branches below run (a write to
+    # the file that empties the log; batches left in the log) and the log refills after its checkpoint. Each
+    # ingest reopens the store and replays the log, so the test costs the sum of the log's sizes: it was 80
+    # batches of 200 predictions (~18 kB, the threshold at the 52nd), 7.5 s of CPU; 120 before that (~40 s).
+    # A DuckDB commit checkpoints when the log plus its estimate of the transaction (over 1 MiB for either
+    # size) passes the threshold, so the batches fill about the same log before it, in a fifth of the opens
+    batches, step = 17, 1000
     sizes, checkpoints = [], 0
     for i in range(batches):
         before = path.stat().st_mtime_ns, path.stat().st_size
-        pred, out = _batch(i)
+        pred, out = _batch(i, step)
         store.log(pred, id="id", time="ts", score="p")
         store.outcomes(out, id="id", label="y")
         log = wal.stat().st_size if wal.exists() else 0
@@ -51,15 +54,16 @@ def test_small_ingests_go_to_the_log_and_a_full_log_is_checkpointed(tmp_path):
         else:
             assert 0 < log  # the batch is in the log, the file untouched
     assert max(sizes) < 2 * _CHECKPOINT_BYTES  # the log never grows past the threshold (and one commit)
-    assert 1 <= checkpoints <= 10  # was 240: one per ingest (one in ~100 now)
+    assert 1 <= checkpoints <= batches // 8  # was one per ingest; now one per ~1 MiB of log (1 in 34 here)
     con = duckdb.connect(str(path), read_only=True)  # the log replayed: every batch is there
     try:
         n, distinct = con.execute("SELECT count(*), count(DISTINCT id) FROM predictions").fetchone()
         labelled = con.execute("SELECT count(*) FROM predictions WHERE label IS NOT NULL").fetchone()[0]
     finally:
         con.close()
-    assert (n, distinct, labelled) == (batches * 200, batches * 200, batches * 100)
-    assert store.counts() == {"predictions": batches * 200, "outcomes": batches * 100, "batches": 2 * batches}
+    assert (n, distinct, labelled) == (batches * step, batches * step, batches * step // 2)
+    assert store.counts() == {"predictions": batches * step, "outcomes": batches * step // 2,
+                              "batches": 2 * batches}
 
 
 def test_a_store_left_with_a_log_reads_as_the_checkpointed_copy(tmp_path):
