@@ -121,19 +121,35 @@ def _engine(item) -> str | None:
 _DASK_CLUSTER: dict[str, Any] = {}
 
 
+#: the cluster's housekeeping, slowed: it runs from the first test marked ``dask_cluster`` to the end of
+#: the run (minutes of other tests), and at Dask's defaults its three processes polled themselves ~50
+#: times a second (the event loop's health every 20 ms in each, each worker's memory every 100 ms, a
+#: statistical profiler sampling a running task every 10 ms): 1.8 s of CPU per idle half minute,
+#: 0.4 s with these (measured with the cluster below); over the engines group (-n 0, two runs) the
+#: workers' CPU 31 -> 14 s and 23 -> 11 s, this process's 7-10 s less. None of them changes what a
+#: task computes (tests/engines/test_engine_dask_r37.py pins that the cluster runs with them).
+_DASK_CLUSTER_QUIET = {
+    "distributed.admin.tick.interval": "1s", "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "1s", "distributed.worker.profile.enabled": False,
+}
+
+
 def dask_cluster_client() -> Any:
     """The two-process cluster's client, started on first use; never the default scheduler."""
     if "client" not in _DASK_CLUSTER:
         import logging
 
         distributed = pytest.importorskip("distributed")
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
-            memory_limit="1GiB", silence_logs=logging.ERROR,
-            # no dashboard, and its HTTP server on a free port (8787 may be taken by another run)
-            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-        )
-        _DASK_CLUSTER.update(client=distributed.Client(cluster, set_as_default=False), cluster=cluster)
+        import dask
+
+        with dask.config.set(_DASK_CLUSTER_QUIET):  # the worker processes take the config they start with
+            cluster = distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+                memory_limit="1GiB", silence_logs=logging.ERROR,
+                # no dashboard, and its HTTP server on a free port (8787 may be taken by another run)
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+            )
+            _DASK_CLUSTER.update(client=distributed.Client(cluster, set_as_default=False), cluster=cluster)
     return _DASK_CLUSTER["client"]
 
 
@@ -230,6 +246,18 @@ def _the_tuned_spark_session_first(request):
 
 
 # -- one Spark session for the whole run ----------------------------------------------------
+#: the options of the session's JVM (and, written out, of the CLI's JVM in
+#: tests/hardening/test_followups_sources_r14.py): the JIT's C1 tier only and the serial GC (see
+#: :func:`spark`), and no bytecode verification of the classes loaded from Spark's jars
+#: (``-BytecodeVerificationRemote``): thousands of classes, verified again in each new JVM. Measured on
+#: the Spark cases of tests/frames/test_frames_fit.py and test_frames_backends.py (9 tests, 79 jobs):
+#: the JVM's CPU 26.8 -> 24.5 s (mean of two runs each); a fresh JVM's start 4.3 -> 3.8 s; the whole
+#: engines group's JVM ~93 s, 0.6 and 2 s less (two runs: most classes load in its first tests). For
+#: tests only (the jars are the installed pyspark's); what a class computes does not depend on it.
+SPARK_TEST_JVM = ("-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:+UnlockDiagnosticVMOptions "
+                  "-XX:-BytecodeVerificationRemote")
+
+
 @pytest.fixture(scope="session")
 def spark():
     """A ``local[2]`` Spark session shared by every test that asks for it; skipped, with the
@@ -254,12 +282,12 @@ def spark():
     # whenever codegen fails, so the numbers do not depend on it); no adaptive re-planning; two
     # shuffle partitions for two cores. No DataFrame debugging: PySpark otherwise records each call's
     # Python call site through the JVM (error context only; measured on 8 metric calls: the Python
-    # process's CPU 1.67 -> 1.01 s).
+    # process's CPU 1.67 -> 1.01 s). No bytecode verification of Spark's classes (SPARK_TEST_JVM).
     session = (
         SparkSession.builder.master("local[2]").appName("veracity-tests")
         .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.host", "127.0.0.1").config("spark.driver.memory", "1g")
-        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        .config("spark.driver.extraJavaOptions", SPARK_TEST_JVM)
         .config("spark.sql.shuffle.partitions", "2").config("spark.default.parallelism", "2")
         .config("spark.sql.adaptive.enabled", "false").config("spark.sql.codegen.wholeStage", "false")
         .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
