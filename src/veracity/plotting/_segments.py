@@ -79,10 +79,11 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
              f"\nshown: the {len(rows):,} of {len(tested):,} tested segments with the smallest p-values")
     p_text = result.mce_p_text()
     p_text = "" if p_text.endswith("n/a") else f", {p_text} under calibration"
-    # the procedures named as the printout's header names them: intersections are judged by BY, stricter than
+    # the procedures named as the printout's header names them, on a line of their own (a longer first line
+    # widened the figure, which the report then scales down): intersections are judged by BY, stricter than
     # the single features' BH, so an intersection with a smaller p-value can stay undiscovered
-    title = (f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'}"
-             f"{' (orange)' if found else ''} at FDR {result.fdr:g} ({result.procedure()})\nMCE {level_texts(result.mce)[0]} ({result.mce_sigma:.1f}σ"
+    title = (f"Where it is miscalibrated: {found} discover{'y' if found == 1 else 'ies'} at FDR {result.fdr:g}"
+             f"{' (orange)' if found else ''}\n({result.procedure()})\nMCE {level_texts(result.mce)[0]} ({result.mce_sigma:.1f}σ"
              f"{p_text}){shown}")
     own = ax is None
     if ax is None:
@@ -100,7 +101,7 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
         key = max((_text_width(line, 8) for k in kinds for line in KEYS[k].splitlines()), default=0.0) / 72.0
         width = max(7.5, labels + heading + 0.9, key + 0.7)
         key_room = 0.05 + 0.17 * _key_lines(kinds) if kinds else 0.0
-        height = 1.2 + 0.17 * shown.count("\n") + 0.28 * max(len(rows), 1) + key_room
+        height = 1.2 + 0.17 * (shown.count("\n") + 1) + 0.28 * max(len(rows), 1) + key_room
         fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
         ax = fig.add_subplot()
     else:
