@@ -80,8 +80,10 @@ def test_sqlite(calibrators, eval_data):
         pytest.skip("SQLite < 3.35 has no math functions (exp, ln)")
     cols = ", ".join(f'"{c}" {"INTEGER" if c == "id" else "REAL"}' for c in df.columns)
     con.execute(f"CREATE TABLE t ({cols})")
+    # the columns as Python ints and floats, a row a tuple (``df.astype(object).itertuples()`` took as long as
+    # the insert)
     con.executemany(f"INSERT INTO t VALUES ({', '.join('?' * df.shape[1])})",
-                    df.astype(object).itertuples(index=False, name=None))
+                    zip(*(df[c].to_numpy().tolist() for c in df.columns)))
     got = np.array(con.execute(_query(items)).fetchall(), dtype=np.float64)
     _check(got, calibrators, blocks, eval_data, "sqlite")
 

@@ -27,9 +27,10 @@ templates of internal names (``_s``, ``_y`` …) and numbers formatted by :func:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -356,13 +357,13 @@ def render(template: str, base: Any, dialect: str, *, binned: tuple | None = Non
     placeholders ``:name`` replaced by nodes, generated for ``dialect``.
 
     ``binned`` = ``(p, bins, edges, strategy)``: the template's :data:`_BIN` is :func:`_bin`'s bin
-    index of ``p``. Many edges (a quantile audit of a thousand bins) make it a balanced sum of a test
-    per edge, which differ only in the edge: the statement is then written with two tests, at sentinel
-    edges, and one test's text is copied for every edge into :func:`_balanced_sum`'s shape -- the
-    text the statement with every test written out gives (sqlglot writes ``a + b`` and ``(a)`` as
-    such, a CASE inside a sum without parentheses, and an edge as its digits), at the cost of two
-    tests instead of a thousand. Where the sentinels' text is not found as written, every test is
-    written out."""
+    index of ``p``. Many edges (a quantile audit of a thousand bins) make it a binary search over a
+    test per edge (:func:`_cuts_passed`), tests which differ only in the edge: the statement is then
+    written with two tests, at sentinel edges, in their sum, and that sum is replaced by the search
+    with the written test's text copied for every edge -- the text the statement with the search
+    written out gives (sqlglot writes a CASE as ``CASE WHEN t THEN a ELSE b END``, a CASE inside a
+    sum without parentheses, and an edge as its digits), at the cost of two tests instead of a
+    thousand. Where the sentinels' text is not found as written, every test is written out."""
     if binned is None:
         return _render(template, base, dialect, **nodes)
     p, bins, edges, strategy = binned
@@ -379,10 +380,13 @@ def render(template: str, base: Any, dialect: str, *, binned: tuple | None = Non
     item = _written_item(test(one), dialect)
     key1, key2 = f"'{one}'", f"'{two}'"
     pair = f"{item} + {item.replace(key1, key2)}"
+    head, tail = "CASE WHEN ", " THEN 1 ELSE 0 END"
     if (not item or item.count(key1) != 1 or once.count(pair) != 1 or once.count(key1) != 1
-            or once.count(key2) != 1):  # pragma: no cover - every dialect writes the tests alike
+            or once.count(key2) != 1 or not item.startswith(head) or not item.endswith(tail)
+            ):  # pragma: no cover - every dialect writes the tests alike
         return _render(template.replace(_BIN, _bin(p, bins, edges, strategy)), base, dialect, **nodes)
-    return once.replace(pair, _balanced_sum([item.replace(key1, f"'{_num(c)}'") for c in cuts]))
+    written = item[len(head):-len(tail)]  # the test ``p >= CAST('..' AS DOUBLE)`` as the dialect writes it
+    return once.replace(pair, _cuts_passed(lambda c: written.replace(key1, f"'{_num(c)}'"), cuts))
 
 
 def _written_item(item: str, dialect: str) -> str:
@@ -403,19 +407,30 @@ _COPIED_TESTS = 16
 _EDGE_SENTINELS = (0.987654321987654, 0.876543219876543)
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed_template(template: str) -> Any:
+    """A template (DuckDB syntax, internal names only) parsed once a process: :func:`_render` edits a copy.
+
+    An audit writes the same few statements for each of its queries, and again for every audit of a
+    process (a monitoring loop, a test run: ~1,300 renders of ~250 distinct templates over tests/sql); a
+    parse is a tokenizer and a parser over the whole text, a copy of the tree a fraction of that."""
+    return _sqlglot().parse_one(template, read="duckdb")
+
+
 def _render(template: str, base: Any, dialect: str, **nodes: Any) -> str:
     """:func:`render` of a template without a bin index."""
     sqlglot = _sqlglot()
     from sqlglot import exp
     from sqlglot.dialects.dialect import Dialect
 
-    tree = sqlglot.parse_one(template, read="duckdb")
+    # a copy of the parsed template, never the template itself (replace_placeholders writes a copy);
+    # the placeholders are the template's own (``base`` holds none)
+    cached = _parsed_template(template)
+    tree = exp.replace_placeholders(cached, **nodes) if nodes else cached.copy()
     for cte in tree.find_all(exp.CTE):
         if cte.alias == "_base":
             cte.set("this", base)
             break
-    if nodes:
-        tree = exp.replace_placeholders(tree, **nodes)
     # the internal sort keys are never NULL: state the target's own NULL order, so nothing is translated
     nulls_small = Dialect.get_or_raise(dialect).NULL_ORDERING == "nulls_are_small"
     for ordered in tree.find_all(exp.Ordered):
@@ -562,7 +577,28 @@ def _bin(p: str, bins: int, edges: np.ndarray | None, strategy: str) -> str:
     if not cuts:
         return "0"
     op = _cut_op(strategy)
-    return _balanced_sum([f"CASE WHEN {p} {op} {_dbl(c)} THEN 1 ELSE 0 END" for c in cuts])
+    return _cuts_passed(lambda c: f"{p} {op} {_dbl(c)}", cuts)
+
+
+def _cuts_passed(test: Callable[[float], str], cuts: list[float]) -> str:
+    """``#{i : test(c_i)}``, the number of cuts a score passes (``p >= c`` or ``p > c``): the bin index.
+
+    Over sorted cuts the tests that hold are a prefix, so the count is a binary search, ``CASE WHEN
+    test(c_mid) THEN <count over the later cuts, at least mid + 1> ELSE <over the earlier, at most
+    mid> END``, nested log2(cuts) deep: log2(cuts) comparisons a row, where the sum of a test per cut
+    made one per cut (a quantile audit of 1,000 bins: 999). Each row takes the branch each test would
+    give it: a NULL score fails every test, 0 as in the sum; a NaN one passes all (DuckDB, PostgreSQL) or
+    none, as in the sum. Cuts out of order (never: edges are sorted) are counted by the sum."""
+    if any(b < a for a, b in zip(cuts, cuts[1:])):  # pragma: no cover - bin edges are sorted
+        return _balanced_sum([f"CASE WHEN {test(c)} THEN 1 ELSE 0 END" for c in cuts])
+
+    def count(lo: int, hi: int) -> str:  # cuts[:lo] passed, cuts[hi:] not: the count among cuts[lo:hi]
+        if lo >= hi:
+            return str(lo)
+        mid = (lo + hi) // 2
+        return f"CASE WHEN {test(cuts[mid])} THEN {count(mid + 1, hi)} ELSE {count(lo, mid)} END"
+
+    return count(0, len(cuts))
 
 
 def _cuts(edges: np.ndarray | None, strategy: str) -> list[float] | None:
