@@ -571,6 +571,7 @@ class FrameMulticlassObjective:
         self.total = self.summary["w"] = self.summary["total"]
         self.last: tuple[float, float, float, float] | None = None
         self.queries = 1
+        self._nll: dict[float, float] = {}  # f(β) that derivs read, by β (see nll)
 
     def _select(self, c: float) -> Any:
         r"""The kept rows' :math:`d_k/c` (``_d0``, ``_d1``, …), :math:`d_y/c`, label, weight, row min and
@@ -608,7 +609,7 @@ class FrameMulticlassObjective:
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.lf = self._select(c)
-        other.last, other.c = None, c
+        other.last, other.c, other._nll = None, c, {}
         return other
 
     def extent(self) -> tuple[float, float]:
@@ -632,11 +633,16 @@ class FrameMulticlassObjective:
         self.queries += 1
         g, h, fv = (float(row[k]) / self.total for k in ("g", "h", "f"))
         self.last = (beta, fv, g, h)
+        self._nll[beta] = fv
         return g, h
 
     def nll(self, beta: float) -> float:
+        r"""f(β): where :meth:`derivs` ran at this β (Newton's first step at β = 1: ``nll_before_``) its f,
+        the same sum of the same terms :math:`w(\log S_0 - \beta d_y)`, with no query of its own."""
         import narwhals as nw
 
+        if beta in self._nll:
+            return self._nll[beta]
         e = [(nw.col(f"_d{i}") * beta).exp() for i in range(self.k)]
         x = self.lf.with_columns(_f=nw.col("_w") * (nw.sum_horizontal(*e).log() - nw.col("_dy") * beta))
         self.queries += 1
