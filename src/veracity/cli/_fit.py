@@ -13,6 +13,7 @@ them). Example on the bundled demo data:
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -146,7 +147,12 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str,
     absent = ref.is_null()
     if frame.schema[args.role_col].is_float():  # the schema by the user's names
         absent = absent | ref.is_nan().fill_null(False)
-    counts = collect(frame.nw.select(nw.len().alias("n"), absent.cast(nw.Int64).sum().alias("missing")))
+    # one pass counts the rows, the missing roles and the fit role's rows; a missing role is filled with a
+    # text other than --fit-role before the comparison (Dask's sum of a nullable comparison raised TypeError)
+    other = "" if args.fit_role else "-"
+    is_fit = (role.fill_null(other) == args.fit_role).fill_null(False)
+    counts = collect(frame.nw.select(nw.len().alias("n"), absent.cast(nw.Int64).sum().alias("missing"),
+                                     is_fit.cast(nw.Int64).sum().alias("kept")))
     n, missing = int(counts.get_column("n")[0] or 0), int(counts.get_column("missing")[0] or 0)
     if n == 0:
         from ..sources._api import no_rows_message  # the in-memory read's words, on every engine
@@ -163,7 +169,7 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str,
     kept = frame.nw.filter(role == args.fit_role)
     if frame.internal is not None:  # Spark's positional names back to the user's
         kept = kept.rename({v: k for k, v in frame.internal.items()})
-    n_kept = int(collect(kept.select(nw.len())).item())
+    n_kept = int(counts.get_column("kept")[0] or 0)  # the rows of kept, counted in the pass above
     if counted is not None:
         counted["n"] = n_kept
     if n_kept == 0:
@@ -186,12 +192,54 @@ def _role_column(args: argparse.Namespace) -> str | None:
     from ._rows import lazy_errors
 
     path = str(args.file) if args.file is not None else str(demo_path())
-    try:
-        with lazy_errors("duckdb", path):
-            columns = as_frame(path).columns
-    except VeracityError:
-        return None  # the reader below names what is wrong with the file
+    columns = _header_columns(path)
+    if columns is None or ("role" in columns and (args.fit_role or args.allow_role)):
+        # DuckDB reads it: not a plain local CSV/Parquet file, or a header not read alone; or a role column
+        # named with --fit-role/--allow-role and no --role-col, which is refused ("needs --role-col") where
+        # DuckDB cannot read the file (a ragged row, bad UTF-8 further down) -- the header alone cannot say
+        try:
+            with lazy_errors("duckdb", path):
+                columns = as_frame(path).columns
+        except VeracityError:
+            return None  # the reader below names what is wrong with the file
     return "role" if "role" in columns else None
+
+
+def _header_columns(path: str) -> tuple[str, ...] | None:
+    """The column names of a plain local ``.csv``/``.tsv``/``.txt`` or Parquet file, read from its header
+    line (Python's csv reader, as :func:`~veracity.sources._duckdb.csv_names` reads it) or its Parquet
+    schema (pyarrow) without opening DuckDB (~50 ms of a small fit); None where that read could differ
+    from DuckDB's relation, which then decides: ``-`` (stdin), a glob, a remote path, a directory, a
+    missing or unreadable file, a compressed or content-sniffed CSV, an empty one, a header that is not
+    UTF-8 or holds another delimiter DuckDB's sniffer could pick (``|``, ``;``, tab) or a repeated name
+    (which the reader refuses)."""
+    from .._files import _CSV, _PARQUET, is_remote
+
+    if path == "-" or is_remote(path) or any(ch in path for ch in "*?["):
+        return None
+    file = os.path.expanduser(path)
+    low = file.lower()
+    try:
+        if not os.path.isfile(file) or os.path.getsize(file) == 0:
+            return None
+        if low.endswith(_PARQUET):
+            import pyarrow.parquet as pq
+
+            names = [str(n) for n in pq.read_schema(file).names]
+        elif low.endswith(tuple(s for s in _CSV if not s.endswith(".gz"))):
+            from ..sources._duckdb import csv_header
+
+            header = csv_header(file, ",")
+            if header is None or any(d in h for h in header for d in ("|", ";", "\t")):
+                return None
+            names = header
+        else:
+            return None
+    except Exception:  # noqa: BLE001  (an unreadable file or schema: DuckDB's read names what is wrong)
+        return None
+    if len({n.casefold() for n in names}) != len(names):  # a repeated name (or one but for case)
+        return None
+    return tuple(names)
 
 
 def run(args: argparse.Namespace) -> int:

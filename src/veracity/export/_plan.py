@@ -403,7 +403,8 @@ def merged_venn_abers(node: Node) -> Node | None:
         knot = hi[:-1] / (1.0 - lo[1:] + hi[:-1])
     if np.isnan(gap).any() or np.isnan(knot).any():
         return None
-    above = np.nextafter(c0, np.inf)
+    with np.errstate(over="ignore"):  # the double above max-float is inf, exactly (IEEE's overflow flag)
+        above = np.nextafter(c0, np.inf)
     # per knot i: edge c_i with the knot's value, then edge next(c_i) with gap i+1's value where that gap
     # holds a double (in this order, interleaved)
     cand_edges = np.column_stack([c0, above]).ravel()
