@@ -49,6 +49,17 @@ def test_share_interval_is_the_binomial_interval_calls_bit_for_bit():
     assert count == len(sizes) * 15 * 4
 
 
+
+def test_share_interval_of_no_rows_and_of_a_size_that_is_no_count_as_binomial_interval():
+    from veracity import VeracityError
+
+    for call in (_share_interval, _plain_share_interval):  # no rows: NaN ends
+        assert np.isnan(call(0.3, 0.0, 0.95)).all()
+    for size in (-1.0, np.inf, np.nan):
+        for call in (_share_interval, _plain_share_interval):
+            with pytest.raises(VeracityError, match="trials must be finite counts"):
+                call(0.3, size, 0.95)
+
 def _plain_band(mean, shares, sizes, theta, level):
     """Round 32's band and p-value: each cell's Wilson reach from ``wilson_bounds``, both ends a step."""
     cost = 1.0 - theta

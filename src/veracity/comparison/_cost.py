@@ -269,26 +269,13 @@ def _share_interval(share: float, size: float, level: float) -> tuple[float, flo
     :math:`x = \text{share}\cdot m \le m/2` and :math:`x` is below it, the upper end to
     :math:`B_{1-\alpha/2}(x + 1, m - x)` where :math:`m - x < m/2` is (module docstring)."""
     x = min(max(share, 0.0), 1.0) * size
-    k, m = np.array(x), np.array(size)
-    if 0.0 < size <= _FLOAT_WILSON_UP_TO:  # the one count in floats (the same numbers; see _wilson_ends)
-        lo, hi = _wilson_ends(x, size, _wilson_z(level))
-    else:
-        lo, hi = (float(v) for v in binomial_interval(k, m, method="wilson", level=level))
+    if not 0.0 <= size < math.inf:  # a size that is no count: binomial_interval's refusal (it raises)
+        binomial_interval(np.array(x), np.array(size))
+    lo, hi = _wilson_ends(x, size, _wilson_z(level))
     few = EXACT_END_BELOW - 1e-9
-    low_side = x <= size - x
-    if (x < few and low_side) or (size - x < few and not low_side):
-        if 0.0 < size <= _FLOAT_WILSON_UP_TO:  # the one end needed (see _exact_end)
-            lo, hi = (min(lo, _exact_end(x, size, level, True)), hi) if low_side else \
-                (lo, max(hi, _exact_end(x, size, level, False)))
-        else:
-            cp_lo, cp_hi = (float(v) for v in binomial_interval(k, m, method="clopper-pearson", level=level))
-            lo, hi = (min(lo, cp_lo), hi) if low_side else (lo, max(hi, cp_hi))
-    return lo, hi
-
-
-#: sizes up to which :func:`_wilson_ends` stands in for ``binomial_interval`` (far below where
-#: :math:`x(m - x)` overflows, ~1e154, past which that function changes its arithmetic)
-_FLOAT_WILSON_UP_TO = 1e150
+    if x <= size - x:
+        return (min(lo, _exact_end(x, size, level, True)) if x < few else lo), hi
+    return lo, (max(hi, _exact_end(x, size, level, False)) if size - x < few else hi)
 
 
 @functools.lru_cache(maxsize=64)
@@ -300,11 +287,10 @@ def _wilson_z(level: float) -> float:
 
 
 def _wilson_ends(x: float, size: float, z: float) -> tuple[float, float]:
-    r"""``binomial_interval(x, size, method="wilson")`` of one count :math:`0 \le x \le m` = ``size``
-    (:math:`0 < m \le 10^{150}`): :func:`..core._intervals.wilson_bounds` of the one count cut to [0, 1],
-    without ``binomial_interval``'s array checks — the cost table asks two of them per model and threshold
-    (a simulation: tens of thousands)."""
-    low, high = (float(v) for v in wilson_bounds(x, size, z))
+    r"""``binomial_interval(x, size, method="wilson")`` of one count :math:`0 \le x \le m` = ``size``:
+    :func:`..core._intervals.wilson_bounds` cut to [0, 1], without ``binomial_interval``'s array checks —
+    the cost table asks two of them per model and threshold (a simulation: tens of thousands)."""
+    low, high = (float(v) for v in wilson_bounds(np.float64(x), np.float64(size), z))
     return min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0)
 
 

@@ -323,22 +323,10 @@ def _fine_uniform_grid(theta: np.ndarray) -> bool:
                 and 1.0 - theta[-1] <= 2 * step[0])
 
 
-def _wilson_reach(share: np.ndarray, size: np.ndarray,
-                  z: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""How far Wilson's interval of a share :math:`p` at effective size :math:`m` reaches below and above
-    :math:`p`: :math:`\frac{pm + z^2/2}{m + z^2} \pm \frac{z}{m + z^2}\sqrt{p(1-p)\,m + z^2/4}`, cut to
-    :math:`[0, 1]`."""
-    low, high = wilson_bounds(share * size, size, z)
-    return share - np.clip(low, 0.0, share), np.clip(high, share, 1.0) - share
-
-
 class _Cells:
-    r"""The four cells' shares and sizes stacked on a first axis, with what Wilson's bounds
-    (:func:`..core._intervals.wilson_bounds`) need that does not depend on z computed once: the count
-    :math:`k = pm`, the size :math:`m` and the spread :math:`\max(k(m - k)/m, 0)` (its overflow fallback
-    :math:`k((m - k)/m)` as there). :meth:`reach` is :func:`_wilson_reach` of every cell at one z (or an
-    array of z on new leading axes), the same arithmetic element by element, so the same numbers — the
-    p-value's bisection calls it 40 times a band."""
+    r"""The four cells' shares and sizes stacked on a first axis, with the z-free part of Wilson's bounds
+    (:func:`..core._intervals.wilson_spread`) computed once: the p-value's bisection asks :meth:`reach` at
+    40 z a band."""
 
     def __init__(self, shares: tuple[np.ndarray, ...], sizes: tuple[np.ndarray, ...]) -> None:
         arrays = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (*shares, *sizes)))
@@ -347,7 +335,10 @@ class _Cells:
         self.spread = wilson_spread(self.k, self.size)
 
     def reach(self, z: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(below, above)`` of every cell (first axis) at ``z``: :func:`_wilson_reach`'s numbers."""
+        r"""How far Wilson's interval of each cell's share :math:`p` at effective size :math:`m` reaches below
+        and above :math:`p` at ``z`` (a number, or an array on new leading axes):
+        :math:`\frac{pm + z^2/2}{m + z^2} \pm \frac{z}{m + z^2}\sqrt{p(1-p)\,m + z^2/4}`, cut to
+        :math:`[0, 1]`; ``(below, above)``, cells on the first axis."""
         z = np.asarray(z, dtype=float)
         lead = z.ndim - (self.k.ndim - 1)  # z's own leading axes (the bisection's levels), after the cells'
         shape = (4,) + (1,) * max(lead, 0) + self.k.shape[1:]
