@@ -13,7 +13,8 @@ they are the same on every backend:
   every equal-mass binning in veracity (:func:`~veracity.core._binning.quantile_picks`;
   integer weights cut as the rows repeated) — (duplicate cuts dropped, so
   equal values are never split and heavy ties give fewer bins); a value equal to a
-  cut goes to the bin above it. Bins print as ``[lo, hi)`` (the last ``[lo, max]``);
+  cut goes to the bin above it. Bins print as ``[lo, hi)`` (the last ``[lo, max]``), ends
+  that select the rows the bin counts (:func:`_edge_texts`);
 * ``min_count`` and ``max_levels`` count rows, weighted or not (as the test's
   ``min_count`` does, beside its effective size): a row of weight 10 is one
   observation, not ten;
@@ -21,6 +22,8 @@ they are the same on every backend:
 """
 
 from __future__ import annotations
+
+import decimal
 
 import numpy as np
 
@@ -132,6 +135,56 @@ def _separate_atoms(cuts: np.ndarray, v: np.ndarray, c: np.ndarray, bins: int) -
     return np.unique(np.concatenate([cuts, v[following]]))
 
 
+_DIGITS = (4, 6, 8, 10, 12, 14, 17)
+
+
+def _edge_texts(bounds: list[float], v: np.ndarray) -> list[str]:
+    r"""The printed ends of the bins ``[lo, c_1)``, …, ``[c_k, hi]`` (``bounds``: lo, the cuts, hi; ``v``:
+    the feature's sorted distinct values), each read as a number selecting the rows its bin holds: a cut's text
+    :math:`t` has the same values below it as the cut (no value in :math:`[t, c)` or :math:`[c, t)`), ``lo``'s
+    none below it and ``hi``'s none above it — so ``x=[-0.2615, 0.254)`` counts exactly the rows with
+    :math:`-0.2615 \le x < 0.254`. Each takes the fewest of 4, 6, … 17 significant digits that do it (and
+    that keep different bounds apart; the exact shortest text where none does), rounded to nearest where
+    that reads right, else cuts and ``lo`` down and ``hi`` up. Rounded to nearest at 4 digits alone, a cut
+    at 0.25403 printed ``0.254`` while a value 0.25401 sat below it, and the largest value 3.7234 printed ``3.723``: the text and the counted rows differed by a row
+    or two at every cut of a continuous feature."""
+    arr = np.asarray(bounds, dtype=np.float64)
+    for base in _DIGITS:
+        texts = [_edge_text(b, v, "hi" if i == len(bounds) - 1 else "lo" if i == 0 else "cut", base)
+                 for i, b in enumerate(bounds)]
+        # distinct bounds keep distinct texts (equal bounds, as [79, 79] of a cut at the largest value, one)
+        same_text = np.array(texts)[:, None] == np.array(texts)[None, :]
+        if (same_text == (arr[:, None] == arr[None, :])).all():
+            return texts
+    return [repr(float(b)) if not float(b).is_integer() else _fmt(b) for b in bounds]
+
+
+def _edge_text(x: float, v: np.ndarray, role: str, base: int) -> str:
+    """One bin end's text (:func:`_edge_texts`): ``role`` ``"lo"``, ``"cut"`` or ``"hi"``, at ``base`` or more
+    significant digits, rounded to nearest where that reads right (-0.8 stays ``-0.8``, not ``-0.8001``),
+    else down (``lo``, a cut) or up (``hi``)."""
+    toward = decimal.ROUND_CEILING if role == "hi" else decimal.ROUND_FLOOR
+    below = int(np.searchsorted(v, x, side="left"))  # the values below a cut
+    for digits in (d for d in _DIGITS if d >= base):
+        for rounding in (decimal.ROUND_HALF_EVEN, toward):
+            text = _fmt_toward(x, digits, rounding)
+            y = float(text)
+            if role == "lo" and y <= x or role == "hi" and y >= x or \
+                    role == "cut" and int(np.searchsorted(v, y, side="left")) == below:
+                return text
+    return _fmt(x) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
+
+
+def _fmt_toward(x: float, digits: int, rounding: str) -> str:
+    """``x`` at ``digits`` significant digits, rounded with ``rounding`` (a :mod:`decimal` mode), written as
+    :func:`~._values._fmt` writes numbers (integers below 10**15 whole, others as ``g`` gives them)."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return _fmt(x)
+    d = decimal.Decimal(float(x))
+    q = d.quantize(decimal.Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=rounding)
+    return f"{float(q):.{digits}g}"
+
+
 def _exact_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: int, *, bins: int,
                 masses: np.ndarray | None = None, rows: str = "every row") -> FeatureSpec:
     """A numeric feature of integers beyond 2**53: levels and cut points kept as exact integers."""
@@ -161,11 +214,11 @@ def _exact_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: in
 def _binned(name: str, cuts: np.ndarray, v: np.ndarray, n_missing: int) -> FeatureSpec:
     lo, hi = float(v[0]), float(v[-1])
     bounds = [lo, *cuts.tolist(), hi]
-    t = _fmt_distinct(bounds)
-    labels = [f"[{t[bounds[i]]}, {t[bounds[i + 1]]})" for i in range(len(bounds) - 2)]
-    labels.append(f"[{t[bounds[-2]]}, {t[bounds[-1]]}]")
+    t = _edge_texts(bounds, v)
+    labels = [f"[{t[i]}, {t[i + 1]})" for i in range(len(bounds) - 2)]
+    labels.append(f"[{t[-2]}, {t[-1]}]")
     if cuts.size and cuts[0] <= lo:  # explicit cuts below every value: the first bin is empty
-        labels[0] = f"< {t[bounds[1]]}"
+        labels[0] = f"< {t[1]}"
     missing = None
     if n_missing:
         missing = len(labels)

@@ -226,6 +226,13 @@ class SegmentsResult(Display):
                 return r
         from ..core._validation import VeracityError
 
+        # the same conditions in another order ("device=ios & region=EU"): "no segment" read as if that
+        # segment had not been searched; its text names the features in the order of features=
+        parts = sorted(text.split(" & ")) if isinstance(text, str) else None
+        same = next((r.segment for r in self.rows if sorted(r.segment.split(" & ")) == parts), None)
+        if same is not None:
+            raise VeracityError(f"no segment {text!r} in this result, but {same!r} is the same segment: a "
+                                "segment's text names its features in the order of features=")
         raise VeracityError(f"no segment {text!r} in this result; see [r.segment for r in result.rows]")
 
     def mce_p_text(self) -> str:

@@ -8,7 +8,8 @@ r"""A feature column's values: which are missing, integers beyond float64, and t
   (:func:`~veracity.core._keys.key_name`, through :func:`_shown`: a time with a zone as its UTC
   instant with ``+00:00``, ``-0.0`` as ``0.0``, bytes as ``b'..'``), quoted when it could be misread
   (:func:`quoted`); a numeric feature's levels and bins
-  print numbers with 4 significant digits, more where two would read alike (:func:`_fmt_distinct`).
+  print numbers with 4 significant digits, more where two would read alike (:func:`_fmt_distinct`), and a
+  bin's ends more where needed to select the rows it counts (:func:`~._levels._edge_texts`).
 """
 
 from __future__ import annotations
@@ -229,11 +230,23 @@ def distinct_counts(raw: np.ndarray, name: str = "", weights: np.ndarray | None 
             raise VeracityError(f"numeric {what} holds infinite values; replace them or drop those rows")
         return _counted(present, w, int(missing.sum()), True)
     if present.dtype == object:
+        if _bools_among_others(present):  # True == 1 to np.unique: levels by their names, as vc.audit's by=
+            return _counted(key_names(present), None, int(missing.sum()), False)
         try:
             return _counted(present, None, int(missing.sum()), False)
         except TypeError:  # mixed types: levels by the names of their slices (-0.0 as 0.0, bytes b'..')
             return _counted(key_names(present), None, int(missing.sum()), False)
     return _counted(present, None, int(missing.sum()), False)
+
+
+def _bools_among_others(values: np.ndarray) -> bool:
+    """True where an object column holds booleans beside other values (numbers: ``[True, 1, 0, False]``).
+    ``np.unique`` (and a dict) hold ``True == 1`` and ``False == 0``, so such a column had two levels whose
+    rows the level codes, which tell ``1`` from ``True`` by name, could not find again: ``vc.segments``
+    failed with numpy's "'list' argument must have no negative elements" and ``SegmentCalibration`` fitted
+    no correction, where ``vc.audit(..., by=)`` names four slices (``True``, ``1``, ``0``, ``False``)."""
+    is_bool = np.fromiter((isinstance(v, (bool, np.bool_)) for v in values), dtype=bool, count=values.size)
+    return bool(is_bool.any() and not is_bool.all())
 
 
 def _counted(present: np.ndarray, w: np.ndarray | None, n_missing: int, numeric: bool,
