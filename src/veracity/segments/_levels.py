@@ -146,8 +146,9 @@ def _edge_texts(bounds: list[float], v: np.ndarray) -> list[str]:
     :math:`-0.2615 \le x < 0.254`. Each takes the fewest of 4, 6, … 17 significant digits that do it (and
     that keep different bounds apart; the exact shortest text where none does), rounded to nearest where
     that reads right, else cuts and ``lo`` down and ``hi`` up. Rounded to nearest at 4 digits alone, a cut
-    at 0.25403 printed ``0.254`` while a value 0.25401 sat below it, and the largest value 3.7234 printed ``3.723``: the text and the counted rows differed by a row
-    or two at every cut of a continuous feature."""
+    at 0.25403 printed ``0.254`` while a value 0.25401 sat below it, and the largest value 3.7234 printed
+    ``3.723``: the text and the counted rows differed by a row or two at every cut of a continuous
+    feature."""
     arr = np.asarray(bounds, dtype=np.float64)
     for base in _DIGITS:
         texts = [_edge_text(b, v, "hi" if i == len(bounds) - 1 else "lo" if i == 0 else "cut", base)
