@@ -364,6 +364,20 @@ class ModelComparison(Display):
                 f"Benjamini-Hochberg q-value across the slices (per pair and metric) is at most {alpha:g}: "
                 f"false-discovery rate {alpha * 100:g}%; intervals are each slice's own, unadjusted")
 
+    def _printed_notes(self) -> list[str]:
+        """:attr:`notes` as printed: the first :data:`SHOWN_FAILED` notes of slices not compared (one class,
+        too few rows ...), then one line counting the rest — ``by=`` an id column of one-row slices printed
+        a note per slice, thousands of lines; ``.notes`` and ``to_dict()`` keep every one."""
+        failed = [t for t in self.notes if t.startswith(FAILED_PREFIX) and FAILED_MARK in t]
+        if len(failed) <= SHOWN_FAILED:
+            return list(self.notes)
+        hidden = set(failed[SHOWN_FAILED:])
+        kept = [t for t in self.notes if t not in hidden]
+        at = kept.index(failed[SHOWN_FAILED - 1]) + 1
+        more = (f"... {len(failed) - SHOWN_FAILED:,} more slices not compared ({len(failed):,} in all); "
+                "every one is named in .notes and to_dict() (--json)")
+        return [*kept[:at], more, *kept[at:]]
+
     def _shown_slices(self) -> tuple[list[str], str]:
         """The slices printed, and a line for the rest: every slice when at most :data:`SHOWN_SLICES`, else
         those read beyond noise, smallest q-value first, up to that many (``.groups`` and ``to_dict()``
@@ -471,7 +485,7 @@ class ModelComparison(Display):
             parts += [html_note(f"note: {t}") for _, t in self._corp_notes]
         for (a, b), text in zip(pairs, self.verdicts):
             parts.append(html_note(f"Verdict ({b} vs {a}): {text}" if len(pairs) > 1 else f"Verdict: {text}"))
-        parts += [html_note(f"note: {t}") for t in self.notes]
+        parts += [html_note(f"note: {t}") for t in self._printed_notes()]
         if self.groups or self.too_small:
             listed, rest = self._shown_slices()
             notes = [html_note(f"slices: {self._fdr_text()}")]
@@ -520,7 +534,7 @@ class ModelComparison(Display):
             lines += [f"note: {t}" for _, t in self._corp_notes]
         for (a, b), text in zip(pairs, self.verdicts):
             lines.append(f"Verdict ({b} vs {a}): {text}" if len(pairs) > 1 else f"Verdict: {text}")
-        lines += [f"note: {t}" for t in self.notes]
+        lines += [f"note: {t}" for t in self._printed_notes()]
         if self.groups or self.too_small:
             lines += [f"slices: {self._fdr_text()}", f"by {self.group_column or 'slice'}:"]
             shown, rest = self._shown_slices()
@@ -533,6 +547,10 @@ class ModelComparison(Display):
 
 #: with more slices than this, only the slices read beyond noise are printed (up to this many)
 SHOWN_SLICES = 20
+#: a slice that could not be compared has a note "slice KEY (N rows) not compared: WHY"; the printout names
+#: at most this many (:meth:`ModelComparison._printed_notes`)
+SHOWN_FAILED = 5
+FAILED_PREFIX, FAILED_MARK = "slice ", ") not compared: "
 
 
 #: a model name longer than this is shortened in the notebook's tables (its start … its end)
@@ -1269,7 +1287,7 @@ def compare_models(
         result = results[s]
         if isinstance(result, VeracityError):
             count = f"{rows.size:,} row{'s' if rows.size != 1 else ''}"
-            notes.append(f"slice {name} ({count}) not compared: {result}")
+            notes.append(f"{FAILED_PREFIX}{name} ({count}{FAILED_MARK}{result}")
         else:
             groups[name] = result
     groups = _slice_readings(groups, level)

@@ -386,8 +386,9 @@ def _poisson_binomial(p: np.ndarray) -> np.ndarray:
 
 def _threshold(threshold: Any) -> float:
     """``threshold=`` refused unless one probability in [0, 1], by the one check of ``threshold=``
-    (:func:`veracity.core._metrics.check_threshold`, whose message shows the value as given)."""
-    return check_threshold(threshold)
+    (:func:`veracity.core._metrics.check_threshold`, whose message shows the value as given); -0.0 is 0.0
+    (it printed "at threshold -0")."""
+    return check_threshold(threshold) + 0.0
 
 
 def realised_cost(

@@ -65,7 +65,7 @@ MAX_THRESHOLDS = 100_000
 
 def check_thresholds(values: object, name: str, default: np.ndarray, *, upper_open: bool = False) -> np.ndarray:
     """Probability thresholds as a sorted-as-given 1-D float array in [0, 1] (or [0, 1)), at most
-    :data:`MAX_THRESHOLDS` of them."""
+    :data:`MAX_THRESHOLDS` of them; -0.0 is 0.0 (a threshold printed "-0.000")."""
     from ..core._validation import VeracityError, as_float_array, to_numpy
 
     if values is None:
@@ -81,7 +81,7 @@ def check_thresholds(values: object, name: str, default: np.ndarray, *, upper_op
                                 param=name)
         if np.isnan(raw).any():
             raise VeracityError(f"{name} holds NaN; pass probabilities in {span}", param=name)
-    t = np.atleast_1d(as_float_array(raw, name))
+    t = np.atleast_1d(as_float_array(raw, name)) + 0.0  # -0.0 + 0.0 is 0.0
     if t.ndim != 1:
         raise VeracityError(f"{name} must be a number or a 1-D array of probabilities, got shape {t.shape}")
     hi_ok = t < 1.0 if upper_open else t <= 1.0

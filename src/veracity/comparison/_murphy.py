@@ -485,15 +485,36 @@ def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
     tot = totals(y, w)
     cube = weight_sums(w, tot.n)[2]  # Σw³ (None unweighted): the variance's factor
     counts = [class_counts(d.p, y, w, theta) for d in models.data]
-    elementary = {name: (theta * c.w0 + (1.0 - theta) * (tot.w1 - c.w1)) / tot.w
-                  for name, c in zip(models.names, counts)}
     # two weighted counts of the same rows, summed in another order, differ by rounding (1e-17 where
     # both models put every row on the same side of θ): a difference within the sums' rounding is 0
     slack, slack_sq = cumulative_slack(tot.n, tot.w), cumulative_slack(tot.n, tot.wsq)
 
-    def minus(x: np.ndarray, z: np.ndarray, tol: float) -> np.ndarray:
+    def minus(x: Any, z: Any, tol: float) -> np.ndarray:
         d = x - z
         return np.where(np.abs(d) <= tol, 0.0, d)
+
+    def elementary_of(c: Any) -> np.ndarray:
+        r"""Mean elementary score :math:`(\theta W_0^{\ge\theta} + (1-\theta) W_1^{<\theta}) / W`; a class's
+        weight at or above θ is its total where they differ by the sums' rounding (every row flagged:
+        two models flagging all negatives read 1e-17 apart), its positives' misses the total less it."""
+        flagged0 = np.where(np.abs(tot.w0 - c.w0) <= slack, tot.w0, c.w0)
+        return (theta * flagged0 + (1.0 - theta) * minus(tot.w1, c.w1, slack)) / tot.w
+
+    def sum_of_differences(a: Any, b: Any) -> np.ndarray:
+        r""":math:`\sum w (S_\theta(p_B) - S_\theta(p_A)) = \theta \Delta W_0 + (1 - \theta) \Delta W_1` from
+        the counts (0 where they agree up to the sums' rounding)."""
+        return theta * minus(b.w0, a.w0, slack) + (1.0 - theta) * minus(a.w1, b.w1, slack)
+
+    # the pair's difference and the two scores are roundings of one number in different orders (θ = 0.4 is
+    # not 2/5: three false alarms at 0.4 against two misses at 0.6 summed to 2.8e-17 where both scores read
+    # 0.375; weighted counts of the same rows summed in two orders read 1e-17 apart): they disagreed on
+    # whether it is 0 (a to_dict "diff" of -7.4e-19 beside two equal scores). A difference of 0 makes the
+    # later model's score the earlier one's; equal scores make the difference 0 (below)
+    sums = {(i, j): sum_of_differences(counts[i], counts[j]) for i, j in models.pairs()}
+    scores = [elementary_of(c) for c in counts]
+    for i, j in models.pairs():
+        scores[j] = np.where(sums[i, j] == 0.0, scores[i], scores[j])
+    elementary = dict(zip(models.names, scores))
 
     diffs = []
     df = student_df(tot.n, tot.w, tot.wsq)  # NaN: one row, or one row carries nearly all the weight
@@ -506,7 +527,7 @@ def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
                  minus(b.w1, m.w1, slack)]
         squares = [minus(b.w0sq, m.w0sq, slack_sq), minus(a.w0sq, m.w0sq, slack_sq),
                    minus(a.w1sq, m.w1sq, slack_sq), minus(b.w1sq, m.w1sq, slack_sq)]
-        s1 = theta * minus(b.w0, a.w0, slack) + (1.0 - theta) * minus(a.w1, b.w1, slack)
+        s1 = np.where(scores[j] == scores[i], 0.0, sums[i, j])  # equal scores: a difference of exactly 0
         s1w = theta * minus(b.w0sq, a.w0sq, slack_sq) + (1.0 - theta) * minus(a.w1sq, b.w1sq, slack_sq)
         s2 = theta ** 2 * (squares[0] + squares[1]) + (1.0 - theta) ** 2 * (squares[2] + squares[3])
         mean, se, low, high, p = from_moments(s1, s1w, s2, tot.w, tot.wsq, tot.n, level, cube)
@@ -518,7 +539,11 @@ def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
             if df == df:
                 shares = tuple(np.clip(c / tot.w, 0.0, 1.0) for c in cells)
                 sizes = _discordant_sizes(cells, squares, tot, w, theta)
-                low, high, p = pseudo_band(mean, shares, sizes, theta, level)
+                # at θ = 0 both models flag every row (p ≥ 0): no row can be discordant, whatever the rows,
+                # and the t band's [0, 0] stands, as for two models with the same scores (the cells' Wilson
+                # reach read ±z²/(n + z²) there: ±0.037 on 100 rows)
+                band = pseudo_band(mean, shares, sizes, theta, level)
+                low, high, p = (np.where(theta == 0.0, v, b) for v, b in zip((low, high, p), band))
             else:
                 low = high = p = np.full_like(mean, np.nan)
         low, high, p = (np.where(flat, np.nan, v) for v in (low, high, p))

@@ -270,23 +270,32 @@ def calibrator_params(doc: dict[str, Any], prefix: str = "") -> dict[str, str]:
     return out
 
 
-def result_page(result: AuditResult, *, title: str = "Calibration report", source: str | None = None) -> str:
+def result_page(result: AuditResult, *, title: str = "Calibration report", source: str | None = None,
+                figures: bool = True) -> str:
     """A self-contained HTML report built from an audit alone (no rows: summary, reliability, slices).
 
     The page is assembled from :mod:`veracity.reporting`'s own sections, so it reads like
     ``vc.report``'s; the threshold explorer and operating curves need the rows and are left out.
+    ``figures=False`` draws no figure (the reliability diagram takes seconds): the Reliability section
+    keeps its table and says in one line that its figure was omitted.
     """
     from ..reporting import _html, _sections
 
     reading = "probability" if result.score_type == "probability" else "σ(logit)"
     sections = [("summary", "Summary", _sections._section("summary", "Summary", _sections._summary(result, reading)))]
-    figure = ""
-    if _sections._have_matplotlib():
+    if not figures:
+        figure = '<p class="note">figures omitted (figures=False)</p>'
+    elif not _sections._have_matplotlib():
+        figure = '<p class="note">figures omitted: install matplotlib</p>'
+    else:
         figure = _sections._svg(result.plot(), "rel", "reliability diagram")
         figure = f'<figure class="plot-box">{figure}</figure>'
     body = f'<div class="rel-grid"><div>{figure}</div><div>{_sections._reliability_table(result.table)}</div></div>'
-    lead = ("Each point is one bin: mean confidence (x) against observed frequency (y), sized by its count, "
-            "with its binomial interval. Points under the dashed diagonal are over-confident.")
+    # sized by its weight where the audit is weighted, as vc.report's lead says (a weighted audit's page read
+    # "sized by its count")
+    lead = ("Each point is one bin: mean confidence (x) against observed frequency (y), sized by its "
+            f"{'weight' if result.table.weighted else 'count'}, with its binomial interval. Points under the "
+            "dashed diagonal are over-confident.")
     sections.append(("reliability", "Reliability", _sections._section("reliability", "Reliability", body, lead)))
     if result.groups:
         lead = (f"One audit per value of <code>{_sections._e(result.group_column)}</code>, binned with the same "
@@ -417,9 +426,10 @@ def log_mlflow(
     active). ``prefix`` is put before every metric, parameter and artifact name (e.g.
     ``"valid/"``). Metrics are logged at one step: 0, or one past the highest step of those the run
     already holds (a training loop's ``auc`` at step 9: this log's ``auc`` at step 10), so the run
-    shows this log's values. ``figures=False`` skips the PNG. A tracking store MLflow cannot open or reach (a
-    server that is down, no tracking URI where MLflow's default SQLite store lacks its modules) is one
-    :class:`~veracity.VeracityError` naming the store, its password hidden.
+    shows this log's values. ``figures=False`` draws no figure: no PNG, and ``report.html`` keeps its
+    numbers without the reliability diagram (a line on the page says so). A tracking store MLflow cannot
+    open or reach (a server that is down, no tracking URI where MLflow's default SQLite store lacks its
+    modules) is one :class:`~veracity.VeracityError` naming the store, its password hidden.
     """
     mlflow = _mlflow()
     prefix = _check_prefix(prefix)
@@ -510,7 +520,7 @@ def log_mlflow(
                 finally:
                     plt.close(fig)
                 artifacts.append(path("reliability.png"))
-        html = report.html if report is not None else result_page(obj, title=title)
+        html = report.html if report is not None else result_page(obj, title=title, figures=figures)
         client.log_text(run_id, html, path("report.html"))
         artifacts.append(path("report.html"))
     elif isinstance(obj, Report):
