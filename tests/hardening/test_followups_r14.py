@@ -181,7 +181,10 @@ def test_weighted_conformal_coverage_at_n200_holds():
     cov, oracle = _simulate(200, 1500, seed=11)
     assert not np.isnan(cov).any()  # 200 rows of these weights: never too few effective rows
     se = cov.std() / np.sqrt(cov.size)  # about 0.0008
-    assert abs(cov.mean() - 0.9) < max(5 * se, 0.004), (cov.mean(), se)  # measured 0.8986 +- 0.0002
+    # the test row at W/m, m the smaller of Kish's size and the spread's about q-hat (session 38; Kish's alone:
+    # 0.8986 +- 0.0002, short): covers, and no more than the exact rule given each test row's own weight
+    assert cov.mean() >= 0.9 - 3 * se, (cov.mean(), se)  # measured 0.907
+    assert cov.mean() <= oracle.mean() + 3 * se, (cov.mean(), oracle.mean(), se)  # oracle measured 0.9065
     assert oracle.mean() >= 0.9 - 3 * oracle.std() / np.sqrt(oracle.size)
 
 

@@ -9,11 +9,15 @@ mass of the classes ranked at or above the true one); a class enters the set whe
 its score <= q̂ (per class with --mondrian). A single --score column is read as
 the probability of class 1 of a binary problem (--pos-label names the label value of
 class 1 when the labels are not 0/1, e.g. --pos-label yes). Rows of probabilities must sum to 1.
+--randomized --random-state S measures every role with the draws that follow fit's: each role's sets are
+those of Python's ConformalClassifier(..., randomized=True, random_state=S).fit(calib rows), then
+.coverage(role rows).
 --sample-weight weighs the rows (q̂ by the weighted rule; coverage, mean set size and empty sets
 weighted; the count column and the set-size tally stay counts of rows).
-Alone it counts each measured row at the size-biased mean calib weight sum w^2 / sum w (exact for
-equal weights, an approximation for uneven ones, refused when the calib weights' Kish effective
-number is below the rows the +1 correction needs: 9 at alpha 0.1). Covariate shift, exactly
+Alone it counts each measured row at the size-biased mean calib weight sum w^2 / sum w, or more
+where heavy calib rows lie above q̂ (W / the effective size of the weighted share at or below q̂, when that
+is below Kish's; exact for equal weights, an approximation for uneven ones, refused when the calib weights'
+effective number is below the rows the +1 correction needs: 9 at alpha 0.1). Covariate shift, exactly
 (Tibshirani et al. 2019): --sample-weight holds the calib rows' likelihood ratios
 w(x) = dP_test/dP_calib and --test-weight COL each measured row's own w(x)
 (usually the same column), which gives every row its own q̂:
@@ -116,7 +120,12 @@ def run(args: argparse.Namespace) -> int:
             cp.check_qhat()
     # with --test-weight the measured rows are draws of the shifted distribution: each counted once
     reports = {}
+    # randomised APS/RAPS: every role measured with the draws that follow fit's, as Python's first call after
+    # fit(calib) takes them (the test role read draws the calib role had advanced: other sets than
+    # fit(calib).coverage(test) on the same seed)
+    draws = cp._rng.bit_generator.state
     for role, m in masks.items():
+        cp._rng.bit_generator.state = draws
         with _on_measured_rows(role_col, role, int(m.sum())):
             reports[role] = cp.coverage(P[m], y[m], sample_weight=None if w is None or t is not None else w[m],
                                         test_weight=None if t is None else t[m])
@@ -140,13 +149,13 @@ def run(args: argparse.Namespace) -> int:
     if t is not None:
         if getattr(cp, "_qhat_refusal", None) is not None:  # "q̂ = inf" alone read as a fitted value
             qline += " (refused: the calib weights' Kish effective number is below the +1 correction's minimum)"
-        qline += (f" at the size-biased mean calib weight; every measured row uses its own q̂ from its "
+        qline += (f" (the rule without --test-weight); every measured row uses its own q̂ from its "
                   f"--test-weight {args.test_weight!r} (exact covariate-shift rule; the qhat column: each "
                   "class's median) and counts once (--sample-weight weighs the calib rows only)")
     elif w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max()):
         qline += (" (weighted: each measured row counted at the size-biased mean calib weight sum w^2 / "
-                  "sum w; --test-weight COL gives each row its own likelihood ratio, the exact "
-                  "covariate-shift rule)")
+                  "sum w, or more where heavy calib rows lie above q̂; --test-weight COL gives each row its "
+                  "own likelihood ratio, the exact covariate-shift rule)")
     parts = [
         f"split conformal ({args.method}{', randomised' if args.randomized else ''}"
         f"{', Mondrian' if args.mondrian else ''}), alpha = {args.alpha:g}: {qline}",

@@ -144,19 +144,26 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None, *,
 
     With ``sample_weight`` (weights of the calib rows; a row of weight 0 is a dropped row) and
     no ``test_weight``: the smallest score at which the cumulative weight in ascending order
-    reaches :math:`(1-\alpha)(W + \sum w^2/\sum w) = (1-\alpha)\,W\,(1 + 1/m)`, *W* the total
-    weight and :math:`m = (\sum w)^2/\sum w^2` Kish's effective number of calib rows: the "+1"
-    test point counted with the size-biased mean weight :math:`\sum w^2/\sum w = W/m`, the
-    :math:`k/(n+1)` correction in effective units — the rule below at :math:`t = W/m`. Equal
-    weights give the unweighted rule exactly, like :func:`~veracity.recall_threshold`'s weighted
-    rule. Uneven weights (likelihood ratios :math:`w(x)`, or weights unrelated to the scores alike)
-    make the weighted order statistic as noisy as one of *m* rows; the plain mean weight
-    :math:`W/n` undercovered (seeded simulations, LAC, weights lognormal with sd 1.5 of the log and
-    independent of the scores, 100 calib rows, α = 0.1: mean coverage 0.883; sd 2, 1,000 rows:
-    0.887), :math:`W/m` covers 0.926 and 0.911 there — measured, not proved, for uneven weights;
-    weights that depend on the scores (covariate shift without ``test_weight``) can still fall
-    short (0.886 on 20 rows, see docs/decisions.md). Uneven weights with *m* below
-    :func:`min_calibration_size` are refused (the rule cannot be met).
+    reaches :math:`(1-\alpha)(W + W/m) = (1-\alpha)\,W\,(1 + 1/m)`, *W* the total weight and *m* an
+    effective number of calib rows: the "+1" test point counted at the weight :math:`W/m`, the
+    :math:`k/(n+1)` correction in effective units — the rule below at :math:`t = W/m`. *m* is Kish's
+    :math:`(\sum w)^2/\sum w^2` (the test point at the size-biased mean weight :math:`\sum w^2/\sum w`),
+    or the size the weights' spread about that q̂ gives when it is smaller,
+    :math:`F(1-F)\,W^2/\sum_i w_i^2 (h_i - F)^2` (:math:`h_i = 1\{s_i \le \hat q\}`, *F* their weighted
+    share; :func:`_quantile_size`, the size the calib floor reads): that is
+    :math:`W/m = (1-F)\,\bar w_{\le} + F\,\bar w_{>}` in size-biased mean weights of the rows at or below
+    q̂ and above it, so heavy rows above q̂ — the rows whose own weight the exact rule below would count —
+    raise the point's weight. Equal weights give the unweighted rule exactly, like
+    :func:`~veracity.recall_threshold`'s weighted rule. Uneven weights carry no finite-sample proof without
+    ``test_weight``; measured (seeded simulations, α = 0.1, mean coverage over calib draws): weights
+    lognormal with sd 1.5 of the log, independent of the LAC scores, 100 calib rows: the plain mean weight
+    :math:`W/n` 0.883, Kish's size 0.926 (sd 2, 1,000 rows: 0.887, 0.911), the smaller size the same
+    (0.926, 0.912); a rare, hard class weighted 5x (200 calib rows; coverage weighted alike): Kish's size
+    0.8986 ± 0.0003, the smaller size 0.912 (each test row's own weight, the exact rule: 0.912);
+    covariate-shift weights :math:`e^{2x}` with scores growing in *x* (200 rows): 0.9035, 0.907 (own weight
+    0.907). On 20 such rows it still falls short (0.886: q̂ is often the largest score, with no row above
+    it to read), see docs/decisions.md. Uneven weights with *m* below :func:`min_calibration_size` are
+    refused (the rule cannot be met).
 
     With ``test_weight`` (the test rows' own likelihood ratios :math:`w(x)`, in the units of
     ``sample_weight``, which it requires; a number or a 1-D array) the exact rule of
@@ -166,8 +173,9 @@ def conformal_quantile(scores: Any, alpha: float, sample_weight: Any = None, *,
 
     scores in ascending order, :math:`+\infty` when no score reaches it (the mass
     :math:`t / (W + t)` at :math:`+\infty` is more than α: that row's set holds every class).
-    Returns an array of the shape of ``test_weight``; ``test_weight`` equal to
-    :math:`\sum w^2/\sum w` gives the value above (or :math:`+\infty` where that is refused).
+    Returns an array of the shape of ``test_weight``; ``test_weight`` equal to *W/m* (the
+    size-biased mean weight :math:`\sum w^2/\sum w` where Kish's size is the smaller) gives the value
+    above (or :math:`+\infty` where that is refused).
 
     >>> conformal_quantile(np.arange(1, 101) / 100, 0.1)   # k = ceil(101 * 0.9) = 91
     0.91
@@ -219,14 +227,14 @@ class _UnevenWeights(VeracityError):
 
 
 def _weighted_quantile(s: np.ndarray, w: np.ndarray, a: float) -> float:
-    r"""The rule of :func:`conformal_quantile` without ``test_weight``: the test point counted with the
-    size-biased mean weight :math:`\sum w^2/\sum w` (:func:`~veracity.decisions._thresholds.plus_one_weight`;
-    the mean weight, exactly, for equal weights)."""
+    r"""The rule of :func:`conformal_quantile` without ``test_weight``: the test point counted at
+    :math:`t = W/m`, *m* the smaller of Kish's effective number (:math:`t = \sum w^2/\sum w`,
+    :func:`~veracity.decisions._thresholds.plus_one_weight`; the mean weight, exactly, for equal weights) and
+    the size the weights' spread about that rule's q̂ gives (:func:`_quantile_size`)."""
     s, w = s[w > 0], w[w > 0]
     n = s.shape[0]
-    order = np.argsort(s, kind="stable")
-    cum = np.cumsum(w[order])
-    total = float(cum[-1])
+    ranked = _sorted_calib(s, w)
+    total = float(ranked[1][-1])
     least = min_calibration_size(a)
     m = effective_number(w)
     if n >= least and m < least:  # n < least: the refusal below, whatever the weights
@@ -234,15 +242,33 @@ def _weighted_quantile(s: np.ndarray, w: np.ndarray, a: float) -> float:
             f"too few calibration points for alpha={a:g}: the calib weights are uneven, and the +1 "
             f"correction needs an effective number (Kish, (sum w)^2 / sum w^2) of at least {least} calib "
             f"rows, got {m:.3g} of n = {n}; {PLUS_ONE}. Use more calib rows, more even weights or a larger alpha")
-    need = (1.0 - a) * (total + plus_one_weight(w, total))
-    j = int(np.searchsorted(cum, need - CEIL_EPS * total, side="left"))
+    q = _plus_one_quantile(ranked, a, plus_one_weight(w, total), least)
+    spread = _quantile_size(s, w, q)
+    if not spread < m:  # weights unrelated to the scores about q̂ (or equal): Kish's size
+        return q
+    if spread < least:  # past Kish's check the share above q̂ (< alpha) leaves a sliver: met in no search
+        raise _UnevenWeights(
+            f"too few calibration points for alpha={a:g}: the calib weights are uneven, heaviest about q̂, "
+            f"and the +1 correction needs an effective number of at least {least} calib rows (the smaller of "
+            f"Kish's, {m:.3g}, and the one their spread about q̂ gives, F(1-F) W^2 / sum w^2 (h-F)^2), got "
+            f"{spread:.3g} of n = {n}; {PLUS_ONE}. Use more calib rows, more even weights or a larger alpha")
+    return _plus_one_quantile(ranked, a, total / spread, least)
+
+
+def _plus_one_quantile(ranked: _Sorted, a: float, t: float, least: int) -> float:
+    r"""The smallest ascending score whose cumulative weight reaches :math:`(1-\alpha)(W + t)` (the
+    tolerance of the unweighted rule's ceiling, relative to *W*): the test point counted at weight *t*."""
+    s_sorted, cum = ranked
+    n = s_sorted.shape[0]
+    total = float(cum[-1])
+    j = int(np.searchsorted(cum, (1.0 - a) * (total + t) - CEIL_EPS * total, side="left"))
     if j >= n:
         raise VeracityError(
             f"too few calibration points for alpha={a:g}: the weighted rule needs at least "
             f"{least} calib rows of positive weight, whatever their weights "
             f"((1-alpha)(W + sum w^2 / sum w) <= W), got n = {n} (weight {total:.4g}); {PLUS_ONE}. "
             "Use more calib rows or a larger alpha")
-    return float(s[order][j])
+    return float(s_sorted[j])
 
 
 def _test_weight_needs_calib_weights() -> VeracityError:
@@ -433,10 +459,18 @@ def _quantile_size(s: np.ndarray, w: np.ndarray, q: float) -> float:
     0.044, not the 0.026 of Kish's 133 rows: 16 % of calib sets delivered less than the floor, and
     exchangeable rows were called short of the target in about 10 % of draws (with this size, 52 rows
     on average: 4 % and 2 %)."""
-    if s.size == 0 or not math.isfinite(q) or w.min() == w.max():
+    if s.size == 0 or not math.isfinite(q):
+        return math.inf
+    return _share_size(s <= q, w)
+
+
+def _share_size(h: np.ndarray, w: np.ndarray) -> float:
+    r"""The sandwich size :math:`F(1-F)\,W^2 / \sum_i w_i^2 (h_i - F)^2` of the weighted share
+    :math:`F = \sum_i w_i h_i / W` of the rows with ``h`` (:func:`~veracity.core._weights.sandwich_size`);
+    ``+inf`` for equal weights or no spread (Kish's size alone then)."""
+    if w.min() == w.max():
         return math.inf
     u = w / w.max()  # scaled by the largest first: no square overflows
-    h = s <= q
     total = float(u.sum())
     return float(sandwich_size(total, float(u[h].sum()) / total, float(np.dot(u[h], u[h])),
                                float(np.dot(u[~h], u[~h]))))
@@ -451,8 +485,9 @@ class CoverageReport(Display):
     ``empty_rate`` = share of empty sets; ``size_counts[s]`` = rows with set size *s*;
     ``qhat[c]`` the threshold of class *c* (with ``test_weight``, one per row: their median).
 
-    ``interval`` is the 95% Wilson interval of ``marginal`` on these rows (weighted: on Kish's
-    effective size :math:`(\sum w)^2/\sum w^2`, ``marginal`` times it successes). The coverage a
+    ``interval`` is the 95% Wilson interval of ``marginal`` on these rows (weighted: on the smaller of
+    Kish's effective size :math:`(\sum w)^2/\sum w^2` and the sandwich size of the covered share,
+    :func:`_share_size`; ``marginal`` times it successes). The coverage a
     calib set delivers varies from calib set to calib set (``Beta(k, n + 1 - k)``,
     :func:`conformal_coverage_law`), so a shortfall is judged against ``calib_floor``, that law's 0.025
     quantile (Mondrian: the Beta law matched to the mean and variance of :math:`\sum_c \pi_c C_c`,
@@ -641,9 +676,10 @@ class ConformalClassifier:
     :math:`+\infty` (every class in the set) when none reaches it; see
     :func:`conformal_quantile`. Without ``test_weight`` every row uses ``class_qhat_``, the
     rule with the test row counted at the size-biased mean calib weight :math:`\sum w^2/\sum w`
-    (exact for equal weights, an approximation for uneven ones, see :func:`conformal_quantile`);
-    calib weights whose Kish effective number is below :func:`min_calibration_size` leave it
-    :math:`+\infty` and refuse sets without ``test_weight`` (:meth:`check_qhat`).
+    (*W/m*, *m* Kish's effective number), or at *W/m* for the smaller size the weights' spread about q̂
+    gives (heavy rows above q̂; exact for equal weights, an approximation for uneven ones, see
+    :func:`conformal_quantile`); calib weights whose effective number is below :func:`min_calibration_size`
+    leave it :math:`+\infty` and refuse sets without ``test_weight`` (:meth:`check_qhat`).
 
     >>> P = np.array([[.7, .2, .1], [.1, .8, .1], [.3, .3, .4], [.5, .4, .1]] * 5)
     >>> cp = ConformalClassifier(alpha=0.2).fit(P, [0, 1, 2, 1] * 5)
@@ -720,8 +756,9 @@ class ConformalClassifier:
         :meth:`coverage` then reads labels the same way. ``sample_weight`` weighs the calib
         rows (see :func:`conformal_quantile`; rows of weight 0 are dropped rows; equal
         weights give the unweighted :math:`\\hat q` exactly). ``qhat_`` / ``class_qhat_`` count
-        the test row at the size-biased mean calib weight :math:`\\sum w^2/\\sum w` (``+inf`` when
-        the weights' Kish effective number is below :func:`min_calibration_size`: sets without
+        the test row at the size-biased mean calib weight :math:`\\sum w^2/\\sum w`, or more where heavy
+        rows lie above q̂ (:func:`conformal_quantile`; ``+inf`` when the weights' effective number is
+        below :func:`min_calibration_size`: sets without
         ``test_weight=`` then refuse, :meth:`check_qhat`); the weights are kept so that
         :meth:`predict_sets` and :meth:`coverage` can take ``test_weight=`` (the exact rule).
         """
@@ -811,7 +848,8 @@ class ConformalClassifier:
 
     def check_qhat(self) -> None:
         """Raise the weighted +1 rule's refusal kept by :meth:`fit`: calib weights so uneven that their
-        Kish effective number is below :func:`min_calibration_size` leave ``class_qhat_`` at
+        effective number (Kish's, or the smaller one their spread about q̂ gives) is below
+        :func:`min_calibration_size` leave ``class_qhat_`` at
         :math:`+\\infty` (no set without ``test_weight=``); nothing otherwise."""
         self._check_fitted()
         refusal = getattr(self, "_qhat_refusal", None)
@@ -869,15 +907,18 @@ class ConformalClassifier:
 
     def _hint_empty(self, P: np.ndarray, sets: np.ndarray, Q: np.ndarray, *, per_row: bool = False) -> None:
         """One-line warning when the deterministic APS/RAPS score leaves confident rows with an
-        empty set: the top class alone passes q̂ (its score is its own probability)."""
+        empty set: the top class alone passes q̂ (its score is its own probability, plus ``lam`` for RAPS
+        with ``k_reg=0``, which charges the top class too: compared on the probability alone, those empty
+        sets went unsaid)."""
         if self.score == "lac" or self.randomized:
             return
         empty = ~sets.any(axis=1)
         if not empty.any():
             return
         top = P.max(axis=1)[empty]
+        charge = float(self.lam) * max(1.0 - int(self.k_reg), 0.0) if self.score == "raps" else 0.0
         Q_empty = np.broadcast_to(Q, P.shape)[empty]
-        confident = top > Q_empty[np.arange(top.shape[0]), P[empty].argmax(axis=1)]
+        confident = top + charge > Q_empty[np.arange(top.shape[0]), P[empty].argmax(axis=1)]
         sure = int(confident.sum())
         if sure:
             import warnings
@@ -888,10 +929,12 @@ class ConformalClassifier:
             where = ("above their rows' own q̂" if per_row
                      else "above their top class's own q̂" if self.mondrian
                      else f"above q̂ = {threshold_cell(self.qhat_, decimals=False)}")
+            plus = f" plus lam = {float(self.lam):g} (k_reg=0 charges the top class too)" if charge else ""
             warnings.warn(
                 f"{int(empty.sum())} empty prediction sets, {sure} of them for confident rows (top probability "
-                f"{top[confident].min():.6g} or more, {where}): the deterministic {self.score.upper()} "
-                "score leaves out a class whose probability alone passes q̂; use randomized=True"
+                f"{top[confident].min():.6g} or more{plus}, {where}): the deterministic {self.score.upper()} "
+                f"score leaves out a class whose probability{' plus lam' if charge else ''} alone passes q̂; "
+                "use randomized=True"
                 + (", score='raps' or score='lac'" if self.score == "aps" else " or score='lac'"),
                 UserWarning, stacklevel=4)
 
@@ -923,7 +966,7 @@ class ConformalClassifier:
             per_class = np.bincount(y, weights=hit if w is None else hit * w, minlength=k) / mass
             class_size = np.bincount(y, weights=size if w is None else size * w, minlength=k) / mass
         marginal = float(np.average(hit, weights=w))
-        interval, floor = self._shortfall_bounds(marginal, n, w, mass)
+        interval, floor = self._shortfall_bounds(marginal, n, w, mass, hit)
         return CoverageReport(
             class_high=self._class_highs(per_class, y, k, w), mondrian=bool(self.mondrian),
             # every class measured is a test of its own: Bonferroni over them (K = 30 classes covered alike
@@ -946,14 +989,16 @@ class ConformalClassifier:
         _, high = binomial_interval(np.nan_to_num(per_class) * n_c, n_c, method="wilson", level=level)
         return high
 
-    def _shortfall_bounds(self, marginal: float, n: int, w: np.ndarray | None,
-                          mass: np.ndarray) -> tuple[tuple[float, float] | None, float | None]:
-        r"""The 95% Wilson interval of ``marginal`` on ``n`` rows (weighted: Kish's effective size) and
-        the calib floor, the 0.025 quantile of the law of the coverage a calib set delivers
-        (:class:`CoverageReport`, :meth:`_calib_floor`)."""
+    def _shortfall_bounds(self, marginal: float, n: int, w: np.ndarray | None, mass: np.ndarray,
+                          hit: np.ndarray) -> tuple[tuple[float, float] | None, float | None]:
+        r"""The 95% Wilson interval of ``marginal`` on ``n`` rows (weighted: the smaller of Kish's effective
+        size and the sandwich size of the share covered, :func:`_share_size`: uncovered rows weighing 20x,
+        a rare hard class's, made Kish's interval too narrow, and exchangeable rows were called short in
+        3.5 % of draws) and the calib floor, the 0.025 quantile of the law of the coverage a calib set
+        delivers (:class:`CoverageReport`, :meth:`_calib_floor`)."""
         if n == 0:
             return None, None
-        n_eff = float(n) if w is None else kish_size(w)
+        n_eff = float(n) if w is None else min(kish_size(w), _share_size(hit, w))
         low, high = binomial_interval(np.array(marginal * n_eff), np.array(n_eff), method="wilson", level=0.95)
         return (float(low), float(high)), self._calib_floor(mass)
 
