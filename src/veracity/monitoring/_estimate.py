@@ -53,7 +53,7 @@ class Estimate(Display):
 
     def __str__(self) -> str:
         return (f"{self.n:.0f} pending: expect {self.positives:.1f} positives "
-                f"[{self.low:.0f}, {self.high:.0f}] ({self.level:.0%}), rate {self.rate:.4f}; "
+                f"[{self.low:.0f}, {self.high:.0f}] ({self.level * 100:g}%), rate {self.rate:.4f}; "
                 f"at t={self.threshold:g}: TP {self.tp:.1f}, FP {self.fp:.1f}, FN {self.fn:.1f}, "
                 f"TN {self.tn:.1f}; expected cost {self.cost:.1f}")
 

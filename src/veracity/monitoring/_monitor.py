@@ -329,6 +329,10 @@ def summarize_periods(
     """
     check_interval_args("wilson", level, "two-sided")
     _check_min_count(min_count)
+    if reference is not None and not isinstance(reference, str):  # a key as given (2, not '2'): its name
+        from ..core._keys import same_key
+
+        reference = str(same_key(reference))  # numpy's own scalars too: np.float32(2.1) is '2.1', as the keys
     pending = pending or {}
     histograms = histograms or {}
     # periods in the order of their keys (9 before 10; dates as text): the first is the reference
@@ -705,6 +709,7 @@ def monitor(
     else:
         _refuse_times_as_keys(keys)
         _refuse_missing_keys(keys)
+        keys = _one_zero(keys)
     keys = np.asarray(keys).astype(str)
     n_later = 0 if later is None else int(later.sum())
     if later is not None and n_later:  # their scores still checked (every row is), under a key then dropped
@@ -792,6 +797,22 @@ def _effective_sizes(keys: np.ndarray, sample_weight: Any) -> dict[str, float] |
         # a key whose weights' squares all underflow (weights below ~1e-221 of the largest) counts as one row
         n_eff = np.where(sw2 > 0, sw * sw / sw2, np.where(sw > 0, 1.0, 0.0))
     return {str(k): float(v) for k, v in zip(uniq.tolist(), n_eff.tolist())}
+
+
+def _one_zero(keys: np.ndarray) -> np.ndarray:
+    """Period keys with ``-0.0`` read as ``0.0`` (:func:`veracity.core._keys.same_key`): one value, one
+    period, as SQL's GROUP BY, the lazy forms and ``vc.audit(by=)`` take them (a key ``round(-0.3)`` made a
+    period ``-0.0`` beside ``0.0`` here, one period on DuckDB). Every other key is unchanged."""
+    from ..core._keys import same_key
+
+    if keys.dtype.kind == "f":
+        return keys + keys.dtype.type(0)  # -0.0 + 0.0 == +0.0, in the keys' own precision
+    if keys.dtype == object and keys.ndim == 1 and keys.size:
+        zero = np.asarray(keys == 0, dtype=bool)  # only a zero can be -0.0 (and False, kept as it is)
+        if zero.any():
+            keys = keys.copy()
+            keys[zero] = np.frompyfunc(same_key, 1, 1)(keys[zero])
+    return keys
 
 
 def _refuse_times_as_keys(keys: np.ndarray) -> None:

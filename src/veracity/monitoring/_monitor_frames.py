@@ -588,6 +588,16 @@ def _require_utc_spark_session(frame: Any, column: str) -> None:
             "days would follow that zone; set spark.sql.session.timeZone to UTC (periods are UTC in veracity)")
 
 
+def _group_keys(series: Any) -> list[Any]:
+    """A collected key column as the period keys the statistics read (``bin_sums``: ``agg.values`` then
+    ``agg.slice_key``): a FLOAT key as the float32 it is (``0.1``, not the double ``0.10000000149011612``),
+    ``-0.0`` as ``0.0``. Read with ``to_list``, a DuckDB FLOAT key named the histogram and the pending rows
+    of a period otherwise than its labelled rows: each period listed twice, once without PSI."""
+    from ..sources import _aggregates as agg
+
+    return [agg.slice_key(k) for k in agg.values(series)]
+
+
 def _names(keys: list[Any], freq: str | None) -> list[str]:
     """The array form's period names of the keys that came back."""
     if freq is None:
@@ -761,9 +771,10 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
     squares: dict[str, np.ndarray] = {}
     later = 0  # the rows dated after as_of: left out of every count
     here = [bool(e) for e in hist_rows.get_column("_e").to_list()] if existed else [True] * hist_rows.shape[0]
-    hist_keys = [k for k, e in zip(hist_rows.get_column("_g").to_list(), here) if e]
+    groups = _group_keys(hist_rows.get_column("_g"))
+    hist_keys = [k for k, e in zip(groups, here) if e]
     names = dict(zip(hist_keys, _names(hist_keys, freq))) if hist_keys else {}
-    columns = [hist_rows.get_column(c).to_list() for c in ("_g", "_b", "_w", "_w2", "_one")]
+    columns = [groups, *(hist_rows.get_column(c).to_list() for c in ("_b", "_w", "_w2", "_one"))]
     for k, b, total, sq, ones, e in zip(*columns, here):
         if not e:
             later += int(ones)
@@ -781,8 +792,9 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         waits = ~nw.col("_m") & nw.col("_e") if existed else ~nw.col("_m")
         waiting = agg.collect(working.filter(waits).with_columns(_one=nw.lit(1, nw.Int64))
                               .group_by("_g").agg(nw.col("_one").sum()))
-        keys = waiting.get_column("_g").to_list()
-        for name, c in zip(_names(keys, freq) if keys else [], waiting.get_column("_one").to_list()):
+        waiting_keys = _group_keys(waiting.get_column("_g"))
+        for name, c in zip(_names(waiting_keys, freq) if waiting_keys else [],
+                           waiting.get_column("_one").to_list()):
             pending[name] = pending.get(name, 0) + int(c)
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
                                reference=reference, level=level, min_count=min_count, histogram_sizes=sizes,

@@ -88,6 +88,22 @@ def _rows(store: Any, con: Any, start: str, end: str, as_of_us: int, horizon_us:
     return np.asarray(got["score"], dtype=np.float64), np.asarray(got["label"], dtype=np.float64)
 
 
+def _key_name(key: Any) -> str:
+    """The name the store gives a slice key (:func:`._slice_names.slice_texts`): ``9`` for ``9.0``, a zoned
+    time's UTC instant (``2026-01-01 09:00:00+00:00`` for 10:00 in Paris), ``0.1`` for a float32 0.1, NaN
+    ``(missing)`` — not ``str(key)``, which named ``9.0`` and ``...10:00:00+01:00``, slices the store never
+    holds."""
+    import pyarrow as pa
+
+    from ._slice_names import MISSING, slice_texts
+
+    try:
+        name = slice_texts(pa.array([key]), "slice", "slice=").to_pylist()[0]
+    except (pa.ArrowException, OverflowError, VeracityError):  # no one Arrow value: its text, as before
+        return str(key)
+    return MISSING if name is None else str(name)  # NaN: the rows logged without a value
+
+
 def labelled_rows(store: Any, *, as_of: Any = None, horizon: str | float | None = None,
                   model: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(scores, labels) of every labelled (and, with a horizon, mature) row as of ``as_of``."""
@@ -113,8 +129,8 @@ def recalibrate_store(store: Any, *, method: str = "platt", freq: str | None = "
         raise VeracityError(f"method must be one of {names}; got {method!r}")
     if (by is None) != (slice is None):
         raise VeracityError("by and slice go together: recalibrate one slice (by='segment', slice='a')")
-    if slice is not None and not isinstance(slice, str):  # a key (9, 2.5, True, a date): the store names it str()
-        slice = str(slice)
+    if slice is not None and not isinstance(slice, str):  # a key (9.0, True, a zoned time): its stored name
+        slice = _key_name(slice)
     status = store.status(freq=freq, window=window, as_of=as_of, horizon=horizon, by=by, min_count=min_count,
                           bins=bins, model=model, max_periods=max_periods)
     want = slice if by is not None else "(all)"

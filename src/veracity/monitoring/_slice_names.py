@@ -6,8 +6,9 @@ the float ``9.0``, ``2026-01-01 00:00:00.000000000`` for a time. :func:`slice_te
 distinct value as vc.audit names it, :func:`veracity.core._keys.key_name` of the Python object a
 frame hands back: an int ``9``, a float ``9.0``, a bool ``True``, a ``datetime`` ``2026-01-01
 10:00:00``, a zoned one (``10:00:00+01:00``) as its UTC instant ``2026-01-01 09:00:00+00:00``, a
-``date`` ``2026-01-01``, bytes as ``b'ab'``. (Stores written before that rule hold a zoned key in
-its column's zone and bytes as their UTF-8 text; those rows keep the names they were stored with.)
+``date`` ``2026-01-01``, bytes as ``b'ab'``, a float32 key as the float32 it is (``0.1``). (Stores written
+before that rule hold a zoned key in its column's zone, bytes as their UTF-8 text and a float32 key as its
+double's digits, ``0.10000000149011612``; those rows keep the names they were stored with.)
 One exception: a float that is a whole number is named as
 the integer (``9``, where vc.audit says ``9.0``), because a store gathers batches: pandas turns an
 integer column with one missing value into floats, and the key 9 of that batch must stay the slice
@@ -20,6 +21,8 @@ orders ``vc.monitor``'s period keys the same way.
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from ..core._keys import key_name, key_rank
 
@@ -52,7 +55,10 @@ def slice_texts(col: Any, name: str = "by", source: str = "the input") -> Any:
     encoded = col.dictionary_encode()
     values = encoded.dictionary.to_pylist()
     if pa.types.is_floating(col.type):  # a whole number as the integer (see the module's note)
-        values = [int(v) if v == v and abs(v) < 2.0**53 and v == int(v) else v for v in values]
+        if col.type.bit_width < 64:  # the float32 (float16) each value is, as vc.audit names it ('0.1'), not
+            width = np.float32 if col.type.bit_width == 32 else np.float16  # the double's 0.10000000149011612
+            values = [None if v is None else width(v) for v in values]
+        values = [int(v) if v == v and abs(float(v)) < 2.0**53 and v == int(v) else v for v in values]
     names = pa.array([key_name(v) for v in values], type=pa.string())
     return names.take(encoded.indices)
 

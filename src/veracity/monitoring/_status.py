@@ -515,7 +515,8 @@ def _with_segments(store: Any, con: Any, status: StoreStatus, starts: np.ndarray
         rel = con.sql(
             f"SELECT p.score, p.label, {cols} FROM predictions p WHERE epoch_us({period}) = $1 "
             f"AND p.ts <= make_timestamp({as_of_us}) AND p.label IS NOT NULL AND "
-            f"p.observed <= make_timestamp({as_of_us}) AND {final}" + (" AND p.model = $2" if model else ""),
+            f"p.observed <= make_timestamp({as_of_us}) AND {final}"
+            + (" AND p.model = $2" if model is not None else ""),  # model='' too: a name, filtered on
             params=params)
         result = find_segments(rel, score="score", label="label", features=list(features), level=level,
                                min_count=max(50, min_count // 2))

@@ -334,9 +334,14 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
                                     diagnosis=r.diagnosis if alerts == "window" or alerts_now else None,
                                     fix=r.fix if alerts == "window" or alerts_now else None))
             if r.diagnosis and r.diagnosis.startswith("prior shift") and si not in prior_shift:
-                prior_shift[si] = (f"prior shift diagnosed in {r.period} ({r.diagnosis.split(': ', 1)[1].split(',')[0]}); "
-                                   "the label-free estimate assumes the old prior; use the PPI estimate or "
-                                   f"{r.fix}")
+                # with sequential alerts a window without one shows no diagnosis: say whose diagnosis it is
+                hidden = alerts == "sequential" and not alerts_now
+                moved = r.diagnosis.split(": ", 1)[1].split(",")[0]
+                prior_shift[si] = (f"prior shift diagnosed in {r.period} ({moved})"
+                                   + (" by the window tests on its final labels, which raise no alert with "
+                                      "sequential alerts" if hidden else "")
+                                   + "; the label-free estimate assumes the old prior; use the PPI estimate "
+                                   f"or {r.fix}")
     if alerts == "sequential" and D:
         for si, name in enumerate(names):
             # the first day any of the slice's sequences (overall, or a score bin) left the calibrated region

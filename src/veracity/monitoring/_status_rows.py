@@ -403,6 +403,9 @@ class StoreStatus(Display):
         note = conf_note(self.rows)
         if note:
             lines.append(f"({note})")
+        note = overdue_note(self.rows)
+        if note:
+            lines.append(f"({note})")
         if not self.rows and self.since is None:  # "alerts: none" below checked nothing: say so
             lines.append("(no prediction at or before the as-of time, so nothing was checked: log predictions "
                          "first, veracity monitor log STORE FILE or MonitorStore(path).log(...))")
@@ -480,6 +483,30 @@ def conf_note(rows: Any) -> str | None:
     return ("conf: the mean score of the labelled rows, those rate reads"
             + ("; * no final label yet: the mean score of all the window's rows, known without a label"
                if any(shown_conf(r)[1] for r in rows) else ""))
+
+
+def overdue_note(rows: Any) -> str | None:
+    """What the ``pending`` column holds beside the rows still within the horizon: the *overdue* rows,
+    past the horizon without an outcome (``overdue`` in the JSON), counted over the ``(all)`` rows; None
+    when there is none. Where an alerting row holds some, it says that missing outcomes alone can make the
+    alert: outcomes of one class that come after the horizon (frauds confirmed weeks later) leave the
+    labelled rows short of that class, so a calibrated model alerted, with a "prior shift" and an
+    ``adjust_prior`` fix, on windows whose late positives were simply not in yet."""
+    rows = [r for r in rows if r.overdue]
+    if not rows:
+        return None
+    total = sum(r.overdue for r in rows if r.slice == ALL)
+    text = (f"{total:,} of the pending rows {'is' if total == 1 else 'are'} overdue: past the horizon "
+            "without an outcome (JSON overdue), never counted as negatives")
+    alerted = list(dict.fromkeys(r.period + ("" if r.slice == ALL else f" [{r.slice}]")
+                                 for r in rows if r.alerts))
+    if alerted:
+        shown = ", ".join(alerted[:4]) + (" ..." if len(alerted) > 4 else "")
+        text += (f"; alerting rows hold some ({shown}): if one class's outcomes come after the horizon "
+                 "(frauds confirmed later, say), the final labels lack them and that alone can make a "
+                 "calibration alert and its diagnosis: check when the outcomes arrive, or pass a longer "
+                 "horizon (--horizon)")
+    return text
 
 
 #: a window's status with sequential alerts when it has final labels and no alert: no window test

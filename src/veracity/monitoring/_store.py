@@ -156,7 +156,8 @@ class IngestResult(Display):
     #: predictions of this batch whose outcome was observed more than a day before the prediction's time
     #: (a prediction time or an observed time that is wrong; kept, and warned about)
     observed_before: int = 0
-    #: rows of the batch that repeat another row of the same batch exactly (same id and values): stored
+    #: rows of the batch that repeat another row of the same batch (same id and values; an outcome's
+    #: observed time may differ, the earliest is kept): stored
     #: once, so ``rows`` = distinct ids + ``repeated`` (new + already stored + replaced = the distinct ids)
     repeated: int = 0
     #: unmatched outcome ids that equal a logged prediction id in another form (``3.0`` sent, ``3`` logged;
@@ -178,7 +179,9 @@ class IngestResult(Display):
         if self.filled:
             parts.append(f"{self.filled} stored rows gained slice/model values they lacked")
         if self.repeated:
-            parts.append(f"{self.repeated} repeated within the file (same id and values; counted once)")
+            same = ("same id and values; counted once" if self.kind == "predictions"
+                    else "same id and label; counted once, observed at the earliest time sent")
+            parts.append(f"{self.repeated} repeated within the file ({same})")
         text = ", ".join(parts)
         if self.batch is not None:
             text += f" (batch {self.batch})"
@@ -766,7 +769,10 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
     # an id sent twice in one batch with different values (a slice too: one would be kept at random) is
     # a conflict within the batch; as against a stored row, a missing slice value agrees with any
     differs = " OR ".join(f"min({_quote(c)}) IS DISTINCT FROM max({_quote(c)})" for c in value_cols + meta)
-    sel = ", ".join(f"any_value({_quote(c)}) AS {_quote(c)}" for c in cols[1:])
+    # an outcome sent twice with one label but two observed times is one outcome, known since the earlier
+    # (any_value kept whichever row a thread met first: the label counted at an as-of between them or not)
+    sel = ", ".join(f"{'min' if c == 'observed' else 'any_value'}({_quote(c)}) AS {_quote(c)}"
+                    for c in cols[1:])
     con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT id, {sel}, ({differs}) AS _differs "
                 "FROM incoming GROUP BY id")
     # outcomes: the batch's ids without a logged prediction (an outcome ingest changes no prediction id);
@@ -871,6 +877,10 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
         early = int(con.execute(
             "SELECT count(*) FROM predictions p JOIN stage s USING (id) "
             "WHERE p.observed < p.ts - INTERVAL 1 DAY").fetchone()[0])
+    elif kind == "predictions" and linked:  # new or replaced predictions whose outcome came first
+        early = int(con.execute(
+            "SELECT count(*) FROM predictions p WHERE p.batch = ? AND p.observed < p.ts - INTERVAL 1 DAY",
+            [batch]).fetchone()[0])
     return IngestResult(kind, source, batch, rows, inserted, duplicates, conflicts, unmatched, seen, filled,
                         observed_before=early, repeated=rows - unique, other_form=other_form)
 
@@ -923,7 +933,8 @@ def _renamed_slices(con: Any, columns: list[str]) -> set[str]:
         q = _quote(c)
         pairs = con.execute(
             f"SELECT DISTINCT s.{q}, t.{q} FROM stage s JOIN predictions t USING (id) WHERE s.{q} <> t.{q} "
-            f"AND (s.{q} LIKE '%+00:00' OR s.{q} LIKE 'b''%' OR s.{q} LIKE 'b\"%')").fetchall()
+            f"AND (s.{q} LIKE '%+00:00' OR s.{q} LIKE 'b''%' OR s.{q} LIKE 'b\"%' "
+            f"OR regexp_full_match(s.{q}, '-?[0-9][0-9.e+-]*'))").fetchall()
         same = [[i, a, b] for a, b in pairs if _old_slice_name(a, b)]
         if same:
             con.executemany("INSERT INTO renamed_slices VALUES (?, ?, ?)", same)
@@ -936,7 +947,8 @@ def _old_slice_name(sent: str, stored: str) -> bool:
     (:func:`veracity.core._keys.key_name`) gave the key named ``sent`` now: a zoned time in its
     column's zone (``2026-01-01 10:00:00+01:00``; now its UTC instant ``2026-01-01 09:00:00+00:00``),
     the same instant to the nanosecond; bytes as their UTF-8 text (``ab``; now Python's literal
-    ``b'ab'``). Any other pair of different names is two keys.
+    ``b'ab'``); a float32 (or float16) key as its double's digits (``0.10000000149011612``; now the
+    float32's own, ``0.1``, as vc.audit names it). Any other pair of different names is two keys.
 
     >>> _old_slice_name("2026-01-01 09:00:00+00:00", "2026-01-01 10:00:00+01:00")
     True
@@ -944,10 +956,15 @@ def _old_slice_name(sent: str, stored: str) -> bool:
     False
     >>> _old_slice_name("b'\\xc3\\xa9'", "é"), _old_slice_name("b'ab'", "b")
     (True, False)
+    >>> _old_slice_name("0.1", "0.10000000149011612"), _old_slice_name("0.1", "0.1000000000000001")
+    (True, False)
     """
     import ast
     import re
     from datetime import datetime
+
+    if _old_float_name(sent, stored):
+        return True
 
     if sent[:2] in ("b'", 'b"'):
         try:
@@ -967,6 +984,22 @@ def _old_slice_name(sent: str, stored: str) -> bool:
         return datetime.fromisoformat(new[1] + new[3]) == datetime.fromisoformat(old[1] + old[3])
     except ValueError:
         return False
+
+
+def _old_float_name(sent: str, stored: str) -> bool:
+    """``stored`` is the name an earlier veracity gave the float32 (or float16) key named ``sent`` now: the
+    digits of the double it widens to (``0.10000000149011612`` for ``0.1``)."""
+    if sent == stored:
+        return False
+    for width in (np.float32, np.float16):
+        try:
+            with np.errstate(over="ignore", under="ignore"):  # past the width's range: inf, never the name
+                value = width(sent)
+        except (ValueError, OverflowError):
+            return False
+        if str(value) == sent and str(float(value)) == stored:
+            return True
+    return False
 
 
 def _fold_case(name: str) -> str:
@@ -1126,11 +1159,21 @@ def _id_column(table: Any, name: str, source: str) -> Any:
         if not np.all(np.isfinite(v)) or np.any(v != np.round(v)):
             raise VeracityError(f"id column {name!r} in {source} holds non-integer numbers; ids must be "
                                 "strings or integers")
-        if np.any(np.abs(v) > 2.0**53):  # no longer exact as floats (and past 2**63 wrapped round by the cast)
-            raise VeracityError(f"id column {name!r} in {source} holds ids beyond 2**53 as floating-point "
-                                f"numbers (e.g. {v[np.abs(v) > 2.0**53][0]:.17g}), where distinct ids become one; "
-                                "send the ids as strings or integers")
+        # past 2**53 (2**24 for float32, 2**11 for float16) no longer exact as floats: distinct ids become one
+        # (and past 2**63 wrapped round by the cast)
+        bits = np.finfo(v.dtype).nmant + 1 if v.dtype.kind == "f" else 53
+        if np.any(np.abs(v) > 2.0**bits):
+            what = "floating-point" if bits == 53 else v.dtype.name  # float32, float16
+            raise VeracityError(f"id column {name!r} in {source} holds ids beyond 2**{bits} as {what} "
+                                f"numbers (e.g. {float(v[np.abs(v) > 2.0**bits][0]):.17g}), where distinct "
+                                "ids become one; send the ids as strings or integers")
         col = from_numpy(v.astype(np.int64))
+    if pa.types.is_binary(col.type) or pa.types.is_large_binary(col.type):
+        try:
+            return col.cast(pa.string())
+        except pa.ArrowInvalid:  # bytes that are no UTF-8 text: no id text to join an outcome on
+            raise VeracityError(f"id column {name!r} in {source} holds bytes that are not UTF-8 text; send "
+                                "the ids as text or integers") from None
     return col.cast(pa.string())
 
 
