@@ -31,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "else 'score'); multiclass: K comma-separated names, or a prefix for "
                              "PREFIX_0..PREFIX_{K-1}")
     parser.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH|-",
-                        help="print (or write to PATH) a JSON object: the calibrator kind, the dialect and the SQL, "
-                             "or the ONNX file and its size")
+                        help="print (or write to PATH) a JSON object: the calibrator kind, the dialect, the "
+                             "column(s) the SQL reads (multiclass: the K names) and the SQL, or the ONNX file "
+                             "and its size")
     parser.add_argument("--prior-shift", nargs="+", type=float, metavar="RATE", default=None,
                         help="OLD NEW: also adjust the output from base rate OLD to NEW; multiclass: the K old "
                              "class priors, then the K new ones")
@@ -85,10 +86,12 @@ def run(args: argparse.Namespace) -> int:
             "VennAbers(multiclass='ovr') in Python")
     prior = _prior(args.prior_shift)
     if args.sql is not None:
-        column = _column(args, cal)
-        text = cal.to_sql(column, dialect=args.sql, prior_shift=prior)
-        if args.json:
-            emit(args, text, {"calibrator": cal.kind, "dialect": args.sql, "column": column,
+        from ..export import sql_and_columns
+
+        text, names = sql_and_columns(cal, _column(args, cal), dialect=args.sql, prior_shift=prior)
+        if args.json:  # the column(s) the SQL reads: one name, or the K names a prefix stands for
+            emit(args, text, {"calibrator": cal.kind, "dialect": args.sql,
+                              "column": names[0] if len(names) == 1 else names,
                               "prior_shift": _prior_json(prior), "sql": text})
         else:
             print(text)

@@ -53,11 +53,22 @@ def to_sql(calibrator: Any, column: Any = "score", *, dialect: str = "duckdb", p
     ``{alias}_0 … {alias}_{K-1}``. ``n_classes`` sizes a bare prior shift
     (``calibrator=None``) for multiclass columns.
     """
+    return sql_and_columns(calibrator, column, dialect=dialect, prior_shift=prior_shift, n_classes=n_classes,
+                           alias=alias)[0]
+
+
+def sql_and_columns(calibrator: Any, column: Any = "score", *, dialect: str = "duckdb",
+                    prior_shift: Any = None, n_classes: int | None = None,
+                    alias: str = "probability") -> tuple[str, list[str]]:
+    """:func:`to_sql`'s text and the input column names it reads: ``[column]`` (binary), or the K names
+    (a prefix expands to ``column_0 … column_{K−1}``) — what ``veracity export --json`` reports."""
+    from ._sql import check_columns
     from ._sql import to_sql as _to_sql
 
     width = len(column) if isinstance(column, (list, tuple)) else None  # K names: K input columns
-    return _to_sql(plan(calibrator, prior_shift=prior_shift, n_classes=n_classes, width=width), column,
-                   dialect=dialect, alias=alias)
+    p = plan(calibrator, prior_shift=prior_shift, n_classes=n_classes, width=width)
+    text = _to_sql(p, column, dialect=dialect, alias=alias)
+    return text, check_columns(column, p.n_inputs)
 
 
 def to_onnx(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = None) -> bytes:

@@ -457,6 +457,10 @@ def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int
     cols = [("col", j) for j in range(k)]
     if kind == "temperature":
         temperature = _temperature(state)
+        if temperature * 0.5 == 0.0:  # the smallest double: the rescue's (z_j/2 − z_k/2)/(T/2) divides by 0
+            raise VeracityError(f"state temperature_ {temperature!r} is the smallest positive double: z/T "
+                                "overflows for every row that is not all zeros, and transform() refuses "
+                                "those rows as a faulty calibrator; re-fit it")
         t = const(temperature)
         zs = [_multi_logit(c, st) for c in cols]
         logits = [("div", z, t) for z in zs]

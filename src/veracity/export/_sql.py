@@ -278,6 +278,12 @@ def check_columns(column: Any, n_inputs: int, dialect: str | None = None) -> lis
     return names
 
 
+def _spread_text(spread: float) -> str:
+    """The difference of the largest and smallest bias, for a message: ``more than max-float`` where it
+    overflows."""
+    return f"{spread:.3g}" if math.isfinite(spread) else "more than the largest double (1.8e308)"
+
+
 class _Builder:
     """Renders plan nodes into sqlglot expressions for one dialect."""
 
@@ -1039,7 +1045,16 @@ class _Builder:
         """
         exp = self.exp
         beta = r.b if shift is None else r.b + shift
-        t = int(np.ceil(np.log2(2.0 * (EXP_LIMIT + float(beta.max() - beta.min())))))
+        spread = float(beta.max()) - float(beta.min())
+        # 2^t must be a double, and on PostgreSQL (which raises on overflow) 2^t + spread too: t <= 1023
+        most = 2.0 ** 1023 if self.strict else _MAX_FLOAT
+        if not 2.0 * (EXP_LIMIT + spread) <= most:
+            raise VeracityError(
+                f"this map's class biases (state b_) differ by {_spread_text(spread)}, more than its "
+                f"{self.dialect} SQL can compare on rows whose logits overflow (at most "
+                f"{most / 2 - EXP_LIMIT:.2g}); export it to ONNX (to_onnx), or re-fit it (a fitted map's "
+                "biases are far smaller)")
+        t = int(np.ceil(np.log2(2.0 * (EXP_LIMIT + spread))))
         if r.kind == "affine":
             logits = r.scaled()
             c = 2.0 ** (t - r.n)

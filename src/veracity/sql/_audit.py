@@ -203,9 +203,12 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
                      weight_bool=weight in booleans, by_text=_finer_than_python(db, table, by), by_nan=by_nan,
                      by_decimal_text=by in decimal_text, by_float32=_float32(db, table, by, sample))
     if pos_label is not None:
+        # a PostgreSQL REAL label: psycopg hands float4 0.1f back as the double 0.1, which the column's
+        # values (compared as doubles there) never equal: every row read as negative, silently
+        float32 = db.dialect == "postgres" and _float32(db, table, label, first.get(label), role="label")
         return replace(cols, label_kind="pos", pos_value=positive_value(
             db, table, label, pos_label, decimal_text=label in decimal_text,
-            boolean=declared_boolean(db, table, label)))
+            boolean=declared_boolean(db, table, label), float32=float32))
     sample = first.get(label)
     if isinstance(sample, (bool, np.bool_)):
         return replace(cols, label_kind="bool")
@@ -237,13 +240,14 @@ def _numbers_sent_as_text(db: Database, table: Any, first: dict[str, Any]) -> di
     return out
 
 
-def _float32(db: Database, table: Any, by: str | None, sample: Any) -> bool:
-    """Whether the ``by=`` column holds single-precision floats (:attr:`q.Columns.by_float32`)."""
+def _float32(db: Database, table: Any, by: str | None, sample: Any, role: str = "by=") -> bool:
+    """Whether the ``by=`` (or ``role``) column holds single-precision floats
+    (:attr:`q.Columns.by_float32`)."""
     if by is None or not isinstance(sample, float) or db.dialect not in ("duckdb", "postgres"):
         return False
     sql = (q.type_sql(table, by, db.dialect) if db.dialect == "duckdb"
            else q.pg_types_sql(table, [by], db.dialect))
-    found = db.query(sql, what="reading the by= column's type")
+    found = db.query(sql, what=f"reading the {role} column's type")
     return bool(found) and str(found[0][0]) in q.FLOAT32_TYPES
 
 

@@ -10,6 +10,8 @@ import decimal
 import math
 from typing import Any
 
+import numpy as np
+
 from ..core._validation import (MissingLabels, VeracityError, check_pos_label, nul_hint, pos_label_not_among,
                                  text_labels_error)
 from ..sources._aggregates import missing_labels_message
@@ -84,12 +86,16 @@ def _is_nan(value: Any) -> bool:
 
 
 def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
-                   decimal_text: bool = False, boolean: bool = False) -> Any:
+                   decimal_text: bool = False, boolean: bool = False, float32: bool = False) -> Any:
     """The label column's value that ``pos_label`` names, after the array form's checks. ``decimal_text``:
     the column is a NUMERIC whose values the driver hands back as text (ADBC's PostgreSQL driver), read as
     the ``Decimal`` values they spell (psycopg's). ``boolean``: the column is declared BOOLEAN and stores
     its values as 0 / 1 (SQLite, :func:`declared_boolean`): they are named and shown as False / True, as
-    DuckDB's and PostgreSQL's BOOLEAN columns are, and the stored value named is returned."""
+    DuckDB's and PostgreSQL's BOOLEAN columns are, and the stored value named is returned. ``float32``: the
+    column holds single-precision floats that the driver hands back rounded to their shortest text (psycopg
+    reads PostgreSQL's REAL 0.1f as the double 0.1): read as the doubles they are (0.10000000149011612, as
+    DuckDB hands them and a float32 array holds them), so ``pos_label`` names them by the array form's rule
+    and the SQL compares the value the column holds."""
     from ..sources._labels import _matching
 
     pos_label = check_pos_label(pos_label)  # one value (a list or an array: the array form's one line)
@@ -98,6 +104,8 @@ def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
     missing, distinct, found = label_values(db, table, label)
     if decimal_text:
         found = [decimal.Decimal(v.strip()) if isinstance(v, str) else v for v in found]
+    if float32:
+        found = [float(np.float32(v)) if isinstance(v, float) else v for v in found]
     values = [v for v in found if not _is_nan(v)]
     if len(values) < len(found):  # NaN labels (DuckDB, PostgreSQL; a NUMERIC's too): missing, as in the array form
         (nans,), = db.query(q.nan_count_sql(table, label, db.dialect), what="counting the NaN labels")
