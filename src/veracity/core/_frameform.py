@@ -148,6 +148,9 @@ def table_call(fn: Callable[..., T], data: Any, params: dict[str, Any]) -> T:
     except KeyError:
         raise VeracityError(f"{called(name)}(connection, table=...) is computed by veracity.sql, which is "
                             "not loaded; import veracity before calling it") from None
+    if params.get("labels") is not None:  # the table's label= column is read: an array beside it was ignored
+        raise VeracityError(f"{called(name)}(connection_or_url, table='t', ...) takes no labels array: the "
+                            "labels are the table's label= column; name it with label='y'", param="labels")
     if params.get("score") is None or params.get("label") is None:
         raise VeracityError(f"{called(name)}(connection_or_url, table='t', score='p', label='y') needs the "
                             "score and label column names", param="score")
