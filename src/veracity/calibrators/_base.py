@@ -24,7 +24,7 @@ import json
 import warnings
 from pathlib import Path
 from types import FrameType
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -78,21 +78,31 @@ def _why_role(role: str) -> str:
             "over-confident by construction (fitting there gives T << 1, seed 003)")
 
 
+def _role_word(role: str) -> str:
+    """A role as the fit-role policy compares it: case and surrounding blanks aside."""
+    return role.strip().casefold()
+
+
 def check_role(name: str, role: Any, allow_role: Any) -> str | None:
     """The role label recorded for the fit rows, or a :class:`VeracityError`."""
+    if allow_role is not None and (isinstance(allow_role, (bool, bytes)) or not isinstance(allow_role, Iterable)):
+        raise VeracityError(f"allow_role names the role(s) a fit may use, e.g. allow_role='test' (or a list of "
+                            f"names); got {allow_role!r}", param="allow_role")
     if role is None:
         return None
     if isinstance(role, str):
-        roles = [role]
+        roles = [str(role)]  # a numpy str_ read as text ('test', not np.str_('test'))
     else:
         arr = to_numpy(role, "role")
         roles = sorted({str(r) for r in np.unique(arr.astype(str))})
-    allowed = {allow_role} if isinstance(allow_role, str) else set(allow_role or ())
+    allowed = ({_role_word(allow_role)} if isinstance(allow_role, str) else
+               {_role_word(str(a)) for a in (() if allow_role is None else allow_role)})
     for r in roles:
-        if r in FORBIDDEN_ROLES and r not in allowed:
+        # 'Test', 'TEST' or ' test' (a role column written by hand) name the test rows as 'test' does
+        if _role_word(r) in FORBIDDEN_ROLES and _role_word(r) not in allowed:
             raise VeracityError(
                 f"refusing to fit {name} on rows whose role is {r!r}: a calibrator is itself a "
-                f"model and must be fit on held-out calibration rows ('calib'); {_why_role(r)}. "
+                f"model and must be fit on held-out calibration rows ('calib'); {_why_role(_role_word(r))}. "
                 "Fit on the calib rows, or pass {setting} to override (it is recorded "
                 "in the artifact)", param="allow_role", value=r
             )
@@ -218,10 +228,17 @@ class Calibrator:
             if param in self._params and value is not _NO_VALUE and getattr(self, param, value) != value:
                 def spell(param: str, *value: Any) -> str:
                     setting = python_spelling(param, *value)
-                    return f"{self.name}({setting})" if value and param in self._params else setting
+                    return self._constructor_with(setting) if value and param in self._params else setting
 
                 exc.args = (exc.render(spell),)
             raise
+
+    def _constructor_with(self, setting: str) -> str:
+        """The constructor call that builds this calibrator with ``setting`` (``"score_type='logit'"``), as
+        an error's advice spells it: ``PlattScaling(score_type='logit')``. A form whose :attr:`name` is not
+        a plain class name (pairwise Venn–ABERS) or whose other options decide the map (one-vs-rest's
+        ``method``) spells its own."""
+        return f"{self.name}({setting})"
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's options, unchanged (scikit-learn's contract: ``sklearn.base.clone``
@@ -261,10 +278,26 @@ class Calibrator:
             )
 
     # -- input checks -----------------------------------------------------------------
+    def _fitted_shape(self, shape: tuple[int, ...]) -> None:
+        """Refuse 1-D scores, or another number of columns, for a map fit on (N, K) scores (a multiclass
+        calibrator, or a binary one's one-vs-rest form), in this calibrator's words and before the checks
+        of the class: a PlattScaling fit on (N, 2) scores and given 1-D ones was told "OneVsRest is a
+        multiclass calibrator ...; use TemperatureScaling, PlattScaling or another binary calibrator"."""
+        fit_2d = getattr(self, "_ovr", None) is not None or type(self).multiclass == "multiclass"
+        if not fit_2d or not hasattr(self, "n_classes_") or len(shape) not in (1, 2):
+            return
+        if len(shape) == 1 or shape[1] != self.n_classes_:
+            got = "1-D binary" if len(shape) == 1 or shape[1] == 1 else f"{shape[1]}-column"
+            raise VeracityError(
+                f"this {self.name} was fit on {self.n_classes_}-class (N, K) scores but got {got} scores; "
+                "pass scores of the same shape as at fit time")
+
     def _scores(self, scores: Any, *, fitting: bool) -> np.ndarray:
         s = as_float_array(scores, "scores")
         if s.ndim == 2 and s.shape[1] == 1:
             s = s[:, 0]
+        if not fitting:
+            self._fitted_shape(s.shape)
         if s.ndim == 2:
             if self.multiclass == "binary":
                 raise VeracityError(
@@ -483,6 +516,11 @@ class Calibrator:
                                 "e.g. cal.transform(frame, score='p')", param="score")
         with self._own_settings_spelled():
             if getattr(self, "_ovr", None) is not None:
+                try:  # the shape alone (a frame's or a list's, no copy); the form checks the values
+                    shape = np.shape(scores)
+                except ValueError:  # ragged rows: the form's own check names them
+                    shape = ()
+                self._fitted_shape(shape)
                 return self._ovr.transform(scores)
             self._require_fitted()
             s = self._scores(scores, fitting=False)

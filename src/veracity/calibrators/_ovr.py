@@ -57,6 +57,10 @@ class OneVsRest(Calibrator):
             raise VeracityError(
                 f"method must be one of {', '.join(OVR_METHODS)} for one-vs-rest, got {self.method!r}")
 
+    def _constructor_with(self, setting: str) -> str:
+        # OneVsRest(score_type='logit') alone would fit isotonic maps, whatever this one's method
+        return f"OneVsRest(method={self.method!r}, {setting})"
+
     def _binary(self) -> Calibrator:
         c = _REGISTRY[self.method](score_type=self.score_type, **dict(self.method_params or {}))
         c._check_params()

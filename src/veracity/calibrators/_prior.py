@@ -271,7 +271,9 @@ def _binary_root(p: np.ndarray, wt: np.ndarray, old: float, tol: float,
     (decreasing: :math:`L'' = -\sum_i w_i d_i^2 / (b_i + \pi d_i)^2 \le 0`), on
     :math:`[10^{-12}, 1 - 10^{-12}]` (EM's clip): an end when :math:`L'` keeps its sign there.
     Newton from :math:`\pi_\text{old}`, bisecting when a step leaves the bracket; it stops when a
-    step moves less than ``tol`` or the bracket holds no double between its ends."""
+    step moves less than ``tol`` or the bracket holds no double between its ends. Where every row of
+    positive weight has :math:`d_i = 0` (each :math:`p_i` is :math:`\pi_\text{old}`: no row says the prior
+    moved) :math:`L` is flat and :math:`\pi_\text{old}` is returned, as EM started there stays there."""
     a = p / old
     b = (1.0 - p) / (1.0 - old)
     d = a - b
@@ -281,6 +283,8 @@ def _binary_root(p: np.ndarray, wt: np.ndarray, old: float, tol: float,
         return float(wt @ r), -float(wt @ (r * r))
 
     lo, hi = 1e-12, 1.0 - 1e-12
+    if not np.any(wt * d):  # every row's p is the old prior: L is flat, and EM stays where it starts
+        return min(max(old, lo), hi), 1, True
     if slope(lo)[0] <= 0.0:
         return lo, 1, True
     if slope(hi)[0] >= 0.0:

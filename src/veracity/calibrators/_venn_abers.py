@@ -227,12 +227,18 @@ class VennAbers(Calibrator):
                                          method_params={"multiclass": "ovr"})
         else:
             form = PairwiseVennAbers(score_type=self.score_type)
-        form.fit(scores, labels, **kwargs)
+        with self._own_settings_spelled():  # the advice names VennAbers(...), the class the user built
+            form.fit(scores, labels, **kwargs)
         for stale in self._state:
             self.__dict__.pop(stale, None)
         self._ovr = form
         self.metadata, self.n_classes_ = form.metadata, form.n_classes_
         return self
+
+    def _constructor_with(self, setting: str) -> str:
+        # the one-vs-rest form is VennAbers(multiclass='ovr', ...): VennAbers(score_type=...) fits pairwise
+        form = "multiclass='ovr', " if self.multiclass == "ovr" else ""
+        return f"VennAbers({form}{setting})"
 
     def _scores(self, scores: Any, *, fitting: bool) -> np.ndarray:
         # the instance's ``multiclass`` names its (N, K) form, which hides the class-level "binary"
@@ -313,6 +319,9 @@ class PairwiseVennAbers(Calibrator):
     def name(self) -> str:
         # the class users build and load is VennAbers; this pairwise form is internal
         return "VennAbers(multiclass='ovo')"
+
+    def _constructor_with(self, setting: str) -> str:
+        return f"VennAbers({setting})"  # the pairwise form is VennAbers' default (N, K) form
 
     @property
     def pairs_(self) -> list[tuple[int, int]]:
