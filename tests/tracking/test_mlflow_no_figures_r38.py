@@ -54,7 +54,7 @@ def test_figures_false_draws_no_figure_and_the_page_keeps_the_numbers(tracking, 
     result, logged, html = _log(tracking, tmp_path, figures=False)
     assert made == []
     assert not any(a.endswith(".png") for a in logged.artifacts)
-    assert "<svg" not in html and "figures omitted (figures=False)" in html
+    assert "<svg" not in html and "figures omitted (figures=False, veracity audit --no-figures)" in html
     assert f"{result.n:,}" in html and f"{result.ece:.4f}" in html and "Slices by seg" in html
 
 

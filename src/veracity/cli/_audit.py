@@ -108,6 +108,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mlflow", action="store_true",
                         help="also log the audit (metrics, audit.json, reliability.png, report.html) to MLflow: "
                              "the active run, or a new run in MLFLOW_TRACKING_URI / MLFLOW_EXPERIMENT_NAME")
+    parser.add_argument("--no-figures", action="store_true",
+                        help="with --mlflow: draw no figure (no reliability.png; report.html without its "
+                             "diagram), which saves the seconds drawing takes")
     add_json_argument(parser)
 
 
@@ -151,13 +154,13 @@ def _resampling(args: argparse.Namespace) -> None:
 def _threshold_used(args: argparse.Namespace) -> float:
     """``--threshold`` (0.5 when not given). The top-label reading of several ``--score`` columns scores
     the argmax (top-label accuracy), which no threshold changes: given there, it changed nothing but the
-    JSON's ``threshold``, silently, and is refused."""
+    JSON's ``threshold``, silently, and is refused. ``--threshold -0`` reads 0 (``+ 0.0``: "acc(-0)")."""
     if args.threshold is not None and _multiclass(args) and args.multiclass == "top-label":
         refuse_unused({"--threshold": True},
                       "on the top-label reading of several --score columns (its accuracy is the top-label "
                       "one, the argmax's); drop it, or pass --multiclass classwise (one one-vs-rest accuracy "
                       "per class at the threshold)")
-    return or_default(args.threshold, 0.5)
+    return or_default(args.threshold, 0.5) + 0.0
 
 
 def _engine(args: argparse.Namespace) -> str:
@@ -295,7 +298,7 @@ def _log_mlflow(args: argparse.Namespace, result: object) -> None:
                 mlflow.start_run(run_name="veracity audit")
             except Exception as exc:  # noqa: BLE001 - MlflowException, a missing store driver
                 raise _unreachable(mlflow, exc) from None
-        logged = log_mlflow(result)
+        logged = log_mlflow(result, figures=not getattr(args, "no_figures", False))
     except VeracityError:
         raise
     except Exception as exc:  # the tracking server's reason on one line, never a credential
@@ -315,6 +318,10 @@ def _log_mlflow(args: argparse.Namespace, result: object) -> None:
 
 def run(args: argparse.Namespace) -> int:
     _resampling(args)
+    if not args.mlflow:  # the figures --no-figures leaves out are the ones logged to MLflow
+        refuse_unused({"--no-figures": args.no_figures},
+                      "without --mlflow (the only figures the audit draws are those it logs); add --mlflow, "
+                      "or drop {it}")
     check_max_groups(args)
     if getattr(args, "sql_url", None) is not None:
         return _run_sql(args)

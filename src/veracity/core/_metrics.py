@@ -394,10 +394,11 @@ def auc(
 
 
 def check_threshold(threshold: Any) -> float:
-    """The decision threshold: a probability in [0, 1] (the one check of ``threshold=``)."""
+    """The decision threshold: a probability in [0, 1] (the one check of ``threshold=``), as a float;
+    -0.0 reads 0.0 (``+ 0.0``), so that no printout says "acc(-0)"."""
     if not (is_real(threshold) and 0.0 <= threshold <= 1.0):
         raise VeracityError(f"threshold must be a probability in [0, 1], got {threshold!r}", param="threshold")
-    return float(threshold)
+    return float(threshold) + 0.0
 
 
 def refuse_top_label_threshold(threshold: Any, n_classes: int, *, classwise: str = "") -> None:

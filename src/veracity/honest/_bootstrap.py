@@ -206,6 +206,10 @@ class BootstrapIntervals(Display):
             "notes": list(self.notes),
         }
 
+    def _binned(self) -> str:
+        """``"15 uniform bins"``, ``"1 uniform bin"``."""
+        return count_noun(self.bins, self.strategy + " bin")
+
     def _frame_records(self) -> list[dict[str, Any]]:
         return [r.to_dict() for r in self.intervals]
 
@@ -215,7 +219,7 @@ class BootstrapIntervals(Display):
         notes = "".join(html_note(f"note: {t}") for t in self.notes)
         return html_table(rows) + html_note(
             f"{self.level * 100:g}% intervals, {self.method}, {self.n_resamples} resamples of {count_noun(self.n, 'row')}, "
-            f"random_state {self.random_state}; ECE/MCE conditional on {self.bins} {self.strategy} bins"
+            f"random_state {self.random_state}; ECE/MCE conditional on {self._binned()}"
         ) + notes
 
     def _repr_html_(self) -> str:
@@ -230,7 +234,7 @@ class BootstrapIntervals(Display):
         table = render_table(["metric", "estimate", f"{pct} CI", "boot SE", "method", ""], rows,
                              align="lrlrll")
         aware = [r.metric.upper() for r in self.intervals if r.method == "bias-aware"]
-        on_bins = f" on {self.bins} {self.strategy} bins"  # an ECE/MCE interval is conditional on its bins
+        on_bins = f" on {self._binned()}"  # an ECE/MCE interval is conditional on its bins
         binned = [r.metric.upper() for r in self.intervals if r.metric in ("ece", "mce")]
         method = self.method + (f"; {'/'.join(aware)} bias-aware{on_bins}" if aware
                                 else f"; {'/'.join(binned)}{on_bins}" if binned else "")
@@ -483,6 +487,31 @@ def share_below(estimate: float, boot: np.ndarray, rows: int) -> float:
     return (below + 0.5 * tied) / boot.size
 
 
+#: values beyond this are scaled by a power of two before squares and sums (:func:`_scaled`)
+_LARGEST_VALUE = 2.0**256
+
+
+def _scaled(x: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(x / s, s)``: ``s`` the power of two that brings the largest ``|x|`` to at most 1 where it is beyond
+    :data:`_LARGEST_VALUE` (else ``(x, 1.0)``: the arithmetic unchanged to the bit). A log loss from logits of
+    1e305 is 1e304 (a right answer): its resamples' squares overflowed, the boot SE read inf and BCa's
+    acceleration (cubes of jackknife deviations) NaN, with overflow warnings."""
+    top = float(np.max(np.abs(x))) if x.size else 0.0
+    if not top > _LARGEST_VALUE or not np.isfinite(top):
+        return x, 1.0
+    s = np.ldexp(1.0, np.frexp(top)[1])
+    return x / s, float(s)
+
+
+def _spread(x: np.ndarray) -> float:
+    """The sample standard deviation (ddof 1) of finite ``x``, 0 for one value; computed on the scale of
+    :func:`_scaled`, so values near the largest double do not overflow their squares."""
+    if x.size < 2:
+        return 0.0
+    xs, s = _scaled(x)
+    return float(xs.std(ddof=1)) * s
+
+
 def _interval(
     name: str, estimate: float, boot: np.ndarray, jack: np.ndarray | None, method: str, level: float,
     rows: int = 1,
@@ -496,7 +525,7 @@ def _interval(
         note = f"{boot.size - finite.size} degenerate resamples dropped"
     if finite.size == 0 or not np.isfinite(estimate):
         return Interval(name, estimate, float("nan"), float("nan"), float("nan"), method, "undefined")
-    se = float(finite.std(ddof=1)) if finite.size > 1 else 0.0
+    se = _spread(finite)
     qs = np.array([alpha / 2, 1 - alpha / 2])
     used = method
     frac = share_below(estimate, finite, rows)
@@ -510,7 +539,7 @@ def _interval(
         z0 = float(ndtri(frac))
         accel = float("nan")
         if jack is not None and np.count_nonzero(np.isfinite(jack)) >= 2:
-            jf = jack if np.isfinite(jack).all() else jack[np.isfinite(jack)]
+            jf = _scaled(jack if np.isfinite(jack).all() else jack[np.isfinite(jack)])[0]  # a: scale-free
             u = jf.mean() - jf
             u2 = u * u
             den = 6.0 * float(u2.sum()) ** 1.5
@@ -560,7 +589,7 @@ def _bias_aware(name: str, estimate: float, boot: np.ndarray, bias_high: float, 
     note = f"{boot.size - finite.size} degenerate resamples dropped" if finite.size < boot.size else ""
     if finite.size == 0 or not np.isfinite(estimate):
         return Interval(name, estimate, float("nan"), float("nan"), float("nan"), "bias-aware", "undefined")
-    se = float(finite.std(ddof=1)) if finite.size > 1 else 0.0
+    se = _spread(finite)
     alpha = (1.0 - level) * (1.0 - BIAS_SHARE if name == "ece" else 1.0)  # ECE's bias bound spends the rest
     q_low, q_high = np.quantile(finite - finite.mean(), [alpha / 2, 1 - alpha / 2])
     low = max(0.0, float(estimate - bias_high - q_high))

@@ -20,11 +20,19 @@ among isotonic functions of the score, and both p itself and the constant r are
 such functions. The identity is exact by construction. Log loss of :math:`\hat p`
 and r uses :math:`0\log 0 = 0` (a pure block scores 0); log loss of p is
 veracity's ``nll`` (clipped at machine epsilon, or exact from logits).
+
+Top-label confidences of (N, K) scores are decomposed as the binary forecast they are — the confidence
+against "the argmax is the label" — the Brier score and the log loss alike: the log loss of p is then the
+binary log loss of the confidence (clipped as above), not the categorical NLL of the true class that
+``vc.nll`` reports. That NLL charges a wrong row :math:`-\log p_y \ge -\log(1 - \text{conf})`, a loss no
+function of the confidence can remove, so it had entered MCB: a perfectly calibrated 3-class model read a
+log-loss MCB of 0.21 beside a Brier MCB of 0.0006. ``top_label`` marks such a result, and its printout
+says so.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -61,6 +69,9 @@ class CORPResult(Display):
     brier: ScoreDecomposition
     log_loss: ScoreDecomposition
     n: int
+    #: the scores were top-label confidences of (N, K) class probabilities: the decompositions are of the
+    #: confidence as a binary forecast of "the argmax is the label" (module doc)
+    top_label: bool = False
 
     @property
     def blocks(self) -> int:
@@ -80,6 +91,7 @@ class CORPResult(Display):
             "blocks": self.blocks,
             "brier": self.brier.to_dict(),
             "log_loss": self.log_loss.to_dict(),
+            "top_label": self.top_label,
             "curve": {"x": self.x.tolist(), "y": self.y.tolist(), "weight": self.weight.tolist()},
         }
 
@@ -89,9 +101,11 @@ class CORPResult(Display):
             for name, d in (("Brier", self.brier), ("log loss", self.log_loss))
         ]
         table = render_table(["score", "value", "MCB", "DSC", "UNC"], rows)
+        blocks, scores = self.blocks, self.x.size  # "1 block", "5,932 distinct scores", as counts print
+        of = " of the top-label confidence" if self.top_label else ""  # a binary forecast of "argmax right"
         return (
-            f"CORP decomposition (PAV reliability curve, {self.blocks} blocks over {self.x.size} "
-            f"distinct scores; score = MCB - DSC + UNC):\n{table}"
+            f"CORP decomposition{of} (PAV reliability curve, {blocks:,} block{'s' * (blocks != 1)} over "
+            f"{scores:,} distinct score{'s' * (scores != 1)}; score = MCB - DSC + UNC):\n{table}"
         )
 
 
@@ -111,8 +125,17 @@ def _constant_log_loss(pos: np.ndarray, neg: np.ndarray) -> float:
     return float(-(minority + majority).sum()) + 0.0  # + 0.0: pure sets score 0, not -0.0
 
 
+def _fitted_score(fitted: float, score: float, constant: float) -> float:
+    r"""The PAV fit's mean score :math:`\bar S(\hat p)`, at most the score's and the base rate's
+    (:math:`\bar S(p)`, :math:`\bar S(r)`): the fit minimises every proper score among isotonic functions of
+    the score, and p and r are such functions, so MCB and DSC are :math:`\ge 0` exactly. The three means are
+    sums in different orders (per row for p, per block for the fit): scores already isotonic-calibrated (an
+    isotonic fit read on its own rows) gave a fit 1e-16 above them, and MCB printed "-0.0000"."""
+    return min(fitted, score, constant)
+
+
 def corp_of(data: Binary) -> CORPResult:
-    from ._common import weighted_rows
+    from ._common import in_caller_units, weighted_rows
 
     data = weighted_rows(data)
     p, y = data.p, data.y
@@ -131,7 +154,8 @@ def corp_of(data: Binary) -> CORPResult:
     def mean(v: np.ndarray) -> float:
         return float(np.dot(w, v) / total) + 0.0  # + 0.0: a pure block's -0.0 log loss reads 0
 
-    s_p, s_hat, s_r = mean((p - y) ** 2), mean((p_hat - y) ** 2), mean((base - y) ** 2)
+    s_p, s_r = mean((p - y) ** 2), mean((base - y) ** 2)
+    s_hat = _fitted_score(mean((p_hat - y) ** 2), s_p, s_r)
     brier = ScoreDecomposition(score=s_p, mcb=s_p - s_hat, dsc=s_r - s_hat, unc=s_r)
     # log loss of a constant forecast over a set of rows = the rate of its own rows (a PAV block,
     # or all rows), from the block's label sums: a rate of 1 - 1e-20 rounds to 1.0, and
@@ -139,11 +163,14 @@ def corp_of(data: Binary) -> CORPResult:
     pos = np.bincount(inverse, weights=w * y, minlength=x.size)
     neg = np.bincount(inverse, weights=w * (1.0 - y), minlength=x.size)
     block = np.concatenate(([0], np.cumsum(np.diff(fit) != 0)))
-    l_p = mean(binary_nll_terms(data))
-    l_hat = _constant_log_loss(np.bincount(block, weights=pos), np.bincount(block, weights=neg)) / total
+    # top-label confidences: the binary log loss of the confidence, not the categorical NLL (module doc)
+    l_p = mean(binary_nll_terms(replace(data, nll_terms=None) if data.top_label else data))
     l_r = _constant_log_loss(np.array([pos.sum()]), np.array([neg.sum()])) / total
+    l_hat = _fitted_score(_constant_log_loss(np.bincount(block, weights=pos), np.bincount(block, weights=neg))
+                          / total, l_p, l_r)
     log_loss = ScoreDecomposition(score=l_p, mcb=l_p - l_hat, dsc=l_r - l_hat, unc=l_r)
-    return CORPResult(x=x, y=fit, weight=wx, brier=brier, log_loss=log_loss, n=data.n)
+    return CORPResult(x=x, y=fit, weight=in_caller_units(wx, data), brier=brier, log_loss=log_loss, n=data.n,
+                      top_label=data.top_label)
 
 
 @rows_form

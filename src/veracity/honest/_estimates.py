@@ -11,7 +11,7 @@ from ..core._honest import debiased_ece_from_stats
 from ..core._formulas import ece_from_stats
 from ..core._reliability import max_gaps
 from ..core._stats import BinStats
-from ..core._text import fmt, render_table
+from ..core._text import count_noun, fmt, render_table
 from ..core._validation import Binary, prepare_binary
 from ..core._binning import make_edges
 from ..core._smooth import smooth_ece
@@ -51,7 +51,7 @@ class ECEEstimates(Display):
 
         mx = f"max (bins n>={self.min_count})"
         rows = [{"estimator": "plugin", "L1": self.plugin_l1, "L2": self.plugin_l2, mx: self.plugin_max,
-                 "": f"{self.bins} {self.strategy} bins"},
+                 "": count_noun(self.bins, self.strategy + ' bin')},
                 {"estimator": "debiased", "L1": self.debiased_l1, "L2": self.debiased_l2, mx: None,
                  "": "Kumar et al. 2019"},
                 {"estimator": "smooth", "L1": self.smooth, "L2": None, mx: None,
@@ -63,7 +63,7 @@ class ECEEstimates(Display):
         return html_page("ECE estimators", [html_table(rows), *notes], str(self))
 
     def __str__(self) -> str:
-        binned = f"{self.bins} {self.strategy} bins"
+        binned = count_noun(self.bins, self.strategy + ' bin')
         rows = [
             ["plugin", fmt(self.plugin_l1), fmt(self.plugin_l2), fmt(self.plugin_max), binned],
             ["debiased", fmt(self.debiased_l1), fmt(self.debiased_l2), "", f"{binned}, Kumar et al. 2019"],

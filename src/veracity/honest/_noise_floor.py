@@ -137,7 +137,7 @@ class NoiseFloor(Display):
             f"ECE ({self.norm})": self.ece, "noise floor": self.expected, "95% of noise": self.quantile_95,
             "excess": fmt(self.excess, sign=True), "p-value": self.p_value, "verdict": self.verdict().split(":")[0],
         }]) + html_note(f"{self.verdict()} ({self.n_resamples} redraws, random_state {self.random_state}; "
-                       f"{count_noun(self.n, 'row')}, {self.bins} {self.strategy} bins)")
+                       f"{count_noun(self.n, 'row')}, {count_noun(self.bins, self.strategy + ' bin')})")
 
     def _repr_html_(self) -> str:
         return html_page("ECE noise floor", [self._html_body()], str(self))
@@ -155,7 +155,8 @@ class NoiseFloor(Display):
         )
         return (
             f"ECE noise floor ({self.norm}; labels redrawn as Bernoulli(p), {self.n_resamples} "
-            f"redraws, random_state {self.random_state}; {count_noun(self.n, 'row')}, {self.bins} {self.strategy} bins):\n"
+            f"redraws, random_state {self.random_state}; {count_noun(self.n, 'row')}, "
+            f"{count_noun(self.bins, self.strategy + ' bin')}):\n"
             f"{table}\n({self.verdict()})"
         )
 

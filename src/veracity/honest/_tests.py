@@ -86,7 +86,10 @@ r"""Calibration tests: Spiegelhalter's z, Hosmer–Lemeshow, calibration-in-the-
   the score: with the tails of the scores weighted 10x, the slope test rejected calibrated scores 15 %
   of the time at 5 %; with the middle weighted up, almost never.)
   Probabilities are mapped to logits after clipping to :math:`[\epsilon, 1-\epsilon]`
-  (machine epsilon); declare ``score_type="logit"`` to use raw logits exactly.
+  (machine epsilon); declare ``score_type="logit"`` to use raw logits exactly. Logits spanning many decades
+  (beyond :math:`2^{20}`) are fitted with steps measured on the linear predictor (:func:`_slope_fit`: logits
+  of 1e20 that were all right beside calibrated ones had read slope 1.5e-20, p = 0, for an MLE of 1.06);
+  beyond :math:`2^{128}` the fit is refused in one line (its information overflows).
 """
 
 from __future__ import annotations
@@ -101,7 +104,8 @@ from ..core._special import expit, ndtr
 from ..core._binning import bin_index, equal_count_edges, quantile_edges
 from ..core._text import count_noun, fmt, render_table
 from ..core._validation import PROB_EPS, Binary, VeracityError, prepare_binary
-from ._common import canonical_rows, check_count, check_seed, contradicted_rows, weighted_rows
+from ._common import (canonical_rows, check_count, check_seed, contradicted_rows, in_caller_units,
+                      weighted_rows)
 from ..core._compat import renamed, renamed_attribute
 from ..core._display import Display
 from ..core._frameform import rows_form
@@ -388,7 +392,8 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
     else:
         p_value = float(_chi2_sf(stat, dof))
     return HosmerLemeshowTest(
-        statistic=stat, df=dof, p_value=p_value, bins=g, n=n_g, observed=o_g, expected=e_g,
+        statistic=stat, df=dof, p_value=p_value, bins=g, n=in_caller_units(n_g, data),
+        observed=in_caller_units(o_g, data), expected=in_caller_units(e_g, data),
         method="monte-carlo" if mc else "chi-square", min_expected=least,
         n_resamples=n_resamples if mc else None, random_state=seed if mc else None, contradicted=contradicted,
         strategy=strategy, degenerate=degenerate, rounded_misses=misses, top_label=data.top_label,
@@ -413,7 +418,7 @@ def _merge_reasons(data: Binary, groups: int, uneven: bool, made: int) -> str:
         untied = int(np.count_nonzero(np.bincount(bin_index(ranks, cut, "quantile"), minlength=cut.size - 1)))
     parts = []
     if groups > base:
-        parts.append(f"{groups - base} as there are only {count_noun(n, 'row')}")
+        parts.append(f"{groups - base} as there {'is' if n == 1 else 'are'} only {count_noun(n, 'row')}")
     if base > untied:
         parts.append(f"{base - untied} by rows each holding more than 1/{groups} of the weight")
     if untied > made:
@@ -573,14 +578,15 @@ def _loglik(X: np.ndarray, offset: np.ndarray | float, y: np.ndarray, w: np.ndar
     return float(np.dot(w, y * eta - np.logaddexp(0.0, eta)))
 
 
-def _citl(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+def _citl(eta: np.ndarray, y: np.ndarray, w: np.ndarray, *, logits: bool = False) -> tuple[float, float]:
     r"""MLE of :math:`\alpha` in :math:`\mathrm{logit}P = \alpha + \eta` and its SE.
 
     The score :math:`g(\alpha) = \sum w (y - \sigma(\alpha + \eta))` falls strictly
     from :math:`\sum w y > 0` to :math:`-\sum w (1-y) < 0`, so with both classes present
     the root exists and is unique, even when scores of exactly 0 or 1 put
     :math:`\eta` at :math:`\pm 36`. Safeguarded Newton: a bracket kept by the sign of
-    :math:`g`, bisection whenever a Newton step leaves it.
+    :math:`g`, bisection whenever a Newton step leaves it. ``logits``: the scores were given as logits (the
+    refusal then does not ask for them).
     """
     def g_h(a: float) -> tuple[float, float]:
         mu = expit(a + eta)
@@ -609,10 +615,12 @@ def _citl(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
         a = new
     _, h = g_h(a)
     if not h > 1e-12 * float(w.sum()):  # no curvature: SE 1/sqrt(h) in the millions, an estimate of nothing
+        every = ("every logit is so far from 0 that its probability is 0 or 1 to machine precision" if logits
+                 else "every score is 0 or 1 to machine precision")
         raise VeracityError(
-            "calibration-in-the-large and slope are undefined here: every score is 0 or 1 to machine "
-            "precision, so the fit has no curvature and any offset fits; audit the reliability table "
-            "instead (vc.audit), or pass the model's raw logits with score_type='logit'"
+            f"calibration-in-the-large and slope are undefined here: {every}, so the fit has no curvature "
+            "and any offset fits; audit the reliability table instead (vc.audit)"
+            + ("" if logits else ", or pass the model's raw logits with score_type='logit'")
         )
     return a, 1.0 / math.sqrt(h)
 
@@ -639,6 +647,15 @@ def _separated_message(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> str:
             "has no finite estimate; read the audit table instead")
 
 
+#: logits beyond this are refused by the recalibration fit (:func:`_slope_fit`): its information
+#: :math:`\sum \eta^2 \mu(1 - \mu)` overflows near 1e154, and long before that rows of logits of 1e60 and of 1
+#: cannot be weighed against each other by a Newton step in double precision
+LARGEST_LOGIT = 2.0**128
+#: beyond this largest logit the fit measures its steps by the rows' linear predictors and lengthens a step
+#: that gains (:func:`_slope_fit`); below it the iteration is the one every earlier result came from
+_WIDE_LOGIT = 2.0**20
+
+
 def _slope_fit(eta: np.ndarray, y: np.ndarray, w: np.ndarray,
                iterations: int = 200) -> tuple[np.ndarray, np.ndarray]:
     """Weighted logistic MLE of ``logit P = a + b eta``; returns ((a, b), covariance).
@@ -646,7 +663,22 @@ def _slope_fit(eta: np.ndarray, y: np.ndarray, w: np.ndarray,
     Damped Newton started at the base rate (a = logit ȳ, b = 0), where the Fisher
     information is well conditioned even when exact 0/1 scores put eta at ±36; a step
     that lowers the log-likelihood is halved, and a singular information gets a ridge.
+    Logits beyond 2^20 (:data:`_WIDE_LOGIT`): the rows of the largest logits hold the information at b = 0,
+    and each step then moved b by about 1/max|eta| (2e-20 at logits of 1e20), so a step in b alone read as
+    converged at b = 1.8e-20 where the MLE was 1.06 (the large logits all right, the others calibrated), with
+    p = 0 against slope 1. There convergence is read on the linear predictor (a step times max|eta|) and a
+    step that gains is doubled while it gains. Logits beyond 2^128 (:data:`LARGEST_LOGIT`) are refused.
     """
+    top = float(np.max(np.abs(eta)))
+    if top > LARGEST_LOGIT:
+        raise VeracityError(
+            f"the recalibration fit cannot weigh logits of {top:.3g} against the others in double precision "
+            f"(its information sums eta^2; logits up to {LARGEST_LOGIT:.3g} are fitted), so "
+            "calibration-in-the-large and slope are not computed; clip the logits to the range the model "
+            "means (a logit of 40 is already a probability of 1 - 4e-18), or audit the reliability table "
+            "instead (vc.audit)")
+    wide = top > _WIDE_LOGIT
+    reach = np.array([1.0, top if wide else 1.0])  # |x| at most this, per parameter
     X = np.column_stack([np.ones_like(eta), eta])
     ybar = float(np.dot(w, y) / w.sum())
     beta = np.array([math.log(ybar) - math.log1p(-ybar), 0.0])
@@ -655,9 +687,12 @@ def _slope_fit(eta: np.ndarray, y: np.ndarray, w: np.ndarray,
         mu = expit(X @ beta)
         grad = X.T @ (w * (y - mu))
         info = (X * (w * mu * (1.0 - mu))[:, None]).T @ X
-        ridge = 1e-12 * max(float(np.trace(info)), 1e-300)
+        # the ridge in each parameter's own units where logits are wide: 1e-12 of the trace had swamped
+        # the intercept's information (about n) with 1e-12 of the slope's (Σ eta² μ(1 - μ): 1e60 at 1e30)
+        ridge = (1e-12 * np.diag(np.maximum(np.diag(info), 1e-300)) if wide
+                 else 1e-12 * max(float(np.trace(info)), 1e-300) * np.eye(2))
         try:
-            step = np.linalg.solve(info + ridge * np.eye(2), grad)
+            step = np.linalg.solve(info + ridge, grad)
         except np.linalg.LinAlgError:  # pragma: no cover - the ridge makes it regular
             break
         t = 1.0
@@ -669,8 +704,14 @@ def _slope_fit(eta: np.ndarray, y: np.ndarray, w: np.ndarray,
             t *= 0.5
         else:
             break
+        while wide and t >= 1.0:  # a full step that gains: twice as far while that gains more
+            further = beta + 2.0 * t * step
+            gain = _loglik(X, 0.0, y, w, further)
+            if not gain > new + 1e-12 * abs(new):
+                break
+            cand, new, t = further, gain, 2.0 * t
         beta, base = cand, new
-        if np.max(np.abs(t * step)) < 1e-12 * (1.0 + np.max(np.abs(beta))):
+        if np.max(np.abs(t * step) * reach) < 1e-12 * (1.0 + np.max(np.abs(beta) * reach)):
             break
     mu = expit(X @ beta)
     info = (X * (w * mu * (1.0 - mu))[:, None]).T @ X
@@ -732,16 +773,16 @@ def calibration_slope_of(data: Binary) -> CalibrationSlope:
     w = np.ones_like(y) if data.w is None else data.w * (data.w.sum() / np.dot(data.w, data.w))
     live = w > 0
     if y[live].min() == y[live].max():
+        of = "" if data.w is None else " of positive weight"  # "weighted labels" of unweighted rows misread
         raise VeracityError(
-            f"calibration slope needs both classes; all {int(live.sum())} weighted labels "
-            f"are {int(y[live][0])}"
+            f"calibration slope needs both classes; all {int(live.sum())} labels{of} are {int(y[live][0])}"
         )
     eta = _eta(data)
     if np.ptp(eta[live]) == 0.0:
         raise VeracityError("calibration slope is undefined for constant scores")
     if _separated(eta, y, w):
         raise VeracityError(_separated_message(eta, y, w))
-    alpha, citl_se = _citl(eta, y, w)
+    alpha, citl_se = _citl(eta, y, w, logits=data.logit is not None)
     beta, cov = _slope_fit(eta, y, w)
     if data.w is not None:  # the weighted estimating equations' variance: the sandwich (module doc)
         citl_se = float(np.sqrt(_sandwich(np.ones((eta.size, 1)), alpha + eta, w)[0, 0]))

@@ -284,7 +284,7 @@ def result_page(result: AuditResult, *, title: str = "Calibration report", sourc
     reading = "probability" if result.score_type == "probability" else "σ(logit)"
     sections = [("summary", "Summary", _sections._section("summary", "Summary", _sections._summary(result, reading)))]
     if not figures:
-        figure = '<p class="note">figures omitted (figures=False)</p>'
+        figure = '<p class="note">figures omitted (figures=False, veracity audit --no-figures)</p>'
     elif not _sections._have_matplotlib():
         figure = '<p class="note">figures omitted: install matplotlib</p>'
     else:
