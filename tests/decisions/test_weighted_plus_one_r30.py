@@ -96,30 +96,41 @@ def test_conformal_quantile_covers_and_refuses_like_recall_threshold():
     assert refused < 300 and cover_a.mean() >= 0.9 - 3 * _se(cover_a), (refused, cover_a.mean())
 
 
-def _reference_rank(s: np.ndarray, w: np.ndarray, target: float) -> float:
-    """The rule written out: descending scores, the first whose cumulative weight reaches
-    target * (W + sum w^2 / sum w)."""
+def _reference_rule(s: np.ndarray, w: np.ndarray, target: float) -> tuple[float, float]:
+    """The rule written out: descending scores, the first whose cumulative weight reaches target * (W + t),
+    t = sum w^2 / sum w (Kish), or (session 38) W / m where the sandwich size m of the weighted share caught
+    at Kish's threshold, F(1-F) W^2 / sum w^2 (h - F)^2 with h = score >= threshold, is the smaller size;
+    returns (threshold, t)."""
     order = np.argsort(-s, kind="stable")
-    cum = np.cumsum(w[order])
-    need = target * (w.sum() + (w * w).sum() / w.sum())
-    return float(s[order][np.argmax(cum >= need - 1e-9 * w.sum())])
+    cum, total = np.cumsum(w[order]), w.sum()
+
+    def at(t: float) -> float:
+        return float(s[order][np.argmax(cum >= target * (total + t) - 1e-9 * total)])
+
+    kish_t = (w * w).sum() / total
+    h = s >= at(kish_t)
+    f = w[h].sum() / total
+    t = max(kish_t, (w * w * (h - f) ** 2).sum() / (total * f * (1 - f)) if 0 < f < 1 else 0.0)
+    return at(t), t
 
 
 def test_the_rule_is_the_size_biased_mean_weight_written_out():
     rng = np.random.default_rng(306)
+    moved = 0
     for _ in range(50):
         n = int(rng.integers(40, 300))
         s, w = np.round(rng.random(n), 2), rng.uniform(0.2, 3.0, n)  # ties; Kish well above 19
         for target in (0.8, 0.9, 0.95):
-            assert vc.recall_threshold(s, np.ones(n), target=target, sample_weight=w) == \
-                _reference_rank(s, w, target)
+            rank, t = _reference_rule(s, w, target)
+            moved += t > (w * w).sum() / w.sum()
+            assert vc.recall_threshold(s, np.ones(n), target=target, sample_weight=w) == rank
+            # split conformal: the same rule on the ascending scores (h = score <= q-hat)
             q = conformal_quantile(s, 1 - target, w)
-            order = np.argsort(s, kind="stable")
-            cum = np.cumsum(w[order])
-            need = target * (w.sum() + (w * w).sum() / w.sum())
-            assert q == s[order][np.argmax(cum >= need - 1e-9 * w.sum())]
-            # the exact covariate-shift rule at the size-biased mean test weight gives the same q-hat
-            assert float(conformal_quantile(s, 1 - target, w, test_weight=(w * w).sum() / w.sum())) == q
+            q_ref, t_q = _reference_rule(-s, w, target)
+            assert q == -q_ref
+            # the exact covariate-shift rule with the test row at that weight gives the same q-hat
+            assert float(conformal_quantile(s, 1 - target, w, test_weight=t_q)) == q
+    assert moved > 0  # the spread's size decided some cases (weights unrelated to the scores: by chance)
 
 
 @pytest.mark.parametrize("c", [0.1, 1 / 3, 7.0, 2.0 ** -600, 1e300])

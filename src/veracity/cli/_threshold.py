@@ -21,7 +21,7 @@ import argparse
 import math
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from ..core._special import expit, logit
@@ -30,9 +30,10 @@ from ..sources import _api as source
 from ..core._display import fmt_weight
 from ..core._intervals import binomial_interval
 from ..core._text import fmt, fmt_count, render_table
-from ..core._validation import VeracityError
+from ..core._validation import VeracityError, check_weights
 from ..core._weights import sandwich_size
 from ..decisions import (
+    ThresholdTable,
     budget_threshold,
     cost_threshold,
     precision_threshold,
@@ -40,12 +41,12 @@ from ..decisions import (
     recall_threshold,
     threshold_table,
 )
-from ..decisions._inputs import check_target, compared_thresholds, narrow_float
+from ..decisions._inputs import check_target, compared_thresholds, in_caller_units, narrow_float, weight_shift
 from ..decisions._table import flag_rule, point_aligned, threshold_cell
-from ..decisions._thresholds import plus_one_weight, weighted_recall_rank
+from ..decisions._thresholds import weighted_recall_rule
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
-from ._bad_rows import bad_rows, file_rows, first_bad_row, on_fit_rows
+from ._bad_rows import bad_rows, file_rows, first_bad_row, on_fit_rows, on_role_rows
 from ._rows import roles_named, used_rows
 
 
@@ -158,13 +159,22 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
             how = f"k = {'ceil((n+1)·R)' if corr else 'ceil(n·R)'} = {k}"
         else:  # the weighted rule picks its own rank k (of the positives of positive weight)
             n = int((pos & (w > 0)).sum())
-            k = weighted_recall_rank(s[pos], w[pos], check_target(args.target_recall), corr)[1]
-            wp = w[pos & (w > 0)]
-            total = float(wp.sum())
-            need = args.target_recall * (total + plus_one_weight(wp, total) if corr else total)
+            # the weights as recall_threshold scales them (one power of two): raw weights near the float
+            # range summed to inf, and the rank was refused ("too few positives ... (weight inf)") where the
+            # threshold printed above had been found
+            wc = cast(np.ndarray, check_weights(w, w.shape[0]))
+            _, k, plus, spread = weighted_recall_rule(s[pos], wc[pos], check_target(args.target_recall), corr)
+            total = float(wc[pos].sum())
+            need = in_caller_units(args.target_recall * (total + plus), weight_shift(w, wc))
+            # the +1 weight the rule used: Kish's Σw²/Σw, or W/m where the weights' spread about the
+            # threshold gives the smaller size m ("Σw²/Σw" was said of both)
+            rule_text = "R·W" if not corr else "R·(W + Σw²/Σw)" if spread is None else "R·(W + W/m)"
             # k first: "reaches R·(W + Σw²/Σw) = 193" read as a weight of 193, the rank's number
-            how = (f"k = {k}, the first rank where the positives' cumulative weight reaches "
-                   f"{'R·(W + Σw²/Σw)' if corr else 'R·W'} = {need:.4g}")
+            how = (f"k = {k}, the first rank where the positives' cumulative weight reaches {rule_text} = "
+                   f"{need:.4g}")
+            if spread is not None:
+                how += (f" (m = {spread:.4g}, the size the weights' spread about the threshold gives, below "
+                        "Kish's)")
         return t, {"kind": "recall", "target": args.target_recall, "correction": corr, "n_positives": n,
                    "k": k, "weighted": w is not None}, (
                        f"target recall {args.target_recall:g}: the k-th highest of n = {n} positives, {how}")
@@ -219,6 +229,16 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
     return t, {"kind": "cost", "cost_fp": cost_fp, "cost_fn": cost_fn}, how
 
 
+def _role_table(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, m: np.ndarray, shown: list[float],
+                cost_fp: float, cost_fn: float, score_type: Any,
+                role: tuple[str | None, str]) -> ThresholdTable:
+    """One role's operating table; an error about its rows says which ("--sample-weight sums to 0" of an
+    eval role weighing 0 read as if about the whole file, whose fit role had weights)."""
+    with on_role_rows(role[0], role[1], int(m.sum()), "measured on"):
+        return threshold_table(s[m], y[m], shown, cost_fp=cost_fp, cost_fn=cost_fn,
+                               sample_weight=None if w is None else w[m], score_type=score_type)
+
+
 def precision_intervals(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, masks: dict[str, np.ndarray],
                         t: float, dtype: np.dtype | None) -> dict[str, tuple[float, float, float, float]]:
     r"""Each role's precision at threshold ``t`` with its 95 % Wilson interval, as
@@ -231,6 +251,10 @@ def precision_intervals(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, mask
     alone under-covers when heavier rows are more often positive, as in the segments' gap interval).
     """
     cut = float(compared_thresholds(np.array([t]), dtype)[0])
+    # the weights scaled as the library scales them (one power of two, every ratio kept): the squares of
+    # weights of 1e200 overflowed (a one-line error about "trials ... nan") and those of 1e-200 underflowed
+    # to 0 ("no alerts" printed beside a table of alerts)
+    w = None if w is None else check_weights(w, w.shape[0])
     out = {}
     for role, m in masks.items():
         flagged = m & (s >= cut)
@@ -312,11 +336,8 @@ def run(args: argparse.Namespace) -> int:
     also = _float_list(args.also, "--also")
     same = compared_thresholds(np.array(also, dtype=np.float64), dtype) == compared_thresholds(np.array([t]), dtype)
     shown = [t] + [v for v, dup in zip(also, same) if not dup]
-    tables = {
-        role: threshold_table(s[m], y[m], shown, cost_fp=cost_fp, cost_fn=cost_fn,
-                              sample_weight=None if w is None else w[m], score_type=args.score_type)
-        for role, m in masks.items()
-    }
+    tables = {role: _role_table(s, y, w, m, shown, cost_fp, cost_fn, args.score_type,
+                                (role_col, role)) for role, m in masks.items()}
     headers = ["role", "rows" if w is None else "weight", "threshold", "TP", "FP", "FN", "TN", "recall", "false alarm",
                "precision", "alerts", "cost", "cost/1000"]
     body = []

@@ -29,7 +29,7 @@ from ..core._text import fmt, fmt_count, render_table
 from ._table import point_aligned, threshold_cell
 from ..core._compat import positional_options
 from ..core._options import ScoreType
-from ..core._weights import kish_size, sandwich_size
+from ..core._weights import kish_size, share_size
 from ..core._validation import (
     LOGIT_CHECK_MIN_ROWS,
     VeracityError,
@@ -461,19 +461,7 @@ def _quantile_size(s: np.ndarray, w: np.ndarray, q: float) -> float:
     on average: 4 % and 2 %)."""
     if s.size == 0 or not math.isfinite(q):
         return math.inf
-    return _share_size(s <= q, w)
-
-
-def _share_size(h: np.ndarray, w: np.ndarray) -> float:
-    r"""The sandwich size :math:`F(1-F)\,W^2 / \sum_i w_i^2 (h_i - F)^2` of the weighted share
-    :math:`F = \sum_i w_i h_i / W` of the rows with ``h`` (:func:`~veracity.core._weights.sandwich_size`);
-    ``+inf`` for equal weights or no spread (Kish's size alone then)."""
-    if w.min() == w.max():
-        return math.inf
-    u = w / w.max()  # scaled by the largest first: no square overflows
-    total = float(u.sum())
-    return float(sandwich_size(total, float(u[h].sum()) / total, float(np.dot(u[h], u[h])),
-                               float(np.dot(u[~h], u[~h]))))
+    return share_size(s <= q, w)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -487,7 +475,7 @@ class CoverageReport(Display):
 
     ``interval`` is the 95% Wilson interval of ``marginal`` on these rows (weighted: on the smaller of
     Kish's effective size :math:`(\sum w)^2/\sum w^2` and the sandwich size of the covered share,
-    :func:`_share_size`; ``marginal`` times it successes). The coverage a
+    :func:`~veracity.core._weights.share_size`; ``marginal`` times it successes). The coverage a
     calib set delivers varies from calib set to calib set (``Beta(k, n + 1 - k)``,
     :func:`conformal_coverage_law`), so a shortfall is judged against ``calib_floor``, that law's 0.025
     quantile (Mondrian: the Beta law matched to the mean and variance of :math:`\sum_c \pi_c C_c`,
@@ -992,13 +980,13 @@ class ConformalClassifier:
     def _shortfall_bounds(self, marginal: float, n: int, w: np.ndarray | None, mass: np.ndarray,
                           hit: np.ndarray) -> tuple[tuple[float, float] | None, float | None]:
         r"""The 95% Wilson interval of ``marginal`` on ``n`` rows (weighted: the smaller of Kish's effective
-        size and the sandwich size of the share covered, :func:`_share_size`: uncovered rows weighing 20x,
-        a rare hard class's, made Kish's interval too narrow, and exchangeable rows were called short in
-        3.5 % of draws) and the calib floor, the 0.025 quantile of the law of the coverage a calib set
+        size and the sandwich size of the share covered, :func:`~veracity.core._weights.share_size`:
+        uncovered rows weighing 20x, a rare hard class's, made Kish's interval too narrow, and exchangeable
+        rows were called short in 3.5 % of draws) and the calib floor, the 0.025 quantile of the law of the coverage a calib set
         delivers (:class:`CoverageReport`, :meth:`_calib_floor`)."""
         if n == 0:
             return None, None
-        n_eff = float(n) if w is None else min(kish_size(w), _share_size(hit, w))
+        n_eff = float(n) if w is None else min(kish_size(w), share_size(hit, w))
         low, high = binomial_interval(np.array(marginal * n_eff), np.array(n_eff), method="wilson", level=0.95)
         return (float(low), float(high)), self._calib_floor(mass)
 

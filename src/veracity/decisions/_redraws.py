@@ -12,6 +12,7 @@ import numpy as np
 from ..core._text import render_table
 from ..core._options import ScoreType
 from ..core._validation import VeracityError, check_random_state, check_same_index, to_numpy
+from ..core._weights import sandwich_size
 from ._inputs import CEIL_EPS, binary_inputs, caller_level, check_flag, check_target, narrow_float
 from ._thresholds import min_positives
 from ..core._display import Display
@@ -134,7 +135,8 @@ class RedrawResult(Display):
         table = render_table(["recall", "mean", "5%", "95%", f"< {self.target:g}"], body)
         if self.weighted:  # the weighted rule picks its own rank: "k = ceil((n+1)·target)" was said of it
             rule = ("the first rank where the calib positives' cumulative weight reaches "
-                    + ("target·(W + Σw²/Σw)" if self.correction else "target·W"))
+                    + ("target·(W + Σw²/Σw), or target·(W + W/m) where the weights' spread about the "
+                       "threshold gives a smaller size m" if self.correction else "target·W"))
         else:
             rule = "ceil((n+1)·target)" if self.correction else "ceil(n·target)"
         few = "too few positives" + (" or too few effective ones" if self.weighted else "")
@@ -197,9 +199,10 @@ def simulate_redraws(
 
     ``sample_weight`` weighs the pool's rows (e.g. inverse sampling probabilities):
     rows of weight 0 are dropped from the pool, the threshold is fit with
-    :func:`~veracity.recall_threshold`'s weighted rule (the new positive counted at the
-    size-biased mean weight :math:`\sum w^2/\sum w` of each redraw's calib positives; redraws whose
-    Kish effective number :math:`(\sum w)^2/\sum w^2` is below :func:`min_positives` are skipped)
+    :func:`~veracity.recall_threshold`'s weighted rule (the new positive counted at :math:`W/m` of each
+    redraw's calib positives, *m* the smaller of Kish's effective number :math:`(\sum w)^2/\sum w^2` and
+    the size the weights' spread about the threshold gives; redraws where it is below
+    :func:`min_positives` are skipped)
     and every recall is a weighted share of positive weight. Equal weights give the unweighted
     result exactly.
 
@@ -334,9 +337,10 @@ def _weighted_redraws(pos_scores: np.ndarray, pos_weights: np.ndarray, m: np.nda
     cum = np.cumsum(np.take_along_axis(calib_w, order, axis=1), axis=1)
     total = cum[:, -1]
     # recall_threshold's weighted rule: the first position where the cumulative positive weight reaches
-    # target·(W + sum w^2 / sum w) (target·W without correction): the new positive at the size-biased mean
-    # weight, the mean weight W/m exactly where a redraw's weights are equal; refused (skipped) where the
-    # weights' Kish effective number is below the +1 minimum
+    # target·(W + W/m) (target·W without correction): the new positive at W/m, m Kish's size (the
+    # size-biased mean weight; the mean weight W/m exactly where a redraw's weights are equal), or the
+    # smaller size the weights' spread about that threshold gives; refused (skipped) where either size is
+    # below the +1 minimum
     top = calib_w.max(axis=1)
     u = calib_w / top[:, None]  # scaled by the largest first: squares near the float range stay finite
     sum_u, sum_u2 = u.sum(axis=1), (u * u).sum(axis=1)
@@ -344,13 +348,16 @@ def _weighted_redraws(pos_scores: np.ndarray, pos_weights: np.ndarray, m: np.nda
     equal = low == top
     kish = np.where(equal, m, sum_u * sum_u / sum_u2)
     plus_one = np.where(equal, total / m, top * sum_u2 / sum_u)
-    need_w = target * (total + plus_one if correction else total)
-    reached = cum >= (need_w - CEIL_EPS * total)[:, None]
-    keep = reached.any(axis=1)
-    j = reached.argmax(axis=1)
-    keep &= j < m
+    j = _first_reaching(cum, target * (total + plus_one if correction else total), total)
+    keep = j < m
     if correction:
         keep &= (m < need) | (kish >= need)  # m < need: refused by j >= m above
+        spread = _spread_sizes(calib, u, desc[np.arange(R), np.minimum(j, width_c - 1)], equal)
+        moved = keep & (spread < kish)
+        keep &= ~moved | (spread >= need)
+        with np.errstate(divide="ignore"):
+            j = np.where(moved, _first_reaching(cum, target * (total + total / spread), total), j)
+        keep &= j < m
     skipped = int((~ok).sum() + (~keep).sum())
     if not keep.any():
         raise VeracityError(
@@ -380,3 +387,26 @@ def _weighted_redraws(pos_scores: np.ndarray, pos_weights: np.ndarray, m: np.nda
         deployed_recall=deployed, expected_recall=(j + 1) / (m + 1.0), weighted=True,
         score_dtype=score_dtype,
     )
+
+
+def _first_reaching(cum: np.ndarray, need_w: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Per redraw (row of ``cum``), the first position whose cumulative weight reaches ``need_w`` (the
+    tolerance of the unweighted rule's ceiling, relative to the total weight); the row's width where none
+    does."""
+    reached = cum >= (need_w - CEIL_EPS * total)[:, None]
+    j: np.ndarray = np.where(reached.any(axis=1), reached.argmax(axis=1), cum.shape[1])
+    return j
+
+
+def _spread_sizes(calib: np.ndarray, u: np.ndarray, thr: np.ndarray, equal: np.ndarray) -> np.ndarray:
+    r"""Per redraw, the sandwich size :math:`F(1-F)\,W^2/\sum_i w_i^2 (h_i - F)^2` of the weighted share of
+    calib positives caught, :math:`h_i = 1\{s_i \ge t\}` (:func:`~veracity.core._weights.sandwich_size`,
+    as :func:`~veracity.decisions._thresholds.weighted_recall_rule` reads it); ``+inf`` for equal weights.
+    ``u`` holds the weights scaled by each redraw's largest (0 in the padding)."""
+    hit = calib >= thr[:, None]
+    total = u.sum(axis=1)
+    u_hit = np.where(hit, u, 0.0)
+    u_miss = u - u_hit
+    size = sandwich_size(total, u_hit.sum(axis=1) / total, (u_hit * u_hit).sum(axis=1),
+                         (u_miss * u_miss).sum(axis=1))
+    return np.where(equal, np.inf, size)

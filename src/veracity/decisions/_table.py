@@ -231,6 +231,16 @@ def _counts_at_or_above(
     return at_or_above(array_gap_sums(values, weights, u), thresholds, u)
 
 
+def _counts_and_total(values: np.ndarray, weights: np.ndarray,
+                      thresholds: np.ndarray) -> tuple[np.ndarray, float]:
+    r""":func:`_counts_at_or_above` and the total weight, read off the same sums (the count at
+    :math:`-\infty`): a threshold at or below every score then counts the total exactly. The total summed
+    apart (``w.sum()``, in another order) left FN and TN of 6e-14 and a recall of 0.9999999999999998
+    where every row was flagged."""
+    counts = _counts_at_or_above(values, weights, np.append(thresholds, -np.inf))
+    return counts[:-1], float(counts[-1])
+
+
 def _thresholds_array(thresholds: Any) -> np.ndarray:
     """Thresholds as float64; ±inf allowed (flag everything / nothing), NaN is not."""
     raw = to_numpy(thresholds, "thresholds")
@@ -328,14 +338,13 @@ def threshold_table(
         tp = _counts_at_or_above(s[pos], None, tc)
         fp = _counts_at_or_above(s[neg], None, tc)
     else:
-        n_total = float(w.sum())
-        n_pos = float(w[pos].sum())
-        tp = _counts_at_or_above(s[pos], w[pos], tc)
-        fp = _counts_at_or_above(s[neg], w[neg], tc)
+        tp, n_pos = _counts_and_total(s[pos], w[pos], tc)
+        fp, n_neg = _counts_and_total(s[neg], w[neg], tc)
+        n_total = n_pos + n_neg
         # check_weights scaled extreme weights by a power of two; the counts are weight sums in the
         # caller's units (the rates, computed first, do not depend on it)
         return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=True, score_dtype=dtype,
-                                 shift=weight_shift(sample_weight, w))
+                                 shift=weight_shift(sample_weight, w), n_neg=n_neg)
     return table_from_counts(t, tp, fp, n_total, n_pos, c_fp, c_fn, weighted=False, score_dtype=dtype)
 
 
@@ -379,12 +388,14 @@ def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: An
         tp, fp, n_total, n_pos = source.counts_at(tc)
         return table_from_counts(t.copy(), tp, fp, n_total, n_pos, c_fp, c_fn, weighted=False,
                                  score_dtype=dtype)
-    return table_from_counts(t.copy(), *_rescaled_counts(source, tc), c_fp, c_fn, weighted=True,
-                             score_dtype=dtype, shift=1 - math.frexp(source.prep.weight_scale)[1])
+    tp, fp, n_pos, n_neg = _rescaled_counts(source, tc)
+    shift = 1 - math.frexp(source.prep.weight_scale)[1]
+    return table_from_counts(t.copy(), tp, fp, n_pos + n_neg, n_pos, c_fp, c_fn, weighted=True,
+                             score_dtype=dtype, shift=shift, n_neg=n_neg)
 
 
 def _rescaled_counts(source: Any, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
-    r"""``TP(t)``, ``FP(t)``, the total and the positive weight of a lazy frame in the units of its
+    r"""``TP(t)``, ``FP(t)``, the positive and the negative weight of a lazy frame in the units of its
     rescaled weights :math:`w \cdot s` (``prep.weight_scale`` :math:`s = 2^{-k}`, the array form's
     rescaling): :func:`table_from_counts` reads the rates off these and only then multiplies the counts
     by :math:`2^{k}`. ``source.counts_at`` answers in the caller's units, where a total beyond 1.8e308
@@ -393,8 +404,10 @@ def _rescaled_counts(source: Any, t: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
     u = thresholds_grid(t)
     per_pos, per_neg = gap_sums(source.prep.working(False), u, weighted=True)
-    n_pos = float(per_pos.sum())
-    return at_or_above(per_pos, t, u), at_or_above(per_neg, t, u), n_pos + float(per_neg.sum()), n_pos
+    # the totals read off the same suffix sums as the counts (the count at -inf; :func:`_counts_and_total`)
+    t_all = np.append(t, -np.inf)
+    tp, fp = at_or_above(per_pos, t_all, u), at_or_above(per_neg, t_all, u)
+    return tp[:-1], fp[:-1], float(tp[-1]), float(fp[-1])
 
 
 def _column_dtype(source: Any) -> np.dtype | None:
@@ -409,7 +422,8 @@ def _column_dtype(source: Any) -> np.dtype | None:
 
 def table_from_counts(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_total: float, n_pos: float,
                       c_fp: float, c_fn: float, *, weighted: bool,
-                      score_dtype: np.dtype | None = None, shift: int = 0) -> ThresholdTable:
+                      score_dtype: np.dtype | None = None, shift: int = 0,
+                      n_neg: float | None = None) -> ThresholdTable:
     r"""The table from ``TP(t)``, ``FP(t)`` and the totals (also the frame form's entry point);
     ``score_dtype`` the precision the counts compared the scores in (None: float64).
 
@@ -417,8 +431,10 @@ def table_from_counts(t: np.ndarray, tp: np.ndarray, fp: np.ndarray, n_total: fl
     :mod:`veracity.core._weights`). The rates and ``cost_per_1000`` are ratios, read off the rescaled
     counts; the counts, totals and ``cost`` are then given in the caller's units, :math:`x \cdot 2^k`
     (``inf`` beyond the largest double). Rates read off caller-unit counts were NaN there: weights of
-    1e308 each total ``inf`` and ``inf / inf`` is NaN."""
-    n_neg = n_total - n_pos
+    1e308 each total ``inf`` and ``inf / inf`` is NaN. ``n_neg``: the negative weight where it was summed
+    with the counts (:func:`_counts_and_total`; ``n_total - n_pos`` rounds otherwise: TN of 2e-13 where
+    every row was flagged)."""
+    n_neg = n_total - n_pos if n_neg is None else n_neg
     fn = np.maximum(n_pos - tp, 0.0)
     tn = np.maximum(n_neg - fp, 0.0)
     alerts = tp + fp

@@ -17,7 +17,7 @@ import numpy as np
 from ..core._compat import positional_options
 from ..core._options import ScoreType
 from ..core._validation import VeracityError, check_same_index, check_weights, to_numpy
-from ..core._weights import kish_size
+from ..core._weights import kish_size, share_size
 from ._inputs import (CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_flag, check_target,
                       in_caller_units, narrow_float, next_above, scores_1d, weight_shift)
 from ._table import _counts_at_or_above, threshold_table
@@ -122,26 +122,30 @@ def recall_threshold(
     Rows with ``score >= threshold`` are flagged (ties at the threshold included).
     With ``sample_weight``, *k* becomes the first position in descending order
     where the cumulative positive weight reaches
-    :math:`\mathrm{target}\cdot(W + \sum w^2/\sum w) = \mathrm{target}\cdot W\,(1 + 1/m)`
-    (``target·W`` without correction), *W* the total positive weight and
-    :math:`m = (\sum w)^2/\sum w^2` Kish's effective number of positives: the new positive
-    counted at the size-biased mean weight :math:`\sum w^2/\sum w = W/m`, the :math:`k/(n+1)`
-    correction in effective units. Equal weights give back the formula above, bit for bit, and
-    its guarantee. Uneven weights make the weighted order statistic as noisy as one of *m*
-    positives; counting the new one at the plain mean weight :math:`W/n` fell short of the target
-    (seeded simulations, weights lognormal with sd 1.5 of the log and independent of the scores,
-    100 positives, target 0.9: 0.884 on average; sd 2, 300 positives: 0.874), while :math:`W/m`
-    reaches it with a margin (0.925 in both) — measured, not proved, for uneven weights, so
-    check it on a held-out role. Weights that depend on the scores can fall short even so: inverse
+    :math:`\mathrm{target}\cdot(W + W/m) = \mathrm{target}\cdot W\,(1 + 1/m)`
+    (``target·W`` without correction), *W* the total positive weight and *m* an effective number of
+    positives: the new positive counted at the weight :math:`W/m`, the :math:`k/(n+1)` correction in
+    effective units. *m* is Kish's :math:`(\sum w)^2/\sum w^2` (the new positive at the size-biased mean
+    weight :math:`\sum w^2/\sum w`), or, when it is smaller, the size the weights' spread about that
+    threshold gives, :math:`F(1-F)\,W^2/\sum_i w_i^2 (h_i - F)^2` (:math:`h_i = 1\{s_i \ge t\}`, *F* the
+    weighted share caught): the rule of :func:`~veracity.decisions.conformal_quantile` on the positives'
+    scores, so heavy positives below the threshold count the new one heavier. Equal weights give back
+    the formula above, bit for bit, and its guarantee. Uneven weights carry no finite-sample proof:
+    counting the new positive at the plain mean weight :math:`W/n` fell short of the target (seeded
+    simulations, weights lognormal with sd 1.5 of the log and independent of the scores, 100 positives,
+    target 0.9: 0.884 on average; sd 2, 300 positives: 0.874), while :math:`W/m` reaches it with a margin
+    (0.925 in both). Weights that depend on the scores fell short with Kish's size alone: inverse
     sampling probabilities of positives kept with probability :math:`0.02 + 0.98\,s` (few low-scored
     ones, each weighing up to 50), target 0.9, delivered a recall of 0.847 on average with 30 positives,
-    0.882 with 60, 0.893 with 100 and 0.899 with 300 (the heavy low-scored tail the threshold sits
-    in holds a few rows). Uneven weights with *m* below :func:`min_positives` are refused
-    (the rule cannot be met; 7.5 % and 12 % of those draws).
+    0.883 with 60, 0.892 with 100 and 0.899 with 300 (4,000 draws each); the smaller size gives 0.898,
+    0.912 and 0.916 from 60 positives on, but still 0.847 with 30 (the threshold is then the lowest
+    positive in 998 draws of 1,000, with no row below it to read): check it on a held-out role.
+    Uneven weights with *m* below :func:`min_positives` are refused (the rule cannot be met; 7.5 % and
+    12 % of the lognormal draws, 5 % of the 30-positive ones).
 
     Raises :class:`~veracity.VeracityError` when there are too few positives for the
     target (with correction: n ≥ target/(1 − target), e.g. 19 for 0.95; with uneven weights
-    also m ≥ that number). ``pos_label``
+    also m ≥ that number, for either size). ``pos_label``
     names the positive class of two-valued labels (e.g. ``"yes"``).
 
     >>> p = np.linspace(0.01, 1.0, 100)          # 100 positives
@@ -182,34 +186,79 @@ def weighted_recall_rank(sp: np.ndarray, wp: np.ndarray, target: float,
                          correction: bool = True) -> tuple[np.ndarray, int]:
     r"""The weighted rule of :func:`recall_threshold`: ``(positive scores of positive weight in
     descending order, k)``, *k* the first position (from 1) where their cumulative weight reaches
-    :math:`\mathrm{target}\cdot(W + \sum w^2/\sum w)` (``target·W`` without correction): the new
-    positive counted at the size-biased mean weight (:func:`plus_one_weight`). Uneven weights whose
-    Kish effective number :math:`m = (\sum w)^2/\sum w^2` is below :func:`min_positives` are refused. Equal
-    weights (beside rows of weight 0): :func:`recall_rank` of the *n* rows kept, bit for bit."""
+    :math:`\mathrm{target}\cdot(W + W/m)` (``target·W`` without correction): the new positive counted
+    at :math:`W/m`, *m* the smaller of Kish's effective number (the size-biased mean weight,
+    :func:`plus_one_weight`) and the size the weights' spread about that rule's threshold gives
+    (:func:`weighted_recall_rule`). Equal weights (beside rows of weight 0): :func:`recall_rank` of the
+    *n* rows kept, bit for bit."""
+    desc, k, _, _ = weighted_recall_rule(sp, wp, target, correction)
+    return desc, k
+
+
+def weighted_recall_rule(sp: np.ndarray, wp: np.ndarray, target: float,
+                         correction: bool = True) -> tuple[np.ndarray, int, float, float | None]:
+    r""":func:`weighted_recall_rank`, the weight *t* it counts the new positive at (0 without
+    correction) and the spread's size *m* where that is the one used (None for Kish's):
+    ``(descending scores, k, t, m)``.
+
+    *k* is the first position where the cumulative weight reaches :math:`\mathrm{target}\cdot(W + t)`.
+    :math:`t = W/m`, *m* Kish's :math:`(\sum w)^2/\sum w^2` (:math:`t = \sum w^2/\sum w`), or, where it
+    is smaller, the sandwich size of the weighted share of positives caught by that threshold,
+    :math:`F(1-F)\,W^2/\sum_i w_i^2 (h_i - F)^2`, :math:`h_i = 1\{s_i \ge \hat t\}` (the split-conformal
+    rule of :func:`~veracity.decisions.conformal_quantile` on the positives' scores,
+    :func:`~veracity.core._weights.share_size`): heavy positives below the threshold, the ones a new positive's own weight would
+    count, make the share noisier than Kish's size says. Either size below :func:`min_positives` is
+    refused (the rule cannot be met)."""
     if not wp.all():  # a row of weight 0 is a dropped row (it must not count in the +1 row's weight)
         sp, wp = sp[wp > 0], wp[wp > 0]
     n = sp.size
     if n == 0:
         raise VeracityError("the positive rows all have weight 0; recall is undefined")
     order = np.argsort(-sp, kind="stable")
+    desc = sp[order]
     cum = np.cumsum(wp[order])
     total = float(cum[-1])
     if total <= 0:
         raise VeracityError("the positive rows all have weight 0; recall is undefined")
     need = min_positives(target, correction)
-    if correction:
-        m = effective_number(wp)
-        if n >= need and m < need:  # n < need: the refusal below, whatever the weights
-            raise VeracityError(
-                f"too few effective positives for target recall {target:g}: their weights are uneven, and "
-                f"the +1 correction needs an effective number (Kish, (sum w)^2 / sum w^2) of at least {need} "
-                f"positives, got {m:.3g} of n = {n}. Collect more positives or give them more even weights, "
-                "lower the target, or pass {setting}", param="correction", value=False)
     if wp.min() == wp.max():  # equal weights (beside rows of weight 0): the plain rank, bit for bit
-        j = recall_rank(n, target, correction) - 1
-    else:
-        need_w = target * (total + plus_one_weight(wp, total) if correction else total)
-        j = int(np.searchsorted(cum, need_w - CEIL_EPS * total, side="left"))
+        return desc, _checked_rank(recall_rank(n, target, correction) - 1, n, need, target, total), (
+            total / n if correction else 0.0), None
+    if not correction:
+        return desc, _checked_rank(_reaching(cum, target * total, total), n, need, target, total), 0.0, None
+    m = effective_number(wp)
+    if n >= need and m < need:  # n < need: the refusal below, whatever the weights
+        raise VeracityError(
+            f"too few effective positives for target recall {target:g}: their weights are uneven, and "
+            f"the +1 correction needs an effective number (Kish, (sum w)^2 / sum w^2) of at least {need} "
+            f"positives, got {m:.3g} of n = {n}. Collect more positives or give them more even weights, "
+            "lower the target, or pass {setting}", param="correction", value=False)
+    t = plus_one_weight(wp, total)
+    k = _checked_rank(_reaching(cum, target * (total + t), total), n, need, target, total)
+    spread = share_size(sp >= desc[k - 1], wp)
+    if not spread < m:  # weights unrelated to the share caught (or no row below the threshold): Kish's size
+        return desc, k, t, None
+    if spread < need:
+        raise VeracityError(
+            f"too few effective positives for target recall {target:g}: their weights are uneven, heaviest "
+            f"about the threshold, and the +1 correction needs an effective number of at least {need} "
+            f"positives (the smaller of Kish's, {m:.3g}, and the one their spread about the threshold "
+            f"gives, F(1-F) W^2 / sum w^2 (h-F)^2), got {spread:.3g} of n = {n}. Collect more positives or "
+            "give them more even weights, lower the target, or pass {setting}", param="correction",
+            value=False)
+    t = total / spread
+    k = _checked_rank(_reaching(cum, target * (total + t), total), n, need, target, total)
+    return desc, k, t, spread
+
+
+def _reaching(cum: np.ndarray, need_w: float, total: float) -> int:
+    """The first (0-based) position whose cumulative weight reaches ``need_w`` (the tolerance of the
+    unweighted rule's ceiling, relative to the total weight); ``cum.size`` when none does."""
+    return int(np.searchsorted(cum, need_w - CEIL_EPS * total, side="left"))
+
+
+def _checked_rank(j: int, n: int, need: int, target: float, total: float) -> int:
+    """``j + 1``, the rank from 1, or the refusal of a rule no position meets (``j >= n``)."""
     if j >= n:
         raise VeracityError(
             f"too few positives for target recall {target:g}: the +1 correction needs at least "
@@ -217,15 +266,16 @@ def weighted_recall_rank(sp: np.ndarray, wp: np.ndarray, target: float,
             "Collect more "
             "positives, lower the target, or pass {setting}", param="correction", value=False
         )
-    return sp[order], j + 1
+    return j + 1
 
 
 def plus_one_weight(w: np.ndarray, total: float | None = None) -> float:
-    r"""The weight at which the weighted "+1" rules count the new row: the size-biased mean weight
+    r"""The least weight at which the weighted "+1" rules count the new row: the size-biased mean weight
     :math:`\sum w^2 / \sum w = W/m` (*m* Kish's effective number), so that the rule stops at
     :math:`\mathrm{target}\cdot(W + \sum w^2/\sum w) = \mathrm{target}\cdot W\,(1 + 1/m)`, the
-    :math:`k/(n+1)` correction in effective units. Equal weights give :math:`W/n` exactly (the
-    unweighted rule, bit for bit); ``w`` holds positive weights, ``total`` their sum when known.
+    :math:`k/(n+1)` correction in effective units; a heavier one where the weights' spread about the
+    threshold gives a smaller *m* (:func:`weighted_recall_rule`). Equal weights give :math:`W/n` exactly
+    (the unweighted rule, bit for bit); ``w`` holds positive weights, ``total`` their sum when known.
 
     >>> plus_one_weight(np.full(4, 0.1)), plus_one_weight(np.array([1.0, 2.0, 1.0]))   # w̄; (1 + 4 + 1) / 4
     (0.1, 1.5)
