@@ -53,7 +53,7 @@ from ..core._keys import key_name, refuse_shared_names
 from ..core._parallel import submit
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
-from ..core._weights import kish_size
+from ..core._weights import kish_size, sums_in_user_units
 from ..core._delong import MIN_CLASS_ROWS, few_class_rows
 from ..honest._common import check_count, check_level, check_seed
 from ..honest._corp import CORPResult, ScoreDecomposition
@@ -1017,7 +1017,10 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
                                n_effective=None if w is None else kish_size(w))
     runs = [d[1] for d in done]
     for k, name in enumerate(names):
-        corp[name] = corp_result(done[k][2], float(means[k, 0]), float(means[k, 1]), models.n)
+        fitted = corp_result(done[k][2], float(means[k, 0]), float(means[k, 1]), models.n)
+        # the curve's weights in the caller's units (extreme weights are scaled by 2^k on the way in: weights
+        # of 1e-300 read 0.67 a point)
+        corp[name] = replace(fitted, weight=sums_in_user_units(fitted.weight, data[k].weight_scale))
     resample = bool(n_resamples) and not few_rows  # too few rows of a class: no bootstrap interval to draw
     row_keys = np.random.default_rng(0x0C0_4B).integers(0, 2**63, size=models.n, dtype=np.uint64) \
         if resample else None  # one random key per row: which PAV blocks two fits share

@@ -130,7 +130,8 @@ class CORPFit:
 
 
 def corp_fit(runs: Runs) -> CORPFit:
-    """The PAV fit of the runs (no per-row pass: see :func:`corp_from_runs`)."""
+    """The PAV fit of the runs: everything the fit changes is constant on a run, so the recalibrated scores'
+    Brier score and log loss are sums over the fit's blocks (no per-row pass)."""
     wx, yx = run_sums(runs)
     fit, pw, py, pooled = pooled_fit(wx, yx)
     total, sy = float(pw.sum()), float(py.sum())
@@ -162,15 +163,6 @@ def corp_result(f: CORPFit, brier: float, nll: float, n: int) -> CORPResult:
     log_loss = ScoreDecomposition(score=nll, mcb=max(0.0, nll - f.l_hat), dsc=max(0.0, f.l_r - f.l_hat),
                                   unc=f.l_r)
     return CORPResult(x=f.x, y=f.y, weight=f.weight, brier=brier_d, log_loss=log_loss, n=n)
-
-
-def corp_from_runs(runs: Runs, brier: float, nll: float, n: int) -> CORPResult:
-    """:func:`veracity.corp`'s result from the runs, given the model's mean Brier score and log loss.
-
-    Everything the PAV fit changes is constant on a run, so the recalibrated scores' Brier
-    score and log loss are sums over the fit's blocks: no per-row pass.
-    """
-    return corp_result(corp_fit(runs), brier, nll, n)
 
 
 def difference(a: CORPResult, b: CORPResult) -> ScoreDecomposition:

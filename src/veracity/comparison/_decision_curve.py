@@ -81,7 +81,7 @@ from ..core._display import Display, interval_cell
 from ..core._intervals import modified_wilson
 from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
-from ..core._weights import kish_size
+from ..core._weights import kish_size, sums_in_user_units
 from ..honest._common import check_level
 from ._counts import check_thresholds, class_counts, totals
 from ._digits import Cell, decimals, level_text, threshold_decimals
@@ -291,8 +291,7 @@ def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> Deci
         nb[name], lo[name], hi[name] = mean, low, high
         # TP and FP in the caller's units: extreme weights are scaled by an exact 2^k on the way in
         # (check_weights), and weights of 1e300 reported TP 73.9 for 99 rows (a total of 9.9e301)
-        with np.errstate(over="ignore"):  # a total beyond the largest double is inf (in_user_units)
-            tp[name], fp[name] = c1 / unit, c0 / unit
+        tp[name], fp[name] = sums_in_user_units(c1, unit), sums_in_user_units(c0, unit)
         flat = no_spread(mean, se)  # every row's net benefit equal: the interval has no width
         if np.any(flat):
             where = ("at every threshold" if flat.all() else

@@ -126,6 +126,17 @@ def in_user_units(total: float, scale: float) -> float:
         return math.inf
 
 
+def sums_in_user_units(sums: np.ndarray, scale: float) -> np.ndarray:
+    r"""Weight sums of rescaled weights (``scale`` :math:`s = 2^k`), elementwise, in the caller's units: the
+    array form of :func:`in_user_units` (exact; a sum beyond the largest double is ``inf``)."""
+    if scale == 1.0:
+        return sums
+    k = -(math.frexp(scale)[1] - 1)  # scale = 2**-k
+    with np.errstate(over="ignore"):
+        out: np.ndarray = np.ldexp(sums, k)
+    return out
+
+
 def sandwich_size(total: Any, rate: Any, sq_hits: Any, sq_misses: Any) -> np.ndarray:
     r"""The effective size the spread of a weighted share reads: for 0/1 outcomes :math:`h` with weights
     :math:`w`, :math:`r = \sum w h / W`,
@@ -143,6 +154,18 @@ def sandwich_size(total: Any, rate: Any, sq_hits: Any, sq_misses: Any) -> np.nda
     with np.errstate(invalid="ignore", divide="ignore"):
         size = rate * (1.0 - rate) * total * total / np.where(spread > 0, spread, 1.0)
     return np.where(spread > 0, size, np.inf)
+
+
+def share_size(h: np.ndarray, w: np.ndarray) -> float:
+    r"""The sandwich size :math:`F(1-F)\,W^2 / \sum_i w_i^2 (h_i - F)^2` (:func:`sandwich_size`) of the
+    weighted share :math:`F = \sum_i w_i h_i / W` of the rows with ``h`` (a boolean array beside the
+    positive weights ``w``); ``+inf`` for equal weights or no spread (Kish's size alone then)."""
+    if w.min() == w.max():
+        return math.inf
+    u = w / w.max()  # scaled by the largest first: no square overflows
+    total = float(u.sum())
+    return float(sandwich_size(total, float(u[h].sum()) / total, float(np.dot(u[h], u[h])),
+                               float(np.dot(u[~h], u[~h]))))
 
 
 def kish_size(w: np.ndarray) -> float:

@@ -29,19 +29,6 @@ def weighted_rows(data: Binary) -> Binary:
     return subset(data, data.w > 0)
 
 
-def in_caller_units(sums: np.ndarray, data: Binary) -> np.ndarray:
-    r"""Weight sums of ``data`` (:math:`\sum w \cdot s`, its weights rescaled by ``weight_scale``
-    :math:`s = 2^k` to keep their sums in range) in the caller's units, :math:`\sum w`: exact (a power of two),
-    ``inf`` beyond the largest double, as :func:`~veracity.core._weights.in_user_units` reads one total.
-    Weights of 1e-300 had printed a CORP curve weight and a Hosmer-Lemeshow group of 0.67 rows."""
-    if data.weight_scale == 1.0:
-        return sums
-    k = -(np.frexp(data.weight_scale)[1] - 1)  # weight_scale = 2**-k
-    with np.errstate(over="ignore"):
-        out: np.ndarray = np.ldexp(sums, k)
-    return out
-
-
 def contradicted_rows(data: Binary) -> int:
     """Rows (of positive weight: pass :func:`weighted_rows`) whose probability score is exactly 0 with
     label 1 or exactly 1 with label 0: each has probability 0 under calibration, so any test of

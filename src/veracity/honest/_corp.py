@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..core._text import fmt, render_table
+from ..core._weights import sums_in_user_units
 from ..core._validation import (
     Binary, as_float_array, binary_nll_terms, check_probabilities, prepare_binary,
 )
@@ -135,7 +136,7 @@ def _fitted_score(fitted: float, score: float, constant: float) -> float:
 
 
 def corp_of(data: Binary) -> CORPResult:
-    from ._common import in_caller_units, weighted_rows
+    from ._common import weighted_rows
 
     data = weighted_rows(data)
     p, y = data.p, data.y
@@ -169,8 +170,8 @@ def corp_of(data: Binary) -> CORPResult:
     l_hat = _fitted_score(_constant_log_loss(np.bincount(block, weights=pos), np.bincount(block, weights=neg))
                           / total, l_p, l_r)
     log_loss = ScoreDecomposition(score=l_p, mcb=l_p - l_hat, dsc=l_r - l_hat, unc=l_r)
-    return CORPResult(x=x, y=fit, weight=in_caller_units(wx, data), brier=brier, log_loss=log_loss, n=data.n,
-                      top_label=data.top_label)
+    return CORPResult(x=x, y=fit, weight=sums_in_user_units(wx, data.weight_scale), brier=brier,
+                      log_loss=log_loss, n=data.n, top_label=data.top_label)
 
 
 @rows_form

@@ -104,8 +104,8 @@ from ..core._special import expit, ndtr
 from ..core._binning import bin_index, equal_count_edges, quantile_edges
 from ..core._text import count_noun, fmt, render_table
 from ..core._validation import PROB_EPS, Binary, VeracityError, prepare_binary
-from ._common import (canonical_rows, check_count, check_seed, contradicted_rows, in_caller_units,
-                      weighted_rows)
+from ..core._weights import sums_in_user_units
+from ._common import canonical_rows, check_count, check_seed, contradicted_rows, weighted_rows
 from ..core._compat import renamed, renamed_attribute
 from ..core._display import Display
 from ..core._frameform import rows_form
@@ -392,8 +392,9 @@ def hosmer_lemeshow_of(data: Binary, groups: int = 10, df: int | None = None, *,
     else:
         p_value = float(_chi2_sf(stat, dof))
     return HosmerLemeshowTest(
-        statistic=stat, df=dof, p_value=p_value, bins=g, n=in_caller_units(n_g, data),
-        observed=in_caller_units(o_g, data), expected=in_caller_units(e_g, data),
+        statistic=stat, df=dof, p_value=p_value, bins=g, n=sums_in_user_units(n_g, data.weight_scale),
+        observed=sums_in_user_units(o_g, data.weight_scale),
+        expected=sums_in_user_units(e_g, data.weight_scale),
         method="monte-carlo" if mc else "chi-square", min_expected=least,
         n_resamples=n_resamples if mc else None, random_state=seed if mc else None, contradicted=contradicted,
         strategy=strategy, degenerate=degenerate, rounded_misses=misses, top_label=data.top_label,
