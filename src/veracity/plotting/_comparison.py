@@ -81,6 +81,14 @@ def _axis_limit(reach: np.ndarray) -> float | None:
     return float(2.0 * within[-1])
 
 
+def _pct(v: float) -> str:
+    """A percentage written on the paired-differences axis: whole percents, one significant digit under
+    0.5 % (a -0.4 % change beside an interval of [-290 %, +252 %] printed "-0%"), plain "0%" at 0."""
+    if v == 0:
+        return "0%"
+    return f"{v:+.0f}%" if abs(v) >= 0.5 else f"{v:+.1g}%"
+
+
 def _differences(right: Any, result: Any) -> None:
     """The paired differences B − A, each as % of A's value with its interval (green: B better)."""
     rows = list(result.rows)
@@ -110,8 +118,8 @@ def _differences(right: Any, result: Any) -> None:
                 if abs(end) > limit and (marker == "<") == (end < 0):
                     right.plot([float(np.sign(end)) * limit], [y0], marker, color=color, markersize=7,
                                gid="clipped")
-            interval = f" [{a:+.0f}%, {b:+.0f}%]" if whole else ", no interval (n/a)"
-            right.annotate(f"{v:+.0f}%{interval}, off the axis", (0.0, y0), xytext=(0, 7),
+            interval = f" [{_pct(a)}, {_pct(b)}]" if whole else ", no interval (n/a)"
+            right.annotate(f"{_pct(v)}{interval}, off the axis", (0.0, y0), xytext=(0, 7),
                            textcoords="offset points", ha="center", fontsize=8, color=color,
                            gid=None if whole else "no-interval")
             if whole:

@@ -58,6 +58,7 @@ def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
             ax.annotate(counted(r) if counted else f"{r.n:,.0f}", (xi, h), xytext=(0, 3),
                         textcoords="offset points", ha="center", va="bottom", fontsize=7,
                         color=INK if r.status != "insufficient" else MUTED, gid="count_label")
+    _no_rate_notes(ax, x, rows, rate)
     if rows:  # room above the highest interval for its count
         y_lo, y_hi = ax.get_ylim()
         ax.set_ylim(y_lo, y_hi + 0.06 * (y_hi - y_lo))
@@ -78,6 +79,30 @@ def _monitor_figure(result: Any, *, title: str | None = "Calibration by period",
         ax.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold",
                      pad=9 + 12.5 * -(-len(names) // 2))
     return fig
+
+
+def _no_rate_notes(ax: Axes, x: np.ndarray, rows: list[Any], rate: np.ndarray) -> None:
+    """A period with no rate (every row pending, or labelled rows that all weigh 0) says why, upright at its
+    place on the axis: before, its slot was left blank, though the printout reads "0 labelled, 614
+    pending" (a week whose labels have not arrived looked like a week with no data)."""
+    from matplotlib.transforms import blended_transform_factory
+
+    if np.isfinite(rate).all():
+        return
+    # every period keeps its slot (an edge period's note was cut by the axis), and a figure with no rate
+    # at all keeps the probability scale, not matplotlib's empty -0.05 … 0.05
+    ax.set_xlim(-0.5, len(rows) - 0.5)
+    if not np.isfinite(rate).any():
+        ax.set_ylim(0.0, 1.0)
+    where = blended_transform_factory(ax.transData, ax.transAxes)
+    for xi, r, v in zip(x, rows, rate):
+        if np.isfinite(v):
+            continue
+        waiting = int(getattr(r, "pending", 0) or 0)
+        text = (f"no label yet ({waiting:,} pending)" if r.status == "pending"
+                else "no rate: its labelled rows weigh 0")
+        ax.text(xi, 0.03, text, transform=where, rotation=90, ha="center", va="bottom", fontsize=7,
+                color=MUTED, gid="no_rate")
 
 
 def alert_band(status: Any, rows: list[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

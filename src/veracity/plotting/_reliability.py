@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -319,8 +320,9 @@ def plot_reliability(
     if annotate:
         hidden = _thin_count_labels(ax, table)
         if hidden and hax is not None:  # where the hidden counts are
-            hax.set_title(f"every bin's {_histogram_label([table])} here ({hidden} crowded labels above "
-                          "omitted)", loc="right", fontsize=7.5, color=MUTED, pad=3)
+            hax.set_title(f"every bin's {_histogram_label([table])} here ({hidden} crowded "
+                          f"label{'s' if hidden != 1 else ''} above omitted)", loc="right", fontsize=7.5,
+                          color=MUTED, pad=3)
     return fig
 
 
@@ -372,7 +374,8 @@ def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title:
         ax.set_xlabel("mean predicted probability (confidence)")
     note = None
     if table is not None:
-        note = ((f"N = {table.n:,}, " if show_n else "") + f"{table.bins} {table.strategy} bins")
+        note = ((f"N = {table.n:,}, " if show_n else "") + f"{table.bins} {table.strategy} "
+                f"bin{'s' if table.bins != 1 else ''}")  # "1 uniform bins" before
     rows = 0
     if legend:
         handles, names = ax.get_legend_handles_labels()
@@ -569,11 +572,62 @@ def _panel_tables(tables: Mapping[str, ReliabilityTable], *, ncols: int = 3, dpi
     # the layout, so each panel's width is known (the layout alone: draw_without_rendering also walked
     # every artist with output disabled, which positions nothing)
     run_layout(fig)
-    for ax, name in zip(axes, tables):
-        width = ax.get_window_extent().width * 72.0 / fig.dpi
-        text, fontsize = _fit_name(name, width, ax.get_title(loc="right"), prefix=prefix)
+    names = list(tables)
+    rooms = [(ax.get_window_extent().width * 72.0 / fig.dpi, ax.get_title(loc="right")) for ax in axes]
+    fitted = [_fit_name(name, width, right, prefix=prefix) for name, (width, right) in zip(names, rooms)]
+    for i in _ambiguous(names, [text for text, _ in fitted], prefix):
+        fitted[i] = _fit_window(_stem(names[i], prefix), *rooms[i], _differs_at(i, names, prefix))
+    for ax, (text, fontsize) in zip(axes, fitted):
         ax.set_title(_plain(text), loc="left", fontsize=fontsize, fontweight="bold")
     return fig
+
+
+def _stem(name: str, prefix: str) -> str:
+    """``name`` without ``prefix`` (as :func:`_fit_name` drops it before cutting), else itself."""
+    return name[len(prefix):] if prefix and name.startswith(prefix) and len(name) > len(prefix) else name
+
+
+def _ambiguous(names: list[str], texts: list[str], prefix: str) -> list[int]:
+    """Indices of panels whose title was cut to an end ("…" + end) that another panel's name ends with too.
+
+    Names that share a long end ("north — all customers with a premium plan", "south — all customers with a
+    premium plan") were cut to "…premium plan" on every panel (a little more or less of it as the ECE beside
+    it was wider or narrower): the panels could not be told apart."""
+    stems = [_stem(name, prefix) for name in names]
+    return [i for i, text in enumerate(texts)
+            if text.startswith("…") and text != names[i]
+            and any(j != i and names[j] != names[i] and stems[j].endswith(text[1:]) for j in range(len(names)))]
+
+
+def _differs_at(i: int, names: list[str], prefix: str) -> int:
+    """Where panel ``i``'s name (its stem) first differs from the name nearest it (their longest common
+    start), moved back to the start of that word when it is at most 12 characters back."""
+    stem = _stem(names[i], prefix)
+    common = max((len(os.path.commonprefix([stem, _stem(other, prefix)]))
+                  for j, other in enumerate(names) if j != i and other != names[i]), default=0)
+    common = min(common, max(len(stem) - 1, 0))
+    word = stem.rfind(" ", 0, common) + 1
+    return word if common - word <= 12 else common
+
+
+def _fit_window(name: str, width_pt: float, right: str, start: int) -> tuple[str, float]:
+    """The longest piece of ``name`` from character ``start`` that fits as a bold 8.5 pt title beside ``right``
+    ("…" before it when ``start`` > 0, after it when the name goes on): the part that tells this panel from
+    another whose name has the same end. Bisection, as :func:`_fit_name`."""
+    room = width_pt - _text_width(right, 8) - 5.0
+    lead = "…" if start > 0 else ""
+
+    def piece(keep: int) -> str:
+        return lead + name[start:start + keep] + ("…" if start + keep < len(name) else "")
+
+    lo, hi = 1, len(name) - start
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _text_width(piece(mid), 8.5, "bold") <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return piece(lo), 8.5
 
 
 def _text_width(text: str, size: float, weight: str = "normal") -> float:

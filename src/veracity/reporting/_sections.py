@@ -472,7 +472,7 @@ def _reliability_table(table: ReliabilityTable) -> str:
         ])
         classes.append("" if r.sufficient else "thin")
     out = _table(headers, rows, cls="reliability", numeric="lrrrrll", row_classes=classes)
-    notes = [f"{table.n:,} points, {table.bins} {_e(table.strategy)} bins; "
+    notes = [f"{table.n:,} points, {table.bins} {_e(table.strategy)} bin{'s' if table.bins != 1 else ''}; "
              f"ECE {_num(table.ece)}, {_e(table.mce_text())}."]
     if table.empty_bins:
         notes.append(f"{_e(table.empty_bin_text()).capitalize()}.")
@@ -549,6 +549,12 @@ def _slices(result: AuditResult, svg: str, floors: Any = None) -> str:
         table += (f'<p class="note">{hidden:,} smaller slices are not listed; this table shows the '
                   f"{MAX_SLICES} largest.</p>")
     table += f'<p class="note" data-note="slice-noise">{_slice_note(floors)}</p>'
+    blank = sum(1 for _, g in groups if not g.mce == g.mce)
+    if blank:  # "n/a" in the MCE column said nothing of why (the summary card's MCE says it)
+        seen = "effective observations" if result.table.weighted else "rows"
+        table += (f'<p class="note" data-note="slice-mce">MCE n/a ({blank:,} slice{"s" if blank != 1 else ""}): '
+                  f"no bin of the slice has &gt;= {result.table.min_count} {seen}, and the MCE reads only the "
+                  "bins that do (the thin bins column counts those that do not).</p>")
     fig = f'<figure class="plot-box wide">{svg}</figure>' if svg else ""
     return table + fig
 

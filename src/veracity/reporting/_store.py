@@ -14,7 +14,7 @@ from typing import Any
 
 from ..core._validation import VeracityError
 from ..monitoring._sequence_alarms import SequenceAlarms
-from ..monitoring._status_rows import conf_note, sequential_note, shown_conf
+from ..monitoring._status_rows import conf_note, overdue_note, sequential_note, shown_conf
 from ..plotting._monitoring import store_figure
 from ._sections import _e, _num, _section, _svg, _table
 
@@ -90,6 +90,12 @@ def store_section(status: Any, *, source: str, plots: bool = True) -> str:
     note = conf_note(status.rows)  # the status text's note on its conf column, the same words
     if note:
         table += f'<p class="note">{_e(note)}</p>'
+    # the status text's note on overdue rows (past the horizon with no outcome), the same words: the report
+    # listed a "prior shift" alert and its adjust_prior fix without the caveat that the window's missing
+    # late outcomes alone can make that alert
+    note = overdue_note(status.rows)
+    if note:
+        table += f'<p class="note overdue">{_e(note[0].upper() + note[1:])}.</p>'
     if items:
         table += '<h3>Alerts</h3><ul class="store-alerts">' + "".join(items) + "</ul>"
     # windows (a window may hold several alerts; with slices, several alerted rows)
