@@ -270,7 +270,8 @@ class _Prepared:
             # integers with missing values come out of to_numpy() as floats: keep them integers (slice "1",
             # not "1.0", as every lazy backend names it)
             col = col.fill_null(0)
-        keys = series_to_numpy(col)
+        keys = _interval_keys(col.to_native())
+        keys = series_to_numpy(col) if keys is None else keys
         if keys.dtype.kind == "M":  # datetime and date keys as Python objects, named as a lazy frame names them
             keys = _python_times(keys, getattr(self.frame.schema[self.by], "time_zone", None))
         if missing.any() and keys.dtype.kind != "m":  # durations: NaT marks the missing keys (astype(object)
@@ -415,6 +416,25 @@ class _Prepared:
                 f"{', '.join(on)} need every row in memory; drop them for a lazy {self.frame.backend} frame "
                 "or collect the columns first"
             )
+
+
+def _interval_keys(native: Any) -> np.ndarray | None:
+    """An Arrow ``month_day_nano_interval`` column (DuckDB's INTERVAL read into Arrow: ``rel.arrow()``) as
+    slice keys named as the DuckDB route names them (:func:`._aggregates.interval_key`: ``1 days 00:00:00``,
+    ``1 months 0 days 00:00:00``), missing ones None; pyarrow's ``to_numpy`` made them pandas ``DateOffset``
+    objects, named ``<DateOffset: days=1, months=0, nanoseconds=0>``. None for any other column."""
+    import sys
+
+    pa = sys.modules.get("pyarrow")
+    if pa is None or not isinstance(native, (pa.Array, pa.ChunkedArray)):
+        return None
+    if not pa.types.is_interval(native.type):
+        return None
+    codes = (native.combine_chunks() if isinstance(native, pa.ChunkedArray) else native).dictionary_encode()
+    names = np.empty(len(codes.dictionary) + 1, dtype=object)  # the last: the missing key
+    names[:-1] = [agg.interval_key(v) for v in codes.dictionary.to_pylist()]  # one per distinct interval
+    index = to_numpy(codes.indices.fill_null(len(codes.dictionary)))
+    return names[np.asarray(index, dtype=np.int64)]
 
 
 def _arrow_doubles(table: Any, names: list[str]) -> Any:
@@ -904,6 +924,7 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
             table = _read_csv_columns(p, options, parse) if wanted else None
             if table is None:
                 table = pacsv.read_csv(p, convert_options=options, parse_options=parse)
+            table = _exact_big_ints(table, lambda name: _csv_text_column(p, name, parse))
         names = table.column_names  # decodes the header: may raise UnicodeDecodeError
     except UnicodeDecodeError as exc:
         _refuse_not_utf8(p)
@@ -926,6 +947,56 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
     if table.num_rows == 0:
         raise VeracityError(f"{_name(p)} has a header but no rows; pass a file with at least one data row")
     return table
+
+
+#: |x| from which a whole number in a CSV is past int64, so that pyarrow reads its column as doubles
+_PAST_INT64 = 2.0**63
+#: the most digits of a whole number a 128-bit decimal (what DuckDB hands back for HUGEINT) holds
+_DECIMAL_DIGITS = 38
+
+
+def _exact_big_ints(table: Any, text: Callable[[str], Any]) -> Any:
+    """``table`` (a CSV read by pyarrow) with each column of whole numbers past int64 read exactly.
+
+    pyarrow reads a column holding an integer beyond int64 (a uint64 hash id, ``9223372036854775808``)
+    as doubles, where ids 2**63 and 2**63 + 1 are one value: ``by=`` pooled them into one slice
+    (``9.223372036854776e+18``, silently) where the DuckDB engine reads the column as HUGEINT and keeps
+    them apart. A double column whose values are all whole, some at least 2**63 in size, is read again
+    as the text of its cells (``text(name)``: a string column, the same rows); when every cell is an
+    integer literal it becomes ``decimal128(38, 0)`` (DuckDB's HUGEINT in Arrow: exact, the same slice
+    names), or stays that text beyond 38 digits (DuckDB's BIGNUM, read as text there too). Columns with
+    a fraction, an exponent or a value below 2**63 are as pyarrow read them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for i, field in enumerate(table.schema):
+        if not pa.types.is_floating(field.type):
+            continue
+        # (nulls and NaN skipped; one cheap pass, where nearly every column stops)
+        low, high = pc.min_max(table.column(i)).values()
+        if low.as_py() is None or max(abs(low.as_py()), abs(high.as_py())) < _PAST_INT64:
+            continue
+        values = to_numpy(table.column(i).drop_null())
+        if not np.isfinite(values).all() or not (values == np.round(values)).all():
+            continue
+        cells = pc.utf8_trim_whitespace(text(field.name))
+        digits = pc.utf8_length(pc.utf8_ltrim(cells, characters="+-")).drop_null()
+        if not pc.all(pc.match_substring_regex(cells, r"^[+-]?[0-9]+$")).as_py():
+            continue  # "1e19", "9223372036854775808.0": doubles, as DuckDB reads them
+        exact = (cells.cast(pa.decimal128(_DECIMAL_DIGITS, 0))
+                 if pc.max(digits).as_py() <= _DECIMAL_DIGITS else cells.cast(pa.string()))
+        table = table.set_column(i, field.with_type(exact.type), exact)
+    return table
+
+
+def _csv_text_column(p: Path, name: str, parse: Any) -> Any:
+    """The column ``name`` of the CSV file ``p`` as the text of its cells (an empty cell missing)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    convert = pacsv.ConvertOptions(include_columns=[name], column_types={name: pa.string()},
+                                   strings_can_be_null=True)
+    return pacsv.read_csv(p, parse_options=parse, convert_options=convert).column(0)
 
 
 def _refuse_duplicates(names: list[str], p: Path) -> None:
@@ -1021,6 +1092,13 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
         wanted = _present(columns, schema.names)
         batches = list(read_batches(files, kind, schema, wanted, parse=parse, convert=convert))
         table = pa.Table.from_batches(batches, schema=selected(schema, wanted))
+        if kind == "csv":
+            def text(name: str) -> Any:  # the column's cells in every file, as written
+                as_text = schema.set(schema.get_field_index(name), pa.field(name, pa.string()))
+                return pa.Table.from_batches(list(read_batches(files, kind, as_text, [name], parse=parse,
+                                                               convert=convert))).column(0)
+
+            table = _exact_big_ints(table, text)
     except (pa.ArrowInvalid, OSError) as exc:
         if kind == "csv":
             _refuse_ragged(exc, files, pattern)
@@ -1086,7 +1164,8 @@ def _csv_table(path: str, columns: list[str] | None, text: list[str] | tuple[str
     convert = pacsv.ConvertOptions(strings_can_be_null=True, column_types={c: pa.string() for c in text})
     table = pacsv.read_csv(path, parse_options=parse, convert_options=convert)
     wanted = _present(columns, table.column_names)
-    return table.select(wanted) if wanted else table
+    table = table.select(wanted) if wanted else table
+    return _exact_big_ints(table, lambda name: _csv_text_column(Path(path), name, parse))
 
 
 def _bools_as_numbers(tables: list[Any]) -> list[Any]:

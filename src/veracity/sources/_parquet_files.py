@@ -52,6 +52,8 @@ def _parquet_layouts(files: list[str], source: str | None
     durations: Durations = {}
     timed: dict[str, tuple[str, str]] = {}  # a duration column -> (the first file holding it, its type)
     plain: dict[str, tuple[str, str]] = {}  # any other column -> (the first file holding it, its type)
+    numbers: dict[str, dict[str, str]] = {}  # a number column -> {"int"/"float": the first such file}
+    ints: dict[str, list[str]] = {}  # an integer column -> the files holding it as integers
     for path in files:
         try:
             schema = pq.read_schema(path)
@@ -74,6 +76,11 @@ def _parquet_layouts(files: list[str], source: str | None
                     f"{where} has a column {written!r} where {path} has {name!r} (both in {source or where}); "
                     "give the column one spelling in every file, or read the files separately")
         spelt[path] = set(names)
+        for name, kind in zip(names, schema.types):
+            if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+                numbers.setdefault(name, {}).setdefault("int" if pa.types.is_integer(kind) else "float", path)
+                if pa.types.is_integer(kind):
+                    ints.setdefault(name, []).append(path)
         units = {n: str(t.unit) for n, t in zip(names, schema.types) if pa.types.is_duration(t)}
         if units:
             durations[path] = units
@@ -85,7 +92,42 @@ def _parquet_layouts(files: list[str], source: str | None
                 raise VeracityError(
                     f"column {name!r} holds {ka} values in {a} and {kb} values in {b} (both in {source or b}); "
                     "give the column one type in every file, or read the files separately")
+    for name, kinds in numbers.items():
+        if len(kinds) == 2:
+            _refuse_rounded_ints(name, ints[name], kinds["float"], source)
     return first, same, layouts, durations
+
+
+#: the largest magnitude from which not every integer is a double (2**53 + 1 is not)
+_EXACT_DOUBLE = 2**53
+
+
+def _refuse_rounded_ints(name: str, int_files: list[str], float_file: str, source: str | None) -> None:
+    """A column of integers in some files and of doubles in others is read as doubles (DuckDB's
+    ``union_by_name``, pyarrow's schema unification): an integer beyond 2**53 there is rounded, and two ids 1
+    apart (2**53 and 2**53 + 1, ``by=`` keys) became one slice on the DuckDB route, silently, where the
+    memory route stopped with pyarrow's "Integer value ... not in range". Refused in one line when a file's
+    row-group statistics (its footer: no data read) hold such an integer; files without statistics pass."""
+    import pyarrow.parquet as pq
+
+    for path in int_files:
+        try:
+            meta = pq.read_metadata(path)
+        except Exception:  # noqa: BLE001 - unreadable here: the engines say why
+            continue
+        # the column's leaf in the file (a nested column before it has leaves of its own)
+        leaf = next((j for j in range(meta.num_columns) if meta.schema.column(j).path == name), None)
+        for group in range(meta.num_row_groups if leaf is not None else 0):
+            stats = meta.row_group(group).column(leaf).statistics
+            if stats is None or not stats.has_min_max:
+                continue
+            far = max((stats.min, stats.max), key=lambda v: abs(int(v)))
+            if abs(int(far)) > _EXACT_DOUBLE:
+                raise VeracityError(
+                    f"column {name!r} holds integers in {path} (such as {int(far)}, beyond 2**53) and "
+                    f"doubles in {float_file} (both in {source or path}); read together they are doubles, "
+                    "where integers 1 apart can be one value: give the column one type in every file "
+                    "(int64), or read the files separately")
 
 
 #: microseconds in one count of each Arrow duration unit (DuckDB's INTERVAL holds microseconds)

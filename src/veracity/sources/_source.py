@@ -118,7 +118,9 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
       its keys came back as Python ``time`` objects, which hold microseconds: times 1 ns apart were
       one key and the rows of all but one were dropped (110 of 200 rows audited, silently). It is
       cast to ``TIME`` where that is exact; a time with nanoseconds stops the query in one line
-      (:func:`_time_expr`), as reading the file into memory refuses it.
+      (:func:`_time_expr`), as reading the file into memory refuses it;
+    * a ``UHUGEINT`` of 2**127 or more came back negative, and a ``BIGNUM`` (a CSV's integers past
+      2**127) as an Arrow type nothing reads: :func:`_wide_int_expr`.
     """
     import narwhals as nw
 
@@ -128,9 +130,11 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
     names = list(native.columns)
     nanos = [str(t) == "TIMESTAMPTZ_NS" for t in native.types]
     times = [str(t) == "TIME_NS" for t in native.types]
+    # UHUGEINT and BIGNUM (a CSV's integers past 2**127): see _wide_int_expr
+    wide = [str(t) in ("UHUGEINT", "BIGNUM") for t in native.types]
     by_position = "*" in schema or len({str(n).lower() for n in names}) != len(names)
     zoned = {user: nw.Datetime("ns", "UTC") for user, nano in zip(schema, nanos) if nano}
-    if not by_position and not any(times):
+    if not by_position and not any(times) and not any(wide):
         return frame, {**schema, **zoned}, None
     internal = {name: f"_c{i}" for i, name in enumerate(schema)} if by_position else None
     items = []
@@ -138,9 +142,35 @@ def _duckdb_readable(frame: Any, schema: dict[str, Any]) -> tuple[Any, dict[str,
         expr = f"#{i + 1}" if by_position else quote_identifier(name)
         if times[i]:
             expr = _time_expr(expr, str(user))
+        if wide[i]:
+            expr = _wide_int_expr(expr, str(user), str(native.types[i]))
         items.append(f"{expr} AS {quote_identifier(internal[user] if internal else name)}")
     frame = nw.from_native(native.project(", ".join(items)))
     return frame, {**dict(zip(schema, dict(frame.collect_schema()).values())), **zoned}, internal
+
+
+#: the largest HUGEINT (2**127 - 1): DuckDB hands HUGEINT and UHUGEINT to Arrow as a 128-bit decimal
+_MAX_HUGEINT = 2**127 - 1
+
+
+def _wide_int_expr(x: str, name: str, kind: str) -> str:
+    """SQL reading ``x``, a DuckDB ``UHUGEINT`` or ``BIGNUM`` column, as values that reach Python exactly.
+
+    DuckDB hands a ``UHUGEINT`` to Arrow as a signed 128-bit decimal: an id of 2**127 or more came back
+    negative (``by=`` slices named ``-456`` for ``2**128 - 456``, silently). It is read as ``HUGEINT``
+    (the same decimal, exact) and a value beyond 2**127 - 1 stops the query in one line. A ``BIGNUM``
+    (what DuckDB's CSV sniffer makes of integers past 2**127) has no Arrow form numpy reads (a raw
+    ``ArrowNotImplementedError``): it is read as the text of its digits, exact, as the memory engine
+    reads such a column of a CSV (``sources._api._exact_big_ints``)."""
+    from ..core._sql_names import quote_identifier
+    from ._duckdb import ERROR_MARK
+
+    if kind == "BIGNUM":
+        return f"CAST({x} AS VARCHAR)"
+    shown, cast = name.replace("'", "''"), quote_identifier(name).replace("'", "''")
+    stop = (f"error('{ERROR_MARK}column ''{shown}'' holds ' || CAST({x} AS VARCHAR) || ', beyond the "
+            f"2**127 - 1 that DuckDB hands back as a number; read the column as text: CAST({cast} AS VARCHAR)')")
+    return f"CASE WHEN {x} > {_MAX_HUGEINT} THEN {stop} ELSE CAST({x} AS HUGEINT) END"
 
 
 def _time_expr(x: str, name: str) -> str:
