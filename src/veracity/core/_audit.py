@@ -156,7 +156,8 @@ class AuditResult(Display):
         # multiclass: the top-label reading; its "base rate" would be the accuracy, so it is not shown
         reading = f"top-label reading of {self.n_classes} classes" if self.top_label else (
             f"base rate {self.base_rate:.4f}")
-        head = f"Calibration audit: {count_noun(self.n, 'row')}, {reading}, {self.table.bins} {self.table.strategy} bins"
+        binned = count_noun(self.table.bins, self.table.strategy + " bin")
+        head = f"Calibration audit: {count_noun(self.n, 'row')}, {reading}, {binned}"
         d = self.decomposition
         within = d.within_variance - 2 * d.within_covariance
         lines = [
@@ -290,7 +291,7 @@ def audit_from_stats(
         base_rate=float(stats.sum_y.sum()) / total,
         score_type=score_type,
         n_classes=n_classes,
-        threshold=float(threshold),
+        threshold=float(threshold) + 0.0,  # -0.0 reads 0 ("acc(-0)")
         table=table,
         decomposition=decomposition,
         ece=table.ece,

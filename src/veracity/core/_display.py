@@ -504,7 +504,7 @@ def _audit_html(result: Any) -> str:
     # a one-sided interval says so, as the text's "95% upper CI" does ([0, bound] read as a two-sided one)
     side = "" if t.sided == "two-sided" else f" ({t.sided}, one-sided)"
     parts.append(html_section(
-        f"Reliability table: {t.bins} {t.strategy} bins, {t.level * 100:g}% {interval_name(t.ci)} interval{side} "
+        f"Reliability table: {count_noun(t.bins, t.strategy + ' bin')}, {t.level * 100:g}% {interval_name(t.ci)} interval{side} "
         f"of the observed {'accuracy' if multiclass else 'rate'}{empty}",
         html_table(t._frame_records(), rename={"acc": rate, "conf": "conf (mean score)",
                                                # a weighted bin's n is its total weight (the text says so)

@@ -256,7 +256,7 @@ class BinStats:
             raise VeracityError(f"statistics dict is missing the field {exc.args[0]!r}") from None
 
     def __str__(self) -> str:
-        return f"BinStats({count_noun(self.n, 'row')} in {self.n_bins} {self.strategy} bins)"
+        return f"BinStats({count_noun(self.n, 'row')} in {count_noun(self.n_bins, self.strategy + ' bin')})"
 
 
 def residuals(data: Binary) -> np.ndarray:
