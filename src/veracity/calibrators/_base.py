@@ -40,6 +40,7 @@ from ..core._validation import (
     check_probabilities,
     check_same_index,
     check_score_type,
+    offending_rows,
     python_spelling,
     refuse_pos_label_for_multiclass,
     row_sums_off_one,
@@ -48,6 +49,8 @@ from ..core._validation import (
     scaled_weights,
     to_numpy,
 )
+from ..core._keys import is_missing
+from ..core._text import count_noun
 from .._version import __version__
 
 from . import _schema
@@ -81,6 +84,37 @@ def _why_role(role: str) -> str:
 def _role_word(role: str) -> str:
     """A role as the fit-role policy compares it: case and surrounding blanks aside."""
     return role.strip().casefold()
+
+
+def role_rows(role: Any, n: int) -> Any:
+    """A per-row ``role=`` checked against the ``n`` rows of scores: ``role`` itself when it is None or one
+    role for every row (a string), else its array. A role array of another length (the whole data's role
+    column beside a calib subset of the scores: a false "role is 'test'" refusal, or another rows' roles
+    recorded) and a row with no role (None, NaN, pandas' NA: which split is that row in?) are refused in
+    one line, as the command line refuses a missing role (``veracity fit --role-col``)."""
+    if role is None or isinstance(role, str):
+        return role
+    # a list as it holds its values: numpy reads ['calib', nan] as the texts 'calib' and 'nan'
+    arr = np.array(role, dtype=object) if isinstance(role, (list, tuple)) else to_numpy(role, "role")
+    if arr.ndim == 0:  # one role (a number or a 0-d array) for every row, as a string is
+        return arr
+    if arr.ndim != 1 or arr.shape[0] != n:
+        got = f"{arr.shape[0]} values" if arr.ndim == 1 else f"shape {arr.shape}"
+        raise VeracityError(
+            f"role has {got} but the scores have {count_noun(n, 'row')}; pass one role per score row (the "
+            "role column of the same rows, e.g. df.loc[rows, 'role']) or one role for every row "
+            "(role='calib')",
+            param="role")
+    absent = (np.isnan(arr) if arr.dtype.kind in "fc"
+              else np.frompyfunc(is_missing, 1, 1)(arr).astype(bool) if arr.dtype == object
+              else np.zeros(arr.shape, bool))
+    if absent.any():
+        k = int(absent.sum())
+        raise VeracityError(
+            f"role has {count_noun(k, 'missing value')} (None/NaN) of {n} rows, first at row "
+            f"{int(np.flatnonzero(absent)[0])}; drop or fill {'that row' if k == 1 else 'those rows'} first",
+            param="role", **offending_rows(absent))
+    return arr
 
 
 def check_role(name: str, role: Any, allow_role: Any) -> str | None:
@@ -410,7 +444,8 @@ class Calibrator:
         names, on any frame :func:`vc.audit` reads (a lazy one is never collected: see
         :mod:`veracity.frames._fit`).
 
-        ``role`` is the split role of the fit rows (a string, or one role per row);
+        ``role`` is the split role of the fit rows (a string, or one role per row of the scores: another
+        length, or a row with no role, is refused; a row of weight 0 is fit on in no role);
         ``"test"`` and ``"train"`` are refused unless named in ``allow_role``.
         ``metadata`` may carry ``model_revision``, ``fit_window``, ``cohort`` (and
         anything else JSON-able); it is stored in :attr:`metadata`. ``pos_label`` names the
@@ -432,20 +467,22 @@ class Calibrator:
                 raise VeracityError(
                     f"{self.name}.fit needs labels: fit(scores, labels), or fit(frame, score='p', label='y')")
             self._check_params()
-            check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)
+            check_same_index(scores=scores, labels=labels, sample_weight=sample_weight,
+                             role=None if isinstance(role, str) else role)
             if self.multiclass == "binary" and _is_multiclass(scores):
                 # (N, K) scores: this calibrator's one-vs-rest form, rows renormalised
                 from ._ovr import OneVsRest
 
                 params = {k: v for k, v in self.get_params().items() if k != "score_type"}
                 self._ovr = OneVsRest(method=self.kind, score_type=self.score_type, method_params=params)
+                self._ovr._built_as = self.name  # its errors name the calibrator the user built
                 self._ovr.fit(scores, labels, sample_weight=sample_weight, role=role,
                               allow_role=allow_role, metadata=metadata, pos_label=pos_label)
                 self.metadata, self.n_classes_ = self._ovr.metadata, self._ovr.n_classes_
                 return self
             self.__dict__.pop("_ovr", None)
-            role_label = check_role(self.name, role, allow_role)
             s = self._scores(scores, fitting=True)
+            role = role_rows(role, s.shape[0])
             # the weights times an exact 2^k where they are extreme (scaled_weights); a fit that reads them as
             # row counts (Platt's smoothed targets) divides its totals by _weight_unit = 2^k
             w, unit = scaled_weights(sample_weight, s.shape[0])
@@ -456,6 +493,9 @@ class Calibrator:
             y = self._labels(labels, s, keep, pos_label)
             if keep is not None and w is not None:  # keep is set only with weights
                 s, w = s[keep], w[keep]
+                # the roles of the rows fit on (a dropped row is fit on in no role)
+                role = role[keep] if isinstance(role, np.ndarray) and role.ndim == 1 else role
+            role_label = check_role(self.name, role, allow_role)
             self._weight_unit = unit
             try:
                 self._fit(s, y, w)

@@ -38,6 +38,8 @@ class OneVsRest(Calibrator):
     multiclass = "multiclass"
     _params = ("method", "score_type", "method_params")
     _state = ("maps_",)
+    #: the binary calibrator fit on (N, K) scores that this form is (``PlattScaling``), its errors' name
+    _built_as: str | None = None
 
     @positional_options("method")
     def __init__(self, *, method: str = "isotonic", score_type: str = "probability",
@@ -56,6 +58,12 @@ class OneVsRest(Calibrator):
         if not isinstance(self.method, str) or self.method not in OVR_METHODS:
             raise VeracityError(
                 f"method must be one of {', '.join(OVR_METHODS)} for one-vs-rest, got {self.method!r}")
+
+    @property
+    def name(self) -> str:
+        # the form a binary calibrator fits on (N, K) scores speaks as the class the user built ("this
+        # PlattScaling was fit on probabilities", not "this OneVsRest"); one built or loaded as such is itself
+        return self._built_as or type(self).__name__
 
     def _constructor_with(self, setting: str) -> str:
         # OneVsRest(score_type='logit') alone would fit isotonic maps, whatever this one's method

@@ -19,7 +19,7 @@ import numpy as np
 from ..core._validation import (VeracityError, _refuse_missing_labels, as_float_array, check_random_state,
                                 check_same_index, check_weights, offending_rows, to_numpy)
 from ..core._compat import positional_options, renamed
-from ._base import Calibrator
+from ._base import Calibrator, role_rows
 from ..core._display import Display
 from ..core._frameform import rows_form
 
@@ -210,6 +210,9 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
     # smoothed targets read the weights as row counts); weights pre-scaled here by 2^k fit another model
     # than fit() on the same weights (1e-200 weights: a slope of 0.97 where fit() gives 0)
     w = check_weights(sample_weight, s.shape[0], rescale=False)
+    # a role per row: each fold's fit reads the roles of its own rows (fit refuses roles of other rows)
+    role = role_rows(fit_kwargs.pop("role", None), s.shape[0])
+    per_row = isinstance(role, np.ndarray) and role.ndim == 1
     fold = fold_index(lab, n_folds=folds, random_state=random_state)
     fitted = []
     oof = None
@@ -219,7 +222,8 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
             raise VeracityError(f"fold {k} is empty; use fewer folds for {s.shape[0]} rows")
         c = copy.deepcopy(calibrator)
         try:
-            c.fit(s[~out], lab[~out], sample_weight=None if w is None else w[~out], **fit_kwargs)
+            c.fit(s[~out], lab[~out], sample_weight=None if w is None else w[~out],
+                  role=role[~out] if per_row else role, **fit_kwargs)
         except VeracityError as exc:
             raise _fold_lacks_a_class(exc, k, folds, lab, out, w) from None
         pred = c.transform(s[out])
@@ -229,5 +233,5 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
         fitted.append(c)
     if oof is None:  # pragma: no cover - fold_index checked folds >= 2, each fold is non-empty
         raise VeracityError(f"no folds to fit; got folds={folds!r}", param="folds")
-    final = copy.deepcopy(calibrator).fit(s, lab, sample_weight=w, **fit_kwargs)
+    final = copy.deepcopy(calibrator).fit(s, lab, sample_weight=w, role=role, **fit_kwargs)
     return CrossFit(oof=oof, fold=fold, calibrators=tuple(fitted), final=final)

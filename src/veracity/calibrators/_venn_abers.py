@@ -223,8 +223,10 @@ class VennAbers(Calibrator):
         if self.multiclass == "ovr":
             from ._ovr import OneVsRest
 
-            form: Calibrator = OneVsRest(method="venn-abers", score_type=self.score_type,
-                                         method_params={"multiclass": "ovr"})
+            ovr = OneVsRest(method="venn-abers", score_type=self.score_type,
+                            method_params={"multiclass": "ovr"})
+            ovr._built_as = self.name  # its errors name the calibrator the user built
+            form: Calibrator = ovr
         else:
             form = PairwiseVennAbers(score_type=self.score_type)
         with self._own_settings_spelled():  # the advice names VennAbers(...), the class the user built

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._text import count_noun
 from ..core._validation import VeracityError
 from ._spec import FeatureSpec
 from ._values import missing_mask
@@ -92,9 +93,10 @@ def check_family_size(specs: list[FeatureSpec], depth: int, max_segments: int) -
     if total > max_segments:
         worst = max(specs, key=lambda sp: sp.n_levels)
         raise VeracityError(
-            f"the segment family is too large: up to {total:,} segments from {len(specs)} features at depth "
-            f"{depth} (over max_segments={max_segments:,}); narrow it: fewer features, "
-            f"depth=1, fewer bins or max_levels (feature {worst.name!r} has {worst.n_levels} levels)")
+            f"the segment family is too large: up to {total:,} segments from "
+            f"{count_noun(len(specs), 'feature')} at depth {depth} (over max_segments={max_segments:,}); "
+            "narrow it: fewer features, depth=1, fewer bins or max_levels (feature "
+            f"{worst.name!r} has {worst.n_levels} levels)")
     return total
 
 

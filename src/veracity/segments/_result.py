@@ -290,7 +290,7 @@ class SegmentsResult(Display):
             "segments": f"{self.n_segments:,}, {self.n_tested:,} tested (n ≥ {self.min_count:,})",
             "discoveries": f"{len(self.discoveries):,} at FDR {self.fdr:g}",
             "MCE (MCGrad's definition)": level_texts(self.mce)[0],
-            f"MCE p-value, corrected for the maximum ({self.n_resamples:,} draws under calibration, "
+            f"MCE p-value, corrected for the maximum ({_count(self.n_resamples, 'draw')} under calibration, "
             f"{_count(self.mce_segments, 'segment')})":
                 p.removeprefix("p = ").removeprefix("p "),
             f"MCE sigma ({SIGMA_WORDS})": _fixed(self.mce_sigma, 2),
@@ -415,7 +415,7 @@ class SegmentsResult(Display):
         # the p-value corrected for the maximum first; the sigma with the words that say it is not:
         # "MCE 0.0185 (2.52 sigma, p = 0.505 ...)" read as significant beside a p-value calling the MCE noise
         lines.append(f"multicalibration error (MCGrad's definition): MCE {level_texts(self.mce)[0]} "
-                     f"({self.mce_p_text()} in {self.n_resamples:,} draws under calibration, over "
+                     f"({self.mce_p_text()} in {_count(self.n_resamples, 'draw')} under calibration, over "
                      f"{self.mce_family_text()}); {_fixed(self.mce_sigma, 2)} sigma: {SIGMA_WORDS}; "
                      f"minimum detectable {level_texts(self.mde)[0]}")
         lines.extend(self.notes)

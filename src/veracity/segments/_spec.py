@@ -246,12 +246,24 @@ def _codes_by_unique(vals: np.ndarray, lookup: dict[Any, int], fill: int) -> np.
         # or by its name: levels of a column of mixed types are the names of their values (a zoned
         # time's is its UTC instant with +00:00, its text that instant without the offset)
         by_name = {str(k): i for k, i in lookup.items() if isinstance(k, str)}
-        table = np.array([text.get(_text(vals[i]), by_name.get(name, fill)) for i, name in zip(first, names)],
-                         dtype=np.int64)
+        table = np.array([text.get(_text(vals[i]), by_name.get(name, _by_whole(text, vals[i], fill)))
+                          for i, name in zip(first, names)], dtype=np.int64)
         return table[inv.reshape(-1)]
     uniq, inv = np.unique(vals, return_inverse=True)
     # a value that is not itself a level may be one by its text: the integer 7 where the levels were
     # found as the text "7" (a CSV read another way, a saved artifact) -- never silently no level
     text = {_text(k): i for k, i in lookup.items()}
-    table = np.array([lookup.get(_plain(u), text.get(_text(u), fill)) for u in uniq], dtype=np.int64)
+    table = np.array([lookup.get(_plain(u), text.get(_text(u), _by_whole(text, u, fill))) for u in uniq],
+                     dtype=np.int64)
     return table[inv.reshape(-1)]
+
+
+def _by_whole(text: dict[str, int], v: Any, fill: int) -> int:
+    """The level of a whole float by its integer's text, ``7.0`` by ``"7"``: the level ``"7"`` (text, as a
+    CSV read as text finds it) of the same column read as numbers where a missing value made it float
+    (pandas' integer column with a NaN) -- whose ``"7.0"`` found no level, and every row went uncorrected,
+    silently. ``fill`` for any other value."""
+    v = _plain(v)
+    if isinstance(v, float) and v.is_integer() and abs(v) <= FLOAT_EXACT:
+        return text.get(str(int(v)), fill)
+    return fill

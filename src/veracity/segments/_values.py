@@ -132,10 +132,13 @@ def _shown(v: Any) -> str:
 
 def _stored(v: Any) -> Any:
     """A level's value as JSON holds it: dates and times as their text (which :func:`_instant_codes`
-    reads back), everything else as the plain Python value."""
+    reads back), text, numbers and booleans as the plain Python value, anything else (bytes, a Python
+    duration, ...) as its name, :func:`_text`, by which a level is found again (``save`` raised json's
+    TypeError on bytes levels)."""
     if isinstance(v, (np.datetime64, datetime.date)):  # a datetime is a date too
         return _text(v)
-    return _plain(v)
+    plain = _plain(v)
+    return plain if isinstance(plain, (str, int, float, bool)) else _text(plain)
 
 
 def missing_mask(raw: np.ndarray) -> np.ndarray:
