@@ -105,10 +105,25 @@ def test_spark_reads_numbers_and_text_slices_as_memory_does(spark, tmp_path):
     g = np.where(np.arange(N) % 4 == 0, "NA", np.where(np.arange(N) % 2 == 0, "a", "b"))
     big = np.where(np.arange(N) % 2 == 0, "99999999999999999999", " 7 ")
     path = _write(tmp_path / "g.csv", "p,y,g,h", zip(P, Y, g, big))
-    for by in ("g", "h"):
-        memory, lazy = _said(read_path(path), by=by), _said(open_frame(path, "spark"), by=by)
-        _same_numbers(lazy, memory)
+    memory, lazy = _said(read_path(path), by="g"), _said(open_frame(path, "spark"), by="g")
+    _same_numbers(lazy, memory)
     assert sorted(map(str, _said(read_path(path), by="g").groups)) == ["(missing)", "a", "b"]
+    # h: Spark's own CSV inference reads " 7 " beside 99999999999999999999 as doubles (the slices 7.0 and
+    # 1e+20); memory reads them exactly since session 38, as DuckDB does ('7', '99999999999999999999'): the
+    # same rows and numbers, the names differ (a known limitation of Spark's inferred double column)
+    memory, lazy = _said(read_path(path), by="h"), _said(open_frame(path, "spark"), by="h")
+    assert (lazy.n, len(lazy.groups)) == (memory.n, len(memory.groups)) and lazy.ece == pytest.approx(memory.ece)
+    assert sorted(map(str, memory.groups)) == ["7", "99999999999999999999"]
+
+
+def test_spark_reads_whole_numbers_past_bigint_in_a_text_column_exactly(spark, tmp_path):
+    """A column Spark types as text (an NA beside the numbers) holding whole numbers past bigint: read as
+    decimal(38, 0), exact, as memory and DuckDB read it (as doubles, 2**63 and 2**63 + 1 were one slice)."""
+    ids = np.where(np.arange(N) % 3 == 0, "NA", np.where(np.arange(N) % 3 == 1, str(2**63), str(2**63 + 1)))
+    path = _write(tmp_path / "ids.csv", "p,y,h", zip(P, Y, ids))
+    memory, lazy = _said(read_path(path), by="h"), _said(open_frame(path, "spark"), by="h")
+    _same_numbers(lazy, memory)
+    assert sorted(map(str, lazy.groups)) == sorted(["(missing)", str(2**63), str(2**63 + 1)])
 
 
 @pytest.mark.parametrize(("row", "found", "header"), [("0.5,1", 2, 3), ("0.5,1,a,9", 4, 3)])

@@ -342,14 +342,18 @@ def spark_numbers(frame: Any) -> Any:
         spelled = v.isNull() | v.isin(list(NULL_TEXTS))
         number = v.rlike(NUMBER)
         whole = v.rlike(WHOLE) & value(name).try_cast("bigint").isNotNull()
+        # whole numbers past bigint: exact as decimal(38, 0), as Spark infers an unpadded one and as the memory
+        # and DuckDB engines read them (as doubles, ids 2**63 and 2**63 + 1 were one slice)
+        wide = v.rlike(WHOLE) & value(name).try_cast("decimal(38,0)").isNotNull()
         boolean = v.isin(list(BOOLEAN_TEXTS[True] + BOOLEAN_TEXTS[False]))
         checks += [F.coalesce(F.bool_and(spelled | number), F.lit(True)).alias(f"_n{i}"),
                    F.coalesce(F.bool_or(number), F.lit(False)).alias(f"_a{i}"),
                    F.coalesce(F.bool_and(spelled | whole), F.lit(True)).alias(f"_w{i}"),
+                   F.coalesce(F.bool_and(spelled | wide), F.lit(True)).alias(f"_d{i}"),
                    F.coalesce(F.bool_and(spelled | boolean), F.lit(True)).alias(f"_b{i}"),
                    F.coalesce(F.bool_or(boolean), F.lit(False)).alias(f"_t{i}")]
     row = frame.agg(*checks).collect()[0]
-    cast = {name: "bigint" if row[f"_w{i}"] else "double"
+    cast = {name: "bigint" if row[f"_w{i}"] else "decimal(38,0)" if row[f"_d{i}"] else "double"
             for i, name in enumerate(text) if row[f"_n{i}"] and row[f"_a{i}"]}
     booleans = {name for i, name in enumerate(text) if name not in cast and row[f"_b{i}"] and row[f"_t{i}"]}
     missing = {name: column(name).isin(list(NULL_TEXTS)) for name in text}  # text columns too (memory: null)
