@@ -68,6 +68,11 @@ FORMS = {"pandas": lambda: FRAME, "polars": lambda: pl.from_pandas(FRAME),
 
 def _text(result):
     """What a result says (its dict, or its value): equal calls give equal text."""
+    if isinstance(result, vc.CrossFit):  # the frame form's fits record their columns and pos_label (session 38)
+        d = result.to_dict()
+        for key in ("score_column", "label_column", "pos_label"):
+            d["final"]["metadata"].pop(key, None)
+        return repr((d, result.oof.tolist()))
     if hasattr(result, "to_dict"):
         return repr(result.to_dict())
     return repr(result)

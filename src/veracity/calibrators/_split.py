@@ -10,18 +10,24 @@ stratified, so every role keeps the class ratio (seed 000: 126 audit rows with
 from __future__ import annotations
 
 import copy
+import functools
+import inspect
 import reprlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..core._validation import (VeracityError, _refuse_missing_labels, as_float_array, check_random_state,
-                                check_same_index, check_weights, offending_rows, to_numpy)
+                                check_same_index, check_weights, labels_with_pos_label, offending_rows,
+                                to_numpy)
 from ..core._compat import positional_options, renamed
 from ._base import Calibrator, role_rows
 from ..core._display import Display
 from ..core._frameform import rows_form
+
+T = TypeVar("T")
 
 
 def _check_roles(roles: Any) -> tuple[list[str], np.ndarray]:
@@ -178,7 +184,62 @@ def _fold_lacks_a_class(exc: VeracityError, k: int, folds: int, lab: np.ndarray,
         "on held-out calibration rows instead", exc.param, value=exc.value)
 
 
+def _fit_options(calibrator: Calibrator, fit_kwargs: dict[str, Any]) -> None:
+    """Refuse, in one line, a keyword that ``calibrator.fit`` does not take (each fold's fit raised a bare
+    ``TypeError`` on it), and a ``score_type=`` other than the calibrator's own: the calibrator reads the
+    scores as its constructor declared (``vc.TemperatureScaling(score_type='logit')``)."""
+    own = getattr(calibrator, "score_type", None)
+    given = fit_kwargs.pop("score_type", own)
+    if given != own:
+        raise VeracityError(f"cross_fit reads the scores as the calibrator declares them ({calibrator.name} "
+                            f"has score_type={own!r}); set it on the calibrator: vc.{calibrator.name}("
+                            f"score_type={given!r})", param="score_type")
+    taken = {**inspect.signature(Calibrator.fit).parameters,
+             **inspect.signature(type(calibrator).fit).parameters}
+    unknown = [key for key in fit_kwargs
+               if key not in taken or taken[key].kind is inspect.Parameter.VAR_KEYWORD]
+    if unknown:
+        options = [k for k, p in taken.items() if p.kind is inspect.Parameter.KEYWORD_ONLY
+                   and k not in ("score", "label")]
+        raise VeracityError(f"cross_fit passes {unknown[0]}= to {calibrator.name}.fit, which takes no such "
+                            f"option; its options are {', '.join(options)}", param=unknown[0])
+
+
+def _frame_form(fn: Callable[..., T]) -> Callable[..., T]:
+    """The frame form of :func:`cross_fit` as ``Calibrator.fit``'s frame form reads it.
+
+    ``cross_fit(frame, calibrator, score="p", label="y")``: the second positional argument is the
+    calibrator (as ``vc.compare(frame, calibrator, score=, label=)`` reads it), not a labels array (refused
+    as "takes no labels array"). Each fit records the score and label columns and ``pos_label`` (the
+    caller's ``metadata=`` wins), as ``cal.fit(frame, ...)`` does: the frame's labels reach the fits as 0/1,
+    and a final fit with ``pos_label=0`` that recorded none was measured by ``vc.compare`` against label 1
+    (AUC 0.21 for 0.79)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> T:
+        score, label = kwargs.get("score"), kwargs.get("label")
+        if score is None and label is None:
+            return fn(*args, **kwargs)
+        if len(args) == 2 and isinstance(args[1], Calibrator) and "calibrator" not in kwargs:
+            kwargs["calibrator"] = args[1]
+            args = args[:1]
+        # a role per row given beside the frame: a Series on another index is never paired by position
+        check_same_index(frame=args[0] if args else kwargs.get("scores"), role=kwargs.get("role"))
+        names = [score] if isinstance(score, str) else list(score) if isinstance(score, (list, tuple)) else []
+        metadata = kwargs.get("metadata")
+        if isinstance(label, str) and names and all(isinstance(n, str) for n in names) \
+                and (metadata is None or isinstance(metadata, dict)):
+            record = {"score_column": ",".join(names), "label_column": label}
+            if kwargs.get("pos_label") is not None:
+                record["pos_label"] = kwargs["pos_label"]
+            kwargs["metadata"] = {**record, **(metadata or {})}
+        return fn(*args, **kwargs)
+
+    return call
+
+
 @renamed(seed="random_state")
+@_frame_form
 @rows_form
 def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = None, *, score: Any = None,
               label: Any = None, folds: int = 5,
@@ -189,8 +250,13 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
     Each row's calibrated probability comes from the copy fit on the other
     folds, so ``oof`` can be audited without a separate test split; ``final`` is
     the calibrator fit on every row (for deployment). Folds are stratified and
-    reproducible with ``random_state``; ``sample_weight``, ``pos_label`` and any other
-    keyword go to each ``fit``.
+    reproducible with ``random_state`` (with ``pos_label``, stratified on the positive class);
+    ``sample_weight``, ``pos_label`` and any other keyword of the calibrator's ``fit`` go to each
+    ``fit`` (another keyword, or a ``score_type=`` other than the calibrator's own, is refused).
+
+    Frame form: ``cross_fit(frame, calibrator, score="p", label="y", sample_weight="w")`` on an
+    in-memory frame, the same folds and numbers as the array form; each fit records the columns and
+    ``pos_label`` as ``calibrator.fit(frame, ...)`` does.
     """
     if pos_label is not None:
         fit_kwargs["pos_label"] = pos_label
@@ -199,7 +265,9 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
             f"calibrator must be a veracity calibrator such as vc.TemperatureScaling(), "
             f"got {type(calibrator).__name__}"
         )
-    check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)  # never paired by position
+    _fit_options(calibrator, fit_kwargs)
+    # never paired by position (a role per row too)
+    check_same_index(scores=scores, labels=labels, sample_weight=sample_weight, role=fit_kwargs.get("role"))
     s = as_float_array(scores, "scores")
     lab = to_numpy(labels, "labels")
     if lab.shape[0] != s.shape[0]:
@@ -213,7 +281,13 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
     # a role per row: each fold's fit reads the roles of its own rows (fit refuses roles of other rows)
     role = role_rows(fit_kwargs.pop("role", None), s.shape[0])
     per_row = isinstance(role, np.ndarray) and role.ndim == 1
-    fold = fold_index(lab, n_folds=folds, random_state=random_state)
+    # stratified on the positive class where pos_label names it: the frame form's labels arrive as 0/1, and
+    # folds drawn on the raw labels (pos_label=0: class 0 drawn first) were other folds than the frame's
+    strata = lab if pos_label is None else labels_with_pos_label(lab, pos_label)
+    fold = fold_index(strata, n_folds=folds, random_state=random_state)
+    # the fit on every row first: a refusal of the rows ("52 of 160 scores are not probabilities") counts the
+    # caller's rows, not those of the first fold's fit
+    final = copy.deepcopy(calibrator).fit(s, lab, sample_weight=w, role=role, **fit_kwargs)
     fitted = []
     oof = None
     for k in range(folds):
@@ -233,5 +307,4 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
         fitted.append(c)
     if oof is None:  # pragma: no cover - fold_index checked folds >= 2, each fold is non-empty
         raise VeracityError(f"no folds to fit; got folds={folds!r}", param="folds")
-    final = copy.deepcopy(calibrator).fit(s, lab, sample_weight=w, role=role, **fit_kwargs)
     return CrossFit(oof=oof, fold=fold, calibrators=tuple(fitted), final=final)

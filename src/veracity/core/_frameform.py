@@ -245,9 +245,12 @@ def rows_form(fn: Callable[P, T] | None = None, *, columns: tuple[str, ...] = ()
                              sample_weight=kwargs.get("sample_weight"),
                              **{key: kwargs.get(key) for key in columns})
             return fn(*args, **kwargs)
-        given = dict(signature.bind(*args, **kwargs).arguments)
+        given = _bound(signature, args, kwargs)
         data, labels = given.pop("scores", None), given.pop("labels", None)
         score, label = given.pop("score", None), given.pop("label", None)
+        # values given beside the frame (not column names): a pandas Series on another index than the
+        # frame's would be paired by position, as the array form refuses (check_same_index)
+        check_same_index(frame=data, **{key: given.get(key) for key in columns})
         named = {key: given.pop(key) for key in columns if isinstance(given.get(key), str)}
         if named:  # column names: the rows' values are read from the frame
             given["columns"] = named
@@ -256,13 +259,29 @@ def rows_form(fn: Callable[P, T] | None = None, *, columns: tuple[str, ...] = ()
     return call
 
 
+def _bound(signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of a call by name, a ``**kwargs`` parameter's entries unpacked beside the named ones
+    (``cross_fit(frame, ..., role="calib")`` passes ``role=`` on to each fit, not ``fit_kwargs={...}``)."""
+    given = dict(signature.bind(*args, **kwargs).arguments)
+    for key, p in signature.parameters.items():
+        if p.kind is inspect.Parameter.VAR_KEYWORD and key in given:
+            given.update(given.pop(key))
+    return given
+
+
 def _taking_score_type(fn: Callable[..., T]) -> Callable[..., T]:
     """``fn`` itself, or (when it reads probabilities only and has no ``score_type=``) ``fn`` behind a
-    parameter that accepts the reader's ``score_type="probability"`` and refuses any other."""
-    if "score_type" in inspect.signature(fn).parameters:
+    parameter that accepts the reader's ``score_type="probability"`` and refuses any other. A ``fn`` that
+    takes ``**kwargs`` (``cross_fit``: its options go to each fit) is given any other ``score_type`` to
+    refuse in its own words, the array form's."""
+    parameters = inspect.signature(fn).parameters
+    if "score_type" in parameters:
         return fn
+    passes_on = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
 
     def call(*args: Any, score_type: str = "probability", **kwargs: Any) -> T:
+        if score_type != "probability" and passes_on:
+            return fn(*args, score_type=score_type, **kwargs)
         if score_type != "probability":
             raise VeracityError(f"{fn.__name__} reads probabilities; got score_type={score_type!r}",
                                 param="score_type")
