@@ -363,6 +363,9 @@ def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: An
     if thresholds is None:
         raise VeracityError("threshold_table(frame, thresholds, score=..., label=...) needs thresholds",
                         param="thresholds")
+    from ..core._frameform import refuse_answers_as_scores
+
+    refuse_answers_as_scores("threshold_table", score, label, sample_weight)  # recall 1, precision 1: silently
     # the counts compare the raw scores with the thresholds: a ranking score (score_type="score")
     # is read as a logit is, any finite real never squashed (the array form's counts, tested)
     ranking = "logit" if score_type == "score" else score_type

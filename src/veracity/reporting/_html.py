@@ -398,6 +398,9 @@ def _frame_inputs(data: Any, labels: Any, *, score: Any, label: Any, sample_weig
         raise VeracityError("the frame form needs both column names: report(frame, score='p', label='y')")
     if data is None:
         raise VeracityError("the frame form needs the frame: report(frame, score='p', label='y')")
+    from ..core._frameform import refuse_answers_as_scores
+
+    refuse_answers_as_scores("report", score, label, sample_weight)  # the labels read as scores: a perfect model
     names = None
     if features is not None:
         if isinstance(features, str):

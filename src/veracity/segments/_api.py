@@ -159,6 +159,9 @@ def segments(
         if score is None or label is None:
             raise VeracityError("the frame form needs both column names: vc.segments(frame, score='p', label='y', "
                                 "features=[...])")
+        from ..core._frameform import refuse_answers_as_scores
+
+        refuse_answers_as_scores("segments", score, label, sample_weight)  # the labels as scores: no gap anywhere
         try:
             return _segments_frame(data, score=score, label=label, features=features, depth=depth, bins=bins,
                                    min_count=min_count, fdr=fdr, sample_weight=sample_weight, pos_label=pos_label,
