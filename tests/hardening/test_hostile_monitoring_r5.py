@@ -36,7 +36,7 @@ def _typo_store_once(tmp_path_factory):
     store.log(df, id="id", time="ts", score="p")
     df["observed"] = pd.Timestamp("2026-04-10")
     # observed in 2026, predicted in 2206: the mistyped row is already pointed at when its outcome arrives
-    with pytest.warns(UserWarning, match="1 outcomes were observed more than a day before their prediction"):
+    with pytest.warns(UserWarning, match="1 outcome was observed more than a day before their prediction"):
         store.outcomes(df, id="id", label="y", time="observed")
     return store
 
@@ -254,7 +254,7 @@ def test_an_outcome_observed_before_its_prediction_is_warned_about(tmp_path):
     store = MonitorStore(tmp_path / "m.duckdb")
     store.log(pd.DataFrame({"id": [1, 2], "ts": ["2026-03-02", "2026-03-03"], "p": [0.2, 0.3]}), id="id", time="ts",
               score="p")
-    with pytest.warns(UserWarning, match="1 outcomes were observed more than a day before their prediction"):
+    with pytest.warns(UserWarning, match="1 outcome was observed more than a day before their prediction"):
         res = store.outcomes(pd.DataFrame({"id": [1, 2], "y": [0, 1], "t": ["2020-01-01", "2026-03-04"]}), id="id",
                              label="y", time="t")
     assert res.observed_before == 1 and res.inserted == 2  # kept: stored, and said

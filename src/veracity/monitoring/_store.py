@@ -190,8 +190,9 @@ class IngestResult(Display):
         if self.seen_before is not None:
             text += f"\n(this file's content was ingested before, as batch {self.seen_before})"
         if self.unmatched:
-            text += (f"\n({self.unmatched} outcomes have no logged prediction yet; kept, they count "
-                     "once the prediction is logged)")
+            one = self.unmatched == 1
+            text += (f"\n({count_noun(self.unmatched, 'outcome')} {'has' if one else 'have'} no logged prediction "
+                     f"yet; kept, {'it counts' if one else 'they count'} once the prediction is logged)")
         if self.other_form:
             k, sent, logged = self.other_form
             them = "them" if self.unmatched <= _FORMS_CHECKED else f"the first {_FORMS_CHECKED:,} checked"
@@ -199,8 +200,9 @@ class IngestResult(Display):
                      "logged: ids are compared as exact text, so these outcomes will not join them; re-send "
                      "them with the ids as logged)")
         if self.observed_before:
-            text += (f"\n({self.observed_before} outcomes were observed more than a day before their prediction's "
-                     "time: check the --time columns)")
+            was = "was" if self.observed_before == 1 else "were"
+            text += (f"\n({count_noun(self.observed_before, 'outcome')} {was} observed more than a day before "
+                     "their prediction's time: check the --time columns)")
         return text
 
 
@@ -592,8 +594,9 @@ class MonitorStore:
             if result.observed_before:  # said once the batch is stored (a warning made an error rolls nothing back)
                 import warnings
 
-                warnings.warn(f"{source}: {result.observed_before} outcomes were observed more than a day before their "
-                              "prediction's time (kept; one of the two times is wrong: check the time columns of "
+                was = "was" if result.observed_before == 1 else "were"
+                warnings.warn(f"{source}: {count_noun(result.observed_before, 'outcome')} {was} observed more than a "
+                              "day before their prediction's time (kept; one of the two times is wrong: check the time columns of "
                               "the predictions and of the outcomes)", stacklevel=3)
             if result.other_form:  # outcomes that will never join: a silent gap in every window's labels
                 import warnings
