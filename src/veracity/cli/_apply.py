@@ -1,8 +1,9 @@
 """Apply a saved calibrator to a scored file and write the calibrated probabilities.
 
-Writes every input column plus ``calibrated`` (binary) or ``calibrated_0..K-1``
-(multiclass) to OUT (Parquet for .parquet/.pq, else CSV: tab-separated for .tsv,
-gzip-compressed for .gz; streamed Parquet input writes .parquet/.pq or .csv). The score column
+Writes every input column (a CSV's ids and text as the file holds them: ``00501``, ``NA``)
+plus ``calibrated`` (binary) or ``calibrated_0..K-1`` (multiclass) to OUT (Parquet for
+.parquet/.pq, else CSV: tab-separated for .tsv, gzip-compressed for .gz; streamed Parquet
+input writes .parquet/.pq or .csv). The score column
 defaults to the one the calibrator was fit on. Parquet input (a file, a folder
 or a glob) is streamed batch by batch, so memory stays bounded whatever the
 number of rows. Example:
@@ -175,6 +176,50 @@ class _StreamedScores:
             warnings.warn(said, stacklevel=2)
 
 
+def _refuse_csv_set(path: str) -> None:
+    """A folder or a glob that names no Parquet files (which are streamed), refused in words that say what
+    apply reads: read as one file, a glob of CSV files said "file not found: logs/*.csv; check the path"
+    of files that are there, and a folder of them "is a directory; pass a CSV or Parquet file"."""
+    from .._files import expand, path_state
+
+    found, is_dir = path_state(Path(path))
+    if found and not is_dir or not found and not any(ch in path for ch in "*?["):
+        return  # one file (its name may hold '[' or '*'), or none: the reader says which
+    advice = "apply streams a folder or a glob of Parquet files and reads CSV one file at a time"
+    if is_dir:
+        raise VeracityError(f"{path} is a folder without .parquet files; {advice}: pass each CSV file, or "
+                            "convert them to Parquet")
+    files, _ = expand(path)  # its own words where nothing matches or CSV and Parquet files are mixed
+    raise VeracityError(f"{path} matches {len(files)} CSV file{'s' if len(files) != 1 else ''}; {advice}: pass "
+                        "each file, or convert them to Parquet")
+
+
+def _as_written(table: Any, path: Path, *, keep: list[str]) -> Any:
+    """``table`` (a CSV file read by the source layer) with each column of whole numbers or text that the
+    read changed taken as the text of its cells, so that the output holds them as written: ids ``00501``
+    were read as the integer 501 and written back so, the text ``NA`` (Namibia) or ``N/A`` read as missing
+    and written as an empty cell, silently. A column is replaced only where its values, written as the
+    output writes them (cast to text), differ from the file's cells; fractions, flags and times keep their
+    type (``1.10`` is written ``1.1``: the same number), as do the columns named in ``keep``."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    kinds = (pa.types.is_integer, pa.types.is_decimal, pa.types.is_string, pa.types.is_null)
+    names = [f.name for f in table.schema if any(kind(f.type) for kind in kinds) and f.name not in keep]
+    if not names or path.name.lower().endswith(_PARQUET):
+        return table
+    # only an empty cell is missing
+    convert = pacsv.ConvertOptions(include_columns=names, column_types={n: pa.string() for n in names},
+                                   null_values=[""], strings_can_be_null=True)
+    text = pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter=source._delimiter(path)),
+                          convert_options=convert)
+    for name in names:
+        i, cells = table.schema.get_field_index(name), text.column(name)
+        if not table.column(i).cast(pa.string()).equals(cells):
+            table = table.set_column(i, pa.field(name, pa.string()), cells)
+    return table
+
+
 def run(args: argparse.Namespace) -> int:
     from ..frames._apply import BATCH_ROWS, apply_stream, is_parquet_source
 
@@ -205,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
         raise VeracityError(f"--batch-rows sizes the batches of streamed Parquet input, and {shown_path(args, args.file)} is not "
                             "Parquet (it is read into memory whole); drop --batch-rows, or convert the file "
                             "to Parquet to stream it")
+    _refuse_csv_set(str(args.file))
     table = source.read_table(args.file)
     try:
         scores = source.score_matrix(table, spec, path=args.file)
@@ -218,6 +264,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         names = [f"{args.column}_{k}" for k in range(p.shape[1])]
         cols = [p[:, k] for k in range(p.shape[1])]
+    # every other column as written (the score columns: the numbers the calibrator read)
+    table = _as_written(table, Path(args.file), keep=feature_names(spec, columns=table.column_names))
     clash = [n for n in names if n in table.column_names]
     if clash:
         raise VeracityError(

@@ -25,7 +25,6 @@ import argparse
 import numpy as np
 
 from ..sources._api import column
-from ..sources._arrow_numpy import to_numpy
 from ..core._validation import VeracityError, check_numeric_column
 from ._common import (add_input_arguments, add_json_argument, check_max_groups, emit, feature_names, inputs,
                       load, or_default, refuse_unused, role_flags, shown_path)
@@ -189,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
                       "with --no-bootstrap, which skips the bootstrap it sizes; drop one of them")
     max_groups = check_max_groups(args)
     _refuse_ranking_calibrator(args)
+    _refuse_store_as_file(args)
     if not args.store:  # the 'Over time' options did nothing without a store, silently
         given = [flag for flag, on in (("--freq", args.freq != "W"), ("--as-of", args.as_of is not None),
                                        ("--horizon", args.horizon is not None)) if on]
@@ -234,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
             scores, labels, weights = inputs(table, args, path)
         by = _by_column(table, args.by, path) if args.by else None
         features = _features(table, args, path)
-        against = _against(table, args, path)
+        against = _against(table, args, path, keep, where.split(" = ", 1)[0])
         details = _details(args.detail)
         calibrator = None
         if args.calibrator:
@@ -303,6 +303,25 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refuse_store_as_file(args: argparse.Namespace) -> None:
+    """A monitoring store passed as FILE (``veracity report monitor.duckdb``) said "could not read
+    monitor.duckdb as CSV or Parquet: CSV parse error: Empty CSV file or block: cannot infer number of
+    columns"; it is named as the DuckDB file it is, with the --store flag that reads it."""
+    from pathlib import Path
+
+    from ..monitoring._store import _DUCKDB_MAGIC_OFFSET
+
+    if args.file is None or str(args.file) == "-" or not Path(args.file).is_file():
+        return
+    with open(args.file, "rb") as fh:
+        head = fh.read(_DUCKDB_MAGIC_OFFSET + 4)
+    if head[_DUCKDB_MAGIC_OFFSET:] == b"DUCK":
+        hint = ("drop FILE to audit the store's labelled rows" if args.store else
+                f"pass it as --store {args.file} (with no FILE the report audits the store's labelled rows)")
+        raise VeracityError(f"FILE {args.file} is a DuckDB database (a monitoring store?), not a CSV or "
+                            f"Parquet file of scored rows; {hint}")
+
+
 def _refuse_ranking_calibrator(args: argparse.Namespace) -> None:
     """A --calibrator fit on ranking scores (--score-type score, which the report does not offer) is refused
     before the rows are read: they were refused as probabilities out of [0, 1] with "if these are logits,
@@ -322,22 +341,23 @@ def _refuse_ranking_calibrator(args: argparse.Namespace) -> None:
 
 
 def _by_column(table, name: str, path: str, *, numbers: bool = False) -> np.ndarray:
-    """The --by column; its missing values are a slice of their own, as `veracity audit --by` shows them
-    (they were refused here: "drop or fill those rows first"). ``numbers`` (a --features column): a
-    numeric column stays numbers, its gaps NaN, which vc.segments bins as `veracity segments` does."""
-    from ..sources._source import require_columns
+    """The --by column as ``vc.report(frame, by=)`` and `veracity audit --by` read it (the source layer's
+    slice keys: missing values, NaN included, a slice of their own; floats named ``2.0``, flags ``True``,
+    durations ``0 days 00:00:01``, DECIMALs exact), or with ``numbers`` a --features column as
+    `veracity segments --features` reads it (:func:`veracity.segments._api.series_values`). Read here
+    apart from them, a column with gaps was read as its text ("2", "true", "1" for one second), a DECIMAL as
+    floats (the CSV ids 2**63 and 2**63 + 1 one slice "9.223372036854776e+18"), and NaN was refused."""
+    from ..sources._api import slice_keys
+    from ..sources._source import as_frame, refuse_ns_times, require_columns
 
     require_columns([name], table.column_names, where=path)
-    col = table.column(name)
-    if not col.null_count:
-        return column(table, name, path=path)
-    import pyarrow as pa
+    frame = as_frame(table.select([name]))
+    if numbers:
+        from ..segments._api import series_values
 
-    if numbers and (pa.types.is_integer(col.type) or pa.types.is_floating(col.type)):
-        return to_numpy(col.cast(pa.float64()))
-    if not pa.types.is_dictionary(col.type) and not pa.types.is_string(col.type):
-        col = col.cast(pa.string())  # numbers with gaps read as text: 1 and None, not 1.0 and nan
-    return to_numpy(col)  # a dictionary (text read as categories) through pyarrow's own conversion
+        refuse_ns_times(frame.nw.get_column(name), name)
+        return series_values(frame.nw.get_column(name))
+    return slice_keys(frame, name)
 
 
 def _features(table, args: argparse.Namespace, path: str) -> dict[str, np.ndarray] | None:
@@ -356,8 +376,13 @@ def _features(table, args: argparse.Namespace, path: str) -> dict[str, np.ndarra
     return {name: _by_column(table, name, path, numbers=True) for name in names}
 
 
-def _against(table, args: argparse.Namespace, path: str) -> np.ndarray | None:
-    """The --against column: a second model's numeric scores on the same rows."""
+def _against(table, args: argparse.Namespace, path: str, keep: np.ndarray | None = None,
+             role_col: str = "") -> np.ndarray | None:
+    """The --against column: a second model's numeric scores on the same rows. With roles (``keep``: the
+    --eval-role rows among the rows read) only the rows the comparison measures are read and checked, as
+    `veracity compare` reads them, the other rows NaN: a second model scored on the test rows only (its
+    score empty on the calib rows) was refused ("column 'b' has 500 missing/NaN ... drop or fill those rows
+    first") where `veracity compare --against` compares it."""
     if args.against is None:
         return None
     name = args.against.strip()
@@ -371,7 +396,15 @@ def _against(table, args: argparse.Namespace, path: str) -> np.ndarray | None:
     for flag, col in (("--label", args.label), ("--sample-weight", args.weight)):
         if name == col:  # the answers read as a second model: "label is better", a perfect model, silently
             raise VeracityError(f"--against {name} is the {flag} column; name the second model's score column")
-    return check_numeric_column(column(table, name, path=path), name)
+    if keep is None:
+        return check_numeric_column(column(table, name, path=path), name)
+    import pyarrow as pa
+
+    with file_rows(keep, roles_named(role_col, args.eval_role)):  # an error names the row's data row
+        measured = check_numeric_column(column(table.filter(pa.array(keep)), name, path=path), name)
+    values = np.full(table.num_rows, np.nan)
+    values[keep] = measured
+    return values
 
 
 def _fit_recall_threshold(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,

@@ -108,8 +108,9 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
         f'<div class="card-value">{"∞" if math.isinf(result.mce) else mce_text}</div><div class="card-sub">'
         # the p-value corrected for the maximum first; the sigma only with words that say it is not: "2.35 σ
         # (p = 0.725 ...)" read as significant beside a p-value that says the MCE is noise
-        f'corrected for the maximum <span data-mce-p>({_e(result.mce_p_html())} in {result.n_resamples} '
-        f'draws under calibration, over {_e(result.mce_family_text().replace(" >= ", " ≥ "))})</span>; '
+        f'corrected for the maximum <span data-mce-p>({_e(result.mce_p_html())} in '
+        f'{_plural(result.n_resamples, "draw")} under calibration, over '
+        f'{_e(result.mce_family_text().replace(" >= ", " ≥ "))})</span>; '
         f'<span data-mce-sigma>{sigma} σ</span> is the largest segment\'s deviation alone, not corrected for '
         'the maximum; minimum detectable '
         f'{mde_text}<br>{where}<br>MCGrad\'s definition, over the same segments</div></div>'
@@ -127,7 +128,9 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
     if found:
         table = _segment_table(found[:MAX_DISCOVERIES], pct)
         if len(found) > MAX_DISCOVERIES:
-            table += (f'<p class="note">{len(found) - MAX_DISCOVERIES:,} more discoveries are not listed: '
+            more = len(found) - MAX_DISCOVERIES
+            table += (f'<p class="note">{_plural(more, "more discovery", "more discoveries")} '
+                      f'{"is" if more == 1 else "are"} not listed: '
                       "<code>vc.segments(...).discoveries</code> has them all.</p>")
     else:
         closest = [r for r in result.rows if r.sufficient][:5]
@@ -267,7 +270,8 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
     fig = ""
     if figs:
         fig = '<div class="figure-row">' + "".join(f'<figure class="plot-box">{f}</figure>' for f in figs) + "</div>"
-    boot = (f"{result.n_resamples} paired Poisson bootstrap resamples (random_state {_e(result.random_state)})"
+    boot = (f"{_plural(result.n_resamples, 'paired Poisson bootstrap resample')} "
+            f"(random_state {_e(result.random_state)})"
             if result.n_resamples else "no bootstrap (ECE and CORP differences have no interval)")
     # weighted: the rows and their Kish effective size, as the text's header says them
     note_items = [f"Both models on the same {_e(result._rows_text())}, so every difference is paired: Brier "

@@ -256,32 +256,8 @@ class _Prepared:
         return self.column(name)
 
     def slice_keys(self) -> np.ndarray:
-        """The ``by`` column, its missing values as ``None``: nulls and, in a float column, NaN (the one
-        missing key, :func:`veracity.core._keys.is_missing`, the slice every backend calls ``(missing)``;
-        polars and Arrow keep a NaN apart from a null, pandas cannot)."""
-        from ._source import refuse_ns_times
-
-        col = self.frame.nw.get_column(self.by)
-        refuse_ns_times(col, self.by)  # a time of day finer than a microsecond has no exact key
-        missing = np.asarray(series_to_numpy(col.is_null()), dtype=bool)
-        if self.frame.schema[self.by].is_float():
-            missing |= np.isnan(np.asarray(series_to_numpy(col), dtype=np.float64))
-        if missing.any() and self.frame.schema[self.by].is_integer():
-            # integers with missing values come out of to_numpy() as floats: keep them integers (slice "1",
-            # not "1.0", as every lazy backend names it)
-            col = col.fill_null(0)
-        keys = _interval_keys(col.to_native())
-        keys = series_to_numpy(col) if keys is None else keys
-        if keys.dtype.kind == "M":  # datetime and date keys as Python objects, named as a lazy frame names them
-            keys = _python_times(keys, getattr(self.frame.schema[self.by], "time_zone", None))
-        if missing.any() and keys.dtype.kind != "m":  # durations: NaT marks the missing keys (astype(object)
-            # would turn nanosecond durations into integers); a float32 key stays a float32 (named '0.1' as the
-            # column without a missing key and the SQL route name it: astype(object) made it the double
-            # 0.10000000149011612, another name for the same slice)
-            keys = np.array(list(keys), dtype=object) if keys.dtype.kind == "f" and keys.itemsize < 8 \
-                else keys.astype(object)
-            keys[missing] = None
-        return keys
+        """The ``by`` column's slice keys (:func:`slice_keys`)."""
+        return slice_keys(self.frame, self.by)
 
     def arrays(self) -> tuple[np.ndarray, Any, np.ndarray | None]:
         """``(scores, labels, weights)``; labels None without a label column."""
@@ -416,6 +392,36 @@ class _Prepared:
                 f"{', '.join(on)} need every row in memory; drop them for a lazy {self.frame.backend} frame "
                 "or collect the columns first"
             )
+
+
+def slice_keys(frame: Any, by: str) -> np.ndarray:
+    """The ``by`` column of ``frame`` (a checked frame, :func:`._source.as_frame`) as slice keys, its missing
+    values as ``None``: nulls and, in a float column, NaN (the one missing key,
+    :func:`veracity.core._keys.is_missing`, the slice every backend calls ``(missing)``; polars and Arrow
+    keep a NaN apart from a null, pandas cannot)."""
+    from ._source import refuse_ns_times
+
+    col = frame.nw.get_column(by)
+    refuse_ns_times(col, by)  # a time of day finer than a microsecond has no exact key
+    missing = np.asarray(series_to_numpy(col.is_null()), dtype=bool)
+    if frame.schema[by].is_float():
+        missing |= np.isnan(np.asarray(series_to_numpy(col), dtype=np.float64))
+    if missing.any() and frame.schema[by].is_integer():
+        # integers with missing values come out of to_numpy() as floats: keep them integers (slice "1",
+        # not "1.0", as every lazy backend names it)
+        col = col.fill_null(0)
+    keys = _interval_keys(col.to_native())
+    keys = series_to_numpy(col) if keys is None else keys
+    if keys.dtype.kind == "M":  # datetime and date keys as Python objects, named as a lazy frame names them
+        keys = _python_times(keys, getattr(frame.schema[by], "time_zone", None))
+    if missing.any() and keys.dtype.kind != "m":  # durations: NaT marks the missing keys (astype(object)
+        # would turn nanosecond durations into integers); a float32 key stays a float32 (named '0.1' as the
+        # column without a missing key and the SQL route name it: astype(object) made it the double
+        # 0.10000000149011612, another name for the same slice)
+        keys = np.array(list(keys), dtype=object) if keys.dtype.kind == "f" and keys.itemsize < 8 \
+            else keys.astype(object)
+        keys[missing] = None
+    return keys
 
 
 def _interval_keys(native: Any) -> np.ndarray | None:
