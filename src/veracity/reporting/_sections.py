@@ -549,6 +549,11 @@ def _slices(result: AuditResult, svg: str, floors: Any = None) -> str:
         table += (f'<p class="note">{hidden:,} smaller slices are not listed; this table shows the '
                   f"{MAX_SLICES} largest.</p>")
     table += f'<p class="note" data-note="slice-noise">{_slice_note(floors)}</p>'
+    if result.zero_weight_groups:  # slices whose rows all weigh 0: named, as the audit's printout names them
+        from ..core._display import zero_weight_note
+
+        said = _e(zero_weight_note(result.zero_weight_groups))
+        table += f'<p class="note" data-note="slice-weightless">{said}</p>'
     blank = sum(1 for _, g in groups if not g.mce == g.mce)
     if blank:  # "n/a" in the MCE column said nothing of why (the summary card's MCE says it)
         seen = "effective observations" if result.table.weighted else "rows"
