@@ -18,3 +18,19 @@ def role_rows_csv(tmp_path, weights: np.ndarray, seed: int) -> str:
     path = tmp_path / "rows.csv"
     pd.DataFrame({"p": p, "y": y, "w": weights, "role": role}).to_csv(path, index=False)
     return str(path)
+
+
+#: a three-class law whose class 2 is rare and hard (its true class stands out little): the weighted-conformal
+#: simulations weigh that class up (tests/decisions/test_conformal_*_r35/_r38)
+HARD_PRIOR = np.array([0.6, 0.35, 0.05])
+HARD_SHIFT = np.array([2.0, 2.0, 0.3])
+
+
+def hard_class_draw(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` rows of (class probabilities, labels) from that law: a label from HARD_PRIOR, normal logits with
+    the true class's shifted up by HARD_SHIFT, probabilities the posterior under the prior."""
+    y = rng.choice(3, n, p=HARD_PRIOR)
+    z = rng.normal(0.0, 1.0, (n, 3))
+    z[np.arange(n), y] += HARD_SHIFT[y]
+    p = np.exp(z) * HARD_PRIOR
+    return p / p.sum(axis=1, keepdims=True), y

@@ -15,24 +15,16 @@ from scipy import stats
 
 import veracity as vc
 
-PRIOR = np.array([0.6, 0.35, 0.05])
-SHIFT = np.array([2.0, 2.0, 0.3])  # class 2: rare and hard (its true class stands out little)
+from .conftest import hard_class_draw
+
 CLASS_W = np.array([1.0, 1.0, 5.0])
-
-
-def _draw(rng, n):
-    y = rng.choice(3, n, p=PRIOR)
-    z = rng.normal(0.0, 1.0, (n, 3))
-    z[np.arange(n), y] += SHIFT[y]
-    p = np.exp(z) * PRIOR
-    return p / p.sum(axis=1, keepdims=True), y
 
 
 def test_class_weighted_exchangeable_rows_are_rarely_called_short():
     rng = np.random.default_rng(8)
     draws = flagged = 0
     for _ in range(300):
-        p, y = _draw(rng, 2200)
+        p, y = hard_class_draw(rng, 2200)
         cp = vc.ConformalClassifier(alpha=0.1).fit(p[:200], y[:200], sample_weight=CLASS_W[y[:200]])
         if not math.isfinite(cp.qhat_):
             continue
@@ -47,7 +39,7 @@ def test_class_weighted_exchangeable_rows_are_rarely_called_short():
 
 def test_the_floor_reads_the_smaller_effective_size_by_definition():
     rng = np.random.default_rng(3)
-    p, y = _draw(rng, 600)
+    p, y = hard_class_draw(rng, 600)
     w = CLASS_W[y[:300]]
     cp = vc.ConformalClassifier(alpha=0.1).fit(p[:300], y[:300], sample_weight=w)
     s = 1.0 - p[np.arange(300), y[:300]]  # LAC scores of the true classes

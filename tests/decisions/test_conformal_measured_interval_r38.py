@@ -15,17 +15,9 @@ import pytest
 import veracity as vc
 from veracity.core._intervals import binomial_interval
 
-PRIOR = np.array([0.6, 0.35, 0.05])
-SHIFT = np.array([2.0, 2.0, 0.3])  # class 2: rare and hard
+from .conftest import hard_class_draw
+
 CLASS_W = np.array([1.0, 1.0, 20.0])
-
-
-def _draw(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-    y = rng.choice(3, n, p=PRIOR)
-    z = rng.normal(0.0, 1.0, (n, 3))
-    z[np.arange(n), y] += SHIFT[y]
-    p = np.exp(z) * PRIOR
-    return p / p.sum(axis=1, keepdims=True), y
 
 
 def test_class_weighted_exchangeable_rows_are_called_short_at_most_about_2_5_percent():
@@ -33,9 +25,9 @@ def test_class_weighted_exchangeable_rows_are_called_short_at_most_about_2_5_per
     rng = np.random.default_rng(1)
     flagged = 0
     for _ in range(200):
-        p, y = _draw(rng, 5000)
+        p, y = hard_class_draw(rng, 5000)
         cp = vc.ConformalClassifier(alpha=0.1).fit(p, y, sample_weight=CLASS_W[y])
-        pt, yt = _draw(rng, 4000)
+        pt, yt = hard_class_draw(rng, 4000)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             for rows in np.split(np.arange(4000), 20):
@@ -45,7 +37,7 @@ def test_class_weighted_exchangeable_rows_are_called_short_at_most_about_2_5_per
 
 def test_the_interval_reads_the_smaller_size_by_definition():
     rng = np.random.default_rng(2)
-    p, y = _draw(rng, 3000)
+    p, y = hard_class_draw(rng, 3000)
     cp = vc.ConformalClassifier(alpha=0.1).fit(p[:2000], y[:2000], sample_weight=CLASS_W[y[:2000]])
     w = CLASS_W[y[2000:]]
     rep = cp.coverage(p[2000:], y[2000:], sample_weight=w)

@@ -15,30 +15,22 @@ import numpy as np
 import veracity as vc
 from veracity.decisions import conformal_quantile
 
-PRIOR = np.array([0.6, 0.35, 0.05])
-SHIFT = np.array([2.0, 2.0, 0.3])  # class 2: rare and hard
+from .conftest import hard_class_draw
+
 CLASS_W = np.array([1.0, 1.0, 5.0])
-
-
-def _draw(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
-    y = rng.choice(3, n, p=PRIOR)
-    z = rng.normal(0.0, 1.0, (n, 3))
-    z[np.arange(n), y] += SHIFT[y]
-    p = np.exp(z) * PRIOR
-    return p / p.sum(axis=1, keepdims=True), y
 
 
 def test_class_weighted_calib_rows_reach_the_target_on_average():
     """Mean over 4,000 calib draws of 100 rows of the weighted coverage of q̂ (LAC), read off 10^6 weighted
     rows of the same law: before 0.8951 +- 0.0009, now 0.9189 (own weight, the exact rule: 0.917)."""
-    big_p, big_y = _draw(np.random.default_rng(12345), 1_000_000)
+    big_p, big_y = hard_class_draw(np.random.default_rng(12345), 1_000_000)
     score = 1.0 - big_p[np.arange(big_y.size), big_y]
     order = np.argsort(score)
     score, share = score[order], np.cumsum(CLASS_W[big_y][order]) / CLASS_W[big_y].sum()
     rng = np.random.default_rng(7)
     cover = []
     for _ in range(4000):
-        p, y = _draw(rng, 100)
+        p, y = hard_class_draw(rng, 100)
         q = vc.ConformalClassifier(alpha=0.1).fit(p, y, sample_weight=CLASS_W[y]).qhat_
         assert math.isfinite(q)  # Kish's size of these weights is ~70: never refused
         cover.append(share[np.searchsorted(score, q, side="right") - 1])
@@ -54,7 +46,7 @@ def test_the_rule_written_out():
     rng = np.random.default_rng(38)
     moved = 0
     for _ in range(40):
-        p, y = _draw(rng, int(rng.integers(60, 400)))
+        p, y = hard_class_draw(rng, int(rng.integers(60, 400)))
         s, w = 1.0 - p[np.arange(y.size), y], CLASS_W[y]
         order = np.argsort(s, kind="stable")
         cum, total = np.cumsum(w[order]), w.sum()

@@ -4,26 +4,10 @@ report.html notes the omission); without ``--mlflow`` it would change nothing an
 ``--threshold -0`` printed "acc(-0)" and wrote ``"threshold": -0.0``: it reads 0."""
 
 import json
-import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch):
-    """A file-store tracking URI in tmp_path; no run left active afterwards (tests/tracking's fixture)."""
-    mlflow = pytest.importorskip("mlflow")
-    monkeypatch.setenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
-    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # MLflow's own deprecation notices about the file store
-        mlflow.set_tracking_uri("file:" + str(tmp_path / "mlruns"))
-        yield mlflow.tracking.MlflowClient()
-        while mlflow.active_run() is not None:
-            mlflow.end_run()
-    mlflow.set_tracking_uri(None)
 
 
 def _csv(tmp_path) -> str:
@@ -33,11 +17,11 @@ def _csv(tmp_path) -> str:
     return str(tmp_path / "d.csv")
 
 
-def test_no_figures_logs_no_png(tmp_path, store, cli) -> None:
+def test_no_figures_logs_no_png(tmp_path, tracking, cli) -> None:
     res = cli(["audit", _csv(tmp_path), "--score", "p", "--label", "y", "--mlflow", "--no-figures"])
     assert res.code == 0, res.err
-    (run,) = store.search_runs([e.experiment_id for e in store.search_experiments()])
-    names = [a.path for a in store.list_artifacts(run.info.run_id)]
+    (run,) = tracking.search_runs([e.experiment_id for e in tracking.search_experiments()])
+    names = [a.path for a in tracking.list_artifacts(run.info.run_id)]
     assert "reliability.png" not in names and "report.html" in names and "audit.json" in names, names
     assert "reliability.png" not in res.err, res.err
 
