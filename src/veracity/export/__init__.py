@@ -52,6 +52,11 @@ def to_sql(calibrator: Any, column: Any = "score", *, dialect: str = "duckdb", p
     comment giving the artifact's provenance. Multiclass outputs are named
     ``{alias}_0 … {alias}_{K-1}``. ``n_classes`` sizes a bare prior shift
     (``calibrator=None``) for multiclass columns.
+
+    The text reads the column as ``CAST(column AS DOUBLE)``, whatever its type (it cannot see it). A BOOLEAN
+    score column, which ``transform()`` reads as 1/0, is read so on DuckDB, SQLite, Spark, Trino and
+    Snowflake; PostgreSQL and BigQuery refuse that cast (``cannot cast type boolean to double precision``):
+    select the column cast to an integer there, ``… FROM (SELECT CAST(flag AS INTEGER) AS score FROM t)``.
     """
     return sql_and_columns(calibrator, column, dialect=dialect, prior_shift=prior_shift, n_classes=n_classes,
                            alias=alias)[0]

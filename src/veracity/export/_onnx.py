@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL
-from ._plan import Node, Plan, Rescue, SoftmaxExtra, numpy_sum, provenance, zero_over_zero
+from ._plan import LOG1P_ONE, Node, Plan, Rescue, SoftmaxExtra, numpy_sum, provenance, zero_over_zero
 from ._redact import without_secrets
 
 OPSET = 17
@@ -168,6 +168,12 @@ class _Graph:
             return self.op("Log", [self.render(node[1])])
         if op == "exp":
             return self.op("Exp", [self.render(node[1])])
+        if op == "log1p":  # Kahan's form (_plan.LOG1P_ONE); Where reads the quotient only where e > 2^-53
+            e = self.render(node[1])
+            u = self.op("Add", [self.scalar(1.0), e])
+            ratio = self.op("Div", [e, self.op("Sub", [u, self.scalar(1.0)])])
+            small = self.op("LessOrEqual", [e, self.scalar(LOG1P_ONE)])
+            return self.op("Where", [small, e, self.op("Mul", [self.op("Log", [u]), ratio])])
         if op == "sigmoid":
             e = self.op("Exp", [self.op("Neg", [self.render(node[1])])])
             return self.op("Div", [self.scalar(1.0), self.op("Add", [self.scalar(1.0), e])])

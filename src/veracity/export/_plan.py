@@ -9,6 +9,8 @@ Nodes are tuples ``(op, *args)``:
 
 * ``("col", k)`` — input column k (binary: 0); ``("const", v)``;
 * ``("add"|"sub"|"mul"|"div", a, b)``, ``("neg"|"abs"|"max0"|"exp"|"ln"|"sigmoid", a)``;
+  ``("log1p", a)`` — :func:`numpy.log1p` of ``a >= 0`` (few engines have it: both back ends write
+  Kahan's form, :data:`LOG1P_ONE`);
   ``("sigmoid", a, True)`` — the sigmoid as ``transform`` gives it below :math:`e^{-700}` too, where the
   SQL otherwise clamps its exp (:func:`_exact_sigmoids`);
 * ``("max"|"min", a, b, ...)`` — the largest (smallest) of its arguments; ``("shift", a, r)`` — ``a − r``
@@ -228,8 +230,17 @@ def _multi_logit(x: Node, score_type: str) -> Node:
 
 
 def _softplus(x: Node) -> Node:
-    """log(1 + e^x) without overflow: max(x, 0) + log(1 + e^{−|x|})."""
-    return ("add", ("max0", x), ("ln", ("add", const(1.0), ("exp", ("neg", ("abs", x))))))
+    """``numpy.logaddexp(0, x)`` = log(1 + e^x) without overflow: max(x, 0) + log1p(e^{−|x|}), as numpy
+    computes it (``ln(1 + e^{−|x|})`` rounded 1 + e^{−|x|} first: 0 for every x beyond ±36.7, where log1p
+    gives e^{−|x|}; a beta map's a·ln σ(s) was off by a·2e-16 there)."""
+    return ("add", ("max0", x), ("log1p", ("exp", ("neg", ("abs", x)))))
+
+
+#: ``("log1p", e)`` of ``e >= 0`` is written in Kahan's form by both back ends: ``e`` where ``e <=`` this
+#: (2^-53: ``u = 1 + e`` rounds to 1), else :math:`\ln(u)\cdot(e/(u - 1))`, whose quotient (in [1/2, 2];
+#: ``u − 1`` exact) corrects the rounding of ``u``: within a few ulps of :func:`numpy.log1p` (Goldberg,
+#: 1991, theorem 4), and no product or quotient that under- or overflows (PostgreSQL raises on those)
+LOG1P_ONE = 2.0 ** -53
 
 
 def _sum(terms: list[Node]) -> Node:

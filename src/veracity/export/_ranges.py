@@ -82,6 +82,9 @@ def extent(node: Node, score_type: str) -> tuple[float, float]:
         t, b = extent(node[1], score_type)
         ends = [abs(math.log(v)) if v > 0 else np.inf for v in (t, b) if np.isfinite(v)]
         return 1e-16, max(ends) if ends else np.inf
+    if op == "log1p":  # increasing, log1p(t) >= t/2 for t <= 1
+        t, b = extent(node[1], score_type)
+        return max(math.log1p(t), TINY) if np.isfinite(t) else np.inf, math.log1p(b)
     if op == "sigmoid":  # 1 / (1 + e^-z), e^-z clamped to e^700 (exact: to e^m, beyond which it is 0)
         exact = len(node) > 2 and node[2]
         m = min(max(extent(node[1], score_type)[1], EXP_LIMIT), EXP_FINITE) if exact else EXP_LIMIT
