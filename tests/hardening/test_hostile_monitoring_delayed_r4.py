@@ -281,7 +281,7 @@ def test_rows_piped_into_dash_are_recorded_as_stdin_not_a_temporary_file(store, 
     # /tmp/veracity-stdin-XXXX.csv, where errors said <stdin>
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"id,y\nq1,1\n")))
     assert main(["monitor", "outcomes", "m.duckdb", "-", "--id", "id", "--label", "y"]) == 0
-    assert capsys.readouterr().out.startswith("<stdin>: 1 outcomes read")
+    assert capsys.readouterr().out.startswith("<stdin>: 1 outcome read")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"id,ts,p\nq1,2026-03-03,0.5\n")))
     assert main(["monitor", "log", "m.duckdb", "-", "--id", "id", "--time", "ts", "--score", "p", "--json"]) == 0
     assert '"source": "<stdin>"' in capsys.readouterr().out

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .._files import _PARQUET
+from ..core._text import count_noun
 from ..core._validation import VeracityError
 from ._bad_rows import data_rows
 from ._common import add_engine_arguments, add_input_arguments, emit
@@ -270,8 +271,9 @@ def run(args: argparse.Namespace) -> int:
     if action == "init":
         store.init()
         counts = store.counts()
-        emit(args, f"{store.path}: monitoring store ready ({counts['predictions']} predictions, "
-             f"{counts['outcomes']} outcomes)", {"store": str(store.path), **counts})
+        # the counts in the number they take ("1 predictions, 1 outcomes" was said of one of each)
+        held = f"{count_noun(counts['predictions'], 'prediction')}, {count_noun(counts['outcomes'], 'outcome')}"
+        emit(args, f"{store.path}: monitoring store ready ({held})", {"store": str(store.path), **counts})
         return 0
     if action == "log":
         refuse_shared_columns([("--id", "prediction id", args.id), ("--time", "prediction time", args.time),
@@ -359,7 +361,7 @@ def _scan(args: argparse.Namespace) -> int:
                            score_type=args.score_type, level=args.level, min_count=args.min_count,
                            reference=args.reference)
     emit(args, str(result), {"file": rows.path, "rows_read": result.rows_read, **result.to_dict()},
-         note_text=f"{rows.note}: {result.rows_read} rows read")
+         note_text=f"{rows.note}: {count_noun(result.rows_read, 'row')} read")
     return 0
 
 

@@ -43,7 +43,7 @@ from ..decisions import (
 )
 from ..decisions._inputs import check_target, compared_thresholds, in_caller_units, narrow_float, weight_shift
 from ..decisions._table import flag_rule, point_aligned, threshold_cell
-from ..decisions._thresholds import weighted_recall_rule
+from ..decisions._thresholds import effective_number, weighted_recall_rule
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
 from ._bad_rows import bad_rows, file_rows, first_bad_row, on_fit_rows, on_role_rows
@@ -153,10 +153,15 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
             t = recall_threshold(s, y, target=args.target_recall, correction=corr, sample_weight=w,
                                  score_type=st)
         pos = y == 1
+        plus_one: dict[str, Any] | None = None  # the weighted rule's new positive: its weight and size m
         if w is None or (w[pos] == w[pos][0]).all():  # equal weights: only their ratios matter
             n = int(pos.sum())
             k = recall_rank(n, args.target_recall, corr)
             how = f"k = {'ceil((n+1)·R)' if corr else 'ceil(n·R)'} = {k}"
+            if w is not None and corr:  # the weighted rule with m = n, W/m one positive's weight: this k
+                one = float(w[pos][0])
+                plus_one = {"size": "kish", "m": float(n), "kish_m": float(n), "weight": one,
+                            "reaches": args.target_recall * (n + 1) * one}
         else:  # the weighted rule picks its own rank k (of the positives of positive weight)
             n = int((pos & (w > 0)).sum())
             # the weights as recall_threshold scales them (one power of two): raw weights near the float
@@ -175,9 +180,12 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
             if spread is not None:
                 how += (f" (m = {spread:.4g}, the size the weights' spread about the threshold gives, below "
                         "Kish's)")
+            if corr:  # which m the rule used, as the line above says it: Kish's or the spread's
+                plus_one = _plus_one(wc[pos], plus, spread, need, weight_shift(w, wc))
         return t, {"kind": "recall", "target": args.target_recall, "correction": corr, "n_positives": n,
-                   "k": k, "weighted": w is not None}, (
-                       f"target recall {args.target_recall:g}: the k-th highest of n = {n} positives, {how}")
+                   "k": k, "weighted": w is not None, "weighted_plus_one": plus_one}, (
+                       f"target recall {args.target_recall:g}: the k-th highest of n = {n} "
+                       f"{'positive' if n == 1 else 'positives'}, {how}")  # "n = 1 positives" was said
     if args.target_precision is not None:
         with fit_rows():
             t = precision_threshold(s, y, target=args.target_precision, sample_weight=w, score_type=st)
@@ -214,7 +222,9 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
         top_k = value
         with fit_rows():
             t = budget_threshold(s, top_k=top_k, sample_weight=w, score_type=st)
-        budget = f"{text:s} alerts" if w is None else f"alerts weighing {text:s} in all (--sample-weight)"
+        # "review budget of 1 alerts" was said
+        alerts = "alert" if value == 1 else "alerts"
+        budget = f"{text:s} {alerts}" if w is None else f"alerts weighing {text:s} in all (--sample-weight)"
         return t, {"kind": "budget", "top_k": top_k}, f"review budget of {budget}"
     if st == "score":
         raise VeracityError(
@@ -227,6 +237,18 @@ def _choose(args: argparse.Namespace, s: np.ndarray, y: np.ndarray, w: np.ndarra
         t = float(logit(t)) if 0 < t < 1 else (float("inf") if t >= 1 else float("-inf"))
         how += f"; on the logit scale {t:.4g}"
     return t, {"kind": "cost", "cost_fp": cost_fp, "cost_fn": cost_fn}, how
+
+
+def _plus_one(wp: np.ndarray, plus: float, spread: float | None, need: float, shift: int) -> dict[str, Any]:
+    r"""The JSON of the weighted "+1" rule (:func:`~veracity.decisions._thresholds.weighted_recall_rule`):
+    the new positive counted at the weight :math:`W/m` (``weight``, in the caller's units), *m* Kish's
+    :math:`(\sum w)^2/\sum w^2` (``size`` ``"kish"``) or, when smaller, the size the weights' spread about
+    the threshold gives (``"spread"``); ``kish_m`` is Kish's either way and ``reaches`` the cumulative
+    positive weight :math:`R\cdot(W + W/m)` the rank *k* is the first to reach. ``wp``: the positives'
+    weights as the rule scaled them (``shift``: :func:`~veracity.decisions._inputs.weight_shift`)."""
+    kish = effective_number(wp[wp > 0])
+    return {"size": "kish" if spread is None else "spread", "m": kish if spread is None else spread,
+            "kish_m": kish, "weight": in_caller_units(plus, shift), "reaches": need}
 
 
 def _role_table(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, m: np.ndarray, shown: list[float],

@@ -180,8 +180,12 @@ class ThresholdTable(Display):
         """The thresholds as the table prints them (:func:`threshold_cell`), decimal points aligned."""
         return point_aligned([threshold_cell(t, self._dtype) for t in self.threshold])
 
+    def _rows_noun(self) -> str:
+        """The noun of an unweighted table's count, ``row`` or ``rows`` ("1 rows" was printed)."""
+        return "row" if self.n == 1 else "rows"
+
     def _title(self) -> str:
-        what, count = ("weight", fmt_weight) if self.weighted else ("rows", fmt_count)
+        what, count = ("weight", fmt_weight) if self.weighted else (self._rows_noun(), fmt_count)
         return (f"Threshold table: {count(self.n)} {what}, {count(self.positives)} positive; "
                 f"{self._rule()}; cost = {self.cost_fp:g}·FP + {self.cost_fn:g}·FN")
 
@@ -207,7 +211,7 @@ class ThresholdTable(Display):
             ]
             for cell, r in zip(self._threshold_cells(), self.rows)
         ]
-        what = "weight" if self.weighted else "rows"
+        what = "weight" if self.weighted else self._rows_noun()
         footer = (
             f"({count(self.n)} {what}, {count(self.positives)} positive; {self._rule()}; "
             f"cost = {self.cost_fp:g}·FP + {self.cost_fn:g}·FN)"

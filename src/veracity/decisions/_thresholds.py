@@ -8,20 +8,46 @@ on test (:func:`threshold_table`).
 
 from __future__ import annotations
 
+import functools
 import math
+import numbers
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..core._compat import positional_options
 from ..core._options import ScoreType
+from ..core._text import count_noun
 from ..core._validation import VeracityError, check_same_index, check_weights, to_numpy
 from ..core._weights import kish_size, share_size
 from ._inputs import (CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_flag, check_target,
                       in_caller_units, narrow_float, next_above, scores_1d, weight_shift)
 from ._table import _counts_at_or_above, threshold_table
 from ..core._frameform import rows_form
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _frame_positional(fn: F) -> F:
+    """``fn(frame, 0.9, score=..., label=...)``: a number after the frame is the first positional option
+    (``target``), read as the array form ``fn(scores, labels, 0.9)`` reads it (with its deprecation
+    warning), as :func:`threshold_table` reads its positional thresholds after a frame. An array there
+    stays the labels argument, which the frame form refuses (``label=`` names the column)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        framed = kwargs.get("score") is not None or kwargs.get("label") is not None
+        if framed and len(args) > 1 and isinstance(args[1], numbers.Real) and "labels" not in kwargs:
+            names = getattr(fn, "__positional_options__", ())
+            if len(args) - 1 > len(names):  # counted as given, not with the labels slot put in
+                raise TypeError(f"{fn.__name__}() takes the frame and at most {count_noun(len(names), 'positional option')} "
+                                f"({', '.join(names)}) but {len(args)} positional arguments were given")
+            args = (args[0], None, *args[1:])  # the frame form has no labels: the number is the option
+        return fn(*args, **kwargs)
+
+    return call  # type: ignore[return-value]
 
 
 def cost_threshold(cost_fp: float, cost_fn: float) -> float:
@@ -95,6 +121,7 @@ def recall_rank(n: int, target: float, correction: bool = True) -> int:
     return max(1, ceil_rank((n + 1 if check_flag(correction, "correction") else n) * target))
 
 
+@_frame_positional
 @positional_options("target", "correction")
 @rows_form
 def recall_threshold(
@@ -294,6 +321,7 @@ def effective_number(w: np.ndarray) -> float:
     return float(w.size) if w.min() == w.max() else kish_size(w)
 
 
+@_frame_positional
 @positional_options("target")
 @rows_form
 def precision_threshold(

@@ -22,6 +22,8 @@ from typing import Any
 
 import veracity as vc
 
+from ._rounding import rounded_down
+
 COST_FP, COST_FN = 1.0, 4.0  # a missed default costs 4x a needless review
 RECALL_TARGET = 0.90
 
@@ -80,8 +82,11 @@ def run(plots: str | Path | None = None) -> AuditDemo:
     p_test = ts.transform(d["logit"][test])
     t_cost = vc.cost_threshold(COST_FP, COST_FN)
     t_recall = vc.recall_threshold(p_calib, y[calib], target=RECALL_TARGET)
+    # printed as the table prints numbers (4 decimals, which must name the threshold measured): the calib
+    # threshold rounded down, which flags every row it flags ("0.134650016672544" stood beside 4-digit rows)
+    t_deploy = rounded_down(t_recall)
     thresholds = {f"cost-optimal t* = 1/(1+{COST_FN:g})": float(t_cost),
-                  f"{RECALL_TARGET:.0%} recall, read from calib (+1)": float(t_recall),
+                  f"{RECALL_TARGET:.0%} recall, read from calib (+1): {t_recall!r} rounded down": t_deploy,
                   "the habitual 0.5": 0.5}
     table = vc.threshold_table(p_test, y[test], list(thresholds.values()),
                                cost_fp=COST_FP, cost_fn=COST_FN)

@@ -172,12 +172,13 @@ class IngestResult(Display):
         what = "predictions" if self.kind == "predictions" else "outcomes"
         if self.note:
             return f"{self.source}: {self.note}; nothing stored (no-op)"
-        parts = [f"{self.source}: {self.rows} {what} read; {self.inserted} new"]
+        parts = [f"{self.source}: {count_noun(self.rows, what[:-1])} read; {self.inserted} new"]
         parts.append(f"{self.duplicates} already stored (no-op)")
         if self.replaced:
             parts.append(f"{self.replaced} replaced")
         if self.filled:
-            parts.append(f"{self.filled} stored rows gained slice/model values they lacked")
+            parts.append(f"{count_noun(self.filled, 'stored row')} gained slice/model values "
+                         f"{'it' if self.filled == 1 else 'they'} lacked")
         if self.repeated:
             same = ("same id and values; counted once" if self.kind == "predictions"
                     else "same id and label; counted once, observed at the earliest time sent")
