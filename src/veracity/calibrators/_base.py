@@ -24,7 +24,7 @@ import json
 import warnings
 from pathlib import Path
 from types import FrameType
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -92,11 +92,15 @@ def role_rows(role: Any, n: int) -> Any:
     column beside a calib subset of the scores: a false "role is 'test'" refusal, or another rows' roles
     recorded) and a row with no role (None, NaN, pandas' NA: which split is that row in?) are refused in
     one line, as the command line refuses a missing role (``veracity fit --role-col``)."""
-    if role is None or isinstance(role, str):
+    if role is None:
+        return role
+    if isinstance(role, str) or (isinstance(role, np.ndarray) and role.ndim == 0):
+        _refuse_empty_role(role)
         return role
     # a list as it holds its values: numpy reads ['calib', nan] as the texts 'calib' and 'nan'
     arr = np.array(role, dtype=object) if isinstance(role, (list, tuple)) else to_numpy(role, "role")
     if arr.ndim == 0:  # one role (a number or a 0-d array) for every row, as a string is
+        _refuse_empty_role(arr)
         return arr
     if arr.ndim != 1 or arr.shape[0] != n:
         got = f"{arr.shape[0]} values" if arr.ndim == 1 else f"shape {arr.shape}"
@@ -108,13 +112,54 @@ def role_rows(role: Any, n: int) -> Any:
     absent = (np.isnan(arr) if arr.dtype.kind in "fc"
               else np.frompyfunc(is_missing, 1, 1)(arr).astype(bool) if arr.dtype == object
               else np.zeros(arr.shape, bool))
-    if absent.any():
-        k = int(absent.sum())
+    blank = _blank_roles(arr)
+    if absent.any() or blank.any():
+        k = int((absent | blank).sum())
+        what = "None/NaN or empty text" if blank.any() else "None/NaN"
+        absent = absent | blank
         raise VeracityError(
-            f"role has {count_noun(k, 'missing value')} (None/NaN) of {n} rows, first at row "
+            f"role has {count_noun(k, 'missing value')} ({what}) of {n} rows, first at row "
             f"{int(np.flatnonzero(absent)[0])}; drop or fill {'that row' if k == 1 else 'those rows'} first",
             param="role", **offending_rows(absent))
     return arr
+
+
+def _blank_roles(arr: np.ndarray) -> np.ndarray:
+    """Which roles are empty or blank text (``""``, ``"  "``): a missing role, as the command line reads an
+    empty cell of ``--role-col`` (a fit recorded the role ``''``, a split no one named)."""
+    if arr.dtype.kind == "U":
+        return np.char.strip(arr) == ""
+    if arr.dtype == object:
+        return np.frompyfunc(lambda v: isinstance(v, str) and not v.strip(), 1, 1)(arr).astype(bool)
+    return np.zeros(arr.shape, bool)
+
+
+def _refuse_empty_role(role: Any) -> None:
+    """One role for every row given as empty or blank text: refused, as a row with no role is."""
+    if _blank_roles(np.asarray(role, dtype=object).reshape(1))[0]:
+        raise VeracityError(f"role is empty text ({str(role)!r}): it names no split; pass the rows' role "
+                            "(role='calib') or leave role= out", param="role")
+
+
+def refuse_role_column(data: Any, role: Any) -> None:
+    """``fit(frame, score=, label=, role="split")`` where ``"split"`` is a column of the (in-memory) frame:
+    role= is the split role of the rows fit on, so every row, its test rows too, was fit on and recorded as
+    of the role "split", silently (``veracity fit --role-col split`` fits on the calib rows alone). Refused
+    in one line."""
+    if not isinstance(role, str):
+        return
+    try:
+        import narwhals as nw
+
+        columns = nw.from_native(data, eager_only=True).columns
+    except Exception:  # not an eager frame: the reader speaks for it
+        return
+    if role in columns:
+        raise VeracityError(
+            f"role={role!r} names a column of the frame, but role= is the split role of the rows fit on (one "
+            f"for every row, e.g. role='calib'), not a column: fit on the rows of one role, e.g. "
+            f"frame[frame[{role!r}] == 'calib'] with role='calib', or pass the roles themselves, "
+            f"role=frame[{role!r}]", param="role")
 
 
 def check_role(name: str, role: Any, allow_role: Any) -> str | None:
@@ -125,6 +170,7 @@ def check_role(name: str, role: Any, allow_role: Any) -> str | None:
     if role is None:
         return None
     if isinstance(role, str):
+        _refuse_empty_role(role)  # a lazy frame's one role reaches here alone
         roles = [str(role)]  # a numpy str_ read as text ('test', not np.str_('test'))
     else:
         arr = to_numpy(role, "role")
@@ -300,6 +346,19 @@ class Calibrator:
     def _check_params(self) -> None:
         check_score_type(self.score_type, allow_score=True)
 
+    def _rows_options(self, options: dict[str, Any], n: int) -> Callable[[np.ndarray], dict[str, Any]] | None:
+        """The fit options that hold one value per row of the ``n`` scores and that :meth:`transform` takes
+        too (:class:`~veracity.segments.SegmentCalibration`'s ``features=``), as ``take(mask)``: those
+        options for the rows of a boolean ``mask``, as :func:`vc.cross_fit` gives each fold's fit and
+        out-of-fold transform its own rows. None (the default): no fit option is per row."""
+        return None
+
+    def _frame_column_sets(self) -> dict[str, list[str]]:
+        """The per-row fit options read from a frame's columns by the names this calibrator was built with
+        (``SegmentCalibration(features=[...])``: ``{"features": [...]}``), as the frame form of
+        :func:`vc.cross_fit` reads them; none by default."""
+        return {}
+
     def _is_fitted(self) -> bool:
         if getattr(self, "_ovr", None) is not None:
             return True
@@ -460,6 +519,10 @@ class Calibrator:
 
                     load_registrations()
                 fit_frame = _FRAME_FIT["fit"]
+                # a role per row given beside the frame: a Series on another index is never paired by position
+                # (as cross_fit's frame form refuses it)
+                check_same_index(frame=scores, role=None if isinstance(role, str) else role)
+                refuse_role_column(scores, role)
 
                 return fit_frame(self, scores, labels, score=score, label=label, sample_weight=sample_weight,
                                  role=role, allow_role=allow_role, metadata=metadata, pos_label=pos_label)

@@ -633,7 +633,10 @@ def compare(
         if calibrator is None and isinstance(labels, Calibrator):  # compare(frame, cal, score=, label=)
             calibrator, labels = labels, None
         options = {} if score_type is None else {"score_type": score_type}
-        return rows_call("compare", compare, scores, labels, score=score, label=label, calibrator=calibrator,
+        if pos_label is None and isinstance(calibrator, Calibrator):
+            pos_label = _recorded_text_pos_label(calibrator, scores, label)
+        measure = compare if pos_label is None else _read_labels
+        return rows_call("compare", measure, scores, labels, score=score, label=label, calibrator=calibrator,
                          bins=bins, strategy=strategy, threshold=threshold, sample_weight=sample_weight,
                          pos_label=pos_label, level=level, n_resamples=n_resamples, random_state=random_state,
                          **options)
@@ -647,6 +650,14 @@ def compare(
             f"got {type(calibrator).__name__}"
         )
     calibrator._require_fitted()
+    per_row = calibrator._frame_column_sets()
+    if per_row:  # SegmentCalibration: its transform reads the features of each row, which compare never has
+        key, names = next(iter(per_row.items()))
+        raise VeracityError(
+            f"compare calibrates the scores alone, but this {calibrator.name} also reads its {key} {names} "
+            "on every row, which compare does not take; audit its probabilities instead (in Python: "
+            "vc.audit(cal.transform(frame, score='p'), labels), beside vc.audit(scores, labels))",
+            param="calibrator")
     from ..core._validation import check_count
 
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
@@ -838,6 +849,33 @@ def _tied_auc_moves(rows: list[LedgerRow], cert: dict[str, Any]) -> list[LedgerR
             r = replace(r, can_move=True, note="; ".join(said))
         out.append(r)
     return out
+
+
+def _read_labels(scores: Any, labels: Any, **options: Any) -> Ledger:
+    """:func:`compare` of a frame's rows whose labels the frame reader already read as 0/1 = [label ==
+    pos_label]: their positive class is 1. Read again with the calibrator's recorded ``pos_label`` (0 of a
+    fit with ``pos_label=0``), the 0/1 labels were flipped a second time: ``compare(frame, cal, ...,
+    pos_label=0)`` measured the other class's probabilities (NLL 1.25 for 0.53, "REGRESSION")."""
+    return compare(scores, labels, pos_label=1, **options)
+
+
+def _recorded_text_pos_label(calibrator: Calibrator, data: Any, label: Any) -> Any:
+    """The recorded ``pos_label`` of a fit on text labels, for a frame whose label column holds text (the
+    array form reads it from the calibrator; the frame form refused the text labels: "pass pos_label=");
+    None for any other column (numeric labels reach :func:`compare` as they are, and it reads them there)."""
+    recorded = (getattr(calibrator, "metadata", None) or {}).get("pos_label")
+    if recorded is None or not isinstance(label, str):
+        return None
+    try:
+        import narwhals as nw
+
+        column = nw.from_native(data, eager_only=True).get_column(label)
+        if column.dtype not in (nw.String, nw.Categorical, nw.Enum) and not column.dtype == nw.Object:
+            return None
+        values = column.drop_nulls().to_numpy()
+    except Exception:  # not an eager frame, no such column: the reader says so in its words
+        return None
+    return _recorded_pos_label(calibrator, np.asarray(values, dtype=object).astype(str))
 
 
 def _recorded_pos_label(calibrator: Calibrator, labels: Any) -> Any:

@@ -23,7 +23,7 @@ from ..core._validation import (VeracityError, _refuse_missing_labels, as_float_
                                 check_same_index, check_weights, labels_with_pos_label, offending_rows,
                                 to_numpy)
 from ..core._compat import positional_options, renamed
-from ._base import Calibrator, role_rows
+from ._base import Calibrator, refuse_role_column, role_rows
 from ..core._display import Display
 from ..core._frameform import rows_form
 
@@ -223,8 +223,18 @@ def _frame_form(fn: Callable[..., T]) -> Callable[..., T]:
         if len(args) == 2 and isinstance(args[1], Calibrator) and "calibrator" not in kwargs:
             kwargs["calibrator"] = args[1]
             args = args[:1]
+        given = kwargs.get("calibrator")
+        sets = given._frame_column_sets() if isinstance(given, Calibrator) else {}
+        for key in sets:  # SegmentCalibration's features: the frame's columns it was built to name
+            if kwargs.get(key) is not None:
+                raise VeracityError(f"with a frame (score=...), cross_fit reads the {key} columns from the "
+                                    f"frame by the names given to {kwargs['calibrator'].name}({key}=[...]); "
+                                    f"drop {key}=, or pass arrays in place of the frame", param=key)
+        if sets:
+            kwargs["column_sets"] = sets
         # a role per row given beside the frame: a Series on another index is never paired by position
         check_same_index(frame=args[0] if args else kwargs.get("scores"), role=kwargs.get("role"))
+        refuse_role_column(args[0] if args else kwargs.get("scores"), kwargs.get("role"))
         names = [score] if isinstance(score, str) else list(score) if isinstance(score, (list, tuple)) else []
         metadata = kwargs.get("metadata")
         if isinstance(label, str) and names and all(isinstance(n, str) for n in names) \
@@ -288,6 +298,8 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
     # the fit on every row first: a refusal of the rows ("52 of 160 scores are not probabilities") counts the
     # caller's rows, not those of the first fold's fit
     final = copy.deepcopy(calibrator).fit(s, lab, sample_weight=w, role=role, **fit_kwargs)
+    # options of one value per row (SegmentCalibration's features=): each fold's fit and transform its rows
+    take = calibrator._rows_options(fit_kwargs, s.shape[0])
     fitted = []
     oof = None
     for k in range(folds):
@@ -297,10 +309,10 @@ def cross_fit(scores: Any, labels: Any = None, calibrator: Calibrator | None = N
         c = copy.deepcopy(calibrator)
         try:
             c.fit(s[~out], lab[~out], sample_weight=None if w is None else w[~out],
-                  role=role[~out] if per_row else role, **fit_kwargs)
+                  role=role[~out] if per_row else role, **{**fit_kwargs, **(take(~out) if take else {})})
         except VeracityError as exc:
             raise _fold_lacks_a_class(exc, k, folds, lab, out, w) from None
-        pred = c.transform(s[out])
+        pred = c.transform(s[out], **(take(out) if take else {}))
         if oof is None:
             oof = np.empty((s.shape[0],) + pred.shape[1:])
         oof[out] = pred

@@ -35,12 +35,14 @@ are those of no weights). Pass the repeated rows themselves when weights are fre
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..calibrators import _schema
-from ..calibrators._base import _REGISTRY, Calibrator, load, probability_to_logit, role_rows, warn
+from ..calibrators._base import (_REGISTRY, Calibrator, load, probability_to_logit, refuse_role_column,
+                                 role_rows, warn)
 from ..core._special import expit
 from ..core._text import count_noun
 from ..core._validation import VeracityError, VeracityWarning, check_same_index, check_weights, to_numpy
@@ -166,6 +168,20 @@ class SegmentCalibration(Calibrator):
         _no_features_with_a_frame(features)
         self._check_params()  # the feature names must be names before they name columns
         refuse_label_feature(list(self.features or ()), label)  # it would correct by the outcome itself
+        # a role per row given beside the frame: a Series on another index is never paired by position
+        role = fit_options.get("role")
+        check_same_index(frame=data, role=None if isinstance(role, str) else role)
+        refuse_role_column(data, role)
+        # the columns and the positive class, recorded as every calibrator's frame fit records them (the
+        # caller's metadata= wins): the labels reach the fit as 0/1; a fit with pos_label=0 recorded no class
+        metadata = fit_options.get("metadata")
+        names = [score] if isinstance(score, str) else list(score) if isinstance(score, (list, tuple)) else []
+        if isinstance(label, str) and names and all(isinstance(n, str) for n in names) \
+                and (metadata is None or isinstance(metadata, dict)):
+            record = {"score_column": ",".join(names), "label_column": label}
+            if pos_label is not None:
+                record["pos_label"] = pos_label
+            fit_options["metadata"] = {**record, **(metadata or {})}
 
         def fit_rows(s: np.ndarray, y: np.ndarray, *, sample_weight: Any, score_type: str,
                      features: dict[str, Any]) -> SegmentCalibration:
@@ -192,6 +208,25 @@ class SegmentCalibration(Calibrator):
                                 "columns", param="scores")
         if isinstance(features, dict):
             check_same_index(scores=scores, **others, **{f"features[{k!r}]": v for k, v in features.items()})
+
+    def _rows_options(self, options: dict[str, Any], n: int) -> Callable[[np.ndarray], dict[str, Any]] | None:
+        """``features=`` holds one value per row: :func:`vc.cross_fit` fits and transforms each fold on its
+        own rows of every feature (the whole columns beside a fold's scores were refused as "feature 'g' has
+        shape (400,) but there are 320 scores"). The columns are read once, as :meth:`fit` reads them."""
+        features = options.get("features")
+        if not self.features or not isinstance(features, dict):
+            return None  # fit refuses it (the fit on every row ran first)
+        feats = self._feature_arrays(features, list(self.features), fitting=True)
+        for name, col in feats.items():
+            if col.shape[0] != n:
+                raise VeracityError(f"feature {name!r} has {count_noun(col.shape[0], 'row')} but there are "
+                                    f"{count_noun(n, 'score')}; pass one value per row", param="features")
+        return lambda mask: {"features": {name: col[mask] for name, col in feats.items()}}
+
+    def _frame_column_sets(self) -> dict[str, list[str]]:
+        """``cross_fit(frame, SegmentCalibration(features=[...]), score=, label=)`` reads the feature columns
+        of the frame, as :meth:`fit`'s frame form does."""
+        return {"features": list(self.features)} if self.features else {}
 
     def _feature_arrays(self, features: Any, names: list[str], *, fitting: bool) -> dict[str, np.ndarray]:
         if not names:
