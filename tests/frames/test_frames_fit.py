@@ -249,8 +249,6 @@ def test_lazy_refusals(tmp_path, monkeypatch):
     assert _message(lambda: vc.BetaCalibration().fit(frame, score="p", label="y")).startswith(
         "BetaCalibration fits on rows in memory; on a lazy duckdb frame use TemperatureScaling")
     assert _message(lambda: vc.VennAbers().fit(frame, score="p", label="y")).startswith("VennAbers fits on rows in memory")
-    assert "map the label column to 0/1" in _message(
-        lambda: vc.PlattScaling().fit(frame, score="p", label="y", pos_label=1))
     assert "one role for every row" in _message(
         lambda: vc.PlattScaling().fit(frame, score="p", label="y", role=np.array(["calib"] * 300)))
     monkeypatch.setattr(_fit, "MAX_DISTINCT", 10)

@@ -114,7 +114,7 @@ def fit_frame(cal: Any, data: Any, labels: Any = None, *, score: Any, label: Any
         except VeracityError as exc:
             raise prep.explain(cal.score_type, exc) from None
     try:
-        return _fit_lazy(cal, prep, role, allow_role, meta, pos_label)
+        return _fit_lazy(cal, prep, role, allow_role, meta)
     except VeracityError:
         raise
     except Exception as exc:  # a file's read error (found mid-query) must not echo its content
@@ -125,7 +125,9 @@ def fit_frame(cal: Any, data: Any, labels: Any = None, *, score: Any, label: Any
         raise
 
 
-def _fit_lazy(cal: Any, prep: _Prepared, role: Any, allow_role: Any, meta: dict[str, Any], pos_label: Any) -> Any:
+def _fit_lazy(cal: Any, prep: _Prepared, role: Any, allow_role: Any, meta: dict[str, Any]) -> Any:
+    """The fit on a lazy frame, from aggregates (see the module doc); the labels are ``prep.y``: the label
+    column, or ``[label == pos_label]`` (1.0 or 0.0) where ``pos_label=`` names the positive class."""
     from ..calibrators._base import check_role
 
     backend = prep.frame.backend
@@ -143,11 +145,6 @@ def _fit_lazy(cal: Any, prep: _Prepared, role: Any, allow_role: Any, meta: dict[
         raise VeracityError(
             f"{cal.name}(score_type='score') fits a ranking score on rows in memory; collect the calibration "
             f"rows of the lazy {backend} frame (score and label columns) first", param="score_type")
-    if pos_label is not None:
-        raise VeracityError(
-            f"pos_label= needs the labels in memory; on a lazy {backend} frame map the label column to 0/1 "
-            "(or booleans) first"
-        )
     if role is not None and not isinstance(role, str):
         raise VeracityError(
             f"with a lazy {backend} frame, role= is one role for every row (a string); "

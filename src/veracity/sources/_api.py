@@ -879,7 +879,11 @@ def open_frame(path: str, engine: str, *, spark_master: str = "local[*]", memory
     if is_remote(path):
         parquet = path.lower().endswith(_PARQUET) or "." not in path.rsplit("/", 1)[-1]
     else:
-        parquet = expand(path)[1] == "parquet"
+        files, kind = expand(path)
+        from ._duckdb import refuse_database
+
+        refuse_database(files, path)
+        parquet = kind == "parquet"
     from ._open import open_dask, open_spark  # read as memory reads a CSV file (see ._open)
     from ._source import opened_from
 
@@ -910,6 +914,9 @@ def read_table(path: str | Path, columns: list[str] | None = None, *,
         raise VeracityError(f"{_name(p)} is a directory; pass a CSV or Parquet file")
     if p.stat().st_size == 0:
         raise VeracityError(f"{_name(p)} is empty; it has no header and no rows")
+    from ._duckdb import refuse_database
+
+    refuse_database([str(p)], _name(p))
     try:
         if p.name.lower().endswith(_PARQUET):
             schema_names = pq.read_schema(p).names
@@ -1067,6 +1074,9 @@ def read_files(pattern: str, columns: list[str] | None = None) -> Any:
     from ._scan import csv_schema, naming, read_batches, selected
 
     files, kind = expand(pattern)
+    from ._duckdb import refuse_database
+
+    refuse_database(files, pattern)
     if kind == "csv":  # the same headers, as the DuckDB engine requires (read by name here, by position there)
         from ._duckdb import check_same_headers
 

@@ -112,10 +112,36 @@ def read_parquet(con: Any, files: list[str], source: str) -> Any:
     return durations_as_intervals(relation, durations, names, rename=True)
 
 
+#: where a DuckDB database file carries its magic ``DUCK`` (bytes 8..12, after a checksum; a binary
+#: storage version follows), as :mod:`veracity.monitoring` tells a store
+_DATABASE_MAGIC_OFFSET = 8
+
+
+def refuse_database(files: list[str], source: str) -> None:
+    """A DuckDB database file (a monitoring store, ``monitor.duckdb``) among the files of scored rows
+    refused as what it is: every engine read it as CSV and said "could not read monitor.duckdb as CSV or
+    Parquet: CSV parse error: Empty CSV file ..." (memory) or "is not UTF-8 text (byte 0xd8 on line 1)"
+    (DuckDB). Told by content: ``DUCK`` at bytes 8..12 and a NUL byte in the binary version after it
+    (no CSV text holds one)."""
+    at = _DATABASE_MAGIC_OFFSET
+    for f in files:
+        try:
+            with open(f, "rb") as fh:
+                head = fh.read(at + 12)
+        except OSError:  # the reader says why it cannot open it
+            continue
+        if head[at:at + 4] == b"DUCK" and b"\x00" in head[at + 4:]:
+            shown = source if len(files) == 1 else f
+            raise VeracityError(f"{shown} is a DuckDB database (a monitoring store?), not a CSV or Parquet "
+                                "file of scored rows; pass the file of scored rows (a store is read by "
+                                "veracity monitor and report --store, or vc.MonitorStore)")
+
+
 def read(source: str | os.PathLike, con: Any = None) -> Any:
     """A lazy DuckDB relation over the file(s) named by ``source`` (nothing is read yet), on a connection of
     its own, or on the caller's ``con`` (the deprecated ``vc.audit_duckdb(..., connection=)``: read the same)."""
     files, kind = expand(source)
+    refuse_database(files, os.fspath(source))
     con = connect(files) if con is None else con
     try:
         if kind == "parquet":

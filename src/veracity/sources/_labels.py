@@ -20,12 +20,13 @@ build a ``pa.array`` or ``pa.scalar`` there, which imports pandas (no dependency
 from __future__ import annotations
 
 import decimal
+import math
 from typing import Any
 
 import numpy as np
 
-from ..core._validation import (MissingLabels, VeracityError, check_pos_label, nul_hint, pos_label_not_among,
-                                 text_names_label)
+from ..core._validation import (MissingLabels, VeracityError, check_pos_label, nul_hint, plain,
+                                 pos_label_not_among, text_names_label)
 from ._aggregates import _flag, collect, missing_labels_message
 
 #: most distinct label values shown in a message
@@ -63,21 +64,51 @@ def _shown(values: list[Any]) -> str:
     return ", ".join(brief(v) for v in values)
 
 
-def _matching(values: list[Any], pos_label: Any) -> Any:
+def _matching(values: list[Any], pos_label: Any, *, narrow: Any = None) -> Any:
     """The column value ``pos_label`` names (in the column's own type), or None: a value of its type
     equal to it, else (not text) a value equal to it (numbers of another width, True == 1 ...), else (text,
     as ``--pos-label`` passes it) the value the text names, read in the column's type by the array
     form's one rule (:func:`veracity.core._validation.text_names_label`: ``"true"`` a true/false
-    label, ``"1"`` or ``"1.0"`` the number 1, exactly)."""
+    label, ``"1"`` or ``"1.0"`` the number 1, exactly). A numpy scalar is compared as the Python number it
+    holds, exactly (:func:`veracity.core._validation.plain`), as the array form compares it:
+    ``np.float32(0.1)`` (0.10000000149011612) is not the float64 label 0.1 (numpy's ``==`` rounded the
+    label to float32 and named 0.1 where the labels were 0.1 and 0.10000000149011612).
+
+    ``narrow``: the numpy type of a column of float32 (or float16) numbers (``values`` are their exact
+    float64 values), else None. There, as the array form compares such labels with a Python float (numpy
+    rounds the float to the labels' width), a Python float names the label equal to its nearest number of
+    that width (:func:`_narrow_named`)."""
+    wanted = plain(pos_label)
     for v in values:
-        if type(v) is type(pos_label) and v == pos_label:
+        if type(v) is type(wanted) and v == wanted:
             return v
     for v in values:  # numbers of another width, True == 1 ...
-        if not isinstance(pos_label, str) and not isinstance(v, str) and v == pos_label:
+        if not isinstance(wanted, str) and not isinstance(v, str) and v == wanted:
             return v
+    if narrow is not None:
+        rounded = _narrow_named(pos_label, narrow)
+        match = next((v for v in values if rounded is not None and v == rounded), None)
+        if match is not None:
+            return match
     if isinstance(pos_label, str):  # text from the command line, read in the column's type
         return next((v for v in values if text_names_label(pos_label, v)), None)
     return None
+
+
+def _narrow_named(pos_label: Any, narrow: Any) -> float | None:
+    """The label of numpy float type ``narrow`` (float32, float16) that a Python float ``pos_label`` names:
+    its nearest number of that type (``0.1`` names ``np.float32(0.1)``, exactly 0.10000000149011612, as
+    ``np.float32 array == 0.1`` compares), or None.
+
+    Only a finite float within the type's range whose nearest number there is not a whole number: a whole
+    number label is never named by rounding (``16777217.0`` is not the float32 label ``16777216``;
+    ``1e-50`` not ``0.0``), nor an infinite one (``1e39`` is not ``inf``), nor does a numpy float64 (it is
+    compared exactly, as the array form compares it)."""
+    if (type(pos_label) is not float or not math.isfinite(pos_label)
+            or abs(pos_label) > float(np.finfo(narrow).max)):
+        return None
+    rounded = float(narrow(pos_label))
+    return None if rounded.is_integer() else rounded
 
 
 def not_among(pos_label: Any, name: str, values: list[Any]) -> VeracityError:
@@ -153,13 +184,21 @@ def _arrow_column(frame: Any, label: str) -> Any:
 
 def _arrow_label_values(column: Any) -> tuple[int, int, int, list[Any]]:
     """:func:`label_values` of an Arrow column: nulls (and NaN) counted, distinct values (a null one
-    of them, as polars counts) and the first :data:`SHOWN` sorted ones, in ``pyarrow.compute``."""
+    of them, as polars counts) and the first :data:`SHOWN` sorted ones, in ``pyarrow.compute``.
+
+    Numbers are counted as they compare: ``-0.0`` is ``0.0`` (``x + 0.0``), as numpy, polars and DuckDB
+    count them (pyarrow counted both: labels 0.0, -0.0 and 1.0 were refused as "3 values" on an Arrow
+    table only); float16 as the float32 holding the same number (pyarrow has no sort of float16: "no
+    kernel matching input types (halffloat)")."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if pa.types.is_float16(column.type):
+        column = column.cast(pa.float32())
     missing = column.null_count
     if pa.types.is_floating(column.type):
         missing += int(pc.sum(pc.is_nan(column)).as_py() or 0)
+        column = pc.add(column, pa.scalar(0.0, column.type))  # -0.0 + 0.0 is 0.0
     distinct = int(pc.count_distinct(column, mode="all").as_py() or 0)
     values: list[Any] = []
     if distinct and not missing:
@@ -190,17 +229,37 @@ def positive_value(frame: Any, label: str, pos_label: Any, *, shown: str | None 
             f"values ({_shown(values)}{', ...' if distinct > len(values) else ''}); "
             "pass (N, K) scores for a multiclass problem"
         )
-    match = _matching(values, pos_label)
+    dtype = frame.collect_schema()[label]
+    if dtype.is_integer():  # DuckDB hands a HUGEINT's values back as Decimals, and a Decimal of 39
+        # digits is a DOUBLE literal there: 2**127 - 1 equalled 2**127 - 2 (every row positive, base rate 1,
+        # silently)
+        values = [int(v) if isinstance(v, decimal.Decimal) else v for v in values]
+    match = _matching(values, pos_label, narrow=_narrow_float(dtype))
     if match is None:
         raise not_among(pos_label, name, values)
     return match
 
 
-def is_positive(label: str, match: Any) -> Any:
-    """The 0/1 label expression ``[label == match]`` (1.0 or 0.0; a missing label 0.0)."""
+def _narrow_float(dtype: Any) -> Any:
+    """``np.float32`` (``np.float16``) where the label column's ``dtype`` (narwhals) is float32 (float16),
+    else None (see :func:`_matching`)."""
     import narwhals as nw
 
-    return nw.when(nw.col(label) == nw.lit(match)).then(nw.lit(1.0)).otherwise(nw.lit(0.0))
+    return np.float32 if dtype == nw.Float32 else np.float16 if dtype == nw.Float16 else None
+
+
+def is_positive(label: str, match: Any) -> Any:
+    """The 0/1 label expression ``[label == match]`` (1.0 or 0.0; a missing label 0.0).
+
+    A ``Decimal`` is compared by ``is_in``, never as a literal: Dask turns the literal's one-value object
+    series into text (its ``convert-string`` default), so ``DECIMAL 0.10 == '0.10'`` matched no row and a
+    Parquet file of DECIMAL labels read with ``--engine dask --pos-label 0.1`` audited base rate 0, every
+    row a negative, silently (narwhals cannot type a Dask literal as a decimal)."""
+    import narwhals as nw
+
+    column = nw.col(label)
+    same = column.is_in([match]) if isinstance(match, decimal.Decimal) else column == nw.lit(match)
+    return nw.when(same).then(nw.lit(1.0)).otherwise(nw.lit(0.0))
 
 
 def positive_expr(frame: Any, label: str, pos_label: Any, *, shown: str | None = None,

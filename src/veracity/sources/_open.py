@@ -381,6 +381,7 @@ def open_dask(path: str, parquet: bool) -> Any:
     options: dict[str, Any] = {"engine": "pyarrow", "sep": delimiter(files), "keep_default_na": False,
                                "na_values": list(NULL_TEXTS), "dtype_backend": "numpy_nullable"}
     frame = dd.read_csv(path, **options)
+    _refuse_past_uint64(frame, files, options, path)
     flagged = _dask_booleans(frame, files, options)
     if not flagged:
         return frame
@@ -391,6 +392,38 @@ def open_dask(path: str, parquet: bool) -> Any:
     reader: Any = partial(_read_booleans, flagged, path)
     reader.__name__ = "read_csv"  # Dask names its tasks by it
     return make_reader(reader, "read_csv", "CSV")(path, **options)
+
+
+def _refuse_past_uint64(frame: Any, files: list[str], options: dict[str, Any], path: str) -> None:
+    """A CSV column of whole numbers past the uint64 range refused on Dask, in the words of
+    :func:`._duckdb.dask_types_message`: Dask types it as text from its sample (pandas' C parser holds no
+    such integer), and its pyarrow reader reads the rows as doubles and writes them as that text, so
+    neighbouring integers merged: labels 2**100 and 2**100 + 1 read as the one value
+    ``'1.2676506002282294e+30'``, and ``--pos-label 1.2676506002282294e+30`` audited every row a positive
+    (base rate 1, silently), where the memory and DuckDB engines read them exactly. Told by the sampled cells
+    of each text column (as many rows as DuckDB's sniffer reads): every one an integer literal, one
+    at least beyond the int64 and uint64 ranges."""
+    import pandas as pd
+
+    from ._duckdb import _SNIFF_ROWS
+
+    kinds = frame._meta.dtypes
+    text = [c for c, t in kinds.items() if pd.api.types.is_string_dtype(t) or t == object]
+    if not text or not files:
+        return
+    head = pd.read_csv(files[0], sep=options["sep"], nrows=_SNIFF_ROWS, usecols=text, dtype=str,
+                       keep_default_na=False, na_values=options["na_values"])
+    for c in text:
+        cells = head[c].dropna().str.strip()
+        if not (len(cells) and cells.str.fullmatch(r"[+-]?[0-9]+").all()):
+            continue
+        long = cells[cells.str.lstrip("+-").str.len() >= 19]  # (shorter ones fit int64)
+        if any(not -2**63 <= int(v) <= 2**64 - 1 for v in long.tolist()):
+            raise VeracityError(
+                f"could not read {path} as CSV: column {str(c)!r} holds whole numbers beyond the uint64 "
+                "range, which Dask's reader reads as doubles (a double cannot tell such numbers apart); map "
+                "them to small codes (0/1 for labels), or read the file with --engine duckdb or --engine "
+                "memory")
 
 
 def _dask_booleans(frame: Any, files: list[str], options: dict[str, Any]) -> tuple[str, ...]:

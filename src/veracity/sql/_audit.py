@@ -203,9 +203,11 @@ def _columns(db: Database, table: Any, score: str, label: str, weight: str | Non
                      weight_bool=weight in booleans, by_text=_finer_than_python(db, table, by), by_nan=by_nan,
                      by_decimal_text=by in decimal_text, by_float32=_float32(db, table, by, sample))
     if pos_label is not None:
-        # a PostgreSQL REAL label: psycopg hands float4 0.1f back as the double 0.1, which the column's
-        # values (compared as doubles there) never equal: every row read as negative, silently
-        float32 = db.dialect == "postgres" and _float32(db, table, label, first.get(label), role="label")
+        # a REAL/FLOAT label: psycopg hands float4 0.1f back as the double 0.1, which the column's values
+        # (compared as doubles there) never equal: every row read as negative, silently; pos_label=0.1 names
+        # the float32 0.1 as the frame routes do (DuckDB too)
+        float32 = db.dialect in ("postgres", "duckdb") and _float32(db, table, label, first.get(label),
+                                                                   role="label")
         return replace(cols, label_kind="pos", pos_value=positive_value(
             db, table, label, pos_label, decimal_text=label in decimal_text,
             boolean=declared_boolean(db, table, label), float32=float32))

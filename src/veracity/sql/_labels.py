@@ -123,7 +123,9 @@ def positive_value(db: Database, table: Any, label: str, pos_label: Any, *,
     booleans = _as_booleans(values) if boolean else None
     if booleans is not None:  # pos_label="true" names the stored 1, as it names TRUE on DuckDB
         values = booleans
-    match = _matching(values, pos_label)  # text by every route's rule: '1.0' names Decimal('1'), '1_0' none
+    # text by every route's rule: '1.0' names Decimal('1'), '1_0' none; a float32 column's 0.1 as the frame
+    # routes name it (narrow)
+    match = _matching(values, pos_label, narrow=np.float32 if float32 else None)
     if match is None:  # every route's words (on a true/false column: how to name each), values shown briefly
         where = f"the values of column {label!r} (labels)"
         raise pos_label_not_among(pos_label, values, where=where, shown=shown,
