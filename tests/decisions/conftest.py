@@ -34,3 +34,13 @@ def hard_class_draw(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.nd
     z[np.arange(n), y] += HARD_SHIFT[y]
     p = np.exp(z) * HARD_PRIOR
     return p / p.sum(axis=1, keepdims=True), y
+
+
+def kept_positives(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` positive scores of a uniform population, each kept with probability 0.02 + 0.98 s (a sample whose
+    inverse-probability weights depend on the score: the weighted recall rule's hard case)."""
+    s = np.empty(0)
+    while s.size < n:
+        c = rng.random(4 * n)
+        s = np.r_[s, c[rng.random(c.size) < 0.02 + 0.98 * c]]
+    return s[:n]

@@ -17,14 +17,7 @@ import veracity as vc
 from veracity import VeracityError
 from veracity.decisions import conformal_quantile
 
-
-def _kept(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` positive scores of a uniform population, each kept with probability 0.02 + 0.98 s."""
-    s = np.empty(0)
-    while s.size < n:
-        c = rng.random(4 * n)
-        s = np.r_[s, c[rng.random(c.size) < 0.02 + 0.98 * c]]
-    return s[:n]
+from .conftest import kept_positives
 
 
 def _se(x: np.ndarray) -> float:
@@ -37,7 +30,7 @@ def test_score_dependent_weights_reach_the_target_recall_on_average():
     rng = np.random.default_rng(100)
     recall = []
     for _ in range(4000):
-        s = _kept(rng, 100)
+        s = kept_positives(rng, 100)
         w = 1 / (0.02 + 0.98 * s)
         recall.append(1.0 - vc.recall_threshold(s, np.ones(100), target=0.9, sample_weight=w))
     r = np.array(recall)
@@ -80,7 +73,7 @@ def test_the_rule_written_out_is_the_conformal_rule_on_the_positives():
     moved = 0
     for _ in range(60):
         n = int(rng.integers(60, 400))
-        s = np.round(_kept(rng, n), 3)  # ties too: every row at the threshold is caught
+        s = np.round(kept_positives(rng, n), 3)  # ties too: every row at the threshold is caught
         w = 1 / (0.02 + 0.98 * s)
         for target in (0.8, 0.9, 0.95):
             want = _written_out(s, w, target)

@@ -15,19 +15,12 @@ import veracity as vc
 from veracity.cli import main
 from veracity.core._weights import kish_size
 
-
-def _kept(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` positive scores of a uniform population, each kept with probability 0.02 + 0.98 s."""
-    s = np.empty(0)
-    while s.size < n:
-        c = rng.random(4 * n)
-        s = np.r_[s, c[rng.random(c.size) < 0.02 + 0.98 * c]]
-    return s[:n]
+from .conftest import kept_positives
 
 
 def _run(tmp_path, capsys, seed: int, scale: float = 1.0, *extra: str) -> tuple[dict, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
-    s = _kept(rng, 100)
+    s = kept_positives(rng, 100)
     w = scale / (0.02 + 0.98 * s)  # inverse sampling probabilities: heavy positives low in the scores
     frame = pd.DataFrame({"p": np.r_[s, rng.random(100) * 0.5], "y": np.repeat([1, 0], 100),
                           "w": np.r_[w, np.full(100, scale)]})
