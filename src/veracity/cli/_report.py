@@ -309,13 +309,11 @@ def _refuse_store_as_file(args: argparse.Namespace) -> None:
     columns"; it is named as the DuckDB file it is, with the --store flag that reads it."""
     from pathlib import Path
 
-    from ..monitoring._store import _DUCKDB_MAGIC_OFFSET
+    from ..sources._duckdb import is_duckdb_database
 
     if args.file is None or str(args.file) == "-" or not Path(args.file).is_file():
         return
-    with open(args.file, "rb") as fh:
-        head = fh.read(_DUCKDB_MAGIC_OFFSET + 4)
-    if head[_DUCKDB_MAGIC_OFFSET:] == b"DUCK":
+    if is_duckdb_database(args.file):
         hint = ("drop FILE to audit the store's labelled rows" if args.store else
                 f"pass it as --store {args.file} (with no FILE the report audits the store's labelled rows)")
         raise VeracityError(f"FILE {args.file} is a DuckDB database (a monitoring store?), not a CSV or "

@@ -67,7 +67,6 @@ from ._time import to_utc_timestamps
 SCHEMA_VERSION = 3  # 2: predictions carry their outcome's label/observed; 3: keys and CHECK constraints
 APP = "veracity-monitor"
 DEFAULT_TIMEOUT = 60.0
-_DUCKDB_MAGIC_OFFSET = 8  # DuckDB files carry b"DUCK" at bytes 8..12
 #: longest wait between two tries for a store another writer holds (DuckDB has no blocking lock wait): a
 #: try costs ~5 ms of CPU, and each wait is time the store may already stand free (0.5 s before session 22)
 _POLL_MAX = 0.1
@@ -265,9 +264,9 @@ class MonitorStore:
         if p.is_dir():
             raise VeracityError(f"store {p} is a directory; pass a file path such as monitor.duckdb")
         if p.exists():
-            with open(p, "rb") as fh:
-                head = fh.read(16)
-            if len(head) < 12 or head[_DUCKDB_MAGIC_OFFSET:_DUCKDB_MAGIC_OFFSET + 4] != b"DUCK":
+            from ..sources._duckdb import is_duckdb_database
+
+            if not is_duckdb_database(p, strict=False):
                 raise VeracityError(
                     f"{p} is not a veracity monitoring store (not a DuckDB database file); "
                     "pass the store's path, or a new path to create one"

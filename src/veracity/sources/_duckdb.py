@@ -113,24 +113,30 @@ def read_parquet(con: Any, files: list[str], source: str) -> Any:
 
 
 #: where a DuckDB database file carries its magic ``DUCK`` (bytes 8..12, after a checksum; a binary
-#: storage version follows), as :mod:`veracity.monitoring` tells a store
+#: storage version follows)
 _DATABASE_MAGIC_OFFSET = 8
+
+
+def is_duckdb_database(path: str | os.PathLike, *, strict: bool = True) -> bool:
+    """Whether the file ``path`` is a DuckDB database (a monitoring store), told by content: ``DUCK`` at
+    bytes 8..12 and (``strict``) a NUL byte in the binary version after it, which no CSV text holds. False
+    for a file that cannot be opened (its reader says why)."""
+    at = _DATABASE_MAGIC_OFFSET
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(at + 12)
+    except OSError:
+        return False
+    return head[at:at + 4] == b"DUCK" and (not strict or b"\x00" in head[at + 4:])
 
 
 def refuse_database(files: list[str], source: str) -> None:
     """A DuckDB database file (a monitoring store, ``monitor.duckdb``) among the files of scored rows
     refused as what it is: every engine read it as CSV and said "could not read monitor.duckdb as CSV or
     Parquet: CSV parse error: Empty CSV file ..." (memory) or "is not UTF-8 text (byte 0xd8 on line 1)"
-    (DuckDB). Told by content: ``DUCK`` at bytes 8..12 and a NUL byte in the binary version after it
-    (no CSV text holds one)."""
-    at = _DATABASE_MAGIC_OFFSET
+    (DuckDB) (:func:`is_duckdb_database`)."""
     for f in files:
-        try:
-            with open(f, "rb") as fh:
-                head = fh.read(at + 12)
-        except OSError:  # the reader says why it cannot open it
-            continue
-        if head[at:at + 4] == b"DUCK" and b"\x00" in head[at + 4:]:
+        if is_duckdb_database(f):
             shown = source if len(files) == 1 else f
             raise VeracityError(f"{shown} is a DuckDB database (a monitoring store?), not a CSV or Parquet "
                                 "file of scored rows; pass the file of scored rows (a store is read by "
