@@ -162,6 +162,21 @@ def refuse_role_column(data: Any, role: Any) -> None:
             f"role=frame[{role!r}]", param="role")
 
 
+def frame_fit_metadata(score: Any, label: Any, pos_label: Any, metadata: Any) -> Any:
+    """The metadata a fit on a frame records: the score and label column names and ``pos_label`` (the
+    frame's labels reach the fit as 0/1 = [label == pos_label]; a fit with ``pos_label=0`` that recorded
+    none was measured by ``vc.compare`` against label 1), the caller's ``metadata`` winning; ``metadata``
+    as given where the names are not column names or it is not a dict (the fit's own check refuses it)."""
+    names = [score] if isinstance(score, str) else list(score) if isinstance(score, (list, tuple)) else []
+    if not (isinstance(label, str) and names and all(isinstance(n, str) for n in names)) \
+            or not (metadata is None or isinstance(metadata, dict)):
+        return metadata
+    record: dict[str, Any] = {"score_column": ",".join(names), "label_column": label}
+    if pos_label is not None:
+        record["pos_label"] = pos_label
+    return {**record, **(metadata or {})}
+
+
 def check_role(name: str, role: Any, allow_role: Any) -> str | None:
     """The role label recorded for the fit rows, or a :class:`VeracityError`."""
     if allow_role is not None and (isinstance(allow_role, (bool, bytes)) or not isinstance(allow_role, Iterable)):

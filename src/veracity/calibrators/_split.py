@@ -23,7 +23,7 @@ from ..core._validation import (VeracityError, _refuse_missing_labels, as_float_
                                 check_same_index, check_weights, labels_with_pos_label, offending_rows,
                                 to_numpy)
 from ..core._compat import positional_options, renamed
-from ._base import Calibrator, refuse_role_column, role_rows
+from ._base import Calibrator, frame_fit_metadata, refuse_role_column, role_rows
 from ..core._display import Display
 from ..core._frameform import rows_form
 
@@ -235,14 +235,7 @@ def _frame_form(fn: Callable[..., T]) -> Callable[..., T]:
         # a role per row given beside the frame: a Series on another index is never paired by position
         check_same_index(frame=args[0] if args else kwargs.get("scores"), role=kwargs.get("role"))
         refuse_role_column(args[0] if args else kwargs.get("scores"), kwargs.get("role"))
-        names = [score] if isinstance(score, str) else list(score) if isinstance(score, (list, tuple)) else []
-        metadata = kwargs.get("metadata")
-        if isinstance(label, str) and names and all(isinstance(n, str) for n in names) \
-                and (metadata is None or isinstance(metadata, dict)):
-            record = {"score_column": ",".join(names), "label_column": label}
-            if kwargs.get("pos_label") is not None:
-                record["pos_label"] = kwargs["pos_label"]
-            kwargs["metadata"] = {**record, **(metadata or {})}
+        kwargs["metadata"] = frame_fit_metadata(score, label, kwargs.get("pos_label"), kwargs.get("metadata"))
         return fn(*args, **kwargs)
 
     return call

@@ -98,14 +98,11 @@ def fit_frame(cal: Any, data: Any, labels: Any = None, *, score: Any, label: Any
 
         check_role(cal.name, role, allow_role)
     prep = _Prepared(data, score, label, sample_weight, pos_label=pos_label)  # labels read as 0/1 = [label == pos_label]
-    meta: dict[str, Any] = {"score_column": ",".join(prep.score), "label_column": label}
-    if prep.frame.source != "frame":
-        meta["source_file"] = prep.frame.source
-    meta.update(metadata or {})
-    if pos_label is not None and "pos_label" not in meta:
-        # recorded as the array fit records it: vc.compare and the command line read the positive class from
-        # it (without it a fit with pos_label=0 was measured against label 1: AUC 0.16 for 0.84, "REGRESSION")
-        meta["pos_label"] = pos_label
+    from ..calibrators._base import frame_fit_metadata
+
+    source = {"source_file": prep.frame.source} if prep.frame.source != "frame" else {}
+    meta: dict[str, Any] = frame_fit_metadata(list(prep.score), label, pos_label,
+                                              {**source, **(metadata or {})})
     if not prep.frame.lazy:
         scores, labels_, weights = prep.arrays()
         try:

@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from ..calibrators import _schema
-from ..calibrators._base import (_REGISTRY, Calibrator, load, probability_to_logit, refuse_role_column,
-                                 role_rows, warn)
+from ..calibrators._base import (_REGISTRY, Calibrator, frame_fit_metadata, load, probability_to_logit,
+                                 refuse_role_column, role_rows, warn)
 from ..core._special import expit
 from ..core._text import count_noun
 from ..core._validation import VeracityError, VeracityWarning, check_same_index, check_weights, to_numpy
@@ -174,14 +174,7 @@ class SegmentCalibration(Calibrator):
         refuse_role_column(data, role)
         # the columns and the positive class, recorded as every calibrator's frame fit records them (the
         # caller's metadata= wins): the labels reach the fit as 0/1; a fit with pos_label=0 recorded no class
-        metadata = fit_options.get("metadata")
-        names = [score] if isinstance(score, str) else list(score) if isinstance(score, (list, tuple)) else []
-        if isinstance(label, str) and names and all(isinstance(n, str) for n in names) \
-                and (metadata is None or isinstance(metadata, dict)):
-            record = {"score_column": ",".join(names), "label_column": label}
-            if pos_label is not None:
-                record["pos_label"] = pos_label
-            fit_options["metadata"] = {**record, **(metadata or {})}
+        fit_options["metadata"] = frame_fit_metadata(score, label, pos_label, fit_options.get("metadata"))
 
         def fit_rows(s: np.ndarray, y: np.ndarray, *, sample_weight: Any, score_type: str,
                      features: dict[str, Any]) -> SegmentCalibration:
