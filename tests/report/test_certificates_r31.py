@@ -25,7 +25,7 @@ def test_platt_decisions_read_changed_not_broken(rows):
     cal = vc.PlattScaling().fit(pc, yc)
     ledger = vc.compare(pt, yt, cal)
     assert ledger.certificates["decisions_identical"] is False  # the premise: the 0.5 cut moved
-    certs = _certs(vc.report(pt, yt, calibrator=cal, bootstrap=False).html)
+    certs = _certs(vc.report(pt, yt, calibrator=cal, bootstrap=False, figures=False).html)
     assert "✗" not in certs, certs
     assert re.search(r"changed \(the fit moves the 0\.5 cut\)</span> 0\.5 decisions identical", certs), certs
     assert ledger.certificate_words()["0.5 decisions identical"] == "changed (the fit moves the 0.5 cut)"
@@ -34,6 +34,6 @@ def test_platt_decisions_read_changed_not_broken(rows):
 def test_temperature_keeps_its_promises_held(rows):
     pc, yc, pt, yt = rows
     cal = vc.TemperatureScaling().fit(pc, yc)
-    certs = _certs(vc.report(pt, yt, calibrator=cal, bootstrap=False).html)
+    certs = _certs(vc.report(pt, yt, calibrator=cal, bootstrap=False, figures=False).html)
     for label in ("stable argsort identical", "AUC bit-identical", "0.5 decisions identical"):
         assert f"✓ held</span> {label}" in certs, certs

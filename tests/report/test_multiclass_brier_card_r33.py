@@ -26,7 +26,7 @@ def test_multiclass_brier_card_says_top_label():
     rng = np.random.default_rng(0)
     P = rng.dirichlet(np.ones(4) * 0.7, size=1500)
     y = (rng.random(1500)[:, None] > P.cumsum(axis=1)).sum(axis=1)
-    page = vc.report(P, y, bootstrap=False).html
+    page = vc.report(P, y, bootstrap=False, figures=False).html
     label, value, sub = _card(page, "brier")
     conf, correct = P.max(axis=1), (P.argmax(axis=1) == y).astype(float)
     assert float(value) == round(float(np.mean((conf - correct) ** 2)), 4)  # what it shows: the top label's
@@ -39,7 +39,7 @@ def test_binary_brier_card_keeps_its_name():
     rng = np.random.default_rng(1)
     p = rng.uniform(size=800)
     y = (rng.uniform(size=800) < p).astype(int)
-    label, value, sub = _card(vc.report(p, y, bootstrap=False).html, "brier")
+    label, value, sub = _card(vc.report(p, y, bootstrap=False, figures=False).html, "brier")
     assert label == "Brier"
     assert float(value) == round(float(np.mean((p - y) ** 2)), 4)
     assert "confidence" not in sub
@@ -54,7 +54,7 @@ def test_multiclass_slices_show_mean_confidence_not_accuracy_twice():
     P = rng.dirichlet(np.ones(3), size=2000)
     y = (rng.random(2000)[:, None] > P.cumsum(axis=1)).sum(axis=1)
     g = np.where(rng.random(2000) < 0.5, "a", "b")
-    page = vc.report(P, y, by={"g": g}, bootstrap=False).html
+    page = vc.report(P, y, by={"g": g}, bootstrap=False, figures=False).html
     part = section(page, "slices")
     heads = [html.unescape(re.sub(r"<[^>]+>", "", h)).strip()
              for h in re.findall(r"<th[^>]*>(.*?)</th>", part, re.S)]
@@ -76,7 +76,7 @@ def test_binary_slices_keep_the_base_rate():
     p = rng.uniform(size=1000)
     y = (rng.uniform(size=1000) < p).astype(int)
     g = np.where(rng.random(1000) < 0.5, "a", "b")
-    part = section(vc.report(p, y, by={"g": g}, bootstrap=False).html, "slices")
+    part = section(vc.report(p, y, by={"g": g}, bootstrap=False, figures=False).html, "slices")
     heads = [html.unescape(re.sub(r"<[^>]+>", "", h)).strip()
              for h in re.findall(r"<th[^>]*>(.*?)</th>", part, re.S)]
     assert heads[2] == "base rate"
