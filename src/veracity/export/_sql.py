@@ -202,6 +202,62 @@ def data_type(name: str) -> Any:
     return _parsed_type(name).copy()
 
 
+#: the types whose casts sqlglot's SQLite generator writes as a function (DATE(x), DATETIME(x), TIME(x))
+_SQLITE_FUNCTION_CASTS = ("DATE", "DATETIME", "TIMESTAMP", "TIMESTAMPNTZ", "TIME", "USERDEFINED")
+
+
+@functools.lru_cache(maxsize=None)
+def _generator(dialect: str, plain: bool = False) -> Any:
+    """A factory of sqlglot generators for ``dialect`` that writes the same text as ``e.sql(dialect=…)``.
+
+    SQLite's generator asks of every ``CAST`` whether its type is a date, a datetime, a timestamp or a
+    time, parsing each of those type names again (a tokenizer and a parser, five times a cast: over half
+    the time to write a SQLite text, whose every reference of the score is a cast). Here a cast to a type
+    that is none of them (its ``DType`` is not one of :data:`_SQLITE_FUNCTION_CASTS`, so each of those
+    comparisons is false) is written by the base generator's ``cast_sql``, which SQLite's calls for it
+    too. BigQuery's rewrites every cast's types first (:func:`_plain_types`): where no type needs it
+    (every map, ``plain`` False) its casts are written without that rewrite. The other dialects get their own
+    generator class, as ``e.sql(dialect=…)`` does."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.generator import Generator
+
+    dialect_obj = sqlglot.Dialect.get_or_raise(dialect)
+    base: Any = dialect_obj.generator_class
+    if dialect == "bigquery" and not plain:
+        class _BigQueryGenerator(base):  # type: ignore[misc, valid-type]
+            # without the Cast transform (:func:`_plain_types`): its cast_sql writes every CAST
+            TRANSFORMS = {k: v for k, v in base.TRANSFORMS.items() if k is not exp.Cast}
+
+        return functools.partial(_BigQueryGenerator, dialect=dialect_obj)
+    if dialect != "sqlite":
+        return functools.partial(base, dialect=dialect_obj)
+    function_casts = {getattr(exp.DType, name) for name in _SQLITE_FUNCTION_CASTS}
+
+    class _SQLiteGenerator(base):  # type: ignore[misc, valid-type]
+        def cast_sql(self, expression: Any, safe_prefix: str | None = None) -> str:
+            to = expression.args.get("to")
+            if isinstance(to, exp.DataType) and to.this not in function_casts:
+                return str(Generator.cast_sql(self, expression))
+            return str(super().cast_sql(expression, safe_prefix))
+
+    return functools.partial(_SQLiteGenerator, dialect=dialect_obj)
+
+
+def _plain_types(exprs: list[Any]) -> bool:
+    """Whether no type in the trees ``exprs`` is a DECIMAL or holds a parameter (``DECIMAL(38, 0)``,
+    ``VARCHAR(10)``): then BigQuery's Cast transform rewrites nothing there.
+
+    sqlglot's BigQuery generator runs two rewrites on every ``CAST`` before writing it, each over every type
+    below the cast (a DECIMAL whose precision needs it becomes BIGNUMERIC; type parameters are dropped); a
+    map's casts nest, so each walked the rest of the tree again. The map's own types are DOUBLE, BIGINT and
+    arrays of them (:func:`data_type`), and the casts the generator adds (TIMESTAMP, BIGINT) take none."""
+    from sqlglot import exp
+
+    return not any(isinstance(n, exp.DataTypeParam) or n.this == exp.DType.DECIMAL
+                   for e in exprs for n in e.find_all(exp.DataType, exp.DataTypeParam))
+
+
 def check_dialect(dialect: Any) -> str:
     d = str(dialect).lower() if isinstance(dialect, str) else dialect
     if d == "postgresql":
@@ -1301,8 +1357,12 @@ def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: st
     subqueries = sum(len(list(e.find_all(sqlglot.exp.Subquery))) for e in exprs) if d in _HOIST else 0
     if subqueries > _MAX_HOISTED * len(exprs):
         exprs = [_Builder(d, names, hoist=False).output(node, p) for node in p.outputs]
-    # the trees are built for this one text: written without the defensive copy of the whole tree
-    write = lambda e: e.sql(dialect=d, unsupported_level=sqlglot.ErrorLevel.RAISE, copy=False)  # noqa: E731
+    # the trees are built for this one text: written without the defensive copy of the whole tree, by the
+    # generator of :func:`_generator` (the text ``e.sql(dialect=d, …)`` writes; BigQuery's skips its rewrite
+    # of the casts' types, which none of the map's types needs: :func:`_plain_types`)
+    generator = _generator(d, plain=d == "bigquery" and not _plain_types(exprs))
+    raise_ = sqlglot.ErrorLevel.RAISE
+    write = lambda e: generator(unsupported_level=raise_).generate(e, copy=False)  # noqa: E731
     comment = f"/* {provenance(p)} */\n"
     if len(exprs) == 1 and not p.multiclass:
         return comment + write(exprs[0])
