@@ -20,6 +20,8 @@ it is rejected by the test. The tails' ties count within a relative :math:`10^{-
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core._binning import uniform_edges
@@ -34,29 +36,38 @@ _TIES = 1.0 + 1e-7
 def acceptability(k: np.ndarray, n: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Blaker's :math:`a(c)` (module docstring) for whole ``k`` of ``n`` at rates ``c``, element by element.
     The upper tails read as lower ones of the failures: :math:`P(X \\ge m) = P(n - X \\le n - m)`,
-    :math:`n - X \\sim \\mathrm{Bin}(n, 1 - c)`."""
+    :math:`n - X \\sim \\mathrm{Bin}(n, 1 - c)`. Each element needs the opposite tail of its smaller one
+    only (:func:`_heaviest_below`), so each side is computed on the elements that read it."""
     from scipy.stats import binom
 
     k, n, c = np.broadcast_arrays(np.asarray(k, float), np.asarray(n, float), np.asarray(c, float))
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         up = binom.sf(k - 1.0, n, c)  # P(X >= k)
         lo = binom.cdf(k, n, c)  # P(X <= k)
+        upper = up <= lo  # the upper tail is the smaller (NaN: neither; a(c) = 1 below)
+        a = np.empty_like(up)
         # the heaviest lower tail P(X <= j), j < k, no heavier than up; the heaviest upper tail P(X >= m),
         # m > k, no heavier than lo (as P(n - X <= i), i = n - m < n - k)
-        below, above = np.zeros_like(up), np.zeros_like(lo)
-        j0 = np.nan_to_num(binom.ppf(np.minimum(up, 1.0), n, c), nan=-1.0)  # the least j: P(X <= j) >= up
-        i0 = np.nan_to_num(binom.ppf(np.minimum(lo, 1.0), n, 1.0 - c), nan=-1.0)
-        for d in (-1.0, 0.0, 1.0):
-            j = j0 + d
-            tail = binom.cdf(j, n, c)
-            ok = (j >= 0) & (j < k) & (tail <= up * _TIES)
-            below = np.where(ok & (tail > below), tail, below)
-            i = i0 + d
-            tail = binom.cdf(i, n, 1.0 - c)
-            ok = (i >= 0) & (i < n - k) & (tail <= lo * _TIES)
-            above = np.where(ok & (tail > above), tail, above)
-    a = np.where(up <= lo, up + below, lo + above)
+        u, m = up[upper], ~upper
+        a[upper] = u + _heaviest_below(binom, u, k[upper], n[upper], c[upper])
+        low = lo[m]
+        a[m] = low + _heaviest_below(binom, low, n[m] - k[m], n[m], 1.0 - c[m])
     return np.minimum(np.nan_to_num(a, nan=1.0), 1.0)
+
+
+def _heaviest_below(binom: Any, tail: np.ndarray, limit: np.ndarray, n: np.ndarray,
+                    c: np.ndarray) -> np.ndarray:
+    """:math:`\\max\\{P(X \\le j) : P(X \\le j) \\le` ``tail`` (ties within :math:`10^{-7}`),
+    :math:`0 \\le j <` ``limit``:math:`\\}` (0 where none), :math:`X \\sim \\mathrm{Bin}(n, c)`: among
+    :math:`j_0 - 1, j_0, j_0 + 1`, :math:`j_0` the least :math:`j` with :math:`P(X \\le j) \\ge` ``tail``."""
+    heaviest = np.zeros_like(tail)
+    j0 = np.nan_to_num(binom.ppf(np.minimum(tail, 1.0), n, c), nan=-1.0)
+    for d in (-1.0, 0.0, 1.0):
+        j = j0 + d
+        cdf = binom.cdf(j, n, c)
+        ok = (j >= 0) & (j < limit) & (cdf <= tail * _TIES)
+        heaviest = np.where(ok & (cdf > heaviest), cdf, heaviest)
+    return heaviest
 
 
 def blaker_interval(k: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:

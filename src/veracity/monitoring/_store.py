@@ -348,11 +348,11 @@ class MonitorStore:
             con.execute("PRAGMA disable_checkpoint_on_shutdown")
             con.execute(f"SET checkpoint_threshold = '{_CHECKPOINT_BYTES}B'")
         try:
-            if not exists:
+            if not exists:  # made here, as this version makes it: the checks would read back _create's DDL
                 self._create(con)
             # the lock is held: a file as this process left it after a full check cannot have been
             # changed by another writer since, so the checks would read the same catalogue and values
-            if not (exists and self._as_left()):
+            elif not self._as_left():
                 self._check_schema(con)
                 if exists and (_precheck or not read_only):
                     self._check_readable(con)
