@@ -17,6 +17,10 @@ def _special() -> Any:
     return scipy.special
 
 
+def betainc(*args: Any, **kwargs: Any) -> Any:
+    return _special().betainc(*args, **kwargs)
+
+
 def betaincinv(*args: Any, **kwargs: Any) -> Any:
     return _special().betaincinv(*args, **kwargs)
 

@@ -24,7 +24,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from ..core._intervals import binomial_interval
-from ..core._special import betaincinv
+from ..core._special import betainc, betaincinv
 from ..core._text import fmt, fmt_count, render_table
 from ._table import point_aligned, threshold_cell
 from ..core._compat import positional_options
@@ -361,16 +361,16 @@ class CoverageLaw(Display):
 
     def interval(self, level: float = 0.9) -> tuple[float, float]:
         """Central interval holding ``level`` of the coverage distribution."""
-        from scipy import stats  # scipy.stats is slow to import: load it on use
-
         level = check_target(level, "level")
-        lo, hi = stats.beta.interval(level, self.a, self.b)
+        # the Beta law's quantiles at (1 -+ level) / 2, as scipy.stats.beta.interval computes them (the same
+        # doubles), without loading scipy.stats (~0.7 s a process)
+        lo, hi = (betaincinv(self.a, self.b, (1.0 - level) / 2), betaincinv(self.a, self.b, (1.0 + level) / 2))
         return float(lo), float(hi)
 
     def cdf(self, x: Any) -> np.ndarray:
-        from scipy import stats
-
-        cdf: np.ndarray = stats.beta.cdf(x, self.a, self.b)  # scipy is untyped (Any)
+        """The Beta law's distribution function at ``x``: scipy.special's regularised incomplete beta at ``x``
+        clipped to [0, 1] (the doubles of scipy.stats.beta.cdf, 0 below the support and 1 above)."""
+        cdf: np.ndarray = betainc(self.a, self.b, np.clip(x, 0.0, 1.0))  # scipy is untyped (Any)
         return cdf
 
     def to_dict(self) -> dict[str, Any]:
