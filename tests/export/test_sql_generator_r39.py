@@ -3,8 +3,8 @@ sqlglot's re-parse of five type names per ``CAST``, BigQuery's without the rewri
 the text is the one sqlglot's own generator for the dialect writes (``e.sql(dialect=…)``), character for
 character, on every dialect.
 
-The reference path replaces ``veracity.export._sql._generator`` by the dialect's plain sqlglot generator
-class (the one ``Expr.sql(dialect=…)`` instantiates); the texts must be equal.
+The reference path replaces ``veracity.export._sql.dialect_generator`` by the dialect's plain sqlglot
+generator class (the one ``Expr.sql(dialect=…)`` instantiates); the texts must be equal.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _plain(dialect: str, plain: bool = True) -> Any:
 
 def _plain_text(cal: Any, col: str, prior: Any, dialect: str, monkeypatch: Any) -> str:
     with monkeypatch.context() as m:
-        m.setattr(_sql, "_generator", _plain, raising=False)
+        m.setattr(_sql, "dialect_generator", _plain, raising=False)
         return to_sql(cal, columns(col), dialect=dialect, prior_shift=prior, alias="probability")
 
 
@@ -54,7 +54,7 @@ def test_sqlite_casts_and_hostile_names(monkeypatch):
     for column in ("p", 'it"s', "it's", "Ünï code"):
         fast = to_sql(cal, column, dialect="sqlite")
         with monkeypatch.context() as m:
-            m.setattr(_sql, "_generator", _plain, raising=False)
+            m.setattr(_sql, "dialect_generator", _plain, raising=False)
             plain = to_sql(cal, column, dialect="sqlite")
         assert fast == plain, column
         assert "CAST(" in fast and " AS REAL)" in fast, column

@@ -207,7 +207,7 @@ _SQLITE_FUNCTION_CASTS = ("DATE", "DATETIME", "TIMESTAMP", "TIMESTAMPNTZ", "TIME
 
 
 @functools.lru_cache(maxsize=None)
-def _generator(dialect: str, plain: bool = False) -> Any:
+def dialect_generator(dialect: str, plain: bool = False) -> Any:
     """A factory of sqlglot generators for ``dialect`` that writes the same text as ``e.sql(dialect=…)``.
 
     SQLite's generator asks of every ``CAST`` whether its type is a date, a datetime, a timestamp or a
@@ -1358,9 +1358,9 @@ def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: st
     if subqueries > _MAX_HOISTED * len(exprs):
         exprs = [_Builder(d, names, hoist=False).output(node, p) for node in p.outputs]
     # the trees are built for this one text: written without the defensive copy of the whole tree, by the
-    # generator of :func:`_generator` (the text ``e.sql(dialect=d, …)`` writes; BigQuery's skips its rewrite
-    # of the casts' types, which none of the map's types needs: :func:`_plain_types`)
-    generator = _generator(d, plain=d == "bigquery" and not _plain_types(exprs))
+    # generator of :func:`dialect_generator` (the text ``e.sql(dialect=d, …)`` writes; BigQuery's skips its
+    # rewrite of the casts' types, which none of the map's types needs: :func:`_plain_types`)
+    generator = dialect_generator(d, plain=d == "bigquery" and not _plain_types(exprs))
     raise_ = sqlglot.ErrorLevel.RAISE
     write = lambda e: generator(unsupported_level=raise_).generate(e, copy=False)  # noqa: E731
     comment = f"/* {provenance(p)} */\n"

@@ -37,7 +37,7 @@ def row_count(db: Database, table: Any) -> int:
     """The table's number of rows (the "of N rows" of a refusal of missing labels)."""
     from sqlglot import exp
 
-    sql = exp.select(exp.Count(this=exp.Star())).from_(q.table_node(table)).sql(dialect=db.dialect)
+    sql = q.write(exp.select(exp.Count(this=exp.Star())).from_(q.table_node(table)), db.dialect)
     (n,), = db.query(sql, what="counting the rows")
     return int(n or 0)
 
