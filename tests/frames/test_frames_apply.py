@@ -174,7 +174,8 @@ def test_fit_engine_auto_on_a_glob_and_errors(tmp_path, capsys):
     for extra, pattern in [
         (["--method", "beta", "--engine", "duckdb"], "BetaCalibration fits on rows in memory; "
                                                      "on a lazy duckdb frame use --method temperature, platt"),
-        (["--method", "platt", "--engine", "duckdb", "--pos-label", "1"], "drop --pos-label"),
+        # a lazy fit takes --pos-label (session 39), one the labels do not hold is refused
+        (["--method", "platt", "--engine", "duckdb", "--pos-label", "7"], "--pos-label 7 is not among the values"),
         (["--method", "platt", "--role-col", "segment", "--fit-role", "west"], "no rows with role 'west'"),
         (["--method", "platt", "--role-col", "segment", "--fit-role", "west", "--engine", "memory"],
          "no rows with role 'west'"),

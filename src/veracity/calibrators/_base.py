@@ -112,7 +112,7 @@ def role_rows(role: Any, n: int) -> Any:
     absent = (np.isnan(arr) if arr.dtype.kind in "fc"
               else np.frompyfunc(is_missing, 1, 1)(arr).astype(bool) if arr.dtype == object
               else np.zeros(arr.shape, bool))
-    blank = _blank_roles(arr)
+    blank = blank_roles(arr)
     if absent.any() or blank.any():
         k = int((absent | blank).sum())
         what = "None/NaN or empty text" if blank.any() else "None/NaN"
@@ -124,7 +124,7 @@ def role_rows(role: Any, n: int) -> Any:
     return arr
 
 
-def _blank_roles(arr: np.ndarray) -> np.ndarray:
+def blank_roles(arr: np.ndarray) -> np.ndarray:
     """Which roles are empty or blank text (``""``, ``"  "``): a missing role, as the command line reads an
     empty cell of ``--role-col`` (a fit recorded the role ``''``, a split no one named)."""
     if arr.dtype.kind == "U":
@@ -136,7 +136,7 @@ def _blank_roles(arr: np.ndarray) -> np.ndarray:
 
 def _refuse_empty_role(role: Any) -> None:
     """One role for every row given as empty or blank text: refused, as a row with no role is."""
-    if _blank_roles(np.asarray(role, dtype=object).reshape(1))[0]:
+    if blank_roles(np.asarray(role, dtype=object).reshape(1))[0]:
         raise VeracityError(f"role is empty text ({str(role)!r}): it names no split; pass the rows' role "
                             "(role='calib') or leave role= out", param="role")
 

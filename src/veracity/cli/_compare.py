@@ -40,7 +40,7 @@ from ._common import (_show, add_input_arguments, add_json_argument, emit, featu
                       or_default, refuse_unused, shown_path)
 from ._fit import add_pos_label_argument, apply_pos_label
 from ._bad_rows import file_rows
-from ._rows import refuse_text
+from ._rows import refuse_text, role_texts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -185,7 +185,7 @@ def _measured_rows(table: Any, args: argparse.Namespace, path: str) -> np.ndarra
         raise VeracityError(f"--label names the role column {args.role_col!r}, whose --eval-role rows all "
                             "hold one value; name the label column with --label (or pass --role-col '' to "
                             "measure every row)")
-    roles = source.column(table, args.role_col, path=path).astype(str)
+    roles = role_texts(table, args.role_col, path)  # a row with no role (None/NaN or blank) refused
     mask: np.ndarray = roles == args.eval_role
     if not mask.any():
         present = sorted(set(roles.tolist()))

@@ -23,12 +23,11 @@ import numpy as np
 from ..core._validation import VeracityError
 from ..calibrators import METHODS
 from ..datasets import demo_path
-from ..sources._api import column
 from ._common import (add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows,
                       score_columns, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
 from ._bad_rows import counted_on_fit_rows, file_rows
-from ._rows import roles_named
+from ._rows import blank_roles_message, role_texts, roles_named
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +78,7 @@ def select_role(table: Any, args: argparse.Namespace, path: str, role: str) -> n
     """Boolean mask of the rows whose ``--role-col`` equals ``role`` (None without --role-col)."""
     if not args.role_col:
         return None
-    roles = column(table, args.role_col, path=path).astype(str)
+    roles = role_texts(table, args.role_col, path)  # a row with no role (None/NaN or blank) refused
     mask = roles == role
     if not mask.any():
         values = ", ".join(sorted(set(roles.tolist()))[:10])
@@ -145,27 +144,34 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str,
     ref = nw.col(frame.ref(args.role_col))
     role = ref.cast(nw.String)
     absent = ref.is_null()
-    if frame.schema[args.role_col].is_float():  # the schema by the user's names
+    dtype = frame.schema[args.role_col]  # the schema by the user's names
+    if dtype.is_float():
         absent = absent | ref.is_nan().fill_null(False)
+    # a blank role ('  ', text in a CSV) is a row with no role too, as in memory (:func:`role_texts`)
+    blank = (ref.str.strip_chars() == "").fill_null(False) if dtype == nw.String else nw.lit(False)
     # one pass counts the rows, the missing roles and the fit role's rows; a missing role is filled with a
     # text other than --fit-role before the comparison (Dask's sum of a nullable comparison raised TypeError)
     other = "" if args.fit_role else "-"
     is_fit = (role.fill_null(other) == args.fit_role).fill_null(False)
     counts = collect(frame.nw.select(nw.len().alias("n"), absent.cast(nw.Int64).sum().alias("missing"),
+                                     blank.cast(nw.Int64).sum().alias("blank"),
                                      is_fit.cast(nw.Int64).sum().alias("kept")))
     n, missing = int(counts.get_column("n")[0] or 0), int(counts.get_column("missing")[0] or 0)
+    blanks = int(counts.get_column("blank")[0] or 0)
     if n == 0:
         from ..sources._api import no_rows_message  # the in-memory read's words, on every engine
 
         raise VeracityError(no_rows_message(str(path)))
-    if missing:
+    if missing or blanks:
         from ._bad_rows import first_row_in_file
 
         try:  # its data row, as --engine memory names it (one pass over the column; a glob names none)
-            first = first_row_in_file(path, [args.role_col], None, missing=args.role_col)
+            first = (_first_blank_role(path, args.role_col) if blanks
+                     else first_row_in_file(path, [args.role_col], None, missing=args.role_col))
         except Exception:  # noqa: BLE001  (naming the row is a courtesy; the error stands without it)
             first = None
-        raise VeracityError(missing_message(args.role_col, None, missing, 0, n, first_row=first))
+        raise VeracityError(blank_roles_message(args.role_col, missing + blanks, n, first) if blanks
+                            else missing_message(args.role_col, None, missing, 0, n, first_row=first))
     kept = frame.nw.filter(role == args.fit_role)
     if frame.internal is not None:  # Spark's positional names back to the user's
         kept = kept.rename({v: k for k, v in frame.internal.items()})
@@ -180,6 +186,27 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str,
             f"(values: {shown}); pick one of those roles"
         )
     return kept
+
+
+def _first_blank_role(path: str, col: str) -> int | None:
+    """The data row of the first row of the one file ``path`` whose role in ``col`` is missing or blank
+    text, read a block at a time as --engine memory reads the file; None for a glob or a folder (whose
+    rows DuckDB may read in another order), or when no row is."""
+    from ..calibrators._base import blank_roles
+    from ..sources._api import is_many
+    from ..sources._arrow_numpy import is_missing, to_numpy
+    from ._bad_rows import _blocks
+
+    if is_many(path):
+        return None
+    seen = 0
+    for batch in _blocks(Path(path), [col]):
+        values = batch.column(col)
+        hit = is_missing(values) | blank_roles(to_numpy(values))
+        if hit.any():
+            return seen + int(np.argmax(hit)) + 1
+        seen += batch.num_rows
+    return None
 
 
 def _role_column(args: argparse.Namespace) -> str | None:
@@ -251,9 +278,6 @@ def run(args: argparse.Namespace) -> int:
     args.fit_role = args.fit_role or "calib"
     engine = _engine(args)
     cal = _calibrator(args)
-    if engine != "memory" and args.pos_label is not None:
-        raise VeracityError(f"--engine {engine} reads 0/1 (or true/false) labels; drop --pos-label "
-                            "or use --engine memory")
     # the number of fit rows, which an error's count ("1 of 106 are not") is said to be: counted when they
     # are selected (in memory from the file read, else where the rows live)
     counted: dict[str, int] = {}

@@ -31,7 +31,7 @@ from ._common import (add_input_arguments, add_json_argument, check_max_groups, 
 from ._audit import _bins
 from ._labels import add_pos_label_argument, apply_pos_label
 from ._bad_rows import bad_rows, file_rows, first_bad_row
-from ._rows import roles_named, used_rows
+from ._rows import role_texts, roles_named, used_rows
 
 
 #: how a ranking score (--score-type score, or a --calibrator fit on one) is reported: its calibrated column
@@ -122,7 +122,7 @@ def _roles(table, args: argparse.Namespace, path: str) -> tuple[np.ndarray | Non
         if "role" not in table.column_names:
             return None, None, ""
         col = "role"
-    values = np.asarray(column(table, col, path=path)).astype(str)
+    values = role_texts(table, col, path)  # a row with no role (None/NaN or blank) refused
     present = ", ".join(repr(v) for v in sorted(set(values.tolist()))[:10])  # quoted: " Test" shows its space
     masks = {}
     for role in (args.fit_role, args.eval_role):

@@ -536,6 +536,43 @@ def used_rows(table: Any, args: argparse.Namespace, mask: np.ndarray | None) -> 
     return table.filter(from_numpy(mask))  # the mask as Arrow from its memory (pa.array imports pandas)
 
 
+def role_texts(table: Any, col: str, path: str) -> np.ndarray:
+    """Each row's role in the column ``col`` of an in-memory table, as text (``--role-col``). A row with no
+    role is refused in one line, as Python's ``fit(..., role=...)`` refuses it (which split is that row
+    in?): a missing one (empty cell, null, NaN) in the source layer's words for a missing value, and one of
+    blank text (``'  '``, which a CSV holds as text; ``''`` in a Parquet file) counted with them by
+    :func:`blank_roles_message` -- it was read as a role of its own, and the command used the other rows,
+    silently. Blank is Python's ``not role.strip()``, decided on the column's distinct values."""
+    import pyarrow as pa
+
+    from ..calibrators._base import blank_roles
+    from ..sources._arrow_numpy import is_missing
+    from ..sources._source import require_columns
+
+    require_columns([col], table.column_names, where=path)
+    column = table.column(col)
+    text = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    if pa.types.is_string(text) or pa.types.is_large_string(text):
+        blanks = [v for v in column.unique().to_pylist() if isinstance(v, str) and not v.strip()]
+        if blanks:
+            values = column.cast(text) if text != column.type else column
+            gone = blank_roles(to_numpy(values)) | is_missing(column)  # (pyarrow's compare imports pandas)
+            raise VeracityError(blank_roles_message(col, int(gone.sum()), len(gone), int(np.argmax(gone)) + 1))
+    return np.asarray(source.column(table, col, path=path)).astype(str)
+
+
+def blank_roles_message(col: str, missing: int, n: int, first_row: int | None) -> str:
+    """The one wording of rows with no role (``missing``: the None/NaN and blank roles of ``col``'s ``n``
+    rows; ``first_row``: the data row of the first, None where unknown), on every engine of
+    ``veracity fit`` and in every command taking ``--role-col``; Python's ``fit(..., role=...)`` words."""
+    from ..core._text import count_noun
+
+    where = "" if first_row is None else f", first at data row {first_row}"
+    rows = "that row" if missing == 1 else "those rows"
+    return (f"column {col!r} (roles) has {count_noun(missing, 'missing value')} (None/NaN or empty text) of "
+            f"{n} rows{where}: a row with no role is in no split; drop or fill {rows} first")
+
+
 def roles_named(col: str | None, *roles: str) -> str:
     """The rows of ``roles`` in ``col``, as :func:`file_rows` names them ("rows with role == 'calib'")."""
     shown = " or ".join(repr(r) for r in dict.fromkeys(roles))

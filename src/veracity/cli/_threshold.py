@@ -26,7 +26,6 @@ from typing import Any, cast
 import numpy as np
 from ..core._special import expit, logit
 
-from ..sources import _api as source
 from ..core._display import fmt_weight
 from ..core._intervals import binomial_interval
 from ..core._text import fmt, fmt_count, render_table
@@ -41,13 +40,14 @@ from ..decisions import (
     recall_threshold,
     threshold_table,
 )
-from ..decisions._inputs import check_target, compared_thresholds, in_caller_units, narrow_float, weight_shift
+from ..decisions._inputs import (RECALL_ONE, check_target, compared_thresholds, in_caller_units, narrow_float,
+                                  weight_shift)
 from ..decisions._table import flag_rule, point_aligned, threshold_cell
 from ..decisions._thresholds import effective_number, weighted_recall_rule
 from ._common import (add_input_arguments, add_json_argument, emit, inputs, load, role_flags, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label
 from ._bad_rows import bad_rows, file_rows, first_bad_row, on_fit_rows, on_role_rows
-from ._rows import roles_named, used_rows
+from ._rows import role_texts, roles_named, used_rows
 
 
 def add_role_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="R in (0, 1): catch this share of the fit role's positives (k = ceil((n+1)·R) "
                            "with the +1 correction)")
     rule.add_argument("--target-precision", type=float, default=None, metavar="P",
-                      help="P in (0, 1): the lowest threshold whose precision on the fit role reaches P")
+                      help="P in (0, 1]: the lowest threshold whose precision on the fit role reaches P "
+                           "(1: no false alarm there)")
     rule.add_argument("--budget", default=None, metavar="K|F%",
                       help="at most K alerts on the fit role (a whole number >= 1), or F%% of its rows "
                            "(e.g. 200 or 5%%); with --sample-weight, K and F%% are of the rows' total weight")
@@ -94,7 +95,7 @@ def role_masks(table: Any, args: argparse.Namespace, path: str) -> tuple[str | N
             n = table.num_rows
             return None, {"all": np.ones(n, dtype=bool)}
         col = "role"
-    values = np.asarray(source.column(table, col, path=path)).astype(str)
+    values = role_texts(table, col, path)  # a row with no role (None/NaN or blank) refused
     masks: dict[str, np.ndarray] = {}
     for role in dict.fromkeys([args.fit_role, args.eval_role]):
         mask = values == role
@@ -322,9 +323,12 @@ def run(args: argparse.Namespace) -> int:
     if args.no_correction and args.target_recall is None:
         raise VeracityError("--no-correction changes the --target-recall rule only; pass --target-recall R, "
                             "or drop --no-correction")
-    for flag, target in (("--target-recall", args.target_recall), ("--target-precision", args.target_precision)):
+    for flag, target, one in (("--target-recall", args.target_recall, RECALL_ONE),
+                              ("--target-precision", args.target_precision, True)):
+        # the library's check, in the flag's name (it says "target"): a precision of 1 (no false alarm)
+        # is taken, a recall of 1 refused saying why
         if target is not None:
-            check_target(target, flag)  # the library's check, in the flag's name (it says "target")
+            check_target(target, flag, one=one)
     table, path = load(args)
     role_col, masks = role_masks(table, args, path)
     # only the rows of the fit and eval roles are read and checked (rows of other roles may hold missing

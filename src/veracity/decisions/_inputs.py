@@ -130,15 +130,31 @@ def binary_inputs(
     return s, y, w
 
 
-def check_target(target: Any, name: str = "target", example: float = 0.95) -> float:
-    """A rate strictly inside (0, 1); ``example`` is the typical value the error message suggests."""
+#: why a target recall of 1 is refused (:func:`check_target`'s ``one``): the recall rule's guarantee
+RECALL_ONE = ("a target recall of 1 has no finite-sample guarantee (the +1 rule's rank ceil((n + 1) * 1) "
+              "is past the n positives, whatever n); ask for a target below 1, e.g. 0.99")
+
+
+def check_target(target: Any, name: str = "target", example: float = 0.95, *,
+                 one: bool | str = False) -> float:
+    """A rate strictly inside (0, 1); ``example`` is the typical value the error message suggests.
+
+    ``one=True`` takes 1 too, the interval (0, 1] (a target precision of 1: no false alarm on these data);
+    ``one`` a text: 1 is refused, the text saying why (:data:`RECALL_ONE`)."""
+    span = "(0, 1) or be 1 (no false alarm)" if one is True else "(0, 1)"
     try:
+        if isinstance(target, (bool, np.bool_)):  # True would read as the target 1
+            raise TypeError
         t = float(target)
     except (TypeError, ValueError):
-        raise VeracityError(f"{name} must be a number in (0, 1), e.g. {example:g}; got {plain(target)!r}",
+        raise VeracityError(f"{name} must be a number in {span}, e.g. {example:g}; got {plain(target)!r}",
                             param=name) from None
+    if one is True and t == 1.0:
+        return t
     if not 0.0 < t < 1.0:
-        raise VeracityError(f"{name} must be in (0, 1), e.g. {example:g}; got {plain(target)!r}", param=name)
+        why = f": {one}" if isinstance(one, str) and t == 1.0 else ""
+        raise VeracityError(f"{name} must be in {span}, e.g. {example:g}; got {plain(target)!r}{why}",
+                            param=name)
     return t
 
 

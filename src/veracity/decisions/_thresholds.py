@@ -22,7 +22,7 @@ from ..core._options import ScoreType
 from ..core._text import count_noun
 from ..core._validation import VeracityError, check_same_index, check_weights, to_numpy
 from ..core._weights import kish_size, share_size
-from ._inputs import (CEIL_EPS, binary_inputs, ceil_rank, check_cost, check_flag, check_target,
+from ._inputs import (CEIL_EPS, RECALL_ONE, binary_inputs, ceil_rank, check_cost, check_flag, check_target,
                       in_caller_units, narrow_float, next_above, scores_1d, weight_shift)
 from ._table import _counts_at_or_above, threshold_table
 from ..core._frameform import rows_form
@@ -88,7 +88,7 @@ def min_positives(target: float, correction: bool = True) -> int:
     >>> min_positives(0.95), min_positives(0.9), min_positives(0.95, correction=False)
     (19, 9, 1)
     """
-    target = check_target(target)
+    target = check_target(target, one=RECALL_ONE)
     if not check_flag(correction, "correction"):
         return 1
 
@@ -117,7 +117,7 @@ def recall_rank(n: int, target: float, correction: bool = True) -> int:
     >>> recall_rank(100, 0.95), recall_rank(100, 0.95, correction=False)   # seed 003
     (96, 95)
     """
-    target = check_target(target)
+    target = check_target(target, one=RECALL_ONE)
     return max(1, ceil_rank((n + 1 if check_flag(correction, "correction") else n) * target))
 
 
@@ -183,7 +183,7 @@ def recall_threshold(
     """
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
                             pos_label=pos_label, allow_score=True)  # an order statistic: any real score
-    target = check_target(target)
+    target = check_target(target, one=RECALL_ONE)
     correction = check_flag(correction, "correction")
     pos = y == 1.0
     n = int(np.count_nonzero(pos))
@@ -340,15 +340,21 @@ def precision_threshold(
     Among the observed scores used as thresholds, return the smallest *t* with
     ``precision(t) >= target`` — the most recall for that precision on these data.
     Precision is not monotone in *t* and this is a plug-in choice with no
-    finite-sample correction: measure it on a held-out role. ``pos_label`` names the
+    finite-sample correction: measure it on a held-out role. ``target`` lies in
+    (0, 1] (a target recall of 1 is refused, a precision of 1 is not): ``target=1``
+    asks for no false alarm on these data, the lowest threshold with no negative row of
+    positive weight at or above it (FP = 0, not a precision that rounds to 1); on new rows
+    that is a hope, not a guarantee (one false alarm breaks it). ``pos_label`` names the
     positive class of two-valued labels.
 
     >>> precision_threshold([.1, .3, .4, .6, .8, .9], [0, 0, 1, 0, 1, 1], target=0.75)
     0.4
+    >>> precision_threshold([.1, .3, .4, .6, .8, .9], [0, 0, 1, 0, 1, 1], target=1)   # above every negative
+    0.8
     """
     s, y, w = binary_inputs(scores, labels, sample_weight=sample_weight, score_type=score_type,
                             pos_label=pos_label, allow_score=True)  # an order statistic: any real score
-    target = check_target(target)
+    target = check_target(target, example=0.9, one=True)  # 1: no false alarm on these data
     if not (y == 1.0).any():
         raise VeracityError("precision_threshold needs positive rows (label 1); the labels have none")
     if w is not None and not (w[y == 1.0] > 0).any():  # "the best is 0 at threshold ..." said nothing of why
@@ -356,7 +362,8 @@ def precision_threshold(
                             "positive rows a positive sample_weight")
     candidates = np.unique(s if w is None else s[w > 0])   # a row of weight 0 is no candidate
     table = threshold_table(s, y, candidates, sample_weight=w, score_type=score_type)
-    ok = np.flatnonzero(table.precision >= target - 1e-12)
+    # precision 1 is no false alarm (FP = 0): a false alarm of tiny weight rounds TP/(TP+FP) to within 1e-12
+    ok = np.flatnonzero(table.fp == 0 if target == 1.0 else table.precision >= target - 1e-12)
     if ok.size == 0:
         best = int(np.nanargmax(table.precision))
         raise VeracityError(
