@@ -69,7 +69,7 @@ FLAG_CASES = [
     (["segments", DEMO, "--features", "segment", "--depth", "0"], "--depth must be a positive integer", "error: depth "),
     (["report", "--out", "{tmp}/r.html", "--no-bootstrap", "--cost-fp", "-1"], "got --cost-fp -1.0, --cost-fn 1.0",
      "cost_fp="),
-    (["report", "--out", "{tmp}/r.html", "--no-bootstrap", "--target-recall", "1.5"], "--target-recall must lie in",
+    (["report", "--out", "{tmp}/r.html", "--no-bootstrap", "--target-recall", "1.5"], "--target-recall must be in",
      "target_recall"),
     (["export", "{cal}", "--sql", "duckdb", "--prior-shift", "0", "0.2"], "--prior-shift old must be one number",
      "prior_shift"),

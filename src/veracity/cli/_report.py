@@ -26,6 +26,7 @@ import numpy as np
 
 from ..sources._api import column
 from ..core._validation import VeracityError, check_numeric_column
+from ..decisions._inputs import RECALL_ONE, check_target
 from ._common import (add_input_arguments, add_json_argument, check_max_groups, emit, feature_names, inputs,
                       load, or_default, refuse_unused, role_flags, shown_path)
 from ._audit import _bins
@@ -181,8 +182,8 @@ def _details(items: list[str]) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     status = None
     given_target, args.target_recall = args.target_recall is not None, or_default(args.target_recall, 0.95)
-    if not 0 < args.target_recall < 1:  # before the fit rows are asked for it (their failure is only a note)
-        raise VeracityError(f"--target-recall must lie in (0, 1), got {args.target_recall}")
+    # checked before the fit rows are asked for it (their failure is only a note)
+    check_target(args.target_recall, "--target-recall", one=RECALL_ONE)
     if args.no_ci:  # the resamples of a bootstrap that is skipped changed nothing, silently
         refuse_unused({"--n-resamples": args.resamples is not None},
                       "with --no-bootstrap, which skips the bootstrap it sizes; drop one of them")

@@ -13,7 +13,7 @@ from ..core._text import render_table
 from ..core._options import ScoreType
 from ..core._validation import VeracityError, check_random_state, check_same_index, to_numpy
 from ..core._weights import sandwich_size
-from ._inputs import CEIL_EPS, binary_inputs, caller_level, check_flag, check_target, narrow_float
+from ._inputs import CEIL_EPS, RECALL_ONE, binary_inputs, caller_level, check_flag, check_target, narrow_float
 from ._thresholds import min_positives
 from ..core._display import Display
 from ..core._compat import renamed, renamed_attribute
@@ -229,7 +229,7 @@ def simulate_redraws(
         s, y, w = s[w > 0], y[w > 0], w[w > 0]  # a row of weight 0 is a dropped row
         if w.min() == w.max():
             w = None  # equal weights: only their ratios matter
-    target = check_target(target)
+    target = check_target(target, one=RECALL_ONE)
     correction, stratify = check_flag(correction, "correction"), check_flag(stratify, "stratify")
     N = s.shape[0]
     n_test = n_calib if n_test is None else n_test

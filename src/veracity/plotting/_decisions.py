@@ -254,9 +254,9 @@ def plot_thresholds(
     t_star = cost_fp / (cost_fp + cost_fn)
     named = not isinstance(target_recall, _DefaultTarget)  # the caller's own target, or None
     if target_recall is not None:  # a target outside (0, 1) was silently dropped with the line
-        from ..decisions._inputs import check_target
+        from ..decisions._inputs import RECALL_ONE, check_target
 
-        target_recall = check_target(target_recall, "target_recall")
+        target_recall = check_target(target_recall, "target_recall", one=RECALL_ONE)
     if recall_threshold is not None and not named:
         target_recall = None  # a given threshold, no target named: "(target recall)", not "recall ≥ 0.95"
     if recall_threshold is not None:

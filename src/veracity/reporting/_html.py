@@ -280,8 +280,10 @@ def _report(make_inputs: Any, *, scores: Any, labels: Any, from_frame: bool = Fa
         cost_ok = False
     if not cost_ok:
         raise VeracityError(f"costs must be non-negative, finite and not both 0; got cost_fp={cost_fp}, cost_fn={cost_fn}")
-    if target_recall is not None and not 0 < target_recall < 1:
-        raise VeracityError(f"target_recall must lie in (0, 1), got {target_recall}")
+    if target_recall is not None:  # checked, not replaced: the default is told apart by identity
+        from ..decisions._inputs import RECALL_ONE, check_target
+
+        check_target(target_recall, "target_recall", one=RECALL_ONE)
     status = None
     if store is not None:
         from ._store import resolve_store
