@@ -173,12 +173,17 @@ def modified_wilson(p: Any, n_star: Any, level: float, *,
         if exact_end:  # the exact binomial end toward the nearer bound, from 10 counts on (below: Garwood's)
             tail = (1.0 - level) / 2.0
             many, many_ = (x >= few) & (x <= x_), (x_ >= few) & (x_ <= x)
-            exact_low = betaincinv(np.where(many, x, 1.0), np.where(many, x_ + 1.0, 1.0), tail)
-            exact_high = betaincinv(np.where(many_, x + 1.0, 1.0), np.where(many_, x_, 1.0), 1.0 - tail)
-            low = np.where(many, np.fmin(low, exact_low), low)
-            high = np.where(many_, np.fmax(high, exact_high), high)
-        low = np.where(x < few, np.minimum(low, poisson_low(x, level) / n_star), low)
-        high = np.where(x_ < few, np.maximum(high, 1.0 - poisson_low(x_, level) / n_star), high)
+            if many.any():  # (the exact ends are read only there)
+                exact_low = betaincinv(np.where(many, x, 1.0), np.where(many, x_ + 1.0, 1.0), tail)
+                low = np.where(many, np.fmin(low, exact_low), low)
+            if many_.any():
+                exact_high = betaincinv(np.where(many_, x + 1.0, 1.0), np.where(many_, x_, 1.0), 1.0 - tail)
+                high = np.where(many_, np.fmax(high, exact_high), high)
+        few_x, few_x_ = x < few, x_ < few  # Garwood's bound is read only where a count is few
+        if few_x.any():
+            low = np.where(few_x, np.minimum(low, poisson_low(x, level) / n_star), low)
+        if few_x_.any():
+            high = np.where(few_x_, np.maximum(high, 1.0 - poisson_low(x_, level) / n_star), high)
     low = np.where(p <= 0.0, 0.0, np.clip(np.minimum(low, p), 0.0, 1.0))
     high = np.where(p >= 1.0, 1.0, np.clip(np.maximum(high, p), 0.0, 1.0))
     return low, high
