@@ -23,6 +23,7 @@ they are the same on every backend:
 
 from __future__ import annotations
 
+import bisect
 import decimal
 
 import numpy as np
@@ -150,8 +151,9 @@ def _edge_texts(bounds: list[float], v: np.ndarray) -> list[str]:
     ``3.723``: the text and the counted rows differed by a row or two at every cut of a continuous
     feature."""
     numbers = [float(b) for b in bounds]
+    values = v.tolist()  # bisected per bound: a list, not a numpy call per text tried
     for base in _DIGITS:
-        texts = [_edge_text(b, v, "hi" if i == len(bounds) - 1 else "lo" if i == 0 else "cut", base)
+        texts = [_edge_text(b, values, "hi" if i == len(bounds) - 1 else "lo" if i == 0 else "cut", base)
                  for i, b in enumerate(bounds)]
         # distinct bounds keep distinct texts (equal bounds, as [79, 79] of a cut at the largest value, one):
         # bound -> text is one-to-one, counted in sets (a table of every pair of 50,000 bins' bounds: 5 GB)
@@ -160,18 +162,18 @@ def _edge_texts(bounds: list[float], v: np.ndarray) -> list[str]:
     return [repr(float(b)) if not float(b).is_integer() else _fmt(b) for b in bounds]
 
 
-def _edge_text(x: float, v: np.ndarray, role: str, base: int) -> str:
+def _edge_text(x: float, v: list[float], role: str, base: int) -> str:
     """One bin end's text (:func:`_edge_texts`): ``role`` ``"lo"``, ``"cut"`` or ``"hi"``, at ``base`` or more
     significant digits, rounded to nearest where that reads right (-0.8 stays ``-0.8``, not ``-0.8001``),
-    else down (``lo``, a cut) or up (``hi``)."""
+    else down (``lo``, a cut) or up (``hi``). ``v``: the sorted distinct values, as a list."""
     toward = decimal.ROUND_CEILING if role == "hi" else decimal.ROUND_FLOOR
-    below = int(np.searchsorted(v, x, side="left"))  # the values below a cut
+    below = bisect.bisect_left(v, x)  # the values below a cut (np.searchsorted(v, x, side="left"))
     for digits in (d for d in _DIGITS if d >= base):
         for rounding in (decimal.ROUND_HALF_EVEN, toward):
             text = _fmt_toward(x, digits, rounding)
             y = float(text)
             if role == "lo" and y <= x or role == "hi" and y >= x or \
-                    role == "cut" and int(np.searchsorted(v, y, side="left")) == below:
+                    role == "cut" and bisect.bisect_left(v, y) == below:
                 return text
     return _fmt(x) if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
@@ -181,6 +183,21 @@ def _fmt_toward(x: float, digits: int, rounding: str) -> str:
     :func:`~._values._fmt` writes numbers (integers below 10**15 whole, others as ``g`` gives them)."""
     if float(x).is_integer() and abs(x) < 1e15:
         return _fmt(x)
+    if digits <= 15:
+        # the same text without decimal: ``g`` rounds the exact binary value to nearest, ties to even, as
+        # _fmt_decimal's quantize does, and a text of at most 15 significant digits reads back as itself;
+        # rounded down (up), it is that text where it reads back strictly below (above) x: the text is then
+        # below (above) x too (reading is monotone and x is a double), and the nearest text on that side
+        nearest = f"{float(x):.{digits}g}"
+        if rounding == decimal.ROUND_HALF_EVEN or rounding == decimal.ROUND_FLOOR and float(nearest) < x \
+                or rounding == decimal.ROUND_CEILING and float(nearest) > x:
+            return nearest
+    return _fmt_decimal(x, digits, rounding)
+
+
+def _fmt_decimal(x: float, digits: int, rounding: str) -> str:
+    """:func:`_fmt_toward` through :mod:`decimal`: ``x``'s exact value quantized at ``digits`` significant
+    digits with ``rounding``, written with ``g``."""
     d = decimal.Decimal(float(x))
     q = d.quantize(decimal.Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=rounding)
     return f"{float(q):.{digits}g}"

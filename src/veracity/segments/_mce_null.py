@@ -71,6 +71,9 @@ N_RESAMPLES = 199
 RANDOM_STATE = None
 #: numbers per block of replicates (entries x replicates): 64 KB a matrix, a few alive at once
 BLOCK = 1 << 13
+#: numbers per pass over the replicates (entries x replicates, whole blocks of :data:`BLOCK`): the
+#: arithmetic of many blocks at once, 256 KB a matrix; the draws keep :data:`BLOCK`'s order
+WORK = 1 << 15
 #: a replicate counts when it reaches the observed statistic to this relative tolerance
 _TIE = 1e-9
 
@@ -197,16 +200,35 @@ def mce_null_pvalue(table: CellTable, sets: list[tuple[int, ...]], specs: list[F
     if math.isinf(t_obs):
         return 0.0  # a certain score contradicted: impossible under calibration, never drawn
     rng = np.random.default_rng(0 if random_state is None else random_state)  # None: the fixed seed 0
-    block = max(1, min(n_resamples, BLOCK // max(E + atoms.size, 1)))
+    width = max(E + atoms.size, 1)
+    block = max(1, min(n_resamples, BLOCK // width))  # the draws' order: the stream of every seed
+    span = block * max(1, WORK // (block * width))  # replicates per pass: whole blocks of draws
     live = np.flatnonzero(m > 0)
     reach = 0
-    index = _entry_index(rows, block)  # every block's but perhaps the last's
+    index: np.ndarray | None = None
     m_live, q_live, c_live, mu_live = m[live, None], q[live, None], c[live, None], mu[live, None]
-    for done in range(0, n_resamples, block):
-        r = min(block, n_resamples - done)
+    for done in range(0, n_resamples, span):
+        r = min(span, n_resamples - done)
         d = np.zeros((atoms.size, r))
-        draws = rng.binomial(m_live, q_live, size=(live.size, r))
-        d[live] = c_live * draws - mu_live
-        t = _max_sigma(_entries(d, rows, cols, E, index if r == block else None), starts, seg_of, scale)
+        d[live] = c_live * _draws(rng, m_live, q_live, r, block) - mu_live
+        if index is None or index.size != rows.size * r:
+            index = _entry_index(rows, r)
+        t = _max_sigma(_entries(d, rows, cols, E, index), starts, seg_of, scale)
         reach += int(np.sum(t >= t_obs * (1.0 - _TIE)))
     return (1.0 + reach) / (n_resamples + 1.0)
+
+
+def _draws(rng: np.random.Generator, m: np.ndarray, q: np.ndarray, r: int, block: int) -> np.ndarray:
+    """``r`` replicates of ``Binomial(m, q)`` (``m``, ``q``: one row per atom), atoms x replicates, drawn in
+    the stream order of ``r / block`` calls of ``rng.binomial(m, q, size=(atoms, block))`` (the last one
+    short), each atom's replicates of a block in a row: one call for the whole blocks, whose (blocks, atoms,
+    block) array is that order, laid side by side (the generator draws element by element, so one call
+    or several give the same numbers)."""
+    whole, rest = divmod(r, block)
+    parts = []
+    if whole:
+        a = rng.binomial(m, q, size=(whole, m.shape[0], block))
+        parts.append(a.transpose(1, 0, 2).reshape(m.shape[0], whole * block))
+    if rest:
+        parts.append(rng.binomial(m, q, size=(m.shape[0], rest)))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)

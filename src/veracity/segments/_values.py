@@ -149,12 +149,21 @@ def missing_mask(raw: np.ndarray) -> np.ndarray:
     if raw.dtype.kind in "mM":
         return np.isnat(raw)
     if raw.dtype == object:
+        if not any(_may_be_missing(t) for t in set(map(type, raw))):  # text, ints, dates: none missing
+            return np.zeros(raw.shape[0], dtype=bool)
         # np.float32/np.float16 NaNs are no Python floats: test every numpy floating value as well
         return np.fromiter((v is None or (isinstance(v, (float, np.floating)) and math.isnan(v))
                             or (isinstance(v, decimal.Decimal) and v.is_nan())
                             or type(v).__name__ in ("NAType", "NaTType")
                             for v in raw), dtype=bool, count=raw.size)
     return np.zeros(raw.shape[0], dtype=bool)
+
+
+def _may_be_missing(kind: type) -> bool:
+    """True for a type some of whose values :func:`missing_mask` reads as missing (None, floats, Decimals,
+    pandas' NA and NaT): a column of none of them (strings, integers, dates) skips the per-value test."""
+    return kind is type(None) or issubclass(kind, (float, np.floating, decimal.Decimal)) or \
+        kind.__name__ in ("NAType", "NaTType")
 
 
 def is_numeric_array(raw: np.ndarray) -> bool:
