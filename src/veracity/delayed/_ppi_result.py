@@ -446,6 +446,30 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
         calibrated=calibrated, sample_p=p, valid=valid, n_excluded=excluded, notes=tuple(notes))
 
 
+def _records_judged(cols: dict[str, np.ndarray], n: np.ndarray, eff: np.ndarray, w_: np.ndarray,
+                    wy: np.ndarray, wf: np.ndarray, unweighted: np.ndarray, level: float) -> dict[int, bool]:
+    r"""``{window: calibrated}`` of :func:`ppi_records` for the windows with an estimate (at least 2 labels, a
+    finite estimate), judged in one vectorised call of :func:`judged_calibrated` over those windows (the
+    same judgement window by window, elementwise). The exact test's exponent: n unweighted; weighted sums
+    hold no largest weight (W / max w, the exact exponent), so the Kish size stands in for it (an
+    approximation): :math:`\min(n, n_{\text{eff}})`. The exact rare-class judgement: the sums of 0/1 labels
+    with weight 1 are counts; weighted, the weighted means times the Kish size (as vc.ppi_mean; equal
+    weights: the counts, up to rounding)."""
+    idx = np.flatnonzero((n >= 2) & np.isfinite(cols["estimate"]))
+    if not idx.size:
+        return {}
+    n_i, eff_i, plain = n[idx], eff[idx], np.asarray(unweighted[idx], dtype=bool)
+    exponent = np.where(eff_i < n_i, eff_i, n_i)  # Python's min(n, eff): eff only where strictly smaller
+    wy_i, wf_i, w_i = wy[idx], wf[idx], w_[idx]
+    out = judged_calibrated(cols["rectifier_low"][idx], cols["rectifier_high"][idx],
+                            cols["rectifier_se"][idx], exponent, level, label_se=cols["classical_se"][idx],
+                            rectifier=cols["rectifier"][idx],
+                            positives=np.where(plain, wy_i, wy_i / w_i * eff_i),
+                            expected=np.where(plain, wf_i, wf_i / w_i * eff_i),
+                            rare_n=np.where(plain, exponent, eff_i))
+    return {int(i): bool(c) for i, c in zip(idx, np.atleast_1d(out))}
+
+
 def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True) -> list[dict[str, Any]]:
     r"""One JSON-ready record per window of :func:`ppi_from_sums` (the keys a status row carries):
     ``estimate_ppi`` and ``estimate_cbpe`` (each ``{"estimate", "ci_low", "ci_high"}``, PPI's
@@ -483,6 +507,8 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     # lambda is 1)
     m_ = np.broadcast_to(np.atleast_1d(np.asarray(sums.m, dtype=np.float64)), n.shape)
     flat = np.broadcast_to(np.atleast_1d(flat_scores(sums)), n.shape) & (m_ > 0) & (cols["lam"] == 0.0)
+    judged = _records_judged(cols, n, eff, w_, wy, wf, unweighted, level)
+    fields: dict[str, np.ndarray] | None = None
     recs = []
     for i in range(n.size):
         def three(name: str, prefix: str, i: int = i) -> dict[str, float | None]:
@@ -490,25 +516,15 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
             return {k: float(v) if np.isfinite(v) else None for k, v in zip(("estimate", "ci_low", "ci_high"), vals)}
 
         has = n[i] >= 2 and np.isfinite(cols["estimate"][i])
-        # the exact test's exponent: n unweighted; weighted sums hold no largest weight (W / max w, the
-        # exact exponent), so the Kish size stands in for it (an approximation)
-        # the exact rare-class judgement: the sums of 0/1 labels with weight 1 are counts; weighted, the
-        # weighted
-        # means times the Kish size (as vc.ppi_mean; equal weights: the counts, up to rounding)
         plain = unweighted[i]
-        calibrated = bool(judged_calibrated(cols["rectifier_low"][i], cols["rectifier_high"][i],
-                                            cols["rectifier_se"][i], min(n[i], eff[i]), level,
-                                            label_se=cols["classical_se"][i],
-                                            rectifier=cols["rectifier"][i],
-                                            positives=wy[i] if plain else wy[i] / w_[i] * eff[i],
-                                            expected=wf[i] if plain else wf[i] / w_[i] * eff[i],
-                                            rare_n=None if plain else eff[i])) if has else None
+        calibrated = judged.get(i)
         few = (few_labels_note(int(n[i]), 1.0 if rare_[i] else float(cols["se"][i]), float(eff[i]))
                if has else None)
         if has and not few and not plain:  # uneven weights, few effective labels of the rarer class
-            few = weighted_class_note(PpiSums(**{
-                k: np.broadcast_to(np.atleast_1d(np.asarray(getattr(sums, k), dtype=np.float64)), n.shape)[i]
-                for k in PpiSums.__dataclass_fields__}))
+            if fields is None:  # each sum as one array per window, built once
+                fields = {k: np.broadcast_to(np.atleast_1d(np.asarray(getattr(sums, k), dtype=np.float64)),
+                                             n.shape) for k in PpiSums.__dataclass_fields__}
+            few = weighted_class_note(PpiSums(**{k: v[i] for k, v in fields.items()}))
         recs.append({
             "estimate_ppi": {**three("estimate", "ci"), "lam": float(cols["lam"][i]), "labels": int(n[i])}
             if has else None,

@@ -614,17 +614,19 @@ def tuning_terms(S: PpiSums) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 FLAT_SCORES = 1e-6
 
 
-def flat_scores(S: PpiSums) -> np.ndarray:
+def flat_scores(S: PpiSums, var_all: Any = None) -> np.ndarray:
     r"""Where the scores of all :math:`n + m` rows carry no information: their variance (:func:`tuning_terms`'
     ``var_all``) at most :math:`(\mathrm{FLAT\_SCORES})^2` times their mean square
     :math:`(\sum_{	ext{labelled}} f^2 + \sum_{	ext{unlabelled}} g^2) / (n + m)` (each sample's weights scaled
     to mean 1) — rounding level, where :math:`\widehat{\mathrm{Cov}}(y, f) / \widehat{\mathrm{Var}}(f)` is a
     ratio of rounding errors. Power tuning then takes :math:`\lambda = 0`: with constant scores
     :math:`c` the estimate :math:`\lambda c + \overline{(y - \lambda c)}` is the labels' mean at every
-    :math:`\lambda`, so only the noise in the printed :math:`\lambda` goes."""
+    :math:`\lambda`, so only the noise in the printed :math:`\lambda` goes. ``var_all``: that variance where
+    the caller has it already (:func:`ppi_from_sums`), so that it is not computed twice."""
     with np.errstate(divide="ignore", invalid="ignore"):
         n, m = np.asarray(S.n, dtype=np.float64), np.asarray(S.m, dtype=np.float64)
-        _, var_all, _ = tuning_terms(S)
+        if var_all is None:
+            _, var_all, _ = tuning_terms(S)
         sff = n * S.wff / S.w
         sgg = np.where(m > 0, m * S.wuff / S.wu, 0.0)
         mean_sq = (sff + sgg) / (n + m)
@@ -692,7 +694,7 @@ def ppi_from_sums(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = Tr
                 lam_ = np.where(uneven, weighted_lambda(S), lam_)
             lam_ = np.where(np.isfinite(lam_), np.clip(lam_, 0.0, 1.0), 0.0) + 0.0  # + 0.0: no -0.000 printed
             # scores constant up to rounding: lambda 0, not a ratio of rounding errors (the same estimate)
-            lam_ = np.where(flat_scores(S), 0.0, lam_)
+            lam_ = np.where(flat_scores(S, var_all), 0.0, lam_)
         lam_ = np.where(m > 0, lam_, 0.0)
         # rectifier y - lam f over the labelled rows
         r_s = S.wy - lam_ * S.wf
