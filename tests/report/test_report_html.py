@@ -235,7 +235,7 @@ def test_report_object(tmp_path):
     [
         (dict(cost_fp=-1.0), "costs must be non-negative"),
         (dict(cost_fp=0.0, cost_fn=0.0), "not both 0"),
-        (dict(target_recall=1.5), "target_recall must lie in"),
+        (dict(target_recall=1.5), r"target_recall must be in \(0, 1\)"),
         (dict(recall_threshold=3.0), "recall_threshold must be a probability threshold"),
         (dict(bins=0), "bins must be a positive integer"),
     ],
