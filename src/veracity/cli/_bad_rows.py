@@ -360,13 +360,13 @@ def _lazy_test(message: str, scores: list[str], label: str | None, weight: str |
 
 def first_row_in_file(path: str, columns: list[str], test: Callable[[dict[str, np.ndarray]], np.ndarray] | None,
                       role: tuple[str, str] | None = None, *, missing: str | None = None,
-                      keep: FinalRows | None = None) -> int | None:
+                      blank: bool = False, keep: FinalRows | None = None) -> int | None:
     """The data row (counted from 1, the header not counted) of the first row of the one file ``path``
     where ``test`` holds (of the rows whose ``role[0]`` column, read as text, equals ``role[1]``, and that
     ``keep`` keeps), read a block at a time, only ``columns`` (each read as floats, NaN where missing or
     not a number; ``keep`` reads its columns as the file holds them);
-    ``missing``: instead the first row where that column is missing (null or NaN). None when no row is
-    found, or for a glob or a folder."""
+    ``missing``: instead the first row where that column is missing (null or NaN; with ``blank``, or blank
+    text, as a row with no role). None when no row is found, or for a glob or a folder."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -377,6 +377,11 @@ def first_row_in_file(path: str, columns: list[str], test: Callable[[dict[str, n
         if missing is not None:
             hit = np.asarray(pc.is_null(batch.column(missing), nan_is_null=True).to_numpy(zero_copy_only=False),
                              dtype=bool)
+            if blank:
+                from ..calibrators._base import blank_roles
+                from ..sources._arrow_numpy import to_numpy
+
+                hit |= blank_roles(to_numpy(batch.column(missing)))
         else:
             values: dict[str, np.ndarray] = {}
             for name in batch.schema.names:

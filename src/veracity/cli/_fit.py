@@ -166,8 +166,7 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str,
         from ._bad_rows import first_row_in_file
 
         try:  # its data row, as --engine memory names it (one pass over the column; a glob names none)
-            first = (_first_blank_role(path, args.role_col) if blanks
-                     else first_row_in_file(path, [args.role_col], None, missing=args.role_col))
+            first = first_row_in_file(path, [args.role_col], None, missing=args.role_col, blank=bool(blanks))
         except Exception:  # noqa: BLE001  (naming the row is a courtesy; the error stands without it)
             first = None
         raise VeracityError(blank_roles_message(args.role_col, missing + blanks, n, first) if blanks
@@ -186,27 +185,6 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str,
             f"(values: {shown}); pick one of those roles"
         )
     return kept
-
-
-def _first_blank_role(path: str, col: str) -> int | None:
-    """The data row of the first row of the one file ``path`` whose role in ``col`` is missing or blank
-    text, read a block at a time as --engine memory reads the file; None for a glob or a folder (whose
-    rows DuckDB may read in another order), or when no row is."""
-    from ..calibrators._base import blank_roles
-    from ..sources._api import is_many
-    from ..sources._arrow_numpy import is_missing, to_numpy
-    from ._bad_rows import _blocks
-
-    if is_many(path):
-        return None
-    seen = 0
-    for batch in _blocks(Path(path), [col]):
-        values = batch.column(col)
-        hit = is_missing(values) | blank_roles(to_numpy(values))
-        if hit.any():
-            return seen + int(np.argmax(hit)) + 1
-        seen += batch.num_rows
-    return None
 
 
 def _role_column(args: argparse.Namespace) -> str | None:
