@@ -44,8 +44,8 @@ def test_three_values_names_the_calibrator_file(tmp_path, cli, refused, calibrat
 def test_huge_float_labels_name_the_calibrator_file(tmp_path, cli, refused, calibrator):
     (tmp_path / "big.csv").write_text("score,y,role\n0.2,1e20,test\n0.3,0,test\n0.4,1e20,test\n")
     r = cli(["compare", str(tmp_path / "big.csv"), "--calibrator", str(calibrator), "--label", "y"])
-    refused(r, r"the positive label 'yes' recorded in \S*cal\.json \(no --pos-label given\): the label "
-               r"column was read as floating point")
+    refused(r, r"the positive label 'yes' recorded in \S*cal\.json \(no --pos-label given\): the labels "
+               r"were read as floating point")
     assert "--pos-label yes" not in r.err
 
 

@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import VeracityError, check_binary_labels, labels_with_pos_label
+from ..core._validation import (VeracityError, check_binary_labels, labels_with_pos_label,
+                                 refuse_text_on_inexact_floats)
+
 
 def add_pos_label_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pos-label", default=None,
@@ -29,20 +31,15 @@ def pos_label_value(labels: np.ndarray, text: str) -> str:
     true/false column ``true``/``false``/``1``/``0`` in any case, spaces around ignored; on a number column a
     plain decimal numeral whose exact value is the label, ``9007199254740993.0`` the integer
     :math:`2^{53}+1`, never :math:`2^{53}`; ``1_0``, ``0x1``, ``nan`` none). Refused here: any text on a
-    column read as floating point that holds values of :math:`2^{53}` or more (see below). Text that names
-    no label (``maybe`` on a true/false column) is refused by the library in the words of every route
+    column read as floating point that holds values of :math:`2^{53}` or more (the refusal of every route,
+    :func:`veracity.core._validation.refuse_text_on_inexact_floats`). Text that names no label (``maybe`` on a
+    true/false column) is refused by the library in the words of every route
     (:func:`veracity.core._validation.pos_label_not_among`, naming the column as :func:`apply_pos_label` does:
     "--pos-label maybe is not among the values of column 'y' (labels) (False, True); pass 'true' or 'false'
     (any case), or 1 or 0")."""
-    if labels.dtype.kind == "f":
-        finite = np.abs(labels[np.isfinite(labels)])
-        if finite.size and float(finite.max()) >= 2.0 ** 53:
-            # a CSV's integers beyond int64 (or a float column's) were read as doubles, which hold whole numbers
-            # exactly only up to 2**53: distinct labels may have merged, and one --pos-label match them all
-            raise VeracityError(
-                f"--pos-label {text}: the label column was read as floating point and holds values as large as "
-                f"{float(finite.max()):.17g}, where doubles no longer tell neighbouring integers apart (two labels "
-                "may read as one); map the labels to 0/1 (or to small class codes) in the file")
+    if labels.dtype.kind == "f":  # every route's refusal, on the whole column (before its binary check)
+        finite = labels[np.isfinite(labels)]
+        refuse_text_on_inexact_floats(text, [float(np.abs(finite).max())] if finite.size else [])
     return text
 
 

@@ -649,11 +649,40 @@ def pos_label_not_among(pos_label: Any, values: list[Any], *, where: str = _LABE
 
 def _named_in(values: list[Any], text: str) -> Any:
     """The label among ``values`` (as they are, numpy scalars included) that the text ``text`` names
-    (:func:`text_names_label`; a text label equal to it first), or ``_NO_VALUE``."""
+    (:func:`text_names_label`; a text label equal to it first), or ``_NO_VALUE``. Text on floating-point
+    labels of :math:`2^{53}` or more is refused (:func:`refuse_text_on_inexact_floats`)."""
     for v in values:
         if isinstance(plain(v), str) and plain(v) == text:
             return v
+    refuse_text_on_inexact_floats(text, values)
     return next((v for v in values if text_names_label(text, plain(v))), _NO_VALUE)
+
+
+#: from this magnitude on not every whole number is a double (2**53 + 1 reads as 2**53)
+_EXACT_WHOLE_FLOATS = 2.0 ** 53
+
+
+def refuse_text_on_inexact_floats(text: str, values: Iterable[Any]) -> None:
+    """Refuse a text ``pos_label`` (``--pos-label`` is always text) on floating-point labels, any of
+    magnitude :math:`2^{53}` or more, on every route (arrays, frames, SQL, the command line).
+
+    Such labels are usually integers that a reader made doubles (a CSV's integers past the int64 range,
+    DuckDB's or Spark's DOUBLE reading of ``9007199254740993.0``), and doubles that large no longer tell
+    neighbouring integers apart: the file's labels :math:`2^{53}` and :math:`2^{53}+1` read as the one
+    value :math:`2^{53}`, which ``--pos-label 9007199254740992`` then named on every row (base rate 1,
+    silently). A ``pos_label`` given as a number (Python) is compared as it is.
+
+    >>> refuse_text_on_inexact_floats("1", [0.0, 1.0])
+    >>> refuse_text_on_inexact_floats("0", [0.0, 2.0 ** 53])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    veracity.core._validation.VeracityError: pos_label='0': the labels were read as floating point and reach ...
+    """
+    floats = [abs(v) for v in map(plain, values) if isinstance(v, float) and math.isfinite(v)]
+    if floats and max(floats) >= _EXACT_WHOLE_FLOATS:
+        raise VeracityError(
+            f"{{setting}}: the labels were read as floating point and reach {max(floats):.17g}, where doubles "
+            "no longer tell neighbouring integers apart (two labels may read as one); map the labels to 0/1 "
+            "(or to small class codes) first", param="pos_label", value=text)
 
 
 #: text that names a boolean label, as every route reads it (any case, without surrounding spaces)

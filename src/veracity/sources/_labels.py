@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import (MissingLabels, VeracityError, check_pos_label, nul_hint, plain,
-                                 pos_label_not_among, text_names_label)
+                                 pos_label_not_among, refuse_text_on_inexact_floats, text_names_label)
 from ._aggregates import _flag, collect, missing_labels_message
 
 #: most distinct label values shown in a message
@@ -90,7 +90,8 @@ def _matching(values: list[Any], pos_label: Any, *, narrow: Any = None) -> Any:
         match = next((v for v in values if rounded is not None and v == rounded), None)
         if match is not None:
             return match
-    if isinstance(pos_label, str):  # text from the command line, read in the column's type
+    if isinstance(pos_label, str):  # text from the command line, read in the column's type (never on
+        refuse_text_on_inexact_floats(pos_label, values)  # doubles of 2**53 or more, which may be merged labels)
         return next((v for v in values if text_names_label(pos_label, v)), None)
     return None
 
