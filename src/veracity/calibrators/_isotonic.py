@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._text import count_noun
 from ..core._validation import VeracityError, VeracityWarning
 from ._base import Calibrator, warn
 
@@ -303,8 +304,15 @@ class IsotonicCalibration(Calibrator):
         if self.ties == "strict":  # centred isotonic: always linear, strictly increasing on the fit range
             shape = ("strictly increasing on the fit range" if np.size(self.knots_y_) > 1
                      and np.all(np.diff(self.knots_y_) > 0) else "one block: constant")
-            return (f"isotonic calibration (strict ties, centred, linear): {self.n_unique_} distinct scores "
-                    f"-> {np.size(self.knots_x_)} knots ({shape})")
+            return (f"isotonic calibration (strict ties, centred, linear): "
+                    f"{_counted(self.n_unique_, 'distinct score')} -> "
+                    f"{_counted(np.size(self.knots_x_), 'knot')} ({shape})")
+        # counts in the number they take: a fit pooled into one block said "-> 1 steps (1 ties created)"
         return (f"isotonic calibration ({self.ties} ties, {self.interpolation}): "
-                f"{self.n_unique_} distinct scores -> {self.n_steps_} steps "
-                f"({self.ties_created_} ties created)")
+                f"{_counted(self.n_unique_, 'distinct score')} -> {_counted(self.n_steps_, 'step')} "
+                f"({_counted(self.ties_created_, 'tie')} created)")
+
+
+def _counted(n: Any, noun: str) -> str:
+    """``"1 step"``, ``"26 steps"``: a count of an artifact's state (an int or a JSON number) and its noun."""
+    return count_noun(int(n), noun)

@@ -571,7 +571,13 @@ def _can_move(cal: Calibrator, multiclass: bool, threshold: float = 0.5) -> dict
     if getattr(cal, "preserves_order_", False):
         return {"accuracy": (True, f"the intercept moves {cut}"),
                 "AUC": (False, "strictly increasing map keeps the order")}
-    if kind in ("isotonic", "histogram", "venn-abers"):
+    if kind == "histogram":  # bin rates need not increase, so it reorders scores too: "steps create ties"
+        return {"accuracy": (True, f"bins move {cut}"),  # was said beside "order: broken (3 reversals, ...)"
+                "AUC": (True, "bins may reorder or tie scores")}
+    if kind == "isotonic" and getattr(cal, "ties", None) == "strict":  # centred: linear, no steps
+        return {"accuracy": (True, f"the map moves {cut}"),
+                "AUC": (True, "clipping outside the fit range (or one pooled block) ties scores")}
+    if kind in ("isotonic", "venn-abers"):
         return {"accuracy": (True, f"steps move {cut}"),
                 "AUC": (True, "steps create ties")}
     return {"accuracy": (True, f"the map moves {cut}"),

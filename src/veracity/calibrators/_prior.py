@@ -116,7 +116,7 @@ class PriorEstimate(Display):
                          else "[" + ", ".join(f"{x:.4f}" for x in v) + "]")
         state = "converged" if self.converged else "NOT converged"
         return (f"EM prior estimate: {fmt(self.old)} -> {fmt(self.prior)} "
-                f"({self.iterations} iterations, {state})")
+                f"({self.iterations} iteration{'' if self.iterations == 1 else 's'}, {state})")
 
 
 def estimate_prior(p: Any, old: Any, *, sample_weight: Any = None, tol: float = 1e-10,

@@ -31,6 +31,7 @@ then weighs the calib (fit) rows only, and coverage and set sizes count every me
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
@@ -129,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         with _on_measured_rows(role_col, role, int(m.sum())):
             reports[role] = cp.coverage(P[m], y[m], sample_weight=None if w is None or t is not None else w[m],
                                         test_weight=None if t is None else t[m])
+            if P.ndim == 1 and args.pos_label is not None:  # class 1 is --pos-label: the table names it so
+                reports[role] = replace(reports[role], pos_label=args.pos_label)
     # the Beta law is that of one q̂ from n equally weighted rows; Mondrian has one per class, of n_c rows,
     # and its marginal coverage mixes the class laws by the class shares (not the law of one q̂ from n rows)
     law = cp._marginal_law()

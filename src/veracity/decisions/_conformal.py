@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core._intervals import binomial_interval
 from ..core._special import betainc, betaincinv
-from ..core._text import fmt, fmt_count, render_table
+from ..core._text import count_noun, fmt, fmt_count, render_table
 from ._table import point_aligned, threshold_cell
 from ..core._compat import positional_options
 from ..core._options import ScoreType
@@ -472,6 +472,9 @@ class CoverageReport(Display):
     the same among rows of class *c* (NaN for absent classes); ``mean_set_size``;
     ``empty_rate`` = share of empty sets; ``size_counts[s]`` = rows with set size *s*;
     ``qhat[c]`` the threshold of class *c* (with ``test_weight``, one per row: their median).
+    ``pos_label``: the label value of class 1 of 1-D binary scores read with ``pos_label=`` (None
+    otherwise); the printout then names each class by it (``1 (label 0)``, ``0 (label not 0)``): with
+    ``pos_label=0`` class 0 holds the rows labelled 1, and "class 0 ... 112 rows" read as label 0's.
 
     ``interval`` is the 95% Wilson interval of ``marginal`` on these rows (weighted: on the smaller of
     Kish's effective size :math:`(\sum w)^2/\sum w^2` and the sandwich size of the covered share,
@@ -505,6 +508,13 @@ class CoverageReport(Display):
     class_high: np.ndarray | None = None
     mondrian: bool = False
     class_joint_high: np.ndarray | None = None
+    pos_label: Any = None
+
+    def _class_name(self, c: int) -> str:
+        """Class *c* as the printout names it: its index, and with :attr:`pos_label` the labels it holds."""
+        if self.pos_label is None or self.per_class.shape[0] != 2:
+            return str(c)
+        return f"{c} (label {self.pos_label})" if c == 1 else f"{c} (label not {self.pos_label})"
 
     @property
     def target(self) -> float:
@@ -539,7 +549,7 @@ class CoverageReport(Display):
         if self.class_joint_high is not None and measured > 1:
             high = self.class_joint_high
             said = f"{100.0 * (1.0 - 0.05 / measured):.4g}% interval, joint over {measured} classes,"
-        named = "; ".join(f"class {c} is covered {self.per_class[c]:.4f} ({said} up to "
+        named = "; ".join(f"class {self._class_name(c)} is covered {self.per_class[c]:.4f} ({said} up to "
                           f"{high[c]:.4f}, {fmt_count(float(self.class_counts[c]))} rows)" for c in short)
         return (f"{named}: below the {self.target:g} target beyond sampling noise. One q̂ promises coverage on "
                 "average over the classes, not within each; mondrian=True (veracity conformal --mondrian) gives "
@@ -580,7 +590,8 @@ class CoverageReport(Display):
         }
 
     def _title(self) -> str:
-        return (f"Conformal prediction sets: coverage {self.marginal:.4f} on {self.n:,} rows "
+        rows = "row" if self.n == 1 else "rows"  # "on 1 rows" was said of one measured row
+        return (f"Conformal prediction sets: coverage {self.marginal:.4f} on {self.n:,} {rows} "
                 f"(target >= {self.target:g})")
 
     def _frame_records(self) -> list[dict[str, Any]]:
@@ -593,8 +604,8 @@ class CoverageReport(Display):
         items = {"marginal coverage": self.marginal, "target": f">= {self.target:g}",
                  "mean set size": self.mean_set_size, "empty sets": f"{self.empty_rate:.2%}", "rows": self.n}
         short = set(self.short_classes)  # beyond sampling noise, as the text names them (0.8974 of 351 is not)
-        rows = [{**r, "qhat": threshold_cell(r["qhat"]), "below target": r["class"] in short}
-                for r in self._frame_records()]
+        rows = [{**r, "class": self._class_name(r["class"]), "qhat": threshold_cell(r["qhat"]),
+                 "below target": r["class"] in short} for r in self._frame_records()]
         flag = " ".join(t for t in (self.shortfall_text(), self.class_shortfall_text()) if t)
         parts = [html_kv(items), f'<div class="vc-note vc-verdict">{html.escape(flag)}</div>' if flag else "",
                  html_table(rows), html_note(f"rows per set size: {sizes}")]
@@ -604,7 +615,7 @@ class CoverageReport(Display):
         # every digit a q̂ needs (two classes' q̂ 4 decimals alike were two thresholds), points aligned
         qhat = point_aligned([threshold_cell(q) for q in self.qhat])
         body = [
-            [str(c), fmt_count(float(self.class_counts[c])), qhat[c], fmt(self.per_class[c]),
+            [self._class_name(c), fmt_count(float(self.class_counts[c])), qhat[c], fmt(self.per_class[c]),
              fmt(self.class_set_size[c], 2)]
             for c in range(self.per_class.shape[0])
         ]
@@ -612,7 +623,8 @@ class CoverageReport(Display):
         sizes = ", ".join(f"{s}:{int(c)}" for s, c in enumerate(self.size_counts) if c)
         return (
             f"{table}\n"
-            f"marginal coverage {self.marginal:.4f} (target >= {self.target:g}, {self.n} rows)   "
+            f"marginal coverage {self.marginal:.4f} "
+            f"(target >= {self.target:g}, {count_noun(self.n, 'row')})   "
             f"mean set size {self.mean_set_size:.3f}   empty sets {self.empty_rate:.2%}\n"
             f"set sizes {{{sizes}}}"
             + (f"\n{self.shortfall_text()}" if self.below_target else "")
@@ -965,7 +977,7 @@ class ConformalClassifier:
             class_counts=counts, class_set_size=class_size, mean_set_size=float(np.average(size, weights=w)),
             empty_rate=float(np.average(size == 0, weights=w)), size_counts=np.bincount(size, minlength=k + 1),
             qhat=self.class_qhat_.copy() if t is None else np.median(self._row_qhat(t), axis=0),
-            interval=interval, calib_floor=floor,
+            interval=interval, calib_floor=floor, pos_label=pos_label,
         )
 
     @staticmethod

@@ -16,7 +16,7 @@ from ..core._special import expit
 
 from ..core._intervals import binomial_interval
 from ..core._options import ScoreType
-from ..core._text import fmt, fmt_count, render_table
+from ..core._text import count_noun, fmt, fmt_count, render_table
 from ..core._validation import (
     LOGIT_CHECK_MIN_ROWS,
     VeracityError,
@@ -170,8 +170,8 @@ class RiskCoverage(Display):
         return fmt_weight(x) if self.weighted else fmt_count(x)
 
     def _title(self) -> str:
-        return (f"Risk–coverage curve: {self._count(self.n)} {'weight' if self.weighted else 'rows'}, "
-                f"{len(self.coverage)} curve points, "
+        return (f"Risk–coverage curve: {self._count(self.n)} {self._what()}, "
+                f"{count_noun(len(self.coverage), 'curve point')}, "
                 f"AURC {self.aurc:.4f}{self._compared()}")
 
     def _repr_html_(self) -> str:
@@ -193,9 +193,12 @@ class RiskCoverage(Display):
             for cell, i in zip(cells, grid)
         ]
         table = render_table(["answer if conf >=", "coverage", "risk", "answered", "errors"], body)
-        what = "weight" if self.weighted else "rows"
-        points = f"{len(self.coverage)} curve points{self._compared()}"
-        return f"{table}\n({self._count(self.n)} {what}, {points})   AURC {self.aurc:.4f}"
+        points = f"{count_noun(len(self.coverage), 'curve point')}{self._compared()}"
+        return f"{table}\n({self._count(self.n)} {self._what()}, {points})   AURC {self.aurc:.4f}"
+
+    def _what(self) -> str:
+        """What ``n`` counts: the weight, or the rows in the number the count takes ("1 rows" was said)."""
+        return "weight" if self.weighted else "row" if self.n == 1 else "rows"
 
 
 @rows_form
@@ -350,7 +353,8 @@ class SelectiveThreshold(Display):
     def __str__(self) -> str:
         if not self.feasible:
             return (f"no threshold certifies risk <= {self.target_risk:g} at delta={self.delta:g} "
-                    f"({self.n} calib rows, {self.candidates} candidates); abstain on everything")
+                    f"({count_noun(self.n, 'calib row')}, {count_noun(self.candidates, 'candidate')}); "
+                    "abstain on everything")
         of = (f"{fmt_count(self.accepted)} of {self.n}" if self.weight is None  # rows
               else f"weight {fmt_weight(self.accepted)} of {fmt_weight(self.weight)}")
         dtype = None if self.score_dtype == "float64" else np.dtype(self.score_dtype)
@@ -360,7 +364,7 @@ class SelectiveThreshold(Display):
             f"coverage {self.coverage:.4f} "
             f"({of}), calib risk {self.risk:.4f}, "
             f"{1 - self.delta:g}-confidence upper bound {self.risk_upper_bound:.4f} <= target "
-            f"{self.target_risk:g} ({self.method} over {self.candidates} candidates, "
+            f"{self.target_risk:g} ({self.method} over {count_noun(self.candidates, 'candidate')}, "
             f"{self.certified} certified)"
         )
 
@@ -481,7 +485,8 @@ def selective_threshold(
     if ok.size == 0:
         warnings.warn(
             f"no candidate threshold certifies selective risk <= {target:g} at delta={d:g} with "
-            f"{n} calib rows; abstaining on everything. Use more calib rows, a larger target_risk or delta",
+            f"{count_noun(n, 'calib row')}; abstaining on everything. Use more calib rows, a larger "
+            "target_risk or delta",
             stacklevel=caller_level(),
         )
         return SelectiveThreshold(
