@@ -10,6 +10,11 @@ snowflake, spark, sqlite, trino. Examples:
     veracity export cal.json --sql postgres > calibrate.sql
     veracity export cal.json --onnx cal.onnx
     veracity export cal.json --sql sqlite --prior-shift 0.01 0.10
+    veracity export seg.json --sql postgres --column p --feature region=region_col
+
+A segment calibrator (SegmentCalibration) reads its feature columns beside the score: each
+feature's column is the feature's own name unless --feature NAME=COLUMN names another. It has
+an SQL form only.
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print (or write to PATH) a JSON object: the calibrator kind, the dialect, the "
                              "column(s) the SQL reads (multiclass: the K names) and the SQL, or the ONNX file "
                              "and its size")
+    parser.add_argument("--feature", action="append", default=None, metavar="NAME=COLUMN",
+                        help="a segment calibrator: the column holding feature NAME (default: the column "
+                             "named NAME); repeat for each feature to map")
     parser.add_argument("--prior-shift", nargs="+", type=float, metavar="RATE", default=None,
                         help="OLD NEW: also adjust the output from base rate OLD to NEW; multiclass: the K old "
                              "class priors, then the K new ones")
@@ -54,6 +62,28 @@ def _column(args: argparse.Namespace, cal) -> object:  # type: ignore[no-untyped
     if isinstance(recorded, str) and "," in recorded:
         return [c.strip() for c in recorded.split(",")]
     return "score"
+
+
+def _features(given: list[str] | None, cal) -> dict[str, str] | None:  # type: ignore[no-untyped-def]
+    """``--feature NAME=COLUMN`` (repeated) as ``{NAME: COLUMN}``: split at the ``=`` whose left side names a
+    feature of the calibrator (a name or a column may hold ``=`` itself)."""
+    if not given:
+        return None
+    names = [sp.name for sp in getattr(cal, "specs_", None) or []]
+    if not names:
+        raise VeracityError(f"--feature maps the feature columns of a segment calibrator; this {cal.name} "
+                            "reads only its score column: drop --feature")
+    out: dict[str, str] = {}
+    for item in given:
+        cuts = [i for i, ch in enumerate(item) if ch == "=" and item[:i] in names]
+        if not cuts:
+            raise VeracityError(f"--feature takes NAME=COLUMN with NAME one of the calibrator's features "
+                                f"({', '.join(map(repr, names))}), got {item!r}")
+        name, column = item[:cuts[0]], item[cuts[0] + 1:]
+        if name in out:
+            raise VeracityError(f"--feature names feature {name!r} twice; give one column for it")
+        out[name] = column
+    return out
 
 
 def _prior(values: list[float] | None) -> tuple[object, object] | None:
@@ -88,16 +118,25 @@ def run(args: argparse.Namespace) -> int:
     if args.sql is not None:
         from ..export import sql_and_columns
 
-        text, names = sql_and_columns(cal, _column(args, cal), dialect=args.sql, prior_shift=prior)
+        features = _features(args.feature, cal)
+        text, names = sql_and_columns(cal, _column(args, cal), dialect=args.sql, prior_shift=prior,
+                                      features=features)
         if args.json:  # the column(s) the SQL reads: one name, or the K names a prefix stands for
-            emit(args, text, {"calibrator": cal.kind, "dialect": args.sql,
-                              "column": names[0] if len(names) == 1 else names,
-                              "prior_shift": _prior_json(prior), "sql": text})
+            doc = {"calibrator": cal.kind, "dialect": args.sql,
+                   "column": names[0] if len(names) == 1 else names,
+                   "prior_shift": _prior_json(prior), "sql": text}
+            if cal.kind == "segment":  # the feature columns it reads beside the score
+                doc["features"] = {sp.name: (features or {}).get(sp.name, sp.name)
+                                   for sp in getattr(cal, "specs_", [])}
+            emit(args, text, doc)
         else:
             print(text)
         return 0
     if not args.onnx:
         raise VeracityError("--onnx needs a path, e.g. --onnx cal.onnx")
+    if args.feature:  # an ONNX model reads the score alone
+        raise VeracityError("--feature maps the feature columns the SQL reads (--sql); an ONNX model has no "
+                            "feature input: drop --feature")
     if args.column is not None:  # else dropped unsaid: the model would be taken to read that column
         raise VeracityError(f"--column names the column the SQL reads (--sql); an ONNX model's input is "
                             f"always named 'score' (feed it column {args.column!r} under that name): drop --column")

@@ -30,6 +30,9 @@ Shapes:
   list over the columns ``column`` names (K names, or ``column_0 … column_{K−1}``);
   ONNX input ``score`` double ``[N, K]``, output ``probability`` double ``[N, K]``.
 
+* a segment calibrator (``kind="segment"``, SQL only): the binary shape, reading its feature columns
+  beside the score (``features={name: column}``; default: each feature's own name).
+
 ``prior_shift=(old, new)`` appends :func:`veracity.adjust_prior` to the map (or is the
 whole map when the calibrator is ``None``).
 """
@@ -45,7 +48,7 @@ __all__ = ["DIALECTS", "EXPORTABLE", "to_onnx", "to_sql"]
 
 
 def to_sql(calibrator: Any, column: Any = "score", *, dialect: str = "duckdb", prior_shift: Any = None,
-           n_classes: int | None = None, alias: str = "probability") -> str:
+           n_classes: int | None = None, alias: str = "probability", features: Any = None) -> str:
     """SQL text applying a fitted calibrator (or its artifact dict) to ``column``.
 
     ``dialect``: one of :data:`DIALECTS`. Identifiers are quoted; the text starts with a
@@ -57,14 +60,18 @@ def to_sql(calibrator: Any, column: Any = "score", *, dialect: str = "duckdb", p
     score column, which ``transform()`` reads as 1/0, is read so on DuckDB, SQLite, Spark, Trino and
     Snowflake; PostgreSQL and BigQuery refuse that cast (``cannot cast type boolean to double precision``):
     select the column cast to an integer there, ``… FROM (SELECT CAST(flag AS INTEGER) AS score FROM t)``.
+
+    A ``"segment"`` calibrator (:class:`veracity.SegmentCalibration`) reads its feature columns beside the
+    score: ``features={"region": "region_col"}`` names the column of a feature (default: the column of the
+    feature's own name). Its text is SQL only (no ONNX form).
     """
     return sql_and_columns(calibrator, column, dialect=dialect, prior_shift=prior_shift, n_classes=n_classes,
-                           alias=alias)[0]
+                           alias=alias, features=features)[0]
 
 
 def sql_and_columns(calibrator: Any, column: Any = "score", *, dialect: str = "duckdb",
                     prior_shift: Any = None, n_classes: int | None = None,
-                    alias: str = "probability") -> tuple[str, list[str]]:
+                    alias: str = "probability", features: Any = None) -> tuple[str, list[str]]:
     """:func:`to_sql`'s text and the input column names it reads: ``[column]`` (binary), or the K names
     (a prefix expands to ``column_0 … column_{K−1}``) — what ``veracity export --json`` reports."""
     from ._sql import check_columns
@@ -72,7 +79,7 @@ def sql_and_columns(calibrator: Any, column: Any = "score", *, dialect: str = "d
 
     width = len(column) if isinstance(column, (list, tuple)) else None  # K names: K input columns
     p = plan(calibrator, prior_shift=prior_shift, n_classes=n_classes, width=width)
-    text = _to_sql(p, column, dialect=dialect, alias=alias)
+    text = _to_sql(p, column, dialect=dialect, alias=alias, features=features)
     return text, check_columns(column, p.n_inputs)
 
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._validation import ROW_SUM_ATOL
+from ..core._validation import ROW_SUM_ATOL, VeracityError
 from ._plan import LOG1P_ONE, Node, Plan, Rescue, SoftmaxExtra, numpy_sum, provenance, zero_over_zero
 from ._redact import without_secrets
 
@@ -191,6 +191,8 @@ class _Graph:
             return self.op("Where", [cond, self.render(node[4]), self.render(node[5])])
         if op == "piecewise":
             return self.piecewise(self.render(node[1]), np.asarray(node[2], dtype=np.float64), node[3], node[4])
+        if op == "level":  # pragma: no cover - to_onnx refuses such a plan first
+            raise VeracityError("a feature-level lookup has no ONNX form; export the calibrator as SQL")
         if op == "head":
             head = self.head(node[1], node[2], node[4] if len(node) > 4 else None)
             return self.op("Gather", [head, self.tensor(np.int64(node[3]), np.int64)], axis=1)
@@ -420,5 +422,11 @@ def _reads_input(node: Node) -> bool:
 
 
 def to_onnx(p: Plan) -> bytes:
-    """The serialised ONNX model of a plan."""
+    """The serialised ONNX model of a plan; a plan that reads feature columns (a ``level`` node: a
+    ``"segment"`` calibrator) is refused in one line: the model's one input is the score."""
+    if p.features:
+        raise VeracityError(
+            f"a {p.kind!r} calibrator has no ONNX form: its corrections read the feature columns "
+            f"({', '.join(map(repr, p.features))}) beside the score, and the model's one input is the score; "
+            "export it as SQL (to_sql, or veracity export --sql DIALECT)")
     return _Graph(p).build()

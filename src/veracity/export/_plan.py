@@ -24,6 +24,11 @@ Nodes are tuples ``(op, *args)``:
   ``< a`` (``"left"``). A piece is ``("affine", slope, x0, y0)`` =
   ``slope·(a − x0) + y0`` (slope 0: the constant ``y0``) or ``("frac", x0, x1, y0, y1)`` =
   ``y0 + (a − x0)/(x1 − x0)·(y1 − y0)`` (isotonic knots closer than 1/max-float);
+* ``("level", levels, branches)`` — a feature-level lookup: ``branches[c]`` (a node) on the rows whose
+  feature :attr:`Levels.name` has level code ``c`` (:meth:`FeatureSpec.codes
+  <veracity.segments._spec.FeatureSpec.codes>` semantics, :class:`Levels`), ``branches[-1]`` on the rows of
+  no level (code -1: an unseen value, or a missing one where the feature had none at fit); it reads a
+  feature column beside the score, so only the SQL back end writes it (a ``"segment"`` calibrator);
 * ``("head", name, items, k[, extra])`` — output k of a row-wise map of the K items:
   ``"softmax"`` (of logits; ``extra`` a :class:`SoftmaxExtra`, or absent: a prior shift on large
   logits, and how they are recomputed on a row where they overflow), ``"renorm"`` (one-vs-rest: divide by the row sum; a row
@@ -52,6 +57,8 @@ Node = tuple
 #: calibrator kinds (artifact ``kind``) with an SQL and ONNX form
 EXPORTABLE = ("beta", "histogram", "isotonic", "matrix", "one-vs-rest", "platt", "temperature", "vector",
               "venn-abers")
+#: calibrator kinds with an SQL form only: their map reads feature columns beside the score
+SQL_ONLY = ("segment",)
 
 
 @dataclass
@@ -71,6 +78,10 @@ class Plan:
     unit_scores: bool = False
     #: the prior shift appended to the map, in words (:func:`_prior_text`), or None: the provenance names it
     prior_shift: str | None = None
+    #: the feature names the map reads beside the score (a ``"segment"`` calibrator's ``level`` nodes)
+    features: tuple[str, ...] = ()
+    #: what the map is beyond its kind, in words, for the provenance (a segment calibrator's base and sets)
+    about: str | None = None
 
     @property
     def multiclass(self) -> bool:
@@ -614,7 +625,7 @@ def _check_constants(outputs: list[Node]) -> None:
 def _unsupported(kind: str) -> VeracityError:
     return VeracityError(
         f"a {kind!r} calibrator has no SQL/ONNX form; exportable kinds: {', '.join(EXPORTABLE)} "
-        "(multiclass Venn-ABERS: fit VennAbers(multiclass='ovr'))")
+        f"(multiclass Venn-ABERS: fit VennAbers(multiclass='ovr')); SQL only: {', '.join(SQL_ONLY)}")
 
 
 def artifact_of(calibrator: Any) -> dict[str, Any]:
@@ -830,8 +841,10 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
     kind = doc.get("kind")
     params, state = dict(doc.get("params") or {}), dict(doc.get("state") or {})
     metadata = dict(doc.get("metadata") or {})
-    if kind not in EXPORTABLE:
+    if kind not in EXPORTABLE + SQL_ONLY:
         raise _unsupported(str(kind))
+    if kind == "segment":
+        return _segment_plan(params, state, metadata, prior_shift)
     try:
         k = _n_classes(state.get("n_classes_", 2))
         multi = kind in ("vector", "matrix", "one-vs-rest") or (
@@ -943,7 +956,7 @@ def provenance(p: Plan) -> str:
     """One line naming what the exported map is and where it came from (for a comment): the score type
     is the one the map reads (:func:`_score_type_text`); passwords are hidden (:func:`~._redact.redact`)."""
     m = p.metadata
-    parts = [f"veracity {p.kind} calibrator"]
+    parts = [f"veracity {p.kind} calibrator" + (f" ({p.about})" if p.about else "")]
     if p.prior_shift is not None:  # the output is not the calibrator's own: say so before anything is cut
         parts[0] += (f"; prior shift: {p.prior_shift}" if p.kind == "prior-shift" else
                      f", then a prior shift (vc.adjust_prior): {p.prior_shift}")
@@ -967,3 +980,175 @@ def provenance(p: Plan) -> str:
         while marker in text:
             text = text.replace(marker, marker[0] + " " + marker[1])
     return text[:600]
+
+
+
+# ----------------------------------------------------------------------------------
+# a segment calibrator: the base map's logit plus per-segment shifts, read from feature columns
+# ----------------------------------------------------------------------------------
+#: the kinds of level values whose SQL comparison is unambiguous on every dialect
+LEVEL_KINDS = "text, integers, floats and booleans"
+
+
+@dataclass(frozen=True, eq=False)
+class Levels:
+    r"""How one feature's values become level codes, read from a ``"segment"`` artifact's ``specs_`` entry,
+    as :meth:`FeatureSpec.codes <veracity.segments._spec.FeatureSpec.codes>` computes them:
+
+    * ``"category"``: code ``i`` where the value equals ``values[i]`` (text, booleans or numbers, all of one
+      kind); any other present value: ``other`` (the pooled level; None: no level, code -1);
+    * ``"values"``: code ``i`` where the number equals ``values[i]``; another number: code -1;
+    * ``"bins"``: the number of ``cuts`` at or below the value (``searchsorted(cuts, x, "right")``: a value
+      on a cut goes to the bin above it);
+    * a missing value (NULL; NaN for numbers): ``missing`` (None: code -1).
+
+    ``exact``: integer levels or cuts beyond 2**53, compared as the column's own integers (float64 would
+    merge neighbours); otherwise numbers are compared as doubles, the column cast to one. ``what``:
+    ``"text"``, ``"boolean"`` or ``"number"``."""
+
+    name: str
+    kind: str
+    values: tuple[Any, ...]
+    cuts: tuple[Any, ...]
+    other: int | None
+    missing: int | None
+    n_levels: int
+    exact: bool
+    what: str
+
+
+def _value_kind(v: Any) -> str | None:
+    """``"text"``, ``"boolean"`` or ``"number"`` of a level value; None for any other kind."""
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, str):
+        return "text"
+    if isinstance(v, int) or (isinstance(v, float) and math.isfinite(v)):
+        return "number"
+    return None
+
+
+def _not_comparable(name: str, what: str) -> VeracityError:
+    return VeracityError(f"feature {name!r} has levels of {what}, which SQL cannot compare one way on "
+                         f"every engine; its SQL supports levels of {LEVEL_KINDS} (convert the feature, e.g. "
+                         "a date to its text or number, and re-fit)")
+
+
+def _code(v: Any, n: int, what: str) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n:
+        raise VeracityError(f"its {what} level {v!r} is no level code of {n}")
+    return int(v)
+
+
+def levels_of(d: Any) -> Levels:
+    """A :class:`Levels` from one ``specs_`` entry of a ``"segment"`` artifact (checked: a malformed one, or
+    levels SQL cannot compare one way -- dates, times, bytes, mixed kinds -- refused in one line)."""
+    from ..core._keys import key_name
+
+    if not isinstance(d, dict) or not isinstance(d.get("name"), str):
+        raise VeracityError("a feature's levels are malformed (no name)")
+    name, kind = d["name"], d.get("kind")
+    labels = d.get("labels")
+    if kind not in ("category", "values", "bins") or not isinstance(labels, list) or not labels:
+        raise VeracityError(f"feature {name!r} has malformed levels (kind {kind!r})")
+    n = len(labels)
+    stored = d.get("value_types")  # written where the fitted levels were dates, bytes, ... (saved as text)
+    if stored:
+        raise _not_comparable(name, " and ".join(map(str, stored)))
+    values, cuts = tuple(d.get("values") or ()), tuple(d.get("cuts") or ())
+    other, missing = _code(d.get("other"), n, "other"), _code(d.get("missing"), n, "missing")
+    items = cuts if kind == "bins" else values
+    odd = [v for v in items if _value_kind(v) is None]
+    if odd:
+        raise _not_comparable(name, type(odd[0]).__name__ + " values")
+    kinds = {str(_value_kind(v)) for v in items}
+    if kind != "category" and kinds - {"number"}:
+        raise VeracityError(f"feature {name!r} is numeric ({kind}) but holds levels of "
+                            f"{' and '.join(sorted(kinds))}")
+    if len(kinds) > 1:
+        raise _not_comparable(name, "mixed kinds (" + " and ".join(sorted(kinds)) + ")")
+    what = kinds.pop() if kinds else "text"
+    if kind == "category" and what == "number":
+        # a level that is a number but was found as something else (a nanosecond time's integer): its label
+        # is that thing's text, not the number's
+        for v, label in zip(values, labels):
+            if label != key_name(v):
+                raise _not_comparable(name, f"another kind than numbers (level {label!r} is stored as {v!r})")
+    if kind == "bins" and any(b <= a for a, b in zip(cuts, cuts[1:])):
+        raise VeracityError(f"feature {name!r} needs increasing cut points")
+    exact = kind != "category" and any(isinstance(v, int) and abs(v) > 2**53 for v in items)
+    return Levels(name, str(kind), values, cuts, other, missing, n, exact, what)
+
+
+def _set_lookup(levels: list[Levels], st: list[int], table: dict[int, float], depth: int = 0,
+                key: int = 0) -> Node:
+    r"""The shift of one grouping set as nested ``level`` nodes: the outer feature's lookup, each of whose
+    branches is the next feature's, down to the constants :math:`\delta_{k}` of the segment keys
+    :math:`k = \sum_f c_f\,s_f` (mixed-radix strides :math:`s_f`, as the fit numbers them); 0 where the
+    segment has no correction or a feature has no level (code -1). A lookup whose branches are all one node
+    is that node."""
+    lv = levels[st[depth]]
+    stride = int(np.prod([levels[i].n_levels for i in st[depth + 1:]], dtype=np.int64))
+    branches: list[Node] = []
+    for c in range(lv.n_levels):
+        k = key + c * stride
+        branches.append(const(table.get(k, 0.0)) if depth + 1 == len(st)
+                        else _set_lookup(levels, st, table, depth + 1, k))
+    branches.append(const(0.0))  # code -1: no correction
+    if all(b == branches[0] for b in branches[1:]):
+        return branches[0]
+    return ("level", lv, tuple(branches))
+
+
+def _segment_plan(params: dict[str, Any], state: dict[str, Any], metadata: dict[str, Any],
+                  prior_shift: Any) -> Plan:
+    r"""A ``"segment"`` calibrator's map, as its ``transform`` computes it:
+    :math:`\sigma(\operatorname{logit} g(s) + \sum_S \delta_{S,k_S})` -- the base map :math:`g` (its own
+    plan), its logit as ``probability_to_logit`` takes it (clipped to :math:`[\epsilon, 1-\epsilon]`), one
+    shift per grouping set added in the artifact's order (a ``level`` lookup of the row's segment), then the
+    sigmoid."""
+    try:
+        base = state["base_"]
+        if not isinstance(base, dict):
+            raise VeracityError("state base_ must be the base calibrator's artifact")
+        bkind = base.get("kind")
+        bparams, bstate = dict(base.get("params") or {}), dict(base.get("state") or {})
+        if bkind not in EXPORTABLE or bkind in ("matrix", "vector", "one-vs-rest"):
+            raise VeracityError(f"its base calibrator {bkind!r} has no SQL form; binary bases with one: "
+                                "beta, histogram, isotonic, platt, temperature, venn-abers")
+        eta = _binary_logit(_binary(str(bkind), bparams, bstate, ("col", 0)), "probability")
+        levels = [levels_of(d) for d in state["specs_"]]
+        names = [lv.name for lv in levels]
+        sets = []
+        for c in state["corrections_"]:
+            st, keys, delta = c["set"], c["keys"], c["delta"]
+            if not isinstance(st, list) or not st or not all(
+                    isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(levels) for i in st) \
+                    or len(set(st)) != len(st):
+                raise VeracityError(f"a correction's set {st!r} names no distinct features of {len(levels)}")
+            size = int(np.prod([levels[i].n_levels for i in st]))
+            if len(keys) != len(delta) or not all(isinstance(k, int) and 0 <= k < size for k in keys):
+                raise VeracityError(f"a correction over {[names[i] for i in st]} names segments beyond "
+                                    f"its {size}")
+            sets.append(" x ".join(names[i] for i in st))
+            table = {int(k): float(v) for k, v in zip(keys, delta)}
+            if table:
+                eta = ("add", eta, _set_lookup(levels, st, table))
+        out = [sigmoid(eta)]
+        _check_constants(out)
+    except VeracityError as exc:
+        raise _malformed("segment", str(exc)) if "SQL" not in str(exc) else exc from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
+        detail = f"missing state {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:120]
+        raise _malformed("segment", detail) from None
+    score_type = str(params.get("score_type", bparams.get("score_type", "probability")))
+    shift_text = None
+    if prior_shift is not None:
+        out = _prior_shift(out, prior_shift, score_type)
+        shift_text = _prior_text(prior_shift, 2)
+    about = f"base {bkind}" + (f"; corrections by {', '.join(sets)}" if sets else "; no correction sets")
+    return Plan(out, 1, "segment", metadata, score_type=score_type,
+                unit_scores=bkind == "beta" and score_type == "score", prior_shift=shift_text,
+                features=tuple(names), about=about)

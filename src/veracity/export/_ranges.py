@@ -96,6 +96,9 @@ def extent(node: Node, score_type: str) -> tuple[float, float]:
         nonzero = ys[ys > 0]
         tiny = (float(nonzero.min()) if nonzero.size else np.inf) if flat else TINY
         return tiny, float(ys.max())
+    if op == "level":  # one of its branches
+        spans = [extent(b, score_type) for b in node[2]]
+        return min(t for t, _ in spans), max(b for _, b in spans)
     return TINY, 1.0  # a head: probabilities
 
 

@@ -29,6 +29,9 @@ numbers as ``transform()``:
   PostgreSQL, whose constants are all NUMERIC, no operation takes two NUMERICs (decimal: ``0.3 − 0.1``
   = 0.2): one on two literals is written as its binary64 result, another NUMERIC operand (a step table
   of literals) is cast to DOUBLE PRECISION (:meth:`_Builder.in_doubles`);
+* **feature levels** (a segment calibrator's ``level`` nodes, :meth:`_Builder.level`): one ``CASE`` over
+  the feature column, ``FeatureSpec.codes`` semantics (missing first, then the values or the cuts in order,
+  the pooled level as ``ELSE``), text levels as string literals sqlglot escapes, the column's name quoted;
 * **step tables** (isotonic, histogram, Venn–ABERS): a binary tree of ``CASE WHEN x < knot``
   (log₂ K comparisons per row on a row-at-a-time engine: SQLite, PostgreSQL). Where the
   dialect has arrays and the table is long, a cell index instead:
@@ -58,8 +61,8 @@ from typing import Any
 import numpy as np
 
 from ..core._validation import ROW_SUM_ATOL, VeracityError
-from ._plan import (LOG1P_ONE, Node, Plan, Rescue, SoftmaxExtra, merged_venn_abers, numpy_sum, provenance,
-                    zero_over_zero)
+from ._plan import (LOG1P_ONE, Levels, Node, Plan, Rescue, SoftmaxExtra, merged_venn_abers, numpy_sum,
+                    provenance, zero_over_zero)
 from ._ranges import (EXP_FINITE, EXP_LIMIT, MAX_FLOAT as _MAX_FLOAT, TINY as _TINY, extent, first_double,
                       limits)
 
@@ -343,8 +346,12 @@ def _spread_text(spread: float) -> str:
 class _Builder:
     """Renders plan nodes into sqlglot expressions for one dialect."""
 
-    def __init__(self, dialect: str, names: list[str], *, hoist: bool = True):
+    def __init__(self, dialect: str, names: list[str], *, hoist: bool = True,
+                 features: dict[str, str] | None = None):
         from sqlglot import exp
+
+        #: feature name -> the column holding it (``level`` nodes of a segment calibrator)
+        self.features = features or {}
 
         self.exp = exp
         self.dialect = dialect
@@ -661,7 +668,65 @@ class _Builder:
             return self.piecewise(x, np.asarray(node[2], dtype=np.float64), node[3], node[4])
         if op == "head":
             return self.head(node[1], node[2], node[3], node[4] if len(node) > 4 else None)
+        if op == "level":
+            return self.level(node[1], node[2])
         raise AssertionError(op)  # pragma: no cover
+
+    # -- feature levels (a segment calibrator) -------------------------------------------
+    def level_value(self, lv: Levels, v: Any) -> Any:
+        """A level value or cut point as a literal: text escaped by sqlglot, a boolean ``TRUE``/``FALSE``, an
+        integer as itself (exact levels: the column's own integers), a number as :meth:`num` writes it."""
+        exp = self.exp
+        if isinstance(v, bool):
+            return exp.Boolean(this=v)
+        if isinstance(v, str):
+            return exp.Literal.string(v)
+        if isinstance(v, int) and (lv.exact or lv.kind == "category"):
+            return self.int_(v)
+        return self.num(float(v))
+
+    def level(self, lv: Levels, branches: tuple) -> Any:
+        r"""``("level", lv, branches)``: one ``CASE`` over the feature column, each branch rendered where the
+        row's level code selects it (:class:`~._plan.Levels`, ``FeatureSpec.codes`` semantics):
+
+        * missing first: ``col IS NULL`` (numbers: or NaN, :meth:`isnan`) -> the missing level's branch;
+        * ``category`` / ``values``: ``WHEN x = v_i THEN branch_i`` (numbers compared as doubles, the column
+          cast to one, as ``codes`` compares float64; exact levels as the column's integers), ``ELSE`` the
+          pooled level's branch (no pooled level: code -1's);
+        * ``bins``: ``WHEN x < c_1 THEN branch_0 WHEN x < c_2 THEN branch_1 … ELSE branch_K``: a value on a
+          cut goes to the bin above it (``searchsorted(cuts, x, "right")``).
+
+        ``WHEN``s whose branch is the ``ELSE``'s are dropped (the values' tests are disjoint; a bin's rows
+        then fall to the next bin's test, whose branch is theirs), and a NULL or NaN that no test catches
+        reaches the ``ELSE`` (NULL compares unknown, NaN false or above every cut) only where that is its
+        branch."""
+        exp = self.exp
+        column = exp.column(self.features.get(lv.name, lv.name), quoted=True)
+        as_double = exp.Cast(this=column, to=data_type("DOUBLE"))
+        numeric = lv.kind != "category" or lv.what == "number"
+        x = column if lv.exact or lv.kind == "category" else as_double
+
+        def branch(code: int | None) -> Node:
+            return branches[-1] if code is None or code < 0 else branches[code]
+
+        if lv.kind == "bins":
+            default = branch(len(lv.cuts))
+            tests = [(exp.LT(this=x.copy(), expression=self.level_value(lv, c)), branch(k))
+                     for k, c in enumerate(lv.cuts) if branch(k) != branch(k + 1)]
+        else:
+            default = branch(lv.other)
+            tests = [(exp.EQ(this=x.copy(), expression=self.level_value(lv, v)), branch(k))
+                     for k, v in enumerate(lv.values) if branch(k) != default]
+        missing = branch(lv.missing)
+        if missing != default:
+            cond: Any = exp.Is(this=column.copy(), expression=exp.Null())
+            nan = self.isnan(as_double.copy()) if numeric else None
+            if nan is not None:
+                cond = exp.Or(this=cond, expression=nan)
+            tests.insert(0, (cond, missing))
+        if not tests:
+            return self.render(default)
+        return self.case([(c, self.render(b)) for c, b in tests], self.render(default))
 
     def piece(self, x: Any, piece: tuple) -> Any:
         exp = self.exp
@@ -1300,6 +1365,8 @@ def _entries(node: Any) -> int:
         return 2 * len(node[2]) + len(node[4]) + _entries(node[1])
     if node[0] == "head":
         return 2 * sum(_entries(it) for it in node[2])
+    if node[0] == "level":  # one test and one value a level
+        return sum(2 + _entries(b) for b in node[2])
     return sum(_entries(a) for a in node[1:] if isinstance(a, tuple))
 
 
@@ -1311,6 +1378,8 @@ def _steps(node: Any) -> int:
         return len(node[2]) + _steps(node[1])
     if node[0] == "head":
         return sum(_steps(it) for it in node[2])
+    if node[0] == "level":
+        return sum(_steps(b) for b in node[2])
     return sum(_steps(a) for a in node[1:] if isinstance(a, tuple))
 
 
@@ -1324,6 +1393,9 @@ def _compact(node: Any) -> Any:
             return merged
     if node[0] == "piecewise":  # its pieces are not nodes
         return node
+    if node[0] == "level":
+        branches = tuple(_compact(b) for b in node[2])
+        return node if all(a is b for a, b in zip(branches, node[2])) else (node[0], node[1], branches)
     if node[0] == "head":
         items = [_compact(it) for it in node[2]]
         same = all(a is b for a, b in zip(items, node[2]))
@@ -1333,12 +1405,50 @@ def _compact(node: Any) -> Any:
     return node if all(a is b for a, b in zip(args, node[1:])) else (node[0], *args)
 
 
-def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: str = "probability") -> str:
-    """The SQL text of a plan: one expression (binary), or K aliased expressions (multiclass)."""
+def feature_columns(p: Plan, features: Any, dialect: str | None = None) -> dict[str, str]:
+    """The column of each feature the plan reads (:attr:`Plan.features`): ``features`` maps a name to its
+    column (a name not given reads the column of its own name). Refused in one line: a mapping for a map that
+    reads no feature, a name the map does not read, a column name empty or with control characters, and two
+    features whose columns are one column in ``dialect`` (:func:`identifier_key`)."""
+    if features is None:
+        features = {}
+    if not isinstance(features, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                 for k, v in features.items()):
+        raise VeracityError(f"features must map each feature name to its column name, e.g. "
+                            f"{{'region': 'region_col'}}, got {features!r}")
+    if features and not p.features:
+        raise VeracityError(f"features= names the feature columns of a 'segment' calibrator; this {p.kind} "
+                            "calibrator reads only its score column: drop features=")
+    unknown = [k for k in features if k not in p.features]
+    if unknown:
+        raise VeracityError(f"features= names {unknown[0]!r}, which this calibrator does not read; its "
+                            f"features: {', '.join(map(repr, p.features))}")
+    cols = {name: features.get(name, name) for name in p.features}
+    for name, col in cols.items():
+        if not col or any(not ch.isprintable() for ch in col):
+            raise VeracityError(f"the column of feature {name!r}, {col!r}, is empty or holds control "
+                                "characters; pass the column's plain name")
+    if dialect is not None:
+        first: dict[str, tuple[str, str]] = {}
+        for name, col in cols.items():
+            other = first.setdefault(identifier_key(col, dialect), (name, col))
+            if other[1] != col:
+                raise VeracityError(
+                    f"features {other[0]!r} and {name!r} read columns {other[1]!r} and {col!r}, which are "
+                    f"one column in {dialect}, {_one_column_why(dialect)}; map them to distinct columns "
+                    "with features={name: column}")
+    return cols
+
+
+def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: str = "probability",
+           features: Any = None) -> str:
+    """The SQL text of a plan: one expression (binary), or K aliased expressions (multiclass); ``features``:
+    the column of each feature a segment calibrator's map reads (:func:`feature_columns`)."""
     import sqlglot
 
     d = check_dialect(dialect)
     names = check_columns(column, p.n_inputs, d)
+    cols = feature_columns(p, features, d)
     p = replace(p, outputs=[_compact(node) for node in p.outputs])
     entries = sum(_entries(node) for node in p.outputs)
     if entries > MAX_TABLE_ENTRIES:
@@ -1352,11 +1462,11 @@ def to_sql(p: Plan, column: Any = "score", *, dialect: str = "duckdb", alias: st
         raise VeracityError(
             f"the SQL of this {p.kind} calibrator would write out {entries:,} step-table entries (at most "
             f"{MAX_TABLE_ENTRIES:,}; {why}); export it to ONNX instead (to_onnx), or {fewer}")
-    exprs = [_Builder(d, names).output(node, p) for node in p.outputs]
+    exprs = [_Builder(d, names, features=cols).output(node, p) for node in p.outputs]
     # only a hoisting dialect writes subqueries (:meth:`_Builder._array`): the others skip this walk
     subqueries = sum(len(list(e.find_all(sqlglot.exp.Subquery))) for e in exprs) if d in _HOIST else 0
     if subqueries > _MAX_HOISTED * len(exprs):
-        exprs = [_Builder(d, names, hoist=False).output(node, p) for node in p.outputs]
+        exprs = [_Builder(d, names, hoist=False, features=cols).output(node, p) for node in p.outputs]
     # the trees are built for this one text: written without the defensive copy of the whole tree, by the
     # generator of :func:`dialect_generator` (the text ``e.sql(dialect=d, …)`` writes; BigQuery's skips its
     # rewrite of the casts' types, which none of the map's types needs: :func:`_plain_types`)

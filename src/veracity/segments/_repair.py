@@ -249,6 +249,7 @@ class SegmentCalibration(Calibrator):
         from ._api import specs_from_arrays
 
         feats = getattr(self, "_pending", {})
+        self.__dict__.pop("_stored_types", None)  # of a loaded artifact's levels, not of these
         base = _REGISTRY[self.base](score_type=self.score_type)
         base.fit(s, y, sample_weight=w)
         eta0 = probability_to_logit(base.transform(s))
@@ -334,10 +335,36 @@ class SegmentCalibration(Calibrator):
     def _transform(self, s: np.ndarray) -> np.ndarray:  # pragma: no cover - transform is overridden
         return self.transform(s)
 
+    # -- export ---------------------------------------------------------------------------
+    def to_sql(self, column: Any = "score", *, dialect: str = "duckdb", prior_shift: Any = None,
+               alias: str = "probability", features: dict[str, str] | None = None) -> str:
+        """One SQL expression equal to :meth:`transform`: the base map's SQL, its logit (clipped as
+        ``transform`` clips it), plus each grouping set's shift for the row's segment (a ``CASE`` over the
+        feature's levels: the pooled ``other`` level, the missing one for NULL and NaN, no shift for a value
+        unseen at fit, a numeric feature's bins with a value on a cut in the bin above), then the sigmoid.
+
+        ``features``: the column of a feature, ``{"region": "region_col"}`` (default: the feature's own
+        name). Levels of text, integers, floats and booleans only (dates, times, bytes: refused in one line).
+        No ONNX form: the corrections read feature columns beside the score."""
+        from ..export import to_sql
+
+        self._require_fitted()
+        return to_sql(self, column, dialect=dialect, prior_shift=prior_shift, alias=alias, features=features)
+
     # -- artifacts ------------------------------------------------------------------------
     def _state_dict(self) -> dict[str, Any]:
-        return {"base_": self.base_.to_dict(), "specs_": [sp.to_dict() for sp in self.specs_],
+        return {"base_": self.base_.to_dict(), "specs_": [self._spec_dict(sp) for sp in self.specs_],
                 "corrections_": [dict(c) for c in self.corrections_], "tau2_": list(self.tau2_)}
+
+    def _spec_dict(self, sp: FeatureSpec) -> dict[str, Any]:
+        """A feature's levels as the artifact holds them, plus ``value_types`` where its level values are of
+        kinds JSON holds as their text (dates, times, bytes, ...: :func:`_value_types`), so an export of the
+        saved artifact refuses them as the fitted one's does (the text alone would compare as text)."""
+        d = sp.to_dict()
+        types = _value_types(sp) or getattr(self, "_stored_types", {}).get(sp.name)
+        if types:
+            d["value_types"] = list(types)
+        return d
 
     def _load_state(self, state: dict[str, Any]) -> None:
         for k in self._state:
@@ -351,6 +378,9 @@ class SegmentCalibration(Calibrator):
                                 "it") from None
         for sp in self.specs_:
             _check_spec(sp)
+        self._stored_types = {d["name"]: [str(t) for t in d["value_types"]] for d in state["specs_"]
+                              if isinstance(d, dict) and isinstance(d.get("value_types"), list)
+                              and d["value_types"]}
         self.corrections_ = [dict(c) for c in state["corrections_"]]
         self.tau2_ = [float(t) for t in state["tau2_"]]
         for c in self.corrections_:
@@ -378,6 +408,14 @@ def _warn_unused_bins(bins: int | None, specs: list[FeatureSpec]) -> None:
         names = ", ".join(repr(sp.name) for sp in specs)
         warn(VeracityWarning(f"SegmentCalibration(bins={bins!r}) {UNUSED_BINS} (the levels of {names} are "
                              "their values), so it changed nothing; drop {param}", "bins"))
+
+
+def _value_types(sp: FeatureSpec) -> list[str]:
+    """The kinds of a feature's level values that are no text, number or boolean (``date``, ``datetime``,
+    ``bytes``, ``Decimal`` ...), by type name: the artifact holds those as their text."""
+    found = {type(v).__name__ for v in sp.values
+             if not isinstance(v.item() if isinstance(v, np.generic) else v, (str, int, float, bool))}
+    return sorted(found)
 
 
 def _frame_values(columns: dict[str, Any]) -> dict[str, np.ndarray]:
