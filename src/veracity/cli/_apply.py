@@ -4,7 +4,8 @@ Writes every input column (a CSV's ids and text as the file holds them: ``00501`
 plus ``calibrated`` (binary) or ``calibrated_0..K-1`` (multiclass) to OUT (Parquet for
 .parquet/.pq, else CSV: tab-separated for .tsv, gzip-compressed for .gz; streamed Parquet
 input writes .parquet/.pq or .csv). The score column
-defaults to the one the calibrator was fit on. Parquet input (a file, a folder
+defaults to the one the calibrator was fit on; a segment calibrator (SegmentCalibration) also
+reads each of its features from the column of that name. Parquet input (a file, a folder
 or a glob) is streamed batch by batch, so memory stays bounded whatever the
 number of rows. Example:
 
@@ -157,9 +158,9 @@ class _StreamedScores:
     def __getattr__(self, attr: str) -> Any:  # everything but transform is the calibrator's own
         return getattr(self.cal, attr)
 
-    def transform(self, scores: Any) -> Any:
+    def transform(self, scores: Any, *features: Any) -> Any:
         if self.cal.score_type != "logit":
-            return self.cal.transform(scores)
+            return self.cal.transform(scores, *features)
         s = np.asarray(scores, dtype=np.float64)
         if s.size:
             with np.errstate(invalid="ignore"):  # a NaN is the calibrator's error to raise
@@ -168,7 +169,7 @@ class _StreamedScores:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=f"this {re.escape(self.name)} was fit on logits",
                                     category=VeracityWarning)
-            return self.cal.transform(scores)
+            return self.cal.transform(scores, *features)
 
     def warn_probabilities(self) -> None:
         if self.n >= LOGIT_WARN_ROWS and self.low >= 0.0 and self.high <= 1.0:
@@ -220,10 +221,18 @@ def _as_written(table: Any, path: Path, *, keep: list[str]) -> Any:
     return table
 
 
+def feature_columns(cal: Any) -> list[str]:
+    """The columns a calibrator reads beside its score: a segment calibrator's features (each read from the
+    file's column of that name, as ``SegmentCalibration.transform(frame, score=...)`` reads a frame's), else
+    none."""
+    return [sp.name for sp in getattr(cal, "specs_", None) or []] if cal.kind == "segment" else []
+
+
 def run(args: argparse.Namespace) -> int:
     from ..frames._apply import BATCH_ROWS, apply_stream, is_parquet_source
 
     cal = load_calibrator(args.calibrator)
+    features = feature_columns(cal)
     spec = args.score or cal.metadata.get("score_column")
     if not spec:
         raise VeracityError("the calibrator does not record its score column; pass --score")
@@ -241,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
         seen = _StreamedScores(cal)
         try:
             done = apply_stream(seen, args.file, out, score=names, column=args.column,
-                                batch_rows=args.batch_rows or BATCH_ROWS)
+                                batch_rows=args.batch_rows or BATCH_ROWS, features=features)
         except VeracityError as exc:
             raise _recorded_column(args, exc, names, None) from None
         seen.warn_probabilities()
@@ -257,8 +266,12 @@ def run(args: argparse.Namespace) -> int:
     except VeracityError as exc:
         names = feature_names(spec, columns=table.column_names)
         raise _recorded_column(args, exc, names, table.column_names) from None
+    if features:
+        from ..sources._source import require_columns
+
+        require_columns(features, table.column_names, where=shown_path(args, args.file))
     with _named_score_columns(feature_names(spec, columns=table.column_names)), _first_bad_score(scores):
-        p = cal.transform(scores)
+        p = cal.transform(scores, {f: table.column(f) for f in features}) if features else cal.transform(scores)
     if p.ndim == 1:
         names, cols = [args.column], [p]
     else:

@@ -110,8 +110,11 @@ def _absolute_rows(message: str, first_row: int) -> str:
 
 
 def apply_stream(cal: Any, source: str | os.PathLike[str], out: str | os.PathLike[str], *, score: str | list[str],
-                 column: str = "calibrated", batch_rows: int = BATCH_ROWS) -> Applied:
+                 column: str = "calibrated", batch_rows: int = BATCH_ROWS, features: list[str] = ()) -> Applied:
     """Write every row of the Parquet ``source`` plus ``cal``'s calibrated column(s) to ``out``.
+
+    ``features``: the columns a calibrator reads beside the score (a :class:`veracity.SegmentCalibration`'s
+    feature names), passed to its ``transform`` as ``features={name: column}`` batch by batch.
 
     ``out`` is written as the source layer reads its name back (``_files``' rule): Parquet for
     ``.parquet``/``.pq``/``.parq``, else CSV, tab-separated for ``.tsv``/``.tsv.gz`` and
@@ -133,7 +136,7 @@ def apply_stream(cal: Any, source: str | os.PathLike[str], out: str | os.PathLik
 
     def write(tmp: Path) -> None:
         state.update(_write(cal, files, os.fspath(source), tmp, names, column, batch_rows,
-                            form=_form(Path(out).name)))
+                            form=_form(Path(out).name), features=list(features)))
 
     try:
         target = Path(out)
@@ -155,7 +158,7 @@ def _form(name: str) -> tuple[bool, str, bool]:
 
 
 def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], column: str, batch_rows: int,
-           *, form: tuple[bool, str, bool]) -> dict[str, Any]:
+           *, form: tuple[bool, str, bool], features: list[str]) -> dict[str, Any]:
     import pyarrow as pa
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
@@ -177,10 +180,11 @@ def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], 
                 # looked up by name would otherwise fail inside pyarrow)
                 _refuse_duplicates(batch.schema.names, Path(path))
             if not new:
-                require_columns(names, batch.schema.names, where=shown)
+                require_columns([*names, *features], batch.schema.names, where=shown)
             s = _scores(batch, names, path, before)
             try:
-                p = cal.transform(s)
+                p = (cal.transform(s, {f: batch.column(f) for f in features}) if features
+                     else cal.transform(s))
             except VeracityError as exc:
                 raise _transform_error(exc, path, before, batch.num_rows, names) from None
             cols = [p] if p.ndim == 1 else [p[:, k] for k in range(p.shape[1])]
