@@ -48,7 +48,8 @@ def test_csv_and_streamed_parquet_give_the_frame_transform(cli, saved):
     pq.write_table(table, folder / "rows.parquet")
     for source, out, extra in (("rows.csv", "out.parquet", []),
                                ("rows.parquet", "out2.parquet", ["--batch-rows", "700"])):
-        result = cli(["apply", str(path), str(folder / source), "--score", "p", "-o", str(folder / out), *extra])
+        result = cli(["apply", str(path), str(folder / source), "--score", "p", "-o", str(folder / out),
+                      *extra])
         assert result.code == 0, result.err
         got = pq.read_table(folder / out)
         assert got.column("id").to_pylist() == list(range(N))
@@ -61,5 +62,44 @@ def test_a_file_without_a_feature_column_is_refused_in_one_line(cli, refused, sa
     pacsv.write_csv(table.drop(["tier"]), folder / "no_tier.csv")
     for name in ("no_tier.parquet", "no_tier.csv"):
         result = cli(["apply", str(path), str(folder / name), "--score", "p", "-o", str(folder / "x.csv")])
-        refused(result, r"column 'tier' not found in \S*no_tier\.(parquet|csv); available columns: id, p, region")
+        refused(result, r"column 'tier' not found in \S*no_tier\.(parquet|csv); available columns: id, p, "
+                        r"region")
         assert not (folder / "x.csv").exists()
+
+
+def test_compare_measures_the_repair_on_held_out_rows(cli, saved):
+    """``veracity compare --calibrator seg.json`` and ``vc.compare`` read the features too (they refused a
+    SegmentCalibration: "compare calibrates the scores alone"): the after column is the repair's, on
+    the rows it never saw; a row of weight 0 is dropped with its features."""
+    seg, table, folder, path = saved
+    held = np.arange(N) % 2 == 1
+    feats = {"region": REGION[held], "tier": TIER[held]}
+    ledger = vc.compare(P[held], Y[held], seg, features=feats)
+    after = seg.transform(P[held], features=feats)
+    nll = float(np.mean(-(Y[held] * np.log(after) + (1 - Y[held]) * np.log1p(-after))))
+    assert ledger.rows[1].after == pytest.approx(nll, rel=1e-12)
+    assert ledger.rows[1].metric == "NLL"
+    frame = table.append_column("y", pa.array(Y)).filter(pa.array(held))
+    assert str(vc.compare(frame, seg, score="p", label="y")) == str(ledger)
+    weights = np.where(np.arange(held.sum()) < 50, 0.0, 1.0)
+    dropped = vc.compare(P[held], Y[held], seg, features=feats, sample_weight=weights)
+    kept = {k: v[50:] for k, v in feats.items()}
+    assert str(dropped) == str(vc.compare(P[held][50:], Y[held][50:], seg, features=kept))
+    pacsv.write_csv(frame, folder / "held.csv")
+    result = cli(["compare", str(folder / "held.csv"), "--calibrator", str(path), "--score", "p",
+                  "--label", "y"])
+    assert result.code == 0, result.err
+    assert str(ledger).splitlines()[1] in result.out  # the ledger's rows, as the library prints them
+
+
+def test_compare_without_features_is_refused_and_a_plain_calibrator_takes_none(refused, saved, cli):
+    seg, table, folder, path = saved
+    with pytest.raises(vc.VeracityError, match=r"reads its features \['region', 'tier'\] on every row"):
+        vc.compare(P, Y, seg)
+    platt = vc.PlattScaling().fit(P, Y)
+    with pytest.raises(vc.VeracityError, match="reads the scores alone: drop features="):
+        vc.compare(P, Y, platt, features={"region": REGION})
+    pacsv.write_csv(table.drop(["region"]).append_column("y", pa.array(Y)), folder / "no_region.csv")
+    result = cli(["compare", str(folder / "no_region.csv"), "--calibrator", str(path), "--score", "p",
+                  "--label", "y"])
+    refused(result, r"column 'region' not found in \S*no_region\.csv")

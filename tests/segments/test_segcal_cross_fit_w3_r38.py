@@ -97,12 +97,13 @@ def test_segment_fit_frame_records_the_columns_and_the_positive_class():
                       metadata={"label_column": "target"}).metadata["label_column"] == "target"
 
 
-def test_compare_refuses_a_segment_calibration_with_features_in_its_own_words():
+def test_compare_reads_a_segment_calibrations_features_and_refuses_arrays_without_them():
     fitted = _cal().fit(FRAME, score="p", label="y")
-    words = (r"^compare calibrates the scores alone, but this SegmentCalibration also reads its features "
-             r"\['g', 'x'\] on every row, which compare does not take; audit its probabilities instead")
-    with pytest.raises(vc.VeracityError, match=words):
-        vc.compare(FRAME, fitted, score="p", label="y")
+    # round 40: the frame form reads the feature columns, the array form takes features= (it refused both)
+    by_frame = vc.compare(FRAME, fitted, score="p", label="y")
+    assert str(by_frame) == str(vc.compare(P, Y, fitted, features={"g": G, "x": X}))
+    words = (r"^this SegmentCalibration also reads its features \['g', 'x'\] on every row; pass "
+             r"features=\{name: column\} for each")
     with pytest.raises(vc.VeracityError, match=words):
         vc.compare(P, Y, fitted)
     # without features it is a calibrator of the scores alone: compared as any other

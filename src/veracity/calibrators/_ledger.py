@@ -600,6 +600,7 @@ def compare(
     level: float = 0.95,
     n_resamples: int = 200,
     random_state: Any = None,
+    features: Any = None,
 ) -> Ledger:
     r"""Before/after ledger of a fitted ``calibrator`` on evaluation rows.
 
@@ -632,13 +633,22 @@ def compare(
 
     Frame form: ``compare(frame, calibrator, score="p", label="y", sample_weight="w")`` on an
     in-memory frame (pandas, polars, pyarrow; a lazy frame: collect the columns first).
+
+    A :class:`veracity.SegmentCalibration` reads its features on every row: ``features={name: column}``
+    beside arrays, as its ``transform`` takes them; a frame's columns of those names in the frame form.
     """
     if score is not None or label is not None:
         from ..core._frameform import rows_call
 
         if calibrator is None and isinstance(labels, Calibrator):  # compare(frame, cal, score=, label=)
             calibrator, labels = labels, None
-        options = {} if score_type is None else {"score_type": score_type}
+        options: dict[str, Any] = {} if score_type is None else {"score_type": score_type}
+        if isinstance(calibrator, Calibrator) and calibrator._frame_column_sets():
+            if features is not None:  # the frame's columns are read: a mapping beside it would be left unread
+                raise VeracityError("with a frame (score=...), the feature columns are read from the frame by "
+                                    "the calibrator's feature names; drop features=, or pass arrays in place "
+                                    "of the frame", param="features")
+            options["column_sets"] = calibrator._frame_column_sets()
         if pos_label is None and isinstance(calibrator, Calibrator):
             pos_label = _recorded_text_pos_label(calibrator, scores, label)
         measure = compare if pos_label is None else _read_labels
@@ -657,13 +667,17 @@ def compare(
         )
     calibrator._require_fitted()
     per_row = calibrator._frame_column_sets()
-    if per_row:  # SegmentCalibration: its transform reads the features of each row, which compare never has
+    if per_row and not isinstance(features, dict):  # SegmentCalibration: transform reads each row's features
         key, names = next(iter(per_row.items()))
         raise VeracityError(
-            f"compare calibrates the scores alone, but this {calibrator.name} also reads its {key} {names} "
-            "on every row, which compare does not take; audit its probabilities instead (in Python: "
-            "vc.audit(cal.transform(frame, score='p'), labels), beside vc.audit(scores, labels))",
-            param="calibrator")
+            f"this {calibrator.name} also reads its {key} {names} on every row; pass "
+            "features={name: column} for each, as its transform takes them (or a frame: "
+            "compare(frame, cal, score='p', label='y'))",
+            param="features")
+    if not per_row and features is not None:
+        raise VeracityError("features= is read by a calibrator that corrects by features "
+                            f"(SegmentCalibration); this {calibrator.name} reads the scores alone: drop "
+                            "features=", param="features")
     from ..core._validation import check_count
 
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
@@ -693,6 +707,11 @@ def compare(
     if pos_label is not None and not _is_multiclass(scores):
         labels = check_binary_labels(labels, None, pos_label)
     before = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=st)
+    segment_p = None  # a SegmentCalibration's probabilities: every row's (with its features), then the kept
+    if per_row:
+        with np.errstate(over="ignore"):
+            reads_features: Any = calibrator  # transform(scores, features): SegmentCalibration's signature
+            segment_p = reads_features.transform(scores, features)
     if before.w is not None and not before.w.all():
         # a row of weight 0 is a dropped row, as in vc.compare_models and every metric: kept, it counted in
         # the rows said, the certificates' ties and the ECE bootstrap (which resampled it: its interval moved)
@@ -700,6 +719,7 @@ def compare(
         scores = np.asarray(to_numpy(scores, "scores"))[keep]
         labels = np.asarray(to_numpy(labels, "labels"))[keep]
         sample_weight = np.asarray(to_numpy(sample_weight, "sample_weight"), dtype=np.float64)[keep]
+        segment_p = None if segment_p is None else segment_p[keep]
         before = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=st)
     multiclass = before.top_label  # (N, K) scores, K = 2 included: the top-label reading
     if multiclass:  # the accuracy row and the certificate read the argmax, which no threshold cuts
@@ -719,7 +739,7 @@ def compare(
             cal_scores, cal_type = None, "probability"
     if cal_scores is None:
         with np.errstate(over="ignore"):  # the sigmoid of an overflowed logit: 0 or 1, its limit
-            cal_scores = calibrator.transform(scores)
+            cal_scores = calibrator.transform(scores) if segment_p is None else segment_p
     if multiclass and cal_type == "probability":
         cal_scores = cal_scores / cal_scores.sum(axis=1, keepdims=True)
     after = prepare_binary(cal_scores, labels, sample_weight=sample_weight, score_type=cal_type,

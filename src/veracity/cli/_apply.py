@@ -271,7 +271,9 @@ def run(args: argparse.Namespace) -> int:
 
         require_columns(features, table.column_names, where=shown_path(args, args.file))
     with _named_score_columns(feature_names(spec, columns=table.column_names)), _first_bad_score(scores):
-        p = cal.transform(scores, {f: table.column(f) for f in features}) if features else cal.transform(scores)
+        reads: Any = cal  # a segment calibrator's transform(scores, features)
+        p = (reads.transform(scores, {f: table.column(f) for f in features}) if features
+             else cal.transform(scores))
     if p.ndim == 1:
         names, cols = [args.column], [p]
     else:

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..sources import _api as source
 from ..sources._arrow_numpy import from_numpy, to_numpy
+from ..sources._source import require_columns
 from ..core._validation import VeracityError, check_numeric_column
 from ..calibrators import compare
 from ..calibrators import load as load_calibrator
@@ -39,6 +40,7 @@ from ..core._binning import MAX_BINS
 from ._common import (_show, add_input_arguments, add_json_argument, emit, feature_names, inputs, load,
                       or_default, refuse_unused, shown_path)
 from ._fit import add_pos_label_argument, apply_pos_label
+from ._apply import feature_columns
 from ._bad_rows import file_rows
 from ._rows import refuse_text, role_texts
 
@@ -155,8 +157,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"veracity compare: warning: the calibrator was fit on these very rows ({cal.metadata['n_rows']} "
                   "rows, the data hash it recorded): the 'after' column is optimistic. Pass --role-col COLUMN "
                   "--eval-role test (rows it never saw), or a file of rows it was not fit on", file=sys.stderr)
+    features = feature_columns(cal)  # a segment calibrator reads each feature from the column of its name
+    if features:
+        require_columns(features, table.column_names, where=shown_path(args, path))
     ledger = compare(scores, labels, cal, bins=args.bins, sample_weight=weights, level=args.level,
-                     n_resamples=args.resamples, random_state=args.seed)
+                     n_resamples=args.resamples, random_state=args.seed,
+                     features={f: measured.column(f) for f in features} if features else None)
     emit(args, str(ledger), {"file": shown_path(args, path), "calibrator": args.calibrator,
                              **_measured(args, table, mask), **ledger.to_dict()},
          note_text=f"{shown_path(args, path)}{_where(args, mask)}")
@@ -358,7 +364,5 @@ def _with_score(args: argparse.Namespace, score: str) -> argparse.Namespace:
 
 def _slice_keys(table: Any, name: str, path: str) -> Any:
     """The --by column with its missing values kept (one slice of them, as vc.compare_models makes)."""
-    from ..sources._source import require_columns
-
     require_columns([name], table.column_names, where=str(path))
     return to_numpy(table.column(name))

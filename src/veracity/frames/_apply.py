@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,7 +110,8 @@ def _absolute_rows(message: str, first_row: int) -> str:
 
 
 def apply_stream(cal: Any, source: str | os.PathLike[str], out: str | os.PathLike[str], *, score: str | list[str],
-                 column: str = "calibrated", batch_rows: int = BATCH_ROWS, features: list[str] = ()) -> Applied:
+                 column: str = "calibrated", batch_rows: int = BATCH_ROWS,
+                 features: Sequence[str] = ()) -> Applied:
     """Write every row of the Parquet ``source`` plus ``cal``'s calibrated column(s) to ``out``.
 
     ``features``: the columns a calibrator reads beside the score (a :class:`veracity.SegmentCalibration`'s
