@@ -494,7 +494,7 @@ def _dask_parquet(dd: Any, path: str) -> Any:
     from ._source import opened_from
 
     if is_remote(path):  # not local files (a URL Dask reads): nothing is checked
-        return dd.read_parquet(path, arrow_to_pandas=_WHOLE)
+        return _read_parquet(dd, path)
     # a folder without Parquet files (of CSV files, say) or a path not there: refused in the memory and
     # DuckDB engines' words ("d is a directory without .parquet files; pass a file or a glob"), not as
     # Dask's reader failed on it ("could not read d as PARQUET: the engine ValueError")
@@ -503,9 +503,30 @@ def _dask_parquet(dd: Any, path: str) -> Any:
     try:
         schemas = [pq.read_schema(f) for f in files]
     except Exception:  # noqa: BLE001 - not readable by pyarrow: Dask's reader says why
-        return dd.read_parquet(path, arrow_to_pandas=_WHOLE)
+        return _read_parquet(dd, path)
     nested = {f.name: f.type for s in schemas for f in s if pa.types.is_nested(f.type)}
     return opened_from(_dask_files(dd, path, files, schemas), path, nested)
+
+
+def _read_parquet(dd: Any, path: str) -> Any:
+    """Dask's Parquet reader over ``path``, its integers in pandas' nullable types (:data:`_WHOLE`)."""
+    return dd.read_parquet(path, arrow_to_pandas=_ArrowToPandas(_WHOLE))
+
+
+class _ArrowToPandas(dict[str, Any]):
+    """Dask's ``arrow_to_pandas`` options, whose ``types_mapper`` Dask always reads as :data:`_WHOLE`'s.
+
+    Dask's reader (run in this process) writes into the dict it is given the mapper it makes, which
+    tries the one it read there first, then its own (text as pyarrow strings), and keeps the dict of a
+    file's first read in a plan later reads of that file reuse. Given the one module-level dict, read
+    back each time, the mappers nested one level per partition read, across files, for the life of the
+    process; and Dask pickles the nest to name each expression (cloudpickle over every loaded module,
+    per function): an audit of a small Parquet file took 0.2 s of CPU, then about 3 s after 30 reads.
+    Read as given, the mapper Dask makes (and so each column's type) is the one of the first read."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """:data:`_WHOLE`'s ``types_mapper`` (not the one Dask wrote over it), else as :meth:`dict.get`."""
+        return _WHOLE["types_mapper"] if key == "types_mapper" else super().get(key, default)
 
 
 def _dask_files(dd: Any, path: str, files: list[str], schemas: list[Any]) -> Any:
@@ -522,7 +543,7 @@ def _dask_files(dd: Any, path: str, files: list[str], schemas: list[Any]) -> Any
     if not dictionaries and all(s.equals(schemas[0], check_metadata=False) for s in schemas[1:]):
         # (a dictionary column goes through the files one by one, as its values: Dask's reader with the
         # nullable-integer mapper raised NotImplementedError on a dictionary of integers)
-        return dd.read_parquet(path, arrow_to_pandas=_WHOLE)
+        return _read_parquet(dd, path)
 
     def values(field: Any) -> Any:
         return field.with_type(field.type.value_type) if pa.types.is_dictionary(field.type) else field
@@ -531,7 +552,7 @@ def _dask_files(dd: Any, path: str, files: list[str], schemas: list[Any]) -> Any
         schema = pa.unify_schemas(_booleans_as_int64([pa.schema([values(f) for f in s]) for s in schemas]),
                                   promote_options="permissive")
     except (pa.ArrowTypeError, pa.ArrowInvalid):  # text in one file, numbers in another: Dask's own reading
-        return dd.read_parquet(path, arrow_to_pandas=_WHOLE)
+        return _read_parquet(dd, path)
 
     def part(file: str) -> Any:
         table = pq.read_table(file)
