@@ -353,3 +353,36 @@ def write_alert_then_clean_store(path) -> str:
 def alert_then_clean_store(tmp_path_factory) -> str:
     """The path of :func:`write_alert_then_clean_store`'s store, one per test module."""
     return write_alert_then_clean_store(tmp_path_factory.mktemp("since") / "m.duckdb")
+
+
+# -- PostgreSQL: one server per test process -------------------------------------------------
+@pytest.fixture(scope="session")
+def pg_uri() -> Any:
+    """A pgserver PostgreSQL in a fresh temporary folder (skipped with the reason where it cannot start),
+    one per test process for every folder that uses it (tests/sql's ``pg_conn`` and the hardening modules
+    that import it): each module that imported a ``pg_uri`` of its own started a server of its own
+    (``initdb`` and a postmaster, ~1 s of CPU each, running to the end of the run)."""
+    try:
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
+            import pgserver
+            import psycopg  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"PostgreSQL tests need pgserver and psycopg: {exc}")
+    import tempfile
+
+    from .sql.conftest import stop_orphaned_servers
+
+    try:
+        with _warnings.catch_warnings():
+            _warnings.simplefilter("ignore")
+            stop_orphaned_servers()  # of earlier runs killed before their end
+            # a fresh directory outside pytest's own (0700 as root, which the server's user could not enter)
+            server = pgserver.get_server(tempfile.mkdtemp(prefix="veracity-pg-"), cleanup_mode="delete")
+            uri = server.get_uri()
+    except Exception as exc:  # noqa: BLE001 - any failure to start is a skip with its reason
+        pytest.skip(f"the pgserver PostgreSQL could not start here: {type(exc).__name__}: {exc}")
+    yield uri
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")
+        server.cleanup()

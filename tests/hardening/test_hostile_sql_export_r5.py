@@ -8,7 +8,7 @@ import pytest
 
 import veracity as vc
 
-from ..sql.conftest import engine, load, pg_conn, pg_uri  # noqa: F401 - the live engines' fixtures
+from ..sql.conftest import engine, load, pg_conn  # noqa: F401 - the live engines' fixtures
 
 RNG = np.random.default_rng(5)
 N = 240

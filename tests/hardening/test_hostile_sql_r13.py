@@ -25,7 +25,7 @@ import pytest
 
 import veracity as vc
 
-from ..sql.conftest import pg_conn, pg_uri  # noqa: F401 - the live PostgreSQL's fixtures
+from ..sql.conftest import pg_conn  # noqa: F401 - the live PostgreSQL's fixtures
 
 duckdb = pytest.importorskip("duckdb")
 

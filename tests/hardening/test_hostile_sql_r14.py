@@ -29,7 +29,7 @@ import pytest
 
 import veracity as vc
 
-from ..sql.conftest import engine, insert_rows, load, pg_conn, pg_uri  # noqa: F401 - the live engines' fixtures
+from ..sql.conftest import engine, insert_rows, load, pg_conn  # noqa: F401 - the live engines' fixtures
 
 duckdb = pytest.importorskip("duckdb")
 

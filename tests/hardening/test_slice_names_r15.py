@@ -27,7 +27,7 @@ import pytest
 
 import veracity as vc
 
-from ..sql.conftest import pg_conn, pg_uri  # noqa: F401 - the shared PostgreSQL fixtures
+from ..sql.conftest import pg_conn  # noqa: F401 - the shared PostgreSQL fixtures
 
 N = 60
 ROWS = np.arange(N)

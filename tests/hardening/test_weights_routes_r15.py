@@ -20,7 +20,7 @@ import veracity as vc
 from veracity.core._intervals import binomial_interval
 from veracity.core._validation import VeracityError
 
-from ..sql.conftest import engine, load, pg_conn, pg_uri  # noqa: F401 - the live engines' fixtures
+from ..sql.conftest import engine, load, pg_conn  # noqa: F401 - the live engines' fixtures
 
 RNG = np.random.default_rng(1580)
 N = 400

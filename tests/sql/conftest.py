@@ -14,7 +14,6 @@ import shutil
 import signal
 import sqlite3
 import tempfile
-import warnings
 from typing import Any
 
 import numpy as np
@@ -103,30 +102,6 @@ def stop_orphaned_servers() -> list[str]:
         shutil.rmtree(folder, ignore_errors=True)
         stopped.append(folder)
     return stopped
-
-
-@pytest.fixture(scope="session")
-def pg_uri() -> Any:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
-            import pgserver
-            import psycopg  # noqa: F401
-    except ImportError as exc:
-        pytest.skip(f"PostgreSQL tests need pgserver and psycopg: {exc}")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            stop_orphaned_servers()  # of earlier runs killed before their end
-            # a fresh directory outside pytest's own (0700 as root, which the server's user could not enter)
-            server = pgserver.get_server(tempfile.mkdtemp(prefix="veracity-pg-"), cleanup_mode="delete")
-            uri = server.get_uri()
-    except Exception as exc:  # noqa: BLE001 - any failure to start is a skip with its reason
-        pytest.skip(f"the pgserver PostgreSQL could not start here: {type(exc).__name__}: {exc}")
-    yield uri
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        server.cleanup()
 
 
 @pytest.fixture(scope="session")
