@@ -242,12 +242,12 @@ def _cost_interval(f: np.ndarray, y: np.ndarray, w: np.ndarray | None, cost_fp: 
             size = weight
             share = float(np.count_nonzero(miss[side])) / size
         else:  # the share's own effective size (veracity.comparison._decision_curve.share_size)
-            gone = miss[side] == 1.0
-            cls = miss == 1.0  # the class the share counts, over all rows: its weights floor the share's
-            share = float(np.dot(ws, miss[side]) / weight)
-            lost = ws[gone]
+            missed = miss[side]
+            wc = w[miss == 1.0]  # the class the share counts, over all rows: its weights floor the share's
+            share = float(np.dot(ws, missed) / weight)
+            lost = ws[missed == 1.0]
             size = float(share_size(np.array(float(lost.sum())), np.array(float(np.dot(lost, lost))),
-                                    float(w[cls].sum()), float(np.dot(w[cls], w[cls])), weight,
+                                    float(wc.sum()), float(np.dot(wc, wc)), weight,
                                     float(np.dot(ws, ws)), kish_size(ws), centre=real / cost,
                                     rows=int(np.count_nonzero(ws > 0.0))))
         lo, hi = _share_interval(share, size, level)

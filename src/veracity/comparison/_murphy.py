@@ -390,17 +390,34 @@ def pseudo_band(mean: np.ndarray, shares: tuple[np.ndarray, ...], sizes: tuple[n
     is 0); each step computes only the band's end on 0's side."""
     band, near = _mover(mean, shares, sizes, theta)
     low, high = band(z_of(level))
-    # the p-value: the z where the band's end on 0's side meets 0 (that end moves away from the
-    # difference as z grows), p = 2 Φ(-z)
+    mean = np.asarray(mean, dtype=float)
+    live = np.flatnonzero(mean.reshape(-1) != 0)  # p is 1 where the difference is 0: no bisection there
+    if live.size == mean.size:
+        return low, high, _p_value(near, mean)
+
+    def flat(v: Any) -> np.ndarray:
+        return np.broadcast_to(np.asarray(v, dtype=float), mean.shape).reshape(-1)[live]
+
+    p = np.ones(mean.size)
+    if live.size:  # the band's numbers are element by element: the same on the entries bisected
+        kept = (tuple(flat(s) for s in shares), tuple(flat(m) for m in sizes))
+        near = _mover(flat(mean), *kept, flat(theta))[1]
+        p[live] = _p_value(near, flat(mean))
+    return low, high, p.reshape(mean.shape)
+
+
+def _p_value(near: Any, mean: np.ndarray) -> np.ndarray:
+    r"""The band's p-value where the difference ``mean`` is not 0: the z where the band's end on 0's side
+    (``near(z, above)``) meets 0 (that end moves away from the difference as z grows), by bisection on
+    [0, 40] (z to 4e-11); :math:`p = 2\Phi(-z)`."""
     above = mean > 0
 
     def out(z: np.ndarray) -> np.ndarray:
         end = near(z, above)
         return np.where(above, end > 0.0, end < 0.0)
 
-    lo, hi = _bisect(out, np.zeros_like(mean), np.full_like(mean, 40.0), 40)  # z to 4e-11
-    p = np.where(mean == 0, 1.0, 2.0 * ndtr(-(lo + hi) / 2.0))
-    return low, high, p
+    lo, hi = _bisect(out, np.zeros_like(mean), np.full_like(mean, 40.0), 40)
+    return np.asarray(2.0 * ndtr(-(lo + hi) / 2.0))
 
 
 #: numbers per call of the test in :func:`_bisect`: up to this many, several levels of the bisection (up to 7)

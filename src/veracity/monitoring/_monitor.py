@@ -370,11 +370,14 @@ def summarize_periods(
         rows = sizes.get(period, float(histograms[period].sum()))
         if psi != psi or rows < min_count or psi < PSI_MATERIAL:  # "", "few rows", "stable": no test read
             return psi, shift_label(psi, float("nan"), rows, min_count)
-        design = None
-        if squares is not None and period in squares and reference in squares:
+        # the label reads only whether the p-value is below SHIFT_ALPHA, and the design's p-value is never
+        # below the plain test's (chi2_homogeneity): the design is read only where the plain test rejects
+        p = chi2_homogeneity(here, there)
+        if p < SHIFT_ALPHA and squares is not None and period in squares and reference in squares:
             # the unscaled weighted histograms with their per-bin squares: the shares' design variances
             design = (histograms[period], squares[period], histograms[reference], squares[reference])
-        return psi, shift_label(psi, chi2_homogeneity(here, there, design), rows, min_count)
+            p = chi2_homogeneity(here, there, design)
+        return psi, shift_label(psi, p, rows, min_count)
 
     nan = float("nan")
     # the interval of every period's rate in one vectorised call (element by element, the same operations
