@@ -103,10 +103,13 @@ def error_line():
 
 def _engine(item) -> str | None:
     """The engine a test starts: ``spark`` (the ``spark`` fixture, a ``spark`` parameter or id),
-    ``dask`` (a ``dask`` parameter or id, or an explicit ``pytest.mark.xdist_group("dask")``)."""
+    ``dask`` (a ``dask`` parameter or id, or an explicit ``pytest.mark.xdist_group("dask")``). Any other
+    group (a module whose tests share an expensive module fixture: ``xdist_group(__name__)``) is no
+    engine's."""
     marked = [m.kwargs.get("name", m.args[0] if m.args else None) for m in item.iter_markers("xdist_group")]
-    if marked:
-        return marked[0]
+    engines = [name for name in marked if name in ("spark", "dask", ENGINES_GROUP)]
+    if engines:
+        return engines[0]
     params = [str(v).lower() for v in getattr(getattr(item, "callspec", None), "params", {}).values()]
     name = item.nodeid.lower()
     if "spark" in item.fixturenames or "spark" in params or "spark" in name:
@@ -180,6 +183,10 @@ def _stop_the_dask_cluster():
 #: the one xdist group of every test that starts an engine (Spark or Dask)
 ENGINES_GROUP = "engines"
 
+# A module whose tests share an expensive module fixture (an executed notebook, a demo report, a store) says
+# ``pytestmark = pytest.mark.xdist_group(__name__)``: it runs in one worker, which builds the fixture once
+# (spread over both workers by ``--dist loadgroup``, each built it: 2-4 s of CPU a module).
+
 
 def pytest_collection_modifyitems(config, items):
     """Under ``pytest -n 2 --dist loadgroup`` (make test), every test that starts Spark or Dask runs
@@ -209,6 +216,8 @@ def _name_the_groups(config, items):
     for item in items:
         names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
                         for m in item.iter_markers("xdist_group")})
+        if ENGINES_GROUP in names:  # an engine's test of a grouped module: with the engines, not a group of both
+            names = [ENGINES_GROUP]
         node_id = getattr(item, "_id", None)
         if names and "@" not in item.nodeid and node_id is not None and hasattr(node_id, "_str_cache"):
             object.__setattr__(node_id, "_str_cache", f"{item.nodeid}@{'_'.join(names)}")

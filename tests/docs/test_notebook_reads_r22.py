@@ -14,6 +14,9 @@ import pytest
 
 import veracity as vc
 
+# its tests share expensive module fixtures: one worker builds them once (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")

@@ -22,6 +22,9 @@ import pytest
 
 import veracity as vc
 
+# its tests share expensive module fixtures: one worker builds them once (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 pa = pytest.importorskip("pyarrow")
 
 AS_OF = "2026-03-20"

@@ -12,6 +12,9 @@ import pytest
 
 import veracity as vc
 
+# its tests share expensive module fixtures: one worker builds them once (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 duckdb = pytest.importorskip("duckdb")
 
 ROWS = 40_000

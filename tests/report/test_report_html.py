@@ -13,6 +13,9 @@ import veracity as vc
 from veracity.calibrators import TemperatureScaling
 from veracity.cli import main
 
+# its tests share expensive module fixtures: one worker builds them once (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 XSS = "<script>alert(1)</script>"
 XSS_IMG = '<img src=x onerror="alert(2)">'
 

@@ -29,6 +29,9 @@ from veracity.core._compat import VeracityDeprecationWarning
 
 from .conftest import section, table_rows
 
+# its tests share expensive module fixtures: one worker builds them once (tests/conftest.py)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 XSS = "<script>alert(1)</script>"
 XSS_IMG = '<img src=x onerror="alert(2)">'
 
