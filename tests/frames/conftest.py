@@ -97,11 +97,36 @@ def make(backend: str, df: pd.DataFrame, tmp_path, request=None):
 
         return dd.from_pandas(df, npartitions=2)  # on the cluster where the test is marked dask_cluster
     if backend == "spark":
-        session = spark_session()
-        path = tmp_path / "spark.parquet"
-        df.to_parquet(path, index=False)
-        return session.read.parquet(str(path))
+        return _spark_frame(df, tmp_path)
     raise AssertionError(backend)
+
+
+#: the Spark frames made so far in this run, by their rows (see :func:`_spark_frame`)
+_SPARK_FRAMES: dict[tuple[Any, ...], Any] = {}
+
+
+def _spark_frame(df: pd.DataFrame, tmp_path) -> Any:
+    """``df`` written to Parquet and read by the run's Spark session, once per distinct frame of the run
+    (column names, dtypes and every value, index included): a test that asks for the rows an earlier one
+    made gets the same (immutable) DataFrame, over the same file, without a second write and the
+    schema-reading job of a second read (a Spark job, ~0.1-0.3 s of the JVM's CPU each; tests/frames asks
+    for 22 Spark frames, 14 of them distinct)."""
+    import hashlib
+
+    session = spark_session()
+    digest = hashlib.sha256(pd.util.hash_pandas_object(df.index).to_numpy().tobytes())
+    # numbers by their bytes (-0.0 is not 0.0, nor one NaN another), text by pandas' hash
+    for name in df.columns:
+        values = df[name].to_numpy()
+        digest.update(np.ascontiguousarray(values).tobytes() if values.dtype.kind in "biufcmM"
+                      else pd.util.hash_pandas_object(df[name], index=False).to_numpy().tobytes())
+    rows = digest.hexdigest()
+    key = (id(session), tuple(df.columns), tuple(str(t) for t in df.dtypes), rows)
+    if key not in _SPARK_FRAMES:
+        path = tmp_path / f"spark-{rows[:16]}.parquet"  # a second frame of the test: a file of its own
+        df.to_parquet(path, index=False)
+        _SPARK_FRAMES[key] = session.read.parquet(str(path))
+    return _SPARK_FRAMES[key]
 
 
 #: the one parametrisation every frame test runs through (Spark last: its JVM starts on first use)

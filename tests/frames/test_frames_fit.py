@@ -19,7 +19,7 @@ import veracity as vc
 from veracity.frames import _fit
 from veracity.sources import _duckdb
 
-from .conftest import BACKENDS, dataset, make, threaded_dask
+from .conftest import BACKENDS, dataset, make, spark_session, threaded_dask
 
 REL = 1e-9
 
@@ -51,6 +51,17 @@ def array_fit(cal, df, score="p", weighted=False, **kw):
     return cal.fit(df[score].to_numpy(), df["y"].to_numpy(), sample_weight=w, **kw)
 
 
+def _spark_jobs():
+    """The number of Spark jobs run from now on (job ids count up), as a callable."""
+    tracker = spark_session().sparkContext.statusTracker()
+
+    def last() -> int:
+        return max(tracker.getJobIdsForGroup(None), default=-1)
+
+    before = last()
+    return lambda: last() - before
+
+
 CASES = [(b, k) for b in BACKENDS for k in KINDS
          if k != "platt-smoothed" or b in ("pandas", "polars-lazy", "duckdb")]  # Dask is slow per query
 
@@ -63,8 +74,11 @@ def test_fit_on_a_frame_equals_the_array_fit(backend, kind, tmp_path):
     local = backend == "dask" and kind != "isotonic"  # isotonic: the fit on the two-process cluster
     # Platt weighted on Spark (its read-once route, every assert below): test_spark_fit_equals_the_array_fit
     for weighted in (False,) if (backend, kind) == ("spark", "platt") else (False, True):
+        jobs = _spark_jobs() if (backend, kind) == ("spark", "platt") else None
         with threaded_dask() if local else contextlib.nullcontext():
             got = KINDS[kind]().fit(frame, score="p", label="y", sample_weight="w" if weighted else None)
+        if jobs is not None:  # the contract in the summary's job, then the rows (weighted: 3)
+            assert jobs() == 2
         want = array_fit(KINDS[kind](), df, weighted=weighted)
         same_state(got, want)
         assert got.metadata["n_rows"] == want.metadata["n_rows"] == len(df)

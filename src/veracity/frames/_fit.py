@@ -40,7 +40,8 @@ On Spark and Dask every aggregate query is a job of its own (~0.1–0.5 s howeve
 Newton fit takes 6 to 10 of them: there a binary temperature or Platt fit of at most
 :data:`READ_ONCE_ROWS` (65,536) kept rows reads its three working columns (score, label, weight;
 1.5 MB at most) in ONE query and runs the array fit on them (:func:`_fit_read_once`: three jobs in
-all, with the contract's counts and the summary, against 9 to 10). Larger frames take the aggregate
+all, with the contract's counts and the summary, against 9 to 10; two unweighted, where the contract's
+counts ride in the summary's query, :func:`_contract_and_summary`). Larger frames take the aggregate
 route above.
 
 A fit that comes out reversed (Platt's slope a < 0, or a binary temperature with no positive optimum)
@@ -149,12 +150,13 @@ def _fit_lazy(cal: Any, prep: _Prepared, role: Any, allow_role: Any, meta: dict[
         )
     role_label = check_role(cal.name, role, allow_role)
     prep.require_lazy_support()
-    counts = prep.check_lazy(cal.score_type)
+    fused = _contract_and_summary(cal, prep)
+    counts = prep.check_lazy(cal.score_type) if fused is None else fused[0]
     if prep.multiclass:
         n_rows, n_classes, hash_ = _fit_multiclass_temperature(cal, prep, counts)
     else:
         lf = _kept(prep.working(False), prep.weight is not None)
-        summary = _summary(lf, _distinct_of(cal))
+        summary = _summary(lf, _distinct_of(cal)) if fused is None else fused[1]
         _check_binary(cal, counts, summary)
         if not _fit_read_once(cal, prep, lf, summary):
             {"temperature": _fit_temperature, "platt": _fit_platt, "isotonic": _fit_isotonic,
@@ -239,15 +241,42 @@ def _summary(lf: Any, distinct: Any = None) -> dict[str, float]:
     ``distinct`` (an expression, see :func:`_distinct_of`) its number of distinct values too, as
     ``"distinct"``, in the same query (on Spark and Dask a query is a job: an isotonic fit there was four,
     now three)."""
+    row: dict[str, Any] = agg.collect(_with_summary(lf, distinct)).rows(named=True)[0]
+    return {k: float(v or 0.0) for k, v in row.items()}
+
+
+def _contract_and_summary(cal: Any, prep: _Prepared) -> tuple[dict[str, Any], dict[str, float]] | None:
+    """An unweighted binary fit's input contract (``prep.check_lazy``) and :func:`_summary` in ONE aggregate
+    query, both over the working columns as they are (no weight: every row is kept, and the weight scale,
+    which the contract's counts decide, is 1): the same sums of the same columns, so the same numbers,
+    and on Spark one job fewer a fit (the read-once route: two, not three). The contract is still judged
+    first: a broken input gets its own one-line error, whatever the summary's sums read. None (two
+    queries, as before) for a weighted or multiclass fit and on Dask (whose contract is one numpy pass per
+    partition, :func:`veracity.sources._aggregates.contract_counts`)."""
+    if prep.multiclass or prep.weight is not None:
+        return None
+    lf = prep.working(False)
+    if agg.backend_of(lf) == "dask":
+        return None
+    prep.score_type = cal.score_type
+    row = agg.collect(_with_summary(agg.contract_columns(lf, False), _distinct_of(cal),
+                                    list(agg.contract_exprs(False))))
+    values = {name: row.get_column(name).to_list() for name in row.columns}
+    contract = {k: v for k, v in values.items() if k.startswith("_c_")}
+    counts = prep.accept(agg.exact_labels(lf, agg.combine_contract(contract, False)))
+    return counts, {k: float(v[0] or 0.0) for k, v in values.items() if not k.startswith("_c_")}
+
+
+def _with_summary(lf: Any, distinct: Any = None, more: list[Any] | None = None) -> Any:
+    """The aggregate query of :func:`_summary` over ``lf`` (with ``more`` aggregates in the same query)."""
     import narwhals as nw
 
     s, y, w = nw.col("_s"), nw.col("_y"), nw.col("_w")
     x = lf.with_columns(_one=nw.lit(1, nw.Int64), _ws=w * s, _ws2=w * s * s, _wy=w * y, _wn=w * (1.0 - y))
     extra = {} if distinct is None else {"distinct": distinct.n_unique()}
-    row = _row(x, n=nw.col("_one").sum(), n_pos=nw.col("_y").sum(), w=nw.col("_w").sum(),
-               wy=nw.col("_wy").sum(), wn=nw.col("_wn").sum(), ws=nw.col("_ws").sum(),
-               ws2=nw.col("_ws2").sum(), **extra)
-    return {k: float(v or 0.0) for k, v in row.items()}
+    return x.select(*(more or []), n=nw.col("_one").sum(), n_pos=nw.col("_y").sum(), w=nw.col("_w").sum(),
+                    wy=nw.col("_wy").sum(), wn=nw.col("_wn").sum(), ws=nw.col("_ws").sum(),
+                    ws2=nw.col("_ws2").sum(), **extra)
 
 
 def _hash(summary: dict[str, float]) -> str:

@@ -246,7 +246,7 @@ def _flag(expr: Any) -> Any:
     return nw.when(expr.fill_null(False)).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
 
 
-def _contract_columns(lf: Any, weighted: bool = True) -> Any:
+def contract_columns(lf: Any, weighted: bool = True) -> Any:
     """``lf`` with one column per contract check (flags, and the values whose min/max are shown)."""
     import narwhals as nw
 
@@ -280,13 +280,13 @@ def _contract_aggs(weighted: bool) -> tuple[tuple[str, str, str], ...]:
     return tuple(a for a in _CONTRACT_AGGS if weighted or not a[0].startswith("w_"))
 
 
-def _contract_exprs(weighted: bool) -> list[Any]:
+def contract_exprs(weighted: bool) -> list[Any]:
     import narwhals as nw
 
     return [getattr(nw.col(col), how)().alias(f"_c_{name}") for name, col, how in _contract_aggs(weighted)]
 
 
-def _combine_contract(table: dict[str, list[Any]], weighted: bool) -> dict[str, Any]:
+def combine_contract(table: dict[str, list[Any]], weighted: bool) -> dict[str, Any]:
     """The contract's counts from its aggregates over several groups (sums add; min/max of those present)."""
     from ..core._validation import _is_missing
 
@@ -312,8 +312,8 @@ def contract_counts(lf: Any, *, score_type: str, weighted: bool) -> dict[str, An
         from . import _dask
 
         return exact_labels(lf, _dask.contract_counts(lf.to_native()))
-    row = collect(_contract_columns(lf, weighted).select(*_contract_exprs(weighted)))
-    return exact_labels(lf, _combine_contract({name: row.get_column(name).to_list() for name in row.columns},
+    row = collect(contract_columns(lf, weighted).select(*contract_exprs(weighted)))
+    return exact_labels(lf, combine_contract({name: row.get_column(name).to_list() for name in row.columns},
                                               weighted))
 
 
@@ -359,7 +359,7 @@ def exact_labels(lf: Any, c: dict[str, Any]) -> dict[str, Any]:
 
 def contract_row(s: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict[str, float]:
     """The contract's aggregates of float64 rows ``_s, _y, _w`` (NaN where missing) in numpy, as
-    :func:`_contract_columns` counts them: counts and sums as floats, a min/max of no value NaN (an
+    :func:`contract_columns` counts them: counts and sums as floats, a min/max of no value NaN (an
     in-memory frame's rows, see :func:`contract_arrays`, and each Dask partition's, see
     :func:`._dask.contract_counts`)."""
     s_ok = np.isfinite(s)
@@ -399,7 +399,7 @@ def contract_arrays(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[
     for name, _, how in _contract_aggs(weighted):
         v = row[name]
         out[name] = int(v) if name in _COUNTS else (None if how != "sum" and math.isnan(v) else v)
-    counts = _combine_contract({f"_c_{k}": [v] for k, v in out.items()}, weighted)
+    counts = combine_contract({f"_c_{k}": [v] for k, v in out.items()}, weighted)
     if not int(counts.get("y_bad") or 0) or counts.get("y_min") is None:
         return counts
     exact = raw if raw.dtype.kind in "iu" else y
@@ -657,14 +657,14 @@ def bin_sums_and_contract(lf: Any, *, bins: int, score_type: str, threshold: flo
     ok = ~(s.is_null() | s.is_nan() | (s.abs() == _INF)) & ((y == 0.0) | (y == 1.0))
     if score_type == "probability":
         ok = ok & (s >= 0.0) & (s <= 1.0)
-    x = _contract_columns(lf, weighted=False).with_columns(_ok=ok.fill_null(False)).with_columns(
+    x = contract_columns(lf, weighted=False).with_columns(_ok=ok.fill_null(False)).with_columns(
         _s=nw.when(nw.col("_ok")).then(s).otherwise(nw.lit(0.0, nw.Float64)),
         _y=nw.when(nw.col("_ok")).then(y).otherwise(nw.lit(0.0, nw.Float64)),
     )
     native = _bin_table(x, bins=bins, score_type=score_type, threshold=threshold, grouped=grouped,
                         edges=None, strategy="uniform", top_label=False, contract=True)
     keep = [i for i, b in enumerate(native["_b"]) if b is not None and int(b) >= 0]
-    counts = exact_labels(lf, _combine_contract(native, weighted=False))
+    counts = exact_labels(lf, combine_contract(native, weighted=False))
     return _per_slice({k: [v[i] for i in keep] for k, v in native.items()}, bins, grouped), counts
 
 
@@ -693,7 +693,7 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
     keys = [*key_columns(grouped), "_b"]
     rows = collect(x.group_by(keys).agg(nw.col("_one").sum().alias("count"),
                                         *(nw.col(k).sum() for k in _SUM_NAMES),
-                                        *(_contract_exprs(weighted=False) if contract else [])))
+                                        *(contract_exprs(weighted=False) if contract else [])))
     return {name: values(rows.get_column(name)) for name in rows.columns}
 
 
