@@ -23,8 +23,8 @@ import numpy as np
 from ..core._validation import VeracityError
 from ..calibrators import METHODS
 from ..datasets import demo_path
-from ._common import (add_input_arguments, add_json_argument, auto_engine, emit, note, read_rows,
-                      score_columns, shown_path)
+from ._common import (add_input_arguments, add_json_argument, auto_engine, emit, feature_names, note,
+                      read_rows, score_columns, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
 from ._bad_rows import counted_on_fit_rows, file_rows
 from ._rows import blank_roles_message, role_texts, roles_named
@@ -33,9 +33,11 @@ from ._rows import blank_roles_message, role_texts, roles_named
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser, score_type_note="the binary methods take it and map it to probabilities "
                                                 "(beta: only scores in [0, 1])")
-    parser.add_argument("--method", required=True, choices=sorted(METHODS),
+    parser.add_argument("--method", required=True, choices=sorted([*METHODS, SEGMENT]),
                         help="calibration method (required): every method takes binary scores and K class "
-                             "columns, except vector and matrix, which are multiclass only")
+                             "columns, except vector and matrix, which are multiclass only, and segment "
+                             "(a --base calibrator plus per-segment corrections over --features), binary "
+                             "only")
     parser.add_argument("--role-col", default=None,
                         help="column holding each row's split role (train/val/calib/test; default: 'role' if "
                              "the file has one)")
@@ -48,7 +50,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cohort", default=None, help="cohort the rows come from (recorded)")
     # None: not given (each sets one method's fit; with another method it changed nothing and is refused)
     parser.add_argument("--bins", type=int, default=None,
-                        help="with --method histogram: its number of bins, a whole number >= 1 (default: 10)")
+                        help="with --method histogram: its number of bins, a whole number >= 1 (default: "
+                             "10); with --method segment: equal-mass bins of each numeric feature "
+                             "(default: 5)")
+    parser.add_argument("--features", default=None, metavar="COL[,COL...]",
+                        help="with --method segment: the feature columns whose segments it corrects, e.g. "
+                             "region,device (read as --score reads columns)")
+    parser.add_argument("--base", default=None, metavar="METHOD",
+                        help="with --method segment: the global calibrator under the corrections (default: "
+                             "platt)")
+    parser.add_argument("--depth", type=int, default=None,
+                        help="with --method segment: 1 corrects each feature's levels, 2 also each pair's "
+                             "(default: 2)")
     parser.add_argument("--ties", default=None, choices=["allow", "strict"],
                         help="with --method isotonic: its tie policy (default: allow)")
     parser.add_argument("--strategy", default=None, choices=["uniform", "quantile"],
@@ -108,15 +121,23 @@ def _engine(args: argparse.Namespace) -> str:
     return auto_engine(args, lazy_ok=lazy_ok, many=many, doing="fitting on")
 
 
+#: ``--method segment``: :class:`veracity.SegmentCalibration` (a base calibrator plus per-segment corrections)
+SEGMENT = "segment"
+
+
 def _calibrator(args: argparse.Namespace) -> Any:
     kwargs: dict[str, Any] = {"score_type": args.score_type}
-    own = (("--bins", args.bins, "histogram"), ("--strategy", args.strategy, "histogram"),
-           ("--ties", args.ties, "isotonic"), ("--smoothing", args.smoothing, "platt"),
-           ("--on-reversed", args.on_reversed, "platt"))
-    for flag, value, method in own:
-        if value is not None and args.method != method:
-            raise VeracityError(f"{flag} sets the {method} calibrator and has no effect on --method {args.method}; "
-                                f"pass --method {method}, or drop {flag}")
+    own = (("--bins", args.bins, ("histogram", SEGMENT)), ("--strategy", args.strategy, ("histogram",)),
+           ("--ties", args.ties, ("isotonic",)), ("--smoothing", args.smoothing, ("platt",)),
+           ("--on-reversed", args.on_reversed, ("platt",)), ("--features", args.features, (SEGMENT,)),
+           ("--base", args.base, (SEGMENT,)), ("--depth", args.depth, (SEGMENT,)))
+    for flag, value, methods in own:
+        if value is not None and args.method not in methods:
+            shown = " or ".join(f"--method {m}" for m in methods)
+            raise VeracityError(f"{flag} sets the {methods[0]} calibrator and has no effect on --method "
+                                f"{args.method}; pass {shown}, or drop {flag}")
+    if args.method == SEGMENT:
+        return _segment_calibrator(args)
     if args.method == "histogram":
         kwargs["bins"] = 10 if args.bins is None else args.bins
         kwargs["strategy"] = args.strategy or ("quantile" if args.score_type == "score" else "uniform")
@@ -126,6 +147,27 @@ def _calibrator(args: argparse.Namespace) -> Any:
         kwargs["smoothing"] = bool(args.smoothing)
         kwargs["on_reversed"] = args.on_reversed or "warn"
     return METHODS[args.method](**kwargs)
+
+
+def _segment_calibrator(args: argparse.Namespace) -> Any:
+    """``--method segment``: a :class:`veracity.SegmentCalibration` over the ``--features`` columns (read as
+    ``--score`` reads columns), its base ``--base`` (default platt), ``--depth`` and ``--bins`` as the
+    library takes them (its own one-line errors for a bad value)."""
+    from ..segments import SegmentCalibration
+
+    features = _segment_features(args)
+    if not features:
+        raise VeracityError("--method segment corrects by feature columns: pass --features region,device")
+    options = {k: v for k, v in (("depth", args.depth), ("bins", args.bins)) if v is not None}
+    return SegmentCalibration(base=args.base or "platt", features=features, score_type=args.score_type,
+                              **options)
+
+
+def _segment_features(args: argparse.Namespace) -> list[str]:
+    """The ``--features`` columns of ``--method segment`` (none for any other method)."""
+    if args.method != SEGMENT:
+        return []
+    return feature_names(args.features, str(args.file) if args.file is not None else str(demo_path()))
 
 
 def _role_rows(source: Any, args: argparse.Namespace, path: str,
@@ -256,6 +298,10 @@ def run(args: argparse.Namespace) -> int:
     args.fit_role = args.fit_role or "calib"
     engine = _engine(args)
     cal = _calibrator(args)
+    if args.method == SEGMENT and engine != "memory":  # its frame form reads in-memory frames only
+        raise VeracityError(f"--method segment fits on rows in memory; drop --engine {engine} (or pass "
+                            "--engine memory), or use a method that fits where the rows live: temperature, "
+                            "platt, isotonic or histogram")
     # the number of fit rows, which an error's count ("1 of 106 are not") is said to be: counted when they
     # are selected (in memory from the file read, else where the rows live)
     counted: dict[str, int] = {}
@@ -270,7 +316,7 @@ def run(args: argparse.Namespace) -> int:
     # in memory only the rows of the fit role are read and checked (as DuckDB filters them where they live),
     # an error naming the row's data row in FILE
     with counted_on_fit_rows(named, lambda: counted.get("n")):
-        rows = read_rows(args, engine, columns=(args.role_col,), used=used)
+        rows = read_rows(args, engine, columns=(args.role_col, *_segment_features(args)), used=used)
     role = args.fit_role if args.role_col else None
     if rows.lazy:  # the rows of the fit role, filtered where they live
         from ..frames import _fit as _frame_fit  # noqa: F401  registers the calibrators' fit(frame, ...)
