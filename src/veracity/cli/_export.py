@@ -69,7 +69,9 @@ def _features(given: list[str] | None, cal) -> dict[str, str] | None:  # type: i
     feature of the calibrator (a name or a column may hold ``=`` itself)."""
     if not given:
         return None
-    names = [sp.name for sp in getattr(cal, "specs_", None) or []]
+    from ._apply import feature_columns
+
+    names = feature_columns(cal)
     if not names:
         raise VeracityError(f"--feature maps the feature columns of a segment calibrator; this {cal.name} "
                             "reads only its score column: drop --feature")
@@ -126,8 +128,9 @@ def run(args: argparse.Namespace) -> int:
                    "column": names[0] if len(names) == 1 else names,
                    "prior_shift": _prior_json(prior), "sql": text}
             if cal.kind == "segment":  # the feature columns it reads beside the score
-                doc["features"] = {sp.name: (features or {}).get(sp.name, sp.name)
-                                   for sp in getattr(cal, "specs_", [])}
+                from ._apply import feature_columns
+
+                doc["features"] = {name: (features or {}).get(name, name) for name in feature_columns(cal)}
             emit(args, text, doc)
         else:
             print(text)
