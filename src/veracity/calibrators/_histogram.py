@@ -90,7 +90,8 @@ class HistogramBinning(Calibrator):
         self.edges_, self.values_, self.counts_ = edges, values, user_counts(counts, self._weight_unit)
 
     def _load_state(self, state: dict[str, Any]) -> None:
-        r"""An artifact's edges must be the ones its ``strategy`` reads: ``"uniform"`` bins are
+        r"""An artifact's edges must be the ones its ``strategy`` and ``bins`` fit (a re-fit would
+        otherwise differ from the saved map): ``"uniform"`` bins are
         :math:`\min(\lfloor pM \rfloor, M-1)` whatever ``edges_`` say, so edited edges would be ignored
         silently (and a ranking score's edges would index the bins from the end)."""
         super()._load_state(state)
@@ -99,6 +100,12 @@ class HistogramBinning(Calibrator):
             raise VeracityError(
                 "calibrator artifact: a HistogramBinning of a ranking score (score_type='score') bins on "
                 f"its order, but params.strategy is {self.strategy!r}; re-fit it with strategy='quantile'")
+        if m > self.bins or (self.strategy == "uniform" and m != self.bins):
+            # a quantile fit keeps at most `bins` bins (tied cuts merge); a uniform one exactly `bins`
+            most = "" if self.strategy == "uniform" else "at most "
+            raise VeracityError(
+                f"calibrator artifact: state.edges_ hold {m} bins but params.bins is {self.bins} (strategy="
+                f"{self.strategy!r} fits {most}{self.bins}); re-fit and save it rather than editing it")
         equal_width = is_uniform_edges(np.asarray(self.edges_, dtype=np.float64))
         if self.strategy == "uniform" and not equal_width:
             raise VeracityError(
