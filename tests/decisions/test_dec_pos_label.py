@@ -29,7 +29,9 @@ def _dump(x):
 
 def _conformal(s, y, **k):
     cp = vc.ConformalClassifier(alpha=0.1).fit(s, y, **k)
-    return {"qhat": cp.qhat_, "coverage": cp.coverage(s, y).to_dict()}
+    coverage = cp.coverage(s, y).to_dict()
+    coverage.pop("pos_label", None)  # named when given (round 41); the numbers are the claim here
+    return {"qhat": cp.qhat_, "coverage": coverage}
 
 
 CALLS = {
@@ -107,6 +109,8 @@ def _out(capsys, argv):
     assert main(argv) == 0, capsys.readouterr().err
     doc = json.loads(capsys.readouterr().out)
     doc.pop("file", None)
+    for role in doc.get("roles", {}).values():  # conformal names the --pos-label it read (round 41)
+        role.pop("pos_label", None)
     return doc
 
 

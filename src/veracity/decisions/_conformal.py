@@ -464,6 +464,12 @@ def _quantile_size(s: np.ndarray, w: np.ndarray, q: float) -> float:
     return share_size(s <= q, w)
 
 
+def _json_label(value: Any) -> Any:
+    """A label value as JSON holds it: numpy scalars as Python ones, other objects as their text."""
+    value = value.item() if isinstance(value, np.generic) else value
+    return value if isinstance(value, (str, int, float, bool)) else str(value)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class CoverageReport(Display):
     r"""Empirical coverage of prediction sets on labelled rows.
@@ -587,6 +593,8 @@ class CoverageReport(Display):
             "calib_floor": self.calib_floor,
             "below_target": self.below_target,
             "classes_below_target": self.short_classes,
+            # class 1 of binary scores read with pos_label= holds that label's rows (per_class[1] is theirs)
+            **({} if self.pos_label is None else {"pos_label": _json_label(self.pos_label)}),
         }
 
     def _title(self) -> str:
