@@ -63,7 +63,7 @@ from ._corp import (corp_fit, corp_result, difference, overfit_bound, runs_of, s
 from ._delong import delong_covariance, delong_test, rank_model, same_ranking
 from ._digits import Cell, decimals, holds_zero, level_text, noise_decimals
 from ._inputs import Models, models_of
-from ._paired import Estimate, paired_losses
+from ._paired import Estimate, paired_losses, student_df, weight_sums
 from ._signs import signed, unneg
 from ._resample import PairedBootstrap, debiased_l1, ece_difference_interval, overfit_interval, sorted_bin_sums
 
@@ -1079,16 +1079,57 @@ def compare_of(models: Models, *, level: float, n_resamples: int, random_state: 
         verdicts.append(_verdict(diffs[-1], brier_row, identical[(i, j)], few=few, few_rows=few_rows,
                                  auc=auc_row, others=tuple(rows[-3:-1]),  # the log-loss and ECE rows
                                  corp=corp))
-    # Kish effective size below 2 (one row carries nearly all the weight): the paired t intervals are n/a too
-    t_na = any(r.metric in ("brier", "log_loss") and r.ci_low != r.ci_low for r in rows)
+    # Kish effective size below 2 (one row carries nearly all the weight): the paired t intervals are n/a too;
+    # else an n/a one is a difference the same on every row (._paired.flat_estimate)
+    t_na, flat = t_na_or_flat(rows, no_t_interval(models.n, *weight_sums(w, models.n)[:2]))
     return ModelComparison(models=names, rows=tuple(rows), corp=corp, corp_differences=tuple(diffs),
                            verdicts=tuple(verdicts), n=models.n, level=level, n_resamples=n_resamples,
                            random_state=random_state, bins=bins, score_type=models.score_type,
                            notes=(models.notes + _few_resamples(n_resamples, level)
-                                  + _few_rows_note(few_rows_shown, True, t_na)
+                                  + _few_rows_note(few_rows_shown, True, t_na, all_flat(rows, flat))
+                                  + flat_note(flat)
                                   + (_short_t_note(models) if not all(identical.values()) else ())),
                            readings=tuple((identical[p], few, few_rows) for p in models.pairs()),
                            n_effective=None if w is None else kish_size(w))
+
+
+def no_t_interval(n: int, total: float, total_sq: float) -> bool:
+    """Whether no paired t interval can be read on these rows: fewer than 2, or a Kish effective size below 2
+    (:func:`veracity.core._paired_mean.student_df` is NaN)."""
+    df = student_df(n, total, total_sq)
+    return df != df
+
+
+def t_na_or_flat(rows: list[ComparisonRow], no_t: bool) -> tuple[bool, list[ComparisonRow]]:
+    """``(t_na, flat)``: whether the Brier and log-loss intervals are n/a for want of rows (``no_t``:
+    :func:`no_t_interval`), and else the rows whose interval is n/a because every row's difference is
+    the same nonzero value (:func:`._paired.flat_estimate`)."""
+    na = [r for r in rows if r.metric in ("brier", "log_loss") and r.ci_low != r.ci_low and r.diff != 0.0]
+    return (bool(na), []) if no_t else (False, na)
+
+
+def flat_note(flat: list[ComparisonRow]) -> tuple[str, ...]:
+    """The note under rows whose every per-row difference is the same nonzero value
+    (:func:`._paired.flat_estimate`): a t interval of no width would "exclude 0" from two rows, so it is
+    n/a and calls no model better."""
+    if not flat:
+        return ()
+    shown = ", ".join(f"{_LEVELS_ONE[r.metric]} {r.model_b} - {r.model_a} {_sf(r.diff, decimals(r.diff))}"
+                      for r in flat)
+    return (f"every row's difference is the same ({shown}): on these rows the models differ alike wherever "
+            "they differ (hard 0/1 predictions, or scores c and 1 - c, say), and a t interval would have no "
+            "width and 'exclude 0' from two rows; what the rows not seen would give is unknown, so that "
+            "interval and p-value are n/a and no model is called better by it",)
+
+
+def all_flat(rows: list[ComparisonRow], flat: list[ComparisonRow]) -> bool:
+    """Whether every Brier and log-loss row not of identical losses is one of ``flat`` (and some is)."""
+    shown = [r for r in rows if r.metric in ("brier", "log_loss") and not (r.diff == 0.0 and r.se == 0.0)]
+    return bool(flat) and len(flat) == len(shown)
+
+
+#: a row's metric in :func:`flat_note`
+_LEVELS_ONE = {"brier": "Brier", "log_loss": "log loss"}
 
 
 def _gated(e: Estimate, few_rows: str) -> Estimate:
@@ -1116,16 +1157,20 @@ FEW_T_ROWS = ("are shown but run short with so few of a class: where two models 
               "than the level allows")
 
 
-def _few_rows_note(few_rows: str, probabilistic: bool, t_na: bool = False) -> tuple[str, ...]:
+def _few_rows_note(few_rows: str, probabilistic: bool, t_na: bool = False,
+                   all_flat: bool = False) -> tuple[str, ...]:
     """The note under a comparison on too few rows of a class (:data:`MIN_CLASS_ROWS`), or none. ``t_na``:
     the paired t intervals are n/a too (the rows' Kish effective size is below 2), so the note says that
-    instead of how they run short (:data:`FEW_T_ROWS`)."""
+    instead of how they run short (:data:`FEW_T_ROWS`); ``all_flat``: they are all n/a as differences the
+    same on every row (:func:`flat_note` says why)."""
     if not few_rows:
         return ()
     if probabilistic:
         which, need = "AUC, ECE, MCB and DSC differences", "DeLong's test and the paired bootstrap need"
         t_says = "are n/a too: one row carries nearly all the weight (Kish effective size below 2)"
-        tail = f"; the Brier and log-loss intervals (paired t) {t_says if t_na else FEW_T_ROWS}"
+        if all_flat:
+            t_says = "are n/a too: every row's difference is the same (below)"
+        tail = f"; the Brier and log-loss intervals (paired t) {t_says if t_na or all_flat else FEW_T_ROWS}"
     else:
         which, need, tail = "AUC difference", "DeLong's test needs", ""
     return (f"too few rows of a class for the intervals of the {which} ({few_rows}; {need} at least "
@@ -1251,8 +1296,10 @@ def compare_models(
     if min_count and by is None:
         raise VeracityError(f"min_count={min_count} sets the fewest rows of a slice, and there are no "
                             "slices: pass by= too, or drop min_count", param="min_count")
+    left_out: list[np.ndarray] = []  # the keys of rows of weight 0 (dropped): a slice of them only is said
     models, keys, by_name = models_of(data, labels, scores=scores, label=label, sample_weight=sample_weight,
-                                      pos_label=pos_label, score_type=score_type, by=by, what="vc.compare_models")
+                                      pos_label=pos_label, score_type=score_type, by=by,
+                                      what="vc.compare_models", left_out=left_out)
     options = {"level": level, "n_resamples": n_resamples, "random_state": random_state, "bins": int(bins)}
     whole = compare_of(models, **options)
     if keys is None:
@@ -1260,11 +1307,7 @@ def compare_models(
     groups: dict[str, ModelComparison] = {}
     too_small: dict[str, int] = {}
     notes = list(whole.notes)
-    if keys.dtype.kind in "mM":  # tolist() hands ns times/durations back as ints: their slice names instead
-        from ..core._stats import slice_keys
-
-        keys = slice_keys(keys)[0]
-    listed = list(keys) if keys.dtype.kind == "f" and keys.itemsize < 8 else keys.tolist()  # float32 keys as 0.1
+    listed = _listed_keys(keys)
     ordered = _key_order(list(dict.fromkeys(listed)))
     texts = [key_name(k) for k in ordered]  # as vc.audit names the slice of the same key, on every route
     refuse_shared_names(ordered, texts)  # 1 and '1': refused, as vc.audit and SQL refuse them
@@ -1295,10 +1338,39 @@ def compare_models(
             groups[name] = result
     groups = _slice_readings(groups, level)
     notes += _lone_slice_note(groups, n_resamples, level)
+    notes += _weightless_note(left_out, set(ordered))
     from dataclasses import replace
 
     return replace(whole, groups=groups, group_column=by_name, notes=tuple(notes), too_small=too_small,
                    min_count=min_count)
+
+
+def _listed_keys(keys: np.ndarray) -> list[Any]:
+    """The slice keys as Python values: times and durations as their slice names (``tolist()`` hands ns
+    times back as ints), float32 keys as the numbers they print as (0.1, not 0.10000000149011612)."""
+    if keys.dtype.kind in "mM":
+        from ..core._stats import slice_keys
+
+        keys = slice_keys(keys)[0]
+    return list(keys) if keys.dtype.kind == "f" and keys.itemsize < 8 else keys.tolist()
+
+
+def _weightless_note(left_out: list[np.ndarray], kept: set[Any]) -> tuple[str, ...]:
+    """The note naming the slices left out because every row of theirs weighs 0 (``left_out``: the keys of
+    the rows of weight 0; ``kept``: the slices compared or listed), as ``vc.audit`` names them — such a
+    slice was in neither ``.groups``, ``.too_small`` nor the notes, and read as a slice the data lacks."""
+    if not left_out or not left_out[0].size:
+        return ()
+    listed = _listed_keys(left_out[0])
+    counts: dict[Any, int] = {}
+    for k in listed:
+        counts[k] = counts.get(k, 0) + 1
+    gone = [k for k in _key_order(list(counts)) if k not in kept]
+    if not gone:
+        return ()
+    named = ", ".join(f"{key_name(k)} ({counts[k]:,} row{'s' if counts[k] != 1 else ''})" for k in gone[:5])
+    more = f", ... ({len(gone):,} in all)" if len(gone) > 5 else ""
+    return (f"slice{'s' if len(gone) != 1 else ''} left out, every row weighing 0: {named}{more}",)
 
 
 def _lone_slice_note(groups: dict[str, ModelComparison], n_resamples: int, level: float) -> tuple[str, ...]:

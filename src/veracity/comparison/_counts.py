@@ -65,7 +65,8 @@ MAX_THRESHOLDS = 100_000
 
 def check_thresholds(values: object, name: str, default: np.ndarray, *, upper_open: bool = False) -> np.ndarray:
     """Probability thresholds as a sorted-as-given 1-D float array in [0, 1] (or [0, 1)), at most
-    :data:`MAX_THRESHOLDS` of them; -0.0 is 0.0 (a threshold printed "-0.000")."""
+    :data:`MAX_THRESHOLDS` of them; -0.0 is 0.0 (a threshold printed "-0.000"); float32 (or float16)
+    thresholds are the float64 numbers they print as (``np.float32(0.1)`` is 0.1)."""
     from ..core._validation import VeracityError, as_float_array, to_numpy
 
     if values is None:
@@ -81,6 +82,10 @@ def check_thresholds(values: object, name: str, default: np.ndarray, *, upper_op
                                 param=name)
         if np.isnan(raw).any():
             raise VeracityError(f"{name} holds NaN; pass probabilities in {span}", param=name)
+        if raw.dtype.kind == "f" and raw.dtype.itemsize < 8 and np.isfinite(raw).all():
+            # float32 thresholds as the numbers they print (0.1, as the slice keys read them): widened bit
+            # for bit, 0.1 was 0.10000000149, above a score of 0.1, which "flag p >= 0.100" then left out
+            raw = raw.astype(str).astype(np.float64)
     t = np.atleast_1d(as_float_array(raw, name)) + 0.0  # -0.0 + 0.0 is 0.0
     if t.ndim != 1:
         raise VeracityError(f"{name} must be a number or a 1-D array of probabilities, got shape {t.shape}")

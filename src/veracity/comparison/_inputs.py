@@ -178,23 +178,37 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(a[:head], b[:head])) and bool(np.array_equal(a, b))
 
 
+def identical_note(a: str, b: str) -> str:
+    """The note of two models with identical scores (how :func:`._compare.compare_of` finds such a pair)."""
+    return f"models {a!r} and {b!r} have identical scores: every difference between them is exactly 0"
+
+
 def _with_notes(models: Models) -> Models:
     notes = []
     for i, j in models.pairs():
         a, b = models.data[i], models.data[j]
         same = _same(models.rank(i), models.rank(j)) and _same(a.p, b.p)
         if same:
-            notes.append(f"models {models.names[i]!r} and {models.names[j]!r} have identical scores: "
-                         "every difference between them is exactly 0")
+            notes.append(identical_note(models.names[i], models.names[j]))
     if not notes:
         return models
     return Models(models.names, models.data, models.y, models.w, models.score_type, tuple(notes))
 
 
+def renoted(models: Models) -> Models:
+    """``models`` (a slice's rows) with the notes of its own identical pairs: two models may score a slice's
+    rows alike though not all rows, and the slice then reads as those rows alone ("a and b have identical
+    scores"), not as "no clear difference" (:func:`_with_notes`)."""
+    return _with_notes(Models(models.names, models.data, models.y, models.w, models.score_type))
+
+
 def models_from_frame(data: Any, *, scores: Any, label: Any, sample_weight: Any = None, by: Any = None,
                       pos_label: Any = None, score_type: str = "probability",
-                      what: str = "vc.compare_models", minimum: int = 2) -> tuple[Models, np.ndarray | None, str | None]:
-    """``(models, slice keys or None, slice column or None)`` of an in-memory frame."""
+                      what: str = "vc.compare_models", minimum: int = 2,
+                      left_out: list[np.ndarray] | None = None,
+                      ) -> tuple[Models, np.ndarray | None, str | None]:
+    """``(models, slice keys or None, slice column or None)`` of an in-memory frame (``left_out``: as
+    :func:`models_of`)."""
     from ..sources._api import _Prepared  # the in-memory column lookup
 
     if minimum < 2 and isinstance(scores, str):
@@ -232,8 +246,18 @@ def models_from_frame(data: Any, *, scores: Any, label: Any, sample_weight: Any 
     models = models_from_arrays(arrays, labels, sample_weight=weights, score_type=score_type, what=what,
                                 minimum=minimum)
     if keys is not None and weights is not None and models.n != keys.shape[0]:
-        keys = keys[np.asarray(weights) > 0]
+        keys = _weighed_keys(keys, np.asarray(weights), left_out)
     return models, keys, prep.by
+
+
+def _weighed_keys(keys: np.ndarray, weights: np.ndarray, left_out: list[np.ndarray] | None) -> np.ndarray:
+    """The slice keys of the rows of positive weight (the rows compared: a row of weight 0 is dropped); the
+    others' keys appended to ``left_out`` when given, so that a slice whose every row weighs 0 is said, as
+    ``vc.audit`` says it ("left out, every row weighing 0"), not dropped without a word."""
+    kept = weights > 0
+    if left_out is not None:
+        left_out.append(keys[~kept])
+    return keys[kept]
 
 
 def _available_bytes() -> int | None:
@@ -308,16 +332,18 @@ def _missing_as_none(keys: np.ndarray) -> np.ndarray:
 
 
 def models_of(data: Any, labels: Any, *, scores: Any, label: Any, sample_weight: Any, pos_label: Any,
-              score_type: str, by: Any = None, what: str,
-              minimum: int = 2) -> tuple[Models, np.ndarray | None, str | None]:
-    """Either form: a dict and labels, or a frame with ``scores=`` and ``label=``."""
+              score_type: str, by: Any = None, what: str, minimum: int = 2,
+              left_out: list[np.ndarray] | None = None) -> tuple[Models, np.ndarray | None, str | None]:
+    """Either form: a dict and labels, or a frame with ``scores=`` and ``label=``. ``left_out``: a list the
+    slice keys of the rows of weight 0 (dropped) are appended to, one array (:func:`_weighed_keys`)."""
     if scores is not None or label is not None:
         if labels is not None:
             raise VeracityError(f"the frame form {what}(frame, scores=[...], label='y') takes no positional labels")
         if scores is None or label is None:
             raise VeracityError(f"the frame form needs both: {what}(frame, scores=['a', 'b'], label='y')")
         return models_from_frame(data, scores=scores, label=label, sample_weight=sample_weight, by=by,
-                                 pos_label=pos_label, score_type=score_type, what=what, minimum=minimum)
+                                 pos_label=pos_label, score_type=score_type, what=what, minimum=minimum,
+                                 left_out=left_out)
     models = models_from_arrays(data, labels, sample_weight=sample_weight, pos_label=pos_label,
                                 score_type=score_type, what=what, minimum=minimum)
     keys = None
@@ -333,5 +359,5 @@ def models_of(data: Any, labels: Any, *, scores: Any, label: Any, sample_weight:
         keys = _missing_as_none(keys)
         weights = check_weights(sample_weight, rows)
         if weights is not None:
-            keys = keys[weights > 0]
+            keys = _weighed_keys(keys, weights, left_out)
     return models, keys, None

@@ -33,12 +33,13 @@ from ..core._binning import bin_index, uniform_edges
 from ..core._delong import few_class_rows, rank_model
 from ..core._special import xlogy
 from ..core._validation import Binary, VeracityError
+from ..core._weights import kish_size
 from ..honest._corp import CORPResult, ScoreDecomposition
 from . import _compare
 from ._compare import CORPDifference, ModelComparison, _few_resamples, _few_rows_note, _row
 from ._corp import difference
-from ._inputs import Models
-from ._paired import Estimate, _chunk_losses, p_of
+from ._inputs import Models, identical_note, renoted
+from ._paired import Estimate, _chunk_losses, no_spread, p_of
 from ._resample import debiased_l1
 
 
@@ -142,8 +143,11 @@ class LightSlices:
         self.models = [self._model(k, bins) for k in range(len(part.names))]
         names = part.names
         self.pairs = part.pairs()
-        self.identical = {(i, j): any(f"{names[i]!r} and {names[j]!r}" in t for t in part.notes)
-                          for i, j in self.pairs}
+        # per pair, per slice: the two models score every row of the slice alike (as :func:`._inputs.renoted`
+        # finds it on the slice's rows alone)
+        self.identical = {(i, j): (_sums(seg, ((part.rank(i) != part.rank(j))
+                                               | (part.data[i].p != part.data[j].p)).astype(np.float64), m)
+                                   == 0).tolist() for i, j in self.pairs}
         self.counts = self.count.tolist()
         # per model, per slice, as Python floats (indexing a list, not an array, per slice)
         self.values = [{"auc": mod.auc.tolist(), "brier": mod.brier.tolist(), "nll": mod.nll.tolist(),
@@ -241,7 +245,9 @@ class LightSlices:
         part = self.part
         names, pairs, level = part.names, self.pairs, self.level
         nan = float("nan")
-        identical = self.identical
+        identical = {pair: same[s] for pair, same in self.identical.items()}
+        # the slice's own notes of identical pairs (those of all the rows are every slice's)
+        own = tuple(identical_note(names[i], names[j]) for (i, j), same in identical.items() if same)
         few_rows_shown = few_rows if not all(identical.values()) else ""
         mods = self.models
         val = self.values
@@ -261,8 +267,9 @@ class LightSlices:
             return ModelComparison(models=names, rows=tuple(rows), corp={}, corp_differences=(),
                                    verdicts=(), n=self.counts[s], level=level, n_resamples=0,
                                    random_state=random_state, bins=bins, score_type=part.score_type,
-                                   notes=part.notes + _few_rows_note(few_rows_shown, False),
-                                   readings=tuple((identical[p], False, few_rows) for p in pairs))
+                                   notes=own + _few_rows_note(few_rows_shown, False),
+                                   readings=tuple((identical[p], False, few_rows) for p in pairs),
+                                   n_effective=self.kish(s))
         corp = {name: mods[k].corp[s] for k, name in enumerate(names)}
         few_note = self._once(("few", n_resamples), lambda: _few_resamples(n_resamples, level))
         few = bool(few_note)
@@ -283,13 +290,24 @@ class LightSlices:
                 bounds, ps = (nan,) * 4, (nan,) * 2
             diffs.append(CORPDifference(names[i], names[j], dec.score, dec.mcb, dec.dsc, dec.unc, bounds[0],
                                         bounds[1], bounds[2], bounds[3], ps[0], ps[1]))
-        t_na = any(r.metric in ("brier", "log_loss") and r.ci_low != r.ci_low for r in rows)
-        notes = self._once(("notes", few_rows_shown, t_na, n_resamples),
-                           lambda: part.notes + few_note + _few_rows_note(few_rows_shown, True, t_na))
+        no_t = _compare.no_t_interval(int(self.count[s]), float(self.total[s]), float(self.total_sq[s]))
+        t_na, flat = _compare.t_na_or_flat(rows, no_t)
+        all_flat = _compare.all_flat(rows, flat)
+        notes = self._once(("notes", own, few_rows_shown, t_na, all_flat, n_resamples),
+                           lambda: own + few_note + _few_rows_note(few_rows_shown, True, t_na, all_flat))
+        notes += _compare.flat_note(flat)
         return ModelComparison(models=names, rows=tuple(rows), corp=corp, corp_differences=tuple(diffs),
                                verdicts=(), n=self.counts[s], level=level, n_resamples=n_resamples,
                                random_state=random_state, bins=bins, score_type=part.score_type, notes=notes,
-                               readings=tuple((identical[p], few, few_rows) for p in pairs))
+                               readings=tuple((identical[p], few, few_rows) for p in pairs),
+                               n_effective=self.kish(s))
+
+    def kish(self, s: int) -> float | None:
+        """Slice ``s``'s Kish effective size (None unweighted), as :func:`._compare.compare_of` reads it on
+        the slice's rows: its header said "20 rows" where the same rows alone say "20 rows, weighted (Kish
+        effective size 12.8)"."""
+        w = self.part.w
+        return None if w is None else kish_size(w[self.bounds[s]:self.bounds[s + 1]])
 
     def _once(self, key: Any, make: Any) -> Any:
         """``make()``, computed once per ``key`` for the whole batch (the notes many slices share)."""
@@ -369,6 +387,9 @@ class LightSlices:
         low = np.where(spread, mean - quantile * se, mean - 0.0 * se)
         high = np.where(spread, mean + quantile * se, mean + 0.0 * se)
         p = np.where(spread, p_t, p_of(mean, se))
+        # every row's difference the same nonzero value: no se, interval or p-value (._paired.flat_estimate)
+        flat = (mean != 0.0) & no_spread(mean, se)
+        se, low, high, p = (np.where(flat, np.nan, v) for v in (se, low, high, p))
         zero = Estimate(0.0, 0.0, 0.0, 0.0, 1.0)  # identical losses: exactly 0, no interval to speak of
         values = zip(*(a.tolist() for a in (mean, se, low, high, p)))
         return [Estimate(*v) if d else zero for d, v in zip(differs.tolist(), values)]
@@ -410,7 +431,7 @@ def compare_slices(models: Models, rows: list[np.ndarray], *, level: float, n_re
     for s, r in enumerate(rows):
         if out[s] is None:  # the bootstrap's slices, and a light slice the batch leaves to compare_of
             try:
-                out[s] = _compare.compare_of(models.subset(r), **options)
+                out[s] = _compare.compare_of(renoted(models.subset(r)), **options)
             except VeracityError as exc:
                 out[s] = exc
     return out
