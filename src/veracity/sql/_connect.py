@@ -122,6 +122,10 @@ class Database:
     sa_engine: Any = field(default=None, repr=False)
     #: rows fetched so far (aggregates only; reported by tests and the benchmark)
     fetched: int = 0
+    #: PostgreSQL: whether the session's ``extra_float_digits`` was read, and the value to set back where the
+    #: audit raised it (:meth:`_exact_floats`)
+    digits_read: bool = field(default=False, repr=False)
+    digits_before: str | None = field(default=None, repr=False)
 
     def _cursor_run(self, sql: str) -> tuple[list[tuple], list[str]]:
         if _is_duckdb(self.conn):  # its cursor() is a new connection that would not see TEMP tables
@@ -154,11 +158,35 @@ class Database:
         """The rows of ``sql`` and their column names. ``sorts``: the statement sorts every row
         (the exact AUC, equal-mass edges): on PostgreSQL it runs with :data:`SORT_WORK_MEM`
         (:meth:`_sorting`)."""
+        if self.dialect == "postgres" and not self.digits_read:
+            self._exact_floats()
         if sorts and self.dialect == "postgres":
             return self._sorting(sql, what)
         return self._run(sql, what)
 
+    def _exact_floats(self) -> None:
+        """PostgreSQL sends a double as text with ``extra_float_digits`` deciding its digits (psycopg and
+        psycopg2 read the text): at 1 (the default) or more, the shortest text that reads back exactly; at 0,
+        15 significant digits (equal-mass edges moved off the scores they are: ECE 0.0890 for 0.0934); below,
+        fewer (at -15, one: the AUC 0.05 off), with nothing said. Where the session's setting is below 1 it
+        is raised to 3 (exact on every version) for
+        the audit's statements and set back by :meth:`close` (``set_config(..., false)`` in the caller's
+        transaction, where there is one: the two cancel out)."""
+        self.digits_read = True
+        what = "reading extra_float_digits"
+        try:  # (a server that speaks PostgreSQL's protocol without this setting: left as it is)
+            value = str(self._run("SELECT current_setting('extra_float_digits')", what)[0][0][0]).strip()
+            if value.lstrip("-").isdigit() and int(value) < 1:
+                self._run(f"SELECT set_config('extra_float_digits', '{EXACT_FLOAT_DIGITS}', false)", what)
+                self.digits_before = value
+        except VeracityError:
+            return
+
     def _run(self, sql: str, what: str) -> tuple[list[tuple], list[str]]:
+        if self.dialect == "sqlite":  # its decimal text is not always read as the nearest double
+            from ._query import sqlite_exact_doubles
+
+            sql = sqlite_exact_doubles(sql)
         guarded = False
         try:
             guarded = self._savepoint()
@@ -247,7 +275,14 @@ class Database:
     def close(self) -> None:
         """Close what was opened here. A SQLAlchemy connection is closed through SQLAlchemy (its
         DB-API connection goes back to the pool, never closed under it); an engine made here from
-        a URL is disposed of."""
+        a URL is disposed of. A PostgreSQL ``extra_float_digits`` the audit raised is set back first."""
+        if self.digits_before is not None:
+            try:
+                before = _text(self.digits_before)
+                self._cursor_run(f"SELECT set_config('extra_float_digits', {before}, false)")
+            except Exception:  # noqa: BLE001 - a broken connection: its session ends with it
+                pass
+            self.digits_before = None
         if not self.owned:
             return
         owned = [self.conn] if self.sa_connection is None else [self.sa_connection]
@@ -267,6 +302,9 @@ class Database:
 #: the default 4 MB spills the exact AUC's sort of 10⁶ rows to disk. PostgreSQL takes only the
 #: memory a sort needs (about 75 bytes a row), up to this
 SORT_WORK_MEM = 256 * 1024 * 1024
+#: PostgreSQL's ``extra_float_digits`` while the audit reads doubles, where the session's is below 1: 3 sends
+#: every double exactly (shortest round-trip text on PostgreSQL 12+, 17 significant digits before)
+EXACT_FLOAT_DIGITS = 3
 
 
 #: dialects whose failed statement aborts the whole transaction (see :meth:`Database._savepoint`)

@@ -28,6 +28,7 @@ templates of internal names (``_s``, ``_y`` …) and numbers formatted by :func:
 from __future__ import annotations
 
 import functools
+import re
 import math
 from dataclasses import dataclass, replace
 from typing import Any, Callable
@@ -133,6 +134,8 @@ def literal(value: Any, dialect: str | None = None) -> Any:
                 return exp.Literal.number("1e999" if value > 0 else "-1e999")
             return exp.Cast(this=exp.Literal.string("Infinity" if value > 0 else "-Infinity"),
                             to=exp.DataType.build("double"))
+        if dialect == "sqlite":  # as a CAST of its text, which sqlite_exact_doubles writes exactly
+            return exp.Cast(this=exp.Literal.string(_num(float(value))), to=exp.DataType.build("double"))
         return exp.Literal.number(_num(float(value)))
     if isinstance(value, str):
         if "\x00" in value:
@@ -213,8 +216,50 @@ def _num(x: float | int) -> str:
 
 
 def _dbl(x: float) -> str:
-    """A double-precision constant, parsed by the database from its shortest round-trip text."""
+    """A double-precision constant, parsed by the database from its shortest round-trip text (on SQLite
+    rewritten exactly by :func:`sqlite_exact_doubles`)."""
     return f"CAST('{_num(x)}' AS DOUBLE)"
+
+
+#: a quoted identifier, a string literal, or ``CAST('<decimal>' AS REAL)`` as SQLite's SQL writes a double
+_SQLITE_DOUBLE = re.compile(r"""("(?:[^"]|"")*")|('(?:[^']|'')*')"""
+                            r"""|CAST\('([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)' AS REAL\)""")
+#: 2⁶², the largest power of two an INTEGER literal holds
+_TWO_62 = 1 << 62
+
+
+def _exact_double(text: str) -> str:
+    """SQLite SQL for the double ``float(text)``, exact: ``CAST(m AS REAL)`` (an integer, |m| < 2⁵³) times or
+    over powers of two (integers up to 2⁶²; each product and quotient is exact, its value representable),
+    ``CAST(CAST(5727746808064675 AS REAL) / 9007199254740992 AS REAL)`` for ``0.635907638553665``."""
+    x = float(text)
+    if x == 0.0 or not math.isfinite(x):
+        return f"CAST('{text}' AS REAL)"
+    mantissa, exponent = math.frexp(x)  # x = mantissa · 2^exponent, 0.5 <= |mantissa| < 1
+    m, e = int(mantissa * 2.0 ** 53), exponent - 53
+    while m % 2 == 0:
+        m, e = m // 2, e + 1
+    out = f"CAST({m} AS REAL)"
+    op = " * " if e > 0 else " / "
+    e = abs(e)
+    while e > 0:
+        step = min(e, 62)
+        out += f"{op}{1 << step}"
+        e -= step
+    return f"CAST({out} AS REAL)"  # (still a CAST of a double, as the text it replaces)
+
+
+def sqlite_exact_doubles(sql: str) -> str:
+    """``sql`` with every double constant written ``CAST('0.635907638553665' AS REAL)`` replaced by
+    :func:`_exact_double`'s exact form. SQLite (3.40 here) parses a decimal text to the nearest double only
+    most of the time: ``0.635907638553665`` reads as ``0.6359076385536651``, about 1 in 10⁵ texts of random
+    doubles. An equal-mass edge is a score: read one ulp off, the rows holding that score changed bin (a
+    2,500-bin weighted audit printed a bin of weight 4.4 where the rows in memory give 3.7). Quoted names
+    and string literals are left as they are."""
+    def one(found: re.Match[str]) -> str:
+        return found.group(0) if found.group(3) is None else _exact_double(found.group(3))
+
+    return _SQLITE_DOUBLE.sub(one, sql)
 
 
 def _isnan(col: str, dialect: str) -> str:

@@ -130,18 +130,23 @@ def _metric_values(r: AuditResult) -> dict[str, float | None]:
             "brier_within_bin": d.within_variance - 2.0 * d.within_covariance}
 
 
-def _audit_metrics(result: AuditResult, prefix: str = "") -> tuple[dict[str, float], dict[str, str]]:
+def _audit_metrics(result: AuditResult, prefix: str = "",
+                   held: Any = ()) -> tuple[dict[str, float], dict[str, str]]:
     """:func:`audit_metrics`, and each slice's metric folder: ``{folder: slice key}`` (the key as
-    ``result.groups`` and ``audit.json`` name it; the folder is the name MLflow takes for it)."""
+    ``result.groups`` and ``audit.json`` name it; the folder is the name MLflow takes for it). ``held``: the
+    metric names the run already holds (an earlier log's, the user's), which the file store keeps as files
+    too: a slice that would need one as its folder, or be the folder of one, is renamed as below."""
     out: dict[str, float] = {}
     whole = _metric_values(result)
     for name, value in whole.items():
         if (x := _finite(value)) is not None:
             out[prefix + name] = x
     # MLflow's file store writes metric "a/b/c" as the file metrics/a/b/c: no name may be both a metric
-    # (a file) and the folder of another ("n" and "n/web/ece"; "seg/web/ece" and "seg/web/ece/ece")
-    files = {prefix + name for name in whole}
-    folders = {"/".join(f.split("/")[:i]) for f in files for i in range(1, f.count("/") + 1)}
+    # (a file) and the folder of another ("n" and "n/web/ece"; "seg/web/ece" and "seg/web/ece/ece"), in
+    # this log or across logs (an earlier audit's slice "a/ece" made "seg/a/ece" a folder: this audit's
+    # slice "a" failed with "Is a directory" after some of its metrics were written)
+    files = {prefix + name for name in whole} | set(held)
+    folders = _folders(files)
     column = _segments(_clean_name(result.group_column or "group"))
     used: set[str] = set()
     folders_of: dict[str, str] = {}
@@ -166,15 +171,18 @@ def _audit_metrics(result: AuditResult, prefix: str = "") -> tuple[dict[str, flo
 
 
 def _stale(held: dict[str, float], written: dict[str, float], result: AuditResult, prefix: str,
-           folders_of: dict[str, str]) -> tuple[dict[str, float], list[str]]:
+           folders_of: dict[str, str], earlier: Any = None) -> tuple[dict[str, float], list[str]]:
     """What an earlier log left in the run that this audit does not overwrite.
 
     Cleared (logged as NaN, so the run's latest value is this audit's "none"): a whole-table metric, or a
     metric of a slice this audit logs, that this audit has no finite value for (an AUC of one class) but
     the run holds — the run would otherwise show the earlier audit's AUC beside this one's ECE. Gone (a
-    warning, nothing written): the metric folders, under this audit's ``by=`` folder, of slices this
-    audit does not have (``seg/mobile/`` when it has only ``web``); they may be another log's, so they are
-    named, not changed."""
+    warning, nothing written): the metric folders of slices this audit does not have — under this audit's
+    ``by=`` folder (``seg/mobile/`` when it has only ``web``), or listed in the ``slices.json`` an earlier
+    log wrote at this ``prefix=`` (``earlier``: called with the folders a held metric could be in, it
+    returns that file's folders), so an audit with no ``by=`` or another column names the slices of one
+    by ``seg`` too (the run showed ``n`` 200 beside ``seg/a/n`` 188 and ``seg/b/n`` 212, unsaid); they may
+    be another log's, so they are named, not changed."""
     names = tuple(_metric_values(result))
     mine = {f"{stem}{name}" for stem in [prefix, *(f"{folder}/" for folder in folders_of)] for name in names}
     cleared = {k: math.nan for k, v in held.items()  # (one cleared before stays NaN, unsaid)
@@ -183,14 +191,73 @@ def _stale(held: dict[str, float], written: dict[str, float], result: AuditResul
     if result.group_column is not None:
         columns.add(_segments(_clean_name(result.group_column)))
     gone: list[str] = []
+    others: set[str] = set()  # folders of held slice-like metrics outside this audit's by= folder
     for k in held:
         rest = k[len(prefix):] if k.startswith(prefix) else None
         if rest is None or k in mine or rest.count("/") < 2 or rest.rsplit("/", 1)[1] not in names:
             continue
         folder = k.rsplit("/", 1)[0]
-        if rest.split("/", 1)[0] in columns and folder not in folders_of and f"{folder}/" not in gone:
+        if folder in folders_of or f"{folder}/" in gone:
+            continue
+        if rest.split("/", 1)[0] in columns:
             gone.append(f"{folder}/")
+        else:
+            others.add(folder)
+    if others and earlier is not None:
+        logged = set(earlier())
+        gone += sorted(f"{folder}/" for folder in others if f"{folder}/" in logged)
     return cleared, gone
+
+
+def _slices_logged(client: Any, run_id: str, path: str) -> list[str]:
+    """The metric folders (``"seg/web/"``) the ``slices.json`` at ``path`` of run ``run_id`` lists (an earlier
+    log's), or none where the run has no such file or it cannot be read."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            local = Path(client.download_artifacts(run_id, path, folder))
+            doc = json.loads(local.read_text(encoding="utf-8"))
+        return [str(s["metrics"]) for s in doc["slices"] if isinstance(s, dict) and "metrics" in s]
+    except Exception:  # noqa: BLE001 - no such artifact, or not one this module wrote: nothing to name
+        return []
+
+
+def _folders(names: Any) -> set[str]:
+    """Every folder a metric of ``names`` is filed under in MLflow's file store (``"a/b/c"``: ``a``,
+    ``a/b``)."""
+    return {"/".join(f.split("/")[:i]) for f in names for i in range(1, f.count("/") + 1)}
+
+
+def _file_store(client: Any) -> bool:
+    """Whether ``client`` tracks to MLflow's file store (a ``file:`` URI or a local path), where each metric
+    is a file and each ``/`` a folder."""
+    from urllib.parse import urlparse
+
+    try:
+        uri = str(client.tracking_uri)
+    except Exception:  # noqa: BLE001 - an older client without the property: no clash is refused
+        return False
+    scheme = urlparse(uri).scheme
+    return scheme in ("", "file") or len(scheme) == 1  # (a Windows drive letter)
+
+
+def _check_clashes(names: Any, held: Any, run_id: str) -> None:
+    """A one-line error where a whole-table metric of this log cannot be written to the file store beside one
+    the run holds: ``ece`` where the run holds ``ece/train`` (a folder), or ``valid/ece`` where it holds
+    ``valid`` (a file). Slices are renamed instead (:func:`_audit_metrics`); these names are fixed."""
+    held = set(held)
+    folders = _folders(held)
+    for name in names:
+        ancestors = _folders([name])
+        if name in folders or ancestors & held:
+            other = (sorted(h for h in held if h.startswith(name + "/")) or sorted(ancestors & held))[0]
+            raise VeracityError(
+                f"run {run_id} holds metric {other!r}, and MLflow's file store keeps each metric as a file in "
+                f"a folder per '/': it cannot also write {name!r}; log this one with another prefix= (e.g. "
+                "prefix='audit/') or to another run")
 
 
 def _step(known: Any, keys: Any) -> int:
@@ -354,10 +421,15 @@ def _known_run(client: Any, run_id: str) -> Any:
     if not run_id:
         raise VeracityError("run= is an empty run id; pass an MLflow Run, its run id, or None for the active run")
     try:
-        return client.get_run(run_id)
+        known = client.get_run(run_id)
     except Exception as exc:  # noqa: BLE001 - MlflowException: not found, a store that cannot be read
         raise VeracityError(f"run={run_id!r}: MLflow cannot find it ({_reason(exc)}); pass an existing run's "
                             "id, or None for the active run") from None
+    stage = getattr(known.info, "lifecycle_stage", "active")
+    if stage != "active":  # MLflow refused its metrics with a raw MlflowException, after the artifacts
+        raise VeracityError(f"run {run_id} is {stage} (it or its experiment was deleted), and MLflow logs "
+                            "only to active runs; restore it (MlflowClient().restore_run) or log to another run")
+    return known
 
 
 def _changed_params(existing: dict[str, str], params: dict[str, str], run_id: str) -> None:
@@ -473,9 +545,12 @@ def log_mlflow(
 
     cleared: dict[str, float] = {}
     if isinstance(obj, AuditResult):
-        written, folders_of = _audit_metrics(obj, prefix)
+        written, folders_of = _audit_metrics(obj, prefix, held)
+        if _file_store(client):
+            _check_clashes(written, held, run_id)
         metrics.update(written)
-        cleared, gone = _stale(held, written, obj, prefix, folders_of)
+        cleared, gone = _stale(held, written, obj, prefix, folders_of,
+                               earlier=lambda: _slices_logged(client, run_id, path("slices.json")))
         if cleared:
             many = "s" if len(cleared) > 1 else ""
             notes.append(f"{len(cleared)} metric{many} an earlier log left in this run now read NaN (this "
@@ -530,6 +605,8 @@ def log_mlflow(
         for name in ("n", "base_rate"):
             if (x := _finite(obj.summary.get(name))) is not None:
                 metrics[prefix + name] = x
+        if _file_store(client):
+            _check_clashes(metrics, held, run_id)
         if "calibration" in obj.sections and metrics:
             # the page's Summary is of the scores as given; a run of a calibrated model read its "ece" as
             # the calibrated scores' (the demo's 0.1006 where the calibrator's page shows 0.0683)
