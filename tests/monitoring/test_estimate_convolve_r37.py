@@ -1,5 +1,5 @@
 """Speed-only guard (session 37): the label-free count interval convolves its two Poisson windows with
-``scipy.fft`` (``_estimate._fft_convolve``) instead of ``scipy.signal.fftconvolve``, whose import cost
+``scipy.fft`` (``core._count_interval.fft_convolve``) instead of ``scipy.signal.fftconvolve``, whose import cost
 about 0.5 s of CPU in every ``veracity monitor status`` process with a pending window (it loads
 ``scipy.stats``). The calls are the ones ``fftconvolve`` makes, so the doubles are the same: pinned here
 on the windows ``count_interval`` builds, and on the intervals themselves, against the plain path
@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from veracity.monitoring._estimate import _fft_convolve, _poisson_window, count_interval
+from veracity.core._count_interval import count_interval
+from veracity.core._count_interval import fft_convolve as _fft_convolve
+from veracity.core._count_interval import poisson_window as _poisson_window
 
 signal = pytest.importorskip("scipy.signal")
 
@@ -34,7 +36,7 @@ def test_fft_convolve_gives_fftconvolves_doubles_on_the_poisson_windows():
 
 
 def test_count_interval_is_the_same_as_with_fftconvolve(monkeypatch):
-    import veracity.monitoring._estimate as est
+    import veracity.core._count_interval as est
 
     rng = np.random.default_rng(7)
     cases = []
@@ -44,6 +46,6 @@ def test_count_interval_is_the_same_as_with_fftconvolve(monkeypatch):
         cases += [(float(p.sum()), float(q.sum()), float((q * (1 - 2 * p)).sum()), float(n), level)
                   for level in (0.8, 0.95, 0.99)]
     fast = [count_interval(*c) for c in cases]
-    monkeypatch.setattr(est, "_fft_convolve", lambda a, b: signal.fftconvolve(a, b))
+    monkeypatch.setattr(est, "fft_convolve", lambda a, b: signal.fftconvolve(a, b))
     assert [count_interval(*c) for c in cases] == fast
 

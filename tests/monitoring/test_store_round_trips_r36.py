@@ -99,7 +99,8 @@ def test_bookkeeping_refusals_read_as_before(tmp_path):
 def test_the_label_free_interval_reads_the_same_poisson_doubles_without_scipy_stats(monkeypatch):
     from scipy.stats import poisson
 
-    from veracity.monitoring._estimate import _poisson_window, count_interval
+    from veracity.core._count_interval import count_interval
+    from veracity.core._count_interval import poisson_window as _poisson_window
 
     rng = np.random.default_rng(36)
     lams = [*rng.exponential(5.0, 200), *(10.0 ** rng.uniform(-8, 4, 200)), 1e-300, 1.0, 1000.0]

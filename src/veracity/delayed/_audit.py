@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core._binning import enough_effective
+from ..core._binning import bin_index, enough_effective, is_uniform_edges, uniform_edges
 from ..core._display import Display, interval_cell
 from ..core._metrics import check_threshold
 from ..core._text import fmt, fmt_p, render_table
@@ -56,10 +56,12 @@ from ..core._validation import VeracityError, to_numpy
 from ..decisions._inputs import check_cost
 from ._ppi import (NO_SPREAD, NOT_CALIBRATED, RATE_BOUNDS, ZERO_WIDTH, PpiSums, _prepare, check_level,
                    check_row_indexes, cut_to_range, few_labels_note, judged_calibrated, ppi_from_sums, z_of)
-from ._ppi_result import FEW_EFFECTIVE_AUDIT, bound_texts, rare_class_note, weighted_class_note
-from ._ppi_sums import (EXACT_BELOW, _wmean_var, rare_outcome_interval, rare_share_interval, tuning_terms,
-                        uneven_labels, uneven_weights, weighted_gap_interval, weighted_lambda_terms,
-                        weighted_rate_interval, weighted_score_interval, wilson_rate_interval)
+from ._ppi_result import (FEW_EFFECTIVE_AUDIT, bound_texts, exact_rejects_note, rare_class_note,
+                          weighted_class_note)
+from ._ppi_sums import (EXACT_BELOW, _wmean_var, rare_cbpe_interval, rare_outcome_interval,
+                        rare_share_interval, tuning_terms, uneven_labels, uneven_weights,
+                        weighted_gap_interval, weighted_lambda_terms, weighted_rate_interval,
+                        weighted_score_interval, wilson_rate_interval)
 
 #: a bin's rate is flagged insufficient below this many labels (its Wilson interval covered 95-96 % of
 #: true bin rates for a 95 % interval at 30 labels and more in the seeded simulation of
@@ -80,7 +82,7 @@ def _edges(bins: Any) -> np.ndarray:
         if bins > MAX_BINS:
             raise VeracityError(f"bins={int(bins):,} is too many: at most {MAX_BINS:,} score bins (each needs "
                                 "labels of its own); pass e.g. bins=10", param="bins")
-        return np.linspace(0.0, 1.0, int(bins) + 1)
+        return uniform_edges(int(bins))  # k/M correctly rounded: linspace's 3 * 0.1 put 0.3 in [0.2, 0.3)
     try:
         e = np.asarray(to_numpy(bins, "bins"), dtype=np.float64)
     except (TypeError, ValueError):
@@ -92,6 +94,18 @@ def _edges(bins: Any) -> np.ndarray:
         raise VeracityError("bins must be a positive integer or increasing edges covering [0, 1], "
                             f"e.g. [0, 0.1, 0.5, 1]; got {np.asarray(bins).tolist()!r}")
     return e
+
+
+def bin_of(p: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    r"""Each probability's bin among ``edges``: equal-width edges :math:`[0, 1/M, \dots, 1]` (within 1e-12,
+    :func:`~veracity.core._binning.is_uniform_edges`) by the one rule of :func:`vc.audit <veracity.audit>` and
+    the monitoring store, :math:`\min(\lfloor pM \rfloor, M - 1)` (:func:`~veracity.core._binning.bin_index`);
+    other edges by the inner edges :math:`\le p` (a bin holds its lower edge, the last one also 1).
+    ``np.linspace(0, 1, 11)``'s edge 0.30000000000000004 had put the scores 0.3 in the bin printed
+    [0.2, 0.3) — and 0.6 and 0.7 likewise — where vc.audit and the store count them in [0.3, 0.4)."""
+    if is_uniform_edges(edges):
+        return np.asarray(bin_index(p, uniform_edges(edges.size - 1), "uniform"), dtype=np.intp)
+    return np.searchsorted(edges[1:-1], p, side="right")
 
 
 def shared_lambda(sums: PpiSums) -> np.ndarray:
@@ -286,8 +300,7 @@ def flag_share_cut(out: dict[str, Any], sums: PpiSums, *, k_fp: float, k_fn: flo
 def _bin_sums(y: np.ndarray, f: np.ndarray, g: np.ndarray, w: np.ndarray | None, u: np.ndarray | None,
               edges: np.ndarray) -> PpiSums:
     k = edges.size - 1
-    bf = np.searchsorted(edges[1:-1], f, side="right")
-    bg = np.searchsorted(edges[1:-1], g, side="right")
+    bf, bg = bin_of(f, edges), bin_of(g, edges)
     ww = np.ones_like(f) if w is None else w
     uu = np.ones_like(g) if u is None else u
 
@@ -365,6 +378,12 @@ class PpiAudit(Display):
                          "of their uneven weights), the interval rests on too few labels "
                          "(marked insufficient)")
         if not self.calibrated:
+            gap = self.row("rate - score")
+            if gap["ci_low"] <= 0.0 <= gap["ci_high"]:  # judged by the exact bound (vc.ppi_mean's note)
+                size = self.n_labelled if self.n_effective is None else self.n_effective
+                rate = self.row("rate")["classical"]
+                notes.append(exact_rejects_note(rate * size, (rate - gap["classical"]) * size,
+                                                what="rate - score's interval"))
             notes.append(NOT_CALIBRATED)
         return "; ".join(notes) or None
 
@@ -496,6 +515,10 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     tw = ww.sum() + uu.sum()
     cost_sd = np.sqrt((ww * ca) ** 2 @ (f * (1 - f)) + (uu * cb) ** 2 @ (g * (1 - g))) / tw
     out["cbpe_low"][-1] = out["cbpe"][-1] - z * cost_sd
+    unweighted = w is None and u is None
+    if unweighted:  # the rate's CBPE of few expected events: vc.ppi_mean's count interval
+        s1, s2, s3 = (float(np.sum(f**k)) + float(np.sum(g**k)) for k in (1, 2, 3))
+        rare_cbpe_interval(out, s1, s2, s3, f.size + g.size, level, where=np.arange(len(targets)) == 0)
     out["cbpe_high"][-1] = out["cbpe"][-1] + z * cost_sd
     # rates and shares of rows lie in [0, 1], a cost per row in [0, max(c_FP, c_FN)]: a normal interval
     # reaching beyond is cut at the bound, as vc.ppi_mean cuts its rate's
@@ -551,6 +574,10 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
                                         rare_n=None if w is None else size))
     bs = _bin_sums(y, f, g, w, u, edges)
     bo = ppi_from_sums(bs, level=level, power_tuning=bool(power_tuning))
+    if unweighted:  # each bin's CBPE of few expected events: the count interval of its rows
+        both, b_all = np.concatenate([f, g]), np.concatenate([bin_of(f, edges), bin_of(g, edges)])
+        b1, b2, b3 = (np.bincount(b_all, weights=both**k, minlength=edges.size - 1) for k in (1, 2, 3))
+        rare_cbpe_interval(bo, b1, b2, b3, np.asarray(bs.n) + np.asarray(bs.m), level)
     cut_to_range(bo, RATE_BOUNDS)
     with np.errstate(divide="ignore", invalid="ignore"):  # the labels' Kish size: n unweighted, NaN for none
         bin_size = np.asarray(bs.w) ** 2 / np.asarray(bs.w2)

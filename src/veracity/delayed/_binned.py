@@ -18,12 +18,12 @@ from ..core._display import Display
 from ..core._text import fmt, render_table
 from ..core._validation import check_binary_labels, check_weights
 from ..decisions._inputs import check_alpha
-from ._audit import _edges
+from ._audit import _edges, bin_of
 from ._ppi import probabilities_1d
-from ._ppi_result import bound_texts
 from ._sequence import (
     ConfidenceSequence,
     batch_sums,
+    bounds_cell,
     check_shift_at,
     check_tolerance,
     first_alarm,
@@ -84,7 +84,7 @@ class BinnedSequences(Display):
         # an alarm's step as the sequences print it (dates as dates: the table had read "2026-01-22 00:00:00"
         # above "alarm: first at step 2026-01-18")
         body = [[r["bin"], f"{r['n']:,}", fmt(r["estimate"], sign=True),
-                 "[{}, {}]".format(*bound_texts(r["low"], r["high"])),
+                 bounds_cell(r["low"], r["high"]),
                  "" if cs.alarm_at is None else f"ALARM at {cs.key_text(cs.alarm_at)}"]
                 for r, cs in zip(self.rows(), self.sequences)]
         k = len(self.sequences)
@@ -119,7 +119,7 @@ def binned_sequences(scores: Any, labels: Any = None, *, score: Any = None, labe
     y = check_binary_labels(labels, p.shape[0], pos_label)
     w = check_weights(sample_weight, p.shape[0])
     k = edges.size - 1
-    b = np.searchsorted(edges[1:-1], p, side="right")
+    b = bin_of(p, edges)  # vc.audit's and the store's bins: 0.3 in [0.3, 0.4) of bins=10
     x = y - p
     keys, inv, n, sx, sxx = batch_sums(x, batches, extra=b, groups=k)
     shift_at = check_shift_at(shift_at, n.shape[1])

@@ -15,8 +15,8 @@ from ..core._digits import clear_of_zero_decimals
 from ..core._display import Display
 from ..core._text import fmt, fmt_p, render_table
 from ._ppi_sums import (NO_SPREAD, RATE_BOUNDS, PpiSums, cut_to_range, flat_scores, judged_calibrated,
-                        ppi_from_sums, rare_outcome, rare_outcome_interval, weighted_gap_interval,
-                        weighted_rate_interval, weighted_score_interval)
+                        ppi_from_sums, rare_cbpe_interval, rare_outcome, rare_outcome_interval,
+                        weighted_gap_interval, weighted_rate_interval, weighted_score_interval)
 
 NOT_CALIBRATED = "the scores are not calibrated here; the label-free estimate is not valid"
 #: an estimate of a rate outside [0, 1] (its interval is cut to the range; the estimate is left as computed)
@@ -87,6 +87,26 @@ RARE_BOTH = ("only {pos} positive and {neg} negative {cls}of the {n:,} labels: t
 #: 10 of one class) finds no evidence against calibration: said, so that the table does not read as a verdict
 EXACT_JUDGED = ("the rectifier's interval excludes 0, but {why} it is no reliable test of calibration: by an "
                 "exact binomial bound these labels are no evidence that the scores are miscalibrated")
+#: the reverse: the rectifier's normal interval holds 0 where the exact judgement of fewer than 10 labels of
+#: one class rejects calibration (2 positives of 100 labels whose scores expect 0.1): the verdict's basis,
+#: said, so that "not calibrated" does not read as contradicting the printed interval (exact_rejects_note)
+EXACT_REJECTS = ("{what} holds 0, but with fewer than 10 labels of one class it is no reliable test of "
+                 "calibration: by an exact binomial bound the labels hold too {many} positives for the "
+                 "scores ({k} where they expect {e}), which is evidence that the scores are miscalibrated")
+
+
+def exact_rejects_note(positives: float, expected: float,
+                       what: str = "the rectifier's interval (of the labels' mean y - score)") -> str:
+    """:data:`EXACT_REJECTS` for ``positives`` labelled (weighted: effective) positives where calibrated
+    scores expect ``expected``.
+
+    >>> exact_rejects_note(2, 0.1).split("(")[-1]
+    '2 where they expect 0.1), which is evidence that the scores are miscalibrated'
+    """
+    return EXACT_REJECTS.format(what=what, many="many" if positives > expected else "few",
+                                k=f"{positives:.3g}", e=f"{expected:.3g}")
+
+
 #: power tuning on scores constant up to rounding (_ppi_sums.flat_scores): lambda 0, said
 FLAT = ("the scores are constant (their spread is rounding noise): they carry no information about the "
         "outcome, so power tuning uses lambda 0 (the labels alone; the estimate is the same at any lambda)")
@@ -431,6 +451,10 @@ def _result(out: dict[str, np.ndarray], *, level: float, n: int, m: int, exclude
         flat = not v["classical_se"] >= NO_SPREAD
         notes.append(EXACT_JUDGED.format(why="with labels all of one class (it holds only the scores' spread)"
                                          if flat else "with fewer than 10 labels of one class"))
+    if not calibrated and drawn is None and v["rectifier_low"] <= 0.0 <= v["rectifier_high"]:
+        # judged by the exact bound of few labels of one class, not by the interval printed: said
+        size = n if w is None else float(w.sum()) ** 2 / float(w @ w)
+        notes.append(exact_rejects_note(v["classical"] * size, (v["classical"] - v["rectifier"]) * size))
     if not calibrated:
         notes.append(NOT_CALIBRATED)
     if (drawn is None and sums is not None and m > 0 and v["lam"] == 0.0
@@ -470,7 +494,19 @@ def _records_judged(cols: dict[str, np.ndarray], n: np.ndarray, eff: np.ndarray,
     return {int(i): bool(c) for i, c in zip(idx, np.atleast_1d(out))}
 
 
-def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True) -> list[dict[str, Any]]:
+def _records_exact_rejects(cols: dict[str, np.ndarray], i: int, wy: float, wf: float, w: float, eff: float,
+                           plain: bool) -> str | None:
+    """:func:`exact_rejects_note` for window ``i`` of :func:`ppi_records` judged not calibrated although its
+    rectifier's interval holds 0 (the exact rare-class judgement: the counts unweighted, else the weighted
+    means times the Kish size, as :func:`_records_judged`), else None."""
+    if not cols["rectifier_low"][i] <= 0.0 <= cols["rectifier_high"][i]:
+        return None
+    scale = 1.0 if plain else eff / w
+    return exact_rejects_note(wy * scale, wf * scale)
+
+
+def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True,
+                sum_fff: Any = None) -> list[dict[str, Any]]:
     r"""One JSON-ready record per window of :func:`ppi_from_sums` (the keys a status row carries):
     ``estimate_ppi`` and ``estimate_cbpe`` (each ``{"estimate", "ci_low", "ci_high"}``, PPI's
     with ``lam`` and ``labels``; None where the window has fewer than 2 random labels),
@@ -483,8 +519,16 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     is written as None, so the records pass ``json.dumps(..., allow_nan=False)``. A window's PPI interval is
     :func:`ppi_mean`'s: the normal interval cut at [0, 1], or, for labels with fewer than 10 of one class
     (weighted: Kish size), the Wilson-type interval of
-    :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`."""
+    :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`. ``sum_fff`` (per window, :math:`\sum f^3` over
+    all its rows, labelled or not): ``estimate_cbpe``'s interval of unweighted windows whose scores expect
+    fewer than 10 events is vc.ppi_mean's count interval
+    (:func:`~veracity.delayed._ppi_sums.rare_cbpe_interval`); without it, the normal interval."""
     out = ppi_from_sums(sums, level=level, power_tuning=power_tuning)
+    if sum_fff is not None:  # unweighted windows (weights 1 on both sides: the sums are counts)
+        plain_rows = ((np.asarray(sums.w) == sums.n) & (np.asarray(sums.w2) == sums.n)
+                      & (np.asarray(sums.wu) == sums.m) & (np.asarray(sums.wu2) == sums.m))
+        rare_cbpe_interval(out, np.asarray(sums.wf) + sums.wuf, np.asarray(sums.wff) + sums.wuff, sum_fff,
+                           np.asarray(sums.n) + sums.m, level, where=plain_rows)
     cut_to_range(out, RATE_BOUNDS)  # a rate, as vc.ppi_mean reports it
     weighted_gap_interval(out, sums, level)  # uneven labelled weights: rate - score as vc.ppi_mean's
     n = np.atleast_1d(np.asarray(sums.n, dtype=np.float64))
@@ -536,6 +580,8 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
                 rare_class_note(int(n[i]), float(cols["classical"][i]),
                                 None if eff[i] == n[i] else float(eff[i]))
                 if has and (rare_[i] or float(cols["se"][i]) >= NO_SPREAD) else None,
+                _records_exact_rejects(cols, i, float(wy[i]), float(wf[i]), float(w_[i]), float(eff[i]),
+                                       bool(plain)) if has and calibrated is False else None,
                 NOT_CALIBRATED if calibrated is False else None,
                 FLAT if has and flat[i] else None,
                 OUT_OF_RANGE.format(estimate=float(cols["estimate"][i]), lam=float(cols["lam"][i]))

@@ -213,6 +213,17 @@ def uneven_weights(w: np.ndarray | None) -> bool:
     return bool(pos.size and float(pos.max()) - float(pos.min()) > 1e-12 * float(pos.max()))
 
 
+def bounds_cell(low: float, high: float) -> str:
+    """A step's bounds as the printout shows them (:func:`~veracity.delayed._ppi_result.bound_texts`), marked
+    ``(crossed)`` where the lower is above the upper — as a monitoring store's status marks them: the running
+    intersection of a gap that moved over time, which ``[+0.0925, +0.0874]`` alone would read as a range.
+
+    >>> bounds_cell(0.0004, 0.013), bounds_cell(0.0925, 0.0874)
+    ('[+0.0004, +0.0130]', '[+0.0925, +0.0874] (crossed)')
+    """
+    return "[{}, {}]".format(*bound_texts(low, high)) + (" (crossed)" if low > high else "")
+
+
 def first_alarm(low: np.ndarray, high: np.ndarray, tolerance: float = 0.0) -> np.ndarray:
     """Index of the first step whose bounds lie wholly outside ``[-tolerance, tolerance]`` (last
     axis; 0 with the default), -1 if never."""
@@ -298,6 +309,16 @@ class ConfidenceSequence(Display):
     def _frame_records(self) -> list[dict[str, Any]]:
         return self.rows()
 
+    def _delay_text(self, unit: str) -> str:
+        """The detection delay in words: ``123 batches after the shift``; an alarm before ``shift_at`` is no
+        detection of it (it had printed "detection delay -43 batches after the shift"): ``none: the alarm came
+        43 batches before the shift (a false alarm, or the shift began earlier)``."""
+        d = self.delay
+        if d is None or d >= 0:
+            return f"{d:,} {unit} after the shift"
+        return (f"none: the alarm came {-d:,} {unit} before the shift (a false alarm, or the shift began "
+                "earlier)")
+
     def _summary_items(self) -> dict[str, Any]:
         """The notebook's key numbers in words, as the printout says them (not the fields ``alarm_at`` and
         ``delay n/a``): alpha, the alarm's step or none, the detection delay where a shift was given, the
@@ -307,7 +328,7 @@ class ConfidenceSequence(Display):
                                  "alarm": "none" if self.alarm_at is None else
                                  f"at {what} {self.key_text(self.alarm_at)}"}
         if self.delay is not None:
-            items["detection delay"] = f"{self.delay:,} {what}{'es' if what == 'batch' else 's'}"
+            items["detection delay"] = self._delay_text(f"{what}{'es' if what == 'batch' else 's'}")
         if self.tolerance:
             items["tolerance"] = f"{self.tolerance:g}"
         return items
@@ -332,7 +353,7 @@ class ConfidenceSequence(Display):
 
         records = [{"step": self.key_text(i), "labelled": int(self.n[i]),
                     "rate-score": float(self.estimate[i]),
-                    "bounds": "[{}, {}]".format(*bound_texts(float(self.low[i]), float(self.high[i]))),
+                    "bounds": bounds_cell(float(self.low[i]), float(self.high[i])),
                     "status": "alert" if self._alert(i) else "ok"} for i in self._shown()]
         return html_page(self._title(), [html_kv(self._summary_items()),
                                          html_table(records, signed=("rate-score",))], str(self))
@@ -341,7 +362,7 @@ class ConfidenceSequence(Display):
         k = self.low.size
         shown = self._shown()
         body = [[self.key_text(i), f"{int(self.n[i]):,}", fmt(self.estimate[i], sign=True),
-                 "[{}, {}]".format(*bound_texts(float(self.low[i]), float(self.high[i]))),
+                 bounds_cell(float(self.low[i]), float(self.high[i])),
                  "ALARM" if i == self.alarm_at else ("alert" if self._alert(i) else "")]
                 for i in shown]
         what = "row" if self.steps is None else "batch"
@@ -363,7 +384,7 @@ class ConfidenceSequence(Display):
             left = "0 left the bounds" if not self.tolerance else \
                 f"the bounds left [-{self.tolerance:g}, {self.tolerance:g}]"
             lines.append(f"alarm: at {what} {self.key_text(self.alarm_at)} ({left})"
-                         + (f"; detection delay {self.delay} {unit} after the shift" if self.delay is not None else ""))
+                         + (f"; detection delay {self._delay_text(unit)}" if self.delay is not None else ""))
         return "\n".join(lines)
 
 

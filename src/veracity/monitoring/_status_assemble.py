@@ -22,13 +22,14 @@ import numpy as np
 from ..core._special import expit
 from ..core._binning import bin_index, uniform_edges
 from ..core._formulas import brier_from_stats, ece_from_stats, nll_from_stats
+from ..core._count_interval import count_interval
 from ..core._intervals import binomial_interval
 from ..core._stats import BinStats
 from ..core._validation import VeracityError
 from ._alerts import _alerts
 from ._slice_names import slice_order
 from ._shift import PSI_MATERIAL, chi2_homogeneity, population_stability
-from ._estimate import count_interval, estimate_from_sums
+from ._estimate import estimate_from_sums
 from ._time import period_label
 from ._status_query import _logistic
 from ._status_rows import ALL, CELLS, REF_ROWS_FACTOR, StatusRow, StoreStatus, _Settings, row_status

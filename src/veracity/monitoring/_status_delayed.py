@@ -153,7 +153,7 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
         sidx = np.zeros(np.asarray(g["slice"]).size, np.int64)
     else:  # the groups carry the status's own (pooled) slice names, each a row of _assemble's
         sidx = slice_index(g["slice"])
-    cols = {k: np.asarray(g[k]) for k in ("state", "audited", "y", "n", "sp", "sp2", "bin", "flag")}
+    cols = {k: np.asarray(g[k]) for k in ("state", "audited", "y", "n", "sp", "sp2", "sp3", "bin", "flag")}
     if by is not None:
         pidx = np.concatenate([pidx, pidx])
         sidx = np.concatenate([sidx, np.zeros_like(sidx)])
@@ -177,7 +177,9 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
                                    sum_ff=per(aud, sp2), sum_yf=per(aud & pos, sp), m=per(~aud, n),
                                    sum_fu=per(~aud, sp), sum_ffu=per(~aud, sp2))
 
-    records = ppi_records(ppi_sums(per_key), level=level)
+    # sum f^3 of every row: estimate_cbpe's count interval where the scores expect few events (vc.ppi_mean's)
+    records = ppi_records(ppi_sums(per_key), level=level,
+                          sum_fff=per_key(np.ones(n.size, dtype=bool), cols["sp3"].astype(np.float64)))
     confusion = _confusion_ppi(per_key, aud, pos, cols["flag"] == 1, n, sp, sp2, K, level=level,
                                threshold=status.threshold, cost_fp=cost_fp, cost_fn=cost_fn)
     seen = (state == 0) | (state == 3)
@@ -233,8 +235,12 @@ def _with_delayed_labels(status: StoreStatus, g: dict[str, np.ndarray], seq: dic
         b_alarm = first_alarm(b_low, b_high, tolerance)
     last_us = last_end.astype("datetime64[us]")
     ends = np.concatenate([starts[1:].astype("datetime64[us]"), [last_us]]).astype(np.int64)
-    # the day index of each window's bounds: labels final by the window's end; the last window's: by as-of
-    look = np.searchsorted(days, ends, side="left") - 1 if D else np.full(n_p, -1)
+    # the day index of each window's bounds: the last day (a UTC date, the sequences' batch) that ended by the
+    # window's end, day + 1 day <= end; the last window's: every label final by as-of. A rolling window ending
+    # at noon had read its end date's whole batch, labels final up to 12 hours after it ended, and could alert
+    # before its evidence existed (calendar periods end at midnight: the same days either way)
+    one_day = np.int64(86_400_000_000)  # microseconds, the unit of days and ends
+    look = np.searchsorted(days, ends - one_day, side="right") - 1 if D else np.full(n_p, -1)
     if D:
         look[-1] = D - 1
     tol_text = "0" if not tolerance else f"+-{tolerance:g}"
