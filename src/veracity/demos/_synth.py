@@ -85,15 +85,30 @@ def train_mlp(
 
     Batches of 64 rows keep every matrix product below OpenBLAS's multi-threading
     threshold, so training stays fast on a busy 2-core machine; the Python loop runs
-    over optimisation steps only, never over rows.
+    over optimisation steps only, never over rows. The weights and biases are views of one
+    flat vector θ, so that Adam's elementwise update (:math:`m \\leftarrow \\beta_1 m + (1-\\beta_1) g`,
+    :math:`v \\leftarrow \\beta_2 v + (1-\\beta_2) g^2`,
+    :math:`\\theta \\leftarrow \\theta - \\eta\\,(m/c_1) / (\\sqrt{v/c_2} + \\epsilon)`) is a few numpy
+    calls a step, not a few per parameter array: the same operations in the same order on each
+    element, so the same numbers.
     """
     rng = np.random.default_rng(seed)
     sizes = (x.shape[1], *hidden, K)
-    ws = [rng.normal(0.0, np.sqrt(2.0 / a), (a, b)) for a, b in zip(sizes[:-1], sizes[1:])]
-    bs = [np.zeros(b) for b in sizes[1:]]
-    params = ws + bs
-    m = [np.zeros_like(p) for p in params]
-    v = [np.zeros_like(p) for p in params]
+    init = [rng.normal(0.0, np.sqrt(2.0 / a), (a, b)) for a, b in zip(sizes[:-1], sizes[1:])]
+    init += [np.zeros(b) for b in sizes[1:]]
+    theta = np.concatenate([p.ravel() for p in init])  # every parameter, weights then biases
+    grad = np.zeros_like(theta)
+    params: list[np.ndarray] = []  # views of theta, and of grad
+    grads: list[np.ndarray] = []
+    at = 0
+    for p in init:
+        params.append(theta[at:at + p.size].reshape(p.shape))
+        grads.append(grad[at:at + p.size].reshape(p.shape))
+        at += p.size
+    ws, bs = params[:len(sizes) - 1], params[len(sizes) - 1:]
+    gw, gb = grads[:len(sizes) - 1], grads[len(sizes) - 1:]
+    m = np.zeros_like(theta)
+    v = np.zeros_like(theta)
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     n = len(y)
     onehot = np.eye(K)[y]
@@ -115,16 +130,19 @@ def train_mlp(
             p /= p.sum(axis=1, keepdims=True)
             # backward
             delta = (p - onehot[rows]) / len(rows)
-            gw: list[np.ndarray] = [delta] * len(ws)
-            gb: list[np.ndarray] = [delta] * len(bs)
             for layer in range(len(ws) - 1, -1, -1):
-                gw[layer] = acts[layer].T @ delta
-                gb[layer] = delta.sum(axis=0)
+                gw[layer][...] = acts[layer].T @ delta
+                gb[layer][...] = delta.sum(axis=0)
                 if layer:
                     delta = (delta @ ws[layer].T) * (acts[layer] > 0)
             c1, c2 = 1 - beta1**step, 1 - beta2**step
-            for i, (param, g) in enumerate(zip(params, gw + gb)):
-                m[i] = beta1 * m[i] + (1 - beta1) * g
-                v[i] = beta2 * v[i] + (1 - beta2) * g * g
-                param -= lr * (m[i] / c1) / (np.sqrt(v[i] / c2) + eps)
-    return MLP(weights=tuple(ws), biases=tuple(bs), hidden=hidden, seed=seed)
+            m *= beta1
+            m += (1 - beta1) * grad
+            v *= beta2
+            v += (1 - beta2) * grad * grad
+            step_size = m / c1
+            step_size *= lr
+            step_size /= np.sqrt(v / c2) + eps
+            theta -= step_size
+    return MLP(weights=tuple(w.copy() for w in ws), biases=tuple(b.copy() for b in bs), hidden=hidden,
+               seed=seed)

@@ -980,15 +980,12 @@ def _exact_big_ints(table: Any, text: Callable[[str], Any]) -> Any:
     names), or stays that text beyond 38 digits (DuckDB's BIGNUM, read as text there too). Columns with
     a fraction, an exponent or a value below 2**63 are as pyarrow read them."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     for i, field in enumerate(table.schema):
-        if not pa.types.is_floating(field.type):
-            continue
-        # (nulls and NaN skipped; one cheap pass, where nearly every column stops)
-        low, high = pc.min_max(table.column(i)).values()
-        if low.as_py() is None or max(abs(low.as_py()), abs(high.as_py())) < _PAST_INT64:
-            continue
+        if not (pa.types.is_floating(field.type) and _past_int64(table.column(i))):
+            continue  # (one cheap pass, where nearly every column stops)
+        import pyarrow.compute as pc  # 0.04 s to import: only for a column that needs it
+
         values = to_numpy(table.column(i).drop_null())
         if not np.isfinite(values).all() or not (values == np.round(values)).all():
             continue
@@ -1000,6 +997,15 @@ def _exact_big_ints(table: Any, text: Callable[[str], Any]) -> Any:
                  if pc.max(digits).as_py() <= _DECIMAL_DIGITS else cells.cast(pa.string()))
         table = table.set_column(i, field.with_type(exact.type), exact)
     return table
+
+
+def _past_int64(column: Any) -> bool:
+    """Whether a float column (a ``pyarrow.ChunkedArray``) holds a value of size at least 2**63, nulls and
+    NaN skipped: :math:`\\max |x| \\ge 2^{63}` chunk by chunk in numpy (what ``pyarrow.compute.min_max``
+    told, without importing ``pyarrow.compute`` for a file that has no such column)."""
+    with np.errstate(invalid="ignore"):
+        return any(bool((np.abs(np.asarray(to_numpy(chunk), dtype=np.float64)) >= _PAST_INT64).any())
+                   for chunk in column.chunks)
 
 
 def _csv_text_column(p: Path, name: str, parse: Any) -> Any:
