@@ -283,7 +283,9 @@ def _threshold_scale(args: argparse.Namespace, result: Any, text: str,
 
 
 def _log_mlflow(args: argparse.Namespace, result: object) -> None:
-    """``--mlflow``: log to the active run, or to a new run that is ended here."""
+    """``--mlflow``: log to the active run, or to a new run that is ended here — or, where the environment
+    names a run (``MLFLOW_RUN_ID``, as ``mlflow run`` sets it for its entry point), to that run, resumed as
+    MLflow's own ``start_run`` does and left with its name (it had been renamed "veracity audit")."""
     if not getattr(args, "mlflow", False):
         return
     from ..core._validation import VeracityError
@@ -295,7 +297,10 @@ def _log_mlflow(args: argparse.Namespace, result: object) -> None:
     try:
         if started:  # a store that cannot be opened or reached: one redacted line, as vc.log_mlflow says it
             try:
-                mlflow.start_run(run_name="veracity audit")
+                import os
+
+                named = bool(os.environ.get("MLFLOW_RUN_ID"))  # that run, resumed: not renamed
+                mlflow.start_run(run_name=None if named else "veracity audit")
             except Exception as exc:  # noqa: BLE001 - MlflowException, a missing store driver
                 raise _unreachable(mlflow, exc) from None
         logged = log_mlflow(result, figures=not getattr(args, "no_figures", False))
