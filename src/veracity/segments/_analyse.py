@@ -112,7 +112,13 @@ def interval_size(tot: dict[str, np.ndarray], V: np.ndarray, *, even: bool) -> n
 
 def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, min_count: int,
             fdr: float, level: float, ece_bins: int, depth: int, notes: tuple[str, ...] = (),
-            n_resamples: int = N_RESAMPLES, random_state: Any = RANDOM_STATE) -> SegmentsResult:
+            n_resamples: int = N_RESAMPLES, random_state: Any = RANDOM_STATE,
+            weight_scale: float = 1.0) -> SegmentsResult:
+    """The rows, tests and MCE of a per (segment, score cell) table. ``weight_scale``: the exact power of two
+    the caller's weights were multiplied by (:func:`~veracity.core._validation.scaled_weights`, extreme
+    scales only; 1.0 otherwise): every number here is a ratio of the weights, unchanged by it, but the rows'
+    and the result's ``weight`` (Σw) are reported in the caller's units, Σw / ``weight_scale`` (weights of
+    10¹⁰⁰ read Σw = 118 where the caller's weights summed to 6.6·10¹⁰³)."""
     a = segment_arrays(table, sets, ece_bins=ece_bins)
     tot, W = a["tot"], a["W"]
     n = tot["n"]
@@ -232,7 +238,8 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
             feats = {specs[f].name: specs[f].labels[int(codes[j, t])] for t, f in enumerate(s)}
             text = " & ".join(f"{quoted(k, level=False)}={v}" for k, v in feats.items())
             rows.append(SegmentRow(
-                segment=text, features=feats, depth=int(depth_of[i]), n=int(n[i]), weight=float(W[i]),
+                segment=text, features=feats, depth=int(depth_of[i]), n=int(n[i]),
+                weight=float(W[i]) / weight_scale,
                 conf=float(conf[i]), rate=float(rate[i]), gap=float(gap[i]),
                 ci_low=float(lo[i] - conf[i]), ci_high=float(hi[i] - conf[i]),
                 z=float(z[i]) if tested[i] and not certain[i] else None,
@@ -244,7 +251,7 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     rows.sort(key=lambda r: (not r.discovery, -r.importance if r.discovery else 0.0,
                              r.p_value if r.p_value is not None else 2.0, r.depth, r.segment))
     return SegmentsResult(
-        rows=tuple(rows), n=int(n[whole]), weight=float(W[whole]), conf=float(conf[whole]),
+        rows=tuple(rows), n=int(n[whole]), weight=float(W[whole]) / weight_scale, conf=float(conf[whole]),
         rate=float(rate[whole]), features=tuple(sp.name for sp in specs), depth=depth, fdr=fdr,
         min_count=min_count, level=level, mce=mce, mce_sigma=mce_sigma, mce_pvalue=mce_p,
         mde=5.0 * sd_all, global_ecce=float(a["ecce"][whole]), n_segments=len(rows), n_tested=int(tested.sum()),

@@ -271,7 +271,7 @@ def segments_arrays(scores: Any, labels: Any, features: dict[str, Any], *, depth
     table = cells_numpy(p, y, w, codes, specs, sets, max_cells=max_cells, ece_bins=ece_bins, logit=logit)
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
                    depth=int(depth), notes=tuple(notes), n_resamples=int(n_resamples),
-                   random_state=random_state)
+                   random_state=random_state, weight_scale=data.weight_scale)
 
 
 # ---------------------------------------------------------------------------------------
@@ -502,7 +502,7 @@ def _segments_lazy(prep: Any, names: list[str], *, score_type: str, depth: int, 
                        n_distinct=int(uniq[-1]), certain=bool(uniq[-2]), logit=score_type == "logit")
     return analyse(table, specs, sets, min_count=min_count, fdr=float(fdr), level=float(level), ece_bins=ece_bins,
                    depth=int(depth), notes=tuple(notes), n_resamples=int(n_resamples),
-                   random_state=random_state)
+                   random_state=random_state, weight_scale=prep.weight_scale)
 
 
 def _whole_numbers(values: list[Any]) -> list[Any]:

@@ -39,7 +39,8 @@ def check_features(features: Any) -> list[str]:
         raise VeracityError(
             f"features= must name at least one column, in a list, e.g. features=['region', 'age']; got "
             f"{_short(features)}")
-    names = [str(f) if not isinstance(f, str) else f for f in features]
+    # plain text: a numpy string (a name taken from an array) printed as np.str_('c') in a lazy frame's notes
+    names = [f if type(f) is str else str(f) for f in features]
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
         raise VeracityError(f"features= names {dup[0]!r} twice; name each feature once")

@@ -217,7 +217,10 @@ def _exact_spec(name: str, values: np.ndarray, counts: np.ndarray, n_missing: in
         return FeatureSpec(name, "values", values=tuple(int(x) for x in v),
                            labels=tuple(str(int(x)) for x in v) + ((MISSING,) if n_missing else ()),
                            missing=v.size if n_missing else None)
-    cuts = quantile_picks(v, bins, counts=c, weights=m)
+    # a value holding a whole bin's rows (weight) in a bin of its own, as below 2**53: a zero-inflated id
+    # column (0 where there is none) had every pick at 0 and one segment of every row
+    picks = quantile_picks(v, bins, counts=c, weights=m)
+    cuts = np.asarray(_separate_atoms(picks, v, c if m is None else m, bins))
     bounds = [int(v[0]), *(int(x) for x in cuts[cuts > v[0]]), int(v[-1])]
     labels = [f"[{bounds[i]}, {bounds[i + 1]})" for i in range(len(bounds) - 2)]
     labels.append(f"[{bounds[-2]}, {bounds[-1]}]")

@@ -103,6 +103,10 @@ class SegmentCalibration(Calibrator):
         if self.features is not None and (isinstance(self.features, str) or not all(
                 isinstance(f, str) for f in self.features)):
             raise VeracityError(f"features must be a list of names, got {self.features!r}")
+        if self.features is not None:
+            dup = sorted({f for f in self.features if list(self.features).count(f) > 1})
+            if dup:  # read once, silently: one feature's corrections where two were asked for
+                raise VeracityError(f"features names {dup[0]!r} twice; name each feature once", param="features")
         for name in ("depth", "bins", "min_count", "max_levels"):
             v = getattr(self, name)
             if name == "bins" and v is None:  # not given: 5, as vc.segments

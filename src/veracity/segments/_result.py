@@ -262,7 +262,7 @@ class SegmentsResult(Display):
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "n": self.n, "weight": self.weight, "conf": self.conf, "rate": self.rate,
+            "n": self.n, "weight": _num(self.weight), "conf": self.conf, "rate": self.rate,
             "features": list(self.features), "depth": self.depth, "fdr": self.fdr, "min_count": self.min_count,
             "level": self.level, "mce": _num(self.mce), "mce_sigma": _num(self.mce_sigma),
             "mce_pvalue": self.mce_pvalue, "mce_family_pvalue": self.mce_family_pvalue,
