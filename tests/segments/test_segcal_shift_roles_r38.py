@@ -5,7 +5,8 @@ Each segment's raw correction is its ML logit shift given the base calibrator (m
 after exactly 4 Newton steps from 0, which stop short of a large shift: a segment 6 logits off got
 -4.485 where the ML shift shrunk by empirical Bayes is -4.700, and tau^2 read 5.35 for 5.85 (9 % low).
 The steps now run until the shift stops moving. Checked against the formula written out: the ML shift
-by root finding, v = 1 / sum p(1 - p), tau^2 = max(0, mean(d^2 - v)), delta = d tau^2 / (tau^2 + v).
+by root finding, v = 1 / sum p(1 - p), tau^2 = the root of sum d^2 / (v + tau^2) = K (0 where none is
+positive; round 41: Paule and Mandel's moments, was max(0, mean(d^2 - v))), delta = d tau^2 / (tau^2 + v).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def test_shrunk_shifts_match_the_formula(shift):
         raw[i] = brentq(lambda d: np.sum(y[rows] - expit(eta[rows] + d)), -20, 20, xtol=1e-13)
         q = expit(eta[rows] + raw[i])
         v[i] = 1.0 / np.sum(q * (1 - q))
-    tau2 = max(0.0, float(np.mean(raw ** 2 - v)))
+    excess = lambda t: float(np.sum(raw ** 2 / (v + t))) - raw.size  # noqa: E731
+    tau2 = brentq(excess, 0.0, float(np.sum(raw ** 2)), xtol=1e-14) if excess(0.0) > 0 else 0.0
     want = raw * tau2 / (tau2 + v)
     got = np.zeros(4)
     corr = cal.corrections_[0]
