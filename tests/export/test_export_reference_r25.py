@@ -12,6 +12,7 @@ from their median, and rows whose z − r overflows (±1e308, read as W z + b by
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import warnings
 from typing import Any
@@ -77,7 +78,10 @@ def _rows(k: int) -> np.ndarray:
     return np.concatenate([np.array(ADVERSARIAL)[:, :k], ordinary, mixed, ties, *offsets])
 
 
+@functools.lru_cache(maxsize=None)
 def _cal(name: str) -> Any:
+    """The map ``name`` (fitted, then W and b set), built once a worker: three tests read each (none changes
+    it)."""
     W = MAPS[name]
     k = W.shape[0]
     rng = np.random.default_rng(3)
@@ -114,8 +118,21 @@ def _load(con: Any, rows: np.ndarray, marks: str) -> None:
         con.executemany(insert, data)
 
 
-def _query(con: Any, cal: Any, dialect: str, k: int) -> np.ndarray:
-    sql = to_sql(cal, _names(k), dialect=dialect)
+@functools.lru_cache(maxsize=None)
+def _sql(name: str, dialect: str) -> str:
+    """``to_sql(_cal(name), _names(k), dialect=dialect)``, written once a worker (the DuckDB texts of the
+    partial maps are read by two tests)."""
+    return to_sql(_cal(name), _names(MAPS[name].shape[0]), dialect=dialect)
+
+
+@functools.lru_cache(maxsize=None)
+def _onnx(name: str) -> bytes:
+    """``to_onnx(_cal(name))``, written once a worker."""
+    return to_onnx(_cal(name))
+
+
+def _query(con: Any, name: str, dialect: str) -> np.ndarray:
+    sql = _sql(name, dialect)
     return np.array(con.execute(f"SELECT {sql} FROM t_r25 ORDER BY id").fetchall(), dtype=np.float64)
 
 
@@ -129,8 +146,8 @@ def test_duckdb_sqlite_and_onnx_equal_transform(name):
     want = cal.transform(rows)
     for dialect, con in (("duckdb", duckdb.connect()), ("sqlite", sqlite3.connect(":memory:"))):
         _load(con, rows, "?")
-        _assert_close(_query(con, cal, dialect, k), want, rows, f"{dialect} {name}")
-    session = ort.InferenceSession(to_onnx(cal), providers=["CPUExecutionProvider"])
+        _assert_close(_query(con, name, dialect), want, rows, f"{dialect} {name}")
+    session = ort.InferenceSession(_onnx(name), providers=["CPUExecutionProvider"])
     _assert_close(session.run(None, {"score": rows})[0], want, rows, f"onnx {name}")
 
 
@@ -145,7 +162,7 @@ def test_postgres_equals_transform(name, postgres):
     rows = _rows(k)
     with psycopg.connect(postgres.get_uri(), autocommit=True) as con:
         _load(con, rows, "%s")
-        _assert_close(_query(con, cal, "postgres", k), cal.transform(rows), rows, f"postgres {name}")
+        _assert_close(_query(con, name, "postgres"), cal.transform(rows), rows, f"postgres {name}")
 
 
 def _exact_softmax(W: np.ndarray, b: list[float], rows: np.ndarray) -> np.ndarray:
@@ -173,12 +190,11 @@ def test_the_exports_keep_the_split_of_a_partial_tie(name):
     ort = pytest.importorskip("onnxruntime")
     W = MAPS[name]
     k = W.shape[0]
-    cal = _cal(name)
     base = np.random.default_rng(7).normal(0.0, 2.0, (6, k))
     rows = np.concatenate([base + c for c in (1e6, 1e12, -1e12, 1e100, -1e100, 1e300, -1e300)])
     want = _exact_softmax(W, BIASES[:k], rows)
     con = duckdb.connect()
     _load(con, rows, "?")
-    _assert_close(_query(con, cal, "duckdb", k), want, rows, f"duckdb {name}")
-    session = ort.InferenceSession(to_onnx(cal), providers=["CPUExecutionProvider"])
+    _assert_close(_query(con, name, "duckdb"), want, rows, f"duckdb {name}")
+    session = ort.InferenceSession(_onnx(name), providers=["CPUExecutionProvider"])
     _assert_close(session.run(None, {"score": rows})[0], want, rows, f"onnx {name}")

@@ -219,8 +219,10 @@ def dialect_generator(dialect: str, plain: bool = False) -> Any:
     that is none of them (its ``DType`` is not one of :data:`_SQLITE_FUNCTION_CASTS`, so each of those
     comparisons is false) is written by the base generator's ``cast_sql``, which SQLite's calls for it
     too. BigQuery's rewrites every cast's types first (:func:`_plain_types`): where no type needs it
-    (every map, ``plain`` False) its casts are written without that rewrite. The other dialects get their own
-    generator class, as ``e.sql(dialect=…)`` does."""
+    (every map, ``plain`` False) its casts are written without that rewrite. DuckDB's and PostgreSQL's test
+    every type two or three times (each test building a type) before writing it: a plain DOUBLE, which passes
+    none, is written by the generator theirs defer to. The other dialects get their own generator class, as
+    ``e.sql(dialect=…)`` does."""
     import sqlglot
     from sqlglot import exp
     from sqlglot.generator import Generator
@@ -233,6 +235,18 @@ def dialect_generator(dialect: str, plain: bool = False) -> Any:
             TRANSFORMS = {k: v for k, v in base.TRANSFORMS.items() if k is not exp.Cast}
 
         return functools.partial(_BigQueryGenerator, dialect=dialect_obj)
+    if dialect in ("duckdb", "postgres"):
+        class _DoubleGenerator(base):  # type: ignore[misc, valid-type]
+            def datatype_sql(self, expression: Any) -> str:
+                # DuckDB's asks of every type whether it is an ARRAY or a time type, PostgreSQL's whether it is
+                # an ARRAY, an ENUM, or a DOUBLE or FLOAT with a precision (each test builds the type it
+                # compares with): a plain DOUBLE (every cast of the score) is none of them, and both then
+                # write it with the generator below theirs
+                if expression.this == exp.DType.DOUBLE and not expression.expressions:
+                    return str(super(base, self).datatype_sql(expression))
+                return str(super().datatype_sql(expression))
+
+        return functools.partial(_DoubleGenerator, dialect=dialect_obj)
     if dialect != "sqlite":
         return functools.partial(base, dialect=dialect_obj)
     function_casts = {getattr(exp.DType, name) for name in _SQLITE_FUNCTION_CASTS}
@@ -371,12 +385,14 @@ class _Builder:
     def num(self, v: float) -> Any:
         exp = self.exp
         v = float(v)
-        if not np.isfinite(v):  # pragma: no cover - artifacts hold finite numbers (schema)
+        if not math.isfinite(v):  # pragma: no cover - artifacts hold finite numbers (schema)
             raise VeracityError(f"cannot write the non-finite number {v!r} as SQL")
         # the node Literal.number builds for a non-negative number, without its check of the sign (which
-        # parses the text as a Decimal after int() fails: most of the time to write a long array of doubles)
+        # parses the text as a Decimal after int() fails: most of the time to write a long array of doubles);
+        # the sign and finiteness of a Python float by math and a comparison, not two numpy ufunc calls a
+        # literal (-0.0 is written 0: ``v < 0.0`` is false there, as ``signbit(v) and v != 0`` was)
         lit = exp.Literal(this=float_literal(abs(v), self.dialect), is_string=False)
-        return exp.Paren(this=exp.Neg(this=lit)) if np.signbit(v) and v != 0.0 else lit
+        return exp.Paren(this=exp.Neg(this=lit)) if v < 0.0 else lit
 
     def int_(self, v: int) -> Any:
         i = int(v)
@@ -500,16 +516,7 @@ class _Builder:
         # a chain e·c1·c2/c3 …: one guard on e with the chain's own thresholds (each step is monotone, so the
         # result is 0, or inf, exactly from a bound on |e| on; no step of a finite nonzero result is 0 or inf)
         inner = steps[::-1]
-
-        def chain(v: float) -> Any:
-            out = np.float64(v)
-            for o, c, _ in inner:
-                out = out * abs(c) if o == "mul" else out / abs(c)
-            return out
-
-        with np.errstate(all="ignore"):
-            zero_below = first_double(lambda v: chain(v) != 0.0)
-            inf_from = first_double(lambda v: bool(np.isinf(chain(v))))
+        zero_below, inf_from = _chain_limits(tuple((o, abs(c)) for o, c, _ in inner))
         tiny, big = extent(e, self.score_type)
         under = zero_below if zero_below is not None and tiny < zero_below else None
         over = inf_from if inf_from is not None and big >= inf_from and not self.finite else None
@@ -1277,6 +1284,10 @@ class _Builder:
         kind = type(e).__name__
         if isinstance(e, exp.Literal):
             return e, not e.is_string and any(ch in e.this for ch in ".eE")
+        if isinstance(e, (exp.Column, exp.DataType)):
+            # a column reference or a cast's type (most of the nodes: every reference of the score is a cast)
+            # holds no operation on numbers, and is itself no NUMERIC: the walk below gave it back unchanged
+            return e, False
         if kind in _FOLD or isinstance(e, (exp.Exp, exp.Ln)):
             keys = ("this", "expression") if kind in _FOLD else ("this",)
             args = [self.in_doubles(e.args[k]) for k in keys]
@@ -1290,18 +1301,18 @@ class _Builder:
                 at = values.index(None) if None in values else 0  # the step table, else the first literal
                 args[at] = (exp.Cast(this=args[at][0], to=data_type("DOUBLE")), False)
             for k, (a, _) in zip(keys, args):
-                e.set(k, a)
+                _put(e, k, a)
             return e, False
         if isinstance(e, exp.Case):
             decimal = True
             for branch in e.args.get("ifs") or []:
-                branch.set("this", self.in_doubles(branch.this)[0])
+                _put(branch, "this", self.in_doubles(branch.this)[0])
                 value, d = self.in_doubles(branch.args["true"])
-                branch.set("true", value)
+                _put(branch, "true", value)
                 decimal = decimal and (d or isinstance(value, exp.Null))
             if e.args.get("default") is not None:
                 value, d = self.in_doubles(e.args["default"])
-                e.set("default", value)
+                _put(e, "default", value)
                 decimal = decimal and (d or isinstance(value, exp.Null))
             return e, decimal
         decimal = kind in _KEEPS_DECIMAL
@@ -1313,7 +1324,11 @@ class _Builder:
                     item, d = self.in_doubles(item)
                     decimal = decimal and (d or key not in ("this", "expressions"))
                 done.append(item)
-            e.set(key, done if isinstance(arg, list) else done[0])
+            if isinstance(arg, list):
+                if len(done) != len(arg) or any(a is not b for a, b in zip(done, arg)):
+                    e.set(key, done)
+            else:
+                _put(e, key, done[0])
         return e, decimal
 
     def _literal(self, e: Any) -> float | None:
@@ -1355,6 +1370,31 @@ class _Builder:
         for m in missing[1:]:
             cond = exp.Or(this=cond, expression=m)
         return self.case([(cond, exp.Null())], body)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _chain_limits(chain: tuple[tuple[str, float], ...]) -> tuple[float | None, float | None]:
+    """``(zero_below, inf_from)`` of ``v·c1·c2/c3 …`` (``chain``: each step's operation and ``|c|``, innermost
+    first): below ``zero_below`` the double result is 0, from ``inf_from`` on it is inf (None: never); each a
+    bisection over the doubles (:func:`~._ranges.first_double`), once a chain: a multiclass head writes the
+    same chain for every class's output (K² guards of K distinct chains)."""
+    def value(v: float) -> Any:
+        out = np.float64(v)
+        for o, c in chain:
+            out = out * c if o == "mul" else out / c
+        return out
+
+    with np.errstate(all="ignore"):
+        return (first_double(lambda v: value(v) != 0.0),
+                first_double(lambda v: bool(np.isinf(value(v)))))
+
+
+def _put(e: Any, key: str, value: Any) -> None:
+    """``e.set(key, value)`` where that changes ``e``: :meth:`_Builder.in_doubles` hands most nodes back as
+    they were, and setting one again only set its parent pointers again (the text is the same). A None is
+    set as before (sqlglot drops the key)."""
+    if value is None or e.args.get(key) is not value:
+        e.set(key, value)
 
 
 def _entries(node: Any) -> int:
