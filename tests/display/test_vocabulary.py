@@ -463,8 +463,10 @@ def test_plots_and_report_read_two_valued_labels_with_pos_label():
     for a, b in zip(lines(vc.plot_reliability_overlay({"p": P}, Y)),
                     lines(vc.plot_reliability_overlay({"p": P}, ys, pos_label="yes")), strict=True):
         np.testing.assert_array_equal(a, b)
-    assert vc.report(P, Y, bootstrap=False, figures=False).html == \
-        vc.report(P, ys, pos_label="yes", bootstrap=False, figures=False).html
+    named = vc.report(P, ys, pos_label="yes", bootstrap=False, figures=False).html
+    row = '<tr><td class="">positive class</td><td class="">yes</td></tr>'  # "About" names it (round 41)
+    assert row in named
+    assert vc.report(P, Y, bootstrap=False, figures=False).html == named.replace(row, "")
 
 
 #: visible CLI flags that are old spellings (the new ones: --sample-weight, --random-state,

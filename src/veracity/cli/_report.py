@@ -279,7 +279,9 @@ def run(args: argparse.Namespace) -> int:
 
     rows = Inputs(scores=scores, labels=labels, sample_weight=weights, by=by, by_name=args.by, features=features,
                   against=against, score_name=args.score if scores.ndim == 1 else "scores",
-                  against_name=args.against or "against")
+                  against_name=args.against or "against",
+                  positive=(None if args.pos_label is None or table is None
+                            else f"{args.label} = {args.pos_label}"))
     with first_bad_row(**(bad if keep is None else {})):  # with roles the rows were checked above
         result = _report(
             lambda _s, _l: rows, scores=scores, labels=labels, store=status, out=args.out, calibrator=calibrator,

@@ -286,12 +286,14 @@ def plot_thresholds(
     fig = _figure(figsize, dpi)
     ax, cax = fig.subplots(2, 1, sharex=True, height_ratios=(1.6, 1))
     t = curve.thresholds
-    ax.plot(t, curve.recall(), color=PALETTE[0], linewidth=1.6, label="recall", gid="recall",
-            drawstyle="steps-pre")
+    recall, far = curve.recall(), curve.false_alarm_rate()
+    # a rate without a denominator at any t is drawn nowhere: its legend entry says so
+    ax.plot(t, recall, color=PALETTE[0], linewidth=1.6, label=_rate_label("recall", recall, "positives"),
+            gid="recall", drawstyle="steps-pre")
     ax.plot(t, curve.precision(), color=PALETTE[2], linewidth=1.6, label="precision",
             gid="precision", drawstyle="steps-pre")
-    ax.plot(t, curve.false_alarm_rate(), color=PALETTE[1], linewidth=1.6,
-            label="false-alarm rate", gid="false_alarm_rate", drawstyle="steps-pre")
+    ax.plot(t, far, color=PALETTE[1], linewidth=1.6, label=_rate_label("false-alarm rate", far, "negatives"),
+            gid="false_alarm_rate", drawstyle="steps-pre")
     cost = curve.cost_per_1000(cost_fp, cost_fn)
     cax.plot(t, cost, color=INK, linewidth=1.4, gid="cost", drawstyle="steps-pre")
     for a in (ax, cax):
@@ -317,6 +319,12 @@ def plot_thresholds(
                      pad=9 + 12.5 * -(-len(names) // 3))
     return fig
 
+
+
+def _rate_label(name: str, values: np.ndarray, rows: str) -> str:
+    """A rate's legend entry: its name, with "(n/a: no positives)" where no threshold gives it a value (recall
+    without positives, the false-alarm rate without negatives), whose line is then drawn nowhere."""
+    return name if np.isfinite(np.asarray(values, dtype=float)).any() else f"{name} (n/a: no {rows})"
 
 
 def missing_recall_note(target: float, why: str) -> str:

@@ -107,7 +107,12 @@ def plot_ppi(r: Any, ax: Any = None) -> Any:
     its row counts n_labelled + n_unlabelled scores (it said n_unlabelled, 825 of June's 975)."""
     import textwrap
 
-    fig, ax = _axes(ax, (7.2, 3.0))
+    own = ax is None
+    # the note under the title, wrapped to the figure's width from its left edge (at 95 characters from the
+    # axes' edge, right of the row names, a long note ran off the figure), and the figure taller by its lines
+    # (a fixed 3 in squeezed the three rows together under a note of seven lines)
+    note = textwrap.wrap(r.note, 112 if own else 95) if r.note else []
+    fig, ax = _axes(ax, (7.2, 3.0 + 0.14 * len(note)))
     valid_cbpe = bool(r.calibrated)
     names = [f"PPI++\n{r.n_labelled:,} labels + {r.n_unlabelled:,} scores",
              f"labels only\n{r.n_labelled:,} labels",
@@ -133,9 +138,10 @@ def plot_ppi(r: Any, ax: Any = None) -> Any:
     ax.set_xlabel(f"rate ({r.level * 100:g}% intervals)")
     _style(ax)
     ax.set_title("Rate of the window: PPI++ and two baselines", loc="left", fontsize=11, fontweight="bold",
-                 color=INK, pad=6 + (12 * len(textwrap.wrap(r.note, 95)) if r.note else 0))
-    if r.note:  # under the title, wrapped: one line of a long note ran off the figure
-        ax.annotate("\n".join(textwrap.wrap(r.note, 95)), (0, 1), xycoords="axes fraction", xytext=(0, 4),
+                 color=INK, pad=6 + 12 * len(note))
+    if note:  # under the title, wrapped: one line of a long note ran off the figure
+        ax.annotate("\n".join(note), (0.01 if own else 0, 1),
+                    xycoords=("figure fraction" if own else "axes fraction", "axes fraction"), xytext=(0, 4),
                     textcoords="offset points", ha="left", va="bottom", fontsize=8, color=ORANGE, gid="note")
     return fig
 

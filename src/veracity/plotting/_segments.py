@@ -73,7 +73,10 @@ def plot_segments(result: Any, ax: Any = None, max_rows: int = MAX_ROWS) -> Any:
     # to be (30 of 59 drawn read as every segment searched)
     # (more discoveries than rows: the rows are the discoveries in the table's order, by importance, which
     # are not those with the smallest p-values; the title said they were)
-    shown = ("" if len(tested) <= len(rows) else
+    # none tested: the segments drawn are the untested ones, which the title says (they read as tested)
+    shown = (f"\nnone tested: each segment drawn has under min_count = {result.min_count:,} rows"
+             if not tested else
+             "" if len(tested) <= len(rows) else
              f"\nshown: the {len(rows):,} most important of {found:,} discoveries (evidence × size; "
              f"{len(tested):,} segments tested)" if found > len(rows) else
              f"\nshown: the {len(rows):,} of {len(tested):,} tested segments with the smallest p-values")

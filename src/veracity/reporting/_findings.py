@@ -81,6 +81,12 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
                    f'<span class="key">{_e(worst.segment)}</span> '
                    f"({worst.n:,} rows, {_e(worst_ci)}; "
                    f"{'more' if worst.gap > 0 else 'fewer'} positives than the scores say).")
+    elif result.n_tested == 0:  # "no segment miscalibrated (0 of 0 tested)" read as a clean bill
+        untested = (f"no segment holds min_count = {result.min_count:,} rows (effective rows, when weighted; "
+                    f"{_plural(result.n_segments, 'segment')} formed)")
+        finding = f"no segment was tested: {untested}, so none could be discovered"
+        verdict = (f"<strong>No segment was tested</strong>: {_e(untested)}, so none could be discovered; "
+                   "this says nothing about calibration within segments.")
     else:
         finding = (f"no segment miscalibrated at FDR {result.fdr:g} (0 of {result.n_tested:,} tested)")
         verdict = (f"<strong>No segment is distinguishable from calibrated</strong> at a false-discovery rate "
@@ -117,8 +123,8 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
         f'<div class="card" data-metric="n_discoveries"><div class="card-label">discovered</div>'
         f'<div class="card-value">{len(found):,}</div><div class="card-sub">segments at FDR {result.fdr:g}</div></div>'
         f'<div class="card" data-metric="n_tested"><div class="card-label">tested</div>'
-        f'<div class="card-value">{result.n_tested:,}</div><div class="card-sub">of {result.n_segments:,} '
-        f"segments (n ≥ {result.min_count:,})</div></div>"
+        f'<div class="card-value">{result.n_tested:,}</div><div class="card-sub">of '
+        f"{_plural(result.n_segments, 'segment')} (n ≥ {result.min_count:,})</div></div>"
         f'<div class="card" data-metric="n_insufficient"><div class="card-label">insufficient</div>'
         f'<div class="card-value">{insufficient:,}</div><div class="card-sub">segments under '
         f"{result.min_count:,} rows: not tested, never a discovery</div></div>"
@@ -142,7 +148,9 @@ def segments_section(result: Any, *, plots: bool, reading: str) -> tuple[str, st
 
         figure = draw(result)
         if figure.axes:  # the section's cards say the counts and the MCE: a short title that fits beside long labels
-            figure.axes[0].set_title(f"Gap per segment, {pct} interval (orange: discoveries)", fontsize=10,
+            what = ("orange: discoveries" if result.n_tested else
+                    f"none tested: each under min_count = {result.min_count:,} rows")
+            figure.axes[0].set_title(f"Gap per segment, {pct} interval ({what})", fontsize=10,
                                      loc="left", color="#1f2933")
         fig = (f'<figure class="plot-box wide" style="max-width:860px">'
                f'{_svg(figure, "seg", "gap per segment with its interval")}</figure>')
@@ -202,6 +210,14 @@ _METRIC_NAMES = {"brier": ("Brier", "lower"), "log_loss": ("log loss", "lower"),
                  "auc": ("AUC", "higher")}
 
 
+def _ece_p_one_text() -> str:
+    """The printout's note on a debiased-ECE difference that is not 0 with p = 1
+    (:data:`veracity.comparison._compare.ECE_P_ONE`), naming the row as the page's table names it."""
+    from ..comparison._compare import ECE_P_ONE
+
+    return "ECE (debiased) p = 1" + ECE_P_ONE.removeprefix("ece_debiased p = 1") + "."
+
+
 def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, plots: bool,
                        notes: list[str]) -> tuple[str, str]:
     """(section HTML, one-line finding) for a :class:`~veracity.comparison.ModelComparison` of two models."""
@@ -239,6 +255,8 @@ def comparison_section(result: Any, *, murphy: Any = None, curve: Any = None, pl
     # AUCs' 4 decimals, a Brier near-tie at the Brier scores' 4 significant digits): its numbers, as the text
     # says them
     table += "".join(f'<p class="note" data-note="{_e(m)}">{_e(t)}</p>' for m, t in result._noise_notes)
+    if result._ece_p_one:  # a bare p of 1 beside a difference that is not 0 read as "identical"
+        table += f'<p class="note" data-note="ece_p_one">{_e(_ece_p_one_text())}</p>'
     corp = ""
     if result.corp:
         # the levels and differences as the text prints them: a column's levels at its differences' decimals

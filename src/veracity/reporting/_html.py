@@ -319,6 +319,9 @@ class Inputs:
     against: Any = None
     score_name: str = "scores"
     against_name: str = "against"
+    #: the positive class where ``pos_label`` named it ("fraud", or "label = fraud" with a column), which
+    #: "About this report" says: the base rate and every rate on the page are that class's
+    positive: str | None = None
 
 
 def _name_of(value: Any) -> str | None:
@@ -339,7 +342,8 @@ def _inputs(scores: Any, labels: Any, *, score: Any, label: Any, sample_weight: 
     if pos_label is not None:  # the page reads 0/1 labels
         labels = labels_with_pos_label(labels, pos_label, n)
     got = Inputs(scores=scores, labels=labels, sample_weight=sample_weight,
-                 score_name=_name_of(scores) or "scores")
+                 score_name=_name_of(scores) or "scores",
+                 positive=None if pos_label is None else str(pos_label))
     if isinstance(by, str):
         raise VeracityError(f"by={by!r} names a column, which needs the frame form report(frame, score=, label=, "
                             "by=...); with arrays pass the keys, e.g. by={'segment': keys}", param="by")
@@ -421,7 +425,8 @@ def _frame_inputs(data: Any, labels: Any, *, score: Any, label: Any, sample_weig
             f"vc.report reads every row into memory (the explorer, the figures); {prep.frame.backend} frames are "
             "lazy: collect a sample first (e.g. .collect() / .to_pandas()), or run `veracity report FILE`")
     s, y, w = prep.arrays()
-    got = Inputs(scores=s, labels=y, sample_weight=w, score_name=", ".join(prep.score))
+    got = Inputs(scores=s, labels=y, sample_weight=w, score_name=", ".join(prep.score),
+                 positive=None if pos_label is None else f"{label} = {pos_label}")
     if prep.by is not None:
         got.by, got.by_name = prep.slice_keys(), prep.by
     if names:
@@ -452,6 +457,8 @@ def _build(inp: Inputs, *, out: str | Path | None, calibrator: Any, score_type: 
     notes: list[str] = list(notes_in)  # the caller's own (veracity report: why the fit rows gave no threshold)
     findings: list[tuple[str, str]] = []  # (section id, one line) for the preview
     about: list[list[str]] = []  # the question sections' settings, for "About this report"
+    if inp.positive is not None:  # a page read as 0/1 did not say which class was 1
+        about.append(["positive class", _e(inp.positive)])
     result = _audit_with_extras(scores, labels, score_type=score_type, by=by, by_name=inp.by_name,
                                 max_groups=max_groups, ci=bootstrap, n_resamples=n_resamples, notes=notes, **options)
     reading = "top-label confidence" if multiclass else ("probability" if score_type == "probability"

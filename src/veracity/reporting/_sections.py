@@ -628,6 +628,9 @@ def _ledger(ledger: Any) -> str:
     words = ledger.certificate_words() if hasattr(ledger, "certificate_words") else {}
     if words:
         out += f'<h3>Certificates</h3><ul class="certs">{"".join(map(_certificate_item, words.items()))}</ul>'
+        # the metadata's "fitted ties_created_" above is the fit rows' count, another number
+        out += ('<p class="note">Certificates are checked on the rows shown, not on the rows the calibrator '
+                "was fit on.</p>")
     return out
 
 
@@ -686,17 +689,19 @@ def _calibrator_meta(doc: dict[str, Any]) -> str:
         pairs.append((f"fitted {k}", value(v, "none")))
     params = doc.get("params", meta.get("params"))
     if isinstance(params, dict):
-        pairs += [(f"param {k}", value(params[k])) for k in sorted(params)]
+        # a parameter of None is unset (TemperatureScaling's bounds), not missing provenance
+        pairs += [(f"param {k}", value(params[k], "none")) for k in sorted(params)]
     grid = "".join(f'<div class="kv-key">{_e(k)}</div><div class="kv-value">{v}</div>' for k, v in pairs)
     rest = {k: v for k, v in doc.items() if k != "metadata"}
-    dump = json.dumps(_short(rest), indent=2, sort_keys=True, default=str, allow_nan=True)
+    dump = json.dumps(_short(rest), indent=2, sort_keys=True, default=str, allow_nan=True, ensure_ascii=False)
     return (f'<div class="kv">{grid}</div><details class="raw"><summary>Full calibrator artifact '
             f"(JSON, long lists shortened)</summary><pre>{_e(dump)}</pre></details>")
 
 
 def _pretty(value: Any) -> str:
     if isinstance(value, (dict, list, tuple)):
-        return json.dumps(_short(value, 8), sort_keys=True, default=str)
+        # as written, not escaped: a shortened list's "… 20 more" read "\u2026 20 more"
+        return json.dumps(_short(value, 8), sort_keys=True, default=str, ensure_ascii=False)
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)
