@@ -117,10 +117,16 @@ def row_digits(row: SegmentRow) -> tuple[int, int]:
     show that end to two significant digits (:func:`~veracity.core._digits.decimals` of the end alone, at
     most :data:`~veracity.core._digits.MOST`): the demo's ``segment=mobile``, an interval of
     [-0.05358, -0.00013] that is no discovery (q = 0.07), printed "[-0.054, -0.000]", which reads as one
-    that touches 0; it prints "[-0.05358, -0.00013]"."""
+    that touches 0; it prints "[-0.05358, -0.00013]". A gap that its 3-decimal ends would print outside its
+    interval (the gap of a rate of 0 is the interval's low end: "-0.2772 [-0.277, -0.268]") gives the ends
+    the gap's decimals."""
     group = (row.gap, row.ci_low, row.ci_high)
     d = decimals(row.conf, row.rate, group)
     c = CI_DECIMALS if decimals(group, fewest=CI_DECIMALS) == CI_DECIMALS else d
+    if c < d and not round(row.ci_low, c) <= round(row.gap, d) <= round(row.ci_high, c):
+        # the gap on an end of its interval (a rate of 0: the interval's low end is -conf) printed outside
+        # it, "-0.2772 [-0.277, -0.268]": the ends get the gap's decimals
+        c = d
     return d, clear_of_zero_decimals(row.ci_low, row.ci_high, c)
 
 
