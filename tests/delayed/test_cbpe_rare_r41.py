@@ -5,7 +5,7 @@ CBPE's interval was the normal one, mean score +- z sqrt(sum f(1 - f)) / M. Unde
 count of positives is Poisson-binomial, skewed where sum f is small: the normal interval covered the realised
 rate 0.906 of the time at sum f = 0.5, 0.931 at 1 and 0.94 at 2 for a nominal 0.95 (exact coverage, by
 convolution). Where fewer than 10 events (or non-events) are expected it is now the count interval the
-monitoring store's label-free estimates use (monitoring._estimate.count_interval), divided by the rows — on
+monitoring store's label-free estimates use (core._count_interval.count_interval), divided by the rows — on
 every route: vc.ppi_mean, vc.ppi_audit's rate row and bins, vc.delayed.ppi_records and a store's
 estimate_cbpe. Elsewhere, and for weighted rows, the normal interval as before.
 """

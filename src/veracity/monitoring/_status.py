@@ -21,7 +21,7 @@ score bin from the one bin index). Everything else is numpy on those groups:
   windows). The printed intervals are at ``level`` (default 0.95):
 
   - *calibration*: realised positives :math:`\sum y` outside the scores' promise, the whole-number
-    :func:`._estimate.count_interval` at :math:`1 - (1-\text{alert\_level})/3` from :math:`\sum p`,
+    ``core._count_interval.count_interval`` at :math:`1 - (1-\text{alert\_level})/3` from :math:`\sum p`,
     :math:`\sum p(1-p)` and :math:`\sum p(1-p)(1-2p)` of the labelled rows (exact false-alarm rate at most
     the test's level; :math:`\sum p \pm (z\sqrt{\sum p(1-p)} + \tfrac12)` exceeded it at rare events);
   - *slope*: Wald test of :math:`b = 1`, on a window with at least 10 positives and 10 negatives

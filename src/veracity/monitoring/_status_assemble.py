@@ -2,7 +2,7 @@ r"""Status rows from the grouped sums: per-window calibration, the three alert t
 diagnosis of a calibration alert; see :mod:`veracity.monitoring._status`.
 
 The calibration alert fires when the realised positives :math:`\sum y` of a window's labelled rows
-fall outside :func:`._estimate.count_interval` at level :math:`1 - \alpha_t`,
+fall outside :func:`count_interval` at level :math:`1 - \alpha_t`,
 :math:`\alpha_t = (1 - \text{alert\_level})/3`: whole numbers ``[expected_low, expected_high]`` from
 :math:`E = \sum p`, :math:`V = \sum p(1-p)` and :math:`K_3 = \sum p(1-p)(1-2p) = \sum p - 3\sum p^2 +
 2\sum p^3` of those rows (equal tails, each at most :math:`\alpha_t/2`). Exact false-alarm rates (the
@@ -317,7 +317,7 @@ def _diagnose(k: int, rk: int, count: np.ndarray, s_p: np.ndarray, s_y: np.ndarr
     * the class-conditional score histograms are stable (chi-square, ``class_scores_p``) and the slope
       is consistent with 1;
     * ``adjust_prior(p, old, new)`` restores the count: the realised positives lie in
-      :func:`._estimate.count_interval` at :math:`1 - \alpha_t` of the adjusted :math:`p'`
+      :func:`count_interval` at :math:`1 - \alpha_t` of the adjusted :math:`p'`
       (:math:`\sum p'`, :math:`\sum p'(1-p')`, :math:`\sum p'(1-p')(1-2p')`), ``adjusted_low`` and
       ``adjusted_high`` — the calibration alert's own rule (:math:`|y - \sum p'| \le z\sqrt{\sum p'(1-p')}`
       cut the right-skewed count's upper tail short at small :math:`\sum p'`, as the module doc says of the

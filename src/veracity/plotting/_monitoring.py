@@ -110,7 +110,7 @@ def alert_band(status: Any, rows: list[Any]) -> tuple[np.ndarray, np.ndarray, np
     alert reads and the value it compares with it.
 
     ``alerts="window"``: the count test's acceptance region — realised positives inside the
-    scores' promise ``[expected_low, expected_high]`` (whole numbers, ``_estimate.count_interval`` at the
+    scores' promise ``[expected_low, expected_high]`` (whole numbers, ``count_interval`` at the
     alert level) — divided by the labelled rows and centred on the window's gap; the point is rate − conf.
     ``alerts="sequential"``: the anytime-valid bounds ``[sequence_low, sequence_high]``; the
     point is 0 (the alarm fires when the bounds leave 0, or ±tolerance). NaN where no test ran.
