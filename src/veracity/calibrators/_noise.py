@@ -65,12 +65,17 @@ _EXACT = 1 << 24
 def paired_mean_interval(d: np.ndarray, w: np.ndarray | None, level: float) -> tuple[float, float]:
     """Student-t interval of the weighted mean of paired differences ``d``: the one rule of
     :func:`veracity.core._paired_mean.paired_mean` (the same as ``vc.compare_models``' Brier and
-    log-loss differences); NaN below two rows or where one row carries all the weight."""
-    from ..core._paired_mean import paired_mean
+    log-loss differences); NaN below two rows or where one row carries all the weight, and, as
+    ``vc.compare_models`` reads it (``comparison._paired.flat_estimate``), where every row's difference is the
+    same nonzero value: a t interval of no width ("NLL -0.2231 [-0.2231, -0.2231] better" of a map pushed to
+    0 and 1 on separated rows) says nothing of the rows where the difference would not be the same."""
+    from ..core._paired_mean import no_spread, paired_mean
 
     if d.size < 2:
         return float("nan"), float("nan")
     e = paired_mean(d, w, level)
+    if e.value != 0.0 and bool(no_spread(e.value, e.se)):
+        return float("nan"), float("nan")
     return e.low, e.high
 
 
