@@ -42,6 +42,7 @@ from ..core._validation import (
     check_weights,
     labels_with_pos_label,
     not_probabilities,
+    plain,
     prepare_multiclass,
     refuse_pos_label_for_multiclass,
 )
@@ -465,8 +466,9 @@ def _quantile_size(s: np.ndarray, w: np.ndarray, q: float) -> float:
 
 
 def _json_label(value: Any) -> Any:
-    """A label value as JSON holds it: numpy scalars as Python ones, other objects as their text."""
-    value = value.item() if isinstance(value, np.generic) else value
+    """A label value as JSON holds it: numpy scalars as Python ones (:func:`plain`), other objects as their
+    text."""
+    value = plain(value)
     return value if isinstance(value, (str, int, float, bool)) else str(value)
 
 
