@@ -137,6 +137,14 @@ class NoSuchRow(VeracityError, KeyError):
         return VeracityError.__str__(self)
 
 
+def rows_text(n: int, n_effective: float | None) -> str:
+    """A header's rows: "2,000 rows", or weighted "2,000 rows, weighted (Kish effective size 1,523.4)"
+    (:math:`(\\sum w)^2/\\sum w^2`: the size the intervals read the rows at); every comparison printout
+    says it the same way, so a weighted table never reads as one of plain row counts."""
+    rows = f"{n:,} row{'s' if n != 1 else ''}"
+    return rows if n_effective is None else f"{rows}, weighted (Kish effective size {n_effective:,.1f})"
+
+
 @dataclass(frozen=True)
 class ComparisonRow:
     """One metric of one pair: ``diff = value_b - value_a`` with its paired interval and p-value."""
@@ -495,11 +503,7 @@ class ModelComparison(Display):
         return visible(html_page(self._title(), parts, str(self)))
 
     def _rows_text(self) -> str:
-        """The header's rows: "2,000 rows", or weighted "2,000 rows, weighted (Kish effective size 1,523.4)"
-        (:math:`(\\sum w)^2/\\sum w^2`: the size the intervals read the rows at)."""
-        if self.n_effective is None:
-            return f"{self.n:,} rows"
-        return f"{self.n:,} rows, weighted (Kish effective size {self.n_effective:,.1f})"
+        return rows_text(self.n, self.n_effective)
 
     def __str__(self) -> str:
         pct = f"{self.level * 100:g}%"

@@ -83,6 +83,7 @@ from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
 from ..core._weights import kish_size, sums_in_user_units
 from ..honest._common import check_level
+from ._compare import rows_text
 from ._counts import check_thresholds, class_counts, totals
 from ._digits import Cell, decimals, level_text, threshold_decimals
 from ._inputs import check_score_type, models_of
@@ -133,6 +134,9 @@ class DecisionCurve(Display):
     prevalence: float
     level: float
     notes: tuple[str, ...] = ()
+    #: Kish's effective size of weighted rows (None unweighted); weighted, the prevalence is Σw over
+    #: positives / Σw, and the header says so
+    n_effective: float | None = None
 
     @property
     def rows(self) -> tuple[DecisionCurveRow, ...]:
@@ -152,11 +156,13 @@ class DecisionCurve(Display):
         return [names[k] for k in np.argmax(nb, axis=0)]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "prevalence": self.prevalence, "level": self.level, "models": list(self.models),
+        return {"n": self.n, **({} if self.n_effective is None else {"n_effective": self.n_effective}),
+                "prevalence": self.prevalence, "level": self.level, "models": list(self.models),
                 "rows": [r.to_dict() for r in self.rows], "notes": list(self.notes)}
 
     def _summary_items(self) -> dict[str, Any]:
-        return {"n": self.n, "prevalence": level_text(self.prevalence),
+        weighted = {} if self.n_effective is None else {"weighted": f"Kish effective size {self.n_effective:,.1f}"}
+        return {"n": self.n, **weighted, "prevalence": level_text(self.prevalence),
                 "thresholds": int(self.thresholds.size)}
 
     def _html_records(self) -> list[dict[str, Any]]:
@@ -190,7 +196,8 @@ class DecisionCurve(Display):
         places = threshold_decimals(t)  # thresholds of 0.0025 and 0.005 printed "0.003" and "0.005"
         body = [[f"{t[k]:.{places}f}", *(cell(m, k) for m in names), best[k]] for k in shown]
         pct = f"{self.level * 100:g}%"
-        return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t ({self.n:,} row{'s' if self.n != 1 else ''}, prevalence "
+        return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t ({rows_text(self.n, self.n_effective)}, "
+                f"{'weighted ' if self.n_effective is not None else ''}prevalence "
                 f"{level_text(self.prevalence)}; {pct} intervals; 'none' is 0):\n"
                 + render_table(["threshold", *names, "best"], body, align="l" + "r" * len(names) + "l")
                 + f"\n{BEST_NOTE}" + "".join(f"\nnote: {visible(t)}" for t in self.notes))
@@ -320,7 +327,8 @@ def decision_curve_of(models: Any, thresholds: np.ndarray, level: float) -> Deci
         notes.append("no interval (n/a): " + ("one row" if tot.n < 2 else
                      f"one row carries nearly all the weight (Kish effective size {size:.3g}, below 2)"))
     return DecisionCurve(thresholds=thresholds.copy(), models=models.names, net_benefit=nb, ci_low=lo, ci_high=hi,
-                         tp=tp, fp=fp, n=models.n, prevalence=tot.w1 / tot.w, level=level, notes=tuple(notes))
+                         tp=tp, fp=fp, n=models.n, prevalence=tot.w1 / tot.w, level=level, notes=tuple(notes),
+                         n_effective=None if w is None else kish_size(w))
 
 
 def decision_curve(

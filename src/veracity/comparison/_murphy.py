@@ -77,7 +77,7 @@ from ..core._stats import residuals
 from ..core._text import fmt, render_table, visible
 from ..core._weights import kish_size
 from ..honest._common import check_level
-from ._compare import _sci
+from ._compare import _sci, rows_text
 from ._counts import check_thresholds, class_counts, totals
 from ._digits import Cell, decimals, holds_zero, noise_decimals, threshold_decimals
 from ._inputs import check_score_type, models_of
@@ -130,6 +130,9 @@ class MurphyDiagram(Display):
     brier: dict[str, float]
     n: int
     level: float
+    #: Kish's effective size :math:`(\sum w)^2/\sum w^2` of weighted rows (None unweighted): the header says
+    #: "weighted" beside it, as :class:`ModelComparison`'s does
+    n_effective: float | None = None
 
     @property
     def difference(self) -> MurphyDifference | None:
@@ -139,6 +142,7 @@ class MurphyDiagram(Display):
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
+            **({} if self.n_effective is None else {"n_effective": self.n_effective}),
             "level": self.level,
             "theta": self.theta.tolist(),
             "elementary": {k: v.tolist() for k, v in self.elementary.items()},
@@ -166,7 +170,8 @@ class MurphyDiagram(Display):
 
     def _summary_items(self) -> dict[str, Any]:
         # the level as the printout and the model comparison's notebook view say it ("95%"), not "0.9500"
-        return {"n": self.n, "thresholds": int(self.theta.size), "level": f"{self.level * 100:g}%"}
+        weighted = {} if self.n_effective is None else {"weighted": f"Kish effective size {self.n_effective:,.1f}"}
+        return {"n": self.n, **weighted, "thresholds": int(self.theta.size), "level": f"{self.level * 100:g}%"}
 
     def _repr_html_(self) -> str:
         """The notebook view, its differences and their bands signed as the printout signs them."""
@@ -267,7 +272,7 @@ class MurphyDiagram(Display):
                 row += [shown_diff, interval_cell(low, high)]
             body.append(row)
         lines = [f"Murphy diagram: mean elementary score at threshold theta (a false alarm costs theta, a miss "
-                 f"1 - theta; lower is better), {self.n:,} row{'s' if self.n != 1 else ''}, "
+                 f"1 - theta; lower is better), {rows_text(self.n, self.n_effective)}, "
                  f"{self.theta.size:,} threshold{'s' if self.theta.size != 1 else ''}:",
                  render_table(headers, body)]
         if _fine_uniform_grid(self.theta):  # only then is the grid's mean the integral, Brier / 2
@@ -570,7 +575,7 @@ def murphy_of(models: Any, theta: np.ndarray, level: float) -> MurphyDiagram:
         sq = residuals(d) ** 2
         brier[name] = float(sq.mean() if w is None else np.dot(sq, w) / w.sum())
     return MurphyDiagram(theta=theta.copy(), elementary=elementary, differences=tuple(diffs), brier=brier,
-                         n=models.n, level=level)
+                         n=models.n, level=level, n_effective=None if w is None else kish_size(w))
 
 
 def murphy_diagram(
