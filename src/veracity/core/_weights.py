@@ -168,6 +168,17 @@ def share_size(h: np.ndarray, w: np.ndarray) -> float:
                                float(np.dot(u[~h], u[~h]))))
 
 
+def kish_sizes(total: np.ndarray, total_sq: np.ndarray) -> np.ndarray:
+    r"""Kish's effective sizes :math:`(\sum w)^2 / \sum w^2` from each group's sums, vectorised: 1 where the
+    weights are so small beside the largest that their squares underflow (:math:`\sum w^2 = 0` with
+    :math:`\sum w > 0`; the module's note: the smallest size of a non-empty group, the widest interval), 0
+    for a group with no weight — the rule of :attr:`~veracity.core._stats.BinStats.effective_count`."""
+    total, total_sq = np.asarray(total, dtype=float), np.asarray(total_sq, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        ratio = total * total / total_sq
+    return np.where(total > 0, np.where(np.isfinite(ratio), ratio, 1.0), 0.0)
+
+
 def kish_size(w: np.ndarray) -> float:
     r"""Kish's effective size :math:`(\sum w)^2 / \sum w^2` (scaled by the largest weight first, so
     weights near the float range neither overflow nor underflow); 0 for no weight."""

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core._binning import enough_effective
 from ..core._intervals import binomial_interval
+from ..core._weights import kish_sizes
 from ._cells import MAXES, CellTable, cell_bins
 from ._family import decode
 from ._mce import ecce_per_segment, family_pvalue, pvalue_from_sigma, sigma_scale
@@ -98,7 +99,7 @@ def interval_size(tot: dict[str, np.ndarray], V: np.ndarray, *, even: bool) -> n
     (c(1 − c)n² ≥ nΣp(1 − p)), so the smallest is n and only rounding separates the branches. A size
     that a rate or mean score of exactly 0 or 1 makes 0 or undefined is not used."""
     W, w2 = tot["w"], tot["w2"]
-    kish = W * W / w2
+    kish = kish_sizes(W, w2)  # 1 where Σw² underflows (weights ~1e-230 of the largest; core._weights)
     if even:
         return kish
     r, c = tot["wy"] / W, tot["wp"] / W
@@ -129,7 +130,7 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     # with equal weights): 60 rows of which one carries nearly all the weight are one observation,
     # and a z test on it reads one surprising label as 10 sigma (a false discovery in a third of
     # calibrated data sets with log-normal weights). MCGrad's family for the MCE counts rows.
-    n_eff = W * W / tot["w2"]
+    n_eff = kish_sizes(W, tot["w2"])
     enough_rows = n >= min_count
     sufficient = enough_rows & enough_effective(n_eff, min_count, n)  # up to the sums' rounding
     z, p = z_pvalues(a["d"], a["V"])
@@ -173,8 +174,9 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
         test[lean] = "gamma"
         # below the skewness threshold z stays, but one row whose weight is a standard deviation of S or
         # more, its event rare, is still an atom: on the side the law leans to, the larger p-value
-        atom = np.flatnonzero(sufficient & ~ok & (depth_of > 0) & (z * g > 0) & np.isfinite(z) & (beta >= 1.0)
-                              & np.isfinite(beta) & (lam > 0) & (lam <= LATTICE_MAX))
+        with np.errstate(invalid="ignore"):  # z = ±inf where V underflows to 0 (g = 0 there): not an atom
+            atom = np.flatnonzero(sufficient & ~ok & (depth_of > 0) & (z * g > 0) & np.isfinite(z)
+                                  & (beta >= 1.0) & np.isfinite(beta) & (lam > 0) & (lam <= LATTICE_MAX))
         if atom.size:
             p[atom] = np.maximum(p[atom], lattice_pvalues(z[atom], beta[atom], lam[atom]))
     # a score of exactly 0 with label 1 (or 1 with label 0) cannot happen under calibration: such a
@@ -196,10 +198,17 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     whole = np.flatnonzero(depth_of == 0)[0]
     in_mce = (depth_of == 0) | enough_rows  # MCGrad's min_samples_per_segment: rows
     uneven = int(np.sum(enough_rows & ~sufficient & (depth_of > 0)))
-    if uneven:
-        notes = (*notes, f"({uneven:,} segment{'s hold' if uneven != 1 else ' holds'} min_count = {min_count:,} rows "
-                         "but weights so uneven that the effective size (sum w)^2 / sum w^2 is below it: shown, "
-                         "not tested)")
+    # weights below ~1e-221 of the largest (core._weights' note): their squares underflow, so a segment of
+    # only such rows reads an effective size of 1 however even its weights are
+    tiny = int(np.sum(enough_rows & (tot["w2"] == 0.0) & (W > 0.0) & (depth_of > 0)))
+    if uneven - tiny:
+        notes = (*notes, f"({uneven - tiny:,} segment{'s hold' if uneven - tiny != 1 else ' holds'} min_count = "
+                         f"{min_count:,} rows but weights so uneven that the effective size (sum w)^2 / sum w^2 is "
+                         "below it: shown, not tested)")
+    if tiny:
+        notes = (*notes, f"({tiny:,} segment{'s hold' if tiny != 1 else ' holds'} only rows weighing less than about "
+                         "1e-221 of the largest weight, whose squares underflow: effective size 1, shown, not "
+                         "tested; set such weights to 0, or raise them, to test these segments)")
     n_bad = int(bad[whole])
     if n_bad and (certain & tested).any():  # the discoveries' p = 0 needs its reason where they are read
         notes = (*notes, f"({n_bad:,} row{'s score' if n_bad != 1 else ' scores'} exactly 0 or 1 against "
