@@ -120,7 +120,10 @@
     [["recall", COLORS.recall, false], ["precision", COLORS.precision, false], ["false-alarm rate", COLORS.far, false],
      ["cost (scaled to its maximum)", COLORS.cost, true], ["t*", COLORS.star, true],
      ["recall-target t", COLORS.recallT, true], ["lowest cost here", COLORS.best, true]]
-    .filter(function (item) {  // no recall-target t (a note beside the explorer says why): no key for it
+    .filter(function (item) {  // no recall-target t (a note beside the explorer says why): no key for it;
+      // no positives: no recall line (TP/P), no negatives: no false-alarm line (FP/N), so no key for them
+      if (item[0] === "recall") { return P > 0; }
+      if (item[0] === "false-alarm rate") { return N > 0; }
       return item[0] !== "recall-target t" || D.t_recall !== null;
     }).forEach(function (item) {
       var span = document.createElement("span");
