@@ -158,7 +158,7 @@ class Database:
         """The rows of ``sql`` and their column names. ``sorts``: the statement sorts every row
         (the exact AUC, equal-mass edges): on PostgreSQL it runs with :data:`SORT_WORK_MEM`
         (:meth:`_sorting`)."""
-        if self.dialect == "postgres" and not self.digits_read:
+        if self.dialect in _FLOAT_DIGITS and not self.digits_read:
             self._exact_floats()
         if sorts and self.dialect == "postgres":
             return self._sorting(sql, what)
@@ -171,13 +171,16 @@ class Database:
         fewer (at -15, one: the AUC 0.05 off), with nothing said. Where the session's setting is below 1 it
         is raised to 3 (exact on every version) for
         the audit's statements and set back by :meth:`close` (``set_config(..., false)`` in the caller's
-        transaction, where there is one: the two cancel out)."""
+        transaction, where there is one: the two cancel out). Amazon Redshift (PostgreSQL 8's output rule:
+        15 + ``extra_float_digits`` significant digits, default 0, at most 2) rounds every double to 15 digits
+        by default: there the setting is raised to 2, whose 17 digits read back exactly."""
         self.digits_read = True
         what = "reading extra_float_digits"
+        least, exact = _FLOAT_DIGITS[self.dialect]
         try:  # (a server that speaks PostgreSQL's protocol without this setting: left as it is)
             value = str(self._run("SELECT current_setting('extra_float_digits')", what)[0][0][0]).strip()
-            if value.lstrip("-").isdigit() and int(value) < 1:
-                self._run(f"SELECT set_config('extra_float_digits', '{EXACT_FLOAT_DIGITS}', false)", what)
+            if value.lstrip("-").isdigit() and int(value) < least:
+                self._run(f"SELECT set_config('extra_float_digits', '{exact}', false)", what)
                 self.digits_before = value
         except VeracityError:
             return
@@ -275,7 +278,7 @@ class Database:
     def close(self) -> None:
         """Close what was opened here. A SQLAlchemy connection is closed through SQLAlchemy (its
         DB-API connection goes back to the pool, never closed under it); an engine made here from
-        a URL is disposed of. A PostgreSQL ``extra_float_digits`` the audit raised is set back first."""
+        a URL is disposed of. A PostgreSQL (or Redshift) ``extra_float_digits`` the audit raised is set back first."""
         if self.digits_before is not None:
             try:
                 before = _text(self.digits_before)
@@ -305,6 +308,10 @@ SORT_WORK_MEM = 256 * 1024 * 1024
 #: PostgreSQL's ``extra_float_digits`` while the audit reads doubles, where the session's is below 1: 3 sends
 #: every double exactly (shortest round-trip text on PostgreSQL 12+, 17 significant digits before)
 EXACT_FLOAT_DIGITS = 3
+#: dialect -> (the least ``extra_float_digits`` that sends exact doubles, the value set where the session's is
+#: below it): PostgreSQL 12+ sends the shortest exact text at 1 or more (before 12, 17 digits at 3); Amazon
+#: Redshift 15 + the setting's digits, at most 2 (17: exact)
+_FLOAT_DIGITS = {"postgres": (1, EXACT_FLOAT_DIGITS), "redshift": (2, 2)}
 
 
 #: dialects whose failed statement aborts the whole transaction (see :meth:`Database._savepoint`)
