@@ -220,7 +220,7 @@ def _run_sql(args: argparse.Namespace) -> int:
     # parameter, its decoded form), not only in user:password@ and password= (redact alone)
     shown = redact(args.sql_url, _secrets(args.sql_url))
     payload = {"database": shown, "sql_table": args.table, "score": args.score, "label": args.label, **result.to_dict()}
-    text, payload = _threshold_scale(args, result, str(result), payload)
+    text, payload = _positive_class(args, *_threshold_scale(args, result, str(result), payload))
     emit(args, text, payload, note_text=f"{shown} table {args.table!r} (computed in the database)")
     _log_mlflow(args, result)
     return 0
@@ -280,6 +280,24 @@ def _threshold_scale(args: argparse.Namespace, result: Any, text: str,
     line = (f"(--threshold {t:g} is a probability, with --score-type logit too: a row predicts 1 when "
             f"p >= {t:g}, i.e. {where}; veracity threshold reads thresholds as logits)")
     return f"{text}\n{line}", {**payload, "threshold_logit": cut}
+
+
+def _positive_class(args: argparse.Namespace, text: str,
+                    payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """``--pos-label X``: the positive class named under the audit's header and in the JSON (``pos_label``,
+    the text given). The base rate, every score and every number read P(label = X); before, nothing said
+    which class that was (``--pos-label no`` on scores of ``yes`` printed a base rate of the no's and an AUC
+    of 0.16 with no word that the classes were the other way round). Without it: unchanged."""
+    if args.pos_label is None:
+        return text, payload
+    shown = " ".join(str(args.pos_label).split()) or repr(args.pos_label)
+    line = (f"(positive class: {args.label} = {shown}, from --pos-label; the base rate and every number read "
+            f"the scores as P({args.label} = {shown}))")
+    head, _, rest = text.partition("\n")
+    items = list(payload.items())
+    at = next((i + 1 for i, (key, _) in enumerate(items) if key == "label"), len(items))
+    ordered = {**dict(items[:at]), "pos_label": args.pos_label, **dict(items[at:])}
+    return f"{head}\n{line}" + (f"\n{rest}" if rest else ""), ordered
 
 
 def _log_mlflow(args: argparse.Namespace, result: object) -> None:
@@ -353,7 +371,7 @@ def run(args: argparse.Namespace) -> int:
         **honest)
     payload = {"file": shown_path(args, rows.path), "score": args.score, "label": args.label,
                **({"engine": engine} if rows.lazy else {}), **result.to_dict()}
-    text, payload = _threshold_scale(args, result, str(result), payload)
+    text, payload = _positive_class(args, *_threshold_scale(args, result, str(result), payload))
     emit(args, text, payload, note_text=rows.note)
     _log_mlflow(args, result)
     return 0

@@ -59,8 +59,9 @@ class AuditResult(Display):
     so under the slice table; JSON ``zero_weight_groups``, ``{}`` when none).
     ``top_label`` is True when the scores were (N, K) class probabilities, K = 2 included
     (``predict_proba``'s two columns): every number is then the top-label reading (confidence
-    of the argmax against whether it is the label), so ``base_rate`` is the top-label accuracy;
-    ``to_dict()`` says which under ``"reading"``.
+    of the argmax against whether it is the label), so ``base_rate`` is the top-label accuracy —
+    but for ``nll``, the multiclass log-loss :math:`-\\log p_{i, y_i}` (``vc.nll``'s; the printout says so);
+    ``to_dict()`` says which reading under ``"reading"``.
     """
 
     n: int
@@ -129,9 +130,12 @@ class AuditResult(Display):
             f" (noise floor {fmt(floor.expected)}, p = {floor.p_value:.3f})" if floor is not None else ""
         )
         acc = "top-label accuracy" if self.top_label else f"acc({self.threshold:g})"
+        # the one number of (N, K) scores that is not the top-label reading: -log p of the true class (as the
+        # HTML view says); under "top-label reading" a bare "NLL" read as the confidence's binary log loss
+        nll = "multiclass NLL" if self.top_label else "NLL"
         return (
             f"ECE {fmt(self.ece)}{beside}   MCE {fmt(self.mce)}   Brier {fmt(self.brier)}   "
-            f"NLL {fmt(self.nll)}   {acc} {fmt(self.accuracy)}   AUC {fmt(self.auc)}"
+            f"{nll} {fmt(self.nll)}   {acc} {fmt(self.accuracy)}   AUC {fmt(self.auc)}"
         )
 
     def _frame_records(self) -> list[dict[str, Any]]:
@@ -188,13 +192,13 @@ class AuditResult(Display):
                 ["(all, top-label)" if self.top_label and self.group_column == "class" else "(all)", str(self.n), fmt(self.base_rate), fmt(self.ece), fmt(self.brier),
                  fmt(self.nll), fmt(self.auc), fmt(self.accuracy)]
             )
+            heads = [self.group_column or "group", "n", "base", "ECE", "Brier", "NLL", "AUC",
+                     self._accuracy_head()]
+            if self.top_label:  # read top-label, a "base rate" is the top-label accuracy again (the header
+                # and the HTML table show none): the column had repeated the accuracy beside prevalences
+                heads, rows = heads[:2] + heads[3:], [r[:2] + r[3:] for r in rows]
             lines.append(f"\nBy {self.group_column or 'group'}:")
-            lines.append(
-                render_table(
-                    [self.group_column or "group", "n", "base", "ECE", "Brier", "NLL", "AUC", self._accuracy_head()],
-                    rows
-                )
-            )
+            lines.append(render_table(heads, rows))
             if self.zero_weight_groups:
                 lines.append(zero_weight_note(self.zero_weight_groups))
         return "\n".join(lines)

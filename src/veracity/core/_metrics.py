@@ -96,7 +96,9 @@ def ece(
     .. math:: \mathrm{ECE} = \sum_b \frac{n_b}{N}\,|\mathrm{acc}_b - \mathrm{conf}_b|
 
     ``strategy="quantile"`` uses equal-mass bins; ``norm`` selects the L1 (default),
-    L2 or max (= MCE) norm; ``estimator`` selects the plug-in estimator (default),
+    L2 or max norm — the largest gap over *every* non-empty bin, ``vc.mce(..., min_count=0)``: ``vc.mce``
+    and the audit's MCE read only the bins of at least ``min_count`` (20) rows, so with thin bins the two
+    differ (``vc.mce`` is NaN when no bin has 20 rows); ``estimator`` selects the plug-in estimator (default),
     the debiased L2 estimator or smooth ECE (see :mod:`veracity.core._honest`).
     ``multiclass="classwise"`` averages the one-vs-rest ECE over classes.
 

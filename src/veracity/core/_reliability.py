@@ -11,7 +11,7 @@ from ._binning import enough_effective, make_edges
 from ._intervals import binomial_interval, check_interval_args
 from ._formulas import ece_from_stats, gap_numerator
 from ._stats import BinStats
-from ._text import count_noun, fmt, fmt_count, fmt_edge, render_table
+from ._text import count_noun, fmt, fmt_count, fmt_edge_pair, render_table
 from ._compat import renamed
 from ._frameform import frame_call, is_frame_form, require_labels
 from ._validation import VeracityError, check_min_count, prepare_binary, refuse_score
@@ -37,7 +37,8 @@ class ReliabilityRow:
 
     def label(self, last: bool) -> str:
         close = "]" if last else ")"
-        return f"[{fmt_edge(self.lo)},{fmt_edge(self.hi)}{close}"
+        lo, hi = fmt_edge_pair(self.lo, self.hi)
+        return f"[{lo},{hi}{close}"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -110,8 +111,8 @@ class ReliabilityTable(Display):
         e, last = self.stats.edges, self.bins - 1
         breaks = np.flatnonzero(np.diff(idx) > 1)
         starts, ends = idx[np.r_[0, breaks + 1]], idx[np.r_[breaks, idx.size - 1]]
-        return ", ".join(f"[{fmt_edge(float(e[a]))},{fmt_edge(float(e[b + 1]))}{']' if b == last else ')'}"
-                         for a, b in zip(starts, ends))
+        pairs = (fmt_edge_pair(float(e[a]), float(e[b + 1])) for a, b in zip(starts, ends))
+        return ", ".join(f"[{lo},{hi}{']' if b == last else ')'}" for (lo, hi), b in zip(pairs, ends))
 
     @property
     def strategy(self) -> str:

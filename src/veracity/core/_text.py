@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -88,6 +89,35 @@ def fmt_edge(x: float) -> str:
         if abs(round(x, d) - x) < 1e-12:
             return f"{x:.{d}f}"
     return f"{x:.4f}"
+
+
+def fmt_edge_pair(lo: float, hi: float) -> tuple[str, str]:
+    r"""The two ends of a bin's range: each :func:`fmt_edge`, but for an end within :math:`10^{-4}` of 0 or 1
+    (other than 0 and 1 themselves), which shows its distance :math:`m` to that bound to two significant
+    digits (:math:`1 - \lfloor\log_{10} m\rfloor` decimals, trailing zeros dropped; below what 17 decimals
+    show, as ``4.2e-300``) — the same text for an edge in both rows it bounds; and two distinct ends that
+    still print alike get decimals until they differ. Quantile bins of scores near 0 or 1 (rare events)
+    read "[0.0000,0.0000)" and "[0.0000,1.0000)" — a bin of scores 5e-6 to 0.99999 named as the whole
+    axis — now "[0.0000023,0.0000035)" and "[0.0000035,0.99999)"."""
+    texts = [_bound_edge(lo), _bound_edge(hi)]
+    d = max(len(t.split(".")[1]) if "." in t and "e" not in t else 0 for t in texts)
+    while lo != hi and texts[0] == texts[1] and d < 17:  # distinct ends printed alike
+        d += 1
+        texts = [f"{lo:.{d}f}", f"{hi:.{d}f}"]
+    return texts[0], texts[1]
+
+
+def _bound_edge(x: float) -> str:
+    """:func:`fmt_edge`, or for an edge within 1e-4 of 0 or 1 its distance to that bound to two significant
+    digits (:func:`fmt_edge_pair`)."""
+    m = min(abs(x), abs(1.0 - x))
+    if m == 0.0 or m >= 1e-4 or not math.isfinite(x):
+        return fmt_edge(x)
+    d = 1 - math.floor(math.log10(m))
+    if d > 17:  # below what 17 decimals show (an edge of 1e-300; 1 - 1e-300 is 1.0 itself)
+        return f"{x:.2g}"
+    shortest = next(k for k in range(1, d + 1) if round(x, k) == round(x, d))  # no trailing zeros
+    return f"{x:.{shortest}f}"
 
 
 def fmt_count(x: float) -> str:

@@ -348,18 +348,58 @@ def _thin_count_labels(ax: Axes, table: ReliabilityTable) -> int:
     renderer = getattr(fig, "_get_renderer")()
     boxes = [t.get_window_extent(renderer) for t in labels]
     pad = LABEL_GAP * fig.dpi / 72.0
+    marks = _bin_marks(ax, table, pad)
     order = sorted(range(len(labels)), key=lambda i: (not table.rows[i].sufficient, -table.rows[i].n, i))
     kept: list[Any] = []
     hidden = 0
     for i in order:
         b = boxes[i]
-        if any(b.x0 < k.x1 + pad and k.x0 < b.x1 + pad and b.y0 < k.y1 and k.y0 < b.y1 for k in kept):
+        if (any(b.x0 < k.x1 + pad and k.x0 < b.x1 + pad and b.y0 < k.y1 and k.y0 < b.y1 for k in kept)
+                or _covers_other_bin(b, i, marks)):
             labels[i].set_visible(False)
             hidden += 1
         else:
             kept.append(b)
     return hidden
 
+
+def _bin_marks(ax: Axes, table: ReliabilityTable, pad: float) -> np.ndarray:
+    r"""Each bin's marker and interval bar as display boxes, one row per bin in ``table.rows``' order:
+    ``(x0, x1, y0, y1)`` of the marker's disc (its area :math:`s` points², radius :math:`\sqrt s / 2`, plus
+    ``pad`` pixels) and of the bar (its caps' width, from its low end to its high end)."""
+    rows = table.rows
+    centre = np.array([[r.conf, r.acc] for r in rows], dtype=np.float64)
+    radius = np.full(len(rows), 0.0)
+    for gid in ("bins", "insufficient"):  # the markers drawn: sizes by their offsets (each bin's (conf, acc))
+        for c in (c for c in ax.collections if c.get_gid() == gid):
+            offsets = np.asarray(c.get_offsets(), dtype=np.float64).reshape(-1, 2)
+            sizes = np.broadcast_to(np.asarray(getattr(c, "get_sizes")(), dtype=np.float64), len(offsets))
+            for (x, y), s in zip(offsets, sizes):
+                radius[(centre[:, 0] == x) & (centre[:, 1] == y)] = math.sqrt(s) / 2.0
+    px = ax.figure.dpi / 72.0
+    at = ax.transData.transform(centre)
+    r = radius * px + pad
+    bars = np.full((len(rows), 2), np.nan)
+    for container in ax.containers:  # the interval bars' segments, [(conf, low), (conf, high)] per bin
+        for lines in getattr(container, "lines", (None, None, ()))[2] or ():
+            for seg in lines.get_segments():
+                ends = ax.transData.transform(np.asarray(seg))
+                bars[np.flatnonzero(centre[:, 0] == seg[0][0])] = np.sort(ends[:, 1])
+    cap = 2.5 * px + pad  # the caps' half width (capsize 2.5 points)
+    return np.column_stack((at[:, 0] - r, at[:, 0] + r, at[:, 1] - r, at[:, 1] + r,
+                            at[:, 0] - cap, at[:, 0] + cap, bars[:, 0], bars[:, 1]))
+
+
+def _covers_other_bin(box: Any, i: int, marks: np.ndarray) -> bool:
+    """Whether the label ``box`` of bin ``i`` lies on another bin's marker or interval bar, where the
+    reader would take it for that bin's count (quantile bins piled near 0 put one bin's count on its
+    neighbour's marker)."""
+    other = np.arange(marks.shape[0]) != i
+    m = marks[other]
+    on_marker = (box.x0 < m[:, 1]) & (m[:, 0] < box.x1) & (box.y0 < m[:, 3]) & (m[:, 2] < box.y1)
+    with np.errstate(invalid="ignore"):  # a bin with no bar drawn (NaN ends): not on it
+        on_bar = (box.x0 < m[:, 5]) & (m[:, 4] < box.x1) & (box.y0 < m[:, 7]) & (m[:, 6] < box.y1)
+    return bool(np.any(on_marker | on_bar))
 
 
 def _finish_reliability_axes(ax: Axes, table: ReliabilityTable | None, *, title: str | None,
