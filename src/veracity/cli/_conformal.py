@@ -141,20 +141,23 @@ def run(args: argparse.Namespace) -> int:
         theory += "\ntheory per class: " + "; ".join(
             f"class {c} coverage ~ Beta({lw.a:g}, {lw.b:g}), 90% of calib draws give "
             f"{lw.interval(0.9)[0]:.3f}-{lw.interval(0.9)[1]:.3f} (n={lw.n})" for c, lw in enumerate(laws))
-    if t is not None or (w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max())):
-        theory += " [for equally weighted rows; the weighted q̂ follows no such law]"
+    uneven = t is not None or (w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max()))
+    caveat = "for equally weighted rows; the weighted q̂ follows no such law"
+    if uneven:
+        theory += f" [{caveat}]"
     same = " (the same rows: optimistic)" if role_col and args.fit_role == args.eval_role else ""
     where = (f"fit on {role_col} == {args.fit_role!r} ({cp.n_calib_} rows), measured on {args.eval_role!r}{same}"
              if role_col else "no role column: fit and measured on the same rows (optimistic)")
     # every digit q̂ needs (threshold_cell): a rounded q̂ copied back would build other sets
     qline = (f"per-class q̂ {', '.join(threshold_cell(q, decimals=False) for q in cp.class_qhat_)}"
              if args.mondrian else f"q̂ = {threshold_cell(cp.qhat_, decimals=False)}")
+    refusal = getattr(cp, "_qhat_refusal", None)  # the weighted +1 rule refused: q̂ = inf, kept by fit
     if t is not None:
-        if getattr(cp, "_qhat_refusal", None) is not None:  # "q̂ = inf" alone read as a fitted value
+        if refusal is not None:  # "q̂ = inf" alone read as a fitted value
             qline += " (refused: the calib weights' Kish effective number is below the +1 correction's minimum)"
         qline += (f" (the rule without --test-weight); every measured row uses its own q̂ from its "
-                  f"--test-weight {args.test_weight!r} (exact covariate-shift rule; the qhat column: each "
-                  "class's median) and counts once (--sample-weight weighs the calib rows only)")
+                  f"--test-weight {args.test_weight!r} (exact covariate-shift rule; the median qhat column: "
+                  "each class's median of them) and counts once (--sample-weight weighs the calib rows only)")
     elif w is not None and not (w[fit][w[fit] > 0].min() == w[fit].max()):
         qline += (" (weighted: each measured row counted at the size-biased mean calib weight sum w^2 / "
                   "sum w, or more where heavy calib rows lie above q̂; --test-weight COL gives each row its "
@@ -167,11 +170,17 @@ def run(args: argparse.Namespace) -> int:
     ]
     for role, rep in reports.items():
         parts.append(f"\n[{role}]\n{rep}")
+    # what the text says beside q̂ and the law, the JSON says too: a q̂ of "Infinity" read as a fitted value
+    # (every class in every set) where the rule was refused and each row used its own q̂, and the law as the
+    # one the weighted sets follow
     payload = {
         "file": path, "score": args.score, "label": args.label, "conformal": cp.to_dict(),
         **({"test_weight": args.test_weight} if t is not None else {}),
+        # (its advice to pass test_weight= is moot here: --test-weight is given)
+        **({"qhat_refused": refusal.split("; or pass test_weight=")[0]} if t is not None and refusal else {}),
         "role_col": role_col, "fit_role": fit_name, "eval_role": args.eval_role if role_col else "all",
         "coverage_law": law.to_dict(),
+        **({"coverage_law_caveat": caveat} if uneven else {}),
         **({"class_coverage_laws": [lw.to_dict() for lw in laws]} if laws else {}),
         "roles": {role: rep.to_dict() for role, rep in reports.items()},
     }

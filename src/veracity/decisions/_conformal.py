@@ -465,6 +465,16 @@ def _quantile_size(s: np.ndarray, w: np.ndarray, q: float) -> float:
     return share_size(s <= q, w)
 
 
+def _at_most(x: float, digits: int = 6) -> str:
+    r"""``x`` in ``digits`` significant digits, rounded down: a text :math:`\le x`, for "x or more" (0.9964746
+    printed ``:.6g`` is 0.996475, and "top probability 0.996475 or more" left out the row at 0.9964746)."""
+    text = f"{x:.{digits}g}"
+    if float(text) <= x or not math.isfinite(x) or x <= 0:
+        return text
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return f"{math.floor(x / step) * step:.{digits}g}"
+
+
 def _json_label(value: Any) -> Any:
     """A label value as JSON holds it: numpy scalars as Python ones (:func:`plain`), other objects as their
     text."""
@@ -479,7 +489,8 @@ class CoverageReport(Display):
     ``marginal`` = share of rows whose true class is in its set; ``per_class[c]``
     the same among rows of class *c* (NaN for absent classes); ``mean_set_size``;
     ``empty_rate`` = share of empty sets; ``size_counts[s]`` = rows with set size *s*;
-    ``qhat[c]`` the threshold of class *c* (with ``test_weight``, one per row: their median).
+    ``qhat[c]`` the threshold of class *c* (with ``test_weight``, one per row: their median, ``row_qhat``
+    True, and the printout's column says so: "median qhat", not a q̂ the sets were built at).
     ``pos_label``: the label value of class 1 of 1-D binary scores read with ``pos_label=`` (None
     otherwise); the printout then names each class by it (``1 (label 0)``, ``0 (label not 0)``): with
     ``pos_label=0`` class 0 holds the rows labelled 1, and "class 0 ... 112 rows" read as label 0's.
@@ -517,6 +528,7 @@ class CoverageReport(Display):
     mondrian: bool = False
     class_joint_high: np.ndarray | None = None
     pos_label: Any = None
+    row_qhat: bool = False
 
     def _class_name(self, c: int) -> str:
         """Class *c* as the printout names it: its index, and with :attr:`pos_label` the labels it holds."""
@@ -591,6 +603,8 @@ class CoverageReport(Display):
             "empty_rate": self.empty_rate,
             "size_counts": [int(v) for v in self.size_counts],
             "qhat": [float(v) for v in self.qhat],
+            # with test_weight each row had its own q̂: "qhat" holds their median per class
+            **({"qhat_is_median": True} if self.row_qhat else {}),
             "interval": None if self.interval is None else [float(v) for v in self.interval],
             "calib_floor": self.calib_floor,
             "below_target": self.below_target,
@@ -604,6 +618,11 @@ class CoverageReport(Display):
         return (f"Conformal prediction sets: coverage {self.marginal:.4f} on {self.n:,} {rows} "
                 f"(target >= {self.target:g})")
 
+    def _qhat_header(self) -> str:
+        """The q̂ column's name: with ``test_weight`` every row has its own q̂, and the column holds their
+        median per class (a "qhat" column read as the one threshold the sets were built at)."""
+        return "median qhat" if self.row_qhat else "qhat"
+
     def _frame_records(self) -> list[dict[str, Any]]:
         return [{"class": c, "count": float(self.class_counts[c]), "qhat": float(self.qhat[c]),
                  "coverage": None if np.isnan(self.per_class[c]) else float(self.per_class[c]),
@@ -614,8 +633,10 @@ class CoverageReport(Display):
         items = {"marginal coverage": self.marginal, "target": f">= {self.target:g}",
                  "mean set size": self.mean_set_size, "empty sets": f"{self.empty_rate:.2%}", "rows": self.n}
         short = set(self.short_classes)  # beyond sampling noise, as the text names them (0.8974 of 351 is not)
-        rows = [{**r, "class": self._class_name(r["class"]), "qhat": threshold_cell(r["qhat"]),
-                 "below target": r["class"] in short} for r in self._frame_records()]
+        rows = [{"class": self._class_name(r["class"]), "count": r["count"],
+                 self._qhat_header(): threshold_cell(r["qhat"]), "coverage": r["coverage"],
+                 "mean_set_size": r["mean_set_size"], "below target": r["class"] in short}
+                for r in self._frame_records()]
         flag = " ".join(t for t in (self.shortfall_text(), self.class_shortfall_text()) if t)
         parts = [html_kv(items), f'<div class="vc-note vc-verdict">{html.escape(flag)}</div>' if flag else "",
                  html_table(rows), html_note(f"rows per set size: {sizes}")]
@@ -629,7 +650,7 @@ class CoverageReport(Display):
              fmt(self.class_set_size[c], 2)]
             for c in range(self.per_class.shape[0])
         ]
-        table = render_table(["class", "count", "qhat", "coverage", "mean set size"], body)
+        table = render_table(["class", "count", self._qhat_header(), "coverage", "mean set size"], body)
         sizes = ", ".join(f"{s}:{int(c)}" for s, c in enumerate(self.size_counts) if c)
         return (
             f"{table}\n"
@@ -942,7 +963,8 @@ class ConformalClassifier:
             plus = f" plus lam = {float(self.lam):g} (k_reg=0 charges the top class too)" if charge else ""
             warnings.warn(
                 f"{int(empty.sum())} empty prediction sets, {sure} of them for confident rows (top probability "
-                f"{top[confident].min():.6g} or more{plus}, {where}): the deterministic {self.score.upper()} "
+                f"{_at_most(float(top[confident].min()))} or more{plus}, {where}): the deterministic "
+                f"{self.score.upper()} "
                 f"score leaves out a class whose probability{' plus lam' if charge else ''} alone passes q̂; "
                 "use randomized=True"
                 + (", score='raps' or score='lac'" if self.score == "aps" else " or score='lac'"),
@@ -987,7 +1009,7 @@ class ConformalClassifier:
             class_counts=counts, class_set_size=class_size, mean_set_size=float(np.average(size, weights=w)),
             empty_rate=float(np.average(size == 0, weights=w)), size_counts=np.bincount(size, minlength=k + 1),
             qhat=self.class_qhat_.copy() if t is None else np.median(self._row_qhat(t), axis=0),
-            interval=interval, calib_floor=floor, pos_label=pos_label,
+            interval=interval, calib_floor=floor, pos_label=pos_label, row_qhat=t is not None,
         )
 
     @staticmethod

@@ -50,7 +50,7 @@ DEFAULT_CANDIDATES = np.unique(
 
 def _confidence_correct(
     scores: Any, labels: Any, *, sample_weight: Any, score_type: str, reading: str,
-    pos_label: Any = None,
+    pos_label: Any = None, what: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.dtype | None]:
     r"""(confidence, correct 0/1, weights, precision) for the chosen reading.
 
@@ -58,8 +58,9 @@ def _confidence_correct(
     else None. Confidences are then held in it (:func:`._inputs.in_precision`): the scores' own values
     (``reading="confidence"``, the top entry of (N, K) probabilities) stay as they are; those computed
     from them — :math:`\max(p, 1-p)`, expit or softmax of logits — are computed in float64 and rounded
-    once to that dtype, as a float32 pipeline holds them (``np.maximum(p32, 1 - p32)`` bit for bit)."""
-    check_score_type(score_type)
+    once to that dtype, as a float32 pipeline holds them (``np.maximum(p32, 1 - p32)`` bit for bit).
+    ``what`` names the caller in the refusal of a ranking score ("this function reads ..." named none)."""
+    check_score_type(score_type, what=what)
     check_same_index(scores=scores, labels=labels, sample_weight=sample_weight)  # never paired by position
     if reading not in READINGS:
         raise VeracityError(f"reading must be 'top-label' or 'confidence', got {reading!r}", param="reading")
@@ -239,7 +240,7 @@ def risk_coverage(
     """
     conf, correct, w, dtype = _confidence_correct(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
-        pos_label=pos_label,
+        pos_label=pos_label, what="vc.risk_coverage",
     )
     shift = weight_shift(sample_weight, w)  # answered/errors are weight sums in the caller's units
     if w is not None and not w.all():  # a row of weight 0 is a dropped row: no curve point of its own
@@ -432,7 +433,7 @@ def selective_threshold(
     d = check_target(delta, "delta", example=0.1)
     conf, correct, w, dtype = _confidence_correct(
         scores, labels, sample_weight=sample_weight, score_type=score_type, reading=reading,
-        pos_label=pos_label,
+        pos_label=pos_label, what="vc.selective_threshold",
     )
     shift = weight_shift(sample_weight, w)  # accepted/errors are weight sums in the caller's units
     if w is not None:

@@ -370,12 +370,17 @@ def _threshold_table_frame(data: Any, labels: Any, thresholds: Any, *, score: An
     from ..core._frameform import refuse_answers_as_scores
 
     refuse_answers_as_scores("threshold_table", score, label, sample_weight)  # recall 1, precision 1: silently
-    # the counts compare the raw scores with the thresholds: a ranking score (score_type="score")
-    # is read as a logit is, any finite real never squashed (the array form's counts, tested)
+    # the counts compare the raw scores with the thresholds: a ranking score (score_type="score") is any
+    # finite real, never squashed. The sources take no "score": built as "logit", then read as "score", so
+    # that no check of declared logits runs (a ranking score in [0, 1] was refused as "declared
+    # score_type='logit' but all lie in [0, 1]", a type the caller never named, where the array form
+    # counts it)
     ranking = "logit" if score_type == "score" else score_type
     # as_source returns one of the two (annotated as their base, which declares no ``prep``)
     source = cast("ArraySource | FrameSource", as_source(
         data, score=score, label=label, sample_weight=sample_weight, score_type=ranking, pos_label=pos_label))
+    if score_type == "score":
+        source.score_type = "score"  # the array form's reading; the lazy contract checks no logits
     if getattr(source.prep, "multiclass", False):
         raise VeracityError(
             "vc.threshold_table flags one score per row; pass score= naming the column of the class to flag"

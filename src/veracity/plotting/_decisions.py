@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core._options import ScoreType
-from ..core._validation import VeracityError, VeracityWarning, prepare_binary
+from ..core._validation import VeracityError, VeracityWarning, check_score_type, prepare_binary
 from ..decisions._table import threshold_cell
 from ._curves import threshold_curve, threshold_grid
 from ._style import INK, MUTED, PALETTE, _figure, _figure_of, _legend_above, _plain, _style
@@ -48,6 +48,7 @@ def plot_risk_coverage(
     """
     from ..decisions import risk_coverage
 
+    check_score_type(score_type, what="vc.plot_risk_coverage")  # "this function reads ..." named none
     rc = risk_coverage(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
     return _risk_coverage_figure(rc, title=title, figsize=figsize, dpi=dpi)
 
@@ -246,6 +247,7 @@ def plot_thresholds(
     >>> [a.get_gid() for a in fig.axes[0].lines if a.get_gid()]
     ['recall', 'precision', 'false_alarm_rate', 't_star']
     """
+    check_score_type(score_type, what="vc.plot_thresholds")  # "this function reads ..." named none
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type, pos_label=pos_label)
     if data.top_label:
         raise VeracityError("threshold curves need binary scores; pass the probability of the positive class")
