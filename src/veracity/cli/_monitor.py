@@ -118,10 +118,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--label", required=True, help="label column (0/1 or true/false; text with --pos-label)")
     add_pos_label_argument(p)
     p.add_argument("--time", default=None, help="when each outcome was observed (default: now)")
-    p.add_argument("--replace", action="store_true", help="overwrite stored outcomes whose label differs")
+    p.add_argument("--replace", action="store_true",
+                   help="overwrite stored outcomes whose label differs (an audit-sample mark stays)")
     p.add_argument("--audit-sample", action="store_true",
                    help="these labels are a RANDOM audit sample (rows chosen at random and labelled on purpose): "
-                        "status uses them for prediction-powered estimates before the other labels mature")
+                        "status uses them for prediction-powered estimates before the other labels mature; the "
+                        "mark stays with the row when the full label feed sends the same label again")
     _json_arg(p)
 
     p = sub.add_parser("status", description=_DESCRIPTIONS["status"],

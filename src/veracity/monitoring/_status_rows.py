@@ -130,6 +130,9 @@ class StatusRow(Display):
         withdrawn = (self.estimate_cbpe or {}).get("withdrawn")
         if out["estimate"] is not None and withdrawn:  # as the text and the figure: no longer a forecast
             out["estimate"]["withdrawn"] = withdrawn
+        caveat = (self.estimate_cbpe or {}).get("caveat")
+        if out["estimate"] is not None and caveat:  # the final labels rejected the estimate's assumption
+            out["estimate"]["caveat"] = caveat
         out.update(self.details)
         return out
 
@@ -313,7 +316,9 @@ class StoreStatus(Display):
         last: dict[str, list[Any]] = {}  # slice -> its open run
         for r in pend:
             withdrawn = (r.estimate_cbpe or {}).get("withdrawn")
-            text = f"withdrawn: {withdrawn}" if withdrawn else str(r.estimate)
+            caveat = (r.estimate_cbpe or {}).get("caveat")
+            text = (f"withdrawn: {withdrawn}" if withdrawn
+                    else str(r.estimate) + (f" ({caveat})" if caveat else ""))
             run = last.get(r.slice)
             # only a withdrawn estimate joins a run: two windows whose estimates read the same each hold
             # their own pending rows ("2026-01..2026-02: 1 pending" read as one row in two months)
@@ -583,7 +588,9 @@ def _verdict_basis(gap_ppi: dict[str, Any], gap_audit: dict[str, Any] | None, no
 
 
 def _provisional_text(r: StatusRow, level: float) -> str:
-    parts = []
+    note = str(r.details.get("ppi_note") or "")
+    # audit labels that fail the random-sample check void the PPI numbers that follow: said first
+    parts = [note] if note.startswith("NOT VALID") else []
     if r.estimate_ppi:
         e = r.estimate_ppi
         text = (f"PPI rate {e['estimate']:.4f} [{e['ci_low']:.4f}, {e['ci_high']:.4f}] from "
@@ -613,6 +620,6 @@ def _provisional_text(r: StatusRow, level: float) -> str:
     cbpe = r.estimate_cbpe or {}
     if cbpe.get("estimate") is not None:
         parts.append(f"CBPE rate {cbpe['estimate']:.4f}")
-    if r.details.get("ppi_note"):
-        parts.append(str(r.details["ppi_note"]))
+    if note and not note.startswith("NOT VALID"):
+        parts.append(note)
     return "; ".join(parts) or "no labels yet"

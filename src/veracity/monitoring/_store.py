@@ -148,7 +148,8 @@ class IngestResult(Display):
     replaced: int
     unmatched: int = 0
     seen_before: int | None = None
-    #: stored rows that gained a value they lacked (a slice or model first sent now)
+    #: stored rows that gained a value they lacked (a slice or model first sent now; an outcome: the
+    #: audit-sample mark, its label sent again with ``audit_sample=True``)
     filled: int = 0
     #: why nothing was read (an empty file or frame is a no-op, not an error)
     note: str | None = None
@@ -176,8 +177,9 @@ class IngestResult(Display):
         if self.replaced:
             parts.append(f"{self.replaced} replaced")
         if self.filled:
-            parts.append(f"{count_noun(self.filled, 'stored row')} gained slice/model values "
-                         f"{'it' if self.filled == 1 else 'they'} lacked")
+            gained = ("slice/model values " + ("it" if self.filled == 1 else "they") + " lacked"
+                      if self.kind == "predictions" else "the audit-sample mark")
+            parts.append(f"{count_noun(self.filled, 'stored row')} gained {gained}")
         if self.repeated:
             same = ("same id and values; counted once" if self.kind == "predictions"
                     else "same id and label; counted once, observed at the earliest time sent")
@@ -546,7 +548,10 @@ class MonitorStore:
 
         ``audit_sample=True`` marks these labels as a **random** audit sample: rows chosen
         at random (not by score, flag or complaint) and labelled on purpose. Status uses them
-        for prediction-powered estimates (valid intervals before the other labels mature).
+        for prediction-powered estimates (valid intervals before the other labels mature). The mark
+        belongs to the row, not to the feed: the same label sent again without it (the full label
+        feed repeating the audited rows) is a no-op, sent again with it marks a stored label, and
+        ``replace`` keeps it.
         ``source``: the name the batch records and prints, as for :meth:`log`.
         """
         if not isinstance(audit_sample, bool):
@@ -764,10 +769,14 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
         meta = extra
         what = "score, time, model or slice"
     else:
-        value_cols = ["label", "audit"]
-        extra = ["observed"]
+        # the audit-sample mark is no value to conflict on: it says the row was drawn at random, whichever
+        # feed brought its label, so the same label sent with or without it agrees, and a mark once set stays
+        # (the full label feed repeating the audit labels dropped their mark under --replace: the audit sample
+        # left was the late labels, and its PPI rate 0.0 [0, 0.005] for a rate of 0.2)
+        value_cols = ["label"]
+        extra = ["observed", "audit"]
         meta = []
-        what = "label (or audit-sample mark)"
+        what = "label"
     cols = ["id"] + value_cols + extra
     # an id sent twice in one batch with different values (a slice too: one would be kept at random) is
     # a conflict within the batch; as against a stored row, a missing slice value agrees with any
@@ -804,7 +813,8 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
             con.execute("UPDATE veracity_meta SET value = ? WHERE key = 'slices'",
                         ["\x1f".join(known + new)])
     # stored rows that agree but lack a sent slice/model value (e.g. re-logged with a new --by)
-    fill = " OR ".join(f"(t.{_quote(c)} IS NULL AND s.{_quote(c)} IS NOT NULL)" for c in meta) or "FALSE"
+    fill = (" OR ".join(f"(t.{_quote(c)} IS NULL AND s.{_quote(c)} IS NOT NULL)" for c in meta)
+            if kind == "predictions" else "(s.audit AND NOT t.audit)")  # an outcome gains the audit mark
 
     def agreement(renamed: set[str]) -> tuple[str, int, int, int, int]:
         """(the SQL of "a sent row agrees with the stored one", distinct ids sent, duplicates, conflicts,
@@ -847,12 +857,14 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
     if inserted == 0 and conflicts == 0 and filled == 0:
         return IngestResult(kind, source, None, rows, 0, duplicates, 0, 0, seen, repeated=rows - unique)
     if filled:
-        sets = ", ".join(f"{_quote(c)} = coalesce(t.{_quote(c)}, s.{_quote(c)})" for c in meta)
+        sets = (", ".join(f"{_quote(c)} = coalesce(t.{_quote(c)}, s.{_quote(c)})" for c in meta)
+                if kind == "predictions" else "audit = TRUE")
         con.execute(f"UPDATE {kind} AS t SET {sets} FROM stage s WHERE t.id = s.id AND ({same}) AND ({fill})")
     target_cols = ", ".join(_quote(c) for c in cols)
     if conflicts:  # --replace: overwrite the values (and the model/slices sent), keep the rest of the row
         sets = ", ".join([f"{c} = s.{c}" for c in value_cols + (["observed"] if kind == "outcomes" else [])]
-                         + [f"{_quote(c)} = coalesce(s.{_quote(c)}, t.{_quote(c)})" for c in meta])
+                         + [f"{_quote(c)} = coalesce(s.{_quote(c)}, t.{_quote(c)})" for c in meta]
+                         + (["audit = t.audit OR s.audit"] if kind == "outcomes" else []))
         con.execute(f"UPDATE {kind} AS t SET {sets}, batch = ? FROM stage s WHERE t.id = s.id AND NOT ({same})",
                     [batch])
     con.execute(
@@ -862,8 +874,9 @@ def _ingest_sql(con: Any, kind: str, source: str, digest: str, replace: bool, by
                 [batch, kind, source, digest, rows, inserted, duplicates, conflicts, conflicts, _utcnow()])
     # keep each prediction's copy of its outcome equal to the outcomes table (same transaction)
     if kind == "outcomes":
+        marked = " OR o.id IN (SELECT id FROM stage)" if filled else ""  # stored labels that gained the mark
         con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed, audit = o.audit FROM outcomes o "
-                    "WHERE p.id = o.id AND o.batch = ?", [batch])
+                    f"WHERE p.id = o.id AND (o.batch = ?{marked})", [batch])
     elif linked:  # the batch's rows (new or replaced) whose outcome came first
         con.execute("UPDATE predictions AS p SET label = o.label, observed = o.observed, audit = o.audit FROM outcomes o "
                     "WHERE p.id = o.id AND p.batch = ?", [batch])

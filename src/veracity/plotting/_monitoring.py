@@ -157,7 +157,8 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
                     label=f"fewer than {status.min_count} labelled (hollow)", gid="insufficient")
     if alert.any():
         # where the alert is: the rate; before final labels, the PPI estimate, else the label-free expectation
-        ppi_mid = np.array([(getattr(r, "estimate_ppi", None) or {}).get("estimate", np.nan) for r in rows], dtype=float)
+        ppi_mid = np.array([(getattr(r, "estimate_ppi", None) or {}).get("estimate", np.nan) if _ppi_valid(r)
+                            else np.nan for r in rows], dtype=float)
         expected = np.array([np.nan if r.estimate is None else r.estimate.rate for r in rows], dtype=float)
         on_ppi = ~has & np.isfinite(ppi_mid) & np.array([r.labelled < r.rows for r in rows], dtype=bool)
         y_alert = np.where(has, rate, np.where(np.isfinite(ppi_mid), ppi_mid, expected))
@@ -173,16 +174,23 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
         top.scatter(x[in_slice], np.full(int(in_slice.sum()), 0.96), transform=top.get_xaxis_transform(),
                     marker="v", s=46, color=PALETTE[1], zorder=4, clip_on=False,
                     label="a slice alerts (see the status)", gid="slice-alerts")
-    # the label-free (CBPE) estimate, where it stands: not after a diagnosed prior shift (withdrawn)
-    est = np.array([r.estimate.rate if (r.estimate is not None and r.labelled == 0
-                                        and not (getattr(r, "estimate_cbpe", None) or {}).get("withdrawn"))
-                    else np.nan for r in rows])
+    # the label-free (CBPE) estimate, where it stands: not after a diagnosed prior shift (withdrawn), nor while
+    # the latest judged window's final labels found the scores miscalibrated (its caveat: the legend says so)
+    cbpe = [getattr(r, "estimate_cbpe", None) or {} for r in rows]
+    est = np.array([r.estimate.rate if (r.estimate is not None and r.labelled == 0 and not c.get("withdrawn")
+                                        and not c.get("caveat")) else np.nan for r, c in zip(rows, cbpe)])
+    caveated = [r.period for r, c in zip(rows, cbpe) if r.estimate is not None and r.labelled == 0
+                and not c.get("withdrawn") and c.get("caveat")]
     if np.isfinite(est).any():
         top.scatter(x, est, marker="D", s=22, facecolor="white", edgecolor=MUTED, zorder=3,
                     label="expected rate of pending rows (label-free)", gid="estimate")
     # prediction-powered estimates (random audit labels + every score): valid before labels are final
-    ppi = [getattr(r, "estimate_ppi", None) if r.labelled < r.rows else None for r in rows]
+    # not where the audit labels failed the random-sample check (the status's NOT VALID note): the legend
+    # says so
+    ppi = [getattr(r, "estimate_ppi", None) if r.labelled < r.rows and _ppi_valid(r) else None for r in rows]
     has_ppi = np.array([e is not None for e in ppi])
+    voided = [r.period for r in rows if r.labelled < r.rows and getattr(r, "estimate_ppi", None)
+              and not _ppi_valid(r)]
     if has_ppi.any():
         e_mid = np.array([e["estimate"] if e else np.nan for e in ppi])
         e_lo = np.array([e["ci_low"] if e else np.nan for e in ppi])
@@ -204,6 +212,13 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     top.set_ylabel("probability")
     handles, names = top.get_legend_handles_labels()
     _legend_above(top, handles, names, ncol=3)
+    # what is not drawn, and why: under the figure (in the legend's thirds, a line this long ran over its
+    # neighbours)
+    notes = ([f"no PPI drawn for {_periods_text(voided)}: its audit labels are not a random sample"] if voided
+             else []) + ([f"no label-free expectation drawn for {_periods_text(caveated)}: final labels found the "
+                          "scores miscalibrated"] if caveated else [])
+    if notes:
+        fig.supxlabel("\n".join(notes), x=0.01, ha="left", fontsize=8, color=MUTED)
     # the band each alert reads (the same numbers), and what it is compared with
     b_lo, b_hi, point = alert_band(status, rows)
     tested = np.isfinite(b_lo)
@@ -225,7 +240,7 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
                 gid="gap")
     # before the labels are final: the PPI rate minus the mean score of the same rows, with its interval
     g_ppi = [getattr(r, "gap_ppi", None) if r.labelled < r.rows and getattr(r, "estimate_ppi", None)
-             else None for r in rows]
+             and _ppi_valid(r) else None for r in rows]
     g_mid, g_lo, g_hi = (np.array([np.nan if not g or g[k] is None else g[k] for g in g_ppi], dtype=float)
                          for k in ("estimate", "ci_low", "ci_high"))
     has_gap = np.isfinite(g_mid) & np.isfinite(g_lo) & np.isfinite(g_hi)
@@ -268,3 +283,15 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     if title:
         top.set_title(_plain(title), loc="left", fontsize=12, fontweight="bold", pad=9 + 12.5 * -(-len(names) // 3))
     return fig
+
+
+def _ppi_valid(r: Any) -> bool:
+    """Whether a status row's PPI estimate stands: not where its audit labels failed the random-sample
+    check (``details["ppi_note"]`` leads with NOT VALID; the text says so, and the figure drew the biased
+    estimate)."""
+    return not str((getattr(r, "details", None) or {}).get("ppi_note") or "").startswith("NOT VALID")
+
+
+def _periods_text(periods: list[str]) -> str:
+    """``2026-W10``, ``2026-W10, 2026-W11`` or ``2026-W10 and 3 more``: the legend stays one line."""
+    return ", ".join(periods) if len(periods) <= 2 else f"{periods[0]} and {len(periods) - 1} more"
