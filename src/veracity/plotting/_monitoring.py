@@ -145,13 +145,17 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     few = np.array([r.labelled < status.min_count for r in rows]) & has
     alert = np.array([bool(r.alerts) for r in rows])
     pct = f"{status.level * 100:g}%"
+    # no window with a final label (every row pending): no rate, interval or labelled rows' mean score drawn,
+    # and none keyed (the legend listed three marks the panel did not hold)
+    labelled = "" if has.any() else "_"
     top.errorbar(x[has], rate[has], yerr=np.vstack((np.maximum(rate - lo, 0)[has], np.maximum(hi - rate, 0)[has])),
-                 fmt="none", ecolor=PALETTE[0], elinewidth=1.1, capsize=2.5, label=f"{pct} interval of the rate",
-                 gid="intervals")
+                 fmt="none", ecolor=PALETTE[0], elinewidth=1.1, capsize=2.5,
+                 label=f"{labelled}{pct} interval of the rate", gid="intervals")
     top.plot(x[has], conf[has], color=INK, marker="_", markersize=12, linestyle="",
-             label="mean score (labelled rows)", gid="conf")
+             label=f"{labelled}mean score (labelled rows)", gid="conf")
     ok = has & ~few
-    top.scatter(x[ok], rate[ok], color=PALETTE[0], s=26, zorder=3, label="observed rate", gid="rate")
+    top.scatter(x[ok], rate[ok], color=PALETTE[0], s=26, zorder=3, label=f"{'' if ok.any() else '_'}observed rate",
+                gid="rate")
     if few.any():
         top.scatter(x[few], rate[few], facecolor="white", edgecolor=PALETTE[0], s=26, zorder=3,
                     label=f"fewer than {status.min_count} labelled (hollow)", gid="insufficient")
