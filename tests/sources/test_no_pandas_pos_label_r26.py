@@ -91,6 +91,8 @@ def test_pos_label_reads_the_labels_as_zero_one(files: dict[str, str], cli, comm
     got, want = json.loads(text.out), json.loads(binary.out)
     for payload in (got, want):
         payload.pop("file", None)
+    if command[0] == "audit":
+        assert got.pop("pos_label") == "yes"  # the audit names the class it read as positive (round 42)
     assert got == want
 
 

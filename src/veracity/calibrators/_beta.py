@@ -19,7 +19,7 @@ import numpy as np
 from ..core._special import expit
 
 from ..core._validation import PROB_EPS, VeracityError
-from ._base import Calibrator, warn
+from ._base import Calibrator, warn, warn_certain_contradicted
 from ._platt import (FAR_ROWS_ADVICE, NO_SIGNAL_ADVICE, association, fit_logistic_fast, separated_message,
                      separation)
 
@@ -110,6 +110,7 @@ class BetaCalibration(Calibrator):
                 "calibration rows may be perfectly separable. Use more calibration rows"
             )
         self.a_, self.b_, self.c_ = a, b, c
+        warn_certain_contradicted(self, s, y, w)
 
     def transform_logit(self, scores: Any) -> np.ndarray:
         """Calibrated logits ``a ln p − b ln(1−p) + c``."""

@@ -289,11 +289,16 @@ class IsotonicCalibration(Calibrator):
     def _transform(self, s: np.ndarray) -> np.ndarray:
         linear = self.ties == "strict" or self.interpolation == "linear"
         half = linear and wide_span(self.knots_x_)
+        # the lookup is cached with copies of the knots it was built from (and the halving), and rebuilt when
+        # they differ: knots_y_ edited by hand after a transform (clipped away from 0 and 1) kept the old
+        # outputs, while to_dict saved the new ones (an O(knots) comparison beside the O(rows) transform)
+        kx, ky = np.asarray(self.knots_x_, dtype=np.float64), np.asarray(self.knots_y_, dtype=np.float64)
         cached = getattr(self, "_lookup", None)
-        if cached is None or cached[0] is not self.knots_x_:
-            kx = self.knots_x_ * 0.5 if half else self.knots_x_
-            cached = self._lookup = (self.knots_x_, _Lookup(kx, self.knots_y_))
-        lookup = cached[1]
+        if (cached is None or cached[2] != half or not np.array_equal(cached[0], kx)
+                or not np.array_equal(cached[1], ky)):
+            kx, ky = kx.copy(), ky.copy()
+            cached = self._lookup = (kx, ky, half, _Lookup(kx * 0.5 if half else kx, ky))
+        lookup = cached[3]
         if linear:
             return lookup.linear(s * 0.5 if half else s)
         return lookup.step(s)

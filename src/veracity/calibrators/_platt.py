@@ -28,9 +28,10 @@ from ..core._special import expit
 
 from ..core._delong import (class_factor, delong_covariance, delong_test, difference_estimate, few_class_rows,
                             few_rows_text, logit_auc_interval, rank_models)
+from ..core._text import count_noun
 from ..core._validation import VeracityError, VeracityWarning
 from ..core._weights import in_user_units
-from ._base import Calibrator, warn
+from ._base import Calibrator, warn, warn_certain_contradicted
 
 _CHUNK = 1 << 16
 #: a row this many median absolute deviations from a column's median is "far" (see logistic_fit)
@@ -617,6 +618,7 @@ class PlattScaling(Calibrator):
         # a negative slope is told apart from noise by the rows' AUC (only then: one sort of the rows)
         assoc = association(x, y, w) if theta[0] < 0 and self.on_reversed != "allow" else None
         self._set_fit(theta, n_iter, ok, separated=side, assoc=assoc)
+        warn_certain_contradicted(self, s, y, w)
 
     def _set_fit(self, theta: np.ndarray, n_iter: int, ok: bool, *, separated: str | None = None,
                  assoc: Association | None = None) -> None:
@@ -715,5 +717,9 @@ class PlattScaling(Calibrator):
         if not self._is_fitted():
             return repr(self)
         flag = "  REVERSED (a < 0)" if self.reversed_ else ""
+        if not getattr(self, "converged_", True):  # separated rows: the slope is where Newton stopped
+            steps = count_noun(int(self.n_iter_), "Newton step")
+            flag += (f"  (NOT converged after {steps}: no maximum-likelihood map; the score may separate "
+                     "the fit rows)")
         sign = "-" if self.b_ < 0 else "+"
         return f"Platt scaling: p = sigmoid({self.a_:.4f} * x {sign} {abs(self.b_):.4f}){flag}"

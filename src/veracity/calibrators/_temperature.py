@@ -50,7 +50,7 @@ import numpy as np
 from ..core._special import expit, log_softmax, softmax
 
 from ..core._validation import VeracityError
-from ._base import Calibrator, warn
+from ._base import Calibrator, warn, warn_certain_contradicted
 from ._platt import FAR_ROWS_ADVICE, NO_SIGNAL_ADVICE, Association, association
 
 PHI = (math.sqrt(5.0) - 1.0) / 2.0
@@ -60,6 +60,9 @@ _SUB = 1 << 16
 BETA_MIN, BETA_MAX = 1e-10, 1e10
 #: seed 000's bracket for golden-section search.
 GOLDEN_BOUNDS = (0.05, 20.0)
+#: the doubles next to 1/2 (0.49999999999999994, 0.5000000000000001): where a nonzero binary logit's
+#: probability stops short of the 0.5 cut (see TemperatureScaling._transform)
+_BELOW_HALF, _ABOVE_HALF = float(np.nextafter(0.5, 0.0)), float(np.nextafter(0.5, 1.0))
 
 
 @dataclass(frozen=True)
@@ -676,6 +679,7 @@ class TemperatureScaling(Calibrator):
         else:
             self._fit_scaled(lambda: array_typical_scale(z), lambda c: _MulticlassObjective(
                 z if c == 1.0 else scaled_differences(z, c), y, w))
+        warn_certain_contradicted(self, s, y, w)
 
     def _fit_scaled(self, scale: Callable[[], float], objective: Callable[[float], Any]) -> None:
         r"""Fit on the typical scale: ``objective(c)`` is the objective of the logits divided by
@@ -802,10 +806,22 @@ class TemperatureScaling(Calibrator):
         return out
 
     def _transform(self, s: np.ndarray) -> np.ndarray:
+        r""":math:`\sigma(s/\tau)` (binary) or :math:`\mathrm{softmax}(z/T)`.
+
+        Binary: :math:`s/\tau` keeps the sign of :math:`s`, so p keeps its side of 1/2 and the decisions
+        at :math:`p \ge 1/2` (the ledger's certificate) and at :math:`p > 1/2` (a classifier's argmax) are
+        the raw scores'. A nonzero :math:`s` whose :math:`\sigma(s/\tau)` rounds to exactly 1/2
+        (:math:`|s/\tau|` below about :math:`2^{-53}`, or underflowing to 0: p = 0.49999999999999994 read 0.5
+        at τ = 1.56, a negative decision turned positive) is given the nearest double on its own side,
+        within an ulp of the value.
+        """
         z = self._logit_input(s)
         if z.ndim == 2:
             return softmax(self._shifted_logits(z), axis=1)
-        return expit(z / self.temperature_)  # s/tau = ±inf gives 0 or 1, the limit
+        p: np.ndarray = expit(z / self.temperature_)  # s/tau = ±inf gives 0 or 1, the limit
+        p[(z < 0.0) & (p >= 0.5)] = _BELOW_HALF
+        p[(z > 0.0) & (p <= 0.5)] = _ABOVE_HALF
+        return p
 
     def _shifted_logits(self, z: np.ndarray) -> np.ndarray:
         r"""Logits with the same softmax as :math:`z/T` and no NaN or :math:`+\infty` in any row.

@@ -80,10 +80,16 @@ def write_table(table, out: Path) -> None:  # type: ignore[no-untyped-def]
 def _report(args: argparse.Namespace, cal, rows: int, names: list[str], out: Path) -> int:  # type: ignore[no-untyped-def]
     from ._common import emit, shown_path
 
-    emit(args, "", {"file": shown_path(args, args.file), "out": str(out), "calibrator": cal.name,
-                    "rows": rows, "columns": names},
-         note_text=f"{shown_path(args, args.file)}: applied {cal.name} to {rows} rows -> {out} "
-               f"(column{'s' if len(names) > 1 else ''} {', '.join(names)})")
+    # a map fit with --pos-label gives the probability of that label (--pos-label no: of 'no', which a column
+    # named "calibrated" beside a yes/no label does not say)
+    pos = (cal.metadata or {}).get("pos_label") if len(names) == 1 else None
+    of = "" if pos is None else f": the probability of label {pos!r}"
+    doc = {"file": shown_path(args, args.file), "out": str(out), "calibrator": cal.name, "rows": rows,
+           "columns": names}
+    if pos is not None:
+        doc["pos_label"] = pos
+    emit(args, "", doc, note_text=f"{shown_path(args, args.file)}: applied {cal.name} to {rows} rows -> {out} "
+                                  f"(column{'s' if len(names) > 1 else ''} {', '.join(names)}{of})")
     return 0
 
 
