@@ -147,12 +147,12 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     pct = f"{status.level * 100:g}%"
     # no window with a final label (every row pending): no rate, interval or labelled rows' mean score drawn,
     # and none keyed (the legend listed three marks the panel did not hold)
-    labelled = "" if has.any() else "_"
+    keyed = "" if has.any() else "_"  # "_": a label matplotlib keeps out of the legend
     top.errorbar(x[has], rate[has], yerr=np.vstack((np.maximum(rate - lo, 0)[has], np.maximum(hi - rate, 0)[has])),
                  fmt="none", ecolor=PALETTE[0], elinewidth=1.1, capsize=2.5,
-                 label=f"{labelled}{pct} interval of the rate", gid="intervals")
+                 label=f"{keyed}{pct} interval of the rate", gid="intervals")
     top.plot(x[has], conf[has], color=INK, marker="_", markersize=12, linestyle="",
-             label=f"{labelled}mean score (labelled rows)", gid="conf")
+             label=f"{keyed}mean score (labelled rows)", gid="conf")
     ok = has & ~few
     top.scatter(x[ok], rate[ok], color=PALETTE[0], s=26, zorder=3, label=f"{'' if ok.any() else '_'}observed rate",
                 gid="rate")
