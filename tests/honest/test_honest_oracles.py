@@ -169,7 +169,20 @@ def test_spiegelhalter_worked_example():
     # by hand: sum (y-p)(1-2p) = -0.2; sum (1-2p)^2 p(1-p) = 0.1584
     t = vc.spiegelhalter([0.2, 0.7, 0.9, 0.4], [0, 1, 1, 1])
     assert t.statistic == pytest.approx(-0.2 / np.sqrt(0.1584), rel=1e-12)
-    assert t.p_value == pytest.approx(2 * stats.norm.sf(0.2 / np.sqrt(0.1584)), rel=1e-12)
+    # four rows expect 1.8 non-events: the p-value is by Monte Carlo (round 42), against the exact law of
+    # the 16 label vectors (0.8704; the normal law's 0.6153 was 0.26 off)
+    import itertools
+
+    p = np.array([0.2, 0.7, 0.9, 0.4])
+    exact = sum(np.prod(np.where(np.array(ys) == 1, p, 1 - p))
+                for ys in itertools.product([0, 1], repeat=4)
+                if abs(np.dot(np.array(ys) - p, 1 - 2 * p)) >= 0.2 - 1e-12)
+    assert exact == pytest.approx(0.8704, abs=1e-12)
+    assert t.method == "monte-carlo" and abs(t.p_value - exact) < 0.02
+    many = np.tile(p, 50)  # 200 rows expect 90 non-events: the normal law
+    t = vc.spiegelhalter(many, np.tile([0, 1, 1, 1], 50))
+    assert t.method == "normal"
+    assert t.p_value == pytest.approx(2 * stats.norm.sf(abs(t.statistic)), rel=1e-12)
 
 
 def test_bootstrap_resample_statistics_equal_metrics_with_count_weights():

@@ -120,8 +120,11 @@ def _two_sided(z: float) -> float:
 # ----------------------------------------------------------------------------------
 @dataclass(frozen=True, repr=False)
 class SpiegelhalterTest(Display):
-    """Spiegelhalter's z (``statistic``) and its two-sided ``p_value`` by the normal law. Each row
-    counts with weight :math:`1 - 2p`: scores of 0.5 never move it (module doc)."""
+    """Spiegelhalter's z (``statistic``) and its two-sided ``p_value``: by the normal law (``method``
+    ``"normal"``), or by Monte Carlo (``"monte-carlo"``: ``n_resamples`` redraws of the labels as
+    Bernoulli(p), the fixed seed 0) where the rows expect fewer than 5 events or non-events, where the
+    normal law is too light in its tails (:func:`spiegelhalter_of`). Each row counts with weight
+    :math:`1 - 2p`: scores of 0.5 never move it (module doc)."""
 
     statistic: float
     p_value: float
@@ -129,14 +132,22 @@ class SpiegelhalterTest(Display):
     #: rows whose probability score is exactly 0 with label 1, or exactly 1 with label 0: impossible
     #: under calibration, so the p-value is 0 whatever z reads (z gives such a row no variance)
     contradicted: int = 0
+    method: str = "normal"
+    n_resamples: int | None = None
+    #: the fewest events or non-events the rows expect (effective rows when weighted)
+    min_expected: float = math.inf
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["min_expected"] = None if math.isinf(self.min_expected) else self.min_expected
+        return out
 
     def __str__(self) -> str:
         rows = count_noun(self.n, "row")
-        line = (f"Spiegelhalter z = {self.statistic:+.3f}, two-sided p = {self.p_value:.4f} "
-                f"(normal law; {rows})")
+        law = ("normal law" if self.method == "normal" else
+               f"Monte-Carlo law: {self.n_resamples:,} label redraws, seed 0; the rows expect "
+               f"{self.min_expected:.3g} < 5 events or non-events")
+        line = f"Spiegelhalter z = {self.statistic:+.3f}, two-sided p = {self.p_value:.4f} ({law}; {rows})"
         return line + _contradicted_note(self.contradicted)
 
 
@@ -163,8 +174,39 @@ def spiegelhalter_of(data: Binary) -> SpiegelhalterTest:
             "use hosmer_lemeshow or the noise floor instead"
         )
     z = num / math.sqrt(var) if var > 0.0 else math.copysign(math.inf, num)
-    return SpiegelhalterTest(statistic=float(z), p_value=0.0 if contradicted else _two_sided(z), n=data.n,
-                             contradicted=contradicted)
+    size = data.n if data.w is None else float(w.sum()) ** 2 / float(np.dot(w, w))
+    least = min(float(np.dot(w, p)), float(np.dot(w, 1.0 - p))) / float(w.sum()) * size
+    if contradicted or least >= _MIN_EXPECTED or data.n > _MAX_REDRAWN_ROWS or not math.isfinite(z):
+        return SpiegelhalterTest(statistic=float(z), p_value=0.0 if contradicted else _two_sided(z), n=data.n,
+                                 contradicted=contradicted, min_expected=least)
+    return SpiegelhalterTest(statistic=float(z), p_value=_redrawn_z_p_value(data, z), n=data.n,
+                             method="monte-carlo", n_resamples=_SPIEGELHALTER_REDRAWS, min_expected=least)
+
+
+#: Spiegelhalter's Monte-Carlo redraws where the rows expect fewer than 5 events or non-events
+_SPIEGELHALTER_REDRAWS = 4000
+
+
+def _redrawn_z_p_value(data: Binary, z: float) -> float:
+    r"""Two-sided Monte-Carlo p-value of Spiegelhalter's ``z``: the labels redrawn as
+    :math:`y^*_i \sim \mathrm{Bernoulli}(p_i)` (rows in canonical order, the noise floor's draws, seed 0),
+    :math:`z^*` recomputed with the same weights and variance, :math:`(1 + \#\{|z^*| \ge |z|\}) / (R + 1)`.
+
+    The normal law of z is asymptotic, and with about one expected event its tails are far off: on 10-50
+    calibrated rows expecting 0.5 events it rejected 8.8-9.2 % at the 5 % level (redraws, session 42:
+    4.9-5.3 %; tests/honest/test_spiegelhalter_rare_r42.py)."""
+    from ._noise_floor import redraw_bin_sums
+
+    rows = canonical_rows(data)
+    p = rows.p
+    w = np.ones_like(p) if rows.w is None else rows.w
+    a = w * (1.0 - 2.0 * p)
+    sd = math.sqrt(float(np.dot(w * w, (1.0 - 2.0 * p) ** 2 * p * (1.0 - p))))
+    drawn = redraw_bin_sums(p, a, np.zeros(p.size, dtype=np.intp), 1, _SPIEGELHALTER_REDRAWS,
+                            np.random.default_rng(0))[:, 0]
+    sims = np.abs(drawn - float(np.dot(a, p))) / sd
+    tol = 1e-9 * abs(z)  # the same sums in another order: equal up to rounding
+    return float((1.0 + np.count_nonzero(sims >= abs(z) - tol)) / (_SPIEGELHALTER_REDRAWS + 1.0))
 
 
 @rows_form
@@ -175,9 +217,12 @@ def spiegelhalter(
 ) -> SpiegelhalterTest:
     r"""Spiegelhalter's z-test of calibration: :math:`z = \sum (y-p)(1-2p) / \sqrt{\sum (1-2p)^2 p(1-p)}`.
 
+    Where the rows expect fewer than 5 events or non-events the p-value is by Monte Carlo
+    (:class:`SpiegelhalterTest`; four rows: 0.8743, the exact law's 0.8704, the normal law's 0.6153):
+
     >>> t = spiegelhalter([0.2, 0.7, 0.9, 0.4], [0, 1, 1, 1])
-    >>> round(t.statistic, 4), round(t.p_value, 4)
-    (-0.5025, 0.6153)
+    >>> round(t.statistic, 4), round(t.p_value, 4), t.method
+    (-0.5025, 0.8743, 'monte-carlo')
     """
     data = prepare_binary(scores, labels, sample_weight=sample_weight, score_type=score_type,
                           pos_label=pos_label)
