@@ -133,16 +133,51 @@ def label_values(frame: Any, label: str, rows: Any = None) -> tuple[int, int, in
         return _arrow_label_values(column)
     x = frame if rows is None else frame.filter(rows)
     col = nw.col(label)
+    dtype = x.collect_schema()[label]
     is_missing = col.is_null()
-    if x.collect_schema()[label].is_float():
+    if dtype.is_float():
         is_missing = is_missing | col.is_nan().fill_null(True)
+    bounds = _by_bounds(dtype, x.implementation)
+    ends = [col.min().alias("lo"), col.max().alias("hi")] if bounds else []
     row = collect(x.select(nw.len().alias("rows"), _flag(is_missing).sum().alias("missing"),
-                           col.n_unique().alias("distinct"))).rows(named=True)[0]
+                           col.n_unique().alias("distinct"), *ends)).rows(named=True)[0]
     missing, distinct = int(row["missing"] or 0), int(row["distinct"] or 0)
     values: list[Any] = []
     if distinct and not missing:  # (with missing values the caller refuses; no values needed)
-        values = _first_values(x.select(col).drop_nulls().unique(), label, distinct)
+        values = _two_values(row, distinct) if bounds else []
+        if not values:
+            values = _first_values(x.select(col).drop_nulls().unique(), label, distinct)
     return int(row["rows"] or 0), missing, distinct, values
+
+
+def _by_bounds(dtype: Any, implementation: Any) -> bool:
+    """Whether a label column of narwhals type ``dtype`` (numbers, booleans; text outside pandas and Dask)
+    lists its one or two distinct values as its smallest and largest (see :func:`_two_values`).
+    Categories, enums, decimals, times and nested types take the query of their distinct values
+    (:func:`_first_values`); so does text on pandas and Dask, whose object columns hold text beside a
+    missing float NaN, where a min is a TypeError."""
+    import narwhals as nw
+
+    if dtype.is_integer() or dtype.is_float() or dtype == nw.Boolean:
+        return True
+    return bool(dtype == nw.String and not (implementation.is_pandas_like() or implementation.is_dask()))
+
+
+def _two_values(row: dict[str, Any], distinct: int) -> list[Any]:
+    """The sorted distinct values of a label column of at most two (no missing one), from its min (``lo``)
+    and max (``hi``), read in the counts' own query: a binary column's two values are its min and its max,
+    so a ``pos_label=`` check is one aggregate, not two (on Spark and Dask a query is a job). What
+    :func:`_first_values` lists for such a column (:func:`veracity.core._keys.key_order` of the same
+    values); ``[]`` (that query instead) for more values, or where the bounds do not tell two values
+    apart (an engine counting ``-0.0`` and ``0.0`` as two)."""
+    from ..core._keys import key_order
+
+    lo, hi = row["lo"], row["hi"]
+    if distinct == 1 and lo == hi:
+        return [lo]
+    if distinct == 2 and lo != hi:
+        return key_order([lo, hi])[:SHOWN]
+    return []
 
 
 def _first_values(unique: Any, label: str, distinct: int) -> list[Any]:
