@@ -88,8 +88,9 @@ def _report(args: argparse.Namespace, cal, rows: int, names: list[str], out: Pat
            "columns": names}
     if pos is not None:
         doc["pos_label"] = pos
-    emit(args, "", doc, note_text=f"{shown_path(args, args.file)}: applied {cal.name} to {rows} rows -> {out} "
-                                  f"(column{'s' if len(names) > 1 else ''} {', '.join(names)}{of})")
+    emit(args, "", doc,
+         note_text=f"{shown_path(args, args.file)}: applied {cal.name} to {rows} rows -> {out} "
+                   f"(column{'s' if len(names) > 1 else ''} {', '.join(names)}{of})")
     return 0
 
 

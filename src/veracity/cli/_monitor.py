@@ -122,8 +122,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="overwrite stored outcomes whose label differs (an audit-sample mark stays)")
     p.add_argument("--audit-sample", action="store_true",
                    help="these labels are a RANDOM audit sample (rows chosen at random and labelled on purpose): "
-                        "status uses them for prediction-powered estimates before the other labels mature; the "
-                        "mark stays with the row when the full label feed sends the same label again")
+                        "status uses them for prediction-powered estimates before the other labels mature; "
+                        "the mark stays with the row when the full label feed sends the same label again")
     _json_arg(p)
 
     p = sub.add_parser("status", description=_DESCRIPTIONS["status"],

@@ -161,7 +161,8 @@ class DecisionCurve(Display):
                 "rows": [r.to_dict() for r in self.rows], "notes": list(self.notes)}
 
     def _summary_items(self) -> dict[str, Any]:
-        weighted = {} if self.n_effective is None else {"weighted": f"Kish effective size {self.n_effective:,.1f}"}
+        weighted = ({} if self.n_effective is None else
+                    {"weighted": f"Kish effective size {self.n_effective:,.1f}"})
         return {"n": self.n, **weighted, "prevalence": level_text(self.prevalence),
                 "thresholds": int(self.thresholds.size)}
 
@@ -196,7 +197,8 @@ class DecisionCurve(Display):
         places = threshold_decimals(t)  # thresholds of 0.0025 and 0.005 printed "0.003" and "0.005"
         body = [[f"{t[k]:.{places}f}", *(cell(m, k) for m in names), best[k]] for k in shown]
         pct = f"{self.level * 100:g}%"
-        return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t ({rows_text(self.n, self.n_effective)}, "
+        return (f"Decision curve: net benefit = TP/N - FP/N * t/(1-t), flag p >= t "
+                f"({rows_text(self.n, self.n_effective)}, "
                 f"{'weighted ' if self.n_effective is not None else ''}prevalence "
                 f"{level_text(self.prevalence)}; {pct} intervals; 'none' is 0):\n"
                 + render_table(["threshold", *names, "best"], body, align="l" + "r" * len(names) + "l")

@@ -170,8 +170,10 @@ class MurphyDiagram(Display):
 
     def _summary_items(self) -> dict[str, Any]:
         # the level as the printout and the model comparison's notebook view say it ("95%"), not "0.9500"
-        weighted = {} if self.n_effective is None else {"weighted": f"Kish effective size {self.n_effective:,.1f}"}
-        return {"n": self.n, **weighted, "thresholds": int(self.theta.size), "level": f"{self.level * 100:g}%"}
+        weighted = ({} if self.n_effective is None else
+                    {"weighted": f"Kish effective size {self.n_effective:,.1f}"})
+        return {"n": self.n, **weighted, "thresholds": int(self.theta.size),
+                "level": f"{self.level * 100:g}%"}
 
     def _repr_html_(self) -> str:
         """The notebook view, its differences and their bands signed as the printout signs them."""

@@ -1019,9 +1019,8 @@ class ConformalClassifier:
     @staticmethod
     def _class_highs(per_class: np.ndarray, y: np.ndarray, k: int, w: np.ndarray | None,
                      level: float = 0.95) -> np.ndarray:
-        r"""The upper end of each class's modified Wilson interval of its coverage at ``level`` (two-sided), on
-        its
-        rows (weighted: their Kish size :math:`(\sum w)^2/\sum w^2`); NaN for a class with no rows."""
+        r"""The upper end of each class's modified Wilson interval of its coverage at ``level`` (two-sided),
+        on its rows (weighted: their Kish size :math:`(\sum w)^2/\sum w^2`); NaN for a class with no rows."""
         n_c = np.bincount(y, minlength=k).astype(np.float64) if w is None else _class_kish(y, w, k)
         with np.errstate(invalid="ignore"):  # a class with no rows: NaN
             _, high = modified_wilson(np.nan_to_num(per_class), n_c, level)

@@ -132,10 +132,10 @@ WEIGHTED_AUC_ROW = "may under-cover (few effective rows)"
 #: unweighted rows: below this many rows of the smaller class the AUC's interval carries :data:`FEW_AUC_NOTE`
 FEW_AUC_ROWS = 100
 #: the note on such an interval (``{rows}``: the smaller class's rows)
-FEW_AUC_NOTE = ("the AUC's interval may cover less often than its level: the smaller class has {rows:,} rows "
-                "(below 100); simulated 95 % BCa intervals of binormal scores covered the true AUC 0.89 of the "
-                "time with 12 positives, 0.91-0.92 with 20-40 and 0.93 with 100 at an AUC of 0.96 (0.87 "
-                "percentile, 20 positives), most misses above it")
+FEW_AUC_NOTE = ("the AUC's interval may cover less often than its level: the smaller class has {rows:,} "
+                "rows (below 100); simulated 95 % BCa intervals of binormal scores covered the true AUC "
+                "0.89 of the time with 12 positives, 0.91-0.92 with 20-40 and 0.93 with 100 at an AUC of "
+                "0.96 (0.87 percentile, 20 positives), most misses above it")
 #: below this Kish effective size of the rows, or of the smaller class, the weighted Brier score's, log
 #: loss's and accuracy's intervals carry :data:`WEIGHTED_MEANS_NOTE` (module docstring, "Weighted Brier
 #: score, log loss and accuracy")

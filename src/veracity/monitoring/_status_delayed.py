@@ -183,10 +183,10 @@ def _calibration_rejected(r: Any, sequential: bool) -> str | None:
     if not kinds or not r.diagnosis or r.diagnosis.startswith("prior shift"):
         return None
     cause = r.diagnosis.split(":")[0]
-    test = (f"the window tests' {' and '.join(kinds)} verdict, which sequential alerts do not raise" if sequential
-            else f"{' and '.join(kinds)} alert")
-    return (f"not valid: the final labels of {r.period} found the scores miscalibrated ({test}: {cause}), and "
-            "these counts assume they are calibrated")
+    test = (f"the window tests' {' and '.join(kinds)} verdict, which sequential alerts do not raise"
+            if sequential else f"{' and '.join(kinds)} alert")
+    return (f"not valid: the final labels of {r.period} found the scores miscalibrated ({test}: {cause}), "
+            "and these counts assume they are calibrated")
 
 
 def _gap_ppi(e_ppi: dict[str, Any] | None, mean_score: float) -> dict[str, Any] | None:

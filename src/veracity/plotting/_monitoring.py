@@ -154,8 +154,8 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     top.plot(x[has], conf[has], color=INK, marker="_", markersize=12, linestyle="",
              label=f"{keyed}mean score (labelled rows)", gid="conf")
     ok = has & ~few
-    top.scatter(x[ok], rate[ok], color=PALETTE[0], s=26, zorder=3, label=f"{'' if ok.any() else '_'}observed rate",
-                gid="rate")
+    top.scatter(x[ok], rate[ok], color=PALETTE[0], s=26, zorder=3,
+                label=f"{'' if ok.any() else '_'}observed rate", gid="rate")
     if few.any():
         top.scatter(x[few], rate[few], facecolor="white", edgecolor=PALETTE[0], s=26, zorder=3,
                     label=f"fewer than {status.min_count} labelled (hollow)", gid="insufficient")
@@ -178,8 +178,9 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
         top.scatter(x[in_slice], np.full(int(in_slice.sum()), 0.96), transform=top.get_xaxis_transform(),
                     marker="v", s=46, color=PALETTE[1], zorder=4, clip_on=False,
                     label="a slice alerts (see the status)", gid="slice-alerts")
-    # the label-free (CBPE) estimate, where it stands: not after a diagnosed prior shift (withdrawn), nor while
-    # the latest judged window's final labels found the scores miscalibrated (its caveat: the legend says so)
+    # the label-free (CBPE) estimate, where it stands: not after a diagnosed prior shift (withdrawn), nor
+    # while the latest judged window's final labels found the scores miscalibrated (its caveat: the note
+    # under the figure says so)
     cbpe = [getattr(r, "estimate_cbpe", None) or {} for r in rows]
     est = np.array([r.estimate.rate if (r.estimate is not None and r.labelled == 0 and not c.get("withdrawn")
                                         and not c.get("caveat")) else np.nan for r, c in zip(rows, cbpe)])
@@ -218,9 +219,12 @@ def store_figure(status: Any, *, title: str | None = "Calibration over time", dp
     _legend_above(top, handles, names, ncol=3)
     # what is not drawn, and why: under the figure (in the legend's thirds, a line this long ran over its
     # neighbours)
-    notes = ([f"no PPI drawn for {_periods_text(voided)}: its audit labels are not a random sample"] if voided
-             else []) + ([f"no label-free expectation drawn for {_periods_text(caveated)}: final labels found the "
-                          "scores miscalibrated"] if caveated else [])
+    notes = []
+    if voided:
+        notes.append(f"no PPI drawn for {_periods_text(voided)}: its audit labels are not a random sample")
+    if caveated:
+        notes.append(f"no label-free expectation drawn for {_periods_text(caveated)}: final labels found the "
+                     "scores miscalibrated")
     if notes:
         fig.supxlabel("\n".join(notes), x=0.01, ha="left", fontsize=8, color=MUTED)
     # the band each alert reads (the same numbers), and what it is compared with

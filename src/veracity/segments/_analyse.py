@@ -202,13 +202,14 @@ def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ..
     # only such rows reads an effective size of 1 however even its weights are
     tiny = int(np.sum(enough_rows & (tot["w2"] == 0.0) & (W > 0.0) & (depth_of > 0)))
     if uneven - tiny:
-        notes = (*notes, f"({uneven - tiny:,} segment{'s hold' if uneven - tiny != 1 else ' holds'} min_count = "
-                         f"{min_count:,} rows but weights so uneven that the effective size (sum w)^2 / sum w^2 is "
-                         "below it: shown, not tested)")
+        hold = "s hold" if uneven - tiny != 1 else " holds"
+        notes = (*notes, f"({uneven - tiny:,} segment{hold} min_count = {min_count:,} rows but weights so "
+                         "uneven that the effective size (sum w)^2 / sum w^2 is below it: shown, not tested)")
     if tiny:
-        notes = (*notes, f"({tiny:,} segment{'s hold' if tiny != 1 else ' holds'} only rows weighing less than about "
-                         "1e-221 of the largest weight, whose squares underflow: effective size 1, shown, not "
-                         "tested; set such weights to 0, or raise them, to test these segments)")
+        hold = "s hold" if tiny != 1 else " holds"
+        notes = (*notes, f"({tiny:,} segment{hold} only rows weighing less than about 1e-221 of the "
+                         "largest weight, whose squares underflow: effective size 1, shown, not tested; set "
+                         "such weights to 0, or raise them, to test these segments)")
     n_bad = int(bad[whole])
     if n_bad and (certain & tested).any():  # the discoveries' p = 0 needs its reason where they are read
         notes = (*notes, f"({n_bad:,} row{'s score' if n_bad != 1 else ' scores'} exactly 0 or 1 against "

@@ -278,7 +278,8 @@ class Database:
     def close(self) -> None:
         """Close what was opened here. A SQLAlchemy connection is closed through SQLAlchemy (its
         DB-API connection goes back to the pool, never closed under it); an engine made here from
-        a URL is disposed of. A PostgreSQL (or Redshift) ``extra_float_digits`` the audit raised is set back first."""
+        a URL is disposed of. A PostgreSQL (or Redshift) ``extra_float_digits`` the audit raised is set back
+        first."""
         if self.digits_before is not None:
             try:
                 before = _text(self.digits_before)
