@@ -8,6 +8,10 @@ import os
 # 51.7 -> 32.1 CPU-s on tests/calibrators + tests/decisions, with the same results. Set before
 # anything imports numpy (hypothesis below does not); subprocesses inherit it.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# One OpenMP thread too, for the same reason: scikit-learn's gradient boosting (docs/comparison.md, the
+# comparison notebook) spun a second OpenMP thread against the other worker (3-27 CPU-s for that page under
+# load, 1.4 s with one; its trees do not depend on the thread count). Subprocesses and kernels inherit it.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from hypothesis import settings  # noqa: E402
 

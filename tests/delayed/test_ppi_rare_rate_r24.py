@@ -26,6 +26,10 @@ EVENTS = (0.5, 1.0, 2.0, 5.0)
 #: Monte-Carlo allowance: about 2 sd of a tail frequency near 0.05 over 2,000 windows (sd 0.0049)
 ALLOWANCE = 0.01
 
+# its tests share one module fixture (4 x 4.2 million scores and labels): one worker builds it once
+# (tests/conftest.py); split over two workers it was built twice
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 def _windows(rate: float, seed: int):
     """REPS windows of N random labels and M unlabelled rows; scores informative but 1.3 times too high. The
