@@ -18,12 +18,9 @@ def execute(name: str, tmp: Path):
     import nbformat
 
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    # the kernel with one OpenMP thread (tests/conftest.py gives it one BLAS thread): the comparison
-    # notebook's gradient boosting spun a second thread against the other xdist worker (measured 3.4-9.2 s
-    # of the kernel's CPU, 2.8-3.0 s with one; the same outputs)
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    # the kernel inherits one BLAS and one OpenMP thread from tests/conftest.py
     nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp)}}).execute(env=env)
+                            resources={"metadata": {"path": str(tmp)}}).execute()
     return nb
 
 

@@ -230,33 +230,6 @@ def _cases():
     return [pytest.param(page, id=page.relative_to(ROOT).as_posix()) for page in PAGES if page.exists()]
 
 
-@contextlib.contextmanager
-def one_thread():
-    """The page's own code with one OpenMP and one BLAS thread, as tests/conftest.py gives BLAS: a page's
-    scikit-learn fit (docs/comparison.md's gradient boosting) ran OpenMP threads that spin-wait for a core
-    the other xdist worker holds (1.4 s of CPU for that page with one thread, 3-27 s with two, measured
-    under load; the same numbers: its trees do not depend on the thread count). An OpenMP runtime already
-    loaded is limited by threadpoolctl; one the page loads reads ``OMP_NUM_THREADS`` (set while the page
-    runs, then put back; a runtime loaded meanwhile keeps its one thread)."""
-    before = os.environ.get("OMP_NUM_THREADS")
-    os.environ["OMP_NUM_THREADS"] = "1"
-    try:
-        try:
-            from threadpoolctl import threadpool_limits
-        except ImportError:  # pragma: no cover - a dev dependency; without it only the variable is set
-            limits: contextlib.AbstractContextManager = contextlib.nullcontext()
-        else:
-            limits = threadpool_limits(1)
-        with limits:
-            yield
-    finally:
-        if before is None:
-            os.environ.pop("OMP_NUM_THREADS", None)
-        else:
-            os.environ["OMP_NUM_THREADS"] = before
-
-
-@one_thread()
 def run_page(page: Path, cwd: Path) -> list[dict]:
     """Run ``page``'s blocks in order in ``cwd`` (one namespace; ``docs: first`` blocks first,
     ``docs: skip`` blocks not at all): one record per block run, with ``where``, ``kind`` and
