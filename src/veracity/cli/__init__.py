@@ -6,7 +6,8 @@ Each sub-command lives in its own module ``veracity.cli._<name>`` exposing
 * exit 2 on bad input, with one line on stderr that says which kind:
   ``usage error`` (the command line itself, from argparse) or ``input error``
   (the data or an option's value, a :class:`~veracity.VeracityError`); exit 75 (``EX_TEMPFAIL``) with
-  ``store busy`` when a monitoring store stays held by another process past ``--timeout``;
+  ``store busy`` when a monitoring store stays held by another process past ``--timeout``; exit 130 with
+  ``interrupted`` on Ctrl-C (never Python's traceback);
 * ``-`` as the input file reads stdin (CSV, gzip-compressed CSV or Parquet, told by their magic bytes);
 * stdout carries only the table or the JSON; notes (which file was read, where
   JSON was written) go to stderr;
@@ -259,7 +260,7 @@ Without FILE, the commands that read scored rows use the bundled demo data:
 
 Exit codes: 0 success; 2 bad input (one line on stderr: "usage error" or "input error");
 1 a calibration alert, only with monitor status --fail-on-alert; 75 store busy (a monitoring
-store stayed held by another process past --timeout: try again later)."""
+store stayed held by another process past --timeout: try again later); 130 interrupted (Ctrl-C)."""
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -402,6 +403,8 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
 
 #: the exit code of a monitoring store held by another process past --timeout: try again later (sysexits.h)
 EXIT_BUSY = 75
+#: the exit code of a command stopped by Ctrl-C (128 + SIGINT, as the shell reports it)
+EXIT_INTERRUPTED = 130
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -419,6 +422,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ._progress import activity
 
         stdin_copy = _stdin_to_file(args)
+        if isinstance(getattr(args, "file", None), str):  # JSON, an Excel workbook, ...: said before any read
+            from .._files import refuse_not_rows_file
+
+            refuse_not_rows_file(args.file)
         check_paths(args)  # every output path, before any work
         refuse_label_as_score(args)
         with warnings.catch_warnings(), activity(args, f"veracity {args.command}"):
@@ -441,6 +448,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # e.g. `veracity audit ... | head`
         return 0
+    except KeyboardInterrupt:  # Ctrl-C on a long read: one line and the shell's code for SIGINT, no traceback
+        print(f"veracity {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except OSError as exc:  # a path the system refuses: too long, not permitted, a disk full, ...
         where = f" {exc.filename}" if exc.filename else ""
         if len(where) > 120:

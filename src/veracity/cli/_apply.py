@@ -51,6 +51,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_json_argument(parser)
 
 
+#: output suffixes that name a format apply does not write (it writes Parquet, or CSV text for every other
+#: name): the file written was CSV text under that name, which Excel, a JSON or an Arrow reader then refused
+_OTHER_FORMATS = {".xlsx": "an Excel workbook", ".xlsm": "an Excel workbook", ".xls": "an Excel workbook",
+                  ".ods": "a spreadsheet", ".json": "JSON", ".jsonl": "JSON lines", ".ndjson": "JSON lines",
+                  ".feather": "Arrow IPC (Feather)", ".arrow": "Arrow IPC", ".ipc": "Arrow IPC",
+                  ".orc": "ORC", ".avro": "Avro", ".pkl": "a pickle", ".pickle": "a pickle", ".h5": "HDF5",
+                  ".hdf5": "HDF5",
+                  ".xml": "XML", ".html": "HTML", ".db": "a database", ".duckdb": "a DuckDB database",
+                  ".sqlite": "an SQLite database"}
+
+
+def _refuse_other_format(out: Path) -> None:
+    """``--out`` named for a format apply does not write (``scores.xlsx``, ``out.json``) refused before any
+    work, saying what it writes: Parquet for .parquet/.pq/.parq, else CSV (tab-separated for .tsv,
+    gzip-compressed for .gz)."""
+    suffix = out.suffix.lower()
+    what = _OTHER_FORMATS.get(suffix)
+    if what is not None:
+        raise VeracityError(
+            f"--out {out} names {what}, and apply writes Parquet (.parquet, .pq, .parq) or CSV (.csv, .tsv, "
+            f".txt, .csv.gz): pass -o {out.with_suffix('.csv')} (which Excel opens) or -o "
+            f"{out.with_suffix('.parquet')}")
+
+
 def write_table(table, out: Path) -> None:  # type: ignore[no-untyped-def]
     """``table`` written as the source layer reads ``out`` back: Parquet for .parquet/.pq,
     tab-separated for .tsv, gzip-compressed for .gz, else comma-separated CSV (a .csv.gz or .tsv
@@ -78,6 +102,7 @@ def write_table(table, out: Path) -> None:  # type: ignore[no-untyped-def]
 
 
 def _report(args: argparse.Namespace, cal, rows: int, names: list[str], out: Path) -> int:  # type: ignore[no-untyped-def]
+    from ..core._text import count_noun
     from ._common import emit, shown_path
 
     # a map fit with --pos-label gives the probability of that label (--pos-label no: of 'no', which a column
@@ -89,7 +114,7 @@ def _report(args: argparse.Namespace, cal, rows: int, names: list[str], out: Pat
     if pos is not None:
         doc["pos_label"] = pos
     emit(args, "", doc,
-         note_text=f"{shown_path(args, args.file)}: applied {cal.name} to {rows} rows -> {out} "
+         note_text=f"{shown_path(args, args.file)}: applied {cal.name} to {count_noun(rows, 'row')} -> {out} "
                    f"(column{'s' if len(names) > 1 else ''} {', '.join(names)}{of})")
     return 0
 
@@ -249,6 +274,7 @@ def run(args: argparse.Namespace) -> int:
     if args.batch_rows is not None and args.batch_rows < 1:
         raise VeracityError(f"--batch-rows must be a positive integer, got {args.batch_rows}")
     out = Path(args.out)
+    _refuse_other_format(out)
     streamed = is_parquet_source(str(args.file))
     if streamed:
         names = feature_names(spec, path=str(args.file))  # as --score reads them: "p,1" may be one column

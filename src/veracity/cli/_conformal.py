@@ -247,7 +247,8 @@ def _test_weights(table: object, name: str, path: str) -> np.ndarray:
     from ..sources import _api as source
 
     values = source.column(table, name, path=path, role="test_weight")
-    if values.dtype.kind not in "biuf":
-        raise VeracityError(f"--test-weight column {name!r} must hold numbers, found {values.dtype} values "
-                            f"such as {str(values[0])[:40]!r}; convert it to numbers")
+    if values.dtype.kind not in "biuf":  # the first value that is not a number, as --sample-weight's refusal
+        from ._rows import refuse_text_numbers
+
+        refuse_text_numbers(table, name, f"--test-weight column {name!r}")
     return np.asarray(values, dtype=np.float64)

@@ -184,22 +184,28 @@ def _role_rows(source: Any, args: argparse.Namespace, path: str,
     frame = as_frame(source)
     check_columns(frame, {"role_col": args.role_col})
     ref = nw.col(frame.ref(args.role_col))
-    role = ref.cast(nw.String)
-    absent = ref.is_null()
     dtype = frame.schema[args.role_col]  # the schema by the user's names
+    # a role as --engine memory writes it (:func:`role_texts`: numpy's text of the value), so that --fit-role
+    # picks the same rows on every engine: a boolean is True/False (DuckDB's cast wrote true/false)
+    role = (nw.when(ref).then(nw.lit("True")).otherwise(nw.lit("False")) if dtype == nw.Boolean
+            else ref.cast(nw.String))
+    absent = ref.is_null()
     if dtype.is_float():
         absent = absent | ref.is_nan().fill_null(False)
-    # a blank role ('  ', text in a CSV) is a row with no role too, as in memory (:func:`role_texts`)
-    blank = (ref.str.strip_chars() == "").fill_null(False) if dtype == nw.String else nw.lit(False)
+    # a blank role ('  ', text in a CSV) is a row with no role too, as in memory (:func:`role_texts`); only
+    # text can be blank (a literal False summed was narwhals' "Can't apply aggregations to scalar-like
+    # expressions": every integer, float or boolean role column failed as "could not read FILE as CSV")
+    text = dtype == nw.String
+    blank = ([(ref.str.strip_chars() == "").fill_null(False).cast(nw.Int64).sum().alias("blank")] if text
+             else [])
     # one pass counts the rows, the missing roles and the fit role's rows; a missing role is filled with a
     # text other than --fit-role before the comparison (Dask's sum of a nullable comparison raised TypeError)
     other = "" if args.fit_role else "-"
     is_fit = (role.fill_null(other) == args.fit_role).fill_null(False)
     counts = collect(frame.nw.select(nw.len().alias("n"), absent.cast(nw.Int64).sum().alias("missing"),
-                                     blank.cast(nw.Int64).sum().alias("blank"),
-                                     is_fit.cast(nw.Int64).sum().alias("kept")))
+                                     *blank, is_fit.cast(nw.Int64).sum().alias("kept")))
     n, missing = int(counts.get_column("n")[0] or 0), int(counts.get_column("missing")[0] or 0)
-    blanks = int(counts.get_column("blank")[0] or 0)
+    blanks = int(counts.get_column("blank")[0] or 0) if text else 0
     if n == 0:
         from ..sources._api import no_rows_message  # the in-memory read's words, on every engine
 

@@ -21,6 +21,7 @@ chosen on the --fit-role rows ('calib'); otherwise all rows are shown.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 
@@ -179,7 +180,26 @@ def _details(items: list[str]) -> dict[str, str]:
     return out
 
 
+#: --out suffixes that name a format other than the one HTML page report writes: it wrote the HTML under
+#: that name ("wrote report.pdf (174 KB)", exit 0), which a PDF viewer or an image reader then refused
+_NOT_HTML = {".pdf": "a PDF", ".png": "an image", ".svg": "an image", ".jpg": "an image", ".jpeg": "an image",
+             ".json": "JSON", ".docx": "a Word document", ".pptx": "a slide deck",
+             ".xlsx": "an Excel workbook"}
+
+
+def _refuse_not_html(out: str) -> None:
+    """``--out report.pdf`` (or .png, .json, ...) refused before any work: report writes one HTML page."""
+    path = Path(out)
+    what = _NOT_HTML.get(path.suffix.lower())
+    if what is not None:
+        hint = " (a browser prints it to PDF)" if what == "a PDF" else ""
+        json_hint = "; --json PATH writes the report's summary as JSON" if what == "JSON" else ""
+        raise VeracityError(f"--out {out} names {what}, and report writes one self-contained HTML page: pass "
+                            f"--out {path.with_suffix('.html')}{hint}{json_hint}")
+
+
 def run(args: argparse.Namespace) -> int:
+    _refuse_not_html(args.out)
     status = None
     given_target, args.target_recall = args.target_recall is not None, or_default(args.target_recall, 0.95)
     # checked before the fit rows are asked for it (their failure is only a note)

@@ -215,15 +215,20 @@ def inputs(table: Any, args: argparse.Namespace, path: str, *,
     # the weights named as the flag that chose them: "column 'w' (--sample-weight) has 1 missing ..."
     weights = source.column(table, args.weight, path=path, role="sample_weight") if args.weight else None
     if weights is not None and weights.dtype.kind not in "biuf":
-        shown = str(weights[0]).strip()
-        hint = ("they look like numbers written with a decimal comma: write them with a decimal point (1.5)"
-                if re.fullmatch(r"[+-]?\d*,\d+", shown) else
-                "they look like percentages: write them as numbers without the % sign"
-                if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)\s*%", shown) else "convert it to numbers")
-        raise VeracityError(
-            f"weight column {_show(args.weight)} must hold numbers, found {weights.dtype} values such as "
-            f"{str(weights[0])[:40]!r}; {hint}")
+        refuse_text_numbers(table, args.weight, f"weight column {_show(args.weight)}")
     return scores, labels, weights
+
+
+def refuse_text_numbers(table: Any, name: str, said: str) -> None:
+    """A column of numbers (``name`` of the in-memory ``table``) that holds text, refused as ``said`` ("weight
+    column w") "must hold numbers, found text", naming the first value that is not a number and the fix its
+    text shows, as the frame form's type check finds them on every other route (:func:`veracity.sources.
+    _source.text_numbers_hint`): the command line named the column's FIRST value ("found object values such
+    as '1'"), a number, where a later row held 'heavy'."""
+    from ..sources._source import text_numbers_hint, as_frame
+
+    hint = text_numbers_hint(as_frame(table.select([name])), name)
+    raise VeracityError(f"{said} must hold numbers, found text" + (hint or "; convert it to numbers"))
 
 
 def _refuse_missing_labels(table: Any, name: str) -> None:

@@ -150,6 +150,23 @@ def apply_stream(cal: Any, source: str | os.PathLike[str], out: str | os.PathLik
     return Applied(state["rows"], state["batches"], tuple(state["columns"]), os.fspath(out))
 
 
+def _schema_difference(first: Any, other: Any) -> str:
+    """How a file's schema (``other``) differs from the first file's (``first``), in words: the columns it
+    lacks or adds, else a column's other type, else the same columns in another order ("has other columns
+    or types" left the user to find which, where each file listed the same columns)."""
+    missing = [n for n in first.names if n not in other.names]
+    extra = [n for n in other.names if n not in first.names]
+    if missing or extra:
+        said = [f"lacks {', '.join(map(repr, missing))}" if missing else "",
+                f"adds {', '.join(map(repr, extra))}" if extra else ""]
+        return "it " + " and ".join(w for w in said if w)
+    for name in first.names:
+        a, b = first.field(name).type, other.field(name).type
+        if a != b:
+            return f"its column {name!r} is {b}, not {a}"
+    return "the same columns, in another order"
+
+
 def _form(name: str) -> tuple[bool, str, bool]:
     """``(parquet, delimiter, gzip)`` of an output file name, as the source layer reads the name back."""
     from .._files import _PARQUET
@@ -205,9 +222,9 @@ def _write(cal: Any, files: list[str], shown: str, tmp: Path, names: list[str], 
                     sink = pa.CompressedOutputStream(str(tmp), "gzip") if gzip else str(tmp)
                     writer = pacsv.CSVWriter(sink, schema, write_options=pacsv.WriteOptions(delimiter=delimiter))
             elif out_batch.schema != schema:
-                raise VeracityError(
-                    f"{path} has other columns or types than the first file of {shown}; "
-                    "apply to files of one schema at a time")
+                how = _schema_difference(schema, out_batch.schema)
+                raise VeracityError(f"{path} differs from the first file of {shown}: {how}; apply to files "
+                                    "of one schema at a time")
             writer.write_batch(out_batch)
             rows += batch.num_rows
             before += batch.num_rows

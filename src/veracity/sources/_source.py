@@ -450,7 +450,7 @@ def check_dtypes(frame: Frame, score: list[str], label: str | None, weight: str 
             raise VeracityError(
                 f"column {col!r} ({role}) must be numeric, got {_type_name(frame.schema[col])}; "
                 "convert the column to numbers"
-                + _text_numbers_hint(frame, col)
+                + text_numbers_hint(frame, col)
             )
     if label is None:
         return
@@ -502,7 +502,7 @@ def _type_name(dtype: Any) -> str:
 _HINT_VALUES = 1000
 
 
-def _text_numbers_hint(frame: Frame, col: str) -> str:
+def text_numbers_hint(frame: Frame, col: str) -> str:
     """How to fix a text column that holds numbers (its first values, one small read), the same on
     every backend; the case it is most often: ``dd.from_pandas`` turns a pandas object column of
     Python ``Decimal`` values into text, which no backend reads as numbers. Text that is not numbers
