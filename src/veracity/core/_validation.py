@@ -959,8 +959,17 @@ def check_numeric_column(col: np.ndarray, name: str, what: str = "scores") -> np
             break
     message = f"column {name!r} must be numeric {what}, found {col.dtype} values such as {example!r}"
     text = str(example).strip()
-    if re.fullmatch(r"[+-]?\d*,\d+", text):
-        message += "; they look like numbers written with a decimal comma: write them with a decimal point (0.75)"
+    if re.fullmatch(r"[+-]?[1-9]\d{0,2}(,\d{3}){2,}(\.\d*)?|[+-]?[1-9]\d{0,2}(,\d{3})+\.\d*", text):
+        # 1,234,567 or 1,234.5: commas that can only group thousands
+        message += ("; they look like numbers written with a thousands separator: write them without it "
+                    f"({text.replace(',', '')})")
+    elif re.fullmatch(r"[+-]?[1-9]\d{0,2},\d{3}", text):  # 1,200: 1200 or 1.2, the text cannot say which
+        message += ("; they look like numbers written with a thousands separator or a decimal comma: write "
+                    f"them as plain numbers ({text.replace(',', '')}, or {float(text.replace(',', '.')):g} "
+                    "if the comma is a decimal one)")
+    elif re.fullmatch(r"[+-]?\d*,\d+", text):
+        message += ("; they look like numbers written with a decimal comma: write them with a decimal point "
+                    f"({float(text.replace(',', '.')):g})")
     elif re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)\s*%", text):
         message += "; they look like percentages: write them as fractions of 1 without the % sign"
     raise VeracityError(message, param="score" if what == "scores" else None)
