@@ -28,6 +28,10 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "veracity"
 
+#: one worker under ``make test`` (``-n 2 --dist loadgroup``): the tree is parsed once for the module
+#: (:func:`edges`' cache, ~3 s of CPU); spread over both workers, each parsed it (r43)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 #: Bottom to top. Top-level modules (``io``, ``_files`` …) rank like packages. Packages of one
 #: rank are independent of one another; a higher rank may import every lower one.
 RANKS: dict[str, int] = {

@@ -25,6 +25,10 @@ import pytest
 from veracity.cli import main
 from veracity.datasets import demo_path
 
+#: the module's tests in one worker under ``make test`` (``-n 2 --dist loadgroup``):
+#: the fitted calibrator is made once; spread over both workers, each made it (r43)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 def _run(capsys, argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])

@@ -10,6 +10,10 @@ import pytest
 
 import veracity as vc
 
+#: the module's tests in one worker under ``make test`` (``-n 2 --dist loadgroup``):
+#: the shared store is built once; spread over both workers, each made it (r43)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 # -- labels_needed: a width so small that (w / 2z)^2 underflows, or scores whose one-pass variance is
 # -- rounding noise, was blamed on "the scores vary too much (sd 0)" -----------------------------------

@@ -16,6 +16,10 @@ from veracity.monitoring import MonitorStore
 pd = pytest.importorskip("pandas")
 pytest.importorskip("duckdb")
 
+#: the module's tests in one worker under ``make test`` (``-n 2 --dist loadgroup``):
+#: the shared store is built once; spread over both workers, each made it (r43)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 AS_OF = "2026-04-15"
 
 

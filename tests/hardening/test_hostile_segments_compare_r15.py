@@ -19,6 +19,10 @@ import veracity as vc
 
 pytest.importorskip("matplotlib")
 
+#: the module's tests in one worker under ``make test`` (``-n 2 --dist loadgroup``):
+#: the hostile report (~2.5 s of CPU) is built once; spread over both workers, each made it (r43)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 #: a 300-character name: a column or key a user may well have (a URL, a JSON path, a long label)
 LONG = "m" + "x" * 299
 #: a name that would end the page's script, open a tag, and reverse the text after it (U+202E)

@@ -15,6 +15,10 @@ import veracity as vc
 
 duckdb = pytest.importorskip("duckdb")
 
+#: the module's tests in one worker under ``make test`` (``-n 2 --dist loadgroup``):
+#: the NaN-keyed table is made once; spread over both workers, each made it (r43)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 def _duck_table(columns: dict[str, np.ndarray]):
     """A DuckDB table ``"t; x"`` holding ``columns``, NaN kept as NaN (a pandas frame would make it NULL)."""

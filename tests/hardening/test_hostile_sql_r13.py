@@ -29,6 +29,10 @@ from ..sql.conftest import pg_conn  # noqa: F401 - the live PostgreSQL's fixture
 
 duckdb = pytest.importorskip("duckdb")
 
+#: the module's tests in one worker under ``make test`` (``-n 2 --dist loadgroup``):
+#: each list of cases (fits, ONNX models) is made once; spread over both workers, each made it (r43)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 
 def _binary_data(n=400, seed=0):
     rng = np.random.default_rng(seed)

@@ -31,6 +31,10 @@ import pytest
 
 from veracity.datasets import demo_path
 
+#: the module's tests in one worker under ``make test`` (``-n 2 --dist loadgroup``):
+#: the interpreter and files (~2 s of CPU) are made once; spread over both workers, each made it (r43)
+pytestmark = pytest.mark.xdist_group(__name__)
+
 #: run commands (one JSON argv a line on stdin) one after another; after each, one line on the stdout the
 #: parent reads: its exit code and whether pandas is loaded by then (the commands' own output goes to stderr)
 PROGRAM = (
