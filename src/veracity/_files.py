@@ -150,8 +150,8 @@ def refuse_not_rows(head: bytes, path: str, shown: str | None = None) -> None:
     (``shown``: the name to print, default ``path``): an Excel workbook (ZIP or OLE2 magic), UTF-16 text
     (:func:`_utf16`), JSON or JSON lines (``{"...`` or ``[{...`` after a BOM and white space; a CSV header
     has no such opening), or gzip data whose name does not end ``.gz`` (the readers tell a compressed CSV
-    by that suffix). Each was read as CSV text: "column 'score' not found; available columns: {"score": 0.3,
-    ...}" or "is not UTF-8 text (byte 0x8b)", never what the file is."""
+    by that suffix). Each was read as CSV text: "column 'score' not found" listing {"score": 0.3, ...
+    } among the columns, or "is not UTF-8 text (byte 0x8b)", never what the file is."""
     name = shown if shown is not None else path
     for magic, what, fix in _NOT_ROWS:
         if head.startswith(magic):
