@@ -70,11 +70,16 @@ def test_memory_sees_the_tiny_weights_bins_true_effective_size():
     low = [r for r in got.table.rows if r.hi <= 0.4]
     assert low
     for row in low:
-        v = w[(P >= row.lo) & (P < row.hi)] / 1e-170
+        in_bin = (P >= row.lo) & (P < row.hi)
+        v, p, y = w[in_bin] / 1e-170, P[in_bin], Y[in_bin]
         kish = v.sum() ** 2 / (v @ v)
         assert kish > 0.8 * row.count > 1
-        # the Wilson interval of that effective size
-        lo, hi = binomial_interval(np.array([row.acc * kish]), np.array([kish]))
+        # the Wilson interval of the size from its definition (session 43: uneven weights, at most Kish's)
+        W, r, c = v.sum(), v @ y / v.sum(), v @ p / v.sum()
+        size = min(s for s in (kish, r * (1 - r) * W * W / ((v * v) @ ((y - r) ** 2)),
+                               c * (1 - c) * W * W / ((v * v) @ (p * (1 - p)))) if s > 0)
+        assert size > 0.5 * kish
+        lo, hi = binomial_interval(np.array([row.acc * size]), np.array([size]))
         assert row.ci_low == pytest.approx(float(lo[0]), rel=1e-9, abs=1e-12)
         assert row.ci_high == pytest.approx(float(hi[0]), rel=1e-9, abs=1e-12)
 

@@ -9,7 +9,11 @@ For bins b = 0…M−1 with edges ``e_0 < … < e_M`` a :class:`BinStats` holds
 * ``sum_nll`` — :math:`\\sum w \\ell` with ℓ the per-row log-loss,
 * ``sum_r`` — :math:`\\sum w (p - y)` (the gap's numerator, conf − acc = ``sum_r / weight``),
 * ``sum_q1`` — :math:`\\sum_{y=1} w (1 - p)` (the positives' missing probability),
-* ``sum_r2`` — :math:`\\sum w (p - y)^2` (the Brier score's numerator).
+* ``sum_r2`` — :math:`\\sum w (p - y)^2` (the Brier score's numerator),
+* ``sum_w2y`` — :math:`\\sum w^2 y`, ``sum_w2pq`` — :math:`\\sum w^2 p(1 - p)` (weighted only: the
+  sizes of :func:`veracity.core._weights.honest_size` the reliability table's interval reads when weights
+  may depend on the label; None unweighted, and in statistics saved before they existed, which then
+  fall back to Kish's effective size).
 
 The last three are carried as sums of the residuals themselves, computed where the rows
 live: expanded from the others (:math:`\\sum wp^2 - 2\\sum wpy + \\sum wy`) a sharp
@@ -48,8 +52,11 @@ from ._validation import (
     prepare_binary,
 )
 
-_SUMS = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "sum_r", "sum_q1", "sum_r2")
-_OPTIONAL = ("sum_p2", "sum_py", "sum_nll", "sum_r", "sum_q1", "sum_r2")
+_SUMS = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "sum_r", "sum_q1", "sum_r2",
+         "sum_w2y", "sum_w2pq")
+_OPTIONAL = ("sum_p2", "sum_py", "sum_nll", "sum_r", "sum_q1", "sum_r2", "sum_w2y", "sum_w2pq")
+#: the weighted rows' sums of squared weights (None unweighted): a part without rows adds zeros to them
+_SQUARES = ("sum_w2y", "sum_w2pq")
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,22 +76,26 @@ class BinStats:
     sum_r: np.ndarray | None = None
     sum_q1: np.ndarray | None = None
     sum_r2: np.ndarray | None = None
+    sum_w2y: np.ndarray | None = None
+    sum_w2pq: np.ndarray | None = None
 
     # -- construction -------------------------------------------------------------
     @classmethod
-    def from_binary(cls, data: Binary, edges: np.ndarray, strategy: str, *, full: bool = True) -> BinStats:
+    def from_binary(cls, data: Binary, edges: np.ndarray, strategy: str, *, full: bool = True,
+                    squares: bool = True) -> BinStats:
         """Accumulate a validated binary problem into bins given by ``edges``.
 
         ``full=False`` computes only what the reliability table needs (counts,
-        Σw, Σw², Σp, Σy, Σ(p − y)); ``full=True`` adds Σp², Σpy, Σ log-loss, Σ_{y=1}(1 − p) and
-        Σ(p − y)². Σw and Σw(p − y) are accurate to about one rounding in any row order
-        (:func:`veracity.core._rank.bin_sums`).
+        Σw, Σw², Σp, Σy, Σ(p − y), and weighted Σw²y, Σw²p(1 − p)); ``full=True`` adds Σp², Σpy,
+        Σ log-loss, Σ_{y=1}(1 − p) and Σ(p − y)². Σw and Σw(p − y) are accurate to about one rounding in
+        any row order (:func:`veracity.core._rank.bin_sums`). ``squares=False`` leaves Σw²y and
+        Σw²p(1 − p) out (None) for weights known to be all 1 (a lazy route's stand-in for no weight column).
         """
         m = edges.size - 1
         idx = bin_index(data.p, edges, strategy)
         w = data.w
         if full:
-            return cls._full(data, idx, m, edges, strategy)
+            return cls._full(data, idx, m, edges, strategy, squares)
 
         def total(values: np.ndarray | None, accurate: bool = False) -> np.ndarray:
             weights = cast(np.ndarray, values if w is None else (w if values is None else values * w))
@@ -94,15 +105,18 @@ class BinStats:
 
         count = np.bincount(idx, minlength=m).astype(np.int64)
         weight = count.astype(np.float64) if w is None else total(None, True)
-        weight_sq = weight if w is None else np.bincount(idx, weights=w * w, minlength=m)
+        w2 = None if w is None else w * w
+        weight_sq = weight if w2 is None else np.bincount(idx, weights=w2, minlength=m)
         # unweighted, Σ(p − y) of terms in [−1, 1] as bincount adds them (n·2^-53 at worst, no worse than the
         # sums it replaces); weighted, accurately (weights may span magnitudes)
         # Σwy as Σw is summed (weighted: accurately), so that a bin of positives has Σwy = Σw exactly
         return cls(edges, strategy, count, weight, weight_sq, total(data.p), total(data.y, w is not None),
-                   sum_r=total(residuals(data), w is not None))
+                   sum_r=total(residuals(data), w is not None),
+                   **_square_sums(data, idx, m, w2 if squares else None))
 
     @classmethod
-    def _full(cls, data: Binary, idx: np.ndarray, m: int, edges: np.ndarray, strategy: str) -> BinStats:
+    def _full(cls, data: Binary, idx: np.ndarray, m: int, edges: np.ndarray, strategy: str,
+              squares: bool = True) -> BinStats:
         # One index over (bin, label): cell 2b + y. Sums per cell give every field
         # with few bincounts — Σy is the label-1 cells' weight, Σpy their Σp.
         cell = idx * 2
@@ -120,7 +134,8 @@ class BinStats:
         # the weights and the residuals (ECE's numbers) summed accurately, in any row order;
         # the other sums as bincount adds them (sums of nonnegative terms: n·2^-53 relative at worst)
         weight = rows.astype(np.float64) if w is None else bin_sums(cell, w, 2 * m).reshape(m, 2)
-        weight_sq = count.astype(np.float64) if w is None else np.bincount(idx, weights=w * w, minlength=m)
+        w2 = None if w is None else w * w
+        weight_sq = count.astype(np.float64) if w2 is None else np.bincount(idx, weights=w2, minlength=m)
         sum_p = per_cell(data.p)
         r = residuals(data)
         if w is None:  # a cell's residuals share a sign (r = p ≥ 0 at y = 0, p − 1 ≤ 0 at y = 1): its plain sum is
@@ -146,6 +161,7 @@ class BinStats:
             sum_r=high.sum(axis=1) + low.sum(axis=1),
             sum_q1=-cell_r[:, 1],  # label-1 rows: r = p - 1 = -(1 - p)
             sum_r2=per_cell(r * r).sum(axis=1),
+            **_square_sums(data, idx, m, w2 if squares else None),
         )
 
     @classmethod
@@ -180,6 +196,9 @@ class BinStats:
         merged: dict[str, Any] = {"count": self.count + other.count}
         for name in _SUMS:
             a, b = getattr(self, name), getattr(other, name)
+            if name in _SQUARES:  # a part without rows adds nothing (a file scan's total starts from one)
+                a = np.zeros(self.n_bins) if a is None and not self.count.any() else a
+                b = np.zeros(other.n_bins) if b is None and not other.count.any() else b
             merged[name] = None if a is None or b is None else a + b
         return BinStats(self.edges, self.strategy, **merged)
 
@@ -257,6 +276,17 @@ class BinStats:
 
     def __str__(self) -> str:
         return f"BinStats({count_noun(self.n, 'row')} in {count_noun(self.n_bins, self.strategy + ' bin')})"
+
+
+def _square_sums(data: Binary, idx: np.ndarray, m: int, w2: np.ndarray | None) -> dict[str, np.ndarray]:
+    r"""``sum_w2y`` :math:`= \sum w^2 y` and ``sum_w2pq`` :math:`= \sum w^2 p(1 - p)` per bin of weighted rows
+    (``w2`` the squared weights; none unweighted: no cost there). :math:`1 - p` of a logit is the logistic of
+    :math:`-s`, as :func:`residuals` takes it (and every lazy route)."""
+    if w2 is None:
+        return {}
+    q = 1.0 - data.p if data.logit is None else expit(-data.logit)
+    return {"sum_w2y": np.bincount(idx, weights=w2 * data.y, minlength=m),
+            "sum_w2pq": np.bincount(idx, weights=w2 * (data.p * q), minlength=m)}
 
 
 def residuals(data: Binary) -> np.ndarray:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core._binning import enough_effective
 from ..core._intervals import binomial_interval
-from ..core._weights import kish_sizes
+from ..core._weights import honest_size, kish_sizes
 from ._cells import MAXES, CellTable, cell_bins
 from ._family import decode
 from ._mce import ecce_per_segment, family_pvalue, pvalue_from_sigma, sigma_scale
@@ -86,29 +86,15 @@ def largest_jumps(table: CellTable, seg: np.ndarray, n_segments: int) -> tuple[n
 
 
 def interval_size(tot: dict[str, np.ndarray], V: np.ndarray, *, even: bool) -> np.ndarray:
-    r"""The size each segment's interval of the gap takes Wilson on, at its rate r = Σwy/W.
-
-    With equal weights (and unweighted) the effective size (Σw)²/Σw², which is n. With uneven weights
-    the smallest of it and the sizes two spreads give: the observed one, r(1 − r)W²/Σw²(y − r)² (the
-    sandwich; Σw²(y − r)² = (1 − 2r)Σw²y + r²Σw² for labels 0/1), and calibration's, c(1 − c)W²/V
-    (c the mean score, V = Σw²p(1 − p): the size Kish's would be if the scores were the truth).
-    Var(Σwy/W) = Σw²π(1 − π)/W², which r(1 − r)Σw²/W² does not bound when heavier rows are more
-    often positive (Wilson on (Σw)²/Σw² alone: simulated coverage down to 54 %, docs/segments.md); the
-    observed spread alone is too noisy with rare events (a heavy row's label decides it), and
-    calibration's steadies it. With equal weights the observed one is n and calibration's at least n
-    (c(1 − c)n² ≥ nΣp(1 − p)), so the smallest is n and only rounding separates the branches. A size
-    that a rate or mean score of exactly 0 or 1 makes 0 or undefined is not used."""
-    W, w2 = tot["w"], tot["w2"]
-    kish = kish_sizes(W, w2)  # 1 where Σw² underflows (weights ~1e-230 of the largest; core._weights)
+    r"""The size each segment's interval of the gap takes Wilson on, at its rate r = Σwy/W: the rule of
+    :func:`veracity.core._weights.honest_size` (the reliability table's too) on the segment's sums. With equal
+    weights (and unweighted) the effective size (Σw)²/Σw², which is n; with uneven weights the smallest of it,
+    the observed (sandwich) size r(1 − r)W²/Σw²(y − r)² and calibration's c(1 − c)W²/V (V = Σw²p(1 − p):
+    on the logit route from the logits, see :mod:`._cells`). Without it, Wilson on (Σw)²/Σw² alone covered
+    down to 54 % (docs/segments.md)."""
     if even:
-        return kish
-    r, c = tot["wy"] / W, tot["wp"] / W
-    observed = np.maximum((1.0 - 2.0 * r) * tot["w2y"] + r * r * w2, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        by_observed = np.where(observed > 0, r * (1.0 - r) * W * W / observed, np.inf)
-        by_scores = np.where(V > 0, c * (1.0 - c) * W * W / V, np.inf)
-    by_observed = np.where(by_observed > 0, by_observed, np.inf)
-    return np.minimum(kish, np.fmin(by_observed, np.where(by_scores > 0, by_scores, np.inf)))
+        return honest_size(tot["w"], tot["w2"], None, None, None, None, even=True)
+    return honest_size(tot["w"], tot["w2"], tot["wy"], tot["w2y"], tot["wp"], V)
 
 
 def analyse(table: CellTable, specs: list[FeatureSpec], sets: list[tuple[int, ...]], *, min_count: int,

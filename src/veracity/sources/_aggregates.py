@@ -579,6 +579,9 @@ def _decision(score_type: str, threshold: float) -> Any:
 #: live (expanded from the others, a sharp forecast's Brier score cancels: see veracity.core._stats)
 _SUM_NAMES = ("weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct",
               "sum_r", "sum_q1", "sum_r2")
+#: Σw²y and Σw²p(1 − p), summed only when weighted (the reliability table's interval size,
+#: :func:`veracity.core._weights.honest_size`; unweighted they cost nothing)
+SQUARE_NAMES = ("sum_w2y", "sum_w2pq")
 
 
 def distinct_scores(lf: Any, *, score_type: str, limit: int,
@@ -617,11 +620,13 @@ def per_value(x: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: bool,
              edges: np.ndarray | None = None, strategy: str = "uniform",
-             top_label: bool = False) -> dict[Any, dict[str, np.ndarray]]:
+             top_label: bool = False, weighted: bool = True) -> dict[Any, dict[str, np.ndarray]]:
     """Per slice (key ``None`` without ``by``): per-bin count and the weighted sums.
 
     ``top_label``: ``_y`` is already "the top class is right" and ``_l`` the
     categorical log-loss (see :mod:`._multiclass`); accuracy is then mean ``_y``.
+    ``weighted``: also Σw²y and Σw²p(1 − p) (:data:`SQUARE_NAMES`); pass False where ``_w`` is the
+    constant 1 (no weight column), which then costs nothing more.
     """
     if backend_of(lf) == "dask":  # each partition through the array code's BinStats
         from . import _dask
@@ -632,9 +637,9 @@ def bin_sums(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: 
 
         e = uniform_edges(bins) if edges is None or strategy == "uniform" else np.asarray(edges, np.float64)
         return _dask.bin_sums(lf.to_native(), edges=e, strategy=strategy, score_type=score_type,
-                              threshold=threshold, grouped=grouped, top_label=top_label)
+                              threshold=threshold, grouped=grouped, top_label=top_label, weighted=weighted)
     native = _bin_table(lf, bins=bins, score_type=score_type, threshold=threshold, grouped=grouped,
-                        edges=edges, strategy=strategy, top_label=top_label)
+                        edges=edges, strategy=strategy, top_label=top_label, weighted=weighted)
     return _per_slice(native, bins, grouped)
 
 
@@ -669,9 +674,11 @@ def bin_sums_and_contract(lf: Any, *, bins: int, score_type: str, threshold: flo
 
 
 def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped: bool,
-               edges: np.ndarray | None, strategy: str, top_label: bool, contract: bool = False) -> dict[str, list[Any]]:
+               edges: np.ndarray | None, strategy: str, top_label: bool, contract: bool = False,
+               weighted: bool = False) -> dict[str, list[Any]]:
     """The per (slice, bin) aggregate as columns of Python values (``contract``: plus the
-    contract's aggregates, rows with ``_ok`` false in bin ``-1``)."""
+    contract's aggregates, rows with ``_ok`` false in bin ``-1``; ``weighted``: plus
+    :data:`SQUARE_NAMES`, :math:`1 - p` taken as :func:`complement` takes it, as in memory)."""
     import narwhals as nw
 
     w, p, y = nw.col("_w"), nw.col("_p"), nw.col("_y")
@@ -690,9 +697,13 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
         sum_p2=w * p * p, sum_py=w * p * y, sum_nll=w * nw.col("_l"), correct=w * nw.col("_c"),
         sum_r=w * nw.col("_r"), sum_q1=-(w * y * nw.col("_r")), sum_r2=w * (nw.col("_r") * nw.col("_r")),
     )
+    names: tuple[str, ...] = _SUM_NAMES
+    if weighted:
+        x = x.with_columns(sum_w2y=(w * w) * y, sum_w2pq=(w * w) * (p * complement(score_type)))
+        names = (*_SUM_NAMES, *SQUARE_NAMES)
     keys = [*key_columns(grouped), "_b"]
     rows = collect(x.group_by(keys).agg(nw.col("_one").sum().alias("count"),
-                                        *(nw.col(k).sum() for k in _SUM_NAMES),
+                                        *(nw.col(k).sum() for k in names),
                                         *(contract_exprs(weighted=False) if contract else [])))
     return {name: values(rows.get_column(name)) for name in rows.columns}
 
@@ -728,10 +739,11 @@ def _per_slice(native: dict[str, list[Any]], bins: int, grouped: bool) -> dict[A
         group_keys: list[Any] = list(zip(*(native[k] for k in grouped)))
     else:
         group_keys = native["_g"] if grouped else [None] * len(native["_b"])
+    names = [k for k in ("count", *_SUM_NAMES, *SQUARE_NAMES) if k in native]
     for i, key in enumerate(group_keys):
-        acc = out.setdefault(slice_key(key), {k: np.zeros(bins) for k in ("count", *_SUM_NAMES)})
+        acc = out.setdefault(slice_key(key), {k: np.zeros(bins) for k in names})
         b = int(native["_b"][i])
-        for name in ("count", *_SUM_NAMES):
+        for name in names:
             acc[name][b] = float(native[name][i])
     return out
 

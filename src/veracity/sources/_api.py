@@ -491,13 +491,21 @@ def _resolve_bins(bins: Any, prep: _Prepared, counts: dict[str, Any]) -> tuple[i
 
 
 def stats_from_sums(sums: dict[str, np.ndarray], edges: np.ndarray, strategy: str = "uniform") -> Any:
-    """:class:`BinStats` from per-bin sums named like its fields (what an aggregate returns)."""
+    """:class:`BinStats` from per-bin sums named like its fields (what an aggregate returns).
+
+    ``sum_w2y`` and ``sum_w2pq`` (Σw²y, Σw²p(1 − p)) are kept where the aggregate summed them and some row
+    weighs other than 1 (an unweighted statement returns them as zeros, or not at all): None otherwise, as
+    in memory without weights. Every weight 1 is read off the sums exactly: Σw = Σw² = the row count in
+    every bin holds only then."""
     from ..core._stats import BinStats
 
-    return BinStats(edges, strategy, count=sums["count"].astype(np.int64), weight=sums["weight"],
+    count = sums["count"]
+    unweighted = np.array_equal(sums["weight"], count) and np.array_equal(sums["weight_sq"], count)
+    squares = {name: (None if unweighted else sums.get(name)) for name in ("sum_w2y", "sum_w2pq")}
+    return BinStats(edges, strategy, count=count.astype(np.int64), weight=sums["weight"],
                     weight_sq=sums["weight_sq"], sum_p=sums["sum_p"], sum_y=sums["sum_y"],
                     sum_p2=sums["sum_p2"], sum_py=sums["sum_py"], sum_nll=sums["sum_nll"],
-                    sum_r=sums.get("sum_r"), sum_q1=sums.get("sum_q1"), sum_r2=sums.get("sum_r2"))
+                    sum_r=sums.get("sum_r"), sum_q1=sums.get("sum_q1"), sum_r2=sums.get("sum_r2"), **squares)
 
 
 
@@ -542,7 +550,7 @@ def lazy_stats(prep: _Prepared, *, bins: Any, score_type: str, threshold: float 
             weighted=prep.weight is not None, backend=prep.frame.backend, limit=MAX_DISTINCT)
     sums = agg.bin_sums(prep.working(grouped), bins=edges.size - 1, score_type=prep.bin_score_type,
                         threshold=threshold, grouped=grouped, edges=edges, strategy=strategy,
-                        top_label=prep.multiclass)
+                        top_label=prep.multiclass, weighted=prep.weight is not None)
     return _stats_of(prep, sums, edges, strategy, grouped) + (auto,)
 
 
@@ -681,6 +689,8 @@ def reliability_frame(data: Any, *, score: Any, label: Any, sample_weight: Any =
     _warn_approximate(prep, "vc.reliability")
     from ..core._audit import table_in_user_units  # each bin's weighted n in the caller's units
 
+    if "interval" in options:  # vc.reliability's name for from_stats' ci (it reached from_stats: a TypeError)
+        options["ci"] = options.pop("interval")
     return table_in_user_units(ReliabilityTable.from_stats(whole, **options), prep.weight_scale)
 
 

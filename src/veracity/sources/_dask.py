@@ -168,10 +168,12 @@ def _contract_from_parts(parts: Any) -> dict[str, Any]:
 
 _BIN_SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct",
              "sum_r", "sum_q1", "sum_r2")
+#: Σw²y, Σw²p(1 − p): only where a weight column is given (the array code's BinStats computes them)
+_SQUARE_SUMS = ("sum_w2y", "sum_w2pq")
 
 
 def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
-               grouped: bool, top_label: bool) -> Any:
+               grouped: bool, top_label: bool, weighted: bool = False) -> Any:
     import pandas as pd
 
     from ..core._binning import bin_index
@@ -202,46 +204,57 @@ def _bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, thres
         rows = codes == k
         data = Binary(p=p[rows], y=y[rows], w=w[rows], logit=s[rows] if logit else None,
                       nll_terms=None if nll is None else nll[rows])
-        st = BinStats.from_binary(data, edges, strategy)
+        st = BinStats.from_binary(data, edges, strategy, squares=weighted)
         idx = np.bincount(bin_index(p[rows], edges, strategy), weights=w[rows] * right[rows], minlength=m)
         frame: dict[str, Any] = {"_b": np.arange(m), "count": st.count.astype(np.float64), "weight": st.weight,
                  "weight_sq": st.weight_sq, "sum_p": st.sum_p, "sum_y": st.sum_y, "sum_p2": st.sum_p2,
                  "sum_py": st.sum_py, "sum_nll": st.sum_nll, "correct": idx, "sum_r": st.sum_r,
                  "sum_q1": st.sum_q1, "sum_r2": st.sum_r2}
+        if weighted:
+            frame.update(sum_w2y=st.sum_w2y, sum_w2pq=st.sum_w2pq)
         if grouped:  # in the column's own dtype (a list of one Int64 key and NA would come back as floats)
             frame = {"_g": keys[np.full(m, k)], **frame}
         frames.append(pd.DataFrame(frame))
     if not frames:
-        empty = {"_b": np.zeros(0, np.int64), **{name: np.zeros(0) for name in _BIN_SUMS}}
+        empty = {"_b": np.zeros(0, np.int64), **{name: np.zeros(0) for name in _sum_names(weighted)}}
         return pd.DataFrame({"_g": df["_g"].iloc[:0], **empty} if grouped else empty)
     return pd.concat(frames, ignore_index=True)
 
 
 
 
+def _sum_names(weighted: bool) -> tuple[str, ...]:
+    """The per-bin sums a partition returns (:data:`_BIN_SUMS`; :data:`_SQUARE_SUMS` too when
+    ``weighted``)."""
+    return (*_BIN_SUMS, *_SQUARE_SUMS) if weighted else _BIN_SUMS
+
+
 def _valid_bins_part(df: Any, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
-                     grouped: bool, top_label: bool) -> Any:
+                     grouped: bool, top_label: bool, weighted: bool = False) -> Any:
     """:func:`_bins_part` of the rows that keep the input contract (the others are counted apart)."""
     s, y = _column(df, "_s"), _column(df, "_y")
     ok = np.isfinite(s) & ((y == 0.0) | (y == 1.0))
     if score_type == "probability":
         ok &= (s >= 0.0) & (s <= 1.0)
-    return _bins_part(df if ok.all() else df[ok], edges, strategy, score_type, threshold, grouped, top_label)
+    return _bins_part(df if ok.all() else df[ok], edges, strategy, score_type, threshold, grouped, top_label,
+                      weighted)
 
 
 def _bins_graph(ddf: Any, part_fn: Any, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
-                grouped: bool, top_label: bool) -> Any:
+                grouped: bool, top_label: bool, weighted: bool = False) -> Any:
     cols = [*(["_g"] if grouped else []), "_s", "_y", "_w", *(["_l"] if top_label else [])]
     x = ddf[cols]
-    args = (edges, strategy, score_type, threshold, grouped, top_label)
+    args = (edges, strategy, score_type, threshold, grouped, top_label, weighted)
     return x.map_partitions(_in_chunks, part_fn, *args, meta=_bins_part(x._meta, *args))
 
 
 def bin_sums(ddf: Any, *, edges: np.ndarray, strategy: str, score_type: str, threshold: float,
-             grouped: bool, top_label: bool) -> dict[Any, dict[str, np.ndarray]]:
-    """Per slice: per-bin count and sums, each partition through the array code's ``BinStats``."""
-    table = _bins_graph(ddf, _bins_part, edges, strategy, score_type, threshold, grouped, top_label).compute()
-    return _bins_from_table(table, edges, grouped)
+             grouped: bool, top_label: bool, weighted: bool = True) -> dict[Any, dict[str, np.ndarray]]:
+    """Per slice: per-bin count and sums, each partition through the array code's ``BinStats``
+    (``weighted``: Σw²y and Σw²p(1 − p) too)."""
+    table = _bins_graph(ddf, _bins_part, edges, strategy, score_type, threshold, grouped, top_label,
+                        weighted).compute()
+    return _bins_from_table(table, edges, grouped, weighted)
 
 
 def bin_sums_and_contract(ddf: Any, *, edges: np.ndarray, score_type: str, threshold: float,
@@ -254,7 +267,8 @@ def bin_sums_and_contract(ddf: Any, *, edges: np.ndarray, score_type: str, thres
     return _bins_from_table(table, edges, grouped), _contract_from_parts(parts)
 
 
-def _bins_from_table(table: Any, edges: np.ndarray, grouped: bool) -> dict[Any, dict[str, np.ndarray]]:
+def _bins_from_table(table: Any, edges: np.ndarray, grouped: bool,
+                     weighted: bool = False) -> dict[Any, dict[str, np.ndarray]]:
     m = edges.size - 1
     out: dict[Any, dict[str, np.ndarray]] = {}
     # a float32 key column's keys as the float32 each is (the slice '0.1', as every other route names it),
@@ -266,9 +280,9 @@ def _bins_from_table(table: Any, edges: np.ndarray, grouped: bool) -> dict[Any, 
         key = _key(key)
         if single and key is not None:
             key = np.float32(key)
-        acc: dict[str, np.ndarray] = {name: np.zeros(m) for name in _BIN_SUMS}
+        acc: dict[str, np.ndarray] = {name: np.zeros(m) for name in _sum_names(weighted)}
         b = part["_b"].to_numpy(dtype=np.intp)
-        for name in _BIN_SUMS:
+        for name in _sum_names(weighted):
             acc[name] = np.bincount(b, weights=part[name].to_numpy(dtype=np.float64), minlength=m)
         if acc["count"].sum() > 0:
             out[key] = acc

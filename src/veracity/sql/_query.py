@@ -595,7 +595,7 @@ def logit_scale_sql(c: Columns, dialect: str) -> str:
 # -- the per-bin statistics and the exact AUC, from one aggregate per distinct score ---------------------
 #: the sums of :class:`BinStats` (and Σw·correct), in the order the query returns them
 SUMS = ("count", "weight", "weight_sq", "sum_p", "sum_y", "sum_p2", "sum_py", "sum_nll", "correct",
-        "sum_r", "sum_q1", "sum_r2")
+        "sum_r", "sum_q1", "sum_r2", "sum_w2y", "sum_w2pq")
 #: unweighted counts above this are summed as integers (below, doubles hold every partial sum exactly)
 EXACT_DOUBLE_ROWS = 10**8
 
@@ -720,7 +720,7 @@ def _slices(c: Columns, grouped: bool) -> str:
 
 
 def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "",
-               screen: tuple[str, list[str]] | None = None, dialect: str = "") -> str:
+               screen: tuple[str, list[str]] | None = None, dialect: str = "", squares: bool = False) -> str:
     """CTE ``_val``: per [slice and] distinct score, the rows, Σw, Σw² and the positive weight.
 
     Grouped by the score alone (its bin is a function of it, computed on the grouped rows):
@@ -729,7 +729,7 @@ def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "",
 
     ``screen`` = (the contract's row condition, SQLite's text flags): also count the rows that
     break the contract (``_nb``), the text cells (``_nt``), the largest weight (``_wm``) and the
-    smallest positive one (``_wp``)."""
+    smallest positive one (``_wp``). ``squares`` (weighted only): also the positives' Σw² (``_w21``)."""
     g = f"{_slices(c, grouped)}, " if grouped else ""
     one = "CASE WHEN _y = 1.0 THEN 1 ELSE 0 END" if integer else "CASE WHEN _y = 1.0 THEN _w ELSE 0.0 END"
     extra_aggs = ""
@@ -738,7 +738,10 @@ def _per_value(c: Columns, grouped: bool, integer: bool, where: str = "",
         text = " + ".join(f"SUM({f})" for f in flags) or "0"
         extra_aggs = (f", SUM(CASE WHEN {ok} THEN 0 ELSE 1 END) AS _nb, {text} AS _nt, MAX(_w) AS _wm, "
                       f"{POS_MIN} AS _wp")
-    return (f"_val AS (SELECT {g}_s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM({_products(c, dialect)('_w', '_w')}) AS _w2, "
+    square = _products(c, dialect)('_w', '_w')
+    if squares and c.weight is not None:  # the positives' Σw² (Σw²y, see _square_sums)
+        extra_aggs = f", SUM(CASE WHEN _y = 1.0 THEN {square} ELSE 0.0 END) AS _w21{extra_aggs}"
+    return (f"_val AS (SELECT {g}_s, COUNT(*) AS _n, SUM(_w) AS _ws, SUM({square}) AS _w2, "
             f"SUM({one}) AS _w1"
             f"{extra_aggs} FROM _base {where} GROUP BY {g}_s)")
 
@@ -779,10 +782,10 @@ def stats_sql(c: Columns, dialect: str, *, score_type: str, threshold: float, bi
                                edges=edges, strategy=strategy, grouped=grouped, screen=screen, limit=limit)
     integer = c.weight is None and n > EXACT_DOUBLE_ROWS
     g = f"{_slices(c, grouped)}, " if grouped else ""
-    kept = ", _nb, _nt, _wm, _wp" if screen else ""
+    kept = (", _w21" if c.weight is not None else "") + (", _nb, _nt, _wm, _wp" if screen else "")
     screened = (", SUM(_nb) AS _c_bad, SUM(_nt) AS _c_text, MAX(_wm) AS _c_w_max, MIN(_wp) AS _c_w_pos_min"
                 if screen else "")
-    per_value = _per_value(c, grouped, integer, dialect=dialect,
+    per_value = _per_value(c, grouped, integer, dialect=dialect, squares=True,
                            screen=(_row_ok(c, score_type), _text_flags(c, dialect)) if screen else None)
     mul = _products(c, dialect)
     prob = _probability("_s", score_type)
@@ -803,7 +806,7 @@ SELECT {g}_b,
   SUM(_w1) AS sum_y, SUM({mul(_SQUARE_P, "_ws")}) AS sum_p2, SUM({mul("_p", "_w1")}) AS sum_py,
   SUM({mul("_l1", "_w1")} + {mul("_l0", "_w0")}) AS sum_nll,
   SUM(_ok) AS correct, SUM({mul("_w1", "(2 * _below + _w0)")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg,
-  {_residual_sums(mul, "_w0", "_w1", "_q")}{screened}
+  {_residual_sums(mul, "_w0", "_w1", "_q")}, {_square_sums(c, mul, "_w21", "_w2", "_q")}{screened}
 FROM _fin
 GROUP BY {g}_b{_limit(limit)}
 """, base_select(c, dialect, integer=integer), dialect, binned=(prob, bins, edges, strategy))
@@ -900,7 +903,8 @@ SELECT {g}_b,
   SUM(_w1) AS sum_y, SUM({mul(_SQUARE_P, "_w")}) AS sum_p2, SUM({mul("_p", "_w1")}) AS sum_py, SUM({nll}) AS sum_nll,
   SUM(CASE WHEN {_decision(score_type, threshold)} THEN _w1 ELSE _w0 END) AS correct,
   SUM({mul("_w1", "_nle")}) - SUM({mul("_w0", "_ple")}) AS _num, SUM(_w1) AS _pos, SUM(_w0) AS _neg,
-  {_residual_sums(mul, "_w0", "_w1", _complement(score_type))}{screened}
+  {_residual_sums(mul, "_w0", "_w1", _complement(score_type))},
+  {_square_sums(c, mul, mul("_w1", "_w"), mul("_w", "_w"), _complement(score_type))}{screened}
 FROM _run
 GROUP BY {g}_b{_limit(limit)}
 """, base_select(c, dialect, integer=integer), dialect, binned=("_p", bins, edges, strategy))
@@ -927,6 +931,16 @@ def _residual_sums(mul: Any, w0: str, w1: str, miss: str) -> str:
     square = f"(CASE WHEN {miss} < 1e-150 THEN 0.0 ELSE {miss} * {miss} END)"
     return (f"SUM({mul('_p', w0)} - {mul(miss, w1)}) AS sum_r, SUM({mul(miss, w1)}) AS sum_q1, "
             f"SUM({mul(_SQUARE_P, w0)} + {mul(square, w1)}) AS sum_r2")
+
+
+def _square_sums(c: Columns, mul: Any, w2y: str, w2: str, miss: str) -> str:
+    r"""``sum_w2y``, ``sum_w2pq`` of :class:`BinStats`: :math:`\sum w^2 y` and :math:`\sum w^2 p(1 - p)` of
+    each row or score's positives' squared weight ``w2y``, its squared weight ``w2`` and ``miss`` = 1 − p
+    (:func:`_complement`, as in memory). Only where a weight column is given (the reliability table's
+    interval size, :func:`veracity.core._weights.honest_size`); unweighted NULL, never summed."""
+    if c.weight is None:
+        return "NULL AS sum_w2y, NULL AS sum_w2pq"
+    return f"SUM({w2y}) AS sum_w2y, SUM({mul(mul('_p', miss), w2)}) AS sum_w2pq"
 
 
 def _limit(limit: int | None) -> str:
