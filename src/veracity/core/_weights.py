@@ -183,7 +183,8 @@ def honest_size(W: Any, w2: Any, wy: Any, w2y: Any, wp: Any, V: Any, *, even: An
     r"""The size a weighted rate's binomial interval (Wilson, Clopper–Pearson) takes, per group, from its
     sums: :math:`W = \sum w`, ``w2`` :math:`= \sum w^2`, ``wy`` :math:`= \sum w y`,
     ``w2y`` :math:`= \sum w^2 y`, ``wp`` :math:`= \sum w p` and ``V`` :math:`= \sum w^2 p(1 - p)`
-    (labels :math:`y \in \{0, 1\}`, scores :math:`p`). With :math:`r = \sum wy / W` the rate and :math:`c = \sum wp / W` the mean score,
+    (labels :math:`y \in \{0, 1\}`, scores :math:`p`). With :math:`r = \sum wy / W` the rate and
+    :math:`c = \sum wp / W` the mean score,
 
     .. math:: n^\ast = \min\Bigl(\frac{W^2}{\sum w^2},\;
               \frac{r(1-r)\,W^2}{\sum w^2 (y - r)^2},\; \frac{c(1-c)\,W^2}{V}\Bigr),\qquad

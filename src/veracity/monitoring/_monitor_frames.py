@@ -756,7 +756,8 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
 
     stats: dict[str, Any] = {}
     if labelled:
-        sums = agg.bin_sums(scaled(final, counts), bins=m, score_type=score_type, threshold=0.5, grouped=True)
+        sums = agg.bin_sums(scaled(final, counts), bins=m, score_type=score_type, threshold=0.5, grouped=True,
+                            weighted=bool(prep.weight))
         for name, k in zip(_names(list(sums), freq), sums):
             _add(stats, name, _stats(sums[k], edges))
     existed = at_as_of is not None

@@ -220,7 +220,7 @@ class FrameSource(Source):
         prep = self.prep
         return agg.bin_sums(prep.working(bool(grouped)), bins=edges.size - 1, score_type=prep.bin_score_type,
                             threshold=threshold, grouped=grouped, edges=edges, strategy=strategy,
-                            top_label=prep.multiclass)
+                            top_label=prep.multiclass, weighted=self.weighted)
 
     def bin_stats(self, edges: Any, strategy: str = "uniform", *, threshold: float = 0.5) -> BinStats:
         from ._api import _stats_of
