@@ -57,6 +57,7 @@ from ._base import Calibrator, _is_multiclass
 from ._beta import BetaCalibration, probability_features
 from ._noise import delong_difference_interval, ece_difference_interval, paired_mean_interval
 from ..core._delong import MIN_CLASS_ROWS, few_class_rows
+from ..core._paired_mean import SKEW_CLASS_ROWS, SKEW_SAYS, skew_note
 from ..core._display import Display, html_kv, html_note, html_page, html_table
 from ..core._validation import binary_nll_terms, predicted_class
 
@@ -207,6 +208,9 @@ class Ledger(Display):
         if any(r.verdict == TOO_FEW for r in self.rows):
             tail += (f"\ntoo few rows to judge ({_too_few_text(self.rows)}): no change is called better or worse; "
                      "evaluate on at least 2 labelled rows (more for a useful interval)")
+        if any("skew-guarded interval" in r.note for r in self.rows):
+            tail += (f"\nskew-guarded: the Brier and NLL changes on fewer than {SKEW_CLASS_ROWS} of a class "
+                     f"(among at least as many of the other) are {SKEW_SAYS}")
         noise = [r for r in self.rows
                  if r.worse and not r.regression and r.verdict not in (TOO_FEW, FEW_OF_CLASS)]
         if noise:
@@ -785,6 +789,7 @@ def compare(
     too_few = not bool(enough_effective(n_eff, 2.0, before.n))
     # DeLong's normal interval needs 10 rows (weighted: Kish's size) of each class, as in vc.compare_models
     few_auc = few_class_rows(before.y, before.w) if ranked else ""
+    skew_why = skew_note(before.y, before.w)
     few_why = (f"{before.n:,} evaluation row{'' if before.n == 1 else 's'}"
                + ("" if before.w is None else f" of effective size {n_eff:.3g} (Kish)") + ": no interval")
     rows = []
@@ -815,6 +820,8 @@ def compare(
                 verdict, regression = FEW_OF_CLASS, False
             low, high = float("nan"), float("nan")
             why = f"{few_auc}: DeLong's test needs at least {MIN_CLASS_ROWS} of each; no interval"
+        if key in ("NLL", "Brier") and skew_why and verdict not in (SAME,):
+            why = f"{why}; {skew_why}"
         if too_few and not (key == "AUC" and not ranked) and verdict != SAME:
             verdict, regression, low, high, why = TOO_FEW, False, float("nan"), float("nan"), few_why
         rows.append(LedgerRow(shown, what[key][0], b, a, change, can, better, bool(regression), why,
@@ -945,9 +952,10 @@ def _change_intervals(before: Binary, after: Binary, threshold: float, multiclas
                       n_resamples: int, random_state: Any) -> dict[str, tuple[float, float]]:
     """The paired interval of after − before for each ledger metric."""
     w = before.w
+    skew = bool(skew_note(before.y, w))  # few of a class: skewed changes (core._paired_mean)
     out = {
-        "Brier": paired_mean_interval((after.p - after.y) ** 2 - (before.p - before.y) ** 2, w, level),
-        "NLL": paired_mean_interval(binary_nll_terms(after) - binary_nll_terms(before), w, level),
+        "Brier": paired_mean_interval((after.p - after.y) ** 2 - (before.p - before.y) ** 2, w, level, skew),
+        "NLL": paired_mean_interval(binary_nll_terms(after) - binary_nll_terms(before), w, level, skew),
         "accuracy@0.5": paired_mean_interval(_correct(after, threshold) - _correct(before, threshold),
                                              w, level),
     }

@@ -62,18 +62,22 @@ _CELLS = 1 << 21
 _EXACT = 1 << 24
 
 
-def paired_mean_interval(d: np.ndarray, w: np.ndarray | None, level: float) -> tuple[float, float]:
+def paired_mean_interval(d: np.ndarray, w: np.ndarray | None, level: float,
+                         skew: bool = False) -> tuple[float, float]:
     """Student-t interval of the weighted mean of paired differences ``d``: the one rule of
     :func:`veracity.core._paired_mean.paired_mean` (the same as ``vc.compare_models``' Brier and
     log-loss differences); NaN below two rows or where one row carries all the weight, and, as
     ``vc.compare_models`` reads it (``comparison._paired.flat_estimate``), where every row's difference is the
     same nonzero value: a t interval of no width ("NLL -0.2231 [-0.2231, -0.2231] better" of a map pushed to
-    0 and 1 on separated rows) says nothing of the rows where the difference would not be the same."""
+    0 and 1 on separated rows) says nothing of the rows where the difference would not be the same.
+    ``skew`` (the Brier and NLL changes with fewer than
+    :data:`~veracity.core._paired_mean.SKEW_CLASS_ROWS` of a class): the hull of the t and Hall's
+    skew-corrected t intervals (:func:`veracity.core._paired_mean.skew_guarded`)."""
     from ..core._paired_mean import no_spread, paired_mean
 
     if d.size < 2:
         return float("nan"), float("nan")
-    e = paired_mean(d, w, level)
+    e = paired_mean(d, w, level, skew=skew)
     if e.value != 0.0 and bool(no_spread(e.value, e.se)):
         return float("nan"), float("nan")
     return e.low, e.high

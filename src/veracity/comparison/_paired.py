@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core._paired_mean import (  # noqa: F401 - re-exported: the comparison modules import them from here
-    Estimate, from_moments, no_spread, p_of, p_t, p_t_array, paired_mean, student_df, t_of, variance_factor,
-    weight_sums, z_of,
+    Estimate, from_moments, no_spread, p_of, p_t, p_t_array, paired_mean, skew_guarded, skew_term, student_df,
+    t_of, variance_factor, weight_sums, z_of,
 )
 from ..core._validation import PROB_EPS, Binary, binary_nll_terms
 
@@ -57,7 +57,8 @@ STEP = 1 << 14
 
 
 def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarray | None,
-                  level: float) -> tuple[np.ndarray, dict[tuple[int, int], list[Estimate]]]:
+                  level: float,
+                  skew: bool = False) -> tuple[np.ndarray, dict[tuple[int, int], list[Estimate]]]:
     r"""Mean Brier score and log loss of every model (``(models, 2)``) and, for every pair (i, j),
     the paired Brier and log-loss differences j - i (:func:`paired_mean`'s mean and se, its factor
     :func:`variance_factor`, with Student's t on :func:`student_df` degrees of freedom for the interval
@@ -67,6 +68,11 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
     The centred sum of squares comes from sums of :math:`d - c` around a pilot mean c (the first
     piece's), :math:`\sum w^2 (d - \bar d)^2 = \sum w^2 (d - c)^2 - 2(\bar d - c)\sum w^2 (d - c)
     + (\bar d - c)^2 \sum w^2` — exact algebra, and with c next to the mean, no cancellation.
+
+    ``skew`` (few rows of a class): the interval and p-value of
+    :func:`veracity.core._paired_mean.skew_guarded`, whose skewness term needs
+    :math:`\sum h^3 (d - \bar d)^3 = \sum h^3 e^3 - 3s\sum h^3 e^2 + 3s^2 \sum h^3 e - s^3 \sum h^3`
+    (:math:`e = d - c`, :math:`s = \bar d - c`, :math:`h = w / \sum w`; 1 unweighted), from three more sums.
     """
     n = data[0].n
     step = min(n, STEP)
@@ -78,6 +84,8 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
     pilot: dict[tuple[int, int], list[float]] = {pair: [0.0, 0.0] for pair in pairs}
     acc = {pair: np.zeros((2, 3)) for pair in pairs}  # per metric: Σw(d-c), Σw²(d-c), Σw²(d-c)²
     differs = {pair: [False, False] for pair in pairs}
+    acc3 = {pair: np.zeros((2, 3)) for pair in pairs}  # skew: Σh³e, Σh³e², Σh³e³ (e = d - c)
+    cube_total = float(n) if w is None else float(weight_sums(w, n)[2] or 0.0)  # Σh³
     buf = np.empty((k, 2, step))
     shared = np.empty((3, step))  # 1 - y, 2y - 1, the difference d
     for a in range(0, n, step):
@@ -106,6 +114,12 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
                 if a == 0:
                     pilot[pair][t] = float(d.mean() if wc is None else (d * wc).sum() / wc.sum())
                 d -= pilot[pair][t]
+                if skew:
+                    h3 = None if wc is None else (wc / total) ** 3
+                    e2 = d * d
+                    acc3[pair][t] += (float(d.sum() if h3 is None else np.dot(h3, d)),
+                                      float(e2.sum() if h3 is None else np.dot(h3, e2)),
+                                      float(np.dot(e2, d) if h3 is None else np.dot(h3 * e2, d)))
                 if wc is None:
                     s1 = float(d.sum())
                     acc[pair][t] += (s1, s1, float(np.square(d, out=d).sum()))
@@ -135,6 +149,13 @@ def paired_losses(data: list[Binary], pairs: list[tuple[int, int]], w: np.ndarra
                 continue
             if not se > 0.0:  # no estimate of the spread (one row): the edge cases of the normal interval
                 estimates.append(Estimate(mean, se, mean - 0.0 * se, mean + 0.0 * se, float(p_of(mean, se))))
+                continue
+            if skew and df == df:
+                c1, c2, c3 = acc3[pair][t]
+                s3 = c3 - 3.0 * shift * c2 + 3.0 * shift * shift * c1 - shift ** 3 * cube_total
+                a3 = skew_term(s3, ss if w is None else ss / total ** 2)
+                low, high, p = skew_guarded(mean, se, df, level, a3)
+                estimates.append(Estimate(mean, se, low, high, p))
                 continue
             estimates.append(Estimate(mean, se, mean - q * se, mean + q * se, p_t(mean, se, df)))
         out[pair] = estimates
