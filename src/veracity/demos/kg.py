@@ -217,11 +217,14 @@ def run(plots: str | Path | None = None) -> KGDemo:
     out.append(_summary(after))
     out.append("\nthe ledger, tool by tool (vc.compare on the evaluation half; regressions are "
                "printed, not hidden):")
+    # this table shows no intervals: a row's notes about its interval (after the first "; ", e.g. the
+    # skew-guarded interval of few positives, whose explanation the ledger prints below its own table) are
+    # left to the ledger's printout
     out.append(render_table(
         ["metric", "what it measures", "BEFORE", "AFTER", "can τ move it?"],
         [[r.metric, r.what, f"{r.before:.4f}", f"{r.after:.4f}",
-          (f"yes: {r.note}" + ("  (REGRESSION: got worse)" if r.regression else ""))
-          if r.can_move else f"never: {r.note}"] for r in ledger.rows],
+          (f"yes: {r.note.split('; ')[0]}" + ("  (REGRESSION: got worse)" if r.regression else ""))
+          if r.can_move else f"never: {r.note.split('; ')[0]}"] for r in ledger.rows],
         align="llrrl", indent="    "))
 
     # the invariance certificate is the ledger's own (vc.compare reads the logits s and s/τ, so saturated
