@@ -55,7 +55,7 @@ from ..core._text import fmt, render_table, visible
 from ..core._validation import VeracityError
 from ..core._weights import kish_size, sums_in_user_units
 from ..core._delong import MIN_CLASS_ROWS, few_class_rows
-from ..core._paired_mean import SKEW_CLASS_ROWS, SKEW_SAYS, skew_note, skewed_classes
+from ..core._paired_mean import SKEW_CLASS_ROWS, SKEW_SAYS, class_sizes, skew_note, skewed_classes
 from ..honest._common import check_count, check_level, check_seed
 from ..honest._corp import CORPResult, ScoreDecomposition
 from ..sources._api import key_order
@@ -1187,24 +1187,11 @@ def _few_rows_note(few_rows: str, probabilistic: bool, t_na: bool = False,
             f"{MIN_CLASS_ROWS} of each): shown n/a, no p-value, none called significant{tail}",)
 
 
-def _class_sizes(models: Models) -> tuple[float, float]:
-    """The rows of each class (positive, negative), weighted their Kish effective sizes (as
-    :func:`veracity.core._delong.few_class_rows` reads them)."""
-    y, w = models.y, models.w
-    if w is None:
-        k1 = float(np.count_nonzero(y))
-        return k1, float(y.shape[0]) - k1
-    s1, q1 = float(np.dot(w, y)), float(np.dot(w * w, y))
-    s0, q0 = float(w.sum()) - s1, float(np.dot(w, w)) - q1
-    size1, size0 = (s * s / q if q > 0 else 0.0 for s, q in ((s1, q1), (s0, q0)))
-    return size1, size0
-
-
 def _short_t_note(models: Models) -> tuple[str, ...]:
     """The note under a comparison whose rarer class holds :data:`MIN_CLASS_ROWS` to :data:`SHORT_T_ROWS`
     rows (weighted: Kish effective size), where the paired t intervals of the Brier and log-loss differences
     run short (the measured tails, :data:`SHORT_T_TAILS`), or none."""
-    size1, size0 = _class_sizes(models)
+    size1, size0 = class_sizes(models.y, models.w)
     least = min(size1, size0)
     if not MIN_CLASS_ROWS * (1.0 - 1e-9) <= least < SHORT_T_ROWS * (1.0 - 1e-9):
         return ()
