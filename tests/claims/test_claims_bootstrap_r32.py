@@ -189,7 +189,12 @@ def _top_label_rows(rng: np.random.Generator, n: int, a: float, b: float) -> tup
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "lognormal weights"])
 @pytest.mark.parametrize("a, b", [(0.3, 0.6), (0.4, 1.0)], ids=["over-confident", "slope 1"])
-def test_top_label_calibration_slope_wald_intervals_cover_the_truth(a, b, weighted):
+def test_top_label_calibration_slope_wald_intervals_cover_the_truth(a, b, weighted, monkeypatch):
+    # the SEs' coverage only: the p-values' label redraws (Monte Carlo under skewing uneven weights since
+    # session 43) are not read here, so a few keep the fits quick
+    from veracity.honest import _tests
+
+    monkeypatch.setattr(_tests, "_WALD_REDRAWS", 19)
     draws, n = 300, 400
     z = stats.norm.ppf(1 - (1 - LEVEL) / 2)
     rng = np.random.default_rng(3230 + weighted + 2 * (b == 1.0))
