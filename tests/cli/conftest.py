@@ -27,3 +27,13 @@ def _write_csv(path: Path, header: str, rows: list[tuple]) -> str:
 def write_csv():
     """``write_csv(path, "ts,p,y", [(…), …])`` → the path as text: a CSV of the header and the rows."""
     return _write_csv
+
+
+@pytest.fixture
+def platt_artifact(tmp_path, cli) -> Path:
+    """A PlattScaling artifact fitted by ``veracity fit`` on 30 rows (the path of its JSON)."""
+    fit = tmp_path / "fit.csv"
+    fit.write_text("score,label\n" + "".join(f"{0.1 + 0.02 * i:.2f},{i % 2}\n" for i in range(30)))
+    path = tmp_path / "cal.json"
+    assert cli(["fit", fit, "--method", "platt", "--out", path, "-q"]).code == 0
+    return path

@@ -11,24 +11,15 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 
-@pytest.fixture
-def cal(tmp_path, cli):
-    fit = tmp_path / "fit.csv"
-    fit.write_text("score,label\n" + "".join(f"{0.1 + 0.02 * i:.2f},{i % 2}\n" for i in range(30)))
-    path = tmp_path / "cal.json"
-    assert cli(["fit", fit, "--method", "platt", "--out", path, "-q"]).code == 0
-    return path
-
-
 @pytest.mark.parametrize("second, said", [
     ({"label": [1, 0], "score": [0.3, 0.9]},
      r"differs from the first file of \S+: the same columns, in another order; apply to files of one schema"),
     ({"score": pa.array([1, 0], pa.int64()), "label": [1, 0]}, r": its column 'score' is int64, not double;"),
     ({"score": [0.5], "label": [1], "extra": ["x"]}, r": it adds 'extra';"),
 ])
-def test_apply_says_how_a_file_differs(tmp_path, cli, refused, cal, second, said):
+def test_apply_says_how_a_file_differs(tmp_path, cli, refused, platt_artifact, second, said):
     logs = tmp_path / "logs"
     logs.mkdir()
     pq.write_table(pa.table({"score": [0.1, 0.2], "label": [0, 1]}), logs / "a.parquet")
     pq.write_table(pa.table(second), logs / "b.parquet")
-    refused(cli(["apply", cal, f"{logs}/*.parquet", "-o", tmp_path / "out.parquet"]), said)
+    refused(cli(["apply", platt_artifact, f"{logs}/*.parquet", "-o", tmp_path / "out.parquet"]), said)

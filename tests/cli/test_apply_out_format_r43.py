@@ -9,19 +9,10 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.fixture
-def cal(tmp_path, cli):
-    fit = tmp_path / "fit.csv"
-    fit.write_text("score,label\n" + "".join(f"{0.1 + 0.02 * i:.2f},{i % 2}\n" for i in range(30)))
-    path = tmp_path / "cal.json"
-    assert cli(["fit", fit, "--method", "platt", "--out", path, "-q"]).code == 0
-    return path
-
-
 @pytest.mark.parametrize("name, what", [("scores.xlsx", "an Excel workbook"), ("scores.JSON", "JSON"),
                                         ("scores.feather", r"Arrow IPC \(Feather\)")])
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
-def test_other_format_refused(tmp_path, cli, refused, cal, name, what, kind):
+def test_other_format_refused(tmp_path, cli, refused, platt_artifact, name, what, kind):
     pa = pytest.importorskip("pyarrow")
     rows = tmp_path / f"rows.{kind}"
     if kind == "csv":
@@ -31,17 +22,17 @@ def test_other_format_refused(tmp_path, cli, refused, cal, name, what, kind):
 
         pq.write_table(pa.table({"score": [0.2, 0.7], "label": [0, 1]}), rows)
     out = tmp_path / name
-    refused(cli(["apply", cal, rows, "-o", out]),
+    refused(cli(["apply", platt_artifact, rows, "-o", out]),
             rf"--out \S*{name} names {what}, and apply writes Parquet \(\.parquet, \.pq, \.parq\) or CSV .*: "
             rf"pass -o \S*scores\.csv \(which Excel opens\) or -o \S*scores\.parquet")
     assert not out.exists()
 
 
 @pytest.mark.parametrize("name", ["o.csv", "o.tsv", "o.txt", "o.csv.gz", "o", "o.parquet"])
-def test_csv_and_parquet_names_written(tmp_path, cli, cal, name):
+def test_csv_and_parquet_names_written(tmp_path, cli, platt_artifact, name):
     rows = tmp_path / "rows.csv"
     rows.write_text("score,label\n0.2,0\n0.7,1\n")
-    got = cli(["apply", cal, rows, "-o", tmp_path / name])
+    got = cli(["apply", platt_artifact, rows, "-o", tmp_path / name])
     assert got.code == 0, got.err
     assert (tmp_path / name).stat().st_size > 0
 
