@@ -40,7 +40,8 @@ def test_csv_and_parquet_names_written(tmp_path, cli, platt_artifact, name):
 @pytest.mark.parametrize("name, what", [("report.pdf", r"a PDF"), ("report.PNG", "an image"),
                                         ("report.json", "JSON")])
 def test_report_out_of_another_format_refused(tmp_path, cli, refused, name, what):
-    """``veracity report --out report.pdf`` wrote the HTML page as report.pdf ("wrote report.pdf (171 KB)")."""
+    """``veracity report --out report.pdf`` wrote the HTML page as report.pdf
+    ("wrote report.pdf (171 KB)")."""
     out = tmp_path / name
     refused(cli(["report", "--out", out, "-q"]),
             rf"--out \S*{name} names {what}, and report writes one self-contained HTML page: pass --out "

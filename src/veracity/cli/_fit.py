@@ -295,7 +295,28 @@ def _header_columns(path: str) -> tuple[str, ...] | None:
     return tuple(names)
 
 
+#: --out names fit does not write (it writes the calibrator as JSON): a data file, a serialised model
+_NOT_ARTIFACTS = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".pq", ".parq", ".xlsx", ".xls", ".pkl",
+                  ".pickle", ".joblib", ".npy", ".npz", ".html", ".png", ".pdf")
+
+
+def _refuse_not_json(out: str) -> None:
+    """``--out`` named for a file fit does not write refused before any work: ``cal.onnx`` / ``cal.sql`` (which
+    ``veracity export`` writes from the JSON artifact), a data file or a pickle. Other names (``cal.json``,
+    ``cal.yaml`` — JSON is YAML —, no suffix) are written as the JSON artifact."""
+    name = Path(out).name.lower()
+    json_name = Path(out).with_suffix(".json")
+    if name.endswith((".onnx", ".sql")):
+        kind = f"--onnx {out}" if name.endswith(".onnx") else "--sql DIALECT"
+        raise VeracityError(f"--out {out}: fit writes the calibrator as a JSON artifact, not {Path(out).suffix}; "
+                            f"pass --out {json_name}, then `veracity export {json_name} {kind}`")
+    if name.endswith(_NOT_ARTIFACTS):
+        raise VeracityError(f"--out {out}: fit writes the calibrator as a JSON artifact (which veracity apply, "
+                            f"report and export read), not {Path(out).suffix}; pass --out {json_name}")
+
+
 def run(args: argparse.Namespace) -> int:
+    _refuse_not_json(args.out)
     args.role_col = _role_column(args)
     given = [flag for flag, value in (("--fit-role", args.fit_role), ("--allow-role", args.allow_role)) if value]
     if given and not args.role_col:  # without a role column every row is fit on, whatever the flag says
