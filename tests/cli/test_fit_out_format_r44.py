@@ -31,8 +31,8 @@ def test_export_formats_point_to_export(tmp_path, cli, refused, rows, name, then
 def test_data_and_pickle_names_refused(tmp_path, cli, refused, rows, name):
     out = tmp_path / name
     refused(cli(["fit", rows, "--score", "score", "--label", "label", "--method", "platt", "--out", out]),
-            rf"--out \S*{name}: fit writes the calibrator as a JSON artifact \(which veracity apply, report and "
-            rf"export read\), not \.\w+; pass --out \S*cal\.json")
+            rf"--out \S*{name}: fit writes the calibrator as a JSON artifact \(which veracity apply, report "
+            rf"and export read\), not \.\w+; pass --out \S*cal\.json")
     assert not out.exists()
 
 

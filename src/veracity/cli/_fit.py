@@ -301,18 +301,19 @@ _NOT_ARTIFACTS = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".pq", ".par
 
 
 def _refuse_not_json(out: str) -> None:
-    """``--out`` named for a file fit does not write refused before any work: ``cal.onnx`` / ``cal.sql`` (which
-    ``veracity export`` writes from the JSON artifact), a data file or a pickle. Other names (``cal.json``,
-    ``cal.yaml`` — JSON is YAML —, no suffix) are written as the JSON artifact."""
+    """``--out`` named for a file fit does not write refused before any work: ``cal.onnx`` / ``cal.sql``
+    (which ``veracity export`` writes from the JSON artifact), a data file or a pickle. Other names
+    (``cal.json``, ``cal.yaml`` — JSON is YAML —, no suffix) are written as the JSON artifact."""
     name = Path(out).name.lower()
     json_name = Path(out).with_suffix(".json")
     if name.endswith((".onnx", ".sql")):
         kind = f"--onnx {out}" if name.endswith(".onnx") else "--sql DIALECT"
-        raise VeracityError(f"--out {out}: fit writes the calibrator as a JSON artifact, not {Path(out).suffix}; "
-                            f"pass --out {json_name}, then `veracity export {json_name} {kind}`")
+        raise VeracityError(f"--out {out}: fit writes the calibrator as a JSON artifact, not "
+                            f"{Path(out).suffix}; pass --out {json_name}, then `veracity export {json_name} "
+                            f"{kind}`")
     if name.endswith(_NOT_ARTIFACTS):
-        raise VeracityError(f"--out {out}: fit writes the calibrator as a JSON artifact (which veracity apply, "
-                            f"report and export read), not {Path(out).suffix}; pass --out {json_name}")
+        raise VeracityError(f"--out {out}: fit writes the calibrator as a JSON artifact (which veracity "
+                            f"apply, report and export read), not {Path(out).suffix}; pass --out {json_name}")
 
 
 def run(args: argparse.Namespace) -> int:
