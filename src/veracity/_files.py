@@ -48,6 +48,9 @@ def write_atomic(path: str | Path, data: str | bytes | Callable[[Path], None]) -
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:64]}.", suffix=".tmp", dir=p.parent or ".")
     except FileNotFoundError:
+        if p.parent.is_dir():  # /proc, /sys: a folder that takes no new files says ENOENT too
+            raise VeracityError(f"cannot write {p}: the folder {p.parent} takes no new files; pass a path in "
+                                "a folder you can write") from None
         raise VeracityError(f"cannot write {p}: the folder {p.parent} does not exist; create it first") from None
     tmp_path = Path(tmp)
     try:
