@@ -64,18 +64,21 @@ def test_cbpe_interval_covers_the_realised_rate_of_few_expected_events():
     assert normal_cover[0] < 0.92 and normal_cover[1] < 0.94, normal_cover
 
 
-def test_normal_interval_kept_for_many_expected_events_and_for_weights():
+def test_normal_interval_kept_for_many_expected_events_count_at_few_weighted_or_not():
     rng = np.random.default_rng(3)
     f = rng.beta(2, 8, 3_000)
     y = (rng.random(f.size) < f).astype(int)
     r = vc.ppi_mean(y[:200], f[:200], f[200:])  # 600 expected events: the normal interval, as before
     assert r.cbpe_high - r.cbpe == pytest.approx(Z * np.sqrt((f * (1 - f)).sum()) / f.size, rel=1e-9)
     g = np.full(5_000, 1e-4)
-    w = rng.uniform(0.5, 2.0, 100)  # weighted rows: CBPE's weighted mean keeps its normal interval
+    w = rng.uniform(0.5, 2.0, 100)
     rw = vc.ppi_mean(np.zeros(100, dtype=int), g[:100], g[100:], sample_weight=w)
-    assert rw.cbpe_low == 0.0 and rw.cbpe_high < 1e-4 + 3e-4
     ru = vc.ppi_mean(np.zeros(100, dtype=int), g[:100], g[100:])  # 0.5 expected: at least 1 positive counts
     assert ru.cbpe_high >= 2 / g.size
+    # weighted rows (session 44): the hull with the count interval at an effective size a little below the
+    # 5,000 rows (tests/delayed/test_cbpe_weighted_r44.py), so two events count there too — the normal
+    # interval kept before reached 3e-4 above the mean
+    assert rw.cbpe_low == 0.0 and 2 / g.size <= rw.cbpe_high < 1.01 * ru.cbpe_high
 
 
 def test_a_stores_estimate_cbpe_is_the_same_interval(tmp_path):

@@ -60,8 +60,8 @@ from ._ppi_result import (FEW_EFFECTIVE_AUDIT, bound_texts, exact_rejects_note, 
                           weighted_class_note)
 from ._ppi_sums import (EXACT_BELOW, _wmean_var, rare_cbpe_interval, rare_outcome_interval,
                         rare_share_interval, tuning_terms, uneven_labels, uneven_weights,
-                        weighted_gap_interval, weighted_lambda_terms, weighted_rate_interval,
-                        weighted_score_interval, wilson_rate_interval)
+                        weighted_cbpe_interval, weighted_gap_interval, weighted_lambda_terms,
+                        weighted_rate_interval, weighted_score_interval, wilson_rate_interval)
 
 #: a bin's rate is flagged insufficient below this many labels (its Wilson interval covered 95-96 % of
 #: true bin rates for a 95 % interval at 30 labels and more in the seeded simulation of
@@ -519,6 +519,8 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
     if unweighted:  # the rate's CBPE of few expected events: vc.ppi_mean's count interval
         s1, s2, s3 = (float(np.sum(f**k)) + float(np.sum(g**k)) for k in (1, 2, 3))
         rare_cbpe_interval(out, s1, s2, s3, f.size + g.size, level, where=np.arange(len(targets)) == 0)
+    else:  # weighted rows: the rate's hull with its count interval at an effective size, as vc.ppi_mean's
+        weighted_cbpe_interval(out, np.concatenate([f, g]), np.concatenate([ww, uu]), level)
     out["cbpe_high"][-1] = out["cbpe"][-1] + z * cost_sd
     # rates and shares of rows lie in [0, 1], a cost per row in [0, max(c_FP, c_FN)]: a normal interval
     # reaching beyond is cut at the bound, as vc.ppi_mean cuts its rate's
@@ -578,6 +580,10 @@ def ppi_audit(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, bins
         both, b_all = np.concatenate([f, g]), np.concatenate([bin_of(f, edges), bin_of(g, edges)])
         b1, b2, b3 = (np.bincount(b_all, weights=both**k, minlength=edges.size - 1) for k in (1, 2, 3))
         rare_cbpe_interval(bo, b1, b2, b3, np.asarray(bs.n) + np.asarray(bs.m), level)
+    else:  # weighted: each bin's hull with its count interval at an effective size
+        rows_bin = np.concatenate([bin_of(f, edges), bin_of(g, edges)])
+        weighted_cbpe_interval(bo, np.concatenate([f, g]), np.concatenate([ww, uu]), level, group=rows_bin,
+                               groups=edges.size - 1)
     cut_to_range(bo, RATE_BOUNDS)
     with np.errstate(divide="ignore", invalid="ignore"):  # the labels' Kish size: n unweighted, NaN for none
         bin_size = np.asarray(bs.w) ** 2 / np.asarray(bs.w2)

@@ -37,9 +37,11 @@ Beside it every result carries
 
 * the **classical** estimate (labels only) and the **CBPE** estimate (the mean score of
   all rows, with the Poisson-binomial interval :math:`\pm z\sqrt{\sum f(1-f)}/M` that is
-  right only if the scores are calibrated — where they expect fewer than 10 events or non-events, the
+  right only if the scores are calibrated — where they expect fewer than 10 events or non-events, or the
+  count's spread lies below :func:`~veracity.delayed._ppi_sums.count_handover` of the level, the
   skewed count's own interval, :func:`~veracity.delayed._ppi_sums.rare_cbpe_interval`: the normal one
-  covered 0.91 of realised rates at 0.5 expected events);
+  covered 0.91 of realised rates at 0.5 expected events, 0.741 at 0.8 past 10; weighted rows: its hull
+  with that interval at an effective size, :func:`~veracity.delayed._ppi_sums.weighted_cbpe_interval`);
 * the **rectifier** :math:`\overline{y - f}` over the labelled rows with its interval —
   calibration-in-the-large of the window, estimated without assuming anything. When
   its interval excludes 0 the scores are not calibrated here and CBPE's estimate is
@@ -97,7 +99,8 @@ from ._ppi_result import (FEW as FEW, FEW_DRAWN as FEW_DRAWN, FEW_EFFECTIVE as F
 from ._ppi_sums import (NO_SPREAD as NO_SPREAD, RATE_BOUNDS as RATE_BOUNDS, PpiSums as PpiSums,
                         check_level as check_level, cut_to_range as cut_to_range,
                         judged_calibrated as judged_calibrated, ppi_from_sums as ppi_from_sums,
-                        rare_cbpe_interval as rare_cbpe_interval, z_of as z_of)
+                        rare_cbpe_interval as rare_cbpe_interval,
+                        weighted_cbpe_interval as weighted_cbpe_interval, z_of as z_of)
 
 #: a labelled sample whose score histogram differs from the unlabelled rows' at this
 #: p-value is not a random sample of the window
@@ -433,6 +436,9 @@ def ppi_mean(labels: Any, scores_labelled: Any, scores_unlabelled: Any, *, level
         sample_check=sample_check, score_type=score_type)
     sums = PpiSums.of(y, f, g, w, u)
     out = ppi_from_sums(sums, level=level, power_tuning=bool(power_tuning))
-    if w is None and u is None:  # CBPE of weighted rows keeps its normal interval
+    if w is None and u is None:
         _rare_cbpe(out, f, g, level)
+    else:  # weighted rows: the hull with the count interval at their effective size
+        weighted_cbpe_interval(out, np.concatenate([f, g]), np.concatenate(
+            [np.ones(f.size) if w is None else w, np.ones(g.size) if u is None else u]), level)
     return _result(out, level=level, n=y.size, m=g.size, excluded=excluded, p=p, valid=valid, w=w, sums=sums)

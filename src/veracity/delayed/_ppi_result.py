@@ -521,8 +521,10 @@ def ppi_records(sums: PpiSums, *, level: float = 0.95, power_tuning: bool = True
     (weighted: Kish size), the Wilson-type interval of
     :func:`~veracity.delayed._ppi_sums.rare_outcome_interval`. ``sum_fff`` (per window, :math:`\sum f^3` over
     all its rows, labelled or not): ``estimate_cbpe``'s interval of unweighted windows whose scores expect
-    fewer than 10 events is vc.ppi_mean's count interval
-    (:func:`~veracity.delayed._ppi_sums.rare_cbpe_interval`); without it, the normal interval."""
+    fewer than 10 events, or whose count's spread lies below
+    :func:`~veracity.delayed._ppi_sums.count_handover` of the level, is vc.ppi_mean's count interval
+    (:func:`~veracity.delayed._ppi_sums.rare_cbpe_interval`); without it, and for weighted windows (their
+    sums hold no :math:`\sum w^3`, which vc.ppi_mean's weighted interval reads), the normal interval."""
     out = ppi_from_sums(sums, level=level, power_tuning=power_tuning)
     if sum_fff is not None:  # unweighted windows (weights 1 on both sides: the sums are counts)
         plain_rows = ((np.asarray(sums.w) == sums.n) & (np.asarray(sums.w2) == sums.n)
