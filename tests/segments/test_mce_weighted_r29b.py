@@ -1,8 +1,10 @@
 """The MCE's family p-value under uneven weights (round 29): every atom's label sum was drawn with every
 jump at the atom's largest weight, a law far wider than the rows' — valid, but blind (no false alarm at
 5 % in 200 calibrated data sets with log-normal weights, and a planted +0.06 gap found in 17 % of data
-sets where an oracle critical value finds 57 %). The jump now matches the rows' cumulants (variance, and
-the third and fourth from above; module ``_mce_null``): the level holds and the power is near the oracle's."""
+sets where an oracle critical value finds 57 %). The law now matches the rows' cumulants (module
+``_mce_null``; since session 44 the heaviest row exactly and the rest's variance and third cumulant, which
+also holds on tied scores, test_mce_ties_weights_r44.py): the level holds and the power is near the
+oracle's."""
 
 from __future__ import annotations
 
