@@ -3,9 +3,9 @@
 ``vc.monitor(frame, score="p", label="y", periods="ts", freq="M")`` on pandas, polars (eager and
 lazy), pyarrow, DuckDB relations, Dask and Spark DataFrames and paths/globs of CSV/Parquet. An
 in-memory frame takes the array form (:func:`._monitor.monitor`) on its columns; a lazy frame is
-grouped where it lives into three aggregates per period key -- the final rows' per-bin sums, every
-row's score histogram and the pending count -- which :func:`._monitor.summarize_periods` turns into
-the same rows as the array form. The period key is computed in the engine: a column's calendar
+grouped where it lives into two aggregates per period key -- the final rows' per-bin sums, and every
+row's score histogram with the pending count in the same pass -- which
+:func:`._monitor.summarize_periods` turns into the same rows as the array form. The period key is computed in the engine: a column's calendar
 ``yyyymmdd`` / ``yyyymm``, or for epoch seconds the proleptic Gregorian calendar by arithmetic
 (:func:`_civil_steps`). The input contract (scores, labels of the final rows, weights, period
 column) is checked there too, in the one line naming the column that every route gives.
@@ -670,11 +670,11 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
                    horizon: Any = None) -> MonitorResult:
     """``monitor(frame, score=..., label=..., periods="ts", ...)`` (see :func:`monitor`).
 
-    In-memory frames take the array code on their columns. On a lazy frame three
-    aggregates come back, one row per (period key, bin) or per period key: the per-bin
-    statistics of the rows whose label is final (``mature``; every row without it), all
-    rows' score histograms (the PSI reads these: labels arrive late, scores do not) and
-    the count of pending rows (not ``mature``, or with ``as_of``/``horizon`` a prediction
+    In-memory frames take the array code on their columns. On a lazy frame two
+    aggregates come back, one row per (period key, bin): the per-bin
+    statistics of the rows whose label is final (``mature``; every row without it), and all
+    rows' score histograms (the PSI reads these: labels arrive late, scores do not) with, in
+    the same pass, the count of pending rows (not ``mature``, or with ``as_of``/``horizon`` a prediction
     time after ``as_of − horizon``, to the microsecond as :func:`label_maturity`). With ``freq`` the key is the calendar day (``D``, ``W``)
     or month (``M``, ``Q``, ``Y``) as an integer ``yyyymmdd`` / ``yyyymm``; the few keys
     that come back are named like the array form's periods and merged in Python, so a
@@ -761,12 +761,15 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         for name, k in zip(_names(list(sums), freq), sums):
             _add(stats, name, _stats(sums[k], edges))
     existed = at_as_of is not None
+    # the pending rows (not final) counted in the same pass: ``_pend`` per (key, bin[, existed]) group
+    counted = prep.rows is not None
     hist_rows = agg.collect(
         scaled(working, every).with_columns(_p=agg.probability(score_type))
         .with_columns(_b=bin_index(nw.col("_p"), edges, "uniform"), _w2=nw.col("_w") * nw.col("_w"),
-                      _one=nw.lit(1, nw.Int64))
+                      _one=nw.lit(1, nw.Int64), **({"_pend": agg._flag(~nw.col("_m"))} if counted else {}))
         .group_by("_g", "_b", *(["_e"] if existed else []))
-        .agg(nw.col("_w").sum(), nw.col("_w2").sum(), nw.col("_one").sum())
+        .agg(nw.col("_w").sum(), nw.col("_w2").sum(), nw.col("_one").sum(),
+             *([nw.col("_pend").sum()] if counted else []))
     )
     histograms: dict[str, np.ndarray] = {}
     squares: dict[str, np.ndarray] = {}
@@ -789,14 +792,10 @@ def _monitor_frame(data: Any, labels: Any, periods: Any, *, score: Any, label: A
         sizes = {k: (_kish(float(h.sum()), float(squares[k].sum())) if h.sum() > 0 else 0.0)
                  for k, h in histograms.items()}
     pending: dict[str, int] = {}
-    if prep.rows is not None:
-        waits = ~nw.col("_m") & nw.col("_e") if existed else ~nw.col("_m")
-        waiting = agg.collect(working.filter(waits).with_columns(_one=nw.lit(1, nw.Int64))
-                              .group_by("_g").agg(nw.col("_one").sum()))
-        waiting_keys = _group_keys(waiting.get_column("_g"))
-        for name, c in zip(_names(waiting_keys, freq) if waiting_keys else [],
-                           waiting.get_column("_one").to_list()):
-            pending[name] = pending.get(name, 0) + int(c)
+    if counted:  # the rows existing at as_of whose label is not final, per period (those with any)
+        for k, c, e in zip(groups, hist_rows.get_column("_pend").to_list(), here):
+            if e and c:
+                pending[names[k]] = pending.get(names[k], 0) + int(c)
     result = summarize_periods(dict(sorted(stats.items())), pending=pending, histograms=histograms,
                                reference=reference, level=level, min_count=min_count, histogram_sizes=sizes,
                                weight_scale=agg.weight_scale(counts) if prep.weight and labelled else 1.0,

@@ -246,8 +246,9 @@ def _flag(expr: Any) -> Any:
     return nw.when(expr.fill_null(False)).then(nw.lit(1, nw.Int64)).otherwise(nw.lit(0, nw.Int64))
 
 
-def contract_columns(lf: Any, weighted: bool = True) -> Any:
-    """``lf`` with one column per contract check (flags, and the values whose min/max are shown)."""
+def contract_columns(lf: Any, weighted: bool = True, extra: dict[str, Any] | None = None) -> Any:
+    """``lf`` with one column per contract check (flags, and the values whose min/max are shown), and the
+    columns ``extra`` (expressions over ``lf``'s columns) in the same projection."""
     import narwhals as nw
 
     s, y, w = nw.col("_s"), nw.col("_y"), nw.col("_w")
@@ -256,12 +257,16 @@ def contract_columns(lf: Any, weighted: bool = True) -> Any:
     w_ok = ~(w.is_null() | w.is_nan() | (w.abs() == _INF)).fill_null(True)
     weights = {"_w_bad": _flag(~w_ok), "_w_neg": _flag(w_ok & (w < 0)), "_wf": nw.when(w_ok).then(w),
                "_wp": nw.when(w_ok & (w > 0)).then(w)}  # the positive weights: their smallest, w_pos_min
+    sf = nw.when(s_ok).then(s)
+    # one projection (each one more is a bind of the whole plan on DuckDB, ~2 ms): ``_p_bad`` from the
+    # expression of ``_sf``, not from its column; ``extra``: the caller's columns, read from ``lf``'s too
     return lf.with_columns(
         _one=nw.lit(1, nw.Int64),
         _s_miss=_flag(s.is_null() | s.is_nan()), _s_inf=_flag(s.abs() == _INF),
-        _sf=nw.when(s_ok).then(s), _y_bad=_flag(~y_ok), _yf=nw.when(~y_ok & ~(y.is_null() | y.is_nan()).fill_null(True)).then(y),
-        **(weights if weighted else {}),
-    ).with_columns(_p_bad=_flag((nw.col("_sf") < 0) | (nw.col("_sf") > 1)))
+        _sf=sf, _y_bad=_flag(~y_ok), _yf=nw.when(~y_ok & ~(y.is_null() | y.is_nan()).fill_null(True)).then(y),
+        _p_bad=_flag((sf < 0) | (sf > 1)),
+        **(weights if weighted else {}), **(extra or {}),
+    )
 
 
 #: the contract's aggregates: (name, column, how several partial results combine)
@@ -546,20 +551,23 @@ def probability(score_type: str) -> Any:
     return 1.0 / (1.0 + (-s).exp())
 
 
-def complement(score_type: str) -> Any:
+def complement(score_type: str, p: Any = None) -> Any:
     """``1 − p``: a logit's as the logistic of ``−s`` (``expit(−s)``, as :func:`veracity.core._stats.residuals`
-    takes it: ``1 − p`` of the rounded logistic is 0 beyond s ≈ 37, where the true value is e^{−s})."""
+    takes it: ``1 − p`` of the rounded logistic is 0 beyond s ≈ 37, where the true value is e^{−s}).
+    ``p``: the probability's expression (default: the column ``_p``)."""
     import narwhals as nw
 
     if score_type == "probability":
-        return 1.0 - nw.col("_p")
+        return 1.0 - (nw.col("_p") if p is None else p)
     return 1.0 / (1.0 + nw.col("_s").exp())
 
 
-def _nll(score_type: str) -> Any:
+def _nll(score_type: str, p: Any = None) -> Any:
+    """The log-loss of a row; ``p``: the probability's expression (default: the column ``_p``)."""
     import narwhals as nw
 
-    s, y, p = nw.col("_s"), nw.col("_y"), nw.col("_p")
+    s, y = nw.col("_s"), nw.col("_y")
+    p = nw.col("_p") if p is None else p
     if score_type == "logit":  # softplus(x), x = -(2y-1)s, as numpy's logaddexp(0, x)
         x = nw.when(y == 1.0).then(-s).otherwise(s)
         return x.clip(lower_bound=0.0) + (1.0 + (-(x.abs())).exp()).log()
@@ -567,12 +575,13 @@ def _nll(score_type: str) -> Any:
     return -(q.clip(lower_bound=PROB_EPS).log())
 
 
-def _decision(score_type: str, threshold: float) -> Any:
+def _decision(score_type: str, threshold: float, p: Any = None) -> Any:
+    """Predicted positive; ``p``: the probability's expression (default: the column ``_p``)."""
     import narwhals as nw
 
     if score_type == "logit" and 0.0 < threshold < 1.0:  # decide on the logit scale, like vc.accuracy
         return nw.col("_s") >= math.log(threshold / (1.0 - threshold))
-    return nw.col("_p") >= threshold
+    return (nw.col("_p") if p is None else p) >= threshold
 
 
 #: ``sum_r``, ``sum_q1``, ``sum_r2``: Σw(p − y), Σ_{y=1} w(1 − p), Σw(p − y)², summed where the rows
@@ -662,10 +671,13 @@ def bin_sums_and_contract(lf: Any, *, bins: int, score_type: str, threshold: flo
     ok = ~(s.is_null() | s.is_nan() | (s.abs() == _INF)) & ((y == 0.0) | (y == 1.0))
     if score_type == "probability":
         ok = ok & (s >= 0.0) & (s <= 1.0)
-    x = contract_columns(lf, weighted=False).with_columns(_ok=ok.fill_null(False)).with_columns(
-        _s=nw.when(nw.col("_ok")).then(s).otherwise(nw.lit(0.0, nw.Float64)),
-        _y=nw.when(nw.col("_ok")).then(y).otherwise(nw.lit(0.0, nw.Float64)),
-    )
+    ok = ok.fill_null(False)
+    # one projection: the contract's columns read the rows' own _s/_y, replaced in the same projection
+    x = contract_columns(lf, weighted=False, extra={
+        "_ok": ok,
+        "_s": nw.when(ok).then(s).otherwise(nw.lit(0.0, nw.Float64)),
+        "_y": nw.when(ok).then(y).otherwise(nw.lit(0.0, nw.Float64)),
+    })
     native = _bin_table(x, bins=bins, score_type=score_type, threshold=threshold, grouped=grouped,
                         edges=None, strategy="uniform", top_label=False, contract=True)
     keep = [i for i, b in enumerate(native["_b"]) if b is not None and int(b) >= 0]
@@ -682,25 +694,34 @@ def _bin_table(lf: Any, *, bins: int, score_type: str, threshold: float, grouped
     import narwhals as nw
 
     w, p, y = nw.col("_w"), nw.col("_p"), nw.col("_y")
+    # two projections, not four (each is a bind of the whole plan on DuckDB): the first reads the
+    # probability as its expression (``pe``, the same number as the column ``_p`` it also writes), the
+    # second the columns of the first
+    pe = probability(score_type)
     if edges is None or strategy == "uniform":
         edges, strategy = uniform_edges(bins), "uniform"
-    b = bin_index(p, np.asarray(edges, dtype=np.float64), strategy)
+    b = bin_index(pe, np.asarray(edges, dtype=np.float64), strategy)
     if contract:
         b = nw.when(nw.col("_ok")).then(b).otherwise(nw.lit(-1, nw.Int64))
-    x = lf.with_columns(_p=probability(score_type)).with_columns(
+    decided = nw.when(_decision(score_type, threshold, pe)).then(1.0).otherwise(0.0)
+    x = lf.with_columns(
+        _p=pe,
         _b=b,
-        _l=nw.col("_l") if top_label else _nll(score_type),
-        _c=y if top_label else 1.0 - (nw.when(_decision(score_type, threshold)).then(1.0).otherwise(0.0) - y).abs(),
-        _r=nw.when(y == 1.0).then(-complement(score_type)).otherwise(p),  # p − y
-    ).with_columns(
+        _l=nw.col("_l") if top_label else _nll(score_type, pe),
+        _c=y if top_label else 1.0 - (decided - y).abs(),
+        _r=nw.when(y == 1.0).then(-complement(score_type, pe)).otherwise(pe),  # p − y
+    )
+    names: tuple[str, ...] = _SUM_NAMES
+    squares: dict[str, Any] = {}
+    if weighted:
+        squares = {"sum_w2y": (w * w) * y, "sum_w2pq": (w * w) * (p * complement(score_type))}
+        names = (*_SUM_NAMES, *SQUARE_NAMES)
+    x = x.with_columns(
         _one=nw.lit(1, nw.Int64), weight=w, weight_sq=w * w, sum_p=w * p, sum_y=w * y,
         sum_p2=w * p * p, sum_py=w * p * y, sum_nll=w * nw.col("_l"), correct=w * nw.col("_c"),
         sum_r=w * nw.col("_r"), sum_q1=-(w * y * nw.col("_r")), sum_r2=w * (nw.col("_r") * nw.col("_r")),
+        **squares,
     )
-    names: tuple[str, ...] = _SUM_NAMES
-    if weighted:
-        x = x.with_columns(sum_w2y=(w * w) * y, sum_w2pq=(w * w) * (p * complement(score_type)))
-        names = (*_SUM_NAMES, *SQUARE_NAMES)
     keys = [*key_columns(grouped), "_b"]
     rows = collect(x.group_by(keys).agg(nw.col("_one").sum().alias("count"),
                                         *(nw.col(k).sum() for k in names),

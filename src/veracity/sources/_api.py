@@ -175,6 +175,8 @@ class _Prepared:
         self.by: Any = ([_column_arg(b, "by") for b in by] if isinstance(by, (list, tuple)) and by
                         else _column_arg(by, "by"))
         self.frame: Frame = as_frame(data)
+        #: :meth:`working`'s last frame per ``grouped``, with what it was built from
+        self._working: dict[bool, tuple[Any, Any]] = {}
         extra = extra or {}
         check_columns(self.frame, {"score": self.score, **({"label": label} if labelled else {}),
                                    "sample_weight": self.weight, "by": self.by, **extra})
@@ -304,6 +306,23 @@ class _Prepared:
         return "probability" if self.multiclass else self.score_type
 
     def working(self, grouped: bool) -> Any:
+        """The working columns (:func:`._aggregates.base`); the same frame again while nothing it reads has
+        changed (the AUC reads the frame the statistics read: on DuckDB each new projection is one more bind
+        of the plan)."""
+        key = (bool(grouped), self.weight_scale, self.score_type, self.pooled if grouped else None)
+        cached = self._working.get(bool(grouped))
+        if cached is not None:
+            try:
+                same = bool(cached[0] == key)
+            except Exception:  # keys that do not compare as one truth value: built again
+                same = False
+            if same:
+                return cached[1]
+        frame = self._working_frame(grouped)
+        self._working[bool(grouped)] = (key, frame)
+        return frame
+
+    def _working_frame(self, grouped: bool) -> Any:
         f = self.frame
         if self.multiclass:
             from ._multiclass import top_label_base
