@@ -101,7 +101,31 @@ def load(args: argparse.Namespace, columns: list[str] | None = None) -> tuple[An
     """The table named by ``args.file`` (or the demo data) in memory, read by the source layer
     (a file, a glob or a directory; only ``columns`` when they all exist), and its display path."""
     path = args.file if args.file is not None else demo_path()
-    return source.read_path(path, columns), shown_path(args, str(path))
+    table = source.read_path(path, columns)
+    keys = key_columns(args, table.column_names)
+    if keys:  # "1.1" and "1.10", "02134": the key columns as the file writes them
+        files, kind = expand(str(path))
+        if kind == "csv":
+            from ..sources._csv_text import table_keys_as_written
+
+            table = table_keys_as_written(table, files, keys)
+    return table, shown_path(args, str(path))
+
+
+def key_columns(args: argparse.Namespace, names: Any) -> list[str]:
+    """The columns of ``names`` (a table's) that a slicing command (:data:`SLICING`) reads as keys: ``--by``,
+    ``--features`` and ``--feature``, read from a CSV file as the text written where numbers would lose it
+    (:func:`..sources._csv_text.keys_as_written`), as the frame form reads a path's. ``fit --features``
+    is not among them: ``veracity apply`` reads a segment calibrator's features as the file's numbers."""
+    if getattr(args, "command", None) not in SLICING:
+        return []
+    wanted = [args.by] if isinstance(getattr(args, "by", None), str) else []
+    features = getattr(args, "features", None)
+    if isinstance(features, str):
+        wanted += feature_names(features, columns=names)
+    wanted += [f for f in getattr(args, "feature", None) or [] if isinstance(f, str)]
+    present = set(names)
+    return [c for c in dict.fromkeys(wanted) if c in present]
 
 
 def feature_names(spec: str | None, path: str | None = None, columns: Any = None) -> list[str]:

@@ -285,7 +285,8 @@ def _segments_frame(data: Any, *, score: Any, label: Any, features: Any, sample_
     names = check_features(features)
     refuse_label_feature(names, label)
     score_type = check_score_type(score_type)
-    prep = _Prepared(data, score, label, sample_weight, extra={"features": names}, pos_label=pos_label)
+    prep = _Prepared(data, score, label, sample_weight, extra={"features": names}, pos_label=pos_label,
+                     keys=("by", "features"))
     if prep.multiclass:
         raise VeracityError("vc.segments audits binary scores; pass score= one probability column")
     if not prep.frame.lazy:

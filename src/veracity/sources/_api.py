@@ -34,7 +34,8 @@ from ..core._metrics import check_threshold
 from ..core._validation import MissingLabels, VeracityError, check_numeric_column, check_score_type, refuse_score
 from . import _aggregates as agg
 from ..core._keys import key_name, key_order  # noqa: F401 - key_order: the slices' one order, imported from here
-from ._source import Frame, _is_decimal, as_frame, check_columns, check_dtypes, exact_floats, refuse_nested
+from ._source import (Frame, _is_decimal, as_frame, check_columns, check_dtypes, exact_floats,
+                      keys_as_written_frame, refuse_nested)
 from ._arrow_numpy import is_missing, series_to_numpy, to_numpy
 
 #: options of the array form that need every row in memory (refused on lazy frames)
@@ -161,9 +162,11 @@ class _Prepared:
     def __init__(self, data: Any, score: Any, label: Any, sample_weight: Any = None, by: Any = None,
                  extra: dict[str, Any] | None = None, *, pos_label: Any = None,
                  label_rows: Any = None, final: Callable[[Frame], Any] | None = None,
-                 labelled: bool = True) -> None:
+                 labelled: bool = True, keys: tuple[str, ...] = ("by",)) -> None:
         """``labelled=False``: a function that takes no labels (``label`` is None); the scores (and the
-        weights) are read and checked as for the others, the labels' checks left out."""
+        weights) are read and checked as for the others, the labels' checks left out. ``keys``: the roles
+        (``by``, an ``extra`` name) whose columns are slice keys, read from a CSV path as the text written
+        where numbers would lose it (:func:`._source.keys_as_written_frame`)."""
         if labelled and not isinstance(label, str):
             raise VeracityError(f"label= must name the label column (a string), got {shown_arg(label)}")
         if not labelled and label is not None:
@@ -178,8 +181,13 @@ class _Prepared:
         #: :meth:`working`'s last frame per ``grouped``, with what it was built from
         self._working: dict[bool, tuple[Any, Any]] = {}
         extra = extra or {}
-        check_columns(self.frame, {"score": self.score, **({"label": label} if labelled else {}),
-                                   "sample_weight": self.weight, "by": self.by, **extra})
+        roles = {"score": self.score, **({"label": label} if labelled else {}), "sample_weight": self.weight,
+                 "by": self.by, **extra}
+        check_columns(self.frame, roles)
+        key_cols = [c for r in keys for c in ([roles.get(r)] if isinstance(roles.get(r), str)
+                                              else list(roles.get(r) or [])) if isinstance(c, str)]
+        if key_cols:  # "1.1" and "1.10", "02134": two keys, as the file writes them
+            self.frame = keys_as_written_frame(self.frame, key_cols)
         if pos_label is not None and self.multiclass:
             raise VeracityError("pos_label= is for binary labels; multiclass labels are class indices 0..K-1")
         try:

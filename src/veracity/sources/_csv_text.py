@@ -18,7 +18,22 @@ alone they read the same file differently:
   (1-based, as an editor numbers it, the header being line 1) and how many fields it has,
   the same on both engines (:func:`first_ragged_line` finds it with pyarrow's parser);
 * a file that is not UTF-8: DuckDB said "InvalidInput error", pyarrow (when a row was also ragged)
-  named the ragged row; both now say :func:`not_utf8_message` (:func:`first_non_utf8_line`).
+  named the ragged row; both now say :func:`not_utf8_message` (:func:`first_non_utf8_line`);
+* key columns (``by=``, ``--by``, segment ``features=`` / ``--features``): every engine read them as numbers,
+  so versions ``1.1`` and ``1.10`` were one slice ``1.1`` and zip codes ``02134`` and ``2134`` one slice
+  ``2134`` (a file of only ``02134`` named it ``2134``), silently. A key column whose numbers lose what the
+  file tells apart (two texts that are one number, or a leading zero) is read as the text written, the whole
+  column, on every engine (:func:`keys_as_written`, one pyarrow pass over the key columns: memory in the
+  command line, DuckDB and Dask for a path the frame form opens); a column of plain numbers (``1``, ``2``,
+  ``10``; ``0.5``) stays numbers (keys sorted as numbers, features binned). Not covered: a table the caller
+  read (``vc.io.read_table``, ``pd.read_csv``: its own types), Spark, remote files, ``fit --features``
+  (``veracity apply`` reads a segment calibrator's features as the file's numbers), and a column whose
+  every number is written one way only (``1.9`` and ``1.10`` alone: the doubles 1.9 and 1.1, named so).
+  Missing values in a key column: the :data:`NULL_TEXTS` spellings are missing there as in any column (a
+  region ``NA``, North America or Namibia, is the ``(missing)`` slice, not a key ``NA``), so that a path
+  and the table ``vc.io.read_path`` reads of it slice alike (tests/hardening/test_hostile_sources_r12.py and
+  tests/sources/test_engines_na_r34.py pin that agreement); name such a region otherwise (``N.A.``), or read
+  the file yourself with ``NA`` as text (``pd.read_csv(path, keep_default_na=False, na_values=[""])``).
 """
 
 from __future__ import annotations
@@ -217,3 +232,126 @@ def _line_of_row(path: str, row: int, delimiter: str) -> int:
     except (OSError, csv.Error, EOFError):
         pass
     return row
+
+
+# ---------------------------------------------------------------------------------------
+# key columns (by=, features=) read as the text written where numbers would lose it
+# ---------------------------------------------------------------------------------------
+#: a number's text with a leading zero before another digit (``007``, ``02134``, ``-01.5``): the number
+#: does not print back as written, so a key named by it (``2134``, ``7``) is not the key in the file
+_LEADING_ZERO = r"^[+-]?0[0-9]"
+
+
+def keys_as_written(files: list[str], columns: list[str], *, keep: bool = False) -> dict[str, Any]:
+    """The key columns (``by=``, segment features) among ``columns`` (each read as numbers by the engine)
+    of the CSV ``files`` that are to be read as the text written, each with its cells' text when ``keep``
+    (a ``pyarrow.ChunkedArray`` of strings, the missing-value spellings :data:`NULL_TEXTS` missing as in
+    any text column), else None.
+
+    Such a column is text when its numbers lose what the file tells apart: two texts that are one
+    number (``1.1`` and ``1.10``, ``02134`` and ``2134``, ``1`` and ``1.0``: one slice where the file has
+    two), or a leading zero (``02134``, ``007``: a key named ``2134``, ``7``). A column of plain numbers
+    (``1``, ``2``, ``10``; ``0.5``) stays numbers: numeric keys sort as numbers, segment features are
+    binned. Two texts are one number when they are one integer (a column of whole numbers: a sign ``+`` and
+    leading zeros aside, exact at any size) or else one double (``float64`` of the trimmed text); a
+    negative zero (``-0``, ``-0.0``) is zero, as every route names it. The cells as the memory engine's
+    reader sees them (pyarrow, each file's delimiter), one pass over those columns for every engine, so
+    that all decide alike."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = list(dict.fromkeys(columns))
+    if not columns or not files:
+        return {}
+    spelled = pa.array(NULL_TEXTS)
+    zero = dict.fromkeys(columns, False)
+    numbers: dict[str, list[Any]] = {c: [] for c in columns}
+    texts: dict[str, list[Any]] = {c: [] for c in columns}
+    for block in _text_columns(files, columns):
+        for c in columns:
+            cells = block.column(c)
+            distinct = pc.unique(cells)  # (a key column holds few distinct texts: the work is on them)
+            # a column the engine reads as numbers: each cell a number or a missing-value spelling
+            present = pc.filter(distinct, pc.invert(pc.is_in(distinct, value_set=spelled)))
+            digits = pc.unique(pc.utf8_trim(present, characters=" \t"))
+            digits = pc.filter(digits, pc.not_equal(digits, ""))
+            zero[c] = zero[c] or bool(pc.any(pc.match_substring_regex(digits, _LEADING_ZERO)).as_py())
+            numbers[c].append(digits)
+            if len(numbers[c]) >= 64:  # the distinct texts so far, merged now and then (memory ~ distinct)
+                numbers[c] = [pc.unique(pa.chunked_array(numbers[c], type=pa.string()).combine_chunks())]
+            if keep:
+                texts[c].append(cells)
+    found: dict[str, Any] = {}
+    for c in columns:
+        distinct = pc.unique(pa.chunked_array(numbers[c], type=pa.string()).combine_chunks())
+        if len(distinct) and (zero[c] or _one_number(distinct)):  # (a leading zero: no need to compare)
+            cells = pa.chunked_array(texts[c], type=pa.string()) if keep else None
+            missing = pa.scalar(None, pa.string())
+            found[c] = None if cells is None else pc.if_else(pc.is_in(cells, value_set=pa.array(NULL_TEXTS)),
+                                                             missing, cells)
+    return found
+
+
+def _one_number(texts: Any) -> bool:
+    """Whether two of the distinct, trimmed number ``texts`` (a pyarrow string array, none with a leading
+    zero) are one number: one integer when every text is a whole number (a sign ``+`` dropped: exact at
+    any size, as the readers read such a column exactly), else one double. A negative zero is zero's
+    text (``-0.0`` and ``0.0``: the one key ``0.0`` on every route, tests/hardening/test_slice_names_r15.py).
+    Texts that are not numbers as pyarrow casts them (an engine's own spelling): False, the column as read."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pc.all(pc.utf8_is_digit(pc.utf8_ltrim(texts, characters="+-"))).as_py():
+        values = pc.utf8_ltrim(texts, characters="+")
+        zero = pc.equal(values, "-0")
+        values = pc.if_else(zero, pa.scalar("0"), values)
+    else:
+        try:
+            values = pc.cast(texts, pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return False
+        zero = pc.equal(values, 0.0)
+        values = pc.if_else(zero, pa.scalar(0.0), values)  # -0.0 and 0.0: one number
+    unsigned = pc.if_else(zero, pc.utf8_ltrim(texts, characters="-"), texts)  # and one text
+    return len(pc.unique(values)) < len(pc.unique(unsigned))
+
+
+def _text_columns(files: list[str], columns: list[str]) -> Iterator[Any]:
+    """The ``columns`` of the CSV ``files``, in order, a record batch at a time, each cell as the text
+    the memory engine's reader sees (the file's delimiter, quotes removed, nothing converted: an empty
+    cell is ``""``). Each file is read to its end (a streaming reader closed early may deadlock, see
+    :func:`first_ragged_line`): the caller consumes every batch."""
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from ._api import _delimiter
+
+    for f in files:
+        text = dict.fromkeys(columns, pa.string())
+        convert = pacsv.ConvertOptions(include_columns=columns, column_types=text)
+        yield from pacsv.open_csv(f, parse_options=pacsv.ParseOptions(delimiter=_delimiter(Path(f))),
+                                  convert_options=convert, read_options=pacsv.ReadOptions(block_size=1 << 22))
+
+
+def table_keys_as_written(table: Any, files: list[str], keys: list[str]) -> Any:
+    """A ``pyarrow.Table`` read from the CSV ``files`` (the memory engine's read, rows in the files'
+    order) with its number columns among ``keys`` read as the text written where
+    :func:`keys_as_written` says so."""
+    import pyarrow as pa
+
+    names = set(table.column_names)
+    numbers = [k for k in dict.fromkeys(keys) if k in names and _is_number(table.schema.field(k).type)]
+    for name, cells in keys_as_written(files, numbers, keep=True).items():
+        if len(cells) == table.num_rows:  # (else not the rows read: left as read)
+            i = table.schema.get_field_index(name)
+            table = table.set_column(i, pa.field(name, pa.string()), cells)
+    return table
+
+
+def _is_number(kind: Any) -> bool:
+    """An Arrow integer, floating or decimal type (what a CSV reader makes of a column of numbers)."""
+    import pyarrow as pa
+
+    return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind))

@@ -143,12 +143,20 @@ def refuse_database(files: list[str], source: str) -> None:
                                 "veracity monitor and report --store, or vc.MonitorStore)")
 
 
-def read(source: str | os.PathLike, con: Any = None) -> Any:
+def read(source: str | os.PathLike, con: Any = None, *, text_keys: tuple[str, ...] = ()) -> Any:
     """A lazy DuckDB relation over the file(s) named by ``source`` (nothing is read yet), on a connection of
-    its own, or on the caller's ``con`` (the deprecated ``vc.audit_duckdb(..., connection=)``: read the same)."""
+    its own, or on the caller's ``con`` (the deprecated ``vc.audit_duckdb(..., connection=)``: read the same).
+    ``text_keys``: CSV key columns read as the text written (``VARCHAR``; :func:`._csv_text.keys_as_written`
+    names them), their missing-value spellings missing as in any text column."""
     files, kind = expand(source)
     refuse_database(files, os.fspath(source))
     con = connect(files) if con is None else con
+    return _read(source, con, files, kind, text_keys)
+
+
+def _read(source: str | os.PathLike, con: Any, files: list[str], kind: str,
+          text_keys: tuple[str, ...]) -> Any:
+    """:func:`read`'s relation (``files``, ``kind``: the expanded ``source``) on ``con``."""
     try:
         if kind == "parquet":
             return read_parquet(con, files, os.fspath(source))
@@ -163,6 +171,7 @@ def read(source: str | os.PathLike, con: Any = None) -> Any:
         numbers = numbers_as_memory_reads_them(relation, _SNIFF_ROWS)  # " 0.3 ", "+0.3": numbers in memory too
         numbers.update(dates_as_memory_reads_them(relation, lambda d: read_csv(con, files, d), _SNIFF_ROWS))
         numbers.update(times_across_files(con, files, relation))
+        numbers.update(_as_text(files, os.fspath(source), relation, text_keys))
         if numbers:
             relation = read_csv(con, files, numbers)
         names = csv_names(files, os.fspath(source), len(relation.columns))
@@ -179,6 +188,15 @@ def read(source: str | os.PathLike, con: Any = None) -> Any:
         raise
     except Exception as exc:
         raise VeracityError(describe_error(exc, os.fspath(source), kind)) from None
+
+
+def _as_text(files: list[str], source: str, relation: Any, keys: tuple[str, ...]) -> dict[str, str]:
+    """``{column: "VARCHAR"}`` for the key columns ``keys`` (the file's names, matched by their position
+    in the header: DuckDB may have trimmed or renamed them) of the CSV ``relation``."""
+    if not keys:
+        return {}
+    names = csv_names(files, source, len(relation.columns)) or list(relation.columns)
+    return {relation.columns[i]: "VARCHAR" for i, name in enumerate(names) if name in keys}
 
 
 #: the texts the memory engine (pyarrow's CSV reader) reads as booleans; DuckDB's sniffer also

@@ -368,8 +368,10 @@ def spark_numbers(frame: Any) -> Any:
         if name in missing else column(name).alias(name) for name in frame.columns])
 
 
-def open_dask(path: str, parquet: bool) -> Any:
-    """A Dask DataFrame over ``path``: CSV through pandas' pyarrow parser (see the module's notes)."""
+def open_dask(path: str, parquet: bool, *, text_keys: tuple[str, ...] = ()) -> Any:
+    """A Dask DataFrame over ``path``: CSV through pandas' pyarrow parser (see the module's notes).
+    ``text_keys``: CSV key columns read as the text written (:func:`._csv_text.keys_as_written` names
+    them)."""
     try:
         import dask.dataframe as dd
     except ImportError:
@@ -383,13 +385,15 @@ def open_dask(path: str, parquet: bool) -> Any:
     frame = dd.read_csv(path, **options)
     _refuse_past_uint64(frame, files, options, path)
     flagged = _dask_booleans(frame, files, options)
-    if not flagged:
+    text = tuple(k for k in text_keys if k in frame.columns)
+    flagged = tuple(c for c in flagged if c not in text)
+    if not flagged and not text:
         return frame
     from functools import partial
 
     from dask.dataframe.io.csv import make_reader
 
-    reader: Any = partial(_read_booleans, flagged, path)
+    reader: Any = partial(_read_booleans, flagged, path, text_keys=text)
     reader.__name__ = "read_csv"  # Dask names its tasks by it
     return make_reader(reader, "read_csv", "CSV")(path, **options)
 
@@ -451,16 +455,24 @@ def _dask_booleans(frame: Any, files: list[str], options: dict[str, Any]) -> tup
     return tuple(str(c) for c in flagged)
 
 
-def _read_booleans(flagged: tuple[str, ...], source: str, *args: Any, **kwargs: Any) -> Any:
+def _read_booleans(flagged: tuple[str, ...], source: str, *args: Any, text_keys: tuple[str, ...] = (),
+                   **kwargs: Any) -> Any:
     """pandas' ``read_csv`` (Dask's reader, for its first rows and for each block) with the ``flagged``
     columns as booleans: ``BOOLEAN_TEXTS`` (as text, or as the numbers 1 and 0 pyarrow reads a block of
     digits as) true or false, a missing value missing; any other value stops the read in one line, in
-    the DuckDB engine's words."""
+    the DuckDB engine's words. The ``text_keys`` columns as the text of their cells (the block read again,
+    those columns only, by pandas' C parser; the missing-value spellings missing)."""
     import pandas as pd
 
     from ._duckdb import BOOLEAN_TEXTS
 
     frame = pd.read_csv(*args, **kwargs)
+    if text_keys:
+        args[0].seek(0)  # (Dask hands each block over as bytes in memory)
+        # pandas' C parser: its pyarrow parser reads the cells as numbers first, then writes them as text
+        raw = pd.read_csv(*args, **{**kwargs, "engine": "c", "usecols": list(text_keys), "dtype": str})
+        for name in text_keys:
+            frame[name] = pd.array(raw[name], dtype="string")  # (by position: the same block's rows)
     truth = {**{t: True for t in BOOLEAN_TEXTS[True]}, **{t: False for t in BOOLEAN_TEXTS[False]}}
     for name in flagged:
         if name not in frame.columns or pd.api.types.is_bool_dtype(frame[name].dtype):

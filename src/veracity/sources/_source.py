@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core._validation import MissingLabels, VeracityError
@@ -359,6 +359,36 @@ def check_columns(frame: Frame, names: dict[str, Any]) -> None:
             dtype = frame.schema[col]
             if dtype.is_nested():  # a list, array or struct per row: no score, label or key veracity can read
                 raise _nested(col, dtype, role)
+
+
+def keys_as_written_frame(frame: Frame, keys: list[str]) -> Frame:
+    """``frame`` with its key columns ``keys`` (slices, segment features) read again as the text written
+    where :func:`._csv_text.keys_as_written` says numbers would lose it (``1.1`` and ``1.10`` two slices,
+    ``02134`` named so), as the command line's memory engine reads them, when ``frame`` is a DuckDB or Dask
+    frame opened from CSV files; else (or when no key column needs it) ``frame`` itself. Spark frames and
+    remote files are read as they are."""
+    if frame.source == "frame" or frame.backend not in ("duckdb", "dask"):
+        return frame
+    numbers = [k for k in dict.fromkeys(keys) if k in frame.schema and frame.schema[k].is_numeric()]
+    if not numbers:
+        return frame
+    from ._csv_text import keys_as_written
+    from ._open import csv_files
+
+    text = tuple(keys_as_written(csv_files(frame.source), numbers))
+    if not text:
+        return frame
+    if frame.backend == "duckdb":
+        from ._duckdb import read
+
+        native = read(frame.source, text_keys=text)
+    else:
+        from ._open import open_dask
+
+        native = opened_from(open_dask(frame.source, False, text_keys=text), frame.source)
+    again = as_frame(native)
+    return replace(frame, nw=again.nw, lazy=again.lazy, backend=again.backend, columns=again.columns,
+                   schema=again.schema, internal=again.internal)
 
 
 def refuse_nested(name: str, arrow_type: Any) -> None:
