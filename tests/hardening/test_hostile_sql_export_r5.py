@@ -228,7 +228,7 @@ def _drop(doc: dict, key: str) -> dict:
     (lambda: _drop(vc.PlattScaling().fit(P, Y).to_dict(), "a_"), r"missing state 'a_'"),
     (lambda: {"kind": "isotonic", "state": {"knots_x_": [], "knots_y_": []}}, r"knots_x_ must be a non-empty"),
     (lambda: {"kind": "isotonic", "state": {"knots_x_": [0.5, 0.2], "knots_y_": [0.1, 0.9]}},
-     r"knots_x_ must be a non-empty list of non-decreasing"),
+     r"knots_x_ must be a non-empty list of strictly increasing"),  # strict since session 44, as vc.load
     (lambda: {"kind": "histogram", "params": {}, "state": {"edges_": [0.0, 0.5, 1.0], "values_": [0.2]}},
      r"values_ must hold one value per bin \(2\), got 1"),
 ])

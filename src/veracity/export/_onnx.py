@@ -398,7 +398,11 @@ class _Graph:
         from .._version import __version__
 
         model.producer_version = __version__
-        meta = {"kind": p.kind, **{k: v for k, v in p.metadata.items() if k != "params"}}
+        # "kind", "score_type" and "prior_shift" describe this model, whatever the metadata holds under those
+        # names (fit(metadata={"kind": "churn model"}) made the props read kind "churn model"; a "prior_shift"
+        # of the user's read as a shift the model does not apply)
+        meta = {k: v for k, v in p.metadata.items() if k not in ("params", "kind", "prior_shift")}
+        meta = {"kind": p.kind, **meta}
         meta["score_type"] = p.score_type  # what the input is read as: the map's own, not a stale record
         if p.prior_shift is not None:  # the output is adjust_prior's of the map's, which "kind" alone hides
             meta["prior_shift"] = p.prior_shift

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._binning import is_uniform_edges
 from ..core._prior_shift import binary_prior_shift
 from ..core._row_sums import ROUNDING_SHOWS, ReferenceRule, reference_rule
 from ..core._validation import PROB_EPS, VeracityError
@@ -345,8 +346,23 @@ def logit_thresholds(cuts: np.ndarray, side: str) -> np.ndarray:
 # ----------------------------------------------------------------------------------
 # per kind: the binary map of one input node, or the multiclass outputs
 # ----------------------------------------------------------------------------------
+#: the values each option that shapes a map may take (as the calibrators' schema allows them)
+_CHOICES = {"score_type": ("probability", "logit", "score"), "ties": ("allow", "strict"),
+            "interpolation": ("step", "linear"), "strategy": ("uniform", "quantile", "equal-count")}
+
+
+def _choice(params: dict[str, Any], name: str, default: str) -> str:
+    """``params[name]`` (``default`` where absent), one of :data:`_CHOICES`: an edited value the map does
+    not know (``"Linear"``, ``"LOGIT"``) was read as the default, a silently different map."""
+    value = params.get(name, default)
+    if value not in _CHOICES[name]:
+        raise VeracityError(f"params {name} must be one of {', '.join(map(repr, _CHOICES[name]))}, "
+                            f"got {value!r}")
+    return str(value)
+
+
 def _binary(kind: str, params: dict[str, Any], state: dict[str, Any], x: Node) -> Node:
-    st = params.get("score_type", "probability")
+    st = _choice(params, "score_type", "probability")
     if kind == "temperature":
         return sigmoid(("div", _binary_logit(x, st), const(_temperature(state))))
     if kind == "platt":
@@ -367,7 +383,14 @@ def _binary(kind: str, params: dict[str, Any], state: dict[str, Any], x: Node) -
         m = edges.size - 1
         if m < 1 or len(values) != m:
             raise VeracityError(f"state values_ must hold one value per bin ({m}), got {len(values)}")
-        strategy = params.get("strategy", "uniform")
+        strategy = _choice(params, "strategy", "uniform")
+        if st == "score" and strategy != "quantile":  # as vc.load refuses: a ranking score binned on [0, 1]
+            raise VeracityError(f"a histogram of a ranking score (score_type='score') bins on its order, but "
+                                f"params strategy is {strategy!r} (fit with 'quantile')")
+        if strategy == "uniform" and not is_uniform_edges(edges):
+            # the uniform rule reads only the number of bins: edited edges were ignored silently
+            raise VeracityError(f"state edges_ must be the {m} equal-width bins [0, 1/{m}, ..., 1] of "
+                                "strategy='uniform'")
         if strategy == "uniform":
             cuts, side = uniform_thresholds(m), "right"
         else:
@@ -376,7 +399,7 @@ def _binary(kind: str, params: dict[str, Any], state: dict[str, Any], x: Node) -
             return ("piecewise", x, logit_thresholds(cuts, side), "right", values)
         return ("piecewise", x, cuts, side, values)
     if kind == "venn-abers":
-        c = _increasing("c_", state["c_"])
+        c = _increasing("c_", state["c_"], strict=True)
         if len(state["p0_"]) != c.size + 1 or len(state["p1_"]) != c.size + 1:
             raise VeracityError(f"state p0_ and p1_ must hold {c.size + 1} values (one more than c_)")
         lo, hi = np.asarray(state["p0_"], dtype=np.float64), np.asarray(state["p1_"], dtype=np.float64)
@@ -450,11 +473,12 @@ def _temperature(state: dict[str, Any]) -> float:
 
 
 def _isotonic(params: dict[str, Any], state: dict[str, Any], x: Node) -> Node:
-    kx = _increasing("knots_x_", state["knots_x_"])
+    kx = _increasing("knots_x_", state["knots_x_"], strict=True)
     ky = np.asarray(state["knots_y_"], dtype=np.float64)
     if ky.shape != kx.shape:
         raise VeracityError(f"state knots_y_ must hold one value per knot ({kx.size}), got {ky.size}")
-    linear = params.get("ties", "allow") == "strict" or params.get("interpolation", "step") == "linear"
+    linear = (_choice(params, "ties", "allow") == "strict"
+              or _choice(params, "interpolation", "step") == "linear")
     if not linear or kx.size == 1:
         return ("piecewise", x, kx[1:], "right", _consts(ky))
     if not math.isfinite(float(kx[-1]) - float(kx[0])):
@@ -475,7 +499,7 @@ def _isotonic(params: dict[str, Any], state: dict[str, Any], x: Node) -> Node:
 
 
 def _multiclass(kind: str, params: dict[str, Any], state: dict[str, Any], k: int) -> list[Node]:
-    st = params.get("score_type", "probability")
+    st = _choice(params, "score_type", "probability")
     cols = [("col", j) for j in range(k)]
     if kind == "temperature":
         temperature = _temperature(state)
@@ -595,10 +619,15 @@ def _malformed(kind: str, detail: str) -> VeracityError:
         "saved (vc.load(path) checks one), rather than an edited one")
 
 
-def _increasing(name: str, values: Any) -> np.ndarray:
+def _increasing(name: str, values: Any, strict: bool = False) -> np.ndarray:
+    """``values`` as a non-empty 1-D array of non-decreasing numbers (``strict``: increasing, as ``vc.load``
+    requires of isotonic knots and Venn–ABERS scores: a repeated Venn–ABERS score gave the SQL and the ONNX
+    model different probabilities at it, and a repeated knot a map no fit has)."""
     arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim != 1 or arr.size == 0 or (arr.size > 1 and not np.all(np.diff(arr) >= 0)):
-        raise VeracityError(f"state {name} must be a non-empty list of non-decreasing numbers")
+    steps = np.diff(arr) if arr.ndim == 1 else arr
+    if arr.ndim != 1 or arr.size == 0 or not np.all(steps > 0 if strict else steps >= 0):
+        rule = "strictly increasing" if strict else "non-decreasing"
+        raise VeracityError(f"state {name} must be a non-empty list of {rule} numbers")
     return arr
 
 
@@ -839,6 +868,10 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
                     rows_sum_to_one=k > 2, prior_shift=_prior_text(prior_shift, k))
     doc = artifact_of(calibrator)
     kind = doc.get("kind")
+    for section in ("params", "state", "metadata"):  # dict() of a list or text raised a raw TypeError
+        if not isinstance(doc.get(section) or {}, dict):
+            raise _malformed(str(kind), f"its {section} must be a JSON object, got "
+                                        f"{type(doc[section]).__name__} {str(doc[section])[:40]!r}")
     params, state = dict(doc.get("params") or {}), dict(doc.get("state") or {})
     metadata = dict(doc.get("metadata") or {})
     if kind not in EXPORTABLE + SQL_ONLY:
@@ -866,9 +899,13 @@ def plan(calibrator: Any, *, prior_shift: Any = None, n_classes: int | None = No
         shift_text = _prior_text(prior_shift, k if multi else 2)
     maps = state.get("maps_") if kind == "one-vs-rest" else [{"kind": kind}]
     beta = any(isinstance(m, dict) and m.get("kind") == "beta" for m in maps or [])
+    about = None
+    if kind == "one-vs-rest":  # which binary map each class has: the kind alone did not say
+        kinds = sorted({str(m.get("kind")) for m in maps or []})
+        about = f"{k} {' and '.join(kinds)} maps, one per class"
     return Plan(outputs, k if multi else 1, kind, metadata, score_type=score_type,
                 rows_sum_to_one=multi and score_type == "probability",
-                unit_scores=beta and score_type == "score", prior_shift=shift_text)
+                unit_scores=beta and score_type == "score", prior_shift=shift_text, about=about)
 
 
 def _prior_text(prior_shift: Any, k: int) -> str:
@@ -1119,6 +1156,7 @@ def _segment_plan(params: dict[str, Any], state: dict[str, Any], metadata: dict[
             raise VeracityError(f"its base calibrator {bkind!r} has no SQL form; binary bases with one: "
                                 "beta, histogram, isotonic, platt, temperature, venn-abers")
         eta = _binary_logit(_binary(str(bkind), bparams, bstate, ("col", 0)), "probability")
+        score_type = _choice(params if "score_type" in params else bparams, "score_type", "probability")
         levels = [levels_of(d) for d in state["specs_"]]
         names = [lv.name for lv in levels]
         sets = []
@@ -1143,7 +1181,6 @@ def _segment_plan(params: dict[str, Any], state: dict[str, Any], metadata: dict[
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
         detail = f"missing state {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split())[:120]
         raise _malformed("segment", detail) from None
-    score_type = str(params.get("score_type", bparams.get("score_type", "probability")))
     shift_text = None
     if prior_shift is not None:
         out = _prior_shift(out, prior_shift, score_type)

@@ -89,9 +89,13 @@ def without_secrets(value: Any, key: str = "") -> Any:
     (``metadata={"db_password": ...}``, ``{"conn": {"api_key": ...}}``: text or a number, ``***``), and
     :func:`redact` of any other text (``source="postgresql://user:PASSWORD@host/db"``) and of every key.
     ``None`` and booleans are kept: they hold no secret. Text it returns is not to be redacted again:
-    :func:`redact` of ``"['password=***']"`` would take ``']`` for the end of the password."""
+    :func:`redact` of ``"['password=***']"`` would take ``']`` for the end of the password. Below a key that
+    names a secret, every value is hidden, whatever its own key (``{"db_password": {"value": ...}}`` showed
+    the password, its key ``value`` naming no secret)."""
     if isinstance(value, dict):  # a key is text that leaves the process too
-        return {redact(k) if isinstance(k, str) else k: without_secrets(v, str(k)) for k, v in value.items()}
+        below = key if _SECRET_KEY.search(key) else None
+        return {redact(k) if isinstance(k, str) else k: without_secrets(v, below or str(k))
+                for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [without_secrets(v, key) for v in value]
     if value is None or isinstance(value, bool):
