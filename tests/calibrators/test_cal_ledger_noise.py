@@ -39,12 +39,29 @@ def test_few_flipped_decisions_are_within_noise():
     assert row.change != 0 and abs(row.change) <= flips / n
     assert row.verdict == "within noise" and not row.regression
     assert row.ci_low < 0 < row.ci_high
-    # the paired interval by hand: d in {-1, 0, 1}, sample variance over n, Student's t on n - 1 (as
-    # vc.compare_models: scipy's one-sample t interval of the per-row differences)
-    from scipy import stats
+    # the paired interval by hand (since session 44; the Student-t interval of d in {-1, 0, 1} called a
+    # few flips the same way a change): the hull of Newcombe's hybrid score interval (MOVER of the margins'
+    # Wilson intervals, continuity-corrected phi) and the exact conditional one (Clopper-Pearson of the
+    # gains among the flips, scaled by flips / n)
+    from scipy.stats import binomtest
+    from statsmodels.stats.proportion import proportion_confint
 
-    d = ((s * 1.0 + 0.004 >= 0) == (y == 1)).astype(float) - ((s >= 0) == (y == 1)).astype(float)
-    low, high = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    after = (s * 1.0 + 0.004 >= 0) == (y == 1)
+    before = (s >= 0) == (y == 1)
+    a, b, c = int((after & before).sum()), int((after & ~before).sum()), int((~after & before).sum())
+    d = n - a - b - c
+    l1, u1 = proportion_confint(a + b, n, 0.05, method="wilson")
+    l2, u2 = proportion_confint(a + c, n, 0.05, method="wilson")
+    p1, p2 = (a + b) / n, (a + c) / n
+    cross = a * d - b * c
+    kept = cross - n / 2 if cross > n / 2 else (0.0 if cross >= 0 else cross)
+    phi = kept / np.sqrt((a + b) * (c + d) * (a + c) * (b + d))
+    est = (b - c) / n
+    low = est - np.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
+    high = est + np.sqrt((p2 - l2) ** 2 - 2 * phi * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2)
+    exact = binomtest(b, b + c).proportion_ci(0.95, method="exact")
+    low = min(low, (b + c) / n * (2 * exact.low - 1))
+    high = max(high, (b + c) / n * (2 * exact.high - 1))
     assert row.ci_low == pytest.approx(low, abs=1e-12)
     assert row.ci_high == pytest.approx(high, abs=1e-12)
     text = str(led)

@@ -187,3 +187,60 @@ def modified_wilson(p: Any, n_star: Any, level: float, *,
     low = np.where(p <= 0.0, 0.0, np.clip(np.minimum(low, p), 0.0, 1.0))
     high = np.where(p >= 1.0, 1.0, np.clip(np.maximum(high, p), 0.0, 1.0))
     return low, high
+
+
+def paired_difference_interval(both: np.ndarray | float, first: np.ndarray | float,
+                               second: np.ndarray | float, n: np.ndarray | float,
+                               level: float) -> tuple[np.ndarray, np.ndarray]:
+    r"""Interval of the difference :math:`\pi_1 - \pi_2` of two proportions read on the same ``n`` rows
+    (say, the accuracy of two sets of decisions), from the paired 2×2 counts: ``both`` rows counted by each,
+    ``first`` by the first only (b), ``second`` by the second only (c); the estimate is :math:`(b - c)/n`.
+    Vectorised.
+
+    The hull of two intervals:
+
+    * Newcombe's (1998) hybrid score ("square-and-add", his method 10; MOVER from the Wilson intervals
+      :math:`[l_k, u_k]` of the two margins :math:`\hat p_1 = (a + b)/n`, :math:`\hat p_2 = (a + c)/n`):
+      :math:`\hat\Delta - \sqrt{(\hat p_1 - l_1)^2 - 2\hat\phi(\hat p_1 - l_1)(u_2 - \hat p_2) + (u_2 - \hat
+      p_2)^2}` and :math:`\hat\Delta + \sqrt{(\hat p_2 - l_2)^2 - 2\hat\phi(\hat p_2 - l_2)(u_1 - \hat p_1)
+      + (u_1 - \hat p_1)^2}`, with the margins' correlation
+      :math:`\hat\phi = C / \sqrt{(a+b)(c+d)(a+c)(b+d)}`,
+      :math:`C = ad - bc - n/2` where :math:`ad - bc > n/2`, 0 where :math:`0 \le ad - bc \le n/2`, and
+      :math:`ad - bc` below 0 (0 where a margin is empty); good coverage at few discordant rows (Fagerland,
+      Lydersen & Laake 2014 recommend it);
+    * the exact conditional interval: given the :math:`m = b + c` discordant rows, b is
+      Binomial(m, :math:`\theta`) with :math:`\Delta = (m/n)(2\theta - 1)` read at the observed m, so
+      :math:`(m/n)(2[\theta_L, \theta_U] - 1)` from the Clopper–Pearson interval of b in m
+      (:func:`binomial_interval`; [0, 0] where m = 0). It excludes 0 exactly where the exact (conditional)
+      McNemar test, :math:`p = \min(1, 2 P(B \ge \max(b, c)))` for B ~ Binomial(m, ½), is below 1 − level.
+
+    A difference is called (0 outside the hull) only where both exclude 0: never unless the exact McNemar
+    test rejects, so under "no difference" at most 1 − level of draws at every m. Wilson's margins alone
+    reject far more often at a few flips: a Student-t interval of the per-row differences in {-1, 0, 1} called
+    4 of 4 flips the same way among 1,000 rows a difference (a 12.5 % conditional level; the exact p is
+    :math:`2 \cdot 0.5^4`)."""
+    a, b, c, n = (np.asarray(v, dtype=np.float64) for v in (both, first, second, n))
+    z = float(ndtri(0.5 + level / 2.0))
+    r1, c1 = a + b, a + c  # the two margins' counts
+    p1, p2 = r1 / n, c1 / n
+    l1, u1 = wilson_bounds(r1, n, z)
+    l2, u2 = wilson_bounds(c1, n, z)
+    d = n - a - b - c
+    cross = a * d - b * c
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.sqrt(r1 * (n - r1)) * np.sqrt(c1 * (n - c1))
+        kept = np.where(cross > n / 2.0, cross - n / 2.0, np.where(cross >= 0.0, 0.0, cross))
+        phi = np.where(scale > 0.0, kept / scale, 0.0)
+    est = (b - c) / n
+    down, up = p1 - l1, u2 - p2
+    low = est - np.sqrt(np.maximum(down * down - 2.0 * phi * down * up + up * up, 0.0))
+    down, up = p2 - l2, u1 - p1
+    high = est + np.sqrt(np.maximum(down * down - 2.0 * phi * down * up + up * up, 0.0))
+    m = b + c
+    some = m > 0
+    t_lo, t_hi = binomial_interval(np.where(some, b, 0.0), np.where(some, m, 1.0), method="clopper-pearson",
+                                   level=level)
+    share = np.where(some, m / n, 0.0)
+    low = np.fmin(low, share * (2.0 * t_lo - 1.0))
+    high = np.fmax(high, share * (2.0 * t_hi - 1.0))
+    return np.clip(low, -1.0, 1.0), np.clip(high, -1.0, 1.0)
