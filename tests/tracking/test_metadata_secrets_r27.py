@@ -8,14 +8,13 @@ parameter ``calibrator.source`` and in the ``calibrator.json`` artifact beside i
 from __future__ import annotations
 
 import json
-import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import veracity as vc
-from veracity.tracking import log_mlflow
+
+from .conftest import log_calibrator
 
 mlflow = pytest.importorskip("mlflow")
 
@@ -28,12 +27,7 @@ def test_a_password_in_the_metadata_is_hidden(tracking, tmp_path):
     y = (rng.uniform(size=400) < s).astype(int)
     cal = vc.PlattScaling().fit(s, y, metadata={"source": f"postgresql://ana:{SECRET}@db.example/scores",
                                                 "fit_window": "2026-01..2026-03"})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with mlflow.start_run() as run:
-            logged = log_mlflow(cal)
-        params = tracking.get_run(run.info.run_id).data.params
-        doc_path = Path(tracking.download_artifacts(run.info.run_id, "calibrator.json", str(tmp_path)))
+    params, logged, doc_path = log_calibrator(tracking, tmp_path, cal)
     assert params["calibrator.source"] == "postgresql://ana:***@db.example/scores"
     assert params["calibrator.fit_window"] == "2026-01..2026-03"  # other values as they are
     assert SECRET not in json.dumps(params) + json.dumps(logged.params)

@@ -6,14 +6,13 @@ key (``value``), which names no secret."""
 from __future__ import annotations
 
 import json
-import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import veracity as vc
-from veracity.tracking import log_mlflow
+
+from .conftest import log_calibrator
 
 mlflow = pytest.importorskip("mlflow")
 
@@ -31,12 +30,7 @@ def _fitted():
 
 def test_a_secret_key_s_nested_value_is_not_logged(tracking, tmp_path):
     cal = _fitted()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with mlflow.start_run() as run:
-            logged = log_mlflow(cal)
-        params = tracking.get_run(run.info.run_id).data.params
-        doc_path = Path(tracking.download_artifacts(run.info.run_id, "calibrator.json", str(tmp_path)))
+    params, logged, doc_path = log_calibrator(tracking, tmp_path, cal)
     doc = json.loads(doc_path.read_text(encoding="utf-8"))
     assert SECRET not in json.dumps(doc) + json.dumps(params) + json.dumps(logged.params)
     assert doc["metadata"]["db_password"] == {"value": "***", "rotated": "***"}
