@@ -21,8 +21,8 @@ def _cal() -> PlattScaling:
 
 
 def test_folder_that_takes_no_files():
-    with pytest.raises(VeracityError, match=r"^cannot write /proc/c\.json: the folder /proc takes no new files; "
-                                            r"pass a path in a folder you can write$"):
+    with pytest.raises(VeracityError, match=r"^cannot write /proc/c\.json: the folder /proc takes no new "
+                                            r"files; pass a path in a folder you can write$"):
         _cal().save("/proc/c.json")
 
 

@@ -5,7 +5,8 @@ lazy), pyarrow, DuckDB relations, Dask and Spark DataFrames and paths/globs of C
 in-memory frame takes the array form (:func:`._monitor.monitor`) on its columns; a lazy frame is
 grouped where it lives into two aggregates per period key -- the final rows' per-bin sums, and every
 row's score histogram with the pending count in the same pass -- which
-:func:`._monitor.summarize_periods` turns into the same rows as the array form. The period key is computed in the engine: a column's calendar
+:func:`._monitor.summarize_periods` turns into the same rows as the array form. The period key is
+computed in the engine: a column's calendar
 ``yyyymmdd`` / ``yyyymm``, or for epoch seconds the proleptic Gregorian calendar by arithmetic
 (:func:`_civil_steps`). The input contract (scores, labels of the final rows, weights, period
 column) is checked there too, in the one line naming the column that every route gives.
