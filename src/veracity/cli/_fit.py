@@ -27,6 +27,7 @@ from ._common import (add_input_arguments, add_json_argument, auto_engine, emit,
                       read_rows, score_columns, shown_path)
 from ._labels import add_pos_label_argument, apply_pos_label  # noqa: F401  (also imported from here)
 from ._bad_rows import counted_on_fit_rows, file_rows
+from ._output import DATA_SUFFIXES
 from ._rows import blank_roles_message, role_texts, roles_named
 
 
@@ -296,8 +297,8 @@ def _header_columns(path: str) -> tuple[str, ...] | None:
 
 
 #: --out names fit does not write (it writes the calibrator as JSON): a data file, a serialised model
-_NOT_ARTIFACTS = (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".parquet", ".pq", ".parq", ".xlsx", ".xls", ".pkl",
-                  ".pickle", ".joblib", ".npy", ".npz", ".html", ".png", ".pdf")
+_NOT_ARTIFACTS = (*DATA_SUFFIXES, ".xlsx", ".xls", ".pkl", ".pickle", ".joblib", ".npy", ".npz", ".html", ".png",
+                  ".pdf")
 
 
 def _refuse_not_json(out: str) -> None:

@@ -1175,11 +1175,10 @@ def _booleans_as_int64(schemas: list[Any]) -> list[Any]:
     files were then read in the first file's types: 0.46 in a later int64 column stopped the read)."""
     import pyarrow as pa
 
-    def number(t: Any) -> bool:
-        return bool(pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t))
+    from ._csv_text import arrow_number
 
     flags = {f.name for s in schemas for f in s if pa.types.is_boolean(f.type)}
-    flags &= {f.name for s in schemas for f in s if number(f.type)}
+    flags &= {f.name for s in schemas for f in s if arrow_number(f.type)}
     if not flags:
         return schemas
     return [pa.schema([f.with_type(pa.int64()) if f.name in flags and pa.types.is_boolean(f.type) else f

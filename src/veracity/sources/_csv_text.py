@@ -342,7 +342,7 @@ def table_keys_as_written(table: Any, files: list[str], keys: list[str]) -> Any:
     import pyarrow as pa
 
     names = set(table.column_names)
-    numbers = [k for k in dict.fromkeys(keys) if k in names and _is_number(table.schema.field(k).type)]
+    numbers = [k for k in dict.fromkeys(keys) if k in names and arrow_number(table.schema.field(k).type)]
     for name, cells in keys_as_written(files, numbers, keep=True).items():
         if len(cells) == table.num_rows:  # (else not the rows read: left as read)
             i = table.schema.get_field_index(name)
@@ -350,7 +350,7 @@ def table_keys_as_written(table: Any, files: list[str], keys: list[str]) -> Any:
     return table
 
 
-def _is_number(kind: Any) -> bool:
+def arrow_number(kind: Any) -> bool:
     """An Arrow integer, floating or decimal type (what a CSV reader makes of a column of numbers)."""
     import pyarrow as pa
 
