@@ -297,8 +297,8 @@ def _header_columns(path: str) -> tuple[str, ...] | None:
 
 
 #: --out names fit does not write (it writes the calibrator as JSON): a data file, a serialised model
-_NOT_ARTIFACTS = (*DATA_SUFFIXES, ".xlsx", ".xls", ".pkl", ".pickle", ".joblib", ".npy", ".npz", ".html", ".png",
-                  ".pdf")
+_NOT_ARTIFACTS = (*DATA_SUFFIXES, ".xlsx", ".xls", ".pkl", ".pickle", ".joblib", ".npy", ".npz", ".html",
+                  ".png", ".pdf")
 
 
 def _refuse_not_json(out: str) -> None:
